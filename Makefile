@@ -1,0 +1,29 @@
+# The two commands of the README's Quick start: `make demo` and `make test`.
+# Both install what they need on a fresh Debian 12 machine (run as root).
+PYTHON ?= python3
+APT_PACKAGES := mariadb-server mariadb-client sysbench
+PYTEST_ARGS ?=
+
+.PHONY: test demo deps apt-deps pip-deps lint
+
+apt-deps:
+	@missing=""; for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing Debian packages:$$missing"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; \
+	fi
+
+pip-deps:
+	$(PYTHON) -m pip install -q -e '.[test]'
+
+deps: apt-deps pip-deps
+
+test: deps
+	$(PYTHON) -m pytest $(PYTEST_ARGS)
+
+lint:
+	$(PYTHON) -m ruff check .
+
+demo: deps
+	@echo "semisync up is not built yet (operability issue); installed the package: try 'semisync --help'"
+	semisync --help

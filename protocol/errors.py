@@ -1,0 +1,117 @@
+"""Protocol errors and the one table of MySQL error codes.
+
+Who broke the rules decides the type:
+- `RemoteProtocolError`: the peer sent something the protocol forbids. A server answers it with the
+  ERR packet it carries (`code`, `sqlstate`, `message`) where the connection allows one, then drops
+  the connection if `fatal`.
+- `LocalProtocolError`: our own code misused an API (a bug on our side, never the peer's fault).
+Parser exceptions (construct's, struct's, UnicodeDecodeError ...) never leave `protocol/`: the
+parsing entry points catch them and raise `RemoteProtocolError` instead.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class MySQLError:
+    code: int
+    sqlstate: str
+    template: str
+
+    def format(self, *args: object) -> str:
+        return self.template % args if args else self.template
+
+
+# The codes MySQL uses (include/mysqld_error.h); templates follow the server's wording.
+ER_HANDSHAKE_ERROR = MySQLError(1043, "08S01", "Bad handshake")
+ER_DBACCESS_DENIED_ERROR = MySQLError(1044, "42000", "Access denied for user '%s'@'%s' to database '%s'")
+ER_ACCESS_DENIED_ERROR = MySQLError(1045, "28000", "Access denied for user '%s'@'%s' (using password: %s)")
+ER_NO_DB_ERROR = MySQLError(1046, "3D000", "No database selected")
+ER_UNKNOWN_COM_ERROR = MySQLError(1047, "08S01", "Unknown command")
+ER_BAD_NULL_ERROR = MySQLError(1048, "23000", "Column '%s' cannot be null")
+ER_BAD_DB_ERROR = MySQLError(1049, "42000", "Unknown database '%s'")
+ER_TABLE_EXISTS_ERROR = MySQLError(1050, "42S01", "Table '%s' already exists")
+ER_BAD_TABLE_ERROR = MySQLError(1051, "42S02", "Unknown table '%s'")
+ER_SERVER_SHUTDOWN = MySQLError(1053, "08S01", "Server shutdown in progress")
+ER_BAD_FIELD_ERROR = MySQLError(1054, "42S22", "Unknown column '%s' in '%s'")
+ER_DUP_ENTRY = MySQLError(1062, "23000", "Duplicate entry '%s' for key '%s'")
+ER_PARSE_ERROR = MySQLError(1064, "42000", "You have an error in your SQL syntax; %s")
+ER_EMPTY_QUERY = MySQLError(1065, "42000", "Query was empty")
+ER_DB_CREATE_EXISTS = MySQLError(1007, "HY000", "Can't create database '%s'; database exists")
+ER_DB_DROP_EXISTS = MySQLError(1008, "HY000", "Can't drop database '%s'; database doesn't exist")
+ER_NO_SUCH_THREAD = MySQLError(1094, "HY000", "Unknown thread id: %s")
+ER_UNKNOWN_ERROR = MySQLError(1105, "HY000", "%s")
+ER_NET_PACKET_TOO_LARGE = MySQLError(1153, "08S01", "Got a packet bigger than 'max_allowed_packet' bytes")
+ER_NET_READ_ERROR = MySQLError(1158, "08S01", "Got an error reading communication packets")
+ER_NET_PACKETS_OUT_OF_ORDER = MySQLError(1156, "08S01", "Got packets out of order")
+ER_NONEXISTING_GRANT = MySQLError(1141, "42000", "There is no such grant defined for user '%s' on host '%s'")
+ER_TABLEACCESS_DENIED_ERROR = MySQLError(1142, "42000", "%s command denied to user '%s'@'%s' for table '%s'")
+ER_NO_SUCH_TABLE = MySQLError(1146, "42S02", "Table '%s.%s' doesn't exist")
+ER_NOT_ALLOWED_COMMAND = MySQLError(1148, "42000", "The used command is not allowed with this MariaDB version")
+ER_LOCK_WAIT_TIMEOUT = MySQLError(1205, "HY000", "Lock wait timeout exceeded; try restarting transaction")
+ER_SPECIFIC_ACCESS_DENIED_ERROR = MySQLError(1227, "42000", "Access denied; you need (at least one of) the %s privilege(s) for this operation")
+ER_LOCAL_VARIABLE = MySQLError(1228, "HY000", "Variable '%s' is a SESSION variable and can't be used with SET GLOBAL")
+ER_GLOBAL_VARIABLE = MySQLError(1229, "HY000", "Variable '%s' is a GLOBAL variable and should be set with SET GLOBAL")
+ER_WRONG_VALUE_FOR_VAR = MySQLError(1231, "42000", "Variable '%s' can't be set to the value of '%s'")
+ER_WRONG_TYPE_FOR_VAR = MySQLError(1232, "42000", "Incorrect argument type to variable '%s'")
+ER_NOT_SUPPORTED_YET = MySQLError(1235, "42000", "This version of MariaDB doesn't yet support '%s'")
+ER_MASTER_FATAL_ERROR_READING_BINLOG = MySQLError(1236, "HY000", "Got fatal error %s from master when reading data from binary log: '%s'")
+ER_INCORRECT_GLOBAL_LOCAL_VAR = MySQLError(1238, "HY000", "Variable '%s' is a %s variable")
+ER_UNKNOWN_SYSTEM_VARIABLE = MySQLError(1193, "HY000", "Unknown system variable '%s'")
+ER_SLAVE_MUST_STOP = MySQLError(1198, "HY000", "This operation cannot be performed with a running slave; run STOP SLAVE first")
+ER_BAD_SLAVE = MySQLError(1200, "HY000", "The server is not configured as slave; fix in config file or with CHANGE MASTER TO")
+ER_UDF_EXISTS = MySQLError(1125, "HY000", "Function '%s' already exists")
+ER_CANT_OPEN_LIBRARY = MySQLError(1126, "HY000", "Can't open shared library '%s' (errno: %s, %s)")
+ER_SP_DOES_NOT_EXIST = MySQLError(1305, "42000", "%s %s does not exist")
+ER_QUERY_INTERRUPTED = MySQLError(1317, "70100", "Query execution was interrupted")
+ER_CANNOT_USER = MySQLError(1396, "HY000", "Operation %s failed for %s")
+ER_LOG_IN_USE = MySQLError(1378, "HY000", "A purgeable log is in use, will not purge")
+ER_UNKNOWN_TARGET_BINLOG = MySQLError(1373, "HY000", "Target log not found in binlog index")
+ER_NO_BINARY_LOGGING = MySQLError(1381, "HY000", "You are not using binary logging")
+ER_NO_DEFAULT_FOR_FIELD = MySQLError(1364, "HY000", "Field '%s' doesn't have a default value")
+ER_OPTION_PREVENTS_STATEMENT = MySQLError(1290, "HY000", "The MariaDB server is running with the %s option so it cannot execute this statement")
+
+
+class ProtocolError(Exception):
+    """Base of every error that leaves `protocol/`. Carries the MySQL error to report, if any."""
+
+    def __init__(self, message: str, *, error: MySQLError = ER_UNKNOWN_ERROR, fatal: bool = True):
+        super().__init__(message)
+        self.message = message
+        self.error = error
+        self.fatal = fatal
+
+    @property
+    def code(self) -> int:
+        return self.error.code
+
+    @property
+    def sqlstate(self) -> str:
+        return self.error.sqlstate
+
+
+class RemoteProtocolError(ProtocolError):
+    """The peer broke the protocol."""
+
+
+class LocalProtocolError(ProtocolError):
+    """Our own code misused the protocol API."""
+
+
+class SQLError(Exception):
+    """A MySQL error to report to a client as an ERR packet (not a protocol violation)."""
+
+    def __init__(self, error: MySQLError, *args: object, message: str | None = None):
+        self.error = error
+        self.message = message if message is not None else error.format(*args)
+        super().__init__(f"ERROR {error.code} ({error.sqlstate}): {self.message}")
+
+    @property
+    def code(self) -> int:
+        return self.error.code
+
+    @property
+    def sqlstate(self) -> str:
+        return self.error.sqlstate
