@@ -1,6 +1,6 @@
 """The package layering of STYLE.md, enforced with `ast`.
 
-config/ and protocol/ import nothing of ours; semisync/ imports protocol only; binlog/ (file
+config/ and protocol/ import nothing of ours; semisync/ and engine/ (SQL on SQLite, shared by master and slave) import protocol only; binlog/ (file
 storage shared by master, slave and pipeline) imports protocol only; master/ and slave/ never
 import each other; pipeline/ imports protocol and binlog only. Only cli/ may import everything.
 """
@@ -11,14 +11,15 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-OURS = {"protocol", "binlog", "semisync", "master", "slave", "config", "cli", "pipeline"}
+OURS = {"protocol", "binlog", "engine", "semisync", "master", "slave", "config", "cli", "pipeline"}
 ALLOWED = {
     "config": set(),
     "protocol": set(),
     "binlog": {"protocol"},
+    "engine": {"protocol"},
     "semisync": {"protocol"},
-    "master": {"protocol", "binlog", "semisync", "config"},
-    "slave": {"protocol", "binlog", "semisync", "config"},
+    "master": {"protocol", "binlog", "engine", "semisync", "config"},
+    "slave": {"protocol", "binlog", "engine", "semisync", "config"},
     "pipeline": {"protocol", "binlog"},
     "cli": OURS,
 }

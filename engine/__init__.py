@@ -1,0 +1,1 @@
+"""engine: MySQL-dialect SQL executed on embedded SQLite (shared by master and slave)."""

@@ -1,0 +1,324 @@
+"""The replication interface of WL#4398: four observer interfaces, each managed by a delegate.
+
+Contract
+- The server shells (`master/`, `slave/`) own every socket, file and lock. At the points the
+  worklog names they call the delegate's hook; observers (plugins such as semi-sync) decide.
+- Hooks keep WL#4398's names. Synchronous hooks return decisions (header bytes, an ack to send);
+  the two waiting points of the commit path, `after_sync` and `after_commit`, are coroutines,
+  because that is where semi-sync holds a committing session until slaves acknowledge.
+- A delegate holds any number of observers, called in registration order. Observers may be
+  added or removed while hooks run: every call iterates over the tuple it started with, so a
+  removal takes effect at the next call and never disturbs one in progress.
+- An empty delegate costs nothing: it is falsy, so call sites write `if delegate: ...`, and each
+  hook returns at once without creating a coroutine when there is nothing to call.
+- An observer that raises aborts the hook; the exception propagates to the shell, which turns
+  it into an error for that session or connection (as a non-zero return does in MySQL).
+
+Which shell calls what, and when (see docs/ARCHITECTURE.md for the whole path of a commit):
+- Transaction (`master/`): `before_commit` before the flush stage, `after_commit` after the
+  engine commit and before the client's OK, `after_rollback` after a rollback.
+- Binlog storage (`master/`): `after_flush` once per commit group after its events are written
+  to the binlog file (position = the group's end), `after_sync` once per group after the sync
+  stage (fsync per sync_binlog) and before the engine commit.
+- Binlog transmit (`master/`, one call per dump session): `transmit_start` when a dump begins,
+  `transmit_stop` when it ends, `reserve_header` once per session to obtain the extra header
+  bytes that follow the packet's 0x00 OK byte, `before_send_event` before each event packet
+  (it may set the flag in the reserved header), `after_send_event` after the packet is written,
+  `after_reset_master` on RESET MASTER.
+- Binlog relay IO (`slave/`): `thread_start` before connecting, `thread_stop` after the
+  connection closed, `before_request_transmit` after connecting and before COM_BINLOG_DUMP,
+  `after_read_event` for each packet read (strips the extra header, notes the flag),
+  `after_queue_event` after the event is in the relay log (and synced per sync_relay_log),
+  `after_reset_slave` on RESET SLAVE.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Generic, TypeVar
+
+from protocol.position import BinlogPosition
+
+# ---------------------------------------------------------------------------------------------
+# Parameters handed to the hooks (Trans_param, Binlog_storage_param, ... in MySQL)
+
+
+@dataclass(slots=True)
+class TransParam:
+    """One committing (or rolling back) client session."""
+
+    connection_id: int
+    server_id: int
+    # End of the transaction's last event in the binlog; None if it wrote nothing to the binlog.
+    position: BinlogPosition | None = None
+    # Lets a waiting observer show itself in SHOW PROCESSLIST ("Waiting for semi-sync ACK ...").
+    set_state: Callable[[str | None], None] | None = None
+
+
+@dataclass(slots=True)
+class StorageParam:
+    """One commit group, after its events were written (`after_flush`) or synced (`after_sync`)."""
+
+    server_id: int
+    position: BinlogPosition  # end of the group's last event
+    transactions: int = 1  # how many transactions the group holds
+    # The sessions of the group (their TransParam), so a waiting observer can mark each one.
+    sessions: Sequence[TransParam] = ()
+
+
+@dataclass(slots=True)
+class TransmitParam:
+    """One dump session (WL#5721's Binlog_sender) serving one slave."""
+
+    connection_id: int
+    slave_server_id: int
+    flags: int  # COM_BINLOG_DUMP flags
+    # The connection's user variables (`SET @rpl_semi_sync_slave = 1` lives here), lower-case names.
+    user_vars: Mapping[str, Any]
+    start: BinlogPosition
+    # Per-session scratch space owned by the observers (keyed by observer), never by the shell.
+    observer_state: dict[object, Any] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class SendParam:
+    """The event packet about to be sent (`before_send_event`) or just sent (`after_send_event`)."""
+
+    type_code: int
+    # End position of the event in the master's binlog (its log_pos). None for artificial events
+    # and heartbeats, which never request an ack.
+    end: BinlogPosition | None
+    artificial: bool = False
+    heartbeat: bool = False
+
+
+@dataclass(slots=True)
+class RelayIOParam:
+    """The slave IO task: its master, and its place in the master's binlog."""
+
+    server_id: int
+    master_host: str
+    master_port: int
+    master_position: BinlogPosition
+    # Runs a query on the master connection and returns its rows (None for OK); lets the
+    # semi-sync slave probe `rpl_semi_sync_master_enabled` and set `@rpl_semi_sync_slave`
+    # without owning the socket. Only valid during `before_request_transmit`.
+    query: Callable[[str], Awaitable[list[tuple[Any, ...]] | None]] | None = None
+    observer_state: dict[object, Any] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class ReadEvent:
+    """What `after_read_event` leaves of a packet: the event bytes and whether an ack is due."""
+
+    event: memoryview | bytes
+    need_ack: bool = False
+
+
+# ---------------------------------------------------------------------------------------------
+# Observer interfaces: subclass and override the hooks you need; the defaults do nothing.
+
+
+class TransactionObserver:
+    def before_commit(self, param: TransParam) -> None:
+        return None
+
+    async def after_commit(self, param: TransParam) -> None:
+        return None
+
+    def after_rollback(self, param: TransParam) -> None:
+        return None
+
+
+class BinlogStorageObserver:
+    def after_flush(self, param: StorageParam) -> None:
+        return None
+
+    async def after_sync(self, param: StorageParam) -> None:
+        return None
+
+
+class BinlogTransmitObserver:
+    def transmit_start(self, param: TransmitParam) -> None:
+        return None
+
+    def transmit_stop(self, param: TransmitParam) -> None:
+        return None
+
+    def reserve_header(self, param: TransmitParam) -> bytes:
+        return b""
+
+    def before_send_event(self, param: TransmitParam, header: bytearray, event: SendParam) -> None:
+        """May set bytes of `header`: the concatenation of every observer's reserved bytes, in
+        registration order. An observer records its slice's offset in `param.observer_state`
+        when `reserve_header` is called (the delegate passes the offset reached so far there
+        under the key `"header_offset"` before each call)."""
+        return None
+
+    def after_send_event(self, param: TransmitParam, event: SendParam) -> None:
+        return None
+
+    def after_reset_master(self) -> None:
+        return None
+
+
+class BinlogRelayIOObserver:
+    def thread_start(self, param: RelayIOParam) -> None:
+        return None
+
+    def thread_stop(self, param: RelayIOParam) -> None:
+        return None
+
+    async def before_request_transmit(self, param: RelayIOParam) -> None:
+        return None
+
+    def after_read_event(self, param: RelayIOParam, packet: memoryview) -> ReadEvent:
+        return ReadEvent(packet)
+
+    def after_queue_event(
+        self, param: RelayIOParam, read: ReadEvent, end: BinlogPosition, synced: bool
+    ) -> BinlogPosition | None:
+        """Return the position to acknowledge to the master now, or None."""
+        return None
+
+    def after_reset_slave(self, param: RelayIOParam) -> None:
+        return None
+
+
+# ---------------------------------------------------------------------------------------------
+# Delegates
+
+O = TypeVar("O")
+
+
+class Delegate(Generic[O]):
+    """An ordered, copy-on-write set of observers. Falsy when empty."""
+
+    __slots__ = ("_observers",)
+
+    def __init__(self) -> None:
+        self._observers: tuple[O, ...] = ()
+
+    def add_observer(self, observer: O) -> None:
+        if observer not in self._observers:
+            self._observers = self._observers + (observer,)
+
+    def remove_observer(self, observer: O) -> None:
+        self._observers = tuple(o for o in self._observers if o is not observer)
+
+    @property
+    def observers(self) -> tuple[O, ...]:
+        return self._observers
+
+    def __bool__(self) -> bool:
+        return bool(self._observers)
+
+    def __len__(self) -> int:
+        return len(self._observers)
+
+
+class TransactionDelegate(Delegate[TransactionObserver]):
+    def before_commit(self, param: TransParam) -> None:
+        for o in self._observers:
+            o.before_commit(param)
+
+    async def after_commit(self, param: TransParam) -> None:
+        for o in self._observers:
+            await o.after_commit(param)
+
+    def after_rollback(self, param: TransParam) -> None:
+        for o in self._observers:
+            o.after_rollback(param)
+
+
+class BinlogStorageDelegate(Delegate[BinlogStorageObserver]):
+    def after_flush(self, param: StorageParam) -> None:
+        for o in self._observers:
+            o.after_flush(param)
+
+    async def after_sync(self, param: StorageParam) -> None:
+        for o in self._observers:
+            await o.after_sync(param)
+
+
+class BinlogTransmitDelegate(Delegate[BinlogTransmitObserver]):
+    """The reserved header of a session is fixed at `transmit_start` time: the observers present
+    then, in order, each own a slice of it (their offsets are kept in the param)."""
+
+    def transmit_start(self, param: TransmitParam) -> None:
+        for o in self._observers:
+            o.transmit_start(param)
+
+    def transmit_stop(self, param: TransmitParam) -> None:
+        for o in self._observers:
+            o.transmit_stop(param)
+
+    def reserve_header(self, param: TransmitParam) -> bytes:
+        parts = []
+        offset = 0
+        for o in self._observers:
+            param.observer_state["header_offset"] = offset
+            part = o.reserve_header(param)
+            parts.append(part)
+            offset += len(part)
+        param.observer_state.pop("header_offset", None)
+        return b"".join(parts)
+
+    def before_send_event(self, param: TransmitParam, header: bytearray, event: SendParam) -> None:
+        for o in self._observers:
+            o.before_send_event(param, header, event)
+
+    def after_send_event(self, param: TransmitParam, event: SendParam) -> None:
+        for o in self._observers:
+            o.after_send_event(param, event)
+
+    def after_reset_master(self) -> None:
+        for o in self._observers:
+            o.after_reset_master()
+
+
+class BinlogRelayIODelegate(Delegate[BinlogRelayIOObserver]):
+    def thread_start(self, param: RelayIOParam) -> None:
+        for o in self._observers:
+            o.thread_start(param)
+
+    def thread_stop(self, param: RelayIOParam) -> None:
+        for o in self._observers:
+            o.thread_stop(param)
+
+    async def before_request_transmit(self, param: RelayIOParam) -> None:
+        for o in self._observers:
+            await o.before_request_transmit(param)
+
+    def after_read_event(self, param: RelayIOParam, packet: memoryview) -> ReadEvent:
+        read = ReadEvent(packet)
+        for o in self._observers:
+            step = o.after_read_event(param, memoryview(read.event))
+            read = ReadEvent(step.event, read.need_ack or step.need_ack)
+        return read
+
+    def after_queue_event(
+        self, param: RelayIOParam, read: ReadEvent, end: BinlogPosition, synced: bool
+    ) -> BinlogPosition | None:
+        ack = None
+        for o in self._observers:
+            decided = o.after_queue_event(param, read, end, synced)
+            if decided is not None:
+                ack = decided
+        return ack
+
+    def after_reset_slave(self, param: RelayIOParam) -> None:
+        for o in self._observers:
+            o.after_reset_slave(param)
+
+
+@dataclass
+class ReplicationInterface:
+    """The four delegates of one server. A plugin registers its observers here on install and
+    removes them on uninstall."""
+
+    transaction: TransactionDelegate = field(default_factory=TransactionDelegate)
+    storage: BinlogStorageDelegate = field(default_factory=BinlogStorageDelegate)
+    transmit: BinlogTransmitDelegate = field(default_factory=BinlogTransmitDelegate)
+    relay_io: BinlogRelayIODelegate = field(default_factory=BinlogRelayIODelegate)
