@@ -1,6 +1,7 @@
 """The package layering of STYLE.md, enforced with `ast`.
 
-config/ and protocol/ import nothing of ours; semisync/ and engine/ (SQL on SQLite, shared by master and slave) import protocol only; binlog/ (file
+config/ and protocol/ import nothing of ours; semisync/ and engine/ (SQL on SQLite, shared by master and slave) import protocol only; server/ (the MySQL-protocol shell shared by master and slave) imports protocol, engine,
+semisync, config; binlog/ (file
 storage shared by master, slave and pipeline) imports protocol only; master/ and slave/ never
 import each other; pipeline/ imports protocol and binlog only. Only cli/ may import everything.
 """
@@ -11,15 +12,16 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-OURS = {"protocol", "binlog", "engine", "semisync", "master", "slave", "config", "cli", "pipeline"}
+OURS = {"protocol", "binlog", "engine", "semisync", "server", "master", "slave", "config", "cli", "pipeline"}
 ALLOWED = {
     "config": set(),
     "protocol": set(),
     "binlog": {"protocol"},
     "engine": {"protocol"},
     "semisync": {"protocol"},
-    "master": {"protocol", "binlog", "engine", "semisync", "config"},
-    "slave": {"protocol", "binlog", "engine", "semisync", "config"},
+    "server": {"protocol", "engine", "semisync", "config"},
+    "master": {"protocol", "binlog", "engine", "semisync", "server", "config"},
+    "slave": {"protocol", "binlog", "engine", "semisync", "server", "config"},
     "pipeline": {"protocol", "binlog"},
     "cli": OURS,
 }
