@@ -1,0 +1,1303 @@
+"""Binlog events (binlog format v4, as MySQL 5.x and MariaDB 10.x write them), sans-IO.
+
+Contract:
+- An event is `header (19 bytes) + body + [CRC32 footer (4 bytes) when the binlog checksum is on]`.
+  `event_size` in the header counts all three. `log_pos` is the offset just past the event in the
+  binlog it belongs to (0 for artificial events sent by a dump thread, e.g. the fake ROTATE).
+- Events move as raw `bytes`; only `decode_header` (cheap, no copy, works on a memoryview at an
+  offset) runs on the hot paths (dump, relay log, pipeline). `decode_event` builds a typed body
+  only for the event types someone acts on; every other type is carried as `Unknown(data)`.
+- Every wire layout is declared once below with `construct`, fields in wire order. The header's
+  hot path (`decode_header`) uses a `struct.Struct` derived from that same declaration.
+- Only `ProtocolError`s leave this module: corrupt or truncated input raises
+  `RemoteProtocolError`; encoding a value that cannot be represented raises `LocalProtocolError`.
+- Text fields (file names, db, query, ...) are `str` decoded as UTF-8 with `surrogateescape`, so
+  any byte string survives decode -> encode unchanged.
+
+The layouts follow MariaDB's sql/log_event*.cc and MySQL's libbinlogevents (read, not copied).
+"""
+
+from __future__ import annotations
+
+import struct
+import zlib
+from collections.abc import Iterator
+from dataclasses import dataclass, field, fields
+from enum import IntEnum
+from typing import Any, ClassVar, NamedTuple
+
+from construct import (
+    Adapter,
+    Array,
+    Bytes,
+    Const,
+    Construct,
+    ConstructError,
+    Flag,
+    GreedyBytes,
+    If,
+    Int8ul,
+    Int16ul,
+    Int32ul,
+    Int64ul,
+    Rebuild,
+    Struct,
+    Terminated,
+    len_,
+    this,
+)
+from construct import (
+    BytesInteger as _BytesInteger,
+)
+
+from protocol.errors import LocalProtocolError, ProtocolError, RemoteProtocolError
+
+BINLOG_MAGIC = b"\xfebin"
+HEADER_LEN = 19
+CHECKSUM_LEN = 4
+# Set on events a dump thread makes up (fake ROTATE, GTID_LIST on GTID connect): log_pos means nothing.
+LOG_EVENT_ARTIFICIAL_F = 0x20
+LOG_EVENT_BINLOG_IN_USE_F = 0x01  # set in a binlog's FD while the server has the file open
+LOG_EVENT_SUPPRESS_USE_F = 0x08
+BINLOG_CHECKSUM_ALG_OFF = 0
+BINLOG_CHECKSUM_ALG_CRC32 = 1
+BINLOG_CHECKSUM_ALG_UNDEF = 255
+# The largest event a server accepts (MySQL's max_allowed_packet ceiling, 1 GiB).
+MAX_EVENT_SIZE = 1 << 30
+
+
+class EventType(IntEnum):
+    """Binlog event type codes (MySQL's `Log_event_type` plus MariaDB's 160+ range)."""
+
+    UNKNOWN_EVENT = 0
+    START_EVENT_V3 = 1
+    QUERY_EVENT = 2
+    STOP_EVENT = 3
+    ROTATE_EVENT = 4
+    INTVAR_EVENT = 5
+    LOAD_EVENT = 6
+    SLAVE_EVENT = 7
+    CREATE_FILE_EVENT = 8
+    APPEND_BLOCK_EVENT = 9
+    EXEC_LOAD_EVENT = 10
+    DELETE_FILE_EVENT = 11
+    NEW_LOAD_EVENT = 12
+    RAND_EVENT = 13
+    USER_VAR_EVENT = 14
+    FORMAT_DESCRIPTION_EVENT = 15
+    XID_EVENT = 16
+    BEGIN_LOAD_QUERY_EVENT = 17
+    EXECUTE_LOAD_QUERY_EVENT = 18
+    TABLE_MAP_EVENT = 19
+    PRE_GA_WRITE_ROWS_EVENT = 20
+    PRE_GA_UPDATE_ROWS_EVENT = 21
+    PRE_GA_DELETE_ROWS_EVENT = 22
+    WRITE_ROWS_EVENT_V1 = 23
+    UPDATE_ROWS_EVENT_V1 = 24
+    DELETE_ROWS_EVENT_V1 = 25
+    INCIDENT_EVENT = 26
+    HEARTBEAT_LOG_EVENT = 27
+    IGNORABLE_LOG_EVENT = 28
+    ROWS_QUERY_LOG_EVENT = 29
+    WRITE_ROWS_EVENT = 30
+    UPDATE_ROWS_EVENT = 31
+    DELETE_ROWS_EVENT = 32
+    GTID_LOG_EVENT = 33
+    ANONYMOUS_GTID_LOG_EVENT = 34
+    PREVIOUS_GTIDS_LOG_EVENT = 35
+    TRANSACTION_CONTEXT_EVENT = 36
+    VIEW_CHANGE_EVENT = 37
+    XA_PREPARE_LOG_EVENT = 38
+    PARTIAL_UPDATE_ROWS_EVENT = 39
+    TRANSACTION_PAYLOAD_EVENT = 40
+    HEARTBEAT_LOG_EVENT_V2 = 41
+    GTID_TAGGED_LOG_EVENT = 42
+    ANNOTATE_ROWS_EVENT = 160
+    BINLOG_CHECKPOINT_EVENT = 161
+    GTID_EVENT = 162
+    GTID_LIST_EVENT = 163
+    START_ENCRYPTION_EVENT = 164
+    QUERY_COMPRESSED_EVENT = 165
+    WRITE_ROWS_COMPRESSED_EVENT_V1 = 166
+    UPDATE_ROWS_COMPRESSED_EVENT_V1 = 167
+    DELETE_ROWS_COMPRESSED_EVENT_V1 = 168
+    WRITE_ROWS_COMPRESSED_EVENT = 169
+    UPDATE_ROWS_COMPRESSED_EVENT = 170
+    DELETE_ROWS_COMPRESSED_EVENT = 171
+
+
+_TYPE_NAMES = {t.value: t.name for t in EventType}
+
+
+def type_name(type_code: int) -> str:
+    """MySQL's name of an event type (`QUERY_EVENT`), `UNKNOWN_EVENT_<n>` for codes we do not know."""
+    return _TYPE_NAMES.get(type_code) or f"UNKNOWN_EVENT_{type_code}"
+
+
+# ---------------------------------------------------------------------------------------------
+# Small construct building blocks
+# ---------------------------------------------------------------------------------------------
+class _Text(Adapter):
+    """Bytes <-> str (UTF-8, surrogateescape: any bytes round-trip)."""
+
+    def _decode(self, obj: bytes, context: Any, path: str) -> str:
+        return bytes(obj).decode("utf-8", "surrogateescape")
+
+    def _encode(self, obj: str, context: Any, path: str) -> bytes:
+        return obj.encode("utf-8", "surrogateescape")
+
+
+def _text(s: str) -> bytes:
+    try:
+        return s.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError as e:
+        raise LocalProtocolError(f"cannot encode {s!r}: {e}") from None
+
+
+class _LenEncInt(Construct):
+    """MySQL's length-encoded integer (1, 3, 4 or 9 bytes)."""
+
+    def _parse(self, stream: Any, context: Any, path: str) -> int:
+        first = stream.read(1)
+        if len(first) != 1:
+            raise ConstructError("length-encoded integer: no data")
+        b = first[0]
+        if b < 0xFB:
+            return b
+        size = {0xFC: 2, 0xFD: 3, 0xFE: 8}.get(b)
+        if size is None:
+            raise ConstructError(f"length-encoded integer: bad first byte {b:#x}")
+        data = stream.read(size)
+        if len(data) != size:
+            raise ConstructError("length-encoded integer: truncated")
+        return int.from_bytes(data, "little")
+
+    def _build(self, obj: int, stream: Any, context: Any, path: str) -> int:
+        if obj < 0xFB:
+            stream.write(bytes([obj]))
+        elif obj < 1 << 16:
+            stream.write(b"\xfc" + obj.to_bytes(2, "little"))
+        elif obj < 1 << 24:
+            stream.write(b"\xfd" + obj.to_bytes(3, "little"))
+        else:
+            stream.write(b"\xfe" + obj.to_bytes(8, "little"))
+        return obj
+
+    def _sizeof(self, context: Any, path: str) -> int:
+        raise ConstructError("variable size")
+
+
+LenEncInt = _LenEncInt()
+Int48ul = _BytesInteger(6, swapped=True)
+Int24ul = _BytesInteger(3, swapped=True)
+
+_PARSE_ERRORS = (ConstructError, ValueError, OverflowError, struct.error, IndexError, UnicodeError, TypeError)
+
+
+def _parse(con: Construct, data: bytes | memoryview, what: str) -> Any:
+    try:
+        return con.parse(data)
+    except ProtocolError:
+        raise
+    except _PARSE_ERRORS as e:
+        raise RemoteProtocolError(f"corrupt {what}: {e}") from None
+
+
+def _build(con: Construct, obj: dict[str, Any], what: str) -> bytes:
+    try:
+        return con.build(obj)
+    except ProtocolError:
+        raise
+    except _PARSE_ERRORS as e:
+        raise LocalProtocolError(f"cannot encode {what}: {e}") from None
+
+
+# ---------------------------------------------------------------------------------------------
+# The common header
+# ---------------------------------------------------------------------------------------------
+HEADER = Struct(
+    "timestamp" / Int32ul,
+    "type_code" / Int8ul,
+    "server_id" / Int32ul,
+    "event_size" / Int32ul,
+    "log_pos" / Int32ul,
+    "flags" / Int16ul,
+)
+# The hot path: the same layout as one struct.Struct (derived from HEADER, not declared twice).
+_HEADER_STRUCT = struct.Struct("<" + "".join(sc.subcon.fmtstr.lstrip("<") for sc in HEADER.subcons))
+assert _HEADER_STRUCT.size == HEADER_LEN == HEADER.sizeof()
+_unpack_header = _HEADER_STRUCT.unpack_from
+_pack_header = _HEADER_STRUCT.pack
+_EVENT_SIZE_AT = 9  # offset of event_size in the header (for framing without a full decode)
+_LOG_POS_AT = 13
+
+
+class EventHeader(NamedTuple):
+    """The 19-byte common header of every event."""
+
+    timestamp: int
+    type_code: int
+    server_id: int
+    event_size: int
+    log_pos: int
+    flags: int
+
+    def encode(self) -> bytes:
+        return _pack_header(*self)
+
+    @property
+    def artificial(self) -> bool:
+        return bool(self.flags & LOG_EVENT_ARTIFICIAL_F)
+
+    @property
+    def type_name(self) -> str:
+        return type_name(self.type_code)
+
+
+_new_header = tuple.__new__
+
+
+def decode_header(buf: bytes | bytearray | memoryview, offset: int = 0) -> EventHeader:
+    """Decode the 19-byte header at `offset` of `buf` (no copy). Raises RemoteProtocolError if short."""
+    try:
+        return _new_header(EventHeader, _unpack_header(buf, offset))
+    except struct.error:
+        raise RemoteProtocolError(
+            f"truncated event header at offset {offset}: need {HEADER_LEN} bytes"
+        ) from None
+
+
+def event_size_at(buf: bytes | bytearray | memoryview, offset: int = 0) -> int | None:
+    """The `event_size` of the event starting at `offset`, or None if the header is incomplete."""
+    if len(buf) - offset < HEADER_LEN:
+        return None
+    return int.from_bytes(buf[offset + _EVENT_SIZE_AT : offset + _EVENT_SIZE_AT + 4], "little")
+
+
+def event_checksum_ok(event: bytes | bytearray | memoryview) -> bool:
+    """Does the event end in the CRC32 of everything before its last 4 bytes?"""
+    mv = memoryview(event)
+    if len(mv) < HEADER_LEN + CHECKSUM_LEN:
+        return False
+    return zlib.crc32(mv[:-CHECKSUM_LEN]) == int.from_bytes(mv[-CHECKSUM_LEN:], "little")
+
+
+def set_log_pos(event: bytes | bytearray, log_pos: int, *, checksum: bool) -> bytes:
+    """A copy of `event` with its header's log_pos replaced (and its CRC32 recomputed if on)."""
+    buf = bytearray(event)
+    buf[_LOG_POS_AT : _LOG_POS_AT + 4] = log_pos.to_bytes(4, "little")
+    if checksum:
+        buf[-CHECKSUM_LEN:] = zlib.crc32(memoryview(buf)[:-CHECKSUM_LEN]).to_bytes(4, "little")
+    return bytes(buf)
+
+
+# ---------------------------------------------------------------------------------------------
+# Typed bodies. Each has TYPE_CODE, `encode() -> body bytes` and `_decode(body, header)`.
+# ---------------------------------------------------------------------------------------------
+class Body:
+    """Base of typed event bodies."""
+
+    TYPE_CODE: ClassVar[int]
+    _WIRE: ClassVar[Construct]
+
+    def encode(self) -> bytes:
+        return _build(self._WIRE, self._to_wire(), type(self).__name__)
+
+    def _to_wire(self) -> dict[str, Any]:
+        return {f.name: getattr(self, f.name) for f in fields(self)}  # type: ignore[arg-type]
+
+    @classmethod
+    def _decode(cls, body: memoryview, header: EventHeader) -> Body:
+        parsed = _parse(cls._WIRE, body, type_name(header.type_code))
+        return cls(**{f.name: parsed[f.name] for f in fields(cls)})  # type: ignore[arg-type]
+
+
+# MariaDB 10.11's post-header lengths, indexed by type code - 1 (what a v4 FD advertises).
+# Only non-zero entries are listed.
+_POST_HEADER_LENGTHS: dict[int, int] = {
+    EventType.START_EVENT_V3: 56,
+    EventType.QUERY_EVENT: 13,
+    EventType.ROTATE_EVENT: 8,
+    EventType.LOAD_EVENT: 18,
+    EventType.CREATE_FILE_EVENT: 4,
+    EventType.APPEND_BLOCK_EVENT: 4,
+    EventType.EXEC_LOAD_EVENT: 4,
+    EventType.DELETE_FILE_EVENT: 4,
+    EventType.NEW_LOAD_EVENT: 18,
+    EventType.FORMAT_DESCRIPTION_EVENT: 228,
+    EventType.BEGIN_LOAD_QUERY_EVENT: 4,
+    EventType.EXECUTE_LOAD_QUERY_EVENT: 26,
+    EventType.TABLE_MAP_EVENT: 8,
+    EventType.WRITE_ROWS_EVENT_V1: 8,
+    EventType.UPDATE_ROWS_EVENT_V1: 8,
+    EventType.DELETE_ROWS_EVENT_V1: 8,
+    EventType.INCIDENT_EVENT: 2,
+    EventType.WRITE_ROWS_EVENT: 10,
+    EventType.UPDATE_ROWS_EVENT: 10,
+    EventType.DELETE_ROWS_EVENT: 10,
+    # MariaDB advertises 10 for codes 39-41 (MySQL's partial-update/payload/heartbeat-v2 range).
+    39: 10,
+    40: 10,
+    41: 10,
+    EventType.BINLOG_CHECKPOINT_EVENT: 4,
+    EventType.GTID_EVENT: 19,
+    EventType.GTID_LIST_EVENT: 4,
+    EventType.QUERY_COMPRESSED_EVENT: 13,
+    EventType.WRITE_ROWS_COMPRESSED_EVENT_V1: 8,
+    EventType.UPDATE_ROWS_COMPRESSED_EVENT_V1: 8,
+    EventType.DELETE_ROWS_COMPRESSED_EVENT_V1: 8,
+    EventType.WRITE_ROWS_COMPRESSED_EVENT: 10,
+    EventType.UPDATE_ROWS_COMPRESSED_EVENT: 10,
+    EventType.DELETE_ROWS_COMPRESSED_EVENT: 10,
+}
+_NUMBER_OF_EVENT_TYPES = max(EventType)
+DEFAULT_POST_HEADER_LENGTHS = bytes(
+    _POST_HEADER_LENGTHS.get(code, 0) for code in range(1, _NUMBER_OF_EVENT_TYPES + 1)
+)
+SERVER_VERSION_LEN = 50
+
+
+def _version_tuple(server_version: str) -> tuple[int, int, int]:
+    parts: list[int] = []
+    for chunk in server_version.split("-", 1)[0].split(".")[:3]:
+        digits = "".join(ch for ch in chunk if ch.isdigit())
+        parts.append(int(digits) if digits else 0)
+    while len(parts) < 3:
+        parts.append(0)
+    return parts[0], parts[1], parts[2]
+
+
+def _has_checksum_alg(server_version: str) -> bool:
+    """FDs of servers from MySQL 5.6.1 / MariaDB 5.3 on end with the checksum-algorithm byte."""
+    version = _version_tuple(server_version)
+    mariadb = "mariadb" in server_version.lower() or "-maria-" in server_version.lower()
+    return version >= ((5, 3, 0) if mariadb else (5, 6, 1))
+
+
+_FD_FIXED = Struct(
+    "binlog_version" / Int16ul,
+    "server_version" / Bytes(SERVER_VERSION_LEN),
+    "create_timestamp" / Int32ul,
+    "header_length" / Int8ul,
+)
+_FD_FIXED_LEN = _FD_FIXED.sizeof()  # 57
+
+
+@dataclass(frozen=True, slots=True)
+class FormatDescription(Body):
+    """FORMAT_DESCRIPTION_EVENT: the first event of every binlog; says how to read the rest.
+
+    On the wire: fixed part, post-header lengths, checksum algorithm byte, then (always, even when
+    the algorithm is OFF) a 4-byte CRC32 of the event. `encode()` returns the body up to and
+    including the algorithm byte; `encode_event` appends the CRC32 footer.
+    """
+
+    TYPE_CODE: ClassVar[int] = EventType.FORMAT_DESCRIPTION_EVENT
+    binlog_version: int = 4
+    server_version: str = ""
+    create_timestamp: int = 0
+    header_length: int = HEADER_LEN
+    post_header_lengths: bytes = DEFAULT_POST_HEADER_LENGTHS
+    checksum_alg: int = BINLOG_CHECKSUM_ALG_CRC32
+
+    @property
+    def checksum(self) -> bool:
+        return self.checksum_alg == BINLOG_CHECKSUM_ALG_CRC32
+
+    def encode(self) -> bytes:
+        version = _text(self.server_version)
+        if len(version) > SERVER_VERSION_LEN:
+            raise LocalProtocolError(f"server_version longer than {SERVER_VERSION_LEN} bytes")
+        fixed = _build(
+            _FD_FIXED,
+            {
+                "binlog_version": self.binlog_version,
+                "server_version": version.ljust(SERVER_VERSION_LEN, b"\x00"),
+                "create_timestamp": self.create_timestamp,
+                "header_length": self.header_length,
+            },
+            "FormatDescription",
+        )
+        tail = b"" if self.checksum_alg == BINLOG_CHECKSUM_ALG_UNDEF else bytes([self.checksum_alg])
+        return fixed + bytes(self.post_header_lengths) + tail
+
+    @classmethod
+    def _decode(cls, body: memoryview, header: EventHeader) -> FormatDescription:
+        # `body` here is everything after the header, footer included (see decode_event).
+        fixed = _parse(_FD_FIXED, body[:_FD_FIXED_LEN], "FORMAT_DESCRIPTION_EVENT")
+        version = bytes(fixed.server_version).split(b"\x00", 1)[0].decode("utf-8", "surrogateescape")
+        rest = body[_FD_FIXED_LEN:]
+        if _has_checksum_alg(version):
+            if len(rest) < 1 + CHECKSUM_LEN:
+                raise RemoteProtocolError("corrupt FORMAT_DESCRIPTION_EVENT: no checksum algorithm")
+            alg = rest[-1 - CHECKSUM_LEN]
+            post = bytes(rest[: -1 - CHECKSUM_LEN])
+        else:
+            alg, post = BINLOG_CHECKSUM_ALG_UNDEF, bytes(rest)
+        if fixed.header_length < HEADER_LEN:
+            raise RemoteProtocolError(f"corrupt FORMAT_DESCRIPTION_EVENT: header length {fixed.header_length}")
+        return cls(fixed.binlog_version, version, fixed.create_timestamp, fixed.header_length, post, alg)
+
+
+@dataclass(frozen=True, slots=True)
+class Rotate(Body):
+    """ROTATE_EVENT: the next binlog is `next_file`, continue at `position`."""
+
+    TYPE_CODE: ClassVar[int] = EventType.ROTATE_EVENT
+    _WIRE: ClassVar[Construct] = Struct("position" / Int64ul, "next_file" / _Text(GreedyBytes))
+    position: int
+    next_file: str
+
+
+# Query status variables (MySQL's Q_* codes, MariaDB's 128+), in the wire order of each entry.
+Q_FLAGS2_CODE = 0
+Q_SQL_MODE_CODE = 1
+Q_CATALOG_CODE = 2
+Q_AUTO_INCREMENT = 3
+Q_CHARSET_CODE = 4
+Q_TIME_ZONE_CODE = 5
+Q_CATALOG_NZ_CODE = 6
+Q_LC_TIME_NAMES_CODE = 7
+Q_CHARSET_DATABASE_CODE = 8
+Q_TABLE_MAP_FOR_UPDATE_CODE = 9
+Q_MASTER_DATA_WRITTEN_CODE = 10
+Q_INVOKER = 11
+Q_UPDATED_DB_NAMES = 12
+Q_MICROSECONDS = 13
+Q_COMMIT_TS = 14
+Q_COMMIT_TS2 = 15
+Q_EXPLICIT_DEFAULTS_FOR_TIMESTAMP = 16
+Q_DDL_LOGGED_WITH_XID = 17
+Q_DEFAULT_COLLATION_FOR_UTF8MB4 = 18
+Q_SQL_REQUIRE_PRIMARY_KEY = 19
+Q_DEFAULT_TABLE_ENCRYPTION = 20
+Q_HRNOW = 128
+Q_XID = 129
+
+_PascalText = Struct("len" / Rebuild(Int8ul, len_(this.data)), "data" / Bytes(this.len))
+_STATUS_VAR_VALUES: dict[int, Construct] = {
+    Q_FLAGS2_CODE: Int32ul,
+    Q_SQL_MODE_CODE: Int64ul,
+    Q_CATALOG_CODE: Struct("len" / Int8ul, "data" / Bytes(this.len), Const(b"\x00")),
+    Q_AUTO_INCREMENT: Struct("increment" / Int16ul, "offset" / Int16ul),
+    Q_CHARSET_CODE: Struct("client" / Int16ul, "connection" / Int16ul, "server" / Int16ul),
+    Q_TIME_ZONE_CODE: _PascalText,
+    Q_CATALOG_NZ_CODE: _PascalText,
+    Q_LC_TIME_NAMES_CODE: Int16ul,
+    Q_CHARSET_DATABASE_CODE: Int16ul,
+    Q_TABLE_MAP_FOR_UPDATE_CODE: Int64ul,
+    Q_MASTER_DATA_WRITTEN_CODE: Int32ul,
+    Q_INVOKER: Struct("user" / _PascalText, "host" / _PascalText),
+    Q_MICROSECONDS: Int24ul,
+    Q_EXPLICIT_DEFAULTS_FOR_TIMESTAMP: Int8ul,
+    Q_DDL_LOGGED_WITH_XID: Int64ul,
+    Q_DEFAULT_COLLATION_FOR_UTF8MB4: Int16ul,
+    Q_SQL_REQUIRE_PRIMARY_KEY: Int8ul,
+    Q_DEFAULT_TABLE_ENCRYPTION: Int8ul,
+    Q_HRNOW: Int24ul,
+    Q_XID: Int64ul,
+}
+
+
+class _UpdatedDbNames(Construct):
+    """Q_UPDATED_DB_NAMES: a count, then that many NUL-terminated names (254 = too many, none)."""
+
+    def _parse(self, stream: Any, context: Any, path: str) -> list[bytes]:
+        first = stream.read(1)
+        if len(first) != 1:
+            raise ConstructError("updated db names: no count")
+        count = first[0]
+        names: list[bytes] = []
+        if count == 254:
+            return names
+        for _ in range(count):
+            name = bytearray()
+            while True:
+                ch = stream.read(1)
+                if not ch:
+                    raise ConstructError("updated db names: unterminated")
+                if ch == b"\x00":
+                    break
+                name += ch
+            names.append(bytes(name))
+        return names
+
+    def _build(self, obj: list[bytes], stream: Any, context: Any, path: str) -> list[bytes]:
+        stream.write(bytes([len(obj)]) + b"".join(bytes(n) + b"\x00" for n in obj))
+        return obj
+
+
+_STATUS_VAR_VALUES[Q_UPDATED_DB_NAMES] = _UpdatedDbNames()
+
+
+@dataclass(frozen=True, slots=True)
+class QueryStatus:
+    """The decoded status variables of a QUERY_EVENT (None: not present)."""
+
+    flags2: int | None = None
+    sql_mode: int | None = None
+    catalog: str | None = None
+    auto_increment_increment: int | None = None
+    auto_increment_offset: int | None = None
+    charset_client: int | None = None
+    collation_connection: int | None = None
+    collation_server: int | None = None
+    time_zone: str | None = None
+    lc_time_names: int | None = None
+    collation_database: int | None = None
+    table_map_for_update: int | None = None
+    master_data_written: int | None = None
+    invoker_user: str | None = None
+    invoker_host: str | None = None
+    updated_db_names: tuple[str, ...] | None = None
+    microseconds: int | None = None
+    explicit_defaults_for_timestamp: int | None = None
+    xid: int | None = None
+    # Codes seen, in order; decoding stops at the first code we do not know (its length is unknown).
+    codes: tuple[int, ...] = ()
+    undecoded: bytes = b""
+
+
+def _s(b: bytes) -> str:
+    return bytes(b).decode("utf-8", "surrogateescape")
+
+
+def decode_status_vars(data: bytes | memoryview) -> QueryStatus:
+    """Decode a QUERY_EVENT's status variables (RemoteProtocolError when one is truncated)."""
+    values: dict[str, Any] = {}
+    codes: list[int] = []
+    mv = memoryview(data)
+    pos = 0
+    while pos < len(mv):
+        code = mv[pos]
+        con = _STATUS_VAR_VALUES.get(code)
+        if con is None:
+            break
+        reader = _Reader(mv, pos + 1)
+        try:
+            v = con.parse_stream(reader)
+        except _PARSE_ERRORS as e:
+            raise RemoteProtocolError(f"corrupt QUERY_EVENT status variable {code}: {e}") from None
+        pos = reader.pos
+        codes.append(code)
+        if code == Q_FLAGS2_CODE:
+            values["flags2"] = v
+        elif code == Q_SQL_MODE_CODE:
+            values["sql_mode"] = v
+        elif code in (Q_CATALOG_CODE, Q_CATALOG_NZ_CODE):
+            values["catalog"] = _s(v.data)
+        elif code == Q_AUTO_INCREMENT:
+            values["auto_increment_increment"] = v.increment
+            values["auto_increment_offset"] = v.offset
+        elif code == Q_CHARSET_CODE:
+            values["charset_client"] = v.client
+            values["collation_connection"] = v.connection
+            values["collation_server"] = v.server
+        elif code == Q_TIME_ZONE_CODE:
+            values["time_zone"] = _s(v.data)
+        elif code == Q_LC_TIME_NAMES_CODE:
+            values["lc_time_names"] = v
+        elif code == Q_CHARSET_DATABASE_CODE:
+            values["collation_database"] = v
+        elif code == Q_TABLE_MAP_FOR_UPDATE_CODE:
+            values["table_map_for_update"] = v
+        elif code == Q_MASTER_DATA_WRITTEN_CODE:
+            values["master_data_written"] = v
+        elif code == Q_INVOKER:
+            values["invoker_user"] = _s(v.user.data)
+            values["invoker_host"] = _s(v.host.data)
+        elif code == Q_UPDATED_DB_NAMES:
+            values["updated_db_names"] = tuple(_s(n) for n in v)
+        elif code == Q_MICROSECONDS:
+            values["microseconds"] = v
+        elif code == Q_EXPLICIT_DEFAULTS_FOR_TIMESTAMP:
+            values["explicit_defaults_for_timestamp"] = v
+        elif code == Q_XID:
+            values["xid"] = v
+    return QueryStatus(**values, codes=tuple(codes), undecoded=bytes(mv[pos:]))
+
+
+class _Reader:
+    """A minimal read-only stream over a memoryview that reports where parsing stopped."""
+
+    __slots__ = ("mv", "pos")
+
+    def __init__(self, mv: memoryview, pos: int) -> None:
+        self.mv = mv
+        self.pos = pos
+
+    def read(self, n: int = -1) -> bytes:
+        end = len(self.mv) if n < 0 else min(len(self.mv), self.pos + n)
+        data = bytes(self.mv[self.pos : end])
+        self.pos = end
+        return data
+
+    def tell(self) -> int:
+        return self.pos
+
+    def seek(self, pos: int, whence: int = 0) -> int:
+        self.pos = pos if whence == 0 else (self.pos + pos if whence == 1 else len(self.mv) + pos)
+        return self.pos
+
+
+def encode_status_vars(
+    *,
+    flags2: int | None = None,
+    sql_mode: int | None = None,
+    catalog: str | None = None,
+    auto_increment: tuple[int, int] | None = None,
+    charset: tuple[int, int, int] | None = None,
+    time_zone: str | None = None,
+    lc_time_names: int | None = None,
+    collation_database: int | None = None,
+    invoker: tuple[str, str] | None = None,
+    updated_db_names: list[str] | None = None,
+    xid: int | None = None,
+) -> bytes:
+    """Build QUERY_EVENT status variables in the order MariaDB writes them."""
+    items: list[tuple[int, Any]] = []
+    if flags2 is not None:
+        items.append((Q_FLAGS2_CODE, flags2))
+    if sql_mode is not None:
+        items.append((Q_SQL_MODE_CODE, sql_mode))
+    if catalog is not None:
+        items.append((Q_CATALOG_NZ_CODE, {"data": _text(catalog)}))
+    if auto_increment is not None:
+        items.append((Q_AUTO_INCREMENT, {"increment": auto_increment[0], "offset": auto_increment[1]}))
+    if charset is not None:
+        items.append((Q_CHARSET_CODE, dict(zip(("client", "connection", "server"), charset, strict=True))))
+    if time_zone is not None:
+        items.append((Q_TIME_ZONE_CODE, {"data": _text(time_zone)}))
+    if lc_time_names is not None:
+        items.append((Q_LC_TIME_NAMES_CODE, lc_time_names))
+    if collation_database is not None:
+        items.append((Q_CHARSET_DATABASE_CODE, collation_database))
+    if invoker is not None:
+        items.append((Q_INVOKER, {"user": {"data": _text(invoker[0])}, "host": {"data": _text(invoker[1])}}))
+    if updated_db_names is not None:
+        items.append((Q_UPDATED_DB_NAMES, [_text(n) for n in updated_db_names]))
+    if xid is not None:
+        items.append((Q_XID, xid))
+    out = bytearray()
+    for code, value in items:
+        out.append(code)
+        out += _build(_STATUS_VAR_VALUES[code], value, f"status variable {code}")  # type: ignore[arg-type]
+    return bytes(out)
+
+
+@dataclass(frozen=True, slots=True)
+class Query(Body):
+    """QUERY_EVENT: a statement (DDL, BEGIN/COMMIT, or DML in statement format)."""
+
+    TYPE_CODE: ClassVar[int] = EventType.QUERY_EVENT
+    _WIRE: ClassVar[Construct] = Struct(
+        "thread_id" / Int32ul,
+        "exec_time" / Int32ul,
+        "db_len" / Rebuild(Int8ul, len_(this.db)),
+        "error_code" / Int16ul,
+        "status_vars_len" / Rebuild(Int16ul, len_(this.status_vars)),
+        "status_vars" / Bytes(this.status_vars_len),
+        "db" / Bytes(this.db_len),
+        Const(b"\x00"),
+        "query" / GreedyBytes,
+    )
+    thread_id: int = 0
+    exec_time: int = 0
+    error_code: int = 0
+    db: str = ""
+    query: str = ""
+    status_vars: bytes = b""
+
+    def _to_wire(self) -> dict[str, Any]:
+        return {
+            "thread_id": self.thread_id,
+            "exec_time": self.exec_time,
+            "error_code": self.error_code,
+            "status_vars": self.status_vars,
+            "db": _text(self.db),
+            "query": _text(self.query),
+        }
+
+    @classmethod
+    def _decode(cls, body: memoryview, header: EventHeader) -> Query:
+        p = _parse(cls._WIRE, body, "QUERY_EVENT")
+        return cls(p.thread_id, p.exec_time, p.error_code, _s(p.db), _s(p.query), bytes(p.status_vars))
+
+    @property
+    def status(self) -> QueryStatus:
+        return decode_status_vars(self.status_vars)
+
+
+@dataclass(frozen=True, slots=True)
+class Xid(Body):
+    """XID_EVENT: COMMIT of a transaction on a transactional engine."""
+
+    TYPE_CODE: ClassVar[int] = EventType.XID_EVENT
+    _WIRE: ClassVar[Construct] = Struct("xid" / Int64ul, Terminated)
+    xid: int
+
+
+INTVAR_LAST_INSERT_ID = 1
+INTVAR_INSERT_ID = 2
+
+
+@dataclass(frozen=True, slots=True)
+class Intvar(Body):
+    """INTVAR_EVENT: LAST_INSERT_ID (1) or INSERT_ID (2) for the next statement."""
+
+    TYPE_CODE: ClassVar[int] = EventType.INTVAR_EVENT
+    _WIRE: ClassVar[Construct] = Struct("type" / Int8ul, "value" / Int64ul, Terminated)
+    type: int
+    value: int
+
+
+@dataclass(frozen=True, slots=True)
+class Rand(Body):
+    """RAND_EVENT: the seeds of RAND() for the next statement."""
+
+    TYPE_CODE: ClassVar[int] = EventType.RAND_EVENT
+    _WIRE: ClassVar[Construct] = Struct("seed1" / Int64ul, "seed2" / Int64ul, Terminated)
+    seed1: int
+    seed2: int
+
+
+# USER_VAR value types (Item_result)
+STRING_RESULT = 0
+REAL_RESULT = 1
+INT_RESULT = 2
+ROW_RESULT = 3
+DECIMAL_RESULT = 4
+USER_VAR_UNSIGNED_F = 0x01
+
+
+@dataclass(frozen=True, slots=True)
+class UserVar(Body):
+    """USER_VAR_EVENT: `SET @name = value` for the next statement. `value` is the raw binary value
+    (8-byte LE for INT/REAL, bytes for STRING, MySQL's packed decimal for DECIMAL). `flags` (None:
+    absent, as in old servers) carries UNSIGNED_F."""
+
+    TYPE_CODE: ClassVar[int] = EventType.USER_VAR_EVENT
+    _WIRE: ClassVar[Construct] = Struct(
+        "name_len" / Rebuild(Int32ul, len_(this.name)),
+        "name" / Bytes(this.name_len),
+        "is_null" / Flag,
+        "rest"
+        / If(
+            lambda ctx: not ctx.is_null,
+            Struct(
+                "type" / Int8ul,
+                "charset" / Int32ul,
+                "value_len" / Rebuild(Int32ul, len_(this.value)),
+                "value" / Bytes(this.value_len),
+                "flags" / GreedyBytes,
+            ),
+        ),
+        Terminated,
+    )
+    name: str
+    is_null: bool = False
+    type: int = STRING_RESULT
+    charset: int = 33
+    value: bytes = b""
+    flags: int | None = 0
+
+    def _to_wire(self) -> dict[str, Any]:
+        rest = None
+        if not self.is_null:
+            flags = b"" if self.flags is None else bytes([self.flags])
+            rest = {"type": self.type, "charset": self.charset, "value": self.value, "flags": flags}
+        return {"name": _text(self.name), "is_null": self.is_null, "rest": rest}
+
+    @classmethod
+    def _decode(cls, body: memoryview, header: EventHeader) -> UserVar:
+        p = _parse(cls._WIRE, body, "USER_VAR_EVENT")
+        if p.is_null:
+            return cls(_s(p.name), True, STRING_RESULT, 0, b"", None)
+        r = p.rest
+        if len(r.flags) > 1:
+            raise RemoteProtocolError("corrupt USER_VAR_EVENT: trailing bytes after the flags")
+        flags = r.flags[0] if r.flags else None
+        return cls(_s(p.name), False, r.type, r.charset, bytes(r.value), flags)
+
+
+@dataclass(frozen=True, slots=True)
+class Stop(Body):
+    """STOP_EVENT: the server shut down cleanly; the binlog ends here."""
+
+    TYPE_CODE: ClassVar[int] = EventType.STOP_EVENT
+    _WIRE: ClassVar[Construct] = Struct(Terminated)
+
+    def _to_wire(self) -> dict[str, Any]:
+        return {}
+
+    @classmethod
+    def _decode(cls, body: memoryview, header: EventHeader) -> Stop:
+        _parse(cls._WIRE, body, "STOP_EVENT")
+        return cls()
+
+
+@dataclass(frozen=True, slots=True)
+class Heartbeat(Body):
+    """HEARTBEAT_LOG_EVENT (27): the master is alive; `log_ident` is its current binlog and the
+    header's log_pos its position. Decoded from HEARTBEAT_LOG_EVENT_V2 (41) too (`position` set)."""
+
+    TYPE_CODE: ClassVar[int] = EventType.HEARTBEAT_LOG_EVENT
+    _WIRE: ClassVar[Construct] = Struct("log_ident" / _Text(GreedyBytes))
+    log_ident: str
+    position: int | None = None
+
+    def _to_wire(self) -> dict[str, Any]:
+        return {"log_ident": self.log_ident}
+
+    @classmethod
+    def _decode(cls, body: memoryview, header: EventHeader) -> Heartbeat:
+        if header.type_code == EventType.HEARTBEAT_LOG_EVENT_V2:
+            return _decode_heartbeat_v2(body)
+        return cls(_parse(cls._WIRE, body, "HEARTBEAT_LOG_EVENT").log_ident)
+
+
+# HEARTBEAT_LOG_EVENT_V2 (MySQL 8.0.26+): type/length/value fields, lengths length-encoded.
+_HB_V2_FIELD = Struct("type" / Int8ul, "length" / LenEncInt, "value" / Bytes(this.length))
+_HB_V2_LOG_FILENAME = 1
+_HB_V2_LOG_POSITION = 2
+
+
+def _decode_heartbeat_v2(body: memoryview) -> Heartbeat:
+    reader = _Reader(body, 0)
+    ident, position = "", None
+    try:
+        while reader.pos < len(body):
+            if body[reader.pos] == 0:  # end mark
+                break
+            f = _HB_V2_FIELD.parse_stream(reader)
+            if f.type == _HB_V2_LOG_FILENAME:
+                ident = _s(f.value)
+            elif f.type == _HB_V2_LOG_POSITION:
+                position = LenEncInt.parse(f.value)
+    except _PARSE_ERRORS as e:
+        raise RemoteProtocolError(f"corrupt HEARTBEAT_LOG_EVENT_V2: {e}") from None
+    return Heartbeat(ident, position)
+
+
+# MariaDB GTID flags2
+FL_STANDALONE = 0x01
+FL_GROUP_COMMIT_ID = 0x02
+FL_TRANSACTIONAL = 0x04
+FL_ALLOW_PARALLEL = 0x08
+FL_WAITED = 0x10
+FL_DDL = 0x20
+FL_PREPARED_XA = 0x40
+FL_COMPLETED_XA = 0x80
+
+
+@dataclass(frozen=True, slots=True)
+class MariaGtid(Body):
+    """MariaDB GTID_EVENT (162): starts an event group; the GTID is domain-server-seq (server_id
+    from the header). `commit_id` is present iff flags2 has FL_GROUP_COMMIT_ID; an XA event group
+    carries `xa_xid` (format_id, gtrid_len, bqual_len, data). Otherwise 6 bytes of zero padding
+    follow. `extra` is whatever comes after (MariaDB's flags_extra area), kept raw."""
+
+    TYPE_CODE: ClassVar[int] = EventType.GTID_EVENT
+    _WIRE: ClassVar[Construct] = Struct(
+        "seq_no" / Int64ul,
+        "domain_id" / Int32ul,
+        "flags2" / Int8ul,
+        "commit_id" / If(this.flags2 & FL_GROUP_COMMIT_ID, Int64ul),
+        "xa_xid"
+        / If(
+            lambda ctx: not ctx.flags2 & FL_GROUP_COMMIT_ID and ctx.flags2 & (FL_PREPARED_XA | FL_COMPLETED_XA),
+            Struct(
+                "format_id" / Int32ul,
+                "gtrid_len" / Int8ul,
+                "bqual_len" / Int8ul,
+                "data" / Bytes(this.gtrid_len + this.bqual_len),
+            ),
+        ),
+        "padding" / If(lambda ctx: ctx.commit_id is None and ctx.xa_xid is None, Const(bytes(6))),
+        "extra" / GreedyBytes,
+    )
+    seq_no: int
+    domain_id: int = 0
+    flags2: int = 0
+    commit_id: int | None = None
+    xa_xid: tuple[int, int, int, bytes] | None = None
+    extra: bytes = b""
+
+    def _to_wire(self) -> dict[str, Any]:
+        if bool(self.flags2 & FL_GROUP_COMMIT_ID) != (self.commit_id is not None):
+            raise LocalProtocolError("MariaGtid: commit_id must be given iff flags2 has FL_GROUP_COMMIT_ID")
+        xa = None
+        if self.commit_id is None and self.flags2 & (FL_PREPARED_XA | FL_COMPLETED_XA):
+            if self.xa_xid is None:
+                raise LocalProtocolError("MariaGtid: an XA GTID needs xa_xid")
+            fmt, g, b, data = self.xa_xid
+            xa = {"format_id": fmt, "gtrid_len": g, "bqual_len": b, "data": data}
+        return {
+            "seq_no": self.seq_no,
+            "domain_id": self.domain_id,
+            "flags2": self.flags2,
+            "commit_id": self.commit_id,
+            "xa_xid": xa,
+            "padding": None,
+            "extra": self.extra,
+        }
+
+    @classmethod
+    def _decode(cls, body: memoryview, header: EventHeader) -> MariaGtid:
+        p = _parse(cls._WIRE, body, "GTID_EVENT")
+        xa = None if p.xa_xid is None else (p.xa_xid.format_id, p.xa_xid.gtrid_len, p.xa_xid.bqual_len, bytes(p.xa_xid.data))
+        return cls(p.seq_no, p.domain_id, p.flags2, p.commit_id, xa, bytes(p.extra))
+
+    def gtid(self, server_id: int) -> str:
+        return f"{self.domain_id}-{server_id}-{self.seq_no}"
+
+
+@dataclass(frozen=True, slots=True)
+class Gtid:
+    domain_id: int
+    server_id: int
+    seq_no: int
+
+    def __str__(self) -> str:
+        return f"{self.domain_id}-{self.server_id}-{self.seq_no}"
+
+
+_GTID_WIRE = Struct("domain_id" / Int32ul, "server_id" / Int32ul, "seq_no" / Int64ul)
+
+
+@dataclass(frozen=True, slots=True)
+class GtidList(Body):
+    """MariaDB GTID_LIST_EVENT (163): the binlog state (last GTID per domain/server) at this point.
+    The count's top 4 bits are flags (`list_flags`). `extra`: bytes after the list, kept raw
+    (MariaDB 10.11 pads an empty list with two zero bytes)."""
+
+    TYPE_CODE: ClassVar[int] = EventType.GTID_LIST_EVENT
+    _WIRE: ClassVar[Construct] = Struct(
+        "count_and_flags" / Int32ul,
+        "gtids" / Array(this.count_and_flags & 0x0FFFFFFF, _GTID_WIRE),
+        "extra" / GreedyBytes,
+    )
+    gtids: tuple[Gtid, ...] = ()
+    list_flags: int = 0
+    extra: bytes = b""
+
+    def _to_wire(self) -> dict[str, Any]:
+        if len(self.gtids) > 0x0FFFFFFF or not 0 <= self.list_flags < 16:
+            raise LocalProtocolError("GtidList: too many GTIDs or bad flags")
+        return {
+            "count_and_flags": len(self.gtids) | (self.list_flags << 28),
+            "gtids": [{"domain_id": g.domain_id, "server_id": g.server_id, "seq_no": g.seq_no} for g in self.gtids],
+            "extra": self.extra,
+        }
+
+    @classmethod
+    def _decode(cls, body: memoryview, header: EventHeader) -> GtidList:
+        p = _parse(cls._WIRE, body, "GTID_LIST_EVENT")
+        gtids = tuple(Gtid(g.domain_id, g.server_id, g.seq_no) for g in p.gtids)
+        return cls(gtids, p.count_and_flags >> 28, bytes(p.extra))
+
+
+@dataclass(frozen=True, slots=True)
+class BinlogCheckpoint(Body):
+    """MariaDB BINLOG_CHECKPOINT_EVENT (161): crash recovery needs binlogs from `file` on."""
+
+    TYPE_CODE: ClassVar[int] = EventType.BINLOG_CHECKPOINT_EVENT
+    _WIRE: ClassVar[Construct] = Struct(
+        "file_len" / Rebuild(Int32ul, len_(this.file)), "file" / Bytes(this.file_len), Terminated
+    )
+    file: str
+
+    def _to_wire(self) -> dict[str, Any]:
+        return {"file": _text(self.file)}
+
+    @classmethod
+    def _decode(cls, body: memoryview, header: EventHeader) -> BinlogCheckpoint:
+        return cls(_s(_parse(cls._WIRE, body, "BINLOG_CHECKPOINT_EVENT").file))
+
+
+@dataclass(frozen=True, slots=True)
+class AnnotateRows(Body):
+    """MariaDB ANNOTATE_ROWS_EVENT (160): the statement behind the following row events."""
+
+    TYPE_CODE: ClassVar[int] = EventType.ANNOTATE_ROWS_EVENT
+    _WIRE: ClassVar[Construct] = Struct("query" / _Text(GreedyBytes))
+    query: str
+
+
+_TABLE_MAP_WIRE = Struct(
+    "table_id" / Int48ul,
+    "flags" / Int16ul,
+    "db_len" / Rebuild(Int8ul, len_(this.db)),
+    "db" / Bytes(this.db_len),
+    Const(b"\x00"),
+    "table_len" / Rebuild(Int8ul, len_(this.table)),
+    "table" / Bytes(this.table_len),
+    Const(b"\x00"),
+    "column_count" / Rebuild(LenEncInt, len_(this.column_types)),
+    "column_types" / Bytes(this.column_count),
+    "metadata_len" / Rebuild(LenEncInt, len_(this.metadata)),
+    "metadata" / Bytes(this.metadata_len),
+    "null_bitmap" / Bytes((this.column_count + 7) // 8),
+    "optional_metadata" / GreedyBytes,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class TableMap(Body):
+    """TABLE_MAP_EVENT (19): binds a table id to db.table and its column types for row events."""
+
+    TYPE_CODE: ClassVar[int] = EventType.TABLE_MAP_EVENT
+    _WIRE: ClassVar[Construct] = _TABLE_MAP_WIRE
+    table_id: int
+    flags: int
+    db: str
+    table: str
+    column_types: bytes
+    metadata: bytes = b""
+    null_bitmap: bytes = b""
+    optional_metadata: bytes = b""
+
+    def _to_wire(self) -> dict[str, Any]:
+        return {
+            "table_id": self.table_id,
+            "flags": self.flags,
+            "db": _text(self.db),
+            "table": _text(self.table),
+            "column_types": self.column_types,
+            "metadata": self.metadata,
+            "null_bitmap": self.null_bitmap,
+            "optional_metadata": self.optional_metadata,
+        }
+
+    @classmethod
+    def _decode(cls, body: memoryview, header: EventHeader) -> TableMap:
+        p = _parse(cls._WIRE, body, "TABLE_MAP_EVENT")
+        return cls(
+            p.table_id, p.flags, _s(p.db), _s(p.table), bytes(p.column_types),
+            bytes(p.metadata), bytes(p.null_bitmap), bytes(p.optional_metadata),
+        )
+
+
+ROWS_V1_TYPES = frozenset({EventType.WRITE_ROWS_EVENT_V1, EventType.UPDATE_ROWS_EVENT_V1, EventType.DELETE_ROWS_EVENT_V1})
+ROWS_V2_TYPES = frozenset({EventType.WRITE_ROWS_EVENT, EventType.UPDATE_ROWS_EVENT, EventType.DELETE_ROWS_EVENT})
+ROWS_STMT_END_F = 0x0001
+
+_ROWS_V1_WIRE = Struct("table_id" / Int48ul, "flags" / Int16ul, "rows" / GreedyBytes)
+_ROWS_V2_WIRE = Struct(
+    "table_id" / Int48ul,
+    "flags" / Int16ul,
+    "extra_len" / Rebuild(Int16ul, len_(this.extra) + 2),
+    "extra" / Bytes(this.extra_len - 2),
+    "rows" / GreedyBytes,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Rows(Body):
+    """WRITE/UPDATE/DELETE_ROWS (v1: 23-25, v2: 30-32). Only the post-header is decoded; `rows`
+    (column count, bitmaps, row images) stays raw. `extra` is v2's extra data (None for v1)."""
+
+    TYPE_CODE: ClassVar[int] = EventType.WRITE_ROWS_EVENT
+    type_code: int
+    table_id: int
+    flags: int
+    rows: bytes
+    extra: bytes | None = None
+
+    def encode(self) -> bytes:
+        if self.type_code in ROWS_V1_TYPES:
+            wire, data = _ROWS_V1_WIRE, {"table_id": self.table_id, "flags": self.flags, "rows": self.rows}
+        elif self.type_code in ROWS_V2_TYPES:
+            wire = _ROWS_V2_WIRE
+            data = {"table_id": self.table_id, "flags": self.flags, "extra": self.extra or b"", "rows": self.rows}
+        else:
+            raise LocalProtocolError(f"Rows: {type_name(self.type_code)} is not a rows event type")
+        return _build(wire, data, "Rows")
+
+    @classmethod
+    def _decode(cls, body: memoryview, header: EventHeader) -> Rows:
+        if header.type_code in ROWS_V1_TYPES:
+            p = _parse(_ROWS_V1_WIRE, body, type_name(header.type_code))
+            return cls(header.type_code, p.table_id, p.flags, bytes(p.rows), None)
+        p = _parse(_ROWS_V2_WIRE, body, type_name(header.type_code))
+        return cls(header.type_code, p.table_id, p.flags, bytes(p.rows), bytes(p.extra))
+
+
+@dataclass(frozen=True, slots=True)
+class Unknown(Body):
+    """Any event type we do not decode: the body bytes as they are."""
+
+    TYPE_CODE: ClassVar[int] = EventType.UNKNOWN_EVENT
+    data: bytes
+
+    def encode(self) -> bytes:
+        return self.data
+
+    @classmethod
+    def _decode(cls, body: memoryview, header: EventHeader) -> Unknown:
+        return cls(bytes(body))
+
+
+_BODIES: dict[int, type[Body]] = {
+    EventType.FORMAT_DESCRIPTION_EVENT: FormatDescription,
+    EventType.ROTATE_EVENT: Rotate,
+    EventType.QUERY_EVENT: Query,
+    EventType.XID_EVENT: Xid,
+    EventType.INTVAR_EVENT: Intvar,
+    EventType.RAND_EVENT: Rand,
+    EventType.USER_VAR_EVENT: UserVar,
+    EventType.STOP_EVENT: Stop,
+    EventType.HEARTBEAT_LOG_EVENT: Heartbeat,
+    EventType.HEARTBEAT_LOG_EVENT_V2: Heartbeat,
+    EventType.GTID_EVENT: MariaGtid,
+    EventType.GTID_LIST_EVENT: GtidList,
+    EventType.BINLOG_CHECKPOINT_EVENT: BinlogCheckpoint,
+    EventType.ANNOTATE_ROWS_EVENT: AnnotateRows,
+    EventType.TABLE_MAP_EVENT: TableMap,
+    **{t: Rows for t in ROWS_V1_TYPES | ROWS_V2_TYPES},
+}
+
+
+# ---------------------------------------------------------------------------------------------
+# Whole events
+# ---------------------------------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class Event:
+    """A decoded event: its header, typed body, and the raw bytes it came from."""
+
+    header: EventHeader
+    body: Body
+    raw: bytes = field(repr=False)
+
+    @property
+    def type_code(self) -> int:
+        return self.header.type_code
+
+    @property
+    def log_pos(self) -> int:
+        return self.header.log_pos
+
+
+def decode_event(event: bytes | bytearray | memoryview, checksum: bool) -> Event:
+    """Decode one whole event (exactly `event_size` bytes).
+
+    `checksum`: the binlog checksum is CRC32 (from the binlog's FD, or the master's
+    @@binlog_checksum) - the footer is verified and stripped. A FORMAT_DESCRIPTION_EVENT carries
+    its own algorithm byte, which decides for it. Raises RemoteProtocolError on any corruption.
+    """
+    mv = memoryview(event)
+    header = decode_header(mv)
+    if header.event_size != len(mv):
+        raise RemoteProtocolError(
+            f"{type_name(header.type_code)}: event_size {header.event_size} but {len(mv)} bytes"
+        )
+    if header.type_code == EventType.FORMAT_DESCRIPTION_EVENT:
+        fd = FormatDescription._decode(mv[HEADER_LEN:], header)
+        if fd.checksum_alg not in (BINLOG_CHECKSUM_ALG_OFF, BINLOG_CHECKSUM_ALG_CRC32, BINLOG_CHECKSUM_ALG_UNDEF):
+            raise RemoteProtocolError(f"FORMAT_DESCRIPTION_EVENT: unknown checksum algorithm {fd.checksum_alg}")
+        if fd.checksum and not event_checksum_ok(mv):
+            raise RemoteProtocolError("FORMAT_DESCRIPTION_EVENT: CRC32 mismatch")
+        return Event(header, fd, bytes(mv))
+    if checksum:
+        if len(mv) < HEADER_LEN + CHECKSUM_LEN:
+            raise RemoteProtocolError(f"{type_name(header.type_code)}: too short for a CRC32 footer")
+        if not event_checksum_ok(mv):
+            raise RemoteProtocolError(f"{type_name(header.type_code)} at log_pos {header.log_pos}: CRC32 mismatch")
+        body_mv = mv[HEADER_LEN:-CHECKSUM_LEN]
+    else:
+        body_mv = mv[HEADER_LEN:]
+    cls = _BODIES.get(header.type_code, Unknown)
+    return Event(header, cls._decode(body_mv, header), bytes(mv))
+
+
+def encode_event(
+    type_code: int,
+    body: bytes,
+    *,
+    timestamp: int,
+    server_id: int,
+    log_pos: int,
+    flags: int = 0,
+    checksum: bool,
+) -> bytes:
+    """Frame a body as an event: header (event_size computed) + body + CRC32 footer if `checksum`.
+    A FORMAT_DESCRIPTION_EVENT always gets the CRC32 footer (MariaDB writes it even when the
+    algorithm is OFF)."""
+    if type_code == EventType.FORMAT_DESCRIPTION_EVENT:
+        checksum = True
+    size = HEADER_LEN + len(body) + (CHECKSUM_LEN if checksum else 0)
+    try:
+        head = _pack_header(timestamp, type_code, server_id, size, log_pos, flags)
+    except struct.error as e:
+        raise LocalProtocolError(f"cannot encode event header: {e}") from None
+    event = head + body
+    if checksum:
+        event += zlib.crc32(event).to_bytes(4, "little")
+    return event
+
+
+def encode_body_event(
+    body: Body, *, timestamp: int, server_id: int, log_pos: int, flags: int = 0, checksum: bool
+) -> bytes:
+    """`encode_event` for a typed body (the type code comes from the body)."""
+    type_code = body.type_code if isinstance(body, Rows) else body.TYPE_CODE
+    return encode_event(
+        type_code, body.encode(), timestamp=timestamp, server_id=server_id, log_pos=log_pos,
+        flags=flags, checksum=checksum,
+    )
+
+
+def format_description_checksum(fd_event: bytes | bytearray | memoryview) -> bool:
+    """Does this FORMAT_DESCRIPTION_EVENT (whole event) say the binlog uses CRC32?"""
+    ev = decode_event(fd_event, checksum=False)
+    if not isinstance(ev.body, FormatDescription):
+        raise RemoteProtocolError(f"expected FORMAT_DESCRIPTION_EVENT, got {type_name(ev.type_code)}")
+    return ev.body.checksum
+
+
+def split_events(buf: bytes | bytearray | memoryview, offset: int = 0) -> Iterator[tuple[int, memoryview]]:
+    """Split a buffer of back-to-back events: yields (offset, event view) for each complete event;
+    stops at an incomplete one (the caller sees where from the last offset + size)."""
+    mv = memoryview(buf)
+    end = len(mv)
+    while end - offset >= HEADER_LEN:
+        size = int.from_bytes(mv[offset + _EVENT_SIZE_AT : offset + _EVENT_SIZE_AT + 4], "little")
+        if size < HEADER_LEN:
+            raise RemoteProtocolError(f"event at offset {offset}: event_size {size} < {HEADER_LEN}")
+        if offset + size > end:
+            return
+        yield offset, mv[offset : offset + size]
+        offset += size
+
+
+class EventSplitter:
+    """Sans-IO framing of a byte stream of back-to-back events (a binlog file's contents after the
+    magic, or a relay log being read while written): `receive_data(bytes)`, then `next_event()`
+    returns one whole event's bytes or None when more data is needed."""
+
+    def __init__(self) -> None:
+        self._buf = bytearray()
+        self._start = 0
+
+    def receive_data(self, data: bytes) -> None:
+        if self._start:
+            del self._buf[: self._start]
+            self._start = 0
+        self._buf += data
+
+    def next_event(self) -> bytes | None:
+        size = event_size_at(self._buf, self._start)
+        if size is None:
+            return None
+        if size < HEADER_LEN or size > MAX_EVENT_SIZE:
+            raise RemoteProtocolError(f"bad event_size {size}")
+        if len(self._buf) - self._start < size:
+            return None
+        event = bytes(self._buf[self._start : self._start + size])
+        self._start += size
+        return event
+
+    @property
+    def pending(self) -> int:
+        """Bytes received that are not yet a whole event."""
+        return len(self._buf) - self._start
