@@ -71,6 +71,8 @@ ER_LOG_IN_USE = MySQLError(1378, "HY000", "A purgeable log is in use, will not p
 ER_UNKNOWN_TARGET_BINLOG = MySQLError(1373, "HY000", "Target log not found in binlog index")
 ER_NO_BINARY_LOGGING = MySQLError(1381, "HY000", "You are not using binary logging")
 ER_NO_DEFAULT_FOR_FIELD = MySQLError(1364, "HY000", "Field '%s' doesn't have a default value")
+ER_NOT_SUPPORTED_AUTH_MODE = MySQLError(1251, "08004", "Client does not support authentication protocol requested by server; consider upgrading MariaDB client")
+ER_MALFORMED_PACKET = MySQLError(1835, "HY000", "Malformed communication packet")
 ER_OPTION_PREVENTS_STATEMENT = MySQLError(1290, "HY000", "The MariaDB server is running with the %s option so it cannot execute this statement")
 
 

@@ -1,0 +1,889 @@
+"""Both sides of a MySQL connection as sans-IO state machines (bytes in, events out; h11-style).
+
+`ServerConnection` is what the master (and the slave's own admin port) runs per client socket;
+`ClientConnection` is what the slave's IO task runs against its master. Each side has one
+transition table below (`SERVER_TRANSITIONS`, `CLIENT_TRANSITIONS`); a transition not in the
+table raises `LocalProtocolError` when our code asked for it and `RemoteProtocolError` when the
+peer's packet caused it.
+
+Usage (server shell):
+    conn = ServerConnection(connection_id, version, salt)
+    write(conn.greeting())
+    loop: conn.receive_data(await read())   # b"" = the peer closed
+          while (event := conn.next_event()) is not NEED_DATA: ... write(conn.send(OK())) ...
+Usage (client shell): feed bytes, call `next_event()`, and after every call write whatever
+`data_to_send()` returns (the client answers the greeting and auth switches by itself).
+
+Sequence ids (who may use which):
+- handshake: greeting 0, login 1, the server's answer 2 (an auth switch adds a round trip).
+- a command starts at 0; its response packets follow at 1, 2, ...; the next command starts at 0.
+- a binlog dump: event packets continue the sequence of the COM_BINLOG_DUMP exchange. With the
+  semi-sync header, after an event whose header asks for an ack (`EF 01`) the master's next
+  packet restarts at sequence id 1 (MariaDB's flush_net resets the counter and the replica, which
+  writes its ack at 0 on the same counter, then expects 1); acks always carry sequence id 0.
+A peer that breaks these rules gets `RemoteProtocolError(ER_NET_PACKETS_OUT_OF_ORDER)`.
+
+Errors: after a fatal `RemoteProtocolError` from `next_event()` the server side may still
+`send(ERR...)` once (then it is CLOSED). A non-fatal one (malformed command) leaves the server
+waiting to send the response to that command, normally `ERR.from_exception(exc)`.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from typing import Any
+
+import construct as c
+
+from protocol.auth import (
+    NATIVE_PASSWORD_PLUGIN,
+    SALT_LENGTH,
+    scramble_native_password,
+    verify_native_password,
+)
+from protocol.errors import (
+    ER_HANDSHAKE_ERROR,
+    ER_NET_PACKETS_OUT_OF_ORDER,
+    ER_NET_READ_ERROR,
+    ER_NOT_SUPPORTED_AUTH_MODE,
+    ER_UNKNOWN_COM_ERROR,
+    LocalProtocolError,
+    ProtocolError,
+    RemoteProtocolError,
+)
+from protocol.messages import (
+    AUTH_SWITCH_HEADER,
+    BINLOG_DUMP_NON_BLOCK,
+    EOF,
+    EOF_HEADER,
+    ERR,
+    ERR_HEADER,
+    LOCAL_INFILE_HEADER,
+    OK,
+    OK_HEADER,
+    AuthSwitchRequest,
+    AuthSwitchResponse,
+    Capability,
+    ColumnDefinition,
+    ComBinlogDump,
+    ComInitDB,
+    Command,
+    ComPing,
+    ComQuery,
+    ComQuit,
+    ComRegisterSlave,
+    Handshake,
+    HandshakeResponse,
+    ResultSet,
+    ServerStatus,
+    decode_command,
+    decode_text_row,
+    is_eof_packet,
+)
+from protocol.packets import (
+    MAX_PAYLOAD,
+    PacketDecoder,
+    _pack_header,
+    decode_lenenc_int,
+    encode_packet,
+)
+from protocol.position import BinlogPosition
+
+# ---------------------------------------------------------------------------------------------
+# Events
+
+
+class _NeedData:
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "NEED_DATA"
+
+
+NEED_DATA: Any = _NeedData()
+"""`next_event()` found no complete event in the bytes received so far."""
+
+
+@dataclass(frozen=True, slots=True)
+class ConnectionClosed:
+    """The peer closed the connection (or sent COM_QUIT, which is reported first)."""
+
+
+@dataclass(frozen=True, slots=True)
+class SemiSyncAck:
+    """A semi-sync slave's ack: everything up to `position` is durable on that slave."""
+
+    position: BinlogPosition
+
+
+@dataclass(frozen=True, slots=True)
+class LoginOK:
+    """The client is logged in. `handshake` is the server greeting, `capabilities` the
+    negotiated set (what both sides announced)."""
+
+    ok: OK
+    handshake: Handshake
+    capabilities: int
+
+
+@dataclass(frozen=True, slots=True)
+class BinlogPacket:
+    """One event packet of a binlog dump: the payload after the 0x00 OK byte (still holding
+    the semi-sync header `EF <flag>` when the dump is semi-sync)."""
+
+    payload: bytes
+
+
+# ---------------------------------------------------------------------------------------------
+# The semi-sync ack packet (slave -> master, sequence id 0): magic 0xEF, the 8-byte LE end
+# position of the acknowledged event, the binlog file name without NUL.
+
+SEMISYNC_MAGIC = 0xEF
+SEMISYNC_FLAG_ACK_REQUESTED = 0x01
+SEMISYNC_ACK = c.Struct(
+    "magic" / c.Const(SEMISYNC_MAGIC, c.Int8ul),
+    "position" / c.Int64ul,
+    "filename" / c.GreedyBytes,
+)
+
+
+def encode_semisync_ack(position: BinlogPosition) -> bytes:
+    try:
+        return SEMISYNC_ACK.build(dict(position=position.pos, filename=position.file.encode()))
+    except (c.ConstructError, UnicodeEncodeError) as exc:
+        raise LocalProtocolError(f"cannot encode ack for {position}: {exc}") from None
+
+
+def decode_semisync_ack(payload: bytes) -> BinlogPosition:
+    try:
+        v = SEMISYNC_ACK.parse(payload)
+        name = v.filename.decode("utf-8")
+    except (c.ConstructError, UnicodeDecodeError) as exc:
+        raise RemoteProtocolError(f"malformed semi-sync ack: {exc}", error=ER_NET_READ_ERROR) from None
+    if not name:
+        raise RemoteProtocolError("semi-sync ack without a file name", error=ER_NET_READ_ERROR)
+    return BinlogPosition(name, v.position)
+
+
+def _ack_requested(header: bytes) -> bool:
+    return len(header) >= 2 and header[0] == SEMISYNC_MAGIC and bool(header[1] & SEMISYNC_FLAG_ACK_REQUESTED)
+
+
+# ---------------------------------------------------------------------------------------------
+# State machines
+
+
+class ServerState(enum.Enum):
+    GREETING = "greeting"  # greeting() not called yet
+    AWAIT_LOGIN = "await_login"  # greeting sent, waiting for the HandshakeResponse
+    AUTHENTICATING = "authenticating"  # login received; the shell decides: OK, ERR or switch
+    AWAIT_AUTH_SWITCH = "await_auth_switch"  # AuthSwitchRequest sent
+    COMMAND = "command"  # waiting for a command (sequence id 0)
+    RESPONDING = "responding"  # a command was received; the shell owes its response
+    DUMPING = "dumping"  # sending binlog events; receiving acks
+    ERROR = "error"  # the peer broke the protocol; one ERR may still be sent
+    CLOSED = "closed"
+
+
+class ClientState(enum.Enum):
+    AWAIT_GREETING = "await_greeting"
+    AUTHENTICATING = "authenticating"  # login sent; waiting for OK/ERR/auth switch
+    READY = "ready"  # logged in, no command outstanding
+    AWAIT_RESPONSE = "await_response"  # a command was sent
+    DUMPING = "dumping"  # COM_BINLOG_DUMP sent: receiving events, sending acks
+    CLOSED = "closed"
+
+
+class Trigger(enum.Enum):
+    GREET = "greet"
+    RECV_LOGIN = "recv_login"
+    SEND_AUTH_SWITCH = "send_auth_switch"
+    RECV_AUTH_SWITCH = "recv_auth_switch"
+    RECV_AUTH_SWITCH_RESPONSE = "recv_auth_switch_response"
+    SEND_LOGIN = "send_login"
+    SEND_OK = "send_ok"
+    SEND_ERR = "send_err"
+    SEND_RESPONSE = "send_response"  # a final OK/ERR/EOF/result set
+    SEND_MORE = "send_more"  # a result with MORE_RESULTS_EXISTS: more follow
+    RECV_OK = "recv_ok"
+    RECV_ERR = "recv_err"
+    RECV_RESPONSE = "recv_response"
+    RECV_MORE = "recv_more"
+    SEND_COMMAND = "send_command"
+    RECV_COMMAND = "recv_command"
+    SEND_QUIT = "send_quit"
+    RECV_QUIT = "recv_quit"
+    SEND_DUMP = "send_dump"
+    START_DUMP = "start_dump"
+    SEND_EVENT = "send_event"
+    RECV_EVENT = "recv_event"
+    SEND_DUMP_END = "send_dump_end"
+    RECV_DUMP_END = "recv_dump_end"
+    SEND_ACK = "send_ack"
+    RECV_ACK = "recv_ack"
+    PEER_BROKE_RULES = "peer_broke_rules"
+    PEER_CLOSED = "peer_closed"
+
+
+S, T, C = ServerState, Trigger, ClientState
+
+SERVER_TRANSITIONS: dict[tuple[ServerState, Trigger], ServerState] = {
+    (S.GREETING, T.GREET): S.AWAIT_LOGIN,
+    (S.AWAIT_LOGIN, T.RECV_LOGIN): S.AUTHENTICATING,
+    (S.AUTHENTICATING, T.SEND_AUTH_SWITCH): S.AWAIT_AUTH_SWITCH,
+    (S.AWAIT_AUTH_SWITCH, T.RECV_AUTH_SWITCH_RESPONSE): S.AUTHENTICATING,
+    (S.AUTHENTICATING, T.SEND_OK): S.COMMAND,
+    (S.AUTHENTICATING, T.SEND_ERR): S.CLOSED,
+    (S.COMMAND, T.RECV_COMMAND): S.RESPONDING,
+    (S.COMMAND, T.RECV_QUIT): S.CLOSED,
+    (S.RESPONDING, T.SEND_RESPONSE): S.COMMAND,
+    (S.RESPONDING, T.SEND_MORE): S.RESPONDING,
+    (S.RESPONDING, T.START_DUMP): S.DUMPING,
+    (S.DUMPING, T.SEND_EVENT): S.DUMPING,
+    (S.DUMPING, T.RECV_ACK): S.DUMPING,
+    (S.DUMPING, T.SEND_DUMP_END): S.COMMAND,
+    (S.DUMPING, T.RECV_QUIT): S.CLOSED,
+    (S.ERROR, T.SEND_ERR): S.CLOSED,
+}
+# From every live state: the peer may break the rules or go away.
+for _s in S:
+    if _s is not S.CLOSED:
+        SERVER_TRANSITIONS[(_s, T.PEER_BROKE_RULES)] = S.ERROR
+        SERVER_TRANSITIONS[(_s, T.PEER_CLOSED)] = S.CLOSED
+
+CLIENT_TRANSITIONS: dict[tuple[ClientState, Trigger], ClientState] = {
+    (C.AWAIT_GREETING, T.SEND_LOGIN): C.AUTHENTICATING,
+    (C.AUTHENTICATING, T.RECV_AUTH_SWITCH): C.AUTHENTICATING,
+    (C.AUTHENTICATING, T.RECV_OK): C.READY,
+    (C.AUTHENTICATING, T.RECV_ERR): C.CLOSED,
+    (C.READY, T.SEND_COMMAND): C.AWAIT_RESPONSE,
+    (C.AWAIT_RESPONSE, T.RECV_RESPONSE): C.READY,
+    (C.AWAIT_RESPONSE, T.RECV_MORE): C.AWAIT_RESPONSE,
+    (C.READY, T.SEND_DUMP): C.DUMPING,
+    (C.DUMPING, T.RECV_EVENT): C.DUMPING,
+    (C.DUMPING, T.SEND_ACK): C.DUMPING,
+    (C.DUMPING, T.RECV_DUMP_END): C.READY,
+    (C.READY, T.SEND_QUIT): C.CLOSED,
+    (C.DUMPING, T.SEND_QUIT): C.CLOSED,
+}
+for _c in C:
+    if _c is not C.CLOSED:
+        CLIENT_TRANSITIONS[(_c, T.PEER_BROKE_RULES)] = C.CLOSED
+        CLIENT_TRANSITIONS[(_c, T.PEER_CLOSED)] = C.CLOSED
+del _s, _c
+
+_REMOTE_TRIGGERS = frozenset(t for t in Trigger if t.name.startswith(("RECV_", "PEER_")))
+
+
+class _Machine:
+    """The current state and the one table that says where a trigger leads."""
+
+    __slots__ = ("state", "_table", "_side")
+
+    def __init__(self, table: dict, initial: enum.Enum, side: str) -> None:
+        self._table = table
+        self.state = initial
+        self._side = side
+
+    def fire(self, trigger: Trigger) -> None:
+        new = self._table.get((self.state, trigger))
+        if new is None:
+            message = f"{self._side}: {trigger.value} is not allowed in state {self.state.value}"
+            if trigger in _REMOTE_TRIGGERS:
+                raise RemoteProtocolError(message, error=ER_UNKNOWN_COM_ERROR)
+            raise LocalProtocolError(message)
+        self.state = new
+
+
+def _out_of_order(got: int, expected: int) -> RemoteProtocolError:
+    return RemoteProtocolError(
+        f"packet sequence id {got}, expected {expected}", error=ER_NET_PACKETS_OUT_OF_ORDER
+    )
+
+
+DEFAULT_SERVER_CAPABILITIES = (
+    Capability.CLIENT_LONG_PASSWORD
+    | Capability.CLIENT_FOUND_ROWS
+    | Capability.CLIENT_LONG_FLAG
+    | Capability.CLIENT_CONNECT_WITH_DB
+    | Capability.CLIENT_NO_SCHEMA
+    | Capability.CLIENT_IGNORE_SPACE
+    | Capability.CLIENT_PROTOCOL_41
+    | Capability.CLIENT_INTERACTIVE
+    | Capability.CLIENT_IGNORE_SIGPIPE
+    | Capability.CLIENT_TRANSACTIONS
+    | Capability.CLIENT_RESERVED
+    | Capability.CLIENT_SECURE_CONNECTION
+    | Capability.CLIENT_MULTI_STATEMENTS
+    | Capability.CLIENT_MULTI_RESULTS
+    | Capability.CLIENT_PS_MULTI_RESULTS
+    | Capability.CLIENT_PLUGIN_AUTH
+    | Capability.CLIENT_CONNECT_ATTRS
+    | Capability.CLIENT_PLUGIN_AUTH_LENENC_CLIENT_DATA
+    | Capability.CLIENT_DEPRECATE_EOF
+)
+
+DEFAULT_CLIENT_CAPABILITIES = (
+    Capability.CLIENT_LONG_PASSWORD
+    | Capability.CLIENT_LONG_FLAG
+    | Capability.CLIENT_PROTOCOL_41
+    | Capability.CLIENT_TRANSACTIONS
+    | Capability.CLIENT_SECURE_CONNECTION
+    | Capability.CLIENT_MULTI_RESULTS
+    | Capability.CLIENT_PLUGIN_AUTH
+    | Capability.CLIENT_PLUGIN_AUTH_LENENC_CLIENT_DATA
+    | Capability.CLIENT_CONNECT_ATTRS
+)
+
+# The capabilities a peer must share with us: without them we cannot talk.
+_REQUIRED = Capability.CLIENT_PROTOCOL_41 | Capability.CLIENT_SECURE_CONNECTION
+
+_OK_BYTE = b"\x00"
+
+
+class ServerConnection:
+    """The server side of one client connection (see the module docstring)."""
+
+    def __init__(
+        self,
+        connection_id: int,
+        server_version: str,
+        salt: bytes,
+        capabilities: int = DEFAULT_SERVER_CAPABILITIES,
+        *,
+        charset: int = 33,
+        status: int = ServerStatus.AUTOCOMMIT,
+        max_packet: int = 1 << 30,
+    ) -> None:
+        if len(salt) != SALT_LENGTH or 0 in salt:
+            raise LocalProtocolError("the salt must be 20 bytes without NUL")
+        self.connection_id = connection_id
+        self.server_version = server_version
+        self.salt = salt
+        self.server_capabilities = int(capabilities)
+        self.capabilities = 0  # negotiated, known after the login packet
+        self._charset = charset
+        self._status = status
+        self._decoder = PacketDecoder(max_packet)
+        self._machine = _Machine(SERVER_TRANSITIONS, S.GREETING, "server")
+        self._seq = 0  # next sequence id we send and the peer must use
+        self._peer_closed = False
+        self._semisync = False
+        self.login: HandshakeResponse | None = None
+        self.auth_response: bytes = b""  # the latest auth data (login or auth switch response)
+
+    @property
+    def state(self) -> ServerState:
+        return self._machine.state
+
+    # -- handshake ----------------------------------------------------------------------------
+
+    def greeting(self) -> bytes:
+        """The server greeting (Handshake v10, sequence id 0)."""
+        self._machine.fire(T.GREET)
+        payload = Handshake(
+            server_version=self.server_version,
+            connection_id=self.connection_id,
+            salt=self.salt,
+            capabilities=self.server_capabilities,
+            charset=self._charset,
+            status=self._status,
+            auth_plugin_name=NATIVE_PASSWORD_PLUGIN,
+        ).encode()
+        wire, self._seq = encode_packet(payload, 0)
+        return wire
+
+    @property
+    def needs_auth_switch(self) -> bool:
+        """True when the login used another plugin than mysql_native_password: send
+        `auth_switch_request()` and wait for the `AuthSwitchResponse` event."""
+        login = self.login
+        return bool(
+            login is not None
+            and login.capabilities & Capability.CLIENT_PLUGIN_AUTH
+            and login.auth_plugin_name not in (None, "", NATIVE_PASSWORD_PLUGIN)
+        )
+
+    def auth_switch_request(self) -> AuthSwitchRequest:
+        return AuthSwitchRequest(NATIVE_PASSWORD_PLUGIN, self.salt + b"\x00")
+
+    def verify_password(self, stored_hash: bytes) -> bool:
+        """Check the client's latest auth response against SHA1(SHA1(password))."""
+        return verify_native_password(self.salt, self.auth_response, stored_hash)
+
+    # -- input --------------------------------------------------------------------------------
+
+    def receive_data(self, data: bytes) -> None:
+        """Bytes from the socket; b"" means the peer closed its side."""
+        if not data:
+            self._peer_closed = True
+        else:
+            self._decoder.feed(data)
+
+    def next_event(self) -> Any:
+        """The next event: NEED_DATA, HandshakeResponse, AuthSwitchResponse, a Command,
+        SemiSyncAck (while dumping) or ConnectionClosed."""
+        state = self._machine.state
+        if state is S.CLOSED:
+            return ConnectionClosed()
+        if state in (S.GREETING, S.AUTHENTICATING, S.RESPONDING, S.ERROR):
+            return NEED_DATA  # it is our turn to send; input waits in the buffer
+        try:
+            packet = self._decoder.next_packet()
+        except RemoteProtocolError:
+            self._machine.fire(T.PEER_BROKE_RULES)
+            raise
+        if packet is None:
+            if self._peer_closed:
+                if self._decoder.in_packet:
+                    self._machine.fire(T.PEER_BROKE_RULES)
+                    raise RemoteProtocolError("connection closed inside a packet", error=ER_NET_READ_ERROR)
+                self._machine.fire(T.PEER_CLOSED)
+                return ConnectionClosed()
+            return NEED_DATA
+        if state is S.COMMAND or state is S.DUMPING:
+            expected = 0
+        else:
+            expected = self._seq
+        if packet.seq != expected:
+            self._machine.fire(T.PEER_BROKE_RULES)
+            raise _out_of_order(packet.seq, expected)
+        payload = packet.payload
+        if state is S.DUMPING:
+            return self._dump_input(payload)
+        self._seq = packet.next_seq
+        if state is S.COMMAND:
+            return self._command(payload)
+        if state is S.AWAIT_LOGIN:
+            try:
+                login = HandshakeResponse.decode(payload)
+                missing = _REQUIRED & ~login.capabilities
+                if missing:
+                    raise RemoteProtocolError(f"client lacks {Capability(missing)!r}", error=ER_HANDSHAKE_ERROR)
+            except RemoteProtocolError:
+                self._machine.fire(T.PEER_BROKE_RULES)
+                raise
+            self._machine.fire(T.RECV_LOGIN)
+            self.login = login
+            self.auth_response = login.auth_response
+            self.capabilities = login.capabilities & self.server_capabilities
+            return login
+        # AWAIT_AUTH_SWITCH
+        self._machine.fire(T.RECV_AUTH_SWITCH_RESPONSE)
+        response = AuthSwitchResponse.decode(payload)
+        self.auth_response = response.data
+        return response
+
+    def _command(self, payload: bytes) -> Command:
+        if payload == b"\x01":
+            self._machine.fire(T.RECV_QUIT)
+            return ComQuit()
+        self._machine.fire(T.RECV_COMMAND)
+        return decode_command(payload)  # a non-fatal error leaves us RESPONDING
+
+    def _dump_input(self, payload: bytes) -> Any:
+        if payload == b"\x01":
+            self._machine.fire(T.RECV_QUIT)
+            return ComQuit()
+        if not self._semisync:
+            self._machine.fire(T.PEER_BROKE_RULES)
+            raise RemoteProtocolError("unexpected packet from a non-semi-sync dump client",
+                                      error=ER_NET_READ_ERROR)
+        try:
+            position = decode_semisync_ack(payload)
+        except RemoteProtocolError:
+            self._machine.fire(T.PEER_BROKE_RULES)
+            raise
+        self._machine.fire(T.RECV_ACK)
+        return SemiSyncAck(position)
+
+    # -- output -------------------------------------------------------------------------------
+
+    def send(self, message: OK | ERR | EOF | ResultSet | AuthSwitchRequest) -> bytes:
+        """Bytes for one response (or an auth switch request during login)."""
+        state = self._machine.state
+        if isinstance(message, AuthSwitchRequest):
+            self._machine.fire(T.SEND_AUTH_SWITCH)
+            wire, self._seq = encode_packet(message.encode(), self._seq)
+            return wire
+        if isinstance(message, ERR):
+            trigger = T.SEND_ERR if state is not S.RESPONDING else T.SEND_RESPONSE
+            if state is S.DUMPING:
+                trigger = T.SEND_DUMP_END
+            self._machine.fire(trigger)
+            wire, _ = encode_packet(message.encode(), self._seq)
+            self._seq = 0
+            return wire
+        if state is S.AUTHENTICATING:
+            if not isinstance(message, OK):
+                raise LocalProtocolError(f"cannot answer a login with {type(message).__name__}")
+            self._machine.fire(T.SEND_OK)
+            wire, _ = encode_packet(message.encode(self.capabilities), self._seq)
+            self._seq = 0
+            return wire
+        more = bool(message.status & ServerStatus.MORE_RESULTS_EXISTS)
+        self._machine.fire(T.SEND_MORE if more else T.SEND_RESPONSE)
+        if isinstance(message, ResultSet):
+            wire, seq = self._frame_all(message.payloads(self.capabilities), self._seq)
+        elif isinstance(message, OK):
+            wire, seq = encode_packet(message.encode(self.capabilities), self._seq)
+        elif isinstance(message, EOF):
+            wire, seq = encode_packet(message.encode(), self._seq)
+        else:
+            raise LocalProtocolError(f"cannot send {type(message).__name__}")
+        self._seq = seq if more else 0
+        return wire
+
+    @staticmethod
+    def _frame_all(payloads: list[bytes], seq: int) -> tuple[bytes, int]:
+        parts = []
+        for payload in payloads:
+            wire, seq = encode_packet(payload, seq)
+            parts.append(wire)
+        return b"".join(parts), seq
+
+    def start_dump(self, semisync: bool) -> None:
+        """Enter DUMPING after a COM_BINLOG_DUMP; with `semisync` incoming packets are acks."""
+        self._machine.fire(T.START_DUMP)
+        self._semisync = semisync
+
+    def send_event(self, event: bytes, header: bytes = b"") -> bytes:
+        """The packet(s) carrying one binlog event: 0x00 + `header` + event.
+
+        After an event whose semi-sync header requests an ack, the next packet restarts at
+        sequence id 1 (see the module docstring).
+        """
+        machine = self._machine
+        if machine.state is not S.DUMPING:
+            machine.fire(T.SEND_EVENT)  # raises: not dumping
+        size = 1 + len(header) + len(event)
+        seq = self._seq
+        if size < MAX_PAYLOAD:  # the hot path: one packet, no copy of the payload but one
+            wire = b"".join((_pack_header(size | seq << 24), _OK_BYTE, header, event))
+            seq = (seq + 1) & 0xFF
+        else:
+            wire, seq = encode_packet(b"".join((_OK_BYTE, header, event)), seq)
+        self._seq = 1 if header and _ack_requested(header) else seq
+        return wire
+
+    def send_eof(self, warnings: int = 0, status: int = ServerStatus.AUTOCOMMIT) -> bytes:
+        """End a BINLOG_DUMP_NON_BLOCK dump that caught up: an EOF packet, back to COMMAND."""
+        self._machine.fire(T.SEND_DUMP_END)
+        wire, _ = encode_packet(EOF(warnings, status).encode(), self._seq)
+        self._seq = 0
+        return wire
+
+
+class ClientConnection:
+    """The client side: logs in by itself, then runs one command at a time or a binlog dump."""
+
+    def __init__(
+        self,
+        user: str,
+        password: str,
+        database: str | None = None,
+        attributes: dict[str, str] | None = None,
+        capabilities: int = DEFAULT_CLIENT_CAPABILITIES,
+        *,
+        charset: int = 33,
+        max_packet: int = 1 << 30,
+    ) -> None:
+        self.user = user
+        self.password = password
+        self.database = database
+        self.attributes = attributes
+        self.requested_capabilities = int(capabilities) | (Capability.CLIENT_CONNECT_WITH_DB if database else 0)
+        self.capabilities = 0  # negotiated after the greeting
+        self.handshake: Handshake | None = None
+        self._charset = charset
+        self._max_packet = max_packet
+        self._decoder = PacketDecoder(max_packet)
+        self._machine = _Machine(CLIENT_TRANSITIONS, C.AWAIT_GREETING, "client")
+        self._seq = 0  # sequence id the next packet we receive must carry
+        self._outbox: list[bytes] = []
+        self._peer_closed = False
+        self._semisync = False
+        self._after_ack_request = False
+        self._result: _ResultReader | None = None
+
+    @property
+    def state(self) -> ClientState:
+        return self._machine.state
+
+    def data_to_send(self) -> bytes:
+        """Bytes the connection produced by itself (login, auth switch); write them out."""
+        out = b"".join(self._outbox)
+        self._outbox.clear()
+        return out
+
+    # -- input --------------------------------------------------------------------------------
+
+    def receive_data(self, data: bytes) -> None:
+        if not data:
+            self._peer_closed = True
+        else:
+            self._decoder.feed(data)
+
+    def next_event(self) -> Any:
+        """NEED_DATA, LoginOK, OK, ERR, EOF (end of a non-blocking dump), ResultSet,
+        BinlogPacket (while dumping) or ConnectionClosed."""
+        while True:
+            state = self._machine.state
+            if state is C.CLOSED:
+                return ConnectionClosed()
+            if state is C.READY and not self._decoder.in_packet and not self._peer_closed:
+                return NEED_DATA
+            try:
+                packet = self._decoder.next_packet()
+            except RemoteProtocolError:
+                self._machine.fire(T.PEER_BROKE_RULES)
+                raise
+            if packet is None:
+                if self._peer_closed:
+                    self._machine.fire(T.PEER_CLOSED)
+                    if self._decoder.in_packet:
+                        raise RemoteProtocolError("connection closed inside a packet", error=ER_NET_READ_ERROR)
+                    return ConnectionClosed()
+                return NEED_DATA
+            try:
+                event = self._handle(state, packet.seq, packet.next_seq, packet.payload)
+            except RemoteProtocolError:
+                if self._machine.state is not C.CLOSED:
+                    self._machine.fire(T.PEER_BROKE_RULES)
+                raise
+            if event is not None:
+                return event
+
+    def _check_seq(self, seq: int) -> None:
+        if seq != self._seq:
+            raise _out_of_order(seq, self._seq)
+
+    def _handle(self, state: ClientState, seq: int, next_seq: int, payload: bytes) -> Any:
+        if state is C.DUMPING:
+            return self._dump_packet(seq, next_seq, payload)
+        self._check_seq(seq)
+        self._seq = next_seq
+        if state is C.AWAIT_GREETING:
+            return self._greeting(payload)
+        if state is C.AUTHENTICATING:
+            return self._auth_reply(payload)
+        if state is C.AWAIT_RESPONSE:
+            return self._response(payload)
+        raise RemoteProtocolError(f"unexpected packet in state {state.value}", error=ER_NET_READ_ERROR)
+
+    def _greeting(self, payload: bytes) -> None:
+        hs = Handshake.decode(payload)
+        if _REQUIRED & ~hs.capabilities:
+            raise RemoteProtocolError("server lacks protocol 4.1 authentication", error=ER_HANDSHAKE_ERROR)
+        self.handshake = hs
+        caps = self.requested_capabilities & (hs.capabilities | Capability.CLIENT_LONG_PASSWORD)
+        self.capabilities = caps
+        plugin = caps & Capability.CLIENT_PLUGIN_AUTH
+        login = HandshakeResponse(
+            capabilities=caps,
+            user=self.user,
+            auth_response=scramble_native_password(self.password, hs.salt),
+            database=self.database if caps & Capability.CLIENT_CONNECT_WITH_DB else None,
+            auth_plugin_name=NATIVE_PASSWORD_PLUGIN if plugin else None,
+            attributes=dict(self.attributes or {}) if caps & Capability.CLIENT_CONNECT_ATTRS else None,
+            max_packet_size=self._max_packet,
+            charset=self._charset,
+        )
+        self._send(login.encode())
+        self._machine.fire(T.SEND_LOGIN)
+        return None
+
+    def _send(self, payload: bytes) -> None:
+        wire, self._seq = encode_packet(payload, self._seq)
+        self._outbox.append(wire)
+
+    def _auth_reply(self, payload: bytes) -> Any:
+        head = payload[:1]
+        if head == b"\x00":
+            ok = OK.decode(payload, self.capabilities)
+            self._machine.fire(T.RECV_OK)
+            self._seq = 0
+            assert self.handshake is not None
+            return LoginOK(ok, self.handshake, self.capabilities)
+        if head == b"\xff":
+            err = ERR.decode(payload)
+            self._machine.fire(T.RECV_ERR)
+            return err
+        if head == bytes((AUTH_SWITCH_HEADER,)):
+            switch = AuthSwitchRequest.decode(payload)
+            if switch.plugin_name != NATIVE_PASSWORD_PLUGIN:
+                raise RemoteProtocolError(
+                    f"server asks for auth plugin {switch.plugin_name!r}", error=ER_NOT_SUPPORTED_AUTH_MODE
+                )
+            self._machine.fire(T.RECV_AUTH_SWITCH)
+            self._send(scramble_native_password(self.password, switch.salt))
+            return None
+        raise RemoteProtocolError(f"unexpected login reply {payload[:1].hex()}", error=ER_HANDSHAKE_ERROR)
+
+    def _response(self, payload: bytes) -> Any:
+        reader = self._result
+        if reader is None:
+            head = payload[:1]
+            if head == b"\x00":
+                return self._finish(OK.decode(payload, self.capabilities))
+            if head == b"\xff":
+                return self._finish(ERR.decode(payload))
+            if head == bytes((LOCAL_INFILE_HEADER,)):
+                raise RemoteProtocolError("LOAD DATA LOCAL is not supported", error=ER_NET_READ_ERROR)
+            if is_eof_packet(payload):
+                return self._finish(EOF.decode(payload))
+            self._result = _ResultReader(payload, self.capabilities)
+            return None
+        result = reader.feed(payload)
+        if result is None:
+            return None
+        self._result = None
+        return self._finish(result)
+
+    def _finish(self, response: Any) -> Any:
+        status = getattr(response, "status", 0)
+        if status & ServerStatus.MORE_RESULTS_EXISTS:
+            self._machine.fire(T.RECV_MORE)
+        else:
+            self._machine.fire(T.RECV_RESPONSE)
+            self._seq = 0
+        return response
+
+    def _dump_packet(self, seq: int, next_seq: int, payload: bytes) -> Any:
+        if seq != self._seq and not (self._after_ack_request and seq == 1):
+            raise _out_of_order(seq, self._seq)
+        self._seq = next_seq
+        head = payload[:1]
+        if head == b"\x00":
+            self._machine.fire(T.RECV_EVENT)
+            self._after_ack_request = (
+                self._semisync
+                and len(payload) >= 3
+                and payload[1] == SEMISYNC_MAGIC
+                and bool(payload[2] & SEMISYNC_FLAG_ACK_REQUESTED)
+            )
+            return BinlogPacket(payload[1:])
+        if head == b"\xff":
+            self._machine.fire(T.RECV_DUMP_END)
+            self._seq = 0
+            return ERR.decode(payload)
+        if is_eof_packet(payload):
+            self._machine.fire(T.RECV_DUMP_END)
+            self._seq = 0
+            return EOF.decode(payload) if len(payload) == 5 else OK.decode(payload, self.capabilities)
+        raise RemoteProtocolError(f"unexpected dump packet {payload[:8].hex()}", error=ER_NET_READ_ERROR)
+
+    # -- commands (each returns the bytes to write) --------------------------------------------
+
+    def command(self, command: Command) -> bytes:
+        """Send any command that is answered by OK/ERR/EOF/result sets."""
+        if isinstance(command, ComQuit):
+            return self.quit()
+        if isinstance(command, ComBinlogDump):
+            raise LocalProtocolError("use binlog_dump() to start a dump")
+        self._machine.fire(T.SEND_COMMAND)
+        wire, self._seq = encode_packet(command.encode(), 0)
+        return wire
+
+    def query(self, sql: str) -> bytes:
+        return self.command(ComQuery(sql))
+
+    def ping(self) -> bytes:
+        return self.command(ComPing())
+
+    def init_db(self, db: str) -> bytes:
+        return self.command(ComInitDB(db))
+
+    def register_slave(
+        self,
+        server_id: int,
+        host: str = "",
+        user: str = "",
+        password: str = "",
+        port: int = 0,
+        rpl_recovery_rank: int = 0,
+        master_id: int = 0,
+    ) -> bytes:
+        return self.command(ComRegisterSlave(server_id, host, user, password, port, rpl_recovery_rank, master_id))
+
+    def binlog_dump(self, position: int, flags: int, server_id: int, filename: str, semisync: bool = False) -> bytes:
+        """COM_BINLOG_DUMP; the connection then yields BinlogPacket events (EOF at the end of a
+        BINLOG_DUMP_NON_BLOCK dump, ERR on a dump error)."""
+        self._machine.fire(T.SEND_DUMP)
+        self._semisync = semisync
+        self._after_ack_request = False
+        wire, self._seq = encode_packet(ComBinlogDump(position, flags, server_id, filename).encode(), 0)
+        return wire
+
+    def ack(self, position: BinlogPosition) -> bytes:
+        """A semi-sync ack (sequence id 0) for everything up to `position`."""
+        if not self._semisync:
+            raise LocalProtocolError("ack() outside a semi-sync dump")
+        self._machine.fire(T.SEND_ACK)
+        wire, _ = encode_packet(encode_semisync_ack(position), 0)
+        return wire
+
+    def quit(self) -> bytes:
+        self._machine.fire(T.SEND_QUIT)
+        wire, _ = encode_packet(ComQuit().encode(), 0)
+        return wire
+
+
+class _ResultReader:
+    """Collects one text result set: count, definitions, [EOF], rows, EOF / OK-with-0xFE."""
+
+    __slots__ = ("_count", "_columns", "_rows", "_deprecate_eof", "_in_rows", "_caps")
+
+    def __init__(self, first: bytes, capabilities: int) -> None:
+        count, end = decode_lenenc_int(first)
+        if count is None or count == 0 or end != len(first):
+            raise RemoteProtocolError(f"bad column count packet {first[:9].hex()}", error=ER_NET_READ_ERROR)
+        self._count = count
+        self._columns: list[ColumnDefinition] = []
+        self._rows: list[tuple] = []
+        self._caps = capabilities
+        self._deprecate_eof = bool(capabilities & Capability.CLIENT_DEPRECATE_EOF)
+        self._in_rows = False
+
+    def feed(self, payload: bytes) -> ResultSet | ERR | None:
+        if not self._in_rows:
+            if len(self._columns) < self._count:
+                self._columns.append(ColumnDefinition.decode(payload))
+                if len(self._columns) == self._count and self._deprecate_eof:
+                    self._in_rows = True
+                return None
+            EOF.decode(payload)  # the EOF after the definitions
+            self._in_rows = True
+            return None
+        if is_eof_packet(payload):
+            if self._deprecate_eof:
+                end = OK.decode(payload, self._caps)
+                status, warnings = end.status, end.warnings
+            else:
+                eof = EOF.decode(payload)
+                status, warnings = eof.status, eof.warnings
+            return ResultSet(tuple(self._columns), tuple(self._rows), status, warnings)
+        if payload[:1] == bytes((ERR_HEADER,)):
+            return ERR.decode(payload)  # an error in the middle of the rows ends the result
+        self._rows.append(decode_text_row(payload, self._count))
+        return None
+
+
+__all__ = [
+    "NEED_DATA",
+    "BINLOG_DUMP_NON_BLOCK",
+    "BinlogPacket",
+    "ClientConnection",
+    "ClientState",
+    "ConnectionClosed",
+    "LoginOK",
+    "ProtocolError",
+    "SemiSyncAck",
+    "ServerConnection",
+    "ServerState",
+    "decode_semisync_ack",
+    "encode_semisync_ack",
+    "EOF_HEADER",
+    "OK_HEADER",
+]

@@ -1,0 +1,958 @@
+"""Typed MySQL client/server messages: handshake, commands, responses, text result sets.
+
+Each wire format is declared once below with `construct`, fields in wire order (MySQL 4.1+
+protocol; MariaDB's extended capabilities where MariaDB puts them). Every message is a frozen
+dataclass with `encode(...) -> bytes` (the packet *payload*, framing is `protocol.packets`) and a
+`decode(payload, ...)` classmethod. Text is carried as `str`; bytes that are not UTF-8 survive a
+decode/encode round trip (surrogateescape), so re-encoding a decoded packet gives the same bytes.
+
+Contracts:
+- `decode` raises only `RemoteProtocolError` (the peer sent a malformed packet); trailing bytes
+  after a format's last field are malformed. Command-level errors are non-fatal (`fatal=False`):
+  the server answers them with the carried ERR and keeps the connection.
+- `encode` raises only `LocalProtocolError` (we built a value the format cannot carry).
+- A few hot formats (OK, text rows) are also written by hand; those functions are the compiled
+  form of the declaration next to them, and tests check that both give the same bytes.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import construct as c
+
+from protocol.auth import NATIVE_PASSWORD_PLUGIN
+from protocol.errors import (
+    ER_HANDSHAKE_ERROR,
+    ER_MALFORMED_PACKET,
+    ER_UNKNOWN_ERROR,
+    LocalProtocolError,
+    MySQLError,
+    RemoteProtocolError,
+    SQLError,
+)
+from protocol.packets import (
+    NULL_MARKER,
+    LenencBytes,
+    LenencInt,
+    decode_lenenc_bytes,
+    encode_lenenc_bytes,
+    encode_lenenc_int,
+)
+
+
+class Capability(enum.IntFlag):
+    """Capability flags of the handshake (include/mysql_com.h); bit 0 is MariaDB's CLIENT_MYSQL."""
+
+    CLIENT_LONG_PASSWORD = 1 << 0
+    CLIENT_FOUND_ROWS = 1 << 1
+    CLIENT_LONG_FLAG = 1 << 2
+    CLIENT_CONNECT_WITH_DB = 1 << 3
+    CLIENT_NO_SCHEMA = 1 << 4
+    CLIENT_COMPRESS = 1 << 5
+    CLIENT_ODBC = 1 << 6
+    CLIENT_LOCAL_FILES = 1 << 7
+    CLIENT_IGNORE_SPACE = 1 << 8
+    CLIENT_PROTOCOL_41 = 1 << 9
+    CLIENT_INTERACTIVE = 1 << 10
+    CLIENT_SSL = 1 << 11
+    CLIENT_IGNORE_SIGPIPE = 1 << 12
+    CLIENT_TRANSACTIONS = 1 << 13
+    CLIENT_RESERVED = 1 << 14
+    CLIENT_SECURE_CONNECTION = 1 << 15
+    CLIENT_MULTI_STATEMENTS = 1 << 16
+    CLIENT_MULTI_RESULTS = 1 << 17
+    CLIENT_PS_MULTI_RESULTS = 1 << 18
+    CLIENT_PLUGIN_AUTH = 1 << 19
+    CLIENT_CONNECT_ATTRS = 1 << 20
+    CLIENT_PLUGIN_AUTH_LENENC_CLIENT_DATA = 1 << 21
+    CLIENT_CAN_HANDLE_EXPIRED_PASSWORDS = 1 << 22
+    CLIENT_SESSION_TRACK = 1 << 23
+    CLIENT_DEPRECATE_EOF = 1 << 24
+    CLIENT_OPTIONAL_RESULTSET_METADATA = 1 << 25
+    CLIENT_ZSTD_COMPRESSION = 1 << 26
+    CLIENT_QUERY_ATTRIBUTES = 1 << 27
+    CLIENT_MULTI_FACTOR_AUTH = 1 << 28
+    CLIENT_CAPABILITY_EXTENSION = 1 << 29
+    CLIENT_SSL_VERIFY_SERVER_CERT = 1 << 30
+    CLIENT_REMEMBER_OPTIONS = 1 << 31
+
+    CLIENT_MYSQL = 1 << 0  # MariaDB's name for bit 0: "not a MariaDB peer, no extended caps"
+
+
+class ServerStatus(enum.IntFlag):
+    IN_TRANS = 1 << 0
+    AUTOCOMMIT = 1 << 1
+    MORE_RESULTS_EXISTS = 1 << 3
+    NO_GOOD_INDEX_USED = 1 << 4
+    NO_INDEX_USED = 1 << 5
+    CURSOR_EXISTS = 1 << 6
+    LAST_ROW_SENT = 1 << 7
+    DB_DROPPED = 1 << 8
+    NO_BACKSLASH_ESCAPES = 1 << 9
+    METADATA_CHANGED = 1 << 10
+    QUERY_WAS_SLOW = 1 << 11
+    PS_OUT_PARAMS = 1 << 12
+    IN_TRANS_READONLY = 1 << 13
+    SESSION_STATE_CHANGED = 1 << 14
+
+
+class FieldType(enum.IntEnum):
+    DECIMAL = 0
+    TINY = 1
+    SHORT = 2
+    LONG = 3
+    FLOAT = 4
+    DOUBLE = 5
+    NULL = 6
+    TIMESTAMP = 7
+    LONGLONG = 8
+    INT24 = 9
+    DATE = 10
+    TIME = 11
+    DATETIME = 12
+    YEAR = 13
+    NEWDATE = 14
+    VARCHAR = 15
+    BIT = 16
+    TIMESTAMP2 = 17
+    DATETIME2 = 18
+    TIME2 = 19
+    JSON = 245
+    NEWDECIMAL = 246
+    ENUM = 247
+    SET = 248
+    TINY_BLOB = 249
+    MEDIUM_BLOB = 250
+    LONG_BLOB = 251
+    BLOB = 252
+    VAR_STRING = 253
+    STRING = 254
+    GEOMETRY = 255
+
+
+class ColumnFlag(enum.IntFlag):
+    NOT_NULL = 1
+    PRI_KEY = 2
+    UNIQUE_KEY = 4
+    MULTIPLE_KEY = 8
+    BLOB = 16
+    UNSIGNED = 32
+    ZEROFILL = 64
+    BINARY = 128
+    ENUM = 256
+    AUTO_INCREMENT = 512
+    TIMESTAMP = 1024
+    SET = 2048
+    NO_DEFAULT_VALUE = 4096
+    NUM = 32768
+
+
+CHARSET_UTF8_GENERAL_CI = 33
+CHARSET_UTF8MB4_GENERAL_CI = 45
+CHARSET_BINARY = 63
+
+COM_SLEEP = 0x00
+COM_QUIT = 0x01
+COM_INIT_DB = 0x02
+COM_QUERY = 0x03
+COM_PROCESS_KILL = 0x0C
+COM_PING = 0x0E
+COM_BINLOG_DUMP = 0x12
+COM_REGISTER_SLAVE = 0x15
+COM_BINLOG_DUMP_GTID = 0x1E
+
+BINLOG_DUMP_NON_BLOCK = 1
+BINLOG_THROUGH_GTID = 4  # COM_BINLOG_DUMP_GTID: a GTID set follows the position
+
+OK_HEADER = 0x00
+EOF_HEADER = 0xFE
+ERR_HEADER = 0xFF
+AUTH_SWITCH_HEADER = 0xFE
+LOCAL_INFILE_HEADER = 0xFB
+
+
+def _text(raw: bytes) -> str:
+    return raw.decode("utf-8", "surrogateescape")
+
+
+def _raw(text: str) -> bytes:
+    try:
+        return text.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError as exc:
+        raise LocalProtocolError(f"text cannot be encoded: {text!r}") from exc
+
+
+_PARSE_ERRORS = (c.ConstructError, ValueError, IndexError, TypeError, OverflowError, KeyError)
+
+
+def _parse(fmt: c.Construct, payload: bytes, what: str, error: MySQLError, fatal: bool) -> Any:
+    try:
+        return fmt.parse(payload)
+    except _PARSE_ERRORS as exc:
+        raise RemoteProtocolError(f"malformed {what}: {exc}", error=error, fatal=fatal) from None
+
+
+def _build(fmt: c.Construct, value: dict[str, Any], what: str) -> bytes:
+    try:
+        return fmt.build(value)
+    except _PARSE_ERRORS as exc:
+        raise LocalProtocolError(f"cannot encode {what}: {exc}") from None
+
+
+def _cstring(require: bool = True) -> c.Construct:
+    return c.NullTerminated(c.GreedyBytes, require=require)
+
+
+def _has(flag: int):
+    return lambda this: bool(this.capabilities & flag)
+
+
+# ---------------------------------------------------------------------------------------------
+# Connection phase
+
+HANDSHAKE_V10 = c.Struct(
+    "protocol_version" / c.Const(10, c.Int8ul),
+    "server_version" / _cstring(),
+    "connection_id" / c.Int32ul,
+    "salt_1" / c.Bytes(8),
+    "filler" / c.Const(b"\x00"),
+    "capabilities_lower" / c.Int16ul,
+    "charset" / c.Int8ul,
+    "status" / c.Int16ul,
+    "capabilities_upper" / c.Int16ul,
+    "salt_length" / c.Int8ul,  # len(salt) + 1 with CLIENT_PLUGIN_AUTH, else 0
+    "reserved" / c.Const(bytes(6)),
+    # MySQL: 4 more reserved zero bytes. MariaDB (CLIENT_MYSQL clear): extended capabilities.
+    "mariadb_capabilities" / c.Int32ul,
+    # Salt bytes 9.., NUL-terminated, at least 13 bytes in all.
+    "salt_2" / c.Bytes(lambda this: max(13, this.salt_length - 8)),
+    "auth_plugin_name"
+    / c.If(
+        lambda this: this.capabilities_upper << 16 & Capability.CLIENT_PLUGIN_AUTH,
+        _cstring(require=False),
+    ),
+    c.Terminated,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Handshake:
+    """The server greeting (Protocol::HandshakeV10)."""
+
+    server_version: str
+    connection_id: int
+    salt: bytes
+    capabilities: int
+    charset: int = CHARSET_UTF8_GENERAL_CI
+    status: int = ServerStatus.AUTOCOMMIT
+    auth_plugin_name: str = NATIVE_PASSWORD_PLUGIN
+    mariadb_capabilities: int = 0
+
+    def encode(self) -> bytes:
+        plugin_auth = bool(self.capabilities & Capability.CLIENT_PLUGIN_AUTH)
+        salt_2 = self.salt[8:] + b"\x00"
+        salt_2 += bytes(13 - len(salt_2)) if len(salt_2) < 13 else b""
+        return _build(
+            HANDSHAKE_V10,
+            dict(
+                server_version=_raw(self.server_version),
+                connection_id=self.connection_id,
+                salt_1=self.salt[:8],
+                capabilities_lower=self.capabilities & 0xFFFF,
+                charset=self.charset,
+                status=self.status,
+                capabilities_upper=self.capabilities >> 16 & 0xFFFF,
+                salt_length=len(self.salt) + 1 if plugin_auth else 0,
+                mariadb_capabilities=self.mariadb_capabilities,
+                salt_2=salt_2,
+                auth_plugin_name=_raw(self.auth_plugin_name) if plugin_auth else None,
+            ),
+            "handshake",
+        )
+
+    @classmethod
+    def decode(cls, payload: bytes) -> Handshake:
+        if payload[:1] == bytes((ERR_HEADER,)):
+            raise RemoteProtocolError("server refused the connection: " + repr(ERR.decode(payload)),
+                                      error=ER_HANDSHAKE_ERROR)
+        v = _parse(HANDSHAKE_V10, payload, "handshake", ER_HANDSHAKE_ERROR, True)
+        capabilities = v.capabilities_lower | v.capabilities_upper << 16
+        salt_2 = v.salt_2
+        if v.salt_length:
+            salt_2 = salt_2[: v.salt_length - 9]
+        else:
+            salt_2 = salt_2.rstrip(b"\x00")
+        return cls(
+            server_version=_text(v.server_version),
+            connection_id=v.connection_id,
+            salt=v.salt_1 + salt_2,
+            capabilities=capabilities,
+            charset=v.charset,
+            status=v.status,
+            auth_plugin_name=_text(v.auth_plugin_name) if v.auth_plugin_name is not None else "",
+            mariadb_capabilities=v.mariadb_capabilities,
+        )
+
+
+_CONNECT_ATTR = c.Struct("key" / LenencBytes, "value" / LenencBytes)
+
+HANDSHAKE_RESPONSE_41 = c.Struct(
+    "capabilities" / c.Int32ul,
+    "max_packet_size" / c.Int32ul,
+    "charset" / c.Int8ul,
+    "filler" / c.Const(bytes(19)),
+    # MySQL: reserved zeros. MariaDB client (CLIENT_MYSQL clear): extended capabilities.
+    "mariadb_capabilities" / c.Int32ul,
+    "user" / _cstring(),
+    "auth_response"
+    / c.IfThenElse(
+        _has(Capability.CLIENT_PLUGIN_AUTH_LENENC_CLIENT_DATA),
+        LenencBytes,
+        c.IfThenElse(
+            _has(Capability.CLIENT_SECURE_CONNECTION),
+            c.Prefixed(c.Int8ul, c.GreedyBytes),
+            _cstring(),
+        ),
+    ),
+    "database" / c.If(_has(Capability.CLIENT_CONNECT_WITH_DB), _cstring(require=False)),
+    "auth_plugin_name" / c.If(_has(Capability.CLIENT_PLUGIN_AUTH), _cstring(require=False)),
+    "attributes"
+    / c.If(
+        _has(Capability.CLIENT_CONNECT_ATTRS),
+        c.Optional(c.Prefixed(LenencInt, c.GreedyRange(_CONNECT_ATTR))),
+    ),
+    c.Terminated,
+)
+SSL_REQUEST_SIZE = 32
+
+
+@dataclass(frozen=True)
+class HandshakeResponse:
+    """The client's login packet (Protocol::HandshakeResponse41).
+
+    `database` and `auth_plugin_name` are None when the capability that carries them is off;
+    `attributes` is None when the client sent no attribute block.
+    """
+
+    capabilities: int
+    user: str
+    auth_response: bytes = b""
+    database: str | None = None
+    auth_plugin_name: str | None = NATIVE_PASSWORD_PLUGIN
+    attributes: dict[str, str] | None = None
+    max_packet_size: int = 1 << 24
+    charset: int = CHARSET_UTF8MB4_GENERAL_CI
+    mariadb_capabilities: int = 0
+
+    def encode(self) -> bytes:
+        caps = self.capabilities
+        attrs = None
+        if caps & Capability.CLIENT_CONNECT_ATTRS and self.attributes is not None:
+            attrs = [dict(key=_raw(k), value=_raw(v)) for k, v in self.attributes.items()]
+        return _build(
+            HANDSHAKE_RESPONSE_41,
+            dict(
+                capabilities=caps,
+                max_packet_size=self.max_packet_size,
+                charset=self.charset,
+                mariadb_capabilities=self.mariadb_capabilities,
+                user=_raw(self.user),
+                auth_response=self.auth_response,
+                database=_raw(self.database or "") if caps & Capability.CLIENT_CONNECT_WITH_DB else None,
+                auth_plugin_name=_raw(self.auth_plugin_name or "")
+                if caps & Capability.CLIENT_PLUGIN_AUTH
+                else None,
+                attributes=attrs,
+            ),
+            "handshake response",
+        )
+
+    @classmethod
+    def decode(cls, payload: bytes) -> HandshakeResponse:
+        if len(payload) == SSL_REQUEST_SIZE:
+            raise RemoteProtocolError("SSL is not supported", error=ER_HANDSHAKE_ERROR)
+        if len(payload) >= 4 and not payload[1] & (Capability.CLIENT_PROTOCOL_41 >> 8):
+            raise RemoteProtocolError("pre-4.1 handshake response", error=ER_HANDSHAKE_ERROR)
+        v = _parse(HANDSHAKE_RESPONSE_41, payload, "handshake response", ER_HANDSHAKE_ERROR, True)
+        attrs = None
+        if v.attributes is not None:
+            attrs = {_text(a.key): _text(a.value) for a in v.attributes}
+        return cls(
+            capabilities=v.capabilities,
+            user=_text(v.user),
+            auth_response=v.auth_response,
+            database=_text(v.database) if v.database is not None else None,
+            auth_plugin_name=_text(v.auth_plugin_name) if v.auth_plugin_name is not None else None,
+            attributes=attrs,
+            max_packet_size=v.max_packet_size,
+            charset=v.charset,
+            mariadb_capabilities=v.mariadb_capabilities,
+        )
+
+
+AUTH_SWITCH_REQUEST = c.Struct(
+    "header" / c.Const(AUTH_SWITCH_HEADER, c.Int8ul),
+    "plugin_name" / _cstring(),
+    "data" / c.GreedyBytes,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class AuthSwitchRequest:
+    """Server -> client: authenticate again with `plugin_name`; `data` is the plugin's salt
+    (for mysql_native_password: 20 salt bytes + NUL)."""
+
+    plugin_name: str
+    data: bytes
+
+    @property
+    def salt(self) -> bytes:
+        return self.data[:-1] if self.data.endswith(b"\x00") else self.data
+
+    def encode(self) -> bytes:
+        return _build(
+            AUTH_SWITCH_REQUEST, dict(plugin_name=_raw(self.plugin_name), data=self.data),
+            "auth switch request",
+        )
+
+    @classmethod
+    def decode(cls, payload: bytes) -> AuthSwitchRequest:
+        v = _parse(AUTH_SWITCH_REQUEST, payload, "auth switch request", ER_HANDSHAKE_ERROR, True)
+        return cls(_text(v.plugin_name), v.data)
+
+
+@dataclass(frozen=True, slots=True)
+class AuthSwitchResponse:
+    """Client -> server: the raw auth data for the plugin asked by an AuthSwitchRequest."""
+
+    data: bytes
+
+    def encode(self) -> bytes:
+        return self.data
+
+    @classmethod
+    def decode(cls, payload: bytes) -> AuthSwitchResponse:
+        return cls(bytes(payload))
+
+
+# ---------------------------------------------------------------------------------------------
+# Commands (client -> server, sequence id 0)
+
+
+def _command(code: int, *fields: c.Construct, terminated: bool = True) -> c.Struct:
+    parts = ["command" / c.Const(code, c.Int8ul), *fields]
+    if terminated:
+        parts.append(c.Terminated)
+    return c.Struct(*parts)
+
+
+COM_QUIT_FORMAT = _command(COM_QUIT)
+COM_PING_FORMAT = _command(COM_PING)
+COM_INIT_DB_FORMAT = _command(COM_INIT_DB, "schema" / c.GreedyBytes)
+COM_QUERY_FORMAT = _command(COM_QUERY, "query" / c.GreedyBytes)
+COM_PROCESS_KILL_FORMAT = _command(COM_PROCESS_KILL, "connection_id" / c.Int32ul)
+COM_REGISTER_SLAVE_FORMAT = _command(
+    COM_REGISTER_SLAVE,
+    "server_id" / c.Int32ul,
+    "host" / c.Prefixed(c.Int8ul, c.GreedyBytes),
+    "user" / c.Prefixed(c.Int8ul, c.GreedyBytes),
+    "password" / c.Prefixed(c.Int8ul, c.GreedyBytes),
+    "port" / c.Int16ul,
+    "rpl_recovery_rank" / c.Int32ul,
+    "master_id" / c.Int32ul,
+)
+COM_BINLOG_DUMP_FORMAT = _command(
+    COM_BINLOG_DUMP,
+    "position" / c.Int32ul,
+    "flags" / c.Int16ul,
+    "server_id" / c.Int32ul,
+    "filename" / c.GreedyBytes,
+)
+COM_BINLOG_DUMP_GTID_FORMAT = _command(
+    COM_BINLOG_DUMP_GTID,
+    "flags" / c.Int16ul,
+    "server_id" / c.Int32ul,
+    "filename" / c.Prefixed(c.Int32ul, c.GreedyBytes),
+    "position" / c.Int64ul,
+    "gtid_data" / c.If(lambda this: this.flags & BINLOG_THROUGH_GTID, c.Prefixed(c.Int32ul, c.GreedyBytes)),
+)
+
+
+class Command:
+    """Base of the command messages; `COMMAND` is the command byte."""
+
+    __slots__ = ()
+    COMMAND: ClassVar[int]
+
+    def encode(self) -> bytes:
+        raise NotImplementedError
+
+
+@dataclass(frozen=True, slots=True)
+class ComQuit(Command):
+    COMMAND: ClassVar[int] = COM_QUIT
+
+    def encode(self) -> bytes:
+        return b"\x01"
+
+
+@dataclass(frozen=True, slots=True)
+class ComPing(Command):
+    COMMAND: ClassVar[int] = COM_PING
+
+    def encode(self) -> bytes:
+        return b"\x0e"
+
+
+@dataclass(frozen=True, slots=True)
+class ComInitDB(Command):
+    COMMAND: ClassVar[int] = COM_INIT_DB
+    db: str
+
+    def encode(self) -> bytes:
+        return b"\x02" + _raw(self.db)
+
+
+@dataclass(frozen=True, slots=True)
+class ComQuery(Command):
+    COMMAND: ClassVar[int] = COM_QUERY
+    sql: str
+
+    def encode(self) -> bytes:
+        # Compiled form of COM_QUERY_FORMAT.
+        return b"\x03" + _raw(self.sql)
+
+
+@dataclass(frozen=True, slots=True)
+class ComProcessKill(Command):
+    COMMAND: ClassVar[int] = COM_PROCESS_KILL
+    connection_id: int
+
+    def encode(self) -> bytes:
+        return _build(COM_PROCESS_KILL_FORMAT, dict(connection_id=self.connection_id), "COM_PROCESS_KILL")
+
+
+@dataclass(frozen=True, slots=True)
+class ComRegisterSlave(Command):
+    COMMAND: ClassVar[int] = COM_REGISTER_SLAVE
+    server_id: int
+    host: str = ""
+    user: str = ""
+    password: str = ""
+    port: int = 0
+    rpl_recovery_rank: int = 0
+    master_id: int = 0
+
+    def encode(self) -> bytes:
+        return _build(
+            COM_REGISTER_SLAVE_FORMAT,
+            dict(
+                server_id=self.server_id,
+                host=_raw(self.host),
+                user=_raw(self.user),
+                password=_raw(self.password),
+                port=self.port,
+                rpl_recovery_rank=self.rpl_recovery_rank,
+                master_id=self.master_id,
+            ),
+            "COM_REGISTER_SLAVE",
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class ComBinlogDump(Command):
+    COMMAND: ClassVar[int] = COM_BINLOG_DUMP
+    position: int
+    flags: int
+    server_id: int
+    filename: str
+
+    def encode(self) -> bytes:
+        return _build(
+            COM_BINLOG_DUMP_FORMAT,
+            dict(position=self.position, flags=self.flags, server_id=self.server_id,
+                 filename=_raw(self.filename)),
+            "COM_BINLOG_DUMP",
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class ComBinlogDumpGtid(Command):
+    """MySQL's GTID dump request; decoded so that a server can refuse it with a clear error."""
+
+    COMMAND: ClassVar[int] = COM_BINLOG_DUMP_GTID
+    flags: int
+    server_id: int
+    filename: str
+    position: int
+    gtid_data: bytes | None = None
+
+    def encode(self) -> bytes:
+        return _build(
+            COM_BINLOG_DUMP_GTID_FORMAT,
+            dict(flags=self.flags, server_id=self.server_id, filename=_raw(self.filename),
+                 position=self.position, gtid_data=self.gtid_data),
+            "COM_BINLOG_DUMP_GTID",
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class ComUnknown(Command):
+    """Any other command byte (an empty packet counts as COM_SLEEP, as in mysqld)."""
+
+    code: int
+    payload: bytes = b""
+
+    def encode(self) -> bytes:
+        return bytes((self.code,)) + self.payload
+
+
+def _decode_init_db(v: Any) -> Command:
+    return ComInitDB(_text(v.schema))
+
+
+def _decode_process_kill(v: Any) -> Command:
+    return ComProcessKill(v.connection_id)
+
+
+def _decode_register_slave(v: Any) -> Command:
+    return ComRegisterSlave(
+        server_id=v.server_id, host=_text(v.host), user=_text(v.user), password=_text(v.password),
+        port=v.port, rpl_recovery_rank=v.rpl_recovery_rank, master_id=v.master_id,
+    )
+
+
+def _decode_binlog_dump(v: Any) -> Command:
+    return ComBinlogDump(v.position, v.flags, v.server_id, _text(v.filename))
+
+
+def _decode_binlog_dump_gtid(v: Any) -> Command:
+    return ComBinlogDumpGtid(v.flags, v.server_id, _text(v.filename), v.position, v.gtid_data)
+
+
+_COMMAND_DECODERS: dict[int, tuple[str, c.Construct, Any]] = {
+    COM_INIT_DB: ("COM_INIT_DB", COM_INIT_DB_FORMAT, _decode_init_db),
+    COM_PROCESS_KILL: ("COM_PROCESS_KILL", COM_PROCESS_KILL_FORMAT, _decode_process_kill),
+    COM_REGISTER_SLAVE: ("COM_REGISTER_SLAVE", COM_REGISTER_SLAVE_FORMAT, _decode_register_slave),
+    COM_BINLOG_DUMP: ("COM_BINLOG_DUMP", COM_BINLOG_DUMP_FORMAT, _decode_binlog_dump),
+    COM_BINLOG_DUMP_GTID: ("COM_BINLOG_DUMP_GTID", COM_BINLOG_DUMP_GTID_FORMAT, _decode_binlog_dump_gtid),
+}
+_QUIT = ComQuit()
+_PING = ComPing()
+
+
+def decode_command(payload: bytes) -> Command:
+    """Decode a command packet's payload. Malformed known commands raise a non-fatal
+    `RemoteProtocolError(ER_MALFORMED_PACKET)`; unknown command bytes give `ComUnknown`."""
+    if not payload:
+        return ComUnknown(COM_SLEEP)
+    code = payload[0]
+    if code == COM_QUERY:  # the hot path
+        return ComQuery(_text(payload[1:]))
+    if code == COM_QUIT or code == COM_PING:
+        if len(payload) != 1:
+            raise RemoteProtocolError(f"command {code:#x} carries trailing bytes",
+                                      error=ER_MALFORMED_PACKET, fatal=False)
+        return _QUIT if code == COM_QUIT else _PING
+    entry = _COMMAND_DECODERS.get(code)
+    if entry is None:
+        return ComUnknown(code, bytes(payload[1:]))
+    what, fmt, build = entry
+    return build(_parse(fmt, payload, what, ER_MALFORMED_PACKET, False))
+
+
+# ---------------------------------------------------------------------------------------------
+# Responses (server -> client)
+
+OK_PACKET = c.Struct(
+    "header" / c.OneOf(c.Int8ul, (OK_HEADER, EOF_HEADER)),  # 0xFE: end of rows, DEPRECATE_EOF
+    "affected_rows" / LenencInt,
+    "last_insert_id" / LenencInt,
+    "status" / c.Int16ul,
+    "warnings" / c.Int16ul,
+    "info" / c.GreedyBytes,  # with CLIENT_SESSION_TRACK: lenenc info [+ session state]
+)
+
+
+@dataclass(frozen=True, slots=True)
+class OK:
+    affected_rows: int = 0
+    last_insert_id: int = 0
+    status: int = ServerStatus.AUTOCOMMIT
+    warnings: int = 0
+    info: str = ""
+
+    def encode(self, capabilities: int = 0, header: int = OK_HEADER) -> bytes:
+        """Compiled form of OK_PACKET (the hottest response)."""
+        info = _raw(self.info) if self.info else b""
+        if info and capabilities & Capability.CLIENT_SESSION_TRACK:
+            info = encode_lenenc_bytes(info)
+        try:
+            return b"".join((
+                bytes((header,)),
+                encode_lenenc_int(self.affected_rows),
+                encode_lenenc_int(self.last_insert_id),
+                (self.status | self.warnings << 16).to_bytes(4, "little"),
+                info,
+            ))
+        except (OverflowError, TypeError, ValueError) as exc:
+            raise LocalProtocolError(f"cannot encode OK: {exc}") from None
+
+    @classmethod
+    def decode(cls, payload: bytes, capabilities: int = 0) -> OK:
+        v = _parse(OK_PACKET, payload, "OK packet", ER_UNKNOWN_ERROR, True)
+        info = v.info
+        if info and capabilities & Capability.CLIENT_SESSION_TRACK:
+            text, _ = decode_lenenc_bytes(info)  # session state changes are not interpreted
+            info = text or b""
+        return cls(v.affected_rows, v.last_insert_id, v.status, v.warnings, _text(info))
+
+
+ERR_PACKET = c.Struct(
+    "header" / c.Const(ERR_HEADER, c.Int8ul),
+    "code" / c.Int16ul,
+    "sqlstate_marker" / c.Const(b"#"),
+    "sqlstate" / c.Bytes(5),
+    "message" / c.GreedyBytes,
+)
+# Before a client announced CLIENT_PROTOCOL_41 a server sends no SQLSTATE.
+ERR_PACKET_NO_SQLSTATE = c.Struct(
+    "header" / c.Const(ERR_HEADER, c.Int8ul),
+    "code" / c.Int16ul,
+    "message" / c.GreedyBytes,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class ERR:
+    code: int
+    sqlstate: str
+    message: str
+
+    @classmethod
+    def from_error(cls, error: MySQLError, *args: object, message: str | None = None) -> ERR:
+        return cls(error.code, error.sqlstate, message if message is not None else error.format(*args))
+
+    @classmethod
+    def from_exception(cls, exc: SQLError | Exception) -> ERR:
+        """ERR for an SQLError or ProtocolError (anything with .error and .message)."""
+        error = getattr(exc, "error", ER_UNKNOWN_ERROR)
+        return cls(error.code, error.sqlstate, getattr(exc, "message", str(exc)))
+
+    def encode(self) -> bytes:
+        state = self.sqlstate.encode("ascii", "replace")
+        if len(state) != 5:
+            raise LocalProtocolError(f"SQLSTATE must be 5 characters: {self.sqlstate!r}")
+        return _build(
+            ERR_PACKET, dict(code=self.code, sqlstate=state, message=_raw(self.message)), "ERR"
+        )
+
+    @classmethod
+    def decode(cls, payload: bytes) -> ERR:
+        if payload[3:4] == b"#":
+            v = _parse(ERR_PACKET, payload, "ERR packet", ER_UNKNOWN_ERROR, True)
+            state = v.sqlstate.decode("ascii", "replace")
+        else:
+            v = _parse(ERR_PACKET_NO_SQLSTATE, payload, "ERR packet", ER_UNKNOWN_ERROR, True)
+            state = "HY000"
+        return cls(v.code, state, _text(v.message))
+
+
+EOF_PACKET = c.Struct(
+    "header" / c.Const(EOF_HEADER, c.Int8ul),
+    "warnings" / c.Int16ul,
+    "status" / c.Int16ul,
+    c.Terminated,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class EOF:
+    warnings: int = 0
+    status: int = ServerStatus.AUTOCOMMIT
+
+    def encode(self) -> bytes:
+        return _build(EOF_PACKET, dict(warnings=self.warnings, status=self.status), "EOF")
+
+    @classmethod
+    def decode(cls, payload: bytes) -> EOF:
+        v = _parse(EOF_PACKET, payload, "EOF packet", ER_UNKNOWN_ERROR, True)
+        return cls(v.warnings, v.status)
+
+
+def is_eof_packet(payload: bytes) -> bool:
+    """An EOF (or DEPRECATE_EOF's OK-with-0xFE): header 0xFE in a packet shorter than 9 bytes,
+    which tells it from a row starting with an 8-byte length."""
+    return len(payload) < 9 and payload[:1] == b"\xfe"
+
+
+COLUMN_DEFINITION_41 = c.Struct(
+    "catalog" / LenencBytes,
+    "schema" / LenencBytes,
+    "table" / LenencBytes,
+    "org_table" / LenencBytes,
+    "name" / LenencBytes,
+    "org_name" / LenencBytes,
+    "fixed_length" / c.Const(0x0C, LenencInt),
+    "charset" / c.Int16ul,
+    "length" / c.Int32ul,
+    "type" / c.Int8ul,
+    "flags" / c.Int16ul,
+    "decimals" / c.Int8ul,
+    "filler" / c.Const(b"\x00\x00"),
+    c.Terminated,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class ColumnDefinition:
+    name: str
+    type: int = FieldType.VAR_STRING
+    charset: int = CHARSET_UTF8_GENERAL_CI
+    length: int = 0
+    flags: int = 0
+    decimals: int = 0
+    schema: str = ""
+    table: str = ""
+    org_table: str = ""
+    org_name: str = ""
+    catalog: str = "def"
+
+    def encode(self) -> bytes:
+        return _build(
+            COLUMN_DEFINITION_41,
+            dict(
+                catalog=_raw(self.catalog), schema=_raw(self.schema), table=_raw(self.table),
+                org_table=_raw(self.org_table), name=_raw(self.name), org_name=_raw(self.org_name),
+                charset=self.charset, length=self.length, type=self.type, flags=self.flags,
+                decimals=self.decimals,
+            ),
+            "column definition",
+        )
+
+    @classmethod
+    def decode(cls, payload: bytes) -> ColumnDefinition:
+        v = _parse(COLUMN_DEFINITION_41, payload, "column definition", ER_UNKNOWN_ERROR, True)
+        return cls(
+            name=_text(v.name), type=v.type, charset=v.charset, length=v.length, flags=v.flags,
+            decimals=v.decimals, schema=_text(v.schema), table=_text(v.table),
+            org_table=_text(v.org_table), org_name=_text(v.org_name), catalog=_text(v.catalog),
+        )
+
+
+_NUMERIC_TYPES = frozenset({
+    FieldType.DECIMAL, FieldType.TINY, FieldType.SHORT, FieldType.LONG, FieldType.FLOAT,
+    FieldType.DOUBLE, FieldType.LONGLONG, FieldType.INT24, FieldType.YEAR, FieldType.NEWDECIMAL,
+})
+
+
+def column(name: str, type: int = FieldType.VAR_STRING, length: int | None = None, **kw: Any) -> ColumnDefinition:
+    """A column definition with the charset and flags a server would give such a column."""
+    if type in _NUMERIC_TYPES:
+        kw.setdefault("charset", CHARSET_BINARY)
+        kw.setdefault("flags", ColumnFlag.NUM | ColumnFlag.BINARY)
+        default_length = 21
+    elif type in (FieldType.BLOB, FieldType.TINY_BLOB, FieldType.MEDIUM_BLOB, FieldType.LONG_BLOB):
+        kw.setdefault("flags", ColumnFlag.BLOB)
+        default_length = 65535
+    else:
+        default_length = 1024
+    if type in (FieldType.DOUBLE, FieldType.FLOAT):
+        kw.setdefault("decimals", 31)
+    return ColumnDefinition(name, type, length=default_length if length is None else length, **kw)
+
+
+# A text row: one LenencBytes per column, or the NULL marker 0xFB.
+TEXT_ROW_VALUE = c.Select(c.Const(bytes((NULL_MARKER,))), LenencBytes)
+
+
+def _row_value(value: object) -> bytes:
+    if value is None:
+        return b"\xfb"
+    if isinstance(value, str):
+        raw = _raw(value)
+    elif isinstance(value, bytes | bytearray | memoryview):
+        raw = bytes(value)
+    elif isinstance(value, bool):
+        raw = b"1" if value else b"0"
+    else:
+        raw = str(value).encode()
+    n = len(raw)
+    if n < 0xFB:
+        return bytes((n,)) + raw
+    return encode_lenenc_int(n) + raw
+
+
+def encode_text_row(values: Iterable[object]) -> bytes:
+    """One row of a text result set (compiled form of TEXT_ROW_VALUE repeated)."""
+    return b"".join([_row_value(v) for v in values])
+
+
+def decode_text_row(payload: bytes, columns: int) -> tuple[str | None, ...]:
+    values: list[str | None] = []
+    pos = 0
+    for _ in range(columns):
+        raw, pos = decode_lenenc_bytes(payload, pos)
+        values.append(None if raw is None else _text(raw))
+    if pos != len(payload):
+        raise RemoteProtocolError(f"text row has {len(payload) - pos} trailing bytes")
+    return tuple(values)
+
+
+def _as_rows(rows: Iterable[Sequence[object]]) -> tuple[tuple[Any, ...], ...]:
+    return tuple(r if type(r) is tuple else tuple(r) for r in rows)
+
+
+@dataclass(frozen=True, slots=True)
+class ResultSet:
+    """A whole text result set. Row values: str (bytes/int/float accepted when encoding), None = NULL.
+
+    `status` and `warnings` go into the closing EOF (or OK-with-0xFE under CLIENT_DEPRECATE_EOF).
+    """
+
+    columns: tuple[ColumnDefinition, ...]
+    rows: tuple[tuple[Any, ...], ...] = ()
+    status: int = ServerStatus.AUTOCOMMIT
+    warnings: int = 0
+
+    def __post_init__(self) -> None:
+        cols = tuple(col if isinstance(col, ColumnDefinition) else ColumnDefinition(str(col))
+                     for col in self.columns)
+        object.__setattr__(self, "columns", cols)
+        object.__setattr__(self, "rows", _as_rows(self.rows))
+
+    def payloads(self, capabilities: int = 0) -> list[bytes]:
+        """The packet payloads in order: column count, definitions, [EOF], rows, EOF/OK."""
+        deprecate_eof = bool(capabilities & Capability.CLIENT_DEPRECATE_EOF)
+        width = len(self.columns)
+        out = [encode_lenenc_int(width)]
+        out.extend(col.encode() for col in self.columns)
+        if not deprecate_eof:
+            out.append(EOF(self.warnings, self.status).encode())
+        for row in self.rows:
+            if len(row) != width:
+                raise LocalProtocolError(f"row has {len(row)} values for {width} columns")
+            out.append(encode_text_row(row))
+        if deprecate_eof:
+            out.append(OK(0, 0, self.status, self.warnings).encode(capabilities, header=EOF_HEADER))
+        else:
+            out.append(EOF(self.warnings, self.status).encode())
+        return out
+
+
+def encode_result_set(result: ResultSet, seq: int, capabilities: int = 0) -> tuple[bytes, int]:
+    """Frame a whole result set starting at sequence id `seq`: (wire bytes, next seq)."""
+    from protocol.packets import encode_packet
+
+    parts = []
+    for payload in result.payloads(capabilities):
+        wire, seq = encode_packet(payload, seq)
+        parts.append(wire)
+    return b"".join(parts), seq
+
+
+Response = OK | ERR | EOF | ResultSet
