@@ -24,9 +24,7 @@ Password = Annotated[str, checked(parse_text)]
 Count = Annotated[int, integer(0, 4294967295)]
 
 BIND_HELP = "address of the MySQL protocol listener"
-ROOT_PASSWORD_HELP = (
-    "password of `root`; empty is allowed only on a loopback bind address (127.0.0.0/8, ::1, localhost)"
-)
+ROOT_PASSWORD_HELP = "password of `root`; empty is allowed only on a loopback bind address (127.0.0.0/8, ::1, localhost)"
 METRICS_HELP = "Prometheus endpoint http://BIND:N/metrics; 0 = off"
 
 

@@ -107,7 +107,9 @@ def _from_file(model: type[BaseModel], command: str, path: Path) -> dict[str, _G
         with path.open("rb") as f:
             table = tomllib.load(f)
     except OSError as exc:
-        raise ConfigError(f"semisync {command}: cannot read --config {path}: {exc.strerror}") from None
+        raise ConfigError(
+            f"semisync {command}: cannot read --config {path}: {exc.strerror}"
+        ) from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"semisync {command}: --config {path} is not valid TOML: {exc}") from None
     aliases = alias_names(model)
@@ -123,7 +125,9 @@ def _from_file(model: type[BaseModel], command: str, path: Path) -> dict[str, _G
             f"keys are `semisync {command}` option names with underscores, e.g. {known[0]}"
         )
     found = {key: (aliases.get(key, key), value) for key, value in table.items()}
-    return _one_spelling_each(command, found, lambda key, name: f"{option_flag(name)} ({key} in {path})")
+    return _one_spelling_each(
+        command, found, lambda key, name: f"{option_flag(name)} ({key} in {path})"
+    )
 
 
 def _from_environment(
@@ -138,7 +142,8 @@ def _from_environment(
     return _one_spelling_each(command, found, lambda key, name: f"{option_flag(name)} (from {key})")
 
 
-def _one_spelling_each(command: str, found: dict[str, tuple[str, Any]], where: Callable[[str, str], str]
+def _one_spelling_each(
+    command: str, found: dict[str, tuple[str, Any]], where: Callable[[str, str], str]
 ) -> dict[str, _Given]:
     """{spelling: (option, value)} -> {option: _Given}, refusing an option set under two names."""
     given: dict[str, _Given] = {}
@@ -164,7 +169,9 @@ def _refusal(command: str, exc: ValidationError, given: Mapping[str, _Given]) ->
     name = str(error["loc"][0])
     if error["type"] == "missing":
         meaning = model_field_help(exc, name)
-        return f"semisync {command}: {option_flag(name)} is required" + (f" ({meaning})" if meaning else "")
+        return f"semisync {command}: {option_flag(name)} is required" + (
+            f" ({meaning})" if meaning else ""
+        )
     g = given.get(name)
     value = g.value if g else error.get("input")
     where = g.where if g else option_flag(name)

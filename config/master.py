@@ -39,7 +39,9 @@ class WaitPoint(enum.StrEnum):
 
 class MasterConfig(DaemonConfig):
     datadir: DataDir = option(
-        Path("./data/master"), metavar="PATH", shown="./data/master",
+        Path("./data/master"),
+        metavar="PATH",
+        shown="./data/master",
         help="binlogs, index, the embedded database, users",
     )
     bind_address: BindAddress = option("127.0.0.1", metavar="ADDR", help=BIND_HELP)
@@ -47,35 +49,53 @@ class MasterConfig(DaemonConfig):
     server_id: ServerId = option(1, metavar="N", help="this server's id, 1-4294967295")
     root_password: Password = option("", metavar="TEXT", help=ROOT_PASSWORD_HELP)
     log_bin: Annotated[str, checked(parse_basename)] = option(
-        "mysql-bin", metavar="NAME",
+        "mysql-bin",
+        metavar="NAME",
         help="binlog basename: files NAME.000001..., index NAME.index",
     )
     max_binlog_size: Annotated[int, integer(4096, 1073741824)] = option(
-        1073741824, metavar="BYTES", help="rotate after this size, 4096-1073741824 (K/M/G suffixes)",
+        1073741824,
+        metavar="BYTES",
+        help="rotate after this size, 4096-1073741824 (K/M/G suffixes)",
     )
     sync_binlog: Count = option(
-        1, metavar="N", help="fsync the binlog every N commit groups (0 = leave it to the OS)",
+        1,
+        metavar="N",
+        help="fsync the binlog every N commit groups (0 = leave it to the OS)",
     )
     binlog_checksum: Annotated[BinlogChecksum, one_of(BinlogChecksum)] = option(
-        BinlogChecksum.CRC32, metavar="NONE|CRC32", help="checksum of every binlog event",
+        BinlogChecksum.CRC32,
+        metavar="NONE|CRC32",
+        help="checksum of every binlog event",
     )
     rpl_semi_sync_master_enabled: Annotated[bool, checked(parse_bool)] = option(
-        False, metavar="BOOL", help="semi-sync on the master side (ON|OFF|1|0|TRUE|FALSE)",
+        False,
+        metavar="BOOL",
+        help="semi-sync on the master side (ON|OFF|1|0|TRUE|FALSE)",
     )
     rpl_semi_sync_master_timeout: Count = option(
-        10000, metavar="MS", help="wait this long for acks before falling back to async",
+        10000,
+        metavar="MS",
+        help="wait this long for acks before falling back to async",
     )
     rpl_semi_sync_master_wait_for_slave_count: Annotated[int, integer(1, 65535)] = option(
-        1, metavar="N", help="acks needed before a commit returns, 1-65535",
+        1,
+        metavar="N",
+        help="acks needed before a commit returns, 1-65535",
     )
     rpl_semi_sync_master_wait_no_slave: Annotated[bool, checked(parse_bool)] = option(
-        True, metavar="BOOL", help="keep semi-sync on while fewer slaves than needed are connected",
+        True,
+        metavar="BOOL",
+        help="keep semi-sync on while fewer slaves than needed are connected",
     )
     rpl_semi_sync_master_wait_point: Annotated[WaitPoint, one_of(WaitPoint)] = option(
-        WaitPoint.AFTER_SYNC, metavar="AFTER_SYNC|AFTER_COMMIT",
+        WaitPoint.AFTER_SYNC,
+        metavar="AFTER_SYNC|AFTER_COMMIT",
         help="wait for acks before (AFTER_SYNC) or after (AFTER_COMMIT) the engine commit",
     )
     rpl_semi_sync_master_trace_level: Count = option(
-        32, metavar="N", help="debug trace bits: 1 general, 16 detail, 32 net wait, 64 function",
+        32,
+        metavar="N",
+        help="debug trace bits: 1 general, 16 detail, 32 net wait, 64 function",
     )
     metrics_port: Port = option(0, metavar="N", help=METRICS_HELP, shown="0 (off)")

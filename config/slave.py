@@ -48,44 +48,66 @@ def _timeout(value: Any) -> float:
 
 class SlaveConfig(DaemonConfig):
     datadir: DataDir = option(
-        Path("./data/slave"), metavar="PATH", shown="./data/slave",
+        Path("./data/slave"),
+        metavar="PATH",
+        shown="./data/slave",
         help="relay logs, master.info, relay-log.info, the applied database",
     )
     bind_address: BindAddress = option("127.0.0.1", metavar="ADDR", help=BIND_HELP)
-    port: Port = option(3307, metavar="N", help="the slave's own MySQL protocol port (reads, admin)")
+    port: Port = option(
+        3307, metavar="N", help="the slave's own MySQL protocol port (reads, admin)"
+    )
     server_id: ServerId = option(
-        metavar="N", help="this server's id, 1-4294967295; must differ from the master's",
+        metavar="N",
+        help="this server's id, 1-4294967295; must differ from the master's",
     )
     root_password: Password = option("", metavar="TEXT", help=ROOT_PASSWORD_HELP)
     master_host: Annotated[str | None, checked(parse_optional_host)] = option(
-        None, metavar="HOST",
+        None,
+        metavar="HOST",
         help="replicate from this master at once; without it, wait for CHANGE MASTER TO + START SLAVE",
     )
-    master_port: Annotated[int, integer(1, 65535)] = option(3306, metavar="N", help="the master's port")
+    master_port: Annotated[int, integer(1, 65535)] = option(
+        3306, metavar="N", help="the master's port"
+    )
     master_user: Annotated[str, checked(parse_text)] = option(
-        "repl", metavar="USER", help="replication user on the master",
+        "repl",
+        metavar="USER",
+        help="replication user on the master",
     )
     master_password: Password = option("", metavar="TEXT", help="password of --master-user")
     slave_net_timeout: Annotated[float, checked(_timeout)] = option(
-        60.0, metavar="SECONDS", shown="60",
+        60.0,
+        metavar="SECONDS",
+        shown="60",
         help="reconnect when nothing (event or heartbeat) arrived for this long",
     )
     master_heartbeat_period: Annotated[float, checked(_heartbeat)] = option(
-        None, metavar="SECONDS", shown="slave_net_timeout / 2",
+        None,
+        metavar="SECONDS",
+        shown="slave_net_timeout / 2",
         help="heartbeat interval asked of the master; 0 disables; range [0.001, 4294967]",
     )
     master_connect_retry: Annotated[float, checked(_timeout)] = option(
-        60.0, metavar="SECONDS", shown="60", help="wait between reconnect attempts",
+        60.0,
+        metavar="SECONDS",
+        shown="60",
+        help="wait between reconnect attempts",
     )
     rpl_semi_sync_slave_enabled: Annotated[bool, checked(parse_bool)] = option(
-        False, metavar="BOOL", help="semi-sync on the slave side (ON|OFF|1|0|TRUE|FALSE)",
+        False,
+        metavar="BOOL",
+        help="semi-sync on the slave side (ON|OFF|1|0|TRUE|FALSE)",
     )
     sync_relay_log: Count = option(
-        1, metavar="N",
+        1,
+        metavar="N",
         help="fsync the relay log every N events; an ack is only sent for a durable event",
     )
     relay_log: Annotated[str, checked(parse_basename)] = option(
-        "relay-bin", metavar="NAME", help="relay log basename: files NAME.000001..., index NAME.index",
+        "relay-bin",
+        metavar="NAME",
+        help="relay log basename: files NAME.000001..., index NAME.index",
     )
     metrics_port: Port = option(0, metavar="N", help=METRICS_HELP, shown="0 (off)")
 
