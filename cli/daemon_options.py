@@ -19,7 +19,7 @@ import os
 import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, NoReturn, TypeVar
 
 import click
 from pydantic import BaseModel
@@ -87,7 +87,9 @@ def daemon_options(model: type[BaseModel]) -> Callable[[F], F]:
             shown = extra["shown_default"]
             default = "[required]" if shown == "required" else f"[default: {shown}]"
             # a bare boolean option means ON, as for mysqld
-            bare = {"is_flag": False, "flag_value": "ON"} if field.annotation is bool else {}
+            bare: dict[str, Any] = (
+                {"is_flag": False, "flag_value": "ON"} if field.annotation is bool else {}
+            )
             function = click.option(
                 option_flag(name),
                 name,
@@ -127,7 +129,7 @@ def daemon_command(
     )
     @daemon_options(model)
     def command(config_file: Path | None, **cli_values: str | None) -> None:
-        config = configured(name, loader, config_file, cli_values)
+        config = configured(loader, config_file, cli_values)
         module = f"{name}.main"
         try:
             run = importlib.import_module(module).run
@@ -139,10 +141,7 @@ def daemon_command(
 
 
 def configured(
-    command: str,
-    loader: Loader[Config],
-    config_file: Path | None,
-    cli_values: Mapping[str, str | None],
+    loader: Loader[Config], config_file: Path | None, cli_values: Mapping[str, str | None]
 ) -> Config:
     """The configuration, or exit 2 after printing the loader's one-line refusal."""
     try:
@@ -152,9 +151,10 @@ def configured(
         sys.exit(2)
 
 
-def daemon_missing(command: str, module: str, exc: ModuleNotFoundError) -> None:
+def daemon_missing(command: str, module: str, exc: ModuleNotFoundError) -> NoReturn:
     """Exit 1 when the daemon's module itself is not there; any other missing import is a bug."""
-    if exc.name is None or not module.startswith(exc.name):
+    parts = module.split(".")
+    if exc.name not in {".".join(parts[:n]) for n in range(1, len(parts) + 1)}:
         raise exc
     click.echo(
         f"semisync {command}: the {command} daemon is not available ({module} is missing)", err=True

@@ -153,7 +153,7 @@ def option(default: Any = PydanticUndefined, *, metavar: str, help: str, shown: 
     `shown` overrides how the default is displayed (e.g. `slave_net_timeout / 2`); otherwise it
     is derived from `default` the way the INTERFACE tables write it (ON/OFF, empty, none).
     """
-    extra = {"metavar": metavar, "shown_default": shown or show_default(default)}
+    extra: dict[str, Any] = {"metavar": metavar, "shown_default": shown or show_default(default)}
     return Field(default=default, description=help, json_schema_extra=extra)
 
 

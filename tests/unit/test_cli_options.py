@@ -213,9 +213,10 @@ def test_a_daemon_that_is_not_built_is_reported_with_exit_1(monkeypatch):
 
 
 def test_a_missing_import_inside_the_daemon_is_a_bug_not_hidden():
-    inner = ModuleNotFoundError("No module named 'nosuchdep'", name="nosuchdep")
-    with pytest.raises(ModuleNotFoundError):
-        daemon_missing("master", "master.main", inner)
+    for missing in ("nosuchdep", "m", "master.ack_receiver"):
+        inner = ModuleNotFoundError(f"No module named '{missing}'", name=missing)
+        with pytest.raises(ModuleNotFoundError):
+            daemon_missing("master", "master.main", inner)
 
 
 def test_serve_awaits_a_coroutine_and_exits_with_an_int_status():
