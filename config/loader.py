@@ -99,7 +99,7 @@ def _load(
     try:
         return model(**{name: g.value for name, g in given.items()})
     except ValidationError as exc:
-        raise ConfigError(_refusal(command, exc, given)) from None
+        raise ConfigError(_refusal(model, command, exc, given)) from None
 
 
 def _from_file(model: type[BaseModel], command: str, path: Path) -> dict[str, _Given]:
@@ -159,7 +159,9 @@ def _one_spelling_each(
     return given
 
 
-def _refusal(command: str, exc: ValidationError, given: Mapping[str, _Given]) -> str:
+def _refusal(
+    model: type[BaseModel], command: str, exc: ValidationError, given: Mapping[str, _Given]
+) -> str:
     """The one line for the first problem pydantic found (fields are checked in --help order)."""
     error = exc.errors()[0]
     ctx = error.get("ctx") or {}
@@ -168,24 +170,18 @@ def _refusal(command: str, exc: ValidationError, given: Mapping[str, _Given]) ->
         return f"semisync {command}: {reason}"
     name = str(error["loc"][0])
     if error["type"] == "missing":
-        meaning = model_field_help(exc, name)
-        return f"semisync {command}: {option_flag(name)} is required" + (
-            f" ({meaning})" if meaning else ""
-        )
+        meaning = model.model_fields[name].description
+        return f"semisync {command}: {option_flag(name)} is required ({meaning})"
     g = given.get(name)
     value = g.value if g else error.get("input")
     where = g.where if g else option_flag(name)
     return f"semisync {command}: invalid value {_quoted(value)} for {where}: {reason}"
 
 
-def model_field_help(exc: ValidationError, name: str) -> str:
-    for model in (MasterConfig, SlaveConfig):
-        if model.__name__ == exc.title and name in model.model_fields:
-            return model.model_fields[name].description or ""
-    return ""
-
-
 def _quoted(value: Any) -> str:
+    """The value as the user wrote it, on one line (repr escapes newlines in strings)."""
+    if isinstance(value, str):
+        return repr(value)
     if isinstance(value, bool):  # as written in TOML
         return "'true'" if value else "'false'"
     return f"'{value}'"

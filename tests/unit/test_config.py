@@ -234,6 +234,11 @@ def test_toml_values_of_the_wrong_type_are_refused_not_converted(tmp_path):
     assert message.endswith(": allowed a string")
 
 
+def test_a_refused_value_stays_on_one_line(tmp_path):
+    message = refusal("master", file_text='log_bin = """a\nb/c"""', tmp_path=tmp_path)
+    assert "invalid value 'a\\nb/c' for --log-bin" in message
+
+
 def test_unknown_file_keys_are_refused_by_name(tmp_path):
     file_text = "rpl_semi_sync_master_timout = 5\nport = 3310\nfrobnicate = 1\n"
     message = refusal("master", file_text=file_text, tmp_path=tmp_path)
