@@ -163,8 +163,14 @@ def daemon_missing(command: str, module: str, exc: ModuleNotFoundError) -> NoRet
 
 
 def serve(result: Any) -> None:
-    """Finish what the daemon's `run(config)` returned: await a coroutine, exit with an int."""
+    """Finish what the daemon's `run(config)` returned: await a coroutine, exit with an int.
+
+    A Ctrl-C the daemon did not handle itself ends with status 130 rather than a traceback.
+    """
     if inspect.iscoroutine(result):
-        result = asyncio.run(result)
+        try:
+            result = asyncio.run(result)
+        except KeyboardInterrupt:
+            sys.exit(130)
     if isinstance(result, int) and not isinstance(result, bool):
         sys.exit(result)

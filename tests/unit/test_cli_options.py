@@ -227,3 +227,10 @@ def test_serve_awaits_a_coroutine_and_exits_with_an_int_status():
         serve(run())
     assert exited.value.code == 3
     serve(None)  # a plain function that returned normally: nothing to do
+
+    async def interrupted() -> None:
+        raise KeyboardInterrupt
+
+    with pytest.raises(SystemExit) as exited:
+        serve(interrupted())
+    assert exited.value.code == 130
