@@ -34,8 +34,6 @@ import enum
 from dataclasses import dataclass
 from typing import Any
 
-import construct as c
-
 from protocol.auth import (
     NATIVE_PASSWORD_PLUGIN,
     SALT_LENGTH,
@@ -89,6 +87,13 @@ from protocol.packets import (
     encode_packet,
 )
 from protocol.position import BinlogPosition
+from protocol.semisync_wire import (
+    SEMI_SYNC_ACK_REQUESTED,
+    SEMI_SYNC_MAGIC,
+    SemiSyncAck,
+    decode_ack,
+    encode_ack,
+)
 
 # ---------------------------------------------------------------------------------------------
 # Events
@@ -111,13 +116,6 @@ class ConnectionClosed:
 
 
 @dataclass(frozen=True, slots=True)
-class SemiSyncAck:
-    """A semi-sync slave's ack: everything up to `position` is durable on that slave."""
-
-    position: BinlogPosition
-
-
-@dataclass(frozen=True, slots=True)
 class LoginOK:
     """The client is logged in. `handshake` is the server greeting, `capabilities` the
     negotiated set (what both sides announced)."""
@@ -135,35 +133,9 @@ class BinlogPacket:
     payload: bytes
 
 
-# ---------------------------------------------------------------------------------------------
-# The semi-sync ack packet (slave -> master, sequence id 0): magic 0xEF, the 8-byte LE end
-# position of the acknowledged event, the binlog file name without NUL.
-
-SEMISYNC_MAGIC = 0xEF
-SEMISYNC_FLAG_ACK_REQUESTED = 0x01
-SEMISYNC_ACK = c.Struct(
-    "magic" / c.Const(SEMISYNC_MAGIC, c.Int8ul),
-    "position" / c.Int64ul,
-    "filename" / c.GreedyBytes,
-)
-
-
-def encode_semisync_ack(position: BinlogPosition) -> bytes:
-    try:
-        return SEMISYNC_ACK.build(dict(position=position.pos, filename=position.file.encode()))
-    except (c.ConstructError, UnicodeEncodeError) as exc:
-        raise LocalProtocolError(f"cannot encode ack for {position}: {exc}") from None
-
-
-def decode_semisync_ack(payload: bytes) -> BinlogPosition:
-    try:
-        v = SEMISYNC_ACK.parse(payload)
-        name = v.filename.decode("utf-8")
-    except (c.ConstructError, UnicodeDecodeError) as exc:
-        raise RemoteProtocolError(f"malformed semi-sync ack: {exc}", error=ER_NET_READ_ERROR) from None
-    if not name:
-        raise RemoteProtocolError("semi-sync ack without a file name", error=ER_NET_READ_ERROR)
-    return BinlogPosition(name, v.position)
+# The semi-sync ack packet and header are declared in protocol.semisync_wire.
+SEMISYNC_MAGIC = SEMI_SYNC_MAGIC
+SEMISYNC_FLAG_ACK_REQUESTED = SEMI_SYNC_ACK_REQUESTED
 
 
 def _ack_requested(header: bytes) -> bool:
@@ -354,6 +326,7 @@ class ServerConnection:
         *,
         charset: int = 33,
         status: int = ServerStatus.AUTOCOMMIT,
+        mariadb_capabilities: int = 0,
         max_packet: int = 1 << 30,
     ) -> None:
         if len(salt) != SALT_LENGTH or 0 in salt:
@@ -365,6 +338,7 @@ class ServerConnection:
         self.capabilities = 0  # negotiated, known after the login packet
         self._charset = charset
         self._status = status
+        self._mariadb_capabilities = mariadb_capabilities
         self._decoder = PacketDecoder(max_packet)
         self._machine = _Machine(SERVER_TRANSITIONS, S.GREETING, "server")
         self._seq = 0  # next sequence id we send and the peer must use
@@ -390,6 +364,7 @@ class ServerConnection:
             charset=self._charset,
             status=self._status,
             auth_plugin_name=NATIVE_PASSWORD_PLUGIN,
+            mariadb_capabilities=self._mariadb_capabilities,
         ).encode()
         wire, self._seq = encode_packet(payload, 0)
         return wire
@@ -491,12 +466,12 @@ class ServerConnection:
             raise RemoteProtocolError("unexpected packet from a non-semi-sync dump client",
                                       error=ER_NET_READ_ERROR)
         try:
-            position = decode_semisync_ack(payload)
+            ack = decode_ack(payload)
         except RemoteProtocolError:
             self._machine.fire(T.PEER_BROKE_RULES)
             raise
         self._machine.fire(T.RECV_ACK)
-        return SemiSyncAck(position)
+        return ack
 
     # -- output -------------------------------------------------------------------------------
 
@@ -821,7 +796,7 @@ class ClientConnection:
         if not self._semisync:
             raise LocalProtocolError("ack() outside a semi-sync dump")
         self._machine.fire(T.SEND_ACK)
-        wire, _ = encode_packet(encode_semisync_ack(position), 0)
+        wire, _ = encode_packet(encode_ack(position), 0)
         return wire
 
     def quit(self) -> bytes:
@@ -882,8 +857,6 @@ __all__ = [
     "SemiSyncAck",
     "ServerConnection",
     "ServerState",
-    "decode_semisync_ack",
-    "encode_semisync_ack",
     "EOF_HEADER",
     "OK_HEADER",
 ]
