@@ -236,7 +236,7 @@ def test_result_sets_and_oks_golden(packets):
         eof = EOF.decode(reply[-1])
         rs = ResultSet(defs, rows, status=eof.status, warnings=eof.warnings)
         assert rs.payloads(login_caps) == reply
-    var = ColumnDefinition.decode(answers["SHOW VARIABLES LIKE 'SERVER_ID'"][2].payload)
+    var = ColumnDefinition.decode(answers["SHOW VARIABLES LIKE 'SERVER_ID'"][1].payload)
     assert (var.schema, var.table, var.org_name, var.type) == (
         "information_schema", "SESSION_VARIABLES", "VARIABLE_NAME", FieldType.VAR_STRING
     )
