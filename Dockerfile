@@ -1,0 +1,33 @@
+# semisync: one image for the master and the slaves (the command picks the role).
+FROM python:3.11-slim
+
+ENV PYTHONDONTWRITEBYTECODE=1 \
+    PYTHONUNBUFFERED=1 \
+    PIP_NO_CACHE_DIR=1
+
+WORKDIR /app
+COPY pyproject.toml README.md ./
+COPY protocol ./protocol
+COPY binlog ./binlog
+COPY engine ./engine
+COPY semisync ./semisync
+COPY server ./server
+COPY master ./master
+COPY slave ./slave
+COPY config ./config
+COPY cli ./cli
+RUN pip install --no-cache-dir . \
+    && useradd --create-home --uid 10001 --shell /usr/sbin/nologin semisync \
+    && mkdir -p /data \
+    && chown semisync:semisync /data
+
+USER semisync
+VOLUME ["/data"]
+EXPOSE 3306 9104
+
+# Healthy when the daemon answers on its MySQL port (SEMISYNC_PORT, default 3306).
+HEALTHCHECK --interval=10s --timeout=5s --start-period=20s --retries=3 \
+    CMD ["sh", "-c", "semisync status --host 127.0.0.1 --port ${SEMISYNC_PORT:-3306} --user root --password \"$SEMISYNC_ROOT_PASSWORD\" >/dev/null"]
+
+ENTRYPOINT ["semisync"]
+CMD ["master", "--datadir", "/data", "--bind-address", "0.0.0.0"]
