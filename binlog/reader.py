@@ -1,0 +1,186 @@
+"""Reading binlog and relay log files: raw events by offset, across the index, torn-tail recovery.
+
+Contract:
+- Readers never lock the writer out (WL#5721): they read a file's bytes up to a bound (`end`, the
+  writer's published end position, or what is on disk) and stop at an incomplete event, which a
+  file being appended may end with. Events come back as raw `bytes` (nothing is decoded beyond the
+  19-byte header's size field).
+- `scan_file` and `truncate_torn_tail` are for recovery at start-up, when nobody writes the file:
+  the binlog ends after its last complete, well-formed event (CRC32-checked when the file's FD
+  says so); anything after it is a torn write and is cut off, as MySQL does.
+- Errors about file contents raise `BinlogFileError` (with the offset where it was found).
+"""
+
+from __future__ import annotations
+
+import os
+import zlib
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from binlog.index import read_index
+from protocol.errors import ProtocolError
+from protocol.events import (
+    BINLOG_MAGIC,
+    CHECKSUM_LEN,
+    HEADER_LEN,
+    MAX_EVENT_SIZE,
+    EventType,
+    decode_header,
+    format_description_checksum,
+)
+from protocol.position import BinlogPosition
+
+READ_CHUNK = 1 << 20
+
+
+class BinlogFileError(Exception):
+    """A binlog file's contents are not a valid binlog at `offset`."""
+
+    def __init__(self, path: Path | str, offset: int, message: str) -> None:
+        super().__init__(f"{path}: at offset {offset}: {message}")
+        self.path = Path(path)
+        self.offset = offset
+        self.message = message
+
+
+def check_magic(path: Path) -> None:
+    with open(path, "rb") as f:
+        magic = f.read(len(BINLOG_MAGIC))
+    if magic != BINLOG_MAGIC:
+        raise BinlogFileError(path, 0, "not a binlog file (bad magic number)")
+
+
+def iter_events(path: Path | str, start: int = 4, end: int | None = None) -> Iterator[tuple[int, bytes]]:
+    """Yield (offset, raw event) for the complete events in [start, end) of one file.
+
+    Stops quietly at `end` (exclusive bound, e.g. the writer's published end position) or at an
+    incomplete event (a file being appended, or a torn tail). Raises BinlogFileError for a bad
+    magic number or an impossible event size.
+    """
+    path = Path(path)
+    start = max(start, len(BINLOG_MAGIC))
+    with open(path, "rb") as f:
+        if f.read(len(BINLOG_MAGIC)) != BINLOG_MAGIC:
+            raise BinlogFileError(path, 0, "not a binlog file (bad magic number)")
+        f.seek(start)
+        buf = b""
+        buf_offset = start  # file offset of buf[0]
+        while True:
+            pos, n = 0, len(buf)
+            size = 0
+            while n - pos >= HEADER_LEN:
+                size = int.from_bytes(buf[pos + 9 : pos + 13], "little")
+                if size < HEADER_LEN or size > MAX_EVENT_SIZE:
+                    raise BinlogFileError(path, buf_offset + pos, f"impossible event size {size}")
+                if n - pos < size:
+                    break
+                if end is not None and buf_offset + pos + size > end:
+                    return
+                yield buf_offset + pos, buf[pos : pos + size]
+                pos += size
+            buf = buf[pos:]
+            buf_offset += pos
+            # read a chunk, or at least the rest of the event that is pending
+            to_read = max(READ_CHUNK, size - len(buf)) if len(buf) >= HEADER_LEN else READ_CHUNK
+            if end is not None:
+                to_read = min(to_read, end - buf_offset - len(buf))
+            if to_read <= 0:
+                return
+            data = f.read(to_read)
+            if not data:
+                return
+            buf = buf + data if buf else data
+
+
+def iter_all(
+    directory: Path | str, basename: str, from_position: BinlogPosition
+) -> Iterator[tuple[BinlogPosition, bytes]]:
+    """Yield (start position, raw event) from `from_position` on, following the index: the rest of
+    that file, then every later file from offset 4. Each file is read as it is on disk now."""
+    directory = Path(directory)
+    names = read_index(directory, basename)
+    if from_position.file not in names:
+        raise BinlogFileError(directory / (from_position.file or basename), 0, "file not in the index")
+    for name in names[names.index(from_position.file) :]:
+        start = from_position.pos if name == from_position.file else len(BINLOG_MAGIC)
+        for offset, event in iter_events(directory / name, start):
+            yield BinlogPosition(name, offset), event
+
+
+def file_checksum(path: Path | str) -> bool:
+    """Does this binlog file use CRC32 (per its FORMAT_DESCRIPTION_EVENT)?"""
+    for offset, event in iter_events(path, 4):
+        if event[4] != EventType.FORMAT_DESCRIPTION_EVENT:
+            raise BinlogFileError(path, offset, "first event is not a FORMAT_DESCRIPTION_EVENT")
+        try:
+            return format_description_checksum(event)
+        except ProtocolError as e:
+            raise BinlogFileError(path, offset, e.message) from None
+    raise BinlogFileError(path, 4, "no FORMAT_DESCRIPTION_EVENT")
+
+
+@dataclass(frozen=True, slots=True)
+class ScanResult:
+    """Where a binlog file's valid events end.
+
+    `last_complete_end`: offset just past the last complete, well-formed event (4 for a file with
+    only the magic number, 0 if not even that). `torn`: the file continues past that with an
+    incomplete event (a torn write). `error`: why the bytes after `last_complete_end` are not an
+    event (bad magic, impossible size, CRC mismatch), or None."""
+
+    last_complete_end: int
+    torn: bool
+    error: str | None
+    size: int
+    checksum: bool | None = None
+
+    @property
+    def clean(self) -> bool:
+        return not self.torn and self.error is None
+
+
+def scan_file(path: Path | str) -> ScanResult:
+    """Walk a whole binlog file, checking every event's frame (and CRC32 when the FD says so)."""
+    path = Path(path)
+    size = path.stat().st_size
+    with open(path, "rb") as f:
+        magic = f.read(len(BINLOG_MAGIC))
+    if magic != BINLOG_MAGIC[: len(magic)]:
+        return ScanResult(0, False, "not a binlog file (bad magic number)", size)
+    if len(magic) < len(BINLOG_MAGIC):
+        return ScanResult(0, True, None, size)
+    checksum: bool | None = None
+    end = len(BINLOG_MAGIC)
+    try:
+        for offset, event in iter_events(path, end):
+            header = decode_header(event)
+            if checksum is None:
+                if header.type_code != EventType.FORMAT_DESCRIPTION_EVENT:
+                    return ScanResult(end, False, "first event is not a FORMAT_DESCRIPTION_EVENT", size)
+                checksum = format_description_checksum(event)
+            elif checksum and (
+                len(event) < HEADER_LEN + CHECKSUM_LEN
+                or zlib.crc32(memoryview(event)[:-CHECKSUM_LEN]) != int.from_bytes(event[-CHECKSUM_LEN:], "little")
+            ):
+                return ScanResult(end, False, f"CRC32 mismatch in {header.type_name} at offset {offset}", size, checksum)
+            end = offset + len(event)
+    except BinlogFileError as e:
+        return ScanResult(end, False, e.message, size, checksum)
+    except ProtocolError as e:
+        return ScanResult(end, False, e.message, size, checksum)
+    return ScanResult(end, end < size, None, size, checksum)
+
+
+def truncate_torn_tail(path: Path | str) -> int:
+    """Cut a file back to the end of its last complete, well-formed event (crash recovery of the
+    last binlog/relay log, when nothing writes it). Returns the new size."""
+    path = Path(path)
+    result = scan_file(path)
+    if result.last_complete_end < result.size:
+        with open(path, "r+b") as f:
+            f.truncate(result.last_complete_end)
+            f.flush()
+            os.fsync(f.fileno())
+    return result.last_complete_end

@@ -1,0 +1,314 @@
+"""`BinlogWriter`: appends events to a sequence of binlog files (`basename.000001`, ...) + `.index`.
+
+Used for the master's binlog and the slave's relay log (same format, same files).
+
+Contract (who may call what, what is durable when):
+- One owner calls the mutating methods (`open`, `append*`, `flush`, `sync`, `rotate`, `purge_to`,
+  `reset`, `close`); they are not thread-safe. Any number of readers may read the files at the
+  same time with `binlog.reader`, bounded by `end_position` (MySQL's binlog_end_pos, WL#5721).
+- `append*` only buffers in memory: nothing is visible to readers, nor durable.
+  `flush()` writes the buffer to the OS (after_flush: readable by dump threads, lost on an OS
+  crash) and advances `end_position`. `sync()` fsyncs it (after_sync: durable). Callers decide
+  the policy (sync_binlog, sync_relay_log).
+- `append(...)` takes one transaction (or commit group): each event's log_pos is set to its end
+  offset in the file. If the file has reached `max_size` after a flush, `flush()` rotates: ROTATE
+  event, fsync, close, new file with magic + FORMAT_DESCRIPTION_EVENT, index updated (fsync), so
+  rotation never splits a transaction appended in one call.
+- `append_raw(event)` appends an already-encoded event unchanged (a relay log keeps the master's
+  log_pos, as MySQL's relay log does); the caller is responsible for its checksum matching ours.
+- A new file starts with the magic number and our FORMAT_DESCRIPTION_EVENT (log_pos = its end),
+  flagged LOG_EVENT_BINLOG_IN_USE_F until `close()` clears it; `open(new_file=False)` continues the
+  last file after cutting a torn tail (crash recovery), `open(new_file=True)` (MySQL's master
+  behaviour at restart) closes the last file with nothing and starts the next one.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+import zlib
+from collections.abc import Iterable
+from pathlib import Path
+
+from binlog.index import (
+    file_name,
+    fsync_directory,
+    index_path,
+    next_file_name,
+    read_index,
+    write_index,
+)
+from binlog.reader import scan_file, truncate_torn_tail
+from protocol.errors import LocalProtocolError
+from protocol.events import (
+    BINLOG_CHECKSUM_ALG_CRC32,
+    BINLOG_CHECKSUM_ALG_OFF,
+    BINLOG_MAGIC,
+    CHECKSUM_LEN,
+    HEADER_LEN,
+    LOG_EVENT_BINLOG_IN_USE_F,
+    EventType,
+    FormatDescription,
+    Rotate,
+    encode_body_event,
+    encode_event,
+)
+from protocol.position import BinlogPosition
+
+# (type_code, body bytes, timestamp, flags)
+EventSpec = tuple[int, bytes, int, int]
+_FLAGS_AT = 17  # offset of the header's flags field
+
+
+class BinlogWriter:
+    def __init__(
+        self,
+        directory: Path | str,
+        basename: str,
+        *,
+        server_id: int,
+        checksum: bool,
+        max_size: int,
+        server_version: str,
+    ) -> None:
+        if max_size < 4096:
+            raise LocalProtocolError(f"max_size {max_size} is below 4096 bytes")
+        self.directory = Path(directory)
+        self.basename = basename
+        self.server_id = server_id
+        self.checksum = checksum
+        self.max_size = max_size
+        self.server_version = server_version
+        self._fd: int = -1
+        self._name = ""
+        self._flushed = 0  # bytes of the current file written to the OS
+        self._synced = 0
+        self._buf = bytearray()
+        self._footer = CHECKSUM_LEN if checksum else 0
+
+    # -- lifecycle ---------------------------------------------------------------------------
+    def open(self, new_file: bool = True) -> BinlogPosition:
+        """Start writing: continue the last file of the index (`new_file=False`, after cutting a
+        torn tail), or start the next file (`new_file=True`, what a MySQL master does at every
+        start). Creates `basename.000001` when there is no index yet. Returns `end_position`."""
+        if self._fd >= 0:
+            raise LocalProtocolError("binlog already open")
+        self.directory.mkdir(parents=True, exist_ok=True)
+        names = read_index(self.directory, self.basename)
+        if not names:
+            self._create(file_name(self.basename, 1), [])
+            return self.end_position
+        last = names[-1]
+        path = self.directory / last
+        if new_file or not path.exists() or not self._can_continue(path):
+            if path.exists():
+                truncate_torn_tail(path)
+                self._clear_in_use(path)
+            self._create(next_file_name(last), names)
+            return self.end_position
+        size = truncate_torn_tail(path)
+        self._fd = os.open(path, os.O_WRONLY | os.O_APPEND)
+        self._name = last
+        self._flushed = self._synced = size
+        return self.end_position
+
+    def _can_continue(self, path: Path) -> bool:
+        result = scan_file(path)
+        return result.last_complete_end > len(BINLOG_MAGIC) and result.checksum is self.checksum and result.error is None
+
+    def close(self) -> None:
+        """Flush, fsync, clear the FD's in-use flag and close. Safe to call twice."""
+        if self._fd < 0:
+            return
+        self._write_buffer()
+        os.fsync(self._fd)
+        os.close(self._fd)
+        self._fd = -1
+        self._clear_in_use(self.directory / self._name)
+
+    def __enter__(self) -> BinlogWriter:
+        if self._fd < 0:
+            self.open()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- appending ---------------------------------------------------------------------------
+    def append(self, events: Iterable[EventSpec]) -> BinlogPosition:
+        """Buffer one transaction's events; each gets log_pos = its end offset in this file.
+        Returns the end position of the last event (what an ack for this transaction names)."""
+        self._require_open()
+        end = self._flushed + len(self._buf)
+        out = self._buf
+        for type_code, body, timestamp, flags in events:
+            end += HEADER_LEN + len(body) + self._footer
+            out += encode_event(
+                type_code, body, timestamp=timestamp, server_id=self.server_id, log_pos=end,
+                flags=flags, checksum=self.checksum,
+            )
+        return BinlogPosition(self._name, end)
+
+    def append_raw(self, event: bytes) -> int:
+        """Buffer one already-encoded event unchanged; returns its end offset in this file."""
+        self._require_open()
+        self._buf += event
+        return self._flushed + len(self._buf)
+
+    @property
+    def pending_position(self) -> BinlogPosition:
+        """Where the next appended event starts (flushed + buffered)."""
+        return BinlogPosition(self._name, self._flushed + len(self._buf))
+
+    # -- durability --------------------------------------------------------------------------
+    def flush(self) -> BinlogPosition:
+        """Write buffered events to the OS; rotate if the file reached max_size. Returns the new
+        `end_position` (in the new file after a rotation)."""
+        self._require_open()
+        self._write_buffer()
+        if self._flushed >= self.max_size:
+            self.rotate()
+        return self.end_position
+
+    def sync(self) -> BinlogPosition:
+        """fsync what is flushed. Returns the position that is now durable."""
+        self._require_open()
+        if self._synced != self._flushed:
+            os.fsync(self._fd)
+            self._synced = self._flushed
+        return BinlogPosition(self._name, self._synced)
+
+    @property
+    def end_position(self) -> BinlogPosition:
+        """The end of what is flushed (readers may read up to here)."""
+        return BinlogPosition(self._name, self._flushed)
+
+    @property
+    def synced_position(self) -> BinlogPosition:
+        return BinlogPosition(self._name, self._synced)
+
+    @property
+    def current_file(self) -> str:
+        return self._name
+
+    # -- files -------------------------------------------------------------------------------
+    def rotate(self) -> BinlogPosition:
+        """FLUSH BINARY LOGS: ROTATE event to the next file, fsync and close this one, start the
+        next (magic + FD), update the index. Returns the new end position."""
+        self._require_open()
+        next_name = next_file_name(self._name)
+        self.append([(EventType.ROTATE_EVENT, Rotate(4, next_name).encode(), int(time.time()), 0)])
+        self.close()
+        self._create(next_name, read_index(self.directory, self.basename))
+        return self.end_position
+
+    def files(self) -> list[str]:
+        """The binlog files, in index order (SHOW BINARY LOGS)."""
+        return read_index(self.directory, self.basename)
+
+    def purge_to(self, name: str) -> list[str]:
+        """PURGE BINARY LOGS TO 'name': delete the files before `name` (never the active one).
+        Returns the names deleted. LocalProtocolError if `name` is not in the index."""
+        names = self.files()
+        if name not in names:
+            raise LocalProtocolError(f"{name} is not in {self.basename}.index")
+        keep_from = names.index(name)
+        if self._fd >= 0 and self._name in names:
+            keep_from = min(keep_from, names.index(self._name))
+        doomed = names[:keep_from]
+        write_index(self.directory, self.basename, names[keep_from:])
+        for old in doomed:
+            try:
+                (self.directory / old).unlink()
+            except FileNotFoundError:
+                pass
+        return doomed
+
+    def reset(self) -> BinlogPosition:
+        """RESET MASTER / RESET SLAVE: delete every file and the index, start at `.000001`."""
+        if self._fd >= 0:
+            os.close(self._fd)
+            self._fd = -1
+        self._buf.clear()
+        for old in self.files():
+            try:
+                (self.directory / old).unlink()
+            except FileNotFoundError:
+                pass
+        try:
+            index_path(self.directory, self.basename).unlink()
+        except FileNotFoundError:
+            pass
+        self._create(file_name(self.basename, 1), [])
+        return self.end_position
+
+    # -- internals ---------------------------------------------------------------------------
+    def _require_open(self) -> None:
+        if self._fd < 0:
+            raise LocalProtocolError("binlog is not open")
+
+    def _write_buffer(self) -> None:
+        if not self._buf:
+            return
+        view = memoryview(self._buf)
+        written = 0
+        while written < len(view):
+            written += os.write(self._fd, view[written:])
+        view.release()
+        self._flushed += written
+        self._buf.clear()
+
+    def format_description(self, flags: int = LOG_EVENT_BINLOG_IN_USE_F) -> bytes:
+        """Our FORMAT_DESCRIPTION_EVENT as written at offset 4 of each new file."""
+        fd = FormatDescription(
+            binlog_version=4,
+            server_version=self.server_version,
+            create_timestamp=int(time.time()),
+            checksum_alg=BINLOG_CHECKSUM_ALG_CRC32 if self.checksum else BINLOG_CHECKSUM_ALG_OFF,
+        )
+        body = fd.encode()
+        end = len(BINLOG_MAGIC) + HEADER_LEN + len(body) + CHECKSUM_LEN
+        return encode_body_event(
+            fd, timestamp=fd.create_timestamp, server_id=self.server_id, log_pos=end, flags=flags,
+            checksum=True,
+        )
+
+    def _create(self, name: str, names: list[str]) -> None:
+        path = self.directory / name
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND, 0o640)
+        data = BINLOG_MAGIC + self.format_description()
+        os.write(fd, data)
+        os.fsync(fd)
+        fsync_directory(self.directory)
+        if name not in names:
+            write_index(self.directory, self.basename, [*names, name])
+        self._fd = fd
+        self._name = name
+        self._flushed = self._synced = len(data)
+
+    def _clear_in_use(self, path: Path) -> None:
+        """Rewrite the FD's flags without LOG_EVENT_BINLOG_IN_USE_F (the file was closed cleanly)."""
+        try:
+            with open(path, "r+b") as f:
+                head = f.read(len(BINLOG_MAGIC) + HEADER_LEN)
+                if len(head) < len(BINLOG_MAGIC) + HEADER_LEN or head[:4] != BINLOG_MAGIC:
+                    return
+                size = int.from_bytes(head[4 + 9 : 4 + 13], "little")
+                f.seek(4)
+                event = bytearray(f.read(size))
+                if len(event) != size or event[4] != EventType.FORMAT_DESCRIPTION_EVENT:
+                    return
+                flags = int.from_bytes(event[_FLAGS_AT : _FLAGS_AT + 2], "little")
+                if not flags & LOG_EVENT_BINLOG_IN_USE_F:
+                    return
+                event[_FLAGS_AT : _FLAGS_AT + 2] = (flags & ~LOG_EVENT_BINLOG_IN_USE_F).to_bytes(2, "little")
+                event[-CHECKSUM_LEN:] = zlib.crc32(memoryview(event)[:-CHECKSUM_LEN]).to_bytes(4, "little")
+                f.seek(4)
+                f.write(event)
+                f.flush()
+                os.fsync(f.fileno())
+        except FileNotFoundError:
+            return
+
+
+__all__ = ["BinlogWriter", "EventSpec"]
