@@ -10,7 +10,10 @@ Contract
   added or removed while hooks run: every call iterates over the tuple it started with, so a
   removal takes effect at the next call and never disturbs one in progress.
 - An empty delegate costs nothing: it is falsy, so call sites write `if delegate: ...`, and each
-  hook returns at once without creating a coroutine when there is nothing to call.
+  hook returns at once without creating a coroutine when there is nothing to call. The waiting
+  hooks (`after_commit`, `after_sync`, `before_request_transmit`) are plain methods returning an
+  awaitable: `await delegate.after_sync(p)` as usual; with no observer the awaitable is a shared
+  finished one, with one observer it is that observer's coroutine (no wrapper).
 - An observer that raises aborts the hook; the exception propagates to the shell, which turns
   it into an error for that session or connection (as a non-zero return does in MySQL).
 
@@ -54,6 +57,10 @@ class TransParam:
     position: BinlogPosition | None = None
     # Lets a waiting observer show itself in SHOW PROCESSLIST ("Waiting for semi-sync ACK ...").
     set_state: Callable[[str | None], None] | None = None
+    # How many transactions this call stands for: a shell that calls `after_commit` once per
+    # commit group (with the group's last position) passes the group's size, so that counters
+    # such as Rpl_semi_sync_master_yes_tx count transactions, not groups.
+    transactions: int = 1
 
 
 @dataclass(slots=True)
@@ -192,6 +199,18 @@ class BinlogRelayIOObserver:
 O = TypeVar("O")
 
 
+class _Done:
+    """An awaitable that is already finished (returns None): the empty delegate's answer."""
+
+    __slots__ = ()
+
+    def __await__(self):  # type: ignore[no-untyped-def]
+        return iter(())
+
+
+DONE: Awaitable[None] = _Done()
+
+
 class Delegate(Generic[O]):
     """An ordered, copy-on-write set of observers. Falsy when empty."""
 
@@ -223,8 +242,17 @@ class TransactionDelegate(Delegate[TransactionObserver]):
         for o in self._observers:
             o.before_commit(param)
 
-    async def after_commit(self, param: TransParam) -> None:
-        for o in self._observers:
+    def after_commit(self, param: TransParam) -> Awaitable[None]:
+        observers = self._observers
+        if not observers:
+            return DONE
+        if len(observers) == 1:
+            return observers[0].after_commit(param)
+        return self._after_commit(observers, param)
+
+    @staticmethod
+    async def _after_commit(observers: tuple[TransactionObserver, ...], param: TransParam) -> None:
+        for o in observers:
             await o.after_commit(param)
 
     def after_rollback(self, param: TransParam) -> None:
@@ -237,8 +265,17 @@ class BinlogStorageDelegate(Delegate[BinlogStorageObserver]):
         for o in self._observers:
             o.after_flush(param)
 
-    async def after_sync(self, param: StorageParam) -> None:
-        for o in self._observers:
+    def after_sync(self, param: StorageParam) -> Awaitable[None]:
+        observers = self._observers
+        if not observers:
+            return DONE
+        if len(observers) == 1:
+            return observers[0].after_sync(param)
+        return self._after_sync(observers, param)
+
+    @staticmethod
+    async def _after_sync(observers: tuple[BinlogStorageObserver, ...], param: StorageParam) -> None:
+        for o in observers:
             await o.after_sync(param)
 
 
@@ -287,8 +324,19 @@ class BinlogRelayIODelegate(Delegate[BinlogRelayIOObserver]):
         for o in self._observers:
             o.thread_stop(param)
 
-    async def before_request_transmit(self, param: RelayIOParam) -> None:
-        for o in self._observers:
+    def before_request_transmit(self, param: RelayIOParam) -> Awaitable[None]:
+        observers = self._observers
+        if not observers:
+            return DONE
+        if len(observers) == 1:
+            return observers[0].before_request_transmit(param)
+        return self._before_request_transmit(observers, param)
+
+    @staticmethod
+    async def _before_request_transmit(
+        observers: tuple[BinlogRelayIOObserver, ...], param: RelayIOParam
+    ) -> None:
+        for o in observers:
             await o.before_request_transmit(param)
 
     def after_read_event(self, param: RelayIOParam, packet: memoryview) -> ReadEvent:

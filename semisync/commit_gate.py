@@ -1,0 +1,129 @@
+"""The commit gate: committing sessions waiting until their binlog position is replicated.
+
+Contract
+- One waiter per binlog position: sessions that wait for the same position (a commit group
+  waits once, but a shell may also call once per session) share it and wake together.
+- Waiters are kept in a heap ordered by position, so an ack for position P pops exactly the
+  waiters at or before P and wakes each once (no broadcast to every waiting session).
+- Every waiter ends exactly once, with an `Outcome`: ACKED (replicated in time), TIMED_OUT (its
+  own deadline passed: the gate resolves it, then calls `on_timeout` so the plugin can switch
+  semi-sync off), or RELEASED (semi-sync switched off, was disabled or uninstalled, RESET MASTER).
+- Deadlines use the running loop's clock (`loop.call_at`), so a test can drive them with a loop
+  whose `time` is a fake clock. A waiting session that is cancelled leaves the waiter to the
+  others; the last one to leave removes it (and its timer).
+- Single-threaded: everything runs on the event loop thread, so no locks.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import enum
+import heapq
+import itertools
+from collections.abc import Callable
+
+from protocol.position import BinlogPosition
+
+
+class Outcome(enum.Enum):
+    ACKED = "acked"
+    TIMED_OUT = "timed out"
+    RELEASED = "released"
+
+
+class _Waiter:
+    __slots__ = ("position", "future", "timer", "sessions")
+
+    def __init__(self, position: BinlogPosition, future: asyncio.Future[Outcome]):
+        self.position = position
+        self.future = future
+        self.timer: asyncio.TimerHandle | None = None
+        self.sessions = 0
+
+
+class CommitGate:
+    def __init__(self, on_timeout: Callable[[BinlogPosition], None]):
+        self._on_timeout = on_timeout
+        self._waiters: dict[BinlogPosition, _Waiter] = {}
+        # (position, tie-breaker); an entry whose waiter is gone from `_waiters` is skipped.
+        self._heap: list[tuple[BinlogPosition, int, _Waiter]] = []
+        self._order = itertools.count()
+        self.sessions = 0  # sessions waiting right now (Rpl_semi_sync_master_wait_sessions)
+
+    def __len__(self) -> int:
+        return len(self._waiters)
+
+    def __contains__(self, position: BinlogPosition) -> bool:
+        return position in self._waiters
+
+    @property
+    def max_position(self) -> BinlogPosition | None:
+        return max(self._waiters) if self._waiters else None
+
+    @property
+    def min_position(self) -> BinlogPosition | None:
+        self._drop_stale_head()
+        return self._heap[0][0] if self._heap else None
+
+    def futures(self) -> list[asyncio.Future[Outcome]]:
+        """The pending waiters' futures (to await them all, e.g. at shutdown)."""
+        return [w.future for w in self._waiters.values()]
+
+    async def wait(self, position: BinlogPosition, timeout: float) -> Outcome:
+        """Wait until `position` is released; `timeout` (seconds) applies to a new waiter only."""
+        waiter = self._waiters.get(position)
+        if waiter is None:
+            loop = asyncio.get_running_loop()
+            waiter = _Waiter(position, loop.create_future())
+            waiter.timer = loop.call_at(loop.time() + timeout, self._expire, waiter)
+            self._waiters[position] = waiter
+            heapq.heappush(self._heap, (position, next(self._order), waiter))
+        waiter.sessions += 1
+        self.sessions += 1
+        try:
+            return await asyncio.shield(waiter.future)
+        finally:
+            waiter.sessions -= 1
+            self.sessions -= 1
+            if waiter.sessions == 0 and not waiter.future.done():
+                # Every session of this waiter was cancelled: nobody is left to release.
+                self._forget(waiter)
+                waiter.future.cancel()
+
+    def release_up_to(self, position: BinlogPosition) -> int:
+        """Resolve every waiter at or before `position` as ACKED; return how many."""
+        released = 0
+        while self._heap and not position < self._heap[0][0]:
+            waiter = heapq.heappop(self._heap)[2]
+            if self._waiters.get(waiter.position) is waiter:
+                self._resolve(waiter, Outcome.ACKED)
+                released += 1
+        return released
+
+    def release_all(self, outcome: Outcome = Outcome.RELEASED) -> int:
+        waiters = list(self._waiters.values())
+        for waiter in waiters:
+            self._resolve(waiter, outcome)
+        self._heap.clear()
+        return len(waiters)
+
+    def _expire(self, waiter: _Waiter) -> None:
+        if self._waiters.get(waiter.position) is waiter:
+            self._resolve(waiter, Outcome.TIMED_OUT)
+            self._on_timeout(waiter.position)
+
+    def _resolve(self, waiter: _Waiter, outcome: Outcome) -> None:
+        self._forget(waiter)
+        if not waiter.future.done():
+            waiter.future.set_result(outcome)
+
+    def _forget(self, waiter: _Waiter) -> None:
+        if self._waiters.get(waiter.position) is waiter:
+            del self._waiters[waiter.position]
+        if waiter.timer is not None:
+            waiter.timer.cancel()
+            waiter.timer = None
+
+    def _drop_stale_head(self) -> None:
+        while self._heap and self._waiters.get(self._heap[0][0]) is not self._heap[0][2]:
+            heapq.heappop(self._heap)

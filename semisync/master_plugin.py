@@ -1,0 +1,531 @@
+"""The semi-sync master plugin (MySQL's semisync_master), built only on `semisync.interface`.
+
+Contract (who calls what; see `semisync.interface` for when the shell runs each hook)
+- The master shell constructs `SemiSyncMasterPlugin(interface, clock=..., settings=...)` at
+  startup and calls `install()`; `uninstall()` removes its observers and releases every waiting
+  commit (none is lost or left hanging). Variables and status exist only while installed.
+- Observers: transaction (`after_commit`: the AFTER_COMMIT wait), binlog storage (`after_flush`:
+  records the group's end as the largest committed position, and as a position that needs an ack;
+  `after_sync`: the AFTER_SYNC wait), binlog transmit (semi-sync clients, the `EF flag` header,
+  what was sent to which slave, RESET MASTER). The shell must run `after_flush` before it
+  publishes the group's end to the dump sessions, so that the flag decision sees the group.
+- Acks: the master's ack receiver (it owns the read side of the dump sockets) calls
+  `handle_ack(param, position)` for each ack read from a dump session. An ack beyond what was
+  handed to that session's socket raises `RemoteProtocolError` (drop that connection) and
+  releases nothing; an ack behind the reply position moves nothing.
+- Waiting: a commit group waits once, for its last position, in `after_sync` (AFTER_SYNC) or in
+  `after_commit` (AFTER_COMMIT), at most `rpl_semi_sync_master_timeout` ms. It ends ACKED when
+  N = `wait_for_slave_count` distinct slaves acked at or past its position (WL#7169), else it
+  is released unacked: on its own timeout (semi-sync switches OFF) or when semi-sync is switched
+  off, disabled, uninstalled, shut down or RESET MASTER runs. The commit then proceeds; only the
+  counters differ (`yes_tx` for acked, `no_tx` otherwise; both count transactions).
+- Status OFF: commits do not wait (`no_tx`); events at or after the largest committed position
+  are flagged, so the ack of a caught-up slave (or a semi-sync slave connecting at or past that
+  position: its start position counts as its ack, as in mysqld) switches semi-sync back ON.
+
+Everything runs on the event loop's thread; the waits are asyncio futures (`commit_gate`).
+Counters follow mysqld's semisync status variables; times are microseconds. Differences from
+mysqld, on purpose: `tx_waits`/`tx_wait_time` count only waits that ended with an ack (so the
+average is the ack latency, not skewed by timeouts); `no_times` counts switches from ON to OFF
+(disabling while ON is one), never an OFF that was already OFF; `wait_no_slave=OFF` also keeps
+semi-sync from switching ON while fewer than N semi-sync slaves are connected.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections import deque
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field, fields
+from typing import Any
+
+from protocol.errors import ProtocolError, RemoteProtocolError
+from protocol.position import BinlogPosition
+from protocol.semisync_wire import semisync_header
+from semisync.ack_container import AckContainer
+from semisync.commit_gate import CommitGate, Outcome
+from semisync.interface import (
+    BinlogStorageObserver,
+    BinlogTransmitObserver,
+    ReplicationInterface,
+    SendParam,
+    StorageParam,
+    TransactionObserver,
+    TransmitParam,
+    TransParam,
+)
+from semisync.variables import (
+    MASTER_ENABLED,
+    MASTER_TIMEOUT,
+    MASTER_TRACE_LEVEL,
+    MASTER_VARIABLES,
+    MASTER_WAIT_FOR_SLAVE_COUNT,
+    MASTER_WAIT_NO_SLAVE,
+    MASTER_WAIT_POINT,
+    TRACE_DETAIL,
+    TRACE_GENERAL,
+    TRACE_NET_WAIT,
+    PluginVariables,
+    Variables,
+    on_off,
+)
+
+log = logging.getLogger("semisync.master")
+
+PLUGIN_NAME = "rpl_semi_sync_master"
+WAITING_STATE = "Waiting for semi-sync ACK from slave"
+_USER_VARS = ("rpl_semi_sync_slave", "rpl_semi_sync_replica")
+
+
+def _micros(seconds: float) -> int:
+    return max(0, round(seconds * 1_000_000))
+
+
+def wants_semi_sync(user_vars: Mapping[str, Any]) -> bool:
+    """Did the dump connection `SET @rpl_semi_sync_slave = 1` (or the MySQL 8 name)?"""
+    for name in _USER_VARS:
+        value = user_vars.get(name)
+        if isinstance(value, bytes):
+            value = value.decode("utf-8", "replace")
+        if isinstance(value, str):
+            text = value.strip().lower()
+            if text in ("true", "on"):
+                return True
+            try:
+                value = float(text)
+            except ValueError:
+                continue
+        if isinstance(value, int | float) and value:
+            return True
+    return False
+
+
+@dataclass
+class _Counters:
+    """The resettable counters (FLUSH STATUS, RESET MASTER)."""
+
+    yes_tx: int = 0
+    no_tx: int = 0
+    no_times: int = 0
+    tx_waits: int = 0
+    tx_wait_time: int = 0
+    net_waits: int = 0
+    net_wait_time: int = 0
+    wait_pos_backtraverse: int = 0
+    timefunc_failures: int = 0
+
+    def zero(self) -> None:
+        for f in fields(self):
+            setattr(self, f.name, 0)
+
+
+@dataclass
+class _Dump:
+    """One semi-sync dump session, kept in its `TransmitParam.observer_state[plugin]`."""
+
+    server_id: int
+    offset: int = 0  # where our two header bytes sit in the reserved header
+    # Highest event end handed to the socket. Set before the write (not after it): the slave's
+    # ack can reach the ack receiver before the dump coroutine resumes after its write.
+    in_flight: BinlogPosition | None = None
+    sent: BinlogPosition | None = None  # highest event end whose write completed
+    flagged: deque[tuple[BinlogPosition, float]] = field(default_factory=deque)
+
+
+class SemiSyncMasterPlugin(
+    PluginVariables, TransactionObserver, BinlogStorageObserver, BinlogTransmitObserver
+):
+    name = PLUGIN_NAME
+    _trace_spec = MASTER_TRACE_LEVEL
+    _log = log
+
+    def __init__(
+        self,
+        interface: ReplicationInterface,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        settings: Mapping[str, object] | None = None,
+        **_: object,
+    ):
+        self._interface = interface
+        self._clock = clock
+        self._vars = Variables(MASTER_VARIABLES)
+        for spec, value in self._vars.initial(settings):
+            self._vars.store(spec, value)
+        self._installed = False
+        self._on = False
+        self._clients = 0
+        self._counters = _Counters()
+        self._container = AckContainer(self._count)
+        self._gate = CommitGate(self._on_wait_timeout)
+        self._reply: BinlogPosition | None = None  # largest position N slaves acked; only grows
+        self._commit_max: BinlogPosition | None = None  # largest flushed group end
+        # Group ends flushed while ON and not yet replicated: the events to flag (ordered set).
+        self._active: dict[BinlogPosition, None] = {}
+
+    # -----------------------------------------------------------------------------------------
+    # Lifecycle
+
+    def install(self) -> None:
+        if self._installed:
+            return
+        self._installed = True
+        self._on = self._enabled and (self._wait_no_slave or self._clients >= self._count)
+        self._interface.transaction.add_observer(self)
+        self._interface.storage.add_observer(self)
+        self._interface.transmit.add_observer(self)
+        self._trace(TRACE_GENERAL, "installed: %s", self.describe())
+
+    def uninstall(self) -> None:
+        if not self._installed:
+            return
+        self._interface.transaction.remove_observer(self)
+        self._interface.storage.remove_observer(self)
+        self._interface.transmit.remove_observer(self)
+        self._installed = False
+        self._on = False
+        self._active.clear()
+        released = self._gate.release_all(Outcome.RELEASED)
+        if released:
+            log.warning("semi-sync master uninstalled: released %d waiting commit(s) unacked", released)
+
+    @property
+    def installed(self) -> bool:
+        return self._installed
+
+    async def shutdown(self, grace: float | None = None) -> None:
+        """Server shutdown: give waiting commits up to `grace` seconds (default: the timeout) to
+        be acked, then release the rest unacked. Acks keep being handled meanwhile."""
+        if grace is None:
+            grace = self._timeout_seconds
+        pending = self._gate.futures()
+        if pending and grace > 0:
+            await asyncio.wait(pending, timeout=grace)
+        released = self._gate.release_all(Outcome.RELEASED)
+        if released:
+            log.warning("shutdown: released %d commit(s) still waiting for semi-sync acks", released)
+
+    # -----------------------------------------------------------------------------------------
+    # Variables and status
+
+    def set_variable(self, name: str, value: object) -> None:
+        """`SET GLOBAL name = value`: validated (1231/1232), effective at once. None = DEFAULT."""
+        spec, old, new = self._validate(name, value)
+        if spec is MASTER_ENABLED and new != old:
+            self._enable() if new else self._disable()
+        elif spec is MASTER_WAIT_FOR_SLAVE_COUNT and new != old:
+            self._advance(self._container.resize(self._count))
+            self._switch_off_without_slaves()
+        elif spec is MASTER_WAIT_NO_SLAVE:
+            self._switch_off_without_slaves()
+
+    def status_variables(self, aliases: bool = False) -> dict[str, int | str]:
+        """`SHOW GLOBAL STATUS` rows (times in microseconds); with `aliases`, also the MySQL 8
+        `Rpl_semi_sync_source_*` names. Empty while uninstalled."""
+        if not self._installed:
+            return {}
+        c = self._counters
+        values: dict[str, int | str] = {
+            "clients": self._clients,
+            "net_avg_wait_time": c.net_wait_time // c.net_waits if c.net_waits else 0,
+            "net_wait_time": c.net_wait_time,
+            "net_waits": c.net_waits,
+            "no_times": c.no_times,
+            "no_tx": c.no_tx,
+            "status": on_off(self.status),
+            "timefunc_failures": c.timefunc_failures,
+            "tx_avg_wait_time": c.tx_wait_time // c.tx_waits if c.tx_waits else 0,
+            "tx_wait_time": c.tx_wait_time,
+            "tx_waits": c.tx_waits,
+            "wait_pos_backtraverse": c.wait_pos_backtraverse,
+            "wait_sessions": self._gate.sessions,
+            "yes_tx": c.yes_tx,
+        }
+        prefixes = ("Rpl_semi_sync_master_", "Rpl_semi_sync_source_") if aliases else ("Rpl_semi_sync_master_",)
+        return {prefix + key: value for prefix in prefixes for key, value in values.items()}
+
+    def flush_status(self) -> None:
+        """FLUSH STATUS: zero the counters (not the gauges: clients, status, wait_sessions)."""
+        self._counters.zero()
+
+    @property
+    def status(self) -> bool:
+        return self._installed and self._enabled and self._on
+
+    @property
+    def clients(self) -> int:
+        return self._clients
+
+    @property
+    def reply_position(self) -> BinlogPosition | None:
+        return self._reply
+
+    @property
+    def commit_position(self) -> BinlogPosition | None:
+        return self._commit_max
+
+    def is_semi_sync_session(self, param: TransmitParam) -> bool:
+        """Is this dump session a semi-sync client (its acks go to `handle_ack`)?"""
+        return isinstance(param.observer_state.get(self), _Dump)
+
+    def describe(self) -> str:
+        return (
+            f"semi-sync master: enabled={on_off(self._enabled)} status={on_off(self.status)} "
+            f"clients={self._clients} wait_for_slave_count={self._count} "
+            f"timeout={self._vars[MASTER_TIMEOUT.name]}ms wait_point={self._vars[MASTER_WAIT_POINT.name]} "
+            f"reply={self._reply} committed={self._commit_max} waiting={self._gate.sessions}"
+        )
+
+    # -----------------------------------------------------------------------------------------
+    # Binlog storage and transaction observers: recording and waiting
+
+    def after_flush(self, param: StorageParam) -> None:
+        position = param.position
+        if self._commit_max is None or self._commit_max < position:
+            self._commit_max = position
+        if self._enabled and self._on:
+            self._active[position] = None
+
+    async def after_sync(self, param: StorageParam) -> None:
+        if self._vars[MASTER_WAIT_POINT.name] == "AFTER_SYNC":
+            states = [s.set_state for s in param.sessions if s.set_state is not None]
+            await self._wait(param.position, param.transactions, states)
+
+    async def after_commit(self, param: TransParam) -> None:
+        if self._vars[MASTER_WAIT_POINT.name] == "AFTER_COMMIT":
+            states = [param.set_state] if param.set_state is not None else []
+            await self._wait(param.position, param.transactions, states)
+
+    async def _wait(
+        self,
+        position: BinlogPosition | None,
+        transactions: int,
+        set_states: Iterable[Callable[[str | None], None]],
+    ) -> None:
+        if not self._enabled or not self._installed or position is None:
+            return
+        c = self._counters
+        if not self._on:
+            c.no_tx += transactions
+            return
+        if self._reply is not None and not self._reply < position:
+            c.yes_tx += transactions  # acked before we got here (the dump can outrun us)
+            return
+        if position not in self._gate:
+            highest = self._gate.max_position
+            if highest is not None and position < highest:
+                c.wait_pos_backtraverse += 1
+            # Flushed while OFF and switched ON since: make sure its event gets flagged.
+            self._active.setdefault(position, None)
+        for set_state in set_states:
+            set_state(WAITING_STATE)
+        start = self._clock()
+        try:
+            outcome = await self._gate.wait(position, self._timeout_seconds)
+        finally:
+            for set_state in set_states:
+                set_state(None)
+        if outcome is Outcome.ACKED:
+            c.yes_tx += transactions
+            c.tx_waits += 1
+            c.tx_wait_time += _micros(self._clock() - start)
+            self._trace(TRACE_DETAIL, "commit at %s acked", position)
+        else:
+            c.no_tx += transactions
+
+    def _on_wait_timeout(self, position: BinlogPosition) -> None:
+        log.warning(
+            "Timeout waiting for reply of binlog %s (%d ms), semi-sync up to %s",
+            position, self._vars[MASTER_TIMEOUT.name], self._reply,
+        )
+        self._switch_off(f"timeout of {self._vars[MASTER_TIMEOUT.name]} ms waiting for {position}")
+
+    # -----------------------------------------------------------------------------------------
+    # Binlog transmit observer: semi-sync clients and the header
+
+    def transmit_start(self, param: TransmitParam) -> None:
+        if not wants_semi_sync(param.user_vars):
+            return
+        dump = _Dump(param.slave_server_id)
+        param.observer_state[self] = dump
+        self._clients += 1
+        self._trace(
+            TRACE_GENERAL, "start semi-sync binlog dump to slave (server_id: %d) at %s",
+            dump.server_id, param.start,
+        )
+        if param.start.file:
+            # A slave asking for position P holds everything before P: that is its first ack.
+            dump.in_flight = param.start
+            try:
+                self._ack(dump.server_id, param.start)
+            except ProtocolError:
+                log.warning("slave %d asks for %s, not in this binlog", dump.server_id, param.start)
+
+    def transmit_stop(self, param: TransmitParam) -> None:
+        dump = param.observer_state.pop(self, None)
+        if not isinstance(dump, _Dump):
+            return
+        self._clients -= 1
+        self._trace(TRACE_GENERAL, "stop semi-sync binlog dump to slave (server_id: %d)", dump.server_id)
+        self._switch_off_without_slaves()
+
+    def reserve_header(self, param: TransmitParam) -> bytes:
+        dump = param.observer_state.get(self)
+        if not isinstance(dump, _Dump):
+            return b""
+        dump.offset = param.observer_state.get("header_offset", 0)
+        return semisync_header(False)
+
+    def before_send_event(self, param: TransmitParam, header: bytearray, event: SendParam) -> None:
+        dump = param.observer_state.get(self)
+        if not isinstance(dump, _Dump):
+            return
+        need_ack = self._needs_ack(event)
+        header[dump.offset : dump.offset + 2] = semisync_header(need_ack)
+        if _is_binlog_event(event):
+            dump.in_flight = event.end
+            if need_ack:
+                dump.flagged.append((event.end, self._clock()))  # type: ignore[arg-type]
+
+    def after_send_event(self, param: TransmitParam, event: SendParam) -> None:
+        dump = param.observer_state.get(self)
+        if isinstance(dump, _Dump) and _is_binlog_event(event):
+            dump.sent = event.end
+
+    def after_reset_master(self) -> None:
+        released = self._gate.release_all(Outcome.RELEASED)
+        self._container.clear()
+        self._active.clear()
+        self._reply = None
+        self._commit_max = None
+        self._counters.zero()
+        log.info("RESET MASTER: semi-sync positions and counters reset (%d waiter(s) released)", released)
+
+    def _needs_ack(self, event: SendParam) -> bool:
+        if not _is_binlog_event(event) or not self._enabled:
+            return False
+        end: BinlogPosition = event.end  # type: ignore[assignment]
+        try:
+            if self._on:
+                return end in self._active and (self._reply is None or self._reply < end)
+            # OFF: ask the slave to confirm it caught up with the largest committed position.
+            return self._commit_max is not None and not end < self._commit_max
+        except ProtocolError:  # a position of another binlog basename: never ours to flag
+            return False
+
+    # -----------------------------------------------------------------------------------------
+    # Acks
+
+    def handle_ack(self, param: TransmitParam, position: BinlogPosition) -> None:
+        """An ack read from the dump session `param` by the ack receiver."""
+        dump = param.observer_state.get(self)
+        if not isinstance(dump, _Dump):
+            raise RemoteProtocolError(
+                f"semi-sync ack for {position} from a dump session that did not ask for semi-sync"
+            )
+        try:
+            beyond = dump.in_flight is None or dump.in_flight < position
+        except ProtocolError:
+            beyond = True
+        if beyond:
+            raise RemoteProtocolError(
+                f"semi-sync ack for {position} from slave {dump.server_id} is beyond the last "
+                f"event sent to it ({dump.in_flight})"
+            )
+        now = self._clock()
+        while dump.flagged and not position < dump.flagged[0][0]:
+            sent_at = dump.flagged.popleft()[1]
+            self._counters.net_waits += 1
+            self._counters.net_wait_time += _micros(now - sent_at)
+            self._trace(TRACE_NET_WAIT, "ack round trip from slave %d: %.3f ms", dump.server_id, (now - sent_at) * 1e3)
+        self._trace(TRACE_DETAIL, "got reply at %s from slave %d", position, dump.server_id)
+        self._ack(dump.server_id, position)
+
+    def _ack(self, server_id: int, position: BinlogPosition) -> None:
+        self._advance(self._container.insert(server_id, position))
+
+    def _advance(self, replicated: BinlogPosition | None) -> None:
+        """N slaves acked up to `replicated`: move the reply position, release, maybe switch ON."""
+        if replicated is not None and (self._reply is None or self._reply < replicated):
+            self._reply = replicated
+            while self._active:
+                first = next(iter(self._active))
+                if replicated < first:
+                    break
+                del self._active[first]
+            released = self._gate.release_up_to(replicated)
+            if released:
+                self._trace(TRACE_DETAIL, "released %d waiter(s) up to %s", released, replicated)
+        self._try_switch_on()
+
+    # -----------------------------------------------------------------------------------------
+    # Switching
+
+    def _try_switch_on(self) -> None:
+        if self._on or not self._enabled or not self._installed or self._reply is None:
+            return
+        if not self._wait_no_slave and self._clients < self._count:
+            return
+        if self._commit_max is not None and self._reply < self._commit_max:
+            return
+        self._switch_on(f"{self._count} slave(s) acked up to {self._reply}, the largest committed position")
+
+    def _switch_on(self, reason: str) -> None:
+        self._on = True
+        log.info("Semi-sync replication switched ON at %s: %s", self._commit_max, reason)
+
+    def _switch_off(self, reason: str) -> None:
+        if not self._on:
+            return
+        self._on = False
+        self._counters.no_times += 1
+        self._active.clear()
+        released = self._gate.release_all(Outcome.RELEASED)
+        log.warning(
+            "Semi-sync replication switched OFF at %s (reply position %s): %s; %d waiting commit(s) released",
+            self._commit_max, self._reply, reason, released,
+        )
+
+    def _switch_off_without_slaves(self) -> None:
+        if self._on and not self._wait_no_slave and self._clients < self._count:
+            self._switch_off(
+                f"{self._clients} semi-sync slave(s) connected, fewer than wait_for_slave_count="
+                f"{self._count}, and rpl_semi_sync_master_wait_no_slave is OFF"
+            )
+
+    def _enable(self) -> None:
+        if self._wait_no_slave or self._clients >= self._count:
+            self._switch_on("rpl_semi_sync_master_enabled set to ON")
+        else:
+            log.info("semi-sync master enabled; status stays OFF until %d semi-sync slave(s) ack", self._count)
+
+    def _disable(self) -> None:
+        self._switch_off("rpl_semi_sync_master_enabled set to OFF")
+        self._gate.release_all(Outcome.RELEASED)
+        self._active.clear()
+
+    # -----------------------------------------------------------------------------------------
+
+    @property
+    def _enabled(self) -> bool:
+        return bool(self._vars[MASTER_ENABLED.name])
+
+    @property
+    def _count(self) -> int:
+        return int(self._vars[MASTER_WAIT_FOR_SLAVE_COUNT.name])
+
+    @property
+    def _wait_no_slave(self) -> bool:
+        return bool(self._vars[MASTER_WAIT_NO_SLAVE.name])
+
+    @property
+    def _timeout_seconds(self) -> float:
+        return int(self._vars[MASTER_TIMEOUT.name]) / 1000.0
+
+
+
+def _is_binlog_event(event: SendParam) -> bool:
+    """A real binlog event with a place in the binlog (not a heartbeat, not artificial)."""
+    return event.end is not None and not event.heartbeat and not event.artificial

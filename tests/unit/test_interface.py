@@ -1,0 +1,216 @@
+"""WL#4398 delegates: call order, observers added/removed during a call, the empty fast path."""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+
+from protocol.position import BinlogPosition
+from semisync.interface import (
+    BinlogRelayIODelegate,
+    BinlogRelayIOObserver,
+    BinlogStorageDelegate,
+    BinlogStorageObserver,
+    BinlogTransmitDelegate,
+    BinlogTransmitObserver,
+    ReadEvent,
+    RelayIOParam,
+    ReplicationInterface,
+    SendParam,
+    StorageParam,
+    TransactionDelegate,
+    TransactionObserver,
+    TransmitParam,
+    TransParam,
+)
+
+P = BinlogPosition("mysql-bin.000001", 100)
+
+
+class Recorder(TransactionObserver, BinlogStorageObserver):
+    def __init__(self, name: str, calls: list[str], on_call=None):
+        self.name = name
+        self.calls = calls
+        self.on_call = on_call
+
+    def before_commit(self, param):
+        self.calls.append(f"{self.name}.before_commit")
+        if self.on_call:
+            self.on_call()
+
+    async def after_commit(self, param):
+        self.calls.append(f"{self.name}.after_commit")
+        if self.on_call:
+            self.on_call()
+        await asyncio.sleep(0)
+
+    def after_flush(self, param):
+        self.calls.append(f"{self.name}.after_flush")
+
+    async def after_sync(self, param):
+        self.calls.append(f"{self.name}.after_sync")
+
+
+def test_empty_delegates_are_falsy_and_create_no_coroutine():
+    interface = ReplicationInterface()
+    for delegate in (interface.transaction, interface.storage, interface.transmit, interface.relay_io):
+        assert not delegate and len(delegate) == 0
+    waits = [
+        interface.transaction.after_commit(TransParam(1, 1, P)),
+        interface.storage.after_sync(StorageParam(1, P)),
+        interface.relay_io.before_request_transmit(RelayIOParam(1, "h", 1, P)),
+    ]
+    for awaitable in waits:
+        assert not inspect.iscoroutine(awaitable)
+
+    async def await_all():
+        for awaitable in waits:
+            assert await awaitable is None
+
+    asyncio.run(await_all())
+
+
+def test_one_observer_gets_its_own_coroutine_without_a_wrapper():
+    calls: list[str] = []
+    delegate = TransactionDelegate()
+    delegate.add_observer(Recorder("a", calls))
+    awaitable = delegate.after_commit(TransParam(1, 1, P))
+    assert inspect.iscoroutine(awaitable) and awaitable.cr_code is Recorder.after_commit.__code__
+    asyncio.run(awaitable)
+    assert calls == ["a.after_commit"]
+
+
+def test_observers_are_called_in_registration_order_and_added_once():
+    calls: list[str] = []
+    a, b, c = Recorder("a", calls), Recorder("b", calls), Recorder("c", calls)
+    delegate = TransactionDelegate()
+    for o in (b, a, c, a):
+        delegate.add_observer(o)
+    assert delegate.observers == (b, a, c) and bool(delegate)
+    delegate.before_commit(TransParam(1, 1))
+    asyncio.run(delegate.after_commit(TransParam(1, 1, P)))
+    assert calls == ["b.before_commit", "a.before_commit", "c.before_commit"] + [
+        "b.after_commit", "a.after_commit", "c.after_commit"
+    ]
+
+
+def test_removal_during_a_call_takes_effect_at_the_next_call():
+    calls: list[str] = []
+    delegate = TransactionDelegate()
+    b = Recorder("b", calls)
+    a = Recorder("a", calls, on_call=lambda: delegate.remove_observer(b))
+    delegate.add_observer(a)
+    delegate.add_observer(b)
+    delegate.before_commit(TransParam(1, 1))
+    assert calls == ["a.before_commit", "b.before_commit"]  # the call in progress still sees b
+    calls.clear()
+    delegate.before_commit(TransParam(1, 1))
+    assert calls == ["a.before_commit"]
+
+
+def test_addition_and_removal_while_an_async_hook_is_suspended():
+    calls: list[str] = []
+    delegate = TransactionDelegate()
+    late = Recorder("late", calls)
+    b = Recorder("b", calls)
+    a = Recorder("a", calls)
+    delegate.add_observer(a)
+    delegate.add_observer(b)
+
+    async def scenario():
+        first = asyncio.ensure_future(delegate.after_commit(TransParam(1, 1, P)))
+        await asyncio.sleep(0)  # `a` is suspended inside after_commit
+        delegate.remove_observer(b)
+        delegate.add_observer(late)
+        await first
+        assert calls == ["a.after_commit", "b.after_commit"]
+        calls.clear()
+        await delegate.after_commit(TransParam(1, 1, P))
+        assert calls == ["a.after_commit", "late.after_commit"]
+
+    asyncio.run(scenario())
+
+
+def test_observer_removing_itself_is_still_called_once():
+    calls: list[str] = []
+    delegate = BinlogStorageDelegate()
+
+    class SelfRemoving(BinlogStorageObserver):
+        def after_flush(self, param):
+            calls.append("self")
+            delegate.remove_observer(self)
+
+    delegate.add_observer(SelfRemoving())
+    delegate.add_observer(Recorder("r", calls))
+    delegate.after_flush(StorageParam(1, P))
+    delegate.after_flush(StorageParam(1, P))
+    assert calls == ["self", "r.after_flush", "r.after_flush"]
+    assert len(delegate) == 1
+
+
+def test_an_observer_that_raises_aborts_the_hook():
+    calls: list[str] = []
+    delegate = BinlogStorageDelegate()
+
+    class Failing(BinlogStorageObserver):
+        async def after_sync(self, param):
+            raise RuntimeError("observer failed")
+
+    delegate.add_observer(Failing())
+    delegate.add_observer(Recorder("r", calls))
+    try:
+        asyncio.run(delegate.after_sync(StorageParam(1, P)))
+    except RuntimeError:
+        pass
+    else:
+        raise AssertionError("the exception must reach the shell")
+    assert calls == []
+
+
+def test_reserved_header_slices_follow_registration_order():
+    delegate = BinlogTransmitDelegate()
+    offsets: dict[str, int] = {}
+
+    class Reserving(BinlogTransmitObserver):
+        def __init__(self, name: str, size: int):
+            self.name, self.size = name, size
+
+        def reserve_header(self, param):
+            offsets[self.name] = param.observer_state["header_offset"]
+            return bytes([len(offsets)]) * self.size
+
+        def before_send_event(self, param, header, event):
+            header[offsets[self.name]] = 0xFF
+
+    first, second = Reserving("first", 2), Reserving("second", 3)
+    delegate.add_observer(first)
+    delegate.add_observer(second)
+    param = TransmitParam(1, 2, 0, {}, P)
+    header = delegate.reserve_header(param)
+    assert header == b"\x01\x01\x02\x02\x02" and offsets == {"first": 0, "second": 2}
+    assert "header_offset" not in param.observer_state
+    buffer = bytearray(header)
+    delegate.before_send_event(param, buffer, SendParam(16, P))
+    assert buffer == b"\xff\x01\xff\x02\x02"
+
+
+def test_relay_io_delegate_chains_read_events_and_keeps_the_last_ack():
+    delegate = BinlogRelayIODelegate()
+
+    class Strip(BinlogRelayIOObserver):
+        def after_read_event(self, param, packet):
+            return ReadEvent(packet[1:], packet[0] == 1)
+
+        def after_queue_event(self, param, read, end, synced):
+            return end if read.need_ack and synced else None
+
+    class Never(BinlogRelayIOObserver):
+        pass
+
+    delegate.add_observer(Strip())
+    delegate.add_observer(Never())
+    param = RelayIOParam(2, "h", 1, P)
+    read = delegate.after_read_event(param, memoryview(b"\x01event"))
+    assert bytes(read.event) == b"event" and read.need_ack
+    assert delegate.after_queue_event(param, read, P, True) == P  # a later None does not erase it
+    assert delegate.after_queue_event(param, read, P, False) is None
