@@ -211,6 +211,20 @@ class _Done:
 DONE: Awaitable[None] = _Done()
 
 
+def _waiting_hook(observers: tuple[Any, ...], hook: str, param: Any) -> Awaitable[None]:
+    """Run an async hook: nothing to create when empty, the observer's own coroutine for one."""
+    if not observers:
+        return DONE
+    if len(observers) == 1:
+        return getattr(observers[0], hook)(param)
+    return _each(observers, hook, param)
+
+
+async def _each(observers: tuple[Any, ...], hook: str, param: Any) -> None:
+    for o in observers:
+        await getattr(o, hook)(param)
+
+
 class Delegate(Generic[O]):
     """An ordered, copy-on-write set of observers. Falsy when empty."""
 
@@ -243,17 +257,7 @@ class TransactionDelegate(Delegate[TransactionObserver]):
             o.before_commit(param)
 
     def after_commit(self, param: TransParam) -> Awaitable[None]:
-        observers = self._observers
-        if not observers:
-            return DONE
-        if len(observers) == 1:
-            return observers[0].after_commit(param)
-        return self._after_commit(observers, param)
-
-    @staticmethod
-    async def _after_commit(observers: tuple[TransactionObserver, ...], param: TransParam) -> None:
-        for o in observers:
-            await o.after_commit(param)
+        return _waiting_hook(self._observers, "after_commit", param)
 
     def after_rollback(self, param: TransParam) -> None:
         for o in self._observers:
@@ -266,17 +270,7 @@ class BinlogStorageDelegate(Delegate[BinlogStorageObserver]):
             o.after_flush(param)
 
     def after_sync(self, param: StorageParam) -> Awaitable[None]:
-        observers = self._observers
-        if not observers:
-            return DONE
-        if len(observers) == 1:
-            return observers[0].after_sync(param)
-        return self._after_sync(observers, param)
-
-    @staticmethod
-    async def _after_sync(observers: tuple[BinlogStorageObserver, ...], param: StorageParam) -> None:
-        for o in observers:
-            await o.after_sync(param)
+        return _waiting_hook(self._observers, "after_sync", param)
 
 
 class BinlogTransmitDelegate(Delegate[BinlogTransmitObserver]):
@@ -325,19 +319,7 @@ class BinlogRelayIODelegate(Delegate[BinlogRelayIOObserver]):
             o.thread_stop(param)
 
     def before_request_transmit(self, param: RelayIOParam) -> Awaitable[None]:
-        observers = self._observers
-        if not observers:
-            return DONE
-        if len(observers) == 1:
-            return observers[0].before_request_transmit(param)
-        return self._before_request_transmit(observers, param)
-
-    @staticmethod
-    async def _before_request_transmit(
-        observers: tuple[BinlogRelayIOObserver, ...], param: RelayIOParam
-    ) -> None:
-        for o in observers:
-            await o.before_request_transmit(param)
+        return _waiting_hook(self._observers, "before_request_transmit", param)
 
     def after_read_event(self, param: RelayIOParam, packet: memoryview) -> ReadEvent:
         read = ReadEvent(packet)
