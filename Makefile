@@ -24,6 +24,8 @@ test: deps
 lint:
 	$(PYTHON) -m ruff check .
 
-demo: deps
-	@echo "semisync up is not built yet (operability issue); installed the package: try 'semisync --help'"
-	semisync --help
+# A local master with two semi-sync slaves on loopback (Ctrl-C stops it); data in ./.semisync.
+demo:
+	@dpkg -s mariadb-client >/dev/null 2>&1 || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends mariadb-client; }
+	$(PYTHON) -m pip install -q -e .
+	semisync up --slaves 2

@@ -41,3 +41,7 @@ def cli() -> None:
 
 def main() -> None:
     cli()
+
+
+if __name__ == "__main__":
+    main()
