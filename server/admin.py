@@ -1,0 +1,743 @@
+"""The admin statements every server answers itself (master and slave alike).
+
+Contract
+- `Admin.handlers` maps a statement's first keyword to a coroutine
+  `handler(session, sql, keyword) -> result | None`; None means "not mine, let the engine run
+  it" (SHOW TABLES, SELECT ... FROM t, CREATE TABLE ...). Results are protocol `OK` /
+  `ResultSet` values (the session stamps the status flags).
+- Statements: SHOW [GLOBAL|SESSION] VARIABLES|STATUS [LIKE|WHERE], SHOW [FULL] PROCESSLIST,
+  SHOW PLUGINS, SHOW GRANTS, SHOW WARNINGS|ERRORS, SET (system and user variables, NAMES,
+  CHARACTER SET, TRANSACTION, PASSWORD), SELECT of @@vars / @vars / DATABASE() ... without a
+  table, USE, KILL, CREATE USER, DROP USER, GRANT, REVOKE, INSTALL PLUGIN, UNINSTALL PLUGIN,
+  FLUSH STATUS|PRIVILEGES|TABLES|LOGS|HOSTS.
+- Privileges: SET GLOBAL needs ALL (or SUPER); INSTALL/UNINSTALL PLUGIN and user statements
+  need ALL, SUPER or CREATE USER; KILL of another user's session needs ALL/SUPER/CONNECTION
+  ADMIN; SHOW PROCESSLIST lists everyone only with PROCESS (or ALL/SUPER).
+  Errors are mysqld's codes from protocol/errors.py.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
+
+from protocol.auth import hash_from_text, hash_to_text, native_password_hash
+from protocol.errors import (
+    ER_BAD_DB_ERROR,
+    ER_CANNOT_USER,
+    ER_NO_SUCH_THREAD,
+    ER_NONEXISTING_GRANT,
+    ER_NOT_SUPPORTED_YET,
+    ER_PARSE_ERROR,
+    ER_SPECIFIC_ACCESS_DENIED_ERROR,
+    SQLError,
+)
+from protocol.messages import OK, FieldType, ResultSet, column
+from server.plugins import SHOW_PLUGINS_COLUMNS
+from server.processlist import processlist
+from server.sql import Tokens, head, unquote
+from server.users import ALL, KNOWN_PRIVILEGES, SUPER, Account
+from server.variables import DEFAULT, Scope, like_matcher, select_value
+
+if TYPE_CHECKING:
+    from server.listener import Server
+    from server.session import ClientSession
+
+Handler = Callable[["ClientSession", str, str], Awaitable[Any]]
+
+_VAR_COLUMNS = (column("Variable_name"), column("Value"))
+_OK = OK()
+
+# SELECT without FROM that we answer: a function call as the second word, or any '@'.
+_FUNCTIONS = frozenset({
+    "DATABASE", "SCHEMA", "USER", "CURRENT_USER", "SESSION_USER", "SYSTEM_USER", "VERSION",
+    "CONNECTION_ID", "UNIX_TIMESTAMP", "LAST_INSERT_ID",
+})
+_SCOPES = {"GLOBAL": Scope.GLOBAL, "SESSION": Scope.SESSION, "LOCAL": Scope.SESSION}
+_CONNECTION_ADMIN = (ALL, SUPER, "CONNECTION ADMIN")
+_USER_ADMIN = (ALL, SUPER, "CREATE USER")
+
+
+class _NotOurs(Exception):
+    """A SELECT item we cannot evaluate: the engine gets the statement."""
+
+
+class Admin:
+    def __init__(self, server: Server) -> None:
+        self.server = server
+        self.handlers: dict[str, Handler] = {
+            "SHOW": self.show,
+            "SET": self.set,
+            "SELECT": self.select,
+            "USE": self.use,
+            "KILL": self.kill_statement,
+            "CREATE": self.create,
+            "DROP": self.drop,
+            "GRANT": self.grant,
+            "REVOKE": self.revoke,
+            "INSTALL": self.install_plugin,
+            "UNINSTALL": self.uninstall_plugin,
+            "FLUSH": self.flush,
+        }
+
+    # -- SHOW ------------------------------------------------------------------------------------
+
+    async def show(self, session: ClientSession, sql: str, keyword: str) -> Any:
+        second = keyword.partition(" ")[2]
+        if second not in ("VARIABLES", "STATUS", "GLOBAL", "SESSION", "LOCAL", "PROCESSLIST",
+                          "FULL", "PLUGINS", "GRANTS", "WARNINGS", "ERRORS"):
+            return None
+        t = Tokens(sql)
+        t.expect_word("SHOW")
+        scope_word = t.accept_word("GLOBAL", "SESSION", "LOCAL")
+        full = t.accept_word("FULL")
+        what = t.accept_word("VARIABLES", "STATUS", "PROCESSLIST", "PLUGINS", "GRANTS", "WARNINGS", "ERRORS")
+        if what is None:
+            return None  # SHOW FULL TABLES, SHOW FULL COLUMNS ...: the engine's
+        if what in ("VARIABLES", "STATUS"):
+            if full:
+                raise t.error()
+            match = self._show_filter(t)
+            if what == "VARIABLES":
+                scope = _SCOPES.get(scope_word or "")
+                rows = self.server.variables.show_variables(session, scope, match)
+            else:
+                rows = self.server.variables.show_status(match)
+            return ResultSet(_VAR_COLUMNS, tuple(rows))
+        if scope_word is not None:
+            raise t.error()
+        if what == "PROCESSLIST":
+            t.expect_end()
+            everyone = session.has_privilege(ALL, SUPER, "PROCESS")
+            return processlist(self.server, full=bool(full), user=None if everyone else session.user)
+        if full:
+            raise t.error()
+        if what == "PLUGINS":
+            t.expect_end()
+            rows = self.server.plugins.show_rows()
+            return ResultSet(tuple(column(c) for c in SHOW_PLUGINS_COLUMNS), tuple(rows))
+        if what in ("WARNINGS", "ERRORS"):
+            return ResultSet((column("Level"), column("Code", FieldType.LONG), column("Message")), ())
+        # GRANTS
+        if t.accept_word("FOR"):
+            account = self._account_ref(t, session)
+            t.expect_end()
+            if account is not session.account and not session.has_privilege(*_USER_ADMIN):
+                raise SQLError(ER_SPECIFIC_ACCESS_DENIED_ERROR, "SELECT on mysql.user")
+        else:
+            t.expect_end()
+            account = session.account
+        assert account is not None
+        return ResultSet((column(f"Grants for {account.user}@{account.host}"),),
+                         tuple((line,) for line in account.grants()))
+
+    def _show_filter(self, t: Tokens) -> Callable[[str], Any] | None:
+        if t.at_end():
+            return None
+        if t.accept_word("LIKE"):
+            tok = t.next()
+            if tok.kind != "STRING":
+                raise t.error()
+            t.expect_end()
+            return like_matcher(tok.text)
+        t.expect_word("WHERE")
+        column_name = t.name().lower()
+        if column_name != "variable_name":
+            raise SQLError(ER_NOT_SUPPORTED_YET, "WHERE on " + column_name)
+        if t.accept_op("="):
+            value = t.next().text.lower()
+            t.expect_end()
+            return lambda name: name.lower() == value
+        if t.accept_word("LIKE"):
+            pattern = t.next().text
+            t.expect_end()
+            return like_matcher(pattern)
+        t.expect_word("IN")
+        t.expect_op("(")
+        wanted = set()
+        while True:
+            wanted.add(t.next().text.lower())
+            if t.accept_op(")"):
+                break
+            t.expect_op(",")
+        t.expect_end()
+        return lambda name: name.lower() in wanted
+
+    # -- expressions (SET right-hand sides, SELECT items) --------------------------------------
+
+    def _value(self, session: ClientSession, t: Tokens, *, bare_words: bool) -> Any:
+        """One simple expression. `bare_words`: a bare word is a string (SET x = ON)."""
+        tok = t.next()
+        kind = tok.kind
+        if kind == "OP" and tok.text in ("-", "+"):
+            value = self._value(session, t, bare_words=False)
+            if not isinstance(value, (int, float)) or isinstance(value, bool):
+                raise _NotOurs()
+            return -value if tok.text == "-" else value
+        if kind == "NUMBER":
+            return tok.value
+        if kind == "STRING":
+            return tok.text
+        if kind == "SYSVAR":
+            scope_name, name = tok.value  # type: ignore[misc]
+            scope = _SCOPES.get(scope_name) if scope_name else None
+            return select_value(self.server.variables.get(name, session, scope))
+        if kind == "USERVAR":
+            return session.user_vars.get(tok.value)  # type: ignore[arg-type]
+        if kind == "OP" and tok.text == "(":
+            value = self._value(session, t, bare_words=bare_words)
+            t.expect_op(")")
+            return value
+        if kind == "WORD":
+            word = tok.upper
+            if t.accept_op("("):
+                return self._function(session, word, t)
+            if word == "NULL":
+                return None
+            if word in ("TRUE", "FALSE"):
+                return 1 if word == "TRUE" else 0
+            if word == "DEFAULT" and bare_words:
+                return DEFAULT
+            if word in ("CURRENT_USER",):
+                return self._current_user(session)
+            if bare_words:
+                return tok.text
+        if kind == "QUOTED" and bare_words:
+            return tok.text
+        raise _NotOurs()
+
+    def _function(self, session: ClientSession, name: str, t: Tokens) -> Any:
+        args = []
+        if not t.accept_op(")"):
+            while True:
+                args.append(self._value(session, t, bare_words=False))
+                if t.accept_op(")"):
+                    break
+                t.expect_op(",")
+        if name in ("DATABASE", "SCHEMA") and not args:
+            return session.database
+        if name in ("USER", "SESSION_USER", "SYSTEM_USER") and not args:
+            return f"{session.user}@{session.host}"
+        if name == "CURRENT_USER" and not args:
+            return self._current_user(session)
+        if name == "VERSION" and not args:
+            return self.server.variables.get("version", session)
+        if name == "CONNECTION_ID" and not args:
+            return session.connection_id
+        if name == "UNIX_TIMESTAMP" and not args:
+            return int(time.time())
+        if name == "LAST_INSERT_ID" and not args:
+            es = session.engine_session
+            return int(getattr(es, "last_insert_id", 0) or 0)
+        if name == "PASSWORD" and len(args) == 1 and isinstance(args[0], str):
+            return hash_to_text(native_password_hash(args[0]))
+        raise _NotOurs()
+
+    @staticmethod
+    def _current_user(session: ClientSession) -> str:
+        account = session.account
+        return f"{account.user}@{account.host}" if account else ""
+
+    # -- SELECT ------------------------------------------------------------------------------------
+
+    async def select(self, session: ClientSession, sql: str, keyword: str) -> Any:
+        if "@" not in sql and keyword.partition(" ")[2] not in _FUNCTIONS:
+            return None
+        try:
+            t = Tokens(sql)
+        except SQLError:
+            return None
+        t.expect_word("SELECT")
+        columns = []
+        row = []
+        try:
+            while True:
+                first = t.peek()
+                if first is None:
+                    return None
+                value = self._value(session, t, bare_words=False)
+                end_tok = t.peek()
+                text = sql[first.pos:end_tok.pos if end_tok is not None else len(sql)].strip()
+                if t.accept_word("AS"):
+                    text = t.name()
+                elif (alias := t.peek()) is not None and alias.kind in ("WORD", "QUOTED", "STRING") \
+                        and not alias.is_word("LIMIT", "FROM"):
+                    t.next()
+                    text = alias.text
+                columns.append(text)
+                row.append(value)
+                if not t.accept_op(","):
+                    break
+            if t.accept_word("FROM"):
+                t.expect_word("DUAL")
+            limit = None
+            if t.accept_word("LIMIT"):
+                tok = t.next()
+                if tok.kind != "NUMBER":
+                    return None
+                limit = tok.value
+            if not t.at_end():
+                return None
+        except _NotOurs:
+            return None
+        defs = tuple(_column_for(name, value) for name, value in zip(columns, row, strict=True))
+        rows = () if limit == 0 else (tuple(row),)
+        return ResultSet(defs, rows)
+
+    # -- SET ---------------------------------------------------------------------------------------
+
+    async def set(self, session: ClientSession, sql: str, keyword: str) -> Any:
+        t = Tokens(sql)
+        t.expect_word("SET")
+        second = t.peek()
+        if second is not None and second.kind == "WORD":
+            word = second.upper
+            if word in ("NAMES", "CHARACTER", "CHARSET"):
+                return self._set_names(session, t)
+            if word == "PASSWORD":
+                return await self._set_password(session, t)
+            if word == "TRANSACTION" or (
+                word in _SCOPES and (nxt := t.peek(1)) is not None and nxt.is_word("TRANSACTION")
+            ):
+                return _OK  # isolation levels and access modes are accepted as is
+        assignments: list[tuple[str, Any, Any]] = []
+        scope: Scope | None = None
+        while True:
+            word = t.accept_word("GLOBAL", "SESSION", "LOCAL")
+            if word is not None:
+                scope = _SCOPES[word]
+            tok = t.next()
+            if tok.kind == "USERVAR":
+                target: Any = ("user", tok.value)
+            elif tok.kind == "SYSVAR":
+                scope_name, name = tok.value  # type: ignore[misc]
+                target = ("sys", name, _SCOPES[scope_name] if scope_name else scope)
+            elif tok.kind in ("WORD", "QUOTED"):
+                target = ("sys", tok.text.lower(), scope)
+            else:
+                raise t.error()
+            t.expect_op("=", ":=")
+            try:
+                value = self._value(session, t, bare_words=target[0] == "sys")
+            except _NotOurs:
+                raise t.error() from None
+            assignments.append((target, value, tok))
+            if t.at_end():
+                break
+            t.expect_op(",")
+        # Check every system variable first, so that a bad one changes nothing.
+        variables = self.server.variables
+        for target, _, _ in assignments:
+            if target[0] == "sys":
+                var = variables.lookup(target[1])
+                if target[2] is Scope.GLOBAL:
+                    session.require(ALL, SUPER)
+                del var
+        for target, value, _ in assignments:
+            if target[0] == "user":
+                session.user_vars[target[1]] = value
+            elif target[1] == "autocommit" and target[2] is not Scope.GLOBAL:
+                await self._set_autocommit(session, value)
+            else:
+                variables.set(target[1], value, target[2], session)
+        return _OK
+
+    async def _set_autocommit(self, session: ClientSession, value: Any) -> None:
+        var = self.server.variables.lookup("autocommit")
+        on = var.checked(value)
+        es = session.engine_session
+        if on and not es.autocommit and getattr(es, "in_transaction", False):
+            await session._engine_execute("COMMIT")  # SET autocommit=1 commits, as in mysqld
+        self.server.variables.set("autocommit", on, Scope.SESSION, session)
+
+    def _set_names(self, session: ClientSession, t: Tokens) -> Any:
+        if t.accept_word("NAMES") is None:
+            t.expect_word("CHARACTER", "CHARSET")
+            if t.peek() is not None and t.peek().is_word("SET"):  # type: ignore[union-attr]
+                t.next()
+        tok = t.next()
+        charset = "utf8mb4" if tok.is_word("DEFAULT") else tok.text.lower()
+        collation = None
+        if t.accept_word("COLLATE"):
+            collation = t.next().text.lower()
+        t.expect_end()
+        for name in ("character_set_client", "character_set_connection", "character_set_results"):
+            session.sysvars[name] = charset
+        session.sysvars["collation_connection"] = collation or f"{charset}_general_ci"
+        return _OK
+
+    async def _set_password(self, session: ClientSession, t: Tokens) -> Any:
+        t.expect_word("PASSWORD")
+        account = session.account
+        if t.accept_word("FOR"):
+            account = self._account_ref(t, session)
+            if account is not session.account:
+                session.require(*_USER_ADMIN)
+        t.expect_op("=")
+        if t.accept_word("PASSWORD"):
+            t.expect_op("(")
+            new_hash = native_password_hash(t.next().text)
+            t.expect_op(")")
+        else:
+            new_hash = _hash_text(t, t.next().text)
+        t.expect_end()
+        assert account is not None
+        self.server.users.set_password(account, new_hash)
+        await self.server.role.after_user_change(
+            session, f"SET PASSWORD FOR {account.name} = '{hash_to_text(new_hash)}'")
+        return _OK
+
+    # -- USE / KILL --------------------------------------------------------------------------------
+
+    async def use(self, session: ClientSession, sql: str, keyword: str) -> Any:
+        t = Tokens(sql)
+        t.expect_word("USE")
+        name = t.name()
+        t.expect_end()
+        return await self.use_database(session, name)
+
+    async def use_database(self, session: ClientSession, name: str) -> Any:
+        if not self.server.engine.has_database(name):
+            raise SQLError(ER_BAD_DB_ERROR, name)
+        session.engine_session.database = name
+        return _OK
+
+    async def kill_statement(self, session: ClientSession, sql: str, keyword: str) -> Any:
+        t = Tokens(sql)
+        t.expect_word("KILL")
+        t.accept_word("HARD", "SOFT")
+        query = t.accept_word("QUERY", "CONNECTION") == "QUERY"
+        tok = t.next()
+        if tok.kind == "NUMBER" and isinstance(tok.value, int):
+            target = tok.value
+        else:
+            t.i -= 1
+            try:
+                target = self._value(session, t, bare_words=False)
+            except _NotOurs:
+                raise t.error() from None
+            if not isinstance(target, int):
+                raise t.error()
+        t.expect_end()
+        return await self.kill(session, target, query=query)
+
+    async def kill(self, session: ClientSession, target_id: int, *, query: bool) -> Any:
+        target = self.server.sessions.get(target_id)
+        if target is None:
+            raise SQLError(ER_NO_SUCH_THREAD, target_id)
+        if target.user != session.user and not session.has_privilege(*_CONNECTION_ADMIN):
+            raise SQLError(ER_NO_SUCH_THREAD, target_id)  # mysqld hides others' threads too
+        if query:
+            target.kill_query()
+        elif target is session:
+            session.kill()
+            return _OK
+        else:
+            target.kill()
+        return _OK
+
+    # -- users -------------------------------------------------------------------------------------
+
+    def _account_ref(self, t: Tokens, session: ClientSession) -> Account:
+        if t.accept_word("CURRENT_USER"):
+            if t.accept_op("("):
+                t.expect_op(")")
+            assert session.account is not None
+            return session.account
+        user, host = self._user_host(t)
+        account = self.server.users.get(user, host)
+        if account is None:
+            raise SQLError(ER_NONEXISTING_GRANT, user, host)
+        return account
+
+    @staticmethod
+    def _user_host(t: Tokens) -> tuple[str, str]:
+        tok = t.next()
+        if tok.kind not in ("WORD", "STRING", "QUOTED"):
+            raise t.error()
+        user = tok.text
+        nxt = t.peek()
+        host = "%"
+        if nxt is not None and nxt.kind == "USERVAR":
+            t.next()
+            body = nxt.text[1:]
+            host = unquote(body) if body[:1] in ("'", '"', "`") else body
+        return user, host
+
+    def _identified(self, t: Tokens) -> bytes | None:
+        """`IDENTIFIED BY 'pw'`, `IDENTIFIED BY PASSWORD '*HEX'`, `IDENTIFIED WITH
+        mysql_native_password [BY 'pw' | AS '*HEX']`; None when absent."""
+        if not t.accept_word("IDENTIFIED"):
+            return None
+        if t.accept_word("WITH"):
+            plugin = t.name().lower()
+            if plugin != "mysql_native_password":
+                raise SQLError(ER_NOT_SUPPORTED_YET, f"authentication plugin {plugin}")
+            if t.accept_word("AS"):
+                return _hash_text(t, t.next().text)
+            if not t.accept_word("BY"):
+                return b""
+            if t.accept_word("PASSWORD"):
+                return _hash_text(t, t.next().text)
+            return native_password_hash(_string(t))
+        t.expect_word("BY")
+        if t.accept_word("PASSWORD"):
+            if t.accept_op("("):
+                h = native_password_hash(_string(t))
+                t.expect_op(")")
+                return h
+            return _hash_text(t, _string(t))
+        return native_password_hash(_string(t))
+
+    async def create(self, session: ClientSession, sql: str, keyword: str) -> Any:
+        if keyword != "CREATE USER":
+            return None
+        session.require(*_USER_ADMIN)
+        t = Tokens(sql)
+        t.expect_word("CREATE")
+        or_replace = False
+        if t.accept_word("OR"):
+            t.expect_word("REPLACE")
+            or_replace = True
+        t.expect_word("USER")
+        if_not_exists = False
+        if t.accept_word("IF"):
+            t.expect_word("NOT")
+            t.expect_word("EXISTS")
+            if_not_exists = True
+        specs = []
+        while True:
+            user, host = self._user_host(t)
+            specs.append((user, host, self._identified(t) or b""))
+            if not t.accept_op(","):
+                break
+        t.expect_end()
+        users = self.server.users
+        failed = [f"'{u}'@'{h}'" for u, h, _ in specs if users.get(u, h) is not None]
+        if failed and not or_replace and not if_not_exists:
+            raise SQLError(ER_CANNOT_USER, "CREATE USER", ",".join(failed))
+        for user, host, pw in specs:
+            if users.get(user, host) is not None and not or_replace:
+                continue
+            account = users.create(user, host, pw)
+            await self.server.role.after_user_change(session, _create_statement(account))
+        return _OK
+
+    async def drop(self, session: ClientSession, sql: str, keyword: str) -> Any:
+        if keyword != "DROP USER":
+            return None
+        session.require(*_USER_ADMIN)
+        t = Tokens(sql)
+        t.expect_word("DROP")
+        t.expect_word("USER")
+        if_exists = False
+        if t.accept_word("IF"):
+            t.expect_word("EXISTS")
+            if_exists = True
+        names = []
+        while True:
+            names.append(self._user_host(t))
+            if not t.accept_op(","):
+                break
+        t.expect_end()
+        users = self.server.users
+        failed = [f"'{u}'@'{h}'" for u, h in names if users.get(u, h) is None]
+        if failed and not if_exists:
+            raise SQLError(ER_CANNOT_USER, "DROP USER", ",".join(failed))
+        for user, host in names:
+            if users.get(user, host) is not None:
+                users.drop(user, host)
+                await self.server.role.after_user_change(session, f"DROP USER '{user}'@'{host}'")
+        return _OK
+
+    def _privileges(self, t: Tokens) -> set[str]:
+        privileges: set[str] = set()
+        while True:
+            words = [t.next().upper]
+            while (tok := t.peek()) is not None and tok.kind == "WORD" and not tok.is_word("ON"):
+                words.append(t.next().upper)
+            name = " ".join(words)
+            if name in ("ALL", "ALL PRIVILEGES"):
+                name = ALL
+            elif name == "REPLICATION REPLICA":
+                name = "REPLICATION SLAVE"
+            elif name == "BINLOG MONITOR" or name == "SLAVE MONITOR":
+                name = "REPLICATION CLIENT"
+            if name not in KNOWN_PRIVILEGES:
+                raise t.error()
+            privileges.add(name)
+            if not t.accept_op(","):
+                break
+        return privileges
+
+    def _on_global(self, t: Tokens) -> None:
+        t.expect_word("ON")
+        t.accept_word("TABLE")
+        a = t.next()
+        if not (a.kind == "OP" and a.text == "*"):
+            raise SQLError(ER_NOT_SUPPORTED_YET, "privileges below the global level (ON *.* only)")
+        t.expect_op(".")
+        b = t.next()
+        if not (b.kind == "OP" and b.text == "*"):
+            raise SQLError(ER_NOT_SUPPORTED_YET, "privileges below the global level (ON *.* only)")
+
+    async def grant(self, session: ClientSession, sql: str, keyword: str) -> Any:
+        t = Tokens(sql)
+        t.expect_word("GRANT")
+        privileges = self._privileges(t)
+        self._on_global(t)
+        if not (session.account is not None and session.account.grant_option) and not session.has_privilege(ALL):
+            raise SQLError(ER_SPECIFIC_ACCESS_DENIED_ERROR, "GRANT OPTION")
+        t.expect_word("TO")
+        targets = []
+        while True:
+            user, host = self._user_host(t)
+            targets.append((user, host, self._identified(t)))
+            if not t.accept_op(","):
+                break
+        grant_option = False
+        if t.accept_word("WITH"):
+            t.expect_word("GRANT")
+            t.expect_word("OPTION")
+            grant_option = True
+        t.expect_end()
+        users = self.server.users
+        for user, host, pw in targets:
+            if users.get(user, host) is None and pw is None:
+                raise SQLError(ER_NONEXISTING_GRANT, user, host)
+        for user, host, pw in targets:
+            account = users.get(user, host)
+            if account is None:
+                account = users.create(user, host, pw or b"")
+                await self.server.role.after_user_change(session, _create_statement(account))
+            elif pw is not None:
+                users.set_password(account, pw)
+            users.grant(account, privileges, grant_option)
+            await self.server.role.after_user_change(session, account.grants()[0])
+        return _OK
+
+    async def revoke(self, session: ClientSession, sql: str, keyword: str) -> Any:
+        session.require(*_USER_ADMIN)
+        t = Tokens(sql)
+        t.expect_word("REVOKE")
+        privileges = self._privileges(t)
+        self._on_global(t)
+        t.expect_word("FROM")
+        names = []
+        while True:
+            names.append(self._user_host(t))
+            if not t.accept_op(","):
+                break
+        t.expect_end()
+        users = self.server.users
+        for user, host in names:
+            account = users.get(user, host)
+            if account is None:
+                raise SQLError(ER_NONEXISTING_GRANT, user, host)
+            users.revoke(account, privileges)
+            privs = "ALL PRIVILEGES" if ALL in privileges else ", ".join(sorted(privileges))
+            await self.server.role.after_user_change(session, f"REVOKE {privs} ON *.* FROM {account.name}")
+        return _OK
+
+    async def apply_user_statement(self, sql: str) -> None:
+        """The slave applier's path for user statements: run as an all-privileged session."""
+        session = _SystemSession(self.server)
+        keyword = head(sql)
+        handler = self.handlers.get(keyword.partition(" ")[0])
+        if handler is None or await handler(session, sql, keyword) is None:  # type: ignore[arg-type]
+            raise SQLError(ER_PARSE_ERROR, f"not a user statement: {sql[:60]}")
+
+    # -- plugins / FLUSH ---------------------------------------------------------------------------
+
+    async def install_plugin(self, session: ClientSession, sql: str, keyword: str) -> Any:
+        t = Tokens(sql)
+        t.expect_word("INSTALL")
+        if t.accept_word("SONAME"):
+            raise SQLError(ER_NOT_SUPPORTED_YET, "INSTALL SONAME")
+        t.expect_word("PLUGIN")
+        name = t.name()
+        t.expect_word("SONAME")
+        soname = _string(t)
+        t.expect_end()
+        session.require(ALL, SUPER)
+        self.server.plugins.install(name, soname)
+        return _OK
+
+    async def uninstall_plugin(self, session: ClientSession, sql: str, keyword: str) -> Any:
+        t = Tokens(sql)
+        t.expect_word("UNINSTALL")
+        t.expect_word("PLUGIN")
+        name = t.name()
+        t.expect_end()
+        session.require(ALL, SUPER)
+        self.server.plugins.uninstall(name)
+        return _OK
+
+    async def flush(self, session: ClientSession, sql: str, keyword: str) -> Any:
+        t = Tokens(sql)
+        t.expect_word("FLUSH")
+        t.accept_word("LOCAL", "NO_WRITE_TO_BINLOG")
+        what = t.next().upper
+        if what == "STATUS":
+            t.expect_end()
+            self.server.stats.flush()
+            self.server.plugins.flush_status()
+            return _OK
+        if what in ("PRIVILEGES", "TABLES", "TABLE", "LOGS", "HOSTS", "USER_RESOURCES", "QUERY"):
+            session.require(ALL, SUPER, "RELOAD")
+            return _OK
+        return None
+
+
+class _SystemSession:
+    """A stand-in session with every privilege (replayed user statements)."""
+
+    def __init__(self, server: Server) -> None:
+        self.account = Account("system user", "localhost", privileges={ALL}, grant_option=True)
+        self.user = "system user"
+        self.host = "localhost"
+        self.connection_id = 0
+        self.user_vars: dict[str, Any] = {}
+        self.sysvars: dict[str, Any] = {}
+        self.engine_session = None
+        self.database = None
+
+    def has_privilege(self, *privileges: str) -> bool:
+        return True
+
+    def require(self, *privileges: str) -> None:
+        return None
+
+
+def _string(t: Tokens) -> str:
+    tok = t.next()
+    if tok.kind != "STRING":
+        t.i -= 1
+        raise t.error()
+    return tok.text
+
+
+def _hash_text(t: Tokens, text: str) -> bytes:
+    try:
+        return hash_from_text(text)
+    except ValueError:
+        raise SQLError(ER_PARSE_ERROR, f"password hash should be a 41-digit hexadecimal number near '{text}'") from None
+
+
+def _create_statement(account: Account) -> str:
+    stmt = f"CREATE USER {account.name}"
+    if account.password_hash:
+        stmt += f" IDENTIFIED BY PASSWORD '{hash_to_text(account.password_hash)}'"
+    return stmt
+
+
+def _column_for(name: str, value: Any) -> Any:
+    if isinstance(value, bool) or isinstance(value, int):
+        return column(name, FieldType.LONGLONG)
+    if isinstance(value, float):
+        return column(name, FieldType.DOUBLE)
+    return column(name, FieldType.VAR_STRING)
+
+
+__all__ = ["Admin"]

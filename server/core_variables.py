@@ -1,0 +1,223 @@
+"""The server's own system and status variables (those of mysqld that clients and dashboards
+read), registered on a `Server` at construction. A role or a plugin may replace any of them
+(e.g. the master's `log_bin` ON) by adding a variable of the same name afterwards.
+"""
+
+from __future__ import annotations
+
+import socket
+import time
+from typing import TYPE_CHECKING, Any
+
+from server.variables import (
+    Scope,
+    SystemVariable,
+    check_bool,
+    check_enum,
+    check_int,
+    check_str,
+)
+
+if TYPE_CHECKING:
+    from server.listener import Server
+    from server.session import ClientSession
+
+G, S, B = Scope.GLOBAL, Scope.SESSION, Scope.BOTH
+ISOLATION = ("READ-UNCOMMITTED", "READ-COMMITTED", "REPEATABLE-READ", "SERIALIZABLE")
+SQL_MODE = "STRICT_TRANS_TABLES,ERROR_FOR_DIVISION_BY_ZERO,NO_AUTO_CREATE_USER,NO_ENGINE_SUBSTITUTION"
+_ULONG = 2**32 - 1
+
+
+def _autocommit_get(session: ClientSession) -> bool:
+    es = session.engine_session
+    return bool(es.autocommit) if es is not None else True
+
+
+def _autocommit_set(session: ClientSession, value: Any) -> None:
+    es = session.engine_session
+    if es is not None:
+        es.autocommit = bool(value)
+
+
+def _last_insert_id(session: ClientSession) -> int:
+    es = session.engine_session
+    return int(getattr(es, "last_insert_id", 0) or 0) if es is not None else 0
+
+
+def _charset_names(value: Any) -> str:
+    return check_str(value).lower()
+
+
+def register(server: Server) -> None:
+    v = server.variables
+    try:
+        hostname = socket.gethostname()
+    except OSError:
+        hostname = "localhost"
+    tz = time.strftime("%Z") or "UTC"
+    v.add(
+        SystemVariable("server_id", server.server_id, G, dynamic=True, check=check_int(1, _ULONG)),
+        SystemVariable("port", getter=lambda: server.port),
+        SystemVariable("bind_address", server.bind_address),
+        SystemVariable("hostname", hostname),
+        SystemVariable("datadir", str(server.datadir) + "/"),
+        SystemVariable("version", server.server_version.removeprefix("5.5.5-")),
+        SystemVariable("version_comment", "semisync (MySQL-style semi-synchronous replication)"),
+        SystemVariable("version_compile_os", "debian-linux-gnu"),
+        SystemVariable("version_compile_machine", "x86_64"),
+        SystemVariable("protocol_version", 10),
+        SystemVariable("license", "Apache-2.0"),
+        SystemVariable("have_ssl", "DISABLED"),
+        SystemVariable("have_openssl", "NO"),
+        SystemVariable("socket", ""),
+        SystemVariable("autocommit", True, B, dynamic=True, check=check_bool,
+                       session_get=_autocommit_get, session_set=_autocommit_set),
+        SystemVariable("max_allowed_packet", server.max_allowed_packet, B, dynamic=True,
+                       check=check_int(1024, 1 << 30)),
+        SystemVariable("net_buffer_length", 16384, B, dynamic=True, check=check_int(1024, 1 << 20)),
+        SystemVariable("character_set_client", "utf8mb4", B, dynamic=True, check=_charset_names),
+        SystemVariable("character_set_connection", "utf8mb4", B, dynamic=True, check=_charset_names),
+        SystemVariable("character_set_results", "utf8mb4", B, dynamic=True, check=_charset_names),
+        SystemVariable("character_set_server", "utf8mb4", B, dynamic=True, check=_charset_names),
+        SystemVariable("character_set_database", "utf8mb4", B, dynamic=True, check=_charset_names),
+        SystemVariable("character_set_system", "utf8mb3"),
+        SystemVariable("character_set_filesystem", "binary", B, dynamic=True, check=_charset_names),
+        SystemVariable("collation_connection", "utf8mb4_general_ci", B, dynamic=True, check=_charset_names),
+        SystemVariable("collation_server", "utf8mb4_general_ci", B, dynamic=True, check=_charset_names),
+        SystemVariable("collation_database", "utf8mb4_general_ci", B, dynamic=True, check=_charset_names),
+        SystemVariable("sql_mode", SQL_MODE, B, dynamic=True, check=lambda x: check_str(x).upper()),
+        SystemVariable("time_zone", "SYSTEM", B, dynamic=True, check=check_str),
+        SystemVariable("system_time_zone", tz),
+        SystemVariable("timestamp", None, S, dynamic=True,
+                       session_get=lambda s: s.sysvars.get("timestamp") or round(time.time(), 6),
+                       check=lambda x: float(x) if x is not None else None),
+        SystemVariable("lower_case_table_names", 0),
+        SystemVariable("transaction_isolation", "REPEATABLE-READ", B, dynamic=True,
+                       check=check_enum(*ISOLATION)),
+        SystemVariable("tx_isolation", "REPEATABLE-READ", B, dynamic=True, check=check_enum(*ISOLATION)),
+        SystemVariable("transaction_read_only", False, B, dynamic=True, check=check_bool),
+        SystemVariable("tx_read_only", False, B, dynamic=True, check=check_bool),
+        SystemVariable("wait_timeout", 28800, B, dynamic=True, check=check_int(1, 31536000)),
+        SystemVariable("interactive_timeout", 28800, B, dynamic=True, check=check_int(1, 31536000)),
+        SystemVariable("net_write_timeout", 60, B, dynamic=True, check=check_int(1, 31536000)),
+        SystemVariable("net_read_timeout", 30, B, dynamic=True, check=check_int(1, 31536000)),
+        SystemVariable("connect_timeout", 10, G, dynamic=True, check=check_int(2, 31536000)),
+        SystemVariable("lock_wait_timeout", 86400, B, dynamic=True, check=check_int(1, 31536000)),
+        SystemVariable("innodb_lock_wait_timeout", 50, B, dynamic=True, check=check_int(0, 100000000)),
+        SystemVariable("read_only", getter=lambda: server.role.read_only),
+        SystemVariable("log_bin", False),
+        SystemVariable("sql_log_bin", True, B, dynamic=True, check=check_bool),
+        SystemVariable("binlog_format", "STATEMENT", B, dynamic=True,
+                       check=check_enum("MIXED", "STATEMENT", "ROW")),
+        SystemVariable("binlog_checksum", "NONE"),
+        SystemVariable("gtid_mode", "OFF"),
+        SystemVariable("enforce_gtid_consistency", "OFF"),
+        SystemVariable("gtid_domain_id", 0),
+        SystemVariable("gtid_strict_mode", False),
+        SystemVariable("server_uuid", _server_uuid(server)),
+        SystemVariable("max_connections", 151, G, dynamic=True, check=check_int(1, 100000)),
+        SystemVariable("thread_handling", "one-thread-per-connection"),
+        SystemVariable("init_connect", "", G, dynamic=True, check=check_str),
+        SystemVariable("query_cache_type", "OFF"),
+        SystemVariable("query_cache_size", 0),
+        SystemVariable("have_query_cache", "YES"),
+        SystemVariable("performance_schema", False),
+        SystemVariable("default_storage_engine", "InnoDB", B, dynamic=True, check=check_str),
+        SystemVariable("storage_engine", "InnoDB", B, dynamic=True, check=check_str),
+        SystemVariable("auto_increment_increment", 1, B, dynamic=True, check=check_int(1, 65535)),
+        SystemVariable("auto_increment_offset", 1, B, dynamic=True, check=check_int(1, 65535)),
+        SystemVariable("sql_select_limit", 2**64 - 1, B, dynamic=True, check=check_int(0, 2**64 - 1)),
+        SystemVariable("sql_auto_is_null", False, B, dynamic=True, check=check_bool),
+        SystemVariable("sql_safe_updates", False, B, dynamic=True, check=check_bool),
+        SystemVariable("foreign_key_checks", True, B, dynamic=True, check=check_bool),
+        SystemVariable("unique_checks", True, B, dynamic=True, check=check_bool),
+        SystemVariable("big_tables", False, B, dynamic=True, check=check_bool),
+        SystemVariable("sql_notes", True, B, dynamic=True, check=check_bool),
+        SystemVariable("sql_quote_show_create", True, B, dynamic=True, check=check_bool),
+        SystemVariable("group_concat_max_len", 1048576, B, dynamic=True, check=check_int(4, _ULONG)),
+        SystemVariable("max_execution_time", 0, B, dynamic=True, check=check_int(0, _ULONG)),
+        SystemVariable("max_statement_time", 0, B, dynamic=True, check=check_int(0, _ULONG)),
+        SystemVariable("session_track_schema", True, B, dynamic=True, check=check_bool),
+        SystemVariable("last_insert_id", 0, S, dynamic=True, check=check_int(0, 2**64 - 1),
+                       session_get=_last_insert_id),
+        SystemVariable("identity", 0, S, dynamic=True, check=check_int(0, 2**64 - 1),
+                       session_get=_last_insert_id),
+        SystemVariable("insert_id", 0, S, dynamic=True, check=check_int(0, 2**64 - 1)),
+        SystemVariable("pseudo_thread_id", 0, S, dynamic=True, check=check_int(0, _ULONG),
+                       session_get=lambda s: s.sysvars.get("pseudo_thread_id") or s.connection_id),
+        SystemVariable("warning_count", 0, S, session_get=lambda s: 0),
+        SystemVariable("error_count", 0, S, session_get=lambda s: 0),
+        SystemVariable("slave_net_timeout", 60, G, dynamic=True, check=check_int(1, 31536000)),
+    )
+    v.add_status(lambda: core_status(server))
+
+
+def _server_uuid(server: Server) -> str:
+    import uuid
+
+    path = server.datadir / "auto.cnf"
+    try:
+        for line in path.read_text().splitlines():
+            if line.startswith("server-uuid="):
+                return line.split("=", 1)[1].strip()
+    except OSError:
+        pass
+    value = str(uuid.uuid4())
+    try:
+        path.write_text(f"[auto]\nserver-uuid={value}\n")
+    except OSError:
+        pass
+    return value
+
+
+# Com_* counters mysqld shows even when zero, keyed by the dispatch keyword that counts them.
+_COM = {
+    "Com_admin_commands": (), "Com_begin": ("BEGIN", "START TRANSACTION"), "Com_commit": ("COMMIT",),
+    "Com_rollback": ("ROLLBACK",), "Com_select": ("SELECT",), "Com_insert": ("INSERT",),
+    "Com_update": ("UPDATE",), "Com_delete": ("DELETE",), "Com_replace": ("REPLACE",),
+    "Com_set_option": ("SET",), "Com_show_variables": ("SHOW VARIABLES", "SHOW GLOBAL", "SHOW SESSION"),
+    "Com_show_status": ("SHOW STATUS",), "Com_show_processlist": ("SHOW PROCESSLIST", "SHOW FULL"),
+    "Com_change_db": ("USE",), "Com_create_table": ("CREATE TABLE",), "Com_drop_table": ("DROP TABLE",),
+    "Com_alter_table": ("ALTER TABLE",), "Com_create_db": ("CREATE DATABASE", "CREATE SCHEMA"),
+    "Com_drop_db": ("DROP DATABASE", "DROP SCHEMA"), "Com_create_user": ("CREATE USER",),
+    "Com_drop_user": ("DROP USER",), "Com_grant": ("GRANT",), "Com_kill": ("KILL",),
+    "Com_show_master_status": ("SHOW MASTER",), "Com_show_slave_status": ("SHOW SLAVE",),
+    "Com_change_master": ("CHANGE MASTER",), "Com_slave_start": ("START SLAVE",),
+    "Com_slave_stop": ("STOP SLAVE",), "Com_install_plugin": ("INSTALL PLUGIN",),
+    "Com_uninstall_plugin": ("UNINSTALL PLUGIN",), "Com_flush": ("FLUSH",),
+    "Com_show_binlogs": ("SHOW BINARY",), "Com_truncate": ("TRUNCATE",),
+}
+
+
+def core_status(server: Server) -> dict[str, Any]:
+    st = server.stats
+    sessions = server.sessions
+    running = sum(1 for s in sessions.values() if s.busy)
+    com = st.com
+    out: dict[str, Any] = {
+        "Uptime": server.uptime,
+        "Uptime_since_flush_status": server.uptime,
+        "Threads_connected": len(sessions),
+        "Threads_running": max(running, 1),
+        "Threads_created": st.connections,
+        "Threads_cached": 0,
+        "Connections": st.connections,
+        "Max_used_connections": st.max_used_connections,
+        "Aborted_connects": st.aborted_connects,
+        "Aborted_clients": st.aborted_clients,
+        "Questions": st.questions,
+        "Queries": st.questions,
+        "Bytes_received": st.bytes_received,
+        "Bytes_sent": st.bytes_sent,
+        "Slow_queries": 0,
+        "Open_tables": 0,
+        "Opened_tables": 0,
+        "Table_locks_waited": 0,
+    }
+    for name, keys in _COM.items():
+        out[name] = sum(com.get(k, 0) for k in keys) if keys else 0
+    # SELECT/INSERT/... are counted under their one- or two-word dispatch key.
+    for name, keys in _COM.items():
+        if len(keys) == 1 and " " not in keys[0]:
+            out[name] = sum(n for k, n in com.items() if k == keys[0] or k.startswith(keys[0] + " "))
+    return out

@@ -1,0 +1,196 @@
+"""The server: one listening socket, its client sessions, and the shared registries.
+
+Contract (three lifecycle phases, STYLE.md habit 7)
+- `Server(...)` builds the registries (variables, users, plugins, processlist) and attaches the
+  role; nothing is bound and no task runs yet.
+- `await start()` binds (port 0 picks a free port; `server.port` is the real one), reinstalls
+  the plugins persisted by earlier INSTALL PLUGIN, awaits `role.start()`, then accepts clients.
+- Serving: every accepted socket gets a `ClientSession` (server/session.py). Connection ids are
+  unique for the server's lifetime. `request_shutdown()` only sets a flag (safe from a signal
+  handler); `await wait_closed()` / `serve_until_shutdown()` return when it is set.
+- `await shutdown(timeout)`: stop accepting; idle sessions are closed at once; busy sessions
+  get until the deadline to finish their statement (a new command gets ER_SERVER_SHUTDOWN);
+  then the rest are closed and their tasks cancelled (commits are shielded and complete);
+  finally `role.shutdown(deadline)`. The engine belongs to the caller and stays open.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections import Counter
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from semisync.interface import ReplicationInterface
+from server import core_variables
+from server.admin import Admin
+from server.plugins import PluginManager
+from server.role import Role
+from server.session import ClientSession
+from server.users import UserStore
+from server.variables import Variables
+
+log = logging.getLogger("semisync.server")
+
+DEFAULT_MAX_ALLOWED_PACKET = 64 << 20  # 64 MiB, as MariaDB 10.11
+
+
+class ServerStats:
+    """Counters behind the core status variables (plain ints: only the loop thread writes)."""
+
+    __slots__ = ("started", "questions", "connections", "aborted_connects", "aborted_clients",
+                 "bytes_received", "bytes_sent", "errors", "com", "max_used_connections")
+
+    def __init__(self) -> None:
+        self.started = time.monotonic()
+        self.questions = 0
+        self.connections = 0
+        self.aborted_connects = 0
+        self.aborted_clients = 0
+        self.bytes_received = 0
+        self.bytes_sent = 0
+        self.errors = 0
+        self.max_used_connections = 0
+        self.com: Counter[str] = Counter()
+
+    def count_command(self, keyword: str) -> None:
+        self.com[keyword] += 1
+
+    def flush(self) -> None:
+        """FLUSH STATUS: reset the counters mysqld resets (not Uptime, Connections)."""
+        self.questions = 0
+        self.bytes_received = 0
+        self.bytes_sent = 0
+        self.errors = 0
+        self.aborted_clients = 0
+        self.aborted_connects = 0
+        self.com.clear()
+
+
+class Server:
+    def __init__(
+        self,
+        role: Role,
+        *,
+        bind_address: str,
+        port: int,
+        server_id: int,
+        datadir: Path,
+        root_password: str,
+        server_version: str,
+        engine: Any,
+        interface: ReplicationInterface,
+        max_allowed_packet: int = DEFAULT_MAX_ALLOWED_PACKET,
+        plugin_options: Mapping[str, Any] | None = None,
+    ) -> None:
+        self.role = role
+        self.bind_address = bind_address
+        self.port = port
+        self.server_id = server_id
+        self.datadir = Path(datadir)
+        self.server_version = server_version
+        self.engine = engine
+        self.interface = interface
+        self.max_allowed_packet = max_allowed_packet
+        self.stats = ServerStats()
+        self.sessions: dict[int, ClientSession] = {}
+        self.variables = Variables()
+        self.datadir.mkdir(parents=True, exist_ok=True)
+        self.users = UserStore(self.datadir / "users.json")
+        self.users.ensure_root(root_password)
+        self.plugins = PluginManager(self, self.datadir / "plugins.json", **(plugin_options or {}))
+        self.admin = Admin(self)
+        self._next_id = 0
+        self._listener: asyncio.base_events.Server | None = None
+        self._shutdown_requested = asyncio.Event()
+        self._started_at = time.time()
+        core_variables.register(self)
+        role.attach(self)
+        self.variables.add(role.system_variables())
+        self.variables.add_status(role.status_variables)
+
+    # -- lifecycle ---------------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        loop = asyncio.get_running_loop()
+        self._listener = await loop.create_server(
+            lambda: ClientSession(self),
+            host=self.bind_address,
+            port=self.port,
+            reuse_address=True,
+            start_serving=False,
+            backlog=512,
+        )
+        self.port = self._listener.sockets[0].getsockname()[1]
+        await self.plugins.load_persisted()
+        await self.role.start()
+        await self._listener.start_serving()
+        log.info("listening on %s:%d", self.bind_address, self.port)
+
+    def request_shutdown(self) -> None:
+        """Ask the serve phase to end (safe to call from a signal handler)."""
+        self._shutdown_requested.set()
+
+    @property
+    def shutdown_requested(self) -> bool:
+        return self._shutdown_requested.is_set()
+
+    async def serve_until_shutdown(self) -> None:
+        await self._shutdown_requested.wait()
+
+    async def shutdown(self, timeout: float = 10.0) -> None:
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        self._shutdown_requested.set()
+        if self._listener is not None:
+            self._listener.close()
+        sessions = list(self.sessions.values())
+        for s in sessions:
+            s._shutting_down = True
+            if not s.busy or s._raw_reader is not None:
+                s.close()
+        busy = [s for s in sessions if s._task is not None and not s._task.done()]
+        if busy:
+            tasks = [s._task for s in busy]
+            await asyncio.wait(tasks, timeout=max(0.0, deadline - loop.time()))
+        for s in sessions:
+            s.kill()
+        leftover = [s._task for s in sessions if s._task is not None and not s._task.done()]
+        if leftover:
+            await asyncio.wait(leftover, timeout=max(0.5, deadline - loop.time()))
+        await self.role.shutdown(deadline)
+        if self._listener is not None:
+            try:
+                await asyncio.wait_for(self._listener.wait_closed(), max(0.1, deadline - loop.time()))
+            except TimeoutError:
+                pass
+
+    # -- sessions ----------------------------------------------------------------------------------
+
+    def next_connection_id(self) -> int:
+        self._next_id += 1
+        return self._next_id
+
+    def register_session(self, session: ClientSession) -> None:
+        self.sessions[session.connection_id] = session
+        self.stats.connections += 1
+        if len(self.sessions) > self.stats.max_used_connections:
+            self.stats.max_used_connections = len(self.sessions)
+
+    def unregister_session(self, session: ClientSession) -> None:
+        if self.sessions.get(session.connection_id) is session:
+            del self.sessions[session.connection_id]
+
+    @property
+    def uptime(self) -> int:
+        return int(time.monotonic() - self.stats.started)
+
+    # -- for roles ---------------------------------------------------------------------------------
+
+    async def apply_user_statement(self, sql: str) -> None:
+        """Replay a CREATE USER / DROP USER / GRANT / REVOKE statement without a client (the
+        slave's applier). Raises SQLError like the client path."""
+        await self.admin.apply_user_statement(sql)

@@ -1,0 +1,147 @@
+"""The seam between the shared server shell and the role it serves (master or slave).
+
+Contract
+- A `Server` holds exactly one `Role`. The server owns the listener, the client sessions,
+  authentication, users, system/status variables, plugins and the generic admin statements;
+  the role owns everything replication-specific (binlog and dump sessions on the master; IO
+  task, relay log and applier on the slave).
+- Life cycle: `Server.__init__` calls `role.attach(server)` once (the role may keep the server
+  to reach `server.engine`, `server.variables`, `server.plugins`, `server.sessions` ...).
+  `Server.start()` binds the listening socket (so `server.port` is known), then awaits
+  `role.start()`, and only then accepts clients. `Server.shutdown(deadline)` stops accepting,
+  drains and closes every session (dump sessions included), then awaits
+  `role.shutdown(deadline)`.
+- Statements (COM_QUERY, one statement at a time after multi-statement splitting). The server
+  computes `keyword`: the statement's first two words, upper-cased, joined by one space (a
+  word is a run of letters, digits, `_`, `$`; e.g. "SHOW MASTER", "START SLAVE",
+  "SELECT BINLOG_GTID_POS", "INSERT INTO", or one word when there is only one). Per statement:
+  1. `role.claims(keyword)` (must be cheap: a set lookup); when True the server awaits
+     `role.execute(session, sql, keyword)`; a non-None result is the statement's answer.
+     Returning None falls through to the server's own handling.
+  2. the server's admin statements (SHOW VARIABLES/STATUS/PROCESSLIST/PLUGINS/GRANTS, SET,
+     SELECT @@var / @var / DATABASE() ..., USE, KILL, CREATE/DROP USER, GRANT,
+     INSTALL/UNINSTALL PLUGIN, FLUSH STATUS/PRIVILEGES/TABLES);
+  3. when `role.read_only` is True, a writing statement (INSERT, UPDATE, DELETE, REPLACE,
+     CREATE/DROP/ALTER/TRUNCATE/RENAME of tables or databases, LOAD) is refused with
+     ER_OPTION_PREVENTS_STATEMENT ('--read-only') before the engine sees it;
+  4. the engine: `await session.engine_session.execute(sql)`. When the result carries
+     `committed` (a transaction that wrote something just ended with a commit), the server
+     awaits `role.commit(session, result.committed)` before answering the client. The commit
+     runs shielded from cancellation (a KILL or a closing connection does not cut a group
+     commit in half).
+  A role raises `protocol.errors.SQLError` to answer with an ERR packet; anything else is a bug
+  (logged, ERR 1105, connection closed).
+- Commands other than COM_QUERY / COM_INIT_DB / COM_PING / COM_QUIT / COM_PROCESS_KILL go to
+  `role.handle_command(session, cmd)` first (COM_REGISTER_SLAVE, COM_BINLOG_DUMP,
+  COM_BINLOG_DUMP_GTID); False means "not mine" and the client gets ER_UNKNOWN_COM_ERROR.
+  Privileges: the server already checked REPLICATION SLAVE for those three commands (ERR 1227
+  otherwise) before calling the role.
+  A dump takes the connection over: the role writes with `session.write(bytes)` /
+  `await session.drain()` and may install `session.set_raw_reader(callback)` so that incoming
+  bytes go to the callback (the master's ack receiver) instead of the command parser. While a
+  raw reader is installed after `handle_command` returned, the session stops reading commands
+  and waits until the connection closes (`session.close()` by the role, the peer, KILL or
+  shutdown). The role may also run the whole dump inside `handle_command` and return when it
+  ends; the connection is then closed if a raw reader is still installed.
+- Variables: `system_variables()` and `status_variables()` are providers the server registers
+  at attach time (see server/variables.py for `SystemVariable`). `status_variables()` is called
+  on every SHOW STATUS and returns the current values.
+- User statements: after CREATE USER / DROP USER / GRANT changed the user table the server
+  awaits `role.after_user_change(session, statement)` with the statement rewritten the way
+  MariaDB binlogs it (passwords only as `IDENTIFIED BY PASSWORD '*HEX'`), so a master may write
+  it to its binlog. The slave's applier replays such a statement with
+  `server.apply_user_statement(sql)`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from server.listener import Server
+    from server.session import ClientSession
+    from server.variables import SystemVariable
+
+
+class Role:
+    """Base class of the master and slave roles. Every method has a harmless default."""
+
+    #: "master" or "slave" (shown in logs; a role may read it, the server does not branch on it).
+    name: str = "role"
+    #: Two-word (or one-word) keywords this role answers, see the module docstring.
+    CLAIMS: frozenset[str] = frozenset()
+    #: True on a slave: client writes are refused with ERR 1290 before the engine runs them.
+    read_only: bool = False
+
+    server: Server | None = None
+
+    def attach(self, server: Server) -> None:
+        """Called once by `Server.__init__`."""
+        self.server = server
+
+    # -- variables ------------------------------------------------------------------------
+
+    def system_variables(self) -> Iterable[SystemVariable]:
+        """The role's own system variables (e.g. master: log_bin ON, binlog_checksum)."""
+        return ()
+
+    def status_variables(self) -> Mapping[str, Any]:
+        """Current values of the role's status variables (name -> value), read per SHOW STATUS."""
+        return {}
+
+    # -- statements -----------------------------------------------------------------------
+
+    def claims(self, keyword: str) -> bool:
+        """True when `keyword` (e.g. "SHOW MASTER") starts a statement this role executes."""
+        return keyword in self.CLAIMS or keyword.partition(" ")[0] in self.CLAIMS
+
+    async def execute(self, session: ClientSession, sql: str, keyword: str) -> Any:
+        """Execute a claimed statement. Return an `engine` Result, a protocol OK/ResultSet, or
+        None to let the server handle the statement itself. Raise SQLError for an ERR."""
+        return None
+
+    async def commit(self, session: ClientSession, txn: Any) -> None:
+        """Make the engine transaction `txn` (a `CommittedTxn` from the engine) durable and
+        visible; return when the client may get its OK. The master runs the group commit here
+        (binlog write, after_flush, sync, after_sync, engine commit, after_commit)."""
+        raise NotImplementedError
+
+    async def after_user_change(self, session: ClientSession, statement: str) -> None:
+        """A user-table statement just succeeded (see module docstring); default: nothing."""
+        return None
+
+    # -- commands -------------------------------------------------------------------------
+
+    async def handle_command(self, session: ClientSession, cmd: Any) -> bool:
+        """COM_REGISTER_SLAVE / COM_BINLOG_DUMP / COM_BINLOG_DUMP_GTID. Return False when the
+        command is not this role's (the client gets ERR 1047)."""
+        return False
+
+    # -- life cycle -----------------------------------------------------------------------
+
+    async def start(self) -> None:
+        """After the listener is bound (server.port is known), before clients are served."""
+        return None
+
+    async def shutdown(self, deadline: float) -> None:
+        """After every session was closed; `deadline` is a loop.time() value."""
+        return None
+
+
+class NullRole(Role):
+    """No binlog, no replication: commits go straight to the engine, one group per commit.
+
+    Used by the server's own tests and as the simplest example of a role.
+    """
+
+    name = "null"
+
+    def __init__(self) -> None:
+        self._writer = asyncio.Lock()
+
+    async def commit(self, session: ClientSession, txn: Any) -> None:
+        assert self.server is not None
+        async with self._writer:
+            await self.server.engine.commit_group([txn])

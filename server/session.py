@@ -1,0 +1,519 @@
+"""One client connection: handshake, authentication, the command loop.
+
+Contract
+- A `ClientSession` is the asyncio.Protocol of one accepted socket. It owns the socket's read
+  side (bytes go into `self.conn`, a sans-IO `protocol.connection.ServerConnection`) until a
+  role installs a raw reader (`set_raw_reader`), and the write side through `write()`.
+- Commands run one at a time, in order, in the session's own task (`_run`). A statement's
+  response is written before the next command is read. Nothing here blocks the loop.
+- Who broke the rules decides what happens (STYLE.md habit 4):
+  * `SQLError` from the engine, the role or the admin code -> ERR packet, session goes on;
+  * `RemoteProtocolError` from the connection -> its ERR if the protocol still allows one, then
+    this connection is closed (a non-fatal one -- a malformed command -- only gets the ERR);
+  * anything else is our bug -> logged with its traceback, ERR 1105, this connection closed.
+  No exception ever leaves a session: the server keeps serving everyone else.
+- Role seam (see server/role.py): `user_vars`, `connection_id`, `user`, `host`, `conn`,
+  `transport`, `write()`, `drain()`, `set_raw_reader()`, `set_state()`, `closed()`, `close()`.
+- KILL: `kill()` closes the connection (an in-flight statement is cancelled, except a commit,
+  which completes first); `kill_query()` makes the running statement fail with 1317 where it
+  can be interrupted (the engine phase), else at the next statement boundary.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import time
+from collections.abc import Callable
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+from protocol.auth import make_salt
+from protocol.connection import NEED_DATA, ConnectionClosed, ServerConnection, ServerState
+from protocol.errors import (
+    ER_ACCESS_DENIED_ERROR,
+    ER_BAD_DB_ERROR,
+    ER_EMPTY_QUERY,
+    ER_NET_PACKET_TOO_LARGE,
+    ER_OPTION_PREVENTS_STATEMENT,
+    ER_QUERY_INTERRUPTED,
+    ER_SERVER_SHUTDOWN,
+    ER_SPECIFIC_ACCESS_DENIED_ERROR,
+    ER_UNKNOWN_COM_ERROR,
+    ER_UNKNOWN_ERROR,
+    RemoteProtocolError,
+    SQLError,
+)
+from protocol.messages import (
+    ERR,
+    OK,
+    AuthSwitchResponse,
+    Capability,
+    ComBinlogDump,
+    ComBinlogDumpGtid,
+    ComInitDB,
+    ComPing,
+    ComProcessKill,
+    ComQuery,
+    ComQuit,
+    ComRegisterSlave,
+    HandshakeResponse,
+    ResultSet,
+    ServerStatus,
+    column,
+)
+from server import sql as sqltext
+from server.users import REPLICATION_SLAVE, Account
+
+if TYPE_CHECKING:
+    from server.listener import Server
+
+log = logging.getLogger("semisync.server.session")
+
+_AUTOCOMMIT = int(ServerStatus.AUTOCOMMIT)
+_IN_TRANS = int(ServerStatus.IN_TRANS)
+_MORE = int(ServerStatus.MORE_RESULTS_EXISTS)
+_MULTI = int(Capability.CLIENT_MULTI_STATEMENTS)
+
+# Statements refused on a read-only role (first keyword).
+WRITE_KEYWORDS = frozenset({
+    "INSERT", "UPDATE", "DELETE", "REPLACE", "CREATE", "DROP", "ALTER", "TRUNCATE", "RENAME", "LOAD",
+})
+# Role commands needing REPLICATION SLAVE.
+_REPLICATION_COMMANDS = (ComRegisterSlave, ComBinlogDump, ComBinlogDumpGtid)
+
+
+class _Killed(Exception):
+    """Raised inside the session task when KILL closed the connection."""
+
+
+class ClientSession(asyncio.Protocol):
+    def __init__(self, server: Server) -> None:
+        self.server = server
+        self.connection_id = server.next_connection_id()
+        self.transport: asyncio.Transport | None = None
+        self.conn: ServerConnection | None = None
+        self.account: Account | None = None
+        self.user = "unauthenticated user"
+        self.host = ""  # client address (no port)
+        self.peer = ""  # "address:port" as SHOW PROCESSLIST shows it
+        self.user_vars: dict[str, Any] = {}
+        self.sysvars: dict[str, Any] = server.variables.session_defaults()
+        self.engine_session: Any = None
+        # SHOW PROCESSLIST
+        self.command = "Connect"
+        self.state: str | None = "login"
+        self.info: str | None = None
+        self.since = time.monotonic()
+        self.connected_at = time.time()
+        # internals
+        self._loop = asyncio.get_running_loop()
+        self._task: asyncio.Task | None = None
+        self._wakeup: asyncio.Future | None = None
+        self._raw_reader: Callable[[bytes], None] | None = None
+        self._closed = self._loop.create_future()
+        self._drain_waiter: asyncio.Future | None = None
+        self._paused = False
+        self._busy = False  # executing a command (for shutdown draining)
+        self._in_commit = False
+        self._query_killed = False
+        self._killed = False
+        self._shutting_down = False
+        self._multi = False
+
+    # -- asyncio.Protocol -----------------------------------------------------------------------
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        assert isinstance(transport, asyncio.Transport)
+        self.transport = transport
+        peer = transport.get_extra_info("peername")
+        if isinstance(peer, tuple):
+            self.host = str(peer[0])
+            self.peer = f"{peer[0]}:{peer[1]}"
+        else:
+            self.host = self.peer = "localhost"
+        server = self.server
+        self.conn = ServerConnection(
+            self.connection_id,
+            server.server_version,
+            make_salt(os.urandom(20)),
+            max_packet=server.max_allowed_packet,
+        )
+        server.register_session(self)
+        transport.write(self.conn.greeting())
+        self._task = self._loop.create_task(self._run(), name=f"session-{self.connection_id}")
+
+    def data_received(self, data: bytes) -> None:
+        self.server.stats.bytes_received += len(data)
+        reader = self._raw_reader
+        if reader is not None:
+            reader(data)
+            return
+        self.conn.receive_data(data)  # type: ignore[union-attr]
+        waiter = self._wakeup
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
+
+    def eof_received(self) -> bool:
+        if self._raw_reader is None and self.conn is not None:
+            self.conn.receive_data(b"")
+            self._wake()
+        return False
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if self.conn is not None and self._raw_reader is None:
+            self.conn.receive_data(b"")
+        if not self._closed.done():
+            self._closed.set_result(None)
+        self._wake()
+        waiter = self._drain_waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
+        self.server.unregister_session(self)
+
+    def pause_writing(self) -> None:
+        self._paused = True
+
+    def resume_writing(self) -> None:
+        self._paused = False
+        waiter = self._drain_waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
+
+    def _wake(self) -> None:
+        waiter = self._wakeup
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
+
+    # -- the role's handles -----------------------------------------------------------------------
+
+    def write(self, data: bytes) -> None:
+        transport = self.transport
+        if transport is not None and not transport.is_closing():
+            self.server.stats.bytes_sent += len(data)
+            transport.write(data)
+
+    async def drain(self) -> None:
+        """Wait until the transport's write buffer is below its high-water mark."""
+        if self._paused and not self._closed.done():
+            self._drain_waiter = self._loop.create_future()
+            await self._drain_waiter
+            self._drain_waiter = None
+
+    def set_raw_reader(self, callback: Callable[[bytes], None] | None) -> None:
+        """Route incoming bytes to `callback` (None: back to the command loop)."""
+        self._raw_reader = callback
+
+    def set_state(self, state: str | None) -> None:
+        """The State column of SHOW PROCESSLIST."""
+        self.state = state
+
+    def set_command(self, command: str) -> None:
+        """The Command column of SHOW PROCESSLIST (e.g. 'Binlog Dump')."""
+        self.command = command
+        self.since = time.monotonic()
+
+    async def closed(self) -> None:
+        await asyncio.shield(self._closed)
+
+    @property
+    def is_closed(self) -> bool:
+        return self._closed.done()
+
+    def close(self) -> None:
+        if self.transport is not None and not self.transport.is_closing():
+            self.transport.close()
+
+    def kill(self) -> None:
+        """KILL [CONNECTION]: close the connection, interrupting what can be interrupted."""
+        self._killed = True
+        self._query_killed = True
+        self.close()
+        task = self._task
+        if task is not None and not task.done() and self._busy and not self._in_commit:
+            task.cancel()
+
+    def kill_query(self) -> None:
+        """KILL QUERY: the running statement fails with ER_QUERY_INTERRUPTED."""
+        if self._busy:
+            self._query_killed = True
+
+    @property
+    def database(self) -> str | None:
+        es = self.engine_session
+        return es.database if es is not None else None
+
+    @property
+    def busy(self) -> bool:
+        return self._busy
+
+    # -- the session task -------------------------------------------------------------------------
+
+    async def _next_event(self) -> Any:
+        conn = self.conn
+        assert conn is not None
+        while True:
+            event = conn.next_event()
+            if event is not NEED_DATA:
+                return event
+            self._wakeup = self._loop.create_future()
+            await self._wakeup
+            self._wakeup = None
+
+    async def _run(self) -> None:
+        try:
+            if await self._login():
+                await self._command_loop()
+        except asyncio.CancelledError:
+            pass
+        except _Killed:
+            pass
+        except RemoteProtocolError as exc:
+            self._protocol_error(exc)
+        except Exception:
+            log.exception("session %d (%s): unexpected error", self.connection_id, self.peer)
+            self._send_err_if_possible(ERR.from_error(ER_UNKNOWN_ERROR, "internal error; see the server log"))
+        finally:
+            self._busy = False
+            await self._finish()
+
+    async def _finish(self) -> None:
+        self.close()
+        es, self.engine_session = self.engine_session, None
+        if es is not None:
+            try:
+                await es.close()
+            except Exception:
+                log.exception("session %d: closing the engine session failed", self.connection_id)
+        self.server.unregister_session(self)
+
+    def _protocol_error(self, exc: RemoteProtocolError) -> None:
+        if exc.code == ER_NET_PACKET_TOO_LARGE.code:
+            self.server.stats.aborted_clients += 1
+        log.info("session %d (%s): %s", self.connection_id, self.peer, exc.message)
+        self._send_err_if_possible(ERR.from_exception(exc))
+
+    def _send_err_if_possible(self, err: ERR) -> None:
+        conn = self.conn
+        if conn is None or self.transport is None or self.transport.is_closing():
+            return
+        if conn.state in (ServerState.ERROR, ServerState.RESPONDING, ServerState.AUTHENTICATING):
+            try:
+                self.write(conn.send(err))
+            except Exception:  # the protocol forbids an ERR here: just close
+                pass
+
+    # -- login ------------------------------------------------------------------------------------
+
+    async def _login(self) -> bool:
+        conn = self.conn
+        assert conn is not None
+        server = self.server
+        event = await self._next_event()
+        if isinstance(event, ConnectionClosed):
+            server.stats.aborted_connects += 1
+            return False
+        assert isinstance(event, HandshakeResponse)
+        if conn.needs_auth_switch:
+            self.write(conn.send(conn.auth_switch_request()))
+            event = await self._next_event()
+            if isinstance(event, ConnectionClosed):
+                server.stats.aborted_connects += 1
+                return False
+            assert isinstance(event, AuthSwitchResponse)
+        login = conn.login
+        assert login is not None
+        account = server.users.match(login.user, self.host)
+        if account is None or not conn.verify_password(account.password_hash):
+            server.stats.aborted_connects += 1
+            using = "YES" if conn.auth_response else "NO"
+            self.write(conn.send(ERR.from_error(ER_ACCESS_DENIED_ERROR, login.user, self.host, using)))
+            return False
+        self.account = account
+        self.user = login.user
+        self.engine_session = server.engine.session(self.connection_id)
+        if login.database:
+            if not server.engine.has_database(login.database):
+                self.write(conn.send(ERR.from_error(ER_BAD_DB_ERROR, login.database)))
+                return False
+            self.engine_session.database = login.database
+        self._multi = bool(conn.capabilities & _MULTI)
+        self.write(conn.send(OK(status=self.status_flags())))
+        self.set_command("Sleep")
+        self.state = None
+        return True
+
+    # -- commands ---------------------------------------------------------------------------------
+
+    def status_flags(self) -> int:
+        es = self.engine_session
+        if es is None:
+            return _AUTOCOMMIT
+        flags = _AUTOCOMMIT if es.autocommit else 0
+        if getattr(es, "in_transaction", False):
+            flags |= _IN_TRANS
+        return flags
+
+    async def _command_loop(self) -> None:
+        server = self.server
+        stats = server.stats
+        while True:
+            try:
+                event = await self._next_event()
+            except RemoteProtocolError as exc:
+                if exc.fatal:
+                    raise
+                self._send_err_if_possible(ERR.from_exception(exc))
+                continue
+            if isinstance(event, ConnectionClosed) or isinstance(event, ComQuit):
+                return
+            if self._shutting_down:
+                self.write(self.conn.send(ERR.from_error(ER_SERVER_SHUTDOWN)))  # type: ignore[union-attr]
+                return
+            self._busy = True
+            try:
+                if type(event) is ComQuery:
+                    await self._com_query(event.sql)
+                else:
+                    stats.questions += 1
+                    await self._other_command(event)
+            finally:
+                self._busy = False
+                self._query_killed = False
+                self.info = None
+                if self.command == "Query":
+                    self.command = "Sleep"
+                    self.since = time.monotonic()
+            if self._raw_reader is not None:
+                # A role took the connection over (binlog dump): it owns it until it closes.
+                await self.closed()
+                return
+            if self._killed:
+                return
+
+    async def _other_command(self, event: Any) -> None:
+        conn = self.conn
+        assert conn is not None
+        if isinstance(event, ComPing):
+            self.write(conn.send(OK(status=self.status_flags())))
+        elif isinstance(event, ComInitDB):
+            await self._respond_one(self._guarded(self.server.admin.use_database(self, event.db)))
+        elif isinstance(event, ComProcessKill):
+            await self._respond_one(self._guarded(self.server.admin.kill(self, event.connection_id, query=False)))
+        elif isinstance(event, _REPLICATION_COMMANDS):
+            if not self.has_privilege(REPLICATION_SLAVE):
+                self._send_error(SQLError(ER_SPECIFIC_ACCESS_DENIED_ERROR, "REPLICATION SLAVE"))
+                return
+            handled = await self.server.role.handle_command(self, event)
+            if not handled:
+                self._send_error(SQLError(ER_UNKNOWN_COM_ERROR))
+            elif self._raw_reader is None and conn.state is ServerState.RESPONDING:
+                # The role handled the command but left no response (a dump that ended).
+                self.close()
+        else:
+            handled = await self.server.role.handle_command(self, event)
+            if not handled:
+                self._send_error(SQLError(ER_UNKNOWN_COM_ERROR))
+
+    async def _guarded(self, coro: Any) -> Any:
+        try:
+            return await coro
+        except SQLError as exc:
+            return exc
+
+    async def _respond_one(self, aw: Any) -> None:
+        result = await aw
+        if isinstance(result, SQLError):
+            self._send_error(result)
+        else:
+            self._send_result(result, 0)
+
+    def _send_error(self, exc: SQLError) -> None:
+        self.server.stats.errors += 1
+        self.write(self.conn.send(ERR(exc.error.code, exc.error.sqlstate, exc.message)))  # type: ignore[union-attr]
+
+    def has_privilege(self, *privileges: str) -> bool:
+        account = self.account
+        return account is not None and account.has(*privileges)
+
+    def require(self, *privileges: str) -> None:
+        """Raise ER_SPECIFIC_ACCESS_DENIED_ERROR unless the user holds one of `privileges`."""
+        if not self.has_privilege(*privileges):
+            raise SQLError(ER_SPECIFIC_ACCESS_DENIED_ERROR, " or ".join(privileges))
+
+    async def _com_query(self, sql: str) -> None:
+        self.server.stats.questions += 1
+        self.command = "Query"
+        self.since = time.monotonic()
+        if self._multi and ";" in sql:
+            statements = sqltext.split_statements(sql)
+        else:
+            statements = [sql]
+        last = len(statements) - 1
+        for i, statement in enumerate(statements):
+            self.info = statement
+            try:
+                if self._query_killed:
+                    raise SQLError(ER_QUERY_INTERRUPTED)
+                result = await self.execute(statement)
+            except SQLError as exc:
+                self._send_error(exc)
+                return  # mysqld stops a multi-statement at the first error
+            self._send_result(result, _MORE if i < last else 0)
+            if self._raw_reader is not None or self._killed:
+                return
+
+    def _send_result(self, result: Any, more: int) -> None:
+        conn = self.conn
+        assert conn is not None
+        flags = self.status_flags() | more
+        if isinstance(result, (OK, ResultSet)):
+            message = replace(result, status=flags)
+        elif result is None:
+            message = OK(status=flags)
+        elif result.columns:
+            types = result.column_types or ()
+            columns = tuple(
+                column(name, types[i]) if i < len(types) else column(name)
+                for i, name in enumerate(result.columns)
+            )
+            message = ResultSet(columns, result.rows, flags)
+        else:
+            message = OK(result.affected_rows, result.last_insert_id or 0, flags, 0, result.info or "")
+        self.write(conn.send(message))
+
+    async def execute(self, sql: str) -> Any:
+        """Run one statement (see server/role.py for the order of the handlers)."""
+        keyword = sqltext.head(sql)
+        if not keyword:
+            if sqltext.is_blank(sql):
+                raise SQLError(ER_EMPTY_QUERY)
+            return await self._engine_execute(sql)
+        server = self.server
+        server.stats.count_command(keyword)
+        role = server.role
+        if role.claims(keyword):
+            result = await role.execute(self, sql, keyword)
+            if result is not None:
+                return result
+        first = keyword.partition(" ")[0]
+        handler = server.admin.handlers.get(first)
+        if handler is not None:
+            result = await handler(self, sql, keyword)
+            if result is not None:
+                return result
+        if role.read_only and first in WRITE_KEYWORDS:
+            raise SQLError(ER_OPTION_PREVENTS_STATEMENT, "--read-only")
+        return await self._engine_execute(sql)
+
+    async def _engine_execute(self, sql: str) -> Any:
+        result = await self.engine_session.execute(sql)
+        committed = result.committed
+        if committed is not None:
+            self._in_commit = True
+            try:
+                await asyncio.shield(self.server.role.commit(self, committed))
+            finally:
+                self._in_commit = False
+        return result

@@ -1,0 +1,264 @@
+"""Just enough SQL text handling for the server shell: the leading keyword, multi-statement
+splitting and a tokenizer for the admin statements.
+
+Contract
+- `head(sql)` is the hot-path dispatch key: the first two words upper-cased, joined by a space
+  (one regex match; leading comments are skipped on a slower path). It never raises.
+- `split_statements(sql)` splits on `;` outside quotes, backticks and comments, drops empty
+  pieces, and is only used when the client enabled CLIENT_MULTI_STATEMENTS.
+- `tokenize(sql)` turns an admin statement into `Token`s; a string the tokenizer cannot read
+  raises SQLError(ER_PARSE_ERROR) with mysqld's "near '...' at line 1" wording.
+The engine parses everything else; nothing here interprets DML.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from protocol.errors import ER_PARSE_ERROR, SQLError
+
+_HEAD = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_$]*)(?:\s+([A-Za-z0-9_$]+))?")
+_COMMENTS = re.compile(r"(?:\s+|/\*(?![!+]).*?\*/|(?:--\s|#)[^\n]*(?:\n|$))*", re.DOTALL)
+
+
+def head(sql: str) -> str:
+    """'SHOW MASTER' for 'show master status'; '' when the text has no leading word."""
+    m = _HEAD.match(sql)
+    if m is None:
+        skip = _COMMENTS.match(sql)
+        if skip is None or not skip.end():
+            return ""
+        m = _HEAD.match(sql, skip.end())
+        if m is None:
+            return ""
+    first, second = m.groups()
+    if second is None:
+        return first.upper()
+    return f"{first.upper()} {second.upper()}"
+
+
+def is_blank(sql: str) -> bool:
+    """Only whitespace and comments."""
+    m = _COMMENTS.match(sql)
+    return m is not None and m.end() == len(sql)
+
+
+def strip_comments(sql: str) -> str:
+    m = _COMMENTS.match(sql)
+    return sql[m.end():] if m else sql
+
+
+def split_statements(sql: str) -> list[str]:
+    """Split a multi-statement string on `;` outside quotes and comments."""
+    out: list[str] = []
+    start = 0
+    i = 0
+    n = len(sql)
+    while i < n:
+        ch = sql[i]
+        if ch in "'\"`":
+            i += 1
+            while i < n:
+                c = sql[i]
+                if c == "\\" and ch != "`":
+                    i += 2
+                    continue
+                if c == ch:
+                    if i + 1 < n and sql[i + 1] == ch:  # doubled quote
+                        i += 2
+                        continue
+                    break
+                i += 1
+        elif ch == "#" or (ch == "-" and sql.startswith("-- ", i)) or (ch == "-" and sql[i:i + 3] in ("--\n", "--\t", "--")):
+            nl = sql.find("\n", i)
+            i = n if nl < 0 else nl
+        elif ch == "/" and sql.startswith("/*", i):
+            end = sql.find("*/", i + 2)
+            i = n if end < 0 else end + 1
+        elif ch == ";":
+            piece = sql[start:i]
+            if not is_blank(piece):
+                out.append(piece.strip())
+            start = i + 1
+        i += 1
+    piece = sql[start:]
+    if not is_blank(piece):
+        out.append(piece.strip())
+    return out
+
+
+# -- tokenizer for admin statements -----------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Token:
+    kind: str  # WORD, STRING, NUMBER, SYSVAR, USERVAR, OP, QUOTED (backticks)
+    text: str  # WORD: as written; STRING/QUOTED: unquoted value; SYSVAR: "scope.name" parts
+    value: object = None  # NUMBER: int/float; SYSVAR: (scope or None, name); USERVAR: name
+    pos: int = 0  # offset in the statement (for "near '...'" in syntax errors)
+
+    @property
+    def upper(self) -> str:
+        return self.text.upper()
+
+    def is_word(self, *words: str) -> bool:
+        return self.kind == "WORD" and self.text.upper() in words
+
+
+_TOKEN = re.compile(
+    r"""
+    (?P<ws>\s+|/\*(?![!+]).*?\*/|(?:--\s|\#)[^\n]*)
+  | (?P<sysvar>@@(?:(?:global|session|local)\.)?(?:`[^`]+`|[A-Za-z0-9_$]+))
+  | (?P<uservar>@(?:`[^`]+`|'(?:[^'\\]|\\.|'')*'|"(?:[^"\\]|\\.|"")*"|[A-Za-z0-9_$.]+))
+  | (?P<number>(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?(?![A-Za-z_$])|0x[0-9A-Fa-f]+)
+  | (?P<string>'(?:[^'\\]|\\.|'')*'|"(?:[^"\\]|\\.|"")*")
+  | (?P<quoted>`(?:[^`]|``)*`)
+  | (?P<word>[A-Za-z_$][A-Za-z0-9_$]*)
+  | (?P<op>:=|<=>|<>|!=|<=|>=|[=,().*;<>+\-/%])
+    """,
+    re.VERBOSE | re.DOTALL,
+)
+_ESCAPES = {"0": "\0", "b": "\b", "n": "\n", "r": "\r", "t": "\t", "Z": "\x1a"}
+
+
+def unquote(text: str) -> str:
+    q = text[0]
+    body = text[1:-1]
+    if q == "`":
+        return body.replace("``", "`")
+    body = body.replace(q + q, q)
+    if "\\" not in body:
+        return body
+    return re.sub(r"\\(.)", lambda m: _ESCAPES.get(m.group(1), m.group(1)), body, flags=re.DOTALL)
+
+
+def parse_error(sql: str, pos: int) -> SQLError:
+    near = sql[pos:pos + 80]
+    return SQLError(
+        ER_PARSE_ERROR,
+        f"check the manual that corresponds to your MariaDB server version for the right syntax "
+        f"to use near '{near}' at line 1",
+    )
+
+
+def tokenize(sql: str) -> list[Token]:
+    tokens: list[Token] = []
+    pos = 0
+    n = len(sql)
+    while pos < n:
+        m = _TOKEN.match(sql, pos)
+        if m is None:
+            raise parse_error(sql, pos)
+        kind = m.lastgroup
+        text = m.group()
+        start, pos = pos, m.end()
+        if kind == "ws":
+            continue
+        if kind == "sysvar":
+            body = text[2:]
+            scope = None
+            low = body.lower()
+            for prefix in ("global.", "session.", "local."):
+                if low.startswith(prefix):
+                    scope = prefix[:-1].upper()
+                    if scope == "LOCAL":
+                        scope = "SESSION"
+                    body = body[len(prefix):]
+                    break
+            name = unquote(body) if body.startswith("`") else body
+            tokens.append(Token("SYSVAR", text, (scope, name.lower()), start))
+        elif kind == "uservar":
+            body = text[1:]
+            name = unquote(body) if body[0] in "`'\"" else body
+            tokens.append(Token("USERVAR", text, name.lower(), start))
+        elif kind == "number":
+            if text.lower().startswith("0x"):
+                value: object = int(text, 16)
+            elif re.fullmatch(r"\d+", text):
+                value = int(text)
+            else:
+                value = float(text)
+            tokens.append(Token("NUMBER", text, value, start))
+        elif kind == "string":
+            tokens.append(Token("STRING", unquote(text), None, start))
+        elif kind == "quoted":
+            tokens.append(Token("QUOTED", unquote(text), None, start))
+        elif kind == "word":
+            tokens.append(Token("WORD", text, None, start))
+        else:
+            tokens.append(Token("OP", text, None, start))
+    while tokens and tokens[-1].kind == "OP" and tokens[-1].text == ";":
+        tokens.pop()
+    return tokens
+
+
+class Tokens:
+    """A cursor over tokens with the few helpers the admin parsers need."""
+
+    def __init__(self, sql: str) -> None:
+        self.sql = sql
+        self.items = tokenize(sql)
+        self.i = 0
+
+    def peek(self, k: int = 0) -> Token | None:
+        j = self.i + k
+        return self.items[j] if j < len(self.items) else None
+
+    def next(self) -> Token:
+        tok = self.peek()
+        if tok is None:
+            raise self.error()
+        self.i += 1
+        return tok
+
+    def at_end(self) -> bool:
+        return self.i >= len(self.items)
+
+    def accept_word(self, *words: str) -> str | None:
+        tok = self.peek()
+        if tok is not None and tok.is_word(*words):
+            self.i += 1
+            return tok.upper
+        return None
+
+    def expect_word(self, *words: str) -> str:
+        got = self.accept_word(*words)
+        if got is None:
+            raise self.error()
+        return got
+
+    def accept_op(self, *ops: str) -> str | None:
+        tok = self.peek()
+        if tok is not None and tok.kind == "OP" and tok.text in ops:
+            self.i += 1
+            return tok.text
+        return None
+
+    def expect_op(self, *ops: str) -> str:
+        got = self.accept_op(*ops)
+        if got is None:
+            raise self.error()
+        return got
+
+    def expect_end(self) -> None:
+        if not self.at_end():
+            raise self.error()
+
+    def name(self) -> str:
+        """An identifier, backtick-quoted identifier or string (user names, hosts, plugins)."""
+        tok = self.next()
+        if tok.kind in ("WORD", "QUOTED", "STRING"):
+            return tok.text
+        self.i -= 1
+        raise self.error()
+
+    def error(self) -> SQLError:
+        """ER_PARSE_ERROR near the current token."""
+        if self.at_end():
+            return SQLError(
+                ER_PARSE_ERROR,
+                "check the manual that corresponds to your MariaDB server version for the right "
+                "syntax to use near '' at line 1",
+            )
+        return parse_error(self.sql, self.items[self.i].pos)
