@@ -99,6 +99,7 @@ class MasterHarness:
 
     def disconnect(self, dump: Dump) -> None:
         self.interface.transmit.transmit_stop(dump.param)
+        self.fl.settle()
 
     def send(self, dump: Dump, end: BinlogPosition | None, type_code: int = XID_EVENT, **kind: bool) -> int:
         """Send one event; return its semi-sync flag (-1 when the session has no header)."""
