@@ -37,3 +37,35 @@ def wait_listening(port: int, host: str = "127.0.0.1", timeout: float = 30.0) ->
             if time.monotonic() > deadline:
                 raise TimeoutError(f"nothing listens on {host}:{port} after {timeout}s") from None
             time.sleep(0.05)
+
+
+def free_port_block(n: int, low: int = 20000, high: int = 60000) -> int:
+    """The first port of n consecutive ports that are all free now (for `semisync up`, whose
+    slaves take P+1.. and metrics M+1..)."""
+    import random
+
+    rng = random.Random()
+    for _ in range(200):
+        base = rng.randrange(low, high - n)
+        socks = []
+        try:
+            for port in range(base, base + n):
+                s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+                socks.append(s)
+                s.bind(("127.0.0.1", port))
+            return base
+        except OSError:
+            continue
+        finally:
+            for s in socks:
+                s.close()
+    raise RuntimeError(f"no block of {n} free ports found")
+
+
+def port_is_free(port: int) -> bool:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        try:
+            s.bind(("127.0.0.1", port))
+            return True
+        except OSError:
+            return False
