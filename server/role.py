@@ -26,9 +26,9 @@ Contract
      ER_OPTION_PREVENTS_STATEMENT ('--read-only') before the engine sees it;
   4. the engine: `await session.engine_session.execute(sql)`. When the result carries
      `committed` (a transaction that wrote something just ended with a commit), the server
-     awaits `role.commit(session, result.committed)` before answering the client. The commit
-     runs shielded from cancellation (a KILL or a closing connection does not cut a group
-     commit in half).
+     awaits `role.commit(session, result.committed)` before answering the client. The server
+     never cancels a session while it is in `role.commit` (KILL and shutdown wait for it), so a
+     group commit is not cut in half.
   A role raises `protocol.errors.SQLError` to answer with an ERR packet; anything else is a bug
   (logged, ERR 1105, connection closed).
 - Commands other than COM_QUERY / COM_INIT_DB / COM_PING / COM_QUIT / COM_PROCESS_KILL go to

@@ -511,9 +511,10 @@ class ClientSession(asyncio.Protocol):
         result = await self.engine_session.execute(sql)
         committed = result.committed
         if committed is not None:
+            # Never cancelled: kill() and shutdown leave a session alone while it commits.
             self._in_commit = True
             try:
-                await asyncio.shield(self.server.role.commit(self, committed))
+                await self.server.role.commit(self, committed)
             finally:
                 self._in_commit = False
         return result

@@ -1,0 +1,71 @@
+"""server.sql: dispatch keyword, multi-statement splitting, the admin tokenizer."""
+
+from __future__ import annotations
+
+import pytest
+
+from protocol.errors import SQLError
+from server.sql import Tokens, head, is_blank, split_statements, tokenize
+
+
+@pytest.mark.parametrize(
+    "sql, expected",
+    [
+        ("INSERT INTO t VALUES (1)", "INSERT INTO"),
+        ("  show   master status", "SHOW MASTER"),
+        ("COMMIT", "COMMIT"),
+        ("commit;", "COMMIT"),
+        ("/* hint */ SELECT 1", "SELECT 1"),
+        ("-- c\nSHOW VARIABLES", "SHOW VARIABLES"),
+        ("# c\nset @a=1", "SET"),
+        ("select @@version_comment limit 1", "SELECT"),
+        ("SELECT binlog_gtid_pos('f', 4)", "SELECT BINLOG_GTID_POS"),
+        ("", ""),
+        ("   ", ""),
+        ("(SELECT 1)", ""),
+    ],
+)
+def test_head(sql, expected):
+    assert head(sql) == expected
+
+
+def test_split_respects_quotes_and_comments():
+    sql = (
+        "INSERT INTO t VALUES ('a;b', \"c;d\", `e;f`);\n"
+        "-- comment; here\nSELECT 1; /* ; */ SELECT 'it''s;' ; # tail;\n"
+        "SELECT 'back\\';slash';;"
+    )
+    parts = split_statements(sql)
+    assert parts[0] == "INSERT INTO t VALUES ('a;b', \"c;d\", `e;f`)"
+    assert parts[1].endswith("SELECT 1")
+    assert parts[2] == "/* ; */ SELECT 'it''s;'"
+    assert parts[3].endswith("SELECT 'back\\';slash'")
+    assert len(parts) == 4
+
+
+def test_blank():
+    assert is_blank("  /* x */ -- y\n")
+    assert not is_blank(" SELECT 1")
+
+
+def test_tokens_of_the_replica_bootstrap():
+    toks = tokenize("SET @master_binlog_checksum= @@global.binlog_checksum;")
+    assert [t.kind for t in toks] == ["WORD", "USERVAR", "OP", "SYSVAR"]
+    assert toks[1].value == "master_binlog_checksum"
+    assert toks[3].value == ("GLOBAL", "binlog_checksum")
+    toks = tokenize("SELECT @@SESSION.Auto_Increment_Increment AS x, 'a''b\\n', 0x1F, -1.5e3")
+    assert toks[1].value == ("SESSION", "auto_increment_increment")
+    assert toks[5].text == "a'b\n"
+    assert toks[7].value == 31
+    assert toks[9].text == "-" and toks[10].value == 1.5e3
+
+
+def test_syntax_error_names_the_place():
+    t = Tokens("SHOW VARIABLES LIKE 42")
+    t.expect_word("SHOW")
+    t.expect_word("VARIABLES")
+    t.expect_word("LIKE")
+    with pytest.raises(SQLError) as err:
+        t.expect_word("X")
+    assert err.value.code == 1064
+    assert "near '42' at line 1" in err.value.message

@@ -1,0 +1,55 @@
+"""server.users: accounts persisted in the datadir, host matching, authentication."""
+
+from __future__ import annotations
+
+import json
+
+from protocol.auth import native_password_hash, scramble_native_password
+from server.users import ALL, REPLICATION_SLAVE, UserStore
+
+SALT = b"abcdefghij0123456789"
+
+
+def test_root_from_startup_password_and_persistence(tmp_path):
+    store = UserStore(tmp_path / "users.json")
+    store.ensure_root("secret")
+    root = store.authenticate("root", "10.1.2.3", SALT, scramble_native_password("secret", SALT))
+    assert root is not None and root.has(ALL) and root.has(REPLICATION_SLAVE)
+    assert store.authenticate("root", "127.0.0.1", SALT, scramble_native_password("bad", SALT)) is None
+    # a restart with another password replaces it
+    store2 = UserStore(tmp_path / "users.json")
+    store2.ensure_root("other")
+    assert store2.authenticate("root", "127.0.0.1", SALT, scramble_native_password("other", SALT))
+    data = json.loads((tmp_path / "users.json").read_text())
+    assert data["users"][0]["password"].startswith("*") and "other" not in json.dumps(data)
+
+
+def test_most_specific_host_wins(tmp_path):
+    store = UserStore(tmp_path / "users.json")
+    store.create("app", "%", native_password_hash("any"))
+    store.create("app", "127.0.0.1", native_password_hash("local"))
+    store.create("app", "10.0.%", native_password_hash("net"))
+    assert store.match("app", "127.0.0.1").host == "127.0.0.1"
+    assert store.match("app", "10.0.0.9").host == "10.0.%"
+    assert store.match("app", "192.168.1.1").host == "%"
+    assert store.match("nobody", "127.0.0.1") is None
+
+
+def test_grants_and_show_grants(tmp_path):
+    store = UserStore(tmp_path / "users.json")
+    acc = store.create("repl", "%", native_password_hash("r"))
+    assert acc.grants() == [f"GRANT USAGE ON *.* TO 'repl'@'%' IDENTIFIED BY PASSWORD '*{native_password_hash('r').hex().upper()}'"]
+    store.grant(acc, {"REPLICATION CLIENT", REPLICATION_SLAVE}, False)
+    assert acc.grants()[0].startswith("GRANT REPLICATION SLAVE, REPLICATION CLIENT ON *.*")
+    assert UserStore(tmp_path / "users.json").get("repl", "%").privileges == {"REPLICATION CLIENT", REPLICATION_SLAVE}
+    store.revoke(acc, {"REPLICATION CLIENT"})
+    assert acc.privileges == {REPLICATION_SLAVE}
+    store.drop("repl", "%")
+    assert UserStore(tmp_path / "users.json").get("repl", "%") is None
+
+
+def test_empty_password(tmp_path):
+    store = UserStore(tmp_path / "users.json")
+    store.create("anon", "%", b"")
+    assert store.authenticate("anon", "1.2.3.4", SALT, b"") is not None
+    assert store.authenticate("anon", "1.2.3.4", SALT, scramble_native_password("x", SALT)) is None
