@@ -17,7 +17,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from protocol.position import BinlogPosition
-from semisync.interface import ReplicationInterface, SendParam, StorageParam, TransmitParam, TransParam
+from semisync.interface import (
+    ReplicationInterface,
+    SendParam,
+    StorageParam,
+    TransmitParam,
+    TransParam,
+)
 from semisync.master_plugin import SemiSyncMasterPlugin
 
 BINLOG = "mysql-bin.000001"

@@ -1,0 +1,191 @@
+"""The semi-sync slave plugin (MySQL's semisync_slave), built only on `semisync.interface`.
+
+Contract (the slave shell's IO task calls the binlog relay IO hooks; see `semisync.interface`)
+- `thread_start`: snapshots `rpl_semi_sync_slave_enabled` for this IO task (a change takes
+  effect at the next IO task start, as in mysqld). `thread_stop`: status OFF.
+- `before_request_transmit` (once per connection, before COM_BINLOG_DUMP): if enabled, probes
+  `SHOW VARIABLES LIKE 'rpl_semi_sync_master_enabled'` through `param.query`; any row means
+  the master has semi-sync: `SET @rpl_semi_sync_slave= 1` and this connection is semi-sync
+  (status ON). No row, or ERR 1193, means it has not: replicate asynchronously, warn, status OFF.
+  Any other failure propagates (the IO task treats it as a connection error).
+- `after_read_event` (each event packet, payload after the OK byte): on a semi-sync connection
+  strips the `EF flag` header (RemoteProtocolError if missing) and reports `need_ack`.
+- `after_queue_event(param, read, end, synced)` (each event, after it is in the relay log;
+  `synced` = the relay log has been fsynced up to and including it): returns the position to
+  ack, or None. Durability rule: a position is returned only when `synced` is True, i.e. never
+  for an event that is not durable. A flagged event that is not yet synced is remembered; the
+  first later call with `synced` True returns it (or the latest flagged one since: acks are
+  cumulative). When several events are queued and synced together the IO task may call
+  `after_queue_event` for each of them after one fsync: it must send only the LAST non-None
+  value returned for the batch, once (it covers every earlier one).
+- `after_reset_slave`: forget what was pending.
+Heartbeats are not queued, so the IO task does not call `after_queue_event` for them.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from protocol.errors import ER_UNKNOWN_SYSTEM_VARIABLE, ProtocolError, SQLError
+from protocol.position import BinlogPosition
+from protocol.semisync_wire import split_semisync_header
+from semisync.interface import BinlogRelayIOObserver, ReadEvent, RelayIOParam, ReplicationInterface
+from semisync.variables import (
+    SLAVE_ENABLED,
+    SLAVE_TRACE_LEVEL,
+    SLAVE_VARIABLES,
+    TRACE_DETAIL,
+    TRACE_GENERAL,
+    PluginVariables,
+    Variables,
+    on_off,
+)
+
+log = logging.getLogger("semisync.slave")
+
+PLUGIN_NAME = "rpl_semi_sync_slave"
+PROBE_QUERY = "SHOW VARIABLES LIKE 'rpl_semi_sync_master_enabled'"
+REQUEST_QUERY = "SET @rpl_semi_sync_slave= 1"
+
+
+@dataclass
+class _IoTask:
+    """One IO task, kept in its `RelayIOParam.observer_state[plugin]`."""
+
+    enabled: bool  # rpl_semi_sync_slave_enabled when the task started
+    semi_sync: bool = False  # negotiated on the current connection
+    pending: BinlogPosition | None = None  # latest flagged event not yet acked
+
+
+class SemiSyncSlavePlugin(PluginVariables, BinlogRelayIOObserver):
+    name = PLUGIN_NAME
+    _trace_spec = SLAVE_TRACE_LEVEL
+    _log = log
+
+    def __init__(
+        self,
+        interface: ReplicationInterface,
+        *,
+        settings: Mapping[str, object] | None = None,
+        **_: object,
+    ):
+        self._interface = interface
+        self._vars = Variables(SLAVE_VARIABLES)
+        for spec, value in self._vars.initial(settings):
+            self._vars.store(spec, value)
+        self._installed = False
+        self._tasks: dict[int, _IoTask] = {}  # id(state) -> state, for the global status
+
+    # -----------------------------------------------------------------------------------------
+    # Lifecycle, variables, status
+
+    def install(self) -> None:
+        if not self._installed:
+            self._installed = True
+            self._interface.relay_io.add_observer(self)
+
+    def uninstall(self) -> None:
+        if self._installed:
+            self._interface.relay_io.remove_observer(self)
+            self._installed = False
+            self._tasks.clear()
+
+    @property
+    def installed(self) -> bool:
+        return self._installed
+
+    def set_variable(self, name: str, value: object) -> None:
+        """`SET GLOBAL`: validated at once; `enabled` is read at the next IO task start."""
+        self._validate(name, value)
+
+    @property
+    def status(self) -> bool:
+        """Rpl_semi_sync_slave_status: an IO task runs with semi-sync negotiated."""
+        return self._installed and any(t.semi_sync for t in self._tasks.values())
+
+    def status_variables(self, aliases: bool = False) -> dict[str, int | str]:
+        if not self._installed:
+            return {}
+        names = ("Rpl_semi_sync_slave_status", "Rpl_semi_sync_replica_status") if aliases else ("Rpl_semi_sync_slave_status",)
+        return {name: on_off(self.status) for name in names}
+
+    def flush_status(self) -> None:
+        return None  # no counters
+
+    def describe(self) -> str:
+        return f"semi-sync slave: enabled={on_off(bool(self._vars[SLAVE_ENABLED.name]))} status={on_off(self.status)}"
+
+    # -----------------------------------------------------------------------------------------
+    # Binlog relay IO observer
+
+    def thread_start(self, param: RelayIOParam) -> None:
+        # Status turns ON only once `before_request_transmit` has negotiated semi-sync.
+        task = _IoTask(enabled=bool(self._vars[SLAVE_ENABLED.name]))
+        param.observer_state[self] = task
+        self._tasks[id(task)] = task
+
+    def thread_stop(self, param: RelayIOParam) -> None:
+        task = param.observer_state.pop(self, None)
+        if isinstance(task, _IoTask):
+            self._tasks.pop(id(task), None)
+
+    async def before_request_transmit(self, param: RelayIOParam) -> None:
+        task = self._task(param)
+        task.semi_sync = False
+        task.pending = None
+        if not task.enabled:
+            return
+        if param.query is None:
+            raise RuntimeError("before_request_transmit needs RelayIOParam.query")  # shell bug
+        try:
+            rows = await param.query(PROBE_QUERY)
+        except (SQLError, ProtocolError) as e:
+            if e.code != ER_UNKNOWN_SYSTEM_VARIABLE.code:
+                raise
+            rows = None
+        if not rows:
+            log.warning(
+                "Master server %s:%d does not support semi-sync, fallback to asynchronous replication",
+                param.master_host, param.master_port,
+            )
+            return
+        await param.query(REQUEST_QUERY)
+        task.semi_sync = True
+        self._trace(TRACE_GENERAL, "semi-sync requested from %s:%d", param.master_host, param.master_port)
+
+    def after_read_event(self, param: RelayIOParam, packet: memoryview) -> ReadEvent:
+        task = param.observer_state.get(self)
+        if not isinstance(task, _IoTask) or not task.semi_sync:
+            return ReadEvent(packet)
+        need_ack, event = split_semisync_header(packet)
+        return ReadEvent(event, need_ack)
+
+    def after_queue_event(
+        self, param: RelayIOParam, read: ReadEvent, end: BinlogPosition, synced: bool
+    ) -> BinlogPosition | None:
+        task = param.observer_state.get(self)
+        if not isinstance(task, _IoTask) or not task.semi_sync:
+            return None
+        if read.need_ack:
+            task.pending = end  # a later flagged event covers an earlier one (cumulative acks)
+        if not synced or task.pending is None:
+            return None
+        ack, task.pending = task.pending, None
+        self._trace(TRACE_DETAIL, "ack %s (durable in the relay log)", ack)
+        return ack
+
+    def after_reset_slave(self, param: RelayIOParam) -> None:
+        task = param.observer_state.get(self)
+        if isinstance(task, _IoTask):
+            task.pending = None
+
+    # -----------------------------------------------------------------------------------------
+
+    def _task(self, param: RelayIOParam) -> _IoTask:
+        task = param.observer_state.get(self)
+        if not isinstance(task, _IoTask):  # installed after the IO task started
+            self.thread_start(param)
+            task = param.observer_state[self]
+        return task

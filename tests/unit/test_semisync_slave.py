@@ -1,0 +1,195 @@
+"""The semi-sync slave plugin through the binlog relay IO delegate, as the slave's IO task runs it."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+import pytest
+
+from protocol.errors import (
+    ER_UNKNOWN_ERROR,
+    ER_UNKNOWN_SYSTEM_VARIABLE,
+    RemoteProtocolError,
+    SQLError,
+)
+from protocol.semisync_wire import semisync_header
+from semisync.interface import ReadEvent, RelayIOParam, ReplicationInterface
+from semisync.slave_plugin import PROBE_QUERY, REQUEST_QUERY, SemiSyncSlavePlugin
+from tests.support.semisync_harness import pos
+
+EVENT = b"\x57\x51\x02\x6b\x10" + bytes(26)  # an XID event's bytes (content does not matter here)
+
+
+class FakeMaster:
+    """Answers the IO task's queries as a master with or without semi-sync."""
+
+    def __init__(self, rows=None, error: SQLError | None = None):
+        self.rows = rows
+        self.error = error
+        self.queries: list[str] = []
+
+    async def query(self, sql: str):
+        self.queries.append(sql)
+        if sql == PROBE_QUERY:
+            if self.error:
+                raise self.error
+            return self.rows
+        return None
+
+
+class IoTask:
+    def __init__(self, master: FakeMaster, enabled: bool = True):
+        self.interface = ReplicationInterface()
+        self.plugin = SemiSyncSlavePlugin(self.interface, settings={"rpl_semi_sync_slave_enabled": enabled})
+        self.plugin.install()
+        self.param = RelayIOParam(2, "127.0.0.1", 3306, pos(4), query=master.query)
+        self.relay = self.interface.relay_io
+
+    def start(self) -> None:
+        self.relay.thread_start(self.param)
+        asyncio.run(self.relay.before_request_transmit(self.param))
+
+    def read(self, payload: bytes) -> ReadEvent:
+        return self.relay.after_read_event(self.param, memoryview(payload))
+
+    def queue(self, read: ReadEvent, end: int, synced: bool):
+        return self.relay.after_queue_event(self.param, read, pos(end), synced)
+
+
+SEMI_SYNC_MASTER = [("rpl_semi_sync_master_enabled", "ON")]
+
+
+def test_negotiates_with_a_semi_sync_master():
+    master = FakeMaster(SEMI_SYNC_MASTER)
+    io = IoTask(master)
+    assert io.plugin.status_variables() == {"Rpl_semi_sync_slave_status": "OFF"}
+    io.start()
+    assert master.queries == [PROBE_QUERY, REQUEST_QUERY]
+    assert io.plugin.status_variables() == {"Rpl_semi_sync_slave_status": "ON"}
+    io.relay.thread_stop(io.param)
+    assert io.plugin.status_variables() == {"Rpl_semi_sync_slave_status": "OFF"}
+
+
+def test_a_master_whose_semi_sync_is_disabled_still_negotiates():
+    master = FakeMaster([("rpl_semi_sync_master_enabled", "OFF")])
+    io = IoTask(master)
+    io.start()
+    assert master.queries == [PROBE_QUERY, REQUEST_QUERY] and io.plugin.status
+
+
+@pytest.mark.parametrize("master", [FakeMaster([]), FakeMaster(None), FakeMaster(error=SQLError(ER_UNKNOWN_SYSTEM_VARIABLE, "x"))])
+def test_a_master_without_semi_sync_gets_asynchronous_replication_and_a_warning(master, caplog):
+    caplog.set_level(logging.WARNING, logger="semisync.slave")
+    io = IoTask(master)
+    io.start()
+    assert master.queries == [PROBE_QUERY]
+    assert not io.plugin.status
+    assert any("does not support semi-sync" in r.getMessage() for r in caplog.records)
+    read = io.read(EVENT)  # no header expected: the packet passes untouched
+    assert bytes(read.event) == EVENT and not read.need_ack
+    assert io.queue(read, 100, True) is None
+
+
+def test_other_probe_errors_reach_the_io_task():
+    io = IoTask(FakeMaster(error=SQLError(ER_UNKNOWN_ERROR, "boom")))
+    with pytest.raises(SQLError):
+        io.start()
+
+
+def test_disabled_slave_does_not_ask():
+    master = FakeMaster(SEMI_SYNC_MASTER)
+    io = IoTask(master, enabled=False)
+    io.start()
+    assert master.queries == [] and not io.plugin.status
+
+
+def test_enabled_takes_effect_at_the_next_io_task_start():
+    master = FakeMaster(SEMI_SYNC_MASTER)
+    io = IoTask(master, enabled=False)
+    io.start()
+    io.plugin.set_variable("rpl_semi_sync_slave_enabled", "ON")
+    asyncio.run(io.relay.before_request_transmit(io.param))  # a reconnect of the same task
+    assert master.queries == [] and not io.plugin.status
+    io.relay.thread_stop(io.param)
+    io.start()
+    assert master.queries == [PROBE_QUERY, REQUEST_QUERY] and io.plugin.status
+
+
+def test_header_is_stripped_and_the_flag_noted():
+    io = IoTask(FakeMaster(SEMI_SYNC_MASTER))
+    io.start()
+    plain = io.read(semisync_header(False) + EVENT)
+    flagged = io.read(semisync_header(True) + EVENT)
+    assert bytes(plain.event) == EVENT and not plain.need_ack
+    assert bytes(flagged.event) == EVENT and flagged.need_ack
+    with pytest.raises(RemoteProtocolError):
+        io.read(EVENT)  # the magic is missing
+    with pytest.raises(RemoteProtocolError):
+        io.read(b"\xef")
+
+
+def test_ack_only_once_the_flagged_event_is_synced():
+    io = IoTask(FakeMaster(SEMI_SYNC_MASTER))
+    io.start()
+    flagged = io.read(semisync_header(True) + EVENT)
+    assert io.queue(flagged, 300, synced=False) is None  # in the relay log, not yet durable
+    plain = io.read(semisync_header(False) + EVENT)
+    assert io.queue(plain, 350, synced=True) == pos(300)  # the sync covers the earlier event
+    assert io.queue(plain, 400, synced=True) is None  # nothing pending any more
+
+
+def test_unflagged_events_are_never_acked():
+    io = IoTask(FakeMaster(SEMI_SYNC_MASTER))
+    io.start()
+    plain = io.read(semisync_header(False) + EVENT)
+    assert [io.queue(plain, p, synced=True) for p in (100, 200)] == [None, None]
+
+
+def test_several_flagged_events_with_one_sync_give_one_cumulative_ack():
+    """The IO task queues a batch, fsyncs once, then calls after_queue_event for each event and
+    sends only the last non-None answer."""
+    io = IoTask(FakeMaster(SEMI_SYNC_MASTER))
+    io.start()
+    batch = [(100, True), (150, False), (200, True), (300, True), (320, False)]
+    reads = [(io.read(semisync_header(flag) + EVENT), end) for end, flag in batch]
+    answers = [io.queue(read, end, synced=True) for read, end in reads]
+    assert answers == [pos(100), None, pos(200), pos(300), None]
+    assert [a for a in answers if a is not None][-1] == pos(300)
+
+
+def test_flagged_events_queued_unsynced_then_one_sync_ack_the_last_flagged():
+    io = IoTask(FakeMaster(SEMI_SYNC_MASTER))
+    io.start()
+    answers = [
+        io.queue(io.read(semisync_header(flag) + EVENT), end, synced)
+        for end, flag, synced in [(100, True, False), (200, True, False), (250, False, True)]
+    ]
+    assert answers == [None, None, pos(200)]
+
+
+def test_reset_slave_and_reconnect_forget_pending_acks():
+    io = IoTask(FakeMaster(SEMI_SYNC_MASTER))
+    io.start()
+    io.queue(io.read(semisync_header(True) + EVENT), 100, synced=False)
+    io.relay.after_reset_slave(io.param)
+    assert io.queue(io.read(semisync_header(False) + EVENT), 150, synced=True) is None
+    io.queue(io.read(semisync_header(True) + EVENT), 200, synced=False)
+    asyncio.run(io.relay.before_request_transmit(io.param))  # reconnect: the master resends
+    assert io.queue(io.read(semisync_header(False) + EVENT), 250, synced=True) is None
+
+
+def test_variables_and_uninstall():
+    io = IoTask(FakeMaster(SEMI_SYNC_MASTER))
+    p = io.plugin
+    assert p.system_variables() == {"rpl_semi_sync_slave_enabled": "ON", "rpl_semi_sync_slave_trace_level": "32"}
+    p.set_variable("rpl_semi_sync_replica_enabled", "false")
+    assert p.get_variable("rpl_semi_sync_slave_enabled") == 0
+    with pytest.raises(SQLError) as e:
+        p.set_variable("rpl_semi_sync_slave_enabled", "maybe")
+    assert e.value.code == 1231
+    p.uninstall()
+    assert not io.relay and p.system_variables() == {} and p.status_variables() == {}
+    with pytest.raises(SQLError) as e:
+        p.get_variable("rpl_semi_sync_slave_enabled")
+    assert e.value.code == 1193
