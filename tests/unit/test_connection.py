@@ -1,0 +1,505 @@
+"""ServerConnection <-> ClientConnection in memory: login, commands, dumps, sequence ids,
+16 MiB+ packets both directions, illegal transitions, byte-by-byte delivery."""
+
+from __future__ import annotations
+
+import pytest
+
+from protocol.auth import make_salt, native_password_hash, scramble_native_password
+from protocol.connection import (
+    NEED_DATA,
+    SERVER_TRANSITIONS,
+    BinlogPacket,
+    ClientConnection,
+    ClientState,
+    ConnectionClosed,
+    LoginOK,
+    SemiSyncAck,
+    ServerConnection,
+    ServerState,
+)
+from protocol.errors import (
+    ER_ACCESS_DENIED_ERROR,
+    ER_MALFORMED_PACKET,
+    ER_NET_PACKET_TOO_LARGE,
+    ER_NET_PACKETS_OUT_OF_ORDER,
+    LocalProtocolError,
+    RemoteProtocolError,
+)
+from protocol.messages import (
+    BINLOG_DUMP_NON_BLOCK,
+    EOF,
+    ERR,
+    OK,
+    AuthSwitchRequest,
+    AuthSwitchResponse,
+    Capability,
+    ComBinlogDump,
+    ComPing,
+    ComQuery,
+    ComQuit,
+    ComRegisterSlave,
+    FieldType,
+    HandshakeResponse,
+    ResultSet,
+    ServerStatus,
+    column,
+)
+from protocol.packets import MAX_PAYLOAD, PacketDecoder, encode_packet
+from protocol.position import BinlogPosition
+
+SALT = make_salt(bytes(range(40, 60)))
+PASSWORD = "pw"
+STORED = native_password_hash(PASSWORD)
+
+
+def pump(src_bytes: bytes, dst, step: int | None = None) -> list:
+    """Deliver bytes (optionally `step` at a time) and collect events until NEED_DATA."""
+    events = []
+    step = step or max(len(src_bytes), 1)
+    for i in range(0, len(src_bytes), step):
+        dst.receive_data(src_bytes[i : i + step])
+        while (event := dst.next_event()) is not NEED_DATA:
+            events.append(event)
+            if isinstance(event, ConnectionClosed):
+                return events
+    return events
+
+
+def login(step: int | None = None, server_caps: int | None = None, client_caps: int | None = None, **client_kw):
+    kw = {} if server_caps is None else {"capabilities": server_caps}
+    server = ServerConnection(5, "5.7.44-semisync", SALT, **kw)
+    ckw = {} if client_caps is None else {"capabilities": client_caps}
+    client = ClientConnection("repl", PASSWORD, **ckw, **client_kw)
+    assert pump(server.greeting(), client, step) == []
+    [response] = pump(client.data_to_send(), server, step)
+    assert isinstance(response, HandshakeResponse)
+    assert server.verify_password(STORED)
+    [ok] = pump(server.send(OK()), client, step)
+    assert isinstance(ok, LoginOK)
+    assert server.state is ServerState.COMMAND and client.state is ClientState.READY
+    return server, client
+
+
+def roundtrip(server, client, command_bytes: bytes, response, step=None):
+    [command] = pump(command_bytes, server, step)
+    events = pump(server.send(response), client, step)
+    return command, events
+
+
+# -- login ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("step", [None, 1, 3])
+def test_login_whole_and_byte_by_byte(step):
+    server, client = login(step, database="shop", attributes={"_client_name": "semisync"})
+    assert server.login.database == "shop"
+    assert server.login.attributes == {"_client_name": "semisync"}
+    assert server.login.user == "repl"
+    assert client.handshake.connection_id == 5
+
+
+def test_wrong_password_gets_err_and_both_close():
+    server = ServerConnection(1, "5.7", SALT)
+    client = ClientConnection("repl", "bad")
+    pump(server.greeting(), client)
+    [resp] = pump(client.data_to_send(), server)
+    assert not server.verify_password(STORED)
+    err = ERR.from_error(ER_ACCESS_DENIED_ERROR, "repl", "localhost", "YES")
+    events = pump(server.send(err), client)
+    assert events == [err, ConnectionClosed()]
+    event = events[0]
+    assert event.code == 1045 and event.sqlstate == "28000"
+    assert server.state is ServerState.CLOSED and client.state is ClientState.CLOSED
+    with pytest.raises(LocalProtocolError):
+        client.query("SELECT 1")
+
+
+def test_empty_password():
+    server = ServerConnection(1, "5.7", SALT)
+    client = ClientConnection("root", "")
+    pump(server.greeting(), client)
+    [resp] = pump(client.data_to_send(), server)
+    assert resp.auth_response == b""
+    assert server.verify_password(native_password_hash(""))
+    assert not server.verify_password(STORED)
+
+
+def test_auth_switch_both_sides():
+    server = ServerConnection(1, "5.7", SALT)
+    client = ClientConnection("repl", PASSWORD)
+    pump(server.greeting(), client)
+    [resp] = pump(client.data_to_send(), server)
+    # The server asks for a new scramble with a new salt (as for a client of another plugin).
+    new_salt = make_salt(bytes(range(100, 120)))
+    switch = server.send(AuthSwitchRequest("mysql_native_password", new_salt + b"\x00"))
+    assert pump(switch, client) == []
+    server.salt = new_salt
+    answer = client.data_to_send()
+    [switched] = pump(answer, server)
+    assert switched == AuthSwitchResponse(scramble_native_password(PASSWORD, new_salt))
+    assert server.verify_password(STORED)
+    ok_wire = server.send(OK())
+    [ok] = pump(ok_wire, client)
+    assert isinstance(ok, LoginOK)
+    # Sequence ids: greeting 0, login 1, switch 2, switch response 3, OK 4.
+    assert (switch[3], answer[3], ok_wire[3]) == (2, 3, 4)
+
+
+def test_needs_auth_switch_for_other_plugins():
+    server = ServerConnection(1, "5.7", SALT)
+    server.greeting()
+    caps = int(Capability.CLIENT_PROTOCOL_41 | Capability.CLIENT_SECURE_CONNECTION | Capability.CLIENT_PLUGIN_AUTH)
+    other = HandshakeResponse(caps, "u", b"x" * 32, None, "caching_sha2_password")
+    server.receive_data(encode_packet(other.encode(), 1)[0])
+    assert server.next_event() == other
+    assert server.needs_auth_switch
+    wire = server.send(server.auth_switch_request())
+    assert wire[3] == 2 and AuthSwitchRequest.decode(wire[4:]).salt == SALT
+    server.receive_data(encode_packet(scramble_native_password(PASSWORD, SALT), 3)[0])
+    assert isinstance(server.next_event(), AuthSwitchResponse)
+    assert server.verify_password(STORED)
+    assert server.send(OK())[3] == 4
+
+
+def test_client_refuses_other_auth_plugins():
+    server = ServerConnection(1, "5.7", SALT)
+    client = ClientConnection("repl", PASSWORD)
+    pump(server.greeting(), client)
+    pump(client.data_to_send(), server)
+    with pytest.raises(RemoteProtocolError) as info:
+        pump(server.send(AuthSwitchRequest("client_ed25519", b"x" * 32)), client)
+    assert info.value.code == 1251
+
+
+def test_client_needs_protocol_41():
+    server = ServerConnection(1, "5.7", SALT, capabilities=int(Capability.CLIENT_PLUGIN_AUTH))
+    client = ClientConnection("repl", PASSWORD)
+    with pytest.raises(RemoteProtocolError):
+        pump(server.greeting(), client)
+
+
+# -- commands and responses -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("deprecate_eof", [False, True])
+@pytest.mark.parametrize("step", [None, 1])
+def test_query_result_set(deprecate_eof, step):
+    caps = ClientConnection("x", "").requested_capabilities
+    if deprecate_eof:
+        caps |= Capability.CLIENT_DEPRECATE_EOF
+    server, client = login(client_caps=caps)
+    assert bool(server.capabilities & Capability.CLIENT_DEPRECATE_EOF) == deprecate_eof
+    rs = ResultSet(
+        [column("id", FieldType.LONGLONG), column("name"), column("at", FieldType.DATETIME)],
+        [("1", "ada", None), ("2", None, "2024-01-01 00:00:00")],
+        status=ServerStatus.AUTOCOMMIT | ServerStatus.IN_TRANS,
+    )
+    command, events = roundtrip(server, client, client.query("SELECT * FROM t"), rs, step)
+    assert command == ComQuery("SELECT * FROM t")
+    assert events == [rs]
+    assert server.state is ServerState.COMMAND and client.state is ClientState.READY
+
+
+def test_ok_err_eof_and_next_command_restarts_at_zero():
+    server, client = login()
+    cmd, events = roundtrip(server, client, client.query("INSERT"), OK(3, 7, 2, 1, "Records: 3"))
+    assert events == [OK(3, 7, 2, 1, "Records: 3")]
+    cmd, events = roundtrip(server, client, client.ping(), ERR(1105, "HY000", "nope"))
+    assert cmd == ComPing() and events == [ERR(1105, "HY000", "nope")]
+    wire = client.register_slave(7, "h", "u", "p", 3307)
+    assert wire[3] == 0
+    cmd, events = roundtrip(server, client, wire, OK())
+    assert cmd == ComRegisterSlave(7, "h", "u", "p", 3307)
+    assert events == [OK()]
+
+
+def test_multiple_results():
+    server, client = login()
+    [cmd] = pump(client.query("CALL p()"), server)
+    more = ServerStatus.AUTOCOMMIT | ServerStatus.MORE_RESULTS_EXISTS
+    rs = ResultSet([column("a")], [("1",)], status=more)
+    first = server.send(rs)
+    assert server.state is ServerState.RESPONDING
+    last = server.send(OK())
+    assert server.state is ServerState.COMMAND
+    events = pump(first + last, client)
+    assert events == [rs, OK()]
+    assert client.state is ClientState.READY
+
+
+def test_quit():
+    server, client = login()
+    events = pump(client.quit(), server)
+    assert events == [ComQuit(), ConnectionClosed()]
+    assert server.state is ServerState.CLOSED
+    assert server.next_event() == ConnectionClosed()
+    with pytest.raises(LocalProtocolError):
+        server.send(OK())
+
+
+def test_pipelined_command_waits_in_the_buffer():
+    server, client = login()
+    server.receive_data(encode_packet(b"\x03SELECT 1", 0)[0] + encode_packet(b"\x0e", 0)[0])
+    assert server.next_event() == ComQuery("SELECT 1")
+    assert server.next_event() is NEED_DATA  # our turn to answer
+    server.send(OK())
+    assert server.next_event() == ComPing()
+
+
+def test_malformed_command_is_answered_and_the_connection_goes_on():
+    server, client = login()
+    server.receive_data(encode_packet(b"\x0c\x01\x02", 0)[0])  # COM_PROCESS_KILL, 2 bytes short
+    with pytest.raises(RemoteProtocolError) as info:
+        server.next_event()
+    assert info.value.error is ER_MALFORMED_PACKET and not info.value.fatal
+    wire = server.send(ERR.from_exception(info.value))
+    assert wire[3] == 1 and ERR.decode(wire[4:]).code == 1835
+    assert server.state is ServerState.COMMAND
+    cmd, _ = roundtrip(server, client, client.query("SELECT 2"), OK())
+    assert cmd == ComQuery("SELECT 2")
+
+
+# -- sequence ids -----------------------------------------------------------------------------
+
+
+def test_command_with_wrong_sequence_id():
+    server, _ = login()
+    server.receive_data(encode_packet(b"\x03SELECT 1", 1)[0])
+    with pytest.raises(RemoteProtocolError) as info:
+        server.next_event()
+    assert info.value.error is ER_NET_PACKETS_OUT_OF_ORDER and info.value.code == 1156
+    assert server.state is ServerState.ERROR
+    wire = server.send(ERR.from_exception(info.value))
+    assert ERR.decode(wire[4:]).code == 1156
+    assert server.state is ServerState.CLOSED
+
+
+def test_login_with_wrong_sequence_id():
+    server = ServerConnection(1, "5.7", SALT)
+    client = ClientConnection("repl", PASSWORD)
+    pump(server.greeting(), client)
+    wire = bytearray(client.data_to_send())
+    wire[3] = 0
+    with pytest.raises(RemoteProtocolError) as info:
+        pump(bytes(wire), server)
+    assert info.value.code == 1156
+
+
+def test_response_with_wrong_sequence_id():
+    server, client = login()
+    pump(client.query("SELECT 1"), server)
+    wire = bytearray(server.send(OK()))
+    wire[3] = 2
+    with pytest.raises(RemoteProtocolError) as info:
+        pump(bytes(wire), client)
+    assert info.value.code == 1156
+    assert client.state is ClientState.CLOSED
+
+
+def test_result_set_packet_out_of_order():
+    server, client = login()
+    pump(client.query("SELECT 1"), server)
+    decoder = PacketDecoder()
+    decoder.feed(server.send(ResultSet([column("a")], [("1",), ("2",)])))
+    packets = []
+    while (p := decoder.next_packet()) is not None:
+        packets.append(p)
+    packets[3], packets[4] = packets[4], packets[3]
+    with pytest.raises(RemoteProtocolError) as info:
+        pump(b"".join(encode_packet(p.payload, p.seq)[0] for p in packets), client)
+    assert info.value.code == 1156
+
+
+def test_too_large_command():
+    server = ServerConnection(1, "5.7", SALT, max_packet=1024)
+    client = ClientConnection("repl", PASSWORD)
+    pump(server.greeting(), client)
+    pump(client.data_to_send(), server)
+    pump(server.send(OK()), client)
+    with pytest.raises(RemoteProtocolError) as info:
+        pump(client.query("x" * 2000), server)
+    assert info.value.error is ER_NET_PACKET_TOO_LARGE
+
+
+# -- 16 MiB+ in both directions ---------------------------------------------------------------
+
+
+def test_big_query_and_big_row():
+    server, client = login()
+    sql = "SELECT '" + "q" * (MAX_PAYLOAD + 100) + "'"
+    wire = client.query(sql)
+    assert len(wire) == len(sql) + 1 + 8
+    [cmd] = pump(wire, server, step=1 << 20)
+    assert cmd == ComQuery(sql)
+    value = "v" * (2 * MAX_PAYLOAD)
+    rs = ResultSet([column("big", FieldType.LONG_BLOB)], [(value,), (None,)])
+    [got] = pump(server.send(rs), client, step=(1 << 22) + 1)
+    assert got == rs
+
+
+def test_big_event_and_seq_restart():
+    server, client = login()
+    [dump] = pump(client.binlog_dump(4, 0, 2, "b.000001", semisync=True), server)
+    server.start_dump(semisync=True)
+    big = bytes(range(256)) * ((MAX_PAYLOAD + 1000) // 256)
+    wire = server.send_event(big, b"\xef\x01")
+    # payload 0x00 EF 01 + event: two chunks at seq 1 and 2, then the restart at 1.
+    assert wire[:4] == b"\xff\xff\xff\x01"
+    assert wire[4 + MAX_PAYLOAD + 3] == 2
+    nxt = server.send_event(b"small", b"\xef\x00")
+    assert nxt[3] == 1
+    events = pump(wire + nxt, client, step=1 << 21)
+    assert events == [BinlogPacket(b"\xef\x01" + big), BinlogPacket(b"\xef\x00small")]
+    # A packet of exactly 0xFFFFFF bytes is followed by an empty chunk.
+    exact = server.send_event(b"e" * (MAX_PAYLOAD - 3), b"\xef\x00")
+    assert exact[4 + MAX_PAYLOAD :] == b"\x00\x00\x00\x03"
+    assert pump(exact, client) == [BinlogPacket(b"\xef\x00" + b"e" * (MAX_PAYLOAD - 3))]
+
+
+# -- binlog dump ------------------------------------------------------------------------------
+
+
+def test_semisync_dump_acks_and_seq_restart():
+    server, client = login()
+    [dump] = pump(client.binlog_dump(4, 0, 2, "mysql-bin.000001", semisync=True), server)
+    assert dump == ComBinlogDump(4, 0, 2, "mysql-bin.000001")
+    server.start_dump(semisync=True)
+    seqs = []
+    received = []
+    for header in (b"\xef\x00", b"\xef\x00", b"\xef\x01", b"\xef\x00", b"\xef\x01", b"\xef\x01", b"\xef\x00"):
+        wire = server.send_event(b"EVENT", header)
+        seqs.append(wire[3])
+        received += pump(wire, client, step=1)
+        if header == b"\xef\x01":
+            ack = client.ack(BinlogPosition("mysql-bin.000001", 100 + len(seqs)))
+            assert ack[3] == 0
+            assert pump(ack, server) == [SemiSyncAck(BinlogPosition("mysql-bin.000001", 100 + len(seqs)))]
+    assert seqs == [1, 2, 3, 1, 2, 1, 1]
+    assert received == [BinlogPacket(h + b"EVENT") for h in
+                        (b"\xef\x00", b"\xef\x00", b"\xef\x01", b"\xef\x00", b"\xef\x01", b"\xef\x01", b"\xef\x00")]
+
+
+def test_plain_dump_counts_on_and_rejects_a_restart():
+    server, client = login()
+    pump(client.binlog_dump(4, 0, 2, "b.000001"), server)
+    server.start_dump(semisync=False)
+    wires = [server.send_event(b"E%d" % i) for i in range(3)]
+    assert [w[3] for w in wires] == [1, 2, 3]
+    assert pump(b"".join(wires), client) == [BinlogPacket(b"E%d" % i) for i in range(3)]
+    with pytest.raises(RemoteProtocolError) as info:
+        pump(encode_packet(b"\x00late", 1)[0], client)
+    assert info.value.code == 1156
+    with pytest.raises(LocalProtocolError):
+        ClientConnection("a", "b").ack(BinlogPosition("b.000001", 4))
+
+
+def test_client_tolerates_a_master_that_does_not_restart():
+    server, client = login()
+    pump(client.binlog_dump(4, 0, 2, "b.000001", semisync=True), server)
+    server.start_dump(semisync=True)
+    first = server.send_event(b"A", b"\xef\x01")
+    second = encode_packet(b"\x00\xef\x00B", 2)[0]  # seq 2 instead of the restart at 1
+    assert pump(first + second, client) == [BinlogPacket(b"\xef\x01A"), BinlogPacket(b"\xef\x00B")]
+
+
+def test_non_block_dump_ends_with_eof_and_commands_resume():
+    server, client = login()
+    pump(client.binlog_dump(4, BINLOG_DUMP_NON_BLOCK, 2, "b.000001"), server)
+    server.start_dump(semisync=False)
+    events = pump(server.send_event(b"E") + server.send_eof(), client)
+    assert events == [BinlogPacket(b"E"), EOF()]
+    assert server.state is ServerState.COMMAND and client.state is ClientState.READY
+    cmd, events = roundtrip(server, client, client.query("SELECT 1"), OK())
+    assert cmd == ComQuery("SELECT 1") and events == [OK()]
+
+
+def test_dump_error_ends_the_dump():
+    server, client = login()
+    pump(client.binlog_dump(4, 0, 2, "nope.000001"), server)
+    err = ERR(1236, "HY000", "Could not find first log file name in binary log index file")
+    [event] = pump(server.send(err), client)
+    assert event == err and client.state is ClientState.READY
+    # ... and during a dump:
+    pump(client.binlog_dump(4, 0, 2, "b.000001"), server)
+    server.start_dump(semisync=False)
+    assert pump(server.send_event(b"E") + server.send(err), client) == [BinlogPacket(b"E"), err]
+
+
+def test_bad_ack_and_unexpected_packets_while_dumping():
+    server, client = login()
+    pump(client.binlog_dump(4, 0, 2, "b.000001", semisync=True), server)
+    server.start_dump(semisync=True)
+    with pytest.raises(RemoteProtocolError):
+        pump(encode_packet(b"\xef\x01\x00", 0)[0], server)
+    server2, client2 = login()
+    pump(client2.binlog_dump(4, 0, 2, "b.000001", semisync=True), server2)
+    server2.start_dump(semisync=True)
+    with pytest.raises(RemoteProtocolError) as info:
+        pump(encode_packet(b"\xef" + bytes(8) + b"b.000001", 1)[0], server2)  # ack at seq 1
+    assert info.value.code == 1156
+    server3, client3 = login()
+    pump(client3.binlog_dump(4, 0, 2, "b.000001"), server3)
+    server3.start_dump(semisync=False)
+    with pytest.raises(RemoteProtocolError):
+        pump(encode_packet(b"\xef" + bytes(8) + b"b.000001", 0)[0], server3)
+    # COM_QUIT during a dump closes cleanly.
+    server4, client4 = login()
+    pump(client4.binlog_dump(4, 0, 2, "b.000001"), server4)
+    server4.start_dump(semisync=False)
+    assert pump(client4.quit(), server4) == [ComQuit(), ConnectionClosed()]
+
+
+# -- illegal transitions and closing ----------------------------------------------------------
+
+
+def test_illegal_local_transitions():
+    server = ServerConnection(1, "5.7", SALT)
+    with pytest.raises(LocalProtocolError):
+        server.send(OK())  # nothing to answer yet
+    with pytest.raises(LocalProtocolError):
+        server.send_event(b"E")
+    with pytest.raises(LocalProtocolError):
+        server.start_dump(True)
+    server.greeting()
+    with pytest.raises(LocalProtocolError):
+        server.greeting()
+    client = ClientConnection("a", "b")
+    with pytest.raises(LocalProtocolError):
+        client.query("SELECT 1")
+    with pytest.raises(LocalProtocolError):
+        ServerConnection(1, "5.7", b"short")
+    s, c = login()
+    pump(c.query("SELECT 1"), s)
+    with pytest.raises(LocalProtocolError):
+        c.query("SELECT 2")  # one command at a time
+    with pytest.raises(LocalProtocolError):
+        s.send_eof()  # not dumping
+    with pytest.raises(LocalProtocolError):
+        s.send(AuthSwitchRequest("x", b""))
+
+
+def test_every_state_has_a_way_out():
+    reachable = {ServerState.GREETING}
+    frontier = [ServerState.GREETING]
+    while frontier:
+        state = frontier.pop()
+        for (src, _), dst in SERVER_TRANSITIONS.items():
+            if src is state and dst not in reachable:
+                reachable.add(dst)
+                frontier.append(dst)
+    assert reachable == set(ServerState)
+
+
+def test_peer_closes():
+    server, client = login()
+    server.receive_data(b"")
+    assert server.next_event() == ConnectionClosed()
+    assert server.state is ServerState.CLOSED
+    client.receive_data(b"")
+    assert client.next_event() == ConnectionClosed()
+    s2, c2 = login()
+    s2.receive_data(c2.query("SELECT 1")[:5])
+    s2.receive_data(b"")
+    with pytest.raises(RemoteProtocolError):
+        s2.next_event()
