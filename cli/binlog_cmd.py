@@ -18,67 +18,9 @@ from typing import Any
 import click
 
 from binlog.reader import BinlogFileError, iter_events, scan_file
+from binlog.rows import describe, event_row
 from protocol.errors import ProtocolError
-from protocol.events import (
-    AnnotateRows,
-    BinlogCheckpoint,
-    Event,
-    EventType,
-    FormatDescription,
-    GtidList,
-    Heartbeat,
-    Intvar,
-    MariaGtid,
-    Query,
-    Rand,
-    Rotate,
-    Rows,
-    TableMap,
-    UserVar,
-    Xid,
-    decode_event,
-)
-
-
-def describe(ev: Event) -> dict[str, Any]:
-    """The decoded fields of an event's body, as JSON-ready values."""
-    b = ev.body
-    if isinstance(b, Query):
-        st = b.status
-        out: dict[str, Any] = {"db": b.db, "query": b.query, "thread_id": b.thread_id, "exec_time": b.exec_time, "error_code": b.error_code}
-        if st.sql_mode is not None:
-            out["sql_mode"] = st.sql_mode
-        return out
-    if isinstance(b, Xid):
-        return {"xid": b.xid}
-    if isinstance(b, Rotate):
-        return {"next_file": b.next_file, "next_pos": b.position}
-    if isinstance(b, MariaGtid):
-        out = {"gtid": b.gtid(ev.header.server_id), "flags2": b.flags2}
-        if b.commit_id is not None:
-            out["commit_id"] = b.commit_id
-        return out
-    if isinstance(b, GtidList):
-        return {"gtid_list": [str(g) for g in b.gtids]}
-    if isinstance(b, BinlogCheckpoint):
-        return {"checkpoint_file": b.file}
-    if isinstance(b, AnnotateRows):
-        return {"query": b.query}
-    if isinstance(b, FormatDescription):
-        return {"binlog_version": b.binlog_version, "server_version": b.server_version, "checksum": b.checksum}
-    if isinstance(b, Intvar):
-        return {"intvar_type": {1: "LAST_INSERT_ID", 2: "INSERT_ID"}.get(b.type, str(b.type)), "value": b.value}
-    if isinstance(b, Rand):
-        return {"seed1": b.seed1, "seed2": b.seed2}
-    if isinstance(b, UserVar):
-        return {"name": b.name, "is_null": b.is_null, "var_type": b.type, "charset": b.charset, "value_hex": b.value.hex()}
-    if isinstance(b, TableMap):
-        return {"table_id": b.table_id, "db": b.db, "table": b.table, "column_types": list(b.column_types)}
-    if isinstance(b, Rows):
-        return {"table_id": b.table_id, "rows_flags": b.flags}
-    if isinstance(b, Heartbeat):
-        return {"log_ident": b.log_ident}
-    return {}
+from protocol.events import Event, EventType, FormatDescription, decode_event
 
 
 def _text_line(ev: Event, offset: int, fields: dict[str, Any]) -> str:
@@ -99,17 +41,10 @@ def decode_file(path: Path, as_json: bool, out: Any) -> str | None:
             ev = decode_event(raw, checksum=checksum)
             if ev.type_code == EventType.FORMAT_DESCRIPTION_EVENT and isinstance(ev.body, FormatDescription):
                 checksum = ev.body.checksum
-            fields = describe(ev)
             if as_json:
-                h = ev.header
-                obj = {
-                    "file": str(path), "pos": offset, "size": h.event_size, "type_code": h.type_code,
-                    "type": h.type_name, "server_id": h.server_id, "timestamp": h.timestamp,
-                    "log_pos": h.log_pos, "flags": h.flags, **fields,
-                }
-                out.write(json.dumps(obj, default=str) + "\n")
+                out.write(json.dumps(event_row(str(path), offset, ev), default=str) + "\n")
             else:
-                out.write(_text_line(ev, offset, fields) + "\n")
+                out.write(_text_line(ev, offset, describe(ev)) + "\n")
             last_end = offset + len(raw)
     except BinlogFileError as e:
         return f"{path}: {e.message} (at offset {e.offset})"
