@@ -1,0 +1,110 @@
+"""`AckReceiver`: the one task that reads what slaves send on their dump connections.
+
+Contract (MySQL 5.7's ack receiver thread, seed 003)
+- Every dump session hands the read side of its socket to the receiver when its stream starts
+  (`attach(dump)` installs the session's raw reader); from then on the dump coroutine only
+  writes. The socket callbacks only queue the bytes; the receiver's single task decodes them, so
+  no dump coroutine ever blocks on reading an ack and acks are handled in arrival order.
+- Bytes go through the session's own sans-IO connection (`ServerConnection` in DUMPING state):
+  a semi-sync ack (magic, length, file name validated there) is handed to every transmit
+  observer of that dump that has a `handle_ack(param, position)` (the semi-sync master plugin).
+- A malformed ack, an ack beyond what was sent to that slave (the plugin raises
+  `RemoteProtocolError`), or anything but an ack / COM_QUIT on a non-semi-sync dump is that
+  slave's protocol error: its connection is dropped and nothing is released. COM_QUIT or EOF
+  just ends the dump.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any
+
+from protocol.connection import NEED_DATA, ConnectionClosed
+from protocol.errors import ProtocolError
+from protocol.messages import ComQuit
+from protocol.semisync_wire import SemiSyncAck
+
+log = logging.getLogger("semisync.master.ack_receiver")
+
+
+class AckReceiver:
+    def __init__(self) -> None:
+        self._queue: asyncio.Queue[tuple[Any, bytes]] = asyncio.Queue()
+        self._task: asyncio.Task[None] | None = None
+        self.acks = 0
+        self.dropped = 0
+
+    def start(self) -> None:
+        if self._task is None:
+            self._task = asyncio.get_running_loop().create_task(self._run(), name="ack-receiver")
+
+    async def stop(self) -> None:
+        task, self._task = self._task, None
+        if task is not None:
+            task.cancel()
+            try:
+                await task
+            except asyncio.CancelledError:
+                pass
+
+    def attach(self, dump: Any) -> None:
+        """Take over the read side of `dump`'s connection."""
+        queue = self._queue
+
+        def received(data: bytes) -> None:
+            queue.put_nowait((dump, data))
+
+        dump.session.set_raw_reader(received)
+
+    async def _run(self) -> None:
+        queue = self._queue
+        while True:
+            dump, data = await queue.get()
+            try:
+                self.feed(dump, data)
+            except Exception:  # our bug: never let it stop the acks of the other slaves
+                log.exception("ack receiver: unexpected error on the dump of slave %s", dump.slave_server_id)
+                dump.session.close()
+
+    def feed(self, dump: Any, data: bytes) -> None:
+        """Decode what arrived on `dump`'s connection and act on it (synchronously)."""
+        session = dump.session
+        if session.is_closed:
+            return
+        conn = session.conn
+        conn.receive_data(data)
+        while True:
+            try:
+                event = conn.next_event()
+            except ProtocolError as e:
+                self._drop(dump, e.message)
+                return
+            if event is NEED_DATA:
+                return
+            if isinstance(event, SemiSyncAck):
+                try:
+                    self._ack(dump, event)
+                except ProtocolError as e:
+                    self._drop(dump, e.message)
+                    return
+            elif isinstance(event, ComQuit | ConnectionClosed):
+                dump.stop()
+                session.close()
+                return
+
+    def _ack(self, dump: Any, ack: SemiSyncAck) -> None:
+        param = dump.param
+        if param is None:
+            return
+        self.acks += 1
+        for owner in tuple(param.observer_state):
+            handle = getattr(owner, "handle_ack", None)
+            if handle is not None:
+                handle(param, ack.position)
+
+    def _drop(self, dump: Any, why: str) -> None:
+        self.dropped += 1
+        log.warning("dropping the dump connection of slave %s: %s", dump.slave_server_id, why)
+        dump.stop()
+        dump.session.close()

@@ -1,0 +1,45 @@
+"""`BinlogEnd`: the published end of the master's binlog and its update signal (WL#5721).
+
+Contract
+- One writer (the group commit pipeline, or a rotation / RESET MASTER under the writer lock)
+  calls `publish(position)` after the bytes up to `position` are written to the OS *and* synced
+  per sync_binlog: a dump session never reads past it, so a slave never receives what the
+  master could lose in a crash.
+- Any number of readers (dump sessions, SHOW BINLOG EVENTS) read `position` and wait for the
+  next publish with `await wait(seen, timeout)`; no reader ever takes the writer's lock.
+- `generation` grows by one on every publish (RESET MASTER may move the position backwards;
+  readers compare generations, not positions, to know that something changed).
+Everything runs on the event loop's thread.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from protocol.position import BinlogPosition
+
+
+class BinlogEnd:
+    __slots__ = ("position", "generation", "_changed")
+
+    def __init__(self, position: BinlogPosition) -> None:
+        self.position = position
+        self.generation = 0
+        self._changed: asyncio.Future[None] | None = None
+
+    def publish(self, position: BinlogPosition) -> None:
+        self.position = position
+        self.generation += 1
+        changed, self._changed = self._changed, None
+        if changed is not None and not changed.done():
+            changed.set_result(None)
+
+    async def wait(self, seen: int, timeout: float | None) -> bool:
+        """Wait until `generation` differs from `seen` (True) or `timeout` seconds pass (False)."""
+        if self.generation != seen:
+            return True
+        if self._changed is None or self._changed.done():
+            self._changed = asyncio.get_running_loop().create_future()
+        # asyncio.wait never cancels the shared future, whoever times out first.
+        await asyncio.wait((self._changed,), timeout=timeout)
+        return self.generation != seen

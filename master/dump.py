@@ -1,0 +1,414 @@
+"""`DumpSession`: one slave's binlog dump (WL#5721's Binlog_sender), with heartbeats (WL#342).
+
+Contract (who may call what, which rule each step follows)
+- The master role creates a `DumpSession` for a COM_BINLOG_DUMP and awaits `run()`; it returns
+  when the dump ends (slave gone, KILL, shutdown, NON_BLOCK caught up, or an error the slave was
+  told about with ERR 1236). The session's connection is then the role's to close.
+- Before anything is sent the request is validated: the file must be in the index (ERR 1236
+  "Could not find first log file name in binary log index file", also for a purged file) and the
+  position must be an event boundary in it (ERR 1236 otherwise).
+- The stream: an artificial ROTATE (log_pos 0, LOG_EVENT_ARTIFICIAL_F, position = the requested
+  one), the file's FORMAT_DESCRIPTION (log_pos 0 and no creation time when starting past it, as
+  mysqld does; LOG_EVENT_BINLOG_IN_USE_F cleared), then the file's events from the position on.
+  A finished file ends with its real ROTATE; the session then opens the next file of the index
+  and sends its FORMAT_DESCRIPTION and events.
+- Readers never take the writer's lock: events are read from the file up to the published end
+  position (`BinlogEnd`, published only after the sync stage), then the session waits for the
+  next publish. When it waited `@master_heartbeat_period` (nanoseconds, 0 = none) with nothing
+  to send, it sends a HEARTBEAT (type 27, body = current file name, log_pos = current position,
+  timestamp 0).
+- Checksums: a slave that ran `SET @master_binlog_checksum= @@global.binlog_checksum` gets the
+  events as they are in the file (CRC32 when the file has it). A checksum-unaware slave gets
+  every event without its CRC32 footer (event_size fixed) and FORMAT_DESCRIPTIONs saying NONE.
+  (mysqld refuses such a slave instead; stripping lets old tools read our binlog.)
+- Binlog transmit hooks (WL#4398): `transmit_start` once, `reserve_header` once, then around
+  every packet `before_send_event` (on a fresh copy of the reserved header, so an observer that
+  went away leaves flag 0) and `after_send_event`; `transmit_stop` once at the end, whatever the
+  reason. When the reserved header is not empty (semi-sync), every packet carries it, artificial
+  events and heartbeats included.
+- The read side of the connection belongs to the ack receiver (`master.ack_receiver`) from the
+  moment the stream starts; this coroutine only writes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import zlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from binlog.index import read_index
+from binlog.reader import BinlogFileError, file_checksum, iter_events
+from master.binlog_end import BinlogEnd
+from protocol.errors import ER_MASTER_FATAL_ERROR_READING_BINLOG, ProtocolError
+from protocol.events import (
+    BINLOG_CHECKSUM_ALG_OFF,
+    BINLOG_MAGIC,
+    CHECKSUM_LEN,
+    HEADER_LEN,
+    LOG_EVENT_ARTIFICIAL_F,
+    LOG_EVENT_BINLOG_IN_USE_F,
+    EventType,
+    Heartbeat,
+    Rotate,
+    encode_event,
+)
+from protocol.messages import BINLOG_DUMP_NON_BLOCK, ERR, ComBinlogDump
+from protocol.position import BinlogPosition
+from semisync.interface import BinlogTransmitDelegate, SendParam, TransmitParam
+
+log = logging.getLogger("semisync.master.dump")
+
+STATE_WAITING = "Master has sent all binlog to slave; waiting for more updates"
+STATE_SENDING = "Sending binlog event to slave"
+
+ERR_NO_FIRST_LOG = "Could not find first log file name in binary log index file"
+ERR_NEXT_LOG = "could not find next log; the first event '%s' at %d, the last event read from '%s' at %d"
+
+_FLAGS_AT = 17
+_LOG_POS_AT = 13
+_SIZE_AT = 9
+_FD_CREATED_AT = HEADER_LEN + 2 + 50  # binlog_version, server_version, then create_timestamp
+_BATCH_BYTES = 256 << 10  # drain the socket after this much
+
+
+class DumpError(Exception):
+    """The dump cannot go on; `message` goes to the slave in ERR 1236."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+@dataclass(frozen=True, slots=True)
+class BinlogSource:
+    """Where a dump session reads: the binlog directory, its basename, the published end."""
+
+    directory: Path
+    basename: str
+    server_id: int
+    end: BinlogEnd
+
+
+def heartbeat_period(user_vars: dict[str, Any]) -> float:
+    """`@master_heartbeat_period` (nanoseconds, as the slave sets it) in seconds; 0 = none."""
+    value = user_vars.get("master_heartbeat_period")
+    if isinstance(value, bytes):
+        value = value.decode("ascii", "replace")
+    try:
+        nanos = float(value) if value is not None else 0.0
+    except (TypeError, ValueError):
+        return 0.0
+    return max(0.0, nanos / 1e9)
+
+
+def checksum_aware(user_vars: dict[str, Any]) -> bool:
+    """Did the slave say which checksum it expects (`SET @master_binlog_checksum= ...`)?"""
+    return user_vars.get("master_binlog_checksum") is not None
+
+
+def strip_checksum(event: bytes) -> bytes:
+    """The event without its CRC32 footer and with event_size fixed; a FORMAT_DESCRIPTION keeps
+    its (always present) footer but says NONE."""
+    if event[4] == EventType.FORMAT_DESCRIPTION_EVENT:
+        buf = bytearray(event)
+        buf[-CHECKSUM_LEN - 1] = BINLOG_CHECKSUM_ALG_OFF
+        buf[-CHECKSUM_LEN:] = zlib.crc32(memoryview(buf)[:-CHECKSUM_LEN]).to_bytes(4, "little")
+        return bytes(buf)
+    size = len(event) - CHECKSUM_LEN
+    return b"".join((event[:_SIZE_AT], size.to_bytes(4, "little"), event[_SIZE_AT + 4 : size]))
+
+
+def fix_format_description(event: bytes, *, past_start: bool) -> bytes:
+    """The FD as a dump sends it: in-use flag cleared; when the dump starts past it, log_pos 0
+    and creation time 0 (the slave must neither move its position nor drop temporary tables)."""
+    buf = bytearray(event)
+    flags = int.from_bytes(buf[_FLAGS_AT : _FLAGS_AT + 2], "little") & ~LOG_EVENT_BINLOG_IN_USE_F
+    buf[_FLAGS_AT : _FLAGS_AT + 2] = flags.to_bytes(2, "little")
+    if past_start:
+        buf[_LOG_POS_AT : _LOG_POS_AT + 4] = bytes(4)
+        buf[_FD_CREATED_AT : _FD_CREATED_AT + 4] = bytes(4)
+    buf[-CHECKSUM_LEN:] = zlib.crc32(memoryview(buf)[:-CHECKSUM_LEN]).to_bytes(4, "little")
+    return bytes(buf)
+
+
+def check_start(directory: Path, basename: str, position: BinlogPosition) -> None:
+    """Raise DumpError unless `position` is an event boundary of a file in the index."""
+    names = read_index(directory, basename)
+    path = directory / position.file
+    if position.file not in names or not path.exists():
+        raise DumpError(ERR_NO_FIRST_LOG)
+    pos = position.pos
+    if pos < len(BINLOG_MAGIC):
+        raise DumpError("Client requested master to start replication from position < 4")
+    size = path.stat().st_size
+    if pos > size:
+        raise DumpError("Client requested master to start replication from position > file size")
+    if pos == len(BINLOG_MAGIC):
+        return
+    try:
+        for offset, event in iter_events(path, len(BINLOG_MAGIC), pos):
+            if offset + len(event) == pos:
+                return
+    except BinlogFileError as e:
+        raise DumpError(f"bogus data in log event: {e.message}") from None
+    raise DumpError(
+        f"Client requested master to start replication from an impossible position; "
+        f"the first event '{position.file}' at {pos} is not an event boundary"
+    )
+
+
+class DumpSession:
+    """Streams one binlog to one slave (see the module docstring)."""
+
+    def __init__(
+        self,
+        source: BinlogSource,
+        session: Any,
+        request: ComBinlogDump,
+        transmit: BinlogTransmitDelegate,
+        *,
+        on_start: Callable[[DumpSession], None] | None = None,
+    ) -> None:
+        self.source = source
+        self.session = session
+        self.request = request
+        self.transmit = transmit
+        self.slave_server_id = request.server_id
+        self.non_block = bool(request.flags & BINLOG_DUMP_NON_BLOCK)
+        user_vars = session.user_vars
+        self.period = heartbeat_period(user_vars)
+        self.aware = checksum_aware(user_vars)
+        self.param: TransmitParam | None = None
+        self.header = b""
+        self.file = ""  # the file being read (PURGE refuses it)
+        self.pos = 0
+        self.crc = False  # send CRC32 footers (the file has them and the slave knows)
+        self.strip = False  # the file has CRC32 footers the slave does not expect
+        self.events_sent = 0
+        self.heartbeats_sent = 0
+        self._on_start = on_start
+        self._stopped = False
+        self._stop_waiter: asyncio.Future[None] | None = None
+
+    @property
+    def semisync(self) -> bool:
+        return bool(self.header)
+
+    @property
+    def position(self) -> BinlogPosition:
+        return BinlogPosition(self.file, self.pos)
+
+    def stop(self) -> None:
+        """End the dump at the next event boundary (KILL, replacement, shutdown)."""
+        self._stopped = True
+        waiter = self._stop_waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
+
+    # -- the whole dump ---------------------------------------------------------------------
+
+    async def run(self) -> None:
+        source, session = self.source, self.session
+        filename = self.request.filename
+        if not filename:  # an empty name means the first file of the index, as in mysqld
+            names = read_index(source.directory, source.basename)
+            filename = names[0] if names else ""
+        start = BinlogPosition(filename, self.request.position)
+        try:
+            check_start(source.directory, source.basename, start)
+        except DumpError as e:
+            session.write(session.conn.send(ERR.from_error(ER_MASTER_FATAL_ERROR_READING_BINLOG, message=e.message)))
+            return
+        self.file, self.pos = start.file, start.pos
+        transmit = self.transmit
+        param = self.param = TransmitParam(
+            connection_id=session.connection_id,
+            slave_server_id=self.slave_server_id,
+            flags=self.request.flags,
+            user_vars=dict(session.user_vars),
+            start=start,
+        )
+        if transmit:
+            transmit.transmit_start(param)
+        try:
+            if transmit:
+                self.header = transmit.reserve_header(param)
+            session.conn.start_dump(self.semisync)
+            session.set_command("Binlog Dump")
+            if self._on_start is not None:
+                self._on_start(self)
+            await self._stream(start)
+        except DumpError as e:
+            log.info("dump to slave %d: %s", self.slave_server_id, e.message)
+            self._send_error(e.message)
+        except ProtocolError as e:  # the connection's state machine ended (peer quit, dropped)
+            log.info("dump to slave %d ended: %s", self.slave_server_id, e.message)
+        except ConnectionError as e:
+            log.info("dump to slave %d: connection lost: %s", self.slave_server_id, e)
+        finally:
+            if transmit:
+                transmit.transmit_stop(param)
+
+    def _send_error(self, message: str) -> None:
+        session = self.session
+        if session.is_closed:
+            return
+        try:
+            session.write(session.conn.send(ERR.from_error(ER_MASTER_FATAL_ERROR_READING_BINLOG, message=message)))
+        except ProtocolError:
+            pass
+
+    def _ended(self) -> bool:
+        return self._stopped or self.session.is_closed
+
+    async def _stream(self, start: BinlogPosition) -> None:
+        source = self.source
+        first = True
+        while not self._ended():
+            path = source.directory / self.file
+            try:
+                file_crc = file_checksum(path)
+            except (OSError, BinlogFileError) as e:
+                raise DumpError(f"could not open log file '{self.file}': {e}") from None
+            self.strip = file_crc and not self.aware
+            self.crc = file_crc and self.aware
+            if first:
+                self._send(self._artificial_rotate(start), None, artificial=True)
+            await self._send_file_start(path, past_start=first and self.pos > len(BINLOG_MAGIC))
+            first = False
+            if not await self._send_file(path):
+                return
+            if not self._next_file():
+                return
+
+    async def _send_file_start(self, path: Path, *, past_start: bool) -> None:
+        for _offset, event in iter_events(path, len(BINLOG_MAGIC)):
+            if event[4] != EventType.FORMAT_DESCRIPTION_EVENT:
+                raise DumpError(f"the first event of '{self.file}' is not a FORMAT_DESCRIPTION_EVENT")
+            fd = fix_format_description(event, past_start=past_start)
+            if self.strip:
+                fd = strip_checksum(fd)
+            if self.pos == len(BINLOG_MAGIC):
+                self.pos += len(event)
+            self._send(fd, None, artificial=True)
+            return
+        raise DumpError(f"'{self.file}' has no FORMAT_DESCRIPTION_EVENT")
+
+    async def _send_file(self, path: Path) -> bool:
+        """Send the events of the current file, waiting at its end while it is the active file.
+        True when the file is finished (go to the next), False when the dump ends."""
+        end = self.source.end
+        session = self.session
+        while not self._ended():
+            generation = end.generation
+            published = end.position
+            active = published.file == self.file
+            if active:
+                limit = published.pos
+            else:
+                try:
+                    limit = path.stat().st_size
+                except FileNotFoundError:
+                    raise DumpError(f"log file '{self.file}' was removed while it was being read") from None
+            if self.pos < limit:
+                session.set_state(STATE_SENDING)
+                sent = 0
+                for _offset, event in iter_events(path, self.pos, limit):
+                    self.pos = _offset + len(event)
+                    log_pos = int.from_bytes(event[_LOG_POS_AT : _LOG_POS_AT + 4], "little")
+                    artificial = bool(event[_FLAGS_AT] & LOG_EVENT_ARTIFICIAL_F)
+                    self._send(
+                        strip_checksum(event) if self.strip else event,
+                        BinlogPosition(self.file, log_pos) if log_pos else None,
+                        artificial=artificial,
+                        type_code=event[4],
+                    )
+                    sent += len(event)
+                    if sent >= _BATCH_BYTES:
+                        sent = 0
+                        await session.drain()
+                        if self._ended():
+                            return False
+                await session.drain()
+                continue
+            if not active:
+                return True
+            if self.non_block:
+                session.write(session.conn.send_eof())
+                session.set_raw_reader(None)
+                return False
+            session.set_state(STATE_WAITING)
+            if not await self._wait(end, generation):
+                self._send(self._heartbeat(), None, heartbeat=True)
+                self.heartbeats_sent += 1
+        return False
+
+    async def _wait(self, end: BinlogEnd, generation: int) -> bool:
+        """Wait for a publish, the end of the dump or the heartbeat period; False on a timeout."""
+        timeout = self.period or None
+        if self._stop_waiter is None or self._stop_waiter.done():
+            self._stop_waiter = asyncio.get_running_loop().create_future()
+        closed = asyncio.ensure_future(self.session.closed())
+        changed = asyncio.ensure_future(end.wait(generation, timeout))
+        try:
+            await asyncio.wait((changed, closed, self._stop_waiter), return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            closed.cancel()
+            changed.cancel()
+        if not changed.done() or changed.cancelled():
+            return True  # stopped or closed: the caller's loop sees it
+        return changed.result() or self._ended()
+
+    def _next_file(self) -> bool:
+        names = read_index(self.source.directory, self.source.basename)
+        if self.file not in names or names.index(self.file) + 1 >= len(names):
+            raise DumpError(ERR_NEXT_LOG % (self.request.filename, self.request.position, self.file, self.pos))
+        self.file = names[names.index(self.file) + 1]
+        self.pos = len(BINLOG_MAGIC)
+        return True
+
+    # -- packets ----------------------------------------------------------------------------
+
+    def _artificial_rotate(self, start: BinlogPosition) -> bytes:
+        return encode_event(
+            EventType.ROTATE_EVENT, Rotate(start.pos, start.file).encode(), timestamp=0,
+            server_id=self.source.server_id, log_pos=0, flags=LOG_EVENT_ARTIFICIAL_F,
+            checksum=self.crc,
+        )
+
+    def _heartbeat(self) -> bytes:
+        return encode_event(
+            EventType.HEARTBEAT_LOG_EVENT, Heartbeat(self.file).encode(), timestamp=0,
+            server_id=self.source.server_id, log_pos=self.pos, flags=0, checksum=self.crc,
+        )
+
+    def _send(
+        self,
+        event: bytes,
+        end: BinlogPosition | None,
+        *,
+        artificial: bool = False,
+        heartbeat: bool = False,
+        type_code: int | None = None,
+    ) -> None:
+        session, transmit = self.session, self.transmit
+        header = self.header
+        if not transmit:
+            session.write(session.conn.send_event(event, header))
+            self.events_sent += 1
+            return
+        param = self.param
+        info = SendParam(event[4] if type_code is None else type_code, end, artificial, heartbeat)
+        if header:
+            buf = bytearray(header)
+            transmit.before_send_event(param, buf, info)  # type: ignore[arg-type]
+            header = bytes(buf)
+        else:
+            transmit.before_send_event(param, bytearray(), info)  # type: ignore[arg-type]
+        session.write(session.conn.send_event(event, header))
+        self.events_sent += 1
+        transmit.after_send_event(param, info)  # type: ignore[arg-type]

@@ -1,0 +1,329 @@
+"""DumpSession (WL#5721's Binlog_sender) against an in-memory slave.
+
+The slave side is the real sans-IO `ClientConnection` (it checks sequence ids and the semi-sync
+header itself); the binlog is written by the real `BinlogWriter` into tmp_path. The session's
+socket is a fake that collects the bytes written.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import zlib
+
+import pytest
+
+from binlog.writer import BinlogWriter
+from master.ack_receiver import AckReceiver
+from master.binlog_end import BinlogEnd
+from master.dump import BinlogSource, DumpSession
+from protocol.connection import NEED_DATA, BinlogPacket, ClientConnection, ServerConnection
+from protocol.events import (
+    LOG_EVENT_ARTIFICIAL_F,
+    LOG_EVENT_BINLOG_IN_USE_F,
+    EventType,
+    Query,
+    Xid,
+    decode_event,
+    decode_header,
+    event_checksum_ok,
+)
+from protocol.messages import BINLOG_DUMP_NON_BLOCK, EOF, ERR, OK, ComBinlogDump
+from protocol.position import BinlogPosition
+from semisync.interface import ReplicationInterface, StorageParam
+from semisync.master_plugin import SemiSyncMasterPlugin
+
+SALT = bytes(range(1, 21))
+
+
+class FakeSession:
+    """What DumpSession uses of a ClientSession, with an in-memory socket."""
+
+    def __init__(self, user_vars: dict) -> None:
+        self.user_vars = user_vars
+        self.connection_id = 7
+        self.conn = ServerConnection(7, "5.7.44-semisync-log", SALT)
+        self.out = bytearray()
+        self.raw_reader = None
+        self.command = "Query"
+        self.state = None
+        self._closed = asyncio.get_running_loop().create_future()
+
+    def write(self, data: bytes) -> None:
+        if not self._closed.done():
+            self.out += data
+
+    async def drain(self) -> None:
+        await asyncio.sleep(0)
+
+    def set_raw_reader(self, cb) -> None:
+        self.raw_reader = cb
+
+    def set_command(self, command: str) -> None:
+        self.command = command
+
+    def set_state(self, state) -> None:
+        self.state = state
+
+    @property
+    def is_closed(self) -> bool:
+        return self._closed.done()
+
+    async def closed(self) -> None:
+        await asyncio.shield(self._closed)
+
+    def close(self) -> None:
+        if not self._closed.done():
+            self._closed.set_result(None)
+
+
+class Slave:
+    """An in-memory slave: logs in to a FakeSession's ServerConnection and sends COM_BINLOG_DUMP."""
+
+    def __init__(self, session: FakeSession, *, semisync: bool = False) -> None:
+        self.session = session
+        self.client = ClientConnection("repl", "")
+        self.semisync = semisync
+        server = session.conn
+        self.client.receive_data(server.greeting())
+        assert self.client.next_event() is NEED_DATA
+        server.receive_data(self.client.data_to_send())
+        server.next_event()
+        self.client.receive_data(server.send(OK()))
+        self.client.next_event()
+        self.taken = 0
+
+    def request(self, position: int, filename: str, flags: int = 0, server_id: int = 2) -> ComBinlogDump:
+        wire = self.client.binlog_dump(position, flags, server_id, filename, semisync=self.semisync)
+        self.session.conn.receive_data(wire)
+        cmd = self.session.conn.next_event()
+        assert isinstance(cmd, ComBinlogDump)
+        return cmd
+
+    def packets(self) -> list:
+        data = bytes(self.session.out[self.taken :])
+        self.taken = len(self.session.out)
+        self.client.receive_data(data)
+        out = []
+        while (ev := self.client.next_event()) is not NEED_DATA:
+            out.append(ev)
+            if not isinstance(ev, BinlogPacket):
+                break
+        return out
+
+
+def write_transactions(writer: BinlogWriter, n: int, start: int = 0) -> BinlogPosition:
+    end = writer.end_position
+    for i in range(start, start + n):
+        end = writer.append([
+            (EventType.QUERY_EVENT, Query(db="test", query="BEGIN").encode(), 1700000000, 0),
+            (EventType.QUERY_EVENT, Query(db="test", query=f"INSERT INTO t VALUES ({i})").encode(), 1700000000, 0),
+            (EventType.XID_EVENT, Xid(i + 1).encode(), 1700000000, 0),
+        ])
+    writer.flush()
+    return end
+
+
+@pytest.fixture
+def binlog(tmp_path):
+    writer = BinlogWriter(tmp_path, "mysql-bin", server_id=1, checksum=True, max_size=1 << 20,
+                          server_version="5.7.44-semisync-log")
+    writer.open()
+    yield writer
+    writer.close()
+
+
+def source_for(writer: BinlogWriter, end: BinlogEnd) -> BinlogSource:
+    return BinlogSource(writer.directory, "mysql-bin", 1, end)
+
+
+def make_dump(binlog, end, user_vars, position=4, flags=0, filename="mysql-bin.000001", *,
+              transmit=None, semisync=False, on_start=None):
+    session = FakeSession(user_vars)
+    slave = Slave(session, semisync=semisync)
+    request = slave.request(position, filename, flags)
+    transmit = transmit if transmit is not None else ReplicationInterface().transmit
+    dump = DumpSession(source_for(binlog, end), session, request, transmit, on_start=on_start)
+    return session, slave, dump
+
+
+def events_of(packets: list, *, semisync: bool = False) -> list[bytes]:
+    out = []
+    for p in packets:
+        if isinstance(p, BinlogPacket):
+            payload = p.payload
+            if semisync:
+                assert payload[0] == 0xEF and payload[1] in (0, 1)
+                payload = payload[2:]
+            out.append(bytes(payload))
+    return out
+
+
+async def test_stream_from_start_non_block(binlog):
+    end_pos = write_transactions(binlog, 2)
+    end = BinlogEnd(end_pos)
+    session, slave, dump = make_dump(binlog, end, {"master_binlog_checksum": "CRC32"}, 4, BINLOG_DUMP_NON_BLOCK)
+    await asyncio.wait_for(dump.run(), 5)
+    packets = slave.packets()
+    assert isinstance(packets[-1], EOF), packets[-1]
+    events = events_of(packets)
+    rotate = decode_event(events[0], checksum=True)
+    assert rotate.type_code == EventType.ROTATE_EVENT
+    assert rotate.header.log_pos == 0 and rotate.header.flags & LOG_EVENT_ARTIFICIAL_F
+    assert rotate.header.timestamp == 0
+    assert (rotate.body.position, rotate.body.next_file) == (4, "mysql-bin.000001")
+    fd = decode_header(events[1])
+    assert fd.type_code == EventType.FORMAT_DESCRIPTION_EVENT
+    assert fd.log_pos == 4 + fd.event_size  # sent as in the file when the dump starts at 4
+    assert not fd.flags & LOG_EVENT_BINLOG_IN_USE_F
+    assert event_checksum_ok(events[1])
+    rest = [decode_event(e, checksum=True) for e in events[2:]]
+    assert [e.type_code for e in rest] == [2, 2, 16, 2, 2, 16]
+    assert rest[1].body.query == "INSERT INTO t VALUES (0)" and rest[4].body.query == "INSERT INTO t VALUES (1)"
+    assert rest[-1].header.log_pos == end_pos.pos
+    # the events are byte for byte those of the file
+    with open(binlog.directory / "mysql-bin.000001", "rb") as f:
+        data = f.read()
+    assert b"".join(events[2:]) == data[4 + fd.event_size : end_pos.pos]
+    assert session.command == "Binlog Dump"
+
+
+async def test_start_past_format_description_and_boundaries(binlog):
+    first_end = write_transactions(binlog, 1)
+    end = BinlogEnd(write_transactions(binlog, 1, start=1))
+    session, slave, dump = make_dump(binlog, end, {"master_binlog_checksum": "CRC32"}, first_end.pos, BINLOG_DUMP_NON_BLOCK)
+    await asyncio.wait_for(dump.run(), 5)
+    events = events_of(slave.packets())
+    assert decode_event(events[0], checksum=True).body.position == first_end.pos
+    fd = decode_header(events[1])
+    assert fd.type_code == EventType.FORMAT_DESCRIPTION_EVENT and fd.log_pos == 0
+    assert event_checksum_ok(events[1])
+    assert [decode_header(e).type_code for e in events[2:]] == [2, 2, 16]
+
+
+@pytest.mark.parametrize(
+    ("filename", "position", "message"),
+    [
+        ("mysql-bin.000009", 4, "Could not find first log file name in binary log index file"),
+        ("mysql-bin.000001", 7, "not an event boundary"),
+        ("mysql-bin.000001", 10_000_000, "position > file size"),
+    ],
+)
+async def test_bad_start_gets_1236(binlog, filename, position, message):
+    end = BinlogEnd(write_transactions(binlog, 1))
+    session, slave, dump = make_dump(binlog, end, {}, position, filename=filename)
+    await asyncio.wait_for(dump.run(), 5)
+    [err] = slave.packets()
+    assert isinstance(err, ERR) and err.code == 1236 and message in err.message
+
+
+async def test_checksum_unaware_slave_gets_events_without_crc(binlog):
+    end = BinlogEnd(write_transactions(binlog, 1))
+    # no SET @master_binlog_checksum
+    session, slave, dump = make_dump(binlog, end, {}, 4, BINLOG_DUMP_NON_BLOCK)
+    await asyncio.wait_for(dump.run(), 5)
+    events = events_of(slave.packets())
+    fd = decode_event(events[1], checksum=False)
+    assert fd.body.checksum_alg == 0
+    for raw in events[2:]:
+        ev = decode_event(raw, checksum=False)  # sizes consistent, bodies parse without a footer
+        assert ev.header.event_size == len(raw)
+    assert decode_event(events[3], checksum=False).body.query == "INSERT INTO t VALUES (0)"
+    assert decode_event(events[0], checksum=False).body.next_file == "mysql-bin.000001"
+
+
+async def test_waits_for_publish_sends_heartbeats_and_follows_rotation(binlog):
+    end = BinlogEnd(write_transactions(binlog, 1))
+    session, slave, dump = make_dump(binlog, end, {"master_binlog_checksum": "CRC32", "master_heartbeat_period": 50_000_000})
+    task = asyncio.create_task(dump.run())
+    # written but not published: never sent
+    unpublished = write_transactions(binlog, 1, start=1)
+    started = time.monotonic()
+    await asyncio.sleep(0.3)
+    events = events_of(slave.packets())
+    types = [decode_header(e).type_code for e in events]
+    assert types[:5] == [4, 15, 2, 2, 16]
+    heartbeats = [decode_event(e, checksum=True) for e in events[5:]]
+    assert heartbeats and all(h.type_code == EventType.HEARTBEAT_LOG_EVENT for h in heartbeats)
+    assert len(heartbeats) <= (time.monotonic() - started) / 0.05 + 1
+    hb = heartbeats[0]
+    assert hb.body.log_ident == "mysql-bin.000001" and hb.header.timestamp == 0
+    assert hb.header.log_pos == decode_header(events[4]).log_pos  # where the slave is
+    end.publish(unpublished)
+    binlog.rotate()
+    end.publish(binlog.end_position)
+    write_transactions(binlog, 1, start=2)
+    end.publish(binlog.end_position)
+    await asyncio.sleep(0.1)
+    events = [decode_event(e, checksum=True) for e in events_of(slave.packets())]
+    events = [e for e in events if e.type_code != EventType.HEARTBEAT_LOG_EVENT]
+    assert [e.type_code for e in events] == [2, 2, 16, 4, 15, 2, 2, 16]
+    assert events[3].body.next_file == "mysql-bin.000002"
+    assert events[4].header.log_pos != 0  # the new file's FD, sent from offset 4
+    assert events[-2].body.query == "INSERT INTO t VALUES (2)"
+    assert dump.file == "mysql-bin.000002"
+    session.close()
+    await asyncio.wait_for(task, 5)
+
+
+async def test_no_heartbeat_when_period_is_zero(binlog):
+    end = BinlogEnd(write_transactions(binlog, 1))
+    session, slave, dump = make_dump(binlog, end, {"master_binlog_checksum": "CRC32", "master_heartbeat_period": 0}, 4)
+    task = asyncio.create_task(dump.run())
+    await asyncio.sleep(0.2)
+    assert len(events_of(slave.packets())) == 5
+    dump.stop()
+    await asyncio.wait_for(task, 5)
+
+
+async def test_semisync_header_flag_and_sequence_restart(binlog):
+    interface = ReplicationInterface()
+    plugin = SemiSyncMasterPlugin(interface, settings={"rpl_semi_sync_master_enabled": True})
+    plugin.install()
+    receiver = AckReceiver()
+    receiver.start()
+    end = BinlogEnd(binlog.end_position)
+    session, slave, dump = make_dump(
+        binlog, end, {"master_binlog_checksum": "CRC32", "rpl_semi_sync_slave": 1, "master_heartbeat_period": 50_000_000},
+        transmit=interface.transmit, semisync=True, on_start=receiver.attach,
+    )
+    task = asyncio.create_task(dump.run())
+    await asyncio.sleep(0.12)
+    assert plugin.clients == 1
+    group_end = write_transactions(binlog, 1)
+    plugin.after_flush(StorageParam(1, group_end))
+    end.publish(group_end)
+    waiting = asyncio.create_task(plugin.after_sync(StorageParam(1, group_end)))
+    await asyncio.sleep(0.02)
+    assert not waiting.done()
+    packets = [p for p in slave.packets() if isinstance(p, BinlogPacket)]
+    assert all(p.payload[:1] == b"\xef" for p in packets)  # heartbeats and artificial events too
+    flags = [(decode_header(p.payload[2:]).type_code, p.payload[1]) for p in packets]
+    assert flags[0] == (4, 0) and flags[1] == (15, 0)
+    assert (27, 0) in flags  # a heartbeat before the transaction, with the header, flag 0
+    assert flags[-3:] == [(2, 0), (2, 0), (16, 1)]  # only the transaction's last event is flagged
+    # the slave acks with sequence id 0; the master's next packet restarts at 1
+    # (the ClientConnection checks that)
+    session.raw_reader(slave.client.ack(group_end))
+    await asyncio.wait_for(waiting, 2)
+    assert plugin.status_variables()["Rpl_semi_sync_master_yes_tx"] == 1
+    await asyncio.sleep(0.08)
+    hb = [p for p in slave.packets() if isinstance(p, BinlogPacket)]
+    assert hb and hb[0].payload[:2] == b"\xef\x00"
+    # an ack beyond what was sent drops the connection and releases nothing
+    session.raw_reader(slave.client.ack(BinlogPosition("mysql-bin.000001", group_end.pos + 1000)))
+    await asyncio.wait_for(task, 2)
+    assert session.is_closed and plugin.clients == 0
+    await receiver.stop()
+
+
+async def test_crc_of_heartbeat(binlog):
+    end = BinlogEnd(write_transactions(binlog, 1))
+    session, slave, dump = make_dump(binlog, end, {"master_binlog_checksum": "CRC32", "master_heartbeat_period": 20_000_000})
+    task = asyncio.create_task(dump.run())
+    await asyncio.sleep(0.1)
+    hb = events_of(slave.packets())[-1]
+    assert decode_header(hb).type_code == 27
+    assert zlib.crc32(hb[:-4]) == int.from_bytes(hb[-4:], "little")
+    dump.stop()
+    await asyncio.wait_for(task, 5)
