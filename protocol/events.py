@@ -194,9 +194,25 @@ Int24ul = _BytesInteger(3, swapped=True)
 _PARSE_ERRORS = (ConstructError, ValueError, OverflowError, struct.error, IndexError, UnicodeError, TypeError)
 
 
+_COMPILED: dict[int, Construct] = {}
+
+
+def _fast(con: Construct) -> Construct:
+    """construct's compiled form of a layout (several times faster), or the layout itself when it
+    cannot be compiled (same declaration; golden, round-trip and fuzz tests run on this path)."""
+    fast = _COMPILED.get(id(con))
+    if fast is None:
+        try:
+            fast = con.compile()
+        except Exception:  # construct cannot compile some layouts (lambdas): use them as declared
+            fast = con
+        _COMPILED[id(con)] = fast
+    return fast
+
+
 def _parse(con: Construct, data: bytes | memoryview, what: str) -> Any:
     try:
-        return con.parse(data)
+        return _fast(con).parse(data)
     except ProtocolError:
         raise
     except _PARSE_ERRORS as e:
@@ -205,7 +221,7 @@ def _parse(con: Construct, data: bytes | memoryview, what: str) -> Any:
 
 def _build(con: Construct, obj: dict[str, Any], what: str) -> bytes:
     try:
-        return con.build(obj)
+        return _fast(con).build(obj)
     except ProtocolError:
         raise
     except _PARSE_ERRORS as e:
@@ -294,6 +310,16 @@ def set_log_pos(event: bytes | bytearray, log_pos: int, *, checksum: bool) -> by
 # ---------------------------------------------------------------------------------------------
 # Typed bodies. Each has TYPE_CODE, `encode() -> body bytes` and `_decode(body, header)`.
 # ---------------------------------------------------------------------------------------------
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
+
+
+def _field_names(cls: type) -> tuple[str, ...]:
+    names = _FIELD_NAMES.get(cls)
+    if names is None:
+        names = _FIELD_NAMES[cls] = tuple(f.name for f in fields(cls))
+    return names
+
+
 class Body:
     """Base of typed event bodies."""
 
@@ -304,12 +330,12 @@ class Body:
         return _build(self._WIRE, self._to_wire(), type(self).__name__)
 
     def _to_wire(self) -> dict[str, Any]:
-        return {f.name: getattr(self, f.name) for f in fields(self)}  # type: ignore[arg-type]
+        return {name: getattr(self, name) for name in _field_names(type(self))}
 
     @classmethod
     def _decode(cls, body: memoryview, header: EventHeader) -> Body:
         parsed = _parse(cls._WIRE, body, type_name(header.type_code))
-        return cls(**{f.name: parsed[f.name] for f in fields(cls)})  # type: ignore[arg-type]
+        return cls(*[parsed[name] for name in _field_names(cls)])
 
 
 # MariaDB 10.11's post-header lengths, indexed by type code - 1 (what a v4 FD advertises).
@@ -783,7 +809,7 @@ class UserVar(Body):
         "is_null" / Flag,
         "rest"
         / If(
-            lambda ctx: not ctx.is_null,
+            this.is_null == 0,
             Struct(
                 "type" / Int8ul,
                 "charset" / Int32ul,
@@ -905,7 +931,7 @@ class MariaGtid(Body):
         "commit_id" / If(this.flags2 & FL_GROUP_COMMIT_ID, Int64ul),
         "xa_xid"
         / If(
-            lambda ctx: not ctx.flags2 & FL_GROUP_COMMIT_ID and ctx.flags2 & (FL_PREPARED_XA | FL_COMPLETED_XA),
+            ((this.flags2 & FL_GROUP_COMMIT_ID) == 0) & ((this.flags2 & (FL_PREPARED_XA | FL_COMPLETED_XA)) != 0),
             Struct(
                 "format_id" / Int32ul,
                 "gtrid_len" / Int8ul,
@@ -913,7 +939,11 @@ class MariaGtid(Body):
                 "data" / Bytes(this.gtrid_len + this.bqual_len),
             ),
         ),
-        "padding" / If(lambda ctx: ctx.commit_id is None and ctx.xa_xid is None, Const(bytes(6))),
+        "padding"
+        / If(
+            ((this.flags2 & FL_GROUP_COMMIT_ID) == 0) & ((this.flags2 & (FL_PREPARED_XA | FL_COMPLETED_XA)) == 0),
+            Const(bytes(6)),
+        ),
         "extra" / GreedyBytes,
     )
     seq_no: int
