@@ -18,6 +18,7 @@ Contracts:
 from __future__ import annotations
 
 import enum
+import struct
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -769,6 +770,8 @@ EOF_PACKET = c.Struct(
     c.Terminated,
 )
 
+_EOF_COMPILED = struct.Struct("<BHH")
+
 
 @dataclass(frozen=True, slots=True)
 class EOF:
@@ -776,7 +779,11 @@ class EOF:
     status: int = ServerStatus.AUTOCOMMIT
 
     def encode(self) -> bytes:
-        return _build(EOF_PACKET, dict(warnings=self.warnings, status=self.status), "EOF")
+        """Compiled form of EOF_PACKET (twice in every classic result set)."""
+        try:
+            return _EOF_COMPILED.pack(EOF_HEADER, self.warnings, self.status)
+        except struct.error as exc:
+            raise LocalProtocolError(f"cannot encode EOF: {exc}") from None
 
     @classmethod
     def decode(cls, payload: bytes) -> EOF:
@@ -823,25 +830,45 @@ class ColumnDefinition:
     catalog: str = "def"
 
     def encode(self) -> bytes:
-        return _build(
-            COLUMN_DEFINITION_41,
-            dict(
-                catalog=_raw(self.catalog), schema=_raw(self.schema), table=_raw(self.table),
-                org_table=_raw(self.org_table), name=_raw(self.name), org_name=_raw(self.org_name),
-                charset=self.charset, length=self.length, type=self.type, flags=self.flags,
-                decimals=self.decimals,
-            ),
-            "column definition",
-        )
+        """Compiled form of COLUMN_DEFINITION_41 (sent for every column of every result set)."""
+        try:
+            return b"".join((
+                encode_lenenc_bytes(_raw(self.catalog)),
+                encode_lenenc_bytes(_raw(self.schema)),
+                encode_lenenc_bytes(_raw(self.table)),
+                encode_lenenc_bytes(_raw(self.org_table)),
+                encode_lenenc_bytes(_raw(self.name)),
+                encode_lenenc_bytes(_raw(self.org_name)),
+                _COLUMN_FIXED.pack(0x0C, self.charset, self.length, self.type, self.flags, self.decimals, 0),
+            ))
+        except struct.error as exc:
+            raise LocalProtocolError(f"cannot encode column definition: {exc}") from None
 
     @classmethod
     def decode(cls, payload: bytes) -> ColumnDefinition:
-        v = _parse(COLUMN_DEFINITION_41, payload, "column definition", ER_UNKNOWN_ERROR, True)
+        """Compiled form of COLUMN_DEFINITION_41.parse (raises RemoteProtocolError)."""
+        texts = []
+        pos = 0
+        for _ in range(6):
+            raw, pos = decode_lenenc_bytes(payload, pos)
+            if raw is None:
+                raise RemoteProtocolError("NULL in a column definition")
+            texts.append(_text(raw))
+        if len(payload) - pos != _COLUMN_FIXED.size:
+            raise RemoteProtocolError("column definition: bad fixed part length")
+        fixed_len, charset, length, type_, flags, decimals, filler = _COLUMN_FIXED.unpack_from(payload, pos)
+        if fixed_len != 0x0C or filler:
+            raise RemoteProtocolError("column definition: bad fixed part")
+        catalog, schema, table, org_table, name, org_name = texts
         return cls(
-            name=_text(v.name), type=v.type, charset=v.charset, length=v.length, flags=v.flags,
-            decimals=v.decimals, schema=_text(v.schema), table=_text(v.table),
-            org_table=_text(v.org_table), org_name=_text(v.org_name), catalog=_text(v.catalog),
+            name=name, type=type_, charset=charset, length=length, flags=flags, decimals=decimals,
+            schema=schema, table=table, org_table=org_table, org_name=org_name, catalog=catalog,
         )
+
+
+# The fixed tail of COLUMN_DEFINITION_41, compiled: 0x0C, charset, length, type, flags,
+# decimals, 2 filler bytes.
+_COLUMN_FIXED = struct.Struct("<BHIBHBH")
 
 
 _NUMERIC_TYPES = frozenset({

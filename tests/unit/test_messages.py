@@ -15,6 +15,7 @@ from protocol.errors import (
 )
 from protocol.messages import (
     BINLOG_DUMP_NON_BLOCK,
+    COLUMN_DEFINITION_41,
     EOF,
     EOF_PACKET,
     ERR,
@@ -181,8 +182,17 @@ def test_eof_roundtrip(warnings, status):
 
 
 @given(columns)
-def test_column_definition_roundtrip(col):
-    assert ColumnDefinition.decode(col.encode()) == col
+def test_column_definition_roundtrip_and_compiled_form(col):
+    raw = col.encode()
+    assert ColumnDefinition.decode(raw) == col
+    fields = dict(
+        catalog=col.catalog.encode(), schema=col.schema.encode(), table=col.table.encode(),
+        org_table=col.org_table.encode(), name=col.name.encode(), org_name=col.org_name.encode(),
+        charset=col.charset, length=col.length, type=col.type, flags=col.flags, decimals=col.decimals,
+    )
+    assert raw == COLUMN_DEFINITION_41.build(fields)
+    parsed = COLUMN_DEFINITION_41.parse(raw)
+    assert {k: parsed[k] for k in fields} == fields
 
 
 def decode_result_payloads(payloads: list[bytes], deprecate_eof: bool) -> ResultSet:
