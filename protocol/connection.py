@@ -23,6 +23,9 @@ Sequence ids (who may use which):
   writes its ack at 0 on the same counter, then expects 1); acks always carry sequence id 0.
 A peer that breaks these rules gets `RemoteProtocolError(ER_NET_PACKETS_OUT_OF_ORDER)`.
 
+Concurrency: while DUMPING, one task may call `send_event` while another reads acks with
+`receive_data`/`next_event`; the two share no sequence counter (acks always carry 0).
+
 Errors: after a fatal `RemoteProtocolError` from `next_event()` the server side may still
 `send(ERR...)` once (then it is CLOSED). A non-fatal one (malformed command) leaves the server
 waiting to send the response to that command, normally `ERR.from_exception(exc)`.
@@ -32,7 +35,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from protocol.auth import (
     NATIVE_PASSWORD_PLUGIN,
@@ -202,6 +205,8 @@ S, T, C = ServerState, Trigger, ClientState
 
 SERVER_TRANSITIONS: dict[tuple[ServerState, Trigger], ServerState] = {
     (S.GREETING, T.GREET): S.AWAIT_LOGIN,
+    (S.GREETING, T.SEND_ERR): S.CLOSED,  # refuse instead of greeting (too many connections)
+    (S.AWAIT_LOGIN, T.SEND_ERR): S.CLOSED,
     (S.AWAIT_LOGIN, T.RECV_LOGIN): S.AUTHENTICATING,
     (S.AUTHENTICATING, T.SEND_AUTH_SWITCH): S.AWAIT_AUTH_SWITCH,
     (S.AWAIT_AUTH_SWITCH, T.RECV_AUTH_SWITCH_RESPONSE): S.AUTHENTICATING,
@@ -226,6 +231,7 @@ for _s in S:
 
 CLIENT_TRANSITIONS: dict[tuple[ClientState, Trigger], ClientState] = {
     (C.AWAIT_GREETING, T.SEND_LOGIN): C.AUTHENTICATING,
+    (C.AWAIT_GREETING, T.RECV_ERR): C.CLOSED,  # the server refused before greeting
     (C.AUTHENTICATING, T.RECV_AUTH_SWITCH): C.AUTHENTICATING,
     (C.AUTHENTICATING, T.RECV_OK): C.READY,
     (C.AUTHENTICATING, T.RECV_ERR): C.CLOSED,
@@ -248,14 +254,17 @@ del _s, _c
 _REMOTE_TRIGGERS = frozenset(t for t in Trigger if t.name.startswith(("RECV_", "PEER_")))
 
 
-class _Machine:
+StateT = TypeVar("StateT", ServerState, ClientState)
+
+
+class _Machine(Generic[StateT]):
     """The current state and the one table that says where a trigger leads."""
 
     __slots__ = ("state", "_table", "_side")
 
-    def __init__(self, table: dict, initial: enum.Enum, side: str) -> None:
-        self._table = table
-        self.state = initial
+    def __init__(self, table: dict[tuple[StateT, Trigger], StateT], initial: StateT, side: str) -> None:
+        self._table: dict[tuple[StateT, Trigger], StateT] = table
+        self.state: StateT = initial
         self._side = side
 
     def fire(self, trigger: Trigger) -> None:
@@ -647,7 +656,11 @@ class ClientConnection:
             return self._response(payload)
         raise RemoteProtocolError(f"unexpected packet in state {state.value}", error=ER_NET_READ_ERROR)
 
-    def _greeting(self, payload: bytes) -> None:
+    def _greeting(self, payload: bytes) -> ERR | None:
+        if payload[:1] == bytes((ERR_HEADER,)):
+            err = ERR.decode(payload)
+            self._machine.fire(T.RECV_ERR)
+            return err
         hs = Handshake.decode(payload)
         if _REQUIRED & ~hs.capabilities:
             raise RemoteProtocolError("server lacks protocol 4.1 authentication", error=ER_HANDSHAKE_ERROR)

@@ -66,7 +66,7 @@ def encode_packet(payload: bytes, seq: int) -> tuple[bytes, int]:
     seq &= 0xFF
     if n < MAX_PAYLOAD:
         return _pack_header(n | seq << 24) + payload, (seq + 1) & 0xFF
-    parts = []
+    parts: list[bytes | memoryview] = []
     view = memoryview(payload)
     off = 0
     while n - off >= MAX_PAYLOAD:

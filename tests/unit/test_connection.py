@@ -172,6 +172,15 @@ def test_client_refuses_other_auth_plugins():
     assert info.value.code == 1251
 
 
+def test_server_refuses_before_greeting():
+    server = ServerConnection(1, "5.7", SALT)
+    client = ClientConnection("repl", PASSWORD)
+    err = ERR(1040, "08004", "Too many connections")
+    wire = server.send(err)
+    assert wire[3] == 0 and server.state is ServerState.CLOSED
+    assert pump(wire, client) == [err, ConnectionClosed()]
+
+
 def test_client_needs_protocol_41():
     server = ServerConnection(1, "5.7", SALT, capabilities=int(Capability.CLIENT_PLUGIN_AUTH))
     client = ClientConnection("repl", PASSWORD)
