@@ -173,11 +173,12 @@ def scan_file(path: Path | str) -> ScanResult:
     return ScanResult(end, end < size, None, size, checksum)
 
 
-def truncate_torn_tail(path: Path | str) -> int:
+def truncate_torn_tail(path: Path | str, scanned: ScanResult | None = None) -> int:
     """Cut a file back to the end of its last complete, well-formed event (crash recovery of the
-    last binlog/relay log, when nothing writes it). Returns the new size."""
+    last binlog/relay log, when nothing writes it). Returns the new size. `scanned`: the result of
+    a `scan_file(path)` just done, to not read the file twice."""
     path = Path(path)
-    result = scan_file(path)
+    result = scanned if scanned is not None else scan_file(path)
     if result.last_complete_end < result.size:
         with open(path, "r+b") as f:
             f.truncate(result.last_complete_end)

@@ -18,8 +18,12 @@ Contract (who may call what, what is durable when):
   log_pos, as MySQL's relay log does); the caller is responsible for its checksum matching ours.
 - A new file starts with the magic number and our FORMAT_DESCRIPTION_EVENT (log_pos = its end),
   flagged LOG_EVENT_BINLOG_IN_USE_F until `close()` clears it; `open(new_file=False)` continues the
-  last file after cutting a torn tail (crash recovery), `open(new_file=True)` (MySQL's master
-  behaviour at restart) closes the last file with nothing and starts the next one.
+  last file after cutting a torn tail or a zero-filled tail (crash recovery), `open(new_file=True)`
+  (MySQL's master behaviour at restart) starts the next file. A last file with real corruption
+  (CRC mismatch, garbage) is never modified beyond its FD flags: a new file is started after it.
+- Rotation fsyncs the old file before the new one is created, so a transaction's end position
+  returned by `append` is durable once `flush()` rotated, even though `sync()` then syncs the
+  new file.
 """
 
 from __future__ import annotations
@@ -100,21 +104,28 @@ class BinlogWriter:
             return self.end_position
         last = names[-1]
         path = self.directory / last
-        if new_file or not path.exists() or not self._can_continue(path):
-            if path.exists():
-                truncate_torn_tail(path)
+        scanned = scan_file(path) if path.exists() else None
+        if scanned is not None and (scanned.torn or _zero_tail(path, scanned.last_complete_end)):
+            # a torn write (or zeros a crash left after the last event): cut it off. Real
+            # corruption is left for a human; we only start a new file after it.
+            truncate_torn_tail(path, scanned)
+            scanned = scan_file(path)
+        continuable = (
+            scanned is not None
+            and scanned.last_complete_end > len(BINLOG_MAGIC)
+            and scanned.checksum is self.checksum
+            and scanned.error is None
+        )
+        if new_file or not continuable:
+            if scanned is not None:
                 self._clear_in_use(path)
             self._create(next_file_name(last), names)
             return self.end_position
-        size = truncate_torn_tail(path)
+        size = scanned.last_complete_end  # type: ignore[union-attr]
         self._fd = os.open(path, os.O_WRONLY | os.O_APPEND)
         self._name = last
         self._flushed = self._synced = size
         return self.end_position
-
-    def _can_continue(self, path: Path) -> bool:
-        result = scan_file(path)
-        return result.last_complete_end > len(BINLOG_MAGIC) and result.checksum is self.checksum and result.error is None
 
     def close(self) -> None:
         """Flush, fsync, clear the FD's in-use flag and close. Safe to call twice."""
@@ -309,6 +320,13 @@ class BinlogWriter:
                 os.fsync(f.fileno())
         except FileNotFoundError:
             return
+
+
+def _zero_tail(path: Path, offset: int) -> bool:
+    with open(path, "rb") as f:
+        f.seek(offset)
+        tail = f.read()
+    return bool(tail) and not tail.strip(b"\x00")
 
 
 __all__ = ["BinlogWriter", "EventSpec"]

@@ -283,3 +283,25 @@ def test_misuse_is_a_local_error(tmp_path):
         w.open()
     w.close()
     w.close()
+
+
+def test_open_cuts_a_zero_filled_tail_but_leaves_real_corruption_alone(tmp_path):
+    w = writer(tmp_path)
+    w.open()
+    end = w.append(txn(1))
+    w.flush()
+    w.close()
+    path = tmp_path / "mysql-bin.000001"
+    with open(path, "ab") as f:
+        f.write(bytes(4096))  # what a crash can leave after the last event
+    w2 = writer(tmp_path)
+    assert w2.open(new_file=False) == end
+    w2.close()
+    assert path.stat().st_size == end.pos
+    data = bytearray(path.read_bytes())
+    data[end.pos - 10] ^= 0xFF  # CRC mismatch in the last event
+    path.write_bytes(bytes(data))
+    w3 = writer(tmp_path)
+    assert w3.open(new_file=False).file == "mysql-bin.000002"
+    w3.close()
+    assert path.read_bytes() == bytes(data)  # untouched, for a human to look at
