@@ -101,7 +101,9 @@ class MasterHarness:
             user_vars = {"rpl_semi_sync_slave": 1}
         param = TransmitParam(next(self._ids), server_id, 0, user_vars, start or pos(4))
         self.interface.transmit.transmit_start(param)
-        return Dump(param, self.interface.transmit.reserve_header(param))
+        dump = Dump(param, self.interface.transmit.reserve_header(param))
+        self.fl.settle()  # its start position counts as its ack: that can release commits
+        return dump
 
     def disconnect(self, dump: Dump) -> None:
         self.interface.transmit.transmit_stop(dump.param)
