@@ -1,1 +1,16 @@
-"""engine: MySQL-dialect SQL executed on embedded SQLite (shared by master and slave)."""
+"""engine: MySQL-dialect SQL executed on embedded SQLite (shared by master and slave).
+
+See `engine.core` for the concurrency, group-commit and durability contract.
+"""
+
+from engine.core import (
+    CommittedTxn,
+    Engine,
+    LoggedStatement,
+    Result,
+    Session,
+    StatementContext,
+    WriterLock,
+)
+
+__all__ = ["CommittedTxn", "Engine", "LoggedStatement", "Result", "Session", "StatementContext", "WriterLock"]

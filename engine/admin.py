@@ -1,0 +1,148 @@
+"""Statements answered from the engine's catalog: SHOW DATABASES, SHOW [FULL] TABLES, SHOW CREATE
+TABLE / DATABASE, SHOW COLUMNS, SHOW INDEX, DESCRIBE, USE, ANALYZE/OPTIMIZE/CHECK TABLE.
+They read the in-memory catalog only (no SQLite call), so they run on the event loop."""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from engine.catalog import TokenCursor
+from protocol.errors import ER_BAD_DB_ERROR, ER_NO_DB_ERROR, ER_NO_SUCH_TABLE, SQLError
+
+if TYPE_CHECKING:
+    from engine.core import Result, Session
+
+
+def _like(pattern: str) -> re.Pattern[str]:
+    regex = ""
+    i = 0
+    while i < len(pattern):
+        ch = pattern[i]
+        if ch == "\\" and i + 1 < len(pattern):
+            i += 1
+            regex += re.escape(pattern[i])
+        elif ch == "%":
+            regex += ".*"
+        elif ch == "_":
+            regex += "."
+        else:
+            regex += re.escape(ch)
+        i += 1
+    return re.compile(regex + r"\Z", re.I | re.S)
+
+
+def _filter(cur: TokenCursor) -> re.Pattern[str] | None:
+    if cur.accept("LIKE"):
+        return _like(str(cur.literal()))
+    return None
+
+
+def _result(columns: list[str], rows: list[tuple], session: Session) -> Result:
+    from engine.core import Result, column_types
+
+    return Result(columns=columns, column_types=column_types(rows, len(columns)) if rows else ["string"] * len(columns),
+                  rows=rows, in_transaction=session.in_transaction)
+
+
+def _schema(cur: TokenCursor, session: Session) -> str:
+    if cur.accept("FROM", "IN"):
+        name = cur.ident()
+    else:
+        name = session.database
+    if name is None:
+        raise SQLError(ER_NO_DB_ERROR)
+    if not session.engine.has_database(name):
+        raise SQLError(ER_BAD_DB_ERROR, name)
+    return name
+
+
+def _table(cur: TokenCursor, session: Session):
+    schema, name = cur.qualified()
+    if cur.accept("FROM", "IN"):
+        schema = cur.ident()
+    schema = schema or session.database
+    if schema is None:
+        raise SQLError(ER_NO_DB_ERROR)
+    table = session.engine.table(schema, name)
+    if table is None:
+        raise SQLError(ER_NO_SUCH_TABLE, schema, name)
+    return table
+
+
+def run_admin(session: Session, cur: TokenCursor) -> Result:
+    engine = session.engine
+    if cur.accept("USE"):
+        session.database = cur.ident()
+        return _result([], [], session)
+    if cur.accept("DESCRIBE", "DESC", "EXPLAIN"):
+        table = _table(cur, session)
+        rows = table.describe()
+        if not cur.at_end():
+            pattern = _like(str(cur.literal()) if cur.peek().kind == "param" else cur.ident())
+            rows = [r for r in rows if pattern.match(r[0])]
+        return _result(["Field", "Type", "Null", "Key", "Default", "Extra"], rows, session)
+    if cur.accept("ANALYZE", "OPTIMIZE", "CHECK"):
+        op = cur.tokens[0].text.lower()
+        cur.accept("NO_WRITE_TO_BINLOG", "LOCAL")
+        cur.expect("TABLE")
+        rows = []
+        while True:
+            table = _table(cur, session)
+            rows.append((f"{table.schema}.{table.name}", op, "status", "OK"))
+            if not cur.accept_op(","):
+                break
+        return _result(["Table", "Op", "Msg_type", "Msg_text"], rows, session)
+    cur.expect("SHOW")
+    if cur.accept("DATABASES", "SCHEMAS"):
+        pattern = _filter(cur)
+        rows = [(name,) for name in engine.databases() if pattern is None or pattern.match(name)]
+        return _result(["Database"], rows, session)
+    full = cur.accept("FULL")
+    if cur.accept("TABLES"):
+        schema = _schema(cur, session)
+        pattern = _filter(cur)
+        names = sorted(t.name for t in engine.catalog.get(schema, {}).values())
+        names = [n for n in names if pattern is None or pattern.match(n)]
+        if full:
+            return _result([f"Tables_in_{schema}", "Table_type"], [(n, "BASE TABLE") for n in names], session)
+        return _result([f"Tables_in_{schema}"], [(n,) for n in names], session)
+    if cur.accept("COLUMNS", "FIELDS"):
+        cur.expect("FROM", "IN")
+        table = _table(cur, session)
+        pattern = _filter(cur)
+        rows = [r for r in table.describe() if pattern is None or pattern.match(r[0])]
+        return _result(["Field", "Type", "Null", "Key", "Default", "Extra"], rows, session)
+    if cur.accept("CREATE"):
+        if cur.accept("DATABASE", "SCHEMA"):
+            name = cur.ident()
+            if not engine.has_database(name):
+                raise SQLError(ER_BAD_DB_ERROR, name)
+            text = f"CREATE DATABASE `{name}` /*!40100 DEFAULT CHARACTER SET utf8mb4 COLLATE utf8mb4_general_ci */"
+            return _result(["Database", "Create Database"], [(name, text)], session)
+        cur.expect("TABLE")
+        table = _table(cur, session)
+        return _result(["Table", "Create Table"], [(table.name, table.show_create())], session)
+    if cur.accept("INDEX", "INDEXES", "KEYS"):
+        cur.expect("FROM", "IN")
+        table = _table(cur, session)
+        rows = []
+        for index in table.indexes:
+            for seq, col in enumerate(index.columns, 1):
+                column = table.column(col)
+                rows.append((table.name, 0 if index.unique else 1, "PRIMARY" if index.primary else index.name,
+                             seq, col, "A", None, None, None, "YES" if column and column.nullable else "",
+                             "BTREE", "", ""))
+        return _result(["Table", "Non_unique", "Key_name", "Seq_in_index", "Column_name", "Collation",
+                        "Cardinality", "Sub_part", "Packed", "Null", "Index_type", "Comment",
+                        "Index_comment"], rows, session)
+    if cur.accept("TABLE"):
+        cur.expect("STATUS")
+        schema = _schema(cur, session)
+        pattern = _filter(cur)
+        rows = [(t.name, "InnoDB", 10, "Dynamic") for t in sorted(engine.catalog.get(schema, {}).values(),
+                                                                   key=lambda t: t.name)
+                if pattern is None or pattern.match(t.name)]
+        return _result(["Name", "Engine", "Version", "Row_format"], rows, session)
+    raise cur.error()
+

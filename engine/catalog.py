@@ -1,0 +1,575 @@
+"""The MySQL view of each table (columns with their MySQL types, keys, AUTO_INCREMENT) and its
+mapping to SQLite.
+
+SQLite keeps only affinities, so the MySQL definition of every table is kept here and persisted as
+JSON in the schema file's `__engine_catalog` table, in the same SQLite transaction as the DDL that
+changed it. The in-memory `Catalog` is owned by the engine and changed only from the event loop.
+Mapping rules: integer types -> INTEGER (an AUTO_INCREMENT integer primary key becomes SQLite's
+rowid alias `INTEGER PRIMARY KEY`), char/text/enum/set/date/time types -> TEXT (character columns
+`COLLATE NOCASE`, like MySQL's default case-insensitive collations), float/double -> REAL,
+decimal -> NUMERIC, blob/binary -> BLOB.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+
+from engine.lexer import Token, mysql_ident, quote_ident, syntax_error
+from protocol.errors import (
+    ER_DUP_FIELDNAME,
+    ER_KEY_COLUMN_DOES_NOT_EXIST,
+    ER_UNKNOWN_ERROR,
+    ER_WRONG_AUTO_KEY,
+    SQLError,
+)
+
+INT_TYPES = {"tinyint", "smallint", "mediumint", "int", "integer", "bigint", "bit", "bool", "boolean", "year", "serial"}
+REAL_TYPES = {"float", "double", "real"}
+NUMERIC_TYPES = {"decimal", "numeric", "dec", "fixed"}
+CHAR_TYPES = {"char", "varchar", "tinytext", "text", "mediumtext", "longtext", "enum", "set", "json",
+              "nchar", "nvarchar", "character"}
+TIME_TYPES = {"date", "datetime", "timestamp", "time"}
+BLOB_TYPES = {"binary", "varbinary", "tinyblob", "blob", "mediumblob", "longblob"}
+ALL_TYPES = INT_TYPES | REAL_TYPES | NUMERIC_TYPES | CHAR_TYPES | TIME_TYPES | BLOB_TYPES
+DISPLAY_WIDTH = {"tinyint": 4, "smallint": 6, "mediumint": 9, "int": 11, "integer": 11, "bigint": 20}
+
+
+@dataclass
+class Column:
+    name: str
+    base: str  # lower-case MySQL type name
+    args: list[str] = field(default_factory=list)  # (255) / (10,2) / enum values (quoted)
+    unsigned: bool = False
+    nullable: bool = True
+    default: object = None  # value of DEFAULT literal
+    has_default: bool = False
+    default_now: bool = False  # DEFAULT CURRENT_TIMESTAMP
+    on_update_now: bool = False
+    auto_increment: bool = False
+    binary: bool = False
+    comment: str | None = None
+
+    @property
+    def type_text(self) -> str:
+        base = "int" if self.base == "integer" else self.base
+        args = self.args
+        if not args and base in DISPLAY_WIDTH:
+            args = [str(DISPLAY_WIDTH[base] - (1 if self.unsigned and base != "bigint" else 0))]
+        text = base + (f"({','.join(args)})" if args else "")
+        return text + (" unsigned" if self.unsigned else "")
+
+    @property
+    def affinity(self) -> str:
+        if self.base in INT_TYPES:
+            return "INTEGER"
+        if self.base in REAL_TYPES:
+            return "REAL"
+        if self.base in NUMERIC_TYPES:
+            return "NUMERIC"
+        if self.base in BLOB_TYPES:
+            return "BLOB"
+        return "TEXT"
+
+    @property
+    def coarse_type(self) -> str:
+        if self.base in INT_TYPES:
+            return "integer"
+        if self.base in REAL_TYPES or self.base in NUMERIC_TYPES:
+            return "double"
+        if self.base in ("datetime", "timestamp"):
+            return "datetime"
+        return "string"
+
+
+@dataclass
+class Index:
+    name: str
+    columns: list[str]
+    unique: bool = False
+    primary: bool = False
+
+
+@dataclass
+class Table:
+    schema: str
+    name: str
+    columns: list[Column]
+    indexes: list[Index] = field(default_factory=list)
+    auto_increment_start: int | None = None
+
+    def column(self, name: str) -> Column | None:
+        low = name.lower()
+        for c in self.columns:
+            if c.name.lower() == low:
+                return c
+        return None
+
+    @property
+    def primary(self) -> Index | None:
+        return next((i for i in self.indexes if i.primary), None)
+
+    @property
+    def auto_column(self) -> Column | None:
+        return next((c for c in self.columns if c.auto_increment), None)
+
+    def rowid_alias(self) -> Column | None:
+        """The column that is SQLite's INTEGER PRIMARY KEY, if any."""
+        pk = self.primary
+        if pk and len(pk.columns) == 1:
+            col = self.column(pk.columns[0])
+            if col is not None and col.base in INT_TYPES:
+                return col
+        return None
+
+    def key_name_for(self, columns: list[str]) -> str:
+        low = [c.lower() for c in columns]
+        for index in self.indexes:
+            if [c.lower() for c in index.columns] == low:
+                return "PRIMARY" if index.primary else index.name
+        return "PRIMARY" if low and self.primary is None else ",".join(columns)
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self))
+
+    @staticmethod
+    def from_json(text: str) -> Table:
+        raw = json.loads(text)
+        raw["columns"] = [Column(**c) for c in raw["columns"]]
+        raw["indexes"] = [Index(**i) for i in raw["indexes"]]
+        return Table(**raw)
+
+    # --- SQLite DDL ---------------------------------------------------------------------------
+
+    def sqlite_create(self, name: str | None = None) -> list[str]:
+        """CREATE TABLE + CREATE INDEX statements for SQLite (qualified with the schema)."""
+        name = name or self.name
+        rowid = self.rowid_alias()
+        defs = []
+        for col in self.columns:
+            parts = [quote_ident(col.name)]
+            if col is rowid:
+                parts.append("INTEGER PRIMARY KEY")
+            else:
+                parts.append(col.affinity)
+            if not col.nullable:
+                parts.append("NOT NULL")
+            if col.has_default and col.default is not None:
+                parts.append("DEFAULT " + sql_literal(col.default))
+            elif col.default_now:
+                parts.append("DEFAULT CURRENT_TIMESTAMP")
+            if col.affinity == "TEXT" and col.base in CHAR_TYPES and not col.binary:
+                parts.append("COLLATE NOCASE")
+            defs.append(" ".join(parts))
+        pk = self.primary
+        if pk is not None and rowid is None:
+            defs.append("PRIMARY KEY (" + ", ".join(quote_ident(c) for c in pk.columns) + ")")
+        stmts = [f"CREATE TABLE {quote_ident(self.schema)}.{quote_ident(name)} ({', '.join(defs)})"]
+        for index in self.indexes:
+            if not index.primary:
+                stmts.append(self.sqlite_index(index, name))
+        return stmts
+
+    def sqlite_index(self, index: Index, table: str | None = None) -> str:
+        table = table or self.name
+        unique = "UNIQUE " if index.unique else ""
+        cols = ", ".join(quote_ident(c) for c in index.columns)
+        return (f"CREATE {unique}INDEX {quote_ident(self.schema)}.{quote_ident(sqlite_index_name(table, index.name))} "
+                f"ON {quote_ident(table)} ({cols})")
+
+    # --- MySQL views ------------------------------------------------------------------------
+
+    def show_create(self) -> str:
+        lines = []
+        for col in self.columns:
+            line = f"  {mysql_ident(col.name)} {col.type_text}"
+            if not col.nullable:
+                line += " NOT NULL"
+            if col.auto_increment:
+                line += " AUTO_INCREMENT"
+            elif col.default_now:
+                line += " DEFAULT current_timestamp()"
+            elif col.has_default and col.default is not None:
+                line += " DEFAULT " + mysql_literal(col.default)
+            elif col.nullable:
+                line += " DEFAULT NULL"
+            if col.on_update_now:
+                line += " ON UPDATE current_timestamp()"
+            if col.comment:
+                line += " COMMENT " + mysql_literal(col.comment)
+            lines.append(line)
+        for index in self.indexes:
+            cols = ",".join(mysql_ident(c) for c in index.columns)
+            if index.primary:
+                lines.append(f"  PRIMARY KEY ({cols})")
+            elif index.unique:
+                lines.append(f"  UNIQUE KEY {mysql_ident(index.name)} ({cols})")
+            else:
+                lines.append(f"  KEY {mysql_ident(index.name)} ({cols})")
+        return (f"CREATE TABLE {mysql_ident(self.name)} (\n" + ",\n".join(lines)
+                + "\n) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_general_ci")
+
+    def describe(self) -> list[tuple]:
+        rows = []
+        for col in self.columns:
+            key = ""
+            for index in self.indexes:
+                if index.columns and index.columns[0].lower() == col.name.lower():
+                    key = "PRI" if index.primary else ("UNI" if index.unique and len(index.columns) == 1 else "MUL")
+                    break
+            default = None
+            if col.default_now:
+                default = "current_timestamp()"
+            elif col.has_default and col.default is not None:
+                default = str(col.default)
+            extra = "auto_increment" if col.auto_increment else ""
+            if col.on_update_now:
+                extra = "on update current_timestamp()"
+            rows.append((col.name, col.type_text, "YES" if col.nullable else "NO", key, default, extra))
+        return rows
+
+
+def sqlite_index_name(table: str, index: str) -> str:
+    return f"{table}${index}"
+
+
+def sql_literal(value: object) -> str:
+    if value is None:
+        return "NULL"
+    if isinstance(value, bool):
+        return "1" if value else "0"
+    if isinstance(value, (int, float)):
+        return repr(value)
+    if isinstance(value, bytes):
+        return "X'" + value.hex() + "'"
+    return "'" + str(value).replace("'", "''") + "'"
+
+
+def mysql_literal(value: object) -> str:
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return repr(value)
+    return "'" + str(value).replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+# --- parsing column definitions (from tokens with literal params) ------------------------------
+
+
+class TokenCursor:
+    """A cursor over one statement's tokens, with its literal values at hand."""
+
+    def __init__(self, tokens: list[Token], params: list[object], text: str):
+        self.tokens = tokens
+        self.params = params
+        self.text = text
+        self.i = 0
+
+    def peek(self, ahead: int = 0) -> Token | None:
+        j = self.i + ahead
+        return self.tokens[j] if j < len(self.tokens) else None
+
+    def at_end(self) -> bool:
+        return self.i >= len(self.tokens)
+
+    def next(self) -> Token:
+        tok = self.peek()
+        if tok is None:
+            raise syntax_error("")
+        self.i += 1
+        return tok
+
+    def error(self) -> Exception:
+        rest = " ".join(t.text for t in self.tokens[self.i:])
+        return syntax_error(rest)
+
+    def accept(self, *words: str) -> bool:
+        tok = self.peek()
+        if tok is not None and tok.is_word(*words):
+            self.i += 1
+            return True
+        return False
+
+    def accept_op(self, op: str) -> bool:
+        tok = self.peek()
+        if tok is not None and tok.kind == "op" and tok.text == op:
+            self.i += 1
+            return True
+        return False
+
+    def expect(self, *words: str) -> None:
+        if not self.accept(*words):
+            raise self.error()
+
+    def expect_op(self, op: str) -> None:
+        if not self.accept_op(op):
+            raise self.error()
+
+    def ident(self) -> str:
+        tok = self.peek()
+        if tok is None or tok.kind not in ("word", "ident"):
+            raise self.error()
+        self.i += 1
+        return tok.text
+
+    def qualified(self) -> tuple[str | None, str]:
+        first = self.ident()
+        if self.accept_op("."):
+            return first, self.ident()
+        return None, first
+
+    def literal(self) -> object:
+        tok = self.peek()
+        if tok is None:
+            raise self.error()
+        if tok.kind == "param":
+            self.i += 1
+            return self.params[tok.param]
+        if tok.kind == "op" and tok.text in "-+":
+            self.i += 1
+            value = self.literal()
+            if not isinstance(value, (int, float)):
+                raise self.error()
+            return -value if tok.text == "-" else value
+        if tok.is_word("NULL"):
+            self.i += 1
+            return None
+        if tok.is_word("TRUE", "FALSE"):
+            self.i += 1
+            return 1 if tok.upper == "TRUE" else 0
+        raise self.error()
+
+    def skip_parens(self) -> None:
+        """Skip a balanced (...) group starting at the cursor."""
+        self.expect_op("(")
+        depth = 1
+        while depth:
+            tok = self.next()
+            if tok.kind == "op" and tok.text == "(":
+                depth += 1
+            elif tok.kind == "op" and tok.text == ")":
+                depth -= 1
+
+    def name_list(self) -> list[str]:
+        """( col [(len)] [ASC|DESC], ... )"""
+        self.expect_op("(")
+        names = []
+        while True:
+            names.append(self.ident())
+            if self.peek() is not None and self.peek().text == "(":
+                self.skip_parens()
+            self.accept("ASC", "DESC")
+            if self.accept_op(")"):
+                return names
+            self.expect_op(",")
+
+
+_NOW_WORDS = ("CURRENT_TIMESTAMP", "NOW", "LOCALTIME", "LOCALTIMESTAMP")
+
+
+def parse_column(cur: TokenCursor, name: str, indexes: list[Index]) -> Column:
+    """A column definition; inline PRIMARY KEY / UNIQUE [KEY] become entries of `indexes`."""
+    tok = cur.next()
+    base = tok.text.lower()
+    if tok.kind != "word" or base not in ALL_TYPES:
+        cur.i -= 1
+        raise cur.error()
+    if base == "double" and cur.accept("PRECISION"):
+        pass
+    if base == "character" and cur.accept("VARYING"):
+        base = "varchar"
+    col = Column(name=name, base={"character": "char", "nchar": "char", "nvarchar": "varchar", "dec": "decimal",
+                                  "fixed": "decimal", "bool": "tinyint", "boolean": "tinyint"}.get(base, base))
+    if base in ("bool", "boolean"):
+        col.args = ["1"]
+    if base == "serial":
+        col.base, col.unsigned, col.nullable, col.auto_increment = "bigint", True, False, True
+    if cur.accept_op("("):
+        while True:
+            value = cur.literal()
+            col.args.append(mysql_literal(value) if isinstance(value, str) else str(value))
+            if cur.accept_op(")"):
+                break
+            cur.expect_op(",")
+    if col.base in ("binary", "varbinary") or base.endswith("blob"):
+        col.binary = True
+    while not cur.at_end():
+        tok = cur.peek()
+        if tok.kind == "op" and tok.text in (",", ")"):
+            break
+        if cur.accept("UNSIGNED"):
+            col.unsigned = True
+        elif cur.accept("SIGNED", "ZEROFILL"):
+            pass
+        elif cur.accept("NOT"):
+            cur.expect("NULL")
+            col.nullable = False
+        elif cur.accept("NULL"):
+            col.nullable = True
+        elif cur.accept("DEFAULT"):
+            if cur.peek() is not None and cur.peek().is_word(*_NOW_WORDS):
+                cur.next()
+                if cur.accept_op("("):
+                    if not cur.accept_op(")"):
+                        cur.literal()
+                        cur.expect_op(")")
+                col.default_now = True
+            elif cur.peek() is not None and cur.peek().text == "(":
+                cur.expect_op("(")
+                col.default, col.has_default = cur.literal(), True
+                cur.expect_op(")")
+            else:
+                col.default, col.has_default = cur.literal(), True
+        elif cur.accept("ON"):
+            cur.expect("UPDATE")
+            tok = cur.next()
+            if not tok.is_word(*_NOW_WORDS):
+                raise cur.error()
+            if cur.accept_op("("):
+                cur.expect_op(")")
+            col.on_update_now = True
+        elif cur.accept("AUTO_INCREMENT"):
+            col.auto_increment = True
+            col.nullable = False
+        elif cur.accept("PRIMARY"):
+            cur.expect("KEY")
+            col.nullable = False
+            indexes.insert(0, Index("PRIMARY", [name], unique=True, primary=True))
+        elif cur.accept("UNIQUE"):
+            cur.accept("KEY")
+            indexes.append(Index(name, [name], unique=True))
+        elif cur.accept("KEY"):
+            col.nullable = False
+            indexes.insert(0, Index("PRIMARY", [name], unique=True, primary=True))
+        elif cur.accept("COMMENT"):
+            col.comment = str(cur.literal())
+        elif cur.accept("CHARACTER"):
+            cur.expect("SET")
+            cur.ident()
+        elif cur.accept("CHARSET"):
+            cur.ident()
+        elif cur.accept("COLLATE"):
+            coll = cur.ident().lower()
+            col.binary = col.binary or coll.endswith("_bin")
+        elif cur.accept("BINARY"):
+            col.binary = True
+        elif cur.accept("CHECK"):
+            cur.skip_parens()
+        elif cur.accept("REFERENCES"):
+            cur.qualified()
+            if cur.peek() is not None and cur.peek().text == "(":
+                cur.skip_parens()
+        elif tok.is_word("FIRST", "AFTER"):
+            break
+        elif cur.accept("INVISIBLE", "VISIBLE", "STORED", "VIRTUAL"):
+            pass
+        elif cur.accept("COLUMN_FORMAT", "STORAGE"):
+            cur.ident()
+        else:
+            raise cur.error()
+    return col
+
+
+def parse_table_element(cur: TokenCursor, columns: list[Column], indexes: list[Index]) -> None:
+    """One element of CREATE TABLE (...): a column or a key definition."""
+    if cur.accept("CONSTRAINT"):
+        if not (cur.peek() and cur.peek().is_word("PRIMARY", "UNIQUE", "FOREIGN", "CHECK")):
+            cur.ident()
+    if cur.accept("PRIMARY"):
+        cur.expect("KEY")
+        if cur.peek() is not None and cur.peek().kind in ("word", "ident") and not cur.peek().is_word("USING"):
+            cur.ident()
+        cur.accept("USING") and cur.ident()
+        indexes.insert(0, Index("PRIMARY", cur.name_list(), unique=True, primary=True))
+        _skip_index_options(cur)
+        return
+    if cur.peek() is not None and cur.peek().is_word("UNIQUE", "KEY", "INDEX", "FULLTEXT", "SPATIAL"):
+        unique = cur.accept("UNIQUE")
+        cur.accept("FULLTEXT", "SPATIAL")
+        cur.accept("KEY", "INDEX")
+        name = None
+        if cur.peek() is not None and cur.peek().text != "(" and not cur.peek().is_word("USING"):
+            name = cur.ident()
+        cur.accept("USING") and cur.ident()
+        cols = cur.name_list()
+        indexes.append(Index(name or cols[0], cols, unique=unique))
+        _skip_index_options(cur)
+        return
+    if cur.accept("FOREIGN"):
+        cur.expect("KEY")
+        if cur.peek() is not None and cur.peek().text != "(":
+            cur.ident()
+        cur.name_list()
+        cur.expect("REFERENCES")
+        cur.qualified()
+        cur.name_list()
+        while cur.accept("ON"):
+            cur.expect("DELETE", "UPDATE")
+            if cur.accept("SET"):
+                cur.expect("NULL", "DEFAULT")
+            elif cur.accept("NO"):
+                cur.expect("ACTION")
+            else:
+                cur.expect("CASCADE", "RESTRICT")
+        return
+    if cur.accept("CHECK"):
+        cur.skip_parens()
+        return
+    name = cur.ident()
+    columns.append(parse_column(cur, name, indexes))
+
+
+def _skip_index_options(cur: TokenCursor) -> None:
+    while True:
+        if cur.accept("USING"):
+            cur.ident()
+        elif cur.accept("COMMENT"):
+            cur.literal()
+        elif cur.accept("KEY_BLOCK_SIZE"):
+            cur.accept_op("=")
+            cur.literal()
+        else:
+            return
+
+
+def parse_table_options(cur: TokenCursor) -> int | None:
+    """ENGINE=..., DEFAULT CHARSET=..., AUTO_INCREMENT=n ... (dropped, except AUTO_INCREMENT)."""
+    auto_start = None
+    while not cur.at_end():
+        if cur.accept_op(","):
+            continue
+        cur.accept("DEFAULT")
+        tok = cur.next()
+        if tok.kind != "word":
+            raise cur.error()
+        word = tok.upper
+        if word == "CHARACTER" or word == "CHAR":
+            cur.expect("SET")
+        cur.accept_op("=")
+        value_tok = cur.peek()
+        if value_tok is None:
+            raise cur.error()
+        if value_tok.kind == "param":
+            value = cur.literal()
+        else:
+            value = cur.ident()
+        if word == "AUTO_INCREMENT":
+            auto_start = int(value)
+    return auto_start
+
+
+def check_table(table: Table) -> None:
+    """MySQL's rules a CREATE TABLE must satisfy (beyond syntax)."""
+    seen = set()
+    for col in table.columns:
+        if col.name.lower() in seen:
+            raise SQLError(ER_DUP_FIELDNAME, col.name)
+        seen.add(col.name.lower())
+    for index in table.indexes:
+        for name in index.columns:
+            if table.column(name) is None:
+                raise SQLError(ER_KEY_COLUMN_DOES_NOT_EXIST, name)
+    autos = [c for c in table.columns if c.auto_increment]
+    if len(autos) > 1 or (autos and not any(i.columns[0].lower() == autos[0].name.lower() for i in table.indexes)):
+        raise SQLError(ER_WRONG_AUTO_KEY)
+    if not table.columns:
+        raise SQLError(ER_UNKNOWN_ERROR, "A table must have at least 1 column")
+

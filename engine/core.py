@@ -1,0 +1,1079 @@
+"""The engine: MySQL sessions over embedded SQLite, built for group commit and semi-sync AFTER_SYNC.
+
+Files. `datadir/__engine__.sqlite` (the writer's main database: the meta of commits that touched
+no schema) and one `datadir/<schema>.sqlite` per MySQL database, ATTACHed under the schema's name
+to the writer and to every reader, so `db.table` resolves natively. Every file is in WAL mode with
+synchronous=FULL. SQLite attaches at most 10 files: at most 9 databases.
+
+Threads. One writer connection, used only from the single writer thread; reader connections
+(one per reader thread) see only what SQLite has committed. The event loop never calls SQLite.
+
+Writer lock and group commit (who may call what). `Engine.writer_lock` is a FIFO lock. A session
+takes it at its first write (autocommit write, or the first write after BEGIN) and holds it until
+its transaction ends; each logical transaction is a SAVEPOINT inside the writer connection's open
+SQLite transaction. COMMIT releases the savepoint (changes stay in the open SQLite transaction,
+invisible to readers), returns a `CommittedTxn` and releases the lock. The committer (the master's
+group-commit pipeline) then takes the same lock — so every session already queued commits first and
+joins the group — writes the binlog, fsyncs, waits for acks, and calls `commit_group(meta)`: the one
+real SQLite COMMIT, which stores `meta` in the same transaction. `rollback_group()` discards every
+transaction since the last commit_group (for a failed binlog write).
+Consequence, unlike InnoDB: a write transaction (reading through the writer) sees transactions that
+are logically committed but not yet group-committed; sessions without the lock read through readers
+and see only group-committed data.
+
+Durability and meta (the scheme, chosen for atomicity): commit_group writes the meta dict, with a
+group sequence number, into every file the group wrote (each schema file touched, or the main file
+when none was), inside the SQLite transaction it commits. A file's data and its meta row are
+therefore always committed together. SQLite commits the files of a multi-file WAL transaction one
+after the other: a crash in that window can leave one group's meta in some files only; a group
+that wrote one schema (sysbench, most applications) is atomic. `meta()` returns the meta of the
+highest sequence number; `schema_metas()` shows each file's meta for a recovery that must judge
+files separately.
+
+DDL is not transactional in MySQL: it ends the open transaction and becomes its own statement of
+the same `CommittedTxn` (see `CommittedTxn.binlog_transactions`). CREATE DATABASE creates and
+attaches its file at once; DROP DATABASE drops the tables in the open transaction and deletes the
+file after the next commit_group.
+
+Auto-increment ids are handed out by the engine (per-table counters, never reused within a run,
+restarted from MAX(id)+1 at open, like InnoDB before 8.0), so `StatementContext.insert_id`
+reproduces the master's ids on a replica. NOW() and friends are the statement's timestamp (UTC),
+`StatementContext.timestamp` when replaying.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import hashlib
+import os
+import re
+import sqlite3
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+from engine import functions
+from engine.catalog import Table, TokenCursor
+from engine.ddl import DdlAction, DdlParser
+from engine.lexer import SyntaxError_, extract, literal_texts, quote_ident, syntax_error, tokenize
+from engine.translate import (
+    CONN_ID,
+    CURDATE,
+    CURTIME,
+    DATABASE,
+    LAST_ID,
+    NOW,
+    UNIX_NOW,
+    Plan,
+    Translator,
+)
+from protocol.errors import (
+    ER_BAD_DB_ERROR,
+    ER_BAD_FIELD_ERROR,
+    ER_BAD_NULL_ERROR,
+    ER_DUP_ENTRY,
+    ER_EMPTY_QUERY,
+    ER_LOCK_WAIT_TIMEOUT,
+    ER_NO_DEFAULT_FOR_FIELD,
+    ER_NO_SUCH_TABLE,
+    ER_NOT_SUPPORTED_YET,
+    ER_TABLE_EXISTS_ERROR,
+    ER_TOO_MANY_DATABASES,
+    ER_UNKNOWN_ERROR,
+    SQLError,
+)
+
+MAIN_FILE = "__engine__.sqlite"
+META_TABLE = "__engine_meta"
+CATALOG_TABLE = "__engine_catalog"
+SEQ_KEY = "__seq"
+MAX_SCHEMAS = 9
+PLAN_CACHE_SIZE = 4096
+SERVER_VERSION = "10.11.0-semisync"
+
+
+# --- values exchanged with the master and the slave ---------------------------------------------
+
+
+@dataclass
+class StatementContext:
+    """Values that make a replayed statement reproduce the master's rows."""
+
+    timestamp: int | None = None
+    insert_id: int | None = None
+    last_insert_id: int | None = None
+    rand_seed: tuple[int, int] | None = None
+    user_vars: dict[str, object] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class LoggedStatement:
+    db: str | None
+    sql: str  # the original MySQL text
+    timestamp: int
+    insert_id: int | None = None  # first auto-increment id generated (INTVAR INSERT_ID)
+    last_insert_id: int | None = None  # LAST_INSERT_ID() used by the statement (INTVAR LAST_INSERT_ID)
+    is_ddl: bool = False
+    rand_seed: tuple[int, int] | None = None  # RAND() seeds before the statement (RAND event)
+
+    def context(self) -> StatementContext:
+        return StatementContext(self.timestamp, self.insert_id, self.last_insert_id, self.rand_seed)
+
+
+@dataclass
+class CommittedTxn:
+    """What one call committed (logically), in order. `binlog_transactions()` splits it the way
+    the binlog must carry it: each run of DML statements is one BEGIN ... XID transaction, each
+    DDL statement its own QUERY event (a DDL statement commits the transaction before it)."""
+
+    statements: list[LoggedStatement]
+
+    def binlog_transactions(self) -> list[list[LoggedStatement]]:
+        groups: list[list[LoggedStatement]] = []
+        run: list[LoggedStatement] = []
+        for stmt in self.statements:
+            if stmt.is_ddl:
+                if run:
+                    groups.append(run)
+                    run = []
+                groups.append([stmt])
+            else:
+                run.append(stmt)
+        if run:
+            groups.append(run)
+        return groups
+
+
+@dataclass
+class Result:
+    columns: list[str] = field(default_factory=list)
+    column_types: list[str] = field(default_factory=list)  # integer/double/string/blob/datetime/null
+    rows: list[tuple] = field(default_factory=list)
+    affected_rows: int = 0
+    last_insert_id: int = 0
+    info: str = ""
+    in_transaction: bool = False
+    committed: CommittedTxn | None = None
+
+    @property
+    def is_result_set(self) -> bool:
+        return bool(self.columns)
+
+
+_DATETIME = re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(\.\d+)?$")
+
+
+def column_types(rows: list[tuple], ncols: int) -> list[str]:
+    types = []
+    for i in range(ncols):
+        kind = "null" if rows else "string"
+        for row in rows:
+            v = row[i]
+            if v is None:
+                continue
+            if isinstance(v, int):
+                kind = "integer"
+            elif isinstance(v, float):
+                kind = "double"
+            elif isinstance(v, bytes):
+                kind = "blob"
+            else:
+                kind = "datetime" if _DATETIME.match(v) else "string"
+            break
+        types.append(kind)
+    return types
+
+
+# --- the writer lock ------------------------------------------------------------------------------
+
+
+class WriterLock:
+    """A strictly FIFO asyncio lock with an owner; ownership passes straight to the next waiter."""
+
+    def __init__(self) -> None:
+        self._owner: object | None = None
+        self._waiters: collections.deque[tuple[asyncio.Future, object]] = collections.deque()
+
+    @property
+    def owner(self) -> object | None:
+        return self._owner
+
+    def locked(self) -> bool:
+        return self._owner is not None
+
+    async def acquire(self, owner: object, timeout: float | None = None) -> None:
+        if self._owner is None and not self._waiters:
+            self._owner = owner
+            return
+        fut = asyncio.get_running_loop().create_future()
+        entry = (fut, owner)
+        self._waiters.append(entry)
+        try:
+            if timeout is None:
+                await fut
+            else:
+                async with asyncio.timeout(timeout):
+                    await fut
+        except BaseException:
+            if fut.done() and not fut.cancelled():
+                self.release()  # ownership arrived as we gave up: pass it on
+            else:
+                fut.cancel()
+                try:
+                    self._waiters.remove(entry)
+                except ValueError:
+                    pass
+            raise
+
+    def release(self) -> None:
+        self._owner = None
+        while self._waiters:
+            fut, owner = self._waiters.popleft()
+            if not fut.done():
+                self._owner = owner
+                fut.set_result(None)
+                return
+
+    async def __aenter__(self) -> WriterLock:
+        await self.acquire(asyncio.current_task())
+        return self
+
+    async def __aexit__(self, *exc) -> None:
+        self.release()
+
+
+# --- SQLite errors -> MySQL errors ----------------------------------------------------------------
+
+
+def map_sqlite_error(exc: sqlite3.Error, database: str | None) -> SQLError:
+    msg = str(exc)
+    m = re.match(r"no such table: (?:(\w+)\.)?(.+)", msg)
+    if m:
+        return SQLError(ER_NO_SUCH_TABLE, m.group(1) or database or "", m.group(2))
+    m = re.match(r"no such column: (.+)", msg)
+    if m:
+        return SQLError(ER_BAD_FIELD_ERROR, m.group(1), "field list")
+    m = re.match(r"table (?:\"?\w+\"?\.)?\"?([^\"]+)\"? already exists", msg)
+    if m:
+        return SQLError(ER_TABLE_EXISTS_ERROR, m.group(1))
+    m = re.search(r'near "(.*)": syntax error', msg)
+    if m or "syntax error" in msg or "incomplete input" in msg:
+        return syntax_error(m.group(1) if m else "")
+    if "ambiguous column name" in msg:
+        return SQLError(ER_UNKNOWN_ERROR, msg.replace("ambiguous column name: ", "Column '") + "' is ambiguous")
+    if "no such function" in msg:
+        name = msg.split(":", 1)[1].strip()
+        return SQLError(ER_UNKNOWN_ERROR, f"FUNCTION {database or ''}.{name} does not exist")
+    return SQLError(ER_UNKNOWN_ERROR, f"engine: {msg}")
+
+
+# --- per-thread connections -------------------------------------------------------------------
+
+
+def _open_connection(path: Path, state: functions.ConnectionState) -> sqlite3.Connection:
+    conn = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False, cached_statements=512)
+    conn.execute("PRAGMA busy_timeout=10000")
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.execute("PRAGMA synchronous=FULL")
+    conn.execute("PRAGMA cache_size=-32768")
+    conn.execute("PRAGMA case_sensitive_like=OFF")
+    functions.register(conn, state)
+    return conn
+
+
+class _ReaderLocal(threading.local):
+    conn: sqlite3.Connection | None = None
+    state: functions.ConnectionState | None = None
+    attached: dict[str, Path]
+
+    def __init__(self) -> None:
+        self.attached = {}
+
+
+# --- the engine ------------------------------------------------------------------------------------
+
+
+class Engine:
+    def __init__(self, datadir: Path, readers: int):
+        self.datadir = Path(datadir)
+        self.writer_lock = WriterLock()
+        self.lock_wait_timeout = 50.0
+        self._writer = ThreadPoolExecutor(1, thread_name_prefix="engine-writer")
+        self._readers = ThreadPoolExecutor(readers, thread_name_prefix="engine-reader")
+        self._reader_local = _ReaderLocal()
+        self._wconn: sqlite3.Connection | None = None
+        self._wstate = functions.ConnectionState()
+        self.schemas: dict[str, Path] = {}  # attached schema -> file (replaced, never mutated)
+        self.catalog: dict[str, dict[str, Table]] = {}  # schema -> lower(table) -> Table
+        self._catalog_version = 0
+        self._plans: dict[tuple, Plan] = {}
+        self._auto: dict[tuple[str, str], int] = {}  # next AUTO_INCREMENT id per (schema, lower(table))
+        self._auto_stale: set[tuple[str, str]] = set()
+        self._touched: set[str] = set()
+        self._pending_drops: list[tuple[str, Path]] = []
+        self._seq = 0
+        self._meta: dict[str, str] = {}
+        self._schema_metas: dict[str, dict[str, str]] = {}
+        self._closed = False
+        self._sp_open = False  # the writer's savepoint of the current logical transaction
+
+    # --- lifecycle ---------------------------------------------------------------------------
+
+    @classmethod
+    async def open(cls, datadir: Path, *, readers: int = 4) -> Engine:
+        engine = cls(Path(datadir), readers)
+        engine.datadir.mkdir(parents=True, exist_ok=True)
+        await engine._on_writer(engine._w_open)
+        return engine
+
+    async def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        await self._on_writer(self._w_close)
+        self._writer.shutdown(wait=True)
+        self._readers.shutdown(wait=True)
+
+    async def _on_writer(self, fn, *args):
+        return await asyncio.get_running_loop().run_in_executor(self._writer, fn, *args)
+
+    async def _on_reader(self, fn, *args):
+        return await asyncio.get_running_loop().run_in_executor(self._readers, fn, *args)
+
+    def _w_open(self) -> None:
+        self._wconn = _open_connection(self.datadir / MAIN_FILE, self._wstate)
+        self._w_ensure_tables("main")
+        metas = {"main": self._w_read_meta("main")}
+        for path in sorted(self.datadir.glob("*.sqlite")):
+            name = path.stem
+            if path.name == MAIN_FILE or name.startswith("__"):
+                continue
+            self._w_attach(name, path)
+            metas[name] = self._w_read_meta(name)
+        best = max(metas.values(), key=lambda m: int(m.get(SEQ_KEY, "0")))
+        self._seq = max(int(m.get(SEQ_KEY, "0")) for m in metas.values())
+        self._meta = {k: v for k, v in best.items() if k != SEQ_KEY}
+        self._schema_metas = {k: {a: b for a, b in v.items() if a != SEQ_KEY} for k, v in metas.items()}
+
+    def _w_close(self) -> None:
+        if self._wconn is not None:
+            if self._wconn.in_transaction:
+                self._wconn.execute("ROLLBACK")
+            self._wconn.close()
+            self._wconn = None
+
+    def _w_ensure_tables(self, schema: str) -> None:
+        s = quote_ident(schema)
+        self._wconn.execute(f"CREATE TABLE IF NOT EXISTS {s}.{META_TABLE} (k TEXT PRIMARY KEY, v TEXT)")
+        self._wconn.execute(f"CREATE TABLE IF NOT EXISTS {s}.{CATALOG_TABLE} (name TEXT PRIMARY KEY, def TEXT)")
+
+    def _w_read_meta(self, schema: str) -> dict[str, str]:
+        rows = self._wconn.execute(f"SELECT k, v FROM {quote_ident(schema)}.{META_TABLE}").fetchall()
+        return dict(rows)
+
+    def _w_attach(self, name: str, path: Path) -> None:
+        if len(self.schemas) >= MAX_SCHEMAS:
+            raise SQLError(ER_TOO_MANY_DATABASES, MAX_SCHEMAS)
+        if not path.exists():
+            # create the file in WAL mode outside the writer's transaction
+            conn = sqlite3.connect(str(path), isolation_level=None)
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute(f"CREATE TABLE IF NOT EXISTS {META_TABLE} (k TEXT PRIMARY KEY, v TEXT)")
+            conn.execute(f"CREATE TABLE IF NOT EXISTS {CATALOG_TABLE} (name TEXT PRIMARY KEY, def TEXT)")
+            conn.close()
+        self._wconn.execute("ATTACH DATABASE ? AS " + quote_ident(name), (str(path),))
+        self._wconn.execute(f"PRAGMA {quote_ident(name)}.synchronous=FULL")
+        self._w_ensure_tables(name)
+        tables = {}
+        for (text,) in self._wconn.execute(f"SELECT def FROM {quote_ident(name)}.{CATALOG_TABLE}"):
+            table = Table.from_json(text)
+            tables[table.name.lower()] = table
+        self.catalog = {**self.catalog, name: tables}
+        self.schemas = {**self.schemas, name: path}
+        self._catalog_version += 1
+
+    # --- reads through reader connections ----------------------------------------------------
+
+    def _reader(self) -> tuple[sqlite3.Connection, functions.ConnectionState]:
+        local = self._reader_local
+        if local.conn is None:
+            local.state = functions.ConnectionState()
+            local.conn = _open_connection(self.datadir / MAIN_FILE, local.state)
+        schemas = self.schemas
+        if local.attached != schemas:
+            for name in list(local.attached):
+                if schemas.get(name) != local.attached[name]:
+                    local.conn.execute("DETACH DATABASE " + quote_ident(name))
+                    del local.attached[name]
+            for name, path in schemas.items():
+                if name not in local.attached:
+                    local.conn.execute("ATTACH DATABASE ? AS " + quote_ident(name), (str(path),))
+                    local.attached[name] = path
+        return local.conn, local.state
+
+    def _r_query(self, sql: str, args, rand, database):
+        conn, state = self._reader()
+        state.rand = rand
+        try:
+            cur = conn.execute(sql, args)
+            rows = cur.fetchall()
+        except sqlite3.Error as exc:
+            raise map_sqlite_error(exc, database) from None
+        finally:
+            state.rand = None
+        return [d[0] for d in cur.description or ()], rows
+
+    # --- public API --------------------------------------------------------------------------
+
+    def session(self, connection_id: int = 0) -> Session:
+        return Session(self, connection_id)
+
+    def has_database(self, name: str) -> bool:
+        return name in self.schemas
+
+    def databases(self) -> list[str]:
+        return sorted(self.schemas)
+
+    def table(self, schema: str, name: str) -> Table | None:
+        tables = self.catalog.get(schema)
+        return None if tables is None else tables.get(name.lower())
+
+    def meta(self) -> dict[str, str]:
+        """The meta stored by the last commit_group (after open: the newest one on disk)."""
+        return dict(self._meta)
+
+    def schema_metas(self) -> dict[str, dict[str, str]]:
+        """Each file's committed meta, as read at open (`main` = the engine's own file)."""
+        return {k: dict(v) for k, v in self._schema_metas.items()}
+
+    async def commit_group(self, meta: dict[str, str]) -> None:
+        """The real SQLite COMMIT of every transaction committed since the last group, with `meta`
+        stored in the same transaction. Call it holding `writer_lock`."""
+        meta = {str(k): str(v) for k, v in meta.items()}
+        await self._on_writer(self._w_commit_group, meta)
+
+    def _w_commit_group(self, meta: dict[str, str]) -> None:
+        conn = self._wconn
+        targets = [s for s in self._touched if s in self.schemas] or ["main"]
+        seq = self._seq + 1
+        if not conn.in_transaction:
+            conn.execute("BEGIN")
+        rows = list(meta.items()) + [(SEQ_KEY, str(seq))]
+        try:
+            for schema in targets:
+                s = quote_ident(schema)
+                conn.execute(f"DELETE FROM {s}.{META_TABLE}")
+                conn.executemany(f"INSERT INTO {s}.{META_TABLE} (k, v) VALUES (?, ?)", rows)
+            conn.execute("COMMIT")
+        except sqlite3.Error as exc:
+            raise SQLError(ER_UNKNOWN_ERROR, f"engine commit failed: {exc}") from None
+        self._seq = seq
+        self._meta = dict(meta)
+        for schema in targets:
+            self._schema_metas[schema] = dict(meta)
+        self._touched = set()
+        self._w_finish_drops()
+
+    def _w_finish_drops(self) -> None:
+        for name, path in self._pending_drops:
+            try:
+                self._wconn.execute("DETACH DATABASE " + quote_ident(name))
+            except sqlite3.Error:
+                pass
+            for suffix in ("", "-wal", "-shm"):
+                try:
+                    os.unlink(str(path) + suffix)
+                except FileNotFoundError:
+                    pass
+        self._pending_drops = []
+
+    async def rollback_group(self) -> None:
+        """Discard every transaction committed since the last commit_group (a failed binlog write).
+        Call it holding `writer_lock`."""
+        await self._on_writer(self._w_rollback_group)
+
+    def _w_rollback_group(self) -> None:
+        if self._wconn.in_transaction:
+            self._wconn.execute("ROLLBACK")
+        self._touched = set()
+        # the catalog may describe rolled-back DDL: reload it from the files
+        for name, path in list(self._pending_drops):
+            self.schemas = {**self.schemas, name: path}
+        self._pending_drops = []
+        catalog = {}
+        for name in self.schemas:
+            tables = {}
+            for (text,) in self._wconn.execute(f"SELECT def FROM {quote_ident(name)}.{CATALOG_TABLE}"):
+                table = Table.from_json(text)
+                tables[table.name.lower()] = table
+            catalog[name] = tables
+        self.catalog = catalog
+        self._catalog_version += 1
+        self._plans.clear()
+        self._auto.clear()
+
+    async def apply_transaction(self, statements: list[tuple[str, StatementContext, str | None]],
+                                meta: dict[str, str]) -> None:
+        """Run a replicated transaction atomically and store `meta` in the same SQLite commit (the
+        applier's crash-safe position). Takes the writer lock for the whole transaction; any
+        transaction still waiting for a commit_group is committed with it."""
+        session = self.session(0)
+        session.autocommit = False
+        await session._acquire()
+        session._pinned = True
+        try:
+            for sql, context, db in statements:
+                session._database = db
+                await session.execute(sql, context)
+            await self._on_writer(self._w_end, True)
+            await self._on_writer(self._w_commit_group, {str(k): str(v) for k, v in meta.items()})
+        except BaseException:
+            await self._on_writer(self._w_rollback_group)
+            raise
+        finally:
+            session._pinned = False
+            session._statements = []
+            session._in_txn = False
+            session._release()
+
+    async def table_digest(self, schema: str, table: str) -> str:
+        """An order-independent digest of a table's rows (committed data)."""
+        t = self.table(schema, table)
+        if t is None:
+            raise SQLError(ER_NO_SUCH_TABLE, schema, table)
+        cols = ", ".join(quote_ident(c.name) for c in t.columns)
+        sql = f"SELECT {cols} FROM {quote_ident(schema)}.{quote_ident(t.name)}"
+        _, rows = await self._on_reader(self._r_query, sql, (), None, schema)
+        acc = 0
+        for row in rows:
+            h = hashlib.sha256(repr(tuple(_canonical(v) for v in row)).encode()).digest()
+            acc = (acc + int.from_bytes(h[:16], "big")) % (1 << 128)
+        return f"{len(rows)}:{acc:032x}"
+
+    # --- the writer thread's side of sessions --------------------------------------------------
+
+    def _w_begin(self) -> None:
+        conn = self._wconn
+        if not self._sp_open:
+            if not conn.in_transaction:
+                conn.execute("BEGIN")
+            conn.execute("SAVEPOINT txn")
+            self._sp_open = True
+
+    def _w_end(self, commit: bool) -> None:
+        """End the logical transaction: keep (RELEASE) or undo (ROLLBACK TO) its savepoint."""
+        if self._sp_open:
+            if not commit:
+                self._wconn.execute("ROLLBACK TO txn")
+            self._wconn.execute("RELEASE txn")
+            self._sp_open = False
+
+    def _r_query_writer(self, sql: str, args, rand, database):
+        self._wstate.rand = rand
+        try:
+            cur = self._wconn.execute(sql, args)
+            rows = cur.fetchall()
+        except sqlite3.Error as exc:
+            raise map_sqlite_error(exc, database) from None
+        finally:
+            self._wstate.rand = None
+        return [d[0] for d in cur.description or ()], rows
+
+    def _w_write(self, plan: Plan, args, end: bool, forced: int | None, rand, database):
+        self._w_begin()
+        first = None
+        if plan.auto_slots is not None:
+            args = list(args)
+            first = self._w_assign_ids(plan, args, forced)
+        self._wstate.rand = rand
+        try:
+            cur = self._wconn.execute(plan.sql, args)
+            affected = cur.rowcount
+        except sqlite3.Error as exc:
+            error = self._w_write_error(exc, plan, args, database)
+            if end:
+                self._w_end(False)
+            raise error from None
+        finally:
+            self._wstate.rand = None
+        self._touched.add(plan.target[0])
+        if plan.auto_dirty:
+            self._auto_stale.add((plan.target[0], plan.target[1].lower()))
+        if end:
+            self._w_end(True)
+        return affected, first
+
+    def _w_assign_ids(self, plan: Plan, args: list, forced: int | None) -> int | None:
+        schema, name = plan.target
+        table = self.table(schema, name)
+        col = table.auto_column
+        key = (schema, name.lower())
+        nxt = self._auto.get(key)
+        if nxt is None or key in self._auto_stale:
+            top = self._wconn.execute(
+                f"SELECT max({quote_ident(col.name)}) FROM {quote_ident(schema)}.{quote_ident(table.name)}"
+            ).fetchone()[0]
+            nxt = max(nxt or 1, int(top or 0) + 1, table.auto_increment_start or 1)
+            self._auto_stale.discard(key)
+        first = None
+        for slot in plan.auto_slots:
+            if slot is None:
+                continue
+            value = args[slot]
+            if value is None or value == 0 or value == "0" or value == "":
+                if first is None and forced is not None:
+                    nxt = forced
+                args[slot] = nxt
+                if first is None:
+                    first = nxt
+                nxt += 1
+            else:
+                try:
+                    explicit = int(value)
+                except (TypeError, ValueError):
+                    continue
+                if explicit >= nxt:
+                    nxt = explicit + 1
+        self._auto[key] = nxt
+        return first
+
+    def _w_write_error(self, exc: sqlite3.Error, plan: Plan, args, database) -> SQLError:
+        msg = str(exc)
+        table = self.table(*plan.target) if plan.target else None
+        m = re.match(r"UNIQUE constraint failed: (.+)", msg)
+        if m and table is not None:
+            cols = [c.strip().split(".")[-1] for c in m.group(1).split(",")]
+            return SQLError(ER_DUP_ENTRY, self._w_duplicate_value(table, cols, plan, args),
+                            f"{table.key_name_for(cols)}")
+        m = re.match(r"NOT NULL constraint failed: (.+)", msg)
+        if m:
+            col = m.group(1).split(".")[-1]
+            if plan.insert_columns and col.lower() not in (c.lower() for c in plan.insert_columns):
+                return SQLError(ER_NO_DEFAULT_FOR_FIELD, col)
+            return SQLError(ER_BAD_NULL_ERROR, col)
+        return map_sqlite_error(exc, database)
+
+    def _w_duplicate_value(self, table: Table, cols: list[str], plan: Plan, args) -> str:
+        """The value MySQL names in 1062 ('a-b' for a composite key), found among the statement's
+        rows for an INSERT; '?' when it cannot be told."""
+        lower = [c.lower() for c in plan.insert_columns]
+        if not plan.insert_columns or any(c.lower() not in lower for c in cols) or not plan.nrows:
+            return "?"
+        nrows = plan.nrows
+        if nrows == 0 or len(args) % nrows:
+            return "?"
+        width = len(args) // nrows
+        where = " AND ".join(f"{quote_ident(c)} = ?" for c in cols)
+        sql = f"SELECT 1 FROM {quote_ident(table.schema)}.{quote_ident(table.name)} WHERE {where}"
+        candidates = []
+        for r in range(nrows):
+            row = args[r * width:(r + 1) * width]
+            values = [row[lower.index(c.lower())] for c in cols]
+            candidates.append(values)
+            if self._wconn.execute(sql, values).fetchone():
+                return "-".join(_show(v) for v in values)
+        seen = set()
+        for values in candidates:  # a duplicate within the statement itself
+            key = tuple(values)
+            if key in seen:
+                return "-".join(_show(v) for v in values)
+            seen.add(key)
+        return "-".join(_show(v) for v in candidates[0])
+
+    def _w_ddl(self, action: DdlAction) -> None:
+        conn = self._wconn
+        if action.noop:
+            return
+        if action.create_schema is not None:
+            name = action.create_schema
+            self._w_attach(name, self.datadir / f"{name}.sqlite")
+            self._touched.add(name)
+            return
+        if action.drop_schema is not None:
+            name = action.drop_schema
+            self._w_begin()
+            try:
+                for table in self.catalog.get(name, {}).values():
+                    conn.execute(f"DROP TABLE {quote_ident(name)}.{quote_ident(table.name)}")
+                conn.execute(f"DELETE FROM {quote_ident(name)}.{CATALOG_TABLE}")
+            except sqlite3.Error as exc:
+                self._w_end(False)
+                raise map_sqlite_error(exc, name) from None
+            self._w_end(True)
+            self._pending_drops.append((name, self.schemas[name]))
+            self.schemas = {k: v for k, v in self.schemas.items() if k != name}
+            self.catalog = {k: v for k, v in self.catalog.items() if k != name}
+            self._touched.discard(name)
+            self._touched.add("main")
+            self._after_ddl([])
+            return
+        self._w_begin()
+        try:
+            for sql in action.sql:
+                conn.execute(sql)
+            for schema, name in action.delete:
+                conn.execute(f"DELETE FROM {quote_ident(schema)}.{CATALOG_TABLE} WHERE name = ?", (name,))
+            for table in action.put:
+                conn.execute(f"INSERT OR REPLACE INTO {quote_ident(table.schema)}.{CATALOG_TABLE} (name, def) "
+                             "VALUES (?, ?)", (table.name, table.to_json()))
+        except sqlite3.Error as exc:
+            self._w_end(False)
+            raise map_sqlite_error(exc, action.schema) from None
+        self._w_end(True)
+        catalog = dict(self.catalog)
+        for schema, name in action.delete:
+            tables = dict(catalog[schema])
+            tables.pop(name.lower(), None)
+            catalog[schema] = tables
+        for table in action.put:
+            tables = dict(catalog[table.schema])
+            tables[table.name.lower()] = table
+            catalog[table.schema] = tables
+        self.catalog = catalog
+        self._touched.add(action.schema)
+        self._after_ddl(action.reset_auto)
+
+    def _after_ddl(self, reset_auto) -> None:
+        for schema, name in reset_auto:
+            self._auto.pop((schema, name.lower()), None)
+            self._auto_stale.discard((schema, name.lower()))
+        self._catalog_version += 1
+        self._plans = {}
+
+    # --- planning ----------------------------------------------------------------------------
+
+    def plan_for(self, shape: str, database: str | None, params: list[object]) -> Plan:
+        key = (shape, database, self._catalog_version)
+        plan = self._plans.get(key)
+        if plan is None:
+            plan = self._make_plan(shape, database, params)
+            if plan.cacheable:
+                if len(self._plans) >= PLAN_CACHE_SIZE:
+                    self._plans.clear()
+                self._plans[key] = plan
+        return plan
+
+    def _make_plan(self, shape: str, database: str | None, params: list[object]) -> Plan:
+        tokens = tokenize(shape)
+        if not tokens:
+            raise SQLError(ER_EMPTY_QUERY)
+        first = tokens[0].upper
+        second = tokens[1].upper if len(tokens) > 1 else ""
+        if first in ("BEGIN", "COMMIT", "ROLLBACK") or (first == "START" and second == "TRANSACTION"):
+            kind = {"BEGIN": "begin", "START": "begin", "COMMIT": "commit", "ROLLBACK": "rollback"}[first]
+            if kind == "rollback" and second == "TO":
+                raise SQLError(ER_NOT_SUPPORTED_YET, "ROLLBACK TO SAVEPOINT")
+            if kind == "commit" and "RELEASE" in (t.upper for t in tokens):
+                raise SQLError(ER_NOT_SUPPORTED_YET, "COMMIT RELEASE")
+            return Plan(kind, "", [])
+        if first in ("CREATE", "DROP", "ALTER", "RENAME", "TRUNCATE"):
+            return Plan("ddl", "", [], cacheable=False)
+        if first in ("SHOW", "DESCRIBE", "DESC", "USE", "ANALYZE", "OPTIMIZE", "CHECK") or (
+                first == "EXPLAIN" and second not in ("SELECT", "INSERT", "UPDATE", "DELETE", "REPLACE")):
+            return Plan("admin", "", [], cacheable=False)
+        if first in ("LOCK", "UNLOCK"):
+            return Plan("noop", "", [])
+        if first == "EXPLAIN":
+            raise SQLError(ER_NOT_SUPPORTED_YET, "EXPLAIN")
+        translator = Translator(tokens, shape, database, self.table, set(self.schemas), params)
+        return translator.plan()
+
+
+def _show(v: object) -> str:
+    if isinstance(v, bytes):
+        return v.decode("utf-8", "replace")
+    return str(v)
+
+
+def _canonical(v: object) -> object:
+    if isinstance(v, float) and v.is_integer():
+        return int(v)
+    return v
+
+
+# --- sessions ----------------------------------------------------------------------------------
+
+
+class Session:
+    """One client connection's view of the engine. Not for concurrent use."""
+
+    def __init__(self, engine: Engine, connection_id: int):
+        self.engine = engine
+        self.connection_id = connection_id
+        self._database: str | None = None
+        self.autocommit = True
+        self.user_vars: dict[str, object] = {}
+        self.last_insert_id = 0
+        self._in_txn = False  # inside BEGIN ... COMMIT (or autocommit=0)
+        self._holds_lock = False
+        self._pinned = False  # apply_transaction keeps the lock across statements
+        self._statements: list[LoggedStatement] = []
+        self._rand = functions.RandState(int(time.time()) ^ (connection_id * 0x9E3779B1), connection_id + 17)
+
+    @property
+    def database(self) -> str | None:
+        return self._database
+
+    @database.setter
+    def database(self, name: str | None) -> None:
+        if name is not None and not self.engine.has_database(name):
+            raise SQLError(ER_BAD_DB_ERROR, name)
+        self._database = name
+
+    @property
+    def in_transaction(self) -> bool:
+        return self._in_txn or self._holds_lock
+
+    # --- statement execution ---------------------------------------------------------------
+
+    async def execute(self, sql: str, context: StatementContext | None = None) -> Result:
+        """Run one statement. Errors are `SQLError`s with MySQL codes, never sqlite3's."""
+        try:
+            return await self._execute(sql, context)
+        except SyntaxError_ as exc:
+            raise exc.with_literals(sql) from None
+
+    async def _execute(self, sql: str, context: StatementContext | None) -> Result:
+        engine = self.engine
+        shape, params = extract(sql)
+        plan = engine.plan_for(shape, self._database, params)
+        kind = plan.kind
+        if kind == "write":
+            return await self._write(sql, plan, params, context)
+        if kind == "select":
+            return await self._select(sql, plan, params, context)
+        if kind == "begin":
+            committed = await self._end_transaction(commit=True)
+            self._in_txn = True
+            return self._result(committed=committed)
+        if kind == "commit":
+            committed = await self._end_transaction(commit=True)
+            return self._result(committed=committed)
+        if kind == "rollback":
+            await self._end_transaction(commit=False)
+            return self._result()
+        if kind == "ddl":
+            return await self._ddl(sql, shape, params, context)
+        if kind == "admin":
+            return await self._admin(sql, shape, params)
+        return self._result()
+
+    def _result(self, **kw) -> Result:
+        return Result(in_transaction=self.in_transaction, **kw)
+
+    def _args(self, plan: Plan, params: list[object], context: StatementContext | None,
+              timestamp: int) -> list[object]:
+        if plan.identity:
+            return params
+        args: list[object] = []
+        for source in plan.args:
+            if type(source) is int:
+                args.append(params[source])
+            elif source == NOW:
+                args.append(_fmt_time(timestamp, "%Y-%m-%d %H:%M:%S"))
+            elif source == UNIX_NOW:
+                args.append(timestamp)
+            elif source == CURDATE:
+                args.append(_fmt_time(timestamp, "%Y-%m-%d"))
+            elif source == CURTIME:
+                args.append(_fmt_time(timestamp, "%H:%M:%S"))
+            elif source == LAST_ID:
+                if context is not None and context.last_insert_id is not None:
+                    args.append(context.last_insert_id)
+                else:
+                    args.append(self.last_insert_id)
+            elif source == DATABASE:
+                args.append(self._database)
+            elif source == CONN_ID:
+                args.append(self.connection_id)
+            elif source[0] == "const":
+                args.append(source[1])
+            elif source[0] == "var":
+                vars_ = context.user_vars if context is not None and source[1] in context.user_vars else self.user_vars
+                args.append(vars_.get(source[1]))
+            elif source[0] == "bytes":
+                v = params[source[1]]
+                args.append(v.encode("utf-8", "surrogateescape") if isinstance(v, str) else v)
+            else:
+                raise AssertionError(source)
+        return args
+
+    def _rand_for(self, plan: Plan, context: StatementContext | None) -> tuple[int, int] | None:
+        if not plan.uses_rand:
+            return None
+        if context is not None and context.rand_seed is not None:
+            self._rand = functions.RandState(*context.rand_seed)
+        return (self._rand.seed1, self._rand.seed2)
+
+    async def _select(self, sql: str, plan: Plan, params, context) -> Result:
+        engine = self.engine
+        timestamp = _timestamp(context)
+        args = self._args(plan, params, context, timestamp)
+        self._rand_for(plan, context)
+        if self._holds_lock:
+            names, rows = await engine._on_writer(engine._r_query_writer, plan.sql, args, self._rand, self._database)
+        else:
+            if self._in_txn is False and not self.autocommit:
+                self._in_txn = True
+            names, rows = await engine._on_reader(engine._r_query, plan.sql, args, self._rand, self._database)
+        if plan.names is not None:
+            names = _column_names(plan.names, names, sql, params)
+        return Result(columns=names, column_types=column_types(rows, len(names)), rows=rows,
+                      in_transaction=self.in_transaction)
+
+    async def _acquire(self) -> None:
+        if self._holds_lock:
+            return
+        try:
+            await self.engine.writer_lock.acquire(self, self.engine.lock_wait_timeout)
+        except TimeoutError:
+            raise SQLError(ER_LOCK_WAIT_TIMEOUT) from None
+        self._holds_lock = True
+
+    def _release(self) -> None:
+        if self._holds_lock and not self._pinned:
+            self._holds_lock = False
+            self.engine.writer_lock.release()
+
+    async def _write(self, sql: str, plan: Plan, params, context) -> Result:
+        engine = self.engine
+        timestamp = _timestamp(context)
+        args = self._args(plan, params, context, timestamp)
+        rand_seed = self._rand_for(plan, context)
+        if not self.autocommit:
+            self._in_txn = True
+        end = not self._in_txn
+        await self._acquire()
+        forced = context.insert_id if context is not None else None
+        try:
+            affected, first_id = await engine._on_writer(
+                engine._w_write, plan, args, end, forced, self._rand, self._database)
+        except BaseException:
+            if end:
+                self._statements = []
+                self._release()
+            raise
+        stmt = LoggedStatement(
+            db=self._database, sql=sql, timestamp=timestamp, insert_id=first_id,
+            last_insert_id=(args_last_id(context, self.last_insert_id) if plan.uses_last_id else None),
+            is_ddl=False, rand_seed=rand_seed)
+        if first_id is not None:
+            self.last_insert_id = first_id
+        self._statements.append(stmt)
+        committed = None
+        if end:
+            committed = CommittedTxn(self._statements)
+            self._statements = []
+            self._release()
+        return Result(affected_rows=affected, last_insert_id=first_id or 0,
+                      in_transaction=self.in_transaction, committed=committed)
+
+    async def _end_transaction(self, commit: bool) -> CommittedTxn | None:
+        self._in_txn = False
+        if not self._holds_lock:
+            self._statements = []
+            return None
+        engine = self.engine
+        try:
+            await engine._on_writer(engine._w_end, commit)
+        finally:
+            statements, self._statements = self._statements, []
+            self._release()
+        if commit and statements:
+            return CommittedTxn(statements)
+        return None
+
+    async def _ddl(self, sql: str, shape: str, params, context) -> Result:
+        """DDL: commits the open transaction first (returned in the same CommittedTxn, or carried
+        by the SQLError as `.committed` when the DDL itself fails) and is never rolled back."""
+        engine = self.engine
+        timestamp = _timestamp(context)
+        tokens = tokenize(shape)
+
+        def parse() -> DdlAction:
+            cur = TokenCursor(tokens, params, sql)
+            return DdlParser(cur, self._database, engine.table, set(engine.schemas)).parse()
+
+        parse()  # a syntax error commits nothing
+        await self._acquire()
+        try:
+            await engine._on_writer(engine._w_end, True)  # the implicit commit
+            await engine._on_writer(engine._w_ddl, parse())
+        except SQLError as exc:
+            statements, self._statements = self._statements, []
+            self._in_txn = False
+            self._release()
+            exc.committed = CommittedTxn(statements) if statements else None
+            raise
+        except BaseException:
+            self._statements = []
+            self._in_txn = False
+            self._release()
+            raise
+        self._statements.append(LoggedStatement(db=self._database, sql=sql, timestamp=timestamp, is_ddl=True))
+        committed = CommittedTxn(self._statements)
+        self._statements = []
+        self._in_txn = False
+        self._release()
+        return Result(committed=committed, in_transaction=self.in_transaction)
+
+    async def _admin(self, sql: str, shape: str, params) -> Result:
+        from engine.admin import run_admin
+
+        return run_admin(self, TokenCursor(tokenize(shape), params, sql))
+
+    async def set_autocommit(self, value: bool) -> CommittedTxn | None:
+        """SET autocommit: turning it on commits an open transaction, as MySQL does."""
+        committed = None
+        if value and not self.autocommit:
+            committed = await self._end_transaction(commit=True)
+        self.autocommit = value
+        return committed
+
+    async def close(self) -> None:
+        """Roll back an open transaction and release the writer lock."""
+        await self._end_transaction(commit=False)
+
+
+def args_last_id(context: StatementContext | None, session_value: int) -> int:
+    if context is not None and context.last_insert_id is not None:
+        return context.last_insert_id
+    return session_value
+
+
+def _timestamp(context: StatementContext | None) -> int:
+    if context is not None and context.timestamp is not None:
+        return context.timestamp
+    return int(time.time())
+
+
+def _fmt_time(ts: int, fmt: str) -> str:
+    return datetime.fromtimestamp(ts, tz=UTC).strftime(fmt)
+
+
+def _column_names(templates: list[object], names: list[str], sql: str, params: list[object]) -> list[str]:
+    if len(templates) != len(names):
+        return names
+    raw: list[str] | None = None
+    out = []
+    for template, name in zip(templates, names, strict=False):
+        if template is None:
+            out.append(name)
+        elif template[0] == "value":
+            v = params[template[1]]
+            out.append(v.decode("utf-8", "replace") if isinstance(v, bytes) else str(v))
+        else:
+            parts = []
+            for part in template[1]:
+                if isinstance(part, int):
+                    if raw is None:
+                        raw = literal_texts(sql)
+                    parts.append(raw[part])
+                else:
+                    parts.append(part)
+            out.append("".join(parts))
+    return out

@@ -1,0 +1,458 @@
+"""DDL statements (CREATE/DROP DATABASE, CREATE/DROP/ALTER/RENAME/TRUNCATE TABLE, CREATE/DROP INDEX)
+parsed into a `DdlAction`: the SQLite statements to run plus the catalog changes to make once they
+succeeded. Parsing reads the catalog but never changes it; the engine applies an action in the
+writer thread (inside the writer's open SQLite transaction, like any write) and then updates its
+in-memory catalog. ALTER TABLE rebuilds the table (create new, copy, drop, rename, re-index), the
+one recipe SQLite supports for every change.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+
+from engine.catalog import (
+    INT_TYPES,
+    NUMERIC_TYPES,
+    REAL_TYPES,
+    Index,
+    Table,
+    TokenCursor,
+    check_table,
+    parse_column,
+    parse_table_element,
+    parse_table_options,
+    sql_literal,
+    sqlite_index_name,
+)
+from engine.lexer import quote_ident
+from protocol.errors import (
+    ER_BAD_DB_ERROR,
+    ER_BAD_FIELD_ERROR,
+    ER_BAD_TABLE_ERROR,
+    ER_CANT_DROP_FIELD_OR_KEY,
+    ER_DB_CREATE_EXISTS,
+    ER_DB_DROP_EXISTS,
+    ER_DUP_FIELDNAME,
+    ER_DUP_KEYNAME,
+    ER_NO_DB_ERROR,
+    ER_NO_SUCH_TABLE,
+    ER_TABLE_EXISTS_ERROR,
+    ER_UNKNOWN_ERROR,
+    SQLError,
+)
+
+RESERVED_SCHEMAS = {"main", "temp", "information_schema", "performance_schema", "mysql", "sys"}
+
+
+@dataclass
+class DdlAction:
+    schema: str  # the schema whose file the action writes (for the commit's meta)
+    sql: list[str] = field(default_factory=list)
+    put: list[Table] = field(default_factory=list)  # catalog entries to (re)write
+    delete: list[tuple[str, str]] = field(default_factory=list)  # catalog entries to remove
+    reset_auto: list[tuple[str, str]] = field(default_factory=list)
+    create_schema: str | None = None
+    drop_schema: str | None = None
+    noop: bool = False  # IF [NOT] EXISTS made it a no-op (still binlogged, as MySQL does)
+
+
+class DdlParser:
+    """`catalog(schema, table)` -> Table | None; `schemas` the existing schema names."""
+
+    def __init__(self, cur: TokenCursor, database: str | None, catalog, schemas: set[str]):
+        self.cur = cur
+        self.database = database
+        self.catalog = catalog
+        self.schemas = schemas
+
+    def table_name(self) -> tuple[str, str]:
+        schema, name = self.cur.qualified()
+        if schema is None:
+            if self.database is None:
+                raise SQLError(ER_NO_DB_ERROR)
+            schema = self.database
+        return schema, name
+
+    def existing(self, schema: str, name: str) -> Table:
+        table = self.catalog(schema, name)
+        if table is None:
+            raise SQLError(ER_NO_SUCH_TABLE, schema, name)
+        return table
+
+    def done(self, action: DdlAction) -> DdlAction:
+        if not self.cur.at_end():
+            raise self.cur.error()
+        return action
+
+    def parse(self) -> DdlAction:
+        cur = self.cur
+        if cur.accept("CREATE"):
+            cur.accept("OR") and cur.expect("REPLACE")
+            if cur.accept("DATABASE", "SCHEMA"):
+                return self.create_database()
+            cur.accept("TEMPORARY")
+            if cur.accept("TABLE"):
+                return self.create_table()
+            unique = cur.accept("UNIQUE")
+            cur.accept("FULLTEXT", "SPATIAL")
+            if cur.accept("INDEX"):
+                return self.create_index(unique)
+        elif cur.accept("DROP"):
+            if cur.accept("DATABASE", "SCHEMA"):
+                return self.drop_database()
+            cur.accept("TEMPORARY")
+            if cur.accept("TABLE", "TABLES"):
+                return self.drop_table()
+            if cur.accept("INDEX"):
+                name = cur.ident()
+                cur.expect("ON")
+                schema, table_name = self.table_name()
+                table = copy.deepcopy(self.existing(schema, table_name))
+                self.drop_index(table, name)
+                return self.done(self.rebuild(table, self.existing(schema, table_name), {}))
+        elif cur.accept("ALTER"):
+            cur.accept("ONLINE", "IGNORE")
+            if cur.accept("TABLE"):
+                return self.alter_table()
+        elif cur.accept("RENAME"):
+            cur.expect("TABLE")
+            return self.rename_tables()
+        elif cur.accept("TRUNCATE"):
+            cur.accept("TABLE")
+            schema, name = self.table_name()
+            self.existing(schema, name)
+            return self.done(DdlAction(schema, [f"DELETE FROM {quote_ident(schema)}.{quote_ident(name)}"],
+                                       reset_auto=[(schema, name)]))
+        raise cur.error()
+
+    # --- databases -------------------------------------------------------------------------
+
+    def create_database(self) -> DdlAction:
+        cur = self.cur
+        if_not_exists = cur.accept("IF") and (cur.expect("NOT"), cur.expect("EXISTS"))
+        name = cur.ident()
+        while not cur.at_end():  # [DEFAULT] CHARACTER SET / COLLATE ...
+            cur.next()
+        if name.lower() in RESERVED_SCHEMAS or name.startswith("__engine"):
+            raise SQLError(ER_UNKNOWN_ERROR, f"Database name '{name}' is reserved by the embedded engine")
+        if name in self.schemas:
+            if if_not_exists:
+                return DdlAction(name, noop=True)
+            raise SQLError(ER_DB_CREATE_EXISTS, name)
+        return DdlAction(name, create_schema=name)
+
+    def drop_database(self) -> DdlAction:
+        cur = self.cur
+        if_exists = cur.accept("IF") and cur.expect("EXISTS") is None
+        name = cur.ident()
+        self.done(DdlAction(name))
+        if name not in self.schemas:
+            if if_exists:
+                return DdlAction(name, noop=True)
+            raise SQLError(ER_DB_DROP_EXISTS, name)
+        return DdlAction(name, drop_schema=name)
+
+    # --- tables ----------------------------------------------------------------------------
+
+    def create_table(self) -> DdlAction:
+        cur = self.cur
+        if_not_exists = cur.accept("IF") and (cur.expect("NOT"), cur.expect("EXISTS"))
+        schema, name = self.table_name()
+        if schema not in self.schemas:
+            raise SQLError(ER_BAD_DB_ERROR, schema)
+        if cur.accept("LIKE"):
+            src_schema, src_name = self.table_name()
+            table = copy.deepcopy(self.existing(src_schema, src_name))
+            table.schema, table.name = schema, name
+        else:
+            columns, indexes = [], []
+            cur.expect_op("(")
+            while True:
+                parse_table_element(cur, columns, indexes)
+                if cur.accept_op(")"):
+                    break
+                cur.expect_op(",")
+            table = Table(schema, name, columns, indexes)
+            table.auto_increment_start = parse_table_options(cur)
+            if cur.accept("AS", "SELECT"):
+                raise SQLError(ER_UNKNOWN_ERROR, "CREATE TABLE ... SELECT is not supported")
+        self.done(DdlAction(schema))
+        if self.catalog(schema, name) is not None:
+            if if_not_exists:
+                return DdlAction(schema, noop=True)
+            raise SQLError(ER_TABLE_EXISTS_ERROR, name)
+        self.name_indexes(table)
+        check_table(table)
+        return DdlAction(schema, table.sqlite_create(), put=[table], reset_auto=[(schema, name)])
+
+    @staticmethod
+    def name_indexes(table: Table) -> None:
+        """MySQL names unnamed keys after their first column (`k`, `k_2`, ...)."""
+        seen: set[str] = set()
+        for index in table.indexes:
+            if index.primary:
+                continue
+            base = index.name
+            name, n = base, 2
+            while name.lower() in seen:
+                name, n = f"{base}_{n}", n + 1
+            index.name = name
+            seen.add(name.lower())
+
+    def drop_table(self) -> DdlAction:
+        cur = self.cur
+        if_exists = cur.accept("IF") and cur.expect("EXISTS") is None
+        names = [self.table_name()]
+        while cur.accept_op(","):
+            names.append(self.table_name())
+        cur.accept("RESTRICT", "CASCADE")
+        self.done(DdlAction(names[0][0]))
+        missing = [f"{s}.{n}" for s, n in names if self.catalog(s, n) is None]
+        if missing and not if_exists:
+            raise SQLError(ER_BAD_TABLE_ERROR, ",".join(missing))
+        action = DdlAction(names[0][0])
+        for schema, name in names:
+            table = self.catalog(schema, name)
+            if table is None:
+                continue
+            action.sql.append(f"DROP TABLE {quote_ident(schema)}.{quote_ident(table.name)}")
+            action.delete.append((schema, table.name))
+            action.reset_auto.append((schema, table.name))
+        action.noop = not action.sql
+        return action
+
+    def rename_tables(self) -> DdlAction:
+        cur = self.cur
+        action = DdlAction("")
+        while True:
+            schema, name = self.table_name()
+            cur.expect("TO")
+            new_schema, new_name = self.table_name()
+            table = copy.deepcopy(self.existing(schema, name))
+            if new_schema != schema:
+                raise SQLError(ER_UNKNOWN_ERROR, "RENAME TABLE across databases is not supported")
+            if self.catalog(new_schema, new_name) is not None:
+                raise SQLError(ER_TABLE_EXISTS_ERROR, new_name)
+            action.schema = schema
+            action.sql.append(f"ALTER TABLE {quote_ident(schema)}.{quote_ident(table.name)} RENAME TO {quote_ident(new_name)}")
+            for index in table.indexes:
+                if not index.primary:
+                    action.sql.append(f"DROP INDEX {quote_ident(schema)}.{quote_ident(sqlite_index_name(table.name, index.name))}")
+            action.delete.append((schema, table.name))
+            action.reset_auto.append((schema, table.name))
+            table.name = new_name
+            for index in table.indexes:
+                if not index.primary:
+                    action.sql.append(table.sqlite_index(index))
+            action.put.append(table)
+            if not cur.accept_op(","):
+                break
+        return self.done(action)
+
+    def create_index(self, unique: bool) -> DdlAction:
+        cur = self.cur
+        name = cur.ident()
+        cur.accept("USING") and cur.ident()
+        cur.expect("ON")
+        schema, table_name = self.table_name()
+        old = self.existing(schema, table_name)
+        cols = cur.name_list()
+        while not cur.at_end():  # USING BTREE, ALGORITHM=..., LOCK=...
+            cur.next()
+        table = copy.deepcopy(old)
+        self.add_index(table, Index(name, cols, unique=unique))
+        return DdlAction(schema, [table.sqlite_index(table.indexes[-1])], put=[table])
+
+    @staticmethod
+    def add_index(table: Table, index: Index) -> None:
+        if any(i.name.lower() == index.name.lower() for i in table.indexes):
+            raise SQLError(ER_DUP_KEYNAME, index.name)
+        for col in index.columns:
+            if table.column(col) is None:
+                raise SQLError(ER_BAD_FIELD_ERROR, col, "key")
+        index.columns = [table.column(c).name for c in index.columns]
+        table.indexes.append(index)
+
+    @staticmethod
+    def drop_index(table: Table, name: str) -> None:
+        for index in table.indexes:
+            if index.name.lower() == name.lower() or (name.upper() == "PRIMARY" and index.primary):
+                table.indexes.remove(index)
+                return
+        raise SQLError(ER_CANT_DROP_FIELD_OR_KEY, "INDEX", name)
+
+    def alter_table(self) -> DdlAction:
+        cur = self.cur
+        schema, name = self.table_name()
+        old = self.existing(schema, name)
+        table = copy.deepcopy(old)
+        renamed: dict[str, str] = {}  # new column name -> old column name
+        while True:
+            self.alter_spec(table, renamed)
+            if not cur.accept_op(","):
+                break
+        self.done(DdlAction(schema))
+        check_table(table)
+        action = self.rebuild(table, old, renamed)
+        return action
+
+    def alter_spec(self, table: Table, renamed: dict[str, str]) -> None:
+        cur = self.cur
+        if cur.accept("ADD"):
+            tok = cur.peek()
+            if tok is not None and tok.is_word("PRIMARY", "UNIQUE", "KEY", "INDEX", "CONSTRAINT", "FULLTEXT", "FOREIGN"):
+                columns: list = []
+                indexes: list[Index] = []
+                parse_table_element(cur, columns, indexes)
+                for index in indexes:
+                    if index.primary:
+                        if table.primary is not None:
+                            raise SQLError(ER_UNKNOWN_ERROR, "Multiple primary key defined")
+                        table.indexes.insert(0, index)
+                    else:
+                        self.add_index(table, index)
+                return
+            cur.accept("COLUMN")
+            if cur.accept_op("("):
+                while True:
+                    self.add_column(table)
+                    if cur.accept_op(")"):
+                        return
+                    cur.expect_op(",")
+            self.add_column(table)
+            return
+        if cur.accept("DROP"):
+            if cur.accept("PRIMARY"):
+                cur.expect("KEY")
+                self.drop_index(table, "PRIMARY")
+                return
+            if cur.accept("INDEX", "KEY"):
+                self.drop_index(table, cur.ident())
+                return
+            if cur.accept("FOREIGN"):
+                cur.expect("KEY")
+                cur.ident()
+                return
+            cur.accept("COLUMN")
+            name = cur.ident()
+            col = table.column(name)
+            if col is None:
+                raise SQLError(ER_CANT_DROP_FIELD_OR_KEY, "COLUMN", name)
+            table.columns.remove(col)
+            for index in list(table.indexes):
+                index.columns = [c for c in index.columns if c.lower() != name.lower()]
+                if not index.columns:
+                    table.indexes.remove(index)
+            renamed.pop(col.name, None)
+            return
+        if cur.accept("MODIFY"):
+            cur.accept("COLUMN")
+            name = cur.ident()
+            self.replace_column(table, name, name, renamed)
+            return
+        if cur.accept("CHANGE"):
+            cur.accept("COLUMN")
+            old_name = cur.ident()
+            new_name = cur.ident()
+            self.replace_column(table, old_name, new_name, renamed)
+            return
+        if cur.accept("RENAME"):
+            if cur.accept("COLUMN"):
+                old_name = cur.ident()
+                cur.expect("TO")
+                new_name = cur.ident()
+                col = table.column(old_name)
+                if col is None:
+                    raise SQLError(ER_BAD_FIELD_ERROR, old_name, table.name)
+                renamed[new_name] = renamed.pop(col.name, col.name)
+                for index in table.indexes:
+                    index.columns = [new_name if c.lower() == old_name.lower() else c for c in index.columns]
+                col.name = new_name
+                return
+            cur.accept("TO", "AS")
+            schema, new_name = self.table_name()
+            table.name = new_name
+            return
+        # table options (ENGINE=..., AUTO_INCREMENT=..., DEFAULT CHARSET=...)
+        start = parse_table_options(cur)
+        if start is not None:
+            table.auto_increment_start = start
+
+    def add_column(self, table: Table) -> None:
+        cur = self.cur
+        name = cur.ident()
+        if table.column(name) is not None:
+            raise SQLError(ER_DUP_FIELDNAME, name)
+        indexes: list[Index] = []
+        col = parse_column(cur, name, indexes)
+        position = self.position(table)
+        table.columns.insert(position if position is not None else len(table.columns), col)
+        for index in indexes:
+            if index.primary:
+                table.indexes.insert(0, index)
+            else:
+                self.add_index(table, index)
+
+    def replace_column(self, table: Table, old_name: str, new_name: str, renamed: dict[str, str]) -> None:
+        old = table.column(old_name)
+        if old is None:
+            raise SQLError(ER_BAD_FIELD_ERROR, old_name, table.name)
+        indexes: list[Index] = []
+        col = parse_column(self.cur, new_name, indexes)
+        at = table.columns.index(old)
+        table.columns.remove(old)
+        position = self.position(table)
+        table.columns.insert(position if position is not None else at, col)
+        renamed[new_name] = renamed.pop(old.name, old.name)
+        for index in table.indexes:
+            index.columns = [new_name if c.lower() == old.name.lower() else c for c in index.columns]
+        for index in indexes:
+            if index.primary:
+                table.indexes.insert(0, index)
+            else:
+                self.add_index(table, index)
+
+    def position(self, table: Table) -> int | None:
+        cur = self.cur
+        if cur.accept("FIRST"):
+            return 0
+        if cur.accept("AFTER"):
+            name = cur.ident()
+            col = table.column(name)
+            if col is None:
+                raise SQLError(ER_BAD_FIELD_ERROR, name, table.name)
+            return table.columns.index(col) + 1
+        return None
+
+    def rebuild(self, table: Table, old: Table, renamed: dict[str, str]) -> DdlAction:
+        """Create the new table beside the old one, copy rows, swap, re-index."""
+        schema = old.schema
+        q = quote_ident
+        tmp = f"__alter_{old.name}"
+        stmts = table.sqlite_create(tmp)
+        create, _ = stmts[0], stmts[1:]
+        new_cols, old_exprs = [], []
+        for col in table.columns:
+            source = renamed.get(col.name, col.name)
+            if old.column(source) is not None:
+                new_cols.append(q(col.name))
+                old_exprs.append(q(old.column(source).name))
+            elif not col.nullable and not col.has_default and not col.auto_increment:
+                # MySQL fills a new NOT NULL column with the type's implicit default
+                implicit = 0 if col.base in INT_TYPES | REAL_TYPES | NUMERIC_TYPES else ""
+                new_cols.append(q(col.name))
+                old_exprs.append(sql_literal(implicit))
+        sql = [create]
+        if new_cols:
+            sql.append(f"INSERT INTO {q(schema)}.{q(tmp)} ({', '.join(new_cols)}) "
+                       f"SELECT {', '.join(old_exprs)} FROM {q(schema)}.{q(old.name)}")
+        sql.append(f"DROP TABLE {q(schema)}.{q(old.name)}")
+        sql.append(f"ALTER TABLE {q(schema)}.{q(tmp)} RENAME TO {q(table.name)}")
+        sql.extend(table.sqlite_index(i) for i in table.indexes if not i.primary)
+        action = DdlAction(schema, sql, put=[table], reset_auto=[(schema, old.name), (schema, table.name)])
+        if table.name != old.name:
+            if self.catalog(schema, table.name) is not None:
+                raise SQLError(ER_TABLE_EXISTS_ERROR, table.name)
+            action.delete.append((schema, old.name))
+        return action

@@ -1,0 +1,219 @@
+"""MySQL functions SQLite lacks, registered on every engine connection, and MySQL's RAND().
+
+All are deterministic given their arguments, except `mysql_rand()`, which draws from the running
+statement's session generator (`RandState`, MySQL's own algorithm, so a binlogged RAND_SEED
+reproduces the master's values) through the connection's `ConnectionState`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import sqlite3
+import time
+import uuid
+from datetime import UTC, datetime
+
+MAX_RAND = 0x3FFFFFFF
+
+
+class RandState:
+    """MySQL's RAND() generator (two seeds, as binlogged in a RAND event)."""
+
+    def __init__(self, seed1: int, seed2: int):
+        self.seed1 = seed1 % MAX_RAND
+        self.seed2 = seed2 % MAX_RAND
+
+    @classmethod
+    def from_int(cls, seed: int) -> RandState:
+        return cls(seed * 0x10001 + 55555555, seed * 0x10000001)
+
+    def next(self) -> float:
+        self.seed1 = (self.seed1 * 3 + self.seed2) % MAX_RAND
+        self.seed2 = (self.seed1 + self.seed2 + 33) % MAX_RAND
+        return self.seed1 / MAX_RAND
+
+
+class ConnectionState:
+    """What a connection's functions need of the statement running on it (one thread at a time)."""
+
+    rand: RandState | None = None
+
+
+def _to_str(v: object) -> str:
+    if isinstance(v, bytes):
+        return v.decode("utf-8", "surrogateescape")
+    if isinstance(v, float) and v.is_integer() and abs(v) < 1e15:
+        return repr(v)
+    return str(v)
+
+
+def concat(*args: object) -> str | None:
+    if any(a is None for a in args):
+        return None
+    return "".join(_to_str(a) for a in args)
+
+
+def concat_ws(sep: object, *args: object) -> str | None:
+    if sep is None:
+        return None
+    return _to_str(sep).join(_to_str(a) for a in args if a is not None)
+
+
+def _dt(value: object) -> datetime | None:
+    if value is None:
+        return None
+    text = _to_str(value)
+    for fmt in ("%Y-%m-%d %H:%M:%S", "%Y-%m-%d %H:%M:%S.%f", "%Y-%m-%d"):
+        try:
+            return datetime.strptime(text, fmt).replace(tzinfo=UTC)
+        except ValueError:
+            continue
+    return None
+
+
+def unix_timestamp(value: object = None) -> int | None:
+    if value is None:
+        return int(time.time())
+    dt = _dt(value)
+    return int(dt.timestamp()) if dt else None
+
+
+def from_unixtime(value: object, fmt: object = None) -> str | None:
+    if value is None:
+        return None
+    dt = datetime.fromtimestamp(float(value), tz=UTC)
+    return date_format(dt.strftime("%Y-%m-%d %H:%M:%S"), fmt) if fmt else dt.strftime("%Y-%m-%d %H:%M:%S")
+
+
+_FMT = {"%Y": "%Y", "%y": "%y", "%m": "%m", "%d": "%d", "%H": "%H", "%i": "%M", "%s": "%S", "%S": "%S",
+        "%M": "%B", "%b": "%b", "%W": "%A", "%a": "%a", "%T": "%H:%M:%S", "%j": "%j", "%p": "%p",
+        "%h": "%I", "%I": "%I", "%f": "%f", "%%": "%%"}
+
+
+def date_format(value: object, fmt: object) -> str | None:
+    dt = _dt(value)
+    if dt is None or fmt is None:
+        return None
+    py = re.sub(r"%.", lambda m: _FMT.get(m.group(0), m.group(0)[1]), _to_str(fmt))
+    out = dt.strftime(py)
+    return out
+
+
+def _part(index: int):
+    def get(value: object) -> int | None:
+        dt = _dt(value)
+        return None if dt is None else dt.timetuple()[index]
+    return get
+
+
+def left(s: object, n: object) -> str | None:
+    return None if s is None or n is None else _to_str(s)[: max(int(n), 0)]
+
+
+def right(s: object, n: object) -> str | None:
+    if s is None or n is None:
+        return None
+    n = int(n)
+    return _to_str(s)[-n:] if n > 0 else ""
+
+
+def _pad(s: object, n: object, pad: object, on_left: bool) -> str | None:
+    if s is None or n is None or pad is None:
+        return None
+    s, n, pad = _to_str(s), int(n), _to_str(pad)
+    if len(s) >= n:
+        return s[:n]
+    if not pad:
+        return None
+    fill = (pad * n)[: n - len(s)]
+    return fill + s if on_left else s + fill
+
+
+def _hash(algo: str):
+    def digest(value: object) -> str | None:
+        if value is None:
+            return None
+        data = value if isinstance(value, bytes) else _to_str(value).encode()
+        return hashlib.new(algo, data).hexdigest()
+    return digest
+
+
+def sha2(value: object, bits: object) -> str | None:
+    if value is None or bits is None:
+        return None
+    algo = {0: "sha256", 224: "sha224", 256: "sha256", 384: "sha384", 512: "sha512"}.get(int(bits))
+    return _hash(algo)(value) if algo else None
+
+
+def octet_length(value: object) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, bytes):
+        return len(value)
+    return len(_to_str(value).encode("utf-8", "surrogateescape"))
+
+
+def mysql_locate(sub: object, s: object, pos: object = 1) -> int | None:
+    if sub is None or s is None:
+        return None
+    start = max(int(pos) - 1, 0)
+    return _to_str(s).lower().find(_to_str(sub).lower(), start) + 1
+
+
+def substring_index(s: object, delim: object, count: object) -> str | None:
+    if s is None or delim is None or count is None:
+        return None
+    s, delim, count = _to_str(s), _to_str(delim), int(count)
+    if count == 0 or not delim:
+        return ""
+    parts = s.split(delim)
+    return delim.join(parts[:count]) if count > 0 else delim.join(parts[count:])
+
+
+def truncate(x: object, d: object) -> float | int | None:
+    if x is None or d is None:
+        return None
+    d = int(d)
+    factor = 10 ** d
+    value = int(float(x) * factor) / factor
+    return int(value) if d <= 0 else value
+
+
+def regexp(pattern: object, value: object) -> int | None:
+    if pattern is None or value is None:
+        return None
+    return 1 if re.search(_to_str(pattern), _to_str(value), re.I) else 0
+
+
+def mysql_isnull(value: object) -> int:
+    return 1 if value is None else 0
+
+
+def register(conn: sqlite3.Connection, state: ConnectionState) -> None:
+    def mysql_rand(seed: object = None) -> float:
+        if seed is not None:
+            return RandState.from_int(int(seed)).next()
+        if state.rand is None:
+            state.rand = RandState(int(time.time()), id(state))
+        return state.rand.next()
+
+    fns = {
+        "concat": (-1, concat), "concat_ws": (-1, concat_ws),
+        "unix_timestamp": (-1, unix_timestamp), "mysql_unix_timestamp": (-1, unix_timestamp),
+        "from_unixtime": (-1, from_unixtime), "date_format": (2, date_format),
+        "year": (1, _part(0)), "month": (1, _part(1)), "day": (1, _part(2)), "hour": (1, _part(3)),
+        "minute": (1, _part(4)), "second": (1, _part(5)),
+        "left": (2, left), "right": (2, right), "lpad": (3, lambda s, n, p: _pad(s, n, p, True)), "rpad": (3, lambda s, n, p: _pad(s, n, p, False)),
+        "repeat": (2, lambda s, n: None if s is None or n is None else _to_str(s) * max(int(n), 0)),
+        "reverse": (1, lambda s: None if s is None else _to_str(s)[::-1]),
+        "md5": (1, _hash("md5")), "sha1": (1, _hash("sha1")), "sha": (1, _hash("sha1")), "sha2": (2, sha2),
+        "uuid": (0, lambda: str(uuid.uuid1())), "octet_length": (1, octet_length),
+        "mysql_locate": (-1, mysql_locate), "substring_index": (3, substring_index),
+        "truncate": (2, truncate), "regexp": (2, regexp), "mysql_isnull": (1, mysql_isnull),
+        "ascii": (1, lambda s: None if s is None else (ord(_to_str(s)[0]) if _to_str(s) else 0)),
+        "mysql_rand": (-1, mysql_rand),
+    }
+    for name, (nargs, fn) in fns.items():
+        deterministic = name not in ("uuid", "mysql_rand", "unix_timestamp", "mysql_unix_timestamp")
+        conn.create_function(name, nargs, fn, deterministic=deterministic)

@@ -1,0 +1,213 @@
+"""MySQL lexical rules: the fast literal extractor (the shape cache's key) and the full tokenizer.
+
+`extract(sql)` is on every statement's hot path: one regex pass that replaces each literal (string,
+number, hex) by `?` and returns the statement's *shape* plus the literal values, decoded with
+MySQL's rules (backslash escapes, doubled quotes). Everything else of the text (identifiers,
+keywords, comments, spacing) stays in the shape verbatim, so two statements that differ only in
+their literals share one translation. A bare `?` in the text is not MySQL (the text protocol has no
+placeholders): it is refused with 1064 so that it can never be mistaken for a literal slot.
+
+`tokenize(shape)` (slow path, once per shape) splits a shape into `Token`s for the translator.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from protocol.errors import ER_PARSE_ERROR, SQLError
+
+# `/*! ... */` and `/*!50100 ... */` are executable comments: MySQL runs their content.
+_EXEC_COMMENT = re.compile(r"/\*!\d*(.*?)\*/", re.S)
+
+_LITERALS = re.compile(
+    r"""
+    (?P<skip>`(?:[^`]|``)*`|/\*.*?\*/|--(?=[ \t\r\n]|$)[^\n]*|\#[^\n]*)
+    |(?P<str>'(?:[^'\\]|\\.|'')*'|"(?:[^"\\]|\\.|"")*")
+    |(?<![\w$])(?P<hex>[xX]'[0-9a-fA-F]*'|0x[0-9a-fA-F]+(?![\w$]))
+    |(?<![\w$])(?P<bits>[bB]'[01]*'|0b[01]+(?![\w$]))
+    |(?<![\w$.])(?P<num>(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)(?![\w$])
+    |(?P<qmark>\?)
+    """,
+    re.S | re.X,
+)
+
+_ESCAPES = {
+    "0": "\0", "'": "'", '"': '"', "b": "\b", "n": "\n", "r": "\r", "t": "\t",
+    "Z": "\x1a", "\\": "\\", "%": "\\%", "_": "\\_",
+}
+_ESCAPE_RE = re.compile(r"\\(.)|''|\"\"", re.S)
+
+
+def _unescape_match(m: re.Match[str]) -> str:
+    ch = m.group(1)
+    if ch is None:
+        return m.group(0)[0]
+    return _ESCAPES.get(ch, ch)
+
+
+def decode_string(text: str) -> str:
+    """A quoted MySQL string literal (with its quotes) -> its value."""
+    body = text[1:-1]
+    if "\\" not in body and text[0] * 2 not in body:
+        return body
+    return _ESCAPE_RE.sub(_unescape_match, body)
+
+
+def decode_number(text: str) -> int | float:
+    if "." in text or "e" in text or "E" in text:
+        return float(text)
+    return int(text)
+
+
+def decode_hex(text: str) -> bytes:
+    digits = text[2:-1] if text[1] == "'" else text[2:]
+    if len(digits) % 2:
+        digits = "0" + digits
+    return bytes.fromhex(digits)
+
+
+def decode_bits(text: str) -> int:
+    digits = text[2:-1] if text[1] == "'" else text[2:]
+    return int(digits or "0", 2)
+
+
+class SyntaxError_(SQLError):
+    """1064, remembering the text it points at (a suffix of the shape: `?` for literals)."""
+
+    def __init__(self, near: str):
+        self.near = near
+        super().__init__(ER_PARSE_ERROR, _near_message(near))
+
+    def with_literals(self, sql: str) -> SQLError:
+        """The same error pointing into the original text (literals instead of `?`)."""
+        count = self.near.count("?")
+        if not count:
+            return self
+        texts = literal_texts(sql)[-count:] if count <= len(literal_texts(sql)) else []
+        if not texts:
+            return self
+        pieces = self.near.split("?")
+        near = pieces[0] + "".join(t + p for t, p in zip(texts, pieces[1:], strict=False))
+        return SQLError(ER_PARSE_ERROR, _near_message(near))
+
+
+def _near_message(near: str) -> str:
+    return ("check the manual that corresponds to your MariaDB server version for the right syntax "
+            f"to use near '{near[:80]}' at line 1")
+
+
+def syntax_error(near: str) -> SQLError:
+    return SyntaxError_(near)
+
+
+def extract(sql: str) -> tuple[str, list[object]]:
+    """Statement text -> (shape with `?` per literal, literal values in order)."""
+    if "/*!" in sql:
+        sql = _EXEC_COMMENT.sub(r" \1 ", sql)
+    params: list[object] = []
+    parts: list[str] = []
+    last = 0
+    for m in _LITERALS.finditer(sql):
+        kind = m.lastgroup
+        if kind == "skip":
+            continue
+        text = m.group(kind)
+        if kind == "str":
+            value: object = decode_string(text)
+        elif kind == "num":
+            value = decode_number(text)
+        elif kind == "hex":
+            value = decode_hex(text)
+        elif kind == "bits":
+            value = decode_bits(text)
+        else:
+            raise syntax_error(sql[m.start():])
+        parts.append(sql[last:m.start()])
+        parts.append("?")
+        params.append(value)
+        last = m.end()
+    if not params:
+        return sql, params
+    parts.append(sql[last:])
+    return "".join(parts), params
+
+
+def literal_texts(sql: str) -> list[str]:
+    """The literals' source texts, in `extract`'s order (for result column names)."""
+    if "/*!" in sql:
+        sql = _EXEC_COMMENT.sub(r" \1 ", sql)
+    return [m.group(m.lastgroup) for m in _LITERALS.finditer(sql) if m.lastgroup != "skip"]
+
+
+@dataclass(frozen=True, slots=True)
+class Token:
+    kind: str  # word, ident (backticked/double-quoted identifier), param, var, sysvar, op
+    text: str  # source text (for words: as written)
+    param: int = -1  # index into the shape's literals, for kind == "param"
+    start: int = 0  # span in the shape text
+    end: int = 0
+
+    @property
+    def upper(self) -> str:
+        return self.text.upper() if self.kind == "word" else ""
+
+    def is_word(self, *words: str) -> bool:
+        return self.kind == "word" and self.text.upper() in words
+
+
+_TOKENS = re.compile(
+    r"""
+    (?P<ws>\s+|/\*.*?\*/|--(?=[ \t\r\n]|$)[^\n]*|\#[^\n]*)
+    |(?P<ident>`(?:[^`]|``)*`)
+    |(?P<param>\?)
+    |(?P<sysvar>@@(?:[\w$.]+))
+    |(?P<var>@(?:[\w$.]+|`(?:[^`]|``)*`))
+    |(?P<word>[A-Za-z_$\x80-\U0010ffff][\w$\x80-\U0010ffff]*)
+    |(?P<op><=>|<=|>=|<>|!=|:=|\|\||&&|<<|>>|->>|->|[-+*/%=<>!~^&|(),.;:{}])
+    """,
+    re.S | re.X,
+)
+
+
+def tokenize(shape: str) -> list[Token]:
+    tokens: list[Token] = []
+    pos = 0
+    nparam = 0
+    end = len(shape)
+    match = _TOKENS.match
+    while pos < end:
+        m = match(shape, pos)
+        if m is None:
+            raise syntax_error(shape[pos:])
+        kind = m.lastgroup
+        text = m.group()
+        pos = m.end()
+        if kind == "ws":
+            continue
+        start = m.start()
+        if kind == "ident":
+            tokens.append(Token("ident", text[1:-1].replace("``", "`"), -1, start, pos))
+        elif kind == "param":
+            tokens.append(Token("param", "?", nparam, start, pos))
+            nparam += 1
+        elif kind == "var":
+            name = text[1:]
+            if name.startswith("`"):
+                name = name[1:-1].replace("``", "`")
+            tokens.append(Token("var", name, -1, start, pos))
+        else:
+            tokens.append(Token(kind, text, -1, start, pos))
+    while tokens and tokens[-1].text == ";" and tokens[-1].kind == "op":
+        tokens.pop()
+    return tokens
+
+
+def quote_ident(name: str) -> str:
+    """An identifier for SQLite."""
+    return '"' + name.replace('"', '""') + '"'
+
+
+def mysql_ident(name: str) -> str:
+    """An identifier for MySQL output (SHOW CREATE TABLE)."""
+    return "`" + name.replace("`", "``") + "`"

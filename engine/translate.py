@@ -1,0 +1,764 @@
+"""MySQL DML/SELECT shapes -> SQLite SQL (`Plan`), once per (shape, default database, catalog
+version); the engine caches the result.
+
+A `Plan` is a pure function of its key: its SQL has one `?` per argument and `args` says where each
+argument comes from (a literal of the statement, or a per-execution value such as the statement's
+NOW(), the session's LAST_INSERT_ID(), a user variable). Unqualified table names are qualified
+with the session's database, so `db.table` resolves to the schema file ATTACHed as `db`.
+
+Rewrites: backtick identifiers, MySQL functions SQLite lacks (NOW(), UNIX_TIMESTAMP(), IF(), RAND()
+... either per-execution arguments or functions registered on every connection by the engine),
+`||`/`&&`/`!` as logical operators, `/` as real division, `DIV`, `<=>`, LIKE's backslash escape,
+index hints / FOR UPDATE / DUAL dropped, INSERT IGNORE / REPLACE / ON DUPLICATE KEY UPDATE /
+INSERT ... SET. For INSERT ... VALUES into a table with an AUTO_INCREMENT column, every row's
+value of that column becomes an argument (`Plan.auto_slots`) so that the engine can hand out
+MySQL's ids (0/NULL/DEFAULT/absent = next id), exactly reproducible from a binlog INSERT_ID.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from engine.catalog import Table
+from engine.lexer import Token, quote_ident, syntax_error
+from protocol.errors import (
+    ER_BAD_FIELD_ERROR,
+    ER_BAD_NULL_ERROR,
+    ER_NO_DB_ERROR,
+    ER_NO_DEFAULT_FOR_FIELD,
+    ER_NO_SUCH_TABLE,
+    ER_NOT_SUPPORTED_YET,
+    ER_WRONG_VALUE_COUNT_ON_ROW,
+    SQLError,
+)
+
+# Per-execution argument sources (besides an int: the index of a literal of the statement).
+NOW, CURDATE, CURTIME, UNIX_NOW, LAST_ID, DATABASE, CONN_ID = (
+    "now", "curdate", "curtime", "unix", "lastid", "db", "connid")
+
+CLAUSE_WORDS = {
+    "WHERE", "GROUP", "ORDER", "HAVING", "LIMIT", "SET", "UNION", "WINDOW", "FOR", "LOCK", "VALUES",
+    "VALUE", "ON", "USING", "INTO", "PROCEDURE", "EXCEPT", "INTERSECT", "SELECT", "DUPLICATE",
+    "RETURNING",
+}
+JOIN_WORDS = {"JOIN", "STRAIGHT_JOIN"}
+JOIN_MODIFIERS = {"INNER", "CROSS", "LEFT", "RIGHT", "OUTER", "NATURAL", "FULL"}
+NOT_ALIAS = CLAUSE_WORDS | JOIN_WORDS | JOIN_MODIFIERS | {"FORCE", "USE", "IGNORE", "AS", "PARTITION"}
+
+FUNC_RENAME = {
+    "IF": "iif", "GREATEST": "max", "LEAST": "min", "CHAR_LENGTH": "length",
+    "CHARACTER_LENGTH": "length", "UCASE": "upper", "LCASE": "lower", "MID": "substr",
+    "SUBSTRING": "substr", "POWER": "pow", "CEILING": "ceil", "ISNULL": "mysql_isnull",
+    "RAND": "mysql_rand", "LENGTH": "octet_length", "OCTET_LENGTH": "octet_length",
+    "DAYOFMONTH": "day", "SCHEMA": "database", "CURRENT_USER": "user", "SESSION_USER": "user",
+    "SYSTEM_USER": "user", "LOCATE": "mysql_locate", "POSITION": "mysql_locate",
+}
+CAST_TYPES = {"SIGNED": "INTEGER", "UNSIGNED": "INTEGER", "CHAR": "TEXT", "DECIMAL": "REAL",
+              "DATETIME": "TEXT", "DATE": "TEXT", "TIME": "TEXT", "BINARY": "BLOB", "DOUBLE": "REAL",
+              "FLOAT": "REAL", "INTEGER": "INTEGER", "INT": "INTEGER", "NCHAR": "TEXT", "JSON": "TEXT"}
+WORD_RENAME = {"DIV": "/", "RLIKE": "REGEXP", "SEPARATOR": ","}  # GROUP_CONCAT(x SEPARATOR ',')
+NOW_WORDS = {"NOW", "CURRENT_TIMESTAMP", "LOCALTIME", "LOCALTIMESTAMP", "SYSDATE"}
+NILADIC = {  # usable without parentheses
+    "CURRENT_TIMESTAMP": NOW, "LOCALTIME": NOW, "LOCALTIMESTAMP": NOW,
+    "CURRENT_DATE": CURDATE, "CURRENT_TIME": CURTIME,
+}
+CALLS = {  # name() -> per-execution argument
+    "NOW": NOW, "SYSDATE": NOW, "CURRENT_TIMESTAMP": NOW, "LOCALTIME": NOW, "LOCALTIMESTAMP": NOW,
+    "CURDATE": CURDATE, "CURRENT_DATE": CURDATE, "CURTIME": CURTIME, "CURRENT_TIME": CURTIME,
+    "UNIX_TIMESTAMP": UNIX_NOW, "LAST_INSERT_ID": LAST_ID, "DATABASE": DATABASE, "SCHEMA": DATABASE,
+    "CONNECTION_ID": CONN_ID,
+}
+
+
+@dataclass
+class Plan:
+    kind: str  # "select" | "write"
+    sql: str
+    args: list[object]  # per `?`: int (literal index) or a source (NOW, ('const', v), ('var', n) ...)
+    identity: bool = False  # args == the literals, in order (the hot path)
+    target: tuple[str, str] | None = None  # (schema, table) written
+    auto_slots: list[int | None] | None = None  # per VALUES row: arg index of the AUTO_INCREMENT value
+    auto_dirty: bool = False  # ids may have been set outside auto_slots (INSERT ... SELECT, UPDATE)
+    insert_columns: list[str] = field(default_factory=list)
+    uses_last_id: bool = False
+    uses_rand: bool = False
+    names: list[object] | None = None  # select-list column names needing the statement's literals
+    nrows: int = 0  # INSERT ... VALUES: number of rows
+    cacheable: bool = True  # False when literals were inlined (ORDER BY 2)
+
+
+class Translator:
+    """One shape's translation. `catalog(schema, table)` -> Table | None."""
+
+    def __init__(self, tokens: list[Token], shape: str, database: str | None, catalog,
+                 schemas: set[str], params: list[object]):
+        self.tokens = tokens
+        self.params = params
+        self.cacheable = True
+        self.shape = shape
+        self.database = database
+        self.catalog = catalog
+        self.schemas = schemas
+        self.out: list[str] = []
+        self.args: list[object] = []
+        self.uses_last_id = False
+        self.uses_rand = False
+        self.auto_dirty = False
+
+    # --- helpers ---------------------------------------------------------------------------
+
+    def error_at(self, i: int) -> SQLError:
+        if i >= len(self.tokens):
+            return syntax_error("")
+        return syntax_error(self.shape[self.tokens[i].start:])
+
+    def add_arg(self, source: object) -> None:
+        self.out.append("?")
+        self.args.append(source)
+
+    def qualify(self, schema: str | None, table: str) -> tuple[str, str]:
+        if schema is None:
+            if self.database is None:
+                raise SQLError(ER_NO_DB_ERROR)
+            schema = self.database
+        return schema, table
+
+    def table_sql(self, schema: str, table: str) -> str:
+        return f"{quote_ident(schema)}.{quote_ident(table)}"
+
+    def need_table(self, schema: str, table: str) -> Table:
+        t = self.catalog(schema, table)
+        if t is None:
+            raise SQLError(ER_NO_SUCH_TABLE, schema, table)
+        return t
+
+    def read_table_name(self, i: int) -> tuple[int, str, str]:
+        """tokens[i] starts `name` or `db.name`: -> (next index, schema, table)."""
+        toks = self.tokens
+        first = toks[i]
+        if first.kind not in ("word", "ident"):
+            raise self.error_at(i)
+        if i + 2 < len(toks) and toks[i + 1].text == "." and toks[i + 1].kind == "op" \
+                and toks[i + 2].kind in ("word", "ident"):
+            return i + 3, first.text, toks[i + 2].text
+        schema, table = self.qualify(None, first.text)
+        return i + 1, schema, table
+
+    # --- the generic token rewriter ----------------------------------------------------------
+
+    def emit_range(self, i: int, end: int, *, stop_words: frozenset[str] = frozenset()) -> int:
+        """Rewrite tokens[i:end] (stop early at a depth-0 word in stop_words); returns the index
+        reached. Tracks FROM/JOIN table lists per parenthesis depth to qualify table names."""
+        toks = self.tokens
+        out = self.out
+        states: list[list[bool]] = []  # per open paren: saved [in_tables, expect_table]
+        in_tables = False
+        expect_table = False
+        in_order = False  # in an ORDER BY / GROUP BY list (where a number is a column position)
+        while i < end:
+            tok = toks[i]
+            kind = tok.kind
+            if in_order and kind == "param" and not states and isinstance(self.params[tok.param], int) \
+                    and i > 0 and (toks[i - 1].is_word("BY") or toks[i - 1].text == ","):
+                out.append(str(self.params[tok.param]))
+                self.cacheable = False
+                i += 1
+                continue
+            if not states and kind == "word" and tok.upper in stop_words:
+                return i
+            if kind == "op":
+                text = tok.text
+                if text == "(":
+                    if expect_table:
+                        expect_table = False
+                        in_tables_saved = True
+                    else:
+                        in_tables_saved = in_tables
+                    states.append([in_tables_saved, False])
+                    in_tables = False
+                    out.append("(")
+                elif text == ")":
+                    if not states:
+                        return i
+                    in_tables, expect_table = states.pop()
+                    out.append(")")
+                elif text == ",":
+                    out.append(",")
+                    if in_tables:
+                        expect_table = True
+                elif text == "||":
+                    out.append("OR")
+                elif text == "&&":
+                    out.append("AND")
+                elif text == "!":
+                    out.append("NOT")
+                elif text == "<=>":
+                    out.append("IS")
+                elif text == "/":
+                    out.append("* 1.0 /")
+                elif text in (":=", "->", "->>", "{", "}", ";"):
+                    raise self.error_at(i)
+                else:
+                    out.append(text)
+                i += 1
+                continue
+            if kind == "param":
+                self.add_arg(tok.param)
+                i += 1
+                continue
+            if kind == "var":
+                self.add_arg(("var", tok.text))
+                i += 1
+                continue
+            if kind == "sysvar":
+                raise SQLError(ER_NOT_SUPPORTED_YET, "system variables inside this statement")
+            if kind == "ident":
+                if expect_table:
+                    i = self.emit_table_ref(i)
+                    expect_table = False
+                    continue
+                out.append(quote_ident(tok.text))
+                i += 1
+                continue
+            # a bare word
+            word = tok.upper
+            nxt = toks[i + 1] if i + 1 < end else None
+            is_call = nxt is not None and nxt.kind == "op" and nxt.text == "("
+            if expect_table and not is_call and word not in ("SELECT", "LATERAL"):
+                i = self.emit_table_ref(i)
+                expect_table = False
+                continue
+            if word == "FROM":
+                out.append("FROM")
+                if nxt is not None and nxt.is_word("DUAL"):
+                    i += 2
+                    continue
+                in_tables = expect_table = True
+                i += 1
+                continue
+            if word in JOIN_WORDS:
+                out.append("JOIN")
+                in_tables = expect_table = True
+                i += 1
+                continue
+            if word in CLAUSE_WORDS and word != "ON":
+                in_tables = False
+            if word in CLAUSE_WORDS or word in ("ORDER", "GROUP", "BY"):
+                in_order = word == "BY" and i > 0 and toks[i - 1].is_word("ORDER", "GROUP")
+            if word == "FOR" and nxt is not None and nxt.is_word("UPDATE"):
+                i += 2
+                continue
+            if word == "LOCK" and nxt is not None and nxt.is_word("IN"):
+                i += 4  # LOCK IN SHARE MODE
+                continue
+            if word in ("SQL_CALC_FOUND_ROWS", "SQL_NO_CACHE", "SQL_CACHE", "HIGH_PRIORITY",
+                        "SQL_SMALL_RESULT", "SQL_BIG_RESULT", "SQL_BUFFER_RESULT"):
+                i += 1
+                continue
+            if word in ("_BINARY", "BINARY") and nxt is not None and nxt.kind == "param":
+                self.add_arg(("bytes", nxt.param))
+                i += 2
+                continue
+            if word.startswith("_") and word[1:].lower() in ("utf8", "utf8mb4", "latin1", "ascii", "utf8mb3") \
+                    and nxt is not None and nxt.kind == "param":
+                i += 1
+                continue
+            if is_call:
+                i = self.emit_call(i, word)
+                continue
+            if word in NILADIC:
+                self.add_arg(NILADIC[word])
+                i += 1
+                continue
+            if word in WORD_RENAME:
+                out.append(WORD_RENAME[word])
+                i += 1
+                continue
+            if word == "XOR":
+                raise SQLError(ER_NOT_SUPPORTED_YET, "XOR")
+            if word == "LIKE":
+                # MySQL's LIKE escapes with a backslash by default; SQLite has no default escape.
+                out.append("LIKE")
+                if nxt is not None and nxt.kind == "param" and not (
+                        i + 2 < end and toks[i + 2].is_word("ESCAPE")):
+                    self.add_arg(nxt.param)
+                    out.append("ESCAPE '\\'")
+                    i += 2
+                    continue
+                i += 1
+                continue
+            if word == "INTERVAL":
+                raise SQLError(ER_NOT_SUPPORTED_YET, "INTERVAL expressions")
+            out.append(tok.text)
+            i += 1
+        return i
+
+    def emit_table_ref(self, i: int) -> int:
+        """A table name in a FROM/JOIN list: qualify it, keep its alias, drop index hints."""
+        toks = self.tokens
+        i, schema, table = self.read_table_name(i)
+        if schema not in self.schemas:
+            raise SQLError(ER_NO_SUCH_TABLE, schema, table)
+        self.out.append(self.table_sql(schema, table))
+        # alias
+        if i < len(toks) and toks[i].is_word("AS"):
+            self.out.append("AS")
+            self.out.append(quote_ident(toks[i + 1].text))
+            i += 2
+        elif i < len(toks) and (toks[i].kind == "ident" or (
+                toks[i].kind == "word" and toks[i].upper not in NOT_ALIAS)):
+            self.out.append(quote_ident(toks[i].text))
+            i += 1
+        # index hints: {USE|FORCE|IGNORE} {INDEX|KEY} [FOR ...] (list)
+        while i + 1 < len(toks) and toks[i].is_word("USE", "FORCE", "IGNORE") and toks[i + 1].is_word("INDEX", "KEY"):
+            i += 2
+            while i < len(toks) and not (toks[i].kind == "op" and toks[i].text == "("):
+                i += 1
+            depth = 0
+            while i < len(toks):
+                if toks[i].text == "(" and toks[i].kind == "op":
+                    depth += 1
+                elif toks[i].text == ")" and toks[i].kind == "op":
+                    depth -= 1
+                    if depth == 0:
+                        i += 1
+                        break
+                i += 1
+        return i
+
+    def emit_call(self, i: int, word: str) -> int:
+        """name( ... ): per-execution values, renamed functions, CAST and friends."""
+        toks = self.tokens
+        closes = i + 2 < len(toks) and toks[i + 2].kind == "op" and toks[i + 2].text == ")"
+        if word in CALLS and closes:
+            source = CALLS[word]
+            if source == LAST_ID:
+                self.uses_last_id = True
+            self.add_arg(source)
+            return i + 3
+        if word == "UNIX_TIMESTAMP":
+            self.out.append("mysql_unix_timestamp")
+            return i + 1
+        if word == "LAST_INSERT_ID":
+            raise SQLError(ER_NOT_SUPPORTED_YET, "LAST_INSERT_ID(expr)")
+        if word == "RAND":
+            self.uses_rand = True
+        if word == "CAST" or word == "CONVERT":
+            return self.emit_cast(i, word)
+        if word == "VALUES":
+            # ON DUPLICATE KEY UPDATE c = VALUES(c)
+            col = toks[i + 2]
+            self.out.append("excluded." + quote_ident(col.text))
+            return i + 4
+        if word == "VERSION":
+            self.add_arg(("const", "10.11.0-semisync"))
+            return i + 3
+        if word in ("USER",) and closes:
+            self.add_arg(("const", "root@localhost"))
+            return i + 3
+        self.out.append(FUNC_RENAME.get(word, toks[i].text))
+        return i + 1
+
+    def emit_cast(self, i: int, word: str) -> int:
+        toks = self.tokens
+        # find the matching ')' and the depth-1 AS (CAST) or ',' / USING (CONVERT)
+        depth = 0
+        j = i + 1
+        split = None
+        while j < len(toks):
+            t = toks[j]
+            if t.kind == "op" and t.text == "(":
+                depth += 1
+            elif t.kind == "op" and t.text == ")":
+                depth -= 1
+                if depth == 0:
+                    break
+            elif depth == 1 and split is None and (
+                    t.is_word("AS") if word == "CAST" else (t.text == "," or t.is_word("USING"))):
+                split = j
+            j += 1
+        if split is None or j >= len(toks):
+            raise self.error_at(i)
+        if toks[split].is_word("USING"):
+            self.out.append("(")
+            self.emit_range(i + 2, split)
+            self.out.append(")")
+            return j + 1
+        target = toks[split + 1].upper
+        if target not in CAST_TYPES:
+            raise self.error_at(split + 1)
+        self.out.append("CAST(")
+        self.emit_range(i + 2, split)
+        self.out.append(" AS " + CAST_TYPES[target] + ")")
+        return j + 1
+
+    # --- statements --------------------------------------------------------------------------
+
+    def plan(self) -> Plan:
+        first = self.tokens[0].upper if self.tokens else ""
+        if first in ("SELECT", "WITH") or (self.tokens and self.tokens[0].text == "("):
+            return self.plan_select()
+        if first in ("INSERT", "REPLACE"):
+            return self.plan_insert()
+        if first == "UPDATE":
+            return self.plan_update()
+        if first == "DELETE":
+            return self.plan_delete()
+        raise self.error_at(0)
+
+    def finish(self, kind: str, **kw) -> Plan:
+        args = self.args
+        identity = len(args) == len(self.params) and all(a == n for n, a in enumerate(args))
+        return Plan(kind=kind, sql=" ".join(self.out), args=args, identity=identity,
+                    uses_last_id=self.uses_last_id, uses_rand=self.uses_rand,
+                    auto_dirty=self.auto_dirty, cacheable=self.cacheable, **kw)
+
+    def plan_select(self) -> Plan:
+        end = self.emit_range(0, len(self.tokens))
+        if end != len(self.tokens):
+            raise self.error_at(end)
+        return self.finish("select", names=self.select_names())
+
+    def select_names(self) -> list[object] | None:
+        """Column names MySQL would report, where SQLite's would differ (literals, rewrites)."""
+        toks = self.tokens
+        if not toks or not toks[0].is_word("SELECT"):
+            return None
+        i = 1
+        while i < len(toks) and toks[i].is_word("DISTINCT", "ALL", "DISTINCTROW", "SQL_CALC_FOUND_ROWS",
+                                               "SQL_NO_CACHE", "HIGH_PRIORITY", "STRAIGHT_JOIN"):
+            i += 1
+        items: list[list[Token]] = [[]]
+        depth = 0
+        while i < len(toks):
+            t = toks[i]
+            if t.kind == "op" and t.text == "(":
+                depth += 1
+            elif t.kind == "op" and t.text == ")":
+                depth -= 1
+            elif depth == 0 and (t.is_word("FROM", "INTO", "UNION", "WHERE", "LIMIT", "ORDER", "GROUP", "HAVING")):
+                break
+            if depth == 0 and t.kind == "op" and t.text == ",":
+                items.append([])
+            else:
+                items[-1].append(t)
+            i += 1
+        names: list[object] = []
+        wanted = False
+        for item in items:
+            if not item or any(t.text == "*" and t.kind == "op" for t in item):
+                return None
+            aliased = any(t.is_word("AS") for t in item) or (
+                len(item) > 1 and item[-1].kind in ("word", "ident") and item[-2].kind in ("word", "ident", "param")
+                and not item[-2].is_word("NOT", "IS", "AND", "OR", "LIKE", "IN"))
+            plain = all(t.kind in ("word", "ident") or (t.kind == "op" and t.text == ".") for t in item) and \
+                not any(t.kind == "word" and t.upper in NILADIC for t in item)
+            if aliased or plain:
+                names.append(None)
+                continue
+            wanted = True
+            if len(item) == 1 and item[0].kind == "param":
+                names.append(("value", item[0].param))
+                continue
+            parts: list[object] = []
+            pos = item[0].start
+            for t in item:
+                if t.kind == "param":
+                    parts.append(self.shape[pos:t.start])
+                    parts.append(t.param)
+                    pos = t.end
+            parts.append(self.shape[pos:item[-1].end])
+            names.append(("text", parts))
+        return names if wanted else None
+
+    def plan_insert(self) -> Plan:
+        toks = self.tokens
+        verb = toks[0].upper
+        i = 1
+        ignore = False
+        while i < len(toks) and toks[i].is_word("LOW_PRIORITY", "DELAYED", "HIGH_PRIORITY", "IGNORE"):
+            ignore = ignore or toks[i].upper == "IGNORE"
+            i += 1
+        if i < len(toks) and toks[i].is_word("INTO"):
+            i += 1
+        i, schema, name = self.read_table_name(i)
+        table = self.need_table(schema, name)
+        if verb == "REPLACE":
+            self.out.append("REPLACE INTO")
+        else:
+            self.out.append("INSERT OR IGNORE INTO" if ignore else "INSERT INTO")
+        self.out.append(self.table_sql(schema, name))
+        columns: list[str] | None = None
+        if i < len(toks) and toks[i].kind == "op" and toks[i].text == "(" and not (
+                i + 1 < len(toks) and toks[i + 1].is_word("SELECT")):
+            columns = []
+            i += 1
+            while True:
+                t = toks[i]
+                if t.kind not in ("word", "ident"):
+                    raise self.error_at(i)
+                # `t.col` is allowed in MySQL's column list
+                if i + 2 < len(toks) and toks[i + 1].text == ".":
+                    i += 2
+                    t = toks[i]
+                if table.column(t.text) is None:
+                    raise SQLError(ER_BAD_FIELD_ERROR, t.text, "field list")
+                columns.append(table.column(t.text).name)
+                i += 1
+                if toks[i].text == ")":
+                    i += 1
+                    break
+                if toks[i].text != ",":
+                    raise self.error_at(i)
+                i += 1
+        rows: list[list[tuple[int, int]]] = []
+        if i < len(toks) and toks[i].is_word("SET"):
+            # INSERT ... SET a=1, b=2  ==  INSERT (a, b) VALUES (1, 2)
+            columns, row = [], []
+            i += 1
+            while True:
+                t = toks[i]
+                if table.column(t.text) is None:
+                    raise SQLError(ER_BAD_FIELD_ERROR, t.text, "field list")
+                columns.append(table.column(t.text).name)
+                if toks[i + 1].text != "=":
+                    raise self.error_at(i + 1)
+                start = i + 2
+                i = self.value_end(start)
+                row.append((start, i))
+                if i < len(toks) and toks[i].text == ",":
+                    i += 1
+                    continue
+                break
+            rows.append(row)
+        elif i < len(toks) and toks[i].is_word("VALUES", "VALUE"):
+            i += 1
+            while True:
+                if toks[i].text != "(":
+                    raise self.error_at(i)
+                i += 1
+                row = []
+                if toks[i].text == ")":
+                    i += 1
+                else:
+                    while True:
+                        start = i
+                        i = self.value_end(start)
+                        row.append((start, i))
+                        if toks[i].text == ",":
+                            i += 1
+                            continue
+                        if toks[i].text == ")":
+                            i += 1
+                            break
+                        raise self.error_at(i)
+                rows.append(row)
+                if i < len(toks) and toks[i].text == ",":
+                    i += 1
+                    continue
+                break
+        else:
+            # INSERT ... SELECT
+            cols_sql = "" if columns is None else "(" + ", ".join(quote_ident(c) for c in columns) + ")"
+            self.out.append(cols_sql)
+            i = self.emit_range(i, len(toks), stop_words=frozenset({"ON"}))
+            self.auto_dirty = True
+            if i < len(toks):
+                self.out.append("WHERE true")  # SQLite's upsert-after-SELECT parsing rule
+                i = self.emit_upsert(i, table)
+            if i != len(toks):
+                raise self.error_at(i)
+            return self.finish("write", target=(schema, table.name), insert_columns=columns or [])
+        if columns is None:
+            columns = [c.name for c in table.columns]
+        for n, row in enumerate(rows, 1):
+            if len(row) != len(columns) and not (not row and columns):
+                raise SQLError(ER_WRONG_VALUE_COUNT_ON_ROW, n)
+        auto = table.auto_column
+        lower = [c.lower() for c in columns]
+        for col in table.columns:  # strict mode: a NOT NULL column without default must be given
+            if col.name.lower() not in lower and not (col.nullable or col.has_default or col.auto_increment
+                                                      or col.default_now):
+                raise SQLError(ER_NO_DEFAULT_FOR_FIELD, col.name)
+        rowid = table.rowid_alias()
+        extra_now = [c.name for c in table.columns if c.default_now and c.name.lower() not in lower]
+        auto_missing = auto is not None and auto.name.lower() not in lower
+        out_cols = list(columns) + extra_now + ([auto.name] if auto_missing else [])
+        self.out.append("(" + ", ".join(quote_ident(c) for c in out_cols) + ") VALUES")
+        auto_slots: list[int | None] = []
+        for n, row in enumerate(rows):
+            if n:
+                self.out.append(",")
+            self.out.append("(")
+            slot: int | None = None
+            if not row:  # VALUES () : all defaults
+                row_spans: list[tuple[int, int] | None] = [None] * len(columns)
+            else:
+                row_spans = list(row)
+            for k, span in enumerate(row_spans):
+                if k:
+                    self.out.append(",")
+                col = table.column(columns[k])
+                is_auto = col is auto
+                if span is None or (span[1] - span[0] == 1 and toks[span[0]].is_word("DEFAULT")):
+                    if is_auto:
+                        slot = len(self.args)
+                        self.add_arg(("const", None))
+                    elif col.default_now:
+                        self.add_arg(NOW)
+                    else:
+                        self.add_arg(("const", col.default if col.has_default else None))
+                    continue
+                if is_auto and span[1] - span[0] == 1 and toks[span[0]].kind == "param":
+                    slot = len(self.args)
+                    self.add_arg(toks[span[0]].param)
+                    continue
+                if span[1] - span[0] == 1 and toks[span[0]].is_word("NULL"):
+                    if is_auto:
+                        slot = len(self.args)
+                        self.add_arg(("const", None))
+                        continue
+                    if col is rowid or not col.nullable:  # SQLite would make up a rowid
+                        raise SQLError(ER_BAD_NULL_ERROR, col.name)
+                if is_auto:
+                    self.auto_dirty = True
+                self.emit_range(span[0], span[1])
+            for _ in extra_now:
+                self.out.append(",")
+                self.add_arg(NOW)
+            if auto_missing:
+                self.out.append(",")
+                slot = len(self.args)
+                self.add_arg(("const", None))
+            self.out.append(")")
+            auto_slots.append(slot)
+        if i < len(toks):
+            i = self.emit_upsert(i, table)
+        if i != len(toks):
+            raise self.error_at(i)
+        return self.finish("write", target=(schema, table.name), insert_columns=columns,
+                           auto_slots=auto_slots if auto is not None else None, nrows=len(rows))
+
+    def value_end(self, i: int) -> int:
+        """The end of one value expression starting at tokens[i] (a depth-0 ',' or ')')."""
+        toks = self.tokens
+        depth = 0
+        while i < len(toks):
+            t = toks[i]
+            if t.kind == "op":
+                if t.text == "(":
+                    depth += 1
+                elif t.text == ")":
+                    if depth == 0:
+                        return i
+                    depth -= 1
+                elif t.text == "," and depth == 0:
+                    return i
+            i += 1
+        return i
+
+    def emit_upsert(self, i: int, table: Table) -> int:
+        toks = self.tokens
+        if not (toks[i].is_word("ON") and i + 3 < len(toks) and toks[i + 1].is_word("DUPLICATE")
+                and toks[i + 2].is_word("KEY") and toks[i + 3].is_word("UPDATE")):
+            raise self.error_at(i)
+        self.out.append("ON CONFLICT DO UPDATE SET")
+        return self.emit_assignments(i + 4, len(toks), table)
+
+    def emit_assignments(self, i: int, end: int, table: Table, stop=frozenset()) -> int:
+        """a = expr, t.b = expr ... (qualifiers dropped on the left side, as SQLite wants)."""
+        toks = self.tokens
+        first = True
+        while i < end:
+            if not first:
+                self.out.append(",")
+            first = False
+            if i + 2 < end and toks[i + 1].text == "." and toks[i + 1].kind == "op":
+                i += 2
+            col = toks[i]
+            if col.kind not in ("word", "ident"):
+                raise self.error_at(i)
+            if table.column(col.text) is None:
+                raise SQLError(ER_BAD_FIELD_ERROR, col.text, "field list")
+            if table.auto_column is not None and table.column(col.text) is table.auto_column:
+                self.auto_dirty = True
+            if i + 1 >= end or toks[i + 1].text != "=":
+                raise self.error_at(i + 1)
+            self.out.append(quote_ident(table.column(col.text).name) + " =")
+            start = i + 2
+            j = self.value_end(start)
+            # stop at a depth-0 clause word (WHERE / ORDER / LIMIT) inside the last value
+            k = start
+            depth = 0
+            while k < j:
+                t = toks[k]
+                if t.kind == "op" and t.text == "(":
+                    depth += 1
+                elif t.kind == "op" and t.text == ")":
+                    depth -= 1
+                elif depth == 0 and t.kind == "word" and t.upper in stop:
+                    j = k
+                    break
+                k += 1
+            self.emit_range(start, j)
+            i = j
+            if i < end and toks[i].text == ",":
+                i += 1
+                continue
+            break
+        return i
+
+    def plan_update(self) -> Plan:
+        toks = self.tokens
+        i = 1
+        ignore = False
+        while i < len(toks) and toks[i].is_word("LOW_PRIORITY", "IGNORE"):
+            ignore = ignore or toks[i].upper == "IGNORE"
+            i += 1
+        i, schema, name = self.read_table_name(i)
+        table = self.need_table(schema, name)
+        self.out.append("UPDATE OR IGNORE" if ignore else "UPDATE")
+        self.out.append(self.table_sql(schema, name))
+        if i < len(toks) and toks[i].is_word("AS"):
+            i += 1
+        if i < len(toks) and not toks[i].is_word("SET"):
+            if toks[i].kind in ("word", "ident") and not toks[i].is_word(*NOT_ALIAS):
+                self.out.append("AS " + quote_ident(toks[i].text))
+                i += 1
+        if i >= len(toks) or not toks[i].is_word("SET"):
+            raise SQLError(ER_NOT_SUPPORTED_YET, "multi-table UPDATE") if i < len(toks) else self.error_at(i)
+        self.out.append("SET")
+        set_cols = {toks[k].text.lower() for k in range(i, len(toks) - 1)
+                    if toks[k + 1].text == "=" and toks[k].kind in ("word", "ident")}
+        i = self.emit_assignments(i + 1, len(toks), table, frozenset({"WHERE", "ORDER", "LIMIT"}))
+        for col in table.columns:
+            if col.on_update_now and col.name.lower() not in set_cols:
+                self.out.append(", " + quote_ident(col.name) + " =")
+                self.add_arg(NOW)
+        end = self.emit_range(i, len(toks))
+        if end != len(toks):
+            raise self.error_at(end)
+        return self.finish("write", target=(schema, table.name))
+
+    def plan_delete(self) -> Plan:
+        toks = self.tokens
+        i = 1
+        while i < len(toks) and toks[i].is_word("LOW_PRIORITY", "QUICK", "IGNORE"):
+            i += 1
+        if i >= len(toks) or not toks[i].is_word("FROM"):
+            raise SQLError(ER_NOT_SUPPORTED_YET, "multi-table DELETE") if i < len(toks) else self.error_at(i)
+        i, schema, name = self.read_table_name(i + 1)
+        table = self.need_table(schema, name)
+        if i < len(toks) and not toks[i].is_word("WHERE", "ORDER", "LIMIT", "USING"):
+            if toks[i].is_word("AS"):
+                i += 1
+            self.out.append(f"DELETE FROM {self.table_sql(schema, name)} AS {quote_ident(toks[i].text)}")
+            i += 1
+        else:
+            self.out.append(f"DELETE FROM {self.table_sql(schema, name)}")
+        if i < len(toks) and toks[i].is_word("USING"):
+            raise SQLError(ER_NOT_SUPPORTED_YET, "multi-table DELETE")
+        end = self.emit_range(i, len(toks))
+        if end != len(toks):
+            raise self.error_at(end)
+        return self.finish("write", target=(schema, table.name))

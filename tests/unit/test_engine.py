@@ -1,0 +1,290 @@
+"""engine/: MySQL statements on SQLite — translation, types, auto-increment, escapes, errors."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine import Engine
+from engine.lexer import extract, tokenize
+from protocol.errors import SQLError
+
+SBTEST = """CREATE TABLE sbtest1(
+  id INTEGER NOT NULL AUTO_INCREMENT,
+  k INTEGER DEFAULT '0' NOT NULL,
+  c CHAR(120) DEFAULT '' NOT NULL,
+  pad CHAR(60) DEFAULT '' NOT NULL,
+  PRIMARY KEY (id)
+) /*! ENGINE = innodb */ """
+
+
+@pytest.fixture
+async def engine(tmp_path):
+    engine = await Engine.open(tmp_path / "data")
+    yield engine
+    await engine.close()
+
+
+async def run(engine, session, sql, context=None):
+    """Execute and, like the master's pipeline, group-commit what the statement committed."""
+    result = await session.execute(sql, context)
+    if result.committed is not None:
+        async with engine.writer_lock:
+            await engine.commit_group({"last": sql[:40]})
+    return result
+
+
+@pytest.fixture
+async def db(engine):
+    session = engine.session(1)
+    await run(engine, session, "CREATE DATABASE test")
+    session.database = "test"
+    return session
+
+
+def code_of(excinfo) -> int:
+    return excinfo.value.code
+
+
+# --- the lexer ----------------------------------------------------------------------------------
+
+
+def test_extract_replaces_literals_and_decodes_mysql_escapes():
+    shape, params = extract(r"INSERT INTO t VALUES (0, -12, 1.5, 'it\'s', 'a\\b\nc', "
+                            r"'x''y', "  "\"dq\", X'4142', 0x43, `col1`) -- 7")
+    assert shape == "INSERT INTO t VALUES (?, -?, ?, ?, ?, ?, ?, ?, ?, `col1`) -- 7"
+    assert params == [0, 12, 1.5, "it's", "a\\b\nc", "x'y", "dq", b"AB", b"C"]
+
+
+def test_extract_keeps_identifiers_with_digits_and_comments():
+    shape, params = extract("SELECT c FROM sbtest12 /* 5 'x' */ WHERE id=7 # 9")
+    assert shape == "SELECT c FROM sbtest12 /* 5 'x' */ WHERE id=? # 9"
+    assert params == [7]
+
+
+def test_same_shape_for_different_literals():
+    a, _ = extract("INSERT INTO sbtest1 (id, k, c, pad) VALUES (0, 5, 'a', 'b')")
+    b, _ = extract("INSERT INTO sbtest1 (id, k, c, pad) VALUES (0, 77, 'cc-dd', 'ee')")
+    assert a == b
+
+
+def test_executable_comment_content_is_kept():
+    shape, params = extract("CREATE TABLE t (a INT) /*!50100 ENGINE = innodb */")
+    assert "ENGINE = innodb" in shape and "/*" not in shape
+
+
+def test_bare_question_mark_is_a_syntax_error():
+    with pytest.raises(SQLError) as e:
+        extract("SELECT ?")
+    assert code_of(e) == 1064
+
+
+def test_tokenize_backticks_and_params():
+    tokens = tokenize("SELECT `a``b`, ? FROM t")
+    assert [t.kind for t in tokens] == ["word", "ident", "op", "param", "word", "word"]
+    assert tokens[1].text == "a`b"
+
+
+# --- execution ----------------------------------------------------------------------------------
+
+
+async def test_sysbench_table_auto_increment_zero_and_null_mean_next_id(engine, db):
+    await run(engine, db, SBTEST)
+    r = await run(engine, db, "INSERT INTO sbtest1(k, c, pad) VALUES(5, 'a', 'b'),(6, 'c', 'd')")
+    assert (r.affected_rows, r.last_insert_id) == (2, 1)
+    r = await run(engine, db, "INSERT INTO sbtest1 (id, k, c, pad) VALUES (0, 7, 'e', 'f')")
+    assert r.last_insert_id == 3
+    r = await run(engine, db, "INSERT INTO sbtest1 (id, k, c, pad) VALUES (NULL, 8, 'g', 'h')")
+    assert r.last_insert_id == 4
+    r = await run(engine, db, "INSERT INTO sbtest1 (id, k, c, pad) VALUES (10, 8, 'g', 'h')")
+    assert r.last_insert_id == 0
+    r = await run(engine, db, "INSERT INTO sbtest1 (k) VALUES (1)")
+    assert r.last_insert_id == 11
+    r = await run(engine, db, "SELECT id, k, c, pad FROM sbtest1 ORDER BY id")
+    assert [row[0] for row in r.rows] == [1, 2, 3, 4, 10, 11]
+    assert r.rows[-1] == (11, 1, "", "")
+    assert r.column_types == ["integer", "integer", "string", "string"]
+    r = await run(engine, db, "SELECT LAST_INSERT_ID()")
+    assert r.rows == [(11,)] and r.columns == ["LAST_INSERT_ID()"]
+
+
+async def test_ids_of_a_rolled_back_insert_are_not_reused(engine, db):
+    await run(engine, db, "CREATE TABLE t (id INT AUTO_INCREMENT PRIMARY KEY, v INT)")
+    await run(engine, db, "INSERT INTO t (v) VALUES (1)")
+    await run(engine, db, "BEGIN")
+    await run(engine, db, "INSERT INTO t (v) VALUES (2)")
+    await run(engine, db, "ROLLBACK")
+    r = await run(engine, db, "INSERT INTO t (v) VALUES (3)")
+    assert r.last_insert_id == 3
+
+
+async def test_sysbench_queries(engine, db):
+    await run(engine, db, SBTEST)
+    values = ",".join(f"({i}, '{i:03d}-c', 'pad')" for i in range(1, 21))
+    await run(engine, db, f"INSERT INTO sbtest1(k, c, pad) VALUES{values}")
+    await run(engine, db, "CREATE INDEX k_1 ON sbtest1(k)")
+    assert (await run(engine, db, "SELECT c FROM sbtest1 WHERE id=5")).rows == [("005-c",)]
+    r = await run(engine, db, "SELECT c FROM sbtest1 WHERE id BETWEEN 3 AND 5 ORDER BY c")
+    assert r.rows == [("003-c",), ("004-c",), ("005-c",)]
+    r = await run(engine, db, "SELECT DISTINCT c FROM sbtest1 WHERE id BETWEEN 3 AND 4 ORDER BY c")
+    assert r.rows == [("003-c",), ("004-c",)]
+    r = await run(engine, db, "SELECT SUM(k) FROM sbtest1 WHERE id BETWEEN 1 AND 4")
+    assert r.rows == [(10,)] and r.columns == ["SUM(k)"]
+    r = await run(engine, db, "UPDATE sbtest1 SET k=k+1 WHERE id=4")
+    assert r.affected_rows == 1 and r.committed is not None
+    r = await run(engine, db, "UPDATE sbtest1 SET c='new' WHERE id=4")
+    assert (await run(engine, db, "SELECT k, c FROM sbtest1 WHERE id=4")).rows == [(5, "new")]
+    r = await run(engine, db, "DELETE FROM sbtest1 WHERE id=4")
+    assert r.affected_rows == 1
+    r = await run(engine, db, "INSERT INTO sbtest1 (id, k, c, pad) VALUES (4, 9, 'x', 'y')")
+    assert (await run(engine, db, "SELECT k FROM sbtest1 WHERE id=4")).rows == [(9,)]
+    r = await run(engine, db, "UPDATE sbtest1 SET k=k+1 WHERE id=999")
+    assert r.affected_rows == 0 and r.committed is not None  # binlogged all the same
+    await run(engine, db, "DROP TABLE IF EXISTS sbtest1")
+    assert (await run(engine, db, "SHOW TABLES")).rows == []
+
+
+async def test_types_map_to_affinities(engine, db):
+    await run(engine, db, "CREATE TABLE `ty` (`i` BIGINT UNSIGNED, d DOUBLE, n DECIMAL(10,2), "
+                          "s VARCHAR(20) CHARACTER SET utf8mb4, b VARBINARY(8), dt DATETIME, "
+                          "tx TEXT, e ENUM('a','b')) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4")
+    await run(engine, db, "INSERT INTO ty VALUES ('12', '1.5', 2.25, 34, X'00ff', '2024-01-02 03:04:05', "
+                          "'t', 'b')")
+    r = await run(engine, db, "SELECT * FROM ty")
+    assert r.rows == [(12, 1.5, 2.25, "34", b"\x00\xff", "2024-01-02 03:04:05", "t", "b")]
+    assert r.column_types == ["integer", "double", "double", "string", "blob", "datetime", "string", "string"]
+
+
+async def test_escapes_and_comments_round_trip(engine, db):
+    await run(engine, db, "CREATE TABLE s (id INT PRIMARY KEY, v TEXT)")
+    await run(engine, db, r"INSERT INTO s VALUES (1, 'a\'b\\c\nd'), (2, 'semi;colon'), (3, '%_')"
+                          " /* trailing */")
+    r = await run(engine, db, "SELECT v FROM s /* c */ WHERE id = 1 -- end")
+    assert r.rows == [("a'b\\c\nd",)]
+    r = await run(engine, db, r"SELECT id FROM s WHERE v LIKE '\%\_'")
+    assert r.rows == [(3,)]
+
+
+async def test_functions(engine, db):
+    r = await run(engine, db, "SELECT CONCAT('a', 1, 'b'), IF(1 > 2, 'y', 'n'), IFNULL(NULL, 3), "
+                              "7 DIV 2, 7 / 2, 1 || 0, UPPER('x'), LENGTH('é'), CHAR_LENGTH('é'), "
+                              "GREATEST(1, 5, 3), COALESCE(NULL, 'z')")
+    assert r.rows == [("a1b", "n", 3, 3, 3.5, 1, "X", 2, 1, 5, "z")]
+    assert r.columns[0] == "CONCAT('a', 1, 'b')"
+    r = await run(engine, db, "SELECT NOW(), UNIX_TIMESTAMP(), CURRENT_TIMESTAMP, DATABASE(), 1 + 1 AS two",
+                  context=None)
+    now, unix, cur, dbname, two = r.rows[0]
+    assert now == cur and dbname == "test" and two == 2 and isinstance(unix, int)
+    assert r.column_types[0] == "datetime"
+
+
+async def test_insert_variants(engine, db):
+    await run(engine, db, "CREATE TABLE u (id INT PRIMARY KEY, v INT, UNIQUE KEY uv (v))")
+    await run(engine, db, "INSERT INTO u VALUES (1, 10)")
+    r = await run(engine, db, "INSERT IGNORE INTO u VALUES (1, 11)")
+    assert r.affected_rows == 0
+    await run(engine, db, "REPLACE INTO u VALUES (1, 12)")
+    await run(engine, db, "INSERT INTO u (id, v) VALUES (1, 13) ON DUPLICATE KEY UPDATE v = VALUES(v) + 1")
+    await run(engine, db, "INSERT INTO u SET id = 2, v = 20")
+    await run(engine, db, "INSERT INTO u (id, v) SELECT id + 10, v + 1 FROM u")
+    r = await run(engine, db, "SELECT id, v FROM u ORDER BY id")
+    assert r.rows == [(1, 14), (2, 20), (11, 15), (12, 21)]
+    with pytest.raises(SQLError) as e:
+        await run(engine, db, "INSERT INTO u VALUES (3, 20)")
+    assert code_of(e) == 1062 and "Duplicate entry '20' for key 'uv'" in e.value.message
+
+
+async def test_joins_and_qualified_names(engine, db):
+    await run(engine, db, "CREATE TABLE a (id INT PRIMARY KEY, name VARCHAR(10))")
+    await run(engine, db, "CREATE TABLE b (id INT PRIMARY KEY, a_id INT, qty INT)")
+    await run(engine, db, "INSERT INTO a VALUES (1, 'one'), (2, 'two')")
+    await run(engine, db, "INSERT INTO b VALUES (1, 1, 5), (2, 1, 6), (3, 2, 7)")
+    r = await run(engine, db, "SELECT a.name, SUM(b.qty) AS total FROM a JOIN test.b ON a.id = b.a_id "
+                              "GROUP BY a.name ORDER BY 2 DESC")
+    assert r.rows == [("one", 11), ("two", 7)] and r.columns == ["name", "total"]
+    r = await run(engine, db, "SELECT x.name FROM `test`.`a` AS x LEFT JOIN b y ON y.a_id = x.id "
+                              "AND y.qty > 6 WHERE y.id IS NULL")
+    assert r.rows == [("one",)]
+    r = await run(engine, db, "SELECT name FROM a WHERE id IN (SELECT a_id FROM b WHERE qty = 7) FOR UPDATE")
+    assert r.rows == [("two",)]
+    r = await run(engine, db, "SELECT COUNT(*) FROM (SELECT * FROM a FORCE KEY (PRIMARY) LIMIT 5) t")
+    assert r.rows == [(2,)]
+    other = engine.session(2)
+    r = await run(engine, other, "SELECT name FROM test.a WHERE id = 2")
+    assert r.rows == [("two",)]
+
+
+async def test_ddl_alter_show_describe(engine, db):
+    await run(engine, db, "CREATE TABLE t (id INT NOT NULL AUTO_INCREMENT, v VARCHAR(5), PRIMARY KEY (id))")
+    await run(engine, db, "INSERT INTO t (v) VALUES ('a'), ('b')")
+    await run(engine, db, "ALTER TABLE t ADD COLUMN n INT NOT NULL DEFAULT 7, ADD INDEX iv (v)")
+    await run(engine, db, "ALTER TABLE t ADD COLUMN m INT NOT NULL AFTER id")
+    r = await run(engine, db, "SELECT * FROM t ORDER BY id")
+    assert r.columns == ["id", "m", "v", "n"] and r.rows == [(1, 0, "a", 7), (2, 0, "b", 7)]
+    await run(engine, db, "ALTER TABLE t DROP COLUMN m")
+    r = await run(engine, db, "DESCRIBE t")
+    assert [row[:4] for row in r.rows] == [("id", "int(11)", "NO", "PRI"), ("v", "varchar(5)", "YES", "MUL"),
+                                           ("n", "int(11)", "NO", "")]
+    create = (await run(engine, db, "SHOW CREATE TABLE t")).rows[0][1]
+    assert "`id` int(11) NOT NULL AUTO_INCREMENT" in create and "KEY `iv` (`v`)" in create
+    r = await run(engine, db, "INSERT INTO t (v) VALUES ('c')")
+    assert r.last_insert_id == 3
+    await run(engine, db, "TRUNCATE TABLE t")
+    assert (await run(engine, db, "SELECT COUNT(*) FROM t")).rows == [(0,)]
+    await run(engine, db, "RENAME TABLE t TO t2")
+    assert (await run(engine, db, "SHOW TABLES")).rows == [("t2",)]
+    assert (await run(engine, db, "SHOW DATABASES")).rows == [("test",)]
+    await run(engine, db, "CREATE DATABASE IF NOT EXISTS test")
+    await run(engine, db, "DROP DATABASE test")
+    assert (await run(engine, db, "SHOW DATABASES")).rows == []
+    await run(engine, db, "DROP DATABASE IF EXISTS test")
+
+
+@pytest.mark.parametrize(
+    "sql, code",
+    [
+        ("SELEC 1", 1064),
+        ("SELECT * FROM nosuch", 1146),
+        ("SELECT nosuch FROM t", 1054),
+        ("INSERT INTO t (id, v) VALUES (1, 'x')", 1062),
+        ("INSERT INTO t (id, v) VALUES (NULL, NULL)", 1048),
+        ("INSERT INTO t (v) VALUES ('a')", 1364),
+        ("INSERT INTO t (id, v) VALUES (5)", 1136),
+        ("CREATE TABLE t (a INT)", 1050),
+        ("CREATE DATABASE test", 1007),
+        ("DROP DATABASE nodb", 1008),
+        ("DROP TABLE nosuch", 1051),
+        ("INSERT INTO nosuch VALUES (1)", 1146),
+        ("UPDATE t SET nosuch = 1", 1054),
+        ("", 1065),
+        ("ALTER TABLE t DROP COLUMN nosuch", 1091),
+    ],
+)
+async def test_errors_have_mysql_codes(engine, db, sql, code):
+    await run(engine, db, "CREATE TABLE t (id INT NOT NULL PRIMARY KEY, v VARCHAR(10) NOT NULL)")
+    await run(engine, db, "INSERT INTO t VALUES (1, 'x')")
+    with pytest.raises(SQLError) as e:
+        await run(engine, db, sql)
+    assert code_of(e) == code
+    assert (await run(engine, db, "SELECT COUNT(*) FROM t")).rows == [(1,)]
+
+
+async def test_no_database_selected_and_unknown_database(engine):
+    session = engine.session(1)
+    with pytest.raises(SQLError) as e:
+        await session.execute("SELECT * FROM t")
+    assert code_of(e) == 1046
+    with pytest.raises(SQLError) as e:
+        session.database = "nodb"
+    assert code_of(e) == 1049
+    with pytest.raises(SQLError) as e:
+        await session.execute("USE nodb")
+    assert code_of(e) == 1049
+
+
+async def test_the_shape_cache_translates_each_shape_once(engine, db):
+    await run(engine, db, "CREATE TABLE t (id INT NOT NULL AUTO_INCREMENT PRIMARY KEY, v INT)")
+    for i in range(5):
+        await run(engine, db, f"INSERT INTO t (id, v) VALUES (0, {i})")
+    shapes = [key[0] for key in engine._plans]
+    assert shapes.count("INSERT INTO t (id, v) VALUES (?, ?)") == 1
+    assert (await run(engine, db, "SELECT COUNT(*), MAX(id) FROM t")).rows == [(5, 5)]
