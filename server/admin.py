@@ -344,12 +344,10 @@ class Admin:
         return _OK
 
     async def _set_autocommit(self, session: ClientSession, value: Any) -> None:
-        var = self.server.variables.lookup("autocommit")
-        on = var.checked(value)
-        es = session.engine_session
-        if on and not es.autocommit and getattr(es, "in_transaction", False):
-            await session._engine_execute("COMMIT")  # SET autocommit=1 commits, as in mysqld
-        self.server.variables.set("autocommit", on, Scope.SESSION, session)
+        on = self.server.variables.lookup("autocommit").checked(value)
+        committed = await session.engine_session.set_autocommit(on)
+        if committed is not None:  # SET autocommit=1 commits an open transaction, as in mysqld
+            await session.commit(committed)
 
     def _set_names(self, session: ClientSession, t: Tokens) -> Any:
         if t.accept_word("NAMES") is None:

@@ -55,7 +55,6 @@ Contract
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -131,17 +130,28 @@ class Role:
 
 
 class NullRole(Role):
-    """No binlog, no replication: commits go straight to the engine, one group per commit.
+    """No binlog, no replication: commits go straight to the engine in groups.
 
-    Used by the server's own tests and as the simplest example of a role.
+    Every committing session takes a ticket; whoever gets the engine's writer lock first runs
+    `engine.commit_group({})`, which makes every transaction logically committed so far durable,
+    and the sessions whose ticket it covered return without a commit of their own. Used by the
+    server's own tests and as the simplest example of a role.
     """
 
     name = "null"
 
     def __init__(self) -> None:
-        self._writer = asyncio.Lock()
+        self._issued = 0  # tickets handed out to committing sessions
+        self._durable = 0  # every ticket up to this one is group-committed
 
     async def commit(self, session: ClientSession, txn: Any) -> None:
         assert self.server is not None
-        async with self._writer:
-            await self.server.engine.commit_group([txn])
+        engine = self.server.engine
+        self._issued += 1
+        ticket = self._issued
+        async with engine.writer_lock:
+            if self._durable >= ticket:
+                return
+            covered = self._issued
+            await engine.commit_group({})
+            self._durable = covered

@@ -24,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import re
 import time
 from collections.abc import Callable
 from dataclasses import replace
@@ -40,6 +41,7 @@ from protocol.errors import (
     ER_QUERY_INTERRUPTED,
     ER_SERVER_SHUTDOWN,
     ER_SPECIFIC_ACCESS_DENIED_ERROR,
+    ER_TABLEACCESS_DENIED_ERROR,
     ER_UNKNOWN_COM_ERROR,
     ER_UNKNOWN_ERROR,
     RemoteProtocolError,
@@ -50,6 +52,7 @@ from protocol.messages import (
     OK,
     AuthSwitchResponse,
     Capability,
+    ColumnDefinition,
     ComBinlogDump,
     ComBinlogDumpGtid,
     ComInitDB,
@@ -58,13 +61,14 @@ from protocol.messages import (
     ComQuery,
     ComQuit,
     ComRegisterSlave,
+    FieldType,
     HandshakeResponse,
     ResultSet,
     ServerStatus,
     column,
 )
 from server import sql as sqltext
-from server.users import REPLICATION_SLAVE, Account
+from server.users import ALL, REPLICATION_CLIENT, REPLICATION_SLAVE, SUPER, Account
 
 if TYPE_CHECKING:
     from server.listener import Server
@@ -80,8 +84,71 @@ _MULTI = int(Capability.CLIENT_MULTI_STATEMENTS)
 WRITE_KEYWORDS = frozenset({
     "INSERT", "UPDATE", "DELETE", "REPLACE", "CREATE", "DROP", "ALTER", "TRUNCATE", "RENAME", "LOAD",
 })
+# Statements (dispatch keyword) that need one of these privileges, whoever executes them.
+STATEMENT_PRIVILEGES: dict[str, tuple[str, ...]] = {
+    "SHOW MASTER": (SUPER, REPLICATION_CLIENT),
+    "SHOW SLAVE": (SUPER, REPLICATION_CLIENT),
+    "SHOW BINARY": (SUPER, REPLICATION_CLIENT),
+    "SHOW BINLOG": (REPLICATION_SLAVE,),
+    "CHANGE MASTER": (SUPER,),
+    "START SLAVE": (SUPER,),
+    "STOP SLAVE": (SUPER,),
+    "RESET SLAVE": (SUPER, "RELOAD"),
+    "RESET MASTER": (SUPER, "RELOAD"),
+    "PURGE BINARY": (SUPER,),
+    "PURGE MASTER": (SUPER,),
+    "FLUSH BINARY": (SUPER, "RELOAD"),
+}
+# Engine statements (first keyword) and the table privilege they need (accounts without ALL).
+_TABLE_PRIVILEGES = {
+    "SELECT": "SELECT", "INSERT": "INSERT", "REPLACE": "INSERT", "UPDATE": "UPDATE",
+    "DELETE": "DELETE", "CREATE": "CREATE", "DROP": "DROP", "ALTER": "ALTER", "TRUNCATE": "DROP",
+    "RENAME": "ALTER", "LOAD": "INSERT",
+}
+_TABLE_NAME = re.compile(r"\b(?:FROM|INTO|UPDATE|TABLE|DATABASE|SCHEMA|INDEX\s+\S+\s+ON)\s+[`]?([\w$.]+)", re.IGNORECASE)
 # Role commands needing REPLICATION SLAVE.
 _REPLICATION_COMMANDS = (ComRegisterSlave, ComBinlogDump, ComBinlogDumpGtid)
+
+
+class UserVars(dict):
+    """User variables: names are case-insensitive (stored lower case, without '@')."""
+
+    __slots__ = ()
+
+    def __getitem__(self, key: str) -> Any:
+        return super().__getitem__(key.lower())
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        super().__setitem__(key.lower(), value)
+
+    def __contains__(self, key: object) -> bool:
+        return super().__contains__(key.lower() if isinstance(key, str) else key)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return super().get(key.lower(), default)
+
+
+# Engine column kinds -> wire types; the definitions are built once per (name, kind).
+_FIELD_TYPES = {
+    "integer": FieldType.LONGLONG,
+    "double": FieldType.DOUBLE,
+    "string": FieldType.VAR_STRING,
+    "blob": FieldType.BLOB,
+    "datetime": FieldType.DATETIME,
+    "null": FieldType.NULL,
+}
+_COLUMN_CACHE: dict[tuple[str, str], ColumnDefinition] = {}
+
+
+def result_column(name: str, kind: str) -> ColumnDefinition:
+    key = (name, kind)
+    col = _COLUMN_CACHE.get(key)
+    if col is None:
+        col = column(name, _FIELD_TYPES.get(kind, FieldType.VAR_STRING))
+        if len(_COLUMN_CACHE) > 4096:
+            _COLUMN_CACHE.clear()
+        _COLUMN_CACHE[key] = col
+    return col
 
 
 class _Killed(Exception):
@@ -98,7 +165,7 @@ class ClientSession(asyncio.Protocol):
         self.user = "unauthenticated user"
         self.host = ""  # client address (no port)
         self.peer = ""  # "address:port" as SHOW PROCESSLIST shows it
-        self.user_vars: dict[str, Any] = {}
+        self.user_vars: dict[str, Any] = UserVars()
         self.sysvars: dict[str, Any] = server.variables.session_defaults()
         self.engine_session: Any = None
         # SHOW PROCESSLIST
@@ -121,12 +188,12 @@ class ClientSession(asyncio.Protocol):
         self._killed = False
         self._shutting_down = False
         self._multi = False
+        self._all_privileges = False  # refreshed at login; GRANT/REVOKE apply at next login
 
     # -- asyncio.Protocol -----------------------------------------------------------------------
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        assert isinstance(transport, asyncio.Transport)
-        self.transport = transport
+        self.transport = transport  # type: ignore[assignment]  (uvloop's are not asyncio.Transport)
         peer = transport.get_extra_info("peername")
         if isinstance(peer, tuple):
             self.host = str(peer[0])
@@ -331,8 +398,10 @@ class ClientSession(asyncio.Protocol):
             self.write(conn.send(ERR.from_error(ER_ACCESS_DENIED_ERROR, login.user, self.host, using)))
             return False
         self.account = account
+        self._all_privileges = account.has(ALL)
         self.user = login.user
         self.engine_session = server.engine.session(self.connection_id)
+        self.engine_session.user_vars = self.user_vars  # one dict: SET @a here, @a in DML there
         if login.database:
             if not server.engine.has_database(login.database):
                 self.write(conn.send(ERR.from_error(ER_BAD_DB_ERROR, login.database)))
@@ -438,9 +507,21 @@ class ClientSession(asyncio.Protocol):
         return account is not None and account.has(*privileges)
 
     def require(self, *privileges: str) -> None:
-        """Raise ER_SPECIFIC_ACCESS_DENIED_ERROR unless the user holds one of `privileges`."""
+        """Raise ER_SPECIFIC_ACCESS_DENIED_ERROR unless the user holds one of `privileges`
+        (ALL PRIVILEGES always does)."""
         if not self.has_privilege(*privileges):
-            raise SQLError(ER_SPECIFIC_ACCESS_DENIED_ERROR, " or ".join(privileges))
+            named = [p for p in privileges if p != ALL] or [SUPER]
+            raise SQLError(ER_SPECIFIC_ACCESS_DENIED_ERROR, ", ".join(named))
+
+    def _check_table_privilege(self, first: str, sql: str) -> None:
+        needed = _TABLE_PRIVILEGES.get(first)
+        if needed is None or self.has_privilege(needed):
+            return
+        if first == "SELECT" and "FROM" not in sql.upper():
+            return  # SELECT 1, SELECT NOW(): no table, no privilege
+        m = _TABLE_NAME.search(sql)
+        table = m.group(1).rsplit(".", 1)[-1] if m else ""
+        raise SQLError(ER_TABLEACCESS_DENIED_ERROR, needed, self.user, self.host, table)
 
     async def _com_query(self, sql: str) -> None:
         self.server.stats.questions += 1
@@ -475,7 +556,7 @@ class ClientSession(asyncio.Protocol):
         elif result.columns:
             types = result.column_types or ()
             columns = tuple(
-                column(name, types[i]) if i < len(types) else column(name)
+                result_column(name, types[i] if i < len(types) else "string")
                 for i, name in enumerate(result.columns)
             )
             message = ResultSet(columns, result.rows, flags)
@@ -492,6 +573,10 @@ class ClientSession(asyncio.Protocol):
             return await self._engine_execute(sql)
         server = self.server
         server.stats.count_command(keyword)
+        if self._all_privileges is False:
+            required = STATEMENT_PRIVILEGES.get(keyword)
+            if required is not None:
+                self.require(*required)
         role = server.role
         if role.claims(keyword):
             result = await role.execute(self, sql, keyword)
@@ -505,16 +590,28 @@ class ClientSession(asyncio.Protocol):
                 return result
         if role.read_only and first in WRITE_KEYWORDS:
             raise SQLError(ER_OPTION_PREVENTS_STATEMENT, "--read-only")
+        if self._all_privileges is False:
+            self._check_table_privilege(first, sql)
         return await self._engine_execute(sql)
 
     async def _engine_execute(self, sql: str) -> Any:
-        result = await self.engine_session.execute(sql)
-        committed = result.committed
-        if committed is not None:
-            # Never cancelled: kill() and shutdown leave a session alone while it commits.
-            self._in_commit = True
-            try:
-                await self.server.role.commit(self, committed)
-            finally:
-                self._in_commit = False
+        try:
+            result = await self.engine_session.execute(sql)
+        except SQLError as exc:
+            # A failing DDL still committed the transaction before it (MySQL's implicit commit).
+            committed = getattr(exc, "committed", None)
+            if committed is not None:
+                await self.commit(committed)
+            raise
+        if result.committed is not None:
+            await self.commit(result.committed)
         return result
+
+    async def commit(self, committed: Any) -> None:
+        """Hand a logically committed engine transaction to the role (group commit)."""
+        # Never cancelled: kill() and shutdown leave a session alone while it commits.
+        self._in_commit = True
+        try:
+            await self.server.role.commit(self, committed)
+        finally:
+            self._in_commit = False

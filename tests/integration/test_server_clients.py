@@ -1,0 +1,130 @@
+"""The server shell with NullRole and the real engine, driven by stock clients: PyMySQL and the
+`mariadb` command-line client (DDL, DML, transactions, multi-statements, NULLs, errors)."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+
+import pymysql
+import pytest
+from pymysql.constants import CLIENT
+
+from tests.support.server_shell import ROOT_PASSWORD, ShellServer
+
+MARIADB = shutil.which("mariadb") or shutil.which("mysql")
+
+
+@pytest.fixture(scope="module")
+def shell(tmp_path_factory):
+    with ShellServer(tmp_path_factory.mktemp("shell")) as s:
+        yield s
+
+
+def err(cur, sql):
+    with pytest.raises(pymysql.MySQLError) as e:
+        cur.execute(sql)
+    return e.value.args[0]
+
+
+def test_pymysql_ddl_dml_transactions(shell):
+    conn = shell.connect(autocommit=True)
+    cur = conn.cursor()
+    cur.execute("CREATE DATABASE app")
+    cur.execute("USE app")
+    cur.execute("CREATE TABLE t (id INT PRIMARY KEY AUTO_INCREMENT, name VARCHAR(20), note TEXT NULL)")
+    cur.execute("INSERT INTO t (name, note) VALUES ('a', NULL), ('b', 'x')")
+    assert cur.rowcount == 2
+    cur.execute("SELECT id, name, note FROM t ORDER BY id")
+    assert cur.fetchall() == ((1, "a", None), (2, "b", "x"))
+    # a transaction rolled back leaves nothing; one committed is visible to another session
+    cur.execute("BEGIN")
+    cur.execute("INSERT INTO t (name) VALUES ('gone')")
+    cur.execute("ROLLBACK")
+    cur.execute("START TRANSACTION")
+    cur.execute("UPDATE t SET note = 'y' WHERE name = 'a'")
+    cur.execute("COMMIT")
+    other = shell.connect(database="app").cursor()
+    other.execute("SELECT name, note FROM t ORDER BY id")
+    assert other.fetchall() == (("a", "y"), ("b", "x"))
+    # autocommit off: nothing visible before COMMIT
+    conn2 = shell.connect(database="app", autocommit=False)
+    c2 = conn2.cursor()
+    c2.execute("DELETE FROM t WHERE name = 'b'")
+    other.execute("SELECT COUNT(*) FROM t")
+    assert other.fetchone()[0] == 2
+    conn2.commit()
+    other.execute("SELECT COUNT(*) FROM t")
+    assert other.fetchone()[0] == 1
+
+
+def test_errors_carry_mysql_codes(shell):
+    cur = shell.connect().cursor()
+    assert err(cur, "SELEC 1") == 1064
+    assert err(cur, "SELECT * FROM nosuchdb.nosuchtable") in (1146, 1049)
+    cur.execute("CREATE DATABASE IF NOT EXISTS errs")
+    cur.execute("USE errs")
+    assert err(cur, "SELECT * FROM missing") == 1146
+    assert err(cur, "SET GLOBAL no_such_variable = 1") == 1193
+    assert err(cur, "USE no_such_db") == 1049
+    with pytest.raises(pymysql.MySQLError) as e:
+        shell.connect(password="wrong")
+    assert e.value.args[0] == 1045
+    assert "Access denied for user 'root'@'127.0.0.1' (using password: YES)" in e.value.args[1]
+    with pytest.raises(pymysql.MySQLError) as e:
+        shell.connect(database="no_such_db")
+    assert e.value.args[0] == 1049
+
+
+def test_multi_statements(shell):
+    conn = shell.connect(client_flag=CLIENT.MULTI_STATEMENTS, autocommit=True)
+    cur = conn.cursor()
+    cur.execute(
+        "CREATE DATABASE multi; USE multi; CREATE TABLE m (k INT PRIMARY KEY, v VARCHAR(9));"
+        "INSERT INTO m VALUES (1, 'a;b'); SELECT v FROM m; SELECT @@server_id"
+    )
+    results = []
+    while True:
+        results.append(cur.fetchall())
+        if not cur.nextset():
+            break
+    assert results[-2:] == [(("a;b",),), ((1,),)]
+    # an error stops the batch: later statements do not run
+    with pytest.raises(pymysql.MySQLError) as e:
+        cur.execute("INSERT INTO m VALUES (2, 'x'); INSERT INTO m VALUES (2, 'dup'); INSERT INTO m VALUES (3, 'no')")
+        while cur.nextset():
+            pass
+    assert e.value.args[0] == 1062
+    conn2 = shell.connect(database="multi")
+    c2 = conn2.cursor()
+    c2.execute("SELECT k FROM m ORDER BY k")
+    assert c2.fetchall() == ((1,), (2,))
+
+
+@pytest.mark.skipif(MARIADB is None, reason="needs the mariadb client")
+def test_mariadb_cli(shell):
+    base = [MARIADB, "-h127.0.0.1", f"-P{shell.port}", "-uroot", f"-p{ROOT_PASSWORD}", "--batch"]
+    out = subprocess.run(base + ["-e", "SELECT @@server_id, DATABASE(), VERSION()"],
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines()[1].split("\t")[:2] == ["1", "NULL"]
+    script = """
+    CREATE DATABASE cli;
+    USE cli;
+    CREATE TABLE c (id INT PRIMARY KEY, v VARCHAR(10));
+    BEGIN;
+    INSERT INTO c VALUES (1, 'one'), (2, NULL);
+    COMMIT;
+    BEGIN;
+    INSERT INTO c VALUES (3, 'three');
+    ROLLBACK;
+    SELECT id, v FROM c ORDER BY id;
+    """
+    out = subprocess.run(base, input=script, capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines() == ["id\tv", "1\tone", "2\tNULL"]
+    out = subprocess.run(base + ["-e", "SELECT * FROM cli.nope"], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 1
+    assert "ERROR 1146 (42S02)" in out.stderr
+    out = subprocess.run(base[:4] + ["-pwrong", "-e", "SELECT 1"], capture_output=True, text=True, timeout=60)
+    assert "ERROR 1045 (28000)" in out.stderr

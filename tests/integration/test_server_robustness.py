@@ -1,0 +1,165 @@
+"""Bad input never kills the server: garbage instead of a login, a truncated packet, an
+oversized packet, a wrong password, an unknown command, a bug in the role. Each gets MySQL's
+error (or a clean close) while a concurrent PyMySQL client keeps working."""
+
+from __future__ import annotations
+
+import socket
+import struct
+import threading
+
+import pymysql
+import pytest
+
+from protocol.errors import SQLError
+from server.role import NullRole
+from tests.support.server_shell import ShellServer
+
+
+class BuggyRole(NullRole):
+    CLAIMS = frozenset({"BOOM", "SQLFAIL"})
+
+    async def execute(self, session, sql, keyword):
+        if keyword == "BOOM":
+            raise RuntimeError("a bug in the role")
+        raise SQLError(__import__("protocol.errors").errors.ER_NOT_SUPPORTED_YET, "SQLFAIL")
+
+
+@pytest.fixture(scope="module")
+def shell(tmp_path_factory):
+    with ShellServer(tmp_path_factory.mktemp("robust"), role=BuggyRole, max_allowed_packet=1 << 20) as s:
+        yield s
+
+
+class Watcher:
+    """A PyMySQL client querying in a loop while the test misbehaves elsewhere."""
+
+    def __init__(self, shell):
+        self.conn = shell.connect(autocommit=True)
+        self.count = 0
+        self.error: Exception | None = None
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self):
+        cur = self.conn.cursor()
+        try:
+            while not self._stop.is_set():
+                cur.execute("SELECT @@server_id")
+                assert cur.fetchone() == (1,)
+                self.count += 1
+        except Exception as exc:  # reported by stop()
+            self.error = exc
+
+    def __enter__(self):
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        self._thread.join(30)
+        assert self.error is None, self.error
+        assert self.count > 0
+
+
+def read_packet(sock):
+    head = b""
+    while len(head) < 4:
+        chunk = sock.recv(4 - len(head))
+        if not chunk:
+            return None
+        head += chunk
+    length = int.from_bytes(head[:3], "little")
+    body = b""
+    while len(body) < length:
+        chunk = sock.recv(length - len(body))
+        if not chunk:
+            return None
+        body += chunk
+    return head[3], body
+
+
+def raw_connect(shell):
+    sock = socket.create_connection(("127.0.0.1", shell.port), timeout=10)
+    seq, greeting = read_packet(sock)
+    assert seq == 0 and greeting[0] == 10
+    return sock
+
+
+def err_code(payload):
+    assert payload[0] == 0xFF, payload[:20]
+    return struct.unpack_from("<H", payload, 1)[0]
+
+
+def test_garbage_instead_of_login(shell):
+    with Watcher(shell):
+        sock = raw_connect(shell)
+        sock.sendall(b"\x05\x00\x00\x01hello")  # a 5-byte "login": malformed
+        _, payload = read_packet(sock)
+        assert err_code(payload) == 1043  # Bad handshake
+        assert read_packet(sock) is None  # then closed
+        sock = raw_connect(shell)
+        sock.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+        reply = read_packet(sock)
+        assert reply is None or reply[1][0] == 0xFF
+        sock.close()
+
+
+def test_truncated_packet_then_close(shell):
+    with Watcher(shell):
+        sock = raw_connect(shell)
+        sock.sendall(b"\x40\x00\x00\x01\x00\x00")  # announces 64 bytes, sends 2
+        sock.shutdown(socket.SHUT_WR)
+        reply = read_packet(sock)
+        assert reply is None or reply[1][0] == 0xFF
+        sock.close()
+
+
+def test_oversized_packet(shell):
+    with Watcher(shell):
+        conn = shell.connect()
+        with pytest.raises(pymysql.MySQLError) as e:
+            conn.cursor().execute("SELECT '" + "x" * (2 << 20) + "'")
+        assert e.value.args[0] in (1153, 2013)
+        # a raw client sees the ERR itself
+        sock = raw_connect(shell)
+        sock.sendall(b"\xff\xff\xff\x01" + b"\x00" * 1000)
+        _, payload = read_packet(sock)
+        assert err_code(payload) == 1153
+        assert read_packet(sock) is None
+
+
+def test_wrong_password_and_unknown_command(shell):
+    with Watcher(shell):
+        for _ in range(3):
+            with pytest.raises(pymysql.MySQLError) as e:
+                shell.connect(password="nope")
+            assert e.value.args[0] == 1045
+        conn = shell.connect()
+        conn._execute_command(0x1F, b"")  # COM_RESET_CONNECTION is not ours: 1047
+        with pytest.raises(pymysql.MySQLError) as e:
+            conn._read_ok_packet()
+        assert e.value.args[0] == 1047
+        conn.ping()  # the connection survives
+        cur = conn.cursor()
+        cur.execute("SELECT 2")
+        assert cur.fetchone() == (2,)
+        conn._execute_command(0x12, b"\x00")  # a malformed COM_BINLOG_DUMP
+        with pytest.raises(pymysql.MySQLError):
+            conn._read_ok_packet()
+
+
+def test_a_bug_in_a_session_closes_only_that_connection(shell):
+    with Watcher(shell):
+        conn = shell.connect()
+        cur = conn.cursor()
+        with pytest.raises(pymysql.MySQLError) as e:
+            cur.execute("SQLFAIL")
+        assert e.value.args[0] == 1235
+        cur.execute("SELECT 3")  # an SQLError keeps the session
+        with pytest.raises(pymysql.MySQLError) as e:
+            cur.execute("BOOM")
+        assert e.value.args[0] == 1105
+        with pytest.raises(pymysql.MySQLError):
+            cur.execute("SELECT 4")  # the connection is gone
+        assert shell.connect().cursor().execute("SELECT 5") == 1
