@@ -499,6 +499,7 @@ class Engine:
     def _w_rollback_group(self) -> None:
         if self._wconn.in_transaction:
             self._wconn.execute("ROLLBACK")
+        self._sp_open = False
         self._touched = set()
         # the catalog may describe rolled-back DDL: reload it from the files
         for name, path in list(self._pending_drops):

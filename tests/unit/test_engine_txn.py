@@ -1,0 +1,207 @@
+"""engine/: transactions, the writer lock, group commit, visibility, lock wait timeout, meta."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from engine import Engine
+from protocol.errors import SQLError
+
+
+@pytest.fixture
+async def engine(tmp_path):
+    engine = await Engine.open(tmp_path / "data")
+    setup = engine.session(99)
+    await setup.execute("CREATE DATABASE d")
+    setup.database = "d"
+    await setup.execute("CREATE TABLE t (id INT AUTO_INCREMENT PRIMARY KEY, v INT)")
+    async with engine.writer_lock:
+        await engine.commit_group({"pos": "0"})
+    yield engine
+    await engine.close()
+
+
+def session(engine, n):
+    s = engine.session(n)
+    s.database = "d"
+    return s
+
+
+async def count(s) -> int:
+    return (await s.execute("SELECT COUNT(*) FROM t")).rows[0][0]
+
+
+async def test_uncommitted_and_not_group_committed_writes_are_invisible_to_others(engine):
+    a, b = session(engine, 1), session(engine, 2)
+    await a.execute("BEGIN")
+    r = await a.execute("INSERT INTO t (v) VALUES (1)")
+    assert r.committed is None and r.in_transaction
+    assert await count(a) == 1  # the writer sees its own write
+    assert await count(b) == 0
+    r = await a.execute("COMMIT")
+    assert [s.sql for s in r.committed.statements] == ["INSERT INTO t (v) VALUES (1)"]
+    assert not r.in_transaction and not engine.writer_lock.locked()
+    assert await count(b) == 0  # logically committed, not yet engine-committed
+    async with engine.writer_lock:
+        await engine.commit_group({"pos": "1"})
+    assert await count(b) == 1
+    assert engine.meta() == {"pos": "1"}
+
+
+async def test_rollback_undoes_only_its_own_transaction(engine):
+    a, b, c = session(engine, 1), session(engine, 2), session(engine, 3)
+    await a.execute("INSERT INTO t (v) VALUES (1)")  # autocommit: logically committed
+    await b.execute("START TRANSACTION")
+    await b.execute("INSERT INTO t (v) VALUES (2)")
+    await b.execute("UPDATE t SET v = 100")
+    await b.execute("ROLLBACK")
+    async with engine.writer_lock:
+        await engine.commit_group({"pos": "2"})
+    assert (await c.execute("SELECT v FROM t")).rows == [(1,)]
+
+
+async def test_sessions_queue_on_the_writer_lock_in_fifo_order(engine):
+    sessions = [session(engine, n) for n in range(1, 5)]
+    order = []
+    await sessions[0].execute("BEGIN")
+    await sessions[0].execute("INSERT INTO t (v) VALUES (0)")
+
+    async def writer(n):
+        s = sessions[n]
+        await s.execute("BEGIN")
+        await s.execute(f"INSERT INTO t (v) VALUES ({n})")
+        order.append(n)
+        await s.execute("COMMIT")
+
+    tasks = []
+    for n in (1, 2, 3):
+        tasks.append(asyncio.create_task(writer(n)))
+        await asyncio.sleep(0.05)  # queue them in a known order
+    assert order == []  # all wait for session 0
+    await sessions[0].execute("COMMIT")
+    await asyncio.gather(*tasks)
+    assert order == [1, 2, 3]
+    async with engine.writer_lock:
+        await engine.commit_group({"pos": "3"})
+    r = await session(engine, 9).execute("SELECT v FROM t ORDER BY id")
+    assert r.rows == [(0,), (1,), (2,), (3,)]
+
+
+async def test_group_commit_makes_several_transactions_visible_at_once(engine):
+    reader = session(engine, 9)
+    writers = [session(engine, n) for n in range(1, 4)]
+    committed = []
+    for n, s in enumerate(writers):
+        r = await s.execute(f"INSERT INTO t (v) VALUES ({n})")
+        committed.append(r.committed)
+        assert await count(reader) == 0
+    assert all(c is not None for c in committed)
+    # the committer queues behind any waiting session, then commits them all in one SQLite COMMIT
+    async with engine.writer_lock:
+        await engine.commit_group({"pos": "group"})
+    assert await count(reader) == 3
+    assert engine.meta() == {"pos": "group"}
+
+
+async def test_committer_queues_behind_waiting_sessions(engine):
+    a, b = session(engine, 1), session(engine, 2)
+    await a.execute("BEGIN")
+    await a.execute("INSERT INTO t (v) VALUES (1)")
+    b_task = asyncio.create_task(b.execute("INSERT INTO t (v) VALUES (2)"))
+    await asyncio.sleep(0.05)
+    seen = []
+
+    async def committer():
+        async with engine.writer_lock:
+            seen.append(b_task.done())
+            await engine.commit_group({"pos": "x"})
+
+    c_task = asyncio.create_task(committer())
+    await asyncio.sleep(0.05)
+    await a.execute("COMMIT")
+    await asyncio.gather(b_task, c_task)
+    assert seen == [True]  # b's transaction joined the group
+    assert await count(session(engine, 3)) == 2
+
+
+async def test_lock_wait_timeout_is_1205(engine):
+    engine.lock_wait_timeout = 0.2
+    a, b = session(engine, 1), session(engine, 2)
+    await a.execute("BEGIN")
+    await a.execute("INSERT INTO t (v) VALUES (1)")
+    with pytest.raises(SQLError) as e:
+        await b.execute("INSERT INTO t (v) VALUES (2)")
+    assert e.value.code == 1205
+    assert await count(b) == 0  # b can still read
+    await a.execute("COMMIT")
+    await b.execute("INSERT INTO t (v) VALUES (2)")  # and write, once the lock is free
+    async with engine.writer_lock:
+        await engine.commit_group({})
+    assert await count(b) == 2
+
+
+async def test_rollback_group_discards_logically_committed_transactions(engine):
+    a = session(engine, 1)
+    await a.execute("INSERT INTO t (v) VALUES (1)")
+    await a.execute("CREATE TABLE t2 (x INT)")
+    async with engine.writer_lock:
+        await engine.rollback_group()
+    assert await count(a) == 0
+    assert engine.table("d", "t2") is None
+    with pytest.raises(SQLError) as e:
+        await a.execute("SELECT * FROM t2")
+    assert e.value.code == 1146
+
+
+async def test_ddl_commits_the_open_transaction_first(engine):
+    a = session(engine, 1)
+    await a.execute("BEGIN")
+    await a.execute("INSERT INTO t (v) VALUES (1)")
+    r = await a.execute("CREATE TABLE t2 (x INT)")
+    assert not r.in_transaction and not engine.writer_lock.locked()
+    split = r.committed.binlog_transactions()
+    assert [[(s.sql, s.is_ddl) for s in txn] for txn in split] == [
+        [("INSERT INTO t (v) VALUES (1)", False)], [("CREATE TABLE t2 (x INT)", True)]]
+    await a.execute("ROLLBACK")  # nothing left to roll back
+    async with engine.writer_lock:
+        await engine.commit_group({})
+    assert await count(a) == 1
+
+
+async def test_autocommit_off_and_close_rolls_back(engine):
+    a = session(engine, 1)
+    a.autocommit = False
+    r = await a.execute("INSERT INTO t (v) VALUES (1)")
+    assert r.committed is None and r.in_transaction
+    await a.close()
+    assert not engine.writer_lock.locked()
+    b = session(engine, 2)
+    b.autocommit = False
+    await b.execute("INSERT INTO t (v) VALUES (2)")
+    committed = await b.set_autocommit(True)
+    assert [s.sql for s in committed.statements] == ["INSERT INTO t (v) VALUES (2)"]
+    async with engine.writer_lock:
+        await engine.commit_group({})
+    assert (await b.execute("SELECT v FROM t")).rows == [(2,)]
+
+
+async def test_meta_survives_reopen(tmp_path):
+    engine = await Engine.open(tmp_path / "m")
+    s = engine.session(1)
+    await s.execute("CREATE DATABASE d")
+    s.database = "d"
+    await s.execute("CREATE TABLE t (id INT PRIMARY KEY)")
+    await s.execute("INSERT INTO t VALUES (1)")
+    async with engine.writer_lock:
+        await engine.commit_group({"file": "mysql-bin.000001", "pos": "1234"})
+    await s.execute("INSERT INTO t VALUES (2)")  # never group-committed: lost at close
+    await engine.close()
+    engine = await Engine.open(tmp_path / "m")
+    try:
+        assert engine.meta() == {"file": "mysql-bin.000001", "pos": "1234"}
+        assert (await engine.session(1).execute("SELECT id FROM d.t")).rows == [(1,)]
+        assert engine.schema_metas()["d"] == {"file": "mysql-bin.000001", "pos": "1234"}
+    finally:
+        await engine.close()
