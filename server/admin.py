@@ -26,10 +26,13 @@ from protocol.auth import hash_from_text, hash_to_text, native_password_hash
 from protocol.errors import (
     ER_BAD_DB_ERROR,
     ER_CANNOT_USER,
+    ER_CONNECTION_KILLED,
+    ER_KILL_DENIED_ERROR,
     ER_NO_SUCH_THREAD,
     ER_NONEXISTING_GRANT,
     ER_NOT_SUPPORTED_YET,
     ER_PARSE_ERROR,
+    ER_PASSWORD_NO_MATCH,
     ER_SPECIFIC_ACCESS_DENIED_ERROR,
     SQLError,
 )
@@ -425,12 +428,12 @@ class Admin:
         if target is None:
             raise SQLError(ER_NO_SUCH_THREAD, target_id)
         if target.user != session.user and not session.has_privilege(*_CONNECTION_ADMIN):
-            raise SQLError(ER_NO_SUCH_THREAD, target_id)  # mysqld hides others' threads too
+            raise SQLError(ER_KILL_DENIED_ERROR, target_id)
         if query:
             target.kill_query()
         elif target is session:
-            session.kill()
-            return _OK
+            session.kill_after_reply()
+            raise SQLError(ER_CONNECTION_KILLED)
         else:
             target.kill()
         return _OK
@@ -603,7 +606,7 @@ class Admin:
         users = self.server.users
         for user, host, pw in targets:
             if users.get(user, host) is None and pw is None:
-                raise SQLError(ER_NONEXISTING_GRANT, user, host)
+                raise SQLError(ER_PASSWORD_NO_MATCH)  # NO_AUTO_CREATE_USER, as MariaDB
         for user, host, pw in targets:
             account = users.get(user, host)
             if account is None:

@@ -301,6 +301,10 @@ class ClientSession(asyncio.Protocol):
         if task is not None and not task.done() and self._busy and not self._in_commit:
             task.cancel()
 
+    def kill_after_reply(self) -> None:
+        """KILL of one's own connection: the statement's answer is sent, then the connection ends."""
+        self._killed = True
+
     def kill_query(self) -> None:
         """KILL QUERY: the running statement fails with ER_QUERY_INTERRUPTED."""
         if self._busy:

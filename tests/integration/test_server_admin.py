@@ -101,7 +101,8 @@ def test_users_and_privileges(shell, cur):
     cur.execute("GRANT REPLICATION SLAVE ON *.* TO 'repl'@'%'")
     cur.execute("CREATE USER mon@'127.0.0.1' IDENTIFIED BY PASSWORD '*B5E05F4D47A9C8D6B6BC1A31B6D6C4F5A5B1F3C2'")
     cur.execute("GRANT REPLICATION CLIENT ON *.* TO 'mon'@'127.0.0.1' IDENTIFIED BY 'monpw'")
-    assert code(cur, "GRANT SELECT ON *.* TO 'ghost'@'%'") == 1141
+    assert code(cur, "GRANT SELECT ON *.* TO 'ghost'@'%'") == 1133
+    assert code(cur, "SHOW GRANTS FOR 'ghost'@'%'") == 1141
     repl = shell.connect("repl", "replpw", autocommit=True).cursor()
     assert rows(repl, "SHOW GRANTS")[0][0].startswith("GRANT REPLICATION SLAVE ON *.* TO 'repl'@'%'")
     assert rows(repl, "SELECT CURRENT_USER(), USER()") == (("repl@%", "repl@127.0.0.1"),)
@@ -151,6 +152,13 @@ def test_processlist_and_kill(shell, cur):
             break
         time.sleep(0.1)
     assert vid not in {r[0] for r in rows(cur, "SHOW PROCESSLIST")}
+    # only the owner (or CONNECTION ADMIN / SUPER) may kill a session
+    cur.execute("CREATE USER IF NOT EXISTS plain@'%' IDENTIFIED BY 'p'")
+    plain = shell.connect("plain", "p").cursor()
+    assert code(plain, f"KILL {cur.connection.thread_id()}") == 1095
+    assert code(plain, f"KILL {plain.connection.thread_id()}") == 1927  # oneself: answered, then closed
+    with pytest.raises(pymysql.MySQLError):
+        plain.execute("SELECT 1")
     # COM_PROCESS_KILL (PyMySQL's Connection.kill)
     victim2 = shell.connect()
     cur.connection.kill(victim2.thread_id())
