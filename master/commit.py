@@ -1,0 +1,271 @@
+"""`GroupCommit`: the master's commit pipeline (MySQL's ordered_commit stages) and its hooks.
+
+Contract (who may call what, what is durable when)
+- `commit(session, txn)` is `Role.commit`: the session's engine transaction `txn` is logically
+  committed (it is in the writer connection's open SQLite transaction, invisible to readers, and
+  the session has released the engine's writer lock). It returns when the client may get its OK.
+- Ordering. Committers queue up. One of them, the flush leader, waits for the engine's FIFO
+  writer lock: every session already waiting for that lock runs and logically commits before
+  the leader gets it, so their transactions join this group. Holding the lock, the leader takes
+  the whole queue: a group's order in the binlog is the engine's commit order, and
+  `engine.commit_group` commits exactly the group's transactions.
+- Stages of one group, in order (WL#4398 hook names):
+  `before_commit` (each transaction) -> flush: events appended and written to the OS ->
+  `after_flush` (position = the group's end) -> sync: fsync every `sync_binlog` groups (0 =
+  never) -> publish the binlog end position (dump sessions' update signal; after the sync, so a
+  slave never receives what the master could lose) -> `after_sync` (the AFTER_SYNC semi-sync
+  wait, once per group) -> engine commit (`commit_group` with the group's end as the engine's
+  meta, atomically) -> writer lock released -> `after_commit` (the AFTER_COMMIT wait, once per
+  group) -> every session of the group is woken.
+  A rotation at max_binlog_size happens inside the flush, after the group (the writer's rule).
+- Empty delegates cost nothing: no hook parameter is built when no observer is registered.
+- A failed binlog write rolls the engine's group back and fails every commit of the group; a
+  failed engine commit after the binlog write is fatal for the group (logged; the binlog, the
+  source of truth, is replayed into the engine at the next start).
+- `exclusive()` gives FLUSH BINARY LOGS, PURGE and RESET MASTER the writer's side of the binlog
+  (the engine's writer lock: no group is in flight), and `append_statement` binlogs a statement
+  that is not an engine transaction (CREATE USER, GRANT ...) as its own group.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import AsyncIterator, Callable
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+from binlog.writer import BinlogWriter
+from master.binlog_end import BinlogEnd
+from master.events import query_event, transaction_events
+from protocol.errors import ER_UNKNOWN_ERROR, SQLError
+from protocol.position import BinlogPosition
+from semisync.interface import ReplicationInterface, StorageParam, TransParam
+
+log = logging.getLogger("semisync.master.commit")
+
+
+@dataclass(slots=True)
+class _Ticket:
+    session: Any
+    txn: Any
+    done: asyncio.Future[None]
+    param: TransParam | None = None
+    end: BinlogPosition | None = None
+    specs: list[Any] = field(default_factory=list)
+
+
+class GroupCommit:
+    def __init__(
+        self,
+        engine: Any,
+        writer: BinlogWriter,
+        end: BinlogEnd,
+        interface: ReplicationInterface,
+        *,
+        server_id: int,
+        sync_binlog: Callable[[], int],
+    ) -> None:
+        self.engine = engine
+        self.writer = writer
+        self.end = end
+        self.interface = interface
+        self.server_id = server_id
+        self.sync_binlog = sync_binlog
+        self._queue: list[_Ticket] = []
+        self._leader_waiting = False
+        self._unsynced_groups = 0
+        self._xid = int(time.time()) << 16
+        self._io = ThreadPoolExecutor(1, thread_name_prefix="binlog-io")
+        self._in_flight = 0
+        self._idle: asyncio.Event | None = None
+        # counters (SHOW STATUS: Binlog_commits, Binlog_group_commits)
+        self.commits = 0
+        self.groups = 0
+
+    # -- the session's side -----------------------------------------------------------------
+
+    async def commit(self, session: Any, txn: Any) -> None:
+        loop = asyncio.get_running_loop()
+        ticket = _Ticket(session, txn, loop.create_future())
+        self._queue.append(ticket)
+        self._in_flight += 1
+        try:
+            if not self._leader_waiting:
+                self._leader_waiting = True
+                await self._lead()
+            await ticket.done
+        finally:
+            self._in_flight -= 1
+            if not self._in_flight and self._idle is not None:
+                self._idle.set()
+
+    async def append_statement(self, session: Any, sql: str, db: str | None = None) -> None:
+        """Binlog one statement that changed no engine data (a user statement) as a group."""
+        stmt = _Statement(db, sql, int(time.time()))
+        await self.commit(session, _Txn([stmt]))
+
+    async def wait_idle(self, timeout: float) -> bool:
+        """Wait until no commit is in flight (shutdown); False if still busy after `timeout`."""
+        if not self._in_flight:
+            return True
+        self._idle = asyncio.Event()
+        try:
+            await asyncio.wait_for(self._idle.wait(), timeout)
+            return True
+        except TimeoutError:
+            return False
+
+    @asynccontextmanager
+    async def exclusive(self) -> AsyncIterator[None]:
+        """The writer's side of the binlog, between groups (engine writer lock held)."""
+        lock = self.engine.writer_lock
+        owner = object()
+        await lock.acquire(owner)
+        try:
+            yield
+        finally:
+            lock.release()
+
+    async def run_io(self, fn: Callable[..., Any], *args: Any) -> Any:
+        """Run a blocking binlog call on the binlog's own I/O thread (never on the loop)."""
+        return await asyncio.get_running_loop().run_in_executor(self._io, fn, *args)
+
+    def close(self) -> None:
+        self._io.shutdown(wait=True)
+
+    # -- the leader ---------------------------------------------------------------------------
+
+    async def _lead(self) -> None:
+        lock = self.engine.writer_lock
+        try:
+            await lock.acquire(self)
+        except BaseException:
+            self._leader_waiting = False
+            raise
+        released = False
+        try:
+            # The session that handed us the lock scheduled its commit just after our wakeup:
+            # let it join the queue (its transaction is in the SQLite transaction we commit).
+            await asyncio.sleep(0)
+            self._leader_waiting = False
+            group, self._queue = self._queue, []
+            if not group:
+                return
+            try:
+                end = await self._flush_and_sync(group)
+            except BaseException as exc:
+                await self._fail(group, exc)
+                return
+            storage = self.interface.storage
+            sessions = [t.param for t in group if t.param is not None]
+            if storage:
+                try:
+                    await storage.after_sync(StorageParam(self.server_id, end, len(group), sessions))
+                except Exception:
+                    log.exception("after_sync observer failed for the group ending at %s", end)
+            try:
+                await self.engine.commit_group({"binlog_file": end.file, "binlog_pos": str(end.pos)})
+            except BaseException as exc:
+                log.critical("engine commit failed after the binlog write of the group ending at %s: %s", end, exc)
+                self._wake(group, SQLError(ER_UNKNOWN_ERROR, f"engine commit failed: {exc}"))
+                raise
+            lock.release()
+            released = True
+            self.commits += len(group)
+            self.groups += 1
+            transaction = self.interface.transaction
+            if transaction:
+                try:
+                    await transaction.after_commit(TransParam(
+                        0, self.server_id, end, _group_state_setter(group), transactions=len(group),
+                    ))
+                except Exception:
+                    log.exception("after_commit observer failed for the group ending at %s", end)
+            self._wake(group, None)
+        finally:
+            # (committers that queued after we took the group lead the next one themselves)
+            if not released:
+                lock.release()
+
+    async def _flush_and_sync(self, group: list[_Ticket]) -> BinlogPosition:
+        interface = self.interface
+        transaction, storage = interface.transaction, interface.storage
+        writer = self.writer
+        end = writer.pending_position
+        for ticket in group:
+            session = ticket.session
+            thread_id = getattr(session, "connection_id", 0)
+            if transaction or storage:
+                ticket.param = TransParam(thread_id, self.server_id, None, getattr(session, "set_state", None))
+            if transaction:
+                transaction.before_commit(ticket.param)
+            for stmts in ticket.txn.binlog_transactions():
+                self._xid += 1
+                end = writer.append(transaction_events(stmts, xid=self._xid, thread_id=thread_id))
+            ticket.end = end
+            if ticket.param is not None:
+                ticket.param.position = end
+        await self.run_io(writer.flush)
+        if storage:
+            storage.after_flush(StorageParam(self.server_id, end, len(group), [t.param for t in group]))
+        self._unsynced_groups += 1
+        every = self.sync_binlog()
+        if every and self._unsynced_groups >= every:
+            await self.run_io(writer.sync)
+            self._unsynced_groups = 0
+        self.end.publish(writer.end_position)
+        return end
+
+    async def _fail(self, group: list[_Ticket], exc: BaseException) -> None:
+        log.error("binlog write of a group of %d failed: %s", len(group), exc)
+        try:
+            await self.engine.rollback_group()
+        except Exception:
+            log.exception("engine rollback after a failed binlog write failed")
+        self._wake(group, SQLError(ER_UNKNOWN_ERROR, f"binlog write failed: {exc}"))
+
+    @staticmethod
+    def _wake(group: list[_Ticket], error: BaseException | None) -> None:
+        for ticket in group:
+            if not ticket.done.done():
+                if error is None:
+                    ticket.done.set_result(None)
+                else:
+                    ticket.done.set_exception(error)
+
+
+def _group_state_setter(group: list[_Ticket]) -> Callable[[str | None], None]:
+    setters = [s for s in (getattr(t.session, "set_state", None) for t in group) if s is not None]
+
+    def set_state(state: str | None) -> None:
+        for setter in setters:
+            setter(state)
+
+    return set_state
+
+
+@dataclass(frozen=True, slots=True)
+class _Statement:
+    """A binlogged statement that is not an engine transaction (see `append_statement`)."""
+
+    db: str | None
+    sql: str
+    timestamp: int
+    insert_id: int | None = None
+    last_insert_id: int | None = None
+    is_ddl: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class _Txn:
+    statements: list[_Statement]
+
+    def binlog_transactions(self) -> list[list[_Statement]]:
+        return [self.statements]
+
+
+__all__ = ["GroupCommit", "query_event"]

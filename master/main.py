@@ -1,0 +1,176 @@
+"""`semisync master`: the master daemon. `run(config)` runs it in the foreground; `MasterDaemon`
+is the same thing for in-process use (tests).
+
+Three lifecycle phases (STYLE.md habit 7)
+- startup: open the engine (`<datadir>/db`), crash recovery (`master.recovery`: torn tail and
+  incomplete transaction cut from the binlog, complete ones the engine lacks replayed), open the
+  binlog on a new file (as mysqld does at every start), build the server shell with the master
+  role and the replication interface, load the semi-sync master plugin (MariaDB's built-in; its
+  variables from the configuration), bind and serve.
+- serve: until SIGTERM/SIGINT, whose handlers only request the shutdown.
+- shutdown (bounded by a deadline): stop accepting and close idle and dump connections; busy
+  sessions finish their statement; commits waiting for semi-sync acks get until the deadline
+  (the plugin then releases them as on a timeout, never as acked); the commit pipeline drains;
+  the binlog is flushed, fsynced and closed (its in-use flag cleared); the engine is closed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import signal
+from pathlib import Path
+from typing import Any
+
+from binlog.writer import BinlogWriter
+from config.master import BinlogChecksum, MasterConfig
+from master.binlog_end import BinlogEnd
+from master.commit import GroupCommit
+from master.recovery import recover
+from master.role import MasterRole
+from semisync.interface import ReplicationInterface
+from server.listener import Server
+
+log = logging.getLogger("semisync.master")
+
+SERVER_VERSION = "5.5.5-10.11.99-semisync-log"
+BINLOG_SERVER_VERSION = "10.11.99-semisync-log"
+MASTER_PLUGIN = "rpl_semi_sync_master"
+SHUTDOWN_TIMEOUT = 10.0
+
+
+def plugin_settings(config: MasterConfig) -> dict[str, Any]:
+    return {
+        "rpl_semi_sync_master_enabled": config.rpl_semi_sync_master_enabled,
+        "rpl_semi_sync_master_timeout": config.rpl_semi_sync_master_timeout,
+        "rpl_semi_sync_master_wait_for_slave_count": config.rpl_semi_sync_master_wait_for_slave_count,
+        "rpl_semi_sync_master_wait_no_slave": config.rpl_semi_sync_master_wait_no_slave,
+        "rpl_semi_sync_master_wait_point": str(config.rpl_semi_sync_master_wait_point),
+        "rpl_semi_sync_master_trace_level": config.rpl_semi_sync_master_trace_level,
+    }
+
+
+class MasterDaemon:
+    def __init__(self, config: MasterConfig) -> None:
+        self.config = config
+        self.interface = ReplicationInterface()
+        self.engine: Any = None
+        self.writer: BinlogWriter | None = None
+        self.server: Server | None = None
+        self.role: MasterRole | None = None
+        self.pipeline: GroupCommit | None = None
+
+    @property
+    def port(self) -> int:
+        assert self.server is not None
+        return self.server.port
+
+    @property
+    def plugin(self) -> Any:
+        assert self.server is not None
+        return self.server.plugins.get(MASTER_PLUGIN)
+
+    # -- startup --------------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        from engine.core import Engine
+
+        cfg = self.config
+        datadir = Path(cfg.datadir)
+        datadir.mkdir(parents=True, exist_ok=True)
+        self.engine = await Engine.open(datadir / "db")
+        report = await recover(self.engine, datadir, cfg.log_bin)
+        if report.replayed or report.torn_bytes or report.partial_bytes:
+            log.warning("crash recovery: %s", report)
+        writer = self.writer = BinlogWriter(
+            datadir, cfg.log_bin, server_id=cfg.server_id,
+            checksum=cfg.binlog_checksum == BinlogChecksum.CRC32,
+            max_size=cfg.max_binlog_size, server_version=BINLOG_SERVER_VERSION,
+        )
+        await asyncio.to_thread(writer.open, True)
+        end = BinlogEnd(writer.end_position)
+        if not self.engine.meta():
+            # a fresh engine: its place in the binlog, so that recovery never replays from before
+            await self.engine.commit_group({"binlog_file": end.position.file, "binlog_pos": str(end.position.pos)})
+        role_box: list[MasterRole] = []
+        self.pipeline = GroupCommit(
+            self.engine, writer, end, self.interface, server_id=cfg.server_id,
+            sync_binlog=lambda: role_box[0].sync_binlog(),
+        )
+        self.role = MasterRole(
+            writer=writer, end=end, pipeline=self.pipeline, interface=self.interface,
+            server_id=cfg.server_id, checksum=writer.checksum, sync_binlog=cfg.sync_binlog,
+        )
+        role_box.append(self.role)
+        self.server = Server(
+            self.role,
+            bind_address=cfg.bind_address,
+            port=cfg.port,
+            server_id=cfg.server_id,
+            datadir=datadir,
+            root_password=cfg.root_password,
+            server_version=SERVER_VERSION,
+            engine=self.engine,
+            interface=self.interface,
+            plugin_options={"settings": plugin_settings(cfg)},
+        )
+        self.server.plugins.load(MASTER_PLUGIN)
+        await self.server.start()
+
+    # -- serve / shutdown -----------------------------------------------------------------------
+
+    async def serve_until_shutdown(self) -> None:
+        assert self.server is not None
+        await self.server.serve_until_shutdown()
+
+    def request_shutdown(self) -> None:
+        if self.server is not None:
+            self.server.request_shutdown()
+
+    async def shutdown(self, timeout: float = SHUTDOWN_TIMEOUT) -> None:
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        if self.server is not None:
+            plugin = self.plugin
+            # Commits waiting for acks get until the deadline, then are released unacked.
+            releaser = None
+            if plugin is not None and hasattr(plugin, "shutdown"):
+                releaser = asyncio.ensure_future(plugin.shutdown(max(0.0, timeout * 0.8)))
+            await self.server.shutdown(max(0.1, deadline - loop.time()))
+            if releaser is not None:
+                await releaser
+            self.server.plugins.shutdown()
+            self.server = None
+        if self.pipeline is not None:
+            await self.pipeline.wait_idle(max(0.1, deadline - loop.time()))
+            self.pipeline.close()
+            self.pipeline = None
+        if self.writer is not None:
+            await asyncio.to_thread(self.writer.close)
+            self.writer = None
+        if self.engine is not None:
+            await self.engine.close()
+            self.engine = None
+
+
+async def serve(config: MasterConfig) -> None:
+    daemon = MasterDaemon(config)
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, daemon.request_shutdown)
+    try:
+        await daemon.start()
+        log.info("master listening on %s:%d (binlog %s)", config.bind_address, daemon.port,
+                 daemon.writer.end_position if daemon.writer else "?")
+        await daemon.serve_until_shutdown()
+    finally:
+        await daemon.shutdown()
+
+
+def run(config: MasterConfig) -> None:
+    """Run the master in the foreground until SIGTERM/SIGINT."""
+    import uvloop
+
+    if not logging.getLogger().handlers:
+        logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    uvloop.run(serve(config))

@@ -1,0 +1,379 @@
+"""`MasterRole`: the master's part of the server shell (see server/role.py for the seam).
+
+Contract
+- Commits go through the group commit pipeline (`master.commit.GroupCommit`).
+- COM_REGISTER_SLAVE registers (server_id, host, port) for SHOW SLAVE HOSTS until the connection
+  closes; COM_BINLOG_DUMP runs a `DumpSession` inside `handle_command` (the connection is the
+  dump's until it ends). A dump from a server_id that already has one replaces it: the old
+  connection is killed first (mysqld's kill_zombie_dump_threads).
+- Master statements: SHOW MASTER STATUS, SHOW BINARY LOGS (= SHOW MASTER LOGS), SHOW BINLOG
+  EVENTS, SHOW SLAVE HOSTS, FLUSH BINARY LOGS (and FLUSH LOGS), PURGE BINARY LOGS TO (ER_LOG_IN_USE
+  for a file a dump session still reads), RESET MASTER (binlog reset, `after_reset_master`, dump
+  sessions ended), `SELECT binlog_gtid_pos(file, pos)` ('' : no GTIDs here, which a MariaDB
+  replica in file/position mode accepts), SHOW SLAVE STATUS (empty, as on any master).
+  Writers of the binlog (FLUSH, PURGE, RESET) run between commit groups, under the engine's
+  writer lock (`GroupCommit.exclusive`); readers (SHOW ...) read up to the published end.
+- Variables: log_bin ON, log_bin_basename, log_bin_index, binlog_format STATEMENT,
+  binlog_checksum, sync_binlog and max_binlog_size (dynamic), gtid_mode OFF.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from binlog.index import read_index
+from binlog.writer import BinlogWriter
+from master.ack_receiver import AckReceiver
+from master.binlog_end import BinlogEnd
+from master.commit import GroupCommit
+from master.dump import BinlogSource, DumpSession
+from master.show_binlog import COLUMNS as BINLOG_EVENT_COLUMNS
+from master.show_binlog import binlog_event_rows
+from protocol.errors import (
+    ER_LOG_IN_USE,
+    ER_MASTER_FATAL_ERROR_READING_BINLOG,
+    ER_NOT_SUPPORTED_YET,
+    ER_UNKNOWN_TARGET_BINLOG,
+    SQLError,
+)
+from protocol.messages import (
+    ERR,
+    OK,
+    ComBinlogDump,
+    ComBinlogDumpGtid,
+    ComRegisterSlave,
+    FieldType,
+    ResultSet,
+    column,
+)
+from semisync.interface import ReplicationInterface
+from server.role import Role
+from server.sql import Tokens
+from server.users import ALL, REPLICATION_CLIENT, REPLICATION_SLAVE, SUPER
+from server.variables import Scope, SystemVariable, check_int
+
+log = logging.getLogger("semisync.master")
+
+_RELOAD = (ALL, SUPER, "RELOAD")
+_REPLICATION_CLIENT = (ALL, SUPER, REPLICATION_CLIENT, REPLICATION_SLAVE)
+
+
+@dataclass
+class SlaveHost:
+    server_id: int
+    host: str
+    port: int
+    master_id: int
+    connection_id: int
+
+
+class MasterRole(Role):
+    name = "master"
+    CLAIMS = frozenset({
+        "SHOW MASTER", "SHOW BINARY", "SHOW BINLOG", "SHOW SLAVE", "SHOW REPLICAS",
+        "FLUSH BINARY", "FLUSH LOGS", "PURGE BINARY", "PURGE MASTER", "RESET MASTER",
+        "SELECT BINLOG_GTID_POS",
+    })
+
+    def __init__(
+        self,
+        *,
+        writer: BinlogWriter,
+        end: BinlogEnd,
+        pipeline: GroupCommit,
+        interface: ReplicationInterface,
+        server_id: int,
+        checksum: bool,
+        sync_binlog: int = 1,
+    ) -> None:
+        self._sync_binlog = sync_binlog
+        self.writer = writer
+        self.end = end
+        self.pipeline = pipeline
+        self.interface = interface
+        self.server_id = server_id
+        self.checksum = checksum
+        self.acks = AckReceiver()
+        self.dumps: dict[int, DumpSession] = {}  # connection_id -> dump
+        self.slaves: dict[int, SlaveHost] = {}  # server_id -> registration
+        self.source = BinlogSource(writer.directory, writer.basename, server_id, end)
+
+    @property
+    def directory(self) -> Path:
+        return self.writer.directory
+
+    # -- variables ----------------------------------------------------------------------------
+
+    def system_variables(self) -> Iterable[SystemVariable]:
+        w = self.writer
+        base = str(w.directory / w.basename)
+
+        def set_max_size(value: Any) -> None:
+            w.max_size = int(value)
+
+        return (
+            SystemVariable("log_bin", True),
+            SystemVariable("log_bin_basename", base),
+            SystemVariable("log_bin_index", base + ".index"),
+            SystemVariable("binlog_format", "STATEMENT"),
+            SystemVariable("binlog_checksum", "CRC32" if self.checksum else "NONE"),
+            SystemVariable("sync_binlog", self._sync_binlog, Scope.GLOBAL, dynamic=True,
+                           check=check_int(0, 2**32 - 1), on_set=self._set_sync_binlog),
+            SystemVariable("max_binlog_size", w.max_size, Scope.GLOBAL, dynamic=True,
+                           check=check_int(4096, 1 << 30), on_set=set_max_size),
+            SystemVariable("gtid_mode", "OFF"),
+            SystemVariable("log_slave_updates", False),
+        )
+
+    def _set_sync_binlog(self, value: Any) -> None:
+        self._sync_binlog = int(value)
+
+    def sync_binlog(self) -> int:
+        return self._sync_binlog
+
+    def status_variables(self) -> Mapping[str, Any]:
+        return {
+            "Binlog_commits": self.pipeline.commits,
+            "Binlog_group_commits": self.pipeline.groups,
+        }
+
+    # -- commits -----------------------------------------------------------------------------
+
+    async def commit(self, session: Any, txn: Any) -> None:
+        await self.pipeline.commit(session, txn)
+
+    async def after_user_change(self, session: Any, statement: str) -> None:
+        await self.pipeline.append_statement(session, statement)
+
+    # -- life cycle ----------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        self.acks.start()
+
+    async def shutdown(self, deadline: float) -> None:
+        loop = asyncio.get_running_loop()
+        for dump in list(self.dumps.values()):
+            dump.stop()
+            dump.session.close()
+        if not await self.pipeline.wait_idle(max(0.1, deadline - loop.time())):
+            log.warning("shutdown: commits still in flight at the deadline")
+        await self.acks.stop()
+
+    # -- commands ------------------------------------------------------------------------------
+
+    async def handle_command(self, session: Any, cmd: Any) -> bool:
+        if isinstance(cmd, ComRegisterSlave):
+            self._register(session, cmd)
+            session.write(session.conn.send(OK(status=session.status_flags())))
+            return True
+        if isinstance(cmd, ComBinlogDump):
+            await self._dump(session, cmd)
+            return True
+        if isinstance(cmd, ComBinlogDumpGtid):
+            session.write(session.conn.send(ERR.from_error(
+                ER_MASTER_FATAL_ERROR_READING_BINLOG,
+                message="GTID auto-positioning (COM_BINLOG_DUMP_GTID) is not supported: this master has no GTIDs",
+            )))
+            return True
+        return False
+
+    def _register(self, session: Any, cmd: ComRegisterSlave) -> None:
+        host = cmd.host or session.host
+        self.slaves[cmd.server_id] = SlaveHost(cmd.server_id, host, cmd.port, cmd.master_id or self.server_id,
+                                               session.connection_id)
+        connection_id = session.connection_id
+
+        def forget(_fut: Any) -> None:
+            entry = self.slaves.get(cmd.server_id)
+            if entry is not None and entry.connection_id == connection_id:
+                del self.slaves[cmd.server_id]
+
+        asyncio.ensure_future(session.closed()).add_done_callback(forget)
+
+    async def _dump(self, session: Any, cmd: ComBinlogDump) -> None:
+        for other in list(self.dumps.values()):
+            if other.slave_server_id == cmd.server_id and other.session is not session:
+                log.info("slave %d reconnected: ending its old dump (connection %d)",
+                         cmd.server_id, other.session.connection_id)
+                other.stop()
+                other.session.kill()
+
+        def started(dump: DumpSession) -> None:
+            self.dumps[session.connection_id] = dump
+            self.acks.attach(dump)
+
+        dump = DumpSession(self.source, session, cmd, self.interface.transmit, on_start=started)
+        try:
+            await dump.run()
+        finally:
+            if self.dumps.get(session.connection_id) is dump:
+                del self.dumps[session.connection_id]
+
+    # -- statements ----------------------------------------------------------------------------
+
+    async def execute(self, session: Any, sql: str, keyword: str) -> Any:
+        t = Tokens(sql)
+        first = t.next().upper
+        if first == "SHOW":
+            return await self._show(session, t)
+        if first == "SELECT":
+            return self._binlog_gtid_pos(t, sql)
+        if first == "FLUSH":
+            t.accept_word("LOCAL", "NO_WRITE_TO_BINLOG")
+            if t.accept_word("BINARY"):
+                t.expect_word("LOGS")
+                t.expect_end()
+                session.require(*_RELOAD)
+                await self.rotate()
+                return OK()
+            if t.accept_word("LOGS"):
+                if t.at_end():
+                    session.require(*_RELOAD)
+                    await self.rotate()
+                return None  # the server answers FLUSH LOGS
+            return None
+        if first == "PURGE":
+            t.expect_word("BINARY", "MASTER")
+            t.expect_word("LOGS")
+            if t.accept_word("BEFORE"):
+                raise SQLError(ER_NOT_SUPPORTED_YET, "PURGE BINARY LOGS BEFORE")
+            t.expect_word("TO")
+            name = t.name()
+            t.expect_end()
+            session.require(ALL, SUPER, "BINLOG ADMIN")
+            await self.purge_to(name)
+            return OK()
+        if first == "RESET":
+            t.expect_word("MASTER")
+            t.expect_end()
+            session.require(*_RELOAD)
+            await self.reset_master()
+            return OK()
+        return None
+
+    async def _show(self, session: Any, t: Tokens) -> Any:
+        what = t.next().upper
+        if what == "MASTER" and t.accept_word("STATUS"):
+            t.expect_end()
+            session.require(*_REPLICATION_CLIENT)
+            end = self.end.position
+            return ResultSet(
+                (column("File"), column("Position", FieldType.LONGLONG), column("Binlog_Do_DB"),
+                 column("Binlog_Ignore_DB"), column("Executed_Gtid_Set")),
+                ((end.file, end.pos, "", "", ""),),
+            )
+        if what in ("BINARY", "MASTER"):
+            t.expect_word("LOGS")
+            t.expect_end()
+            session.require(*_REPLICATION_CLIENT)
+            return ResultSet((column("Log_name"), column("File_size", FieldType.LONGLONG)),
+                             tuple(self._binary_logs()))
+        if what == "BINLOG":
+            return await self._show_binlog_events(session, t)
+        if what in ("SLAVE", "REPLICAS") and (what == "REPLICAS" or t.accept_word("HOSTS")):
+            t.expect_end()
+            session.require(*_REPLICATION_CLIENT)
+            rows = tuple((s.server_id, s.host, s.port, s.master_id) for s in sorted(self.slaves.values(),
+                                                                                      key=lambda s: s.server_id))
+            return ResultSet((column("Server_id", FieldType.LONG), column("Host"), column("Port", FieldType.LONG),
+                              column("Master_id", FieldType.LONG)), rows)
+        if what == "SLAVE" and t.accept_word("STATUS"):
+            return ResultSet(tuple(column(c) for c in ("Slave_IO_State", "Master_Host", "Master_User",
+                                                       "Master_Port")), ())
+        return None
+
+    def _binary_logs(self) -> list[tuple[str, int]]:
+        end = self.end.position
+        rows = []
+        for name in read_index(self.directory, self.writer.basename):
+            path = self.directory / name
+            if name == end.file:
+                size = end.pos
+            else:
+                try:
+                    size = path.stat().st_size
+                except FileNotFoundError:
+                    continue
+            rows.append((name, size))
+        return rows
+
+    async def _show_binlog_events(self, session: Any, t: Tokens) -> Any:
+        t.expect_word("EVENTS")
+        session.require(*_REPLICATION_CLIENT)
+        names = read_index(self.directory, self.writer.basename)
+        name = names[0] if names else ""
+        start, limit, offset = 4, None, 0
+        if t.accept_word("IN"):
+            name = t.name()
+        if t.accept_word("FROM"):
+            start = _number(t)
+        if t.accept_word("LIMIT"):
+            limit = _number(t)
+            if t.accept_op(","):
+                offset, limit = limit, _number(t)
+        t.expect_end()
+        if name not in names:
+            raise SQLError(ER_MASTER_FATAL_ERROR_READING_BINLOG, message="Could not find target log")
+        end = self.end.position
+        bound = end.pos if name == end.file else None
+        rows = await asyncio.to_thread(binlog_event_rows, self.directory / name, name, start, limit, offset, bound)
+        columns = tuple(column(c, FieldType.LONGLONG) if c in ("Pos", "Server_id", "End_log_pos") else column(c)
+                        for c in BINLOG_EVENT_COLUMNS)
+        return ResultSet(columns, tuple(rows))
+
+    def _binlog_gtid_pos(self, t: Tokens, sql: str) -> Any:
+        t.expect_word("BINLOG_GTID_POS")
+        t.expect_op("(")
+        args = []
+        while not t.accept_op(")"):
+            args.append(t.next().text)
+            t.accept_op(",")
+        if not t.at_end():
+            return None  # something more complex: not ours
+        label = sql.strip().rstrip(";")[len("SELECT"):].strip()
+        return ResultSet((column(label),), (("",),))
+
+    # -- binlog administration (between commit groups) ---------------------------------------
+
+    async def rotate(self) -> None:
+        async with self.pipeline.exclusive():
+            await self.pipeline.run_io(self.writer.rotate)
+            self.end.publish(self.writer.end_position)
+
+    async def purge_to(self, name: str) -> None:
+        async with self.pipeline.exclusive():
+            names = self.writer.files()
+            if name not in names:
+                raise SQLError(ER_UNKNOWN_TARGET_BINLOG)
+            doomed = names[: names.index(name)]
+            readers = {d.file for d in self.dumps.values()}
+            if readers & set(doomed):
+                raise SQLError(ER_LOG_IN_USE)
+            await self.pipeline.run_io(self.writer.purge_to, name)
+
+    async def reset_master(self) -> None:
+        async with self.pipeline.exclusive():
+            for dump in list(self.dumps.values()):
+                dump.stop()
+                dump.session.close()
+            await self.pipeline.run_io(self.writer.reset)
+            end = self.writer.end_position
+            # the engine's place in the new binlog (crash recovery replays from here)
+            await self.server.engine.commit_group({"binlog_file": end.file, "binlog_pos": str(end.pos)})
+            self.end.publish(end)
+            transmit = self.interface.transmit
+            if transmit:
+                transmit.after_reset_master()
+
+
+def _number(t: Tokens) -> int:
+    tok = t.next()
+    if tok.kind != "NUMBER" or not isinstance(tok.value, int):
+        t.i -= 1
+        raise t.error()
+    return tok.value
