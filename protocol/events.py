@@ -882,8 +882,10 @@ class Heartbeat(Body):
         return cls(_parse(cls._WIRE, body, "HEARTBEAT_LOG_EVENT").log_ident)
 
 
-# HEARTBEAT_LOG_EVENT_V2 (MySQL 8.0.26+): type/length/value fields, lengths length-encoded.
-_HB_V2_FIELD = Struct("type" / Int8ul, "length" / LenEncInt, "value" / Bytes(this.length))
+# HEARTBEAT_LOG_EVENT_V2 (MySQL 8.0.26+): type/length/value fields, type and length
+# length-encoded, the position a length-encoded integer inside its value, unknown types skipped,
+# type 0 ends the list (MySQL's libbinlogevents codec).
+_HB_V2_FIELD = Struct("type" / LenEncInt, "length" / LenEncInt, "value" / Bytes(this.length))
 _HB_V2_LOG_FILENAME = 1
 _HB_V2_LOG_POSITION = 2
 
