@@ -12,8 +12,15 @@ import threading
 
 import pytest
 
-from protocol.connection import NEED_DATA, BinlogPacket, ClientConnection, ConnectionClosed, LoginOK
-from protocol.messages import ERR, OK, ResultSet
+from protocol.connection import (
+    DEFAULT_CLIENT_CAPABILITIES,
+    NEED_DATA,
+    BinlogPacket,
+    ClientConnection,
+    ConnectionClosed,
+    LoginOK,
+)
+from protocol.messages import ERR, OK, Capability, ResultSet
 from protocol.position import BinlogPosition
 from tests.support.mariadb import MariaDBServer, mariadb_available
 
@@ -30,9 +37,11 @@ LOG_POS_OFFSET = 13
 class Link:
     """A blocking socket around a ClientConnection (this test's whole I/O shell)."""
 
-    def __init__(self, port: int, user: str, password: str) -> None:
+    def __init__(self, port: int, user: str, password: str, capabilities: int = DEFAULT_CLIENT_CAPABILITIES) -> None:
         self.sock = socket.create_connection(("127.0.0.1", port), timeout=30)
-        self.conn = ClientConnection(user, password, attributes={"_client_name": "semisync-test"})
+        self.conn = ClientConnection(
+            user, password, attributes={"_client_name": "semisync-test"}, capabilities=capabilities
+        )
 
     def next_event(self):
         while True:
@@ -73,11 +82,14 @@ def master(tmp_path_factory):
     server.stop()
 
 
-def test_login_query_null_and_errors(master):
-    link = Link(master.port, "repl", "replpw")
+@pytest.mark.parametrize("deprecate_eof", [False, True])
+def test_login_query_null_and_errors(master, deprecate_eof):
+    caps = DEFAULT_CLIENT_CAPABILITIES | (Capability.CLIENT_DEPRECATE_EOF if deprecate_eof else 0)
+    link = Link(master.port, "repl", "replpw", caps)
     try:
         login = link.next_event()
         assert isinstance(login, LoginOK)
+        assert bool(login.capabilities & Capability.CLIENT_DEPRECATE_EOF) == deprecate_eof
         assert "MariaDB" in login.handshake.server_version
         rs = link.roundtrip(link.conn.query("SELECT 1 AS a, NULL AS b, 'x' AS c"))
         assert isinstance(rs, ResultSet)

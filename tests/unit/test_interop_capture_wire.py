@@ -245,15 +245,27 @@ def test_result_sets_and_oks_golden(packets):
 # -- the whole conversation through our state machines ----------------------------------------
 
 
-def test_server_connection_reproduces_the_master(packets):
+def feed(conn, data: bytes, step: int | None):
+    """Deliver `data` (`step` bytes at a time) and return the one event it completes."""
+    step = step or len(data)
+    events = []
+    for i in range(0, len(data), step):
+        conn.receive_data(data[i : i + step])
+        while (event := conn.next_event()) is not NEED_DATA:
+            events.append(event)
+    assert len(events) == 1, events
+    return events[0]
+
+
+@pytest.mark.parametrize("step", [None, 1])
+def test_server_connection_reproduces_the_master(packets, step):
     hs = Handshake.decode(packets[0].payload)
     server = ServerConnection(
         hs.connection_id, hs.server_version, hs.salt, hs.capabilities,
         charset=hs.charset, status=hs.status, mariadb_capabilities=hs.mariadb_capabilities,
     )
     assert server.greeting() == wire(packets[0])
-    server.receive_data(wire(packets[1]))
-    login = server.next_event()
+    login = feed(server, wire(packets[1]), step)
     assert isinstance(login, HandshakeResponse) and login.user == "repl"
     assert not server.needs_auth_switch
     assert server.send(OK()) == wire(packets[2])
@@ -263,8 +275,7 @@ def test_server_connection_reproduces_the_master(packets):
     acks: list[BinlogPosition] = []
     previous_flagged = False
     for request, reply in exchanges(packets):
-        server.receive_data(wire(request))
-        event = server.next_event()
+        event = feed(server, wire(request), step)
         if isinstance(event, SemiSyncAck):
             acks.append(event.position)
         elif isinstance(event, ComQuery):
@@ -293,7 +304,8 @@ def test_server_connection_reproduces_the_master(packets):
     assert server.next_event() is NEED_DATA
 
 
-def test_client_connection_reproduces_the_replica(packets):
+@pytest.mark.parametrize("step", [None, 1])
+def test_client_connection_reproduces_the_replica(packets, step):
     client = ClientConnection(
         "repl", "unknown-password",
         attributes=HandshakeResponse.decode(packets[1].payload).attributes,
@@ -326,8 +338,14 @@ def test_client_connection_reproduces_the_replica(packets):
             assert last[:2] == b"\xef\x01"
             log_pos = struct.unpack_from("<I", last, 2 + 13)[0]
             assert client.ack(BinlogPosition(BINLOG, log_pos)) == wire(request)
-        client.receive_data(b"".join(wire(p) for p in reply))
-        while (event := client.next_event()) is not NEED_DATA:
+        stream = b"".join(wire(p) for p in reply)
+        step_ = step or len(stream) or 1
+        got = []
+        for i in range(0, len(stream), step_):
+            client.receive_data(stream[i : i + step_])
+            while (event := client.next_event()) is not NEED_DATA:
+                got.append(event)
+        for event in got:
             if isinstance(event, BinlogPacket):
                 events.append(event)
                 continue
