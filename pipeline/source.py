@@ -1,0 +1,224 @@
+"""The `binlog` PySpark data source: binlog and relay log files as a DataFrame, batch or streaming.
+
+    spark.dataSource.register(BinlogDataSource)
+    spark.read.format("binlog").load("/var/lib/mysql/master-bin.0*")
+    spark.readStream.format("binlog").load("/var/lib/mysql/relay-bin.*")
+
+Contract:
+- One row per event with the columns of `pipeline.decode.ARROW_SCHEMA` (the keys of
+  `semisync binlog --json`); `file` is the file's absolute path. Rows reach Spark as Arrow record
+  batches.
+- The path (`load(path)`, or option `paths`: a JSON list) is a file, a directory (its binlog-named
+  files, `name.NNNNNN`) or a glob; files are read in name order. Nothing matched, or a matched
+  file that is not a binlog (bad magic number): `BinlogSourceError` at planning, naming the path.
+- Batch: one partition per file; a file larger than option `maxPartitionBytes` (default 64 MiB)
+  is split at event boundaries found by a header walk on the driver. A half-written last event is
+  left out; corrupt data fails the task with the file and offset.
+- Streaming: the offset is, per file, the end of its last complete event and the CRC32 setting in
+  force there (`{"files": {path: {"pos": int, "crc": bool}}}`), so a half-written event is held
+  back until it is complete, and a query restarted from its checkpoint resumes exactly after the
+  last event it committed. New files matching the path are picked up from offset 4.
+- Options: `verifyChecksums` ("true"): check every event's CRC32 when the file has them.
+"""
+
+from __future__ import annotations
+
+import glob
+import json
+import os
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import pyarrow as pa
+from pyspark.sql.datasource import (
+    DataSource,
+    DataSourceReader,
+    DataSourceStreamReader,
+    InputPartition,
+)
+from pyspark.sql.types import (
+    ArrayType,
+    BooleanType,
+    DataType,
+    LongType,
+    StringType,
+    StructField,
+    StructType,
+)
+
+from binlog.reader import BinlogFileError
+from binlog.rows import ROW_FIELDS
+from pipeline.decode import decode_range, open_binlog, scan_boundaries
+
+_SPARK_TYPES: dict[str, DataType] = {
+    "int": LongType(),
+    "str": StringType(),
+    "bool": BooleanType(),
+    "list[int]": ArrayType(LongType()),
+    "list[str]": ArrayType(StringType()),
+}
+SCHEMA = StructType([StructField(name, _SPARK_TYPES[kind]) for name, kind in ROW_FIELDS.items()])
+DEFAULT_MAX_PARTITION_BYTES = 64 << 20
+_BINLOG_NAME = re.compile(r"\.\d{6}$")
+_GLOB_CHARS = re.compile(r"[*?\[]")
+
+
+class BinlogSourceError(ValueError):
+    """The path given to the `binlog` source names no binlog, or a file that is not one."""
+
+
+def expand_paths(patterns: Sequence[str]) -> list[str]:
+    """Absolute paths of the files the patterns name, in order, without duplicates."""
+    found: list[str] = []
+    for pattern in patterns:
+        if os.path.isdir(pattern):
+            names = sorted(n for n in os.listdir(pattern) if _BINLOG_NAME.search(n))
+            matches = [os.path.join(pattern, n) for n in names if os.path.isfile(os.path.join(pattern, n))]
+        elif _GLOB_CHARS.search(pattern):
+            matches = sorted(p for p in glob.glob(pattern) if os.path.isfile(p) and not p.endswith(".index"))
+        else:
+            matches = [pattern] if os.path.isfile(pattern) else []
+        if not matches:
+            raise BinlogSourceError(f"binlog source: {pattern!r} matches no file")
+        found += [os.path.abspath(p) for p in matches]
+    return list(dict.fromkeys(found))
+
+
+def _patterns(options: dict[str, str]) -> list[str]:
+    if "paths" in options:
+        paths = json.loads(options["paths"])
+        if isinstance(paths, str):
+            paths = [paths]
+    elif "path" in options:
+        paths = [options["path"]]
+    else:
+        raise BinlogSourceError("binlog source: no path given (load(PATH) or option paths)")
+    return [str(p) for p in paths]
+
+
+def _flag(options: dict[str, str], name: str, default: bool) -> bool:
+    value = options.get(name)
+    return default if value is None else value.strip().lower() in ("1", "true", "yes", "on")
+
+
+def _check(path: str) -> int:
+    try:
+        return open_binlog(path)
+    except BinlogFileError as e:
+        raise BinlogSourceError(f"binlog source: {e}") from None
+
+
+@dataclass
+class FileRange(InputPartition):
+    """Events starting in [start, end) of one file; `crc`: the CRC32 setting in force at start."""
+
+    path: str
+    start: int
+    end: int | None
+    crc: bool
+
+    def __init__(self, path: str, start: int, end: int | None, crc: bool) -> None:
+        super().__init__((path, start))
+        self.path, self.start, self.end, self.crc = path, start, end, crc
+
+
+def _read(partition: FileRange, verify: bool) -> Iterator[pa.RecordBatch]:
+    yield from decode_range(partition.path, partition.path, partition.start, partition.end, partition.crc,
+                            verify_checksums=verify)
+
+
+class BinlogReader(DataSourceReader):
+    def __init__(self, options: dict[str, str]) -> None:
+        self.paths = expand_paths(_patterns(options))
+        for path in self.paths:
+            _check(path)
+        self.max_bytes = int(options.get("maxPartitionBytes", DEFAULT_MAX_PARTITION_BYTES))
+        self.verify = _flag(options, "verifyChecksums", True)
+
+    def partitions(self) -> Sequence[InputPartition]:
+        parts: list[InputPartition] = []
+        for path in self.paths:
+            size = os.path.getsize(path)
+            if size <= self.max_bytes:
+                parts.append(FileRange(path, 4, None, False))
+                continue
+            # split points; the last range runs to the end (of the file as it is when read)
+            points = scan_boundaries(path, 4, size, every=self.max_bytes, crc=False)[:-1]
+            for i, (start, crc) in enumerate(points):
+                end = points[i + 1][0] if i + 1 < len(points) else None
+                parts.append(FileRange(path, start, end, crc))
+        return parts
+
+    def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
+        assert isinstance(partition, FileRange)
+        return _read(partition, self.verify)
+
+
+class BinlogStreamReader(DataSourceStreamReader):
+    def __init__(self, options: dict[str, str]) -> None:
+        self.patterns = _patterns(options)
+        self.verify = _flag(options, "verifyChecksums", True)
+
+    def _files(self) -> list[str]:
+        try:
+            paths = expand_paths(self.patterns)
+        except BinlogSourceError:
+            return []  # nothing written yet: an empty stream so far
+        return [p for p in paths if os.path.getsize(p) >= 4]
+
+    def initialOffset(self) -> dict[str, Any]:
+        return {"files": {}}
+
+    def latestOffset(self, start: dict[str, Any] | None = None, limit: Any = None) -> dict[str, Any]:
+        known: dict[str, dict[str, Any]] = dict((start or {}).get("files", {}))
+        latest: dict[str, dict[str, Any]] = {}
+        for path in self._files():
+            _check(path)
+            begin = known.get(path, {"pos": 4, "crc": False})
+            size = os.path.getsize(path)
+            points = scan_boundaries(path, begin["pos"], size, every=None, crc=begin["crc"])
+            end, crc = points[-1]
+            latest[path] = {"pos": end, "crc": crc}
+        for path, off in known.items():
+            latest.setdefault(path, off)  # a file that went away (purged) keeps its offset
+        return {"files": latest}
+
+    def partitions(self, start: dict[str, Any], end: dict[str, Any]) -> Sequence[InputPartition]:
+        before = start.get("files", {})
+        parts: list[InputPartition] = []
+        for path, off in sorted(end.get("files", {}).items()):
+            begin = before.get(path, {"pos": 4, "crc": False})
+            if off["pos"] > begin["pos"]:
+                parts.append(FileRange(path, begin["pos"], off["pos"], begin["crc"]))
+        return parts
+
+    def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
+        assert isinstance(partition, FileRange)
+        return _read(partition, self.verify)
+
+    def commit(self, end: dict[str, Any]) -> None:
+        pass
+
+
+class BinlogDataSource(DataSource):
+    """`spark.read.format("binlog")` / `spark.readStream.format("binlog")` (see the module docstring)."""
+
+    @classmethod
+    def name(cls) -> str:
+        return "binlog"
+
+    def schema(self) -> StructType:
+        return SCHEMA
+
+    def reader(self, schema: StructType) -> DataSourceReader:
+        return BinlogReader(self.options)
+
+    def streamReader(self, schema: StructType) -> DataSourceStreamReader:
+        return BinlogStreamReader(self.options)
+
+
+def register(spark: Any) -> None:
+    """Make `format("binlog")` available in this SparkSession."""
+    spark.dataSource.register(BinlogDataSource)
