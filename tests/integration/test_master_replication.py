@@ -1,0 +1,191 @@
+"""Replicas of the master daemon: python-mysql-replication's BinLogStreamReader and a stock
+MariaDB 10.11 replica (file/position mode), both over the real replication protocol."""
+
+from __future__ import annotations
+
+import time
+
+import pymysql
+import pytest
+from pymysqlreplication import BinLogStreamReader
+from pymysqlreplication.event import HeartbeatLogEvent, QueryEvent, RotateEvent, XidEvent
+
+from tests.support.daemons import Daemon, wait_for
+from tests.support.mariadb import MariaDBServer, mariadb_available
+
+pytestmark = pytest.mark.timeout(240)
+
+
+@pytest.fixture
+def master(tmp_path):
+    daemon = Daemon("master", tmp_path / "master", ["--server-id=1"]).start()
+    yield daemon
+    daemon.stop()
+
+
+def make_repl_user(master: Daemon, password: str = "replpw") -> None:
+    master.query(f"CREATE USER 'repl'@'%' IDENTIFIED BY '{password}'")
+    master.query("GRANT REPLICATION SLAVE ON *.* TO 'repl'@'%'")
+
+
+def _connect_without_information_schema(**kw):
+    # BinLogStreamReader's control connection logs in to `information_schema`, which the server
+    # shell does not offer as a database; it only reads table metadata for row events (we have none).
+    if kw.get("db") == "information_schema":
+        kw.pop("db")
+    return pymysql.connect(**kw)
+
+
+def test_python_mysql_replication_gets_every_transaction_across_a_rotation_and_heartbeats(master):
+    conn = master.connect()
+    cur = conn.cursor()
+    cur.execute("CREATE DATABASE pr")
+    cur.execute("CREATE TABLE pr.t (id INT AUTO_INCREMENT PRIMARY KEY, v INT)")
+    expected = []
+    for i in range(5):
+        cur.execute(f"INSERT INTO pr.t (v) VALUES ({i})")
+        expected.append([f"INSERT INTO pr.t (v) VALUES ({i})"])
+    conn.begin()
+    cur.execute("INSERT INTO pr.t (v) VALUES (100)")
+    cur.execute("UPDATE pr.t SET v = v + 1 WHERE v < 3")
+    conn.commit()
+    expected.append(["INSERT INTO pr.t (v) VALUES (100)", "UPDATE pr.t SET v = v + 1 WHERE v < 3"])
+    conn.begin()
+    cur.execute("DELETE FROM pr.t")
+    conn.rollback()
+    cur.execute("FLUSH BINARY LOGS")
+    for i in range(3):
+        cur.execute(f"INSERT INTO pr.t (v) VALUES ({200 + i})")
+        expected.append([f"INSERT INTO pr.t (v) VALUES ({200 + i})"])
+
+    stream = BinLogStreamReader(
+        connection_settings={"host": "127.0.0.1", "port": master.port, "user": "root", "passwd": ""},
+        server_id=99, blocking=True, resume_stream=True, log_file="mysql-bin.000001", log_pos=4,
+        only_events=[QueryEvent, XidEvent, RotateEvent, HeartbeatLogEvent], slave_heartbeat=0.2,
+        report_slave=("pyrepl", "", "", 3399), pymysql_wrapper=_connect_without_information_schema,
+    )
+    transactions: list[list[str]] = []
+    ddl: list[str] = []
+    current: list[str] | None = None
+    rotations: list[str] = []
+    heartbeats = 0
+    deadline = time.monotonic() + 60
+    try:
+        for event in stream:
+            assert time.monotonic() < deadline, "stream too slow"
+            if isinstance(event, QueryEvent):
+                query = event.query
+                if query == "BEGIN":
+                    current = []
+                elif current is not None:
+                    current.append(query)
+                else:
+                    ddl.append(query)
+            elif isinstance(event, XidEvent):
+                assert current is not None
+                transactions.append(current)
+                current = None
+            elif isinstance(event, RotateEvent):
+                rotations.append(event.next_binlog)
+            elif isinstance(event, HeartbeatLogEvent):
+                heartbeats += 1
+                if len(transactions) == len(expected):
+                    hosts = master.query("SHOW SLAVE HOSTS")
+                    assert (99, "pyrepl", 3399, 1) in [tuple(h) for h in hosts]
+                if heartbeats >= 3:
+                    break
+    finally:
+        stream.close()
+    assert ddl == ["CREATE DATABASE pr", "CREATE TABLE pr.t (id INT AUTO_INCREMENT PRIMARY KEY, v INT)"]
+    assert transactions == expected
+    assert "mysql-bin.000002" in rotations
+    assert heartbeats >= 3
+    conn.close()
+
+
+def _slave_status(replica: MariaDBServer) -> dict:
+    conn = replica.connect(cursorclass=pymysql.cursors.DictCursor)
+    try:
+        with conn.cursor() as cur:
+            cur.execute("SHOW SLAVE STATUS")
+            return cur.fetchone() or {}
+    finally:
+        conn.close()
+
+
+def wait_caught_up(master: Daemon, replica: MariaDBServer, timeout: float = 60.0) -> dict:
+    def caught_up():
+        file, pos = master.query("SHOW MASTER STATUS")[0][:2]
+        st = _slave_status(replica)
+        if st.get("Last_IO_Error") or st.get("Last_SQL_Error"):
+            raise AssertionError(f"replica error: IO {st['Last_IO_Error']!r} SQL {st['Last_SQL_Error']!r}")
+        if st.get("Relay_Master_Log_File") == file and int(st.get("Exec_Master_Log_Pos") or 0) == pos:
+            return st
+        return None
+
+    try:
+        return wait_for(caught_up, timeout, message="the MariaDB replica to catch up")
+    except TimeoutError:
+        raise AssertionError(f"replica did not catch up: {_slave_status(replica)}") from None
+
+
+def start_replica(tmp_path, master: Daemon, *, extra=(), heartbeat: float = 0.2) -> MariaDBServer:
+    replica = MariaDBServer(tmp_path / "replica", server_id=2, log_bin=None, extra=extra).start()
+    replica.execute_all([
+        f"CHANGE MASTER TO MASTER_HOST='127.0.0.1', MASTER_PORT={master.port}, MASTER_USER='repl', "
+        f"MASTER_PASSWORD='replpw', MASTER_LOG_FILE='mysql-bin.000001', MASTER_LOG_POS=4, "
+        f"MASTER_USE_GTID=no, MASTER_HEARTBEAT_PERIOD={heartbeat}, MASTER_CONNECT_RETRY=1",
+        "START SLAVE",
+    ])
+    return replica
+
+
+def mixed_workload(master: Daemon) -> None:
+    conn = master.connect()
+    cur = conn.cursor()
+    cur.execute("CREATE DATABASE mix")
+    cur.execute("CREATE TABLE mix.orders (id INT AUTO_INCREMENT PRIMARY KEY, item VARCHAR(40), qty INT, "
+                "created DATETIME)")
+    cur.execute("CREATE TABLE mix.audit (id INT AUTO_INCREMENT PRIMARY KEY, order_id INT, note VARCHAR(40))")
+    for i in range(30):
+        cur.execute("INSERT INTO mix.orders (item, qty, created) VALUES (%s, %s, NOW())", (f"item-{i}", i))
+    for i in range(10):
+        conn.begin()
+        cur.execute("INSERT INTO mix.orders (item, qty, created) VALUES (%s, 1, NOW())", (f"tx-{i}",))
+        cur.execute("INSERT INTO mix.audit (order_id, note) VALUES (LAST_INSERT_ID(), 'created')")
+        cur.execute("UPDATE mix.orders SET qty = qty + 1 WHERE id = %s", (i + 1,))
+        if i % 3 == 0:
+            conn.rollback()
+        else:
+            conn.commit()
+    cur.execute("FLUSH BINARY LOGS")
+    cur.execute("DELETE FROM mix.orders WHERE qty % 4 = 0")
+    cur.execute("ALTER TABLE mix.audit ADD COLUMN extra INT DEFAULT 7")
+    cur.execute("INSERT INTO mix.audit (order_id, note) VALUES (0, 'after alter')")
+    conn.close()
+
+
+def table_rows(server, sql: str) -> list[tuple]:
+    return [tuple(r) for r in server.query(sql)]
+
+
+@pytest.mark.mariadb
+@pytest.mark.skipif(not mariadb_available(), reason="mariadb-server not installed")
+def test_stock_mariadb_replica_replicates_a_mixed_workload_and_gets_heartbeats(master, tmp_path):
+    make_repl_user(master)
+    replica = start_replica(tmp_path, master)
+    try:
+        mixed_workload(master)
+        st = wait_caught_up(master, replica)
+        assert st["Slave_IO_Running"] == "Yes" and st["Slave_SQL_Running"] == "Yes"
+        for sql in ("SELECT * FROM mix.orders ORDER BY id", "SELECT * FROM mix.audit ORDER BY id"):
+            assert table_rows(replica, sql) == table_rows(master, sql), sql
+        assert len(table_rows(master, "SELECT * FROM mix.orders")) > 20
+        before = int(replica.status("Slave_received_heartbeats")["Slave_received_heartbeats"])
+        time.sleep(1.5)
+        after = int(replica.status("Slave_received_heartbeats")["Slave_received_heartbeats"])
+        assert after >= before + 3, (before, after)
+        hosts = master.query("SHOW SLAVE HOSTS")
+        assert [h[0] for h in hosts] == [2]
+    finally:
+        replica.stop()
