@@ -50,19 +50,15 @@ from protocol.errors import (
     ER_NOT_SUPPORTED_AUTH_MODE,
     ER_UNKNOWN_COM_ERROR,
     LocalProtocolError,
-    ProtocolError,
     RemoteProtocolError,
 )
 from protocol.messages import (
     AUTH_SWITCH_HEADER,
-    BINLOG_DUMP_NON_BLOCK,
     EOF,
-    EOF_HEADER,
     ERR,
     ERR_HEADER,
     LOCAL_INFILE_HEADER,
     OK,
-    OK_HEADER,
     AuthSwitchRequest,
     AuthSwitchResponse,
     Capability,
@@ -85,9 +81,9 @@ from protocol.messages import (
 from protocol.packets import (
     MAX_PAYLOAD,
     PacketDecoder,
-    _pack_header,
     decode_lenenc_int,
     encode_packet,
+    pack_header,
 )
 from protocol.position import BinlogPosition
 from protocol.semisync_wire import (
@@ -544,7 +540,7 @@ class ServerConnection:
         size = 1 + len(header) + len(event)
         seq = self._seq
         if size < MAX_PAYLOAD:  # the hot path: one packet, no copy of the payload but one
-            wire = b"".join((_pack_header(size | seq << 24), _OK_BYTE, header, event))
+            wire = b"".join((pack_header(size | seq << 24), _OK_BYTE, header, event))
             seq = (seq + 1) & 0xFF
         else:
             wire, seq = encode_packet(b"".join((_OK_BYTE, header, event)), seq)
@@ -859,17 +855,18 @@ class _ResultReader:
 
 
 __all__ = [
+    "CLIENT_TRANSITIONS",
+    "DEFAULT_CLIENT_CAPABILITIES",
+    "DEFAULT_SERVER_CAPABILITIES",
     "NEED_DATA",
-    "BINLOG_DUMP_NON_BLOCK",
+    "SERVER_TRANSITIONS",
     "BinlogPacket",
     "ClientConnection",
     "ClientState",
     "ConnectionClosed",
     "LoginOK",
-    "ProtocolError",
     "SemiSyncAck",
     "ServerConnection",
     "ServerState",
-    "EOF_HEADER",
-    "OK_HEADER",
+    "Trigger",
 ]

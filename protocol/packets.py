@@ -42,7 +42,8 @@ PACKET_HEADER = c.Struct(
 )
 # Compiled form of PACKET_HEADER: one uint32 LE == length | seq << 24.
 _HEADER = struct.Struct("<I")
-_pack_header = _HEADER.pack
+pack_header = _pack_header = _HEADER.pack
+"""`pack_header(length | seq << 24)`: the 4 header bytes (for hand-framed hot paths)."""
 _unpack_header_from = _HEADER.unpack_from
 
 
