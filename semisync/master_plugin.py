@@ -14,7 +14,8 @@ Contract (who calls what; see `semisync.interface` for when the shell runs each 
   handed to that session's socket raises `RemoteProtocolError` (drop that connection) and
   releases nothing; an ack behind the reply position moves nothing.
 - Waiting: a commit group waits once, for its last position, in `after_sync` (AFTER_SYNC) or in
-  `after_commit` (AFTER_COMMIT), at most `rpl_semi_sync_master_timeout` ms. It ends ACKED when
+  `after_commit` (AFTER_COMMIT), at most `rpl_semi_sync_master_timeout` ms (the value when its
+  wait began; a new timeout applies to the waits that begin after the change). It ends ACKED when
   N = `wait_for_slave_count` distinct slaves acked at or past its position (WL#7169), else it
   is released unacked: on its own timeout (semi-sync switches OFF) or when semi-sync is switched
   off, disabled, uninstalled, shut down or RESET MASTER runs. The commit then proceeds; only the
@@ -131,7 +132,9 @@ class _Dump:
     # ack can reach the ack receiver before the dump coroutine resumes after its write.
     in_flight: BinlogPosition | None = None
     sent: BinlogPosition | None = None  # highest event end whose write completed
-    flagged: deque[tuple[BinlogPosition, float]] = field(default_factory=deque)
+    # (end, send time) of flagged events not yet acked, for net_wait_time; bounded so that a
+    # slave that never acks cannot grow it without limit.
+    flagged: deque[tuple[BinlogPosition, float]] = field(default_factory=lambda: deque(maxlen=4096))
 
 
 class SemiSyncMasterPlugin(
@@ -215,11 +218,12 @@ class SemiSyncMasterPlugin(
         spec, old, new = self._validate(name, value)
         if spec is MASTER_ENABLED and new != old:
             self._enable() if new else self._disable()
-        elif spec is MASTER_WAIT_FOR_SLAVE_COUNT and new != old:
+        elif spec is MASTER_WAIT_FOR_SLAVE_COUNT:
             self._advance(self._container.resize(self._count))
             self._switch_off_without_slaves()
         elif spec is MASTER_WAIT_NO_SLAVE:
             self._switch_off_without_slaves()
+            self._try_switch_on()
 
     def status_variables(self, aliases: bool = False) -> dict[str, int | str]:
         """`SHOW GLOBAL STATUS` rows (times in microseconds); with `aliases`, also the MySQL 8

@@ -230,6 +230,7 @@ class MasterModelMachine(RuleBasedStateMachine):
         self.fl.settle()
         self.wait_no_slave = value
         self.model_switch_off_without_slaves()
+        self.model_try_switch_on()
 
     @rule(value=st.booleans())
     def set_enabled(self, value: bool) -> None:
