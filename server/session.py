@@ -61,6 +61,7 @@ from protocol.messages import (
     ComQuery,
     ComQuit,
     ComRegisterSlave,
+    ComUnknown,
     FieldType,
     HandshakeResponse,
     ResultSet,
@@ -69,6 +70,7 @@ from protocol.messages import (
 )
 from server import sql as sqltext
 from server.users import ALL, REPLICATION_CLIENT, REPLICATION_SLAVE, SUPER, Account
+from server.variables import Scope
 
 if TYPE_CHECKING:
     from server.listener import Server
@@ -84,6 +86,8 @@ _MULTI = int(Capability.CLIENT_MULTI_STATEMENTS)
 WRITE_KEYWORDS = frozenset({
     "INSERT", "UPDATE", "DELETE", "REPLACE", "CREATE", "DROP", "ALTER", "TRUNCATE", "RENAME", "LOAD",
 })
+COM_RESET_CONNECTION = 0x1F
+
 # Statements (dispatch keyword) that need one of these privileges, whoever executes them.
 STATEMENT_PRIVILEGES: dict[str, tuple[str, ...]] = {
     "SHOW MASTER": (SUPER, REPLICATION_CLIENT),
@@ -215,7 +219,11 @@ class ClientSession(asyncio.Protocol):
         self.server.stats.bytes_received += len(data)
         reader = self._raw_reader
         if reader is not None:
-            reader(data)
+            try:
+                reader(data)
+            except Exception:  # the role's bug: this connection only
+                log.exception("session %d (%s): raw reader failed", self.connection_id, self.peer)
+                self.close()
             return
         self.conn.receive_data(data)  # type: ignore[union-attr]
         waiter = self._wakeup
@@ -406,6 +414,8 @@ class ClientSession(asyncio.Protocol):
         self.user = login.user
         self.engine_session = server.engine.session(self.connection_id)
         self.engine_session.user_vars = self.user_vars  # one dict: SET @a here, @a in DML there
+        if not server.variables.get("autocommit", None, Scope.GLOBAL):
+            self.engine_session.autocommit = False
         if login.database:
             if not server.engine.has_database(login.database):
                 self.write(conn.send(ERR.from_error(ER_BAD_DB_ERROR, login.database)))
@@ -484,10 +494,26 @@ class ClientSession(asyncio.Protocol):
             elif self._raw_reader is None and conn.state is ServerState.RESPONDING:
                 # The role handled the command but left no response (a dump that ended).
                 self.close()
+        elif isinstance(event, ComUnknown) and event.code == COM_RESET_CONNECTION:
+            await self._reset_connection()
         else:
             handled = await self.server.role.handle_command(self, event)
             if not handled:
                 self._send_error(SQLError(ER_UNKNOWN_COM_ERROR))
+
+    async def _reset_connection(self) -> None:
+        """COM_RESET_CONNECTION: roll back, forget user variables and session variables, keep
+        the login and the current database (as mysqld does)."""
+        server = self.server
+        old = self.engine_session
+        database = old.database
+        await old.close()
+        self.engine_session = server.engine.session(self.connection_id)
+        self.user_vars.clear()
+        self.engine_session.user_vars = self.user_vars
+        self.engine_session.database = database
+        self.sysvars = server.variables.session_defaults()
+        self.write(self.conn.send(OK(status=self.status_flags())))  # type: ignore[union-attr]
 
     async def _guarded(self, coro: Any) -> Any:
         try:

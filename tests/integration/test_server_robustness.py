@@ -136,7 +136,7 @@ def test_wrong_password_and_unknown_command(shell):
                 shell.connect(password="nope")
             assert e.value.args[0] == 1045
         conn = shell.connect()
-        conn._execute_command(0x1F, b"")  # COM_RESET_CONNECTION is not ours: 1047
+        conn._execute_command(0x04, b"t\x00")  # COM_FIELD_LIST is not ours: 1047
         with pytest.raises(pymysql.MySQLError) as e:
             conn._read_ok_packet()
         assert e.value.args[0] == 1047
@@ -163,3 +163,30 @@ def test_a_bug_in_a_session_closes_only_that_connection(shell):
         with pytest.raises(pymysql.MySQLError):
             cur.execute("SELECT 4")  # the connection is gone
         assert shell.connect().cursor().execute("SELECT 5") == 1
+
+
+def test_login_with_another_auth_plugin_is_switched_to_native_password(shell):
+    from protocol.auth import scramble_native_password
+    from protocol.messages import Capability, HandshakeResponse
+    from tests.support.server_shell import ROOT_PASSWORD
+
+    caps = (Capability.CLIENT_PROTOCOL_41 | Capability.CLIENT_SECURE_CONNECTION
+            | Capability.CLIENT_PLUGIN_AUTH | Capability.CLIENT_LONG_PASSWORD)
+    for password, expect_ok in ((ROOT_PASSWORD, True), ("wrong", False)):
+        sock = raw_connect(shell)
+        login = HandshakeResponse(int(caps), "root", b"\x01" * 32, auth_plugin_name="caching_sha2_password")
+        payload = login.encode()
+        sock.sendall(len(payload).to_bytes(3, "little") + b"\x01" + payload)
+        seq, switch = read_packet(sock)
+        assert seq == 2 and switch[0] == 0xFE
+        name, _, salt = switch[1:].partition(b"\x00")
+        assert name == b"mysql_native_password"
+        answer = scramble_native_password(password, salt.rstrip(b"\x00"))
+        sock.sendall(len(answer).to_bytes(3, "little") + b"\x03" + answer)
+        seq, reply = read_packet(sock)
+        assert seq == 4
+        if expect_ok:
+            assert reply[0] == 0x00
+        else:
+            assert err_code(reply) == 1045
+        sock.close()
