@@ -47,11 +47,11 @@ import asyncio
 import collections
 import hashlib
 import os
+import queue
 import re
 import sqlite3
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -271,6 +271,55 @@ def map_sqlite_error(exc: sqlite3.Error, database: str | None) -> SQLError:
     return SQLError(ER_UNKNOWN_ERROR, f"engine: {msg}")
 
 
+# --- threads --------------------------------------------------------------------------------------
+
+
+class ThreadLane:
+    """`threads` threads serving one queue; `call()` runs a function there, awaited from the loop.
+    (Half the hop latency of run_in_executor: one queue put, one call_soon_threadsafe back.)"""
+
+    def __init__(self, threads: int, name: str):
+        self._queue: queue.SimpleQueue = queue.SimpleQueue()
+        self._threads = [threading.Thread(target=self._serve, name=f"{name}-{n}", daemon=True)
+                         for n in range(threads)]
+        for thread in self._threads:
+            thread.start()
+
+    def _serve(self) -> None:
+        while True:
+            item = self._queue.get()
+            if item is None:
+                return
+            loop, fut, fn, args = item
+            try:
+                result = fn(*args)
+            except BaseException as exc:  # noqa: BLE001 - handed to the awaiting task
+                loop.call_soon_threadsafe(_settle, fut, None, exc)
+            else:
+                loop.call_soon_threadsafe(_settle, fut, result, None)
+
+    def call(self, fn, *args) -> asyncio.Future:
+        loop = asyncio.get_running_loop()
+        fut = loop.create_future()
+        self._queue.put((loop, fut, fn, args))
+        return fut
+
+    def shutdown(self) -> None:
+        for _ in self._threads:
+            self._queue.put(None)
+        for thread in self._threads:
+            thread.join()
+
+
+def _settle(fut: asyncio.Future, result: object, exc: BaseException | None) -> None:
+    if fut.cancelled():
+        return
+    if exc is not None:
+        fut.set_exception(exc)
+    else:
+        fut.set_result(result)
+
+
 # --- per-thread connections -------------------------------------------------------------------
 
 
@@ -302,8 +351,8 @@ class Engine:
         self.datadir = Path(datadir)
         self.writer_lock = WriterLock()
         self.lock_wait_timeout = 50.0
-        self._writer = ThreadPoolExecutor(1, thread_name_prefix="engine-writer")
-        self._readers = ThreadPoolExecutor(readers, thread_name_prefix="engine-reader")
+        self._writer = ThreadLane(1, "engine-writer")
+        self._readers = ThreadLane(readers, "engine-reader")
         self._reader_local = _ReaderLocal()
         self._wconn: sqlite3.Connection | None = None
         self._wstate = functions.ConnectionState()
@@ -335,14 +384,14 @@ class Engine:
             return
         self._closed = True
         await self._on_writer(self._w_close)
-        self._writer.shutdown(wait=True)
-        self._readers.shutdown(wait=True)
+        self._writer.shutdown()
+        self._readers.shutdown()
 
-    async def _on_writer(self, fn, *args):
-        return await asyncio.get_running_loop().run_in_executor(self._writer, fn, *args)
+    def _on_writer(self, fn, *args) -> asyncio.Future:
+        return self._writer.call(fn, *args)
 
-    async def _on_reader(self, fn, *args):
-        return await asyncio.get_running_loop().run_in_executor(self._readers, fn, *args)
+    def _on_reader(self, fn, *args) -> asyncio.Future:
+        return self._readers.call(fn, *args)
 
     def _w_open(self) -> None:
         self._wconn = _open_connection(self.datadir / MAIN_FILE, self._wstate)

@@ -20,14 +20,18 @@ from protocol.errors import ER_PARSE_ERROR, SQLError
 # `/*! ... */` and `/*!50100 ... */` are executable comments: MySQL runs their content.
 _EXEC_COMMENT = re.compile(r"/\*!\d*(.*?)\*/", re.S)
 
+# Unrolled string loops and a leading first-character lookahead: most positions fail at once.
 _LITERALS = re.compile(
     r"""
-    (?P<skip>`(?:[^`]|``)*`|/\*.*?\*/|--(?=[ \t\r\n]|$)[^\n]*|\#[^\n]*)
-    |(?P<str>'(?:[^'\\]|\\.|'')*'|"(?:[^"\\]|\\.|"")*")
+    (?=[`/\-\#'"xXbB0-9.?])
+    (?:
+    (?P<skip>`[^`]*(?:``[^`]*)*`|/\*.*?\*/|--(?=[ \t\r\n]|$)[^\n]*|\#[^\n]*)
+    |(?P<str>'[^'\\]*(?:(?:\\.|'')[^'\\]*)*'|"[^"\\]*(?:(?:\\.|"")[^"\\]*)*")
     |(?<![\w$])(?P<hex>[xX]'[0-9a-fA-F]*'|0x[0-9a-fA-F]+(?![\w$]))
     |(?<![\w$])(?P<bits>[bB]'[01]*'|0b[01]+(?![\w$]))
     |(?<![\w$.])(?P<num>(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)(?![\w$])
     |(?P<qmark>\?)
+    )
     """,
     re.S | re.X,
 )

@@ -17,30 +17,38 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def run_and_kill(datadir: Path, delay: float) -> int:
-    """Run the worker for `delay` seconds, SIGKILL it; returns the last group it saw committed."""
+    """Run the worker for `delay` seconds after its first group, SIGKILL it; returns the last group
+    it reported committed."""
     proc = subprocess.Popen([sys.executable, "-m", "tests.support.engine_crash_worker", str(datadir)],
-                            cwd=ROOT, stdout=subprocess.PIPE, text=True,
-                            env={**os.environ, "PYTHONPATH": str(ROOT)})
-    last = 0
-    deadline = time.monotonic() + 30
-    os.set_blocking(proc.stdout.fileno(), False)
+                            cwd=ROOT, stdout=subprocess.PIPE, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    fd = proc.stdout.fileno()
+    os.set_blocking(fd, False)
+    buffer = b""
     started = None
+    deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
-        line = proc.stdout.readline()
-        if line:
-            last = int(line)
+        try:
+            chunk = os.read(fd, 65536)
+        except BlockingIOError:
+            chunk = b""
+        if chunk:
+            buffer += chunk
             started = started or time.monotonic()
-            if time.monotonic() - started >= delay:
-                break
+        elif proc.poll() is not None:
+            break
         else:
             time.sleep(0.001)
+        if started is not None and time.monotonic() - started >= delay:
+            break
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait()
-    rest = proc.stdout.read() or ""
-    for line in rest.split():
-        last = int(line)
-    assert started is not None, "the worker never committed a group"
-    return last
+    os.set_blocking(fd, True)
+    buffer += proc.stdout.read()
+    lines = [line for line in buffer.split(b"\n") if line.strip()]
+    # a line cut by the kill is not an acknowledgement
+    complete = lines if buffer.endswith(b"\n") else lines[:-1]
+    assert started is not None and complete, "the worker never committed a group"
+    return int(complete[-1])
 
 
 async def check(datadir: Path, acknowledged: int) -> int:
