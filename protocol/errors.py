@@ -86,6 +86,17 @@ ER_WRONG_VALUE_COUNT_ON_ROW = MySQLError(1136, "21S01", "Column count doesn't ma
 ER_NON_UNIQ_ERROR = MySQLError(1052, "23000", "Column '%s' in %s is ambiguous")
 ER_NONUNIQ_TABLE = MySQLError(1066, "42000", "Not unique table/alias: '%s'")
 ER_TOO_MANY_DATABASES = MySQLError(1105, "HY000", "Too many databases: the embedded engine attaches at most %d")
+# slave/ (IO task, applier)
+ER_SLAVE_FATAL_ERROR = MySQLError(1593, "HY000", "Fatal error: %s")
+ER_SLAVE_RELAY_LOG_READ_FAILURE = MySQLError(1594, "HY000", "Relay log read failure: %s")
+ER_SLAVE_RELAY_LOG_WRITE_FAILURE = MySQLError(1595, "HY000", "Relay log write failure: %s")
+ER_SLAVE_HEARTBEAT_FAILURE = MySQLError(1623, "HY000", "Unexpected master's heartbeat data: %s")
+ER_SLAVE_CONVERSION_FAILED = MySQLError(1677, "HY000", "Column %d of table '%s' cannot be converted from type '%s' to type '%s'")
+ER_SLAVE_HEARTBEAT_VALUE_OUT_OF_RANGE_MAX = MySQLError(1704, "HY000", "The requested value for the heartbeat period exceeds the value of `slave_net_timeout' seconds. A sensible value for the period should be less than the timeout.")
+ER_NETWORK_READ_EVENT_CHECKSUM_FAILURE = MySQLError(1743, "HY000", "Replication event checksum verification failed while reading from network.")
+ER_SLAVE_MASTER_COM_FAILURE = MySQLError(1597, "HY000", "Master command %s failed: %s")
+CR_CONN_HOST_ERROR = MySQLError(2003, "HY000", "Can't connect to MySQL server on '%s' (%s)")
+CR_SERVER_LOST = MySQLError(2013, "HY000", "Lost connection to MySQL server during query")
 ER_OPTION_PREVENTS_STATEMENT = MySQLError(1290, "HY000", "The MariaDB server is running with the %s option so it cannot execute this statement")
 
 

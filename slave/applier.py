@@ -1,0 +1,586 @@
+"""`Applier`: the slave SQL thread. Applies the relay log to the slave's own database, one
+transaction at a time, and remembers where it is in the same database transaction.
+
+Contract
+- Reads the relay log only up to `RelayLog.readable` (the end of the last complete, durable
+  transaction the IO task published); wakes up on `notify()`.
+- A transaction (BEGIN or a MariaDB GTID .. XID/COMMIT) is applied with ONE
+  `engine.apply_transaction(statements, meta)`: its statements, each with its context (event
+  timestamp, INSERT_ID / LAST_INSERT_ID from INTVAR, RAND seeds, user variables from USER_VAR)
+  and default database, plus `meta` = the applier's new position (relay file + offset after the
+  transaction, master file + Exec_Master_Log_Pos). The engine commits both in one SQLite
+  transaction, so after a crash the data and the position agree: nothing is applied twice or
+  skipped (crash-safe slave, MySQL's relay_log_info_repository=TABLE).
+- A statement outside a transaction (DDL, a non-transactional statement) is applied alone, the
+  same way. ROLLBACK discards the group.
+- Row events (TABLE_MAP + WRITE/UPDATE/DELETE_ROWS v1/v2) become INSERT / UPDATE / DELETE
+  statements on the slave's table, columns matched by position; an UPDATE/DELETE finds its row
+  by the primary key when the table has one, otherwise by every column of the before image.
+- User and grant statements (CREATE/DROP/ALTER/RENAME USER, GRANT, REVOKE, SET PASSWORD) are
+  replayed through the server's user store (`server.apply_user_statement`); a failure there is
+  logged and skipped, never stops the applier.
+- Any other error stops the applier with Last_SQL_Errno / Last_SQL_Error (MySQL's wording); the
+  IO task keeps running. START SLAVE [SQL_THREAD] retries from the saved position.
+- Relay log files the applier has finished are purged (never the one the IO task writes).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+from protocol.errors import (
+    ER_SLAVE_CONVERSION_FAILED,
+    ER_SLAVE_RELAY_LOG_READ_FAILURE,
+    ER_UNKNOWN_ERROR,
+    ProtocolError,
+    SQLError,
+)
+from protocol.events import (
+    DECIMAL_RESULT,
+    FL_STANDALONE,
+    HEADER_LEN,
+    INT_RESULT,
+    INTVAR_INSERT_ID,
+    INTVAR_LAST_INSERT_ID,
+    REAL_RESULT,
+    ROWS_STMT_END_F,
+    STRING_RESULT,
+    USER_VAR_UNSIGNED_F,
+    EventType,
+    FormatDescription,
+    Intvar,
+    MariaGtid,
+    Query,
+    Rand,
+    Rotate,
+    Rows,
+    TableMap,
+    UserVar,
+    decode_event,
+    decode_header,
+)
+from slave.relay_log import RelayLog, RelayPosition, statement_kind
+from slave.rows import (
+    MISSING,
+    RowChange,
+    TableLayout,
+    UnsupportedColumnType,
+    as_unsigned,
+    decode_rows,
+    is_rows_event,
+)
+
+log = logging.getLogger("semisync.slave.sql")
+
+USER_STATEMENT_PREFIXES = (
+    "CREATE USER", "DROP USER", "ALTER USER", "RENAME USER", "GRANT", "REVOKE", "SET PASSWORD",
+    "FLUSH PRIVILEGES",
+)
+
+# The meta keys (engine.meta()) holding the applier's position.
+META_RELAY_FILE = "relay_log_file"
+META_RELAY_POS = "relay_log_pos"
+META_MASTER_FILE = "relay_master_log_file"
+META_MASTER_POS = "exec_master_log_pos"
+
+
+class ApplierError(Exception):
+    def __init__(self, code: int, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+class Applier:
+    def __init__(
+        self,
+        engine: Any,
+        relay: RelayLog,
+        *,
+        table_columns: Callable[[str, str], list[SlaveColumn] | None],
+        make_context: Callable[..., Any],
+        apply_user_statement: Callable[[str], Any] | None = None,
+        master_clock_offset: Callable[[], float] = lambda: 0.0,
+    ) -> None:
+        self.engine = engine
+        self.relay = relay
+        self.table_columns = table_columns
+        self.make_context = make_context
+        self.apply_user_statement = apply_user_statement
+        self.master_clock_offset = master_clock_offset
+        self._wakeup = asyncio.Event()
+        self._stopping = False
+        self.running = False
+        self.last_errno = 0
+        self.last_error = ""
+        # Where the next event to apply starts, and the master coordinates applied so far.
+        self.relay_file = ""
+        self.relay_pos = 4
+        self.master_file = ""
+        self.master_pos = 0
+        self.last_master_timestamp = 0
+        self.applied_transactions = 0
+
+    # -- position ---------------------------------------------------------------------------------
+    def load_position(self) -> None:
+        meta = self.engine.meta() or {}
+        self.relay_file = str(meta.get(META_RELAY_FILE) or "")
+        self.relay_pos = int(meta.get(META_RELAY_POS) or 4)
+        self.master_file = str(meta.get(META_MASTER_FILE) or "")
+        self.master_pos = int(meta.get(META_MASTER_POS) or 0)
+
+    def reset_position(self, master_file: str = "", master_pos: int = 0) -> dict[str, Any]:
+        self.relay_file, self.relay_pos = "", 4
+        self.master_file, self.master_pos = master_file, master_pos
+        return self._meta(self.relay_file, self.relay_pos)
+
+    def _meta(self, relay_file: str, relay_pos: int) -> dict[str, Any]:
+        return {
+            META_RELAY_FILE: relay_file,
+            META_RELAY_POS: relay_pos,
+            META_MASTER_FILE: self.master_file,
+            META_MASTER_POS: self.master_pos,
+        }
+
+    def seconds_behind(self, io_running: bool) -> int | None:
+        if not self.running or not io_running:
+            return None
+        readable = self.relay.readable
+        if readable is None or self._position() >= readable or not self.last_master_timestamp:
+            return 0
+        return max(0, int(time.time() + self.master_clock_offset() - self.last_master_timestamp))
+
+    def _position(self) -> RelayPosition:
+        if not self.relay_file:
+            return RelayPosition(0, 0)
+        return self.relay.position_of(self.relay_file, self.relay_pos)
+
+    # -- lifecycle ----------------------------------------------------------------------------
+    def notify(self) -> None:
+        self._wakeup.set()
+
+    def stop(self) -> None:
+        self._stopping = True
+        self._wakeup.set()
+
+    async def run(self) -> None:
+        self.running = True
+        self._stopping = False
+        self.last_errno, self.last_error = 0, ""
+        try:
+            await self._run()
+        except ApplierError as e:
+            self.last_errno, self.last_error = e.code, e.message
+            log.error("slave SQL task stops: %s", e.message)
+        finally:
+            self.running = False
+
+    async def _run(self) -> None:
+        self.load_position()
+        stream = _Stream()
+        if self.relay_file and self.relay.path(self.relay_file).exists():
+            self._prime(stream)
+        else:
+            files = self.relay.files()
+            later = [f for f in files if not self.relay_file or f > self.relay_file]
+            self.relay_file = later[0] if later else ""
+            self.relay_pos = 4
+        while not self._stopping:
+            readable = self.relay.readable
+            if not self.relay_file:
+                files = self.relay.files()
+                if files:
+                    self.relay_file, self.relay_pos = files[0], 4
+                    stream = _Stream()
+            if readable is None or not self.relay_file or self._position() >= readable:
+                self._wakeup.clear()
+                if self._stopping:
+                    break
+                readable = self.relay.readable
+                if readable is None or not self.relay_file or self._position() >= readable:
+                    await self._wakeup.wait()
+                continue
+            current = self.relay.position_of(self.relay_file, self.relay_pos)
+            end = readable.pos if current.seq == readable.seq else None
+            await self._apply_range(stream, end)
+            if end is None and not self._stopping:
+                nxt = self.relay.next_file(self.relay_file)
+                if nxt is None:
+                    await asyncio.sleep(0.01)
+                    continue
+                # Finished a file: go to the next one and drop the finished ones.
+                self.relay_file, self.relay_pos = nxt, 4
+                stream = _Stream()
+                self.relay.purge_before(nxt)
+            await asyncio.sleep(0)
+
+    def _prime(self, stream: _Stream) -> None:
+        """Re-read the current file up to the saved position for its FD (checksum) settings."""
+        path = self.relay.path(self.relay_file)
+        with open(path, "rb") as f:
+            f.seek(4)
+            offset = 4
+            while offset < self.relay_pos:
+                ev = _read_event(f)
+                if ev is None:
+                    break
+                h = decode_header(ev)
+                if h.type_code == EventType.FORMAT_DESCRIPTION_EVENT:
+                    fd = decode_event(ev, False).body
+                    assert isinstance(fd, FormatDescription)
+                    stream.checksum = fd.checksum
+                offset += len(ev)
+
+    async def _apply_range(self, stream: _Stream, end: int | None) -> None:
+        path = self.relay.path(self.relay_file)
+        try:
+            f = open(path, "rb")
+        except FileNotFoundError:
+            raise ApplierError(ER_SLAVE_RELAY_LOG_READ_FAILURE.code, ER_SLAVE_RELAY_LOG_READ_FAILURE.format(f"relay log file {self.relay_file} is missing")) from None
+        with f:
+            f.seek(self.relay_pos)
+            offset = self.relay_pos
+            count = 0
+            while not self._stopping and (end is None or offset < end):
+                ev = _read_event(f)
+                if ev is None:
+                    break
+                offset += len(ev)
+                await self._event(stream, ev, offset)
+                count += 1
+                if count % 64 == 0:
+                    await asyncio.sleep(0)
+
+    # -- one event ------------------------------------------------------------------------------
+    async def _event(self, stream: _Stream, ev: bytes, end: int) -> None:
+        h = decode_header(ev)
+        t = h.type_code
+        try:
+            body = decode_event(ev, stream.checksum if t != EventType.FORMAT_DESCRIPTION_EVENT else False).body
+        except ProtocolError as e:
+            raise ApplierError(ER_SLAVE_RELAY_LOG_READ_FAILURE.code, ER_SLAVE_RELAY_LOG_READ_FAILURE.format(e.message)) from None
+        if isinstance(body, FormatDescription):
+            stream.checksum = body.checksum
+        elif isinstance(body, Rotate):
+            if h.server_id != self.relay.server_id or h.log_pos:
+                self.master_file, self.master_pos = body.next_file, body.position
+        if h.log_pos and not h.artificial and t not in (EventType.ROTATE_EVENT,) and self.master_file:
+            stream.master_end = h.log_pos
+        if h.timestamp:
+            stream.timestamp = h.timestamp
+        if t == EventType.GTID_EVENT:
+            assert isinstance(body, MariaGtid)
+            if not body.flags2 & FL_STANDALONE:
+                stream.begin()
+        elif t == EventType.QUERY_EVENT:
+            assert isinstance(body, Query)
+            await self._query(stream, body, h.timestamp, end)
+        elif t == EventType.XID_EVENT:
+            await self._commit(stream, end)
+        elif t == EventType.INTVAR_EVENT:
+            assert isinstance(body, Intvar)
+            if body.type == INTVAR_INSERT_ID:
+                stream.insert_id = body.value
+            elif body.type == INTVAR_LAST_INSERT_ID:
+                stream.last_insert_id = body.value
+        elif t == EventType.RAND_EVENT:
+            assert isinstance(body, Rand)
+            stream.rand_seed = (body.seed1, body.seed2)
+        elif t == EventType.USER_VAR_EVENT:
+            assert isinstance(body, UserVar)
+            stream.user_vars[body.name] = _user_var_value(body)
+        elif t == EventType.TABLE_MAP_EVENT:
+            assert isinstance(body, TableMap)
+            stream.tables[body.table_id] = TableLayout.from_table_map(body)
+        elif is_rows_event(t):
+            assert isinstance(body, Rows)
+            self._rows(stream, t, body, h.timestamp)
+            if not stream.in_group and body.flags & ROWS_STMT_END_F:
+                await self._commit(stream, end)
+        else:
+            # ROTATE, FD, STOP, GTID_LIST, BINLOG_CHECKPOINT, ANNOTATE_ROWS, ...: nothing to apply.
+            if not stream.in_group and not stream.statements:
+                self._advance(stream, end)
+
+    def _advance(self, stream: _Stream, end: int) -> None:
+        self.relay_pos = end
+        if stream.master_end:
+            self.master_pos = stream.master_end
+
+    async def _query(self, stream: _Stream, q: Query, timestamp: int, end: int) -> None:
+        kind = statement_kind(q.query)
+        if kind == "BEGIN":
+            stream.begin()
+            return
+        if kind == "COMMIT":
+            await self._commit(stream, end)
+            return
+        if kind == "ROLLBACK":
+            stream.reset()
+            self._advance(stream, end)
+            return
+        sql = q.query
+        head = " ".join(sql.lstrip().split(None, 2)[:2]).upper()
+        if head.startswith(USER_STATEMENT_PREFIXES):
+            await self._user_statement(sql)
+            if not stream.in_group:
+                stream.reset_context()
+                await self._commit(stream, end)
+            return
+        ctx = self.make_context(
+            timestamp=timestamp,
+            insert_id=stream.insert_id,
+            last_insert_id=stream.last_insert_id,
+            rand_seed=stream.rand_seed,
+            user_vars=dict(stream.user_vars),
+        )
+        stream.statements.append((sql, ctx, q.db or None))
+        stream.reset_context()
+        if not stream.in_group:
+            await self._commit(stream, end)
+
+    async def _user_statement(self, sql: str) -> None:
+        if self.apply_user_statement is None:
+            return
+        try:
+            result = self.apply_user_statement(sql)
+            if asyncio.iscoroutine(result):
+                await result
+        except Exception as e:  # noqa: BLE001 - a user statement never stops the applier
+            log.warning("slave SQL: user statement skipped (%s): %s", e, sql[:200])
+
+    async def _commit(self, stream: _Stream, end: int) -> None:
+        statements = stream.statements
+        if stream.master_end:
+            self.master_pos = stream.master_end
+        meta = self._meta(self.relay_file, end)
+        try:
+            await self.engine.apply_transaction(statements, meta)
+        except SQLError as e:
+            sql, _ctx, db = statements[-1] if statements else ("", None, None)
+            failing = getattr(e, "statement", None) or sql
+            raise ApplierError(
+                e.code,
+                f"Error '{e.message}' on query. Default database: '{db or ''}'. Query: '{failing}'",
+            ) from None
+        self.relay_pos = end
+        self.last_master_timestamp = stream.timestamp
+        self.applied_transactions += 1
+        stream.reset()
+
+    # -- row events -------------------------------------------------------------------------------
+    def _rows(self, stream: _Stream, t: int, rows: Rows, timestamp: int) -> None:
+        layout = stream.tables.get(rows.table_id)
+        if layout is None:
+            raise ApplierError(
+                ER_SLAVE_RELAY_LOG_READ_FAILURE.code,
+                f"rows event for table id {rows.table_id} without its TABLE_MAP; the event's master log {self.master_file}, end_log_pos {stream.master_end}",
+            )
+        try:
+            changes = decode_rows(layout, t, rows)
+        except UnsupportedColumnType as e:
+            raise ApplierError(ER_SLAVE_CONVERSION_FAILED.code, str(e)) from None
+        except ProtocolError as e:
+            raise ApplierError(ER_SLAVE_RELAY_LOG_READ_FAILURE.code, e.message) from None
+        columns = self.table_columns(layout.db, layout.table)
+        if columns is None:
+            raise ApplierError(
+                1146, f"Table '{layout.db}.{layout.table}' doesn't exist (applying a row event)"
+            )
+        ctx = self.make_context(timestamp=timestamp, insert_id=None, last_insert_id=None, rand_seed=None, user_vars={})
+        for change in changes:
+            sql = _row_statement(layout, columns, change)
+            stream.statements.append((sql, ctx, layout.db))
+
+
+class _Stream:
+    """What the applier carries between events of one relay log file."""
+
+    def __init__(self) -> None:
+        self.checksum = False
+        self.in_group = False
+        self.statements: list[tuple[str, Any, str | None]] = []
+        self.tables: dict[int, TableLayout] = {}
+        self.master_end = 0
+        self.timestamp = 0
+        self.reset_context()
+
+    def begin(self) -> None:
+        self.in_group = True
+        self.statements = []
+
+    def reset_context(self) -> None:
+        self.insert_id: int | None = None
+        self.last_insert_id: int | None = None
+        self.rand_seed: tuple[int, int] | None = None
+        self.user_vars: dict[str, Any] = {}
+
+    def reset(self) -> None:
+        self.in_group = False
+        self.statements = []
+        self.tables = {}
+        self.reset_context()
+
+
+def _read_event(f: Any) -> bytes | None:
+    head = f.read(HEADER_LEN)
+    if len(head) < HEADER_LEN:
+        return None
+    size = int.from_bytes(head[9:13], "little")
+    rest = f.read(size - HEADER_LEN)
+    if len(rest) < size - HEADER_LEN:
+        return None
+    return head + rest
+
+
+def _user_var_value(uv: UserVar) -> Any:
+    if uv.is_null:
+        return None
+    if uv.type == INT_RESULT:
+        unsigned = bool(uv.flags and uv.flags & USER_VAR_UNSIGNED_F)
+        return int.from_bytes(uv.value[:8], "little", signed=not unsigned)
+    if uv.type == REAL_RESULT:
+        import struct
+
+        return struct.unpack("<d", uv.value[:8])[0]
+    if uv.type == DECIMAL_RESULT:
+        from slave.rows import _decimal
+
+        precision, scale = uv.value[0], uv.value[1]
+        return _decimal(memoryview(uv.value[2:]), 0, precision, scale)[0]
+    if uv.type == STRING_RESULT:
+        if uv.charset == 63:
+            return bytes(uv.value)
+        return bytes(uv.value).decode("utf-8", "replace")
+    return bytes(uv.value).decode("utf-8", "replace")
+
+
+# -- SQL for row changes ------------------------------------------------------------------------------
+
+
+def _ident(name: str) -> str:
+    return "`" + name.replace("`", "``") + "`"
+
+
+@dataclass(frozen=True, slots=True)
+class SlaveColumn:
+    """A column of the slave's own table, as the row applier needs it."""
+
+    name: str
+    base: str  # lower-case MySQL type name (int, varchar, blob, enum ...)
+    unsigned: bool = False
+    args: tuple[str, ...] = ()  # enum/set members (quoted), lengths
+    primary: bool = False
+
+
+def _column_info(col: SlaveColumn) -> tuple[str, str, bool, tuple[str, ...]]:
+    return col.name, col.base, col.unsigned, col.args
+
+
+_BINARY_BASES = {"binary", "varbinary", "tinyblob", "blob", "mediumblob", "longblob", "bit"}
+
+
+def _literal(value: Any, col: Any, type_code: int) -> str:
+    if value is None:
+        return "NULL"
+    name, base, unsigned, args = _column_info(col)
+    if isinstance(value, bool):
+        return "1" if value else "0"
+    if isinstance(value, int):
+        if base in ("enum",) and args:
+            return _string(_unquote(args[value - 1]) if 0 < value <= len(args) else "")
+        if base in ("set",) and args:
+            members = [_unquote(a) for i, a in enumerate(args) if value & (1 << i)]
+            return _string(",".join(members))
+        if unsigned:
+            value = as_unsigned(value, type_code)
+        return str(value)
+    if isinstance(value, float):
+        return repr(value)
+    if isinstance(value, Decimal):
+        return str(value)
+    if isinstance(value, bytes):
+        if base in _BINARY_BASES:
+            return "X'" + value.hex() + "'"
+        return _string(value.decode("utf-8", "replace"))
+    if isinstance(value, datetime.datetime):
+        text = value.strftime("%Y-%m-%d %H:%M:%S")
+        if value.microsecond:
+            text += f".{value.microsecond:06d}"
+        return _string(text)
+    if isinstance(value, datetime.date):
+        return _string(value.isoformat())
+    if isinstance(value, datetime.timedelta):
+        total = int(value.total_seconds())
+        sign = "-" if total < 0 else ""
+        total = abs(total)
+        return _string(f"{sign}{total // 3600:02d}:{total // 60 % 60:02d}:{total % 60:02d}")
+    return _string(str(value))
+
+
+def _unquote(arg: str) -> str:
+    if len(arg) >= 2 and arg[0] == arg[-1] and arg[0] in "'\"":
+        return arg[1:-1].replace(arg[0] * 2, arg[0])
+    return arg
+
+
+def _string(text: str) -> str:
+    return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+def _row_statement(layout: TableLayout, columns: list[Any], change: RowChange) -> str:
+    table = f"{_ident(layout.db)}.{_ident(layout.table)}"
+    if len(columns) < len(layout.types):
+        raise ApplierError(
+            ER_SLAVE_CONVERSION_FAILED.code,
+            f"table {layout.name} has {len(columns)} columns on the slave, the master's row has {len(layout.types)}",
+        )
+
+    def pairs(image: tuple[Any, ...]) -> list[tuple[str, str]]:
+        out = []
+        for i, value in enumerate(image):
+            if value is MISSING:
+                continue
+            col = columns[i]
+            out.append((_column_info(col)[0], _literal(value, col, layout.types[i])))
+        return out
+
+    def where(image: tuple[Any, ...]) -> str:
+        keys = _primary_key_positions(columns)
+        cond = []
+        for i, value in enumerate(image):
+            if value is MISSING or (keys and i not in keys):
+                continue
+            name = _ident(_column_info(columns[i])[0])
+            lit = _literal(value, columns[i], layout.types[i])
+            cond.append(f"{name} IS NULL" if lit == "NULL" else f"{name} = {lit}")
+        if not cond:
+            raise ApplierError(ER_UNKNOWN_ERROR.code, f"row event for {layout.name}: no column to find the row by")
+        return " AND ".join(cond)
+
+    if change.kind == "insert":
+        assert change.after is not None
+        items = pairs(change.after)
+        names = ", ".join(_ident(n) for n, _ in items)
+        values = ", ".join(v for _, v in items)
+        return f"INSERT INTO {table} ({names}) VALUES ({values})"
+    if change.kind == "update":
+        assert change.before is not None and change.after is not None
+        sets = ", ".join(f"{_ident(n)} = {v}" for n, v in pairs(change.after))
+        return f"UPDATE {table} SET {sets} WHERE {where(change.before)}"
+    assert change.before is not None
+    return f"DELETE FROM {table} WHERE {where(change.before)}"
+
+
+def _primary_key_positions(columns: list[SlaveColumn]) -> set[int]:
+    return {i for i, c in enumerate(columns) if c.primary}
+
+
+__all__ = ["Applier", "ApplierError", "SlaveColumn"]

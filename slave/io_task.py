@@ -1,0 +1,488 @@
+"""`IoTask`: the slave IO thread. Connects to the master, asks for its binlog from the saved
+position, writes the events to the relay log and acknowledges them when semi-sync asks.
+
+Contract
+- One IoTask per START SLAVE [IO_THREAD]; `run()` loops connect -> dump -> (error) -> wait
+  `connect_retry` -> reconnect, until `stop()` or a fatal error (then `last_error` tells why and
+  `run()` returns). Connection errors and lost connections are not fatal: MySQL reconnects.
+  Fatal (the IO thread stops, as in mysqld): the master has our server_id, an ERR during the
+  dump (e.g. 1236), a bad event checksum (1743), a heartbeat that disagrees with what we
+  received (1623), a relay log write failure.
+- One owner per socket direction: this task is the only reader of the master connection and,
+  after COM_BINLOG_DUMP, the only writer (acks).
+- Hooks of WL#4398's binlog relay IO interface, in this order: `thread_start`; per connection
+  `before_request_transmit` (after COM_REGISTER_SLAVE, before COM_BINLOG_DUMP; observers may
+  run queries through `RelayIOParam.query`); `after_read_event` per event packet;
+  `after_queue_event` per event once it is in the relay log and durable per sync_relay_log;
+  `thread_stop` when the task ends.
+- Batching and durable acks: every read drains *all* complete packets already received, then
+  the batch is written with one write(2) and, when sync_relay_log says so, one fsync (in a worker
+  thread). Only then is `after_queue_event(synced=True)` called for the batch's events, and at most
+  ONE ack is sent: the last position the observers returned (acks are cumulative). No ack ever
+  leaves before the fsync that covers the acked event. With sync_relay_log = N > 1 the fsync
+  happens once N events have been written since the last one, and a flagged event waits for it;
+  with 0 the OS decides and an event counts as durable once written.
+- Heartbeats (WL#342) are counted and checked against the coordinates received so far (file
+  must match, position must not be beyond ours); they never reach the relay log. Anything read
+  (event or heartbeat) resets the `slave_net_timeout` clock; nothing for that long reconnects.
+- The resume rule is the relay log's (slave/relay_log.py): each connection starts a new relay
+  file and asks for the position after the last complete transaction; on a disconnect the
+  partial transaction at the tail is cut off first.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from protocol.connection import (
+    NEED_DATA,
+    BinlogPacket,
+    ClientConnection,
+    ConnectionClosed,
+    LoginOK,
+)
+from protocol.errors import (
+    CR_CONN_HOST_ERROR,
+    CR_SERVER_LOST,
+    ER_MASTER_FATAL_ERROR_READING_BINLOG,
+    ER_NETWORK_READ_EVENT_CHECKSUM_FAILURE,
+    ER_SLAVE_FATAL_ERROR,
+    ER_SLAVE_HEARTBEAT_FAILURE,
+    ER_SLAVE_MASTER_COM_FAILURE,
+    ER_SLAVE_RELAY_LOG_WRITE_FAILURE,
+    MySQLError,
+    ProtocolError,
+    SQLError,
+)
+from protocol.events import (
+    EventType,
+    FormatDescription,
+    Heartbeat,
+    decode_event,
+    decode_header,
+    event_checksum_ok,
+)
+from protocol.messages import EOF, ERR, OK, ResultSet
+from protocol.position import BinlogPosition
+from semisync.interface import BinlogRelayIODelegate, ReadEvent, RelayIOParam
+from slave.relay_log import GroupTracker, RelayLog
+
+log = logging.getLogger("semisync.slave.io")
+
+READ_CHUNK = 1 << 20
+MARIADB_SLAVE_CAPABILITY = 4  # MARIA_SLAVE_CAPABILITY_GTID: we understand every MariaDB event
+
+
+class FatalIoError(Exception):
+    """The IO task must stop (MySQL stops the slave IO thread)."""
+
+    def __init__(self, error: MySQLError, *args: object, message: str | None = None) -> None:
+        self.error = error
+        self.message = message if message is not None else error.format(*args)
+        super().__init__(self.message)
+
+
+class RetryableIoError(Exception):
+    """The connection failed or was lost: reconnect after connect_retry."""
+
+    def __init__(self, error: MySQLError, *args: object, message: str | None = None) -> None:
+        self.error = error
+        self.message = message if message is not None else error.format(*args)
+        super().__init__(self.message)
+
+
+@dataclass(frozen=True, slots=True)
+class IoSettings:
+    host: str
+    port: int
+    user: str
+    password: str
+    server_id: int
+    heartbeat_period: float
+    connect_retry: float
+    net_timeout: float
+    sync_relay_log: int
+    report_port: int = 0
+
+
+# Slave_IO_State texts (MySQL 5.7's wording).
+STATE_CONNECTING = "Connecting to master"
+STATE_REGISTERING = "Registering slave on master"
+STATE_REQUESTING = "Requesting binlog dump"
+STATE_WAITING = "Waiting for master to send event"
+STATE_QUEUEING = "Queueing master event to the relay log"
+STATE_RECONNECTING = "Waiting to reconnect after a failed master event read"
+
+
+class IoTask:
+    def __init__(
+        self,
+        settings: IoSettings,
+        relay: RelayLog,
+        delegate: BinlogRelayIODelegate,
+        start: BinlogPosition,
+        *,
+        on_progress: Callable[[], None] = lambda: None,
+        fsync: Callable[[int], None] = os.fsync,
+    ) -> None:
+        self.settings = settings
+        self.relay = relay
+        self.delegate = delegate
+        self.on_progress = on_progress
+        self._fsync = fsync
+        # Where the next connection resumes: right after the last complete transaction.
+        self.resume = start
+        self.boundary_offset: int | None = None
+        self.tracker = GroupTracker(start, True)
+        self.state = ""
+        self.running = "No"  # Slave_IO_Running: Yes | Connecting | No
+        self.last_errno = 0
+        self.last_error = ""
+        self.master_server_id = 0
+        self.master_clock_offset = 0.0
+        self.received_heartbeats = 0
+        self.last_heartbeat = 0.0
+        self.semi_sync = False
+        self._stopping = False
+        self._writer: asyncio.StreamWriter | None = None
+        self._events_since_sync = 0
+        self._unsynced: list[tuple[ReadEvent, BinlogPosition]] = []
+        self.acks_sent = 0
+        self.param = RelayIOParam(settings.server_id, settings.host, settings.port, start)
+
+    # -- what SHOW SLAVE STATUS shows -----------------------------------------------------------
+    @property
+    def read_position(self) -> BinlogPosition:
+        """Master_Log_File / Read_Master_Log_Pos: the end of the last event received."""
+        return self.tracker.master or self.resume
+
+    # -- lifecycle ----------------------------------------------------------------------------
+    def stop(self) -> None:
+        self._stopping = True
+
+    async def run(self) -> None:
+        if self.delegate:
+            self.delegate.thread_start(self.param)
+        try:
+            while not self._stopping:
+                self.running = "Connecting"
+                try:
+                    await self._session()
+                except FatalIoError as e:
+                    self._set_error(e.error.code, e.message)
+                    log.error("slave IO task stops: %s", e.message)
+                    return
+                except RetryableIoError as e:
+                    self._set_error(e.error.code, e.message)
+                    log.warning("slave IO: %s; retrying in %gs", e.message, self.settings.connect_retry)
+                except (OSError, asyncio.IncompleteReadError, ProtocolError, TimeoutError) as e:
+                    code = CR_CONN_HOST_ERROR if self.state == STATE_CONNECTING else CR_SERVER_LOST
+                    message = str(getattr(e, "message", "") or e) or type(e).__name__
+                    self._set_error(code.code, f"error reconnecting to master '{self.settings.user}@{self.settings.host}:{self.settings.port}' - retry-time: {self.settings.connect_retry:g}  message: {message}")
+                    log.warning("slave IO: %s; retrying in %gs", message, self.settings.connect_retry)
+                finally:
+                    await self._close_connection()
+                if self._stopping:
+                    break
+                self.state = STATE_RECONNECTING
+                self.running = "Connecting"
+                await self._sleep(self.settings.connect_retry)
+        finally:
+            self.running = "No"
+            self.state = ""
+            self.semi_sync = False
+            if self.delegate:
+                self.delegate.thread_stop(self.param)
+
+    async def _sleep(self, seconds: float) -> None:
+        deadline = time.monotonic() + seconds
+        while not self._stopping and time.monotonic() < deadline:
+            await asyncio.sleep(min(0.05, max(0.0, deadline - time.monotonic())))
+
+    def _set_error(self, code: int, message: str) -> None:
+        self.last_errno = code
+        self.last_error = message
+
+    async def _close_connection(self) -> None:
+        """Drop the socket; cut the relay log back to the last complete transaction."""
+        self.semi_sync = False
+        writer, self._writer = self._writer, None
+        if writer is not None:
+            writer.close()
+            try:
+                await asyncio.wait_for(writer.wait_closed(), 1.0)
+            except (OSError, TimeoutError, asyncio.CancelledError):
+                pass
+        if self.relay.current is not None and self.boundary_offset is not None:
+            self.relay.truncate_tail(self.boundary_offset)
+            self.relay.close()
+        self.tracker = GroupTracker(self.resume, self.tracker.checksum)
+        self._unsynced.clear()
+
+    # -- one connection -------------------------------------------------------------------------
+    async def _session(self) -> None:
+        s = self.settings
+        self.state = STATE_CONNECTING
+        try:
+            reader, writer = await asyncio.wait_for(
+                asyncio.open_connection(s.host, s.port, limit=1 << 26), timeout=max(s.net_timeout, 1.0)
+            )
+        except (OSError, TimeoutError) as e:
+            raise RetryableIoError(
+                CR_CONN_HOST_ERROR,
+                message=f"error connecting to master '{s.user}@{s.host}:{s.port}' - retry-time: {s.connect_retry:g}  message: {e}",
+            ) from None
+        self._writer = writer
+        conn = ClientConnection(
+            s.user, s.password,
+            attributes={"_client_name": "semisync", "program_name": "semisync-slave", "_os": "linux"},
+        )
+        link = _Link(conn, reader, writer, s.net_timeout)
+        login = await link.response()
+        if isinstance(login, ERR):
+            raise RetryableIoError(
+                MySQLError(login.code, login.sqlstate, "%s"),
+                message=f"error connecting to master '{s.user}@{s.host}:{s.port}' - retry-time: {s.connect_retry:g}  message: {login.message}",
+            )
+        assert isinstance(login, LoginOK)
+        checksum = await self._bootstrap(link)
+        self.state = STATE_REGISTERING
+        reply = await link.roundtrip(conn.register_slave(s.server_id, port=s.report_port))
+        if isinstance(reply, ERR):
+            raise RetryableIoError(ER_SLAVE_MASTER_COM_FAILURE, "COM_REGISTER_SLAVE", reply.message)
+
+        # Semi-sync (or any other observer) negotiates here, through our connection.
+        semisync_requested = False
+
+        async def query(sql: str) -> list[tuple[Any, ...]] | None:
+            nonlocal semisync_requested
+            answer = await link.roundtrip(conn.query(sql))
+            if isinstance(answer, ERR):
+                raise SQLError(MySQLError(answer.code, answer.sqlstate, "%s"), answer.message)
+            if isinstance(answer, ResultSet):
+                return [tuple(r) for r in answer.rows]
+            normalized = " ".join(sql.lower().replace("=", " = ").split())
+            if normalized.startswith("set @rpl_semi_sync_slave = 1"):
+                semisync_requested = True
+            return None
+
+        self.param.master_position = self.resume
+        self.param.query = query
+        try:
+            if self.delegate:
+                await self.delegate.before_request_transmit(self.param)
+        except SQLError as e:
+            raise RetryableIoError(ER_SLAVE_MASTER_COM_FAILURE, "semi-sync negotiation", e.message) from None
+        finally:
+            self.param.query = None
+        self.semi_sync = semisync_requested
+
+        # A new relay log file per connection; the previous one ended at a transaction boundary.
+        try:
+            self.relay.start_file(checksum)
+        except OSError as e:
+            raise FatalIoError(ER_SLAVE_RELAY_LOG_WRITE_FAILURE, f"could not create relay log file: {e}") from None
+        self.boundary_offset = self.relay.size
+        self.tracker = GroupTracker(None, checksum)
+        self._events_since_sync = 0
+
+        self.state = STATE_REQUESTING
+        start = self.resume
+        writer.write(conn.binlog_dump(start.pos if start.file else 4, 0, s.server_id, start.file, semisync=self.semi_sync))
+        await writer.drain()
+        self.running = "Yes"
+        self.last_errno, self.last_error = 0, ""
+        self.state = STATE_WAITING
+        log.info(
+            "slave IO: replicating from %s:%d at %s (semi-sync %s)",
+            s.host, s.port, start, "on" if self.semi_sync else "off",
+        )
+        await self._read_loop(link)
+
+    async def _bootstrap(self, link: _Link) -> bool:
+        """The queries a MariaDB 10.11 replica sends before registering (see
+        ../shared/interop/mariadb-replica-handshake.txt). Returns whether events carry CRC32."""
+        s = self.settings
+        answer = await link.query("SELECT UNIX_TIMESTAMP()")
+        if isinstance(answer, ResultSet) and answer.rows and answer.rows[0][0]:
+            try:
+                self.master_clock_offset = float(answer.rows[0][0]) - time.time()
+            except ValueError:
+                self.master_clock_offset = 0.0
+        answer = await link.query("SHOW VARIABLES LIKE 'SERVER_ID'")
+        if isinstance(answer, ResultSet) and answer.rows:
+            master_id = int(answer.rows[0][1] or 0)
+            self.master_server_id = master_id
+            if master_id == s.server_id:
+                raise FatalIoError(
+                    ER_SLAVE_FATAL_ERROR,
+                    "The slave I/O thread stops because master and slave have equal MySQL server "
+                    "ids; these ids must be different for replication to work",
+                )
+        if s.heartbeat_period > 0:
+            await link.query(f"SET @master_heartbeat_period= {int(round(s.heartbeat_period * 1e9))}")
+        checksum = False
+        answer = await link.query("SET @master_binlog_checksum= @@global.binlog_checksum")
+        if isinstance(answer, OK):
+            answer = await link.query("SELECT @master_binlog_checksum")
+            if isinstance(answer, ResultSet) and answer.rows:
+                checksum = (answer.rows[0][0] or "").upper() == "CRC32"
+        await link.query(f"SET @mariadb_slave_capability={MARIADB_SLAVE_CAPABILITY}")
+        return checksum
+
+    # -- the read loop ------------------------------------------------------------------------
+    async def _read_loop(self, link: _Link) -> None:
+        conn = link.conn
+        while not self._stopping:
+            data = await link.read()
+            if not data:
+                raise RetryableIoError(CR_SERVER_LOST)
+            conn.receive_data(data)
+            queued: list[tuple[ReadEvent, BinlogPosition]] = []
+            while True:
+                ev = conn.next_event()
+                if ev is NEED_DATA:
+                    break
+                if isinstance(ev, BinlogPacket):
+                    item = self._handle_packet(ev.payload)
+                    if item is not None:
+                        queued.append(item)
+                elif isinstance(ev, ERR):
+                    raise FatalIoError(
+                        ER_MASTER_FATAL_ERROR_READING_BINLOG, ev.code, ev.message,
+                    )
+                elif isinstance(ev, EOF | OK | ConnectionClosed):
+                    raise RetryableIoError(CR_SERVER_LOST)
+            if queued:
+                await self._commit_batch(link, queued)
+
+    def _handle_packet(self, payload: bytes) -> tuple[ReadEvent, BinlogPosition] | None:
+        """One event packet: strip (observers), verify, count heartbeats, queue in the relay log."""
+        packet = memoryview(payload)
+        read = self.delegate.after_read_event(self.param, packet) if self.delegate else ReadEvent(packet)
+        event = read.event
+        header = decode_header(event)
+        if header.event_size != len(event):
+            raise FatalIoError(
+                ER_SLAVE_RELAY_LOG_WRITE_FAILURE,
+                f"event of {len(event)} bytes says event_size {header.event_size}",
+            )
+        t = header.type_code
+        if t == EventType.FORMAT_DESCRIPTION_EVENT:
+            fd = decode_event(event, False).body
+            assert isinstance(fd, FormatDescription)
+            if fd.checksum and not event_checksum_ok(event):
+                raise FatalIoError(ER_NETWORK_READ_EVENT_CHECKSUM_FAILURE)
+        elif self.tracker.checksum and not event_checksum_ok(event):
+            raise FatalIoError(ER_NETWORK_READ_EVENT_CHECKSUM_FAILURE)
+        if t in (EventType.HEARTBEAT_LOG_EVENT, EventType.HEARTBEAT_LOG_EVENT_V2):
+            self._heartbeat(event, header.log_pos)
+            return None
+        self.state = STATE_QUEUEING
+        try:
+            end_offset = self.relay.append(event)
+        except OSError as e:
+            raise FatalIoError(ER_SLAVE_RELAY_LOG_WRITE_FAILURE, str(e)) from None
+        self._events_since_sync += 1
+        if self.tracker.feed(event, header):
+            self.boundary_offset = end_offset
+            if self.tracker.master is not None:
+                self.resume = self.tracker.master
+        master = self.tracker.master
+        end = master if master is not None else self.resume
+        return read, end
+
+    def _heartbeat(self, event: memoryview | bytes, log_pos: int) -> None:
+        hb = decode_event(event, self.tracker.checksum).body
+        assert isinstance(hb, Heartbeat)
+        pos = hb.position if hb.position is not None else log_pos
+        ours = self.tracker.master
+        if ours is not None and (hb.log_ident != ours.file or pos > ours.pos):
+            raise FatalIoError(
+                ER_SLAVE_HEARTBEAT_FAILURE,
+                f"heartbeat says {hb.log_ident}:{pos}, the slave received up to {ours}",
+            )
+        self.received_heartbeats += 1
+        self.last_heartbeat = time.time()
+
+    async def _commit_batch(self, link: _Link, queued: list[tuple[ReadEvent, BinlogPosition]]) -> None:
+        """One write, at most one fsync, at most one (cumulative) ack for everything just read."""
+        try:
+            self.relay.flush()
+            n = self.settings.sync_relay_log
+            synced = n == 0
+            if n and self._events_since_sync >= n:
+                fd = self.relay._fd
+                if fd is not None:
+                    upto = self.relay.flushed
+                    await asyncio.to_thread(self._fsync, fd)
+                    self.relay.synced = upto
+                self._events_since_sync = 0
+                synced = True
+        except OSError as e:
+            raise FatalIoError(ER_SLAVE_RELAY_LOG_WRITE_FAILURE, str(e)) from None
+        if synced:
+            self.relay.readable = self.relay.position_of(self.relay.current or "", self.boundary_offset or 0)
+            self.on_progress()
+        ack: BinlogPosition | None = None
+        if self.delegate:
+            batch = self._unsynced + queued if synced else queued
+            for read, end in batch:
+                decided = self.delegate.after_queue_event(self.param, read, end, synced)
+                if decided is not None:
+                    ack = decided
+            self._unsynced = [] if synced else self._unsynced + [(r, e) for r, e in queued if r.need_ack]
+        self.param.master_position = self.read_position
+        if ack is not None and self.semi_sync:
+            link.writer.write(link.conn.ack(ack))
+            await link.writer.drain()
+            self.acks_sent += 1
+        self.state = STATE_WAITING
+
+
+class _Link:
+    """The master connection while this task owns it: request/response helpers and reads with
+    the slave_net_timeout."""
+
+    def __init__(self, conn: ClientConnection, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, timeout: float) -> None:
+        self.conn = conn
+        self.reader = reader
+        self.writer = writer
+        self.timeout = timeout
+
+    async def read(self) -> bytes:
+        try:
+            return await asyncio.wait_for(self.reader.read(READ_CHUNK), self.timeout)
+        except TimeoutError:
+            raise RetryableIoError(
+                CR_SERVER_LOST, message=f"nothing received from the master for slave_net_timeout={self.timeout:g}s"
+            ) from None
+
+    async def response(self) -> Any:
+        while True:
+            ev = self.conn.next_event()
+            out = self.conn.data_to_send()  # the login / auth switch answers it produced
+            if out:
+                self.writer.write(out)
+                await self.writer.drain()
+            if ev is NEED_DATA:
+                data = await self.read()
+                self.conn.receive_data(data)
+                continue
+            if isinstance(ev, ConnectionClosed):
+                raise RetryableIoError(CR_SERVER_LOST)
+            return ev
+
+    async def roundtrip(self, wire: bytes) -> Any:
+        self.writer.write(wire)
+        await self.writer.drain()
+        return await self.response()
+
+    async def query(self, sql: str) -> Any:
+        return await self.roundtrip(self.conn.query(sql))

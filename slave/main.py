@@ -1,0 +1,176 @@
+"""`semisync slave`: the slave daemon. `run(config)` runs it in the foreground; `SlaveDaemon`
+is the same thing for in-process use (tests).
+
+Three lifecycle phases (STYLE.md habit 7)
+- startup: open the engine (`<datadir>/db`), build the server shell with the slave role, load
+  the semi-sync slave plugin (its `rpl_semi_sync_slave_enabled` from the configuration), bind,
+  recover the relay log (torn tail / partial transaction cut off). With `--master-host` the
+  connection settings of the configuration replace those of master.info (the position is kept)
+  and replication starts at once; without it, a master.info from an earlier CHANGE MASTER TO
+  starts replication too (mysqld without --skip-slave-start), otherwise the slave waits for
+  CHANGE MASTER TO + START SLAVE.
+- serve: until SIGTERM/SIGINT, which only set a flag.
+- shutdown: stop accepting clients, stop the IO task and the applier (each finishes its current
+  step; the relay log is cut back to a transaction boundary), close the engine, under a deadline.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import signal
+from pathlib import Path
+from typing import Any
+
+from config.slave import SlaveConfig
+from semisync.interface import ReplicationInterface
+from server.listener import Server
+from slave.applier import SlaveColumn
+from slave.master_info import MasterInfo
+from slave.replication import Replication
+from slave.role import SlaveRole
+
+log = logging.getLogger("semisync.slave")
+
+SERVER_VERSION = "5.5.5-10.11.99-semisync-log"
+SLAVE_PLUGIN = "rpl_semi_sync_slave"
+
+
+class SlaveDaemon:
+    def __init__(self, config: SlaveConfig, *, fsync: Any = os.fsync) -> None:
+        self.config = config
+        self.fsync = fsync
+        self.engine: Any = None
+        self.server: Server | None = None
+        self.role: SlaveRole | None = None
+        self.interface = ReplicationInterface()
+
+    @property
+    def port(self) -> int:
+        assert self.server is not None
+        return self.server.port
+
+    @property
+    def replication(self) -> Replication:
+        assert self.role is not None and self.role.replication is not None
+        return self.role.replication
+
+    # -- startup ------------------------------------------------------------------------------
+    async def start(self) -> None:
+        from engine.core import Engine
+
+        cfg = self.config
+        datadir = Path(cfg.datadir)
+        datadir.mkdir(parents=True, exist_ok=True)
+        self.engine = await Engine.open(datadir / "db")
+        self.role = SlaveRole(
+            self._make_replication, sync_relay_log=cfg.sync_relay_log, relay_log=cfg.relay_log,
+            net_timeout=cfg.slave_net_timeout,
+        )
+        self.server = Server(
+            self.role,
+            bind_address=cfg.bind_address,
+            port=cfg.port,
+            server_id=cfg.server_id,
+            datadir=datadir,
+            root_password=cfg.root_password,
+            server_version=SERVER_VERSION,
+            engine=self.engine,
+            interface=self.interface,
+            plugin_options={"settings": {"rpl_semi_sync_slave_enabled": cfg.rpl_semi_sync_slave_enabled}},
+        )
+        self.server.plugins.load(SLAVE_PLUGIN)
+        await self.server.start()
+        rep = self.replication
+        if cfg.master_host:
+            changes = {
+                "host": cfg.master_host, "port": cfg.master_port, "user": cfg.master_user,
+                "password": cfg.master_password, "heartbeat_period": cfg.master_heartbeat_period,
+                "connect_retry": cfg.master_connect_retry,
+            }
+            if rep.info.host != cfg.master_host or rep.info.port != cfg.master_port:
+                rep.change_master(changes)
+                await rep.persist_reset()
+            else:
+                rep.info = rep.info.with_changes(**changes)
+        if rep.info.configured:
+            await rep.start()
+
+    def _make_replication(self, server: Server) -> Replication:
+        cfg = self.config
+        engine = self.engine
+
+        def table_columns(db: str, name: str) -> list[SlaveColumn] | None:
+            table = engine.table(db, name)
+            if table is None:
+                return None
+            pk = {c.lower() for c in table.primary.columns} if table.primary is not None else set()
+            return [
+                SlaveColumn(c.name, c.base.lower(), bool(c.unsigned), tuple(c.args or ()), c.name.lower() in pk)
+                for c in table.columns
+            ]
+
+        from engine.core import StatementContext
+
+        def make_context(**kw: Any) -> Any:
+            return StatementContext(**kw)
+
+        return Replication(
+            datadir=Path(cfg.datadir),
+            server_id=cfg.server_id,
+            relay_basename=cfg.relay_log,
+            sync_relay_log=cfg.sync_relay_log,
+            net_timeout=cfg.slave_net_timeout,
+            defaults=MasterInfo(
+                host=cfg.master_host, port=cfg.master_port, user=cfg.master_user,
+                password=cfg.master_password, heartbeat_period=cfg.master_heartbeat_period,
+                connect_retry=cfg.master_connect_retry,
+            ),
+            engine=engine,
+            delegate=self.interface.relay_io,
+            table_columns=table_columns,
+            make_context=make_context,
+            apply_user_statement=server.apply_user_statement,
+            report_port=lambda: server.port,
+            fsync=self.fsync,
+        )
+
+    # -- serve / shutdown ---------------------------------------------------------------------------
+    async def serve_until_shutdown(self) -> None:
+        assert self.server is not None
+        await self.server.serve_until_shutdown()
+
+    def request_shutdown(self) -> None:
+        if self.server is not None:
+            self.server.request_shutdown()
+
+    async def shutdown(self, timeout: float = 10.0) -> None:
+        if self.server is not None:
+            await self.server.shutdown(timeout)  # stops the role: IO task and applier
+            self.server.plugins.shutdown()
+        if self.engine is not None:
+            await self.engine.close()
+            self.engine = None
+
+
+async def serve(config: SlaveConfig) -> None:
+    daemon = SlaveDaemon(config)
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, daemon.request_shutdown)
+    try:
+        await daemon.start()
+        log.info("slave listening on %s:%d", config.bind_address, daemon.port)
+        await daemon.serve_until_shutdown()
+    finally:
+        await daemon.shutdown()
+
+
+def run(config: SlaveConfig) -> None:
+    """Run the slave in the foreground until SIGTERM/SIGINT."""
+    import uvloop
+
+    if not logging.getLogger().handlers:
+        logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    uvloop.run(serve(config))

@@ -1,0 +1,83 @@
+"""`master.info`: the slave's connection settings and its starting place in the master's binlog.
+
+Contract
+- One text file in the datadir, one `key=value` per line, rewritten whole (write to a temporary
+  file, fsync, rename, fsync the directory) so a crash leaves the old or the new version.
+- Written by CHANGE MASTER TO, RESET SLAVE and a clean stop; read once at startup. The live
+  received position is *not* rewritten per event: after a crash it is recovered from the relay
+  log itself (see slave/relay_log.py), which is the only place where it is durable together with
+  the events. `log_file`/`log_pos` here are the place to start from when the relay log holds no
+  event of the master (first start, after CHANGE MASTER TO MASTER_LOG_FILE=..., after RESET SLAVE).
+- Passwords are stored in clear, as MySQL's master.info does; the file is created mode 0600.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import asdict, dataclass, fields, replace
+from pathlib import Path
+
+FILE_NAME = "master.info"
+
+
+@dataclass(frozen=True, slots=True)
+class MasterInfo:
+    host: str | None = None
+    port: int = 3306
+    user: str = "repl"
+    password: str = ""
+    log_file: str = ""  # empty: from the master's first binlog
+    log_pos: int = 4
+    heartbeat_period: float = 30.0
+    connect_retry: float = 60.0
+
+    @property
+    def configured(self) -> bool:
+        return bool(self.host)
+
+    def with_changes(self, **changes: object) -> MasterInfo:
+        return replace(self, **changes)  # type: ignore[arg-type]
+
+
+def load(datadir: Path) -> MasterInfo | None:
+    path = datadir / FILE_NAME
+    if not path.exists():
+        return None
+    values: dict[str, object] = {}
+    kinds = {f.name: f.type for f in fields(MasterInfo)}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        key, sep, value = line.partition("=")
+        if not sep or key not in kinds:
+            continue
+        kind = kinds[key]
+        if "int" in str(kind):
+            values[key] = int(value)
+        elif "float" in str(kind):
+            values[key] = float(value)
+        elif key == "host":
+            values[key] = value or None
+        else:
+            values[key] = value
+    return MasterInfo(**values)  # type: ignore[arg-type]
+
+
+def save(datadir: Path, info: MasterInfo) -> None:
+    path = datadir / FILE_NAME
+    tmp = path.with_suffix(".tmp")
+    text = "".join(f"{k}={'' if v is None else v}\n" for k, v in asdict(info).items())
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        os.write(fd, text.encode("utf-8"))
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    os.replace(tmp, path)
+    dir_fd = os.open(datadir, os.O_RDONLY)
+    try:
+        os.fsync(dir_fd)
+    finally:
+        os.close(dir_fd)
+
+
+def remove(datadir: Path) -> None:
+    (datadir / FILE_NAME).unlink(missing_ok=True)

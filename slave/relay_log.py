@@ -1,0 +1,408 @@
+"""The relay log: the master's events, byte for byte, in MySQL binlog v4 files on the slave.
+
+Files: `NAME.000001`, `NAME.000002`, ... listed one per line in `NAME.index`. Each file starts
+with the binlog magic and *our own* FORMAT_DESCRIPTION event (server_id = the slave's, checksum
+algorithm = the master's, so `mysqlbinlog` reads the master's events that follow), then the
+master's events exactly as received, with the master's log_pos: the artificial ROTATE and the
+FORMAT_DESCRIPTION a dump starts with (they give the master's coordinates), then everything
+else except heartbeats (WL#342: heartbeats never reach the relay log).
+
+Ownership and durability
+- The IO task is the only writer: `start_file` once per connection to the master (so every
+  file begins with the master's ROTATE and FORMAT_DESCRIPTION), `append` per event (buffered in
+  memory), `flush` (one write(2) per batch), `sync` (fsync; blocking, so the IO task runs it in
+  a worker thread while the event loop keeps serving).
+- The applier only reads, and only up to `readable` (a `RelayPosition`), which the IO task
+  moves forward to the end of the last *complete transaction* once it is on disk per
+  sync_relay_log. A partial transaction exists only at the tail of the file being written.
+
+The resume rule (after kill -9, a lost connection or any IO task restart)
+- The IO task asks the master for the position right after the last complete transaction in
+  the relay log, and the relay log is truncated there first: a torn event and a transaction
+  whose end never arrived are cut off, and are sent again by the master. Every transaction is
+  thus in the relay log whole, exactly once, and nothing before the resume point is missing.
+- `GroupTracker` decides where transactions end, the same way live (IO task) and when
+  `recover` scans the last file at startup: after XID, after COMMIT/ROLLBACK of a BEGIN group or
+  a MariaDB GTID group, after a statement outside any group (DDL, a non-transactional
+  statement with its INTVAR/RAND/USER_VAR events), never inside a group.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from protocol.errors import RemoteProtocolError
+from protocol.events import (
+    BINLOG_CHECKSUM_ALG_CRC32,
+    BINLOG_CHECKSUM_ALG_OFF,
+    BINLOG_MAGIC,
+    FL_STANDALONE,
+    HEADER_LEN,
+    ROWS_STMT_END_F,
+    EventHeader,
+    EventType,
+    FormatDescription,
+    MariaGtid,
+    Query,
+    Rotate,
+    Rows,
+    decode_event,
+    decode_header,
+    encode_body_event,
+    event_checksum_ok,
+    split_events,
+)
+from protocol.position import BinlogPosition
+
+SERVER_VERSION = "10.11.99-semisync-log"
+
+# Events that belong to the statement or row change that follows them.
+_PREFIX_EVENTS = frozenset(
+    {
+        EventType.INTVAR_EVENT,
+        EventType.RAND_EVENT,
+        EventType.USER_VAR_EVENT,
+        EventType.TABLE_MAP_EVENT,
+        EventType.ANNOTATE_ROWS_EVENT,
+    }
+)
+_ROWS_EVENTS = frozenset(
+    {
+        EventType.WRITE_ROWS_EVENT_V1,
+        EventType.UPDATE_ROWS_EVENT_V1,
+        EventType.DELETE_ROWS_EVENT_V1,
+        EventType.WRITE_ROWS_EVENT,
+        EventType.UPDATE_ROWS_EVENT,
+        EventType.DELETE_ROWS_EVENT,
+    }
+)
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class RelayPosition:
+    """A place in the relay log: file sequence number, then byte offset (orders like MySQL)."""
+
+    seq: int
+    pos: int
+    name: str = ""
+
+
+def statement_kind(query: str) -> str:
+    """BEGIN, COMMIT, ROLLBACK or OTHER for a QUERY event's statement."""
+    head = query.lstrip()[:16].upper()
+    word = head.split(None, 1)[0].rstrip(";") if head else ""
+    if word == "BEGIN" or head.startswith("START TRANSACTION"):
+        return "BEGIN"
+    if word in ("COMMIT", "ROLLBACK"):
+        return word
+    return "OTHER"
+
+
+class GroupTracker:
+    """Follows the master's coordinates and the transaction boundaries through its events.
+
+    `feed` returns True when the event leaves the stream between two transactions. `master` is
+    the position right after the last event received (None before the first ROTATE).
+    """
+
+    def __init__(self, master: BinlogPosition | None, checksum: bool) -> None:
+        self.master = master
+        self.checksum = checksum
+        self.in_group = False
+        self.pending = False
+
+    @property
+    def at_boundary(self) -> bool:
+        return not self.in_group and not self.pending
+
+    def feed(self, event: bytes | memoryview, header: EventHeader | None = None) -> bool:
+        h = header or decode_header(event)
+        t = h.type_code
+        if t == EventType.ROTATE_EVENT:
+            rot = decode_event(event, self.checksum).body
+            assert isinstance(rot, Rotate)
+            self.master = BinlogPosition(rot.next_file, rot.position)
+            return self.at_boundary
+        if t == EventType.FORMAT_DESCRIPTION_EVENT:
+            fd = decode_event(event, False).body
+            assert isinstance(fd, FormatDescription)
+            self.checksum = fd.checksum
+        if h.log_pos and not h.artificial and self.master is not None:
+            self.master = BinlogPosition(self.master.file, h.log_pos)
+        if t == EventType.GTID_EVENT:
+            gtid = decode_event(event, self.checksum).body
+            assert isinstance(gtid, MariaGtid)
+            if not gtid.flags2 & FL_STANDALONE:
+                self.in_group = True
+        elif t == EventType.QUERY_EVENT:
+            q = decode_event(event, self.checksum).body
+            assert isinstance(q, Query)
+            kind = statement_kind(q.query)
+            if kind == "BEGIN":
+                self.in_group = True
+            elif kind in ("COMMIT", "ROLLBACK") or not self.in_group:
+                self.in_group = False
+            self.pending = False if not self.in_group else self.pending
+        elif t == EventType.XID_EVENT:
+            self.in_group = False
+            self.pending = False
+        elif t in _PREFIX_EVENTS:
+            if not self.in_group:
+                self.pending = True
+        elif t in _ROWS_EVENTS and not self.in_group:
+            rows = decode_event(event, self.checksum).body
+            assert isinstance(rows, Rows)
+            self.pending = not rows.flags & ROWS_STMT_END_F
+        return self.at_boundary
+
+
+@dataclass(frozen=True, slots=True)
+class Recovered:
+    """What `RelayLog.recover` found: where to ask the master to resume, and where the relay
+    log's complete transactions end (the applier may read up to there)."""
+
+    resume: BinlogPosition | None
+    readable: RelayPosition | None
+    truncated_bytes: int
+
+
+def _seq_of(name: str) -> int:
+    return int(name.rpartition(".")[2])
+
+
+class RelayLog:
+    def __init__(self, datadir: Path, basename: str, server_id: int) -> None:
+        self.datadir = Path(datadir)
+        self.basename = basename
+        self.server_id = server_id
+        self.index_path = self.datadir / f"{basename}.index"
+        self._fd: int | None = None
+        self._buffer = bytearray()
+        self.current: str | None = None
+        self.size = 0  # bytes of the current file, buffered ones included
+        self.flushed = 0  # bytes of the current file handed to the OS
+        self.synced = 0  # bytes of the current file known durable
+        self.readable: RelayPosition | None = None
+
+    # -- index ------------------------------------------------------------------------------
+    def files(self) -> list[str]:
+        if not self.index_path.exists():
+            return []
+        names = [Path(line.strip()).name for line in self.index_path.read_text().splitlines()]
+        return [n for n in names if n]
+
+    def _write_index(self, names: list[str]) -> None:
+        tmp = self.index_path.with_suffix(".index_tmp")
+        with open(tmp, "w") as f:
+            f.write("".join(f"{n}\n" for n in names))
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, self.index_path)
+        self._sync_dir()
+
+    def _sync_dir(self) -> None:
+        dir_fd = os.open(self.datadir, os.O_RDONLY)
+        try:
+            os.fsync(dir_fd)
+        finally:
+            os.close(dir_fd)
+
+    def path(self, name: str) -> Path:
+        return self.datadir / name
+
+    def space(self) -> int:
+        """Relay_Log_Space: the total size of the relay log files."""
+        total = 0
+        for name in self.files():
+            try:
+                total += self.path(name).stat().st_size
+            except FileNotFoundError:
+                pass
+        return total + len(self._buffer)
+
+    def position_of(self, name: str, pos: int) -> RelayPosition:
+        return RelayPosition(_seq_of(name), pos, name)
+
+    def next_file(self, name: str) -> str | None:
+        files = self.files()
+        if name in files:
+            i = files.index(name)
+            return files[i + 1] if i + 1 < len(files) else None
+        later = [f for f in files if _seq_of(f) > _seq_of(name)]
+        return later[0] if later else None
+
+    # -- startup ------------------------------------------------------------------------------
+    def recover(self) -> Recovered:
+        """Cut the last file back to its last complete transaction; drop trailing files that hold
+        no event of the master. Returns where to resume."""
+        self.datadir.mkdir(parents=True, exist_ok=True)
+        files = self.files()
+        # Files on disk that never made it into the index (crash between create and index write).
+        truncated = 0
+        while files:
+            name = files[-1]
+            path = self.path(name)
+            if not path.exists():
+                files.pop()
+                self._write_index(files)
+                continue
+            data = path.read_bytes()
+            tracker, boundary_offset = _scan(data)
+            if tracker is None or tracker.master is None:
+                path.unlink()
+                truncated += len(data)
+                files.pop()
+                self._write_index(files)
+                continue
+            if boundary_offset < len(data):
+                with open(path, "r+b") as f:
+                    f.truncate(boundary_offset)
+                    f.flush()
+                    os.fsync(f.fileno())
+                truncated += len(data) - boundary_offset
+            self.readable = self.position_of(name, boundary_offset)
+            return Recovered(tracker.master, self.readable, truncated)
+        return Recovered(None, None, truncated)
+
+    # -- writing (IO task only) ----------------------------------------------------------------
+    def start_file(self, checksum: bool) -> str:
+        """Close the current file and begin the next one with the magic and our FD event."""
+        self.close()
+        files = self.files()
+        seq = max([_seq_of(f) for f in files], default=0) + 1
+        name = f"{self.basename}.{seq:06d}"
+        fd_body = FormatDescription(
+            server_version=SERVER_VERSION,
+            create_timestamp=int(time.time()),
+            checksum_alg=BINLOG_CHECKSUM_ALG_CRC32 if checksum else BINLOG_CHECKSUM_ALG_OFF,
+        )
+        probe = encode_body_event(fd_body, timestamp=int(time.time()), server_id=self.server_id, log_pos=0, checksum=True)
+        fd_event = encode_body_event(
+            fd_body, timestamp=int(time.time()), server_id=self.server_id,
+            log_pos=len(BINLOG_MAGIC) + len(probe), checksum=True,
+        )
+        head = BINLOG_MAGIC + fd_event
+        self._fd = os.open(self.path(name), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o640)
+        os.write(self._fd, head)
+        os.fsync(self._fd)
+        self._write_index([*files, name])
+        self.current = name
+        self.size = self.flushed = self.synced = len(head)
+        # The previous file was cut back to its last complete transaction (`truncate_tail`)
+        # before this one began, so all of it is readable; this one is, up to its FD.
+        self.readable = self.position_of(name, len(head))
+        return name
+
+    def append(self, event: bytes | memoryview) -> int:
+        """Buffer one event; returns its end offset in the current file."""
+        self._buffer += event
+        self.size += len(event)
+        return self.size
+
+    def flush(self) -> None:
+        if self._buffer and self._fd is not None:
+            while self._buffer:
+                n = os.write(self._fd, self._buffer)
+                del self._buffer[:n]
+        self.flushed = self.size
+
+    def sync(self) -> int:
+        """fsync what was flushed (blocking: call it from a worker thread). Returns the offset
+        that is now durable."""
+        upto = self.flushed
+        if self._fd is not None:
+            os.fsync(self._fd)
+        self.synced = max(self.synced, upto)
+        return upto
+
+    def truncate_tail(self, offset: int) -> None:
+        """Cut the current file back to `offset` (a transaction boundary) before resuming."""
+        self.flush()
+        if self._fd is not None and offset < self.size:
+            os.ftruncate(self._fd, offset)
+            os.fsync(self._fd)
+            self.size = self.flushed = self.synced = offset
+
+    def close(self) -> None:
+        if self._fd is not None:
+            self.flush()
+            os.close(self._fd)
+            self._fd = None
+
+    # -- housekeeping -----------------------------------------------------------------------------
+    def purge_before(self, name: str) -> list[str]:
+        """Delete the files listed before `name` (fully applied ones)."""
+        files = self.files()
+        if name not in files:
+            return []
+        i = files.index(name)
+        gone = files[:i]
+        if not gone:
+            return []
+        self._write_index(files[i:])
+        for old in gone:
+            self.path(old).unlink(missing_ok=True)
+        return gone
+
+    def reset(self) -> None:
+        """RESET SLAVE: delete every relay log file and the index."""
+        self.close()
+        for name in self.files():
+            self.path(name).unlink(missing_ok=True)
+        self.index_path.unlink(missing_ok=True)
+        self.current = None
+        self.size = self.flushed = self.synced = 0
+        self.readable = None
+
+
+def _scan(data: bytes) -> tuple[GroupTracker | None, int]:
+    """Follow a relay file's events: (tracker after the last complete transaction, its offset).
+
+    The tracker is None when the file does not even hold our own FD event."""
+    if not data.startswith(BINLOG_MAGIC):
+        return None, 0
+    offset = len(BINLOG_MAGIC)
+    tracker: GroupTracker | None = None
+    boundary = offset
+    boundary_master: BinlogPosition | None = None
+    try:
+        for off, ev in split_events(data, offset):
+            h = decode_header(ev)
+            if tracker is None:
+                if h.type_code != EventType.FORMAT_DESCRIPTION_EVENT:
+                    return None, 0
+                fd = decode_event(ev, False).body
+                assert isinstance(fd, FormatDescription)
+                tracker = GroupTracker(None, fd.checksum)
+                boundary = off + len(ev)
+                continue
+            if tracker.checksum and h.type_code != EventType.FORMAT_DESCRIPTION_EVENT and not event_checksum_ok(ev):
+                break  # a torn or corrupt tail: everything from here is cut off
+            if tracker.feed(ev, h):
+                boundary = off + len(ev)
+                boundary_master = tracker.master
+    except RemoteProtocolError:
+        pass
+    if tracker is None:
+        return None, 0
+    tracker.master = boundary_master
+    tracker.in_group = tracker.pending = False
+    return tracker, boundary
+
+
+def read_events(path: Path, start: int, end: int | None) -> list[tuple[int, bytes]]:
+    """The whole events of a relay file between byte offsets `start` and `end` (EOF if None):
+    (offset, event bytes) pairs. Used by the applier."""
+    with open(path, "rb") as f:
+        f.seek(start)
+        data = f.read() if end is None else f.read(max(0, end - start))
+    out = []
+    for off, ev in split_events(data, 0):
+        out.append((start + off, bytes(ev)))
+    return out
+
+
+__all__ = ["GroupTracker", "HEADER_LEN", "Recovered", "RelayLog", "RelayPosition", "read_events", "statement_kind"]

@@ -1,0 +1,210 @@
+"""`SlaveRole`: the slave's statements on the shared server shell (server/role.py).
+
+Contract
+- Read-only for clients (`read_only = True`: writes get ER_OPTION_PREVENTS_STATEMENT 1290 from
+  the shell); reads of the replicated data go to the engine as on any server.
+- Claims the slave-only statements: CHANGE MASTER TO, START SLAVE / STOP SLAVE
+  [IO_THREAD | SQL_THREAD], RESET SLAVE [ALL], SHOW SLAVE STATUS (MySQL 5.7 columns in order).
+  Errors are mysqld's: 1198 (running slave), 1200 (no master configured), 1064 (syntax).
+- System variables: slave_net_timeout (dynamic; a warning when it is below the heartbeat
+  period), sync_relay_log, relay_log; status variables: Slave_heartbeat_period,
+  Slave_received_heartbeats, Slave_running (Rpl_semi_sync_slave_status comes from the
+  semi-sync slave plugin, which the daemon loads at startup).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Any
+
+from protocol.errors import ER_PARSE_ERROR, SQLError
+from protocol.messages import OK, ResultSet
+from server.role import Role
+from server.sql import Tokens
+from server.variables import SystemVariable
+from slave.replication import STATUS_COLUMNS, Replication
+
+if TYPE_CHECKING:
+    from server.session import ClientSession
+
+log = logging.getLogger("semisync.slave")
+
+# CHANGE MASTER TO option -> (MasterInfo field, kind)
+_CHANGE_OPTIONS = {
+    "MASTER_HOST": ("host", "str"),
+    "MASTER_PORT": ("port", "int"),
+    "MASTER_USER": ("user", "str"),
+    "MASTER_PASSWORD": ("password", "str"),
+    "MASTER_LOG_FILE": ("log_file", "str"),
+    "MASTER_LOG_POS": ("log_pos", "int"),
+    "MASTER_HEARTBEAT_PERIOD": ("heartbeat_period", "float"),
+    "MASTER_CONNECT_RETRY": ("connect_retry", "float"),
+}
+
+
+def _float_check(low: float, high: float) -> Any:
+    def check(value: Any) -> float:
+        if isinstance(value, bool):
+            raise TypeError(value)
+        try:
+            number = float(value)
+        except (TypeError, ValueError):
+            raise TypeError(value) from None
+        return min(max(number, low), high)
+
+    return check
+
+
+class SlaveRole(Role):
+    name = "slave"
+    read_only = True
+    CLAIMS = frozenset({"CHANGE MASTER", "START SLAVE", "STOP SLAVE", "RESET SLAVE", "SHOW SLAVE"})
+
+    def __init__(self, replication_factory: Any, *, sync_relay_log: int, relay_log: str, net_timeout: float) -> None:
+        self._factory = replication_factory
+        self.replication: Replication | None = None
+        self.sync_relay_log = sync_relay_log
+        self.relay_log_name = relay_log
+        self.net_timeout = net_timeout
+
+    # -- variables ---------------------------------------------------------------------------------
+    def system_variables(self) -> Iterable[SystemVariable]:
+        return (
+            SystemVariable(
+                "slave_net_timeout", self.net_timeout, dynamic=True,
+                check=_float_check(1, 31536000), on_set=self._set_net_timeout,
+            ),
+            SystemVariable("sync_relay_log", self.sync_relay_log),
+            SystemVariable("relay_log", self.relay_log_name),
+            SystemVariable("relay_log_index", f"{self.relay_log_name}.index"),
+            SystemVariable("relay_log_recovery", True),
+            SystemVariable("relay_log_info_repository", "TABLE"),
+            SystemVariable("master_info_repository", "FILE"),
+        )
+
+    def _set_net_timeout(self, value: Any) -> None:
+        self.net_timeout = float(value)
+        rep = self.replication
+        if rep is not None:
+            rep.net_timeout = self.net_timeout
+            if self.net_timeout < rep.info.heartbeat_period:
+                log.warning(
+                    "slave_net_timeout %gs is less than the heartbeat period %gs",
+                    self.net_timeout, rep.info.heartbeat_period,
+                )
+
+    def status_variables(self) -> Mapping[str, Any]:
+        rep = self.replication
+        if rep is None:
+            return {"Slave_heartbeat_period": "0.000", "Slave_received_heartbeats": 0, "Slave_running": "OFF"}
+        return rep.status_variables()
+
+    # -- lifecycle ---------------------------------------------------------------------------------
+    async def start(self) -> None:
+        assert self.server is not None
+        self.replication = self._factory(self.server)
+
+    async def shutdown(self, deadline: float) -> None:
+        if self.replication is not None:
+            await self.replication.stop()
+
+    # -- statements ------------------------------------------------------------------------------
+    async def execute(self, session: ClientSession, sql: str, keyword: str) -> Any:
+        rep = self.replication
+        assert rep is not None
+        toks = Tokens(sql)
+        if keyword == "SHOW SLAVE":
+            toks.expect_word("SHOW")
+            toks.expect_word("SLAVE")
+            toks.expect_word("STATUS")
+            toks.expect_end()
+            row = rep.status_row()
+            return ResultSet(STATUS_COLUMNS, (tuple(_cell(v) for v in row),) if row else ())
+        if keyword == "CHANGE MASTER":
+            changes = _parse_change_master(toks)
+            rep.change_master(changes)
+            await rep.persist_reset()
+            warnings = 0
+            if rep.net_timeout < rep.info.heartbeat_period:
+                warnings = 1
+            return OK(warnings=warnings)
+        if keyword in ("START SLAVE", "STOP SLAVE"):
+            toks.next()
+            toks.next()
+            io = sql_thread = True
+            if not toks.at_end():
+                threads = set()
+                while True:
+                    threads.add(toks.expect_word("IO_THREAD", "SQL_THREAD"))
+                    if not toks.accept_op(","):
+                        break
+                io, sql_thread = "IO_THREAD" in threads, "SQL_THREAD" in threads
+            toks.expect_end()
+            if keyword == "START SLAVE":
+                await rep.start(io=io, sql=sql_thread)
+            else:
+                await rep.stop(io=io, sql=sql_thread)
+            return OK()
+        if keyword == "RESET SLAVE":
+            toks.next()
+            toks.next()
+            all_ = bool(toks.accept_word("ALL"))
+            toks.expect_end()
+            rep.reset(all_, default_period=self.net_timeout / 2)
+            await rep.persist_reset()
+            return OK()
+        return None
+
+
+def _cell(value: Any) -> Any:
+    if value is None:
+        return None
+    return str(value)
+
+
+def _parse_change_master(toks: Tokens) -> dict[str, Any]:
+    toks.expect_word("CHANGE")
+    toks.expect_word("MASTER")
+    toks.expect_word("TO")
+    changes: dict[str, Any] = {}
+    while True:
+        tok = toks.next()
+        option = tok.upper if tok.kind == "WORD" else ""
+        if option not in _CHANGE_OPTIONS:
+            toks.i -= 1
+            raise toks.error()
+        toks.expect_op("=")
+        value = toks.next()
+        field, kind = _CHANGE_OPTIONS[option]
+        try:
+            if kind == "str":
+                if value.kind != "STRING":
+                    raise ValueError
+                changes[field] = value.text
+            elif kind == "int":
+                if value.kind != "NUMBER" or not isinstance(value.value, int):
+                    raise ValueError
+                changes[field] = value.value
+            else:
+                if value.kind != "NUMBER":
+                    raise ValueError
+                changes[field] = float(value.value)  # type: ignore[arg-type]
+        except ValueError:
+            raise SQLError(
+                ER_PARSE_ERROR,
+                f"check the manual that corresponds to your MariaDB server version for the right "
+                f"syntax to use near '{value.text}' at line 1",
+            ) from None
+        if not toks.accept_op(","):
+            break
+    toks.expect_end()
+    period = changes.get("heartbeat_period")
+    if period is not None and period != 0 and not 0.001 <= period <= 4294967:
+        raise SQLError(
+            ER_PARSE_ERROR,
+            "The requested value for the heartbeat period is either negative or exceeds the maximum allowed (4294967 seconds).",
+        )
+    if "host" in changes and not changes["host"]:
+        changes["host"] = None
+    return changes

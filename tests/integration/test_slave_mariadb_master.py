@@ -1,0 +1,175 @@
+"""Our slave replicating from a stock MariaDB 10.11 semi-sync master (the real peer).
+
+What is proven here, against MariaDB's own counters:
+- MariaDB counts our slave as a semi-sync client (Rpl_semi_sync_master_clients = 1), every
+  transaction committed while it is connected is acknowledged in time (yes_tx grows by the
+  number of transactions, no_tx does not grow), with binlog_format STATEMENT and ROW;
+- our slave's tables equal MariaDB's (every common column type; INSERT/UPDATE/DELETE, a
+  multi-statement transaction, auto-increment ids, user variables, RAND());
+- MariaDB's heartbeats are counted (Slave_received_heartbeats) and never reach the relay log.
+"""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from config.slave import SlaveConfig
+from tests.support.mariadb import MariaDBServer, mariadb_available
+from tests.support.net import free_port
+from tests.support.slave_daemon import (
+    SlaveThread,
+    normalized_rows,
+    query,
+    slave_status,
+    status,
+    wait_until,
+)
+
+pytestmark = [
+    pytest.mark.mariadb,
+    pytest.mark.skipif(not mariadb_available(), reason="needs Debian's mariadb-server"),
+]
+
+TABLE = (
+    "CREATE TABLE d.t (id INT AUTO_INCREMENT PRIMARY KEY, tiny TINYINT, small SMALLINT, "
+    "big BIGINT, u INT UNSIGNED, v VARCHAR(40), c CHAR(8), txt TEXT, b BLOB, n DECIMAL(12,3), "
+    "f FLOAT, dbl DOUBLE, dt DATETIME, d DATE, tm TIME, ts TIMESTAMP NULL, maybe INT)"
+)
+COLUMNS = "id, tiny, small, big, u, v, c, txt, b, n, f, dbl, dt, d, tm, maybe"
+
+
+def start_master(tmp_path, binlog_format: str) -> MariaDBServer:
+    master = MariaDBServer(
+        tmp_path / "master",
+        binlog_format=binlog_format,
+        extra=["--rpl-semi-sync-master-enabled=ON", "--rpl-semi-sync-master-timeout=10000"],
+    ).start()
+    master.execute_all([
+        "CREATE USER repl@'%' IDENTIFIED BY 'replpw'",
+        "GRANT REPLICATION SLAVE, REPLICATION CLIENT ON *.* TO repl@'%'",
+        "CREATE DATABASE d",
+        TABLE,
+    ])
+    return master
+
+
+def slave_config(tmp_path, master: MariaDBServer, **kw) -> SlaveConfig:
+    values = dict(
+        datadir=tmp_path / "slave", port=free_port(), server_id=2, master_host="127.0.0.1",
+        master_port=master.port, master_user="repl", master_password="replpw",
+        rpl_semi_sync_slave_enabled=True, master_heartbeat_period=0.2, master_connect_retry=1,
+    )
+    values.update(kw)
+    return SlaveConfig(**values)
+
+
+def workload(i: int) -> list[str]:
+    """One transaction per call (autocommit statements or BEGIN..COMMIT)."""
+    kind = i % 4
+    if kind == 0:
+        return [
+            f"INSERT INTO d.t (tiny, small, big, u, v, c, txt, b, n, f, dbl, dt, d, tm, ts, maybe) VALUES "
+            f"({i % 100 - 50}, {i * 7 - 300}, {i * 1000003 - 5}, {4000000000 - i}, 'v{i} ''q''', 'c{i}', "
+            f"'text {i}', 'blob{i}', {i}.125, {i}.5, {i}.25e3, '2024-01-02 03:04:{i % 60:02d}', "
+            f"'2024-02-{i % 28 + 1:02d}', '1{i % 10}:2{i % 10}:3{i % 10}', '2024-03-04 05:06:07', NULL)"
+        ]
+    if kind == 1:
+        return [
+            "BEGIN",
+            f"INSERT INTO d.t (v, maybe) VALUES ('multi {i}', {i})",
+            f"UPDATE d.t SET maybe = {i}, v = CONCAT(v, '+') WHERE id % 5 = {i % 5}",
+            "COMMIT",
+        ]
+    if kind == 2:
+        return [f"SET @x = {i}", "INSERT INTO d.t (v, maybe) VALUES ('uservar', @x)"]
+    return [f"DELETE FROM d.t WHERE id = {i // 2}"]
+
+
+def run_workload(master: MariaDBServer, count: int) -> None:
+    conn = master.connect()
+    try:
+        with conn.cursor() as cur:
+            for i in range(count):
+                for sql in workload(i):
+                    cur.execute(sql)
+    finally:
+        conn.close()
+
+
+def master_rows(master: MariaDBServer) -> list[tuple]:
+    return normalized_rows(master.query(f"SELECT {COLUMNS} FROM d.t"))
+
+
+def slave_rows(slave: SlaveThread) -> list[tuple]:
+    async def read():
+        session = slave.daemon.engine.session(0)
+        try:
+            result = await session.execute(f"SELECT {COLUMNS} FROM d.t")
+            return result.rows
+        finally:
+            await session.close()
+
+    return normalized_rows(slave.call(read))
+
+
+def caught_up(master: MariaDBServer, slave: SlaveThread) -> bool:
+    file, pos = master.query("SHOW MASTER STATUS")[0][:2]
+    st = slave_status(slave.port)
+    return st.get("Relay_Master_Log_File") == file and int(st["Exec_Master_Log_Pos"]) == int(pos)
+
+
+@pytest.mark.parametrize("binlog_format", ["STATEMENT", "ROW"])
+def test_semisync_from_mariadb_master(tmp_path, binlog_format):
+    master = start_master(tmp_path, binlog_format)
+    try:
+        with SlaveThread(slave_config(tmp_path, master)) as slave:
+            wait_until(lambda: status(slave.port, "Rpl_semi_sync_slave_status").get("Rpl_semi_sync_slave_status") == "ON",
+                       what="semi-sync negotiated")
+            wait_until(lambda: master.status("Rpl_semi_sync_master_clients")["Rpl_semi_sync_master_clients"] == "1",
+                       what="MariaDB sees one semi-sync client")
+            before = master.status("Rpl_semi_sync_master_%")
+            transactions = 40
+            run_workload(master, transactions)
+            after = master.status("Rpl_semi_sync_master_%")
+            assert int(after["Rpl_semi_sync_master_yes_tx"]) - int(before["Rpl_semi_sync_master_yes_tx"]) == transactions
+            assert after["Rpl_semi_sync_master_no_tx"] == before["Rpl_semi_sync_master_no_tx"]
+            assert after["Rpl_semi_sync_master_status"] == "ON"
+
+            wait_until(lambda: caught_up(master, slave), what="slave applied everything")
+            assert slave_rows(slave) == master_rows(master)
+            st = slave_status(slave.port)
+            assert st["Slave_IO_Running"] == "Yes" and st["Slave_SQL_Running"] == "Yes"
+            assert st["Last_IO_Errno"] == "0" and st["Last_SQL_Errno"] == "0"
+            assert st["Master_Server_Id"] == "1"
+            assert st["Master_Log_File"] == "master-bin.000001"
+            # Writes from clients are refused on the slave.
+            with pytest.raises(Exception) as refused:
+                query(slave.port, "INSERT INTO d.t (v) VALUES ('client write')")
+            assert refused.value.args[0] == 1290
+    finally:
+        master.stop()
+
+
+def test_heartbeats_from_idle_mariadb_master(tmp_path):
+    master = start_master(tmp_path, "ROW")
+    try:
+        with SlaveThread(slave_config(tmp_path, master, master_heartbeat_period=0.2)) as slave:
+            wait_until(lambda: caught_up(master, slave), what="slave caught up")
+            hb = status(slave.port, "Slave_%")
+            assert hb["Slave_heartbeat_period"] == "0.200"
+            relay_files = sorted((tmp_path / "slave").glob("relay-bin.0*"))
+            sizes = {p.name: p.stat().st_size for p in relay_files}
+            start = int(hb["Slave_received_heartbeats"])
+            t0 = time.monotonic()
+            time.sleep(3.0)
+            elapsed = time.monotonic() - t0
+            got = int(status(slave.port, "Slave_received_heartbeats")["Slave_received_heartbeats"]) - start
+            # 5 per second expected; allow scheduling noise on a loaded CI machine.
+            assert 0.6 * 5 * elapsed <= got <= 1.4 * 5 * elapsed + 1, got
+            assert {p.name: p.stat().st_size for p in sorted((tmp_path / "slave").glob("relay-bin.0*"))} == sizes
+            st = slave_status(slave.port)
+            assert st["Slave_IO_Running"] == "Yes"
+    finally:
+        master.stop()
