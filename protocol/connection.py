@@ -146,6 +146,8 @@ def _ack_requested(header: bytes) -> bool:
 
 
 class ServerState(enum.Enum):
+    __hash__ = object.__hash__  # identity, as Enum equality is: cheap table lookups
+
     GREETING = "greeting"  # greeting() not called yet
     AWAIT_LOGIN = "await_login"  # greeting sent, waiting for the HandshakeResponse
     AUTHENTICATING = "authenticating"  # login received; the shell decides: OK, ERR or switch
@@ -158,6 +160,8 @@ class ServerState(enum.Enum):
 
 
 class ClientState(enum.Enum):
+    __hash__ = object.__hash__  # identity, as Enum equality is: cheap table lookups
+
     AWAIT_GREETING = "await_greeting"
     AUTHENTICATING = "authenticating"  # login sent; waiting for OK/ERR/auth switch
     READY = "ready"  # logged in, no command outstanding
@@ -167,6 +171,8 @@ class ClientState(enum.Enum):
 
 
 class Trigger(enum.Enum):
+    __hash__ = object.__hash__  # identity, as Enum equality is: cheap table lookups
+
     GREET = "greet"
     RECV_LOGIN = "recv_login"
     SEND_AUTH_SWITCH = "send_auth_switch"
@@ -317,6 +323,7 @@ DEFAULT_CLIENT_CAPABILITIES = (
 _REQUIRED = Capability.CLIENT_PROTOCOL_41 | Capability.CLIENT_SECURE_CONNECTION
 
 _OK_BYTE = b"\x00"
+_MORE_RESULTS = int(ServerStatus.MORE_RESULTS_EXISTS)
 
 
 class ServerConnection:
@@ -502,7 +509,7 @@ class ServerConnection:
             wire, _ = encode_packet(message.encode(self.capabilities), self._seq)
             self._seq = 0
             return wire
-        more = bool(message.status & ServerStatus.MORE_RESULTS_EXISTS)
+        more = bool(message.status & _MORE_RESULTS)
         self._machine.fire(T.SEND_MORE if more else T.SEND_RESPONSE)
         if isinstance(message, ResultSet):
             wire, seq = self._frame_all(message.payloads(self.capabilities), self._seq)

@@ -697,7 +697,7 @@ class OK:
                 bytes((header,)),
                 encode_lenenc_int(self.affected_rows),
                 encode_lenenc_int(self.last_insert_id),
-                (self.status | self.warnings << 16).to_bytes(4, "little"),
+                (int(self.status) | self.warnings << 16).to_bytes(4, "little"),
                 info,
             ))
         except (OverflowError, TypeError, ValueError) as exc:
