@@ -424,6 +424,8 @@ class SemiSyncMasterPlugin(
 
     def handle_ack(self, param: TransmitParam, position: BinlogPosition) -> None:
         """An ack read from the dump session `param` by the ack receiver."""
+        if not self._installed:
+            return  # a session that outlived an UNINSTALL PLUGIN: its acks decide nothing now
         dump = param.observer_state.get(self)
         if not isinstance(dump, _Dump):
             raise RemoteProtocolError(

@@ -420,11 +420,13 @@ def test_after_commit_wait_point_waits_in_after_commit_only(fl):
 
 def test_uninstall_while_commits_wait_releases_them_and_the_variables_vanish(fl):
     m = MasterHarness(fl)
-    m.connect(2)
+    dump = m.connect(2)
     tasks = [m.commit(pos(p)) for p in (100, 200)]
+    m.send(dump, pos(100))
     m.plugin.uninstall()
     fl.settle()
-    assert all(t.done() for t in tasks)
+    assert all(t.done() for t in tasks) and m.plugin._counters.no_tx == 2
+    m.ack(dump, pos(500))  # the session outlived the plugin: ignored, not even validated
     assert not m.interface.transaction and not m.interface.storage and not m.interface.transmit
     assert m.plugin.system_variables() == {} and m.plugin.status_variables() == {}
     with pytest.raises(SQLError) as e:
