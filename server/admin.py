@@ -121,7 +121,12 @@ class Admin:
             rows = self.server.plugins.show_rows()
             return ResultSet(tuple(column(c) for c in SHOW_PLUGINS_COLUMNS), tuple(rows))
         if what in ("WARNINGS", "ERRORS"):
-            return ResultSet((column("Level"), column("Code", FieldType.LONG), column("Message")), ())
+            if what == "ERRORS":
+                shown = [d for d in session.diagnostics if d[0] == "Error"]
+            else:
+                shown = list(session.diagnostics)
+            return ResultSet((column("Level"), column("Code", FieldType.LONG), column("Message")),
+                             tuple(shown))
         # GRANTS
         if t.accept_word("FOR"):
             account = self._account_ref(t, session)
@@ -259,7 +264,10 @@ class Admin:
                 first = t.peek()
                 if first is None:
                     return None
+                start = t.i
                 value = self._value(session, t, bare_words=False)
+                if first.kind == "USERVAR" and t.i == start + 1 and not isinstance(value, (int, float)):
+                    value = _UserString(value)
                 end_tok = t.peek()
                 text = sql[first.pos:end_tok.pos if end_tok is not None else len(sql)].strip()
                 if t.accept_word("AS"):
@@ -285,7 +293,8 @@ class Admin:
         except _NotOurs:
             return None
         defs = tuple(_column_for(name, value) for name, value in zip(columns, row, strict=True))
-        rows = () if limit == 0 else (tuple(row),)
+        values = tuple(v.value if isinstance(v, _UserString) else v for v in row)
+        rows = () if limit == 0 else (values,)
         return ResultSet(defs, rows)
 
     # -- SET ---------------------------------------------------------------------------------------
@@ -733,7 +742,20 @@ def _create_statement(account: Account) -> str:
     return stmt
 
 
+class _UserString:
+    """A string or NULL read from a user variable: MariaDB types that column LONGBLOB."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+
 def _column_for(name: str, value: Any) -> Any:
+    if isinstance(value, _UserString):
+        return column(name, FieldType.LONG_BLOB)
+    if name.upper() == "CONNECTION_ID()":
+        return column(name, FieldType.LONG)
     if isinstance(value, bool) or isinstance(value, int):
         return column(name, FieldType.LONGLONG)
     if isinstance(value, float):

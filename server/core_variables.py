@@ -107,7 +107,7 @@ def register(server: Server) -> None:
         SystemVariable("innodb_lock_wait_timeout", 50, B, dynamic=True, check=check_int(0, 100000000)),
         SystemVariable("read_only", getter=lambda: server.role.read_only),
         SystemVariable("log_bin", False),
-        SystemVariable("sql_log_bin", True, B, dynamic=True, check=check_bool),
+        SystemVariable("sql_log_bin", True, S, dynamic=True, check=check_bool),
         SystemVariable("binlog_format", "STATEMENT", B, dynamic=True,
                        check=check_enum("MIXED", "STATEMENT", "ROW")),
         SystemVariable("binlog_checksum", "NONE"),
@@ -146,8 +146,9 @@ def register(server: Server) -> None:
         SystemVariable("insert_id", 0, S, dynamic=True, check=check_int(0, 2**64 - 1)),
         SystemVariable("pseudo_thread_id", 0, S, dynamic=True, check=check_int(0, _ULONG),
                        session_get=lambda s: s.sysvars.get("pseudo_thread_id") or s.connection_id),
-        SystemVariable("warning_count", 0, S, session_get=lambda s: 0),
-        SystemVariable("error_count", 0, S, session_get=lambda s: 0),
+        SystemVariable("warning_count", 0, S, session_get=lambda s: len(s.diagnostics)),
+        SystemVariable("error_count", 0, S,
+                       session_get=lambda s: sum(1 for d in s.diagnostics if d[0] == "Error")),
         SystemVariable("slave_net_timeout", 60, G, dynamic=True, check=check_int(1, 31536000)),
     )
     v.add_status(lambda: core_status(server))

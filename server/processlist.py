@@ -26,7 +26,7 @@ COLUMNS = (
     column("Time", FieldType.LONG),
     column("State"),
     column("Info"),
-    column("Progress", FieldType.NEWDECIMAL),
+    column("Progress", FieldType.DOUBLE, decimals=3),
 )
 
 

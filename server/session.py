@@ -87,6 +87,7 @@ WRITE_KEYWORDS = frozenset({
     "INSERT", "UPDATE", "DELETE", "REPLACE", "CREATE", "DROP", "ALTER", "TRUNCATE", "RENAME", "LOAD",
 })
 COM_RESET_CONNECTION = 0x1F
+_DIAGNOSTIC_STATEMENTS = frozenset({"SHOW WARNINGS", "SHOW ERRORS", "SHOW COUNT"})
 
 # Statements (dispatch keyword) that need one of these privileges, whoever executes them.
 STATEMENT_PRIVILEGES: dict[str, tuple[str, ...]] = {
@@ -193,6 +194,8 @@ class ClientSession(asyncio.Protocol):
         self._shutting_down = False
         self._multi = False
         self._all_privileges = False  # refreshed at login; GRANT/REVOKE apply at next login
+        # SHOW WARNINGS / SHOW ERRORS: (Level, Code, Message) of the previous statement.
+        self.diagnostics: list[tuple[str, int, str]] = []
 
     # -- asyncio.Protocol -----------------------------------------------------------------------
 
@@ -530,6 +533,7 @@ class ClientSession(asyncio.Protocol):
 
     def _send_error(self, exc: SQLError) -> None:
         self.server.stats.errors += 1
+        self.diagnostics = [("Error", exc.error.code, exc.message)]
         self.write(self.conn.send(ERR(exc.error.code, exc.error.sqlstate, exc.message)))  # type: ignore[union-attr]
 
     def has_privilege(self, *privileges: str) -> bool:
@@ -603,6 +607,10 @@ class ClientSession(asyncio.Protocol):
             return await self._engine_execute(sql)
         server = self.server
         server.stats.count_command(keyword)
+        if self.diagnostics and keyword not in _DIAGNOSTIC_STATEMENTS and not (
+            keyword == "SELECT" and "@@" in sql  # SELECT @@warning_count reads them
+        ):
+            self.diagnostics = []
         if self._all_privileges is False:
             required = STATEMENT_PRIVILEGES.get(keyword)
             if required is not None:

@@ -65,13 +65,13 @@ class Account:
         return ALL in self.privileges or any(p in self.privileges for p in privileges)
 
     def grants(self) -> list[str]:
-        """SHOW GRANTS lines."""
+        """SHOW GRANTS lines, worded as MariaDB 10.11 words them."""
         if ALL in self.privileges:
             privs = "ALL PRIVILEGES"
         else:
             named = [p for p in _ORDER if p in self.privileges]
             privs = ", ".join(named) if named else "USAGE"
-        line = f"GRANT {privs} ON *.* TO {self.name}"
+        line = f"GRANT {privs} ON *.* TO `{self.user}`@`{self.host}`"
         if self.password_hash:
             line += f" IDENTIFIED BY PASSWORD '{hash_to_text(self.password_hash)}'"
         if self.grant_option:

@@ -59,6 +59,11 @@ def test_select_system_variables(cur):
     assert r == ((42, 42, 1, 64 << 20),)
     assert [d[0] for d in cur.description] == ["@@server_id", "g", "@@session.autocommit", "@@max_allowed_packet"]
     assert code(cur, "SELECT @@no_such_thing") == 1193
+    assert rows(cur, "SELECT @@warning_count, @@error_count") == ((1, 1),)
+    assert rows(cur, "SHOW WARNINGS") == (("Error", 1193, "Unknown system variable 'no_such_thing'"),)
+    assert rows(cur, "SHOW ERRORS") == (("Error", 1193, "Unknown system variable 'no_such_thing'"),)
+    rows(cur, "SELECT 1")
+    assert rows(cur, "SHOW WARNINGS") == ()
     assert code(cur, "SET GLOBAL no_such_thing = 1") == 1193
     assert code(cur, "SET GLOBAL version = 'x'") == 1238
     assert code(cur, "SET SESSION max_connections = 5") == 1229
@@ -104,7 +109,7 @@ def test_users_and_privileges(shell, cur):
     assert code(cur, "GRANT SELECT ON *.* TO 'ghost'@'%'") == 1133
     assert code(cur, "SHOW GRANTS FOR 'ghost'@'%'") == 1141
     repl = shell.connect("repl", "replpw", autocommit=True).cursor()
-    assert rows(repl, "SHOW GRANTS")[0][0].startswith("GRANT REPLICATION SLAVE ON *.* TO 'repl'@'%'")
+    assert rows(repl, "SHOW GRANTS")[0][0].startswith("GRANT REPLICATION SLAVE ON *.* TO `repl`@`%`")
     assert rows(repl, "SELECT CURRENT_USER(), USER()") == (("repl@%", "repl@127.0.0.1"),)
     assert code(repl, "SET GLOBAL max_connections = 10") == 1227
     assert code(repl, "SHOW MASTER STATUS") == 1227

@@ -38,7 +38,7 @@ def test_most_specific_host_wins(tmp_path):
 def test_grants_and_show_grants(tmp_path):
     store = UserStore(tmp_path / "users.json")
     acc = store.create("repl", "%", native_password_hash("r"))
-    assert acc.grants() == [f"GRANT USAGE ON *.* TO 'repl'@'%' IDENTIFIED BY PASSWORD '*{native_password_hash('r').hex().upper()}'"]
+    assert acc.grants() == [f"GRANT USAGE ON *.* TO `repl`@`%` IDENTIFIED BY PASSWORD '*{native_password_hash('r').hex().upper()}'"]
     store.grant(acc, {"REPLICATION CLIENT", REPLICATION_SLAVE}, False)
     assert acc.grants()[0].startswith("GRANT REPLICATION SLAVE, REPLICATION CLIENT ON *.*")
     assert UserStore(tmp_path / "users.json").get("repl", "%").privileges == {"REPLICATION CLIENT", REPLICATION_SLAVE}
