@@ -40,6 +40,7 @@ from protocol.packets import (
     LenencBytes,
     LenencInt,
     decode_lenenc_bytes,
+    decode_lenenc_int,
     encode_lenenc_bytes,
     encode_lenenc_int,
 )
@@ -705,13 +706,22 @@ class OK:
 
     @classmethod
     def decode(cls, payload: bytes, capabilities: int = 0) -> OK:
-        v = _parse(OK_PACKET, payload, "OK packet", ER_UNKNOWN_ERROR, True)
-        info = v.info
+        """Compiled form of OK_PACKET.parse."""
+        if payload[:1] not in (b"\x00", b"\xfe"):
+            raise RemoteProtocolError(f"not an OK packet: {payload[:1].hex()}")
+        affected, pos = decode_lenenc_int(payload, 1)
+        last_id, pos = decode_lenenc_int(payload, pos)
+        if affected is None or last_id is None or len(payload) < pos + 4:
+            raise RemoteProtocolError("malformed OK packet")
+        status, warnings = _OK_TAIL.unpack_from(payload, pos)
+        info = payload[pos + 4 :]
         if info and capabilities & Capability.CLIENT_SESSION_TRACK:
             text, _ = decode_lenenc_bytes(info)  # session state changes are not interpreted
             info = text or b""
-        return cls(v.affected_rows, v.last_insert_id, v.status, v.warnings, _text(info))
+        return cls(affected, last_id, status, warnings, _text(info))
 
+
+_OK_TAIL = struct.Struct("<HH")  # status, warnings
 
 ERR_PACKET = c.Struct(
     "header" / c.Const(ERR_HEADER, c.Int8ul),

@@ -164,6 +164,10 @@ def test_ok_roundtrip_and_compiled_form(affected, last_id, status, warnings, inf
         declared = OK_PACKET.build(dict(header=0, affected_rows=affected, last_insert_id=last_id,
                                         status=status, warnings=warnings, info=info.encode()))
         assert ok.encode() == declared
+        parsed = OK_PACKET.parse(declared)
+        assert (parsed.affected_rows, parsed.last_insert_id, parsed.status, parsed.warnings) == (
+            affected, last_id, status, warnings
+        )
 
 
 @given(u16, st.text(st.characters(min_codepoint=0x20, max_codepoint=0x7E), min_size=5, max_size=5), text)
