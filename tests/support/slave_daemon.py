@@ -1,10 +1,10 @@
-"""Our slave daemon for tests: in-process on its own event loop thread, or as a real process.
+"""Our slave daemon in-process for tests, and client helpers to look at any slave.
 
 `SlaveThread` runs `slave.main.SlaveDaemon` in a uvloop loop in a daemon thread, so blocking
 clients (PyMySQL, MariaDB) can drive the test; `call(fn)` runs a coroutine function on the
-daemon's loop (to peek at its state). `SlaveProcess` runs `python -m cli.main slave ...` (the
-console script) as a child process, for kill -9 and SIGSTOP tests. Every port comes from
-`free_port()`, every file lives under the test's tmp_path.
+daemon's loop (to peek at its state). For a real process (kill -9, SIGSTOP) use
+`tests.support.daemons.Daemon("slave", ...)`. Plus client helpers (status, SHOW SLAVE STATUS,
+normalized rows for comparing MariaDB's typed values with ours).
 """
 
 from __future__ import annotations
@@ -12,19 +12,12 @@ from __future__ import annotations
 import asyncio
 import datetime
 import decimal
-import os
-import signal
-import subprocess
-import sys
 import threading
 import time
 from collections.abc import Callable, Sequence
-from pathlib import Path
 from typing import Any
 
 import pymysql
-
-from tests.support.net import free_port, wait_listening
 
 
 class SlaveThread:
@@ -95,59 +88,6 @@ class SlaveThread:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
-
-    def connect(self, **kw: Any) -> pymysql.connections.Connection:
-        return connect(self.port, **kw)
-
-
-class SlaveProcess:
-    """`semisync slave` as a child process (stdout/stderr to a log file in the datadir's parent)."""
-
-    def __init__(self, datadir: Path, args: Sequence[str], *, port: int | None = None) -> None:
-        self.datadir = Path(datadir)
-        self.port = port or free_port()
-        self.args = [
-            sys.executable, "-m", "cli.main", "slave",
-            "--datadir", str(self.datadir), "--port", str(self.port), *args,
-        ]
-        self.log_path = self.datadir.parent / f"{self.datadir.name}.log"
-        self.proc: subprocess.Popen[bytes] | None = None
-
-    def start(self, timeout: float = 60.0) -> SlaveProcess:
-        self.datadir.parent.mkdir(parents=True, exist_ok=True)
-        log = open(self.log_path, "ab")
-        root = Path(__file__).resolve().parents[2]
-        env = {**os.environ, "PYTHONPATH": str(root)}
-        self.proc = subprocess.Popen(self.args, stdout=log, stderr=subprocess.STDOUT, cwd=root, env=env)
-        log.close()
-        try:
-            wait_listening(self.port, timeout=timeout)
-        except TimeoutError:
-            self.kill()
-            raise RuntimeError(f"slave did not start:\n{self.log()}") from None
-        return self
-
-    def log(self) -> str:
-        return self.log_path.read_text(errors="replace")[-6000:] if self.log_path.exists() else ""
-
-    def signal(self, sig: int) -> None:
-        assert self.proc is not None
-        self.proc.send_signal(sig)
-
-    def kill(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.wait()
-
-    def stop(self, timeout: float = 30.0) -> None:
-        if self.proc is None or self.proc.poll() is not None:
-            return
-        self.proc.send_signal(signal.SIGCONT)
-        self.proc.send_signal(signal.SIGTERM)
-        try:
-            self.proc.wait(timeout)
-        except subprocess.TimeoutExpired:
-            self.kill()
 
     def connect(self, **kw: Any) -> pymysql.connections.Connection:
         return connect(self.port, **kw)
