@@ -99,8 +99,7 @@ class MiniServer:
                 if conn.state.value == "closed":
                     break
         finally:
-            await writer.drain()
-            writer.close()
+            writer.close()  # flushes what is buffered (a final ERR) before closing
 
     def _respond(self, conn: ServerConnection, event: object) -> bytes:
         if isinstance(event, HandshakeResponse):
