@@ -23,12 +23,14 @@ and see only group-committed data.
 
 Durability and meta (the scheme, chosen for atomicity): commit_group writes the meta dict, with a
 group sequence number, into every file the group wrote (each schema file touched, or the main file
-when none was), inside the SQLite transaction it commits. A file's data and its meta row are
-therefore always committed together. SQLite commits the files of a multi-file WAL transaction one
-after the other: a crash in that window can leave one group's meta in some files only; a group
-that wrote one schema (sysbench, most applications) is atomic. `meta()` returns the meta of the
-highest sequence number; `schema_metas()` shows each file's meta for a recovery that must judge
-files separately.
+when none was), inside the SQLite transaction it commits, so a file's data and its meta row are
+always committed together. SQLite commits the files of a multi-file WAL transaction one after the
+other, so a group that wrote several files also stores a redo record (its statements with their
+contexts and the file each wrote) in each of them. At open, a file that misses the newest group
+while that group's record names it (a crash between the files' commits) gets the group's
+statements re-run and committed with the group's meta (`Engine.repaired` lists such files). After
+`open()` every file agrees with `meta()`: exactly the groups up to it are in. `schema_metas()`
+shows each file's meta.
 
 DDL is not transactional in MySQL: it ends the open transaction and becomes its own statement of
 the same `CommittedTxn` (see `CommittedTxn.binlog_transactions`). CREATE DATABASE creates and
@@ -46,6 +48,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import hashlib
+import json
 import os
 import queue
 import re
@@ -75,6 +78,7 @@ from protocol.errors import (
     ER_BAD_DB_ERROR,
     ER_BAD_FIELD_ERROR,
     ER_BAD_NULL_ERROR,
+    ER_DB_CREATE_EXISTS,
     ER_DUP_ENTRY,
     ER_EMPTY_QUERY,
     ER_LOCK_WAIT_TIMEOUT,
@@ -91,6 +95,7 @@ MAIN_FILE = "__engine__.sqlite"
 META_TABLE = "__engine_meta"
 CATALOG_TABLE = "__engine_catalog"
 SEQ_KEY = "__seq"
+REDO_KEY = "__redo"
 MAX_SCHEMAS = 9
 PLAN_CACHE_SIZE = 4096
 SERVER_VERSION = "10.11.0-semisync"
@@ -369,6 +374,13 @@ class Engine:
         self._schema_metas: dict[str, dict[str, str]] = {}
         self._closed = False
         self._sp_open = False  # the writer's savepoint of the current logical transaction
+        # statements of the current logical transaction / of the group (writer thread only), for
+        # the redo record of a group that writes several files
+        self._txn_log: list[list] = []
+        self._group_log: list[list] = []
+        self._torn: tuple[list[str], list[list], dict[str, str]] | None = None
+        self._sync_pending: set[str] = set()
+        self.repaired: list[str] = []  # files brought up to the last group at open (torn commit)
 
     # --- lifecycle ---------------------------------------------------------------------------
 
@@ -377,6 +389,8 @@ class Engine:
         engine = cls(Path(datadir), readers)
         engine.datadir.mkdir(parents=True, exist_ok=True)
         await engine._on_writer(engine._w_open)
+        if engine._torn is not None:
+            await engine._repair()
         return engine
 
     async def close(self) -> None:
@@ -405,8 +419,15 @@ class Engine:
             metas[name] = self._w_read_meta(name)
         best = max(metas.values(), key=lambda m: int(m.get(SEQ_KEY, "0")))
         self._seq = max(int(m.get(SEQ_KEY, "0")) for m in metas.values())
-        self._meta = {k: v for k, v in best.items() if k != SEQ_KEY}
-        self._schema_metas = {k: {a: b for a, b in v.items() if a != SEQ_KEY} for k, v in metas.items()}
+        self._meta = _public(best)
+        self._schema_metas = {k: _public(v) for k, v in metas.items()}
+        # a group that wrote several files and was cut by a crash between their commits
+        redo = json.loads(best.get(REDO_KEY) or "null")
+        if redo is not None and redo["seq"] == self._seq:
+            lagging = [t for t in redo["targets"]
+                       if t in metas and int(metas[t].get(SEQ_KEY, "0")) < self._seq]
+            if lagging:
+                self._torn = (lagging, redo["statements"], self._meta)
 
     def _w_close(self) -> None:
         if self._wconn is not None:
@@ -414,6 +435,15 @@ class Engine:
                 self._wconn.execute("ROLLBACK")
             self._wconn.close()
             self._wconn = None
+
+    def _w_set_synchronous(self) -> None:
+        """synchronous=FULL on every attached file (SQLite refuses it inside a transaction: then
+        it is done after the next commit)."""
+        if self._wconn.in_transaction:
+            return
+        for name in self._sync_pending:
+            self._wconn.execute(f"PRAGMA {quote_ident(name)}.synchronous=FULL")
+        self._sync_pending = set()
 
     def _w_ensure_tables(self, schema: str) -> None:
         s = quote_ident(schema)
@@ -435,7 +465,8 @@ class Engine:
             conn.execute(f"CREATE TABLE IF NOT EXISTS {CATALOG_TABLE} (name TEXT PRIMARY KEY, def TEXT)")
             conn.close()
         self._wconn.execute("ATTACH DATABASE ? AS " + quote_ident(name), (str(path),))
-        self._wconn.execute(f"PRAGMA {quote_ident(name)}.synchronous=FULL")
+        self._sync_pending.add(name)
+        self._w_set_synchronous()
         self._w_ensure_tables(name)
         tables = {}
         for (text,) in self._wconn.execute(f"SELECT def FROM {quote_ident(name)}.{CATALOG_TABLE}"):
@@ -444,6 +475,36 @@ class Engine:
         self.catalog = {**self.catalog, name: tables}
         self.schemas = {**self.schemas, name: path}
         self._catalog_version += 1
+
+    async def _repair(self) -> None:
+        """Re-run the last group's statements on the files that missed its commit, then commit them
+        with the group's meta: afterwards every file agrees with `meta()` again."""
+        lagging, statements, meta = self._torn
+        session = self.session(0)
+        session.autocommit = False
+        await session._acquire()
+        session._pinned = True
+        try:
+            for target, db, sql, ts, last_id, seed, insert_id, _is_ddl in statements:
+                if target not in lagging:
+                    continue
+                session._database = db
+                context = StatementContext(ts, insert_id, last_id, tuple(seed) if seed else None)
+                try:
+                    await session.execute(sql, context)
+                except SQLError as exc:
+                    if exc.code != ER_DB_CREATE_EXISTS.code:  # its file is made before the commit
+                        raise
+            await self._on_writer(self._w_end, True)
+            self._touched = set(lagging)
+            await self._on_writer(self._w_commit_group, meta)
+        finally:
+            session._pinned = False
+            session._statements = []
+            session._in_txn = False
+            session._release()
+        self.repaired = list(lagging)
+        self._torn = None
 
     # --- reads through reader connections ----------------------------------------------------
 
@@ -512,6 +573,9 @@ class Engine:
         if not conn.in_transaction:
             conn.execute("BEGIN")
         rows = list(meta.items()) + [(SEQ_KEY, str(seq))]
+        if len(targets) > 1:
+            record = {"seq": seq, "targets": targets, "statements": self._group_log}
+            rows.append((REDO_KEY, json.dumps(record)))
         try:
             for schema in targets:
                 s = quote_ident(schema)
@@ -525,7 +589,9 @@ class Engine:
         for schema in targets:
             self._schema_metas[schema] = dict(meta)
         self._touched = set()
+        self._group_log = []
         self._w_finish_drops()
+        self._w_set_synchronous()
 
     def _w_finish_drops(self) -> None:
         for name, path in self._pending_drops:
@@ -550,6 +616,8 @@ class Engine:
             self._wconn.execute("ROLLBACK")
         self._sp_open = False
         self._touched = set()
+        self._txn_log = []
+        self._group_log = []
         # the catalog may describe rolled-back DDL: reload it from the files
         for name, path in list(self._pending_drops):
             self.schemas = {**self.schemas, name: path}
@@ -616,6 +684,9 @@ class Engine:
 
     def _w_end(self, commit: bool) -> None:
         """End the logical transaction: keep (RELEASE) or undo (ROLLBACK TO) its savepoint."""
+        if commit:
+            self._group_log.extend(self._txn_log)
+        self._txn_log = []
         if self._sp_open:
             if not commit:
                 self._wconn.execute("ROLLBACK TO txn")
@@ -633,7 +704,7 @@ class Engine:
             self._wstate.rand = None
         return [d[0] for d in cur.description or ()], rows
 
-    def _w_write(self, plan: Plan, args, end: bool, forced: int | None, rand, database):
+    def _w_write(self, plan: Plan, args, end: bool, forced: int | None, rand, database, log: tuple):
         self._w_begin()
         first = None
         if plan.auto_slots is not None:
@@ -651,6 +722,7 @@ class Engine:
         finally:
             self._wstate.rand = None
         self._touched.add(plan.target[0])
+        self._txn_log.append([plan.target[0], *log, first, False])
         if plan.auto_dirty:
             self._auto_stale.add((plan.target[0], plan.target[1].lower()))
         if end:
@@ -734,7 +806,13 @@ class Engine:
             seen.add(key)
         return "-".join(_show(v) for v in candidates[0])
 
-    def _w_ddl(self, action: DdlAction) -> None:
+    def _w_ddl(self, action: DdlAction, log: tuple) -> None:
+        self._w_end(True)  # the implicit commit of the open transaction
+        self._w_ddl_apply(action)
+        target = action.create_schema or action.drop_schema or action.schema
+        self._group_log.append([target, *log, None, True])
+
+    def _w_ddl_apply(self, action: DdlAction) -> None:
         conn = self._wconn
         if action.noop:
             return
@@ -837,6 +915,10 @@ def _show(v: object) -> str:
     if isinstance(v, bytes):
         return v.decode("utf-8", "replace")
     return str(v)
+
+
+def _public(meta: dict[str, str]) -> dict[str, str]:
+    return {k: v for k, v in meta.items() if not k.startswith("__")}
 
 
 def _canonical(v: object) -> object:
@@ -1000,8 +1082,10 @@ class Session:
         await self._acquire()
         forced = context.insert_id if context is not None else None
         try:
+            last_id = args_last_id(context, self.last_insert_id) if plan.uses_last_id else None
+            log = (self._database, sql, timestamp, last_id, rand_seed)
             affected, first_id = await engine._on_writer(
-                engine._w_write, plan, args, end, forced, self._rand, self._database)
+                engine._w_write, plan, args, end, forced, self._rand, self._database, log)
         except BaseException:
             if end:
                 self._statements = []
@@ -1009,8 +1093,7 @@ class Session:
             raise
         stmt = LoggedStatement(
             db=self._database, sql=sql, timestamp=timestamp, insert_id=first_id,
-            last_insert_id=(args_last_id(context, self.last_insert_id) if plan.uses_last_id else None),
-            is_ddl=False, rand_seed=rand_seed)
+            last_insert_id=last_id, is_ddl=False, rand_seed=rand_seed)
         if first_id is not None:
             self.last_insert_id = first_id
         self._statements.append(stmt)
@@ -1051,8 +1134,9 @@ class Session:
         parse()  # a syntax error commits nothing
         await self._acquire()
         try:
-            await engine._on_writer(engine._w_end, True)  # the implicit commit
-            await engine._on_writer(engine._w_ddl, parse())
+            action = parse()
+            log = (self._database, sql, timestamp, None, None)
+            await engine._on_writer(engine._w_ddl, action, log)
         except SQLError as exc:
             statements, self._statements = self._statements, []
             self._in_txn = False
