@@ -189,6 +189,7 @@ class ClientSession(asyncio.Protocol):
         self._paused = False
         self._busy = False  # executing a command (for shutdown draining)
         self._in_commit = False
+        self._in_engine = False
         self._query_killed = False
         self._killed = False
         self._shutting_down = False
@@ -304,12 +305,18 @@ class ClientSession(asyncio.Protocol):
             self.transport.close()
 
     def kill(self) -> None:
-        """KILL [CONNECTION]: close the connection, interrupting what can be interrupted."""
+        """KILL [CONNECTION]: close the connection. A statement that is running in a role (a
+        dump, a slow admin statement) is cancelled; one inside the engine or in `role.commit`
+        is left to finish (cancelling it could leave a write in the engine that never reaches
+        the binlog), and its answer goes nowhere."""
         self._killed = True
         self._query_killed = True
         self.close()
+        self._cancel_if_safe()
+
+    def _cancel_if_safe(self) -> None:
         task = self._task
-        if task is not None and not task.done() and self._busy and not self._in_commit:
+        if task is not None and not task.done() and self._busy and not (self._in_commit or self._in_engine):
             task.cancel()
 
     def kill_after_reply(self) -> None:
@@ -633,14 +640,18 @@ class ClientSession(asyncio.Protocol):
         return await self._engine_execute(sql)
 
     async def _engine_execute(self, sql: str) -> Any:
+        self._in_engine = True
         try:
             result = await self.engine_session.execute(sql)
         except SQLError as exc:
+            self._in_engine = False
             # A failing DDL still committed the transaction before it (MySQL's implicit commit).
             committed = getattr(exc, "committed", None)
             if committed is not None:
                 await self.commit(committed)
             raise
+        finally:
+            self._in_engine = False
         if result.committed is not None:
             await self.commit(result.committed)
         return result

@@ -18,7 +18,6 @@ MARIADB = shutil.which("mariadb") or shutil.which("mysql")
 @pytest.fixture(scope="module")
 def shell(tmp_path_factory):
     with ShellServer(tmp_path_factory.mktemp("shell")) as s:
-        # Databases up front: the engine cannot CREATE DATABASE after a ROLLBACK (xfail below).
         s.connect().cursor().execute("CREATE DATABASE rst")
         yield s
 
@@ -79,8 +78,6 @@ def test_errors_carry_mysql_codes(shell):
 
 
 def test_multi_statements(tmp_path):
-    # Its own server: the failing INSERT below leaves the engine's writer transaction open,
-    # which trips the engine's CREATE DATABASE (see the xfail test at the end).
     with ShellServer(tmp_path) as shell:
         _multi_statements(shell)
 
@@ -150,10 +147,9 @@ def test_reset_connection_forgets_session_state(shell):
     assert cur.fetchone() == (None, 28800, "rst")
 
 
-@pytest.mark.xfail(strict=True, reason="engine: CREATE DATABASE while the writer's SQLite "
-                   "transaction is open (after a ROLLBACK or a failed autocommit write) raises "
-                   "sqlite3.OperationalError out of Session.execute")
 def test_create_database_after_a_failed_write(tmp_path):
+    """Regression: the engine once raised sqlite3.OperationalError here (writer transaction
+    left open by a failed autocommit write), which cost the client its connection."""
     with ShellServer(tmp_path) as shell:
         cur = shell.connect(autocommit=True).cursor()
         cur.execute("CREATE DATABASE one")
