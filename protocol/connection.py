@@ -55,6 +55,7 @@ from protocol.errors import (
 from protocol.messages import (
     AUTH_SWITCH_HEADER,
     EOF,
+    EOF_HEADER,
     ERR,
     ERR_HEADER,
     LOCAL_INFILE_HEADER,
@@ -759,7 +760,7 @@ class ClientConnection:
             self._machine.fire(T.RECV_DUMP_END)
             self._seq = 0
             return ERR.decode(payload)
-        if is_eof_packet(payload):
+        if head == bytes((EOF_HEADER,)):  # end of a non-blocking dump: EOF, or OK-0xFE
             self._machine.fire(T.RECV_DUMP_END)
             self._seq = 0
             return EOF.decode(payload) if len(payload) == 5 else OK.decode(payload, self.capabilities)
@@ -847,7 +848,7 @@ class _ResultReader:
             EOF.decode(payload)  # the EOF after the definitions
             self._in_rows = True
             return None
-        if is_eof_packet(payload):
+        if is_eof_packet(payload, self._deprecate_eof):
             if self._deprecate_eof:
                 end = OK.decode(payload, self._caps)
                 status, warnings = end.status, end.warnings

@@ -36,6 +36,7 @@ from protocol.errors import (
     SQLError,
 )
 from protocol.packets import (
+    MAX_PAYLOAD,
     NULL_MARKER,
     LenencBytes,
     LenencInt,
@@ -43,6 +44,7 @@ from protocol.packets import (
     decode_lenenc_int,
     encode_lenenc_bytes,
     encode_lenenc_int,
+    encode_packet,
 )
 
 
@@ -801,10 +803,13 @@ class EOF:
         return cls(v.warnings, v.status)
 
 
-def is_eof_packet(payload: bytes) -> bool:
-    """An EOF (or DEPRECATE_EOF's OK-with-0xFE): header 0xFE in a packet shorter than 9 bytes,
-    which tells it from a row starting with an 8-byte length."""
-    return len(payload) < 9 and payload[:1] == b"\xfe"
+def is_eof_packet(payload: bytes, deprecate_eof: bool = False) -> bool:
+    """Does this packet end the rows? A classic EOF is header 0xFE in fewer than 9 bytes; under
+    CLIENT_DEPRECATE_EOF the closing OK (header 0xFE) may be longer, but stays below 0xFFFFFF
+    bytes. Either length rule tells it from a row that starts with an 8-byte lenenc length."""
+    if payload[:1] != b"\xfe":
+        return False
+    return len(payload) < (MAX_PAYLOAD if deprecate_eof else 9)
 
 
 COLUMN_DEFINITION_41 = c.Struct(
@@ -983,8 +988,6 @@ class ResultSet:
 
 def encode_result_set(result: ResultSet, seq: int, capabilities: int = 0) -> tuple[bytes, int]:
     """Frame a whole result set starting at sequence id `seq`: (wire bytes, next seq)."""
-    from protocol.packets import encode_packet
-
     parts = []
     for payload in result.payloads(capabilities):
         wire, seq = encode_packet(payload, seq)

@@ -210,6 +210,21 @@ def test_query_result_set(deprecate_eof, step):
     assert server.state is ServerState.COMMAND and client.state is ClientState.READY
 
 
+def test_deprecate_eof_result_ending_in_a_long_ok():
+    """A closing OK-0xFE longer than 9 bytes (big counters, info) still ends the rows."""
+    caps = ClientConnection("x", "").requested_capabilities | Capability.CLIENT_DEPRECATE_EOF
+    server, client = login(client_caps=caps)
+    pump(client.query("SELECT 1"), server)
+    payloads = [b"\x01", column("a").encode(), b"\x01x"]
+    payloads.append(OK(2**40, 2**40, ServerStatus.AUTOCOMMIT, 3, "info").encode(header=0xFE))
+    assert len(payloads[-1]) > 9
+    wire = b"".join(encode_packet(p, i + 1)[0] for i, p in enumerate(payloads))
+    server.send(OK())  # keep the server's side in step; its bytes are not delivered
+    [event] = pump(wire, client)
+    assert event == ResultSet([column("a")], [("x",)], ServerStatus.AUTOCOMMIT, 3)
+    assert client.state is ClientState.READY
+
+
 def test_ok_err_eof_and_next_command_restarts_at_zero():
     server, client = login()
     cmd, events = roundtrip(server, client, client.query("INSERT"), OK(3, 7, 2, 1, "Records: 3"))
