@@ -177,8 +177,8 @@ _COM = {
     "Com_admin_commands": (), "Com_begin": ("BEGIN", "START TRANSACTION"), "Com_commit": ("COMMIT",),
     "Com_rollback": ("ROLLBACK",), "Com_select": ("SELECT",), "Com_insert": ("INSERT",),
     "Com_update": ("UPDATE",), "Com_delete": ("DELETE",), "Com_replace": ("REPLACE",),
-    "Com_set_option": ("SET",), "Com_show_variables": ("SHOW VARIABLES", "SHOW GLOBAL", "SHOW SESSION"),
-    "Com_show_status": ("SHOW STATUS",), "Com_show_processlist": ("SHOW PROCESSLIST", "SHOW FULL"),
+    "Com_set_option": ("SET",), "Com_show_variables": ("SHOW VARIABLES",),
+    "Com_show_status": ("SHOW STATUS",), "Com_show_processlist": ("SHOW PROCESSLIST",),
     "Com_change_db": ("USE",), "Com_create_table": ("CREATE TABLE",), "Com_drop_table": ("DROP TABLE",),
     "Com_alter_table": ("ALTER TABLE",), "Com_create_db": ("CREATE DATABASE", "CREATE SCHEMA"),
     "Com_drop_db": ("DROP DATABASE", "DROP SCHEMA"), "Com_create_user": ("CREATE USER",),
@@ -189,6 +189,10 @@ _COM = {
     "Com_uninstall_plugin": ("UNINSTALL PLUGIN",), "Com_flush": ("FLUSH",),
     "Com_show_binlogs": ("SHOW BINARY",), "Com_truncate": ("TRUNCATE",),
 }
+
+
+# Dispatch keyword (two words, else the first) -> its Com_ counter.
+COM_BY_KEYWORD = {key: name for name, keys in _COM.items() for key in keys}
 
 
 def core_status(server: Server) -> dict[str, Any]:
@@ -216,10 +220,6 @@ def core_status(server: Server) -> dict[str, Any]:
         "Opened_tables": 0,
         "Table_locks_waited": 0,
     }
-    for name, keys in _COM.items():
-        out[name] = sum(com.get(k, 0) for k in keys) if keys else 0
-    # SELECT/INSERT/... are counted under their one- or two-word dispatch key.
-    for name, keys in _COM.items():
-        if len(keys) == 1 and " " not in keys[0]:
-            out[name] = sum(n for k, n in com.items() if k == keys[0] or k.startswith(keys[0] + " "))
+    for name in _COM:
+        out[name] = com.get(name, 0)
     return out

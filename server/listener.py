@@ -27,6 +27,7 @@ from typing import Any
 from semisync.interface import ReplicationInterface
 from server import core_variables
 from server.admin import Admin
+from server.core_variables import COM_BY_KEYWORD
 from server.plugins import PluginManager
 from server.role import Role
 from server.session import ClientSession
@@ -57,7 +58,14 @@ class ServerStats:
         self.com: Counter[str] = Counter()
 
     def count_command(self, keyword: str) -> None:
-        self.com[keyword] += 1
+        """Count a statement under its Com_ name (unknown statements are not counted, so
+        that clients cannot grow the table)."""
+        name = COM_BY_KEYWORD.get(keyword)
+        if name is None:
+            name = COM_BY_KEYWORD.get(keyword.partition(" ")[0])
+            if name is None:
+                return
+        self.com[name] += 1
 
     def flush(self) -> None:
         """FLUSH STATUS: reset the counters mysqld resets (not Uptime, Connections)."""

@@ -45,6 +45,10 @@ def test_show_variables_and_status(cur):
     status = dict(rows(cur, "SHOW GLOBAL STATUS"))
     for name in ("Uptime", "Threads_connected", "Questions", "Com_select", "Bytes_received", "Connections"):
         assert status[name].isdigit(), name
+    com = int(dict(rows(cur, "SHOW STATUS LIKE 'Com_select'"))["Com_select"])
+    rows(cur, "SELECT 1")
+    rows(cur, "select @@server_id")
+    assert int(dict(rows(cur, "SHOW STATUS LIKE 'Com_select'"))["Com_select"]) == com + 2
     before = int(dict(rows(cur, "SHOW STATUS LIKE 'Questions'"))["Questions"])
     rows(cur, "SELECT 1")
     after = int(dict(rows(cur, "SHOW STATUS LIKE 'questions'"))["Questions"])
