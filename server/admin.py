@@ -9,7 +9,7 @@ Contract
   SHOW PLUGINS, SHOW GRANTS, SHOW WARNINGS|ERRORS, SET (system and user variables, NAMES,
   CHARACTER SET, TRANSACTION, PASSWORD), SELECT of @@vars / @vars / DATABASE() ... without a
   table, USE, KILL, CREATE USER, DROP USER, GRANT, REVOKE, INSTALL PLUGIN, UNINSTALL PLUGIN,
-  FLUSH STATUS|PRIVILEGES|TABLES|LOGS|HOSTS.
+  FLUSH STATUS|PRIVILEGES|TABLES|LOGS|HOSTS, SHUTDOWN (sets the server's shutdown request).
 - Privileges: SET GLOBAL needs ALL (or SUPER); INSTALL/UNINSTALL PLUGIN and user statements
   need ALL, SUPER or CREATE USER; KILL of another user's session needs ALL/SUPER/CONNECTION
   ADMIN; SHOW PROCESSLIST lists everyone only with PROCESS (or ALL/SUPER).
@@ -82,6 +82,7 @@ class Admin:
             "INSTALL": self.install_plugin,
             "UNINSTALL": self.uninstall_plugin,
             "FLUSH": self.flush,
+            "SHUTDOWN": self.shutdown,
         }
 
     # -- SHOW ------------------------------------------------------------------------------------
@@ -698,6 +699,20 @@ class Admin:
             session.require(ALL, SUPER, "RELOAD")
             return _OK
         return None
+
+
+    async def shutdown(self, session: ClientSession, sql: str, keyword: str) -> Any:
+        """SHUTDOWN (MariaDB's statement; `mysqladmin shutdown`): ask the daemon to stop."""
+        t = Tokens(sql)
+        t.expect_word("SHUTDOWN")
+        if t.accept_word("WAIT"):
+            for word in ("FOR", "ALL"):
+                t.expect_word(word)
+            t.expect_word("SLAVES", "REPLICAS")
+        t.expect_end()
+        session.require(ALL, SUPER, "SHUTDOWN")
+        self.server.request_shutdown()
+        return _OK
 
 
 class _SystemSession:

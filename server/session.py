@@ -48,6 +48,7 @@ from protocol.errors import (
     SQLError,
 )
 from protocol.messages import (
+    EOF,
     ERR,
     OK,
     AuthSwitchResponse,
@@ -87,6 +88,7 @@ WRITE_KEYWORDS = frozenset({
     "INSERT", "UPDATE", "DELETE", "REPLACE", "CREATE", "DROP", "ALTER", "TRUNCATE", "RENAME", "LOAD",
 })
 COM_RESET_CONNECTION = 0x1F
+COM_SHUTDOWN = 0x08
 _DIAGNOSTIC_STATEMENTS = frozenset({"SHOW WARNINGS", "SHOW ERRORS", "SHOW COUNT"})
 
 # Statements (dispatch keyword) that need one of these privileges, whoever executes them.
@@ -506,6 +508,14 @@ class ClientSession(asyncio.Protocol):
                 self.close()
         elif isinstance(event, ComUnknown) and event.code == COM_RESET_CONNECTION:
             await self._reset_connection()
+        elif isinstance(event, ComUnknown) and event.code == COM_SHUTDOWN:
+            try:
+                self.require(ALL, SUPER, "SHUTDOWN")
+            except SQLError as exc:
+                self._send_error(exc)
+                return
+            self.server.request_shutdown()
+            self.write(conn.send(EOF(status=self.status_flags())))
         else:
             handled = await self.server.role.handle_command(self, event)
             if not handled:

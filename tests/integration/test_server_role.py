@@ -195,3 +195,24 @@ def test_shutdown_drains_in_flight_statements_within_the_deadline(tmp_path):
         idle.cursor().execute("SELECT 1")
     with pytest.raises(pymysql.MySQLError):
         pymysql.connect(host="127.0.0.1", port=port, user="root", password="rootpw", connect_timeout=2)
+
+
+def test_shutdown_statement_and_mysqladmin_request_the_daemon_to_stop(tmp_path):
+    import shutil
+    import subprocess
+
+    with ShellServer(tmp_path) as shell:
+        cur = shell.connect().cursor()
+        cur.execute("CREATE USER 'op'@'%' IDENTIFIED BY 'o'")
+        assert code(shell.connect("op", "o").cursor(), "SHUTDOWN") == 1227
+        assert not shell.server.shutdown_requested
+        cur.execute("SHUTDOWN")
+        assert shell.server.shutdown_requested
+    mysqladmin = shutil.which("mariadb-admin") or shutil.which("mysqladmin")
+    if mysqladmin is None:
+        return
+    with ShellServer(tmp_path / "again") as shell:
+        out = subprocess.run([mysqladmin, "-h127.0.0.1", f"-P{shell.port}", "-uroot", "-prootpw", "shutdown"],
+                             capture_output=True, text=True, timeout=60)
+        assert out.returncode == 0, out.stderr
+        assert shell.server.shutdown_requested
