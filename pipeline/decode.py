@@ -148,11 +148,23 @@ def _strings(a: np.ndarray, starts: np.ndarray, lengths: np.ndarray, valid: np.n
         arr.validate(full=True)
     except pa.ArrowInvalid:
         # not UTF-8 somewhere: decode row by row, replacing what is not
-        binary = pa.BinaryArray.from_buffers(len(valid), pa.py_buffer(offsets), pa.py_buffer(data), bitmap, nulls)
+        binary = pa.Array.from_buffers(pa.binary(), len(valid), [bitmap, pa.py_buffer(offsets), pa.py_buffer(data)], nulls)
         arr = pa.array(
             [None if v is None else v.decode("utf-8", "replace") for v in binary.to_pylist()], pa.string()
         )
     return arr
+
+
+def _utf8(value: Any) -> Any:
+    """A reference-decoded value for Arrow: text that was not UTF-8 (surrogate escapes) gets U+FFFD."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return value.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    elif isinstance(value, list):
+        return [_utf8(v) for v in value]
+    return value
 
 
 def _ints(values: np.ndarray, valid: np.ndarray) -> pa.Array:
@@ -181,7 +193,7 @@ class _Columns:
                 if not any(name in slow[i] for i in rows):
                     continue
                 typ = ARROW_SCHEMA.field(name).type
-                values = pa.array([slow[i].get(name) for i in rows], typ)
+                values = pa.array([_utf8(slow[i].get(name)) for i in rows], typ)
                 current = self.arrays.get(name)
                 if current is None:
                     full: list[Any] = [None] * n

@@ -25,6 +25,7 @@ class MySQLError:
 
 
 # The codes MySQL uses (include/mysqld_error.h); templates follow the server's wording.
+ER_CON_COUNT_ERROR = MySQLError(1040, "08004", "Too many connections")
 ER_HANDSHAKE_ERROR = MySQLError(1043, "08S01", "Bad handshake")
 ER_DBACCESS_DENIED_ERROR = MySQLError(1044, "42000", "Access denied for user '%s'@'%s' to database '%s'")
 ER_ACCESS_DENIED_ERROR = MySQLError(1045, "28000", "Access denied for user '%s'@'%s' (using password: %s)")

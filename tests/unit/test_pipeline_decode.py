@@ -182,3 +182,16 @@ def test_half_written_tail_is_left_out_and_corruption_names_the_offset(tmp_path)
     (tmp_path / "text.000001").write_bytes(b"hello, not a binlog\n" * 10)
     with pytest.raises(BinlogFileError, match="not a binlog"):
         fast_rows(tmp_path / "text.000001")
+
+
+def test_text_that_is_not_utf8_gets_replacement_characters_on_both_paths(tmp_path):
+    bad_sql = b"INSERT INTO t VALUES ('\xff\xfe')"
+    with writer(tmp_path, True) as w:
+        w.append([
+            (EventType.QUERY_EVENT, Query(db="d", query=bad_sql.decode("utf-8", "surrogateescape"),
+                                          status_vars=encode_status_vars(flags2=0, sql_mode=0)).encode(), TS, 0),
+            (EventType.BINLOG_CHECKPOINT_EVENT, BinlogCheckpoint("bin\udcff").encode(), TS, 0),
+        ])
+    rows = fast_rows(tmp_path / "master-bin.000001")
+    assert rows[1]["query"] == "INSERT INTO t VALUES ('\ufffd\ufffd')"
+    assert rows[2]["checkpoint_file"] == "bin\ufffd"
