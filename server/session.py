@@ -35,6 +35,7 @@ from protocol.connection import NEED_DATA, ConnectionClosed, ServerConnection, S
 from protocol.errors import (
     ER_ACCESS_DENIED_ERROR,
     ER_BAD_DB_ERROR,
+    ER_CON_COUNT_ERROR,
     ER_EMPTY_QUERY,
     ER_NET_PACKET_TOO_LARGE,
     ER_OPTION_PREVENTS_STATEMENT,
@@ -420,6 +421,12 @@ class ClientSession(asyncio.Protocol):
             server.stats.aborted_connects += 1
             using = "YES" if conn.auth_response else "NO"
             self.write(conn.send(ERR.from_error(ER_ACCESS_DENIED_ERROR, login.user, self.host, using)))
+            return False
+        limit = server.variables.get("max_connections", None, Scope.GLOBAL)
+        clients = sum(1 for s in server.sessions.values() if s.account is not None)
+        if clients >= limit + 1 or (clients >= limit and not account.has(SUPER, "CONNECTION ADMIN")):
+            # like mysqld: one extra connection is kept for SUPER / CONNECTION ADMIN
+            self.write(conn.send(ERR.from_error(ER_CON_COUNT_ERROR)))
             return False
         self.account = account
         self._all_privileges = account.has(ALL)

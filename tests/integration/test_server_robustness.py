@@ -190,3 +190,30 @@ def test_login_with_another_auth_plugin_is_switched_to_native_password(shell):
         else:
             assert err_code(reply) == 1045
         sock.close()
+
+
+def test_max_connections_keeps_one_for_super(tmp_path):
+    with ShellServer(tmp_path) as shell:
+        root = shell.connect()
+        root.cursor().execute("CREATE USER 'app'@'%' IDENTIFIED BY 'a'")
+        root.cursor().execute("SET GLOBAL max_connections = 2")
+        app = shell.connect("app", "a")  # 2 clients now
+        with pytest.raises(pymysql.MySQLError) as e:
+            shell.connect("app", "a")
+        assert e.value.args[0] == 1040
+        extra = shell.connect()  # the one kept for SUPER
+        with pytest.raises(pymysql.MySQLError) as e:
+            shell.connect()
+        assert e.value.args[0] == 1040
+        extra.close()
+        app.close()
+        for _ in range(50):  # the server notices the closes asynchronously
+            try:
+                shell.connect("app", "a").close()
+                break
+            except pymysql.MySQLError:
+                import time
+
+                time.sleep(0.1)
+        else:
+            raise AssertionError("a slot never came back")
