@@ -134,6 +134,16 @@ def test_mariadb_cli(shell):
     assert "ERROR 1146 (42S02)" in out.stderr
     out = subprocess.run(base[:4] + ["-pwrong", "-e", "SELECT 1"], capture_output=True, text=True, timeout=60)
     assert "ERROR 1045 (28000)" in out.stderr
+    shell.connect().cursor().execute("CREATE USER IF NOT EXISTS 'weak'@'%' IDENTIFIED BY 'w'")
+    weak = base[:4] + ["-uweak", "-pw", "--batch"]
+    for argv, expected in (
+        (base + ["-e", "SELEC 1"], "ERROR 1064 (42000)"),
+        (base + ["-e", "SET GLOBAL no_such_var = 1"], "ERROR 1193 (HY000)"),
+        (base + ["-e", "USE no_such_db"], "ERROR 1049 (42000)"),
+        (weak + ["-e", "SET GLOBAL max_connections = 5"], "ERROR 1227 (42000)"),
+    ):
+        out = subprocess.run(argv, capture_output=True, text=True, timeout=60)
+        assert out.returncode == 1 and expected in out.stderr, (argv[-1], out.stderr)
 
 
 def test_reset_connection_forgets_session_state(shell):
