@@ -938,6 +938,7 @@ class Session:
         self.connection_id = connection_id
         self._database: str | None = None
         self.autocommit = True
+        self.found_rows = False  # CLIENT_FOUND_ROWS: UPDATE reports matched rather than changed rows
         self.user_vars: dict[str, object] = {}
         self.last_insert_id = 0
         self._in_txn = False  # inside BEGIN ... COMMIT (or autocommit=0)
@@ -1073,6 +1074,8 @@ class Session:
 
     async def _write(self, sql: str, plan: Plan, params, context) -> Result:
         engine = self.engine
+        if plan.changed is not None and not self.found_rows:
+            plan = plan.changed
         timestamp = _timestamp(context)
         args = self._args(plan, params, context, timestamp)
         rand_seed = self._rand_for(plan, context)
@@ -1102,7 +1105,10 @@ class Session:
             committed = CommittedTxn(self._statements)
             self._statements = []
             self._release()
-        return Result(affected_rows=affected, last_insert_id=first_id or 0,
+        info = ""
+        if plan.nrows > 1:  # what MySQL says after a multi-row INSERT
+            info = f"Records: {plan.nrows}  Duplicates: {max(plan.nrows - affected, 0)}  Warnings: 0"
+        return Result(affected_rows=affected, last_insert_id=first_id or 0, info=info,
                       in_transaction=self.in_transaction, committed=committed)
 
     async def _end_transaction(self, commit: bool) -> CommittedTxn | None:

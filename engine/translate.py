@@ -84,6 +84,7 @@ class Plan:
     uses_rand: bool = False
     names: list[object] | None = None  # select-list column names needing the statement's literals
     nrows: int = 0  # INSERT ... VALUES: number of rows
+    changed: Plan | None = None  # UPDATE counting changed rows (MySQL's default) instead of matched
     cacheable: bool = True  # False when literals were inlined (ORDER BY 2)
 
 
@@ -95,6 +96,7 @@ class Translator:
         self.tokens = tokens
         self.params = params
         self.cacheable = True
+        self.assigned: list[tuple[str, int, int, int, int]] = []  # SET col: out/args spans of its value
         self.shape = shape
         self.database = database
         self.catalog = catalog
@@ -685,6 +687,7 @@ class Translator:
             if i + 1 >= end or toks[i + 1].text != "=":
                 raise self.error_at(i + 1)
             self.out.append(quote_ident(table.column(col.text).name) + " =")
+            span = (table.column(col.text).name, len(self.out), len(self.args))
             start = i + 2
             j = self.value_end(start)
             # stop at a depth-0 clause word (WHERE / ORDER / LIMIT) inside the last value
@@ -701,6 +704,7 @@ class Translator:
                     break
                 k += 1
             self.emit_range(start, j)
+            self.assigned.append((*span, len(self.out), len(self.args)))
             i = j
             if i < end and toks[i].text == ",":
                 i += 1
@@ -735,10 +739,29 @@ class Translator:
             if col.on_update_now and col.name.lower() not in set_cols:
                 self.out.append(", " + quote_ident(col.name) + " =")
                 self.add_arg(NOW)
+        prefix_out, prefix_args = len(self.out), len(self.args)
+        has_where = i < len(toks) and toks[i].is_word("WHERE")
         end = self.emit_range(i, len(toks))
         if end != len(toks):
             raise self.error_at(end)
-        return self.finish("write", target=(schema, table.name))
+        plan = self.finish("write", target=(schema, table.name))
+        if self.uses_rand or any(t.is_word("ORDER", "LIMIT") for t in toks[i:]):
+            return plan
+        # MySQL counts changed rows: the same UPDATE restricted to rows it changes
+        out, args = self.out, self.args
+        changed_out, changed_args = [], []
+        for n, (col, o1, a1, o2, a2) in enumerate(self.assigned):
+            changed_out.append(("OR " if n else "") + f"{quote_ident(col)} IS NOT (")
+            changed_out.extend(out[o1:o2])
+            changed_out.append(") COLLATE BINARY")  # 'abc' -> 'ABC' is a change
+            changed_args.extend(args[a1:a2])
+        if has_where:
+            sql_out = out[:prefix_out] + ["WHERE ("] + out[prefix_out + 1:] + [") AND ("] + changed_out + [")"]
+        else:
+            sql_out = out[:prefix_out] + ["WHERE"] + changed_out
+        self.out, self.args = sql_out, args + changed_args
+        plan.changed = self.finish("write", target=(schema, table.name))
+        return plan
 
     def plan_delete(self) -> Plan:
         toks = self.tokens

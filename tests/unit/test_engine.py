@@ -91,6 +91,7 @@ async def test_sysbench_table_auto_increment_zero_and_null_mean_next_id(engine, 
     await run(engine, db, SBTEST)
     r = await run(engine, db, "INSERT INTO sbtest1(k, c, pad) VALUES(5, 'a', 'b'),(6, 'c', 'd')")
     assert (r.affected_rows, r.last_insert_id) == (2, 1)
+    assert r.info == "Records: 2  Duplicates: 0  Warnings: 0"
     r = await run(engine, db, "INSERT INTO sbtest1 (id, k, c, pad) VALUES (0, 7, 'e', 'f')")
     assert r.last_insert_id == 3
     r = await run(engine, db, "INSERT INTO sbtest1 (id, k, c, pad) VALUES (NULL, 8, 'g', 'h')")
@@ -288,3 +289,18 @@ async def test_the_shape_cache_translates_each_shape_once(engine, db):
     shapes = [key[0] for key in engine._plans]
     assert shapes.count("INSERT INTO t (id, v) VALUES (?, ?)") == 1
     assert (await run(engine, db, "SELECT COUNT(*), MAX(id) FROM t")).rows == [(5, 5)]
+
+
+async def test_update_reports_changed_rows_unless_found_rows(engine, db):
+    await run(engine, db, "CREATE TABLE t (id INT PRIMARY KEY, v INT, w INT)")
+    await run(engine, db, "INSERT INTO t VALUES (1, 1, 1), (2, 2, 2), (3, NULL, 3)")
+    assert (await run(engine, db, "UPDATE t SET v = 1 WHERE id <= 2")).affected_rows == 1
+    assert (await run(engine, db, "UPDATE t SET v = 1")).affected_rows == 1  # the NULL one
+    assert (await run(engine, db, "UPDATE t SET v = v, w = w + 0 WHERE w > 0")).affected_rows == 0
+    await run(engine, db, "CREATE TABLE s (id INT PRIMARY KEY, name VARCHAR(10))")
+    await run(engine, db, "INSERT INTO s VALUES (1, 'abc')")
+    assert (await run(engine, db, "UPDATE s SET name = 'ABC'")).affected_rows == 1  # case changes count
+    assert (await run(engine, db, "SELECT name FROM s WHERE name = 'aBc'")).rows == [("ABC",)]
+    db.found_rows = True
+    assert (await run(engine, db, "UPDATE t SET v = 1 WHERE id <= 2")).affected_rows == 2
+    assert (await run(engine, db, "SELECT v FROM t ORDER BY id")).rows == [(1,), (1,), (1,)]
