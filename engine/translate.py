@@ -739,7 +739,7 @@ class Translator:
             if col.on_update_now and col.name.lower() not in set_cols:
                 self.out.append(", " + quote_ident(col.name) + " =")
                 self.add_arg(NOW)
-        prefix_out, prefix_args = len(self.out), len(self.args)
+        prefix_out = len(self.out)
         has_where = i < len(toks) and toks[i].is_word("WHERE")
         end = self.emit_range(i, len(toks))
         if end != len(toks):
