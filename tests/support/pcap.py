@@ -4,9 +4,9 @@
 capture order: direction ("C->S" / "S->C"), sequence id, payload (continuation chunks joined)
 and the capture time of the segment that carried the packet's first byte.
 
-Supported: classic pcap (both byte orders, micro- and nanosecond timestamps; not pcapng), link
-types Ethernet (with 802.1Q tags), Linux cooked SLL and SLL2, BSD loopback/null (both byte
-orders) and raw IP; IPv4 (unfragmented) and IPv6 (no extension headers); TCP. Each direction's
+Supported: classic pcap (both byte orders, micro- and nanosecond timestamps) and pcapng (one
+link type for all interfaces); link types Ethernet (with 802.1Q tags), Linux cooked SLL and
+SLL2, BSD loopback/null (both byte orders) and raw IP; IPv4 (unfragmented) and IPv6 (no extension headers); TCP. Each direction's
 byte stream is rebuilt in sequence-number order (retransmitted and overlapping bytes once).
 The client is the side that sent the SYN; without a handshake in the capture, the side whose
 port is `server_port` (or the lower port) is the server.
@@ -66,13 +66,15 @@ class CapturedPacket:
 
 
 def read_records(path: str | Path) -> tuple[int, list[tuple[float, bytes]]]:
-    """(link type, [(timestamp, frame bytes)]) of a classic pcap file."""
+    """(link type, [(timestamp, frame bytes)]) of a pcap or pcapng file."""
     data = Path(path).read_bytes()
+    if data[:4] == PCAPNG_SHB:
+        return _read_pcapng(data)
     if len(data) < 24:
         raise PcapError("too short for a pcap global header")
     magic = data[:4]
     if magic not in _MAGICS:
-        raise PcapError(f"not a classic pcap file (magic {magic.hex()}; pcapng is not supported)")
+        raise PcapError(f"neither pcap nor pcapng (magic {magic.hex()})")
     endian, resolution = _MAGICS[magic]
     linktype = struct.unpack_from(endian + "I", data, 20)[0] & 0x0FFFFFFF
     records = []
@@ -86,6 +88,54 @@ def read_records(path: str | Path) -> tuple[int, list[tuple[float, bytes]]]:
         records.append((sec + frac * resolution, data[pos : pos + incl]))
         pos += incl
     return linktype, records
+
+
+PCAPNG_SHB = b"\x0a\x0d\x0d\x0a"
+_PCAPNG_IDB, _PCAPNG_SPB, _PCAPNG_EPB = 1, 3, 6
+_IF_TSRESOL = 9
+
+
+def _read_pcapng(data: bytes) -> tuple[int, list[tuple[float, bytes]]]:
+    """pcapng: section headers, interface descriptions (link type, timestamp resolution),
+    enhanced and simple packet blocks; every interface must have the same link type."""
+    endian = "<"
+    interfaces: list[tuple[int, float]] = []  # (link type, seconds per timestamp unit)
+    records: list[tuple[float, bytes]] = []
+    pos = 0
+    while pos + 12 <= len(data):
+        if data[pos : pos + 4] == PCAPNG_SHB:
+            endian = "<" if data[pos + 8 : pos + 12] == b"\x4d\x3c\x2b\x1a" else ">"
+            interfaces = []
+        btype, blen = struct.unpack_from(endian + "II", data, pos)
+        if blen < 12 or pos + blen > len(data):
+            raise PcapError(f"bad pcapng block length {blen} at {pos}")
+        body = data[pos + 8 : pos + blen - 4]
+        if btype == _PCAPNG_IDB:
+            linktype = struct.unpack_from(endian + "H", body, 0)[0]
+            resolution = 1e-6
+            opt = 8
+            while opt + 4 <= len(body):
+                code, olen = struct.unpack_from(endian + "HH", body, opt)
+                if code == 0:
+                    break
+                if code == _IF_TSRESOL and olen >= 1:
+                    v = body[opt + 4]
+                    resolution = 2.0 ** -(v & 0x7F) if v & 0x80 else 10.0**-v
+                opt += 4 + (olen + 3) // 4 * 4
+            interfaces.append((linktype, resolution))
+        elif btype == _PCAPNG_EPB:
+            iface, high, low, caplen = struct.unpack_from(endian + "IIII", body, 0)
+            if iface >= len(interfaces):
+                raise PcapError(f"packet on undeclared interface {iface}")
+            records.append(((high << 32 | low) * interfaces[iface][1], body[20 : 20 + caplen]))
+        elif btype == _PCAPNG_SPB:
+            (origlen,) = struct.unpack_from(endian + "I", body, 0)
+            records.append((0.0, body[4 : 4 + origlen]))
+        pos += blen
+    linktypes = {lt for lt, _ in interfaces}
+    if len(linktypes) != 1:
+        raise PcapError(f"need exactly one link type, found {sorted(linktypes)}")
+    return linktypes.pop(), records
 
 
 def _ip_payload(linktype: int, frame: bytes) -> tuple[int, bytes] | None:

@@ -135,6 +135,30 @@ def test_other_link_types_give_the_same_packets(tmp_path, packets, linktype, mak
     ]
 
 
+def _pcapng_block(btype: int, body: bytes) -> bytes:
+    body += bytes(-len(body) % 4)
+    return struct.pack("<II", btype, len(body) + 12) + body + struct.pack("<I", len(body) + 12)
+
+
+@pytest.mark.parametrize("tsresol", [6, 9])
+def test_pcapng_gives_the_same_packets(tmp_path, packets, tsresol):
+    linktype, records = pcap.read_records(CAPTURE)
+    shb = _pcapng_block(0x0A0D0D0A, struct.pack("<IHHq", 0x1A2B3C4D, 1, 0, -1))
+    options = struct.pack("<HHB", 9, 1, tsresol) + bytes(3) + struct.pack("<HH", 0, 0)
+    idb = _pcapng_block(1, struct.pack("<HHI", linktype, 0, 65535) + options)
+    out = shb + idb + _pcapng_block(2, b"obsolete packet block, skipped")  # unknown: skipped
+    for t, frame in records:
+        ts = round(t * 10**tsresol)
+        out += _pcapng_block(6, struct.pack("<IIIII", 0, ts >> 32, ts & 0xFFFFFFFF, len(frame), len(frame)) + frame)
+    path = tmp_path / "capture.pcapng"
+    path.write_bytes(out)
+    again = mysql_packets(path)
+    assert [(p.direction, p.seq, p.payload) for p in again] == [
+        (p.direction, p.seq, p.payload) for p in packets
+    ]
+    assert again[-1].time == pytest.approx(packets[-1].time, abs=1e-6)
+
+
 def _ipv4_to_ipv6(ip: bytes) -> bytes:
     ihl = (ip[0] & 0x0F) * 4
     total = struct.unpack_from(">H", ip, 2)[0]
