@@ -2,9 +2,10 @@
 position, writes the events to the relay log and acknowledges them when semi-sync asks.
 
 Contract
-- One IoTask per START SLAVE [IO_THREAD]; `run()` loops connect -> dump -> (error) -> wait
-  `connect_retry` -> reconnect, until `stop()` or a fatal error (then `last_error` tells why and
-  `run()` returns). Connection errors and lost connections are not fatal: MySQL reconnects.
+- One IoTask per START SLAVE [IO_THREAD]; `run()` loops connect -> dump -> (error) ->
+  reconnect, until `stop()` or a fatal error (then `last_error` tells why and `run()` returns).
+  Connection errors and lost connections are not fatal: as mysqld, a lost dump is reconnected
+  at once and a failed connection attempt is retried every `connect_retry` seconds.
   Fatal (the IO thread stops, as in mysqld): the master has our server_id, an ERR during the
   dump (e.g. 1236), a bad event checksum (1743), a heartbeat that disagrees with what we
   received (1623), a relay log write failure.
@@ -150,6 +151,7 @@ class IoTask:
         self.last_heartbeat = 0.0
         self.semi_sync = False
         self._stopping = False
+        self._dumping = False  # the current connection got as far as COM_BINLOG_DUMP
         self._writer: asyncio.StreamWriter | None = None
         self._events_since_sync = 0
         self._unsynced: list[tuple[ReadEvent, BinlogPosition]] = []
@@ -187,12 +189,14 @@ class IoTask:
                     self._set_error(code.code, f"error reconnecting to master '{self.settings.user}@{self.settings.host}:{self.settings.port}' - retry-time: {self.settings.connect_retry:g}  message: {message}")
                     log.warning("slave IO: %s; retrying in %gs", message, self.settings.connect_retry)
                 finally:
+                    replicating = self._dumping
                     await self._close_connection()
                 if self._stopping:
                     break
                 self.state = STATE_RECONNECTING
                 self.running = "Connecting"
-                await self._sleep(self.settings.connect_retry)
+                # As mysqld: a lost dump is retried at once; a failed connect waits connect_retry.
+                await self._sleep(0.05 if replicating else self.settings.connect_retry)
         finally:
             self.running = "No"
             self.state = ""
@@ -212,6 +216,7 @@ class IoTask:
     async def _close_connection(self) -> None:
         """Drop the socket; cut the relay log back to the last complete transaction."""
         self.semi_sync = False
+        self._dumping = False
         writer, self._writer = self._writer, None
         if writer is not None:
             writer.close()
@@ -297,6 +302,7 @@ class IoTask:
         writer.write(conn.binlog_dump(start.pos if start.file else 4, 0, s.server_id, start.file, semisync=self.semi_sync))
         await writer.drain()
         self.running = "Yes"
+        self._dumping = True
         self.last_errno, self.last_error = 0, ""
         self.state = STATE_WAITING
         log.info(

@@ -135,7 +135,9 @@ class GroupTracker:
         if t == EventType.GTID_EVENT:
             gtid = decode_event(event, self.checksum).body
             assert isinstance(gtid, MariaGtid)
-            if not gtid.flags2 & FL_STANDALONE:
+            if gtid.flags2 & FL_STANDALONE:
+                self.pending = True  # the statement that follows belongs to it
+            else:
                 self.in_group = True
         elif t == EventType.QUERY_EVENT:
             q = decode_event(event, self.checksum).body
