@@ -878,7 +878,7 @@ class Engine:
         key = (shape, database, self._catalog_version)
         plan = self._plans.get(key)
         if plan is None:
-            plan = self._make_plan(shape, database, params)
+            plan = parsing(self._make_plan, shape, database, params)
             if plan.cacheable:
                 if len(self._plans) >= PLAN_CACHE_SIZE:
                     self._plans.clear()
@@ -1135,7 +1135,7 @@ class Session:
 
         def parse() -> DdlAction:
             cur = TokenCursor(tokens, params, sql)
-            return DdlParser(cur, self._database, engine.table, set(engine.schemas)).parse()
+            return parsing(DdlParser(cur, self._database, engine.table, set(engine.schemas)).parse)
 
         parse()  # a syntax error commits nothing
         await self._acquire()
@@ -1164,7 +1164,7 @@ class Session:
     async def _admin(self, sql: str, shape: str, params) -> Result:
         from engine.admin import run_admin
 
-        return run_admin(self, TokenCursor(tokenize(shape), params, sql))
+        return parsing(run_admin, self, TokenCursor(tokenize(shape), params, sql))
 
     async def set_autocommit(self, value: bool) -> CommittedTxn | None:
         """SET autocommit: turning it on commits an open transaction, as MySQL does."""
@@ -1177,6 +1177,14 @@ class Session:
     async def close(self) -> None:
         """Roll back an open transaction and release the writer lock."""
         await self._end_transaction(commit=False)
+
+
+def parsing(fn, *args):
+    """Run a parser: running off the end of a malformed statement is the client's syntax error."""
+    try:
+        return fn(*args)
+    except (IndexError, KeyError, ValueError, TypeError, AttributeError):
+        raise syntax_error("") from None
 
 
 def args_last_id(context: StatementContext | None, session_value: int) -> int:
@@ -1203,9 +1211,12 @@ def _column_names(templates: list[object], names: list[str], sql: str, params: l
     for template, name in zip(templates, names, strict=False):
         if template is None:
             out.append(name)
+        elif template[0] == "value" and isinstance(params[template[1]], str):
+            out.append(params[template[1]])  # SELECT 'abc' names its column abc
         elif template[0] == "value":
-            v = params[template[1]]
-            out.append(v.decode("utf-8", "replace") if isinstance(v, bytes) else str(v))
+            if raw is None:
+                raw = literal_texts(sql)
+            out.append(raw[template[1]])  # SELECT 1e3 names its column 1e3
         else:
             parts = []
             for part in template[1]:

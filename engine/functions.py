@@ -8,6 +8,7 @@ reproduces the master's values) through the connection's `ConnectionState`.
 from __future__ import annotations
 
 import hashlib
+import math
 import re
 import sqlite3
 import time
@@ -186,6 +187,19 @@ def regexp(pattern: object, value: object) -> int | None:
     return 1 if re.search(_to_str(pattern), _to_str(value), re.I) else 0
 
 
+def _integral(v: float) -> int:
+    return int(v)
+
+
+def mysql_mod(a: object, b: object) -> int | float | None:
+    if a is None or b is None:
+        return None
+    if isinstance(a, int) and isinstance(b, int):
+        return None if b == 0 else int(math.fmod(a, b))
+    b = float(b)
+    return None if b == 0 else math.fmod(float(a), b)
+
+
 def mysql_isnull(value: object) -> int:
     return 1 if value is None else 0
 
@@ -204,7 +218,9 @@ def register(conn: sqlite3.Connection, state: ConnectionState) -> None:
         "from_unixtime": (-1, from_unixtime), "date_format": (2, date_format),
         "year": (1, _part(0)), "month": (1, _part(1)), "day": (1, _part(2)), "hour": (1, _part(3)),
         "minute": (1, _part(4)), "second": (1, _part(5)),
-        "left": (2, left), "right": (2, right), "lpad": (3, lambda s, n, p: _pad(s, n, p, True)), "rpad": (3, lambda s, n, p: _pad(s, n, p, False)),
+        "mysql_left": (2, left), "mysql_right": (2, right), "mysql_mod": (2, mysql_mod),
+        "mysql_floor": (1, lambda x: None if x is None else _integral(math.floor(float(x)))),
+        "mysql_ceil": (1, lambda x: None if x is None else _integral(math.ceil(float(x)))), "lpad": (3, lambda s, n, p: _pad(s, n, p, True)), "rpad": (3, lambda s, n, p: _pad(s, n, p, False)),
         "repeat": (2, lambda s, n: None if s is None or n is None else _to_str(s) * max(int(n), 0)),
         "reverse": (1, lambda s: None if s is None else _to_str(s)[::-1]),
         "md5": (1, _hash("md5")), "sha1": (1, _hash("sha1")), "sha": (1, _hash("sha1")), "sha2": (2, sha2),

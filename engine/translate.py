@@ -48,10 +48,12 @@ NOT_ALIAS = CLAUSE_WORDS | JOIN_WORDS | JOIN_MODIFIERS | {"FORCE", "USE", "IGNOR
 FUNC_RENAME = {
     "IF": "iif", "GREATEST": "max", "LEAST": "min", "CHAR_LENGTH": "length",
     "CHARACTER_LENGTH": "length", "UCASE": "upper", "LCASE": "lower", "MID": "substr",
-    "SUBSTRING": "substr", "POWER": "pow", "CEILING": "ceil", "ISNULL": "mysql_isnull",
+    "SUBSTRING": "substr", "POWER": "pow", "ISNULL": "mysql_isnull",
     "RAND": "mysql_rand", "LENGTH": "octet_length", "OCTET_LENGTH": "octet_length",
     "DAYOFMONTH": "day", "SCHEMA": "database", "CURRENT_USER": "user", "SESSION_USER": "user",
     "SYSTEM_USER": "user", "LOCATE": "mysql_locate", "POSITION": "mysql_locate",
+    "LEFT": "mysql_left", "RIGHT": "mysql_right", "MOD": "mysql_mod", "FLOOR": "mysql_floor",
+    "CEIL": "mysql_ceil", "CEILING": "mysql_ceil",
 }
 CAST_TYPES = {"SIGNED": "INTEGER", "UNSIGNED": "INTEGER", "CHAR": "TEXT", "DECIMAL": "REAL",
               "DATETIME": "TEXT", "DATE": "TEXT", "TIME": "TEXT", "BINARY": "BLOB", "DOUBLE": "REAL",
@@ -231,10 +233,10 @@ class Translator:
                 expect_table = False
                 continue
             if word == "FROM":
-                out.append("FROM")
                 if nxt is not None and nxt.is_word("DUAL"):
                     i += 2
                     continue
+                out.append("FROM")
                 in_tables = expect_table = True
                 i += 1
                 continue
@@ -278,6 +280,10 @@ class Translator:
                 continue
             if word == "XOR":
                 raise SQLError(ER_NOT_SUPPORTED_YET, "XOR")
+            if word == "COLLATE" and nxt is not None and nxt.kind in ("word", "ident"):
+                out.append("COLLATE BINARY" if nxt.text.lower().endswith("_bin") else "COLLATE NOCASE")
+                i += 2
+                continue
             if word == "LIKE":
                 # MySQL's LIKE escapes with a backslash by default; SQLite has no default escape.
                 out.append("LIKE")
@@ -448,11 +454,19 @@ class Translator:
         names: list[object] = []
         wanted = False
         for item in items:
-            if not item or any(t.text == "*" and t.kind == "op" for t in item):
-                return None
-            aliased = any(t.is_word("AS") for t in item) or (
-                len(item) > 1 and item[-1].kind in ("word", "ident") and item[-2].kind in ("word", "ident", "param")
-                and not item[-2].is_word("NOT", "IS", "AND", "OR", "LIKE", "IN"))
+            if not item or (item[-1].text == "*" and (len(item) == 1 or item[-2].text == ".")):
+                return None  # a wildcard: SQLite's names are the columns' names
+            depth, as_at_top = 0, False
+            for t in item:
+                if t.kind == "op" and t.text in "()":
+                    depth += 1 if t.text == "(" else -1
+                elif depth == 0 and t.is_word("AS"):
+                    as_at_top = True
+            aliased = as_at_top or (
+                len(item) > 1 and item[-1].kind in ("word", "ident") and (
+                    item[-2].kind in ("word", "ident", "param") or item[-2].text == ")")
+                and not item[-2].is_word("NOT", "IS", "AND", "OR", "LIKE", "IN", "NULL", "TRUE", "FALSE")
+                and not item[-1].is_word("NULL", "TRUE", "FALSE", "END"))
             plain = all(t.kind in ("word", "ident") or (t.kind == "op" and t.text == ".") for t in item) and \
                 not any(t.kind == "word" and t.upper in NILADIC for t in item)
             if aliased or plain:

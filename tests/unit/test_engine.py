@@ -304,3 +304,43 @@ async def test_update_reports_changed_rows_unless_found_rows(engine, db):
     db.found_rows = True
     assert (await run(engine, db, "UPDATE t SET v = 1 WHERE id <= 2")).affected_rows == 2
     assert (await run(engine, db, "SELECT v FROM t ORDER BY id")).rows == [(1,), (1,), (1,)]
+
+
+VALID = [
+    "INSERT INTO t (id, v) VALUES (7, 'x'), (8, 'y') ON DUPLICATE KEY UPDATE v = VALUES(v)",
+    "UPDATE t SET v = CONCAT(v, 'z') WHERE id BETWEEN 1 AND 3 ORDER BY id LIMIT 1",
+    "SELECT DISTINCT t.v, COUNT(*) AS n FROM t JOIN t AS u ON t.id = u.id WHERE t.id IN (1, 2) "
+    "GROUP BY t.v HAVING n > 0 ORDER BY 1 DESC LIMIT 1, 2",
+    "CREATE TABLE t9 (id INT NOT NULL AUTO_INCREMENT, c CHAR(10) DEFAULT 'a', PRIMARY KEY (id), KEY kc (c))",
+    "ALTER TABLE t ADD COLUMN z INT NOT NULL DEFAULT 3 AFTER id, ADD INDEX iz (z)",
+    "DELETE FROM t WHERE id = 1",
+    "SHOW CREATE TABLE t",
+    "INSERT INTO t SET id = 9, v = 'q'",
+]
+
+
+@pytest.mark.parametrize("statement", VALID)
+async def test_every_truncation_fails_with_a_mysql_error_or_runs(engine, db, statement):
+    await run(engine, db, "CREATE TABLE t (id INT NOT NULL PRIMARY KEY, v VARCHAR(10) NOT NULL)")
+    await run(engine, db, "INSERT INTO t VALUES (1, 'x')")
+    words = statement.split(" ")
+    for n in range(1, len(words) + 1):
+        sql = " ".join(words[:n])
+        try:
+            await run(engine, db, sql)
+        except SQLError:
+            pass
+    assert not engine.writer_lock.locked()
+
+
+async def test_result_column_names_follow_mysql(engine, db):
+    await run(engine, db, "CREATE TABLE t (id INT PRIMARY KEY, v VARCHAR(5))")
+    await run(engine, db, "INSERT INTO t VALUES (1, 'a'), (2, 'b')")
+    r = await run(engine, db, "SELECT COUNT(*), 1e3, 0x41, 'txt', IF(1, 'a', 'b') x, CAST('12' AS SIGNED) + 1, "
+                              "LEFT('hello', 2), MOD(7, 3), FLOOR(1.5) FROM t t1, t t2 WHERE t1.id = 1")
+    assert r.columns == ["COUNT(*)", "1e3", "0x41", "txt", "x", "CAST('12' AS SIGNED) + 1", "LEFT('hello', 2)",
+                         "MOD(7, 3)", "FLOOR(1.5)"]
+    assert r.rows == [(2, 1000.0, b"A", "txt", "a", 13, "he", 1, 1)]
+    assert (await run(engine, db, "SELECT 1 FROM DUAL")).rows == [(1,)]
+    r = await run(engine, db, "SELECT v FROM t ORDER BY v COLLATE utf8mb4_bin DESC")
+    assert r.rows == [("b",), ("a",)]
