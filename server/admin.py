@@ -71,7 +71,7 @@ class Admin:
         self.server = server
         self.handlers: dict[str, Handler] = {
             "SHOW": self.show,
-            "SET": self.set,
+            "SET": self.set_statement,
             "SELECT": self.select,
             "USE": self.use,
             "KILL": self.kill_statement,
@@ -119,8 +119,8 @@ class Admin:
             raise t.error()
         if what == "PLUGINS":
             t.expect_end()
-            rows = self.server.plugins.show_rows()
-            return ResultSet(tuple(column(c) for c in SHOW_PLUGINS_COLUMNS), tuple(rows))
+            plugins = self.server.plugins.show_rows()
+            return ResultSet(tuple(column(c) for c in SHOW_PLUGINS_COLUMNS), tuple(plugins))
         if what in ("WARNINGS", "ERRORS"):
             if what == "ERRORS":
                 shown = [d for d in session.diagnostics if d[0] == "Error"]
@@ -129,6 +129,7 @@ class Admin:
             return ResultSet((column("Level"), column("Code", FieldType.LONG), column("Message")),
                              tuple(shown))
         # GRANTS
+        account: Account | None
         if t.accept_word("FOR"):
             account = self._account_ref(t, session)
             t.expect_end()
@@ -189,11 +190,11 @@ class Admin:
         if kind == "STRING":
             return tok.text
         if kind == "SYSVAR":
-            scope_name, name = tok.value  # type: ignore[misc]
+            scope_name, name = _sysvar(tok)
             scope = _SCOPES.get(scope_name) if scope_name else None
             return select_value(self.server.variables.get(name, session, scope))
         if kind == "USERVAR":
-            return session.user_vars.get(tok.value)  # type: ignore[arg-type]
+            return session.user_vars.get(str(tok.value))
         if kind == "OP" and tok.text == "(":
             value = self._value(session, t, bare_words=bare_words)
             t.expect_op(")")
@@ -300,7 +301,7 @@ class Admin:
 
     # -- SET ---------------------------------------------------------------------------------------
 
-    async def set(self, session: ClientSession, sql: str, keyword: str) -> Any:
+    async def set_statement(self, session: ClientSession, sql: str, keyword: str) -> Any:
         t = Tokens(sql)
         t.expect_word("SET")
         second = t.peek()
@@ -314,17 +315,17 @@ class Admin:
                 word in _SCOPES and (nxt := t.peek(1)) is not None and nxt.is_word("TRANSACTION")
             ):
                 return _OK  # isolation levels and access modes are accepted as is
-        assignments: list[tuple[str, Any, Any]] = []
+        assignments: list[tuple[Any, Any, Any]] = []
         scope: Scope | None = None
         while True:
-            word = t.accept_word("GLOBAL", "SESSION", "LOCAL")
-            if word is not None:
-                scope = _SCOPES[word]
+            scope_word = t.accept_word("GLOBAL", "SESSION", "LOCAL")
+            if scope_word is not None:
+                scope = _SCOPES[scope_word]
             tok = t.next()
             if tok.kind == "USERVAR":
                 target: Any = ("user", tok.value)
             elif tok.kind == "SYSVAR":
-                scope_name, name = tok.value  # type: ignore[misc]
+                scope_name, name = _sysvar(tok)
                 target = ("sys", name, _SCOPES[scope_name] if scope_name else scope)
             elif tok.kind in ("WORD", "QUOTED"):
                 target = ("sys", tok.text.lower(), scope)
@@ -733,6 +734,11 @@ class _SystemSession:
 
     def require(self, *privileges: str) -> None:
         return None
+
+
+def _sysvar(tok: Any) -> tuple[str | None, str]:
+    scope_name, name = tok.value
+    return scope_name, name
 
 
 def _string(t: Tokens) -> str:

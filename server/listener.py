@@ -160,10 +160,9 @@ class Server:
             s._shutting_down = True
             if not s.busy or s._raw_reader is not None:
                 s.close()
-        busy = [s for s in sessions if s._task is not None and not s._task.done()]
+        busy = [s._task for s in sessions if s._task is not None and not s._task.done()]
         if busy:
-            tasks = [s._task for s in busy]
-            await asyncio.wait(tasks, timeout=max(0.0, deadline - loop.time()))
+            await asyncio.wait(busy, timeout=max(0.0, deadline - loop.time()))
         for s in sessions:
             s.kill()
         leftover = [s._task for s in sessions if s._task is not None and not s._task.done()]

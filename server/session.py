@@ -167,7 +167,7 @@ class ClientSession(asyncio.Protocol):
     def __init__(self, server: Server) -> None:
         self.server = server
         self.connection_id = server.next_connection_id()
-        self.transport: asyncio.Transport | None = None
+        self.transport: Any = None  # an asyncio or uvloop transport
         self.conn: ServerConnection | None = None
         self.account: Account | None = None
         self.user = "unauthenticated user"
@@ -197,6 +197,7 @@ class ClientSession(asyncio.Protocol):
         self._killed = False
         self._shutting_down = False
         self._multi = False
+        self._session_track = False
         self._all_privileges = False  # refreshed at login; GRANT/REVOKE apply at next login
         # SHOW WARNINGS / SHOW ERRORS: (Level, Code, Message) of the previous statement.
         self.diagnostics: list[tuple[str, int, str]] = []
@@ -204,7 +205,7 @@ class ClientSession(asyncio.Protocol):
     # -- asyncio.Protocol -----------------------------------------------------------------------
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        self.transport = transport  # type: ignore[assignment]  (uvloop's are not asyncio.Transport)
+        self.transport = transport  # uvloop's transports are not asyncio.Transport subclasses
         peer = transport.get_extra_info("peername")
         if isinstance(peer, tuple):
             self.host = str(peer[0])
@@ -219,7 +220,7 @@ class ClientSession(asyncio.Protocol):
             max_packet=server.max_allowed_packet,
         )
         server.register_session(self)
-        transport.write(self.conn.greeting())
+        self.transport.write(self.conn.greeting())
         self._task = self._loop.create_task(self._run(), name=f"session-{self.connection_id}")
 
     def data_received(self, data: bytes) -> None:
@@ -441,6 +442,7 @@ class ClientSession(asyncio.Protocol):
                 return False
             self.engine_session.database = login.database
         self._multi = bool(conn.capabilities & _MULTI)
+        self._session_track = bool(conn.capabilities & Capability.CLIENT_SESSION_TRACK)
         self.write(conn.send(OK(status=self.status_flags())))
         self.set_command("Sleep")
         self.state = None
@@ -619,7 +621,12 @@ class ClientSession(asyncio.Protocol):
             )
             message = ResultSet(columns, result.rows, flags)
         else:
-            message = OK(result.affected_rows, result.last_insert_id or 0, flags, 0, result.info or "")
+            # libmariadb (sysbench, the mariadb CLI) reads the OK's info as a length-encoded
+            # string whatever the capabilities, as MariaDB sends it; protocol.messages.OK
+            # writes it length-encoded only under CLIENT_SESSION_TRACK, so until it does so
+            # always, the info ("Records: 2  Duplicates: 0 ...") is only sent there.
+            info = result.info if self._session_track else ""
+            message = OK(result.affected_rows, result.last_insert_id or 0, flags, 0, info or "")
         self.write(conn.send(message))
 
     async def execute(self, sql: str) -> Any:
