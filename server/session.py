@@ -12,11 +12,18 @@ Contract
     this connection is closed (a non-fatal one -- a malformed command -- only gets the ERR);
   * anything else is our bug -> logged with its traceback, ERR 1105, this connection closed.
   No exception ever leaves a session: the server keeps serving everyone else.
-- Role seam (see server/role.py): `user_vars`, `connection_id`, `user`, `host`, `conn`,
-  `transport`, `write()`, `drain()`, `set_raw_reader()`, `set_state()`, `closed()`, `close()`.
-- KILL: `kill()` closes the connection (an in-flight statement is cancelled, except a commit,
-  which completes first); `kill_query()` makes the running statement fail with 1317 where it
-  can be interrupted (the engine phase), else at the next statement boundary.
+- What a role may use (see server/role.py): `connection_id`, `user` (login name), `host`
+  (client address), `peer` ("addr:port"), `account` (server.users.Account), `user_vars`
+  (lower-case names without '@', shared with the engine session), `sysvars`, `engine_session`,
+  `conn` (the ServerConnection: `send()`, `start_dump()`, `send_event()`, `send_eof()`),
+  `transport`, `write(bytes)`, `await drain()`, `set_raw_reader(callback | None)`,
+  `set_state(str | None)` and `set_command(str)` (SHOW PROCESSLIST), `status_flags()` (for an
+  OK the role sends itself), `has_privilege(*names)`, `require(*names)` (raises 1227),
+  `await commit(txn)` (hand an engine transaction to `role.commit`), `await closed()`,
+  `is_closed`, `close()`, `kill()`.
+- KILL: `kill()` closes the connection; a statement running in a role is cancelled, one inside
+  the engine or `role.commit` completes first (its answer goes nowhere). `kill_query()` makes
+  the rest of a running multi-statement fail with 1317 at the next statement boundary.
 """
 
 from __future__ import annotations
