@@ -98,6 +98,7 @@ SEQ_KEY = "__seq"
 REDO_KEY = "__redo"
 MAX_SCHEMAS = 9
 PLAN_CACHE_SIZE = 4096
+MAX_CACHED_SHAPE = 16384  # bulk INSERTs (one shape per row count) are translated, not cached
 SERVER_VERSION = "10.11.0-semisync"
 
 
@@ -879,7 +880,7 @@ class Engine:
         plan = self._plans.get(key)
         if plan is None:
             plan = parsing(self._make_plan, shape, database, params)
-            if plan.cacheable:
+            if plan.cacheable and len(shape) <= MAX_CACHED_SHAPE:
                 if len(self._plans) >= PLAN_CACHE_SIZE:
                     self._plans.clear()
                 self._plans[key] = plan

@@ -602,6 +602,7 @@ class Translator:
         out_cols = list(columns) + extra_now + ([auto.name] if auto_missing else [])
         self.out.append("(" + ", ".join(quote_ident(c) for c in out_cols) + ") VALUES")
         auto_slots: list[int | None] = []
+        column_defs = [table.column(c) for c in columns]
         for n, row in enumerate(rows):
             if n:
                 self.out.append(",")
@@ -614,7 +615,7 @@ class Translator:
             for k, span in enumerate(row_spans):
                 if k:
                     self.out.append(",")
-                col = table.column(columns[k])
+                col = column_defs[k]
                 is_auto = col is auto
                 if span is None or (span[1] - span[0] == 1 and toks[span[0]].is_word("DEFAULT")):
                     if is_auto:
