@@ -34,7 +34,7 @@ import os
 import re
 import time
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import fields, replace
 from typing import TYPE_CHECKING, Any
 
 from protocol.auth import make_salt
@@ -155,11 +155,22 @@ _FIELD_TYPES = {
 _COLUMN_CACHE: dict[tuple[str, str], ColumnDefinition] = {}
 
 
+class _EncodedColumn(ColumnDefinition):
+    """A column definition that keeps its wire form: the hot SELECT path encodes it once."""
+
+    __slots__ = ("_wire",)
+
+    def encode(self) -> bytes:
+        return self._wire
+
+
 def result_column(name: str, kind: str) -> ColumnDefinition:
     key = (name, kind)
     col = _COLUMN_CACHE.get(key)
     if col is None:
-        col = column(name, _FIELD_TYPES.get(kind, FieldType.VAR_STRING))
+        plain = column(name, _FIELD_TYPES.get(kind, FieldType.VAR_STRING))
+        col = _EncodedColumn(*(getattr(plain, f.name) for f in fields(ColumnDefinition)))
+        object.__setattr__(col, "_wire", plain.encode())
         if len(_COLUMN_CACHE) > 4096:
             _COLUMN_CACHE.clear()
         _COLUMN_CACHE[key] = col
