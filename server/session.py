@@ -374,7 +374,16 @@ class ClientSession(asyncio.Protocol):
 
     async def _run(self) -> None:
         try:
-            if await self._login():
+            timeout = self.server.variables.get("connect_timeout", None, Scope.GLOBAL)
+            try:
+                async with asyncio.timeout(timeout):
+                    logged_in = await self._login()
+            except TimeoutError:
+                # mysqld's connect_timeout: a client that does not finish its login is dropped.
+                self.server.stats.aborted_connects += 1
+                log.info("session %d (%s): no login within %ss", self.connection_id, self.peer, timeout)
+                return
+            if logged_in:
                 await self._command_loop()
         except asyncio.CancelledError:
             pass

@@ -217,3 +217,19 @@ def test_max_connections_keeps_one_for_super(tmp_path):
                 time.sleep(0.1)
         else:
             raise AssertionError("a slot never came back")
+
+
+def test_a_client_that_never_logs_in_is_dropped_after_connect_timeout(shell):
+    import time
+
+    shell.connect().cursor().execute("SET GLOBAL connect_timeout = 2")
+    try:
+        with Watcher(shell):
+            sock = raw_connect(shell)
+            sock.sendall(b"\x40\x00\x00\x01\x00")  # half a login, then silence
+            sock.settimeout(30)
+            started = time.monotonic()
+            assert sock.recv(100) == b""  # closed by the server
+            assert 1.5 < time.monotonic() - started < 20
+    finally:
+        shell.connect().cursor().execute("SET GLOBAL connect_timeout = 10")
