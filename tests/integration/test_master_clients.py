@@ -12,15 +12,9 @@ import pytest
 
 from tests.support.daemons import Daemon
 from tests.support.mariadb import MariaDBServer, mariadb_available
+from tests.support.master import master_fixture, start_master  # noqa: F401 (the `master` fixture)
 
 pytestmark = pytest.mark.timeout(240)
-
-
-@pytest.fixture
-def master(tmp_path):
-    daemon = Daemon("master", tmp_path / "master", ["--server-id=1"]).start()
-    yield daemon
-    daemon.stop()
 
 
 def binlog_events(daemon: Daemon) -> list[tuple]:

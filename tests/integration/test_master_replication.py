@@ -10,22 +10,18 @@ import pytest
 from pymysqlreplication import BinLogStreamReader
 from pymysqlreplication.event import HeartbeatLogEvent, QueryEvent, RotateEvent, XidEvent
 
-from tests.support.daemons import Daemon, wait_for
-from tests.support.mariadb import MariaDBServer, mariadb_available
+from tests.support.daemons import Daemon
+from tests.support.mariadb import mariadb_available
+from tests.support.master import (  # noqa: F401 (master_fixture: the `master` fixture)
+    make_repl_user,
+    master_fixture,
+    start_replica,
+    wait_caught_up,
+)
 
 pytestmark = pytest.mark.timeout(240)
 
 
-@pytest.fixture
-def master(tmp_path):
-    daemon = Daemon("master", tmp_path / "master", ["--server-id=1"]).start()
-    yield daemon
-    daemon.stop()
-
-
-def make_repl_user(master: Daemon, password: str = "replpw") -> None:
-    master.query(f"CREATE USER 'repl'@'%' IDENTIFIED BY '{password}'")
-    master.query("GRANT REPLICATION SLAVE ON *.* TO 'repl'@'%'")
 
 
 def _connect_without_information_schema(**kw):
@@ -59,7 +55,7 @@ def test_python_mysql_replication_gets_every_transaction_across_a_rotation_and_h
         expected.append([f"INSERT INTO pr.t (v) VALUES ({200 + i})"])
 
     stream = BinLogStreamReader(
-        connection_settings={"host": "127.0.0.1", "port": master.port, "user": "root", "passwd": ""},
+        connection_settings={"host": "127.0.0.1", "port": master.port, "user": "root", "password": ""},
         server_id=99, blocking=True, resume_stream=True, log_file="mysql-bin.000001", log_pos=4,
         only_events=[QueryEvent, XidEvent, RotateEvent, HeartbeatLogEvent], slave_heartbeat=0.2,
         report_slave=("pyrepl", "", "", 3399), pymysql_wrapper=_connect_without_information_schema,
@@ -103,41 +99,10 @@ def test_python_mysql_replication_gets_every_transaction_across_a_rotation_and_h
     conn.close()
 
 
-def _slave_status(replica: MariaDBServer) -> dict:
-    conn = replica.connect(cursorclass=pymysql.cursors.DictCursor)
-    try:
-        with conn.cursor() as cur:
-            cur.execute("SHOW SLAVE STATUS")
-            return cur.fetchone() or {}
-    finally:
-        conn.close()
 
 
-def wait_caught_up(master: Daemon, replica: MariaDBServer, timeout: float = 60.0) -> dict:
-    def caught_up():
-        file, pos = master.query("SHOW MASTER STATUS")[0][:2]
-        st = _slave_status(replica)
-        if st.get("Last_IO_Error") or st.get("Last_SQL_Error"):
-            raise AssertionError(f"replica error: IO {st['Last_IO_Error']!r} SQL {st['Last_SQL_Error']!r}")
-        if st.get("Relay_Master_Log_File") == file and int(st.get("Exec_Master_Log_Pos") or 0) == pos:
-            return st
-        return None
-
-    try:
-        return wait_for(caught_up, timeout, message="the MariaDB replica to catch up")
-    except TimeoutError:
-        raise AssertionError(f"replica did not catch up: {_slave_status(replica)}") from None
 
 
-def start_replica(tmp_path, master: Daemon, *, extra=(), heartbeat: float = 0.2) -> MariaDBServer:
-    replica = MariaDBServer(tmp_path / "replica", server_id=2, log_bin=None, extra=extra).start()
-    replica.execute_all([
-        f"CHANGE MASTER TO MASTER_HOST='127.0.0.1', MASTER_PORT={master.port}, MASTER_USER='repl', "
-        f"MASTER_PASSWORD='replpw', MASTER_LOG_FILE='mysql-bin.000001', MASTER_LOG_POS=4, "
-        f"MASTER_USE_GTID=no, MASTER_HEARTBEAT_PERIOD={heartbeat}, MASTER_CONNECT_RETRY=1",
-        "START SLAVE",
-    ])
-    return replica
 
 
 def mixed_workload(master: Daemon) -> None:

@@ -8,9 +8,10 @@ import time
 import pymysql
 import pytest
 
-from tests.integration.test_master_replication import make_repl_user, start_replica, wait_caught_up
 from tests.support.daemons import Daemon, wait_for
 from tests.support.mariadb import mariadb_available
+from tests.support.master import make_repl_user, start_replica, wait_caught_up
+from tests.support.master import start_master as start_master_daemon
 
 pytestmark = [
     pytest.mark.timeout(240),
@@ -24,7 +25,7 @@ WAITING = "Waiting for semi-sync ACK from slave"
 
 def start_master(tmp_path, *options: str) -> Daemon:
     """A master with the repl user and table ss.t made before semi-sync is enabled (SET GLOBAL)."""
-    master = Daemon("master", tmp_path / "master", ["--server-id=1", *options]).start()
+    master = start_master_daemon(tmp_path, *options)
     make_repl_user(master)
     create_table(master)
     return master

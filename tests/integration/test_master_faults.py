@@ -1,0 +1,217 @@
+"""The master daemon under faults: kill -9 during a concurrent workload, and bad input on its port
+(garbage, an oversized packet, a dump without privilege, a dump from a purged file, PURGE of a
+file a dump still reads). After each, the daemon keeps serving everyone else."""
+
+from __future__ import annotations
+
+import re
+import socket
+import subprocess
+import threading
+import time
+from collections import Counter
+
+import pymysql
+import pytest
+
+from protocol.connection import NEED_DATA, BinlogPacket, ClientConnection, LoginOK
+from protocol.messages import ERR
+from tests.support.daemons import Daemon
+from tests.support.master import master_fixture, start_master  # noqa: F401 (the `master` fixture)
+
+pytestmark = pytest.mark.timeout(240)
+
+
+class RawClient:
+    """A blocking client on the sans-IO ClientConnection, for what PyMySQL cannot send."""
+
+    def __init__(self, port: int, user: str = "root", password: str = "") -> None:
+        self.conn = ClientConnection(user, password)
+        self.sock = socket.create_connection(("127.0.0.1", port), timeout=10)
+        login = self.next()
+        assert isinstance(login, LoginOK), login
+
+    def next(self):
+        while True:
+            event = self.conn.next_event()
+            out = self.conn.data_to_send()  # the login, answered by the connection itself
+            if out:
+                self.sock.sendall(out)
+            if event is not NEED_DATA:
+                return event
+            if not out:
+                self.conn.receive_data(self.sock.recv(1 << 16))
+
+    def send(self, wire: bytes):
+        self.sock.sendall(wire)
+        return self.next()
+
+    def close(self) -> None:
+        self.sock.close()
+
+
+def binlog_statements(daemon: Daemon, pattern: str) -> list[str]:
+    """The statements of committed (XID-terminated) transactions matching `pattern`, in order."""
+    found: list[str] = []
+    for name, _ in daemon.query("SHOW BINARY LOGS"):
+        pending: list[str] = []
+        for _log, _pos, kind, _sid, _end, info in daemon.query(f"SHOW BINLOG EVENTS IN '{name}'"):
+            if kind == "Query" and info != "BEGIN":
+                pending.append(info)
+            elif kind == "Xid":
+                found += [q for q in pending if re.search(pattern, q)]
+                pending = []
+    return found
+
+
+@pytest.mark.slow
+def test_kill_9_during_a_concurrent_workload_then_restart(tmp_path):
+    master = Daemon("master", tmp_path / "master", ["--server-id=1"]).start()
+    master.query("CREATE DATABASE crash")
+    master.query("CREATE TABLE crash.t (id INT AUTO_INCREMENT PRIMARY KEY, v VARCHAR(20))")
+    acked: list[str] = []
+    attempted: list[str] = []
+    lock = threading.Lock()
+    stop = threading.Event()
+
+    def worker(n: int) -> None:
+        try:
+            conn = master.connect()
+        except pymysql.err.MySQLError:
+            return
+        cur = conn.cursor()
+        i = 0
+        while not stop.is_set():
+            value = f"w{n}-{i}"
+            i += 1
+            with lock:
+                attempted.append(value)
+            try:
+                if i % 3 == 0:  # some multi-statement transactions too
+                    conn.begin()
+                    cur.execute(f"INSERT INTO crash.t (v) VALUES ('{value}')")
+                    cur.execute(f"INSERT INTO crash.t (v) VALUES ('{value}b')")
+                    with lock:
+                        attempted.append(value + "b")
+                    conn.commit()
+                    with lock:
+                        acked.extend([value, value + "b"])
+                else:
+                    cur.execute(f"INSERT INTO crash.t (v) VALUES ('{value}')")
+                    with lock:
+                        acked.append(value)
+            except pymysql.err.MySQLError:
+                return
+
+    workers = [threading.Thread(target=worker, args=(n,), daemon=True) for n in range(4)]
+    for w in workers:
+        w.start()
+    time.sleep(2.0)
+    master.kill9()
+    stop.set()
+    for w in workers:
+        w.join(10)
+    assert len(acked) > 20
+    master.start()
+    try:
+        rows = [r[0] for r in master.query("SELECT v FROM crash.t")]
+        counts = Counter(rows)
+        assert not [v for v, n in counts.items() if n > 1], "a transaction is in the engine twice"
+        assert set(acked) <= set(rows), f"{len(set(acked) - set(rows))} acknowledged commits lost"
+        assert set(rows) <= set(attempted), "rows nobody inserted"
+        # the binlog holds exactly the engine's transactions, each once
+        logged = [re.search(r"VALUES \('([^']+)'\)", q).group(1)
+                  for q in binlog_statements(master, r"^INSERT INTO crash\.t")]
+        assert Counter(logged) == counts
+        # a new binlog file was started after the recovery, and mysqlbinlog reads all of them
+        files = [tmp_path / "master" / name for name, _ in master.query("SHOW BINARY LOGS")]
+        assert len(files) >= 2
+        out = subprocess.run(["mysqlbinlog", "--no-defaults", *map(str, files)], capture_output=True, timeout=60)
+        assert out.returncode == 0, out.stderr.decode()
+        # and the master goes on committing
+        master.query("INSERT INTO crash.t (v) VALUES ('after')")
+        assert master.query("SELECT COUNT(*) FROM crash.t WHERE v = 'after'") == [(1,)]
+    finally:
+        master.stop()
+
+
+def test_garbage_on_the_port(master):
+    with socket.create_connection(("127.0.0.1", master.port), timeout=5) as s:
+        s.recv(1 << 16)  # the greeting
+        s.sendall(b"\x05\x00\x00\x01GET / HTTP/1.1\r\n\r\n" + bytes(range(256)) * 4)
+        data = b""
+        try:
+            while chunk := s.recv(1 << 16):
+                data += chunk
+        except OSError:
+            pass
+        assert data[4:5] in (b"\xff", b"")  # an ERR packet, or just the closed connection
+    with socket.create_connection(("127.0.0.1", master.port), timeout=5) as s:
+        s.sendall(b"\xff" * 64)  # before even reading the greeting
+        s.settimeout(5)
+        try:
+            while s.recv(1 << 16):
+                pass
+        except OSError:
+            pass
+    assert master.query("SELECT 1") == [(1,)]
+
+
+def test_oversized_packet_gets_1153(master):
+    conn = master.connect()
+    with pytest.raises(pymysql.err.MySQLError) as exc:
+        with conn.cursor() as cur:
+            cur.execute("SELECT '" + "x" * (65 << 20) + "'")
+    assert exc.value.args[0] in (1153, 2006, 2013)  # ERR 1153, or the closed connection
+    assert master.query("SELECT 1") == [(1,)]
+
+
+def test_dump_without_privilege_gets_1227_and_wrong_password_1045(master):
+    master.query("CREATE USER 'plain'@'%' IDENTIFIED BY 'pw'")
+    client = RawClient(master.port, "plain", "pw")
+    reply = client.send(client.conn.binlog_dump(4, 0, 77, "mysql-bin.000001"))
+    assert isinstance(reply, ERR) and reply.code == 1227
+    client.close()
+    with pytest.raises(pymysql.err.OperationalError) as exc:
+        pymysql.connect(host="127.0.0.1", port=master.port, user="plain", password="nope", connect_timeout=5)
+    assert exc.value.args[0] == 1045
+    assert master.query("SELECT 1") == [(1,)]
+
+
+def test_dump_from_a_purged_file_gets_1236_and_purge_refuses_a_file_in_use(master):
+    master.query("CREATE DATABASE big")
+    master.query("CREATE TABLE big.t (id INT PRIMARY KEY, v TEXT)")
+    conn = master.connect()
+    with conn.cursor() as cur:
+        for i in range(120):  # several MB in mysql-bin.000001, more than the socket buffers hold
+            cur.execute("INSERT INTO big.t VALUES (%s, %s)", (i, "y" * 60000))
+    conn.close()
+    master.query("FLUSH BINARY LOGS")
+    master.query("FLUSH BINARY LOGS")
+    # a slave that requests the dump and never reads: its dump stays inside mysql-bin.000001
+    stalled = RawClient(master.port)
+    stalled.sock.sendall(stalled.conn.binlog_dump(4, 0, 91, "mysql-bin.000001"))
+    time.sleep(0.5)
+    with pytest.raises(pymysql.err.MySQLError) as exc:
+        master.query("PURGE BINARY LOGS TO 'mysql-bin.000003'")
+    assert exc.value.args[0] == 1378
+    stalled.close()
+    time.sleep(0.3)
+    master.query("PURGE BINARY LOGS TO 'mysql-bin.000003'")
+    assert [r[0] for r in master.query("SHOW BINARY LOGS")] == ["mysql-bin.000003"]
+    client = RawClient(master.port)
+    reply = client.send(client.conn.binlog_dump(4, 0, 92, "mysql-bin.000001"))
+    assert isinstance(reply, ERR) and reply.code == 1236
+    assert "Could not find first log file name in binary log index file" in reply.message
+    client.close()
+    # a dump at a position inside an event
+    client = RawClient(master.port)
+    reply = client.send(client.conn.binlog_dump(5, 0, 93, "mysql-bin.000003"))
+    assert isinstance(reply, ERR) and reply.code == 1236
+    client.close()
+    # and a good one still works: ROTATE, FORMAT_DESCRIPTION ...
+    client = RawClient(master.port)
+    first = client.send(client.conn.binlog_dump(4, 0, 94, "mysql-bin.000003"))
+    assert isinstance(first, BinlogPacket) and first.payload[4] == 4
+    client.close()
+    assert master.query("SELECT COUNT(*) FROM big.t") == [(120,)]

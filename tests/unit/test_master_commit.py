@@ -1,0 +1,163 @@
+"""The group commit pipeline (master.commit) on a real engine and a real binlog in tmp_path:
+stage order and hooks, grouping under concurrency, the binlog and the engine agreeing at every
+group boundary, publication only after the sync."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from binlog.reader import iter_events
+from binlog.writer import BinlogWriter
+from engine.core import Engine
+from master.binlog_end import BinlogEnd
+from master.commit import GroupCommit
+from protocol.events import EventType, decode_event
+from semisync.interface import (
+    BinlogStorageObserver,
+    ReplicationInterface,
+    StorageParam,
+    TransactionObserver,
+    TransParam,
+)
+
+
+class Session:
+    def __init__(self, connection_id: int) -> None:
+        self.connection_id = connection_id
+        self.states: list[str | None] = []
+
+    def set_state(self, state: str | None) -> None:
+        self.states.append(state)
+
+
+@pytest.fixture
+async def pipeline(tmp_path):
+    engine = await Engine.open(tmp_path / "db")
+    writer = BinlogWriter(tmp_path, "mysql-bin", server_id=1, checksum=True, max_size=1 << 20,
+                          server_version="10.11.99-semisync-log")
+    writer.open()
+    end = BinlogEnd(writer.end_position)
+    interface = ReplicationInterface()
+    gc = GroupCommit(engine, writer, end, interface, server_id=1, sync_binlog=lambda: 1)
+    s = engine.session(1)
+    for sql in ("CREATE DATABASE g", "CREATE TABLE g.t (id INT AUTO_INCREMENT PRIMARY KEY, v INT)"):
+        res = await s.execute(sql)
+        await gc.commit(Session(1), res.committed)
+    await s.close()
+    yield engine, writer, end, interface, gc
+    gc.close()
+    writer.close()
+    await engine.close()
+
+
+def binlog_values(writer: BinlogWriter, upto: int) -> list[int]:
+    """Values of the INSERTs of XID-terminated transactions in [4, upto) of the current file."""
+    values, pending = [], []
+    for _off, raw in iter_events(writer.directory / writer.current_file, 4, upto):
+        ev = decode_event(raw, checksum=True)
+        if ev.type_code == EventType.QUERY_EVENT and ev.body.query.startswith("INSERT"):
+            pending.append(int(ev.body.query.rsplit("(", 1)[1].rstrip(")")))
+        elif ev.type_code == EventType.XID_EVENT:
+            values += pending
+            pending = []
+    return values
+
+
+async def engine_values(engine: Engine) -> list[int]:
+    s = engine.session(99)
+    res = await s.execute("SELECT v FROM g.t")
+    await s.close()
+    return sorted(r[0] for r in res.rows)
+
+
+async def test_concurrent_commits_form_groups_and_binlog_and_engine_agree_at_each_boundary(pipeline):
+    engine, writer, end, interface, gc = pipeline
+    log: list[tuple] = []
+    checks: list[tuple[list[int], list[int]]] = []
+    previous_end = [writer.end_position.pos]
+
+    class Observer(TransactionObserver, BinlogStorageObserver):
+        def before_commit(self, param: TransParam) -> None:
+            log.append(("before_commit", param.connection_id))
+
+        def after_flush(self, param: StorageParam) -> None:
+            # not yet published: dump sessions must not see an unsynced group
+            assert end.position.pos == previous_end[0] < param.position.pos
+            log.append(("after_flush", param.transactions))
+
+        async def after_sync(self, param: StorageParam) -> None:
+            assert end.position == writer.end_position
+            assert param.position == end.position
+            # the engine holds exactly the transactions of the groups before this one
+            checks.append((await engine_values(engine), sorted(binlog_values(writer, previous_end[0]))))
+            previous_end[0] = param.position.pos
+            log.append(("after_sync", param.transactions))
+
+        async def after_commit(self, param: TransParam) -> None:
+            log.append(("after_commit", param.transactions))
+
+    observer = Observer()
+    interface.transaction.add_observer(observer)
+    interface.storage.add_observer(observer)
+
+    async def client(n: int) -> None:
+        s = engine.session(10 + n)
+        for i in range(15):
+            res = await s.execute(f"INSERT INTO g.t (v) VALUES ({n * 100 + i})")
+            # as the server shell does: the commit runs shielded, in a task of its own
+            await asyncio.shield(gc.commit(Session(10 + n), res.committed))
+        await s.close()
+
+    await asyncio.wait_for(asyncio.gather(*(client(n) for n in range(8))), 60)
+    assert len(checks) == gc.groups - 2  # every group but the two DDL ones was observed
+    for in_engine, in_binlog in checks:
+        assert in_engine == in_binlog
+    final = await engine_values(engine)
+    assert final == sorted(binlog_values(writer, writer.end_position.pos)) == sorted(
+        n * 100 + i for n in range(8) for i in range(15))
+    sizes = [entry[1] for entry in log if entry[0] == "after_flush"]
+    assert sum(sizes) == 120 and max(sizes) > 1  # concurrent committers shared groups
+    # per group: before_commit for each, then after_flush, after_sync, after_commit once
+    i = 0
+    while i < len(log):
+        j = i
+        while log[j][0] == "before_commit":
+            j += 1
+        n = j - i
+        assert log[j:j + 3] == [("after_flush", n), ("after_sync", n), ("after_commit", n)]
+        i = j + 3
+    assert engine.meta() == {"binlog_file": writer.current_file, "binlog_pos": str(writer.end_position.pos)}
+
+
+async def test_empty_delegates_and_sync_binlog_zero(pipeline, monkeypatch):
+    engine, writer, end, interface, gc = pipeline
+    synced: list[int] = []
+    gc.sync_binlog = lambda: 0
+    monkeypatch.setattr(writer, "sync", lambda: synced.append(1))
+    s = engine.session(5)
+    for i in range(3):
+        res = await s.execute(f"INSERT INTO g.t (v) VALUES ({i})")
+        await gc.commit(Session(5), res.committed)
+    await s.close()
+    assert synced == []
+    assert end.position == writer.end_position
+    assert await engine_values(engine) == [0, 1, 2]
+
+
+async def test_rotation_after_a_group_at_max_binlog_size(pipeline):
+    engine, writer, end, interface, gc = pipeline
+    writer.max_size = 4096
+    s = engine.session(5)
+    for i in range(40):
+        res = await s.execute(f"INSERT INTO g.t (v) VALUES ({i})")
+        await gc.commit(Session(5), res.committed)
+    await s.close()
+    files = writer.files()
+    assert len(files) > 1
+    assert end.position == writer.end_position and end.position.file == files[-1]
+    # no transaction is split between two files: each file's last event before ROTATE is an XID
+    for name in files[:-1]:
+        types = [raw[4] for _off, raw in iter_events(writer.directory / name)]
+        assert types[-1] == EventType.ROTATE_EVENT and types[-2] == EventType.XID_EVENT
