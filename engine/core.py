@@ -19,7 +19,11 @@ real SQLite COMMIT, which stores `meta` in the same transaction. `rollback_group
 transaction since the last commit_group (for a failed binlog write).
 Consequence, unlike InnoDB: a write transaction (reading through the writer) sees transactions that
 are logically committed but not yet group-committed; sessions without the lock read through readers
-and see only group-committed data.
+and see only group-committed data, each SELECT its own snapshot (READ COMMITTED, not InnoDB's
+REPEATABLE READ). A locking read (SELECT ... FOR UPDATE / LOCK IN SHARE MODE) inside a transaction
+takes the writer lock, so read-modify-write transactions serialize. A session holding the lock
+(an open write transaction) makes every other writer, and the committer, wait: at most
+`lock_wait_timeout` seconds for sessions (then 1205).
 
 Durability and meta (the scheme, chosen for atomicity): commit_group writes the meta dict, with a
 group sequence number, into every file the group wrote (each schema file touched, or the main file
@@ -1048,6 +1052,11 @@ class Session:
         timestamp = _timestamp(context)
         args = self._args(plan, params, context, timestamp)
         self._rand_for(plan, context)
+        if plan.locking and (self._in_txn or not self.autocommit):
+            # SELECT ... FOR UPDATE: the rows must not change before this transaction ends, so it
+            # becomes a writer now (and reads what it will update, as InnoDB's locking read does)
+            self._in_txn = True
+            await self._acquire()
         if self._holds_lock:
             names, rows = await engine._on_writer(engine._r_query_writer, plan.sql, args, self._rand, self._database)
         else:

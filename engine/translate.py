@@ -86,6 +86,7 @@ class Plan:
     uses_rand: bool = False
     names: list[object] | None = None  # select-list column names needing the statement's literals
     nrows: int = 0  # INSERT ... VALUES: number of rows
+    locking: bool = False  # a locking read: inside a transaction it takes the writer lock
     changed: Plan | None = None  # UPDATE counting changed rows (MySQL's default) instead of matched
     cacheable: bool = True  # False when literals were inlined (ORDER BY 2)
 
@@ -98,6 +99,7 @@ class Translator:
         self.tokens = tokens
         self.params = params
         self.cacheable = True
+        self.locking = False  # SELECT ... FOR UPDATE / LOCK IN SHARE MODE
         self.assigned: list[tuple[str, int, int, int, int]] = []  # SET col: out/args spans of its value
         self.shape = shape
         self.database = database
@@ -250,9 +252,11 @@ class Translator:
             if word in CLAUSE_WORDS or word in ("ORDER", "GROUP", "BY"):
                 in_order = word == "BY" and i > 0 and toks[i - 1].is_word("ORDER", "GROUP")
             if word == "FOR" and nxt is not None and nxt.is_word("UPDATE"):
+                self.locking = True
                 i += 2
                 continue
             if word == "LOCK" and nxt is not None and nxt.is_word("IN"):
+                self.locking = True
                 i += 4  # LOCK IN SHARE MODE
                 continue
             if word in ("SQL_CALC_FOUND_ROWS", "SQL_NO_CACHE", "SQL_CACHE", "HIGH_PRIORITY",
@@ -425,7 +429,7 @@ class Translator:
         end = self.emit_range(0, len(self.tokens))
         if end != len(self.tokens):
             raise self.error_at(end)
-        return self.finish("select", names=self.select_names())
+        return self.finish("select", names=self.select_names(), locking=self.locking)
 
     def select_names(self) -> list[object] | None:
         """Column names MySQL would report, where SQLite's would differ (literals, rewrites)."""

@@ -205,3 +205,26 @@ async def test_meta_survives_reopen(tmp_path):
         assert engine.schema_metas()["d"] == {"file": "mysql-bin.000001", "pos": "1234"}
     finally:
         await engine.close()
+
+
+async def test_select_for_update_in_a_transaction_serializes_read_modify_write(engine):
+    a, b, c = session(engine, 1), session(engine, 2), session(engine, 3)
+    await c.execute("INSERT INTO t (id, v) VALUES (1, 10)")
+    async with engine.writer_lock:
+        await engine.commit_group({})
+
+    async def increment(s):
+        await s.execute("BEGIN")
+        v = (await s.execute("SELECT v FROM t WHERE id = 1 FOR UPDATE")).rows[0][0]
+        await asyncio.sleep(0.02)
+        await s.execute(f"UPDATE t SET v = {v + 1} WHERE id = 1")
+        await s.execute("COMMIT")
+
+    await asyncio.gather(increment(a), increment(b))
+    async with engine.writer_lock:
+        await engine.commit_group({})
+    assert (await c.execute("SELECT v FROM t WHERE id = 1")).rows == [(12,)]  # no lost update
+    assert not engine.writer_lock.locked()
+    # autocommit locking reads take no lock
+    await c.execute("SELECT v FROM t FOR UPDATE")
+    assert not engine.writer_lock.locked()
