@@ -215,3 +215,58 @@ def test_dump_from_a_purged_file_gets_1236_and_purge_refuses_a_file_in_use(maste
     assert isinstance(first, BinlogPacket) and first.payload[4] == 4
     client.close()
     assert master.query("SELECT COUNT(*) FROM big.t") == [(120,)]
+
+
+def test_sigterm_lets_a_commit_waiting_for_acks_finish_then_closes_the_binlog(tmp_path):
+    from binlog.reader import iter_events, scan_file
+    from protocol.events import LOG_EVENT_BINLOG_IN_USE_F, decode_header
+
+    master = start_master(tmp_path, "--rpl-semi-sync-master-enabled=ON", "--rpl-semi-sync-master-timeout=3000")
+    master.query("SET GLOBAL rpl_semi_sync_master_enabled = OFF")
+    master.query("CREATE DATABASE down")
+    master.query("CREATE TABLE down.t (id INT PRIMARY KEY)")
+    master.query("SET GLOBAL rpl_semi_sync_master_enabled = ON")
+    result: dict = {}
+
+    def commit():
+        try:
+            master.query("INSERT INTO down.t VALUES (1)")  # no slave: waits for the timeout
+            result["ok"] = True
+        except Exception as exc:
+            result["error"] = exc
+
+    thread = threading.Thread(target=commit, daemon=True)
+    thread.start()
+    time.sleep(0.5)
+    started = time.monotonic()
+    assert master.stop() == 0
+    assert time.monotonic() - started < 10
+    thread.join(5)
+    assert result.get("ok"), result  # released as on a timeout: the client got its OK
+    path = tmp_path / "master" / "mysql-bin.000001"
+    assert scan_file(path).clean
+    fd = decode_header(next(iter(iter_events(path)))[1])
+    assert not fd.flags & LOG_EVENT_BINLOG_IN_USE_F  # closed cleanly
+    master.start()
+    try:
+        assert master.query("SELECT id FROM down.t") == [(1,)]
+    finally:
+        master.stop()
+
+
+def test_a_second_dump_with_the_same_server_id_replaces_the_first(master):
+    first = RawClient(master.port)
+    assert isinstance(first.send(first.conn.binlog_dump(4, 0, 55, "mysql-bin.000001")), BinlogPacket)
+    second = RawClient(master.port)
+    assert isinstance(second.send(second.conn.binlog_dump(4, 0, 55, "mysql-bin.000001")), BinlogPacket)
+    first.sock.settimeout(5)
+    data = b""
+    try:
+        while chunk := first.sock.recv(1 << 16):  # drained, then closed by the master
+            data += chunk
+    except OSError:
+        pass
+    dumps = [row for row in master.query("SHOW PROCESSLIST") if row[4] == "Binlog Dump"]
+    assert len(dumps) == 1
+    second.close()
+    first.close()

@@ -327,3 +327,22 @@ async def test_crc_of_heartbeat(binlog):
     assert zlib.crc32(hb[:-4]) == int.from_bytes(hb[-4:], "little")
     dump.stop()
     await asyncio.wait_for(task, 5)
+
+
+@pytest.mark.parametrize("incoming", ["garbage", "quit"])
+async def test_a_non_semisync_dump_ends_on_anything_but_acks(binlog, incoming):
+    receiver = AckReceiver()
+    receiver.start()
+    end = BinlogEnd(write_transactions(binlog, 1))
+    session, slave, dump = make_dump(binlog, end, {"master_binlog_checksum": "CRC32"}, on_start=receiver.attach)
+    task = asyncio.create_task(dump.run())
+    await asyncio.sleep(0.05)
+    assert len(events_of(slave.packets())) == 5
+    if incoming == "garbage":
+        session.raw_reader(b"\x03\x00\x00\x00\x03SEL")  # a COM_QUERY during a dump
+    else:
+        session.raw_reader(slave.client.quit())
+    await asyncio.wait_for(task, 2)
+    assert session.is_closed
+    assert receiver.dropped == (1 if incoming == "garbage" else 0)
+    await receiver.stop()
