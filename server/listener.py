@@ -37,6 +37,7 @@ from server.variables import Variables
 log = logging.getLogger("semisync.server")
 
 DEFAULT_MAX_ALLOWED_PACKET = 64 << 20  # 64 MiB, as MariaDB 10.11
+IDLE_SWEEP_SECONDS = 1.0
 
 
 class ServerStats:
@@ -113,6 +114,7 @@ class Server:
         self.admin = Admin(self)
         self._next_id = 0
         self._listener: asyncio.base_events.Server | None = None
+        self._sweeper: asyncio.Task | None = None
         self._shutdown_requested = asyncio.Event()
         self._started_at = time.time()
         core_variables.register(self)
@@ -136,6 +138,7 @@ class Server:
         await self.plugins.load_persisted()
         await self.role.start()
         await self._listener.start_serving()
+        self._sweeper = asyncio.get_running_loop().create_task(self._sweep_idle(), name="idle-sweeper")
         log.info("listening on %s:%d", self.bind_address, self.port)
 
     def request_shutdown(self) -> None:
@@ -153,6 +156,8 @@ class Server:
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
         self._shutdown_requested.set()
+        if self._sweeper is not None:
+            self._sweeper.cancel()
         if self._listener is not None:
             self._listener.close()
         sessions = list(self.sessions.values())
@@ -174,6 +179,22 @@ class Server:
                 await asyncio.wait_for(self._listener.wait_closed(), max(0.1, deadline - loop.time()))
             except TimeoutError:
                 pass
+
+    async def _sweep_idle(self) -> None:
+        """mysqld's wait_timeout (interactive_timeout for CLIENT_INTERACTIVE clients): close
+        sessions idle between commands for longer than their timeout. Checked once a second, so
+        the command path pays nothing for it."""
+        while True:
+            await asyncio.sleep(IDLE_SWEEP_SECONDS)
+            now = time.monotonic()
+            for session in list(self.sessions.values()):
+                if session.account is None or session.busy or session._raw_reader is not None:
+                    continue
+                if now - session.since > session.idle_timeout():
+                    log.info("session %d (%s): idle for more than %ss, closed", session.connection_id,
+                             session.peer, session.idle_timeout())
+                    self.stats.aborted_clients += 1
+                    session.close()
 
     # -- sessions ----------------------------------------------------------------------------------
 

@@ -355,6 +355,12 @@ class ClientSession(asyncio.Protocol):
         es = self.engine_session
         return es.database if es is not None else None
 
+    def idle_timeout(self) -> float:
+        """Seconds this session may sit between commands (wait_timeout / interactive_timeout)."""
+        interactive = self.conn is not None and self.conn.capabilities & Capability.CLIENT_INTERACTIVE
+        name = "interactive_timeout" if interactive else "wait_timeout"
+        return float(self.sysvars.get(name, 28800))
+
     @property
     def busy(self) -> bool:
         return self._busy
@@ -513,9 +519,9 @@ class ClientSession(asyncio.Protocol):
                 self._busy = False
                 self._query_killed = False
                 self.info = None
-                if self.command == "Query":
+                if self.command == "Query" or self.command == "Sleep":
                     self.command = "Sleep"
-                    self.since = time.monotonic()
+                    self.since = time.monotonic()  # idle from now (Time, wait_timeout)
             if self._raw_reader is not None:
                 # A role took the connection over (binlog dump): it owns it until it closes.
                 await self.closed()

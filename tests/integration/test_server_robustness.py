@@ -233,3 +233,20 @@ def test_a_client_that_never_logs_in_is_dropped_after_connect_timeout(shell):
             assert 1.5 < time.monotonic() - started < 20
     finally:
         shell.connect().cursor().execute("SET GLOBAL connect_timeout = 10")
+
+
+def test_idle_sessions_are_closed_after_wait_timeout(shell):
+    import time
+
+    idle = shell.connect()
+    idle.cursor().execute("SET SESSION wait_timeout = 1")
+    active = shell.connect()
+    active.cursor().execute("SET SESSION wait_timeout = 1")
+    deadline = time.monotonic() + 4
+    while time.monotonic() < deadline:  # a session that keeps talking stays
+        active.ping(reconnect=False)
+        time.sleep(0.3)
+    with pytest.raises(pymysql.MySQLError) as e:
+        idle.cursor().execute("SELECT 1")
+    assert e.value.args[0] in (2006, 2013)
+    active.cursor().execute("SELECT 1")
