@@ -129,9 +129,11 @@ class LoggedStatement:
     last_insert_id: int | None = None  # LAST_INSERT_ID() used by the statement (INTVAR LAST_INSERT_ID)
     is_ddl: bool = False
     rand_seed: tuple[int, int] | None = None  # RAND() seeds before the statement (RAND event)
+    user_vars: tuple[tuple[str, object], ...] = ()  # @variables read, with their values (USER_VAR events)
 
     def context(self) -> StatementContext:
-        return StatementContext(self.timestamp, self.insert_id, self.last_insert_id, self.rand_seed)
+        return StatementContext(self.timestamp, self.insert_id, self.last_insert_id, self.rand_seed,
+                                dict(self.user_vars))
 
 
 @dataclass
@@ -1031,14 +1033,18 @@ class Session:
             elif source[0] == "const":
                 args.append(source[1])
             elif source[0] == "var":
-                vars_ = context.user_vars if context is not None and source[1] in context.user_vars else self.user_vars
-                args.append(vars_.get(source[1]))
+                args.append(self._user_var(source[1], context))
             elif source[0] == "bytes":
                 v = params[source[1]]
                 args.append(v.encode("utf-8", "surrogateescape") if isinstance(v, str) else v)
             else:
                 raise AssertionError(source)
         return args
+
+    def _user_var(self, name: str, context: StatementContext | None) -> object:
+        if context is not None and name in context.user_vars:
+            return context.user_vars[name]
+        return self.user_vars.get(name)
 
     def _rand_for(self, plan: Plan, context: StatementContext | None) -> tuple[int, int] | None:
         if not plan.uses_rand:
@@ -1106,7 +1112,8 @@ class Session:
             raise
         stmt = LoggedStatement(
             db=self._database, sql=sql, timestamp=timestamp, insert_id=first_id,
-            last_insert_id=last_id, is_ddl=False, rand_seed=rand_seed)
+            last_insert_id=last_id, is_ddl=False, rand_seed=rand_seed,
+            user_vars=tuple((name, self._user_var(name, context)) for name in plan.user_vars))
         if first_id is not None:
             self.last_insert_id = first_id
         self._statements.append(stmt)

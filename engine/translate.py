@@ -86,6 +86,7 @@ class Plan:
     uses_rand: bool = False
     names: list[object] | None = None  # select-list column names needing the statement's literals
     nrows: int = 0  # INSERT ... VALUES: number of rows
+    user_vars: tuple[str, ...] = ()  # @variables the statement reads (binlogged as USER_VAR events)
     locking: bool = False  # a locking read: inside a transaction it takes the writer lock
     changed: Plan | None = None  # UPDATE counting changed rows (MySQL's default) instead of matched
     cacheable: bool = True  # False when literals were inlined (ORDER BY 2)
@@ -421,6 +422,7 @@ class Translator:
     def finish(self, kind: str, **kw) -> Plan:
         args = self.args
         identity = len(args) == len(self.params) and all(a == n for n, a in enumerate(args))
+        kw.setdefault("user_vars", tuple(dict.fromkeys(a[1] for a in args if type(a) is tuple and a[0] == "var")))
         return Plan(kind=kind, sql=" ".join(self.out), args=args, identity=identity,
                     uses_last_id=self.uses_last_id, uses_rand=self.uses_rand,
                     auto_dirty=self.auto_dirty, cacheable=self.cacheable, **kw)

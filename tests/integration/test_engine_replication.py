@@ -42,6 +42,9 @@ async def workload(master: Engine) -> list:
     await run(b, "UPDATE items SET name = CONCAT(name, '-x') WHERE id <= 2")
     await run(b, "INSERT INTO items (name, ts) VALUES ('lid', LAST_INSERT_ID())")
     await run(b, "COMMIT")
+    a.user_vars["who"] = "from-var"
+    await run(a, "INSERT INTO items (name) VALUES (@who)")
+    a.user_vars["who"] = "changed-later"
     await run(a, "DELETE FROM items WHERE name = 'b-x'")
     await run(a, "ALTER TABLE items ADD COLUMN note VARCHAR(10) NOT NULL DEFAULT 'n'")
     await run(a, "UPDATE items SET note = 'upd' WHERE id > 5")
@@ -64,7 +67,7 @@ async def test_replayed_statements_give_identical_tables(tmp_path):
         for table in ("items", "kv"):
             assert await master.table_digest("app", table) == await replica.table_digest("app", table)
         rows = (await replica.session(1).execute("SELECT id, name, created FROM app.items ORDER BY id")).rows
-        assert [r[0] for r in rows] == [1, 3, 6, 7, 8, 9]  # ids 4 and 5 were lost to the rollback
+        assert [r[0] for r in rows] == [1, 3, 6, 7, 8, 9, 10]  # ids 4 and 5 were lost to the rollback
         assert rows[1][1:] == ("old", "2001-09-09 01:46:40")
         assert replica.meta() == {"applied": str(len(binlog))}
         # the logged contexts carry what the replica needed
@@ -72,6 +75,7 @@ async def test_replayed_statements_give_identical_tables(tmp_path):
         assert [s.insert_id for s in inserts][:4] == [1, 3, 6, 7]
         assert any(s.rand_seed is not None for s in inserts)
         assert any(s.last_insert_id == 8 for s in inserts)
+        assert [s.user_vars for s in inserts if s.user_vars] == [(("who", "from-var"),)]
     finally:
         await master.close()
         await replica.close()
