@@ -7,11 +7,15 @@ Contract (three lifecycle phases, STYLE.md habit 7)
   the plugins persisted by earlier INSTALL PLUGIN, awaits `role.start()`, then accepts clients.
 - Serving: every accepted socket gets a `ClientSession` (server/session.py). Connection ids are
   unique for the server's lifetime. `request_shutdown()` only sets a flag (safe from a signal
-  handler); `await wait_closed()` / `serve_until_shutdown()` return when it is set.
-- `await shutdown(timeout)`: stop accepting; idle sessions are closed at once; busy sessions
-  get until the deadline to finish their statement (a new command gets ER_SERVER_SHUTDOWN);
-  then the rest are closed and their tasks cancelled (commits are shielded and complete);
-  finally `role.shutdown(deadline)`. The engine belongs to the caller and stays open.
+  handler registered with loop.add_signal_handler, and used by the SHUTDOWN statement);
+  `await serve_until_shutdown()` returns when it is set. Idle sessions are closed after their
+  wait_timeout by a once-a-second sweep.
+- `await shutdown(timeout)`: stop accepting; idle sessions and connections a role took over
+  (dumps) are closed at once; busy sessions get until the deadline (now + timeout) to finish
+  their statement (a new command gets ER_SERVER_SHUTDOWN); then the rest are killed (a
+  statement in a role is cancelled, one in the engine or in role.commit completes); finally
+  `role.shutdown(deadline)` with the same absolute loop.time() deadline. The engine and the
+  plugins belong to the caller and stay open.
 """
 
 from __future__ import annotations
