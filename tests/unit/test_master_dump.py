@@ -346,3 +346,19 @@ async def test_a_non_semisync_dump_ends_on_anything_but_acks(binlog, incoming):
     assert session.is_closed
     assert receiver.dropped == (1 if incoming == "garbage" else 0)
     await receiver.stop()
+
+
+async def test_catch_up_of_large_events_in_batches(binlog):
+    big = "x" * (300 << 10)  # one event larger than a read batch
+    binlog.max_size = 1 << 30
+    for i in range(6):
+        binlog.append([(EventType.QUERY_EVENT, Query(db="test", query=f"INSERT INTO t VALUES ('{big}', {i})").encode(),
+                        1700000000, 0)])
+    write_transactions(binlog, 50)
+    end = BinlogEnd(binlog.end_position)
+    session, slave, dump = make_dump(binlog, end, {"master_binlog_checksum": "CRC32"}, 4, BINLOG_DUMP_NON_BLOCK)
+    await asyncio.wait_for(dump.run(), 10)
+    events = events_of(slave.packets())
+    assert len(events) == 2 + 6 + 150
+    assert sum(1 for e in events if len(e) > 300 << 10) == 6
+    assert decode_header(events[-1]).log_pos == binlog.end_position.pos
