@@ -223,6 +223,9 @@ class MasterRole(Role):
             return await self._show(session, t)
         if first == "SELECT":
             return self._binlog_gtid_pos(t, sql)
+        # FLUSH, PURGE and RESET commit the session's open transaction first, as in mysqld (it
+        # holds the engine's writer lock, which they need)
+        await self._implicit_commit(session)
         if first == "FLUSH":
             t.accept_word("LOCAL", "NO_WRITE_TO_BINLOG")
             if t.accept_word("BINARY"):
@@ -255,6 +258,13 @@ class MasterRole(Role):
             await self.reset_master()
             return OK()
         return None
+
+    async def _implicit_commit(self, session: Any) -> None:
+        es = getattr(session, "engine_session", None)
+        if es is not None and es.in_transaction:
+            result = await es.execute("COMMIT")
+            if result.committed is not None:
+                await asyncio.shield(self.commit(session, result.committed))
 
     async def _show(self, session: Any, t: Tokens) -> Any:
         what = t.next().upper

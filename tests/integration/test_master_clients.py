@@ -66,6 +66,24 @@ def test_pymysql_ddl_dml_transactions_and_rollbacks(master):
     assert events[3] == ("Intvar", "INSERT_ID=1") and events[7] == ("Intvar", "INSERT_ID=3")
     assert events[12] == ("Intvar", "INSERT_ID=5")
     assert master.query("SHOW MASTER STATUS")[0][0] == "mysql-bin.000001"
+    # SHOW BINLOG EVENTS FROM / LIMIT [offset,] n, as mysqld pages them
+    everything = master.query("SHOW BINLOG EVENTS IN 'mysql-bin.000001'")
+    second = everything[1][1]
+    assert master.query(f"SHOW BINLOG EVENTS IN 'mysql-bin.000001' FROM {second} LIMIT 2") == everything[1:3]
+    assert master.query("SHOW BINLOG EVENTS LIMIT 3, 2") == everything[3:5]
+    # an open transaction is committed by FLUSH BINARY LOGS (implicitly, as in mysqld)
+    conn.begin()
+    cur.execute("INSERT INTO app.t (v, n) VALUES ('implicit', 6)")
+    cur.execute("FLUSH BINARY LOGS")
+    with other.cursor() as c2:
+        c2.execute("SELECT COUNT(*) FROM app.t WHERE v = 'implicit'")
+        assert c2.fetchone() == (1,)
+    assert [r[0] for r in master.query("SHOW BINARY LOGS")] == ["mysql-bin.000001", "mysql-bin.000002"]
+    variables = dict(master.query("SHOW VARIABLES"))
+    assert variables["log_bin"] == "ON" and variables["binlog_format"] == "STATEMENT"
+    assert variables["binlog_checksum"] == "CRC32" and variables["sync_binlog"] == "1"
+    assert variables["max_binlog_size"] == "1073741824" and variables["server_id"] == "1"
+    assert variables["log_bin_basename"].endswith("/mysql-bin")
     conn.close()
     other.close()
 
