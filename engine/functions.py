@@ -7,13 +7,14 @@ reproduces the master's values) through the connection's `ConnectionState`.
 
 from __future__ import annotations
 
+import calendar
 import hashlib
 import math
 import re
 import sqlite3
 import time
 import uuid
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 MAX_RAND = 0x3FFFFFFF
 
@@ -99,6 +100,30 @@ def date_format(value: object, fmt: object) -> str | None:
     py = re.sub(r"%.", lambda m: _FMT.get(m.group(0), m.group(0)[1]), _to_str(fmt))
     out = dt.strftime(py)
     return out
+
+
+_UNIT_SECONDS = {"MICROSECOND": 1e-6, "SECOND": 1, "MINUTE": 60, "HOUR": 3600, "DAY": 86400, "WEEK": 604800}
+
+
+def date_add(value: object, n: object, unit: str, sign: int) -> str | None:
+    """MySQL's date arithmetic: DATE_ADD/DATE_SUB and `d +/- INTERVAL n unit`."""
+    dt = _dt(value)
+    if dt is None or n is None:
+        return None
+    amount = float(n) * sign
+    date_only = len(_to_str(value).strip()) == 10
+    if unit in ("MONTH", "QUARTER", "YEAR"):
+        months = int(amount) * {"MONTH": 1, "QUARTER": 3, "YEAR": 12}[unit]
+        total = dt.year * 12 + dt.month - 1 + months
+        year, month = divmod(total, 12)
+        last_day = calendar.monthrange(year, month + 1)[1]
+        dt = dt.replace(year=year, month=month + 1, day=min(dt.day, last_day))
+    else:
+        dt = dt + timedelta(seconds=amount * _UNIT_SECONDS[unit])
+        date_only = date_only and unit in ("DAY", "WEEK")
+    if date_only:
+        return dt.strftime("%Y-%m-%d")
+    return dt.strftime("%Y-%m-%d %H:%M:%S.%f" if dt.microsecond else "%Y-%m-%d %H:%M:%S")
 
 
 def _part(index: int):
@@ -228,7 +253,7 @@ def register(conn: sqlite3.Connection, state: ConnectionState) -> None:
         "mysql_locate": (-1, mysql_locate), "substring_index": (3, substring_index),
         "truncate": (2, truncate), "regexp": (2, regexp), "mysql_isnull": (1, mysql_isnull),
         "ascii": (1, lambda s: None if s is None else (ord(_to_str(s)[0]) if _to_str(s) else 0)),
-        "mysql_rand": (-1, mysql_rand),
+        "mysql_rand": (-1, mysql_rand), "mysql_date_add": (4, date_add),
     }
     for name, (nargs, fn) in fns.items():
         deterministic = name not in ("uuid", "mysql_rand", "unix_timestamp", "mysql_unix_timestamp")

@@ -17,6 +17,7 @@ MySQL's ids (0/NULL/DEFAULT/absent = next id), exactly reproducible from a binlo
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from engine.catalog import Table
@@ -58,6 +59,7 @@ FUNC_RENAME = {
 CAST_TYPES = {"SIGNED": "INTEGER", "UNSIGNED": "INTEGER", "CHAR": "TEXT", "DECIMAL": "REAL",
               "DATETIME": "TEXT", "DATE": "TEXT", "TIME": "TEXT", "BINARY": "BLOB", "DOUBLE": "REAL",
               "FLOAT": "REAL", "INTEGER": "INTEGER", "INT": "INTEGER", "NCHAR": "TEXT", "JSON": "TEXT"}
+INTERVAL_UNITS = {"MICROSECOND", "SECOND", "MINUTE", "HOUR", "DAY", "WEEK", "MONTH", "QUARTER", "YEAR"}
 WORD_RENAME = {"DIV": "/", "RLIKE": "REGEXP", "SEPARATOR": ","}  # GROUP_CONCAT(x SEPARATOR ',')
 NOW_WORDS = {"NOW", "CURRENT_TIMESTAMP", "LOCALTIME", "LOCALTIMESTAMP", "SYSDATE"}
 NILADIC = {  # usable without parentheses
@@ -175,6 +177,9 @@ class Translator:
                 return i
             if kind == "op":
                 text = tok.text
+                if text in ("+", "-") and i + 1 < end and toks[i + 1].is_word("INTERVAL"):
+                    i = self.emit_interval(i, end, -1 if text == "-" else 1)
+                    continue
                 if text == "(":
                     if expect_table:
                         expect_table = False
@@ -301,7 +306,7 @@ class Translator:
                 i += 1
                 continue
             if word == "INTERVAL":
-                raise SQLError(ER_NOT_SUPPORTED_YET, "INTERVAL expressions")
+                raise SQLError(ER_NOT_SUPPORTED_YET, "INTERVAL before its date")
             out.append(tok.text)
             i += 1
         return i
@@ -356,6 +361,8 @@ class Translator:
             raise SQLError(ER_NOT_SUPPORTED_YET, "LAST_INSERT_ID(expr)")
         if word == "RAND":
             self.uses_rand = True
+        if word in ("DATE_ADD", "DATE_SUB", "ADDDATE", "SUBDATE"):
+            return self.emit_date_add(i, -1 if word in ("DATE_SUB", "SUBDATE") else 1)
         if word == "CAST" or word == "CONVERT":
             return self.emit_cast(i, word)
         if word == "VALUES":
@@ -371,6 +378,77 @@ class Translator:
             return i + 3
         self.out.append(FUNC_RENAME.get(word, toks[i].text))
         return i + 1
+
+    def close_of(self, i: int) -> tuple[int, int | None]:
+        """For the call whose '(' is tokens[i + 1]: (index of its ')', index of its first depth-1 ',')."""
+        toks = self.tokens
+        depth, comma = 0, None
+        j = i + 1
+        while j < len(toks):
+            t = toks[j]
+            if t.kind == "op" and t.text == "(":
+                depth += 1
+            elif t.kind == "op" and t.text == ")":
+                depth -= 1
+                if depth == 0:
+                    return j, comma
+            elif depth == 1 and comma is None and t.kind == "op" and t.text == ",":
+                comma = j
+            j += 1
+        raise self.error_at(i)
+
+    def emit_date_add(self, i: int, sign: int) -> int:
+        """DATE_ADD(d, INTERVAL n unit) / DATE_SUB / ADDDATE(d, n days)."""
+        toks = self.tokens
+        close, comma = self.close_of(i)
+        if comma is None:
+            raise self.error_at(i)
+        self.out.append("mysql_date_add(")
+        self.emit_range(i + 2, comma)
+        self.out.append(",")
+        if toks[comma + 1].is_word("INTERVAL"):
+            unit = toks[close - 1]
+            if unit.upper not in INTERVAL_UNITS:
+                raise SQLError(ER_NOT_SUPPORTED_YET, f"INTERVAL unit {unit.text}")
+            self.emit_range(comma + 2, close - 1)
+        else:
+            unit = Token("word", "DAY")
+            self.emit_range(comma + 1, close)
+        self.out.append(f", '{unit.upper}', {sign})")
+        return close + 1
+
+    def emit_interval(self, i: int, end: int, sign: int) -> int:
+        """`operand +/- INTERVAL n unit`: wrap the operand already emitted."""
+        toks = self.tokens
+        out = self.out
+        # the operand: the last token, or a balanced (...) group with its function name
+        k = len(out) - 1
+        balance = 0
+        while k >= 0:
+            balance += out[k].count(")") - out[k].count("(")
+            if balance <= 0:
+                break
+            k -= 1
+        if k < 0:
+            raise self.error_at(i)
+        if out[k].strip() == "(" and k > 0 and re.match(r"^[\w$]+$", out[k - 1]):
+            k -= 1
+        while k >= 2 and out[k - 1] == ".":  # qualified column
+            k -= 2
+        j = i + 2
+        depth = 0
+        while j < end and not (depth == 0 and toks[j].kind == "word" and toks[j].upper in INTERVAL_UNITS
+                               and j > i + 2):
+            if toks[j].kind == "op" and toks[j].text in "()":
+                depth += 1 if toks[j].text == "(" else -1
+            j += 1
+        if j >= end:
+            raise self.error_at(i)
+        out.insert(k, "mysql_date_add(")
+        out.append(",")
+        self.emit_range(i + 2, j)
+        out.append(f", '{toks[j].upper}', {sign})")
+        return j + 1
 
     def emit_cast(self, i: int, word: str) -> int:
         toks = self.tokens
@@ -472,7 +550,8 @@ class Translator:
                 len(item) > 1 and item[-1].kind in ("word", "ident") and (
                     item[-2].kind in ("word", "ident", "param") or item[-2].text == ")")
                 and not item[-2].is_word("NOT", "IS", "AND", "OR", "LIKE", "IN", "NULL", "TRUE", "FALSE")
-                and not item[-1].is_word("NULL", "TRUE", "FALSE", "END"))
+                and not item[-1].is_word("NULL", "TRUE", "FALSE", "END")
+                and not (item[-1].upper in INTERVAL_UNITS and any(t.is_word("INTERVAL") for t in item)))
             plain = all(t.kind in ("word", "ident") or (t.kind == "op" and t.text == ".") for t in item) and \
                 not any(t.kind == "word" and t.upper in NILADIC for t in item)
             if aliased or plain:

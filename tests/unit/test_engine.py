@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine import Engine
+from engine import Engine, StatementContext
 from engine.lexer import extract, tokenize
 from protocol.errors import SQLError
 
@@ -344,3 +344,17 @@ async def test_result_column_names_follow_mysql(engine, db):
     assert (await run(engine, db, "SELECT 1 FROM DUAL")).rows == [(1,)]
     r = await run(engine, db, "SELECT v FROM t ORDER BY v COLLATE utf8mb4_bin DESC")
     assert r.rows == [("b",), ("a",)]
+
+
+async def test_date_arithmetic_with_interval(engine, db):
+    ctx = StatementContext(timestamp=1_700_000_000)  # 2023-11-14 22:13:20 UTC
+    r = await db.execute("SELECT NOW() - INTERVAL 1 DAY, DATE_ADD('2024-01-31', INTERVAL 1 MONTH), "
+                         "DATE_SUB('2024-03-01 00:00:00', INTERVAL 1 SECOND), '2024-01-01' + INTERVAL 2 WEEK, "
+                         "ADDDATE('2024-02-28', 2), UNIX_TIMESTAMP(NOW() - INTERVAL 1 HOUR)", ctx)
+    assert r.rows == [("2023-11-13 22:13:20", "2024-02-29", "2024-02-29 23:59:59", "2024-01-15", "2024-03-01",
+                       1_700_000_000 - 3600)]
+    assert r.columns[0] == "NOW() - INTERVAL 1 DAY"
+    await run(engine, db, "CREATE TABLE ev (id INT PRIMARY KEY, at DATETIME)")
+    await run(engine, db, "INSERT INTO ev VALUES (1, '2023-11-14 20:00:00'), (2, '2023-11-10 00:00:00')")
+    r = await db.execute("SELECT id FROM ev WHERE at > NOW() - INTERVAL 1 DAY", ctx)
+    assert r.rows == [(1,)]
