@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from protocol.errors import SQLError
 from server.sql import Tokens, head, is_blank, split_statements, tokenize
@@ -69,3 +71,23 @@ def test_syntax_error_names_the_place():
         t.expect_word("X")
     assert err.value.code == 1064
     assert "near '42' at line 1" in err.value.message
+
+
+
+@given(st.text(max_size=200))
+def test_arbitrary_text_never_breaks_the_helpers(text):
+    head(text)
+    is_blank(text)
+    parts = split_statements(text)
+    assert all(p and p == p.strip() for p in parts)
+    try:
+        tokenize(text)
+    except SQLError as err:
+        assert err.code == 1064
+
+
+@given(st.lists(st.sampled_from(["SELECT 1", "SET @a='x;y'", "SHOW VARIABLES LIKE 'a%'",
+                                 "INSERT INTO t VALUES (\"q;\")", "/* c; */ COMMIT"]), min_size=1, max_size=6))
+def test_split_inverts_joining_with_semicolons(statements):
+    assert split_statements(";".join(statements)) == statements
+    assert split_statements(" ;\n".join(statements) + ";") == statements
