@@ -379,10 +379,11 @@ class Translator:
         self.out.append(FUNC_RENAME.get(word, toks[i].text))
         return i + 1
 
-    def close_of(self, i: int) -> tuple[int, int | None]:
-        """For the call whose '(' is tokens[i + 1]: (index of its ')', index of its first depth-1 ',')."""
+    def close_of(self, i: int, is_split=lambda t: t.kind == "op" and t.text == ",") -> tuple[int, int | None]:
+        """For the call whose '(' is tokens[i + 1]: (index of its ')', index of the first
+        argument-level token that `is_split` accepts, by default the first ',')."""
         toks = self.tokens
-        depth, comma = 0, None
+        depth, split = 0, None
         j = i + 1
         while j < len(toks):
             t = toks[j]
@@ -391,9 +392,9 @@ class Translator:
             elif t.kind == "op" and t.text == ")":
                 depth -= 1
                 if depth == 0:
-                    return j, comma
-            elif depth == 1 and comma is None and t.kind == "op" and t.text == ",":
-                comma = j
+                    return j, split
+            elif depth == 1 and split is None and is_split(t):
+                split = j
             j += 1
         raise self.error_at(i)
 
@@ -452,23 +453,10 @@ class Translator:
 
     def emit_cast(self, i: int, word: str) -> int:
         toks = self.tokens
-        # find the matching ')' and the depth-1 AS (CAST) or ',' / USING (CONVERT)
-        depth = 0
-        j = i + 1
-        split = None
-        while j < len(toks):
-            t = toks[j]
-            if t.kind == "op" and t.text == "(":
-                depth += 1
-            elif t.kind == "op" and t.text == ")":
-                depth -= 1
-                if depth == 0:
-                    break
-            elif depth == 1 and split is None and (
-                    t.is_word("AS") if word == "CAST" else (t.text == "," or t.is_word("USING"))):
-                split = j
-            j += 1
-        if split is None or j >= len(toks):
+        # the matching ')' and the AS (CAST) or ',' / USING (CONVERT) between the arguments
+        j, split = self.close_of(i, lambda t: t.is_word("AS") if word == "CAST"
+                                 else (t.text == "," or t.is_word("USING")))
+        if split is None:
             raise self.error_at(i)
         if toks[split].is_word("USING"):
             self.out.append("(")
