@@ -246,7 +246,10 @@ def test_uninstall_and_install_under_load(tmp_path):
         workers = [threading.Thread(target=load, daemon=True) for _ in range(3)]
         for w in workers:
             w.start()
-        time.sleep(0.5)
+        time.sleep(0.3)
+        for value in ("OFF", "ON", "OFF", "ON"):  # enable/disable on the fly under load
+            master.query(f"SET GLOBAL rpl_semi_sync_master_enabled = {value}")
+            time.sleep(0.15)
         master.query("UNINSTALL PLUGIN rpl_semi_sync_master")
         with pytest.raises(pymysql.err.OperationalError) as exc:
             master.query("SELECT @@global.rpl_semi_sync_master_enabled")
