@@ -149,3 +149,23 @@ def test_master_with_our_server_id_is_refused(tmp_path):
             wait_until(lambda: slave_status(slave.port)["Slave_IO_Running"] == "No", what="IO stopped")
     finally:
         master.stop()
+
+
+def test_corrupt_event_checksum_stops_the_io_thread(tmp_path):
+    master = start_master(tmp_path, "ROW")
+    proxy = WireProxy(master.port)
+    try:
+        config = bare_config(tmp_path, master_host="127.0.0.1", master_port=proxy.port, master_user="repl",
+                             master_password="replpw", master_connect_retry=0.5, master_heartbeat_period=0.2)
+        with SlaveThread(config) as slave:
+            wait_until(lambda: slave_status(slave.port)["Slave_IO_Running"] == "Yes", what="IO running")
+            received = int(status(slave.port, "Slave_received_heartbeats")["Slave_received_heartbeats"])
+            wait_until(lambda: int(status(slave.port, "Slave_received_heartbeats")["Slave_received_heartbeats"]) > received,
+                       what="a heartbeat")
+            proxy.corrupt_next()  # the next heartbeat arrives with a bad CRC32
+            st = wait_until(lambda: (s := slave_status(slave.port))["Last_IO_Errno"] != "0" and s, what="IO error")
+            assert st["Last_IO_Errno"] == "1743"
+            wait_until(lambda: slave_status(slave.port)["Slave_IO_Running"] == "No", what="IO thread stopped")
+    finally:
+        proxy.close()
+        master.stop()

@@ -87,11 +87,11 @@ def workload(i: int) -> list[str]:
     return [f"DELETE FROM d.t WHERE id = {i // 2}"]
 
 
-def run_workload(master: MariaDBServer, count: int) -> None:
+def run_workload(master: MariaDBServer, count: int, start: int = 0) -> None:
     conn = master.connect()
     try:
         with conn.cursor() as cur:
-            for i in range(count):
+            for i in range(start, start + count):
                 for sql in workload(i):
                     cur.execute(sql)
     finally:
@@ -131,7 +131,9 @@ def test_semisync_from_mariadb_master(tmp_path, binlog_format):
                        what="MariaDB sees one semi-sync client")
             before = master.status("Rpl_semi_sync_master_%")
             transactions = 40
-            run_workload(master, transactions)
+            run_workload(master, transactions // 2)
+            master.execute_all(["FLUSH BINARY LOGS"])  # a real ROTATE in the middle of the stream
+            run_workload(master, transactions // 2, start=transactions // 2)
             after = master.status("Rpl_semi_sync_master_%")
             assert int(after["Rpl_semi_sync_master_yes_tx"]) - int(before["Rpl_semi_sync_master_yes_tx"]) == transactions
             assert after["Rpl_semi_sync_master_no_tx"] == before["Rpl_semi_sync_master_no_tx"]
@@ -143,7 +145,7 @@ def test_semisync_from_mariadb_master(tmp_path, binlog_format):
             assert st["Slave_IO_Running"] == "Yes" and st["Slave_SQL_Running"] == "Yes"
             assert st["Last_IO_Errno"] == "0" and st["Last_SQL_Errno"] == "0"
             assert st["Master_Server_Id"] == "1"
-            assert st["Master_Log_File"] == "master-bin.000001"
+            assert st["Master_Log_File"] == st["Relay_Master_Log_File"] == "master-bin.000002"
             # Writes from clients are refused on the slave.
             with pytest.raises(Exception) as refused:
                 query(slave.port, "INSERT INTO d.t (v) VALUES ('client write')")
@@ -171,5 +173,35 @@ def test_heartbeats_from_idle_mariadb_master(tmp_path):
             assert {p.name: p.stat().st_size for p in sorted((tmp_path / "slave").glob("relay-bin.0*"))} == sizes
             st = slave_status(slave.port)
             assert st["Slave_IO_Running"] == "Yes"
+    finally:
+        master.stop()
+
+
+@pytest.mark.slow
+def test_event_over_16_mib_from_mariadb(tmp_path):
+    """A 17 MiB row: the WRITE_ROWS event travels in several MySQL packets (0xFFFFFF chunks)."""
+    master = MariaDBServer(
+        tmp_path / "master", binlog_format="ROW",
+        extra=["--rpl-semi-sync-master-enabled=ON", "--rpl-semi-sync-master-timeout=20000",
+               "--max-allowed-packet=256M"],
+    ).start()
+    try:
+        master.execute_all([
+            "CREATE USER repl@'%' IDENTIFIED BY 'replpw'",
+            "GRANT REPLICATION SLAVE ON *.* TO repl@'%'",
+            "CREATE DATABASE d",
+            "CREATE TABLE d.big (id INT PRIMARY KEY, b LONGBLOB)",
+        ])
+        with SlaveThread(slave_config(tmp_path, master)) as slave:
+            wait_until(lambda: master.status("Rpl_semi_sync_master_clients")["Rpl_semi_sync_master_clients"] == "1",
+                       what="semi-sync client")
+            before = int(master.status("Rpl_semi_sync_master_yes_tx")["Rpl_semi_sync_master_yes_tx"])
+            master.execute_all([
+                "INSERT INTO d.big VALUES (1, REPEAT('x', 17 * 1024 * 1024))",
+                "INSERT INTO d.big VALUES (2, 'small')",
+            ])
+            assert int(master.status("Rpl_semi_sync_master_yes_tx")["Rpl_semi_sync_master_yes_tx"]) == before + 2
+            wait_until(lambda: caught_up(master, slave), timeout=120, what="the big row applied")
+            assert query(slave.port, "SELECT id, LENGTH(b) FROM d.big ORDER BY id") == [(1, 17 * 1024 * 1024), (2, 5)]
     finally:
         master.stop()

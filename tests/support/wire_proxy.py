@@ -5,7 +5,9 @@
 order), every semi-sync ack the replica sends (client->server packets with sequence id 0 whose
 payload starts with 0xEF, decoded with protocol.semisync_wire). `hold()` makes it keep the
 master->replica bytes instead of forwarding them; `release()` sends everything held in ONE
-write, so the replica receives a burst of events together. `cut()` closes every connection.
+write, so the replica receives a burst of events together. `corrupt_next()` flips the last
+byte of the next master->replica chunk (an event's CRC32 when the chunk ends with an event
+packet). `cut()` closes every connection.
 """
 
 from __future__ import annotations
@@ -21,16 +23,17 @@ from protocol.semisync_wire import decode_ack
 
 class WireProxy:
     def __init__(self, target_port: int, journal: list[tuple[Any, ...]] | None = None,
-                 lock: threading.Lock | None = None) -> None:
+                 lock: threading.RLock | None = None) -> None:
         self.target_port = target_port
         self.journal: list[tuple[Any, ...]] = journal if journal is not None else []
-        self.lock = lock or threading.Lock()
+        self.lock = lock or threading.RLock()
         self._server = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         self._server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         self._server.bind(("127.0.0.1", 0))
         self._server.listen(16)
         self.port = self._server.getsockname()[1]
         self._holding = False
+        self._corrupt = False
         self._held: list[tuple[socket.socket, bytes]] = []
         self._conns: list[socket.socket] = []
         self._closed = False
@@ -66,6 +69,10 @@ class WireProxy:
             except OSError:
                 pass
         return total
+
+    def corrupt_next(self) -> None:
+        with self.lock:
+            self._corrupt = True
 
     def held_bytes(self) -> int:
         with self.lock:
@@ -135,9 +142,17 @@ class WireProxy:
         return True
 
     def _server_bytes(self, dst: socket.socket, data: bytes, buf: bytearray) -> bool:
-        """Master -> replica: forward, or keep while holding."""
+        """Master -> replica: forward, or keep while holding; corrupt one chunk when asked."""
         with self.lock:
+            if self._corrupt:
+                self._corrupt = False
+                data = data[:-1] + bytes([data[-1] ^ 0xFF])
+                self.record("corrupted", len(data))
             if self._holding:
                 self._held.append((dst, data))
                 return False
-        return True
+        try:
+            dst.sendall(data)
+        except OSError:
+            pass
+        return False
