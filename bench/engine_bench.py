@@ -7,6 +7,8 @@ Reports statements/s for:
   shape      extract() + plan cache lookup only (the translation cost per statement)
   txn        INSERTs inside one open transaction (no commit per statement)
   autocommit autocommit INSERTs, an engine commit_group (fsync) after every --group statements
+  group      --clients concurrent autocommit sessions, each waiting until its INSERT is durable
+             (commit_group); the committer serves all sessions queued behind it at once
 Not a test: numbers depend on the machine and on what else runs on it.
 """
 
@@ -44,7 +46,7 @@ def statements(n: int) -> list[str]:
             for _ in range(n)]
 
 
-async def measure(seconds: float, group: int) -> dict[str, float]:
+async def measure(seconds: float, group: int, clients: int) -> dict[str, float]:
     results = {}
     with tempfile.TemporaryDirectory() as tmp:
         engine = await Engine.open(Path(tmp))
@@ -88,6 +90,40 @@ async def measure(seconds: float, group: int) -> dict[str, float]:
             async with engine.writer_lock:
                 await engine.commit_group({"n": str(n)})
         results["autocommit"] = n / (time.perf_counter() - start)
+
+        # group: concurrent autocommit sessions, each waiting for its transaction to be durable
+        # (the master's pipeline without the binlog): one commit_group serves everyone queued
+        issued = durable = groups = 0
+
+        async def commit() -> None:
+            nonlocal issued, durable, groups
+            issued += 1
+            ticket = issued
+            async with engine.writer_lock:
+                if durable >= ticket:
+                    return
+                covered = issued
+                await engine.commit_group({"n": str(covered)})
+                durable, groups = covered, groups + 1
+
+        count = 0
+        stop = time.perf_counter() + seconds
+
+        async def client(k: int) -> None:
+            nonlocal count
+            s = engine.session(10 + k)
+            s.database = "sbtest"
+            i = k
+            while time.perf_counter() < stop:
+                await s.execute(pool[i % len(pool)])
+                await commit()
+                count += 1
+                i += clients
+
+        start = time.perf_counter()
+        await asyncio.gather(*(client(k) for k in range(clients)))
+        results[f"group x{clients}"] = count / (time.perf_counter() - start)
+        results[f"  (statements per commit_group: {count / max(groups, 1):.1f})"] = 0.0
         await engine.close()
     return results
 
@@ -96,16 +132,17 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=3.0)
     parser.add_argument("--group", type=int, default=16)
+    parser.add_argument("--clients", type=int, default=16, help="concurrent sessions of the group mode")
     parser.add_argument("--asyncio", action="store_true", help="plain asyncio loop instead of uvloop")
     args = parser.parse_args()
     if args.asyncio:
-        results = asyncio.run(measure(args.seconds, args.group))
+        results = asyncio.run(measure(args.seconds, args.group, args.clients))
     else:
         import uvloop  # what the daemons run on
 
-        results = uvloop.run(measure(args.seconds, args.group))
+        results = uvloop.run(measure(args.seconds, args.group, args.clients))
     for name, rate in results.items():
-        print(f"{name:>10}: {rate:10.0f} statements/s")
+        print(f"{name:>12}: {rate:10.0f} statements/s" if rate else name)
 
 
 if __name__ == "__main__":
