@@ -4,8 +4,8 @@ Contract
 - `transaction_events(statements, ...)` turns the statements of one binlog transaction (a run of
   DML statements, see `CommittedTxn.binlog_transactions`) into `EventSpec`s for
   `BinlogWriter.append`: QUERY `BEGIN`; per statement INTVAR LAST_INSERT_ID and INTVAR INSERT_ID
-  when the statement used or generated one, RAND when it used RAND(), then the QUERY (its db, its
-  timestamp, so NOW() replicates); then XID. A DDL statement is one QUERY and nothing else.
+  when the statement used or generated one, RAND when it used RAND(), USER_VAR for each @variable
+  it read, then the QUERY (its db, its timestamp, so NOW() replicates); then XID (MySQL's order). A DDL statement is one QUERY and nothing else.
 - Every QUERY carries the status variables a replica needs to execute it as we did: flags2 0
   (autocommit, unique and foreign key checks on), sql_mode 0, catalog `std`, auto_increment 1/1,
   utf8mb4 character sets, and time zone `+00:00` (our NOW() is UTC). MariaDB's `mysqlbinlog`
@@ -14,21 +14,28 @@ Contract
 
 from __future__ import annotations
 
+import struct
 from collections.abc import Sequence
 from typing import Any
 
 from protocol.events import (
+    INT_RESULT,
     INTVAR_INSERT_ID,
     INTVAR_LAST_INSERT_ID,
+    REAL_RESULT,
+    STRING_RESULT,
+    USER_VAR_UNSIGNED_F,
     EventType,
     Intvar,
     Query,
     Rand,
+    UserVar,
     Xid,
     encode_status_vars,
 )
 
 UTF8MB4_GENERAL_CI = 45
+BINARY = 63
 
 STATUS_VARS = encode_status_vars(
     flags2=0,
@@ -48,6 +55,37 @@ def query_event(sql: str, db: str | None, timestamp: int, thread_id: int) -> Eve
     return (EventType.QUERY_EVENT, body, timestamp, 0)
 
 
+def user_var(name: str, value: object) -> UserVar:
+    """The USER_VAR event body that sets `@name` to `value` (as the statement read it)."""
+    if value is None:
+        return UserVar(name, is_null=True, flags=None)
+    if isinstance(value, bool):
+        value = int(value)
+    if isinstance(value, int):
+        unsigned = value >= 1 << 63
+        raw = (value & 0xFFFFFFFFFFFFFFFF).to_bytes(8, "little")
+        return UserVar(name, type=INT_RESULT, charset=BINARY, value=raw, flags=USER_VAR_UNSIGNED_F if unsigned else 0)
+    if isinstance(value, float):
+        return UserVar(name, type=REAL_RESULT, charset=BINARY, value=struct.pack("<d", value))
+    if isinstance(value, bytes | bytearray | memoryview):
+        return UserVar(name, type=STRING_RESULT, charset=BINARY, value=bytes(value))
+    return UserVar(name, type=STRING_RESULT, charset=UTF8MB4_GENERAL_CI,
+                   value=str(value).encode("utf-8", "surrogateescape"))
+
+
+def user_var_value(body: UserVar) -> object:
+    """The Python value of a USER_VAR event (the inverse of `user_var`, for replay)."""
+    if body.is_null:
+        return None
+    if body.type == INT_RESULT:
+        return int.from_bytes(body.value[:8], "little", signed=not (body.flags or 0) & USER_VAR_UNSIGNED_F)
+    if body.type == REAL_RESULT:
+        return struct.unpack("<d", body.value[:8])[0]
+    if body.charset == BINARY and body.type == STRING_RESULT:
+        return body.value
+    return body.value.decode("utf-8", "surrogateescape")
+
+
 def transaction_events(statements: Sequence[Any], *, xid: int, thread_id: int) -> list[EventSpec]:
     """The events of one binlog transaction (statements are engine `LoggedStatement`s)."""
     first = statements[0]
@@ -63,6 +101,8 @@ def transaction_events(statements: Sequence[Any], *, xid: int, thread_id: int) -
         if getattr(stmt, "rand_seed", None) is not None:
             seed1, seed2 = stmt.rand_seed
             events.append((EventType.RAND_EVENT, Rand(seed1, seed2).encode(), ts, 0))
+        for name, value in getattr(stmt, "user_vars", ()):
+            events.append((EventType.USER_VAR_EVENT, user_var(name, value).encode(), ts, 0))
         events.append(query_event(stmt.sql, stmt.db, ts, thread_id))
     events.append((EventType.XID_EVENT, Xid(xid).encode(), statements[-1].timestamp, 0))
     return events

@@ -11,7 +11,7 @@ Contract (the binlog is the source of truth: a transaction is in both or in neit
   says where the engine stands in the binlog. Every complete transaction after that point (a
   group written and synced but whose engine commit the crash prevented) is replayed into the
   engine with `engine.apply_transaction`, with the statement context the events carry (the
-  event's timestamp for NOW(), INTVAR INSERT_ID / LAST_INSERT_ID, RAND seeds), each with its own
+  event's timestamp for NOW(), INTVAR INSERT_ID / LAST_INSERT_ID, RAND seeds, USER_VARs), each with its own
   end position as the new meta.
 - User statements (CREATE USER, GRANT, ...) are in the binlog for replicas; the user table is
   durable on its own, so they are not replayed here.
@@ -29,6 +29,7 @@ from typing import Any
 from binlog.index import read_index
 from binlog.reader import file_checksum, iter_events, truncate_torn_tail
 from engine.core import StatementContext
+from master.events import user_var_value
 from protocol.events import (
     INTVAR_INSERT_ID,
     INTVAR_LAST_INSERT_ID,
@@ -135,6 +136,8 @@ async def recover(engine: Any, directory: Path, basename: str) -> RecoveryReport
                     context.last_insert_id = event.body.value
             elif code == EventType.RAND_EVENT:
                 context.rand_seed = (event.body.seed1, event.body.seed2)
+            elif code == EventType.USER_VAR_EVENT:
+                context.user_vars[event.body.name] = user_var_value(event.body)
             elif code == EventType.XID_EVENT and pending is not None:
                 await _apply(engine, pending, end)
                 report.replayed += 1

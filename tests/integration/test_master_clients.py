@@ -162,6 +162,8 @@ def test_mysqlbinlog_output_replayed_into_mariadb_gives_the_same_tables(master, 
     cur.execute("INSERT INTO rep.t (v, created, n) VALUES ('after rotation', NOW(), -1)")
     cur.execute("CREATE TABLE rep.u (k VARCHAR(10) PRIMARY KEY, x INT)")
     cur.execute("INSERT INTO rep.u VALUES ('a', 1), ('b', LAST_INSERT_ID())")
+    cur.execute("SET @k = 'c', @x = 41, @f = 2.5, @nothing = NULL")
+    cur.execute("INSERT INTO rep.u VALUES (@k, @x + 1), ('d', @f * 2), ('e', @nothing)")
     ours = {table: master.query(f"SELECT * FROM rep.{table} ORDER BY 1") for table in ("t", "u")}
     files = [tmp_path / "master" / name for name, _ in master.query("SHOW BINARY LOGS")]
     conn.close()

@@ -127,6 +127,8 @@ def mixed_workload(master: Daemon) -> None:
     cur.execute("DELETE FROM mix.orders WHERE qty % 4 = 0")
     cur.execute("ALTER TABLE mix.audit ADD COLUMN extra INT DEFAULT 7")
     cur.execute("INSERT INTO mix.audit (order_id, note) VALUES (0, 'after alter')")
+    cur.execute("SET @note = 'from a variable', @oid = 12345")
+    cur.execute("INSERT INTO mix.audit (order_id, note) VALUES (@oid, @note)")
     conn.close()
 
 

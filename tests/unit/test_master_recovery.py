@@ -108,3 +108,13 @@ def test_replay_start_rules():
     # RESET MASTER recorded a position the binlog has not reached (nothing newer to replay)
     assert replay_start(names, {"binlog_file": "b.000009", "binlog_pos": "4"}) is None
     assert replay_start([], {}) is None
+
+
+@pytest.mark.parametrize("value", [None, 0, -5, 2**64 - 1, 2.5, "text é", b"\x00\xff"])
+def test_user_var_events_round_trip(value):
+    from master.events import user_var, user_var_value
+    from protocol.events import EventType, decode_event, encode_event
+
+    raw = encode_event(EventType.USER_VAR_EVENT, user_var("v", value).encode(), timestamp=1, server_id=1,
+                       log_pos=0, checksum=True)
+    assert user_var_value(decode_event(raw, checksum=True).body) == value
