@@ -118,3 +118,21 @@ def test_user_var_events_round_trip(value):
     raw = encode_event(EventType.USER_VAR_EVENT, user_var("v", value).encode(), timestamp=1, server_id=1,
                        log_pos=0, checksum=True)
     assert user_var_value(decode_event(raw, checksum=True).body) == value
+
+
+async def test_replays_ddl_and_the_statement_context(setup):
+    engine, writer, tmp_path = setup
+    writer.append(transaction_events([Stmt("CREATE TABLE r.u (k INT PRIMARY KEY, at DATETIME, who VARCHAR(9))",
+                                           is_ddl=True)], xid=0, thread_id=1))
+    stmt = Stmt("INSERT INTO r.u VALUES (@k, NOW(), @who)", ts=1700000000)
+    stmt.user_vars = (("k", 3), ("who", "me"))
+    writer.append(transaction_events([stmt], xid=2, thread_id=1))
+    writer.flush()
+    engine = await reopen(engine, tmp_path)
+    report = await recover(engine, tmp_path, "mysql-bin")
+    assert report.replayed == 2
+    s = engine.session(9)
+    res = await s.execute("SELECT k, at, who FROM r.u")
+    await s.close()
+    assert [tuple(r) for r in res.rows] == [(3, "2023-11-14 22:13:20", "me")]
+    await engine.close()
