@@ -1,0 +1,41 @@
+"""MasterDaemon in-process (no child process): start, serve PyMySQL, semi-sync plugin loaded,
+shutdown closes the binlog and the engine."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pymysql
+
+from binlog.reader import scan_file
+from config.master import MasterConfig
+from master.main import MasterDaemon
+
+
+async def test_master_daemon_in_process(tmp_path):
+    config = MasterConfig(datadir=tmp_path / "m", port=0, bind_address="127.0.0.1", max_binlog_size=4096)
+    daemon = MasterDaemon(config)
+    await daemon.start()
+    try:
+        assert daemon.plugin is not None and daemon.plugin.installed and not daemon.plugin.status
+
+        def client() -> list[tuple]:
+            conn = pymysql.connect(host="127.0.0.1", port=daemon.port, user="root", autocommit=True)
+            with conn.cursor() as cur:
+                cur.execute("CREATE DATABASE ip")
+                cur.execute("CREATE TABLE ip.t (id INT AUTO_INCREMENT PRIMARY KEY, v VARCHAR(200))")
+                for i in range(60):
+                    cur.execute("INSERT INTO ip.t (v) VALUES (%s)", ("v" * 100 + str(i),))
+                cur.execute("SHOW BINARY LOGS")
+                logs = list(cur.fetchall())
+            conn.close()
+            return logs
+
+        logs = await asyncio.to_thread(client)
+        assert len(logs) > 1  # rotated at max_binlog_size
+        assert daemon.pipeline is not None and daemon.pipeline.commits == 62
+    finally:
+        await daemon.shutdown()
+    assert daemon.engine is None and daemon.writer is None
+    for name in sorted((tmp_path / "m").glob("mysql-bin.0*")):
+        assert scan_file(name).clean
