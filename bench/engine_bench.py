@@ -46,10 +46,10 @@ def statements(n: int) -> list[str]:
             for _ in range(n)]
 
 
-async def measure(seconds: float, group: int, clients: int) -> dict[str, float]:
+async def measure(seconds: float, group: int, clients: int, synchronous: str) -> dict[str, float]:
     results = {}
     with tempfile.TemporaryDirectory() as tmp:
-        engine = await Engine.open(Path(tmp))
+        engine = await Engine.open(Path(tmp), synchronous=synchronous)
         session = engine.session(1)
         await session.execute("CREATE DATABASE sbtest")
         session.database = "sbtest"
@@ -133,14 +133,15 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=3.0)
     parser.add_argument("--group", type=int, default=16)
     parser.add_argument("--clients", type=int, default=16, help="concurrent sessions of the group mode")
+    parser.add_argument("--synchronous", default="FULL", choices=["FULL", "NORMAL"])
     parser.add_argument("--asyncio", action="store_true", help="plain asyncio loop instead of uvloop")
     args = parser.parse_args()
     if args.asyncio:
-        results = asyncio.run(measure(args.seconds, args.group, args.clients))
+        results = asyncio.run(measure(args.seconds, args.group, args.clients, args.synchronous))
     else:
         import uvloop  # what the daemons run on
 
-        results = uvloop.run(measure(args.seconds, args.group, args.clients))
+        results = uvloop.run(measure(args.seconds, args.group, args.clients, args.synchronous))
     for name, rate in results.items():
         print(f"{name:>12}: {rate:10.0f} statements/s" if rate else name)
 

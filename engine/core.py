@@ -3,7 +3,8 @@
 Files. `datadir/__engine__.sqlite` (the writer's main database: the meta of commits that touched
 no schema) and one `datadir/<schema>.sqlite` per MySQL database, ATTACHed under the schema's name
 to the writer and to every reader, so `db.table` resolves natively. Every file is in WAL mode with
-synchronous=FULL. SQLite attaches at most 10 files: at most 9 databases.
+synchronous=FULL (or NORMAL, see `Engine.open`). SQLite attaches at most 10 files: at most 9
+databases.
 
 Threads. One writer connection, used only from the single writer thread; reader connections
 (one per reader thread) see only what SQLite has committed. The event loop never calls SQLite.
@@ -335,11 +336,11 @@ def _settle(fut: asyncio.Future, result: object, exc: BaseException | None) -> N
 # --- per-thread connections -------------------------------------------------------------------
 
 
-def _open_connection(path: Path, state: functions.ConnectionState) -> sqlite3.Connection:
+def _open_connection(path: Path, state: functions.ConnectionState, synchronous: str = "FULL") -> sqlite3.Connection:
     conn = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False, cached_statements=512)
     conn.execute("PRAGMA busy_timeout=10000")
     conn.execute("PRAGMA journal_mode=WAL")
-    conn.execute("PRAGMA synchronous=FULL")
+    conn.execute(f"PRAGMA synchronous={synchronous}")
     conn.execute("PRAGMA cache_size=-32768")
     conn.execute("PRAGMA case_sensitive_like=OFF")
     functions.register(conn, state)
@@ -359,8 +360,9 @@ class _ReaderLocal(threading.local):
 
 
 class Engine:
-    def __init__(self, datadir: Path, readers: int):
+    def __init__(self, datadir: Path, readers: int, synchronous: str = "FULL"):
         self.datadir = Path(datadir)
+        self.synchronous = synchronous
         self.writer_lock = WriterLock()
         self.lock_wait_timeout = 50.0
         self._writer = ThreadLane(1, "engine-writer")
@@ -392,8 +394,13 @@ class Engine:
     # --- lifecycle ---------------------------------------------------------------------------
 
     @classmethod
-    async def open(cls, datadir: Path, *, readers: int = 4) -> Engine:
-        engine = cls(Path(datadir), readers)
+    async def open(cls, datadir: Path, *, readers: int = 4, synchronous: str = "FULL") -> Engine:
+        """`synchronous="NORMAL"` skips the fsync of each engine commit: a power loss may then
+        undo the last groups, data and meta together (WAL stays consistent) — safe when the
+        caller replays from its own durable log after `meta()` (the binlog, the relay log)."""
+        if synchronous not in ("FULL", "NORMAL"):
+            raise ValueError(f"synchronous must be FULL or NORMAL, not {synchronous!r}")
+        engine = cls(Path(datadir), readers, synchronous)
         engine.datadir.mkdir(parents=True, exist_ok=True)
         await engine._on_writer(engine._w_open)
         if engine._torn is not None:
@@ -415,7 +422,7 @@ class Engine:
         return self._readers.call(fn, *args)
 
     def _w_open(self) -> None:
-        self._wconn = _open_connection(self.datadir / MAIN_FILE, self._wstate)
+        self._wconn = _open_connection(self.datadir / MAIN_FILE, self._wstate, self.synchronous)
         self._w_ensure_tables("main")
         metas = {"main": self._w_read_meta("main")}
         for path in sorted(self.datadir.glob("*.sqlite")):
@@ -444,12 +451,12 @@ class Engine:
             self._wconn = None
 
     def _w_set_synchronous(self) -> None:
-        """synchronous=FULL on every attached file (SQLite refuses it inside a transaction: then
-        it is done after the next commit)."""
+        """The engine's synchronous level on every attached file (SQLite refuses it inside a
+        transaction: then it is done after the next commit)."""
         if self._wconn.in_transaction:
             return
         for name in self._sync_pending:
-            self._wconn.execute(f"PRAGMA {quote_ident(name)}.synchronous=FULL")
+            self._wconn.execute(f"PRAGMA {quote_ident(name)}.synchronous={self.synchronous}")
         self._sync_pending = set()
 
     def _w_ensure_tables(self, schema: str) -> None:

@@ -228,3 +228,27 @@ async def test_select_for_update_in_a_transaction_serializes_read_modify_write(e
     # autocommit locking reads take no lock
     await c.execute("SELECT v FROM t FOR UPDATE")
     assert not engine.writer_lock.locked()
+
+
+async def test_synchronous_normal_is_an_option(tmp_path):
+    with pytest.raises(ValueError):
+        await Engine.open(tmp_path / "x", synchronous="OFF")
+    engine = await Engine.open(tmp_path / "n", synchronous="NORMAL")
+    try:
+        s = engine.session(1)
+        await s.execute("CREATE DATABASE d")
+        await s.execute("CREATE TABLE d.t (x INT)")
+        await s.execute("INSERT INTO d.t VALUES (1)")
+        async with engine.writer_lock:
+            await engine.commit_group({"g": "1"})
+        levels = await engine._on_writer(
+            lambda: [engine._wconn.execute(f"PRAGMA {db}.synchronous").fetchone()[0] for db in ("main", "d")])
+        assert levels == [1, 1]  # NORMAL
+    finally:
+        await engine.close()
+    engine = await Engine.open(tmp_path / "n")
+    try:
+        assert engine.meta() == {"g": "1"}
+        assert (await engine.session(2).execute("SELECT x FROM d.t")).rows == [(1,)]
+    finally:
+        await engine.close()
