@@ -362,6 +362,16 @@ class TokenCursor:
             self.expect_op(",")
 
 
+def typed_default(col: Column, value: object) -> object:
+    """DEFAULT '0' on a number column is the number 0, as MySQL shows it."""
+    if isinstance(value, str) and (col.base in INT_TYPES or col.base in REAL_TYPES or col.base in NUMERIC_TYPES):
+        try:
+            return int(value) if col.base in INT_TYPES else float(value)
+        except ValueError:
+            return value
+    return value
+
+
 _NOW_WORDS = ("CURRENT_TIMESTAMP", "NOW", "LOCALTIME", "LOCALTIMESTAMP")
 
 
@@ -414,10 +424,10 @@ def parse_column(cur: TokenCursor, name: str, indexes: list[Index]) -> Column:
                 col.default_now = True
             elif cur.peek() is not None and cur.peek().text == "(":
                 cur.expect_op("(")
-                col.default, col.has_default = cur.literal(), True
+                col.default, col.has_default = typed_default(col, cur.literal()), True
                 cur.expect_op(")")
             else:
-                col.default, col.has_default = cur.literal(), True
+                col.default, col.has_default = typed_default(col, cur.literal()), True
         elif cur.accept("ON"):
             cur.expect("UPDATE")
             tok = cur.next()
