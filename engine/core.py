@@ -383,6 +383,9 @@ class Engine:
         self._schema_metas: dict[str, dict[str, str]] = {}
         self._closed = False
         self._sp_open = False  # the writer's savepoint of the current logical transaction
+        # its transaction committed: RELEASE at the next writer operation (until then a
+        # cancelled autocommit statement can still be undone with ROLLBACK TO)
+        self._sp_done = False
         # statements of the current logical transaction / of the group (writer thread only), for
         # the redo record of a group that writes several files
         self._txn_log: list[list] = []
@@ -582,6 +585,8 @@ class Engine:
 
     def _w_commit_group(self, meta: dict[str, str]) -> None:
         conn = self._wconn
+        if self._sp_done:
+            self._w_end(True)
         targets = [s for s in self._touched if s in self.schemas] or ["main"]
         seq = self._seq + 1
         if not conn.in_transaction:
@@ -628,7 +633,7 @@ class Engine:
     def _w_rollback_group(self) -> None:
         if self._wconn.in_transaction:
             self._wconn.execute("ROLLBACK")
-        self._sp_open = False
+        self._sp_open = self._sp_done = False
         self._touched = set()
         self._txn_log = []
         self._group_log = []
@@ -690,6 +695,8 @@ class Engine:
 
     def _w_begin(self) -> None:
         conn = self._wconn
+        if self._sp_done:
+            self._w_end(True)
         if not self._sp_open:
             if not conn.in_transaction:
                 conn.execute("BEGIN")
@@ -697,15 +704,25 @@ class Engine:
             self._sp_open = True
 
     def _w_end(self, commit: bool) -> None:
-        """End the logical transaction: keep (RELEASE) or undo (ROLLBACK TO) its savepoint."""
+        """End the logical transaction: keep (RELEASE) or undo (ROLLBACK TO) its savepoint. A
+        savepoint whose transaction already committed (`_sp_done`) belongs to an earlier
+        transaction: it is kept."""
+        if self._sp_done and not commit:
+            self._w_end(True)
         if commit:
             self._group_log.extend(self._txn_log)
         self._txn_log = []
+        self._sp_done = False
         if self._sp_open:
             if not commit:
                 self._wconn.execute("ROLLBACK TO txn")
             self._wconn.execute("RELEASE txn")
             self._sp_open = False
+
+    def _w_undo_cancelled(self) -> None:
+        """Undo the autocommit statement whose session was cancelled while it ran."""
+        self._sp_done = False
+        self._w_end(False)
 
     def _r_query_writer(self, sql: str, args, rand, database):
         self._wstate.rand = rand
@@ -740,7 +757,7 @@ class Engine:
         if plan.auto_dirty:
             self._auto_stale.add((plan.target[0], plan.target[1].lower()))
         if end:
-            self._w_end(True)
+            self._sp_done = True
         return affected, first
 
     def _w_assign_ids(self, plan: Plan, args: list, forced: int | None) -> int | None:
@@ -923,6 +940,11 @@ class Engine:
             raise SQLError(ER_NOT_SUPPORTED_YET, "EXPLAIN")
         translator = Translator(tokens, shape, database, self.table, set(self.schemas), params)
         return translator.plan()
+
+
+def _consume(fut: asyncio.Future) -> None:
+    if not fut.cancelled():
+        fut.exception()
 
 
 def _show(v: object) -> str:
@@ -1112,6 +1134,14 @@ class Session:
             log = (self._database, sql, timestamp, last_id, rand_seed)
             affected, first_id = await engine._on_writer(
                 engine._w_write, plan, args, end, forced, self._rand, self._database, log)
+        except asyncio.CancelledError:
+            if end:
+                # the statement may still run in the writer thread: undo it there (the lane is
+                # FIFO and we still hold the lock), so that nothing unlogged is ever committed
+                engine._on_writer(engine._w_undo_cancelled).add_done_callback(_consume)
+                self._statements = []
+                self._release()
+            raise
         except BaseException:
             if end:
                 self._statements = []
@@ -1142,7 +1172,10 @@ class Session:
             return None
         engine = self.engine
         try:
-            await engine._on_writer(engine._w_end, commit)
+            if commit:
+                engine._sp_done = True  # RELEASE at the writer's next operation: no hop
+            else:
+                await engine._on_writer(engine._w_end, False)
         finally:
             statements, self._statements = self._statements, []
             self._release()

@@ -252,3 +252,31 @@ async def test_synchronous_normal_is_an_option(tmp_path):
         assert (await engine.session(2).execute("SELECT x FROM d.t")).rows == [(1,)]
     finally:
         await engine.close()
+
+
+async def test_a_rollback_after_another_sessions_autocommit_keeps_it(engine):
+    a, b = session(engine, 1), session(engine, 2)
+    await a.execute("INSERT INTO t (v) VALUES (1)")  # logically committed, RELEASE deferred
+    await b.execute("BEGIN")
+    await b.execute("SELECT v FROM t FOR UPDATE")  # b holds the lock, wrote nothing
+    await b.execute("ROLLBACK")
+    await b.execute("BEGIN")
+    await b.execute("INSERT INTO t (v) VALUES (2)")
+    await b.execute("ROLLBACK")
+    async with engine.writer_lock:
+        await engine.commit_group({})
+    assert (await b.execute("SELECT v FROM t")).rows == [(1,)]
+
+
+async def test_a_cancelled_autocommit_write_is_undone_not_committed_unlogged(engine):
+    a, b = session(engine, 1), session(engine, 2)
+    task = asyncio.create_task(a.execute("INSERT INTO t (v) VALUES (1)"))
+    await asyncio.sleep(0)  # a has the lock and its statement is queued for the writer thread
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    r = await b.execute("INSERT INTO t (v) VALUES (2)")
+    assert [s.sql for s in r.committed.statements] == ["INSERT INTO t (v) VALUES (2)"]
+    async with engine.writer_lock:
+        await engine.commit_group({})
+    assert (await b.execute("SELECT v FROM t")).rows == [(2,)]
