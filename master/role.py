@@ -6,6 +6,7 @@ Contract
   closes; COM_BINLOG_DUMP runs a `DumpSession` inside `handle_command` (the connection is the
   dump's until it ends). A dump from a server_id that already has one replaces it: the old
   connection is killed first (mysqld's kill_zombie_dump_threads).
+- ROLLBACK runs on the engine, then calls the `after_rollback` hook.
 - Master statements: SHOW MASTER STATUS, SHOW BINARY LOGS (= SHOW MASTER LOGS), SHOW BINLOG
   EVENTS, SHOW SLAVE HOSTS, FLUSH BINARY LOGS (and FLUSH LOGS), PURGE BINARY LOGS TO (ER_LOG_IN_USE
   for a file a dump session still reads), RESET MASTER (binlog reset, `after_reset_master`, dump
@@ -51,7 +52,7 @@ from protocol.messages import (
     ResultSet,
     column,
 )
-from semisync.interface import ReplicationInterface
+from semisync.interface import ReplicationInterface, TransParam
 from server.role import Role
 from server.sql import Tokens
 from server.users import ALL, REPLICATION_CLIENT, REPLICATION_SLAVE, SUPER
@@ -77,7 +78,7 @@ class MasterRole(Role):
     CLAIMS = frozenset({
         "SHOW MASTER", "SHOW BINARY", "SHOW BINLOG", "SHOW SLAVE", "SHOW REPLICAS",
         "FLUSH BINARY", "FLUSH LOGS", "PURGE BINARY", "PURGE MASTER", "RESET MASTER",
-        "SELECT BINLOG_GTID_POS",
+        "SELECT BINLOG_GTID_POS", "ROLLBACK",
     })
 
     def __init__(
@@ -217,6 +218,8 @@ class MasterRole(Role):
     # -- statements ----------------------------------------------------------------------------
 
     async def execute(self, session: Any, sql: str, keyword: str) -> Any:
+        if keyword.startswith("ROLLBACK"):
+            return await self._rollback(session, sql)
         t = Tokens(sql)
         first = t.next().upper
         if first == "SHOW":
@@ -258,6 +261,16 @@ class MasterRole(Role):
             await self.reset_master()
             return OK()
         return None
+
+    async def _rollback(self, session: Any, sql: str) -> Any:
+        """ROLLBACK runs on the engine as usual; then the `after_rollback` hook (WL#4398)."""
+        es = session.engine_session
+        had_transaction = es.in_transaction
+        result = await es.execute(sql)
+        transaction = self.interface.transaction
+        if transaction and had_transaction:
+            transaction.after_rollback(TransParam(session.connection_id, self.server_id, None, session.set_state))
+        return result
 
     async def _implicit_commit(self, session: Any) -> None:
         es = getattr(session, "engine_session", None)

@@ -10,12 +10,29 @@ import pymysql
 from binlog.reader import scan_file
 from config.master import MasterConfig
 from master.main import MasterDaemon
+from semisync.interface import TransactionObserver, TransParam
+
+
+class Hooks(TransactionObserver):
+    def __init__(self) -> None:
+        self.calls: list[str] = []
+
+    def before_commit(self, param: TransParam) -> None:
+        self.calls.append("before_commit")
+
+    async def after_commit(self, param: TransParam) -> None:
+        self.calls.append("after_commit")
+
+    def after_rollback(self, param: TransParam) -> None:
+        self.calls.append(f"after_rollback {param.connection_id}")
 
 
 async def test_master_daemon_in_process(tmp_path):
     config = MasterConfig(datadir=tmp_path / "m", port=0, bind_address="127.0.0.1", max_binlog_size=4096)
     daemon = MasterDaemon(config)
     await daemon.start()
+    hooks = Hooks()
+    daemon.interface.transaction.add_observer(hooks)
     try:
         assert daemon.plugin is not None and daemon.plugin.installed and not daemon.plugin.status
 
@@ -26,6 +43,9 @@ async def test_master_daemon_in_process(tmp_path):
                 cur.execute("CREATE TABLE ip.t (id INT AUTO_INCREMENT PRIMARY KEY, v VARCHAR(200))")
                 for i in range(60):
                     cur.execute("INSERT INTO ip.t (v) VALUES (%s)", ("v" * 100 + str(i),))
+                conn.begin()
+                cur.execute("INSERT INTO ip.t (v) VALUES ('undone')")
+                conn.rollback()
                 cur.execute("SHOW BINARY LOGS")
                 logs = list(cur.fetchall())
             conn.close()
@@ -34,6 +54,9 @@ async def test_master_daemon_in_process(tmp_path):
         logs = await asyncio.to_thread(client)
         assert len(logs) > 1  # rotated at max_binlog_size
         assert daemon.pipeline is not None and daemon.pipeline.commits == 62
+        assert hooks.calls.count("before_commit") == 62
+        assert 0 < hooks.calls.count("after_commit") <= 62  # once per group
+        assert [c for c in hooks.calls if c.startswith("after_rollback")] == ["after_rollback 1"]
     finally:
         await daemon.shutdown()
     assert daemon.engine is None and daemon.writer is None
