@@ -44,6 +44,17 @@ DEFAULT_MAX_ALLOWED_PACKET = 64 << 20  # 64 MiB, as MariaDB 10.11
 IDLE_SWEEP_SECONDS = 1.0
 
 
+def _version_number(server_version: str) -> int:
+    """10.11.99 for "5.5.5-10.11.99-semisync" -> 101199, as executable comments compare."""
+    text = server_version.removeprefix("5.5.5-")
+    parts = (text.split("-", 1)[0].split(".") + ["0", "0"])[:3]
+    try:
+        major, minor, patch = (int("".join(c for c in p if c.isdigit()) or 0) for p in parts)
+    except ValueError:
+        return 0
+    return major * 10000 + minor * 100 + patch
+
+
 class ServerStats:
     """Counters behind the core status variables (plain ints: only the loop thread writes)."""
 
@@ -105,6 +116,7 @@ class Server:
         self.server_id = server_id
         self.datadir = Path(datadir)
         self.server_version = server_version
+        self.version_number = _version_number(server_version)
         self.engine = engine
         self.interface = interface
         self.max_allowed_packet = max_allowed_packet

@@ -668,6 +668,12 @@ class ClientSession(asyncio.Protocol):
         if not keyword:
             if sqltext.is_blank(sql):
                 raise SQLError(ER_EMPTY_QUERY)
+            if sql.lstrip()[:1] in ("/", "-", "#"):  # comments first (mysqldump's headers)
+                inner = sqltext.unwrap_comments(sql, self.server.version_number)
+                if not inner:
+                    return None  # only comments, or a version above ours: nothing to run
+                if sqltext.head(inner):
+                    return await self.execute(inner)
             return await self._engine_execute(sql)
         server = self.server
         server.stats.count_command(keyword)

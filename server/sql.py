@@ -38,6 +38,47 @@ def head(sql: str) -> str:
     return f"{first.upper()} {second.upper()}"
 
 
+_VERSIONED = re.compile(r"/\*(M?)!(\d{5,6})?")
+
+
+def unwrap_comments(sql: str, server_version: int) -> str:
+    """The statement as a server of `server_version` (e.g. 101199 for 10.11.99) reads it:
+    plain comments dropped, executable comments (`/*!40101 SET NAMES utf8 */`, MariaDB's
+    `/*M!100616 ... */`, as mysqldump writes them) unwrapped when their version is not above
+    ours and dropped otherwise. Quoted text is kept as is."""
+    out: list[str] = []
+    i = 0
+    n = len(sql)
+    start = 0
+    while i < n:
+        ch = sql[i]
+        if ch in "'\"`":
+            i += 1
+            while i < n and sql[i] != ch:
+                i += 2 if sql[i] == "\\" and ch != "`" else 1
+            i += 1
+            continue
+        if ch == "#" or (ch == "-" and sql.startswith("--", i) and (i + 2 >= n or sql[i + 2] in " \t\n\r")):
+            out.append(sql[start:i])
+            nl = sql.find("\n", i)
+            i = start = n if nl < 0 else nl
+            continue
+        if ch == "/" and sql.startswith("/*", i):
+            out.append(sql[start:i])
+            end = sql.find("*/", i + 2)
+            end = n if end < 0 else end
+            m = _VERSIONED.match(sql, i)
+            if m is not None and (m.group(2) is None or int(m.group(2)) <= server_version):
+                out.append(" " + unwrap_comments(sql[m.end():end], server_version) + " ")
+            else:
+                out.append(" ")
+            i = start = end + 2
+            continue
+        i += 1
+    out.append(sql[start:])
+    return "".join(out).strip().rstrip(";").strip()
+
+
 def is_blank(sql: str) -> bool:
     """Only whitespace and comments."""
     m = _COMMENTS.match(sql)

@@ -168,3 +168,31 @@ def test_create_database_after_a_failed_write(tmp_path):
         with pytest.raises(pymysql.MySQLError):
             cur.execute("INSERT INTO one.t VALUES (1)")
         cur.execute("CREATE DATABASE two")
+
+
+@pytest.mark.mariadb
+@pytest.mark.skipif(MARIADB is None or shutil.which("mysqldump") is None, reason="needs mariadb-client")
+def test_a_mysqldump_of_mariadb_restores_through_the_cli(shell, tmp_path):
+    """mysqldump's output: executable comments (/*!40101 ...*/, /*M!999999\\- sandbox */),
+    SET @OLD_...=@@..., LOCK TABLES, ALTER TABLE ... DISABLE KEYS, extended INSERTs."""
+    from tests.support.mariadb import MariaDBServer
+
+    with MariaDBServer(tmp_path / "maria", log_bin=None) as maria:
+        conn = maria.connect()
+        cur = conn.cursor()
+        cur.execute("CREATE DATABASE shop")
+        cur.execute("CREATE TABLE shop.item (id INT PRIMARY KEY AUTO_INCREMENT, name VARCHAR(30) NOT NULL,"
+                    " price DECIMAL(10,2), note TEXT, KEY k_name (name))")
+        cur.execute("INSERT INTO shop.item (name, price, note) VALUES ('a', 1.50, NULL), ('b''s', 2, 'x\\ny')")
+        conn.commit()
+        dump = subprocess.run([shutil.which("mysqldump"), "-h127.0.0.1", f"-P{maria.port}", "-uroot",
+                               "--databases", "shop"], capture_output=True, text=True, timeout=60)
+        assert dump.returncode == 0, dump.stderr
+    out = subprocess.run([MARIADB, "-h127.0.0.1", f"-P{shell.port}", "-uroot", f"-p{ROOT_PASSWORD}"],
+                         input=dump.stdout, capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    cur = shell.connect().cursor()
+    cur.execute("SELECT id, name, price, note FROM shop.item ORDER BY id")
+    assert cur.fetchall() == ((1, "a", 1.5, None), (2, "b's", 2.0, "x\ny"))
+    cur.execute("SELECT @@character_set_client, @@time_zone, @@sql_mode")
+    assert cur.fetchone()[0] == "utf8mb4"  # a fresh session: the dump's SETs were its own

@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from protocol.errors import SQLError
-from server.sql import Tokens, head, is_blank, split_statements, tokenize
+from server.sql import Tokens, head, is_blank, split_statements, tokenize, unwrap_comments
 
 
 @pytest.mark.parametrize(
@@ -43,6 +43,19 @@ def test_split_respects_quotes_and_comments():
     assert parts[2] == "/* ; */ SELECT 'it''s;'"
     assert parts[3].endswith("SELECT 'back\\';slash'")
     assert len(parts) == 4
+
+
+def test_executable_comments_as_mysqldump_writes_them():
+    v = 101199
+    assert unwrap_comments("/*!40101 SET NAMES utf8 */;", v) == "SET NAMES utf8"
+    assert unwrap_comments("/*!40014 SET @OLD=@@UNIQUE_CHECKS, UNIQUE_CHECKS=0 */", v) == (
+        "SET @OLD=@@UNIQUE_CHECKS, UNIQUE_CHECKS=0")
+    assert unwrap_comments("/*M!100616 SET @N=@@NOTE_VERBOSITY */", v) == "SET @N=@@NOTE_VERBOSITY"
+    assert unwrap_comments("/*M!110201 SET @N=1 */", v) == ""  # newer than us: a comment
+    assert unwrap_comments("/*! SET @a=1 */", v) == "SET @a=1"
+    assert unwrap_comments("/* plain */ SELECT '/* kept */'", v) == "SELECT '/* kept */'"
+    sandbox = "/*M!999999\\- enable the sandbox mode */ \n-- dump\n--\n\n/*!40101 SET @X=@@CHARACTER_SET_CLIENT */"
+    assert unwrap_comments(sandbox, v) == "SET @X=@@CHARACTER_SET_CLIENT"
 
 
 def test_blank():
