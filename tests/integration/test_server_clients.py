@@ -196,3 +196,15 @@ def test_a_mysqldump_of_mariadb_restores_through_the_cli(shell, tmp_path):
     assert cur.fetchall() == ((1, "a", 1.5, None), (2, "b's", 2.0, "x\ny"))
     cur.execute("SELECT @@character_set_client, @@time_zone, @@sql_mode")
     assert cur.fetchone()[0] == "utf8mb4"  # a fresh session: the dump's SETs were its own
+
+
+def test_values_larger_than_one_packet_both_ways(shell):
+    conn = shell.connect(autocommit=True, max_allowed_packet=64 << 20)
+    cur = conn.cursor()
+    cur.execute("CREATE DATABASE IF NOT EXISTS big")
+    cur.execute("CREATE TABLE big.b (id INT PRIMARY KEY, v LONGTEXT)")
+    value = "0123456789abcdef" * (17 << 16)  # 17 MiB: the query and the row span two packets
+    cur.execute("INSERT INTO big.b VALUES (1, %s)", (value,))
+    cur.execute("SELECT v, LENGTH(v) FROM big.b WHERE id = 1")
+    got, length = cur.fetchone()
+    assert length == len(value) and got == value
