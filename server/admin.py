@@ -332,10 +332,16 @@ class Admin:
             else:
                 raise t.error()
             t.expect_op("=", ":=")
+            start = t.i
             try:
                 value = self._value(session, t, bare_words=target[0] == "sys")
+                nxt = t.peek()
+                simple = nxt is None or (nxt.kind == "OP" and nxt.text == ",")
             except _NotOurs:
-                raise t.error() from None
+                simple = False
+            if not simple:  # an expression (1 + 2, NOW(), (SELECT ...)): the engine evaluates it
+                t.i = start
+                value = await self._evaluate(session, t)
             assignments.append((target, value, tok))
             if t.at_end():
                 break
@@ -356,6 +362,28 @@ class Admin:
             else:
                 variables.set(target[1], value, target[2], session)
         return _OK
+
+    async def _evaluate(self, session: ClientSession, t: Tokens) -> Any:
+        """Evaluate the expression from the cursor to the next top-level ',' (or the end) with
+        the engine (`SELECT expr`) and return its value."""
+        first = t.peek()
+        if first is None:
+            raise t.error()
+        depth = 0
+        while (tok := t.peek()) is not None:
+            if tok.kind == "OP":
+                if tok.text == "(":
+                    depth += 1
+                elif tok.text == ")":
+                    depth -= 1
+                elif tok.text == "," and depth == 0:
+                    break
+            t.i += 1
+        end = tok.pos if tok is not None else len(t.sql)
+        result = await session._engine_execute("SELECT " + t.sql[first.pos:end].strip().rstrip(";"))
+        if not result.rows:
+            return None
+        return result.rows[0][0]
 
     async def _set_autocommit(self, session: ClientSession, value: Any) -> None:
         on = self.server.variables.lookup("autocommit").checked(value)

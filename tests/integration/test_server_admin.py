@@ -87,6 +87,9 @@ def test_user_variables_round_trip(cur):
     assert rows(cur, "SELECT @a, @b, @c, @undefined") == ((5, "text", None, None),)
     cur.execute("SET @copy := @@global.server_id")
     assert rows(cur, "SELECT @copy") == ((42,),)
+    cur.execute("SET @sum = 1 + 2, @s = CONCAT('a', 'b'), @n = (SELECT 7), @t = 'x'")
+    assert rows(cur, "SELECT @sum, @s, @n, @t") == ((3, "ab", 7, "x"),)
+    assert code(cur, "SET @bad = (SELECT * FROM no_such_db.t)") in (1146, 1049)
 
 
 def test_replica_bootstrap_generic_part(cur):
