@@ -166,7 +166,11 @@ class IoTask:
 
     # -- lifecycle ----------------------------------------------------------------------------
     def stop(self) -> None:
+        """Ask the task to end: it notices at its next step; a read in progress is cut short by
+        closing the connection (nothing half-written: acks are whole packets or nothing)."""
         self._stopping = True
+        if self._writer is not None:
+            self._writer.close()
 
     async def run(self) -> None:
         if self.delegate:
@@ -424,11 +428,7 @@ class IoTask:
             n = self.settings.sync_relay_log
             synced = n == 0
             if n and self._events_since_sync >= n:
-                fd = self.relay._fd
-                if fd is not None:
-                    upto = self.relay.flushed
-                    await asyncio.to_thread(self._fsync, fd)
-                    self.relay.synced = upto
+                await asyncio.to_thread(self.relay.sync, self._fsync)
                 self._events_since_sync = 0
                 synced = True
         except OSError as e:

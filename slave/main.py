@@ -28,7 +28,7 @@ from semisync.interface import ReplicationInterface
 from server.listener import Server
 from slave.applier import SlaveColumn
 from slave.master_info import MasterInfo
-from slave.replication import Replication
+from slave.replication import STATUS_COLUMNS, Replication
 from slave.role import SlaveRole
 
 log = logging.getLogger("semisync.slave")
@@ -45,6 +45,7 @@ class SlaveDaemon:
         self.server: Server | None = None
         self.role: SlaveRole | None = None
         self.interface = ReplicationInterface()
+        self.metrics: Any = None
 
     @property
     def port(self) -> int:
@@ -82,6 +83,8 @@ class SlaveDaemon:
         )
         self.server.plugins.load(SLAVE_PLUGIN)
         await self.server.start()
+        if cfg.metrics_port:
+            await self._start_metrics(cfg.bind_address, cfg.metrics_port)
         rep = self.replication
         if cfg.master_host:
             changes = {
@@ -96,6 +99,26 @@ class SlaveDaemon:
                 rep.info = rep.info.with_changes(**changes)
         if rep.info.configured:
             await rep.start()
+
+    async def _start_metrics(self, bind: str, port: int) -> None:
+        """Prometheus `GET /metrics`: status and variables as mysqld_exporter names them, and
+        the numeric SHOW SLAVE STATUS columns."""
+        from server.metrics import MetricsServer, build_registry
+
+        server = self.server
+        assert server is not None
+
+        def slave_status() -> dict[str, Any] | None:
+            row = self.replication.status_row()
+            return None if row is None else dict(zip(STATUS_COLUMNS, row, strict=True))
+
+        registry, _ = build_registry(
+            server.variables.status,
+            lambda: server.variables.show_variables(None, None, None),
+            slave_status,
+        )
+        self.metrics = MetricsServer(registry, bind, port)
+        await self.metrics.start()
 
     def _make_replication(self, server: Server) -> Replication:
         cfg = self.config
@@ -146,6 +169,9 @@ class SlaveDaemon:
             self.server.request_shutdown()
 
     async def shutdown(self, timeout: float = 10.0) -> None:
+        if self.metrics is not None:
+            await self.metrics.stop()
+            self.metrics = None
         if self.server is not None:
             await self.server.shutdown(timeout)  # stops the role: IO task and applier
             self.server.plugins.shutdown()

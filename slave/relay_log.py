@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -311,12 +312,12 @@ class RelayLog:
                 del self._buffer[:n]
         self.flushed = self.size
 
-    def sync(self) -> int:
-        """fsync what was flushed (blocking: call it from a worker thread). Returns the offset
-        that is now durable."""
+    def sync(self, fsync: Callable[[int], None] = os.fsync) -> int:
+        """fsync what was flushed (blocking: the IO task runs it in a worker thread, and does
+        nothing else with the relay log meanwhile). Returns the offset that is now durable."""
         upto = self.flushed
         if self._fd is not None:
-            os.fsync(self._fd)
+            fsync(self._fd)
         self.synced = max(self.synced, upto)
         return upto
 

@@ -12,6 +12,7 @@ What is proven here, against MariaDB's own counters:
 from __future__ import annotations
 
 import time
+import urllib.request
 
 import pytest
 
@@ -157,7 +158,8 @@ def test_semisync_from_mariadb_master(tmp_path, binlog_format):
 def test_heartbeats_from_idle_mariadb_master(tmp_path):
     master = start_master(tmp_path, "ROW")
     try:
-        with SlaveThread(slave_config(tmp_path, master, master_heartbeat_period=0.2)) as slave:
+        metrics_port = free_port()
+        with SlaveThread(slave_config(tmp_path, master, master_heartbeat_period=0.2, metrics_port=metrics_port)) as slave:
             wait_until(lambda: caught_up(master, slave), what="slave caught up")
             hb = status(slave.port, "Slave_%")
             assert hb["Slave_heartbeat_period"] == "0.200"
@@ -173,6 +175,9 @@ def test_heartbeats_from_idle_mariadb_master(tmp_path):
             assert {p.name: p.stat().st_size for p in sorted((tmp_path / "slave").glob("relay-bin.0*"))} == sizes
             st = slave_status(slave.port)
             assert st["Slave_IO_Running"] == "Yes"
+            metrics = urllib.request.urlopen(f"http://127.0.0.1:{metrics_port}/metrics", timeout=10).read().decode()
+            assert "mysql_global_status_slave_received_heartbeats " in metrics
+            assert f"mysql_slave_status_read_master_log_pos {float(st['Read_Master_Log_Pos'])}" in metrics
     finally:
         master.stop()
 
