@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 import signal
+import subprocess
 import time
 
 import pytest
@@ -176,4 +177,35 @@ def test_wait_for_two_slaves_sigstop_one_then_sigcont(tmp_path):
     finally:
         for s in slaves:
             s.stop()
+        master.stop()
+
+
+def test_idle_master_heartbeats_and_relay_log_read_by_mysqlbinlog(tmp_path):
+    """Period 0.2 s: about 5 heartbeats per second, the relay log does not change; the relay log
+    is a binlog v4 file that MariaDB's mysqlbinlog reads."""
+    master = start_master(tmp_path, 10000)
+    slave = None
+    try:
+        slave = Daemon("slave", tmp_path / "slave", [
+            "--server-id=31", "--master-host=127.0.0.1", f"--master-port={master.port}",
+            "--master-user=repl", "--master-password=replpw", "--rpl-semi-sync-slave-enabled=ON",
+            "--master-heartbeat-period=0.2",
+        ]).start()
+        wait_until(lambda: caught_up(master, slave), what="caught up")
+        relay = sorted((tmp_path / "slave").glob("relay-bin.0*"))
+        sizes = [p.stat().st_size for p in relay]
+        start = int(slave.status("Slave_received_heartbeats")["Slave_received_heartbeats"])
+        t0 = time.monotonic()
+        time.sleep(3.0)
+        got = int(slave.status("Slave_received_heartbeats")["Slave_received_heartbeats"]) - start
+        elapsed = time.monotonic() - t0
+        assert 0.6 * 5 * elapsed <= got <= 1.4 * 5 * elapsed + 1, got
+        assert [p.stat().st_size for p in sorted((tmp_path / "slave").glob("relay-bin.0*"))] == sizes
+        decoded = subprocess.run(["mysqlbinlog", str(relay[-1])], capture_output=True, text=True, timeout=60)
+        assert decoded.returncode == 0, decoded.stderr
+        assert "Rotate to mysql-bin.000001" in decoded.stdout
+        assert "CREATE TABLE app.journal" in decoded.stdout
+    finally:
+        if slave is not None:
+            slave.stop()
         master.stop()
