@@ -358,3 +358,17 @@ async def test_date_arithmetic_with_interval(engine, db):
     await run(engine, db, "INSERT INTO ev VALUES (1, '2023-11-14 20:00:00'), (2, '2023-11-10 00:00:00')")
     r = await db.execute("SELECT id FROM ev WHERE at > NOW() - INTERVAL 1 DAY", ctx)
     assert r.rows == [(1,)]
+
+
+async def test_binary_values_escaped_by_pymysql_round_trip(engine, db):
+    from pymysql.converters import escape_item
+
+    value = bytes(range(256))
+    await run(engine, db, "CREATE TABLE b (id INT PRIMARY KEY, data BLOB, s TEXT)")
+    blob, text = escape_item(value, "utf8mb4"), escape_item("é'\"\\\n\x00\x1a", "utf8mb4")
+    sql = f"INSERT INTO b VALUES (1, {blob}, {text})"
+    # the wire: PyMySQL encodes with surrogateescape, the server decodes the same way
+    sql = sql.encode("utf-8", "surrogateescape").decode("utf-8", "surrogateescape")
+    await run(engine, db, sql)
+    r = await run(engine, db, "SELECT data, s FROM b")
+    assert r.rows == [(value, "é'\"\\\n\x00\x1a")] and r.column_types == ["blob", "string"]
