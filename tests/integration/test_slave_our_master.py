@@ -97,6 +97,13 @@ def same_tables(master: Daemon, slave: Daemon) -> None:
         ), table
 
 
+def converged(master: Daemon, slaves: list[Daemon], what: str, timeout: float = 30.0) -> None:
+    """Every slave applied everything the master has, and has the master's tables."""
+    for s in slaves:
+        wait_until(lambda s=s: caught_up(master, s), timeout=timeout, what=what)
+        same_tables(master, s)
+
+
 def dump_sessions(master: Daemon) -> list[int]:
     return [row[0] for row in master.query("SHOW PROCESSLIST") if row[4] == "Binlog Dump"]
 
@@ -115,9 +122,8 @@ def test_two_slaves_500_transactions_and_kill_of_a_dump_session(tmp_path):
         assert int(after["Rpl_semi_sync_master_yes_tx"]) - int(before["Rpl_semi_sync_master_yes_tx"]) == 500
         assert int(after["Rpl_semi_sync_master_no_tx"]) - int(before["Rpl_semi_sync_master_no_tx"]) == 0
         assert clients(master) == 2
+        converged(master, slaves, "slave applied the 500 transactions", timeout=60)
         for s in slaves:
-            wait_until(lambda s=s: caught_up(master, s), timeout=60, what="slave applied the 500 transactions")
-            same_tables(master, s)
             st = slave_status(s.port)
             assert st["Slave_IO_Running"] == "Yes" and st["Slave_SQL_Running"] == "Yes"
             assert s.status("Rpl_semi_sync_slave_status")["Rpl_semi_sync_slave_status"] == "ON"
@@ -134,9 +140,7 @@ def test_two_slaves_500_transactions_and_kill_of_a_dump_session(tmp_path):
         wait_until(lambda: clients(master) == 2, what="two semi-sync clients again")
         mixed_transactions(master, 10, start=500)
         assert master_status(master) == "ON"
-        for s in slaves:
-            wait_until(lambda s=s: caught_up(master, s), what="caught up after the reconnect")
-            same_tables(master, s)
+        converged(master, slaves, "caught up after the reconnect")
     finally:
         for s in slaves:
             s.stop()
@@ -171,9 +175,7 @@ def test_wait_for_two_slaves_sigstop_one_then_sigcont(tmp_path):
         wait_until(lambda: caught_up(master, stopped), timeout=60, what="the stopped slave catches up")
         mixed_transactions(master, 1, start=25)
         wait_until(lambda: master_status(master) == "ON", timeout=30, what="semi-sync back ON")
-        for s in slaves:
-            wait_until(lambda s=s: caught_up(master, s), what="caught up")
-            same_tables(master, s)
+        converged(master, slaves, "caught up")
     finally:
         for s in slaves:
             s.stop()
