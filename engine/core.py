@@ -741,6 +741,10 @@ class Engine:
         if plan.auto_slots is not None:
             args = list(args)
             first = self._w_assign_ids(plan, args, forced)
+        elif plan.auto_select_slot is not None:
+            args = list(args)
+            first = self._w_next_id(plan, forced)
+            args[plan.auto_select_slot] = first
         self._wstate.rand = rand
         try:
             cur = self._wconn.execute(plan.sql, args)
@@ -752,6 +756,11 @@ class Engine:
             raise error from None
         finally:
             self._wstate.rand = None
+        if plan.auto_select_slot is not None:
+            key = (plan.target[0], plan.target[1].lower())
+            self._auto[key] = max(self._auto[key], first + max(affected, 0))
+            if affected <= 0:
+                first = None
         self._touched.add(plan.target[0])
         self._txn_log.append([plan.target[0], *log, first, False])
         if plan.auto_dirty:
@@ -760,18 +769,28 @@ class Engine:
             self._sp_done = True
         return affected, first
 
-    def _w_assign_ids(self, plan: Plan, args: list, forced: int | None) -> int | None:
+    def _w_counter(self, plan: Plan) -> int:
+        """The next AUTO_INCREMENT id of the plan's table."""
         schema, name = plan.target
-        table = self.table(schema, name)
-        col = table.auto_column
         key = (schema, name.lower())
         nxt = self._auto.get(key)
         if nxt is None or key in self._auto_stale:
+            table = self.table(schema, name)
             top = self._wconn.execute(
-                f"SELECT max({quote_ident(col.name)}) FROM {quote_ident(schema)}.{quote_ident(table.name)}"
+                f"SELECT max({quote_ident(table.auto_column.name)}) FROM {quote_ident(schema)}.{quote_ident(table.name)}"
             ).fetchone()[0]
             nxt = max(nxt or 1, int(top or 0) + 1, table.auto_increment_start or 1)
             self._auto_stale.discard(key)
+            self._auto[key] = nxt
+        return nxt
+
+    def _w_next_id(self, plan: Plan, forced: int | None) -> int:
+        nxt = self._w_counter(plan)
+        return forced if forced is not None else nxt
+
+    def _w_assign_ids(self, plan: Plan, args: list, forced: int | None) -> int | None:
+        key = (plan.target[0], plan.target[1].lower())
+        nxt = self._w_counter(plan)
         first = None
         for slot in plan.auto_slots:
             if slot is None:

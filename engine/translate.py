@@ -82,6 +82,7 @@ class Plan:
     identity: bool = False  # args == the literals, in order (the hot path)
     target: tuple[str, str] | None = None  # (schema, table) written
     auto_slots: list[int | None] | None = None  # per VALUES row: arg index of the AUTO_INCREMENT value
+    auto_select_slot: int | None = None  # INSERT ... SELECT: arg index of the first id to number from
     auto_dirty: bool = False  # ids may have been set outside auto_slots (INSERT ... SELECT, UPDATE)
     insert_columns: list[str] = field(default_factory=list)
     uses_last_id: bool = False
@@ -648,16 +649,30 @@ class Translator:
                 break
         else:
             # INSERT ... SELECT
-            cols_sql = "" if columns is None else "(" + ", ".join(quote_ident(c) for c in columns) + ")"
-            self.out.append(cols_sql)
+            auto = table.auto_column
+            numbered = columns is not None and auto is not None and auto.name not in columns
+            select_slot = None
+            if numbered:
+                # the engine numbers the rows from the next AUTO_INCREMENT id, in the SELECT's order
+                self.out.append("(" + ", ".join(quote_ident(c) for c in [*columns, auto.name]) + ")")
+                self.out.append("SELECT *,")
+                select_slot = len(self.args)
+                self.add_arg(("const", None))
+                self.out.append("+ row_number() OVER () - 1 FROM (")
+            elif columns is not None:
+                self.out.append("(" + ", ".join(quote_ident(c) for c in columns) + ")")
             i = self.emit_range(i, len(toks), stop_words=frozenset({"ON"}))
-            self.auto_dirty = True
+            if numbered:
+                self.out.append(")")
+            else:
+                self.auto_dirty = True
             if i < len(toks):
                 self.out.append("WHERE true")  # SQLite's upsert-after-SELECT parsing rule
                 i = self.emit_upsert(i, table)
             if i != len(toks):
                 raise self.error_at(i)
-            return self.finish("write", target=(schema, table.name), insert_columns=columns or [])
+            return self.finish("write", target=(schema, table.name), insert_columns=columns or [],
+                               auto_select_slot=select_slot)
         if columns is None:
             columns = [c.name for c in table.columns]
         for n, row in enumerate(rows, 1):

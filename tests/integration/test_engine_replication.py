@@ -48,6 +48,12 @@ async def workload(master: Engine) -> list:
     await run(a, "DELETE FROM items WHERE name = 'b-x'")
     await run(a, "ALTER TABLE items ADD COLUMN note VARCHAR(10) NOT NULL DEFAULT 'n'")
     await run(a, "UPDATE items SET note = 'upd' WHERE id > 5")
+    await run(a, "CREATE TABLE copy (id INT AUTO_INCREMENT PRIMARY KEY, name VARCHAR(20))")
+    await run(a, "INSERT INTO copy (name) VALUES ('x'), ('y')")
+    await run(a, "DELETE FROM copy")  # the counter stays at 3; a replica must not restart at 1
+    r = await run(a, "INSERT INTO copy (name) SELECT name FROM items WHERE id < 7 ORDER BY id")
+    assert r.last_insert_id == 3 and r.affected_rows == 3
+    assert r.committed.statements[0].insert_id == 3  # binlogged as INSERT_ID
     await run(a, "CREATE TABLE kv (k VARCHAR(10) PRIMARY KEY, v INT)")
     await run(a, "INSERT INTO kv VALUES ('x', 1) ON DUPLICATE KEY UPDATE v = v + 1")
     await run(a, "INSERT INTO kv VALUES ('x', 1) ON DUPLICATE KEY UPDATE v = v + 1")
@@ -64,12 +70,14 @@ async def test_replayed_statements_give_identical_tables(tmp_path):
         for n, txn in enumerate(binlog, 1):
             await replica.apply_transaction(
                 [(s.sql, s.context(), s.db) for s in txn], {"applied": str(n)})
-        for table in ("items", "kv"):
+        for table in ("items", "kv", "copy"):
             assert await master.table_digest("app", table) == await replica.table_digest("app", table)
         rows = (await replica.session(1).execute("SELECT id, name, created FROM app.items ORDER BY id")).rows
         assert [r[0] for r in rows] == [1, 3, 6, 7, 8, 9, 10]  # ids 4 and 5 were lost to the rollback
         assert rows[1][1:] == ("old", "2001-09-09 01:46:40")
         assert replica.meta() == {"applied": str(len(binlog))}
+        copy = (await replica.session(1).execute("SELECT id, name FROM app.copy ORDER BY id")).rows
+        assert copy == [(3, "a-x"), (4, "old"), (5, "after-gap")]
         # the logged contexts carry what the replica needed
         inserts = [s for txn in binlog for s in txn if s.sql.startswith("INSERT INTO items")]
         assert [s.insert_id for s in inserts][:4] == [1, 3, 6, 7]
