@@ -147,6 +147,9 @@ def test_semisync_from_mariadb_master(tmp_path, binlog_format):
             assert st["Last_IO_Errno"] == "0" and st["Last_SQL_Errno"] == "0"
             assert st["Master_Server_Id"] == "1"
             assert st["Master_Log_File"] == st["Relay_Master_Log_File"] == "master-bin.000002"
+            # The master's CREATE USER / GRANT were replayed into the slave's user store.
+            grants = " ".join(g[0] for g in query(slave.port, "SHOW GRANTS FOR 'repl'@'%'"))
+            assert "REPLICATION SLAVE" in grants
             # Writes from clients are refused on the slave.
             with pytest.raises(Exception) as refused:
                 query(slave.port, "INSERT INTO d.t (v) VALUES ('client write')")
