@@ -13,7 +13,9 @@ Writer lock and group commit (who may call what). `Engine.writer_lock` is a FIFO
 takes it at its first write (autocommit write, or the first write after BEGIN) and holds it until
 its transaction ends; each logical transaction is a SAVEPOINT inside the writer connection's open
 SQLite transaction. COMMIT releases the savepoint (changes stay in the open SQLite transaction,
-invisible to readers), returns a `CommittedTxn` and releases the lock. The committer (the master's
+invisible to readers; the RELEASE itself runs at the writer thread's next operation, so COMMIT
+needs no thread hop), returns a `CommittedTxn` and releases the lock. A session cancelled while
+its autocommit statement runs has that statement undone: nothing unlogged is ever committed. The committer (the master's
 group-commit pipeline) then takes the same lock — so every session already queued commits first and
 joins the group — writes the binlog, fsyncs, waits for acks, and calls `commit_group(meta)`: the one
 real SQLite COMMIT, which stores `meta` in the same transaction. `rollback_group()` discards every
@@ -41,6 +43,8 @@ DDL is not transactional in MySQL: it ends the open transaction and becomes its 
 the same `CommittedTxn` (see `CommittedTxn.binlog_transactions`). CREATE DATABASE creates and
 attaches its file at once; DROP DATABASE drops the tables in the open transaction and deletes the
 file after the next commit_group.
+
+(A dropped database's file is marked in that commit, so a file that outlives it is deleted at open.)
 
 Auto-increment ids are handed out by the engine (per-table counters, never reused within a run,
 restarted from MAX(id)+1 at open, like InnoDB before 8.0), so `StatementContext.insert_id`
@@ -101,6 +105,7 @@ META_TABLE = "__engine_meta"
 CATALOG_TABLE = "__engine_catalog"
 SEQ_KEY = "__seq"
 REDO_KEY = "__redo"
+DROPPED_KEY = "__dropped"
 MAX_SCHEMAS = 9
 PLAN_CACHE_SIZE = 4096
 MAX_CACHED_SHAPE = 16384  # bulk INSERTs (one shape per row count) are translated, not cached
@@ -434,6 +439,13 @@ class Engine:
                 continue
             self._w_attach(name, path)
             metas[name] = self._w_read_meta(name)
+            if DROPPED_KEY in metas[name]:
+                del metas[name]
+                self._pending_drops.append((name, path))
+                self.schemas = {k: v for k, v in self.schemas.items() if k != name}
+                self.catalog = {k: v for k, v in self.catalog.items() if k != name}
+                continue
+        self._w_finish_drops()
         best = max(metas.values(), key=lambda m: int(m.get(SEQ_KEY, "0")))
         self._seq = max(int(m.get(SEQ_KEY, "0")) for m in metas.values())
         self._meta = _public(best)
@@ -878,6 +890,9 @@ class Engine:
                 for table in self.catalog.get(name, {}).values():
                     conn.execute(f"DROP TABLE {quote_ident(name)}.{quote_ident(table.name)}")
                 conn.execute(f"DELETE FROM {quote_ident(name)}.{CATALOG_TABLE}")
+                # if the file outlives the commit (a crash before it is deleted), open() deletes it
+                conn.execute(f"INSERT OR REPLACE INTO {quote_ident(name)}.{META_TABLE} (k, v) VALUES (?, '1')",
+                             (DROPPED_KEY,))
             except sqlite3.Error as exc:
                 self._w_end(False)
                 raise map_sqlite_error(exc, name) from None

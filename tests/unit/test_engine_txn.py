@@ -280,3 +280,24 @@ async def test_a_cancelled_autocommit_write_is_undone_not_committed_unlogged(eng
     async with engine.writer_lock:
         await engine.commit_group({})
     assert (await b.execute("SELECT v FROM t")).rows == [(2,)]
+
+
+async def test_a_dropped_database_file_that_outlived_its_commit_is_deleted_at_open(tmp_path):
+    engine = await Engine.open(tmp_path / "m")
+    s = engine.session(1)
+    await s.execute("CREATE DATABASE gone")
+    await s.execute("CREATE TABLE gone.t (x INT)")
+    async with engine.writer_lock:
+        await engine.commit_group({"g": "1"})
+    await s.execute("DROP DATABASE gone")
+    engine._w_finish_drops = lambda: None  # the crash: committed, file not yet deleted
+    async with engine.writer_lock:
+        await engine.commit_group({"g": "2"})
+    assert (tmp_path / "m" / "gone.sqlite").exists()
+    await engine.close()
+    engine = await Engine.open(tmp_path / "m")
+    try:
+        assert not engine.has_database("gone") and not (tmp_path / "m" / "gone.sqlite").exists()
+        assert engine.meta() == {"g": "2"}
+    finally:
+        await engine.close()
