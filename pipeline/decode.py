@@ -104,6 +104,40 @@ def walk(buf: bytes, start: int, limit: int) -> tuple[list[int], int]:
     return offsets, off
 
 
+def frame(buf: bytes, base: int, limit: int) -> tuple[np.ndarray, int]:
+    """`walk(buf, 0, limit)` as an int64 array, fast for binlogs: there an event's log_pos is the
+    file offset of its end, so every position p where log_pos - event_size == base + p is a
+    candidate start (found column-wise for all p at once); the candidates that chain from offset
+    0 (each starting where the previous one ends) are events. Where the chain breaks (a relay
+    log, whose events carry the master's log_pos, or bytes that merely look like a header), the
+    Python walk takes over from the last event of the chain."""
+    n = len(buf)
+    mask = np.zeros(n, dtype=bool)
+    for k in range(4):
+        m = (n - k - HEADER_LEN) // 4 + 1  # 4-byte words at k + 9 and k + 13 that fit in buf
+        if m <= 0:
+            continue
+        size = np.frombuffer(buf, "<u4", count=m, offset=k + 9)
+        log_pos = np.frombuffer(buf, "<u4", count=m, offset=k + 13)
+        pos = np.arange(base + k, base + k + 4 * m, 4, dtype=np.uint32)[:m]
+        mask[k : k + 4 * m : 4] = ((log_pos - size) == pos) & (size >= HEADER_LEN)
+    cand = np.flatnonzero(mask[: max(0, min(limit, n))])
+    if len(cand) and cand[0] == 0:
+        a = np.frombuffer(buf, dtype=np.uint8)
+        ends = cand + _u(a, cand + 9, 4)
+        cand, ends = cand[ends <= n], ends[ends <= n]
+        broken = np.flatnonzero(cand[1:] != ends[:-1])
+        chain = len(cand) if not len(broken) else int(broken[0]) + 1
+        if chain and cand[0] == 0:
+            start = int(ends[chain - 1])
+            rest, stop = walk(buf, start, limit)
+            if not rest:
+                return cand[:chain].astype(np.int64), start
+            return np.concatenate([cand[:chain], np.asarray(rest, dtype=np.int64)]), stop
+    rest, stop = walk(buf, 0, limit)
+    return np.asarray(rest, dtype=np.int64), stop
+
+
 def _u(a: np.ndarray, idx: np.ndarray, width: int) -> np.ndarray:
     """Little-endian unsigned integers of `width` bytes at byte offsets `idx` (as int64)."""
     out = a[idx].astype(np.int64)
@@ -215,7 +249,7 @@ class _Columns:
 
 
 def decode_chunk(
-    buf: bytes, offsets: list[int], base: int, label: str, checksum: np.ndarray, path: str
+    buf: bytes, offsets: np.ndarray, base: int, label: str, checksum: np.ndarray, path: str
 ) -> pa.RecordBatch:
     """Rows for the events at `offsets` of `buf` (buf[0] is file offset `base`); `checksum[i]`:
     event i ends in a CRC32 footer (already verified)."""
@@ -344,7 +378,7 @@ def decode_chunk(
     # the reference decoder for everything else
     slow: dict[int, dict[str, Any]] = {}
     for i in np.flatnonzero(slow_mask).tolist():
-        off = offsets[i]
+        off = int(offsets[i])
         raw = buf[off : off + int(size[i])]
         try:
             ev = decode_event(raw, checksum=bool(checksum[i]))
@@ -388,11 +422,11 @@ def decode_range(
             if len(buf) < HEADER_LEN:
                 return
             try:
-                offsets, stop = walk(buf, 0, len(buf) if end is None else end - off)
+                offsets, stop = frame(buf, off, len(buf) if end is None else end - off)
             except ValueError as e:
                 at = e.args[0]
                 raise BinlogFileError(path, off + at, f"impossible event size {_SIZE(buf, at + 9)[0]}") from None
-            if not offsets:
+            if not len(offsets):
                 # the next event does not fit in what was read
                 size = _SIZE(buf, 9)[0]
                 if size > MAX_EVENT_SIZE:
@@ -403,7 +437,7 @@ def decode_range(
                 buf = f.read(size)
                 if len(buf) < size:
                     return
-                offsets, stop = [0], size
+                offsets, stop = np.zeros(1, dtype=np.int64), size
             flags, checksum = _checksums(buf, offsets, checksum, path, off)
             if verify_checksums:
                 _verify(buf, offsets, flags, path, off)
@@ -419,30 +453,32 @@ def _fd_checksum(buf: bytes, off: int, path: str, base: int) -> bool:
         raise BinlogFileError(path, base + off, f"corrupt FORMAT_DESCRIPTION_EVENT: {e.message}") from None
 
 
-def _checksums(buf: bytes, offsets: list[int], checksum: bool, path: str, base: int) -> tuple[np.ndarray, bool]:
+def _checksums(buf: bytes, offsets: np.ndarray, checksum: bool, path: str, base: int) -> tuple[np.ndarray, bool]:
     """Per event: does it end in a CRC32 footer (as the last FORMAT_DESCRIPTION before it says)?
     Also the setting after the last event."""
     a = np.frombuffer(buf, dtype=np.uint8)
     o = np.asarray(offsets, dtype=np.int64)
     flags = np.full(len(offsets), checksum, dtype=bool)
     for i in np.flatnonzero(a[o + 4] == EventType.FORMAT_DESCRIPTION_EVENT).tolist():
-        checksum = _fd_checksum(buf, offsets[i], path, base)
+        checksum = _fd_checksum(buf, int(offsets[i]), path, base)
         flags[i + 1 :] = checksum
     return flags, checksum
 
 
-def _verify(buf: bytes, offsets: list[int], flags: np.ndarray, path: str, base: int) -> None:
+def _verify(buf: bytes, offsets: np.ndarray, flags: np.ndarray, path: str, base: int) -> None:
     """CRC32 of every event that has a footer (FORMAT_DESCRIPTION checks its own when decoded)."""
+    a = np.frombuffer(buf, dtype=np.uint8)
+    o = offsets[flags & (a[offsets + 4] != EventType.FORMAT_DESCRIPTION_EVENT)]
+    if not len(o):
+        return
+    body_end = o + _u(a, o + 9, 4) - CHECKSUM_LEN
     mv = memoryview(buf)
     crc = zlib.crc32
-    for i in np.flatnonzero(flags).tolist():
-        off = offsets[i]
-        if buf[off + 4] == EventType.FORMAT_DESCRIPTION_EVENT:
-            continue  # checks its own CRC32 when decoded
-        end = off + _SIZE(buf, off + 9)[0]
-        if crc(mv[off : end - 4]) != _SIZE(buf, end - 4)[0]:
-            name = type_name(buf[off + 4])
-            raise BinlogFileError(path, base + off, f"{name}: CRC32 mismatch")
+    computed = np.array([crc(mv[s:e]) for s, e in zip(o.tolist(), body_end.tolist(), strict=True)], dtype=np.int64)
+    bad = np.flatnonzero(computed != _u(a, body_end, 4))
+    if len(bad):
+        off = int(o[bad[0]])
+        raise BinlogFileError(path, base + off, f"{type_name(buf[off + 4])}: CRC32 mismatch")
 
 
 def scan_boundaries(
@@ -461,21 +497,21 @@ def scan_boundaries(
             f.seek(off)
             buf = f.read(min(chunk_bytes, end - off))
             try:
-                offsets, stop = walk(buf, 0, len(buf))
+                offsets, stop = frame(buf, off, len(buf))
             except ValueError as e:
                 at = e.args[0]
                 raise BinlogFileError(path, off + at, f"impossible event size {_SIZE(buf, at + 9)[0]}") from None
-            if not offsets:
+            if not len(offsets):
                 size = _SIZE(buf, 9)[0] if len(buf) >= HEADER_LEN else 0
                 if size > MAX_EVENT_SIZE:
                     raise BinlogFileError(path, off, f"impossible event size {size}")
                 if len(buf) < HEADER_LEN or off + size > end:
                     break  # half-written
-                offsets, stop = [0], size
+                offsets, stop = np.zeros(1, dtype=np.int64), size
             flags, crc = _checksums(buf, offsets, crc, path, off)
             if next_split is not None:
                 # the first boundary at or past each split mark (flags[i]: the setting at event i)
-                o = np.asarray(offsets, dtype=np.int64) + off
+                o = offsets + off
                 while (i := int(np.searchsorted(o, next_split))) < len(o):
                     points.append((int(o[i]), bool(flags[i])))
                     next_split = int(o[i]) + every  # type: ignore[operator]

@@ -11,7 +11,7 @@ Contract:
 - The path (`load(path)`, or option `paths`: a JSON list) is a file, a directory (its binlog-named
   files, `name.NNNNNN`) or a glob; files are read in name order. Nothing matched, or a matched
   file that is not a binlog (bad magic number): `BinlogSourceError` at planning, naming the path.
-- Batch: one partition per file; a file larger than option `maxPartitionBytes` (default 64 MiB)
+- Batch: one partition per file; a file larger than option `maxPartitionBytes` (default 16 MiB)
   is split at event boundaries found by a header walk on the driver. A half-written last event is
   left out; corrupt data fails the task with the file and offset.
 - Streaming: the offset is, per file, the end of its last complete event and the CRC32 setting in
@@ -60,7 +60,7 @@ _SPARK_TYPES: dict[str, DataType] = {
     "list[str]": ArrayType(StringType()),
 }
 SCHEMA = StructType([StructField(name, _SPARK_TYPES[kind]) for name, kind in ROW_FIELDS.items()])
-DEFAULT_MAX_PARTITION_BYTES = 64 << 20
+DEFAULT_MAX_PARTITION_BYTES = 16 << 20
 _BINLOG_NAME = re.compile(r"\.\d{6}$")
 _GLOB_CHARS = re.compile(r"[*?\[]")
 

@@ -70,6 +70,9 @@ def write_history(
         for i, t in enumerate(TABLES)
     ]
     rows_kinds = (EventType.WRITE_ROWS_EVENT, EventType.UPDATE_ROWS_EVENT, EventType.DELETE_ROWS_EVENT)
+    # rows event bodies: the post-header (table id, STMT_END_F, no extra data) + column count and
+    # bitmap, then the row image appended per statement
+    rows_heads = {(k, t): Rows(k, 20 + t, 1, b"\x04\x0f").encode() for k in rows_kinds for t in range(len(TABLES))}
     statements = {
         EventType.WRITE_ROWS_EVENT: "INSERT INTO shop.{t} VALUES ({k}, 'x', 1, NOW())",
         EventType.UPDATE_ROWS_EVENT: "UPDATE shop.{t} SET qty = qty + 1 WHERE id = {k}",
@@ -100,7 +103,7 @@ def write_history(
                     key = rng.randrange(1 << 20)
                     if row_format:
                         image = key.to_bytes(4, "little") + rng.randbytes(_ROW_IMAGE_LEN - 4)
-                        rows = Rows(kind, 20 + t, 1, b"\x04\x0f" + image).encode()
+                        rows = rows_heads[(kind, t)] + image
                         specs += [(EventType.TABLE_MAP_EVENT, table_maps[t], ts, 0), (kind, rows, ts, 0)]
                     else:
                         sql = statements[kind].format(t=TABLES[t], k=key)

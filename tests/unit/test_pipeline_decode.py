@@ -195,3 +195,33 @@ def test_text_that_is_not_utf8_gets_replacement_characters_on_both_paths(tmp_pat
     rows = fast_rows(tmp_path / "master-bin.000001")
     assert rows[1]["query"] == "INSERT INTO t VALUES ('\ufffd\ufffd')"
     assert rows[2]["checkpoint_file"] == "bin\ufffd"
+
+
+def test_bytes_that_look_like_an_event_inside_an_event_do_not_fool_the_framing(tmp_path):
+    """The fast framing takes every position whose log_pos - event_size equals it as a candidate
+    event start; a statement carrying such bytes must not split its event."""
+    from pipeline.decode import frame, walk
+
+    def fake_header(at: int) -> bytes:  # an XID_EVENT header claiming to start at file offset `at`
+        return (TS.to_bytes(4, "little") + bytes([16]) + (9).to_bytes(4, "little") + (31).to_bytes(4, "little")
+                + (at + 31).to_bytes(4, "little") + b"\x00\x00")
+
+    def body(fake: bytes) -> bytes:
+        text = "SELECT '" + fake.decode("utf-8", "surrogateescape") + "'"
+        return Query(db="d", query=text, status_vars=encode_status_vars(flags2=0, sql_mode=0)).encode()
+
+    with writer(tmp_path, True) as w:
+        w.append([(EventType.XID_EVENT, Xid(1).encode(), TS, 0)])
+        start = w.pending_position.pos
+        placeholder = bytes(19)
+        fake = fake_header(start + 19 + body(placeholder).find(placeholder))
+        w.append([(EventType.QUERY_EVENT, body(fake), TS, 0), (EventType.XID_EVENT, Xid(2).encode(), TS, 0)])
+    path = tmp_path / "master-bin.000001"
+    data = path.read_bytes()
+    assert data.find(fake) > start
+    offsets, stop = frame(data[4:], 4, len(data) - 4)
+    assert (offsets + 4).tolist() == walk(data, 4, len(data))[0] and stop + 4 == len(data)
+    # (the fake header is not UTF-8: the query column has U+FFFD where the reference has escapes)
+    from pipeline.decode import _utf8
+
+    assert fast_rows(path) == [{k: _utf8(v) for k, v in r.items()} for r in reference_rows(path)]

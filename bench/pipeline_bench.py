@@ -1,0 +1,142 @@
+"""Benchmark: the `binlog` Spark source on local[2] against `semisync binlog --json` in one process.
+
+    python bench/pipeline_bench.py [--mb 200] [--dir DIR] [--record bench/RESULTS.md]
+
+Writes >= MB megabytes of binlogs with BinlogWriter (a ROW-format OLTP history: GTID, BEGIN,
+TABLE_MAP + rows event per statement, XID; CRC32 on; 16 MiB files), then in the same run times:
+1. the Spark source on `--master` (default local[2]): every row of every event through Spark into
+   the `noop` sink (all columns decoded and handed to the JVM), with CRC32 verification (the
+   default) and without; after a warm-up read, so JVM and Python worker start-up is not counted;
+2. the source's decoder alone in this one Python process (what one Spark task does);
+3. `semisync binlog --json FILES > /dev/null` in one process (the reference decoder).
+Prints events/s and MB/s for each and, with --record, replaces the "## pipeline" section of
+the results file.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from pipeline.decode import decode_range  # noqa: E402
+from pipeline.workload import write_history  # noqa: E402
+
+TRANSACTIONS_PER_MB = 2600  # of the ROW history below: about 7 events, 400 bytes per transaction
+
+
+def generate(directory: Path, mb: int) -> list[Path]:
+    files = sorted(directory.glob("master-bin.0*"))
+    if sum(f.stat().st_size for f in files) >= mb << 20:
+        return files
+    write_history(directory, transactions=mb * TRANSACTIONS_PER_MB, max_size=16 << 20, rate=5000)
+    files = sorted(directory.glob("master-bin.0*"))
+    assert sum(f.stat().st_size for f in files) >= mb << 20, "history smaller than asked: raise TRANSACTIONS_PER_MB"
+    return files
+
+
+def time_spark(master: str, files: list[Path]) -> dict[str, float]:
+    from pipeline.jobs import read_events, spark_session
+
+    spark = spark_session(master, app="pipeline-bench")
+    paths = [str(f) for f in files]
+    try:
+        read_events(spark, paths[:1]).write.format("noop").mode("overwrite").save()  # warm-up
+        results = {}
+        for label, verify in ((f"`binlog` source on {master}", "true"),
+                              (f"`binlog` source on {master}, no CRC32 check", "false")):
+            t0 = time.perf_counter()
+            read_events(spark, paths, verifyChecksums=verify).write.format("noop").mode("overwrite").save()
+            results[label] = time.perf_counter() - t0
+        return results
+    finally:
+        spark.stop()
+
+
+def time_decoder(files: list[Path]) -> tuple[int, float]:
+    t0 = time.perf_counter()
+    events = 0
+    for f in files:
+        for batch in decode_range(str(f), str(f), 4, None, False):
+            events += batch.num_rows
+    return events, time.perf_counter() - t0
+
+
+def time_semisync_binlog(files: list[Path]) -> tuple[int, float]:
+    t0 = time.perf_counter()
+    proc = subprocess.Popen([sys.executable, "-m", "cli.main", "binlog", "--json", *map(str, files)],
+                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    events = 0
+    assert proc.stdout is not None
+    for chunk in iter(lambda: proc.stdout.read(1 << 20), b""):
+        events += chunk.count(b"\n")
+    proc.wait()
+    seconds = time.perf_counter() - t0
+    if proc.returncode != 0:
+        raise RuntimeError(f"semisync binlog failed: {proc.stderr.read().decode()[-2000:]}")
+    return events, seconds
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--mb", type=int, default=200)
+    parser.add_argument("--dir", type=Path, default=Path(tempfile.gettempdir()) / "semisync-pipeline-bench")
+    parser.add_argument("--master", default="local[2]")
+    parser.add_argument("--record", type=Path, help="results file whose '## pipeline' section to replace")
+    args = parser.parse_args()
+
+    args.dir.mkdir(parents=True, exist_ok=True)
+    t0 = time.perf_counter()
+    files = generate(args.dir, args.mb)
+    size = sum(f.stat().st_size for f in files)
+    print(f"{len(files)} files, {size / 2**20:.0f} MiB of binlogs in {args.dir} ({time.perf_counter() - t0:.0f} s)",
+          flush=True)
+    spark = time_spark(args.master, files)
+    events, decoder = time_decoder(files)
+    json_events, baseline = time_semisync_binlog(files)
+    assert json_events == events, (json_events, events)
+    results = {**spark, "the source's decoder alone, 1 process": decoder, "`semisync binlog --json`, 1 process": baseline}
+    lines = [
+        f"{size / 2**20:.0f} MiB, {events} events, {len(files)} files (ROW history, CRC32); "
+        f"{os.cpu_count()} CPUs, Python {platform.python_version()}, Spark master {args.master}; "
+        f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}",
+        "",
+        "| reader | seconds | events/s | MB/s | vs semisync binlog --json |",
+        "| --- | ---: | ---: | ---: | ---: |",
+    ]
+    for label, seconds in results.items():
+        lines.append(f"| {label} | {seconds:.1f} | {events / seconds:,.0f} | {size / 2**20 / seconds:.1f} | "
+                     f"{baseline / seconds:.1f}x |")
+    report = "\n".join(lines)
+    print(report)
+    if args.record:
+        record(args.record, report)
+
+
+def record(path: Path, report: str) -> None:
+    """Replace (or append) the '## pipeline' section of the results file, keeping its notes."""
+    text = path.read_text() if path.exists() else "# Benchmark results\n"
+    section = re.search(r"^## pipeline\n.*?(?=^## |\Z)", text, flags=re.S | re.M)
+    begin, end = "<!-- pipeline_bench: begin -->", "<!-- pipeline_bench: end -->"
+    block = f"{begin}\n{report}\n{end}"
+    if section is None:
+        text = text.rstrip("\n") + f"\n\n## pipeline\n\n`python bench/pipeline_bench.py --record {path}`\n\n{block}\n"
+    elif begin in section.group(0):
+        body = re.sub(re.escape(begin) + ".*?" + re.escape(end), lambda _: block, section.group(0), flags=re.S)
+        text = text[: section.start()] + body + text[section.end():]
+    else:
+        text = text[: section.end()].rstrip("\n") + f"\n\n{block}\n" + text[section.end():]
+    path.write_text(text)
+
+
+if __name__ == "__main__":
+    main()
