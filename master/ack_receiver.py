@@ -18,22 +18,26 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 from typing import Any
 
 from protocol.connection import NEED_DATA, ConnectionClosed
 from protocol.errors import ProtocolError
 from protocol.messages import ComQuit
+from protocol.position import BinlogPosition
 from protocol.semisync_wire import SemiSyncAck
 
 log = logging.getLogger("semisync.master.ack_receiver")
 
 
 class AckReceiver:
-    def __init__(self) -> None:
+    def __init__(self, on_ack: Callable[[int, BinlogPosition], None] | None = None) -> None:
         self._queue: asyncio.Queue[tuple[Any, bytes]] = asyncio.Queue()
         self._task: asyncio.Task[None] | None = None
         self.acks = 0
         self.dropped = 0
+        self.acked: dict[int, BinlogPosition] = {}  # slave server_id -> its latest accepted ack
+        self.on_ack = on_ack
 
     def start(self) -> None:
         if self._task is None:
@@ -102,6 +106,9 @@ class AckReceiver:
             handle = getattr(owner, "handle_ack", None)
             if handle is not None:
                 handle(param, ack.position)
+        self.acked[dump.slave_server_id] = ack.position
+        if self.on_ack is not None:
+            self.on_ack(dump.slave_server_id, ack.position)
 
     def _drop(self, dump: Any, why: str) -> None:
         self.dropped += 1

@@ -85,6 +85,8 @@ class GroupCommit:
         # counters (SHOW STATUS: Binlog_commits, Binlog_group_commits)
         self.commits = 0
         self.groups = 0
+        # called with the seconds a group spent in the after_sync + after_commit hooks (metrics)
+        self.on_group_waited: Callable[[float], None] | None = None
 
     # -- the session's side -----------------------------------------------------------------
 
@@ -162,11 +164,14 @@ class GroupCommit:
                 return
             storage = self.interface.storage
             sessions = [t.param for t in group if t.param is not None]
+            waited = 0.0
             if storage:
+                started = time.monotonic()
                 try:
                     await storage.after_sync(StorageParam(self.server_id, end, len(group), sessions))
                 except Exception:
                     log.exception("after_sync observer failed for the group ending at %s", end)
+                waited = time.monotonic() - started
             try:
                 await self.engine.commit_group({"binlog_file": end.file, "binlog_pos": str(end.pos)})
             except BaseException as exc:
@@ -179,12 +184,16 @@ class GroupCommit:
             self.groups += 1
             transaction = self.interface.transaction
             if transaction:
+                started = time.monotonic()
                 try:
                     await transaction.after_commit(TransParam(
                         0, self.server_id, end, _group_state_setter(group), transactions=len(group),
                     ))
                 except Exception:
                     log.exception("after_commit observer failed for the group ending at %s", end)
+                waited += time.monotonic() - started
+            if (storage or transaction) and self.on_group_waited is not None:
+                self.on_group_waited(waited)
             self._wake(group, None)
         finally:
             # (committers that queued after we took the group lead the next one themselves)

@@ -6,7 +6,7 @@ Three lifecycle phases (STYLE.md habit 7)
   incomplete transaction cut from the binlog, complete ones the engine lacks replayed), open the
   binlog on a new file (as mysqld does at every start), build the server shell with the master
   role and the replication interface, load the semi-sync master plugin (MariaDB's built-in; its
-  variables from the configuration), bind and serve.
+  variables from the configuration), bind and serve; Prometheus metrics on --metrics-port.
 - serve: until SIGTERM/SIGINT, whose handlers only request the shutdown.
 - shutdown (bounded by a deadline): stop accepting and close idle and dump connections; busy
   sessions finish their statement; commits waiting for semi-sync acks get until the deadline
@@ -59,6 +59,7 @@ class MasterDaemon:
         self.server: Server | None = None
         self.role: MasterRole | None = None
         self.pipeline: GroupCommit | None = None
+        self.metrics: Any = None
 
     @property
     def port(self) -> int:
@@ -116,6 +117,36 @@ class MasterDaemon:
         )
         self.server.plugins.load(MASTER_PLUGIN)
         await self.server.start()
+        if cfg.metrics_port:
+            await self._start_metrics(cfg.bind_address, cfg.metrics_port)
+
+    async def _start_metrics(self, bind: str, port: int) -> None:
+        """Prometheus `GET /metrics`: status and variables as mysqld_exporter names them, plus
+        the commit wait histogram, each slave's acked position and semi-sync ON/OFF switches."""
+        from protocol.position import file_sequence
+        from server.metrics import MetricsServer, build_registry
+
+        server, role, pipeline = self.server, self.role, self.pipeline
+        assert server is not None and role is not None and pipeline is not None
+        registry, series = build_registry(server.variables.status, lambda: server.variables.show_variables(None, None, None))
+        last_status = [None]
+
+        def group_waited(seconds: float) -> None:
+            series.commit_wait.observe(seconds)
+            plugin = self.plugin
+            status = plugin.status if plugin is not None else None
+            if status is not None and last_status[0] is not None and status != last_status[0]:
+                series.transitions.labels("ON" if status else "OFF").inc()
+            last_status[0] = status
+
+        def acked(server_id: int, position: Any) -> None:
+            series.acked_pos.labels(str(server_id)).set(position.pos)
+            series.acked_file.labels(str(server_id)).set(file_sequence(position.file)[1])
+
+        pipeline.on_group_waited = group_waited
+        role.acks.on_ack = acked
+        self.metrics = MetricsServer(registry, bind, port)
+        await self.metrics.start()
 
     # -- serve / shutdown -----------------------------------------------------------------------
 
@@ -130,6 +161,9 @@ class MasterDaemon:
     async def shutdown(self, timeout: float = SHUTDOWN_TIMEOUT) -> None:
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
+        if self.metrics is not None:
+            await self.metrics.stop()
+            self.metrics = None
         if self.server is not None:
             plugin = self.plugin
             # Commits waiting for acks get until the deadline, then are released unacked.

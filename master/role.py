@@ -301,10 +301,15 @@ class MasterRole(Role):
         if what in ("SLAVE", "REPLICAS") and (what == "REPLICAS" or t.accept_word("HOSTS")):
             t.expect_end()
             session.require(*_REPLICATION_CLIENT)
-            rows = tuple((s.server_id, s.host, s.port, s.master_id) for s in sorted(self.slaves.values(),
-                                                                                      key=lambda s: s.server_id))
+            # MySQL's columns, then where each slave's latest semi-sync ack stands (ours)
+            rows = []
+            for slave in sorted(self.slaves.values(), key=lambda s: s.server_id):
+                acked = self.acks.acked.get(slave.server_id)
+                rows.append((slave.server_id, slave.host, slave.port, slave.master_id,
+                             acked.file if acked else None, acked.pos if acked else None))
             return ResultSet((column("Server_id", FieldType.LONG), column("Host"), column("Port", FieldType.LONG),
-                              column("Master_id", FieldType.LONG)), rows)
+                              column("Master_id", FieldType.LONG), column("Acked_Log_File"),
+                              column("Acked_Log_Pos", FieldType.LONGLONG)), tuple(rows))
         if what == "SLAVE" and t.accept_word("STATUS"):
             return ResultSet(tuple(column(c) for c in ("Slave_IO_State", "Master_Host", "Master_User",
                                                        "Master_Port")), ())

@@ -62,3 +62,29 @@ async def test_master_daemon_in_process(tmp_path):
     assert daemon.engine is None and daemon.writer is None
     for name in sorted((tmp_path / "m").glob("mysql-bin.0*")):
         assert scan_file(name).clean
+
+
+async def test_metrics_endpoint(tmp_path):
+    import urllib.request
+
+    from tests.support.net import free_port
+
+    config = MasterConfig(datadir=tmp_path / "m", port=0, bind_address="127.0.0.1", metrics_port=free_port())
+    daemon = MasterDaemon(config)
+    await daemon.start()
+    try:
+        def scrape() -> str:
+            conn = pymysql.connect(host="127.0.0.1", port=daemon.port, user="root", autocommit=True)
+            with conn.cursor() as cur:
+                cur.execute("CREATE DATABASE mx")
+            conn.close()
+            with urllib.request.urlopen(f"http://127.0.0.1:{config.metrics_port}/metrics", timeout=5) as r:
+                return r.read().decode()
+
+        text = await asyncio.to_thread(scrape)
+    finally:
+        await daemon.shutdown()
+    assert "mysql_global_status_rpl_semi_sync_master_clients 0.0" in text
+    assert "mysql_global_status_binlog_commits 1.0" in text
+    assert "mysql_global_variables_sync_binlog 1.0" in text
+    assert "semisync_commit_wait_seconds_count 1.0" in text

@@ -87,7 +87,7 @@ def test_python_mysql_replication_gets_every_transaction_across_a_rotation_and_h
                 heartbeats += 1
                 if len(transactions) == len(expected):
                     hosts = master.query("SHOW SLAVE HOSTS")
-                    assert (99, "pyrepl", 3399, 1) in [tuple(h) for h in hosts]
+                    assert (99, "pyrepl", 3399, 1) in [tuple(h[:4]) for h in hosts]
                 if heartbeats >= 3:
                     break
     finally:

@@ -70,6 +70,8 @@ def test_semi_sync_replica_acks_every_commit(tmp_path):
         assert int(after["Rpl_semi_sync_master_no_tx"]) - int(before["Rpl_semi_sync_master_no_tx"]) == 0
         assert int(after["Rpl_semi_sync_master_tx_waits"]) > 0
         assert replica.status("Rpl_semi_sync_slave_status")["Rpl_semi_sync_slave_status"] == "ON"
+        hosts = master.query("SHOW SLAVE HOSTS")
+        assert hosts[0][0] == 2 and hosts[0][4] == "mysql-bin.000001" and hosts[0][5] > 0  # its latest ack
         wait_caught_up(master, replica)
         assert replica.query("SELECT COUNT(*), SUM(v) FROM ss.t") == master.query("SELECT COUNT(*), SUM(v) FROM ss.t")
         # KILL of the dump session: one client less; the replica reconnects at once: one more
