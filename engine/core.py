@@ -94,6 +94,7 @@ from protocol.errors import (
     ER_NO_DEFAULT_FOR_FIELD,
     ER_NO_SUCH_TABLE,
     ER_NOT_SUPPORTED_YET,
+    ER_SP_DOES_NOT_EXIST,
     ER_TABLE_EXISTS_ERROR,
     ER_TOO_MANY_DATABASES,
     ER_UNKNOWN_ERROR,
@@ -515,7 +516,7 @@ class Engine:
         session._pinned = True
         try:
             for target, db, sql, ts, last_id, seed, insert_id, _is_ddl in statements:
-                if target not in lagging:
+                if target is not None and target not in lagging:
                     continue
                 session._database = db
                 context = StatementContext(ts, insert_id, last_id, tuple(seed) if seed else None)
@@ -730,6 +731,16 @@ class Engine:
                 self._wconn.execute("ROLLBACK TO txn")
             self._wconn.execute("RELEASE txn")
             self._sp_open = False
+
+    def _w_savepoint(self, kind: str, name: str, log: tuple) -> None:
+        self._w_begin()
+        sql = {"savepoint": "SAVEPOINT", "rollback_to": "ROLLBACK TO", "release": "RELEASE"}[kind]
+        try:
+            self._wconn.execute(f"{sql} {quote_ident('u_' + name.lower())}")
+        except sqlite3.OperationalError:
+            raise SQLError(ER_SP_DOES_NOT_EXIST, "SAVEPOINT", name) from None
+        # logged for every file (target None): a redo re-runs it with the statements it undoes
+        self._txn_log.append([None, *log, None, False])
 
     def _w_undo_cancelled(self) -> None:
         """Undo the autocommit statement whose session was cancelled while it ran."""
@@ -956,10 +967,12 @@ class Engine:
             raise SQLError(ER_EMPTY_QUERY)
         first = tokens[0].upper
         second = tokens[1].upper if len(tokens) > 1 else ""
+        words = [t.upper or t.text for t in tokens]
+        savepoint = _savepoint_statement(words, tokens)
+        if savepoint is not None:
+            return savepoint
         if first in ("BEGIN", "COMMIT", "ROLLBACK") or (first == "START" and second == "TRANSACTION"):
             kind = {"BEGIN": "begin", "START": "begin", "COMMIT": "commit", "ROLLBACK": "rollback"}[first]
-            if kind == "rollback" and second == "TO":
-                raise SQLError(ER_NOT_SUPPORTED_YET, "ROLLBACK TO SAVEPOINT")
             if kind == "commit" and "RELEASE" in (t.upper for t in tokens):
                 raise SQLError(ER_NOT_SUPPORTED_YET, "COMMIT RELEASE")
             return Plan(kind, "", [])
@@ -1059,6 +1072,8 @@ class Session:
         if kind == "rollback":
             await self._end_transaction(commit=False)
             return self._result()
+        if kind in ("savepoint", "rollback_to", "release"):
+            return await self._savepoint(sql, plan, context)
         if kind == "ddl":
             return await self._ddl(sql, shape, params, context)
         if kind == "admin":
@@ -1199,6 +1214,21 @@ class Session:
         return Result(affected_rows=affected, last_insert_id=first_id or 0, info=info,
                       in_transaction=self.in_transaction, committed=committed)
 
+    async def _savepoint(self, sql: str, plan: Plan, context) -> Result:
+        """SAVEPOINT / ROLLBACK TO / RELEASE SAVEPOINT inside a transaction: SQLite savepoints
+        nested in the transaction's own, logged like statements (a replica re-runs them)."""
+        if not (self._in_txn or not self.autocommit):
+            if plan.kind == "savepoint":
+                return self._result()  # MySQL: a savepoint outside a transaction ends with it
+            raise SQLError(ER_SP_DOES_NOT_EXIST, "SAVEPOINT", plan.sql)
+        self._in_txn = True
+        await self._acquire()
+        timestamp = _timestamp(context)
+        log = (self._database, sql, timestamp, None, None)
+        await self.engine._on_writer(self.engine._w_savepoint, plan.kind, plan.sql, log)
+        self._statements.append(LoggedStatement(db=self._database, sql=sql, timestamp=timestamp))
+        return self._result()
+
     async def _end_transaction(self, commit: bool) -> CommittedTxn | None:
         self._in_txn = False
         if not self._holds_lock:
@@ -1268,6 +1298,26 @@ class Session:
     async def close(self) -> None:
         """Roll back an open transaction and release the writer lock."""
         await self._end_transaction(commit=False)
+
+
+def _savepoint_statement(words: list[str], tokens) -> Plan | None:
+    """SAVEPOINT x / ROLLBACK [WORK] TO [SAVEPOINT] x / RELEASE SAVEPOINT x (name in Plan.sql)."""
+    if words[:1] == ["SAVEPOINT"] and len(words) == 2:
+        return Plan("savepoint", tokens[1].text, [])
+    if words[:2] == ["RELEASE", "SAVEPOINT"] and len(words) == 3:
+        return Plan("release", tokens[2].text, [])
+    if words[:1] == ["ROLLBACK"]:
+        rest = words[1:]
+        if rest[:1] == ["WORK"]:
+            rest = rest[1:]
+        if rest[:1] == ["TO"]:
+            rest = rest[1:]
+            if rest[:1] == ["SAVEPOINT"]:
+                rest = rest[1:]
+            if len(rest) == 1:
+                return Plan("rollback_to", tokens[-1].text, [])
+            raise syntax_error(" ".join(words))
+    return None
 
 
 def parsing(fn, *args):

@@ -301,3 +301,35 @@ async def test_a_dropped_database_file_that_outlived_its_commit_is_deleted_at_op
         assert engine.meta() == {"g": "2"}
     finally:
         await engine.close()
+
+
+async def test_savepoints_inside_a_transaction(engine):
+    a, b = session(engine, 1), session(engine, 2)
+    await a.execute("BEGIN")
+    await a.execute("INSERT INTO t (v) VALUES (1)")
+    await a.execute("SAVEPOINT sp1")
+    await a.execute("INSERT INTO t (v) VALUES (2)")
+    await a.execute("ROLLBACK TO SAVEPOINT sp1")
+    await a.execute("INSERT INTO t (v) VALUES (3)")
+    await a.execute("RELEASE SAVEPOINT sp1")
+    with pytest.raises(SQLError) as e:
+        await a.execute("ROLLBACK TO sp1")
+    assert e.value.code == 1305
+    r = await a.execute("COMMIT")
+    logged = [s.sql for s in r.committed.statements]
+    assert logged == ["INSERT INTO t (v) VALUES (1)", "SAVEPOINT sp1", "INSERT INTO t (v) VALUES (2)",
+                      "ROLLBACK TO SAVEPOINT sp1", "INSERT INTO t (v) VALUES (3)", "RELEASE SAVEPOINT sp1"]
+    async with engine.writer_lock:
+        await engine.commit_group({})
+    assert (await b.execute("SELECT v FROM t ORDER BY v")).rows == [(1,), (3,)]
+    assert (await b.execute("SAVEPOINT outside")).committed is None  # autocommit: nothing to do
+    # a replica re-running the logged statements gets the same rows
+    replica = await Engine.open(engine.datadir.parent / "replica")
+    try:
+        await replica.apply_transaction([("CREATE DATABASE d", r.committed.statements[0].context(), None)], {})
+        await replica.apply_transaction([("CREATE TABLE t (id INT AUTO_INCREMENT PRIMARY KEY, v INT)",
+                                          r.committed.statements[0].context(), "d")], {})
+        await replica.apply_transaction([(s.sql, s.context(), s.db) for s in r.committed.statements], {"x": "1"})
+        assert await replica.table_digest("d", "t") == await engine.table_digest("d", "t")
+    finally:
+        await replica.close()
