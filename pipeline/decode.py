@@ -217,30 +217,24 @@ class _Columns:
         self.arrays: dict[str, pa.Array] = {}
 
     def finish(self, slow: dict[int, dict[str, Any]]) -> pa.RecordBatch:
+        """The batch, with the rows in `slow` (row index -> reference row) put in."""
         n = self.n
         if slow:
-            where = np.zeros(n, dtype=bool)
             rows = sorted(slow)
+            where = np.zeros(n, dtype=bool)
             where[rows] = True
             mask = pa.array(where)
+            # row i of a column <- values[k] for the k-th slow row, null elsewhere
+            picks = np.full(n, -1, dtype=np.int64)
+            picks[rows] = np.arange(len(rows))
+            take = pa.array(picks, mask=picks < 0)
             for name in COLUMNS:
                 if not any(name in slow[i] for i in rows):
                     continue
                 typ = ARROW_SCHEMA.field(name).type
-                values = pa.array([_utf8(slow[i].get(name)) for i in rows], typ)
+                values = pa.array([_utf8(slow[i].get(name)) for i in rows], typ).take(take)
                 current = self.arrays.get(name)
-                if current is None:
-                    full: list[Any] = [None] * n
-                    for i, v in zip(rows, values.to_pylist(), strict=True):
-                        full[i] = v
-                    self.arrays[name] = pa.array(full, typ)
-                elif pa.types.is_list(typ):
-                    full = current.to_pylist()
-                    for i, v in zip(rows, values.to_pylist(), strict=True):
-                        full[i] = v
-                    self.arrays[name] = pa.array(full, typ)
-                else:
-                    self.arrays[name] = pc.replace_with_mask(current, mask, values)
+                self.arrays[name] = values if current is None else pc.if_else(mask, values, current)
         cols = [
             self.arrays.get(name) if name in self.arrays else pa.nulls(n, ARROW_SCHEMA.field(name).type)
             for name in COLUMNS

@@ -222,16 +222,19 @@ def audit_job(spark: SparkSession, binlogs: Sequence[str], relay_logs: dict[str,
         "master_file", "end_pos", "holders", "holder_count"
     ).collect()
     rows.sort(key=lambda r: (_file_order(r.master_file), r.end_pos))
+    missing_by_slave = {
+        name: [[r.master_file, r.end_pos] for r in rows if name not in r.holders] for name in relay_logs
+    }
     summary = {
         "transactions": len(rows),
         "replicated": {name: sum(1 for r in rows if name in r.holders) for name in relay_logs},
-        "missing": {name: [[r.master_file, r.end_pos] for r in rows if name not in r.holders] for name in relay_logs},
+        "missing": missing_by_slave,
         "under_replicated": sum(1 for r in rows if r.holder_count < min_slaves),
         "min_slaves": min_slaves,
     }
     Path(out).mkdir(parents=True, exist_ok=True)
     Path(out, "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
-    missing = sum(len(v) for v in summary["missing"].values())
+    missing = sum(len(v) for v in missing_by_slave.values())
     progress.stage(
         f"{summary['transactions']} transactions, {missing} missing on slaves, "
         f"{summary['under_replicated']} under-replicated: {out}/summary.json"

@@ -27,7 +27,7 @@ import glob
 import json
 import os
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -86,7 +86,7 @@ def expand_paths(patterns: Sequence[str]) -> list[str]:
     return list(dict.fromkeys(found))
 
 
-def _patterns(options: dict[str, str]) -> list[str]:
+def _patterns(options: Mapping[str, str]) -> list[str]:
     if "paths" in options:
         paths = json.loads(options["paths"])
         if isinstance(paths, str):
@@ -98,7 +98,7 @@ def _patterns(options: dict[str, str]) -> list[str]:
     return [str(p) for p in paths]
 
 
-def _flag(options: dict[str, str], name: str, default: bool) -> bool:
+def _flag(options: Mapping[str, str], name: str, default: bool) -> bool:
     value = options.get(name)
     return default if value is None else value.strip().lower() in ("1", "true", "yes", "on")
 
@@ -130,7 +130,7 @@ def _read(partition: FileRange, verify: bool) -> Iterator[pa.RecordBatch]:
 
 
 class BinlogReader(DataSourceReader):
-    def __init__(self, options: dict[str, str]) -> None:
+    def __init__(self, options: Mapping[str, str]) -> None:
         self.paths = expand_paths(_patterns(options))
         for path in self.paths:
             _check(path)
@@ -157,7 +157,7 @@ class BinlogReader(DataSourceReader):
 
 
 class BinlogStreamReader(DataSourceStreamReader):
-    def __init__(self, options: dict[str, str]) -> None:
+    def __init__(self, options: Mapping[str, str]) -> None:
         self.patterns = _patterns(options)
         self.verify = _flag(options, "verifyChecksums", True)
 
