@@ -22,8 +22,9 @@ real SQLite COMMIT, which stores `meta` in the same transaction. `rollback_group
 transaction since the last commit_group (for a failed binlog write).
 Consequence, unlike InnoDB: a write transaction (reading through the writer) sees transactions that
 are logically committed but not yet group-committed; sessions without the lock read through readers
-and see only group-committed data, each SELECT its own snapshot (READ COMMITTED, not InnoDB's
-REPEATABLE READ). A locking read (SELECT ... FOR UPDATE / LOCK IN SHARE MODE) inside a transaction
+and see only group-committed data: an autocommit SELECT the newest, a transaction one snapshot
+taken at its first read (REPEATABLE READ, on a reader connection the session pins until the
+transaction ends) until it becomes a writer. A locking read (SELECT ... FOR UPDATE / LOCK IN SHARE MODE) inside a transaction
 takes the writer lock, so read-modify-write transactions serialize. A session holding the lock
 (an open write transaction) makes every other writer, and the committer, wait: at most
 `lock_wait_timeout` seconds for sessions (then 1205).
@@ -353,13 +354,21 @@ def _open_connection(path: Path, state: functions.ConnectionState, synchronous: 
     return conn
 
 
-class _ReaderLocal(threading.local):
-    conn: sqlite3.Connection | None = None
-    state: functions.ConnectionState | None = None
-    attached: dict[str, Path]
+class _Reader:
+    """A reader connection, used by one reader thread at a time: taken from the engine's pool for
+    one query, or pinned by a session for its transaction's snapshot."""
 
-    def __init__(self) -> None:
-        self.attached = {}
+    def __init__(self, path: Path):
+        self.state = functions.ConnectionState()
+        self.conn = _open_connection(path, self.state)
+        self.attached: dict[str, Path] = {}
+
+
+class Snapshot:
+    """A session's read view inside a transaction (REPEATABLE READ): a pinned reader connection
+    whose SQLite read transaction starts at the first SELECT and ends with the transaction."""
+
+    reader: _Reader | None = None
 
 
 # --- the engine ------------------------------------------------------------------------------------
@@ -373,7 +382,8 @@ class Engine:
         self.lock_wait_timeout = 50.0
         self._writer = ThreadLane(1, "engine-writer")
         self._readers = ThreadLane(readers, "engine-reader")
-        self._reader_local = _ReaderLocal()
+        self._free_readers: list[_Reader] = []
+        self._free_lock = threading.Lock()
         self._wconn: sqlite3.Connection | None = None
         self._wstate = functions.ConnectionState()
         self.schemas: dict[str, Path] = {}  # attached schema -> file (replaced, never mutated)
@@ -423,6 +433,9 @@ class Engine:
         await self._on_writer(self._w_close)
         self._writer.shutdown()
         self._readers.shutdown()
+        for reader in self._free_readers:
+            self._discard(reader)
+        self._free_readers = []
 
     def _on_writer(self, fn, *args) -> asyncio.Future:
         return self._writer.call(fn, *args)
@@ -538,34 +551,74 @@ class Engine:
 
     # --- reads through reader connections ----------------------------------------------------
 
-    def _reader(self) -> tuple[sqlite3.Connection, functions.ConnectionState]:
-        local = self._reader_local
-        if local.conn is None:
-            local.state = functions.ConnectionState()
-            local.conn = _open_connection(self.datadir / MAIN_FILE, local.state)
-        schemas = self.schemas
-        if local.attached != schemas:
-            for name in list(local.attached):
-                if schemas.get(name) != local.attached[name]:
-                    local.conn.execute("DETACH DATABASE " + quote_ident(name))
-                    del local.attached[name]
-            for name, path in schemas.items():
-                if name not in local.attached:
-                    local.conn.execute("ATTACH DATABASE ? AS " + quote_ident(name), (str(path),))
-                    local.attached[name] = path
-        return local.conn, local.state
+    def _checkout(self) -> _Reader:
+        with self._free_lock:
+            reader = self._free_readers.pop() if self._free_readers else None
+        if reader is None:
+            reader = _Reader(self.datadir / MAIN_FILE)
+        self._sync_attached(reader)
+        return reader
 
-    def _r_query(self, sql: str, args, rand, database):
-        conn, state = self._reader()
-        state.rand = rand
+    def _discard(self, reader: _Reader) -> None:
         try:
-            cur = conn.execute(sql, args)
+            reader.conn.close()
+        except sqlite3.Error:
+            pass
+
+    def _checkin(self, reader: _Reader) -> None:
+        with self._free_lock:
+            self._free_readers.append(reader)
+
+    def _sync_attached(self, reader: _Reader) -> None:
+        """Attach the schemas created since the reader last ran, detach the dropped ones (outside
+        a read transaction only: a snapshot keeps the files it started with)."""
+        schemas = self.schemas
+        if reader.attached == schemas or reader.conn.in_transaction:
+            if reader.conn.in_transaction:
+                for name, path in schemas.items():
+                    if name not in reader.attached:
+                        reader.conn.execute("ATTACH DATABASE ? AS " + quote_ident(name), (str(path),))
+                        reader.attached[name] = path
+            return
+        for name in list(reader.attached):
+            if schemas.get(name) != reader.attached[name]:
+                reader.conn.execute("DETACH DATABASE " + quote_ident(name))
+                del reader.attached[name]
+        for name, path in schemas.items():
+            if name not in reader.attached:
+                reader.conn.execute("ATTACH DATABASE ? AS " + quote_ident(name), (str(path),))
+                reader.attached[name] = path
+
+    def _r_query(self, sql: str, args, rand, database, snapshot: Snapshot | None = None):
+        if snapshot is not None:
+            if snapshot.reader is None:
+                snapshot.reader = self._checkout()
+            reader = snapshot.reader
+            self._sync_attached(reader)
+            if not reader.conn.in_transaction:
+                reader.conn.execute("BEGIN")  # the snapshot is taken by the first read
+        else:
+            reader = self._checkout()
+        reader.state.rand = rand
+        try:
+            cur = reader.conn.execute(sql, args)
             rows = cur.fetchall()
         except sqlite3.Error as exc:
             raise map_sqlite_error(exc, database) from None
         finally:
-            state.rand = None
+            reader.state.rand = None
+            if snapshot is None:
+                self._checkin(reader)
         return [d[0] for d in cur.description or ()], rows
+
+    def _r_end_snapshot(self, reader: _Reader) -> None:
+        try:
+            if reader.conn.in_transaction:
+                reader.conn.execute("COMMIT")
+        except sqlite3.Error:
+            self._discard(reader)  # still busy (a cancelled query): never reuse it
+            return
+        self._checkin(reader)
 
     # --- public API --------------------------------------------------------------------------
 
@@ -1027,6 +1080,7 @@ class Session:
         self._in_txn = False  # inside BEGIN ... COMMIT (or autocommit=0)
         self._holds_lock = False
         self._pinned = False  # apply_transaction keeps the lock across statements
+        self._snapshot = Snapshot()  # the read view of the current transaction
         self._statements: list[LoggedStatement] = []
         self._rand = functions.RandState(int(time.time()) ^ (connection_id * 0x9E3779B1), connection_id + 17)
 
@@ -1146,7 +1200,9 @@ class Session:
         else:
             if self._in_txn is False and not self.autocommit:
                 self._in_txn = True
-            names, rows = await engine._on_reader(engine._r_query, plan.sql, args, self._rand, self._database)
+            snapshot = self._snapshot if self._in_txn else None
+            names, rows = await engine._on_reader(engine._r_query, plan.sql, args, self._rand, self._database,
+                                                  snapshot)
         if plan.names is not None:
             names = _column_names(plan.names, names, sql, params)
         return Result(columns=names, column_types=column_types(rows, len(names)), rows=rows,
@@ -1229,8 +1285,14 @@ class Session:
         self._statements.append(LoggedStatement(db=self._database, sql=sql, timestamp=timestamp))
         return self._result()
 
+    def _end_snapshot(self) -> None:
+        reader, self._snapshot.reader = self._snapshot.reader, None
+        if reader is not None:  # ended in a reader thread, then back to the pool; nobody waits
+            self.engine._on_reader(self.engine._r_end_snapshot, reader).add_done_callback(_consume)
+
     async def _end_transaction(self, commit: bool) -> CommittedTxn | None:
         self._in_txn = False
+        self._end_snapshot()
         if not self._holds_lock:
             self._statements = []
             return None
@@ -1259,6 +1321,7 @@ class Session:
             return parsing(DdlParser(cur, self._database, engine.table, set(engine.schemas)).parse)
 
         parse()  # a syntax error commits nothing
+        self._end_snapshot()
         await self._acquire()
         try:
             action = parse()

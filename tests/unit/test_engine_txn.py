@@ -333,3 +333,24 @@ async def test_savepoints_inside_a_transaction(engine):
         assert await replica.table_digest("d", "t") == await engine.table_digest("d", "t")
     finally:
         await replica.close()
+
+
+async def test_a_transaction_reads_a_consistent_snapshot(engine):
+    a, b = session(engine, 1), session(engine, 2)
+    await b.execute("BEGIN")
+    assert await count(b) == 0  # the snapshot starts here
+    await a.execute("INSERT INTO t (v) VALUES (1)")
+    async with engine.writer_lock:
+        await engine.commit_group({})
+    assert await count(a) == 1
+    assert await count(b) == 0  # REPEATABLE READ: still the snapshot
+    await b.execute("COMMIT")
+    assert await count(b) == 1
+    b.autocommit = False
+    assert await count(b) == 1
+    await a.execute("INSERT INTO t (v) VALUES (2)")
+    async with engine.writer_lock:
+        await engine.commit_group({})
+    assert await count(b) == 1
+    await b.set_autocommit(True)
+    assert await count(b) == 2
