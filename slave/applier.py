@@ -29,6 +29,7 @@ from __future__ import annotations
 import asyncio
 import datetime
 import logging
+import struct
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -73,6 +74,7 @@ from slave.rows import (
     TableLayout,
     UnsupportedColumnType,
     as_unsigned,
+    decode_decimal,
     decode_rows,
     is_rows_event,
 )
@@ -268,10 +270,14 @@ class Applier:
             raise ApplierError(ER_SLAVE_RELAY_LOG_READ_FAILURE.code, ER_SLAVE_RELAY_LOG_READ_FAILURE.format(e.message)) from None
         if isinstance(body, FormatDescription):
             stream.checksum = body.checksum
+            if h.server_id == self.relay.server_id:  # our own, first in every relay file
+                self._advance(stream, end)
+                return
         elif isinstance(body, Rotate):
-            if h.server_id != self.relay.server_id or h.log_pos:
-                self.master_file, self.master_pos = body.next_file, body.position
-        if h.log_pos and not h.artificial and t not in (EventType.ROTATE_EVENT,) and self.master_file:
+            # The master's coordinates continue in `next_file` (artificial or real ROTATE).
+            self.master_file, self.master_pos = body.next_file, body.position
+            stream.master_end = body.position
+        if h.log_pos and not h.artificial and t != EventType.ROTATE_EVENT and self.master_file:
             stream.master_end = h.log_pos
         if h.timestamp:
             stream.timestamp = h.timestamp
@@ -447,14 +453,10 @@ def _user_var_value(uv: UserVar) -> Any:
         unsigned = bool(uv.flags and uv.flags & USER_VAR_UNSIGNED_F)
         return int.from_bytes(uv.value[:8], "little", signed=not unsigned)
     if uv.type == REAL_RESULT:
-        import struct
-
         return struct.unpack("<d", uv.value[:8])[0]
     if uv.type == DECIMAL_RESULT:
-        from slave.rows import _decimal
-
         precision, scale = uv.value[0], uv.value[1]
-        return _decimal(memoryview(uv.value[2:]), 0, precision, scale)[0]
+        return decode_decimal(memoryview(uv.value[2:]), 0, precision, scale)[0]
     if uv.type == STRING_RESULT:
         if uv.charset == 63:
             return bytes(uv.value)

@@ -184,14 +184,9 @@ class IoTask:
                     self._set_error(e.error.code, e.message)
                     log.error("slave IO task stops: %s", e.message)
                     return
-                except RetryableIoError as e:
-                    self._set_error(e.error.code, e.message)
-                    log.warning("slave IO: %s; retrying in %gs", e.message, self.settings.connect_retry)
-                except (OSError, asyncio.IncompleteReadError, ProtocolError, TimeoutError) as e:
-                    code = CR_CONN_HOST_ERROR if self.state == STATE_CONNECTING else CR_SERVER_LOST
-                    message = str(getattr(e, "message", "") or e) or type(e).__name__
-                    self._set_error(code.code, f"error reconnecting to master '{self.settings.user}@{self.settings.host}:{self.settings.port}' - retry-time: {self.settings.connect_retry:g}  message: {message}")
-                    log.warning("slave IO: %s; retrying in %gs", message, self.settings.connect_retry)
+                except (RetryableIoError, OSError, asyncio.IncompleteReadError, ProtocolError, TimeoutError) as e:
+                    if not self._stopping:
+                        self._note_retry(e)
                 finally:
                     replicating = self._dumping
                     await self._close_connection()
@@ -212,6 +207,22 @@ class IoTask:
         deadline = time.monotonic() + seconds
         while not self._stopping and time.monotonic() < deadline:
             await asyncio.sleep(min(0.05, max(0.0, deadline - time.monotonic())))
+
+    def _note_retry(self, e: BaseException) -> None:
+        """Last_IO_Errno / Last_IO_Error for an error the task recovers from by reconnecting."""
+        if isinstance(e, RetryableIoError):
+            code, message = e.error.code, e.message
+        else:
+            error = CR_CONN_HOST_ERROR if self.state == STATE_CONNECTING else CR_SERVER_LOST
+            detail = str(getattr(e, "message", "") or e) or type(e).__name__
+            s = self.settings
+            code = error.code
+            message = (
+                f"error reconnecting to master '{s.user}@{s.host}:{s.port}' - retry-time: "
+                f"{s.connect_retry:g}  message: {detail}"
+            )
+        self._set_error(code, message)
+        log.warning("slave IO: %s", message)
 
     def _set_error(self, code: int, message: str) -> None:
         self.last_errno = code

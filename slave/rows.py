@@ -208,7 +208,7 @@ def _value(layout: TableLayout, i: int, data: memoryview, pos: int) -> tuple[Any
         raw, pos = _take(data, pos, 8)
         return struct.unpack("<d", raw)[0], pos
     if code == FieldType.NEWDECIMAL:
-        return _decimal(data, pos, meta >> 8, meta & 0xFF)
+        return decode_decimal(data, pos, meta >> 8, meta & 0xFF)
     if code in (FieldType.VARCHAR, FieldType.VAR_STRING):
         n_len = 1 if meta < 256 else 2
         raw, pos = _take(data, pos, n_len)
@@ -311,7 +311,7 @@ _DIG_PER_DEC = 9
 _DIG_TO_BYTES = (0, 1, 1, 2, 2, 3, 3, 4, 4, 4)
 
 
-def _decimal(data: memoryview, pos: int, precision: int, scale: int) -> tuple[Decimal, int]:
+def decode_decimal(data: memoryview, pos: int, precision: int, scale: int) -> tuple[Decimal, int]:
     """MySQL's packed DECIMAL: groups of 9 digits in 4 bytes big-endian, sign in the top bit,
     negative numbers stored with every bit inverted."""
     intg = precision - scale

@@ -17,7 +17,7 @@ import pymysql
 import pytest
 
 from config.slave import SlaveConfig
-from tests.integration.test_slave_mariadb_master import start_master
+from tests.integration.test_slave_mariadb_master import caught_up, start_master
 from tests.support.mariadb import mariadb_available
 from tests.support.net import free_port
 from tests.support.slave_daemon import SlaveThread, query, slave_status, status, wait_until
@@ -71,6 +71,8 @@ def test_change_master_start_stop_reset_and_semisync_at_next_start(tmp_path):
             assert st["Slave_IO_Running"] == "No" and st["Slave_SQL_Running"] == "Yes"
             query(port, "START SLAVE IO_THREAD")
             wait_until(lambda: clients(master) == "1", what="semi-sync after the IO restart")
+            # The new relay file (our FD, the master's ROTATE + FD) keeps Exec_Master_Log_Pos right.
+            wait_until(lambda: caught_up(master, slave), what="caught up after the IO restart")
             assert status(port, "Rpl_semi_sync_slave_status")["Rpl_semi_sync_slave_status"] == "ON"
             before = int(master.status("Rpl_semi_sync_master_yes_tx")["Rpl_semi_sync_master_yes_tx"])
             master.execute_all(["INSERT INTO d.t (v) VALUES ('semi-sync')"])
@@ -129,6 +131,8 @@ def test_silent_master_is_reconnected_after_slave_net_timeout(tmp_path):
             wait_until(lambda: proxy.connections >= 2, timeout=10, what="a reconnect after slave_net_timeout")
             proxy.release()
             wait_until(lambda: slave_status(slave.port)["Slave_IO_Running"] == "Yes", what="IO running again")
+            # A new relay log file (our FD, the master's ROTATE + FD) keeps the master coordinates.
+            wait_until(lambda: caught_up(master, slave), what="caught up after the reconnect")
             master.execute_all(["INSERT INTO d.t (v) VALUES ('after reconnect')"])
             wait_until(lambda: query(slave.port, "SELECT COUNT(*) FROM d.t")[0][0] in (1, "1"), what="applied")
     finally:
