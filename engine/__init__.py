@@ -4,6 +4,8 @@ See `engine.core` for the concurrency, group-commit and durability contract.
 """
 
 from engine.core import (
+    READ_COMMITTED,
+    REPEATABLE_READ,
     CommittedTxn,
     Engine,
     LoggedStatement,
@@ -13,4 +15,4 @@ from engine.core import (
     WriterLock,
 )
 
-__all__ = ["CommittedTxn", "Engine", "LoggedStatement", "Result", "Session", "StatementContext", "WriterLock"]
+__all__ = ["READ_COMMITTED", "REPEATABLE_READ", "CommittedTxn", "Engine", "LoggedStatement", "Result", "Session", "StatementContext", "WriterLock"]

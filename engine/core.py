@@ -22,9 +22,10 @@ real SQLite COMMIT, which stores `meta` in the same transaction. `rollback_group
 transaction since the last commit_group (for a failed binlog write).
 Consequence, unlike InnoDB: a write transaction (reading through the writer) sees transactions that
 are logically committed but not yet group-committed; sessions without the lock read through readers
-and see only group-committed data: an autocommit SELECT the newest, a transaction one snapshot
-taken at its first read (REPEATABLE READ, on a reader connection the session pins until the
-transaction ends) until it becomes a writer. A locking read (SELECT ... FOR UPDATE / LOCK IN SHARE MODE) inside a transaction
+and see only group-committed data: by default each SELECT the newest (READ COMMITTED); with
+`Session.isolation = REPEATABLE_READ` a transaction reads one snapshot taken at its first read
+(on a reader connection the session pins until the transaction ends) until it becomes a writer.
+A locking read (SELECT ... FOR UPDATE / LOCK IN SHARE MODE) inside a transaction
 takes the writer lock, so read-modify-write transactions serialize. A session holding the lock
 (an open write transaction) makes every other writer, and the committer, wait: at most
 `lock_wait_timeout` seconds for sessions (then 1205).
@@ -102,6 +103,7 @@ from protocol.errors import (
     SQLError,
 )
 
+READ_COMMITTED, REPEATABLE_READ = "READ-COMMITTED", "REPEATABLE-READ"
 MAIN_FILE = "__engine__.sqlite"
 META_TABLE = "__engine_meta"
 CATALOG_TABLE = "__engine_catalog"
@@ -1081,6 +1083,10 @@ class Session:
         self._holds_lock = False
         self._pinned = False  # apply_transaction keeps the lock across statements
         self._snapshot = Snapshot()  # the read view of the current transaction
+        # READ COMMITTED (default: every SELECT sees the newest group-committed data) or
+        # REPEATABLE READ (InnoDB's default: a transaction reads one snapshot); the shell maps
+        # SET [SESSION] TRANSACTION ISOLATION LEVEL / tx_isolation onto it
+        self.isolation = READ_COMMITTED
         self._statements: list[LoggedStatement] = []
         self._rand = functions.RandState(int(time.time()) ^ (connection_id * 0x9E3779B1), connection_id + 17)
 
@@ -1200,7 +1206,7 @@ class Session:
         else:
             if self._in_txn is False and not self.autocommit:
                 self._in_txn = True
-            snapshot = self._snapshot if self._in_txn else None
+            snapshot = self._snapshot if self._in_txn and self.isolation == REPEATABLE_READ else None
             names, rows = await engine._on_reader(engine._r_query, plan.sql, args, self._rand, self._database,
                                                   snapshot)
         if plan.names is not None:

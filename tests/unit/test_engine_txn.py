@@ -335,8 +335,21 @@ async def test_savepoints_inside_a_transaction(engine):
         await replica.close()
 
 
-async def test_a_transaction_reads_a_consistent_snapshot(engine):
+async def test_read_committed_by_default(engine):
     a, b = session(engine, 1), session(engine, 2)
+    await b.execute("BEGIN")
+    assert await count(b) == 0
+    await a.execute("INSERT INTO t (v) VALUES (1)")
+    async with engine.writer_lock:
+        await engine.commit_group({})
+    assert await count(b) == 1
+
+
+async def test_repeatable_read_transactions_read_a_consistent_snapshot(engine):
+    from engine.core import REPEATABLE_READ
+
+    a, b = session(engine, 1), session(engine, 2)
+    b.isolation = REPEATABLE_READ
     await b.execute("BEGIN")
     assert await count(b) == 0  # the snapshot starts here
     await a.execute("INSERT INTO t (v) VALUES (1)")
