@@ -20,7 +20,9 @@ Contract (who may call what, which rule each step follows)
 - Checksums: a slave that ran `SET @master_binlog_checksum= @@global.binlog_checksum` gets the
   events as they are in the file (CRC32 when the file has it). A checksum-unaware slave gets
   every event without its CRC32 footer (event_size fixed) and FORMAT_DESCRIPTIONs saying NONE.
-  (mysqld refuses such a slave instead; stripping lets old tools read our binlog.)
+  This is MariaDB's behaviour (it logs "Master is configured to log replication events with
+  checksum, but will not send such events to slaves that cannot process them"); MySQL refuses
+  such a slave with ERR 1236 instead.
 - Binlog transmit hooks (WL#4398): `transmit_start` once, `reserve_header` once, then around
   every packet `before_send_event` (on a fresh copy of the reserved header, so an observer that
   went away leaves flag 0) and `after_send_event`; `transmit_stop` once at the end, whatever the
@@ -287,6 +289,11 @@ class DumpSession:
                 raise DumpError(f"could not open log file '{self.file}': {e}") from None
             self.strip = file_crc and not self.aware
             self.crc = file_crc and self.aware
+            if first and self.strip:
+                log.warning(
+                    "Master is configured to log replication events with checksum, but will not send "
+                    "such events to slaves that cannot process them (slave %d)", self.slave_server_id,
+                )
             if first:
                 self._send(self._artificial_rotate(start), None, artificial=True)
             await self._send_file_start(path, past_start=first and self.pos > len(BINLOG_MAGIC))
