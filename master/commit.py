@@ -10,9 +10,9 @@ Contract (who may call what, what is durable when)
   the whole queue: a group's order in the binlog is the engine's commit order, and
   `engine.commit_group` commits exactly the group's transactions.
 - Stages of one group, in order (WL#4398 hook names):
-  `before_commit` (each transaction) -> flush: events appended and written to the OS ->
-  `after_flush` (position = the group's end) -> sync: fsync every `sync_binlog` groups (0 =
-  never) -> publish the binlog end position (dump sessions' update signal; after the sync, so a
+  `before_commit` (each transaction) -> flush: events appended and written to the OS -> sync:
+  fsync every `sync_binlog` groups (0 = never) -> `after_flush` (position = the group's end;
+  after the sync when there is one, as WL#4398 puts it) -> publish the binlog end position (dump sessions' update signal; after the sync, so a
   slave never receives what the master could lose) -> `after_sync` (the AFTER_SYNC semi-sync
   wait, once per group) -> engine commit (`commit_group` with the group's end as the engine's
   meta, atomically) -> writer lock released -> `after_commit` (the AFTER_COMMIT wait, once per
@@ -218,14 +218,15 @@ class GroupCommit:
             ticket.end = end
             if ticket.param is not None:
                 ticket.param.position = end
-        await self.run_io(writer.flush)
-        if storage:
-            storage.after_flush(StorageParam(self.server_id, end, len(group), [t.param for t in group]))
         self._unsynced_groups += 1
         every = self.sync_binlog()
-        if every and self._unsynced_groups >= every:
-            await self.run_io(writer.sync)
+        sync = bool(every) and self._unsynced_groups >= every
+        # one trip to the binlog's I/O thread: write, and fsync when sync_binlog says so
+        await self.run_io(_flush_and_maybe_sync, writer, sync)
+        if sync:
             self._unsynced_groups = 0
+        if storage:  # WL#4398: after the flush, and after the sync when the group was synced
+            storage.after_flush(StorageParam(self.server_id, end, len(group), [t.param for t in group]))
         self.end.publish(writer.end_position)
         return end
 
@@ -245,6 +246,12 @@ class GroupCommit:
                     ticket.done.set_result(None)
                 else:
                     ticket.done.set_exception(error)
+
+
+def _flush_and_maybe_sync(writer: BinlogWriter, sync: bool) -> None:
+    writer.flush()
+    if sync:
+        writer.sync()
 
 
 def _group_state_setter(group: list[_Ticket]) -> Callable[[str | None], None]:
