@@ -35,12 +35,12 @@ import time
 from collections.abc import AsyncIterator, Callable
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from binlog.writer import BinlogWriter
 from master.binlog_end import BinlogEnd
-from master.events import query_event, transaction_events
+from master.events import transaction_events
 from protocol.errors import ER_UNKNOWN_ERROR, SQLError
 from protocol.position import BinlogPosition
 from semisync.interface import ReplicationInterface, StorageParam, TransParam
@@ -55,7 +55,6 @@ class _Ticket:
     done: asyncio.Future[None]
     param: TransParam | None = None
     end: BinlogPosition | None = None
-    specs: list[Any] = field(default_factory=list)
 
 
 class GroupCommit:
@@ -78,7 +77,7 @@ class GroupCommit:
         self._queue: list[_Ticket] = []
         self._leader_waiting = False
         self._unsynced_groups = 0
-        self._xid = int(time.time()) << 16
+        self._xid = int(time.time()) << 16  # XID values only need to differ (a restart moves on)
         self._io = ThreadPoolExecutor(1, thread_name_prefix="binlog-io")
         self._in_flight = 0
         self._idle: asyncio.Event | None = None
@@ -282,6 +281,3 @@ class _Txn:
 
     def binlog_transactions(self) -> list[list[_Statement]]:
         return [self.statements]
-
-
-__all__ = ["GroupCommit", "query_event"]
