@@ -209,8 +209,8 @@ class GroupCommit:
             thread_id = getattr(session, "connection_id", 0)
             if transaction or storage:
                 ticket.param = TransParam(thread_id, self.server_id, None, getattr(session, "set_state", None))
-            if transaction:
-                transaction.before_commit(ticket.param)
+                if transaction:
+                    transaction.before_commit(ticket.param)
             for stmts in ticket.txn.binlog_transactions():
                 self._xid += 1
                 end = writer.append(transaction_events(stmts, xid=self._xid, thread_id=thread_id))
@@ -225,7 +225,7 @@ class GroupCommit:
         if sync:
             self._unsynced_groups = 0
         if storage:  # WL#4398: after the flush, and after the sync when the group was synced
-            storage.after_flush(StorageParam(self.server_id, end, len(group), [t.param for t in group]))
+            storage.after_flush(StorageParam(self.server_id, end, len(group), [t.param for t in group if t.param]))
         self.end.publish(writer.end_position)
         return end
 

@@ -33,7 +33,11 @@ from master.events import user_var_value
 from protocol.events import (
     INTVAR_INSERT_ID,
     INTVAR_LAST_INSERT_ID,
-    EventType,
+    Intvar,
+    Query,
+    Rand,
+    UserVar,
+    Xid,
     decode_event,
 )
 from protocol.position import BinlogPosition, file_sequence
@@ -105,9 +109,8 @@ async def recover(engine: Any, directory: Path, basename: str) -> RecoveryReport
         for offset, raw in iter_events(path, offset0):
             event = decode_event(raw, checksum=checksum)
             end = BinlogPosition(name, offset + len(raw))
-            code = event.type_code
-            if code == EventType.QUERY_EVENT:
-                body = event.body
+            body = event.body
+            if isinstance(body, Query):
                 sql = body.query
                 db = body.db or None
                 if sql == "BEGIN":
@@ -129,16 +132,16 @@ async def recover(engine: Any, directory: Path, basename: str) -> RecoveryReport
                     await _apply(engine, [(sql, context, db)], end)
                     report.replayed += 1
                     context = StatementContext()
-            elif code == EventType.INTVAR_EVENT:
-                if event.body.type == INTVAR_INSERT_ID:
-                    context.insert_id = event.body.value
-                elif event.body.type == INTVAR_LAST_INSERT_ID:
-                    context.last_insert_id = event.body.value
-            elif code == EventType.RAND_EVENT:
-                context.rand_seed = (event.body.seed1, event.body.seed2)
-            elif code == EventType.USER_VAR_EVENT:
-                context.user_vars[event.body.name] = user_var_value(event.body)
-            elif code == EventType.XID_EVENT and pending is not None:
+            elif isinstance(body, Intvar):
+                if body.type == INTVAR_INSERT_ID:
+                    context.insert_id = body.value
+                elif body.type == INTVAR_LAST_INSERT_ID:
+                    context.last_insert_id = body.value
+            elif isinstance(body, Rand):
+                context.rand_seed = (body.seed1, body.seed2)
+            elif isinstance(body, UserVar):
+                context.user_vars[body.name] = user_var_value(body)
+            elif isinstance(body, Xid) and pending is not None:
                 await _apply(engine, pending, end)
                 report.replayed += 1
                 pending = None

@@ -8,12 +8,14 @@ Contract
   connection is killed first (mysqld's kill_zombie_dump_threads).
 - ROLLBACK runs on the engine, then calls the `after_rollback` hook.
 - Master statements: SHOW MASTER STATUS, SHOW BINARY LOGS (= SHOW MASTER LOGS), SHOW BINLOG
-  EVENTS, SHOW SLAVE HOSTS, FLUSH BINARY LOGS (and FLUSH LOGS), PURGE BINARY LOGS TO (ER_LOG_IN_USE
+  EVENTS, SHOW SLAVE HOSTS (MySQL's columns, then each slave's latest semi-sync ack as
+  Acked_Log_File / Acked_Log_Pos), FLUSH BINARY LOGS (and FLUSH LOGS), PURGE BINARY LOGS TO (ER_LOG_IN_USE
   for a file a dump session still reads), RESET MASTER (binlog reset, `after_reset_master`, dump
   sessions ended), `SELECT binlog_gtid_pos(file, pos)` ('' : no GTIDs here, which a MariaDB
   replica in file/position mode accepts), SHOW SLAVE STATUS (empty, as on any master).
-  Writers of the binlog (FLUSH, PURGE, RESET) run between commit groups, under the engine's
-  writer lock (`GroupCommit.exclusive`); readers (SHOW ...) read up to the published end.
+  Writers of the binlog (FLUSH, PURGE, RESET) first commit the session's open transaction (as
+  mysqld's implicit commit), then run between commit groups under the engine's writer lock
+  (`GroupCommit.exclusive`); readers (SHOW ...) read up to the published end.
 - Variables: log_bin ON, log_bin_basename, log_bin_index, binlog_format STATEMENT,
   binlog_checksum, sync_binlog and max_binlog_size (dynamic), gtid_mode OFF.
 """
@@ -392,6 +394,7 @@ class MasterRole(Role):
             await self.pipeline.run_io(self.writer.reset)
             end = self.writer.end_position
             # the engine's place in the new binlog (crash recovery replays from here)
+            assert self.server is not None
             await self.server.engine.commit_group({"binlog_file": end.file, "binlog_pos": str(end.pos)})
             self.end.publish(end)
             transmit = self.interface.transmit

@@ -19,7 +19,7 @@ from protocol.events import (
 
 COLUMNS = ("Log_name", "Pos", "Event_type", "Server_id", "End_log_pos", "Info")
 
-_NAMES = {
+_NAMES: dict[int, str] = {
     EventType.QUERY_EVENT: "Query",
     EventType.STOP_EVENT: "Stop",
     EventType.ROTATE_EVENT: "Rotate",
