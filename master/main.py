@@ -90,8 +90,9 @@ class MasterDaemon:
         )
         await asyncio.to_thread(writer.open, True)
         end = BinlogEnd(writer.end_position)
-        if not self.engine.meta():
-            # a fresh engine: its place in the binlog, so that recovery never replays from before
+        # After recovery the engine holds everything the binlog has: its place is the new file's
+        # start (also for a fresh engine, or a binlog directory that was emptied by hand).
+        async with self.engine.writer_lock:
             await self.engine.commit_group({"binlog_file": end.position.file, "binlog_pos": str(end.position.pos)})
         role_box: list[MasterRole] = []
         self.pipeline = GroupCommit(
