@@ -16,6 +16,7 @@ COPY master ./master
 COPY slave ./slave
 COPY config ./config
 COPY cli ./cli
+COPY pipeline ./pipeline
 RUN pip install --no-cache-dir . \
     && useradd --create-home --uid 10001 --shell /usr/sbin/nologin semisync \
     && mkdir -p /data \
