@@ -80,9 +80,7 @@ class MasterDaemon:
         datadir = Path(cfg.datadir)
         datadir.mkdir(parents=True, exist_ok=True)
         self.engine = await Engine.open(datadir / "db")
-        report = await recover(self.engine, datadir, cfg.log_bin)
-        if report.replayed or report.torn_bytes or report.partial_bytes:
-            log.warning("crash recovery: %s", report)
+        await recover(self.engine, datadir, cfg.log_bin)  # logs what it did
         writer = self.writer = BinlogWriter(
             datadir, cfg.log_bin, server_id=cfg.server_id,
             checksum=cfg.binlog_checksum == BinlogChecksum.CRC32,
