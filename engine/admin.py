@@ -32,7 +32,7 @@ def _like(pattern: str) -> re.Pattern[str]:
     return re.compile(regex + r"\Z", re.I | re.S)
 
 
-def _filter(cur: TokenCursor) -> re.Pattern[str] | None:
+def _filter(cur: TokenCursor) -> re.Pattern[str] | None:  # LIKE 'pattern' or nothing
     if cur.accept("LIKE"):
         return _like(str(cur.literal()))
     return None
@@ -46,10 +46,7 @@ def _result(columns: list[str], rows: list[tuple], session: Session) -> Result:
 
 
 def _schema(cur: TokenCursor, session: Session) -> str:
-    if cur.accept("FROM", "IN"):
-        name = cur.ident()
-    else:
-        name = session.database
+    name = cur.ident() if cur.accept("FROM", "IN") else session.database
     if name is None:
         raise SQLError(ER_NO_DB_ERROR)
     if not session.engine.has_database(name):
@@ -79,8 +76,8 @@ def run_admin(session: Session, cur: TokenCursor) -> Result:
         table = _table(cur, session)
         rows = table.describe()
         if not cur.at_end():
-            pattern = _like(str(cur.literal()) if cur.peek().kind == "param" else cur.ident())
-            rows = [r for r in rows if pattern.match(r[0])]
+            column = _like(str(cur.literal()) if cur.peek().kind == "param" else cur.ident())
+            rows = [r for r in rows if column.match(r[0])]
         return _result(["Field", "Type", "Null", "Key", "Default", "Extra"], rows, session)
     if cur.accept("ANALYZE", "OPTIMIZE", "CHECK"):
         op = cur.tokens[0].text.lower()

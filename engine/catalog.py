@@ -14,9 +14,11 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict, dataclass, field
+from typing import Any
 
 from engine.lexer import Token, mysql_ident, quote_ident, syntax_error
 from protocol.errors import (
+    ER_BAD_FIELD_ERROR,
     ER_DUP_FIELDNAME,
     ER_KEY_COLUMN_DOES_NOT_EXIST,
     ER_UNKNOWN_ERROR,
@@ -97,6 +99,12 @@ class Table:
     columns: list[Column]
     indexes: list[Index] = field(default_factory=list)
     auto_increment_start: int | None = None
+
+    def must_column(self, name: str, where: str = "field list") -> Column:
+        col = self.column(name)
+        if col is None:
+            raise SQLError(ER_BAD_FIELD_ERROR, name, where)
+        return col
 
     def column(self, name: str) -> Column | None:
         low = name.lower()
@@ -254,6 +262,9 @@ def mysql_literal(value: object) -> str:
 # --- parsing column definitions (from tokens with literal params) ------------------------------
 
 
+END = Token("end", "")
+
+
 class TokenCursor:
     """A cursor over one statement's tokens, with its literal values at hand."""
 
@@ -263,16 +274,17 @@ class TokenCursor:
         self.text = text
         self.i = 0
 
-    def peek(self, ahead: int = 0) -> Token | None:
+    def peek(self, ahead: int = 0) -> Token:
+        """The token `ahead` of the cursor, or an `end` token past the statement's end."""
         j = self.i + ahead
-        return self.tokens[j] if j < len(self.tokens) else None
+        return self.tokens[j] if j < len(self.tokens) else END
 
     def at_end(self) -> bool:
         return self.i >= len(self.tokens)
 
     def next(self) -> Token:
         tok = self.peek()
-        if tok is None:
+        if tok is END:
             raise syntax_error("")
         self.i += 1
         return tok
@@ -282,15 +294,22 @@ class TokenCursor:
         return syntax_error(rest)
 
     def accept(self, *words: str) -> bool:
-        tok = self.peek()
-        if tok is not None and tok.is_word(*words):
+        if self.peek().is_word(*words):
             self.i += 1
             return True
         return False
 
+    def accept_words(self, first: str, *rest: str) -> bool:
+        """`first rest...` (e.g. IF NOT EXISTS): False if `first` is absent, 1064 if `rest` is."""
+        if not self.accept(first):
+            return False
+        for word in rest:
+            self.expect(word)
+        return True
+
     def accept_op(self, op: str) -> bool:
         tok = self.peek()
-        if tok is not None and tok.kind == "op" and tok.text == op:
+        if tok.kind == "op" and tok.text == op:
             self.i += 1
             return True
         return False
@@ -305,7 +324,7 @@ class TokenCursor:
 
     def ident(self) -> str:
         tok = self.peek()
-        if tok is None or tok.kind not in ("word", "ident"):
+        if tok.kind not in ("word", "ident"):
             raise self.error()
         self.i += 1
         return tok.text
@@ -316,10 +335,8 @@ class TokenCursor:
             return first, self.ident()
         return None, first
 
-    def literal(self) -> object:
+    def literal(self) -> Any:
         tok = self.peek()
-        if tok is None:
-            raise self.error()
         if tok.kind == "param":
             self.i += 1
             return self.params[tok.param]

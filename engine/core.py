@@ -69,6 +69,7 @@ import time
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from engine import functions
 from engine.catalog import Table, TokenCursor
@@ -386,7 +387,7 @@ class Engine:
         self._readers = ThreadLane(readers, "engine-reader")
         self._free_readers: list[_Reader] = []
         self._free_lock = threading.Lock()
-        self._wconn: sqlite3.Connection | None = None
+        self._wconn_: sqlite3.Connection | None = None
         self._wstate = functions.ConnectionState()
         self.schemas: dict[str, Path] = {}  # attached schema -> file (replaced, never mutated)
         self.catalog: dict[str, dict[str, Table]] = {}  # schema -> lower(table) -> Table
@@ -439,6 +440,12 @@ class Engine:
             self._discard(reader)
         self._free_readers = []
 
+    @property
+    def _wconn(self) -> sqlite3.Connection:
+        """The writer connection (writer thread only)."""
+        assert self._wconn_ is not None, "engine not open"
+        return self._wconn_
+
     def _on_writer(self, fn, *args) -> asyncio.Future:
         return self._writer.call(fn, *args)
 
@@ -446,7 +453,7 @@ class Engine:
         return self._readers.call(fn, *args)
 
     def _w_open(self) -> None:
-        self._wconn = _open_connection(self.datadir / MAIN_FILE, self._wstate, self.synchronous)
+        self._wconn_ = _open_connection(self.datadir / MAIN_FILE, self._wstate, self.synchronous)
         self._w_ensure_tables("main")
         metas = {"main": self._w_read_meta("main")}
         for path in sorted(self.datadir.glob("*.sqlite")):
@@ -475,11 +482,11 @@ class Engine:
                 self._torn = (lagging, redo["statements"], self._meta)
 
     def _w_close(self) -> None:
-        if self._wconn is not None:
-            if self._wconn.in_transaction:
-                self._wconn.execute("ROLLBACK")
-            self._wconn.close()
-            self._wconn = None
+        if self._wconn_ is not None:
+            if self._wconn_.in_transaction:
+                self._wconn_.execute("ROLLBACK")
+            self._wconn_.close()
+            self._wconn_ = None
 
     def _w_set_synchronous(self) -> None:
         """The engine's synchronous level on every attached file (SQLite refuses it inside a
@@ -524,6 +531,7 @@ class Engine:
     async def _repair(self) -> None:
         """Re-run the last group's statements on the files that missed its commit, then commit them
         with the group's meta: afterwards every file agrees with `meta()` again."""
+        assert self._torn is not None
         lagging, statements, meta = self._torn
         session = self.session(0)
         session.autocommit = False
@@ -834,7 +842,7 @@ class Engine:
             raise error from None
         finally:
             self._wstate.rand = None
-        if plan.auto_select_slot is not None:
+        if plan.auto_select_slot is not None and first is not None:
             key = (plan.target[0], plan.target[1].lower())
             self._auto[key] = max(self._auto[key], first + max(affected, 0))
             if affected <= 0:
@@ -854,6 +862,7 @@ class Engine:
         nxt = self._auto.get(key)
         if nxt is None or key in self._auto_stale:
             table = self.table(schema, name)
+            assert table is not None and table.auto_column is not None
             top = self._wconn.execute(
                 f"SELECT max({quote_ident(table.auto_column.name)}) FROM {quote_ident(schema)}.{quote_ident(table.name)}"
             ).fetchone()[0]
@@ -1337,7 +1346,7 @@ class Session:
             statements, self._statements = self._statements, []
             self._in_txn = False
             self._release()
-            exc.committed = CommittedTxn(statements) if statements else None
+            exc.committed = CommittedTxn(statements) if statements else None  # type: ignore[attr-defined]
             raise
         except BaseException:
             self._statements = []
@@ -1413,7 +1422,7 @@ def _fmt_time(ts: int, fmt: str) -> str:
     return datetime.fromtimestamp(ts, tz=UTC).strftime(fmt)
 
 
-def _column_names(templates: list[object], names: list[str], sql: str, params: list[object]) -> list[str]:
+def _column_names(templates: list[Any], names: list[str], sql: str, params: list[Any]) -> list[str]:
     if len(templates) != len(names):
         return names
     raw: list[str] | None = None

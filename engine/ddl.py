@@ -15,6 +15,7 @@ from engine.catalog import (
     INT_TYPES,
     NUMERIC_TYPES,
     REAL_TYPES,
+    Column,
     Index,
     Table,
     TokenCursor,
@@ -88,7 +89,7 @@ class DdlParser:
     def parse(self) -> DdlAction:
         cur = self.cur
         if cur.accept("CREATE"):
-            cur.accept("OR") and cur.expect("REPLACE")
+            cur.accept_words("OR", "REPLACE")
             if cur.accept("DATABASE", "SCHEMA"):
                 return self.create_database()
             cur.accept("TEMPORARY")
@@ -130,7 +131,7 @@ class DdlParser:
 
     def create_database(self) -> DdlAction:
         cur = self.cur
-        if_not_exists = cur.accept("IF") and (cur.expect("NOT"), cur.expect("EXISTS"))
+        if_not_exists = cur.accept_words("IF", "NOT", "EXISTS")
         name = cur.ident()
         while not cur.at_end():  # [DEFAULT] CHARACTER SET / COLLATE ...
             cur.next()
@@ -144,7 +145,7 @@ class DdlParser:
 
     def drop_database(self) -> DdlAction:
         cur = self.cur
-        if_exists = cur.accept("IF") and cur.expect("EXISTS") is None
+        if_exists = cur.accept_words("IF", "EXISTS")
         name = cur.ident()
         self.done(DdlAction(name))
         if name not in self.schemas:
@@ -157,7 +158,7 @@ class DdlParser:
 
     def create_table(self) -> DdlAction:
         cur = self.cur
-        if_not_exists = cur.accept("IF") and (cur.expect("NOT"), cur.expect("EXISTS"))
+        if_not_exists = cur.accept_words("IF", "NOT", "EXISTS")
         schema, name = self.table_name()
         if schema not in self.schemas:
             raise SQLError(ER_BAD_DB_ERROR, schema)
@@ -166,7 +167,8 @@ class DdlParser:
             table = copy.deepcopy(self.existing(src_schema, src_name))
             table.schema, table.name = schema, name
         else:
-            columns, indexes = [], []
+            columns: list[Column] = []
+            indexes: list[Index] = []
             cur.expect_op("(")
             while True:
                 parse_table_element(cur, columns, indexes)
@@ -202,7 +204,7 @@ class DdlParser:
 
     def drop_table(self) -> DdlAction:
         cur = self.cur
-        if_exists = cur.accept("IF") and cur.expect("EXISTS") is None
+        if_exists = cur.accept_words("IF", "EXISTS")
         names = [self.table_name()]
         while cur.accept_op(","):
             names.append(self.table_name())
@@ -268,10 +270,7 @@ class DdlParser:
     def add_index(table: Table, index: Index) -> None:
         if any(i.name.lower() == index.name.lower() for i in table.indexes):
             raise SQLError(ER_DUP_KEYNAME, index.name)
-        for col in index.columns:
-            if table.column(col) is None:
-                raise SQLError(ER_BAD_FIELD_ERROR, col, "key")
-        index.columns = [table.column(c).name for c in index.columns]
+        index.columns = [table.must_column(c, "key").name for c in index.columns]
         table.indexes.append(index)
 
     @staticmethod
@@ -434,10 +433,10 @@ class DdlParser:
         create, _ = stmts[0], stmts[1:]
         new_cols, old_exprs = [], []
         for col in table.columns:
-            source = renamed.get(col.name, col.name)
-            if old.column(source) is not None:
+            source = old.column(renamed.get(col.name, col.name))
+            if source is not None:
                 new_cols.append(q(col.name))
-                old_exprs.append(q(old.column(source).name))
+                old_exprs.append(q(source.name))
             elif not col.nullable and not col.has_default and not col.auto_increment:
                 # MySQL fills a new NOT NULL column with the type's implicit default
                 implicit = 0 if col.base in INT_TYPES | REAL_TYPES | NUMERIC_TYPES else ""

@@ -15,6 +15,7 @@ import sqlite3
 import time
 import uuid
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 MAX_RAND = 0x3FFFFFFF
 
@@ -42,7 +43,7 @@ class ConnectionState:
     rand: RandState | None = None
 
 
-def _to_str(v: object) -> str:
+def _to_str(v: Any) -> str:
     if isinstance(v, bytes):
         return v.decode("utf-8", "surrogateescape")
     if isinstance(v, float) and v.is_integer() and abs(v) < 1e15:
@@ -50,19 +51,19 @@ def _to_str(v: object) -> str:
     return str(v)
 
 
-def concat(*args: object) -> str | None:
+def concat(*args: Any) -> str | None:
     if any(a is None for a in args):
         return None
     return "".join(_to_str(a) for a in args)
 
 
-def concat_ws(sep: object, *args: object) -> str | None:
+def concat_ws(sep: Any, *args: Any) -> str | None:
     if sep is None:
         return None
     return _to_str(sep).join(_to_str(a) for a in args if a is not None)
 
 
-def _dt(value: object) -> datetime | None:
+def _dt(value: Any) -> datetime | None:
     if value is None:
         return None
     text = _to_str(value)
@@ -74,14 +75,14 @@ def _dt(value: object) -> datetime | None:
     return None
 
 
-def unix_timestamp(value: object = None) -> int | None:
+def unix_timestamp(value: Any = None) -> int | None:
     if value is None:
         return int(time.time())
     dt = _dt(value)
     return int(dt.timestamp()) if dt else None
 
 
-def from_unixtime(value: object, fmt: object = None) -> str | None:
+def from_unixtime(value: Any, fmt: Any = None) -> str | None:
     if value is None:
         return None
     dt = datetime.fromtimestamp(float(value), tz=UTC)
@@ -93,7 +94,7 @@ _FMT = {"%Y": "%Y", "%y": "%y", "%m": "%m", "%d": "%d", "%H": "%H", "%i": "%M", 
         "%h": "%I", "%I": "%I", "%f": "%f", "%%": "%%"}
 
 
-def date_format(value: object, fmt: object) -> str | None:
+def date_format(value: Any, fmt: Any) -> str | None:
     dt = _dt(value)
     if dt is None or fmt is None:
         return None
@@ -105,7 +106,7 @@ def date_format(value: object, fmt: object) -> str | None:
 _UNIT_SECONDS = {"MICROSECOND": 1e-6, "SECOND": 1, "MINUTE": 60, "HOUR": 3600, "DAY": 86400, "WEEK": 604800}
 
 
-def date_add(value: object, n: object, unit: str, sign: int) -> str | None:
+def date_add(value: Any, n: Any, unit: str, sign: int) -> str | None:
     """MySQL's date arithmetic: DATE_ADD/DATE_SUB and `d +/- INTERVAL n unit`."""
     dt = _dt(value)
     if dt is None or n is None:
@@ -127,24 +128,24 @@ def date_add(value: object, n: object, unit: str, sign: int) -> str | None:
 
 
 def _part(index: int):
-    def get(value: object) -> int | None:
+    def get(value: Any) -> int | None:
         dt = _dt(value)
         return None if dt is None else dt.timetuple()[index]
     return get
 
 
-def left(s: object, n: object) -> str | None:
+def left(s: Any, n: Any) -> str | None:
     return None if s is None or n is None else _to_str(s)[: max(int(n), 0)]
 
 
-def right(s: object, n: object) -> str | None:
+def right(s: Any, n: Any) -> str | None:
     if s is None or n is None:
         return None
     n = int(n)
     return _to_str(s)[-n:] if n > 0 else ""
 
 
-def _pad(s: object, n: object, pad: object, on_left: bool) -> str | None:
+def _pad(s: Any, n: Any, pad: Any, on_left: bool) -> str | None:
     if s is None or n is None or pad is None:
         return None
     s, n, pad = _to_str(s), int(n), _to_str(pad)
@@ -157,7 +158,7 @@ def _pad(s: object, n: object, pad: object, on_left: bool) -> str | None:
 
 
 def _hash(algo: str):
-    def digest(value: object) -> str | None:
+    def digest(value: Any) -> str | None:
         if value is None:
             return None
         data = value if isinstance(value, bytes) else _to_str(value).encode()
@@ -165,14 +166,14 @@ def _hash(algo: str):
     return digest
 
 
-def sha2(value: object, bits: object) -> str | None:
+def sha2(value: Any, bits: Any) -> str | None:
     if value is None or bits is None:
         return None
     algo = {0: "sha256", 224: "sha224", 256: "sha256", 384: "sha384", 512: "sha512"}.get(int(bits))
     return _hash(algo)(value) if algo else None
 
 
-def octet_length(value: object) -> int | None:
+def octet_length(value: Any) -> int | None:
     if value is None:
         return None
     if isinstance(value, bytes):
@@ -180,14 +181,14 @@ def octet_length(value: object) -> int | None:
     return len(_to_str(value).encode("utf-8", "surrogateescape"))
 
 
-def mysql_locate(sub: object, s: object, pos: object = 1) -> int | None:
+def mysql_locate(sub: Any, s: Any, pos: Any = 1) -> int | None:
     if sub is None or s is None:
         return None
     start = max(int(pos) - 1, 0)
     return _to_str(s).lower().find(_to_str(sub).lower(), start) + 1
 
 
-def substring_index(s: object, delim: object, count: object) -> str | None:
+def substring_index(s: Any, delim: Any, count: Any) -> str | None:
     if s is None or delim is None or count is None:
         return None
     s, delim, count = _to_str(s), _to_str(delim), int(count)
@@ -197,7 +198,7 @@ def substring_index(s: object, delim: object, count: object) -> str | None:
     return delim.join(parts[:count]) if count > 0 else delim.join(parts[count:])
 
 
-def truncate(x: object, d: object) -> float | int | None:
+def truncate(x: Any, d: Any) -> float | int | None:
     if x is None or d is None:
         return None
     d = int(d)
@@ -206,7 +207,7 @@ def truncate(x: object, d: object) -> float | int | None:
     return int(value) if d <= 0 else value
 
 
-def regexp(pattern: object, value: object) -> int | None:
+def regexp(pattern: Any, value: Any) -> int | None:
     if pattern is None or value is None:
         return None
     return 1 if re.search(_to_str(pattern), _to_str(value), re.I) else 0
@@ -216,7 +217,7 @@ def _integral(v: float) -> int:
     return int(v)
 
 
-def mysql_mod(a: object, b: object) -> int | float | None:
+def mysql_mod(a: Any, b: Any) -> int | float | None:
     if a is None or b is None:
         return None
     if isinstance(a, int) and isinstance(b, int):
@@ -225,12 +226,12 @@ def mysql_mod(a: object, b: object) -> int | float | None:
     return None if b == 0 else math.fmod(float(a), b)
 
 
-def mysql_isnull(value: object) -> int:
+def mysql_isnull(value: Any) -> int:
     return 1 if value is None else 0
 
 
 def register(conn: sqlite3.Connection, state: ConnectionState) -> None:
-    def mysql_rand(seed: object = None) -> float:
+    def mysql_rand(seed: Any = None) -> float:
         if seed is not None:
             return RandState.from_int(int(seed)).next()
         if state.rand is None:

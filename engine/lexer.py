@@ -113,7 +113,7 @@ def extract(sql: str) -> tuple[str, list[object]]:
     parts: list[str] = []
     last = 0
     for m in _LITERALS.finditer(sql):
-        kind = m.lastgroup
+        kind = m.lastgroup or ""
         if kind == "skip":
             continue
         text = m.group(kind)
@@ -141,7 +141,7 @@ def literal_texts(sql: str) -> list[str]:
     """The literals' source texts, in `extract`'s order (for result column names)."""
     if "/*!" in sql:
         sql = _EXEC_COMMENT.sub(r" \1 ", sql)
-    return [m.group(m.lastgroup) for m in _LITERALS.finditer(sql) if m.lastgroup != "skip"]
+    return [m.group() for m in _LITERALS.finditer(sql) if m.lastgroup != "skip"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -184,7 +184,7 @@ def tokenize(shape: str) -> list[Token]:
         m = match(shape, pos)
         if m is None:
             raise syntax_error(shape[pos:])
-        kind = m.lastgroup
+        kind = m.lastgroup or ""
         text = m.group()
         pos = m.end()
         if kind == "ws":

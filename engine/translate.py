@@ -19,11 +19,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Any
 
 from engine.catalog import Table
 from engine.lexer import Token, quote_ident, syntax_error
 from protocol.errors import (
-    ER_BAD_FIELD_ERROR,
     ER_BAD_NULL_ERROR,
     ER_NO_DB_ERROR,
     ER_NO_DEFAULT_FOR_FIELD,
@@ -78,16 +78,16 @@ CALLS = {  # name() -> per-execution argument
 class Plan:
     kind: str  # "select" | "write"
     sql: str
-    args: list[object]  # per `?`: int (literal index) or a source (NOW, ('const', v), ('var', n) ...)
+    args: list[Any]  # per `?`: int (literal index) or a source (NOW, ('const', v), ('var', n) ...)
     identity: bool = False  # args == the literals, in order (the hot path)
-    target: tuple[str, str] | None = None  # (schema, table) written
-    auto_slots: list[int | None] | None = None  # per VALUES row: arg index of the AUTO_INCREMENT value
+    target: Any = None  # (schema, table) written, for kind == "write"
+    auto_slots: Any = None  # list[int | None] | None:  # per VALUES row: arg index of the AUTO_INCREMENT value
     auto_select_slot: int | None = None  # INSERT ... SELECT: arg index of the first id to number from
     auto_dirty: bool = False  # ids may have been set outside auto_slots (INSERT ... SELECT, UPDATE)
     insert_columns: list[str] = field(default_factory=list)
     uses_last_id: bool = False
     uses_rand: bool = False
-    names: list[object] | None = None  # select-list column names needing the statement's literals
+    names: list[Any] | None = None  # select-list column names needing the statement's literals
     nrows: int = 0  # INSERT ... VALUES: number of rows
     user_vars: tuple[str, ...] = ()  # @variables the statement reads (binlogged as USER_VAR events)
     locking: bool = False  # a locking read: inside a transaction it takes the writer lock
@@ -591,9 +591,7 @@ class Translator:
                 if i + 2 < len(toks) and toks[i + 1].text == ".":
                     i += 2
                     t = toks[i]
-                if table.column(t.text) is None:
-                    raise SQLError(ER_BAD_FIELD_ERROR, t.text, "field list")
-                columns.append(table.column(t.text).name)
+                columns.append(table.must_column(t.text).name)
                 i += 1
                 if toks[i].text == ")":
                     i += 1
@@ -608,9 +606,7 @@ class Translator:
             i += 1
             while True:
                 t = toks[i]
-                if table.column(t.text) is None:
-                    raise SQLError(ER_BAD_FIELD_ERROR, t.text, "field list")
-                columns.append(table.column(t.text).name)
+                columns.append(table.must_column(t.text).name)
                 if toks[i + 1].text != "=":
                     raise self.error_at(i + 1)
                 start = i + 2
@@ -652,7 +648,7 @@ class Translator:
             auto = table.auto_column
             numbered = columns is not None and auto is not None and auto.name not in columns
             select_slot = None
-            if numbered:
+            if columns is not None and auto is not None and numbered:
                 # the engine numbers the rows from the next AUTO_INCREMENT id, in the SELECT's order
                 self.out.append("(" + ", ".join(quote_ident(c) for c in [*columns, auto.name]) + ")")
                 self.out.append("SELECT *,")
@@ -687,10 +683,10 @@ class Translator:
         rowid = table.rowid_alias()
         extra_now = [c.name for c in table.columns if c.default_now and c.name.lower() not in lower]
         auto_missing = auto is not None and auto.name.lower() not in lower
-        out_cols = list(columns) + extra_now + ([auto.name] if auto_missing else [])
+        out_cols = list(columns) + extra_now + ([auto.name] if auto is not None and auto_missing else [])
         self.out.append("(" + ", ".join(quote_ident(c) for c in out_cols) + ") VALUES")
         auto_slots: list[int | None] = []
-        column_defs = [table.column(c) for c in columns]
+        column_defs = [table.must_column(c) for c in columns]
         for n, row in enumerate(rows):
             if n:
                 self.out.append(",")
@@ -783,14 +779,13 @@ class Translator:
             col = toks[i]
             if col.kind not in ("word", "ident"):
                 raise self.error_at(i)
-            if table.column(col.text) is None:
-                raise SQLError(ER_BAD_FIELD_ERROR, col.text, "field list")
-            if table.auto_column is not None and table.column(col.text) is table.auto_column:
+            target = table.must_column(col.text)
+            if target is table.auto_column:
                 self.auto_dirty = True
             if i + 1 >= end or toks[i + 1].text != "=":
                 raise self.error_at(i + 1)
-            self.out.append(quote_ident(table.column(col.text).name) + " =")
-            span = (table.column(col.text).name, len(self.out), len(self.args))
+            self.out.append(quote_ident(target.name) + " =")
+            span = (target.name, len(self.out), len(self.args))
             start = i + 2
             j = self.value_end(start)
             # stop at a depth-0 clause word (WHERE / ORDER / LIMIT) inside the last value
@@ -852,9 +847,10 @@ class Translator:
             return plan
         # MySQL counts changed rows: the same UPDATE restricted to rows it changes
         out, args = self.out, self.args
-        changed_out, changed_args = [], []
-        for n, (col, o1, a1, o2, a2) in enumerate(self.assigned):
-            changed_out.append(("OR " if n else "") + f"{quote_ident(col)} IS NOT (")
+        changed_out: list[str] = []
+        changed_args: list[object] = []
+        for n, (name, o1, a1, o2, a2) in enumerate(self.assigned):
+            changed_out.append(("OR " if n else "") + f"{quote_ident(name)} IS NOT (")
             changed_out.extend(out[o1:o2])
             changed_out.append(") COLLATE BINARY")  # 'abc' -> 'ABC' is a change
             changed_args.extend(args[a1:a2])
