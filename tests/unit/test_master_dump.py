@@ -13,6 +13,7 @@ import zlib
 
 import pytest
 
+from binlog.reader import iter_events
 from binlog.writer import BinlogWriter
 from master.ack_receiver import AckReceiver
 from master.binlog_end import BinlogEnd
@@ -362,3 +363,33 @@ async def test_catch_up_of_large_events_in_batches(binlog):
     assert len(events) == 2 + 6 + 150
     assert sum(1 for e in events if len(e) > 300 << 10) == 6
     assert decode_header(events[-1]).log_pos == binlog.end_position.pos
+
+
+async def test_from_every_event_boundary_the_stream_is_the_binlog(binlog):
+    """Whatever boundary a slave starts at, it receives exactly the bytes of the binlog from there
+    on, across rotations (plus the artificial ROTATE and each file's FORMAT_DESCRIPTION)."""
+    write_transactions(binlog, 3)
+    binlog.rotate()
+    write_transactions(binlog, 2, start=3)
+    binlog.rotate()
+    write_transactions(binlog, 1, start=5)
+    end = BinlogEnd(binlog.end_position)
+    files = binlog.files()
+    data = {name: (binlog.directory / name).read_bytes() for name in files}
+    boundaries = [(name, off + len(ev)) for name in files for off, ev in iter_events(binlog.directory / name)]
+    for name, pos in boundaries:
+        session, slave, dump = make_dump(binlog, end, {"master_binlog_checksum": "CRC32"}, pos,
+                                         BINLOG_DUMP_NON_BLOCK, filename=name)
+        await asyncio.wait_for(dump.run(), 5)
+        events = events_of(slave.packets())
+        assert decode_event(events[0], checksum=True).body.position == pos
+        expected, got = [], []
+        for i, name_i in enumerate(files[files.index(name):]):
+            fd_end = 4 + decode_header(data[name_i], 4).event_size
+            start = pos if i == 0 else fd_end
+            expected.append(data[name_i][max(start, fd_end):])
+        stream = events[1:]
+        for raw in stream:
+            if raw[4] != EventType.FORMAT_DESCRIPTION_EVENT:
+                got.append(raw)
+        assert b"".join(got) == b"".join(expected), (name, pos)
