@@ -43,6 +43,11 @@ async def test_master_daemon_in_process(tmp_path):
                 cur.execute("CREATE TABLE ip.t (id INT AUTO_INCREMENT PRIMARY KEY, v VARCHAR(200))")
                 for i in range(60):
                     cur.execute("INSERT INTO ip.t (v) VALUES (%s)", ("v" * 100 + str(i),))
+                cur.execute("SET GLOBAL sync_binlog = 0")
+                cur.execute("SELECT @@global.sync_binlog, @@global.max_binlog_size, @@log_bin, @@binlog_format")
+                assert cur.fetchone() == (0, 4096, 1, "STATEMENT")
+                cur.execute("INSERT INTO ip.t (v) VALUES ('unsynced')")
+                cur.execute("SET GLOBAL sync_binlog = 1")
                 conn.begin()
                 cur.execute("INSERT INTO ip.t (v) VALUES ('undone')")
                 conn.rollback()
@@ -53,9 +58,9 @@ async def test_master_daemon_in_process(tmp_path):
 
         logs = await asyncio.to_thread(client)
         assert len(logs) > 1  # rotated at max_binlog_size
-        assert daemon.pipeline is not None and daemon.pipeline.commits == 62
-        assert hooks.calls.count("before_commit") == 62
-        assert 0 < hooks.calls.count("after_commit") <= 62  # once per group
+        assert daemon.pipeline is not None and daemon.pipeline.commits == 63
+        assert hooks.calls.count("before_commit") == 63
+        assert 0 < hooks.calls.count("after_commit") <= 63  # once per group
         assert [c for c in hooks.calls if c.startswith("after_rollback")] == ["after_rollback 1"]
     finally:
         await daemon.shutdown()
