@@ -279,3 +279,39 @@ def test_uninstall_and_install_under_load(tmp_path):
         if replica is not None:
             replica.stop()
         master.stop()
+
+
+@pytest.mark.slow
+def test_sysbench_under_semi_sync_every_commit_acked(tmp_path):
+    import re
+    import shutil
+    import subprocess
+
+    if shutil.which("sysbench") is None:
+        pytest.skip("sysbench not installed")
+    master = start_master(tmp_path, "--rpl-semi-sync-master-timeout=10000")
+    replica = None
+    try:
+        master.query("CREATE DATABASE sbtest")
+        replica = start_replica(tmp_path, master, extra=SEMI_SYNC_SLAVE)
+        wait_caught_up(master, replica)
+        enable(master)
+        base = ["sysbench", "oltp_insert", "--db-driver=mysql", "--mysql-host=127.0.0.1", f"--mysql-port={master.port}",
+                "--mysql-user=root", "--mysql-password=", "--mysql-db=sbtest", "--tables=1", "--table-size=1000",
+                "--db-ps-mode=disable", "--threads=4"]
+        assert subprocess.run([*base, "prepare"], capture_output=True, timeout=60).returncode == 0
+        before = counters(master)
+        run = subprocess.run([*base, "--time=5", "run"], capture_output=True, text=True, timeout=60)
+        assert run.returncode == 0, run.stdout + run.stderr
+        assert re.search(r"ignored errors:\s+0\s", run.stdout), run.stdout
+        done = int(re.search(r"transactions:\s+(\d+)", run.stdout).group(1))
+        after = counters(master)
+        assert int(after["Rpl_semi_sync_master_yes_tx"]) - int(before["Rpl_semi_sync_master_yes_tx"]) >= done
+        assert after["Rpl_semi_sync_master_no_tx"] == "0" and after["Rpl_semi_sync_master_status"] == "ON"
+        wait_caught_up(master, replica)
+        assert replica.query("SELECT COUNT(*), SUM(k) FROM sbtest.sbtest1") == \
+            master.query("SELECT COUNT(*), SUM(k) FROM sbtest.sbtest1")
+    finally:
+        if replica is not None:
+            replica.stop()
+        master.stop()
