@@ -110,6 +110,7 @@ class IoSettings:
     net_timeout: float
     sync_relay_log: int
     report_port: int = 0
+    max_relay_log_size: int = 1 << 30  # a new relay file at the next transaction boundary
 
 
 # Slave_IO_State texts (MySQL 5.7's wording).
@@ -154,6 +155,7 @@ class IoTask:
         self._dumping = False  # the current connection got as far as COM_BINLOG_DUMP
         self._writer: asyncio.StreamWriter | None = None
         self._events_since_sync = 0
+        self._master_fd: bytes | None = None  # the master's latest FORMAT_DESCRIPTION event
         self._unsynced: list[tuple[ReadEvent, BinlogPosition]] = []
         self.acks_sent = 0
         self.param = RelayIOParam(settings.server_id, settings.host, settings.port, start)
@@ -400,6 +402,7 @@ class IoTask:
             assert isinstance(fd, FormatDescription)
             if fd.checksum and not event_checksum_ok(event):
                 raise FatalIoError(ER_NETWORK_READ_EVENT_CHECKSUM_FAILURE)
+            self._master_fd = bytes(event)
         elif self.tracker.checksum and not event_checksum_ok(event):
             raise FatalIoError(ER_NETWORK_READ_EVENT_CHECKSUM_FAILURE)
         if t in (EventType.HEARTBEAT_LOG_EVENT, EventType.HEARTBEAT_LOG_EVENT_V2):
@@ -438,7 +441,8 @@ class IoTask:
             self.relay.flush()
             n = self.settings.sync_relay_log
             synced = n == 0
-            if n and self._events_since_sync >= n:
+            rotate_due = self.relay.size >= self.settings.max_relay_log_size and self.boundary_offset == self.relay.size
+            if n and (self._events_since_sync >= n or rotate_due):
                 await asyncio.to_thread(self.relay.sync, self._fsync)
                 self._events_since_sync = 0
                 synced = True
@@ -460,6 +464,16 @@ class IoTask:
             link.writer.write(link.conn.ack(ack))
             await link.writer.drain()
             self.acks_sent += 1
+        if (
+            self.relay.size >= self.settings.max_relay_log_size
+            and self.boundary_offset == self.relay.size
+            and self.tracker.master is not None
+        ):
+            # On the loop, not in a worker thread: the applier changes the index (purge) too.
+            self.relay.rotate(self.tracker.master, self.master_server_id, self._master_fd, self.tracker.checksum)
+            self.boundary_offset = self.relay.size
+            self._events_since_sync = 0
+            self.on_progress()
         self.state = STATE_WAITING
 
 

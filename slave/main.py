@@ -38,9 +38,10 @@ SLAVE_PLUGIN = "rpl_semi_sync_slave"
 
 
 class SlaveDaemon:
-    def __init__(self, config: SlaveConfig, *, fsync: Any = os.fsync) -> None:
+    def __init__(self, config: SlaveConfig, *, fsync: Any = os.fsync, max_relay_log_size: int = 1 << 30) -> None:
         self.config = config
         self.fsync = fsync
+        self.max_relay_log_size = max_relay_log_size
         self.engine: Any = None
         self.server: Server | None = None
         self.role: SlaveRole | None = None
@@ -157,6 +158,7 @@ class SlaveDaemon:
             apply_user_statement=server.apply_user_statement,
             report_port=lambda: server.port,
             fsync=self.fsync,
+            max_relay_log_size=self.max_relay_log_size,
         )
 
     # -- serve / shutdown ---------------------------------------------------------------------------

@@ -42,6 +42,7 @@ from protocol.events import (
     BINLOG_MAGIC,
     FL_STANDALONE,
     HEADER_LEN,
+    LOG_EVENT_ARTIFICIAL_F,
     ROWS_STMT_END_F,
     EventHeader,
     EventType,
@@ -54,6 +55,7 @@ from protocol.events import (
     decode_header,
     encode_body_event,
     event_checksum_ok,
+    set_log_pos,
     split_events,
 )
 from protocol.position import BinlogPosition
@@ -297,6 +299,29 @@ class RelayLog:
         # The previous file was cut back to its last complete transaction (`truncate_tail`)
         # before this one began, so all of it is readable; this one is, up to its FD.
         self.readable = self.position_of(name, len(head))
+        return name
+
+    def rotate(self, master: BinlogPosition, master_server_id: int, master_fd: bytes | None, checksum: bool) -> str:
+        """Continue in a new file at a transaction boundary (the current file reached
+        max_relay_log_size). The new file starts the way a new connection's does - our FD, an
+        artificial ROTATE to the master's current coordinates, the master's FD (log_pos 0) - so
+        the applier and `recover` read it on its own. Everything is fsynced first: the old file
+        becomes readable to its end."""
+        self.flush()
+        self.sync()
+        name = self.start_file(checksum)
+        rotate = encode_body_event(
+            Rotate(master.pos, master.file), timestamp=0, server_id=master_server_id, log_pos=0,
+            flags=LOG_EVENT_ARTIFICIAL_F, checksum=checksum,
+        )
+        self.append(rotate)
+        if master_fd is not None:
+            fd = decode_event(master_fd, False).body
+            assert isinstance(fd, FormatDescription)
+            self.append(set_log_pos(master_fd, 0, checksum=fd.checksum))
+        self.flush()
+        self.sync()
+        self.readable = self.position_of(name, self.size)
         return name
 
     def append(self, event: bytes | memoryview) -> int:

@@ -69,6 +69,7 @@ class Replication:
         apply_user_statement: Callable[[str], Any] | None,
         report_port: Callable[[], int] = lambda: 0,
         fsync: Callable[[int], None] = os.fsync,
+        max_relay_log_size: int = 1 << 30,
     ) -> None:
         self.datadir = Path(datadir)
         self.server_id = server_id
@@ -77,6 +78,7 @@ class Replication:
         self.delegate = delegate
         self.report_port = report_port
         self.fsync = fsync
+        self.max_relay_log_size = max_relay_log_size
         self.info = master_info.load(self.datadir) or defaults
         self.relay = RelayLog(self.datadir, relay_basename, server_id)
         recovered = self.relay.recover()
@@ -135,7 +137,7 @@ class Replication:
                 password=self.info.password, server_id=self.server_id,
                 heartbeat_period=self.info.heartbeat_period, connect_retry=self.info.connect_retry,
                 net_timeout=self.net_timeout, sync_relay_log=self.sync_relay_log,
-                report_port=self.report_port(),
+                report_port=self.report_port(), max_relay_log_size=self.max_relay_log_size,
             )
             self.io = IoTask(
                 settings, self.relay, self.delegate, self.start_position(),

@@ -160,3 +160,22 @@ def test_rows_unsupported_type_is_named():
     with pytest.raises(UnsupportedColumnType) as raised:
         decode_rows(layout, EventType.WRITE_ROWS_EVENT_V1, rows)
     assert "GEOMETRY" in str(raised.value) and "d.t" in str(raised.value)
+
+
+def test_rotate_starts_a_file_that_stands_on_its_own(tmp_path):
+    relay = RelayLog(tmp_path, "relay-bin", server_id=2)
+    relay.recover()
+    relay.start_file(checksum=True)
+    stream = Stream()
+    start_events = stream.start()
+    write(relay, start_events + stream.transaction(1))
+    at = BinlogPosition(MASTER, stream.pos)
+    relay.rotate(at, master_server_id=1, master_fd=start_events[1], checksum=True)
+    assert relay.files() == ["relay-bin.000001", "relay-bin.000002"]
+    assert relay.readable is not None and relay.readable.name == "relay-bin.000002"
+    write(relay, stream.transaction(2)[:1])  # a partial transaction in the new file
+    relay.close()
+    found = RelayLog(tmp_path, "relay-bin", server_id=2).recover()
+    assert found.resume == at
+    types = [e[4] for _, e in read_events(tmp_path / "relay-bin.000002", 4, None)]
+    assert types == [EventType.FORMAT_DESCRIPTION_EVENT, EventType.ROTATE_EVENT, EventType.FORMAT_DESCRIPTION_EVENT]
