@@ -609,14 +609,14 @@ class Engine:
                 reader.conn.execute("BEGIN")  # the snapshot is taken by the first read
         else:
             reader = self._checkout()
-        reader.state.rand = rand
+        reader.state.fx = rand
         try:
             cur = reader.conn.execute(sql, args)
             rows = cur.fetchall()
         except sqlite3.Error as exc:
             raise map_sqlite_error(exc, database) from None
         finally:
-            reader.state.rand = None
+            reader.state.fx = None
             if snapshot is None:
                 self._checkin(reader)
         return [d[0] for d in cur.description or ()], rows
@@ -811,14 +811,14 @@ class Engine:
         self._w_end(False)
 
     def _r_query_writer(self, sql: str, args, rand, database):
-        self._wstate.rand = rand
+        self._wstate.fx = rand
         try:
             cur = self._wconn.execute(sql, args)
             rows = cur.fetchall()
         except sqlite3.Error as exc:
             raise map_sqlite_error(exc, database) from None
         finally:
-            self._wstate.rand = None
+            self._wstate.fx = None
         return [d[0] for d in cur.description or ()], rows
 
     def _w_write(self, plan: Plan, args, end: bool, forced: int | None, rand, database, log: tuple):
@@ -831,7 +831,7 @@ class Engine:
             args = list(args)
             first = self._w_next_id(plan, forced)
             args[plan.auto_select_slot] = first
-        self._wstate.rand = rand
+        self._wstate.fx = rand
         try:
             cur = self._wconn.execute(plan.sql, args)
             affected = cur.rowcount
@@ -841,7 +841,7 @@ class Engine:
                 self._w_end(False)
             raise error from None
         finally:
-            self._wstate.rand = None
+            self._wstate.fx = None
         if plan.auto_select_slot is not None and first is not None:
             key = (plan.target[0], plan.target[1].lower())
             self._auto[key] = max(self._auto[key], first + max(affected, 0))
@@ -1097,7 +1097,8 @@ class Session:
         # SET [SESSION] TRANSACTION ISOLATION LEVEL / tx_isolation onto it
         self.isolation = READ_COMMITTED
         self._statements: list[LoggedStatement] = []
-        self._rand = functions.RandState(int(time.time()) ^ (connection_id * 0x9E3779B1), connection_id + 17)
+        self._fx = functions.SessionFunctions(
+            functions.RandState(int(time.time()) ^ (connection_id * 0x9E3779B1), connection_id + 17))
 
     @property
     def database(self) -> str | None:
@@ -1188,17 +1189,26 @@ class Session:
                 raise AssertionError(source)
         return args
 
+    def _take_last_id(self) -> bool:
+        """After a statement that called LAST_INSERT_ID(expr): its value becomes the session's."""
+        value, self._fx.set_last_id = self._fx.set_last_id, None
+        if value is None:
+            return False
+        self.last_insert_id = value
+        return True
+
     def _user_var(self, name: str, context: StatementContext | None) -> object:
         if context is not None and name in context.user_vars:
             return context.user_vars[name]
         return self.user_vars.get(name)
 
     def _rand_for(self, plan: Plan, context: StatementContext | None) -> tuple[int, int] | None:
+        self._fx.set_last_id = None
         if not plan.uses_rand:
             return None
         if context is not None and context.rand_seed is not None:
-            self._rand = functions.RandState(*context.rand_seed)
-        return (self._rand.seed1, self._rand.seed2)
+            self._fx.rand = functions.RandState(*context.rand_seed)
+        return (self._fx.rand.seed1, self._fx.rand.seed2)
 
     async def _select(self, sql: str, plan: Plan, params, context) -> Result:
         engine = self.engine
@@ -1211,13 +1221,15 @@ class Session:
             self._in_txn = True
             await self._acquire()
         if self._holds_lock:
-            names, rows = await engine._on_writer(engine._r_query_writer, plan.sql, args, self._rand, self._database)
+            names, rows = await engine._on_writer(engine._r_query_writer, plan.sql, args, self._fx, self._database)
         else:
             if self._in_txn is False and not self.autocommit:
                 self._in_txn = True
             snapshot = self._snapshot if self._in_txn and self.isolation == REPEATABLE_READ else None
-            names, rows = await engine._on_reader(engine._r_query, plan.sql, args, self._rand, self._database,
+            names, rows = await engine._on_reader(engine._r_query, plan.sql, args, self._fx, self._database,
                                                   snapshot)
+        if plan.sets_last_id:
+            self._take_last_id()
         if plan.names is not None:
             names = _column_names(plan.names, names, sql, params)
         return Result(columns=names, column_types=column_types(rows, len(names)), rows=rows,
@@ -1253,7 +1265,7 @@ class Session:
             last_id = args_last_id(context, self.last_insert_id) if plan.uses_last_id else None
             log = (self._database, sql, timestamp, last_id, rand_seed)
             affected, first_id = await engine._on_writer(
-                engine._w_write, plan, args, end, forced, self._rand, self._database, log)
+                engine._w_write, plan, args, end, forced, self._fx, self._database, log)
         except asyncio.CancelledError:
             if end:
                 # the statement may still run in the writer thread: undo it there (the lane is
@@ -1273,6 +1285,8 @@ class Session:
             user_vars=tuple((name, self._user_var(name, context)) for name in plan.user_vars))
         if first_id is not None:
             self.last_insert_id = first_id
+        if plan.sets_last_id and self._take_last_id():
+            first_id = first_id if first_id is not None else self.last_insert_id
         self._statements.append(stmt)
         committed = None
         if end:

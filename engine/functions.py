@@ -37,10 +37,19 @@ class RandState:
         return self.seed1 / MAX_RAND
 
 
+class SessionFunctions:
+    """A session's state that functions read and write: RAND()'s generator, and the value a
+    LAST_INSERT_ID(expr) call set during the current statement."""
+
+    def __init__(self, rand: RandState):
+        self.rand = rand
+        self.set_last_id: int | None = None
+
+
 class ConnectionState:
     """What a connection's functions need of the statement running on it (one thread at a time)."""
 
-    rand: RandState | None = None
+    fx: SessionFunctions | None = None
 
 
 def _to_str(v: Any) -> str:
@@ -234,9 +243,14 @@ def register(conn: sqlite3.Connection, state: ConnectionState) -> None:
     def mysql_rand(seed: Any = None) -> float:
         if seed is not None:
             return RandState.from_int(int(seed)).next()
-        if state.rand is None:
-            state.rand = RandState(int(time.time()), id(state))
-        return state.rand.next()
+        if state.fx is None:
+            state.fx = SessionFunctions(RandState(int(time.time()), id(state)))
+        return state.fx.rand.next()
+
+    def mysql_set_last_id(value: Any) -> Any:
+        if state.fx is not None and value is not None:
+            state.fx.set_last_id = int(value)
+        return value
 
     fns = {
         "concat": (-1, concat), "concat_ws": (-1, concat_ws),
@@ -254,8 +268,9 @@ def register(conn: sqlite3.Connection, state: ConnectionState) -> None:
         "mysql_locate": (-1, mysql_locate), "substring_index": (3, substring_index),
         "truncate": (2, truncate), "regexp": (2, regexp), "mysql_isnull": (1, mysql_isnull),
         "ascii": (1, lambda s: None if s is None else (ord(_to_str(s)[0]) if _to_str(s) else 0)),
-        "mysql_rand": (-1, mysql_rand), "mysql_date_add": (4, date_add),
+        "mysql_rand": (-1, mysql_rand), "mysql_set_last_id": (1, mysql_set_last_id), "mysql_date_add": (4, date_add),
     }
     for name, (nargs, fn) in fns.items():
-        deterministic = name not in ("uuid", "mysql_rand", "unix_timestamp", "mysql_unix_timestamp")
+        deterministic = name not in ("uuid", "mysql_rand", "unix_timestamp", "mysql_unix_timestamp",
+                                     "mysql_set_last_id")
         conn.create_function(name, nargs, fn, deterministic=deterministic)

@@ -86,6 +86,7 @@ class Plan:
     auto_dirty: bool = False  # ids may have been set outside auto_slots (INSERT ... SELECT, UPDATE)
     insert_columns: list[str] = field(default_factory=list)
     uses_last_id: bool = False
+    sets_last_id: bool = False  # LAST_INSERT_ID(expr)
     uses_rand: bool = False
     names: list[Any] | None = None  # select-list column names needing the statement's literals
     nrows: int = 0  # INSERT ... VALUES: number of rows
@@ -104,6 +105,7 @@ class Translator:
         self.params = params
         self.cacheable = True
         self.locking = False  # SELECT ... FOR UPDATE / LOCK IN SHARE MODE
+        self.sets_last_id = False
         self.assigned: list[tuple[str, int, int, int, int]] = []  # SET col: out/args spans of its value
         self.shape = shape
         self.database = database
@@ -358,8 +360,10 @@ class Translator:
         if word == "UNIX_TIMESTAMP":
             self.out.append("mysql_unix_timestamp")
             return i + 1
-        if word == "LAST_INSERT_ID":
-            raise SQLError(ER_NOT_SUPPORTED_YET, "LAST_INSERT_ID(expr)")
+        if word == "LAST_INSERT_ID":  # LAST_INSERT_ID(expr): returns expr, which becomes the session's value
+            self.sets_last_id = True
+            self.out.append("mysql_set_last_id")
+            return i + 1
         if word == "RAND":
             self.uses_rand = True
         if word in ("DATE_ADD", "DATE_SUB", "ADDDATE", "SUBDATE"):
@@ -492,7 +496,8 @@ class Translator:
         kw.setdefault("user_vars", tuple(dict.fromkeys(a[1] for a in args if type(a) is tuple and a[0] == "var")))
         return Plan(kind=kind, sql=" ".join(self.out), args=args, identity=identity,
                     uses_last_id=self.uses_last_id, uses_rand=self.uses_rand,
-                    auto_dirty=self.auto_dirty, cacheable=self.cacheable, **kw)
+                    auto_dirty=self.auto_dirty, cacheable=self.cacheable,
+                    sets_last_id=self.sets_last_id, **kw)
 
     def plan_select(self) -> Plan:
         end = self.emit_range(0, len(self.tokens))

@@ -372,3 +372,18 @@ async def test_binary_values_escaped_by_pymysql_round_trip(engine, db):
     await run(engine, db, sql)
     r = await run(engine, db, "SELECT data, s FROM b")
     assert r.rows == [(value, "é'\"\\\n\x00\x1a")] and r.column_types == ["blob", "string"]
+
+
+async def test_last_insert_id_with_an_argument_sets_the_sessions_value(engine, db):
+    await run(engine, db, "CREATE TABLE seq (id INT NOT NULL)")
+    await run(engine, db, "INSERT INTO seq VALUES (41)")
+    r = await run(engine, db, "UPDATE seq SET id = LAST_INSERT_ID(id + 1)")
+    assert r.last_insert_id == 42
+    assert (await run(engine, db, "SELECT LAST_INSERT_ID()")).rows == [(42,)]
+    r = await run(engine, db, "INSERT INTO seq VALUES (LAST_INSERT_ID() + 100)")
+    assert r.committed.statements[0].last_insert_id == 42  # binlogged as INTVAR LAST_INSERT_ID
+    assert (await run(engine, db, "SELECT LAST_INSERT_ID(7), LAST_INSERT_ID()")).rows[0][0] == 7
+    assert (await run(engine, db, "SELECT LAST_INSERT_ID()")).rows == [(7,)]
+    await run(engine, db, "UPDATE seq SET id = LAST_INSERT_ID(id + 1) WHERE id < 0")  # sets nothing
+    assert (await run(engine, db, "SELECT LAST_INSERT_ID()")).rows == [(7,)]
+    assert (await run(engine, db, "SELECT id FROM seq ORDER BY id")).rows == [(42,), (142,)]
