@@ -1,0 +1,195 @@
+"""The IO task against an in-memory master on loopback (protocol.ServerConnection): the order
+of fsync and ack, batching, and sync_relay_log = N > 1. The same properties are proven against
+a stock MariaDB master in tests/integration/test_slave_durability.py; here the master sends
+exactly the bursts the test wants, so every count is exact.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+
+from protocol.connection import NEED_DATA, ServerConnection
+from protocol.events import (
+    LOG_EVENT_ARTIFICIAL_F,
+    FormatDescription,
+    Query,
+    Rotate,
+    Xid,
+    encode_body_event,
+)
+from protocol.messages import (
+    OK,
+    ComBinlogDump,
+    ComQuery,
+    ComRegisterSlave,
+    HandshakeResponse,
+    ResultSet,
+)
+from protocol.position import BinlogPosition
+from protocol.semisync_wire import SemiSyncAck, semisync_header
+from semisync.interface import ReplicationInterface
+from semisync.slave_plugin import SemiSyncSlavePlugin
+from slave.io_task import IoSettings, IoTask
+from slave.relay_log import RelayLog
+
+BINLOG = "master-bin.000001"
+ANSWERS = {
+    "SELECT UNIX_TIMESTAMP()": ResultSet(("UNIX_TIMESTAMP()",), (("1700000000",),)),
+    "SHOW VARIABLES LIKE 'SERVER_ID'": ResultSet(("Variable_name", "Value"), (("server_id", "1"),)),
+    "SELECT @master_binlog_checksum": ResultSet(("@master_binlog_checksum",), (("CRC32",),)),
+    "SHOW VARIABLES LIKE 'rpl_semi_sync_master_enabled'": ResultSet(
+        ("Variable_name", "Value"), (("rpl_semi_sync_master_enabled", "ON"),)
+    ),
+}
+
+
+class FakeMaster:
+    """Answers the bootstrap, then a semi-sync dump whose events the test pushes in bursts."""
+
+    def __init__(self, journal: list) -> None:
+        self.journal = journal
+        self.pos = 4
+        self.dumping = asyncio.Event()
+        self.writer: asyncio.StreamWriter | None = None
+        self.conn: ServerConnection | None = None
+        self.queries: list[str] = []
+
+    async def start(self) -> int:
+        self.server = await asyncio.start_server(self.serve, "127.0.0.1", 0)
+        return self.server.sockets[0].getsockname()[1]
+
+    async def serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            await self._serve(reader, writer)
+        except (ConnectionError, asyncio.CancelledError):
+            pass
+        finally:
+            writer.close()
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        conn = ServerConnection(1, "5.5.5-10.11.99-fake", b"abcdefghijklmnopqrst")
+        self.conn, self.writer = conn, writer
+        writer.write(conn.greeting())
+        while True:
+            data = await reader.read(65536)
+            conn.receive_data(data)
+            while (ev := conn.next_event()) is not NEED_DATA:
+                if isinstance(ev, HandshakeResponse):
+                    writer.write(conn.send(OK()))
+                elif isinstance(ev, ComQuery):
+                    self.queries.append(ev.sql)
+                    writer.write(conn.send(ANSWERS.get(ev.sql, OK())))
+                elif isinstance(ev, ComRegisterSlave):
+                    writer.write(conn.send(OK()))
+                elif isinstance(ev, ComBinlogDump):
+                    conn.start_dump(semisync=True)
+                    fd = FormatDescription(server_version="10.11.99-fake-log")
+                    self.send([
+                        encode_body_event(Rotate(4, BINLOG), timestamp=0, server_id=1, log_pos=0,
+                                          flags=LOG_EVENT_ARTIFICIAL_F, checksum=True),
+                        encode_body_event(fd, timestamp=1, server_id=1, log_pos=0, checksum=True),
+                    ], flagged=())
+                    self.dumping.set()
+                elif isinstance(ev, SemiSyncAck):
+                    self.journal.append(("ack", ev.position))
+                else:
+                    return
+            if not data:
+                return
+
+    def transaction(self, n: int) -> list[bytes]:
+        events = []
+        for body in (Query(db="d", query="BEGIN"), Query(db="d", query=f"INSERT INTO t VALUES ({n})"), Xid(n)):
+            size = len(encode_body_event(body, timestamp=1, server_id=1, log_pos=0, checksum=True))
+            self.pos += size
+            events.append(encode_body_event(body, timestamp=1, server_id=1, log_pos=self.pos, checksum=True))
+        return events
+
+    def send(self, events: list[bytes], flagged: tuple[int, ...]) -> None:
+        """All `events` in ONE write; the ones at the `flagged` indexes ask for an ack."""
+        assert self.conn is not None and self.writer is not None
+        wire = b"".join(self.conn.send_event(e, semisync_header(i in flagged)) for i, e in enumerate(events))
+        self.writer.write(wire)
+
+
+async def run_io(tmp_path, sync_relay_log: int, scenario) -> tuple[list, FakeMaster]:
+    journal: list = []
+    master = FakeMaster(journal)
+    port = await master.start()
+    interface = ReplicationInterface()
+    plugin = SemiSyncSlavePlugin(interface, settings={"rpl_semi_sync_slave_enabled": True})
+    plugin.install()
+    relay = RelayLog(tmp_path, "relay-bin", server_id=2)
+    relay.recover()
+
+    def fsync(fd: int) -> None:
+        os.fsync(fd)
+        journal.append(("fsync", os.fstat(fd).st_size))
+
+    settings = IoSettings("127.0.0.1", port, "repl", "pw", 2, heartbeat_period=0, connect_retry=0.2,
+                          net_timeout=10, sync_relay_log=sync_relay_log)
+    task = IoTask(settings, relay, interface.relay_io, BinlogPosition("", 4), fsync=fsync)
+    runner = asyncio.create_task(task.run())
+    await asyncio.wait_for(master.dumping.wait(), 10)
+    await asyncio.sleep(0.2)
+    journal.clear()
+    await scenario(master, journal)
+    task.stop()
+    await asyncio.wait_for(runner, 10)
+    master.server.close()
+    await master.server.wait_closed()
+    return journal, master
+
+
+async def settle(journal: list, count: int) -> None:
+    for _ in range(200):
+        if len(journal) >= count:
+            break
+        await asyncio.sleep(0.01)
+    await asyncio.sleep(0.1)
+
+
+async def test_bootstrap_queries_mirror_a_mariadb_replica(tmp_path):
+    async def nothing(master, journal):
+        return None
+
+    _, master = await run_io(tmp_path, 1, nothing)
+    assert master.queries == [
+        "SELECT UNIX_TIMESTAMP()",
+        "SHOW VARIABLES LIKE 'SERVER_ID'",
+        "SET @master_binlog_checksum= @@global.binlog_checksum",
+        "SELECT @master_binlog_checksum",
+        "SET @mariadb_slave_capability=4",
+        "SHOW VARIABLES LIKE 'rpl_semi_sync_master_enabled'",
+        "SET @rpl_semi_sync_slave= 1",
+    ]
+
+
+async def test_a_burst_of_flagged_transactions_is_one_fsync_then_one_ack(tmp_path):
+    async def burst(master: FakeMaster, journal: list) -> None:
+        events = [e for n in range(1, 6) for e in master.transaction(n)]
+        master.send(events, flagged=tuple(range(2, 15, 3)))  # every XID asks for an ack
+        await settle(journal, 2)
+
+    journal, master = await run_io(tmp_path, 1, burst)
+    assert [kind for kind, _ in journal] == ["fsync", "ack"]
+    assert journal[1][1] == BinlogPosition(BINLOG, master.pos)  # cumulative: the last XID
+
+
+async def test_sync_relay_log_n_acks_only_after_the_covering_fsync(tmp_path):
+    async def trickle(master: FakeMaster, journal: list) -> None:
+        # The dump's ROTATE + FD were 2 events; 3 per transaction: with sync_relay_log = 9 the
+        # fsync is due with the 3rd transaction (2 + 3 + 3 + 3 >= 9).
+        master.send(master.transaction(1), flagged=(2,))
+        await asyncio.sleep(0.3)
+        assert journal == []  # written, not yet durable per sync_relay_log: no ack
+        master.send(master.transaction(2), flagged=(2,))
+        await asyncio.sleep(0.3)
+        assert journal == []
+        master.send(master.transaction(3), flagged=(2,))
+        await settle(journal, 2)
+
+    journal, master = await run_io(tmp_path, 9, trickle)
+    assert [kind for kind, _ in journal] == ["fsync", "ack"]
+    assert journal[1][1] == BinlogPosition(BINLOG, master.pos)
