@@ -369,3 +369,59 @@ def test_streaming_source_tails_growing_binlogs_and_restarts_from_its_checkpoint
         ref = by_key[(r.file, r.pos)]
         assert (r.type, r.log_pos, r.query, r.xid) == (ref["type"], ref["log_pos"], ref.get("query"), ref.get("xid"))
     assert first_run < len(keys)
+
+
+def test_streaming_source_on_our_master_while_it_writes_every_event_once_after_a_restart(spark, tmp_path):
+    from tests.support.daemons import Daemon
+
+    master = Daemon("master", tmp_path / "master", ["--server-id=5", "--max-binlog-size=4096"]).start()
+    halfway, resume = threading.Event(), threading.Event()
+    errors: list[BaseException] = []
+
+    def write() -> None:
+        try:
+            conn = master.connect()
+            with conn.cursor() as cur:
+                for i in range(240):
+                    cur.execute(f"INSERT INTO shop.t VALUES ({i}, 'row {i}')")
+                    if i == 120:
+                        halfway.set()
+                        resume.wait(300)
+            conn.close()
+        except BaseException as e:  # reported by the test
+            errors.append(e)
+
+    out, checkpoint = tmp_path / "out", tmp_path / "checkpoint"
+    pattern = str(tmp_path / "master" / "mysql-bin.0*")
+
+    def start():
+        return (spark.readStream.format("binlog").load(pattern).writeStream.format("parquet")
+                .option("checkpointLocation", str(checkpoint)).trigger(processingTime="300 milliseconds")
+                .start(str(out)))
+
+    try:
+        master.query("CREATE DATABASE shop")
+        master.query("CREATE TABLE shop.t (id INT PRIMARY KEY, v VARCHAR(20))")
+        writer_thread = threading.Thread(target=write, daemon=True)
+        query = start()
+        writer_thread.start()
+        assert halfway.wait(120)
+        query.processAllAvailable()
+        query.stop()
+        first_run = spark.read.parquet(str(out)).count()
+        resume.set()
+        query = start()
+        writer_thread.join(120)
+        assert not writer_thread.is_alive() and not errors, errors
+    finally:
+        resume.set()
+        master.stop()
+    query.processAllAvailable()
+    query.stop()
+    files = sorted((tmp_path / "master").glob("mysql-bin.0*"))
+    assert len(files) >= 3
+    expected = sorted((r["file"], r["pos"]) for r in semisync_json(*files))
+    got = sorted((r.file, r.pos) for r in spark.read.parquet(str(out)).select("file", "pos").collect())
+    assert len(got) == len(set(got)), "an event was delivered twice"
+    assert got == expected
+    assert 0 < first_run < len(got)
