@@ -235,7 +235,7 @@ class ClientSession(asyncio.Protocol):
             self.connection_id,
             server.server_version,
             make_salt(os.urandom(20)),
-            max_packet=server.max_allowed_packet,
+            max_packet=server.variables.get("max_allowed_packet", None, Scope.GLOBAL),
         )
         server.register_session(self)
         self.transport.write(self.conn.greeting())

@@ -121,6 +121,14 @@ def test_oversized_packet(shell):
         with pytest.raises(pymysql.MySQLError) as e:
             conn.cursor().execute("SELECT '" + "x" * (2 << 20) + "'")
         assert e.value.args[0] in (1153, 2013)
+        # SET GLOBAL max_allowed_packet applies to new connections
+        shell.connect().cursor().execute("SET GLOBAL max_allowed_packet = 4194304")
+        try:
+            big = shell.connect(max_allowed_packet=16 << 20).cursor()
+            big.execute("SELECT LENGTH('" + "y" * (2 << 20) + "')")
+            assert big.fetchone() == (2 << 20,)
+        finally:
+            shell.connect().cursor().execute("SET GLOBAL max_allowed_packet = 1048576")
         # a raw client sees the ERR itself
         sock = raw_connect(shell)
         sock.sendall(b"\xff\xff\xff\x01" + b"\x00" * 1000)
