@@ -872,8 +872,13 @@ class Translator:
         i = 1
         while i < len(toks) and toks[i].is_word("LOW_PRIORITY", "QUICK", "IGNORE"):
             i += 1
-        if i >= len(toks) or not toks[i].is_word("FROM"):
-            raise SQLError(ER_NOT_SUPPORTED_YET, "multi-table DELETE") if i < len(toks) else self.error_at(i)
+        if i >= len(toks):
+            raise self.error_at(i)
+        if not toks[i].is_word("FROM"):
+            return self.plan_multi_delete(i, i)  # DELETE t FROM t JOIN ...
+        j, _, _ = self.read_table_name(i + 1)
+        if j < len(toks) and toks[j].is_word("USING"):
+            return self.plan_multi_delete(i + 1, j)  # DELETE FROM t USING t JOIN ...
         i, schema, name = self.read_table_name(i + 1)
         table = self.need_table(schema, name)
         if i < len(toks) and not toks[i].is_word("WHERE", "ORDER", "LIMIT", "USING"):
@@ -883,9 +888,42 @@ class Translator:
             i += 1
         else:
             self.out.append(f"DELETE FROM {self.table_sql(schema, name)}")
-        if i < len(toks) and toks[i].is_word("USING"):
-            raise SQLError(ER_NOT_SUPPORTED_YET, "multi-table DELETE")
         end = self.emit_range(i, len(toks))
         if end != len(toks):
             raise self.error_at(end)
+        return self.finish("write", target=(schema, table.name))
+
+    def plan_multi_delete(self, target_at: int, join_at: int) -> Plan:
+        """DELETE t FROM <join> WHERE ... / DELETE FROM t USING <join> WHERE ...: one target table,
+        its rows chosen by rowid through the join."""
+        toks = self.tokens
+        after, target_schema, target = self.read_table_name(target_at)
+        if toks[after].text == "," or (target_at != join_at and after != join_at):
+            raise SQLError(ER_NOT_SUPPORTED_YET, "DELETE from several tables")
+        if target_at == join_at and not toks[after].is_word("FROM"):
+            raise self.error_at(after)
+        # the target names a table of the join, or its alias
+        if toks[after].is_word("USING"):  # the join follows, as after FROM
+            toks[after] = Token("word", "FROM", -1, toks[after].start, toks[after].end)
+        schema, name, alias = None, None, target
+        k = after
+        while k < len(toks):
+            if toks[k].is_word("FROM", "JOIN", "USING", "STRAIGHT_JOIN") or toks[k].text == ",":
+                j, s, n = self.read_table_name(k + 1)
+                ref = toks[j + 1].text if j < len(toks) and toks[j].is_word("AS") else (
+                    toks[j].text if j < len(toks) and toks[j].kind in ("word", "ident")
+                    and not toks[j].is_word(*NOT_ALIAS) else None)
+                if ref == target or (ref is None and n == target):
+                    schema, name, alias = s, n, ref or n
+                    break
+            k += 1
+        if schema is None or name is None:
+            raise SQLError(ER_NO_SUCH_TABLE, target_schema, target)
+        table = self.need_table(schema, name)
+        self.out.append(f"DELETE FROM {self.table_sql(schema, table.name)} WHERE rowid IN (SELECT "
+                        f"{quote_ident(alias)}.rowid")
+        end = self.emit_range(after, len(toks))
+        if end != len(toks):
+            raise self.error_at(end)
+        self.out.append(")")
         return self.finish("write", target=(schema, table.name))

@@ -387,3 +387,21 @@ async def test_last_insert_id_with_an_argument_sets_the_sessions_value(engine, d
     await run(engine, db, "UPDATE seq SET id = LAST_INSERT_ID(id + 1) WHERE id < 0")  # sets nothing
     assert (await run(engine, db, "SELECT LAST_INSERT_ID()")).rows == [(7,)]
     assert (await run(engine, db, "SELECT id FROM seq ORDER BY id")).rows == [(42,), (142,)]
+
+
+async def test_multi_table_delete_with_one_target(engine, db):
+    await run(engine, db, "CREATE TABLE a (id INT PRIMARY KEY, v INT)")
+    await run(engine, db, "CREATE TABLE b (id INT PRIMARY KEY, a_id INT)")
+    await run(engine, db, "INSERT INTO a VALUES (1, 1), (2, 2), (3, 3)")
+    await run(engine, db, "INSERT INTO b VALUES (1, 1), (2, 3), (3, 2)")
+    r = await run(engine, db, "DELETE a FROM a JOIN b ON a.id = b.a_id WHERE b.id = 1")
+    assert r.affected_rows == 1
+    r = await run(engine, db, "DELETE x FROM a AS x, b WHERE x.id = b.a_id AND b.id = 2")
+    assert r.affected_rows == 1
+    r = await run(engine, db, "DELETE FROM b USING b LEFT JOIN a ON a.id = b.a_id WHERE a.id IS NULL")
+    assert r.affected_rows == 2
+    assert (await run(engine, db, "SELECT id FROM a")).rows == [(2,)]
+    assert (await run(engine, db, "SELECT id FROM b")).rows == [(3,)]
+    with pytest.raises(SQLError) as e:
+        await run(engine, db, "DELETE a, b FROM a JOIN b ON a.id = b.a_id")
+    assert code_of(e) == 1235
