@@ -24,10 +24,12 @@ from typing import Any
 from engine.catalog import Table
 from engine.lexer import Token, quote_ident, syntax_error
 from protocol.errors import (
+    ER_BAD_FIELD_ERROR,
     ER_BAD_NULL_ERROR,
     ER_NO_DB_ERROR,
     ER_NO_DEFAULT_FOR_FIELD,
     ER_NO_SUCH_TABLE,
+    ER_NON_UNIQ_ERROR,
     ER_NOT_SUPPORTED_YET,
     ER_WRONG_VALUE_COUNT_ON_ROW,
     SQLError,
@@ -822,6 +824,9 @@ class Translator:
         while i < len(toks) and toks[i].is_word("LOW_PRIORITY", "IGNORE"):
             ignore = ignore or toks[i].upper == "IGNORE"
             i += 1
+        set_at = next((k for k in range(i, len(toks)) if toks[k].is_word("SET")), len(toks))
+        if any(t.text == "," or t.is_word("JOIN", "STRAIGHT_JOIN") for t in toks[i:set_at]):
+            return self.plan_multi_update(i, set_at, ignore)
         i, schema, name = self.read_table_name(i)
         table = self.need_table(schema, name)
         self.out.append("UPDATE OR IGNORE" if ignore else "UPDATE")
@@ -867,6 +872,59 @@ class Translator:
         plan.changed = self.finish("write", target=(schema, table.name))
         return plan
 
+    def plan_multi_update(self, start: int, set_at: int, ignore: bool) -> Plan:
+        """UPDATE <join> SET ... WHERE ...: the assignments of one table, computed over the join in
+        a subquery and applied by rowid (SQLite's UPDATE ... FROM)."""
+        toks = self.tokens
+        refs = self.join_tables(start, set_at)
+        where_at = next((k for k in range(set_at, len(toks)) if toks[k].is_word("WHERE")), len(toks))
+        if any(t.is_word("ORDER", "LIMIT") for t in toks[set_at:]):
+            raise self.error_at(set_at)  # MySQL refuses ORDER BY / LIMIT with a multi-table UPDATE
+        assignments: list[tuple[tuple[str, str, str], str, int, int]] = []
+        k = set_at + 1
+        while k < where_at:
+            if k + 2 < where_at and toks[k + 1].text == ".":
+                qualifier, col, k = toks[k].text, toks[k + 2].text, k + 3
+                owners = [r for r in refs if r[2] == qualifier]
+            else:
+                qualifier, col, k = "", toks[k].text, k + 1
+                owners = [r for r in refs if (t := self.catalog(r[0], r[1])) is not None and t.column(col)]
+            if not owners:
+                raise SQLError(ER_BAD_FIELD_ERROR, f"{qualifier}.{col}" if qualifier else col, "field list")
+            if len(owners) > 1:
+                raise SQLError(ER_NON_UNIQ_ERROR, col, "field list")
+            if k >= where_at or toks[k].text != "=":
+                raise self.error_at(k)
+            value_end = min(self.value_end(k + 1), where_at)
+            assignments.append((owners[0], col, k + 1, value_end))
+            k = value_end + 1 if value_end < where_at and toks[value_end].text == "," else value_end
+        targets = {a[0] for a in assignments}
+        if len(targets) != 1:
+            raise SQLError(ER_NOT_SUPPORTED_YET, "UPDATE of several tables in one statement")
+        schema, name, ref = targets.pop()
+        table = self.need_table(schema, name)
+        out = self.out
+        out.append(f"UPDATE {'OR IGNORE ' if ignore else ''}{self.table_sql(schema, table.name)} AS \"__t\" SET")
+        sets = [f"{quote_ident(table.must_column(col).name)} = \"__u\".\"v{n}\""
+                for n, (_, col, _, _) in enumerate(assignments)]
+        out.append(", ".join(sets))
+        assigned = {col.lower() for _, col, _, _ in assignments}
+        for column in table.columns:
+            if column.on_update_now and column.name.lower() not in assigned:
+                out.append(", " + quote_ident(column.name) + " =")
+                self.add_arg(NOW)
+        out.append(f"FROM (SELECT {quote_ident(ref)}.rowid AS \"__rid\"")
+        for n, (_, _, v1, v2) in enumerate(assignments):
+            out.append(", (")
+            self.emit_range(v1, v2)
+            out.append(f") AS \"v{n}\"")
+        toks[start - 1] = Token("word", "FROM", -1, toks[start - 1].start, toks[start - 1].end)
+        self.emit_range(start - 1, set_at)
+        if where_at < len(toks):
+            self.emit_range(where_at, len(toks))
+        out.append(') AS "__u" WHERE "__t".rowid = "__u"."__rid"')
+        return self.finish("write", target=(schema, table.name))
+
     def plan_delete(self) -> Plan:
         toks = self.tokens
         i = 1
@@ -893,6 +951,33 @@ class Translator:
             raise self.error_at(end)
         return self.finish("write", target=(schema, table.name))
 
+    def join_tables(self, start: int, end: int) -> list[tuple[str, str, str]]:
+        """The tables of a join (tokens[start:end], no leading FROM): (schema, table, the name the
+        statement uses for it — its alias or its name)."""
+        toks = self.tokens
+        found = []
+        k = start
+        depth = 0
+        expect = True
+        while k < end:
+            t = toks[k]
+            if t.kind == "op" and t.text in "()":
+                depth += 1 if t.text == "(" else -1
+            elif depth == 0 and expect and t.kind in ("word", "ident") and t.upper not in JOIN_MODIFIERS:
+                k, schema, name = self.read_table_name(k)
+                ref = name
+                if k < end and toks[k].is_word("AS"):
+                    ref, k = toks[k + 1].text, k + 2
+                elif k < end and toks[k].kind in ("word", "ident") and not toks[k].is_word(*NOT_ALIAS):
+                    ref, k = toks[k].text, k + 1
+                found.append((schema, name, ref))
+                expect = False
+                continue
+            elif depth == 0 and (t.text == "," or t.is_word("JOIN", "STRAIGHT_JOIN")):
+                expect = True
+            k += 1
+        return found
+
     def plan_multi_delete(self, target_at: int, join_at: int) -> Plan:
         """DELETE t FROM <join> WHERE ... / DELETE FROM t USING <join> WHERE ...: one target table,
         its rows chosen by rowid through the join."""
@@ -905,20 +990,10 @@ class Translator:
         # the target names a table of the join, or its alias
         if toks[after].is_word("USING"):  # the join follows, as after FROM
             toks[after] = Token("word", "FROM", -1, toks[after].start, toks[after].end)
-        schema, name, alias = None, None, target
-        k = after
-        while k < len(toks):
-            if toks[k].is_word("FROM", "JOIN", "USING", "STRAIGHT_JOIN") or toks[k].text == ",":
-                j, s, n = self.read_table_name(k + 1)
-                ref = toks[j + 1].text if j < len(toks) and toks[j].is_word("AS") else (
-                    toks[j].text if j < len(toks) and toks[j].kind in ("word", "ident")
-                    and not toks[j].is_word(*NOT_ALIAS) else None)
-                if ref == target or (ref is None and n == target):
-                    schema, name, alias = s, n, ref or n
-                    break
-            k += 1
-        if schema is None or name is None:
+        found = [t for t in self.join_tables(after + 1, len(toks)) if t[2] == target]
+        if not found:
             raise SQLError(ER_NO_SUCH_TABLE, target_schema, target)
+        schema, name, alias = found[0]
         table = self.need_table(schema, name)
         self.out.append(f"DELETE FROM {self.table_sql(schema, table.name)} WHERE rowid IN (SELECT "
                         f"{quote_ident(alias)}.rowid")

@@ -405,3 +405,20 @@ async def test_multi_table_delete_with_one_target(engine, db):
     with pytest.raises(SQLError) as e:
         await run(engine, db, "DELETE a, b FROM a JOIN b ON a.id = b.a_id")
     assert code_of(e) == 1235
+
+
+async def test_multi_table_update_of_one_table(engine, db):
+    await run(engine, db, "CREATE TABLE a (id INT PRIMARY KEY, v INT)")
+    await run(engine, db, "CREATE TABLE b (id INT PRIMARY KEY, a_id INT, w INT)")
+    await run(engine, db, "INSERT INTO a VALUES (1, 1), (2, 2), (3, 3)")
+    await run(engine, db, "INSERT INTO b VALUES (1, 1, 10), (2, 3, 30)")
+    r = await run(engine, db, "UPDATE a JOIN b ON a.id = b.a_id SET a.v = b.w + 1 WHERE b.id >= 1")
+    assert r.affected_rows == 2
+    assert (await run(engine, db, "SELECT v FROM a ORDER BY id")).rows == [(11,), (2,), (31,)]
+    await run(engine, db, "UPDATE a x, b SET w = x.v * 2 WHERE x.id = b.a_id AND b.id = 2")
+    assert (await run(engine, db, "SELECT w FROM b ORDER BY id")).rows == [(10,), (62,)]
+    for sql, code in [("UPDATE a, b SET id = 5", 1052), ("UPDATE a, b SET a.v = 1, b.w = 2", 1235),
+                      ("UPDATE a, b SET a.nope = 1", 1054)]:
+        with pytest.raises(SQLError) as e:
+            await run(engine, db, sql)
+        assert code_of(e) == code
