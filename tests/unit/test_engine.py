@@ -389,11 +389,18 @@ async def test_last_insert_id_with_an_argument_sets_the_sessions_value(engine, d
     assert (await run(engine, db, "SELECT id FROM seq ORDER BY id")).rows == [(42,), (142,)]
 
 
-async def test_multi_table_delete_with_one_target(engine, db):
+@pytest.fixture
+async def joined(engine, db):
+    """Tables a(id, v) = (1,1) (2,2) (3,3) and b(id, a_id, w) = (1,1,10) (2,3,30) (3,2,20)."""
     await run(engine, db, "CREATE TABLE a (id INT PRIMARY KEY, v INT)")
-    await run(engine, db, "CREATE TABLE b (id INT PRIMARY KEY, a_id INT)")
+    await run(engine, db, "CREATE TABLE b (id INT PRIMARY KEY, a_id INT, w INT)")
     await run(engine, db, "INSERT INTO a VALUES (1, 1), (2, 2), (3, 3)")
-    await run(engine, db, "INSERT INTO b VALUES (1, 1), (2, 3), (3, 2)")
+    await run(engine, db, "INSERT INTO b VALUES (1, 1, 10), (2, 3, 30), (3, 2, 20)")
+    return db
+
+
+async def test_multi_table_delete_with_one_target(engine, joined):
+    db = joined
     r = await run(engine, db, "DELETE a FROM a JOIN b ON a.id = b.a_id WHERE b.id = 1")
     assert r.affected_rows == 1
     r = await run(engine, db, "DELETE x FROM a AS x, b WHERE x.id = b.a_id AND b.id = 2")
@@ -407,16 +414,13 @@ async def test_multi_table_delete_with_one_target(engine, db):
     assert code_of(e) == 1235
 
 
-async def test_multi_table_update_of_one_table(engine, db):
-    await run(engine, db, "CREATE TABLE a (id INT PRIMARY KEY, v INT)")
-    await run(engine, db, "CREATE TABLE b (id INT PRIMARY KEY, a_id INT, w INT)")
-    await run(engine, db, "INSERT INTO a VALUES (1, 1), (2, 2), (3, 3)")
-    await run(engine, db, "INSERT INTO b VALUES (1, 1, 10), (2, 3, 30)")
-    r = await run(engine, db, "UPDATE a JOIN b ON a.id = b.a_id SET a.v = b.w + 1 WHERE b.id >= 1")
+async def test_multi_table_update_of_one_table(engine, joined):
+    db = joined
+    r = await run(engine, db, "UPDATE a JOIN b ON a.id = b.a_id SET a.v = b.w + 1 WHERE b.id <= 2")
     assert r.affected_rows == 2
     assert (await run(engine, db, "SELECT v FROM a ORDER BY id")).rows == [(11,), (2,), (31,)]
     await run(engine, db, "UPDATE a x, b SET w = x.v * 2 WHERE x.id = b.a_id AND b.id = 2")
-    assert (await run(engine, db, "SELECT w FROM b ORDER BY id")).rows == [(10,), (62,)]
+    assert (await run(engine, db, "SELECT w FROM b ORDER BY id")).rows == [(10,), (62,), (20,)]
     for sql, code in [("UPDATE a, b SET id = 5", 1052), ("UPDATE a, b SET a.v = 1, b.w = 2", 1235),
                       ("UPDATE a, b SET a.nope = 1", 1054)]:
         with pytest.raises(SQLError) as e:
