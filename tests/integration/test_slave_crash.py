@@ -4,8 +4,8 @@ and its crash-safe applier position, and ends with exactly the master's data.
 The workload makes a transaction applied twice (or skipped) visible: every transaction adds 1
 to a counter row and appends one row to a log table without a key, in the same transaction. A
 replay would double a log row and push the counter past the master's; a skip would leave both
-short. The master is a stock MariaDB 10.11 with semi-sync (short timeout, so the workload goes
-on while the slave is down).
+short. The master is a stock MariaDB 10.11 or ours, with semi-sync (short timeout, so the
+workload goes on while the slave is down).
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ pytestmark = [
 ]
 
 
-def slave_args(master: MariaDBServer) -> list[str]:
+def slave_args(master: MariaDBServer | Daemon) -> list[str]:
     return [
         "--server-id=7", "--master-host=127.0.0.1", f"--master-port={master.port}",
         "--master-user=repl", "--master-password=replpw", "--rpl-semi-sync-slave-enabled=ON",
@@ -34,12 +34,21 @@ def slave_args(master: MariaDBServer) -> list[str]:
     ]
 
 
-@pytest.mark.parametrize("binlog_format", ["STATEMENT", "ROW"])
-def test_kill_9_during_workload_resumes_without_loss_or_repeat(tmp_path, binlog_format):
-    master = MariaDBServer(
-        tmp_path / "master", binlog_format=binlog_format,
+def start_master(tmp_path, kind: str) -> MariaDBServer | Daemon:
+    if kind == "ours":
+        return Daemon("master", tmp_path / "master", [
+            "--server-id=1", "--rpl-semi-sync-master-enabled=ON", "--rpl-semi-sync-master-timeout=300",
+        ]).start()
+    return MariaDBServer(
+        tmp_path / "master", binlog_format=kind,
         extra=["--rpl-semi-sync-master-enabled=ON", "--rpl-semi-sync-master-timeout=300"],
     ).start()
+
+
+@pytest.mark.parametrize("master_kind", ["STATEMENT", "ROW", "ours"])
+def test_kill_9_during_workload_resumes_without_loss_or_repeat(tmp_path, master_kind):
+    """MariaDB with binlog_format STATEMENT or ROW, or our own master."""
+    master = start_master(tmp_path, master_kind)
     slave = Daemon("slave", tmp_path / "slave", slave_args(master))
     stop = threading.Event()
     done = [0]
@@ -60,14 +69,15 @@ def test_kill_9_during_workload_resumes_without_loss_or_repeat(tmp_path, binlog_
         conn.close()
 
     try:
-        master.execute_all([
+        for sql in (
             "CREATE USER repl@'%' IDENTIFIED BY 'replpw'",
             "GRANT REPLICATION SLAVE ON *.* TO repl@'%'",
             "CREATE DATABASE d",
             "CREATE TABLE d.counter (id INT PRIMARY KEY, n INT NOT NULL)",
             "CREATE TABLE d.log (k INT, v VARCHAR(40))",
             "INSERT INTO d.counter VALUES (1, 0)",
-        ])
+        ):
+            master.query(sql)
         slave.start()
         wait_until(lambda: slave_status(slave.port).get("Slave_IO_Running") == "Yes", what="slave IO running")
         writer = threading.Thread(target=workload)
