@@ -77,6 +77,7 @@ from protocol.messages import (
     ServerStatus,
     column,
 )
+from protocol.packets import encode_packet
 from server import sql as sqltext
 from server.users import ALL, REPLICATION_CLIENT, REPLICATION_SLAVE, SUPER, Account
 from server.variables import Scope
@@ -97,6 +98,7 @@ WRITE_KEYWORDS = frozenset({
 })
 COM_RESET_CONNECTION = 0x1F
 COM_SHUTDOWN = 0x08
+COM_STATISTICS = 0x09
 _DIAGNOSTIC_STATEMENTS = frozenset({"SHOW WARNINGS", "SHOW ERRORS", "SHOW COUNT"})
 
 # Statements (dispatch keyword) that need one of these privileges, whoever executes them.
@@ -550,6 +552,8 @@ class ClientSession(asyncio.Protocol):
                 self.close()
         elif isinstance(event, ComUnknown) and event.code == COM_RESET_CONNECTION:
             await self._reset_connection()
+        elif isinstance(event, ComUnknown) and event.code == COM_STATISTICS:
+            self._statistics()
         elif isinstance(event, ComUnknown) and event.code == COM_SHUTDOWN:
             try:
                 self.require(ALL, SUPER, "SHUTDOWN")
@@ -562,6 +566,23 @@ class ClientSession(asyncio.Protocol):
             handled = await self.server.role.handle_command(self, event)
             if not handled:
                 self._send_error(SQLError(ER_UNKNOWN_COM_ERROR))
+
+    def _statistics(self) -> None:
+        """COM_STATISTICS (`mysqladmin status`): one text packet, mysqld's wording. The
+        ServerConnection has no message for it, so the exchange is closed with send(OK) for
+        its state and sequence bookkeeping, and the text packet is written in its place."""
+        server = self.server
+        uptime = max(server.uptime, 1)
+        text = (
+            f"Uptime: {server.uptime}  Threads: {len(server.sessions)}  "
+            f"Questions: {server.stats.questions}  Slow queries: 0  Opens: 0  Open tables: 0  "
+            f"Queries per second avg: {server.stats.questions / uptime:.3f}"
+        )
+        conn = self.conn
+        assert conn is not None
+        conn.send(OK(status=self.status_flags()))  # bytes unused: see the docstring
+        wire, _ = encode_packet(text.encode(), 1)
+        self.write(wire)
 
     async def _reset_connection(self) -> None:
         """COM_RESET_CONNECTION: roll back, forget user variables and session variables, keep
@@ -664,16 +685,16 @@ class ClientSession(asyncio.Protocol):
 
     async def execute(self, sql: str) -> Any:
         """Run one statement (see server/role.py for the order of the handlers)."""
+        if "/*!" in sql or "/*M!" in sql:
+            # Executable comments (mysqldump, mysqladmin: `SHOW /*!50002 GLOBAL */ STATUS`) are
+            # read as a server of our version reads them, before anything looks at the text.
+            sql = sqltext.unwrap_comments(sql, self.server.version_number)
+            if not sql:
+                return None  # only comments, or a version above ours: nothing to run
         keyword = sqltext.head(sql)
         if not keyword:
             if sqltext.is_blank(sql):
                 raise SQLError(ER_EMPTY_QUERY)
-            if sql.lstrip()[:1] in ("/", "-", "#"):  # comments first (mysqldump's headers)
-                inner = sqltext.unwrap_comments(sql, self.server.version_number)
-                if not inner:
-                    return None  # only comments, or a version above ours: nothing to run
-                if sqltext.head(inner):
-                    return await self.execute(inner)
             return await self._engine_execute(sql)
         server = self.server
         server.stats.count_command(keyword)

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 
@@ -208,3 +209,14 @@ def test_values_larger_than_one_packet_both_ways(shell):
     cur.execute("SELECT v, LENGTH(v) FROM big.b WHERE id = 1")
     got, length = cur.fetchone()
     assert length == len(value) and got == value
+
+
+@pytest.mark.skipif(shutil.which("mysqladmin") is None, reason="needs mariadb-client")
+def test_mysqladmin_status_version_and_extended_status(shell):
+    out = subprocess.run([shutil.which("mysqladmin"), "-h127.0.0.1", f"-P{shell.port}", "-uroot",
+                          f"-p{ROOT_PASSWORD}", "status", "version", "extended-status"],
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert re.search(r"^Uptime: \d+  Threads: \d+  Questions: \d+", out.stdout, re.M)  # COM_STATISTICS
+    assert "Server version\t\t10.11.99-semisync" in out.stdout
+    assert re.search(r"\| Threads_connected +\| \d+ +\|", out.stdout)  # SHOW /*!50002 GLOBAL */ STATUS
