@@ -199,6 +199,15 @@ class MasterRole(Role):
         asyncio.ensure_future(session.closed()).add_done_callback(forget)
 
     async def _dump(self, session: Any, cmd: ComBinlogDump) -> None:
+        if session.user_vars.get("slave_connect_state") is not None:
+            # A MariaDB replica in GTID mode (MASTER_USE_GTID=slave_pos|current_pos): we have no
+            # GTIDs, and its file name is empty; streaming from the first file would replay it all.
+            session.write(session.conn.send(ERR.from_error(
+                ER_MASTER_FATAL_ERROR_READING_BINLOG,
+                message="This master has no GTIDs: connect with MASTER_USE_GTID=no and a "
+                        "MASTER_LOG_FILE/MASTER_LOG_POS",
+            )))
+            return
         for other in list(self.dumps.values()):
             if other.slave_server_id == cmd.server_id and other.session is not session:
                 log.info("slave %d reconnected: ending its old dump (connection %d)",
