@@ -15,6 +15,7 @@ from tests.support.mariadb import mariadb_available
 from tests.support.master import (  # noqa: F401 (master_fixture: the `master` fixture)
     make_repl_user,
     master_fixture,
+    start_master,
     start_replica,
     wait_caught_up,
 )
@@ -32,7 +33,16 @@ def _connect_without_information_schema(**kw):
     return pymysql.connect(**kw)
 
 
-def test_python_mysql_replication_gets_every_transaction_across_a_rotation_and_heartbeats(master):
+@pytest.mark.parametrize("checksum", ["CRC32", "NONE"])
+def test_python_mysql_replication_gets_every_transaction_across_a_rotation_and_heartbeats(tmp_path, checksum):
+    master = start_master(tmp_path, f"--binlog-checksum={checksum}")
+    try:
+        _python_mysql_replication_stream(master)
+    finally:
+        master.stop()
+
+
+def _python_mysql_replication_stream(master: Daemon) -> None:
     conn = master.connect()
     cur = conn.cursor()
     cur.execute("CREATE DATABASE pr")
