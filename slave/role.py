@@ -59,7 +59,11 @@ def _float_check(low: float, high: float) -> Any:
 class SlaveRole(Role):
     name = "slave"
     read_only = True
-    CLAIMS = frozenset({"CHANGE MASTER", "START SLAVE", "STOP SLAVE", "RESET SLAVE", "SHOW SLAVE"})
+    CLAIMS = frozenset({
+        "CHANGE MASTER", "START SLAVE", "STOP SLAVE", "RESET SLAVE", "SHOW SLAVE",
+        # MariaDB 10.5+ spellings
+        "START REPLICA", "STOP REPLICA", "RESET REPLICA", "SHOW REPLICA",
+    })
 
     def __init__(self, replication_factory: Any, *, sync_relay_log: int, relay_log: str, net_timeout: float) -> None:
         self._factory = replication_factory
@@ -114,9 +118,13 @@ class SlaveRole(Role):
         rep = self.replication
         assert rep is not None
         toks = Tokens(sql)
+        keyword = keyword.replace("REPLICA", "SLAVE")
         if keyword == "SHOW SLAVE":
             toks.expect_word("SHOW")
-            toks.expect_word("SLAVE")
+            toks.expect_word("SLAVE", "REPLICA")
+            if toks.accept_word("HOSTS"):  # the master's statement: a slave has no slaves
+                toks.expect_end()
+                return ResultSet(("Server_id", "Host", "Port", "Master_id"), ())
             toks.expect_word("STATUS")
             toks.expect_end()
             row = rep.status_row()

@@ -55,6 +55,8 @@ def test_change_master_start_stop_reset_and_semisync_at_next_start(tmp_path):
                         "MASTER_CONNECT_RETRY=1")
             st = slave_status(port)
             assert st["Master_Host"] == "127.0.0.1" and st["Slave_IO_Running"] == "No"
+            assert len(query(port, "SHOW REPLICA STATUS")) == 1  # MariaDB's spelling
+            assert query(port, "SHOW SLAVE HOSTS") == []
             assert status(port, "Slave_heartbeat_period")["Slave_heartbeat_period"] == "0.500"
             query(port, "START SLAVE")
             wait_until(lambda: slave_status(port)["Slave_IO_Running"] == "Yes", what="IO running")
