@@ -161,6 +161,7 @@ class _EncodedColumn(ColumnDefinition):
     """A column definition that keeps its wire form: the hot SELECT path encodes it once."""
 
     __slots__ = ("_wire",)
+    _wire: bytes
 
     def encode(self) -> bytes:
         return self._wire
