@@ -279,7 +279,10 @@ class IoTask:
         if isinstance(reply, ERR):
             raise RetryableIoError(ER_SLAVE_MASTER_COM_FAILURE, "COM_REGISTER_SLAVE", reply.message)
 
-        # Semi-sync (or any other observer) negotiates here, through our connection.
+        # Semi-sync (or any other observer) negotiates here, through our connection. Whether the
+        # dump will carry the semi-sync header is what the master was told: we note a successful
+        # `SET @rpl_semi_sync_slave= 1` (the connection must know it to accept the master's
+        # sequence restart after a flagged event, and to allow acks).
         semisync_requested = False
 
         async def query(sql: str) -> list[tuple[Any, ...]] | None:

@@ -13,6 +13,7 @@ from protocol.connection import NEED_DATA, ServerConnection
 from protocol.events import (
     LOG_EVENT_ARTIFICIAL_F,
     FormatDescription,
+    Heartbeat,
     Query,
     Rotate,
     Xid,
@@ -113,7 +114,7 @@ class FakeMaster:
         self.writer.write(wire)
 
 
-async def run_io(tmp_path, sync_relay_log: int, scenario) -> tuple[list, FakeMaster]:
+async def run_io(tmp_path, sync_relay_log: int, scenario, keep: dict | None = None) -> tuple[list, FakeMaster]:
     journal: list = []
     master = FakeMaster(journal)
     port = await master.start()
@@ -130,6 +131,8 @@ async def run_io(tmp_path, sync_relay_log: int, scenario) -> tuple[list, FakeMas
     settings = IoSettings("127.0.0.1", port, "repl", "pw", 2, heartbeat_period=0, connect_retry=0.2,
                           net_timeout=10, sync_relay_log=sync_relay_log)
     task = IoTask(settings, relay, interface.relay_io, BinlogPosition("", 4), fsync=fsync)
+    if keep is not None:
+        keep["task"] = task
     runner = asyncio.create_task(task.run())
     await asyncio.wait_for(master.dumping.wait(), 10)
     await asyncio.sleep(0.2)
@@ -193,3 +196,24 @@ async def test_sync_relay_log_n_acks_only_after_the_covering_fsync(tmp_path):
     journal, master = await run_io(tmp_path, 9, trickle)
     assert [kind for kind, _ in journal] == ["fsync", "ack"]
     assert journal[1][1] == BinlogPosition(BINLOG, master.pos)
+
+
+async def test_heartbeats_are_counted_and_checked_against_what_was_received(tmp_path):
+    outcome: dict = {}
+
+    async def heartbeats(master: FakeMaster, journal: list) -> None:
+        master.send(master.transaction(1), flagged=(2,))
+        await settle(journal, 2)
+        good = encode_body_event(Heartbeat(BINLOG), timestamp=0, server_id=1, log_pos=master.pos, checksum=True)
+        master.send([good, good], flagged=())
+        await asyncio.sleep(0.3)
+        outcome["relay"] = [p.stat().st_size for p in sorted(tmp_path.glob("relay-bin.0*"))]
+        beyond = encode_body_event(Heartbeat(BINLOG), timestamp=0, server_id=1, log_pos=master.pos + 100, checksum=True)
+        master.send([beyond], flagged=())
+        await asyncio.sleep(0.3)
+
+    journal, master = await run_io(tmp_path, 1, heartbeats, keep=outcome)
+    task = outcome["task"]
+    assert task.received_heartbeats == 2
+    assert task.last_errno == 1623 and "heartbeat" in task.last_error
+    assert [p.stat().st_size for p in sorted(tmp_path.glob("relay-bin.0*"))] == outcome["relay"]
