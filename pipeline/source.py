@@ -11,8 +11,8 @@ Contract:
 - The path (`load(path)`, or option `paths`: a JSON list) is a file, a directory (its binlog-named
   files, `name.NNNNNN`) or a glob; files are read in name order. Nothing matched, or a matched
   file that is not a binlog (bad magic number): `BinlogSourceError` at planning, naming the path.
-- Batch: one partition per file; a file larger than option `maxPartitionBytes` (default 16 MiB)
-  is split at event boundaries found by a header walk on the driver. A half-written last event is
+- Batch: partitions of about option `maxPartitionBytes` (default 16 MiB): small files packed
+  together, a larger file split at event boundaries found by a header walk on the driver. A half-written last event is
   left out; corrupt data fails the task with the file and offset.
 - Streaming: the offset is, per file, the end of its last complete event and the CRC32 setting in
   force there (`{"files": {path: {"pos": int, "crc": bool}}}`), so a half-written event is held
@@ -110,23 +110,43 @@ def _check(path: str) -> int:
         raise BinlogSourceError(f"binlog source: {e}") from None
 
 
+# Events starting in [start, end) of a file (end None: its end when read); crc: the CRC32
+# setting in force at start.
+Range = tuple[str, int, "int | None", bool]
+
+
 @dataclass
-class FileRange(InputPartition):
-    """Events starting in [start, end) of one file; `crc`: the CRC32 setting in force at start."""
+class Ranges(InputPartition):
+    """One task's work: ranges of files, read in order (small files are packed together so that
+    a directory of many small binlogs is not one task per file)."""
 
-    path: str
-    start: int
-    end: int | None
-    crc: bool
+    ranges: list[Range]
 
-    def __init__(self, path: str, start: int, end: int | None, crc: bool) -> None:
-        super().__init__((path, start))
-        self.path, self.start, self.end, self.crc = path, start, end, crc
+    def __init__(self, ranges: list[Range]) -> None:
+        super().__init__(ranges[0][:2])
+        self.ranges = ranges
 
 
-def _read(partition: FileRange, verify: bool) -> Iterator[pa.RecordBatch]:
-    yield from decode_range(partition.path, partition.path, partition.start, partition.end, partition.crc,
-                            verify_checksums=verify)
+def pack(ranges: list[tuple[Range, int]], max_bytes: int) -> list[InputPartition]:
+    """Group consecutive (range, bytes) into partitions of about `max_bytes`."""
+    parts: list[InputPartition] = []
+    group: list[Range] = []
+    size = 0
+    for rng, nbytes in ranges:
+        if group and size + nbytes > max_bytes:
+            parts.append(Ranges(group))
+            group, size = [], 0
+        group.append(rng)
+        size += nbytes
+    if group:
+        parts.append(Ranges(group))
+    return parts
+
+
+def _read(partition: InputPartition, verify: bool) -> Iterator[pa.RecordBatch]:
+    assert isinstance(partition, Ranges)
+    for path, start, end, crc in partition.ranges:
+        yield from decode_range(path, path, start, end, crc, verify_checksums=verify)
 
 
 class BinlogReader(DataSourceReader):
@@ -138,27 +158,27 @@ class BinlogReader(DataSourceReader):
         self.verify = _flag(options, "verifyChecksums", True)
 
     def partitions(self) -> Sequence[InputPartition]:
-        parts: list[InputPartition] = []
+        ranges: list[tuple[Range, int]] = []
         for path in self.paths:
             size = os.path.getsize(path)
             if size <= self.max_bytes:
-                parts.append(FileRange(path, 4, None, False))
+                ranges.append(((path, 4, None, False), size))
                 continue
             # split points; the last range runs to the end (of the file as it is when read)
             points = scan_boundaries(path, 4, size, every=self.max_bytes, crc=False)[:-1]
             for i, (start, crc) in enumerate(points):
                 end = points[i + 1][0] if i + 1 < len(points) else None
-                parts.append(FileRange(path, start, end, crc))
-        return parts
+                ranges.append(((path, start, end, crc), (size if end is None else end) - start))
+        return pack(ranges, self.max_bytes)
 
     def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
-        assert isinstance(partition, FileRange)
         return _read(partition, self.verify)
 
 
 class BinlogStreamReader(DataSourceStreamReader):
     def __init__(self, options: Mapping[str, str]) -> None:
         self.patterns = _patterns(options)
+        self.max_bytes = int(options.get("maxPartitionBytes", DEFAULT_MAX_PARTITION_BYTES))
         self.verify = _flag(options, "verifyChecksums", True)
 
     def _files(self) -> list[str]:
@@ -187,15 +207,14 @@ class BinlogStreamReader(DataSourceStreamReader):
 
     def partitions(self, start: dict[str, Any], end: dict[str, Any]) -> Sequence[InputPartition]:
         before = start.get("files", {})
-        parts: list[InputPartition] = []
+        ranges: list[tuple[Range, int]] = []
         for path, off in sorted(end.get("files", {}).items()):
             begin = before.get(path, {"pos": 4, "crc": False})
             if off["pos"] > begin["pos"]:
-                parts.append(FileRange(path, begin["pos"], off["pos"], begin["crc"]))
-        return parts
+                ranges.append(((path, begin["pos"], off["pos"], begin["crc"]), off["pos"] - begin["pos"]))
+        return pack(ranges, self.max_bytes)
 
     def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
-        assert isinstance(partition, FileRange)
         return _read(partition, self.verify)
 
     def commit(self, end: dict[str, Any]) -> None:
