@@ -1204,6 +1204,7 @@ class Session:
 
     def _rand_for(self, plan: Plan, context: StatementContext | None) -> tuple[int, int] | None:
         self._fx.set_last_id = None
+        self._fx.upserts_changed = self._fx.upserts_unchanged = 0
         if not plan.uses_rand:
             return None
         if context is not None and context.rand_seed is not None:
@@ -1293,6 +1294,9 @@ class Session:
             committed = CommittedTxn(self._statements)
             self._statements = []
             self._release()
+        if plan.upsert:  # MySQL: 1 per row inserted, 2 per row updated, 0 per row left unchanged
+            changed, unchanged = self._fx.upserts_changed, self._fx.upserts_unchanged
+            affected += changed - (0 if self.found_rows else unchanged)
         info = ""
         if plan.nrows > 1:  # what MySQL says after a multi-row INSERT
             info = f"Records: {plan.nrows}  Duplicates: {max(plan.nrows - affected, 0)}  Warnings: 0"

@@ -44,6 +44,8 @@ class SessionFunctions:
     def __init__(self, rand: RandState):
         self.rand = rand
         self.set_last_id: int | None = None
+        self.upserts_changed = 0  # rows an ON DUPLICATE KEY UPDATE changed / left as they were
+        self.upserts_unchanged = 0
 
 
 class ConnectionState:
@@ -247,6 +249,14 @@ def register(conn: sqlite3.Connection, state: ConnectionState) -> None:
             state.fx = SessionFunctions(RandState(int(time.time()), id(state)))
         return state.fx.rand.next()
 
+    def mysql_upsert_mark(value: Any, changed: Any) -> Any:
+        if state.fx is not None:
+            if changed:
+                state.fx.upserts_changed += 1
+            else:
+                state.fx.upserts_unchanged += 1
+        return value
+
     def mysql_set_last_id(value: Any) -> Any:
         if state.fx is not None and value is not None:
             state.fx.set_last_id = int(value)
@@ -268,9 +278,10 @@ def register(conn: sqlite3.Connection, state: ConnectionState) -> None:
         "mysql_locate": (-1, mysql_locate), "substring_index": (3, substring_index),
         "truncate": (2, truncate), "regexp": (2, regexp), "mysql_isnull": (1, mysql_isnull),
         "ascii": (1, lambda s: None if s is None else (ord(_to_str(s)[0]) if _to_str(s) else 0)),
-        "mysql_rand": (-1, mysql_rand), "mysql_set_last_id": (1, mysql_set_last_id), "mysql_date_add": (4, date_add),
+        "mysql_rand": (-1, mysql_rand), "mysql_set_last_id": (1, mysql_set_last_id),
+        "mysql_upsert_mark": (2, mysql_upsert_mark), "mysql_date_add": (4, date_add),
     }
     for name, (nargs, fn) in fns.items():
         deterministic = name not in ("uuid", "mysql_rand", "unix_timestamp", "mysql_unix_timestamp",
-                                     "mysql_set_last_id")
+                                     "mysql_set_last_id", "mysql_upsert_mark")
         conn.create_function(name, nargs, fn, deterministic=deterministic)

@@ -89,6 +89,7 @@ class Plan:
     insert_columns: list[str] = field(default_factory=list)
     uses_last_id: bool = False
     sets_last_id: bool = False  # LAST_INSERT_ID(expr)
+    upsert: bool = False  # ON DUPLICATE KEY UPDATE: affected rows counted MySQL's way
     uses_rand: bool = False
     names: list[Any] | None = None  # select-list column names needing the statement's literals
     nrows: int = 0  # INSERT ... VALUES: number of rows
@@ -108,6 +109,7 @@ class Translator:
         self.cacheable = True
         self.locking = False  # SELECT ... FOR UPDATE / LOCK IN SHARE MODE
         self.sets_last_id = False
+        self.upsert = False
         self.assigned: list[tuple[str, int, int, int, int]] = []  # SET col: out/args spans of its value
         self.shape = shape
         self.database = database
@@ -499,7 +501,7 @@ class Translator:
         return Plan(kind=kind, sql=" ".join(self.out), args=args, identity=identity,
                     uses_last_id=self.uses_last_id, uses_rand=self.uses_rand,
                     auto_dirty=self.auto_dirty, cacheable=self.cacheable,
-                    sets_last_id=self.sets_last_id, **kw)
+                    sets_last_id=self.sets_last_id, upsert=self.upsert, **kw)
 
     def plan_select(self) -> Plan:
         end = self.emit_range(0, len(self.tokens))
@@ -771,7 +773,29 @@ class Translator:
                 and toks[i + 2].is_word("KEY") and toks[i + 3].is_word("UPDATE")):
             raise self.error_at(i)
         self.out.append("ON CONFLICT DO UPDATE SET")
-        return self.emit_assignments(i + 4, len(toks), table)
+        first = len(self.assigned)
+        end = self.emit_assignments(i + 4, len(toks), table)
+        self.mark_upsert_updates(self.assigned[first:])
+        self.upsert = True
+        return end
+
+    def mark_upsert_updates(self, assigned: list[tuple[str, int, int, int, int]]) -> None:
+        """MySQL counts an upsert's row as 2 when it updated it, 0 when the update changed
+        nothing: wrap the first value in mysql_upsert_mark(value, changed), evaluated once per
+        updated row (on the old row, like every SET expression), which counts both cases."""
+        if not assigned:
+            return
+        out, args = self.out, self.args
+        changed: list[str] = []
+        changed_args: list[object] = []
+        for n, (name, o1, a1, o2, a2) in enumerate(assigned):
+            changed.append(("OR " if n else "") + f"{quote_ident(name)} IS NOT (")
+            changed.extend(out[o1:o2])
+            changed.append(") COLLATE BINARY")
+            changed_args.extend(args[a1:a2])
+        _, o1, a1, o2, a2 = assigned[0]
+        self.out = out[:o1] + ["mysql_upsert_mark(("] + out[o1:o2] + ["), ("] + changed + ["))"] + out[o2:]
+        self.args = args[:a2] + changed_args + args[a2:]
 
     def emit_assignments(self, i: int, end: int, table: Table, stop=frozenset()) -> int:
         """a = expr, t.b = expr ... (qualifiers dropped on the left side, as SQLite wants)."""

@@ -426,3 +426,15 @@ async def test_multi_table_update_of_one_table(engine, joined):
         with pytest.raises(SQLError) as e:
             await run(engine, db, sql)
         assert code_of(e) == code
+
+
+async def test_on_duplicate_key_update_counts_rows_like_mysql(engine, db):
+    await run(engine, db, "CREATE TABLE kv (k VARCHAR(10) PRIMARY KEY, v INT)")
+    sql = "INSERT INTO kv (k, v) VALUES ('a', 1) ON DUPLICATE KEY UPDATE v = VALUES(v)"
+    assert (await run(engine, db, sql)).affected_rows == 1  # inserted
+    assert (await run(engine, db, sql)).affected_rows == 0  # found, nothing changed
+    sql2 = "INSERT INTO kv (k, v) VALUES ('a', 2), ('b', 3) ON DUPLICATE KEY UPDATE v = VALUES(v) + 10"
+    assert (await run(engine, db, sql2)).affected_rows == 3  # a updated (2) + b inserted (1)
+    assert (await run(engine, db, "SELECT k, v FROM kv ORDER BY k")).rows == [("a", 12), ("b", 3)]
+    db.found_rows = True
+    assert (await run(engine, db, "INSERT INTO kv VALUES ('b', 0) ON DUPLICATE KEY UPDATE v = v")).affected_rows == 1
