@@ -1,0 +1,112 @@
+"""pipeline/source.py without Spark: path expansion and its errors, partition planning (small
+files packed, big files split at event boundaries), the streaming offsets (a half-written event is
+held back), and `semisync pipeline` argument errors (which never start Spark)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from pipeline.decode import decode_range
+from pipeline.source import (
+    BinlogReader,
+    BinlogSourceError,
+    BinlogStreamReader,
+    Ranges,
+    expand_paths,
+)
+from pipeline.workload import write_history
+
+
+def rows_of(partitions) -> list[tuple[str, int]]:
+    out = []
+    for part in partitions:
+        assert isinstance(part, Ranges)
+        for path, start, end, crc in part.ranges:
+            for batch in decode_range(path, path, start, end, crc):
+                out += list(zip(batch.column("file").to_pylist(), batch.column("pos").to_pylist(), strict=True))
+    return out
+
+
+def all_rows(paths) -> list[tuple[str, int]]:
+    out = []
+    for p in paths:
+        for batch in decode_range(str(p), str(p), 4, None, False):
+            out += [(str(p), pos) for pos in batch.column("pos").to_pylist()]
+    return out
+
+
+def test_paths_files_directories_and_globs_and_their_errors(tmp_path):
+    write_history(tmp_path, transactions=100, max_size=8000)
+    files = sorted(tmp_path.glob("master-bin.0*"))
+    assert len(files) > 2 and (tmp_path / "master-bin.index").exists()
+    assert expand_paths([str(tmp_path)]) == [str(f) for f in files]
+    assert expand_paths([str(tmp_path / "master-bin.*")]) == [str(f) for f in files]  # not the .index
+    assert expand_paths([str(files[1]), str(tmp_path / "master-bin.0*")]) == [str(files[1])] + [
+        str(f) for f in files if f != files[1]
+    ]
+    with pytest.raises(BinlogSourceError, match="'/nonexistent/x.0\\*' matches no file"):
+        expand_paths(["/nonexistent/x.0*"])
+    (tmp_path / "junk.000001").write_bytes(b"PK\x03\x04 a zip file")
+    with pytest.raises(BinlogSourceError, match="junk.000001: at offset 0: not a binlog file"):
+        BinlogReader({"path": str(tmp_path / "junk.000001")})
+    with pytest.raises(BinlogSourceError, match="no path given"):
+        BinlogReader({})
+
+
+def test_batch_partitions_pack_small_files_and_split_big_ones_at_event_boundaries(tmp_path):
+    write_history(tmp_path / "small", transactions=300, max_size=5000)
+    small = sorted((tmp_path / "small").glob("master-bin.0*"))
+    reader = BinlogReader({"paths": json.dumps([str(tmp_path / "small")]), "maxPartitionBytes": "20000"})
+    parts = reader.partitions()
+    assert 1 < len(parts) < len(small)
+    assert rows_of(parts) == all_rows(small)
+
+    write_history(tmp_path / "big", transactions=2000, max_size=1 << 30)
+    big = tmp_path / "big" / "master-bin.000001"
+    reader = BinlogReader({"path": str(big), "maxPartitionBytes": "50000"})
+    parts = reader.partitions()
+    assert len(parts) >= big.stat().st_size // 50000 - 1
+    assert rows_of(parts) == all_rows([big])
+
+
+def test_stream_offsets_hold_back_a_half_written_event_and_pick_up_new_files(tmp_path):
+    write_history(tmp_path / "src", transactions=200, max_size=10000)
+    src = sorted((tmp_path / "src").glob("master-bin.0*"))
+    live = tmp_path / "live"
+    live.mkdir()
+    stream = BinlogStreamReader({"path": str(live)})
+    start = stream.initialOffset()
+    assert stream.latestOffset(start, None) == {"files": {}}  # nothing written yet
+    data = src[0].read_bytes()
+    (live / src[0].name).write_bytes(data[:-10])  # the last event half-written
+    first = stream.latestOffset(start, None)
+    ends = [pos for _, pos in all_rows([src[0]])]
+    assert first["files"][str(live / src[0].name)]["pos"] == ends[-1]  # where the torn event starts
+    got = rows_of(stream.partitions(start, first))
+    (live / src[0].name).write_bytes(data)
+    (live / src[1].name).write_bytes(src[1].read_bytes())
+    second = stream.latestOffset(first, None)
+    assert second["files"][str(live / src[0].name)]["pos"] == len(data)
+    got += rows_of(stream.partitions(first, second))
+    assert stream.partitions(second, second) == []
+    expected = [(str(live / p.name), pos) for p in src[:2] for _, pos in all_rows([p])]
+    assert got == expected  # every event once, in order
+
+
+def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "cli.main", "pipeline", *args], capture_output=True, text=True, timeout=60)
+
+
+def test_semisync_pipeline_lists_its_jobs_and_refuses_bad_relay_log_options_before_starting_spark():
+    out = run_cli("--help")
+    assert out.returncode == 0 and all(job in out.stdout for job in ("events", "audit", "stats"))
+    audit = run_cli("audit", "--help")
+    assert "--master" in audit.stdout and "local[*]" in audit.stdout and "--min-slaves" in audit.stdout
+    bad = run_cli("audit", "--binlogs", "x.0*", "--relay-logs", "no-equals-sign", "--out", "/tmp/unused")
+    assert bad.returncode == 2 and "expected NAME=GLOB" in bad.stderr
+    missing = run_cli("events", "x.000001")
+    assert missing.returncode == 2 and "--out" in missing.stderr
