@@ -779,6 +779,18 @@ class Translator:
         self.upsert = True
         return end
 
+    def changed_condition(self, assigned: list[tuple[str, int, int, int, int]]) -> tuple[list[str], list[object]]:
+        """`a IS NOT (new a) OR b IS NOT (new b) ...` for emitted assignments (SQL, its arguments):
+        whether a SET changes the row. Compared binary: 'abc' -> 'ABC' is a change."""
+        sql: list[str] = []
+        sql_args: list[object] = []
+        for n, (name, o1, a1, o2, a2) in enumerate(assigned):
+            sql.append(("OR " if n else "") + f"{quote_ident(name)} IS NOT (")
+            sql.extend(self.out[o1:o2])
+            sql.append(") COLLATE BINARY")
+            sql_args.extend(self.args[a1:a2])
+        return sql, sql_args
+
     def mark_upsert_updates(self, assigned: list[tuple[str, int, int, int, int]]) -> None:
         """MySQL counts an upsert's row as 2 when it updated it, 0 when the update changed
         nothing: wrap the first value in mysql_upsert_mark(value, changed), evaluated once per
@@ -786,13 +798,7 @@ class Translator:
         if not assigned:
             return
         out, args = self.out, self.args
-        changed: list[str] = []
-        changed_args: list[object] = []
-        for n, (name, o1, a1, o2, a2) in enumerate(assigned):
-            changed.append(("OR " if n else "") + f"{quote_ident(name)} IS NOT (")
-            changed.extend(out[o1:o2])
-            changed.append(") COLLATE BINARY")
-            changed_args.extend(args[a1:a2])
+        changed, changed_args = self.changed_condition(assigned)
         _, o1, a1, o2, a2 = assigned[0]
         self.out = out[:o1] + ["mysql_upsert_mark(("] + out[o1:o2] + ["), ("] + changed + ["))"] + out[o2:]
         self.args = args[:a2] + changed_args + args[a2:]
@@ -881,13 +887,7 @@ class Translator:
             return plan
         # MySQL counts changed rows: the same UPDATE restricted to rows it changes
         out, args = self.out, self.args
-        changed_out: list[str] = []
-        changed_args: list[object] = []
-        for n, (name, o1, a1, o2, a2) in enumerate(self.assigned):
-            changed_out.append(("OR " if n else "") + f"{quote_ident(name)} IS NOT (")
-            changed_out.extend(out[o1:o2])
-            changed_out.append(") COLLATE BINARY")  # 'abc' -> 'ABC' is a change
-            changed_args.extend(args[a1:a2])
+        changed_out, changed_args = self.changed_condition(self.assigned)
         if has_where:
             sql_out = out[:prefix_out] + ["WHERE ("] + out[prefix_out + 1:] + [") AND ("] + changed_out + [")"]
         else:
