@@ -470,6 +470,8 @@ class ClientSession(asyncio.Protocol):
         self.user = login.user
         self.engine_session = server.engine.session(self.connection_id)
         self.engine_session.user_vars = self.user_vars  # one dict: SET @a here, @a in DML there
+        # CLIENT_FOUND_ROWS (PyMySQL's default): UPDATE reports matched rather than changed rows.
+        self.engine_session.found_rows = bool(login.capabilities & Capability.CLIENT_FOUND_ROWS)
         if not server.variables.get("autocommit", None, Scope.GLOBAL):
             self.engine_session.autocommit = False
         if login.database:
@@ -595,6 +597,7 @@ class ClientSession(asyncio.Protocol):
         self.engine_session = server.engine.session(self.connection_id)
         self.user_vars.clear()
         self.engine_session.user_vars = self.user_vars
+        self.engine_session.found_rows = old.found_rows
         self.engine_session.database = database
         self.sysvars = server.variables.session_defaults()
         self.write(self.conn.send(OK(status=self.status_flags())))  # type: ignore[union-attr]

@@ -44,8 +44,11 @@ def test_pymysql_ddl_dml_transactions(shell):
     cur.execute("INSERT INTO t (name) VALUES ('gone')")
     cur.execute("ROLLBACK")
     cur.execute("START TRANSACTION")
-    cur.execute("UPDATE t SET note = 'y' WHERE name = 'a'")
+    assert cur.execute("UPDATE t SET note = 'y' WHERE name = 'a'") == 1
+    assert cur.execute("UPDATE t SET note = 'y' WHERE name = 'a'") == 0  # changed rows, as mysqld
     cur.execute("COMMIT")
+    found = shell.connect(database="app", autocommit=True, client_flag=CLIENT.FOUND_ROWS)
+    assert found.cursor().execute("UPDATE t SET note = 'y' WHERE name = 'a'") == 1  # matched rows
     other = shell.connect(database="app").cursor()
     other.execute("SELECT name, note FROM t ORDER BY id")
     assert other.fetchall() == (("a", "y"), ("b", "x"))
