@@ -41,7 +41,6 @@ from protocol.events import (
     BINLOG_CHECKSUM_ALG_OFF,
     BINLOG_MAGIC,
     FL_STANDALONE,
-    HEADER_LEN,
     LOG_EVENT_ARTIFICIAL_F,
     ROWS_STMT_END_F,
     EventHeader,
@@ -433,4 +432,4 @@ def read_events(path: Path, start: int, end: int | None) -> list[tuple[int, byte
     return out
 
 
-__all__ = ["GroupTracker", "HEADER_LEN", "Recovered", "RelayLog", "RelayPosition", "read_events", "statement_kind"]
+__all__ = ["GroupTracker", "Recovered", "RelayLog", "RelayPosition", "read_events", "statement_kind"]

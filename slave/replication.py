@@ -96,6 +96,7 @@ class Replication:
         self._io_task: asyncio.Task[None] | None = None
         self._sql_task: asyncio.Task[None] | None = None
         self.received_heartbeats = 0  # of earlier IO tasks (WL#342: reset by CHANGE MASTER)
+        self._pending_meta: dict[str, Any] | None = None  # applier position to store after a reset
         self._last_io: tuple[int, str] = (0, "")
 
     # -- state ------------------------------------------------------------------------------------
@@ -201,12 +202,11 @@ class Replication:
         self.relay.reset()
         self.relay_resume = None
         self.io = None
-        meta = self.applier.reset_position(master_file, master_pos)
-        self._pending_meta = meta
+        self._pending_meta = self.applier.reset_position(master_file, master_pos)
 
     async def persist_reset(self) -> None:
         """After a relay log reset: forget the applier position in the engine as well."""
-        meta = getattr(self, "_pending_meta", None)
+        meta = self._pending_meta
         if meta is not None:
             await self.engine.apply_transaction([], meta)
             self._pending_meta = None
