@@ -274,7 +274,7 @@ class WriterLock:
 
 def map_sqlite_error(exc: sqlite3.Error, database: str | None) -> SQLError:
     msg = str(exc)
-    m = re.match(r"no such table: (?:(\w+)\.)?(.+)", msg)
+    m = re.match(r"no such table: (?:([^.]+)\.)?(.+)", msg)
     if m:
         return SQLError(ER_NO_SUCH_TABLE, m.group(1) or database or "", m.group(2))
     m = re.match(r"no such column: (.+)", msg)

@@ -40,6 +40,7 @@ from protocol.errors import (
     ER_NO_SUCH_TABLE,
     ER_TABLE_EXISTS_ERROR,
     ER_UNKNOWN_ERROR,
+    ER_WRONG_DB_NAME,
     SQLError,
 )
 
@@ -135,6 +136,8 @@ class DdlParser:
         name = cur.ident()
         while not cur.at_end():  # [DEFAULT] CHARACTER SET / COLLATE ...
             cur.next()
+        if not name or len(name) > 64 or name.startswith(".") or any(c in name for c in "/\\\0"):
+            raise SQLError(ER_WRONG_DB_NAME, name)  # the name is a file name in the datadir
         if name.lower() in RESERVED_SCHEMAS or name.startswith("__engine"):
             raise SQLError(ER_UNKNOWN_ERROR, f"Database name '{name}' is reserved by the embedded engine")
         if name in self.schemas:

@@ -86,6 +86,7 @@ ER_CANT_DROP_FIELD_OR_KEY = MySQLError(1091, "42000", "Can't DROP %s `%s`; check
 ER_WRONG_VALUE_COUNT_ON_ROW = MySQLError(1136, "21S01", "Column count doesn't match value count at row %d")
 ER_NON_UNIQ_ERROR = MySQLError(1052, "23000", "Column '%s' in %s is ambiguous")
 ER_NONUNIQ_TABLE = MySQLError(1066, "42000", "Not unique table/alias: '%s'")
+ER_WRONG_DB_NAME = MySQLError(1102, "42000", "Incorrect database name '%s'")
 ER_TOO_MANY_DATABASES = MySQLError(1105, "HY000", "Too many databases: the embedded engine attaches at most %d")
 # slave/ (IO task, applier)
 ER_SLAVE_FATAL_ERROR = MySQLError(1593, "HY000", "Fatal error: %s")

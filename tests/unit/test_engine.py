@@ -438,3 +438,18 @@ async def test_on_duplicate_key_update_counts_rows_like_mysql(engine, db):
     assert (await run(engine, db, "SELECT k, v FROM kv ORDER BY k")).rows == [("a", 12), ("b", 3)]
     db.found_rows = True
     assert (await run(engine, db, "INSERT INTO kv VALUES ('b', 0) ON DUPLICATE KEY UPDATE v = v")).affected_rows == 1
+
+
+async def test_database_names_cannot_leave_the_datadir(engine, db):
+    for name in ("../evil", "a/b", ".hidden"):
+        with pytest.raises(SQLError) as e:
+            await run(engine, db, f"CREATE DATABASE `{name}`")
+        assert code_of(e) == 1102
+    await run(engine, db, "CREATE DATABASE `my-db`")
+    await run(engine, db, "CREATE TABLE `my-db`.t (x INT)")
+    await run(engine, db, "INSERT INTO `my-db`.t VALUES (1)")
+    assert (await run(engine, db, "SELECT x FROM `my-db`.t")).rows == [(1,)]
+    with pytest.raises(SQLError) as e:
+        await run(engine, db, "SELECT x FROM `my-db`.nope")
+    assert e.value.message == "Table 'my-db.nope' doesn't exist"
+    assert sorted(p.name for p in engine.datadir.glob("*.sqlite")) == ["__engine__.sqlite", "my-db.sqlite", "test.sqlite"]
