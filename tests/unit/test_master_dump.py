@@ -104,13 +104,34 @@ class Slave:
     def packets(self) -> list:
         data = bytes(self.session.out[self.taken :])
         self.taken = len(self.session.out)
-        self.client.receive_data(data)
+        if data:  # (b"" would tell the connection that the master closed)
+            self.client.receive_data(data)
         out = []
         while (ev := self.client.next_event()) is not NEED_DATA:
             out.append(ev)
             if not isinstance(ev, BinlogPacket):
                 break
         return out
+
+
+async def until(predicate, timeout: float = 5.0) -> None:
+    """Poll `predicate` on the loop until it holds (tests on a loaded machine: no fixed sleeps)."""
+    deadline = asyncio.get_running_loop().time() + timeout
+    while not predicate():
+        assert asyncio.get_running_loop().time() < deadline, "condition not reached"
+        await asyncio.sleep(0.005)
+
+
+async def collect(slave: Slave, enough, timeout: float = 5.0) -> list:
+    """The packets the slave receives from now on, once `enough(packets)` holds."""
+    packets: list = []
+
+    def ready() -> bool:
+        packets.extend(slave.packets())
+        return enough(packets)
+
+    await until(ready, timeout)
+    return packets
 
 
 def write_transactions(writer: BinlogWriter, n: int, start: int = 0) -> BinlogPosition:
@@ -236,17 +257,17 @@ async def test_checksum_unaware_slave_gets_events_without_crc(binlog):
 async def test_waits_for_publish_sends_heartbeats_and_follows_rotation(binlog):
     end = BinlogEnd(write_transactions(binlog, 1))
     session, slave, dump = make_dump(binlog, end, {"master_binlog_checksum": "CRC32", "master_heartbeat_period": 50_000_000})
+    started = time.monotonic()
     task = asyncio.create_task(dump.run())
     # written but not published: never sent
     unpublished = write_transactions(binlog, 1, start=1)
-    started = time.monotonic()
-    await asyncio.sleep(0.3)
-    events = events_of(slave.packets())
+    events = events_of(await collect(slave, lambda packets: len(packets) >= 7))
+    elapsed = time.monotonic() - started
     types = [decode_header(e).type_code for e in events]
     assert types[:5] == [4, 15, 2, 2, 16]
     heartbeats = [decode_event(e, checksum=True) for e in events[5:]]
-    assert heartbeats and all(h.type_code == EventType.HEARTBEAT_LOG_EVENT for h in heartbeats)
-    assert len(heartbeats) <= (time.monotonic() - started) / 0.05 + 1
+    assert len(heartbeats) >= 2 and all(h.type_code == EventType.HEARTBEAT_LOG_EVENT for h in heartbeats)
+    assert elapsed >= 0.05 * (len(heartbeats) - 1)  # at most one per period
     hb = heartbeats[0]
     assert hb.body.log_ident == "mysql-bin.000001" and hb.header.timestamp == 0
     assert hb.header.log_pos == decode_header(events[4]).log_pos  # where the slave is
@@ -255,9 +276,12 @@ async def test_waits_for_publish_sends_heartbeats_and_follows_rotation(binlog):
     end.publish(binlog.end_position)
     write_transactions(binlog, 1, start=2)
     end.publish(binlog.end_position)
-    await asyncio.sleep(0.1)
-    events = [decode_event(e, checksum=True) for e in events_of(slave.packets())]
-    events = [e for e in events if e.type_code != EventType.HEARTBEAT_LOG_EVENT]
+
+    def not_heartbeats(packets):
+        return [e for e in events_of(packets) if e[4] != EventType.HEARTBEAT_LOG_EVENT]
+
+    packets = await collect(slave, lambda packets: len(not_heartbeats(packets)) >= 8)
+    events = [decode_event(e, checksum=True) for e in not_heartbeats(packets)]
     assert [e.type_code for e in events] == [2, 2, 16, 4, 15, 2, 2, 16]
     assert events[3].body.next_file == "mysql-bin.000002"
     assert events[4].header.log_pos != 0  # the new file's FD, sent from offset 4
@@ -271,8 +295,9 @@ async def test_no_heartbeat_when_period_is_zero(binlog):
     end = BinlogEnd(write_transactions(binlog, 1))
     session, slave, dump = make_dump(binlog, end, {"master_binlog_checksum": "CRC32", "master_heartbeat_period": 0}, 4)
     task = asyncio.create_task(dump.run())
+    await collect(slave, lambda packets: len(packets) >= 5)
     await asyncio.sleep(0.2)
-    assert len(events_of(slave.packets())) == 5
+    assert slave.packets() == []  # no heartbeat
     dump.stop()
     await asyncio.wait_for(task, 5)
 
@@ -289,15 +314,19 @@ async def test_semisync_header_flag_and_sequence_restart(binlog):
         transmit=interface.transmit, semisync=True, on_start=receiver.attach,
     )
     task = asyncio.create_task(dump.run())
-    await asyncio.sleep(0.12)
+    early = await collect(slave, lambda packets: len(packets) >= 3)  # ROTATE, FD, a heartbeat
     assert plugin.clients == 1
     group_end = write_transactions(binlog, 1)
     plugin.after_flush(StorageParam(1, group_end))
     end.publish(group_end)
     waiting = asyncio.create_task(plugin.after_sync(StorageParam(1, group_end)))
-    await asyncio.sleep(0.02)
+
+    def has_xid(packets):
+        return any(isinstance(p, BinlogPacket) and p.payload[2 + 4] == EventType.XID_EVENT for p in packets)
+
+    packets = early + await collect(slave, has_xid)
     assert not waiting.done()
-    packets = [p for p in slave.packets() if isinstance(p, BinlogPacket)]
+    packets = [p for p in packets if isinstance(p, BinlogPacket)]
     assert all(p.payload[:1] == b"\xef" for p in packets)  # heartbeats and artificial events too
     flags = [(decode_header(p.payload[2:]).type_code, p.payload[1]) for p in packets]
     assert flags[0] == (4, 0) and flags[1] == (15, 0)
@@ -308,9 +337,8 @@ async def test_semisync_header_flag_and_sequence_restart(binlog):
     session.raw_reader(slave.client.ack(group_end))
     await asyncio.wait_for(waiting, 2)
     assert plugin.status_variables()["Rpl_semi_sync_master_yes_tx"] == 1
-    await asyncio.sleep(0.08)
-    hb = [p for p in slave.packets() if isinstance(p, BinlogPacket)]
-    assert hb and hb[0].payload[:2] == b"\xef\x00"
+    hb = await collect(slave, lambda packets: len(packets) >= 1)  # the next heartbeat, at seq 1
+    assert isinstance(hb[0], BinlogPacket) and hb[0].payload[:2] == b"\xef\x00"
     # an ack beyond what was sent drops the connection and releases nothing
     session.raw_reader(slave.client.ack(BinlogPosition("mysql-bin.000001", group_end.pos + 1000)))
     await asyncio.wait_for(task, 2)
@@ -322,8 +350,7 @@ async def test_crc_of_heartbeat(binlog):
     end = BinlogEnd(write_transactions(binlog, 1))
     session, slave, dump = make_dump(binlog, end, {"master_binlog_checksum": "CRC32", "master_heartbeat_period": 20_000_000})
     task = asyncio.create_task(dump.run())
-    await asyncio.sleep(0.1)
-    hb = events_of(slave.packets())[-1]
+    hb = events_of(await collect(slave, lambda packets: len(packets) >= 6))[-1]
     assert decode_header(hb).type_code == 27
     assert zlib.crc32(hb[:-4]) == int.from_bytes(hb[-4:], "little")
     dump.stop()
@@ -337,8 +364,7 @@ async def test_a_non_semisync_dump_ends_on_anything_but_acks(binlog, incoming):
     end = BinlogEnd(write_transactions(binlog, 1))
     session, slave, dump = make_dump(binlog, end, {"master_binlog_checksum": "CRC32"}, on_start=receiver.attach)
     task = asyncio.create_task(dump.run())
-    await asyncio.sleep(0.05)
-    assert len(events_of(slave.packets())) == 5
+    assert len(events_of(await collect(slave, lambda packets: len(packets) >= 5))) == 5
     if incoming == "garbage":
         session.raw_reader(b"\x03\x00\x00\x00\x03SEL")  # a COM_QUERY during a dump
     else:
