@@ -19,7 +19,7 @@ from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from protocol.errors import ER_PARSE_ERROR, SQLError
-from protocol.messages import OK, ResultSet
+from protocol.messages import OK, ResultSet, column
 from server.role import Role
 from server.sql import Tokens
 from server.variables import SystemVariable
@@ -124,11 +124,11 @@ class SlaveRole(Role):
             toks.expect_word("SLAVE", "REPLICA")
             if toks.accept_word("HOSTS"):  # the master's statement: a slave has no slaves
                 toks.expect_end()
-                return ResultSet(("Server_id", "Host", "Port", "Master_id"), ())
+                return ResultSet(tuple(column(c) for c in ("Server_id", "Host", "Port", "Master_id")), ())
             toks.expect_word("STATUS")
             toks.expect_end()
             row = rep.status_row()
-            return ResultSet(STATUS_COLUMNS, (tuple(_cell(v) for v in row),) if row else ())
+            return ResultSet(tuple(column(c) for c in STATUS_COLUMNS), (tuple(_cell(v) for v in row),) if row else ())
         if keyword == "CHANGE MASTER":
             changes = _parse_change_master(toks)
             rep.change_master(changes)

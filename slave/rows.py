@@ -53,7 +53,7 @@ def _type_name(code: int) -> str:
 
 
 # Bytes of metadata each column type carries in TABLE_MAP.
-_META_BYTES = {
+_META_BYTES: dict[int, int] = {
     FieldType.FLOAT: 1,
     FieldType.DOUBLE: 1,
     FieldType.BLOB: 1,
@@ -114,7 +114,7 @@ class RowChange:
 def decode_rows(layout: TableLayout, event_type: int, rows: Rows) -> list[RowChange]:
     """Every row of a rows event, in order."""
     data = memoryview(rows.rows)
-    ncols, pos = decode_lenenc_int(data, 0)
+    ncols, pos = decode_lenenc_int(bytes(data[:9]), 0)  # a length-encoded int is 1-9 bytes
     if ncols is None or ncols > len(layout.types):
         raise RemoteProtocolError(f"rows event for {layout.name}: {ncols} columns, table map has {len(layout.types)}")
     bitmap_len = (ncols + 7) // 8
@@ -349,7 +349,7 @@ def decode_decimal(data: memoryview, pos: int, precision: int, scale: int) -> tu
 
 def as_unsigned(value: int, type_code: int) -> int:
     """The unsigned reading of an integer decoded signed (for UNSIGNED columns on the slave)."""
-    bits = {FieldType.TINY: 8, FieldType.SHORT: 16, FieldType.INT24: 24, FieldType.LONG: 32, FieldType.LONGLONG: 64}
+    bits: dict[int, int] = {FieldType.TINY: 8, FieldType.SHORT: 16, FieldType.INT24: 24, FieldType.LONG: 32, FieldType.LONGLONG: 64}
     n = bits.get(type_code)
     if n is None or value >= 0:
         return value
