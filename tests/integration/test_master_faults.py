@@ -16,7 +16,7 @@ import pytest
 
 from protocol.connection import NEED_DATA, BinlogPacket, ClientConnection, LoginOK
 from protocol.messages import ERR
-from tests.support.daemons import Daemon
+from tests.support.daemons import Daemon, wait_for
 from tests.support.master import master_fixture, start_master  # noqa: F401 (the `master` fixture)
 
 pytestmark = pytest.mark.timeout(240)
@@ -191,13 +191,22 @@ def test_dump_from_a_purged_file_gets_1236_and_purge_refuses_a_file_in_use(maste
     # a slave that requests the dump and never reads: its dump stays inside mysql-bin.000001
     stalled = RawClient(master.port)
     stalled.sock.sendall(stalled.conn.binlog_dump(4, 0, 91, "mysql-bin.000001"))
-    time.sleep(0.5)
+    wait_for(lambda: any(row[4] == "Binlog Dump" for row in master.query("SHOW PROCESSLIST")), 10,
+             message="the stalled dump")
     with pytest.raises(pymysql.err.MySQLError) as exc:
         master.query("PURGE BINARY LOGS TO 'mysql-bin.000003'")
     assert exc.value.args[0] == 1378
     stalled.close()
-    time.sleep(0.3)
-    master.query("PURGE BINARY LOGS TO 'mysql-bin.000003'")
+
+    def purged() -> bool:
+        try:
+            master.query("PURGE BINARY LOGS TO 'mysql-bin.000003'")
+            return True
+        except pymysql.err.MySQLError as e:
+            assert e.args[0] == 1378
+            return False
+
+    wait_for(purged, 10, message="PURGE once the dump is gone")
     assert [r[0] for r in master.query("SHOW BINARY LOGS")] == ["mysql-bin.000003"]
     client = RawClient(master.port)
     reply = client.send(client.conn.binlog_dump(4, 0, 92, "mysql-bin.000001"))
@@ -237,7 +246,8 @@ def test_sigterm_lets_a_commit_waiting_for_acks_finish_then_closes_the_binlog(tm
 
     thread = threading.Thread(target=commit, daemon=True)
     thread.start()
-    time.sleep(0.5)
+    wait_for(lambda: any(row[6] == "Waiting for semi-sync ACK from slave" for row in master.query("SHOW PROCESSLIST")),
+             10, message="the commit waiting for an ack")
     started = time.monotonic()
     assert master.stop() == 0
     assert time.monotonic() - started < 10
