@@ -9,6 +9,7 @@ import socket
 import time
 from typing import TYPE_CHECKING, Any
 
+from protocol.errors import ER_INCORRECT_GLOBAL_LOCAL_VAR, SQLError
 from server.variables import (
     Scope,
     SystemVariable,
@@ -42,6 +43,14 @@ def _autocommit_set(session: ClientSession, value: Any) -> None:
 def _last_insert_id(session: ClientSession) -> int:
     es = session.engine_session
     return int(getattr(es, "last_insert_id", 0) or 0) if es is not None else 0
+
+
+def _set_read_only(server: Server, value: bool) -> None:
+    """SET GLOBAL read_only: the role's guard (client writes refused with 1290) on or off."""
+    try:
+        server.role.read_only = value
+    except AttributeError:
+        raise SQLError(ER_INCORRECT_GLOBAL_LOCAL_VAR, "read_only", "read only") from None
 
 
 def _charset_names(value: Any) -> str:
@@ -105,7 +114,8 @@ def register(server: Server) -> None:
         SystemVariable("connect_timeout", 10, G, dynamic=True, check=check_int(2, 31536000)),
         SystemVariable("lock_wait_timeout", 86400, B, dynamic=True, check=check_int(1, 31536000)),
         SystemVariable("innodb_lock_wait_timeout", 50, B, dynamic=True, check=check_int(0, 100000000)),
-        SystemVariable("read_only", getter=lambda: server.role.read_only),
+        SystemVariable("read_only", dynamic=True, check=check_bool, getter=lambda: server.role.read_only,
+                       on_set=lambda value: _set_read_only(server, value)),
         SystemVariable("log_bin", False),
         SystemVariable("sql_log_bin", True, S, dynamic=True, check=check_bool),
         SystemVariable("binlog_format", "STATEMENT", B, dynamic=True,

@@ -86,7 +86,8 @@ def test_read_only_role_refuses_writes_before_the_engine(shell):
     cur.execute("CREATE DATABASE ro")
     cur.execute("CREATE TABLE ro.t (id INT PRIMARY KEY)")
     cur.execute("INSERT INTO ro.t VALUES (1)")
-    shell.server.role.read_only = True
+    cur.execute("SET GLOBAL read_only = ON")
+    assert shell.server.role.read_only is True
     try:
         for sql in ("INSERT INTO ro.t VALUES (2)", "UPDATE ro.t SET id = 3", "DELETE FROM ro.t",
                     "CREATE TABLE ro.u (id INT)", "DROP TABLE ro.t", "DROP DATABASE ro"):
@@ -96,7 +97,8 @@ def test_read_only_role_refuses_writes_before_the_engine(shell):
         cur.execute("SELECT @@read_only")
         assert cur.fetchone() == (1,)
     finally:
-        shell.server.role.read_only = False
+        cur.execute("SET GLOBAL read_only = OFF")
+    cur.execute("INSERT INTO ro.t VALUES (4)")
 
 
 def test_user_statements_reach_the_role_as_mariadb_binlogs_them(shell):
