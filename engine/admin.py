@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from engine import infoschema
 from engine.catalog import TokenCursor
 from protocol.errors import ER_BAD_DB_ERROR, ER_NO_DB_ERROR, ER_NO_SUCH_TABLE, SQLError
 
@@ -93,13 +94,17 @@ def run_admin(session: Session, cur: TokenCursor) -> Result:
     cur.expect("SHOW")
     if cur.accept("DATABASES", "SCHEMAS"):
         pattern = _filter(cur)
-        rows = [(name,) for name in engine.databases() if pattern is None or pattern.match(name)]
+        names = [infoschema.NAME, *engine.databases()]
+        rows = [(name,) for name in names if pattern is None or pattern.match(name)]
         return _result(["Database"], rows, session)
     full = cur.accept("FULL")
     if cur.accept("TABLES"):
         schema = _schema(cur, session)
         pattern = _filter(cur)
-        names = sorted(t.name for t in engine.catalog.get(schema, {}).values())
+        if schema.lower() == infoschema.NAME:
+            names = sorted(name.upper() for name in infoschema.COLUMNS)
+        else:
+            names = sorted(t.name for t in engine.catalog.get(schema, {}).values())
         names = [n for n in names if pattern is None or pattern.match(n)]
         if full:
             return _result([f"Tables_in_{schema}", "Table_type"], [(n, "BASE TABLE") for n in names], session)

@@ -71,7 +71,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from engine import functions
+from engine import functions, infoschema
 from engine.catalog import Table, TokenCursor
 from engine.ddl import DdlAction, DdlParser
 from engine.lexer import SyntaxError_, extract, literal_texts, quote_ident, syntax_error, tokenize
@@ -636,7 +636,7 @@ class Engine:
         return Session(self, connection_id)
 
     def has_database(self, name: str) -> bool:
-        return name in self.schemas
+        return name in self.schemas or name.lower() == infoschema.NAME
 
     def databases(self) -> list[str]:
         return sorted(self.schemas)
@@ -1049,7 +1049,8 @@ class Engine:
             return Plan("noop", "", [])
         if first == "EXPLAIN":
             raise SQLError(ER_NOT_SUPPORTED_YET, "EXPLAIN")
-        translator = Translator(tokens, shape, database, self.table, set(self.schemas), params)
+        translator = Translator(tokens, shape, database, self.table, set(self.schemas), params,
+                                lambda schema: list(self.catalog.get(schema, {}).values()))
         return translator.plan()
 
 

@@ -21,6 +21,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from engine import infoschema
 from engine.catalog import Table
 from engine.lexer import Token, quote_ident, syntax_error
 from protocol.errors import (
@@ -103,9 +104,10 @@ class Translator:
     """One shape's translation. `catalog(schema, table)` -> Table | None."""
 
     def __init__(self, tokens: list[Token], shape: str, database: str | None, catalog,
-                 schemas: set[str], params: list[object]):
+                 schemas: set[str], params: list[object], catalog_tables=lambda schema: []):
         self.tokens = tokens
         self.params = params
+        self.catalog_tables = catalog_tables
         self.cacheable = True
         self.locking = False  # SELECT ... FOR UPDATE / LOCK IN SHARE MODE
         self.sets_last_id = False
@@ -141,6 +143,9 @@ class Translator:
 
     def table_sql(self, schema: str, table: str) -> str:
         return f"{quote_ident(schema)}.{quote_ident(table)}"
+
+    def tables_of(self, schema: str) -> list[Table]:
+        return self.catalog_tables(schema)
 
     def need_table(self, schema: str, table: str) -> Table:
         t = self.catalog(schema, table)
@@ -322,9 +327,18 @@ class Translator:
         """A table name in a FROM/JOIN list: qualify it, keep its alias, drop index hints."""
         toks = self.tokens
         i, schema, table = self.read_table_name(i)
-        if schema not in self.schemas:
+        if schema.lower() == infoschema.NAME:
+            view = infoschema.subquery(table, self.schemas, self.tables_of)
+            if view is None:
+                raise SQLError(ER_NO_SUCH_TABLE, infoschema.NAME, table)
+            self.out.append(view)
+            if not (i < len(toks) and (toks[i].is_word("AS") or toks[i].kind == "ident" or (
+                    toks[i].kind == "word" and toks[i].upper not in NOT_ALIAS))):
+                self.out.append(quote_ident(table))  # referable by its own name, as MySQL allows
+        elif schema not in self.schemas:
             raise SQLError(ER_NO_SUCH_TABLE, schema, table)
-        self.out.append(self.table_sql(schema, table))
+        else:
+            self.out.append(self.table_sql(schema, table))
         # alias
         if i < len(toks) and toks[i].is_word("AS"):
             self.out.append("AS")

@@ -233,10 +233,10 @@ async def test_ddl_alter_show_describe(engine, db):
     assert (await run(engine, db, "SELECT COUNT(*) FROM t")).rows == [(0,)]
     await run(engine, db, "RENAME TABLE t TO t2")
     assert (await run(engine, db, "SHOW TABLES")).rows == [("t2",)]
-    assert (await run(engine, db, "SHOW DATABASES")).rows == [("test",)]
+    assert (await run(engine, db, "SHOW DATABASES")).rows == [("information_schema",), ("test",)]
     await run(engine, db, "CREATE DATABASE IF NOT EXISTS test")
     await run(engine, db, "DROP DATABASE test")
-    assert (await run(engine, db, "SHOW DATABASES")).rows == []
+    assert (await run(engine, db, "SHOW DATABASES")).rows == [("information_schema",)]
     await run(engine, db, "DROP DATABASE IF EXISTS test")
 
 
@@ -453,3 +453,27 @@ async def test_database_names_cannot_leave_the_datadir(engine, db):
         await run(engine, db, "SELECT x FROM `my-db`.nope")
     assert e.value.message == "Table 'my-db.nope' doesn't exist"
     assert sorted(p.name for p in engine.datadir.glob("*.sqlite")) == ["__engine__.sqlite", "my-db.sqlite", "test.sqlite"]
+
+
+async def test_information_schema_describes_the_catalog(engine, db):
+    await run(engine, db, "CREATE TABLE a (id INT NOT NULL AUTO_INCREMENT PRIMARY KEY, "
+                          "name VARCHAR(20) COMMENT 'who', KEY kn (name))")
+    # what python-mysql-replication asks for the columns of a row event's table
+    r = await run(engine, db, "SELECT COLUMN_NAME, COLLATION_NAME, CHARACTER_SET_NAME, COLUMN_COMMENT, "
+                              "COLUMN_TYPE, COLUMN_KEY, ORDINAL_POSITION, DATA_TYPE, CHARACTER_OCTET_LENGTH "
+                              "FROM information_schema.columns WHERE table_schema = 'test' AND table_name = 'a' "
+                              "ORDER BY ORDINAL_POSITION")
+    assert r.rows == [("id", None, None, "", "int(11)", "PRI", 1, "int", None),
+                      ("name", "utf8mb4_general_ci", "utf8mb4", "who", "varchar(20)", "MUL", 2, "varchar", 80)]
+    r = await run(engine, db, "SELECT COUNT(*) FROM information_schema.TABLES t "
+                              "WHERE t.table_schema = 'test' AND t.table_name = 'a'")
+    assert r.rows == [(1,)]
+    r = await run(engine, db, "SELECT index_name, column_name FROM information_schema.statistics ORDER BY 1")
+    assert r.rows == [("PRIMARY", "id"), ("kn", "name")]
+    s = engine.session(5)
+    s.database = "information_schema"
+    assert (await s.execute("SELECT schema_name FROM schemata")).rows == [("test",)]
+    assert ("TABLES",) in (await s.execute("SHOW TABLES")).rows
+    with pytest.raises(SQLError) as e:
+        await s.execute("SELECT * FROM nope")
+    assert code_of(e) == 1146

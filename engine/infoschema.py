@@ -1,0 +1,68 @@
+"""A read-only `information_schema` (SCHEMATA, TABLES, COLUMNS, STATISTICS) built from the
+engine's catalog: a reference to `information_schema.X` becomes a subquery over VALUES, inlined
+into the translation (plans are cached per catalog version, so they never show a stale catalog).
+Enough for clients that reflect tables (python-mysql-replication, ORMs), not a full one."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+
+from engine.catalog import CHAR_TYPES, Table, sql_literal
+from engine.lexer import quote_ident
+
+NAME = "information_schema"
+
+COLUMNS = {
+    "schemata": ["CATALOG_NAME", "SCHEMA_NAME", "DEFAULT_CHARACTER_SET_NAME", "DEFAULT_COLLATION_NAME"],
+    "tables": ["TABLE_CATALOG", "TABLE_SCHEMA", "TABLE_NAME", "TABLE_TYPE", "ENGINE", "TABLE_COLLATION",
+               "TABLE_COMMENT"],
+    "columns": ["TABLE_CATALOG", "TABLE_SCHEMA", "TABLE_NAME", "COLUMN_NAME", "ORDINAL_POSITION",
+                "COLUMN_DEFAULT", "IS_NULLABLE", "DATA_TYPE", "CHARACTER_MAXIMUM_LENGTH",
+                "CHARACTER_OCTET_LENGTH", "CHARACTER_SET_NAME", "COLLATION_NAME", "COLUMN_TYPE",
+                "COLUMN_KEY", "EXTRA", "COLUMN_COMMENT"],
+    "statistics": ["TABLE_CATALOG", "TABLE_SCHEMA", "TABLE_NAME", "NON_UNIQUE", "INDEX_SCHEMA",
+                   "INDEX_NAME", "SEQ_IN_INDEX", "COLUMN_NAME", "NULLABLE", "INDEX_TYPE"],
+}
+
+
+def _rows(name: str, schemas: Iterable[str], tables: Callable[[str], Iterable[Table]]) -> list[tuple]:
+    rows: list[tuple] = []
+    for schema in sorted(schemas):
+        if name == "schemata":
+            rows.append(("def", schema, "utf8mb4", "utf8mb4_general_ci"))
+            continue
+        for table in sorted(tables(schema), key=lambda t: t.name):
+            if name == "tables":
+                rows.append(("def", schema, table.name, "BASE TABLE", "InnoDB", "utf8mb4_general_ci", ""))
+            elif name == "columns":
+                described = {r[0]: r for r in table.describe()}
+                for n, col in enumerate(table.columns, 1):
+                    _, type_text, nullable, key, default, extra = described[col.name]
+                    chars = col.base in CHAR_TYPES
+                    length = int(col.args[0]) if chars and col.args and col.args[0].isdigit() else None
+                    rows.append(("def", schema, table.name, col.name, n, default, nullable, col.base,
+                                 length, length * 4 if length else None, "utf8mb4" if chars else None,
+                                 "utf8mb4_general_ci" if chars else None, type_text, key, extra,
+                                 col.comment or ""))
+            elif name == "statistics":
+                for index in table.indexes:
+                    for seq, col_name in enumerate(index.columns, 1):
+                        indexed = table.column(col_name)
+                        rows.append(("def", schema, table.name, 0 if index.unique else 1, schema,
+                                     "PRIMARY" if index.primary else index.name, seq, col_name,
+                                     "YES" if indexed is not None and indexed.nullable else "", "BTREE"))
+    return rows
+
+
+def subquery(name: str, schemas: Iterable[str], tables: Callable[[str], Iterable[Table]]) -> str | None:
+    """SQLite SQL for `information_schema.<name>` (None: no such view)."""
+    columns = COLUMNS.get(name.lower())
+    if columns is None:
+        return None
+    rows = _rows(name.lower(), schemas, tables)
+    names = ", ".join(f"column{n} AS {quote_ident(c)}" for n, c in enumerate(columns, 1))
+    if not rows:
+        return "(SELECT " + ", ".join(f"NULL AS {quote_ident(c)}" for c in columns) + " WHERE 0)"
+    values = ", ".join("(" + ", ".join(sql_literal(v) for v in row) + ")" for row in rows)
+    return f"(SELECT {names} FROM (VALUES {values}))"
+
