@@ -1,6 +1,20 @@
 """engine: MySQL-dialect SQL executed on embedded SQLite (shared by master and slave).
 
-See `engine.core` for the concurrency, group-commit and durability contract.
+The contract (threads, writer lock, group commit, durability of the meta) is the header of
+`engine.core`. In short:
+
+    engine = await Engine.open(datadir, readers=4, synchronous="FULL")
+    session = engine.session(connection_id)       # .database, .autocommit, .isolation,
+    result = await session.execute(sql, context)  # .found_rows, .user_vars, .last_insert_id
+    result.committed                              # CommittedTxn to binlog, or None
+    async with engine.writer_lock:                # the committer, after writing the binlog
+        await engine.commit_group(meta)           # or: await engine.rollback_group()
+    await engine.apply_transaction([(sql, StatementContext, db), ...], meta)   # replicas, recovery
+    engine.meta(), engine.schema_metas(), engine.table(db, name), await engine.table_digest(db, name)
+
+Modules: lexer (literal extraction = the shape cache key, tokens), translate (DML/SELECT shapes to
+SQLite), catalog (MySQL table definitions), ddl, admin (SHOW/DESCRIBE), infoschema, functions
+(MySQL functions registered on every connection), core (engine, sessions, writer thread).
 """
 
 from engine.core import (
@@ -15,4 +29,5 @@ from engine.core import (
     WriterLock,
 )
 
-__all__ = ["READ_COMMITTED", "REPEATABLE_READ", "CommittedTxn", "Engine", "LoggedStatement", "Result", "Session", "StatementContext", "WriterLock"]
+__all__ = ["READ_COMMITTED", "REPEATABLE_READ", "CommittedTxn", "Engine", "LoggedStatement", "Result",
+           "Session", "StatementContext", "WriterLock"]
