@@ -97,6 +97,7 @@ from protocol.errors import (
     ER_NO_DEFAULT_FOR_FIELD,
     ER_NO_SUCH_TABLE,
     ER_NOT_SUPPORTED_YET,
+    ER_SERVER_SHUTDOWN,
     ER_SP_DOES_NOT_EXIST,
     ER_TABLE_EXISTS_ERROR,
     ER_TOO_MANY_DATABASES,
@@ -303,6 +304,7 @@ class ThreadLane:
 
     def __init__(self, threads: int, name: str):
         self._queue: queue.SimpleQueue = queue.SimpleQueue()
+        self._stopped = False
         self._threads = [threading.Thread(target=self._serve, name=f"{name}-{n}", daemon=True)
                          for n in range(threads)]
         for thread in self._threads:
@@ -324,10 +326,14 @@ class ThreadLane:
     def call(self, fn, *args) -> asyncio.Future:
         loop = asyncio.get_running_loop()
         fut = loop.create_future()
-        self._queue.put((loop, fut, fn, args))
+        if self._stopped:
+            fut.set_exception(SQLError(ER_SERVER_SHUTDOWN))
+        else:
+            self._queue.put((loop, fut, fn, args))
         return fut
 
     def shutdown(self) -> None:
+        self._stopped = True
         for _ in self._threads:
             self._queue.put(None)
         for thread in self._threads:

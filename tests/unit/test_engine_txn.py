@@ -367,3 +367,12 @@ async def test_repeatable_read_transactions_read_a_consistent_snapshot(engine):
     assert await count(b) == 1
     await b.set_autocommit(True)
     assert await count(b) == 2
+
+
+async def test_statements_after_close_fail_with_1053(tmp_path):
+    engine = await Engine.open(tmp_path / "c")
+    s = engine.session(1)
+    await engine.close()
+    with pytest.raises(SQLError) as e:
+        await s.execute("SELECT 1")
+    assert e.value.code == 1053
