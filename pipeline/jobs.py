@@ -310,12 +310,19 @@ def draw_chart(seconds: list[Any], slaves: list[str], path: str) -> None:
 
     fig, (rate, coverage) = plt.subplots(2, 1, figsize=(10, 6), sharex=True)
     t0 = seconds[0].timestamp if seconds else 0
-    xs = [r.timestamp - t0 for r in seconds]
-    rate.plot(xs, [r.commits for r in seconds], color="tab:blue")
+    by_second = {r.timestamp: r for r in seconds}
+    span: Sequence[int] = range(t0, (seconds[-1].timestamp + 1) if seconds else t0)  # no commits: 0
+    if len(span) > 100_000:  # a long history: only the seconds that have commits
+        span = [r.timestamp for r in seconds]
+    xs = [t - t0 for t in span]
+    rate.plot(xs, [by_second[t].commits if t in by_second else 0 for t in span], color="tab:blue")
+    rate.set_ylim(bottom=0)
     rate.set_ylabel("commits/s")
     rate.set_title("commit rate")
     for name in slaves:
-        coverage.plot(xs, [100.0 * getattr(r, f"held_{name}") / r.commits for r in seconds], label=name)
+        share = [100.0 * getattr(by_second[t], f"held_{name}") / by_second[t].commits if t in by_second else float("nan")
+                 for t in span]
+        coverage.plot(xs, share, label=name, marker=".", markersize=3)
     coverage.set_ylim(-5, 105)
     coverage.set_ylabel("% of commits in relay log")
     coverage.set_xlabel(f"seconds since {time.strftime('%Y-%m-%d %H:%M:%S', time.gmtime(t0))} UTC")
