@@ -12,7 +12,8 @@ Contract:
   files, `name.NNNNNN`) or a glob; files are read in name order. Nothing matched, or a matched
   file that is not a binlog (bad magic number): `BinlogSourceError` at planning, naming the path.
 - Batch: partitions of about option `maxPartitionBytes` (default 16 MiB): small files packed
-  together, a larger file split at event boundaries found by a header walk on the driver. A half-written last event is
+  together, a file larger than twice that split in even pieces at event boundaries found by a
+  header walk on the driver. A half-written last event is
   left out; corrupt data fails the task with the file and offset.
 - Streaming: the offset is, per file, the end of its last complete event and the CRC32 setting in
   force there (`{"files": {path: {"pos": int, "crc": bool}}}`), so a half-written event is held
@@ -161,11 +162,12 @@ class BinlogReader(DataSourceReader):
         ranges: list[tuple[Range, int]] = []
         for path in self.paths:
             size = os.path.getsize(path)
-            if size <= self.max_bytes:
+            if size <= 2 * self.max_bytes:
                 ranges.append(((path, 4, None, False), size))
                 continue
-            # split points; the last range runs to the end (of the file as it is when read)
-            points = scan_boundaries(path, 4, size, every=self.max_bytes, crc=False)[:-1]
+            # even pieces of at most about max_bytes; the last runs to the end (as it is when read)
+            pieces = -(-size // self.max_bytes)
+            points = scan_boundaries(path, 4, size, every=-(-size // pieces), crc=False)[:-1]
             for i, (start, crc) in enumerate(points):
                 end = points[i + 1][0] if i + 1 < len(points) else None
                 ranges.append(((path, start, end, crc), (size if end is None else end) - start))
