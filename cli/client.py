@@ -41,10 +41,12 @@ class Client:
     def _wait(self) -> Any:
         try:
             while True:
+                event = self._conn.next_event()
+                # The connection answers the greeting and auth switches by itself: write that
+                # out before waiting for more.
                 out = self._conn.data_to_send()
                 if out:
                     self._sock.sendall(out)
-                event = self._conn.next_event()
                 if event is NEED_DATA:
                     self._conn.receive_data(self._sock.recv(1 << 16))
                     continue

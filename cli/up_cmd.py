@@ -116,13 +116,23 @@ def wait_ready(child: Child, timeout: float) -> None:
 
 
 def create_replication_user(port: int) -> None:
+    """Semi-sync is switched off while no slave is connected yet: the user's statements are
+    binlogged, and would otherwise each wait out the semi-sync timeout. `enable_semisync`
+    switches it on again once the slaves are up."""
     with Client("127.0.0.1", port) as c:
+        c.query("SET GLOBAL rpl_semi_sync_master_enabled = OFF")
         try:
             c.query(f"CREATE USER '{REPL_USER}'@'%' IDENTIFIED BY '{REPL_PASSWORD}'")
         except ClientError as exc:
             if exc.code != ER_CANNOT_USER:  # exists already: a resumed cluster
                 raise
+            return
         c.query(f"GRANT REPLICATION SLAVE, REPLICATION CLIENT ON *.* TO '{REPL_USER}'@'%'")
+
+
+def enable_semisync(port: int) -> None:
+    with Client("127.0.0.1", port) as c:
+        c.query("SET GLOBAL rpl_semi_sync_master_enabled = ON")
 
 
 def status_view(children: list[Child]) -> list[str]:
@@ -205,6 +215,8 @@ def command(slaves: int, datadir: Path, port: int, metrics_port: int, refresh: f
             s.start()
             wait_ready(s, 60)
             click.echo(" ready")
+        enable_semisync(master.port)
+        click.echo("semi-sync enabled on the master (waits for 1 slave's ack per commit)")
         click.echo("")
         click.echo("connect:     mariadb -h127.0.0.1 -P%d -uroot" % port)
         click.echo(

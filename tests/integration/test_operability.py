@@ -211,7 +211,9 @@ def test_sigint_stops_everything_and_a_second_run_resumes(cluster):
     assert elapsed < 20, f"SIGINT took {elapsed:.1f}s"
     assert cluster.proc.returncode == 0, cluster.log()
     ports = [cluster.port + i for i in range(3)] + [cluster.metrics_port + i for i in range(3)]
-    wait_for(lambda: all(port_is_free(p) for p in ports), timeout=5, message="every port to be free")
+    held = subprocess.run(["ss", "-Htlnp"], capture_output=True, text=True).stdout
+    wait_for(lambda: all(port_is_free(p) for p in ports), timeout=5, message=f"every port to be free:\n{held}")
+    assert not [line for line in held.splitlines() if any(f":{p} " in line for p in ports)], held
     cluster.start()
     assert len(query(cluster.port, "SELECT id FROM up_test.t")) == 20
     for slave in (cluster.port + 1, cluster.port + 2):

@@ -63,7 +63,10 @@ def free_port_block(n: int, low: int = 20000, high: int = 60000) -> int:
 
 
 def port_is_free(port: int) -> bool:
+    """Whether a server could listen on the port now. SO_REUSEADDR as every server sets it, so
+    connections lingering in TIME_WAIT after a clean close do not count as holding the port."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             s.bind(("127.0.0.1", port))
             return True
