@@ -60,6 +60,7 @@ class MasterDaemon:
         self.role: MasterRole | None = None
         self.pipeline: GroupCommit | None = None
         self.metrics: Any = None
+        self._metric_series: Any = None
 
     @property
     def port(self) -> int:
@@ -112,7 +113,12 @@ class MasterDaemon:
             server_version=SERVER_VERSION,
             engine=self.engine,
             interface=self.interface,
-            plugin_options={"settings": plugin_settings(cfg)},
+            # Every instance of the plugin (also one made by INSTALL PLUGIN) reports to metrics.
+            plugin_options={
+                "settings": plugin_settings(cfg),
+                "on_ack_round_trip": self._ack_round_trip,
+                "on_status_change": self._status_changed,
+            },
         )
         self.server.plugins.load(MASTER_PLUGIN)
         await self.server.start()
@@ -128,15 +134,8 @@ class MasterDaemon:
         server, role, pipeline = self.server, self.role, self.pipeline
         assert server is not None and role is not None and pipeline is not None
         registry, series = build_registry(server.variables.status, lambda: server.variables.show_variables(None, None, None))
-        last_status = [None]
-
         def group_waited(seconds: float) -> None:
             series.commit_wait.observe(seconds)
-            plugin = self.plugin
-            status = plugin.status if plugin is not None else None
-            if status is not None and last_status[0] is not None and status != last_status[0]:
-                series.transitions.labels("ON" if status else "OFF").inc()
-            last_status[0] = status
 
         def acked(server_id: int, position: Any) -> None:
             series.acked_pos.labels(str(server_id)).set(position.pos)
@@ -144,8 +143,17 @@ class MasterDaemon:
 
         pipeline.on_group_waited = group_waited
         role.acks.on_ack = acked
+        self._metric_series = series
         self.metrics = MetricsServer(registry, bind, port)
         await self.metrics.start()
+
+    def _ack_round_trip(self, server_id: int, seconds: float) -> None:
+        if self._metric_series is not None:
+            self._metric_series.ack_latency.labels(str(server_id)).observe(seconds)
+
+    def _status_changed(self, on: bool) -> None:
+        if self._metric_series is not None:
+            self._metric_series.transitions.labels("on" if on else "off").inc()
 
     # -- serve / shutdown -----------------------------------------------------------------------
 

@@ -150,6 +150,8 @@ class SemiSyncMasterPlugin(
         *,
         clock: Callable[[], float] = time.monotonic,
         settings: Mapping[str, object] | None = None,
+        on_ack_round_trip: Callable[[int, float], None] | None = None,
+        on_status_change: Callable[[bool], None] | None = None,
         **_: object,
     ):
         self._interface = interface
@@ -167,6 +169,11 @@ class SemiSyncMasterPlugin(
         self._commit_max: BinlogPosition | None = None  # largest flushed group end
         # Group ends flushed while ON and not yet replicated: the events to flag (ordered set).
         self._active: dict[BinlogPosition, None] = {}
+        # Optional listeners for the shell's metrics; called synchronously, must not block.
+        # on_ack_round_trip(server_id, seconds): a slave acked an ack-requested event.
+        # on_status_change(on): semi-sync status switched.
+        self.on_ack_round_trip = on_ack_round_trip
+        self.on_status_change = on_status_change
 
     # -----------------------------------------------------------------------------------------
     # Lifecycle
@@ -446,6 +453,8 @@ class SemiSyncMasterPlugin(
             self._counters.net_waits += 1
             self._counters.net_wait_time += _micros(now - sent_at)
             self._trace(TRACE_NET_WAIT, "ack round trip from slave %d: %.3f ms", dump.server_id, (now - sent_at) * 1e3)
+            if self.on_ack_round_trip is not None:
+                self.on_ack_round_trip(dump.server_id, now - sent_at)
         self._trace(TRACE_DETAIL, "got reply at %s from slave %d", position, dump.server_id)
         self._ack(dump.server_id, position)
 
@@ -481,6 +490,8 @@ class SemiSyncMasterPlugin(
     def _switch_on(self, reason: str) -> None:
         self._on = True
         log.info("Semi-sync replication switched ON at %s: %s", self._commit_max, reason)
+        if self.on_status_change is not None:
+            self.on_status_change(True)
 
     def _switch_off(self, reason: str) -> None:
         if not self._on:
@@ -493,6 +504,8 @@ class SemiSyncMasterPlugin(
             "Semi-sync replication switched OFF at %s (reply position %s): %s; %d waiting commit(s) released",
             self._commit_max, self._reply, reason, released,
         )
+        if self.on_status_change is not None:
+            self.on_status_change(False)
 
     def _switch_off_without_slaves(self) -> None:
         if self._on and not self._wait_no_slave and self._clients < self._count:
