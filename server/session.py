@@ -22,8 +22,9 @@ Contract
   `await commit(txn)` (hand an engine transaction to `role.commit`), `await closed()`,
   `is_closed`, `close()`, `kill()`.
 - KILL: `kill()` closes the connection; a statement running in a role is cancelled, one inside
-  the engine or `role.commit` completes first (its answer goes nowhere). `kill_query()` makes
-  the rest of a running multi-statement fail with 1317 at the next statement boundary.
+  the engine or `role.commit` completes first (its answer goes nowhere). `kill_query()` fails
+  the running statement with 1317: a role statement at once (cancelled), an engine one at the
+  next statement boundary; the connection stays.
 """
 
 from __future__ import annotations
@@ -349,9 +350,12 @@ class ClientSession(asyncio.Protocol):
         self._killed = True
 
     def kill_query(self) -> None:
-        """KILL QUERY: the running statement fails with ER_QUERY_INTERRUPTED."""
+        """KILL QUERY: the running statement fails with ER_QUERY_INTERRUPTED -- at once when it
+        runs in a role (cancelled), else (engine, role.commit) when it reaches the next
+        statement boundary; the connection stays."""
         if self._busy:
             self._query_killed = True
+            self._cancel_if_safe()
 
     @property
     def database(self) -> str | None:
@@ -655,7 +659,14 @@ class ClientSession(asyncio.Protocol):
             try:
                 if self._query_killed:
                     raise SQLError(ER_QUERY_INTERRUPTED)
-                result = await self.execute(statement)
+                try:
+                    result = await self.execute(statement)
+                except asyncio.CancelledError:
+                    task = asyncio.current_task()
+                    if self._killed or not self._query_killed or task is None:
+                        raise  # KILL CONNECTION or shutdown: the session ends
+                    task.uncancel()  # KILL QUERY: only this statement ends
+                    raise SQLError(ER_QUERY_INTERRUPTED) from None
             except SQLError as exc:
                 self._send_error(exc)
                 return  # mysqld stops a multi-statement at the first error

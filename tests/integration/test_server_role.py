@@ -218,3 +218,33 @@ def test_shutdown_statement_and_mysqladmin_request_the_daemon_to_stop(tmp_path):
                              capture_output=True, text=True, timeout=60)
         assert out.returncode == 0, out.stderr
         assert shell.server.shutdown_requested
+
+
+def test_kill_query_interrupts_a_role_statement_and_keeps_the_connection(tmp_path):
+    import threading
+    import time
+
+    with ShellServer(tmp_path, role=SlowRole) as shell:
+        victim = shell.connect()
+        result: dict[str, object] = {}
+
+        def run():
+            started = time.monotonic()
+            try:
+                victim.cursor().execute("SLOW 60")
+                result["code"] = 0
+            except pymysql.MySQLError as exc:
+                result["code"] = exc.args[0]
+            result["took"] = time.monotonic() - started
+
+        t = threading.Thread(target=run)
+        t.start()
+        time.sleep(0.5)
+        shell.connect().cursor().execute(f"KILL QUERY {victim.thread_id()}")
+        t.join(30)
+        assert result["code"] == 1317 and result["took"] < 20
+        cur = victim.cursor()
+        cur.execute("SELECT 1")  # the connection is still there
+        assert cur.fetchone() == (1,)
+        cur.execute("SLOW 0")
+        assert cur.fetchone() == ("yes",)
