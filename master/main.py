@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import signal
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +28,7 @@ from master.commit import GroupCommit
 from master.recovery import recover
 from master.role import MasterRole
 from semisync.interface import ReplicationInterface
+from server.daemon import run_foreground
 from server.listener import Server
 
 log = logging.getLogger("semisync.master")
@@ -194,24 +194,11 @@ class MasterDaemon:
             self.engine = None
 
 
-async def serve(config: MasterConfig) -> None:
-    daemon = MasterDaemon(config)
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(sig, daemon.request_shutdown)
-    try:
-        await daemon.start()
-        log.info("master listening on %s:%d (binlog %s)", config.bind_address, daemon.port,
-                 daemon.writer.end_position if daemon.writer else "?")
-        await daemon.serve_until_shutdown()
-    finally:
-        await daemon.shutdown()
-
-
 def run(config: MasterConfig) -> None:
     """Run the master in the foreground until SIGTERM/SIGINT."""
-    import uvloop
-
-    if not logging.getLogger().handlers:
-        logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    uvloop.run(serve(config))
+    daemon = MasterDaemon(config)
+    run_foreground(
+        daemon,
+        lambda: f"master listening on {config.bind_address}:{daemon.port} "
+        f"(binlog {daemon.writer.end_position if daemon.writer else '?'})",
+    )

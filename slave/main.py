@@ -16,15 +16,14 @@ Three lifecycle phases (STYLE.md habit 7)
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import os
-import signal
 from pathlib import Path
 from typing import Any
 
 from config.slave import SlaveConfig
 from semisync.interface import ReplicationInterface
+from server.daemon import run_foreground
 from server.listener import Server
 from slave.applier import SlaveColumn
 from slave.master_info import MasterInfo
@@ -182,23 +181,7 @@ class SlaveDaemon:
             self.engine = None
 
 
-async def serve(config: SlaveConfig) -> None:
-    daemon = SlaveDaemon(config)
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(sig, daemon.request_shutdown)
-    try:
-        await daemon.start()
-        log.info("slave listening on %s:%d", config.bind_address, daemon.port)
-        await daemon.serve_until_shutdown()
-    finally:
-        await daemon.shutdown()
-
-
 def run(config: SlaveConfig) -> None:
     """Run the slave in the foreground until SIGTERM/SIGINT."""
-    import uvloop
-
-    if not logging.getLogger().handlers:
-        logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    uvloop.run(serve(config))
+    daemon = SlaveDaemon(config)
+    run_foreground(daemon, lambda: f"slave listening on {config.bind_address}:{daemon.port}")
