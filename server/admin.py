@@ -33,6 +33,7 @@ from protocol.errors import (
     ER_NOT_SUPPORTED_YET,
     ER_PARSE_ERROR,
     ER_PASSWORD_NO_MATCH,
+    ER_QUERY_INTERRUPTED,
     ER_SPECIFIC_ACCESS_DENIED_ERROR,
     SQLError,
 )
@@ -468,6 +469,8 @@ class Admin:
             raise SQLError(ER_NO_SUCH_THREAD, target_id)
         if target.user != session.user and not session.has_privilege(*_CONNECTION_ADMIN):
             raise SQLError(ER_KILL_DENIED_ERROR, target_id)
+        if query and target is session:
+            raise SQLError(ER_QUERY_INTERRUPTED)  # this very statement is the query
         if query:
             target.kill_query()
         elif target is session:

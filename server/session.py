@@ -342,7 +342,9 @@ class ClientSession(asyncio.Protocol):
 
     def _cancel_if_safe(self) -> None:
         task = self._task
-        if task is not None and not task.done() and self._busy and not (self._in_commit or self._in_engine):
+        if task is None or task.done() or task is asyncio.current_task():
+            return  # a session killing itself answers first (see Admin.kill)
+        if self._busy and not (self._in_commit or self._in_engine):
             task.cancel()
 
     def kill_after_reply(self) -> None:

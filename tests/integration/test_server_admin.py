@@ -168,6 +168,8 @@ def test_processlist_and_kill(shell, cur):
     cur.execute("CREATE USER IF NOT EXISTS plain@'%' IDENTIFIED BY 'p'")
     plain = shell.connect("plain", "p").cursor()
     assert code(plain, f"KILL {cur.connection.thread_id()}") == 1095
+    assert code(plain, "KILL QUERY CONNECTION_ID()") == 1317  # oneself: the KILL itself
+    plain.execute("SELECT 1")
     assert code(plain, f"KILL {plain.connection.thread_id()}") == 1927  # oneself: answered, then closed
     with pytest.raises(pymysql.MySQLError):
         plain.execute("SELECT 1")
