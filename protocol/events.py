@@ -51,6 +51,7 @@ from construct import (
 )
 
 from protocol.errors import LocalProtocolError, ProtocolError, RemoteProtocolError
+from protocol.packets import LenencInt, encode_text
 
 BINLOG_MAGIC = b"\xfebin"
 HEADER_LEN = 19
@@ -147,47 +148,11 @@ class _Text(Adapter):
         return obj.encode("utf-8", "surrogateescape")
 
 
-def _text(s: str) -> bytes:
-    try:
-        return s.encode("utf-8", "surrogateescape")
-    except UnicodeEncodeError as e:
-        raise LocalProtocolError(f"cannot encode {s!r}: {e}") from None
+_text = encode_text
 
 
-class _LenEncInt(Construct):
-    """MySQL's length-encoded integer (1, 3, 4 or 9 bytes)."""
-
-    def _parse(self, stream: Any, context: Any, path: str) -> int:
-        first = stream.read(1)
-        if len(first) != 1:
-            raise ConstructError("length-encoded integer: no data")
-        b = first[0]
-        if b < 0xFB:
-            return b
-        size = {0xFC: 2, 0xFD: 3, 0xFE: 8}.get(b)
-        if size is None:
-            raise ConstructError(f"length-encoded integer: bad first byte {b:#x}")
-        data = stream.read(size)
-        if len(data) != size:
-            raise ConstructError("length-encoded integer: truncated")
-        return int.from_bytes(data, "little")
-
-    def _build(self, obj: int, stream: Any, context: Any, path: str) -> int:
-        if obj < 0xFB:
-            stream.write(bytes([obj]))
-        elif obj < 1 << 16:
-            stream.write(b"\xfc" + obj.to_bytes(2, "little"))
-        elif obj < 1 << 24:
-            stream.write(b"\xfd" + obj.to_bytes(3, "little"))
-        else:
-            stream.write(b"\xfe" + obj.to_bytes(8, "little"))
-        return obj
-
-    def _sizeof(self, context: Any, path: str) -> int:
-        raise ConstructError("variable size")
-
-
-LenEncInt = _LenEncInt()
+# MySQL's length-encoded integer, declared once in protocol.packets.
+LenEncInt = LenencInt
 Int48ul = _BytesInteger(6, swapped=True)
 Int24ul = _BytesInteger(3, swapped=True)
 

@@ -42,9 +42,11 @@ from protocol.packets import (
     LenencInt,
     decode_lenenc_bytes,
     decode_lenenc_int,
+    decode_text,
     encode_lenenc_bytes,
     encode_lenenc_int,
     encode_packet,
+    encode_text,
 )
 
 
@@ -179,15 +181,8 @@ AUTH_SWITCH_HEADER = 0xFE
 LOCAL_INFILE_HEADER = 0xFB
 
 
-def _text(raw: bytes) -> str:
-    return raw.decode("utf-8", "surrogateescape")
-
-
-def _raw(text: str) -> bytes:
-    try:
-        return text.encode("utf-8", "surrogateescape")
-    except UnicodeEncodeError as exc:
-        raise LocalProtocolError(f"text cannot be encoded: {text!r}") from exc
+_text = decode_text
+_raw = encode_text
 
 
 _PARSE_ERRORS = (c.ConstructError, ValueError, IndexError, TypeError, OverflowError, KeyError)

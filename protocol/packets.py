@@ -228,6 +228,22 @@ def decode_lenenc_bytes(data: bytes, pos: int = 0) -> tuple[bytes | None, int]:
     return bytes(data[pos:end]), end
 
 
+def decode_text(raw: bytes) -> str:
+    """Wire bytes -> str: UTF-8 with surrogateescape, so any bytes round-trip."""
+    return raw.decode("utf-8", "surrogateescape")
+
+
+def encode_text(text: str) -> bytes:
+    """str -> wire bytes (the inverse of `decode_text`); a str no byte string stands for is
+    our own misuse."""
+    try:
+        return text.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError as exc:
+        from protocol.errors import LocalProtocolError
+
+        raise LocalProtocolError(f"text cannot be encoded: {text!r}") from exc
+
+
 class _LenencIntConstruct(c.Construct):
     """construct adapter for a length-encoded integer (NULL marker not allowed)."""
 
