@@ -8,8 +8,6 @@ with PyMySQL, the `mariadb` CLI or sysbench as they would to mysqld.
 
 from __future__ import annotations
 
-import asyncio
-import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -19,6 +17,7 @@ import pymysql
 from semisync.interface import ReplicationInterface
 from server.listener import Server
 from server.role import NullRole, Role
+from tests.support.loop_thread import LoopThread
 
 ROOT_PASSWORD = "rootpw"
 SERVER_VERSION = "5.5.5-10.11.99-semisync"
@@ -39,40 +38,21 @@ class ShellServer:
         self._role_factory = role
         self._server_id = server_id
         self._server_kw = server_kw
-        self.loop: asyncio.AbstractEventLoop | None = None
         self.server: Server | None = None
         self.engine: Any = None
-        self._thread: threading.Thread | None = None
-        self._ready = threading.Event()
-        self._error: BaseException | None = None
+        self._loop = LoopThread("shell-server")
 
     @property
     def port(self) -> int:
         assert self.server is not None
         return self.server.port
 
+    @property
+    def loop(self) -> Any:
+        return self._loop.loop
+
     def start(self) -> ShellServer:
-        import uvloop
-
-        def run() -> None:
-            loop = uvloop.new_event_loop()
-            self.loop = loop
-            asyncio.set_event_loop(loop)
-            try:
-                loop.run_until_complete(self._start())
-            except BaseException as exc:  # reported to the starting thread
-                self._error = exc
-                self._ready.set()
-                return
-            self._ready.set()
-            loop.run_forever()
-            loop.close()
-
-        self._thread = threading.Thread(target=run, name="shell-server", daemon=True)
-        self._thread.start()
-        self._ready.wait(60)
-        if self._error is not None:
-            raise self._error
+        self._loop.start(self._start)
         return self
 
     async def _start(self) -> None:
@@ -95,11 +75,10 @@ class ShellServer:
 
     def call(self, coro: Any, timeout: float = 60) -> Any:
         """Run a coroutine on the server's loop and return its result."""
-        assert self.loop is not None
-        return asyncio.run_coroutine_threadsafe(coro, self.loop).result(timeout)
+        return self._loop.call(coro, timeout)
 
     def stop(self, timeout: float = 10.0) -> None:
-        if self.loop is None or self.server is None:
+        if self.server is None:
             return
 
         async def down() -> None:
@@ -109,11 +88,8 @@ class ShellServer:
                 await close()
 
         try:
-            self.call(down(), timeout + 30)
+            self._loop.stop(down, timeout + 30)
         finally:
-            self.loop.call_soon_threadsafe(self.loop.stop)
-            if self._thread is not None:
-                self._thread.join(30)
             self.server = None
 
     def connect(self, user: str = "root", password: str | None = None, **kw: Any) -> pymysql.Connection:

@@ -9,79 +9,50 @@ normalized rows for comparing MariaDB's typed values with ours).
 
 from __future__ import annotations
 
-import asyncio
 import datetime
 import decimal
-import threading
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import pymysql
 
+from tests.support.loop_thread import LoopThread
+
 
 class SlaveThread:
     def __init__(self, config: Any, **daemon_kw: Any) -> None:
         self.config = config
         self.daemon_kw = daemon_kw
-        self.loop: asyncio.AbstractEventLoop | None = None
         self.daemon: Any = None
-        self._thread: threading.Thread | None = None
-        self._ready = threading.Event()
-        self._error: BaseException | None = None
+        self._loop = LoopThread("slave-daemon")
 
     @property
     def port(self) -> int:
         return self.daemon.port
 
-    def start(self) -> SlaveThread:
-        import uvloop
+    @property
+    def loop(self) -> Any:
+        return self._loop.loop
 
+    def start(self) -> SlaveThread:
         from slave.main import SlaveDaemon
 
-        def run() -> None:
-            loop = uvloop.new_event_loop()
-            self.loop = loop
-            asyncio.set_event_loop(loop)
+        async def up() -> None:
             self.daemon = SlaveDaemon(self.config, **self.daemon_kw)
-            try:
-                loop.run_until_complete(self.daemon.start())
-            except BaseException as exc:
-                self._error = exc
-                self._ready.set()
-                return
-            self._ready.set()
-            loop.run_forever()
-            loop.close()
+            await self.daemon.start()
 
-        self._thread = threading.Thread(target=run, name="slave-daemon", daemon=True)
-        self._thread.start()
-        self._ready.wait(60)
-        if self._error is not None:
-            raise self._error
+        self._loop.start(up)
         return self
 
     def call(self, fn: Callable[[], Any], timeout: float = 30.0) -> Any:
         """Run `fn()` (a coroutine function or a plain one) on the daemon's loop."""
-        assert self.loop is not None
-
-        async def wrapper() -> Any:
-            result = fn()
-            if asyncio.iscoroutine(result):
-                result = await result
-            return result
-
-        return asyncio.run_coroutine_threadsafe(wrapper(), self.loop).result(timeout)
+        return self._loop.call(fn, timeout)
 
     def stop(self) -> None:
-        if self.loop is None or self.daemon is None or self._error is not None:
+        if self.daemon is None or not self._loop.running:
             return
-        try:
-            self.call(lambda: self.daemon.shutdown(10.0), timeout=60)
-        finally:
-            self.loop.call_soon_threadsafe(self.loop.stop)
-            if self._thread is not None:
-                self._thread.join(10)
+        self._loop.stop(lambda: self.daemon.shutdown(10.0))
 
     def __enter__(self) -> SlaveThread:
         return self.start()
