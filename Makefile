@@ -25,7 +25,9 @@ lint:
 	$(PYTHON) -m ruff check .
 
 # A local master with two semi-sync slaves on loopback (Ctrl-C stops it); data in ./.semisync.
+# DEMO_ARGS passes more options to `semisync up` (e.g. --port, --datadir).
+DEMO_ARGS ?=
 demo:
 	@dpkg -s mariadb-client >/dev/null 2>&1 || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends mariadb-client; }
 	$(PYTHON) -m pip install -q -e .
-	semisync up --slaves 2
+	semisync up --slaves 2 $(DEMO_ARGS)
