@@ -82,7 +82,16 @@ def test_semi_sync_replica_acks_every_commit(tmp_path):
         wait_for(lambda: status(master, "Rpl_semi_sync_master_clients") == "1", 10, message="one client")
         time.sleep(0.3)
         assert status(master, "Rpl_semi_sync_master_clients") == "1"
-        master.query("INSERT INTO ss.t (v) VALUES (-1)")
+        # MySQL's rpl_semi_sync scenario: 300 inserts after the reconnect, every one acked
+        before = counters(master)
+        conn = master.connect()
+        with conn.cursor() as cur:
+            for i in range(300):
+                cur.execute(f"INSERT INTO ss.t (v) VALUES ({-1 - i})")
+        conn.close()
+        after = counters(master)
+        assert int(after["Rpl_semi_sync_master_yes_tx"]) - int(before["Rpl_semi_sync_master_yes_tx"]) == 300
+        assert int(after["Rpl_semi_sync_master_no_tx"]) == int(before["Rpl_semi_sync_master_no_tx"])
         assert status(master, "Rpl_semi_sync_master_status") == "ON"
         # RESET MASTER zeroes the counters (the replica is stopped first: its position is gone)
         replica.query("STOP SLAVE")
