@@ -169,6 +169,7 @@ class Run:
     errors: int | None = None
     yes_tx: int = 0
     no_tx: int = 0
+    tx_waits: int = 0
     avg_wait_us: float | None = None  # tx_wait_time / tx_waits over this run
     server_avg_wait_us: str = ""  # the master's own (cumulative) Rpl_semi_sync_master_tx_avg_wait_time
     status_after: str = ""
@@ -211,7 +212,7 @@ def measure(cluster: Cluster, threads: int, seconds: int) -> Run:
     result = sysbench(cluster.master.port, "run", threads, seconds)
     after = cluster.semi_status()
     run.yes_tx, run.no_tx = delta(before, after, "yes_tx"), delta(before, after, "no_tx")
-    waits = delta(before, after, "tx_waits")
+    run.tx_waits = waits = delta(before, after, "tx_waits")
     run.avg_wait_us = delta(before, after, "tx_wait_time") / waits if waits > 0 else None
     run.server_avg_wait_us = after.get("Rpl_semi_sync_master_tx_avg_wait_time", "?")
     run.status_after = after.get("Rpl_semi_sync_master_status", "?")
@@ -274,15 +275,15 @@ def fmt(value: float | None, digits: int = 1) -> str:
 
 def table(results: list[SystemResult]) -> str:
     lines = [
-        "| system | threads | tps | avg ms | p95 ms | errors | yes_tx Δ | no_tx Δ | avg ack wait µs (run) "
+        "| system | threads | tps | avg ms | p95 ms | errors | yes_tx Δ | no_tx Δ | tx_waits Δ | avg ack wait µs (run) "
         "| tx_avg_wait_time µs (master) | result |",
-        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |",
     ]
     for res in results:
         for r in res.runs:
             verdict = r.verdict + ("; " + "; ".join(r.notes) if r.notes else "")
             lines.append(f"| {res.name} | {r.threads} | {fmt(r.tps)} | {fmt(r.avg_ms, 2)} | {fmt(r.p95_ms, 2)} | "
-                         f"{'–' if r.errors is None else r.errors} | {r.yes_tx} | {r.no_tx} | {fmt(r.avg_wait_us, 0)} | "
+                         f"{'–' if r.errors is None else r.errors} | {r.yes_tx} | {r.no_tx} | {r.tx_waits} | {fmt(r.avg_wait_us, 0)} | "
                          f"{r.server_avg_wait_us} | {verdict} |")
     return "\n".join(lines)
 
@@ -296,12 +297,14 @@ def counts_lines(results: list[SystemResult]) -> str:
 
 
 def machine() -> str:
-    uptime = subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
     mariadbd = subprocess.run([shutil.which("mariadbd") or "/usr/sbin/mariadbd", "--version"],
                               capture_output=True, text=True).stdout.strip()
     sb = subprocess.run([shutil.which("sysbench") or "sysbench", "--version"], capture_output=True, text=True).stdout.strip()
-    return (f"nproc {os.cpu_count()}, Python {platform.python_version()}, {sb}, {mariadbd}; "
-            f"`uptime` at the end: `{uptime}`")
+    return f"nproc {os.cpu_count()}, Python {platform.python_version()}, {sb}, {mariadbd}"
+
+
+def uptime() -> str:
+    return subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
 
 
 def record(path: Path, block: str) -> None:
@@ -332,7 +335,7 @@ def main() -> None:
     if unknown := [s for s in systems if s not in SYSTEMS]:
         parser.error(f"unknown system(s) {unknown}; choose from {list(SYSTEMS)}")
     command = "python bench/sysbench_semisync.py " + shlex.join(sys.argv[1:])
-    uptime_before = subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
+    uptime_before = uptime()
     started = datetime.datetime.now(datetime.UTC)
     with tempfile.TemporaryDirectory(prefix="sysbench_semisync_") as tmp:
         results = [bench_system(name, threads, seconds, Path(tmp)) for name in systems]
@@ -346,10 +349,13 @@ def main() -> None:
         BEGIN,
         f"## {SECTION}",
         "",
-        f"{started:%Y-%m-%d %H:%M} UTC, `{command.strip()}`; {machine()}; `uptime` at the start: `{uptime_before}`.",
+        f"{started:%Y-%m-%d %H:%M} UTC, `{command.strip()}`; {machine()}.",
+        f"Load: `uptime` at the start `{uptime_before}`, at the end `{uptime()}`.",
         f"Each run: `{sb_line}` (after one `prepare`) against the master; master and slaves on loopback "
         "on the same machine as sysbench. Δ = change of the master's status counter over the run; "
-        "avg ack wait = Δtx_wait_time / Δtx_waits.",
+        "avg ack wait = Δtx_wait_time / Δtx_waits. Our master counts one tx_wait per commit group "
+        "(its transactions wait together), MariaDB one per transaction; MariaDB's binlog is STATEMENT "
+        "format here, as ours.",
         "",
         out,
         "",
