@@ -48,6 +48,7 @@ class MariaDBServer:
             f"--socket={self.socket}",
             f"--pid-file={self.basedir / 'mysqld.pid'}",
             f"--log-error={self.basedir / 'error.log'}",
+            f"--tmpdir={self.basedir / 'tmp'}",
             f"--port={self.port}",
             "--bind-address=127.0.0.1",
             "--user=root",
@@ -66,8 +67,8 @@ class MariaDBServer:
 
     # -- lifecycle ------------------------------------------------------------------------------
     def start(self, timeout: float = 60.0) -> MariaDBServer:
+        (self.basedir / "tmp").mkdir(parents=True, exist_ok=True)  # never share /tmp with other servers
         if not self.datadir.exists():
-            self.basedir.mkdir(parents=True, exist_ok=True)
             subprocess.run(
                 [
                     INSTALL_DB,
@@ -76,6 +77,7 @@ class MariaDBServer:
                     "--user=root",
                     "--auth-root-authentication-method=normal",
                     "--skip-test-db",
+                    f"--tmpdir={self.basedir / 'tmp'}",
                 ],
                 check=True,
                 stdout=subprocess.DEVNULL,
