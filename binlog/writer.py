@@ -28,6 +28,7 @@ Contract (who may call what, what is durable when):
 
 from __future__ import annotations
 
+import logging
 import os
 import time
 import zlib
@@ -58,6 +59,8 @@ from protocol.events import (
     encode_event,
 )
 from protocol.position import BinlogPosition
+
+log = logging.getLogger("semisync.binlog")
 
 # (type_code, body bytes, timestamp, flags)
 EventSpec = tuple[int, bytes, int, int]
@@ -211,6 +214,7 @@ class BinlogWriter:
         self.append([(EventType.ROTATE_EVENT, Rotate(4, next_name).encode(), int(time.time()), 0)])
         self.close()
         self._create(next_name, read_index(self.directory, self.basename))
+        log.info("binlog rotated to %s", next_name)
         return self.end_position
 
     def files(self) -> list[str]:

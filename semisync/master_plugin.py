@@ -362,10 +362,8 @@ class SemiSyncMasterPlugin(
         dump = _Dump(param.slave_server_id)
         param.observer_state[self] = dump
         self._clients += 1
-        self._trace(
-            TRACE_GENERAL, "start semi-sync binlog dump to slave (server_id: %d) at %s",
-            dump.server_id, param.start,
-        )
+        log.info("Start semi-sync binlog_dump to slave (server_id: %d), pos(%s); semi-sync clients: %d",
+                 dump.server_id, param.start, self._clients)
         if param.start.file:
             # A slave asking for position P holds everything before P: that is its first ack.
             dump.in_flight = param.start
@@ -379,7 +377,8 @@ class SemiSyncMasterPlugin(
         if not isinstance(dump, _Dump):
             return
         self._clients -= 1
-        self._trace(TRACE_GENERAL, "stop semi-sync binlog dump to slave (server_id: %d)", dump.server_id)
+        log.info("Stop semi-sync binlog_dump to slave (server_id: %d); semi-sync clients: %d",
+                 dump.server_id, self._clients)
         self._switch_off_without_slaves()
 
     def reserve_header(self, param: TransmitParam) -> bytes:

@@ -120,6 +120,7 @@ def test_up_replicates_inserts_to_both_slaves(cluster):
     for slave in (master + 1, master + 2):
         wait_for(lambda s=slave: query(s, "SELECT id, v FROM up_test.t ORDER BY id") == want, timeout=30,
                  message=f"slave on {slave} to have the rows")
+    query(master, "FLUSH BINARY LOGS")
     status = dict(query(master, "SHOW GLOBAL STATUS LIKE 'Rpl_semi_sync_master_%'"))
     assert status["Rpl_semi_sync_master_status"] == "ON"
     assert int(status["Rpl_semi_sync_master_yes_tx"]) >= 20
@@ -219,6 +220,15 @@ def test_sigint_stops_everything_and_a_second_run_resumes(cluster):
     held = subprocess.run(["ss", "-Htlnp"], capture_output=True, text=True).stdout
     wait_for(lambda: all(port_is_free(p) for p in ports), timeout=5, message=f"every port to be free:\n{held}")
     assert not [line for line in held.splitlines() if any(f":{p} " in line for p in ports)], held
+    # the lines a DBA looks for, one per event, in each daemon's log
+    master_log = (cluster.datadir / "master.log").read_text(errors="replace")
+    for needle in ("Start semi-sync binlog_dump to slave (server_id: 2)",
+                   "Start semi-sync binlog_dump to slave (server_id: 3)",
+                   "binlog rotated to mysql-bin.", "Stop semi-sync binlog_dump to slave"):
+        assert needle in master_log, needle
+    for slave in ("slave1", "slave2"):
+        slave_log = (cluster.datadir / f"{slave}.log").read_text(errors="replace")
+        assert "slave IO: replicating from 127.0.0.1:" in slave_log and "(semi-sync on)" in slave_log
     cluster.start()
     assert len(query(cluster.port, "SELECT id FROM up_test.t")) == 20
     for slave in (cluster.port + 1, cluster.port + 2):
