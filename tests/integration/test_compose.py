@@ -87,7 +87,13 @@ def test_compose_commands_form_a_semisync_cluster(tmp_path):
         def clients():
             return int(dict(q(ports[0], "SHOW GLOBAL STATUS LIKE 'Rpl_semi_sync_master_clients'"))["Rpl_semi_sync_master_clients"])
 
-        wait_for(lambda: clients() == 2, timeout=60, message="2 semi-sync clients")
+        def logs() -> str:
+            return "\n".join(
+                f"--- {name} (exit {p.poll()}):\n" + (tmp_path / f"{name}.log").read_text(errors="replace")[-2000:]
+                for name, p in zip(("master", "slave1", "slave2"), procs, strict=False)
+            )
+
+        wait_for(lambda: clients() == 2, timeout=90, message=lambda: "2 semi-sync clients\n" + logs())
         q(ports[0], "CREATE DATABASE c")
         q(ports[0], "CREATE TABLE c.t (id INT PRIMARY KEY)")
         q(ports[0], "INSERT INTO c.t VALUES (1), (2), (3)")

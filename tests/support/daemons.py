@@ -103,7 +103,10 @@ def wait_for(predicate, timeout: float = 30.0, interval: float = 0.1, message: s
             value = predicate()
             if value:
                 return value
+            last_exc = None  # the condition was checked: an earlier error no longer explains a failure
         except Exception as exc:  # the server may be restarting; keep polling
             last_exc = exc
         time.sleep(interval)
+    if callable(message):  # built only on failure (e.g. the logs of the processes involved)
+        message = message()
     raise TimeoutError(f"timed out after {timeout}s waiting for {message}" + (f" (last error: {last_exc})" if last_exc else ""))
