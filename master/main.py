@@ -103,13 +103,9 @@ class MasterDaemon:
             server_id=cfg.server_id, checksum=writer.checksum, sync_binlog=cfg.sync_binlog,
         )
         role_box.append(self.role)
-        self.server = Server(
+        self.server = Server.for_daemon(
             self.role,
-            bind_address=cfg.bind_address,
-            port=cfg.port,
-            server_id=cfg.server_id,
-            datadir=datadir,
-            root_password=cfg.root_password,
+            cfg,
             server_version=SERVER_VERSION,
             engine=self.engine,
             interface=self.interface,

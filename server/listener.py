@@ -138,6 +138,32 @@ class Server:
         self.variables.add(role.system_variables())
         self.variables.add_status(role.status_variables)
 
+    @classmethod
+    def for_daemon(
+        cls,
+        role: Role,
+        config: Any,
+        *,
+        server_version: str,
+        engine: Any,
+        interface: ReplicationInterface,
+        plugin_options: Mapping[str, Any] | None = None,
+    ) -> Server:
+        """The server of a daemon, from the options every daemon config has (MasterConfig and
+        SlaveConfig: bind_address, port, server_id, datadir, root_password)."""
+        return cls(
+            role,
+            bind_address=config.bind_address,
+            port=config.port,
+            server_id=config.server_id,
+            datadir=Path(config.datadir),
+            root_password=config.root_password,
+            server_version=server_version,
+            engine=engine,
+            interface=interface,
+            plugin_options=plugin_options,
+        )
+
     # -- lifecycle ---------------------------------------------------------------------------------
 
     async def start(self) -> None:

@@ -69,13 +69,9 @@ class SlaveDaemon:
             self._make_replication, sync_relay_log=cfg.sync_relay_log, relay_log=cfg.relay_log,
             net_timeout=cfg.slave_net_timeout,
         )
-        self.server = Server(
+        self.server = Server.for_daemon(
             self.role,
-            bind_address=cfg.bind_address,
-            port=cfg.port,
-            server_id=cfg.server_id,
-            datadir=datadir,
-            root_password=cfg.root_password,
+            cfg,
             server_version=SERVER_VERSION,
             engine=self.engine,
             interface=self.interface,
