@@ -302,6 +302,26 @@ class Admin:
 
     # -- SET ---------------------------------------------------------------------------------------
 
+    def _set_transaction(self, session: ClientSession, sql: str, scope: Scope | None) -> Any:
+        """SET [GLOBAL|SESSION] TRANSACTION ISOLATION LEVEL ... [, READ ONLY|READ WRITE]: the
+        level goes to transaction_isolation (without a scope MySQL means the next transaction
+        only; here it applies to the session). Access modes are accepted as they are."""
+        words = sql.upper().replace(",", " ").split()
+        if "LEVEL" in words:
+            level = " ".join(words[words.index("LEVEL") + 1 : words.index("LEVEL") + 3])
+            value = {"READ UNCOMMITTED": "READ-UNCOMMITTED", "READ COMMITTED": "READ-COMMITTED",
+                     "REPEATABLE READ": "REPEATABLE-READ"}.get(level)
+            if value is None and level.startswith("SERIALIZABLE"):
+                value = "SERIALIZABLE"
+            if value is None:
+                raise SQLError(ER_PARSE_ERROR, f"near '{level}' (an isolation level)")
+            if scope is Scope.GLOBAL:
+                session.require(ALL, SUPER)
+            self.server.variables.set("transaction_isolation", value, scope or Scope.SESSION, session)
+            if scope is Scope.GLOBAL:
+                self.server.variables.set("tx_isolation", value, scope, session)
+        return _OK
+
     async def set_statement(self, session: ClientSession, sql: str, keyword: str) -> Any:
         t = Tokens(sql)
         t.expect_word("SET")
@@ -315,7 +335,7 @@ class Admin:
             if word == "TRANSACTION" or (
                 word in _SCOPES and (nxt := t.peek(1)) is not None and nxt.is_word("TRANSACTION")
             ):
-                return _OK  # isolation levels and access modes are accepted as is
+                return self._set_transaction(session, sql, _SCOPES.get(word))
         assignments: list[tuple[Any, Any, Any]] = []
         scope: Scope | None = None
         while True:

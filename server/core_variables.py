@@ -40,6 +40,24 @@ def _autocommit_set(session: ClientSession, value: Any) -> None:
         es.autocommit = bool(value)
 
 
+def _isolation_set(session: ClientSession, value: Any) -> None:
+    """transaction_isolation / tx_isolation (one setting, two names) -> the engine session.
+    The engine has two levels: REPEATABLE-READ (a snapshot per transaction) and READ-COMMITTED
+    (the newest committed data per statement); SERIALIZABLE runs as REPEATABLE-READ (writers are
+    serialized by the engine's single writer anyway), READ-UNCOMMITTED as READ-COMMITTED."""
+    session.sysvars["transaction_isolation"] = session.sysvars["tx_isolation"] = value
+    apply_isolation(session)
+
+
+def apply_isolation(session: ClientSession) -> None:
+    from engine.core import READ_COMMITTED, REPEATABLE_READ
+
+    es = session.engine_session
+    if es is not None:
+        level = session.sysvars.get("transaction_isolation", "READ-COMMITTED")
+        es.isolation = REPEATABLE_READ if level in ("REPEATABLE-READ", "SERIALIZABLE") else READ_COMMITTED
+
+
 def _last_insert_id(session: ClientSession) -> int:
     es = session.engine_session
     return int(getattr(es, "last_insert_id", 0) or 0) if es is not None else 0
@@ -102,9 +120,11 @@ def register(server: Server) -> None:
                        session_get=lambda s: s.sysvars.get("timestamp") or round(time.time(), 6),
                        check=lambda x: float(x) if x is not None else None),
         SystemVariable("lower_case_table_names", 0),
-        SystemVariable("transaction_isolation", "REPEATABLE-READ", B, dynamic=True,
-                       check=check_enum(*ISOLATION)),
-        SystemVariable("tx_isolation", "REPEATABLE-READ", B, dynamic=True, check=check_enum(*ISOLATION)),
+        # READ-COMMITTED is what the engine does by default (not InnoDB's REPEATABLE-READ).
+        SystemVariable("transaction_isolation", "READ-COMMITTED", B, dynamic=True,
+                       check=check_enum(*ISOLATION), session_set=_isolation_set),
+        SystemVariable("tx_isolation", "READ-COMMITTED", B, dynamic=True, check=check_enum(*ISOLATION),
+                       session_set=_isolation_set),
         SystemVariable("transaction_read_only", False, B, dynamic=True, check=check_bool),
         SystemVariable("tx_read_only", False, B, dynamic=True, check=check_bool),
         SystemVariable("wait_timeout", 28800, B, dynamic=True, check=check_int(1, 31536000)),

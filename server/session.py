@@ -80,6 +80,7 @@ from protocol.messages import (
 )
 from protocol.packets import encode_packet
 from server import sql as sqltext
+from server.core_variables import apply_isolation
 from server.users import ALL, REPLICATION_CLIENT, REPLICATION_SLAVE, SUPER, Account
 from server.variables import Scope
 
@@ -480,6 +481,7 @@ class ClientSession(asyncio.Protocol):
         self.engine_session.found_rows = bool(login.capabilities & Capability.CLIENT_FOUND_ROWS)
         if not server.variables.get("autocommit", None, Scope.GLOBAL):
             self.engine_session.autocommit = False
+        apply_isolation(self)
         if login.database:
             if not server.engine.has_database(login.database):
                 self.write(conn.send(ERR.from_error(ER_BAD_DB_ERROR, login.database)))
@@ -606,6 +608,7 @@ class ClientSession(asyncio.Protocol):
         self.engine_session.found_rows = old.found_rows
         self.engine_session.database = database
         self.sysvars = server.variables.session_defaults()
+        apply_isolation(self)
         self.write(self.conn.send(OK(status=self.status_flags())))  # type: ignore[union-attr]
 
     async def _guarded(self, coro: Any) -> Any:

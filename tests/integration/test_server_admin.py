@@ -199,3 +199,37 @@ def test_plugins(cur):
     cur.execute("UNINSTALL PLUGIN rpl_semi_sync_master")
     assert code(cur, "SET GLOBAL rpl_semi_sync_master_enabled = ON") == 1193
     assert rows(cur, "SHOW STATUS LIKE 'Rpl_semi_sync_master_%'") == ()
+
+
+def test_transaction_isolation_is_what_the_engine_does(shell):
+    """The variable tells the truth (READ-COMMITTED by default) and SET TRANSACTION ISOLATION
+    LEVEL changes what a transaction sees: under REPEATABLE READ a second SELECT in the same
+    transaction does not see another session's commit; under READ COMMITTED it does."""
+    writer = shell.connect(autocommit=True)
+    reader = shell.connect(autocommit=False)
+    try:
+        w, r = writer.cursor(), reader.cursor()
+        w.execute("CREATE DATABASE IF NOT EXISTS iso")
+        w.execute("CREATE TABLE IF NOT EXISTS iso.t (id INT PRIMARY KEY)")
+        w.execute("DELETE FROM iso.t")
+        assert rows(r, "SELECT @@transaction_isolation, @@tx_isolation") == (("READ-COMMITTED", "READ-COMMITTED"),)
+
+        def second_read_sees_new_row(new_id: int) -> bool:
+            r.execute("SELECT COUNT(*) FROM iso.t")  # the transaction's first read
+            before = r.fetchone()[0]
+            w.execute(f"INSERT INTO iso.t VALUES ({new_id})")
+            r.execute("SELECT COUNT(*) FROM iso.t")
+            after = r.fetchone()[0]
+            reader.commit()
+            return after == before + 1
+
+        assert second_read_sees_new_row(1)
+        r.execute("SET SESSION TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+        assert rows(r, "SELECT @@transaction_isolation") == (("REPEATABLE-READ",),)
+        assert not second_read_sees_new_row(2)
+        r.execute("SET SESSION transaction_isolation = 'READ-COMMITTED'")
+        assert second_read_sees_new_row(3)
+        assert code(r, "SET SESSION TRANSACTION ISOLATION LEVEL SOMETIMES") == 1064
+    finally:
+        writer.close()
+        reader.close()
