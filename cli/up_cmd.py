@@ -9,7 +9,6 @@ Ctrl-C (SIGINT) or SIGTERM stops every child (SIGTERM, then SIGKILL after a grac
 
 from __future__ import annotations
 
-import os
 import signal
 import subprocess
 import sys
@@ -20,10 +19,10 @@ from pathlib import Path
 import click
 
 from cli.client import Client, ClientError
+from protocol.errors import ER_CANNOT_USER
 
 REPL_USER = "repl"
 REPL_PASSWORD = "repl"
-ER_CANNOT_USER = 1396
 
 
 @dataclass
@@ -124,7 +123,7 @@ def create_replication_user(port: int) -> None:
         try:
             c.query(f"CREATE USER '{REPL_USER}'@'%' IDENTIFIED BY '{REPL_PASSWORD}'")
         except ClientError as exc:
-            if exc.code != ER_CANNOT_USER:  # exists already: a resumed cluster
+            if exc.code != ER_CANNOT_USER.code:  # exists already: a resumed cluster
                 raise
             return
         c.query(f"GRANT REPLICATION SLAVE, REPLICATION CLIENT ON *.* TO '{REPL_USER}'@'%'")
@@ -218,13 +217,13 @@ def command(slaves: int, datadir: Path, port: int, metrics_port: int, refresh: f
         enable_semisync(master.port)
         click.echo("semi-sync enabled on the master (waits for 1 slave's ack per commit)")
         click.echo("")
-        click.echo("connect:     mariadb -h127.0.0.1 -P%d -uroot" % port)
+        click.echo(f"connect:     mariadb -h127.0.0.1 -P{port} -uroot")
         click.echo(
             "sysbench:    sysbench oltp_insert --db-driver=mysql --mysql-host=127.0.0.1 "
             f"--mysql-port={port} --mysql-user=root --mysql-db=sbtest --db-ps-mode=disable --threads=4 prepare|run|cleanup"
         )
         click.echo("metrics:     " + "  ".join(f"http://127.0.0.1:{c.metrics_port}/metrics" for c in children))
-        click.echo("status:      semisync status --port %d   (Ctrl-C stops the cluster)" % port)
+        click.echo(f"status:      semisync status --port {port}   (Ctrl-C stops the cluster)")
         click.echo("")
         while True:
             for child in children:

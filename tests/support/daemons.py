@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pymysql
 
-from tests.support.net import free_port
+from tests.support.net import free_port, wait_serving
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -39,15 +39,9 @@ class Daemon:
         with open(self.log, "ab") as out:
             self.proc = subprocess.Popen(self.args, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                                          cwd=ROOT, env=self.env)
-        deadline = time.monotonic() + timeout
-        while True:
-            try:
-                self.connect().close()
-                return self
-            except pymysql.err.OperationalError:
-                if self.proc.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError(f"{self.role} did not start (exit {self.proc.poll()}):\n{self.tail()}") from None
-                time.sleep(0.1)
+        proc = self.proc
+        wait_serving(self.connect, proc, timeout, lambda: f"{self.role} did not start (exit {proc.poll()}):\n{self.tail()}")
+        return self
 
     def connect(self, database: str | None = None, **kw) -> pymysql.connections.Connection:
         return pymysql.connect(host="127.0.0.1", port=self.port, user=kw.pop("user", "root"),

@@ -11,13 +11,12 @@ import os
 import shutil
 import signal
 import subprocess
-import time
 from collections.abc import Sequence
 from pathlib import Path
 
 import pymysql
 
-from tests.support.net import free_port
+from tests.support.net import free_port, wait_serving
 
 MARIADBD = shutil.which("mariadbd") or "/usr/sbin/mariadbd"
 INSTALL_DB = shutil.which("mariadb-install-db") or "/usr/bin/mariadb-install-db"
@@ -84,15 +83,8 @@ class MariaDBServer:
                 stderr=subprocess.PIPE,
             )
         self.proc = subprocess.Popen(self.args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        deadline = time.monotonic() + timeout
-        while True:
-            try:
-                self.connect().close()
-                return self
-            except pymysql.err.OperationalError:
-                if self.proc.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError(f"MariaDB did not start:\n{self.error_log()}") from None
-                time.sleep(0.1)
+        wait_serving(self.connect, self.proc, timeout, lambda: f"MariaDB did not start:\n{self.error_log()}")
+        return self
 
     def stop(self, timeout: float = 30.0) -> None:
         if self.proc is None or self.proc.poll() is not None:

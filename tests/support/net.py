@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import socket
 import time
+from collections.abc import Callable
+from subprocess import Popen
+from typing import Any
 
 
 def free_port() -> int:
@@ -72,3 +75,19 @@ def port_is_free(port: int) -> bool:
             return True
         except OSError:
             return False
+
+
+def wait_serving(connect: Callable[[], Any], proc: Popen, timeout: float, failure: Callable[[], str]) -> None:
+    """Until `connect()` succeeds (a MySQL server of ours or MariaDB answers a login); a
+    RuntimeError with `failure()` if the process exits first or `timeout` passes."""
+    import pymysql
+
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            connect().close()
+            return
+        except pymysql.err.OperationalError:
+            if proc.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(failure()) from None
+            time.sleep(0.1)
