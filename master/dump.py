@@ -28,6 +28,11 @@ Contract (who may call what, which rule each step follows)
   went away leaves flag 0) and `after_send_event`; `transmit_stop` once at the end, whatever the
   reason. When the reserved header is not empty (semi-sync), every packet carries it, artificial
   events and heartbeats included.
+- Writes: the events of one read batch (what was published since the last one, usually a commit
+  group; at most about `_BATCH_BYTES`) go to the transport in ONE write: `before_send_event`
+  for each of them in order, the write, then `after_send_event` for each in order. So every
+  event of the batch is "in flight" before any byte of it can reach the slave, and "sent" only
+  once the write returned. Artificial events and heartbeats are written on their own.
 - The read side of the connection belongs to the ack receiver (`master.ack_receiver`) from the
   moment the stream starts; this coroutine only writes.
 """
@@ -343,15 +348,7 @@ class DumpSession:
                     batch = await asyncio.to_thread(read_events, path, self.pos, stop)
                 if not batch:  # an event larger than a batch: read it whole
                     batch = await asyncio.to_thread(read_events, path, self.pos, limit, 1)
-                for offset, event in batch:
-                    self.pos = offset + len(event)
-                    log_pos = int.from_bytes(event[_LOG_POS_AT : _LOG_POS_AT + 4], "little")
-                    self._send(
-                        strip_checksum(event) if self.strip else event,
-                        BinlogPosition(self.file, log_pos) if log_pos else None,
-                        artificial=bool(event[_FLAGS_AT] & LOG_EVENT_ARTIFICIAL_F),
-                        type_code=event[4],
-                    )
+                self._send_batch(batch)
                 await session.drain()
                 continue
             if not active:
@@ -412,22 +409,54 @@ class DumpSession:
         *,
         artificial: bool = False,
         heartbeat: bool = False,
-        type_code: int | None = None,
     ) -> None:
-        session, transmit = self.session, self.transmit
-        header = self.header
-        if not transmit:
-            session.write(session.conn.send_event(event, header))
-            self.events_sent += 1
-            return
-        param = self.param
-        info = SendParam(event[4] if type_code is None else type_code, end, artificial, heartbeat)
-        if header:
-            buf = bytearray(header)
-            transmit.before_send_event(param, buf, info)  # type: ignore[arg-type]
-            header = bytes(buf)
-        else:
-            transmit.before_send_event(param, bytearray(), info)  # type: ignore[arg-type]
-        session.write(session.conn.send_event(event, header))
+        """One packet on its own (artificial events, heartbeats): hooks around one write."""
+        wire, info = self._packet(event, end, artificial, heartbeat, event[4])
+        self.session.write(wire)
         self.events_sent += 1
-        transmit.after_send_event(param, info)  # type: ignore[arg-type]
+        if info is not None:
+            self.transmit.after_send_event(self.param, info)  # type: ignore[arg-type]
+
+    def _send_batch(self, batch: list[tuple[int, bytes]]) -> None:
+        """The events of one read batch (the usual: one commit group) in ONE transport write.
+
+        `before_send_event` runs for every event before the write (it decides the event's flag
+        and records what is in flight, so an ack racing the write is never "beyond" what was
+        sent) and `after_send_event` for every event after it, in order, as around single
+        packets. Each event whose flag asks for an ack still restarts the sequence ids after
+        it: the packets are framed one by one, only the write is shared."""
+        file, strip = self.file, self.strip
+        wires: list[bytes] = []
+        infos: list[SendParam] = []
+        for offset, event in batch:
+            self.pos = offset + len(event)
+            log_pos = int.from_bytes(event[_LOG_POS_AT : _LOG_POS_AT + 4], "little")
+            wire, info = self._packet(
+                strip_checksum(event) if strip else event,
+                BinlogPosition(file, log_pos) if log_pos else None,
+                bool(event[_FLAGS_AT] & LOG_EVENT_ARTIFICIAL_F),
+                False,
+                event[4],
+            )
+            wires.append(wire)
+            if info is not None:
+                infos.append(info)
+        self.session.write(wires[0] if len(wires) == 1 else b"".join(wires))
+        self.events_sent += len(wires)
+        if infos:
+            transmit, param = self.transmit, self.param
+            for info in infos:
+                transmit.after_send_event(param, info)  # type: ignore[arg-type]
+
+    def _packet(
+        self, event: bytes, end: BinlogPosition | None, artificial: bool, heartbeat: bool, type_code: int
+    ) -> tuple[bytes, SendParam | None]:
+        """The packet for one event, after `before_send_event` set its header; with it the
+        SendParam for `after_send_event` (None: no observer to tell)."""
+        transmit, header = self.transmit, self.header
+        if not transmit:
+            return self.session.conn.send_event(event, header), None
+        info = SendParam(type_code, end, artificial, heartbeat)
+        buf = bytearray(header)  # a fresh copy: an observer that went away leaves flag 0
+        transmit.before_send_event(self.param, buf, info)  # type: ignore[arg-type]
+        return self.session.conn.send_event(event, bytes(buf) if header else header), info

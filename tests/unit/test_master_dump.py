@@ -160,8 +160,8 @@ def source_for(writer: BinlogWriter, end: BinlogEnd) -> BinlogSource:
 
 
 def make_dump(binlog, end, user_vars, position=4, flags=0, filename="mysql-bin.000001", *,
-              transmit=None, semisync=False, on_start=None):
-    session = FakeSession(user_vars)
+              transmit=None, semisync=False, on_start=None, session_cls=None):
+    session = (session_cls or FakeSession)(user_vars)
     slave = Slave(session, semisync=semisync)
     request = slave.request(position, filename, flags)
     transmit = transmit if transmit is not None else ReplicationInterface().transmit
@@ -302,7 +302,8 @@ async def test_no_heartbeat_when_period_is_zero(binlog):
     await asyncio.wait_for(task, 5)
 
 
-async def test_semisync_header_flag_and_sequence_restart(binlog):
+def semisync_dump(binlog, user_vars, session_cls=None):
+    """A semi-sync master plugin, an ack receiver and a semi-sync dump of the binlog's end."""
     interface = ReplicationInterface()
     plugin = SemiSyncMasterPlugin(interface, settings={"rpl_semi_sync_master_enabled": True})
     plugin.install()
@@ -310,9 +311,14 @@ async def test_semisync_header_flag_and_sequence_restart(binlog):
     receiver.start()
     end = BinlogEnd(binlog.end_position)
     session, slave, dump = make_dump(
-        binlog, end, {"master_binlog_checksum": "CRC32", "rpl_semi_sync_slave": 1, "master_heartbeat_period": 50_000_000},
-        transmit=interface.transmit, semisync=True, on_start=receiver.attach,
+        binlog, end, {"master_binlog_checksum": "CRC32", "rpl_semi_sync_slave": 1, **user_vars},
+        transmit=interface.transmit, semisync=True, on_start=receiver.attach, session_cls=session_cls,
     )
+    return plugin, receiver, end, session, slave, dump
+
+
+async def test_semisync_header_flag_and_sequence_restart(binlog):
+    plugin, receiver, end, session, slave, dump = semisync_dump(binlog, {"master_heartbeat_period": 50_000_000})
     task = asyncio.create_task(dump.run())
     early = await collect(slave, lambda packets: len(packets) >= 3)  # ROTATE, FD, a heartbeat
     assert plugin.clients == 1
@@ -419,3 +425,59 @@ async def test_from_every_event_boundary_the_stream_is_the_binlog(binlog):
             if raw[4] != EventType.FORMAT_DESCRIPTION_EVENT:
                 got.append(raw)
         assert b"".join(got) == b"".join(expected), (name, pos)
+
+
+class CountingSession(FakeSession):
+    """A FakeSession that also keeps each transport write apart."""
+
+    def __init__(self, user_vars: dict) -> None:
+        super().__init__(user_vars)
+        self.writes: list[bytes] = []
+
+    def write(self, data: bytes) -> None:
+        self.writes.append(bytes(data))
+        super().write(data)
+
+
+async def test_one_transport_write_per_read_batch(binlog):
+    end = BinlogEnd(write_transactions(binlog, 5))
+    session, slave, dump = make_dump(binlog, end, {"master_binlog_checksum": "CRC32"}, 4, BINLOG_DUMP_NON_BLOCK,
+                                     session_cls=CountingSession)
+    await asyncio.wait_for(dump.run(), 5)
+    # the artificial ROTATE, the FD, ONE write for the 15 events of 5 transactions, the EOF
+    assert len(session.writes) == 4
+    events = events_of(slave.packets())
+    assert len(events) == 2 + 15 and dump.events_sent == 17
+    with open(binlog.directory / "mysql-bin.000001", "rb") as f:
+        data = f.read()
+    assert b"".join(events[2:]) == data[4 + len(events[1]) : end.position.pos]
+
+
+async def test_batched_semisync_flags_exactly_the_waiting_group_ends(binlog):
+    """Two commit groups published together go out in one write; each group's last event (and no
+    other) asks for an ack, each flagged packet restarts the sequence ids (the ClientConnection
+    checks them), and one ack of the second group's end releases both waiters."""
+    plugin, receiver, end, session, slave, dump = semisync_dump(binlog, {}, CountingSession)
+    task = asyncio.create_task(dump.run())
+    await collect(slave, lambda packets: len(packets) >= 2)  # ROTATE, FD
+    first_end = write_transactions(binlog, 2)
+    plugin.after_flush(StorageParam(1, first_end, 2))
+    second_end = write_transactions(binlog, 1, start=2)
+    plugin.after_flush(StorageParam(1, second_end, 1))
+    writes_before = len(session.writes)
+    end.publish(second_end)
+    waiting = [asyncio.create_task(plugin.after_sync(StorageParam(1, p, n))) for p, n in ((first_end, 2), (second_end, 1))]
+    packets = [p for p in await collect(slave, lambda packets: len(packets) >= 9) if isinstance(p, BinlogPacket)]
+    assert len(session.writes) == writes_before + 1
+    flagged = [(decode_header(p.payload[2:]).log_pos, p.payload[1]) for p in packets]
+    assert [pos for pos, flag in flagged if flag] == [first_end.pos, second_end.pos]
+    assert [t for t in waiting if t.done()] == []
+    session.raw_reader(slave.client.ack(second_end))  # an ack right after the write is not "beyond"
+    await asyncio.wait_for(asyncio.gather(*waiting), 2)
+    status = plugin.status_variables()
+    assert status["Rpl_semi_sync_master_yes_tx"] == 3 and status["Rpl_semi_sync_master_no_tx"] == 0
+    assert not session.is_closed
+    dump.stop()
+    await asyncio.wait_for(task, 2)
+    assert plugin.clients == 0
+    await receiver.stop()
