@@ -1207,6 +1207,48 @@ def decode_event(event: bytes | bytearray | memoryview, checksum: bool) -> Event
     return Event(header, cls._decode(body_mv, header), bytes(mv))
 
 
+# ---------------------------------------------------------------------------------------------
+# Peeks: what a replica's IO path decides on (is this QUERY a BEGIN/COMMIT? is this GTID
+# standalone?), read in place from a whole event without building its body and without checking
+# its CRC32 again: the caller framed the event and verified its footer already. The offsets come
+# from the declarations above (`Query._WIRE`, `MariaGtid._WIRE`), not from a second layout.
+# ---------------------------------------------------------------------------------------------
+def _format_of(con: Construct) -> str:
+    while not hasattr(con, "fmtstr"):
+        con = con.subcon  # Renamed / Rebuild around the FormatField
+    return con.fmtstr.lstrip("<")
+
+
+_QUERY_FIXED = struct.Struct("<" + "".join(_format_of(sc) for sc in Query._WIRE.subcons[:5]))
+_QUERY_FIELDS = [sc.name for sc in Query._WIRE.subcons[:5]]
+_QUERY_DB_LEN = _QUERY_FIELDS.index("db_len")
+_QUERY_STATUS_LEN = _QUERY_FIELDS.index("status_vars_len")
+_GTID_FLAGS2_AT = HEADER_LEN + sum(sc.sizeof() for sc in MariaGtid._WIRE.subcons[:2])
+assert MariaGtid._WIRE.subcons[2].name == "flags2"
+
+
+def query_text(event: bytes | bytearray | memoryview, checksum: bool) -> memoryview:
+    """The statement bytes of a whole QUERY_EVENT (a view, no copy; `checksum`: the event ends
+    in a CRC32 footer, which is not part of the text and is not verified here)."""
+    mv = memoryview(event)
+    end = len(mv) - (CHECKSUM_LEN if checksum else 0)
+    try:
+        fixed = _QUERY_FIXED.unpack_from(mv, HEADER_LEN)
+    except struct.error:
+        raise RemoteProtocolError("corrupt QUERY_EVENT: shorter than its post-header") from None
+    start = HEADER_LEN + _QUERY_FIXED.size + fixed[_QUERY_STATUS_LEN] + fixed[_QUERY_DB_LEN] + 1
+    if start > end or mv[start - 1] != 0:
+        raise RemoteProtocolError("corrupt QUERY_EVENT: status variables or db run past the event")
+    return mv[start:end]
+
+
+def gtid_flags2(event: bytes | bytearray | memoryview) -> int:
+    """The flags2 byte of a whole MariaDB GTID_EVENT (FL_STANDALONE, ...)."""
+    if len(event) <= _GTID_FLAGS2_AT:
+        raise RemoteProtocolError("corrupt GTID_EVENT: too short for flags2")
+    return event[_GTID_FLAGS2_AT]
+
+
 def encode_event(
     type_code: int,
     body: bytes,

@@ -46,14 +46,14 @@ from protocol.events import (
     EventHeader,
     EventType,
     FormatDescription,
-    MariaGtid,
-    Query,
     Rotate,
     Rows,
     decode_event,
     decode_header,
     encode_body_event,
     event_checksum_ok,
+    gtid_flags2,
+    query_text,
     set_log_pos,
     split_events,
 )
@@ -92,6 +92,9 @@ class RelayPosition:
     name: str = ""
 
 
+_KIND_PEEK = 64  # bytes of a statement enough to tell BEGIN/COMMIT/ROLLBACK (after blanks)
+
+
 def statement_kind(query: str) -> str:
     """BEGIN, COMMIT, ROLLBACK or OTHER for a QUERY event's statement."""
     head = query.lstrip()[:16].upper()
@@ -103,11 +106,23 @@ def statement_kind(query: str) -> str:
     return "OTHER"
 
 
+def query_kind(text: memoryview | bytes) -> str:
+    """`statement_kind` of a QUERY event's raw statement bytes, decoding only their start."""
+    head = bytes(text[:_KIND_PEEK]).decode("utf-8", "surrogateescape")
+    if len(text) > _KIND_PEEK and len(head.lstrip()) <= 16:  # mostly blanks: look at all of it
+        head = bytes(text).decode("utf-8", "surrogateescape")
+    return statement_kind(head)
+
+
 class GroupTracker:
     """Follows the master's coordinates and the transaction boundaries through its events.
 
     `feed` returns True when the event leaves the stream between two transactions. `master` is
     the position right after the last event received (None before the first ROTATE).
+    Parse only what you decide on: `feed` reads the header, a GTID's flags and the start of a
+    QUERY's statement in place; it builds typed bodies only for ROTATE, FORMAT_DESCRIPTION and a
+    rows event outside a group. It never checks CRC32 footers: its callers (the IO task, `recover`)
+    verify every event's checksum before they feed it.
     """
 
     def __init__(self, master: BinlogPosition | None, checksum: bool) -> None:
@@ -135,16 +150,12 @@ class GroupTracker:
         if h.log_pos and not h.artificial and self.master is not None:
             self.master = BinlogPosition(self.master.file, h.log_pos)
         if t == EventType.GTID_EVENT:
-            gtid = decode_event(event, self.checksum).body
-            assert isinstance(gtid, MariaGtid)
-            if gtid.flags2 & FL_STANDALONE:
+            if gtid_flags2(event) & FL_STANDALONE:
                 self.pending = True  # the statement that follows belongs to it
             else:
                 self.in_group = True
         elif t == EventType.QUERY_EVENT:
-            q = decode_event(event, self.checksum).body
-            assert isinstance(q, Query)
-            kind = statement_kind(q.query)
+            kind = query_kind(query_text(event, self.checksum))
             if kind == "BEGIN":
                 self.in_group = True
             elif kind in ("COMMIT", "ROLLBACK") or not self.in_group:

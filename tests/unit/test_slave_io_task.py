@@ -217,3 +217,27 @@ async def test_heartbeats_are_counted_and_checked_against_what_was_received(tmp_
     assert task.received_heartbeats == 2
     assert task.last_errno == 1623 and "heartbeat" in task.last_error
     assert [p.stat().st_size for p in sorted(tmp_path.glob("relay-bin.0*"))] == outcome["relay"]
+
+
+async def test_a_corrupt_event_stops_the_task_before_any_ack(tmp_path):
+    """The IO task reads only headers and the events it acts on, but still checks the CRC32 of
+    every event before it is queued: a QUERY corrupted in its statement (footer intact) stops
+    the task with 1743, nothing of it reaches the relay log, and no ack leaves."""
+    outcome: dict = {}
+
+    async def corrupt(master: FakeMaster, journal: list) -> None:
+        master.send(master.transaction(1), flagged=(2,))
+        await settle(journal, 2)
+        outcome["relay"] = [p.stat().st_size for p in sorted(tmp_path.glob("relay-bin.0*"))]
+        begin, insert, xid = master.transaction(2)
+        bad = bytearray(insert)
+        bad[-6] ^= 0x01  # a byte of "INSERT INTO t VALUES (2)"
+        master.send([begin, bytes(bad), xid], flagged=(2,))
+        await asyncio.sleep(0.5)
+
+    journal, master = await run_io(tmp_path, 1, corrupt, keep=outcome)
+    task = outcome["task"]
+    assert [kind for kind, _ in journal] == ["fsync", "ack"]  # the first transaction only
+    assert task.last_errno == 1743
+    assert task.acks_sent == 1
+    assert [p.stat().st_size for p in sorted(tmp_path.glob("relay-bin.0*"))] == outcome["relay"]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pytest
 
+from protocol.errors import RemoteProtocolError
 from protocol.events import (
     FL_STANDALONE,
     LOG_EVENT_ARTIFICIAL_F,
@@ -19,11 +20,13 @@ from protocol.events import (
     Rows,
     TableMap,
     Xid,
+    decode_event,
     encode_body_event,
+    query_text,
 )
 from protocol.messages import FieldType
 from protocol.position import BinlogPosition
-from slave.relay_log import GroupTracker, RelayLog, read_events
+from slave.relay_log import GroupTracker, RelayLog, query_kind, read_events, statement_kind
 from slave.rows import TableLayout, UnsupportedColumnType, decode_rows
 
 MASTER = "master-bin.000001"
@@ -130,6 +133,35 @@ def test_group_tracker_mariadb_gtid_groups_and_standalone_ddl():
     assert tracker.master == BinlogPosition(MASTER, stream.pos)
     assert not tracker.feed(stream.event(Query(db="d", query="BEGIN")))
     assert tracker.feed(stream.event(Query(db="d", query="COMMIT")))
+
+
+@pytest.mark.parametrize("checksum", [True, False])
+@pytest.mark.parametrize(
+    ("query", "kind"),
+    [
+        ("BEGIN", "BEGIN"),
+        (" " * 70 + "COMMIT", "COMMIT"),  # blanks beyond the peeked start
+        ("\n\tROLLBACK", "ROLLBACK"),
+        ("INSERT INTO t VALUES ('" + "é" * 40 + "')", "OTHER"),
+        ("COMMITTED_TABLE_NAME", "OTHER"),
+        ("", "OTHER"),
+    ],
+)
+def test_query_peek_agrees_with_the_decoded_statement(query, kind, checksum):
+    """The tracker reads a QUERY's statement in place (no body, no CRC32 check): the same kind as
+    from the fully decoded event, with status variables and a db before it, with or without a
+    footer."""
+    body = Query(db="sbtest", query=query, status_vars=b"\x00\x00\x00\x00\x00\x01\x00\x00\xa0\x55\x00\x00\x00")
+    event = encode_body_event(body, timestamp=1, server_id=1, log_pos=100, checksum=checksum)
+    assert bytes(query_text(event, checksum)) == query.encode()
+    assert query_kind(query_text(event, checksum)) == statement_kind(decode_event(event, checksum).body.query) == kind
+
+
+def test_query_peek_refuses_a_db_length_past_the_event():
+    event = bytearray(encode_body_event(Query(db="d", query="BEGIN"), timestamp=1, server_id=1, log_pos=9, checksum=False))
+    event[19 + 8] = 200  # db_len
+    with pytest.raises(RemoteProtocolError):
+        query_text(event, False)
 
 
 def table_map(types: bytes, meta: bytes) -> TableLayout:
