@@ -10,6 +10,7 @@ The contract (threads, writer lock, group commit, durability of the meta) is the
     async with engine.writer_lock:                # the committer, after writing the binlog
         await engine.commit_group(meta)           # or: await engine.rollback_group()
     await engine.apply_transaction([(sql, StatementContext, db), ...], meta)   # replicas, recovery
+    await engine.apply_transactions([[(sql, ctx, db), ...], ...], meta)      # a batch, one commit
     engine.meta(), engine.schema_metas(), engine.table(db, name), await engine.table_digest(db, name)
 
 Modules: lexer (literal extraction = the shape cache key, tokens), translate (DML/SELECT shapes to

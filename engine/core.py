@@ -66,6 +66,7 @@ import re
 import sqlite3
 import threading
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -740,24 +741,37 @@ class Engine:
         """Run a replicated transaction atomically and store `meta` in the same SQLite commit (the
         applier's crash-safe position). Takes the writer lock for the whole transaction; any
         transaction still waiting for a commit_group is committed with it."""
-        session = self.session(0)
-        session.autocommit = False
-        await session._acquire()
-        session._pinned = True
+        await self.apply_transactions([statements], meta)
+
+    async def apply_transactions(self, transactions: Sequence[Sequence[tuple[str, StatementContext, str | None]]],
+                                 meta: dict[str, str]) -> None:
+        """`apply_transaction` for several replicated transactions in order: each runs in a fresh
+        session (nothing of one leaks into the next) and ends as a COMMIT does (its savepoint is
+        released), then ONE SQLite commit stores all of them with `meta` (one fsync per batch).
+        All or nothing: on any error the whole batch is rolled back (with whatever else was
+        waiting for a commit_group) and the error propagates; the caller may retry the
+        transactions one by one to commit those before the failing one. The writer lock is held
+        for the whole batch (SQLError 1205 after `lock_wait_timeout` waiting for it)."""
+        owner = object()
         try:
-            for sql, context, db in statements:
-                session._database = db
-                await session.execute(sql, context)
-            await self._on_writer(self._w_end, True)
+            await self.writer_lock.acquire(owner, self.lock_wait_timeout)
+        except TimeoutError:
+            raise SQLError(ER_LOCK_WAIT_TIMEOUT) from None
+        try:
+            for statements in transactions:
+                session = self.session(0)
+                session.autocommit = False
+                session._holds_lock = session._pinned = True  # under `owner`'s lock, never released by it
+                for sql, context, db in statements:
+                    session._database = db
+                    await session.execute(sql, context)
+                self._sp_done = True  # as COMMIT: RELEASE at the writer's next operation
             await self._on_writer(self._w_commit_group, {str(k): str(v) for k, v in meta.items()})
         except BaseException:
             await self._on_writer(self._w_rollback_group)
             raise
         finally:
-            session._pinned = False
-            session._statements = []
-            session._in_txn = False
-            session._release()
+            self.writer_lock.release()
 
     async def table_digest(self, schema: str, table: str) -> str:
         """An order-independent digest of a table's rows (committed data)."""

@@ -4,13 +4,19 @@ transaction at a time, and remembers where it is in the same database transactio
 Contract
 - Reads the relay log only up to `RelayLog.readable` (the end of the last complete, durable
   transaction the IO task published); wakes up on `notify()`.
-- A transaction (BEGIN or a MariaDB GTID .. XID/COMMIT) is applied with ONE
-  `engine.apply_transaction(statements, meta)`: its statements, each with its context (event
-  timestamp, INSERT_ID / LAST_INSERT_ID from INTVAR, RAND seeds, user variables from USER_VAR)
-  and default database, plus `meta` = the applier's new position (relay file + offset after the
-  transaction, master file + Exec_Master_Log_Pos). The engine commits both in one SQLite
-  transaction, so after a crash the data and the position agree: nothing is applied twice or
-  skipped (crash-safe slave, MySQL's relay_log_info_repository=TABLE).
+- A transaction (BEGIN or a MariaDB GTID .. XID/COMMIT) is its statements, each with its
+  context (event timestamp, INSERT_ID / LAST_INSERT_ID from INTVAR, RAND seeds, user variables
+  from USER_VAR) and default database. Consecutive complete transactions are applied in batches
+  with ONE `engine.apply_transactions([statements, ...], meta)`, `meta` = the applier's position
+  after the batch's last transaction (relay file + offset, master file + Exec_Master_Log_Pos).
+  The engine commits all of them and the position in one SQLite transaction, so after a crash
+  the data and the position agree: nothing is applied twice or skipped (crash-safe slave,
+  MySQL's relay_log_info_repository=TABLE). A batch ends at MAX_BATCH_TRANSACTIONS /
+  MAX_BATCH_STATEMENTS, when nothing more is readable, before an event that applies nothing
+  (the position moves past it only after the batch) and before a user statement; a transaction
+  with anything but DML (DDL, ...) is applied alone. A batch is all or nothing: if it fails, its
+  transactions are applied one by one, so those before the failing one are committed and the
+  error is the failing one's, as without batching.
 - A statement outside a transaction (DDL, a non-transactional statement) is applied alone, the
   same way. ROLLBACK discards the group.
 - Row events (TABLE_MAP + WRITE/UPDATE/DELETE_ROWS v1/v2) become INSERT / UPDATE / DELETE
@@ -86,6 +92,11 @@ USER_STATEMENT_PREFIXES = (
     "FLUSH PRIVILEGES",
 )
 
+# A batch (one engine commit, one fsync) holds at most this many transactions / statements.
+MAX_BATCH_TRANSACTIONS = 64
+MAX_BATCH_STATEMENTS = 1024
+_DML = ("INSERT", "UPDATE", "DELETE", "REPLACE")  # the statements a batch may hold
+
 # The meta keys (engine.meta()) holding the applier's position.
 META_RELAY_FILE = "relay_log_file"
 META_RELAY_POS = "relay_log_pos"
@@ -129,6 +140,9 @@ class Applier:
         self.master_pos = 0
         self.last_master_timestamp = 0
         self.applied_transactions = 0
+        # Complete transactions read but not yet applied (see `_flush`).
+        self._batch: list[_Ready] = []
+        self._batch_statements = 0
 
     # -- position ---------------------------------------------------------------------------------
     def load_position(self) -> None:
@@ -186,6 +200,7 @@ class Applier:
 
     async def _run(self) -> None:
         self.load_position()
+        self._batch, self._batch_statements = [], 0
         stream = _Stream()
         if self.relay_file and self.relay.path(self.relay_file).exists():
             self._prime(stream)
@@ -250,15 +265,20 @@ class Applier:
             f.seek(self.relay_pos)
             offset = self.relay_pos
             count = 0
-            while not self._stopping and (end is None or offset < end):
-                ev = _read_event(f)
-                if ev is None:
-                    break
-                offset += len(ev)
-                await self._event(stream, ev, offset)
-                count += 1
-                if count % 64 == 0:
-                    await asyncio.sleep(0)
+            try:
+                while not self._stopping and (end is None or offset < end):
+                    ev = _read_event(f)
+                    if ev is None:
+                        break
+                    offset += len(ev)
+                    await self._event(stream, ev, offset)
+                    count += 1
+                    if count % 64 == 0:
+                        await asyncio.sleep(0)
+            except ApplierError:
+                await self._flush()  # the transactions before the failing event apply first
+                raise
+            await self._flush()  # nothing more readable now (or stopping): apply what was read
 
     # -- one event ------------------------------------------------------------------------------
     async def _event(self, stream: _Stream, ev: bytes, end: int) -> None:
@@ -271,7 +291,7 @@ class Applier:
         if isinstance(body, FormatDescription):
             stream.checksum = body.checksum
             if h.server_id == self.relay.server_id:  # our own, first in every relay file
-                self._advance(stream, end)
+                await self._advance(stream, end)
                 return
         elif isinstance(body, Rotate):
             # The master's coordinates continue in `next_file` (artificial or real ROTATE).
@@ -313,9 +333,11 @@ class Applier:
         else:
             # ROTATE, FD, STOP, GTID_LIST, BINLOG_CHECKPOINT, ANNOTATE_ROWS, ...: nothing to apply.
             if not stream.in_group and not stream.statements:
-                self._advance(stream, end)
+                await self._advance(stream, end)
 
-    def _advance(self, stream: _Stream, end: int) -> None:
+    async def _advance(self, stream: _Stream, end: int) -> None:
+        """Move past an event that applies nothing (after the transactions read before it)."""
+        await self._flush()
         self.relay_pos = end
         if stream.master_end:
             self.master_pos = stream.master_end
@@ -330,11 +352,12 @@ class Applier:
             return
         if kind == "ROLLBACK":
             stream.reset()
-            self._advance(stream, end)
+            await self._advance(stream, end)
             return
         sql = q.query
         head = " ".join(sql.lstrip().split(None, 2)[:2]).upper()
         if head.startswith(USER_STATEMENT_PREFIXES):
+            await self._flush()  # the user store sees the transactions before it applied
             await self._user_statement(sql)
             if not stream.in_group:
                 stream.reset_context()
@@ -363,23 +386,59 @@ class Applier:
             log.warning("slave SQL: user statement skipped (%s): %s", e, sql[:200])
 
     async def _commit(self, stream: _Stream, end: int) -> None:
+        """A complete transaction: into the batch, applied once the batch is full or nothing
+        more is readable (`_flush`)."""
         statements = stream.statements
         if stream.master_end:
             self.master_pos = stream.master_end
-        meta = self._meta(self.relay_file, end)
-        try:
-            await self.engine.apply_transaction(statements, meta)
-        except SQLError as e:
-            sql, _ctx, db = statements[-1] if statements else ("", None, None)
-            failing = getattr(e, "statement", None) or sql
-            raise ApplierError(
-                e.code,
-                f"Error '{e.message}' on query. Default database: '{db or ''}'. Query: '{failing}'",
-            ) from None
-        self.relay_pos = end
-        self.last_master_timestamp = stream.timestamp
-        self.applied_transactions += 1
+        ready = _Ready(statements, self._meta(self.relay_file, end), end, stream.timestamp)
         stream.reset()
+        # DDL (anything but DML) is applied alone, as it always was: the engine cannot take back
+        # all of it (CREATE DATABASE makes its file at once), so it is never re-run after a
+        # failed batch, and the next rows events find the tables as it leaves them.
+        alone = not all(sql.lstrip()[:7].upper().startswith(_DML) for sql, _ctx, _db in statements)
+        if alone:
+            await self._flush()
+        self._batch.append(ready)
+        self._batch_statements += len(statements)
+        if alone or len(self._batch) >= MAX_BATCH_TRANSACTIONS or self._batch_statements >= MAX_BATCH_STATEMENTS:
+            await self._flush()
+
+    async def _flush(self) -> None:
+        """Apply the batch: ONE engine commit holding every transaction of it and the position
+        after its last one. If that fails, the transactions are applied one by one, so that
+        those before the failing one are committed and the error names the failing statement,
+        as without batching."""
+        batch, self._batch = self._batch, []
+        self._batch_statements = 0
+        if not batch:
+            return
+        if len(batch) > 1:
+            try:
+                await self.engine.apply_transactions([r.statements for r in batch], batch[-1].meta)
+            except SQLError:
+                pass  # nothing of the batch was committed: find the failing transaction
+            else:
+                self._applied(batch)
+                return
+        for ready in batch:
+            try:
+                await self.engine.apply_transaction(ready.statements, ready.meta)
+            except SQLError as e:
+                self.master_pos = int(ready.meta[META_MASTER_POS])  # as it was when it failed
+                sql, _ctx, db = ready.statements[-1] if ready.statements else ("", None, None)
+                failing = getattr(e, "statement", None) or sql
+                raise ApplierError(
+                    e.code,
+                    f"Error '{e.message}' on query. Default database: '{db or ''}'. Query: '{failing}'",
+                ) from None
+            self._applied([ready])
+
+    def _applied(self, batch: list[_Ready]) -> None:
+        last = batch[-1]
+        self.relay_pos = last.end
+        self.last_master_timestamp = last.timestamp
+        self.applied_transactions += len(batch)
 
     # -- row events -------------------------------------------------------------------------------
     def _rows(self, stream: _Stream, t: int, rows: Rows, timestamp: int) -> None:
@@ -404,6 +463,16 @@ class Applier:
         for change in changes:
             sql = _row_statement(layout, columns, change)
             stream.statements.append((sql, ctx, layout.db))
+
+
+@dataclass(frozen=True, slots=True)
+class _Ready:
+    """A complete transaction read from the relay log, waiting in the applier's batch."""
+
+    statements: list[tuple[str, Any, str | None]]
+    meta: dict[str, Any]  # the applier's position after it (committed with it)
+    end: int  # relay offset after it
+    timestamp: int
 
 
 class _Stream:

@@ -1,0 +1,156 @@
+"""The applier's batches against a real engine and a real relay log in tmp_path: consecutive
+complete transactions go into ONE engine commit that also stores the applier's position; a
+failing transaction commits those before it and stops the applier as without batching.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from engine import Engine, StatementContext
+from protocol.events import Query, Rotate
+from slave.applier import (
+    MAX_BATCH_TRANSACTIONS,
+    META_MASTER_FILE,
+    META_MASTER_POS,
+    META_RELAY_POS,
+    Applier,
+)
+from slave.relay_log import RelayLog
+from tests.support.relay_stream import Stream
+
+
+class Relay:
+    """A relay log file holding the master's ROTATE + FD, then whatever the test appends."""
+
+    def __init__(self, tmp_path) -> None:
+        self.log = RelayLog(tmp_path / "relay", "relay-bin", server_id=2)
+        self.log.recover()
+        self.log.start_file(checksum=True)
+        self.stream = Stream()
+        self.append(self.stream.start())
+        self.append([self.stream.event(Query(db="", query="CREATE DATABASE d")),
+                     self.stream.event(Query(db="d", query="CREATE TABLE t (id INT PRIMARY KEY)"))])
+
+    def append(self, events: list[bytes]) -> None:
+        """Append whole transactions and make them readable, as the IO task does after a fsync."""
+        for e in events:
+            self.log.append(e)
+        self.log.flush()
+        self.log.readable = self.log.position_of(self.log.current or "", self.log.size)
+
+    def transactions(self, numbers) -> None:
+        self.append([e for n in numbers for e in self.stream.transaction(n)])
+
+
+async def open_engine(tmp_path) -> tuple[Engine, list[dict]]:
+    """The engine, and the meta of each SQLite commit it makes (one entry per commit)."""
+    engine = await Engine.open(tmp_path / "db", readers=1)
+    commits: list[dict] = []
+    real = engine._w_commit_group
+
+    def counted(meta: dict) -> None:
+        real(meta)
+        commits.append(dict(meta))
+
+    engine._w_commit_group = counted  # type: ignore[method-assign]
+    return engine, commits
+
+
+def make_applier(engine: Engine, relay: Relay) -> Applier:
+    return Applier(engine, relay.log, table_columns=lambda db, table: None,
+                   make_context=lambda **kw: StatementContext(**kw))
+
+
+async def until(predicate, timeout: float = 10.0) -> None:
+    deadline = asyncio.get_running_loop().time() + timeout
+    while not predicate():
+        assert asyncio.get_running_loop().time() < deadline, "condition not reached"
+        await asyncio.sleep(0.005)
+
+
+async def count_rows(engine: Engine) -> int:
+    result = await engine.session(0).execute("SELECT COUNT(*) FROM d.t")
+    return result.rows[0][0]
+
+
+async def test_readable_transactions_are_one_commit_with_the_position(tmp_path):
+    relay = Relay(tmp_path)
+    relay.transactions(range(1, 21))
+    engine, commits = await open_engine(tmp_path)
+    applier = make_applier(engine, relay)
+    task = asyncio.create_task(applier.run())
+    await until(lambda: applier.applied_transactions == 22)  # the 2 DDL statements and 20 inserts
+    assert len(commits) == 3  # each DDL alone, then ONE SQLite commit (one fsync) for 20 inserts
+    assert int(commits[2][META_RELAY_POS]) == relay.log.size
+    assert int(commits[2][META_MASTER_POS]) == relay.stream.pos
+    assert applier.relay_pos == relay.log.size and applier.master_pos == relay.stream.pos
+    # what arrives later is the next batch
+    relay.transactions(range(21, 24))
+    applier.notify()
+    await until(lambda: applier.applied_transactions == 25)
+    assert len(commits) == 4 and int(commits[3][META_RELAY_POS]) == relay.log.size
+    applier.stop()
+    await asyncio.wait_for(task, 5)
+    await engine.close()
+    # durable together: reopened, the engine has every row and the position after the last one
+    again = await Engine.open(tmp_path / "db", readers=1)
+    assert await count_rows(again) == 23
+    assert int(again.meta()[META_RELAY_POS]) == relay.log.size
+    await again.close()
+
+
+async def test_a_batch_is_bounded(tmp_path):
+    relay = Relay(tmp_path)
+    relay.transactions(range(1, 2 * MAX_BATCH_TRANSACTIONS + 1))
+    engine, commits = await open_engine(tmp_path)
+    applier = make_applier(engine, relay)
+    task = asyncio.create_task(applier.run())
+    await until(lambda: applier.applied_transactions == 2 + 2 * MAX_BATCH_TRANSACTIONS)
+    assert len(commits) == 2 + 2  # the DDL, then two full batches
+    assert [int(c[META_RELAY_POS]) for c in commits] == sorted(int(c[META_RELAY_POS]) for c in commits)
+    applier.stop()
+    await asyncio.wait_for(task, 5)
+    assert await count_rows(engine) == 2 * MAX_BATCH_TRANSACTIONS
+    await engine.close()
+
+
+async def test_a_failing_transaction_commits_those_before_it_and_stops(tmp_path):
+    relay = Relay(tmp_path)
+    relay.transactions(range(1, 6))
+    good_end = relay.log.size
+    relay.transactions([3, 6])  # a duplicate key, then one that must not be applied
+    engine, commits = await open_engine(tmp_path)
+    applier = make_applier(engine, relay)
+    await asyncio.wait_for(applier.run(), 10)  # stops on the error
+    assert applier.last_errno == 1062 and "INSERT INTO t VALUES (3)" in applier.last_error
+    assert await count_rows(engine) == 5
+    assert int(engine.meta()[META_RELAY_POS]) == good_end == applier.relay_pos
+    assert applier.applied_transactions == 7
+    # START SLAVE again: it retries from the saved position (and fails the same way)
+    await asyncio.wait_for(applier.run(), 10)
+    assert applier.last_errno == 1062 and await count_rows(engine) == 5
+    await engine.close()
+
+
+async def test_an_event_that_applies_nothing_waits_for_the_batch_before_it(tmp_path):
+    """The master's ROTATE between transactions: the batch before it commits with the old
+    coordinates, the position moves past the ROTATE only then, the next batch has the new ones."""
+    relay = Relay(tmp_path)
+    relay.transactions(range(1, 4))
+    before_rotate = (relay.log.size, relay.stream.pos)
+    relay.append([relay.stream.event(Rotate(4, "master-bin.000002"))])
+    relay.stream.pos = 4
+    relay.transactions(range(4, 7))
+    engine, commits = await open_engine(tmp_path)
+    applier = make_applier(engine, relay)
+    task = asyncio.create_task(applier.run())
+    await until(lambda: applier.applied_transactions == 2 + 6)
+    applier.stop()
+    await asyncio.wait_for(task, 5)
+    first, second = commits[2:]
+    assert (int(first[META_RELAY_POS]), int(first[META_MASTER_POS])) == before_rotate
+    assert first[META_MASTER_FILE] == "master-bin.000001"
+    assert second[META_MASTER_FILE] == "master-bin.000002" and int(second[META_MASTER_POS]) == relay.stream.pos
+    assert await count_rows(engine) == 6
+    await engine.close()
