@@ -21,6 +21,7 @@ Contract:
 
 from __future__ import annotations
 
+import json
 import os
 import struct
 import zlib
@@ -52,8 +53,43 @@ _ARROW_TYPES = {
     "list[int]": pa.list_(pa.field("element", pa.int64())),
     "list[str]": pa.list_(pa.field("element", pa.string())),
 }
-ARROW_SCHEMA = pa.schema([pa.field(name, _ARROW_TYPES[kind]) for name, kind in ROW_FIELDS.items()])
-COLUMNS = list(ROW_FIELDS)
+# The typed columns: where an event is, its header, and the body fields most events have or
+# that jobs filter on. Every other key of a row (each rare on its own) goes into `details`.
+CORE_FIELDS = (
+    "file", "pos", "size", "type_code", "type", "server_id", "timestamp", "log_pos", "flags",
+    "db", "query", "xid", "gtid", "next_file", "next_pos", "table_id", "table", "rows_flags",
+)
+DETAIL_FIELDS = tuple(name for name in ROW_FIELDS if name not in CORE_FIELDS)
+ARROW_SCHEMA = pa.schema(
+    [pa.field(name, _ARROW_TYPES[ROW_FIELDS[name]]) for name in CORE_FIELDS] + [pa.field("details", pa.string())]
+)
+COLUMNS = list(ARROW_SCHEMA.names)
+
+
+def details_json(row: dict[str, Any]) -> str | None:
+    """The `details` value of a row: its keys outside CORE_FIELDS as compact JSON, in
+    ROW_FIELDS order (None when it has none)."""
+    extra = {name: _utf8(row[name]) for name in DETAIL_FIELDS if name in row}
+    return json.dumps(extra, separators=(",", ":"), ensure_ascii=False) if extra else None
+
+
+def source_row(row: dict[str, Any]) -> dict[str, Any]:
+    """A row of `semisync binlog --json` as the source gives it: core keys plus `details`."""
+    out = {name: row[name] for name in CORE_FIELDS if name in row}
+    details = details_json(row)
+    if details is not None:
+        out["details"] = details
+    return out
+
+
+def flat_row(row: dict[str, Any]) -> dict[str, Any]:
+    """The inverse of `source_row`: a source row (nulls left out or not) as `semisync binlog
+    --json` prints it."""
+    out = {k: v for k, v in row.items() if v is not None and k != "details"}
+    if row.get("details") is not None:
+        out.update(json.loads(row["details"]))
+    return out
+
 
 # Read this much of a file at a time (one record batch per chunk).
 CHUNK_BYTES = 8 << 20
@@ -123,8 +159,7 @@ def frame(buf: bytes, base: int, limit: int) -> tuple[np.ndarray, int]:
         mask[k : k + 4 * m : 4] = ((log_pos - size) == pos) & (size >= HEADER_LEN)
     cand = np.flatnonzero(mask[: max(0, min(limit, n))])
     if len(cand) and cand[0] == 0:
-        a = np.frombuffer(buf, dtype=np.uint8)
-        ends = cand + _u(a, cand + 9, 4)
+        ends = cand + _Bytes(buf).u(cand + 9, 4)
         cand, ends = cand[ends <= n], ends[ends <= n]
         broken = np.flatnonzero(cand[1:] != ends[:-1])
         chain = len(cand) if not len(broken) else int(broken[0]) + 1
@@ -138,19 +173,25 @@ def frame(buf: bytes, base: int, limit: int) -> tuple[np.ndarray, int]:
     return np.asarray(rest, dtype=np.int64), stop
 
 
-def _u(a: np.ndarray, idx: np.ndarray, width: int) -> np.ndarray:
-    """Little-endian unsigned integers of `width` bytes at byte offsets `idx` (as int64)."""
-    out = a[idx].astype(np.int64)
-    for k in range(1, width):
-        out |= a[idx + k].astype(np.int64) << (8 * k)
-    return out
+class _Bytes:
+    """Little-endian unsigned integers at any byte offsets of a buffer, one gather each (numpy
+    views of the buffer as u2/u4/u8 with a stride of one byte)."""
 
+    def __init__(self, buf: bytes) -> None:
+        self.a = np.frombuffer(buf, dtype=np.uint8)
+        n = len(buf)
+        self._views = {
+            width: np.ndarray((max(0, n - width + 1),), dtype=f"<u{width}", buffer=buf, strides=(1,))
+            for width in (2, 4, 8)
+        }
 
-def _u64(a: np.ndarray, idx: np.ndarray) -> np.ndarray:
-    out = a[idx].astype(np.uint64)
-    for k in range(1, 8):
-        out |= a[idx + k].astype(np.uint64) << np.uint64(8 * k)
-    return out.view(np.int64)
+    def u(self, idx: np.ndarray, width: int) -> np.ndarray:
+        """`width` (1, 2, 4, 6 or 8) bytes at each offset in idx, as int64 (8 bytes wrap)."""
+        if width == 1:
+            return self.a[idx].astype(np.int64)
+        if width == 6:
+            return self._views[8][idx].astype(np.int64) & 0xFFFF_FFFF_FFFF
+        return self._views[width][idx].astype(np.int64)
 
 
 def _segments(a: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -206,6 +247,34 @@ def _ints(values: np.ndarray, valid: np.ndarray) -> pa.Array:
     return pa.Array.from_buffers(pa.int64(), len(valid), [bitmap, pa.py_buffer(np.ascontiguousarray(values, dtype=np.int64))], nulls)
 
 
+_DECIMAL = pa.array([str(i) for i in range(256)], pa.string())
+
+
+def _text(values: np.ndarray) -> pa.Array:
+    """Integers as decimal text."""
+    return pa.array(values).cast(pa.string())
+
+
+def _concat(*parts: Any) -> pa.Array:
+    """Element-wise concatenation of string arrays and constants."""
+    return pc.binary_join_element_wise(*parts, "")
+
+
+def _scatter(n: int, pieces: list[tuple[np.ndarray, pa.Array]]) -> pa.Array:
+    """A string column of n rows: row idx[k] of each (idx, values) piece gets values[k], the
+    others null."""
+    pos = np.full(n, -1, dtype=np.int64)
+    used, start = [], 0
+    for idx, values in pieces:
+        if len(idx):
+            pos[idx] = np.arange(start, start + len(idx))
+            start += len(idx)
+            used.append(values)
+    if not used:
+        return pa.nulls(n, pa.string())
+    return pa.concat_arrays(used).take(pa.array(pos, mask=pos < 0))
+
+
 # ---------------------------------------------------------------------------------------------
 # One chunk of events -> one record batch
 # ---------------------------------------------------------------------------------------------
@@ -248,13 +317,14 @@ def decode_chunk(
     """Rows for the events at `offsets` of `buf` (buf[0] is file offset `base`); `checksum[i]`:
     event i ends in a CRC32 footer (already verified)."""
     n = len(offsets)
-    a = np.frombuffer(buf, dtype=np.uint8)
+    r = _Bytes(buf)
+    a, U = r.a, r.u
     o = np.asarray(offsets, dtype=np.int64)
     cols = _Columns(n)
     A = cols.arrays
-    size = _u(a, o + 9, 4)
+    size = U(o + 9, 4)
     tcode = a[o + 4].astype(np.int64)
-    server_id = _u(a, o + 5, 4)
+    server_id = U(o + 5, 4)
     every = np.ones(n, dtype=bool)
     A["file"] = pa.repeat(pa.scalar(label, pa.string()), n)
     A["pos"] = _ints(o + base, every)
@@ -262,9 +332,9 @@ def decode_chunk(
     A["type_code"] = _ints(tcode, every)
     A["type"] = _TYPE_NAMES.take(pa.array(tcode))
     A["server_id"] = _ints(server_id, every)
-    A["timestamp"] = _ints(_u(a, o, 4), every)
-    A["log_pos"] = _ints(_u(a, o + 13, 4), every)
-    A["flags"] = _ints(_u(a, o + 17, 2), every)
+    A["timestamp"] = _ints(U(o, 4), every)
+    A["log_pos"] = _ints(U(o + 13, 4), every)
+    A["flags"] = _ints(U(o + 17, 2), every)
 
     b = o + HEADER_LEN  # body start
     body_len = size - HEADER_LEN - np.where(checksum, CHECKSUM_LEN, 0)
@@ -278,7 +348,7 @@ def decode_chunk(
     # -- QUERY_EVENT: thread_id exec_time db_len error_code status_vars_len | status | db \0 query
     is_q = (tcode == QUERY) & (body_len >= 13)
     qb = clip(b, is_q)
-    sv_len = np.where(is_q, _u(a, qb + 11, 2), 0)
+    sv_len = np.where(is_q, U(qb + 11, 2), 0)
     db_len = np.where(is_q, a[qb + 8].astype(np.int64), 0)
     q_db = b + 13 + sv_len
     q_text = q_db + db_len + 1
@@ -335,7 +405,7 @@ def decode_chunk(
     v1 = np.isin(tcode, ROWS_V1)
     v2 = np.isin(tcode, ROWS_V2)
     is_r = (v1 & (body_len >= 8)) | (v2 & (body_len >= 10))
-    extra_len = np.where(v2 & is_r, _u(a, clip(b + 8, v2 & is_r), 2), 2)
+    extra_len = np.where(v2 & is_r, U(clip(b + 8, v2 & is_r), 2), 2)
     is_r &= ~v2 | ((extra_len >= 2) & (8 + extra_len <= body_len))
     slow_mask |= (v1 | v2) & ~is_r
 
@@ -345,29 +415,36 @@ def decode_chunk(
     q_only = is_q & ~slow_mask
     A["db"] = _strings(a, np.where(is_t, b + 9, q_db), np.where(is_t, t_db_len, db_len), q_only | is_t)
     A["query"] = _strings(a, np.where(is_a, b, q_text), np.where(is_a, body_len, body_end - q_text), q_only | is_a)
-    A["thread_id"] = _ints(_u(a, qb, 4), q_only)
-    A["exec_time"] = _ints(_u(a, qb + 4, 4), q_only)
-    A["error_code"] = _ints(_u(a, qb + 9, 2), q_only)
-    A["sql_mode"] = _ints(_u64(a, np.where(q_only & has_mode, mode_at, 0)), q_only & has_mode)
-    A["xid"] = _ints(_u64(a, clip(b, is_x)), is_x)
-    seq = _u64(a, gb)
-    domain = _u(a, gb + 8, 4)
+    A["xid"] = _ints(U(clip(b, is_x), 8), is_x)
+    gi = np.flatnonzero(is_g)
     gtid = pc.binary_join_element_wise(
-        _ints(domain, is_g).cast(pa.string()), A["server_id"].cast(pa.string()),
-        pa.array(seq.view(np.uint64)).cast(pa.string()), "-",
+        _text(U(b[gi] + 8, 4)), _text(server_id[gi]), _text(U(b[gi], 8).view(np.uint64)), "-"
     )
-    A["gtid"] = pc.if_else(pa.array(is_g), gtid, pa.scalar(None, pa.string()))
-    A["flags2"] = _ints(flags2, is_g)
-    A["commit_id"] = _ints(_u64(a, clip(b + 13, has_commit & is_g)), has_commit & is_g)
+    A["gtid"] = _scatter(n, [(gi, gtid)])
     rb = clip(b, is_t | is_r)
-    A["table_id"] = _ints(_u(a, rb, 6), is_t | is_r)
+    A["table_id"] = _ints(U(rb, 6), is_t | is_r)
     A["table"] = _strings(a, t_tl_at + 1, t_tl, is_t)
-    A["rows_flags"] = _ints(_u(a, rb + 6, 2), is_r)
-    ct_off, ct_data = _segments(a, np.where(is_t, t_nc_at + 1, 0), np.where(is_t, ncols, 0))
-    A["column_types"] = pa.ListArray.from_arrays(
-        pa.array(ct_off), pa.array(ct_data.astype(np.int64)), type=ARROW_SCHEMA.field("column_types").type,
-        mask=pa.array(~is_t),
+    A["rows_flags"] = _ints(U(rb + 6, 2), is_r)
+
+    # details: the same compact JSON as `details_json` of the reference row, built column-wise
+    qi = np.flatnonzero(q_only)
+    with_mode = has_mode[qi]
+    mode = _text(U(np.where(with_mode, mode_at[qi], 0), 8).view(np.uint64))
+    q_details = _concat(
+        '{"thread_id":', _text(U(b[qi], 4)), ',"exec_time":', _text(U(b[qi] + 4, 4)),
+        ',"error_code":', _text(U(b[qi] + 9, 2)),
+        pc.if_else(pa.array(with_mode), _concat(',"sql_mode":', mode), ""), "}",
     )
+    committed = has_commit[gi]
+    commit_id = _text(U(np.where(committed, b[gi] + 13, 0), 8).view(np.uint64))
+    g_details = _concat(
+        '{"flags2":', _text(flags2[gi]), pc.if_else(pa.array(committed), _concat(',"commit_id":', commit_id), ""), "}"
+    )
+    ti = np.flatnonzero(is_t)
+    ct_off, ct_data = _segments(a, t_nc_at[ti] + 1, ncols[ti])
+    types = pc.binary_join(pa.ListArray.from_arrays(pa.array(ct_off), _DECIMAL.take(pa.array(ct_data))), ",")
+    t_details = _concat('{"column_types":[', types, "]}")
+    A["details"] = _scatter(n, [(qi, q_details), (gi, g_details), (ti, t_details)])
 
     # the reference decoder for everything else
     slow: dict[int, dict[str, Any]] = {}
@@ -378,7 +455,7 @@ def decode_chunk(
             ev = decode_event(raw, checksum=bool(checksum[i]))
         except ProtocolError as e:
             raise BinlogFileError(path, base + off, f"corrupt event: {e.message}") from None
-        slow[i] = event_row(label, base + off, ev)
+        slow[i] = source_row(event_row(label, base + off, ev))
     return cols.finish(slow)
 
 
@@ -460,16 +537,43 @@ def _checksums(buf: bytes, offsets: np.ndarray, checksum: bool, path: str, base:
 
 
 def _verify(buf: bytes, offsets: np.ndarray, flags: np.ndarray, path: str, base: int) -> None:
-    """CRC32 of every event that has a footer (FORMAT_DESCRIPTION checks its own when decoded)."""
-    a = np.frombuffer(buf, dtype=np.uint8)
-    o = offsets[flags & (a[offsets + 4] != EventType.FORMAT_DESCRIPTION_EVENT)]
-    if not len(o):
+    """CRC32 of every event that has a footer (FORMAT_DESCRIPTION checks its own when decoded).
+
+    Two CRC32 passes over the whole range instead of one call per event: an event followed by
+    its own CRC32 is a block whose CRC32 is a constant, so the CRC32 of a run of such blocks
+    depends only on their lengths, and equals that of a run of zero-filled blocks of the same
+    lengths, each followed by the CRC32 of its zeros. If it does not, `_verify_each` finds the
+    event. (A single corrupt event is detected exactly when its own check would detect it: the
+    bytes after it multiply its error polynomial by a power of x, which CRC32's generator never
+    divides.)"""
+    r = _Bytes(buf)
+    o = np.asarray(offsets, dtype=np.int64)
+    checked = flags & (r.a[o + 4] != EventType.FORMAT_DESCRIPTION_EVENT)
+    if not checked.any():
         return
-    body_end = o + _u(a, o + 9, 4) - CHECKSUM_LEN
+    sizes = r.u(o + 9, 4)
+    lo, hi = int(o[0]), int(o[-1] + sizes[-1])
+    model = np.zeros(hi - lo, dtype=np.uint8)
+    for i in np.flatnonzero(~checked).tolist():  # events without a footer: the same bytes
+        model[o[i] - lo : o[i] - lo + sizes[i]] = r.a[o[i] : o[i] + sizes[i]]
+    lengths = sizes[checked] - CHECKSUM_LEN
+    distinct, which = np.unique(lengths, return_inverse=True)
+    crcs = np.array([zlib.crc32(bytes(int(n))) for n in distinct], dtype=np.uint32)[which]
+    footer = o[checked] + lengths - lo
+    for k in range(CHECKSUM_LEN):
+        model[footer + k] = (crcs >> (8 * k)) & 0xFF
+    if zlib.crc32(model) != zlib.crc32(memoryview(buf)[lo:hi]):
+        _verify_each(buf, o[checked], sizes[checked], path, base)
+        raise BinlogFileError(path, base + lo, "CRC32 mismatch in this range")  # not reached
+
+
+def _verify_each(buf: bytes, o: np.ndarray, sizes: np.ndarray, path: str, base: int) -> None:
+    """The event-by-event CRC32 check: raises for the first event whose footer is wrong."""
+    body_end = o + sizes - CHECKSUM_LEN
     mv = memoryview(buf)
     crc = zlib.crc32
     computed = np.array([crc(mv[s:e]) for s, e in zip(o.tolist(), body_end.tolist(), strict=True)], dtype=np.int64)
-    bad = np.flatnonzero(computed != _u(a, body_end, 4))
+    bad = np.flatnonzero(computed != _Bytes(buf).u(body_end, 4))
     if len(bad):
         off = int(o[bad[0]])
         raise BinlogFileError(path, base + off, f"{type_name(buf[off + 4])}: CRC32 mismatch")

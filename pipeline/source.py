@@ -5,9 +5,11 @@
     spark.readStream.format("binlog").load("/var/lib/mysql/relay-bin.*")
 
 Contract:
-- One row per event with the columns of `pipeline.decode.ARROW_SCHEMA` (the keys of
-  `semisync binlog --json`); `file` is the file's absolute path. Rows reach Spark as Arrow record
-  batches.
+- One row per event with the columns of `pipeline.decode.ARROW_SCHEMA`: the typed columns
+  `CORE_FIELDS` (where the event is, its header, and the body fields most events have or jobs
+  filter on) and `details`, the row's other keys of `semisync binlog --json` as a compact JSON
+  object (null when none; `pipeline.decode.flat_row` gives the flat row back). `file` is the
+  file's absolute path. Rows reach Spark as Arrow record batches.
 - The path (`load(path)`, or option `paths`: a JSON list) is a file, a directory (its binlog-named
   files, `name.NNNNNN`) or a glob; files are read in name order. Nothing matched, or a matched
   file that is not a binlog (bad magic number): `BinlogSourceError` at planning, naming the path.
@@ -40,8 +42,6 @@ from pyspark.sql.datasource import (
     InputPartition,
 )
 from pyspark.sql.types import (
-    ArrayType,
-    BooleanType,
     DataType,
     LongType,
     StringType,
@@ -51,16 +51,12 @@ from pyspark.sql.types import (
 
 from binlog.reader import BinlogFileError
 from binlog.rows import ROW_FIELDS
-from pipeline.decode import decode_range, open_binlog, scan_boundaries
+from pipeline.decode import CORE_FIELDS, decode_range, open_binlog, scan_boundaries
 
-_SPARK_TYPES: dict[str, DataType] = {
-    "int": LongType(),
-    "str": StringType(),
-    "bool": BooleanType(),
-    "list[int]": ArrayType(LongType()),
-    "list[str]": ArrayType(StringType()),
-}
-SCHEMA = StructType([StructField(name, _SPARK_TYPES[kind]) for name, kind in ROW_FIELDS.items()])
+_SPARK_TYPES: dict[str, DataType] = {"int": LongType(), "str": StringType()}
+SCHEMA = StructType(
+    [StructField(name, _SPARK_TYPES[ROW_FIELDS[name]]) for name in CORE_FIELDS] + [StructField("details", StringType())]
+)
 DEFAULT_MAX_PARTITION_BYTES = 16 << 20
 _BINLOG_NAME = re.compile(r"\.\d{6}$")
 _GLOB_CHARS = re.compile(r"[*?\[]")

@@ -24,6 +24,7 @@ from pathlib import Path
 import pytest
 
 from binlog import BinlogWriter, iter_events, read_index
+from pipeline.decode import flat_row
 from pipeline.workload import SERVER_VERSION, write_history
 from protocol.events import LOG_EVENT_ARTIFICIAL_F, EventType, Rotate, encode_event
 from tests.integration.test_binlog_mariadb import WORKLOAD, semisync_json
@@ -46,7 +47,7 @@ def spark():
 
 
 def parquet_rows(spark, path) -> list[dict]:
-    rows = [{k: v for k, v in r.asDict(recursive=True).items() if v is not None} for r in spark.read.parquet(str(path)).collect()]
+    rows = [flat_row(r.asDict(recursive=True)) for r in spark.read.parquet(str(path)).collect()]
     return sorted(rows, key=lambda r: (r["file"], r["pos"]))
 
 
@@ -95,7 +96,7 @@ def test_events_of_binlog_writer_files_and_a_big_file_split_in_ranges(spark, tmp
     big = str(tmp_path / "stmt" / "master-bin.000001")
     df = read_events(spark, [big], maxPartitionBytes="20000")
     assert df.rdd.getNumPartitions() > 3
-    rows = sorted(({k: v for k, v in r.asDict().items() if v is not None} for r in df.collect()), key=lambda r: r["pos"])
+    rows = sorted((flat_row(r.asDict()) for r in df.collect()), key=lambda r: r["pos"])
     assert rows == semisync_json(big)
 
 
