@@ -6,7 +6,8 @@ Writes >= MB megabytes of binlogs with BinlogWriter (a ROW-format OLTP history: 
 TABLE_MAP + rows event per statement, XID; CRC32 on; 16 MiB files), then in the same run times:
 1. the Spark source on `--master` (default local[2]): every row of every event through Spark into
    the `noop` sink (all columns decoded and handed to the JVM), with CRC32 verification (the
-   default) and without; after a warm-up read, so JVM and Python worker start-up is not counted;
+   default) and without, `--runs` times each (the median is reported); after one warm-up read of
+   all files, so JVM and Python worker start-up and the JIT's warm-up are not counted;
 2. the source's decoder alone in this one Python process (what one Spark task does);
 3. `semisync binlog --json FILES > /dev/null` in one process (the reference decoder).
 Prints events/s and MB/s for each and, with --record, replaces the "## pipeline" section of
@@ -19,6 +20,7 @@ import argparse
 import os
 import platform
 import re
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -44,19 +46,23 @@ def generate(directory: Path, mb: int) -> list[Path]:
     return files
 
 
-def time_spark(master: str, files: list[Path]) -> dict[str, float]:
+def time_spark(master: str, files: list[Path], runs: int) -> dict[str, list[float]]:
     from pipeline.jobs import read_events, spark_session
 
     spark = spark_session(master, app="pipeline-bench")
     paths = [str(f) for f in files]
     try:
-        read_events(spark, paths[:1]).write.format("noop").mode("overwrite").save()  # warm-up
-        results = {}
+        # warm-up: one whole read, so that JVM and Python worker start-up and the JIT's first
+        # compilations are not counted (the JVM reaches its steady speed during the first pass)
+        read_events(spark, paths).write.format("noop").mode("overwrite").save()
+        results: dict[str, list[float]] = {}
         for label, verify in ((f"`binlog` source on {master}", "true"),
                               (f"`binlog` source on {master}, no CRC32 check", "false")):
-            t0 = time.perf_counter()
-            read_events(spark, paths, verifyChecksums=verify).write.format("noop").mode("overwrite").save()
-            results[label] = time.perf_counter() - t0
+            results[label] = []
+            for _ in range(runs):
+                t0 = time.perf_counter()
+                read_events(spark, paths, verifyChecksums=verify).write.format("noop").mode("overwrite").save()
+                results[label].append(time.perf_counter() - t0)
         return results
     finally:
         spark.stop()
@@ -91,6 +97,7 @@ def main() -> None:
     parser.add_argument("--mb", type=int, default=200)
     parser.add_argument("--dir", type=Path, default=Path(tempfile.gettempdir()) / "semisync-pipeline-bench")
     parser.add_argument("--master", default="local[2]")
+    parser.add_argument("--runs", type=int, default=3, help="timed Spark reads per setting (the median is reported)")
     parser.add_argument("--record", type=Path, help="results file whose '## pipeline' section to replace")
     args = parser.parse_args()
 
@@ -100,15 +107,18 @@ def main() -> None:
     size = sum(f.stat().st_size for f in files)
     print(f"{len(files)} files, {size / 2**20:.0f} MiB of binlogs in {args.dir} ({time.perf_counter() - t0:.0f} s)",
           flush=True)
-    spark = time_spark(args.master, files)
+    load = os.getloadavg()
+    spark = time_spark(args.master, files, args.runs)
     events, decoder = time_decoder(files)
     json_events, baseline = time_semisync_binlog(files)
     assert json_events == events, (json_events, events)
-    results = {**spark, "the source's decoder alone, 1 process": decoder, "`semisync binlog --json`, 1 process": baseline}
+    results = {**{label: statistics.median(times) for label, times in spark.items()},
+               "the source's decoder alone, 1 process": decoder, "`semisync binlog --json`, 1 process": baseline}
     lines = [
         f"{size / 2**20:.0f} MiB, {events} events, {len(files)} files (ROW history, CRC32); "
         f"{os.cpu_count()} CPUs, Python {platform.python_version()}, Spark master {args.master}; "
-        f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}",
+        f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; load average at the start "
+        f"{load[0]:.2f} {load[1]:.2f} {load[2]:.2f}",
         "",
         "| reader | seconds | events/s | MB/s | vs semisync binlog --json |",
         "| --- | ---: | ---: | ---: | ---: |",
@@ -116,6 +126,8 @@ def main() -> None:
     for label, seconds in results.items():
         lines.append(f"| {label} | {seconds:.1f} | {events / seconds:,.0f} | {size / 2**20 / seconds:.1f} | "
                      f"{baseline / seconds:.1f}x |")
+    lines += ["", "Spark reads (seconds, each run; the table gives the median):"]
+    lines += [f"- {label}: {', '.join(f'{t:.2f}' for t in times)}" for label, times in spark.items()]
     report = "\n".join(lines)
     print(report)
     if args.record:

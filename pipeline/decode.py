@@ -64,6 +64,8 @@ ARROW_SCHEMA = pa.schema(
     [pa.field(name, _ARROW_TYPES[ROW_FIELDS[name]]) for name in CORE_FIELDS] + [pa.field("details", pa.string())]
 )
 COLUMNS = list(ARROW_SCHEMA.names)
+HEADER_COLUMNS = ("file", "pos", "size", "type_code", "type", "server_id", "timestamp", "log_pos", "flags")
+BODY_COLUMNS = [name for name in COLUMNS if name not in HEADER_COLUMNS]
 
 
 def details_json(row: dict[str, Any]) -> str | None:
@@ -140,6 +142,17 @@ def walk(buf: bytes, start: int, limit: int) -> tuple[list[int], int]:
     return offsets, off
 
 
+_RAMP = np.arange(0, dtype=np.uint32)
+
+
+def _ramp(m: int) -> np.ndarray:
+    """0, 1, ..., m - 1 as uint32 (kept between calls: one chunk's worth)."""
+    global _RAMP
+    if len(_RAMP) < m:
+        _RAMP = np.arange(max(m, CHUNK_BYTES), dtype=np.uint32)
+    return _RAMP[:m]
+
+
 def frame(buf: bytes, base: int, limit: int) -> tuple[np.ndarray, int]:
     """`walk(buf, 0, limit)` as an int64 array, fast for binlogs: there an event's log_pos is the
     file offset of its end, so every position p where log_pos - event_size == base + p is a
@@ -148,16 +161,13 @@ def frame(buf: bytes, base: int, limit: int) -> tuple[np.ndarray, int]:
     log, whose events carry the master's log_pos, or bytes that merely look like a header), the
     Python walk takes over from the last event of the chain."""
     n = len(buf)
-    mask = np.zeros(n, dtype=bool)
-    for k in range(4):
-        m = (n - k - HEADER_LEN) // 4 + 1  # 4-byte words at k + 9 and k + 13 that fit in buf
-        if m <= 0:
-            continue
-        size = np.frombuffer(buf, "<u4", count=m, offset=k + 9)
-        log_pos = np.frombuffer(buf, "<u4", count=m, offset=k + 13)
-        pos = np.arange(base + k, base + k + 4 * m, 4, dtype=np.uint32)[:m]
-        mask[k : k + 4 * m : 4] = ((log_pos - size) == pos) & (size >= HEADER_LEN)
-    cand = np.flatnonzero(mask[: max(0, min(limit, n))])
+    m = max(0, min(limit, n - HEADER_LEN + 1))  # positions whose header fits in buf
+    size = np.ndarray((m,), dtype="<u4", buffer=buf, offset=9, strides=(1,))
+    log_pos = np.ndarray((m,), dtype="<u4", buffer=buf, offset=13, strides=(1,))
+    start = np.subtract(log_pos, size)
+    np.subtract(start, _ramp(m), out=start)
+    cand = np.flatnonzero(start == np.uint32(base & 0xFFFFFFFF))
+    cand = cand[size[cand] >= HEADER_LEN]
     if len(cand) and cand[0] == 0:
         ends = cand + _Bytes(buf).u(cand + 9, 4)
         cand, ends = cand[ends <= n], ends[ends <= n]
@@ -201,7 +211,8 @@ def _segments(a: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> tuple[n
     total = int(offsets[-1])
     if total == 0:
         return offsets.astype(np.int32), np.zeros(0, dtype=np.uint8)
-    idx = np.repeat(starts - offsets[:-1], lengths) + np.arange(total, dtype=np.int64)
+    rows = np.flatnonzero(lengths)
+    idx = np.repeat(starts[rows] - offsets[rows], lengths[rows]) + np.arange(total, dtype=np.int64)
     return offsets.astype(np.int32), a[idx]
 
 
@@ -260,6 +271,30 @@ def _concat(*parts: Any) -> pa.Array:
     return pc.binary_join_element_wise(*parts, "")
 
 
+def _ints_at(n: int, pieces: list[tuple[np.ndarray, np.ndarray]]) -> pa.Array:
+    """An int64 column of n rows: rows idx of each (idx, values) piece get the values, the
+    others null."""
+    values = np.zeros(n, dtype=np.int64)
+    valid = np.zeros(n, dtype=bool)
+    for idx, vals in pieces:
+        values[idx] = vals
+        valid[idx] = True
+    return _ints(values, valid)
+
+
+def _strings_at(a: np.ndarray, n: int, spans: list[tuple[np.ndarray, np.ndarray, np.ndarray]]) -> pa.Array:
+    """A string column of n rows: rows idx of each (idx, starts, lengths) span get those bytes
+    of `a`, the others null."""
+    starts = np.zeros(n, dtype=np.int64)
+    lengths = np.zeros(n, dtype=np.int64)
+    valid = np.zeros(n, dtype=bool)
+    for idx, at, length in spans:
+        starts[idx] = at
+        lengths[idx] = length
+        valid[idx] = True
+    return _strings(a, starts, lengths, valid)
+
+
 def _scatter(n: int, pieces: list[tuple[np.ndarray, pa.Array]]) -> pa.Array:
     """A string column of n rows: row idx[k] of each (idx, values) piece gets values[k], the
     others null."""
@@ -297,7 +332,7 @@ class _Columns:
             picks = np.full(n, -1, dtype=np.int64)
             picks[rows] = np.arange(len(rows))
             take = pa.array(picks, mask=picks < 0)
-            for name in COLUMNS:
+            for name in BODY_COLUMNS:  # the header columns are decoded alike for every event
                 if not any(name in slow[i] for i in rows):
                     continue
                 typ = ARROW_SCHEMA.field(name).type
@@ -338,113 +373,126 @@ def decode_chunk(
 
     b = o + HEADER_LEN  # body start
     body_len = size - HEADER_LEN - np.where(checksum, CHECKSUM_LEN, 0)
-    body_end = b + body_len
     slow_mask = _SLOW_TYPES[tcode].copy()
+    ints: dict[str, list[tuple[np.ndarray, np.ndarray]]] = {"xid": [], "table_id": [], "rows_flags": []}
+    texts: dict[str, list[tuple[np.ndarray, np.ndarray, np.ndarray]]] = {"db": [], "query": [], "table": []}
+    built: dict[str, list[tuple[np.ndarray, pa.Array]]] = {"gtid": [], "details": []}
 
-    def clip(idx: np.ndarray, ok: np.ndarray) -> np.ndarray:
-        # keep gathers inside the buffer for rows that will not use them
-        return np.where(ok, idx, 0)
+    def rows_of(*codes: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(row indices, body starts, body lengths) of the events of these types."""
+        idx = np.flatnonzero(tcode == codes[0]) if len(codes) == 1 else np.flatnonzero(np.isin(tcode, codes))
+        return idx, b[idx], body_len[idx]
+
+    def keep(idx: np.ndarray, ok: np.ndarray) -> np.ndarray:
+        """The rows whose body has the regular shape; the others go to the reference decoder."""
+        slow_mask[idx[~ok]] = True
+        return ok
 
     # -- QUERY_EVENT: thread_id exec_time db_len error_code status_vars_len | status | db \0 query
-    is_q = (tcode == QUERY) & (body_len >= 13)
-    qb = clip(b, is_q)
-    sv_len = np.where(is_q, U(qb + 11, 2), 0)
-    db_len = np.where(is_q, a[qb + 8].astype(np.int64), 0)
-    q_db = b + 13 + sv_len
+    qi, qb, qlen = rows_of(QUERY)
+    ok = qlen >= 13
+    qb_ok = np.where(ok, qb, 0)
+    sv_len = np.where(ok, U(qb_ok + 11, 2), 0)
+    db_len = np.where(ok, a[qb_ok + 8], 0).astype(np.int64)
+    q_db = qb + 13 + sv_len
     q_text = q_db + db_len + 1
-    is_q &= q_text <= body_end
-    is_q &= a[clip(q_text - 1, is_q)] == 0
+    ok &= q_text <= qb + qlen
+    ok &= a[np.where(ok, q_text - 1, 0)] == 0
     # sql_mode: Q_SQL_MODE_CODE first, or right after Q_FLAGS2_CODE (how MariaDB/MySQL order them)
-    sv = b + 13
-    first = np.where(is_q & (sv_len >= 9), a[clip(sv, is_q & (sv_len >= 9))], 255)
-    second = np.where(is_q & (sv_len >= 14) & (first == 0), a[clip(sv + 5, is_q & (sv_len >= 14))], 255)
+    sv = qb + 13
+    first = np.where(ok & (sv_len >= 9), a[np.where(ok & (sv_len >= 9), sv, 0)], 255)
+    second = np.where(ok & (sv_len >= 14) & (first == 0), a[np.where(ok & (sv_len >= 14), sv + 5, 0)], 255)
     mode_at = np.where(first == 1, sv + 1, np.where(second == 1, sv + 6, -1))
     has_mode = mode_at >= 0
     # anything else carrying sql_mode (or no regular layout): the reference decoder
-    odd_status = is_q & ~has_mode & (sv_len > 0) & ~((first == 0) & (sv_len == 5))
-    slow_mask |= (tcode == QUERY) & (~is_q | odd_status)
-    is_q &= ~odd_status
+    ok &= has_mode | (sv_len == 0) | ((first == 0) & (sv_len == 5))
+    keep(qi, ok)
+    qi, qb, qlen, q_db, db_len, q_text, mode_at, has_mode = (
+        x[ok] for x in (qi, qb, qlen, q_db, db_len, q_text, mode_at, has_mode)
+    )
+    texts["db"].append((qi, q_db, db_len))
+    texts["query"].append((qi, q_text, qb + qlen - q_text))
+    mode = _text(U(np.where(has_mode, mode_at, 0), 8).view(np.uint64))
+    built["details"].append((qi, _concat(
+        '{"thread_id":', _text(U(qb, 4)), ',"exec_time":', _text(U(qb + 4, 4)),
+        ',"error_code":', _text(U(qb + 9, 2)),
+        pc.if_else(pa.array(has_mode), _concat(',"sql_mode":', mode), ""), "}",
+    )))
 
     # -- XID_EVENT: xid (8 bytes, nothing after)
-    is_x = (tcode == XID) & (body_len == 8)
-    slow_mask |= (tcode == XID) & ~is_x
+    xi, xb, xlen = rows_of(XID)
+    ok = keep(xi, xlen == 8)
+    ints["xid"].append((xi[ok], U(xb[ok], 8)))
 
     # -- GTID_EVENT (MariaDB): seq_no domain_id flags2 [commit_id | padding]
-    is_g = (tcode == GTID) & (body_len >= 13)
-    gb = clip(b, is_g)
-    flags2 = np.where(is_g, a[gb + 12].astype(np.int64), 0)
-    has_commit = is_g & ((flags2 & 0x02) != 0)
-    is_g &= ~(~has_commit & ((flags2 & 0xC0) != 0))  # XA: reference decoder
-    is_g &= np.where(has_commit, body_len >= 21, body_len >= 19)
-    pad = np.zeros(n, dtype=np.int64)
-    plain = is_g & ~has_commit
+    gi, gb, glen = rows_of(GTID)
+    ok = glen >= 13
+    flags2 = np.where(ok, a[np.where(ok, gb + 12, 0)], 0).astype(np.int64)
+    committed = (flags2 & 0x02) != 0
+    ok &= committed | ((flags2 & 0xC0) == 0)  # XA: reference decoder
+    ok &= np.where(committed, glen >= 21, glen >= 19)
+    plain = ok & ~committed
+    pad = np.zeros(len(gi), dtype=np.int64)
     for k in range(6):
-        pad |= np.where(plain, a[clip(b + 13 + k, plain)], 0)
-    is_g &= ~(plain & (pad != 0))
-    slow_mask |= (tcode == GTID) & ~is_g
+        pad |= a[np.where(plain, gb + 13 + k, 0)] * plain
+    ok &= ~(plain & (pad != 0))
+    keep(gi, ok)
+    gi, gb, flags2, committed = gi[ok], gb[ok], flags2[ok], committed[ok]
+    built["gtid"].append((gi, pc.binary_join_element_wise(
+        _text(U(gb + 8, 4)), _text(server_id[gi]), _text(U(gb, 8).view(np.uint64)), "-"
+    )))
+    commit_id = _text(U(np.where(committed, gb + 13, 0), 8).view(np.uint64))
+    built["details"].append((gi, _concat(
+        '{"flags2":', _text(flags2), pc.if_else(pa.array(committed), _concat(',"commit_id":', commit_id), ""), "}"
+    )))
 
     # -- TABLE_MAP_EVENT: table_id(6) flags(2) db_len db \0 table_len table \0 ncols types mlen meta nullbits
-    is_t = (tcode == TABLE_MAP) & (body_len >= 13)
-    tb = clip(b, is_t)
-    t_db_len = np.where(is_t, a[tb + 8].astype(np.int64), 0)
-    t_tl_at = b + 9 + t_db_len + 1
-    is_t &= t_tl_at + 1 < body_end
-    t_tl = np.where(is_t, a[clip(t_tl_at, is_t)].astype(np.int64), 0)
+    ti, tb, tlen = rows_of(TABLE_MAP)
+    t_end = tb + tlen
+    ok = tlen >= 13
+    t_db_len = np.where(ok, a[np.where(ok, tb + 8, 0)], 0).astype(np.int64)
+    t_tl_at = tb + 9 + t_db_len + 1
+    ok &= t_tl_at + 1 < t_end
+    t_tl = np.where(ok, a[np.where(ok, t_tl_at, 0)], 0).astype(np.int64)
     t_nc_at = t_tl_at + 1 + t_tl + 1
-    is_t &= t_nc_at < body_end
-    is_t &= (a[clip(t_tl_at - 1, is_t)] == 0) & (a[clip(t_nc_at - 1, is_t)] == 0)
-    ncols = np.where(is_t, a[clip(t_nc_at, is_t)].astype(np.int64), 0)
-    is_t &= ncols < 251
+    ok &= t_nc_at < t_end
+    ok &= (a[np.where(ok, t_tl_at - 1, 0)] == 0) & (a[np.where(ok, t_nc_at - 1, 0)] == 0)
+    ncols = np.where(ok, a[np.where(ok, t_nc_at, 0)], 0).astype(np.int64)
+    ok &= ncols < 251
     t_ml_at = t_nc_at + 1 + ncols
-    is_t &= t_ml_at < body_end
-    mlen = np.where(is_t, a[clip(t_ml_at, is_t)].astype(np.int64), 0)
-    is_t &= (mlen < 251) & (t_ml_at + 1 + mlen + (ncols + 7) // 8 <= body_end)
-    slow_mask |= (tcode == TABLE_MAP) & ~is_t
+    ok &= t_ml_at < t_end
+    mlen = np.where(ok, a[np.where(ok, t_ml_at, 0)], 0).astype(np.int64)
+    ok &= (mlen < 251) & (t_ml_at + 1 + mlen + (ncols + 7) // 8 <= t_end)
+    keep(ti, ok)
+    ti, tb, t_db_len, t_tl_at, t_tl, t_nc_at, ncols = (x[ok] for x in (ti, tb, t_db_len, t_tl_at, t_tl, t_nc_at, ncols))
+    ints["table_id"].append((ti, U(tb, 6)))
+    texts["db"].append((ti, tb + 9, t_db_len))
+    texts["table"].append((ti, t_tl_at + 1, t_tl))
+    ct_off, ct_data = _segments(a, t_nc_at + 1, ncols)
+    types = pc.binary_join(pa.ListArray.from_arrays(pa.array(ct_off), _DECIMAL.take(pa.array(ct_data))), ",")
+    built["details"].append((ti, _concat('{"column_types":[', types, "]}")))
 
     # -- rows events: table_id(6) flags(2) [extra_len(2) extra] rows
-    v1 = np.isin(tcode, ROWS_V1)
-    v2 = np.isin(tcode, ROWS_V2)
-    is_r = (v1 & (body_len >= 8)) | (v2 & (body_len >= 10))
-    extra_len = np.where(v2 & is_r, U(clip(b + 8, v2 & is_r), 2), 2)
-    is_r &= ~v2 | ((extra_len >= 2) & (8 + extra_len <= body_len))
-    slow_mask |= (v1 | v2) & ~is_r
+    ri, rb, rlen = rows_of(*ROWS_V1, *ROWS_V2)
+    v2 = np.isin(tcode[ri], ROWS_V2)
+    ok = rlen >= np.where(v2, 10, 8)
+    extra_len = np.where(v2 & ok, U(np.where(v2 & ok, rb + 8, 0), 2), 2)
+    ok &= ~v2 | ((extra_len >= 2) & (8 + extra_len <= rlen))
+    keep(ri, ok)
+    ri, rb = ri[ok], rb[ok]
+    ints["table_id"].append((ri, U(rb, 6)))
+    ints["rows_flags"].append((ri, U(rb + 6, 2)))
 
-    is_a = tcode == ANNOTATE
+    # -- ANNOTATE_ROWS_EVENT: the statement
+    ai, ab, alen = rows_of(ANNOTATE)
+    texts["query"].append((ai, ab, alen))
 
-    # columns
-    q_only = is_q & ~slow_mask
-    A["db"] = _strings(a, np.where(is_t, b + 9, q_db), np.where(is_t, t_db_len, db_len), q_only | is_t)
-    A["query"] = _strings(a, np.where(is_a, b, q_text), np.where(is_a, body_len, body_end - q_text), q_only | is_a)
-    A["xid"] = _ints(U(clip(b, is_x), 8), is_x)
-    gi = np.flatnonzero(is_g)
-    gtid = pc.binary_join_element_wise(
-        _text(U(b[gi] + 8, 4)), _text(server_id[gi]), _text(U(b[gi], 8).view(np.uint64)), "-"
-    )
-    A["gtid"] = _scatter(n, [(gi, gtid)])
-    rb = clip(b, is_t | is_r)
-    A["table_id"] = _ints(U(rb, 6), is_t | is_r)
-    A["table"] = _strings(a, t_tl_at + 1, t_tl, is_t)
-    A["rows_flags"] = _ints(U(rb + 6, 2), is_r)
-
-    # details: the same compact JSON as `details_json` of the reference row, built column-wise
-    qi = np.flatnonzero(q_only)
-    with_mode = has_mode[qi]
-    mode = _text(U(np.where(with_mode, mode_at[qi], 0), 8).view(np.uint64))
-    q_details = _concat(
-        '{"thread_id":', _text(U(b[qi], 4)), ',"exec_time":', _text(U(b[qi] + 4, 4)),
-        ',"error_code":', _text(U(b[qi] + 9, 2)),
-        pc.if_else(pa.array(with_mode), _concat(',"sql_mode":', mode), ""), "}",
-    )
-    committed = has_commit[gi]
-    commit_id = _text(U(np.where(committed, b[gi] + 13, 0), 8).view(np.uint64))
-    g_details = _concat(
-        '{"flags2":', _text(flags2[gi]), pc.if_else(pa.array(committed), _concat(',"commit_id":', commit_id), ""), "}"
-    )
-    ti = np.flatnonzero(is_t)
-    ct_off, ct_data = _segments(a, t_nc_at[ti] + 1, ncols[ti])
-    types = pc.binary_join(pa.ListArray.from_arrays(pa.array(ct_off), _DECIMAL.take(pa.array(ct_data))), ",")
-    t_details = _concat('{"column_types":[', types, "]}")
-    A["details"] = _scatter(n, [(qi, q_details), (gi, g_details), (ti, t_details)])
+    for name, pieces in ints.items():
+        A[name] = _ints_at(n, pieces)
+    for name, spans in texts.items():
+        A[name] = _strings_at(a, n, spans)
+    for name, parts in built.items():
+        A[name] = _scatter(n, parts)
 
     # the reference decoder for everything else
     slow: dict[int, dict[str, Any]] = {}
@@ -557,11 +605,11 @@ def _verify(buf: bytes, offsets: np.ndarray, flags: np.ndarray, path: str, base:
     for i in np.flatnonzero(~checked).tolist():  # events without a footer: the same bytes
         model[o[i] - lo : o[i] - lo + sizes[i]] = r.a[o[i] : o[i] + sizes[i]]
     lengths = sizes[checked] - CHECKSUM_LEN
-    distinct, which = np.unique(lengths, return_inverse=True)
-    crcs = np.array([zlib.crc32(bytes(int(n))) for n in distinct], dtype=np.uint32)[which]
-    footer = o[checked] + lengths - lo
-    for k in range(CHECKSUM_LEN):
-        model[footer + k] = (crcs >> (8 * k)) & 0xFF
+    crc_of_zeros = np.zeros(int(lengths.max()) + 1, dtype=np.uint32)
+    for length in np.flatnonzero(np.bincount(lengths)).tolist():
+        crc_of_zeros[length] = zlib.crc32(bytes(length))
+    footers = np.ndarray((len(model) - CHECKSUM_LEN + 1,), dtype="<u4", buffer=model, strides=(1,))
+    footers[o[checked] + lengths - lo] = crc_of_zeros[lengths]
     if zlib.crc32(model) != zlib.crc32(memoryview(buf)[lo:hi]):
         _verify_each(buf, o[checked], sizes[checked], path, base)
         raise BinlogFileError(path, base + lo, "CRC32 mismatch in this range")  # not reached
