@@ -211,9 +211,13 @@ def _segments(a: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> tuple[n
     total = int(offsets[-1])
     if total == 0:
         return offsets.astype(np.int32), np.zeros(0, dtype=np.uint8)
+    # the byte positions to gather: +1 from byte to byte, a jump where each range begins
     rows = np.flatnonzero(lengths)
-    idx = np.repeat(starts[rows] - offsets[rows], lengths[rows]) + np.arange(total, dtype=np.int64)
-    return offsets.astype(np.int32), a[idx]
+    first, size = starts[rows], lengths[rows]
+    step = np.ones(total, dtype=np.int64)
+    step[0] = first[0]
+    step[offsets[rows[1:]]] = first[1:] - (first[:-1] + size[:-1] - 1)
+    return offsets.astype(np.int32), a[np.cumsum(step)]
 
 
 def _validity(valid: np.ndarray) -> tuple[pa.Buffer | None, int]:
