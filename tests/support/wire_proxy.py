@@ -15,7 +15,7 @@ from __future__ import annotations
 import socket
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from protocol.semisync_wire import decode_ack
@@ -131,14 +131,9 @@ class WireProxy:
     def _client_bytes(self, dst: socket.socket, data: bytes, buf: bytearray) -> bool:
         """Replica -> master: note the acks (whole packets only), always forward."""
         buf += data
-        while len(buf) >= 4:
-            length = int.from_bytes(buf[:3], "little")
-            if len(buf) < 4 + length:
-                break
-            seq, payload = buf[3], bytes(buf[4 : 4 + length])
-            del buf[: 4 + length]
-            if seq == 0 and payload[:1] == b"\xef":
-                self.record("ack", decode_ack(payload).position)
+        for packet in whole_packets(buf):
+            if is_ack(packet):
+                self.record("ack", decode_ack(packet[4:]).position)
         return True
 
     def _server_bytes(self, dst: socket.socket, data: bytes, buf: bytearray) -> bool:
@@ -156,3 +151,19 @@ class WireProxy:
         except OSError:
             pass
         return False
+
+
+def whole_packets(buf: bytearray) -> Iterator[bytes]:
+    """Take every complete MySQL packet (4-byte header included) off the front of `buf`."""
+    while len(buf) >= 4:
+        length = int.from_bytes(buf[:3], "little")
+        if len(buf) < 4 + length:
+            return
+        packet = bytes(buf[: 4 + length])
+        del buf[: 4 + length]
+        yield packet
+
+
+def is_ack(packet: bytes) -> bool:
+    """A semi-sync ack: sequence id 0, payload starting with 0xEF."""
+    return packet[3] == 0 and packet[4:5] == b"\xef"

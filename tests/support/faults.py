@@ -1,0 +1,632 @@
+"""Durability under faults: a semi-sync cluster, a load that remembers every acknowledged commit,
+faults in a seeded random loop, and the checker that proves no acknowledged transaction is lost.
+
+The cluster: our master (AFTER_SYNC, wait for `wait_count` slaves, wait_no_slave ON, a timeout
+longer than the whole run, so semi-sync can never fall back by timing out) and two of our slaves,
+each connected to the master through a `FaultProxy`. Writers connect to the master directly.
+
+The load: `writers` threads, each committing transactions of 1 or 2 rows with unique keys
+(`w<writer>.<n>.<row>`), and writing down in the `Ledger` the outcome the client saw: OK
+(*acknowledged*) or an error (*in doubt*: it may or may not have committed).
+
+The faults (`FAULTS`): kill -9 + restart of the master; kill -9 + restart of a slave; SIGSTOP +
+SIGCONT of a slave; a cut link (the slave's proxy closes its connections and drops every byte,
+both ways, until restored: a partition); a slow link (the proxy delays and fragments every chunk,
+both ways); a corrupted ack (the proxy damages the next semi-sync ack a slave sends: its magic,
+its position or its file name, each a change the master can detect). One fault at a time, healed
+before the next, so the master always has a healthy slave once the fault is over.
+
+The guarantee checked (MySQL's AFTER_SYNC semantics, seed 003 and WL#7169): a commit that
+returned OK while semi-sync was ON was, at that moment, durable in the master's binlog and in the
+relay log of at least `wait_count` slaves (ours fsync the relay log before acking). The rules
+(`Violation.rule`):
+- `acked-lost-on-master` (a): after every restart of the master, and at the end, every
+  acknowledged transaction is in the master's table.
+- `acked-not-on-slaves` (b): whenever the master is killed (in the loop, and once more at the
+  end, with the load stopped), before it comes back, every transaction acknowledged until then
+  is complete in the relay log (committed by its XID) or in the table of at least `wait_count`
+  slaves. Nothing can reach a slave while the master is dead, so this is the state at the kill.
+- `semisync-off` (guards (b)): a sampler reads the master's status every 0.25 s; semi-sync must
+  be ON with `no_tx` = 0, otherwise (b) does not hold by design and the run says so.
+- `diverged` (c): after catch-up each slave's table is the master's, row for row.
+- `duplicate`, `phantom`, `torn` (d): no key twice, no key nobody attempted, no transaction in
+  part; a transaction whose client saw an error may be present (once) or absent.
+- `corrupt-ack-accepted`: the master must drop the connection that carried a corrupted ack
+  ("errors say who broke the rules"), and must not credit it (then (b) would fail).
+- `no-progress` (a hang): after every healed fault the load must commit again within 30 s.
+- `daemon-died`: no daemon exits unless we killed it.
+
+Run a soak with `python -m tests.support.faults --minutes 10 --seed S` (docs/CONTRIBUTING.md).
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import re
+import shutil
+import signal
+import socket
+import sys
+import tempfile
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pymysql
+
+from binlog.index import read_index
+from binlog.reader import BinlogFileError, iter_events
+from protocol.errors import ProtocolError
+from protocol.events import EventType, decode_header
+from protocol.semisync_wire import decode_ack
+from tests.support.daemons import Daemon, wait_for
+from tests.support.wire_proxy import WireProxy, is_ack, whole_packets
+
+REPL_PASSWORD = "replpw"
+TABLE = "faults.t"
+KEY = re.compile(rb"'(w\d+\.\d+)\.\d+'")
+HEAL_TIMEOUT = 30.0
+
+
+# -- the ledger: what every client was told ---------------------------------------------------
+@dataclass
+class Txn:
+    txid: str
+    rows: int
+    started: float
+    outcome: str = "pending"  # "ok" (acknowledged) | "error" (in doubt) | "pending"
+    ended: float = 0.0
+
+    def keys(self) -> list[str]:
+        return [f"{self.txid}.{j}" for j in range(self.rows)]
+
+
+class Ledger:
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self.txns: dict[str, Txn] = {}
+
+    def attempt(self, txid: str, rows: int) -> Txn:
+        txn = Txn(txid, rows, time.monotonic())
+        with self._lock:
+            self.txns[txid] = txn
+        return txn
+
+    def end(self, txn: Txn, outcome: str) -> None:
+        with self._lock:
+            txn.outcome, txn.ended = outcome, time.monotonic()
+
+    def acked(self) -> set[str]:
+        with self._lock:
+            return {t.txid for t in self.txns.values() if t.outcome == "ok"}
+
+    def count(self, outcome: str) -> int:
+        with self._lock:
+            return sum(1 for t in self.txns.values() if t.outcome == outcome)
+
+
+class Load:
+    """`n` writer threads on the master. `idle()` is true when every writer has seen its
+    connection fail (or stopped): no further OK can arrive from a dead master."""
+
+    def __init__(self, master: Daemon, ledger: Ledger, n: int, seed: int) -> None:
+        self.master, self.ledger = master, ledger
+        self._stop = threading.Event()
+        self._connected = [False] * n
+        self._threads = [threading.Thread(target=self._write, args=(w, random.Random(seed * 1000 + w)),
+                                          daemon=True, name=f"writer-{w}") for w in range(n)]
+
+    def start(self) -> None:
+        for t in self._threads:
+            t.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        for t in self._threads:
+            t.join(HEAL_TIMEOUT)
+
+    def idle(self) -> bool:
+        return not any(self._connected)
+
+    def _write(self, w: int, rng: random.Random) -> None:
+        conn = None
+        n = 0
+        while not self._stop.is_set():
+            if conn is None:
+                try:
+                    conn = self.master.connect(read_timeout=120, write_timeout=30)
+                    self._connected[w] = True
+                except pymysql.err.MySQLError:
+                    time.sleep(0.1)
+                    continue
+            txn = self.ledger.attempt(f"w{w}.{n}", rng.choice((1, 1, 2)))
+            n += 1
+            try:
+                with conn.cursor() as cur:
+                    if txn.rows > 1:
+                        cur.execute("BEGIN")
+                    for key in txn.keys():
+                        cur.execute(f"INSERT INTO {TABLE} (k, w, n) VALUES ('{key}', {w}, {n})")
+                    if txn.rows > 1:
+                        cur.execute("COMMIT")
+                self.ledger.end(txn, "ok")
+            except (pymysql.err.MySQLError, OSError):
+                self.ledger.end(txn, "error")
+                self._connected[w] = False
+                if conn.open:
+                    conn.close()
+                conn = None
+        self._connected[w] = False
+        if conn is not None and conn.open:
+            conn.close()
+
+
+# -- the link between a slave and the master --------------------------------------------------
+ACK_DAMAGE = ("magic", "position", "file")
+
+
+class FaultProxy(WireProxy):
+    """A WireProxy with link faults: `partition()` (close every connection, then drop every byte
+    both ways until `restore()`), `slow(seconds)` (each chunk waits up to that long and goes on
+    in small pieces, both ways), `corrupt_next_ack(how)` (damage the next ack the slave sends).
+    Slave -> master bytes are forwarded as whole packets, so an ack can be rewritten."""
+
+    def __init__(self, target_port: int, rng: random.Random) -> None:
+        super().__init__(target_port)
+        self.rng = rng
+        self.mode = "pass"  # "pass" | "partition" | "slow"
+        self.delay = 0.0
+        self._damage: str | None = None
+        self.corrupted: list[tuple[socket.socket, str, bytes]] = []  # (master side, how, bytes sent)
+        self.closed_by_master: set[socket.socket] = set()
+
+    def partition(self) -> None:
+        with self.lock:
+            self.mode = "partition"
+        self.cut()
+
+    def slow(self, delay: float) -> None:
+        with self.lock:
+            self.mode, self.delay = "slow", delay
+
+    def restore(self) -> None:
+        with self.lock:
+            was, self.mode = self.mode, "pass"
+        if was == "partition":
+            self.cut()  # bytes were dropped: those streams cannot go on
+
+    def corrupt_next_ack(self, how: str) -> None:
+        with self.lock:
+            self._damage = how
+
+    def _pump(self, src, dst, on_data) -> None:
+        super()._pump(src, dst, on_data)
+        if on_data == self._server_bytes:
+            with self.lock:
+                self.closed_by_master.add(src)
+
+    def _send(self, dst: socket.socket, data: bytes) -> None:
+        with self.lock:
+            mode, delay = self.mode, self.delay
+        if mode == "partition":
+            return
+        try:
+            if mode == "slow":
+                time.sleep(self.rng.uniform(0, delay))
+                pos = 0
+                while pos < len(data):
+                    step = self.rng.randint(1, 512)
+                    dst.sendall(data[pos : pos + step])
+                    pos += step
+                    time.sleep(self.rng.uniform(0, 0.002))
+            else:
+                dst.sendall(data)
+        except OSError:
+            pass
+
+    def _client_bytes(self, dst: socket.socket, data: bytes, buf: bytearray) -> bool:
+        buf += data
+        for packet in whole_packets(buf):
+            if is_ack(packet):
+                self.record("ack", decode_ack(packet[4:]).position)
+                with self.lock:
+                    how, self._damage = self._damage, None
+                if how is not None:
+                    packet = damage_ack(packet, how)
+                    with self.lock:
+                        self.corrupted.append((dst, how, packet))
+            self._send(dst, packet)
+        return False
+
+    def _server_bytes(self, dst: socket.socket, data: bytes, buf: bytearray) -> bool:
+        self._send(dst, data)
+        return False
+
+
+def damage_ack(packet: bytes, how: str) -> bytes:
+    """An ack packet (4-byte header + EF + 8-byte position + file name) damaged so that the master
+    can tell: a wrong magic, a position past anything sent, a file name that is not a binlog's."""
+    p = bytearray(packet)
+    if how == "magic":
+        p[4] ^= 0xFF
+    elif how == "position":
+        p[4 + 8] ^= 0x40  # the position's most significant byte: 2**62 or more
+    else:
+        dot = p.rindex(b".")
+        p[dot] = ord("#")  # mysql-bin#000001
+    return bytes(p)
+
+
+# -- the cluster ------------------------------------------------------------------------------
+class Cluster:
+    def __init__(self, workdir: Path, rng: random.Random, wait_count: int = 1, slaves: int = 2) -> None:
+        self.workdir = workdir
+        self.wait_count = wait_count
+        self.master = Daemon("master", workdir / "master", [
+            "--server-id=1", "--rpl-semi-sync-master-enabled=ON",
+            "--rpl-semi-sync-master-wait-point=AFTER_SYNC",
+            f"--rpl-semi-sync-master-wait-for-slave-count={wait_count}",
+            "--rpl-semi-sync-master-wait-no-slave=ON",
+            "--rpl-semi-sync-master-timeout=86400000",  # a day: never falls back during a run
+        ])
+        self.proxies: list[FaultProxy] = []
+        self.slaves: list[Daemon] = []
+        self._slave_count = slaves
+        self._rng = rng
+        self.killed: set[str] = set()  # daemons we stopped on purpose (not "died")
+
+    def start(self) -> None:
+        m = self.master.start()
+        for sql in ("SET GLOBAL rpl_semi_sync_master_enabled = OFF",  # no slave yet to ack these
+                    f"CREATE USER 'repl'@'%' IDENTIFIED BY '{REPL_PASSWORD}'",
+                    "GRANT REPLICATION SLAVE ON *.* TO 'repl'@'%'",
+                    "CREATE DATABASE faults",
+                    f"CREATE TABLE {TABLE} (seq INT AUTO_INCREMENT PRIMARY KEY, k VARCHAR(40) NOT NULL, "
+                    "w INT NOT NULL, n INT NOT NULL)",
+                    "SET GLOBAL rpl_semi_sync_master_enabled = ON"):
+            m.query(sql)
+        for i in range(1, self._slave_count + 1):
+            proxy = FaultProxy(m.port, random.Random(self._rng.random()))
+            slave = Daemon("slave", self.workdir / f"slave{i}", [
+                f"--server-id={1 + i}", "--master-host=127.0.0.1", f"--master-port={proxy.port}",
+                "--master-user=repl", f"--master-password={REPL_PASSWORD}",
+                "--rpl-semi-sync-slave-enabled=ON", "--master-connect-retry=0.3",
+                "--master-heartbeat-period=0.5", "--slave-net-timeout=2",
+            ])
+            slave.role = f"slave{i}"  # its name from now on (the command line already says `slave`)
+            self.proxies.append(proxy)
+            self.slaves.append(slave.start())
+        for slave in self.slaves:
+            wait_for(lambda s=slave: s.query(f"SELECT COUNT(*) FROM {TABLE}") is not None, HEAL_TIMEOUT,
+                     message=f"{slave.role} to replicate the table")
+
+    def daemons(self) -> list[Daemon]:
+        return [self.master, *self.slaves]
+
+    def died(self) -> list[str]:
+        return [f"{d.role} (exit {d.proc.poll()}):\n{d.tail(15)}" for d in self.daemons()
+                if d.role not in self.killed and d.proc is not None and d.proc.poll() is not None]
+
+    def heal(self) -> None:
+        for proxy in self.proxies:
+            proxy.restore()
+        for d in self.daemons():
+            if d.proc is not None and d.proc.poll() is None:
+                d.signal(signal.SIGCONT)
+            elif d.role in self.killed:
+                d.start()
+            self.killed.discard(d.role)
+
+    def close(self) -> None:
+        for d in self.daemons():
+            try:
+                d.stop()
+            except RuntimeError:
+                pass
+            d.kill9()
+        for proxy in self.proxies:
+            proxy.close()
+
+
+# -- what each server holds -------------------------------------------------------------------
+def table_rows(daemon: Daemon) -> list[tuple]:
+    return [tuple(r) for r in daemon.query(f"SELECT seq, k, w, n FROM {TABLE} ORDER BY seq")]
+
+
+def relay_log_txids(datadir: Path, basename: str = "relay-bin") -> Counter[str]:
+    """Keys of every transaction committed (XID, or COMMIT) in the relay log, as key counts per
+    transaction id. Read while the slave runs: a file the applier purged meanwhile is skipped
+    (read the slave's table afterwards: what was purged had been applied)."""
+    found: Counter[str] = Counter()
+    for name in read_index(datadir, basename):
+        pending: list[str] = []
+        try:
+            for _, raw in iter_events(datadir / name):
+                kind = decode_header(raw).type_code
+                if kind == EventType.QUERY_EVENT:
+                    text_end = raw[:-4]  # before the CRC32 (the master's binlog_checksum)
+                    if text_end.endswith(b"BEGIN"):
+                        pending = []
+                    elif text_end.endswith(b"COMMIT"):
+                        found.update(pending)
+                        pending = []
+                    else:
+                        pending += [m.decode() for m in KEY.findall(raw)]
+                elif kind == EventType.XID_EVENT:
+                    found.update(pending)
+                    pending = []
+        except (FileNotFoundError, BinlogFileError, ProtocolError):
+            continue
+    return found
+
+
+def slave_copy(slave: Daemon, ledger: Ledger) -> set[str]:
+    """Transaction ids durable on `slave`: complete in its relay log, or in its table."""
+    rows = ledger.txns
+    counts = relay_log_txids(slave.datadir)
+    held = {t for t, c in counts.items() if t in rows and c >= rows[t].rows}
+    applied = Counter(k.rsplit(".", 1)[0] for _, k, _, _ in table_rows(slave))
+    return held | {t for t, c in applied.items() if t in rows and c >= rows[t].rows}
+
+
+# -- the checker ------------------------------------------------------------------------------
+@dataclass
+class Violation:
+    rule: str
+    txids: list[str]
+    detail: str = ""
+
+    def __str__(self) -> str:
+        shown = ", ".join(sorted(self.txids, key=txid_order)[:12])
+        more = f" (+{len(self.txids) - 12} more)" if len(self.txids) > 12 else ""
+        return f"[{self.rule}] {len(self.txids)} transaction(s) {shown}{more}" + (f": {self.detail}" if self.detail else "")
+
+
+def txid_order(txid: str) -> tuple[int, ...]:
+    return tuple(int(p) for p in txid[1:].split("."))
+
+
+def check_on_master(acked: set[str], rows: list[tuple]) -> list[Violation]:
+    """Rule (a): every acknowledged transaction is in the master's table."""
+    present = {k.rsplit(".", 1)[0] for _, k, _, _ in rows}
+    lost = acked - present
+    return [Violation("acked-lost-on-master", sorted(lost))] if lost else []
+
+
+def check_on_slaves(acked: set[str], copies: dict[str, set[str]], wait_count: int, when: str) -> list[Violation]:
+    """Rule (b): every acknowledged transaction is durable on at least `wait_count` slaves."""
+    short = sorted(t for t in acked if sum(t in held for held in copies.values()) < wait_count)
+    if not short:
+        return []
+    where = "; ".join(f"{name} lacks {len(acked - held)}" for name, held in copies.items())
+    return [Violation("acked-not-on-slaves", short, f"{when}: on fewer than {wait_count} slave(s) ({where})")]
+
+
+def check_table(ledger: Ledger, rows: list[tuple], name: str) -> list[Violation]:
+    """Rules (d) on one server's table: no duplicate key, no phantom, no torn transaction."""
+    keys = Counter(k for _, k, _, _ in rows)
+    found: list[Violation] = []
+    twice = sorted({k.rsplit(".", 1)[0] for k, c in keys.items() if c > 1})
+    if twice:
+        found.append(Violation("duplicate", twice, f"on {name}"))
+    per_txn = Counter(k.rsplit(".", 1)[0] for k in keys)  # distinct keys per transaction
+    txns = ledger.txns
+    phantom = sorted(t for t in per_txn if t not in txns)
+    if phantom:
+        found.append(Violation("phantom", phantom, f"on {name}: keys no client inserted"))
+    torn = sorted(t for t, c in per_txn.items() if t in txns and c != txns[t].rows)
+    if torn:
+        found.append(Violation("torn", torn, f"on {name}: part of the transaction's rows"))
+    return found
+
+
+def check_identical(master_rows: list[tuple], slave_rows: list[tuple], name: str) -> list[Violation]:
+    """Rule (c): after catch-up the slave's table is the master's, row for row."""
+    if master_rows == slave_rows:
+        return []
+    m, s = Counter(master_rows), Counter(slave_rows)
+    missing = sorted({r[1].rsplit(".", 1)[0] for r in m - s})
+    extra = sorted({r[1].rsplit(".", 1)[0] for r in s - m})
+    return [Violation("diverged", sorted(set(missing) | set(extra)),
+                      f"{name}: {len(m - s)} master rows missing, {len(s - m)} rows not on the master")]
+
+
+# -- the run ----------------------------------------------------------------------------------
+@dataclass
+class Report:
+    seed: int
+    faults: list[str] = field(default_factory=list)
+    violations: list[Violation] = field(default_factory=list)
+    acked: int = 0
+    in_doubt: int = 0
+    master_kills: int = 0
+    seconds: float = 0.0
+
+    def summary(self) -> str:
+        lines = [f"seed {self.seed}: {len(self.faults)} faults in {self.seconds:.0f} s, {self.acked} acknowledged "
+                 f"transactions, {self.in_doubt} in doubt, (b) checked at {self.master_kills} master kills",
+                 "faults: " + ", ".join(self.faults)]
+        lines += [f"VIOLATION {v}" for v in self.violations] or ["checker: every rule holds"]
+        return "\n".join(lines)
+
+
+class Run:
+    def __init__(self, seed: int, workdir: Path, writers: int = 4, wait_count: int = 1,
+                 log: Callable[[str], None] = print) -> None:
+        self.rng = random.Random(seed)
+        self.report = Report(seed)
+        self.ledger = Ledger()
+        self.cluster = Cluster(workdir, self.rng, wait_count)
+        self.load = Load(self.cluster.master, self.ledger, writers, seed)
+        self.log = log
+        self._sampling = threading.Event()
+        self._sampler = threading.Thread(target=self._sample, daemon=True, name="semisync-sampler")
+
+    def violate(self, v: Violation) -> None:
+        self.report.violations.append(v)
+        self.log(f"VIOLATION {v}")
+
+    # the master's semi-sync state, all along
+    def _sample(self) -> None:
+        while not self._sampling.wait(0.25):
+            try:
+                st = self.cluster.master.status("Rpl_semi_sync_master_%")
+            except (pymysql.err.MySQLError, OSError):
+                continue  # killed or restarting
+            if st.get("Rpl_semi_sync_master_status") != "ON" or int(st.get("Rpl_semi_sync_master_no_tx", 0)):
+                self.violate(Violation("semisync-off", [], f"master status {st.get('Rpl_semi_sync_master_status')}, "
+                                       f"no_tx {st.get('Rpl_semi_sync_master_no_tx')}: guarantee (b) not in force"))
+                return
+
+    def progress(self, what: str) -> bool:
+        start = self.ledger.count("ok")
+        try:
+            wait_for(lambda: self.ledger.count("ok") > start, HEAL_TIMEOUT, 0.05, what)
+            return True
+        except TimeoutError as e:
+            pending = [t for t in self.ledger.txns.values() if t.outcome == "pending"]
+            self.violate(Violation("no-progress", [t.txid for t in pending], f"{e}\n{self.cluster.master.tail(20)}"))
+            return False
+
+    def master_lost(self, when: str) -> None:
+        """Kill -9 the master; check (b) while it is dead, restart it, check (a)."""
+        c = self.cluster
+        c.killed.add(c.master.role)
+        c.master.kill9()
+        self.report.master_kills += 1
+        wait_for(self.load.idle, HEAL_TIMEOUT, 0.02, "every writer to see the master gone")
+        acked = self.ledger.acked()
+        copies = {s.role: slave_copy(s, self.ledger) for s in c.slaves}
+        for v in check_on_slaves(acked, copies, c.wait_count, when):
+            self.violate(v)
+        c.master.start()
+        c.killed.discard(c.master.role)
+        for v in check_on_master(acked, table_rows(c.master)):
+            v.detail = f"after the restart following {when}"
+            self.violate(v)
+
+    def inject(self, kind: str) -> None:
+        c, rng = self.cluster, self.rng
+        i = rng.randrange(len(c.slaves))
+        slave, proxy = c.slaves[i], c.proxies[i]
+        hold = rng.uniform(0.5, 2.5)
+        label = kind if kind == "master-kill" else f"{kind}({slave.role})"
+        self.log(f"{time.strftime('%H:%M:%S')} fault {label} for {hold:.1f}s, {self.ledger.count('ok')} acked so far")
+        time.sleep(hold)  # some load before the fault too
+        if kind == "master-kill":
+            self.master_lost(f"fault {len(self.report.faults) + 1}")
+        elif kind == "slave-kill":
+            c.killed.add(slave.role)
+            slave.kill9()
+            time.sleep(hold)
+        elif kind == "slave-stop":
+            slave.signal(signal.SIGSTOP)
+            time.sleep(hold)
+        elif kind == "link-cut":
+            proxy.partition()
+            time.sleep(hold + 2)  # past slave_net_timeout: the slave notices
+        elif kind == "link-slow":
+            proxy.slow(rng.uniform(0.02, 0.2))
+            time.sleep(hold * 2)
+        elif kind == "ack-corrupt":
+            how = rng.choice(ACK_DAMAGE)
+            label += f"[{how}]"
+            seen = len(proxy.corrupted)
+            proxy.corrupt_next_ack(how)
+            wait_for(lambda: len(proxy.corrupted) > seen, HEAL_TIMEOUT, 0.02, "an ack to corrupt")
+            upstream = proxy.corrupted[-1][0]
+            try:
+                wait_for(lambda: upstream in proxy.closed_by_master, 10, 0.02, "the master to drop the connection")
+            except TimeoutError:
+                self.violate(Violation("corrupt-ack-accepted", [], f"{slave.role}: ack with a bad {how} "
+                                       f"{proxy.corrupted[-1][2].hex()} did not make the master drop the connection"))
+        self.report.faults.append(label)
+        c.heal()
+        for died in c.died():
+            self.violate(Violation("daemon-died", [], died))
+
+    def run(self, seconds: float, kinds: list[str] | None = None) -> Report:
+        started = time.monotonic()
+        c = self.cluster
+        try:
+            c.start()
+            self.load.start()
+            self._sampler.start()
+            # every kind once, in a random order, then random kinds until the time is up
+            todo = list(kinds or FAULTS)
+            self.rng.shuffle(todo)
+            while not self.report.violations:
+                kind = todo.pop() if todo else self.rng.choice(kinds or FAULTS)
+                self.inject(kind)
+                if not self.progress(f"commits after {self.report.faults[-1]}"):
+                    break
+                if not todo and time.monotonic() - started > seconds:
+                    break
+            self.finish()
+        finally:
+            self._sampling.set()
+            self.load.stop()
+            c.close()
+            self.report.seconds = time.monotonic() - started
+            self.report.acked = self.ledger.count("ok")
+            self.report.in_doubt = self.ledger.count("error")
+        return self.report
+
+    def finish(self) -> None:
+        """Heal, stop the load, lose the master once more (b, a), then catch up and compare (c, d)."""
+        c = self.cluster
+        c.heal()
+        self.load.stop()
+        self._sampling.set()
+        self.master_lost("the end of the run")
+        master_rows = table_rows(c.master)
+        self.violate_all(check_table(self.ledger, master_rows, "master"))
+        for slave in c.slaves:
+            try:
+                wait_for(lambda s=slave: table_rows(s) == master_rows, 60, 0.2, f"{slave.role} to catch up")
+            except TimeoutError:
+                pass
+            rows = table_rows(slave)
+            self.violate_all(check_identical(master_rows, rows, slave.role) + check_table(self.ledger, rows, slave.role))
+
+    def violate_all(self, found: list[Violation]) -> None:
+        for v in found:
+            self.violate(v)
+
+
+FAULTS = ["master-kill", "slave-kill", "slave-stop", "link-cut", "link-slow", "ack-corrupt"]
+
+
+def run(seed: int, seconds: float, workdir: Path | None = None, writers: int = 4, wait_count: int = 1,
+        log: Callable[[str], None] = print) -> Report:
+    """One seeded fault loop of at least `seconds` (every fault kind at least once)."""
+    own = workdir is None
+    workdir = Path(tempfile.mkdtemp(prefix="semisync-faults-")) if own else workdir
+    log(f"fault loop: seed {seed}, {seconds:.0f} s, {writers} writers, wait for {wait_count} slave(s), in {workdir}")
+    try:
+        return Run(seed, workdir, writers, wait_count, log).run(seconds)
+    finally:
+        if own:
+            shutil.rmtree(workdir, ignore_errors=True)
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m tests.support.faults", description=__doc__.split("\n\n")[0])
+    p.add_argument("--minutes", type=float, default=10.0)
+    p.add_argument("--seed", type=int, default=None)
+    p.add_argument("--writers", type=int, default=4)
+    p.add_argument("--wait-for-slave-count", type=int, default=1, choices=(1, 2))
+    p.add_argument("--workdir", type=Path, default=None, help="keep the datadirs and logs here")
+    args = p.parse_args(argv)
+    seed = args.seed if args.seed is not None else random.randrange(1 << 32)
+    report = run(seed, args.minutes * 60, args.workdir, args.writers, args.wait_for_slave_count)
+    print(report.summary())
+    return 1 if report.violations else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
