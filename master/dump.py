@@ -11,7 +11,9 @@ Contract (who may call what, which rule each step follows)
   one), the file's FORMAT_DESCRIPTION (log_pos 0 and no creation time when starting past it, as
   mysqld does; LOG_EVENT_BINLOG_IN_USE_F cleared), then the file's events from the position on.
   A finished file ends with its real ROTATE; the session then opens the next file of the index
-  and sends its FORMAT_DESCRIPTION and events.
+  and sends its FORMAT_DESCRIPTION and events. A file the master crashed in has no ROTATE at its
+  end: the next file then starts with an artificial ROTATE to it (as the first file does), or
+  the slave would take the new file's events for the old file's.
 - Readers never take the writer's lock: events are read from the file up to the published end
   position (`BinlogEnd`, published only after the sync stage), then the session waits for the
   next publish. When it waited `@master_heartbeat_period` (nanoseconds, 0 = none) with nothing
@@ -153,8 +155,9 @@ def read_events(path: Path, start: int, end: int, at_least: int = 0) -> list[tup
     return events
 
 
-def check_start(directory: Path, basename: str, position: BinlogPosition) -> None:
-    """Raise DumpError unless `position` is an event boundary of a file in the index."""
+def check_start(directory: Path, basename: str, position: BinlogPosition) -> bool:
+    """Raise DumpError unless `position` is an event boundary of a file in the index; whether
+    the event that ends there is a ROTATE (the file is finished, and the slave knows its next)."""
     names = read_index(directory, basename)
     path = directory / position.file
     if position.file not in names or not path.exists():
@@ -166,11 +169,11 @@ def check_start(directory: Path, basename: str, position: BinlogPosition) -> Non
     if pos > size:
         raise DumpError("Client requested master to start replication from position > file size")
     if pos == len(BINLOG_MAGIC):
-        return
+        return False
     try:
         for offset, event in iter_events(path, len(BINLOG_MAGIC), pos):
             if offset + len(event) == pos:
-                return
+                return event[4] == EventType.ROTATE_EVENT
     except BinlogFileError as e:
         raise DumpError(f"bogus data in log event: {e.message}") from None
     raise DumpError(
@@ -208,6 +211,7 @@ class DumpSession:
         self.strip = False  # the file has CRC32 footers the slave does not expect
         self.events_sent = 0
         self.heartbeats_sent = 0
+        self.rotated = False  # the last event of the file sent (or before the start) is its ROTATE
         self._on_start = on_start
         self._stopped = False
         self._stop_waiter: asyncio.Future[None] | None = None
@@ -237,7 +241,7 @@ class DumpSession:
             filename = names[0] if names else ""
         start = BinlogPosition(filename, self.request.position)
         try:
-            await asyncio.to_thread(check_start, source.directory, source.basename, start)
+            self.rotated = await asyncio.to_thread(check_start, source.directory, source.basename, start)
         except DumpError as e:
             session.write(session.conn.send(ERR.from_error(ER_MASTER_FATAL_ERROR_READING_BINLOG, message=e.message)))
             return
@@ -299,8 +303,9 @@ class DumpSession:
                     "Master is configured to log replication events with checksum, but will not send "
                     "such events to slaves that cannot process them (slave %d)", self.slave_server_id,
                 )
-            if first:
-                self._send(self._artificial_rotate(start), None, artificial=True)
+            if first or not self.rotated:
+                at = start if first else BinlogPosition(self.file, self.pos)
+                self._send(self._artificial_rotate(at), None, artificial=True)
             await self._send_file_start(path, past_start=first and self.pos > len(BINLOG_MAGIC))
             first = False
             if not await self._send_file(path):
@@ -441,6 +446,7 @@ class DumpSession:
             wires.append(wire)
             if info is not None:
                 infos.append(info)
+        self.rotated = batch[-1][1][4] == EventType.ROTATE_EVENT
         self.session.write(wires[0] if len(wires) == 1 else b"".join(wires))
         self.events_sent += len(wires)
         if infos:
