@@ -758,6 +758,10 @@ class Engine:
         except TimeoutError:
             raise SQLError(ER_LOCK_WAIT_TIMEOUT) from None
         try:
+            if self._sp_done or self._touched:
+                # a client's transaction committed but not yet group-committed (a slave with
+                # read_only OFF): made durable first, so that a failing batch cannot take it along
+                await self._on_writer(self._w_commit_group, dict(self._meta))
             for statements in transactions:
                 session = self.session(0)
                 session.autocommit = False

@@ -93,13 +93,14 @@ class RelayPosition:
 
 
 _KIND_PEEK = 64  # bytes of a statement enough to tell BEGIN/COMMIT/ROLLBACK (after blanks)
+_KIND_HEAD = 32  # characters of a statement, after blanks, that `statement_kind` looks at
 
 
 def statement_kind(query: str) -> str:
     """BEGIN, COMMIT, ROLLBACK or OTHER for a QUERY event's statement."""
-    head = query.lstrip()[:16].upper()
+    head = query.lstrip()[:_KIND_HEAD].upper()
     word = head.split(None, 1)[0].rstrip(";") if head else ""
-    if word == "BEGIN" or head.startswith("START TRANSACTION"):
+    if word == "BEGIN" or " ".join(head.split()[:2]).rstrip(";") == "START TRANSACTION":
         return "BEGIN"
     if word in ("COMMIT", "ROLLBACK"):
         return word
@@ -109,7 +110,7 @@ def statement_kind(query: str) -> str:
 def query_kind(text: memoryview | bytes) -> str:
     """`statement_kind` of a QUERY event's raw statement bytes, decoding only their start."""
     head = bytes(text[:_KIND_PEEK]).decode("utf-8", "surrogateescape")
-    if len(text) > _KIND_PEEK and len(head.lstrip()) <= 16:  # mostly blanks: look at all of it
+    if len(text) > _KIND_PEEK and len(head.lstrip()) <= _KIND_HEAD:  # mostly blanks: look at all of it
         head = bytes(text).decode("utf-8", "surrogateescape")
     return statement_kind(head)
 

@@ -2,7 +2,9 @@
 
 Contract
 - Read-only for clients (`read_only = True`: writes get ER_OPTION_PREVENTS_STATEMENT 1290 from
-  the shell); reads of the replicated data go to the engine as on any server.
+  the shell); reads of the replicated data go to the engine as on any server. After SET GLOBAL
+  read_only = OFF a client's transaction is committed to the engine on its own (`commit`), the
+  applier's stored position unchanged; the slave writes no binlog of it.
 - Claims the slave-only statements: CHANGE MASTER TO, START SLAVE / STOP SLAVE
   [IO_THREAD | SQL_THREAD], RESET SLAVE [ALL], SHOW SLAVE STATUS (MySQL 5.7 columns in order).
   Errors are mysqld's: 1198 (running slave), 1200 (no master configured), 1064 (syntax).
@@ -71,6 +73,15 @@ class SlaveRole(Role):
         self.sync_relay_log = sync_relay_log
         self.relay_log_name = relay_log
         self.net_timeout = net_timeout
+
+    async def commit(self, session: ClientSession, txn: Any) -> None:
+        """A client's own write, possible after SET GLOBAL read_only = OFF (as on a MySQL slave):
+        committed to the engine on its own, keeping the applier's position (the engine's meta)
+        as it is. The slave writes no binlog, so nothing of it is replicated further."""
+        assert self.server is not None
+        engine = self.server.engine
+        async with engine.writer_lock:
+            await engine.commit_group(engine.meta())
 
     # -- variables ---------------------------------------------------------------------------------
     def system_variables(self) -> Iterable[SystemVariable]:

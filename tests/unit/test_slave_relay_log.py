@@ -180,3 +180,14 @@ def test_rotate_starts_a_file_that_stands_on_its_own(tmp_path):
     assert found.resume == at
     types = [e[4] for _, e in read_events(tmp_path / "relay-bin.000002", 4, None)]
     assert types == [EventType.FORMAT_DESCRIPTION_EVENT, EventType.ROTATE_EVENT, EventType.FORMAT_DESCRIPTION_EVENT]
+
+
+@pytest.mark.parametrize(("statement", "kind"), [
+    ("BEGIN", "BEGIN"), ("  begin;", "BEGIN"), ("START TRANSACTION", "BEGIN"),
+    ("start  transaction read write", "BEGIN"), ("START TRANSACTION WITH CONSISTENT SNAPSHOT", "BEGIN"),
+    ("START TRANSACTIONS", "OTHER"), ("START SLAVE", "OTHER"), ("COMMIT", "COMMIT"), ("ROLLBACK", "ROLLBACK"),
+    ("INSERT INTO t VALUES (1)", "OTHER"), ("", "OTHER"),
+])
+def test_statement_kind_knows_every_spelling_of_a_transaction_start(statement, kind):
+    assert statement_kind(statement) == kind
+    assert query_kind(statement.encode()) == kind
