@@ -9,12 +9,13 @@ The seed is printed (and taken from SEMISYNC_FAULT_SEED when set), so a failure 
 
 from __future__ import annotations
 
+import os
 import random
 
 import pytest
 
 from tests.support.daemons import wait_for
-from tests.support.faults import TABLE, Cluster, table_rows
+from tests.support.faults import FAULTS, TABLE, Cluster, Run, table_rows
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
 
@@ -46,3 +47,12 @@ def test_a_slave_follows_the_master_into_the_binlog_it_opened_after_a_kill_9(tmp
     finally:
         cluster.close()
 
+
+def test_fault_loop_loses_no_acknowledged_transaction(tmp_path):
+    seed = int(os.environ.get("SEMISYNC_FAULT_SEED") or random.randrange(1 << 32))
+    print(f"fault loop seed {seed} (replay: SEMISYNC_FAULT_SEED={seed})")
+    report = Run(seed, tmp_path, writers=4).run(seconds=60)
+    print(report.summary())
+    assert set(FAULTS) <= {f.split("(")[0] for f in report.faults}, report.faults
+    assert report.acked > 100, report.summary()
+    assert not report.violations, report.summary()

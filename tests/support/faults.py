@@ -9,7 +9,8 @@ The load: `writers` threads, each committing transactions of 1 or 2 rows with un
 (`w<writer>.<n>.<row>`), and writing down in the `Ledger` the outcome the client saw: OK
 (*acknowledged*) or an error (*in doubt*: it may or may not have committed).
 
-The faults (`FAULTS`): kill -9 + restart of the master; kill -9 + restart of a slave; SIGSTOP +
+The faults (`FAULTS`): kill -9 + restart of the master (alone, or while one slave's link is
+cut, or while every slave's is); kill -9 + restart of a slave; SIGSTOP +
 SIGCONT of a slave; a cut link (the slave's proxy closes its connections and drops every byte,
 both ways, until restored: a partition); a slow link (the proxy delays and fragments every chunk,
 both ways); a corrupted ack (the proxy damages the next semi-sync ack a slave sends: its magic,
@@ -444,11 +445,13 @@ class Report:
     acked: int = 0
     in_doubt: int = 0
     master_kills: int = 0
+    samples: int = 0
     seconds: float = 0.0
 
     def summary(self) -> str:
         lines = [f"seed {self.seed}: {len(self.faults)} faults in {self.seconds:.0f} s, {self.acked} acknowledged "
-                 f"transactions, {self.in_doubt} in doubt, (b) checked at {self.master_kills} master kills",
+                 f"transactions, {self.in_doubt} in doubt, (b) checked at {self.master_kills} master kills, "
+                 f"semi-sync ON in all {self.samples} samples of the master's status",
                  "faults: " + ", ".join(self.faults)]
         lines += [f"VIOLATION {v}" for v in self.violations] or ["checker: every rule holds"]
         return "\n".join(lines)
@@ -477,7 +480,8 @@ class Run:
                 st = self.cluster.master.status("Rpl_semi_sync_master_%")
             except (pymysql.err.MySQLError, OSError):
                 continue  # killed or restarting
-            if st.get("Rpl_semi_sync_master_status") != "ON" or int(st.get("Rpl_semi_sync_master_no_tx", 0)):
+            self.report.samples += 1
+            if st.get("Rpl_semi_sync_master_status") != "ON" or st.get("Rpl_semi_sync_master_no_tx") != "0":
                 self.violate(Violation("semisync-off", [], f"master status {st.get('Rpl_semi_sync_master_status')}, "
                                        f"no_tx {st.get('Rpl_semi_sync_master_no_tx')}: guarantee (b) not in force"))
                 return
@@ -518,7 +522,16 @@ class Run:
         self.log(f"{time.strftime('%H:%M:%S')} fault {label} for {hold:.1f}s, {self.ledger.count('ok')} acked so far")
         time.sleep(hold)  # some load before the fault too
         if kind == "master-kill":
-            self.master_lost(f"fault {len(self.report.faults) + 1}")
+            # the master dies alone, or while one slave lags behind a cut link (only the other
+            # can have the last acked commits), or while every slave is cut off (nothing may
+            # be acknowledged meanwhile: the commits wait for an ack that cannot come)
+            cut = rng.choice(([], [proxy], c.proxies))
+            if cut:
+                label += f"+link-cut({slave.role if len(cut) == 1 else 'all'})"
+                for each in cut:
+                    each.partition()
+                time.sleep(hold)
+            self.master_lost(f"fault {len(self.report.faults) + 1} ({label})")
         elif kind == "slave-kill":
             c.killed.add(slave.role)
             slave.kill9()
@@ -602,13 +615,13 @@ FAULTS = ["master-kill", "slave-kill", "slave-stop", "link-cut", "link-slow", "a
 
 
 def run(seed: int, seconds: float, workdir: Path | None = None, writers: int = 4, wait_count: int = 1,
-        log: Callable[[str], None] = print) -> Report:
+        kinds: list[str] | None = None, log: Callable[[str], None] = print) -> Report:
     """One seeded fault loop of at least `seconds` (every fault kind at least once)."""
     own = workdir is None
     workdir = Path(tempfile.mkdtemp(prefix="semisync-faults-")) if own else workdir
     log(f"fault loop: seed {seed}, {seconds:.0f} s, {writers} writers, wait for {wait_count} slave(s), in {workdir}")
     try:
-        return Run(seed, workdir, writers, wait_count, log).run(seconds)
+        return Run(seed, workdir, writers, wait_count, log).run(seconds, kinds)
     finally:
         if own:
             shutil.rmtree(workdir, ignore_errors=True)
@@ -621,9 +634,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--writers", type=int, default=4)
     p.add_argument("--wait-for-slave-count", type=int, default=1, choices=(1, 2))
     p.add_argument("--workdir", type=Path, default=None, help="keep the datadirs and logs here")
+    p.add_argument("--faults", type=lambda v: v.split(","), default=None,
+                   help=f"only these fault kinds, comma-separated (default: all of {','.join(FAULTS)})")
     args = p.parse_args(argv)
     seed = args.seed if args.seed is not None else random.randrange(1 << 32)
-    report = run(seed, args.minutes * 60, args.workdir, args.writers, args.wait_for_slave_count)
+    report = run(seed, args.minutes * 60, args.workdir, args.writers, args.wait_for_slave_count, args.faults)
     print(report.summary())
     return 1 if report.violations else 0
 

@@ -1,0 +1,82 @@
+"""The fault loop's checker (tests/support/faults.py) on made-up observations: each rule fails
+when, and only when, its guarantee is broken, and names the transactions. The loop itself runs
+in tests/integration/test_faults_loop.py."""
+
+from __future__ import annotations
+
+import pytest
+
+from protocol.errors import ProtocolError
+from protocol.position import BinlogPosition
+from protocol.semisync_wire import decode_ack, encode_ack
+from tests.support.faults import (
+    ACK_DAMAGE,
+    Ledger,
+    check_identical,
+    check_on_master,
+    check_on_slaves,
+    check_table,
+    damage_ack,
+)
+
+
+def ledger(**outcomes: tuple[int, str]) -> Ledger:
+    book = Ledger()
+    for txid, (rows, outcome) in outcomes.items():
+        book.end(book.attempt(txid.replace("_", "."), rows), outcome)
+    return book
+
+
+def rows_of(*keys: str) -> list[tuple]:
+    return [(seq, key, 0, 0) for seq, key in enumerate(keys, 1)]
+
+
+def test_an_acked_transaction_missing_on_the_master_is_named():
+    assert check_on_master({"w0.1", "w0.2"}, rows_of("w0.1.0", "w0.2.0")) == []
+    [v] = check_on_master({"w0.1", "w0.2", "w1.7"}, rows_of("w0.1.0"))
+    assert (v.rule, v.txids) == ("acked-lost-on-master", ["w0.2", "w1.7"])
+
+
+def test_acked_transactions_must_be_on_as_many_slaves_as_the_master_waits_for():
+    copies = {"slave1": {"w0.1", "w0.2"}, "slave2": {"w0.1"}}
+    assert check_on_slaves({"w0.1", "w0.2"}, copies, 1, "kill") == []
+    [v] = check_on_slaves({"w0.1", "w0.2"}, copies, 2, "kill")
+    assert (v.rule, v.txids) == ("acked-not-on-slaves", ["w0.2"])
+    [v] = check_on_slaves({"w0.1", "w0.3"}, copies, 1, "kill")
+    assert v.txids == ["w0.3"] and "slave1 lacks 1" in v.detail
+
+
+def test_duplicates_phantoms_and_torn_transactions():
+    book = ledger(w0_1=(2, "ok"), w0_2=(1, "error"), w0_3=(2, "error"))
+    assert check_table(book, rows_of("w0.1.0", "w0.1.1", "w0.2.0"), "master") == []  # in doubt: may be there
+    assert check_table(book, rows_of("w0.1.0", "w0.1.1"), "master") == []  # ... or not
+    found = {v.rule: v.txids for v in check_table(
+        book, rows_of("w0.1.0", "w0.1.1", "w0.2.0", "w0.2.0", "w0.3.1", "w9.9.0"), "slave1")}
+    assert found == {"duplicate": ["w0.2"], "phantom": ["w9.9"], "torn": ["w0.3"]}
+
+
+def test_a_slave_that_differs_from_the_master_diverged():
+    master = rows_of("w0.1.0", "w0.2.0")
+    assert check_identical(master, list(master), "slave1") == []
+    [v] = check_identical(master, rows_of("w0.1.0"), "slave1")
+    assert (v.rule, v.txids) == ("diverged", ["w0.2"])
+    [v] = check_identical(master, [(1, "w0.1.0", 0, 0), (2, "w0.2.0", 0, 1)], "slave2")  # a changed value
+    assert v.txids == ["w0.2"]
+
+
+@pytest.mark.parametrize("how", ACK_DAMAGE)
+def test_every_ack_damage_is_one_the_master_can_detect(how):
+    """A bad magic or file name does not parse as an ack of a binlog file; a bad position is
+    past anything a master sends (the master drops the connection for an ack beyond what it sent)."""
+    ack = encode_ack(BinlogPosition("mysql-bin.000001", 12345))
+    packet = len(ack).to_bytes(3, "little") + b"\x00" + ack
+    damaged = damage_ack(packet, how)[4:]
+    assert damaged != ack
+    if how == "magic":
+        with pytest.raises(ProtocolError):
+            decode_ack(damaged)
+    elif how == "position":
+        assert decode_ack(damaged).position.pos >= 1 << 62
+    else:  # not a file of the master's binlog: the master cannot order it after what it sent
+        with pytest.raises(ProtocolError):
+            assert decode_ack(damaged).position < BinlogPosition("mysql-bin.000001", 4)
