@@ -94,6 +94,7 @@ from protocol.errors import (
     ER_DB_CREATE_EXISTS,
     ER_DUP_ENTRY,
     ER_EMPTY_QUERY,
+    ER_KEY_NOT_FOUND,
     ER_LOCK_WAIT_TIMEOUT,
     ER_NO_DEFAULT_FOR_FIELD,
     ER_NO_SUCH_TABLE,
@@ -115,6 +116,8 @@ REDO_KEY = "__redo"
 DROPPED_KEY = "__dropped"
 MAX_SCHEMAS = 9
 PLAN_CACHE_SIZE = 4096
+# A replicated statement: (sql, context, default database[, table whose row it must find]).
+ReplicatedStatement = tuple[Any, ...]
 MAX_CACHED_SHAPE = 16384  # bulk INSERTs (one shape per row count) are translated, not cached
 SERVER_VERSION = "10.11.0-semisync"
 
@@ -736,14 +739,13 @@ class Engine:
         self._plans.clear()
         self._auto.clear()
 
-    async def apply_transaction(self, statements: list[tuple[str, StatementContext, str | None]],
-                                meta: dict[str, str]) -> None:
+    async def apply_transaction(self, statements: Sequence[ReplicatedStatement], meta: dict[str, str]) -> None:
         """Run a replicated transaction atomically and store `meta` in the same SQLite commit (the
         applier's crash-safe position). Takes the writer lock for the whole transaction; any
         transaction still waiting for a commit_group is committed with it."""
         await self.apply_transactions([statements], meta)
 
-    async def apply_transactions(self, transactions: Sequence[Sequence[tuple[str, StatementContext, str | None]]],
+    async def apply_transactions(self, transactions: Sequence[Sequence[ReplicatedStatement]],
                                  meta: dict[str, str]) -> None:
         """`apply_transaction` for several replicated transactions in order: each runs in a fresh
         session (nothing of one leaks into the next) and ends as a COMMIT does (its savepoint is
@@ -751,7 +753,10 @@ class Engine:
         All or nothing: on any error the whole batch is rolled back (with whatever else was
         waiting for a commit_group) and the error propagates; the caller may retry the
         transactions one by one to commit those before the failing one. The writer lock is held
-        for the whole batch (SQLError 1205 after `lock_wait_timeout` waiting for it)."""
+        for the whole batch (SQLError 1205 after `lock_wait_timeout` waiting for it). A statement
+        (sql, context, default db) may name a table fourth: a row event's UPDATE/DELETE, which
+        must find its row, so one that matches none raises 1032 naming the table (MySQL's
+        HA_ERR_KEY_NOT_FOUND)."""
         owner = object()
         try:
             await self.writer_lock.acquire(owner, self.lock_wait_timeout)
@@ -765,10 +770,13 @@ class Engine:
             for statements in transactions:
                 session = self.session(0)
                 session.autocommit = False
+                session.found_rows = True  # UPDATE: rows matched, as a row event's "found" check needs
                 session._holds_lock = session._pinned = True  # under `owner`'s lock, never released by it
-                for sql, context, db in statements:
+                for sql, context, db, *must_find in statements:
                     session._database = db
-                    await session.execute(sql, context)
+                    result = await session.execute(sql, context)
+                    if must_find and must_find[0] and not result.affected_rows:
+                        raise SQLError(ER_KEY_NOT_FOUND, must_find[0])
                 self._sp_done = True  # as COMMIT: RELEASE at the writer's next operation
             await self._on_writer(self._w_commit_group, {str(k): str(v) for k, v in meta.items()})
         except BaseException:

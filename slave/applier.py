@@ -396,7 +396,7 @@ class Applier:
         # DDL (anything but DML) is applied alone, as it always was: the engine cannot take back
         # all of it (CREATE DATABASE makes its file at once), so it is never re-run after a
         # failed batch, and the next rows events find the tables as it leaves them.
-        alone = not all(sql.lstrip()[:7].upper().startswith(_DML) for sql, _ctx, _db in statements)
+        alone = not all(statement[0].lstrip()[:7].upper().startswith(_DML) for statement in statements)
         if alone:
             await self._flush()
         self._batch.append(ready)
@@ -426,7 +426,7 @@ class Applier:
                 await self.engine.apply_transaction(ready.statements, ready.meta)
             except SQLError as e:
                 self.master_pos = int(ready.meta[META_MASTER_POS])  # as it was when it failed
-                sql, _ctx, db = ready.statements[-1] if ready.statements else ("", None, None)
+                sql, _ctx, db, *_ = ready.statements[-1] if ready.statements else ("", None, None)
                 failing = getattr(e, "statement", None) or sql
                 raise ApplierError(
                     e.code,
@@ -462,7 +462,8 @@ class Applier:
         ctx = self.make_context(timestamp=timestamp, insert_id=None, last_insert_id=None, rand_seed=None, user_vars={})
         for change in changes:
             sql = _row_statement(layout, columns, change)
-            stream.statements.append((sql, ctx, layout.db))
+            # an UPDATE/DELETE image must find its row (1032 otherwise, as MySQL's slave)
+            stream.statements.append((sql, ctx, layout.db, None if change.kind == "insert" else layout.table))
 
 
 @dataclass(frozen=True, slots=True)
@@ -642,12 +643,14 @@ def _row_statement(layout: TableLayout, columns: list[Any], change: RowChange) -
         names = ", ".join(_ident(n) for n, _ in items)
         values = ", ".join(v for _, v in items)
         return f"INSERT INTO {table} ({names}) VALUES ({values})"
+    # a row image changes exactly one row: without a primary key, one of identical rows
+    one = "" if _primary_key_positions(columns) else " LIMIT 1"
     if change.kind == "update":
         assert change.before is not None and change.after is not None
         sets = ", ".join(f"{_ident(n)} = {v}" for n, v in pairs(change.after))
-        return f"UPDATE {table} SET {sets} WHERE {where(change.before)}"
+        return f"UPDATE {table} SET {sets} WHERE {where(change.before)}{one}"
     assert change.before is not None
-    return f"DELETE FROM {table} WHERE {where(change.before)}"
+    return f"DELETE FROM {table} WHERE {where(change.before)}{one}"
 
 
 def _primary_key_positions(columns: list[SlaveColumn]) -> set[int]:

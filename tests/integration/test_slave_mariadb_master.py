@@ -224,3 +224,51 @@ def test_event_over_16_mib_from_mariadb(tmp_path):
             assert query(slave.port, "SELECT id, LENGTH(b) FROM d.big ORDER BY id") == [(1, 17 * 1024 * 1024), (2, 5)]
     finally:
         master.stop()
+
+
+def test_row_events_change_one_row_each_and_a_missing_row_stops_the_applier_with_1032(tmp_path):
+    """ROW format from MariaDB: a rows event's image changes exactly one row, also among
+    identical rows of a table without a primary key; an UPDATE or DELETE image whose row the
+    slave does not have stops the applier with 1032 (MySQL's slave_exec_mode=STRICT), and
+    replication resumes once the row is there and the slave is started again."""
+    master = MariaDBServer(tmp_path / "master", binlog_format="ROW").start()
+    try:
+        master.execute_all([
+            "CREATE USER repl@'%' IDENTIFIED BY 'replpw'",
+            "GRANT REPLICATION SLAVE ON *.* TO repl@'%'",
+            "CREATE DATABASE d",
+            "CREATE TABLE d.nokey (a INT, b VARCHAR(10))",
+            "CREATE TABLE d.k (id INT PRIMARY KEY, v INT)",
+            "INSERT INTO d.nokey VALUES (1, 'x'), (1, 'x'), (1, 'x'), (2, 'y')",
+            "INSERT INTO d.k VALUES (1, 10), (2, 20)",
+        ])
+        with SlaveThread(slave_config(tmp_path, master, rpl_semi_sync_slave_enabled=False)) as slave:
+            both = "SELECT a, b FROM d.nokey ORDER BY a, b"
+            wait_until(lambda: query(slave.port, both) == master.query(both), what="the first rows")
+            master.execute_all([
+                "DELETE FROM d.nokey WHERE a = 1 LIMIT 1",
+                "UPDATE d.nokey SET b = 'z' WHERE a = 1 LIMIT 1",
+            ])
+            assert master.query(both) == [(1, "x"), (1, "z"), (2, "y")]
+            wait_until(lambda: query(slave.port, both) == master.query(both),
+                       what="one of the identical rows deleted, one updated")
+
+            query(slave.port, "SET GLOBAL read_only = OFF")
+            query(slave.port, "DELETE FROM d.k WHERE id = 2")
+            master.execute_all(["UPDATE d.k SET v = 21 WHERE id = 2"])
+
+            def stopped() -> dict | None:
+                st = slave_status(slave.port)
+                return st if st["Last_SQL_Errno"] not in (0, "0") else None
+
+            st = wait_until(stopped, what="the applier stops on the missing row")
+            assert int(st["Last_SQL_Errno"]) == 1032
+            assert "Can't find record in 'k'" in st["Last_SQL_Error"]
+            assert st["Slave_SQL_Running"] == "No" and st["Slave_IO_Running"] == "Yes"
+
+            query(slave.port, "INSERT INTO d.k VALUES (2, 20)")
+            query(slave.port, "START SLAVE")
+            wait_until(lambda: query(slave.port, "SELECT id, v FROM d.k ORDER BY id") == [(1, 10), (2, 21)],
+                       what="the update applied once its row is there")
+    finally:
+        master.stop()
