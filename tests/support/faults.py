@@ -440,7 +440,8 @@ def check_identical(master_rows: list[tuple], slave_rows: list[tuple], name: str
 @dataclass
 class Report:
     seed: int
-    faults: list[str] = field(default_factory=list)
+    faults: list[str] = field(default_factory=list)  # each fault as injected, e.g. ack-corrupt(slave2)[file]
+    kinds: Counter[str] = field(default_factory=Counter)  # how many of each kind (FAULTS)
     violations: list[Violation] = field(default_factory=list)
     acked: int = 0
     in_doubt: int = 0
@@ -558,6 +559,7 @@ class Run:
                 self.violate(Violation("corrupt-ack-accepted", [], f"{slave.role}: ack with a bad {how} "
                                        f"{proxy.corrupted[-1][2].hex()} did not make the master drop the connection"))
         self.report.faults.append(label)
+        self.report.kinds[kind] += 1
         c.heal()
         for died in c.died():
             self.violate(Violation("daemon-died", [], died))
