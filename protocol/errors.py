@@ -69,6 +69,7 @@ ER_SLAVE_MUST_STOP = MySQLError(1198, "HY000", "This operation cannot be perform
 ER_BAD_SLAVE = MySQLError(1200, "HY000", "The server is not configured as slave; fix in config file or with CHANGE MASTER TO")
 ER_UDF_EXISTS = MySQLError(1125, "HY000", "Function '%s' already exists")
 ER_CANT_OPEN_LIBRARY = MySQLError(1126, "HY000", "Can't open shared library '%s' (errno: %s, %s)")
+ER_CANT_FIND_DL_ENTRY = MySQLError(1127, "HY000", "Can't find symbol '%s' in library")
 ER_SP_DOES_NOT_EXIST = MySQLError(1305, "42000", "%s %s does not exist")
 ER_QUERY_INTERRUPTED = MySQLError(1317, "70100", "Query execution was interrupted")
 ER_CANNOT_USER = MySQLError(1396, "HY000", "Operation %s failed for %s")

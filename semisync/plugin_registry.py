@@ -12,7 +12,8 @@ Contract
 - `PluginRegistry` is one server's set of installed plugins. The shells implement SHOW PLUGINS,
   INSTALL PLUGIN and UNINSTALL PLUGIN on it, and route `SET GLOBAL` / `SELECT @@` / `SHOW
   VARIABLES` / `SHOW STATUS` for plugin variables through it. Errors are mysqld's:
-  ER_CANT_OPEN_LIBRARY (1126) for an unknown soname (or a name that soname does not hold),
+  ER_CANT_OPEN_LIBRARY (1126) for an unknown soname, ER_CANT_FIND_DL_ENTRY (1127) for a name
+  that soname does not hold,
   ER_UDF_EXISTS (1125) to install an installed plugin, ER_SP_DOES_NOT_EXIST (1305, `PLUGIN x
   does not exist`) to uninstall an absent one, ER_UNKNOWN_SYSTEM_VARIABLE (1193) for a variable
   no installed plugin has.
@@ -30,6 +31,7 @@ from importlib.metadata import entry_points
 from typing import Any, Protocol
 
 from protocol.errors import (
+    ER_CANT_FIND_DL_ENTRY,
     ER_CANT_OPEN_LIBRARY,
     ER_SP_DOES_NOT_EXIST,
     ER_UDF_EXISTS,
@@ -105,7 +107,7 @@ def find_plugin(name: str, soname: str, specs: dict[str, PluginSpec] | None = No
     for spec in in_library:
         if spec.name == name.lower():
             return spec
-    raise SQLError(ER_CANT_OPEN_LIBRARY, soname, 0, f"no plugin '{name}' in this library")
+    raise SQLError(ER_CANT_FIND_DL_ENTRY, name)
 
 
 class PluginRegistry:

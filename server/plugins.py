@@ -10,7 +10,7 @@ Contract
 - INSTALL PLUGIN is remembered in `<datadir>/plugins.json` (mysqld's mysql.plugin table) and
   replayed by `Server.start()`; UNINSTALL PLUGIN forgets it. A role may also `load(name)` a
   plugin at startup without persisting it (mysqld's --plugin-load).
-- Errors are the registry's (1125, 1126, 1305); the privilege check (SUPER) is the caller's.
+- Errors are the registry's (1125, 1126, 1127, 1305); the privilege check (SUPER) is the caller's.
 """
 
 from __future__ import annotations

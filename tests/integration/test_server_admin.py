@@ -185,6 +185,7 @@ def test_plugins(cur):
     assert "rpl_semi_sync_master" not in names
     assert code(cur, "SELECT @@rpl_semi_sync_master_enabled") == 1193
     assert code(cur, "INSTALL PLUGIN nope SONAME 'nope.so'") == 1126
+    assert code(cur, "INSTALL PLUGIN nope SONAME 'semisync_master.so'") == 1127
     assert code(cur, "UNINSTALL PLUGIN rpl_semi_sync_master") == 1305
     cur.execute("INSTALL PLUGIN rpl_semi_sync_master SONAME 'semisync_master.so'")
     assert code(cur, "INSTALL PLUGIN rpl_semi_sync_master SONAME 'semisync_master.so'") == 1125

@@ -91,7 +91,7 @@ def test_builtin_specs():
 def test_find_plugin_errors_are_mysqls():
     assert find_plugin("RPL_SEMI_SYNC_MASTER", "semisync_master.so").name == "rpl_semi_sync_master"
     assert code(lambda: find_plugin("rpl_semi_sync_master", "nope.so")) == 1126
-    assert code(lambda: find_plugin("rpl_semi_sync_slave", "semisync_master.so")) == 1126
+    assert code(lambda: find_plugin("rpl_semi_sync_slave", "semisync_master.so")) == 1127
 
 
 def test_entry_points_add_third_party_plugins_and_broken_ones_are_skipped(third_party, caplog):
