@@ -1,22 +1,28 @@
 """Binlog bytes -> Arrow record batches, one row per event, fast.
 
 Contract:
-- A row has exactly the keys and values of `binlog.rows.event_row` (what `semisync binlog --json`
-  prints): columns absent from an event's row are null. `ARROW_SCHEMA` has one column per key of
-  `binlog.rows.ROW_FIELDS`, in that order. Integers are int64 (an unsigned 64-bit value above
-  2**63 - 1, e.g. a huge XID, wraps to negative); text that is not valid UTF-8 gets U+FFFD.
+- A row is `source_row(event_row(...))` of the reference decoder (`binlog.rows.event_row`, what
+  `semisync binlog --json` prints): the keys in `CORE_FIELDS` as typed columns (null when the
+  event has no such key) and every other key in `details`, a compact JSON object in
+  `ROW_FIELDS` order (null when there is none); `flat_row` turns a row back into the reference
+  row. `ARROW_SCHEMA` is CORE_FIELDS then `details`. Integers are int64 (an unsigned 64-bit value
+  above 2**63 - 1, e.g. a huge XID, wraps to negative; in `details` it is printed unsigned, as
+  the reference prints it); text that is not valid UTF-8 gets U+FFFD.
 - `decode_range(path, label, start, end, checksum)` reads the complete events that start in
   [start, end) of one file. `start` must be an event boundary (4, or a split point found by
-  `split_points`); `checksum` is the CRC32 setting in force there (the last FORMAT_DESCRIPTION
-  before `start`). A half-written last event is left out (a file being appended); an impossible
-  event size, a CRC32 mismatch or a corrupt body raises `BinlogFileError` naming the offset.
-- Speed: only the event walk (one struct unpack per event) and the CRC32 check are per-event
-  Python; header fields and the bodies of the frequent types (QUERY, XID, GTID, TABLE_MAP, rows
-  events, ANNOTATE_ROWS) are gathered column-wise with numpy straight from the file's bytes. Every
-  other event, and any frequent one that does not have the regular shape, goes through
-  `protocol.events.decode_event` + `binlog.rows.event_row` (the reference decoder), so the two
-  paths cannot disagree on anything but the fast path's checks being laxer about bytes nobody
-  reports (e.g. status variables after sql_mode).
+  `scan_boundaries`); `checksum` is the CRC32 setting in force there (the last
+  FORMAT_DESCRIPTION before `start`). A half-written last event is left out (a file being
+  appended); an impossible event size, a CRC32 mismatch or a corrupt body raises
+  `BinlogFileError` naming the offset of the event.
+- Speed: nothing is per-event Python on the frequent path. Events are framed column-wise from
+  log_pos (the Python walk only where that chain breaks, e.g. in a relay log); CRC32 is checked
+  for a whole chunk in two passes (see `_verify`); header fields and the bodies of the frequent
+  types (QUERY, XID, GTID, TABLE_MAP, rows events, ANNOTATE_ROWS) are gathered with numpy
+  straight from the file's bytes, each type on its own rows, and their `details` text built
+  with Arrow compute functions. Every other event, and any frequent one that does not have the
+  regular shape, goes through `protocol.events.decode_event` + `binlog.rows.event_row` (the
+  reference decoder), so the two paths cannot disagree on anything but the fast path's checks
+  being laxer about bytes nobody reports (e.g. status variables after sql_mode).
 """
 
 from __future__ import annotations
