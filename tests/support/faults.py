@@ -9,12 +9,13 @@ The load: `writers` threads, each committing transactions of 1 or 2 rows with un
 (`w<writer>.<n>.<row>`), and writing down in the `Ledger` the outcome the client saw: OK
 (*acknowledged*) or an error (*in doubt*: it may or may not have committed).
 
-The faults (`FAULTS`): kill -9 + restart of the master (alone, or while one slave's link is
-cut, or while every slave's is); kill -9 + restart of a slave; SIGSTOP +
-SIGCONT of a slave; a cut link (the slave's proxy closes its connections and drops every byte,
-both ways, until restored: a partition); a slow link (the proxy delays and fragments every chunk,
-both ways); a corrupted ack (the proxy damages the next semi-sync ack a slave sends: its magic,
-its position or its file name, each a change the master can detect). One fault at a time, healed
+The faults (`FAULTS`): kill -9 + restart of the master (alone, or while one slave's link is cut, or
+while every slave's is); kill -9 + restart of a slave; SIGSTOP + SIGCONT of a slave or of the
+master; a cut link (the slave's proxy closes its connections and drops every byte, both ways, until
+restored: a partition); a slow link (the proxy delays and fragments every chunk, both ways); a
+corrupted ack (the proxy damages the next semi-sync ack a slave sends: its magic, its position or
+its file name, each a change the master can detect); a corrupted event (the proxy flips the last
+byte of the next chunk the master sends, usually an event's CRC32). One fault at a time, healed
 before the next, so the master always has a healthy slave once the fault is over.
 
 The guarantee checked (MySQL's AFTER_SYNC semantics, seed 003 and WL#7169): a commit that
@@ -34,6 +35,9 @@ relay log of at least `wait_count` slaves (ours fsync the relay log before ackin
   part; a transaction whose client saw an error may be present (once) or absent.
 - `corrupt-ack-accepted`: the master must drop the connection that carried a corrupted ack
   ("errors say who broke the rules"), and must not credit it (then (b) would fail).
+- `corrupt-event-accepted`: a slave must drop the connection that delivered a corrupted event
+  (its IO thread stops with an error, as mysqld's, and the loop runs START SLAVE; or it
+  reconnects); applying it would also show as `diverged`.
 - `no-progress` (a hang): after every healed fault the load must commit again within 30 s.
 - `daemon-died`: no daemon exits unless we killed it.
 
@@ -65,6 +69,7 @@ from protocol.errors import ProtocolError
 from protocol.events import EventType, decode_header
 from protocol.semisync_wire import decode_ack
 from tests.support.daemons import Daemon, wait_for
+from tests.support.slave_daemon import slave_status
 from tests.support.wire_proxy import WireProxy, is_ack, whole_packets
 
 REPL_PASSWORD = "replpw"
@@ -244,6 +249,11 @@ class FaultProxy(WireProxy):
         return False
 
     def _server_bytes(self, dst: socket.socket, data: bytes, buf: bytearray) -> bool:
+        with self.lock:
+            corrupt, self._corrupt = self._corrupt, False
+        if corrupt:  # the last byte: usually the CRC32 of the chunk's last event
+            data = data[:-1] + bytes([data[-1] ^ 0xFF])
+            self.record("corrupted", len(data))
         self._send(dst, data)
         return False
 
@@ -519,7 +529,7 @@ class Run:
         i = rng.randrange(len(c.slaves))
         slave, proxy = c.slaves[i], c.proxies[i]
         hold = rng.uniform(0.5, 2.5)
-        label = kind if kind == "master-kill" else f"{kind}({slave.role})"
+        label = kind if kind.startswith("master") else f"{kind}({slave.role})"
         self.log(f"{time.strftime('%H:%M:%S')} fault {label} for {hold:.1f}s, {self.ledger.count('ok')} acked so far")
         time.sleep(hold)  # some load before the fault too
         if kind == "master-kill":
@@ -540,6 +550,28 @@ class Run:
         elif kind == "slave-stop":
             slave.signal(signal.SIGSTOP)
             time.sleep(hold)
+        elif kind == "master-stop":
+            c.master.signal(signal.SIGSTOP)
+            time.sleep(hold + 2)  # past slave_net_timeout: the slaves give up on it and reconnect
+        elif kind == "event-corrupt":
+            # As mysqld: the IO thread stops with 1743 (checksum failed while reading from network)
+            # and the DBA starts it again; or the slave reconnects by itself. Either way it never
+            # acks, relays or applies the bad event.
+            connections = proxy.connections
+            proxy.corrupt_next()
+
+            def refused() -> str | None:
+                if proxy.connections > connections:
+                    return "reconnected"
+                st = slave_status(slave.port)
+                return "stopped" if st.get("Slave_IO_Running") == "No" else None
+
+            try:
+                if wait_for(refused, 10, 0.05, "the slave to drop the connection") == "stopped":
+                    slave.query("START SLAVE")
+            except TimeoutError:
+                self.violate(Violation("corrupt-event-accepted", [], f"{slave.role} went on with the connection "
+                                       "that delivered an event with a bad byte"))
         elif kind == "link-cut":
             proxy.partition()
             time.sleep(hold + 2)  # past slave_net_timeout: the slave notices
@@ -613,7 +645,8 @@ class Run:
             self.violate(v)
 
 
-FAULTS = ["master-kill", "slave-kill", "slave-stop", "link-cut", "link-slow", "ack-corrupt"]
+FAULTS = ["master-kill", "master-stop", "slave-kill", "slave-stop", "link-cut", "link-slow", "ack-corrupt",
+          "event-corrupt"]
 
 
 def run(seed: int, seconds: float, workdir: Path | None = None, writers: int = 4, wait_count: int = 1,
