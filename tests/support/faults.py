@@ -95,15 +95,19 @@ class Ledger:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self.txns: dict[str, Txn] = {}
+        self._outcomes: Counter[str] = Counter()
 
     def attempt(self, txid: str, rows: int) -> Txn:
         txn = Txn(txid, rows, time.monotonic())
         with self._lock:
             self.txns[txid] = txn
+            self._outcomes[txn.outcome] += 1
         return txn
 
     def end(self, txn: Txn, outcome: str) -> None:
         with self._lock:
+            self._outcomes[txn.outcome] -= 1
+            self._outcomes[outcome] += 1
             txn.outcome, txn.ended = outcome, time.monotonic()
 
     def acked(self) -> set[str]:
@@ -112,7 +116,7 @@ class Ledger:
 
     def count(self, outcome: str) -> int:
         with self._lock:
-            return sum(1 for t in self.txns.values() if t.outcome == outcome)
+            return self._outcomes[outcome]
 
 
 class Load:
@@ -462,7 +466,7 @@ class Report:
     def summary(self) -> str:
         lines = [f"seed {self.seed}: {len(self.faults)} faults in {self.seconds:.0f} s, {self.acked} acknowledged "
                  f"transactions, {self.in_doubt} in doubt, (b) checked at {self.master_kills} master kills, "
-                 f"semi-sync ON in all {self.samples} samples of the master's status",
+                 f"{self.samples} samples of the master's semi-sync status",
                  "faults: " + ", ".join(self.faults)]
         lines += [f"VIOLATION {v}" for v in self.violations] or ["checker: every rule holds"]
         return "\n".join(lines)

@@ -48,6 +48,7 @@ def test_acked_transactions_must_be_on_as_many_slaves_as_the_master_waits_for():
 
 def test_duplicates_phantoms_and_torn_transactions():
     book = ledger(w0_1=(2, "ok"), w0_2=(1, "error"), w0_3=(2, "error"))
+    assert (book.count("ok"), book.count("error"), book.count("pending")) == (1, 2, 0)
     assert check_table(book, rows_of("w0.1.0", "w0.1.1", "w0.2.0"), "master") == []  # in doubt: may be there
     assert check_table(book, rows_of("w0.1.0", "w0.1.1"), "master") == []  # ... or not
     found = {v.rule: v.txids for v in check_table(
