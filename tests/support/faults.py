@@ -676,6 +676,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--faults", type=lambda v: v.split(","), default=None,
                    help=f"only these fault kinds, comma-separated (default: all of {','.join(FAULTS)})")
     args = p.parse_args(argv)
+    if args.faults and set(args.faults) - set(FAULTS):
+        p.error(f"unknown fault kind(s) {','.join(sorted(set(args.faults) - set(FAULTS)))}; known: {','.join(FAULTS)}")
     seed = args.seed if args.seed is not None else random.randrange(1 << 32)
     report = run(seed, args.minutes * 60, args.workdir, args.writers, args.wait_for_slave_count, args.faults)
     print(report.summary())
