@@ -1,5 +1,6 @@
 """Statements answered from the engine's catalog: SHOW DATABASES, SHOW [FULL] TABLES, SHOW CREATE
-TABLE / DATABASE, SHOW COLUMNS, SHOW INDEX, DESCRIBE, USE, ANALYZE/OPTIMIZE/CHECK TABLE.
+TABLE / DATABASE, SHOW COLUMNS, SHOW INDEX, DESCRIBE, USE, ANALYZE/OPTIMIZE/CHECK TABLE; SHOW
+EVENTS / TRIGGERS / PROCEDURE, FUNCTION, PACKAGE [BODY] STATUS (always empty: there are none).
 They read the in-memory catalog only (no SQLite call), so they run on the event loop."""
 
 from __future__ import annotations
@@ -146,5 +147,33 @@ def run_admin(session: Session, cur: TokenCursor) -> Result:
                                                                    key=lambda t: t.name)
                 if pattern is None or pattern.match(t.name)]
         return _result(["Name", "Engine", "Version", "Row_format"], rows, session)
+    # no events, triggers or stored routines exist here: their listings are empty, with mysqld's
+    # columns (mariadb-dump --events/--triggers/--routines reads them)
+    for word, columns in (("EVENTS", _EVENTS_COLUMNS), ("TRIGGERS", _TRIGGERS_COLUMNS)):
+        if cur.accept(word):
+            _schema(cur, session)
+            return _empty_listing(cur, columns, session)
+    if cur.accept("PROCEDURE", "FUNCTION", "PACKAGE"):
+        cur.accept("BODY")
+        cur.expect("STATUS")
+        return _empty_listing(cur, _ROUTINE_STATUS_COLUMNS, session)
     raise cur.error()
+
+
+def _empty_listing(cur: TokenCursor, columns: list[str], session: Session) -> Result:
+    """An empty SHOW listing after its optional LIKE 'pattern' or WHERE condition (which no row
+    could match)."""
+    if not _filter(cur) and cur.accept("WHERE"):
+        while not cur.at_end():
+            cur.next()
+    return _result(columns, [], session)
+
+
+_EVENTS_COLUMNS = ["Db", "Name", "Definer", "Time zone", "Type", "Execute at", "Interval value", "Interval field",
+                   "Starts", "Ends", "Status", "Originator", "character_set_client", "collation_connection",
+                   "Database Collation"]
+_TRIGGERS_COLUMNS = ["Trigger", "Event", "Table", "Statement", "Timing", "Created", "sql_mode", "Definer",
+                     "character_set_client", "collation_connection", "Database Collation"]
+_ROUTINE_STATUS_COLUMNS = ["Db", "Name", "Type", "Definer", "Modified", "Created", "Security_type", "Comment",
+                           "character_set_client", "collation_connection", "Database Collation"]
 

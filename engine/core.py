@@ -1125,6 +1125,7 @@ class Session:
         self._holds_lock = False
         self._pinned = False  # apply_transaction keeps the lock across statements
         self._snapshot = Snapshot()  # the read view of the current transaction
+        self._named_savepoints: list[str] = []  # savepoints set before the transaction's first write
         # READ COMMITTED (default: every SELECT sees the newest group-committed data) or
         # REPEATABLE READ (InnoDB's default: a transaction reads one snapshot); the shell maps
         # SET [SESSION] TRANSACTION ISOLATION LEVEL / tx_isolation onto it
@@ -1168,6 +1169,8 @@ class Session:
         if kind == "begin":
             committed = await self._end_transaction(commit=True)
             self._in_txn = True
+            if self.isolation == REPEATABLE_READ and "CONSISTENT" in shape.upper():
+                await self._take_snapshot()
             return self._result(committed=committed)
         if kind == "commit":
             committed = await self._end_transaction(commit=True)
@@ -1185,6 +1188,14 @@ class Session:
 
     def _result(self, **kw) -> Result:
         return Result(in_transaction=self.in_transaction, **kw)
+
+    async def _take_snapshot(self) -> None:
+        """START TRANSACTION WITH CONSISTENT SNAPSHOT: the transaction's read view of every
+        database file is taken now (one read of each file's schema), not at its first read."""
+        engine = self.engine
+        files = ["main", *engine.schemas]
+        sql = "SELECT " + " + ".join(f"(SELECT count(*) FROM {quote_ident(f)}.sqlite_master)" for f in files)
+        await engine._on_reader(engine._r_query, sql, [], None, self._database, self._snapshot)
 
     def _args(self, plan: Plan, params: list[object], context: StatementContext | None,
               timestamp: int) -> list[object]:
@@ -1277,6 +1288,10 @@ class Session:
         except TimeoutError:
             raise SQLError(ER_LOCK_WAIT_TIMEOUT) from None
         self._holds_lock = True
+        names, self._named_savepoints = self._named_savepoints, []
+        for name in names:  # the savepoints named before this first write, made real
+            sql = "SAVEPOINT `" + name.replace("`", "``") + "`"  # MySQL's quoting: it goes to the binlog
+            await self._savepoint_on_writer("savepoint", name, sql, int(time.time()))
 
     def _release(self) -> None:
         if self._holds_lock and not self._pinned:
@@ -1344,12 +1359,33 @@ class Session:
                 return self._result()  # MySQL: a savepoint outside a transaction ends with it
             raise SQLError(ER_SP_DOES_NOT_EXIST, "SAVEPOINT", plan.sql)
         self._in_txn = True
-        await self._acquire()
-        timestamp = _timestamp(context)
-        log = (self._database, sql, timestamp, None, None)
-        await self.engine._on_writer(self.engine._w_savepoint, plan.kind, plan.sql, log)
-        self._statements.append(LoggedStatement(db=self._database, sql=sql, timestamp=timestamp))
+        if not self._holds_lock:
+            # nothing written in this transaction yet: the savepoint is only a name until its
+            # first write (taking the writer now would end a REPEATABLE READ snapshot, e.g.
+            # mariadb-dump's SAVEPOINT sp / ROLLBACK TO SAVEPOINT sp around each table)
+            self._name_savepoint(plan.kind, plan.sql)
+            return self._result()
+        await self._savepoint_on_writer(plan.kind, plan.sql, sql, _timestamp(context))
         return self._result()
+
+    async def _savepoint_on_writer(self, kind: str, name: str, sql: str, timestamp: int) -> None:
+        log = (self._database, sql, timestamp, None, None)
+        await self.engine._on_writer(self.engine._w_savepoint, kind, name, log)
+        self._statements.append(LoggedStatement(db=self._database, sql=sql, timestamp=timestamp))
+
+    def _name_savepoint(self, kind: str, name: str) -> None:
+        """SAVEPOINT / ROLLBACK TO / RELEASE before the transaction's first write: MySQL's rules
+        on the list of names (a name set again moves to the end; ROLLBACK TO keeps the name and
+        drops the later ones; RELEASE drops it and the later ones)."""
+        keys = [n.lower() for n in self._named_savepoints]
+        if kind == "savepoint":
+            if name.lower() in keys:
+                del self._named_savepoints[keys.index(name.lower())]
+            self._named_savepoints.append(name)
+            return
+        if name.lower() not in keys:
+            raise SQLError(ER_SP_DOES_NOT_EXIST, "SAVEPOINT", name)
+        del self._named_savepoints[keys.index(name.lower()) + (1 if kind == "rollback_to" else 0):]
 
     def _end_snapshot(self) -> None:
         reader, self._snapshot.reader = self._snapshot.reader, None
@@ -1358,6 +1394,7 @@ class Session:
 
     async def _end_transaction(self, commit: bool) -> CommittedTxn | None:
         self._in_txn = False
+        self._named_savepoints = []
         self._end_snapshot()
         if not self._holds_lock:
             self._statements = []

@@ -1,4 +1,5 @@
-"""A read-only `information_schema` (SCHEMATA, TABLES, COLUMNS, STATISTICS) built from the
+"""A read-only `information_schema` (SCHEMATA, TABLES, COLUMNS, STATISTICS; FILES, PARTITIONS,
+TRIGGERS, ROUTINES, EVENTS and VIEWS always empty) built from the
 engine's catalog: a reference to `information_schema.X` becomes a subquery over VALUES, inlined
 into the translation (plans are cached per catalog version, so they never show a stale catalog).
 Enough for clients that reflect tables (python-mysql-replication, ORMs), not a full one."""
@@ -19,7 +20,21 @@ COLUMNS = {
     "columns": ["TABLE_CATALOG", "TABLE_SCHEMA", "TABLE_NAME", "COLUMN_NAME", "ORDINAL_POSITION",
                 "COLUMN_DEFAULT", "IS_NULLABLE", "DATA_TYPE", "CHARACTER_MAXIMUM_LENGTH",
                 "CHARACTER_OCTET_LENGTH", "CHARACTER_SET_NAME", "COLLATION_NAME", "COLUMN_TYPE",
-                "COLUMN_KEY", "EXTRA", "COLUMN_COMMENT"],
+                "COLUMN_KEY", "EXTRA", "COLUMN_COMMENT", "IS_GENERATED", "GENERATION_EXPRESSION"],
+    # no tablespace files, partitions, triggers, routines, events or views here: always empty
+    # (mariadb-dump asks for them)
+    "partitions": ["TABLE_CATALOG", "TABLE_SCHEMA", "TABLE_NAME", "PARTITION_NAME", "SUBPARTITION_NAME",
+                   "TABLESPACE_NAME"],
+    "triggers": ["TRIGGER_CATALOG", "TRIGGER_SCHEMA", "TRIGGER_NAME", "EVENT_MANIPULATION",
+                 "EVENT_OBJECT_SCHEMA", "EVENT_OBJECT_TABLE", "ACTION_ORDER", "ACTION_STATEMENT",
+                 "ACTION_TIMING", "DEFINER"],
+    "routines": ["SPECIFIC_NAME", "ROUTINE_CATALOG", "ROUTINE_SCHEMA", "ROUTINE_NAME", "ROUTINE_TYPE",
+                 "DEFINER"],
+    "events": ["EVENT_CATALOG", "EVENT_SCHEMA", "EVENT_NAME", "DEFINER"],
+    "views": ["TABLE_CATALOG", "TABLE_SCHEMA", "TABLE_NAME", "VIEW_DEFINITION", "DEFINER"],
+    "files": ["FILE_ID", "FILE_NAME", "FILE_TYPE", "TABLESPACE_NAME", "TABLE_CATALOG", "TABLE_SCHEMA",
+              "TABLE_NAME", "LOGFILE_GROUP_NAME", "LOGFILE_GROUP_NUMBER", "ENGINE", "TOTAL_EXTENTS",
+              "EXTENT_SIZE", "INITIAL_SIZE", "EXTRA"],
     "statistics": ["TABLE_CATALOG", "TABLE_SCHEMA", "TABLE_NAME", "NON_UNIQUE", "INDEX_SCHEMA",
                    "INDEX_NAME", "SEQ_IN_INDEX", "COLUMN_NAME", "NULLABLE", "INDEX_TYPE"],
 }
@@ -43,7 +58,7 @@ def _rows(name: str, schemas: Iterable[str], tables: Callable[[str], Iterable[Ta
                     rows.append(("def", schema, table.name, col.name, n, default, nullable, col.base,
                                  length, length * 4 if length else None, "utf8mb4" if chars else None,
                                  "utf8mb4_general_ci" if chars else None, type_text, key, extra,
-                                 col.comment or ""))
+                                 col.comment or "", "NEVER", None))
             elif name == "statistics":
                 for index in table.indexes:
                     for seq, col_name in enumerate(index.columns, 1):

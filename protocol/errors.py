@@ -67,6 +67,7 @@ ER_INCORRECT_GLOBAL_LOCAL_VAR = MySQLError(1238, "HY000", "Variable '%s' is a %s
 ER_UNKNOWN_SYSTEM_VARIABLE = MySQLError(1193, "HY000", "Unknown system variable '%s'")
 ER_SLAVE_MUST_STOP = MySQLError(1198, "HY000", "This operation cannot be performed with a running slave; run STOP SLAVE first")
 ER_BAD_SLAVE = MySQLError(1200, "HY000", "The server is not configured as slave; fix in config file or with CHANGE MASTER TO")
+ER_CANT_UPDATE_WITH_READLOCK = MySQLError(1223, "HY000", "Can't execute the query because you have a conflicting read lock")
 ER_UDF_EXISTS = MySQLError(1125, "HY000", "Function '%s' already exists")
 ER_CANT_OPEN_LIBRARY = MySQLError(1126, "HY000", "Can't open shared library '%s' (errno: %s, %s)")
 ER_CANT_FIND_DL_ENTRY = MySQLError(1127, "HY000", "Can't find symbol '%s' in library")

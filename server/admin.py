@@ -9,7 +9,9 @@ Contract
   SHOW PLUGINS, SHOW GRANTS, SHOW WARNINGS|ERRORS, SET (system and user variables, NAMES,
   CHARACTER SET, TRANSACTION, PASSWORD), SELECT of @@vars / @vars / DATABASE() ... without a
   table, USE, KILL, CREATE USER, DROP USER, GRANT, REVOKE, INSTALL PLUGIN, UNINSTALL PLUGIN,
-  FLUSH STATUS|PRIVILEGES|TABLES|LOGS|HOSTS, SHUTDOWN (sets the server's shutdown request).
+  FLUSH STATUS|PRIVILEGES|TABLES|LOGS|HOSTS, FLUSH TABLES WITH READ LOCK / UNLOCK TABLES (the
+  session holds the engine's writer lock: no other write and no commit until it unlocks or
+  disconnects, as a backup's consistent point needs), SHUTDOWN (sets the server's shutdown request).
 - Privileges: SET GLOBAL needs ALL (or SUPER); INSTALL/UNINSTALL PLUGIN and user statements
   need ALL, SUPER or CREATE USER; KILL of another user's session needs ALL/SUPER/CONNECTION
   ADMIN; SHOW PROCESSLIST lists everyone only with PROCESS (or ALL/SUPER).
@@ -83,6 +85,7 @@ class Admin:
             "INSTALL": self.install_plugin,
             "UNINSTALL": self.uninstall_plugin,
             "FLUSH": self.flush,
+            "UNLOCK": self.unlock,
             "SHUTDOWN": self.shutdown,
         }
 
@@ -749,8 +752,18 @@ class Admin:
             return _OK
         if what in ("PRIVILEGES", "TABLES", "TABLE", "LOGS", "HOSTS", "USER_RESOURCES", "QUERY"):
             session.require(ALL, SUPER, "RELOAD")
+            if what == "TABLES" and t.accept_word("WITH"):
+                t.expect_word("READ")
+                t.expect_word("LOCK")
+                t.expect_end()
+                await session.lock_for_backup()
             return _OK
         return None
+
+    async def unlock(self, session: ClientSession, sql: str, keyword: str) -> Any:
+        """UNLOCK TABLES: ends this session's FLUSH TABLES WITH READ LOCK (if any)."""
+        session.unlock_backup()
+        return None  # the engine answers UNLOCK TABLES (nothing else to undo)
 
 
     async def shutdown(self, session: ClientSession, sql: str, keyword: str) -> Any:

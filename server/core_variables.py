@@ -137,6 +137,13 @@ def register(server: Server) -> None:
         SystemVariable("read_only", dynamic=True, check=check_bool, getter=lambda: server.role.read_only,
                        on_set=lambda value: _set_read_only(server, value)),
         SystemVariable("log_bin", False),
+        # MariaDB's GTID state, asked for by its clients (mariadb-dump --master-data, replicas):
+        # this server writes no GTIDs, so every position is empty.
+        SystemVariable("gtid_binlog_pos", "", G),
+        SystemVariable("gtid_current_pos", "", G),
+        SystemVariable("gtid_slave_pos", "", G),
+        SystemVariable("gtid_domain_id", 0, G),
+        SystemVariable("gtid_strict_mode", False, G),
         SystemVariable("sql_log_bin", True, S, dynamic=True, check=check_bool),
         SystemVariable("binlog_format", "STATEMENT", B, dynamic=True,
                        check=check_enum("MIXED", "STATEMENT", "ROW")),

@@ -43,8 +43,10 @@ from protocol.connection import NEED_DATA, ConnectionClosed, ServerConnection, S
 from protocol.errors import (
     ER_ACCESS_DENIED_ERROR,
     ER_BAD_DB_ERROR,
+    ER_CANT_UPDATE_WITH_READLOCK,
     ER_CON_COUNT_ERROR,
     ER_EMPTY_QUERY,
+    ER_LOCK_WAIT_TIMEOUT,
     ER_NET_PACKET_TOO_LARGE,
     ER_OPTION_PREVENTS_STATEMENT,
     ER_QUERY_INTERRUPTED,
@@ -214,6 +216,7 @@ class ClientSession(asyncio.Protocol):
         self._drain_waiter: asyncio.Future | None = None
         self._paused = False
         self._busy = False  # executing a command (for shutdown draining)
+        self._backup_lock: object | None = None  # FLUSH TABLES WITH READ LOCK: the writer lock's owner
         self._in_commit = False
         self._in_engine = False
         self._query_killed = False
@@ -414,7 +417,31 @@ class ClientSession(asyncio.Protocol):
             self._busy = False
             await self._finish()
 
+    async def lock_for_backup(self) -> None:
+        """FLUSH TABLES WITH READ LOCK: end this session's transaction (an implicit commit, as
+        mysqld's), then hold the engine's writer lock, waiting (up to lock_wait_timeout, then
+        1205) for the commits in flight: the binlog and the data stand still until
+        `unlock_backup`."""
+        if self._backup_lock is not None:
+            return
+        es = self.engine_session
+        if es is not None and es.in_transaction:
+            await self._engine_execute("COMMIT")
+        engine = self.server.engine
+        owner = object()
+        try:
+            await engine.writer_lock.acquire(owner, float(self.sysvars.get("lock_wait_timeout", engine.lock_wait_timeout)))
+        except TimeoutError:
+            raise SQLError(ER_LOCK_WAIT_TIMEOUT) from None
+        self._backup_lock = owner
+
+    def unlock_backup(self) -> None:
+        if self._backup_lock is not None and self.server.engine.writer_lock.owner is self._backup_lock:
+            self.server.engine.writer_lock.release()
+        self._backup_lock = None
+
     async def _finish(self) -> None:
+        self.unlock_backup()
         self.close()
         es, self.engine_session = self.engine_session, None
         if es is not None:
@@ -739,6 +766,8 @@ class ClientSession(asyncio.Protocol):
                 return result
         if role.read_only and first in WRITE_KEYWORDS:
             raise SQLError(ER_OPTION_PREVENTS_STATEMENT, "--read-only")
+        if self._backup_lock is not None and first in WRITE_KEYWORDS:
+            raise SQLError(ER_CANT_UPDATE_WITH_READLOCK)
         if self._all_privileges is False:
             self._check_table_privilege(first, sql)
         return await self._engine_execute(sql)

@@ -376,3 +376,59 @@ async def test_statements_after_close_fail_with_1053(tmp_path):
     with pytest.raises(SQLError) as e:
         await s.execute("SELECT 1")
     assert e.value.code == 1053
+
+
+async def committed_insert(engine, s, v: int) -> None:
+    await s.execute(f"INSERT INTO t (v) VALUES ({v})")
+    async with engine.writer_lock:
+        await engine.commit_group({})
+
+
+async def test_consistent_snapshot_is_taken_at_start_and_kept_across_savepoints_of_a_reader(engine):
+    """mariadb-dump --single-transaction: START TRANSACTION WITH CONSISTENT SNAPSHOT reads the
+    data as it was at that statement, and its SAVEPOINT sp / ROLLBACK TO SAVEPOINT sp around each
+    table neither take the writer nor move the snapshot."""
+    from engine.core import REPEATABLE_READ
+
+    reader, writer = session(engine, 1), session(engine, 2)
+    await committed_insert(engine, writer, 1)
+    reader.isolation = REPEATABLE_READ
+    await reader.execute("START TRANSACTION /*!40100 WITH CONSISTENT SNAPSHOT */")
+    await committed_insert(engine, writer, 2)  # after the snapshot, before the first read
+    assert await count(reader) == 1
+    await reader.execute("SAVEPOINT sp")
+    assert not engine.writer_lock.locked()
+    await committed_insert(engine, writer, 3)
+    assert await count(reader) == 1
+    await reader.execute("ROLLBACK TO SAVEPOINT sp")
+    assert await count(reader) == 1
+    await reader.execute("RELEASE SAVEPOINT sp")
+    with pytest.raises(SQLError) as e:
+        await reader.execute("ROLLBACK TO SAVEPOINT sp")
+    assert e.value.code == 1305
+    assert (await reader.execute("COMMIT")).committed is None
+    assert await count(reader) == 3
+    # without CONSISTENT SNAPSHOT the snapshot is the first read's, as InnoDB's
+    await reader.execute("START TRANSACTION")
+    await committed_insert(engine, writer, 4)
+    assert await count(reader) == 4
+    await reader.execute("COMMIT")
+
+
+async def test_savepoints_named_before_the_first_write_still_undo_it(engine):
+    a, b = session(engine, 1), session(engine, 2)
+    await a.execute("BEGIN")
+    await a.execute("SAVEPOINT before")
+    await a.execute("SAVEPOINT again")
+    await a.execute("RELEASE SAVEPOINT again")
+    await a.execute("INSERT INTO t (v) VALUES (1)")
+    await a.execute("ROLLBACK TO SAVEPOINT before")
+    await a.execute("INSERT INTO t (v) VALUES (2)")
+    r = await a.execute("COMMIT")
+    assert [s.sql for s in r.committed.statements] == [
+        "SAVEPOINT `before`", "INSERT INTO t (v) VALUES (1)", "ROLLBACK TO SAVEPOINT before",
+        "INSERT INTO t (v) VALUES (2)",
+    ]
+    async with engine.writer_lock:
+        await engine.commit_group({})
+    assert (await b.execute("SELECT v FROM t")).rows == [(2,)]
