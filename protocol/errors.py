@@ -92,6 +92,8 @@ ER_NONUNIQ_TABLE = MySQLError(1066, "42000", "Not unique table/alias: '%s'")
 ER_WRONG_DB_NAME = MySQLError(1102, "42000", "Incorrect database name '%s'")
 ER_TOO_MANY_DATABASES = MySQLError(1105, "HY000", "Too many databases: the embedded engine attaches at most %d")
 # slave/ (IO task, applier)
+ER_CANT_CHANGE_TX_CHARACTERISTICS = MySQLError(
+    1568, "25001", "Transaction characteristics can't be changed while a transaction is in progress")
 ER_SLAVE_FATAL_ERROR = MySQLError(1593, "HY000", "Fatal error: %s")
 ER_SLAVE_RELAY_LOG_READ_FAILURE = MySQLError(1594, "HY000", "Relay log read failure: %s")
 ER_SLAVE_RELAY_LOG_WRITE_FAILURE = MySQLError(1595, "HY000", "Relay log write failure: %s")

@@ -307,8 +307,8 @@ class Admin:
 
     def _set_transaction(self, session: ClientSession, sql: str, scope: Scope | None) -> Any:
         """SET [GLOBAL|SESSION] TRANSACTION ISOLATION LEVEL ... [, READ ONLY|READ WRITE]: the
-        level goes to transaction_isolation (without a scope MySQL means the next transaction
-        only; here it applies to the session). Access modes are accepted as they are."""
+        level goes to transaction_isolation; without a scope it is the next transaction's only
+        (1568 inside a transaction), as mysqld's. Access modes are accepted as they are."""
         words = sql.upper().replace(",", " ").split()
         if "LEVEL" in words:
             level = " ".join(words[words.index("LEVEL") + 1 : words.index("LEVEL") + 3])
@@ -318,9 +318,12 @@ class Admin:
                 value = "SERIALIZABLE"
             if value is None:
                 raise SQLError(ER_PARSE_ERROR, f"near '{level}' (an isolation level)")
+            if scope is None:
+                session.isolate_next_transaction(value)
+                return _OK
             if scope is Scope.GLOBAL:
                 session.require(ALL, SUPER)
-            self.server.variables.set("transaction_isolation", value, scope or Scope.SESSION, session)
+            self.server.variables.set("transaction_isolation", value, scope, session)
             if scope is Scope.GLOBAL:
                 self.server.variables.set("tx_isolation", value, scope, session)
         return _OK

@@ -49,12 +49,14 @@ def _isolation_set(session: ClientSession, value: Any) -> None:
     apply_isolation(session)
 
 
-def apply_isolation(session: ClientSession) -> None:
+def apply_isolation(session: ClientSession, level: str | None = None) -> None:
+    """The engine session's level: `level` (SET TRANSACTION without a scope: the next
+    transaction's), or the session's transaction_isolation."""
     from engine.core import READ_COMMITTED, REPEATABLE_READ
 
     es = session.engine_session
     if es is not None:
-        level = session.sysvars.get("transaction_isolation", "READ-COMMITTED")
+        level = level or session.sysvars.get("transaction_isolation", "READ-COMMITTED")
         es.isolation = REPEATABLE_READ if level in ("REPEATABLE-READ", "SERIALIZABLE") else READ_COMMITTED
 
 

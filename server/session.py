@@ -43,6 +43,7 @@ from protocol.connection import NEED_DATA, ConnectionClosed, ServerConnection, S
 from protocol.errors import (
     ER_ACCESS_DENIED_ERROR,
     ER_BAD_DB_ERROR,
+    ER_CANT_CHANGE_TX_CHARACTERISTICS,
     ER_CANT_UPDATE_WITH_READLOCK,
     ER_CON_COUNT_ERROR,
     ER_EMPTY_QUERY,
@@ -217,6 +218,7 @@ class ClientSession(asyncio.Protocol):
         self._paused = False
         self._busy = False  # executing a command (for shutdown draining)
         self._backup_lock: object | None = None  # FLUSH TABLES WITH READ LOCK: the writer lock's owner
+        self._next_isolation = False  # SET TRANSACTION (no scope) set the next transaction's level
         self._in_commit = False
         self._in_engine = False
         self._query_killed = False
@@ -772,6 +774,15 @@ class ClientSession(asyncio.Protocol):
             self._check_table_privilege(first, sql)
         return await self._engine_execute(sql)
 
+    def isolate_next_transaction(self, level: str) -> None:
+        """SET TRANSACTION ISOLATION LEVEL without a scope: `level` for the next transaction
+        only (an autocommit statement is one), then the session's level again."""
+        es = self.engine_session
+        if es is not None and es.in_transaction:
+            raise SQLError(ER_CANT_CHANGE_TX_CHARACTERISTICS)
+        apply_isolation(self, level)
+        self._next_isolation = True
+
     async def _engine_execute(self, sql: str) -> Any:
         self._in_engine = True
         try:
@@ -785,6 +796,9 @@ class ClientSession(asyncio.Protocol):
             raise
         finally:
             self._in_engine = False
+            if self._next_isolation and not (self.engine_session and self.engine_session.in_transaction):
+                self._next_isolation = False  # that transaction is over: the session's level again
+                apply_isolation(self)
         if result.committed is not None:
             await self.commit(result.committed)
         return result

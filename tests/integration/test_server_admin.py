@@ -231,6 +231,13 @@ def test_transaction_isolation_is_what_the_engine_does(shell):
         r.execute("SET SESSION transaction_isolation = 'READ-COMMITTED'")
         assert second_read_sees_new_row(3)
         assert code(r, "SET SESSION TRANSACTION ISOLATION LEVEL SOMETIMES") == 1064
+        # without a scope: the next transaction only, and not inside one (1568), as mysqld
+        r.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+        assert not second_read_sees_new_row(4)
+        assert second_read_sees_new_row(5)
+        r.execute("SELECT 1")  # autocommit off: a transaction is open
+        assert code(r, "SET TRANSACTION ISOLATION LEVEL REPEATABLE READ") == 1568
+        reader.commit()
     finally:
         writer.close()
         reader.close()
