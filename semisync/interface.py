@@ -196,7 +196,7 @@ class BinlogRelayIOObserver:
 # ---------------------------------------------------------------------------------------------
 # Delegates
 
-O = TypeVar("O")
+ObserverT = TypeVar("ObserverT")
 
 
 class _Done:
@@ -225,23 +225,23 @@ async def _each(observers: tuple[Any, ...], hook: str, param: Any) -> None:
         await getattr(o, hook)(param)
 
 
-class Delegate(Generic[O]):
+class Delegate(Generic[ObserverT]):
     """An ordered, copy-on-write set of observers. Falsy when empty."""
 
     __slots__ = ("_observers",)
 
     def __init__(self) -> None:
-        self._observers: tuple[O, ...] = ()
+        self._observers: tuple[ObserverT, ...] = ()
 
-    def add_observer(self, observer: O) -> None:
+    def add_observer(self, observer: ObserverT) -> None:
         if observer not in self._observers:
             self._observers = self._observers + (observer,)
 
-    def remove_observer(self, observer: O) -> None:
+    def remove_observer(self, observer: ObserverT) -> None:
         self._observers = tuple(o for o in self._observers if o is not observer)
 
     @property
-    def observers(self) -> tuple[O, ...]:
+    def observers(self) -> tuple[ObserverT, ...]:
         return self._observers
 
     def __bool__(self) -> bool:

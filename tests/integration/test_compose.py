@@ -20,7 +20,7 @@ COMPOSE = ROOT / "docker-compose.yml"
 def test_dockerfile_is_slim_nonroot_and_healthchecked():
     lines = [line.strip() for line in (ROOT / "Dockerfile").read_text().splitlines()]
     instructions = [line.split()[0] for line in lines if line and not line.startswith("#")]
-    assert lines[next(i for i, l in enumerate(lines) if l.startswith("FROM"))] == "FROM python:3.11-slim"
+    assert lines[next(i for i, line in enumerate(lines) if line.startswith("FROM"))] == "FROM python:3.11-slim"
     users = [line.split()[1] for line in lines if line.startswith("USER ")]
     assert users and users[-1] not in ("root", "0")
     assert "HEALTHCHECK" in instructions and "ENTRYPOINT" in instructions

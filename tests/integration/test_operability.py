@@ -133,8 +133,8 @@ def test_metrics_endpoints(cluster):
     # our own series: commit waits, and per slave (by server_id) ack latency and acked position
     assert m["semisync_commit_wait_seconds_count"] >= 20
     for server_id in ("2", "3"):
-        assert m['semisync_slave_ack_latency_seconds_count{"server_id": "%s"}' % server_id] >= 1
-        assert m['semisync_slave_acked_pos{"server_id": "%s"}' % server_id] > 4
+        assert m[f'semisync_slave_ack_latency_seconds_count{{"server_id": "{server_id}"}}'] >= 1
+        assert m[f'semisync_slave_acked_pos{{"server_id": "{server_id}"}}'] > 4
     for port in (cluster.metrics_port + 1, cluster.metrics_port + 2):
         s = scrape(port)
         assert s["mysql_global_status_rpl_semi_sync_slave_status"] == 1
