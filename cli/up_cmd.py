@@ -200,7 +200,10 @@ def command(slaves: int, datadir: Path, port: int, metrics_port: int, refresh: f
     """Run a local master with N semi-sync slaves on loopback until Ctrl-C."""
     datadir = datadir.resolve()
     children = cluster(datadir, port, metrics_port, slaves)
-    signal.signal(signal.SIGTERM, _raise_stop)
+    # Ctrl-C and SIGTERM stop the cluster even when SIGINT came in ignored (a background job of a
+    # script): the daemons themselves always handle both, so `up` does too
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, _raise_stop)
     try:
         click.echo(f"data in {datadir}")
         master = children[0]
