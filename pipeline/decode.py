@@ -52,13 +52,7 @@ from protocol.events import (
     type_name,
 )
 
-_ARROW_TYPES = {
-    "int": pa.int64(),
-    "str": pa.string(),
-    "bool": pa.bool_(),
-    "list[int]": pa.list_(pa.field("element", pa.int64())),
-    "list[str]": pa.list_(pa.field("element", pa.string())),
-}
+_ARROW_TYPES = {"int": pa.int64(), "str": pa.string()}  # the kinds of CORE_FIELDS
 # The typed columns: where an event is, its header, and the body fields most events have or
 # that jobs filter on. Every other key of a row (each rare on its own) goes into `details`.
 CORE_FIELDS = (

@@ -625,7 +625,6 @@ def _row_statement(layout: TableLayout, columns: list[Any], change: RowChange) -
         return out
 
     def where(image: tuple[Any, ...]) -> str:
-        keys = _primary_key_positions(columns)
         cond = []
         for i, value in enumerate(image):
             if value is MISSING or (keys and i not in keys):
@@ -644,7 +643,8 @@ def _row_statement(layout: TableLayout, columns: list[Any], change: RowChange) -
         values = ", ".join(v for _, v in items)
         return f"INSERT INTO {table} ({names}) VALUES ({values})"
     # a row image changes exactly one row: without a primary key, one of identical rows
-    one = "" if _primary_key_positions(columns) else " LIMIT 1"
+    keys = _primary_key_positions(columns)  # where() finds the row by these (all columns if none)
+    one = "" if keys else " LIMIT 1"
     if change.kind == "update":
         assert change.before is not None and change.after is not None
         sets = ", ".join(f"{_ident(n)} = {v}" for n, v in pairs(change.after))

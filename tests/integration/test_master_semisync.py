@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Iterable
 
 import pymysql
 import pytest
@@ -39,6 +40,20 @@ def counters(daemon: Daemon) -> dict[str, str]:
     return daemon.status("Rpl_semi_sync_master_%")
 
 
+def inserts_counted(master: Daemon, values: Iterable[int]) -> dict[str, int]:
+    """Insert each value into ss.t (one autocommit transaction each); the change of the master's
+    yes_tx, no_tx and tx_waits meanwhile."""
+    before = counters(master)
+    conn = master.connect()
+    with conn.cursor() as cur:
+        for v in values:
+            cur.execute(f"INSERT INTO ss.t (v) VALUES ({v})")
+    conn.close()
+    after = counters(master)
+    return {k: int(after[f"Rpl_semi_sync_master_{k}"]) - int(before[f"Rpl_semi_sync_master_{k}"])
+            for k in ("yes_tx", "no_tx", "tx_waits")}
+
+
 def timed_insert(daemon: Daemon, sql: str) -> float:
     started = time.monotonic()
     daemon.query(sql)
@@ -59,16 +74,8 @@ def test_semi_sync_replica_acks_every_commit(tmp_path):
         wait_for(lambda: status(master, "Rpl_semi_sync_master_clients") == "1", 30, message="a semi-sync client")
         wait_caught_up(master, replica)
         assert status(master, "Rpl_semi_sync_master_status") == "ON"
-        before = counters(master)
-        conn = master.connect()
-        with conn.cursor() as cur:
-            for i in range(200):
-                cur.execute(f"INSERT INTO ss.t (v) VALUES ({i})")
-        conn.close()
-        after = counters(master)
-        assert int(after["Rpl_semi_sync_master_yes_tx"]) - int(before["Rpl_semi_sync_master_yes_tx"]) == 200
-        assert int(after["Rpl_semi_sync_master_no_tx"]) - int(before["Rpl_semi_sync_master_no_tx"]) == 0
-        assert int(after["Rpl_semi_sync_master_tx_waits"]) > 0
+        delta = inserts_counted(master, range(200))
+        assert delta["yes_tx"] == 200 and delta["no_tx"] == 0 and delta["tx_waits"] > 0
         assert replica.status("Rpl_semi_sync_slave_status")["Rpl_semi_sync_slave_status"] == "ON"
         hosts = master.query("SHOW SLAVE HOSTS")
         assert hosts[0][0] == 2 and hosts[0][4] == "mysql-bin.000001" and hosts[0][5] > 0  # its latest ack
@@ -83,15 +90,8 @@ def test_semi_sync_replica_acks_every_commit(tmp_path):
         time.sleep(0.3)
         assert status(master, "Rpl_semi_sync_master_clients") == "1"
         # MySQL's rpl_semi_sync scenario: 300 inserts after the reconnect, every one acked
-        before = counters(master)
-        conn = master.connect()
-        with conn.cursor() as cur:
-            for i in range(300):
-                cur.execute(f"INSERT INTO ss.t (v) VALUES ({-1 - i})")
-        conn.close()
-        after = counters(master)
-        assert int(after["Rpl_semi_sync_master_yes_tx"]) - int(before["Rpl_semi_sync_master_yes_tx"]) == 300
-        assert int(after["Rpl_semi_sync_master_no_tx"]) == int(before["Rpl_semi_sync_master_no_tx"])
+        delta = inserts_counted(master, range(-1, -301, -1))
+        assert delta["yes_tx"] == 300 and delta["no_tx"] == 0
         assert status(master, "Rpl_semi_sync_master_status") == "ON"
         # RESET MASTER zeroes the counters (the replica is stopped first: its position is gone)
         replica.query("STOP SLAVE")

@@ -67,10 +67,9 @@ from binlog.index import read_index
 from binlog.reader import BinlogFileError, iter_events
 from protocol.errors import ProtocolError
 from protocol.events import EventType, decode_header
-from protocol.semisync_wire import decode_ack
 from tests.support.daemons import Daemon, wait_for
 from tests.support.slave_daemon import slave_status
-from tests.support.wire_proxy import WireProxy, is_ack, whole_packets
+from tests.support.wire_proxy import WireProxy, is_ack
 
 REPL_PASSWORD = "replpw"
 TABLE = "faults.t"
@@ -239,10 +238,8 @@ class FaultProxy(WireProxy):
             pass
 
     def _client_bytes(self, dst: socket.socket, data: bytes, buf: bytearray) -> bool:
-        buf += data
-        for packet in whole_packets(buf):
+        for packet in self._acks_noted(data, buf):
             if is_ack(packet):
-                self.record("ack", decode_ack(packet[4:]).position)
                 with self.lock:
                     how, self._damage = self._damage, None
                 if how is not None:
@@ -253,12 +250,8 @@ class FaultProxy(WireProxy):
         return False
 
     def _server_bytes(self, dst: socket.socket, data: bytes, buf: bytearray) -> bool:
-        with self.lock:
-            corrupt, self._corrupt = self._corrupt, False
-        if corrupt:  # the last byte: usually the CRC32 of the chunk's last event
-            data = data[:-1] + bytes([data[-1] ^ 0xFF])
-            self.record("corrupted", len(data))
-        self._send(dst, data)
+        # corrupt_next flips the last byte: usually the CRC32 of the chunk's last event
+        self._send(dst, self._corrupted(data))
         return False
 
 

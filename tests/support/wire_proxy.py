@@ -128,21 +128,34 @@ class WireProxy:
                 except OSError:
                     return
 
-    def _client_bytes(self, dst: socket.socket, data: bytes, buf: bytearray) -> bool:
-        """Replica -> master: note the acks (whole packets only), always forward."""
+    def _acks_noted(self, data: bytes, buf: bytearray) -> Iterator[bytes]:
+        """The whole packets `data` completes in `buf`, each ack among them noted in the journal."""
         buf += data
         for packet in whole_packets(buf):
             if is_ack(packet):
                 self.record("ack", decode_ack(packet[4:]).position)
+            yield packet
+
+    def _corrupted(self, data: bytes) -> bytes:
+        """`data` with its last byte flipped when `corrupt_next` asked for it (once)."""
+        with self.lock:
+            corrupt, self._corrupt = self._corrupt, False
+        if not corrupt:
+            return data
+        data = data[:-1] + bytes([data[-1] ^ 0xFF])
+        self.record("corrupted", len(data))
+        return data
+
+    def _client_bytes(self, dst: socket.socket, data: bytes, buf: bytearray) -> bool:
+        """Replica -> master: note the acks (whole packets only), always forward."""
+        for _ in self._acks_noted(data, buf):
+            pass
         return True
 
     def _server_bytes(self, dst: socket.socket, data: bytes, buf: bytearray) -> bool:
         """Master -> replica: forward, or keep while holding; corrupt one chunk when asked."""
+        data = self._corrupted(data)
         with self.lock:
-            if self._corrupt:
-                self._corrupt = False
-                data = data[:-1] + bytes([data[-1] ^ 0xFF])
-                self.record("corrupted", len(data))
             if self._holding:
                 self._held.append((dst, data))
                 return False
