@@ -31,7 +31,7 @@ import json
 import os
 import struct
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
@@ -142,34 +142,46 @@ def walk(buf: bytes, start: int, limit: int) -> tuple[list[int], int]:
     return offsets, off
 
 
-_RAMP = np.arange(0, dtype=np.uint32)
+class _Scratch:
+    """Work arrays kept between chunks, so that a chunk's byte-wise passes do not fault in fresh
+    pages every time: `ramp` holds 0, 1, 2, ... modulo 256, `diff` and `hit` are outputs."""
+
+    def __init__(self) -> None:
+        self.size = -1
+
+    def get(self, m: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        if self.size < m:
+            self.size = max(m, CHUNK_BYTES)
+            self.ramp = np.arange(self.size + 256, dtype=np.uint64).astype(np.uint8)
+            self.diff = np.empty(self.size, dtype=np.uint8)
+            self.hit = np.empty(self.size, dtype=bool)
+        return self.ramp, self.diff[:m], self.hit[:m]
 
 
-def _ramp(m: int) -> np.ndarray:
-    """0, 1, ..., m - 1 as uint32 (kept between calls: one chunk's worth)."""
-    global _RAMP
-    if len(_RAMP) < m:
-        _RAMP = np.arange(max(m, CHUNK_BYTES), dtype=np.uint32)
-    return _RAMP[:m]
+_SCRATCH = _Scratch()
 
 
 def frame(buf: bytes, base: int, limit: int) -> tuple[np.ndarray, int]:
     """`walk(buf, 0, limit)` as an int64 array, fast for binlogs: there an event's log_pos is the
-    file offset of its end, so every position p where log_pos - event_size == base + p is a
-    candidate start (found column-wise for all p at once); the candidates that chain from offset
-    0 (each starting where the previous one ends) are events. Where the chain breaks (a relay
-    log, whose events carry the master's log_pos, or bytes that merely look like a header), the
-    Python walk takes over from the last event of the chain."""
+    file offset of its end, so every event start p has log_pos - event_size == base + p. That
+    holds modulo 256 for the low bytes of the two fields, which two byte-wise passes test at
+    every p at once; the few thousand positions it lets through are tested on the whole fields,
+    and those that chain from offset 0 (each starting where the previous one ends) are events.
+    Where the chain breaks (a relay log, whose events carry the master's log_pos, or bytes that
+    merely look like a header), the Python walk takes over from the last event of the chain."""
     n = len(buf)
     m = max(0, min(limit, n - HEADER_LEN + 1))  # positions whose header fits in buf
-    size = np.ndarray((m,), dtype="<u4", buffer=buf, offset=9, strides=(1,))
-    log_pos = np.ndarray((m,), dtype="<u4", buffer=buf, offset=13, strides=(1,))
-    start = np.subtract(log_pos, size)
-    np.subtract(start, _ramp(m), out=start)
-    cand = np.flatnonzero(start == np.uint32(base & 0xFFFFFFFF))
-    cand = cand[size[cand] >= HEADER_LEN]
+    a = np.frombuffer(buf, dtype=np.uint8)
+    ramp, diff, hit = _SCRATCH.get(m)
+    np.subtract(a[13 : 13 + m], a[9 : 9 + m], out=diff)  # low bytes: log_pos - size
+    first = base & 0xFF
+    np.equal(diff, ramp[first : first + m], out=hit)  # == (base + p) mod 256
+    cand = np.flatnonzero(hit)
+    r = _Bytes(buf)
+    size = r.u(cand + 9, 4)
+    cand = cand[((r.u(cand + 13, 4) - size - cand - base) & 0xFFFFFFFF == 0) & (size >= HEADER_LEN)]
     if len(cand) and cand[0] == 0:
-        ends = cand + _Bytes(buf).u(cand + 9, 4)
+        ends = cand + r.u(cand + 9, 4)
         cand, ends = cand[ends <= n], ends[ends <= n]
         broken = np.flatnonzero(cand[1:] != ends[:-1])
         chain = len(cand) if not len(broken) else int(broken[0]) + 1
@@ -177,7 +189,7 @@ def frame(buf: bytes, base: int, limit: int) -> tuple[np.ndarray, int]:
             start = int(ends[chain - 1])
             rest, stop = walk(buf, start, limit)
             if not rest:
-                return cand[:chain].astype(np.int64), start
+                return cand[:chain], start
             return np.concatenate([cand[:chain], np.asarray(rest, dtype=np.int64)]), stop
     rest, stop = walk(buf, 0, limit)
     return np.asarray(rest, dtype=np.int64), stop
@@ -204,20 +216,25 @@ class _Bytes:
         return self._views[width][idx].astype(np.int64)
 
 
-def _segments(a: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Concatenate the byte ranges a[starts[i]:starts[i]+lengths[i]] -> (int32 offsets, bytes)."""
-    offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
-    np.cumsum(lengths, out=offsets[1:])
-    total = int(offsets[-1])
-    if total == 0:
-        return offsets.astype(np.int32), np.zeros(0, dtype=np.uint8)
-    # the byte positions to gather: +1 from byte to byte, a jump where each range begins
-    rows = np.flatnonzero(lengths)
-    first, size = starts[rows], lengths[rows]
-    step = np.ones(total, dtype=np.int64)
-    step[0] = first[0]
-    step[offsets[rows[1:]]] = first[1:] - (first[:-1] + size[:-1] - 1)
-    return offsets.astype(np.int32), a[np.cumsum(step)]
+def _positions(n: int) -> np.ndarray:
+    """0, 1, ..., n - 1 as int32 (a view of an array kept between calls)."""
+    global _POSITIONS
+    if len(_POSITIONS) < n:
+        _POSITIONS = np.arange(max(n, CHUNK_BYTES), dtype=np.int32)
+    return _POSITIONS[:n]
+
+
+_POSITIONS = np.zeros(0, dtype=np.int32)
+
+
+def _gapped(buf: pa.Buffer, starts: np.ndarray, ends: np.ndarray) -> pa.Array:
+    """A binary array over `buf` whose string 2k is buf[starts[k]:ends[k]] (the odd ones are the
+    gaps between): the ranges must be ascending and apart. Taking its even strings copies the
+    ranges out."""
+    bounds = np.empty(2 * len(starts), dtype=np.int32)
+    bounds[0::2] = starts
+    bounds[1::2] = ends
+    return pa.Array.from_buffers(pa.binary(), max(len(bounds) - 1, 0), [None, pa.py_buffer(bounds), buf])
 
 
 def _validity(valid: np.ndarray) -> tuple[pa.Buffer | None, int]:
@@ -227,22 +244,22 @@ def _validity(valid: np.ndarray) -> tuple[pa.Buffer | None, int]:
     return pa.py_buffer(np.packbits(valid, bitorder="little")), nulls
 
 
-def _strings(a: np.ndarray, starts: np.ndarray, lengths: np.ndarray, valid: np.ndarray) -> pa.Array:
-    lengths = np.where(valid, lengths, 0)
-    offsets, data = _segments(a, starts, lengths)
+def _indices(valid: np.ndarray, values: np.ndarray) -> pa.Array:
+    """An int32 Arrow array of `values` (len(valid) of them), null where not valid."""
     bitmap, nulls = _validity(valid)
-    arr = pa.StringArray.from_buffers(
-        len(valid), pa.py_buffer(offsets), pa.py_buffer(data), bitmap, nulls
-    )
-    try:
-        arr.validate(full=True)
-    except pa.ArrowInvalid:
-        # not UTF-8 somewhere: decode row by row, replacing what is not
-        binary = pa.Array.from_buffers(pa.binary(), len(valid), [bitmap, pa.py_buffer(offsets), pa.py_buffer(data)], nulls)
-        arr = pa.array(
-            [None if v is None else v.decode("utf-8", "replace") for v in binary.to_pylist()], pa.string()
-        )
-    return arr
+    return pa.Array.from_buffers(pa.int32(), len(valid), [bitmap, pa.py_buffer(values)], nulls)
+
+
+def _as_text(binary: pa.Array) -> pa.Array:
+    """A binary array as a string array: text that is not UTF-8 gets U+FFFD."""
+    bitmap, offsets, data = binary.buffers()
+    text = pa.StringArray.from_buffers(len(binary), offsets, data, bitmap, binary.null_count, binary.offset)
+    if data is not None and data.size and np.frombuffer(data, dtype=np.uint8).max() >= 0x80:
+        try:
+            text.validate(full=True)
+        except pa.ArrowInvalid:
+            text = pa.array([None if v is None else v.decode("utf-8", "replace") for v in binary.to_pylist()], pa.string())
+    return text
 
 
 def _utf8(value: Any) -> Any:
@@ -257,9 +274,11 @@ def _utf8(value: Any) -> Any:
     return value
 
 
-def _ints(values: np.ndarray, valid: np.ndarray) -> pa.Array:
-    bitmap, nulls = _validity(valid)
-    return pa.Array.from_buffers(pa.int64(), len(valid), [bitmap, pa.py_buffer(np.ascontiguousarray(values, dtype=np.int64))], nulls)
+def _ints(values: np.ndarray, valid: np.ndarray | None = None) -> pa.Array:
+    """An int64 column (valid None: no nulls)."""
+    bitmap, nulls = (None, 0) if valid is None else _validity(valid)
+    data = pa.py_buffer(np.ascontiguousarray(values, dtype=np.int64))
+    return pa.Array.from_buffers(pa.int64(), len(values), [bitmap, data], nulls)
 
 
 _DECIMAL = pa.array([str(i) for i in range(256)], pa.string())
@@ -286,32 +305,110 @@ def _ints_at(n: int, pieces: list[tuple[np.ndarray, np.ndarray]]) -> pa.Array:
     return _ints(values, valid)
 
 
-def _strings_at(a: np.ndarray, n: int, spans: list[tuple[np.ndarray, np.ndarray, np.ndarray]]) -> pa.Array:
+def _strings_at(buf: pa.Buffer, n: int, spans: list[tuple[np.ndarray, np.ndarray, np.ndarray]]) -> pa.Array:
     """A string column of n rows: rows idx of each (idx, starts, lengths) span get those bytes
-    of `a`, the others null."""
-    starts = np.zeros(n, dtype=np.int64)
-    lengths = np.zeros(n, dtype=np.int64)
+    of `buf`, the others null. (Each row's span lies in its own event, so in row order the
+    spans are ascending and apart: with the gaps between them they are the strings of one
+    binary array over `buf`, whose even strings are taken.)"""
+    starts = np.zeros(n, dtype=np.int32)
+    ends = np.zeros(n, dtype=np.int32)
     valid = np.zeros(n, dtype=bool)
     for idx, at, length in spans:
         starts[idx] = at
-        lengths[idx] = length
+        ends[idx] = at + length
         valid[idx] = True
-    return _strings(a, starts, lengths, valid)
+    rows = np.flatnonzero(valid)
+    if not len(rows):
+        return pa.nulls(n, pa.string())
+    pick = np.zeros(n, dtype=np.int32)
+    pick[rows] = _positions(len(rows)) * 2
+    return _as_text(_gapped(buf, starts[rows], ends[rows]).take(_indices(valid, pick)))
 
 
-def _scatter(n: int, pieces: list[tuple[np.ndarray, pa.Array]]) -> pa.Array:
-    """A string column of n rows: row idx[k] of each (idx, values) piece gets values[k], the
-    others null."""
-    pos = np.full(n, -1, dtype=np.int64)
+def _distinct(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(the distinct values of a 1-D array of fixed-size records, each record's index among
+    them): text built from a record is built once per distinct record."""
+    width = keys.dtype.itemsize
+    enc = pc.dictionary_encode(
+        pa.FixedSizeBinaryArray.from_buffers(pa.binary(width), len(keys), [None, pa.py_buffer(np.ascontiguousarray(keys))])
+    )
+    uniq = enc.dictionary
+    values = np.frombuffer(uniq.buffers()[1], dtype=keys.dtype, count=len(uniq), offset=uniq.offset * width)
+    return values, enc.indices.to_numpy()
+
+
+def _distinct_bytes(buf: pa.Buffer, starts: np.ndarray, ends: np.ndarray) -> tuple[pa.Array, np.ndarray]:
+    """`_distinct` for the (ascending, apart) byte ranges [starts[k], ends[k]) of buf: (a
+    binary array of the distinct ones, each range's index among them)."""
+    enc = pc.dictionary_encode(_gapped(buf, starts, ends).take(pa.array(_positions(len(starts)) * 2)))
+    return enc.dictionary, enc.indices.to_numpy()
+
+
+def _code_lists(binary: pa.Array) -> pa.Array:
+    """Each byte string of a binary array as the list of its bytes' decimal texts."""
+    offsets = np.frombuffer(binary.buffers()[1], dtype=np.int32, count=len(binary) + 1, offset=binary.offset * 4)
+    data = binary.buffers()[2]
+    codes = np.frombuffer(data, dtype=np.uint8)[offsets[0] : offsets[-1]] if data is not None else np.zeros(0, np.uint8)
+    return pa.ListArray.from_arrays(pa.array(offsets - offsets[0]), _DECIMAL.take(pa.array(codes)))
+
+
+def _from_texts(n: int, pieces: list[tuple[np.ndarray, pa.Array, np.ndarray]]) -> pa.Array:
+    """A string column of n rows: row idx[k] of each (idx, texts, which) piece gets
+    texts[which[k]], the others null."""
+    pick = np.zeros(n, dtype=np.int32)
+    valid = np.zeros(n, dtype=bool)
     used, start = [], 0
-    for idx, values in pieces:
+    for idx, texts, which in pieces:
         if len(idx):
-            pos[idx] = np.arange(start, start + len(idx))
-            start += len(idx)
-            used.append(values)
+            pick[idx] = which + start
+            valid[idx] = True
+            start += len(texts)
+            used.append(texts)
     if not used:
         return pa.nulls(n, pa.string())
-    return pa.concat_arrays(used).take(pa.array(pos, mask=pos < 0))
+    return (pa.concat_arrays(used) if len(used) > 1 else used[0]).take(_indices(valid, pick))
+
+
+# The first _WINDOW bytes of every event are gathered in one pass: its header and the fixed part
+# of the frequent bodies (up to a QUERY's sql_mode after Q_FLAGS2), as records of these layouts.
+_WINDOW = 48
+_B = HEADER_LEN  # where a body starts in the window
+
+
+def _layout(**fields: tuple[str, int]) -> np.dtype:
+    return np.dtype({"names": list(fields), "formats": [f for f, _ in fields.values()],
+                     "offsets": [at for _, at in fields.values()], "itemsize": _WINDOW})
+
+
+_HEADER = _layout(timestamp=("<u4", 0), type_code=("u1", 4), server_id=("<u4", 5), size=("<u4", 9),
+                  log_pos=("<u4", 13), flags=("<u2", 17))
+# QUERY_EVENT: thread_id exec_time db_len error_code status_vars_len | status vars (sql_mode is
+# the first one, or the one after Q_FLAGS2_CODE: how MariaDB and MySQL order them)
+_QUERY = _layout(thread_id=("<u4", _B), exec_time=("<u4", _B + 4), db_len=("u1", _B + 8),
+                 error_code=("<u2", _B + 9), sv_len=("<u2", _B + 11), code1=("u1", _B + 13),
+                 mode1=("<u8", _B + 14), code2=("u1", _B + 18), mode2=("<u8", _B + 19))
+# GTID_EVENT (MariaDB): seq_no domain_id flags2 [commit_id | 6 bytes of padding]
+_GTID = _layout(seq_no=("<u8", _B), domain_id=("<u4", _B + 8), flags2=("u1", _B + 12), commit_id=("<u8", _B + 13))
+_XID = _layout(xid=("<u8", _B))
+# TABLE_MAP_EVENT and rows events: table_id(6) flags(2) then db_len | extra_len(2, v2 rows)
+_TABLE = _layout(table_id=("<u8", _B), flags=("<u2", _B + 6), db_len=("u1", _B + 8), extra_len=("<u2", _B + 8))
+_QUERY_KEY = np.dtype([("thread_id", "<u4"), ("exec_time", "<u4"), ("error_code", "<u2"), ("has_mode", "u1"),
+                       ("mode", "<u8")])
+_GTID_KEY = np.dtype([("flags2", "u1"), ("committed", "u1"), ("commit_id", "<u8")])
+
+
+def _windows(buf: bytes, o: np.ndarray) -> np.ndarray:
+    """The _WINDOW bytes at each (ascending) offset of buf, one void record each, zero-padded
+    past the end of buf (view them as a layout above to read fields)."""
+    last = len(buf) - _WINDOW
+    if last >= 0:
+        records = np.ndarray((last + 1,), dtype=f"V{_WINDOW}", buffer=buf, strides=(1,))
+        out = records[np.minimum(o, last)]
+    else:
+        out = np.zeros(len(o), dtype=f"V{_WINDOW}")
+    for i in range(int(np.searchsorted(o, last, side="right")), len(o)):  # the last few events
+        out[i] = np.void(bytes(buf[o[i] : o[i] + _WINDOW]).ljust(_WINDOW, b"\0"))
+    return out
 
 
 # ---------------------------------------------------------------------------------------------
@@ -356,105 +453,116 @@ def decode_chunk(
     """Rows for the events at `offsets` of `buf` (buf[0] is file offset `base`); `checksum[i]`:
     event i ends in a CRC32 footer (already verified)."""
     n = len(offsets)
-    r = _Bytes(buf)
-    a, U = r.a, r.u
+    a = np.frombuffer(buf, dtype=np.uint8)
     o = np.asarray(offsets, dtype=np.int64)
+    win = _windows(buf, o)
+    source = pa.py_buffer(buf)
+    head = win.view(_HEADER)
     cols = _Columns(n)
     A = cols.arrays
-    size = U(o + 9, 4)
-    tcode = a[o + 4].astype(np.int64)
-    server_id = U(o + 5, 4)
-    every = np.ones(n, dtype=bool)
+    size = head["size"].astype(np.int64)
+    tcode = head["type_code"].astype(np.int64)
     A["file"] = pa.repeat(pa.scalar(label, pa.string()), n)
-    A["pos"] = _ints(o + base, every)
-    A["size"] = _ints(size, every)
-    A["type_code"] = _ints(tcode, every)
+    A["pos"] = _ints(o + base)
+    A["size"] = _ints(size)
+    A["type_code"] = _ints(tcode)
     A["type"] = _TYPE_NAMES.take(pa.array(tcode))
-    A["server_id"] = _ints(server_id, every)
-    A["timestamp"] = _ints(U(o, 4), every)
-    A["log_pos"] = _ints(U(o + 13, 4), every)
-    A["flags"] = _ints(U(o + 17, 2), every)
+    for name in ("server_id", "timestamp", "log_pos", "flags"):
+        A[name] = _ints(head[name])
 
     b = o + HEADER_LEN  # body start
     body_len = size - HEADER_LEN - np.where(checksum, CHECKSUM_LEN, 0)
     slow_mask = _SLOW_TYPES[tcode].copy()
     ints: dict[str, list[tuple[np.ndarray, np.ndarray]]] = {"xid": [], "table_id": [], "rows_flags": []}
     texts: dict[str, list[tuple[np.ndarray, np.ndarray, np.ndarray]]] = {"db": [], "query": [], "table": []}
-    built: dict[str, list[tuple[np.ndarray, pa.Array]]] = {"gtid": [], "details": []}
+    built: dict[str, list[tuple[np.ndarray, pa.Array, np.ndarray]]] = {"gtid": [], "details": []}
 
-    def rows_of(*codes: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(row indices, body starts, body lengths) of the events of these types."""
-        idx = np.flatnonzero(tcode == codes[0]) if len(codes) == 1 else np.flatnonzero(np.isin(tcode, codes))
-        return idx, b[idx], body_len[idx]
+    # the rows of each type, ascending: a stable (radix) sort of the type codes
+    by_type = np.argsort(head["type_code"], kind="stable")
+    count = np.bincount(tcode, minlength=256)
+    type_end = np.cumsum(count)
 
-    def keep(idx: np.ndarray, ok: np.ndarray) -> np.ndarray:
-        """The rows whose body has the regular shape; the others go to the reference decoder."""
+    def rows_of(*codes: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """(row indices, body starts, body lengths, windows) of the events of these types."""
+        idx = np.concatenate([by_type[type_end[c] - count[c] : type_end[c]] for c in codes])
+        return idx, b[idx], body_len[idx], win[idx]
+
+    def keep(idx: np.ndarray, ok: np.ndarray) -> Callable[[np.ndarray], np.ndarray]:
+        """Sends the rows whose body does not have the regular shape to the reference decoder;
+        returns the selection of the others from arrays of these rows."""
+        if ok.all():
+            return lambda x: x
         slow_mask[idx[~ok]] = True
-        return ok
+        return lambda x: x[ok]
 
-    # -- QUERY_EVENT: thread_id exec_time db_len error_code status_vars_len | status | db \0 query
-    qi, qb, qlen = rows_of(QUERY)
+    # -- QUERY_EVENT
+    qi, qb, qlen, qw = rows_of(QUERY)
+    q = qw.view(_QUERY)
     ok = qlen >= 13
-    qb_ok = np.where(ok, qb, 0)
-    sv_len = np.where(ok, U(qb_ok + 11, 2), 0)
-    db_len = np.where(ok, a[qb_ok + 8], 0).astype(np.int64)
+    sv_len = np.where(ok, q["sv_len"], 0).astype(np.int64)
+    db_len = np.where(ok, q["db_len"], 0).astype(np.int64)
     q_db = qb + 13 + sv_len
     q_text = q_db + db_len + 1
     ok &= q_text <= qb + qlen
     ok &= a[np.where(ok, q_text - 1, 0)] == 0
-    # sql_mode: Q_SQL_MODE_CODE first, or right after Q_FLAGS2_CODE (how MariaDB/MySQL order them)
-    sv = qb + 13
-    first = np.where(ok & (sv_len >= 9), a[np.where(ok & (sv_len >= 9), sv, 0)], 255)
-    second = np.where(ok & (sv_len >= 14) & (first == 0), a[np.where(ok & (sv_len >= 14), sv + 5, 0)], 255)
-    mode_at = np.where(first == 1, sv + 1, np.where(second == 1, sv + 6, -1))
-    has_mode = mode_at >= 0
+    # sql_mode: Q_SQL_MODE_CODE first, or right after Q_FLAGS2_CODE
+    first = np.where(ok & (sv_len >= 9), q["code1"], 255)
+    second = np.where(ok & (sv_len >= 14) & (first == 0), q["code2"], 255)
+    has_mode = (first == 1) | (second == 1)
     # anything else carrying sql_mode (or no regular layout): the reference decoder
     ok &= has_mode | (sv_len == 0) | ((first == 0) & (sv_len == 5))
-    keep(qi, ok)
-    qi, qb, qlen, q_db, db_len, q_text, mode_at, has_mode = (
-        x[ok] for x in (qi, qb, qlen, q_db, db_len, q_text, mode_at, has_mode)
+    sel = keep(qi, ok)
+    qi, qb, qlen, qw, q_db, db_len, q_text, has_mode, first = map(
+        sel, (qi, qb, qlen, qw, q_db, db_len, q_text, has_mode, first)
     )
+    q = qw.view(_QUERY)
     texts["db"].append((qi, q_db, db_len))
     texts["query"].append((qi, q_text, qb + qlen - q_text))
-    mode = _text(U(np.where(has_mode, mode_at, 0), 8).view(np.uint64))
+    key = np.zeros(len(qi), dtype=_QUERY_KEY)
+    for name in ("thread_id", "exec_time", "error_code"):
+        key[name] = q[name]
+    key["has_mode"] = has_mode
+    key["mode"] = np.where(first == 1, q["mode1"], np.where(has_mode, q["mode2"], 0))
+    uniq, which = _distinct(key)
     built["details"].append((qi, _concat(
-        '{"thread_id":', _text(U(qb, 4)), ',"exec_time":', _text(U(qb + 4, 4)),
-        ',"error_code":', _text(U(qb + 9, 2)),
-        pc.if_else(pa.array(has_mode), _concat(',"sql_mode":', mode), ""), "}",
-    )))
+        '{"thread_id":', _text(uniq["thread_id"]), ',"exec_time":', _text(uniq["exec_time"]),
+        ',"error_code":', _text(uniq["error_code"]),
+        pc.if_else(pa.array(uniq["has_mode"] != 0), _concat(',"sql_mode":', _text(uniq["mode"])), ""), "}",
+    ), which))
 
     # -- XID_EVENT: xid (8 bytes, nothing after)
-    xi, xb, xlen = rows_of(XID)
-    ok = keep(xi, xlen == 8)
-    ints["xid"].append((xi[ok], U(xb[ok], 8)))
+    xi, _, xlen, xw = rows_of(XID)
+    sel = keep(xi, xlen == 8)
+    ints["xid"].append((sel(xi), sel(xw).view(_XID)["xid"].view(np.int64)))
 
-    # -- GTID_EVENT (MariaDB): seq_no domain_id flags2 [commit_id | padding]
-    gi, gb, glen = rows_of(GTID)
-    ok = glen >= 13
-    flags2 = np.where(ok, a[np.where(ok, gb + 12, 0)], 0).astype(np.int64)
-    committed = (flags2 & 0x02) != 0
-    ok &= committed | ((flags2 & 0xC0) == 0)  # XA: reference decoder
+    # -- GTID_EVENT (MariaDB)
+    gi, _, glen, gw = rows_of(GTID)
+    g = gw.view(_GTID)
+    committed = (g["flags2"] & 0x02) != 0
+    ok = committed | ((g["flags2"] & 0xC0) == 0)  # XA: reference decoder
     ok &= np.where(committed, glen >= 21, glen >= 19)
-    plain = ok & ~committed
-    pad = np.zeros(len(gi), dtype=np.int64)
-    for k in range(6):
-        pad |= a[np.where(plain, gb + 13 + k, 0)] * plain
-    ok &= ~(plain & (pad != 0))
-    keep(gi, ok)
-    gi, gb, flags2, committed = gi[ok], gb[ok], flags2[ok], committed[ok]
+    ok &= committed | (g["commit_id"] & 0xFFFF_FFFF_FFFF == 0)  # the padding is zeros
+    sel = keep(gi, ok)
+    gi, gw, committed = map(sel, (gi, gw, committed))
+    g = gw.view(_GTID)
     built["gtid"].append((gi, pc.binary_join_element_wise(
-        _text(U(gb + 8, 4)), _text(server_id[gi]), _text(U(gb, 8).view(np.uint64)), "-"
-    )))
-    commit_id = _text(U(np.where(committed, gb + 13, 0), 8).view(np.uint64))
+        _text(g["domain_id"]), _text(head["server_id"][gi]), _text(g["seq_no"]), "-"
+    ), _positions(len(gi))))
+    key = np.zeros(len(gi), dtype=_GTID_KEY)
+    key["flags2"] = g["flags2"]
+    key["committed"] = committed
+    key["commit_id"] = np.where(committed, g["commit_id"], 0)
+    uniq, which = _distinct(key)
     built["details"].append((gi, _concat(
-        '{"flags2":', _text(flags2), pc.if_else(pa.array(committed), _concat(',"commit_id":', commit_id), ""), "}"
-    )))
+        '{"flags2":', _text(uniq["flags2"]),
+        pc.if_else(pa.array(uniq["committed"] != 0), _concat(',"commit_id":', _text(uniq["commit_id"])), ""), "}"
+    ), which))
 
     # -- TABLE_MAP_EVENT: table_id(6) flags(2) db_len db \0 table_len table \0 ncols types mlen meta nullbits
-    ti, tb, tlen = rows_of(TABLE_MAP)
+    ti, tb, tlen, tw = rows_of(TABLE_MAP)
     t_end = tb + tlen
     ok = tlen >= 13
-    t_db_len = np.where(ok, a[np.where(ok, tb + 8, 0)], 0).astype(np.int64)
+    t_db_len = np.where(ok, tw.view(_TABLE)["db_len"], 0).astype(np.int64)
     t_tl_at = tb + 9 + t_db_len + 1
     ok &= t_tl_at + 1 < t_end
     t_tl = np.where(ok, a[np.where(ok, t_tl_at, 0)], 0).astype(np.int64)
@@ -467,36 +575,37 @@ def decode_chunk(
     ok &= t_ml_at < t_end
     mlen = np.where(ok, a[np.where(ok, t_ml_at, 0)], 0).astype(np.int64)
     ok &= (mlen < 251) & (t_ml_at + 1 + mlen + (ncols + 7) // 8 <= t_end)
-    keep(ti, ok)
-    ti, tb, t_db_len, t_tl_at, t_tl, t_nc_at, ncols = (x[ok] for x in (ti, tb, t_db_len, t_tl_at, t_tl, t_nc_at, ncols))
-    ints["table_id"].append((ti, U(tb, 6)))
+    sel = keep(ti, ok)
+    ti, tb, tw, t_db_len, t_tl_at, t_tl, t_nc_at, ncols = map(sel, (ti, tb, tw, t_db_len, t_tl_at, t_tl, t_nc_at, ncols))
+    ints["table_id"].append((ti, (tw.view(_TABLE)["table_id"] & 0xFFFF_FFFF_FFFF).view(np.int64)))
     texts["db"].append((ti, tb + 9, t_db_len))
     texts["table"].append((ti, t_tl_at + 1, t_tl))
-    ct_off, ct_data = _segments(a, t_nc_at + 1, ncols)
-    types = pc.binary_join(pa.ListArray.from_arrays(pa.array(ct_off), _DECIMAL.take(pa.array(ct_data))), ",")
-    built["details"].append((ti, _concat('{"column_types":[', types, "]}")))
+    # column_types: the text of each distinct list of type codes, built once
+    types, which = _distinct_bytes(source, t_nc_at + 1, t_nc_at + 1 + ncols)
+    codes = _code_lists(types)
+    built["details"].append((ti, _concat('{"column_types":[', pc.binary_join(codes, ","), "]}"), which))
 
     # -- rows events: table_id(6) flags(2) [extra_len(2) extra] rows
-    ri, rb, rlen = rows_of(*ROWS_V1, *ROWS_V2)
+    ri, _, rlen, rw = rows_of(*ROWS_V1, *ROWS_V2)
     v2 = np.isin(tcode[ri], ROWS_V2)
     ok = rlen >= np.where(v2, 10, 8)
-    extra_len = np.where(v2 & ok, U(np.where(v2 & ok, rb + 8, 0), 2), 2)
+    extra_len = np.where(v2 & ok, rw.view(_TABLE)["extra_len"], 2)
     ok &= ~v2 | ((extra_len >= 2) & (8 + extra_len <= rlen))
-    keep(ri, ok)
-    ri, rb = ri[ok], rb[ok]
-    ints["table_id"].append((ri, U(rb, 6)))
-    ints["rows_flags"].append((ri, U(rb + 6, 2)))
+    sel = keep(ri, ok)
+    ri, rw = sel(ri), sel(rw).view(_TABLE)
+    ints["table_id"].append((ri, (rw["table_id"] & 0xFFFF_FFFF_FFFF).view(np.int64)))
+    ints["rows_flags"].append((ri, rw["flags"]))
 
     # -- ANNOTATE_ROWS_EVENT: the statement
-    ai, ab, alen = rows_of(ANNOTATE)
+    ai, ab, alen, _ = rows_of(ANNOTATE)
     texts["query"].append((ai, ab, alen))
 
     for name, pieces in ints.items():
         A[name] = _ints_at(n, pieces)
     for name, spans in texts.items():
-        A[name] = _strings_at(a, n, spans)
+        A[name] = _strings_at(source, n, spans)
     for name, parts in built.items():
-        A[name] = _scatter(n, parts)
+        A[name] = _from_texts(n, parts)
 
     # the reference decoder for everything else
     slow: dict[int, dict[str, Any]] = {}

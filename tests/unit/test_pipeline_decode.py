@@ -260,3 +260,35 @@ def test_crc32_check_of_a_whole_range_finds_every_corrupt_event(tmp_path):
         with pytest.raises(BinlogFileError, match=f"offset {victims[0]['pos']}: .*CRC32 mismatch"):
             fast_rows(corrupt, chunk_bytes=rng.choice([4096, 1 << 20]))
         corrupt.unlink()
+
+
+def test_framing_finds_exactly_the_events_the_walk_finds(tmp_path):
+    """`frame` tests every byte position for log_pos - event_size == its offset, on the fields'
+    low bytes first, then on the whole fields, and chains what it found: from any event boundary
+    and with any limit it gives the Python walk's offsets and stop; on random bytes (where the
+    walk stops at an impossible event size) it raises the walk's error at the same offset."""
+    import random
+
+    from pipeline.decode import frame, walk
+
+    write_history(tmp_path, transactions=300, max_size=1 << 20)
+    data = (tmp_path / "master-bin.000001").read_bytes()
+    starts = walk(data, 4, len(data))[0]
+    rng = random.Random(11)
+    for _ in range(300):
+        base = rng.choice(starts)
+        end = rng.randrange(base, len(data) + 1)
+        limit = rng.randrange(0, end - base + 2)
+        offsets, stop = frame(data[base:end], base, limit)
+        assert (offsets.tolist(), stop) == walk(data[base:end], 0, limit)
+    for _ in range(100):
+        noise = rng.randbytes(rng.randrange(0, 600))
+        try:
+            expected = walk(noise, 0, len(noise))
+        except ValueError as e:
+            with pytest.raises(ValueError) as raised:
+                frame(noise, rng.randrange(1 << 32), len(noise))
+            assert raised.value.args == e.args
+        else:
+            offsets, stop = frame(noise, rng.randrange(1 << 32), len(noise))
+            assert (offsets.tolist(), stop) == expected
