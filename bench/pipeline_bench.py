@@ -6,8 +6,9 @@ Writes >= MB megabytes of binlogs with BinlogWriter (a ROW-format OLTP history: 
 TABLE_MAP + rows event per statement, XID; CRC32 on; 16 MiB files), then in the same run times:
 1. the Spark source on `--master` (default local[2]): every row of every event through Spark into
    the `noop` sink (all columns decoded and handed to the JVM), with CRC32 verification (the
-   default) and without, `--runs` times each (the median is reported); after one warm-up read of
-   all files, so JVM and Python worker start-up and the JIT's warm-up are not counted;
+   default) and without, `--runs` times each (the median is reported); after `--warmups` reads of
+   all files, so JVM and Python worker start-up and the JIT's warm-up are not counted (the JVM
+   keeps compiling Spark's own code through the first two reads or so);
 2. the source's decoder alone in this one Python process (what one Spark task does);
 3. `semisync binlog --json FILES > /dev/null` in one process (the reference decoder).
 Prints events/s and MB/s for each and, with --record, replaces the "## pipeline" section of
@@ -46,15 +47,16 @@ def generate(directory: Path, mb: int) -> list[Path]:
     return files
 
 
-def time_spark(master: str, files: list[Path], runs: int) -> dict[str, list[float]]:
+def time_spark(master: str, files: list[Path], runs: int, warmups: int) -> dict[str, list[float]]:
     from pipeline.jobs import read_events, spark_session
 
     spark = spark_session(master, app="pipeline-bench")
     paths = [str(f) for f in files]
     try:
-        # warm-up: one whole read, so that JVM and Python worker start-up and the JIT's first
-        # compilations are not counted (the JVM reaches its steady speed during the first pass)
-        read_events(spark, paths).write.format("noop").mode("overwrite").save()
+        # warm-up: whole reads, so that JVM and Python worker start-up and the JIT's
+        # compilations are not counted
+        for _ in range(warmups):
+            read_events(spark, paths).write.format("noop").mode("overwrite").save()
         results: dict[str, list[float]] = {}
         for label, verify in ((f"`binlog` source on {master}", "true"),
                               (f"`binlog` source on {master}, no CRC32 check", "false")):
@@ -97,7 +99,8 @@ def main() -> None:
     parser.add_argument("--mb", type=int, default=200)
     parser.add_argument("--dir", type=Path, default=Path(tempfile.gettempdir()) / "semisync-pipeline-bench")
     parser.add_argument("--master", default="local[2]")
-    parser.add_argument("--runs", type=int, default=3, help="timed Spark reads per setting (the median is reported)")
+    parser.add_argument("--runs", type=int, default=5, help="timed Spark reads per setting (the median is reported)")
+    parser.add_argument("--warmups", type=int, default=2, help="untimed Spark reads first")
     parser.add_argument("--record", type=Path, help="results file whose '## pipeline' section to replace")
     args = parser.parse_args()
 
@@ -108,7 +111,7 @@ def main() -> None:
     print(f"{len(files)} files, {size / 2**20:.0f} MiB of binlogs in {args.dir} ({time.perf_counter() - t0:.0f} s)",
           flush=True)
     load = os.getloadavg()
-    spark = time_spark(args.master, files, args.runs)
+    spark = time_spark(args.master, files, args.runs, args.warmups)
     events, decoder = time_decoder(files)
     json_events, baseline = time_semisync_binlog(files)
     assert json_events == events, (json_events, events)

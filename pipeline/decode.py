@@ -144,10 +144,12 @@ def walk(buf: bytes, start: int, limit: int) -> tuple[list[int], int]:
 
 class _Scratch:
     """Work arrays kept between chunks, so that a chunk's byte-wise passes do not fault in fresh
-    pages every time: `ramp` holds 0, 1, 2, ... modulo 256, `diff` and `hit` are outputs."""
+    pages every time: `ramp` holds 0, 1, 2, ... modulo 256, `diff` and `hit` are outputs, `zeros`
+    the CRC32 check's model."""
 
     def __init__(self) -> None:
         self.size = -1
+        self._zeros = np.zeros(0, dtype=np.uint8)
 
     def get(self, m: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         if self.size < m:
@@ -156,6 +158,12 @@ class _Scratch:
             self.diff = np.empty(self.size, dtype=np.uint8)
             self.hit = np.empty(self.size, dtype=bool)
         return self.ramp, self.diff[:m], self.hit[:m]
+
+    def zeros(self, m: int) -> np.ndarray:
+        """m zero bytes, which the caller must leave zero again."""
+        if len(self._zeros) < m:
+            self._zeros = np.zeros(max(m, CHUNK_BYTES), dtype=np.uint8)
+        return self._zeros[:m]
 
 
 _SCRATCH = _Scratch()
@@ -177,11 +185,12 @@ def frame(buf: bytes, base: int, limit: int) -> tuple[np.ndarray, int]:
     first = base & 0xFF
     np.equal(diff, ramp[first : first + m], out=hit)  # == (base + p) mod 256
     cand = np.flatnonzero(hit)
-    r = _Bytes(buf)
-    size = r.u(cand + 9, 4)
-    cand = cand[((r.u(cand + 13, 4) - size - cand - base) & 0xFFFFFFFF == 0) & (size >= HEADER_LEN)]
+    fields = _Bytes(buf).u(cand + 9, 8)  # event_size, then log_pos
+    size = fields & 0xFFFFFFFF
+    good = (((fields >> 32) - size - cand - base) & 0xFFFFFFFF == 0) & (size >= HEADER_LEN)
+    cand, size = cand[good], size[good]
     if len(cand) and cand[0] == 0:
-        ends = cand + r.u(cand + 9, 4)
+        ends = cand + size
         cand, ends = cand[ends <= n], ends[ends <= n]
         broken = np.flatnonzero(cand[1:] != ends[:-1])
         chain = len(cand) if not len(broken) else int(broken[0]) + 1
@@ -242,12 +251,6 @@ def _validity(valid: np.ndarray) -> tuple[pa.Buffer | None, int]:
     if nulls == 0:
         return None, 0
     return pa.py_buffer(np.packbits(valid, bitorder="little")), nulls
-
-
-def _indices(valid: np.ndarray, values: np.ndarray) -> pa.Array:
-    """An int32 Arrow array of `values` (len(valid) of them), null where not valid."""
-    bitmap, nulls = _validity(valid)
-    return pa.Array.from_buffers(pa.int32(), len(valid), [bitmap, pa.py_buffer(values)], nulls)
 
 
 def _as_text(binary: pa.Array) -> pa.Array:
@@ -320,9 +323,19 @@ def _strings_at(buf: pa.Buffer, n: int, spans: list[tuple[np.ndarray, np.ndarray
     rows = np.flatnonzero(valid)
     if not len(rows):
         return pa.nulls(n, pa.string())
-    pick = np.zeros(n, dtype=np.int32)
-    pick[rows] = _positions(len(rows)) * 2
-    return _as_text(_gapped(buf, starts[rows], ends[rows]).take(_indices(valid, pick)))
+    return _spread(valid, _as_text(_gapped(buf, starts[rows], ends[rows]).take(pa.array(_positions(len(rows)) * 2))))
+
+
+def _spread(valid: np.ndarray, compact: pa.Array) -> pa.Array:
+    """A string column of len(valid) rows: the valid ones get the strings of `compact` (no
+    nulls, first offset 0) in order, the others null. The same bytes: only the offsets are
+    spread, each null row repeating the offset before it."""
+    offsets = np.frombuffer(compact.buffers()[1], dtype=np.int32, count=len(compact) + 1, offset=compact.offset * 4)
+    spread = np.empty(len(valid) + 1, dtype=np.int32)
+    spread[0] = 0
+    spread[1:] = offsets[np.cumsum(valid)]
+    bitmap, nulls = _validity(valid)
+    return pa.StringArray.from_buffers(len(valid), pa.py_buffer(spread), compact.buffers()[2], bitmap, nulls)
 
 
 def _distinct(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -366,7 +379,8 @@ def _from_texts(n: int, pieces: list[tuple[np.ndarray, pa.Array, np.ndarray]]) -
             used.append(texts)
     if not used:
         return pa.nulls(n, pa.string())
-    return (pa.concat_arrays(used) if len(used) > 1 else used[0]).take(_indices(valid, pick))
+    texts = pa.concat_arrays(used) if len(used) > 1 else used[0]
+    return _spread(valid, texts.take(pa.array(pick[valid])))
 
 
 # The first _WINDOW bytes of every event are gathered in one pass: its header and the fixed part
@@ -707,25 +721,47 @@ def _verify(buf: bytes, offsets: np.ndarray, flags: np.ndarray, path: str, base:
     event. (A single corrupt event is detected exactly when its own check would detect it: the
     bytes after it multiply its error polynomial by a power of x, which CRC32's generator never
     divides.)"""
-    r = _Bytes(buf)
+    a = np.frombuffer(buf, dtype=np.uint8)
     o = np.asarray(offsets, dtype=np.int64)
-    checked = flags & (r.a[o + 4] != EventType.FORMAT_DESCRIPTION_EVENT)
+    checked = flags & (a[o + 4] != EventType.FORMAT_DESCRIPTION_EVENT)
     if not checked.any():
         return
-    sizes = r.u(o + 9, 4)
+    sizes = np.empty(len(o), dtype=np.int64)  # the events are back to back
+    sizes[:-1] = o[1:] - o[:-1]
+    sizes[-1] = _SIZE(buf, int(o[-1]) + 9)[0]
     lo, hi = int(o[0]), int(o[-1] + sizes[-1])
-    model = np.zeros(hi - lo, dtype=np.uint8)
-    for i in np.flatnonzero(~checked).tolist():  # events without a footer: the same bytes
-        model[o[i] - lo : o[i] - lo + sizes[i]] = r.a[o[i] : o[i] + sizes[i]]
+    model = _SCRATCH.zeros(hi - lo)
+    copied = np.flatnonzero(~checked).tolist()
+    for i in copied:  # events without a footer: the same bytes
+        model[o[i] - lo : o[i] - lo + sizes[i]] = a[o[i] : o[i] + sizes[i]]
     lengths = sizes[checked] - CHECKSUM_LEN
-    crc_of_zeros = np.zeros(int(lengths.max()) + 1, dtype=np.uint32)
-    for length in np.flatnonzero(np.bincount(lengths)).tolist():
-        crc_of_zeros[length] = zlib.crc32(bytes(length))
+    at = o[checked] + lengths - lo
     footers = np.ndarray((len(model) - CHECKSUM_LEN + 1,), dtype="<u4", buffer=model, strides=(1,))
-    footers[o[checked] + lengths - lo] = crc_of_zeros[lengths]
-    if zlib.crc32(model) != zlib.crc32(memoryview(buf)[lo:hi]):
+    footers[at] = _crc_of_zeros(lengths)
+    intact = zlib.crc32(model) == zlib.crc32(memoryview(buf)[lo:hi])
+    footers[at] = 0  # the scratch back to zeros
+    for i in copied:
+        model[o[i] - lo : o[i] - lo + sizes[i]] = 0
+    if not intact:
         _verify_each(buf, o[checked], sizes[checked], path, base)
         raise BinlogFileError(path, base + lo, "CRC32 mismatch in this range")  # not reached
+
+
+_ZEROS_CRC = np.zeros(0, dtype=np.uint32)
+_ZEROS_KNOWN = np.zeros(0, dtype=bool)
+
+
+def _crc_of_zeros(lengths: np.ndarray) -> np.ndarray:
+    """CRC32 of `length` zero bytes, for each length (kept between calls)."""
+    global _ZEROS_CRC, _ZEROS_KNOWN
+    top = int(lengths.max()) + 1
+    if len(_ZEROS_CRC) < top:
+        _ZEROS_CRC = np.concatenate([_ZEROS_CRC, np.zeros(top - len(_ZEROS_CRC), dtype=np.uint32)])
+        _ZEROS_KNOWN = np.concatenate([_ZEROS_KNOWN, np.zeros(top - len(_ZEROS_KNOWN), dtype=bool)])
+    for length in np.unique(lengths[~_ZEROS_KNOWN[lengths]]).tolist():
+        _ZEROS_CRC[length] = zlib.crc32(bytes(length))
+        _ZEROS_KNOWN[length] = True
+    return _ZEROS_CRC[lengths]
 
 
 def _verify_each(buf: bytes, o: np.ndarray, sizes: np.ndarray, path: str, base: int) -> None:
