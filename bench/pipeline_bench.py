@@ -100,7 +100,7 @@ def main() -> None:
     parser.add_argument("--dir", type=Path, default=Path(tempfile.gettempdir()) / "semisync-pipeline-bench")
     parser.add_argument("--master", default="local[2]")
     parser.add_argument("--runs", type=int, default=5, help="timed Spark reads per setting (the median is reported)")
-    parser.add_argument("--warmups", type=int, default=2, help="untimed Spark reads first")
+    parser.add_argument("--warmups", type=int, default=3, help="untimed Spark reads first")
     parser.add_argument("--record", type=Path, help="results file whose '## pipeline' section to replace")
     args = parser.parse_args()
 

@@ -15,11 +15,13 @@ Contract:
   appended); an impossible event size, a CRC32 mismatch or a corrupt body raises
   `BinlogFileError` naming the offset of the event.
 - Speed: nothing is per-event Python on the frequent path. Events are framed column-wise from
-  log_pos (the Python walk only where that chain breaks, e.g. in a relay log); CRC32 is checked
-  for a whole chunk in two passes (see `_verify`); header fields and the bodies of the frequent
-  types (QUERY, XID, GTID, TABLE_MAP, rows events, ANNOTATE_ROWS) are gathered with numpy
-  straight from the file's bytes, each type on its own rows, and their `details` text built
-  with Arrow compute functions. Every other event, and any frequent one that does not have the
+  log_pos (see `frame`; the Python walk only where that chain breaks, e.g. in a relay log);
+  CRC32 is checked for a whole chunk in two passes (see `_verify`); the header and the fixed
+  part of the frequent bodies (QUERY, XID, GTID, TABLE_MAP, rows events) come from one
+  48-byte gather per event, each type is decoded on its own rows, text columns are copied out
+  of the chunk by one Arrow `take` each, and `details` text is built once per distinct shape
+  (a QUERY's thread_id/exec_time/error_code/sql_mode, a GTID's flags2/commit_id, a TABLE_MAP's
+  column types) with Arrow compute functions. Every other event, and any frequent one that does not have the
   regular shape, goes through `protocol.events.decode_event` + `binlog.rows.event_row` (the
   reference decoder), so the two paths cannot disagree on anything but the fast path's checks
   being laxer about bytes nobody reports (e.g. status variables after sql_mode).
