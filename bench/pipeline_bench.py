@@ -47,24 +47,73 @@ def generate(directory: Path, mb: int) -> list[Path]:
     return files
 
 
-def time_spark(master: str, files: list[Path], runs: int, warmups: int) -> dict[str, list[float]]:
+_TICK = os.sysconf("SC_CLK_TCK")
+
+
+def _stat(pid: int) -> list[str]:
+    with open(f"/proc/{pid}/stat") as f:
+        return f.read().rsplit(")", 1)[1].split()
+
+
+def _children(pid: int) -> list[int]:
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                if int(_stat(int(entry))[1]) == pid:
+                    found.append(int(entry))
+            except (OSError, IndexError):
+                pass
+    return found
+
+
+class SparkCpu:
+    """CPU seconds used so far by the driver JVM's own threads (in local mode the tasks run
+    there) and by the Python processes under it (the workers, reaped ones included)."""
+
+    def __init__(self) -> None:
+        self.jvm = next(p for p in _children(os.getpid()) if b"java" in Path(f"/proc/{p}/cmdline").read_bytes())
+
+    def read(self) -> tuple[float, float]:
+        fields = _stat(self.jvm)
+        jvm = (int(fields[11]) + int(fields[12])) / _TICK
+        python = (int(fields[13]) + int(fields[14])) / _TICK
+        todo = _children(self.jvm)
+        while todo:
+            pid = todo.pop()
+            try:
+                python += sum(int(x) for x in _stat(pid)[11:15]) / _TICK
+            except OSError:
+                continue
+            todo += _children(pid)
+        return jvm, python
+
+
+Run = tuple[float, float, float]  # seconds, JVM CPU seconds, Python CPU seconds
+
+
+def time_spark(master: str, files: list[Path], runs: int, warmups: int) -> dict[str, list[Run]]:
     from pipeline.jobs import read_events, spark_session
 
     spark = spark_session(master, app="pipeline-bench")
     paths = [str(f) for f in files]
+    cpu = SparkCpu()
     try:
         # warm-up: whole reads, so that JVM and Python worker start-up and the JIT's
         # compilations are not counted
         for _ in range(warmups):
             read_events(spark, paths).write.format("noop").mode("overwrite").save()
-        results: dict[str, list[float]] = {}
+        results: dict[str, list[Run]] = {}
         for label, verify in ((f"`binlog` source on {master}", "true"),
                               (f"`binlog` source on {master}, no CRC32 check", "false")):
             results[label] = []
             for _ in range(runs):
+                jvm0, py0 = cpu.read()
                 t0 = time.perf_counter()
                 read_events(spark, paths, verifyChecksums=verify).write.format("noop").mode("overwrite").save()
-                results[label].append(time.perf_counter() - t0)
+                seconds = time.perf_counter() - t0
+                jvm1, py1 = cpu.read()
+                results[label].append((seconds, jvm1 - jvm0, py1 - py0))
         return results
     finally:
         spark.stop()
@@ -115,13 +164,14 @@ def main() -> None:
     events, decoder = time_decoder(files)
     json_events, baseline = time_semisync_binlog(files)
     assert json_events == events, (json_events, events)
-    results = {**{label: statistics.median(times) for label, times in spark.items()},
+    load_end = os.getloadavg()
+    results = {**{label: statistics.median(run[0] for run in runs) for label, runs in spark.items()},
                "the source's decoder alone, 1 process": decoder, "`semisync binlog --json`, 1 process": baseline}
     lines = [
         f"{size / 2**20:.0f} MiB, {events} events, {len(files)} files (ROW history, CRC32); "
         f"{os.cpu_count()} CPUs, Python {platform.python_version()}, Spark master {args.master}; "
         f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; load average at the start "
-        f"{load[0]:.2f} {load[1]:.2f} {load[2]:.2f}",
+        f"{load[0]:.2f} {load[1]:.2f} {load[2]:.2f}, at the end {load_end[0]:.2f} {load_end[1]:.2f} {load_end[2]:.2f}",
         "",
         "| reader | seconds | events/s | MB/s | vs semisync binlog --json |",
         "| --- | ---: | ---: | ---: | ---: |",
@@ -129,8 +179,12 @@ def main() -> None:
     for label, seconds in results.items():
         lines.append(f"| {label} | {seconds:.1f} | {events / seconds:,.0f} | {size / 2**20 / seconds:.1f} | "
                      f"{baseline / seconds:.1f}x |")
-    lines += ["", "Spark reads (seconds, each run; the table gives the median):"]
-    lines += [f"- {label}: {', '.join(f'{t:.2f}' for t in times)}" for label, times in spark.items()]
+    lines += ["", "Each Spark read (the table gives the median): seconds, events/s, and CPU per event of the "
+              "driver JVM (the tasks run there) and of the Python workers:"]
+    for label, runs in spark.items():
+        lines.append(f"- {label}:")
+        lines += [f"  - {s:.2f} s, {events / s / 1e6:.2f} M/s, JVM {jvm / events * 1e6:.2f} µs, "
+                  f"Python {py / events * 1e6:.2f} µs" for s, jvm, py in runs]
     report = "\n".join(lines)
     print(report)
     if args.record:
