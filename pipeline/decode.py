@@ -117,6 +117,8 @@ _TYPED = frozenset({
     EventType.BINLOG_CHECKPOINT_EVENT, *FAST_TYPES,
 })
 _TYPE_NAMES = pa.array([type_name(code) for code in range(256)], pa.string())
+_IS_ROWS_V2 = np.zeros(256, dtype=bool)
+_IS_ROWS_V2[list(ROWS_V2)] = True
 _SLOW_TYPES = np.zeros(256, dtype=bool)
 _SLOW_TYPES[[t for t in _TYPED if t not in FAST_TYPES]] = True
 
@@ -335,7 +337,7 @@ def _spread(valid: np.ndarray, compact: pa.Array) -> pa.Array:
     offsets = np.frombuffer(compact.buffers()[1], dtype=np.int32, count=len(compact) + 1, offset=compact.offset * 4)
     spread = np.empty(len(valid) + 1, dtype=np.int32)
     spread[0] = 0
-    spread[1:] = offsets[np.cumsum(valid)]
+    spread[1:] = offsets[np.cumsum(valid, dtype=np.int32)]
     bitmap, nulls = _validity(valid)
     return pa.StringArray.from_buffers(len(valid), pa.py_buffer(spread), compact.buffers()[2], bitmap, nulls)
 
@@ -603,7 +605,7 @@ def decode_chunk(
 
     # -- rows events: table_id(6) flags(2) [extra_len(2) extra] rows
     ri, _, rlen, rw = rows_of(*ROWS_V1, *ROWS_V2)
-    v2 = np.isin(tcode[ri], ROWS_V2)
+    v2 = _IS_ROWS_V2[tcode[ri]]
     ok = rlen >= np.where(v2, 10, 8)
     extra_len = np.where(v2 & ok, rw.view(_TABLE)["extra_len"], 2)
     ok &= ~v2 | ((extra_len >= 2) & (8 + extra_len <= rlen))
