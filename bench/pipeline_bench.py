@@ -6,7 +6,7 @@ Writes >= MB megabytes of binlogs with BinlogWriter (a ROW-format OLTP history: 
 TABLE_MAP + rows event per statement, XID; CRC32 on; 16 MiB files), then in the same run times:
 1. the Spark source on `--master` (default local[2]): every row of every event through Spark into
    the `noop` sink (all columns decoded and handed to the JVM), with CRC32 verification (the
-   default) and without, `--runs` times each (the median is reported); after `--warmups` reads of
+   default) and without, `--runs` times each, taking turns (the median is reported); after `--warmups` reads of
    all files, so JVM and Python worker start-up and the JIT's warm-up are not counted (C2
    compiles Spark's own code during the first few reads);
 2. the source's decoder alone in this one Python process (what one Spark task does);
@@ -103,11 +103,10 @@ def time_spark(master: str, files: list[Path], runs: int, warmups: int) -> dict[
         # compilations are not counted
         for _ in range(warmups):
             read_events(spark, paths).write.format("noop").mode("overwrite").save()
-        results: dict[str, list[Run]] = {}
-        for label, verify in ((f"`binlog` source on {master}", "true"),
-                              (f"`binlog` source on {master}, no CRC32 check", "false")):
-            results[label] = []
-            for _ in range(runs):
+        settings = ((f"`binlog` source on {master}", "true"), (f"`binlog` source on {master}, no CRC32 check", "false"))
+        results: dict[str, list[Run]] = {label: [] for label, _ in settings}
+        for _ in range(runs):  # the settings take turns, so that a change in the machine's speed hits both
+            for label, verify in settings:
                 jvm0, py0 = cpu.read()
                 t0 = time.perf_counter()
                 read_events(spark, paths, verifyChecksums=verify).write.format("noop").mode("overwrite").save()
@@ -149,7 +148,7 @@ def main() -> None:
     parser.add_argument("--dir", type=Path, default=Path(tempfile.gettempdir()) / "semisync-pipeline-bench")
     parser.add_argument("--master", default="local[2]")
     parser.add_argument("--runs", type=int, default=5, help="timed Spark reads per setting (the median is reported)")
-    parser.add_argument("--warmups", type=int, default=3, help="untimed Spark reads first (C2 compiles Spark's code meanwhile)")
+    parser.add_argument("--warmups", type=int, default=4, help="untimed Spark reads first (C2 compiles Spark's code meanwhile)")
     parser.add_argument("--record", type=Path, help="results file whose '## pipeline' section to replace")
     args = parser.parse_args()
 
