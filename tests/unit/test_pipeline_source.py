@@ -73,6 +73,31 @@ def test_batch_partitions_pack_small_files_and_split_big_ones_at_event_boundarie
     assert rows_of(parts) == all_rows([big])
 
 
+def test_reader_hands_spark_batches_of_at_most_batch_rows_in_order_and_freezes_the_worker_heap(tmp_path, monkeypatch):
+    """`read` cuts each chunk's batch into slices of BATCH_ROWS rows (Spark turns a batch into rows
+    column by column; a small one stays in the cache), losing and reordering nothing; the first
+    read in a worker moves the objects alive then out of the garbage collector's walks."""
+    import gc
+
+    from pipeline import source
+    from pipeline.source import BATCH_ROWS
+
+    monkeypatch.setattr(source, "_SETTLED", False)  # as in a fresh worker
+
+    write_history(tmp_path, transactions=3000, max_size=1 << 30)
+    path = tmp_path / "master-bin.000001"
+    reader = BinlogReader({"path": str(path)})
+    (part,) = reader.partitions()
+    gc.unfreeze()
+    batches = list(reader.read(part))
+    assert gc.get_freeze_count() > 0
+    gc.unfreeze()
+    sizes = [b.num_rows for b in batches]
+    assert max(sizes) == BATCH_ROWS and len(sizes) > 2
+    rows = [(f, pos) for b in batches for f, pos in zip(b.column("file").to_pylist(), b.column("pos").to_pylist(), strict=True)]
+    assert rows == all_rows([path])
+
+
 def test_stream_offsets_hold_back_a_half_written_event_and_pick_up_new_files(tmp_path):
     write_history(tmp_path / "src", transactions=200, max_size=10000)
     src = sorted((tmp_path / "src").glob("master-bin.0*"))
