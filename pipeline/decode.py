@@ -149,11 +149,12 @@ def walk(buf: bytes, start: int, limit: int) -> tuple[list[int], int]:
 class _Scratch:
     """Work arrays kept between chunks, so that a chunk's byte-wise passes do not fault in fresh
     pages every time: `ramp` holds 0, 1, 2, ... modulo 256, `diff` and `hit` are outputs, `zeros`
-    the CRC32 check's model."""
+    the CRC32 check's model, `positions` 0, 1, 2, ... as int32."""
 
     def __init__(self) -> None:
         self.size = -1
         self._zeros = np.zeros(0, dtype=np.uint8)
+        self._positions = np.zeros(0, dtype=np.int32)
 
     def get(self, m: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         if self.size < m:
@@ -168,6 +169,12 @@ class _Scratch:
         if len(self._zeros) < m:
             self._zeros = np.zeros(max(m, CHUNK_BYTES), dtype=np.uint8)
         return self._zeros[:m]
+
+    def positions(self, m: int) -> np.ndarray:
+        """0, 1, ..., m - 1 as int32."""
+        if len(self._positions) < m:
+            self._positions = np.arange(max(m, CHUNK_BYTES), dtype=np.int32)
+        return self._positions[:m]
 
 
 _SCRATCH = _Scratch()
@@ -189,7 +196,7 @@ def frame(buf: bytes, base: int, limit: int) -> tuple[np.ndarray, int]:
     first = base & 0xFF
     np.equal(diff, ramp[first : first + m], out=hit)  # == (base + p) mod 256
     cand = np.flatnonzero(hit)
-    fields = _Bytes(buf).u(cand + 9, 8)  # event_size, then log_pos
+    fields = _uints(buf, cand + 9, 8)  # event_size, then log_pos
     size = fields & 0xFFFFFFFF
     good = (((fields >> 32) - size - cand - base) & 0xFFFFFFFF == 0) & (size >= HEADER_LEN)
     cand, size = cand[good], size[good]
@@ -208,46 +215,27 @@ def frame(buf: bytes, base: int, limit: int) -> tuple[np.ndarray, int]:
     return np.asarray(rest, dtype=np.int64), stop
 
 
-class _Bytes:
-    """Little-endian unsigned integers at any byte offsets of a buffer, one gather each (numpy
-    views of the buffer as u2/u4/u8 with a stride of one byte)."""
-
-    def __init__(self, buf: bytes) -> None:
-        self.a = np.frombuffer(buf, dtype=np.uint8)
-        n = len(buf)
-        self._views = {
-            width: np.ndarray((max(0, n - width + 1),), dtype=f"<u{width}", buffer=buf, strides=(1,))
-            for width in (2, 4, 8)
-        }
-
-    def u(self, idx: np.ndarray, width: int) -> np.ndarray:
-        """`width` (1, 2, 4, 6 or 8) bytes at each offset in idx, as int64 (8 bytes wrap)."""
-        if width == 1:
-            return self.a[idx].astype(np.int64)
-        if width == 6:
-            return self._views[8][idx].astype(np.int64) & 0xFFFF_FFFF_FFFF
-        return self._views[width][idx].astype(np.int64)
+def _uints(buf: bytes, idx: np.ndarray, width: int) -> np.ndarray:
+    """The `width`-byte (4 or 8) little-endian unsigned integer at each offset in idx, as int64
+    (8 bytes wrap): one gather from a view of buf with a stride of one byte."""
+    view = np.ndarray((max(0, len(buf) - width + 1),), dtype=f"<u{width}", buffer=buf, strides=(1,))
+    return view[idx].astype(np.int64)
 
 
-def _positions(n: int) -> np.ndarray:
-    """0, 1, ..., n - 1 as int32 (a view of an array kept between calls)."""
-    global _POSITIONS
-    if len(_POSITIONS) < n:
-        _POSITIONS = np.arange(max(n, CHUNK_BYTES), dtype=np.int32)
-    return _POSITIONS[:n]
-
-
-_POSITIONS = np.zeros(0, dtype=np.int32)
-
-
-def _gapped(buf: pa.Buffer, starts: np.ndarray, ends: np.ndarray) -> pa.Array:
-    """A binary array over `buf` whose string 2k is buf[starts[k]:ends[k]] (the odd ones are the
-    gaps between): the ranges must be ascending and apart. Taking its even strings copies the
-    ranges out."""
+def _ranges(buf: pa.Buffer, starts: np.ndarray, ends: np.ndarray) -> pa.Array:
+    """The byte ranges buf[starts[k]:ends[k]] (ascending and apart) as a binary array, copied out
+    by one Arrow `take`: with the gaps between them they are the strings of one binary array
+    over buf, whose even strings are taken."""
     bounds = np.empty(2 * len(starts), dtype=np.int32)
     bounds[0::2] = starts
     bounds[1::2] = ends
-    return pa.Array.from_buffers(pa.binary(), max(len(bounds) - 1, 0), [None, pa.py_buffer(bounds), buf])
+    gapped = pa.Array.from_buffers(pa.binary(), max(len(bounds) - 1, 0), [None, pa.py_buffer(bounds), buf])
+    return gapped.take(pa.array(_SCRATCH.positions(len(starts)) * 2))
+
+
+def _offsets(array: pa.Array) -> np.ndarray:
+    """The int32 offsets of a string or binary array (len(array) + 1 of them)."""
+    return np.frombuffer(array.buffers()[1], dtype=np.int32, count=len(array) + 1, offset=array.offset * 4)
 
 
 def _validity(valid: np.ndarray) -> tuple[pa.Buffer | None, int]:
@@ -315,8 +303,7 @@ def _ints_at(n: int, pieces: list[tuple[np.ndarray, np.ndarray]]) -> pa.Array:
 def _strings_at(buf: pa.Buffer, n: int, spans: list[tuple[np.ndarray, np.ndarray, np.ndarray]]) -> pa.Array:
     """A string column of n rows: rows idx of each (idx, starts, lengths) span get those bytes
     of `buf`, the others null. (Each row's span lies in its own event, so in row order the
-    spans are ascending and apart: with the gaps between them they are the strings of one
-    binary array over `buf`, whose even strings are taken.)"""
+    spans are ascending and apart, as `_ranges` needs.)"""
     starts = np.zeros(n, dtype=np.int32)
     ends = np.zeros(n, dtype=np.int32)
     valid = np.zeros(n, dtype=bool)
@@ -327,14 +314,14 @@ def _strings_at(buf: pa.Buffer, n: int, spans: list[tuple[np.ndarray, np.ndarray
     rows = np.flatnonzero(valid)
     if not len(rows):
         return pa.nulls(n, pa.string())
-    return _spread(valid, _as_text(_gapped(buf, starts[rows], ends[rows]).take(pa.array(_positions(len(rows)) * 2))))
+    return _spread(valid, _as_text(_ranges(buf, starts[rows], ends[rows])))
 
 
 def _spread(valid: np.ndarray, compact: pa.Array) -> pa.Array:
     """A string column of len(valid) rows: the valid ones get the strings of `compact` (no
     nulls, first offset 0) in order, the others null. The same bytes: only the offsets are
     spread, each null row repeating the offset before it."""
-    offsets = np.frombuffer(compact.buffers()[1], dtype=np.int32, count=len(compact) + 1, offset=compact.offset * 4)
+    offsets = _offsets(compact)
     spread = np.empty(len(valid) + 1, dtype=np.int32)
     spread[0] = 0
     spread[1:] = offsets[np.cumsum(valid, dtype=np.int32)]
@@ -357,13 +344,13 @@ def _distinct(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def _distinct_bytes(buf: pa.Buffer, starts: np.ndarray, ends: np.ndarray) -> tuple[pa.Array, np.ndarray]:
     """`_distinct` for the (ascending, apart) byte ranges [starts[k], ends[k]) of buf: (a
     binary array of the distinct ones, each range's index among them)."""
-    enc = pc.dictionary_encode(_gapped(buf, starts, ends).take(pa.array(_positions(len(starts)) * 2)))
+    enc = pc.dictionary_encode(_ranges(buf, starts, ends))
     return enc.dictionary, enc.indices.to_numpy()
 
 
 def _code_lists(binary: pa.Array) -> pa.Array:
     """Each byte string of a binary array as the list of its bytes' decimal texts."""
-    offsets = np.frombuffer(binary.buffers()[1], dtype=np.int32, count=len(binary) + 1, offset=binary.offset * 4)
+    offsets = _offsets(binary)
     data = binary.buffers()[2]
     codes = np.frombuffer(data, dtype=np.uint8)[offsets[0] : offsets[-1]] if data is not None else np.zeros(0, np.uint8)
     return pa.ListArray.from_arrays(pa.array(offsets - offsets[0]), _DECIMAL.take(pa.array(codes)))
@@ -565,7 +552,7 @@ def decode_chunk(
     g = gw.view(_GTID)
     built["gtid"].append((gi, pc.binary_join_element_wise(
         _text(g["domain_id"]), _text(head["server_id"][gi]), _text(g["seq_no"]), "-"
-    ), _positions(len(gi))))
+    ), _SCRATCH.positions(len(gi))))
     key = np.zeros(len(gi), dtype=_GTID_KEY)
     key["flags2"] = g["flags2"]
     key["committed"] = committed
@@ -774,7 +761,7 @@ def _verify_each(buf: bytes, o: np.ndarray, sizes: np.ndarray, path: str, base: 
     mv = memoryview(buf)
     crc = zlib.crc32
     computed = np.array([crc(mv[s:e]) for s, e in zip(o.tolist(), body_end.tolist(), strict=True)], dtype=np.int64)
-    bad = np.flatnonzero(computed != _Bytes(buf).u(body_end, 4))
+    bad = np.flatnonzero(computed != _uints(buf, body_end, 4))
     if len(bad):
         off = int(o[bad[0]])
         raise BinlogFileError(path, base + off, f"{type_name(buf[off + 4])}: CRC32 mismatch")
