@@ -14,17 +14,21 @@ Contract:
   FORMAT_DESCRIPTION before `start`). A half-written last event is left out (a file being
   appended); an impossible event size, a CRC32 mismatch or a corrupt body raises
   `BinlogFileError` naming the offset of the event.
-- Speed: nothing is per-event Python on the frequent path. Events are framed column-wise from
-  log_pos (see `frame`; the Python walk only where that chain breaks, e.g. in a relay log);
-  CRC32 is checked for a whole chunk in two passes (see `_verify`); the header and the fixed
-  part of the frequent bodies (QUERY, XID, GTID, TABLE_MAP, rows events) come from one
-  48-byte gather per event, each type is decoded on its own rows, text columns are copied out
-  of the chunk by one Arrow `take` each, and `details` text is built once per distinct shape
-  (a QUERY's thread_id/exec_time/error_code/sql_mode, a GTID's flags2/commit_id, a TABLE_MAP's
-  column types) with Arrow compute functions. Every other event, and any frequent one that does not have the
-  regular shape, goes through `protocol.events.decode_event` + `binlog.rows.event_row` (the
-  reference decoder), so the two paths cannot disagree on anything but the fast path's checks
-  being laxer about bytes nobody reports (e.g. status variables after sql_mode).
+- Speed: nothing is per-event Python on the frequent path. Two implementations of the fast
+  path give the same rows (the tests hold both to the reference, and to each other on damaged
+  files): the C scanner (`pipeline.native`, `pipeline/_binlog_scan.c`: a walk over the event
+  sizes, a CRC32 per event, the columns of the frequent events in one pass) when it was built
+  (`NATIVE`), and else numpy: events framed column-wise from log_pos (see `frame`; the Python
+  walk only where that chain breaks, e.g. in a relay log); CRC32 checked for a whole chunk in
+  two passes (see `_verify`); the header and the fixed part of the frequent bodies (QUERY,
+  XID, GTID, TABLE_MAP, rows events) from one 48-byte gather per event, each type decoded on
+  its own rows, text columns copied out of the chunk by one Arrow `take` each, and `details`
+  text built once per distinct shape (a QUERY's thread_id/exec_time/error_code/sql_mode, a
+  GTID's flags2/commit_id, a TABLE_MAP's column types) with Arrow compute functions. Every
+  other event, and any frequent one that does not have the regular shape, goes through
+  `protocol.events.decode_event` + `binlog.rows.event_row` (the reference decoder), so the
+  paths cannot disagree on anything but the fast paths' checks being laxer about bytes nobody
+  reports (e.g. status variables after sql_mode).
 """
 
 from __future__ import annotations
@@ -42,6 +46,7 @@ import pyarrow.compute as pc
 
 from binlog.reader import BinlogFileError
 from binlog.rows import ROW_FIELDS, event_row
+from pipeline import native
 from protocol.errors import ProtocolError
 from protocol.events import (
     BINLOG_MAGIC,
@@ -213,6 +218,15 @@ def frame(buf: bytes, base: int, limit: int) -> tuple[np.ndarray, int]:
             return np.concatenate([cand[:chain], np.asarray(rest, dtype=np.int64)]), stop
     rest, stop = walk(buf, 0, limit)
     return np.asarray(rest, dtype=np.int64), stop
+
+
+# The C scanner (pipeline.native) frames and decodes when it was built; else the numpy functions
+# here do (`frame`, `_numpy_columns`), which give the same rows, only slower.
+NATIVE = native.LIB is not None
+
+
+def _frame(buf: bytes, base: int, limit: int) -> tuple[np.ndarray, int]:
+    return native.frame(buf, limit) if NATIVE else frame(buf, base, limit)
 
 
 def _uints(buf: bytes, idx: np.ndarray, width: int) -> np.ndarray:
@@ -457,6 +471,52 @@ def decode_chunk(
 ) -> pa.RecordBatch:
     """Rows for the events at `offsets` of `buf` (buf[0] is file offset `base`); `checksum[i]`:
     event i ends in a CRC32 footer (already verified)."""
+    cols, slow_mask, tcode = (_native_columns if NATIVE else _numpy_columns)(buf, offsets, base, checksum)
+    cols.arrays["file"] = pa.repeat(pa.scalar(label, pa.string()), cols.n)
+    cols.arrays["type"] = _TYPE_NAMES.take(pa.array(tcode))
+    # the reference decoder for everything else
+    slow: dict[int, dict[str, Any]] = {}
+    for i in np.flatnonzero(slow_mask).tolist():
+        off = int(offsets[i])
+        raw = buf[off : off + _SIZE(buf, off + 9)[0]]
+        try:
+            ev = decode_event(raw, checksum=bool(checksum[i]))
+        except ProtocolError as e:
+            raise BinlogFileError(path, base + off, f"corrupt event: {e.message}") from None
+        slow[i] = source_row(event_row(label, base + off, ev))
+    return cols.finish(slow)
+
+
+# kind[type_code]: what the C scanner decodes of an event of that type
+_KIND = np.full(256, native.K_HEADER, dtype=np.uint8)
+_KIND[_SLOW_TYPES] = native.K_SLOW
+_KIND[[QUERY, XID, GTID, TABLE_MAP, ANNOTATE]] = [native.K_QUERY, native.K_XID, native.K_GTID, native.K_TABLE_MAP,
+                                                  native.K_ANNOTATE]
+_KIND[list(ROWS_V1)] = native.K_ROWS_V1
+_KIND[list(ROWS_V2)] = native.K_ROWS_V2
+
+
+def _native_columns(
+    buf: bytes, offsets: np.ndarray, base: int, checksum: np.ndarray
+) -> tuple[_Columns, np.ndarray, np.ndarray]:
+    """`_numpy_columns` by the C scanner."""
+    scan = native.columns(buf, offsets, base, checksum, _KIND)
+    cols = _Columns(len(offsets))
+    valid = dict(zip(native.NULLABLE_INTS + native.TEXTS, scan.valid, strict=True))
+    for name, values in zip(native.INTS, scan.ints, strict=True):
+        cols.arrays[name] = _ints(values, valid.get(name))
+    for name, (offs, data) in zip(native.TEXTS, scan.texts, strict=True):
+        bitmap, nulls = _validity(valid[name])
+        binary = pa.BinaryArray.from_buffers(pa.binary(), len(offsets), [bitmap, pa.py_buffer(offs), pa.py_buffer(data)], nulls)
+        cols.arrays[name] = _as_text(binary)
+    return cols, scan.slow, scan.ints[native.INTS.index("type_code")]
+
+
+def _numpy_columns(
+    buf: bytes, offsets: np.ndarray, base: int, checksum: np.ndarray
+) -> tuple[_Columns, np.ndarray, np.ndarray]:
+    """The columns of the events at `offsets` but `file` and `type`, the rows that are the
+    reference decoder's (their body columns left null), and the type codes."""
     n = len(offsets)
     a = np.frombuffer(buf, dtype=np.uint8)
     o = np.asarray(offsets, dtype=np.int64)
@@ -467,11 +527,9 @@ def decode_chunk(
     A = cols.arrays
     size = head["size"].astype(np.int64)
     tcode = head["type_code"].astype(np.int64)
-    A["file"] = pa.repeat(pa.scalar(label, pa.string()), n)
     A["pos"] = _ints(o + base)
     A["size"] = _ints(size)
     A["type_code"] = _ints(tcode)
-    A["type"] = _TYPE_NAMES.take(pa.array(tcode))
     for name in ("server_id", "timestamp", "log_pos", "flags"):
         A[name] = _ints(head[name])
 
@@ -603,7 +661,8 @@ def decode_chunk(
 
     # -- ANNOTATE_ROWS_EVENT: the statement
     ai, ab, alen, _ = rows_of(ANNOTATE)
-    texts["query"].append((ai, ab, alen))
+    sel = keep(ai, alen >= 0)
+    texts["query"].append((sel(ai), sel(ab), sel(alen)))
 
     for name, pieces in ints.items():
         A[name] = _ints_at(n, pieces)
@@ -611,18 +670,7 @@ def decode_chunk(
         A[name] = _strings_at(source, n, spans)
     for name, parts in built.items():
         A[name] = _from_texts(n, parts)
-
-    # the reference decoder for everything else
-    slow: dict[int, dict[str, Any]] = {}
-    for i in np.flatnonzero(slow_mask).tolist():
-        off = int(offsets[i])
-        raw = buf[off : off + int(size[i])]
-        try:
-            ev = decode_event(raw, checksum=bool(checksum[i]))
-        except ProtocolError as e:
-            raise BinlogFileError(path, base + off, f"corrupt event: {e.message}") from None
-        slow[i] = source_row(event_row(label, base + off, ev))
-    return cols.finish(slow)
+    return cols, slow_mask, tcode
 
 
 # ---------------------------------------------------------------------------------------------
@@ -659,7 +707,7 @@ def decode_range(
             if len(buf) < HEADER_LEN:
                 return
             try:
-                offsets, stop = frame(buf, off, len(buf) if end is None else end - off)
+                offsets, stop = _frame(buf, off, len(buf) if end is None else end - off)
             except ValueError as e:
                 at = e.args[0]
                 raise BinlogFileError(path, off + at, f"impossible event size {_SIZE(buf, at + 9)[0]}") from None
@@ -717,6 +765,11 @@ def _verify(buf: bytes, offsets: np.ndarray, flags: np.ndarray, path: str, base:
     checked = flags & (a[o + 4] != EventType.FORMAT_DESCRIPTION_EVENT)
     if not checked.any():
         return
+    if NATIVE:  # event by event, in C
+        bad = native.verify(buf, o, checked)
+        if bad is not None:
+            raise _crc_mismatch(buf, int(o[bad]), path, base)
+        return
     sizes = np.empty(len(o), dtype=np.int64)  # the events are back to back
     sizes[:-1] = o[1:] - o[:-1]
     sizes[-1] = _SIZE(buf, int(o[-1]) + 9)[0]
@@ -763,8 +816,11 @@ def _verify_each(buf: bytes, o: np.ndarray, sizes: np.ndarray, path: str, base: 
     computed = np.array([crc(mv[s:e]) for s, e in zip(o.tolist(), body_end.tolist(), strict=True)], dtype=np.int64)
     bad = np.flatnonzero(computed != _uints(buf, body_end, 4))
     if len(bad):
-        off = int(o[bad[0]])
-        raise BinlogFileError(path, base + off, f"{type_name(buf[off + 4])}: CRC32 mismatch")
+        raise _crc_mismatch(buf, int(o[bad[0]]), path, base)
+
+
+def _crc_mismatch(buf: bytes, off: int, path: str, base: int) -> BinlogFileError:
+    return BinlogFileError(path, base + off, f"{type_name(buf[off + 4])}: CRC32 mismatch")
 
 
 def scan_boundaries(
@@ -783,7 +839,7 @@ def scan_boundaries(
             f.seek(off)
             buf = f.read(min(chunk_bytes, end - off))
             try:
-                offsets, stop = frame(buf, off, len(buf))
+                offsets, stop = _frame(buf, off, len(buf))
             except ValueError as e:
                 at = e.args[0]
                 raise BinlogFileError(path, off + at, f"impossible event size {_SIZE(buf, at + 9)[0]}") from None

@@ -41,6 +41,18 @@ from protocol.events import (
 TS = 1_700_000_000
 
 
+@pytest.fixture(params=["c", "numpy"], autouse=True)
+def decoder(request, monkeypatch):
+    """Every test here runs with the C scanner (pipeline/_binlog_scan.c) and with the numpy
+    decoder: both are held to the reference."""
+    from pipeline import decode, native
+
+    if request.param == "c":
+        assert native.LIB is not None, "the C scanner was not built (pip install -e . needs a C compiler)"
+    monkeypatch.setattr(decode, "NATIVE", request.param == "c")
+    return request.param
+
+
 def reference_rows(path: Path) -> list[dict]:
     checksum, rows = False, []
     for off, raw in iter_events(path):
@@ -208,9 +220,9 @@ def test_text_that_is_not_utf8_gets_replacement_characters_on_both_paths(tmp_pat
 
 
 def test_bytes_that_look_like_an_event_inside_an_event_do_not_fool_the_framing(tmp_path):
-    """The fast framing takes every position whose log_pos - event_size equals it as a candidate
-    event start; a statement carrying such bytes must not split its event."""
-    from pipeline.decode import frame, walk
+    """The numpy framing takes every position whose log_pos - event_size equals it as a
+    candidate event start; a statement carrying such bytes must not split its event."""
+    from pipeline.decode import _frame, walk
 
     def fake_header(at: int) -> bytes:  # an XID_EVENT header claiming to start at file offset `at`
         return (TS.to_bytes(4, "little") + bytes([16]) + (9).to_bytes(4, "little") + (31).to_bytes(4, "little")
@@ -229,7 +241,7 @@ def test_bytes_that_look_like_an_event_inside_an_event_do_not_fool_the_framing(t
     path = tmp_path / "master-bin.000001"
     data = path.read_bytes()
     assert data.find(fake) > start
-    offsets, stop = frame(data[4:], 4, len(data) - 4)
+    offsets, stop = _frame(data[4:], 4, len(data) - 4)
     assert (offsets + 4).tolist() == walk(data, 4, len(data))[0] and stop + 4 == len(data)
     # (the fake header is not UTF-8: the query column has U+FFFD where the reference has escapes)
     from pipeline.decode import _utf8
@@ -265,13 +277,15 @@ def test_crc32_check_of_a_whole_range_finds_every_corrupt_event(tmp_path):
 
 
 def test_framing_finds_exactly_the_events_the_walk_finds(tmp_path):
-    """`frame` tests every byte position for log_pos - event_size == its offset, on the fields'
-    low bytes first, then on the whole fields, and chains what it found: from any event boundary
-    and with any limit it gives the Python walk's offsets and stop; on random bytes (where the
-    walk stops at an impossible event size) it raises the walk's error at the same offset."""
+    """The framing (numpy: `frame` tests every byte position for log_pos - event_size == its
+    offset, on the fields' low bytes first, then on the whole fields, and chains what it found;
+    C: a walk) from any event boundary and with any limit gives the Python walk's offsets and
+    stop; on random bytes (where the walk stops at an impossible event size) it raises the walk's
+    error at the same offset."""
     import random
 
-    from pipeline.decode import frame, walk
+    from pipeline.decode import _frame as frame
+    from pipeline.decode import walk
 
     write_history(tmp_path, transactions=300, max_size=1 << 20)
     data = (tmp_path / "master-bin.000001").read_bytes()
