@@ -32,7 +32,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from pipeline.decode import decode_range  # noqa: E402
+from pipeline.decode import NATIVE, decode_range  # noqa: E402
 from pipeline.workload import write_history  # noqa: E402
 
 TRANSACTIONS_PER_MB = 2600  # of the ROW history below: about 7 events, 400 bytes per transaction
@@ -170,6 +170,7 @@ def main() -> None:
     best = {label: min(run[0] for run in runs) for label, runs in spark.items()}
     lines = [
         f"{size / 2**20:.0f} MiB, {events} events, {len(files)} files (ROW history, CRC32); "
+        f"fast path: {'the C scanner' if NATIVE else 'numpy (the C scanner is not built)'}; "
         f"{os.cpu_count()} CPUs, Python {platform.python_version()}, Spark master {args.master}; "
         f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; load average at the start "
         f"{load[0]:.2f} {load[1]:.2f} {load[2]:.2f}, at the end {load_end[0]:.2f} {load_end[1]:.2f} {load_end[2]:.2f}",

@@ -13,6 +13,12 @@
 
 #define HEADER_LEN 19
 
+/* The interface's version: pipeline/native.py refuses a library built from another one. Change
+ * it with any signature, enum or contract below. */
+#define SS_VERSION 1
+
+int64_t ss_version(void) { return SS_VERSION; }
+
 /* kind[type_code] */
 enum { K_HEADER = 0, K_SLOW, K_QUERY, K_XID, K_GTID, K_TABLE_MAP, K_ROWS_V1, K_ROWS_V2, K_ANNOTATE };
 
@@ -226,12 +232,13 @@ static int annotate(cols_t *c, const uint8_t *b, int64_t blen)
 }
 
 /* The most text one event of `size` bytes adds to column t: some of its own bytes, a GTID's
- * three numbers, a details object (4 bytes per TABLE_MAP column type at most). */
+ * three numbers, a details object (a QUERY's under 128 bytes; a TABLE_MAP's 4 bytes per
+ * column type at most, of at most 250 types and of fewer than `size`). */
 static inline int64_t most(int t, int64_t size)
 {
     switch (t) {
     case T_GTID: return 64;
-    case T_DETAILS: return 4 * size + 128;
+    case T_DETAILS: return (size < 256 ? 4 * size : 1024) + 128;
     default: return size;
     }
 }

@@ -12,7 +12,8 @@ Contract:
   (`kind[type_code]`: one of the K_* values, what to decode of that type) and returns a `Scan`:
   the int columns `INTS`, the text columns `TEXTS` as offsets and bytes, which rows are not
   null, and which rows are the reference decoder's (their body columns are left null).
-- The K_* values and the column orders are the C file's enums: declared there and here only.
+- The K_* values and the column orders are the C file's enums, declared there and here only;
+  `VERSION` is its SS_VERSION, and a library built from another version is refused.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ import pyarrow as pa
 
 from protocol.events import HEADER_LEN
 
+VERSION = 1  # the C file's SS_VERSION
 K_HEADER, K_SLOW, K_QUERY, K_XID, K_GTID, K_TABLE_MAP, K_ROWS_V1, K_ROWS_V2, K_ANNOTATE = range(9)
 INTS = ("pos", "size", "type_code", "server_id", "timestamp", "log_pos", "flags", "xid", "table_id", "rows_flags")
 NULLABLE_INTS = INTS[7:]  # the others are in every row
@@ -43,6 +45,10 @@ def _load() -> ctypes.CDLL | None:
     else:
         return None
     ptr, i64 = ctypes.c_void_p, ctypes.c_int64
+    lib.ss_version.restype = i64
+    if lib.ss_version() != VERSION:
+        raise ImportError(f"{path} was built from another version of _binlog_scan.c "
+                          f"({lib.ss_version()}, this code needs {VERSION}): rebuild it with `pip install -e .`")
     lib.ss_frame.argtypes = [ctypes.c_char_p, i64, i64, ptr, i64, ctypes.POINTER(i64)]
     lib.ss_frame.restype = i64
     lib.ss_columns.argtypes = [ctypes.c_char_p, i64, i64, ptr, i64, ptr, ptr, ptr, ptr, ptr, ptr, ptr, ptr]
@@ -91,7 +97,7 @@ def columns(buf: bytes, offsets: np.ndarray, base: int, checksum: np.ndarray, ki
     slow = _empty((count,), np.uint8)
     text_offsets = _empty((len(TEXTS), count + 1), np.int32)
     # the C file's `most` summed over the events (pages never written cost no memory)
-    caps = np.array([n, n, n, 64 * count, 4 * n + 128 * count], dtype=np.int64)
+    caps = np.array([n, n, n, 64 * count, min(4 * n, 1024 * count) + 128 * count], dtype=np.int64)
     data = [_empty((int(cap),), np.uint8) for cap in caps]
     pointers = (ctypes.c_void_p * len(data))(*[d.ctypes.data for d in data])
     rc = LIB.ss_columns(buf, n, base, offsets.ctypes.data, count, crc.ctypes.data, kind.ctypes.data,
