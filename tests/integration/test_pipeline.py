@@ -7,7 +7,8 @@
 - the streaming source, fed binlogs while they are written (events half-written at every moment,
   a new file midway), stopped and restarted from its checkpoint, has every event exactly once;
 - `spark-submit --master local[2] pipeline/jobs.py audit` gives the same result as the job run
-  in-process; `stats` and the errors for bad paths.
+  in-process; `stats` and the errors for bad paths;
+- the benchmark (bench/pipeline_bench.py) runs, on a small history, and records its table.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import os
 import random
 import shutil
 import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -468,3 +470,29 @@ def test_streaming_source_on_our_master_while_it_writes_every_event_once_after_a
     assert len(got) == len(set(got)), "an event was delivered twice"
     assert got == expected
     assert 0 < first_run < len(got)
+
+
+def test_benchmark_times_the_source_and_one_process_on_the_same_files_and_records_both(tmp_path):
+    """bench/pipeline_bench.py (200 MiB by default; its numbers are bench/RESULTS.md's) on 2 MiB:
+    one run times the Spark source (with and without CRC32 checks), its decoder alone and
+    `semisync binlog --json` over the same files, checks that they counted the same events, and
+    writes events/s and MB/s of each into the results file's pipeline section, leaving the other
+    sections alone. Speed is not asserted here."""
+    results = tmp_path / "RESULTS.md"
+    results.write_text("# Benchmark results\n\n## other\n\nkept\n")
+    proc = subprocess.run(
+        [sys.executable, "bench/pipeline_bench.py", "--mb", "2", "--dir", str(tmp_path / "data"), "--runs", "1",
+         "--warmups", "1", "--record", str(results)],
+        cwd=ROOT, capture_output=True, text=True, timeout=400,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    text = results.read_text()
+    assert text.startswith("# Benchmark results\n\n## other\n\nkept\n")
+    section = text[text.index("## pipeline") :]
+    assert "fast path: the C scanner" in section
+    readers = ("`binlog` source on local[2] |", "`binlog` source on local[2], no CRC32 check |",
+               "the source's decoder alone, 1 process |", "`semisync binlog --json`, 1 process |")
+    for reader in readers:
+        row = next(line for line in section.splitlines() if line.startswith(f"| {reader}"))
+        cells = [cell.strip() for cell in row.strip("|").split("|")]
+        assert float(cells[2].replace(",", "")) > 0 and float(cells[3]) > 0, row  # events/s, MB/s
