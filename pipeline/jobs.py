@@ -54,7 +54,7 @@ LOCAL_CONF = {
     "spark.sql.adaptive.enabled": "true",
     # The JVM and its Python workers talk over Unix sockets instead of loopback TCP: the `binlog`
     # source hands the JVM about 210 bytes per event, and a Unix socket moves them for about
-    # two thirds of the CPU (measured: 800 MB took 0.38 s of CPU against 0.60 s).
+    # two thirds of the CPU (measured: 800 MB took 0.37-0.38 s of CPU against 0.56-0.59 s).
     "spark.python.unix.domain.socket.enabled": "true",
 }
 # The driver JVM's options (in local mode the tasks run in it):
