@@ -15,7 +15,7 @@
 
 /* The interface's version: pipeline/native.py refuses a library built from another one. Change
  * it with any signature, enum or contract below. */
-#define SS_VERSION 1
+#define SS_VERSION 2
 
 int64_t ss_version(void) { return SS_VERSION; }
 
@@ -243,13 +243,23 @@ static inline int64_t most(int t, int64_t size)
     }
 }
 
+/* caps[t]: enough bytes for text column t of `count` events of `n` bytes in all (the sum of
+ * `most` over them), for the caller to allocate before ss_columns. */
+void ss_text_caps(int64_t n, int64_t count, int64_t *caps)
+{
+    for (int t = 0; t < N_TEXTS; t++)
+        caps[t] = n;
+    caps[T_GTID] = 64 * count;
+    caps[T_DETAILS] = (4 * n < 1024 * count ? 4 * n : 1024 * count) + 128 * count;
+}
+
 /* The columns of the `count` events at `offsets` of buf[0:n] (complete events, as ss_frame
  * gives them; buf[0] is file offset `base`). crc[i]: event i ends in a CRC32 footer. Writes
  * ints (N_INTS rows of count), valid (N_VALID rows of count bytes, 1 = not null; the first
  * seven ints are never null), slow (count bytes, 1 = for the reference decoder; its body
  * columns are left null), and for each text column its count + 1 int32 offsets and its bytes
- * (at most text_cap[t]: the sum of `most` over the events is enough). Returns 0; -1 - i if event i is not inside buf; -100 - t if text
- * column t would overflow its capacity (a bug in the caller's bound). */
+ * (at most text_cap[t], as ss_text_caps gives them). Returns 0; -1 - i if event i is not inside
+ * buf; -100 - t if text column t would overflow its capacity (a caller bug). */
 int64_t ss_columns(const uint8_t *buf, int64_t n, int64_t base, const int64_t *offsets, int64_t count,
                    const uint8_t *crc, const uint8_t *kind, int64_t *ints, uint8_t *valid, uint8_t *slow,
                    int32_t *text_offsets, uint8_t *const *text_data, const int64_t *text_cap)

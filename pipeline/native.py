@@ -28,7 +28,7 @@ import pyarrow as pa
 
 from protocol.events import HEADER_LEN
 
-VERSION = 1  # the C file's SS_VERSION
+VERSION = 2  # the C file's SS_VERSION
 K_HEADER, K_SLOW, K_QUERY, K_XID, K_GTID, K_TABLE_MAP, K_ROWS_V1, K_ROWS_V2, K_ANNOTATE = range(9)
 INTS = ("pos", "size", "type_code", "server_id", "timestamp", "log_pos", "flags", "xid", "table_id", "rows_flags")
 NULLABLE_INTS = INTS[7:]  # the others are in every row
@@ -55,6 +55,8 @@ def _load() -> ctypes.CDLL | None:
     lib.ss_columns.restype = i64
     lib.ss_verify.argtypes = [ctypes.c_char_p, i64, ptr, i64, ptr]
     lib.ss_verify.restype = i64
+    lib.ss_text_caps.argtypes = [i64, i64, ptr]
+    lib.ss_text_caps.restype = None
     return lib
 
 
@@ -96,8 +98,8 @@ def columns(buf: bytes, offsets: np.ndarray, base: int, checksum: np.ndarray, ki
     valid = _empty((len(NULLABLE_INTS) + len(TEXTS), count), np.uint8)
     slow = _empty((count,), np.uint8)
     text_offsets = _empty((len(TEXTS), count + 1), np.int32)
-    # the C file's `most` summed over the events (pages never written cost no memory)
-    caps = np.array([n, n, n, 64 * count, min(4 * n, 1024 * count) + 128 * count], dtype=np.int64)
+    caps = np.empty(len(TEXTS), dtype=np.int64)  # upper bounds: pages never written cost no memory
+    LIB.ss_text_caps(n, count, caps.ctypes.data)
     data = [_empty((int(cap),), np.uint8) for cap in caps]
     pointers = (ctypes.c_void_p * len(data))(*[d.ctypes.data for d in data])
     rc = LIB.ss_columns(buf, n, base, offsets.ctypes.data, count, crc.ctypes.data, kind.ctypes.data,
