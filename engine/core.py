@@ -413,6 +413,9 @@ class Engine:
         self._closed = False
         self._sp_open = False  # the writer's savepoint of the current logical transaction
         self._began = False  # the writer's SQLite transaction was begun for the group's work
+        # SQLite rolled that transaction back on an error (SQLITE_FULL, SQLITE_IOERR): the
+        # group's work is gone, and its commit must fail (the master replays it from its binlog)
+        self._lost = False
         # its transaction committed: RELEASE at the next writer operation (until then a
         # cancelled autocommit statement can still be undone with ROLLBACK TO)
         self._sp_done = False
@@ -681,9 +684,8 @@ class Engine:
             record = {"seq": seq, "targets": targets, "statements": self._group_log}
             rows.append((REDO_KEY, json.dumps(record)))
         try:
-            if self._began and not conn.in_transaction:
-                # SQLite rolled the open transaction back on an error (a full disk): the
-                # group's transactions are gone, committing the meta alone would hide it
+            if self._w_lost():
+                # committing the meta (and what came after the loss) would hide the loss
                 raise sqlite3.OperationalError("the group's transaction was rolled back by an earlier error")
             if self._sp_done:
                 self._w_end(True)
@@ -694,7 +696,7 @@ class Engine:
                 conn.execute(f"DELETE FROM {s}.{META_TABLE}")
                 conn.executemany(f"INSERT INTO {s}.{META_TABLE} (k, v) VALUES (?, ?)", rows)
             conn.execute("COMMIT")
-            self._began = False
+            self._began = self._lost = False
         except sqlite3.Error as exc:
             try:
                 self._w_rollback_group()
@@ -729,7 +731,7 @@ class Engine:
         await self._on_writer(self._w_rollback_group)
 
     def _w_rollback_group(self) -> None:
-        self._began = False
+        self._began = self._lost = False
         if self._wconn.in_transaction:
             self._wconn.execute("ROLLBACK")
         self._sp_open = self._sp_done = False
@@ -828,8 +830,19 @@ class Engine:
 
     # --- the writer thread's side of sessions --------------------------------------------------
 
+    def _w_lost(self) -> bool:
+        """Did SQLite roll the writer's transaction back under us (an error such as SQLITE_FULL
+        ends the whole transaction, not only the statement)? Then the savepoints are gone too:
+        later writes start a new SQLite transaction (never autocommit), and the group's commit
+        fails until `rollback_group`."""
+        if self._began and not self._wconn.in_transaction:
+            self._lost = True
+            self._began = self._sp_open = self._sp_done = False
+        return self._lost
+
     def _w_begin(self) -> None:
         conn = self._wconn
+        self._w_lost()
         if self._sp_done:
             self._w_end(True)
         if not self._sp_open:
@@ -843,6 +856,7 @@ class Engine:
         """End the logical transaction: keep (RELEASE) or undo (ROLLBACK TO) its savepoint. A
         savepoint whose transaction already committed (`_sp_done`) belongs to an earlier
         transaction: it is kept."""
+        self._w_lost()
         if self._sp_done and not commit:
             self._w_end(True)
         if commit:

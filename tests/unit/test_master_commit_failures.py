@@ -129,6 +129,8 @@ async def test_a_transaction_sqlite_rolled_back_behind_the_group_is_not_committe
     s = engine.session(5)
     await s.execute("INSERT INTO g.t (v) VALUES (1)")  # logically committed, in the open group
     await engine._on_writer(engine._wconn.execute, "ROLLBACK")  # what SQLite does on SQLITE_FULL
+    await s.execute("INSERT INTO g.t (v) VALUES (2)")  # a later transaction: never autocommitted
+    assert await engine_values(engine) == []
     async with engine.writer_lock:
         with pytest.raises(SQLError, match="rolled back"):
             await engine.commit_group({"binlog_file": "x", "binlog_pos": "1"})
