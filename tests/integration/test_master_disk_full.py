@@ -200,3 +200,36 @@ def test_master_engine_disk_full(tmp_path):
             assert not outcomes(ledger, "doubt"), "no connection is lost: the server goes on"
         finally:
             cluster.close()
+
+
+def test_master_engine_disk_full_abort_server(tmp_path):
+    """binlog_error_action=ABORT_SERVER (the default): the engine's COMMIT failing after the
+    binlog write stops the master without answering the group (its clients are in doubt); once
+    space returns, the restarted master replays the group from the binlog and nothing is lost."""
+    require_root()
+    cluster = Cluster(tmp_path, random.Random(19))
+    datadir = cluster.master.datadir
+    with tmpfs(datadir / "db", "32m"):
+        try:
+            cluster.start()
+            master = cluster.master
+            ledger, errors = Ledger(), Counter()
+            writers = Writers(master, ledger, errors)
+            try:
+                wait_commits(ledger, 50, "before the disk fills")
+                filler = fill(datadir / "db")
+                try:
+                    wait_for(lambda: master.proc.poll() is not None, 60, message="the master to stop")
+                finally:
+                    filler.unlink()
+                assert master.proc.returncode == 1
+                assert "binlog_error_action is ABORT_SERVER" in master.log.read_text(errors="replace")
+                master.start()
+                wait_commits(ledger, 50, "after the restart")
+            finally:
+                writers.stop()
+            assert "recovery: replayed" in master.log.read_text(errors="replace")
+            assert outcomes(ledger, "doubt"), "the group's clients were not answered"
+            check(cluster, ledger, "after the restart")
+        finally:
+            cluster.close()
