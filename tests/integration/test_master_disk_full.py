@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import random
 import subprocess
-import threading
+import sys
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -25,12 +25,14 @@ from pathlib import Path
 import pymysql
 import pytest
 
-from tests.support.daemons import Daemon, wait_for
+from tests.support.daemons import wait_for
 from tests.support.disk import fill, require_root, tmpfs
 from tests.support.faults import (
     TABLE,
     Cluster,
     Ledger,
+    Load,
+    Txn,
     Violation,
     check_identical,
     check_on_master,
@@ -44,53 +46,34 @@ pytestmark = [pytest.mark.timeout(300), pytest.mark.slow]
 LOST_CONNECTION = 2000  # client-side error codes (CR_*) start here: the outcome is unknown
 
 
-class Writers:
-    """`n` threads committing 1- or 2-row transactions with unique keys, each outcome in the
-    ledger: "ok", "failed" (an ERR from the server) or "doubt" (the connection was lost)."""
+class DiskLedger(Ledger):
+    """The fault loop's ledger, telling its "error" outcomes apart by the exception the writer
+    is handling: "failed" (an ERR from the server: it says the transaction did not commit) or
+    "doubt" (the connection was lost), with the error codes seen. A `Load` numbers its
+    transactions from 0: `round` keeps a later Load's keys apart."""
 
-    def __init__(self, master: Daemon, ledger: Ledger, errors: Counter[int], n: int = 4, first: int = 0) -> None:
-        self.master, self.ledger, self.errors, self.first = master, ledger, errors, first
-        self._stop = threading.Event()
-        self._threads = [threading.Thread(target=self._write, args=(w, random.Random(w)), daemon=True)
-                         for w in range(n)]
-        for t in self._threads:
-            t.start()
+    def __init__(self) -> None:
+        super().__init__()
+        self.errors: Counter[int] = Counter()
+        self.round = 0
 
-    def stop(self) -> None:
-        self._stop.set()
-        for t in self._threads:
-            t.join(120)
+    def attempt(self, txid: str, rows: int) -> Txn:
+        w, n = txid[1:].split(".")
+        return super().attempt(f"w{w}.{self.round * 1_000_000 + int(n)}", rows)
 
-    def _write(self, w: int, rng: random.Random) -> None:
-        conn = None
-        n = self.first
-        while not self._stop.is_set():
-            if conn is None:
-                try:
-                    conn = self.master.connect(read_timeout=120, write_timeout=30)
-                except pymysql.err.MySQLError:
-                    time.sleep(0.1)
-                    continue
-            txn = self.ledger.attempt(f"w{w}.{n}", rng.choice((1, 1, 2)))
-            n += 1
-            try:
-                with conn.cursor() as cur:
-                    if txn.rows > 1:
-                        cur.execute("BEGIN")
-                    for key in txn.keys():
-                        cur.execute(f"INSERT INTO {TABLE} (k, w, n) VALUES ('{key}', {w}, {n})")
-                    if txn.rows > 1:
-                        cur.execute("COMMIT")
-                self.ledger.end(txn, "ok")
-            except pymysql.err.MySQLError as exc:
-                code = exc.args[0] if exc.args and isinstance(exc.args[0], int) else LOST_CONNECTION
-                self.errors[code] += 1
-                self.ledger.end(txn, "doubt" if code >= LOST_CONNECTION else "failed")
-                conn.close() if conn.open else None  # a transaction left open is rolled back
-                conn = None
-            except OSError:
-                self.ledger.end(txn, "doubt")
-                conn = None
+    def end(self, txn: Txn, outcome: str) -> None:
+        if outcome == "error":
+            exc = sys.exc_info()[1]
+            code = exc.args[0] if isinstance(exc, pymysql.err.MySQLError) and exc.args and isinstance(exc.args[0], int) else LOST_CONNECTION
+            self.errors[code] += 1
+            outcome = "doubt" if code >= LOST_CONNECTION else "failed"
+        super().end(txn, outcome)
+
+
+def writers(cluster: Cluster, ledger: DiskLedger) -> Load:
+    load = Load(cluster.master, ledger, 4, seed=ledger.round)
+    load.start()
+    return load
 
 
 def outcomes(ledger: Ledger, outcome: str) -> set[str]:
@@ -135,12 +118,11 @@ def wait_commits(ledger: Ledger, more: int, what: str) -> None:
     wait_for(lambda: ledger.count("ok") >= start + more, 90, message=f"{more} commits {what}")
 
 
-def disk_full_run(cluster: Cluster, mount: Path, full: Callable[[Ledger], bool]) -> tuple[Ledger, Counter[int]]:
+def disk_full_run(cluster: Cluster, mount: Path, full: Callable[[DiskLedger], bool]) -> DiskLedger:
     """Writers on; fill `mount`; `full()` says the failure was met; reads work meanwhile; free
-    the space; writers commit again by themselves; then the checks, and again after a restart.
-    Returns the ledger and the error codes the writers got."""
-    ledger, errors = Ledger(), Counter()
-    writers = Writers(cluster.master, ledger, errors)
+    the space; writers commit again by themselves; then the checks, and again after a restart."""
+    ledger = DiskLedger()
+    load = writers(cluster, ledger)
     try:
         wait_commits(ledger, 50, "before the disk fills")
         filler = fill(mount)
@@ -152,17 +134,18 @@ def disk_full_run(cluster: Cluster, mount: Path, full: Callable[[Ledger], bool])
             filler.unlink()
         wait_commits(ledger, 50, "after space returned (no restart)")
     finally:
-        writers.stop()
+        load.stop()
     check(cluster, ledger, "after space returned")
     cluster.master.stop()
     cluster.master.start()
-    writers = Writers(cluster.master, ledger, errors, first=1_000_000)  # keys of their own
+    ledger.round = 1
+    load = writers(cluster, ledger)
     try:
         wait_commits(ledger, 20, "after the restart")
     finally:
-        writers.stop()
+        load.stop()
     check(cluster, ledger, "after a restart of the master")
-    return ledger, errors
+    return ledger
 
 
 def test_master_binlog_disk_full(tmp_path):
@@ -176,8 +159,8 @@ def test_master_binlog_disk_full(tmp_path):
         (datadir / "db").symlink_to(engine_dir)
         try:
             cluster.start()
-            ledger, errors = disk_full_run(cluster, datadir, lambda ledger: len(outcomes(ledger, "failed")) >= 5)
-            assert errors[1026] >= 5, errors  # ER_ERROR_ON_WRITE, as MariaDB answers a failed binlog write
+            ledger = disk_full_run(cluster, datadir, lambda ledger: len(outcomes(ledger, "failed")) >= 5)
+            assert ledger.errors[1026] >= 5, ledger.errors  # ER_ERROR_ON_WRITE, as MariaDB answers a failed binlog write
             assert not outcomes(ledger, "doubt"), "no connection is lost: the server goes on"
         finally:
             cluster.close()
@@ -194,8 +177,8 @@ def test_master_engine_disk_full(tmp_path):
         try:
             cluster.start()
             log = cluster.master.log
-            ledger, errors = disk_full_run(cluster, datadir / "db",
-                                           lambda _: "engine commit failed" in log.read_text(errors="replace"))
+            ledger = disk_full_run(cluster, datadir / "db",
+                                   lambda _: "engine commit failed" in log.read_text(errors="replace"))
             assert "replayed from the binlog" in log.read_text(errors="replace")
             assert not outcomes(ledger, "doubt"), "no connection is lost: the server goes on"
         finally:
@@ -213,8 +196,8 @@ def test_master_engine_disk_full_abort_server(tmp_path):
         try:
             cluster.start()
             master = cluster.master
-            ledger, errors = Ledger(), Counter()
-            writers = Writers(master, ledger, errors)
+            ledger = DiskLedger()
+            load = writers(cluster, ledger)
             try:
                 wait_commits(ledger, 50, "before the disk fills")
                 filler = fill(datadir / "db")
@@ -227,7 +210,7 @@ def test_master_engine_disk_full_abort_server(tmp_path):
                 master.start()
                 wait_commits(ledger, 50, "after the restart")
             finally:
-                writers.stop()
+                load.stop()
             assert "recovery: replayed" in master.log.read_text(errors="replace")
             assert outcomes(ledger, "doubt"), "the group's clients were not answered"
             check(cluster, ledger, "after the restart")
