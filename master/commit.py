@@ -279,12 +279,7 @@ class GroupCommit:
             for ticket in group:
                 if ticket.param is not None:
                     transaction.after_rollback(ticket.param)
-        if isinstance(exc, OSError) and exc.errno is not None:
-            reason = f'{exc.errno} "{os.strerror(exc.errno)}"'
-            error = SQLError(ER_ERROR_ON_WRITE, self.writer.current_file, reason)
-        else:
-            error = SQLError(ER_UNKNOWN_ERROR, f"Error writing to binlog: {exc}")
-        self._wake(group, error)
+        self._wake(group, write_error(self.writer.current_file, exc))
 
     async def _engine_failed(self, start: BinlogPosition, end: BinlogPosition, exc: Exception) -> None:
         """The engine could not commit a group that is in the binlog: stop the server, or replay
@@ -343,6 +338,13 @@ class GroupCommit:
                     ticket.done.set_result(None)
                 else:
                     ticket.done.set_exception(error)
+
+
+def write_error(file: str, exc: BaseException) -> SQLError:
+    """What a client gets for a failed binlog write: MariaDB's 1026 naming the file and errno."""
+    if isinstance(exc, OSError) and exc.errno is not None:
+        return SQLError(ER_ERROR_ON_WRITE, file, f'{exc.errno} "{os.strerror(exc.errno)}"')
+    return SQLError(ER_UNKNOWN_ERROR, f"Error writing to binlog: {exc}")
 
 
 def _read_group(directory: Path, start: BinlogPosition, end: BinlogPosition) -> list[list[Any]]:
