@@ -189,6 +189,8 @@ def test_master_engine_disk_full(tmp_path):
         try:
             cluster.start()
             log = cluster.master.log
+            variable = "SHOW GLOBAL VARIABLES LIKE 'binlog_error_action'"
+            assert cluster.master.query(variable) == [("binlog_error_action", "REPLAY_FROM_BINLOG")]
             ledger = disk_full_run(cluster, datadir / "db",
                                    lambda _: "engine commit failed" in log.read_text(errors="replace"))
             assert "replayed from the binlog" in log.read_text(errors="replace")
@@ -208,6 +210,10 @@ def test_master_engine_disk_full_abort_server(tmp_path):
         try:
             cluster.start()
             master = cluster.master
+            assert master.query("SELECT @@global.binlog_error_action") == [("ABORT_SERVER",)]  # the default
+            with pytest.raises(pymysql.err.MySQLError) as refused:  # MySQL's other value means something else
+                master.query("SET GLOBAL binlog_error_action = 'IGNORE_ERROR'")
+            assert refused.value.args[0] == 1231
             ledger = DiskLedger()
             load = writers(cluster, ledger)
             try:
