@@ -99,6 +99,7 @@ from protocol.errors import (
     ER_NO_DEFAULT_FOR_FIELD,
     ER_NO_SUCH_TABLE,
     ER_NOT_SUPPORTED_YET,
+    ER_RECORD_FILE_FULL,
     ER_SERVER_SHUTDOWN,
     ER_SP_DOES_NOT_EXIST,
     ER_TABLE_EXISTS_ERROR,
@@ -836,7 +837,8 @@ class Engine:
         later writes start a new SQLite transaction (never autocommit), and the group's commit
         fails until `rollback_group`."""
         if self._began and not self._wconn.in_transaction:
-            self._lost = True
+            if self._group_log or self._txn_log or self._sp_done:
+                self._lost = True  # (with nothing of the group in it, nothing was lost)
             self._began = self._sp_open = self._sp_done = False
         return self._lost
 
@@ -988,6 +990,8 @@ class Engine:
             if plan.insert_columns and col.lower() not in (c.lower() for c in plan.insert_columns):
                 return SQLError(ER_NO_DEFAULT_FOR_FIELD, col)
             return SQLError(ER_BAD_NULL_ERROR, col)
+        if isinstance(exc, sqlite3.OperationalError) and getattr(exc, "sqlite_errorname", "") == "SQLITE_FULL":
+            return SQLError(ER_RECORD_FILE_FULL, plan.target[1] if plan.target else "?")  # InnoDB's answer
         return map_sqlite_error(exc, database)
 
     def _w_duplicate_value(self, table: Table, cols: list[str], plan: Plan, args) -> str:
