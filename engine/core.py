@@ -19,7 +19,11 @@ its autocommit statement runs has that statement undone: nothing unlogged is eve
 group-commit pipeline) then takes the same lock — so every session already queued commits first and
 joins the group — writes the binlog, fsyncs, waits for acks, and calls `commit_group(meta)`: the one
 real SQLite COMMIT, which stores `meta` in the same transaction. `rollback_group()` discards every
-transaction since the last commit_group (for a failed binlog write).
+transaction since the last commit_group (for a failed binlog write). A failed `commit_group` (a
+full disk: SQLite then rolls the transaction back itself) leaves the engine as `rollback_group`
+does; `replay_group` runs the group again from the caller's log under the held lock. An error
+that makes SQLite end the open transaction mid-group (SQLITE_FULL in a statement) is noticed:
+later writes begin a new transaction (never autocommit) and the group's commit fails.
 Consequence, unlike InnoDB: a write transaction (reading through the writer) sees transactions that
 are logically committed but not yet group-committed; sessions without the lock read through readers
 and see only group-committed data: by default each SELECT the newest (READ COMMITTED); with
