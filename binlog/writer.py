@@ -273,10 +273,7 @@ class BinlogWriter:
         self._fd, self._name = new_fd, next_name
         self._flushed = self._synced = header_len
         os.close(old_fd)
-        try:
-            self._clear_in_use(old_path)
-        except OSError as exc:
-            log.warning("binlog %s: could not clear its in-use flag: %s", old_path.name, exc)
+        self._clear_in_use(old_path)
         log.info("binlog rotated to %s", next_name)
         return self.end_position
 
@@ -418,7 +415,8 @@ class BinlogWriter:
         return fd, len(data)
 
     def _clear_in_use(self, path: Path) -> None:
-        """Rewrite the FD's flags without LOG_EVENT_BINLOG_IN_USE_F (the file was closed cleanly)."""
+        """Rewrite the FD's flags without LOG_EVENT_BINLOG_IN_USE_F (the file was closed cleanly).
+        A failure is only logged: the file's events are whole either way."""
         try:
             with open(path, "r+b") as f:
                 head = f.read(len(BINLOG_MAGIC) + HEADER_LEN)
@@ -440,6 +438,8 @@ class BinlogWriter:
                 os.fsync(f.fileno())
         except FileNotFoundError:
             return
+        except OSError as exc:  # the file is whole; only its "not closed cleanly" flag stays
+            log.warning("binlog %s: could not clear its in-use flag: %s", path.name, exc)
 
 
 def _write_all(fd: int, data: bytes | bytearray) -> None:
