@@ -264,7 +264,10 @@ class GroupCommit:
         if sync:
             self._unsynced_groups = 0
         if storage:  # WL#4398: after the flush, and after the sync when the group was synced
-            storage.after_flush(StorageParam(self.server_id, end, len(group), [t.param for t in group if t.param]))
+            try:  # (the group is written: a failing observer must not make it look failed)
+                storage.after_flush(StorageParam(self.server_id, end, len(group), [t.param for t in group if t.param]))
+            except Exception:
+                log.exception("after_flush observer failed for the group ending at %s", end)
         self.end.publish(writer.end_position)
         return end
 
@@ -296,18 +299,18 @@ class GroupCommit:
         log.error("engine commit failed after the binlog write of the group %s to %s: %s; "
                   "replaying it from the binlog (binlog_error_action=REPLAY_FROM_BINLOG)", start, end, exc)
         replay = asyncio.ensure_future(self._replay(start, end))
-        cancelled = False
         while True:
             try:
                 await asyncio.shield(replay)
-                break
+                return
             except asyncio.CancelledError:
                 if replay.done():
                     raise
-                # the lock must not go before the engine has the group: finish first
-                cancelled = True
-        if cancelled:
-            raise asyncio.CancelledError
+                # The lock must not go before the engine has the group, and once it has it,
+                # the group is committed: finish, and answer its sessions OK, cancelled or not.
+                task = asyncio.current_task()
+                if task is not None:
+                    task.uncancel()
 
     async def _replay(self, start: BinlogPosition, end: BinlogPosition) -> None:
         meta = {"binlog_file": end.file, "binlog_pos": str(end.pos)}
