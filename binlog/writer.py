@@ -245,8 +245,10 @@ class BinlogWriter:
 
     # -- files -------------------------------------------------------------------------------
     def rotate(self) -> BinlogPosition:
-        """FLUSH BINARY LOGS: ROTATE event to the next file, fsync and close this one, start the
-        next (magic + FD), update the index. Returns the new end position."""
+        """FLUSH BINARY LOGS: start the next file (magic + FD, fsynced), ROTATE event to it in
+        this one (fsynced), update the index, close this one. Returns the new end position. All
+        or nothing: an OSError leaves this file the active one, without the ROTATE, and the
+        index and the directory as they were."""
         self._require_open()
         self._write_buffer()  # what is buffered belongs to the old file
         next_name = next_file_name(self._name)
