@@ -308,15 +308,14 @@ class BinlogWriter:
             os.close(self._fd)
             self._fd = -1
         self._buf.clear()
-        for old in self.files():
-            try:
-                (self.directory / old).unlink()
-            except FileNotFoundError:
-                pass
-        try:
+        self._cut_pending = None
+        names = self.files()
+        try:  # the index first: it never names a file that is gone
             index_path(self.directory, self.basename).unlink()
         except FileNotFoundError:
             pass
+        for old in names:
+            _unlink(self.directory / old)
         self._create(file_name(self.basename, 1), [])
         return self.end_position
 
