@@ -10,7 +10,7 @@ Contract (who may call what, which rule each step follows)
 - A damaged binlog (an impossible event size, zero bytes where an event should be, a CRC32
   mismatch when the file has checksums, a read error) ends the dump with ERR 1236 in mysqld's
   words ("bogus data in log event", "event read from binlog did not pass crc check", "I/O error
-  reading log event", then "; the first event '<file>' at <pos>, the last event read from
+  reading log event", "binlog truncated in the middle of event; ...", then "; the first event '<file>' at <pos>, the last event read from
   '<file>' at <pos>, the last byte read from '<file>' at <offset>.") and an error in the log;
   nothing after the damage is sent. Every event read is CRC32-checked when the file has them.
 - The stream: an artificial ROTATE (log_pos 0, LOG_EVENT_ARTIFICIAL_F, position = the requested
@@ -87,6 +87,7 @@ ERR_NEXT_LOG = "could not find next log; the first event '%s' at %d, the last ev
 LOG_READ_BOGUS = "bogus data in log event"
 LOG_READ_CHECKSUM_FAILURE = "event read from binlog did not pass crc check"
 LOG_READ_IO = "I/O error reading log event"
+LOG_READ_TRUNC = "binlog truncated in the middle of event; consider out of disk space on master"
 ERR_READING = ("%s; the first event '%s' at %d, the last event read from '%s' at %d, "
                "the last byte read from '%s' at %d.")
 
@@ -399,6 +400,8 @@ class DumpSession:
                         batch = await asyncio.to_thread(read_events, path, self.pos, stop, 0, crc)
                     if not batch:  # an event larger than a batch: read it whole
                         batch = await asyncio.to_thread(read_events, path, self.pos, limit, 1, crc)
+                    if not batch:  # an event's size goes past the end of what may be read
+                        raise DamagedBinlog(self.pos, LOG_READ_TRUNC)
                 except DamagedBinlog as e:
                     raise self._damaged(e) from None
                 self._send_batch(batch)

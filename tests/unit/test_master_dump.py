@@ -483,7 +483,7 @@ async def test_batched_semisync_flags_exactly_the_waiting_group_ends(binlog):
     await receiver.stop()
 
 
-@pytest.mark.parametrize("damage", ["crc", "size", "zeros"])
+@pytest.mark.parametrize("damage", ["crc", "size", "zeros", "too-long"])
 @pytest.mark.parametrize("aware", [True, False])
 async def test_a_damaged_binlog_ends_the_dump_with_1236_and_its_position(binlog, damage, aware):
     """What mysqld's Binlog_sender says for a binlog it cannot read, with the coordinates;
@@ -497,6 +497,8 @@ async def test_a_damaged_binlog_ends_the_dump_with_1236_and_its_position(binlog,
         data[at + 25] ^= 0x01  # a byte of the body: its CRC32 no longer matches
     elif damage == "size":
         data[at + 9 : at + 13] = (3).to_bytes(4, "little")  # an event of 3 bytes: impossible
+    elif damage == "too-long":
+        data[at + 9 : at + 13] = (1 << 20).to_bytes(4, "little")  # past the end of the binlog
     else:
         data[at:] = bytes(len(data) - at)
     path.write_bytes(data)
@@ -507,7 +509,10 @@ async def test_a_damaged_binlog_ends_the_dump_with_1236_and_its_position(binlog,
     packets = slave.packets()
     err = packets[-1]
     assert isinstance(err, ERR) and err.code == 1236, err
-    reason = {"crc": "event read from binlog did not pass crc check"}.get(damage, "bogus data in log event")
+    reason = {
+        "crc": "event read from binlog did not pass crc check",
+        "too-long": "binlog truncated in the middle of event; consider out of disk space on master",
+    }.get(damage, "bogus data in log event")
     assert err.message == (
         f"{reason}; the first event 'mysql-bin.000001' at 4, the last event read from "
         f"'mysql-bin.000001' at {good_end.pos}, the last byte read from 'mysql-bin.000001' at {at}."
