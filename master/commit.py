@@ -23,7 +23,7 @@ Contract (who may call what, what is durable when)
   writer cuts the file back to where the group started (nothing of it is ever written later,
   nothing was published), the engine's group is rolled back, `after_rollback` runs for each
   transaction and every session gets MariaDB's error for it, 1026 ER_ERROR_ON_WRITE naming the
-  file and errno. The server goes on: reads are served, and the next group writes again once
+  binlog and the errno. The server goes on: reads are served, and the next group writes again once
   the disk does. A failed engine commit AFTER the binlog write (SQLITE_FULL on COMMIT) must not
   leave the binlog ahead of the engine: that group is in the binlog (the source of truth) and
   may be on slaves, so its sessions are never told it failed. `binlog_error_action` decides:
@@ -282,7 +282,7 @@ class GroupCommit:
             for ticket in group:
                 if ticket.param is not None:
                     transaction.after_rollback(ticket.param)
-        self._wake(group, write_error(self.writer.current_file, exc))
+        self._wake(group, write_error(self.writer.basename, exc))
 
     async def _engine_failed(self, start: BinlogPosition, end: BinlogPosition, exc: Exception) -> None:
         """The engine could not commit a group that is in the binlog: stop the server, or replay
@@ -343,10 +343,12 @@ class GroupCommit:
                     ticket.done.set_exception(error)
 
 
-def write_error(file: str, exc: BaseException) -> SQLError:
-    """What a client gets for a failed binlog write: MariaDB's 1026 naming the file and errno."""
+def write_error(log_name: str, exc: BaseException) -> SQLError:
+    """What a client gets for a failed binlog write: MariaDB's 1026 naming the binlog (its
+    basename, as MariaDB's MYSQL_BIN_LOG does: "Error writing file 'mysql-bin' (errno: 28 "No
+    space left on device")") and the errno."""
     if isinstance(exc, OSError) and exc.errno is not None:
-        return SQLError(ER_ERROR_ON_WRITE, file, f'{exc.errno} "{os.strerror(exc.errno)}"')
+        return SQLError(ER_ERROR_ON_WRITE, log_name, f'{exc.errno} "{os.strerror(exc.errno)}"')
     return SQLError(ER_UNKNOWN_ERROR, f"Error writing to binlog: {exc}")
 
 

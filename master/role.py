@@ -394,7 +394,7 @@ class MasterRole(Role):
             try:
                 await self.pipeline.run_io(self.writer.rotate)
             except OSError as exc:  # undone by the writer: the old file stays the active one
-                raise write_error(self.writer.current_file, exc) from None
+                raise write_error(self.writer.basename, exc) from None
             self.end.publish(self.writer.end_position)
 
     async def purge_to(self, name: str) -> None:

@@ -55,6 +55,7 @@ class DiskLedger(Ledger):
     def __init__(self) -> None:
         super().__init__()
         self.errors: Counter[int] = Counter()
+        self.messages: set[str] = set()
         self.round = 0
 
     def attempt(self, txid: str, rows: int) -> Txn:
@@ -66,6 +67,8 @@ class DiskLedger(Ledger):
             exc = sys.exc_info()[1]
             code = exc.args[0] if isinstance(exc, pymysql.err.MySQLError) and exc.args and isinstance(exc.args[0], int) else LOST_CONNECTION
             self.errors[code] += 1
+            if code < LOST_CONNECTION and len(exc.args) > 1:
+                self.messages.add(str(exc.args[1]))
             outcome = "doubt" if code >= LOST_CONNECTION else "failed"
         super().end(txn, outcome)
 
@@ -173,6 +176,7 @@ def test_master_binlog_disk_full(tmp_path):
                                    flush_binary_logs_fails)
             assert len(cluster.master.query("SHOW BINARY LOGS")) > 3
             assert ledger.errors[1026] >= 5, ledger.errors  # ER_ERROR_ON_WRITE, as MariaDB answers a failed binlog write
+            assert "Error writing file 'mysql-bin' (errno: 28 \"No space left on device\")" in ledger.messages
             assert not outcomes(ledger, "doubt"), "no connection is lost: the server goes on"
         finally:
             cluster.close()
