@@ -52,6 +52,7 @@ import re
 import shutil
 import signal
 import socket
+import subprocess
 import sys
 import tempfile
 import threading
@@ -370,6 +371,19 @@ def relay_log_txids(datadir: Path, basename: str = "relay-bin") -> Counter[str]:
         except (FileNotFoundError, BinlogFileError, ProtocolError):
             continue
     return found
+
+
+def unreadable_logs(datadir: Path) -> list[str]:
+    """Every binlog or relay log file listed in an index of `datadir` that `mariadb-binlog`
+    cannot read end to end (its exit status and last words), as "file: why"."""
+    failures = []
+    for index in sorted(datadir.glob("*.index")):
+        for name in read_index(datadir, index.stem):
+            done = subprocess.run(["mariadb-binlog", "--no-defaults", str(datadir / name)],
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+            if done.returncode != 0:
+                failures.append(f"{datadir.name}/{name}: exit {done.returncode}: {done.stderr.strip()[-300:]}")
+    return failures
 
 
 def slave_copy(slave: Daemon, ledger: Ledger) -> set[str]:
