@@ -15,7 +15,11 @@ master; a cut link (the slave's proxy closes its connections and drops every byt
 restored: a partition); a slow link (the proxy delays and fragments every chunk, both ways); a
 corrupted ack (the proxy damages the next semi-sync ack a slave sends: its magic, its position or
 its file name, each a change the master can detect); a corrupted event (the proxy flips the last
-byte of the next chunk the master sends, usually an event's CRC32). One fault at a time, healed
+byte of the next chunk the master sends, usually an event's CRC32); a full disk on the master or
+on a slave (each daemon's datadir is a small tmpfs, `DISK_SIZE`; the fault fills it while the
+writers run and frees it: the master's commits fail or wait meanwhile and it recovers by itself;
+a slave's IO thread waits for space and resumes by itself, and a SQL thread stopped by a failed
+engine commit is started again with START SLAVE, as a DBA does). One fault at a time, healed
 before the next, so the master always has a healthy slave once the fault is over.
 
 The guarantee checked (MySQL's AFTER_SYNC semantics, seed 003 and WL#7169): a commit that
@@ -40,6 +44,8 @@ relay log of at least `wait_count` slaves (ours fsync the relay log before ackin
   reconnects); applying it would also show as `diverged`.
 - `no-progress` (a hang): after every healed fault the load must commit again within 30 s.
 - `daemon-died`: no daemon exits unless we killed it.
+- `log-unreadable`: at the end, with every daemon stopped, `mariadb-binlog` reads every binlog
+  and relay log file end to end (exit 0).
 
 Run a soak with `python -m tests.support.faults --minutes 10 --seed S` (docs/CONTRIBUTING.md).
 """
@@ -47,6 +53,7 @@ Run a soak with `python -m tests.support.faults --minutes 10 --seed S` (docs/CON
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import re
 import shutil
@@ -70,12 +77,15 @@ from protocol.errors import ProtocolError
 from protocol.events import EventType, decode_header
 from tests.support.daemons import Daemon, wait_for
 from tests.support.slave_daemon import slave_status
+from tests.support.tmpfs import Tmpfs
 from tests.support.wire_proxy import WireProxy, is_ack
 
 REPL_PASSWORD = "replpw"
 TABLE = "faults.t"
 KEY = re.compile(rb"'(w\d+\.\d+)\.\d+'")
 HEAL_TIMEOUT = 30.0
+DISK_SIZE = 256 << 20  # each daemon's tmpfs datadir (only what is written uses memory)
+DISK_FULL_ERROR = "disk is full"  # in Last_SQL_Error when a full disk stopped the SQL thread
 
 
 # -- the ledger: what every client was told ---------------------------------------------------
@@ -272,9 +282,15 @@ def damage_ack(packet: bytes, how: str) -> bytes:
 
 # -- the cluster ------------------------------------------------------------------------------
 class Cluster:
-    def __init__(self, workdir: Path, rng: random.Random, wait_count: int = 1, slaves: int = 2) -> None:
+    """`disk_size`: each daemon's datadir is a tmpfs of that size (`disks`, by role), mounted by
+    `start` and unmounted by `close`."""
+
+    def __init__(self, workdir: Path, rng: random.Random, wait_count: int = 1, slaves: int = 2,
+                 disk_size: int = 0) -> None:
         self.workdir = workdir
         self.wait_count = wait_count
+        self.disk_size = disk_size
+        self.disks: dict[str, Tmpfs] = {}
         self.master = Daemon("master", workdir / "master", [
             "--server-id=1", "--rpl-semi-sync-master-enabled=ON",
             "--rpl-semi-sync-master-wait-point=AFTER_SYNC",
@@ -288,7 +304,12 @@ class Cluster:
         self._rng = rng
         self.killed: set[str] = set()  # daemons we stopped on purpose (not "died")
 
+    def _mount(self, daemon: Daemon) -> None:
+        if self.disk_size:
+            self.disks[daemon.role] = Tmpfs(daemon.datadir, self.disk_size).mount()
+
     def start(self) -> None:
+        self._mount(self.master)
         m = self.master.start()
         for sql in ("SET GLOBAL rpl_semi_sync_master_enabled = OFF",  # no slave yet to ack these
                     f"CREATE USER 'repl'@'%' IDENTIFIED BY '{REPL_PASSWORD}'",
@@ -307,6 +328,7 @@ class Cluster:
                 "--master-heartbeat-period=0.5", "--slave-net-timeout=2",
             ])
             slave.role = f"slave{i}"  # its name from now on (the command line already says `slave`)
+            self._mount(slave)
             self.proxies.append(proxy)
             self.slaves.append(slave.start())
         for slave in self.slaves:
@@ -331,14 +353,18 @@ class Cluster:
             self.killed.discard(d.role)
 
     def close(self) -> None:
-        for d in self.daemons():
-            try:
-                d.stop()
-            except RuntimeError:
-                pass
-            d.kill9()
-        for proxy in self.proxies:
-            proxy.close()
+        try:
+            for d in self.daemons():
+                try:
+                    d.stop()
+                except RuntimeError:
+                    pass
+                d.kill9()
+            for proxy in self.proxies:
+                proxy.close()
+        finally:
+            for disk in self.disks.values():
+                disk.unmount()
 
 
 # -- what each server holds -------------------------------------------------------------------
@@ -457,6 +483,16 @@ def check_identical(master_rows: list[tuple], slave_rows: list[tuple], name: str
                       f"{name}: {len(m - s)} master rows missing, {len(s - m)} rows not on the master")]
 
 
+def compare_after_catch_up(ledger: Ledger, master_rows: list[tuple], slave: Daemon, when: str) -> list[Violation]:
+    """Rules (c) and (d) on `slave`, once it has caught up with `master_rows` (or 90 s passed)."""
+    try:
+        wait_for(lambda: table_rows(slave) == master_rows, 90, 0.2, f"{slave.role} to catch up")
+    except TimeoutError:
+        pass
+    rows = table_rows(slave)
+    return check_identical(master_rows, rows, f"{slave.role} {when}".strip()) + check_table(ledger, rows, slave.role)
+
+
 # -- the run ----------------------------------------------------------------------------------
 @dataclass
 class Report:
@@ -481,11 +517,12 @@ class Report:
 
 class Run:
     def __init__(self, seed: int, workdir: Path, writers: int = 4, wait_count: int = 1,
-                 log: Callable[[str], None] = print) -> None:
+                 log: Callable[[str], None] = print, kinds: list[str] | None = None) -> None:
         self.rng = random.Random(seed)
         self.report = Report(seed)
         self.ledger = Ledger()
-        self.cluster = Cluster(workdir, self.rng, wait_count)
+        self.disk_faults = kinds is None or bool(set(kinds) & set(DISK_FAULTS))
+        self.cluster = Cluster(workdir, self.rng, wait_count, disk_size=DISK_SIZE if self.disk_faults else 0)
         self.load = Load(self.cluster.master, self.ledger, writers, seed)
         self.log = log
         self._sampling = threading.Event()
@@ -601,11 +638,29 @@ class Run:
             except TimeoutError:
                 self.violate(Violation("corrupt-ack-accepted", [], f"{slave.role}: ack with a bad {how} "
                                        f"{proxy.corrupted[-1][2].hex()} did not make the master drop the connection"))
+        elif kind in DISK_FAULTS:
+            daemon = c.master if kind == "master-disk-full" else slave
+            disk = c.disks[daemon.role]
+            disk.fill()
+            time.sleep(hold + 1)  # writers meet the full disk
+            disk.free()
+            if daemon is not c.master:
+                time.sleep(0.5)  # a commit that was failing when the space returned has failed by now
+                self.restart_stopped_sql_thread(daemon)
         self.report.faults.append(label)
         self.report.kinds[kind] += 1
         c.heal()
         for died in c.died():
             self.violate(Violation("daemon-died", [], died))
+
+    def restart_stopped_sql_thread(self, slave: Daemon) -> None:
+        """After a full disk: the IO thread resumes by itself; a SQL thread that a failed engine
+        commit stopped is started again, as the DBA would (MariaDB's stops on a full table)."""
+        st = slave_status(slave.port)
+        if st.get("Slave_SQL_Running") == "No" and DISK_FULL_ERROR in str(st.get("Last_SQL_Error")):
+            self.log(f"  {slave.role}: SQL thread stopped ({st.get('Last_SQL_Errno')}: "
+                     f"{str(st.get('Last_SQL_Error'))[:120]}); START SLAVE")
+            slave.query("START SLAVE")
 
     def run(self, seconds: float, kinds: list[str] | None = None) -> Report:
         started = time.monotonic()
@@ -628,7 +683,14 @@ class Run:
         finally:
             self._sampling.set()
             self.load.stop()
-            c.close()
+            try:
+                for d in c.daemons():
+                    d.stop()
+                unreadable = [bad for d in c.daemons() for bad in unreadable_logs(d.datadir)]
+                if unreadable:
+                    self.violate(Violation("log-unreadable", [], "\n".join(unreadable)))
+            finally:
+                c.close()
             self.report.seconds = time.monotonic() - started
             self.report.acked = self.ledger.count("ok")
             self.report.in_doubt = self.ledger.count("error")
@@ -644,20 +706,17 @@ class Run:
         master_rows = table_rows(c.master)
         self.violate_all(check_table(self.ledger, master_rows, "master"))
         for slave in c.slaves:
-            try:
-                wait_for(lambda s=slave: table_rows(s) == master_rows, 60, 0.2, f"{slave.role} to catch up")
-            except TimeoutError:
-                pass
-            rows = table_rows(slave)
-            self.violate_all(check_identical(master_rows, rows, slave.role) + check_table(self.ledger, rows, slave.role))
+            self.restart_stopped_sql_thread(slave)
+            self.violate_all(compare_after_catch_up(self.ledger, master_rows, slave, ""))
 
     def violate_all(self, found: list[Violation]) -> None:
         for v in found:
             self.violate(v)
 
 
+DISK_FAULTS = ["master-disk-full", "slave-disk-full"]  # need root (a tmpfs per datadir)
 FAULTS = ["master-kill", "master-stop", "slave-kill", "slave-stop", "link-cut", "link-slow", "ack-corrupt",
-          "event-corrupt"]
+          "event-corrupt", *DISK_FAULTS]
 
 
 def run(seed: int, seconds: float, workdir: Path | None = None, writers: int = 4, wait_count: int = 1,
@@ -667,7 +726,7 @@ def run(seed: int, seconds: float, workdir: Path | None = None, writers: int = 4
     workdir = Path(tempfile.mkdtemp(prefix="semisync-faults-")) if own else workdir
     log(f"fault loop: seed {seed}, {seconds:.0f} s, {writers} writers, wait for {wait_count} slave(s), in {workdir}")
     try:
-        return Run(seed, workdir, writers, wait_count, log).run(seconds, kinds)
+        return Run(seed, workdir, writers, wait_count, log, kinds).run(seconds, kinds)
     finally:
         if own:
             shutil.rmtree(workdir, ignore_errors=True)
@@ -685,6 +744,9 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     if args.faults and set(args.faults) - set(FAULTS):
         p.error(f"unknown fault kind(s) {','.join(sorted(set(args.faults) - set(FAULTS)))}; known: {','.join(FAULTS)}")
+    if args.faults is None and os.geteuid() != 0:
+        args.faults = [k for k in FAULTS if k not in DISK_FAULTS]
+        print(f"not root: no {', '.join(DISK_FAULTS)} (they mount a tmpfs)")
     seed = args.seed if args.seed is not None else random.randrange(1 << 32)
     report = run(seed, args.minutes * 60, args.workdir, args.writers, args.wait_for_slave_count, args.faults)
     print(report.summary())
