@@ -3,7 +3,8 @@
 MySQL writes `./mysql-bin.000001` (relative to the datadir); MariaDB with an absolute --log-bin
 writes absolute paths. We read every form and return bare file names; we write `./NAME` lines,
 as MySQL does. Rewrites are atomic (temporary file, fsync, rename, fsync of the directory), so a
-crash leaves either the old or the new index, never a half-written one.
+crash leaves either the old or the new index, never a half-written one; a rewrite that fails
+before the rename (a full disk) leaves the old index and removes its temporary file.
 """
 
 from __future__ import annotations
@@ -33,11 +34,18 @@ def write_index(directory: Path, basename: str, names: list[str]) -> None:
     path = index_path(directory, basename)
     tmp = path.with_name(path.name + ".tmp")
     data = "".join(f"./{name}\n" for name in names).encode("utf-8", "surrogateescape")
-    with open(tmp, "wb") as f:
-        f.write(data)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
+    try:
+        with open(tmp, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except OSError:
+        try:  # a full disk: the old index stays, and no half-written temporary file either
+            tmp.unlink()
+        except OSError:
+            pass
+        raise
     fsync_directory(Path(directory))
 
 

@@ -24,10 +24,26 @@ Contract (who may call what, what is durable when):
 - Rotation fsyncs the old file before the new one is created, so a transaction's end position
   returned by `append` is durable once `flush()` rotated, even though `sync()` then syncs the
   new file.
+- Write failures are atomic. A failed write (ENOSPC, EIO, a short write then an error) leaves
+  the file exactly at its last good end: it is cut back (ftruncate, then fsync), the failed
+  buffer is dropped (nothing of it is ever written later) and the OSError propagates; offsets,
+  `end_position` and the next `append`'s log_pos are those of the last good end. `write_group`
+  is the commit path's all-or-nothing step: write, and fsync when asked; a failed fsync cuts
+  the group back too (it was never published: readers stop at the published end, which moves
+  only after the sync). A failed `sync()` on its own raises and cuts nothing (with
+  sync_binlog > 1 what it covers may be published already). If the cut-back itself fails, the
+  writer refuses every write until a retry of it succeeds (tried before each write).
+- Rotation is all or nothing too: the next file is made whole first (magic + FD, fsync, the
+  directory fsynced), then the ROTATE is written to the old file and fsynced, then the index
+  names the new file. Any failure undoes what was done (ROTATE cut off, new file removed): the
+  old file stays the active one and the index never names a file that is missing or lacks its
+  header. A rotation due to max_size that fails is only logged (the group before it is
+  durable) and tried again after the next group.
 """
 
 from __future__ import annotations
 
+import errno
 import logging
 import os
 import time
@@ -92,6 +108,7 @@ class BinlogWriter:
         self._synced = 0
         self._buf = bytearray()
         self._footer = CHECKSUM_LEN if checksum else 0
+        self._cut_pending: int | None = None  # a failed cut-back's target: no write until it is done
 
     # -- lifecycle ---------------------------------------------------------------------------
     def open(self, new_file: bool = True) -> BinlogPosition:
@@ -134,10 +151,12 @@ class BinlogWriter:
         """Flush, fsync, clear the FD's in-use flag and close. Safe to call twice."""
         if self._fd < 0:
             return
-        self._write_buffer()
-        os.fsync(self._fd)
-        os.close(self._fd)
-        self._fd = -1
+        try:
+            self._write_buffer()
+            os.fsync(self._fd)
+        finally:
+            os.close(self._fd)
+            self._fd = -1
         self._clear_in_use(self.directory / self._name)
 
     def __enter__(self) -> BinlogWriter:
@@ -177,15 +196,34 @@ class BinlogWriter:
     # -- durability --------------------------------------------------------------------------
     def flush(self) -> BinlogPosition:
         """Write buffered events to the OS; rotate if the file reached max_size. Returns the new
-        `end_position` (in the new file after a rotation)."""
+        `end_position` (in the new file after a rotation). A failed write leaves the file at its
+        last good end, drops the buffer and raises the OSError."""
         self._require_open()
         self._write_buffer()
-        if self._flushed >= self.max_size:
-            self.rotate()
+        self._rotate_if_full()
+        return self.end_position
+
+    def write_group(self, sync: bool) -> BinlogPosition:
+        """One commit group, all or nothing: write the buffer and, when `sync`, fsync it. On an
+        OSError from either, the file is cut back to where the group started, the buffer is
+        dropped and the error propagates. Then rotate if the file reached max_size (a failed
+        rotation is logged: the group is written). Returns the new `end_position`."""
+        self._require_open()
+        mark = self._flushed
+        self._write_buffer()
+        if sync and self._synced != self._flushed:
+            try:
+                os.fsync(self._fd)
+            except OSError:
+                self._cut_back(mark)
+                raise
+            self._synced = self._flushed
+        self._rotate_if_full()
         return self.end_position
 
     def sync(self) -> BinlogPosition:
-        """fsync what is flushed. Returns the position that is now durable."""
+        """fsync what is flushed. Returns the position that is now durable. A failure raises
+        and cuts nothing (see the module docstring; the commit path uses `write_group`)."""
         self._require_open()
         if self._synced != self._flushed:
             os.fsync(self._fd)
@@ -210,10 +248,35 @@ class BinlogWriter:
         """FLUSH BINARY LOGS: ROTATE event to the next file, fsync and close this one, start the
         next (magic + FD), update the index. Returns the new end position."""
         self._require_open()
+        self._write_buffer()  # what is buffered belongs to the old file
         next_name = next_file_name(self._name)
-        self.append([(EventType.ROTATE_EVENT, Rotate(4, next_name).encode(), int(time.time()), 0)])
-        self.close()
-        self._create(next_name, read_index(self.directory, self.basename))
+        next_path = self.directory / next_name
+        new_fd, header_len = self._start_file(next_path)
+        mark = self._flushed
+        try:
+            self.append([(EventType.ROTATE_EVENT, Rotate(4, next_name).encode(), int(time.time()), 0)])
+            self._write_buffer()
+            os.fsync(self._fd)
+            names = read_index(self.directory, self.basename)
+            if next_name not in names:
+                write_index(self.directory, self.basename, [*names, next_name])
+        except OSError:
+            if next_name not in read_index(self.directory, self.basename):
+                # undone: the old file stays the active one, without the ROTATE
+                os.close(new_fd)
+                _unlink(next_path)
+                self._cut_back(mark)
+                raise
+            # the index was replaced (only its directory fsync failed): the rotation happened
+            log.warning("binlog rotation to %s: the index directory could not be fsynced", next_name)
+        old_fd, old_path = self._fd, self.directory / self._name
+        self._fd, self._name = new_fd, next_name
+        self._flushed = self._synced = header_len
+        os.close(old_fd)
+        try:
+            self._clear_in_use(old_path)
+        except OSError as exc:
+            log.warning("binlog %s: could not clear its in-use flag: %s", old_path.name, exc)
         log.info("binlog rotated to %s", next_name)
         return self.end_position
 
@@ -263,15 +326,51 @@ class BinlogWriter:
             raise LocalProtocolError("binlog is not open")
 
     def _write_buffer(self) -> None:
+        """Write the buffer whole, or leave the file at its last good end and drop the buffer."""
+        if self._cut_pending is not None:
+            self._retry_cut_back()
         if not self._buf:
             return
-        view = memoryview(self._buf)
-        written = 0
-        while written < len(view):
-            written += os.write(self._fd, view[written:])
-        view.release()
-        self._flushed += written
-        self._buf.clear()
+        data, self._buf = self._buf, bytearray()  # dropped whatever happens: never written later
+        mark = self._flushed
+        try:
+            _write_all(self._fd, data)
+        except OSError:
+            self._cut_back(mark)
+            raise
+        self._flushed = mark + len(data)
+
+    def _cut_back(self, mark: int) -> None:
+        """After a failed write or fsync: the file ends at `mark` again (ftruncate + fsync) and
+        the offsets are `mark`'s. A failed cut-back is remembered and retried before the next
+        write."""
+        self._flushed = mark
+        self._synced = min(self._synced, mark)
+        try:
+            os.ftruncate(self._fd, mark)
+            os.fsync(self._fd)
+        except OSError as exc:
+            self._cut_pending = mark
+            log.error("binlog %s: could not cut the file back to %d after a failed write: %s", self._name, mark, exc)
+        else:
+            self._cut_pending = None
+
+    def _retry_cut_back(self) -> None:
+        mark = self._cut_pending
+        assert mark is not None
+        self._cut_back(mark)
+        if self._cut_pending is not None:
+            self._buf.clear()  # this group fails as a whole
+            raise OSError(errno.EIO, f"binlog {self._name} could not be cut back to {mark} after a failed write")
+
+    def _rotate_if_full(self) -> None:
+        if self._flushed < self.max_size:
+            return
+        try:
+            self.rotate()
+        except OSError as exc:
+            log.error("binlog rotation after %s failed, it stays the active file until the next try: %s",
+                      self._name, exc)
 
     def format_description(self, flags: int = LOG_EVENT_BINLOG_IN_USE_F) -> bytes:
         """Our FORMAT_DESCRIPTION_EVENT as written at offset 4 of each new file."""
@@ -290,16 +389,33 @@ class BinlogWriter:
 
     def _create(self, name: str, names: list[str]) -> None:
         path = self.directory / name
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND, 0o640)
-        data = BINLOG_MAGIC + self.format_description()
-        os.write(fd, data)
-        os.fsync(fd)
-        fsync_directory(self.directory)
+        fd, size = self._start_file(path)
         if name not in names:
-            write_index(self.directory, self.basename, [*names, name])
+            try:
+                write_index(self.directory, self.basename, [*names, name])
+            except OSError:
+                if name not in read_index(self.directory, self.basename):
+                    os.close(fd)
+                    _unlink(path)
+                    raise
         self._fd = fd
         self._name = name
-        self._flushed = self._synced = len(data)
+        self._flushed = self._synced = size
+
+    def _start_file(self, path: Path) -> tuple[int, int]:
+        """A new file with the magic number and our FD, fsynced with its directory: (fd, size).
+        On failure the file is removed and the OSError propagates (the index is not touched)."""
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND, 0o640)
+        data = BINLOG_MAGIC + self.format_description()
+        try:
+            _write_all(fd, data)
+            os.fsync(fd)
+            fsync_directory(self.directory)
+        except OSError:
+            os.close(fd)
+            _unlink(path)
+            raise
+        return fd, len(data)
 
     def _clear_in_use(self, path: Path) -> None:
         """Rewrite the FD's flags without LOG_EVENT_BINLOG_IN_USE_F (the file was closed cleanly)."""
@@ -324,6 +440,23 @@ class BinlogWriter:
                 os.fsync(f.fileno())
         except FileNotFoundError:
             return
+
+
+def _write_all(fd: int, data: bytes | bytearray) -> None:
+    view = memoryview(data)
+    written = 0
+    try:
+        while written < len(view):
+            written += os.write(fd, view[written:])
+    finally:
+        view.release()
+
+
+def _unlink(path: Path) -> None:
+    try:
+        path.unlink()
+    except OSError:
+        pass
 
 
 def _zero_tail(path: Path, offset: int) -> bool:

@@ -37,6 +37,15 @@ class WaitPoint(enum.StrEnum):
     AFTER_COMMIT = "AFTER_COMMIT"  # after the engine commit, before the client's OK
 
 
+class BinlogErrorAction(enum.StrEnum):
+    """What the master does when the engine cannot commit a group already in the binlog
+    (MySQL's binlog_error_action; master/commit.py). A failed binlog write itself is always
+    undone and fails its group, whatever this says."""
+
+    ABORT_SERVER = "ABORT_SERVER"  # log and stop; the binlog is replayed into the engine at restart
+    REPLAY_FROM_BINLOG = "REPLAY_FROM_BINLOG"  # replay the group from the binlog before the next one
+
+
 class MasterConfig(DaemonConfig):
     datadir: DataDir = option(
         Path("./data/master"),
@@ -62,6 +71,12 @@ class MasterConfig(DaemonConfig):
         1,
         metavar="N",
         help="fsync the binlog every N commit groups (0 = leave it to the OS)",
+    )
+    binlog_error_action: Annotated[BinlogErrorAction, one_of(BinlogErrorAction)] = option(
+        BinlogErrorAction.ABORT_SERVER,
+        metavar="ABORT_SERVER|REPLAY_FROM_BINLOG",
+        help="engine commit failing after the binlog write: stop the server (the binlog is "
+        "replayed at restart) or replay the group from the binlog before the next group",
     )
     binlog_checksum: Annotated[BinlogChecksum, one_of(BinlogChecksum)] = option(
         BinlogChecksum.CRC32,

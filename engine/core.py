@@ -412,6 +412,10 @@ class Engine:
         self._schema_metas: dict[str, dict[str, str]] = {}
         self._closed = False
         self._sp_open = False  # the writer's savepoint of the current logical transaction
+        self._began = False  # the writer's SQLite transaction was begun for the group's work
+        # SQLite rolled that transaction back on an error (SQLITE_FULL, SQLITE_IOERR): the
+        # group's work is gone, and its commit must fail (the master replays it from its binlog)
+        self._lost = False
         # its transaction committed: RELEASE at the next writer operation (until then a
         # cancelled autocommit statement can still be undone with ROLLBACK TO)
         self._sp_done = False
@@ -670,24 +674,34 @@ class Engine:
         await self._on_writer(self._w_commit_group, meta)
 
     def _w_commit_group(self, meta: dict[str, str]) -> None:
+        """All or nothing: on failure (SQLITE_FULL, SQLITE_IOERR ...) the group is rolled back
+        (SQLite may already have done so) and the engine is as after `rollback_group`."""
         conn = self._wconn
-        if self._sp_done:
-            self._w_end(True)
         targets = [s for s in self._touched if s in self.schemas] or ["main"]
         seq = self._seq + 1
-        if not conn.in_transaction:
-            conn.execute("BEGIN")
         rows = list(meta.items()) + [(SEQ_KEY, str(seq))]
         if len(targets) > 1:
             record = {"seq": seq, "targets": targets, "statements": self._group_log}
             rows.append((REDO_KEY, json.dumps(record)))
         try:
+            if self._w_lost():
+                # committing the meta (and what came after the loss) would hide the loss
+                raise sqlite3.OperationalError("the group's transaction was rolled back by an earlier error")
+            if self._sp_done:
+                self._w_end(True)
+            if not conn.in_transaction:
+                conn.execute("BEGIN")
             for schema in targets:
                 s = quote_ident(schema)
                 conn.execute(f"DELETE FROM {s}.{META_TABLE}")
                 conn.executemany(f"INSERT INTO {s}.{META_TABLE} (k, v) VALUES (?, ?)", rows)
             conn.execute("COMMIT")
+            self._began = self._lost = False
         except sqlite3.Error as exc:
+            try:
+                self._w_rollback_group()
+            except sqlite3.Error:
+                pass  # the commit's error is the one to report
             raise SQLError(ER_UNKNOWN_ERROR, f"engine commit failed: {exc}") from None
         self._seq = seq
         self._meta = dict(meta)
@@ -717,6 +731,7 @@ class Engine:
         await self._on_writer(self._w_rollback_group)
 
     def _w_rollback_group(self) -> None:
+        self._began = self._lost = False
         if self._wconn.in_transaction:
             self._wconn.execute("ROLLBACK")
         self._sp_open = self._sp_done = False
@@ -763,6 +778,22 @@ class Engine:
         except TimeoutError:
             raise SQLError(ER_LOCK_WAIT_TIMEOUT) from None
         try:
+            await self._apply_locked(transactions, meta)
+        finally:
+            self.writer_lock.release()
+
+    async def replay_group(self, transactions: Sequence[Sequence[ReplicatedStatement]],
+                           meta: dict[str, str]) -> None:
+        """The master's group commit after `commit_group` failed (its binlog written): discard
+        whatever the failed commit left, run the group's `transactions` again (read back from
+        the binlog) and commit them with `meta`, all or nothing, as `apply_transactions` does.
+        Call it holding `writer_lock`, so that no other transaction runs in between."""
+        await self._on_writer(self._w_rollback_group)
+        await self._apply_locked(transactions, meta)
+
+    async def _apply_locked(self, transactions: Sequence[Sequence[ReplicatedStatement]],
+                            meta: dict[str, str]) -> None:
+        try:
             if self._sp_done or self._touched:
                 # a client's transaction committed but not yet group-committed (a slave with
                 # read_only OFF): made durable first, so that a failing batch cannot take it along
@@ -782,8 +813,6 @@ class Engine:
         except BaseException:
             await self._on_writer(self._w_rollback_group)
             raise
-        finally:
-            self.writer_lock.release()
 
     async def table_digest(self, schema: str, table: str) -> str:
         """An order-independent digest of a table's rows (committed data)."""
@@ -801,13 +830,25 @@ class Engine:
 
     # --- the writer thread's side of sessions --------------------------------------------------
 
+    def _w_lost(self) -> bool:
+        """Did SQLite roll the writer's transaction back under us (an error such as SQLITE_FULL
+        ends the whole transaction, not only the statement)? Then the savepoints are gone too:
+        later writes start a new SQLite transaction (never autocommit), and the group's commit
+        fails until `rollback_group`."""
+        if self._began and not self._wconn.in_transaction:
+            self._lost = True
+            self._began = self._sp_open = self._sp_done = False
+        return self._lost
+
     def _w_begin(self) -> None:
         conn = self._wconn
+        self._w_lost()
         if self._sp_done:
             self._w_end(True)
         if not self._sp_open:
             if not conn.in_transaction:
                 conn.execute("BEGIN")
+                self._began = True
             conn.execute("SAVEPOINT txn")
             self._sp_open = True
 
@@ -815,6 +856,7 @@ class Engine:
         """End the logical transaction: keep (RELEASE) or undo (ROLLBACK TO) its savepoint. A
         savepoint whose transaction already committed (`_sp_done`) belongs to an earlier
         transaction: it is kept."""
+        self._w_lost()
         if self._sp_done and not commit:
             self._w_end(True)
         if commit:

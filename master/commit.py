@@ -19,9 +19,21 @@ Contract (who may call what, what is durable when)
   group) -> every session of the group is woken.
   A rotation at max_binlog_size happens inside the flush, after the group (the writer's rule).
 - Empty delegates cost nothing: no hook parameter is built when no observer is registered.
-- A failed binlog write rolls the engine's group back and fails every commit of the group; a
-  failed engine commit after the binlog write is fatal for the group (logged; the binlog, the
-  source of truth, is replayed into the engine at the next start).
+- Failures. A failed binlog write or fsync (ENOSPC, EIO) fails the group as a whole: the
+  writer cuts the file back to where the group started (nothing of it is ever written later,
+  nothing was published), the engine's group is rolled back, `after_rollback` runs for each
+  transaction and every session gets MariaDB's error for it, 1026 ER_ERROR_ON_WRITE naming the
+  file and errno. The server goes on: reads are served, and the next group writes again once
+  the disk does. A failed engine commit AFTER the binlog write (SQLITE_FULL on COMMIT) must not
+  leave the binlog ahead of the engine: that group is in the binlog (the source of truth) and
+  may be on slaves, so its sessions are never told it failed. `binlog_error_action` decides:
+  ABORT_SERVER (MySQL's name and default) logs and stops the process at once, answering no one
+  (their clients see a lost connection: in doubt), and recovery replays the group at the next
+  start; REPLAY_FROM_BINLOG reads the group back from the binlog and replays it into the engine
+  (`Engine.replay_group`), retrying until it commits, still holding the engine's writer lock so
+  that no other transaction runs before the group is in; then the group goes on as if its
+  commit had worked. (MySQL's binlog_error_action is about binlog write errors, where MySQL
+  cannot undo the write; here a failed binlog write is always undone, as MariaDB does.)
 - `exclusive()` gives FLUSH BINARY LOGS, PURGE and RESET MASTER the writer's side of the binlog
   (the engine's writer lock: no group is in flight), and `append_statement` binlogs a statement
   that is not an engine transaction (CREATE USER, GRANT ...) as its own group.
@@ -30,22 +42,39 @@ Contract (who may call what, what is durable when)
 from __future__ import annotations
 
 import asyncio
+import errno
 import logging
+import os
 import time
 from collections.abc import AsyncIterator, Callable
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from binlog.writer import BinlogWriter
 from master.binlog_end import BinlogEnd
 from master.events import transaction_events
-from protocol.errors import ER_UNKNOWN_ERROR, SQLError
+from master.recovery import read_transactions
+from protocol.errors import ER_ERROR_ON_WRITE, ER_UNKNOWN_ERROR, SQLError
 from protocol.position import BinlogPosition
 from semisync.interface import ReplicationInterface, StorageParam, TransParam
 
 log = logging.getLogger("semisync.master.commit")
+
+
+ABORT_SERVER = "ABORT_SERVER"
+REPLAY_FROM_BINLOG = "REPLAY_FROM_BINLOG"
+BINLOG_ERROR_ACTIONS = (ABORT_SERVER, REPLAY_FROM_BINLOG)
+_REPLAY_RETRY_MAX = 2.0  # seconds between replays of a group while the engine keeps failing
+
+
+def abort_server(message: str) -> None:
+    """binlog_error_action=ABORT_SERVER: log and end the process now, answering no client."""
+    log.critical(message)
+    logging.shutdown()
+    os._exit(1)
 
 
 @dataclass(slots=True)
@@ -67,6 +96,8 @@ class GroupCommit:
         *,
         server_id: int,
         sync_binlog: Callable[[], int],
+        binlog_error_action: Callable[[], str] = lambda: ABORT_SERVER,
+        abort: Callable[[str], None] = abort_server,
     ) -> None:
         self.engine = engine
         self.writer = writer
@@ -74,6 +105,9 @@ class GroupCommit:
         self.interface = interface
         self.server_id = server_id
         self.sync_binlog = sync_binlog
+        self.binlog_error_action = binlog_error_action
+        self._abort = abort
+        self._closed = False
         self._queue: list[_Ticket] = []
         self._leader_waiting = False
         self._unsynced_groups = 0
@@ -136,6 +170,7 @@ class GroupCommit:
         return await asyncio.get_running_loop().run_in_executor(self._io, fn, *args)
 
     def close(self) -> None:
+        self._closed = True
         self._io.shutdown(wait=True)
 
     # -- the leader ---------------------------------------------------------------------------
@@ -156,6 +191,7 @@ class GroupCommit:
             group, self._queue = self._queue, []
             if not group:
                 return
+            start = self.writer.pending_position
             try:
                 end = await self._flush_and_sync(group)
             except BaseException as exc:
@@ -173,6 +209,8 @@ class GroupCommit:
                 waited = time.monotonic() - started
             try:
                 await self.engine.commit_group({"binlog_file": end.file, "binlog_pos": str(end.pos)})
+            except Exception as exc:
+                await self._engine_failed(start, end, exc)
             except BaseException as exc:
                 log.critical("engine commit failed after the binlog write of the group ending at %s: %s", end, exc)
                 self._wake(group, SQLError(ER_UNKNOWN_ERROR, f"engine commit failed: {exc}"))
@@ -220,8 +258,9 @@ class GroupCommit:
         self._unsynced_groups += 1
         every = self.sync_binlog()
         sync = bool(every) and self._unsynced_groups >= every
-        # one trip to the binlog's I/O thread: write, and fsync when sync_binlog says so
-        await self.run_io(_flush_and_maybe_sync, writer, sync)
+        # one trip to the binlog's I/O thread: write, and fsync when sync_binlog says so; all
+        # or nothing (a failure leaves the binlog where the group started)
+        await self.run_io(writer.write_group, sync)
         if sync:
             self._unsynced_groups = 0
         if storage:  # WL#4398: after the flush, and after the sync when the group was synced
@@ -230,12 +269,71 @@ class GroupCommit:
         return end
 
     async def _fail(self, group: list[_Ticket], exc: BaseException) -> None:
-        log.error("binlog write of a group of %d failed: %s", len(group), exc)
+        log.error("binlog write of a group of %d failed (the group is rolled back): %s", len(group), exc)
         try:
             await self.engine.rollback_group()
         except Exception:
             log.exception("engine rollback after a failed binlog write failed")
-        self._wake(group, SQLError(ER_UNKNOWN_ERROR, f"binlog write failed: {exc}"))
+        transaction = self.interface.transaction
+        if transaction:
+            for ticket in group:
+                if ticket.param is not None:
+                    transaction.after_rollback(ticket.param)
+        if isinstance(exc, OSError) and exc.errno is not None:
+            reason = f'{exc.errno} "{os.strerror(exc.errno)}"'
+            error = SQLError(ER_ERROR_ON_WRITE, self.writer.current_file, reason)
+        else:
+            error = SQLError(ER_UNKNOWN_ERROR, f"Error writing to binlog: {exc}")
+        self._wake(group, error)
+
+    async def _engine_failed(self, start: BinlogPosition, end: BinlogPosition, exc: Exception) -> None:
+        """The engine could not commit a group that is in the binlog: stop the server, or replay
+        the group from the binlog until the engine has it (see the module docstring). Returns
+        only when the engine has the group; the writer lock stays held meanwhile."""
+        action = self.binlog_error_action()
+        if action != REPLAY_FROM_BINLOG:
+            self._abort(
+                f"engine commit failed after the binlog write of the group {start} to {end}: {exc}. "
+                "binlog_error_action is ABORT_SERVER: the server is being stopped; the group is "
+                "replayed from the binlog into the engine at the next start"
+            )
+            raise RuntimeError("binlog_error_action=ABORT_SERVER did not stop the server")
+        log.error("engine commit failed after the binlog write of the group %s to %s: %s; "
+                  "replaying it from the binlog (binlog_error_action=REPLAY_FROM_BINLOG)", start, end, exc)
+        replay = asyncio.ensure_future(self._replay(start, end))
+        cancelled = False
+        while True:
+            try:
+                await asyncio.shield(replay)
+                break
+            except asyncio.CancelledError:
+                if replay.done():
+                    raise
+                # the lock must not go before the engine has the group: finish first
+                cancelled = True
+        if cancelled:
+            raise asyncio.CancelledError
+
+    async def _replay(self, start: BinlogPosition, end: BinlogPosition) -> None:
+        meta = {"binlog_file": end.file, "binlog_pos": str(end.pos)}
+        delay, attempts = 0.05, 0
+        while True:
+            attempts += 1
+            try:
+                transactions = await self.run_io(_read_group, self.writer.directory, start, end)
+                await self.engine.replay_group(transactions, meta)
+            except Exception as exc:
+                if self._closed:
+                    raise
+                if attempts == 1 or attempts % 100 == 0:
+                    log.error("replay of the group %s to %s into the engine failed (attempt %d), "
+                              "retrying: %s", start, end, attempts, exc)
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, _REPLAY_RETRY_MAX)
+                continue
+            log.warning("the group %s to %s is in the engine: replayed from the binlog (%d attempt(s))",
+                        start, end, attempts)
+            return
 
     @staticmethod
     def _wake(group: list[_Ticket], error: BaseException | None) -> None:
@@ -247,10 +345,14 @@ class GroupCommit:
                     ticket.done.set_exception(error)
 
 
-def _flush_and_maybe_sync(writer: BinlogWriter, sync: bool) -> None:
-    writer.flush()
-    if sync:
-        writer.sync()
+def _read_group(directory: Path, start: BinlogPosition, end: BinlogPosition) -> list[list[Any]]:
+    """The transactions of the group [start, end) of one binlog file, as `replay_group` runs them."""
+    transactions = []
+    for txn in read_transactions(directory, [start.file], start, end):
+        if txn.end is None:
+            raise OSError(errno.EIO, f"the group {start} to {end} is incomplete in the binlog")
+        transactions.append(txn.statements)
+    return transactions
 
 
 def _group_state_setter(group: list[_Ticket]) -> Callable[[str | None], None]:

@@ -7,6 +7,12 @@ Contract (who may call what, which rule each step follows)
 - Before anything is sent the request is validated: the file must be in the index (ERR 1236
   "Could not find first log file name in binary log index file", also for a purged file) and the
   position must be an event boundary in it (ERR 1236 otherwise).
+- A damaged binlog (an impossible event size, zero bytes where an event should be, a CRC32
+  mismatch when the file has checksums, a read error) ends the dump with ERR 1236 in mysqld's
+  words ("bogus data in log event", "event read from binlog did not pass crc check", "I/O error
+  reading log event", then "; the first event '<file>' at <pos>, the last event read from
+  '<file>' at <pos>, the last byte read from '<file>' at <offset>.") and an error in the log;
+  nothing after the damage is sent. Every event read is CRC32-checked when the file has them.
 - The stream: an artificial ROTATE (log_pos 0, LOG_EVENT_ARTIFICIAL_F, position = the requested
   one), the file's FORMAT_DESCRIPTION (log_pos 0 and no creation time when starting past it, as
   mysqld does; LOG_EVENT_BINLOG_IN_USE_F cleared), then the file's events from the position on.
@@ -76,6 +82,13 @@ STATE_SENDING = "Sending binlog event to slave"
 
 ERR_NO_FIRST_LOG = "Could not find first log file name in binary log index file"
 ERR_NEXT_LOG = "could not find next log; the first event '%s' at %d, the last event read from '%s' at %d"
+# mysqld's reasons for a binlog it cannot read (Binlog_sender::log_read_error_msg), and the
+# coordinates it appends to them
+LOG_READ_BOGUS = "bogus data in log event"
+LOG_READ_CHECKSUM_FAILURE = "event read from binlog did not pass crc check"
+LOG_READ_IO = "I/O error reading log event"
+ERR_READING = ("%s; the first event '%s' at %d, the last event read from '%s' at %d, "
+               "the last byte read from '%s' at %d.")
 
 _FLAGS_AT = 17
 _LOG_POS_AT = 13
@@ -145,14 +158,39 @@ def fix_format_description(event: bytes, *, past_start: bool) -> bytes:
     return bytes(buf)
 
 
-def read_events(path: Path, start: int, end: int, at_least: int = 0) -> list[tuple[int, bytes]]:
-    """The complete events in [start, end) of a file (at least `at_least` of them if present)."""
-    events = []
-    for item in iter_events(path, start, end):
-        events.append(item)
-        if at_least and len(events) >= at_least:
-            break
-    return events
+class DamagedBinlog(Exception):
+    """The binlog file cannot be read at `offset`; `reason` is mysqld's wording for it."""
+
+    def __init__(self, offset: int, reason: str) -> None:
+        super().__init__(f"{reason} at offset {offset}")
+        self.offset = offset
+        self.reason = reason
+
+
+def read_events(path: Path, start: int, end: int, at_least: int = 0, crc: bool = False) -> list[tuple[int, bytes]]:
+    """The complete events in [start, end) of a file (at least `at_least` of them if present),
+    each CRC32-checked when `crc`. The events before a damaged one come back first; reading at
+    the damage raises DamagedBinlog (an impossible event: a bad size, zero bytes; a CRC32
+    mismatch; a read error)."""
+    events: list[tuple[int, bytes]] = []
+    try:
+        for offset, event in iter_events(path, start, end):
+            if crc and zlib.crc32(memoryview(event)[:-CHECKSUM_LEN]) != int.from_bytes(event[-CHECKSUM_LEN:], "little"):
+                raise DamagedBinlog(offset, LOG_READ_CHECKSUM_FAILURE)
+            events.append((offset, event))
+            if at_least and len(events) >= at_least:
+                break
+    except BinlogFileError as e:
+        damage = DamagedBinlog(e.offset, LOG_READ_BOGUS)
+    except OSError as e:
+        damage = DamagedBinlog(events[-1][0] + len(events[-1][1]) if events else start, f"{LOG_READ_IO} ({e})")
+    except DamagedBinlog as e:
+        damage = e
+    else:
+        return events
+    if events:
+        return events  # the damage is met by the next read, after these are sent
+    raise damage
 
 
 def check_start(directory: Path, basename: str, position: BinlogPosition) -> bool:
@@ -205,6 +243,7 @@ class DumpSession:
         self.aware = checksum_aware(user_vars)
         self.param: TransmitParam | None = None
         self.header = b""
+        self.start = BinlogPosition("", 0)  # where the slave asked to start
         self.file = ""  # the file being read (PURGE refuses it)
         self.pos = 0
         self.crc = False  # send CRC32 footers (the file has them and the slave knows)
@@ -246,6 +285,7 @@ class DumpSession:
             session.write(session.conn.send(ERR.from_error(ER_MASTER_FATAL_ERROR_READING_BINLOG, message=e.message)))
             return
         self.file, self.pos = start.file, start.pos
+        self.start = start
         transmit = self.transmit
         param = self.param = TransmitParam(
             connection_id=session.connection_id,
@@ -314,7 +354,11 @@ class DumpSession:
                 return
 
     async def _send_file_start(self, path: Path, *, past_start: bool) -> None:
-        for _offset, event in iter_events(path, len(BINLOG_MAGIC)):
+        try:
+            first = read_events(path, len(BINLOG_MAGIC), path.stat().st_size, 1)
+        except DamagedBinlog as e:
+            raise self._damaged(e) from None
+        for _offset, event in first:
             if event[4] != EventType.FORMAT_DESCRIPTION_EVENT:
                 raise DumpError(f"the first event of '{self.file}' is not a FORMAT_DESCRIPTION_EVENT")
             fd = fix_format_description(event, past_start=past_start)
@@ -347,12 +391,16 @@ class DumpSession:
                 # A small read (the usual: one commit group) costs less than a thread hop; a
                 # catch-up reads its batches in a worker thread, off the event loop.
                 stop = min(limit, self.pos + _BATCH_BYTES)
-                if stop - self.pos <= _INLINE_READ:
-                    batch = read_events(path, self.pos, stop)
-                else:
-                    batch = await asyncio.to_thread(read_events, path, self.pos, stop)
-                if not batch:  # an event larger than a batch: read it whole
-                    batch = await asyncio.to_thread(read_events, path, self.pos, limit, 1)
+                crc = self.crc or self.strip
+                try:
+                    if stop - self.pos <= _INLINE_READ:
+                        batch = read_events(path, self.pos, stop, 0, crc)
+                    else:
+                        batch = await asyncio.to_thread(read_events, path, self.pos, stop, 0, crc)
+                    if not batch:  # an event larger than a batch: read it whole
+                        batch = await asyncio.to_thread(read_events, path, self.pos, limit, 1, crc)
+                except DamagedBinlog as e:
+                    raise self._damaged(e) from None
                 self._send_batch(batch)
                 await session.drain()
                 continue
@@ -383,6 +431,14 @@ class DumpSession:
         if not changed.done() or changed.cancelled():
             return True  # stopped or closed: the caller's loop sees it
         return changed.result() or self._ended()
+
+    def _damaged(self, e: DamagedBinlog) -> DumpError:
+        """ERR 1236 for a binlog this dump cannot read, worded as mysqld's (with where the dump
+        started, the end of the last event it read, and where the damage is)."""
+        log.error("dump to slave %d: binlog %s is damaged at offset %d: %s",
+                  self.slave_server_id, self.file, e.offset, e.reason)
+        start = self.start
+        return DumpError(ERR_READING % (e.reason, start.file, start.pos, self.file, self.pos, self.file, e.offset))
 
     def _next_file(self) -> bool:
         names = read_index(self.source.directory, self.source.basename)

@@ -25,7 +25,7 @@ from binlog.writer import BinlogWriter
 from config.master import BinlogChecksum, MasterConfig
 from master.binlog_end import BinlogEnd
 from master.commit import GroupCommit
-from master.recovery import recover
+from master.recovery import RecoveryError, recover
 from master.role import MasterRole
 from semisync.interface import ReplicationInterface
 from server.daemon import run_foreground
@@ -81,7 +81,11 @@ class MasterDaemon:
         datadir = Path(cfg.datadir)
         datadir.mkdir(parents=True, exist_ok=True)
         self.engine = await Engine.open(datadir / "db")
-        await recover(self.engine, datadir, cfg.log_bin)  # logs what it did
+        try:
+            await recover(self.engine, datadir, cfg.log_bin)  # logs what it did
+        except RecoveryError as exc:
+            log.critical("crash recovery failed: %s", exc)
+            raise SystemExit(1) from None
         writer = self.writer = BinlogWriter(
             datadir, cfg.log_bin, server_id=cfg.server_id,
             checksum=cfg.binlog_checksum == BinlogChecksum.CRC32,
@@ -97,10 +101,12 @@ class MasterDaemon:
         self.pipeline = GroupCommit(
             self.engine, writer, end, self.interface, server_id=cfg.server_id,
             sync_binlog=lambda: role_box[0].sync_binlog(),
+            binlog_error_action=lambda: role_box[0].binlog_error_action(),
         )
         self.role = MasterRole(
             writer=writer, end=end, pipeline=self.pipeline, interface=self.interface,
             server_id=cfg.server_id, checksum=writer.checksum, sync_binlog=cfg.sync_binlog,
+            binlog_error_action=str(cfg.binlog_error_action),
         )
         role_box.append(self.role)
         self.server = Server.for_daemon(

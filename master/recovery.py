@@ -15,6 +15,18 @@ Contract (the binlog is the source of truth: a transaction is in both or in neit
   end position as the new meta.
 - User statements (CREATE USER, GRANT, ...) are in the binlog for replicas; the user table is
   durable on its own, so they are not replayed here.
+- Recovery never cuts what a slave may have acknowledged or what the engine committed. Only
+  bytes after the last complete transaction are cut (a torn event, a group without its XID):
+  the commit path publishes a group to dump sessions only after its write and sync, and a failed
+  write or sync is cut back at once (binlog.writer), so such bytes were never sent; and they lie
+  after the engine's position. When the engine stands past the end of the binlog (the binlog
+  lost data the engine has), or the last file is damaged (CRC mismatch, impossible event size)
+  so that what follows cannot be read, recovery raises `RecoveryError` and the server does not
+  start: cutting would lose acknowledged commits or let the binlog miss what the engine has
+  (as mysqld's "Crash recovery failed", where a human decides; cf. MariaDB's
+  TC_LOG_BINLOG::recover and MDEV-21117, which truncates only transactions no slave can have).
+- `read_transactions` reads transactions back from the binlog; the group commit uses it to
+  replay a group whose engine commit failed (binlog_error_action=REPLAY_FROM_BINLOG).
 The caller then opens the binlog writer on a new file, as MySQL does at every start.
 """
 
@@ -22,12 +34,13 @@ from __future__ import annotations
 
 import logging
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from binlog.index import read_index
-from binlog.reader import file_checksum, iter_events, truncate_torn_tail
+from binlog.reader import file_checksum, iter_events, scan_file, truncate_torn_tail
 from engine.core import StatementContext
 from master.events import user_var_value
 from protocol.events import (
@@ -78,35 +91,38 @@ def replay_start(names: list[str], meta: dict[str, str]) -> BinlogPosition | Non
     return None
 
 
-async def recover(engine: Any, directory: Path, basename: str) -> RecoveryReport:
-    report = RecoveryReport()
-    names = read_index(directory, basename)
-    names = [n for n in names if (directory / n).exists()]
-    if not names:
-        return report
-    last = directory / names[-1]
-    size = last.stat().st_size
-    report.torn_bytes = size - truncate_torn_tail(last)
-    start = replay_start(names, engine.meta())
-    report.start = start
-    if start is None:
-        return report
-    last_size = last.stat().st_size
-    if start.file == names[-1] and start.pos > last_size:
-        log.error(
-            "the engine is ahead of the binlog (engine at %s, binlog ends at %d): the binlog lost "
-            "synced data (sync_binlog != 1?)", start, last_size,
-        )
-        return report
+class RecoveryError(Exception):
+    """The binlog and the engine cannot be made to agree without losing or inventing data: the
+    server must not start (a human decides, as with mysqld's "Crash recovery failed")."""
 
+
+@dataclass
+class BinlogTransaction:
+    """One transaction read back from the binlog: its statements with their context and
+    default database, where it starts, and where it ends (None: no XID/COMMIT before the end
+    of what was read, an incomplete transaction)."""
+
+    statements: list[tuple[str, StatementContext, str | None]]
+    start: BinlogPosition
+    end: BinlogPosition | None
+
+
+def read_transactions(
+    directory: Path, names: list[str], start: BinlogPosition, stop: BinlogPosition | None = None
+) -> Iterator[BinlogTransaction]:
+    """The transactions of the binlog from `start` (an event boundary) to `stop` (or the end of
+    the last file of `names`), in order. DDL is a transaction of its own; user statements
+    (CREATE USER, GRANT ...) are skipped (the user table is durable on its own). A last
+    transaction without its end comes last, with `end` None."""
     pending: list[tuple[str, StatementContext, str | None]] | None = None
-    pending_start: BinlogPosition | None = None
+    pending_start = start
     context = StatementContext()
     for name in names[names.index(start.file):]:
         path = directory / name
         checksum = file_checksum(path)
         offset0 = start.pos if name == start.file else 4
-        for offset, raw in iter_events(path, offset0):
+        bound = stop.pos if stop is not None and name == stop.file else None
+        for offset, raw in iter_events(path, offset0, bound):
             event = decode_event(raw, checksum=checksum)
             end = BinlogPosition(name, offset + len(raw))
             body = event.body
@@ -118,19 +134,17 @@ async def recover(engine: Any, directory: Path, basename: str) -> RecoveryReport
                     context = StatementContext()
                 elif pending is not None:
                     if sql == "COMMIT":
-                        await _apply(engine, pending, end)
-                        report.replayed += 1
+                        yield BinlogTransaction(pending, pending_start, end)
                         pending = None
                     else:
                         context.timestamp = event.header.timestamp
                         pending.append((sql, context, db))
                     context = StatementContext()
                 elif sql.upper().startswith(_USER_STATEMENTS):
-                    log.info("recovery: %s is not replayed (the user table is durable on its own)", sql[:60])
+                    log.info("%s is not replayed (the user table is durable on its own)", sql[:60])
                 else:  # DDL: its own transaction
                     context.timestamp = event.header.timestamp
-                    await _apply(engine, [(sql, context, db)], end)
-                    report.replayed += 1
+                    yield BinlogTransaction([(sql, context, db)], BinlogPosition(name, offset), end)
                     context = StatementContext()
             elif isinstance(body, Intvar):
                 if body.type == INTVAR_INSERT_ID:
@@ -142,14 +156,55 @@ async def recover(engine: Any, directory: Path, basename: str) -> RecoveryReport
             elif isinstance(body, UserVar):
                 context.user_vars[body.name] = user_var_value(body)
             elif isinstance(body, Xid) and pending is not None:
-                await _apply(engine, pending, end)
-                report.replayed += 1
+                yield BinlogTransaction(pending, pending_start, end)
                 pending = None
-    if pending is not None and pending_start is not None:
-        path = directory / pending_start.file
-        report.partial_bytes = path.stat().st_size - pending_start.pos
-        _truncate(path, pending_start.pos)
-        log.warning("recovery: cut an incomplete transaction at %s (%d bytes)", pending_start, report.partial_bytes)
+        if stop is not None and name == stop.file:
+            break
+    if pending is not None:
+        yield BinlogTransaction(pending, pending_start, None)
+
+
+async def recover(engine: Any, directory: Path, basename: str) -> RecoveryReport:
+    """Make the engine and the binlog agree (see the module docstring); RecoveryError when
+    that would need cutting what the engine committed or reading a damaged binlog."""
+    report = RecoveryReport()
+    names = read_index(directory, basename)
+    names = [n for n in names if (directory / n).exists()]
+    if not names:
+        return report
+    last = directory / names[-1]
+    scanned = scan_file(last)
+    start = replay_start(names, engine.meta())
+    report.start = start
+    if start is not None and start.file == names[-1] and start.pos > scanned.last_complete_end:
+        raise RecoveryError(
+            f"the engine is ahead of the binlog: the engine committed up to {start}, but "
+            f"{names[-1]} ends at {scanned.last_complete_end}"
+            + (f" ({scanned.error})" if scanned.error else "")
+            + ". The binlog lost data the engine has (a disk that lost synced writes, or a "
+            "binlog file replaced by hand); its slaves may lack it. Not starting: restore the "
+            "binlog, or rebuild this master from a slave."
+        )
+    if scanned.error is not None:
+        raise RecoveryError(
+            f"binlog {names[-1]} is damaged at offset {scanned.last_complete_end}: {scanned.error}. "
+            "Crash recovery cannot read past it (the engine stands at "
+            f"{start}). Not starting: repair or restore the binlog file."
+        )
+    report.torn_bytes = scanned.size - truncate_torn_tail(last, scanned)
+    if start is None:
+        return report
+    for txn in read_transactions(directory, names, start):
+        if txn.end is None:
+            # a group cut by the crash before its sync: never published, so no slave has it,
+            # and after the engine's position, so the engine has none of it either
+            path = directory / txn.start.file
+            report.partial_bytes = path.stat().st_size - txn.start.pos
+            _truncate(path, txn.start.pos)
+            log.warning("recovery: cut an incomplete transaction at %s (%d bytes)", txn.start, report.partial_bytes)
+            break
+        await _apply(engine, txn.statements, txn.end)
+        report.replayed += 1
     if report.replayed or report.torn_bytes or report.partial_bytes:
         log.warning("recovery: %s", report)
     return report

@@ -17,7 +17,7 @@ Contract
   mysqld's implicit commit), then run between commit groups under the engine's writer lock
   (`GroupCommit.exclusive`); readers (SHOW ...) read up to the published end.
 - Variables: log_bin ON, log_bin_basename, log_bin_index, binlog_format STATEMENT,
-  binlog_checksum, sync_binlog and max_binlog_size (dynamic), gtid_mode OFF.
+  binlog_checksum, sync_binlog, max_binlog_size and binlog_error_action (dynamic), gtid_mode OFF.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from binlog.index import read_index
 from binlog.writer import BinlogWriter
 from master.ack_receiver import AckReceiver
 from master.binlog_end import BinlogEnd
-from master.commit import GroupCommit
+from master.commit import ABORT_SERVER, BINLOG_ERROR_ACTIONS, GroupCommit
 from master.dump import BinlogSource, DumpSession
 from master.show_binlog import COLUMNS as BINLOG_EVENT_COLUMNS
 from master.show_binlog import binlog_event_rows
@@ -58,7 +58,7 @@ from semisync.interface import ReplicationInterface, TransParam
 from server.role import Role
 from server.sql import Tokens
 from server.users import ALL, REPLICATION_CLIENT, REPLICATION_SLAVE, SUPER
-from server.variables import Scope, SystemVariable, check_int
+from server.variables import Scope, SystemVariable, check_enum, check_int
 
 log = logging.getLogger("semisync.master")
 
@@ -93,8 +93,10 @@ class MasterRole(Role):
         server_id: int,
         checksum: bool,
         sync_binlog: int = 1,
+        binlog_error_action: str = ABORT_SERVER,
     ) -> None:
         self._sync_binlog = sync_binlog
+        self._binlog_error_action = binlog_error_action
         self.writer = writer
         self.end = end
         self.pipeline = pipeline
@@ -129,6 +131,8 @@ class MasterRole(Role):
                            check=check_int(0, 2**32 - 1), on_set=self._set_sync_binlog),
             SystemVariable("max_binlog_size", w.max_size, Scope.GLOBAL, dynamic=True,
                            check=check_int(4096, 1 << 30), on_set=set_max_size),
+            SystemVariable("binlog_error_action", self._binlog_error_action, Scope.GLOBAL, dynamic=True,
+                           check=check_enum(*BINLOG_ERROR_ACTIONS), on_set=self._set_binlog_error_action),
             SystemVariable("gtid_mode", "OFF"),
             SystemVariable("log_slave_updates", False),
         )
@@ -138,6 +142,12 @@ class MasterRole(Role):
 
     def sync_binlog(self) -> int:
         return self._sync_binlog
+
+    def _set_binlog_error_action(self, value: Any) -> None:
+        self._binlog_error_action = str(value)
+
+    def binlog_error_action(self) -> str:
+        return self._binlog_error_action
 
     def status_variables(self) -> Mapping[str, Any]:
         return {

@@ -25,6 +25,7 @@ class MySQLError:
 
 
 # The codes MySQL uses (include/mysqld_error.h); templates follow the server's wording.
+ER_ERROR_ON_WRITE = MySQLError(1026, "HY000", "Error writing file '%s' (errno: %s)")
 ER_KEY_NOT_FOUND = MySQLError(1032, "HY000", "Can't find record in '%s'")
 ER_CON_COUNT_ERROR = MySQLError(1040, "08004", "Too many connections")
 ER_HANDSHAKE_ERROR = MySQLError(1043, "08S01", "Bad handshake")

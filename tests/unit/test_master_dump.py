@@ -481,3 +481,37 @@ async def test_batched_semisync_flags_exactly_the_waiting_group_ends(binlog):
     await asyncio.wait_for(task, 2)
     assert plugin.clients == 0
     await receiver.stop()
+
+
+@pytest.mark.parametrize("damage", ["crc", "size", "zeros"])
+@pytest.mark.parametrize("aware", [True, False])
+async def test_a_damaged_binlog_ends_the_dump_with_1236_and_its_position(binlog, damage, aware):
+    """What mysqld's Binlog_sender says for a binlog it cannot read, with the coordinates;
+    nothing from the damaged event on is sent (a checksum-unaware slave is protected too)."""
+    good_end = write_transactions(binlog, 2)
+    bad_end = write_transactions(binlog, 1, start=2)
+    path = binlog.directory / "mysql-bin.000001"
+    data = bytearray(path.read_bytes())
+    at = good_end.pos  # the third transaction's BEGIN
+    if damage == "crc":
+        data[at + 25] ^= 0x01  # a byte of the body: its CRC32 no longer matches
+    elif damage == "size":
+        data[at + 9 : at + 13] = (3).to_bytes(4, "little")  # an event of 3 bytes: impossible
+    else:
+        data[at:] = bytes(len(data) - at)
+    path.write_bytes(data)
+    end = BinlogEnd(bad_end)
+    user_vars = {"master_binlog_checksum": "CRC32"} if aware else {}
+    session, slave, dump = make_dump(binlog, end, user_vars, 4, BINLOG_DUMP_NON_BLOCK)
+    await asyncio.wait_for(dump.run(), 5)
+    packets = slave.packets()
+    err = packets[-1]
+    assert isinstance(err, ERR) and err.code == 1236, err
+    reason = {"crc": "event read from binlog did not pass crc check"}.get(damage, "bogus data in log event")
+    assert err.message == (
+        f"{reason}; the first event 'mysql-bin.000001' at 4, the last event read from "
+        f"'mysql-bin.000001' at {good_end.pos}, the last byte read from 'mysql-bin.000001' at {at}."
+    )
+    events = events_of(packets)
+    last = decode_header(events[-1])
+    assert last.type_code == EventType.XID_EVENT and last.log_pos == good_end.pos

@@ -136,3 +136,50 @@ async def test_replays_ddl_and_the_statement_context(setup):
     await s.close()
     assert [tuple(r) for r in res.rows] == [(3, "2023-11-14 22:13:20", "me")]
     await engine.close()
+
+
+async def test_the_engine_ahead_of_the_binlog_stops_recovery_without_cutting(setup):
+    """The binlog lost what the engine committed: recovery refuses (nothing cut, nothing
+    replayed) instead of going on with a binlog that lacks the engine's transactions."""
+    from master.recovery import RecoveryError
+
+    engine, writer, tmp_path = setup
+    end = writer.append(transaction_events([Stmt("INSERT INTO r.t (v) VALUES ('a')", insert_id=1)], xid=2, thread_id=1))
+    writer.flush()
+    writer.sync()
+    s = engine.session(1)
+    await s.execute("INSERT INTO r.t (v) VALUES ('a')")
+    await s.close()
+    async with engine.writer_lock:
+        await engine.commit_group({"binlog_file": end.file, "binlog_pos": str(end.pos)})
+    path = tmp_path / end.file
+    before = path.read_bytes()
+    with open(path, "r+b") as f:  # the disk lost the last transaction's synced bytes
+        f.truncate(end.pos - 40)
+    cut = path.read_bytes()
+    engine = await reopen(engine, tmp_path)
+    with pytest.raises(RecoveryError, match="the engine is ahead of the binlog"):
+        await recover(engine, tmp_path, "mysql-bin")
+    assert path.read_bytes() == cut and len(cut) < len(before)
+    await engine.close()
+
+
+async def test_a_damaged_last_binlog_stops_recovery_without_cutting(setup):
+    from master.recovery import RecoveryError
+
+    engine, writer, tmp_path = setup
+    mid = writer.end_position
+    writer.append(transaction_events([Stmt("INSERT INTO r.t (v) VALUES ('a')", insert_id=1)], xid=2, thread_id=1))
+    end = writer.append(transaction_events([Stmt("INSERT INTO r.t (v) VALUES ('b')", insert_id=2)], xid=3, thread_id=1))
+    writer.flush()
+    writer.sync()
+    path = tmp_path / end.file
+    data = bytearray(path.read_bytes())
+    data[mid.pos + 30] ^= 0xFF  # a CRC32 mismatch in the first of the two transactions
+    path.write_bytes(data)
+    engine = await reopen(engine, tmp_path)
+    with pytest.raises(RecoveryError, match=f"damaged at offset {mid.pos}"):
+        await recover(engine, tmp_path, "mysql-bin")
+    assert path.read_bytes() == data  # nothing cut: a human decides
+    assert await rows(engine) == []
+    await engine.close()

@@ -1,0 +1,139 @@
+"""The group commit (master.commit) when the disk fails: a binlog write or fsync failing
+(ENOSPC, EIO) fails the whole group with 1026 and leaves the binlog and the engine as before;
+an engine commit failing after the binlog write stops the server (binlog_error_action=
+ABORT_SERVER) or is replayed from the binlog before the next group (REPLAY_FROM_BINLOG)."""
+
+from __future__ import annotations
+
+import asyncio
+import errno
+import os
+
+import pytest
+
+import binlog.writer as writer_module
+from binlog.reader import scan_file
+from master.commit import REPLAY_FROM_BINLOG
+from protocol.errors import SQLError
+from tests.unit.test_master_commit import Session, binlog_values, engine_values, pipeline  # noqa: F401
+
+
+async def commit_many(engine, gc, values: list[int]) -> list[BaseException | None]:
+    """One session per value, all committing at once (they form groups)."""
+
+    async def one(i: int) -> BaseException | None:
+        s = engine.session(100 + i)
+        try:
+            res = await s.execute(f"INSERT INTO g.t (v) VALUES ({i})")
+            await gc.commit(Session(100 + i), res.committed)
+            return None
+        except SQLError as exc:
+            return exc
+        finally:
+            await s.close()
+
+    return list(await asyncio.gather(*(one(i) for i in values)))
+
+
+@pytest.mark.parametrize("code", [errno.ENOSPC, errno.EIO])
+@pytest.mark.parametrize("where", ["write", "fsync"])
+async def test_a_failed_binlog_write_fails_the_whole_group_with_1026(pipeline, monkeypatch, code, where):  # noqa: F811
+    engine, writer, end, interface, gc = pipeline
+    path = writer.directory / writer.current_file
+    before, published = path.read_bytes(), end.position
+    real = getattr(os, where)
+    failing = {"on": True}
+
+    def fault(*args):
+        if failing["on"]:
+            raise OSError(code, os.strerror(code))
+        return real(*args)
+
+    monkeypatch.setattr(writer_module.os, where, fault)
+    results = await commit_many(engine, gc, list(range(5)))
+    assert all(isinstance(r, SQLError) for r in results)
+    err = results[0]
+    assert err.code == 1026
+    assert err.message == f"Error writing file '{writer.current_file}' (errno: {code} \"{os.strerror(code)}\")"
+    assert path.read_bytes() == before and end.position == published  # nothing written, nothing published
+    assert await engine_values(engine) == []
+    # the disk is back: the next group commits, at the old end, and nothing of the failed one shows
+    failing["on"] = False
+    assert await commit_many(engine, gc, [10, 11]) == [None, None]
+    assert await engine_values(engine) == [10, 11]
+    assert sorted(binlog_values(writer, writer.end_position.pos)) == [10, 11]
+    assert scan_file(path).clean and end.position == writer.end_position
+
+
+def fail_engine_commits(monkeypatch, engine, times: int) -> list[int]:
+    """The engine's next `times` group commits fail as SQLite's do on a full disk: SQLite rolls
+    the open transaction back itself and reports an error."""
+    calls: list[int] = []
+    real = engine._w_commit_group
+
+    def commit_group(meta):
+        calls.append(1)
+        if len(calls) <= times and engine._wconn.in_transaction:
+            engine._wconn.execute("ROLLBACK")
+        return real(meta)
+
+    monkeypatch.setattr(engine, "_w_commit_group", commit_group)
+    return calls
+
+
+async def test_an_engine_commit_failing_after_the_binlog_write_is_replayed_from_the_binlog(pipeline, monkeypatch):  # noqa: F811
+    engine, writer, end, interface, gc = pipeline
+    gc.binlog_error_action = lambda: REPLAY_FROM_BINLOG
+    calls = fail_engine_commits(monkeypatch, engine, times=3)
+    s = engine.session(5)
+    res = await s.execute("INSERT INTO g.t (v) VALUES (1)")
+    await gc.commit(Session(5), res.committed)  # OK: only once the engine has it
+    assert len(calls) == 4  # three failed commits (the first and two replays), then one that worked
+    assert await engine_values(engine) == [1]
+    assert engine.meta() == {"binlog_file": end.position.file, "binlog_pos": str(end.position.pos)}
+    # the next group follows it, and binlog and engine agree
+    res = await s.execute("INSERT INTO g.t (v) VALUES (2)")
+    await gc.commit(Session(5), res.committed)
+    await s.close()
+    assert await engine_values(engine) == [1, 2] == sorted(binlog_values(writer, writer.end_position.pos))
+
+
+async def test_an_engine_commit_failing_after_the_binlog_write_stops_the_server_by_default(pipeline, monkeypatch):  # noqa: F811
+    engine, writer, end, interface, gc = pipeline
+
+    class Stopped(Exception):
+        pass
+
+    messages: list[str] = []
+
+    def abort(message: str) -> None:
+        messages.append(message)
+        raise Stopped
+
+    gc._abort = abort
+    fail_engine_commits(monkeypatch, engine, times=1)
+    s = engine.session(5)
+    res = await s.execute("INSERT INTO g.t (v) VALUES (1)")
+    with pytest.raises(Stopped):
+        await gc.commit(Session(5), res.committed)
+    await s.close()
+    [message] = messages
+    assert "binlog_error_action is ABORT_SERVER" in message and "replayed" in message
+    assert binlog_values(writer, writer.end_position.pos) == [1]  # in the binlog, for recovery
+
+
+async def test_a_transaction_sqlite_rolled_back_behind_the_group_is_not_committed_as_empty(pipeline):  # noqa: F811
+    """SQLite may roll the whole open transaction back on an error (SQLITE_FULL in a statement):
+    the group's commit must then fail rather than store the meta alone."""
+    engine, writer, end, interface, gc = pipeline
+    s = engine.session(5)
+    await s.execute("INSERT INTO g.t (v) VALUES (1)")  # logically committed, in the open group
+    await engine._on_writer(engine._wconn.execute, "ROLLBACK")  # what SQLite does on SQLITE_FULL
+    await s.execute("INSERT INTO g.t (v) VALUES (2)")  # a later transaction: never autocommitted
+    assert await engine_values(engine) == []
+    async with engine.writer_lock:
+        with pytest.raises(SQLError, match="rolled back"):
+            await engine.commit_group({"binlog_file": "x", "binlog_pos": "1"})
+    await s.close()
+    assert engine.meta().get("binlog_file") != "x"
+    assert await engine_values(engine) == []
