@@ -89,7 +89,7 @@ def test_a_full_slave_disk_loses_nothing_and_replication_resumes_once_space_retu
         load.stop()
 
         acked = ledger.acked()
-        failed = {t.txid for t in ledger.txns.values() if t.outcome == "error"}
+        failed = {t.txid for t in ledger.txns.values() if t.outcome != "ok"}  # told it failed, or in doubt
         master_rows = table_rows(master)
         problems = check_on_master(acked, master_rows) + check_table(ledger, master_rows, "master")
         for when in ("space returned", "a restart"):

@@ -37,6 +37,8 @@ relay log of at least `wait_count` slaves (ours fsync the relay log before ackin
 - `diverged` (c): after catch-up each slave's table is the master's, row for row.
 - `duplicate`, `phantom`, `torn` (d): no key twice, no key nobody attempted, no transaction in
   part; a transaction whose client saw an error may be present (once) or absent.
+- `failed-visible` (d): a transaction whose client got an error from the server (not a lost
+  connection, not 1053) is on no server: the master said it failed (e.g. 1026 on a full disk).
 - `corrupt-ack-accepted`: the master must drop the connection that carried a corrupted ack
   ("errors say who broke the rules"), and must not credit it (then (b) would fail).
 - `corrupt-event-accepted`: a slave must drop the connection that delivered a corrupted event
@@ -94,7 +96,8 @@ class Txn:
     txid: str
     rows: int
     started: float
-    outcome: str = "pending"  # "ok" (acknowledged) | "error" (in doubt) | "pending"
+    # "ok" (acknowledged) | "error" (in doubt) | "failed" (the server said so) | "pending"
+    outcome: str = "pending"
     ended: float = 0.0
 
     def keys(self) -> list[str]:
@@ -174,8 +177,8 @@ class Load:
                     if txn.rows > 1:
                         cur.execute("COMMIT")
                 self.ledger.end(txn, "ok")
-            except (pymysql.err.MySQLError, OSError):
-                self.ledger.end(txn, "error")
+            except (pymysql.err.MySQLError, OSError) as e:
+                self.ledger.end(txn, "failed" if told_failed(e) else "error")
                 self._connected[w] = False
                 if conn.open:
                     conn.close()
@@ -183,6 +186,14 @@ class Load:
         self._connected[w] = False
         if conn is not None and conn.open:
             conn.close()
+
+
+def told_failed(error: BaseException) -> bool:
+    """Did the server answer with an error (the transaction did not commit, e.g. 1026 on a full
+    disk; the client then drops its connection, which rolls back the rest)? A lost connection
+    (client errors, 2000 and up) and 1053 (shutdown while the commit waited) leave it in doubt."""
+    code = error.args[0] if isinstance(error, pymysql.err.MySQLError) and error.args else 0
+    return isinstance(code, int) and 0 < code < 2000 and code != 1053
 
 
 # -- the link between a slave and the master --------------------------------------------------
@@ -472,6 +483,13 @@ def check_table(ledger: Ledger, rows: list[tuple], name: str) -> list[Violation]
     return found
 
 
+def check_failed_absent(ledger: Ledger, rows: list[tuple], name: str) -> list[Violation]:
+    """Rule (d): no transaction the server said failed is on `name`."""
+    failed = {t.txid for t in ledger.txns.values() if t.outcome == "failed"}
+    visible = sorted(failed & {k.rsplit(".", 1)[0] for _, k, _, _ in rows})
+    return [Violation("failed-visible", visible, f"on {name}: the client was told it failed")] if visible else []
+
+
 def check_identical(master_rows: list[tuple], slave_rows: list[tuple], name: str) -> list[Violation]:
     """Rule (c): after catch-up the slave's table is the master's, row for row."""
     if master_rows == slave_rows:
@@ -490,7 +508,8 @@ def compare_after_catch_up(ledger: Ledger, master_rows: list[tuple], slave: Daem
     except TimeoutError:
         pass
     rows = table_rows(slave)
-    return check_identical(master_rows, rows, f"{slave.role} {when}".strip()) + check_table(ledger, rows, slave.role)
+    return (check_identical(master_rows, rows, f"{slave.role} {when}".strip()) + check_table(ledger, rows, slave.role)
+            + check_failed_absent(ledger, rows, slave.role))
 
 
 # -- the run ----------------------------------------------------------------------------------
@@ -502,13 +521,14 @@ class Report:
     violations: list[Violation] = field(default_factory=list)
     acked: int = 0
     in_doubt: int = 0
+    failed: int = 0
     master_kills: int = 0
     samples: int = 0
     seconds: float = 0.0
 
     def summary(self) -> str:
         lines = [f"seed {self.seed}: {len(self.faults)} faults in {self.seconds:.0f} s, {self.acked} acknowledged "
-                 f"transactions, {self.in_doubt} in doubt, (b) checked at {self.master_kills} master kills, "
+                 f"transactions, {self.in_doubt} in doubt, {self.failed} failed, (b) checked at {self.master_kills} master kills, "
                  f"{self.samples} samples of the master's semi-sync status",
                  "faults: " + ", ".join(self.faults)]
         lines += [f"VIOLATION {v}" for v in self.violations] or ["checker: every rule holds"]
@@ -638,20 +658,35 @@ class Run:
             except TimeoutError:
                 self.violate(Violation("corrupt-ack-accepted", [], f"{slave.role}: ack with a bad {how} "
                                        f"{proxy.corrupted[-1][2].hex()} did not make the master drop the connection"))
-        elif kind in DISK_FAULTS:
-            daemon = c.master if kind == "master-disk-full" else slave
-            disk = c.disks[daemon.role]
-            disk.fill()
-            time.sleep(hold + 1)  # writers meet the full disk
-            disk.free()
-            if daemon is not c.master:
-                time.sleep(0.5)  # a commit that was failing when the space returned has failed by now
-                self.restart_stopped_sql_thread(daemon)
+        elif kind == "master-disk-full":
+            # binlog_error_action, per fault: an engine commit failing after the binlog write
+            # stops the master (ABORT_SERVER: we restart it, as its supervisor would) or is
+            # replayed from the binlog (REPLAY_FROM_BINLOG: it recovers by itself)
+            action = rng.choice(BINLOG_ERROR_ACTIONS)
+            label += f"[{action}]"
+            c.master.query(f"SET GLOBAL binlog_error_action = '{action}'")
+            self.fill_and_free(c.master, hold)
+            if c.master.proc is not None and c.master.proc.poll() is not None:
+                if action == "ABORT_SERVER" and "binlog_error_action is ABORT_SERVER" in c.master.tail(60):
+                    label += "+aborted"
+                    self.master_lost(f"fault {len(self.report.faults) + 1} ({label})")
+        elif kind == "slave-disk-full":
+            self.fill_and_free(slave, hold)
+            time.sleep(0.5)  # a commit that was failing when the space returned has failed by now
+            self.restart_stopped_sql_thread(slave)
         self.report.faults.append(label)
         self.report.kinds[kind] += 1
         c.heal()
         for died in c.died():
             self.violate(Violation("daemon-died", [], died))
+
+    def fill_and_free(self, daemon: Daemon, hold: float) -> None:
+        disk = self.cluster.disks[daemon.role]
+        filler = disk.fill()
+        time.sleep(hold + 1)  # the writers meet the full disk
+        self.log(f"  {daemon.role}: {filler >> 20} MiB filler, {disk.free_bytes()} bytes left; freed")
+        disk.free()
+        time.sleep(0.5)  # the daemon notices (or, with ABORT_SERVER, the master has ended)
 
     def restart_stopped_sql_thread(self, slave: Daemon) -> None:
         """After a full disk: the IO thread resumes by itself; a SQL thread that a failed engine
@@ -694,6 +729,7 @@ class Run:
             self.report.seconds = time.monotonic() - started
             self.report.acked = self.ledger.count("ok")
             self.report.in_doubt = self.ledger.count("error")
+            self.report.failed = self.ledger.count("failed")
         return self.report
 
     def finish(self) -> None:
@@ -704,7 +740,7 @@ class Run:
         self._sampling.set()
         self.master_lost("the end of the run")
         master_rows = table_rows(c.master)
-        self.violate_all(check_table(self.ledger, master_rows, "master"))
+        self.violate_all(check_table(self.ledger, master_rows, "master") + check_failed_absent(self.ledger, master_rows, "master"))
         for slave in c.slaves:
             self.restart_stopped_sql_thread(slave)
             self.violate_all(compare_after_catch_up(self.ledger, master_rows, slave, ""))
@@ -715,6 +751,7 @@ class Run:
 
 
 DISK_FAULTS = ["master-disk-full", "slave-disk-full"]  # need root (a tmpfs per datadir)
+BINLOG_ERROR_ACTIONS = ("ABORT_SERVER", "REPLAY_FROM_BINLOG")
 FAULTS = ["master-kill", "master-stop", "slave-kill", "slave-stop", "link-cut", "link-slow", "ack-corrupt",
           "event-corrupt", *DISK_FAULTS]
 
