@@ -114,7 +114,8 @@ def test_a_full_slave_disk_loses_nothing_and_replication_resumes_once_space_retu
         assert not unreadable, "\n".join(unreadable)
         assert "Traceback" not in full.log.read_text(), full.tail(60)
     finally:
-        load.stop()
-        cluster.close()
-        time.sleep(0.2)
-        disk.unmount()
+        try:
+            load.stop()
+            cluster.close()
+        finally:
+            disk.unmount()
