@@ -119,3 +119,51 @@ def test_a_full_slave_disk_loses_nothing_and_replication_resumes_once_space_retu
             cluster.close()
         finally:
             disk.unmount()
+
+
+async def test_a_batch_whose_commit_stops_between_two_database_files_is_applied_once(tmp_path):
+    """SQLite commits the files of a transaction one after the other: with database b's file on
+    a full disk, a batch touching a and b commits in a and fails in b. It is durable (its redo
+    record is in a) and counts as applied; b gets it before the next batch, once space is back.
+    Reported as failed, the applier would apply it again: twice in a."""
+    from engine.core import Engine, StatementContext
+
+    datadir = tmp_path / "db"
+    ctx = StatementContext(timestamp=1_700_000_000)
+    engine = await Engine.open(datadir)
+    for sql in ("CREATE DATABASE a", "CREATE DATABASE b", "CREATE TABLE a.t (id INT PRIMARY KEY, v LONGTEXT)",
+                "CREATE TABLE b.t (id INT PRIMARY KEY, v LONGTEXT)"):
+        await engine.apply_transaction([(sql, ctx, None)], {"pos": "0"})
+    await engine.close()
+    disk = Tmpfs(tmp_path / "b-disk", 1 << 20).mount()
+    try:
+        for suffix in ("", "-wal", "-shm"):  # database b's file moves to the small disk
+            if (datadir / f"b.sqlite{suffix}").exists():
+                shutil.move(datadir / f"b.sqlite{suffix}", disk.path / f"b.sqlite{suffix}")
+        (datadir / "b.sqlite").symlink_to(disk.path / "b.sqlite")
+        engine = await Engine.open(datadir)
+
+        def insert(db: str, n: int) -> list[tuple]:
+            return [(f"INSERT INTO {db}.t VALUES ({n}, '{'x' * 300_000}')", ctx, db)]
+
+        async def ids(db: str) -> list[int]:
+            result = await engine.session(0).execute(f"SELECT id FROM {db}.t ORDER BY id")
+            return [row[0] for row in result.rows]
+
+        disk.fill()
+        await engine.apply_transactions([insert("a", 1), insert("b", 1)], {"pos": "1"})
+        assert engine.meta()["pos"] == "1" and await ids("a") == [1]
+        with pytest.raises(Exception, match="full"):  # still full: b cannot take it yet
+            await engine.apply_transactions([insert("a", 2)], {"pos": "2"})
+        assert engine.meta()["pos"] == "1" and await ids("a") == [1]
+        disk.free()
+        await engine.apply_transactions([insert("a", 2)], {"pos": "2"})
+        assert (await ids("a"), await ids("b"), engine.meta()["pos"]) == ([1, 2], [1], "2")
+        await engine.close()
+        engine = await Engine.open(datadir)
+        assert (await ids("a"), await ids("b"), engine.meta()["pos"]) == ([1, 2], [1], "2")
+        metas = engine.schema_metas()  # b holds the group of pos 1 (completed alone), a the next
+        assert engine.repaired == [] and (metas["a"]["pos"], metas["b"]["pos"]) == ("2", "1")
+        await engine.close()
+    finally:
+        disk.unmount()
