@@ -35,6 +35,15 @@ def open_writer(tmp_path, max_size=1 << 20) -> BinlogWriter:
     return w
 
 
+def one_group_written(tmp_path):
+    """A writer whose file holds one transaction (XID 1): (writer, path, its end, the bytes)."""
+    w = open_writer(tmp_path)
+    path = tmp_path / "mysql-bin.000001"
+    w.append(txn(1))
+    good = w.write_group(sync=True)
+    return w, path, good, path.read_bytes()
+
+
 def xids(path) -> list[int]:
     return [decode_event(ev, checksum=True).body.xid for _, ev in iter_events(path) if ev[4] == EventType.XID_EVENT]
 
@@ -81,11 +90,7 @@ class Faults:
 @pytest.mark.parametrize("code", ERRNOS)
 @pytest.mark.parametrize("partial", [0, 30])
 def test_a_failed_write_leaves_the_file_at_its_last_good_end_and_drops_the_group(tmp_path, monkeypatch, code, partial):
-    w = open_writer(tmp_path)
-    path = tmp_path / "mysql-bin.000001"
-    w.append(txn(1))
-    good = w.write_group(sync=True)
-    before = path.read_bytes()
+    w, path, good, before = one_group_written(tmp_path)
     faults = Faults(monkeypatch, code)
     faults.write_failures, faults.partial = 2 if partial else 1, partial
     w.append(txn(2))
@@ -105,11 +110,7 @@ def test_a_failed_write_leaves_the_file_at_its_last_good_end_and_drops_the_group
 
 @pytest.mark.parametrize("code", ERRNOS)
 def test_a_failed_fsync_cuts_the_group_back_and_a_failed_sync_alone_cuts_nothing(tmp_path, monkeypatch, code):
-    w = open_writer(tmp_path)
-    path = tmp_path / "mysql-bin.000001"
-    w.append(txn(1))
-    good = w.write_group(sync=True)
-    before = path.read_bytes()
+    w, path, good, before = one_group_written(tmp_path)
     faults = Faults(monkeypatch, code)
     faults.fsync_failures = 1
     w.append(txn(2))
@@ -130,10 +131,7 @@ def test_a_failed_fsync_cuts_the_group_back_and_a_failed_sync_alone_cuts_nothing
 
 @pytest.mark.parametrize("code", ERRNOS)
 def test_a_failed_cut_back_blocks_writes_until_it_is_done(tmp_path, monkeypatch, code):
-    w = open_writer(tmp_path)
-    path = tmp_path / "mysql-bin.000001"
-    w.append(txn(1))
-    good = w.write_group(sync=True)
+    w, path, good, _ = one_group_written(tmp_path)
     faults = Faults(monkeypatch, code)
     faults.write_failures, faults.partial = 2, 40  # 40 bytes reach the file, then the error
     faults.truncate_failures = 2  # the cut-back, and its first retry, fail too
