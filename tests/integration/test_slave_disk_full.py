@@ -19,11 +19,14 @@ import os
 import random
 import shutil
 import time
+from contextlib import ExitStack
 
 import pytest
 
 from tests.support.daemons import wait_for
+from tests.support.disk import fill, tmpfs
 from tests.support.faults import (
+    FILLER,
     Cluster,
     Ledger,
     Load,
@@ -34,7 +37,6 @@ from tests.support.faults import (
     unreadable_logs,
 )
 from tests.support.slave_daemon import slave_status
-from tests.support.tmpfs import Tmpfs
 
 pytestmark = [
     pytest.mark.slow,
@@ -45,7 +47,8 @@ pytestmark = [
 
 
 def test_a_full_slave_disk_loses_nothing_and_replication_resumes_once_space_returns(tmp_path):
-    disk = Tmpfs(tmp_path / "slave1", 32 << 20).mount()
+    mounts = ExitStack()  # unmounted last, whatever happened
+    disk = mounts.enter_context(tmpfs(tmp_path / "slave1", "32m"))
     cluster = Cluster(tmp_path, random.Random(13), wait_count=1, slaves=2)
     ledger = Ledger()
     load = Load(cluster.master, ledger, 4, seed=13)
@@ -55,7 +58,7 @@ def test_a_full_slave_disk_loses_nothing_and_replication_resumes_once_space_retu
         load.start()
         wait_for(lambda: ledger.count("ok") > 100, 60, 0.05, "commits before the disk fills")
 
-        disk.fill()
+        filler = fill(disk, FILLER)
         io_waits = sql_stopped = False
 
         def disk_full_seen() -> bool:
@@ -76,7 +79,7 @@ def test_a_full_slave_disk_loses_nothing_and_replication_resumes_once_space_retu
         assert st["Slave_IO_Running"] != "No" and st["Last_IO_Errno"] == "1595", st
         disk_full_seen()
 
-        disk.free()
+        filler.unlink()
         st = slave_status(full.port)
         if st.get("Slave_SQL_Running") == "No":  # a failed engine commit stops the SQL thread
             sql_stopped = True
@@ -118,7 +121,7 @@ def test_a_full_slave_disk_loses_nothing_and_replication_resumes_once_space_retu
             load.stop()
             cluster.close()
         finally:
-            disk.unmount()
+            mounts.close()
 
 
 async def test_a_batch_whose_commit_stops_between_two_database_files_is_applied_once(tmp_path):
@@ -135,12 +138,11 @@ async def test_a_batch_whose_commit_stops_between_two_database_files_is_applied_
                 "CREATE TABLE b.t (id INT PRIMARY KEY, v LONGTEXT)"):
         await engine.apply_transaction([(sql, ctx, None)], {"pos": "0"})
     await engine.close()
-    disk = Tmpfs(tmp_path / "b-disk", 1 << 20).mount()
-    try:
+    with tmpfs(tmp_path / "b-disk", "1m") as disk:
         for suffix in ("", "-wal", "-shm"):  # database b's file moves to the small disk
             if (datadir / f"b.sqlite{suffix}").exists():
-                shutil.move(datadir / f"b.sqlite{suffix}", disk.path / f"b.sqlite{suffix}")
-        (datadir / "b.sqlite").symlink_to(disk.path / "b.sqlite")
+                shutil.move(datadir / f"b.sqlite{suffix}", disk / f"b.sqlite{suffix}")
+        (datadir / "b.sqlite").symlink_to(disk / "b.sqlite")
         engine = await Engine.open(datadir)
 
         def insert(db: str, n: int) -> list[tuple]:
@@ -150,13 +152,13 @@ async def test_a_batch_whose_commit_stops_between_two_database_files_is_applied_
             result = await engine.session(0).execute(f"SELECT id FROM {db}.t ORDER BY id")
             return [row[0] for row in result.rows]
 
-        disk.fill()
+        filler = fill(disk, FILLER)
         await engine.apply_transactions([insert("a", 1), insert("b", 1)], {"pos": "1"})
         assert engine.meta()["pos"] == "1" and await ids("a") == [1]
         with pytest.raises(Exception, match="full"):  # still full: b cannot take it yet
             await engine.apply_transactions([insert("a", 2)], {"pos": "2"})
         assert engine.meta()["pos"] == "1" and await ids("a") == [1]
-        disk.free()
+        filler.unlink()
         await engine.apply_transactions([insert("a", 2)], {"pos": "2"})
         assert (await ids("a"), await ids("b"), engine.meta()["pos"]) == ([1, 2], [1], "2")
         await engine.close()
@@ -165,5 +167,3 @@ async def test_a_batch_whose_commit_stops_between_two_database_files_is_applied_
         metas = engine.schema_metas()  # b holds the group of pos 1 (completed alone), a the next
         assert engine.repaired == [] and (metas["a"]["pos"], metas["b"]["pos"]) == ("2", "1")
         await engine.close()
-    finally:
-        disk.unmount()

@@ -68,6 +68,7 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Callable
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -78,8 +79,8 @@ from binlog.reader import BinlogFileError, iter_events
 from protocol.errors import ProtocolError
 from protocol.events import EventType, decode_header
 from tests.support.daemons import Daemon, wait_for
+from tests.support.disk import fill, tmpfs
 from tests.support.slave_daemon import slave_status
-from tests.support.tmpfs import Tmpfs
 from tests.support.wire_proxy import WireProxy, is_ack
 
 REPL_PASSWORD = "replpw"
@@ -87,6 +88,7 @@ TABLE = "faults.t"
 KEY = re.compile(rb"'(w\d+\.\d+)\.\d+'")
 HEAL_TIMEOUT = 30.0
 DISK_SIZE = 256 << 20  # each daemon's tmpfs datadir (only what is written uses memory)
+FILLER = "disk-filler"  # the file that takes a datadir's last byte during a disk-full fault
 DISK_FULL_ERROR = "disk is full"  # in Last_SQL_Error when a full disk stopped the SQL thread
 
 
@@ -118,6 +120,10 @@ class Ledger:
         return txn
 
     def end(self, txn: Txn, outcome: str) -> None:
+        """`outcome` "error", called while handling the client's exception, becomes "failed" when
+        the server answered with an error (`told_failed`)."""
+        if outcome == "error" and told_failed(sys.exc_info()[1]):
+            outcome = "failed"
         with self._lock:
             self._outcomes[txn.outcome] -= 1
             self._outcomes[outcome] += 1
@@ -177,8 +183,8 @@ class Load:
                     if txn.rows > 1:
                         cur.execute("COMMIT")
                 self.ledger.end(txn, "ok")
-            except (pymysql.err.MySQLError, OSError) as e:
-                self.ledger.end(txn, "failed" if told_failed(e) else "error")
+            except (pymysql.err.MySQLError, OSError):
+                self.ledger.end(txn, "error")
                 self._connected[w] = False
                 if conn.open:
                     conn.close()
@@ -188,7 +194,7 @@ class Load:
             conn.close()
 
 
-def told_failed(error: BaseException) -> bool:
+def told_failed(error: BaseException | None) -> bool:
     """Did the server answer with an error (the transaction did not commit, e.g. 1026 on a full
     disk; the client then drops its connection, which rolls back the rest)? A lost connection
     (client errors, 2000 and up) and 1053 (shutdown while the commit waited) leave it in doubt."""
@@ -293,15 +299,15 @@ def damage_ack(packet: bytes, how: str) -> bytes:
 
 # -- the cluster ------------------------------------------------------------------------------
 class Cluster:
-    """`disk_size`: each daemon's datadir is a tmpfs of that size (`disks`, by role), mounted by
-    `start` and unmounted by `close`."""
+    """`disk_size`: each daemon's datadir is a tmpfs of that size, mounted by `start` and
+    unmounted by `close`."""
 
     def __init__(self, workdir: Path, rng: random.Random, wait_count: int = 1, slaves: int = 2,
                  disk_size: int = 0) -> None:
         self.workdir = workdir
         self.wait_count = wait_count
         self.disk_size = disk_size
-        self.disks: dict[str, Tmpfs] = {}
+        self._mounts = ExitStack()
         self.master = Daemon("master", workdir / "master", [
             "--server-id=1", "--rpl-semi-sync-master-enabled=ON",
             "--rpl-semi-sync-master-wait-point=AFTER_SYNC",
@@ -317,7 +323,7 @@ class Cluster:
 
     def _mount(self, daemon: Daemon) -> None:
         if self.disk_size:
-            self.disks[daemon.role] = Tmpfs(daemon.datadir, self.disk_size).mount()
+            self._mounts.enter_context(tmpfs(daemon.datadir, str(self.disk_size)))
 
     def start(self) -> None:
         self._mount(self.master)
@@ -374,8 +380,7 @@ class Cluster:
             for proxy in self.proxies:
                 proxy.close()
         finally:
-            for disk in self.disks.values():
-                disk.unmount()
+            self._mounts.close()
 
 
 # -- what each server holds -------------------------------------------------------------------
@@ -681,11 +686,10 @@ class Run:
             self.violate(Violation("daemon-died", [], died))
 
     def fill_and_free(self, daemon: Daemon, hold: float) -> None:
-        disk = self.cluster.disks[daemon.role]
-        filler = disk.fill()
+        filler = fill(daemon.datadir, FILLER)
         time.sleep(hold + 1)  # the writers meet the full disk
-        self.log(f"  {daemon.role}: {filler >> 20} MiB filler, {disk.free_bytes()} bytes left; freed")
-        disk.free()
+        self.log(f"  {daemon.role}: {filler.stat().st_size >> 20} MiB filler; freed")
+        filler.unlink()
         time.sleep(0.5)  # the daemon notices (or, with ABORT_SERVER, the master has ended)
 
     def restart_stopped_sql_thread(self, slave: Daemon) -> None:
