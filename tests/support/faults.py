@@ -677,7 +677,6 @@ class Run:
                     self.master_lost(f"fault {len(self.report.faults) + 1} ({label})")
         elif kind == "slave-disk-full":
             self.fill_and_free(slave, hold)
-            time.sleep(0.5)  # a commit that was failing when the space returned has failed by now
             self.restart_stopped_sql_thread(slave)
         self.report.faults.append(label)
         self.report.kinds[kind] += 1
@@ -690,7 +689,9 @@ class Run:
         time.sleep(hold + 1)  # the writers meet the full disk
         self.log(f"  {daemon.role}: {filler.stat().st_size >> 20} MiB filler; freed")
         filler.unlink()
-        time.sleep(0.5)  # the daemon notices (or, with ABORT_SERVER, the master has ended)
+        # the daemon notices: a commit failing as the space returned has failed by now, and a
+        # master stopping for binlog_error_action=ABORT_SERVER has ended
+        time.sleep(0.5)
 
     def restart_stopped_sql_thread(self, slave: Daemon) -> None:
         """After a full disk: the IO thread resumes by itself; a SQL thread that a failed engine
