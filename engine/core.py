@@ -39,7 +39,9 @@ contexts and the file each wrote) in each of them. At open, a file that misses t
 while that group's record names it (a crash between the files' commits) gets the group's
 statements re-run and committed with the group's meta (`Engine.repaired` lists such files). After
 `open()` every file agrees with `meta()`: exactly the groups up to it are in. `schema_metas()`
-shows each file's meta.
+shows each file's meta. A live commit can stop between the files too (a full disk): a replicated
+batch (`apply_transactions`) left so counts as committed, and its statements are re-run on the
+files that miss it before the next batch, as at open.
 
 DDL is not transactional in MySQL: it ends the open transaction and becomes its own statement of
 the same `CommittedTxn` (see `CommittedTxn.binlog_transactions`). CREATE DATABASE creates and
