@@ -300,3 +300,23 @@ async def test_an_fsync_error_stops_the_io_task_with_1595_and_nothing_acked(tmp_
     finally:
         task.stop()
         master.server.close()
+
+
+def test_change_master_that_cannot_write_master_info_fails_with_1380_and_changes_nothing(tmp_path, monkeypatch):
+    from protocol.errors import SQLError
+    from slave.replication import Replication
+
+    rep = Replication(
+        datadir=tmp_path, server_id=2, relay_basename="relay-bin", sync_relay_log=1, net_timeout=60,
+        defaults=MasterInfo(), engine=None, delegate=ReplicationInterface().relay_io,
+        table_columns=lambda db, table: None, make_context=lambda **kw: None, apply_user_statement=None,
+    )
+    rep.change_master({"host": "db1", "port": 3306, "user": "repl"})
+    before = (tmp_path / master_info.FILE_NAME).read_bytes()
+    faults = DiskFaults(monkeypatch, tmp_path, "master.")
+    with faults.failing(errno.ENOSPC), pytest.raises(SQLError) as raised:
+        rep.change_master({"host": "db2", "log_file": "master-bin.000002", "log_pos": 4})
+    assert raised.value.code == 1380 and "Failed to flush master info file" in raised.value.message
+    assert rep.info.host == "db1" and (tmp_path / master_info.FILE_NAME).read_bytes() == before
+    rep.change_master({"host": "db2"})  # once the disk takes it
+    assert master_info.load(tmp_path).host == "db2"
