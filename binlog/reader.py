@@ -173,6 +173,18 @@ def scan_file(path: Path | str) -> ScanResult:
     return ScanResult(end, end < size, None, size, checksum)
 
 
+def torn_tail(path: Path | str, scanned: ScanResult) -> bool:
+    """Is what follows the last good event of a file only what a write cut by a crash leaves:
+    an incomplete event, or zeros? Anything else (a CRC32 mismatch, an impossible event) is
+    damage, for a human to look at: the events after it may be good (and acknowledged)."""
+    if scanned.torn or scanned.last_complete_end >= scanned.size:
+        return scanned.torn
+    with open(path, "rb") as f:
+        f.seek(scanned.last_complete_end)
+        tail = f.read()
+    return not tail.strip(b"\x00")
+
+
 def truncate_torn_tail(path: Path | str, scanned: ScanResult | None = None) -> int:
     """Cut a file back to the end of its last complete, well-formed event (crash recovery of the
     last binlog/relay log, when nothing writes it). Returns the new size. `scanned`: the result of

@@ -18,9 +18,10 @@ Contract (who may call what, what is durable when):
   log_pos, as MySQL's relay log does); the caller is responsible for its checksum matching ours.
 - A new file starts with the magic number and our FORMAT_DESCRIPTION_EVENT (log_pos = its end),
   flagged LOG_EVENT_BINLOG_IN_USE_F until `close()` clears it; `open(new_file=False)` continues the
-  last file after cutting a torn tail or a zero-filled tail (crash recovery), `open(new_file=True)`
-  (MySQL's master behaviour at restart) starts the next file. A last file with real corruption
-  (CRC mismatch, garbage) is never modified beyond its FD flags: a new file is started after it.
+  last file after cutting a torn tail (`binlog.reader.torn_tail`: an incomplete event, or zeros
+  a crash left after the last event), `open(new_file=True)` (MySQL's master behaviour at
+  restart) starts the next file. A last file with real corruption (CRC mismatch, garbage) is
+  never modified beyond its FD flags: a new file is started after it.
 - Rotation fsyncs the old file before the new one is created, so a transaction's end position
   returned by `append` is durable once `flush()` rotated, even though `sync()` then syncs the
   new file.
@@ -59,7 +60,7 @@ from binlog.index import (
     read_index,
     write_index,
 )
-from binlog.reader import scan_file, truncate_torn_tail
+from binlog.reader import scan_file, torn_tail, truncate_torn_tail
 from protocol.errors import LocalProtocolError
 from protocol.events import (
     BINLOG_CHECKSUM_ALG_CRC32,
@@ -125,7 +126,7 @@ class BinlogWriter:
         last = names[-1]
         path = self.directory / last
         scanned = scan_file(path) if path.exists() else None
-        if scanned is not None and (scanned.torn or _zero_tail(path, scanned.last_complete_end)):
+        if scanned is not None and torn_tail(path, scanned):
             # a torn write (or zeros a crash left after the last event): cut it off. Real
             # corruption is left for a human; we only start a new file after it.
             truncate_torn_tail(path, scanned)
@@ -245,8 +246,10 @@ class BinlogWriter:
 
     # -- files -------------------------------------------------------------------------------
     def rotate(self) -> BinlogPosition:
-        """FLUSH BINARY LOGS: ROTATE event to the next file, fsync and close this one, start the
-        next (magic + FD), update the index. Returns the new end position."""
+        """FLUSH BINARY LOGS: start the next file (magic + FD, fsynced), ROTATE event to it in
+        this one (fsynced), update the index, close this one. Returns the new end position. All
+        or nothing: an OSError leaves this file the active one, without the ROTATE, and the
+        index and the directory as they were."""
         self._require_open()
         self._write_buffer()  # what is buffered belongs to the old file
         next_name = next_file_name(self._name)
@@ -273,10 +276,7 @@ class BinlogWriter:
         self._fd, self._name = new_fd, next_name
         self._flushed = self._synced = header_len
         os.close(old_fd)
-        try:
-            self._clear_in_use(old_path)
-        except OSError as exc:
-            log.warning("binlog %s: could not clear its in-use flag: %s", old_path.name, exc)
+        self._clear_in_use(old_path)
         log.info("binlog rotated to %s", next_name)
         return self.end_position
 
@@ -418,7 +418,8 @@ class BinlogWriter:
         return fd, len(data)
 
     def _clear_in_use(self, path: Path) -> None:
-        """Rewrite the FD's flags without LOG_EVENT_BINLOG_IN_USE_F (the file was closed cleanly)."""
+        """Rewrite the FD's flags without LOG_EVENT_BINLOG_IN_USE_F (the file was closed cleanly).
+        A failure is only logged: the file's events are whole either way."""
         try:
             with open(path, "r+b") as f:
                 head = f.read(len(BINLOG_MAGIC) + HEADER_LEN)
@@ -440,6 +441,8 @@ class BinlogWriter:
                 os.fsync(f.fileno())
         except FileNotFoundError:
             return
+        except OSError as exc:  # the file is whole; only its "not closed cleanly" flag stays
+            log.warning("binlog %s: could not clear its in-use flag: %s", path.name, exc)
 
 
 def _write_all(fd: int, data: bytes | bytearray) -> None:
@@ -457,13 +460,6 @@ def _unlink(path: Path) -> None:
         path.unlink()
     except OSError:
         pass
-
-
-def _zero_tail(path: Path, offset: int) -> bool:
-    with open(path, "rb") as f:
-        f.seek(offset)
-        tail = f.read()
-    return bool(tail) and not tail.strip(b"\x00")
 
 
 __all__ = ["BinlogWriter", "EventSpec"]

@@ -19,7 +19,11 @@ its autocommit statement runs has that statement undone: nothing unlogged is eve
 group-commit pipeline) then takes the same lock — so every session already queued commits first and
 joins the group — writes the binlog, fsyncs, waits for acks, and calls `commit_group(meta)`: the one
 real SQLite COMMIT, which stores `meta` in the same transaction. `rollback_group()` discards every
-transaction since the last commit_group (for a failed binlog write).
+transaction since the last commit_group (for a failed binlog write). A failed `commit_group` (a
+full disk: SQLite then rolls the transaction back itself) leaves the engine as `rollback_group`
+does; `replay_group` runs the group again from the caller's log under the held lock. An error
+that makes SQLite end the open transaction mid-group (SQLITE_FULL in a statement) is noticed:
+later writes begin a new transaction (never autocommit) and the group's commit fails.
 Consequence, unlike InnoDB: a write transaction (reading through the writer) sees transactions that
 are logically committed but not yet group-committed; sessions without the lock read through readers
 and see only group-committed data: by default each SELECT the newest (READ COMMITTED); with
@@ -101,6 +105,7 @@ from protocol.errors import (
     ER_NO_DEFAULT_FOR_FIELD,
     ER_NO_SUCH_TABLE,
     ER_NOT_SUPPORTED_YET,
+    ER_RECORD_FILE_FULL,
     ER_SERVER_SHUTDOWN,
     ER_SP_DOES_NOT_EXIST,
     ER_TABLE_EXISTS_ERROR,
@@ -880,7 +885,8 @@ class Engine:
         later writes start a new SQLite transaction (never autocommit), and the group's commit
         fails until `rollback_group`."""
         if self._began and not self._wconn.in_transaction:
-            self._lost = True
+            if self._group_log or self._txn_log or self._sp_done:
+                self._lost = True  # (with nothing of the group in it, nothing was lost)
             self._began = self._sp_open = self._sp_done = False
         return self._lost
 
@@ -1032,6 +1038,8 @@ class Engine:
             if plan.insert_columns and col.lower() not in (c.lower() for c in plan.insert_columns):
                 return SQLError(ER_NO_DEFAULT_FOR_FIELD, col)
             return SQLError(ER_BAD_NULL_ERROR, col)
+        if isinstance(exc, sqlite3.OperationalError) and getattr(exc, "sqlite_errorname", "") == "SQLITE_FULL":
+            return SQLError(ER_RECORD_FILE_FULL, plan.target[1] if plan.target else "?")  # InnoDB's answer
         return map_sqlite_error(exc, database)
 
     def _w_duplicate_value(self, table: Table, cols: list[str], plan: Plan, args) -> str:

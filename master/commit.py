@@ -264,7 +264,10 @@ class GroupCommit:
         if sync:
             self._unsynced_groups = 0
         if storage:  # WL#4398: after the flush, and after the sync when the group was synced
-            storage.after_flush(StorageParam(self.server_id, end, len(group), [t.param for t in group if t.param]))
+            try:  # (the group is written: a failing observer must not make it look failed)
+                storage.after_flush(StorageParam(self.server_id, end, len(group), [t.param for t in group if t.param]))
+            except Exception:
+                log.exception("after_flush observer failed for the group ending at %s", end)
         self.end.publish(writer.end_position)
         return end
 
@@ -279,12 +282,7 @@ class GroupCommit:
             for ticket in group:
                 if ticket.param is not None:
                     transaction.after_rollback(ticket.param)
-        if isinstance(exc, OSError) and exc.errno is not None:
-            reason = f'{exc.errno} "{os.strerror(exc.errno)}"'
-            error = SQLError(ER_ERROR_ON_WRITE, self.writer.current_file, reason)
-        else:
-            error = SQLError(ER_UNKNOWN_ERROR, f"Error writing to binlog: {exc}")
-        self._wake(group, error)
+        self._wake(group, write_error(self.writer.current_file, exc))
 
     async def _engine_failed(self, start: BinlogPosition, end: BinlogPosition, exc: Exception) -> None:
         """The engine could not commit a group that is in the binlog: stop the server, or replay
@@ -301,18 +299,18 @@ class GroupCommit:
         log.error("engine commit failed after the binlog write of the group %s to %s: %s; "
                   "replaying it from the binlog (binlog_error_action=REPLAY_FROM_BINLOG)", start, end, exc)
         replay = asyncio.ensure_future(self._replay(start, end))
-        cancelled = False
         while True:
             try:
                 await asyncio.shield(replay)
-                break
+                return
             except asyncio.CancelledError:
                 if replay.done():
                     raise
-                # the lock must not go before the engine has the group: finish first
-                cancelled = True
-        if cancelled:
-            raise asyncio.CancelledError
+                # The lock must not go before the engine has the group, and once it has it,
+                # the group is committed: finish, and answer its sessions OK, cancelled or not.
+                task = asyncio.current_task()
+                if task is not None:
+                    task.uncancel()
 
     async def _replay(self, start: BinlogPosition, end: BinlogPosition) -> None:
         meta = {"binlog_file": end.file, "binlog_pos": str(end.pos)}
@@ -343,6 +341,13 @@ class GroupCommit:
                     ticket.done.set_result(None)
                 else:
                     ticket.done.set_exception(error)
+
+
+def write_error(file: str, exc: BaseException) -> SQLError:
+    """What a client gets for a failed binlog write: MariaDB's 1026 naming the file and errno."""
+    if isinstance(exc, OSError) and exc.errno is not None:
+        return SQLError(ER_ERROR_ON_WRITE, file, f'{exc.errno} "{os.strerror(exc.errno)}"')
+    return SQLError(ER_UNKNOWN_ERROR, f"Error writing to binlog: {exc}")
 
 
 def _read_group(directory: Path, start: BinlogPosition, end: BinlogPosition) -> list[list[Any]]:

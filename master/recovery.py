@@ -16,7 +16,8 @@ Contract (the binlog is the source of truth: a transaction is in both or in neit
 - User statements (CREATE USER, GRANT, ...) are in the binlog for replicas; the user table is
   durable on its own, so they are not replayed here.
 - Recovery never cuts what a slave may have acknowledged or what the engine committed. Only
-  bytes after the last complete transaction are cut (a torn event, a group without its XID):
+  bytes after the last complete transaction are cut (a torn tail: an incomplete event, or zeros;
+  a group without its XID):
   the commit path publishes a group to dump sessions only after its write and sync, and a failed
   write or sync is cut back at once (binlog.writer), so such bytes were never sent; and they lie
   after the engine's position. When the engine stands past the end of the binlog (the binlog
@@ -40,7 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from binlog.index import read_index
-from binlog.reader import file_checksum, iter_events, scan_file, truncate_torn_tail
+from binlog.reader import file_checksum, iter_events, scan_file, torn_tail, truncate_torn_tail
 from engine.core import StatementContext
 from master.events import user_var_value
 from protocol.events import (
@@ -185,7 +186,7 @@ async def recover(engine: Any, directory: Path, basename: str) -> RecoveryReport
             "binlog file replaced by hand); its slaves may lack it. Not starting: restore the "
             "binlog, or rebuild this master from a slave."
         )
-    if scanned.error is not None:
+    if scanned.error is not None and not torn_tail(last, scanned):
         raise RecoveryError(
             f"binlog {names[-1]} is damaged at offset {scanned.last_complete_end}: {scanned.error}. "
             "Crash recovery cannot read past it (the engine stands at "

@@ -33,7 +33,7 @@ from binlog.index import read_index
 from binlog.writer import BinlogWriter
 from master.ack_receiver import AckReceiver
 from master.binlog_end import BinlogEnd
-from master.commit import ABORT_SERVER, BINLOG_ERROR_ACTIONS, GroupCommit
+from master.commit import ABORT_SERVER, BINLOG_ERROR_ACTIONS, GroupCommit, write_error
 from master.dump import BinlogSource, DumpSession
 from master.show_binlog import COLUMNS as BINLOG_EVENT_COLUMNS
 from master.show_binlog import binlog_event_rows
@@ -391,7 +391,10 @@ class MasterRole(Role):
 
     async def rotate(self) -> None:
         async with self.pipeline.exclusive():
-            await self.pipeline.run_io(self.writer.rotate)
+            try:
+                await self.pipeline.run_io(self.writer.rotate)
+            except OSError as exc:  # undone by the writer: the old file stays the active one
+                raise write_error(self.writer.current_file, exc) from None
             self.end.publish(self.writer.end_position)
 
     async def purge_to(self, name: str) -> None:

@@ -49,6 +49,7 @@ ER_KILL_DENIED_ERROR = MySQLError(1095, "HY000", "You are not owner of thread %s
 ER_PASSWORD_NO_MATCH = MySQLError(1133, "28000", "Can't find any matching row in the user table")
 ER_CONNECTION_KILLED = MySQLError(1927, "70100", "Connection was killed")
 ER_UNKNOWN_ERROR = MySQLError(1105, "HY000", "%s")
+ER_RECORD_FILE_FULL = MySQLError(1114, "HY000", "The table '%s' is full")
 ER_NET_PACKET_TOO_LARGE = MySQLError(1153, "08S01", "Got a packet bigger than 'max_allowed_packet' bytes")
 ER_NET_READ_ERROR = MySQLError(1158, "08S01", "Got an error reading communication packets")
 ER_NET_PACKETS_OUT_OF_ORDER = MySQLError(1156, "08S01", "Got packets out of order")

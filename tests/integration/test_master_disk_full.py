@@ -118,9 +118,11 @@ def wait_commits(ledger: Ledger, more: int, what: str) -> None:
     wait_for(lambda: ledger.count("ok") >= start + more, 90, message=f"{more} commits {what}")
 
 
-def disk_full_run(cluster: Cluster, mount: Path, full: Callable[[DiskLedger], bool]) -> DiskLedger:
-    """Writers on; fill `mount`; `full()` says the failure was met; reads work meanwhile; free
-    the space; writers commit again by themselves; then the checks, and again after a restart."""
+def disk_full_run(cluster: Cluster, mount: Path, full: Callable[[DiskLedger], bool],
+                  while_full: Callable[[], None] = lambda: None) -> DiskLedger:
+    """Writers on; fill `mount`; `full()` says the failure was met; reads work meanwhile (and
+    `while_full()`); free the space; writers commit again by themselves; then the checks, and
+    again after a restart."""
     ledger = DiskLedger()
     load = writers(cluster, ledger)
     try:
@@ -129,6 +131,7 @@ def disk_full_run(cluster: Cluster, mount: Path, full: Callable[[DiskLedger], bo
         try:
             wait_for(lambda: full(ledger), 60, message="the full disk to make commits fail")
             assert cluster.master.query(f"SELECT COUNT(*) FROM {TABLE}")[0][0] > 0  # reads go on
+            while_full()
             time.sleep(1.0)
         finally:
             filler.unlink()
@@ -149,9 +152,16 @@ def disk_full_run(cluster: Cluster, mount: Path, full: Callable[[DiskLedger], bo
 
 
 def test_master_binlog_disk_full(tmp_path):
-    """Binlog writes fail (ENOSPC): each failed group gets 1026 and leaves nothing behind."""
+    """Binlog writes fail (ENOSPC): each failed group gets 1026 and leaves nothing behind;
+    rotations (a small max_binlog_size) and FLUSH BINARY LOGS fail whole too."""
     require_root()
     cluster = Cluster(tmp_path, random.Random(13))
+    cluster.master.args.append("--max-binlog-size=4096")
+
+    def flush_binary_logs_fails() -> None:
+        with pytest.raises(pymysql.err.OperationalError) as failed:
+            cluster.master.query("FLUSH BINARY LOGS")
+        assert failed.value.args[0] == 1026, failed.value
     datadir = cluster.master.datadir
     engine_dir = tmp_path / "master-db"  # the engine on the real disk
     engine_dir.mkdir()
@@ -159,7 +169,9 @@ def test_master_binlog_disk_full(tmp_path):
         (datadir / "db").symlink_to(engine_dir)
         try:
             cluster.start()
-            ledger = disk_full_run(cluster, datadir, lambda ledger: len(outcomes(ledger, "failed")) >= 5)
+            ledger = disk_full_run(cluster, datadir, lambda ledger: len(outcomes(ledger, "failed")) >= 5,
+                                   flush_binary_logs_fails)
+            assert len(cluster.master.query("SHOW BINARY LOGS")) > 3
             assert ledger.errors[1026] >= 5, ledger.errors  # ER_ERROR_ON_WRITE, as MariaDB answers a failed binlog write
             assert not outcomes(ledger, "doubt"), "no connection is lost: the server goes on"
         finally:
@@ -177,6 +189,8 @@ def test_master_engine_disk_full(tmp_path):
         try:
             cluster.start()
             log = cluster.master.log
+            variable = "SHOW GLOBAL VARIABLES LIKE 'binlog_error_action'"
+            assert cluster.master.query(variable) == [("binlog_error_action", "REPLAY_FROM_BINLOG")]
             ledger = disk_full_run(cluster, datadir / "db",
                                    lambda _: "engine commit failed" in log.read_text(errors="replace"))
             assert "replayed from the binlog" in log.read_text(errors="replace")
@@ -196,6 +210,10 @@ def test_master_engine_disk_full_abort_server(tmp_path):
         try:
             cluster.start()
             master = cluster.master
+            assert master.query("SELECT @@global.binlog_error_action") == [("ABORT_SERVER",)]  # the default
+            with pytest.raises(pymysql.err.MySQLError) as refused:  # MySQL's other value means something else
+                master.query("SET GLOBAL binlog_error_action = 'IGNORE_ERROR'")
+            assert refused.value.args[0] == 1231
             ledger = DiskLedger()
             load = writers(cluster, ledger)
             try:

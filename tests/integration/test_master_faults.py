@@ -280,3 +280,39 @@ def test_a_second_dump_with_the_same_server_id_replaces_the_first(master):
     assert len(dumps) == 1
     second.close()
     first.close()
+
+
+@pytest.mark.mariadb
+def test_a_damaged_binlog_ends_the_dump_with_1236_and_the_position_on_a_mariadb_replica(master, tmp_path):
+    """A CRC32 mismatch in the middle of the master's binlog: a stock MariaDB replica reading it
+    stops its IO thread with 1236 and mysqld's words and coordinates; the master keeps serving."""
+    from binlog.reader import iter_events
+    from tests.support.mariadb import mariadb_available
+    from tests.support.master import make_repl_user, slave_status, start_replica
+
+    if not mariadb_available():
+        pytest.skip("mariadb-server not installed")
+    make_repl_user(master)
+    master.query("CREATE DATABASE dmg")
+    master.query("CREATE TABLE dmg.t (id INT PRIMARY KEY)")
+    for i in range(10):
+        master.query(f"INSERT INTO dmg.t VALUES ({i})")
+    path = master.datadir / "mysql-bin.000001"
+    events = list(iter_events(path))
+    offset, event = events[len(events) // 2]
+    with open(path, "r+b") as f:  # one bit of an event's body: its CRC32 no longer matches
+        f.seek(offset + 20)
+        f.write(bytes([event[20] ^ 0x01]))
+    replica = start_replica(tmp_path, master)
+    try:
+        st = wait_for(lambda: (s := slave_status(replica)).get("Last_IO_Errno") and s, 60, message="the IO error")
+        assert st["Last_IO_Errno"] == 1236, st
+        assert st["Last_IO_Error"] == (
+            "Got fatal error 1236 from master when reading data from binary log: 'event read from binlog "
+            f"did not pass crc check; the first event 'mysql-bin.000001' at 4, the last event read from "
+            f"'mysql-bin.000001' at {offset}, the last byte read from 'mysql-bin.000001' at {offset}.'"
+        )
+        assert master.query("SELECT COUNT(*) FROM dmg.t") == [(10,)]
+        assert "is damaged at offset" in master.tail(200)
+    finally:
+        replica.stop()

@@ -137,3 +137,36 @@ async def test_a_transaction_sqlite_rolled_back_behind_the_group_is_not_committe
     await s.close()
     assert engine.meta().get("binlog_file") != "x"
     assert await engine_values(engine) == []
+
+
+async def test_a_transaction_sqlite_rolled_back_with_nothing_of_the_group_in_it_loses_nothing(pipeline):  # noqa: F811
+    """A first statement failing on a full disk ends SQLite's transaction with nothing else in
+    it: the next group commits normally (no binlog_error_action for a loss that did not happen)."""
+    engine, writer, end, interface, gc = pipeline
+    gc._abort = pytest.fail  # (the default would end the test process)
+    await engine._on_writer(engine._w_begin)  # the statement began the group's transaction ...
+    await engine._on_writer(engine._wconn.execute, "ROLLBACK")  # ... and failed: SQLite rolled back
+    s = engine.session(5)
+    res = await s.execute("INSERT INTO g.t (v) VALUES (1)")
+    await gc.commit(Session(5), res.committed)  # no binlog_error_action
+    await s.close()
+    assert await engine_values(engine) == [1] == binlog_values(writer, writer.end_position.pos)
+
+
+async def test_a_leader_cancelled_during_the_replay_finishes_it_and_answers_ok(pipeline, monkeypatch):  # noqa: F811
+    """The writer lock is not released before the engine has the group, and a group the engine
+    has is committed: cancelling the leader's session then changes nothing."""
+    engine, writer, end, interface, gc = pipeline
+    gc.binlog_error_action = lambda: REPLAY_FROM_BINLOG
+    calls = fail_engine_commits(monkeypatch, engine, times=4)
+    s = engine.session(5)
+    res = await s.execute("INSERT INTO g.t (v) VALUES (1)")
+    leader = asyncio.ensure_future(gc.commit(Session(5), res.committed))
+    for _ in range(500):
+        if len(calls) >= 2:  # the first replay failed: retrying
+            break
+        await asyncio.sleep(0.01)
+    leader.cancel()
+    await leader  # no CancelledError: the commit completed
+    await s.close()
+    assert len(calls) == 5 and await engine_values(engine) == [1]

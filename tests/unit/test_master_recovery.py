@@ -183,3 +183,20 @@ async def test_a_damaged_last_binlog_stops_recovery_without_cutting(setup):
     assert path.read_bytes() == data  # nothing cut: a human decides
     assert await rows(engine) == []
     await engine.close()
+
+
+
+async def test_a_zero_filled_tail_is_cut_as_a_torn_one(setup):
+    """Zeros after the last event (what a crash can leave) are a torn tail, not damage."""
+    engine, writer, tmp_path = setup
+    end = writer.append(transaction_events([Stmt("INSERT INTO r.t (v) VALUES ('a')", insert_id=1)], xid=2, thread_id=1))
+    writer.flush()
+    path = tmp_path / end.file
+    with open(path, "ab") as f:
+        f.write(bytes(4096))
+    engine = await reopen(engine, tmp_path)
+    report = await recover(engine, tmp_path, "mysql-bin")
+    assert report.torn_bytes == 4096 and report.replayed == 1
+    assert path.stat().st_size == end.pos and scan_file(path).clean
+    assert await rows(engine) == [(1, "a", None)]
+    await engine.close()
