@@ -43,7 +43,9 @@ contexts and the file each wrote) in each of them. At open, a file that misses t
 while that group's record names it (a crash between the files' commits) gets the group's
 statements re-run and committed with the group's meta (`Engine.repaired` lists such files). After
 `open()` every file agrees with `meta()`: exactly the groups up to it are in. `schema_metas()`
-shows each file's meta.
+shows each file's meta. A live commit can stop between the files too (a full disk): a replicated
+batch (`apply_transactions`) left so counts as committed, and its statements are re-run on the
+files that miss it before the next batch, as at open.
 
 DDL is not transactional in MySQL: it ends the open transaction and becomes its own statement of
 the same `CommittedTxn` (see `CommittedTxn.binlog_transactions`). CREATE DATABASE creates and
@@ -551,31 +553,38 @@ class Engine:
         """Re-run the last group's statements on the files that missed its commit, then commit them
         with the group's meta: afterwards every file agrees with `meta()` again."""
         assert self._torn is not None
-        lagging, statements, meta = self._torn
+        lagging = self._torn[0]
         session = self.session(0)
         session.autocommit = False
         await session._acquire()
         session._pinned = True
         try:
-            for target, db, sql, ts, last_id, seed, insert_id, _is_ddl in statements:
-                if target is not None and target not in lagging:
-                    continue
-                session._database = db
-                context = StatementContext(ts, insert_id, last_id, tuple(seed) if seed else None)
-                try:
-                    await session.execute(sql, context)
-                except SQLError as exc:
-                    if exc.code != ER_DB_CREATE_EXISTS.code:  # its file is made before the commit
-                        raise
-            await self._on_writer(self._w_end, True)
-            self._touched = set(lagging)
-            await self._on_writer(self._w_commit_group, meta)
+            await self._rerun_torn(session)
         finally:
             session._pinned = False
             session._statements = []
             session._in_txn = False
             session._release()
         self.repaired = list(lagging)
+
+    async def _rerun_torn(self, session: Session) -> None:
+        """The torn group's statements again on the files that missed its commit, committed there
+        with the group's meta (`session` holds the writer lock)."""
+        assert self._torn is not None
+        lagging, statements, meta = self._torn
+        for target, db, sql, ts, last_id, seed, insert_id, _is_ddl in statements:
+            if target is not None and target not in lagging:
+                continue
+            session._database = db
+            context = StatementContext(ts, insert_id, last_id, tuple(seed) if seed else None)
+            try:
+                await session.execute(sql, context)
+            except SQLError as exc:
+                if exc.code != ER_DB_CREATE_EXISTS.code:  # its file is made before the commit
+                    raise
+        await self._on_writer(self._w_end, True)
+        self._touched = set(lagging)
+        await self._on_writer(self._w_commit_group, meta)
         self._torn = None
 
     # --- reads through reader connections ----------------------------------------------------
@@ -799,25 +808,60 @@ class Engine:
     async def _apply_locked(self, transactions: Sequence[Sequence[ReplicatedStatement]],
                             meta: dict[str, str]) -> None:
         try:
+            if self._torn is not None:  # an earlier batch's commit stopped between its files
+                await self._rerun_torn(self._locked_session())
             if self._sp_done or self._touched:
                 # a client's transaction committed but not yet group-committed (a slave with
                 # read_only OFF): made durable first, so that a failing batch cannot take it along
                 await self._on_writer(self._w_commit_group, dict(self._meta))
             for statements in transactions:
-                session = self.session(0)
-                session.autocommit = False
+                session = self._locked_session()
                 session.found_rows = True  # UPDATE: rows matched, as a row event's "found" check needs
-                session._holds_lock = session._pinned = True  # under `owner`'s lock, never released by it
                 for sql, context, db, *must_find in statements:
                     session._database = db
                     result = await session.execute(sql, context)
                     if must_find and must_find[0] and not result.affected_rows:
                         raise SQLError(ER_KEY_NOT_FOUND, must_find[0])
                 self._sp_done = True  # as COMMIT: RELEASE at the writer's next operation
-            await self._on_writer(self._w_commit_group, {str(k): str(v) for k, v in meta.items()})
+            await self._on_writer(self._w_commit_applied, {str(k): str(v) for k, v in meta.items()})
         except BaseException:
             await self._on_writer(self._w_rollback_group)
             raise
+
+    def _locked_session(self) -> Session:
+        """A fresh session under the writer lock its caller holds (never released by it)."""
+        session = self.session(0)
+        session.autocommit = False
+        session._holds_lock = session._pinned = True
+        return session
+
+    def _w_commit_applied(self, meta: dict[str, str]) -> None:
+        """`_w_commit_group` for replicated transactions, and for a group whose commit failed
+        between its files: SQLite commits the files of a WAL transaction one after the other, so a
+        full disk can stop it after some. That group is durable (its redo record is in the files
+        that have it, as after a crash between the commits, which `open` repairs): it counts as
+        committed, and the files that miss it get its statements again before the next batch
+        (`_rerun_torn`). Reported as failed, it would be applied again: twice where it is."""
+        if self._sp_done:
+            self._w_end(True)
+        targets = [s for s in self._touched if s in self.schemas] or ["main"]
+        seq = self._seq + 1
+        statements = json.loads(json.dumps(self._group_log)) if len(targets) > 1 else []
+        try:
+            self._w_commit_group(meta)
+        except SQLError:
+            if len(targets) < 2:
+                raise
+            try:
+                committed = [t for t in targets if int(self._w_read_meta(t).get(SEQ_KEY, "0")) == seq]
+            except sqlite3.Error:
+                committed = []
+            if not committed:
+                raise
+            self._torn = ([t for t in targets if t not in committed], statements, dict(meta))
+            self._seq, self._meta = seq, dict(meta)
+            for schema in committed:
+                self._schema_metas[schema] = dict(meta)
 
     async def table_digest(self, schema: str, table: str) -> str:
         """An order-independent digest of a table's rows (committed data)."""

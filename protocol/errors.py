@@ -68,6 +68,7 @@ ER_MASTER_FATAL_ERROR_READING_BINLOG = MySQLError(1236, "HY000", "Got fatal erro
 ER_INCORRECT_GLOBAL_LOCAL_VAR = MySQLError(1238, "HY000", "Variable '%s' is a %s variable")
 ER_UNKNOWN_SYSTEM_VARIABLE = MySQLError(1193, "HY000", "Unknown system variable '%s'")
 ER_SLAVE_MUST_STOP = MySQLError(1198, "HY000", "This operation cannot be performed with a running slave; run STOP SLAVE first")
+ER_RELAY_LOG_INIT = MySQLError(1380, "HY000", "Failed initializing relay log position: %s")
 ER_BAD_SLAVE = MySQLError(1200, "HY000", "The server is not configured as slave; fix in config file or with CHANGE MASTER TO")
 ER_CANT_UPDATE_WITH_READLOCK = MySQLError(1223, "HY000", "Can't execute the query because you have a conflicting read lock")
 ER_UDF_EXISTS = MySQLError(1125, "HY000", "Function '%s' already exists")

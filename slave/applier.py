@@ -199,6 +199,10 @@ class Applier:
         except ApplierError as e:
             self.last_errno, self.last_error = e.code, e.message
             log.error("slave SQL task stops: %s", e.message)
+        except OSError as e:  # reading the relay log failed (an I/O error)
+            self.last_errno = ER_SLAVE_RELAY_LOG_READ_FAILURE.code
+            self.last_error = ER_SLAVE_RELAY_LOG_READ_FAILURE.format(f"could not read relay log file {self.relay_file}: {e}")
+            log.error("slave SQL task stops: %s", self.last_error)
         finally:
             self.running = False
 
@@ -239,7 +243,10 @@ class Applier:
                 # Finished a file: go to the next one and drop the finished ones.
                 self.relay_file, self.relay_pos = nxt, 4
                 stream = _Stream()
-                self.relay.purge_before(nxt)
+                try:
+                    self.relay.purge_before(nxt)
+                except OSError as e:  # e.g. a full disk: the index stays as it was, purged later
+                    log.warning("slave SQL: could not purge relay log files before %s: %s", nxt, e)
             await asyncio.sleep(0)
 
     def _prime(self, stream: _Stream) -> None:
@@ -265,6 +272,8 @@ class Applier:
             f = open(path, "rb")
         except FileNotFoundError:
             raise ApplierError(ER_SLAVE_RELAY_LOG_READ_FAILURE.code, ER_SLAVE_RELAY_LOG_READ_FAILURE.format(f"relay log file {self.relay_file} is missing")) from None
+        except OSError as e:
+            raise ApplierError(ER_SLAVE_RELAY_LOG_READ_FAILURE.code, ER_SLAVE_RELAY_LOG_READ_FAILURE.format(f"could not open relay log file {self.relay_file}: {e}")) from None
         with f:
             f.seek(self.relay_pos)
             offset = self.relay_pos

@@ -8,7 +8,14 @@ Contract
   at once and a failed connection attempt is retried every `connect_retry` seconds.
   Fatal (the IO thread stops, as in mysqld): the master has our server_id, an ERR during the
   dump (e.g. 1236), a bad event checksum (1743), a heartbeat that disagrees with what we
-  received (1623), a relay log write failure.
+  received (1623), a relay log write or fsync failure other than a full disk (1595).
+- A full disk (ENOSPC, EDQUOT) does not stop the task: as mysqld writes its binary and relay
+  logs (MY_WAIT_IF_FULL: "Disk is full writing ... Waiting for someone to free space..."), it
+  waits for free space and goes on by itself. The failed batch is dropped (the relay log is cut
+  back to its last complete, durable transaction, see slave/relay_log.py), the connection is
+  closed, Last_IO_Errno is 1595 with the reason and Slave_IO_State "Waiting for disk space"; once
+  the file system has room for the failed write (checked every second, and retried at least
+  every minute, as mysqld), the task reconnects and the master sends the dropped events again.
 - One owner per socket direction: this task is the only reader of the master connection and,
   after COM_BINLOG_DUMP, the only writer (acks).
 - Hooks of WL#4398's binlog relay IO interface, in this order: `thread_start`; per connection
@@ -34,6 +41,7 @@ Contract
 from __future__ import annotations
 
 import asyncio
+import errno
 import logging
 import os
 import time
@@ -89,6 +97,14 @@ class FatalIoError(Exception):
         super().__init__(self.message)
 
 
+class RelayWriteError(Exception):
+    """A relay log write or fsync failed (the relay log is cut back, or still `damaged`)."""
+
+    def __init__(self, error: OSError) -> None:
+        self.error = error
+        super().__init__(str(error))
+
+
 class RetryableIoError(Exception):
     """The connection failed or was lost: reconnect after connect_retry."""
 
@@ -120,6 +136,12 @@ STATE_REQUESTING = "Requesting binlog dump"
 STATE_WAITING = "Waiting for master to send event"
 STATE_QUEUEING = "Queueing master event to the relay log"
 STATE_RECONNECTING = "Waiting to reconnect after a failed master event read"
+STATE_DISK_FULL = "Waiting for disk space"  # MySQL 8's stage name
+
+DISK_FULL_CHECK = 1.0  # seconds between looks at the free space while the disk is full
+DISK_FULL_RETRY = 60.0  # retry at least this often anyway (mysqld's MY_WAIT_FOR_USER_TO_FIX_PANIC)
+DISK_FULL_REPEAT = 600.0  # the warning is logged again this often (mysqld's MY_WAIT_GIVE_USER_A_MESSAGE)
+DISK_FULL_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT})
 
 
 class IoTask:
@@ -140,6 +162,7 @@ class IoTask:
         self._fsync = fsync
         # Where the next connection resumes: right after the last complete transaction.
         self.resume = start
+        self._file_origin = start  # the master's position where the current relay file began
         self.boundary_offset: int | None = None
         self.tracker = GroupTracker(start, True)
         self.state = ""
@@ -180,18 +203,25 @@ class IoTask:
         try:
             while not self._stopping:
                 self.running = "Connecting"
+                failed: OSError | None = None
                 try:
                     await self._session()
                 except FatalIoError as e:
                     self._set_error(e.error.code, e.message)
                     log.error("slave IO task stops: %s", e.message)
                     return
+                except RelayWriteError as e:
+                    failed = e.error
                 except (RetryableIoError, OSError, asyncio.IncompleteReadError, ProtocolError, TimeoutError) as e:
                     if not self._stopping:
                         self._note_retry(e)
                 finally:
                     replicating = self._dumping
-                    await self._close_connection()
+                    failed = await self._close_connection() or failed
+                if failed is not None and not self._stopping:
+                    if not await self._wait_for_space(failed):
+                        return
+                    continue
                 if self._stopping:
                     break
                 self.state = STATE_RECONNECTING
@@ -230,8 +260,9 @@ class IoTask:
         self.last_errno = code
         self.last_error = message
 
-    async def _close_connection(self) -> None:
-        """Drop the socket; cut the relay log back to the last complete transaction."""
+    async def _close_connection(self) -> OSError | None:
+        """Drop the socket; cut the relay log back to the last complete transaction. Returns the
+        error of a relay log that could not be cut back (it stays `damaged`)."""
         self.semi_sync = False
         self._dumping = False
         writer, self._writer = self._writer, None
@@ -241,15 +272,79 @@ class IoTask:
                 await asyncio.wait_for(writer.wait_closed(), 1.0)
             except (OSError, TimeoutError, asyncio.CancelledError):
                 pass
-        if self.relay.current is not None and self.boundary_offset is not None:
-            self.relay.truncate_tail(self.boundary_offset)
-            self.relay.close()
+        failed = self._settle_relay()
         self.tracker = GroupTracker(self.resume, self.tracker.checksum)
         self._unsynced.clear()
+        self.boundary_offset = None
+        return failed
+
+    def _settle_relay(self) -> OSError | None:
+        """Leave the relay log at the end of its last complete transaction and `resume` right
+        after it. After a failed write or fsync that end is found in the file itself
+        (`RelayLog.cut_back`); if even that fails, the relay log stays damaged, `resume` is where
+        its current file began, and the next attempt (or the next IO task) settles it first."""
+        relay = self.relay
+        if relay.damaged is None and relay.current is not None and self.boundary_offset is not None:
+            try:
+                relay.truncate_tail(self.boundary_offset)
+                relay.close()
+                return None
+            except OSError:
+                pass  # the relay log is damaged now: cut it back below
+        if relay.damaged is None:
+            return None
+        try:
+            at = relay.cut_back()
+        except OSError as e:
+            self.resume = self._file_origin
+            return e
+        self.resume = at if at is not None else self._file_origin
+        return None
+
+    async def _wait_for_space(self, failed: OSError) -> bool:
+        """After a relay log write failure: False if the task must stop (an I/O error: Last_IO_Errno
+        1595, START SLAVE once it is repaired); on a full disk, wait until the file system has room
+        for the failed write and the relay log is settled, then True (reconnect)."""
+        relay = self.relay
+        where = relay.path(relay.current) if relay.current else relay.datadir
+        if failed.errno not in DISK_FULL_ERRNOS:
+            self._set_error(ER_SLAVE_RELAY_LOG_WRITE_FAILURE.code, ER_SLAVE_RELAY_LOG_WRITE_FAILURE.format(
+                f"could not write '{where}' (Errcode: {failed.errno} \"{failed.strerror}\")"))
+            log.error("slave IO task stops: %s", self.last_error)
+            return False
+        need = max(relay.failed_bytes, 1 << 16)
+        message = ER_SLAVE_RELAY_LOG_WRITE_FAILURE.format(
+            f"Disk is full writing '{where}' (Errcode: {failed.errno} \"{failed.strerror}\"). "
+            "Waiting for someone to free space...")
+        self._set_error(ER_SLAVE_RELAY_LOG_WRITE_FAILURE.code, message)
+        self.state = STATE_DISK_FULL
+        self.running = "Connecting"
+        started = warned = time.monotonic()
+        log.warning("slave IO: %s (retry when %d bytes are free)", message, need)
+        while not self._stopping:
+            await self._sleep(DISK_FULL_CHECK)
+            now = time.monotonic()
+            if now - warned >= DISK_FULL_REPEAT:
+                warned = now
+                log.warning("slave IO: %s", message)
+            if relay.damaged is not None:
+                failed_again = self._settle_relay()
+                if failed_again is not None:
+                    if failed_again.errno not in DISK_FULL_ERRNOS:
+                        return await self._wait_for_space(failed_again)
+                    continue
+            if _free_bytes(relay.datadir) >= need or now - started >= DISK_FULL_RETRY:
+                log.info("slave IO: disk space available again, reconnecting at %s", self.resume)
+                return True
+        return False
 
     # -- one connection -------------------------------------------------------------------------
     async def _session(self) -> None:
         s = self.settings
+        if self.relay.damaged is not None:  # an earlier task left it so: settle it first
+            failed = self._settle_relay()
+            if failed is not None:
+                raise RelayWriteError(failed)
         self.state = STATE_CONNECTING
         try:
             reader, writer = await asyncio.wait_for(
@@ -312,7 +407,8 @@ class IoTask:
         try:
             self.relay.start_file(checksum)
         except OSError as e:
-            raise FatalIoError(ER_SLAVE_RELAY_LOG_WRITE_FAILURE, f"could not create relay log file: {e}") from None
+            raise RelayWriteError(e) from None
+        self._file_origin = self.resume
         self.boundary_offset = self.relay.size
         self.tracker = GroupTracker(None, checksum)
         self._events_since_sync = 0
@@ -450,7 +546,7 @@ class IoTask:
                 self._events_since_sync = 0
                 synced = True
         except OSError as e:
-            raise FatalIoError(ER_SLAVE_RELAY_LOG_WRITE_FAILURE, str(e)) from None
+            raise RelayWriteError(e) from None  # nothing of the batch stays, nothing is acked
         if synced:
             self.relay.readable = self.relay.position_of(self.relay.current or "", self.boundary_offset or 0)
             self.on_progress()
@@ -473,11 +569,24 @@ class IoTask:
             and self.tracker.master is not None
         ):
             # On the loop, not in a worker thread: the applier changes the index (purge) too.
-            self.relay.rotate(self.tracker.master, self.master_server_id, self._master_fd, self.tracker.checksum)
+            self._file_origin = self.tracker.master
+            try:
+                self.relay.rotate(self.tracker.master, self.master_server_id, self._master_fd, self.tracker.checksum)
+            except OSError as e:
+                raise RelayWriteError(e) from None
             self.boundary_offset = self.relay.size
             self._events_since_sync = 0
             self.on_progress()
         self.state = STATE_WAITING
+
+
+def _free_bytes(path: os.PathLike[str] | str) -> int:
+    """Bytes an unprivileged writer may still use on `path`'s file system."""
+    try:
+        st = os.statvfs(path)
+    except OSError:
+        return 0
+    return st.f_bavail * st.f_frsize
 
 
 class _Link:

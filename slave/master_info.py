@@ -2,7 +2,10 @@
 
 Contract
 - One text file in the datadir, one `key=value` per line, rewritten whole (write to a temporary
-  file, fsync, rename, fsync the directory) so a crash leaves the old or the new version.
+  file, fsync, rename, fsync the directory) so a crash leaves the old or the new version. A
+  failed write or fsync (full disk, I/O error) leaves the old version and no temporary file,
+  and raises OSError: CHANGE MASTER TO then fails with 1380 (as mysqld: "Failed to flush master
+  info file") and changes nothing; a stop logs it and goes on (the relay log holds the position).
 - Written by CHANGE MASTER TO, RESET SLAVE and a clean stop; read once at startup. The live
   received position is *not* rewritten per event: after a crash it is recovered from the relay
   log itself (see slave/relay_log.py), which is the only place where it is durable together with
@@ -67,10 +70,15 @@ def save(datadir: Path, info: MasterInfo) -> None:
     text = "".join(f"{k}={'' if v is None else v}\n" for k, v in asdict(info).items())
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     try:
-        os.write(fd, text.encode("utf-8"))
+        data = memoryview(text.encode("utf-8"))
+        while data:
+            data = data[os.write(fd, data):]
         os.fsync(fd)
-    finally:
+    except OSError:
         os.close(fd)
+        tmp.unlink(missing_ok=True)
+        raise
+    os.close(fd)
     os.replace(tmp, path)
     dir_fd = os.open(datadir, os.O_RDONLY)
     try:

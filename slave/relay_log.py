@@ -16,6 +16,16 @@ Ownership and durability
   moves forward to the end of the last *complete transaction* once it is on disk per
   sync_relay_log. A partial transaction exists only at the tail of the file being written.
 
+Failed writes (disk full, I/O errors)
+- A write(2) or fsync that fails leaves the file at its last good end: after a failed write,
+  the end of what earlier writes handed to the OS (`flushed`); after a failed fsync, the end
+  of what an earlier fsync made durable (`synced`; the pages written since may be lost, whatever
+  a later fsync says). The buffer is dropped: nothing of the failed batch is written later, the
+  master sends it again. The relay log is then `damaged` until `cut_back` has cut the file to
+  its last complete transaction at or before that end and made it durable (it may fail as well;
+  call it again once the disk allows). Nothing is acked meanwhile: acks follow a good fsync.
+- `start_file` that fails removes what it created; the index is replaced whole or not at all.
+
 The resume rule (after kill -9, a lost connection or any IO task restart)
 - The IO task asks the master for the position right after the last complete transaction in
   the relay log, and the relay log is truncated there first: a torn event and a transaction
@@ -29,6 +39,7 @@ The resume rule (after kill -9, a lost connection or any IO task restart)
 
 from __future__ import annotations
 
+import errno
 import os
 import time
 from collections.abc import Callable
@@ -202,6 +213,9 @@ class RelayLog:
         self.flushed = 0  # bytes of the current file handed to the OS
         self.synced = 0  # bytes of the current file known durable
         self.readable: RelayPosition | None = None
+        # After a failed write or fsync: the current file's last good end, until `cut_back`.
+        self.damaged: int | None = None
+        self.failed_bytes = 0  # the size of the write that failed
 
     # -- index ------------------------------------------------------------------------------
     def files(self) -> list[str]:
@@ -211,11 +225,17 @@ class RelayLog:
         return [n for n in names if n]
 
     def _write_index(self, names: list[str]) -> None:
+        """Replace the index whole (write a temporary file, fsync, rename): a failure leaves the
+        old index."""
         tmp = self.index_path.with_suffix(".index_tmp")
-        with open(tmp, "w") as f:
-            f.write("".join(f"{n}\n" for n in names))
-            f.flush()
-            os.fsync(f.fileno())
+        try:
+            with open(tmp, "w") as f:
+                f.write("".join(f"{n}\n" for n in names))
+                f.flush()
+                os.fsync(f.fileno())
+        except OSError:
+            tmp.unlink(missing_ok=True)
+            raise
         os.replace(tmp, self.index_path)
         self._sync_dir()
 
@@ -301,10 +321,18 @@ class RelayLog:
             log_pos=len(BINLOG_MAGIC) + len(probe), checksum=True,
         )
         head = BINLOG_MAGIC + fd_event
-        self._fd = os.open(self.path(name), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o640)
-        os.write(self._fd, head)
-        os.fsync(self._fd)
-        self._write_index([*files, name])
+        path = self.path(name)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o640)
+        try:
+            _write_all(fd, head)
+            os.fsync(fd)
+            self._write_index([*files, name])
+        except OSError:
+            os.close(fd)
+            if name not in self.files():
+                path.unlink(missing_ok=True)
+            raise
+        self._fd = fd
         self.current = name
         self.size = self.flushed = self.synced = len(head)
         # The previous file was cut back to its last complete transaction (`truncate_tail`)
@@ -342,34 +370,105 @@ class RelayLog:
         return self.size
 
     def flush(self) -> None:
+        """Hand the buffer to the OS. On failure the file is cut back to `flushed` (see the
+        header) and the OSError propagates."""
         if self._buffer and self._fd is not None:
-            while self._buffer:
-                n = os.write(self._fd, self._buffer)
-                del self._buffer[:n]
+            try:
+                while self._buffer:
+                    n = os.write(self._fd, self._buffer)
+                    del self._buffer[:n]
+            except OSError:
+                self._failed(self.flushed)
+                raise
         self.flushed = self.size
 
     def sync(self, fsync: Callable[[int], None] = os.fsync) -> int:
         """fsync what was flushed (blocking: the IO task runs it in a worker thread, and does
-        nothing else with the relay log meanwhile). Returns the offset that is now durable."""
+        nothing else with the relay log meanwhile). Returns the offset that is now durable. On
+        failure the file is cut back to `synced` (never below what the applier may have read)
+        and the OSError propagates."""
         upto = self.flushed
         if self._fd is not None:
-            fsync(self._fd)
+            try:
+                fsync(self._fd)
+            except OSError:
+                self._failed(max(self.synced, self._readable_here()))
+                raise
         self.synced = max(self.synced, upto)
         return upto
 
+    def _readable_here(self) -> int:
+        readable = self.readable
+        return readable.pos if readable is not None and readable.name == self.current else 0
+
+    def _failed(self, good_end: int) -> None:
+        """A write or fsync failed: forget everything after `good_end` and try to cut the file
+        there at once (`cut_back` finishes the job, or retries it)."""
+        self.failed_bytes = self.size - good_end
+        self._buffer.clear()
+        self.size = self.flushed = good_end
+        self.synced = min(self.synced, good_end)
+        self.damaged = good_end if self.damaged is None else min(self.damaged, good_end)
+        if self._fd is not None:
+            try:
+                os.ftruncate(self._fd, good_end)
+            except OSError:
+                pass
+
+    def cut_back(self) -> BinlogPosition | None:
+        """After a failed write or fsync (`damaged`): cut the current file to its last complete
+        transaction at or before the last good end, fsync it and close it. Returns the master's
+        coordinates right after that transaction (None when the file holds no event of the
+        master: resume where the file began). Raises OSError when the disk still refuses; the
+        relay log stays damaged."""
+        assert self.damaged is not None and self.current is not None
+        path = self.path(self.current)
+        fd, self._fd = self._fd, None
+        try:
+            if fd is None:
+                fd = os.open(path, os.O_RDWR)
+            with open(path, "rb") as f:
+                data = f.read(self.damaged)
+            tracker, boundary = _scan(data)
+            if tracker is None:  # start_file makes the head durable before the file is current
+                raise OSError(errno.EIO, f"relay log file {self.current} lost its header")
+            os.ftruncate(fd, boundary)
+            os.fsync(fd)
+        finally:
+            if fd is not None:
+                os.close(fd)
+        self.size = self.flushed = self.synced = boundary
+        self.damaged = None
+        here = self.position_of(self.current, boundary)
+        if self.readable is None or self.readable < here:
+            self.readable = here  # durable, whole transactions
+        return tracker.master
+
     def truncate_tail(self, offset: int) -> None:
-        """Cut the current file back to `offset` (a transaction boundary) before resuming."""
-        self.flush()
+        """Cut the current file back to `offset` (a transaction boundary) before resuming, and
+        make what stays durable: the next file begins after it."""
+        if offset > self.flushed:  # whole transactions still in the buffer: keep those
+            del self._buffer[offset - self.flushed:]
+            self.size = offset
+            self.flush()
+        else:
+            self._buffer.clear()
+            self.size = self.flushed
         if self._fd is not None and offset < self.size:
             os.ftruncate(self._fd, offset)
-            os.fsync(self._fd)
-            self.size = self.flushed = self.synced = offset
+            self.size = self.flushed = offset
+            self.synced = min(self.synced, offset)
+        if self._fd is not None and self.synced < self.size:
+            self.sync()
 
     def close(self) -> None:
+        """Flush and close the current file (closed even when the flush fails)."""
         if self._fd is not None:
-            self.flush()
-            os.close(self._fd)
-            self._fd = None
+            try:
+                self.flush()
+            finally:
+                os.close(self._fd)
+                self._fd = None
 
     # -- housekeeping -----------------------------------------------------------------------------
     def purge_before(self, name: str) -> list[str]:
@@ -388,13 +487,21 @@ class RelayLog:
 
     def reset(self) -> None:
         """RESET SLAVE: delete every relay log file and the index."""
+        self._buffer.clear()
+        self.size = self.flushed
         self.close()
+        self.damaged = None
         for name in self.files():
             self.path(name).unlink(missing_ok=True)
         self.index_path.unlink(missing_ok=True)
         self.current = None
         self.size = self.flushed = self.synced = 0
         self.readable = None
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    while data:
+        data = data[os.write(fd, data):]
 
 
 def _scan(data: bytes) -> tuple[GroupTracker | None, int]:

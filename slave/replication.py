@@ -22,7 +22,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from protocol.errors import ER_BAD_SLAVE, ER_SLAVE_MUST_STOP, SQLError
+from protocol.errors import ER_BAD_SLAVE, ER_RELAY_LOG_INIT, ER_SLAVE_MUST_STOP, SQLError
 from protocol.position import BinlogPosition
 from semisync.interface import BinlogRelayIODelegate
 from slave import master_info
@@ -166,7 +166,10 @@ class Replication:
             self._io_task = None
             if self.io is not None:
                 self.relay_resume = self.io.resume
-                self._save_info(self.io.resume)
+                try:
+                    self._save_info(self.io.resume)
+                except OSError as e:  # master.info keeps its older position; the relay log has the newer one
+                    log.error("Failed to flush master info file: %s", e)
         if sql:
             self._sql_task = None
 
@@ -174,6 +177,16 @@ class Replication:
         if position is not None and position.file:
             self.info = self.info.with_changes(log_file=position.file, log_pos=position.pos)
         master_info.save(self.datadir, self.info)
+
+    def _store_info(self, info: MasterInfo) -> None:
+        """Make `info` the settings, master.info first: if it cannot be written, the statement
+        fails with 1380 (mysqld's "Failed to flush master info file") and nothing changes."""
+        try:
+            master_info.save(self.datadir, info)
+        except OSError as e:
+            log.error("Failed to flush master info file: %s", e)
+            raise SQLError(ER_RELAY_LOG_INIT, f"Failed to flush master info file ({e})") from None
+        self.info = info
 
     # -- CHANGE MASTER / RESET --------------------------------------------------------------------
     def change_master(self, changes: dict[str, Any]) -> None:
@@ -189,14 +202,14 @@ class Replication:
                 changes.setdefault("log_file", "")
                 changes.setdefault("log_pos", 4)
             changes.setdefault("log_pos", 4)
-            self._drop_relay_log(changes.get("log_file", ""), int(changes.get("log_pos", 4)))
         if "heartbeat_period" not in changes and new_source:
             changes["heartbeat_period"] = self.info.heartbeat_period
-        self.info = self.info.with_changes(**changes)
+        self._store_info(self.info.with_changes(**changes))
+        if new_source:
+            self._drop_relay_log(changes.get("log_file", ""), int(changes.get("log_pos", 4)))
         self.received_heartbeats = 0
         if self.io is not None:
             self.io.received_heartbeats = 0
-        self._save_info()
 
     def _drop_relay_log(self, master_file: str, master_pos: int) -> None:
         self.relay.reset()
@@ -225,8 +238,7 @@ class Replication:
             self.info = MasterInfo(heartbeat_period=default_period, connect_retry=self.info.connect_retry)
         else:
             # RESET SLAVE keeps the connection settings, forgets the position (MySQL 5.7).
-            self.info = self.info.with_changes(log_file="", log_pos=4, heartbeat_period=default_period)
-            self._save_info()
+            self._store_info(self.info.with_changes(log_file="", log_pos=4, heartbeat_period=default_period))
 
     # -- SHOW SLAVE STATUS ------------------------------------------------------------------------
     def status_row(self) -> tuple[Any, ...] | None:

@@ -15,7 +15,11 @@ master; a cut link (the slave's proxy closes its connections and drops every byt
 restored: a partition); a slow link (the proxy delays and fragments every chunk, both ways); a
 corrupted ack (the proxy damages the next semi-sync ack a slave sends: its magic, its position or
 its file name, each a change the master can detect); a corrupted event (the proxy flips the last
-byte of the next chunk the master sends, usually an event's CRC32). One fault at a time, healed
+byte of the next chunk the master sends, usually an event's CRC32); a full disk on the master or
+on a slave (each daemon's datadir is a small tmpfs, `DISK_SIZE`; the fault fills it while the
+writers run and frees it: the master's commits fail or wait meanwhile and it recovers by itself;
+a slave's IO thread waits for space and resumes by itself, and a SQL thread stopped by a failed
+engine commit is started again with START SLAVE, as a DBA does). One fault at a time, healed
 before the next, so the master always has a healthy slave once the fault is over.
 
 The guarantee checked (MySQL's AFTER_SYNC semantics, seed 003 and WL#7169): a commit that
@@ -33,6 +37,8 @@ relay log of at least `wait_count` slaves (ours fsync the relay log before ackin
 - `diverged` (c): after catch-up each slave's table is the master's, row for row.
 - `duplicate`, `phantom`, `torn` (d): no key twice, no key nobody attempted, no transaction in
   part; a transaction whose client saw an error may be present (once) or absent.
+- `failed-visible` (d): a transaction whose client got an error from the server (not a lost
+  connection, not 1053) is on no server: the master said it failed (e.g. 1026 on a full disk).
 - `corrupt-ack-accepted`: the master must drop the connection that carried a corrupted ack
   ("errors say who broke the rules"), and must not credit it (then (b) would fail).
 - `corrupt-event-accepted`: a slave must drop the connection that delivered a corrupted event
@@ -40,6 +46,8 @@ relay log of at least `wait_count` slaves (ours fsync the relay log before ackin
   reconnects); applying it would also show as `diverged`.
 - `no-progress` (a hang): after every healed fault the load must commit again within 30 s.
 - `daemon-died`: no daemon exits unless we killed it.
+- `log-unreadable`: at the end, with every daemon stopped, `mariadb-binlog` reads every binlog
+  and relay log file end to end (exit 0).
 
 Run a soak with `python -m tests.support.faults --minutes 10 --seed S` (docs/CONTRIBUTING.md).
 """
@@ -47,17 +55,20 @@ Run a soak with `python -m tests.support.faults --minutes 10 --seed S` (docs/CON
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import re
 import shutil
 import signal
 import socket
+import subprocess
 import sys
 import tempfile
 import threading
 import time
 from collections import Counter
 from collections.abc import Callable
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -68,6 +79,7 @@ from binlog.reader import BinlogFileError, iter_events
 from protocol.errors import ProtocolError
 from protocol.events import EventType, decode_header
 from tests.support.daemons import Daemon, wait_for
+from tests.support.disk import fill, tmpfs
 from tests.support.slave_daemon import slave_status
 from tests.support.wire_proxy import WireProxy, is_ack
 
@@ -75,6 +87,9 @@ REPL_PASSWORD = "replpw"
 TABLE = "faults.t"
 KEY = re.compile(rb"'(w\d+\.\d+)\.\d+'")
 HEAL_TIMEOUT = 30.0
+DISK_SIZE = 256 << 20  # each daemon's tmpfs datadir (only what is written uses memory)
+FILLER = "disk-filler"  # the file that takes a datadir's last byte during a disk-full fault
+DISK_FULL_ERROR = "disk is full"  # in Last_SQL_Error when a full disk stopped the SQL thread
 
 
 # -- the ledger: what every client was told ---------------------------------------------------
@@ -83,7 +98,8 @@ class Txn:
     txid: str
     rows: int
     started: float
-    outcome: str = "pending"  # "ok" (acknowledged) | "error" (in doubt) | "pending"
+    # "ok" (acknowledged) | "error" (in doubt) | "failed" (the server said so) | "pending"
+    outcome: str = "pending"
     ended: float = 0.0
 
     def keys(self) -> list[str]:
@@ -104,6 +120,10 @@ class Ledger:
         return txn
 
     def end(self, txn: Txn, outcome: str) -> None:
+        """`outcome` "error", called while handling the client's exception, becomes "failed" when
+        the server answered with an error (`told_failed`)."""
+        if outcome == "error" and told_failed(sys.exc_info()[1]):
+            outcome = "failed"
         with self._lock:
             self._outcomes[txn.outcome] -= 1
             self._outcomes[outcome] += 1
@@ -172,6 +192,14 @@ class Load:
         self._connected[w] = False
         if conn is not None and conn.open:
             conn.close()
+
+
+def told_failed(error: BaseException | None) -> bool:
+    """Did the server answer with an error (the transaction did not commit, e.g. 1026 on a full
+    disk; the client then drops its connection, which rolls back the rest)? A lost connection
+    (client errors, 2000 and up) and 1053 (shutdown while the commit waited) leave it in doubt."""
+    code = error.args[0] if isinstance(error, pymysql.err.MySQLError) and error.args else 0
+    return isinstance(code, int) and 0 < code < 2000 and code != 1053
 
 
 # -- the link between a slave and the master --------------------------------------------------
@@ -271,9 +299,15 @@ def damage_ack(packet: bytes, how: str) -> bytes:
 
 # -- the cluster ------------------------------------------------------------------------------
 class Cluster:
-    def __init__(self, workdir: Path, rng: random.Random, wait_count: int = 1, slaves: int = 2) -> None:
+    """`disk_size`: each daemon's datadir is a tmpfs of that size, mounted by `start` and
+    unmounted by `close`."""
+
+    def __init__(self, workdir: Path, rng: random.Random, wait_count: int = 1, slaves: int = 2,
+                 disk_size: int = 0) -> None:
         self.workdir = workdir
         self.wait_count = wait_count
+        self.disk_size = disk_size
+        self._mounts = ExitStack()
         self.master = Daemon("master", workdir / "master", [
             "--server-id=1", "--rpl-semi-sync-master-enabled=ON",
             "--rpl-semi-sync-master-wait-point=AFTER_SYNC",
@@ -287,7 +321,12 @@ class Cluster:
         self._rng = rng
         self.killed: set[str] = set()  # daemons we stopped on purpose (not "died")
 
+    def _mount(self, daemon: Daemon) -> None:
+        if self.disk_size:
+            self._mounts.enter_context(tmpfs(daemon.datadir, str(self.disk_size)))
+
     def start(self) -> None:
+        self._mount(self.master)
         m = self.master.start()
         for sql in ("SET GLOBAL rpl_semi_sync_master_enabled = OFF",  # no slave yet to ack these
                     f"CREATE USER 'repl'@'%' IDENTIFIED BY '{REPL_PASSWORD}'",
@@ -306,6 +345,7 @@ class Cluster:
                 "--master-heartbeat-period=0.5", "--slave-net-timeout=2",
             ])
             slave.role = f"slave{i}"  # its name from now on (the command line already says `slave`)
+            self._mount(slave)
             self.proxies.append(proxy)
             self.slaves.append(slave.start())
         for slave in self.slaves:
@@ -330,14 +370,17 @@ class Cluster:
             self.killed.discard(d.role)
 
     def close(self) -> None:
-        for d in self.daemons():
-            try:
-                d.stop()
-            except RuntimeError:
-                pass
-            d.kill9()
-        for proxy in self.proxies:
-            proxy.close()
+        try:
+            for d in self.daemons():
+                try:
+                    d.stop()
+                except RuntimeError:
+                    pass
+                d.kill9()
+            for proxy in self.proxies:
+                proxy.close()
+        finally:
+            self._mounts.close()
 
 
 # -- what each server holds -------------------------------------------------------------------
@@ -370,6 +413,19 @@ def relay_log_txids(datadir: Path, basename: str = "relay-bin") -> Counter[str]:
         except (FileNotFoundError, BinlogFileError, ProtocolError):
             continue
     return found
+
+
+def unreadable_logs(datadir: Path) -> list[str]:
+    """Every binlog or relay log file listed in an index of `datadir` that `mariadb-binlog`
+    cannot read end to end (its exit status and last words), as "file: why"."""
+    failures = []
+    for index in sorted(datadir.glob("*.index")):
+        for name in read_index(datadir, index.stem):
+            done = subprocess.run(["mariadb-binlog", "--no-defaults", str(datadir / name)],
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+            if done.returncode != 0:
+                failures.append(f"{datadir.name}/{name}: exit {done.returncode}: {done.stderr.strip()[-300:]}")
+    return failures
 
 
 def slave_copy(slave: Daemon, ledger: Ledger) -> set[str]:
@@ -432,6 +488,13 @@ def check_table(ledger: Ledger, rows: list[tuple], name: str) -> list[Violation]
     return found
 
 
+def check_failed_absent(ledger: Ledger, rows: list[tuple], name: str) -> list[Violation]:
+    """Rule (d): no transaction the server said failed is on `name`."""
+    failed = {t.txid for t in ledger.txns.values() if t.outcome == "failed"}
+    visible = sorted(failed & {k.rsplit(".", 1)[0] for _, k, _, _ in rows})
+    return [Violation("failed-visible", visible, f"on {name}: the client was told it failed")] if visible else []
+
+
 def check_identical(master_rows: list[tuple], slave_rows: list[tuple], name: str) -> list[Violation]:
     """Rule (c): after catch-up the slave's table is the master's, row for row."""
     if master_rows == slave_rows:
@@ -443,6 +506,17 @@ def check_identical(master_rows: list[tuple], slave_rows: list[tuple], name: str
                       f"{name}: {len(m - s)} master rows missing, {len(s - m)} rows not on the master")]
 
 
+def compare_after_catch_up(ledger: Ledger, master_rows: list[tuple], slave: Daemon, when: str) -> list[Violation]:
+    """Rules (c) and (d) on `slave`, once it has caught up with `master_rows` (or 90 s passed)."""
+    try:
+        wait_for(lambda: table_rows(slave) == master_rows, 90, 0.2, f"{slave.role} to catch up")
+    except TimeoutError:
+        pass
+    rows = table_rows(slave)
+    return (check_identical(master_rows, rows, f"{slave.role} {when}".strip()) + check_table(ledger, rows, slave.role)
+            + check_failed_absent(ledger, rows, slave.role))
+
+
 # -- the run ----------------------------------------------------------------------------------
 @dataclass
 class Report:
@@ -452,13 +526,14 @@ class Report:
     violations: list[Violation] = field(default_factory=list)
     acked: int = 0
     in_doubt: int = 0
+    failed: int = 0
     master_kills: int = 0
     samples: int = 0
     seconds: float = 0.0
 
     def summary(self) -> str:
         lines = [f"seed {self.seed}: {len(self.faults)} faults in {self.seconds:.0f} s, {self.acked} acknowledged "
-                 f"transactions, {self.in_doubt} in doubt, (b) checked at {self.master_kills} master kills, "
+                 f"transactions, {self.in_doubt} in doubt, {self.failed} failed, (b) checked at {self.master_kills} master kills, "
                  f"{self.samples} samples of the master's semi-sync status",
                  "faults: " + ", ".join(self.faults)]
         lines += [f"VIOLATION {v}" for v in self.violations] or ["checker: every rule holds"]
@@ -467,11 +542,12 @@ class Report:
 
 class Run:
     def __init__(self, seed: int, workdir: Path, writers: int = 4, wait_count: int = 1,
-                 log: Callable[[str], None] = print) -> None:
+                 log: Callable[[str], None] = print, kinds: list[str] | None = None) -> None:
         self.rng = random.Random(seed)
         self.report = Report(seed)
         self.ledger = Ledger()
-        self.cluster = Cluster(workdir, self.rng, wait_count)
+        self.disk_faults = kinds is None or bool(set(kinds) & set(DISK_FAULTS))
+        self.cluster = Cluster(workdir, self.rng, wait_count, disk_size=DISK_SIZE if self.disk_faults else 0)
         self.load = Load(self.cluster.master, self.ledger, writers, seed)
         self.log = log
         self._sampling = threading.Event()
@@ -587,11 +663,44 @@ class Run:
             except TimeoutError:
                 self.violate(Violation("corrupt-ack-accepted", [], f"{slave.role}: ack with a bad {how} "
                                        f"{proxy.corrupted[-1][2].hex()} did not make the master drop the connection"))
+        elif kind == "master-disk-full":
+            # binlog_error_action, per fault: an engine commit failing after the binlog write
+            # stops the master (ABORT_SERVER: we restart it, as its supervisor would) or is
+            # replayed from the binlog (REPLAY_FROM_BINLOG: it recovers by itself)
+            action = rng.choice(BINLOG_ERROR_ACTIONS)
+            label += f"[{action}]"
+            c.master.query(f"SET GLOBAL binlog_error_action = '{action}'")
+            self.fill_and_free(c.master, hold)
+            if c.master.proc is not None and c.master.proc.poll() is not None:
+                if action == "ABORT_SERVER" and "binlog_error_action is ABORT_SERVER" in c.master.tail(60):
+                    label += "+aborted"
+                    self.master_lost(f"fault {len(self.report.faults) + 1} ({label})")
+        elif kind == "slave-disk-full":
+            self.fill_and_free(slave, hold)
+            self.restart_stopped_sql_thread(slave)
         self.report.faults.append(label)
         self.report.kinds[kind] += 1
         c.heal()
         for died in c.died():
             self.violate(Violation("daemon-died", [], died))
+
+    def fill_and_free(self, daemon: Daemon, hold: float) -> None:
+        filler = fill(daemon.datadir, FILLER)
+        time.sleep(hold + 1)  # the writers meet the full disk
+        self.log(f"  {daemon.role}: {filler.stat().st_size >> 20} MiB filler; freed")
+        filler.unlink()
+        # the daemon notices: a commit failing as the space returned has failed by now, and a
+        # master stopping for binlog_error_action=ABORT_SERVER has ended
+        time.sleep(0.5)
+
+    def restart_stopped_sql_thread(self, slave: Daemon) -> None:
+        """After a full disk: the IO thread resumes by itself; a SQL thread that a failed engine
+        commit stopped is started again, as the DBA would (MariaDB's stops on a full table)."""
+        st = slave_status(slave.port)
+        if st.get("Slave_SQL_Running") == "No" and DISK_FULL_ERROR in str(st.get("Last_SQL_Error")):
+            self.log(f"  {slave.role}: SQL thread stopped ({st.get('Last_SQL_Errno')}: "
+                     f"{str(st.get('Last_SQL_Error'))[:120]}); START SLAVE")
+            slave.query("START SLAVE")
 
     def run(self, seconds: float, kinds: list[str] | None = None) -> Report:
         started = time.monotonic()
@@ -614,10 +723,18 @@ class Run:
         finally:
             self._sampling.set()
             self.load.stop()
-            c.close()
+            try:
+                for d in c.daemons():
+                    d.stop()
+                unreadable = [bad for d in c.daemons() for bad in unreadable_logs(d.datadir)]
+                if unreadable:
+                    self.violate(Violation("log-unreadable", [], "\n".join(unreadable)))
+            finally:
+                c.close()
             self.report.seconds = time.monotonic() - started
             self.report.acked = self.ledger.count("ok")
             self.report.in_doubt = self.ledger.count("error")
+            self.report.failed = self.ledger.count("failed")
         return self.report
 
     def finish(self) -> None:
@@ -628,22 +745,20 @@ class Run:
         self._sampling.set()
         self.master_lost("the end of the run")
         master_rows = table_rows(c.master)
-        self.violate_all(check_table(self.ledger, master_rows, "master"))
+        self.violate_all(check_table(self.ledger, master_rows, "master") + check_failed_absent(self.ledger, master_rows, "master"))
         for slave in c.slaves:
-            try:
-                wait_for(lambda s=slave: table_rows(s) == master_rows, 60, 0.2, f"{slave.role} to catch up")
-            except TimeoutError:
-                pass
-            rows = table_rows(slave)
-            self.violate_all(check_identical(master_rows, rows, slave.role) + check_table(self.ledger, rows, slave.role))
+            self.restart_stopped_sql_thread(slave)
+            self.violate_all(compare_after_catch_up(self.ledger, master_rows, slave, ""))
 
     def violate_all(self, found: list[Violation]) -> None:
         for v in found:
             self.violate(v)
 
 
+DISK_FAULTS = ["master-disk-full", "slave-disk-full"]  # need root (a tmpfs per datadir)
+BINLOG_ERROR_ACTIONS = ("ABORT_SERVER", "REPLAY_FROM_BINLOG")
 FAULTS = ["master-kill", "master-stop", "slave-kill", "slave-stop", "link-cut", "link-slow", "ack-corrupt",
-          "event-corrupt"]
+          "event-corrupt", *DISK_FAULTS]
 
 
 def run(seed: int, seconds: float, workdir: Path | None = None, writers: int = 4, wait_count: int = 1,
@@ -653,7 +768,7 @@ def run(seed: int, seconds: float, workdir: Path | None = None, writers: int = 4
     workdir = Path(tempfile.mkdtemp(prefix="semisync-faults-")) if own else workdir
     log(f"fault loop: seed {seed}, {seconds:.0f} s, {writers} writers, wait for {wait_count} slave(s), in {workdir}")
     try:
-        return Run(seed, workdir, writers, wait_count, log).run(seconds, kinds)
+        return Run(seed, workdir, writers, wait_count, log, kinds).run(seconds, kinds)
     finally:
         if own:
             shutil.rmtree(workdir, ignore_errors=True)
@@ -671,6 +786,9 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     if args.faults and set(args.faults) - set(FAULTS):
         p.error(f"unknown fault kind(s) {','.join(sorted(set(args.faults) - set(FAULTS)))}; known: {','.join(FAULTS)}")
+    if args.faults is None and os.geteuid() != 0:
+        args.faults = [k for k in FAULTS if k not in DISK_FAULTS]
+        print(f"not root: no {', '.join(DISK_FAULTS)} (they mount a tmpfs)")
     seed = args.seed if args.seed is not None else random.randrange(1 << 32)
     report = run(seed, args.minutes * 60, args.workdir, args.writers, args.wait_for_slave_count, args.faults)
     print(report.summary())

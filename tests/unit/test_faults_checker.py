@@ -4,6 +4,7 @@ in tests/integration/test_faults_loop.py."""
 
 from __future__ import annotations
 
+import pymysql
 import pytest
 
 from protocol.errors import ProtocolError
@@ -12,11 +13,13 @@ from protocol.semisync_wire import decode_ack, encode_ack
 from tests.support.faults import (
     ACK_DAMAGE,
     Ledger,
+    check_failed_absent,
     check_identical,
     check_on_master,
     check_on_slaves,
     check_table,
     damage_ack,
+    told_failed,
 )
 
 
@@ -54,6 +57,18 @@ def test_duplicates_phantoms_and_torn_transactions():
     found = {v.rule: v.txids for v in check_table(
         book, rows_of("w0.1.0", "w0.1.1", "w0.2.0", "w0.2.0", "w0.3.1", "w9.9.0"), "slave1")}
     assert found == {"duplicate": ["w0.2"], "phantom": ["w9.9"], "torn": ["w0.3"]}
+
+
+def test_a_transaction_the_server_said_failed_must_be_nowhere():
+    assert told_failed(pymysql.err.OperationalError(1026, "Error writing file 'mysql-bin.000001' (errno: 28)"))
+    assert not told_failed(pymysql.err.OperationalError(2013, "Lost connection to MySQL server during query"))
+    assert not told_failed(pymysql.err.OperationalError(1053, "Server shutdown in progress"))
+    assert not told_failed(pymysql.err.InterfaceError(0, ""))
+    assert not told_failed(ConnectionResetError())
+    book = ledger(w0_1=(1, "ok"), w0_2=(1, "failed"), w0_3=(1, "error"))
+    assert check_failed_absent(book, rows_of("w0.1.0", "w0.3.0"), "master") == []
+    [v] = check_failed_absent(book, rows_of("w0.1.0", "w0.2.0"), "slave2")
+    assert (v.rule, v.txids) == ("failed-visible", ["w0.2"]) and "slave2" in v.detail
 
 
 def test_a_slave_that_differs_from_the_master_diverged():

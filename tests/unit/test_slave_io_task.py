@@ -55,6 +55,7 @@ class FakeMaster:
         self.writer: asyncio.StreamWriter | None = None
         self.conn: ServerConnection | None = None
         self.queries: list[str] = []
+        self.dumps: list[BinlogPosition] = []  # where each COM_BINLOG_DUMP asked to start
 
     async def start(self) -> int:
         self.server = await asyncio.start_server(self.serve, "127.0.0.1", 0)
@@ -85,9 +86,11 @@ class FakeMaster:
                     writer.write(conn.send(OK()))
                 elif isinstance(ev, ComBinlogDump):
                     conn.start_dump(semisync=True)
+                    self.dumps.append(BinlogPosition(ev.filename, ev.position))
                     fd = FormatDescription(server_version="10.11.99-fake-log")
+                    start = ev.position if ev.filename else 4
                     self.send([
-                        encode_body_event(Rotate(4, BINLOG), timestamp=0, server_id=1, log_pos=0,
+                        encode_body_event(Rotate(start, BINLOG), timestamp=0, server_id=1, log_pos=0,
                                           flags=LOG_EVENT_ARTIFICIAL_F, checksum=True),
                         encode_body_event(fd, timestamp=1, server_id=1, log_pos=0, checksum=True),
                     ], flagged=())
