@@ -290,7 +290,7 @@ class BinlogWriter:
 
     def _create(self, name: str, names: list[str]) -> None:
         path = self.directory / name
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND, 0o640)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND, 0o600)
         data = BINLOG_MAGIC + self.format_description()
         os.write(fd, data)
         os.fsync(fd)

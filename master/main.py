@@ -31,6 +31,7 @@ from master.recovery import recover
 from master.role import MasterRole
 from semisync.interface import ReplicationInterface
 from server.daemon import run_foreground
+from server.files import secure_datadir
 from server.listener import Server
 
 log = logging.getLogger("semisync.master")
@@ -81,7 +82,7 @@ class MasterDaemon:
 
         cfg = self.config
         datadir = Path(cfg.datadir)
-        datadir.mkdir(parents=True, exist_ok=True)
+        secure_datadir(datadir)  # before any file in it is opened: 0700, files 0600
         self.engine = await Engine.open(datadir / "db")
         await recover(self.engine, datadir, cfg.log_bin)  # logs what it did
         writer = self.writer = BinlogWriter(

@@ -301,7 +301,7 @@ class RelayLog:
             log_pos=len(BINLOG_MAGIC) + len(probe), checksum=True,
         )
         head = BINLOG_MAGIC + fd_event
-        self._fd = os.open(self.path(name), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o640)
+        self._fd = os.open(self.path(name), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         os.write(self._fd, head)
         os.fsync(self._fd)
         self._write_index([*files, name])
