@@ -34,6 +34,7 @@ from typing import Any
 from semisync.interface import ReplicationInterface
 from server import core_variables
 from server.admin import Admin
+from server.connection_control import ConnectionControl
 from server.core_variables import COM_BY_KEYWORD
 from server.plugins import PluginManager
 from server.role import Role
@@ -44,6 +45,7 @@ from server.variables import Variables
 log = logging.getLogger("semisync.server")
 
 DEFAULT_MAX_ALLOWED_PACKET = 64 << 20  # 64 MiB, as MariaDB 10.11
+DEFAULT_MAX_CONNECT_ERRORS = 100  # as MariaDB
 IDLE_SWEEP_SECONDS = 1.0
 
 
@@ -112,6 +114,7 @@ class Server:
         interface: ReplicationInterface,
         max_allowed_packet: int = DEFAULT_MAX_ALLOWED_PACKET,
         plugin_options: Mapping[str, Any] | None = None,
+        max_connect_errors: int = DEFAULT_MAX_CONNECT_ERRORS,
     ) -> None:
         self.role = role
         self.bind_address = bind_address
@@ -123,6 +126,8 @@ class Server:
         self.engine = engine
         self.interface = interface
         self.max_allowed_packet = max_allowed_packet
+        self.max_connect_errors = max_connect_errors
+        self.connection_control = ConnectionControl()
         self.stats = ServerStats()
         self.sessions: dict[int, ClientSession] = {}
         self.variables = Variables()
@@ -153,7 +158,7 @@ class Server:
         plugin_options: Mapping[str, Any] | None = None,
     ) -> Server:
         """The server of a daemon, from the options every daemon config has (MasterConfig and
-        SlaveConfig: bind_address, port, server_id, datadir, root_password)."""
+        SlaveConfig: bind_address, port, server_id, datadir, root_password, max_connect_errors)."""
         return cls(
             role,
             bind_address=config.bind_address,
@@ -165,6 +170,7 @@ class Server:
             engine=engine,
             interface=interface,
             plugin_options=plugin_options,
+            max_connect_errors=config.max_connect_errors,
         )
 
     # -- lifecycle ---------------------------------------------------------------------------------
