@@ -14,9 +14,11 @@ mysql client's warning on stderr; then, as mysqld and mysql overwrite their argv
 replaces itself (same PID, `os.execve`) by one whose command line lacks the passwords: they
 move to the environment (`SEMISYNC_ROOT_PASSWORD` ...), which /proc/PID/environ shows to the
 process's own user and root only, where /proc/PID/cmdline shows every argument to every local
-user. (Python cannot overwrite its argv in place: the interpreter copies it at start-up and
-exposes no handle on the original memory the kernel reports.) The window before the exec is the
-same as mysqld's before it overwrites argv: between exec and option parsing.
+user. (Python has no API to overwrite its argv in place: `sys.argv` is a copy, and writing the
+kernel's argument area would take raw memory writes at the address /proc/self/stat reports,
+as the C extension setproctitle does; the re-exec gets the same result with documented calls.)
+As with mysqld, which overwrites argv only after it parsed it, the password is visible for the
+short time between the first exec and this point.
 """
 
 from __future__ import annotations

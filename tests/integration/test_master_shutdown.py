@@ -104,7 +104,7 @@ def test_sigterm_with_commits_waiting_on_frozen_slaves_answers_no_ok(tmp_path):
             assert answer == 1053 or answer in LOST, f"{note}: {answer}"  # never "OK"
         log = master.log.read_text(errors="replace")
         counted = [int(n) for n in re.findall(r"shutdown: (\d+) commit\(s\) left in doubt", log)]
-        assert counted == [sum(1 for a in answers.values() if a == 1053)], master.tail()
+        assert len(counted) == 1 and counted[0] >= sum(1 for a in answers.values() if a == 1053), master.tail()
 
         master.start()
         for s in slaves:
@@ -113,6 +113,8 @@ def test_sigterm_with_commits_waiting_on_frozen_slaves_answers_no_ok(tmp_path):
             wait_until(lambda s=s: caught_up(master, s), timeout=60, what="slaves caught up after the restart")
         on_master = notes(master)
         assert "before" in on_master
+        # the log counted exactly the waiting transactions the master kept (in doubt, not lost)
+        assert counted == [len(set(answers) & on_master)]
         for s in slaves:
             on_slave = notes(s)
             for note in answers:
