@@ -21,7 +21,8 @@ Contract (everything runs on the loop thread; the session calls, the admin flush
   connection_control_max_connection_delay] milliseconds; a successful login resets the count.
   The session waits with an asyncio sleep: the loop and every other client go on, and the wait
   does not count against connect_timeout. At most MAX_TRACKED_ACCOUNTS accounts are
-  tracked (a client chooses the user names), the least recently failed forgotten first.
+  tracked (a client chooses the user names), the least recently failed forgotten first, each
+  by at most USERNAME_CHAR_LENGTH characters of its user name (no account has a longer one).
 - `delays_generated` is Connection_control_delay_generated; `blocked_hosts()` lists the hosts
   at or over the limit.
 """
@@ -32,6 +33,7 @@ from collections import OrderedDict
 
 HOST_CACHE_SIZE = 128 + 151
 MAX_TRACKED_ACCOUNTS = 65536
+USERNAME_CHAR_LENGTH = 128  # MariaDB's longest user name
 LOOPBACK_ADDRESSES = frozenset({"127.0.0.1", "::1", "::ffff:127.0.0.1"})
 
 DEFAULT_FAILED_CONNECTIONS_THRESHOLD = 3
@@ -71,7 +73,7 @@ class ConnectionControl:
 
     def login_delay(self, user: str, host: str, threshold: int, min_ms: int, max_ms: int) -> float:
         """Seconds to wait before answering this login attempt of 'user'@'host' (0: none)."""
-        failures = self._failed_logins.get((user, host), 0)
+        failures = self._failed_logins.get(_account(user, host), 0)
         if not threshold or failures < threshold:
             return 0.0
         self.delays_generated += 1
@@ -79,11 +81,15 @@ class ConnectionControl:
         return ms / 1000.0
 
     def login_failed(self, user: str, host: str) -> None:
-        key = (user, host)
+        key = _account(user, host)
         self._failed_logins[key] = self._failed_logins.pop(key, 0) + 1
         if len(self._failed_logins) > MAX_TRACKED_ACCOUNTS:
             self._failed_logins.popitem(last=False)
 
     def login_succeeded(self, user: str, host: str) -> None:
-        self._failed_logins.pop((user, host), None)
+        self._failed_logins.pop(_account(user, host), None)
         self._host_errors.pop(host, None)
+
+
+def _account(user: str, host: str) -> tuple[str, str]:
+    return user[:USERNAME_CHAR_LENGTH], host

@@ -141,3 +141,7 @@ def test_failed_login_delays_grow_per_account_and_reset_on_success():
     for i in range(MAX_TRACKED_ACCOUNTS + 1):  # user names are the client's choice: bounded
         c.login_failed(f"user{i}", "h")
     assert len(c._failed_logins) == MAX_TRACKED_ACCOUNTS
+    for _ in range(3):  # a huge user name costs no more than a real one
+        c.login_failed("x" * 1_000_000, "h")
+    assert c.login_delay("x" * 2_000_000, "h", 3, 1000, 2000) == 1.0
+    assert max(len(user) for user, _ in c._failed_logins) == 128
