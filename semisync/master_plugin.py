@@ -25,7 +25,7 @@ Contract (who calls what; see `semisync.interface` for when the shell runs each 
   timeout) to be acked, as MariaDB delays its shutdown (MDEV-11853); from the moment it begins,
   no unacked commit is ever reported as committed: a wait that ends unacked (the shutdown's
   release, its own timeout, which then leaves semi-sync ON) returns `CommitVerdict.IN_DOUBT`,
-  and so does every later wait. The shell answers those clients ER_SERVER_SHUTDOWN (Percona's
+  and so does every later commit that is not acked, even if semi-sync switched OFF meanwhile. The shell answers those clients ER_SERVER_SHUTDOWN (Percona's
   PS-9916 logs the forced shutdown as an error); the log says how many transactions.
 - Status OFF: commits do not wait (`no_tx`); events at or after the largest committed position
   are flagged, so the ack of a caught-up slave (or a semi-sync slave connecting at or past that
@@ -346,7 +346,9 @@ class SemiSyncMasterPlugin(
         c = self._counters
         if not self._on:
             c.no_tx += transactions
-            return None
+            # switched OFF after a shutdown began while ON (e.g. its dumps closed, with
+            # wait_no_slave OFF): still unacked, so still in doubt
+            return CommitVerdict.IN_DOUBT if self._stopping else None
         if self._reply is not None and not self._reply < position:
             c.yes_tx += transactions  # acked before we got here (the dump can outrun us)
             return None

@@ -5,7 +5,8 @@ autocommit INSERTs waiting (one in the commit gate, the other queued behind it o
 writer lock). SIGTERM: the master waits up to rpl_semi_sync_master_timeout for the acks, then
 answers both clients ER_SERVER_SHUTDOWN (or they lose the connection), never OK, and its log
 counts them. After a restart and SIGCONT of the slaves, each of the two rows is either on the
-master and on both slaves, or nowhere.
+master and on both slaves, or nowhere. And the wait is real: a slave SIGCONTed while the
+master waits acks, and its client gets OK.
 """
 
 from __future__ import annotations
@@ -42,50 +43,71 @@ def notes(daemon: Daemon) -> set[str]:
     return {row[0] for row in daemon.query("SELECT note FROM app.t")}
 
 
-def test_sigterm_with_commits_waiting_on_frozen_slaves_answers_no_ok(tmp_path):
+def start_cluster(tmp_path, timeout_ms: int, slave_ids: tuple[int, ...], slaves: list[Daemon]) -> Daemon:
+    """Our master (semi-sync ON, app.t) and one of our semi-sync slaves per id, caught up."""
     master = Daemon("master", tmp_path / "master", [
-        "--server-id=1", "--rpl-semi-sync-master-enabled=ON", f"--rpl-semi-sync-master-timeout={TIMEOUT_MS}",
+        "--server-id=1", "--rpl-semi-sync-master-enabled=ON", f"--rpl-semi-sync-master-timeout={timeout_ms}",
+        # no semi-sync slave yet: the set-up statements must not wait for the timeout
+        "--rpl-semi-sync-master-wait-no-slave=OFF",
     ]).start()
-    slaves: list[Daemon] = []
-    try:
-        master.query("CREATE USER 'repl'@'%' IDENTIFIED BY 'replpw'")
-        master.query("GRANT REPLICATION SLAVE ON *.* TO 'repl'@'%'")
-        master.query("CREATE DATABASE app")
-        master.query("CREATE TABLE app.t (id INT AUTO_INCREMENT PRIMARY KEY, note VARCHAR(40))")
-        for name, server_id in (("slave1", 11), ("slave2", 12)):
-            slaves.append(Daemon("slave", tmp_path / name, [
-                f"--server-id={server_id}", "--master-host=127.0.0.1", f"--master-port={master.port}",
-                "--master-user=repl", "--master-password=replpw", "--rpl-semi-sync-slave-enabled=ON",
-                "--master-connect-retry=1", "--master-heartbeat-period=0.5",
-            ]).start())
-        wait_until(lambda: master.status("Rpl_semi_sync_master_clients")["Rpl_semi_sync_master_clients"] == "2",
-                   what="two semi-sync clients")
-        master.query("INSERT INTO app.t (note) VALUES ('before')")
-        for s in slaves:
-            wait_until(lambda s=s: caught_up(master, s), what="slaves caught up")
-        assert master.status("Rpl_semi_sync_master_status")["Rpl_semi_sync_master_status"] == "ON"
+    master.query("CREATE USER 'repl'@'%' IDENTIFIED BY 'replpw'")
+    master.query("GRANT REPLICATION SLAVE ON *.* TO 'repl'@'%'")
+    master.query("CREATE DATABASE app")
+    master.query("CREATE TABLE app.t (id INT AUTO_INCREMENT PRIMARY KEY, note VARCHAR(40))")
+    for server_id in slave_ids:
+        slaves.append(Daemon("slave", tmp_path / f"slave{server_id}", [
+            f"--server-id={server_id}", "--master-host=127.0.0.1", f"--master-port={master.port}",
+            "--master-user=repl", "--rpl-semi-sync-slave-enabled=ON",
+            "--master-connect-retry=1", "--master-heartbeat-period=0.5",
+        ], env={"SEMISYNC_MASTER_PASSWORD": "replpw"}).start())
+    wait_until(lambda: master.status("Rpl_semi_sync_master_clients")["Rpl_semi_sync_master_clients"]
+               == str(len(slave_ids)), what="the semi-sync clients")
+    master.query("INSERT INTO app.t (note) VALUES ('before')")
+    for s in slaves:
+        wait_until(lambda s=s: caught_up(master, s), what="slaves caught up")
+    wait_until(lambda: master.status("Rpl_semi_sync_master_status")["Rpl_semi_sync_master_status"] == "ON",
+               what="semi-sync ON")
+    return master
 
+
+def commit_in_thread(master: Daemon, note: str, answers: dict[str, object]) -> threading.Thread:
+    """An autocommit INSERT in its own thread; answers[note] = "OK" or the MySQL error number."""
+
+    def commit() -> None:
+        try:
+            conn = master.connect(read_timeout=60)
+        except pymysql.err.MySQLError as exc:
+            answers[note] = exc.args[0]
+            return
+        try:
+            with conn.cursor() as cur:
+                cur.execute(f"INSERT INTO app.t (note) VALUES ('{note}')")
+            answers[note] = "OK"
+        except pymysql.err.MySQLError as exc:
+            answers[note] = exc.args[0]
+        finally:
+            try:
+                conn.close()
+            except Exception:
+                pass
+
+    thread = threading.Thread(target=commit)
+    thread.start()
+    return thread
+
+
+def test_sigterm_with_commits_waiting_on_frozen_slaves_answers_no_ok(tmp_path):
+    slaves: list[Daemon] = []
+    master = None
+    try:
+        master = start_cluster(tmp_path, TIMEOUT_MS, (11, 12), slaves)
         for s in slaves:
             s.signal(signal.SIGSTOP)
         answers: dict[str, object] = {}
 
-        def commit(note: str) -> None:
-            conn = master.connect(read_timeout=60)
-            try:
-                with conn.cursor() as cur:
-                    cur.execute(f"INSERT INTO app.t (note) VALUES ('{note}')")
-                answers[note] = "OK"
-            except pymysql.err.MySQLError as exc:
-                answers[note] = exc.args[0]
-            finally:
-                try:
-                    conn.close()
-                except Exception:
-                    pass
-
-        writers = [threading.Thread(target=commit, args=(note,)) for note in ("waits 1", "waits 2")]
-        for w in writers:
-            w.start()
+        writers = []
+        for note in ("waits 1", "waits 2"):
+            writers.append(commit_in_thread(master, note, answers))
             time.sleep(0.2)  # the first one is in the gate, the second queued behind it
 
         def inserts_running() -> int:
@@ -122,4 +144,34 @@ def test_sigterm_with_commits_waiting_on_frozen_slaves_answers_no_ok(tmp_path):
     finally:
         for s in slaves:
             s.stop()
-        master.stop()
+        if master is not None:
+            master.stop()
+
+
+def test_sigterm_waits_for_the_ack_of_a_slave_that_comes_back(tmp_path):
+    """MariaDB's shutdown waits up to the timeout for the acks, the dump connections still
+    open: a slave that resumes within it acks, and the waiting client gets its OK."""
+    slaves: list[Daemon] = []
+    master = None
+    try:
+        master = start_cluster(tmp_path, 20000, (21,), slaves)
+        slaves[0].signal(signal.SIGSTOP)
+        answers: dict[str, object] = {}
+        writer = commit_in_thread(master, "acked during shutdown", answers)
+        wait_until(lambda: master.status("Rpl_semi_sync_master_wait_sessions")[
+            "Rpl_semi_sync_master_wait_sessions"] == "1", what="the commit waiting for its ack")
+        master.signal(signal.SIGTERM)
+        wait_until(lambda: "Delaying shutdown to await semi-sync ACK" in master.log.read_text(),
+                   what="the shutdown waiting for acks")
+        slaves[0].signal(signal.SIGCONT)
+        writer.join(60)
+        assert answers == {"acked during shutdown": "OK"}
+        assert master.proc is not None and master.proc.wait(60) == 0
+        assert "left in doubt" not in master.log.read_text()
+        master.start()
+        assert "acked during shutdown" in notes(master)
+    finally:
+        for s in slaves:
+            s.stop()
+        if master is not None:
+            master.stop()

@@ -481,6 +481,18 @@ def test_shutdown_never_turns_an_unacked_commit_into_ok(fl, caplog):
     assert any("Forced shutdown: 3 commit(s)" in r.message and r.levelname == "ERROR" for r in caplog.records)
 
 
+def test_a_switch_off_during_shutdown_does_not_make_later_commits_ok(fl):
+    m = MasterHarness(fl, rpl_semi_sync_master_wait_no_slave=0)
+    dump = m.connect(2)
+    waiting = m.commit(pos(100))
+    shutdown = fl.spawn(m.plugin.shutdown(grace=1.0))
+    fl.advance(1.0)
+    assert waiting.result() is CommitVerdict.IN_DOUBT and shutdown.result() == 1
+    m.disconnect(dump)  # the shell closes the dumps: fewer slaves than needed, semi-sync OFF
+    assert not m.plugin.status
+    assert m.commit(pos(200)).result() is CommitVerdict.IN_DOUBT
+
+
 def test_shutdown_while_semi_sync_is_off_changes_nothing(fl):
     m = MasterHarness(fl, rpl_semi_sync_master_timeout=100)
     m.connect(2)
