@@ -21,6 +21,10 @@ Contract
   OK the role sends itself), `has_privilege(*names)`, `require(*names)` (raises 1227),
   `await commit(txn)` (hand an engine transaction to `role.commit`), `await closed()`,
   `is_closed`, `close()`, `kill()`.
+- Login defences (server/connection_control.py): a blocked host gets ER_HOST_IS_BLOCKED in
+  place of the greeting; a connection that fails before its login completes (closed, timed
+  out, malformed) counts against its host; a failed login of an account delays that account's
+  next attempts (this session sleeps; nothing else waits).
 - KILL: `kill()` closes the connection; a statement running in a role is cancelled, one inside
   the engine or `role.commit` completes first (its answer goes nowhere). `kill_query()` fails
   the running statement with 1317: a role statement at once (cancelled), an engine one at the
@@ -556,8 +560,8 @@ class ClientSession(asyncio.Protocol):
             deadline = self._login_timeout.when() if self._login_timeout is not None else None
             if deadline is not None:
                 self._login_timeout.reschedule(deadline + delay)  # type: ignore[union-attr]
-            log.info("session %d (%s): login of '%s' delayed %.3f s after failed logins",
-                     self.connection_id, self.peer, user, delay)
+            log.info("session %d (%s): login of %r delayed %.3f s after failed logins",
+                     self.connection_id, self.peer, user[:128], delay)
             await asyncio.sleep(delay)
 
     # -- commands ---------------------------------------------------------------------------------
