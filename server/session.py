@@ -22,9 +22,10 @@ Contract
   `await commit(txn)` (hand an engine transaction to `role.commit`), `await closed()`,
   `is_closed`, `close()`, `kill()`.
 - Login defences (server/connection_control.py): a blocked host gets ER_HOST_IS_BLOCKED in
-  place of the greeting; a connection that fails before its login completes (closed, timed
-  out, malformed) counts against its host; a failed login of an account delays that account's
-  next attempts (this session sleeps; nothing else waits).
+  place of the greeting; a handshake that fails (closed or timed out before the login is
+  answered, a malformed packet) counts against its host, a wrong password does not; a failed
+  login of an account delays that account's next attempts (this session sleeps; nothing else
+  waits).
 - KILL: `kill()` closes the connection; a statement running in a role is cancelled, one inside
   the engine or `role.commit` completes first (its answer goes nowhere). `kill_query()` fails
   the running statement with 1317: a role statement at once (cancelled), an engine one at the
