@@ -219,6 +219,7 @@ def test_failed_logins_are_delayed_for_that_account_only(tmp_path):
     try:
         master.query("CREATE USER 'app'@'%' IDENTIFIED BY 'apppw'")
         master.query("SET GLOBAL connection_control_min_connection_delay = 3000")
+        master.query("SET GLOBAL connect_timeout = 2")  # shorter than the delay: it must not cut it
         for _ in range(3):  # up to the threshold: answered at once
             assert login(master.port, "app", "wrong") == 1045
         assert master.status("Connection_control_delay_generated") == {"Connection_control_delay_generated": "0"}
