@@ -404,7 +404,7 @@ class BinlogWriter:
     def _start_file(self, path: Path) -> tuple[int, int]:
         """A new file with the magic number and our FD, fsynced with its directory: (fd, size).
         On failure the file is removed and the OSError propagates (the index is not touched)."""
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND, 0o640)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND, 0o600)
         data = BINLOG_MAGIC + self.format_description()
         try:
             _write_all(fd, data)

@@ -8,6 +8,17 @@ every refusal is the loader's one line (config/loader.py), printed to stderr wit
 Like mysqld, the command line also takes `--rpl_semi_sync_master_timeout` (underscores),
 `--rpl-semi-sync-source-timeout` (MySQL 8 names), a bare boolean option (`--rpl-semi-sync-master-enabled` = ON) and
 `--skip-`/`--disable-`/`--enable-` in front of a boolean option.
+
+A password typed on the command line (`--root-password`, `--master-password`) works, with the
+mysql client's warning on stderr; then, as mysqld and mysql overwrite their argv, the process
+replaces itself (same PID, `os.execve`) by one whose command line lacks the passwords: they
+move to the environment (`SEMISYNC_ROOT_PASSWORD` ...), which /proc/PID/environ shows to the
+process's own user and root only, where /proc/PID/cmdline shows every argument to every local
+user. (Python has no API to overwrite its argv in place: `sys.argv` is a copy, and writing the
+kernel's argument area would take raw memory writes at the address /proc/self/stat reports,
+as the C extension setproctitle does; the re-exec gets the same result with documented calls.)
+As with mysqld, which overwrites argv only after it parsed it, the password is visible for the
+short time between the first exec and this point.
 """
 
 from __future__ import annotations
@@ -24,11 +35,14 @@ from typing import Any, NoReturn, TypeVar
 import click
 from pydantic import BaseModel
 
-from config.loader import ConfigError, alias_names, option_flag
+from config.loader import ENV_PREFIX, ConfigError, alias_names, option_flag
 
 Config = TypeVar("Config", bound=BaseModel)
 Loader = Callable[[Mapping[str, str | None], Path | None, Mapping[str, str]], Config]
 F = TypeVar("F", bound=Callable[..., Any])
+
+PASSWORD_OPTIONS = ("root_password", "master_password")
+PASSWORD_WARNING = "[Warning] Using a password on the command line interface can be insecure."
 
 ENVIRONMENT_NOTE = (
     "Every option can also be set in the environment as SEMISYNC_<OPTION_NAME> (e.g. "
@@ -130,6 +144,10 @@ def daemon_command(
     @daemon_options(model)
     def command(config_file: Path | None, **cli_values: str | None) -> None:
         config = configured(loader, config_file, cli_values)
+        typed = {key: cli_values[key] for key in PASSWORD_OPTIONS if cli_values.get(key) is not None}
+        if typed:
+            click.echo(f"semisync {name}: {PASSWORD_WARNING}", err=True)
+            reexec_without(typed)  # returns only when this is not our own process's command line
         module = f"{name}.main"
         try:
             run = importlib.import_module(module).run
@@ -138,6 +156,31 @@ def daemon_command(
         serve(run(config))
 
     return command
+
+
+def reexec_without(passwords: Mapping[str, str]) -> None:
+    """Exec this same command again with `passwords` (option name -> value) moved from the
+    command line to the environment; return without doing anything when they are not on this
+    process's command line (the command was invoked in-process, e.g. by a test runner)."""
+    spellings = {spelling for name in passwords for spelling in (option_flag(name), "--" + name)}
+    kept: list[str] = []
+    argv = list(sys.orig_argv)
+    found = False
+    i = 0
+    while i < len(argv):
+        flag, eq, _ = argv[i].partition("=")
+        if flag in spellings:
+            found = True
+            i += 1 if eq else 2  # `--root-password=X` or `--root-password X`
+            continue
+        kept.append(argv[i])
+        i += 1
+    if not found:
+        return
+    env = {**os.environ, **{ENV_PREFIX + name.upper(): value for name, value in passwords.items()}}
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os.execve(sys.executable, kept, env)
 
 
 def configured(

@@ -9,6 +9,7 @@ Ctrl-C (SIGINT) or SIGTERM stops every child (SIGTERM, then SIGKILL after a grac
 
 from __future__ import annotations
 
+import os
 import signal
 import subprocess
 import sys
@@ -33,6 +34,7 @@ class Child:
     args: list[str]
     log: Path
     proc: subprocess.Popen[bytes] | None = None
+    env: dict[str, str] | None = None  # added to our environment (passwords: never on a command line)
 
     def start(self) -> None:
         self.log.parent.mkdir(parents=True, exist_ok=True)
@@ -42,6 +44,7 @@ class Child:
             stdout=out,
             stderr=subprocess.STDOUT,
             stdin=subprocess.DEVNULL,
+            env={**os.environ, **self.env} if self.env else None,
             start_new_session=True,  # Ctrl-C reaches us only; we stop the children in order
         )
         out.close()
@@ -89,12 +92,12 @@ def cluster(datadir: Path, port: int, metrics_port: int, slaves: int) -> list[Ch
                     "--master-host=127.0.0.1",
                     f"--master-port={port}",
                     f"--master-user={REPL_USER}",
-                    f"--master-password={REPL_PASSWORD}",
                     "--rpl-semi-sync-slave-enabled=ON",
                     "--master-connect-retry=1",
                     f"--metrics-port={metrics_port + i}",
                 ],
                 datadir / f"slave{i}.log",
+                env={"SEMISYNC_MASTER_PASSWORD": REPL_PASSWORD},
             )
         )
     return children

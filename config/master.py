@@ -12,13 +12,17 @@ from typing import Annotated
 
 from config.daemon import (
     BIND_HELP,
+    MAX_CONNECT_ERRORS_HELP,
     METRICS_HELP,
+    ROOT_PASSWORD_FILE_HELP,
     ROOT_PASSWORD_HELP,
     BindAddress,
+    ConnectErrors,
     Count,
     DaemonConfig,
     DataDir,
     Password,
+    PasswordFile,
     Port,
     ServerId,
 )
@@ -57,6 +61,7 @@ class MasterConfig(DaemonConfig):
     port: Port = option(3306, metavar="N", help="MySQL protocol port (clients and slaves)")
     server_id: ServerId = option(1, metavar="N", help="this server's id, 1-4294967295")
     root_password: Password = option("", metavar="TEXT", help=ROOT_PASSWORD_HELP)
+    root_password_file: PasswordFile = option(None, metavar="PATH", help=ROOT_PASSWORD_FILE_HELP)
     log_bin: Annotated[str, checked(parse_basename)] = option(
         "mysql-bin",
         metavar="NAME",
@@ -114,3 +119,4 @@ class MasterConfig(DaemonConfig):
         help="debug trace bits: 1 general, 16 detail, 32 net wait, 64 function",
     )
     metrics_port: Port = option(0, metavar="N", help=METRICS_HELP, shown="0 (off)")
+    max_connect_errors: ConnectErrors = option(100, metavar="N", help=MAX_CONNECT_ERRORS_HELP)

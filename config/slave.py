@@ -14,13 +14,17 @@ from pydantic import ValidationInfo, field_validator
 
 from config.daemon import (
     BIND_HELP,
+    MAX_CONNECT_ERRORS_HELP,
     METRICS_HELP,
+    ROOT_PASSWORD_FILE_HELP,
     ROOT_PASSWORD_HELP,
     BindAddress,
+    ConnectErrors,
     Count,
     DaemonConfig,
     DataDir,
     Password,
+    PasswordFile,
     Port,
     ServerId,
 )
@@ -62,6 +66,7 @@ class SlaveConfig(DaemonConfig):
         help="this server's id, 1-4294967295; must differ from the master's",
     )
     root_password: Password = option("", metavar="TEXT", help=ROOT_PASSWORD_HELP)
+    root_password_file: PasswordFile = option(None, metavar="PATH", help=ROOT_PASSWORD_FILE_HELP)
     master_host: Annotated[str | None, checked(parse_optional_host)] = option(
         None,
         metavar="HOST",
@@ -76,6 +81,9 @@ class SlaveConfig(DaemonConfig):
         help="replication user on the master",
     )
     master_password: Password = option("", metavar="TEXT", help="password of --master-user")
+    master_password_file: PasswordFile = option(
+        None, metavar="PATH", help="read --master-user's password from the first line of this file",
+    )
     slave_net_timeout: Annotated[float, checked(_timeout)] = option(
         60.0,
         metavar="SECONDS",
@@ -110,6 +118,7 @@ class SlaveConfig(DaemonConfig):
         help="relay log basename: files NAME.000001..., index NAME.index",
     )
     metrics_port: Port = option(0, metavar="N", help=METRICS_HELP, shown="0 (off)")
+    max_connect_errors: ConnectErrors = option(100, metavar="N", help=MAX_CONNECT_ERRORS_HELP)
 
     @field_validator("master_heartbeat_period", mode="before")
     @classmethod

@@ -122,6 +122,28 @@ def parse_path(value: Any) -> Path:
     raise ValueError("allowed a directory path")
 
 
+def parse_optional_path(value: Any) -> Path | None:
+    """A file path (`~` expanded), or None when unset or empty."""
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return None
+    if isinstance(value, Path):
+        return value
+    if isinstance(value, str):
+        return Path(value.strip()).expanduser()
+    raise ValueError("allowed a file path")
+
+
+def read_password_file(path: Path) -> str:
+    """The first line of `path` (without its line end): a password kept off the command line."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ValueError(f"cannot read {path}: {exc.strerror}") from None
+    except UnicodeDecodeError:
+        raise ValueError(f"{path} is not UTF-8 text") from None
+    return text.splitlines()[0] if text else ""
+
+
 LOOPBACK_NAMES = {"localhost", "::1", "0:0:0:0:0:0:0:1"}
 
 

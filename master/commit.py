@@ -16,7 +16,10 @@ Contract (who may call what, what is durable when)
   slave never receives what the master could lose) -> `after_sync` (the AFTER_SYNC semi-sync
   wait, once per group) -> engine commit (`commit_group` with the group's end as the engine's
   meta, atomically) -> writer lock released -> `after_commit` (the AFTER_COMMIT wait, once per
-  group) -> every session of the group is woken.
+  group) -> every session of the group is woken: with its OK, or with ER_SERVER_SHUTDOWN when
+  a waiting hook decided `CommitVerdict.IN_DOUBT` (the server is shutting down and no slave
+  acked the group: it is committed on the master, in its binlog, and reaches the slaves when
+  they reconnect, but the client is never told it succeeded).
   A rotation at max_binlog_size happens inside the flush, after the group (the writer's rule).
 - Empty delegates cost nothing: no hook parameter is built when no observer is registered.
 - Failures. A failed binlog write or fsync (ENOSPC, EIO) fails the group as a whole: the
@@ -57,9 +60,9 @@ from binlog.writer import BinlogWriter
 from master.binlog_end import BinlogEnd
 from master.events import transaction_events
 from master.recovery import read_transactions
-from protocol.errors import ER_ERROR_ON_WRITE, ER_UNKNOWN_ERROR, SQLError
+from protocol.errors import ER_ERROR_ON_WRITE, ER_SERVER_SHUTDOWN, ER_UNKNOWN_ERROR, SQLError
 from protocol.position import BinlogPosition
-from semisync.interface import ReplicationInterface, StorageParam, TransParam
+from semisync.interface import CommitVerdict, ReplicationInterface, StorageParam, TransParam
 
 log = logging.getLogger("semisync.master.commit")
 
@@ -118,6 +121,7 @@ class GroupCommit:
         # counters (SHOW STATUS: Binlog_commits, Binlog_group_commits)
         self.commits = 0
         self.groups = 0
+        self.in_doubt = 0  # transactions answered ER_SERVER_SHUTDOWN (CommitVerdict.IN_DOUBT)
         # called with the seconds a group spent in the after_sync + after_commit hooks (metrics)
         self.on_group_waited: Callable[[float], None] | None = None
 
@@ -200,10 +204,11 @@ class GroupCommit:
             storage = self.interface.storage
             sessions = [t.param for t in group if t.param is not None]
             waited = 0.0
+            verdicts = []
             if storage:
                 started = time.monotonic()
                 try:
-                    await storage.after_sync(StorageParam(self.server_id, end, len(group), sessions))
+                    verdicts.append(await storage.after_sync(StorageParam(self.server_id, end, len(group), sessions)))
                 except Exception:
                     log.exception("after_sync observer failed for the group ending at %s", end)
                 waited = time.monotonic() - started
@@ -223,15 +228,19 @@ class GroupCommit:
             if transaction:
                 started = time.monotonic()
                 try:
-                    await transaction.after_commit(TransParam(
+                    verdicts.append(await transaction.after_commit(TransParam(
                         0, self.server_id, end, _group_state_setter(group), transactions=len(group),
-                    ))
+                    )))
                 except Exception:
                     log.exception("after_commit observer failed for the group ending at %s", end)
                 waited += time.monotonic() - started
             if (storage or transaction) and self.on_group_waited is not None:
                 self.on_group_waited(waited)
-            self._wake(group, None)
+            if CommitVerdict.IN_DOUBT in verdicts:
+                self.in_doubt += len(group)
+                self._wake(group, SQLError(ER_SERVER_SHUTDOWN))
+            else:
+                self._wake(group, None)
         finally:
             # (committers that queued after we took the group lead the next one themselves)
             if not released:

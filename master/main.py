@@ -8,9 +8,11 @@ Three lifecycle phases (STYLE.md habit 7)
   role and the replication interface, load the semi-sync master plugin (MariaDB's built-in; its
   variables from the configuration), bind and serve; Prometheus metrics on --metrics-port.
 - serve: until SIGTERM/SIGINT, whose handlers only request the shutdown.
-- shutdown (bounded by a deadline): stop accepting and close idle and dump connections; busy
-  sessions finish their statement; commits waiting for semi-sync acks get until the deadline
-  (the plugin then releases them as on a timeout, never as acked); the commit pipeline drains;
+- shutdown (bounded by deadlines): stop accepting and close idle connections; commits waiting
+  for semi-sync acks get up to rpl_semi_sync_master_timeout while the dump connections stay
+  open (MariaDB's MDEV-11853), then the plugin releases the rest in doubt: their clients get
+  ER_SERVER_SHUTDOWN, never OK (Percona's PS-9916); dump connections are closed, busy sessions
+  finish their statement within SHUTDOWN_TIMEOUT; the commit pipeline drains;
   the binlog is flushed, fsynced and closed (its in-use flag cleared); the engine is closed.
 """
 
@@ -29,6 +31,7 @@ from master.recovery import RecoveryError, recover
 from master.role import MasterRole
 from semisync.interface import ReplicationInterface
 from server.daemon import run_foreground
+from server.files import secure_datadir
 from server.listener import Server
 
 log = logging.getLogger("semisync.master")
@@ -79,7 +82,7 @@ class MasterDaemon:
 
         cfg = self.config
         datadir = Path(cfg.datadir)
-        datadir.mkdir(parents=True, exist_ok=True)
+        secure_datadir(datadir)  # before any file in it is opened: 0700, files 0600
         self.engine = await Engine.open(datadir / "db")
         try:
             await recover(self.engine, datadir, cfg.log_bin)  # logs what it did
@@ -168,24 +171,22 @@ class MasterDaemon:
             self.server.request_shutdown()
 
     async def shutdown(self, timeout: float = SHUTDOWN_TIMEOUT) -> None:
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + timeout
         if self.metrics is not None:
             await self.metrics.stop()
             self.metrics = None
         if self.server is not None:
             plugin = self.plugin
-            # Commits waiting for acks get until the deadline, then are released unacked.
-            releaser = None
-            if plugin is not None and hasattr(plugin, "shutdown"):
-                releaser = asyncio.ensure_future(plugin.shutdown(max(0.0, timeout * 0.8)))
-            await self.server.shutdown(max(0.1, deadline - loop.time()))
-            if releaser is not None:
-                await releaser
+            # Commits waiting for acks get up to rpl_semi_sync_master_timeout while the dump
+            # connections stay open; the plugin then releases the rest in doubt (ER_SERVER_SHUTDOWN).
+            drain = plugin.shutdown if plugin is not None and hasattr(plugin, "shutdown") else None
+            await self.server.shutdown(timeout, drain=drain)
             self.server.plugins.shutdown()
             self.server = None
         if self.pipeline is not None:
-            await self.pipeline.wait_idle(max(0.1, deadline - loop.time()))
+            await self.pipeline.wait_idle(timeout)
+            if self.pipeline.in_doubt:
+                log.error("shutdown: %d commit(s) left in doubt: durable in the binlog, acked by no slave, "
+                          "their clients got ER_SERVER_SHUTDOWN (1053)", self.pipeline.in_doubt)
             self.pipeline.close()
             self.pipeline = None
         if self.writer is not None:

@@ -3,8 +3,8 @@
 Contract
 - Commits go through the group commit pipeline (`master.commit.GroupCommit`).
 - COM_REGISTER_SLAVE registers (server_id, host, port) for SHOW SLAVE HOSTS until the connection
-  closes; COM_BINLOG_DUMP runs a `DumpSession` inside `handle_command` (the connection is the
-  dump's until it ends). A dump from a server_id that already has one replaces it: the old
+  closes; a replica claiming this master's own server_id is refused with 1593. COM_BINLOG_DUMP
+  runs a `DumpSession` inside `handle_command` (the connection is the dump's until it ends). A dump from a server_id that already has one replaces it: the old
   connection is killed first (mysqld's kill_zombie_dump_threads).
 - ROLLBACK runs on the engine, then calls the `after_rollback` hook.
 - Master statements: SHOW MASTER STATUS, SHOW BINARY LOGS (= SHOW MASTER LOGS), SHOW BINLOG
@@ -41,6 +41,7 @@ from protocol.errors import (
     ER_LOG_IN_USE,
     ER_MASTER_FATAL_ERROR_READING_BINLOG,
     ER_NOT_SUPPORTED_YET,
+    ER_SLAVE_FATAL_ERROR,
     ER_UNKNOWN_TARGET_BINLOG,
     SQLError,
 )
@@ -59,6 +60,10 @@ from server.role import Role
 from server.sql import Tokens
 from server.users import ALL, REPLICATION_CLIENT, REPLICATION_SLAVE, SUPER
 from server.variables import Scope, SystemVariable, check_enum, check_int
+
+SAME_SERVER_ID = (
+    "master and slave have equal MariaDB server ids; these ids must be different for replication to work"
+)
 
 log = logging.getLogger("semisync.master")
 
@@ -181,6 +186,13 @@ class MasterRole(Role):
 
     async def handle_command(self, session: Any, cmd: Any) -> bool:
         if isinstance(cmd, ComRegisterSlave):
+            if cmd.server_id == self.server_id:
+                # A replica with our own server_id would skip every event as its own (mysqld's
+                # slave I/O thread stops on it with 1593: the same code and words here).
+                log.warning("refused COM_REGISTER_SLAVE from %s: it uses this master's server_id %d",
+                            session.peer, cmd.server_id)
+                session.write(session.conn.send(ERR.from_error(ER_SLAVE_FATAL_ERROR, SAME_SERVER_ID)))
+                return True
             self._register(session, cmd)
             session.write(session.conn.send(OK(status=session.status_flags())))
             return True

@@ -6,8 +6,9 @@ Contract
 - Waiters are kept in a heap ordered by position, so an ack for position P pops exactly the
   waiters at or before P and wakes each once (no broadcast to every waiting session).
 - Every waiter ends exactly once, with an `Outcome`: ACKED (replicated in time), TIMED_OUT (its
-  own deadline passed: the gate resolves it, then calls `on_timeout` so the plugin can switch
-  semi-sync off), or RELEASED (semi-sync switched off, was disabled or uninstalled, RESET MASTER).
+  own deadline passed: the gate resolves it, then calls `on_timeout(position, transactions)`
+  so the plugin can switch  semi-sync off), RELEASED (semi-sync switched off, was disabled or uninstalled, RESET MASTER),
+  or SHUTDOWN (the server stopped waiting: the commit is in doubt).
 - Deadlines use the running loop's clock (`loop.call_at`), so a test can drive them with a loop
   whose `time` is a fake clock. A waiting session that is cancelled leaves the waiter to the
   others; the last one to leave removes it (and its timer).
@@ -29,20 +30,22 @@ class Outcome(enum.Enum):
     ACKED = "acked"
     TIMED_OUT = "timed out"
     RELEASED = "released"
+    SHUTDOWN = "shutdown"
 
 
 class _Waiter:
-    __slots__ = ("position", "future", "timer", "sessions")
+    __slots__ = ("position", "future", "timer", "sessions", "transactions")
 
     def __init__(self, position: BinlogPosition, future: asyncio.Future[Outcome]):
         self.position = position
         self.future = future
         self.timer: asyncio.TimerHandle | None = None
         self.sessions = 0
+        self.transactions = 0
 
 
 class CommitGate:
-    def __init__(self, on_timeout: Callable[[BinlogPosition], None]):
+    def __init__(self, on_timeout: Callable[[BinlogPosition, int], None]):
         self._on_timeout = on_timeout
         self._waiters: dict[BinlogPosition, _Waiter] = {}
         # (position, tie-breaker); an entry whose waiter is gone from `_waiters` is skipped.
@@ -69,7 +72,12 @@ class CommitGate:
         """The pending waiters' futures (to await them all, e.g. at shutdown)."""
         return [w.future for w in self._waiters.values()]
 
-    async def wait(self, position: BinlogPosition, timeout: float) -> Outcome:
+    @property
+    def transactions(self) -> int:
+        """Transactions whose commit waits right now (each wait says how many it stands for)."""
+        return sum(w.transactions for w in self._waiters.values())
+
+    async def wait(self, position: BinlogPosition, timeout: float, transactions: int = 1) -> Outcome:
         """Wait until `position` is released; `timeout` (seconds) applies to a new waiter only."""
         waiter = self._waiters.get(position)
         if waiter is None:
@@ -79,11 +87,13 @@ class CommitGate:
             self._waiters[position] = waiter
             heapq.heappush(self._heap, (position, next(self._order), waiter))
         waiter.sessions += 1
+        waiter.transactions += transactions
         self.sessions += 1
         try:
             return await asyncio.shield(waiter.future)
         finally:
             waiter.sessions -= 1
+            waiter.transactions -= transactions
             self.sessions -= 1
             if waiter.sessions == 0 and not waiter.future.done():
                 # Every session of this waiter was cancelled: nobody is left to release.
@@ -110,7 +120,7 @@ class CommitGate:
     def _expire(self, waiter: _Waiter) -> None:
         if self._waiters.get(waiter.position) is waiter:
             self._resolve(waiter, Outcome.TIMED_OUT)
-            self._on_timeout(waiter.position)
+            self._on_timeout(waiter.position, waiter.transactions)
 
     def _resolve(self, waiter: _Waiter, outcome: Outcome) -> None:
         self._forget(waiter)

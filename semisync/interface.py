@@ -14,6 +14,10 @@ Contract
   hooks (`after_commit`, `after_sync`, `before_request_transmit`) are plain methods returning an
   awaitable: `await delegate.after_sync(p)` as usual; with no observer the awaitable is a shared
   finished one, with one observer it is that observer's coroutine (no wrapper).
+- The commit path's waiting hooks return a decision: None (or `CommitVerdict.PROCEED`) lets
+  the shell answer the client as usual; `CommitVerdict.IN_DOUBT` means the transaction is
+  durable in the binlog but no slave is known to hold it and the server is shutting down: the
+  shell must not answer OK (it sends ER_SERVER_SHUTDOWN), whatever the other observers said.
 - An observer that raises aborts the hook; the exception propagates to the shell, which turns
   it into an error for that session or connection (as a non-zero return does in MySQL).
 
@@ -37,11 +41,25 @@ Which shell calls what, and when (see docs/ARCHITECTURE.md for the whole path of
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
 from protocol.position import BinlogPosition
+
+# ---------------------------------------------------------------------------------------------
+# Decisions
+
+
+class CommitVerdict(enum.Enum):
+    """What `after_sync` / `after_commit` decided about the commit they held (None = PROCEED)."""
+
+    PROCEED = "proceed"
+    # Durable on the master, unknown on every slave, and the server is going down: the client
+    # must not be told the commit succeeded (ER_SERVER_SHUTDOWN instead, as Percona's PS-9916).
+    IN_DOUBT = "in doubt"
+
 
 # ---------------------------------------------------------------------------------------------
 # Parameters handed to the hooks (Trans_param, Binlog_storage_param, ... in MySQL)
@@ -131,7 +149,7 @@ class TransactionObserver:
     def before_commit(self, param: TransParam) -> None:
         return None
 
-    async def after_commit(self, param: TransParam) -> None:
+    async def after_commit(self, param: TransParam) -> CommitVerdict | None:
         return None
 
     def after_rollback(self, param: TransParam) -> None:
@@ -142,7 +160,7 @@ class BinlogStorageObserver:
     def after_flush(self, param: StorageParam) -> None:
         return None
 
-    async def after_sync(self, param: StorageParam) -> None:
+    async def after_sync(self, param: StorageParam) -> CommitVerdict | None:
         return None
 
 
@@ -211,7 +229,7 @@ class _Done:
 DONE: Awaitable[None] = _Done()
 
 
-def _waiting_hook(observers: tuple[Any, ...], hook: str, param: Any) -> Awaitable[None]:
+def _waiting_hook(observers: tuple[Any, ...], hook: str, param: Any) -> Awaitable[Any]:
     """Run an async hook: nothing to create when empty, the observer's own coroutine for one."""
     if not observers:
         return DONE
@@ -220,9 +238,13 @@ def _waiting_hook(observers: tuple[Any, ...], hook: str, param: Any) -> Awaitabl
     return _each(observers, hook, param)
 
 
-async def _each(observers: tuple[Any, ...], hook: str, param: Any) -> None:
+async def _each(observers: tuple[Any, ...], hook: str, param: Any) -> Any:
+    """Every observer's wait, in order; IN_DOUBT if any of them decided so."""
+    verdict = None
     for o in observers:
-        await getattr(o, hook)(param)
+        if await getattr(o, hook)(param) is CommitVerdict.IN_DOUBT:
+            verdict = CommitVerdict.IN_DOUBT
+    return verdict
 
 
 class Delegate(Generic[ObserverT]):
@@ -256,7 +278,7 @@ class TransactionDelegate(Delegate[TransactionObserver]):
         for o in self._observers:
             o.before_commit(param)
 
-    def after_commit(self, param: TransParam) -> Awaitable[None]:
+    def after_commit(self, param: TransParam) -> Awaitable[CommitVerdict | None]:
         return _waiting_hook(self._observers, "after_commit", param)
 
     def after_rollback(self, param: TransParam) -> None:
@@ -269,7 +291,7 @@ class BinlogStorageDelegate(Delegate[BinlogStorageObserver]):
         for o in self._observers:
             o.after_flush(param)
 
-    def after_sync(self, param: StorageParam) -> Awaitable[None]:
+    def after_sync(self, param: StorageParam) -> Awaitable[CommitVerdict | None]:
         return _waiting_hook(self._observers, "after_sync", param)
 
 

@@ -18,8 +18,15 @@ Contract (who calls what; see `semisync.interface` for when the shell runs each 
   wait began; a new timeout applies to the waits that begin after the change). It ends ACKED when
   N = `wait_for_slave_count` distinct slaves acked at or past its position (WL#7169), else it
   is released unacked: on its own timeout (semi-sync switches OFF) or when semi-sync is switched
-  off, disabled, uninstalled, shut down or RESET MASTER runs. The commit then proceeds; only the
+  off, disabled, uninstalled or RESET MASTER runs. The commit then proceeds; only the
   counters differ (`yes_tx` for acked, `no_tx` otherwise; both count transactions).
+- Shutdown (`await shutdown(grace)`, called by the shell before it closes the dump connections,
+  so acks still arrive): when semi-sync is ON, waiting commits get up to `grace` seconds (the
+  timeout) to be acked, as MariaDB delays its shutdown (MDEV-11853); from the moment it begins,
+  no unacked commit is ever reported as committed: a wait that ends unacked (the shutdown's
+  release, its own timeout, which then leaves semi-sync ON) returns `CommitVerdict.IN_DOUBT`,
+  and so does every later commit that is not acked, even if semi-sync switched OFF meanwhile. The shell answers those clients ER_SERVER_SHUTDOWN (Percona's
+  PS-9916 logs the forced shutdown as an error); the log says how many transactions.
 - Status OFF: commits do not wait (`no_tx`); events at or after the largest committed position
   are flagged, so the ack of a caught-up slave (or a semi-sync slave connecting at or past that
   position: its start position counts as its ack, as in mysqld) switches semi-sync back ON.
@@ -50,6 +57,7 @@ from semisync.commit_gate import CommitGate, Outcome
 from semisync.interface import (
     BinlogStorageObserver,
     BinlogTransmitObserver,
+    CommitVerdict,
     ReplicationInterface,
     SendParam,
     StorageParam,
@@ -169,6 +177,10 @@ class SemiSyncMasterPlugin(
         self._commit_max: BinlogPosition | None = None  # largest flushed group end
         # Group ends flushed while ON and not yet replicated: the events to flag (ordered set).
         self._active: dict[BinlogPosition, None] = {}
+        # Shutdown began while ON: an unacked commit is in doubt from now on, never OK.
+        self._stopping = False
+        self._stopped = False  # ... and the shutdown's wait is over: nothing waits any more
+        self._in_doubt = 0  # transactions whose wait timed out since the shutdown began
         # Optional listeners for the shell's metrics; called synchronously, must not block.
         # on_ack_round_trip(server_id, seconds): a slave acked an ack-requested event.
         # on_status_change(on): semi-sync status switched.
@@ -205,17 +217,29 @@ class SemiSyncMasterPlugin(
     def installed(self) -> bool:
         return self._installed
 
-    async def shutdown(self, grace: float | None = None) -> None:
-        """Server shutdown: give waiting commits up to `grace` seconds (default: the timeout) to
-        be acked, then release the rest unacked. Acks keep being handled meanwhile."""
+    async def shutdown(self, grace: float | None = None) -> int:
+        """Server shutdown: when semi-sync is ON, give waiting commits (and those that begin
+        meanwhile) up to `grace` seconds (default: the timeout) to be acked, then release the
+        rest in doubt. Acks keep being handled meanwhile. Returns the transactions left in doubt."""
         if grace is None:
             grace = self._timeout_seconds
-        pending = self._gate.futures()
-        if pending and grace > 0:
-            await asyncio.wait(pending, timeout=grace)
-        released = self._gate.release_all(Outcome.RELEASED)
-        if released:
-            log.warning("shutdown: released %d commit(s) still waiting for semi-sync acks", released)
+        self._stopping = self._stopping or self.status
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + grace
+        if len(self._gate):
+            log.info("Delaying shutdown to await semi-sync ACK: %d commit(s) waiting, up to %.3f s",
+                     self._gate.transactions, grace)
+        while len(self._gate) and deadline > loop.time():
+            await asyncio.wait(self._gate.futures(), timeout=deadline - loop.time())
+        in_doubt = self._in_doubt + self._gate.transactions
+        self._stopped = self._stopping
+        self._gate.release_all(Outcome.SHUTDOWN)
+        if in_doubt:
+            log.error(
+                "SEMISYNC: Forced shutdown: %d commit(s) not acked by any slave within %.3f s are "
+                "in doubt (durable in the binlog, their clients get ER_SERVER_SHUTDOWN)", in_doubt, grace,
+            )
+        return in_doubt
 
     # -----------------------------------------------------------------------------------------
     # Variables and status
@@ -299,31 +323,40 @@ class SemiSyncMasterPlugin(
         if self._enabled and self._on:
             self._active[position] = None
 
-    async def after_sync(self, param: StorageParam) -> None:
+    async def after_sync(self, param: StorageParam) -> CommitVerdict | None:
         if self._vars[MASTER_WAIT_POINT.name] == "AFTER_SYNC":
             states = [s.set_state for s in param.sessions if s.set_state is not None]
-            await self._wait(param.position, param.transactions, states)
+            return await self._wait(param.position, param.transactions, states)
+        return None
 
-    async def after_commit(self, param: TransParam) -> None:
+    async def after_commit(self, param: TransParam) -> CommitVerdict | None:
         if self._vars[MASTER_WAIT_POINT.name] == "AFTER_COMMIT":
             states = [param.set_state] if param.set_state is not None else []
-            await self._wait(param.position, param.transactions, states)
+            return await self._wait(param.position, param.transactions, states)
+        return None
 
     async def _wait(
         self,
         position: BinlogPosition | None,
         transactions: int,
         set_states: Iterable[Callable[[str | None], None]],
-    ) -> None:
+    ) -> CommitVerdict | None:
         if not self._enabled or not self._installed or position is None:
-            return
+            return None
         c = self._counters
         if not self._on:
             c.no_tx += transactions
-            return
+            # switched OFF after a shutdown began while ON (e.g. its dumps closed, with
+            # wait_no_slave OFF): still unacked, so still in doubt
+            return CommitVerdict.IN_DOUBT if self._stopping else None
         if self._reply is not None and not self._reply < position:
             c.yes_tx += transactions  # acked before we got here (the dump can outrun us)
-            return
+            return None
+        if self._stopped:
+            c.no_tx += transactions
+            log.error("SEMISYNC: Forced shutdown: the commit at %s (%d transaction(s)) is in doubt",
+                      position, transactions)
+            return CommitVerdict.IN_DOUBT
         if position not in self._gate:
             highest = self._gate.max_position
             if highest is not None and position < highest:
@@ -334,7 +367,7 @@ class SemiSyncMasterPlugin(
             set_state(WAITING_STATE)
         start = self._clock()
         try:
-            outcome = await self._gate.wait(position, self._timeout_seconds)
+            outcome = await self._gate.wait(position, self._timeout_seconds, transactions)
         finally:
             for set_state in set_states:
                 set_state(None)
@@ -343,14 +376,20 @@ class SemiSyncMasterPlugin(
             c.tx_waits += 1
             c.tx_wait_time += _micros(self._clock() - start)
             self._trace(TRACE_DETAIL, "commit at %s acked", position)
-        else:
-            c.no_tx += transactions
+            return None
+        c.no_tx += transactions
+        if self._stopping or outcome is Outcome.SHUTDOWN:
+            return CommitVerdict.IN_DOUBT
+        return None
 
-    def _on_wait_timeout(self, position: BinlogPosition) -> None:
+    def _on_wait_timeout(self, position: BinlogPosition, transactions: int) -> None:
         log.warning(
             "Timeout waiting for reply of binlog %s (%d ms), semi-sync up to %s",
             position, self._vars[MASTER_TIMEOUT.name], self._reply,
         )
+        if self._stopping:
+            self._in_doubt += transactions
+            return  # shutting down: stay ON, so that no later commit is answered OK unacked
         self._switch_off(f"timeout of {self._vars[MASTER_TIMEOUT.name]} ms waiting for {position}")
 
     # -----------------------------------------------------------------------------------------

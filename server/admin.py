@@ -755,6 +755,8 @@ class Admin:
             return _OK
         if what in ("PRIVILEGES", "TABLES", "TABLE", "LOGS", "HOSTS", "USER_RESOURCES", "QUERY"):
             session.require(ALL, SUPER, "RELOAD")
+            if what == "HOSTS":
+                self.server.connection_control.flush_hosts()
             if what == "TABLES" and t.accept_word("WITH"):
                 t.expect_word("READ")
                 t.expect_word("LOCK")

@@ -10,6 +10,11 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from protocol.errors import ER_INCORRECT_GLOBAL_LOCAL_VAR, SQLError
+from server.connection_control import (
+    DEFAULT_FAILED_CONNECTIONS_THRESHOLD,
+    DEFAULT_MIN_CONNECTION_DELAY_MS,
+    MAX_CONNECTION_DELAY_MS,
+)
 from server.variables import (
     Scope,
     SystemVariable,
@@ -156,6 +161,15 @@ def register(server: Server) -> None:
         SystemVariable("gtid_strict_mode", False),
         SystemVariable("server_uuid", _server_uuid(server)),
         SystemVariable("max_connections", 151, G, dynamic=True, check=check_int(1, 100000)),
+        SystemVariable("max_connect_errors", server.max_connect_errors, G, dynamic=True,
+                       check=check_int(1, 4294967295)),
+        # MySQL's connection_control plugin (server/connection_control.py)
+        SystemVariable("connection_control_failed_connections_threshold", DEFAULT_FAILED_CONNECTIONS_THRESHOLD,
+                       G, dynamic=True, check=check_int(0, MAX_CONNECTION_DELAY_MS)),
+        SystemVariable("connection_control_min_connection_delay", DEFAULT_MIN_CONNECTION_DELAY_MS, G,
+                       dynamic=True, check=check_int(DEFAULT_MIN_CONNECTION_DELAY_MS, MAX_CONNECTION_DELAY_MS)),
+        SystemVariable("connection_control_max_connection_delay", MAX_CONNECTION_DELAY_MS, G,
+                       dynamic=True, check=check_int(DEFAULT_MIN_CONNECTION_DELAY_MS, MAX_CONNECTION_DELAY_MS)),
         SystemVariable("thread_handling", "one-thread-per-connection"),
         SystemVariable("init_connect", "", G, dynamic=True, check=check_str),
         SystemVariable("query_cache_type", "OFF"),
@@ -258,6 +272,7 @@ def core_status(server: Server) -> dict[str, Any]:
         "Open_tables": 0,
         "Opened_tables": 0,
         "Table_locks_waited": 0,
+        "Connection_control_delay_generated": server.connection_control.delays_generated,
     }
     for name in _COM:
         out[name] = com.get(name, 0)

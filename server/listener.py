@@ -10,10 +10,13 @@ Contract (three lifecycle phases, STYLE.md habit 7)
   handler registered with loop.add_signal_handler, and used by the SHUTDOWN statement);
   `await serve_until_shutdown()` returns when it is set. Idle sessions are closed after their
   wait_timeout by a once-a-second sweep.
-- `await shutdown(timeout)`: stop accepting; idle sessions and connections a role took over
-  (dumps) are closed at once; busy sessions get until the deadline (now + timeout) to finish
-  their statement (a new command gets ER_SERVER_SHUTDOWN); then the rest are killed (a
-  statement in a role is cancelled, one in the engine or in role.commit completes); finally
+- `await shutdown(timeout, drain=None)`: stop accepting; idle sessions are closed at once;
+  then `await drain()` when given (the master's semi-sync wait for acks: MariaDB's shutdown
+  phase 1 leaves the sessions waiting for acks and the dump connections alone, MDEV-11853), so
+  connections a role took over (dumps) stay open until it returns and are closed then; busy
+  sessions get until the deadline (now + timeout, counted after the drain) to finish their
+  statement (a new command gets ER_SERVER_SHUTDOWN); then the rest are killed (a statement in
+  a role is cancelled, one in the engine or in role.commit completes); finally
   `role.shutdown(deadline)` with the same absolute loop.time() deadline. The engine and the
   plugins belong to the caller and stay open.
 """
@@ -24,13 +27,14 @@ import asyncio
 import logging
 import time
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 from typing import Any
 
 from semisync.interface import ReplicationInterface
 from server import core_variables
 from server.admin import Admin
+from server.connection_control import ConnectionControl
 from server.core_variables import COM_BY_KEYWORD
 from server.plugins import PluginManager
 from server.role import Role
@@ -41,6 +45,7 @@ from server.variables import Variables
 log = logging.getLogger("semisync.server")
 
 DEFAULT_MAX_ALLOWED_PACKET = 64 << 20  # 64 MiB, as MariaDB 10.11
+DEFAULT_MAX_CONNECT_ERRORS = 100  # as MariaDB
 IDLE_SWEEP_SECONDS = 1.0
 
 
@@ -109,6 +114,7 @@ class Server:
         interface: ReplicationInterface,
         max_allowed_packet: int = DEFAULT_MAX_ALLOWED_PACKET,
         plugin_options: Mapping[str, Any] | None = None,
+        max_connect_errors: int = DEFAULT_MAX_CONNECT_ERRORS,
     ) -> None:
         self.role = role
         self.bind_address = bind_address
@@ -120,6 +126,8 @@ class Server:
         self.engine = engine
         self.interface = interface
         self.max_allowed_packet = max_allowed_packet
+        self.max_connect_errors = max_connect_errors
+        self.connection_control = ConnectionControl()
         self.stats = ServerStats()
         self.sessions: dict[int, ClientSession] = {}
         self.variables = Variables()
@@ -150,7 +158,7 @@ class Server:
         plugin_options: Mapping[str, Any] | None = None,
     ) -> Server:
         """The server of a daemon, from the options every daemon config has (MasterConfig and
-        SlaveConfig: bind_address, port, server_id, datadir, root_password)."""
+        SlaveConfig: bind_address, port, server_id, datadir, root_password, max_connect_errors)."""
         return cls(
             role,
             bind_address=config.bind_address,
@@ -162,6 +170,7 @@ class Server:
             engine=engine,
             interface=interface,
             plugin_options=plugin_options,
+            max_connect_errors=config.max_connect_errors,
         )
 
     # -- lifecycle ---------------------------------------------------------------------------------
@@ -194,9 +203,8 @@ class Server:
     async def serve_until_shutdown(self) -> None:
         await self._shutdown_requested.wait()
 
-    async def shutdown(self, timeout: float = 10.0) -> None:
+    async def shutdown(self, timeout: float = 10.0, drain: Callable[[], Awaitable[Any]] | None = None) -> None:
         loop = asyncio.get_running_loop()
-        deadline = loop.time() + timeout
         self._shutdown_requested.set()
         if self._sweeper is not None:
             self._sweeper.cancel()
@@ -205,7 +213,16 @@ class Server:
         sessions = list(self.sessions.values())
         for s in sessions:
             s._shutting_down = True
-            if not s.busy or s._raw_reader is not None:
+            if not s.busy and s._raw_reader is None:
+                s.close()
+        if drain is not None:
+            try:
+                await drain()
+            except Exception:  # a bug in the drain must not keep the server from stopping
+                log.exception("shutdown: waiting for the commits in flight failed")
+        deadline = loop.time() + timeout
+        for s in sessions:
+            if s._raw_reader is not None:
                 s.close()
         busy = [s._task for s in sessions if s._task is not None and not s._task.done()]
         if busy:

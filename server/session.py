@@ -21,6 +21,11 @@ Contract
   OK the role sends itself), `has_privilege(*names)`, `require(*names)` (raises 1227),
   `await commit(txn)` (hand an engine transaction to `role.commit`), `await closed()`,
   `is_closed`, `close()`, `kill()`.
+- Login defences (server/connection_control.py): a blocked host gets ER_HOST_IS_BLOCKED in
+  place of the greeting; a handshake that fails (closed or timed out before the login is
+  answered, a malformed packet) counts against its host, a wrong password does not; a failed
+  login of an account delays that account's next attempts (this session sleeps; nothing else
+  waits).
 - KILL: `kill()` closes the connection; a statement running in a role is cancelled, one inside
   the engine or `role.commit` completes first (its answer goes nowhere). `kill_query()` fails
   the running statement with 1317: a role statement at once (cancelled), an engine one at the
@@ -47,6 +52,7 @@ from protocol.errors import (
     ER_CANT_UPDATE_WITH_READLOCK,
     ER_CON_COUNT_ERROR,
     ER_EMPTY_QUERY,
+    ER_HOST_IS_BLOCKED,
     ER_LOCK_WAIT_TIMEOUT,
     ER_NET_PACKET_TOO_LARGE,
     ER_OPTION_PREVENTS_STATEMENT,
@@ -104,6 +110,8 @@ WRITE_KEYWORDS = frozenset({
 COM_RESET_CONNECTION = 0x1F
 COM_SHUTDOWN = 0x08
 COM_STATISTICS = 0x09
+COM_REFRESH = 0x07
+REFRESH_HOSTS = 0x08  # COM_REFRESH's flag for FLUSH HOSTS (`mariadb-admin flush-hosts`)
 _DIAGNOSTIC_STATEMENTS = frozenset({"SHOW WARNINGS", "SHOW ERRORS", "SHOW COUNT"})
 
 # Statements (dispatch keyword) that need one of these privileges, whoever executes them.
@@ -224,6 +232,7 @@ class ClientSession(asyncio.Protocol):
         self._query_killed = False
         self._killed = False
         self._shutting_down = False
+        self._login_timeout: asyncio.Timeout | None = None
         self._multi = False
         self._session_track = False
         self._all_privileges = False  # refreshed at login; GRANT/REVOKE apply at next login
@@ -247,6 +256,12 @@ class ClientSession(asyncio.Protocol):
             make_salt(os.urandom(20)),
             max_packet=server.variables.get("max_allowed_packet", None, Scope.GLOBAL),
         )
+        if server.connection_control.blocked(self.host, server.variables.get("max_connect_errors", None, Scope.GLOBAL)):
+            # mysqld's host cache: the ERR goes in place of the greeting, and nothing is read
+            server.stats.aborted_connects += 1
+            self.transport.write(self.conn.send(ERR.from_error(ER_HOST_IS_BLOCKED, self.host)))
+            self.transport.close()
+            return
         server.register_session(self)
         self.transport.write(self.conn.greeting())
         self._task = self._loop.create_task(self._run(), name=f"session-{self.connection_id}")
@@ -397,11 +412,12 @@ class ClientSession(asyncio.Protocol):
         try:
             timeout = self.server.variables.get("connect_timeout", None, Scope.GLOBAL)
             try:
-                async with asyncio.timeout(timeout):
+                async with asyncio.timeout(timeout) as self._login_timeout:
                     logged_in = await self._login()
             except TimeoutError:
                 # mysqld's connect_timeout: a client that does not finish its login is dropped.
                 self.server.stats.aborted_connects += 1
+                self.server.connection_control.handshake_failed(self.host)
                 log.info("session %d (%s): no login within %ss", self.connection_id, self.peer, timeout)
                 return
             if logged_in:
@@ -411,6 +427,8 @@ class ClientSession(asyncio.Protocol):
         except _Killed:
             pass
         except RemoteProtocolError as exc:
+            if self.account is None:  # a malformed handshake: counts against max_connect_errors
+                self.server.connection_control.handshake_failed(self.host)
             self._protocol_error(exc)
         except Exception:
             log.exception("session %d (%s): unexpected error", self.connection_id, self.peer)
@@ -475,9 +493,11 @@ class ClientSession(asyncio.Protocol):
         conn = self.conn
         assert conn is not None
         server = self.server
+        control = server.connection_control
         event = await self._next_event()
         if isinstance(event, ConnectionClosed):
             server.stats.aborted_connects += 1
+            control.handshake_failed(self.host)
             return False
         assert isinstance(event, HandshakeResponse)
         if conn.needs_auth_switch:
@@ -485,16 +505,20 @@ class ClientSession(asyncio.Protocol):
             event = await self._next_event()
             if isinstance(event, ConnectionClosed):
                 server.stats.aborted_connects += 1
+                control.handshake_failed(self.host)
                 return False
             assert isinstance(event, AuthSwitchResponse)
         login = conn.login
         assert login is not None
+        await self._connection_control_delay(login.user)
         account = server.users.match(login.user, self.host)
         if account is None or not conn.verify_password(account.password_hash):
             server.stats.aborted_connects += 1
+            control.login_failed(login.user, self.host)
             using = "YES" if conn.auth_response else "NO"
             self.write(conn.send(ERR.from_error(ER_ACCESS_DENIED_ERROR, login.user, self.host, using)))
             return False
+        control.login_succeeded(login.user, self.host)
         limit = server.variables.get("max_connections", None, Scope.GLOBAL)
         clients = sum(1 for s in server.sessions.values() if s.account is not None)
         if clients >= limit + 1 or (clients >= limit and not account.has(SUPER, "CONNECTION ADMIN")):
@@ -522,6 +546,24 @@ class ClientSession(asyncio.Protocol):
         self.set_command("Sleep")
         self.state = None
         return True
+
+    async def _connection_control_delay(self, user: str) -> None:
+        """MySQL's connection_control: after repeated failed logins of 'user'@'host', wait before
+        answering (this session only; the wait is added to the connect_timeout deadline)."""
+        g = self.server.variables.get
+        delay = self.server.connection_control.login_delay(
+            user, self.host,
+            g("connection_control_failed_connections_threshold", None, Scope.GLOBAL),
+            g("connection_control_min_connection_delay", None, Scope.GLOBAL),
+            g("connection_control_max_connection_delay", None, Scope.GLOBAL),
+        )
+        if delay:
+            deadline = self._login_timeout.when() if self._login_timeout is not None else None
+            if deadline is not None:
+                self._login_timeout.reschedule(deadline + delay)  # type: ignore[union-attr]
+            log.info("session %d (%s): login of %r delayed %.3f s after failed logins",
+                     self.connection_id, self.peer, user[:128], delay)
+            await asyncio.sleep(delay)
 
     # -- commands ---------------------------------------------------------------------------------
 
@@ -594,6 +636,15 @@ class ClientSession(asyncio.Protocol):
             await self._reset_connection()
         elif isinstance(event, ComUnknown) and event.code == COM_STATISTICS:
             self._statistics()
+        elif isinstance(event, ComUnknown) and event.code == COM_REFRESH:
+            try:
+                self.require(ALL, SUPER, "RELOAD")
+            except SQLError as exc:
+                self._send_error(exc)
+                return
+            if event.payload[:1] and event.payload[0] & REFRESH_HOSTS:
+                self.server.connection_control.flush_hosts()
+            self.write(conn.send(OK(status=self.status_flags())))
         elif isinstance(event, ComUnknown) and event.code == COM_SHUTDOWN:
             try:
                 self.require(ALL, SUPER, "SHUTDOWN")

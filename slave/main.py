@@ -24,6 +24,7 @@ from typing import Any
 from config.slave import SlaveConfig
 from semisync.interface import ReplicationInterface
 from server.daemon import run_foreground
+from server.files import secure_datadir
 from server.listener import Server
 from slave.applier import SlaveColumn
 from slave.master_info import MasterInfo
@@ -63,7 +64,7 @@ class SlaveDaemon:
 
         cfg = self.config
         datadir = Path(cfg.datadir)
-        datadir.mkdir(parents=True, exist_ok=True)
+        secure_datadir(datadir)  # before any file in it is opened: 0700, files 0600
         self.engine = await Engine.open(datadir / "db")
         self.role = SlaveRole(
             self._make_replication, sync_relay_log=cfg.sync_relay_log, relay_log=cfg.relay_log,

@@ -322,7 +322,7 @@ class RelayLog:
         )
         head = BINLOG_MAGIC + fd_event
         path = self.path(name)
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o640)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         try:
             _write_all(fd, head)
             os.fsync(fd)

@@ -139,11 +139,13 @@ class MasterHarness:
         return self.wait(param)
 
     def wait(self, param: StorageParam) -> asyncio.Task[Any]:
-        async def commit() -> None:
-            await self.interface.storage.after_sync(param)
+        async def commit() -> Any:
+            """The group's verdict: IN_DOUBT if either waiting hook decided so, else None."""
+            synced = await self.interface.storage.after_sync(param)
             leader = param.sessions[0] if param.sessions else TransParam(0, 1)
             trans = TransParam(leader.connection_id, 1, param.position, leader.set_state, param.transactions)
-            await self.interface.transaction.after_commit(trans)
+            committed = await self.interface.transaction.after_commit(trans)
+            return synced or committed
 
         return self.fl.spawn(commit())
 

@@ -89,12 +89,47 @@ def test_help_lists_every_interface_option_with_its_default(tmp_path, command):
     assert "--config FILE" in result.stdout and "SEMISYNC_" in result.stdout
 
 
+def security_options() -> dict[str, str]:
+    """{flag: default} of INTERFACE.md's "Security and failure options (both daemons)" table."""
+    path = next((p for p in INTERFACE_CANDIDATES if p.exists()), None)
+    if path is None:
+        pytest.skip("INTERFACE.md not found next to the checkout")
+    section = path.read_text().split("## Security and failure options (both daemons)")[1].split("\n## ")[0]
+    options = {}
+    for row in section.splitlines():
+        cells = [c.strip() for c in re.split(r"(?<!\\)\|", row.strip().strip("|"))]
+        if row.startswith("| `--"):
+            for flag in re.findall(r"`(--[a-z0-9-]+)", cells[0]):
+                options[flag] = cells[1].replace("`", "")
+    assert "--max-connect-errors" in options, "INTERFACE.md's security table was not understood"
+    return options
+
+
 def test_every_model_field_is_an_interface_option():
-    """The other direction: no option that INTERFACE.md does not promise (or names differently)."""
+    """The other direction: no option that INTERFACE.md does not promise (or names differently):
+    each command's own table, plus the security options both daemons share."""
+    security = security_options()
     for command, model in (("master", MasterConfig), ("slave", SlaveConfig)):
         promised = {flag for flag, _, _ in interface_options(command)}
         ours = {"--" + name.replace("_", "-") for name in model.model_fields}
-        assert ours == promised, command
+        assert ours - promised <= set(security), command
+        assert promised <= ours, command
+    assert {"--root-password-file", "--max-connect-errors"} <= {
+        "--" + name.replace("_", "-") for name in MasterConfig.model_fields}
+    assert {"--root-password-file", "--master-password-file", "--max-connect-errors"} <= {
+        "--" + name.replace("_", "-") for name in SlaveConfig.model_fields}
+
+
+@pytest.mark.parametrize("command", ["master", "slave"])
+def test_help_shows_the_security_options_defaults(tmp_path, command):
+    result = semisync(command, "--help", cwd=tmp_path)
+    blocks = help_blocks(result.stdout)
+    security = security_options()
+    model = MasterConfig if command == "master" else SlaveConfig
+    for name in model.model_fields:
+        flag = "--" + name.replace("_", "-")
+        if flag in security and flag not in {f for f, _, _ in interface_options(command)}:
+            assert f"[default: {security[flag]}]" in blocks[flag], blocks[flag]
 
 
 # --- refusals from the real console script ---------------------------------------------------

@@ -13,6 +13,7 @@ from semisync.interface import (
     BinlogStorageObserver,
     BinlogTransmitDelegate,
     BinlogTransmitObserver,
+    CommitVerdict,
     ReadEvent,
     RelayIOParam,
     ReplicationInterface,
@@ -92,6 +93,21 @@ def test_observers_are_called_in_registration_order_and_added_once():
     assert calls == ["b.before_commit", "a.before_commit", "c.before_commit"] + [
         "b.after_commit", "a.after_commit", "c.after_commit"
     ]
+
+
+def test_one_in_doubt_verdict_decides_for_the_whole_wait():
+    class Doubter(BinlogStorageObserver):
+        async def after_sync(self, param):
+            return CommitVerdict.IN_DOUBT
+
+    calls: list[str] = []
+    delegate = BinlogStorageDelegate()
+    delegate.add_observer(Recorder("a", calls))
+    assert asyncio.run(delegate.after_sync(StorageParam(1, P))) is None  # None: proceed
+    delegate.add_observer(Doubter())
+    delegate.add_observer(Recorder("c", calls))
+    assert asyncio.run(delegate.after_sync(StorageParam(1, P))) is CommitVerdict.IN_DOUBT
+    assert calls == ["a.after_sync", "a.after_sync", "c.after_sync"]  # every observer still waits
 
 
 def test_removal_during_a_call_takes_effect_at_the_next_call():

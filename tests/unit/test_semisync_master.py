@@ -13,6 +13,7 @@ import logging
 import pytest
 
 from protocol.errors import RemoteProtocolError, SQLError
+from semisync.interface import CommitVerdict
 from semisync.master_plugin import WAITING_STATE, SemiSyncMasterPlugin
 from tests.support.semisync_harness import (
     HEARTBEAT_EVENT,
@@ -455,6 +456,53 @@ def test_shutdown_waits_up_to_the_grace_period_then_releases(fl):
     fl.advance(1.0)
     assert late.done() and shutdown.done()
     assert m.status("yes_tx") == 1 and m.status("no_tx") == 1
+    # the acked commit proceeds; the unacked one is in doubt: its client must not get OK
+    assert acked.result() is None and late.result() is CommitVerdict.IN_DOUBT
+    assert shutdown.result() == 1
+
+
+def test_shutdown_never_turns_an_unacked_commit_into_ok(fl, caplog):
+    m = MasterHarness(fl, rpl_semi_sync_master_timeout=500)
+    m.connect(2)
+    early = m.commit(pos(100), transactions=2)
+    fl.advance(0.3)
+    shutdown = fl.spawn(m.plugin.shutdown())  # grace: the timeout, 0.5 s from now
+    during = m.commit(pos(200))
+    fl.advance(0.25)
+    # the early commit's own timeout fired during the shutdown: in doubt, and semi-sync stays
+    # ON, so the commit that began meanwhile keeps waiting instead of getting an async OK
+    assert early.result() is CommitVerdict.IN_DOUBT and m.plugin.status and not during.done()
+    fl.advance(0.3)
+    assert during.result() is CommitVerdict.IN_DOUBT and shutdown.result() == 3
+    after = m.commit(pos(300))
+    fl.settle()
+    assert after.result() is CommitVerdict.IN_DOUBT  # nothing waits once the shutdown gave up
+    assert m.status("no_tx") == 4 and m.status("yes_tx") == 0
+    assert any("Forced shutdown: 3 commit(s)" in r.message and r.levelname == "ERROR" for r in caplog.records)
+
+
+def test_a_switch_off_during_shutdown_does_not_make_later_commits_ok(fl):
+    m = MasterHarness(fl, rpl_semi_sync_master_wait_no_slave=0)
+    dump = m.connect(2)
+    waiting = m.commit(pos(100))
+    shutdown = fl.spawn(m.plugin.shutdown(grace=1.0))
+    fl.advance(1.0)
+    assert waiting.result() is CommitVerdict.IN_DOUBT and shutdown.result() == 1
+    m.disconnect(dump)  # the shell closes the dumps: fewer slaves than needed, semi-sync OFF
+    assert not m.plugin.status
+    assert m.commit(pos(200)).result() is CommitVerdict.IN_DOUBT
+
+
+def test_shutdown_while_semi_sync_is_off_changes_nothing(fl):
+    m = MasterHarness(fl, rpl_semi_sync_master_timeout=100)
+    m.connect(2)
+    m.commit(pos(100))
+    fl.advance(0.2)  # timed out: semi-sync OFF, async from here on
+    assert not m.plugin.status
+    shutdown = fl.spawn(m.plugin.shutdown())
+    fl.settle()
+    assert shutdown.result() == 0
+    assert m.commit(pos(200)).result() is None
 
 
 def test_reset_master_and_flush_status_zero_the_counters(fl):

@@ -74,8 +74,8 @@ class MasterModelMachine(RuleBasedStateMachine):
         gate = self.m.plugin._gate
         wait = gate.wait
 
-        async def recorded(position, timeout):
-            outcome = await wait(position, timeout)
+        async def recorded(position, timeout, transactions=1):
+            outcome = await wait(position, timeout, transactions)
             self.outcomes.append((position.pos, outcome))
             return outcome
 
