@@ -71,6 +71,7 @@ ER_CANT_UPDATE_WITH_READLOCK = MySQLError(1223, "HY000", "Can't execute the quer
 ER_UDF_EXISTS = MySQLError(1125, "HY000", "Function '%s' already exists")
 ER_CANT_OPEN_LIBRARY = MySQLError(1126, "HY000", "Can't open shared library '%s' (errno: %s, %s)")
 ER_CANT_FIND_DL_ENTRY = MySQLError(1127, "HY000", "Can't find symbol '%s' in library")
+ER_INVALID_CHARACTER_STRING = MySQLError(1300, "HY000", "Invalid %s character string: '%s'")
 ER_SP_DOES_NOT_EXIST = MySQLError(1305, "42000", "%s %s does not exist")
 ER_QUERY_INTERRUPTED = MySQLError(1317, "70100", "Query execution was interrupted")
 ER_CANNOT_USER = MySQLError(1396, "HY000", "Operation %s failed for %s")
