@@ -6,6 +6,8 @@ real `semisync master` process: its VmRSS is sampled from /proc while
 - 8 logged-in sessions whose INSERT waits (FLUSH TABLES WITH READ LOCK holds the writer lock)
   pipeline up to 128 MiB of further queries each behind it (the session stops reading while
   its statement runs: the bytes wait in the kernel, and the sender blocks);
+- 4 logged-in clients pipeline queries whose answers are 1 MiB each and never read them (the
+  session reads its next command only once its answers have drained);
 - 400 sockets connect without logging in (only max_connections + 1 get a greeting, the rest
   1040 Too many connections),
 
@@ -129,6 +131,35 @@ def test_a_waiting_statement_stops_its_session_reading(master):
     assert rss.growth < RSS_GROWTH_BOUND, f"RSS grew by {rss.growth / MiB:.1f} MiB; sent {sum(sent) / MiB:.0f} MiB"
     assert legit.rounds > 0
     assert master.query("SELECT 1") == [(1,)]
+
+
+def _pipeline_without_reading_answers(port: int) -> int:
+    """Log in, then pipeline queries with 1 MiB answers and never read one. Returns the bytes
+    sent before the socket stopped taking them (or 64 MiB of queries)."""
+    conn = pymysql.connect(host="127.0.0.1", port=port, user="root", password="", autocommit=True)
+    try:
+        sock = conn._sock
+        sock.settimeout(3)
+        query = encode_packet(b"\x03SELECT REPEAT('y', 1048576)", 0)[0]
+        sent = 0
+        try:
+            while sent < 64 * MiB:
+                sock.sendall(query * 64)
+                sent += len(query) * 64
+        except TimeoutError:
+            pass
+        return sent
+    finally:
+        conn._sock.close()
+
+
+def test_a_client_that_does_not_read_its_answers_is_not_answered_ahead(master):
+    assert master.query("SELECT LENGTH(REPEAT('y', 1048576))") == [(MiB,)]
+    with LegitClient(master.port) as legit, RssSampler(master.proc.pid) as rss:
+        sent = _in_threads(lambda i: _pipeline_without_reading_answers(master.port), 4)
+    print(f"\nflood 3: RSS {rss.start / MiB:.0f} MiB -> peak {rss.peak / MiB:.0f} MiB, sent {sent} bytes")
+    assert rss.growth < RSS_GROWTH_BOUND, f"RSS grew by {rss.growth / MiB:.1f} MiB"
+    assert legit.rounds > 0
 
 
 def test_every_accepted_socket_counts_against_max_connections(master):
