@@ -99,6 +99,7 @@ from protocol.errors import (
     ER_LOCK_WAIT_TIMEOUT,
     ER_NO_DEFAULT_FOR_FIELD,
     ER_NO_SUCH_TABLE,
+    ER_NO_TABLES_USED,
     ER_NOT_SUPPORTED_YET,
     ER_SERVER_SHUTDOWN,
     ER_SP_DOES_NOT_EXIST,
@@ -300,6 +301,8 @@ def map_sqlite_error(exc: sqlite3.Error | UnicodeEncodeError, database: str | No
     m = re.search(r'near "(.*)": syntax error', msg)
     if m or "syntax error" in msg or "incomplete input" in msg:
         return syntax_error(m.group(1) if m else "")
+    if msg == "no tables specified":  # SELECT * without FROM
+        return SQLError(ER_NO_TABLES_USED)
     if "ambiguous column name" in msg:
         return SQLError(ER_UNKNOWN_ERROR, msg.replace("ambiguous column name: ", "Column '") + "' is ambiguous")
     if "no such function" in msg:

@@ -45,6 +45,7 @@ ER_DB_CREATE_EXISTS = MySQLError(1007, "HY000", "Can't create database '%s'; dat
 ER_DB_DROP_EXISTS = MySQLError(1008, "HY000", "Can't drop database '%s'; database doesn't exist")
 ER_NO_SUCH_THREAD = MySQLError(1094, "HY000", "Unknown thread id: %s")
 ER_KILL_DENIED_ERROR = MySQLError(1095, "HY000", "You are not owner of thread %s")
+ER_NO_TABLES_USED = MySQLError(1096, "HY000", "No tables used")
 ER_PASSWORD_NO_MATCH = MySQLError(1133, "28000", "Can't find any matching row in the user table")
 ER_CONNECTION_KILLED = MySQLError(1927, "70100", "Connection was killed")
 ER_UNKNOWN_ERROR = MySQLError(1105, "HY000", "%s")

@@ -278,3 +278,11 @@ def test_statement_bytes_that_are_not_utf8_get_1300_and_the_session_goes_on(shel
     conn._read_query_result()
     cur.execute("SELECT id, s, HEX(b) FROM u8.t")
     assert cur.fetchall() == ((2, "ok", "FFD0"),)
+
+
+def test_select_star_without_a_table_is_1096(shell):
+    cur = shell.connect().cursor()
+    for sql in ("SELECT *", "SELECT * WHERE 1"):
+        with pytest.raises(pymysql.MySQLError) as e:
+            cur.execute(sql)
+        assert e.value.args == (1096, "No tables used")  # as MariaDB 10.11
