@@ -100,10 +100,12 @@ from protocol.errors import (
     ER_DB_CREATE_EXISTS,
     ER_DUP_ENTRY,
     ER_EMPTY_QUERY,
+    ER_INVALID_CHARACTER_STRING,
     ER_KEY_NOT_FOUND,
     ER_LOCK_WAIT_TIMEOUT,
     ER_NO_DEFAULT_FOR_FIELD,
     ER_NO_SUCH_TABLE,
+    ER_NO_TABLES_USED,
     ER_NOT_SUPPORTED_YET,
     ER_RECORD_FILE_FULL,
     ER_SERVER_SHUTDOWN,
@@ -284,7 +286,15 @@ class WriterLock:
 # --- SQLite errors -> MySQL errors ----------------------------------------------------------------
 
 
-def map_sqlite_error(exc: sqlite3.Error, database: str | None) -> SQLError:
+# What SQLite raises for a statement it refuses, before running any of it: its own errors, and
+# a statement text or string value that is not UTF-8 (the client's bytes, kept as surrogates).
+SQLITE_INPUT_ERRORS = (sqlite3.Error, UnicodeEncodeError)
+
+
+def map_sqlite_error(exc: sqlite3.Error | UnicodeEncodeError, database: str | None) -> SQLError:
+    if isinstance(exc, UnicodeEncodeError):
+        bad = exc.object[exc.start : exc.end].encode("utf-8", "surrogateescape")
+        return SQLError(ER_INVALID_CHARACTER_STRING, "utf8mb4", bad.hex().upper())
     msg = str(exc)
     m = re.match(r"no such table: (?:([^.]+)\.)?(.+)", msg)
     if m:
@@ -298,6 +308,8 @@ def map_sqlite_error(exc: sqlite3.Error, database: str | None) -> SQLError:
     m = re.search(r'near "(.*)": syntax error', msg)
     if m or "syntax error" in msg or "incomplete input" in msg:
         return syntax_error(m.group(1) if m else "")
+    if msg == "no tables specified":  # SELECT * without FROM
+        return SQLError(ER_NO_TABLES_USED)
     if "ambiguous column name" in msg:
         return SQLError(ER_UNKNOWN_ERROR, msg.replace("ambiguous column name: ", "Column '") + "' is ambiguous")
     if "no such function" in msg:
@@ -641,7 +653,7 @@ class Engine:
         try:
             cur = reader.conn.execute(sql, args)
             rows = cur.fetchall()
-        except sqlite3.Error as exc:
+        except SQLITE_INPUT_ERRORS as exc:
             raise map_sqlite_error(exc, database) from None
         finally:
             reader.state.fx = None
@@ -939,7 +951,7 @@ class Engine:
         try:
             cur = self._wconn.execute(sql, args)
             rows = cur.fetchall()
-        except sqlite3.Error as exc:
+        except SQLITE_INPUT_ERRORS as exc:
             raise map_sqlite_error(exc, database) from None
         finally:
             self._wstate.fx = None
@@ -959,7 +971,7 @@ class Engine:
         try:
             cur = self._wconn.execute(plan.sql, args)
             affected = cur.rowcount
-        except sqlite3.Error as exc:
+        except SQLITE_INPUT_ERRORS as exc:
             error = self._w_write_error(exc, plan, args, database)
             if end:
                 self._w_end(False)
@@ -1024,7 +1036,7 @@ class Engine:
         self._auto[key] = nxt
         return first
 
-    def _w_write_error(self, exc: sqlite3.Error, plan: Plan, args, database) -> SQLError:
+    def _w_write_error(self, exc: sqlite3.Error | UnicodeEncodeError, plan: Plan, args, database) -> SQLError:
         msg = str(exc)
         table = self.table(*plan.target) if plan.target else None
         m = re.match(r"UNIQUE constraint failed: (.+)", msg)

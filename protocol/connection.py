@@ -29,6 +29,13 @@ Concurrency: while DUMPING, one task may call `send_event` while another reads a
 Errors: after a fatal `RemoteProtocolError` from `next_event()` the server side may still
 `send(ERR...)` once (then it is CLOSED). A non-fatal one (malformed command) leaves the server
 waiting to send the response to that command, normally `ERR.from_exception(exc)`.
+
+Packet size limits (server side; checked on a packet's header, before its body is buffered):
+- before the login succeeds, `PRE_AUTH_MAX_PACKET` (a login or auth switch response larger
+  than any valid one is ER_HANDSHAKE_ERROR, fatal): an unauthenticated peer can make us hold
+  at most that much;
+- logged in, `max_packet` (the server's max_allowed_packet): ER_NET_PACKET_TOO_LARGE, fatal;
+- while DUMPING, `DUMP_INPUT_MAX_PACKET`: only a semi-sync ack or COM_QUIT may arrive.
 """
 
 from __future__ import annotations
@@ -45,6 +52,7 @@ from protocol.auth import (
 )
 from protocol.errors import (
     ER_HANDSHAKE_ERROR,
+    ER_NET_PACKET_TOO_LARGE,
     ER_NET_PACKETS_OUT_OF_ORDER,
     ER_NET_READ_ERROR,
     ER_NOT_SUPPORTED_AUTH_MODE,
@@ -88,6 +96,7 @@ from protocol.packets import (
 )
 from protocol.position import BinlogPosition
 from protocol.semisync_wire import (
+    ACK_MAX_LEN,
     SEMI_SYNC_ACK_REQUESTED,
     SEMI_SYNC_MAGIC,
     SemiSyncAck,
@@ -326,6 +335,17 @@ _REQUIRED = Capability.CLIENT_PROTOCOL_41 | Capability.CLIENT_SECURE_CONNECTION
 _OK_BYTE = b"\x00"
 _MORE_RESULTS = int(ServerStatus.MORE_RESULTS_EXISTS)
 
+# The largest packet a peer may send before it is logged in. mysqld refuses a login whose
+# connection attributes exceed 65535 bytes ("impose an artificial length limit of 64k" in
+# read_client_connect_attrs); every other login field is bounded by a few hundred bytes (user
+# name, database and plugin names, a length-encoded auth response), so no valid login or auth
+# switch response comes near 64 KiB + 1 KiB. A larger one is a bad handshake, refused on its
+# header: an unauthenticated peer never makes us buffer more than this.
+PRE_AUTH_MAX_PACKET = (64 << 10) + (1 << 10)
+# While dumping, the only input is a semi-sync ack (EF + position + file name) or COM_QUIT.
+DUMP_INPUT_MAX_PACKET = ACK_MAX_LEN
+_PRE_AUTH_STATES = frozenset({ServerState.AWAIT_LOGIN, ServerState.AWAIT_AUTH_SWITCH})
+
 
 class ServerConnection:
     """The server side of one client connection (see the module docstring)."""
@@ -352,7 +372,8 @@ class ServerConnection:
         self._charset = charset
         self._status = status
         self._mariadb_capabilities = mariadb_capabilities
-        self._decoder = PacketDecoder(max_packet)
+        self._max_packet = max_packet
+        self._decoder = PacketDecoder(min(max_packet, PRE_AUTH_MAX_PACKET))
         self._machine = _Machine(SERVER_TRANSITIONS, S.GREETING, "server")
         self._seq = 0  # next sequence id we send and the peer must use
         self._peer_closed = False
@@ -419,8 +440,12 @@ class ServerConnection:
             return NEED_DATA  # it is our turn to send; input waits in the buffer
         try:
             packet = self._decoder.next_packet()
-        except RemoteProtocolError:
+        except RemoteProtocolError as exc:
             self._machine.fire(T.PEER_BROKE_RULES)
+            if state in _PRE_AUTH_STATES and exc.error is ER_NET_PACKET_TOO_LARGE:
+                raise RemoteProtocolError(
+                    f"{exc.message} allowed before login", error=ER_HANDSHAKE_ERROR
+                ) from None
             raise
         if packet is None:
             if self._peer_closed:
@@ -499,6 +524,7 @@ class ServerConnection:
             trigger = T.SEND_ERR if state is not S.RESPONDING else T.SEND_RESPONSE
             if state is S.DUMPING:
                 trigger = T.SEND_DUMP_END
+                self._decoder.max_packet = self._max_packet
             self._machine.fire(trigger)
             wire, _ = encode_packet(message.encode(), self._seq)
             self._seq = 0
@@ -507,6 +533,7 @@ class ServerConnection:
             if not isinstance(message, OK):
                 raise LocalProtocolError(f"cannot answer a login with {type(message).__name__}")
             self._machine.fire(T.SEND_OK)
+            self._decoder.max_packet = self._max_packet  # logged in: max_allowed_packet
             wire, _ = encode_packet(message.encode(self.capabilities), self._seq)
             self._seq = 0
             return wire
@@ -535,6 +562,7 @@ class ServerConnection:
         """Enter DUMPING after a COM_BINLOG_DUMP; with `semisync` incoming packets are acks."""
         self._machine.fire(T.START_DUMP)
         self._semisync = semisync
+        self._decoder.max_packet = DUMP_INPUT_MAX_PACKET
 
     def send_event(self, event: bytes, header: bytes = b"") -> bytes:
         """The packet(s) carrying one binlog event: 0x00 + `header` + event.
@@ -558,6 +586,7 @@ class ServerConnection:
     def send_eof(self, warnings: int = 0, status: int = ServerStatus.AUTOCOMMIT) -> bytes:
         """End a BINLOG_DUMP_NON_BLOCK dump that caught up: an EOF packet, back to COMMAND."""
         self._machine.fire(T.SEND_DUMP_END)
+        self._decoder.max_packet = self._max_packet
         wire, _ = encode_packet(EOF(warnings, status).encode(), self._seq)
         self._seq = 0
         return wire
@@ -866,7 +895,9 @@ __all__ = [
     "CLIENT_TRANSITIONS",
     "DEFAULT_CLIENT_CAPABILITIES",
     "DEFAULT_SERVER_CAPABILITIES",
+    "DUMP_INPUT_MAX_PACKET",
     "NEED_DATA",
+    "PRE_AUTH_MAX_PACKET",
     "SERVER_TRANSITIONS",
     "BinlogPacket",
     "ClientConnection",

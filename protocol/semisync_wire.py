@@ -36,6 +36,8 @@ HEADER = Struct(
     "flag" / Int8ul,
 )
 _ACK_FIXED_LEN = 9
+ACK_MAX_LEN = _ACK_FIXED_LEN + MAX_LOG_NAME_LEN
+"""The largest valid ack payload."""
 _HEADER_LEN = 2
 _HEADERS = {True: HEADER.build({"flag": SEMI_SYNC_ACK_REQUESTED}), False: HEADER.build({"flag": SEMI_SYNC_NO_ACK})}
 

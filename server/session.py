@@ -6,6 +6,17 @@ Contract
   role installs a raw reader (`set_raw_reader`), and the write side through `write()`.
 - Commands run one at a time, in order, in the session's own task (`_run`). A statement's
   response is written before the next command is read. Nothing here blocks the loop.
+- Bounded memory (back-pressure): the socket is read only while the task waits for input.
+  Bytes that arrive while nobody waits (a command runs, a pipelining client sends ahead) pause
+  reading until the task asks for more, so they wait in the kernel, not here; before reading
+  the next command the task waits for the transport's write buffer to drain below its
+  high-water mark (a client that does not read its answers is not answered faster than it
+  reads). What one connection holds is thus bounded by one packet (the connection's limit:
+  `PRE_AUTH_MAX_PACKET` before login, max_allowed_packet after) plus one socket read. A role's
+  raw reader (the ack receiver) takes bytes as they come; it bounds its own input.
+- Every accepted socket counts against max_connections (as mysqld's connection_count): past
+  max_connections + 1 the greeting is replaced by ER_CON_COUNT_ERROR and the socket closed;
+  the last slot is only for an account with SUPER or CONNECTION ADMIN, checked at login.
 - Who broke the rules decides what happens (STYLE.md habit 4):
   * `SQLError` from the engine, the role or the admin code -> ERR packet, session goes on;
   * `RemoteProtocolError` from the connection -> its ERR if the protocol still allows one, then
@@ -62,6 +73,7 @@ from protocol.errors import (
     ER_TABLEACCESS_DENIED_ERROR,
     ER_UNKNOWN_COM_ERROR,
     ER_UNKNOWN_ERROR,
+    MySQLError,
     RemoteProtocolError,
     SQLError,
 )
@@ -223,7 +235,8 @@ class ClientSession(asyncio.Protocol):
         self._raw_reader: Callable[[bytes], None] | None = None
         self._closed = self._loop.create_future()
         self._drain_waiter: asyncio.Future | None = None
-        self._paused = False
+        self._paused = False  # writing: the transport's buffer is above its high-water mark
+        self._reading_paused = False  # reading: see "Bounded memory" in the module header
         self._busy = False  # executing a command (for shutdown draining)
         self._backup_lock: object | None = None  # FLUSH TABLES WITH READ LOCK: the writer lock's owner
         self._next_isolation = False  # SET TRANSACTION (no scope) set the next transaction's level
@@ -256,15 +269,24 @@ class ClientSession(asyncio.Protocol):
             make_salt(os.urandom(20)),
             max_packet=server.variables.get("max_allowed_packet", None, Scope.GLOBAL),
         )
+        if len(server.sessions) >= server.variables.get("max_connections", None, Scope.GLOBAL) + 1:
+            # mysqld's create_new_thread: max_connections + 1 sockets at most (the last one for
+            # SUPER); the next one gets 1040 instead of the greeting.
+            self._refuse_at_accept(ER_CON_COUNT_ERROR)
+            return
         if server.connection_control.blocked(self.host, server.variables.get("max_connect_errors", None, Scope.GLOBAL)):
             # mysqld's host cache: the ERR goes in place of the greeting, and nothing is read
-            server.stats.aborted_connects += 1
-            self.transport.write(self.conn.send(ERR.from_error(ER_HOST_IS_BLOCKED, self.host)))
-            self.transport.close()
+            self._refuse_at_accept(ER_HOST_IS_BLOCKED, self.host)
             return
         server.register_session(self)
         self.transport.write(self.conn.greeting())
         self._task = self._loop.create_task(self._run(), name=f"session-{self.connection_id}")
+
+    def _refuse_at_accept(self, error: MySQLError, *args: object) -> None:
+        """An ERR in place of the greeting, then the socket is closed (never registered)."""
+        self.server.stats.aborted_connects += 1
+        self.transport.write(self.conn.send(ERR.from_error(error, *args)))
+        self.transport.close()
 
     def data_received(self, data: bytes) -> None:
         self.server.stats.bytes_received += len(data)
@@ -280,6 +302,16 @@ class ClientSession(asyncio.Protocol):
         waiter = self._wakeup
         if waiter is not None and not waiter.done():
             waiter.set_result(None)
+        elif not self._reading_paused and not self.transport.is_closing():
+            # Nobody waits for these bytes: stop reading until the task asks for more.
+            self._reading_paused = True
+            self.transport.pause_reading()
+
+    def _resume_reading(self) -> None:
+        if self._reading_paused:
+            self._reading_paused = False
+            if not self.transport.is_closing():
+                self.transport.resume_reading()
 
     def eof_received(self) -> bool:
         if self._raw_reader is None and self.conn is not None:
@@ -328,8 +360,11 @@ class ClientSession(asyncio.Protocol):
             self._drain_waiter = None
 
     def set_raw_reader(self, callback: Callable[[bytes], None] | None) -> None:
-        """Route incoming bytes to `callback` (None: back to the command loop)."""
+        """Route incoming bytes to `callback` (None: back to the command loop). The callback
+        gets bytes as they arrive (reading resumes if the command loop had paused it)."""
         self._raw_reader = callback
+        if callback is not None:
+            self._resume_reading()
 
     def set_state(self, state: str | None) -> None:
         """The State column of SHOW PROCESSLIST."""
@@ -404,6 +439,7 @@ class ClientSession(asyncio.Protocol):
             event = conn.next_event()
             if event is not NEED_DATA:
                 return event
+            self._resume_reading()
             self._wakeup = self._loop.create_future()
             await self._wakeup
             self._wakeup = None
@@ -520,9 +556,8 @@ class ClientSession(asyncio.Protocol):
             return False
         control.login_succeeded(login.user, self.host)
         limit = server.variables.get("max_connections", None, Scope.GLOBAL)
-        clients = sum(1 for s in server.sessions.values() if s.account is not None)
-        if clients >= limit + 1 or (clients >= limit and not account.has(SUPER, "CONNECTION ADMIN")):
-            # like mysqld: one extra connection is kept for SUPER / CONNECTION ADMIN
+        if len(server.sessions) > limit and not account.has(SUPER, "CONNECTION ADMIN"):
+            # like mysqld: the connection past max_connections is kept for SUPER / CONNECTION ADMIN
             self.write(conn.send(ERR.from_error(ER_CON_COUNT_ERROR)))
             return False
         self.account = account
@@ -580,6 +615,8 @@ class ClientSession(asyncio.Protocol):
         server = self.server
         stats = server.stats
         while True:
+            if self._paused:
+                await self.drain()  # the previous answers first: see "Bounded memory"
             try:
                 event = await self._next_event()
             except RemoteProtocolError as exc:

@@ -348,7 +348,9 @@ class IoTask:
         self.state = STATE_CONNECTING
         try:
             reader, writer = await asyncio.wait_for(
-                asyncio.open_connection(s.host, s.port, limit=1 << 26), timeout=max(s.net_timeout, 1.0)
+                # limit: the stream stops reading from the master past 2 x READ_CHUNK unconsumed,
+                # so a fast master waits in the kernel while we write and fsync a batch.
+                asyncio.open_connection(s.host, s.port, limit=READ_CHUNK), timeout=max(s.net_timeout, 1.0)
             )
         except (OSError, TimeoutError) as e:
             raise RetryableIoError(

@@ -129,11 +129,12 @@ def test_oversized_packet(shell):
             assert big.fetchone() == (2 << 20,)
         finally:
             shell.connect().cursor().execute("SET GLOBAL max_allowed_packet = 1048576")
-        # a raw client sees the ERR itself
+        # a raw client sees the ERR itself: before login, a packet larger than any valid login
+        # is a bad handshake (refused on its header), whatever max_allowed_packet says
         sock = raw_connect(shell)
         sock.sendall(b"\xff\xff\xff\x01" + b"\x00" * 1000)
         _, payload = read_packet(sock)
-        assert err_code(payload) == 1153
+        assert err_code(payload) == 1043
         assert read_packet(sock) is None
 
 
@@ -258,3 +259,30 @@ def test_idle_sessions_are_closed_after_wait_timeout(shell):
         idle.cursor().execute("SELECT 1")
     assert e.value.args[0] in (2006, 2013)
     active.cursor().execute("SELECT 1")
+
+
+def test_statement_bytes_that_are_not_utf8_get_1300_and_the_session_goes_on(shell):
+    conn = shell.connect(autocommit=True)
+    cur = conn.cursor()
+    cur.execute("CREATE DATABASE IF NOT EXISTS u8")
+    cur.execute("CREATE TABLE IF NOT EXISTS u8.t (id INT, s VARCHAR(10), b BLOB)")
+    for sql in (b"SELECT 'x\xd0'", b"SELECT x\xd0 FROM u8.t", b"INSERT INTO u8.t VALUES (1, 'a\xd0', NULL)",
+                b"SELECT 1 FROM u8.t WHERE s = 'a\xd0'"):
+        conn._execute_command(0x03, sql)
+        with pytest.raises(pymysql.MySQLError) as e:
+            conn._read_query_result()
+        assert e.value.args == (1300, "Invalid utf8mb4 character string: 'D0'"), sql
+        cur.execute("SELECT 6")  # the session goes on
+        assert cur.fetchone() == (6,)
+    conn._execute_command(0x03, b"INSERT INTO u8.t VALUES (2, 'ok', _binary'\xff\xd0')")  # binary still passes
+    conn._read_query_result()
+    cur.execute("SELECT id, s, HEX(b) FROM u8.t")
+    assert cur.fetchall() == ((2, "ok", "FFD0"),)
+
+
+def test_select_star_without_a_table_is_1096(shell):
+    cur = shell.connect().cursor()
+    for sql in ("SELECT *", "SELECT * WHERE 1"):
+        with pytest.raises(pymysql.MySQLError) as e:
+            cur.execute(sql)
+        assert e.value.args == (1096, "No tables used")  # as MariaDB 10.11

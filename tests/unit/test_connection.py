@@ -7,7 +7,9 @@ import pytest
 
 from protocol.auth import make_salt, native_password_hash, scramble_native_password
 from protocol.connection import (
+    DUMP_INPUT_MAX_PACKET,
     NEED_DATA,
+    PRE_AUTH_MAX_PACKET,
     SERVER_TRANSITIONS,
     BinlogPacket,
     ClientConnection,
@@ -20,6 +22,7 @@ from protocol.connection import (
 )
 from protocol.errors import (
     ER_ACCESS_DENIED_ERROR,
+    ER_HANDSHAKE_ERROR,
     ER_MALFORMED_PACKET,
     ER_NET_PACKET_TOO_LARGE,
     ER_NET_PACKETS_OUT_OF_ORDER,
@@ -344,6 +347,57 @@ def test_too_large_command():
     with pytest.raises(RemoteProtocolError) as info:
         pump(client.query("x" * 2000), server)
     assert info.value.error is ER_NET_PACKET_TOO_LARGE
+
+
+def test_before_login_a_packet_larger_than_any_login_is_a_bad_handshake_on_its_header():
+    server = ServerConnection(1, "5.7", SALT, max_packet=64 << 20)
+    server.greeting()
+    # Only the header has arrived: the refusal does not wait for (or buffer) the body.
+    server.receive_data((PRE_AUTH_MAX_PACKET + 1).to_bytes(3, "little") + b"\x01")
+    with pytest.raises(RemoteProtocolError) as info:
+        server.next_event()
+    assert info.value.error is ER_HANDSHAKE_ERROR and info.value.fatal
+    assert server.state is ServerState.ERROR
+    assert ERR.decode(server.send(ERR.from_exception(info.value))[4:]).code == 1043
+    assert server.state is ServerState.CLOSED
+
+
+def test_the_largest_valid_login_fits_the_pre_auth_limit():
+    # mysqld accepts connection attributes up to 65535 bytes; such a login must pass.
+    attributes = {f"k{i}": "v" * 250 for i in range(255)}
+    server, client = login(attributes=attributes, database="d" * 64)
+    assert server.login.attributes == attributes
+
+
+def test_auth_switch_response_has_the_pre_auth_limit_too():
+    server = ServerConnection(1, "5.7", SALT)
+    client = ClientConnection("repl", PASSWORD)
+    pump(server.greeting(), client)
+    pump(client.data_to_send(), server)
+    server.send(server.auth_switch_request())
+    with pytest.raises(RemoteProtocolError) as info:
+        pump(encode_packet(b"x" * (PRE_AUTH_MAX_PACKET + 1), 3)[0], server)
+    assert info.value.error is ER_HANDSHAKE_ERROR
+
+
+def test_logged_in_the_limit_is_max_packet_and_while_dumping_an_ack():
+    server, client = login()
+    [query] = pump(client.query("x" * (PRE_AUTH_MAX_PACKET * 2)), server)
+    assert len(query.sql) == PRE_AUTH_MAX_PACKET * 2
+    pump(server.send(OK()), client)
+    pump(client.binlog_dump(4, 0, 2, "b.000001", semisync=True), server)
+    server.start_dump(semisync=True)
+    with pytest.raises(RemoteProtocolError) as info:
+        server.receive_data((DUMP_INPUT_MAX_PACKET + 1).to_bytes(3, "little") + b"\x00")
+        server.next_event()
+    assert info.value.error is ER_NET_PACKET_TOO_LARGE
+    # A non-blocking dump that ends gives the connection its max_allowed_packet back.
+    server, client = login()
+    pump(client.binlog_dump(4, BINLOG_DUMP_NON_BLOCK, 2, "b.000001"), server)
+    server.start_dump(semisync=False)
+    pump(server.send_event(b"E") + server.send_eof(), client)
+    [query] = pump(client.query("y" * (DUMP_INPUT_MAX_PACKET * 4)), server)
+    assert len(query.sql) == DUMP_INPUT_MAX_PACKET * 4
 
 
 # -- 16 MiB+ in both directions ---------------------------------------------------------------
