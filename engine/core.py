@@ -81,6 +81,7 @@ from typing import Any
 from engine import functions, infoschema
 from engine.catalog import Table, TokenCursor
 from engine.ddl import DdlAction, DdlParser
+from engine.foreign_keys import FkTriggers, fk_error
 from engine.lexer import SyntaxError_, extract, literal_texts, quote_ident, syntax_error, tokenize
 from engine.translate import (
     CONN_ID,
@@ -445,6 +446,7 @@ class Engine:
         self._torn: tuple[list[str], list[list], dict[str, str]] | None = None
         self._sync_pending: set[str] = set()
         self.repaired: list[str] = []  # files brought up to the last group at open (torn commit)
+        self._fk = FkTriggers()  # the writer connection's foreign key triggers
 
     # --- lifecycle ---------------------------------------------------------------------------
 
@@ -487,6 +489,7 @@ class Engine:
 
     def _w_open(self) -> None:
         self._wconn_ = _open_connection(self.datadir / MAIN_FILE, self._wstate, self.synchronous)
+        self._fk.register(self._wconn_)
         self._w_ensure_tables("main")
         metas = {"main": self._w_read_meta("main")}
         for path in sorted(self.datadir.glob("*.sqlite")):
@@ -502,6 +505,7 @@ class Engine:
                 self.catalog = {k: v for k, v in self.catalog.items() if k != name}
                 continue
         self._w_finish_drops()
+        self._w_fk_install()
         best = max(metas.values(), key=lambda m: int(m.get(SEQ_KEY, "0")))
         self._seq = max(int(m.get(SEQ_KEY, "0")) for m in metas.values())
         self._meta = _public(best)
@@ -779,6 +783,10 @@ class Engine:
         self._catalog_version += 1
         self._plans.clear()
         self._auto.clear()
+        self._w_fk_install()
+
+    def _w_fk_install(self) -> None:
+        self._fk.install(self._wconn, [t for tables in self.catalog.values() for t in tables.values()], self.table)
 
     async def apply_transaction(self, statements: Sequence[ReplicatedStatement], meta: dict[str, str]) -> None:
         """Run a replicated transaction atomically and store `meta` in the same SQLite commit (the
@@ -957,8 +965,12 @@ class Engine:
             self._wstate.fx = None
         return [d[0] for d in cur.description or ()], rows
 
-    def _w_write(self, plan: Plan, args, end: bool, forced: int | None, rand, database, log: tuple):
+    def _w_write(self, plan: Plan, args, end: bool, forced: int | None, rand, database, log: tuple,
+                 fk_checks: bool = True):
         self._w_begin()
+        self._fk.enabled = fk_checks
+        # a parent whose keys cascade: the statement and its cascades are undone together
+        guard = plan.target is not None and (plan.target[0], plan.target[1].lower()) in self._fk.cascading
         first = None
         if plan.auto_slots is not None:
             args = list(args)
@@ -969,10 +981,19 @@ class Engine:
             args[plan.auto_select_slot] = first
         self._wstate.fx = rand
         try:
+            if guard:
+                self._wconn.execute("SAVEPOINT __fk")
             cur = self._wconn.execute(plan.sql, args)
             affected = cur.rowcount
-        except SQLITE_INPUT_ERRORS as exc:
-            error = self._w_write_error(exc, plan, args, database)
+            if guard:
+                self._touched.update(self._fk.cascade(self._wconn))
+                self._wconn.execute("RELEASE __fk")
+        except (*SQLITE_INPUT_ERRORS, SQLError) as exc:
+            self._fk.discard_notes()
+            if guard and self._wconn.in_transaction:
+                self._wconn.execute("ROLLBACK TO __fk")
+                self._wconn.execute("RELEASE __fk")
+            error = exc if isinstance(exc, SQLError) else self._w_write_error(exc, plan, args, database)
             if end:
                 self._w_end(False)
             raise error from None
@@ -1038,6 +1059,9 @@ class Engine:
 
     def _w_write_error(self, exc: sqlite3.Error | UnicodeEncodeError, plan: Plan, args, database) -> SQLError:
         msg = str(exc)
+        fk = fk_error(exc) if isinstance(exc, sqlite3.Error) else None
+        if fk is not None:
+            return fk
         table = self.table(*plan.target) if plan.target else None
         m = re.match(r"UNIQUE constraint failed: (.+)", msg)
         if m and table is not None:
@@ -1083,7 +1107,11 @@ class Engine:
 
     def _w_ddl(self, action: DdlAction, log: tuple) -> None:
         self._w_end(True)  # the implicit commit of the open transaction
-        self._w_ddl_apply(action)
+        self._fk.drop(self._wconn)  # (SQLite's ALTER ... RENAME checks every trigger)
+        try:
+            self._w_ddl_apply(action)
+        finally:
+            self._w_fk_install()
         target = action.create_schema or action.drop_schema or action.schema
         self._group_log.append([target, *log, None, True])
 
@@ -1225,6 +1253,7 @@ class Session:
         self._database: str | None = None
         self.autocommit = True
         self.found_rows = False  # CLIENT_FOUND_ROWS: UPDATE reports matched rather than changed rows
+        self.foreign_key_checks = True  # the session's foreign_key_checks
         self.user_vars: dict[str, object] = {}
         self.last_insert_id = 0
         self._in_txn = False  # inside BEGIN ... COMMIT (or autocommit=0)
@@ -1420,7 +1449,8 @@ class Session:
             last_id = args_last_id(context, self.last_insert_id) if plan.uses_last_id else None
             log = (self._database, sql, timestamp, last_id, rand_seed)
             affected, first_id = await engine._on_writer(
-                engine._w_write, plan, args, end, forced, self._fx, self._database, log)
+                engine._w_write, plan, args, end, forced, self._fx, self._database, log,
+                self.foreign_key_checks)
         except asyncio.CancelledError:
             if end:
                 # the statement may still run in the writer thread: undo it there (the lane is
@@ -1527,7 +1557,9 @@ class Session:
 
         def parse() -> DdlAction:
             cur = TokenCursor(tokens, params, sql)
-            return parsing(DdlParser(cur, self._database, engine.table, set(engine.schemas)).parse)
+            parser = DdlParser(cur, self._database, engine.table, set(engine.schemas))
+            parser.foreign_key_checks = self.foreign_key_checks
+            return parsing(parser.parse)
 
         parse()  # a syntax error commits nothing
         self._end_snapshot()

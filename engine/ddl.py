@@ -16,6 +16,7 @@ from engine.catalog import (
     NUMERIC_TYPES,
     REAL_TYPES,
     Column,
+    ForeignKey,
     Index,
     Table,
     TokenCursor,
@@ -31,6 +32,7 @@ from protocol.errors import (
     ER_BAD_DB_ERROR,
     ER_BAD_FIELD_ERROR,
     ER_BAD_TABLE_ERROR,
+    ER_CANT_CREATE_TABLE,
     ER_CANT_DROP_FIELD_OR_KEY,
     ER_DB_CREATE_EXISTS,
     ER_DB_DROP_EXISTS,
@@ -67,6 +69,8 @@ class DdlParser:
         self.database = database
         self.catalog = catalog
         self.schemas = schemas
+        # foreign_key_checks=0 (mariadb-dump's): a foreign key may reference a table not made yet
+        self.foreign_key_checks = True
 
     def table_name(self) -> tuple[str, str]:
         schema, name = self.cur.qualified()
@@ -172,13 +176,14 @@ class DdlParser:
         else:
             columns: list[Column] = []
             indexes: list[Index] = []
+            foreign_keys: list[ForeignKey] = []
             cur.expect_op("(")
             while True:
-                parse_table_element(cur, columns, indexes)
+                parse_table_element(cur, columns, indexes, foreign_keys)
                 if cur.accept_op(")"):
                     break
                 cur.expect_op(",")
-            table = Table(schema, name, columns, indexes)
+            table = Table(schema, name, columns, indexes, foreign_keys=foreign_keys)
             table.auto_increment_start = parse_table_options(cur)
             if cur.accept("AS", "SELECT"):
                 raise SQLError(ER_UNKNOWN_ERROR, "CREATE TABLE ... SELECT is not supported")
@@ -189,7 +194,41 @@ class DdlParser:
             raise SQLError(ER_TABLE_EXISTS_ERROR, name)
         self.name_indexes(table)
         check_table(table)
+        self.check_foreign_keys(table, table.foreign_keys)
         return DdlAction(schema, table.sqlite_create(), put=[table], reset_auto=[(schema, name)])
+
+    def check_foreign_keys(self, table: Table, added: list[ForeignKey]) -> None:
+        """InnoDB's rules for new foreign keys: named `<table>_ibfk_<n>` when unnamed, the parent
+        resolved (this schema when unqualified) and, unless foreign_key_checks=0, existing with the
+        referenced columns indexed; the child's columns get an index named after the key when
+        none starts with them. Violations are 1005 errno 150, as InnoDB words them."""
+        taken = {fk.name.lower() for fk in table.foreign_keys if fk not in added}
+        n = 1
+        for fk in added:
+            fk.ref_schema = fk.ref_schema or table.schema
+            if not fk.name:
+                while f"{table.name}_ibfk_{n}".lower() in taken:
+                    n += 1
+                fk.name = f"{table.name}_ibfk_{n}"
+            if fk.name.lower() in taken:
+                raise SQLError(ER_CANT_CREATE_TABLE, table.schema, table.name,
+                               '121 "Duplicate key on write or update"')
+            taken.add(fk.name.lower())
+            for col in fk.columns:
+                table.must_column(col, "foreign key")
+            self_ref = (fk.ref_schema, fk.ref_table.lower()) == (table.schema, table.name.lower())
+            parent = table if self_ref else self.catalog(fk.ref_schema, fk.ref_table)
+            if parent is not None:
+                fk.ref_table = parent.name
+                fk.ref_columns = [parent.must_column(c, "foreign key").name for c in fk.ref_columns]
+                indexed = any([c.lower() for c in i.columns[:len(fk.ref_columns)]]
+                              == [c.lower() for c in fk.ref_columns] for i in parent.indexes)
+            if self.foreign_key_checks and (parent is None or not indexed):
+                raise SQLError(ER_CANT_CREATE_TABLE, table.schema, table.name,
+                               '150 "Foreign key constraint is incorrectly formed"')
+            wanted = [c.lower() for c in fk.columns]
+            if not any([c.lower() for c in i.columns[:len(wanted)]] == wanted for i in table.indexes):
+                self.add_index(table, Index(fk.name, list(fk.columns)))
 
     @staticmethod
     def name_indexes(table: Table) -> None:
@@ -306,7 +345,10 @@ class DdlParser:
             if tok is not None and tok.is_word("PRIMARY", "UNIQUE", "KEY", "INDEX", "CONSTRAINT", "FULLTEXT", "FOREIGN"):
                 columns: list = []
                 indexes: list[Index] = []
-                parse_table_element(cur, columns, indexes)
+                foreign_keys: list[ForeignKey] = []
+                parse_table_element(cur, columns, indexes, foreign_keys)
+                table.foreign_keys.extend(foreign_keys)
+                self.check_foreign_keys(table, foreign_keys)
                 for index in indexes:
                     if index.primary:
                         if table.primary is not None:
@@ -334,7 +376,11 @@ class DdlParser:
                 return
             if cur.accept("FOREIGN"):
                 cur.expect("KEY")
-                cur.ident()
+                name = cur.ident()
+                fk = next((f for f in table.foreign_keys if f.name.lower() == name.lower()), None)
+                if fk is None:
+                    raise SQLError(ER_CANT_DROP_FIELD_OR_KEY, "FOREIGN KEY", name)
+                table.foreign_keys.remove(fk)  # its index stays, as InnoDB leaves it
                 return
             cur.accept("COLUMN")
             name = cur.ident()
