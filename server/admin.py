@@ -412,7 +412,8 @@ class Admin:
                     break
             t.i += 1
         end = tok.pos if tok is not None else len(t.sql)
-        result = await session._engine_execute("SELECT " + t.sql[first.pos:end].strip().rstrip(";"))
+        # through the privilege check: `SET @a = (SELECT a FROM t)` reads t
+        result = await session._checked_execute("SELECT " + t.sql[first.pos:end].strip().rstrip(";"), "SELECT")
         if not result.rows:
             return None
         return result.rows[0][0]

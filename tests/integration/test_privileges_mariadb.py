@@ -47,6 +47,9 @@ READS = [
     "SELECT * FROM {T} FOR UPDATE", "SELECT * FROM {T} LOCK IN SHARE MODE", "SELECT nosuchcol FROM {T}",
     "(SELECT * FROM {T})", "(SELECT id FROM q.t) UNION (SELECT id FROM {T})",
     "SELECT * FROM q.t WHERE EXISTS (SELECT 1 FROM {T} x WHERE x.id = q.t.id) FOR UPDATE",
+    "SET @v = (SELECT MAX(a) FROM {T})", "SELECT @w := a FROM {T}", "DO (SELECT 1 FROM {T})",
+    "SELECT 1 UNION SELECT a FROM {T}", "/* c */ SELECT * FROM {T}", "/*!40101 SELECT * FROM {T} */",
+    "EXPLAIN SELECT * FROM {T}", "CHECKSUM TABLE {T}", "ANALYZE TABLE {T}",
 ]
 WRITES = [
     "INSERT INTO {T} (id, a) VALUES ({n}, 1)", "INSERT INTO {T} VALUES ({n}, 1)",
