@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 import threading
+import time
 
 import pymysql
 import pytest
@@ -189,27 +190,40 @@ def test_grants_show_and_errors_as_mariadb(servers):
         conn.close()
     assert shown[:4] == shown[4:]
     assert "GRANT SELECT ON `q`.`t` TO `tab`@`%`" in shown[0]
-    # the same error, word for word, on both
-    messages = []
+    # the same errors, word for word, on both
+    denied = ["SELECT * FROM q.u", "UPDATE q.w SET a = 1 WHERE id = 1", "USE nosuchdb"]
+    assert answers(maria, denied, user="tab") == answers(ours, denied, user="tab")
+    # GRANT/REVOKE refused as MariaDB refuses them
+    refused = ["GRANT USAGE ON p.* TO tab", "REVOKE SELECT ON p.* FROM tab", "REVOKE SELECT ON q.w FROM tab",
+               "GRANT SUPER ON q.* TO tab", "GRANT CREATE TEMPORARY TABLES ON q.t TO tab",
+               "GRANT SELECT ON q.nosuch TO tab", "GRANT SELECT ON * TO tab", "GRANT SELECT ON t TO tab"]
+    assert answers(maria, refused) == answers(ours, refused)
+    # a login naming a database the account may not use: 1044 on both
     for server in (maria, ours):
-        conn = server.connect(user="tab", password="pw")
-        row = []
-        for sql in ("SELECT * FROM q.u", "UPDATE q.w SET a = 1 WHERE id = 1", "USE nosuchdb"):
-            try:
-                with conn.cursor() as cur:
-                    cur.execute(sql)
-                row.append("ok")
-            except pymysql.err.MySQLError as exc:
-                row.append(exc.args)
-        conn.close()
-        messages.append(row)
-    assert messages[0] == messages[1]
+        with pytest.raises(pymysql.err.MySQLError) as err:
+            server.connect("p", user="dsel", password="pw").close()
+        assert err.value.args[0] == 1044, server
     # column privileges: MariaDB keeps them, we answer 1235 (not supported), never silently
     conn = ours.connect()
     with conn.cursor() as cur, pytest.raises(pymysql.err.MySQLError) as err:
         cur.execute("GRANT SELECT (a) ON q.t TO none")
     assert err.value.args[0] == 1235
     conn.close()
+
+
+def answers(server, statements: list[str], **login) -> list[object]:
+    """Each statement's answer on one connection: "ok" or the error's (code, message)."""
+    conn = server.connect(**({"password": "pw"} if login else {}), **login)
+    out: list[object] = []
+    for sql in statements:
+        try:
+            with conn.cursor() as cur:
+                cur.execute(sql)
+            out.append("ok")
+        except pymysql.err.MySQLError as exc:
+            out.append(exc.args)
+    conn.close()
+    return out
 
 
 def _insert_blocked(server: Daemon, locker: str, row_id: int, wait: float) -> bool:
@@ -245,3 +259,60 @@ def test_select_only_locking_read_does_not_hold_writers(servers):
     assert not _insert_blocked(ours, "selonly", 9001, wait=30.0)
     # the control: an account with UPDATE on the table locks, so the check can fail
     assert _insert_blocked(ours, "tupd", 9002, wait=3.0)
+
+
+def test_database_and_table_grants_replicate_to_our_slave(tmp_path):
+    """GRANT/REVOKE at every level reach the slave through the binlog and are applied there:
+    the slave's SHOW GRANTS equals the master's and its checks follow them."""
+    master = Daemon("master", tmp_path / "master", ["--server-id=1"]).start()
+    slave = None
+    try:
+        for sql in ["CREATE USER 'repl'@'%' IDENTIFIED BY 'replpw'", "GRANT REPLICATION SLAVE ON *.* TO 'repl'@'%'",
+                    "CREATE DATABASE q", "CREATE TABLE q.t (id INT PRIMARY KEY, a INT)",
+                    "CREATE TABLE q.u (id INT PRIMARY KEY, a INT)", "INSERT INTO q.t VALUES (1, 1)",
+                    "CREATE USER rep IDENTIFIED BY 'pw'", "GRANT SELECT ON q.* TO rep",
+                    "GRANT INSERT, UPDATE ON q.u TO rep WITH GRANT OPTION", "GRANT SELECT ON q.t TO rep",
+                    "REVOKE SELECT ON q.t FROM rep"]:
+            master.query(sql)
+        slave = Daemon("slave", tmp_path / "slave", [
+            "--server-id=2", "--master-host=127.0.0.1", f"--master-port={master.port}",
+            "--master-user=repl", "--master-password=replpw", "--master-connect-retry=1",
+        ]).start()
+        expected = sorted(r[0] for r in master.query("SHOW GRANTS FOR rep"))
+        assert "GRANT SELECT ON `q`.* TO `rep`@`%`" in expected
+        assert "GRANT INSERT, UPDATE ON `q`.`u` TO `rep`@`%` WITH GRANT OPTION" in expected
+
+        def slave_grants():
+            try:
+                return sorted(r[0] for r in slave.query("SHOW GRANTS FOR rep")) == expected
+            except pymysql.err.MySQLError:
+                return False
+
+        deadline = time.monotonic() + 60
+        while not slave_grants():
+            assert time.monotonic() < deadline, (expected, slave.tail())
+            time.sleep(0.2)
+        conn = slave.connect(user="rep", password="pw")
+        with conn.cursor() as cur:
+            cur.execute("SELECT * FROM q.t")  # SELECT ON q.* (the table-level grant was revoked)
+            assert cur.fetchall() == ((1, 1),)
+        conn.close()
+        master.query("REVOKE SELECT ON q.* FROM rep")
+        conn = None
+        deadline = time.monotonic() + 60
+        while True:
+            conn = slave.connect(user="rep", password="pw")
+            try:
+                with conn.cursor() as cur:
+                    cur.execute("SELECT * FROM q.t")
+            except pymysql.err.MySQLError as exc:
+                assert exc.args[0] == 1142
+                break
+            finally:
+                conn.close()
+            assert time.monotonic() < deadline, slave.tail()
+            time.sleep(0.2)
+    finally:
+        if slave is not None:
+            slave.stop()
+        master.stop()
