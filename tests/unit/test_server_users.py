@@ -53,3 +53,30 @@ def test_empty_password(tmp_path):
     store.create("anon", "%", b"")
     assert store.authenticate("anon", "1.2.3.4", SALT, b"") is not None
     assert store.authenticate("anon", "1.2.3.4", SALT, scramble_native_password("x", SALT)) is None
+
+
+def test_database_and_table_levels_persist_and_old_files_still_load(tmp_path):
+    path = tmp_path / "users.json"
+    # a file written before the lower levels existed: global privileges only
+    path.write_text(json.dumps({"users": [{"user": "old", "host": "%", "password": "",
+                                           "privileges": ["SELECT"], "grant_option": False}]}))
+    store = UserStore(path)
+    old = store.get("old", "%")
+    assert old.databases == {} and old.tables == {} and old.holds("SELECT", "q", "t")
+    acc = store.create("app", "%", b"")
+    store.grant(acc, {"SELECT"}, False, "q")
+    store.grant(acc, {ALL}, True, "q", "T")  # table names keep no case
+    store.grant(acc, {"USAGE"}, False, "p")  # nothing to keep
+    again = UserStore(path).get("app", "%")
+    assert again.databases == {"q": {"SELECT"}}
+    assert again.tables[("q", "t")] >= {"SELECT", "INSERT", "UPDATE", "DELETE", "DROP", "ALTER", "GRANT OPTION"}
+    assert again.grants()[1:] == ["GRANT SELECT ON `q`.* TO `app`@`%`",
+                                  "GRANT ALL PRIVILEGES ON `q`.`t` TO `app`@`%` WITH GRANT OPTION"]
+    assert again.holds("SELECT", "q", "other") and not again.holds("SELECT", "p", "t")
+    assert again.holds("DROP", "q", "t") and not again.holds("DROP", "q", "other")
+    assert again.sees_database("q") and not again.sees_database("p")
+    assert again.sees_table("q", "anything") and not again.sees_table("p", "t")
+    assert store.revoke(acc, {"SELECT"}, "q") and acc.databases == {}
+    assert not store.revoke(acc, {"SELECT"}, "q")  # no grant there: the caller's 1141
+    assert store.revoke(acc, {ALL}, "q", "t") and acc.tables == {}
+    assert UserStore(path).get("app", "%").grants() == ["GRANT USAGE ON *.* TO `app`@`%`"]
