@@ -12,8 +12,12 @@ Contract
   FLUSH STATUS|PRIVILEGES|TABLES|LOGS|HOSTS, FLUSH TABLES WITH READ LOCK / UNLOCK TABLES (the
   session holds the engine's writer lock: no other write and no commit until it unlocks or
   disconnects, as a backup's consistent point needs), SHUTDOWN (sets the server's shutdown request).
+- GRANT/REVOKE at the global (`ON *.*`), database (`ON db.*`, `ON *`) and table level (`ON db.t`,
+  `ON t`), refused as MariaDB refuses them (1221, 1144, 1146, 1141, 1147; column lists: 1235);
+  each replicates as a fully qualified statement (`after_user_change`), which a slave applies
+  through `apply_user_statement`. SHOW GRANTS lists every level.
 - Privileges: SET GLOBAL needs ALL (or SUPER); INSTALL/UNINSTALL PLUGIN and user statements
-  need ALL, SUPER or CREATE USER; KILL of another user's session needs ALL/SUPER/CONNECTION
+  need ALL, SUPER or CREATE USER; USE needs a privilege in the database (server/privileges.py); KILL of another user's session needs ALL/SUPER/CONNECTION
   ADMIN; SHOW PROCESSLIST lists everyone only with PROCESS (or ALL/SUPER).
   Errors are mysqld's codes from protocol/errors.py.
 """
