@@ -319,7 +319,17 @@ class Privileges:
         return _ALLOWED
 
     def _see_table(self, db: str | None, table: str, command: str) -> Verdict:
-        if db is not None and db.lower() != INFORMATION_SCHEMA and not self.account.sees_table(db, table):
+        """SHOW CREATE TABLE wants any privilege on the table at any level; DESCRIBE, SHOW
+        COLUMNS and SHOW INDEX want SELECT at the global or database level, or any privilege
+        on the table itself (as mysqld: the database level is asked for SELECT only)."""
+        if db is None or db.lower() == INFORMATION_SCHEMA:
+            return _ALLOWED
+        account = self.account
+        if command == "SHOW":
+            allowed = account.sees_table(db, table)
+        else:
+            allowed = account.holds("SELECT", db) or bool(account.tables.get((db, table.lower())))
+        if not allowed:
             raise self._table_denied((command,), db, table)
         return _ALLOWED
 

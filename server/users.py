@@ -14,16 +14,21 @@ Contract
   (`ON *.*`; `ALL PRIVILEGES` implies every other), database (`ON db.*`) and table
   (`ON db.t`); a level's `ALL` is stored as every privilege that level can hold
   (`DB_PRIVILEGES`, `TABLE_PRIVILEGES`). Database names compare exactly, table names without
-  case (the engine's catalog ignores case). A file written before the lower levels existed
-  reads as global privileges only. What a statement needs is server/privileges.py's business.
+  case (the engine's catalog ignores case). A database-level name may be a pattern (`%`, `_`,
+  a backslash before a literal `_`), as in mysqld: a database takes the privileges of its
+  exact entry, else of the most specific pattern it matches (mysqld's order: the fewer names
+  a pattern can match, the more specific; see `_generality`). A file written before the lower levels existed reads as global privileges
+  only. What a statement needs is server/privileges.py's business.
   `root`@`%` is created or reset at startup from `--root-password` with ALL.
 Only the event loop thread uses a store.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -82,24 +87,35 @@ class Account:
         """True when the account holds ALL or at least one of `privileges`."""
         return ALL in self.privileges or any(p in self.privileges for p in privileges)
 
+    def database_privileges(self, db: str) -> set[str]:
+        """The database-level privileges that apply to `db` (its entry, or a pattern's)."""
+        held = self.databases.get(db)
+        if held is not None:
+            return held
+        patterns = [p for p in self.databases if "%" in p or "_" in p or "\\" in p]
+        for pattern in sorted(patterns, key=_generality):
+            if _db_matcher(pattern)(db):
+                return self.databases[pattern]
+        return set()
+
     def holds(self, privilege: str, db: str, table: str | None = None) -> bool:
         """True when `privilege` is held on `db`.`table` (or on `db` itself) at any level."""
         if ALL in self.privileges or privilege in self.privileges:
             return True
-        if privilege in self.databases.get(db, ()):
+        if privilege in self.database_privileges(db):
             return True
         return table is not None and privilege in self.tables.get((db, table.lower()), ())
 
     def sees_table(self, db: str, table: str) -> bool:
         """Any privilege on the table at any level (SHOW TABLES, SHOW CREATE TABLE, DESCRIBE)."""
         return (ALL in self.privileges or not self.privileges.isdisjoint(TABLE_PRIVILEGES)
-                or bool(self.databases.get(db)) or bool(self.tables.get((db, table.lower()))))
+                or bool(self.database_privileges(db)) or bool(self.tables.get((db, table.lower()))))
 
     def sees_database(self, db: str) -> bool:
         """Any privilege in the database at any level (USE, SHOW TABLES FROM, SHOW DATABASES)."""
         if ALL in self.privileges or not self.privileges.isdisjoint(DB_PRIVILEGES):
             return True
-        return bool(self.databases.get(db)) or any(d == db and p for (d, _), p in self.tables.items())
+        return bool(self.database_privileges(db)) or any(d == db and p for (d, _), p in self.tables.items())
 
     def grants(self) -> list[str]:
         """SHOW GRANTS lines, worded and ordered as MariaDB 10.11 shows them: the global line,
@@ -116,11 +132,46 @@ class Account:
         if self.grant_option:
             line += " WITH GRANT OPTION"
         lines = [line]
-        for db in sorted(self.databases):
+        for db in sorted(self.databases, key=lambda d: (_generality(d), d)):  # mysqld's order
             lines.append(_level_line(self.databases[db], DB_PRIVILEGES, f"`{db}`.*", to))
         for db, table in sorted(self.tables):
             lines.append(_level_line(self.tables[(db, table)], TABLE_PRIVILEGES, f"`{db}`.`{table}`", to))
         return lines
+
+
+def _generality(pattern: str, maxlen: int = 64) -> tuple[int, int, int, int]:
+    """A sort key, smaller for a more specific database pattern, ordering patterns as mysqld
+    orders its database grants: by how many names a pattern can match, which grows with the
+    room its `%` leave (L: the name length they may fill) and the count of its `_` (M), then
+    by the count of `%` (K), then by the literal prefix before the first wildcard (P)."""
+    literal = ones = manys = prefix = 0
+    i = 0
+    while i < len(pattern):
+        ch = pattern[i]
+        if ch in "%_":
+            if not manys and not ones:
+                prefix = literal
+            if ch == "%":
+                manys += 1
+                while i + 1 < len(pattern) and pattern[i + 1] == "%":
+                    i += 1
+            else:
+                ones += 1
+        else:
+            if ch == "\\" and i + 1 < len(pattern):
+                i += 1
+            literal += 1
+        i += 1
+    manys, ones = min(manys, 31), min(ones, 31)
+    room = maxlen - literal - ones if manys else 0
+    if room > ones:
+        return (2 * room + 1, manys, ones, prefix)
+    return (2 * ones, room, manys, prefix)
+
+
+@functools.lru_cache(maxsize=256)
+def _db_matcher(pattern: str) -> Callable[[str], object]:
+    return like_matcher(pattern, ignore_case=False)
 
 
 def _level_line(held: set[str], every: frozenset[str], on: str, to: str) -> str:

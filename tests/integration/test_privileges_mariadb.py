@@ -36,6 +36,8 @@ USERS = {
     "tab": ["GRANT SELECT ON q.t TO tab", "GRANT INSERT ON q.u TO tab", "GRANT UPDATE ON q.w TO tab",
             "GRANT DELETE ON p.t TO tab"],
     "tupd": ["GRANT SELECT, UPDATE ON q.t TO tupd", "GRANT SELECT, INSERT, DELETE ON q.u TO tupd"],
+    # database patterns: `p%` is more specific than `_` (any one-letter name) for p
+    "wild": ["GRANT SELECT ON `p%`.* TO wild", "GRANT UPDATE, DELETE ON `_`.* TO wild"],
 }
 TABLES = ["q.t", "q.u", "q.w", "p.t", "q.nosuch"]
 READS = [
@@ -187,11 +189,11 @@ def test_grants_show_and_errors_as_mariadb(servers):
     for server in (maria, ours):
         conn = server.connect()
         with conn.cursor() as cur:
-            for user in ("tab", "dall", "gsel", "tupd"):
+            for user in ("tab", "dall", "gsel", "tupd", "wild"):
                 cur.execute(f"SHOW GRANTS FOR {user}")
                 shown.append(sorted(r[0] for r in cur.fetchall()))
         conn.close()
-    assert shown[:4] == shown[4:]
+    assert shown[:5] == shown[5:]
     assert "GRANT SELECT ON `q`.`t` TO `tab`@`%`" in shown[0]
     # the same errors, word for word, on both
     denied = ["SELECT * FROM q.u", "UPDATE q.w SET a = 1 WHERE id = 1", "USE nosuchdb"]

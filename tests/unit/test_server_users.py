@@ -80,3 +80,21 @@ def test_database_and_table_levels_persist_and_old_files_still_load(tmp_path):
     assert not store.revoke(acc, {"SELECT"}, "q")  # no grant there: the caller's 1141
     assert store.revoke(acc, {ALL}, "q", "t") and acc.tables == {}
     assert UserStore(path).get("app", "%").grants() == ["GRANT USAGE ON *.* TO `app`@`%`"]
+
+
+def test_database_patterns_apply_as_mysqld_orders_them(tmp_path):
+    store = UserStore(tmp_path / "users.json")
+    acc = store.create("w", "%", b"")
+    store.grant(acc, {"SELECT"}, False, "p%")
+    store.grant(acc, {"UPDATE"}, False, "_")  # any one-letter name: more specific than p%
+    store.grant(acc, {"INSERT"}, False, "pa%")
+    store.grant(acc, {"DELETE"}, False, "my\\_db")  # a literal underscore
+    store.grant(acc, {"DROP"}, False, "pab")
+    assert acc.database_privileges("p") == {"UPDATE"}
+    assert acc.database_privileges("pz") == {"SELECT"}
+    assert acc.database_privileges("pax") == {"INSERT"}
+    assert acc.database_privileges("pab") == {"DROP"}  # its own entry first
+    assert acc.database_privileges("my_db") == {"DELETE"} and acc.database_privileges("myxdb") == set()
+    assert acc.database_privileges("P") == {"UPDATE"} and acc.database_privileges("Pz") == set()  # case counts
+    assert [line.split(" ON ")[1].split(" TO")[0] for line in acc.grants()[1:]] == [
+        "`my\\_db`.*", "`pab`.*", "`_`.*", "`pa%`.*", "`p%`.*"]  # names (no wildcard) first
