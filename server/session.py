@@ -21,6 +21,9 @@ Contract
   OK the role sends itself), `has_privilege(*names)`, `require(*names)` (raises 1227),
   `await commit(txn)` (hand an engine transaction to `role.commit`), `await closed()`,
   `is_closed`, `close()`, `kill()`.
+- Privileges: an account without ALL PRIVILEGES gets a `privileges` checker at login
+  (server/privileges.py); every engine statement, and every SET that evaluates one, passes it
+  before the engine runs it. With ALL, `privileges` is None and nothing is checked.
 - KILL: `kill()` closes the connection; a statement running in a role is cancelled, one inside
   the engine or `role.commit` completes first (its answer goes nowhere). `kill_query()` fails
   the running statement with 1317: a role statement at once (cancelled), an engine one at the
