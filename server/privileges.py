@@ -233,7 +233,14 @@ class Privileges:
         elif cur.accept("ALTER"):
             cur.accept("ONLINE", "IGNORE")
             if cur.accept("TABLE"):
-                needs.append((*cur.table(), ("ALTER",)))
+                db, table = cur.table()
+                if "RENAME" in words[cur.i:]:  # ALTER TABLE t RENAME [TO] u: RENAME TABLE's needs
+                    needs.append((db, table, ("DROP", "ALTER")))
+                    cur.skip_to("RENAME")
+                    cur.accept("TO", "AS")
+                    needs.append((*cur.table(), ("CREATE", "INSERT")))
+                else:
+                    needs.append((db, table, ("ALTER",)))
         elif cur.accept("RENAME"):
             cur.accept("TABLE", "TABLES")
             while True:

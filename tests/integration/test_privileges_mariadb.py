@@ -68,7 +68,9 @@ DDL = [
     "CREATE TABLE {db}.new{n} (id INT)", "CREATE TABLE IF NOT EXISTS {db}.new{n} (id INT)",
     "CREATE TABLE {db}.like{n} LIKE q.t", "DROP TABLE {db}.scratch", "DROP TABLE IF EXISTS {db}.scratch",
     "DROP TABLE {db}.nosuch", "ALTER TABLE {db}.scratch ADD COLUMN c{n} INT", "TRUNCATE TABLE {db}.scratch",
-    "RENAME TABLE {db}.scratch TO {db}.renamed{n}", "CREATE INDEX i{n} ON {db}.scratch (a)",
+    "RENAME TABLE {db}.scratch TO {db}.renamed{n}", "ALTER TABLE {db}.scratch RENAME TO {db}.moved{n}",
+    "ALTER TABLE {db}.scratch RENAME TO q.moved{n}", "CREATE INDEX i{n} ON {db}.scratch (a)",
+    "DROP INDEX i{n} ON {db}.scratch", "DROP TABLE {db}.scratch, {db}.nosuch",
     "CREATE DATABASE zz{n}", "DROP DATABASE p",
 ]
 SHOWS = [
