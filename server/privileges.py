@@ -41,7 +41,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from engine.lexer import Token, extract, tokenize
+from engine.lexer import SyntaxError_, Token, extract, tokenize
 from protocol.errors import (
     ER_COLUMNACCESS_DENIED_ERROR,
     ER_DBACCESS_DENIED_ERROR,
@@ -122,8 +122,10 @@ class Privileges:
             raise self._db_denied(db)
 
     async def check(self, sql: str, first: str) -> Verdict:
-        shape, _ = extract(sql)
-        tokens = tokenize(shape)
+        try:
+            tokens = tokenize(extract(sql)[0])
+        except SyntaxError_ as exc:
+            raise exc.with_literals(sql) from None  # the engine's own 1064, with the literals
         words = [t.upper for t in tokens]
         if first in ("CREATE", "DROP", "ALTER", "RENAME", "TRUNCATE"):
             self._check_ddl(tokens, words)
