@@ -39,7 +39,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from engine.lexer import SyntaxError_, Token, extract, tokenize
 from protocol.errors import (
@@ -51,6 +51,7 @@ from protocol.errors import (
 from server.users import ORDER, Account
 
 if TYPE_CHECKING:
+    from engine.core import Access
     from server.session import ClientSession
 
 INFORMATION_SCHEMA = "information_schema"
@@ -151,7 +152,7 @@ class Privileges:
             return self._check_dml(sql, first, access, tokens, words)
         return _ALLOWED
 
-    def _check_dml(self, sql: str, first: str, access: Any, tokens: list[Token], words: list[str]) -> Verdict:
+    def _check_dml(self, sql: str, first: str, access: Access, tokens: list[Token], words: list[str]) -> Verdict:
         account = self.account
         needs: dict[tuple[str, str], set[str]] = {}
         for op, db, table in access.writes:
