@@ -1246,7 +1246,8 @@ class Session:
             if len(engine._accesses) >= PLAN_CACHE_SIZE:
                 engine._accesses.clear()
             engine._accesses[key] = touched
-        return Access(plan.kind, plan.target, *touched, plan.locking, plan.upsert)
+        reads, writes = touched
+        return Access(plan.kind, plan.target, reads, writes, plan.locking, plan.upsert)
 
     async def _execute(self, sql: str, context: StatementContext | None, lock_reads: bool = True) -> Result:
         engine = self.engine

@@ -56,7 +56,7 @@ if TYPE_CHECKING:
 
 INFORMATION_SCHEMA = "information_schema"
 # The privileges a DML verb needs on the table it writes.
-_VERB_NEEDS = {
+_VERB_NEEDS: dict[str, tuple[str, ...]] = {
     "INSERT": ("INSERT",), "REPLACE": ("INSERT", "DELETE"), "UPDATE": ("UPDATE",), "DELETE": ("DELETE",),
     "LOAD": ("INSERT",),
 }
@@ -73,6 +73,7 @@ class Verdict:
 
 
 _ALLOWED = Verdict()
+Need = tuple[str | None, str, tuple[str, ...]]  # (database, table, privileges it needs)
 
 
 class Privileges:
@@ -107,10 +108,13 @@ class Privileges:
     def _db_denied(self, db: str, host: str | None = None) -> SQLError:
         return SQLError(ER_DBACCESS_DENIED_ERROR, self.session.user, host or self.account.host, db)
 
-    def _require(self, needs: list[tuple[str, str, tuple[str, ...]]]) -> None:
-        """1142 for the first (db, table, privileges) of `needs` lacking any of them."""
+    def _require(self, needs: list[Need]) -> None:
+        """1142 for the first (db, table, privileges) of `needs` lacking any of them; a table
+        without a database (no current one) is left to the engine's 1046."""
         account = self.account
         for db, table, privileges in needs:
+            if db is None:
+                continue
             missing = {p for p in privileges if not account.holds(p, db, table)}
             if missing:
                 raise self._table_denied(missing, db, table)
@@ -143,7 +147,8 @@ class Privileges:
                 # MariaDB's multi-table UPDATE wants SELECT or UPDATE on each table before it
                 # opens them (then 1146, 1054 ...), the rest once it knows what is updated
                 for db, table, _ in self._mentioned(tokens, words, "SELECT"):
-                    if not (self.account.holds("SELECT", db, table) or self.account.holds("UPDATE", db, table)):
+                    if db is not None and not (self.account.holds("SELECT", db, table)
+                                               or self.account.holds("UPDATE", db, table)):
                         raise self._table_denied(("SELECT",), db, table) from None
                 raise
             self._require(self._mentioned(tokens, words, first))
@@ -196,7 +201,7 @@ class Privileges:
     def _check_ddl(self, tokens: list[Token], words: list[str]) -> None:
         default = self.session.database
         cur = _Cursor(tokens, words, default)
-        needs: list[tuple[str, str, tuple[str, ...]]] = []
+        needs: list[Need] = []
         if cur.accept("CREATE"):
             cur.accept_seq("OR", "REPLACE")
             if cur.accept("DATABASE", "SCHEMA"):
@@ -255,7 +260,7 @@ class Privileges:
         elif cur.accept("TRUNCATE"):
             cur.accept("TABLE")
             needs.append((*cur.table(), ("DROP",)))
-        self._require([n for n in needs if n[0] is not None])
+        self._require(needs)
 
     def _require_db(self, db: str, privilege: str) -> None:
         if not self.account.holds(privilege, db):
@@ -275,12 +280,12 @@ class Privileges:
             cur.accept("NO_WRITE_TO_BINLOG", "LOCAL")
             cur.accept("TABLE", "TABLES")
             needed = ("SELECT", "INSERT") if words[0] != "CHECK" else ("SELECT",)
-            needs = []
+            needs: list[Need] = []
             while True:
                 needs.append((*cur.table(), needed))
                 if not cur.accept_op(","):
                     break
-            self._require([n for n in needs if n[0] is not None])
+            self._require(needs)
             return _ALLOWED
         if cur.accept("LOCK"):
             cur.accept("TABLE", "TABLES")
@@ -294,7 +299,7 @@ class Privileges:
                     cur.i += 1
                 if not cur.accept_op(","):
                     break
-            self._require([n for n in needs if n[0] is not None])
+            self._require(needs)
             return _ALLOWED
         if not cur.accept("SHOW"):
             return _ALLOWED
@@ -345,13 +350,13 @@ class Privileges:
 
     # -- the fallback scan ----------------------------------------------------------------------------
 
-    def _mentioned(self, tokens: list[Token], words: list[str], first: str) -> list[tuple[str, str, tuple[str, ...]]]:
+    def _mentioned(self, tokens: list[Token], words: list[str], first: str) -> list[Need]:
         """The tables a statement names after FROM/JOIN/INTO/UPDATE/TABLE (and comma lists of
         them), with the privilege each needs: the verb's for its target, SELECT otherwise."""
         ctes = {tokens[i - 1].text.lower() for i, w in enumerate(words) if w == "AS" and i > 0
                 and i + 1 < len(words) and tokens[i + 1].text == "("}
         cur = _Cursor(tokens, words, self.session.database)
-        needs = []
+        needs: list[Need] = []
         verb = _VERB_NEEDS.get(first)
         targeted = False
         if first == "DELETE" and words[1:2] != ["FROM"] and "FROM" in words:
@@ -361,8 +366,7 @@ class Privileges:
                 db, table = cur.table()
                 cur.accept_op(".")
                 cur.accept_op("*")
-                if db is not None:
-                    needs.append((db, table, verb))
+                needs.append((db, table, ("DELETE",)))
                 cur.accept_op(",")
             verb = None
         while cur.i < len(tokens):
@@ -376,7 +380,7 @@ class Privileges:
                 db, table = cur.table()
                 if cur.peek() == "(" and word != "INTO":
                     break  # a function call (after INTO: the column list)
-                wanted = ("SELECT",)
+                wanted: tuple[str, ...] = ("SELECT",)
                 if verb is not None and not targeted and word in ("INTO", "UPDATE", "FROM"):
                     wanted, targeted = verb, True
                 if db is not None and table.lower() not in ctes:

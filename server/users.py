@@ -304,6 +304,7 @@ class UserStore:
             account.grant_option = account.grant_option or grant_option
         else:
             held = _level(account, db, table, create=True)
+            assert held is not None
             held |= _expand(privileges, TABLE_PRIVILEGES if table is not None else DB_PRIVILEGES)
             if grant_option:
                 held.add(GRANT_OPTION)
