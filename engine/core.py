@@ -144,6 +144,7 @@ class StatementContext:
     last_insert_id: int | None = None
     rand_seed: tuple[int, int] | None = None
     user_vars: dict[str, object] = field(default_factory=dict)
+    foreign_key_checks: bool = True  # off: the master ran it with foreign_key_checks=0 (Q_FLAGS2)
 
 
 @dataclass(frozen=True)
@@ -156,10 +157,11 @@ class LoggedStatement:
     is_ddl: bool = False
     rand_seed: tuple[int, int] | None = None  # RAND() seeds before the statement (RAND event)
     user_vars: tuple[tuple[str, object], ...] = ()  # @variables read, with their values (USER_VAR events)
+    foreign_key_checks: bool = True  # the session's foreign_key_checks when it ran
 
     def context(self) -> StatementContext:
         return StatementContext(self.timestamp, self.insert_id, self.last_insert_id, self.rand_seed,
-                                dict(self.user_vars))
+                                dict(self.user_vars), self.foreign_key_checks)
 
 
 @dataclass
@@ -1348,6 +1350,10 @@ class Session:
     def in_transaction(self) -> bool:
         return self._in_txn or self._holds_lock
 
+    def _fk_checks(self, context: StatementContext | None) -> bool:
+        """foreign_key_checks for one statement: a replayed one's own (the master's), else the session's."""
+        return self.foreign_key_checks if context is None else self.foreign_key_checks and context.foreign_key_checks
+
     # --- statement execution ---------------------------------------------------------------
 
     async def execute(self, sql: str, context: StatementContext | None = None, *,
@@ -1542,7 +1548,7 @@ class Session:
             log = (self._database, sql, timestamp, last_id, rand_seed)
             affected, first_id = await engine._on_writer(
                 engine._w_write, plan, args, end, forced, self._fx, self._database, log,
-                self.foreign_key_checks)
+                self._fk_checks(context))
         except asyncio.CancelledError:
             if end:
                 # the statement may still run in the writer thread: undo it there (the lane is
@@ -1559,7 +1565,8 @@ class Session:
         stmt = LoggedStatement(
             db=self._database, sql=sql, timestamp=timestamp, insert_id=first_id,
             last_insert_id=last_id, is_ddl=False, rand_seed=rand_seed,
-            user_vars=tuple((name, self._user_var(name, context)) for name in plan.user_vars))
+            user_vars=tuple((name, self._user_var(name, context)) for name in plan.user_vars),
+            foreign_key_checks=self._fk_checks(context))
         if first_id is not None:
             self.last_insert_id = first_id
         if plan.sets_last_id and self._take_last_id():
@@ -1650,7 +1657,7 @@ class Session:
         def parse() -> DdlAction:
             cur = TokenCursor(tokens, params, sql)
             parser = DdlParser(cur, self._database, engine.table, set(engine.schemas))
-            parser.foreign_key_checks = self.foreign_key_checks
+            parser.foreign_key_checks = self._fk_checks(context)
             return parsing(parser.parse)
 
         parse()  # a syntax error commits nothing
@@ -1671,7 +1678,8 @@ class Session:
             self._in_txn = False
             self._release()
             raise
-        self._statements.append(LoggedStatement(db=self._database, sql=sql, timestamp=timestamp, is_ddl=True))
+        self._statements.append(LoggedStatement(db=self._database, sql=sql, timestamp=timestamp, is_ddl=True,
+                                                foreign_key_checks=self._fk_checks(context)))
         committed = CommittedTxn(self._statements)
         self._statements = []
         self._in_txn = False
