@@ -108,7 +108,6 @@ class ForeignKey:
     ref_columns: list[str]
     on_delete: str = "RESTRICT"
     on_update: str = "RESTRICT"
-    explicit_actions: list[str] = field(default_factory=list)  # "DELETE"/"UPDATE" the DDL spelled out
 
     def describe(self, schema: str) -> str:
         """`FOREIGN KEY (...) REFERENCES ...` as MariaDB words it in error 1451/1452 and SHOW CREATE TABLE."""
@@ -117,7 +116,11 @@ class ForeignKey:
             ref = f"{mysql_ident(self.ref_schema)}.{ref}"
         cols = ", ".join(mysql_ident(c) for c in self.columns)
         refs = ", ".join(mysql_ident(c) for c in self.ref_columns)
-        return f"FOREIGN KEY ({cols}) REFERENCES {ref} ({refs})"
+        text = f"FOREIGN KEY ({cols}) REFERENCES {ref} ({refs})"
+        for event, action in (("DELETE", self.on_delete), ("UPDATE", self.on_update)):
+            if action != "RESTRICT":  # (an explicit RESTRICT is not shown either)
+                text += f" ON {event} {action}"
+        return text
 
 
 @dataclass
@@ -245,11 +248,7 @@ class Table:
             else:
                 lines.append(f"  KEY {mysql_ident(index.name)} ({cols})")
         for fk in self.foreign_keys:
-            line = f"  CONSTRAINT {mysql_ident(fk.name)} {fk.describe(self.schema).replace(', ', ',')}"
-            for event, action in (("DELETE", fk.on_delete), ("UPDATE", fk.on_update)):
-                if action != "RESTRICT" or event in fk.explicit_actions:
-                    line += f" ON {event} {action}"
-            lines.append(line)
+            lines.append(f"  CONSTRAINT {mysql_ident(fk.name)} {fk.describe(self.schema)}")
         return (f"CREATE TABLE {mysql_ident(self.name)} (\n" + ",\n".join(lines)
                 + "\n) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_general_ci")
 
@@ -428,8 +427,10 @@ def typed_default(col: Column, value: object) -> object:
 _NOW_WORDS = ("CURRENT_TIMESTAMP", "NOW", "LOCALTIME", "LOCALTIMESTAMP")
 
 
-def parse_column(cur: TokenCursor, name: str, indexes: list[Index]) -> Column:
-    """A column definition; inline PRIMARY KEY / UNIQUE [KEY] become entries of `indexes`."""
+def parse_column(cur: TokenCursor, name: str, indexes: list[Index],
+                 foreign_keys: list[ForeignKey] | None = None) -> Column:
+    """A column definition; inline PRIMARY KEY / UNIQUE [KEY] become entries of `indexes`, an
+    inline REFERENCES (a foreign key since MariaDB 10.5) one of `foreign_keys`."""
     tok = cur.next()
     base = tok.text.lower()
     if tok.kind != "word" or base not in ALL_TYPES:
@@ -517,9 +518,11 @@ def parse_column(cur: TokenCursor, name: str, indexes: list[Index]) -> Column:
         elif cur.accept("CHECK"):
             cur.skip_parens()
         elif cur.accept("REFERENCES"):
-            cur.qualified()
-            if cur.peek() is not None and cur.peek().text == "(":
-                cur.skip_parens()
+            ref_schema, ref_table = cur.qualified()
+            fk = ForeignKey("", [name], ref_schema or "", ref_table, cur.name_list())
+            parse_fk_actions(cur, fk)
+            if foreign_keys is not None:
+                foreign_keys.append(fk)
         elif tok.is_word("FIRST", "AFTER"):
             break
         elif cur.accept("INVISIBLE", "VISIBLE", "STORED", "VIRTUAL"):
@@ -568,12 +571,13 @@ def parse_table_element(cur: TokenCursor, columns: list[Column], indexes: list[I
         cur.skip_parens()
         return
     name = cur.ident()
-    columns.append(parse_column(cur, name, indexes))
+    columns.append(parse_column(cur, name, indexes, foreign_keys))
 
 
 def parse_foreign_key(cur: TokenCursor, symbol: str | None) -> ForeignKey:
     """After FOREIGN: KEY [index_name] (cols) REFERENCES [db.]t (cols) [ON DELETE|UPDATE action]...
-    The name is the CONSTRAINT symbol, else the index name, else "" (the caller numbers it)."""
+    The name is the CONSTRAINT symbol, else the index name, else "" (the caller numbers it), as
+    MariaDB names it."""
     cur.expect("KEY")
     index_name = None
     if cur.peek() is not None and cur.peek().text != "(":
@@ -582,6 +586,12 @@ def parse_foreign_key(cur: TokenCursor, symbol: str | None) -> ForeignKey:
     cur.expect("REFERENCES")
     ref_schema, ref_table = cur.qualified()
     fk = ForeignKey(symbol or index_name or "", columns, ref_schema or "", ref_table, cur.name_list())
+    parse_fk_actions(cur, fk)
+    return fk
+
+
+def parse_fk_actions(cur: TokenCursor, fk: ForeignKey) -> None:
+    """[ON DELETE action] [ON UPDATE action] after REFERENCES t (cols)."""
     while cur.accept("ON"):
         event = "DELETE" if cur.accept("DELETE") else (cur.expect("UPDATE") or "UPDATE")
         if cur.accept("SET"):
@@ -598,10 +608,8 @@ def parse_foreign_key(cur: TokenCursor, symbol: str | None) -> ForeignKey:
             fk.on_delete = action
         else:
             fk.on_update = action
-        fk.explicit_actions.append(event)
     if len(fk.columns) != len(fk.ref_columns):
-        raise SQLError(ER_WRONG_FK_DEF, fk.name or columns[0], "Key reference and table reference don't match")
-    return fk
+        raise SQLError(ER_WRONG_FK_DEF, fk.name or fk.columns[0], "Key reference and table reference don't match")
 
 
 def _skip_index_options(cur: TokenCursor) -> None:

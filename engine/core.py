@@ -1658,6 +1658,7 @@ class Session:
             cur = TokenCursor(tokens, params, sql)
             parser = DdlParser(cur, self._database, engine.table, set(engine.schemas))
             parser.foreign_key_checks = self._fk_checks(context)
+            parser.all_tables = lambda: [t for tables in engine.catalog.values() for t in tables.values()]
             return parsing(parser.parse)
 
         parse()  # a syntax error commits nothing

@@ -9,6 +9,7 @@ one recipe SQLite supports for every change.
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from engine.catalog import (
@@ -40,6 +41,7 @@ from protocol.errors import (
     ER_DUP_KEYNAME,
     ER_NO_DB_ERROR,
     ER_NO_SUCH_TABLE,
+    ER_ROW_IS_REFERENCED_TABLE,
     ER_TABLE_EXISTS_ERROR,
     ER_UNKNOWN_ERROR,
     ER_WRONG_DB_NAME,
@@ -69,8 +71,10 @@ class DdlParser:
         self.database = database
         self.catalog = catalog
         self.schemas = schemas
-        # foreign_key_checks=0 (mariadb-dump's): a foreign key may reference a table not made yet
+        # foreign_key_checks=0 (mariadb-dump's): a foreign key may reference a table not made yet,
+        # and a referenced table may be dropped
         self.foreign_key_checks = True
+        self.all_tables: Callable[[], Iterable[Table]] = lambda: ()  # every schema's tables
 
     def table_name(self) -> tuple[str, str]:
         schema, name = self.cur.qualified()
@@ -206,6 +210,7 @@ class DdlParser:
         n = 1
         for fk in added:
             fk.ref_schema = fk.ref_schema or table.schema
+            name_given = bool(fk.name)
             if not fk.name:
                 while f"{table.name}_ibfk_{n}".lower() in taken:
                     n += 1
@@ -228,7 +233,12 @@ class DdlParser:
                                '150 "Foreign key constraint is incorrectly formed"')
             wanted = [c.lower() for c in fk.columns]
             if not any([c.lower() for c in i.columns[:len(wanted)]] == wanted for i in table.indexes):
-                self.add_index(table, Index(fk.name, list(fk.columns)))
+                # MariaDB's name for it: the key's given name, else the first column's (numbered
+                # past the names taken)
+                named = fk.name if name_given else fk.columns[0]
+                index = Index(named, list(fk.columns))
+                table.indexes.append(index)
+                self.name_indexes(table)
 
     @staticmethod
     def name_indexes(table: Table) -> None:
@@ -256,6 +266,12 @@ class DdlParser:
         if missing and not if_exists:
             raise SQLError(ER_BAD_TABLE_ERROR, ",".join(missing))
         action = DdlAction(names[0][0])
+        dropped = {(s, n.lower()) for s, n in names}
+        if self.foreign_key_checks:
+            for child in self.all_tables():
+                if (child.schema, child.name.lower()) not in dropped and any(
+                        (fk.ref_schema, fk.ref_table.lower()) in dropped for fk in child.foreign_keys):
+                    raise SQLError(ER_ROW_IS_REFERENCED_TABLE)
         for schema, name in names:
             table = self.catalog(schema, name)
             if table is None:
@@ -433,9 +449,12 @@ class DdlParser:
         if table.column(name) is not None:
             raise SQLError(ER_DUP_FIELDNAME, name)
         indexes: list[Index] = []
-        col = parse_column(cur, name, indexes)
+        foreign_keys: list[ForeignKey] = []
+        col = parse_column(cur, name, indexes, foreign_keys)
         position = self.position(table)
         table.columns.insert(position if position is not None else len(table.columns), col)
+        table.foreign_keys.extend(foreign_keys)
+        self.check_foreign_keys(table, foreign_keys)
         for index in indexes:
             if index.primary:
                 table.indexes.insert(0, index)

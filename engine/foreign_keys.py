@@ -37,11 +37,7 @@ _PREFIX = "__fk_"
 
 def constraint_text(child: Table, fk: ForeignKey) -> str:
     """The parenthesis of MariaDB's 1451/1452: `db`.`child`, CONSTRAINT `fk` FOREIGN KEY ..."""
-    text = f"`{child.schema}`.`{child.name}`, CONSTRAINT `{fk.name}` {fk.describe(child.schema)}"
-    for event, action in (("DELETE", fk.on_delete), ("UPDATE", fk.on_update)):
-        if action != "RESTRICT" or event in fk.explicit_actions:
-            text += f" ON {event} {action}"
-    return text
+    return f"`{child.schema}`.`{child.name}`, CONSTRAINT `{fk.name}` {fk.describe(child.schema)}"
 
 
 def fk_error(exc: sqlite3.Error) -> SQLError | None:

@@ -128,8 +128,9 @@ def _constraint_rows(name: str, table: Table, tables: Callable[[str], Iterable[T
         else:
             parent = next((t for t in tables(fk.ref_schema) if t.name.lower() == fk.ref_table.lower()), None)
             wanted = [c.lower() for c in fk.ref_columns]
+            # the parent's index the key uses (InnoDB: the first whose leading columns they are)
             unique = None if parent is None else next(
-                (i for i in parent.indexes if i.unique and [c.lower() for c in i.columns] == wanted), None)
+                (i for i in parent.indexes if [c.lower() for c in i.columns[:len(wanted)]] == wanted), None)
             rows.append(("def", schema, fk.name, "def", fk.ref_schema,
                          None if unique is None else ("PRIMARY" if unique.primary else unique.name),
                          "NONE", fk.on_update, fk.on_delete, table.name, fk.ref_table))

@@ -26,6 +26,7 @@ from sqlalchemy import (  # noqa: E402
 from sqlalchemy.orm import DeclarativeBase, Session, joinedload, relationship, selectinload  # noqa: E402
 from sqlalchemy.schema import AddConstraint, CreateIndex, ForeignKeyConstraint  # noqa: E402
 
+from tests.support.mariadb import MariaDBServer, mariadb_available  # noqa: E402
 from tests.support.master import master_fixture  # noqa: E402,F401 (the `master` fixture)
 
 pytestmark = pytest.mark.timeout(240)
@@ -159,3 +160,63 @@ def test_foreign_keys_enforced(master):
     cur.execute("SHOW CREATE TABLE kid")
     assert ("  CONSTRAINT `kfk` FOREIGN KEY (`pid`) REFERENCES `parent` (`id`) ON DELETE CASCADE"
             in cur.fetchone()[1].splitlines())
+
+
+FK_SCRIPT = [
+    "CREATE TABLE p (a INT, b INT, PRIMARY KEY (a, b))",
+    "CREATE TABLE c (id INT PRIMARY KEY, x INT, y INT, FOREIGN KEY (x, y) REFERENCES p (a, b) "
+    "ON DELETE NO ACTION ON UPDATE RESTRICT)",
+    "CREATE TABLE c2 (id INT PRIMARY KEY, x INT, CONSTRAINT f2 FOREIGN KEY fidx (x) REFERENCES p (a) ON UPDATE SET NULL)",
+    "CREATE TABLE c3 (id INT PRIMARY KEY, x INT REFERENCES p (a), y INT, FOREIGN KEY yk (y) REFERENCES p (a))",
+    "INSERT INTO p VALUES (1, 1)",
+    "INSERT INTO c VALUES (1, 5, 5)",
+    "INSERT INTO c VALUES (1, 1, 1)",
+    "INSERT INTO c3 VALUES (1, NULL, 7)",
+    "DELETE FROM p",
+    "DROP TABLE p",
+    "ALTER TABLE c2 DROP FOREIGN KEY f2",
+    "ALTER TABLE c2 DROP FOREIGN KEY f2",
+]
+
+
+def _fk_transcript(conn) -> list:
+    out: list = []
+    cur = conn.cursor()
+    for sql in FK_SCRIPT:
+        try:
+            cur.execute(sql)
+            out.append("ok")
+        except pymysql.err.MySQLError as exc:
+            out.append(exc.args)
+    for table in ("c", "c2", "c3"):
+        cur.execute(f"SHOW CREATE TABLE {table}")
+        out.append([line for line in cur.fetchone()[1].splitlines() if "KEY" in line])
+    for view in ("REFERENTIAL_CONSTRAINTS", "KEY_COLUMN_USAGE", "TABLE_CONSTRAINTS"):
+        cur.execute(f"SELECT * FROM information_schema.{view} WHERE CONSTRAINT_SCHEMA = 'fkd'")
+        out.append(sorted((tuple(row) for row in cur.fetchall()), key=repr))
+    return out
+
+
+@pytest.mark.skipif(not mariadb_available(), reason="needs Debian's MariaDB packages")
+def test_foreign_keys_and_reflection_as_mariadb(master, tmp_path):
+    """The same DDL, errors, SHOW CREATE TABLE keys, information_schema rows and SQLAlchemy
+    reflection on our master and on a stock MariaDB 10.11."""
+    mariadb = MariaDBServer(tmp_path / "mariadb").start()
+    try:
+        transcripts, reflections = [], []
+        for port, server in ((master.port, master), (mariadb.port, mariadb)):
+            server.query("CREATE DATABASE fkd")
+            server.query("CREATE DATABASE orm")
+            transcripts.append(_fk_transcript(server.connect("fkd")))
+            engine = create_engine(f"mysql+pymysql://root@127.0.0.1:{port}/orm")
+            Base.metadata.create_all(engine)
+            insp = inspect(engine)
+            reflections.append({t: (_fks(insp, t), insp.get_pk_constraint(t)["constrained_columns"],
+                                    sorted((i["name"], i["column_names"], i["unique"]) for i in insp.get_indexes(t)),
+                                    [(c["name"], repr(c["type"]), c["nullable"]) for c in insp.get_columns(t)])
+                                for t in sorted(insp.get_table_names())})
+            engine.dispose()
+        assert transcripts[0] == transcripts[1]
+        assert reflections[0] == reflections[1]
+    finally:
+        mariadb.stop()
