@@ -408,6 +408,7 @@ def _open_connection(path: Path, state: functions.ConnectionState, synchronous: 
     conn.execute("PRAGMA cache_size=-32768")
     conn.execute("PRAGMA case_sensitive_like=OFF")
     functions.register(conn, state)
+    infoschema.register(conn)
     return conn
 
 
