@@ -1,10 +1,30 @@
 """The engine: MySQL sessions over embedded SQLite, built for group commit and semi-sync AFTER_SYNC.
 
 Files. `datadir/__engine__.sqlite` (the writer's main database: the meta of commits that touched
-no schema) and one `datadir/<schema>.sqlite` per MySQL database, ATTACHed under the schema's name
-to the writer and to every reader, so `db.table` resolves natively. Every file is in WAL mode with
-synchronous=FULL (or NORMAL, see `Engine.open`). SQLite attaches at most 10 files: at most 9
-databases.
+no schema) and one `datadir/<schema>.sqlite` per MySQL database, ATTACHed under the schema's name,
+so `db.table` resolves natively. Every file is in WAL mode with synchronous=FULL (or NORMAL, see
+`Engine.open`).
+
+Any number of databases (the design, and why). SQLite holds at most ATTACH_LIMIT (10) files on
+one connection, so each connection attaches files on demand and detaches the least recently used
+one to make room. Kept: one file per database (existing datadirs open unchanged; DROP DATABASE
+deletes a file; a transaction across files stays atomic through the multi-file redo record below,
+which needs nothing new). Rejected: several databases per file or one file with namespaced tables
+(every table reference, the authorizer's table names and the catalog would need renaming, and a
+datadir conversion); a build of SQLite with a larger limit (125 at most, not 1,000). Rules:
+- the writer attaches a statement's target database before running it (with every database its
+  foreign keys join it to, whose files the FK triggers read), and any other database the
+  statement names when SQLite, compiling it, reports it missing (nothing has run: it is retried).
+  It never detaches a file the open group wrote or read (SQLite refuses: the file is in the
+  transaction), so a group holds at most ATTACH_LIMIT databases: an autocommit statement that
+  finds no room lets the group commit and runs after it; a statement of a longer transaction
+  gets 1105 (a transaction writes at most ATTACH_LIMIT databases);
+- a reader attaches what a query reports missing the same way. A REPEATABLE READ snapshot takes
+  each file's view at its first read (as with one file per database before) and reads at most
+  ATTACH_LIMIT databases (then 1105). While there are at most ATTACH_LIMIT databases every
+  connection holds every file, and WITH CONSISTENT SNAPSHOT takes all views at its start; beyond,
+  it takes the default database's and refuses to read another (1105), never a later view;
+- the single-database hot path costs one dict lookup per write (the target is attached).
 
 Threads. One writer connection, used only from the single writer thread; reader connections
 (one per reader thread) see only what SQLite has committed. The event loop never calls SQLite.
@@ -124,7 +144,7 @@ CATALOG_TABLE = "__engine_catalog"
 SEQ_KEY = "__seq"
 REDO_KEY = "__redo"
 DROPPED_KEY = "__dropped"
-MAX_SCHEMAS = 9
+ATTACH_LIMIT = 10  # SQLite's SQLITE_MAX_ATTACHED (the most files one connection can hold)
 PLAN_CACHE_SIZE = 4096
 # A replicated statement: (sql, context, default database[, table whose row it must find]).
 ReplicatedStatement = tuple[Any, ...]
@@ -427,6 +447,9 @@ class Snapshot:
     whose SQLite read transaction starts at the first SELECT and ends with the transaction."""
 
     reader: _Reader | None = None
+    # WITH CONSISTENT SNAPSHOT over more databases than a connection holds: the ones whose view
+    # it took at its start (any other is refused, never read from a later view)
+    fixed: set[str] | None = None
 
 
 # --- the engine ------------------------------------------------------------------------------------
@@ -444,7 +467,9 @@ class Engine:
         self._free_lock = threading.Lock()
         self._wconn_: sqlite3.Connection | None = None
         self._wstate = functions.ConnectionState()
-        self.schemas: dict[str, Path] = {}  # attached schema -> file (replaced, never mutated)
+        self.schemas: dict[str, Path] = {}  # every database -> its file (replaced, never mutated)
+        # the files attached to the writer connection, least recently used first (writer thread)
+        self._w_attached: collections.OrderedDict[str, Path] = collections.OrderedDict()
         self.catalog: dict[str, dict[str, Table]] = {}  # schema -> lower(table) -> Table
         self._catalog_version = 0
         self._plans: dict[tuple, Plan] = {}
@@ -474,6 +499,7 @@ class Engine:
         self._sync_pending: set[str] = set()
         self.repaired: list[str] = []  # files brought up to the last group at open (torn commit)
         self._fk = FkTriggers()  # the writer connection's foreign key triggers
+        self._fk_in_txn = False  # they were (re)installed inside the open SQLite transaction
 
     # --- lifecycle ---------------------------------------------------------------------------
 
@@ -525,6 +551,7 @@ class Engine:
                 continue
             self._w_attach(name, path)
             metas[name] = self._w_read_meta(name)
+            self._w_evict(ATTACH_LIMIT - 1, keep={name})  # (no transaction is open: any file may go)
             if DROPPED_KEY in metas[name]:
                 del metas[name]
                 self._pending_drops.append((name, path))
@@ -558,7 +585,8 @@ class Engine:
         if self._wconn.in_transaction:
             return
         for name in self._sync_pending:
-            self._wconn.execute(f"PRAGMA {quote_ident(name)}.synchronous={self.synchronous}")
+            if name in self._w_attached:
+                self._wconn.execute(f"PRAGMA {quote_ident(name)}.synchronous={self.synchronous}")
         self._sync_pending = set()
 
     def _w_ensure_tables(self, schema: str) -> None:
@@ -571,8 +599,10 @@ class Engine:
         return dict(rows)
 
     def _w_attach(self, name: str, path: Path) -> None:
-        if len(self.schemas) >= MAX_SCHEMAS:
-            raise SQLError(ER_TOO_MANY_DATABASES, MAX_SCHEMAS)
+        """Make a database known (its file created if new) and attached, its catalog loaded."""
+        self._w_evict(ATTACH_LIMIT - 1, keep=set())
+        if len(self._w_attached) >= ATTACH_LIMIT:
+            raise SQLError(ER_TOO_MANY_DATABASES, ATTACH_LIMIT, "written by one group commit")
         if not path.exists():
             # create the file in WAL mode outside the writer's transaction
             conn = sqlite3.connect(str(path), isolation_level=None)
@@ -581,6 +611,7 @@ class Engine:
             conn.execute(f"CREATE TABLE IF NOT EXISTS {CATALOG_TABLE} (name TEXT PRIMARY KEY, def TEXT)")
             conn.close()
         self._wconn.execute("ATTACH DATABASE ? AS " + quote_ident(name), (str(path),))
+        self._w_attached[name] = path
         self._sync_pending.add(name)
         self._w_set_synchronous()
         self._w_ensure_tables(name)
@@ -591,6 +622,58 @@ class Engine:
         self.catalog = {**self.catalog, name: tables}
         self.schemas = {**self.schemas, name: path}
         self._catalog_version += 1
+
+    def _w_evict(self, room: int, keep: set[str]) -> bool:
+        """Detach least recently used files until at most `room` stay attached: never one in
+        `keep`, one the open group wrote or is dropping, nor one its transaction read (SQLite
+        refuses: "database is locked"). True when any was detached."""
+        detached = False
+        dropping = {name for name, _ in self._pending_drops}
+        for name in list(self._w_attached):
+            if len(self._w_attached) <= room:
+                break
+            if name in keep or name in self._touched or name in dropping:
+                continue
+            try:
+                self._wconn.execute("DETACH DATABASE " + quote_ident(name))
+            except sqlite3.OperationalError:
+                continue
+            del self._w_attached[name]
+            self._sync_pending.discard(name)
+            detached = True
+        return detached
+
+    def _w_need(self, names) -> None:
+        """Attach the files of the databases `names` and of every database their foreign keys
+        link them to (the FK triggers of a file need the other end attached), detaching the least
+        recently used ones to stay within ATTACH_LIMIT; 1105 when the open group holds too many."""
+        wanted = self._fk.closure(names)
+        missing = [n for n in wanted if n not in self._w_attached and n in self.schemas]
+        for name in wanted:
+            if name in self._w_attached:
+                self._w_attached.move_to_end(name)
+        if not missing:
+            return
+        self._w_evict(ATTACH_LIMIT - len(missing), keep=wanted)
+        if len(self._w_attached) + len(missing) > ATTACH_LIMIT:
+            self._w_fk_install()
+            error = SQLError(ER_TOO_MANY_DATABASES, ATTACH_LIMIT, "written by one group commit")
+            error.group_full = bool(self._touched)  # type: ignore[attr-defined]  # room after its commit
+            raise error
+        for name in missing:
+            path = self.schemas[name]
+            self._wconn.execute("ATTACH DATABASE ? AS " + quote_ident(name), (str(path),))
+            self._w_attached[name] = path
+            self._sync_pending.add(name)
+        self._w_set_synchronous()
+        self._w_fk_install()
+
+    def _w_missing(self, exc: sqlite3.Error) -> str | None:
+        """The known database a statement failed to find because its file is not attached."""
+        m = re.match(r"no such table: ([^.]+)\.", str(exc))
+        if m and m.group(1) in self.schemas and m.group(1) not in self._w_attached:
+            return m.group(1)
+        return None
 
     async def _repair(self) -> None:
         """Re-run the last group's statements on the files that missed its commit, then commit them
@@ -651,24 +734,48 @@ class Engine:
             self._free_readers.append(reader)
 
     def _sync_attached(self, reader: _Reader) -> None:
-        """Attach the schemas created since the reader last ran, detach the dropped ones (outside
-        a read transaction only: a snapshot keeps the files it started with)."""
+        """Detach the dropped databases (outside a read transaction only: a snapshot keeps the
+        files it started with). While there are at most ATTACH_LIMIT databases every one is
+        attached; beyond, a query attaches the files it finds missing (`_r_attach`)."""
         schemas = self.schemas
-        if reader.attached == schemas or reader.conn.in_transaction:
-            if reader.conn.in_transaction:
-                for name, path in schemas.items():
-                    if name not in reader.attached:
-                        reader.conn.execute("ATTACH DATABASE ? AS " + quote_ident(name), (str(path),))
-                        reader.attached[name] = path
+        if reader.attached == schemas:
             return
-        for name in list(reader.attached):
-            if schemas.get(name) != reader.attached[name]:
-                reader.conn.execute("DETACH DATABASE " + quote_ident(name))
-                del reader.attached[name]
-        for name, path in schemas.items():
-            if name not in reader.attached:
-                reader.conn.execute("ATTACH DATABASE ? AS " + quote_ident(name), (str(path),))
-                reader.attached[name] = path
+        if not reader.conn.in_transaction:
+            for name in list(reader.attached):
+                if schemas.get(name) != reader.attached[name]:
+                    reader.conn.execute("DETACH DATABASE " + quote_ident(name))
+                    del reader.attached[name]
+        if len(schemas) <= ATTACH_LIMIT:
+            for name, path in schemas.items():
+                if name not in reader.attached and len(reader.attached) < ATTACH_LIMIT:
+                    reader.conn.execute("ATTACH DATABASE ? AS " + quote_ident(name), (str(path),))
+                    reader.attached[name] = path
+
+    def _r_attach(self, reader: _Reader, exc: sqlite3.Error, snapshot: Snapshot | None) -> bool:
+        """Attach the file of the database a query failed to find (False: not such a failure),
+        detaching the oldest ones it holds that its transaction has not read."""
+        m = re.match(r"no such table: ([^.]+)\.", str(exc))
+        name = m.group(1) if m else None
+        if name is None or name not in self.schemas or name in reader.attached:
+            return False
+        if snapshot is not None and snapshot.fixed is not None and name not in snapshot.fixed:
+            # its view would be taken now, not with the others': never a mixed snapshot
+            raise SQLError(ER_TOO_MANY_DATABASES, ATTACH_LIMIT, "in a WITH CONSISTENT SNAPSHOT transaction "
+                           "(the default database's view is taken at its start)")
+        for old in list(reader.attached):
+            if len(reader.attached) < ATTACH_LIMIT:
+                break
+            try:
+                reader.conn.execute("DETACH DATABASE " + quote_ident(old))
+            except sqlite3.OperationalError:
+                continue  # read by the open transaction
+            del reader.attached[old]
+        if len(reader.attached) >= ATTACH_LIMIT:
+            raise SQLError(ER_TOO_MANY_DATABASES, ATTACH_LIMIT, "read by one transaction")
+        path = self.schemas[name]
+        reader.conn.execute("ATTACH DATABASE ? AS " + quote_ident(name), (str(path),))
+        reader.attached[name] = path
+        return True
 
     def _r_query(self, sql: str, args, rand, database, snapshot: Snapshot | None = None):
         if snapshot is not None:
@@ -682,8 +789,14 @@ class Engine:
             reader = self._checkout()
         reader.state.fx = rand
         try:
-            cur = reader.conn.execute(sql, args)
-            rows = cur.fetchall()
+            while True:
+                try:
+                    cur = reader.conn.execute(sql, args)
+                    rows = cur.fetchall()
+                    break
+                except sqlite3.OperationalError as exc:
+                    if not self._r_attach(reader, exc, snapshot):
+                        raise
         except SQLITE_INPUT_ERRORS as exc:
             raise map_sqlite_error(exc, database) from None
         finally:
@@ -791,6 +904,7 @@ class Engine:
             self._schema_metas[schema] = dict(meta)
         self._touched = set()
         self._group_log = []
+        self._fk_in_txn = False
         self._w_finish_drops()
         self._w_set_synchronous()
 
@@ -800,6 +914,7 @@ class Engine:
                 self._wconn.execute("DETACH DATABASE " + quote_ident(name))
             except sqlite3.Error:
                 pass
+            self._w_attached.pop(name, None)
             for suffix in ("", "-wal", "-shm"):
                 try:
                     os.unlink(str(path) + suffix)
@@ -824,8 +939,8 @@ class Engine:
         for name, path in list(self._pending_drops):
             self.schemas = {**self.schemas, name: path}
         self._pending_drops = []
-        catalog = {}
-        for name in self.schemas:
+        catalog = dict(self.catalog)  # a detached file had nothing of the group (it was not used)
+        for name in self._w_attached:
             tables = {}
             for (text,) in self._wconn.execute(f"SELECT def FROM {quote_ident(name)}.{CATALOG_TABLE}"):
                 table = Table.from_json(text)
@@ -838,7 +953,17 @@ class Engine:
         self._w_fk_install()
 
     def _w_fk_install(self) -> None:
-        self._fk.install(self._wconn, [t for tables in self.catalog.values() for t in tables.values()], self.table)
+        """The FK triggers of the attached files (TEMP triggers are part of the open transaction:
+        a rollback after a change of the attached files installs them again)."""
+        attached = self._w_attached
+        self._fk.install(self._wconn, [t for s in attached for t in self.catalog.get(s, {}).values()],
+                         lambda s, t: self.table(s, t) if s in attached else None,
+                         [t for tables in self.catalog.values() for t in tables.values()])
+        self._fk_in_txn = self._wconn.in_transaction
+
+    def _w_fk_after_rollback(self) -> None:
+        if self._fk_in_txn:
+            self._w_fk_install()
 
     async def apply_transaction(self, statements: Sequence[ReplicatedStatement], meta: dict[str, str]) -> None:
         """Run a replicated transaction atomically and store `meta` in the same SQLite commit (the
@@ -988,6 +1113,7 @@ class Engine:
         if self._sp_open:
             if not commit:
                 self._wconn.execute("ROLLBACK TO txn")
+                self._w_fk_after_rollback()
             self._wconn.execute("RELEASE txn")
             self._sp_open = False
 
@@ -998,6 +1124,8 @@ class Engine:
             self._wconn.execute(f"{sql} {quote_ident('u_' + name.lower())}")
         except sqlite3.OperationalError:
             raise SQLError(ER_SP_DOES_NOT_EXIST, "SAVEPOINT", name) from None
+        if kind == "rollback_to":
+            self._w_fk_after_rollback()
         # logged for every file (target None): a redo re-runs it with the statements it undoes
         self._txn_log.append([None, *log, None, False])
 
@@ -1009,7 +1137,7 @@ class Engine:
     def _r_query_writer(self, sql: str, args, rand, database):
         self._wstate.fx = rand
         try:
-            cur = self._wconn.execute(sql, args)
+            cur = self._w_execute(sql, args)
             rows = cur.fetchall()
         except SQLITE_INPUT_ERRORS as exc:
             raise map_sqlite_error(exc, database) from None
@@ -1017,8 +1145,23 @@ class Engine:
             self._wstate.fx = None
         return [d[0] for d in cur.description or ()], rows
 
+    def _w_execute(self, sql: str, args) -> sqlite3.Cursor:
+        """Execute on the writer, attaching a database's file the statement found missing
+        (SQLite fails it while compiling: nothing ran) and trying again."""
+        while True:
+            try:
+                return self._wconn.execute(sql, args)
+            except sqlite3.OperationalError as exc:
+                missing = self._w_missing(exc)
+                if missing is None:
+                    raise
+                self._w_need((missing,))
+
     def _w_write(self, plan: Plan, args, end: bool, forced: int | None, rand, database, log: tuple,
                  fk_checks: bool = True):
+        target = plan.target[0] if plan.target else None
+        if target is not None and (target not in self._w_attached or self._fk.linked(target)):
+            self._w_need((target,))
         self._w_begin()
         self._fk.enabled = fk_checks
         # a parent whose keys cascade: the statement and its cascades are undone together
@@ -1035,7 +1178,7 @@ class Engine:
         try:
             if guard:
                 self._wconn.execute("SAVEPOINT __fk")
-            cur = self._wconn.execute(plan.sql, args)
+            cur = self._w_execute(plan.sql, args)
             affected = cur.rowcount
             if guard:
                 self._touched.update(self._fk.cascade(self._wconn))
@@ -1045,6 +1188,7 @@ class Engine:
             if guard and self._wconn.in_transaction:
                 self._wconn.execute("ROLLBACK TO __fk")
                 self._wconn.execute("RELEASE __fk")
+                self._w_fk_after_rollback()
             error = exc if isinstance(exc, SQLError) else self._w_write_error(exc, plan, args, database)
             if end:
                 self._w_end(False)
@@ -1178,6 +1322,7 @@ class Engine:
             return
         if action.drop_schema is not None:
             name = action.drop_schema
+            self._w_need((name,))
             self._w_begin()
             try:
                 for table in self.catalog.get(name, {}).values():
@@ -1197,6 +1342,9 @@ class Engine:
             self._touched.add("main")
             self._after_ddl([])
             return
+        needed = {action.schema, *(t.schema for t in action.put), *(s for s, _ in action.delete),
+                  *(fk.ref_schema for t in action.put for fk in t.foreign_keys)}
+        self._w_need(needed & self.schemas.keys())
         self._w_begin()
         try:
             for sql in action.sql:
@@ -1430,6 +1578,9 @@ class Session:
         database file is taken now (one read of each file's schema), not at its first read."""
         engine = self.engine
         files = ["main", *engine.schemas]
+        if len(engine.schemas) > ATTACH_LIMIT:
+            files = ["main", *([self._database] if self._database else [])]
+            self._snapshot.fixed = set(files[1:])
         sql = "SELECT " + " + ".join(f"(SELECT count(*) FROM {quote_ident(f)}.sqlite_master)" for f in files)
         await engine._on_reader(engine._r_query, sql, [], None, self._database, self._snapshot)
 
@@ -1549,9 +1700,22 @@ class Session:
         try:
             last_id = args_last_id(context, self.last_insert_id) if plan.uses_last_id else None
             log = (self._database, sql, timestamp, last_id, rand_seed)
-            affected, first_id = await engine._on_writer(
-                engine._w_write, plan, args, end, forced, self._fx, self._database, log,
-                self._fk_checks(context))
+            deadline = time.monotonic() + engine.lock_wait_timeout
+            while True:
+                try:
+                    affected, first_id = await engine._on_writer(
+                        engine._w_write, plan, args, end, forced, self._fx, self._database, log,
+                        self._fk_checks(context))
+                    break
+                except SQLError as exc:
+                    # the open group holds every file a connection can: an autocommit statement
+                    # lets the group commit (the committer queues on the lock) and runs after it
+                    if not (end and not self._pinned and getattr(exc, "group_full", False)
+                            and time.monotonic() < deadline):
+                        raise
+                    self._release()
+                    await asyncio.sleep(0.001)
+                    await self._acquire()
         except asyncio.CancelledError:
             if end:
                 # the statement may still run in the writer thread: undo it there (the lane is
@@ -1627,6 +1791,7 @@ class Session:
 
     def _end_snapshot(self) -> None:
         reader, self._snapshot.reader = self._snapshot.reader, None
+        self._snapshot.fixed = None
         if reader is not None:  # ended in a reader thread, then back to the pool; nobody waits
             self.engine._on_reader(self.engine._r_end_snapshot, reader).add_done_callback(_consume)
 

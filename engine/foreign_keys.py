@@ -68,6 +68,7 @@ class FkTriggers:
         self.cascading: set[tuple[str, str]] = set()  # parents (schema, lower name) with cascades
         self._keys: list[tuple[Table, ForeignKey]] = []
         self._notes: list[tuple] = []
+        self._links: dict[str, set[str]] = {}  # database -> the others its foreign keys join it to
 
     def register(self, conn: sqlite3.Connection) -> None:
         # REPLACE's deletes of conflicting rows fire DELETE triggers only so (1451 or a cascade, as
@@ -83,11 +84,17 @@ class FkTriggers:
             conn.execute(f"DROP TRIGGER temp.{quote_ident(name)}")
 
     def install(self, conn: sqlite3.Connection, tables: Iterable[Table],
-                exists: Callable[[str, str], Table | None]) -> None:
-        """Replace every trigger by those of the catalog's foreign keys (a key whose parent does
-        not exist, made under foreign_key_checks=0, is checked once the parent exists)."""
+                exists: Callable[[str, str], Table | None], every_table: Iterable[Table] = ()) -> None:
+        """Replace every trigger by those of the foreign keys of `tables` (the attached files';
+        a key whose parent does not exist, made under foreign_key_checks=0, is checked once the
+        parent exists). `every_table` (all databases) gives the links `closure` follows."""
         self.drop(conn)
-        self._keys, self.cascading = [], set()
+        self._keys, self.cascading, self._links = [], set(), {}
+        for child in every_table:
+            for fk in child.foreign_keys:
+                if fk.ref_schema != child.schema:
+                    self._links.setdefault(child.schema, set()).add(fk.ref_schema)
+                    self._links.setdefault(fk.ref_schema, set()).add(child.schema)
         for child in tables:
             for fk in child.foreign_keys:
                 parent = exists(fk.ref_schema, fk.ref_table)
@@ -141,6 +148,20 @@ class FkTriggers:
                               f"(SELECT 1 FROM {_q(fk.ref_schema, fk.ref_table)} AS p WHERE {match}) LIMIT 1").fetchone()
         if orphan is not None:
             raise SQLError(ER_NO_REFERENCED_ROW_2, constraint_text(child, fk))
+
+    def linked(self, name: str) -> bool:
+        return name in self._links
+
+    def closure(self, names: Iterable[str]) -> set[str]:
+        """`names` and every database foreign keys join them to, transitively."""
+        found = set(names)
+        todo = [n for n in found if n in self._links]
+        while todo:
+            for other in self._links.get(todo.pop(), ()):
+                if other not in found:
+                    found.add(other)
+                    todo.append(other)
+        return found
 
     def has_notes(self) -> bool:
         return bool(self._notes)

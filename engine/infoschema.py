@@ -79,11 +79,17 @@ def register(conn: sqlite3.Connection) -> None:
     same connection, so in the reader's snapshot, and outside the statement's compiled table
     accesses: listing a table in TABLES needs no SELECT privilege on it, as in MySQL."""
 
-    def table_rows(schema: str, table: str) -> int:
-        return conn.execute(f"SELECT count(*) FROM {quote_ident(schema)}.{quote_ident(table)}").fetchone()[0]
+    def table_rows(schema: str, table: str) -> int | None:
+        try:
+            return conn.execute(f"SELECT count(*) FROM {quote_ident(schema)}.{quote_ident(table)}").fetchone()[0]
+        except sqlite3.OperationalError:
+            return None  # its file is not attached to this connection (beyond ATTACH_LIMIT databases)
 
-    def next_auto(schema: str, table: str, column: str, start: int) -> int:
-        top = conn.execute(f"SELECT max({quote_ident(column)}) FROM {quote_ident(schema)}.{quote_ident(table)}")
+    def next_auto(schema: str, table: str, column: str, start: int) -> int | None:
+        try:
+            top = conn.execute(f"SELECT max({quote_ident(column)}) FROM {quote_ident(schema)}.{quote_ident(table)}")
+        except sqlite3.OperationalError:
+            return None
         return max(int(top.fetchone()[0] or 0) + 1, start)
 
     conn.create_function("__is_table_rows", 2, table_rows)
