@@ -12,7 +12,7 @@ import pytest
 
 from tests.support.daemons import Daemon
 from tests.support.mariadb import mariadb_available
-from tests.support.slave_daemon import slave_status, wait_until
+from tests.support.slave_daemon import master_with_slaves, wait_applied
 
 pytestmark = [
     pytest.mark.timeout(600),
@@ -23,20 +23,8 @@ N = 1000
 WRITTEN = (7, 500, 993)
 
 
-def start_slave(tmp_path, name: str, server_id: int, master: Daemon) -> Daemon:
-    return Daemon("slave", tmp_path / name, [
-        f"--server-id={server_id}", "--master-host=127.0.0.1", f"--master-port={master.port}",
-        "--master-user=repl", "--master-password=replpw", "--master-connect-retry=1",
-    ]).start()
-
-
 def test_a_thousand_databases_and_a_transaction_across_three(tmp_path):
-    master = Daemon("master", tmp_path / "master", ["--server-id=1"]).start()
-    slaves: list[Daemon] = []
-    try:
-        master.query("CREATE USER 'repl'@'%' IDENTIFIED BY 'replpw'")
-        master.query("GRANT REPLICATION SLAVE ON *.* TO 'repl'@'%'")
-        slaves = [start_slave(tmp_path, "s1", 2, master), start_slave(tmp_path, "s2", 3, master)]
+    with master_with_slaves(tmp_path) as (master, slaves):
         conn = master.connect()
         cur = conn.cursor()
         started = time.monotonic()
@@ -65,16 +53,10 @@ def test_a_thousand_databases_and_a_transaction_across_three(tmp_path):
         join = ("SELECT a.v, b.v, c.v FROM db0007.t a JOIN db0500.t b ON b.id = a.id JOIN db0993.t c ON c.id = a.id")
         cur.execute(join)
         assert cur.fetchall() == (("v7", "v500", "v993"),)
-        end = str(master.query("SHOW MASTER STATUS")[0][1])
         for slave in slaves:
-            wait_until(lambda s=slave: str(slave_status(s.port).get("Exec_Master_Log_Pos")) == end
-                       or int(slave_status(s.port)["Last_SQL_Errno"]), timeout=300, what="slave applied everything")
-            assert int(slave_status(slave.port)["Last_SQL_Errno"]) == 0, slave_status(slave.port)
+            wait_applied(master, slave, timeout=300)
             assert len(slave.query("SHOW DATABASES LIKE 'db%'")) == N
             assert slave.query(join) == [("v7", "v500", "v993")]
-    finally:
-        for daemon in [*slaves, master]:
-            daemon.stop()
     # a restart keeps them all (each database is its own file, attached on demand)
     master = Daemon("master", tmp_path / "master", ["--server-id=1"]).start()
     try:

@@ -7,9 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.support.daemons import Daemon
 from tests.support.mariadb import mariadb_available
-from tests.support.slave_daemon import slave_status, wait_until
+from tests.support.slave_daemon import master_with_slaves, wait_applied, wait_until
 
 pytestmark = [
     pytest.mark.timeout(240),
@@ -17,20 +16,8 @@ pytestmark = [
 ]
 
 
-def start_slave(tmp_path, name: str, server_id: int, master: Daemon) -> Daemon:
-    return Daemon("slave", tmp_path / name, [
-        f"--server-id={server_id}", "--master-host=127.0.0.1", f"--master-port={master.port}",
-        "--master-user=repl", "--master-password=replpw", "--master-connect-retry=1",
-    ]).start()
-
-
 def test_foreign_keys_replicated_to_two_slaves(tmp_path):
-    master = Daemon("master", tmp_path / "master", ["--server-id=1"]).start()
-    slaves: list[Daemon] = []
-    try:
-        master.query("CREATE USER 'repl'@'%' IDENTIFIED BY 'replpw'")
-        master.query("GRANT REPLICATION SLAVE ON *.* TO 'repl'@'%'")
-        slaves = [start_slave(tmp_path, "s1", 2, master), start_slave(tmp_path, "s2", 3, master)]
+    with master_with_slaves(tmp_path) as (master, slaves):
         conn = master.connect()
         cur = conn.cursor()
         cur.execute("CREATE DATABASE shop")
@@ -50,15 +37,8 @@ def test_foreign_keys_replicated_to_two_slaves(tmp_path):
         expected = cur.fetchall()
         assert expected == ((3, 2), (99, 42))
         for slave in slaves:
-            end = str(master.query("SHOW MASTER STATUS")[0][1])
-            wait_until(lambda s=slave, end=end: str(slave_status(s.port).get("Exec_Master_Log_Pos")) == end
-                       or int(slave_status(s.port)["Last_SQL_Errno"]), timeout=60, what="slave applied everything")
-            status = slave_status(slave.port)
-            assert int(status["Last_SQL_Errno"]) == 0, status
+            wait_applied(master, slave)
             wait_until(lambda s=slave: s.query("SELECT id, oid FROM shop.item ORDER BY id") == [(3, 2), (99, 42)]
                        and s.query("SELECT id FROM shop.orders") == [(2,)], timeout=30, what="slave caught up")
             assert "CONSTRAINT `item_order` FOREIGN KEY (`oid`) REFERENCES `orders` (`id`) ON DELETE CASCADE" in (
                 slave.query("SHOW CREATE TABLE shop.item")[0][1])
-    finally:
-        for daemon in [*slaves, master]:
-            daemon.stop()

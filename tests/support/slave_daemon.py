@@ -9,10 +9,11 @@ normalized rows for comparing MariaDB's typed values with ours).
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import decimal
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import pymysql
@@ -137,3 +138,34 @@ def wait_until(predicate: Callable[[], Any], timeout: float = 30.0, interval: fl
             return last
         time.sleep(interval)
     raise AssertionError(f"timed out waiting for {what or predicate}: last {last!r}")
+
+
+@contextlib.contextmanager
+def master_with_slaves(tmp_path, count: int = 2) -> Iterator[tuple[Any, list[Any]]]:
+    """Our master (`repl` user made) and `count` of our slaves replicating from it, as real
+    processes; all stopped on exit."""
+    from tests.support.daemons import Daemon
+
+    master = Daemon("master", tmp_path / "master", ["--server-id=1"]).start()
+    slaves: list[Daemon] = []
+    try:
+        master.query("CREATE USER 'repl'@'%' IDENTIFIED BY 'replpw'")
+        master.query("GRANT REPLICATION SLAVE ON *.* TO 'repl'@'%'")
+        for n in range(count):
+            slaves.append(Daemon("slave", tmp_path / f"s{n + 1}", [
+                f"--server-id={n + 2}", "--master-host=127.0.0.1", f"--master-port={master.port}",
+                "--master-user=repl", "--master-password=replpw", "--master-connect-retry=1",
+            ]).start())
+        yield master, slaves
+    finally:
+        for daemon in [*slaves, master]:
+            daemon.stop()
+
+
+def wait_applied(master: Any, slave: Any, timeout: float = 60.0) -> None:
+    """Until `slave` executed the master's binlog to its end; fails on an SQL thread error."""
+    end = str(master.query("SHOW MASTER STATUS")[0][1])
+    wait_until(lambda: str(slave_status(slave.port).get("Exec_Master_Log_Pos")) == end
+               or int(slave_status(slave.port)["Last_SQL_Errno"]), timeout=timeout, what="slave applied everything")
+    status = slave_status(slave.port)
+    assert int(status["Last_SQL_Errno"]) == 0, status
