@@ -37,6 +37,7 @@ Password = Annotated[str, checked(parse_text)]
 Count = Annotated[int, integer(0, 4294967295)]
 PasswordFile = Annotated[Path | None, checked(parse_optional_path)]
 ConnectErrors = Annotated[int, integer(1, 4294967295)]
+OptionalPath = Annotated[Path | None, checked(parse_optional_path)]
 
 BIND_HELP = "address of the MySQL protocol listener"
 ROOT_PASSWORD_HELP = "password of `root`; empty is allowed only on a loopback bind address (127.0.0.0/8, ::1, localhost)"
@@ -46,6 +47,10 @@ MAX_CONNECT_ERRORS_HELP = (
     "a host (other than 127.0.0.1 and ::1) whose connections fail this many times in a row during the "
     "handshake is blocked (1129) until FLUSH HOSTS, 1-4294967295"
 )
+SSL_CERT_HELP = "server certificate (PEM) for TLS; with neither --ssl-cert nor --ssl-key, a self-signed CA and certificate are made in the datadir"
+SSL_KEY_HELP = "private key (PEM) of --ssl-cert"
+SSL_CA_HELP = "CA certificate (PEM) the server trusts (default: the generated ca.pem when the certificate is generated)"
+REQUIRE_SECURE_TRANSPORT_HELP = "refuse logins over connections without TLS (3159)"
 # (password field, the field naming its file), for the fields a model has
 PASSWORD_FILES = (("root_password", "root_password_file"), ("master_password", "master_password_file"))
 

@@ -14,6 +14,12 @@ Usage (server shell):
 Usage (client shell): feed bytes, call `next_event()`, and after every call write whatever
 `data_to_send()` returns (the client answers the greeting and auth switches by itself).
 
+TLS (server side, `tls=True`): the greeting offers CLIENT_SSL; a client may answer with an
+SSLRequest (the first 32 bytes of a login, CLIENT_SSL set, sequence id 1): `next_event()` returns
+`TlsRequest` with the bytes received after it (the start of the client's TLS handshake). The shell
+then runs TLS on the socket and feeds the decrypted bytes; the real login follows with sequence
+id 2 (its answer 3). One SSLRequest per connection; none when CLIENT_SSL was not offered.
+
 Sequence ids (who may use which):
 - handshake: greeting 0, login 1, the server's answer 2 (an auth switch adds a round trip).
 - a command starts at 0; its response packets follow at 1, 2, ...; the next command starts at 0.
@@ -68,6 +74,7 @@ from protocol.messages import (
     ERR_HEADER,
     LOCAL_INFILE_HEADER,
     OK,
+    SSL_REQUEST_SIZE,
     AuthSwitchRequest,
     AuthSwitchResponse,
     Capability,
@@ -135,6 +142,15 @@ class LoginOK:
 
 
 @dataclass(frozen=True, slots=True)
+class TlsRequest:
+    """The client asked to switch to TLS (SSLRequest). `unread` are the bytes that came after it:
+    the start of the TLS handshake, for the shell's TLS layer."""
+
+    capabilities: int
+    unread: bytes
+
+
+@dataclass(frozen=True, slots=True)
 class BinlogPacket:
     """One event packet of a binlog dump: the payload after the 0x00 OK byte (still holding
     the semi-sync header `EF <flag>` when the dump is semi-sync)."""
@@ -185,6 +201,7 @@ class Trigger(enum.Enum):
 
     GREET = "greet"
     RECV_LOGIN = "recv_login"
+    RECV_TLS_REQUEST = "recv_tls_request"
     SEND_AUTH_SWITCH = "send_auth_switch"
     RECV_AUTH_SWITCH = "recv_auth_switch"
     RECV_AUTH_SWITCH_RESPONSE = "recv_auth_switch_response"
@@ -220,6 +237,7 @@ SERVER_TRANSITIONS: dict[tuple[ServerState, Trigger], ServerState] = {
     (S.GREETING, T.SEND_ERR): S.CLOSED,  # refuse instead of greeting (too many connections)
     (S.AWAIT_LOGIN, T.SEND_ERR): S.CLOSED,
     (S.AWAIT_LOGIN, T.RECV_LOGIN): S.AUTHENTICATING,
+    (S.AWAIT_LOGIN, T.RECV_TLS_REQUEST): S.AWAIT_LOGIN,  # the real login follows, encrypted
     (S.AUTHENTICATING, T.SEND_AUTH_SWITCH): S.AWAIT_AUTH_SWITCH,
     (S.AWAIT_AUTH_SWITCH, T.RECV_AUTH_SWITCH_RESPONSE): S.AUTHENTICATING,
     (S.AUTHENTICATING, T.SEND_OK): S.COMMAND,
@@ -361,9 +379,13 @@ class ServerConnection:
         status: int = ServerStatus.AUTOCOMMIT,
         mariadb_capabilities: int = 0,
         max_packet: int = 1 << 30,
+        tls: bool = False,
     ) -> None:
         if len(salt) != SALT_LENGTH or 0 in salt:
             raise LocalProtocolError("the salt must be 20 bytes without NUL")
+        if tls:
+            capabilities |= Capability.CLIENT_SSL
+        self.tls = False  # the client switched to TLS (SSLRequest received)
         self.connection_id = connection_id
         self.server_version = server_version
         self.salt = salt
@@ -469,6 +491,8 @@ class ServerConnection:
         if state is S.COMMAND:
             return self._command(payload)
         if state is S.AWAIT_LOGIN:
+            if len(payload) == SSL_REQUEST_SIZE:
+                return self._tls_request(payload)
             try:
                 login = HandshakeResponse.decode(payload)
                 missing = _REQUIRED & ~login.capabilities
@@ -487,6 +511,17 @@ class ServerConnection:
         response = AuthSwitchResponse.decode(payload)
         self.auth_response = response.data
         return response
+
+    def _tls_request(self, payload: bytes) -> TlsRequest:
+        capabilities = int.from_bytes(payload[:4], "little")
+        offered = self.server_capabilities & Capability.CLIENT_SSL
+        if not offered or not capabilities & Capability.CLIENT_SSL or self.tls:
+            self._machine.fire(T.PEER_BROKE_RULES)
+            reason = "a second SSL request" if self.tls else "SSL request without SSL offered"
+            raise RemoteProtocolError(reason, error=ER_HANDSHAKE_ERROR)
+        self._machine.fire(T.RECV_TLS_REQUEST)
+        self.tls = True
+        return TlsRequest(capabilities, self._decoder.take_unread())
 
     def _command(self, payload: bytes) -> Command:
         if payload == b"\x01":

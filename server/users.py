@@ -55,6 +55,7 @@ class Account:
     password_hash: bytes = b""
     privileges: set[str] = field(default_factory=set)
     grant_option: bool = False
+    require_ssl: bool = False  # CREATE/ALTER USER ... REQUIRE SSL: logins only over TLS
 
     @property
     def name(self) -> str:
@@ -74,6 +75,8 @@ class Account:
         line = f"GRANT {privs} ON *.* TO `{self.user}`@`{self.host}`"
         if self.password_hash:
             line += f" IDENTIFIED BY PASSWORD '{hash_to_text(self.password_hash)}'"
+        if self.require_ssl:
+            line += " REQUIRE SSL"
         if self.grant_option:
             line += " WITH GRANT OPTION"
         return [line]
@@ -113,6 +116,7 @@ class UserStore:
                 password_hash=hash_from_text(item.get("password", "")),
                 privileges=set(item.get("privileges", [])),
                 grant_option=bool(item.get("grant_option", False)),
+                require_ssl=bool(item.get("require_ssl", False)),
             )
             self._accounts[(account.user, account.host.lower())] = account
 
@@ -125,6 +129,7 @@ class UserStore:
                     "password": hash_to_text(a.password_hash),
                     "privileges": sorted(a.privileges),
                     "grant_option": a.grant_option,
+                    "require_ssl": a.require_ssl,
                 }
                 for a in self._accounts.values()
             ]
@@ -200,6 +205,10 @@ class UserStore:
             account.grant_option = False
         else:
             account.privileges -= privileges
+        self._save()
+
+    def set_require_ssl(self, account: Account, require: bool) -> None:
+        account.require_ssl = require
         self._save()
 
     def set_password(self, account: Account, password_hash: bytes) -> None:

@@ -1,0 +1,153 @@
+"""TLS on the MySQL protocol port, against real clients: a master started without any --ssl-*
+option makes its CA and certificate in the datadir (keys 0600), `mariadb --ssl` and PyMySQL
+with `ssl=` log in over TLS and see `Ssl_cipher`; a REQUIRE SSL account is refused in the
+clear (1045) and let in over TLS, and its requirement reaches a slave; require_secure_transport
+refuses every clear login (3159); a TLS failure during the handshake costs the server nothing."""
+
+from __future__ import annotations
+
+import shutil
+import socket
+import stat
+import subprocess
+
+import pymysql
+import pytest
+
+from tests.support.daemons import Daemon, wait_for
+
+CLEAR = {"ssl_disabled": True}  # PyMySQL would otherwise use TLS when the server offers it
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory):
+    base = tmp_path_factory.mktemp("tls")
+    master = Daemon("master", base / "master", []).start()
+    slave = None
+    try:
+        master.query("CREATE USER 'repl'@'%' IDENTIFIED BY 'rpw'")
+        master.query("GRANT REPLICATION SLAVE ON *.* TO 'repl'@'%'")
+        slave = Daemon("slave", base / "slave", ["--server-id=2", "--master-host=127.0.0.1",
+                                                 f"--master-port={master.port}", "--master-user=repl",
+                                                 "--master-password=rpw"]).start()
+        yield master, slave
+    finally:
+        if slave is not None:
+            slave.stop()
+        master.stop()
+
+
+def ssl_status(conn) -> dict[str, str]:
+    with conn.cursor() as cur:
+        cur.execute("SHOW STATUS LIKE 'Ssl_%'")
+        return dict(cur.fetchall())
+
+
+def test_certificates_are_generated_in_the_datadir(cluster):
+    master, _ = cluster
+    for name in ("ca.pem", "ca-key.pem", "server-cert.pem", "server-key.pem"):
+        assert stat.S_IMODE((master.datadir / name).stat().st_mode) == 0o600, name
+    rows = dict(master.query("SHOW VARIABLES LIKE '%ssl%'"))
+    assert rows["have_ssl"] == "YES"
+    assert rows["ssl_cert"] == str(master.datadir / "server-cert.pem")
+    assert rows["ssl_ca"] == str(master.datadir / "ca.pem")
+    assert rows["version_ssl_library"].startswith("OpenSSL")
+
+
+def test_pymysql_with_the_generated_ca(cluster):
+    master, _ = cluster
+    conn = master.connect(ssl_ca=str(master.datadir / "ca.pem"), ssl_verify_identity=True)
+    try:
+        status = ssl_status(conn)
+        assert status["Ssl_cipher"] and status["Ssl_version"].startswith("TLSv1.")
+        with conn.cursor() as cur:  # answers larger than one TLS record
+            cur.execute("SELECT REPEAT('x', 300000)")
+            assert len(cur.fetchone()[0]) == 300000
+    finally:
+        conn.close()
+    clear = master.connect(**CLEAR)
+    try:
+        assert ssl_status(clear) == {"Ssl_cipher": "", "Ssl_version": ""}
+    finally:
+        clear.close()
+    assert dict(master.query("SHOW GLOBAL STATUS LIKE 'Ssl_cipher'")) == {"Ssl_cipher": ""}
+
+
+@pytest.mark.skipif(not shutil.which("mariadb"), reason="needs the mariadb client")
+@pytest.mark.parametrize("options", [["--ssl", "--ssl-verify-server-cert=0"], ["--ssl-ca={ca}"]],
+                         ids=["ssl", "ssl-ca"])
+def test_mariadb_client(cluster, options):
+    master, _ = cluster
+    options = [o.format(ca=master.datadir / "ca.pem") for o in options]
+    out = subprocess.run(["mariadb", "--no-defaults", "-h127.0.0.1", f"-P{master.port}", "-uroot", *options,
+                          "-N", "-e", "SHOW STATUS LIKE 'Ssl_cipher'"],
+                         capture_output=True, text=True, timeout=30)
+    assert out.returncode == 0, out.stderr
+    name, cipher = out.stdout.split()
+    assert name == "Ssl_cipher" and cipher
+
+
+def test_require_ssl_user(cluster):
+    master, slave = cluster
+    master.query("CREATE USER 'secure'@'%' IDENTIFIED BY 'spw' REQUIRE SSL")
+    with pytest.raises(pymysql.OperationalError) as refused:
+        master.connect(user="secure", password="spw", **CLEAR)
+    assert refused.value.args[0] == 1045
+    conn = master.connect(user="secure", password="spw", ssl={"ca": str(master.datadir / "ca.pem")})
+    assert ssl_status(conn)["Ssl_cipher"]
+    conn.close()
+    assert master.query("SHOW GRANTS FOR 'secure'@'%'")[0][0].endswith(" REQUIRE SSL")
+    # replicated with the account
+    wait_for(lambda: _slave_has(slave, "secure"), 30, message="the account on the slave")
+    assert slave.query("SHOW GRANTS FOR 'secure'@'%'")[0][0].endswith(" REQUIRE SSL")
+    with pytest.raises(pymysql.OperationalError) as refused:
+        slave.connect(user="secure", password="spw", **CLEAR)
+    assert refused.value.args[0] == 1045
+    master.query("ALTER USER 'secure'@'%' REQUIRE NONE")
+    master.connect(user="secure", password="spw", **CLEAR).close()
+    wait_for(lambda: not slave.query("SHOW GRANTS FOR 'secure'@'%'")[0][0].endswith("REQUIRE SSL"), 30,
+             message="REQUIRE NONE on the slave")
+    slave.connect(user="secure", password="spw", **CLEAR).close()
+
+
+def _slave_has(slave: Daemon, user: str) -> bool:
+    try:
+        slave.query(f"SHOW GRANTS FOR '{user}'@'%'")
+        return True
+    except pymysql.MySQLError:
+        return False
+
+
+def test_require_secure_transport(cluster):
+    master, _ = cluster
+    master.query("SET GLOBAL require_secure_transport = ON")
+    try:
+        with pytest.raises(pymysql.OperationalError) as refused:
+            master.connect(**CLEAR)
+        assert refused.value.args[0] == 3159
+        assert "insecure transport" in refused.value.args[1]
+        conn = master.connect(ssl={"ca": str(master.datadir / "ca.pem")})
+        conn.close()
+    finally:
+        conn = master.connect(ssl={"ca": str(master.datadir / "ca.pem")})
+        with conn.cursor() as cur:
+            cur.execute("SET GLOBAL require_secure_transport = OFF")
+        conn.close()
+
+
+def test_a_broken_tls_handshake_leaves_the_server_serving(cluster):
+    master, _ = cluster
+    with socket.create_connection(("127.0.0.1", master.port), timeout=10) as sock:
+        greeting = sock.recv(4096)
+        assert greeting
+        # SSLRequest (CLIENT_SSL | PROTOCOL_41 | SECURE_CONNECTION), sequence id 1, then garbage
+        caps = (1 << 11) | (1 << 9) | (1 << 15)
+        payload = caps.to_bytes(4, "little") + (1 << 24).to_bytes(4, "little") + bytes([45]) + bytes(23)
+        sock.sendall(len(payload).to_bytes(3, "little") + b"\x01" + payload + b"\x16\x03\x01\x00\x05hello")
+        sock.settimeout(10)
+        try:
+            while sock.recv(4096):
+                pass
+        except OSError:
+            pass
+    assert master.query("SELECT 1") == [(1,)]
