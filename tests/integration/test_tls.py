@@ -151,3 +151,19 @@ def test_a_broken_tls_handshake_leaves_the_server_serving(cluster):
         except OSError:
             pass
     assert master.query("SELECT 1") == [(1,)]
+
+
+@pytest.mark.parametrize("tls", [True, False], ids=["tls", "clear"])
+def test_mysql_connector_negotiating_caching_sha2_password(cluster, tls):
+    """MySQL 8 connectors start with caching_sha2_password: the server switches them to
+    mysql_native_password (an auth switch), over TLS and in the clear."""
+    connector = pytest.importorskip("mysql.connector")
+    master, _ = cluster
+    conn = connector.connect(host="127.0.0.1", port=master.port, user="root", password="", use_pure=True,
+                             auth_plugin="caching_sha2_password", ssl_disabled=not tls)
+    try:
+        cur = conn.cursor()
+        cur.execute("SHOW STATUS LIKE 'Ssl_cipher'")
+        assert bool(cur.fetchall()[0][1]) is tls
+    finally:
+        conn.close()
