@@ -19,6 +19,9 @@ SSLRequest (the first 32 bytes of a login, CLIENT_SSL set, sequence id 1): `next
 `TlsRequest` with the bytes received after it (the start of the client's TLS handshake). The shell
 then runs TLS on the socket and feeds the decrypted bytes; the real login follows with sequence
 id 2 (its answer 3). One SSLRequest per connection; none when CLIENT_SSL was not offered.
+Client side (`tls=True`): the greeting yields `TlsUpgrade` with the SSLRequest in
+`data_to_send()`; the shell writes it, runs the TLS handshake, then calls `tls_established()`,
+which queues the login. A server that does not offer CLIENT_SSL is refused (ER_HANDSHAKE_ERROR).
 
 Sequence ids (who may use which):
 - handshake: greeting 0, login 1, the server's answer 2 (an auth switch adds a round trip).
@@ -47,7 +50,7 @@ Packet size limits (server side; checked on a packet's header, before its body i
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Generic, TypeVar
 
 from protocol.auth import (
@@ -90,6 +93,7 @@ from protocol.messages import (
     HandshakeResponse,
     ResultSet,
     ServerStatus,
+    SslRequest,
     decode_command,
     decode_text_row,
     is_eof_packet,
@@ -148,6 +152,12 @@ class TlsRequest:
 
     capabilities: int
     unread: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class TlsUpgrade:
+    """Client side: the SSLRequest is in `data_to_send()`; write it, run the TLS handshake on
+    the socket, then call `tls_established()` (which queues the login)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -513,7 +523,11 @@ class ServerConnection:
         return response
 
     def _tls_request(self, payload: bytes) -> TlsRequest:
-        capabilities = int.from_bytes(payload[:4], "little")
+        try:
+            capabilities = SslRequest.decode(payload).capabilities
+        except RemoteProtocolError:
+            self._machine.fire(T.PEER_BROKE_RULES)
+            raise
         offered = self.server_capabilities & Capability.CLIENT_SSL
         if not offered or not capabilities & Capability.CLIENT_SSL or self.tls:
             self._machine.fire(T.PEER_BROKE_RULES)
@@ -640,7 +654,10 @@ class ClientConnection:
         *,
         charset: int = 33,
         max_packet: int = 1 << 30,
+        tls: bool = False,
     ) -> None:
+        self.tls = tls  # ask for TLS (SSLRequest); a server without CLIENT_SSL is refused
+        self._pending_login: bytes | None = None
         self.user = user
         self.password = password
         self.database = database
@@ -724,7 +741,7 @@ class ClientConnection:
             return self._response(payload)
         raise RemoteProtocolError(f"unexpected packet in state {state.value}", error=ER_NET_READ_ERROR)
 
-    def _greeting(self, payload: bytes) -> ERR | None:
+    def _greeting(self, payload: bytes) -> ERR | TlsUpgrade | None:
         if payload[:1] == bytes((ERR_HEADER,)):
             err = ERR.decode(payload)
             self._machine.fire(T.RECV_ERR)
@@ -746,9 +763,26 @@ class ClientConnection:
             max_packet_size=self._max_packet,
             charset=self._charset,
         )
+        if self.tls:
+            if not hs.capabilities & Capability.CLIENT_SSL:
+                raise RemoteProtocolError("SSL is required but the server doesn't support it",
+                                          error=ER_HANDSHAKE_ERROR)
+            self.capabilities = caps | Capability.CLIENT_SSL
+            login = replace(login, capabilities=self.capabilities)
+            self._send(SslRequest(self.capabilities, self._max_packet, self._charset).encode())
+            self._pending_login = login.encode()
+            return TlsUpgrade()
         self._send(login.encode())
         self._machine.fire(T.SEND_LOGIN)
         return None
+
+    def tls_established(self) -> None:
+        """The shell finished the TLS handshake: the login goes out (sequence id 2)."""
+        login, self._pending_login = self._pending_login, None
+        if login is None:
+            raise LocalProtocolError("tls_established() without a TlsUpgrade")
+        self._send(login)
+        self._machine.fire(T.SEND_LOGIN)
 
     def _send(self, payload: bytes) -> None:
         wire, self._seq = encode_packet(payload, self._seq)
