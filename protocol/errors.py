@@ -114,6 +114,7 @@ ER_SLAVE_HEARTBEAT_VALUE_OUT_OF_RANGE_MAX = MySQLError(1704, "HY000", "The reque
 ER_NETWORK_READ_EVENT_CHECKSUM_FAILURE = MySQLError(1743, "HY000", "Replication event checksum verification failed while reading from network.")
 ER_SLAVE_MASTER_COM_FAILURE = MySQLError(1597, "HY000", "Master command %s failed: %s")
 CR_CONN_HOST_ERROR = MySQLError(2003, "HY000", "Can't connect to MySQL server on '%s' (%s)")
+CR_SSL_CONNECTION_ERROR = MySQLError(2026, "HY000", "SSL connection error: %s")
 CR_SERVER_LOST = MySQLError(2013, "HY000", "Lost connection to MySQL server during query")
 ER_OPTION_PREVENTS_STATEMENT = MySQLError(1290, "HY000", "The MariaDB server is running with the %s option so it cannot execute this statement")
 
