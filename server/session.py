@@ -336,6 +336,8 @@ class ClientSession(asyncio.Protocol):
         out = tls.outgoing()
         if out and not self.transport.is_closing():
             self.transport.write(out)
+        if tls.peer_closed:  # close_notify: the client is done; so is this connection
+            self.transport.close()
         return plain
 
     def session_status(self) -> dict[str, str]:

@@ -208,7 +208,11 @@ class IoTask:
         closing the connection (nothing half-written: acks are whole packets or nothing)."""
         self._stopping = True
         if self._writer is not None:
-            self._writer.close()
+            if self._writer.get_extra_info("sslcontext") is not None:
+                # a TLS close waits for the master's close_notify while our read stays pending
+                self._writer.transport.abort()
+            else:
+                self._writer.close()
 
     async def run(self) -> None:
         if self.delegate:

@@ -167,3 +167,28 @@ def test_mysql_connector_negotiating_caching_sha2_password(cluster, tls):
         assert bool(cur.fetchall()[0][1]) is tls
     finally:
         conn.close()
+
+
+def test_our_slave_over_tls_to_our_master(cluster):
+    """CHANGE MASTER TO ... MASTER_SSL=1: the IO task's connection upgrades (the replication
+    account then REQUIRE SSL), the setting is kept in master.info, rows keep arriving."""
+    master, slave = cluster
+    ca = master.datadir / "ca.pem"
+    slave.query("STOP SLAVE")
+    slave.query(f"CHANGE MASTER TO MASTER_SSL=1, MASTER_SSL_CA='{ca}', MASTER_SSL_VERIFY_SERVER_CERT=1")
+    master.query("ALTER USER 'repl'@'%' REQUIRE SSL")
+    slave.query("START SLAVE")
+    master.query("CREATE DATABASE IF NOT EXISTS tls_rows")
+    master.query("CREATE TABLE tls_rows.t (id INT PRIMARY KEY)")
+    master.query("INSERT INTO tls_rows.t VALUES (1), (2), (3)")
+    wait_for(lambda: slave.query("SELECT COUNT(*) FROM tls_rows.t") == [(3,)], 30,
+             message=lambda: f"rows on the slave over TLS:\n{slave.tail()}")
+    info = (slave.datadir / "master.info").read_text()
+    assert "ssl=1" in info and f"ssl_ca={ca}" in info and "ssl_verify_server_cert=1" in info
+    conn = slave.connect()
+    with conn.cursor() as cur:
+        cur.execute("SHOW SLAVE STATUS")
+        row = dict(zip([d[0] for d in cur.description], cur.fetchone(), strict=True))
+    conn.close()
+    assert row["Master_SSL_Allowed"] == "Yes" and row["Slave_IO_Running"] == "Yes"
+    assert str(row["Last_IO_Errno"]) == "0"
