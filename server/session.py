@@ -14,6 +14,11 @@ Contract
   reads). What one connection holds is thus bounded by one packet (the connection's limit:
   `PRE_AUTH_MAX_PACKET` before login, max_allowed_packet after) plus one socket read. A role's
   raw reader (the ack receiver) takes bytes as they come; it bounds its own input.
+- TLS (server/tls.py): the greeting offers CLIENT_SSL; after an SSLRequest a `TlsChannel` sits
+  between the socket and `self.conn` (decrypt in `data_received`, encrypt in `write`), so the
+  read loop, its pausing and the raw reader work on plain bytes as before. A login in the clear
+  of a REQUIRE SSL account gets 1045 (as mysqld's acl_authenticate), any clear login 3159 while
+  require_secure_transport is ON. `session_status()`: Ssl_cipher, Ssl_version.
 - Every accepted socket counts against max_connections (as mysqld's connection_count): past
   max_connections + 1 the greeting is replaced by ER_CON_COUNT_ERROR and the socket closed;
   the last slot is only for an account with SUPER or CONNECTION ADMIN, checked at login.
