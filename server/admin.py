@@ -103,6 +103,8 @@ class Admin:
 
     async def show(self, session: ClientSession, sql: str, keyword: str) -> Any:
         second = keyword.partition(" ")[2]
+        if second == "CREATE":
+            return self._show_create_user(session, sql)
         if second not in ("VARIABLES", "STATUS", "GLOBAL", "SESSION", "LOCAL", "PROCESSLIST",
                           "FULL", "PLUGINS", "GRANTS", "WARNINGS", "ERRORS"):
             return None
@@ -521,6 +523,24 @@ class Admin:
         return _OK
 
     # -- users -------------------------------------------------------------------------------------
+
+    def _show_create_user(self, session: ClientSession, sql: str) -> ResultSet | None:
+        """SHOW CREATE USER user (other SHOW CREATE ... are the engine's), worded as MariaDB's."""
+        t = Tokens(sql)
+        t.expect_word("SHOW")
+        t.expect_word("CREATE")
+        if not t.accept_word("USER"):
+            return None
+        account = self._account_ref(t, session)
+        t.expect_end()
+        if account is not session.account:
+            session.require(*_USER_ADMIN)
+        stmt = f"CREATE USER `{account.user}`@`{account.host}`"
+        if account.password_hash:
+            stmt += f" IDENTIFIED BY PASSWORD '{hash_to_text(account.password_hash)}'"
+        if account.require_ssl:
+            stmt += " REQUIRE SSL"
+        return ResultSet((column(f"CREATE USER for {account.user}@{account.host}"),), ((stmt,),))
 
     def _account_ref(self, t: Tokens, session: ClientSession) -> Account:
         if t.accept_word("CURRENT_USER"):

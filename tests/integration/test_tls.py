@@ -97,6 +97,8 @@ def test_require_ssl_user(cluster):
     assert ssl_status(conn)["Ssl_cipher"]
     conn.close()
     assert master.query("SHOW GRANTS FOR 'secure'@'%'")[0][0].endswith(" REQUIRE SSL")
+    create = master.query("SHOW CREATE USER 'secure'@'%'")[0][0]
+    assert create.startswith("CREATE USER `secure`@`%` IDENTIFIED BY PASSWORD '*") and create.endswith(" REQUIRE SSL")
     # replicated with the account
     wait_for(lambda: _slave_has(slave, "secure"), 30, message="the account on the slave")
     assert slave.query("SHOW GRANTS FOR 'secure'@'%'")[0][0].endswith(" REQUIRE SSL")
