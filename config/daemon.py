@@ -12,6 +12,7 @@ line is the password, read here once; giving both a password and its file is ref
 
 from __future__ import annotations
 
+import ssl
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -81,6 +82,25 @@ class DaemonConfig(BaseModel):
             except ValueError as exc:
                 raise ValueError(f"{file_flag}: {exc}") from None
         return data
+
+    @model_validator(mode="after")
+    def _ssl_cert_with_its_key(self) -> DaemonConfig:
+        cert, key = getattr(self, "ssl_cert", None), getattr(self, "ssl_key", None)
+        if (cert is None) != (key is None):
+            raise ValueError("--ssl-cert and --ssl-key go together: give both or neither")
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)  # refused at start, not at first use
+        if cert is not None:
+            try:
+                context.load_cert_chain(cert, key)
+            except (OSError, ssl.SSLError) as exc:
+                raise ValueError(f"--ssl-cert {cert} / --ssl-key {key}: cannot be loaded ({exc})") from None
+        ca = getattr(self, "ssl_ca", None)
+        if ca is not None:
+            try:
+                context.load_verify_locations(cafile=str(ca))
+            except (OSError, ssl.SSLError) as exc:
+                raise ValueError(f"--ssl-ca {ca}: cannot be loaded ({exc})") from None
+        return self
 
     @model_validator(mode="after")
     def _root_password_only_on_loopback(self) -> DaemonConfig:

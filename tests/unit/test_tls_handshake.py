@@ -96,3 +96,19 @@ def test_tls_channels_over_memory(tmp_path):
     assert server.cipher and server.version.startswith("TLSv1.")
     with pytest.raises(ssl.SSLError):
         TlsChannel(server_context(files), server_side=True).receive(b"\x16\x03\x01\x00\x05hello")
+
+
+def test_ssl_options_are_refused_at_start_when_unusable(tmp_path):
+    from pydantic import ValidationError
+
+    from config.master import MasterConfig
+
+    files = certificate_files(tmp_path, None, None, None)
+    config = MasterConfig(ssl_cert=files.cert, ssl_key=files.key, ssl_ca=files.ca)
+    assert config.ssl_cert == files.cert and not config.require_secure_transport
+    with pytest.raises(ValidationError, match="go together"):
+        MasterConfig(ssl_cert=files.cert)
+    with pytest.raises(ValidationError, match="cannot be loaded"):
+        MasterConfig(ssl_cert=files.cert, ssl_key=tmp_path / "missing.pem")
+    with pytest.raises(ValidationError, match="--ssl-ca"):
+        MasterConfig(ssl_ca=files.key)
