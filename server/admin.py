@@ -123,8 +123,8 @@ class Admin:
                 scope = _SCOPES.get(scope_word or "")
                 rows = self.server.variables.show_variables(session, scope, match)
             else:
-                own = session.session_status() if _SCOPES.get(scope_word or "") is not Scope.GLOBAL else None
-                rows = self.server.variables.show_status(match, own)
+                # Ssl_* are the asking connection's at either scope, as MariaDB shows them
+                rows = self.server.variables.show_status(match, session.session_status())
             return ResultSet(_VAR_COLUMNS, tuple(rows))
         if scope_word is not None:
             raise t.error()

@@ -286,7 +286,7 @@ def core_status(server: Server) -> dict[str, Any]:
         "Opened_tables": 0,
         "Table_locks_waited": 0,
         "Connection_control_delay_generated": server.connection_control.delays_generated,
-        "Ssl_cipher": "",  # per session (SHOW [SESSION] STATUS); empty globally, as MariaDB
+        "Ssl_cipher": "",  # the asking session's (ClientSession.session_status); "" elsewhere
         "Ssl_version": "",
     }
     for name in _COM:

@@ -68,9 +68,19 @@ def test_pymysql_with_the_generated_ca(cluster):
     clear = master.connect(**CLEAR)
     try:
         assert ssl_status(clear) == {"Ssl_cipher": "", "Ssl_version": ""}
+        # SHOW GLOBAL STATUS shows the asking connection's cipher too, as MariaDB 10.11
+        with clear.cursor() as cur:
+            cur.execute("SHOW GLOBAL STATUS LIKE 'Ssl_cipher'")
+            assert cur.fetchall() == (("Ssl_cipher", ""),)
     finally:
         clear.close()
-    assert dict(master.query("SHOW GLOBAL STATUS LIKE 'Ssl_cipher'")) == {"Ssl_cipher": ""}
+    conn = master.connect(ssl_ca=str(master.datadir / "ca.pem"))
+    try:
+        with conn.cursor() as cur:
+            cur.execute("SHOW GLOBAL STATUS LIKE 'Ssl_cipher'")
+            assert cur.fetchone()[1]
+    finally:
+        conn.close()
 
 
 @pytest.mark.skipif(not shutil.which("mariadb"), reason="needs the mariadb client")
