@@ -204,3 +204,25 @@ def test_our_slave_over_tls_to_our_master(cluster):
     conn.close()
     assert row["Master_SSL_Allowed"] == "Yes" and row["Slave_IO_Running"] == "Yes"
     assert str(row["Last_IO_Errno"]) == "0"
+
+
+def test_pre_login_packet_limit_holds_over_tls(cluster):
+    """After the SSLRequest the pre-login bound still applies to the decrypted stream: a login
+    packet announcing 16 MiB is refused on its header (1043), over TLS."""
+    import ssl
+
+    master, _ = cluster
+    raw = socket.create_connection(("127.0.0.1", master.port), timeout=10)
+    try:
+        raw.recv(4096)  # the greeting
+        caps = (1 << 11) | (1 << 9) | (1 << 15)
+        request = caps.to_bytes(4, "little") + (1 << 24).to_bytes(4, "little") + bytes([45]) + bytes(23)
+        raw.sendall(len(request).to_bytes(3, "little") + b"\x01" + request)
+        context = ssl.create_default_context(cafile=str(master.datadir / "ca.pem"))
+        tls = context.wrap_socket(raw, server_hostname="localhost")
+        tls.sendall((0xFFFFFF).to_bytes(3, "little") + b"\x02" + bytes(1000))
+        answer = tls.recv(4096)
+        assert answer[4] == 0xFF and int.from_bytes(answer[5:7], "little") == 1043, answer
+    finally:
+        raw.close()
+    assert master.query("SELECT 1") == [(1,)]
