@@ -47,10 +47,9 @@ LOST_CONNECTION = 2000  # client-side error codes (CR_*) start here: the outcome
 
 
 class DiskLedger(Ledger):
-    """The fault loop's ledger, telling its "error" outcomes apart by the exception the writer
-    is handling: "failed" (an ERR from the server: it says the transaction did not commit) or
-    "doubt" (the connection was lost), with the error codes seen. A `Load` numbers its
-    transactions from 0: `round` keeps a later Load's keys apart."""
+    """The fault loop's ledger (an error the server answered is "failed", a lost connection
+    "error": in doubt), also counting the error codes and messages the writers saw. A `Load`
+    numbers its transactions from 0: `round` keeps a later Load's keys apart."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -69,7 +68,6 @@ class DiskLedger(Ledger):
             self.errors[code] += 1
             if code < LOST_CONNECTION and len(exc.args) > 1:
                 self.messages.add(str(exc.args[1]))
-            outcome = "doubt" if code >= LOST_CONNECTION else "failed"
         super().end(txn, outcome)
 
 
@@ -177,7 +175,7 @@ def test_master_binlog_disk_full(tmp_path):
             assert len(cluster.master.query("SHOW BINARY LOGS")) > 3
             assert ledger.errors[1026] >= 5, ledger.errors  # ER_ERROR_ON_WRITE, as MariaDB answers a failed binlog write
             assert "Error writing file 'mysql-bin' (errno: 28 \"No space left on device\")" in ledger.messages
-            assert not outcomes(ledger, "doubt"), "no connection is lost: the server goes on"
+            assert not outcomes(ledger, "error"), "no connection is lost: the server goes on"
         finally:
             cluster.close()
 
@@ -199,7 +197,7 @@ def test_master_engine_disk_full(tmp_path):
             ledger = disk_full_run(cluster, datadir / "db",
                                    lambda _: "engine commit failed" in log.read_text(errors="replace"))
             assert "replayed from the binlog" in log.read_text(errors="replace")
-            assert not outcomes(ledger, "doubt"), "no connection is lost: the server goes on"
+            assert not outcomes(ledger, "error"), "no connection is lost: the server goes on"
         finally:
             cluster.close()
 
@@ -235,7 +233,7 @@ def test_master_engine_disk_full_abort_server(tmp_path):
             finally:
                 load.stop()
             assert "recovery: replayed" in master.log.read_text(errors="replace")
-            assert outcomes(ledger, "doubt"), "the group's clients were not answered"
+            assert outcomes(ledger, "error"), "the group's clients were not answered"
             check(cluster, ledger, "after the restart")
         finally:
             cluster.close()
