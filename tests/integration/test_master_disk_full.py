@@ -26,7 +26,7 @@ import pymysql
 import pytest
 
 from tests.support.daemons import wait_for
-from tests.support.disk import fill, require_root, tmpfs
+from tests.support.disk import fill, move_database, require_root, tmpfs
 from tests.support.faults import (
     TABLE,
     Cluster,
@@ -245,7 +245,6 @@ async def test_a_group_whose_commit_stops_between_two_database_files_is_complete
     The group is durable in a (its redo record), so under IGNORE_ERROR it is completed in b
     once space returns, never replayed whole from the binlog: that would put it twice in a."""
     import asyncio
-    import shutil
 
     from binlog.writer import BinlogWriter
     from engine.core import Engine
@@ -267,10 +266,7 @@ async def test_a_group_whose_commit_stops_between_two_database_files_is_complete
     await s.close()
     await engine.close()
     with tmpfs(tmp_path / "b-disk", "4m") as disk:
-        for suffix in ("", "-wal", "-shm"):  # database b's file moves to the small disk
-            if (datadir / f"b.sqlite{suffix}").exists():
-                shutil.move(datadir / f"b.sqlite{suffix}", disk / f"b.sqlite{suffix}")
-        (datadir / "b.sqlite").symlink_to(disk / "b.sqlite")
+        move_database(datadir, "b", disk)  # database b's file on the small disk
         engine = await Engine.open(datadir)
         writer = BinlogWriter(tmp_path, "mysql-bin", server_id=1, checksum=True, max_size=16 << 20,
                               server_version="10.11.99-semisync-log")
