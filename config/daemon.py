@@ -48,9 +48,10 @@ MAX_CONNECT_ERRORS_HELP = (
     "a host (other than 127.0.0.1 and ::1) whose connections fail this many times in a row during the "
     "handshake is blocked (1129) until FLUSH HOSTS, 1-4294967295"
 )
-SSL_CERT_HELP = "server certificate (PEM) for TLS; with neither --ssl-cert nor --ssl-key, a self-signed CA and certificate are made in the datadir"
+SSL_GENERATED = "a self-signed pair generated in the datadir"  # INTERFACE.md's default
+SSL_CERT_HELP = "server certificate (PEM) for TLS; with neither --ssl-cert nor --ssl-key, a CA (ca.pem) and a certificate it signed are made in the datadir at first start"
 SSL_KEY_HELP = "private key (PEM) of --ssl-cert"
-SSL_CA_HELP = "CA certificate (PEM) the server trusts (default: the generated ca.pem when the certificate is generated)"
+SSL_CA_HELP = "CA certificate (PEM) the server trusts (the generated ca.pem by default)"
 REQUIRE_SECURE_TRANSPORT_HELP = "refuse logins over connections without TLS (3159)"
 # (password field, the field naming its file), for the fields a model has
 PASSWORD_FILES = (("root_password", "root_password_file"), ("master_password", "master_password_file"))

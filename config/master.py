@@ -19,6 +19,7 @@ from config.daemon import (
     ROOT_PASSWORD_HELP,
     SSL_CA_HELP,
     SSL_CERT_HELP,
+    SSL_GENERATED,
     SSL_KEY_HELP,
     BindAddress,
     ConnectErrors,
@@ -128,9 +129,9 @@ class MasterConfig(DaemonConfig):
     )
     metrics_port: Port = option(0, metavar="N", help=METRICS_HELP, shown="0 (off)")
     max_connect_errors: ConnectErrors = option(100, metavar="N", help=MAX_CONNECT_ERRORS_HELP)
-    ssl_cert: OptionalPath = option(None, metavar="PATH", help=SSL_CERT_HELP)
-    ssl_key: OptionalPath = option(None, metavar="PATH", help=SSL_KEY_HELP)
-    ssl_ca: OptionalPath = option(None, metavar="PATH", help=SSL_CA_HELP)
+    ssl_cert: OptionalPath = option(None, metavar="PATH", help=SSL_CERT_HELP, shown=SSL_GENERATED)
+    ssl_key: OptionalPath = option(None, metavar="PATH", help=SSL_KEY_HELP, shown=SSL_GENERATED)
+    ssl_ca: OptionalPath = option(None, metavar="PATH", help=SSL_CA_HELP, shown=SSL_GENERATED)
     require_secure_transport: Annotated[bool, checked(parse_bool)] = option(
         False, metavar="BOOL", help=REQUIRE_SECURE_TRANSPORT_HELP
     )
