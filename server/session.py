@@ -297,8 +297,10 @@ class ClientSession(asyncio.Protocol):
 
     def _refuse_at_accept(self, error: MySQLError, *args: object) -> None:
         """An ERR in place of the greeting, then the socket is closed (never registered)."""
+        conn = self.conn
+        assert conn is not None  # made just before, in connection_made
         self.server.stats.aborted_connects += 1
-        self.transport.write(self.conn.send(ERR.from_error(error, *args)))
+        self.transport.write(conn.send(ERR.from_error(error, *args)))
         self.transport.close()
 
     def data_received(self, data: bytes) -> None:
