@@ -594,7 +594,10 @@ def parse_foreign_key(cur: TokenCursor, symbol: str | None) -> ForeignKey:
 def parse_fk_actions(cur: TokenCursor, fk: ForeignKey) -> None:
     """[ON DELETE action] [ON UPDATE action] after REFERENCES t (cols)."""
     while cur.accept("ON"):
-        event = "DELETE" if cur.accept("DELETE") else (cur.expect("UPDATE") or "UPDATE")
+        event = "DELETE"
+        if not cur.accept("DELETE"):
+            cur.expect("UPDATE")
+            event = "UPDATE"
         if cur.accept("SET"):
             if not cur.accept("NULL"):
                 cur.expect("DEFAULT")  # InnoDB refuses SET DEFAULT
@@ -603,8 +606,11 @@ def parse_fk_actions(cur: TokenCursor, fk: ForeignKey) -> None:
         elif cur.accept("NO"):
             cur.expect("ACTION")
             action = "NO ACTION"
+        elif cur.accept("CASCADE"):
+            action = "CASCADE"
         else:
-            action = "CASCADE" if cur.accept("CASCADE") else (cur.expect("RESTRICT") or "RESTRICT")
+            cur.expect("RESTRICT")
+            action = "RESTRICT"
         if event == "DELETE":
             fk.on_delete = action
         else:

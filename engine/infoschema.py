@@ -165,7 +165,7 @@ def _numeric(col: Column) -> tuple:
 
 def _constraint_rows(name: str, table: Table, tables: Callable[[str], Iterable[Table]]) -> list[tuple]:
     """PRIMARY KEY, UNIQUE and FOREIGN KEY constraints of one table, in MariaDB's columns."""
-    schema, rows = table.schema, []
+    schema, rows = table.schema, list[tuple]()
     for index in table.indexes:
         if not index.unique:
             continue
