@@ -86,6 +86,13 @@ ER_NO_BINARY_LOGGING = MySQLError(1381, "HY000", "You are not using binary loggi
 ER_NO_DEFAULT_FOR_FIELD = MySQLError(1364, "HY000", "Field '%s' doesn't have a default value")
 ER_NOT_SUPPORTED_AUTH_MODE = MySQLError(1251, "08004", "Client does not support authentication protocol requested by server; consider upgrading MariaDB client")
 ER_MALFORMED_PACKET = MySQLError(1835, "HY000", "Malformed communication packet")
+# The binary protocol (sql/sql_prepare.cc): "%.*s" of the statement id printed as %s.
+ER_WRONG_ARGUMENTS = MySQLError(1210, "HY000", "Incorrect arguments to %s")
+ER_UNKNOWN_STMT_HANDLER = MySQLError(1243, "HY000", "Unknown prepared statement handler (%s) given to %s")
+ER_UNSUPPORTED_PS = MySQLError(1295, "HY000", "This command is not supported in the prepared statement protocol yet")
+ER_PS_MANY_PARAM = MySQLError(1390, "HY000", "Prepared statement contains too many placeholders")
+ER_STMT_HAS_NO_OPEN_CURSOR = MySQLError(1421, "HY000", "The statement (%s) has no open cursor.")
+ER_MAX_PREPARED_STMT_COUNT_REACHED = MySQLError(1461, "42000", "Can't create more than max_prepared_stmt_count statements (current value: %s)")
 # engine/ (SQL on SQLite)
 ER_DUP_FIELDNAME = MySQLError(1060, "42S21", "Duplicate column name '%s'")
 ER_DUP_KEYNAME = MySQLError(1061, "42000", "Duplicate key name '%s'")

@@ -163,6 +163,8 @@ def register(server: Server) -> None:
         SystemVariable("max_connections", 151, G, dynamic=True, check=check_int(1, 100000)),
         SystemVariable("max_connect_errors", server.max_connect_errors, G, dynamic=True,
                        check=check_int(1, 4294967295)),
+        # server/prepared.py: statements prepared at once, all sessions together (MariaDB's default)
+        SystemVariable("max_prepared_stmt_count", 16382, G, dynamic=True, check=check_int(0, 4294967295)),
         # MySQL's connection_control plugin (server/connection_control.py)
         SystemVariable("connection_control_failed_connections_threshold", DEFAULT_FAILED_CONNECTIONS_THRESHOLD,
                        G, dynamic=True, check=check_int(0, MAX_CONNECTION_DELAY_MS)),
