@@ -359,7 +359,7 @@ def decode_execute_params(
                 values.append(value)
         if pos != len(block):
             raise ValueError(f"{len(block) - pos} bytes after the last parameter")
-    except _PARSE_ERRORS:
+    except (*_PARSE_ERRORS, RemoteProtocolError):  # a lenenc reader's error: ours to word
         raise _malformed("COM_STMT_EXECUTE") from None
     return values, types
 
@@ -560,7 +560,7 @@ def decode_binary_row(payload: bytes, columns: Sequence[ColumnDefinition]) -> tu
             values.append(value)
         if pos != len(payload):
             raise ValueError(f"{len(payload) - pos} trailing bytes")
-    except _PARSE_ERRORS as exc:
+    except (*_PARSE_ERRORS, RemoteProtocolError) as exc:
         raise RemoteProtocolError(f"malformed binary row: {exc}") from None
     return tuple(values)
 

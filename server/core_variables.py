@@ -15,6 +15,7 @@ from server.connection_control import (
     DEFAULT_MIN_CONNECTION_DELAY_MS,
     MAX_CONNECTION_DELAY_MS,
 )
+from server.prepared import PreparedStatements
 from server.variables import (
     Scope,
     SystemVariable,
@@ -243,6 +244,9 @@ _COM = {
     "Com_slave_stop": ("STOP SLAVE",), "Com_install_plugin": ("INSTALL PLUGIN",),
     "Com_uninstall_plugin": ("UNINSTALL PLUGIN",), "Com_flush": ("FLUSH",),
     "Com_show_binlogs": ("SHOW BINARY",), "Com_truncate": ("TRUNCATE",),
+    # the binary protocol's commands (server/prepared.py counts them)
+    "Com_stmt_prepare": (), "Com_stmt_execute": (), "Com_stmt_fetch": (), "Com_stmt_reset": (),
+    "Com_stmt_send_long_data": (), "Com_stmt_close": (),
 }
 
 
@@ -275,6 +279,7 @@ def core_status(server: Server) -> dict[str, Any]:
         "Opened_tables": 0,
         "Table_locks_waited": 0,
         "Connection_control_delay_generated": server.connection_control.delays_generated,
+        "Prepared_stmt_count": PreparedStatements.held(server),
     }
     for name in _COM:
         out[name] = com.get(name, 0)

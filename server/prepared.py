@@ -60,6 +60,7 @@ from protocol.errors import (
     ER_STMT_HAS_NO_OPEN_CURSOR,
     ER_UNKNOWN_STMT_HANDLER,
     ER_WRONG_ARGUMENTS,
+    RemoteProtocolError,
     SQLError,
 )
 from protocol.messages import OK, ColumnDefinition, FieldType, ResultSet, column
@@ -87,6 +88,11 @@ _SCAN = re.compile(
     """,
     re.S | re.X,
 )
+
+_COUNTERS = {
+    ComStmtPrepare: "Com_stmt_prepare", ComStmtExecute: "Com_stmt_execute", ComStmtFetch: "Com_stmt_fetch",
+    ComStmtReset: "Com_stmt_reset", ComStmtSendLongData: "Com_stmt_send_long_data", ComStmtClose: "Com_stmt_close",
+}
 
 # Prepared statements held by each server's sessions together (max_prepared_stmt_count).
 _HELD: weakref.WeakKeyDictionary[Server, int] = weakref.WeakKeyDictionary()
@@ -279,12 +285,19 @@ class PreparedStatements:
         session = self.session
         conn = session.conn
         assert conn is not None
-        command = decode_stmt_command(payload)  # RemoteProtocolError: the session answers it
+        try:
+            command = decode_stmt_command(payload)
+        except RemoteProtocolError as exc:  # malformed: MySQL's ER_MALFORMED_PACKET, connection kept
+            if exc.fatal:
+                raise
+            session.send_error(SQLError(exc.error, message=exc.message))
+            return
+        session.server.stats.com[_COUNTERS[type(command)]] += 1
         try:
             if isinstance(command, ComStmtPrepare):
                 await self._prepare(command)
             elif isinstance(command, ComStmtExecute):
-                await self._execute(command)
+                await self._execute(command)  # a malformed parameter block: as above
             elif isinstance(command, ComStmtFetch):
                 self._fetch(command)
             elif isinstance(command, ComStmtReset):
@@ -303,6 +316,10 @@ class PreparedStatements:
                 conn.send_nothing()
         except SQLError as exc:
             session.send_error(exc)
+        except RemoteProtocolError as exc:
+            if exc.fatal:
+                raise
+            session.send_error(SQLError(exc.error, message=exc.message))
 
     async def _prepare(self, command: ComStmtPrepare) -> None:
         session = self.session
