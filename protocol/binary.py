@@ -10,7 +10,10 @@ Contracts:
 - `decode_stmt_command(payload)` gives the typed command for a COM_STMT_* payload. A
   COM_STMT_EXECUTE's parameter block can only be read with the statement's parameter count and
   the types bound before, so it is carried raw (`ComStmtExecute.params`) and read by
-  `decode_execute_params` once the server found the statement. Both raise only
+  `decode_execute_params` once the server found the statement. A packet shorter than its
+  fixed fields is malformed; bytes after the fixed fields of COM_STMT_CLOSE, COM_STMT_RESET and
+  COM_STMT_FETCH are ignored (mysqld's parse_packet), those after the parameter values are
+  malformed. Both raise only
   `RemoteProtocolError(ER_MALFORMED_PACKET, fatal=False)`: the server answers it with an ERR
   and keeps the connection.
 - Parameter values come out as Python values: None, int, float, `decimal.Decimal` (DECIMAL,
@@ -90,9 +93,11 @@ COM_STMT_EXECUTE_FORMAT = _stmt_command(
 COM_STMT_SEND_LONG_DATA_FORMAT = _stmt_command(
     COM_STMT_SEND_LONG_DATA, "param_id" / c.Int16ul, "data" / c.GreedyBytes,
 )
-COM_STMT_CLOSE_FORMAT = _stmt_command(COM_STMT_CLOSE, c.Terminated)
-COM_STMT_RESET_FORMAT = _stmt_command(COM_STMT_RESET, c.Terminated)
-COM_STMT_FETCH_FORMAT = _stmt_command(COM_STMT_FETCH, "num_rows" / c.Int32ul, c.Terminated)
+# Bytes after the fixed fields of these three are ignored, as mysqld's parse_packet does: a
+# COM_STMT_CLOSE has no answer, and an ERR to one would put the client out of step.
+COM_STMT_CLOSE_FORMAT = _stmt_command(COM_STMT_CLOSE)
+COM_STMT_RESET_FORMAT = _stmt_command(COM_STMT_RESET)
+COM_STMT_FETCH_FORMAT = _stmt_command(COM_STMT_FETCH, "num_rows" / c.Int32ul)
 
 # The answer to COM_STMT_PREPARE (COM_STMT_PREPARE_OK), followed by the parameter and column
 # definitions, each block closed by an EOF unless the client asked CLIENT_DEPRECATE_EOF.

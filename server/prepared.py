@@ -20,7 +20,10 @@ Contract
   set (with CURSOR_TYPE_READ_ONLY the rows stay here and COM_STMT_FETCH reads them);
   COM_STMT_SEND_LONG_DATA and COM_STMT_CLOSE -> nothing; COM_STMT_RESET -> OK or ERR. An unknown
   statement id gives 1243 (not for SEND_LONG_DATA or CLOSE, which have no answer); an error in
-  long data is reported by the next COM_STMT_EXECUTE, as mysqld does.
+  long data is reported by the next COM_STMT_EXECUTE, as mysqld does. A command packet that does
+  not read gives 1835 (ER_MALFORMED_PACKET), a parameter block that does not read (too short,
+  unknown type, bytes left over, never bound) 1210 "Incorrect arguments to mysqld_stmt_execute"
+  as mysqld's set_parameters; either way the connection and the statement stay usable.
 - Binary rows are encoded by the type code of the column definitions sent with them; a column
   whose declared type cannot carry one of the values is sent as VAR_STRING instead, never as a
   wrong value.
@@ -185,6 +188,7 @@ class PreparedStatement:
     columns: tuple[ColumnDefinition, ...] = ()
     types: list[ParamType] | None = None  # bound by the last execution that sent them
     long_data: dict[int, bytearray] = field(default_factory=dict)
+    long_data_error: bool = False  # a COM_STMT_SEND_LONG_DATA for no parameter: the next execute fails
     cursor: list[Any] | None = None  # an open cursor: the rows not fetched yet
     cursor_columns: tuple[ColumnDefinition, ...] = ()
 
@@ -303,12 +307,15 @@ class PreparedStatements:
             elif isinstance(command, ComStmtReset):
                 stmt = self._find(command.statement_id, "mysqld_stmt_reset")
                 stmt.long_data.clear()
+                stmt.long_data_error = False
                 stmt.cursor = None
                 session.write(conn.send(OK(status=session.status_flags())))
             elif isinstance(command, ComStmtSendLongData):
                 stmt = self._statements.get(command.statement_id)
                 if stmt is not None and command.param_id < stmt.param_count:
                     stmt.long_data.setdefault(command.param_id, bytearray()).extend(command.data)
+                elif stmt is not None:
+                    stmt.long_data_error = True
                 conn.send_nothing()
             else:
                 assert isinstance(command, ComStmtClose)
@@ -347,8 +354,18 @@ class PreparedStatements:
     async def _execute(self, command: ComStmtExecute) -> None:
         session = self.session
         stmt = self._find(command.statement_id, "mysqld_stmt_execute")
+        if stmt.long_data_error:  # mysqld reports a bad COM_STMT_SEND_LONG_DATA here
+            stmt.long_data_error = False
+            stmt.long_data.clear()
+            raise SQLError(ER_WRONG_ARGUMENTS, "mysqld_stmt_send_long_data")
         long_flags = [i in stmt.long_data for i in range(stmt.param_count)]
-        values, types = decode_execute_params(command.params, stmt.param_count, stmt.types, long_flags)
+        try:
+            values, types = decode_execute_params(command.params, stmt.param_count, stmt.types, long_flags)
+        except RemoteProtocolError:
+            # mysqld's set_parameters: a parameter block that does not read is the client's
+            # wrong arguments; the statement and the connection stay usable
+            stmt.long_data.clear()
+            raise SQLError(ER_WRONG_ARGUMENTS, "mysqld_stmt_execute") from None
         for i, data in stmt.long_data.items():
             if values[i] is None and types[i].type != FieldType.NULL:
                 values[i] = bytes(data)
