@@ -208,25 +208,15 @@ def _id_text(statement_id: int) -> str:
     return str(statement_id)
 
 
-_FIELD_FROM_KIND = {  # the engine's column kinds (engine.core.column_types)
-    "integer": FieldType.LONGLONG, "double": FieldType.DOUBLE, "blob": FieldType.BLOB,
-    "datetime": FieldType.DATETIME, "null": FieldType.NULL,
-}
-
-
 def result_columns(result: Any) -> tuple[ColumnDefinition, ...]:
-    """The column definitions of a result: its own when it carries them, else from the engine's
-    column kinds (as the text protocol describes them)."""
+    """The column definitions of a result, the ones the text protocol would send for it."""
     if isinstance(result, ResultSet):
         return result.columns
-    defs = getattr(result, "column_definitions", None)
-    if defs:
-        return tuple(defs)
+    from server.session import result_column  # here: server.session imports this module
+
     kinds = result.column_types or ()
-    return tuple(
-        column(name, _FIELD_FROM_KIND.get(kinds[i] if i < len(kinds) else "string", FieldType.VAR_STRING))
-        for i, name in enumerate(result.columns)
-    )
+    return tuple(result_column(name, kinds[i] if i < len(kinds) else "string")
+                 for i, name in enumerate(result.columns))
 
 
 def carried_columns(columns: tuple[ColumnDefinition, ...], rows: Any) -> tuple[ColumnDefinition, ...]:

@@ -103,7 +103,7 @@ ROWS = [
      datetime.timedelta(hours=838, minutes=59, seconds=59), "héllo 'wörld' \\ \n", EVERY_BYTE),
     (2, 0, 0, 0, 0, decimal.Decimal("0.00"), -2.5, -1e-300,
      datetime.date(1000, 1, 1), datetime.datetime(1970, 1, 1, 0, 0, 0, 1),
-     datetime.timedelta(seconds=1, microseconds=500000), "", b"\x00"),
+     datetime.timedelta(seconds=1, microseconds=500000), "", b"\xff\x00"),
     (3, None, None, None, None, None, None, None, None, None, None, None, None),
 ]
 COLUMNS = ("id INT PRIMARY KEY, t TINYINT, tu TINYINT UNSIGNED, b BIGINT, bb BIGINT, n DECIMAL(10,2), "
@@ -126,7 +126,7 @@ def test_connector_prepared_round_trip_of_many_types_reaches_both_slaves(cluster
             cur.execute(f"UPDATE {table} SET blob_ = ? WHERE id = ?", (EVERY_BYTE + bytes((byte,)), 2))
             cur.execute(f"SELECT blob_ FROM {table} WHERE id = ?", (2,))
             assert cur.fetchall() == [(EVERY_BYTE + bytes((byte,)),)]
-        cur.execute(f"UPDATE {table} SET blob_ = ? WHERE id = ?", (b"\x00", 2))
+        cur.execute(f"UPDATE {table} SET blob_ = ? WHERE id = ?", (b"\xff\x00", 2))
         cur.execute(f"SELECT * FROM {table} WHERE id >= ? ORDER BY id", (1,))
         got = cur.fetchall()
         conn.close()
@@ -146,17 +146,21 @@ def test_connector_prepared_exact_decimal_date_and_time(cluster):
     column definitions sent, so these hold once result columns are typed from the schema."""
     master, _ = cluster
     master.query("CREATE DATABASE IF NOT EXISTS p")
-    master.query("CREATE TABLE IF NOT EXISTS p.exact (id INT PRIMARY KEY, n DECIMAL(10,2), d DATE, tm TIME(6))")
+    master.query("CREATE TABLE IF NOT EXISTS p.exact (id INT PRIMARY KEY, n DECIMAL(10,2), d DATE, tm TIME(6), "
+                 "b BLOB)")
     conn = connector(master.port)
     cur = conn.cursor(prepared=True)
-    cur.execute("INSERT INTO p.exact VALUES (?, ?, ?, ?)",
-                (1, decimal.Decimal("12.30"), datetime.date(2024, 1, 2), datetime.timedelta(hours=5, microseconds=7)))
-    cur.execute("SELECT n, d, tm FROM p.exact WHERE id = ?", (1,))
+    # bytes that are valid UTF-8 come as a STRING parameter (the connector sends bytes so): the
+    # BLOB column makes them binary
+    want = (decimal.Decimal("12.30"), datetime.date(2024, 1, 2), datetime.timedelta(hours=5, microseconds=7),
+            b"\x00abc")
+    cur.execute("INSERT INTO p.exact VALUES (?, ?, ?, ?, ?)", (1, *want))
+    cur.execute("SELECT n, d, tm, b FROM p.exact WHERE id = ?", (1,))
     row = cur.fetchone()
     conn.close()
     if not isinstance(row[0], decimal.Decimal):
         pytest.xfail(f"result columns are not typed from the schema yet: {row!r}")
-    assert row == (decimal.Decimal("12.30"), datetime.date(2024, 1, 2), datetime.timedelta(hours=5, microseconds=7))
+    assert row == want
 
 
 # -- the raw protocol: cursors, long data, bad input ---------------------------------------------
