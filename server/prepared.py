@@ -284,7 +284,7 @@ class PreparedStatements:
         except RemoteProtocolError as exc:  # malformed: MySQL's ER_MALFORMED_PACKET, connection kept
             if exc.fatal:
                 raise
-            session.send_error(SQLError(exc.error, message=exc.message))
+            session.send_error(SQLError(exc.error))  # MySQL's wording
             return
         session.server.stats.com[_COUNTERS[type(command)]] += 1
         try:
@@ -316,7 +316,7 @@ class PreparedStatements:
         except RemoteProtocolError as exc:
             if exc.fatal:
                 raise
-            session.send_error(SQLError(exc.error, message=exc.message))
+            session.send_error(SQLError(exc.error))  # MySQL's wording
 
     async def _prepare(self, command: ComStmtPrepare) -> None:
         session = self.session
