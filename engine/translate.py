@@ -23,6 +23,7 @@ from typing import Any
 
 from engine import infoschema
 from engine.catalog import Table
+from engine.exprtypes import SelectTypes, from_tables, split_select
 from engine.lexer import Token, quote_ident, syntax_error
 from protocol.errors import (
     ER_BAD_FIELD_ERROR,
@@ -98,6 +99,7 @@ class Plan:
     locking: bool = False  # a locking read: inside a transaction it takes the writer lock
     changed: Plan | None = None  # UPDATE counting changed rows (MySQL's default) instead of matched
     cacheable: bool = True  # False when literals were inlined (ORDER BY 2)
+    result_types: SelectTypes | None = None  # SELECT: the MySQL type of each result column
 
 
 class Translator:
@@ -521,7 +523,20 @@ class Translator:
         end = self.emit_range(0, len(self.tokens))
         if end != len(self.tokens):
             raise self.error_at(end)
-        return self.finish("select", names=self.select_names(), locking=self.locking)
+        return self.finish("select", names=self.select_names(), locking=self.locking,
+                           result_types=self.select_types())
+
+    def select_types(self) -> SelectTypes | None:
+        split = split_select(self.tokens)
+        if split is None:
+            return None
+        items, end = split
+
+        def lookup(schema: str | None, name: str) -> Table | None:
+            schema = schema or self.database
+            return self.catalog(schema, name) if schema in self.schemas else None
+
+        return SelectTypes(items, from_tables(self.tokens, end, lookup))
 
     def select_names(self) -> list[object] | None:
         """Column names MySQL would report, where SQLite's would differ (literals, rewrites)."""
