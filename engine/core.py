@@ -78,7 +78,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from engine import coltypes, functions, infoschema
+from engine import coltypes, functions, infoschema, values
 from engine.catalog import Table, TokenCursor
 from engine.ddl import DdlAction, DdlParser
 from engine.lexer import SyntaxError_, extract, literal_texts, quote_ident, syntax_error, tokenize
@@ -89,6 +89,7 @@ from engine.translate import (
     DATABASE,
     LAST_ID,
     NOW,
+    STORE,
     UNIX_NOW,
     Plan,
     Translator,
@@ -1337,6 +1338,14 @@ class Session:
             elif source[0] == "bytes":
                 v = params[source[1]]
                 args.append(v.encode("utf-8", "surrogateescape") if isinstance(v, str) else v)
+            elif source[0] == STORE:
+                _, index, binary, col, row, where, negative = source
+                v = params[index]
+                if negative:
+                    v = -v
+                elif binary and isinstance(v, str):
+                    v = v.encode("utf-8", "surrogateescape")
+                args.append(values.store(col, v, row, where))
             else:
                 raise AssertionError(source)
         return args

@@ -24,6 +24,7 @@ from engine.coltypes import (
     LONGLONG,
     NOT_FIXED_DEC,
     NULL_TYPE,
+    STRING_DEC,
     ColumnType,
     datetime_type,
     decimal_type,
@@ -400,7 +401,10 @@ class _Typer:
             candidates = args[1:] if word == "IF" else args
             if not candidates or any(a is None for a in candidates):
                 raise _Unknown
-            return _unify(candidates)
+            ct = _unify(candidates)
+            if ct.type in (FieldType.VAR_STRING, FieldType.STRING) and ct.charset != 63:
+                ct = ColumnType(FieldType.VAR_STRING, ct.length, STRING_DEC, ct.charset, ct.flags & ~ColumnFlag.BLOB)
+            return ct
         if word in ("ROUND", "TRUNCATE", "FLOOR", "CEIL", "CEILING"):
             if first is None:
                 raise _Unknown
@@ -456,7 +460,8 @@ class _Typer:
             code = {"DATE": FieldType.DATE, "DATETIME": FieldType.DATETIME, "TIME": FieldType.TIME}[name]
             return datetime_type(code, int(nums[0]) if nums else 0), end
         if name in ("CHAR", "NCHAR", "VARCHAR"):
-            return varchar(int(nums[0]) if nums else 255), end
+            ct = varchar(int(nums[0]) if nums else 255)
+            return ColumnType(ct.type, ct.length, 0, ct.charset, ct.flags), end
         if name == "BINARY":
             return varchar(int(nums[0]) if nums else 255, binary=True), end
         raise _Unknown

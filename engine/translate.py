@@ -40,6 +40,7 @@ from protocol.errors import (
 # Per-execution argument sources (besides an int: the index of a literal of the statement).
 NOW, CURDATE, CURTIME, UNIX_NOW, LAST_ID, DATABASE, CONN_ID = (
     "now", "curdate", "curtime", "unix", "lastid", "db", "connid")
+STORE = "store"  # (STORE, literal index, is _binary, Column, row number, `db`.`t`.`c`, negated)
 
 CLAUSE_WORDS = {
     "WHERE", "GROUP", "ORDER", "HAVING", "LIMIT", "SET", "UNION", "WINDOW", "FOR", "LOCK", "VALUES",
@@ -761,6 +762,8 @@ class Translator:
                         raise SQLError(ER_BAD_NULL_ERROR, col.name)
                 if is_auto:
                     self.auto_dirty = True
+                if self.emit_stored(span, col, n + 1, schema, table.name):
+                    continue
                 self.emit_range(span[0], span[1])
             for _ in extra_now:
                 self.out.append(",")
@@ -795,6 +798,27 @@ class Translator:
                     return i
             i += 1
         return i
+
+    def emit_stored(self, span: tuple[int, int], col, row: int, schema: str, table: str) -> bool:
+        """A literal (or `_binary` literal) assigned to `col`: an argument the engine converts
+        as the column stores it (`engine.values.store`: strict mode). False for expressions."""
+        toks = self.tokens
+        start, end = span
+        binary = end - start == 2 and toks[start].kind == "word" and toks[start].upper in ("_BINARY", "BINARY")
+        negative = end - start == 2 and toks[start].kind == "op" and toks[start].text in "-+" \
+            and isinstance(self.params[toks[start + 1].param] if toks[start + 1].kind == "param" else None,
+                           int | float)
+        if binary or negative:
+            negative = negative and toks[start].text == "-"
+            start += 1
+        elif end - start == 2 and toks[start].kind == "word" and toks[start].upper.startswith("_") \
+                and toks[start].upper[1:].lower() in ("utf8", "utf8mb4", "utf8mb3", "latin1", "ascii"):
+            start += 1
+        if end - start != 1 or toks[start].kind != "param":
+            return False
+        where = f"`{schema}`.`{table}`.`{col.name}`"
+        self.add_arg((STORE, toks[start].param, binary, col, row, where, negative))
+        return True
 
     def emit_upsert(self, i: int, table: Table) -> int:
         toks = self.tokens
