@@ -891,7 +891,8 @@ class Translator:
                     j = k
                     break
                 k += 1
-            self.emit_range(start, j)
+            if not self.emit_stored((start, j), target, 1, table.schema, table.name):
+                self.emit_range(start, j)
             self.assigned.append((*span, len(self.out), len(self.args)))
             i = j
             if i < end and toks[i].text == ",":

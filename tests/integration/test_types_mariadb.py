@@ -218,3 +218,25 @@ def test_aiomysql_round_trip(servers, alltypes):
 
     got = {which: asyncio.run(rows(*servers[which])) for which in servers}
     assert got["ours"] == got["mariadb"]
+
+
+def test_update_literals_stored_as_insert_literals(servers):
+    results = {}
+    for which in servers:
+        conn = fresh(servers, which, "upd")
+        cur = conn.cursor()
+        cur.execute(STRICT_TABLE)
+        cur.execute("INSERT INTO s (id) VALUES (1)")
+        out = []
+        for sql in ["UPDATE s SET ti = 300 WHERE id = 1", "UPDATE s SET v = 'long' WHERE id = 1",
+                    "UPDATE s SET d = 1.005, bn = X'01', dt3 = '2020-01-01 10:00:00.12345' WHERE id = 1",
+                    b"UPDATE s SET t = 'ok\xff' WHERE id = 1", b"UPDATE s SET vb = '\xfe\x00' WHERE id = 1"]:
+            try:
+                conn.query(sql)
+                out.append("ok")
+            except pymysql.MySQLError as exc:
+                out.append(exc.args)
+        cur.execute("SELECT ti, v, d, bn, dt3, t, vb FROM s")
+        out.append(cur.fetchall())
+        results[which] = out
+    assert results["ours"] == results["mariadb"]
