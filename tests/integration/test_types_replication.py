@@ -71,3 +71,51 @@ def test_every_type_arrives_exactly_on_our_slaves_and_a_mariadb_replica(tmp_path
         for server in servers:
             server.stop()
         master.stop()
+
+
+def test_our_slave_applies_a_mariadb_masters_row_events_of_every_type_exactly(tmp_path):
+    from config.slave import SlaveConfig
+    from tests.support.mariadb import MariaDBServer
+    from tests.support.net import free_port
+    from tests.support.slave_daemon import SlaveThread
+
+    master = MariaDBServer(tmp_path / "master", binlog_format="ROW").start()
+    try:
+        master.execute_all(["CREATE USER repl@'%' IDENTIFIED BY 'replpw'",
+                            "GRANT REPLICATION SLAVE ON *.* TO repl@'%'"])
+        config = SlaveConfig(datadir=tmp_path / "slave", port=free_port(), server_id=2,
+                             master_host="127.0.0.1", master_port=master.port, master_user="repl",
+                             master_password="replpw", master_heartbeat_period=0.2, master_connect_retry=1)
+        with SlaveThread(config) as slave:
+            conn = master.connect(charset="utf8mb4")
+            with conn.cursor() as cur:
+                cur.execute("CREATE DATABASE ty CHARACTER SET utf8mb4")
+                cur.execute("USE ty")
+                cur.execute(TABLE)
+                cur.executemany(insert_sql(), ROWS)
+                cur.execute("UPDATE alltypes SET d = -12345678.91, bn = X'FF', tm6 = '-12:34:56.789012', "
+                            "dt6 = '2001-02-03 04:05:06.070809', b = b'1010' WHERE id = 3")
+                cur.execute("DELETE FROM alltypes WHERE id = 1")
+                cur.execute("SHOW MASTER STATUS")
+                file, pos = cur.fetchone()[:2]
+                cur.execute(SELECT)
+                expected = cur.fetchall()
+            conn.close()
+
+            def applied() -> bool:
+                st = slave_status(slave.port)
+                if st.get("Last_SQL_Error"):
+                    raise AssertionError(st["Last_SQL_Error"])
+                return st.get("Relay_Master_Log_File") == file and int(st.get("Exec_Master_Log_Pos") or 0) == pos
+
+            wait_until(applied, timeout=60, what="the slave to apply the row events")
+            c = slave.connect(charset="utf8mb4")
+            with c.cursor() as cur:
+                cur.execute(SELECT)
+                got = cur.fetchall()
+            c.close()
+        assert len(got) == len(expected) == 3
+        for row, want in zip(got, expected, strict=True):
+            assert [(n, a, b) for n, a, b in zip(["id", *COLUMNS], row, want, strict=True) if a != b] == []
+    finally:
+        master.stop()
