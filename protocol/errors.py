@@ -88,6 +88,11 @@ ER_LOG_IN_USE = MySQLError(1378, "HY000", "A purgeable log is in use, will not p
 ER_UNKNOWN_TARGET_BINLOG = MySQLError(1373, "HY000", "Target log not found in binlog index")
 ER_NO_BINARY_LOGGING = MySQLError(1381, "HY000", "You are not using binary logging")
 ER_NO_DEFAULT_FOR_FIELD = MySQLError(1364, "HY000", "Field '%s' doesn't have a default value")
+ER_WARN_DATA_OUT_OF_RANGE = MySQLError(1264, "22003", "Out of range value for column '%s' at row %d")
+WARN_DATA_TRUNCATED = MySQLError(1265, "01000", "Data truncated for column '%s' at row %d")
+ER_TRUNCATED_WRONG_VALUE = MySQLError(1292, "22007", "Incorrect %s value: '%s' for column %s at row %d")
+ER_TRUNCATED_WRONG_VALUE_FOR_FIELD = MySQLError(1366, "22007", "Incorrect %s value: '%s' for column %s at row %d")
+ER_DATA_TOO_LONG = MySQLError(1406, "22001", "Data too long for column '%s' at row %d")
 ER_NOT_SUPPORTED_AUTH_MODE = MySQLError(1251, "08004", "Client does not support authentication protocol requested by server; consider upgrading MariaDB client")
 ER_MALFORMED_PACKET = MySQLError(1835, "HY000", "Malformed communication packet")
 # The binary protocol (sql/sql_prepare.cc): "%.*s" of the statement id printed as %s.

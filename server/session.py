@@ -56,6 +56,8 @@ from collections.abc import Callable
 from dataclasses import fields, replace
 from typing import TYPE_CHECKING, Any
 
+from engine import coltypes
+from engine.coltypes import ColumnType
 from protocol.auth import make_salt
 from protocol.binary import COM_STMT_EXECUTE, STMT_COMMANDS
 from protocol.connection import NEED_DATA, ConnectionClosed, ServerConnection, ServerState
@@ -95,11 +97,9 @@ from protocol.messages import (
     ComQuit,
     ComRegisterSlave,
     ComUnknown,
-    FieldType,
     HandshakeResponse,
     ResultSet,
     ServerStatus,
-    column,
 )
 from protocol.packets import encode_packet
 from server import sql as sqltext
@@ -167,16 +167,7 @@ class UserVars(dict):
         return super().get(key.lower(), default)
 
 
-# Engine column kinds -> wire types; the definitions are built once per (name, kind).
-_FIELD_TYPES = {
-    "integer": FieldType.LONGLONG,
-    "double": FieldType.DOUBLE,
-    "string": FieldType.VAR_STRING,
-    "blob": FieldType.BLOB,
-    "datetime": FieldType.DATETIME,
-    "null": FieldType.NULL,
-}
-_COLUMN_CACHE: dict[tuple[str, str], ColumnDefinition] = {}
+_COLUMN_CACHE: dict[tuple[str, Any], ColumnDefinition] = {}
 
 
 class _EncodedColumn(ColumnDefinition):
@@ -189,11 +180,14 @@ class _EncodedColumn(ColumnDefinition):
         return self._wire
 
 
-def result_column(name: str, kind: str) -> ColumnDefinition:
+def result_column(name: str, kind: ColumnType | str) -> ColumnDefinition:
+    """The definition of a result column of type `kind` (a `ColumnType`, or a coarse kind name
+    of a catalog answer)."""
     key = (name, kind)
     col = _COLUMN_CACHE.get(key)
     if col is None:
-        plain = column(name, _FIELD_TYPES.get(kind, FieldType.VAR_STRING))
+        ct = kind if isinstance(kind, ColumnType) else coltypes.from_kind(kind)
+        plain = ColumnDefinition(name, ct.type, ct.charset, ct.length, ct.flags, ct.decimals)
         col = _EncodedColumn(*(getattr(plain, f.name) for f in fields(ColumnDefinition)))
         object.__setattr__(col, "_wire", plain.encode())
         if len(_COLUMN_CACHE) > 4096:
