@@ -9,9 +9,9 @@ Contract
   quoted identifiers and comments split it into pieces. A statement that returns rows (SELECT,
   SHOW, ...) is described by running it once with every parameter NULL, so the prepare answer
   carries its columns and an error in it (an unknown table) is the prepare's error, as in
-  mysqld; INSERT, UPDATE, DELETE, REPLACE and text without a leading word are planned by the
-  engine without running (a syntax error, an unknown table fail the prepare); other statements
-  are checked when executed.
+  mysqld; any other statement for the engine (DML, transactions, text without a leading word) is
+  planned without running (a syntax error, an unknown table fail the prepare); the statements of
+  the server shell and the role (SET, SHOW, replication) are checked when executed.
 - COM_STMT_EXECUTE binds each value as a literal written exactly as MySQL writes it when it
   logs a prepared statement for statement-based replication (integers, floats that read back
   the same, DECIMAL digits as sent, strings escaped, binary data as X'..' so any byte survives,
@@ -79,9 +79,6 @@ if TYPE_CHECKING:
 MAX_PARAMS = 65535  # the prepare answer's 2-byte count
 # Statements that answer with rows: described at prepare by running them with NULL parameters.
 _DESCRIBED = frozenset({"SELECT", "SHOW", "DESC", "DESCRIBE", "EXPLAIN", "WITH", "VALUES", "TABLE", "("})
-# Statements checked at prepare by planning them (syntax, tables) without running them; "" is a
-# text without a leading word, which only the engine can refuse.
-_CHECKED = frozenset({"INSERT", "UPDATE", "DELETE", "REPLACE", ""})
 
 # Statement text: what may hold a `?` that is not a placeholder, and the placeholders.
 _SCAN = re.compile(
@@ -334,14 +331,17 @@ class PreparedStatements:
         if self.held(session.server) >= self._limit():
             raise SQLError(ER_MAX_PREPARED_STMT_COUNT_REACHED, self._limit())
         stmt = PreparedStatement(self._next_id, pieces)
-        keyword = sqltext.head(sql).partition(" ")[0]
+        head = sqltext.head(sql)
+        keyword = head.partition(" ")[0]
         probe = stmt.bind([None] * stmt.param_count, [ParamType(FieldType.NULL)] * stmt.param_count)
+        server = session.server
         if keyword in _DESCRIBED or sql.lstrip().startswith("("):
             result = await session.run_statement(probe)
             if getattr(result, "columns", None):
                 stmt.columns = result_columns(result)
-        elif keyword in _CHECKED and session.engine_session is not None:
-            await session.engine_session.access(probe)  # plans it: 1064, 1146 ... as mysqld's prepare
+        elif not server.role.claims(head) and keyword not in server.admin.handlers:
+            # an engine statement: planned, not run (1064, 1146 ... as mysqld's prepare)
+            await session.engine_session.access(probe)
         self._next_id += 1
         self._add(stmt)
         session.write(session.conn.send(PrepareOK(  # type: ignore[union-attr]
