@@ -69,6 +69,8 @@ class Column:
 
     @property
     def affinity(self) -> str:
+        if self.base == "bigint" and self.unsigned:
+            return "TEXT"  # above 2^63-1 SQLite has no integer: exact digits, DECIMAL_COLLATION
         if self.base in INT_TYPES:
             return "INTEGER"
         if self.base in REAL_TYPES:
@@ -194,7 +196,7 @@ class Table:
                 parts.append("DEFAULT CURRENT_TIMESTAMP")
             if col.affinity == "TEXT" and col.base in CHAR_TYPES and not col.binary:
                 parts.append("COLLATE NOCASE")
-            elif col.base in NUMERIC_TYPES:
+            elif col.base in NUMERIC_TYPES or col.affinity == "TEXT" and col.base == "bigint":
                 parts.append("COLLATE " + DECIMAL_COLLATION)
             defs.append(" ".join(parts))
         pk = self.primary

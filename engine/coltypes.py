@@ -246,6 +246,8 @@ def text_value(ct: ColumnType, v: object) -> object:
     if code in INTEGER_CODES:
         if isinstance(v, float) and v.is_integer():
             return int(v)
+        if isinstance(v, str) and v.isdigit():  # BIGINT UNSIGNED kept as its digits
+            return int(v)
         return v
     if code in (FieldType.DOUBLE, FieldType.FLOAT):
         if isinstance(v, int | float) and not isinstance(v, bool):

@@ -76,14 +76,14 @@ def _number(col: Column, value: object, row: int, where: str, kind: str) -> Deci
     return Decimal(m.group(0).strip())
 
 
-def _integer(col: Column, value: object, row: int, where: str) -> int:
+def _integer(col: Column, value: object, row: int, where: str) -> int | str:
     number = _number(col, value, row, where, "integer")
     n = int(number.to_integral_value(rounding=ROUND_HALF_UP, context=EXACT))  # half away from zero
     bits = _INT_BITS.get(col.base, 64)
     low, high = (0, (1 << bits) - 1) if col.unsigned else (-(1 << (bits - 1)), (1 << (bits - 1)) - 1)
     if not low <= n <= high:
         raise SQLError(ER_WARN_DATA_OUT_OF_RANGE, col.name, row)
-    return n
+    return n if n < 1 << 63 else str(n)  # BIGINT UNSIGNED above SQLite's integers: its digits
 
 
 def _decimal(col: Column, value: object, row: int, where: str) -> str:
