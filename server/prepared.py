@@ -321,11 +321,11 @@ class PreparedStatements:
                 stmt.cursor = None
                 session.write(conn.send(OK(status=session.status_flags())))
             elif isinstance(command, ComStmtSendLongData):
-                stmt = self._statements.get(command.statement_id)
-                if stmt is not None and command.param_id < stmt.param_count:
-                    stmt.long_data.setdefault(command.param_id, bytearray()).extend(command.data)
-                elif stmt is not None:
-                    stmt.long_data_error = True
+                target = self._statements.get(command.statement_id)
+                if target is not None and command.param_id < target.param_count:
+                    target.long_data.setdefault(command.param_id, bytearray()).extend(command.data)
+                elif target is not None:
+                    target.long_data_error = True
                 conn.send_nothing()
             else:
                 assert isinstance(command, ComStmtClose)
