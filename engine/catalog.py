@@ -7,7 +7,9 @@ changed it. The in-memory `Catalog` is owned by the engine and changed only from
 Mapping rules: integer types -> INTEGER (an AUTO_INCREMENT integer primary key becomes SQLite's
 rowid alias `INTEGER PRIMARY KEY`), char/text/enum/set/date/time types -> TEXT (character columns
 `COLLATE NOCASE`, like MySQL's default case-insensitive collations), float/double -> REAL,
-decimal -> NUMERIC, blob/binary -> BLOB.
+decimal -> TEXT holding the exact decimal (`engine.values.store`) with the `mysql_decimal`
+collation, which compares, sorts, groups and indexes by numeric value (tables created before
+kept NUMERIC: exact to 15 digits), blob/binary -> BLOB.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import json
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from engine.coltypes import ColumnType, declared_type
 from engine.lexer import Token, mysql_ident, quote_ident, syntax_error
 from protocol.errors import (
     ER_BAD_FIELD_ERROR,
@@ -26,6 +29,7 @@ from protocol.errors import (
     ER_WRONG_FK_DEF,
     SQLError,
 )
+from protocol.messages import ColumnFlag
 
 INT_TYPES = {"tinyint", "smallint", "mediumint", "int", "integer", "bigint", "bit", "bool", "boolean", "year", "serial"}
 REAL_TYPES = {"float", "double", "real"}
@@ -35,6 +39,8 @@ CHAR_TYPES = {"char", "varchar", "tinytext", "text", "mediumtext", "longtext", "
 TIME_TYPES = {"date", "datetime", "timestamp", "time"}
 BLOB_TYPES = {"binary", "varbinary", "tinyblob", "blob", "mediumblob", "longblob"}
 ALL_TYPES = INT_TYPES | REAL_TYPES | NUMERIC_TYPES | CHAR_TYPES | TIME_TYPES | BLOB_TYPES
+DECIMAL_COLLATION = "mysql_decimal"  # registered on every connection: compares decimal texts by value
+PART_KEY = 16384  # MySQL's PART_KEY_FLAG: the column is in some index
 DISPLAY_WIDTH = {"tinyint": 4, "smallint": 6, "mediumint": 9, "int": 11, "integer": 11, "bigint": 20}
 
 
@@ -64,12 +70,14 @@ class Column:
 
     @property
     def affinity(self) -> str:
+        if self.base == "bigint" and self.unsigned:
+            return "TEXT"  # above 2^63-1 SQLite has no integer: exact digits, DECIMAL_COLLATION
         if self.base in INT_TYPES:
             return "INTEGER"
         if self.base in REAL_TYPES:
             return "REAL"
         if self.base in NUMERIC_TYPES:
-            return "NUMERIC"
+            return "TEXT"  # exact: the decimal text, compared by the DECIMAL_COLLATION
         if self.base in BLOB_TYPES:
             return "BLOB"
         return "TEXT"
@@ -132,6 +140,26 @@ class Table:
     indexes: list[Index] = field(default_factory=list)
     auto_increment_start: int | None = None
     foreign_keys: list[ForeignKey] = field(default_factory=list)
+
+    def result_type(self, col: Column) -> ColumnType:
+        """The description of `col` in a result set, with its NOT NULL and key flags."""
+        ct = declared_type(col.base, col.args, col.unsigned, col.binary)
+        flags = ct.flags
+        name = col.name.lower()
+        if not col.nullable:
+            flags |= ColumnFlag.NOT_NULL
+        if col.auto_increment:
+            flags |= ColumnFlag.AUTO_INCREMENT
+        for index in self.indexes:
+            names = [c.lower() for c in index.columns]
+            if name not in names:
+                continue
+            flags |= PART_KEY
+            if index.primary:
+                flags |= ColumnFlag.PRI_KEY
+            elif names[0] == name:
+                flags |= ColumnFlag.UNIQUE_KEY if index.unique else ColumnFlag.MULTIPLE_KEY
+        return ct.with_flags(flags)
 
     def must_column(self, name: str, where: str = "field list") -> Column:
         col = self.column(name)
@@ -202,6 +230,8 @@ class Table:
                 parts.append("DEFAULT CURRENT_TIMESTAMP")
             if col.affinity == "TEXT" and col.base in CHAR_TYPES and not col.binary:
                 parts.append("COLLATE NOCASE")
+            elif col.base in NUMERIC_TYPES or col.affinity == "TEXT" and col.base == "bigint":
+                parts.append("COLLATE " + DECIMAL_COLLATION)
             defs.append(" ".join(parts))
         pk = self.primary
         if pk is not None and rowid is None:

@@ -97,11 +97,12 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from engine import functions, infoschema
-from engine.catalog import Table, TokenCursor
+from engine import coltypes, functions, infoschema, values
+from engine.catalog import DECIMAL_COLLATION, Table, TokenCursor
 from engine.ddl import DdlAction, DdlParser
 from engine.foreign_keys import FkTriggers, fk_error
 from engine.lexer import SyntaxError_, extract, literal_texts, quote_ident, syntax_error, tokenize
@@ -112,6 +113,7 @@ from engine.translate import (
     DATABASE,
     LAST_ID,
     NOW,
+    STORE,
     UNIX_NOW,
     Plan,
     Translator,
@@ -235,7 +237,9 @@ def _internal(schema: str | None, table: str | None) -> bool:
 @dataclass
 class Result:
     columns: list[str] = field(default_factory=list)
-    column_types: list[str] = field(default_factory=list)  # integer/double/string/blob/datetime/null
+    # per column: its `coltypes.ColumnType` (or, for catalog answers, a coarse kind:
+    # integer/double/string/blob/datetime/null)
+    column_types: list[Any] = field(default_factory=list)
     rows: list[tuple] = field(default_factory=list)
     affected_rows: int = 0
     last_insert_id: int = 0
@@ -431,6 +435,7 @@ def _open_connection(path: Path, state: functions.ConnectionState, synchronous: 
     conn.execute("PRAGMA case_sensitive_like=OFF")
     functions.register(conn, state)
     infoschema.register(conn)
+    conn.create_collation(DECIMAL_COLLATION, values.compare_decimal)
     return conn
 
 
@@ -1603,10 +1608,11 @@ class Session:
         await engine._on_reader(engine._r_query, sql, [], None, self._database, self._snapshot)
 
     def _args(self, plan: Plan, params: list[object], context: StatementContext | None,
-              timestamp: int) -> list[object]:
+              timestamp: int, sql: str = "") -> list[object]:
         if plan.identity:
             return params
         args: list[object] = []
+        texts: list[str] | None = None
         for source in plan.args:
             if type(source) is int:
                 args.append(params[source])
@@ -1634,6 +1640,18 @@ class Session:
             elif source[0] == "bytes":
                 v = params[source[1]]
                 args.append(v.encode("utf-8", "surrogateescape") if isinstance(v, str) else v)
+            elif source[0] == STORE:
+                _, index, binary, col, row, where, negative = source
+                v = params[index]
+                if isinstance(v, float):  # a number with a point: exactly as written (DECIMAL)
+                    if texts is None:
+                        texts = literal_texts(sql)
+                    v = Decimal(texts[index])
+                if negative:
+                    v = v.copy_negate() if isinstance(v, Decimal) else -v  # no context rounding
+                elif binary and isinstance(v, str):
+                    v = v.encode("utf-8", "surrogateescape")
+                args.append(values.store(col, v, row, where))
             else:
                 raise AssertionError(source)
         return args
@@ -1682,8 +1700,8 @@ class Session:
             self._take_last_id()
         if plan.names is not None:
             names = _column_names(plan.names, names, sql, params)
-        return Result(columns=names, column_types=column_types(rows, len(names)), rows=rows,
-                      in_transaction=self.in_transaction)
+        types, rows = result_types(plan, names, rows, sql, params)
+        return Result(columns=names, column_types=types, rows=rows, in_transaction=self.in_transaction)
 
     async def _acquire(self) -> None:
         if self._holds_lock:
@@ -1708,7 +1726,7 @@ class Session:
         if plan.changed is not None and not self.found_rows:
             plan = plan.changed
         timestamp = _timestamp(context)
-        args = self._args(plan, params, context, timestamp)
+        args = self._args(plan, params, context, timestamp, sql)
         rand_seed = self._rand_for(plan, context)
         if not self.autocommit:
             self._in_txn = True
@@ -1909,6 +1927,23 @@ def _savepoint_statement(words: list[str], tokens) -> Plan | None:
                 return Plan("rollback_to", tokens[-1].text, [])
             raise syntax_error(" ".join(words))
     return None
+
+
+def result_types(plan: Plan, names: list[str], rows: list[tuple], sql: str,
+                 params: list[object]) -> tuple[list[coltypes.ColumnType], list[tuple]]:
+    """Each result column's MySQL type (from the schema and the expression; for an expression
+    the typer does not know, the one type all its values fit) and the rows in that type's text
+    form (DECIMAL scale, binary strings as bytes, fractional seconds ...)."""
+    typed: list[coltypes.ColumnType | None] = []
+    if plan.result_types is not None:
+        typed = plan.result_types.types(params, lambda: literal_texts(sql))
+    if len(typed) != len(names):
+        typed = [None] * len(names)
+    types = [t if t is not None else coltypes.from_rows(rows, i) for i, t in enumerate(typed)]
+    convert = coltypes.converter(types)
+    if convert is not None:
+        rows = [convert(row) for row in rows]
+    return types, rows
 
 
 def parsing(fn, *args):
