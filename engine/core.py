@@ -1352,7 +1352,7 @@ class Session:
         key = (plan.sql, engine._catalog_version)
         touched = engine._accesses.get(key)
         if touched is None:
-            args = self._args(plan, params, None, int(time.time()))
+            args = self._args(plan, params, None, int(time.time()), sql)
             touched = await engine._on_reader(engine._r_access, plan, args)
             if len(engine._accesses) >= PLAN_CACHE_SIZE:
                 engine._accesses.clear()

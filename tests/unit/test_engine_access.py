@@ -74,3 +74,13 @@ async def test_a_statement_that_is_not_utf8_is_refused_as_the_engine_refuses_it(
     with pytest.raises(SQLError) as raised:
         await session.access(sql)
     assert raised.value.error.code == 1300
+
+
+async def test_literals_stored_by_column_are_checked_as_execution_stores_them(session):
+    # a number with a point is read from its text, a binary string keeps any byte
+    access = await session.access("INSERT INTO q.t (id, a) VALUES (1, 2.5)")
+    assert access.kind == "write"
+    sql = b"INSERT INTO q.u (id, a) VALUES (2, '\xd0')".decode("utf-8", "surrogateescape")
+    with pytest.raises(SQLError) as raised:  # an integer column: not a number, as execution says
+        await session.access(sql)
+    assert raised.value.error.code == 1366
