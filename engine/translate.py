@@ -533,10 +533,19 @@ class Translator:
         return self.finish("select", names=self.select_names(), locking=self.locking,
                            result_types=self.select_types())
 
+    def has_set_operation(self) -> bool:
+        depth = 0
+        for t in self.tokens:
+            if t.kind == "op" and t.text in "()":
+                depth += 1 if t.text == "(" else -1
+            elif depth == 0 and t.is_word("UNION", "EXCEPT", "INTERSECT"):
+                return True
+        return False
+
     def select_types(self) -> SelectTypes | None:
         split = split_select(self.tokens)
-        if split is None:
-            return None
+        if split is None or self.has_set_operation():
+            return None  # a UNION's columns take every branch's types: typed from the values
         items, end = split
 
         def lookup(schema: str | None, name: str) -> Table | None:

@@ -73,6 +73,7 @@ STRICT = [
     b"INSERT INTO s (t) VALUES ('\xff\x00')", b"INSERT INTO s (vb) VALUES ('\xff\x00')",
     "INSERT INTO s (d) VALUES (1.005)", "INSERT INTO s (i) VALUES (2.5)", "INSERT INTO s (i) VALUES (-2.5)",
     "INSERT INTO s (dt0, dt3) VALUES ('2020-01-01 10:00:00.6', '2020-01-01 10:00:00.1239')",
+    "INSERT INTO s (dt0, dt3) VALUES ('0000-00-00 00:00:00', '0000-00-00 00:00:00.000')",
 ]
 STRICT_TABLE = ("CREATE TABLE s (id INT PRIMARY KEY AUTO_INCREMENT, ti TINYINT, tu TINYINT UNSIGNED, "
                 "d DECIMAL(5,2), v VARCHAR(3), vb VARBINARY(3), t TEXT, bn BINARY(3), dt0 DATETIME, "
@@ -162,6 +163,8 @@ def test_first_rows_never_decide_a_column_type(servers):
         cur.execute("SELECT n, id * 1.5, CASE WHEN id = 1 THEN 0 ELSE 3.5 END FROM m ORDER BY id")
         assert cur.fetchall() == ((Decimal("0.00"), Decimal("1.5"), Decimal("0.0")),
                                   (Decimal("3.50"), Decimal("3.0"), Decimal("3.5"))), which
+        cur.execute("SELECT 1 UNION ALL SELECT 'abc'")
+        assert cur.fetchall() == (("1",), ("abc",)), which
 
 
 def test_strict_mode_errors_as_mariadb(servers):
