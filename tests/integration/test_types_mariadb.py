@@ -264,3 +264,17 @@ def test_decimal_exact_compared_sorted_and_grouped_by_value(servers):
         results[which] = out
     assert results["ours"] == results["mariadb"]
     assert results["ours errors"] == results["mariadb errors"]
+
+
+def test_bytes_that_are_not_utf8_in_a_where_clause_compare_as_binary(servers):
+    results = {}
+    for which in servers:
+        conn = fresh(servers, which, "wh")
+        conn.cursor().execute("CREATE TABLE h (id INT PRIMARY KEY, k VARBINARY(8))")
+        out = [attempt(conn, b"INSERT INTO h VALUES (1, '\xff\xfe'), (2, 'ab')"),
+               attempt(conn, b"UPDATE h SET id = 3 WHERE k = '\xff\xfe'")]
+        cur = conn.cursor()
+        cur.execute(b"SELECT id, k FROM h WHERE k = '\xff\xfe' OR k = 'ab' ORDER BY id")
+        out.append(cur.fetchall())
+        results[which] = out
+    assert results["ours"] == results["mariadb"]
