@@ -15,6 +15,7 @@ so a description that read one is computed per execution; the rest is computed o
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from engine.catalog import Table
@@ -371,7 +372,7 @@ class _Typer:
         args, end = self.args(toks, i + 1)
         return self.function(word, args, toks[i + 2:end - 1]), end
 
-    def function(self, word: str, args: list[ColumnType | None], inner: list[Token] = ()) -> ColumnType:
+    def function(self, word: str, args: list[ColumnType | None], inner: Sequence[Token] = ()) -> ColumnType:
         first = args[0] if args else None
         if word in _TEMPORAL_FUNCS:
             code = _TEMPORAL_FUNCS[word]
@@ -452,7 +453,7 @@ class _Typer:
         if not target:
             raise _Unknown
         name = target[0].upper
-        nums = [self.param(t.param) for t in target if t.kind == "param"]
+        nums = [int(v) for t in target if t.kind == "param" and isinstance(v := self.param(t.param), int)]
         if name in ("SIGNED", "INTEGER", "INT"):
             return int_type(21, ColumnFlag.BINARY), end
         if name == "UNSIGNED":
@@ -555,7 +556,7 @@ def _numeric(ct: ColumnType) -> bool:
     return ct.type in _EXACT or ct.type in (FieldType.NEWDECIMAL, FieldType.DOUBLE, FieldType.FLOAT)
 
 
-def _unify(types: list[ColumnType | None]) -> ColumnType:
+def _unify(types: Sequence[ColumnType | None]) -> ColumnType:
     """The type of IF/CASE/COALESCE/MIN...: one argument's type when they agree, else MySQL's
     aggregation (DECIMAL over exact numbers, DOUBLE over numbers, VARCHAR otherwise)."""
     known = [t for t in types if t is not None and t.type != FieldType.NULL]

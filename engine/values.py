@@ -204,5 +204,5 @@ def compare_decimal(a: str, b: str) -> int:
     try:
         x, y = Decimal(a), Decimal(b)
     except (InvalidOperation, ValueError):
-        x, y = a, b  # not numbers (never stored by `store`): byte order
+        return (a > b) - (a < b)  # not numbers (never stored by `store`): byte order
     return (x > y) - (x < y)
