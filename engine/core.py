@@ -1556,7 +1556,7 @@ class Session:
         key = (plan.sql, engine._catalog_version)
         touched = engine._accesses.get(key)
         if touched is None:
-            args = self._args(plan, params, None, int(time.time()))
+            args = self._args(plan, params, None, int(time.time()), sql)
             touched = await engine._on_reader(engine._r_access, plan, args)
             if len(engine._accesses) >= PLAN_CACHE_SIZE:
                 engine._accesses.clear()
@@ -1610,12 +1610,12 @@ class Session:
     def _args(self, plan: Plan, params: list[object], context: StatementContext | None,
               timestamp: int, sql: str = "") -> list[object]:
         if plan.identity:
-            return params
+            return _bytes_where_not_utf8(params)
         args: list[object] = []
         texts: list[str] | None = None
         for source in plan.args:
             if type(source) is int:
-                args.append(params[source])
+                args.append(_as_held(params[source]))
             elif source == NOW:
                 args.append(_fmt_time(timestamp, "%Y-%m-%d %H:%M:%S"))
             elif source == UNIX_NOW:
@@ -1639,7 +1639,7 @@ class Session:
                 args.append(self._user_var(source[1], context))
             elif source[0] == "bytes":
                 v = params[source[1]]
-                args.append(v.encode("utf-8", "surrogateescape") if isinstance(v, str) else v)
+                args.append(values.binary_value(v.encode("utf-8", "surrogateescape") if isinstance(v, str) else v))
             elif source[0] == STORE:
                 _, index, binary, col, row, where, negative = source
                 v = params[index]
@@ -1946,6 +1946,35 @@ def result_types(plan: Plan, names: list[str], rows: list[tuple], sql: str,
     return types, rows
 
 
+def _as_held(v: object) -> object:
+    """A string literal as SQLite must hold it to compare with stored binary strings
+    (`values.binary_value`): bytes that are not UTF-8 (kept as surrogates from the wire, or an
+    X'..' literal) as a BLOB, any other as TEXT."""
+    if type(v) is str:
+        if v.isascii():
+            return v
+        try:
+            v.encode("utf-8")
+            return v
+        except UnicodeEncodeError:
+            return v.encode("utf-8", "surrogateescape")
+    if type(v) is bytes:
+        return values.binary_value(v)
+    return v
+
+
+def _utf8_name(text: str) -> str:
+    raw = text.encode("utf-8", "surrogateescape")
+    return raw.decode("utf-8", "replace").replace("\ufffd", "?")
+
+
+def _bytes_where_not_utf8(params: list[object]) -> list[object]:
+    for v in params:
+        if (type(v) is str and not v.isascii()) or type(v) is bytes:
+            return [_as_held(p) for p in params]
+    return params
+
+
 def parsing(fn, *args):
     """Run a parser: running off the end of a malformed statement is the client's syntax error."""
     try:
@@ -1979,7 +2008,9 @@ def _column_names(templates: list[Any], names: list[str], sql: str, params: list
         if template is None:
             out.append(name)
         elif template[0] == "value" and isinstance(params[template[1]], str):
-            out.append(params[template[1]])  # SELECT 'abc' names its column abc
+            # SELECT 'abc' names its column abc (bytes that are not UTF-8 as '?', as MariaDB)
+            name = params[template[1]]
+            out.append(name if name.isascii() else _utf8_name(name))
         elif template[0] == "value":
             if raw is None:
                 raw = literal_texts(sql)

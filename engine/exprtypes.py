@@ -15,6 +15,7 @@ so a description that read one is computed per execution; the rest is computed o
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from engine.catalog import Table
@@ -100,17 +101,16 @@ class SelectTypes:
         return out
 
 
-def split_select(tokens: list[Token]) -> tuple[list[list[Token]], int] | None:
-    """The top-level items of a SELECT's select list (aliases dropped) and the index after it."""
-    if not tokens or not tokens[0].is_word("SELECT"):
-        return None
-    i = 1
-    while i < len(tokens) and tokens[i].is_word("DISTINCT", "ALL", "DISTINCTROW", "SQL_CALC_FOUND_ROWS",
-                                                "SQL_NO_CACHE", "SQL_CACHE", "HIGH_PRIORITY",
-                                                "STRAIGHT_JOIN", "SQL_SMALL_RESULT", "SQL_BIG_RESULT",
-                                                "SQL_BUFFER_RESULT"):
-        i += 1
-    items: list[list[Token]] = [[]]
+_SELECT_OPTIONS = ("DISTINCT", "ALL", "DISTINCTROW", "SQL_CALC_FOUND_ROWS", "SQL_NO_CACHE", "SQL_CACHE",
+                   "HIGH_PRIORITY", "STRAIGHT_JOIN", "SQL_SMALL_RESULT", "SQL_BIG_RESULT", "SQL_BUFFER_RESULT")
+_SELECT_LIST_END = ("FROM", "INTO", "UNION", "WHERE", "LIMIT", "ORDER", "GROUP", "HAVING", "FOR", "LOCK", "WINDOW",
+                    "EXCEPT", "INTERSECT")
+
+
+def split_top(tokens: list[Token], i: int = 0, end_words: tuple[str, ...] = ()) -> tuple[list[list[Token]], int]:
+    """tokens[i:] split at the commas outside parentheses, up to a word of `end_words` outside
+    them (or the end): the parts and the index reached."""
+    parts: list[list[Token]] = [[]]
     depth = 0
     while i < len(tokens):
         t = tokens[i]
@@ -118,15 +118,33 @@ def split_select(tokens: list[Token]) -> tuple[list[list[Token]], int] | None:
             depth += 1
         elif t.kind == "op" and t.text == ")":
             depth -= 1
-        elif depth == 0 and t.is_word("FROM", "INTO", "UNION", "WHERE", "LIMIT", "ORDER", "GROUP", "HAVING",
-                                      "FOR", "LOCK", "WINDOW", "EXCEPT", "INTERSECT"):
+        elif depth == 0 and end_words and t.is_word(*end_words):
             break
         if depth == 0 and t.kind == "op" and t.text == ",":
-            items.append([])
+            parts.append([])
         else:
-            items[-1].append(t)
+            parts[-1].append(t)
         i += 1
-    return [_drop_alias(item) for item in items], i
+    return parts, i
+
+
+def select_items(tokens: list[Token]) -> tuple[list[list[Token]], int] | None:
+    """The items of a SELECT's select list as written (aliases included) and the index after it."""
+    if not tokens or not tokens[0].is_word("SELECT"):
+        return None
+    i = 1
+    while i < len(tokens) and tokens[i].is_word(*_SELECT_OPTIONS):
+        i += 1
+    return split_top(tokens, i, _SELECT_LIST_END)
+
+
+def split_select(tokens: list[Token]) -> tuple[list[list[Token]], int] | None:
+    """The select list's items with their aliases dropped, and the index after it."""
+    found = select_items(tokens)
+    if found is None:
+        return None
+    items, end = found
+    return [_drop_alias(item) for item in items], end
 
 
 def _drop_alias(item: list[Token]) -> list[Token]:
@@ -334,18 +352,7 @@ class _Typer:
         """The arguments of the call whose '(' is toks[i]: their types (None: untyped) and the
         index after ')'."""
         end = _skip_parens(toks, i)
-        inner = toks[i + 1:end - 1]
-        parts: list[list[Token]] = [[]]
-        depth = 0
-        for t in inner:
-            if t.kind == "op" and t.text == "(":
-                depth += 1
-            elif t.kind == "op" and t.text == ")":
-                depth -= 1
-            if depth == 0 and t.kind == "op" and t.text == ",":
-                parts.append([])
-            else:
-                parts[-1].append(t)
+        parts, _ = split_top(toks[i + 1:end - 1])
         types: list[ColumnType | None] = []
         for part in parts:
             if not part:
@@ -365,7 +372,7 @@ class _Typer:
         args, end = self.args(toks, i + 1)
         return self.function(word, args, toks[i + 2:end - 1]), end
 
-    def function(self, word: str, args: list[ColumnType | None], inner: list[Token] = ()) -> ColumnType:
+    def function(self, word: str, args: list[ColumnType | None], inner: Sequence[Token] = ()) -> ColumnType:
         first = args[0] if args else None
         if word in _TEMPORAL_FUNCS:
             code = _TEMPORAL_FUNCS[word]
@@ -446,7 +453,7 @@ class _Typer:
         if not target:
             raise _Unknown
         name = target[0].upper
-        nums = [self.param(t.param) for t in target if t.kind == "param"]
+        nums = [int(v) for t in target if t.kind == "param" and isinstance(v := self.param(t.param), int)]
         if name in ("SIGNED", "INTEGER", "INT"):
             return int_type(21, ColumnFlag.BINARY), end
         if name == "UNSIGNED":
@@ -549,7 +556,7 @@ def _numeric(ct: ColumnType) -> bool:
     return ct.type in _EXACT or ct.type in (FieldType.NEWDECIMAL, FieldType.DOUBLE, FieldType.FLOAT)
 
 
-def _unify(types: list[ColumnType | None]) -> ColumnType:
+def _unify(types: Sequence[ColumnType | None]) -> ColumnType:
     """The type of IF/CASE/COALESCE/MIN...: one argument's type when they agree, else MySQL's
     aggregation (DECIMAL over exact numbers, DOUBLE over numbers, VARCHAR otherwise)."""
     known = [t for t in types if t is not None and t.type != FieldType.NULL]

@@ -23,7 +23,7 @@ from typing import Any
 
 from engine import infoschema
 from engine.catalog import Table
-from engine.exprtypes import SelectTypes, from_tables, split_select
+from engine.exprtypes import SelectTypes, from_tables, select_items, split_select
 from engine.lexer import Token, quote_ident, syntax_error
 from protocol.errors import (
     ER_BAD_FIELD_ERROR,
@@ -533,10 +533,19 @@ class Translator:
         return self.finish("select", names=self.select_names(), locking=self.locking,
                            result_types=self.select_types())
 
+    def has_set_operation(self) -> bool:
+        depth = 0
+        for t in self.tokens:
+            if t.kind == "op" and t.text in "()":
+                depth += 1 if t.text == "(" else -1
+            elif depth == 0 and t.is_word("UNION", "EXCEPT", "INTERSECT"):
+                return True
+        return False
+
     def select_types(self) -> SelectTypes | None:
         split = split_select(self.tokens)
-        if split is None:
-            return None
+        if split is None or self.has_set_operation():
+            return None  # a UNION's columns take every branch's types: typed from the values
         items, end = split
 
         def lookup(schema: str | None, name: str) -> Table | None:
@@ -547,28 +556,10 @@ class Translator:
 
     def select_names(self) -> list[object] | None:
         """Column names MySQL would report, where SQLite's would differ (literals, rewrites)."""
-        toks = self.tokens
-        if not toks or not toks[0].is_word("SELECT"):
+        found = select_items(self.tokens)
+        if found is None:
             return None
-        i = 1
-        while i < len(toks) and toks[i].is_word("DISTINCT", "ALL", "DISTINCTROW", "SQL_CALC_FOUND_ROWS",
-                                               "SQL_NO_CACHE", "HIGH_PRIORITY", "STRAIGHT_JOIN"):
-            i += 1
-        items: list[list[Token]] = [[]]
-        depth = 0
-        while i < len(toks):
-            t = toks[i]
-            if t.kind == "op" and t.text == "(":
-                depth += 1
-            elif t.kind == "op" and t.text == ")":
-                depth -= 1
-            elif depth == 0 and (t.is_word("FROM", "INTO", "UNION", "WHERE", "LIMIT", "ORDER", "GROUP", "HAVING")):
-                break
-            if depth == 0 and t.kind == "op" and t.text == ",":
-                items.append([])
-            else:
-                items[-1].append(t)
-            i += 1
+        items, _ = found
         names: list[object] = []
         wanted = False
         for item in items:

@@ -8,7 +8,8 @@ store the same value. It returns what SQLite keeps, or raises MariaDB's strict-m
 1366 (not a value of that type; a string that is not valid utf8mb4 for a text column), 1406
 (too long). Integers are rounded half away from zero; DECIMAL(p,s) is rounded half up to s
 digits (Python's decimal, never a float) and kept as its exact text; binary strings are bytes
-(any byte value; BINARY(n) padded with zero bytes), text columns get str; DATETIME/TIME keep
+(any byte value; BINARY(n) padded with zero bytes; held as `binary_value` says), text
+columns get str; DATETIME/TIME keep
 at most their declared fractional digits (MariaDB truncates the rest).
 """
 
@@ -100,7 +101,7 @@ def _decimal(col: Column, value: object, row: int, where: str) -> str:
     return str(rounded)
 
 
-def _binary(col: Column, value: object, row: int) -> bytes:
+def _binary(col: Column, value: object, row: int) -> str | bytes:
     if isinstance(value, bytes):
         raw = value
     elif isinstance(value, float):
@@ -115,7 +116,18 @@ def _binary(col: Column, value: object, row: int) -> bytes:
         raise SQLError(ER_DATA_TOO_LONG, col.name, row)
     if col.base == "binary" and len(raw) < limit:
         raw += b"\x00" * (limit - len(raw))
-    return raw
+    return binary_value(raw)
+
+
+def binary_value(raw: bytes) -> str | bytes:
+    """How SQLite holds a binary string: TEXT when its bytes are UTF-8 (so it equals the same
+    bytes written as a string literal: SQLite never finds a TEXT equal to a BLOB), a BLOB only
+    when they are not. Both compare byte by byte (no collation on binary columns); the result
+    column's type sends either as the bytes."""
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return raw
 
 
 def _text(col: Column, value: object, row: int, where: str) -> str:
@@ -192,5 +204,5 @@ def compare_decimal(a: str, b: str) -> int:
     try:
         x, y = Decimal(a), Decimal(b)
     except (InvalidOperation, ValueError):
-        x, y = a, b  # not numbers (never stored by `store`): byte order
+        return (a > b) - (a < b)  # not numbers (never stored by `store`): byte order
     return (x > y) - (x < y)

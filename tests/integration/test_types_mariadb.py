@@ -73,6 +73,7 @@ STRICT = [
     b"INSERT INTO s (t) VALUES ('\xff\x00')", b"INSERT INTO s (vb) VALUES ('\xff\x00')",
     "INSERT INTO s (d) VALUES (1.005)", "INSERT INTO s (i) VALUES (2.5)", "INSERT INTO s (i) VALUES (-2.5)",
     "INSERT INTO s (dt0, dt3) VALUES ('2020-01-01 10:00:00.6', '2020-01-01 10:00:00.1239')",
+    "INSERT INTO s (dt0, dt3) VALUES ('0000-00-00 00:00:00', '0000-00-00 00:00:00.000')",
 ]
 STRICT_TABLE = ("CREATE TABLE s (id INT PRIMARY KEY AUTO_INCREMENT, ti TINYINT, tu TINYINT UNSIGNED, "
                 "d DECIMAL(5,2), v VARCHAR(3), vb VARBINARY(3), t TEXT, bn BINARY(3), dt0 DATETIME, "
@@ -103,6 +104,15 @@ def fresh(servers, which, name):
     cur.execute(f"CREATE DATABASE {name} CHARACTER SET utf8mb4")
     cur.execute(f"USE {name}")
     return conn
+
+
+def attempt(conn, sql) -> object:
+    """'ok', or the error's (code, message)."""
+    try:
+        conn.query(sql)
+        return "ok"
+    except pymysql.MySQLError as exc:
+        return exc.args
 
 
 def describe(cur, fields):
@@ -153,6 +163,8 @@ def test_first_rows_never_decide_a_column_type(servers):
         cur.execute("SELECT n, id * 1.5, CASE WHEN id = 1 THEN 0 ELSE 3.5 END FROM m ORDER BY id")
         assert cur.fetchall() == ((Decimal("0.00"), Decimal("1.5"), Decimal("0.0")),
                                   (Decimal("3.50"), Decimal("3.0"), Decimal("3.5"))), which
+        cur.execute("SELECT 1 UNION ALL SELECT 'abc'")
+        assert cur.fetchall() == (("1",), ("abc",)), which
 
 
 def test_strict_mode_errors_as_mariadb(servers):
@@ -160,13 +172,7 @@ def test_strict_mode_errors_as_mariadb(servers):
     for which in servers:
         conn = fresh(servers, which, "strict")
         conn.cursor().execute(STRICT_TABLE)
-        out = []
-        for sql in STRICT:
-            try:
-                conn.query(sql)
-                out.append("ok")
-            except pymysql.MySQLError as exc:
-                out.append(exc.args)
+        out = [attempt(conn, sql) for sql in STRICT]
         cur = conn.cursor()
         cur.execute("SELECT d, i, dt0, dt3 FROM s ORDER BY id")
         out.append(cur.fetchall())
@@ -227,20 +233,14 @@ def test_update_literals_stored_as_insert_literals(servers):
         cur = conn.cursor()
         cur.execute(STRICT_TABLE)
         cur.execute("INSERT INTO s (id) VALUES (1)")
-        out = []
-        for sql in ["UPDATE s SET ti = 300 WHERE id = 1", "UPDATE s SET v = 'long' WHERE id = 1",
-                    "UPDATE s SET d = 1.005, bn = X'01', dt3 = '2020-01-01 10:00:00.12345' WHERE id = 1",
-                    b"UPDATE s SET t = 'ok\xff' WHERE id = 1", b"UPDATE s SET vb = '\xfe\x00' WHERE id = 1"]:
-            try:
-                conn.query(sql)
-                out.append("ok")
-            except pymysql.MySQLError as exc:
-                out.append(exc.args)
+        out = [attempt(conn, sql) for sql in [
+            "UPDATE s SET ti = 300 WHERE id = 1", "UPDATE s SET v = 'long' WHERE id = 1",
+            "UPDATE s SET d = 1.005, bn = X'01', dt3 = '2020-01-01 10:00:00.12345' WHERE id = 1",
+            b"UPDATE s SET t = 'ok\xff' WHERE id = 1", b"UPDATE s SET vb = '\xfe\x00' WHERE id = 1"]]
         cur.execute("SELECT ti, v, d, bn, dt3, t, vb FROM s")
         out.append(cur.fetchall())
         results[which] = out
     assert results["ours"] == results["mariadb"]
-    assert results["ours errors"] == results["mariadb errors"]
 
 
 def test_decimal_exact_compared_sorted_and_grouped_by_value(servers):
@@ -251,13 +251,8 @@ def test_decimal_exact_compared_sorted_and_grouped_by_value(servers):
         cur.execute("INSERT INTO x VALUES (1, 12345678901234567890.00000000000000000001, 18446744073709551615), "
                     "(2, 3.5, 9), (3, 10, 10), (4, -0.5, 9223372036854775808), "
                     "(5, 12345678901234567890.00000000000000000002, 0), (6, 3.50, NULL)")
-        for bad in ("INSERT INTO x (id, u) VALUES (7, 18446744073709551616)", "INSERT INTO x (id, u) VALUES (7, -1)"):
-            try:
-                cur.execute(bad)
-                out_bad = "ok"
-            except pymysql.MySQLError as exc:
-                out_bad = exc.args
-            results.setdefault(which + " errors", []).append(out_bad)
+        results[which + " errors"] = [attempt(cur.connection, bad) for bad in (
+            "INSERT INTO x (id, u) VALUES (7, 18446744073709551616)", "INSERT INTO x (id, u) VALUES (7, -1)")]
         out = []
         for sql in ["SELECT id, d FROM x ORDER BY d, id", "SELECT id FROM x WHERE d = 3.5 ORDER BY id",
                     "SELECT id FROM x WHERE d > 4 ORDER BY id", "SELECT d, COUNT(*) FROM x GROUP BY d ORDER BY d",
@@ -269,3 +264,17 @@ def test_decimal_exact_compared_sorted_and_grouped_by_value(servers):
         results[which] = out
     assert results["ours"] == results["mariadb"]
     assert results["ours errors"] == results["mariadb errors"]
+
+
+def test_bytes_that_are_not_utf8_in_a_where_clause_compare_as_binary(servers):
+    results = {}
+    for which in servers:
+        conn = fresh(servers, which, "wh")
+        conn.cursor().execute("CREATE TABLE h (id INT PRIMARY KEY, k VARBINARY(8))")
+        out = [attempt(conn, b"INSERT INTO h VALUES (1, '\xff\xfe'), (2, 'ab')"),
+               attempt(conn, b"UPDATE h SET id = 3 WHERE k = '\xff\xfe'")]
+        cur = conn.cursor()
+        cur.execute(b"SELECT id, k FROM h WHERE k = '\xff\xfe' OR k = 'ab' ORDER BY id")
+        out.append(cur.fetchall())
+        results[which] = out
+    assert results["ours"] == results["mariadb"]

@@ -36,6 +36,38 @@ def caught_up(master: Daemon, slave: Daemon) -> bool:
     return st.get("Relay_Master_Log_File") == file and int(st.get("Exec_Master_Log_Pos") or 0) == int(pos)
 
 
+def write_alltypes(server, *changes: str) -> tuple[tuple, str, int]:
+    """Database ty, table alltypes with ROWS, then `changes`: (the rows read back, the binlog end)."""
+    conn = server.connect(charset="utf8mb4")
+    try:
+        with conn.cursor() as cur:
+            cur.execute("CREATE DATABASE ty CHARACTER SET utf8mb4")
+            cur.execute("USE ty")
+            cur.execute(TABLE)
+            cur.executemany(insert_sql(), ROWS)
+            for sql in changes:
+                cur.execute(sql)
+            cur.execute("SHOW MASTER STATUS")
+            file, pos = cur.fetchone()[:2]
+            cur.execute(SELECT)
+            return cur.fetchall(), file, int(pos)
+    finally:
+        conn.close()
+
+
+def same_rows(server, expected: tuple) -> None:
+    conn = server.connect(charset="utf8mb4")
+    try:
+        with conn.cursor() as cur:
+            cur.execute(SELECT)
+            got = cur.fetchall()
+    finally:
+        conn.close()
+    assert len(got) == len(expected)
+    for row, want in zip(got, expected, strict=True):
+        assert [(n, a, b) for n, a, b in zip(["id", *COLUMNS], row, want, strict=True) if a != b] == [], server
+
+
 def test_every_type_arrives_exactly_on_our_slaves_and_a_mariadb_replica(tmp_path):
     master = start_master(tmp_path)
     servers: list = []
@@ -44,29 +76,14 @@ def test_every_type_arrives_exactly_on_our_slaves_and_a_mariadb_replica(tmp_path
         servers += [start_slave(tmp_path, "s1", 11, master), start_slave(tmp_path, "s2", 12, master)]
         replica = start_replica(tmp_path, master)
         servers.append(replica)
-        conn = master.connect(charset="utf8mb4")
-        with conn.cursor() as cur:
-            cur.execute("CREATE DATABASE ty CHARACTER SET utf8mb4")
-            cur.execute("USE ty")
-            cur.execute(TABLE)
-            cur.executemany(insert_sql(), ROWS)
-            cur.execute("UPDATE alltypes SET d = 12345678.91, bn = X'FF', dt6 = '2001-02-03 04:05:06.070809' "
-                        "WHERE id = 3")
-            cur.execute(SELECT)
-            expected = cur.fetchall()
-        conn.close()
+        expected, _, _ = write_alltypes(master, "UPDATE alltypes SET d = 12345678.91, bn = X'FF', "
+                                        "dt6 = '2001-02-03 04:05:06.070809' WHERE id = 3")
         assert expected[1][1 + COLUMNS.index("vb")] == EVERY_BYTE
         for slave in servers[:2]:
             wait_until(lambda s=slave: caught_up(master, s), timeout=60, what="our slave to catch up")
         wait_caught_up(master, replica)
         for server in servers:
-            c = server.connect(charset="utf8mb4")
-            with c.cursor() as cur:
-                cur.execute(SELECT)
-                got = cur.fetchall()
-            c.close()
-            for row, want in zip(got, expected, strict=True):
-                assert [(n, a) for n, a, b in zip(["id", *COLUMNS], row, want, strict=True) if a != b] == [], server
+            same_rows(server, expected)
     finally:
         for server in servers:
             server.stop()
@@ -87,20 +104,9 @@ def test_our_slave_applies_a_mariadb_masters_row_events_of_every_type_exactly(tm
                              master_host="127.0.0.1", master_port=master.port, master_user="repl",
                              master_password="replpw", master_heartbeat_period=0.2, master_connect_retry=1)
         with SlaveThread(config) as slave:
-            conn = master.connect(charset="utf8mb4")
-            with conn.cursor() as cur:
-                cur.execute("CREATE DATABASE ty CHARACTER SET utf8mb4")
-                cur.execute("USE ty")
-                cur.execute(TABLE)
-                cur.executemany(insert_sql(), ROWS)
-                cur.execute("UPDATE alltypes SET d = -12345678.91, bn = X'FF', tm6 = '-12:34:56.789012', "
-                            "dt6 = '2001-02-03 04:05:06.070809', b = b'1010' WHERE id = 3")
-                cur.execute("DELETE FROM alltypes WHERE id = 1")
-                cur.execute("SHOW MASTER STATUS")
-                file, pos = cur.fetchone()[:2]
-                cur.execute(SELECT)
-                expected = cur.fetchall()
-            conn.close()
+            expected, file, pos = write_alltypes(
+                master, "UPDATE alltypes SET d = -12345678.91, bn = X'FF', tm6 = '-12:34:56.789012', "
+                "dt6 = '2001-02-03 04:05:06.070809', b = b'1010' WHERE id = 3", "DELETE FROM alltypes WHERE id = 1")
 
             def applied() -> bool:
                 st = slave_status(slave.port)
@@ -109,13 +115,7 @@ def test_our_slave_applies_a_mariadb_masters_row_events_of_every_type_exactly(tm
                 return st.get("Relay_Master_Log_File") == file and int(st.get("Exec_Master_Log_Pos") or 0) == pos
 
             wait_until(applied, timeout=60, what="the slave to apply the row events")
-            c = slave.connect(charset="utf8mb4")
-            with c.cursor() as cur:
-                cur.execute(SELECT)
-                got = cur.fetchall()
-            c.close()
-        assert len(got) == len(expected) == 3
-        for row, want in zip(got, expected, strict=True):
-            assert [(n, a, b) for n, a, b in zip(["id", *COLUMNS], row, want, strict=True) if a != b] == []
+            assert len(expected) == 3
+            same_rows(slave, expected)
     finally:
         master.stop()

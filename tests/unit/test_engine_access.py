@@ -68,9 +68,18 @@ async def test_unplannable_statements_raise_what_running_them_would(session):
     assert (await session.access("CREATE TABLE q.x (id INT)")).kind == "ddl"
 
 
-async def test_a_statement_that_is_not_utf8_is_refused_as_the_engine_refuses_it(session):
-    # the client's bytes arrive as surrogates; the check must answer 1300 as execution does
+async def test_a_string_that_is_not_utf8_is_checked_as_the_engine_runs_it(session):
+    # the client's bytes arrive as surrogates: a binary string, as MariaDB reads it (no error)
     sql = b"SELECT * FROM q.t WHERE a = '\xd0'".decode("utf-8", "surrogateescape")
-    with pytest.raises(SQLError) as raised:
+    assert ("q", "t") in tables(await session.access(sql))
+    assert (await session.execute(sql)).rows == []
+
+
+async def test_literals_stored_by_column_are_checked_as_execution_stores_them(session):
+    # a number with a point is read from its text, a binary string keeps any byte
+    access = await session.access("INSERT INTO q.t (id, a) VALUES (1, 2.5)")
+    assert access.kind == "write"
+    sql = b"INSERT INTO q.u (id, a) VALUES (2, '\xd0')".decode("utf-8", "surrogateescape")
+    with pytest.raises(SQLError) as raised:  # an integer column: not a number, as execution says
         await session.access(sql)
-    assert raised.value.error.code == 1300
+    assert raised.value.error.code == 1366

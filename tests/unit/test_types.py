@@ -117,7 +117,7 @@ def test_values_stored_exactly():
     assert store(Column("c", "int"), 2.5, 1, "") == 3 and store(Column("c", "int"), -2.5, 1, "") == -3
     assert store(Column("c", "bigint", unsigned=True), 18446744073709551615, 1, "") == "18446744073709551615"
     assert store(Column("c", "varbinary", ["4"]), "\udcff\x00", 1, "") == b"\xff\x00"
-    assert store(Column("c", "binary", ["3"]), b"a", 1, "") == b"a\x00\x00"
+    assert store(Column("c", "binary", ["3"]), b"a", 1, "") == "a\x00\x00"  # held as TEXT: UTF-8 bytes
     assert store(Column("c", "datetime"), "2020-01-01 10:00:00.6", 1, "") == "2020-01-01 10:00:00"
     assert store(Column("c", "datetime", ["3"]), "2020-01-01 10:00:00.1239", 1, "") == "2020-01-01 10:00:00.123"
     assert store(Column("c", "enum", ["'a'", "'B'"]), "b", 1, "") == "B"
