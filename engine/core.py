@@ -72,16 +72,24 @@ import re
 import sqlite3
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from engine import functions, infoschema
-from engine.catalog import Table, TokenCursor
+from engine.catalog import Table, TokenCursor, mysql_literal, sql_literal
 from engine.ddl import DdlAction, DdlParser
-from engine.lexer import SyntaxError_, extract, literal_texts, quote_ident, syntax_error, tokenize
+from engine.lexer import (
+    SyntaxError_,
+    extract,
+    inline_sysvars,
+    literal_texts,
+    quote_ident,
+    syntax_error,
+    tokenize,
+)
 from engine.translate import (
     CONN_ID,
     CURDATE,
@@ -314,7 +322,7 @@ def map_sqlite_error(exc: sqlite3.Error | UnicodeEncodeError, database: str | No
         return SQLError(ER_UNKNOWN_ERROR, msg.replace("ambiguous column name: ", "Column '") + "' is ambiguous")
     if "no such function" in msg:
         name = msg.split(":", 1)[1].strip()
-        return SQLError(ER_UNKNOWN_ERROR, f"FUNCTION {database or ''}.{name} does not exist")
+        return SQLError(ER_SP_DOES_NOT_EXIST, "FUNCTION", f"{database or ''}.{name}")
     return SQLError(ER_UNKNOWN_ERROR, f"engine: {msg}")
 
 
@@ -1192,6 +1200,10 @@ class Engine:
         return translator.plan()
 
 
+def _literal(value: object) -> str:
+    return mysql_literal(value) if isinstance(value, str) else sql_literal(value)
+
+
 def _consume(fut: asyncio.Future) -> None:
     if not fut.cancelled():
         fut.exception()
@@ -1226,6 +1238,9 @@ class Session:
         self.autocommit = True
         self.found_rows = False  # CLIENT_FOUND_ROWS: UPDATE reports matched rather than changed rows
         self.user_vars: dict[str, object] = {}
+        # `@@variable` text -> its value (set by the server shell, which owns the variables;
+        # None: statements reading system variables are refused)
+        self.sysvar_reader: Callable[[str], object] | None = None
         self.last_insert_id = 0
         self._in_txn = False  # inside BEGIN ... COMMIT (or autocommit=0)
         self._holds_lock = False
@@ -1332,12 +1347,19 @@ class Session:
                 args.append(source[1])
             elif source[0] == "var":
                 args.append(self._user_var(source[1], context))
+            elif source[0] == "sysvar":
+                args.append(self._sysvar(source[1]))
             elif source[0] == "bytes":
                 v = params[source[1]]
                 args.append(v.encode("utf-8", "surrogateescape") if isinstance(v, str) else v)
             else:
                 raise AssertionError(source)
         return args
+
+    def _sysvar(self, text: str) -> object:
+        if self.sysvar_reader is None:
+            raise SQLError(ER_NOT_SUPPORTED_YET, "system variables inside this statement")
+        return self.sysvar_reader(text)
 
     def _take_last_id(self) -> bool:
         """After a statement that called LAST_INSERT_ID(expr): its value becomes the session's."""
@@ -1411,6 +1433,8 @@ class Session:
         timestamp = _timestamp(context)
         args = self._args(plan, params, context, timestamp)
         rand_seed = self._rand_for(plan, context)
+        if plan.sysvars:  # the binlog carries the values read here, not the names
+            sql = inline_sysvars(sql, lambda text: _literal(self._sysvar(text)))
         if not self.autocommit:
             self._in_txn = True
         end = not self._in_txn

@@ -98,6 +98,7 @@ class Plan:
     locking: bool = False  # a locking read: inside a transaction it takes the writer lock
     changed: Plan | None = None  # UPDATE counting changed rows (MySQL's default) instead of matched
     cacheable: bool = True  # False when literals were inlined (ORDER BY 2)
+    sysvars: bool = False  # reads @@variables: a write is binlogged with their values inlined
 
 
 class Translator:
@@ -234,8 +235,10 @@ class Translator:
                 self.add_arg(("var", tok.text))
                 i += 1
                 continue
-            if kind == "sysvar":
-                raise SQLError(ER_NOT_SUPPORTED_YET, "system variables inside this statement")
+            if kind == "sysvar":  # read by the engine session when the statement runs
+                self.add_arg(("sysvar", tok.text))
+                i += 1
+                continue
             if kind == "ident":
                 if expect_table:
                     i = self.emit_table_ref(i)
@@ -512,6 +515,7 @@ class Translator:
         args = self.args
         identity = len(args) == len(self.params) and all(a == n for n, a in enumerate(args))
         kw.setdefault("user_vars", tuple(dict.fromkeys(a[1] for a in args if type(a) is tuple and a[0] == "var")))
+        kw.setdefault("sysvars", any(type(a) is tuple and a[0] == "sysvar" for a in args))
         return Plan(kind=kind, sql=" ".join(self.out), args=args, identity=identity,
                     uses_last_id=self.uses_last_id, uses_rand=self.uses_rand,
                     auto_dirty=self.auto_dirty, cacheable=self.cacheable,

@@ -103,7 +103,7 @@ from protocol.packets import encode_packet
 from server import sql as sqltext
 from server.core_variables import apply_isolation
 from server.users import ALL, REPLICATION_CLIENT, REPLICATION_SLAVE, SUPER, Account
-from server.variables import Scope
+from server.variables import Scope, select_value
 
 if TYPE_CHECKING:
     from server.listener import Server
@@ -565,6 +565,7 @@ class ClientSession(asyncio.Protocol):
         self.user = login.user
         self.engine_session = server.engine.session(self.connection_id)
         self.engine_session.user_vars = self.user_vars  # one dict: SET @a here, @a in DML there
+        self.engine_session.sysvar_reader = self.read_sysvar
         # CLIENT_FOUND_ROWS (PyMySQL's default): UPDATE reports matched rather than changed rows.
         self.engine_session.found_rows = bool(login.capabilities & Capability.CLIENT_FOUND_ROWS)
         if not server.variables.get("autocommit", None, Scope.GLOBAL):
@@ -722,6 +723,7 @@ class ClientSession(asyncio.Protocol):
         self.engine_session = server.engine.session(self.connection_id)
         self.user_vars.clear()
         self.engine_session.user_vars = self.user_vars
+        self.engine_session.sysvar_reader = self.read_sysvar
         self.engine_session.found_rows = old.found_rows
         self.engine_session.database = database
         self.sysvars = server.variables.session_defaults()
@@ -861,6 +863,17 @@ class ClientSession(asyncio.Protocol):
         if self._all_privileges is False:
             self._check_table_privilege(first, sql)
         return await self._engine_execute(sql)
+
+    def read_sysvar(self, text: str) -> Any:
+        """`@@name`, `@@global.name`, `@@session.name` as SELECT shows it (the engine reads
+        system variables through this; 1193 for an unknown one)."""
+        scope: Scope | None = None
+        name = text[2:]
+        prefix, dot, rest = name.partition(".")
+        if dot and prefix.lower() in ("global", "session", "local"):
+            scope = Scope.GLOBAL if prefix.lower() == "global" else Scope.SESSION
+            name = rest
+        return select_value(self.server.variables.get(name.lower(), self, scope))
 
     def isolate_next_transaction(self, level: str) -> None:
         """SET TRANSACTION ISOLATION LEVEL without a scope: `level` for the next transaction
