@@ -95,8 +95,10 @@ from engine.translate import (
     CURDATE,
     CURTIME,
     DATABASE,
+    FOUND,
     LAST_ID,
     NOW,
+    ROW_COUNT,
     UNIX_NOW,
     Plan,
     Translator,
@@ -111,10 +113,12 @@ from protocol.errors import (
     ER_INVALID_CHARACTER_STRING,
     ER_KEY_NOT_FOUND,
     ER_LOCK_WAIT_TIMEOUT,
+    ER_NO_DB_ERROR,
     ER_NO_DEFAULT_FOR_FIELD,
     ER_NO_SUCH_TABLE,
     ER_NO_TABLES_USED,
     ER_NOT_SUPPORTED_YET,
+    ER_QUERY_INTERRUPTED,
     ER_RECORD_FILE_FULL,
     ER_SERVER_SHUTDOWN,
     ER_SP_DOES_NOT_EXIST,
@@ -320,9 +324,13 @@ def map_sqlite_error(exc: sqlite3.Error | UnicodeEncodeError, database: str | No
         return SQLError(ER_NO_TABLES_USED)
     if "ambiguous column name" in msg:
         return SQLError(ER_UNKNOWN_ERROR, msg.replace("ambiguous column name: ", "Column '") + "' is ambiguous")
+    if msg == "interrupted":  # KILL QUERY (SessionFunctions.interrupt)
+        return SQLError(ER_QUERY_INTERRUPTED)
     if "no such function" in msg:
         name = msg.split(":", 1)[1].strip()
-        return SQLError(ER_SP_DOES_NOT_EXIST, "FUNCTION", f"{database or ''}.{name}")
+        if database is None:  # MariaDB looks a stored function up in the current database
+            return SQLError(ER_NO_DB_ERROR)
+        return SQLError(ER_SP_DOES_NOT_EXIST, "FUNCTION", f"{database}.{name}")
     return SQLError(ER_UNKNOWN_ERROR, f"engine: {msg}")
 
 
@@ -658,12 +666,18 @@ class Engine:
         else:
             reader = self._checkout()
         reader.state.fx = rand
+        if rand is not None:
+            rand.running_on(reader.conn)
         try:
+            if rand is not None and rand.interrupted.is_set():
+                raise SQLError(ER_QUERY_INTERRUPTED)  # killed before it started
             cur = reader.conn.execute(sql, args)
             rows = cur.fetchall()
         except SQLITE_INPUT_ERRORS as exc:
             raise map_sqlite_error(exc, database) from None
         finally:
+            if rand is not None:
+                rand.running_on(None)
             reader.state.fx = None
             if snapshot is None:
                 self._checkin(reader)
@@ -1200,6 +1214,9 @@ class Engine:
         return translator.plan()
 
 
+_TRAILING_LIMIT = re.compile(r"\sLIMIT\s+\?(?:\s*(?:,|OFFSET)\s*\?)?\s*$", re.I)
+
+
 def _literal(value: object) -> str:
     return mysql_literal(value) if isinstance(value, str) else sql_literal(value)
 
@@ -1242,6 +1259,8 @@ class Session:
         # None: statements reading system variables are refused)
         self.sysvar_reader: Callable[[str], object] | None = None
         self.last_insert_id = 0
+        self.found = 0  # FOUND_ROWS(): rows the last SELECT returned (or would have without LIMIT)
+        self.row_count = -1  # ROW_COUNT(): rows the last statement changed (-1 after a SELECT)
         self._in_txn = False  # inside BEGIN ... COMMIT (or autocommit=0)
         self._holds_lock = False
         self._pinned = False  # apply_transaction keeps the lock across statements
@@ -1254,6 +1273,8 @@ class Session:
         self._statements: list[LoggedStatement] = []
         self._fx = functions.SessionFunctions(
             functions.RandState(int(time.time()) ^ (connection_id * 0x9E3779B1), connection_id + 17))
+        self._fx.connection_id = connection_id
+        self._lock_wait: asyncio.Future | None = None  # waiting for the writer lock (KILL QUERY cancels it)
 
     @property
     def database(self) -> str | None:
@@ -1343,6 +1364,10 @@ class Session:
                 args.append(self._database)
             elif source == CONN_ID:
                 args.append(self.connection_id)
+            elif source == FOUND:
+                args.append(self.found)
+            elif source == ROW_COUNT:
+                args.append(self.row_count)
             elif source[0] == "const":
                 args.append(source[1])
             elif source[0] == "var":
@@ -1377,6 +1402,7 @@ class Session:
     def _rand_for(self, plan: Plan, context: StatementContext | None) -> tuple[int, int] | None:
         self._fx.set_last_id = None
         self._fx.upserts_changed = self._fx.upserts_unchanged = 0
+        self._fx.start_statement()
         if not plan.uses_rand:
             return None
         if context is not None and context.rand_seed is not None:
@@ -1403,6 +1429,17 @@ class Session:
                                                   snapshot)
         if plan.sets_last_id:
             self._take_last_id()
+        self.found, self.row_count = len(rows), -1
+        if plan.calc_found and (m := _TRAILING_LIMIT.search(plan.sql)) is not None:
+            count_sql = "SELECT count(*) FROM (" + plan.sql[:m.start()] + ")"
+            count_args = args[:len(args) - plan.sql[m.start():].count("?")]
+            if self._holds_lock:
+                _, counted = await engine._on_writer(engine._r_query_writer, count_sql, count_args, self._fx,
+                                                     self._database)
+            else:
+                _, counted = await engine._on_reader(engine._r_query, count_sql, count_args, self._fx,
+                                                     self._database, snapshot)
+            self.found = counted[0][0]
         if plan.names is not None:
             names = _column_names(plan.names, names, sql, params)
         return Result(columns=names, column_types=column_types(rows, len(names)), rows=rows,
@@ -1411,10 +1448,19 @@ class Session:
     async def _acquire(self) -> None:
         if self._holds_lock:
             return
+        wait = self._lock_wait = asyncio.ensure_future(
+            self.engine.writer_lock.acquire(self, self.engine.lock_wait_timeout))
         try:
-            await self.engine.writer_lock.acquire(self, self.engine.lock_wait_timeout)
+            await wait  # cancelling the caller cancels the wait too
         except TimeoutError:
             raise SQLError(ER_LOCK_WAIT_TIMEOUT) from None
+        except asyncio.CancelledError:
+            task = asyncio.current_task()
+            if task is not None and task.cancelling():
+                raise  # the session itself is cancelled (KILL CONNECTION, shutdown)
+            raise SQLError(ER_QUERY_INTERRUPTED) from None  # interrupt(): KILL QUERY
+        finally:
+            self._lock_wait = None
         self._holds_lock = True
         names, self._named_savepoints = self._named_savepoints, []
         for name in names:  # the savepoints named before this first write, made real
@@ -1478,6 +1524,7 @@ class Session:
         info = ""
         if plan.nrows > 1:  # what MySQL says after a multi-row INSERT
             info = f"Records: {plan.nrows}  Duplicates: {max(plan.nrows - affected, 0)}  Warnings: 0"
+        self.row_count = affected
         return Result(affected_rows=affected, last_insert_id=first_id or 0, info=info,
                       in_transaction=self.in_transaction, committed=committed)
 
@@ -1572,6 +1619,7 @@ class Session:
             self._release()
             raise
         self._statements.append(LoggedStatement(db=self._database, sql=sql, timestamp=timestamp, is_ddl=True))
+        self.row_count = 0
         committed = CommittedTxn(self._statements)
         self._statements = []
         self._in_txn = False
@@ -1591,8 +1639,18 @@ class Session:
         self.autocommit = value
         return committed
 
+    def interrupt(self) -> None:
+        """KILL QUERY: the running statement stops -- a read on a reader connection at once
+        (1317), a SLEEP() or GET_LOCK() wait anywhere, a wait for the writer lock (1317). A
+        write already running on the writer connection completes: that connection also commits
+        other sessions' groups, so it is never interrupted."""
+        self._fx.interrupt()
+        if self._lock_wait is not None:
+            self._lock_wait.cancel()
+
     async def close(self) -> None:
-        """Roll back an open transaction and release the writer lock."""
+        """Roll back an open transaction, release the writer lock and the named locks."""
+        functions.LOCKS.release_all(self._fx)
         await self._end_transaction(commit=False)
 
 

@@ -39,8 +39,9 @@ Contract
   waits).
 - KILL: `kill()` closes the connection; a statement running in a role is cancelled, one inside
   the engine or `role.commit` completes first (its answer goes nowhere). `kill_query()` fails
-  the running statement with 1317: a role statement at once (cancelled), an engine one at the
-  next statement boundary; the connection stays.
+  the running statement with 1317: a role statement at once (cancelled), an engine read, a
+  SLEEP()/GET_LOCK() wait or a wait for the writer lock at once (`engine Session.interrupt()`),
+  a running write when it completes (at the next statement boundary); the connection stays.
 """
 
 from __future__ import annotations
@@ -414,6 +415,8 @@ class ClientSession(asyncio.Protocol):
         if self._busy:
             self._query_killed = True
             self._cancel_if_safe()
+            if self._in_engine and self.engine_session is not None:
+                self.engine_session.interrupt()
 
     @property
     def database(self) -> str | None:
