@@ -78,7 +78,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from engine import functions, infoschema
+from engine import explain, functions, infoschema
 from engine.catalog import Table, TokenCursor, mysql_literal, sql_literal
 from engine.ddl import DdlAction, DdlParser
 from engine.lexer import (
@@ -1208,12 +1208,13 @@ class Engine:
         if first in ("LOCK", "UNLOCK"):
             return Plan("noop", "", [])
         if first == "EXPLAIN":
-            raise SQLError(ER_NOT_SUPPORTED_YET, "EXPLAIN")
+            return Plan("explain", "", [], cacheable=False)
         translator = Translator(tokens, shape, database, self.table, set(self.schemas), params,
                                 lambda schema: list(self.catalog.get(schema, {}).values()))
         return translator.plan()
 
 
+_EXPLAIN_PREFIX = re.compile(r"^\s*EXPLAIN\s+(?:EXTENDED\s+|PARTITIONS\s+)?", re.I)
 _TRAILING_LIMIT = re.compile(r"\sLIMIT\s+\?(?:\s*(?:,|OFFSET)\s*\?)?\s*$", re.I)
 
 
@@ -1326,7 +1327,39 @@ class Session:
             return await self._ddl(sql, shape, params, context)
         if kind == "admin":
             return await self._admin(sql, shape, params)
+        if kind == "explain":
+            return await self._explain(sql, shape, params, context)
         return self._result()
+
+    async def _explain(self, sql: str, shape: str, params, context) -> Result:
+        """EXPLAIN [EXTENDED|PARTITIONS] SELECT/UPDATE/DELETE/INSERT/REPLACE (engine/explain.py)."""
+        engine = self.engine
+        inner = _EXPLAIN_PREFIX.sub("", shape, count=1)
+        plan = engine.plan_for(inner, self._database, params)
+        if plan.kind not in ("select", "write"):
+            raise syntax_error(inner)
+        args = self._args(plan, params, context, _timestamp(context))
+        self._fx.start_statement()
+        _, steps = await engine._on_reader(engine._r_query, "EXPLAIN QUERY PLAN " + plan.sql, args, self._fx,
+                                           self._database)
+        found, notes = explain.accesses(steps)
+        for access in found:
+            access.rows = 1 if access.unique_lookup else await self._count_rows(access.schema, access.name)
+        has_where = re.search(r"\bWHERE\b", inner, re.I) is not None
+        rows = explain.rows(found, notes, has_where)
+        return Result(columns=list(explain.COLUMNS), column_types=column_types(rows, len(explain.COLUMNS)),
+                      rows=rows, in_transaction=self.in_transaction)
+
+    async def _count_rows(self, schema: str | None, name: str | None) -> int | None:
+        """The row count of a table SQLite's plan names (None when it names the main file)."""
+        engine = self.engine
+        table = engine.table(schema, name) if schema and name else None
+        if table is None:
+            return None
+        _, counted = await engine._on_reader(
+            engine._r_query, f"SELECT count(*) FROM {quote_ident(table.schema)}.{quote_ident(table.name)}", [],
+            self._fx, self._database)
+        return counted[0][0]
 
     def _result(self, **kw) -> Result:
         return Result(in_transaction=self.in_transaction, **kw)

@@ -625,6 +625,68 @@ _VOLATILE = frozenset({
 })
 
 
+_DIGITS = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def conv(value: Any, from_base: Any, to_base: Any) -> str | None:
+    """CONV(): a number between bases 2..36 (a negative to_base: signed output), 64-bit wrap."""
+    if value is None or from_base is None or to_base is None:
+        return None
+    src, dst = abs(int(from_base)), int(to_base)
+    if not (2 <= src <= 36 and 2 <= abs(dst) <= 36):
+        return None
+    text = _to_str(value).strip().upper()
+    negative = text.startswith("-")
+    digits = re.match(r"[0-9A-Z]*", text.lstrip("+-")).group()
+    n = 0
+    for ch in digits:
+        d = _DIGITS.find(ch)
+        if d < 0 or d >= src:
+            break
+        n = n * src + d
+    n = -n if negative else n
+    if dst > 0:
+        n &= 0xFFFFFFFFFFFFFFFF
+    sign = "-" if n < 0 else ""
+    n = abs(n)
+    out = ""
+    while True:
+        n, d = divmod(n, abs(dst))
+        out = _DIGITS[d] + out
+        if n == 0:
+            return sign + out
+
+
+class _BitAggregate:
+    """BIT_XOR / BIT_OR / BIT_AND over unsigned 64-bit integers (NULLs skipped)."""
+
+    start = 0
+
+    def __init__(self) -> None:
+        self.value = self.start
+
+    def step(self, v: Any) -> None:
+        if v is not None:
+            self.value = self.combine(self.value, int(v) & 0xFFFFFFFFFFFFFFFF)
+
+    def finalize(self) -> int | str:
+        # SQLite integers are signed 64-bit: a larger unsigned result goes out as its digits
+        return self.value if self.value < 1 << 63 else str(self.value)
+
+
+class _BitXor(_BitAggregate):
+    combine = staticmethod(lambda a, b: a ^ b)
+
+
+class _BitOr(_BitAggregate):
+    combine = staticmethod(lambda a, b: a | b)
+
+
+class _BitAnd(_BitAggregate):
+    start = 0xFFFFFFFFFFFFFFFF
+    combine = staticmethod(lambda a, b: a & b)
+
+
 def register(conn: sqlite3.Connection, state: ConnectionState) -> None:
     def session_fx() -> SessionFunctions:
         if state.fx is None:
@@ -685,7 +747,8 @@ def register(conn: sqlite3.Connection, state: ConnectionState) -> None:
         "weekday": (1, weekday), "week": (-1, week), "mysql_json_extract": (-1, json_extract),
         "json_unquote": (1, json_unquote), "json_contains": (-1, json_contains),
         "mysql_json_valid": (1, json_valid),
-        "dayofyear": (1, _part(7)),
+        "dayofyear": (1, _part(7)), "conv": (3, conv),
+        "master_pos_wait": (-1, lambda *args: None),  # not a slave here (a slave's role answers it)
         "concat": (-1, concat), "concat_ws": (-1, concat_ws),
         "unix_timestamp": (-1, unix_timestamp), "mysql_unix_timestamp": (-1, unix_timestamp),
         "from_unixtime": (-1, from_unixtime), "date_format": (2, date_format),
@@ -704,6 +767,8 @@ def register(conn: sqlite3.Connection, state: ConnectionState) -> None:
         "mysql_rand": (-1, mysql_rand), "mysql_set_last_id": (1, mysql_set_last_id),
         "mysql_upsert_mark": (2, mysql_upsert_mark), "mysql_date_add": (4, date_add),
     }
+    for name, aggregate in (("bit_xor", _BitXor), ("bit_or", _BitOr), ("bit_and", _BitAnd)):
+        conn.create_aggregate(name, 1, aggregate)
     for name, (nargs, fn) in fns.items():
         deterministic = name not in _VOLATILE
         conn.create_function(name, nargs, fn, deterministic=deterministic)

@@ -93,6 +93,10 @@ class Admin:
 
     async def show(self, session: ClientSession, sql: str, keyword: str) -> Any:
         second = keyword.partition(" ")[2]
+        if second == "MASTER" and [t.upper for t in Tokens(sql).items] == ["SHOW", "MASTER", "STATUS"]:
+            # the role did not answer it: this server writes no binlog (a slave), and MariaDB
+            # without log_bin answers with no row
+            return ResultSet(tuple(column(c) for c in ("File", "Position", "Binlog_Do_DB", "Binlog_Ignore_DB")), ())
         if second not in ("VARIABLES", "STATUS", "GLOBAL", "SESSION", "LOCAL", "PROCESSLIST",
                           "FULL", "PLUGINS", "GRANTS", "WARNINGS", "ERRORS"):
             return None
