@@ -12,7 +12,7 @@ made up:
 - rows: 1 for a primary-key equality, else the table's current row count (SQLite keeps no
   statistics: a full count is the honest upper bound, as `rows` is an estimate in MariaDB too).
 - Extra: "Using index" for a covering index, "Using temporary" / "Using filesort" for SQLite's
-  temporary B-trees, "No tables used" when nothing is read.
+  temporary B-trees, "No tables used" when nothing is read ("Deleting all rows" for a DELETE).
 """
 
 from __future__ import annotations
@@ -75,9 +75,10 @@ def accesses(plan_rows: list[tuple]) -> tuple[list[Access], list[str]]:
     return found, notes
 
 
-def rows(found: list[Access], notes: list[str], has_where: bool) -> list[tuple]:
-    if not found:
-        return [(1, "SIMPLE", None, None, None, None, None, None, None, "No tables used")]
+def rows(found: list[Access], notes: list[str], has_where: bool, delete: bool = False) -> list[tuple]:
+    if not found:  # a DELETE without WHERE empties the table without reading it
+        extra = "Deleting all rows" if delete else "No tables used"
+        return [(1, "SIMPLE", None, None, None, None, None, None, None, extra)]
     out = []
     for n, a in enumerate(found):
         extra = list(a.extra)
