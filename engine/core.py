@@ -197,6 +197,28 @@ class CommittedTxn:
         return groups
 
 
+@dataclass(frozen=True, slots=True)
+class Access:
+    """What one statement touches, for a privilege check (`Session.access`): the tables and
+    columns its SQLite translation reads and writes as SQLite's authorizer reports them while
+    compiling it -- whatever the statement's shape (CTEs, subqueries, UNION, joins) -- plus the
+    MySQL-level facts SQLite cannot see. Engine-internal tables are left out."""
+
+    kind: str  # the plan's kind: "select", "write", "ddl", "admin", "noop", "begin", ...
+    target: tuple[str, str] | None = None  # the written (schema, table) of a "write"
+    reads: tuple[tuple[str, str, str], ...] = ()  # (schema, table, column; '' when none is read)
+    writes: tuple[tuple[str, str, str], ...] = ()  # (INSERT | UPDATE | DELETE, schema, table)
+    locking: bool = False  # SELECT ... FOR UPDATE / LOCK IN SHARE MODE
+    upsert: bool = False  # INSERT ... ON DUPLICATE KEY UPDATE
+
+
+_AUTH_WRITES = {sqlite3.SQLITE_INSERT: "INSERT", sqlite3.SQLITE_UPDATE: "UPDATE", sqlite3.SQLITE_DELETE: "DELETE"}
+
+
+def _internal(schema: str | None, table: str | None) -> bool:
+    return not schema or schema in ("main", "temp") or not table or table.startswith(("__", "sqlite_"))
+
+
 @dataclass
 class Result:
     columns: list[str] = field(default_factory=list)
@@ -438,6 +460,8 @@ class Engine:
         self.catalog: dict[str, dict[str, Table]] = {}  # schema -> lower(table) -> Table
         self._catalog_version = 0
         self._plans: dict[tuple, Plan] = {}
+        # (translated sql, catalog version) -> what it reads and writes (Session.access)
+        self._accesses: dict[tuple[str, int], tuple[tuple, tuple]] = {}
         self._auto: dict[tuple[str, str], int] = {}  # next AUTO_INCREMENT id per (schema, lower(table))
         self._auto_stale: set[tuple[str, str]] = set()
         self._touched: set[str] = set()
@@ -691,6 +715,31 @@ class Engine:
             self._discard(reader)  # still busy (a cancelled query): never reuse it
             return
         self._checkin(reader)
+
+    def _r_access(self, plan: Plan, args) -> tuple[tuple, tuple]:
+        """Compile (EXPLAIN: never run) the plan's SQL on a reader with an authorizer that
+        records every table and column it reads, and every table it writes."""
+        reads: dict[tuple[str, str, str], None] = {}
+        writes: dict[tuple[str, str, str], None] = {}
+
+        def authorize(action: int, arg1: str | None, arg2: str | None, schema: str | None, _src) -> int:
+            if action == sqlite3.SQLITE_READ:
+                if not _internal(schema, arg1):
+                    reads[(schema, arg1, arg2 or "")] = None  # type: ignore[index]
+            elif action in _AUTH_WRITES and not _internal(schema, arg1):
+                writes[(_AUTH_WRITES[action], schema, arg1)] = None  # type: ignore[index]
+            return sqlite3.SQLITE_OK
+
+        reader = self._checkout()
+        reader.conn.set_authorizer(authorize)
+        try:
+            reader.conn.execute("EXPLAIN " + plan.sql, args).fetchall()
+        except sqlite3.Error as exc:
+            raise map_sqlite_error(exc, None) from None
+        finally:
+            reader.conn.set_authorizer(None)
+            self._checkin(reader)
+        return tuple(reads), tuple(writes)
 
     # --- public API --------------------------------------------------------------------------
 
@@ -1174,7 +1223,12 @@ class Engine:
 
     # --- planning ----------------------------------------------------------------------------
 
-    def plan_for(self, shape: str, database: str | None, params: list[object]) -> Plan:
+    def plan_for(self, shape: str, database: str | None, params: list[object], visible: Any = None) -> Plan:
+        """The cached translation of `shape`. `visible` (a privilege check's `sees_database(db)`,
+        `sees_table(db, t)`, `sees_columns(db, t)`) narrows what information_schema lists; such
+        plans are not cached."""
+        if visible is not None and infoschema.NAME in shape.lower():
+            return parsing(self._make_plan, shape, database, params, visible)
         key = (shape, database, self._catalog_version)
         plan = self._plans.get(key)
         if plan is None:
@@ -1185,7 +1239,7 @@ class Engine:
                 self._plans[key] = plan
         return plan
 
-    def _make_plan(self, shape: str, database: str | None, params: list[object]) -> Plan:
+    def _make_plan(self, shape: str, database: str | None, params: list[object], visible: Any = None) -> Plan:
         tokens = tokenize(shape)
         if not tokens:
             raise SQLError(ER_EMPTY_QUERY)
@@ -1209,8 +1263,16 @@ class Engine:
             return Plan("noop", "", [])
         if first == "EXPLAIN":
             return Plan("explain", "", [], cacheable=False)
-        translator = Translator(tokens, shape, database, self.table, set(self.schemas), params,
-                                lambda schema: list(self.catalog.get(schema, {}).values()))
+        if visible is None:
+            translator = Translator(tokens, shape, database, self.table, set(self.schemas), params,
+                                    lambda schema: list(self.catalog.get(schema, {}).values()))
+        else:
+            def tables(schema: str, sees=visible.sees_table) -> list[Table]:
+                return [t for t in self.catalog.get(schema, {}).values() if sees(schema, t.name)]
+
+            translator = Translator(tokens, shape, database, self.table, set(self.schemas), params, tables,
+                                    {schema for schema in self.schemas if visible.sees_database(schema)},
+                                    lambda schema: tables(schema, visible.sees_columns))
         return translator.plan()
 
 
@@ -1272,6 +1334,9 @@ class Session:
         # SET [SESSION] TRANSACTION ISOLATION LEVEL / tx_isolation onto it
         self.isolation = READ_COMMITTED
         self._statements: list[LoggedStatement] = []
+        # A privilege check's view (`sees_database`, `sees_table`) narrowing information_schema;
+        # None: everything is listed.
+        self.visible: Any = None
         self._fx = functions.SessionFunctions(
             functions.RandState(int(time.time()) ^ (connection_id * 0x9E3779B1), connection_id + 17))
         self._fx.connection_id = connection_id
@@ -1293,22 +1358,51 @@ class Session:
 
     # --- statement execution ---------------------------------------------------------------
 
-    async def execute(self, sql: str, context: StatementContext | None = None) -> Result:
-        """Run one statement. Errors are `SQLError`s with MySQL codes, never sqlite3's."""
+    async def execute(self, sql: str, context: StatementContext | None = None, *,
+                      lock_reads: bool = True) -> Result:
+        """Run one statement. Errors are `SQLError`s with MySQL codes, never sqlite3's.
+        `lock_reads=False`: a locking read (FOR UPDATE) reads as a plain one, without taking
+        the writer lock (the shell's choice for an account that may not lock)."""
         try:
-            return await self._execute(sql, context)
+            return await self._execute(sql, context, lock_reads)
         except SyntaxError_ as exc:
             raise exc.with_literals(sql) from None
 
-    async def _execute(self, sql: str, context: StatementContext | None) -> Result:
+    async def access(self, sql: str) -> Access:
+        """What `sql` would read and write, for the shell's privilege check (accounts without
+        ALL PRIVILEGES only: the compile costs a reader hop the first time a translation is
+        seen). Raises the SQLError running it would raise when it cannot be planned."""
+        engine = self.engine
+        try:
+            shape, params = extract(sql)
+            plan = engine.plan_for(shape, self._database, params, self.visible)
+        except SyntaxError_ as exc:
+            raise exc.with_literals(sql) from None
+        if plan.kind == "explain":  # EXPLAIN needs what running the statement needs
+            return await self.access(_EXPLAIN_PREFIX.sub("", sql, count=1))
+        if plan.kind not in ("select", "write"):
+            return Access(plan.kind)
+        # keyed by the translation only: FOR UPDATE, the target and the like are the plan's
+        key = (plan.sql, engine._catalog_version)
+        touched = engine._accesses.get(key)
+        if touched is None:
+            args = self._args(plan, params, None, int(time.time()))
+            touched = await engine._on_reader(engine._r_access, plan, args)
+            if len(engine._accesses) >= PLAN_CACHE_SIZE:
+                engine._accesses.clear()
+            engine._accesses[key] = touched
+        reads, writes = touched
+        return Access(plan.kind, plan.target, reads, writes, plan.locking, plan.upsert)
+
+    async def _execute(self, sql: str, context: StatementContext | None, lock_reads: bool = True) -> Result:
         engine = self.engine
         shape, params = extract(sql)
-        plan = engine.plan_for(shape, self._database, params)
+        plan = engine.plan_for(shape, self._database, params, self.visible)
         kind = plan.kind
         if kind == "write":
             return await self._write(sql, plan, params, context)
         if kind == "select":
-            return await self._select(sql, plan, params, context)
+            return await self._select(sql, plan, params, context, lock_reads)
         if kind == "begin":
             committed = await self._end_transaction(commit=True)
             self._in_txn = True
@@ -1335,7 +1429,7 @@ class Session:
         """EXPLAIN [EXTENDED|PARTITIONS] SELECT/UPDATE/DELETE/INSERT/REPLACE (engine/explain.py)."""
         engine = self.engine
         inner = _EXPLAIN_PREFIX.sub("", shape, count=1)
-        plan = engine.plan_for(inner, self._database, params)
+        plan = engine.plan_for(inner, self._database, params, self.visible)
         if plan.kind not in ("select", "write"):
             raise syntax_error(inner)
         args = self._args(plan, params, context, _timestamp(context))
@@ -1442,12 +1536,12 @@ class Session:
             self._fx.rand = functions.RandState(*context.rand_seed)
         return (self._fx.rand.seed1, self._fx.rand.seed2)
 
-    async def _select(self, sql: str, plan: Plan, params, context) -> Result:
+    async def _select(self, sql: str, plan: Plan, params, context, lock_reads: bool = True) -> Result:
         engine = self.engine
         timestamp = _timestamp(context)
         args = self._args(plan, params, context, timestamp)
         self._rand_for(plan, context)
-        if plan.locking and (self._in_txn or not self.autocommit):
+        if plan.locking and lock_reads and (self._in_txn or not self.autocommit):
             # SELECT ... FOR UPDATE: the rows must not change before this transaction ends, so it
             # becomes a writer now (and reads what it will update, as InnoDB's locking read does)
             self._in_txn = True

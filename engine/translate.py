@@ -110,8 +110,13 @@ class Translator:
     """One shape's translation. `catalog(schema, table)` -> Table | None."""
 
     def __init__(self, tokens: list[Token], shape: str, database: str | None, catalog,
-                 schemas: set[str], params: list[object], catalog_tables=lambda schema: []):
+                 schemas: set[str], params: list[object], catalog_tables=lambda schema: [],
+                 listed_schemas: set[str] | None = None, column_tables=None):
         self.tokens = tokens
+        # the tables whose columns information_schema.COLUMNS lists (default: every table)
+        self.column_tables = catalog_tables if column_tables is None else column_tables
+        # the schemas information_schema lists (all, unless a privilege check narrows them)
+        self.listed_schemas = schemas if listed_schemas is None else listed_schemas
         self.params = params
         self.catalog_tables = catalog_tables
         self.cacheable = True
@@ -344,7 +349,8 @@ class Translator:
         toks = self.tokens
         i, schema, table = self.read_table_name(i)
         if schema.lower() == infoschema.NAME:
-            view = infoschema.subquery(table, self.schemas, self.tables_of)
+            tables_of = self.column_tables if table.lower() == "columns" else self.tables_of
+            view = infoschema.subquery(table, self.listed_schemas, tables_of)
             if view is None:
                 raise SQLError(ER_NO_SUCH_TABLE, infoschema.NAME, table)
             self.out.append(view)

@@ -12,8 +12,12 @@ Contract
   FLUSH STATUS|PRIVILEGES|TABLES|LOGS|HOSTS, FLUSH TABLES WITH READ LOCK / UNLOCK TABLES (the
   session holds the engine's writer lock: no other write and no commit until it unlocks or
   disconnects, as a backup's consistent point needs), SHUTDOWN (sets the server's shutdown request).
+- GRANT/REVOKE at the global (`ON *.*`), database (`ON db.*`, `ON *`) and table level (`ON db.t`,
+  `ON t`), refused as MariaDB refuses them (1221, 1144, 1146, 1141, 1147; column lists: 1235);
+  each replicates as a fully qualified statement (`after_user_change`), which a slave applies
+  through `apply_user_statement`. SHOW GRANTS lists every level.
 - Privileges: SET GLOBAL needs ALL (or SUPER); INSTALL/UNINSTALL PLUGIN and user statements
-  need ALL, SUPER or CREATE USER; KILL of another user's session needs ALL/SUPER/CONNECTION
+  need ALL, SUPER or CREATE USER; USE needs a privilege in the database (server/privileges.py); KILL of another user's session needs ALL/SUPER/CONNECTION
   ADMIN; SHOW PROCESSLIST lists everyone only with PROCESS (or ALL/SUPER).
   Errors are mysqld's codes from protocol/errors.py.
 """
@@ -29,21 +33,26 @@ from protocol.errors import (
     ER_BAD_DB_ERROR,
     ER_CANNOT_USER,
     ER_CONNECTION_KILLED,
+    ER_ILLEGAL_GRANT_FOR_TABLE,
     ER_KILL_DENIED_ERROR,
+    ER_NO_DB_ERROR,
+    ER_NO_SUCH_TABLE,
     ER_NO_SUCH_THREAD,
     ER_NONEXISTING_GRANT,
+    ER_NONEXISTING_TABLE_GRANT,
     ER_NOT_SUPPORTED_YET,
     ER_PARSE_ERROR,
     ER_PASSWORD_NO_MATCH,
     ER_QUERY_INTERRUPTED,
     ER_SPECIFIC_ACCESS_DENIED_ERROR,
+    ER_WRONG_USAGE,
     SQLError,
 )
 from protocol.messages import OK, FieldType, ResultSet, column
 from server.plugins import SHOW_PLUGINS_COLUMNS
 from server.processlist import processlist
 from server.sql import Tokens, head, unquote
-from server.users import ALL, KNOWN_PRIVILEGES, SUPER, Account
+from server.users import ALL, DB_PRIVILEGES, KNOWN_PRIVILEGES, SUPER, TABLE_PRIVILEGES, Account
 from server.variables import DEFAULT, Scope, like_matcher, select_value
 
 if TYPE_CHECKING:
@@ -419,7 +428,8 @@ class Admin:
                     break
             t.i += 1
         end = tok.pos if tok is not None else len(t.sql)
-        result = await session._engine_execute("SELECT " + t.sql[first.pos:end].strip().rstrip(";"))
+        # through the privilege check: `SET @a = (SELECT a FROM t)` reads t
+        result = await session._checked_execute("SELECT " + t.sql[first.pos:end].strip().rstrip(";"), "SELECT")
         if not result.rows:
             return None
         return result.rows[0][0]
@@ -478,6 +488,8 @@ class Admin:
         return await self.use_database(session, name)
 
     async def use_database(self, session: ClientSession, name: str) -> Any:
+        if session.privileges is not None:
+            session.privileges.check_database(name)  # 1044 before 1049, as MariaDB
         if not self.server.engine.has_database(name):
             raise SQLError(ER_BAD_DB_ERROR, name)
         session.engine_session.database = name
@@ -648,27 +660,45 @@ class Admin:
                 name = "REPLICATION CLIENT"
             if name not in KNOWN_PRIVILEGES:
                 raise t.error()
+            if t.accept_op("("):
+                raise SQLError(ER_NOT_SUPPORTED_YET, "column privileges")
             privileges.add(name)
             if not t.accept_op(","):
                 break
         return privileges
 
-    def _on_global(self, t: Tokens) -> None:
+    def _on_level(self, t: Tokens, session: ClientSession, privileges: set[str]) -> tuple[str | None, str | None]:
+        """`ON *.*` -> (None, None); `ON db.*` / `ON *` -> (db, None); `ON db.t` / `ON t` ->
+        (db, t). The level must be able to hold `privileges`, a table must exist (mysqld's
+        1221, 1144, 1146); `*` and a bare table name need a current database (1046)."""
         t.expect_word("ON")
         t.accept_word("TABLE")
-        a = t.next()
-        if not (a.kind == "OP" and a.text == "*"):
-            raise SQLError(ER_NOT_SUPPORTED_YET, "privileges below the global level (ON *.* only)")
-        t.expect_op(".")
-        b = t.next()
-        if not (b.kind == "OP" and b.text == "*"):
-            raise SQLError(ER_NOT_SUPPORTED_YET, "privileges below the global level (ON *.* only)")
+        first = None if t.accept_op("*") else t.name()
+        if t.accept_op("."):
+            db, table = first, None if t.accept_op("*") else t.name()
+            if db is None:
+                if table is not None:
+                    raise t.error()
+                return None, None
+        else:
+            db, table = session.database, first
+            if db is None:
+                raise SQLError(ER_NO_DB_ERROR)
+        if table is None:
+            if not privileges <= DB_PRIVILEGES | {ALL, "USAGE"}:
+                raise SQLError(ER_WRONG_USAGE, "DB GRANT", "GLOBAL PRIVILEGES")
+        else:
+            if not privileges <= TABLE_PRIVILEGES | {ALL, "USAGE"}:
+                raise SQLError(ER_ILLEGAL_GRANT_FOR_TABLE)
+            if self.server.engine.table(db, table) is None:
+                raise SQLError(ER_NO_SUCH_TABLE, db, table)
+        return db, table
 
     async def grant(self, session: ClientSession, sql: str, keyword: str) -> Any:
         t = Tokens(sql)
         t.expect_word("GRANT")
         privileges = self._privileges(t)
-        self._on_global(t)
+        db, table = self._on_level(t, session, privileges)
         if not (session.account is not None and session.account.grant_option) and not session.has_privilege(ALL):
             raise SQLError(ER_SPECIFIC_ACCESS_DENIED_ERROR, "GRANT OPTION")
         t.expect_word("TO")
@@ -695,8 +725,13 @@ class Admin:
                 await self.server.role.after_user_change(session, _create_statement(account))
             elif pw is not None:
                 users.set_password(account, pw)
-            users.grant(account, privileges, grant_option)
-            await self.server.role.after_user_change(session, account.grants()[0])
+            users.grant(account, privileges, grant_option, db, table)
+            if db is None:
+                statement = account.grants()[0]
+            else:
+                option = " WITH GRANT OPTION" if grant_option else ""
+                statement = f"GRANT {_privilege_list(privileges)} ON {_level_name(db, table)} TO {account.name}{option}"
+            await self.server.role.after_user_change(session, statement)
         return _OK
 
     async def revoke(self, session: ClientSession, sql: str, keyword: str) -> Any:
@@ -704,7 +739,7 @@ class Admin:
         t = Tokens(sql)
         t.expect_word("REVOKE")
         privileges = self._privileges(t)
-        self._on_global(t)
+        db, table = self._on_level(t, session, privileges)
         t.expect_word("FROM")
         names = []
         while True:
@@ -717,9 +752,12 @@ class Admin:
             account = users.get(user, host)
             if account is None:
                 raise SQLError(ER_NONEXISTING_GRANT, user, host)
-            users.revoke(account, privileges)
-            privs = "ALL PRIVILEGES" if ALL in privileges else ", ".join(sorted(privileges))
-            await self.server.role.after_user_change(session, f"REVOKE {privs} ON *.* FROM {account.name}")
+            if not users.revoke(account, privileges, db, table):
+                if table is None:
+                    raise SQLError(ER_NONEXISTING_GRANT, user, host)
+                raise SQLError(ER_NONEXISTING_TABLE_GRANT, user, host, table)
+            statement = f"REVOKE {_privilege_list(privileges)} ON {_level_name(db, table)} FROM {account.name}"
+            await self.server.role.after_user_change(session, statement)
         return _OK
 
     async def apply_user_statement(self, sql: str) -> None:
@@ -816,6 +854,18 @@ class _SystemSession:
 
     def require(self, *privileges: str) -> None:
         return None
+
+
+def _privilege_list(privileges: set[str]) -> str:
+    return "ALL PRIVILEGES" if ALL in privileges else ", ".join(sorted(privileges))
+
+
+def _level_name(db: str | None, table: str | None) -> str:
+    """The GRANT/REVOKE level as replicated: always qualified (a slave has no current db)."""
+    if db is None:
+        return "*.*"
+    quoted = "`" + db.replace("`", "``") + "`"
+    return quoted + ".*" if table is None else quoted + ".`" + table.replace("`", "``") + "`"
 
 
 def _sysvar(tok: Any) -> tuple[str | None, str]:

@@ -37,6 +37,9 @@ Contract
   answered, a malformed packet) counts against its host, a wrong password does not; a failed
   login of an account delays that account's next attempts (this session sleeps; nothing else
   waits).
+- Privileges: an account without ALL PRIVILEGES gets a `privileges` checker at login
+  (server/privileges.py); every engine statement, and every SET that evaluates one, passes it
+  before the engine runs it. With ALL, `privileges` is None and nothing is checked.
 - KILL: `kill()` closes the connection; a statement running in a role is cancelled, one inside
   the engine or `role.commit` completes first (its answer goes nowhere). `kill_query()` fails
   the running statement with 1317: a role statement at once (cancelled), an engine read, a
@@ -49,7 +52,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-import re
 import time
 from collections.abc import Callable
 from dataclasses import fields, replace
@@ -71,7 +73,6 @@ from protocol.errors import (
     ER_QUERY_INTERRUPTED,
     ER_SERVER_SHUTDOWN,
     ER_SPECIFIC_ACCESS_DENIED_ERROR,
-    ER_TABLEACCESS_DENIED_ERROR,
     ER_UNKNOWN_COM_ERROR,
     ER_UNKNOWN_ERROR,
     MySQLError,
@@ -103,6 +104,7 @@ from protocol.messages import (
 from protocol.packets import encode_packet
 from server import sql as sqltext
 from server.core_variables import apply_isolation
+from server.privileges import Privileges
 from server.users import ALL, REPLICATION_CLIENT, REPLICATION_SLAVE, SUPER, Account
 from server.variables import Scope, select_value
 
@@ -142,13 +144,6 @@ STATEMENT_PRIVILEGES: dict[str, tuple[str, ...]] = {
     "PURGE MASTER": (SUPER,),
     "FLUSH BINARY": (SUPER, "RELOAD"),
 }
-# Engine statements (first keyword) and the table privilege they need (accounts without ALL).
-_TABLE_PRIVILEGES = {
-    "SELECT": "SELECT", "INSERT": "INSERT", "REPLACE": "INSERT", "UPDATE": "UPDATE",
-    "DELETE": "DELETE", "CREATE": "CREATE", "DROP": "DROP", "ALTER": "ALTER", "TRUNCATE": "DROP",
-    "RENAME": "ALTER", "LOAD": "INSERT",
-}
-_TABLE_NAME = re.compile(r"\b(?:FROM|INTO|UPDATE|TABLE|DATABASE|SCHEMA|INDEX\s+\S+\s+ON)\s+[`]?([\w$.]+)", re.IGNORECASE)
 # Role commands needing REPLICATION SLAVE.
 _REPLICATION_COMMANDS = (ComRegisterSlave, ComBinlogDump, ComBinlogDumpGtid)
 
@@ -249,7 +244,9 @@ class ClientSession(asyncio.Protocol):
         self._login_timeout: asyncio.Timeout | None = None
         self._multi = False
         self._session_track = False
-        self._all_privileges = False  # refreshed at login; GRANT/REVOKE apply at next login
+        self._all_privileges = False  # refreshed at login; global GRANT/REVOKE apply at next login
+        # Checks for an account without ALL (server/privileges.py); None: every statement allowed.
+        self.privileges: Privileges | None = None
         # SHOW WARNINGS / SHOW ERRORS: (Level, Code, Message) of the previous statement.
         self.diagnostics: list[tuple[str, int, str]] = []
 
@@ -565,6 +562,7 @@ class ClientSession(asyncio.Protocol):
             return False
         self.account = account
         self._all_privileges = account.has(ALL)
+        self.privileges = None if self._all_privileges else Privileges(self)
         self.user = login.user
         self.engine_session = server.engine.session(self.connection_id)
         self.engine_session.user_vars = self.user_vars  # one dict: SET @a here, @a in DML there
@@ -575,6 +573,12 @@ class ClientSession(asyncio.Protocol):
             self.engine_session.autocommit = False
         apply_isolation(self)
         if login.database:
+            try:
+                if self.privileges is not None:
+                    self.privileges.check_database(login.database)
+            except SQLError as exc:
+                self.write(conn.send(ERR(exc.error.code, exc.error.sqlstate, exc.message)))
+                return False
             if not server.engine.has_database(login.database):
                 self.write(conn.send(ERR.from_error(ER_BAD_DB_ERROR, login.database)))
                 return False
@@ -762,16 +766,6 @@ class ClientSession(asyncio.Protocol):
             named = [p for p in privileges if p != ALL] or [SUPER]
             raise SQLError(ER_SPECIFIC_ACCESS_DENIED_ERROR, ", ".join(named))
 
-    def _check_table_privilege(self, first: str, sql: str) -> None:
-        needed = _TABLE_PRIVILEGES.get(first)
-        if needed is None or self.has_privilege(needed):
-            return
-        if first == "SELECT" and "FROM" not in sql.upper():
-            return  # SELECT 1, SELECT NOW(): no table, no privilege
-        m = _TABLE_NAME.search(sql)
-        table = m.group(1).rsplit(".", 1)[-1] if m else ""
-        raise SQLError(ER_TABLEACCESS_DENIED_ERROR, needed, self.user, self.host, table)
-
     async def _com_query(self, sql: str) -> None:
         self.server.stats.questions += 1
         self.command = "Query"
@@ -837,7 +831,7 @@ class ClientSession(asyncio.Protocol):
         if not keyword:
             if sqltext.is_blank(sql):
                 raise SQLError(ER_EMPTY_QUERY)
-            return await self._engine_execute(sql)
+            return await self._checked_execute(sql, "")
         server = self.server
         server.stats.count_command(keyword)
         if self.diagnostics and keyword not in _DIAGNOSTIC_STATEMENTS and not (
@@ -863,9 +857,19 @@ class ClientSession(asyncio.Protocol):
             raise SQLError(ER_OPTION_PREVENTS_STATEMENT, "--read-only")
         if self._backup_lock is not None and first in WRITE_KEYWORDS:
             raise SQLError(ER_CANT_UPDATE_WITH_READLOCK)
-        if self._all_privileges is False:
-            self._check_table_privilege(first, sql)
-        return await self._engine_execute(sql)
+        return await self._checked_execute(sql, first)
+
+    async def _checked_execute(self, sql: str, first: str) -> Any:
+        """An engine statement, after the privilege check of an account without ALL."""
+        privileges = self.privileges
+        if privileges is None:
+            return await self._engine_execute(sql)
+        self.engine_session.visible = privileges  # information_schema lists what the account sees
+        verdict = await privileges.check(sql, first)
+        result = await self._engine_execute(sql, lock_reads=verdict.lock_reads)
+        if verdict.keep is not None and result.rows:
+            result.rows = [row for row in result.rows if verdict.keep(row)]
+        return result
 
     def read_sysvar(self, text: str) -> Any:
         """`@@name`, `@@global.name`, `@@session.name` as SELECT shows it (the engine reads
@@ -887,10 +891,10 @@ class ClientSession(asyncio.Protocol):
         apply_isolation(self, level)
         self._next_isolation = True
 
-    async def _engine_execute(self, sql: str) -> Any:
+    async def _engine_execute(self, sql: str, lock_reads: bool = True) -> Any:
         self._in_engine = True
         try:
-            result = await self.engine_session.execute(sql)
+            result = await self.engine_session.execute(sql, lock_reads=lock_reads)
         except SQLError as exc:
             self._in_engine = False
             # A failing DDL still committed the transaction before it (MySQL's implicit commit).

@@ -10,15 +10,25 @@ Contract
   its acl_users.
 - Passwords are kept only as mysql_native_password stage-2 hashes (SHA1(SHA1(pw)), shown as
   `*HEX`); an empty password is the empty hash.
-- Privileges are global only (`ON *.*`), a set of upper-case names; `ALL PRIVILEGES` implies
-  every other. `root`@`%` is created or reset at startup from `--root-password` with ALL.
+- Privileges are sets of upper-case names at three levels, as mysqld keeps them: global
+  (`ON *.*`; `ALL PRIVILEGES` implies every other), database (`ON db.*`) and table
+  (`ON db.t`); a level's `ALL` is stored as every privilege that level can hold
+  (`DB_PRIVILEGES`, `TABLE_PRIVILEGES`). Database names compare exactly, table names without
+  case (the engine's catalog ignores case). A database-level name may be a pattern (`%`, `_`,
+  a backslash before a literal `_`), as in mysqld: a database takes the privileges of its
+  exact entry, else of the most specific pattern it matches (mysqld's order: the fewer names
+  a pattern can match, the more specific; see `_generality`). A file written before the lower levels existed reads as global privileges
+  only. What a statement needs is server/privileges.py's business.
+  `root`@`%` is created or reset at startup from `--root-password` with ALL.
 Only the event loop thread uses a store.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -38,8 +48,19 @@ KNOWN_PRIVILEGES = frozenset({
     "BINLOG MONITOR", "REPLICATION MASTER ADMIN", "REPLICATION SLAVE ADMIN", "CONNECTION ADMIN",
     "USAGE",
 })
+# What a database-level and a table-level GRANT may name (mysqld's DB_ACLS, TABLE_ACLS).
+DB_PRIVILEGES = frozenset({
+    "SELECT", "INSERT", "UPDATE", "DELETE", "CREATE", "DROP", "REFERENCES", "INDEX", "ALTER",
+    "CREATE TEMPORARY TABLES", "LOCK TABLES", "EXECUTE", "CREATE VIEW", "SHOW VIEW", "CREATE ROUTINE",
+    "ALTER ROUTINE", "EVENT", "TRIGGER",
+})
+TABLE_PRIVILEGES = frozenset({
+    "SELECT", "INSERT", "UPDATE", "DELETE", "CREATE", "DROP", "REFERENCES", "INDEX", "ALTER",
+    "CREATE VIEW", "SHOW VIEW", "TRIGGER",
+})
+GRANT_OPTION = "GRANT OPTION"  # held per level below the global one (mysqld's GRANT_ACL)
 # The order SHOW GRANTS lists privileges in (mysqld's order), for a stable display.
-_ORDER = [
+ORDER = [
     "SELECT", "INSERT", "UPDATE", "DELETE", "CREATE", "DROP", "RELOAD", "SHUTDOWN", "PROCESS",
     "FILE", "REFERENCES", "INDEX", "ALTER", "SHOW DATABASES", SUPER, "CREATE TEMPORARY TABLES",
     "LOCK TABLES", "EXECUTE", REPLICATION_SLAVE, REPLICATION_CLIENT, "BINLOG MONITOR",
@@ -55,6 +76,8 @@ class Account:
     password_hash: bytes = b""
     privileges: set[str] = field(default_factory=set)
     grant_option: bool = False
+    databases: dict[str, set[str]] = field(default_factory=dict)  # db -> privileges (ON db.*)
+    tables: dict[tuple[str, str], set[str]] = field(default_factory=dict)  # (db, table lower) -> ...
 
     @property
     def name(self) -> str:
@@ -64,19 +87,97 @@ class Account:
         """True when the account holds ALL or at least one of `privileges`."""
         return ALL in self.privileges or any(p in self.privileges for p in privileges)
 
+    def database_privileges(self, db: str) -> set[str]:
+        """The database-level privileges that apply to `db` (its entry, or a pattern's)."""
+        held = self.databases.get(db)
+        if held is not None:
+            return held
+        patterns = [p for p in self.databases if "%" in p or "_" in p or "\\" in p]
+        for pattern in sorted(patterns, key=_generality):
+            if _db_matcher(pattern)(db):
+                return self.databases[pattern]
+        return set()
+
+    def holds(self, privilege: str, db: str, table: str | None = None) -> bool:
+        """True when `privilege` is held on `db`.`table` (or on `db` itself) at any level."""
+        if ALL in self.privileges or privilege in self.privileges:
+            return True
+        if privilege in self.database_privileges(db):
+            return True
+        return table is not None and privilege in self.tables.get((db, table.lower()), ())
+
+    def sees_table(self, db: str, table: str) -> bool:
+        """Any privilege on the table at any level (SHOW TABLES, SHOW CREATE TABLE, DESCRIBE)."""
+        return (ALL in self.privileges or not self.privileges.isdisjoint(TABLE_PRIVILEGES)
+                or bool(self.database_privileges(db)) or bool(self.tables.get((db, table.lower()))))
+
+    def sees_database(self, db: str) -> bool:
+        """Any privilege in the database at any level (USE, SHOW TABLES FROM, SHOW DATABASES)."""
+        if ALL in self.privileges or not self.privileges.isdisjoint(DB_PRIVILEGES):
+            return True
+        return bool(self.database_privileges(db)) or any(d == db and p for (d, _), p in self.tables.items())
+
     def grants(self) -> list[str]:
-        """SHOW GRANTS lines, worded as MariaDB 10.11 words them."""
+        """SHOW GRANTS lines, worded and ordered as MariaDB 10.11 shows them: the global line,
+        then each database, then each table."""
         if ALL in self.privileges:
             privs = "ALL PRIVILEGES"
         else:
-            named = [p for p in _ORDER if p in self.privileges]
+            named = [p for p in ORDER if p in self.privileges]
             privs = ", ".join(named) if named else "USAGE"
-        line = f"GRANT {privs} ON *.* TO `{self.user}`@`{self.host}`"
+        to = f"TO `{self.user}`@`{self.host}`"
+        line = f"GRANT {privs} ON *.* {to}"
         if self.password_hash:
             line += f" IDENTIFIED BY PASSWORD '{hash_to_text(self.password_hash)}'"
         if self.grant_option:
             line += " WITH GRANT OPTION"
-        return [line]
+        lines = [line]
+        for db in sorted(self.databases, key=lambda d: (_generality(d), d)):  # mysqld's order
+            lines.append(_level_line(self.databases[db], DB_PRIVILEGES, f"`{db}`.*", to))
+        for db, table in sorted(self.tables):
+            lines.append(_level_line(self.tables[(db, table)], TABLE_PRIVILEGES, f"`{db}`.`{table}`", to))
+        return lines
+
+
+def _generality(pattern: str, maxlen: int = 64) -> tuple[int, int, int, int]:
+    """A sort key, smaller for a more specific database pattern, ordering patterns as mysqld
+    orders its database grants: by how many names a pattern can match, which grows with the
+    room its `%` leave (L: the name length they may fill) and the count of its `_` (M), then
+    by the count of `%` (K), then by the literal prefix before the first wildcard (P)."""
+    literal = ones = manys = prefix = 0
+    i = 0
+    while i < len(pattern):
+        ch = pattern[i]
+        if ch in "%_":
+            if not manys and not ones:
+                prefix = literal
+            if ch == "%":
+                manys += 1
+                while i + 1 < len(pattern) and pattern[i + 1] == "%":
+                    i += 1
+            else:
+                ones += 1
+        else:
+            if ch == "\\" and i + 1 < len(pattern):
+                i += 1
+            literal += 1
+        i += 1
+    manys, ones = min(manys, 31), min(ones, 31)
+    room = maxlen - literal - ones if manys else 0
+    if room > ones:
+        return (2 * room + 1, manys, ones, prefix)
+    return (2 * ones, room, manys, prefix)
+
+
+@functools.lru_cache(maxsize=256)
+def _db_matcher(pattern: str) -> Callable[[str], object]:
+    return like_matcher(pattern, ignore_case=False)
+
+
+def _level_line(held: set[str], every: frozenset[str], on: str, to: str) -> str:
+    privs = "ALL PRIVILEGES" if every <= held else ", ".join(p for p in ORDER if p in held) or "USAGE"
+    option = " WITH GRANT OPTION" if GRANT_OPTION in held else ""
+    return f"GRANT {privs} ON {on} {to}{option}"
 
 
 def host_matches(pattern: str, host: str) -> bool:
@@ -113,6 +214,8 @@ class UserStore:
                 password_hash=hash_from_text(item.get("password", "")),
                 privileges=set(item.get("privileges", [])),
                 grant_option=bool(item.get("grant_option", False)),
+                databases={d["db"]: set(d["privileges"]) for d in item.get("databases", [])},
+                tables={(t["db"], t["table"]): set(t["privileges"]) for t in item.get("tables", [])},
             )
             self._accounts[(account.user, account.host.lower())] = account
 
@@ -125,6 +228,9 @@ class UserStore:
                     "password": hash_to_text(a.password_hash),
                     "privileges": sorted(a.privileges),
                     "grant_option": a.grant_option,
+                    "databases": [{"db": d, "privileges": sorted(p)} for d, p in sorted(a.databases.items())],
+                    "tables": [{"db": d, "table": t, "privileges": sorted(p)}
+                               for (d, t), p in sorted(a.tables.items())],
                 }
                 for a in self._accounts.values()
             ]
@@ -186,22 +292,63 @@ class UserStore:
         del self._accounts[(user, host.lower())]
         self._save()
 
-    def grant(self, account: Account, privileges: set[str], grant_option: bool) -> None:
-        account.privileges |= privileges
-        account.privileges.discard("USAGE")
-        if ALL in account.privileges:
-            account.privileges = {ALL}
-        account.grant_option = account.grant_option or grant_option
+    def grant(self, account: Account, privileges: set[str], grant_option: bool,
+              db: str | None = None, table: str | None = None) -> None:
+        """GRANT at the global level (db None), on `db`.* (table None) or on `db`.`table`;
+        the caller has checked that the level may hold `privileges`."""
+        if db is None:
+            account.privileges |= privileges
+            account.privileges.discard("USAGE")
+            if ALL in account.privileges:
+                account.privileges = {ALL}
+            account.grant_option = account.grant_option or grant_option
+        else:
+            held = _level(account, db, table, create=True)
+            assert held is not None
+            held |= _expand(privileges, TABLE_PRIVILEGES if table is not None else DB_PRIVILEGES)
+            if grant_option:
+                held.add(GRANT_OPTION)
+            if not held:  # GRANT USAGE ON db.*: nothing to keep
+                _level(account, db, table, create=False, drop=True)
         self._save()
 
-    def revoke(self, account: Account, privileges: set[str]) -> None:
-        if ALL in privileges:
-            account.privileges = set()
-            account.grant_option = False
+    def revoke(self, account: Account, privileges: set[str], db: str | None = None,
+               table: str | None = None) -> bool:
+        """REVOKE at one level; False (nothing changed) when the account has no grant there."""
+        if db is None:
+            if ALL in privileges:
+                account.privileges = set()
+                account.grant_option = False
+            else:
+                account.privileges -= privileges
         else:
-            account.privileges -= privileges
+            held = _level(account, db, table, create=False)
+            if held is None:
+                return False
+            held -= _expand(privileges, TABLE_PRIVILEGES if table is not None else DB_PRIVILEGES)
+            if ALL in privileges:
+                held.discard(GRANT_OPTION)
+            if not held:
+                _level(account, db, table, create=False, drop=True)
         self._save()
+        return True
 
     def set_password(self, account: Account, password_hash: bytes) -> None:
         account.password_hash = password_hash
         self._save()
+
+
+def _level(account: Account, db: str, table: str | None, *, create: bool, drop: bool = False) -> set[str] | None:
+    """The account's privileges at one level below the global one (created, or dropped)."""
+    levels: dict = account.databases if table is None else account.tables
+    key = db if table is None else (db, table.lower())
+    if drop:
+        return levels.pop(key, None)
+    held = levels.get(key)
+    if held is None and create:
+        held = levels[key] = set()
+    return held
+
+
+def _expand(privileges: set[str], every: frozenset[str]) -> set[str]:
+    return set(every) if ALL in privileges else privileges - {"USAGE"}

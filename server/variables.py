@@ -167,8 +167,9 @@ def select_value(value: Any) -> Any:
 
 
 @functools.lru_cache(maxsize=256)
-def like_matcher(pattern: str) -> Callable[[str], Any]:
-    """A case-insensitive matcher for an SQL LIKE pattern (`%`, `_`, backslash escapes)."""
+def like_matcher(pattern: str, ignore_case: bool = True) -> Callable[[str], Any]:
+    """A matcher for an SQL LIKE pattern (`%`, `_`, backslash escapes), case-insensitive
+    unless `ignore_case` is False."""
     out = []
     i = 0
     while i < len(pattern):
@@ -179,7 +180,7 @@ def like_matcher(pattern: str) -> Callable[[str], Any]:
             continue
         out.append(".*" if ch == "%" else "." if ch == "_" else re.escape(ch))
         i += 1
-    return re.compile("".join(out), re.IGNORECASE | re.DOTALL).fullmatch
+    return re.compile("".join(out), (re.IGNORECASE if ignore_case else 0) | re.DOTALL).fullmatch
 
 
 StatusProvider = Callable[[], Mapping[str, Any]]

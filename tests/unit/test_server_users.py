@@ -53,3 +53,48 @@ def test_empty_password(tmp_path):
     store.create("anon", "%", b"")
     assert store.authenticate("anon", "1.2.3.4", SALT, b"") is not None
     assert store.authenticate("anon", "1.2.3.4", SALT, scramble_native_password("x", SALT)) is None
+
+
+def test_database_and_table_levels_persist_and_old_files_still_load(tmp_path):
+    path = tmp_path / "users.json"
+    # a file written before the lower levels existed: global privileges only
+    path.write_text(json.dumps({"users": [{"user": "old", "host": "%", "password": "",
+                                           "privileges": ["SELECT"], "grant_option": False}]}))
+    store = UserStore(path)
+    old = store.get("old", "%")
+    assert old.databases == {} and old.tables == {} and old.holds("SELECT", "q", "t")
+    acc = store.create("app", "%", b"")
+    store.grant(acc, {"SELECT"}, False, "q")
+    store.grant(acc, {ALL}, True, "q", "T")  # table names keep no case
+    store.grant(acc, {"USAGE"}, False, "p")  # nothing to keep
+    again = UserStore(path).get("app", "%")
+    assert again.databases == {"q": {"SELECT"}}
+    assert again.tables[("q", "t")] >= {"SELECT", "INSERT", "UPDATE", "DELETE", "DROP", "ALTER", "GRANT OPTION"}
+    assert again.grants()[1:] == ["GRANT SELECT ON `q`.* TO `app`@`%`",
+                                  "GRANT ALL PRIVILEGES ON `q`.`t` TO `app`@`%` WITH GRANT OPTION"]
+    assert again.holds("SELECT", "q", "other") and not again.holds("SELECT", "p", "t")
+    assert again.holds("DROP", "q", "t") and not again.holds("DROP", "q", "other")
+    assert again.sees_database("q") and not again.sees_database("p")
+    assert again.sees_table("q", "anything") and not again.sees_table("p", "t")
+    assert store.revoke(acc, {"SELECT"}, "q") and acc.databases == {}
+    assert not store.revoke(acc, {"SELECT"}, "q")  # no grant there: the caller's 1141
+    assert store.revoke(acc, {ALL}, "q", "t") and acc.tables == {}
+    assert UserStore(path).get("app", "%").grants() == ["GRANT USAGE ON *.* TO `app`@`%`"]
+
+
+def test_database_patterns_apply_as_mysqld_orders_them(tmp_path):
+    store = UserStore(tmp_path / "users.json")
+    acc = store.create("w", "%", b"")
+    store.grant(acc, {"SELECT"}, False, "p%")
+    store.grant(acc, {"UPDATE"}, False, "_")  # any one-letter name: more specific than p%
+    store.grant(acc, {"INSERT"}, False, "pa%")
+    store.grant(acc, {"DELETE"}, False, "my\\_db")  # a literal underscore
+    store.grant(acc, {"DROP"}, False, "pab")
+    assert acc.database_privileges("p") == {"UPDATE"}
+    assert acc.database_privileges("pz") == {"SELECT"}
+    assert acc.database_privileges("pax") == {"INSERT"}
+    assert acc.database_privileges("pab") == {"DROP"}  # its own entry first
+    assert acc.database_privileges("my_db") == {"DELETE"} and acc.database_privileges("myxdb") == set()
+    assert acc.database_privileges("P") == {"UPDATE"} and acc.database_privileges("Pz") == set()  # case counts
+    assert [line.split(" ON ")[1].split(" TO")[0] for line in acc.grants()[1:]] == [
+        "`my\\_db`.*", "`pab`.*", "`_`.*", "`pa%`.*", "`p%`.*"]  # names (no wildcard) first

@@ -1,0 +1,473 @@
+"""Privilege checks as MariaDB 10.11 makes them, for sessions whose account lacks ALL PRIVILEGES.
+
+Contract
+- A session whose account holds ALL PRIVILEGES never reaches this module: `ClientSession`
+  keeps `privileges = None` for it and tests that one attribute, so the hot path (sysbench,
+  root) pays nothing -- no authorizer, no second parse.
+- `Privileges.check(sql, first)` runs before the engine sees an engine statement (SELECT, DML,
+  DDL, SHOW/DESCRIBE answered from the catalog, LOCK TABLES). It raises the `SQLError` MariaDB
+  raises, or returns a `Verdict`: whether a locking read may lock, and which rows of a SHOW
+  listing the account may see. `check_database` guards USE, COM_INIT_DB and the handshake's db.
+- Finding the tables a SELECT or DML statement touches is not done by parsing it: the engine
+  (`engine.core.Session.access`) compiles its SQLite translation (EXPLAIN, never run) under
+  SQLite's authorizer, which reports every table and column read or written whatever the
+  statement's shape -- WITH, UNION, subqueries, derived tables, joins, INSERT ... SELECT,
+  multi-table UPDATE/DELETE -- cached per translation. A table the statement reads is a table
+  SQLite reports, so no shape of ours can hide one. What SQLite cannot see is decided here on
+  MySQL's terms: the verb's privileges on its target (REPLACE needs INSERT and DELETE; ON
+  DUPLICATE KEY UPDATE, INSERT and UPDATE), DDL, SHOW, USE, LOCK TABLES (small token scans:
+  their grammar is names in fixed places).
+- Order, as MariaDB: table-level privileges of every table first (1142, naming every privilege
+  missing on the first denied table in the statement's text, in mysqld's privilege order), then
+  the columns a statement reads of a table it writes (1143: SELECT on the column), so
+  `UPDATE t SET a = 1` needs UPDATE only and `... WHERE id = 1` also SELECT.
+- A SELECT or DML the engine cannot plan (unknown table or column, a shape it lacks) is checked
+  on the names it mentions after FROM/JOIN/INTO/UPDATE first: an account learns nothing about
+  tables it may not see (1142 before 1146 or 1054, as MariaDB); the engine's error otherwise.
+- Locking reads: MariaDB 10.11 lets an account with SELECT run SELECT ... FOR UPDATE / LOCK IN
+  SHARE MODE (MySQL 8.0 also wants UPDATE, DELETE or LOCK TABLES). The engine locks with its one
+  writer lock, not row locks, so such a read would stall every writer of every table; an account
+  that holds none of UPDATE, DELETE, LOCK TABLES on every table the read locks gets it as a
+  plain read (allowed, as MariaDB; it locks nothing, which it could not use to write anyway).
+- Error hosts, as MariaDB 10.11 words them: 1142/1143 name the client's address; 1044 the
+  account's host, except SHOW CREATE DATABASE (the client's address).
+- Column-level privileges are not kept: GRANT on columns answers 1235 (server/admin.py).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from engine.lexer import SyntaxError_, Token, extract, tokenize
+from protocol.errors import (
+    ER_COLUMNACCESS_DENIED_ERROR,
+    ER_DBACCESS_DENIED_ERROR,
+    ER_TABLEACCESS_DENIED_ERROR,
+    SQLError,
+)
+from server.users import ORDER, Account
+
+if TYPE_CHECKING:
+    from engine.core import Access
+    from server.session import ClientSession
+
+INFORMATION_SCHEMA = "information_schema"
+# The privileges a DML verb needs on the table it writes.
+_VERB_NEEDS: dict[str, tuple[str, ...]] = {
+    "INSERT": ("INSERT",), "REPLACE": ("INSERT", "DELETE"), "UPDATE": ("UPDATE",), "DELETE": ("DELETE",),
+    "LOAD": ("INSERT",),
+}
+_LOCKERS = ("UPDATE", "DELETE", "LOCK TABLES")
+_COLUMN_PRIVILEGES = ("SELECT", "INSERT", "UPDATE", "REFERENCES")
+# Words after which a statement names a table (the fallback scan of an unplannable statement).
+_TABLE_WORDS = frozenset({"FROM", "JOIN", "INTO", "UPDATE", "TABLE"})
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    lock_reads: bool = True  # False: run a locking read as a plain read (see the header)
+    keep: Callable[[tuple], bool] | None = None  # the rows of a SHOW listing the account sees
+
+
+_ALLOWED = Verdict()
+Need = tuple[str | None, str, tuple[str, ...]]  # (database, table, privileges it needs)
+
+
+class Privileges:
+    """The checks of one session whose account lacks ALL PRIVILEGES."""
+
+    def __init__(self, session: ClientSession) -> None:
+        self.session = session
+
+    @property
+    def account(self) -> Account:
+        account = self.session.account
+        assert account is not None
+        return account
+
+    def sees_database(self, db: str) -> bool:
+        return self.account.sees_database(db)
+
+    def sees_table(self, db: str, table: str) -> bool:
+        return self.account.sees_table(db, table)
+
+    def sees_columns(self, db: str, table: str) -> bool:
+        """information_schema.COLUMNS lists a column the account may SELECT, INSERT, UPDATE or
+        REFERENCES (mysqld's COL_ACLS); DELETE alone shows none."""
+        return any(self.account.holds(p, db, table) for p in _COLUMN_PRIVILEGES)
+
+    # -- errors -------------------------------------------------------------------------------------
+
+    def _table_denied(self, missing: set[str] | tuple[str, ...], db: str, table: str) -> SQLError:
+        named = ", ".join(sorted(missing, key=lambda p: ORDER.index(p) if p in ORDER else -1))
+        return SQLError(ER_TABLEACCESS_DENIED_ERROR, named, self.session.user, self.session.host, db, table)
+
+    def _db_denied(self, db: str, host: str | None = None) -> SQLError:
+        return SQLError(ER_DBACCESS_DENIED_ERROR, self.session.user, host or self.account.host, db)
+
+    def _require(self, needs: list[Need]) -> None:
+        """1142 for the first (db, table, privileges) of `needs` lacking any of them; a table
+        without a database (no current one) is left to the engine's 1046."""
+        account = self.account
+        for db, table, privileges in needs:
+            if db is None:
+                continue
+            missing = {p for p in privileges if not account.holds(p, db, table)}
+            if missing:
+                raise self._table_denied(missing, db, table)
+
+    # -- the check --------------------------------------------------------------------------------
+
+    def check_database(self, db: str) -> None:
+        """USE db / COM_INIT_DB / a handshake's database: 1044 without any privilege in it."""
+        if db.lower() != INFORMATION_SCHEMA and not self.account.sees_database(db):
+            raise self._db_denied(db)
+
+    async def check(self, sql: str, first: str) -> Verdict:
+        try:
+            tokens = tokenize(extract(sql)[0])
+        except SyntaxError_ as exc:
+            raise exc.with_literals(sql) from None  # the engine's own 1064, with the literals
+        words = [t.upper for t in tokens]
+        if first in ("CREATE", "DROP", "ALTER", "RENAME", "TRUNCATE"):
+            self._check_ddl(tokens, words)
+            return _ALLOWED
+        if first in ("SHOW", "DESCRIBE", "DESC", "EXPLAIN", "ANALYZE", "OPTIMIZE", "CHECK", "LOCK"):
+            verdict = self._check_admin(tokens, words)
+            if verdict is not None:
+                return verdict
+        session = self.session
+        try:
+            access = await session.engine_session.access(sql)
+        except SQLError:
+            if first == "UPDATE" and _multi_table(tokens, words, "SET"):
+                # MariaDB's multi-table UPDATE wants SELECT or UPDATE on each table before it
+                # opens them (then 1146, 1054 ...), the rest once it knows what is updated
+                for db, table, _ in self._mentioned(tokens, words, "SELECT"):
+                    if db is not None and not (self.account.holds("SELECT", db, table)
+                                               or self.account.holds("UPDATE", db, table)):
+                        raise self._table_denied(("SELECT",), db, table) from None
+                raise
+            self._require(self._mentioned(tokens, words, first))
+            raise
+        if access.kind == "select" or access.kind == "write":
+            return self._check_dml(sql, first, access, tokens, words)
+        return _ALLOWED
+
+    def _check_dml(self, sql: str, first: str, access: Access, tokens: list[Token], words: list[str]) -> Verdict:
+        account = self.account
+        needs: dict[tuple[str, str], set[str]] = {}
+        for op, db, table in access.writes:
+            needs.setdefault((db, table), set()).add(op)
+        target = access.target
+        if target is not None:
+            verb = _VERB_NEEDS.get(first, ())
+            needs.setdefault(target, set()).update(verb)
+            if access.upsert:
+                needs[target].update(("INSERT", "UPDATE"))
+        text = sql.lower()
+        written = set(needs)
+        if first == "DELETE" and (words[1:2] != ["FROM"] or "USING" in words):
+            written = set()  # a multi-table DELETE's tables are SELECTed at the table level first
+        elif target is not None and "SELECT" in words:
+            # a SELECT inside the statement naming the target reads it as a table of its own
+            inner = text[text.find("select"):]
+            if _position(inner, target[1]) < len(inner):
+                written.discard(target)
+        elif target is not None and first == "UPDATE" and _multi_table(tokens, words, "SET"):
+            # a multi-table UPDATE joining its target to itself reads the other copy as a table
+            tables_part = text[:text.find(" set ")]
+            if len(re.findall(_name_pattern(target[1]), tables_part)) > 1:
+                written.discard(target)
+        for db, table, _ in access.reads:
+            if (db, table) not in written:
+                needs.setdefault((db, table), set()).add("SELECT")
+        ordered = sorted(needs.items(), key=lambda item: _position(text, item[0][1]))
+        self._require([(db, table, tuple(privileges)) for (db, table), privileges in ordered])
+        for db, table, col in access.reads:
+            if (db, table) in written and col and not account.holds("SELECT", db, table):
+                raise SQLError(ER_COLUMNACCESS_DENIED_ERROR, "SELECT", self.session.user, self.session.host,
+                               col, table)
+        if access.locking and not all(
+                any(account.holds(p, db, table) for p in _LOCKERS) for (db, table) in needs):
+            return Verdict(lock_reads=False)
+        return _ALLOWED
+
+    # -- DDL ----------------------------------------------------------------------------------------
+
+    def _check_ddl(self, tokens: list[Token], words: list[str]) -> None:
+        default = self.session.database
+        cur = _Cursor(tokens, words, default)
+        needs: list[Need] = []
+        if cur.accept("CREATE"):
+            cur.accept_seq("OR", "REPLACE")
+            if cur.accept("DATABASE", "SCHEMA"):
+                cur.accept_seq("IF", "NOT", "EXISTS")
+                self._require_db(cur.name(), "CREATE")
+                return
+            cur.accept("TEMPORARY")
+            if cur.accept("TABLE"):
+                cur.accept_seq("IF", "NOT", "EXISTS")
+                db, table = cur.table()
+                like = "LIKE" in words[cur.i:cur.i + 2] or "LIKE" in words[cur.i + 1:cur.i + 3]
+                selects = "SELECT" in words[cur.i:]
+                needs.append((db, table, ("INSERT", "CREATE") if selects and not like else ("CREATE",)))
+                if like:
+                    cur.skip_to("LIKE")
+                    needs.append((*cur.table(), ("SELECT",)))
+            else:
+                cur.accept("UNIQUE", "FULLTEXT", "SPATIAL")
+                if cur.accept("INDEX"):
+                    cur.skip_to("ON")
+                    needs.append((*cur.table(), ("INDEX",)))
+        elif cur.accept("DROP"):
+            if cur.accept("DATABASE", "SCHEMA"):
+                cur.accept_seq("IF", "EXISTS")
+                self._require_db(cur.name(), "DROP")
+                return
+            cur.accept("TEMPORARY")
+            if cur.accept("TABLE", "TABLES"):
+                cur.accept_seq("IF", "EXISTS")
+                while True:
+                    needs.append((*cur.table(), ("DROP",)))
+                    if not cur.accept_op(","):
+                        break
+            elif cur.accept("INDEX"):
+                cur.skip_to("ON")
+                needs.append((*cur.table(), ("INDEX",)))
+        elif cur.accept("ALTER"):
+            cur.accept("ONLINE", "IGNORE")
+            if cur.accept("TABLE"):
+                db, table = cur.table()
+                if "RENAME" in words[cur.i:]:  # ALTER TABLE t RENAME [TO] u: RENAME TABLE's needs
+                    needs.append((db, table, ("DROP", "ALTER")))
+                    cur.skip_to("RENAME")
+                    cur.accept("TO", "AS")
+                    needs.append((*cur.table(), ("CREATE", "INSERT")))
+                else:
+                    needs.append((db, table, ("ALTER",)))
+        elif cur.accept("RENAME"):
+            cur.accept("TABLE", "TABLES")
+            while True:
+                needs.append((*cur.table(), ("DROP", "ALTER")))
+                cur.accept("TO")
+                needs.append((*cur.table(), ("CREATE", "INSERT")))
+                if not cur.accept_op(","):
+                    break
+        elif cur.accept("TRUNCATE"):
+            cur.accept("TABLE")
+            needs.append((*cur.table(), ("DROP",)))
+        self._require(needs)
+
+    def _require_db(self, db: str, privilege: str) -> None:
+        if not self.account.holds(privilege, db):
+            raise self._db_denied(db)
+
+    # -- SHOW, DESCRIBE, LOCK TABLES ----------------------------------------------------------------
+
+    def _check_admin(self, tokens: list[Token], words: list[str]) -> Verdict | None:
+        """None: not a statement answered from the catalog (SELECT-like EXPLAIN): the engine's."""
+        account = self.account
+        cur = _Cursor(tokens, words, self.session.database)
+        if cur.accept("DESCRIBE", "DESC", "EXPLAIN"):
+            if cur.peek() in ("SELECT", "INSERT", "UPDATE", "DELETE", "REPLACE", "WITH"):
+                return None
+            return self._see_table(*cur.table(), "SELECT")
+        if cur.accept("ANALYZE", "OPTIMIZE", "CHECK"):
+            cur.accept("NO_WRITE_TO_BINLOG", "LOCAL")
+            cur.accept("TABLE", "TABLES")
+            needed = ("SELECT", "INSERT") if words[0] != "CHECK" else ("SELECT",)
+            needs: list[Need] = []
+            while True:
+                needs.append((*cur.table(), needed))
+                if not cur.accept_op(","):
+                    break
+            self._require(needs)
+            return _ALLOWED
+        if cur.accept("LOCK"):
+            cur.accept("TABLE", "TABLES")
+            needs = []
+            while True:
+                db, table = cur.table()
+                if db is not None and not account.holds("LOCK TABLES", db):
+                    raise self._db_denied(db)
+                needs.append((db, table, ("SELECT",)))
+                while cur.peek() and cur.peek() not in (",",):
+                    cur.i += 1
+                if not cur.accept_op(","):
+                    break
+            self._require(needs)
+            return _ALLOWED
+        if not cur.accept("SHOW"):
+            return _ALLOWED
+        cur.accept("FULL", "EXTENDED")
+        if cur.accept("CREATE"):
+            if cur.accept("TABLE"):
+                return self._see_table(*cur.table(), "SHOW")
+            if cur.accept("DATABASE", "SCHEMA"):
+                cur.accept_seq("IF", "NOT", "EXISTS")
+                db = cur.name()
+                if db.lower() != INFORMATION_SCHEMA and not account.sees_database(db):
+                    raise self._db_denied(db, self.session.host)
+            return _ALLOWED
+        if cur.accept("COLUMNS", "FIELDS", "INDEX", "INDEXES", "KEYS"):
+            cur.accept("FROM", "IN")
+            db, table = cur.table()
+            if cur.accept("FROM", "IN"):
+                db = cur.name()
+            return self._see_table(db, table, "SELECT")
+        if cur.accept("DATABASES", "SCHEMAS"):
+            if account.holds("SHOW DATABASES", ""):
+                return _ALLOWED
+            return Verdict(keep=lambda row: row[0] == INFORMATION_SCHEMA or account.sees_database(row[0]))
+        status = cur.accept_seq("TABLE", "STATUS")
+        if status or cur.accept("TABLES"):
+            db = cur.name() if cur.accept("FROM", "IN") else self.session.database
+            if db is None or db.lower() == INFORMATION_SCHEMA:
+                return _ALLOWED  # 1046 from the engine, or the always-visible schema
+            if not account.sees_database(db):
+                raise self._db_denied(db)
+            return Verdict(keep=lambda row: account.sees_table(db, row[0]))
+        return _ALLOWED
+
+    def _see_table(self, db: str | None, table: str, command: str) -> Verdict:
+        """SHOW CREATE TABLE wants any privilege on the table at any level; DESCRIBE, SHOW
+        COLUMNS and SHOW INDEX want SELECT at the global or database level, or any privilege
+        on the table itself (as mysqld: the database level is asked for SELECT only)."""
+        if db is None or db.lower() == INFORMATION_SCHEMA:
+            return _ALLOWED
+        account = self.account
+        if command == "SHOW":
+            allowed = account.sees_table(db, table)
+        else:
+            allowed = account.holds("SELECT", db) or bool(account.tables.get((db, table.lower())))
+        if not allowed:
+            raise self._table_denied((command,), db, table)
+        return _ALLOWED
+
+    # -- the fallback scan ----------------------------------------------------------------------------
+
+    def _mentioned(self, tokens: list[Token], words: list[str], first: str) -> list[Need]:
+        """The tables a statement names after FROM/JOIN/INTO/UPDATE/TABLE (and comma lists of
+        them), with the privilege each needs: the verb's for its target, SELECT otherwise."""
+        ctes = {tokens[i - 1].text.lower() for i, w in enumerate(words) if w == "AS" and i > 0
+                and i + 1 < len(words) and tokens[i + 1].text == "("}
+        cur = _Cursor(tokens, words, self.session.database)
+        needs: list[Need] = []
+        verb = _VERB_NEEDS.get(first)
+        targeted = False
+        if first == "DELETE" and words[1:2] != ["FROM"] and "FROM" in words:
+            # DELETE t1, t2 FROM ...: DELETE on the names before FROM, SELECT on every table after
+            cur.i = 1
+            while cur.peek_kind() in ("word", "ident") and cur.peek() != "FROM":
+                db, table = cur.table()
+                cur.accept_op(".")
+                cur.accept_op("*")
+                needs.append((db, table, ("DELETE",)))
+                cur.accept_op(",")
+            verb = None
+        while cur.i < len(tokens):
+            word = words[cur.i]
+            cur.i += 1
+            if word not in _TABLE_WORDS:
+                continue
+            while True:
+                if cur.peek_kind() not in ("word", "ident") or (cur.peek() in _NOT_NAMES):
+                    break
+                db, table = cur.table()
+                if cur.peek() == "(" and word != "INTO":
+                    break  # a function call (after INTO: the column list)
+                wanted: tuple[str, ...] = ("SELECT",)
+                if verb is not None and not targeted and word in ("INTO", "UPDATE", "FROM"):
+                    wanted, targeted = verb, True
+                if db is not None and table.lower() not in ctes:
+                    needs.append((db, table, wanted))
+                while cur.peek_kind() == "word" and cur.peek() not in _NOT_NAMES and cur.peek() != "":
+                    cur.i += 1  # an alias
+                if not cur.accept_op(","):
+                    break
+        return needs
+
+
+# Words that end a name list in the fallback scan (never table names there).
+_NOT_NAMES = frozenset({
+    "SELECT", "WHERE", "SET", "VALUES", "VALUE", "ON", "USING", "JOIN", "INNER", "LEFT", "RIGHT", "CROSS",
+    "NATURAL", "STRAIGHT_JOIN", "GROUP", "ORDER", "LIMIT", "HAVING", "UNION", "FOR", "LOCK", "WINDOW",
+    "PARTITION", "IGNORE", "LOW_PRIORITY", "QUICK", "INTO", "FROM", "AS", "DUAL", "LATERAL", "OUTER",
+    "EXCEPT", "INTERSECT", "PROCEDURE", "RETURNING",
+})
+
+
+def _name_pattern(name: str) -> str:
+    return r"(?<![\w$])" + re.escape(name.lower()) + r"(?![\w$])"
+
+
+def _position(text: str, table: str) -> int:
+    """Where the statement's text first names `table` (MariaDB checks tables in text order)."""
+    m = re.search(_name_pattern(table), text)
+    return m.start() if m else len(text)
+
+
+def _multi_table(tokens: list[Token], words: list[str], until: str) -> bool:
+    """A JOIN or a comma list of tables before `until` (UPDATE a, b SET ... / a JOIN b)."""
+    end = words.index(until) if until in words else len(words)
+    return "JOIN" in words[:end] or any(t.kind == "op" and t.text == "," for t in tokens[:end])
+
+
+class _Cursor:
+    """Tokens of a statement's shape, read forward; names resolve against the current db."""
+
+    def __init__(self, tokens: list[Token], words: list[str], database: str | None) -> None:
+        self.tokens = tokens
+        self.words = words
+        self.database = database
+        self.i = 0
+
+    def peek(self) -> str:
+        if self.i >= len(self.tokens):
+            return ""
+        tok = self.tokens[self.i]
+        return tok.upper if tok.kind == "word" else tok.text
+
+    def peek_kind(self) -> str:
+        return self.tokens[self.i].kind if self.i < len(self.tokens) else ""
+
+    def accept(self, *words: str) -> str | None:
+        if self.i < len(self.tokens) and self.words[self.i] in words and self.words[self.i]:
+            self.i += 1
+            return self.words[self.i - 1]
+        return None
+
+    def accept_seq(self, *words: str) -> bool:
+        if tuple(self.words[self.i:self.i + len(words)]) == words:
+            self.i += len(words)
+            return True
+        return False
+
+    def accept_op(self, op: str) -> bool:
+        if self.i < len(self.tokens) and self.tokens[self.i].kind == "op" and self.tokens[self.i].text == op:
+            self.i += 1
+            return True
+        return False
+
+    def skip_to(self, word: str) -> None:
+        while self.i < len(self.tokens) and self.words[self.i] != word:
+            self.i += 1
+        self.i += 1
+
+    def name(self) -> str:
+        if self.i >= len(self.tokens):
+            return ""
+        tok = self.tokens[self.i]
+        self.i += 1
+        return tok.text
+
+    def table(self) -> tuple[str | None, str]:
+        """`name` or `db.name`; db is the current database (None without one) when unqualified."""
+        first = self.name()
+        if self.accept_op("."):
+            return first, self.name()
+        return self.database, first
