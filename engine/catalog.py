@@ -16,6 +16,7 @@ import json
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from engine.coltypes import ColumnType, declared_type
 from engine.lexer import Token, mysql_ident, quote_ident, syntax_error
 from protocol.errors import (
     ER_BAD_FIELD_ERROR,
@@ -25,6 +26,7 @@ from protocol.errors import (
     ER_WRONG_AUTO_KEY,
     SQLError,
 )
+from protocol.messages import ColumnFlag
 
 INT_TYPES = {"tinyint", "smallint", "mediumint", "int", "integer", "bigint", "bit", "bool", "boolean", "year", "serial"}
 REAL_TYPES = {"float", "double", "real"}
@@ -34,6 +36,7 @@ CHAR_TYPES = {"char", "varchar", "tinytext", "text", "mediumtext", "longtext", "
 TIME_TYPES = {"date", "datetime", "timestamp", "time"}
 BLOB_TYPES = {"binary", "varbinary", "tinyblob", "blob", "mediumblob", "longblob"}
 ALL_TYPES = INT_TYPES | REAL_TYPES | NUMERIC_TYPES | CHAR_TYPES | TIME_TYPES | BLOB_TYPES
+PART_KEY = 16384  # MySQL's PART_KEY_FLAG: the column is in some index
 DISPLAY_WIDTH = {"tinyint": 4, "smallint": 6, "mediumint": 9, "int": 11, "integer": 11, "bigint": 20}
 
 
@@ -99,6 +102,26 @@ class Table:
     columns: list[Column]
     indexes: list[Index] = field(default_factory=list)
     auto_increment_start: int | None = None
+
+    def result_type(self, col: Column) -> ColumnType:
+        """The description of `col` in a result set, with its NOT NULL and key flags."""
+        ct = declared_type(col.base, col.args, col.unsigned, col.binary)
+        flags = ct.flags
+        name = col.name.lower()
+        if not col.nullable:
+            flags |= ColumnFlag.NOT_NULL
+        if col.auto_increment:
+            flags |= ColumnFlag.AUTO_INCREMENT
+        for index in self.indexes:
+            names = [c.lower() for c in index.columns]
+            if name not in names:
+                continue
+            flags |= PART_KEY
+            if index.primary:
+                flags |= ColumnFlag.PRI_KEY
+            elif names[0] == name:
+                flags |= ColumnFlag.UNIQUE_KEY if index.unique else ColumnFlag.MULTIPLE_KEY
+        return ct.with_flags(flags)
 
     def must_column(self, name: str, where: str = "field list") -> Column:
         col = self.column(name)

@@ -78,7 +78,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from engine import explain, functions, infoschema
+from engine import coltypes, explain, functions, infoschema, values
 from engine.catalog import Table, TokenCursor, mysql_literal, sql_literal
 from engine.ddl import DdlAction, DdlParser
 from engine.lexer import (
@@ -99,6 +99,7 @@ from engine.translate import (
     LAST_ID,
     NOW,
     ROW_COUNT,
+    STORE,
     UNIX_NOW,
     Plan,
     Translator,
@@ -222,7 +223,9 @@ def _internal(schema: str | None, table: str | None) -> bool:
 @dataclass
 class Result:
     columns: list[str] = field(default_factory=list)
-    column_types: list[str] = field(default_factory=list)  # integer/double/string/blob/datetime/null
+    # per column: its `coltypes.ColumnType` (or, for catalog answers, a coarse kind:
+    # integer/double/string/blob/datetime/null)
+    column_types: list[Any] = field(default_factory=list)
     rows: list[tuple] = field(default_factory=list)
     affected_rows: int = 0
     last_insert_id: int = 0
@@ -1504,6 +1507,14 @@ class Session:
             elif source[0] == "bytes":
                 v = params[source[1]]
                 args.append(v.encode("utf-8", "surrogateescape") if isinstance(v, str) else v)
+            elif source[0] == STORE:
+                _, index, binary, col, row, where, negative = source
+                v = params[index]
+                if negative:
+                    v = -v
+                elif binary and isinstance(v, str):
+                    v = v.encode("utf-8", "surrogateescape")
+                args.append(values.store(col, v, row, where))
             else:
                 raise AssertionError(source)
         return args
@@ -1569,8 +1580,8 @@ class Session:
             self.found = counted[0][0]
         if plan.names is not None:
             names = _column_names(plan.names, names, sql, params)
-        return Result(columns=names, column_types=column_types(rows, len(names)), rows=rows,
-                      in_transaction=self.in_transaction)
+        types, rows = result_types(plan, names, rows, sql, params)
+        return Result(columns=names, column_types=types, rows=rows, in_transaction=self.in_transaction)
 
     async def _acquire(self) -> None:
         if self._holds_lock:
@@ -1799,6 +1810,23 @@ def _savepoint_statement(words: list[str], tokens) -> Plan | None:
                 return Plan("rollback_to", tokens[-1].text, [])
             raise syntax_error(" ".join(words))
     return None
+
+
+def result_types(plan: Plan, names: list[str], rows: list[tuple], sql: str,
+                 params: list[object]) -> tuple[list[coltypes.ColumnType], list[tuple]]:
+    """Each result column's MySQL type (from the schema and the expression; for an expression
+    the typer does not know, the one type all its values fit) and the rows in that type's text
+    form (DECIMAL scale, binary strings as bytes, fractional seconds ...)."""
+    typed: list[coltypes.ColumnType | None] = []
+    if plan.result_types is not None:
+        typed = plan.result_types.types(params, lambda: literal_texts(sql))
+    if len(typed) != len(names):
+        typed = [None] * len(names)
+    types = [t if t is not None else coltypes.from_rows(rows, i) for i, t in enumerate(typed)]
+    convert = coltypes.converter(types)
+    if convert is not None:
+        rows = [convert(row) for row in rows]
+    return types, rows
 
 
 def parsing(fn, *args):

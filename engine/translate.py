@@ -23,6 +23,7 @@ from typing import Any
 
 from engine import infoschema
 from engine.catalog import Table
+from engine.exprtypes import SelectTypes, from_tables, split_select
 from engine.lexer import Token, quote_ident, syntax_error
 from protocol.errors import (
     ER_BAD_FIELD_ERROR,
@@ -39,6 +40,7 @@ from protocol.errors import (
 # Per-execution argument sources (besides an int: the index of a literal of the statement).
 NOW, CURDATE, CURTIME, UNIX_NOW, LAST_ID, DATABASE, CONN_ID, FOUND, ROW_COUNT = (
     "now", "curdate", "curtime", "unix", "lastid", "db", "connid", "found", "rowcount")
+STORE = "store"  # (STORE, literal index, is _binary, Column, row number, `db`.`t`.`c`, negated)
 
 CLAUSE_WORDS = {
     "WHERE", "GROUP", "ORDER", "HAVING", "LIMIT", "SET", "UNION", "WINDOW", "FOR", "LOCK", "VALUES",
@@ -104,6 +106,7 @@ class Plan:
     cacheable: bool = True  # False when literals were inlined (ORDER BY 2)
     sysvars: bool = False  # reads @@variables: a write is binlogged with their values inlined
     calc_found: bool = False  # SQL_CALC_FOUND_ROWS: FOUND_ROWS() counts the rows without LIMIT
+    result_types: SelectTypes | None = None  # SELECT: the MySQL type of each result column
 
 
 class Translator:
@@ -551,7 +554,20 @@ class Translator:
         end = self.emit_range(0, len(self.tokens))
         if end != len(self.tokens):
             raise self.error_at(end)
-        return self.finish("select", names=self.select_names(), locking=self.locking)
+        return self.finish("select", names=self.select_names(), locking=self.locking,
+                           result_types=self.select_types())
+
+    def select_types(self) -> SelectTypes | None:
+        split = split_select(self.tokens)
+        if split is None:
+            return None
+        items, end = split
+
+        def lookup(schema: str | None, name: str) -> Table | None:
+            schema = schema or self.database
+            return self.catalog(schema, name) if schema in self.schemas else None
+
+        return SelectTypes(items, from_tables(self.tokens, end, lookup))
 
     def select_names(self) -> list[object] | None:
         """Column names MySQL would report, where SQLite's would differ (literals, rewrites)."""
@@ -776,6 +792,8 @@ class Translator:
                         raise SQLError(ER_BAD_NULL_ERROR, col.name)
                 if is_auto:
                     self.auto_dirty = True
+                if self.emit_stored(span, col, n + 1, schema, table.name):
+                    continue
                 self.emit_range(span[0], span[1])
             for _ in extra_now:
                 self.out.append(",")
@@ -810,6 +828,27 @@ class Translator:
                     return i
             i += 1
         return i
+
+    def emit_stored(self, span: tuple[int, int], col, row: int, schema: str, table: str) -> bool:
+        """A literal (or `_binary` literal) assigned to `col`: an argument the engine converts
+        as the column stores it (`engine.values.store`: strict mode). False for expressions."""
+        toks = self.tokens
+        start, end = span
+        binary = end - start == 2 and toks[start].kind == "word" and toks[start].upper in ("_BINARY", "BINARY")
+        negative = end - start == 2 and toks[start].kind == "op" and toks[start].text in "-+" \
+            and isinstance(self.params[toks[start + 1].param] if toks[start + 1].kind == "param" else None,
+                           int | float)
+        if binary or negative:
+            negative = negative and toks[start].text == "-"
+            start += 1
+        elif end - start == 2 and toks[start].kind == "word" and toks[start].upper.startswith("_") \
+                and toks[start].upper[1:].lower() in ("utf8", "utf8mb4", "utf8mb3", "latin1", "ascii"):
+            start += 1
+        if end - start != 1 or toks[start].kind != "param":
+            return False
+        where = f"`{schema}`.`{table}`.`{col.name}`"
+        self.add_arg((STORE, toks[start].param, binary, col, row, where, negative))
+        return True
 
     def emit_upsert(self, i: int, table: Table) -> int:
         toks = self.tokens
@@ -882,7 +921,8 @@ class Translator:
                     j = k
                     break
                 k += 1
-            self.emit_range(start, j)
+            if not self.emit_stored((start, j), target, 1, table.schema, table.name):
+                self.emit_range(start, j)
             self.assigned.append((*span, len(self.out), len(self.args)))
             i = j
             if i < end and toks[i].text == ",":

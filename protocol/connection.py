@@ -50,6 +50,7 @@ from protocol.auth import (
     scramble_native_password,
     verify_native_password,
 )
+from protocol.binary import BINARY_RESPONSES, BinaryResultSet, BinaryRows, PrepareOK
 from protocol.errors import (
     ER_HANDSHAKE_ERROR,
     ER_NET_PACKET_TOO_LARGE,
@@ -153,6 +154,9 @@ def _ack_requested(header: bytes) -> bool:
 
 # ---------------------------------------------------------------------------------------------
 # State machines
+
+
+BinaryResponse = PrepareOK | BinaryResultSet | BinaryRows
 
 
 class ServerState(enum.Enum):
@@ -513,7 +517,7 @@ class ServerConnection:
 
     # -- output -------------------------------------------------------------------------------
 
-    def send(self, message: OK | ERR | EOF | ResultSet | AuthSwitchRequest) -> bytes:
+    def send(self, message: OK | ERR | EOF | ResultSet | AuthSwitchRequest | BinaryResponse) -> bytes:
         """Bytes for one response (or an auth switch request during login)."""
         state = self._machine.state
         if isinstance(message, AuthSwitchRequest):
@@ -539,7 +543,7 @@ class ServerConnection:
             return wire
         more = bool(message.status & _MORE_RESULTS)
         self._machine.fire(T.SEND_MORE if more else T.SEND_RESPONSE)
-        if isinstance(message, ResultSet):
+        if isinstance(message, (ResultSet, *BINARY_RESPONSES)):
             wire, seq = self._frame_all(message.payloads(self.capabilities), self._seq)
         elif isinstance(message, OK):
             wire, seq = encode_packet(message.encode(self.capabilities), self._seq)
@@ -549,6 +553,12 @@ class ServerConnection:
             raise LocalProtocolError(f"cannot send {type(message).__name__}")
         self._seq = seq if more else 0
         return wire
+
+    def send_nothing(self) -> None:
+        """Close a command that has no answer (COM_STMT_SEND_LONG_DATA, COM_STMT_CLOSE): back to
+        waiting for a command, nothing written."""
+        self._machine.fire(T.SEND_RESPONSE)
+        self._seq = 0
 
     @staticmethod
     def _frame_all(payloads: list[bytes], seq: int) -> tuple[bytes, int]:

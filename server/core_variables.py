@@ -15,6 +15,7 @@ from server.connection_control import (
     DEFAULT_MIN_CONNECTION_DELAY_MS,
     MAX_CONNECTION_DELAY_MS,
 )
+from server.prepared import PreparedStatements
 from server.variables import (
     Scope,
     SystemVariable,
@@ -163,6 +164,8 @@ def register(server: Server) -> None:
         SystemVariable("max_connections", 151, G, dynamic=True, check=check_int(1, 100000)),
         SystemVariable("max_connect_errors", server.max_connect_errors, G, dynamic=True,
                        check=check_int(1, 4294967295)),
+        # server/prepared.py: statements prepared at once, all sessions together (MariaDB's default)
+        SystemVariable("max_prepared_stmt_count", 16382, G, dynamic=True, check=check_int(0, 4294967295)),
         # MySQL's connection_control plugin (server/connection_control.py)
         SystemVariable("connection_control_failed_connections_threshold", DEFAULT_FAILED_CONNECTIONS_THRESHOLD,
                        G, dynamic=True, check=check_int(0, MAX_CONNECTION_DELAY_MS)),
@@ -241,6 +244,9 @@ _COM = {
     "Com_slave_stop": ("STOP SLAVE",), "Com_install_plugin": ("INSTALL PLUGIN",),
     "Com_uninstall_plugin": ("UNINSTALL PLUGIN",), "Com_flush": ("FLUSH",),
     "Com_show_binlogs": ("SHOW BINARY",), "Com_truncate": ("TRUNCATE",),
+    # the binary protocol's commands (server/prepared.py counts them)
+    "Com_stmt_prepare": (), "Com_stmt_execute": (), "Com_stmt_fetch": (), "Com_stmt_reset": (),
+    "Com_stmt_send_long_data": (), "Com_stmt_close": (),
 }
 
 
@@ -273,6 +279,7 @@ def core_status(server: Server) -> dict[str, Any]:
         "Opened_tables": 0,
         "Table_locks_waited": 0,
         "Connection_control_delay_generated": server.connection_control.delays_generated,
+        "Prepared_stmt_count": PreparedStatements.held(server),
     }
     for name in _COM:
         out[name] = com.get(name, 0)

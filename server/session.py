@@ -57,7 +57,10 @@ from collections.abc import Callable
 from dataclasses import fields, replace
 from typing import TYPE_CHECKING, Any
 
+from engine import coltypes
+from engine.coltypes import ColumnType
 from protocol.auth import make_salt
+from protocol.binary import COM_STMT_EXECUTE, STMT_COMMANDS
 from protocol.connection import NEED_DATA, ConnectionClosed, ServerConnection, ServerState
 from protocol.errors import (
     ER_ACCESS_DENIED_ERROR,
@@ -95,15 +98,14 @@ from protocol.messages import (
     ComQuit,
     ComRegisterSlave,
     ComUnknown,
-    FieldType,
     HandshakeResponse,
     ResultSet,
     ServerStatus,
-    column,
 )
 from protocol.packets import encode_packet
 from server import sql as sqltext
 from server.core_variables import apply_isolation
+from server.prepared import PreparedStatements
 from server.privileges import Privileges
 from server.users import ALL, REPLICATION_CLIENT, REPLICATION_SLAVE, SUPER, Account
 from server.variables import Scope, select_value
@@ -166,16 +168,7 @@ class UserVars(dict):
         return super().get(key.lower(), default)
 
 
-# Engine column kinds -> wire types; the definitions are built once per (name, kind).
-_FIELD_TYPES = {
-    "integer": FieldType.LONGLONG,
-    "double": FieldType.DOUBLE,
-    "string": FieldType.VAR_STRING,
-    "blob": FieldType.BLOB,
-    "datetime": FieldType.DATETIME,
-    "null": FieldType.NULL,
-}
-_COLUMN_CACHE: dict[tuple[str, str], ColumnDefinition] = {}
+_COLUMN_CACHE: dict[tuple[str, Any], ColumnDefinition] = {}
 
 
 class _EncodedColumn(ColumnDefinition):
@@ -188,11 +181,14 @@ class _EncodedColumn(ColumnDefinition):
         return self._wire
 
 
-def result_column(name: str, kind: str) -> ColumnDefinition:
+def result_column(name: str, kind: ColumnType | str) -> ColumnDefinition:
+    """The definition of a result column of type `kind` (a `ColumnType`, or a coarse kind name
+    of a catalog answer)."""
     key = (name, kind)
     col = _COLUMN_CACHE.get(key)
     if col is None:
-        plain = column(name, _FIELD_TYPES.get(kind, FieldType.VAR_STRING))
+        ct = kind if isinstance(kind, ColumnType) else coltypes.from_kind(kind)
+        plain = ColumnDefinition(name, ct.type, ct.charset, ct.length, ct.flags, ct.decimals)
         col = _EncodedColumn(*(getattr(plain, f.name) for f in fields(ColumnDefinition)))
         object.__setattr__(col, "_wire", plain.encode())
         if len(_COLUMN_CACHE) > 4096:
@@ -249,6 +245,7 @@ class ClientSession(asyncio.Protocol):
         self.privileges: Privileges | None = None
         # SHOW WARNINGS / SHOW ERRORS: (Level, Code, Message) of the previous statement.
         self.diagnostics: list[tuple[str, int, str]] = []
+        self.prepared = PreparedStatements(self)  # COM_STMT_*
 
     # -- asyncio.Protocol -----------------------------------------------------------------------
 
@@ -497,6 +494,7 @@ class ClientSession(asyncio.Protocol):
         self._backup_lock = None
 
     async def _finish(self) -> None:
+        self.prepared.close_all()
         self.unlock_backup()
         self.close()
         es, self.engine_session = self.engine_session, None
@@ -648,7 +646,7 @@ class ClientSession(asyncio.Protocol):
                 self._busy = False
                 self._query_killed = False
                 self.info = None
-                if self.command == "Query" or self.command == "Sleep":
+                if self.command in ("Query", "Execute", "Sleep"):
                     self.command = "Sleep"
                     self.since = time.monotonic()  # idle from now (Time, wait_timeout)
             if self._raw_reader is not None:
@@ -677,6 +675,10 @@ class ClientSession(asyncio.Protocol):
             elif self._raw_reader is None and conn.state is ServerState.RESPONDING:
                 # The role handled the command but left no response (a dump that ended).
                 self.close()
+        elif isinstance(event, ComUnknown) and event.code in STMT_COMMANDS:
+            if event.code == COM_STMT_EXECUTE:
+                self.set_command("Execute")
+            await self.prepared.handle(bytes((event.code,)) + event.payload)
         elif isinstance(event, ComUnknown) and event.code == COM_RESET_CONNECTION:
             await self._reset_connection()
         elif isinstance(event, ComUnknown) and event.code == COM_STATISTICS:
@@ -729,6 +731,7 @@ class ClientSession(asyncio.Protocol):
         await old.close()
         self.engine_session = server.engine.session(self.connection_id)
         self.user_vars.clear()
+        self.prepared.close_all()
         self.engine_session.user_vars = self.user_vars
         self.engine_session.sysvar_reader = self.read_sysvar
         self.engine_session.found_rows = old.found_rows
@@ -776,24 +779,37 @@ class ClientSession(asyncio.Protocol):
             statements = [sql]
         last = len(statements) - 1
         for i, statement in enumerate(statements):
-            self.info = statement
             try:
-                if self._query_killed:
-                    raise SQLError(ER_QUERY_INTERRUPTED)
-                try:
-                    result = await self.execute(statement)
-                except asyncio.CancelledError:
-                    task = asyncio.current_task()
-                    if self._killed or not self._query_killed or task is None:
-                        raise  # KILL CONNECTION or shutdown: the session ends
-                    task.uncancel()  # KILL QUERY: only this statement ends
-                    raise SQLError(ER_QUERY_INTERRUPTED) from None
+                result = await self.run_statement(statement)
             except SQLError as exc:
                 self._send_error(exc)
                 return  # mysqld stops a multi-statement at the first error
             self._send_result(result, _MORE if i < last else 0)
             if self._raw_reader is not None or self._killed:
                 return
+
+    async def run_statement(self, statement: str) -> Any:
+        """One statement of COM_QUERY or COM_STMT_EXECUTE: `execute` with KILL QUERY's rules
+        (1317 for this statement only). Raises SQLError; the caller answers."""
+        self.info = statement
+        if self._query_killed:
+            raise SQLError(ER_QUERY_INTERRUPTED)
+        try:
+            return await self.execute(statement)
+        except asyncio.CancelledError:
+            task = asyncio.current_task()
+            if self._killed or not self._query_killed or task is None:
+                raise  # KILL CONNECTION or shutdown: the session ends
+            task.uncancel()  # KILL QUERY: only this statement ends
+            raise SQLError(ER_QUERY_INTERRUPTED) from None
+
+    def send_result(self, result: Any) -> None:
+        """Answer the command with a statement's result (OK or text result set)."""
+        self._send_result(result, 0)
+
+    def send_error(self, exc: SQLError) -> None:
+        """Answer the command with an ERR (counted, and kept for SHOW WARNINGS)."""
+        self._send_error(exc)
 
     def _send_result(self, result: Any, more: int) -> None:
         conn = self.conn

@@ -603,10 +603,11 @@ def _literal(value: Any, col: Any, type_code: int) -> str:
     if isinstance(value, datetime.date):
         return _string(value.isoformat())
     if isinstance(value, datetime.timedelta):
-        total = int(value.total_seconds())
-        sign = "-" if total < 0 else ""
-        total = abs(total)
-        return _string(f"{sign}{total // 3600:02d}:{total // 60 % 60:02d}:{total % 60:02d}")
+        sign = "-" if value < datetime.timedelta(0) else ""
+        micros = abs(value) // datetime.timedelta(microseconds=1)
+        total, us = divmod(micros, 1000000)
+        frac = f".{us:06d}" if us else ""
+        return _string(f"{sign}{total // 3600:02d}:{total // 60 % 60:02d}:{total % 60:02d}{frac}")
     return _string(str(value))
 
 

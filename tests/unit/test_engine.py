@@ -7,6 +7,7 @@ import pytest
 from engine import Engine, StatementContext
 from engine.lexer import extract, tokenize
 from protocol.errors import SQLError
+from protocol.messages import FieldType
 
 SBTEST = """CREATE TABLE sbtest1(
   id INTEGER NOT NULL AUTO_INCREMENT,
@@ -103,7 +104,7 @@ async def test_sysbench_table_auto_increment_zero_and_null_mean_next_id(engine, 
     r = await run(engine, db, "SELECT id, k, c, pad FROM sbtest1 ORDER BY id")
     assert [row[0] for row in r.rows] == [1, 2, 3, 4, 10, 11]
     assert r.rows[-1] == (11, 1, "", "")
-    assert r.column_types == ["integer", "integer", "string", "string"]
+    assert [t.type for t in r.column_types] == [FieldType.LONG, FieldType.LONG, FieldType.STRING, FieldType.STRING]
     r = await run(engine, db, "SELECT LAST_INSERT_ID()")
     assert r.rows == [(11,)] and r.columns == ["LAST_INSERT_ID()"]
 
@@ -129,7 +130,7 @@ async def test_sysbench_queries(engine, db):
     r = await run(engine, db, "SELECT DISTINCT c FROM sbtest1 WHERE id BETWEEN 3 AND 4 ORDER BY c")
     assert r.rows == [("003-c",), ("004-c",)]
     r = await run(engine, db, "SELECT SUM(k) FROM sbtest1 WHERE id BETWEEN 1 AND 4")
-    assert r.rows == [(10,)] and r.columns == ["SUM(k)"]
+    assert r.rows == [("10",)] and r.columns == ["SUM(k)"]  # SUM of integers is a DECIMAL
     r = await run(engine, db, "UPDATE sbtest1 SET k=k+1 WHERE id=4")
     assert r.affected_rows == 1 and r.committed is not None
     r = await run(engine, db, "UPDATE sbtest1 SET c='new' WHERE id=4")
@@ -151,8 +152,11 @@ async def test_types_map_to_affinities(engine, db):
     await run(engine, db, "INSERT INTO ty VALUES ('12', '1.5', 2.25, 34, X'00ff', '2024-01-02 03:04:05', "
                           "'t', 'b')")
     r = await run(engine, db, "SELECT * FROM ty")
-    assert r.rows == [(12, 1.5, 2.25, "34", b"\x00\xff", "2024-01-02 03:04:05", "t", "b")]
-    assert r.column_types == ["integer", "double", "double", "string", "blob", "datetime", "string", "string"]
+    assert r.rows == [(12, "1.5", "2.25", "34", b"\x00\xff", "2024-01-02 03:04:05", "t", "b")]
+    assert [t.type for t in r.column_types] == [
+        FieldType.LONGLONG, FieldType.DOUBLE, FieldType.NEWDECIMAL, FieldType.VAR_STRING, FieldType.VAR_STRING,
+        FieldType.DATETIME, FieldType.BLOB, FieldType.STRING]
+    assert [t.charset for t in r.column_types][3:5] == [45, 63]
 
 
 async def test_escapes_and_comments_round_trip(engine, db):
@@ -169,13 +173,13 @@ async def test_functions(engine, db):
     r = await run(engine, db, "SELECT CONCAT('a', 1, 'b'), IF(1 > 2, 'y', 'n'), IFNULL(NULL, 3), "
                               "7 DIV 2, 7 / 2, 1 || 0, UPPER('x'), LENGTH('é'), CHAR_LENGTH('é'), "
                               "GREATEST(1, 5, 3), COALESCE(NULL, 'z')")
-    assert r.rows == [("a1b", "n", 3, 3, 3.5, 1, "X", 2, 1, 5, "z")]
+    assert r.rows == [("a1b", "n", 3, 3, "3.5000", 1, "X", 2, 1, 5, "z")]
     assert r.columns[0] == "CONCAT('a', 1, 'b')"
     r = await run(engine, db, "SELECT NOW(), UNIX_TIMESTAMP(), CURRENT_TIMESTAMP, DATABASE(), 1 + 1 AS two",
                   context=None)
     now, unix, cur, dbname, two = r.rows[0]
     assert now == cur and dbname == "test" and two == 2 and isinstance(unix, int)
-    assert r.column_types[0] == "datetime"
+    assert r.column_types[0].type == FieldType.DATETIME
 
 
 async def test_insert_variants(engine, db):
@@ -201,7 +205,7 @@ async def test_joins_and_qualified_names(engine, db):
     await run(engine, db, "INSERT INTO b VALUES (1, 1, 5), (2, 1, 6), (3, 2, 7)")
     r = await run(engine, db, "SELECT a.name, SUM(b.qty) AS total FROM a JOIN test.b ON a.id = b.a_id "
                               "GROUP BY a.name ORDER BY 2 DESC")
-    assert r.rows == [("one", 11), ("two", 7)] and r.columns == ["name", "total"]
+    assert r.rows == [("one", "11"), ("two", "7")] and r.columns == ["name", "total"]
     r = await run(engine, db, "SELECT x.name FROM `test`.`a` AS x LEFT JOIN b y ON y.a_id = x.id "
                               "AND y.qty > 6 WHERE y.id IS NULL")
     assert r.rows == [("one",)]
@@ -340,7 +344,7 @@ async def test_result_column_names_follow_mysql(engine, db):
                               "LEFT('hello', 2), MOD(7, 3), FLOOR(1.5) FROM t t1, t t2 WHERE t1.id = 1")
     assert r.columns == ["COUNT(*)", "1e3", "0x41", "txt", "x", "CAST('12' AS SIGNED) + 1", "LEFT('hello', 2)",
                          "MOD(7, 3)", "FLOOR(1.5)"]
-    assert r.rows == [(2, 1000.0, b"A", "txt", "a", 13, "he", 1, 1)]
+    assert r.rows == [(2, "1000", b"A", "txt", "a", 13, "he", 1, 1)]
     assert (await run(engine, db, "SELECT 1 FROM DUAL")).rows == [(1,)]
     r = await run(engine, db, "SELECT v FROM t ORDER BY v COLLATE utf8mb4_bin DESC")
     assert r.rows == [("b",), ("a",)]
@@ -371,7 +375,8 @@ async def test_binary_values_escaped_by_pymysql_round_trip(engine, db):
     sql = sql.encode("utf-8", "surrogateescape").decode("utf-8", "surrogateescape")
     await run(engine, db, sql)
     r = await run(engine, db, "SELECT data, s FROM b")
-    assert r.rows == [(value, "é'\"\\\n\x00\x1a")] and r.column_types == ["blob", "string"]
+    assert r.rows == [(value, "é'\"\\\n\x00\x1a")] and [t.type for t in r.column_types] == [FieldType.BLOB] * 2
+    assert [t.charset for t in r.column_types] == [63, 45]
 
 
 async def test_last_insert_id_with_an_argument_sets_the_sessions_value(engine, db):

@@ -1,0 +1,285 @@
+"""Result column types as MySQL describes them: one `ColumnType` per result column (wire type
+code, length, decimals, charset, flags) and the text form of a stored value of that type.
+
+Contract. A result column's type comes from the schema (a column reference: `Column.result_type`)
+or from the expression (`engine.typing`), never from the rows, so every row of a result agrees
+with its description (MariaDB 10.11 is the reference: lengths, decimals 31 for floating point and
+39 for strings, charset 63 + BINARY for binary and numeric types, utf8mb4 (45) for text). The
+same object is what a binary-protocol row encoder needs: `type`, `flags & UNSIGNED`, `decimals`.
+`text_value` turns what SQLite stores into the bytes/str MySQL sends for that type: DECIMAL with
+its declared scale, integral floats of integer columns as integers, binary strings as bytes
+(BINARY(n) padded with zero bytes), BIT as its big-endian bytes, temporal values with exactly
+their declared fractional digits.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
+
+from protocol.messages import (
+    CHARSET_BINARY,
+    CHARSET_UTF8MB4_GENERAL_CI,
+    ColumnFlag,
+    FieldType,
+)
+
+# MySQL's "decimals" for results without a fixed scale.
+NOT_FIXED_DEC = 31  # FLOAT/DOUBLE
+STRING_DEC = 39  # string expressions
+MB = 4  # utf8mb4: bytes per character in a column's length
+
+_INT_CODES = {
+    "tinyint": (FieldType.TINY, 4), "smallint": (FieldType.SHORT, 6), "mediumint": (FieldType.INT24, 9),
+    "int": (FieldType.LONG, 11), "integer": (FieldType.LONG, 11), "bigint": (FieldType.LONGLONG, 20),
+}
+_BLOB_LENGTHS = {"tinyblob": 255, "blob": 65535, "mediumblob": 16777215, "longblob": 4294967295,
+                 "tinytext": 255, "text": 65535, "mediumtext": 16777215, "longtext": 4294967295}
+_TEMPORAL = {"date": (FieldType.DATE, 10), "datetime": (FieldType.DATETIME, 19),
+             "timestamp": (FieldType.TIMESTAMP, 19), "time": (FieldType.TIME, 10)}
+INTEGER_CODES = frozenset({FieldType.TINY, FieldType.SHORT, FieldType.INT24, FieldType.LONG,
+                           FieldType.LONGLONG, FieldType.YEAR})
+
+
+@dataclass(frozen=True, slots=True)
+class ColumnType:
+    type: int  # FieldType
+    length: int
+    decimals: int = 0
+    charset: int = CHARSET_BINARY
+    flags: int = 0
+    pad_to: int = 0  # BINARY(n): values are padded with zero bytes to n
+
+    @property
+    def is_binary_string(self) -> bool:
+        return self.charset == CHARSET_BINARY and self.type in _STRING_CODES
+
+    @property
+    def unsigned(self) -> bool:
+        return bool(self.flags & ColumnFlag.UNSIGNED)
+
+    def with_flags(self, flags: int) -> ColumnType:
+        return ColumnType(self.type, self.length, self.decimals, self.charset, flags, self.pad_to)
+
+
+_STRING_CODES = frozenset({FieldType.STRING, FieldType.VAR_STRING, FieldType.VARCHAR, FieldType.BLOB,
+                           FieldType.TINY_BLOB, FieldType.MEDIUM_BLOB, FieldType.LONG_BLOB})
+
+NULL_TYPE = ColumnType(FieldType.NULL, 0, 0, CHARSET_BINARY, ColumnFlag.BINARY)
+LONGLONG = ColumnType(FieldType.LONGLONG, 21, 0, CHARSET_BINARY, ColumnFlag.BINARY)
+DOUBLE = ColumnType(FieldType.DOUBLE, 23, NOT_FIXED_DEC, CHARSET_BINARY, ColumnFlag.BINARY)
+BOOLEAN = ColumnType(FieldType.LONG, 1, 0, CHARSET_BINARY, ColumnFlag.BINARY)
+
+
+def int_type(length: int, flags: int = ColumnFlag.BINARY) -> ColumnType:
+    """An integer expression: LONG below 11 digits, LONGLONG from there (MariaDB's rule)."""
+    code = FieldType.LONG if length < 11 else FieldType.LONGLONG
+    return ColumnType(code, length, 0, CHARSET_BINARY, flags)
+
+
+def decimal_type(precision: int, scale: int, flags: int = ColumnFlag.BINARY) -> ColumnType:
+    length = precision + (1 if scale else 0) + (0 if flags & ColumnFlag.UNSIGNED else 1)
+    return ColumnType(FieldType.NEWDECIMAL, length, scale, CHARSET_BINARY, flags)
+
+
+def varchar(chars: int, binary: bool = False, flags: int = 0) -> ColumnType:
+    if binary:
+        return ColumnType(FieldType.VAR_STRING, chars, 0, CHARSET_BINARY, flags | ColumnFlag.BINARY)
+    return ColumnType(FieldType.VAR_STRING, chars * MB, STRING_DEC, CHARSET_UTF8MB4_GENERAL_CI, flags)
+
+
+def datetime_type(code: int, fsp: int, flags: int = ColumnFlag.BINARY) -> ColumnType:
+    base = 10 if code in (FieldType.TIME, FieldType.DATE) else 19
+    return ColumnType(code, base + (fsp + 1 if fsp else 0), fsp, CHARSET_BINARY, flags)
+
+
+def declared_type(base: str, args: list[str], unsigned: bool, binary: bool) -> ColumnType:
+    """The description of a table column of MySQL type `base(args)` (flags for keys and NOT NULL
+    are the caller's)."""
+    flags = ColumnFlag.UNSIGNED if unsigned else 0
+    nums = [int(a) for a in args if a.isdigit()]
+    if base in _INT_CODES:
+        code, width = _INT_CODES[base]
+        if nums:
+            width = nums[0]
+        elif unsigned and base != "bigint":
+            width -= 1
+        return ColumnType(code, width, 0, CHARSET_BINARY, flags)
+    if base in ("decimal", "numeric"):
+        precision = nums[0] if nums else 10
+        scale = nums[1] if len(nums) > 1 else 0
+        return decimal_type(precision, scale, flags)
+    if base == "float":
+        return ColumnType(FieldType.FLOAT, 12, NOT_FIXED_DEC, CHARSET_BINARY, flags)
+    if base in ("double", "real"):
+        return ColumnType(FieldType.DOUBLE, 22, NOT_FIXED_DEC, CHARSET_BINARY, flags)
+    if base == "bit":
+        return ColumnType(FieldType.BIT, nums[0] if nums else 1, 0, CHARSET_BINARY, ColumnFlag.UNSIGNED)
+    if base == "year":
+        return ColumnType(FieldType.YEAR, 4, 0, CHARSET_BINARY, ColumnFlag.UNSIGNED | ColumnFlag.ZEROFILL)
+    if base in _TEMPORAL:
+        code, _ = _TEMPORAL[base]
+        fsp = nums[0] if nums and base != "date" else 0
+        flags = ColumnFlag.BINARY | (ColumnFlag.UNSIGNED if base == "timestamp" else 0)
+        return datetime_type(code, fsp, flags)
+    if base in ("binary", "varbinary"):
+        n = nums[0] if nums else 1
+        code = FieldType.STRING if base == "binary" else FieldType.VAR_STRING
+        return ColumnType(code, n, 0, CHARSET_BINARY, ColumnFlag.BINARY, n if base == "binary" else 0)
+    if base in ("char", "varchar"):
+        n = nums[0] if nums else 1
+        code = FieldType.STRING if base == "char" else FieldType.VAR_STRING
+        if binary:  # CHAR(n) BINARY: a _bin collation, still text
+            return ColumnType(code, n * MB, 0, CHARSET_UTF8MB4_GENERAL_CI, ColumnFlag.BINARY)
+        return ColumnType(code, n * MB, 0, CHARSET_UTF8MB4_GENERAL_CI, 0)
+    if base in _BLOB_LENGTHS:
+        n = _BLOB_LENGTHS[base]
+        if base.endswith("blob"):
+            return ColumnType(FieldType.BLOB, n, 0, CHARSET_BINARY, ColumnFlag.BLOB | ColumnFlag.BINARY)
+        return ColumnType(FieldType.BLOB, min(n * MB, 4294967295), 0, CHARSET_UTF8MB4_GENERAL_CI, ColumnFlag.BLOB)
+    if base == "json":
+        return ColumnType(FieldType.BLOB, 4294967295, 0, CHARSET_UTF8MB4_GENERAL_CI,
+                          ColumnFlag.BLOB | ColumnFlag.BINARY)
+    if base in ("enum", "set"):
+        values = [_unquote(a) for a in args]
+        if base == "enum":
+            n = max((len(v) for v in values), default=0)
+            return ColumnType(FieldType.STRING, n * MB, 0, CHARSET_UTF8MB4_GENERAL_CI, ColumnFlag.ENUM)
+        n = sum(len(v) for v in values) + max(len(values) - 1, 0)
+        return ColumnType(FieldType.STRING, n * MB, 0, CHARSET_UTF8MB4_GENERAL_CI, ColumnFlag.SET)
+    return varchar(255)
+
+
+def _unquote(text: str) -> str:
+    if len(text) >= 2 and text[0] == text[-1] == "'":
+        return text[1:-1].replace("\\'", "'").replace("''", "'").replace("\\\\", "\\")
+    return text
+
+
+# --- the legacy kinds (statements answered from the catalog: SHOW ...) ---------------------------
+
+_KINDS = {
+    "integer": LONGLONG,
+    "double": DOUBLE,
+    "string": varchar(256),
+    "blob": ColumnType(FieldType.BLOB, 65535, 0, CHARSET_BINARY, ColumnFlag.BLOB | ColumnFlag.BINARY),
+    "datetime": datetime_type(FieldType.DATETIME, 0),
+    "null": NULL_TYPE,
+}
+
+
+def from_kind(kind: str) -> ColumnType:
+    return _KINDS.get(kind, _KINDS["string"])
+
+
+def from_rows(rows: list[tuple], i: int) -> ColumnType:
+    """The type of an expression the typer does not know, from ALL its values: the one type
+    every value of the column fits (so no row contradicts the description)."""
+    kinds = set()
+    for row in rows:
+        v = row[i]
+        if v is None:
+            continue
+        if isinstance(v, bool | int):
+            kinds.add("int")
+        elif isinstance(v, float):
+            kinds.add("float")
+        elif isinstance(v, bytes):
+            try:
+                v.decode("utf-8")
+                kinds.add("text")
+            except UnicodeDecodeError:
+                kinds.add("bytes")
+        else:
+            kinds.add("text")
+    if not kinds:
+        return NULL_TYPE if rows else varchar(256)
+    if kinds == {"int"}:
+        return LONGLONG
+    if kinds <= {"int", "float"}:
+        return DOUBLE
+    if "bytes" in kinds:
+        return ColumnType(FieldType.BLOB, 65535, 0, CHARSET_BINARY, ColumnFlag.BLOB | ColumnFlag.BINARY)
+    return varchar(256)
+
+
+# --- values -----------------------------------------------------------------------------------
+
+
+def format_double(v: float, single: bool = False) -> str:
+    """MySQL's text for a FLOAT/DOUBLE: shortest round-trip digits (6 significant for FLOAT),
+    no '.0' on integral values, exponents without '+'."""
+    text = f"{v:.6g}" if single else repr(v)
+    if text.endswith(".0"):
+        text = text[:-2]
+    return text.replace("e+", "e")
+
+
+def _decimal_text(v: object, scale: int) -> str:
+    try:
+        d = Decimal(repr(v)) if isinstance(v, float) else Decimal(str(v).strip())
+        return str(d.quantize(Decimal(1).scaleb(-scale)))
+    except (InvalidOperation, ValueError):
+        return str(v)
+
+
+def _temporal_text(v: object, fsp: int) -> str:
+    text = str(v)
+    dot = text.rfind(".")
+    if dot > 0 and text[dot + 1:].isdigit():
+        whole, frac = text[:dot], text[dot + 1:]
+    else:
+        whole, frac = text, ""
+    if not fsp:
+        return whole
+    return whole + "." + (frac + "000000")[:fsp]
+
+
+def text_value(ct: ColumnType, v: object) -> object:
+    """What the text protocol sends for stored value `v` in a column of type `ct`."""
+    if v is None:
+        return None
+    code = ct.type
+    if code == FieldType.NEWDECIMAL:
+        return _decimal_text(v, ct.decimals)
+    if code in INTEGER_CODES:
+        if isinstance(v, float) and v.is_integer():
+            return int(v)
+        return v
+    if code in (FieldType.DOUBLE, FieldType.FLOAT):
+        if isinstance(v, int | float) and not isinstance(v, bool):
+            return format_double(float(v), code == FieldType.FLOAT)
+        return v
+    if code in (FieldType.DATETIME, FieldType.TIMESTAMP, FieldType.TIME):
+        return _temporal_text(v, ct.decimals) if isinstance(v, str) else v
+    if code == FieldType.BIT:
+        if isinstance(v, int):
+            return v.to_bytes(max((ct.length + 7) // 8, 1), "big")
+        return v
+    if ct.charset == CHARSET_BINARY and code in _STRING_CODES:
+        raw = v if isinstance(v, bytes) else str(v).encode("utf-8", "surrogateescape")
+        if ct.pad_to and len(raw) < ct.pad_to:
+            raw += b"\x00" * (ct.pad_to - len(raw))
+        return raw
+    return v
+
+
+def converter(types: list[ColumnType]):
+    """A function mapping a stored row to its wire values, or None when no column needs it."""
+    todo = [(i, ct) for i, ct in enumerate(types) if ct.type not in _PASS_THROUGH or ct.is_binary_string]
+    if not todo:
+        return None
+
+    def convert(row: tuple) -> tuple:
+        out = list(row)
+        for i, ct in todo:
+            v = out[i]
+            if v is not None:
+                out[i] = text_value(ct, v)
+        return tuple(out)
+
+    return convert
+
+
+_PASS_THROUGH = frozenset({FieldType.VAR_STRING, FieldType.STRING, FieldType.BLOB, FieldType.NULL,
+                           FieldType.DATE, FieldType.YEAR, FieldType.ENUM, FieldType.SET})

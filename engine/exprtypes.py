@@ -1,0 +1,573 @@
+"""The MySQL result type of each select-list expression, from the schema and the expression.
+
+`SelectTypes` is built once per statement shape by the translator: the select list split into
+items (aliases dropped) and the tables of the FROM clause by alias. `types(params, texts)`
+describes every result column: a column reference (`c`, `t.c`, `db.t.c`, `*`, `t.*`) by its
+table's definition, a literal by its kind (an integer LONG or LONGLONG by its digits, `1.5`
+DECIMAL, `1e3` DOUBLE, a string VARCHAR utf8mb4, `X'..'`/`_binary'..'` binary VARCHAR, NULL the
+NULL type), operators and functions by MySQL's rules (integer + - * BIGINT, `/` DECIMAL with 4
+more decimals, comparisons INT(1), COUNT BIGINT, SUM/AVG of exact numbers DECIMAL, of floats
+DOUBLE, MIN/MAX their argument's type, NOW() DATETIME, string functions VARCHAR, CAST targets).
+An expression it does not know is None: the engine then takes the one type all of the column's
+values fit (`coltypes.from_rows`), never the first row's. Literal values are statement arguments,
+so a description that read one is computed per execution; the rest is computed once.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from engine.catalog import Table
+from engine.coltypes import (
+    BOOLEAN,
+    DOUBLE,
+    LONGLONG,
+    NOT_FIXED_DEC,
+    NULL_TYPE,
+    STRING_DEC,
+    ColumnType,
+    datetime_type,
+    decimal_type,
+    declared_type,
+    int_type,
+    varchar,
+)
+from engine.lexer import Token
+from protocol.messages import ColumnFlag, FieldType
+
+_COMPARE_OPS = {"=", "<", ">", "<=", ">=", "!=", "<>", "<=>"}
+_COMPARE_WORDS = {"AND", "OR", "NOT", "LIKE", "IS", "IN", "BETWEEN", "REGEXP", "RLIKE", "XOR", "EXISTS"}
+_STRING_FUNCS = {"CONCAT", "CONCAT_WS", "UPPER", "LOWER", "UCASE", "LCASE", "SUBSTRING", "SUBSTR", "MID",
+                 "LEFT", "RIGHT", "TRIM", "LTRIM", "RTRIM", "REPLACE", "REPEAT", "REVERSE", "LPAD", "RPAD",
+                 "DATABASE", "SCHEMA", "USER", "CURRENT_USER", "SESSION_USER", "SYSTEM_USER", "VERSION",
+                 "DATE_FORMAT", "HEX", "MD5", "SHA1", "SHA2", "UUID", "GROUP_CONCAT", "FORMAT",
+                 "INSERT", "SPACE", "QUOTE", "CHAR_LENGTH"}
+_INT_FUNCS = {"LENGTH": 10, "OCTET_LENGTH": 10, "CHAR_LENGTH": 10, "CHARACTER_LENGTH": 10,
+              "LOCATE": 11, "INSTR": 11, "POSITION": 11, "YEAR": 4, "MONTH": 2, "DAY": 2,
+              "DAYOFMONTH": 2, "HOUR": 2, "MINUTE": 2, "SECOND": 2, "DAYOFWEEK": 1, "DAYOFYEAR": 3,
+              "WEEKDAY": 1, "QUARTER": 1, "ISNULL": 1, "SIGN": 2, "CONNECTION_ID": 10,
+              "ASCII": 3, "ORD": 10, "FIND_IN_SET": 3, "STRCMP": 2, "CRC32": 10, "TO_DAYS": 7}
+_BIG_FUNCS = {"COUNT": 21, "LAST_INSERT_ID": 21, "UNIX_TIMESTAMP": 17, "ROW_COUNT": 21,
+              "FOUND_ROWS": 21, "BIT_COUNT": 2, "DATEDIFF": 11, "TIMESTAMPDIFF": 21}
+_DOUBLE_FUNCS = {"RAND", "SQRT", "POW", "POWER", "EXP", "LN", "LOG", "LOG2", "LOG10", "SIN", "COS",
+                 "TAN", "ASIN", "ACOS", "ATAN", "ATAN2", "PI", "DEGREES", "RADIANS", "STD", "STDDEV",
+                 "VARIANCE", "VAR_POP", "VAR_SAMP", "STDDEV_POP", "STDDEV_SAMP"}
+_SAME_AS_ARG = {"MIN", "MAX", "ABS", "IFNULL", "COALESCE", "NULLIF", "GREATEST", "LEAST", "ANY_VALUE"}
+_TEMPORAL_FUNCS = {
+    "NOW": FieldType.DATETIME, "SYSDATE": FieldType.DATETIME, "CURRENT_TIMESTAMP": FieldType.DATETIME,
+    "LOCALTIME": FieldType.DATETIME, "LOCALTIMESTAMP": FieldType.DATETIME, "UTC_TIMESTAMP": FieldType.DATETIME,
+    "CURDATE": FieldType.DATE, "CURRENT_DATE": FieldType.DATE, "UTC_DATE": FieldType.DATE, "DATE": FieldType.DATE,
+    "CURTIME": FieldType.TIME, "CURRENT_TIME": FieldType.TIME, "UTC_TIME": FieldType.TIME,
+    "FROM_UNIXTIME": FieldType.DATETIME, "LAST_DAY": FieldType.DATE, "FROM_DAYS": FieldType.DATE,
+}
+_NILADIC = {"CURRENT_TIMESTAMP", "LOCALTIME", "LOCALTIMESTAMP", "CURRENT_DATE", "CURRENT_TIME",
+            "UTC_TIMESTAMP", "UTC_DATE", "UTC_TIME", "CURRENT_USER"}
+_CONSTANT_FLAGS = ColumnFlag.BINARY | ColumnFlag.NOT_NULL
+_EXACT = {FieldType.TINY, FieldType.SHORT, FieldType.INT24, FieldType.LONG, FieldType.LONGLONG,
+          FieldType.YEAR, FieldType.BIT}
+
+
+class _Unknown(Exception):
+    """An expression this module does not type: the caller falls back to the values."""
+
+
+@dataclass
+class SelectTypes:
+    items: list[list[Token]]  # select-list items, aliases dropped
+    tables: list[tuple[str, Table]]  # FROM tables in order, by lower-case alias (or name)
+    _static: list[ColumnType | None] | None = field(default=None, repr=False)
+
+    def types(self, params: list[object], texts) -> list[ColumnType | None]:
+        """One entry per result column (None: not known from the expression). `texts()` gives
+        the statement's literal texts (read only for number literals)."""
+        if self._static is not None:
+            return self._static
+        typer = _Typer(self.tables, params, texts)
+        out: list[ColumnType | None] = []
+        for item in self.items:
+            if item and item[-1].text == "*" and (len(item) == 1 or item[-2].text == "."):
+                out.extend(typer.star(item))
+                continue
+            try:
+                ct, end = typer.expr(item, 0)
+                if end != len(item):
+                    raise _Unknown
+                out.append(ct)
+            except (_Unknown, IndexError):
+                out.append(None)
+        if not typer.read_params:
+            self._static = out
+        return out
+
+
+def split_select(tokens: list[Token]) -> tuple[list[list[Token]], int] | None:
+    """The top-level items of a SELECT's select list (aliases dropped) and the index after it."""
+    if not tokens or not tokens[0].is_word("SELECT"):
+        return None
+    i = 1
+    while i < len(tokens) and tokens[i].is_word("DISTINCT", "ALL", "DISTINCTROW", "SQL_CALC_FOUND_ROWS",
+                                                "SQL_NO_CACHE", "SQL_CACHE", "HIGH_PRIORITY",
+                                                "STRAIGHT_JOIN", "SQL_SMALL_RESULT", "SQL_BIG_RESULT",
+                                                "SQL_BUFFER_RESULT"):
+        i += 1
+    items: list[list[Token]] = [[]]
+    depth = 0
+    while i < len(tokens):
+        t = tokens[i]
+        if t.kind == "op" and t.text == "(":
+            depth += 1
+        elif t.kind == "op" and t.text == ")":
+            depth -= 1
+        elif depth == 0 and t.is_word("FROM", "INTO", "UNION", "WHERE", "LIMIT", "ORDER", "GROUP", "HAVING",
+                                      "FOR", "LOCK", "WINDOW", "EXCEPT", "INTERSECT"):
+            break
+        if depth == 0 and t.kind == "op" and t.text == ",":
+            items.append([])
+        else:
+            items[-1].append(t)
+        i += 1
+    return [_drop_alias(item) for item in items], i
+
+
+def _drop_alias(item: list[Token]) -> list[Token]:
+    depth = 0
+    for k, t in enumerate(item):
+        if t.kind == "op" and t.text in "()":
+            depth += 1 if t.text == "(" else -1
+        elif depth == 0 and t.is_word("AS"):
+            return item[:k]
+    if len(item) > 1 and item[-1].kind in ("word", "ident") and (
+            item[-2].kind in ("word", "ident", "param") or item[-2].text == ")") \
+            and not item[-2].is_word("NOT", "IS", "AND", "OR", "LIKE", "IN", "NULL", "TRUE", "FALSE", "CASE",
+                                     "WHEN", "THEN", "ELSE", "_BINARY", "BINARY", "INTERVAL") \
+            and not item[-1].is_word("NULL", "TRUE", "FALSE", "END", "UNKNOWN") \
+            and not item[-2].text.startswith("_"):
+        return item[:-1]
+    return item
+
+
+def from_tables(tokens: list[Token], i: int, lookup) -> list[tuple[str, Table]]:
+    """The tables of the FROM clause starting at tokens[i] (`lookup(schema, name)` -> Table or
+    None), by alias; a derived table or an unknown one ends the list (its columns are untyped)."""
+    tables: list[tuple[str, Table]] = []
+    if i >= len(tokens) or not tokens[i].is_word("FROM"):
+        return tables
+    i += 1
+    expect = True
+    depth = 0
+    while i < len(tokens):
+        t = tokens[i]
+        if t.kind == "op" and t.text == "(":
+            depth += 1
+        elif t.kind == "op" and t.text == ")":
+            depth -= 1
+        elif depth == 0 and t.kind == "op" and t.text == ",":
+            expect = True
+        elif depth == 0 and t.is_word("JOIN", "STRAIGHT_JOIN"):
+            expect = True
+        elif depth == 0 and t.is_word("WHERE", "GROUP", "ORDER", "HAVING", "LIMIT", "UNION", "FOR", "LOCK",
+                                      "WINDOW", "INTO"):
+            break
+        elif depth == 0 and expect and t.kind in ("word", "ident"):
+            schema, name = None, t.text
+            if i + 2 < len(tokens) and tokens[i + 1].text == "." and tokens[i + 1].kind == "op":
+                schema, name = t.text, tokens[i + 2].text
+                i += 2
+            table = lookup(schema, name)
+            alias = name
+            nxt = tokens[i + 1] if i + 1 < len(tokens) else None
+            if nxt is not None and nxt.is_word("AS") and i + 2 < len(tokens):
+                alias = tokens[i + 2].text
+                i += 2
+            elif nxt is not None and (nxt.kind == "ident" or (nxt.kind == "word" and not nxt.is_word(
+                    "JOIN", "STRAIGHT_JOIN", "INNER", "CROSS", "LEFT", "RIGHT", "OUTER", "NATURAL", "ON",
+                    "USING", "WHERE", "GROUP", "ORDER", "HAVING", "LIMIT", "UNION", "FOR", "LOCK", "USE",
+                    "FORCE", "IGNORE", "WINDOW", "INTO", "PARTITION"))):
+                alias = nxt.text
+                i += 1
+            if table is not None:
+                tables.append((alias.lower(), table))
+            expect = False
+        i += 1
+    return tables
+
+
+class _Typer:
+    def __init__(self, tables: list[tuple[str, Table]], params: list[object], texts):
+        self.tables = tables
+        self.params = params
+        self.texts = texts
+        self.read_params = False
+
+    # --- columns -----------------------------------------------------------------------------
+
+    def star(self, item: list[Token]) -> list[ColumnType | None]:
+        if len(item) == 1:
+            tables = [t for _, t in self.tables]
+        else:
+            alias = item[-3].text.lower()
+            tables = [t for a, t in self.tables if a == alias]
+        return [t.result_type(c) for t in tables for c in t.columns]
+
+    def column(self, names: list[str]) -> ColumnType:
+        name = names[-1].lower()
+        candidates = self.tables
+        if len(names) >= 2:
+            alias = names[-2].lower()
+            candidates = [(a, t) for a, t in self.tables if a == alias]
+        for _, table in candidates:
+            col = table.column(name)
+            if col is not None:
+                return table.result_type(col)
+        raise _Unknown
+
+    # --- expressions: a small precedence climber over the item's tokens ------------------------
+
+    def expr(self, toks: list[Token], i: int, min_prec: int = 0) -> tuple[ColumnType, int]:
+        left, i = self.unary(toks, i)
+        while i < len(toks):
+            t = toks[i]
+            op = t.text.upper() if t.kind in ("op", "word") else ""
+            prec = _PREC.get(op)
+            if prec is None or prec < min_prec:
+                break
+            if op in ("IS",):  # IS [NOT] NULL/TRUE/FALSE
+                i += 1
+                while i < len(toks) and toks[i].is_word("NOT", "NULL", "TRUE", "FALSE", "UNKNOWN"):
+                    i += 1
+                left = BOOLEAN
+                continue
+            if op == "NOT":
+                i += 1
+                continue  # NOT LIKE / NOT IN / NOT BETWEEN: the next operator decides
+            if op == "IN":
+                i = _skip_parens(toks, i + 1)
+                left = BOOLEAN
+                continue
+            if op == "BETWEEN":
+                _, i = self.expr(toks, i + 1, _PREC["AND"] + 1)
+                if i >= len(toks) or not toks[i].is_word("AND"):
+                    raise _Unknown
+                _, i = self.expr(toks, i + 1, prec + 1)
+                left = BOOLEAN
+                continue
+            right, i = self.expr(toks, i + 1, prec + 1)
+            left = _binary(op, left, right)
+        return left, i
+
+    def unary(self, toks: list[Token], i: int) -> tuple[ColumnType, int]:
+        t = toks[i]
+        if t.kind == "op" and t.text in ("-", "+", "~"):
+            ct, i = self.unary(toks, i + 1)
+            if t.text == "-" and toks[i - 1].kind == "param" and ct.type in _EXACT | {FieldType.NEWDECIMAL}:
+                return ct, i  # -5: the literal's own type
+            if ct.type in _EXACT:
+                return int_type(ct.length + 1), i
+            return ct, i
+        if t.kind == "op" and t.text == "!" or t.is_word("NOT"):
+            _, i = self.unary(toks, i + 1)
+            return BOOLEAN, i
+        return self.primary(toks, i)
+
+    def primary(self, toks: list[Token], i: int) -> tuple[ColumnType, int]:
+        t = toks[i]
+        if t.kind == "param":
+            return self.literal(t.param), i + 1
+        if t.kind == "op" and t.text == "(":
+            if i + 1 < len(toks) and toks[i + 1].is_word("SELECT"):
+                raise _Unknown
+            ct, j = self.expr(toks, i + 1)
+            if j >= len(toks) or toks[j].text != ")":
+                raise _Unknown
+            return ct, j + 1
+        if t.kind == "word":
+            word = t.upper
+            nxt = toks[i + 1] if i + 1 < len(toks) else None
+            if word == "NULL":
+                return NULL_TYPE, i + 1
+            if word in ("TRUE", "FALSE"):
+                return int_type(1, _CONSTANT_FLAGS), i + 1
+            if word in ("_BINARY", "BINARY") and nxt is not None and nxt.kind == "param":
+                value = self.param(nxt.param)
+                n = len(value) if isinstance(value, bytes | str) else 0
+                return varchar(n, binary=True, flags=ColumnFlag.NOT_NULL), i + 2
+            if word.startswith("_") and nxt is not None and nxt.kind == "param":
+                return self.primary(toks, i + 1)
+            if nxt is not None and nxt.kind == "op" and nxt.text == "(":
+                return self.call(toks, i, word)
+            if word == "CASE":
+                return self.case(toks, i)
+            if word in _NILADIC:
+                return self.function(word, []), i + 1
+        if t.kind in ("word", "ident"):
+            names = [t.text]
+            j = i + 1
+            while j + 1 < len(toks) and toks[j].kind == "op" and toks[j].text == "." \
+                    and toks[j + 1].kind in ("word", "ident"):
+                names.append(toks[j + 1].text)
+                j += 2
+            return self.column(names), j
+        raise _Unknown
+
+    def param(self, n: int) -> object:
+        self.read_params = True
+        return self.params[n]
+
+    def literal(self, n: int) -> ColumnType:
+        value = self.param(n)
+        if value is None:
+            return NULL_TYPE
+        if isinstance(value, bool | int):
+            digits = len(str(abs(value)))
+            return int_type(digits + (1 if value < 0 else 0), _CONSTANT_FLAGS)
+        if isinstance(value, float):
+            text = self.texts()[n].lstrip("+-")
+            if "e" in text or "E" in text:
+                return ColumnType(FieldType.DOUBLE, len(text), NOT_FIXED_DEC, 63, _CONSTANT_FLAGS)
+            whole, _, frac = text.partition(".")
+            return decimal_type(len(whole.lstrip("0") or "0") + len(frac), len(frac), _CONSTANT_FLAGS)
+        if isinstance(value, bytes):
+            return varchar(len(value), binary=True, flags=ColumnFlag.NOT_NULL | ColumnFlag.UNSIGNED)
+        return varchar(len(str(value)), flags=ColumnFlag.NOT_NULL)
+
+    def args(self, toks: list[Token], i: int) -> tuple[list[ColumnType | None], int]:
+        """The arguments of the call whose '(' is toks[i]: their types (None: untyped) and the
+        index after ')'."""
+        end = _skip_parens(toks, i)
+        inner = toks[i + 1:end - 1]
+        parts: list[list[Token]] = [[]]
+        depth = 0
+        for t in inner:
+            if t.kind == "op" and t.text == "(":
+                depth += 1
+            elif t.kind == "op" and t.text == ")":
+                depth -= 1
+            if depth == 0 and t.kind == "op" and t.text == ",":
+                parts.append([])
+            else:
+                parts[-1].append(t)
+        types: list[ColumnType | None] = []
+        for part in parts:
+            if not part:
+                continue
+            try:
+                ct, j = self.expr(part, 0)
+                types.append(ct if j == len(part) else None)
+            except (_Unknown, IndexError):
+                types.append(None)
+        return types, end
+
+    def call(self, toks: list[Token], i: int, word: str) -> tuple[ColumnType, int]:
+        if word in ("CAST", "CONVERT"):
+            return self.cast(toks, i, word)
+        if word in ("COUNT",):
+            return int_type(21, _CONSTANT_FLAGS), _skip_parens(toks, i + 1)
+        args, end = self.args(toks, i + 1)
+        return self.function(word, args, toks[i + 2:end - 1]), end
+
+    def function(self, word: str, args: list[ColumnType | None], inner: list[Token] = ()) -> ColumnType:
+        first = args[0] if args else None
+        if word in _TEMPORAL_FUNCS:
+            code = _TEMPORAL_FUNCS[word]
+            fsp = 0
+            if code != FieldType.DATE and len(inner) == 1 and inner[0].kind == "param":
+                value = self.param(inner[0].param)
+                fsp = value if isinstance(value, int) and 0 <= value <= 6 else 0
+            elif word == "DATE" or word == "FROM_UNIXTIME":
+                fsp = 0
+            flags = ColumnFlag.BINARY | (ColumnFlag.NOT_NULL if not args else 0)
+            return datetime_type(code, fsp, flags)
+        if word in _BIG_FUNCS:
+            return int_type(_BIG_FUNCS[word], ColumnFlag.BINARY)
+        if word in _INT_FUNCS:
+            return int_type(_INT_FUNCS[word], ColumnFlag.BINARY)
+        if word in _DOUBLE_FUNCS:
+            return DOUBLE
+        if word == "SUM":
+            if first is None:
+                raise _Unknown
+            if first.type in (FieldType.DOUBLE, FieldType.FLOAT):
+                return DOUBLE
+            return decimal_type(min(first.length + 22, 65), first.decimals if first.type == FieldType.NEWDECIMAL
+                                else 0, ColumnFlag.BINARY)
+        if word == "AVG":
+            if first is None:
+                raise _Unknown
+            if first.type in (FieldType.DOUBLE, FieldType.FLOAT):
+                return DOUBLE
+            dec = min((first.decimals if first.type == FieldType.NEWDECIMAL else 0) + 4, 30)
+            return decimal_type(first.length + 4, dec, ColumnFlag.BINARY)
+        if word in _SAME_AS_ARG or word == "IF" or word == "IFNULL":
+            candidates = args[1:] if word == "IF" else args
+            if not candidates or any(a is None for a in candidates):
+                raise _Unknown
+            ct = _unify(candidates)
+            if ct.type in (FieldType.VAR_STRING, FieldType.STRING) and ct.charset != 63:
+                ct = ColumnType(FieldType.VAR_STRING, ct.length, STRING_DEC, ct.charset, ct.flags & ~ColumnFlag.BLOB)
+            return ct
+        if word in ("ROUND", "TRUNCATE", "FLOOR", "CEIL", "CEILING"):
+            if first is None:
+                raise _Unknown
+            if first.type in (FieldType.DOUBLE, FieldType.FLOAT):
+                return DOUBLE
+            if first.type in _EXACT:
+                return int_type(first.length, ColumnFlag.BINARY)
+            if word in ("FLOOR", "CEIL", "CEILING"):
+                return int_type(max(first.length - first.decimals, 1), ColumnFlag.BINARY)
+            scale = 0
+            if len(inner) >= 3 and inner[-1].kind == "param":
+                value = self.param(inner[-1].param)
+                scale = value if isinstance(value, int) and value >= 0 else 0
+            return decimal_type(first.length, min(scale, first.decimals), ColumnFlag.BINARY)
+        if word in ("HEX", "TO_BASE64", "UNHEX", "FROM_BASE64", "COMPRESS"):
+            binary = word in ("UNHEX", "FROM_BASE64", "COMPRESS")
+            return varchar(512, binary=binary)
+        if word in _STRING_FUNCS:
+            return varchar(max((a.length // 4 if a and a.charset != 63 else (a.length if a else 64))
+                               for a in args) if args else 64)
+        raise _Unknown
+
+    def cast(self, toks: list[Token], i: int, word: str) -> tuple[ColumnType, int]:
+        end = _skip_parens(toks, i + 1)
+        inner = toks[i + 2:end - 1]
+        split = None
+        depth = 0
+        for k, t in enumerate(inner):
+            if t.kind == "op" and t.text == "(":
+                depth += 1
+            elif t.kind == "op" and t.text == ")":
+                depth -= 1
+            elif depth == 0 and (t.is_word("AS") if word == "CAST" else (t.text == "," or t.is_word("USING"))):
+                split = k
+                break
+        if split is None or inner[split].is_word("USING"):
+            raise _Unknown
+        target = [t for t in inner[split + 1:]]
+        if not target:
+            raise _Unknown
+        name = target[0].upper
+        nums = [self.param(t.param) for t in target if t.kind == "param"]
+        if name in ("SIGNED", "INTEGER", "INT"):
+            return int_type(21, ColumnFlag.BINARY), end
+        if name == "UNSIGNED":
+            return int_type(21, ColumnFlag.BINARY | ColumnFlag.UNSIGNED), end
+        if name in ("DECIMAL", "NUMERIC"):
+            precision = int(nums[0]) if nums else 10
+            return decimal_type(precision, int(nums[1]) if len(nums) > 1 else 0, ColumnFlag.BINARY), end
+        if name in ("DOUBLE", "FLOAT", "REAL"):
+            return (DOUBLE if name != "FLOAT" else declared_type("float", [], False, False)), end
+        if name in ("DATE", "DATETIME", "TIME"):
+            code = {"DATE": FieldType.DATE, "DATETIME": FieldType.DATETIME, "TIME": FieldType.TIME}[name]
+            return datetime_type(code, int(nums[0]) if nums else 0), end
+        if name in ("CHAR", "NCHAR", "VARCHAR"):
+            ct = varchar(int(nums[0]) if nums else 255)
+            return ColumnType(ct.type, ct.length, 0, ct.charset, ct.flags), end
+        if name == "BINARY":
+            return varchar(int(nums[0]) if nums else 255, binary=True), end
+        raise _Unknown
+
+    def case(self, toks: list[Token], i: int) -> tuple[ColumnType, int]:
+        depth, j = 0, i
+        results: list[ColumnType] = []
+        while j < len(toks):
+            t = toks[j]
+            if t.is_word("CASE"):
+                depth += 1
+            elif t.is_word("END"):
+                depth -= 1
+                if depth == 0:
+                    break
+            elif depth == 1 and t.is_word("THEN", "ELSE"):
+                k = j + 1
+                d = 0
+                while k < len(toks) and not (d == 0 and toks[k].is_word("WHEN", "ELSE", "END")):
+                    d += toks[k].is_word("CASE") - toks[k].is_word("END")
+                    k += 1
+                ct, stop = self.expr(toks[j + 1:k], 0)
+                if stop != k - j - 1:
+                    raise _Unknown
+                results.append(ct)
+            j += 1
+        if not results or j >= len(toks):
+            raise _Unknown
+        return _unify(results), j + 1
+
+
+_PREC = {"OR": 1, "||": 1, "XOR": 2, "AND": 3, "&&": 3, "NOT": 4, "BETWEEN": 5, "=": 5, "<=>": 5, ">=": 5,
+         "<=": 5, "<": 5, ">": 5, "!=": 5, "<>": 5, "IS": 5, "LIKE": 5, "REGEXP": 5, "RLIKE": 5, "IN": 5,
+         "|": 6, "&": 7, "<<": 8, ">>": 8, "+": 9, "-": 9, "*": 10, "/": 10, "DIV": 10, "%": 10, "MOD": 10,
+         "^": 11}
+
+
+def _skip_parens(toks: list[Token], i: int) -> int:
+    """toks[i] is '(': the index after its matching ')'."""
+    if i >= len(toks) or toks[i].text != "(":
+        raise _Unknown
+    depth = 0
+    while i < len(toks):
+        t = toks[i]
+        if t.kind == "op" and t.text == "(":
+            depth += 1
+        elif t.kind == "op" and t.text == ")":
+            depth -= 1
+            if depth == 0:
+                return i + 1
+        i += 1
+    raise _Unknown
+
+
+def _flags(a: ColumnType, b: ColumnType) -> int:
+    return ColumnFlag.BINARY | (ColumnFlag.NOT_NULL if a.flags & b.flags & ColumnFlag.NOT_NULL else 0)
+
+
+def _binary(op: str, a: ColumnType, b: ColumnType) -> ColumnType:
+    if op in _COMPARE_OPS or op in _COMPARE_WORDS or op in ("||", "&&"):
+        return BOOLEAN
+    if a.type == FieldType.NULL or b.type == FieldType.NULL:
+        return NULL_TYPE if op in ("+", "-", "*", "/", "%", "MOD", "DIV") else BOOLEAN
+    flags = _flags(a, b)
+    if op in ("|", "&", "<<", ">>", "^"):
+        return int_type(21, ColumnFlag.BINARY | ColumnFlag.UNSIGNED)
+    if op == "DIV":
+        return int_type(max(a.length - a.decimals, 1), flags)
+    floating = (FieldType.DOUBLE, FieldType.FLOAT)
+    if a.type in floating or b.type in floating or not _numeric(a) or not _numeric(b):
+        return ColumnType(FieldType.DOUBLE, 23, NOT_FIXED_DEC, 63, flags)
+    if op == "/":
+        scale = min(a.decimals + 4, 30)
+        return decimal_type(min(a.length - a.decimals + b.decimals + scale, 65), scale, flags)
+    if a.type == FieldType.NEWDECIMAL or b.type == FieldType.NEWDECIMAL:
+        scale = a.decimals + b.decimals if op == "*" else max(a.decimals, b.decimals)
+        digits = max(a.length - a.decimals, b.length - b.decimals) + (a.length if op == "*" else 1)
+        return decimal_type(min(digits + scale, 65), min(scale, 30), flags)
+    length = (a.length + b.length) if op == "*" else max(a.length, b.length) + 1
+    unsigned = a.flags & b.flags & ColumnFlag.UNSIGNED if op != "-" else 0
+    return int_type(length, flags | unsigned)
+
+
+def _numeric(ct: ColumnType) -> bool:
+    return ct.type in _EXACT or ct.type in (FieldType.NEWDECIMAL, FieldType.DOUBLE, FieldType.FLOAT)
+
+
+def _unify(types: list[ColumnType | None]) -> ColumnType:
+    """The type of IF/CASE/COALESCE/MIN...: one argument's type when they agree, else MySQL's
+    aggregation (DECIMAL over exact numbers, DOUBLE over numbers, VARCHAR otherwise)."""
+    known = [t for t in types if t is not None and t.type != FieldType.NULL]
+    if not known:
+        return NULL_TYPE
+    first = known[0]
+    if all(t.type == first.type and t.charset == first.charset for t in known):
+        longest = max(known, key=lambda t: (t.length, t.decimals))
+        return ColumnType(first.type, longest.length, max(t.decimals for t in known), first.charset,
+                          first.flags & ~(ColumnFlag.PRI_KEY | ColumnFlag.UNIQUE_KEY | ColumnFlag.MULTIPLE_KEY
+                                          | ColumnFlag.AUTO_INCREMENT | 16384), first.pad_to)
+    if all(_numeric(t) for t in known):
+        if any(t.type in (FieldType.DOUBLE, FieldType.FLOAT) for t in known):
+            return DOUBLE
+        if any(t.type == FieldType.NEWDECIMAL for t in known):
+            scale = max(t.decimals for t in known)
+            return decimal_type(max(t.length - t.decimals for t in known) + scale, scale)
+        return LONGLONG if any(t.length >= 11 for t in known) else int_type(max(t.length for t in known))
+    binary = any(t.charset == 63 and t.type in (FieldType.VAR_STRING, FieldType.STRING, FieldType.BLOB)
+                 for t in known)
+    return varchar(max(t.length for t in known), binary=binary)

@@ -1,0 +1,182 @@
+"""A value written to a column, as MariaDB's default sql_mode (STRICT_TRANS_TABLES) stores it.
+
+Contract: `store(col, value, row, where)` is called for each literal an INSERT ... VALUES or an
+UPDATE ... SET assigns to a column (the translator marks those arguments, see
+`translate.STORE`), on the master and on a replica replaying the same statement text, so both
+store the same value. It returns what SQLite keeps, or raises MariaDB's strict-mode error:
+1264 (out of range), 1265 (truncated: `12abc` into an integer, a value not in an ENUM), 1292 /
+1366 (not a value of that type; a string that is not valid utf8mb4 for a text column), 1406
+(too long). Integers are rounded half away from zero; DECIMAL(p,s) is rounded half up to s
+digits (Python's decimal, never a float) and kept as its exact text; binary strings are bytes
+(any byte value; BINARY(n) padded with zero bytes), text columns get str; DATETIME/TIME keep
+at most their declared fractional digits (MariaDB truncates the rest).
+"""
+
+from __future__ import annotations
+
+import re
+from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
+
+from engine.catalog import BLOB_TYPES, INT_TYPES, NUMERIC_TYPES, REAL_TYPES, Column
+from protocol.errors import (
+    ER_DATA_TOO_LONG,
+    ER_TRUNCATED_WRONG_VALUE,
+    ER_TRUNCATED_WRONG_VALUE_FOR_FIELD,
+    ER_WARN_DATA_OUT_OF_RANGE,
+    WARN_DATA_TRUNCATED,
+    SQLError,
+)
+
+_INT_BITS = {"tinyint": 8, "smallint": 16, "mediumint": 24, "int": 32, "integer": 32, "bigint": 64}
+_TEXT_BYTES = {"tinytext": 255, "text": 65535, "mediumtext": 16777215, "longtext": 4294967295}
+_BLOB_BYTES = {"tinyblob": 255, "blob": 65535, "mediumblob": 16777215, "longblob": 4294967295}
+_NUMBER_PREFIX = re.compile(r"\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
+_TEMPORAL = re.compile(r"^(-?\d+(?:[-:]\d+)*(?: \d+(?::\d+)*)?)(?:\.(\d*))?$")
+
+
+def store(col: Column, value: object, row: int, where: str) -> object:
+    """`where` is the column as MariaDB names it in 1366: `db`.`table`.`column`."""
+    if value is None:
+        return None
+    base = col.base
+    if base in INT_TYPES and base not in ("bit", "year"):
+        return _integer(col, value, row, where)
+    if base in NUMERIC_TYPES or base == "decimal":
+        return _decimal(col, value, row, where)
+    if base in REAL_TYPES:
+        number = _number(col, value, row, where, "double")
+        return float(number)
+    if base in BLOB_TYPES:
+        return _binary(col, value, row)
+    if base in ("char", "varchar", "tinytext", "text", "mediumtext", "longtext"):
+        return _text(col, value, row, where)
+    if base == "enum":
+        return _enum(col, value, row)
+    if base in ("datetime", "timestamp", "time"):
+        return _temporal(col, value, row, where)
+    return value
+
+
+def _number(col: Column, value: object, row: int, where: str, kind: str) -> Decimal:
+    if isinstance(value, bool):
+        return Decimal(int(value))
+    if isinstance(value, int):
+        return Decimal(value)
+    if isinstance(value, float):
+        return Decimal(repr(value))
+    text = value.decode("utf-8", "surrogateescape") if isinstance(value, bytes) else str(value)
+    m = _NUMBER_PREFIX.match(text)
+    if m is None:
+        raise SQLError(ER_TRUNCATED_WRONG_VALUE_FOR_FIELD, kind, _shown(text), where, row)
+    if text[m.end():].strip():
+        raise SQLError(WARN_DATA_TRUNCATED, col.name, row)
+    return Decimal(m.group(0).strip())
+
+
+def _integer(col: Column, value: object, row: int, where: str) -> int:
+    number = _number(col, value, row, where, "integer")
+    n = int(number.to_integral_value(rounding=ROUND_HALF_UP))  # half away from zero
+    bits = _INT_BITS.get(col.base, 64)
+    low, high = (0, (1 << bits) - 1) if col.unsigned else (-(1 << (bits - 1)), (1 << (bits - 1)) - 1)
+    if not low <= n <= high:
+        raise SQLError(ER_WARN_DATA_OUT_OF_RANGE, col.name, row)
+    return n
+
+
+def _decimal(col: Column, value: object, row: int, where: str) -> str:
+    number = _number(col, value, row, where, "decimal")
+    nums = [int(a) for a in col.args if a.isdigit()]
+    precision = nums[0] if nums else 10
+    scale = nums[1] if len(nums) > 1 else 0
+    try:
+        rounded = number.quantize(Decimal(1).scaleb(-scale), rounding=ROUND_HALF_UP)
+    except InvalidOperation:
+        raise SQLError(ER_WARN_DATA_OUT_OF_RANGE, col.name, row) from None
+    if (col.unsigned and rounded < 0) or abs(rounded) >= Decimal(10) ** (precision - scale):
+        raise SQLError(ER_WARN_DATA_OUT_OF_RANGE, col.name, row)
+    return str(rounded)
+
+
+def _binary(col: Column, value: object, row: int) -> bytes:
+    if isinstance(value, bytes):
+        raw = value
+    elif isinstance(value, float):
+        raw = repr(value).encode()
+    else:
+        raw = str(value).encode("utf-8", "surrogateescape")
+    limit = _BLOB_BYTES.get(col.base)
+    if limit is None:
+        nums = [int(a) for a in col.args if a.isdigit()]
+        limit = nums[0] if nums else 1
+    if len(raw) > limit:
+        raise SQLError(ER_DATA_TOO_LONG, col.name, row)
+    if col.base == "binary" and len(raw) < limit:
+        raw += b"\x00" * (limit - len(raw))
+    return raw
+
+
+def _text(col: Column, value: object, row: int, where: str) -> str:
+    if isinstance(value, bytes):
+        raw = value
+    elif isinstance(value, str):
+        if value.isascii():
+            raw = None
+        else:
+            raw = value.encode("utf-8", "surrogateescape")
+    else:
+        value = repr(value) if isinstance(value, float) else str(value)
+        raw = None
+    if raw is not None:
+        try:
+            value = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            bad = raw[exc.start:exc.start + 2]
+            shown = "".join(f"\\x{b:02X}" for b in bad)
+            raise SQLError(ER_TRUNCATED_WRONG_VALUE_FOR_FIELD, "string", shown, where, row) from None
+    assert isinstance(value, str)
+    if col.base in _TEXT_BYTES:
+        too_long = len(value.encode("utf-8")) > _TEXT_BYTES[col.base]
+    else:
+        nums = [int(a) for a in col.args if a.isdigit()]
+        too_long = len(value) > (nums[0] if nums else 1)
+    if too_long:
+        raise SQLError(ER_DATA_TOO_LONG, col.name, row)
+    return value
+
+
+def _enum(col: Column, value: object, row: int) -> object:
+    members = [_unquote(a) for a in col.args]
+    if isinstance(value, int) and not isinstance(value, bool):
+        if 1 <= value <= len(members):
+            return members[value - 1]
+        if value == 0:
+            return ""
+        raise SQLError(WARN_DATA_TRUNCATED, col.name, row)
+    text = str(value).rstrip(" ")
+    for member in members:
+        if member.lower() == text.lower():
+            return member
+    raise SQLError(WARN_DATA_TRUNCATED, col.name, row)
+
+
+def _temporal(col: Column, value: object, row: int, where: str) -> object:
+    if not isinstance(value, str):
+        return value
+    m = _TEMPORAL.match(value.strip())
+    if m is None:
+        raise SQLError(ER_TRUNCATED_WRONG_VALUE, col.base, _shown(value), where, row)
+    whole, frac = m.group(1), m.group(2) or ""
+    nums = [int(a) for a in col.args if a.isdigit()]
+    fsp = nums[0] if nums else 0
+    # MariaDB truncates extra digits; kept with exactly fsp digits, so the text sorts as the time
+    return whole + ("." + (frac + "000000")[:fsp] if fsp else "")
+
+
+def _unquote(text: str) -> str:
+    if len(text) >= 2 and text[0] == text[-1] == "'":
+        return text[1:-1].replace("\\'", "'").replace("''", "'").replace("\\\\", "\\")
+    return text
+
+
+def _shown(text: str) -> str:
+    return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")[:64]

@@ -1,0 +1,682 @@
+"""The binary (prepared statement) protocol: COM_STMT_* commands, their answers, binary values.
+
+Each wire format is declared once below, fields in wire order, after MySQL's client/server
+protocol (COM_STMT_PREPARE, COM_STMT_EXECUTE, COM_STMT_SEND_LONG_DATA, COM_STMT_CLOSE,
+COM_STMT_RESET, COM_STMT_FETCH; "Binary Protocol Value"; "Binary Protocol Resultset Row") and
+MariaDB's sql/sql_prepare.cc where they differ (MariaDB always sends the warning count of the
+prepare answer). Sans-IO: bytes in, values out.
+
+Contracts:
+- `decode_stmt_command(payload)` gives the typed command for a COM_STMT_* payload. A
+  COM_STMT_EXECUTE's parameter block can only be read with the statement's parameter count and
+  the types bound before, so it is carried raw (`ComStmtExecute.params`) and read by
+  `decode_execute_params` once the server found the statement. A packet shorter than its
+  fixed fields is malformed; bytes after the fixed fields of COM_STMT_CLOSE, COM_STMT_RESET and
+  COM_STMT_FETCH are ignored (mysqld's parse_packet), those after the parameter values are
+  malformed. Both raise only
+  `RemoteProtocolError(ER_MALFORMED_PACKET, fatal=False)`: the server answers it with an ERR
+  and keeps the connection.
+- Parameter values come out as Python values: None, int, float, `decimal.Decimal` (DECIMAL,
+  NEWDECIMAL), bytes (strings and blobs, in the client's encoding, uninterpreted),
+  `datetime.date`, `datetime.datetime`, `datetime.timedelta` (TIME).
+- Binary rows are encoded by each column's MySQL type code, flags and decimals, i.e. from the
+  column definition that is sent with them (`encode_binary_row`); a value that the column's
+  type cannot carry raises `LocalProtocolError` (the server chose the wrong type: our bug).
+- `PrepareOK`, `BinaryResultSet` and `BinaryRows` are responses with `payloads(capabilities)`
+  and `status`, framed by `protocol.connection.ServerConnection.send` as a text result set is.
+"""
+
+from __future__ import annotations
+
+import datetime
+import decimal
+import struct
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import construct as c
+
+from protocol.errors import ER_MALFORMED_PACKET, LocalProtocolError, RemoteProtocolError
+from protocol.messages import (
+    EOF,
+    EOF_HEADER,
+    OK,
+    Capability,
+    ColumnDefinition,
+    ColumnFlag,
+    FieldType,
+    ServerStatus,
+)
+from protocol.packets import decode_lenenc_bytes, encode_lenenc_bytes, encode_lenenc_int
+
+COM_STMT_PREPARE = 0x16
+COM_STMT_EXECUTE = 0x17
+COM_STMT_SEND_LONG_DATA = 0x18
+COM_STMT_CLOSE = 0x19
+COM_STMT_RESET = 0x1A
+COM_STMT_FETCH = 0x1C
+STMT_COMMANDS = frozenset({
+    COM_STMT_PREPARE, COM_STMT_EXECUTE, COM_STMT_SEND_LONG_DATA, COM_STMT_CLOSE, COM_STMT_RESET,
+    COM_STMT_FETCH,
+})
+
+# COM_STMT_EXECUTE flags (include/mysql_com.h enum_cursor_type)
+CURSOR_TYPE_NO_CURSOR = 0
+CURSOR_TYPE_READ_ONLY = 1
+CURSOR_TYPE_FOR_UPDATE = 2
+CURSOR_TYPE_SCROLLABLE = 4
+PARAMETER_COUNT_AVAILABLE = 8  # MySQL 8 query attributes: never sent to us (not advertised)
+
+UNSIGNED_PARAM = 0x80  # the flag byte of a parameter type: the value is unsigned
+
+_PARSE_ERRORS = (c.ConstructError, ValueError, IndexError, TypeError, OverflowError, KeyError,
+                 struct.error, decimal.InvalidOperation)
+
+
+def _malformed(what: str) -> RemoteProtocolError:
+    return RemoteProtocolError(f"malformed {what}", error=ER_MALFORMED_PACKET, fatal=False)
+
+
+def _stmt_command(code: int, *fields: c.Construct) -> c.Struct:
+    return c.Struct("command" / c.Const(code, c.Int8ul), "statement_id" / c.Int32ul, *fields)
+
+
+COM_STMT_PREPARE_FORMAT = c.Struct("command" / c.Const(COM_STMT_PREPARE, c.Int8ul), "query" / c.GreedyBytes)
+COM_STMT_EXECUTE_FORMAT = _stmt_command(
+    COM_STMT_EXECUTE,
+    "flags" / c.Int8ul,
+    "iteration_count" / c.Int32ul,
+    # null bitmap, new-params-bound flag, [types], values: see decode_execute_params
+    "params" / c.GreedyBytes,
+)
+COM_STMT_SEND_LONG_DATA_FORMAT = _stmt_command(
+    COM_STMT_SEND_LONG_DATA, "param_id" / c.Int16ul, "data" / c.GreedyBytes,
+)
+# Bytes after the fixed fields of these three are ignored, as mysqld's parse_packet does: a
+# COM_STMT_CLOSE has no answer, and an ERR to one would put the client out of step.
+COM_STMT_CLOSE_FORMAT = _stmt_command(COM_STMT_CLOSE)
+COM_STMT_RESET_FORMAT = _stmt_command(COM_STMT_RESET)
+COM_STMT_FETCH_FORMAT = _stmt_command(COM_STMT_FETCH, "num_rows" / c.Int32ul)
+
+# The answer to COM_STMT_PREPARE (COM_STMT_PREPARE_OK), followed by the parameter and column
+# definitions, each block closed by an EOF unless the client asked CLIENT_DEPRECATE_EOF.
+PREPARE_OK_FORMAT = c.Struct(
+    "status" / c.Const(0, c.Int8ul),
+    "statement_id" / c.Int32ul,
+    "num_columns" / c.Int16ul,
+    "num_params" / c.Int16ul,
+    "reserved" / c.Const(0, c.Int8ul),
+    "warning_count" / c.Int16ul,
+    c.Terminated,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class ComStmtPrepare:
+    query: bytes
+
+    def encode(self) -> bytes:
+        return COM_STMT_PREPARE_FORMAT.build(dict(query=self.query))
+
+
+@dataclass(frozen=True, slots=True)
+class ComStmtExecute:
+    statement_id: int
+    flags: int = 0
+    iteration_count: int = 1
+    params: bytes = b""  # raw: null bitmap, new-params-bound flag, types, values
+
+    def encode(self) -> bytes:
+        return COM_STMT_EXECUTE_FORMAT.build(dict(
+            statement_id=self.statement_id, flags=self.flags, iteration_count=self.iteration_count,
+            params=self.params,
+        ))
+
+
+@dataclass(frozen=True, slots=True)
+class ComStmtSendLongData:
+    statement_id: int
+    param_id: int
+    data: bytes
+
+    def encode(self) -> bytes:
+        return COM_STMT_SEND_LONG_DATA_FORMAT.build(dict(
+            statement_id=self.statement_id, param_id=self.param_id, data=self.data,
+        ))
+
+
+@dataclass(frozen=True, slots=True)
+class ComStmtClose:
+    statement_id: int
+
+    def encode(self) -> bytes:
+        return COM_STMT_CLOSE_FORMAT.build(dict(statement_id=self.statement_id))
+
+
+@dataclass(frozen=True, slots=True)
+class ComStmtReset:
+    statement_id: int
+
+    def encode(self) -> bytes:
+        return COM_STMT_RESET_FORMAT.build(dict(statement_id=self.statement_id))
+
+
+@dataclass(frozen=True, slots=True)
+class ComStmtFetch:
+    statement_id: int
+    num_rows: int
+
+    def encode(self) -> bytes:
+        return COM_STMT_FETCH_FORMAT.build(dict(statement_id=self.statement_id, num_rows=self.num_rows))
+
+
+StmtCommand = ComStmtPrepare | ComStmtExecute | ComStmtSendLongData | ComStmtClose | ComStmtReset | ComStmtFetch
+
+_DECODERS: dict[int, tuple[str, c.Construct, Any]] = {
+    COM_STMT_PREPARE: ("COM_STMT_PREPARE", COM_STMT_PREPARE_FORMAT, lambda v: ComStmtPrepare(v.query)),
+    COM_STMT_EXECUTE: ("COM_STMT_EXECUTE", COM_STMT_EXECUTE_FORMAT,
+                       lambda v: ComStmtExecute(v.statement_id, v.flags, v.iteration_count, v.params)),
+    COM_STMT_SEND_LONG_DATA: ("COM_STMT_SEND_LONG_DATA", COM_STMT_SEND_LONG_DATA_FORMAT,
+                              lambda v: ComStmtSendLongData(v.statement_id, v.param_id, v.data)),
+    COM_STMT_CLOSE: ("COM_STMT_CLOSE", COM_STMT_CLOSE_FORMAT, lambda v: ComStmtClose(v.statement_id)),
+    COM_STMT_RESET: ("COM_STMT_RESET", COM_STMT_RESET_FORMAT, lambda v: ComStmtReset(v.statement_id)),
+    COM_STMT_FETCH: ("COM_STMT_FETCH", COM_STMT_FETCH_FORMAT,
+                     lambda v: ComStmtFetch(v.statement_id, v.num_rows)),
+}
+
+
+def decode_stmt_command(payload: bytes) -> StmtCommand:
+    """The typed COM_STMT_* command of a command payload (first byte: the command)."""
+    entry = _DECODERS.get(payload[0]) if payload else None
+    if entry is None:
+        raise LocalProtocolError(f"not a COM_STMT command: {payload[:1].hex()}")
+    what, fmt, build = entry
+    try:
+        return build(fmt.parse(payload))
+    except _PARSE_ERRORS:
+        raise _malformed(what) from None
+
+
+# ---------------------------------------------------------------------------------------------
+# Binary values (parameters in, row values out)
+
+_INTEGERS: dict[int, tuple[struct.Struct, struct.Struct]] = {  # type -> (signed, unsigned)
+    FieldType.TINY: (struct.Struct("<b"), struct.Struct("<B")),
+    FieldType.SHORT: (struct.Struct("<h"), struct.Struct("<H")),
+    FieldType.YEAR: (struct.Struct("<h"), struct.Struct("<H")),
+    FieldType.INT24: (struct.Struct("<i"), struct.Struct("<I")),
+    FieldType.LONG: (struct.Struct("<i"), struct.Struct("<I")),
+    FieldType.LONGLONG: (struct.Struct("<q"), struct.Struct("<Q")),
+}
+_FLOAT = struct.Struct("<f")
+_DOUBLE = struct.Struct("<d")
+_DECIMALS = frozenset({FieldType.DECIMAL, FieldType.NEWDECIMAL})
+_DATES = frozenset({FieldType.DATE, FieldType.NEWDATE})
+_DATETIMES = frozenset({FieldType.DATETIME, FieldType.TIMESTAMP, FieldType.DATETIME2, FieldType.TIMESTAMP2})
+_TIMES = frozenset({FieldType.TIME, FieldType.TIME2})
+# Length-encoded byte strings: every string, blob and the types MySQL sends as their text.
+_STRINGS = frozenset({
+    FieldType.VARCHAR, FieldType.BIT, FieldType.JSON, FieldType.ENUM, FieldType.SET,
+    FieldType.TINY_BLOB, FieldType.MEDIUM_BLOB, FieldType.LONG_BLOB, FieldType.BLOB,
+    FieldType.VAR_STRING, FieldType.STRING, FieldType.GEOMETRY,
+})
+PARAM_TYPES = frozenset({
+    *_INTEGERS, FieldType.FLOAT, FieldType.DOUBLE, FieldType.NULL, *_DECIMALS, *_DATES,
+    *_DATETIMES, *_TIMES, *_STRINGS,
+})
+
+# Binary temporal layouts, by their length byte (0 = all zero).
+_DATE = struct.Struct("<HBB")
+_DATETIME = struct.Struct("<HBBBBB")
+_DATETIME_US = struct.Struct("<HBBBBBI")
+_TIME = struct.Struct("<BIBBB")
+_TIME_US = struct.Struct("<BIBBBI")
+
+
+@dataclass(frozen=True, slots=True)
+class ZeroDate:
+    """MySQL's zero date or datetime ('0000-00-00 ...'), which Python's datetime cannot hold;
+    also any date with a zero month or day (`year`, `month`, `day` as sent)."""
+
+    year: int = 0
+    month: int = 0
+    day: int = 0
+    hour: int = 0
+    minute: int = 0
+    second: int = 0
+    microsecond: int = 0
+    has_time: bool = False
+
+
+def _read_temporal(ftype: int, data: bytes, pos: int) -> tuple[Any, int]:
+    n = data[pos]
+    body = data[pos + 1 : pos + 1 + n]
+    if len(body) != n:
+        raise IndexError("temporal value runs past the packet")
+    end = pos + 1 + n
+    if ftype in _TIMES:
+        if n == 0:
+            return datetime.timedelta(0), end
+        if n == 8:
+            neg, days, h, m, s = _TIME.unpack(body)
+            us = 0
+        elif n == 12:
+            neg, days, h, m, s, us = _TIME_US.unpack(body)
+        else:
+            raise ValueError(f"TIME of {n} bytes")
+        if h > 23 or m > 59 or s > 59 or us > 999_999 or neg > 1:
+            raise ValueError("TIME out of range")
+        value = datetime.timedelta(days=days, hours=h, minutes=m, seconds=s, microseconds=us)
+        return (-value if neg else value), end
+    if n == 0:
+        return ZeroDate(has_time=ftype not in _DATES), end
+    if n == 4:
+        y, mo, d = _DATE.unpack(body)
+        h = mi = s = us = 0
+    elif n == 7:
+        y, mo, d, h, mi, s = _DATETIME.unpack(body)
+        us = 0
+    elif n == 11:
+        y, mo, d, h, mi, s, us = _DATETIME_US.unpack(body)
+    else:
+        raise ValueError(f"{FieldType(ftype).name} of {n} bytes")
+    if h > 23 or mi > 59 or s > 59 or us > 999_999 or mo > 12 or d > 31:
+        raise ValueError("date or time field out of range")
+    if ftype in _DATES:
+        if not (mo and d and y):
+            return ZeroDate(y, mo, d), end
+        return datetime.date(y, mo, d), end
+    if not (mo and d and y):
+        return ZeroDate(y, mo, d, h, mi, s, us, True), end
+    return datetime.datetime(y, mo, d, h, mi, s, us), end
+
+
+def _read_value(ftype: int, unsigned: bool, data: bytes, pos: int) -> tuple[Any, int]:
+    ints = _INTEGERS.get(ftype)
+    if ints is not None:
+        fmt = ints[1] if unsigned else ints[0]
+        return fmt.unpack_from(data, pos)[0], pos + fmt.size
+    if ftype == FieldType.DOUBLE:
+        return _DOUBLE.unpack_from(data, pos)[0], pos + 8
+    if ftype == FieldType.FLOAT:
+        return _FLOAT.unpack_from(data, pos)[0], pos + 4
+    if ftype in _DATES or ftype in _DATETIMES or ftype in _TIMES:
+        return _read_temporal(ftype, data, pos)
+    raw, end = decode_lenenc_bytes(data, pos)
+    if raw is None:
+        raise ValueError("NULL marker in place of a length")
+    if ftype in _DECIMALS:
+        value = decimal.Decimal(raw.decode("ascii"))
+        if not value.is_finite():
+            raise ValueError("DECIMAL is not a number")
+        return value, end
+    return bytes(raw), end
+
+
+@dataclass(frozen=True, slots=True)
+class ParamType:
+    type: int
+    unsigned: bool = False
+
+
+def decode_execute_params(
+    block: bytes, count: int, bound: Sequence[ParamType] | None, long_data: Sequence[bool] = (),
+) -> tuple[list[Any], list[ParamType]]:
+    """Read a COM_STMT_EXECUTE parameter block: (values, the types they were read with).
+
+    `bound` are the types of the previous execution (the client may leave the
+    new-params-bound flag at 0 and reuse them); a parameter whose `long_data[i]` is set takes its
+    value from COM_STMT_SEND_LONG_DATA and has none here (the value is returned as None and
+    the caller substitutes it), unless the NULL bitmap says NULL."""
+    if count == 0:
+        return [], []  # MySQL reads nothing more of a statement without parameters
+    try:
+        nbytes = (count + 7) // 8
+        if len(block) < nbytes + 1:
+            raise IndexError("parameter block shorter than the NULL bitmap and flag")
+        nulls = block[:nbytes]
+        pos = nbytes
+        new_bound = block[pos]
+        pos += 1
+        if new_bound > 1:
+            raise ValueError("new-params-bound flag is neither 0 nor 1")
+        if new_bound:
+            types = []
+            for _ in range(count):
+                ftype, flag = block[pos], block[pos + 1]
+                pos += 2
+                if ftype not in PARAM_TYPES:
+                    raise ValueError(f"unknown parameter type {ftype}")
+                types.append(ParamType(ftype, bool(flag & UNSIGNED_PARAM)))
+        elif bound is None:
+            raise ValueError("parameters never bound")
+        else:
+            types = list(bound)
+        values: list[Any] = []
+        for i, ptype in enumerate(types):
+            if nulls[i >> 3] & (1 << (i & 7)) or ptype.type == FieldType.NULL:
+                values.append(None)
+            elif i < len(long_data) and long_data[i]:
+                values.append(None)
+            else:
+                value, pos = _read_value(ptype.type, ptype.unsigned, block, pos)
+                values.append(value)
+        if pos != len(block):
+            raise ValueError(f"{len(block) - pos} bytes after the last parameter")
+    except (*_PARSE_ERRORS, RemoteProtocolError):  # a lenenc reader's error: ours to word
+        raise _malformed("COM_STMT_EXECUTE") from None
+    return values, types
+
+
+def encode_param(ptype: ParamType, value: Any) -> bytes:
+    """One parameter value as a client sends it (the inverse of the decoder; tests and fuzz)."""
+    ints = _INTEGERS.get(ptype.type)
+    if ints is not None:
+        return (ints[1] if ptype.unsigned else ints[0]).pack(value)
+    return _encode_value(ptype.type, value, 6)
+
+
+def encode_execute_params(types: Sequence[ParamType], values: Sequence[Any], send_types: bool = True) -> bytes:
+    """The parameter block of a COM_STMT_EXECUTE (client side: tests, fuzz)."""
+    if not types:
+        return b""
+    bitmap = bytearray((len(types) + 7) // 8)
+    parts = []
+    for i, (ptype, value) in enumerate(zip(types, values, strict=True)):
+        if value is None:
+            bitmap[i >> 3] |= 1 << (i & 7)
+        else:
+            parts.append(encode_param(ptype, value))
+    head = bytes(bitmap) + (b"\x01" + b"".join(
+        bytes((t.type, UNSIGNED_PARAM if t.unsigned else 0)) for t in types) if send_types else b"\x00")
+    return head + b"".join(parts)
+
+
+# ---------------------------------------------------------------------------------------------
+# Binary result rows
+
+
+def _parse_date_text(text: str) -> tuple[int, ...]:
+    """'YYYY-MM-DD[ HH:MM:SS[.ffffff]]' (as the engine keeps them) -> fields."""
+    date, _, clock = text.strip().partition(" ")
+    if "T" in date:
+        date, _, clock = date.partition("T")
+    y, mo, d = (int(p) for p in date.split("-"))
+    h = mi = s = us = 0
+    if clock:
+        whole, _, frac = clock.partition(".")
+        h, mi, s = (int(p) for p in whole.split(":"))
+        us = int((frac + "000000")[:6]) if frac else 0
+    return y, mo, d, h, mi, s, us
+
+
+def _datetime_fields(value: Any) -> tuple[int, ...]:
+    if isinstance(value, datetime.datetime):
+        return (value.year, value.month, value.day, value.hour, value.minute, value.second, value.microsecond)
+    if isinstance(value, datetime.date):
+        return value.year, value.month, value.day, 0, 0, 0, 0
+    if isinstance(value, ZeroDate):
+        return (value.year, value.month, value.day, value.hour, value.minute, value.second, value.microsecond)
+    if isinstance(value, bytes):
+        value = value.decode("ascii")
+    return _parse_date_text(str(value))
+
+
+def _time_fields(value: Any) -> tuple[int, int, int, int, int, int]:
+    """(negative, days, hours, minutes, seconds, microseconds) of a TIME value."""
+    if isinstance(value, datetime.timedelta):
+        neg = value < datetime.timedelta(0)
+        total = -value if neg else value
+        secs = total.seconds
+        return int(neg), total.days, secs // 3600, secs // 60 % 60, secs % 60, total.microseconds
+    if isinstance(value, datetime.time):
+        return 0, 0, value.hour, value.minute, value.second, value.microsecond
+    if isinstance(value, bytes):
+        value = value.decode("ascii")
+    text = str(value).strip()
+    neg = text.startswith("-")
+    whole, _, frac = text.lstrip("+-").partition(".")
+    parts = [int(p) for p in whole.split(":")]
+    if len(parts) != 3:
+        raise ValueError(f"not a TIME: {text!r}")
+    h, m, s = parts
+    us = int((frac + "000000")[:6]) if frac else 0
+    return int(neg), h // 24, h % 24, m, s, us
+
+
+def _encode_temporal(ftype: int, value: Any) -> bytes:
+    if ftype in _TIMES:
+        neg, days, h, m, s, us = _time_fields(value)
+        if not (days or h or m or s or us):
+            return b"\x00"
+        if us:
+            return b"\x0c" + _TIME_US.pack(neg, days, h, m, s, us)
+        return b"\x08" + _TIME.pack(neg, days, h, m, s)
+    y, mo, d, h, mi, s, us = _datetime_fields(value)
+    if ftype in _DATES:
+        h = mi = s = us = 0
+    if us:
+        return b"\x0b" + _DATETIME_US.pack(y, mo, d, h, mi, s, us)
+    if h or mi or s:
+        return b"\x07" + _DATETIME.pack(y, mo, d, h, mi, s)
+    if y or mo or d:
+        return b"\x04" + _DATE.pack(y, mo, d)
+    return b"\x00"
+
+
+def _as_int(value: Any) -> int:
+    if isinstance(value, bool | int):
+        return int(value)
+    if isinstance(value, float):
+        if value != int(value):
+            raise ValueError(f"{value!r} is not an integer")
+        return int(value)
+    if isinstance(value, bytes):
+        value = value.decode("ascii")
+    if isinstance(value, decimal.Decimal):
+        if value != value.to_integral_value():
+            raise ValueError(f"{value!r} is not an integer")
+        return int(value)
+    return int(str(value))
+
+
+def _as_text(value: Any) -> bytes:
+    if isinstance(value, bytes | bytearray | memoryview):
+        return bytes(value)
+    if isinstance(value, str):
+        return value.encode("utf-8", "surrogateescape")
+    if isinstance(value, float):
+        return repr(value).encode()
+    return str(value).encode()
+
+
+def _encode_value(ftype: int, value: Any, decimals: int, unsigned: bool = False) -> bytes:
+    ints = _INTEGERS.get(ftype)
+    if ints is not None:
+        return (ints[1] if unsigned else ints[0]).pack(_as_int(value))
+    if ftype == FieldType.DOUBLE:
+        return _DOUBLE.pack(float(value))
+    if ftype == FieldType.FLOAT:
+        return _FLOAT.pack(float(value))
+    if ftype in _DATES or ftype in _DATETIMES or ftype in _TIMES:
+        return _encode_temporal(ftype, value)
+    if ftype in _DECIMALS:
+        if isinstance(value, float):
+            value = decimal.Decimal(repr(value))
+        elif isinstance(value, bytes):
+            value = value.decode("ascii")
+        text = str(value)
+        decimal.Decimal(text)  # a number, or this column's type was wrong
+        return encode_lenenc_bytes(text.encode("ascii"))
+    if ftype in _STRINGS:
+        return encode_lenenc_bytes(_as_text(value))
+    raise ValueError(f"no binary form for type {ftype}")
+
+
+def encode_binary_row(columns: Sequence[ColumnDefinition], values: Sequence[Any]) -> bytes:
+    """One Binary Protocol Resultset Row: 0x00, the NULL bitmap (offset 2), the non-NULL values
+    each in the binary form of its column's type (type code, UNSIGNED flag, decimals)."""
+    width = len(columns)
+    if len(values) != width:
+        raise LocalProtocolError(f"row has {len(values)} values for {width} columns")
+    bitmap = bytearray((width + 9) // 8)
+    parts = [b"\x00", b""]
+    for i, (col, value) in enumerate(zip(columns, values, strict=True)):
+        if value is None or col.type == FieldType.NULL:
+            bitmap[(i + 2) >> 3] |= 1 << ((i + 2) & 7)
+            continue
+        try:
+            parts.append(_encode_value(col.type, value, col.decimals, bool(col.flags & ColumnFlag.UNSIGNED)))
+        except (ValueError, TypeError, OverflowError, struct.error, decimal.InvalidOperation, UnicodeError) as exc:
+            raise LocalProtocolError(f"column {col.name!r} ({col.type}) cannot carry {value!r}: {exc}") from None
+    parts[1] = bytes(bitmap)
+    return b"".join(parts)
+
+
+def can_carry(column: ColumnDefinition, value: Any) -> bool:
+    """Whether `value` has a binary form in `column`'s type (the server checks before sending)."""
+    if value is None:
+        return True
+    try:
+        _encode_value(column.type, value, column.decimals, bool(column.flags & ColumnFlag.UNSIGNED))
+    except (ValueError, TypeError, OverflowError, struct.error, decimal.InvalidOperation, UnicodeError):
+        return False
+    return True
+
+
+def decode_binary_row(payload: bytes, columns: Sequence[ColumnDefinition]) -> tuple[Any, ...]:
+    """A binary row's values (client side: tests). Strings come back as bytes, DECIMAL as Decimal."""
+    width = len(columns)
+    nbytes = (width + 9) // 8
+    try:
+        if payload[0] != 0:
+            raise ValueError("binary row does not start with 0x00")
+        bitmap = payload[1 : 1 + nbytes]
+        if len(bitmap) != nbytes:
+            raise IndexError("short NULL bitmap")
+        pos = 1 + nbytes
+        values: list[Any] = []
+        for i, col in enumerate(columns):
+            if bitmap[(i + 2) >> 3] & (1 << ((i + 2) & 7)):
+                values.append(None)
+                continue
+            value, pos = _read_value(col.type, bool(col.flags & ColumnFlag.UNSIGNED), payload, pos)
+            values.append(value)
+        if pos != len(payload):
+            raise ValueError(f"{len(payload) - pos} trailing bytes")
+    except (*_PARSE_ERRORS, RemoteProtocolError) as exc:
+        raise RemoteProtocolError(f"malformed binary row: {exc}") from None
+    return tuple(values)
+
+
+# ---------------------------------------------------------------------------------------------
+# Responses
+
+
+def _terminator(capabilities: int, status: int, warnings: int = 0) -> bytes:
+    """The packet closing a block: EOF, or OK with header 0xFE under CLIENT_DEPRECATE_EOF."""
+    if capabilities & Capability.CLIENT_DEPRECATE_EOF:
+        return OK(0, 0, status, warnings).encode(capabilities, header=EOF_HEADER)
+    return EOF(warnings, status).encode()
+
+
+PARAM_DEFINITION = ColumnDefinition("?", FieldType.VAR_STRING, charset=63, length=0, flags=ColumnFlag.BINARY)
+
+
+@dataclass(frozen=True, slots=True)
+class PrepareOK:
+    """COM_STMT_PREPARE_OK, then `num_params` parameter definitions and the column definitions,
+    each block followed by an EOF unless CLIENT_DEPRECATE_EOF (no EOF after an empty block)."""
+
+    statement_id: int
+    columns: tuple[ColumnDefinition, ...]
+    num_params: int
+    warnings: int = 0
+    status: int = ServerStatus.AUTOCOMMIT  # for the EOFs
+
+    def payloads(self, capabilities: int = 0) -> list[bytes]:
+        out = [PREPARE_OK_FORMAT.build(dict(
+            statement_id=self.statement_id, num_columns=len(self.columns), num_params=self.num_params,
+            warning_count=self.warnings,
+        ))]
+        deprecate_eof = capabilities & Capability.CLIENT_DEPRECATE_EOF
+        if self.num_params:
+            param = PARAM_DEFINITION.encode()
+            out.extend(param for _ in range(self.num_params))
+            if not deprecate_eof:
+                out.append(EOF(0, self.status).encode())
+        if self.columns:
+            out.extend(col.encode() for col in self.columns)
+            if not deprecate_eof:
+                out.append(EOF(0, self.status).encode())
+        return out
+
+    @classmethod
+    def decode(cls, payload: bytes) -> PrepareOK:
+        """The first packet only (client side: tests); columns are placeholders by count."""
+        try:
+            v = PREPARE_OK_FORMAT.parse(payload)
+        except _PARSE_ERRORS as exc:
+            raise RemoteProtocolError(f"malformed COM_STMT_PREPARE_OK: {exc}") from None
+        return cls(v.statement_id, tuple(ColumnDefinition("") for _ in range(v.num_columns)),
+                   v.num_params, v.warning_count)
+
+
+@dataclass(frozen=True, slots=True)
+class BinaryResultSet:
+    """The answer to COM_STMT_EXECUTE with columns: column count, definitions, [EOF], binary
+    rows, EOF/OK. With `cursor` (CURSOR_TYPE_READ_ONLY) no rows follow the definitions: the
+    block is closed with SERVER_STATUS_CURSOR_EXISTS and COM_STMT_FETCH reads the rows (the
+    closing packet is sent whatever CLIENT_DEPRECATE_EOF says, as MySQL's open cursor does)."""
+
+    columns: tuple[ColumnDefinition, ...]
+    rows: tuple[Sequence[Any], ...] = ()
+    status: int = ServerStatus.AUTOCOMMIT
+    warnings: int = 0
+    cursor: bool = False
+
+    def payloads(self, capabilities: int = 0) -> list[bytes]:
+        out = [encode_lenenc_int(len(self.columns))]
+        out.extend(col.encode() for col in self.columns)
+        if self.cursor:
+            out.append(_terminator(capabilities, self.status | ServerStatus.CURSOR_EXISTS, self.warnings))
+            return out
+        if not capabilities & Capability.CLIENT_DEPRECATE_EOF:
+            out.append(EOF(self.warnings, self.status).encode())
+        columns = self.columns
+        out.extend(encode_binary_row(columns, row) for row in self.rows)
+        out.append(_terminator(capabilities, self.status, self.warnings))
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class BinaryRows:
+    """The answer to COM_STMT_FETCH: up to the rows asked, then EOF/OK with CURSOR_EXISTS, and
+    LAST_ROW_SENT once the cursor is exhausted."""
+
+    columns: tuple[ColumnDefinition, ...]
+    rows: tuple[Sequence[Any], ...]
+    last: bool
+    status: int = ServerStatus.AUTOCOMMIT
+    warnings: int = 0
+
+    def payloads(self, capabilities: int = 0) -> list[bytes]:
+        out = [encode_binary_row(self.columns, row) for row in self.rows]
+        status = self.status | ServerStatus.CURSOR_EXISTS
+        if self.last:
+            status |= ServerStatus.LAST_ROW_SENT
+        out.append(_terminator(capabilities, status, self.warnings))
+        return out
+
+
+BINARY_RESPONSES = (PrepareOK, BinaryResultSet, BinaryRows)
+
+__all__ = [
+    "BINARY_RESPONSES", "COM_STMT_CLOSE", "COM_STMT_EXECUTE", "COM_STMT_FETCH", "COM_STMT_PREPARE",
+    "COM_STMT_RESET", "COM_STMT_SEND_LONG_DATA", "CURSOR_TYPE_READ_ONLY", "STMT_COMMANDS",
+    "BinaryResultSet", "BinaryRows", "ComStmtClose", "ComStmtExecute", "ComStmtFetch",
+    "ComStmtPrepare", "ComStmtReset", "ComStmtSendLongData", "ParamType", "PrepareOK", "ZeroDate",
+    "can_carry", "decode_binary_row", "decode_execute_params", "decode_stmt_command",
+    "encode_binary_row", "encode_execute_params", "encode_param",
+]

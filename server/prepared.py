@@ -1,0 +1,397 @@
+"""Server-side prepared statements: the session's half of the binary protocol (COM_STMT_*).
+
+Contract
+- A session owns one `PreparedStatements`; statement ids are the session's own, from 1 up, never
+  reused while it lives. All sessions of a server together hold at most `max_prepared_stmt_count`
+  statements (MariaDB's default 16382); past it COM_STMT_PREPARE fails with 1461, as
+  mysqld's Prepared_statement_map::insert.
+- COM_STMT_PREPARE parses the text once: its `?` placeholders outside string literals,
+  quoted identifiers and comments split it into pieces. A statement that returns rows (SELECT,
+  SHOW, ...) is described by running it once with every parameter NULL, so the prepare answer
+  carries its columns and an error in it (an unknown table) is the prepare's error, as in
+  mysqld; other statements are checked when executed.
+- COM_STMT_EXECUTE binds each value as a literal written exactly as MySQL writes it when it
+  logs a prepared statement for statement-based replication (integers, floats that read back
+  the same, DECIMAL digits as sent, strings escaped, binary data as X'..' so any byte survives,
+  dates and times with their fractions), and runs the text through `ClientSession.run_statement`,
+  the path of COM_QUERY: privileges, read-only, the engine, group commit, the binlog (which thus
+  holds the statement with its values inlined) and semi-sync all apply.
+- Answers: COM_STMT_PREPARE -> PrepareOK or ERR; COM_STMT_EXECUTE -> OK, ERR or a binary result
+  set (with CURSOR_TYPE_READ_ONLY the rows stay here and COM_STMT_FETCH reads them);
+  COM_STMT_SEND_LONG_DATA and COM_STMT_CLOSE -> nothing; COM_STMT_RESET -> OK or ERR. An unknown
+  statement id gives 1243 (not for SEND_LONG_DATA or CLOSE, which have no answer); an error in
+  long data is reported by the next COM_STMT_EXECUTE, as mysqld does. A command packet that does
+  not read gives 1835 (ER_MALFORMED_PACKET), a parameter block that does not read (too short,
+  unknown type, bytes left over, never bound) 1210 "Incorrect arguments to mysqld_stmt_execute"
+  as mysqld's set_parameters; either way the connection and the statement stay usable.
+- Binary rows are encoded by the type code of the column definitions sent with them; a column
+  whose declared type cannot carry one of the values is sent as VAR_STRING instead, never as a
+  wrong value.
+"""
+
+from __future__ import annotations
+
+import datetime
+import decimal
+import math
+import re
+import struct
+import weakref
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from protocol.binary import (
+    CURSOR_TYPE_READ_ONLY,
+    BinaryResultSet,
+    BinaryRows,
+    ComStmtClose,
+    ComStmtExecute,
+    ComStmtFetch,
+    ComStmtPrepare,
+    ComStmtReset,
+    ComStmtSendLongData,
+    ParamType,
+    PrepareOK,
+    ZeroDate,
+    can_carry,
+    decode_execute_params,
+    decode_stmt_command,
+)
+from protocol.errors import (
+    ER_MAX_PREPARED_STMT_COUNT_REACHED,
+    ER_PS_MANY_PARAM,
+    ER_STMT_HAS_NO_OPEN_CURSOR,
+    ER_UNKNOWN_STMT_HANDLER,
+    ER_WRONG_ARGUMENTS,
+    RemoteProtocolError,
+    SQLError,
+)
+from protocol.messages import OK, ColumnDefinition, FieldType, ResultSet, column
+from server import sql as sqltext
+from server.variables import Scope
+
+if TYPE_CHECKING:
+    from server.listener import Server
+    from server.session import ClientSession
+
+MAX_PARAMS = 65535  # the prepare answer's 2-byte count
+# Statements that answer with rows: described at prepare by running them with NULL parameters.
+_DESCRIBED = frozenset({"SELECT", "SHOW", "DESC", "DESCRIBE", "EXPLAIN", "WITH", "VALUES", "TABLE", "("})
+
+# Statement text: what may hold a `?` that is not a placeholder, and the placeholders.
+_SCAN = re.compile(
+    r"""
+    '[^'\\]*(?:(?:\\.|'')[^'\\]*)*'
+    |"[^"\\]*(?:(?:\\.|"")[^"\\]*)*"
+    |`[^`]*(?:``[^`]*)*`
+    |/\*.*?\*/
+    |--(?=[ \t\r\n]|$)[^\n]*
+    |\#[^\n]*
+    |(?P<q>\?)
+    """,
+    re.S | re.X,
+)
+
+_COUNTERS = {
+    ComStmtPrepare: "Com_stmt_prepare", ComStmtExecute: "Com_stmt_execute", ComStmtFetch: "Com_stmt_fetch",
+    ComStmtReset: "Com_stmt_reset", ComStmtSendLongData: "Com_stmt_send_long_data", ComStmtClose: "Com_stmt_close",
+}
+
+# Prepared statements held by each server's sessions together (max_prepared_stmt_count).
+_HELD: weakref.WeakKeyDictionary[Server, int] = weakref.WeakKeyDictionary()
+
+
+def split_placeholders(sql: str) -> list[str]:
+    """The text around the `?` placeholders: n placeholders give n + 1 pieces."""
+    pieces = []
+    start = 0
+    for m in _SCAN.finditer(sql):
+        if m.group("q") is not None:
+            pieces.append(sql[start : m.start()])
+            start = m.end()
+    pieces.append(sql[start:])
+    return pieces
+
+
+_ESCAPES = {0: b"\\0", 10: b"\\n", 13: b"\\r", 26: b"\\Z", 34: b'\\"', 39: b"\\'", 92: b"\\\\"}
+_ESCAPE_TABLE = {k: v.decode() for k, v in _ESCAPES.items()}
+_DECIMAL_TEXT = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?\Z")
+_BINARY_TYPES = frozenset({
+    FieldType.TINY_BLOB, FieldType.MEDIUM_BLOB, FieldType.LONG_BLOB, FieldType.BLOB, FieldType.GEOMETRY,
+    FieldType.BIT,
+})
+
+
+def _float_text(value: float, single: bool) -> str:
+    if not math.isfinite(value):
+        raise SQLError(ER_WRONG_ARGUMENTS, "mysqld_stmt_execute")
+    if single:  # the shortest text that reads back as the same 4-byte float
+        packed = struct.pack("<f", value)
+        for digits in range(6, 10):
+            text = f"{value:.{digits}g}"
+            if struct.pack("<f", float(text)) == packed:
+                break
+    else:
+        text = repr(value)
+    if "e" in text or "E" in text:
+        return text
+    return text if "." in text or "inf" in text else text + "e0"  # a DOUBLE, not an integer
+
+
+def _fraction(us: int) -> str:
+    return f".{us:06d}" if us else ""
+
+
+def literal(value: Any, ptype: ParamType) -> str:
+    """One bound parameter as SQL text, as MySQL inlines it in a statement-based binlog."""
+    if value is None:
+        return "NULL"
+    if isinstance(value, bool):
+        return "1" if value else "0"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return _float_text(value, ptype.type == FieldType.FLOAT)
+    if isinstance(value, decimal.Decimal):
+        return str(value)  # the digits as the client sent them: exact, scale kept
+    if isinstance(value, datetime.datetime):
+        return f"'{value:%Y-%m-%d %H:%M:%S}{_fraction(value.microsecond)}'"
+    if isinstance(value, datetime.date):
+        return f"'{value:%Y-%m-%d}'"
+    if isinstance(value, ZeroDate):
+        text = f"{value.year:04d}-{value.month:02d}-{value.day:02d}"
+        if value.has_time:
+            text += f" {value.hour:02d}:{value.minute:02d}:{value.second:02d}{_fraction(value.microsecond)}"
+        return f"'{text}'"
+    if isinstance(value, datetime.timedelta):
+        sign = "-" if value < datetime.timedelta(0) else ""
+        value = abs(value)
+        hours = value.days * 24 + value.seconds // 3600
+        return f"'{sign}{hours:02d}:{value.seconds // 60 % 60:02d}:{value.seconds % 60:02d}{_fraction(value.microseconds)}'"
+    raw = bytes(value)
+    if ptype.type in (FieldType.DECIMAL, FieldType.NEWDECIMAL) and _DECIMAL_TEXT.match(raw.decode("latin-1")):
+        return raw.decode("ascii")
+    if ptype.type not in _BINARY_TYPES:
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            pass
+        else:
+            return "'" + text.translate(_ESCAPE_TABLE) + "'"
+    return "X'" + raw.hex() + "'"
+
+
+@dataclass
+class PreparedStatement:
+    id: int
+    pieces: list[str]  # the text around the placeholders
+    columns: tuple[ColumnDefinition, ...] = ()
+    types: list[ParamType] | None = None  # bound by the last execution that sent them
+    long_data: dict[int, bytearray] = field(default_factory=dict)
+    long_data_error: bool = False  # a COM_STMT_SEND_LONG_DATA for no parameter: the next execute fails
+    cursor: list[Any] | None = None  # an open cursor: the rows not fetched yet
+    cursor_columns: tuple[ColumnDefinition, ...] = ()
+
+    @property
+    def param_count(self) -> int:
+        return len(self.pieces) - 1
+
+    def bind(self, values: list[Any], types: list[ParamType]) -> str:
+        out = [self.pieces[0]]
+        for i, value in enumerate(values):
+            out.append(literal(value, types[i]))
+            out.append(self.pieces[i + 1])
+        return "".join(out)
+
+
+def _id_text(statement_id: int) -> str:
+    return str(statement_id)
+
+
+def result_columns(result: Any) -> tuple[ColumnDefinition, ...]:
+    """The column definitions of a result, the ones the text protocol would send for it."""
+    if isinstance(result, ResultSet):
+        return result.columns
+    from server.session import result_column  # here: server.session imports this module
+
+    kinds = result.column_types or ()
+    return tuple(result_column(name, kinds[i] if i < len(kinds) else "string")
+                 for i, name in enumerate(result.columns))
+
+
+def carried_columns(columns: tuple[ColumnDefinition, ...], rows: Any) -> tuple[ColumnDefinition, ...]:
+    """`columns`, each one that cannot carry all its values in binary replaced by VAR_STRING."""
+    out = list(columns)
+    for i, col in enumerate(columns):
+        if col.type in (FieldType.VAR_STRING, FieldType.STRING, FieldType.BLOB):
+            continue  # any value has a text form
+        if any(not can_carry(col, row[i]) for row in rows):
+            out[i] = column(col.name, FieldType.VAR_STRING, schema=col.schema, table=col.table,
+                            org_table=col.org_table, org_name=col.org_name)
+    return tuple(out)
+
+
+class PreparedStatements:
+    """One session's prepared statements and its COM_STMT_* commands."""
+
+    def __init__(self, session: ClientSession) -> None:
+        self.session = session
+        self._statements: dict[int, PreparedStatement] = {}
+        self._next_id = 1
+
+    # -- accounting ---------------------------------------------------------------------------
+
+    def _limit(self) -> int:
+        return self.session.server.variables.get("max_prepared_stmt_count", None, Scope.GLOBAL)
+
+    def _add(self, stmt: PreparedStatement) -> None:
+        server = self.session.server
+        _HELD[server] = _HELD.get(server, 0) + 1
+        self._statements[stmt.id] = stmt
+
+    def _drop(self, statement_id: int) -> PreparedStatement | None:
+        stmt = self._statements.pop(statement_id, None)
+        if stmt is not None:
+            server = self.session.server
+            _HELD[server] = max(0, _HELD.get(server, 0) - 1)
+        return stmt
+
+    def close_all(self) -> None:
+        """The session ends (or COM_RESET_CONNECTION): every statement is deallocated."""
+        for statement_id in list(self._statements):
+            self._drop(statement_id)
+
+    @staticmethod
+    def held(server: Server) -> int:
+        """Prepared_stmt_count: statements held by all sessions of `server`."""
+        return _HELD.get(server, 0)
+
+    def _find(self, statement_id: int, command: str) -> PreparedStatement:
+        stmt = self._statements.get(statement_id)
+        if stmt is None:
+            raise SQLError(ER_UNKNOWN_STMT_HANDLER, _id_text(statement_id), command)
+        return stmt
+
+    # -- commands -----------------------------------------------------------------------------
+
+    async def handle(self, payload: bytes) -> None:
+        """Run one COM_STMT_* command (raw payload) and send its answer, if it has one."""
+        session = self.session
+        conn = session.conn
+        assert conn is not None
+        try:
+            command = decode_stmt_command(payload)
+        except RemoteProtocolError as exc:  # malformed: MySQL's ER_MALFORMED_PACKET, connection kept
+            if exc.fatal:
+                raise
+            session.send_error(SQLError(exc.error))  # MySQL's wording
+            return
+        session.server.stats.com[_COUNTERS[type(command)]] += 1
+        try:
+            if isinstance(command, ComStmtPrepare):
+                await self._prepare(command)
+            elif isinstance(command, ComStmtExecute):
+                await self._execute(command)  # a malformed parameter block: as above
+            elif isinstance(command, ComStmtFetch):
+                self._fetch(command)
+            elif isinstance(command, ComStmtReset):
+                stmt = self._find(command.statement_id, "mysqld_stmt_reset")
+                stmt.long_data.clear()
+                stmt.long_data_error = False
+                stmt.cursor = None
+                session.write(conn.send(OK(status=session.status_flags())))
+            elif isinstance(command, ComStmtSendLongData):
+                stmt = self._statements.get(command.statement_id)
+                if stmt is not None and command.param_id < stmt.param_count:
+                    stmt.long_data.setdefault(command.param_id, bytearray()).extend(command.data)
+                elif stmt is not None:
+                    stmt.long_data_error = True
+                conn.send_nothing()
+            else:
+                assert isinstance(command, ComStmtClose)
+                self._drop(command.statement_id)
+                conn.send_nothing()
+        except SQLError as exc:
+            session.send_error(exc)
+        except RemoteProtocolError as exc:
+            if exc.fatal:
+                raise
+            session.send_error(SQLError(exc.error))  # MySQL's wording
+
+    async def _prepare(self, command: ComStmtPrepare) -> None:
+        session = self.session
+        sql = command.query.decode("utf-8", "surrogateescape")
+        if "/*!" in sql or "/*M!" in sql:
+            sql = sqltext.unwrap_comments(sql, session.server.version_number)
+        pieces = split_placeholders(sql)
+        if len(pieces) - 1 > MAX_PARAMS:
+            raise SQLError(ER_PS_MANY_PARAM)
+        if self.held(session.server) >= self._limit():
+            raise SQLError(ER_MAX_PREPARED_STMT_COUNT_REACHED, self._limit())
+        stmt = PreparedStatement(self._next_id, pieces)
+        keyword = sqltext.head(sql).partition(" ")[0]
+        if keyword in _DESCRIBED or sql.lstrip().startswith("("):
+            probe = stmt.bind([None] * stmt.param_count, [ParamType(FieldType.NULL)] * stmt.param_count)
+            result = await session.run_statement(probe)
+            if getattr(result, "columns", None):
+                stmt.columns = result_columns(result)
+        self._next_id += 1
+        self._add(stmt)
+        session.write(session.conn.send(PrepareOK(  # type: ignore[union-attr]
+            stmt.id, stmt.columns, stmt.param_count, status=session.status_flags(),
+        )))
+
+    async def _execute(self, command: ComStmtExecute) -> None:
+        session = self.session
+        stmt = self._find(command.statement_id, "mysqld_stmt_execute")
+        if stmt.long_data_error:  # mysqld reports a bad COM_STMT_SEND_LONG_DATA here
+            stmt.long_data_error = False
+            stmt.long_data.clear()
+            raise SQLError(ER_WRONG_ARGUMENTS, "mysqld_stmt_send_long_data")
+        long_flags = [i in stmt.long_data for i in range(stmt.param_count)]
+        try:
+            values, types = decode_execute_params(command.params, stmt.param_count, stmt.types, long_flags)
+        except RemoteProtocolError:
+            # mysqld's set_parameters: a parameter block that does not read is the client's
+            # wrong arguments; the statement and the connection stay usable
+            stmt.long_data.clear()
+            raise SQLError(ER_WRONG_ARGUMENTS, "mysqld_stmt_execute") from None
+        for i, data in stmt.long_data.items():
+            if values[i] is None and types[i].type != FieldType.NULL:
+                values[i] = bytes(data)
+        stmt.long_data.clear()  # mysqld: long data is used by one execution
+        stmt.types = types
+        stmt.cursor = None
+        sql = stmt.bind(values, types)
+        result = await session.run_statement(sql)
+        if not getattr(result, "columns", None):
+            session.send_result(result)
+            return
+        rows = result.rows
+        columns = carried_columns(result_columns(result), rows)
+        status = session.status_flags()
+        conn = session.conn
+        assert conn is not None
+        if command.flags & CURSOR_TYPE_READ_ONLY:
+            stmt.cursor = list(rows)
+            stmt.cursor_columns = columns
+            session.write(conn.send(BinaryResultSet(columns, (), status, cursor=True)))
+        else:
+            session.write(conn.send(BinaryResultSet(columns, tuple(rows), status)))
+
+    def _fetch(self, command: ComStmtFetch) -> None:
+        session = self.session
+        stmt = self._find(command.statement_id, "mysqld_stmt_fetch")
+        if stmt.cursor is None:
+            raise SQLError(ER_STMT_HAS_NO_OPEN_CURSOR, _id_text(stmt.id))
+        n = command.num_rows
+        rows, stmt.cursor = stmt.cursor[:n], stmt.cursor[n:]
+        last = not stmt.cursor
+        if last:
+            stmt.cursor = None  # mysqld closes an exhausted cursor
+        session.write(session.conn.send(  # type: ignore[union-attr]
+            BinaryRows(stmt.cursor_columns, tuple(rows), last, session.status_flags())))
+
+
+__all__ = ["PreparedStatement", "PreparedStatements", "carried_columns", "literal", "result_columns",
+           "split_placeholders"]

@@ -1,0 +1,242 @@
+"""Every MySQL column type through our server and through a stock MariaDB 10.11, side by side:
+the same table, the same rows (edge values, every byte value, fractions, NULLs) written with
+plain PyMySQL / aiomysql / mysql-connector-python cursors (bytes parameters included), read back
+identically, and described identically (type code, flags, charset, decimals; length where MySQL
+states it from the schema). Strict-mode errors are compared by code and wording."""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+from decimal import Decimal
+
+import pymysql
+import pytest
+
+from tests.support.mariadb import MariaDBServer, mariadb_available
+from tests.support.server_shell import ROOT_PASSWORD, ShellServer
+
+pytestmark = pytest.mark.skipif(not mariadb_available(), reason="mariadb-server not installed")
+
+TABLE = """CREATE TABLE alltypes (
+ id INT PRIMARY KEY AUTO_INCREMENT, ti TINYINT, tiu TINYINT UNSIGNED, si SMALLINT, siu SMALLINT UNSIGNED,
+ mi MEDIUMINT, miu MEDIUMINT UNSIGNED, i INT NOT NULL DEFAULT 0, iu INT UNSIGNED, bi BIGINT,
+ d DECIMAL(10,2), dm DECIMAL(15,5), f FLOAT, db DOUBLE, b BIT(8), dd DATE, dt0 DATETIME, dt3 DATETIME(3),
+ dt6 DATETIME(6), ts6 TIMESTAMP(6) NULL, tm6 TIME(6), y YEAR, c CHAR(10), vc VARCHAR(100), bn BINARY(4),
+ vb VARBINARY(300), tb TINYBLOB, bl BLOB, mb MEDIUMBLOB, lb LONGBLOB, tt TINYTEXT, tx TEXT, mt MEDIUMTEXT,
+ lt LONGTEXT, e ENUM('a','bb'), s SET('x','yy'), j JSON, u VARCHAR(5) UNIQUE, k INT, KEY(k))"""
+
+COLUMNS = ["ti", "tiu", "si", "siu", "mi", "miu", "i", "iu", "bi", "d", "dm", "f", "db", "b", "dd", "dt0",
+           "dt3", "dt6", "ts6", "tm6", "y", "c", "vc", "bn", "vb", "tb", "bl", "mb", "lb", "tt", "tx", "mt",
+           "lt", "e", "s", "j", "u", "k"]
+EVERY_BYTE = bytes(range(256))
+ROWS = [
+    # minimums
+    (-128, 0, -32768, 0, -8388608, 0, -2147483648, 0, -9223372036854775808, Decimal("-99999999.99"),
+     Decimal("-9999999999.99999"), -1.5, -2.5e-300, b"\x00", dt.date(1000, 1, 1), dt.datetime(1000, 1, 1),
+     dt.datetime(2000, 1, 1, 0, 0, 0, 1000), dt.datetime(2000, 1, 1, 0, 0, 0, 1), dt.datetime(1970, 1, 2),
+     dt.timedelta(hours=-838, minutes=-59, seconds=-59), 1901, "", "", b"", b"", b"", b"", b"", b"", "", "",
+     "", "", "a", "", "[]", "u1", 0),
+    # maximums and fractions
+    (127, 255, 32767, 65535, 8388607, 16777215, 2147483647, 4294967295, 9223372036854775807,
+     Decimal("99999999.99"), Decimal("9999999999.99999"), 3.5, 1.7976931348623157e308, b"\xff",
+     dt.date(9999, 12, 31), dt.datetime(9999, 12, 31, 23, 59, 59), dt.datetime(2024, 2, 29, 12, 30, 45, 123000),
+     dt.datetime(2024, 2, 29, 12, 30, 45, 123456), dt.datetime(2038, 1, 19, 3, 14, 7, 999999),
+     dt.timedelta(hours=838, minutes=59, seconds=59), 2155, "abcdefghij", "é€😀" * 33, b"\xff\x00\x01\x02",
+     EVERY_BYTE, EVERY_BYTE[:255], EVERY_BYTE, EVERY_BYTE * 3, EVERY_BYTE * 5, "t" * 60, "x" * 1000,
+     "m" * 2000, "l" * 3000, "bb", "x,yy", '{"a": [1, 2.5, "é"]}', "u2", 7),
+    # ordinary values
+    (1, 2, 3, 4, 5, 6, 7, 8, 0, Decimal("0.00"), Decimal("3.50000"), 0.0, 0.1, b"\x05", dt.date(2024, 1, 2),
+     dt.datetime(2024, 1, 2, 3, 4, 5), dt.datetime(2024, 1, 2, 3, 4, 5), dt.datetime(2024, 1, 2, 3, 4, 5),
+     dt.datetime(2024, 1, 2, 3, 4, 5), dt.timedelta(seconds=1, microseconds=500000), 2024, "c", "v",
+     b"ab", b"\x00", b"\x80", b"'\\\"", b"\x00\xff", b"z", "tt", "tx", "mt", "lt", "a", "x", "{}", "u3", 1),
+    # NULLs (i is NOT NULL)
+    tuple(None if name != "i" else 0 for name in COLUMNS),
+]
+EXPRESSIONS = [
+    "1", "-5", "12345678901", "1.5", "1e3", "'abc'", "NULL", "1+2", "i+1", "d+1", "d*2", "i/3", "d/3",
+    "db+1", "COUNT(*)", "SUM(i)", "SUM(d)", "SUM(db)", "AVG(i)", "AVG(d)", "MIN(d)", "MAX(i)",
+    "MAX(vc)", "NOW()", "CURDATE()", "LENGTH(vc)", "CAST(i AS CHAR)", "CAST(vc AS SIGNED)",
+    "CAST(d AS DECIMAL(5,1))", "CAST('2020-01-01' AS DATE)", "i = 1", "IFNULL(i, 0)", "IF(i, 1, 2)",
+    "CASE WHEN i > 3 THEN 0 ELSE 3.5 END", "X'FF00'", "i DIV 2", "-i", "ABS(d)", "UNIX_TIMESTAMP()",
+    "LAST_INSERT_ID()", "CONCAT('a', i)", "UPPER(vc)",
+]
+# Which parts of a description must agree: MySQL's lengths of expressions follow rules of their own
+# (display widths of intermediate results) that no client reads to decode a value.
+SCHEMA_FIELDS = ("type_code", "flags", "charsetnr", "scale", "length")
+EXPR_FIELDS = ("type_code", "charsetnr", "scale")
+STRICT = [
+    "INSERT INTO s (ti) VALUES (128)", "INSERT INTO s (tu) VALUES (-1)", "INSERT INTO s (d) VALUES (1000)",
+    "INSERT INTO s (v) VALUES ('abcd')", "INSERT INTO s (vb) VALUES (X'00010203')",
+    "INSERT INTO s (i) VALUES ('abc')", "INSERT INTO s (i) VALUES ('12abc')", "INSERT INTO s (e) VALUES ('c')",
+    "INSERT INTO s (d) VALUES ('abc')", "INSERT INTO s (dt0) VALUES ('notadate')",
+    b"INSERT INTO s (t) VALUES ('\xff\x00')", b"INSERT INTO s (vb) VALUES ('\xff\x00')",
+    "INSERT INTO s (d) VALUES (1.005)", "INSERT INTO s (i) VALUES (2.5)", "INSERT INTO s (i) VALUES (-2.5)",
+    "INSERT INTO s (dt0, dt3) VALUES ('2020-01-01 10:00:00.6', '2020-01-01 10:00:00.1239')",
+]
+STRICT_TABLE = ("CREATE TABLE s (id INT PRIMARY KEY AUTO_INCREMENT, ti TINYINT, tu TINYINT UNSIGNED, "
+                "d DECIMAL(5,2), v VARCHAR(3), vb VARBINARY(3), t TEXT, bn BINARY(3), dt0 DATETIME, "
+                "dt3 DATETIME(3), e ENUM('a','b'), i INT)")
+
+
+@pytest.fixture(scope="module")
+def servers(tmp_path_factory):
+    maria = MariaDBServer(tmp_path_factory.mktemp("maria"), log_bin=None).start()
+    ours = ShellServer(tmp_path_factory.mktemp("ours")).start()
+    try:
+        yield {"mariadb": (maria.port, ""), "ours": (ours.port, ROOT_PASSWORD)}
+    finally:
+        ours.stop()
+        maria.stop()
+
+
+def connect(servers, which, db=None):
+    port, password = servers[which]
+    return pymysql.connect(host="127.0.0.1", port=port, user="root", password=password, database=db,
+                           autocommit=True, charset="utf8mb4")
+
+
+def fresh(servers, which, name):
+    conn = connect(servers, which)
+    cur = conn.cursor()
+    cur.execute(f"DROP DATABASE IF EXISTS {name}")
+    cur.execute(f"CREATE DATABASE {name} CHARACTER SET utf8mb4")
+    cur.execute(f"USE {name}")
+    return conn
+
+
+def describe(cur, fields):
+    return [(f.name, *(getattr(f, k) for k in fields)) for f in cur._result.fields]
+
+
+def insert_sql():
+    return f"INSERT INTO alltypes ({', '.join(COLUMNS)}) VALUES ({', '.join(['%s'] * len(COLUMNS))})"
+
+
+@pytest.fixture(scope="module")
+def alltypes(servers):
+    """Database `ty` with table alltypes written through PyMySQL on both servers; what was read."""
+    seen = {}
+    for which in servers:
+        conn = fresh(servers, which, "ty")
+        cur = conn.cursor()
+        cur.execute(TABLE)
+        cur.executemany(insert_sql(), ROWS)
+        cur.execute(f"SELECT {', '.join(COLUMNS)} FROM alltypes ORDER BY id")
+        rows = cur.fetchall()
+        star = describe(cur, SCHEMA_FIELDS)
+        cur.execute("SELECT * FROM alltypes ORDER BY id")
+        star_all = describe(cur, SCHEMA_FIELDS)
+        cur.execute(f"SELECT {', '.join(EXPRESSIONS)} FROM alltypes WHERE id = 3")
+        expr = describe(cur, EXPR_FIELDS)
+        seen[which] = rows, star, star_all, expr
+    return seen
+
+
+def test_pymysql_every_type_round_trips_and_is_described_as_mariadb(alltypes):
+    theirs, ours = alltypes["mariadb"], alltypes["ours"]
+    for k, (mine, real) in enumerate(zip(ours[0], theirs[0], strict=True)):
+        for name, a, b in zip(COLUMNS, mine, real, strict=True):
+            assert (k, name, a) == (k, name, b)
+    assert ours[0][1][COLUMNS.index("vb")] == EVERY_BYTE  # every byte value, not mangled
+    for mine, real in zip(ours[1:], theirs[1:], strict=True):
+        wrong = [f"{a} (MariaDB: {b})" for a, b in zip(mine, real, strict=True) if a != b]
+        assert not wrong, "\n".join(wrong)
+
+
+def test_first_rows_never_decide_a_column_type(servers):
+    """Rows 0 then 3.5 (the first an integer): one DECIMAL column, read without error."""
+    for which in servers:
+        cur = fresh(servers, which, "mix").cursor()
+        cur.execute("CREATE TABLE m (id INT PRIMARY KEY, n NUMERIC(10,2))")
+        cur.execute("INSERT INTO m VALUES (1, 0), (2, 3.5)")
+        cur.execute("SELECT n, id * 1.5, CASE WHEN id = 1 THEN 0 ELSE 3.5 END FROM m ORDER BY id")
+        assert cur.fetchall() == ((Decimal("0.00"), Decimal("1.5"), Decimal("0.0")),
+                                  (Decimal("3.50"), Decimal("3.0"), Decimal("3.5"))), which
+
+
+def test_strict_mode_errors_as_mariadb(servers):
+    results = {}
+    for which in servers:
+        conn = fresh(servers, which, "strict")
+        conn.cursor().execute(STRICT_TABLE)
+        out = []
+        for sql in STRICT:
+            try:
+                conn.query(sql)
+                out.append("ok")
+            except pymysql.MySQLError as exc:
+                out.append(exc.args)
+        cur = conn.cursor()
+        cur.execute("SELECT d, i, dt0, dt3 FROM s ORDER BY id")
+        out.append(cur.fetchall())
+        results[which] = out
+    for sql, mine, real in zip(STRICT, results["ours"], results["mariadb"], strict=False):
+        assert (sql, mine) == (sql, real)
+    assert results["ours"][-1] == results["mariadb"][-1]
+
+
+def _connector_rows(port, password, use_pure):
+    import mysql.connector
+
+    conn = mysql.connector.connect(host="127.0.0.1", port=port, user="root", password=password,
+                                   database="ty", use_pure=use_pure, autocommit=True)
+    try:
+        cur = conn.cursor()
+        cur.execute("DELETE FROM alltypes WHERE id > 100")
+        cur.execute("INSERT INTO alltypes (id, vb, bl, d, dt6, vc) VALUES (%s, %s, %s, %s, %s, %s)",
+                    (101, EVERY_BYTE[:255], EVERY_BYTE, Decimal("-12345678.91"),
+                     dt.datetime(2024, 5, 6, 7, 8, 9, 654321), "é€😀"))
+        cur.execute("SELECT vb, bl, d, dt6, vc FROM alltypes WHERE id = 101")
+        return cur.fetchall()
+    finally:
+        conn.close()
+
+
+@pytest.mark.parametrize("use_pure", [True, False], ids=["pure", "cext"])
+def test_mysql_connector_plain_cursor_round_trip(servers, alltypes, use_pure):
+    pytest.importorskip("mysql.connector")
+    if not use_pure:
+        pytest.importorskip("_mysql_connector")
+    got = {which: _connector_rows(*servers[which], use_pure) for which in servers}
+    assert got["ours"] == got["mariadb"]
+    assert got["ours"][0][0] == EVERY_BYTE[:255] and got["ours"][0][2] == Decimal("-12345678.91")
+
+
+def test_aiomysql_round_trip(servers, alltypes):
+    aiomysql = pytest.importorskip("aiomysql")
+
+    async def rows(port, password):
+        conn = await aiomysql.connect(host="127.0.0.1", port=port, user="root", password=password, db="ty",
+                                      autocommit=True)
+        try:
+            async with conn.cursor() as cur:
+                await cur.execute(f"SELECT {', '.join(COLUMNS)} FROM alltypes WHERE id <= 4 ORDER BY id")
+                return await cur.fetchall(), [tuple(d[:2]) for d in cur.description]
+        finally:
+            conn.close()
+
+    got = {which: asyncio.run(rows(*servers[which])) for which in servers}
+    assert got["ours"] == got["mariadb"]
+
+
+def test_update_literals_stored_as_insert_literals(servers):
+    results = {}
+    for which in servers:
+        conn = fresh(servers, which, "upd")
+        cur = conn.cursor()
+        cur.execute(STRICT_TABLE)
+        cur.execute("INSERT INTO s (id) VALUES (1)")
+        out = []
+        for sql in ["UPDATE s SET ti = 300 WHERE id = 1", "UPDATE s SET v = 'long' WHERE id = 1",
+                    "UPDATE s SET d = 1.005, bn = X'01', dt3 = '2020-01-01 10:00:00.12345' WHERE id = 1",
+                    b"UPDATE s SET t = 'ok\xff' WHERE id = 1", b"UPDATE s SET vb = '\xfe\x00' WHERE id = 1"]:
+            try:
+                conn.query(sql)
+                out.append("ok")
+            except pymysql.MySQLError as exc:
+                out.append(exc.args)
+        cur.execute("SELECT ti, v, d, bn, dt3, t, vb FROM s")
+        out.append(cur.fetchall())
+        results[which] = out
+    assert results["ours"] == results["mariadb"]
