@@ -24,6 +24,7 @@ from protocol.errors import (
     ER_KEY_COLUMN_DOES_NOT_EXIST,
     ER_UNKNOWN_ERROR,
     ER_WRONG_AUTO_KEY,
+    ER_WRONG_FK_DEF,
     SQLError,
 )
 from protocol.messages import ColumnFlag
@@ -95,6 +96,36 @@ class Index:
     primary: bool = False
 
 
+FK_ACTIONS = ("RESTRICT", "CASCADE", "SET NULL", "NO ACTION")
+
+
+@dataclass
+class ForeignKey:
+    """An InnoDB foreign key: `columns` of this table reference `ref_columns` of `ref_schema`.`ref_table`
+    (ref_schema is always resolved: the child's own schema when the DDL named none)."""
+
+    name: str
+    columns: list[str]
+    ref_schema: str
+    ref_table: str
+    ref_columns: list[str]
+    on_delete: str = "RESTRICT"
+    on_update: str = "RESTRICT"
+
+    def describe(self, schema: str) -> str:
+        """`FOREIGN KEY (...) REFERENCES ...` as MariaDB words it in error 1451/1452 and SHOW CREATE TABLE."""
+        ref = mysql_ident(self.ref_table)
+        if self.ref_schema != schema:
+            ref = f"{mysql_ident(self.ref_schema)}.{ref}"
+        cols = ", ".join(mysql_ident(c) for c in self.columns)
+        refs = ", ".join(mysql_ident(c) for c in self.ref_columns)
+        text = f"FOREIGN KEY ({cols}) REFERENCES {ref} ({refs})"
+        for event, action in (("DELETE", self.on_delete), ("UPDATE", self.on_update)):
+            if action != "RESTRICT":  # (an explicit RESTRICT is not shown either)
+                text += f" ON {event} {action}"
+        return text
+
+
 @dataclass
 class Table:
     schema: str
@@ -102,6 +133,7 @@ class Table:
     columns: list[Column]
     indexes: list[Index] = field(default_factory=list)
     auto_increment_start: int | None = None
+    foreign_keys: list[ForeignKey] = field(default_factory=list)
 
     def result_type(self, col: Column) -> ColumnType:
         """The description of `col` in a result set, with its NOT NULL and key flags."""
@@ -168,6 +200,7 @@ class Table:
         raw = json.loads(text)
         raw["columns"] = [Column(**c) for c in raw["columns"]]
         raw["indexes"] = [Index(**i) for i in raw["indexes"]]
+        raw["foreign_keys"] = [ForeignKey(**f) for f in raw.get("foreign_keys", ())]
         return Table(**raw)
 
     # --- SQLite DDL ---------------------------------------------------------------------------
@@ -237,6 +270,8 @@ class Table:
                 lines.append(f"  UNIQUE KEY {mysql_ident(index.name)} ({cols})")
             else:
                 lines.append(f"  KEY {mysql_ident(index.name)} ({cols})")
+        for fk in self.foreign_keys:
+            lines.append(f"  CONSTRAINT {mysql_ident(fk.name)} {fk.describe(self.schema)}")
         return (f"CREATE TABLE {mysql_ident(self.name)} (\n" + ",\n".join(lines)
                 + "\n) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_general_ci")
 
@@ -415,8 +450,10 @@ def typed_default(col: Column, value: object) -> object:
 _NOW_WORDS = ("CURRENT_TIMESTAMP", "NOW", "LOCALTIME", "LOCALTIMESTAMP")
 
 
-def parse_column(cur: TokenCursor, name: str, indexes: list[Index]) -> Column:
-    """A column definition; inline PRIMARY KEY / UNIQUE [KEY] become entries of `indexes`."""
+def parse_column(cur: TokenCursor, name: str, indexes: list[Index],
+                 foreign_keys: list[ForeignKey] | None = None) -> Column:
+    """A column definition; inline PRIMARY KEY / UNIQUE [KEY] become entries of `indexes`, an
+    inline REFERENCES (a foreign key since MariaDB 10.5) one of `foreign_keys`."""
     tok = cur.next()
     base = tok.text.lower()
     if tok.kind != "word" or base not in ALL_TYPES:
@@ -504,9 +541,11 @@ def parse_column(cur: TokenCursor, name: str, indexes: list[Index]) -> Column:
         elif cur.accept("CHECK"):
             cur.skip_parens()
         elif cur.accept("REFERENCES"):
-            cur.qualified()
-            if cur.peek() is not None and cur.peek().text == "(":
-                cur.skip_parens()
+            ref_schema, ref_table = cur.qualified()
+            fk = ForeignKey("", [name], ref_schema or "", ref_table, cur.name_list())
+            parse_fk_actions(cur, fk)
+            if foreign_keys is not None:
+                foreign_keys.append(fk)
         elif tok.is_word("FIRST", "AFTER"):
             break
         elif cur.accept("INVISIBLE", "VISIBLE", "STORED", "VIRTUAL"):
@@ -518,11 +557,14 @@ def parse_column(cur: TokenCursor, name: str, indexes: list[Index]) -> Column:
     return col
 
 
-def parse_table_element(cur: TokenCursor, columns: list[Column], indexes: list[Index]) -> None:
-    """One element of CREATE TABLE (...): a column or a key definition."""
+def parse_table_element(cur: TokenCursor, columns: list[Column], indexes: list[Index],
+                        foreign_keys: list[ForeignKey] | None = None) -> None:
+    """One element of CREATE TABLE (...): a column, a key or a foreign key definition (its
+    ref_schema left "" when unqualified: the caller resolves it)."""
+    symbol = None
     if cur.accept("CONSTRAINT"):
         if not (cur.peek() and cur.peek().is_word("PRIMARY", "UNIQUE", "FOREIGN", "CHECK")):
-            cur.ident()
+            symbol = cur.ident()
     if cur.accept("PRIMARY"):
         cur.expect("KEY")
         if cur.peek() is not None and cur.peek().kind in ("word", "ident") and not cur.peek().is_word("USING"):
@@ -544,27 +586,53 @@ def parse_table_element(cur: TokenCursor, columns: list[Column], indexes: list[I
         _skip_index_options(cur)
         return
     if cur.accept("FOREIGN"):
-        cur.expect("KEY")
-        if cur.peek() is not None and cur.peek().text != "(":
-            cur.ident()
-        cur.name_list()
-        cur.expect("REFERENCES")
-        cur.qualified()
-        cur.name_list()
-        while cur.accept("ON"):
-            cur.expect("DELETE", "UPDATE")
-            if cur.accept("SET"):
-                cur.expect("NULL", "DEFAULT")
-            elif cur.accept("NO"):
-                cur.expect("ACTION")
-            else:
-                cur.expect("CASCADE", "RESTRICT")
+        fk = parse_foreign_key(cur, symbol)
+        if foreign_keys is not None:
+            foreign_keys.append(fk)
         return
     if cur.accept("CHECK"):
         cur.skip_parens()
         return
     name = cur.ident()
-    columns.append(parse_column(cur, name, indexes))
+    columns.append(parse_column(cur, name, indexes, foreign_keys))
+
+
+def parse_foreign_key(cur: TokenCursor, symbol: str | None) -> ForeignKey:
+    """After FOREIGN: KEY [index_name] (cols) REFERENCES [db.]t (cols) [ON DELETE|UPDATE action]...
+    The name is the CONSTRAINT symbol, else the index name, else "" (the caller numbers it), as
+    MariaDB names it."""
+    cur.expect("KEY")
+    index_name = None
+    if cur.peek() is not None and cur.peek().text != "(":
+        index_name = cur.ident()
+    columns = cur.name_list()
+    cur.expect("REFERENCES")
+    ref_schema, ref_table = cur.qualified()
+    fk = ForeignKey(symbol or index_name or "", columns, ref_schema or "", ref_table, cur.name_list())
+    parse_fk_actions(cur, fk)
+    return fk
+
+
+def parse_fk_actions(cur: TokenCursor, fk: ForeignKey) -> None:
+    """[ON DELETE action] [ON UPDATE action] after REFERENCES t (cols)."""
+    while cur.accept("ON"):
+        event = "DELETE" if cur.accept("DELETE") else (cur.expect("UPDATE") or "UPDATE")
+        if cur.accept("SET"):
+            if not cur.accept("NULL"):
+                cur.expect("DEFAULT")  # InnoDB refuses SET DEFAULT
+                raise SQLError(ER_UNKNOWN_ERROR, "ON ... SET DEFAULT is not supported by InnoDB")
+            action = "SET NULL"
+        elif cur.accept("NO"):
+            cur.expect("ACTION")
+            action = "NO ACTION"
+        else:
+            action = "CASCADE" if cur.accept("CASCADE") else (cur.expect("RESTRICT") or "RESTRICT")
+        if event == "DELETE":
+            fk.on_delete = action
+        else:
+            fk.on_update = action
+    if len(fk.columns) != len(fk.ref_columns):
+        raise SQLError(ER_WRONG_FK_DEF, fk.name or fk.columns[0], "Key reference and table reference don't match")
 
 
 def _skip_index_options(cur: TokenCursor) -> None:

@@ -81,6 +81,7 @@ from typing import Any
 from engine import coltypes, explain, functions, infoschema, values
 from engine.catalog import Table, TokenCursor, mysql_literal, sql_literal
 from engine.ddl import DdlAction, DdlParser
+from engine.foreign_keys import FkTriggers, fk_error
 from engine.lexer import (
     SyntaxError_,
     extract,
@@ -156,6 +157,7 @@ class StatementContext:
     last_insert_id: int | None = None
     rand_seed: tuple[int, int] | None = None
     user_vars: dict[str, object] = field(default_factory=dict)
+    foreign_key_checks: bool = True  # off: the master ran it with foreign_key_checks=0 (Q_FLAGS2)
 
 
 @dataclass(frozen=True)
@@ -168,10 +170,11 @@ class LoggedStatement:
     is_ddl: bool = False
     rand_seed: tuple[int, int] | None = None  # RAND() seeds before the statement (RAND event)
     user_vars: tuple[tuple[str, object], ...] = ()  # @variables read, with their values (USER_VAR events)
+    foreign_key_checks: bool = True  # the session's foreign_key_checks when it ran
 
     def context(self) -> StatementContext:
         return StatementContext(self.timestamp, self.insert_id, self.last_insert_id, self.rand_seed,
-                                dict(self.user_vars))
+                                dict(self.user_vars), self.foreign_key_checks)
 
 
 @dataclass
@@ -488,6 +491,7 @@ class Engine:
         self._torn: tuple[list[str], list[list], dict[str, str]] | None = None
         self._sync_pending: set[str] = set()
         self.repaired: list[str] = []  # files brought up to the last group at open (torn commit)
+        self._fk = FkTriggers()  # the writer connection's foreign key triggers
 
     # --- lifecycle ---------------------------------------------------------------------------
 
@@ -530,6 +534,7 @@ class Engine:
 
     def _w_open(self) -> None:
         self._wconn_ = _open_connection(self.datadir / MAIN_FILE, self._wstate, self.synchronous)
+        self._fk.register(self._wconn_)
         self._w_ensure_tables("main")
         metas = {"main": self._w_read_meta("main")}
         for path in sorted(self.datadir.glob("*.sqlite")):
@@ -545,6 +550,7 @@ class Engine:
                 self.catalog = {k: v for k, v in self.catalog.items() if k != name}
                 continue
         self._w_finish_drops()
+        self._w_fk_install()
         best = max(metas.values(), key=lambda m: int(m.get(SEQ_KEY, "0")))
         self._seq = max(int(m.get(SEQ_KEY, "0")) for m in metas.values())
         self._meta = _public(best)
@@ -853,6 +859,10 @@ class Engine:
         self._catalog_version += 1
         self._plans.clear()
         self._auto.clear()
+        self._w_fk_install()
+
+    def _w_fk_install(self) -> None:
+        self._fk.install(self._wconn, [t for tables in self.catalog.values() for t in tables.values()], self.table)
 
     async def apply_transaction(self, statements: Sequence[ReplicatedStatement], meta: dict[str, str]) -> None:
         """Run a replicated transaction atomically and store `meta` in the same SQLite commit (the
@@ -1031,8 +1041,12 @@ class Engine:
             self._wstate.fx = None
         return [d[0] for d in cur.description or ()], rows
 
-    def _w_write(self, plan: Plan, args, end: bool, forced: int | None, rand, database, log: tuple):
+    def _w_write(self, plan: Plan, args, end: bool, forced: int | None, rand, database, log: tuple,
+                 fk_checks: bool = True):
         self._w_begin()
+        self._fk.enabled = fk_checks
+        # a parent whose keys cascade: the statement and its cascades are undone together
+        guard = plan.target is not None and (plan.target[0], plan.target[1].lower()) in self._fk.cascading
         first = None
         if plan.auto_slots is not None:
             args = list(args)
@@ -1043,10 +1057,19 @@ class Engine:
             args[plan.auto_select_slot] = first
         self._wstate.fx = rand
         try:
+            if guard:
+                self._wconn.execute("SAVEPOINT __fk")
             cur = self._wconn.execute(plan.sql, args)
             affected = cur.rowcount
-        except SQLITE_INPUT_ERRORS as exc:
-            error = self._w_write_error(exc, plan, args, database)
+            if guard:
+                self._touched.update(self._fk.cascade(self._wconn))
+                self._wconn.execute("RELEASE __fk")
+        except (*SQLITE_INPUT_ERRORS, SQLError) as exc:
+            self._fk.discard_notes()
+            if guard and self._wconn.in_transaction:
+                self._wconn.execute("ROLLBACK TO __fk")
+                self._wconn.execute("RELEASE __fk")
+            error = exc if isinstance(exc, SQLError) else self._w_write_error(exc, plan, args, database)
             if end:
                 self._w_end(False)
             raise error from None
@@ -1112,6 +1135,9 @@ class Engine:
 
     def _w_write_error(self, exc: sqlite3.Error | UnicodeEncodeError, plan: Plan, args, database) -> SQLError:
         msg = str(exc)
+        fk = fk_error(exc) if isinstance(exc, sqlite3.Error) else None
+        if fk is not None:
+            return fk
         table = self.table(*plan.target) if plan.target else None
         m = re.match(r"UNIQUE constraint failed: (.+)", msg)
         if m and table is not None:
@@ -1157,7 +1183,11 @@ class Engine:
 
     def _w_ddl(self, action: DdlAction, log: tuple) -> None:
         self._w_end(True)  # the implicit commit of the open transaction
-        self._w_ddl_apply(action)
+        self._fk.drop(self._wconn)  # (SQLite's ALTER ... RENAME checks every trigger)
+        try:
+            self._w_ddl_apply(action)
+        finally:
+            self._w_fk_install()
         target = action.create_schema or action.drop_schema or action.schema
         self._group_log.append([target, *log, None, True])
 
@@ -1320,6 +1350,7 @@ class Session:
         self._database: str | None = None
         self.autocommit = True
         self.found_rows = False  # CLIENT_FOUND_ROWS: UPDATE reports matched rather than changed rows
+        self.foreign_key_checks = True  # the session's foreign_key_checks
         self.user_vars: dict[str, object] = {}
         # `@@variable` text -> its value (set by the server shell, which owns the variables;
         # None: statements reading system variables are refused)
@@ -1358,6 +1389,10 @@ class Session:
     @property
     def in_transaction(self) -> bool:
         return self._in_txn or self._holds_lock
+
+    def _fk_checks(self, context: StatementContext | None) -> bool:
+        """foreign_key_checks for one statement: a replayed one's own (the master's), else the session's."""
+        return self.foreign_key_checks if context is None else self.foreign_key_checks and context.foreign_key_checks
 
     # --- statement execution ---------------------------------------------------------------
 
@@ -1628,7 +1663,8 @@ class Session:
             last_id = args_last_id(context, self.last_insert_id) if plan.uses_last_id else None
             log = (self._database, sql, timestamp, last_id, rand_seed)
             affected, first_id = await engine._on_writer(
-                engine._w_write, plan, args, end, forced, self._fx, self._database, log)
+                engine._w_write, plan, args, end, forced, self._fx, self._database, log,
+                self._fk_checks(context))
         except asyncio.CancelledError:
             if end:
                 # the statement may still run in the writer thread: undo it there (the lane is
@@ -1645,7 +1681,8 @@ class Session:
         stmt = LoggedStatement(
             db=self._database, sql=sql, timestamp=timestamp, insert_id=first_id,
             last_insert_id=last_id, is_ddl=False, rand_seed=rand_seed,
-            user_vars=tuple((name, self._user_var(name, context)) for name in plan.user_vars))
+            user_vars=tuple((name, self._user_var(name, context)) for name in plan.user_vars),
+            foreign_key_checks=self._fk_checks(context))
         if first_id is not None:
             self.last_insert_id = first_id
         if plan.sets_last_id and self._take_last_id():
@@ -1736,7 +1773,10 @@ class Session:
 
         def parse() -> DdlAction:
             cur = TokenCursor(tokens, params, sql)
-            return parsing(DdlParser(cur, self._database, engine.table, set(engine.schemas)).parse)
+            parser = DdlParser(cur, self._database, engine.table, set(engine.schemas))
+            parser.foreign_key_checks = self._fk_checks(context)
+            parser.all_tables = lambda: [t for tables in engine.catalog.values() for t in tables.values()]
+            return parsing(parser.parse)
 
         parse()  # a syntax error commits nothing
         self._end_snapshot()
@@ -1756,7 +1796,8 @@ class Session:
             self._in_txn = False
             self._release()
             raise
-        self._statements.append(LoggedStatement(db=self._database, sql=sql, timestamp=timestamp, is_ddl=True))
+        self._statements.append(LoggedStatement(db=self._database, sql=sql, timestamp=timestamp, is_ddl=True,
+                                                foreign_key_checks=self._fk_checks(context)))
         self.row_count = 0
         committed = CommittedTxn(self._statements)
         self._statements = []

@@ -9,6 +9,7 @@ one recipe SQLite supports for every change.
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from engine.catalog import (
@@ -16,6 +17,7 @@ from engine.catalog import (
     NUMERIC_TYPES,
     REAL_TYPES,
     Column,
+    ForeignKey,
     Index,
     Table,
     TokenCursor,
@@ -31,6 +33,7 @@ from protocol.errors import (
     ER_BAD_DB_ERROR,
     ER_BAD_FIELD_ERROR,
     ER_BAD_TABLE_ERROR,
+    ER_CANT_CREATE_TABLE,
     ER_CANT_DROP_FIELD_OR_KEY,
     ER_DB_CREATE_EXISTS,
     ER_DB_DROP_EXISTS,
@@ -38,6 +41,7 @@ from protocol.errors import (
     ER_DUP_KEYNAME,
     ER_NO_DB_ERROR,
     ER_NO_SUCH_TABLE,
+    ER_ROW_IS_REFERENCED_TABLE,
     ER_TABLE_EXISTS_ERROR,
     ER_UNKNOWN_ERROR,
     ER_WRONG_DB_NAME,
@@ -67,6 +71,10 @@ class DdlParser:
         self.database = database
         self.catalog = catalog
         self.schemas = schemas
+        # foreign_key_checks=0 (mariadb-dump's): a foreign key may reference a table not made yet,
+        # and a referenced table may be dropped
+        self.foreign_key_checks = True
+        self.all_tables: Callable[[], Iterable[Table]] = lambda: ()  # every schema's tables
 
     def table_name(self) -> tuple[str, str]:
         schema, name = self.cur.qualified()
@@ -172,13 +180,14 @@ class DdlParser:
         else:
             columns: list[Column] = []
             indexes: list[Index] = []
+            foreign_keys: list[ForeignKey] = []
             cur.expect_op("(")
             while True:
-                parse_table_element(cur, columns, indexes)
+                parse_table_element(cur, columns, indexes, foreign_keys)
                 if cur.accept_op(")"):
                     break
                 cur.expect_op(",")
-            table = Table(schema, name, columns, indexes)
+            table = Table(schema, name, columns, indexes, foreign_keys=foreign_keys)
             table.auto_increment_start = parse_table_options(cur)
             if cur.accept("AS", "SELECT"):
                 raise SQLError(ER_UNKNOWN_ERROR, "CREATE TABLE ... SELECT is not supported")
@@ -189,7 +198,47 @@ class DdlParser:
             raise SQLError(ER_TABLE_EXISTS_ERROR, name)
         self.name_indexes(table)
         check_table(table)
+        self.check_foreign_keys(table, table.foreign_keys)
         return DdlAction(schema, table.sqlite_create(), put=[table], reset_auto=[(schema, name)])
+
+    def check_foreign_keys(self, table: Table, added: list[ForeignKey]) -> None:
+        """InnoDB's rules for new foreign keys: named `<table>_ibfk_<n>` when unnamed, the parent
+        resolved (this schema when unqualified) and, unless foreign_key_checks=0, existing with the
+        referenced columns indexed; the child's columns get an index named after the key when
+        none starts with them. Violations are 1005 errno 150, as InnoDB words them."""
+        taken = {fk.name.lower() for fk in table.foreign_keys if fk not in added}
+        n = 1
+        for fk in added:
+            fk.ref_schema = fk.ref_schema or table.schema
+            name_given = bool(fk.name)
+            if not fk.name:
+                while f"{table.name}_ibfk_{n}".lower() in taken:
+                    n += 1
+                fk.name = f"{table.name}_ibfk_{n}"
+            if fk.name.lower() in taken:
+                raise SQLError(ER_CANT_CREATE_TABLE, table.schema, table.name,
+                               '121 "Duplicate key on write or update"')
+            taken.add(fk.name.lower())
+            for col in fk.columns:
+                table.must_column(col, "foreign key")
+            self_ref = (fk.ref_schema, fk.ref_table.lower()) == (table.schema, table.name.lower())
+            parent = table if self_ref else self.catalog(fk.ref_schema, fk.ref_table)
+            if parent is not None:
+                fk.ref_table = parent.name
+                fk.ref_columns = [parent.must_column(c, "foreign key").name for c in fk.ref_columns]
+                indexed = any([c.lower() for c in i.columns[:len(fk.ref_columns)]]
+                              == [c.lower() for c in fk.ref_columns] for i in parent.indexes)
+            if self.foreign_key_checks and (parent is None or not indexed):
+                raise SQLError(ER_CANT_CREATE_TABLE, table.schema, table.name,
+                               '150 "Foreign key constraint is incorrectly formed"')
+            wanted = [c.lower() for c in fk.columns]
+            if not any([c.lower() for c in i.columns[:len(wanted)]] == wanted for i in table.indexes):
+                # MariaDB's name for it: the key's given name, else the first column's (numbered
+                # past the names taken)
+                named = fk.name if name_given else fk.columns[0]
+                index = Index(named, list(fk.columns))
+                table.indexes.append(index)
+                self.name_indexes(table)
 
     @staticmethod
     def name_indexes(table: Table) -> None:
@@ -217,6 +266,12 @@ class DdlParser:
         if missing and not if_exists:
             raise SQLError(ER_BAD_TABLE_ERROR, ",".join(missing))
         action = DdlAction(names[0][0])
+        dropped = {(s, n.lower()) for s, n in names}
+        if self.foreign_key_checks:
+            for child in self.all_tables():
+                if (child.schema, child.name.lower()) not in dropped and any(
+                        (fk.ref_schema, fk.ref_table.lower()) in dropped for fk in child.foreign_keys):
+                    raise SQLError(ER_ROW_IS_REFERENCED_TABLE)
         for schema, name in names:
             table = self.catalog(schema, name)
             if table is None:
@@ -306,7 +361,10 @@ class DdlParser:
             if tok is not None and tok.is_word("PRIMARY", "UNIQUE", "KEY", "INDEX", "CONSTRAINT", "FULLTEXT", "FOREIGN"):
                 columns: list = []
                 indexes: list[Index] = []
-                parse_table_element(cur, columns, indexes)
+                foreign_keys: list[ForeignKey] = []
+                parse_table_element(cur, columns, indexes, foreign_keys)
+                table.foreign_keys.extend(foreign_keys)
+                self.check_foreign_keys(table, foreign_keys)
                 for index in indexes:
                     if index.primary:
                         if table.primary is not None:
@@ -334,7 +392,11 @@ class DdlParser:
                 return
             if cur.accept("FOREIGN"):
                 cur.expect("KEY")
-                cur.ident()
+                name = cur.ident()
+                fk = next((f for f in table.foreign_keys if f.name.lower() == name.lower()), None)
+                if fk is None:
+                    raise SQLError(ER_CANT_DROP_FIELD_OR_KEY, "FOREIGN KEY", name)
+                table.foreign_keys.remove(fk)  # its index stays, as InnoDB leaves it
                 return
             cur.accept("COLUMN")
             name = cur.ident()
@@ -387,9 +449,12 @@ class DdlParser:
         if table.column(name) is not None:
             raise SQLError(ER_DUP_FIELDNAME, name)
         indexes: list[Index] = []
-        col = parse_column(cur, name, indexes)
+        foreign_keys: list[ForeignKey] = []
+        col = parse_column(cur, name, indexes, foreign_keys)
         position = self.position(table)
         table.columns.insert(position if position is not None else len(table.columns), col)
+        table.foreign_keys.extend(foreign_keys)
+        self.check_foreign_keys(table, foreign_keys)
         for index in indexes:
             if index.primary:
                 table.indexes.insert(0, index)

@@ -1,4 +1,5 @@
-"""A read-only `information_schema` (SCHEMATA, TABLES, COLUMNS, STATISTICS; FILES, PARTITIONS,
+"""A read-only `information_schema` (SCHEMATA, TABLES, COLUMNS, STATISTICS, KEY_COLUMN_USAGE,
+TABLE_CONSTRAINTS, REFERENTIAL_CONSTRAINTS; FILES, PARTITIONS,
 TRIGGERS, ROUTINES, EVENTS and VIEWS always empty) built from the
 engine's catalog: a reference to `information_schema.X` becomes a subquery over VALUES, inlined
 into the translation (plans are cached per catalog version, so they never show a stale catalog).
@@ -8,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-from engine.catalog import CHAR_TYPES, Table, sql_literal
+from engine.catalog import CHAR_TYPES, NUMERIC_TYPES, Column, Table, sql_literal
 from engine.lexer import quote_ident
 
 NAME = "information_schema"
@@ -19,8 +20,19 @@ COLUMNS = {
                "TABLE_COMMENT"],
     "columns": ["TABLE_CATALOG", "TABLE_SCHEMA", "TABLE_NAME", "COLUMN_NAME", "ORDINAL_POSITION",
                 "COLUMN_DEFAULT", "IS_NULLABLE", "DATA_TYPE", "CHARACTER_MAXIMUM_LENGTH",
-                "CHARACTER_OCTET_LENGTH", "CHARACTER_SET_NAME", "COLLATION_NAME", "COLUMN_TYPE",
-                "COLUMN_KEY", "EXTRA", "COLUMN_COMMENT", "IS_GENERATED", "GENERATION_EXPRESSION"],
+                "CHARACTER_OCTET_LENGTH", "NUMERIC_PRECISION", "NUMERIC_SCALE", "DATETIME_PRECISION",
+                "CHARACTER_SET_NAME", "COLLATION_NAME", "COLUMN_TYPE", "COLUMN_KEY", "EXTRA", "PRIVILEGES",
+                "COLUMN_COMMENT", "IS_GENERATED", "GENERATION_EXPRESSION"],
+    "key_column_usage": ["CONSTRAINT_CATALOG", "CONSTRAINT_SCHEMA", "CONSTRAINT_NAME", "TABLE_CATALOG",
+                         "TABLE_SCHEMA", "TABLE_NAME", "COLUMN_NAME", "ORDINAL_POSITION",
+                         "POSITION_IN_UNIQUE_CONSTRAINT", "REFERENCED_TABLE_SCHEMA", "REFERENCED_TABLE_NAME",
+                         "REFERENCED_COLUMN_NAME"],
+    "table_constraints": ["CONSTRAINT_CATALOG", "CONSTRAINT_SCHEMA", "CONSTRAINT_NAME", "TABLE_SCHEMA",
+                          "TABLE_NAME", "CONSTRAINT_TYPE"],
+    "referential_constraints": ["CONSTRAINT_CATALOG", "CONSTRAINT_SCHEMA", "CONSTRAINT_NAME",
+                                "UNIQUE_CONSTRAINT_CATALOG", "UNIQUE_CONSTRAINT_SCHEMA", "UNIQUE_CONSTRAINT_NAME",
+                                "MATCH_OPTION", "UPDATE_RULE", "DELETE_RULE", "TABLE_NAME",
+                                "REFERENCED_TABLE_NAME"],
     # no tablespace files, partitions, triggers, routines, events or views here: always empty
     # (mariadb-dump asks for them)
     "partitions": ["TABLE_CATALOG", "TABLE_SCHEMA", "TABLE_NAME", "PARTITION_NAME", "SUBPARTITION_NAME",
@@ -56,9 +68,12 @@ def _rows(name: str, schemas: Iterable[str], tables: Callable[[str], Iterable[Ta
                     chars = col.base in CHAR_TYPES
                     length = int(col.args[0]) if chars and col.args and col.args[0].isdigit() else None
                     rows.append(("def", schema, table.name, col.name, n, default, nullable, col.base,
-                                 length, length * 4 if length else None, "utf8mb4" if chars else None,
-                                 "utf8mb4_general_ci" if chars else None, type_text, key, extra,
+                                 length, length * 4 if length else None, *_numeric(col),
+                                 "utf8mb4" if chars else None, "utf8mb4_general_ci" if chars else None,
+                                 type_text, key, extra, "select,insert,update,references",
                                  col.comment or "", "NEVER", None))
+            elif name in ("key_column_usage", "table_constraints", "referential_constraints"):
+                rows.extend(_constraint_rows(name, table, tables))
             elif name == "statistics":
                 for index in table.indexes:
                     for seq, col_name in enumerate(index.columns, 1):
@@ -66,6 +81,59 @@ def _rows(name: str, schemas: Iterable[str], tables: Callable[[str], Iterable[Ta
                         rows.append(("def", schema, table.name, 0 if index.unique else 1, schema,
                                      "PRIMARY" if index.primary else index.name, seq, col_name,
                                      "YES" if indexed is not None and indexed.nullable else "", "BTREE"))
+    return rows
+
+
+_INT_PRECISION = {"tinyint": 3, "smallint": 5, "mediumint": 7, "int": 10, "integer": 10, "bigint": 19}
+
+
+def _numeric(col: Column) -> tuple:
+    """NUMERIC_PRECISION, NUMERIC_SCALE, DATETIME_PRECISION as MariaDB reports them."""
+    args = [int(a) for a in col.args if a.isdigit()]
+    if col.base in _INT_PRECISION:
+        precision = _INT_PRECISION[col.base]
+        return (20 if col.base == "bigint" and col.unsigned else precision), 0, None
+    if col.base == "bit":
+        return (args[0] if args else 1), None, None
+    if col.base in NUMERIC_TYPES:
+        return (args[0] if args else 10), (args[1] if len(args) > 1 else 0), None
+    if col.base == "float":
+        return (args[0] if args else 12), (args[1] if len(args) > 1 else None), None
+    if col.base in ("double", "real"):
+        return (args[0] if args else 22), (args[1] if len(args) > 1 else None), None
+    if col.base in ("datetime", "timestamp", "time"):
+        return None, None, (args[0] if args else 0)
+    return None, None, None
+
+
+def _constraint_rows(name: str, table: Table, tables: Callable[[str], Iterable[Table]]) -> list[tuple]:
+    """PRIMARY KEY, UNIQUE and FOREIGN KEY constraints of one table, in MariaDB's columns."""
+    schema, rows = table.schema, []
+    for index in table.indexes:
+        if not index.unique:
+            continue
+        kind = "PRIMARY KEY" if index.primary else "UNIQUE"
+        cname = "PRIMARY" if index.primary else index.name
+        if name == "table_constraints":
+            rows.append(("def", schema, cname, schema, table.name, kind))
+        elif name == "key_column_usage":
+            rows.extend(("def", schema, cname, "def", schema, table.name, col, n, None, None, None, None)
+                        for n, col in enumerate(index.columns, 1))
+    for fk in table.foreign_keys:
+        if name == "table_constraints":
+            rows.append(("def", schema, fk.name, schema, table.name, "FOREIGN KEY"))
+        elif name == "key_column_usage":
+            rows.extend(("def", schema, fk.name, "def", schema, table.name, col, n, n, fk.ref_schema, fk.ref_table,
+                         ref) for n, (col, ref) in enumerate(zip(fk.columns, fk.ref_columns, strict=True), 1))
+        else:
+            parent = next((t for t in tables(fk.ref_schema) if t.name.lower() == fk.ref_table.lower()), None)
+            wanted = [c.lower() for c in fk.ref_columns]
+            # the parent's index the key uses (InnoDB: the first whose leading columns they are)
+            unique = None if parent is None else next(
+                (i for i in parent.indexes if [c.lower() for c in i.columns[:len(wanted)]] == wanted), None)
+            rows.append(("def", schema, fk.name, "def", fk.ref_schema,
+                         None if unique is None else ("PRIMARY" if unique.primary else unique.name),
+                         "NONE", fk.on_update, fk.on_delete, table.name, fk.ref_table))
     return rows
 
 

@@ -7,7 +7,8 @@ Contract
   when the statement used or generated one, RAND when it used RAND(), USER_VAR for each @variable
   it read, then the QUERY (its db, its timestamp, so NOW() replicates); then XID (MySQL's order). A DDL statement is one QUERY and nothing else.
 - Every QUERY carries the status variables a replica needs to execute it as we did: flags2 0
-  (autocommit, unique and foreign key checks on), sql_mode 0, catalog `std`, auto_increment 1/1,
+  (autocommit, unique and foreign key checks on; OPTION_NO_FOREIGN_KEY_CHECKS for a statement run
+  with foreign_key_checks=0, as MariaDB writes it), sql_mode 0, catalog `std`, auto_increment 1/1,
   utf8mb4 character sets, and time zone `+00:00` (our NOW() is UTC). MariaDB's `mysqlbinlog`
   turns them into `SET @@session...` lines; a MariaDB replica applies them per event.
 """
@@ -22,6 +23,7 @@ from protocol.events import (
     INT_RESULT,
     INTVAR_INSERT_ID,
     INTVAR_LAST_INSERT_ID,
+    OPTION_NO_FOREIGN_KEY_CHECKS,
     REAL_RESULT,
     STRING_RESULT,
     USER_VAR_UNSIGNED_F,
@@ -46,12 +48,23 @@ STATUS_VARS = encode_status_vars(
     time_zone="+00:00",
 )
 
+# the same for a statement run with foreign_key_checks=0 (MariaDB's flags2 bit for it)
+STATUS_VARS_NO_FK_CHECKS = encode_status_vars(
+    flags2=OPTION_NO_FOREIGN_KEY_CHECKS,
+    sql_mode=0,
+    catalog="std",
+    auto_increment=(1, 1),
+    charset=(UTF8MB4_GENERAL_CI, UTF8MB4_GENERAL_CI, UTF8MB4_GENERAL_CI),
+    time_zone="+00:00",
+)
+
 # (type_code, body, timestamp, flags): binlog.writer.EventSpec
 EventSpec = tuple[int, bytes, int, int]
 
 
-def query_event(sql: str, db: str | None, timestamp: int, thread_id: int) -> EventSpec:
-    body = Query(thread_id=thread_id, db=db or "", query=sql, status_vars=STATUS_VARS).encode()
+def query_event(sql: str, db: str | None, timestamp: int, thread_id: int, fk_checks: bool = True) -> EventSpec:
+    status_vars = STATUS_VARS if fk_checks else STATUS_VARS_NO_FK_CHECKS
+    body = Query(thread_id=thread_id, db=db or "", query=sql, status_vars=status_vars).encode()
     return (EventType.QUERY_EVENT, body, timestamp, 0)
 
 
@@ -90,7 +103,8 @@ def transaction_events(statements: Sequence[Any], *, xid: int, thread_id: int) -
     """The events of one binlog transaction (statements are engine `LoggedStatement`s)."""
     first = statements[0]
     if first.is_ddl:
-        return [query_event(first.sql, first.db, first.timestamp, thread_id)]
+        return [query_event(first.sql, first.db, first.timestamp, thread_id,
+                            getattr(first, "foreign_key_checks", True))]
     events = [query_event("BEGIN", first.db, first.timestamp, thread_id)]
     for stmt in statements:
         ts = stmt.timestamp
@@ -103,6 +117,6 @@ def transaction_events(statements: Sequence[Any], *, xid: int, thread_id: int) -
             events.append((EventType.RAND_EVENT, Rand(seed1, seed2).encode(), ts, 0))
         for name, value in getattr(stmt, "user_vars", ()):
             events.append((EventType.USER_VAR_EVENT, user_var(name, value).encode(), ts, 0))
-        events.append(query_event(stmt.sql, stmt.db, ts, thread_id))
+        events.append(query_event(stmt.sql, stmt.db, ts, thread_id, getattr(stmt, "foreign_key_checks", True)))
     events.append((EventType.XID_EVENT, Xid(xid).encode(), statements[-1].timestamp, 0))
     return events

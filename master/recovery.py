@@ -53,6 +53,7 @@ from protocol.events import (
     UserVar,
     Xid,
     decode_event,
+    foreign_key_checks,
 )
 from protocol.position import BinlogPosition, file_sequence
 
@@ -139,12 +140,14 @@ def read_transactions(
                         pending = None
                     else:
                         context.timestamp = event.header.timestamp
+                        context.foreign_key_checks = foreign_key_checks(body.status_vars)
                         pending.append((sql, context, db))
                     context = StatementContext()
                 elif sql.upper().startswith(_USER_STATEMENTS):
                     log.info("%s is not replayed (the user table is durable on its own)", sql[:60])
                 else:  # DDL: its own transaction
                     context.timestamp = event.header.timestamp
+                    context.foreign_key_checks = foreign_key_checks(body.status_vars)
                     yield BinlogTransaction([(sql, context, db)], BinlogPosition(name, offset), end)
                     context = StatementContext()
             elif isinstance(body, Intvar):

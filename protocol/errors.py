@@ -113,6 +113,12 @@ ER_NON_UNIQ_ERROR = MySQLError(1052, "23000", "Column '%s' in %s is ambiguous")
 ER_NONUNIQ_TABLE = MySQLError(1066, "42000", "Not unique table/alias: '%s'")
 ER_WRONG_DB_NAME = MySQLError(1102, "42000", "Incorrect database name '%s'")
 ER_TOO_MANY_DATABASES = MySQLError(1105, "HY000", "Too many databases: the embedded engine attaches at most %d")
+# engine/ foreign keys (InnoDB's wording; the parenthesis names the constraint as MariaDB does)
+ER_ROW_IS_REFERENCED_TABLE = MySQLError(1451, "23000", "Cannot delete or update a parent row: a foreign key constraint fails")  # DROP TABLE
+ER_ROW_IS_REFERENCED_2 = MySQLError(1451, "23000", "Cannot delete or update a parent row: a foreign key constraint fails (%s)")
+ER_NO_REFERENCED_ROW_2 = MySQLError(1452, "23000", "Cannot add or update a child row: a foreign key constraint fails (%s)")
+ER_WRONG_FK_DEF = MySQLError(1239, "42000", "Incorrect foreign key definition for '%s': %s")
+ER_CANT_CREATE_TABLE = MySQLError(1005, "HY000", "Can't create table `%s`.`%s` (errno: %s)")
 # slave/ (IO task, applier)
 ER_CANT_CHANGE_TX_CHARACTERISTICS = MySQLError(
     1568, "25001", "Transaction characteristics can't be changed while a transaction is in progress")

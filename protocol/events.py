@@ -441,6 +441,7 @@ class Rotate(Body):
 
 
 # Query status variables (MySQL's Q_* codes, MariaDB's 128+), in the wire order of each entry.
+OPTION_NO_FOREIGN_KEY_CHECKS = 1 << 26  # a bit of Q_FLAGS2_CODE: the statement ran with foreign_key_checks=0
 Q_FLAGS2_CODE = 0
 Q_SQL_MODE_CODE = 1
 Q_CATALOG_CODE = 2
@@ -551,6 +552,12 @@ class QueryStatus:
 
 def _s(b: bytes) -> str:
     return bytes(b).decode("utf-8", "surrogateescape")
+
+
+def foreign_key_checks(status_vars: bytes | memoryview) -> bool:
+    """False when a QUERY's flags2 says it ran with foreign_key_checks=0 (no flags2: on)."""
+    flags2 = decode_status_vars(status_vars).flags2
+    return not (flags2 or 0) & OPTION_NO_FOREIGN_KEY_CHECKS
 
 
 def decode_status_vars(data: bytes | memoryview) -> QueryStatus:

@@ -46,6 +46,17 @@ def _autocommit_set(session: ClientSession, value: Any) -> None:
         es.autocommit = bool(value)
 
 
+def _fk_checks_get(session: ClientSession) -> bool:
+    es = session.engine_session
+    return bool(es.foreign_key_checks) if es is not None else True
+
+
+def _fk_checks_set(session: ClientSession, value: Any) -> None:
+    es = session.engine_session
+    if es is not None:
+        es.foreign_key_checks = bool(value)
+
+
 def _isolation_set(session: ClientSession, value: Any) -> None:
     """transaction_isolation / tx_isolation (one setting, two names) -> the engine session.
     The engine has two levels: REPEATABLE-READ (a snapshot per transaction) and READ-COMMITTED
@@ -186,7 +197,8 @@ def register(server: Server) -> None:
         SystemVariable("sql_select_limit", 2**64 - 1, B, dynamic=True, check=check_int(0, 2**64 - 1)),
         SystemVariable("sql_auto_is_null", False, B, dynamic=True, check=check_bool),
         SystemVariable("sql_safe_updates", False, B, dynamic=True, check=check_bool),
-        SystemVariable("foreign_key_checks", True, B, dynamic=True, check=check_bool),
+        SystemVariable("foreign_key_checks", True, B, dynamic=True, check=check_bool,
+                       session_get=_fk_checks_get, session_set=_fk_checks_set),
         SystemVariable("unique_checks", True, B, dynamic=True, check=check_bool),
         SystemVariable("big_tables", False, B, dynamic=True, check=check_bool),
         SystemVariable("sql_notes", True, B, dynamic=True, check=check_bool),

@@ -76,6 +76,7 @@ from protocol.events import (
     UserVar,
     decode_event,
     decode_header,
+    foreign_key_checks,
 )
 from slave.relay_log import RelayLog, RelayPosition, statement_kind
 from slave.rows import (
@@ -382,6 +383,7 @@ class Applier:
             last_insert_id=stream.last_insert_id,
             rand_seed=stream.rand_seed,
             user_vars=dict(stream.user_vars),
+            foreign_key_checks=foreign_key_checks(q.status_vars),
         )
         stream.statements.append((sql, ctx, q.db or None))
         stream.reset_context()
