@@ -1479,7 +1479,7 @@ class Session:
             access.rows = 1 if access.unique_lookup else await self._count_rows(access.schema, access.name)
         has_where = re.search(r"\bWHERE\b", inner, re.I) is not None
         rows = explain.rows(found, notes, has_where, delete=inner.lstrip()[:6].upper() == "DELETE")
-        return Result(columns=list(explain.COLUMNS), column_types=column_types(rows, len(explain.COLUMNS)),
+        return Result(columns=list(explain.COLUMNS), column_types=list(explain.COLUMN_TYPES),
                       rows=rows, in_transaction=self.in_transaction)
 
     async def _count_rows(self, schema: str | None, name: str | None) -> int | None:

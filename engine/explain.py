@@ -21,6 +21,7 @@ import re
 from dataclasses import dataclass
 
 COLUMNS = ["id", "select_type", "table", "type", "possible_keys", "key", "key_len", "ref", "rows", "Extra"]
+COLUMN_TYPES = ["integer", "string", "string", "string", "string", "string", "string", "string", "integer", "string"]
 
 _ACCESS = re.compile(
     r"(?P<op>SCAN|SEARCH) (?P<table>\S+)(?: AS (?P<alias>\S+))?"
