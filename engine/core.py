@@ -115,7 +115,6 @@ from protocol.errors import (
     ER_INVALID_CHARACTER_STRING,
     ER_KEY_NOT_FOUND,
     ER_LOCK_WAIT_TIMEOUT,
-    ER_NO_DB_ERROR,
     ER_NO_DEFAULT_FOR_FIELD,
     ER_NO_SUCH_TABLE,
     ER_NO_TABLES_USED,
@@ -356,9 +355,8 @@ def map_sqlite_error(exc: sqlite3.Error | UnicodeEncodeError, database: str | No
         return SQLError(ER_QUERY_INTERRUPTED)
     if "no such function" in msg:
         name = msg.split(":", 1)[1].strip()
-        if database is None:  # MariaDB looks a stored function up in the current database
-            return SQLError(ER_NO_DB_ERROR)
-        return SQLError(ER_SP_DOES_NOT_EXIST, "FUNCTION", f"{database}.{name}")
+        # MariaDB looks a stored function up in the current database, if there is one
+        return SQLError(ER_SP_DOES_NOT_EXIST, "FUNCTION", f"{database}.{name}" if database else name)
     return SQLError(ER_UNKNOWN_ERROR, f"engine: {msg}")
 
 

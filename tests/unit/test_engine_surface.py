@@ -100,6 +100,9 @@ async def test_an_unknown_function_is_1305_never_an_answer(engine, db):
     with pytest.raises(SQLError) as e:
         await db.execute("SELECT nosuchfn(1)")
     assert (e.value.code, e.value.message) == (1305, "FUNCTION test.nosuchfn does not exist")
+    with pytest.raises(SQLError) as e:
+        await engine.session(2).execute("SELECT nosuchfn(1)")  # no current database
+    assert (e.value.code, e.value.message) == (1305, "FUNCTION nosuchfn does not exist")
 
 
 async def test_bit_xor_checksum_as_pt_table_checksum_computes_it(engine, db):
@@ -199,3 +202,29 @@ async def test_show_engines_table_status_full_columns(engine, db):
 def test_uuid_short_increases():
     a, b = functions.uuid_short(), functions.uuid_short()
     assert b == a + 1
+
+
+@pytest.mark.parametrize("value, shown", [
+    # what MariaDB 10.11 shows for each (read from a running mariadbd)
+    ("STRICT_TRANS_TABLES,ERROR_FOR_DIVISION_BY_ZERO,NO_AUTO_CREATE_USER,NO_ENGINE_SUBSTITUTION,STRICT_TRANS_TABLES",
+     "STRICT_TRANS_TABLES,ERROR_FOR_DIVISION_BY_ZERO,NO_AUTO_CREATE_USER,NO_ENGINE_SUBSTITUTION"),
+    ("no_engine_substitution,ansi_quotes", "ANSI_QUOTES,NO_ENGINE_SUBSTITUTION"),
+    ("TRADITIONAL", "STRICT_TRANS_TABLES,STRICT_ALL_TABLES,NO_ZERO_IN_DATE,NO_ZERO_DATE,ERROR_FOR_DIVISION_BY_ZERO,"
+                    "TRADITIONAL,NO_AUTO_CREATE_USER,NO_ENGINE_SUBSTITUTION"),
+    ("ANSI", "REAL_AS_FLOAT,PIPES_AS_CONCAT,ANSI_QUOTES,IGNORE_SPACE,ANSI"),
+    ("ORACLE", "PIPES_AS_CONCAT,ANSI_QUOTES,IGNORE_SPACE,ORACLE,NO_KEY_OPTIONS,NO_TABLE_OPTIONS,NO_FIELD_OPTIONS,"
+               "NO_AUTO_CREATE_USER,SIMULTANEOUS_ASSIGNMENT"),
+    ("MYSQL40", "MYSQL40,HIGH_NOT_PRECEDENCE"),
+    ("STRICT_TRANS_TABLES,,NO_ZERO_DATE", "STRICT_TRANS_TABLES,NO_ZERO_DATE"),
+    ("", ""),
+])
+def test_sql_mode_is_listed_as_mariadb_lists_it(value, shown):
+    from server.core_variables import check_sql_mode
+    assert check_sql_mode(value) == shown
+
+
+@pytest.mark.parametrize("value", ["bogus", " strict_trans_tables "])
+def test_an_unknown_sql_mode_is_refused(value):
+    from server.core_variables import check_sql_mode
+    with pytest.raises(ValueError):
+        check_sql_mode(value)
