@@ -1474,7 +1474,13 @@ class Session:
                                            self._database)
         found, notes = explain.accesses(steps)
         for access in found:
+            if access.schema is None and access.name:  # the session's database, else the one that has it
+                holders = [s for s in dict.fromkeys([self._database, *engine.schemas])
+                           if s and engine.table(s, access.name)]
+                access.schema = holders[0] if len(holders) == 1 or holders[:1] == [self._database] else None
             access.rows = 1 if access.unique_lookup else await self._count_rows(access.schema, access.name)
+            if access.schema and access.name:
+                access.key_len = explain.key_len(engine.table(access.schema, access.name), access)
         has_where = re.search(r"\bWHERE\b", inner, re.I) is not None
         rows = explain.rows(found, notes, has_where, delete=inner.lstrip()[:6].upper() == "DELETE")
         return Result(columns=list(explain.COLUMNS), column_types=list(explain.COLUMN_TYPES),
