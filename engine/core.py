@@ -741,7 +741,7 @@ class Engine:
         reader.conn.set_authorizer(authorize)
         try:
             reader.conn.execute("EXPLAIN " + plan.sql, args).fetchall()
-        except sqlite3.Error as exc:
+        except SQLITE_INPUT_ERRORS as exc:
             raise map_sqlite_error(exc, None) from None
         finally:
             reader.conn.set_authorizer(None)

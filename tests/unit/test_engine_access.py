@@ -66,3 +66,11 @@ async def test_unplannable_statements_raise_what_running_them_would(session):
         await session.access("SELECT * FROM q.nosuch")
     assert err.value.code == 1146
     assert (await session.access("CREATE TABLE q.x (id INT)")).kind == "ddl"
+
+
+async def test_a_statement_that_is_not_utf8_is_refused_as_the_engine_refuses_it(session):
+    # the client's bytes arrive as surrogates; the check must answer 1300 as execution does
+    sql = b"SELECT * FROM q.t WHERE a = '\xd0'".decode("utf-8", "surrogateescape")
+    with pytest.raises(SQLError) as raised:
+        await session.access(sql)
+    assert raised.value.error.code == 1300
