@@ -7,7 +7,9 @@ changed it. The in-memory `Catalog` is owned by the engine and changed only from
 Mapping rules: integer types -> INTEGER (an AUTO_INCREMENT integer primary key becomes SQLite's
 rowid alias `INTEGER PRIMARY KEY`), char/text/enum/set/date/time types -> TEXT (character columns
 `COLLATE NOCASE`, like MySQL's default case-insensitive collations), float/double -> REAL,
-decimal -> NUMERIC, blob/binary -> BLOB.
+decimal -> TEXT holding the exact decimal (`engine.values.store`) with the `mysql_decimal`
+collation, which compares, sorts, groups and indexes by numeric value (tables created before
+kept NUMERIC: exact to 15 digits), blob/binary -> BLOB.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ CHAR_TYPES = {"char", "varchar", "tinytext", "text", "mediumtext", "longtext", "
 TIME_TYPES = {"date", "datetime", "timestamp", "time"}
 BLOB_TYPES = {"binary", "varbinary", "tinyblob", "blob", "mediumblob", "longblob"}
 ALL_TYPES = INT_TYPES | REAL_TYPES | NUMERIC_TYPES | CHAR_TYPES | TIME_TYPES | BLOB_TYPES
+DECIMAL_COLLATION = "mysql_decimal"  # registered on every connection: compares decimal texts by value
 PART_KEY = 16384  # MySQL's PART_KEY_FLAG: the column is in some index
 DISPLAY_WIDTH = {"tinyint": 4, "smallint": 6, "mediumint": 9, "int": 11, "integer": 11, "bigint": 20}
 
@@ -67,12 +70,14 @@ class Column:
 
     @property
     def affinity(self) -> str:
+        if self.base == "bigint" and self.unsigned:
+            return "TEXT"  # above 2^63-1 SQLite has no integer: exact digits, DECIMAL_COLLATION
         if self.base in INT_TYPES:
             return "INTEGER"
         if self.base in REAL_TYPES:
             return "REAL"
         if self.base in NUMERIC_TYPES:
-            return "NUMERIC"
+            return "TEXT"  # exact: the decimal text, compared by the DECIMAL_COLLATION
         if self.base in BLOB_TYPES:
             return "BLOB"
         return "TEXT"
@@ -224,6 +229,8 @@ class Table:
                 parts.append("DEFAULT CURRENT_TIMESTAMP")
             if col.affinity == "TEXT" and col.base in CHAR_TYPES and not col.binary:
                 parts.append("COLLATE NOCASE")
+            elif col.base in NUMERIC_TYPES or col.affinity == "TEXT" and col.base == "bigint":
+                parts.append("COLLATE " + DECIMAL_COLLATION)
             defs.append(" ".join(parts))
         pk = self.primary
         if pk is not None and rowid is None:

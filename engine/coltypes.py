@@ -15,7 +15,7 @@ their declared fractional digits.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from decimal import Decimal, InvalidOperation
+from decimal import Context, Decimal, InvalidOperation
 
 from protocol.messages import (
     CHARSET_BINARY,
@@ -28,6 +28,7 @@ from protocol.messages import (
 NOT_FIXED_DEC = 31  # FLOAT/DOUBLE
 STRING_DEC = 39  # string expressions
 MB = 4  # utf8mb4: bytes per character in a column's length
+_EXACT = Context(prec=200)
 
 _INT_CODES = {
     "tinyint": (FieldType.TINY, 4), "smallint": (FieldType.SHORT, 6), "mediumint": (FieldType.INT24, 9),
@@ -218,7 +219,7 @@ def format_double(v: float, single: bool = False) -> str:
 def _decimal_text(v: object, scale: int) -> str:
     try:
         d = Decimal(repr(v)) if isinstance(v, float) else Decimal(str(v).strip())
-        return str(d.quantize(Decimal(1).scaleb(-scale)))
+        return str(d.quantize(Decimal(1).scaleb(-scale), context=_EXACT))
     except (InvalidOperation, ValueError):
         return str(v)
 
@@ -244,6 +245,8 @@ def text_value(ct: ColumnType, v: object) -> object:
         return _decimal_text(v, ct.decimals)
     if code in INTEGER_CODES:
         if isinstance(v, float) and v.is_integer():
+            return int(v)
+        if isinstance(v, str) and v.isdigit():  # BIGINT UNSIGNED kept as its digits
             return int(v)
         return v
     if code in (FieldType.DOUBLE, FieldType.FLOAT):

@@ -75,11 +75,12 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
 from engine import coltypes, explain, functions, infoschema, values
-from engine.catalog import Table, TokenCursor, mysql_literal, sql_literal
+from engine.catalog import DECIMAL_COLLATION, Table, TokenCursor, mysql_literal, sql_literal
 from engine.ddl import DdlAction, DdlParser
 from engine.foreign_keys import FkTriggers, fk_error
 from engine.lexer import (
@@ -425,6 +426,7 @@ def _open_connection(path: Path, state: functions.ConnectionState, synchronous: 
     conn.execute("PRAGMA cache_size=-32768")
     conn.execute("PRAGMA case_sensitive_like=OFF")
     functions.register(conn, state)
+    conn.create_collation(DECIMAL_COLLATION, values.compare_decimal)
     return conn
 
 
@@ -1509,10 +1511,11 @@ class Session:
         await engine._on_reader(engine._r_query, sql, [], None, self._database, self._snapshot)
 
     def _args(self, plan: Plan, params: list[object], context: StatementContext | None,
-              timestamp: int) -> list[object]:
+              timestamp: int, sql: str = "") -> list[object]:
         if plan.identity:
             return params
         args: list[object] = []
+        texts: list[str] | None = None
         for source in plan.args:
             if type(source) is int:
                 args.append(params[source])
@@ -1549,8 +1552,12 @@ class Session:
             elif source[0] == STORE:
                 _, index, binary, col, row, where, negative = source
                 v = params[index]
+                if isinstance(v, float):  # a number with a point: exactly as written (DECIMAL)
+                    if texts is None:
+                        texts = literal_texts(sql)
+                    v = Decimal(texts[index])
                 if negative:
-                    v = -v
+                    v = v.copy_negate() if isinstance(v, Decimal) else -v  # no context rounding
                 elif binary and isinstance(v, str):
                     v = v.encode("utf-8", "surrogateescape")
                 args.append(values.store(col, v, row, where))
@@ -1654,7 +1661,7 @@ class Session:
         if plan.changed is not None and not self.found_rows:
             plan = plan.changed
         timestamp = _timestamp(context)
-        args = self._args(plan, params, context, timestamp)
+        args = self._args(plan, params, context, timestamp, sql)
         rand_seed = self._rand_for(plan, context)
         if plan.sysvars:  # the binlog carries the values read here, not the names
             sql = inline_sysvars(sql, lambda text: _literal(self._sysvar(text)))

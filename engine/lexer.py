@@ -58,10 +58,13 @@ def decode_string(text: str) -> str:
     return _ESCAPE_RE.sub(_unescape_match, body)
 
 
-def decode_number(text: str) -> int | float:
+def decode_number(text: str) -> int | float | str:
     if "." in text or "e" in text or "E" in text:
         return float(text)
-    return int(text)
+    n = int(text)
+    # BIGINT UNSIGNED (and larger) literals are beyond SQLite's integers: kept as their digits,
+    # as engine.values keeps such a stored value, never bound as an int SQLite refuses
+    return n if n < 1 << 63 else text
 
 
 def decode_hex(text: str) -> bytes:

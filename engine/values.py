@@ -15,7 +15,7 @@ at most their declared fractional digits (MariaDB truncates the rest).
 from __future__ import annotations
 
 import re
-from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
+from decimal import ROUND_HALF_UP, Context, Decimal, InvalidOperation
 
 from engine.catalog import BLOB_TYPES, INT_TYPES, NUMERIC_TYPES, REAL_TYPES, Column
 from protocol.errors import (
@@ -27,6 +27,7 @@ from protocol.errors import (
     SQLError,
 )
 
+EXACT = Context(prec=200, rounding=ROUND_HALF_UP)  # DECIMAL(65,30) and more, never rounded by precision
 _INT_BITS = {"tinyint": 8, "smallint": 16, "mediumint": 24, "int": 32, "integer": 32, "bigint": 64}
 _TEXT_BYTES = {"tinytext": 255, "text": 65535, "mediumtext": 16777215, "longtext": 4294967295}
 _BLOB_BYTES = {"tinyblob": 255, "blob": 65535, "mediumblob": 16777215, "longblob": 4294967295}
@@ -54,6 +55,8 @@ def store(col: Column, value: object, row: int, where: str) -> object:
         return _enum(col, value, row)
     if base in ("datetime", "timestamp", "time"):
         return _temporal(col, value, row, where)
+    if isinstance(value, Decimal):  # a number with a point into a column of another kind
+        return int(value) if value == value.to_integral_value() else float(value)
     return value
 
 
@@ -73,14 +76,14 @@ def _number(col: Column, value: object, row: int, where: str, kind: str) -> Deci
     return Decimal(m.group(0).strip())
 
 
-def _integer(col: Column, value: object, row: int, where: str) -> int:
+def _integer(col: Column, value: object, row: int, where: str) -> int | str:
     number = _number(col, value, row, where, "integer")
-    n = int(number.to_integral_value(rounding=ROUND_HALF_UP))  # half away from zero
+    n = int(number.to_integral_value(rounding=ROUND_HALF_UP, context=EXACT))  # half away from zero
     bits = _INT_BITS.get(col.base, 64)
     low, high = (0, (1 << bits) - 1) if col.unsigned else (-(1 << (bits - 1)), (1 << (bits - 1)) - 1)
     if not low <= n <= high:
         raise SQLError(ER_WARN_DATA_OUT_OF_RANGE, col.name, row)
-    return n
+    return n if n < 1 << 63 else str(n)  # BIGINT UNSIGNED above SQLite's integers: its digits
 
 
 def _decimal(col: Column, value: object, row: int, where: str) -> str:
@@ -89,10 +92,10 @@ def _decimal(col: Column, value: object, row: int, where: str) -> str:
     precision = nums[0] if nums else 10
     scale = nums[1] if len(nums) > 1 else 0
     try:
-        rounded = number.quantize(Decimal(1).scaleb(-scale), rounding=ROUND_HALF_UP)
+        rounded = number.quantize(Decimal(1).scaleb(-scale), rounding=ROUND_HALF_UP, context=EXACT)
     except InvalidOperation:
         raise SQLError(ER_WARN_DATA_OUT_OF_RANGE, col.name, row) from None
-    if (col.unsigned and rounded < 0) or abs(rounded) >= Decimal(10) ** (precision - scale):
+    if (col.unsigned and rounded < 0) or rounded.copy_abs() >= Decimal(10).scaleb(precision - scale - 1):
         raise SQLError(ER_WARN_DATA_OUT_OF_RANGE, col.name, row)
     return str(rounded)
 
@@ -160,6 +163,8 @@ def _enum(col: Column, value: object, row: int) -> object:
 
 
 def _temporal(col: Column, value: object, row: int, where: str) -> object:
+    if isinstance(value, Decimal):
+        return float(value)
     if not isinstance(value, str):
         return value
     m = _TEMPORAL.match(value.strip())
@@ -180,3 +185,12 @@ def _unquote(text: str) -> str:
 
 def _shown(text: str) -> str:
     return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")[:64]
+
+
+def compare_decimal(a: str, b: str) -> int:
+    """The DECIMAL collation: two stored decimal texts by numeric value ('3.5' = '3.50')."""
+    try:
+        x, y = Decimal(a), Decimal(b)
+    except (InvalidOperation, ValueError):
+        x, y = a, b  # not numbers (never stored by `store`): byte order
+    return (x > y) - (x < y)

@@ -9,7 +9,9 @@ Contract
   quoted identifiers and comments split it into pieces. A statement that returns rows (SELECT,
   SHOW, ...) is described by running it once with every parameter NULL, so the prepare answer
   carries its columns and an error in it (an unknown table) is the prepare's error, as in
-  mysqld; other statements are checked when executed.
+  mysqld; any other statement for the engine (DML, transactions, text without a leading word) is
+  planned without running (a syntax error, an unknown table fail the prepare); the statements of
+  the server shell and the role (SET, SHOW, replication) are checked when executed.
 - COM_STMT_EXECUTE binds each value as a literal written exactly as MySQL writes it when it
   logs a prepared statement for statement-based replication (integers, floats that read back
   the same, DECIMAL digits as sent, strings escaped, binary data as X'..' so any byte survives,
@@ -329,12 +331,17 @@ class PreparedStatements:
         if self.held(session.server) >= self._limit():
             raise SQLError(ER_MAX_PREPARED_STMT_COUNT_REACHED, self._limit())
         stmt = PreparedStatement(self._next_id, pieces)
-        keyword = sqltext.head(sql).partition(" ")[0]
+        head = sqltext.head(sql)
+        keyword = head.partition(" ")[0]
+        probe = stmt.bind([None] * stmt.param_count, [ParamType(FieldType.NULL)] * stmt.param_count)
+        server = session.server
         if keyword in _DESCRIBED or sql.lstrip().startswith("("):
-            probe = stmt.bind([None] * stmt.param_count, [ParamType(FieldType.NULL)] * stmt.param_count)
             result = await session.run_statement(probe)
             if getattr(result, "columns", None):
                 stmt.columns = result_columns(result)
+        elif not server.role.claims(head) and keyword not in server.admin.handlers:
+            # an engine statement: planned, not run (1064, 1146 ... as mysqld's prepare)
+            await session.engine_session.access(probe)
         self._next_id += 1
         self._add(stmt)
         session.write(session.conn.send(PrepareOK(  # type: ignore[union-attr]

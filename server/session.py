@@ -40,6 +40,9 @@ Contract
 - Privileges: an account without ALL PRIVILEGES gets a `privileges` checker at login
   (server/privileges.py); every engine statement, and every SET that evaluates one, passes it
   before the engine runs it. With ALL, `privileges` is None and nothing is checked.
+- The binary protocol (COM_STMT_*) is `self.prepared` (server/prepared.py): it runs each
+  execution through `run_statement`, the path of every COM_QUERY statement, and answers with
+  `send_result` / `send_error` or its own binary answers through `conn.send`.
 - KILL: `kill()` closes the connection; a statement running in a role is cancelled, one inside
   the engine or `role.commit` completes first (its answer goes nowhere). `kill_query()` fails
   the running statement with 1317: a role statement at once (cancelled), an engine read, a

@@ -20,33 +20,33 @@ pytestmark = pytest.mark.skipif(not mariadb_available(), reason="mariadb-server 
 
 TABLE = """CREATE TABLE alltypes (
  id INT PRIMARY KEY AUTO_INCREMENT, ti TINYINT, tiu TINYINT UNSIGNED, si SMALLINT, siu SMALLINT UNSIGNED,
- mi MEDIUMINT, miu MEDIUMINT UNSIGNED, i INT NOT NULL DEFAULT 0, iu INT UNSIGNED, bi BIGINT,
- d DECIMAL(10,2), dm DECIMAL(15,5), f FLOAT, db DOUBLE, b BIT(8), dd DATE, dt0 DATETIME, dt3 DATETIME(3),
+ mi MEDIUMINT, miu MEDIUMINT UNSIGNED, i INT NOT NULL DEFAULT 0, iu INT UNSIGNED, bi BIGINT, biu BIGINT UNSIGNED,
+ d DECIMAL(10,2), dm DECIMAL(15,5), dx DECIMAL(65,30), f FLOAT, db DOUBLE, b BIT(8), dd DATE, dt0 DATETIME, dt3 DATETIME(3),
  dt6 DATETIME(6), ts6 TIMESTAMP(6) NULL, tm6 TIME(6), y YEAR, c CHAR(10), vc VARCHAR(100), bn BINARY(4),
  vb VARBINARY(300), tb TINYBLOB, bl BLOB, mb MEDIUMBLOB, lb LONGBLOB, tt TINYTEXT, tx TEXT, mt MEDIUMTEXT,
  lt LONGTEXT, e ENUM('a','bb'), s SET('x','yy'), j JSON, u VARCHAR(5) UNIQUE, k INT, KEY(k))"""
 
-COLUMNS = ["ti", "tiu", "si", "siu", "mi", "miu", "i", "iu", "bi", "d", "dm", "f", "db", "b", "dd", "dt0",
+COLUMNS = ["ti", "tiu", "si", "siu", "mi", "miu", "i", "iu", "bi", "biu", "d", "dm", "dx", "f", "db", "b", "dd", "dt0",
            "dt3", "dt6", "ts6", "tm6", "y", "c", "vc", "bn", "vb", "tb", "bl", "mb", "lb", "tt", "tx", "mt",
            "lt", "e", "s", "j", "u", "k"]
 EVERY_BYTE = bytes(range(256))
 ROWS = [
     # minimums
-    (-128, 0, -32768, 0, -8388608, 0, -2147483648, 0, -9223372036854775808, Decimal("-99999999.99"),
-     Decimal("-9999999999.99999"), -1.5, -2.5e-300, b"\x00", dt.date(1000, 1, 1), dt.datetime(1000, 1, 1),
+    (-128, 0, -32768, 0, -8388608, 0, -2147483648, 0, -9223372036854775808, 0, Decimal("-99999999.99"),
+     Decimal("-9999999999.99999"), Decimal("-" + "9" * 35 + "." + "9" * 30), -1.5, -2.5e-300, b"\x00", dt.date(1000, 1, 1), dt.datetime(1000, 1, 1),
      dt.datetime(2000, 1, 1, 0, 0, 0, 1000), dt.datetime(2000, 1, 1, 0, 0, 0, 1), dt.datetime(1970, 1, 2),
      dt.timedelta(hours=-838, minutes=-59, seconds=-59), 1901, "", "", b"", b"", b"", b"", b"", b"", "", "",
      "", "", "a", "", "[]", "u1", 0),
     # maximums and fractions
-    (127, 255, 32767, 65535, 8388607, 16777215, 2147483647, 4294967295, 9223372036854775807,
-     Decimal("99999999.99"), Decimal("9999999999.99999"), 3.5, 1.7976931348623157e308, b"\xff",
+    (127, 255, 32767, 65535, 8388607, 16777215, 2147483647, 4294967295, 9223372036854775807, 18446744073709551615,
+     Decimal("99999999.99"), Decimal("9999999999.99999"), Decimal("9" * 35 + "." + "9" * 30), 3.5, 1.7976931348623157e308, b"\xff",
      dt.date(9999, 12, 31), dt.datetime(9999, 12, 31, 23, 59, 59), dt.datetime(2024, 2, 29, 12, 30, 45, 123000),
      dt.datetime(2024, 2, 29, 12, 30, 45, 123456), dt.datetime(2038, 1, 19, 3, 14, 7, 999999),
      dt.timedelta(hours=838, minutes=59, seconds=59), 2155, "abcdefghij", "é€😀" * 33, b"\xff\x00\x01\x02",
      EVERY_BYTE, EVERY_BYTE[:255], EVERY_BYTE, EVERY_BYTE * 3, EVERY_BYTE * 5, "t" * 60, "x" * 1000,
      "m" * 2000, "l" * 3000, "bb", "x,yy", '{"a": [1, 2.5, "é"]}', "u2", 7),
     # ordinary values
-    (1, 2, 3, 4, 5, 6, 7, 8, 0, Decimal("0.00"), Decimal("3.50000"), 0.0, 0.1, b"\x05", dt.date(2024, 1, 2),
+    (1, 2, 3, 4, 5, 6, 7, 8, 0, 9223372036854775808, Decimal("0.00"), Decimal("3.50000"), Decimal("12345678901234567890.123456789"), 0.0, 0.1, b"\x05", dt.date(2024, 1, 2),
      dt.datetime(2024, 1, 2, 3, 4, 5), dt.datetime(2024, 1, 2, 3, 4, 5), dt.datetime(2024, 1, 2, 3, 4, 5),
      dt.datetime(2024, 1, 2, 3, 4, 5), dt.timedelta(seconds=1, microseconds=500000), 2024, "c", "v",
      b"ab", b"\x00", b"\x80", b"'\\\"", b"\x00\xff", b"z", "tt", "tx", "mt", "lt", "a", "x", "{}", "u3", 1),
@@ -240,3 +240,32 @@ def test_update_literals_stored_as_insert_literals(servers):
         out.append(cur.fetchall())
         results[which] = out
     assert results["ours"] == results["mariadb"]
+    assert results["ours errors"] == results["mariadb errors"]
+
+
+def test_decimal_exact_compared_sorted_and_grouped_by_value(servers):
+    results = {}
+    for which in servers:
+        cur = fresh(servers, which, "decs").cursor()
+        cur.execute("CREATE TABLE x (id INT PRIMARY KEY, d DECIMAL(40,20), u BIGINT UNSIGNED, KEY (d))")
+        cur.execute("INSERT INTO x VALUES (1, 12345678901234567890.00000000000000000001, 18446744073709551615), "
+                    "(2, 3.5, 9), (3, 10, 10), (4, -0.5, 9223372036854775808), "
+                    "(5, 12345678901234567890.00000000000000000002, 0), (6, 3.50, NULL)")
+        for bad in ("INSERT INTO x (id, u) VALUES (7, 18446744073709551616)", "INSERT INTO x (id, u) VALUES (7, -1)"):
+            try:
+                cur.execute(bad)
+                out_bad = "ok"
+            except pymysql.MySQLError as exc:
+                out_bad = exc.args
+            results.setdefault(which + " errors", []).append(out_bad)
+        out = []
+        for sql in ["SELECT id, d FROM x ORDER BY d, id", "SELECT id FROM x WHERE d = 3.5 ORDER BY id",
+                    "SELECT id FROM x WHERE d > 4 ORDER BY id", "SELECT d, COUNT(*) FROM x GROUP BY d ORDER BY d",
+                    "SELECT MIN(d), MAX(d) FROM x", "SELECT id FROM x WHERE d = '3.500' ORDER BY id",
+                    "SELECT id, u FROM x ORDER BY u, id", "SELECT id FROM x WHERE u > 9223372036854775807",
+                    "SELECT SUM(u) FROM x WHERE u < 100"]:
+            cur.execute(sql)
+            out.append(cur.fetchall())
+        results[which] = out
+    assert results["ours"] == results["mariadb"]
+    assert results["ours errors"] == results["mariadb errors"]

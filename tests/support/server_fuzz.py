@@ -19,6 +19,13 @@ Mutations are seeded (`random.Random(seed + worker)`), so a failure replays with
   truncation or garbage, with correct framing (the session goes on); or broken framing (a wrong
   sequence id, a length that lies, a packet cut short, a declared size past max_allowed_packet),
   after which the fuzzer half-closes and reads until the server closes; or a pipelined burst;
+- the binary protocol, valid then mutated: each connection prepares a few statements, then
+  (besides the command bytes in turn) sends COM_STMT_EXECUTE (typed parameters of every kind,
+  NULLs, with and without a read-only cursor), COM_STMT_FETCH, COM_STMT_SEND_LONG_DATA,
+  COM_STMT_RESET, COM_STMT_CLOSE and COM_STMT_PREPARE built valid against those statement ids,
+  half of them mutated. Answers are checked to the byte: the prepare answer and its definitions,
+  binary result sets (every row decoded by its column definitions), cursor fetches; a
+  COM_STMT_CLOSE or COM_STMT_SEND_LONG_DATA whose fixed fields are whole must get no answer;
 - before login: a valid HandshakeResponse (random user, database, attributes, auth plugin)
   mutated the same ways, then half-close.
 The fuzz account has no privilege (USAGE), so no packet can shut the server down or write.
@@ -36,6 +43,24 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from protocol.binary import (
+    COM_STMT_CLOSE,
+    COM_STMT_EXECUTE,
+    COM_STMT_FETCH,
+    COM_STMT_PREPARE,
+    COM_STMT_SEND_LONG_DATA,
+    CURSOR_TYPE_READ_ONLY,
+    ComStmtClose,
+    ComStmtExecute,
+    ComStmtFetch,
+    ComStmtPrepare,
+    ComStmtReset,
+    ComStmtSendLongData,
+    ParamType,
+    PrepareOK,
+    decode_binary_row,
+    encode_execute_params,
+)
 from protocol.connection import NEED_DATA, ClientConnection, LoginOK, _ResultReader
 from protocol.errors import ProtocolError
 from protocol.messages import (
@@ -44,13 +69,16 @@ from protocol.messages import (
     OK,
     AuthSwitchRequest,
     Capability,
+    ColumnDefinition,
     ComBinlogDump,
     ComRegisterSlave,
+    FieldType,
     HandshakeResponse,
     ResultSet,
     ServerStatus,
+    is_eof_packet,
 )
-from protocol.packets import encode_packet
+from protocol.packets import decode_lenenc_int, encode_packet
 
 REPLY_TIMEOUT = 30.0
 FUZZ_USER, FUZZ_PASSWORD = "fuzz", "fuzzpw"
@@ -156,6 +184,82 @@ def command_packet(rng: random.Random, byte: int) -> bytes:
     return bytes((byte,)) + body
 
 
+# -- the binary protocol: valid commands against prepared ids, then mutated ------------------------
+
+_PS_SQL = [b"SELECT ?", b"SELECT ? + 1, CONCAT(?, 'x'), ?", b"SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3",
+           b"SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?", b"SET @a = ?", b"INSERT INTO d.t VALUES (?)", b"DO ?"]
+_PARAM_TYPES = [FieldType.TINY, FieldType.SHORT, FieldType.LONG, FieldType.LONGLONG, FieldType.INT24, FieldType.YEAR,
+                FieldType.FLOAT, FieldType.DOUBLE, FieldType.NEWDECIMAL, FieldType.VAR_STRING, FieldType.STRING,
+                FieldType.BLOB, FieldType.DATE, FieldType.DATETIME, FieldType.TIMESTAMP, FieldType.TIME, FieldType.NULL]
+_INT_BITS = {FieldType.TINY: 8, FieldType.SHORT: 16, FieldType.YEAR: 16, FieldType.INT24: 32, FieldType.LONG: 32,
+             FieldType.LONGLONG: 64}
+
+
+def _param_value(rng: random.Random, ptype: ParamType) -> object:
+    import datetime
+    import decimal
+
+    t = ptype.type
+    if t in _INT_BITS:
+        bits = _INT_BITS[t]
+        return rng.randrange(1 << bits) if ptype.unsigned else rng.randrange(-(1 << bits - 1), 1 << bits - 1)
+    if t in (FieldType.FLOAT, FieldType.DOUBLE):
+        return rng.choice((0.0, -1.5, 1e300 if t == FieldType.DOUBLE else 3.25, rng.uniform(-1e6, 1e6)))
+    if t == FieldType.NEWDECIMAL:
+        return decimal.Decimal(rng.choice(("0", "-12.30", "99999999999999999999.99", "1e-5")))
+    if t in (FieldType.VAR_STRING, FieldType.STRING, FieldType.BLOB):
+        return rng.randbytes(rng.randint(0, 40))
+    if t == FieldType.DATE:
+        return datetime.date(rng.randint(1, 9999), rng.randint(1, 12), rng.randint(1, 28))
+    if t in (FieldType.DATETIME, FieldType.TIMESTAMP):
+        return datetime.datetime(rng.randint(1, 9999), rng.randint(1, 12), rng.randint(1, 28), rng.randint(0, 23),
+                                 rng.randint(0, 59), rng.randint(0, 59), rng.choice((0, rng.randrange(10**6))))
+    if t == FieldType.TIME:
+        return rng.choice((-1, 1)) * datetime.timedelta(days=rng.randint(0, 34), seconds=rng.randrange(86400),
+                                                        microseconds=rng.choice((0, rng.randrange(10**6))))
+    return None
+
+
+@dataclass
+class Prepared:
+    """One connection's statement ids (from the server's prepare answers): parameter counts, and
+    the column definitions of each open cursor (to decode what COM_STMT_FETCH returns)."""
+
+    params: dict[int, int] = field(default_factory=dict)
+    cursors: dict[int, list[ColumnDefinition]] = field(default_factory=dict)
+
+
+def stmt_command(rng: random.Random, prepared: Prepared) -> bytes:
+    """A valid COM_STMT_* command against one of the connection's statement ids (or a new prepare)."""
+    if not prepared.params or rng.random() < 0.1:
+        return ComStmtPrepare(rng.choice(_PS_SQL)).encode()
+    stmt_id = rng.choice(list(prepared.params))
+    count = prepared.params[stmt_id]
+    roll = rng.random()
+    if roll < 0.55:
+        types = [ParamType(t, rng.random() < 0.3 and t in _INT_BITS) for t in rng.choices(_PARAM_TYPES, k=count)]
+        values = [None if rng.random() < 0.15 else _param_value(rng, t) for t in types]
+        flags = CURSOR_TYPE_READ_ONLY if rng.random() < 0.3 else 0
+        return ComStmtExecute(stmt_id, flags, 1, encode_execute_params(types, values)).encode()
+    if roll < 0.7:
+        return ComStmtFetch(stmt_id, rng.choice((0, 1, 2, 100))).encode()
+    if roll < 0.85:
+        return ComStmtSendLongData(stmt_id, rng.randint(0, count), rng.randbytes(rng.randint(0, 64))).encode()
+    if roll < 0.95:
+        return ComStmtReset(stmt_id).encode()
+    return ComStmtClose(stmt_id).encode()
+
+
+def answered(command: bytes) -> bool:
+    """Whether the server answers this command packet: a COM_STMT_CLOSE or COM_STMT_SEND_LONG_DATA
+    whose fixed fields are whole gets no answer (mysqld's rule); everything else gets one."""
+    if command[:1] == bytes((COM_STMT_CLOSE,)):
+        return len(command) < 5
+    if command[:1] == bytes((COM_STMT_SEND_LONG_DATA,)):
+        return len(command) < 7
+    return True
+
+
 _LOGIN_CAPS = int(Capability.CLIENT_PROTOCOL_41 | Capability.CLIENT_SECURE_CONNECTION | Capability.CLIENT_LONG_PASSWORD
                   | Capability.CLIENT_PLUGIN_AUTH | Capability.CLIENT_CONNECT_ATTRS | Capability.CLIENT_CONNECT_WITH_DB
                   | Capability.CLIENT_PLUGIN_AUTH_LENENC_CLIENT_DATA)
@@ -201,9 +305,13 @@ def check_err(payload: bytes) -> str:
     return f"ERR {err.code}"
 
 
-async def read_answer(reader: asyncio.StreamReader, caps: int, command: int | None) -> str:
+async def read_answer(reader: asyncio.StreamReader, caps: int, command: int | None,
+                      prepared: Prepared | None = None, sent: bytes = b"") -> str:
     """One command's whole answer; its kind ('closed' when the server closed instead).
-    `command` None: not known (after a packet that lied about its length)."""
+    `command` None: not known (after a packet that lied about its length). `sent` is the
+    command packet (for the statement id of a COM_STMT_EXECUTE / FETCH)."""
+    if command in (COM_STMT_PREPARE, COM_STMT_EXECUTE, COM_STMT_FETCH):
+        return await _read_binary_answer(reader, caps, command, prepared or Prepared(), sent)
     kind = ""
     seq = 1  # a well-framed command carried sequence id 0: its answer counts on from 1
 
@@ -247,6 +355,91 @@ async def read_answer(reader: asyncio.StreamReader, caps: int, command: int | No
             raise Malformed(f"answer {payload[:32].hex()}: {exc.message}") from None
         if not status & _MORE:
             return kind
+
+
+async def _read_binary_answer(reader: asyncio.StreamReader, caps: int, command: int, prepared: Prepared,
+                              sent: bytes) -> str:
+    """The answer to COM_STMT_PREPARE / EXECUTE / FETCH: ERR, OK, the prepare answer with its
+    definition blocks, a binary result set (rows decoded by their column definitions) or a
+    cursor's rows; each packet in sequence and decoded by `protocol/`."""
+    deprecate_eof = bool(caps & Capability.CLIENT_DEPRECATE_EOF)
+    seq = 1
+    stmt_id = int.from_bytes(sent[1:5], "little") if len(sent) >= 5 else -1
+
+    async def next_payload() -> bytes:
+        nonlocal seq
+        packet = await read_packet(reader)
+        if packet is None:
+            raise Malformed("closed inside an answer")
+        if packet[0] != seq:
+            raise Malformed(f"answer packet with sequence id {packet[0]}, expected {seq}")
+        seq = (seq + 1) & 0xFF
+        return packet[1]
+
+    def end_of_block(payload: bytes) -> int:
+        """The status of the packet closing a block (EOF, or OK-0xFE under DEPRECATE_EOF)."""
+        return OK.decode(payload, caps).status if deprecate_eof else EOF.decode(payload).status
+
+    packet = await read_packet(reader)
+    if packet is None:
+        return "closed"
+    if packet[0] != 1:
+        raise Malformed(f"answer packet with sequence id {packet[0]}, expected 1")
+    seq = 2
+    first = packet[1]
+    try:
+        if first[:1] == b"\xff":
+            return check_err(first)
+        if command == COM_STMT_PREPARE:
+            answer = PrepareOK.decode(first)
+            for block in (answer.num_params, len(answer.columns)):
+                for _ in range(block):
+                    ColumnDefinition.decode(await next_payload())
+                if block and not deprecate_eof:
+                    EOF.decode(await next_payload())
+            prepared.params[answer.statement_id] = answer.num_params
+            return "prepared"
+        if command == COM_STMT_FETCH:
+            columns = prepared.cursors.get(stmt_id)
+            payload = first
+            while not is_eof_packet(payload, deprecate_eof):
+                if payload[:1] == b"\xff":
+                    return check_err(payload)
+                if columns is None:
+                    raise Malformed(f"rows fetched from statement {stmt_id}, which has no cursor open")
+                decode_binary_row(payload, columns)
+                payload = await next_payload()
+            status = end_of_block(payload)
+            if not status & ServerStatus.CURSOR_EXISTS:
+                raise Malformed("a fetch answer without SERVER_STATUS_CURSOR_EXISTS")
+            if status & ServerStatus.LAST_ROW_SENT:
+                prepared.cursors.pop(stmt_id, None)
+            return "fetched"
+        if first[:1] == b"\x00":
+            OK.decode(first, caps)
+            return "OK"
+        count, end = decode_lenenc_int(first)
+        if not count or end != len(first):
+            raise Malformed(f"bad column count packet {first[:9].hex()}")
+        columns = [ColumnDefinition.decode(await next_payload()) for _ in range(count)]
+        cursor = bool(len(sent) > 5 and sent[5] & CURSOR_TYPE_READ_ONLY)
+        if cursor or not deprecate_eof:
+            status = end_of_block(await next_payload())
+            if cursor:
+                if not status & ServerStatus.CURSOR_EXISTS:
+                    raise Malformed("a cursor opened without SERVER_STATUS_CURSOR_EXISTS")
+                prepared.cursors[stmt_id] = columns
+                return "cursor"
+        while True:
+            payload = await next_payload()
+            if is_eof_packet(payload, deprecate_eof):
+                end_of_block(payload)
+                return "binary result set"
+            if payload[:1] == b"\xff":
+                return check_err(payload)
+            decode_binary_row(payload, columns)
+    except ProtocolError as exc:
+        raise Malformed(f"answer to command {command:#x}: {exc.message}") from None
 
 
 async def drain_until_closed(reader: asyncio.StreamReader, stats: Stats, caps: int, login: bool) -> None:
@@ -342,6 +535,10 @@ async def post_login_round(rng: random.Random, port: int, stats: Stats, sent: li
     try:
         conn = await _login(reader, writer, greeting)
         caps = conn.capabilities
+        prepared = Prepared()
+        for sql in rng.sample(_PS_SQL, 3):  # statement ids to build valid binary commands on
+            writer.write(encode_packet(ComStmtPrepare(sql).encode(), 0)[0])
+            stats.saw(await read_answer(reader, caps, COM_STMT_PREPARE, prepared))
         while sent[0] < budget:
             byte = command_counter[0] & 0xFF
             command_counter[0] += 1
@@ -354,13 +551,21 @@ async def post_login_round(rng: random.Random, port: int, stats: Stats, sent: li
                 return
             burst = rng.randint(2, 8) if roll < 0.2 else 1
             commands = [command_packet(rng, byte if i == 0 else rng.randrange(256)) for i in range(burst)]
+            if rng.random() < 0.15:  # the binary protocol, valid then (half the time) mutated
+                command = stmt_command(rng, prepared)
+                if rng.random() < 0.5:
+                    command = command[:1] + mutate_body(rng, command[1:])
+                commands[0] = command
             writer.write(b"".join(encode_packet(c, 0)[0] for c in commands))
             sent[0] += burst
             for command in commands:
                 if command == bytes((_QUIT,)):
                     stats.saw("quit")
                     return
-                kind = await read_answer(reader, caps, command[0])
+                if not answered(command):
+                    stats.saw("no answer (COM_STMT_CLOSE / SEND_LONG_DATA)")
+                    continue
+                kind = await read_answer(reader, caps, command[0], prepared, command)
                 stats.saw(kind)
                 if kind == "closed":
                     return

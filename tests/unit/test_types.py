@@ -1,0 +1,130 @@
+"""Result column types (engine/coltypes, engine/exprtypes) and strict-mode storage
+(engine/values), without a server: descriptions as MariaDB 10.11 gives them (the integration
+test tests/integration/test_types_mariadb.py compares with the real server), text forms of
+stored values, and the errors MariaDB's default sql_mode raises."""
+
+from __future__ import annotations
+
+import functools
+from decimal import Decimal
+
+import pytest
+
+from engine.catalog import Column, Index, Table
+from engine.coltypes import ColumnType, converter, declared_type, from_rows, text_value
+from engine.exprtypes import SelectTypes, from_tables, split_select
+from engine.lexer import extract, literal_texts, tokenize
+from engine.values import compare_decimal, store
+from protocol.errors import SQLError
+from protocol.messages import ColumnFlag, FieldType
+
+TABLE = Table("db", "t", [
+    Column("id", "int", nullable=False, auto_increment=True), Column("n", "decimal", ["10", "2"]),
+    Column("x", "double"), Column("b", "blob"), Column("bn", "binary", ["4"]), Column("v", "varchar", ["10"]),
+    Column("dt", "datetime", ["6"]), Column("u", "bigint", unsigned=True), Column("bits", "bit", ["12"]),
+], [Index("PRIMARY", ["id"], unique=True, primary=True), Index("v", ["v"])])
+
+
+def types_of(sql: str) -> list[ColumnType | None]:
+    shape, params = extract(sql)
+    tokens = tokenize(shape)
+    items, end = split_select(tokens)
+    tables = from_tables(tokens, end, lambda schema, name: TABLE if name == "t" else None)
+    return SelectTypes(items, tables).types(params, lambda: literal_texts(sql))
+
+
+def test_schema_columns_are_described_from_their_definition():
+    star = types_of("SELECT * FROM t")
+    assert [t.type for t in star] == [FieldType.LONG, FieldType.NEWDECIMAL, FieldType.DOUBLE, FieldType.BLOB,
+                                      FieldType.STRING, FieldType.VAR_STRING, FieldType.DATETIME,
+                                      FieldType.LONGLONG, FieldType.BIT]
+    ident, n, _, b, bn, v, dt, u, _ = star
+    assert ident.flags == ColumnFlag.NOT_NULL | ColumnFlag.PRI_KEY | ColumnFlag.AUTO_INCREMENT | 16384
+    assert (n.length, n.decimals, n.charset) == (12, 2, 63)
+    assert (b.charset, b.flags) == (63, ColumnFlag.BLOB | ColumnFlag.BINARY)
+    assert (bn.charset, bn.length, bn.pad_to) == (63, 4, 4)
+    assert (v.charset, v.length, v.flags) == (45, 40, ColumnFlag.MULTIPLE_KEY | 16384)
+    assert (dt.length, dt.decimals) == (26, 6)
+    assert u.flags & ColumnFlag.UNSIGNED
+    assert types_of("SELECT t.v, x.n FROM t AS x, t") == [v, n]
+
+
+@pytest.mark.parametrize(("expr", "code", "decimals", "charset"), [
+    ("1", FieldType.LONG, 0, 63), ("12345678901", FieldType.LONGLONG, 0, 63), ("1.50", FieldType.NEWDECIMAL, 2, 63),
+    ("1e3", FieldType.DOUBLE, 31, 63), ("'abc'", FieldType.VAR_STRING, 39, 45), ("NULL", FieldType.NULL, 0, 63),
+    ("id + 1", FieldType.LONGLONG, 0, 63), ("n * 2", FieldType.NEWDECIMAL, 2, 63),
+    ("id / 3", FieldType.NEWDECIMAL, 4, 63), ("x + 1", FieldType.DOUBLE, 31, 63),
+    ("COUNT(*)", FieldType.LONGLONG, 0, 63), ("SUM(id)", FieldType.NEWDECIMAL, 0, 63),
+    ("SUM(n)", FieldType.NEWDECIMAL, 2, 63), ("AVG(n)", FieldType.NEWDECIMAL, 6, 63), ("SUM(x)", FieldType.DOUBLE, 31, 63),
+    ("MAX(v)", FieldType.VAR_STRING, 39, 45), ("NOW()", FieldType.DATETIME, 0, 63),
+    ("CAST(v AS SIGNED)", FieldType.LONGLONG, 0, 63), ("CAST(n AS DECIMAL(5,1))", FieldType.NEWDECIMAL, 1, 63),
+    ("CAST(id AS CHAR)", FieldType.VAR_STRING, 0, 45), ("X'FF00'", FieldType.VAR_STRING, 0, 63),
+    ("id = 1", FieldType.LONG, 0, 63), ("CASE WHEN id = 1 THEN 0 ELSE 3.5 END", FieldType.NEWDECIMAL, 1, 63),
+    ("CONCAT('a', id)", FieldType.VAR_STRING, 39, 45),
+])
+def test_expressions_get_mysql_result_types(expr, code, decimals, charset):
+    (ct,) = types_of(f"SELECT {expr} FROM t")
+    assert (ct.type, ct.decimals, ct.charset) == (code, decimals, charset)
+
+
+def test_an_unknown_expression_is_typed_by_all_its_values_never_the_first_row():
+    assert types_of("SELECT some_udf(id) FROM t") == [None]
+    assert from_rows([(0,), (3.5,)], 0).type == FieldType.DOUBLE
+    assert from_rows([(b"ok",), (b"\xff",)], 0).charset == 63
+    assert from_rows([(None,)], 0).type == FieldType.NULL
+
+
+def test_values_are_sent_in_their_types_text_form():
+    n, x, b, bn, dt, bits = (declared_type(*a) for a in [
+        ("decimal", ["10", "2"], False, False), ("double", [], False, False), ("blob", [], False, True),
+        ("binary", ["4"], False, True), ("datetime", ["3"], False, False), ("bit", ["12"], False, False)])
+    assert text_value(n, 3.5) == "3.50" and text_value(n, "12345678.9") == "12345678.90"
+    assert text_value(x, 3.0) == "3" and text_value(x, 1e20) == "1e20"
+    assert text_value(b, "é") == "é".encode() and text_value(bn, b"\x01") == b"\x01\x00\x00\x00"
+    assert text_value(dt, "2020-01-01 10:00:00") == "2020-01-01 10:00:00.000"
+    assert text_value(dt, "2020-01-01 10:00:00.123456") == "2020-01-01 10:00:00.123"
+    assert text_value(bits, 0xABC) == b"\x0a\xbc"
+    convert = converter([n, declared_type("varchar", ["5"], False, False)])
+    assert convert((0, "a")) == ("0.00", "a")
+
+
+def err(col: Column, value: object) -> tuple[int, str]:
+    with pytest.raises(SQLError) as e:
+        store(col, value, 1, "`db`.`t`.`c`")
+    return e.value.code, e.value.message
+
+
+def test_strict_mode_errors_with_mariadbs_wording():
+    assert err(Column("c", "tinyint"), 128) == (1264, "Out of range value for column 'c' at row 1")
+    assert err(Column("c", "tinyint", unsigned=True), -1)[0] == 1264
+    assert err(Column("c", "decimal", ["5", "2"]), 1000)[0] == 1264
+    assert err(Column("c", "varchar", ["3"]), "abcd") == (1406, "Data too long for column 'c' at row 1")
+    assert err(Column("c", "varbinary", ["3"]), b"\x00\x01\x02\x03")[0] == 1406
+    assert err(Column("c", "int"), "abc") == (
+        1366, "Incorrect integer value: 'abc' for column `db`.`t`.`c` at row 1")
+    assert err(Column("c", "int"), "12abc") == (1265, "Data truncated for column 'c' at row 1")
+    assert err(Column("c", "text"), "\udcff\x00") == (
+        1366, "Incorrect string value: '\\xFF\\x00' for column `db`.`t`.`c` at row 1")
+    assert err(Column("c", "enum", ["'a'", "'b'"]), "c")[0] == 1265
+    assert err(Column("c", "datetime"), "notadate") == (
+        1292, "Incorrect datetime value: 'notadate' for column `db`.`t`.`c` at row 1")
+
+
+def test_values_stored_exactly():
+    big = Decimal("9" * 35 + "." + "9" * 30)
+    assert store(Column("c", "decimal", ["65", "30"]), big.copy_negate(), 1, "") == "-" + str(big)
+    assert store(Column("c", "decimal", ["5", "2"]), Decimal("1.005"), 1, "") == "1.01"
+    assert store(Column("c", "int"), 2.5, 1, "") == 3 and store(Column("c", "int"), -2.5, 1, "") == -3
+    assert store(Column("c", "bigint", unsigned=True), 18446744073709551615, 1, "") == "18446744073709551615"
+    assert store(Column("c", "varbinary", ["4"]), "\udcff\x00", 1, "") == b"\xff\x00"
+    assert store(Column("c", "binary", ["3"]), b"a", 1, "") == b"a\x00\x00"
+    assert store(Column("c", "datetime"), "2020-01-01 10:00:00.6", 1, "") == "2020-01-01 10:00:00"
+    assert store(Column("c", "datetime", ["3"]), "2020-01-01 10:00:00.1239", 1, "") == "2020-01-01 10:00:00.123"
+    assert store(Column("c", "enum", ["'a'", "'B'"]), "b", 1, "") == "B"
+
+
+def test_decimal_collation_orders_by_value():
+    values = ["10", "3.50", "-0.5", "12345678901234567890.00000000000000000002", "3.5", "9"]
+    ordered = sorted(values, key=functools.cmp_to_key(compare_decimal))
+    assert ordered == ["-0.5", "3.50", "3.5", "9", "10", "12345678901234567890.00000000000000000002"]
+    assert compare_decimal("3.5", "3.50") == 0
