@@ -15,7 +15,8 @@ The contract (threads, writer lock, group commit, durability of the meta) is the
 
 Modules: lexer (literal extraction = the shape cache key, tokens), translate (DML/SELECT shapes to
 SQLite), catalog (MySQL table definitions), ddl, admin (SHOW/DESCRIBE), infoschema, functions
-(MySQL functions registered on every connection), core (engine, sessions, writer thread).
+(MySQL functions registered on every connection), foreign_keys (InnoDB foreign keys as the writer's
+TEMP triggers), core (engine, sessions, writer thread).
 """
 
 from engine.core import (

@@ -117,8 +117,9 @@ class ForeignKey:
     on_delete: str = "RESTRICT"
     on_update: str = "RESTRICT"
 
-    def describe(self, schema: str) -> str:
-        """`FOREIGN KEY (...) REFERENCES ...` as MariaDB words it in error 1451/1452 and SHOW CREATE TABLE."""
+    def describe(self, schema: str | None) -> str:
+        """`FOREIGN KEY (...) REFERENCES ...` as MariaDB words it in error 1451/1452 and SHOW CREATE
+        TABLE (the parent qualified when in another schema than `schema`; None: always)."""
         ref = mysql_ident(self.ref_table)
         if self.ref_schema != schema:
             ref = f"{mysql_ident(self.ref_schema)}.{ref}"

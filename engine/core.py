@@ -427,6 +427,7 @@ def _open_connection(path: Path, state: functions.ConnectionState, synchronous: 
     conn.execute("PRAGMA case_sensitive_like=OFF")
     functions.register(conn, state)
     conn.create_collation(DECIMAL_COLLATION, values.compare_decimal)
+    infoschema.register(conn)
     return conn
 
 
@@ -1225,14 +1226,16 @@ class Engine:
         try:
             for sql in action.sql:
                 conn.execute(sql)
+            for child, fk in action.check_foreign_keys:
+                self._fk.check_existing(conn, child, fk)
             for schema, name in action.delete:
                 conn.execute(f"DELETE FROM {quote_ident(schema)}.{CATALOG_TABLE} WHERE name = ?", (name,))
             for table in action.put:
                 conn.execute(f"INSERT OR REPLACE INTO {quote_ident(table.schema)}.{CATALOG_TABLE} (name, def) "
                              "VALUES (?, ?)", (table.name, table.to_json()))
-        except sqlite3.Error as exc:
+        except (sqlite3.Error, SQLError) as exc:
             self._w_end(False)
-            raise map_sqlite_error(exc, action.schema) from None
+            raise (exc if isinstance(exc, SQLError) else map_sqlite_error(exc, action.schema)) from None
         self._w_end(True)
         catalog = dict(self.catalog)
         for schema, name in action.delete:

@@ -43,6 +43,7 @@ from protocol.errors import (
     ER_NO_SUCH_TABLE,
     ER_ROW_IS_REFERENCED_TABLE,
     ER_TABLE_EXISTS_ERROR,
+    ER_TRUNCATE_ILLEGAL_FK,
     ER_UNKNOWN_ERROR,
     ER_WRONG_DB_NAME,
     SQLError,
@@ -58,6 +59,8 @@ class DdlAction:
     put: list[Table] = field(default_factory=list)  # catalog entries to (re)write
     delete: list[tuple[str, str]] = field(default_factory=list)  # catalog entries to remove
     reset_auto: list[tuple[str, str]] = field(default_factory=list)
+    # foreign keys ALTER TABLE adds: existing rows are checked after the rebuild (1452)
+    check_foreign_keys: list[tuple[Table, ForeignKey]] = field(default_factory=list)
     create_schema: str | None = None
     drop_schema: str | None = None
     noop: bool = False  # IF [NOT] EXISTS made it a no-op (still binlogged, as MySQL does)
@@ -75,6 +78,7 @@ class DdlParser:
         # and a referenced table may be dropped
         self.foreign_key_checks = True
         self.all_tables: Callable[[], Iterable[Table]] = lambda: ()  # every schema's tables
+        self.added_keys: list[ForeignKey] = []  # by ALTER TABLE ... ADD FOREIGN KEY
 
     def table_name(self) -> tuple[str, str]:
         schema, name = self.cur.qualified()
@@ -132,6 +136,13 @@ class DdlParser:
             cur.accept("TABLE")
             schema, name = self.table_name()
             self.existing(schema, name)
+            if self.foreign_key_checks:
+                for child in self.all_tables():
+                    for fk in child.foreign_keys:
+                        if (fk.ref_schema, fk.ref_table.lower()) == (schema, name.lower()) and (
+                                child.schema, child.name.lower()) != (schema, name.lower()):
+                            raise SQLError(ER_TRUNCATE_ILLEGAL_FK, f"`{child.schema}`.`{child.name}`, CONSTRAINT "
+                                                                   f"`{fk.name}` {fk.describe(None)}")
             return self.done(DdlAction(schema, [f"DELETE FROM {quote_ident(schema)}.{quote_ident(name)}"],
                                        reset_auto=[(schema, name)]))
         raise cur.error()
@@ -352,6 +363,8 @@ class DdlParser:
         self.done(DdlAction(schema))
         check_table(table)
         action = self.rebuild(table, old, renamed)
+        if self.foreign_key_checks:
+            action.check_foreign_keys = [(table, fk) for fk in self.added_keys]
         return action
 
     def alter_spec(self, table: Table, renamed: dict[str, str]) -> None:
@@ -365,6 +378,7 @@ class DdlParser:
                 parse_table_element(cur, columns, indexes, foreign_keys)
                 table.foreign_keys.extend(foreign_keys)
                 self.check_foreign_keys(table, foreign_keys)
+                self.added_keys.extend(foreign_keys)
                 for index in indexes:
                     if index.primary:
                         if table.primary is not None:

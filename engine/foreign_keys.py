@@ -70,6 +70,9 @@ class FkTriggers:
         self._notes: list[tuple] = []
 
     def register(self, conn: sqlite3.Connection) -> None:
+        # REPLACE's deletes of conflicting rows fire DELETE triggers only so (1451 or a cascade, as
+        # InnoDB); the triggers themselves write nothing, so nothing recurses
+        conn.execute("PRAGMA recursive_triggers = ON")
         conn.create_function("__fk_on", 0, lambda: 1 if self.enabled else 0)
         conn.create_function("__fk_note", -1, lambda *args: self._notes.append(args))
 
@@ -128,6 +131,16 @@ class FkTriggers:
                 sql.append(f"CREATE TEMP TRIGGER {name}_p{event[0]} AFTER {on} WHEN {when} "
                            f"BEGIN SELECT __fk_note({n}, '{event[0]}', {values}); END")
         return sql
+
+    @staticmethod
+    def check_existing(conn: sqlite3.Connection, child: Table, fk: ForeignKey) -> None:
+        """1452 when a row of `child` already breaks `fk` (ALTER TABLE ... ADD FOREIGN KEY)."""
+        not_null = " AND ".join(f"c.{quote_ident(x)} IS NOT NULL" for x in fk.columns)
+        match = " AND ".join(f"p.{quote_ident(r)} = c.{quote_ident(x)}" for x, r in zip(fk.columns, fk.ref_columns, strict=True))
+        orphan = conn.execute(f"SELECT 1 FROM {_q(child.schema, child.name)} AS c WHERE {not_null} AND NOT EXISTS "
+                              f"(SELECT 1 FROM {_q(fk.ref_schema, fk.ref_table)} AS p WHERE {match}) LIMIT 1").fetchone()
+        if orphan is not None:
+            raise SQLError(ER_NO_REFERENCED_ROW_2, constraint_text(child, fk))
 
     def has_notes(self) -> bool:
         return bool(self._notes)

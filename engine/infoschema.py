@@ -1,5 +1,6 @@
 """A read-only `information_schema` (SCHEMATA, TABLES, COLUMNS, STATISTICS, KEY_COLUMN_USAGE,
-TABLE_CONSTRAINTS, REFERENTIAL_CONSTRAINTS; FILES, PARTITIONS,
+TABLE_CONSTRAINTS, REFERENTIAL_CONSTRAINTS, CHARACTER_SETS, COLLATIONS, with MariaDB 10.11's
+columns; FILES, PARTITIONS,
 TRIGGERS, ROUTINES, EVENTS and VIEWS always empty) built from the
 engine's catalog: a reference to `information_schema.X` becomes a subquery over VALUES, inlined
 into the translation (plans are cached per catalog version, so they never show a stale catalog).
@@ -7,6 +8,7 @@ Enough for clients that reflect tables (python-mysql-replication, ORMs), not a f
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Callable, Iterable
 
 from engine.catalog import CHAR_TYPES, NUMERIC_TYPES, Column, Table, sql_literal
@@ -15,9 +17,12 @@ from engine.lexer import quote_ident
 NAME = "information_schema"
 
 COLUMNS = {
-    "schemata": ["CATALOG_NAME", "SCHEMA_NAME", "DEFAULT_CHARACTER_SET_NAME", "DEFAULT_COLLATION_NAME"],
-    "tables": ["TABLE_CATALOG", "TABLE_SCHEMA", "TABLE_NAME", "TABLE_TYPE", "ENGINE", "TABLE_COLLATION",
-               "TABLE_COMMENT"],
+    "schemata": ["CATALOG_NAME", "SCHEMA_NAME", "DEFAULT_CHARACTER_SET_NAME", "DEFAULT_COLLATION_NAME",
+                 "SQL_PATH", "SCHEMA_COMMENT"],
+    "tables": ["TABLE_CATALOG", "TABLE_SCHEMA", "TABLE_NAME", "TABLE_TYPE", "ENGINE", "VERSION", "ROW_FORMAT",
+               "TABLE_ROWS", "AVG_ROW_LENGTH", "DATA_LENGTH", "MAX_DATA_LENGTH", "INDEX_LENGTH", "DATA_FREE",
+               "AUTO_INCREMENT", "CREATE_TIME", "UPDATE_TIME", "CHECK_TIME", "TABLE_COLLATION", "CHECKSUM",
+               "CREATE_OPTIONS", "TABLE_COMMENT", "MAX_INDEX_LENGTH", "TEMPORARY"],
     "columns": ["TABLE_CATALOG", "TABLE_SCHEMA", "TABLE_NAME", "COLUMN_NAME", "ORDINAL_POSITION",
                 "COLUMN_DEFAULT", "IS_NULLABLE", "DATA_TYPE", "CHARACTER_MAXIMUM_LENGTH",
                 "CHARACTER_OCTET_LENGTH", "NUMERIC_PRECISION", "NUMERIC_SCALE", "DATETIME_PRECISION",
@@ -43,24 +48,69 @@ COLUMNS = {
     "routines": ["SPECIFIC_NAME", "ROUTINE_CATALOG", "ROUTINE_SCHEMA", "ROUTINE_NAME", "ROUTINE_TYPE",
                  "DEFINER"],
     "events": ["EVENT_CATALOG", "EVENT_SCHEMA", "EVENT_NAME", "DEFINER"],
-    "views": ["TABLE_CATALOG", "TABLE_SCHEMA", "TABLE_NAME", "VIEW_DEFINITION", "DEFINER"],
+    "views": ["TABLE_CATALOG", "TABLE_SCHEMA", "TABLE_NAME", "VIEW_DEFINITION", "CHECK_OPTION", "IS_UPDATABLE",
+              "DEFINER", "SECURITY_TYPE", "CHARACTER_SET_CLIENT", "COLLATION_CONNECTION", "ALGORITHM"],
+    "character_sets": ["CHARACTER_SET_NAME", "DEFAULT_COLLATE_NAME", "DESCRIPTION", "MAXLEN"],
+    "collations": ["COLLATION_NAME", "CHARACTER_SET_NAME", "ID", "IS_DEFAULT", "IS_COMPILED", "SORTLEN"],
     "files": ["FILE_ID", "FILE_NAME", "FILE_TYPE", "TABLESPACE_NAME", "TABLE_CATALOG", "TABLE_SCHEMA",
               "TABLE_NAME", "LOGFILE_GROUP_NAME", "LOGFILE_GROUP_NUMBER", "ENGINE", "TOTAL_EXTENTS",
               "EXTENT_SIZE", "INITIAL_SIZE", "EXTRA"],
     "statistics": ["TABLE_CATALOG", "TABLE_SCHEMA", "TABLE_NAME", "NON_UNIQUE", "INDEX_SCHEMA",
-                   "INDEX_NAME", "SEQ_IN_INDEX", "COLUMN_NAME", "NULLABLE", "INDEX_TYPE"],
+                   "INDEX_NAME", "SEQ_IN_INDEX", "COLUMN_NAME", "COLLATION", "CARDINALITY", "SUB_PART", "PACKED",
+                   "NULLABLE", "INDEX_TYPE", "COMMENT", "INDEX_COMMENT", "IGNORED"],
 }
+
+# the character sets and collations the server speaks (MariaDB 10.11's rows for them)
+CHARACTER_SETS = [("utf8mb4", "utf8mb4_general_ci", "UTF-8 Unicode", 4), ("utf8mb3", "utf8mb3_general_ci", "UTF-8 Unicode", 3),
+                  ("latin1", "latin1_swedish_ci", "cp1252 West European", 1), ("ascii", "ascii_general_ci", "US ASCII", 1),
+                  ("binary", "binary", "Binary pseudo charset", 1)]
+COLLATIONS = [("utf8mb4_general_ci", "utf8mb4", 45, "Yes", "Yes", 1), ("utf8mb4_bin", "utf8mb4", 46, "", "Yes", 1),
+              ("utf8mb4_unicode_ci", "utf8mb4", 224, "", "Yes", 8), ("utf8mb3_general_ci", "utf8mb3", 33, "Yes", "Yes", 1),
+              ("latin1_swedish_ci", "latin1", 8, "Yes", "Yes", 1), ("ascii_general_ci", "ascii", 11, "Yes", "Yes", 1),
+              ("binary", "binary", 63, "Yes", "Yes", 1)]
+
+
+class _Sql(str):
+    """A cell computed by SQLite when the view is read (a row count), not a literal."""
+
+
+def register(conn: sqlite3.Connection) -> None:
+    """The functions TABLES' computed cells call (on every connection). They read the table on the
+    same connection, so in the reader's snapshot, and outside the statement's compiled table
+    accesses: listing a table in TABLES needs no SELECT privilege on it, as in MySQL."""
+
+    def table_rows(schema: str, table: str) -> int:
+        return conn.execute(f"SELECT count(*) FROM {quote_ident(schema)}.{quote_ident(table)}").fetchone()[0]
+
+    def next_auto(schema: str, table: str, column: str, start: int) -> int:
+        top = conn.execute(f"SELECT max({quote_ident(column)}) FROM {quote_ident(schema)}.{quote_ident(table)}")
+        return max(int(top.fetchone()[0] or 0) + 1, start)
+
+    conn.create_function("__is_table_rows", 2, table_rows)
+    conn.create_function("__is_next_auto", 4, next_auto)
+
+
+def _table_row(schema: str, table: Table) -> tuple:
+    """TABLES: rows counted exactly when read; the next AUTO_INCREMENT as InnoDB computes it at
+    start-up (MAX + 1, at least the table's AUTO_INCREMENT=); sizes and times unknown (NULL)."""
+    names = f"{sql_literal(schema)}, {sql_literal(table.name)}"
+    auto = table.auto_column
+    next_id = None
+    if auto is not None:
+        next_id = _Sql(f"__is_next_auto({names}, {sql_literal(auto.name)}, {int(table.auto_increment_start or 1)})")
+    return ("def", schema, table.name, "BASE TABLE", "InnoDB", 10, "Dynamic", _Sql(f"__is_table_rows({names})"),
+            None, None, None, None, None, next_id, None, None, None, "utf8mb4_general_ci", None, "", "", None, "N")
 
 
 def _rows(name: str, schemas: Iterable[str], tables: Callable[[str], Iterable[Table]]) -> list[tuple]:
     rows: list[tuple] = []
     for schema in sorted(schemas):
         if name == "schemata":
-            rows.append(("def", schema, "utf8mb4", "utf8mb4_general_ci"))
+            rows.append(("def", schema, "utf8mb4", "utf8mb4_general_ci", None, ""))
             continue
         for table in sorted(tables(schema), key=lambda t: t.name):
             if name == "tables":
-                rows.append(("def", schema, table.name, "BASE TABLE", "InnoDB", "utf8mb4_general_ci", ""))
+                rows.append(_table_row(schema, table))
             elif name == "columns":
                 described = {r[0]: r for r in table.describe()}
                 for n, col in enumerate(table.columns, 1):
@@ -79,8 +129,9 @@ def _rows(name: str, schemas: Iterable[str], tables: Callable[[str], Iterable[Ta
                     for seq, col_name in enumerate(index.columns, 1):
                         indexed = table.column(col_name)
                         rows.append(("def", schema, table.name, 0 if index.unique else 1, schema,
-                                     "PRIMARY" if index.primary else index.name, seq, col_name,
-                                     "YES" if indexed is not None and indexed.nullable else "", "BTREE"))
+                                     "PRIMARY" if index.primary else index.name, seq, col_name, "A", None, None,
+                                     None, "YES" if indexed is not None and indexed.nullable else "", "BTREE", "",
+                                     "", "NO"))
     return rows
 
 
@@ -142,10 +193,15 @@ def subquery(name: str, schemas: Iterable[str], tables: Callable[[str], Iterable
     columns = COLUMNS.get(name.lower())
     if columns is None:
         return None
-    rows = _rows(name.lower(), schemas, tables)
+    name = name.lower()
+    if name in ("character_sets", "collations"):
+        rows = list(CHARACTER_SETS if name == "character_sets" else COLLATIONS)
+    else:
+        rows = _rows(name, schemas, tables)
     names = ", ".join(f"column{n} AS {quote_ident(c)}" for n, c in enumerate(columns, 1))
     if not rows:
         return "(SELECT " + ", ".join(f"NULL AS {quote_ident(c)}" for c in columns) + " WHERE 0)"
-    values = ", ".join("(" + ", ".join(sql_literal(v) for v in row) + ")" for row in rows)
+    values = ", ".join("(" + ", ".join(v if isinstance(v, _Sql) else sql_literal(v) for v in row) + ")"
+                       for row in rows)
     return f"(SELECT {names} FROM (VALUES {values}))"
 

@@ -117,6 +117,7 @@ ER_TOO_MANY_DATABASES = MySQLError(1105, "HY000", "Too many databases: the embed
 ER_ROW_IS_REFERENCED_TABLE = MySQLError(1451, "23000", "Cannot delete or update a parent row: a foreign key constraint fails")  # DROP TABLE
 ER_ROW_IS_REFERENCED_2 = MySQLError(1451, "23000", "Cannot delete or update a parent row: a foreign key constraint fails (%s)")
 ER_NO_REFERENCED_ROW_2 = MySQLError(1452, "23000", "Cannot add or update a child row: a foreign key constraint fails (%s)")
+ER_TRUNCATE_ILLEGAL_FK = MySQLError(1701, "42000", "Cannot truncate a table referenced in a foreign key constraint (%s)")
 ER_WRONG_FK_DEF = MySQLError(1239, "42000", "Incorrect foreign key definition for '%s': %s")
 ER_CANT_CREATE_TABLE = MySQLError(1005, "HY000", "Can't create table `%s`.`%s` (errno: %s)")
 # slave/ (IO task, applier)

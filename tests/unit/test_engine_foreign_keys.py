@@ -76,3 +76,40 @@ async def test_foreign_key_checks_off_and_ddl_rules(tmp_path):
         await run(engine, s, "ALTER TABLE c DROP FOREIGN KEY c_ibfk_1")
     assert err.value.code == 1091
     await engine.close()
+
+
+async def test_replace_truncate_and_alter_check_existing_rows(tmp_path):
+    """As MariaDB 10.11: REPLACE's delete of a referenced row is refused or cascades, TRUNCATE of a
+    referenced table is 1701, ADD FOREIGN KEY over an orphan row is 1452 (and changes nothing)."""
+    engine = await Engine.open(tmp_path / "data")
+    s = engine.session(1)
+    await run(engine, s, "CREATE DATABASE t")
+    s.database = "t"
+    for sql in ["CREATE TABLE p (id INT PRIMARY KEY, v INT)",
+                "CREATE TABLE c (id INT PRIMARY KEY, pid INT, FOREIGN KEY (pid) REFERENCES p (id))",
+                "CREATE TABLE k (id INT PRIMARY KEY, pid INT, FOREIGN KEY (pid) REFERENCES p (id) ON DELETE CASCADE)",
+                "INSERT INTO p VALUES (1, 1), (2, 2)", "INSERT INTO c VALUES (1, 1)", "INSERT INTO k VALUES (1, 2)"]:
+        await run(engine, s, sql)
+    with pytest.raises(SQLError) as err:
+        await run(engine, s, "REPLACE INTO p VALUES (1, 10)")
+    assert (err.value.code, err.value.message) == (1451, (
+        "Cannot delete or update a parent row: a foreign key constraint fails "
+        "(`t`.`c`, CONSTRAINT `c_ibfk_1` FOREIGN KEY (`pid`) REFERENCES `p` (`id`))"))
+    await run(engine, s, "REPLACE INTO p VALUES (2, 20)")
+    assert await rows(engine, s, "SELECT * FROM k") == []
+    with pytest.raises(SQLError) as err:
+        await run(engine, s, "TRUNCATE TABLE p")
+    assert (err.value.code, err.value.message) == (1701, (
+        "Cannot truncate a table referenced in a foreign key constraint "
+        "(`t`.`c`, CONSTRAINT `c_ibfk_1` FOREIGN KEY (`pid`) REFERENCES `t`.`p` (`id`))"))
+    await run(engine, s, "TRUNCATE TABLE c")
+    await run(engine, s, "CREATE TABLE o (id INT PRIMARY KEY, pid INT)")
+    await run(engine, s, "INSERT INTO o VALUES (1, 77)")
+    with pytest.raises(SQLError) as err:
+        await run(engine, s, "ALTER TABLE o ADD CONSTRAINT ofk FOREIGN KEY (pid) REFERENCES p (id)")
+    assert err.value.code == 1452 and "CONSTRAINT `ofk` FOREIGN KEY (`pid`) REFERENCES `p` (`id`)" in err.value.message
+    assert "FOREIGN KEY" not in (await rows(engine, s, "SHOW CREATE TABLE o"))[0][1]
+    assert await rows(engine, s, "SELECT * FROM o") == [(1, 77)]
+    s.foreign_key_checks = False
+    await run(engine, s, "ALTER TABLE o ADD CONSTRAINT ofk FOREIGN KEY (pid) REFERENCES p (id)")
+    await engine.close()
