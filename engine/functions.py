@@ -687,6 +687,21 @@ class _BitAnd(_BitAggregate):
     combine = staticmethod(lambda a, b: a & b)
 
 
+def _text_or_bytes(fn):
+    """A function's result as SQLite can take it: text that holds a client's non-UTF-8 bytes
+    (kept as surrogates) goes back as those bytes -- a binary string, as MySQL's CONCAT of a
+    binary argument is."""
+    def call(*args: Any) -> Any:
+        out = fn(*args)
+        if type(out) is str and not out.isascii():
+            try:
+                out.encode()
+            except UnicodeEncodeError:
+                return out.encode("utf-8", "surrogateescape")
+        return out
+    return call
+
+
 def register(conn: sqlite3.Connection, state: ConnectionState) -> None:
     def session_fx() -> SessionFunctions:
         if state.fx is None:
@@ -771,4 +786,4 @@ def register(conn: sqlite3.Connection, state: ConnectionState) -> None:
         conn.create_aggregate(name, 1, aggregate)
     for name, (nargs, fn) in fns.items():
         deterministic = name not in _VOLATILE
-        conn.create_function(name, nargs, fn, deterministic=deterministic)
+        conn.create_function(name, nargs, _text_or_bytes(fn), deterministic=deterministic)

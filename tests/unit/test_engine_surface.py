@@ -228,3 +228,9 @@ def test_an_unknown_sql_mode_is_refused(value):
     from server.core_variables import check_sql_mode
     with pytest.raises(ValueError):
         check_sql_mode(value)
+
+
+async def test_functions_given_non_utf8_bytes_return_them_as_bytes(engine, db):
+    # a client's invalid UTF-8 reaches functions as surrogates: the result is a binary string
+    assert await one(db, "SELECT CONCAT(X'D0FE', 'x'), REVERSE(CONCAT('a', _binary'\udcd0'))") == (
+        b"\xd0\xfex", b"\xd0a")
