@@ -156,6 +156,29 @@ def _to_str(v: Any) -> str:
     return str(v)
 
 
+_NUMBER_PREFIX = re.compile(r"\s*[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
+
+
+def _num(value: Any) -> float:
+    """A function argument as a number, as MySQL converts it: a string's leading number, else 0
+    (MySQL adds a truncation warning)."""
+    if isinstance(value, (int, float)):
+        return value
+    m = _NUMBER_PREFIX.match(_to_str(value))
+    return float(m.group()) if m else 0.0
+
+
+def _int(value: Any) -> int:
+    if isinstance(value, int):
+        return value
+    number = _num(value)
+    if math.isnan(number):
+        return 0
+    if math.isinf(number):
+        return (1 << 63) - 1 if number > 0 else -(1 << 63)
+    return int(number)
+
+
 def concat(*args: Any) -> str | None:
     if any(a is None for a in args):
         return None
@@ -190,7 +213,10 @@ def unix_timestamp(value: Any = None) -> int | None:
 def from_unixtime(value: Any, fmt: Any = None) -> str | None:
     if value is None:
         return None
-    dt = datetime.fromtimestamp(float(value), tz=UTC)
+    try:
+        dt = datetime.fromtimestamp(_num(value), tz=UTC)
+    except (OverflowError, ValueError, OSError):
+        return None  # out of the DATETIME range: NULL, as MySQL
     return date_format(dt.strftime("%Y-%m-%d %H:%M:%S"), fmt) if fmt else dt.strftime("%Y-%m-%d %H:%M:%S")
 
 
@@ -212,11 +238,18 @@ _UNIT_SECONDS = {"MICROSECOND": 1e-6, "SECOND": 1, "MINUTE": 60, "HOUR": 3600, "
 
 
 def date_add(value: Any, n: Any, unit: str, sign: int) -> str | None:
-    """MySQL's date arithmetic: DATE_ADD/DATE_SUB and `d +/- INTERVAL n unit`."""
+    """MySQL's date arithmetic: DATE_ADD/DATE_SUB and `d +/- INTERVAL n unit` (NULL out of range)."""
+    try:
+        return _date_add(value, n, unit, sign)
+    except (OverflowError, ValueError):
+        return None
+
+
+def _date_add(value: Any, n: Any, unit: str, sign: int) -> str | None:
     dt = _dt(value)
     if dt is None or n is None:
         return None
-    amount = float(n) * sign
+    amount = _num(n) * sign
     date_only = len(_to_str(value).strip()) == 10
     if unit in ("MONTH", "QUARTER", "YEAR"):
         months = int(amount) * {"MONTH": 1, "QUARTER": 3, "YEAR": 12}[unit]
@@ -240,26 +273,38 @@ def _part(index: int):
 
 
 def left(s: Any, n: Any) -> str | None:
-    return None if s is None or n is None else _to_str(s)[: max(int(n), 0)]
+    return None if s is None or n is None else _to_str(s)[: max(_int(n), 0)]
 
 
 def right(s: Any, n: Any) -> str | None:
     if s is None or n is None:
         return None
-    n = int(n)
+    n = _int(n)
     return _to_str(s)[-n:] if n > 0 else ""
 
 
 def _pad(s: Any, n: Any, pad: Any, on_left: bool) -> str | None:
     if s is None or n is None or pad is None:
         return None
-    s, n, pad = _to_str(s), int(n), _to_str(pad)
+    s, n, pad = _to_str(s), _int(n), _to_str(pad)
     if len(s) >= n:
-        return s[:n]
+        return s[:max(n, 0)]
+    if n > MAX_RESULT_CHARS:
+        return None  # longer than any packet could carry: NULL, as MySQL (with a warning)
     if not pad:
         return None
     fill = (pad * n)[: n - len(s)]
     return fill + s if on_left else s + fill
+
+
+MAX_RESULT_CHARS = 1 << 26  # a longer string result is NULL (MySQL: beyond max_allowed_packet)
+
+
+def repeat(s: Any, n: Any) -> str | None:
+    if s is None or n is None:
+        return None
+    text, count = _to_str(s), max(_int(n), 0)
+    return None if len(text) * count > MAX_RESULT_CHARS else text * count
 
 
 def _hash(algo: str):
@@ -274,7 +319,7 @@ def _hash(algo: str):
 def sha2(value: Any, bits: Any) -> str | None:
     if value is None or bits is None:
         return None
-    algo = {0: "sha256", 224: "sha224", 256: "sha256", 384: "sha384", 512: "sha512"}.get(int(bits))
+    algo = {0: "sha256", 224: "sha224", 256: "sha256", 384: "sha384", 512: "sha512"}.get(_int(bits))
     return _hash(algo)(value) if algo else None
 
 
@@ -289,14 +334,14 @@ def octet_length(value: Any) -> int | None:
 def mysql_locate(sub: Any, s: Any, pos: Any = 1) -> int | None:
     if sub is None or s is None:
         return None
-    start = max(int(pos) - 1, 0)
+    start = max(_int(pos) - 1, 0)
     return _to_str(s).lower().find(_to_str(sub).lower(), start) + 1
 
 
 def substring_index(s: Any, delim: Any, count: Any) -> str | None:
     if s is None or delim is None or count is None:
         return None
-    s, delim, count = _to_str(s), _to_str(delim), int(count)
+    s, delim, count = _to_str(s), _to_str(delim), _int(count)
     if count == 0 or not delim:
         return ""
     parts = s.split(delim)
@@ -306,9 +351,9 @@ def substring_index(s: Any, delim: Any, count: Any) -> str | None:
 def truncate(x: Any, d: Any) -> float | int | None:
     if x is None or d is None:
         return None
-    d = int(d)
+    d = _int(d)
     factor = 10 ** d
-    value = int(float(x) * factor) / factor
+    value = int(_num(x) * factor) / factor
     return int(value) if d <= 0 else value
 
 
@@ -327,8 +372,8 @@ def mysql_mod(a: Any, b: Any) -> int | float | None:
         return None
     if isinstance(a, int) and isinstance(b, int):
         return None if b == 0 else int(math.fmod(a, b))
-    b = float(b)
-    return None if b == 0 else math.fmod(float(a), b)
+    b = _num(b)
+    return None if b == 0 else math.fmod(_num(a), b)
 
 
 def mysql_isnull(value: Any) -> int:
@@ -412,14 +457,14 @@ def field(value: Any, *items: Any) -> int:
 def elt(n: Any, *items: Any) -> Any:
     if n is None:
         return None
-    n = int(n)
+    n = _int(n)
     return items[n - 1] if 1 <= n <= len(items) else None
 
 
 def mysql_insert(s: Any, pos: Any, length: Any, new: Any) -> str | None:
     if None in (s, pos, length, new):
         return None
-    s, pos, length = _to_str(s), int(pos), int(length)
+    s, pos, length = _to_str(s), _int(pos), _int(length)
     if pos < 1 or pos > len(s):
         return s
     if length < 0 or pos - 1 + length > len(s):
@@ -528,7 +573,7 @@ def week(value: Any, mode: Any = 0) -> int | None:
     d = _date(value)
     if d is None:
         return None
-    mode = int(mode or 0)
+    mode = _int(mode or 0)
     if mode in (3, 6):
         return d.isocalendar()[1]
     fmt = "%U" if mode % 2 == 0 else "%W"
@@ -632,7 +677,7 @@ def conv(value: Any, from_base: Any, to_base: Any) -> str | None:
     """CONV(): a number between bases 2..36 (a negative to_base: signed output), 64-bit wrap."""
     if value is None or from_base is None or to_base is None:
         return None
-    src, dst = abs(int(from_base)), int(to_base)
+    src, dst = abs(_int(from_base)), _int(to_base)
     if not (2 <= src <= 36 and 2 <= abs(dst) <= 36):
         return None
     text = _to_str(value).strip().upper()
@@ -710,7 +755,7 @@ def register(conn: sqlite3.Connection, state: ConnectionState) -> None:
 
     def mysql_rand(seed: Any = None) -> float:
         if seed is not None:
-            return RandState.from_int(int(seed)).next()
+            return RandState.from_int(_int(seed)).next()
         return session_fx().rand.next()
 
     def mysql_upsert_mark(value: Any, changed: Any) -> Any:
@@ -732,7 +777,7 @@ def register(conn: sqlite3.Connection, state: ConnectionState) -> None:
         fx = session_fx()
         fx.sleeping = True
         try:
-            return 1 if fx.interrupted.wait(max(float(seconds), 0.0)) else 0
+            return 1 if fx.interrupted.wait(max(_num(seconds), 0.0)) else 0
         finally:
             fx.sleeping = False
 
@@ -742,7 +787,7 @@ def register(conn: sqlite3.Connection, state: ConnectionState) -> None:
         fx = session_fx()
         fx.sleeping = True
         try:
-            return LOCKS.get(fx, _to_str(name), -1.0 if timeout is None else float(timeout))
+            return LOCKS.get(fx, _to_str(name), -1.0 if timeout is None else _num(timeout))
         finally:
             fx.sleeping = False
 
@@ -770,9 +815,9 @@ def register(conn: sqlite3.Connection, state: ConnectionState) -> None:
         "year": (1, _part(0)), "month": (1, _part(1)), "day": (1, _part(2)), "hour": (1, _part(3)),
         "minute": (1, _part(4)), "second": (1, _part(5)),
         "mysql_left": (2, left), "mysql_right": (2, right), "mysql_mod": (2, mysql_mod),
-        "mysql_floor": (1, lambda x: None if x is None else _integral(math.floor(float(x)))),
-        "mysql_ceil": (1, lambda x: None if x is None else _integral(math.ceil(float(x)))), "lpad": (3, lambda s, n, p: _pad(s, n, p, True)), "rpad": (3, lambda s, n, p: _pad(s, n, p, False)),
-        "repeat": (2, lambda s, n: None if s is None or n is None else _to_str(s) * max(int(n), 0)),
+        "mysql_floor": (1, lambda x: None if x is None else _integral(math.floor(_num(x)))),
+        "mysql_ceil": (1, lambda x: None if x is None else _integral(math.ceil(_num(x)))), "lpad": (3, lambda s, n, p: _pad(s, n, p, True)), "rpad": (3, lambda s, n, p: _pad(s, n, p, False)),
+        "repeat": (2, repeat),
         "reverse": (1, lambda s: None if s is None else _to_str(s)[::-1]),
         "md5": (1, _hash("md5")), "sha1": (1, _hash("sha1")), "sha": (1, _hash("sha1")), "sha2": (2, sha2),
         "uuid": (0, lambda: str(uuid.uuid1())), "octet_length": (1, octet_length),

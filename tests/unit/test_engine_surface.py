@@ -234,3 +234,13 @@ async def test_functions_given_non_utf8_bytes_return_them_as_bytes(engine, db):
     # a client's invalid UTF-8 reaches functions as surrogates: the result is a binary string
     assert await one(db, "SELECT CONCAT(X'D0FE', 'x'), REVERSE(CONCAT('a', _binary'\udcd0'))") == (
         b"\xd0\xfex", b"\xd0a")
+
+
+@pytest.mark.parametrize("expr, expected", [
+    ("LPAD('a', 'x3', 'y')", ""), ("LEFT('abc', '2abc')", "ab"), ("REPEAT('ab', '2')", "abab"),
+    ("REPEAT('a', 100000000000)", None), ("LPAD('a', 100000000000, 'b')", None),
+    ("FROM_UNIXTIME(1e300)", None), ("DATE_ADD('2020-01-01', INTERVAL 1e15 DAY)", None),
+    ("SLEEP('0.01x')", 0),
+])
+async def test_odd_arguments_get_mysqls_conversions_not_1105(engine, db, expr, expected):
+    assert await one(db, f"SELECT {expr}") == (expected,)
