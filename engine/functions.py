@@ -307,6 +307,18 @@ def repeat(s: Any, n: Any) -> str | None:
     return None if len(text) * count > MAX_RESULT_CHARS else text * count
 
 
+def mysql_uuid(rand: RandState) -> str:
+    """UUID(): a version-1 layout whose 122 free bits come from the session's RAND() generator,
+    so that a slave replaying the statement with the binlogged RAND seeds gets the same values
+    (MySQL's time-and-MAC UUID() is unsafe for statement-based replication)."""
+    bits = 0
+    for _ in range(5):  # 5 draws x 30 bits
+        bits = (bits << 30) | int(rand.next() * MAX_RAND)
+    value = uuid.UUID(int=bits & ((1 << 128) - 1))
+    return str(uuid.UUID(fields=(value.time_low, value.time_mid, (value.time_hi_version & 0x0FFF) | 0x1000,
+                                 (value.clock_seq_hi_variant & 0x3F) | 0x80, value.clock_seq_low, value.node)))
+
+
 def _hash(algo: str):
     def digest(value: Any) -> str | None:
         if value is None:
@@ -820,7 +832,7 @@ def register(conn: sqlite3.Connection, state: ConnectionState) -> None:
         "repeat": (2, repeat),
         "reverse": (1, lambda s: None if s is None else _to_str(s)[::-1]),
         "md5": (1, _hash("md5")), "sha1": (1, _hash("sha1")), "sha": (1, _hash("sha1")), "sha2": (2, sha2),
-        "uuid": (0, lambda: str(uuid.uuid1())), "octet_length": (1, octet_length),
+        "uuid": (0, lambda: mysql_uuid(session_fx().rand)), "octet_length": (1, octet_length),
         "mysql_locate": (-1, mysql_locate), "substring_index": (3, substring_index),
         "truncate": (2, truncate), "regexp": (2, regexp), "mysql_isnull": (1, mysql_isnull),
         "ascii": (1, lambda s: None if s is None else (ord(_to_str(s)[0]) if _to_str(s) else 0)),

@@ -407,7 +407,7 @@ class Translator:
             self.sets_last_id = True
             self.out.append("mysql_set_last_id")
             return i + 1
-        if word == "RAND":
+        if word in ("RAND", "UUID"):  # UUID() draws from RAND()'s generator: replayed from the RAND event
             self.uses_rand = True
         if word in ("TIMESTAMPDIFF", "TIMESTAMPADD"):  # the unit, a bare word, becomes a text argument
             unit = toks[i + 2] if i + 2 < len(toks) else None

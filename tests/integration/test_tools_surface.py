@@ -87,11 +87,15 @@ def test_system_variables_in_expressions_and_multi_assignment_set(cluster):
     assert a == 1 and charset == "utf8mb4"
     # a write reading @@server_id is replicated with the master's value, not each slave's own
     cur.execute("INSERT INTO t (v, n) VALUES ('server id', @@server_id)")
+    # UUID() in a write: the slaves replay the master's values (from the binlogged RAND seeds)
+    cur.execute("CREATE TABLE uuids (id INT PRIMARY KEY, u VARCHAR(36), w VARCHAR(36))")
+    cur.execute("INSERT INTO uuids VALUES (1, UUID(), UUID()), (2, UUID(), RAND())")
     cur.execute("SELECT v FROM t WHERE n = @@server_id ORDER BY id")
     assert cur.fetchall() == (("a",), ("server id",))
     caught_up(master, slave1, slave2)
     for slave in (slave1, slave2):
         assert slave.query("SELECT n FROM app.t WHERE v = 'server id'") == [(1,)]
+        assert slave.query("SELECT * FROM app.uuids ORDER BY id") == master.query("SELECT * FROM app.uuids ORDER BY id")
     cur.execute("DELETE FROM t WHERE v = 'server id'")
     with pytest.raises(pymysql.MySQLError) as e:
         cur.execute("SELECT nosuch_function(1)")

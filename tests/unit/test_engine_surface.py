@@ -20,8 +20,8 @@ async def engine(tmp_path):
     await engine.close()
 
 
-async def run(engine, session, sql):
-    result = await session.execute(sql)
+async def run(engine, session, sql, context=None):
+    result = await session.execute(sql, context)
     if result.committed is not None:
         async with engine.writer_lock:
             await engine.commit_group({"last": sql[:40]})
@@ -244,3 +244,22 @@ async def test_functions_given_non_utf8_bytes_return_them_as_bytes(engine, db):
 ])
 async def test_odd_arguments_get_mysqls_conversions_not_1105(engine, db, expr, expected):
     assert await one(db, f"SELECT {expr}") == (expected,)
+
+
+async def test_uuid_in_a_write_replays_the_same_on_a_slave(engine, db):
+    from engine import StatementContext
+    await run(engine, db, "CREATE TABLE u (id INT PRIMARY KEY, a VARCHAR(36), b VARCHAR(36))")
+    result = await db.execute("INSERT INTO u VALUES (1, UUID(), UUID())")
+    [stmt] = result.committed.statements
+    async with engine.writer_lock:
+        await engine.commit_group({})
+    assert stmt.rand_seed is not None  # binlogged as a RAND event before the statement
+    a, b = await one(db, "SELECT a, b FROM u")
+    assert a != b and len(a) == 36 and a[14] == "1"
+    # the slave's applier: the same statement with the binlogged context, into another copy
+    await run(engine, db, "CREATE TABLE u2 (id INT PRIMARY KEY, a VARCHAR(36), b VARCHAR(36))")
+    replica = engine.session(9)
+    replica.database = "test"
+    ctx = StatementContext(timestamp=stmt.timestamp, rand_seed=stmt.rand_seed)
+    await run(engine, replica, "INSERT INTO u2 VALUES (1, UUID(), UUID())", ctx)
+    assert await one(db, "SELECT a, b FROM u2") == (a, b)
