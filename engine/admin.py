@@ -1,5 +1,7 @@
 """Statements answered from the engine's catalog: SHOW DATABASES, SHOW [FULL] TABLES, SHOW CREATE
-TABLE / DATABASE, SHOW COLUMNS, SHOW INDEX, DESCRIBE, USE, ANALYZE/OPTIMIZE/CHECK TABLE; SHOW
+TABLE / DATABASE, SHOW [FULL] COLUMNS (FULL: MariaDB's nine columns), SHOW INDEX, SHOW [STORAGE]
+ENGINES, SHOW TABLE STATUS (MariaDB's twenty columns; what the catalog does not know is NULL),
+DESCRIBE, USE, ANALYZE/OPTIMIZE/CHECK TABLE; SHOW
 EVENTS / TRIGGERS / PROCEDURE, FUNCTION, PACKAGE [BODY] STATUS (always empty: there are none).
 They read the in-memory catalog only (no SQLite call), so they run on the event loop."""
 

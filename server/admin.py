@@ -6,8 +6,10 @@ Contract
   it" (SHOW TABLES, SELECT ... FROM t, CREATE TABLE ...). Results are protocol `OK` /
   `ResultSet` values (the session stamps the status flags).
 - Statements: SHOW [GLOBAL|SESSION] VARIABLES|STATUS [LIKE|WHERE], SHOW [FULL] PROCESSLIST,
-  SHOW PLUGINS, SHOW GRANTS, SHOW WARNINGS|ERRORS, SET (system and user variables, NAMES,
-  CHARACTER SET, TRANSACTION, PASSWORD), SELECT of @@vars / @vars / DATABASE() ... without a
+  SHOW PLUGINS, SHOW GRANTS, SHOW WARNINGS|ERRORS, SHOW MASTER STATUS where the role does not
+  answer it (a server without binlog: no row), SET (system and user variables, NAMES and
+  CHARACTER SET also as items of a multi-assignment SET, TRANSACTION, PASSWORD; an expression
+  is evaluated by the engine, system variables in it included), SELECT of @@vars / @vars / DATABASE() ... without a
   table, USE, KILL, CREATE USER, DROP USER, GRANT, REVOKE, INSTALL PLUGIN, UNINSTALL PLUGIN,
   FLUSH STATUS|PRIVILEGES|TABLES|LOGS|HOSTS, FLUSH TABLES WITH READ LOCK / UNLOCK TABLES (the
   session holds the engine's writer lock: no other write and no commit until it unlocks or

@@ -6,7 +6,8 @@ Contract
   read_only = OFF a client's transaction is committed to the engine on its own (`commit`), the
   applier's stored position unchanged; the slave writes no binlog of it.
 - Claims the slave-only statements: CHANGE MASTER TO, START SLAVE / STOP SLAVE
-  [IO_THREAD | SQL_THREAD], RESET SLAVE [ALL], SHOW SLAVE STATUS (MySQL 5.7 columns in order).
+  [IO_THREAD | SQL_THREAD], RESET SLAVE [ALL], SHOW SLAVE STATUS (MySQL 5.7 columns in order),
+  SELECT MASTER_POS_WAIT('file', pos [, timeout]) (waits for the SQL thread).
   Errors are mysqld's: 1198 (running slave), 1200 (no master configured), 1064 (syntax).
 - System variables: slave_net_timeout (dynamic; a warning when it is below the heartbeat
   period), sync_relay_log, relay_log; status variables: Slave_heartbeat_period,
