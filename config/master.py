@@ -44,10 +44,11 @@ class WaitPoint(enum.StrEnum):
 class BinlogErrorAction(enum.StrEnum):
     """What the master does when the engine cannot commit a group already in the binlog
     (MySQL's binlog_error_action; master/commit.py). A failed binlog write itself is always
-    undone and fails its group, whatever this says."""
+    undone and fails its group, whatever this says: unlike MySQL's IGNORE_ERROR, binary logging
+    is never turned off."""
 
     ABORT_SERVER = "ABORT_SERVER"  # log and stop; the binlog is replayed into the engine at restart
-    REPLAY_FROM_BINLOG = "REPLAY_FROM_BINLOG"  # replay the group from the binlog before the next one
+    IGNORE_ERROR = "IGNORE_ERROR"  # go on: replay the group from the binlog before the next one
 
 
 class MasterConfig(DaemonConfig):
@@ -79,9 +80,11 @@ class MasterConfig(DaemonConfig):
     )
     binlog_error_action: Annotated[BinlogErrorAction, one_of(BinlogErrorAction)] = option(
         BinlogErrorAction.ABORT_SERVER,
-        metavar="ABORT_SERVER|REPLAY_FROM_BINLOG",
+        metavar="ABORT_SERVER|IGNORE_ERROR",
         help="engine commit failing after the binlog write: stop the server (the binlog is "
-        "replayed at restart) or replay the group from the binlog before the next group",
+        "replayed at restart) or go on, replaying the group from the binlog before the next "
+        "group. A failed binlog write is always undone and fails its group (1026); unlike "
+        "MySQL's IGNORE_ERROR, binary logging is never turned off",
     )
     binlog_checksum: Annotated[BinlogChecksum, one_of(BinlogChecksum)] = option(
         BinlogChecksum.CRC32,

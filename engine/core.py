@@ -43,9 +43,11 @@ contexts and the file each wrote) in each of them. At open, a file that misses t
 while that group's record names it (a crash between the files' commits) gets the group's
 statements re-run and committed with the group's meta (`Engine.repaired` lists such files). After
 `open()` every file agrees with `meta()`: exactly the groups up to it are in. `schema_metas()`
-shows each file's meta. A live commit can stop between the files too (a full disk): a replicated
-batch (`apply_transactions`) left so counts as committed, and its statements are re-run on the
-files that miss it before the next batch, as at open.
+shows each file's meta. A live commit can stop between the files too (a full disk): the group
+then counts as committed, and its statements are re-run on the files that miss it, as at open
+(`_rerun_torn`, the one repair): before `commit_group` returns (or by `replay_group`, which then
+never runs the group again), and for a replicated batch (`apply_transactions`) before the next
+batch.
 
 DDL is not transactional in MySQL: it ends the open transaction and becomes its own statement of
 the same `CommittedTxn` (see `CommittedTxn.binlog_transactions`). CREATE DATABASE creates and
@@ -631,23 +633,37 @@ class Engine:
 
     async def _rerun_torn(self, session: Session) -> None:
         """The torn group's statements again on the files that missed its commit, committed there
-        with the group's meta (`session` holds the writer lock)."""
-        assert self._torn is not None
-        lagging, statements, meta = self._torn
-        for target, db, sql, ts, last_id, seed, insert_id, _is_ddl in statements:
-            if target is not None and target not in lagging:
-                continue
-            session._database = db
-            context = StatementContext(ts, insert_id, last_id, tuple(seed) if seed else None)
+        with the group's meta (`session` holds the writer lock), until every file has it (a
+        rerun stopped between files again leaves fewer behind). On failure `_torn` stays."""
+        while self._torn is not None:
+            torn, self._torn = self._torn, None
+            lagging, statements, meta = torn
             try:
-                await session.execute(sql, context)
-            except SQLError as exc:
-                if exc.code != ER_DB_CREATE_EXISTS.code:  # its file is made before the commit
-                    raise
-        await self._on_writer(self._w_end, True)
-        self._touched = set(lagging)
-        await self._on_writer(self._w_commit_group, meta)
-        self._torn = None
+                for target, db, sql, ts, last_id, seed, insert_id, _is_ddl in statements:
+                    if target is not None and target not in lagging:
+                        continue
+                    session._database = db
+                    context = StatementContext(ts, insert_id, last_id, tuple(seed) if seed else None)
+                    try:
+                        await session.execute(sql, context)
+                    except SQLError as exc:
+                        if exc.code != ER_DB_CREATE_EXISTS.code:  # its file is made before the commit
+                            raise
+                await self._on_writer(self._w_end, True)
+                self._touched = set(lagging)
+                await self._on_writer(self._w_commit_group, meta)
+            except BaseException:
+                self._torn = torn
+                raise
+
+    async def _complete_torn(self) -> None:
+        """`_rerun_torn` under the writer lock the caller holds; if it fails the engine is as
+        after `rollback_group` (and the group still torn)."""
+        try:
+            await self._rerun_torn(self._locked_session())
+        except BaseException:
+            await self._on_writer(self._w_rollback_group)
+            raise
 
     # --- reads through reader connections ----------------------------------------------------
 
@@ -776,26 +792,38 @@ class Engine:
 
     async def commit_group(self, meta: dict[str, str]) -> None:
         """The real SQLite COMMIT of every transaction committed since the last group, with `meta`
-        stored in the same transaction. Call it holding `writer_lock`."""
+        stored in the same transaction. Call it holding `writer_lock`. A commit that stopped
+        between the group's files is completed on the others before it returns; if that fails
+        too, SQLError as for a failed commit, but the group is durable where it reached:
+        `replay_group` (or the repair at open) only completes it."""
         meta = {str(k): str(v) for k, v in meta.items()}
         await self._on_writer(self._w_commit_group, meta)
+        if self._torn is not None:
+            # stopped between the group's files: the others get it before any later write
+            await self._complete_torn()
 
     def _w_commit_group(self, meta: dict[str, str]) -> None:
-        """All or nothing: on failure (SQLITE_FULL, SQLITE_IOERR ...) the group is rolled back
-        (SQLite may already have done so) and the engine is as after `rollback_group`."""
+        """All or nothing per file: on failure (SQLITE_FULL, SQLITE_IOERR ...) the group is
+        rolled back (SQLite may already have done so) and the engine is as after
+        `rollback_group`. SQLite commits the files of a WAL transaction one after the other, so
+        a full disk can stop a commit after some of them: that group is durable (its redo
+        record is in the files that have it, as after a crash between the commits, which
+        `open` repairs), so it counts as committed and `_torn` names the files that miss it,
+        for `_rerun_torn`. Reported as failed, it would be run again: twice where it is."""
         conn = self._wconn
-        targets = [s for s in self._touched if s in self.schemas] or ["main"]
         seq = self._seq + 1
-        rows = list(meta.items()) + [(SEQ_KEY, str(seq))]
-        if len(targets) > 1:
-            record = {"seq": seq, "targets": targets, "statements": self._group_log}
-            rows.append((REDO_KEY, json.dumps(record)))
+        targets: list[str] = []
         try:
             if self._w_lost():
                 # committing the meta (and what came after the loss) would hide the loss
                 raise sqlite3.OperationalError("the group's transaction was rolled back by an earlier error")
             if self._sp_done:
-                self._w_end(True)
+                self._w_end(True)  # first: the last transaction's statements join the redo record
+            targets = [s for s in self._touched if s in self.schemas] or ["main"]
+            rows = list(meta.items()) + [(SEQ_KEY, str(seq))]
+            if len(targets) > 1:
+                record = {"seq": seq, "targets": targets, "statements": self._group_log}
+                rows.append((REDO_KEY, json.dumps(record)))
             if not conn.in_transaction:
                 conn.execute("BEGIN")
             for schema in targets:
@@ -805,11 +833,16 @@ class Engine:
             conn.execute("COMMIT")
             self._began = self._lost = False
         except sqlite3.Error as exc:
+            statements = self._group_log
             try:
                 self._w_rollback_group()
             except sqlite3.Error:
                 pass  # the commit's error is the one to report
-            raise SQLError(ER_UNKNOWN_ERROR, f"engine commit failed: {exc}") from None
+            committed = self._w_committed(targets, seq) if len(targets) > 1 else []
+            if not committed:
+                raise SQLError(ER_UNKNOWN_ERROR, f"engine commit failed: {exc}") from None
+            self._torn = ([t for t in targets if t not in committed], statements, dict(meta))
+            targets = committed
         self._seq = seq
         self._meta = dict(meta)
         for schema in targets:
@@ -818,6 +851,13 @@ class Engine:
         self._group_log = []
         self._w_finish_drops()
         self._w_set_synchronous()
+
+    def _w_committed(self, targets: list[str], seq: int) -> list[str]:
+        """The files among `targets` whose meta is group `seq`'s (none when unreadable)."""
+        try:
+            return [t for t in targets if int(self._w_read_meta(t).get(SEQ_KEY, "0")) == seq]
+        except sqlite3.Error:
+            return []
 
     def _w_finish_drops(self) -> None:
         for name, path in self._pending_drops:
@@ -898,8 +938,14 @@ class Engine:
         """The master's group commit after `commit_group` failed (its binlog written): discard
         whatever the failed commit left, run the group's `transactions` again (read back from
         the binlog) and commit them with `meta`, all or nothing, as `apply_transactions` does.
-        Call it holding `writer_lock`, so that no other transaction runs in between."""
+        Call it holding `writer_lock`, so that no other transaction runs in between. A group
+        whose failed commit reached some of its files is durable there: it is completed on the
+        others (`_rerun_torn`, as at open), never run again where it is."""
+        meta = {str(k): str(v) for k, v in meta.items()}
         await self._on_writer(self._w_rollback_group)
+        if self._torn is not None and self._torn[2] == meta:
+            await self._complete_torn()
+            return
         await self._apply_locked(transactions, meta)
 
     async def _apply_locked(self, transactions: Sequence[Sequence[ReplicatedStatement]],
@@ -920,7 +966,7 @@ class Engine:
                     if must_find and must_find[0] and not result.affected_rows:
                         raise SQLError(ER_KEY_NOT_FOUND, must_find[0])
                 self._sp_done = True  # as COMMIT: RELEASE at the writer's next operation
-            await self._on_writer(self._w_commit_applied, {str(k): str(v) for k, v in meta.items()})
+            await self._on_writer(self._w_commit_group, {str(k): str(v) for k, v in meta.items()})
         except BaseException:
             await self._on_writer(self._w_rollback_group)
             raise
@@ -931,34 +977,6 @@ class Engine:
         session.autocommit = False
         session._holds_lock = session._pinned = True
         return session
-
-    def _w_commit_applied(self, meta: dict[str, str]) -> None:
-        """`_w_commit_group` for replicated transactions, and for a group whose commit failed
-        between its files: SQLite commits the files of a WAL transaction one after the other, so a
-        full disk can stop it after some. That group is durable (its redo record is in the files
-        that have it, as after a crash between the commits, which `open` repairs): it counts as
-        committed, and the files that miss it get its statements again before the next batch
-        (`_rerun_torn`). Reported as failed, it would be applied again: twice where it is."""
-        if self._sp_done:
-            self._w_end(True)
-        targets = [s for s in self._touched if s in self.schemas] or ["main"]
-        seq = self._seq + 1
-        statements = json.loads(json.dumps(self._group_log)) if len(targets) > 1 else []
-        try:
-            self._w_commit_group(meta)
-        except SQLError:
-            if len(targets) < 2:
-                raise
-            try:
-                committed = [t for t in targets if int(self._w_read_meta(t).get(SEQ_KEY, "0")) == seq]
-            except sqlite3.Error:
-                committed = []
-            if not committed:
-                raise
-            self._torn = ([t for t in targets if t not in committed], statements, dict(meta))
-            self._seq, self._meta = seq, dict(meta)
-            for schema in committed:
-                self._schema_metas[schema] = dict(meta)
 
     async def table_digest(self, schema: str, table: str) -> str:
         """An order-independent digest of a table's rows (committed data)."""

@@ -179,16 +179,27 @@ def _int(value: Any) -> int:
     return int(number)
 
 
-def concat(*args: Any) -> str | None:
+def _to_bytes(v: Any) -> bytes:
+    return v if isinstance(v, bytes) else _to_str(v).encode("utf-8", "surrogateescape")
+
+
+def concat(*args: Any) -> str | bytes | None:
+    """MySQL's CONCAT: NULL if any argument is; a binary string if any argument is one (its
+    bytes need not be UTF-8, so they are never joined as text)."""
     if any(a is None for a in args):
         return None
+    if any(isinstance(a, bytes) for a in args):
+        return b"".join(_to_bytes(a) for a in args)
     return "".join(_to_str(a) for a in args)
 
 
-def concat_ws(sep: Any, *args: Any) -> str | None:
+def concat_ws(sep: Any, *args: Any) -> str | bytes | None:
     if sep is None:
         return None
-    return _to_str(sep).join(_to_str(a) for a in args if a is not None)
+    parts = [a for a in args if a is not None]
+    if isinstance(sep, bytes) or any(isinstance(a, bytes) for a in parts):
+        return _to_bytes(sep).join(_to_bytes(a) for a in parts)
+    return _to_str(sep).join(_to_str(a) for a in parts)
 
 
 def _dt(value: Any) -> datetime | None:
@@ -392,10 +403,7 @@ def mysql_isnull(value: Any) -> int:
     return 1 if value is None else 0
 
 
-def _bytes(value: Any) -> bytes:
-    if isinstance(value, bytes):
-        return value
-    return _to_str(value).encode("utf-8", "surrogateescape")
+_bytes = _to_bytes
 
 
 def crc32(value: Any) -> int | None:

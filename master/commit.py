@@ -32,11 +32,16 @@ Contract (who may call what, what is durable when)
   may be on slaves, so its sessions are never told it failed. `binlog_error_action` decides:
   ABORT_SERVER (MySQL's name and default) logs and stops the process at once, answering no one
   (their clients see a lost connection: in doubt), and recovery replays the group at the next
-  start; REPLAY_FROM_BINLOG reads the group back from the binlog and replays it into the engine
-  (`Engine.replay_group`), retrying until it commits, still holding the engine's writer lock so
-  that no other transaction runs before the group is in; then the group goes on as if its
-  commit had worked. (MySQL's binlog_error_action is about binlog write errors, where MySQL
-  cannot undo the write; here a failed binlog write is always undone, as MariaDB does.)
+  start; IGNORE_ERROR goes on serving: it reads the group back from the binlog and replays it
+  into the engine (`Engine.replay_group`), retrying until it commits, still holding the
+  engine's writer lock so that no other transaction runs before the group is in; then the group
+  goes on as if its commit had worked. A commit that SQLite stopped between two database files
+  is durable in those it reached: the engine completes it in the others, never runs it twice.
+  Unlike MySQL: MySQL's binlog_error_action is about binlog write errors, which MySQL cannot
+  undo, and its IGNORE_ERROR then turns binary logging off until a restart. We never stop
+  binary logging: a failed binlog write is always undone and fails its group (as MariaDB
+  does), whichever value is set; the value only decides what an engine commit failing after
+  the binlog write does.
 - `exclusive()` gives FLUSH BINARY LOGS, PURGE and RESET MASTER the writer's side of the binlog
   (the engine's writer lock: no group is in flight), and `append_statement` binlogs a statement
   that is not an engine transaction (CREATE USER, GRANT ...) as its own group.
@@ -68,8 +73,8 @@ log = logging.getLogger("semisync.master.commit")
 
 
 ABORT_SERVER = "ABORT_SERVER"
-REPLAY_FROM_BINLOG = "REPLAY_FROM_BINLOG"
-BINLOG_ERROR_ACTIONS = (ABORT_SERVER, REPLAY_FROM_BINLOG)
+IGNORE_ERROR = "IGNORE_ERROR"
+BINLOG_ERROR_ACTIONS = (ABORT_SERVER, IGNORE_ERROR)
 _REPLAY_RETRY_MAX = 2.0  # seconds between replays of a group while the engine keeps failing
 
 
@@ -298,7 +303,7 @@ class GroupCommit:
         the group from the binlog until the engine has it (see the module docstring). Returns
         only when the engine has the group; the writer lock stays held meanwhile."""
         action = self.binlog_error_action()
-        if action != REPLAY_FROM_BINLOG:
+        if action != IGNORE_ERROR:
             self._abort(
                 f"engine commit failed after the binlog write of the group {start} to {end}: {exc}. "
                 "binlog_error_action is ABORT_SERVER: the server is being stopped; the group is "
@@ -306,7 +311,7 @@ class GroupCommit:
             )
             raise RuntimeError("binlog_error_action=ABORT_SERVER did not stop the server")
         log.error("engine commit failed after the binlog write of the group %s to %s: %s; "
-                  "replaying it from the binlog (binlog_error_action=REPLAY_FROM_BINLOG)", start, end, exc)
+                  "replaying it from the binlog (binlog_error_action=IGNORE_ERROR)", start, end, exc)
         replay = asyncio.ensure_future(self._replay(start, end))
         while True:
             try:

@@ -27,7 +27,7 @@ Contract (the binlog is the source of truth: a transaction is in both or in neit
   (as mysqld's "Crash recovery failed", where a human decides; cf. MariaDB's
   TC_LOG_BINLOG::recover and MDEV-21117, which truncates only transactions no slave can have).
 - `read_transactions` reads transactions back from the binlog; the group commit uses it to
-  replay a group whose engine commit failed (binlog_error_action=REPLAY_FROM_BINLOG).
+  replay a group whose engine commit failed (binlog_error_action=IGNORE_ERROR).
 The caller then opens the binlog writer on a new file, as MySQL does at every start.
 """
 

@@ -10,7 +10,8 @@ Contract
   SHOW, ...) is described by running it once with every parameter NULL, so the prepare answer
   carries its columns and an error in it (an unknown table) is the prepare's error, as in
   mysqld; any other statement for the engine (DML, transactions, text without a leading word) is
-  planned without running (a syntax error, an unknown table fail the prepare); the statements of
+  planned without running (a syntax error, an unknown table or column fail the prepare; errors
+  of the NULL values it is planned with are left to the execution); the statements of
   the server shell and the role (SET, SHOW, replication) are checked when executed.
 - COM_STMT_EXECUTE binds each value as a literal written exactly as MySQL writes it when it
   logs a prepared statement for statement-based replication (integers, floats that read back
@@ -60,11 +61,21 @@ from protocol.binary import (
     decode_stmt_command,
 )
 from protocol.errors import (
+    ER_BAD_DB_ERROR,
+    ER_BAD_FIELD_ERROR,
+    ER_EMPTY_QUERY,
     ER_MAX_PREPARED_STMT_COUNT_REACHED,
+    ER_NO_DB_ERROR,
+    ER_NO_SUCH_TABLE,
+    ER_NON_UNIQ_ERROR,
+    ER_NONUNIQ_TABLE,
+    ER_NOT_SUPPORTED_YET,
+    ER_PARSE_ERROR,
     ER_PS_MANY_PARAM,
     ER_STMT_HAS_NO_OPEN_CURSOR,
     ER_UNKNOWN_STMT_HANDLER,
     ER_WRONG_ARGUMENTS,
+    ER_WRONG_VALUE_COUNT_ON_ROW,
     RemoteProtocolError,
     SQLError,
 )
@@ -79,6 +90,13 @@ if TYPE_CHECKING:
 MAX_PARAMS = 65535  # the prepare answer's 2-byte count
 # Statements that answer with rows: described at prepare by running them with NULL parameters.
 _DESCRIBED = frozenset({"SELECT", "SHOW", "DESC", "DESCRIBE", "EXPLAIN", "WITH", "VALUES", "TABLE", "("})
+
+# Errors of the statement's text, which mysqld's prepare reports: syntax, unknown database,
+# table or column, ambiguity, a row of the wrong width, an empty or unsupported statement.
+_PREPARE_ERRORS = frozenset(e.code for e in (
+    ER_PARSE_ERROR, ER_EMPTY_QUERY, ER_NO_DB_ERROR, ER_BAD_DB_ERROR, ER_NO_SUCH_TABLE, ER_BAD_FIELD_ERROR,
+    ER_NON_UNIQ_ERROR, ER_NONUNIQ_TABLE, ER_WRONG_VALUE_COUNT_ON_ROW, ER_NOT_SUPPORTED_YET,
+))
 
 # Statement text: what may hold a `?` that is not a placeholder, and the placeholders.
 _SCAN = re.compile(
@@ -303,11 +321,11 @@ class PreparedStatements:
                 stmt.cursor = None
                 session.write(conn.send(OK(status=session.status_flags())))
             elif isinstance(command, ComStmtSendLongData):
-                stmt = self._statements.get(command.statement_id)
-                if stmt is not None and command.param_id < stmt.param_count:
-                    stmt.long_data.setdefault(command.param_id, bytearray()).extend(command.data)
-                elif stmt is not None:
-                    stmt.long_data_error = True
+                target = self._statements.get(command.statement_id)
+                if target is not None and command.param_id < target.param_count:
+                    target.long_data.setdefault(command.param_id, bytearray()).extend(command.data)
+                elif target is not None:
+                    target.long_data_error = True
                 conn.send_nothing()
             else:
                 assert isinstance(command, ComStmtClose)
@@ -341,7 +359,12 @@ class PreparedStatements:
                 stmt.columns = result_columns(result)
         elif not server.role.claims(head) and keyword not in server.admin.handlers:
             # an engine statement: planned, not run (1064, 1146 ... as mysqld's prepare)
-            await session.engine_session.access(probe)
+            try:
+                await session.engine_session.access(probe)
+            except SQLError as exc:
+                if exc.error.code in _PREPARE_ERRORS:
+                    raise
+                # an error of the NULL probe's values (1048 ...): the execution's to find
         self._next_id += 1
         self._add(stmt)
         session.write(session.conn.send(PrepareOK(  # type: ignore[union-attr]

@@ -26,7 +26,7 @@ import pymysql
 import pytest
 
 from tests.support.daemons import wait_for
-from tests.support.disk import fill, require_root, tmpfs
+from tests.support.disk import fill, move_database, require_root, tmpfs
 from tests.support.faults import (
     TABLE,
     Cluster,
@@ -47,10 +47,9 @@ LOST_CONNECTION = 2000  # client-side error codes (CR_*) start here: the outcome
 
 
 class DiskLedger(Ledger):
-    """The fault loop's ledger, telling its "error" outcomes apart by the exception the writer
-    is handling: "failed" (an ERR from the server: it says the transaction did not commit) or
-    "doubt" (the connection was lost), with the error codes seen. A `Load` numbers its
-    transactions from 0: `round` keeps a later Load's keys apart."""
+    """The fault loop's ledger (an error the server answered is "failed", a lost connection
+    "error": in doubt), also counting the error codes and messages the writers saw. A `Load`
+    numbers its transactions from 0: `round` keeps a later Load's keys apart."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -69,7 +68,6 @@ class DiskLedger(Ledger):
             self.errors[code] += 1
             if code < LOST_CONNECTION and len(exc.args) > 1:
                 self.messages.add(str(exc.args[1]))
-            outcome = "doubt" if code >= LOST_CONNECTION else "failed"
         super().end(txn, outcome)
 
 
@@ -177,28 +175,29 @@ def test_master_binlog_disk_full(tmp_path):
             assert len(cluster.master.query("SHOW BINARY LOGS")) > 3
             assert ledger.errors[1026] >= 5, ledger.errors  # ER_ERROR_ON_WRITE, as MariaDB answers a failed binlog write
             assert "Error writing file 'mysql-bin' (errno: 28 \"No space left on device\")" in ledger.messages
-            assert not outcomes(ledger, "doubt"), "no connection is lost: the server goes on"
+            assert not outcomes(ledger, "error"), "no connection is lost: the server goes on"
         finally:
             cluster.close()
 
 
 def test_master_engine_disk_full(tmp_path):
     """The engine's COMMIT fails after the binlog write (SQLITE_FULL): with
-    binlog_error_action=REPLAY_FROM_BINLOG the group is replayed from the binlog once it can."""
+    binlog_error_action=IGNORE_ERROR the server goes on, and the group is replayed from the
+    binlog once it can."""
     require_root()
     cluster = Cluster(tmp_path, random.Random(17))
-    cluster.master.args.append("--binlog-error-action=REPLAY_FROM_BINLOG")
+    cluster.master.args.append("--binlog-error-action=IGNORE_ERROR")
     datadir = cluster.master.datadir
     with tmpfs(datadir / "db", "32m"):
         try:
             cluster.start()
             log = cluster.master.log
             variable = "SHOW GLOBAL VARIABLES LIKE 'binlog_error_action'"
-            assert cluster.master.query(variable) == [("binlog_error_action", "REPLAY_FROM_BINLOG")]
+            assert cluster.master.query(variable) == [("binlog_error_action", "IGNORE_ERROR")]
             ledger = disk_full_run(cluster, datadir / "db",
                                    lambda _: "engine commit failed" in log.read_text(errors="replace"))
             assert "replayed from the binlog" in log.read_text(errors="replace")
-            assert not outcomes(ledger, "doubt"), "no connection is lost: the server goes on"
+            assert not outcomes(ledger, "error"), "no connection is lost: the server goes on"
         finally:
             cluster.close()
 
@@ -215,8 +214,8 @@ def test_master_engine_disk_full_abort_server(tmp_path):
             cluster.start()
             master = cluster.master
             assert master.query("SELECT @@global.binlog_error_action") == [("ABORT_SERVER",)]  # the default
-            with pytest.raises(pymysql.err.MySQLError) as refused:  # MySQL's other value means something else
-                master.query("SET GLOBAL binlog_error_action = 'IGNORE_ERROR'")
+            with pytest.raises(pymysql.err.MySQLError) as refused:  # only MySQL's two values
+                master.query("SET GLOBAL binlog_error_action = 'REPLAY_FROM_BINLOG'")
             assert refused.value.args[0] == 1231
             ledger = DiskLedger()
             load = writers(cluster, ledger)
@@ -234,7 +233,91 @@ def test_master_engine_disk_full_abort_server(tmp_path):
             finally:
                 load.stop()
             assert "recovery: replayed" in master.log.read_text(errors="replace")
-            assert outcomes(ledger, "doubt"), "the group's clients were not answered"
+            assert outcomes(ledger, "error"), "the group's clients were not answered"
             check(cluster, ledger, "after the restart")
         finally:
             cluster.close()
+
+
+async def test_a_group_whose_commit_stops_between_two_database_files_is_completed_not_replayed(tmp_path):
+    """SQLite commits the files of a transaction one after the other: with database b's file on
+    a full disk, a group writing a and b commits in a and fails in b, after its binlog write.
+    The group is durable in a (its redo record), so under IGNORE_ERROR it is completed in b
+    once space returns, never replayed whole from the binlog: that would put it twice in a."""
+    import asyncio
+
+    from binlog.writer import BinlogWriter
+    from engine.core import Engine
+    from master.binlog_end import BinlogEnd
+    from master.commit import IGNORE_ERROR, GroupCommit
+    from semisync.interface import ReplicationInterface
+    from tests.support.faults import FILLER
+    from tests.unit.test_master_commit import Session
+
+    require_root()
+    datadir = tmp_path / "db"
+    engine = await Engine.open(datadir)
+    s = engine.session(1)
+    for sql in ("CREATE DATABASE a", "CREATE DATABASE b", "CREATE TABLE a.t (k INT, v LONGTEXT)",
+                "CREATE TABLE b.t (k INT, v LONGTEXT)"):
+        await s.execute(sql)
+    async with engine.writer_lock:
+        await engine.commit_group({"binlog_file": "", "binlog_pos": "0"})
+    await s.close()
+    await engine.close()
+    with tmpfs(tmp_path / "b-disk", "4m") as disk:
+        move_database(datadir, "b", disk)  # database b's file on the small disk
+        engine = await Engine.open(datadir)
+        writer = BinlogWriter(tmp_path, "mysql-bin", server_id=1, checksum=True, max_size=16 << 20,
+                              server_version="10.11.99-semisync-log")
+        writer.open()
+        end = BinlogEnd(writer.end_position)
+        gc = GroupCommit(engine, writer, end, ReplicationInterface(), server_id=1, sync_binlog=lambda: 1,
+                         binlog_error_action=lambda: IGNORE_ERROR, abort=pytest.fail)
+
+        async def keys(db: str) -> list[int]:
+            # (a reader session needs no close: closing one waits for the writer lock)
+            rows = (await engine.session(99).execute(f"SELECT k FROM {db}.t")).rows
+            return sorted(r[0] for r in rows)
+
+        async def commit(k: int, *dbs: str) -> asyncio.Future:
+            session = engine.session(5)
+            await session.execute("BEGIN")
+            for db in dbs:
+                await session.execute(f"INSERT INTO {db}.t VALUES ({k}, '{'x' * 300_000}')")
+            res = await session.execute("COMMIT")
+            await session.close()
+            return asyncio.ensure_future(gc.commit(Session(5), res.committed))
+
+        try:
+            await asyncio.wait_for(await commit(1, "a", "b"), 30)
+            filler = fill(disk, FILLER)
+            try:
+                torn = await commit(2, "a", "b")
+                for _ in range(3000):  # a has the group, b cannot take it
+                    if engine.schema_metas()["a"] != engine.schema_metas()["b"] or torn.done():
+                        break
+                    await asyncio.sleep(0.01)
+                await asyncio.sleep(0.5)  # replays that can only fail meanwhile
+                assert not torn.done(), "the group's client is answered only once the engine has it"
+                # torn: a has the group (its readers see it), b not yet
+                assert engine.schema_metas()["a"] != engine.schema_metas()["b"]
+                assert await keys("a") == [1, 2]
+            finally:
+                filler.unlink()
+            await asyncio.wait_for(torn, 60)
+            meta = {"binlog_file": end.position.file, "binlog_pos": str(end.position.pos)}
+            assert (await keys("a"), await keys("b"), engine.meta()) == ([1, 2], [1, 2], meta)
+            assert engine.schema_metas()["b"] == meta
+            await asyncio.wait_for(await commit(3, "a"), 30)  # the next group follows
+            assert (await keys("a"), await keys("b")) == ([1, 2, 3], [1, 2])
+        finally:
+            gc.close()
+            writer.close()
+            await engine.close()
+        engine = await Engine.open(datadir)
+        try:
+            assert engine.repaired == []
+            assert (await keys("a"), await keys("b")) == ([1, 2, 3], [1, 2])
+        finally:
+            await engine.close()

@@ -298,6 +298,9 @@ def test_bad_input_gets_mysqls_errors_and_the_connection_stays(cluster):
         assert error_of(conn, command, body) == (1243, f"Unknown prepared statement handler (999999) given to {name}")
     conn._execute_command(COM_STMT_CLOSE, never)  # no answer, not even for an unknown id
     still_fine(conn, master)
+    # the prepare plans the statement: its syntax and its tables, as mysqld's does
+    assert error_of(conn, COM_STMT_PREPARE, b"INSERT INTO p.nope VALUES (?)") == (1146, "Table 'p.nope' doesn't exist")
+    assert error_of(conn, COM_STMT_PREPARE, b"UPDATE p.cursor_rows SET v = ? WHERE")[0] == 1064
     stmt, _, _ = prepare(conn, "SELECT v FROM p.cursor_rows WHERE id = ? AND v <> ?")
     # one parameter's worth for two: wrong arguments
     assert error_of(conn, COM_STMT_EXECUTE, execute_body(stmt, 0, [LONGLONG], [(1).to_bytes(8, "little")])) == \

@@ -24,7 +24,7 @@ from contextlib import ExitStack
 import pytest
 
 from tests.support.daemons import wait_for
-from tests.support.disk import fill, tmpfs
+from tests.support.disk import fill, move_database, tmpfs
 from tests.support.faults import (
     FILLER,
     Cluster,
@@ -139,10 +139,7 @@ async def test_a_batch_whose_commit_stops_between_two_database_files_is_applied_
         await engine.apply_transaction([(sql, ctx, None)], {"pos": "0"})
     await engine.close()
     with tmpfs(tmp_path / "b-disk", "1m") as disk:
-        for suffix in ("", "-wal", "-shm"):  # database b's file moves to the small disk
-            if (datadir / f"b.sqlite{suffix}").exists():
-                shutil.move(datadir / f"b.sqlite{suffix}", disk / f"b.sqlite{suffix}")
-        (datadir / "b.sqlite").symlink_to(disk / "b.sqlite")
+        move_database(datadir, "b", disk)  # database b's file on the small disk
         engine = await Engine.open(datadir)
 
         def insert(db: str, n: int) -> list[tuple]:

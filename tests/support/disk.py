@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import errno
 import os
+import shutil
 import subprocess
 import time
 from collections.abc import Iterator
@@ -56,3 +57,12 @@ def fill(directory: Path, name: str = "filler") -> Path:
     finally:
         os.close(fd)
     return filler
+
+
+def move_database(datadir: Path, name: str, disk: Path) -> None:
+    """The engine's file of database `name` (and its WAL) moves from `datadir` to `disk`, a
+    symlink left in its place (SQLite follows it, and puts the WAL next to the real file)."""
+    for suffix in ("", "-wal", "-shm"):
+        if (datadir / f"{name}.sqlite{suffix}").exists():
+            shutil.move(datadir / f"{name}.sqlite{suffix}", disk / f"{name}.sqlite{suffix}")
+    (datadir / f"{name}.sqlite").symlink_to(disk / f"{name}.sqlite")

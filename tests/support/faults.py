@@ -666,7 +666,7 @@ class Run:
         elif kind == "master-disk-full":
             # binlog_error_action, per fault: an engine commit failing after the binlog write
             # stops the master (ABORT_SERVER: we restart it, as its supervisor would) or is
-            # replayed from the binlog (REPLAY_FROM_BINLOG: it recovers by itself)
+            # replayed from the binlog (IGNORE_ERROR: it recovers by itself)
             action = rng.choice(BINLOG_ERROR_ACTIONS)
             label += f"[{action}]"
             c.master.query(f"SET GLOBAL binlog_error_action = '{action}'")
@@ -756,7 +756,7 @@ class Run:
 
 
 DISK_FAULTS = ["master-disk-full", "slave-disk-full"]  # need root (a tmpfs per datadir)
-BINLOG_ERROR_ACTIONS = ("ABORT_SERVER", "REPLAY_FROM_BINLOG")
+BINLOG_ERROR_ACTIONS = ("ABORT_SERVER", "IGNORE_ERROR")
 FAULTS = ["master-kill", "master-stop", "slave-kill", "slave-stop", "link-cut", "link-slow", "ack-corrupt",
           "event-corrupt", *DISK_FAULTS]
 

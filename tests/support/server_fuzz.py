@@ -233,6 +233,8 @@ def stmt_command(rng: random.Random, prepared: Prepared) -> bytes:
     """A valid COM_STMT_* command against one of the connection's statement ids (or a new prepare)."""
     if not prepared.params or rng.random() < 0.1:
         return ComStmtPrepare(rng.choice(_PS_SQL)).encode()
+    if prepared.cursors and rng.random() < 0.5:  # an open cursor: read it on
+        return ComStmtFetch(rng.choice(list(prepared.cursors)), rng.choice((0, 1, 2, 100))).encode()
     stmt_id = rng.choice(list(prepared.params))
     count = prepared.params[stmt_id]
     roll = rng.random()

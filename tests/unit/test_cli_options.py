@@ -89,8 +89,9 @@ def test_help_lists_every_interface_option_with_its_default(tmp_path, command):
     assert "--config FILE" in result.stdout and "SEMISYNC_" in result.stdout
 
 
-def security_options() -> dict[str, str]:
-    """{flag: default} of INTERFACE.md's "Security and failure options (both daemons)" table."""
+def security_options() -> dict[str, tuple[str, str]]:
+    """{flag: (metavar or "", default)} of INTERFACE.md's "Security and failure options (both
+    daemons)" table (a row naming several flags gives its metavar to the last)."""
     path = next((p for p in INTERFACE_CANDIDATES if p.exists()), None)
     if path is None:
         pytest.skip("INTERFACE.md not found next to the checkout")
@@ -99,8 +100,8 @@ def security_options() -> dict[str, str]:
     for row in section.splitlines():
         cells = [c.strip() for c in re.split(r"(?<!\\)\|", row.strip().strip("|"))]
         if row.startswith("| `--"):
-            for flag in re.findall(r"`(--[a-z0-9-]+)", cells[0]):
-                options[flag] = cells[1].replace("`", "")
+            for flag, metavar in re.findall(r"`(--[a-z0-9-]+)((?: [^`]+)?)`", cells[0]):
+                options[flag] = (metavar.strip().replace("\\|", "|"), cells[1].replace("`", ""))
     assert "--max-connect-errors" in options, "INTERFACE.md's security table was not understood"
     return options
 
@@ -129,7 +130,10 @@ def test_help_shows_the_security_options_defaults(tmp_path, command):
     for name in model.model_fields:
         flag = "--" + name.replace("_", "-")
         if flag in security and flag not in {f for f, _, _ in interface_options(command)}:
-            assert f"[default: {security[flag]}]" in blocks[flag], blocks[flag]
+            metavar, default = security[flag]
+            if metavar:
+                assert blocks[flag].startswith(f"{flag} {metavar} "), blocks[flag]
+            assert f"[default: {default}]" in blocks[flag], blocks[flag]
 
 
 # --- refusals from the real console script ---------------------------------------------------

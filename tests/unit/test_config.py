@@ -51,6 +51,7 @@ def test_master_defaults_are_interface_md():
     assert (config.max_binlog_size, config.sync_binlog) == (1073741824, 1)
     assert config.binlog_checksum is BinlogChecksum.CRC32
     assert config.binlog_error_action == "ABORT_SERVER"
+    assert load_master_config({"binlog_error_action": "ignore_error"}, None, {}).binlog_error_action == "IGNORE_ERROR"
     assert config.rpl_semi_sync_master_enabled is False
     assert config.rpl_semi_sync_master_timeout == 10000
     assert config.rpl_semi_sync_master_wait_for_slave_count == 1
@@ -174,8 +175,7 @@ def test_boolean_syntax_in_every_layer(tmp_path, word):
 BAD_VALUES = [
     ("master", "rpl_semi_sync_master_wait_point", "SOMETIMES", "allowed AFTER_SYNC, AFTER_COMMIT"),
     ("master", "binlog_checksum", "MD5", "allowed NONE, CRC32"),
-    # MySQL's IGNORE_ERROR means something else (stop binlogging): not a value here
-    ("master", "binlog_error_action", "IGNORE_ERROR", "allowed ABORT_SERVER, REPLAY_FROM_BINLOG"),
+    ("master", "binlog_error_action", "REPLAY_FROM_BINLOG", "allowed ABORT_SERVER, IGNORE_ERROR"),
     ("master", "rpl_semi_sync_master_enabled", "YES", "allowed ON, OFF, 1, 0, TRUE, FALSE"),
     ("master", "rpl_semi_sync_master_wait_no_slave", "2", "allowed ON, OFF, 1, 0, TRUE, FALSE"),
     ("master", "rpl_semi_sync_master_wait_for_slave_count", "0", "allowed integers 1-65535"),

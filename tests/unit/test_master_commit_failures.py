@@ -1,7 +1,7 @@
 """The group commit (master.commit) when the disk fails: a binlog write or fsync failing
 (ENOSPC, EIO) fails the whole group with 1026 and leaves the binlog and the engine as before;
 an engine commit failing after the binlog write stops the server (binlog_error_action=
-ABORT_SERVER) or is replayed from the binlog before the next group (REPLAY_FROM_BINLOG)."""
+ABORT_SERVER) or is replayed from the binlog before the next group (IGNORE_ERROR)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import pytest
 
 import binlog.writer as writer_module
 from binlog.reader import scan_file
-from master.commit import REPLAY_FROM_BINLOG
+from master.commit import IGNORE_ERROR
 from protocol.errors import SQLError
 from tests.unit.test_master_commit import Session, binlog_values, engine_values, pipeline  # noqa: F401
 
@@ -83,7 +83,7 @@ def fail_engine_commits(monkeypatch, engine, times: int) -> list[int]:
 
 async def test_an_engine_commit_failing_after_the_binlog_write_is_replayed_from_the_binlog(pipeline, monkeypatch):  # noqa: F811
     engine, writer, end, interface, gc = pipeline
-    gc.binlog_error_action = lambda: REPLAY_FROM_BINLOG
+    gc.binlog_error_action = lambda: IGNORE_ERROR
     calls = fail_engine_commits(monkeypatch, engine, times=3)
     s = engine.session(5)
     res = await s.execute("INSERT INTO g.t (v) VALUES (1)")
@@ -157,7 +157,7 @@ async def test_a_leader_cancelled_during_the_replay_finishes_it_and_answers_ok(p
     """The writer lock is not released before the engine has the group, and a group the engine
     has is committed: cancelling the leader's session then changes nothing."""
     engine, writer, end, interface, gc = pipeline
-    gc.binlog_error_action = lambda: REPLAY_FROM_BINLOG
+    gc.binlog_error_action = lambda: IGNORE_ERROR
     calls = fail_engine_commits(monkeypatch, engine, times=4)
     s = engine.session(5)
     res = await s.execute("INSERT INTO g.t (v) VALUES (1)")
