@@ -12,6 +12,7 @@ line is the password, read here once; giving both a password and its file is ref
 
 from __future__ import annotations
 
+import ssl
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -37,6 +38,7 @@ Password = Annotated[str, checked(parse_text)]
 Count = Annotated[int, integer(0, 4294967295)]
 PasswordFile = Annotated[Path | None, checked(parse_optional_path)]
 ConnectErrors = Annotated[int, integer(1, 4294967295)]
+OptionalPath = Annotated[Path | None, checked(parse_optional_path)]
 
 BIND_HELP = "address of the MySQL protocol listener"
 ROOT_PASSWORD_HELP = "password of `root`; empty is allowed only on a loopback bind address (127.0.0.0/8, ::1, localhost)"
@@ -46,6 +48,11 @@ MAX_CONNECT_ERRORS_HELP = (
     "a host (other than 127.0.0.1 and ::1) whose connections fail this many times in a row during the "
     "handshake is blocked (1129) until FLUSH HOSTS, 1-4294967295"
 )
+SSL_GENERATED = "a self-signed pair generated in the datadir"  # INTERFACE.md's default
+SSL_CERT_HELP = "server certificate (PEM) for TLS; with neither --ssl-cert nor --ssl-key, a CA (ca.pem) and a certificate it signed are made in the datadir at first start"
+SSL_KEY_HELP = "private key (PEM) of --ssl-cert"
+SSL_CA_HELP = "CA certificate (PEM) the server trusts (the generated ca.pem by default)"
+REQUIRE_SECURE_TRANSPORT_HELP = "refuse logins over connections without TLS (3159)"
 # (password field, the field naming its file), for the fields a model has
 PASSWORD_FILES = (("root_password", "root_password_file"), ("master_password", "master_password_file"))
 
@@ -76,6 +83,25 @@ class DaemonConfig(BaseModel):
             except ValueError as exc:
                 raise ValueError(f"{file_flag}: {exc}") from None
         return data
+
+    @model_validator(mode="after")
+    def _ssl_cert_with_its_key(self) -> DaemonConfig:
+        cert, key = getattr(self, "ssl_cert", None), getattr(self, "ssl_key", None)
+        if (cert is None) != (key is None):
+            raise ValueError("--ssl-cert and --ssl-key go together: give both or neither")
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)  # refused at start, not at first use
+        if cert is not None:
+            try:
+                context.load_cert_chain(cert, key)
+            except (OSError, ssl.SSLError) as exc:
+                raise ValueError(f"--ssl-cert {cert} / --ssl-key {key}: cannot be loaded ({exc})") from None
+        ca = getattr(self, "ssl_ca", None)
+        if ca is not None:
+            try:
+                context.load_verify_locations(cafile=str(ca))
+            except (OSError, ssl.SSLError) as exc:
+                raise ValueError(f"--ssl-ca {ca}: cannot be loaded ({exc})") from None
+        return self
 
     @model_validator(mode="after")
     def _root_password_only_on_loopback(self) -> DaemonConfig:

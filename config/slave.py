@@ -16,13 +16,19 @@ from config.daemon import (
     BIND_HELP,
     MAX_CONNECT_ERRORS_HELP,
     METRICS_HELP,
+    REQUIRE_SECURE_TRANSPORT_HELP,
     ROOT_PASSWORD_FILE_HELP,
     ROOT_PASSWORD_HELP,
+    SSL_CA_HELP,
+    SSL_CERT_HELP,
+    SSL_GENERATED,
+    SSL_KEY_HELP,
     BindAddress,
     ConnectErrors,
     Count,
     DaemonConfig,
     DataDir,
+    OptionalPath,
     Password,
     PasswordFile,
     Port,
@@ -119,6 +125,12 @@ class SlaveConfig(DaemonConfig):
     )
     metrics_port: Port = option(0, metavar="N", help=METRICS_HELP, shown="0 (off)")
     max_connect_errors: ConnectErrors = option(100, metavar="N", help=MAX_CONNECT_ERRORS_HELP)
+    ssl_cert: OptionalPath = option(None, metavar="PATH", help=SSL_CERT_HELP, shown=SSL_GENERATED)
+    ssl_key: OptionalPath = option(None, metavar="PATH", help=SSL_KEY_HELP, shown=SSL_GENERATED)
+    ssl_ca: OptionalPath = option(None, metavar="PATH", help=SSL_CA_HELP, shown=SSL_GENERATED)
+    require_secure_transport: Annotated[bool, checked(parse_bool)] = option(
+        False, metavar="BOOL", help=REQUIRE_SECURE_TRANSPORT_HELP
+    )
 
     @field_validator("master_heartbeat_period", mode="before")
     @classmethod

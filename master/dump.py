@@ -17,8 +17,10 @@ Contract (who may call what, which rule each step follows)
   one), the file's FORMAT_DESCRIPTION (log_pos 0 and no creation time when starting past it, as
   mysqld does; LOG_EVENT_BINLOG_IN_USE_F cleared), then the file's events from the position on.
   A finished file ends with its real ROTATE; the session then opens the next file of the index
-  and sends its FORMAT_DESCRIPTION and events. A file the master crashed in has no ROTATE at its
-  end: the next file then starts with an artificial ROTATE to it (as the first file does), or
+  and sends an artificial ROTATE to it (as MariaDB's mysql_binlog_send does for every file: a
+  client reading one file, mariadb-binlog without --to-last-log, stops there), its
+  FORMAT_DESCRIPTION and events. A file the master crashed in has no ROTATE at its end: the
+  next file starts with its artificial ROTATE all the same, or
   the slave would take the new file's events for the old file's.
 - Readers never take the writer's lock: events are read from the file up to the published end
   position (`BinlogEnd`, published only after the sync stage), then the session waits for the
@@ -28,6 +30,10 @@ Contract (who may call what, which rule each step follows)
 - Checksums: a slave that ran `SET @master_binlog_checksum= @@global.binlog_checksum` gets the
   events as they are in the file (CRC32 when the file has it). A checksum-unaware slave gets
   every event without its CRC32 footer (event_size fixed) and FORMAT_DESCRIPTIONs saying NONE.
+  The first artificial ROTATE comes before any FORMAT_DESCRIPTION, so the slave cannot know the
+  file's algorithm yet: it carries a CRC32 only when `@master_binlog_checksum` asked for one
+  (mariadb-binlog sets 'NONE'); every later artificial event and heartbeat follows the
+  algorithm of the FORMAT_DESCRIPTION sent before it (MariaDB's current_checksum_alg).
   This is MariaDB's behaviour (it logs "Master is configured to log replication events with
   checksum, but will not send such events to slaves that cannot process them"); MySQL refuses
   such a slave with ERR 1236 instead.
@@ -132,6 +138,16 @@ def heartbeat_period(user_vars: dict[str, Any]) -> float:
 def checksum_aware(user_vars: dict[str, Any]) -> bool:
     """Did the slave say which checksum it expects (`SET @master_binlog_checksum= ...`)?"""
     return user_vars.get("master_binlog_checksum") is not None
+
+
+def connect_checksum(user_vars: dict[str, Any]) -> bool:
+    """Does `@master_binlog_checksum` ask for CRC32 on the events sent before the first
+    FORMAT_DESCRIPTION (MariaDB's get_binlog_checksum_value_at_connect)? Anything but NONE
+    (or unset) does."""
+    value = user_vars.get("master_binlog_checksum")
+    if isinstance(value, bytes | bytearray):
+        value = bytes(value).decode("latin-1")
+    return value is not None and str(value).strip().upper() != "NONE"
 
 
 def strip_checksum(event: bytes) -> bytes:
@@ -242,6 +258,7 @@ class DumpSession:
         user_vars = session.user_vars
         self.period = heartbeat_period(user_vars)
         self.aware = checksum_aware(user_vars)
+        self.connect_crc = connect_checksum(user_vars)
         self.param: TransmitParam | None = None
         self.header = b""
         self.start = BinlogPosition("", 0)  # where the slave asked to start
@@ -251,7 +268,6 @@ class DumpSession:
         self.strip = False  # the file has CRC32 footers the slave does not expect
         self.events_sent = 0
         self.heartbeats_sent = 0
-        self.rotated = False  # the last event of the file sent (or before the start) is its ROTATE
         self._on_start = on_start
         self._stopped = False
         self._stop_waiter: asyncio.Future[None] | None = None
@@ -281,7 +297,7 @@ class DumpSession:
             filename = names[0] if names else ""
         start = BinlogPosition(filename, self.request.position)
         try:
-            self.rotated = await asyncio.to_thread(check_start, source.directory, source.basename, start)
+            await asyncio.to_thread(check_start, source.directory, source.basename, start)
         except DumpError as e:
             session.write(session.conn.send(ERR.from_error(ER_MASTER_FATAL_ERROR_READING_BINLOG, message=e.message)))
             return
@@ -337,6 +353,9 @@ class DumpSession:
                 file_crc = file_checksum(path)
             except (OSError, BinlogFileError) as e:
                 raise DumpError(f"could not open log file '{self.file}': {e}") from None
+            # the artificial ROTATE goes before this file's FORMAT_DESCRIPTION: the algorithm
+            # the slave knows is the previous file's (the connect value for the first)
+            rotate_crc = (self.connect_crc and self.aware) if first else self.crc
             self.strip = file_crc and not self.aware
             self.crc = file_crc and self.aware
             if first and self.strip:
@@ -344,9 +363,8 @@ class DumpSession:
                     "Master is configured to log replication events with checksum, but will not send "
                     "such events to slaves that cannot process them (slave %d)", self.slave_server_id,
                 )
-            if first or not self.rotated:
-                at = start if first else BinlogPosition(self.file, self.pos)
-                self._send(self._artificial_rotate(at), None, artificial=True)
+            at = start if first else BinlogPosition(self.file, self.pos)
+            self._send(self._artificial_rotate(at, rotate_crc), None, artificial=True)
             await self._send_file_start(path, past_start=first and self.pos > len(BINLOG_MAGIC))
             first = False
             if not await self._send_file(path):
@@ -453,11 +471,11 @@ class DumpSession:
 
     # -- packets ----------------------------------------------------------------------------
 
-    def _artificial_rotate(self, start: BinlogPosition) -> bytes:
+    def _artificial_rotate(self, start: BinlogPosition, crc: bool) -> bytes:
         return encode_event(
             EventType.ROTATE_EVENT, Rotate(start.pos, start.file).encode(), timestamp=0,
             server_id=self.source.server_id, log_pos=0, flags=LOG_EVENT_ARTIFICIAL_F,
-            checksum=self.crc,
+            checksum=crc,
         )
 
     def _heartbeat(self) -> bytes:
@@ -505,7 +523,6 @@ class DumpSession:
             wires.append(wire)
             if info is not None:
                 infos.append(info)
-        self.rotated = batch[-1][1][4] == EventType.ROTATE_EVENT
         self.session.write(wires[0] if len(wires) == 1 else b"".join(wires))
         self.events_sent += len(wires)
         if infos:

@@ -14,6 +14,15 @@ Usage (server shell):
 Usage (client shell): feed bytes, call `next_event()`, and after every call write whatever
 `data_to_send()` returns (the client answers the greeting and auth switches by itself).
 
+TLS (server side, `tls=True`): the greeting offers CLIENT_SSL; a client may answer with an
+SSLRequest (the first 32 bytes of a login, CLIENT_SSL set, sequence id 1): `next_event()` returns
+`TlsRequest` with the bytes received after it (the start of the client's TLS handshake). The shell
+then runs TLS on the socket and feeds the decrypted bytes; the real login follows with sequence
+id 2 (its answer 3). One SSLRequest per connection; none when CLIENT_SSL was not offered.
+Client side (`tls=True`): the greeting yields `TlsUpgrade` with the SSLRequest in
+`data_to_send()`; the shell writes it, runs the TLS handshake, then calls `tls_established()`,
+which queues the login. A server that does not offer CLIENT_SSL is refused (ER_HANDSHAKE_ERROR).
+
 Sequence ids (who may use which):
 - handshake: greeting 0, login 1, the server's answer 2 (an auth switch adds a round trip).
 - a command starts at 0; its response packets follow at 1, 2, ...; the next command starts at 0.
@@ -41,7 +50,7 @@ Packet size limits (server side; checked on a packet's header, before its body i
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Generic, TypeVar
 
 from protocol.auth import (
@@ -69,6 +78,7 @@ from protocol.messages import (
     ERR_HEADER,
     LOCAL_INFILE_HEADER,
     OK,
+    SSL_REQUEST_SIZE,
     AuthSwitchRequest,
     AuthSwitchResponse,
     Capability,
@@ -84,6 +94,7 @@ from protocol.messages import (
     HandshakeResponse,
     ResultSet,
     ServerStatus,
+    SslRequest,
     decode_command,
     decode_text_row,
     is_eof_packet,
@@ -133,6 +144,21 @@ class LoginOK:
     ok: OK
     handshake: Handshake
     capabilities: int
+
+
+@dataclass(frozen=True, slots=True)
+class TlsRequest:
+    """The client asked to switch to TLS (SSLRequest). `unread` are the bytes that came after it:
+    the start of the TLS handshake, for the shell's TLS layer."""
+
+    capabilities: int
+    unread: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class TlsUpgrade:
+    """Client side: the SSLRequest is in `data_to_send()`; write it, run the TLS handshake on
+    the socket, then call `tls_established()` (which queues the login)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -189,6 +215,7 @@ class Trigger(enum.Enum):
 
     GREET = "greet"
     RECV_LOGIN = "recv_login"
+    RECV_TLS_REQUEST = "recv_tls_request"
     SEND_AUTH_SWITCH = "send_auth_switch"
     RECV_AUTH_SWITCH = "recv_auth_switch"
     RECV_AUTH_SWITCH_RESPONSE = "recv_auth_switch_response"
@@ -224,6 +251,7 @@ SERVER_TRANSITIONS: dict[tuple[ServerState, Trigger], ServerState] = {
     (S.GREETING, T.SEND_ERR): S.CLOSED,  # refuse instead of greeting (too many connections)
     (S.AWAIT_LOGIN, T.SEND_ERR): S.CLOSED,
     (S.AWAIT_LOGIN, T.RECV_LOGIN): S.AUTHENTICATING,
+    (S.AWAIT_LOGIN, T.RECV_TLS_REQUEST): S.AWAIT_LOGIN,  # the real login follows, encrypted
     (S.AUTHENTICATING, T.SEND_AUTH_SWITCH): S.AWAIT_AUTH_SWITCH,
     (S.AWAIT_AUTH_SWITCH, T.RECV_AUTH_SWITCH_RESPONSE): S.AUTHENTICATING,
     (S.AUTHENTICATING, T.SEND_OK): S.COMMAND,
@@ -365,9 +393,13 @@ class ServerConnection:
         status: int = ServerStatus.AUTOCOMMIT,
         mariadb_capabilities: int = 0,
         max_packet: int = 1 << 30,
+        tls: bool = False,
     ) -> None:
         if len(salt) != SALT_LENGTH or 0 in salt:
             raise LocalProtocolError("the salt must be 20 bytes without NUL")
+        if tls:
+            capabilities |= Capability.CLIENT_SSL
+        self.tls = False  # the client switched to TLS (SSLRequest received)
         self.connection_id = connection_id
         self.server_version = server_version
         self.salt = salt
@@ -473,6 +505,8 @@ class ServerConnection:
         if state is S.COMMAND:
             return self._command(payload)
         if state is S.AWAIT_LOGIN:
+            if len(payload) == SSL_REQUEST_SIZE:
+                return self._tls_request(payload)
             try:
                 login = HandshakeResponse.decode(payload)
                 missing = _REQUIRED & ~login.capabilities
@@ -491,6 +525,21 @@ class ServerConnection:
         response = AuthSwitchResponse.decode(payload)
         self.auth_response = response.data
         return response
+
+    def _tls_request(self, payload: bytes) -> TlsRequest:
+        try:
+            capabilities = SslRequest.decode(payload).capabilities
+        except RemoteProtocolError:
+            self._machine.fire(T.PEER_BROKE_RULES)
+            raise
+        offered = self.server_capabilities & Capability.CLIENT_SSL
+        if not offered or not capabilities & Capability.CLIENT_SSL or self.tls:
+            self._machine.fire(T.PEER_BROKE_RULES)
+            reason = "a second SSL request" if self.tls else "SSL request without SSL offered"
+            raise RemoteProtocolError(reason, error=ER_HANDSHAKE_ERROR)
+        self._machine.fire(T.RECV_TLS_REQUEST)
+        self.tls = True
+        return TlsRequest(capabilities, self._decoder.take_unread())
 
     def _command(self, payload: bytes) -> Command:
         if payload == b"\x01":
@@ -615,7 +664,10 @@ class ClientConnection:
         *,
         charset: int = 33,
         max_packet: int = 1 << 30,
+        tls: bool = False,
     ) -> None:
+        self.tls = tls  # ask for TLS (SSLRequest); a server without CLIENT_SSL is refused
+        self._pending_login: bytes | None = None
         self.user = user
         self.password = password
         self.database = database
@@ -699,7 +751,7 @@ class ClientConnection:
             return self._response(payload)
         raise RemoteProtocolError(f"unexpected packet in state {state.value}", error=ER_NET_READ_ERROR)
 
-    def _greeting(self, payload: bytes) -> ERR | None:
+    def _greeting(self, payload: bytes) -> ERR | TlsUpgrade | None:
         if payload[:1] == bytes((ERR_HEADER,)):
             err = ERR.decode(payload)
             self._machine.fire(T.RECV_ERR)
@@ -721,9 +773,26 @@ class ClientConnection:
             max_packet_size=self._max_packet,
             charset=self._charset,
         )
+        if self.tls:
+            if not hs.capabilities & Capability.CLIENT_SSL:
+                raise RemoteProtocolError("SSL is required but the server doesn't support it",
+                                          error=ER_HANDSHAKE_ERROR)
+            self.capabilities = caps | Capability.CLIENT_SSL
+            login = replace(login, capabilities=self.capabilities)
+            self._send(SslRequest(self.capabilities, self._max_packet, self._charset).encode())
+            self._pending_login = login.encode()
+            return TlsUpgrade()
         self._send(login.encode())
         self._machine.fire(T.SEND_LOGIN)
         return None
+
+    def tls_established(self) -> None:
+        """The shell finished the TLS handshake: the login goes out (sequence id 2)."""
+        login, self._pending_login = self._pending_login, None
+        if login is None:
+            raise LocalProtocolError("tls_established() without a TlsUpgrade")
+        self._send(login)
+        self._machine.fire(T.SEND_LOGIN)
 
     def _send(self, payload: bytes) -> None:
         wire, self._seq = encode_packet(payload, self._seq)

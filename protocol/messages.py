@@ -326,7 +326,38 @@ HANDSHAKE_RESPONSE_41 = c.Struct(
     ),
     c.Terminated,
 )
+SSL_REQUEST = c.Struct(  # the SSLRequest: the login's fixed head alone, CLIENT_SSL set
+    "capabilities" / c.Int32ul,
+    "max_packet_size" / c.Int32ul,
+    "charset" / c.Int8ul,
+    "filler" / c.Const(bytes(19)),
+    "mariadb_capabilities" / c.Int32ul,
+    c.Terminated,
+)
 SSL_REQUEST_SIZE = 32
+
+
+@dataclass(frozen=True)
+class SslRequest:
+    """Client -> server: switch to TLS now; the real login follows over TLS."""
+
+    capabilities: int
+    max_packet_size: int = 1 << 24
+    charset: int = CHARSET_UTF8MB4_GENERAL_CI
+    mariadb_capabilities: int = 0
+
+    def encode(self) -> bytes:
+        return _build(
+            SSL_REQUEST,
+            dict(capabilities=self.capabilities | Capability.CLIENT_SSL, max_packet_size=self.max_packet_size,
+                 charset=self.charset, mariadb_capabilities=self.mariadb_capabilities),
+            "SSL request",
+        )
+
+    @classmethod
+    def decode(cls, payload: bytes) -> SslRequest:
+        v = _parse(SSL_REQUEST, payload, "SSL request", ER_HANDSHAKE_ERROR, True)
+        return cls(v.capabilities, v.max_packet_size, v.charset, v.mariadb_capabilities)
 
 
 @dataclass(frozen=True)

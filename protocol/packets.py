@@ -30,6 +30,7 @@ import construct as c
 from protocol.errors import (
     ER_NET_PACKET_TOO_LARGE,
     ER_NET_PACKETS_OUT_OF_ORDER,
+    LocalProtocolError,
     RemoteProtocolError,
 )
 
@@ -104,6 +105,16 @@ class PacketDecoder:
     def buffered(self) -> int:
         """Bytes received and not yet returned as a packet (including joined chunks)."""
         return len(self._buf) - self._pos + self._chunk_len
+
+    def take_unread(self) -> bytes:
+        """The bytes received after the last complete packet, handed back (the buffer is then
+        empty): what follows a packet that switches the stream to another layer (TLS)."""
+        if self._chunks:
+            raise LocalProtocolError("take_unread inside a multi-chunk packet")
+        rest = bytes(self._buf[self._pos :])
+        self._buf.clear()
+        self._pos = 0
+        return rest
 
     @property
     def in_packet(self) -> bool:

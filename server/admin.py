@@ -91,6 +91,7 @@ class Admin:
             "KILL": self.kill_statement,
             "CREATE": self.create,
             "DROP": self.drop,
+            "ALTER": self.alter,
             "GRANT": self.grant,
             "REVOKE": self.revoke,
             "INSTALL": self.install_plugin,
@@ -108,6 +109,8 @@ class Admin:
             # the role did not answer it: this server writes no binlog (a slave), and MariaDB
             # without log_bin answers with no row
             return ResultSet(tuple(column(c) for c in ("File", "Position", "Binlog_Do_DB", "Binlog_Ignore_DB")), ())
+        if second == "CREATE":
+            return self._show_create_user(session, sql)
         if second not in ("VARIABLES", "STATUS", "GLOBAL", "SESSION", "LOCAL", "PROCESSLIST",
                           "FULL", "PLUGINS", "GRANTS", "WARNINGS", "ERRORS"):
             return None
@@ -126,7 +129,8 @@ class Admin:
                 scope = _SCOPES.get(scope_word or "")
                 rows = self.server.variables.show_variables(session, scope, match)
             else:
-                rows = self.server.variables.show_status(match)
+                # Ssl_* are the asking connection's at either scope, as MariaDB shows them
+                rows = self.server.variables.show_status(match, session.session_status())
             return ResultSet(_VAR_COLUMNS, tuple(rows))
         if scope_word is not None:
             raise t.error()
@@ -535,6 +539,24 @@ class Admin:
 
     # -- users -------------------------------------------------------------------------------------
 
+    def _show_create_user(self, session: ClientSession, sql: str) -> ResultSet | None:
+        """SHOW CREATE USER user (other SHOW CREATE ... are the engine's), worded as MariaDB's."""
+        t = Tokens(sql)
+        t.expect_word("SHOW")
+        t.expect_word("CREATE")
+        if not t.accept_word("USER"):
+            return None
+        account = self._account_ref(t, session)
+        t.expect_end()
+        if account is not session.account:
+            session.require(*_USER_ADMIN)
+        stmt = f"CREATE USER `{account.user}`@`{account.host}`"
+        if account.password_hash:
+            stmt += f" IDENTIFIED BY PASSWORD '{hash_to_text(account.password_hash)}'"
+        if account.require_ssl:
+            stmt += " REQUIRE SSL"
+        return ResultSet((column(f"CREATE USER for {account.user}@{account.host}"),), ((stmt,),))
+
     def _account_ref(self, t: Tokens, session: ClientSession) -> Account:
         if t.accept_word("CURRENT_USER"):
             if t.accept_op("("):
@@ -608,6 +630,7 @@ class Admin:
             specs.append((user, host, self._identified(t) or b""))
             if not t.accept_op(","):
                 break
+        require_ssl = self._require(t)
         t.expect_end()
         users = self.server.users
         failed = [f"'{u}'@'{h}'" for u, h, _ in specs if users.get(u, h) is not None]
@@ -617,7 +640,61 @@ class Admin:
             if users.get(user, host) is not None and not or_replace:
                 continue
             account = users.create(user, host, pw)
+            if require_ssl:
+                users.set_require_ssl(account, True)
             await self.server.role.after_user_change(session, _create_statement(account))
+        return _OK
+
+    @staticmethod
+    def _require(t: Tokens) -> bool | None:
+        """`REQUIRE SSL` (True) | `REQUIRE NONE` (False) | absent (None). X509, ISSUER, SUBJECT
+        and CIPHER need client certificates, which this server does not check: 1235."""
+        if not t.accept_word("REQUIRE"):
+            return None
+        if t.accept_word("SSL"):
+            return True
+        if t.accept_word("NONE"):
+            return False
+        raise SQLError(ER_NOT_SUPPORTED_YET, "REQUIRE other than SSL or NONE")
+
+    async def alter(self, session: ClientSession, sql: str, keyword: str) -> Any:
+        """ALTER USER [IF EXISTS] user [IDENTIFIED ...] [, ...] [REQUIRE SSL|NONE]."""
+        if keyword != "ALTER USER":
+            return None
+        session.require(*_USER_ADMIN)
+        t = Tokens(sql)
+        t.expect_word("ALTER")
+        t.expect_word("USER")
+        if_exists = False
+        if t.accept_word("IF"):
+            t.expect_word("EXISTS")
+            if_exists = True
+        specs = []
+        while True:
+            user, host = self._user_host(t)
+            specs.append((user, host, self._identified(t)))
+            if not t.accept_op(","):
+                break
+        require_ssl = self._require(t)
+        t.expect_end()
+        users = self.server.users
+        failed = [f"'{u}'@'{h}'" for u, h, _ in specs if users.get(u, h) is None]
+        if failed and not if_exists:
+            raise SQLError(ER_CANNOT_USER, "ALTER USER", ",".join(failed))
+        for user, host, pw in specs:
+            account = users.get(user, host)
+            if account is None:
+                continue
+            if pw is not None:
+                users.set_password(account, pw)
+            if require_ssl is not None:
+                users.set_require_ssl(account, require_ssl)
+            statement = f"ALTER USER {account.name}"
+            if pw is not None:
+                statement += f" IDENTIFIED BY PASSWORD '{hash_to_text(pw)}'"
+            if require_ssl is not None:
+                statement += " REQUIRE SSL" if require_ssl else " REQUIRE NONE"
+            await self.server.role.after_user_change(session, statement)
         return _OK
 
     async def drop(self, session: ClientSession, sql: str, keyword: str) -> Any:
@@ -894,6 +971,8 @@ def _create_statement(account: Account) -> str:
     stmt = f"CREATE USER {account.name}"
     if account.password_hash:
         stmt += f" IDENTIFIED BY PASSWORD '{hash_to_text(account.password_hash)}'"
+    if account.require_ssl:
+        stmt += " REQUIRE SSL"
     return stmt
 
 

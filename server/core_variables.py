@@ -6,6 +6,7 @@ read), registered on a `Server` at construction. A role or a plugin may replace 
 from __future__ import annotations
 
 import socket
+import ssl
 import time
 from typing import TYPE_CHECKING, Any
 
@@ -113,8 +114,14 @@ def register(server: Server) -> None:
         SystemVariable("version_compile_machine", "x86_64"),
         SystemVariable("protocol_version", 10),
         SystemVariable("license", "Apache-2.0"),
-        SystemVariable("have_ssl", "DISABLED"),
-        SystemVariable("have_openssl", "NO"),
+        SystemVariable("have_ssl", "YES" if server.tls_files is not None else "DISABLED"),
+        SystemVariable("have_openssl", "YES" if server.tls_files is not None else "NO"),
+        SystemVariable("ssl_cert", _path_text(server, "cert")),
+        SystemVariable("ssl_key", _path_text(server, "key")),
+        SystemVariable("ssl_ca", _path_text(server, "ca")),
+        SystemVariable("version_ssl_library", ssl.OPENSSL_VERSION),
+        SystemVariable("require_secure_transport", server.require_secure_transport, G, dynamic=True,
+                       check=check_bool),
         SystemVariable("socket", ""),
         SystemVariable("autocommit", True, B, dynamic=True, check=check_bool,
                        session_get=_autocommit_get, session_set=_autocommit_set),
@@ -222,6 +229,12 @@ def register(server: Server) -> None:
     v.add_status(lambda: core_status(server))
 
 
+def _path_text(server: Server, which: str) -> str | None:
+    files = server.tls_files
+    path = getattr(files, which) if files is not None else None
+    return str(path) if path is not None else None
+
+
 def _server_uuid(server: Server) -> str:
     import uuid
 
@@ -292,6 +305,8 @@ def core_status(server: Server) -> dict[str, Any]:
         "Table_locks_waited": 0,
         "Connection_control_delay_generated": server.connection_control.delays_generated,
         "Prepared_stmt_count": PreparedStatements.held(server),
+        "Ssl_cipher": "",  # the asking session's (ClientSession.session_status); "" elsewhere
+        "Ssl_version": "",
     }
     for name in _COM:
         out[name] = com.get(name, 0)

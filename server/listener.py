@@ -39,6 +39,7 @@ from server.core_variables import COM_BY_KEYWORD
 from server.plugins import PluginManager
 from server.role import Role
 from server.session import ClientSession
+from server.tls import certificate_files, server_context
 from server.users import UserStore
 from server.variables import Variables
 
@@ -115,6 +116,11 @@ class Server:
         max_allowed_packet: int = DEFAULT_MAX_ALLOWED_PACKET,
         plugin_options: Mapping[str, Any] | None = None,
         max_connect_errors: int = DEFAULT_MAX_CONNECT_ERRORS,
+        tls: bool = False,
+        ssl_cert: Path | None = None,
+        ssl_key: Path | None = None,
+        ssl_ca: Path | None = None,
+        require_secure_transport: bool = False,
     ) -> None:
         self.role = role
         self.bind_address = bind_address
@@ -133,6 +139,10 @@ class Server:
         self.variables = Variables()
         self.datadir.mkdir(parents=True, exist_ok=True)
         self.users = UserStore(self.datadir / "users.json")
+        # TLS (server/tls.py): offered to every client when on; the files are made at first start
+        self.tls_files = certificate_files(self.datadir, ssl_cert, ssl_key, ssl_ca) if tls else None
+        self.tls_context = server_context(self.tls_files) if self.tls_files is not None else None
+        self.require_secure_transport = require_secure_transport
         self.users.ensure_root(root_password)
         self.plugins = PluginManager(self, self.datadir / "plugins.json", **(plugin_options or {}))
         self.admin = Admin(self)
@@ -158,7 +168,8 @@ class Server:
         plugin_options: Mapping[str, Any] | None = None,
     ) -> Server:
         """The server of a daemon, from the options every daemon config has (MasterConfig and
-        SlaveConfig: bind_address, port, server_id, datadir, root_password, max_connect_errors)."""
+        SlaveConfig: bind_address, port, server_id, datadir, root_password, max_connect_errors,
+        the ssl_* options and require_secure_transport)."""
         return cls(
             role,
             bind_address=config.bind_address,
@@ -171,6 +182,11 @@ class Server:
             interface=interface,
             plugin_options=plugin_options,
             max_connect_errors=config.max_connect_errors,
+            tls=True,
+            ssl_cert=config.ssl_cert,
+            ssl_key=config.ssl_key,
+            ssl_ca=config.ssl_ca,
+            require_secure_transport=config.require_secure_transport,
         )
 
     # -- lifecycle ---------------------------------------------------------------------------------

@@ -14,6 +14,11 @@ Contract
   reads). What one connection holds is thus bounded by one packet (the connection's limit:
   `PRE_AUTH_MAX_PACKET` before login, max_allowed_packet after) plus one socket read. A role's
   raw reader (the ack receiver) takes bytes as they come; it bounds its own input.
+- TLS (server/tls.py): the greeting offers CLIENT_SSL; after an SSLRequest a `TlsChannel` sits
+  between the socket and `self.conn` (decrypt in `data_received`, encrypt in `write`), so the
+  read loop, its pausing and the raw reader work on plain bytes as before. A login in the clear
+  of a REQUIRE SSL account gets 1045 (as mysqld's acl_authenticate), any clear login 3159 while
+  require_secure_transport is ON. `session_status()`: Ssl_cipher, Ssl_version.
 - Every accepted socket counts against max_connections (as mysqld's connection_count): past
   max_connections + 1 the greeting is replaced by ER_CON_COUNT_ERROR and the socket closed;
   the last slot is only for an account with SUPER or CONNECTION ADMIN, checked at login.
@@ -55,6 +60,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import ssl
 import time
 from collections.abc import Callable
 from dataclasses import fields, replace
@@ -64,7 +70,13 @@ from engine import coltypes
 from engine.coltypes import ColumnType
 from protocol.auth import make_salt
 from protocol.binary import COM_STMT_EXECUTE, STMT_COMMANDS
-from protocol.connection import NEED_DATA, ConnectionClosed, ServerConnection, ServerState
+from protocol.connection import (
+    NEED_DATA,
+    ConnectionClosed,
+    ServerConnection,
+    ServerState,
+    TlsRequest,
+)
 from protocol.errors import (
     ER_ACCESS_DENIED_ERROR,
     ER_BAD_DB_ERROR,
@@ -77,6 +89,7 @@ from protocol.errors import (
     ER_NET_PACKET_TOO_LARGE,
     ER_OPTION_PREVENTS_STATEMENT,
     ER_QUERY_INTERRUPTED,
+    ER_SECURE_TRANSPORT_REQUIRED,
     ER_SERVER_SHUTDOWN,
     ER_SPECIFIC_ACCESS_DENIED_ERROR,
     ER_UNKNOWN_COM_ERROR,
@@ -110,6 +123,7 @@ from server import sql as sqltext
 from server.core_variables import apply_isolation
 from server.prepared import PreparedStatements
 from server.privileges import Privileges
+from server.tls import TlsChannel
 from server.users import ALL, REPLICATION_CLIENT, REPLICATION_SLAVE, SUPER, Account
 from server.variables import Scope, select_value
 
@@ -210,6 +224,7 @@ class ClientSession(asyncio.Protocol):
         self.connection_id = server.next_connection_id()
         self.transport: Any = None  # an asyncio or uvloop transport
         self.conn: ServerConnection | None = None
+        self.tls: TlsChannel | None = None  # the TLS layer, once the client asked for it
         self.account: Account | None = None
         self.user = "unauthenticated user"
         self.host = ""  # client address (no port)
@@ -266,6 +281,7 @@ class ClientSession(asyncio.Protocol):
             server.server_version,
             make_salt(os.urandom(20)),
             max_packet=server.variables.get("max_allowed_packet", None, Scope.GLOBAL),
+            tls=server.tls_context is not None,
         )
         if len(server.sessions) >= server.variables.get("max_connections", None, Scope.GLOBAL) + 1:
             # mysqld's create_new_thread: max_connections + 1 sockets at most (the last one for
@@ -282,12 +298,18 @@ class ClientSession(asyncio.Protocol):
 
     def _refuse_at_accept(self, error: MySQLError, *args: object) -> None:
         """An ERR in place of the greeting, then the socket is closed (never registered)."""
+        conn = self.conn
+        assert conn is not None  # made just before, in connection_made
         self.server.stats.aborted_connects += 1
-        self.transport.write(self.conn.send(ERR.from_error(error, *args)))
+        self.transport.write(conn.send(ERR.from_error(error, *args)))
         self.transport.close()
 
     def data_received(self, data: bytes) -> None:
         self.server.stats.bytes_received += len(data)
+        if self.tls is not None:
+            data = self._decrypt(data)
+            if not data:
+                return
         reader = self._raw_reader
         if reader is not None:
             try:
@@ -304,6 +326,32 @@ class ClientSession(asyncio.Protocol):
             # Nobody waits for these bytes: stop reading until the task asks for more.
             self._reading_paused = True
             self.transport.pause_reading()
+
+    def _decrypt(self, data: bytes) -> bytes:
+        """Socket bytes through the TLS layer; its handshake records are written back here
+        (this is the socket's reader). A TLS failure closes the connection."""
+        tls = self.tls
+        assert tls is not None
+        try:
+            plain = tls.receive(data)
+        except ssl.SSLError as exc:
+            log.info("session %d (%s): TLS failed: %s", self.connection_id, self.peer, exc)
+            if self.account is None:
+                self.server.connection_control.handshake_failed(self.host)
+                self.server.stats.aborted_connects += 1
+            self.transport.abort()
+            return b""
+        out = tls.outgoing()
+        if out and not self.transport.is_closing():
+            self.transport.write(out)
+        if tls.peer_closed:  # close_notify: the client is done; so is this connection
+            self.transport.close()
+        return plain
+
+    def session_status(self) -> dict[str, str]:
+        """The status variables with a session value (SHOW [SESSION] STATUS)."""
+        tls = self.tls
+        return {"Ssl_cipher": tls.cipher if tls else "", "Ssl_version": tls.version if tls else ""}
 
     def _resume_reading(self) -> None:
         if self._reading_paused:
@@ -347,6 +395,8 @@ class ClientSession(asyncio.Protocol):
     def write(self, data: bytes) -> None:
         transport = self.transport
         if transport is not None and not transport.is_closing():
+            if self.tls is not None:
+                data = self.tls.encrypt(data)
             self.server.stats.bytes_sent += len(data)
             transport.write(data)
 
@@ -532,6 +582,15 @@ class ClientSession(asyncio.Protocol):
         server = self.server
         control = server.connection_control
         event = await self._next_event()
+        if isinstance(event, TlsRequest):
+            # SSLRequest: the rest of the login runs over TLS (the bytes that came with the
+            # request are the start of the client's TLS handshake)
+            assert server.tls_context is not None
+            self.tls = TlsChannel(server.tls_context, server_side=True)
+            plain = self._decrypt(event.unread) if event.unread else b""
+            if plain:
+                conn.receive_data(plain)
+            event = await self._next_event()
         if isinstance(event, ConnectionClosed):
             server.stats.aborted_connects += 1
             control.handshake_failed(self.host)
@@ -554,6 +613,18 @@ class ClientSession(asyncio.Protocol):
             control.login_failed(login.user, self.host)
             using = "YES" if conn.auth_response else "NO"
             self.write(conn.send(ERR.from_error(ER_ACCESS_DENIED_ERROR, login.user, self.host, using)))
+            return False
+        if self.tls is None and (
+            account.require_ssl or server.variables.get("require_secure_transport", None, Scope.GLOBAL)
+        ):
+            # a REQUIRE SSL account in the clear is refused as a wrong password (mysqld's
+            # acl_authenticate: 1045); require_secure_transport refuses every such login (3159)
+            server.stats.aborted_connects += 1
+            if account.require_ssl:
+                error = ERR.from_error(ER_ACCESS_DENIED_ERROR, login.user, self.host, "YES" if conn.auth_response else "NO")
+            else:
+                error = ERR.from_error(ER_SECURE_TRANSPORT_REQUIRED)
+            self.write(conn.send(error))
             return False
         control.login_succeeded(login.user, self.host)
         limit = server.variables.get("max_connections", None, Scope.GLOBAL)

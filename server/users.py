@@ -76,6 +76,7 @@ class Account:
     password_hash: bytes = b""
     privileges: set[str] = field(default_factory=set)
     grant_option: bool = False
+    require_ssl: bool = False  # CREATE/ALTER USER ... REQUIRE SSL: logins only over TLS
     databases: dict[str, set[str]] = field(default_factory=dict)  # db -> privileges (ON db.*)
     tables: dict[tuple[str, str], set[str]] = field(default_factory=dict)  # (db, table lower) -> ...
 
@@ -129,6 +130,8 @@ class Account:
         line = f"GRANT {privs} ON *.* {to}"
         if self.password_hash:
             line += f" IDENTIFIED BY PASSWORD '{hash_to_text(self.password_hash)}'"
+        if self.require_ssl:
+            line += " REQUIRE SSL"
         if self.grant_option:
             line += " WITH GRANT OPTION"
         lines = [line]
@@ -214,6 +217,7 @@ class UserStore:
                 password_hash=hash_from_text(item.get("password", "")),
                 privileges=set(item.get("privileges", [])),
                 grant_option=bool(item.get("grant_option", False)),
+                require_ssl=bool(item.get("require_ssl", False)),
                 databases={d["db"]: set(d["privileges"]) for d in item.get("databases", [])},
                 tables={(t["db"], t["table"]): set(t["privileges"]) for t in item.get("tables", [])},
             )
@@ -228,6 +232,7 @@ class UserStore:
                     "password": hash_to_text(a.password_hash),
                     "privileges": sorted(a.privileges),
                     "grant_option": a.grant_option,
+                    "require_ssl": a.require_ssl,
                     "databases": [{"db": d, "privileges": sorted(p)} for d, p in sorted(a.databases.items())],
                     "tables": [{"db": d, "table": t, "privileges": sorted(p)}
                                for (d, t), p in sorted(a.tables.items())],
@@ -332,6 +337,10 @@ class UserStore:
                 _level(account, db, table, create=False, drop=True)
         self._save()
         return True
+
+    def set_require_ssl(self, account: Account, require: bool) -> None:
+        account.require_ssl = require
+        self._save()
 
     def set_password(self, account: Account, password_hash: bytes) -> None:
         account.password_hash = password_hash

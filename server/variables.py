@@ -335,8 +335,13 @@ class Variables:
             merged.update(provider())
         return merged
 
-    def show_status(self, match: Callable[[str], Any] | None) -> list[tuple[str, str | None]]:
+    def show_status(
+        self, match: Callable[[str], Any] | None, session_values: dict[str, Any] | None = None
+    ) -> list[tuple[str, str | None]]:
+        """SHOW STATUS; `session_values` overlay the global ones (SHOW [SESSION] STATUS)."""
         values = self.status()
+        if session_values:
+            values.update(session_values)
         return [
             (name, display(values[name]))
             for name in sorted(values, key=str.lower)

@@ -18,6 +18,10 @@ Contract
   every minute, as mysqld), the task reconnects and the master sends the dropped events again.
 - One owner per socket direction: this task is the only reader of the master connection and,
   after COM_BINLOG_DUMP, the only writer (acks).
+- MASTER_SSL=1: the greeting is answered with an SSLRequest and the same stream is upgraded to
+  TLS (StreamWriter.start_tls; the master's certificate checked against MASTER_SSL_CA when set,
+  its name when MASTER_SSL_VERIFY_SERVER_CERT=1) before the login; a TLS failure, or a master
+  that does not offer TLS, is a failed connection attempt (2026), retried as any other.
 - Hooks of WL#4398's binlog relay IO interface, in this order: `thread_start`; per connection
   `before_request_transmit` (after COM_REGISTER_SLAVE, before COM_BINLOG_DUMP; observers may
   run queries through `RelayIOParam.query`); `after_read_event` per event packet;
@@ -44,9 +48,11 @@ import asyncio
 import errno
 import logging
 import os
+import ssl
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from protocol.connection import (
@@ -55,10 +61,12 @@ from protocol.connection import (
     ClientConnection,
     ConnectionClosed,
     LoginOK,
+    TlsUpgrade,
 )
 from protocol.errors import (
     CR_CONN_HOST_ERROR,
     CR_SERVER_LOST,
+    CR_SSL_CONNECTION_ERROR,
     ER_MASTER_FATAL_ERROR_READING_BINLOG,
     ER_NETWORK_READ_EVENT_CHECKSUM_FAILURE,
     ER_SLAVE_FATAL_ERROR,
@@ -67,6 +75,7 @@ from protocol.errors import (
     ER_SLAVE_RELAY_LOG_WRITE_FAILURE,
     MySQLError,
     ProtocolError,
+    RemoteProtocolError,
     SQLError,
 )
 from protocol.events import (
@@ -80,6 +89,7 @@ from protocol.events import (
 from protocol.messages import EOF, ERR, OK, ResultSet
 from protocol.position import BinlogPosition
 from semisync.interface import BinlogRelayIODelegate, ReadEvent, RelayIOParam
+from server.tls import client_context
 from slave.relay_log import GroupTracker, RelayLog
 
 log = logging.getLogger("semisync.slave.io")
@@ -127,6 +137,9 @@ class IoSettings:
     sync_relay_log: int
     report_port: int = 0
     max_relay_log_size: int = 1 << 30  # a new relay file at the next transaction boundary
+    ssl: bool = False  # MASTER_SSL: upgrade the connection to TLS before logging in
+    ssl_ca: str = ""  # MASTER_SSL_CA
+    ssl_verify_server_cert: bool = False  # MASTER_SSL_VERIFY_SERVER_CERT
 
 
 # Slave_IO_State texts (MySQL 5.7's wording).
@@ -195,7 +208,11 @@ class IoTask:
         closing the connection (nothing half-written: acks are whole packets or nothing)."""
         self._stopping = True
         if self._writer is not None:
-            self._writer.close()
+            if self._writer.get_extra_info("sslcontext") is not None:
+                # a TLS close waits for the master's close_notify while our read stays pending
+                self._writer.transport.abort()
+            else:
+                self._writer.close()
 
     async def run(self) -> None:
         if self.delegate:
@@ -361,9 +378,25 @@ class IoTask:
         conn = ClientConnection(
             s.user, s.password,
             attributes={"_client_name": "semisync", "program_name": "semisync-slave", "_os": "linux"},
+            tls=s.ssl,
         )
         link = _Link(conn, reader, writer, s.net_timeout)
-        login = await link.response()
+        try:
+            login = await link.response()
+            if isinstance(login, TlsUpgrade):
+                # MASTER_SSL=1: the SSLRequest went out; TLS on this socket, then the login
+                context = client_context(Path(s.ssl_ca) if s.ssl_ca else None, s.ssl_verify_server_cert)
+                await asyncio.wait_for(writer.start_tls(context, server_hostname=s.host),
+                                       timeout=max(s.net_timeout, 1.0))
+                conn.tls_established()
+                login = await link.response()
+        except (ssl.SSLError, RemoteProtocolError) as e:
+            if isinstance(e, RemoteProtocolError) and "SSL" not in e.message:
+                raise
+            raise RetryableIoError(
+                CR_SSL_CONNECTION_ERROR,
+                message=f"error connecting to master '{s.user}@{s.host}:{s.port}' - retry-time: {s.connect_retry:g}  message: SSL connection error: {e}",
+            ) from None
         if isinstance(login, ERR):
             raise RetryableIoError(
                 MySQLError(login.code, login.sqlstate, "%s"),

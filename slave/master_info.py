@@ -33,6 +33,9 @@ class MasterInfo:
     log_pos: int = 4
     heartbeat_period: float = 30.0
     connect_retry: float = 60.0
+    ssl: int = 0  # MASTER_SSL: 1 = the connection to the master runs over TLS
+    ssl_ca: str = ""  # MASTER_SSL_CA: the CA that signed the master's certificate (checked when set)
+    ssl_verify_server_cert: int = 0  # MASTER_SSL_VERIFY_SERVER_CERT: also check the host name
 
     @property
     def configured(self) -> bool:

@@ -139,6 +139,8 @@ class Replication:
                 heartbeat_period=self.info.heartbeat_period, connect_retry=self.info.connect_retry,
                 net_timeout=self.net_timeout, sync_relay_log=self.sync_relay_log,
                 report_port=self.report_port(), max_relay_log_size=self.max_relay_log_size,
+                ssl=bool(self.info.ssl), ssl_ca=self.info.ssl_ca,
+                ssl_verify_server_cert=bool(self.info.ssl_verify_server_cert),
             )
             self.io = IoTask(
                 settings, self.relay, self.delegate, self.start_position(),
@@ -271,9 +273,10 @@ class Replication:
             Relay_Log_Space=self.relay.space(),
             Until_Condition="None",
             Until_Log_Pos=0,
-            Master_SSL_Allowed="No",
+            Master_SSL_Allowed="Yes" if self.info.ssl else "No",
+            Master_SSL_CA_File=self.info.ssl_ca,
             Seconds_Behind_Master=applier.seconds_behind(io_running == "Yes"),
-            Master_SSL_Verify_Server_Cert="No",
+            Master_SSL_Verify_Server_Cert="Yes" if self.info.ssl_verify_server_cert else "No",
             Last_IO_Errno=io.last_errno if io is not None else 0,
             Last_IO_Error=io.last_error if io is not None else "",
             Last_SQL_Errno=applier.last_errno,

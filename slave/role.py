@@ -44,6 +44,9 @@ _CHANGE_OPTIONS = {
     "MASTER_LOG_POS": ("log_pos", "int"),
     "MASTER_HEARTBEAT_PERIOD": ("heartbeat_period", "float"),
     "MASTER_CONNECT_RETRY": ("connect_retry", "float"),
+    "MASTER_SSL": ("ssl", "bool"),
+    "MASTER_SSL_CA": ("ssl_ca", "str"),
+    "MASTER_SSL_VERIFY_SERVER_CERT": ("ssl_verify_server_cert", "bool"),
 }
 
 
@@ -248,6 +251,10 @@ def _parse_change_master(toks: Tokens) -> dict[str, Any]:
                 if value.kind != "NUMBER" or not isinstance(value.value, int):
                     raise ValueError
                 changes[field] = value.value
+            elif kind == "bool":  # 0 | 1, as mysqld's CHANGE MASTER TO grammar
+                if value.kind != "NUMBER" or value.value not in (0, 1):
+                    raise ValueError
+                changes[field] = int(value.value)  # type: ignore[arg-type]
             else:
                 if value.kind != "NUMBER":
                     raise ValueError

@@ -210,6 +210,26 @@ async def test_stream_from_start_non_block(binlog):
     assert session.command == "Binlog Dump"
 
 
+async def test_checksum_none_at_connect_drops_the_crc_of_the_first_artificial_rotate_only(binlog):
+    """mariadb-binlog sets @master_binlog_checksum='NONE': the first artificial ROTATE (before any
+    FORMAT_DESCRIPTION) comes without a CRC32; the FD and the events are the file's (CRC32), and
+    the artificial ROTATE of the next file follows the FD's algorithm, as MariaDB sends them."""
+    write_transactions(binlog, 1)
+    binlog.rotate()
+    end = BinlogEnd(write_transactions(binlog, 1, start=1))
+    session, slave, dump = make_dump(binlog, end, {"master_binlog_checksum": "NONE"}, 4, BINLOG_DUMP_NON_BLOCK)
+    await asyncio.wait_for(dump.run(), 5)
+    events = events_of(slave.packets())
+    first = decode_event(events[0], checksum=False)
+    assert first.type_code == EventType.ROTATE_EVENT and first.header.event_size == len(events[0])
+    assert (first.body.position, first.body.next_file) == (4, "mysql-bin.000001")
+    rotates = [e for e in events[1:] if e[4] == EventType.ROTATE_EVENT]
+    real, artificial = (decode_event(e, checksum=True) for e in rotates)
+    assert not real.header.flags & LOG_EVENT_ARTIFICIAL_F and artificial.header.flags & LOG_EVENT_ARTIFICIAL_F
+    assert artificial.body.next_file == "mysql-bin.000002" and artificial.header.log_pos == 0
+    assert all(event_checksum_ok(e) for e in events[1:])
+
+
 async def test_start_past_format_description_and_boundaries(binlog):
     first_end = write_transactions(binlog, 1)
     end = BinlogEnd(write_transactions(binlog, 1, start=1))
@@ -280,11 +300,13 @@ async def test_waits_for_publish_sends_heartbeats_and_follows_rotation(binlog):
     def not_heartbeats(packets):
         return [e for e in events_of(packets) if e[4] != EventType.HEARTBEAT_LOG_EVENT]
 
-    packets = await collect(slave, lambda packets: len(not_heartbeats(packets)) >= 8)
+    packets = await collect(slave, lambda packets: len(not_heartbeats(packets)) >= 9)
     events = [decode_event(e, checksum=True) for e in not_heartbeats(packets)]
-    assert [e.type_code for e in events] == [2, 2, 16, 4, 15, 2, 2, 16]
+    # the real ROTATE, then the new file's artificial ROTATE and FD
+    assert [e.type_code for e in events] == [2, 2, 16, 4, 4, 15, 2, 2, 16]
     assert events[3].body.next_file == "mysql-bin.000002"
-    assert events[4].header.log_pos != 0  # the new file's FD, sent from offset 4
+    assert events[4].body.next_file == "mysql-bin.000002" and events[4].header.flags & LOG_EVENT_ARTIFICIAL_F
+    assert events[5].header.log_pos != 0  # the new file's FD, sent from offset 4
     assert events[-2].body.query == "INSERT INTO t VALUES (2)"
     assert dump.file == "mysql-bin.000002"
     session.close()
@@ -421,8 +443,9 @@ async def test_from_every_event_boundary_the_stream_is_the_binlog(binlog):
             start = pos if i == 0 else fd_end
             expected.append(data[name_i][max(start, fd_end):])
         stream = events[1:]
-        for raw in stream:
-            if raw[4] != EventType.FORMAT_DESCRIPTION_EVENT:
+        for raw in stream:  # without each file's artificial ROTATE and FORMAT_DESCRIPTION
+            artificial = raw[4] == EventType.ROTATE_EVENT and raw[17] & LOG_EVENT_ARTIFICIAL_F
+            if raw[4] != EventType.FORMAT_DESCRIPTION_EVENT and not artificial:
                 got.append(raw)
         assert b"".join(got) == b"".join(expected), (name, pos)
 
