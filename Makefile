@@ -2,7 +2,7 @@
 # Both install what they need on a fresh Debian 12 machine (run as root).
 PYTHON ?= python3
 # gcc + libc6-dev: pip builds the pipeline's C scanner (pipeline/_binlog_scan.c) with them
-APT_PACKAGES := mariadb-server mariadb-client sysbench docker-compose prometheus prometheus-mysqld-exporter openjdk-17-jre-headless gcc libc6-dev
+APT_PACKAGES := mariadb-server mariadb-client sysbench docker-compose prometheus prometheus-mysqld-exporter openjdk-17-jre-headless gcc libc6-dev libmariadb-java percona-toolkit openjdk-17-jdk-headless
 PYTEST_ARGS ?=
 
 .PHONY: test demo deps apt-deps pip-deps lint

@@ -1,5 +1,7 @@
 """Statements answered from the engine's catalog: SHOW DATABASES, SHOW [FULL] TABLES, SHOW CREATE
-TABLE / DATABASE, SHOW COLUMNS, SHOW INDEX, DESCRIBE, USE, ANALYZE/OPTIMIZE/CHECK TABLE; SHOW
+TABLE / DATABASE, SHOW [FULL] COLUMNS (FULL: MariaDB's nine columns), SHOW INDEX, SHOW [STORAGE]
+ENGINES, SHOW TABLE STATUS (MariaDB's twenty columns; what the catalog does not know is NULL),
+DESCRIBE, USE, ANALYZE/OPTIMIZE/CHECK TABLE; SHOW
 EVENTS / TRIGGERS / PROCEDURE, FUNCTION, PACKAGE [BODY] STATUS (always empty: there are none).
 They read the in-memory catalog only (no SQLite call), so they run on the event loop."""
 
@@ -115,7 +117,18 @@ def run_admin(session: Session, cur: TokenCursor) -> Result:
         table = _table(cur, session)
         pattern = _filter(cur)
         rows = [r for r in table.describe() if pattern is None or pattern.match(r[0])]
+        if full:  # MariaDB's nine columns: Collation after Type, Privileges and Comment at the end
+            comments = {c.name: c.comment or "" for c in table.columns}
+            rows = [(r[0], r[1], _collation(table.column(r[0])), *r[2:], _COLUMN_PRIVILEGES, comments[r[0]])
+                    for r in rows]
+            return _result(["Field", "Type", "Collation", "Null", "Key", "Default", "Extra", "Privileges",
+                            "Comment"], rows, session)
         return _result(["Field", "Type", "Null", "Key", "Default", "Extra"], rows, session)
+    if cur.accept("STORAGE"):
+        cur.expect("ENGINES")
+        return _result(["Engine", "Support", "Comment", "Transactions", "XA", "Savepoints"], [_ENGINE], session)
+    if cur.accept("ENGINES"):
+        return _result(["Engine", "Support", "Comment", "Transactions", "XA", "Savepoints"], [_ENGINE], session)
     if cur.accept("CREATE"):
         if cur.accept("DATABASE", "SCHEMA"):
             name = cur.ident()
@@ -143,10 +156,13 @@ def run_admin(session: Session, cur: TokenCursor) -> Result:
         cur.expect("STATUS")
         schema = _schema(cur, session)
         pattern = _filter(cur)
-        rows = [(t.name, "InnoDB", 10, "Dynamic") for t in sorted(engine.catalog.get(schema, {}).values(),
-                                                                   key=lambda t: t.name)
-                if pattern is None or pattern.match(t.name)]
-        return _result(["Name", "Engine", "Version", "Row_format"], rows, session)
+        if cur.accept("WHERE"):  # WHERE Name = 'x' (what tools send) or nothing
+            cur.expect("NAME")
+            cur.expect_op("=")
+            pattern = _like(str(cur.literal()).replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_"))
+        tables = sorted(engine.catalog.get(schema, {}).values(), key=lambda t: t.name)
+        rows = [_table_status(t) for t in tables if pattern is None or pattern.match(t.name)]
+        return _result(_TABLE_STATUS_COLUMNS, rows, session)
     # no events, triggers or stored routines exist here: their listings are empty, with mysqld's
     # columns (mariadb-dump --events/--triggers/--routines reads them)
     for word, columns in (("EVENTS", _EVENTS_COLUMNS), ("TRIGGERS", _TRIGGERS_COLUMNS)):
@@ -158,6 +174,31 @@ def run_admin(session: Session, cur: TokenCursor) -> Result:
         cur.expect("STATUS")
         return _empty_listing(cur, _ROUTINE_STATUS_COLUMNS, session)
     raise cur.error()
+
+
+# What the engine honestly is: transactional (one writer at a time, table-level), savepoints,
+# no XA. It answers to InnoDB, the name every table is created and shown with.
+_ENGINE = ("InnoDB", "DEFAULT", "Transactional tables on SQLite (one writer at a time, table-level locking), "
+           "answering to the name InnoDB", "YES", "NO", "YES")
+_COLUMN_PRIVILEGES = "select,insert,update,references"
+_TEXT_TYPES = ("char", "varchar", "tinytext", "text", "mediumtext", "longtext", "enum", "set")
+_TABLE_STATUS_COLUMNS = ["Name", "Engine", "Version", "Row_format", "Rows", "Avg_row_length", "Data_length",
+                         "Max_data_length", "Index_length", "Data_free", "Auto_increment", "Create_time",
+                         "Update_time", "Check_time", "Collation", "Checksum", "Create_options", "Comment",
+                         "Max_index_length", "Temporary"]
+
+
+def _collation(column) -> str | None:
+    if column is None or column.base not in _TEXT_TYPES:
+        return None
+    return "utf8mb4_bin" if column.binary else "utf8mb4_general_ci"
+
+
+def _table_status(table) -> tuple:
+    """One SHOW TABLE STATUS row. Sizes, row counts and the next AUTO_INCREMENT value are not
+    kept by the catalog: NULL (as MariaDB shows what an engine does not know), never made up."""
+    return (table.name, "InnoDB", 10, "Dynamic", None, None, None, None, None, None, None, None, None, None,
+            "utf8mb4_general_ci", None, "", "", None, "N")
 
 
 def _empty_listing(cur: TokenCursor, columns: list[str], session: Session) -> Result:

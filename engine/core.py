@@ -94,25 +94,35 @@ import re
 import sqlite3
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from engine import coltypes, functions, infoschema, values
-from engine.catalog import DECIMAL_COLLATION, Table, TokenCursor
+from engine import coltypes, explain, functions, infoschema, values
+from engine.catalog import DECIMAL_COLLATION, Table, TokenCursor, mysql_literal, sql_literal
 from engine.ddl import DdlAction, DdlParser
 from engine.foreign_keys import FkTriggers, fk_error
-from engine.lexer import SyntaxError_, extract, literal_texts, quote_ident, syntax_error, tokenize
+from engine.lexer import (
+    SyntaxError_,
+    extract,
+    inline_sysvars,
+    literal_texts,
+    quote_ident,
+    syntax_error,
+    tokenize,
+)
 from engine.translate import (
     CONN_ID,
     CURDATE,
     CURTIME,
     DATABASE,
+    FOUND,
     LAST_ID,
     NOW,
+    ROW_COUNT,
     STORE,
     UNIX_NOW,
     Plan,
@@ -132,6 +142,7 @@ from protocol.errors import (
     ER_NO_SUCH_TABLE,
     ER_NO_TABLES_USED,
     ER_NOT_SUPPORTED_YET,
+    ER_QUERY_INTERRUPTED,
     ER_RECORD_FILE_FULL,
     ER_SERVER_SHUTDOWN,
     ER_SP_DOES_NOT_EXIST,
@@ -363,9 +374,12 @@ def map_sqlite_error(exc: sqlite3.Error | UnicodeEncodeError, database: str | No
         return SQLError(ER_NO_TABLES_USED)
     if "ambiguous column name" in msg:
         return SQLError(ER_UNKNOWN_ERROR, msg.replace("ambiguous column name: ", "Column '") + "' is ambiguous")
+    if msg == "interrupted":  # KILL QUERY (SessionFunctions.interrupt)
+        return SQLError(ER_QUERY_INTERRUPTED)
     if "no such function" in msg:
         name = msg.split(":", 1)[1].strip()
-        return SQLError(ER_UNKNOWN_ERROR, f"FUNCTION {database or ''}.{name} does not exist")
+        # MariaDB looks a stored function up in the current database, if there is one
+        return SQLError(ER_SP_DOES_NOT_EXIST, "FUNCTION", f"{database}.{name}" if database else name)
     return SQLError(ER_UNKNOWN_ERROR, f"engine: {msg}")
 
 
@@ -809,7 +823,11 @@ class Engine:
         else:
             reader = self._checkout()
         reader.state.fx = rand
+        if rand is not None:
+            rand.running_on(reader.conn)
         try:
+            if rand is not None and rand.interrupted.is_set():
+                raise SQLError(ER_QUERY_INTERRUPTED)  # killed before it started
             while True:
                 try:
                     cur = reader.conn.execute(sql, args)
@@ -821,6 +839,8 @@ class Engine:
         except SQLITE_INPUT_ERRORS as exc:
             raise map_sqlite_error(exc, database) from None
         finally:
+            if rand is not None:
+                rand.running_on(None)
             reader.state.fx = None
             if snapshot is None:
                 self._checkin(reader)
@@ -1444,7 +1464,7 @@ class Engine:
         if first in ("LOCK", "UNLOCK"):
             return Plan("noop", "", [])
         if first == "EXPLAIN":
-            raise SQLError(ER_NOT_SUPPORTED_YET, "EXPLAIN")
+            return Plan("explain", "", [], cacheable=False)
         if visible is None:
             translator = Translator(tokens, shape, database, self.table, set(self.schemas), params,
                                     lambda schema: list(self.catalog.get(schema, {}).values()))
@@ -1456,6 +1476,14 @@ class Engine:
                                     {schema for schema in self.schemas if visible.sees_database(schema)},
                                     lambda schema: tables(schema, visible.sees_columns))
         return translator.plan()
+
+
+_EXPLAIN_PREFIX = re.compile(r"^\s*EXPLAIN\s+(?:EXTENDED\s+|PARTITIONS\s+)?", re.I)
+_TRAILING_LIMIT = re.compile(r"\sLIMIT\s+\?(?:\s*(?:,|OFFSET)\s*\?)?\s*$", re.I)
+
+
+def _literal(value: object) -> str:
+    return mysql_literal(value) if isinstance(value, str) else sql_literal(value)
 
 
 def _consume(fut: asyncio.Future) -> None:
@@ -1493,7 +1521,12 @@ class Session:
         self.found_rows = False  # CLIENT_FOUND_ROWS: UPDATE reports matched rather than changed rows
         self.foreign_key_checks = True  # the session's foreign_key_checks
         self.user_vars: dict[str, object] = {}
+        # `@@variable` text -> its value (set by the server shell, which owns the variables;
+        # None: statements reading system variables are refused)
+        self.sysvar_reader: Callable[[str], object] | None = None
         self.last_insert_id = 0
+        self.found = 0  # FOUND_ROWS(): rows the last SELECT returned (or would have without LIMIT)
+        self.row_count = -1  # ROW_COUNT(): rows the last statement changed (-1 after a SELECT)
         self._in_txn = False  # inside BEGIN ... COMMIT (or autocommit=0)
         self._holds_lock = False
         self._pinned = False  # apply_transaction keeps the lock across statements
@@ -1509,6 +1542,8 @@ class Session:
         self.visible: Any = None
         self._fx = functions.SessionFunctions(
             functions.RandState(int(time.time()) ^ (connection_id * 0x9E3779B1), connection_id + 17))
+        self._fx.connection_id = connection_id
+        self._lock_wait: asyncio.Future | None = None  # waiting for the writer lock (KILL QUERY cancels it)
 
     @property
     def database(self) -> str | None:
@@ -1550,6 +1585,8 @@ class Session:
             plan = engine.plan_for(shape, self._database, params, self.visible)
         except SyntaxError_ as exc:
             raise exc.with_literals(sql) from None
+        if plan.kind == "explain":  # EXPLAIN needs what running the statement needs
+            return await self.access(_EXPLAIN_PREFIX.sub("", sql, count=1))
         if plan.kind not in ("select", "write"):
             return Access(plan.kind)
         # keyed by the translation only: FOR UPDATE, the target and the like are the plan's
@@ -1591,7 +1628,45 @@ class Session:
             return await self._ddl(sql, shape, params, context)
         if kind == "admin":
             return await self._admin(sql, shape, params)
+        if kind == "explain":
+            return await self._explain(sql, shape, params, context)
         return self._result()
+
+    async def _explain(self, sql: str, shape: str, params, context) -> Result:
+        """EXPLAIN [EXTENDED|PARTITIONS] SELECT/UPDATE/DELETE/INSERT/REPLACE (engine/explain.py)."""
+        engine = self.engine
+        inner = _EXPLAIN_PREFIX.sub("", shape, count=1)
+        plan = engine.plan_for(inner, self._database, params, self.visible)
+        if plan.kind not in ("select", "write"):
+            raise syntax_error(inner)
+        args = self._args(plan, params, context, _timestamp(context))
+        self._fx.start_statement()
+        _, steps = await engine._on_reader(engine._r_query, "EXPLAIN QUERY PLAN " + plan.sql, args, self._fx,
+                                           self._database)
+        found, notes = explain.accesses(steps)
+        for access in found:
+            if access.schema is None and access.name:  # the session's database, else the one that has it
+                holders = [s for s in dict.fromkeys([self._database, *engine.schemas])
+                           if s and engine.table(s, access.name)]
+                access.schema = holders[0] if len(holders) == 1 or holders[:1] == [self._database] else None
+            access.rows = 1 if access.unique_lookup else await self._count_rows(access.schema, access.name)
+            if access.schema and access.name:
+                access.key_len = explain.key_len(engine.table(access.schema, access.name), access)
+        has_where = re.search(r"\bWHERE\b", inner, re.I) is not None
+        rows = explain.rows(found, notes, has_where, delete=inner.lstrip()[:6].upper() == "DELETE")
+        return Result(columns=list(explain.COLUMNS), column_types=list(explain.COLUMN_TYPES),
+                      rows=rows, in_transaction=self.in_transaction)
+
+    async def _count_rows(self, schema: str | None, name: str | None) -> int | None:
+        """The row count of a table SQLite's plan names (None when it names the main file)."""
+        engine = self.engine
+        table = engine.table(schema, name) if schema and name else None
+        if table is None:
+            return None
+        _, counted = await engine._on_reader(
+            engine._r_query, f"SELECT count(*) FROM {quote_ident(table.schema)}.{quote_ident(table.name)}", [],
+            self._fx, self._database)
+        return counted[0][0]
 
     def _result(self, **kw) -> Result:
         return Result(in_transaction=self.in_transaction, **kw)
@@ -1633,10 +1708,16 @@ class Session:
                 args.append(self._database)
             elif source == CONN_ID:
                 args.append(self.connection_id)
+            elif source == FOUND:
+                args.append(self.found)
+            elif source == ROW_COUNT:
+                args.append(self.row_count)
             elif source[0] == "const":
                 args.append(source[1])
             elif source[0] == "var":
                 args.append(self._user_var(source[1], context))
+            elif source[0] == "sysvar":
+                args.append(self._sysvar(source[1]))
             elif source[0] == "bytes":
                 v = params[source[1]]
                 args.append(values.binary_value(v.encode("utf-8", "surrogateescape") if isinstance(v, str) else v))
@@ -1656,6 +1737,11 @@ class Session:
                 raise AssertionError(source)
         return args
 
+    def _sysvar(self, text: str) -> object:
+        if self.sysvar_reader is None:
+            raise SQLError(ER_NOT_SUPPORTED_YET, "system variables inside this statement")
+        return self.sysvar_reader(text)
+
     def _take_last_id(self) -> bool:
         """After a statement that called LAST_INSERT_ID(expr): its value becomes the session's."""
         value, self._fx.set_last_id = self._fx.set_last_id, None
@@ -1672,6 +1758,7 @@ class Session:
     def _rand_for(self, plan: Plan, context: StatementContext | None) -> tuple[int, int] | None:
         self._fx.set_last_id = None
         self._fx.upserts_changed = self._fx.upserts_unchanged = 0
+        self._fx.start_statement()
         if not plan.uses_rand:
             return None
         if context is not None and context.rand_seed is not None:
@@ -1698,6 +1785,17 @@ class Session:
                                                   snapshot)
         if plan.sets_last_id:
             self._take_last_id()
+        self.found, self.row_count = len(rows), -1
+        if plan.calc_found and (m := _TRAILING_LIMIT.search(plan.sql)) is not None:
+            count_sql = "SELECT count(*) FROM (" + plan.sql[:m.start()] + ")"
+            count_args = args[:len(args) - plan.sql[m.start():].count("?")]
+            if self._holds_lock:
+                _, counted = await engine._on_writer(engine._r_query_writer, count_sql, count_args, self._fx,
+                                                     self._database)
+            else:
+                _, counted = await engine._on_reader(engine._r_query, count_sql, count_args, self._fx,
+                                                     self._database, snapshot)
+            self.found = counted[0][0]
         if plan.names is not None:
             names = _column_names(plan.names, names, sql, params)
         types, rows = result_types(plan, names, rows, sql, params)
@@ -1706,10 +1804,19 @@ class Session:
     async def _acquire(self) -> None:
         if self._holds_lock:
             return
+        wait = self._lock_wait = asyncio.ensure_future(
+            self.engine.writer_lock.acquire(self, self.engine.lock_wait_timeout))
         try:
-            await self.engine.writer_lock.acquire(self, self.engine.lock_wait_timeout)
+            await wait  # cancelling the caller cancels the wait too
         except TimeoutError:
             raise SQLError(ER_LOCK_WAIT_TIMEOUT) from None
+        except asyncio.CancelledError:
+            task = asyncio.current_task()
+            if task is not None and task.cancelling():
+                raise  # the session itself is cancelled (KILL CONNECTION, shutdown)
+            raise SQLError(ER_QUERY_INTERRUPTED) from None  # interrupt(): KILL QUERY
+        finally:
+            self._lock_wait = None
         self._holds_lock = True
         names, self._named_savepoints = self._named_savepoints, []
         for name in names:  # the savepoints named before this first write, made real
@@ -1728,6 +1835,8 @@ class Session:
         timestamp = _timestamp(context)
         args = self._args(plan, params, context, timestamp, sql)
         rand_seed = self._rand_for(plan, context)
+        if plan.sysvars:  # the binlog carries the values read here, not the names
+            sql = inline_sysvars(sql, lambda text: _literal(self._sysvar(text)))
         if not self.autocommit:
             self._in_txn = True
         end = not self._in_txn
@@ -1786,6 +1895,7 @@ class Session:
         info = ""
         if plan.nrows > 1:  # what MySQL says after a multi-row INSERT
             info = f"Records: {plan.nrows}  Duplicates: {max(plan.nrows - affected, 0)}  Warnings: 0"
+        self.row_count = affected
         return Result(affected_rows=affected, last_insert_id=first_id or 0, info=info,
                       in_transaction=self.in_transaction, committed=committed)
 
@@ -1885,6 +1995,7 @@ class Session:
             raise
         self._statements.append(LoggedStatement(db=self._database, sql=sql, timestamp=timestamp, is_ddl=True,
                                                 foreign_key_checks=self._fk_checks(context)))
+        self.row_count = 0
         committed = CommittedTxn(self._statements)
         self._statements = []
         self._in_txn = False
@@ -1904,8 +2015,18 @@ class Session:
         self.autocommit = value
         return committed
 
+    def interrupt(self) -> None:
+        """KILL QUERY: the running statement stops -- a read on a reader connection at once
+        (1317), a SLEEP() or GET_LOCK() wait anywhere, a wait for the writer lock (1317). A
+        write already running on the writer connection completes: that connection also commits
+        other sessions' groups, so it is never interrupted."""
+        self._fx.interrupt()
+        if self._lock_wait is not None:
+            self._lock_wait.cancel()
+
     async def close(self) -> None:
-        """Roll back an open transaction and release the writer lock."""
+        """Roll back an open transaction, release the writer lock and the named locks."""
+        functions.LOCKS.release_all(self._fx)
         await self._end_transaction(commit=False)
 
 

@@ -2,18 +2,29 @@
 
 All are deterministic given their arguments, except `mysql_rand()`, which draws from the running
 statement's session generator (`RandState`, MySQL's own algorithm, so a binlogged RAND_SEED
-reproduces the master's values) through the connection's `ConnectionState`.
+reproduces the master's values) through the connection's `ConnectionState`, and the functions
+of the server's state: UUID(), UUID_SHORT(), SLEEP() and the named locks (GET_LOCK ...).
+
+Named locks (`NamedLocks`, one per process = per server) belong to a session's
+`SessionFunctions`; a session releases them all when it ends. SLEEP() and a GET_LOCK() wait
+end early when the session is interrupted (KILL QUERY: `SessionFunctions.interrupt()`), SLEEP
+then returning 1 as MySQL's. Like MySQL (which marks them unsafe for statement-based logging),
+a write calling them is binlogged as written: the slave sleeps and locks on its own.
 """
 
 from __future__ import annotations
 
+import base64
 import calendar
 import hashlib
+import json
 import math
 import re
 import sqlite3
+import threading
 import time
 import uuid
+import zlib
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -46,6 +57,89 @@ class SessionFunctions:
         self.set_last_id: int | None = None
         self.upserts_changed = 0  # rows an ON DUPLICATE KEY UPDATE changed / left as they were
         self.upserts_unchanged = 0
+        self.connection_id = 0
+        self.interrupted = threading.Event()  # KILL QUERY of the running statement
+        self.sleeping = False  # inside SLEEP()/GET_LOCK(): the interruption ends the wait only
+        self.guard = threading.Lock()  # `conn` vs interrupt(): never interrupt a connection we left
+        self.conn: sqlite3.Connection | None = None  # the reader running this session's statement
+
+    def start_statement(self) -> None:
+        self.interrupted.clear()
+
+    def interrupt(self) -> None:
+        """KILL QUERY: end a SLEEP()/GET_LOCK() wait, or stop the running read (SQLite's
+        interrupt(): the statement fails with "interrupted")."""
+        self.interrupted.set()
+        with self.guard:
+            if self.conn is not None and not self.sleeping:
+                self.conn.interrupt()
+
+    def running_on(self, conn: sqlite3.Connection | None) -> None:
+        with self.guard:
+            self.conn = conn
+
+
+class NamedLocks:
+    """GET_LOCK() and friends: server-wide named locks, each held by one session (re-entrant)."""
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        self._owners: dict[str, tuple[SessionFunctions, int]] = {}  # lower-case name -> owner, depth
+
+    def get(self, fx: SessionFunctions, name: str, timeout: float) -> int | None:
+        key = name.lower()
+        deadline = time.monotonic() + max(timeout, 0.0) if timeout >= 0 else None
+        with self._cond:
+            while True:
+                held = self._owners.get(key)
+                if held is None or held[0] is fx:
+                    self._owners[key] = (fx, held[1] + 1 if held else 1)
+                    return 1
+                if fx.interrupted.is_set():
+                    return None
+                left = None if deadline is None else deadline - time.monotonic()
+                if left is not None and left <= 0:
+                    return 0
+                self._cond.wait(0.05 if left is None else min(left, 0.05))
+
+    def release(self, fx: SessionFunctions, name: str) -> int | None:
+        key = name.lower()
+        with self._cond:
+            held = self._owners.get(key)
+            if held is None:
+                return None
+            if held[0] is not fx:
+                return 0
+            if held[1] > 1:
+                self._owners[key] = (fx, held[1] - 1)
+            else:
+                del self._owners[key]
+                self._cond.notify_all()
+            return 1
+
+    def release_all(self, fx: SessionFunctions) -> int:
+        with self._cond:
+            mine = [k for k, (owner, _) in self._owners.items() if owner is fx]
+            count = sum(self._owners.pop(k)[1] for k in mine)
+            if mine:
+                self._cond.notify_all()
+            return count
+
+    def owner(self, name: str) -> int | None:
+        with self._cond:
+            held = self._owners.get(name.lower())
+            return None if held is None else held[0].connection_id
+
+
+LOCKS = NamedLocks()
+_UUID_SHORT = [int(time.time()) << 24]
+_UUID_SHORT_LOCK = threading.Lock()
+
+
+def uuid_short() -> int:
+    with _UUID_SHORT_LOCK:
+        _UUID_SHORT[0] += 1
+        return _UUID_SHORT[0]
 
 
 class ConnectionState:
@@ -60,6 +154,29 @@ def _to_str(v: Any) -> str:
     if isinstance(v, float) and v.is_integer() and abs(v) < 1e15:
         return repr(v)
     return str(v)
+
+
+_NUMBER_PREFIX = re.compile(r"\s*[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
+
+
+def _num(value: Any) -> float:
+    """A function argument as a number, as MySQL converts it: a string's leading number, else 0
+    (MySQL adds a truncation warning)."""
+    if isinstance(value, (int, float)):
+        return value
+    m = _NUMBER_PREFIX.match(_to_str(value))
+    return float(m.group()) if m else 0.0
+
+
+def _int(value: Any) -> int:
+    if isinstance(value, int):
+        return value
+    number = _num(value)
+    if math.isnan(number):
+        return 0
+    if math.isinf(number):
+        return (1 << 63) - 1 if number > 0 else -(1 << 63)
+    return int(number)
 
 
 def _to_bytes(v: Any) -> bytes:
@@ -107,7 +224,10 @@ def unix_timestamp(value: Any = None) -> int | None:
 def from_unixtime(value: Any, fmt: Any = None) -> str | None:
     if value is None:
         return None
-    dt = datetime.fromtimestamp(float(value), tz=UTC)
+    try:
+        dt = datetime.fromtimestamp(_num(value), tz=UTC)
+    except (OverflowError, ValueError, OSError):
+        return None  # out of the DATETIME range: NULL, as MySQL
     return date_format(dt.strftime("%Y-%m-%d %H:%M:%S"), fmt) if fmt else dt.strftime("%Y-%m-%d %H:%M:%S")
 
 
@@ -129,11 +249,18 @@ _UNIT_SECONDS = {"MICROSECOND": 1e-6, "SECOND": 1, "MINUTE": 60, "HOUR": 3600, "
 
 
 def date_add(value: Any, n: Any, unit: str, sign: int) -> str | None:
-    """MySQL's date arithmetic: DATE_ADD/DATE_SUB and `d +/- INTERVAL n unit`."""
+    """MySQL's date arithmetic: DATE_ADD/DATE_SUB and `d +/- INTERVAL n unit` (NULL out of range)."""
+    try:
+        return _date_add(value, n, unit, sign)
+    except (OverflowError, ValueError):
+        return None
+
+
+def _date_add(value: Any, n: Any, unit: str, sign: int) -> str | None:
     dt = _dt(value)
     if dt is None or n is None:
         return None
-    amount = float(n) * sign
+    amount = _num(n) * sign
     date_only = len(_to_str(value).strip()) == 10
     if unit in ("MONTH", "QUARTER", "YEAR"):
         months = int(amount) * {"MONTH": 1, "QUARTER": 3, "YEAR": 12}[unit]
@@ -157,26 +284,50 @@ def _part(index: int):
 
 
 def left(s: Any, n: Any) -> str | None:
-    return None if s is None or n is None else _to_str(s)[: max(int(n), 0)]
+    return None if s is None or n is None else _to_str(s)[: max(_int(n), 0)]
 
 
 def right(s: Any, n: Any) -> str | None:
     if s is None or n is None:
         return None
-    n = int(n)
+    n = _int(n)
     return _to_str(s)[-n:] if n > 0 else ""
 
 
 def _pad(s: Any, n: Any, pad: Any, on_left: bool) -> str | None:
     if s is None or n is None or pad is None:
         return None
-    s, n, pad = _to_str(s), int(n), _to_str(pad)
+    s, n, pad = _to_str(s), _int(n), _to_str(pad)
     if len(s) >= n:
-        return s[:n]
+        return s[:max(n, 0)]
+    if n > MAX_RESULT_CHARS:
+        return None  # longer than any packet could carry: NULL, as MySQL (with a warning)
     if not pad:
         return None
     fill = (pad * n)[: n - len(s)]
     return fill + s if on_left else s + fill
+
+
+MAX_RESULT_CHARS = 1 << 26  # a longer string result is NULL (MySQL: beyond max_allowed_packet)
+
+
+def repeat(s: Any, n: Any) -> str | None:
+    if s is None or n is None:
+        return None
+    text, count = _to_str(s), max(_int(n), 0)
+    return None if len(text) * count > MAX_RESULT_CHARS else text * count
+
+
+def mysql_uuid(rand: RandState) -> str:
+    """UUID(): a version-1 layout whose 122 free bits come from the session's RAND() generator,
+    so that a slave replaying the statement with the binlogged RAND seeds gets the same values
+    (MySQL's time-and-MAC UUID() is unsafe for statement-based replication)."""
+    bits = 0
+    for _ in range(5):  # 5 draws x 30 bits
+        bits = (bits << 30) | int(rand.next() * MAX_RAND)
+    value = uuid.UUID(int=bits & ((1 << 128) - 1))
+    return str(uuid.UUID(fields=(value.time_low, value.time_mid, (value.time_hi_version & 0x0FFF) | 0x1000,
+                                 (value.clock_seq_hi_variant & 0x3F) | 0x80, value.clock_seq_low, value.node)))
 
 
 def _hash(algo: str):
@@ -191,7 +342,7 @@ def _hash(algo: str):
 def sha2(value: Any, bits: Any) -> str | None:
     if value is None or bits is None:
         return None
-    algo = {0: "sha256", 224: "sha224", 256: "sha256", 384: "sha384", 512: "sha512"}.get(int(bits))
+    algo = {0: "sha256", 224: "sha224", 256: "sha256", 384: "sha384", 512: "sha512"}.get(_int(bits))
     return _hash(algo)(value) if algo else None
 
 
@@ -206,14 +357,14 @@ def octet_length(value: Any) -> int | None:
 def mysql_locate(sub: Any, s: Any, pos: Any = 1) -> int | None:
     if sub is None or s is None:
         return None
-    start = max(int(pos) - 1, 0)
+    start = max(_int(pos) - 1, 0)
     return _to_str(s).lower().find(_to_str(sub).lower(), start) + 1
 
 
 def substring_index(s: Any, delim: Any, count: Any) -> str | None:
     if s is None or delim is None or count is None:
         return None
-    s, delim, count = _to_str(s), _to_str(delim), int(count)
+    s, delim, count = _to_str(s), _to_str(delim), _int(count)
     if count == 0 or not delim:
         return ""
     parts = s.split(delim)
@@ -223,9 +374,9 @@ def substring_index(s: Any, delim: Any, count: Any) -> str | None:
 def truncate(x: Any, d: Any) -> float | int | None:
     if x is None or d is None:
         return None
-    d = int(d)
+    d = _int(d)
     factor = 10 ** d
-    value = int(float(x) * factor) / factor
+    value = int(_num(x) * factor) / factor
     return int(value) if d <= 0 else value
 
 
@@ -244,21 +395,388 @@ def mysql_mod(a: Any, b: Any) -> int | float | None:
         return None
     if isinstance(a, int) and isinstance(b, int):
         return None if b == 0 else int(math.fmod(a, b))
-    b = float(b)
-    return None if b == 0 else math.fmod(float(a), b)
+    b = _num(b)
+    return None if b == 0 else math.fmod(_num(a), b)
 
 
 def mysql_isnull(value: Any) -> int:
     return 1 if value is None else 0
 
 
+_bytes = _to_bytes
+
+
+def crc32(value: Any) -> int | None:
+    return None if value is None else zlib.crc32(_bytes(value))
+
+
+def mysql_hex(value: Any) -> str | None:
+    """HEX(): a number as its (64-bit two's complement) hex digits, a string as its bytes'."""
+    if value is None:
+        return None
+    if isinstance(value, float):
+        value = int(round(value))
+    if isinstance(value, int):
+        return format(value & 0xFFFFFFFFFFFFFFFF, "X")
+    return _bytes(value).hex().upper()
+
+
+def unhex(value: Any) -> bytes | None:
+    if value is None:
+        return None
+    text = _to_str(value)
+    if len(text) % 2:
+        text = "0" + text
+    try:
+        return bytes.fromhex(text)
+    except ValueError:
+        return None
+
+
+def to_base64(value: Any) -> str | None:
+    if value is None:
+        return None
+    text = base64.b64encode(_bytes(value)).decode()
+    return "\n".join(text[i:i + 76] for i in range(0, len(text), 76))  # MySQL wraps at 76
+
+
+def from_base64(value: Any) -> bytes | None:
+    if value is None:
+        return None
+    try:
+        return base64.b64decode(re.sub(r"\s", "", _to_str(value)), validate=True)
+    except ValueError:
+        return None
+
+
+def find_in_set(needle: Any, haystack: Any) -> int | None:
+    if needle is None or haystack is None:
+        return None
+    needle = _to_str(needle).lower()
+    if "," in needle:
+        return 0
+    items = _to_str(haystack).lower().split(",") if _to_str(haystack) else []
+    return items.index(needle) + 1 if needle in items else 0
+
+
+def _same(a: Any, b: Any) -> bool:
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        return a == b
+    return _to_str(a).lower() == _to_str(b).lower()
+
+
+def field(value: Any, *items: Any) -> int:
+    if value is None:
+        return 0
+    for i, item in enumerate(items, 1):
+        if item is not None and _same(value, item):
+            return i
+    return 0
+
+
+def elt(n: Any, *items: Any) -> Any:
+    if n is None:
+        return None
+    n = _int(n)
+    return items[n - 1] if 1 <= n <= len(items) else None
+
+
+def mysql_insert(s: Any, pos: Any, length: Any, new: Any) -> str | None:
+    if None in (s, pos, length, new):
+        return None
+    s, pos, length = _to_str(s), _int(pos), _int(length)
+    if pos < 1 or pos > len(s):
+        return s
+    if length < 0 or pos - 1 + length > len(s):
+        length = len(s) - pos + 1
+    return s[:pos - 1] + _to_str(new) + s[pos - 1 + length:]
+
+
+def _regex(pattern: Any) -> re.Pattern[str]:
+    return re.compile(_to_str(pattern), re.I)  # the default collations compare case-insensitively
+
+
+def regexp_replace(s: Any, pattern: Any, repl: Any) -> str | None:
+    if None in (s, pattern, repl):
+        return None
+    repl_text = re.sub(r"\\(\d)", r"\\g<\1>", _to_str(repl).replace("\\\\", "\\\\\\\\"))
+    return _regex(pattern).sub(repl_text, _to_str(s))
+
+
+def regexp_substr(s: Any, pattern: Any) -> str | None:
+    if s is None or pattern is None:
+        return None
+    m = _regex(pattern).search(_to_str(s))
+    return m.group() if m else ""
+
+
+def regexp_instr(s: Any, pattern: Any) -> int | None:
+    if s is None or pattern is None:
+        return None
+    m = _regex(pattern).search(_to_str(s))
+    return m.start() + 1 if m else 0
+
+
+_DATE_PARSE = {"%Y": "%Y", "%y": "%y", "%m": "%m", "%c": "%m", "%d": "%d", "%e": "%d", "%H": "%H", "%k": "%H",
+               "%h": "%I", "%I": "%I", "%l": "%I", "%i": "%M", "%s": "%S", "%S": "%S", "%f": "%f", "%p": "%p",
+               "%M": "%B", "%b": "%b", "%W": "%A", "%a": "%a", "%j": "%j", "%T": "%H:%M:%S",
+               "%r": "%I:%M:%S %p", "%%": "%%"}
+
+
+def str_to_date(value: Any, fmt: Any) -> str | None:
+    if value is None or fmt is None:
+        return None
+    spec = _to_str(fmt)
+    py = re.sub(r"%.", lambda m: _DATE_PARSE.get(m.group(0), re.escape(m.group(0)[1])), spec)
+    try:
+        dt = datetime.strptime(_to_str(value).strip(), py)
+    except ValueError:
+        return None
+    has_date = any(c in spec for c in ("%Y", "%y", "%m", "%c", "%d", "%e", "%j", "%M", "%b"))
+    has_time = any(c in spec for c in ("%H", "%k", "%h", "%I", "%l", "%i", "%s", "%S", "%T", "%r", "%f"))
+    frac = ".%f" if "%f" in spec else ""
+    if has_date and has_time:
+        return dt.strftime("%Y-%m-%d %H:%M:%S" + frac)
+    if has_time:
+        return dt.strftime("%H:%M:%S" + frac)
+    return dt.strftime("%Y-%m-%d")
+
+
+def _date(value: Any):
+    dt = _dt(value)
+    return None if dt is None else dt.date()
+
+
+def datediff(a: Any, b: Any) -> int | None:
+    da, db = _date(a), _date(b)
+    return None if da is None or db is None else (da - db).days
+
+
+def timestampdiff(unit: str, a: Any, b: Any) -> int | None:
+    ta, tb = _dt(a), _dt(b)
+    if ta is None or tb is None:
+        return None
+    if unit in ("MONTH", "QUARTER", "YEAR"):
+        months = (tb.year - ta.year) * 12 + tb.month - ta.month
+        # a month counts only once its day and time are reached
+        rest_b = (tb.day, tb.hour, tb.minute, tb.second, tb.microsecond)
+        rest_a = (ta.day, ta.hour, ta.minute, ta.second, ta.microsecond)
+        if months > 0 and rest_b < rest_a:
+            months -= 1
+        elif months < 0 and rest_b > rest_a:
+            months += 1
+        return int(months / {"MONTH": 1, "QUARTER": 3, "YEAR": 12}[unit])
+    micro = (tb - ta) // timedelta(microseconds=1)
+    return int(micro / (_UNIT_SECONDS[unit] * 1_000_000))
+
+
+def last_day(value: Any) -> str | None:
+    d = _date(value)
+    if d is None:
+        return None
+    return d.replace(day=calendar.monthrange(d.year, d.month)[1]).isoformat()
+
+
+def dayofweek(value: Any) -> int | None:
+    d = _date(value)
+    return None if d is None else d.isoweekday() % 7 + 1
+
+
+def weekday(value: Any) -> int | None:
+    d = _date(value)
+    return None if d is None else d.weekday()
+
+
+def week(value: Any, mode: Any = 0) -> int | None:
+    """WEEK(date[, mode]) for modes 0 (Sunday first, 0-53) and 1 (Monday first, ISO-style
+    count of days, 0-53); other modes fall back on their first-day rule."""
+    d = _date(value)
+    if d is None:
+        return None
+    mode = _int(mode or 0)
+    if mode in (3, 6):
+        return d.isocalendar()[1]
+    fmt = "%U" if mode % 2 == 0 else "%W"
+    return int(d.strftime(fmt))
+
+
+def json_extract(doc: Any, *paths: Any) -> str | None:
+    if doc is None or any(p is None for p in paths):
+        return None
+    data = _json(doc)
+    if data is _INVALID:
+        return None
+    found = []
+    for path in paths:
+        ok, value = _json_path(data, _to_str(path))
+        if ok:
+            found.append(value)
+    if not found:
+        return None
+    out = found[0] if len(paths) == 1 else found
+    return json.dumps(out, ensure_ascii=False, separators=(", ", ": "))
+
+
+def _json_path(data: Any, path: str) -> tuple[bool, Any]:
+    if not path.startswith("$"):
+        raise ValueError(f"Invalid JSON path expression {path!r}")
+    for m in re.finditer(r'\.(?:"((?:[^"\\]|\\.)*)"|([A-Za-z_$][\w$]*))|\[(\d+)\]', path[1:]):
+        if m.group(3) is not None:
+            idx = int(m.group(3))
+            if not isinstance(data, list) or idx >= len(data):
+                return False, None
+            data = data[idx]
+        else:
+            key = m.group(1) if m.group(1) is not None else m.group(2)
+            if not isinstance(data, dict) or key not in data:
+                return False, None
+            data = data[key]
+    return True, data
+
+
+def json_unquote(value: Any) -> str | None:
+    if value is None:
+        return None
+    text = _to_str(value)
+    if len(text) >= 2 and text[0] == text[-1] == '"':
+        try:
+            return json.loads(text)
+        except ValueError:
+            return text
+    return text
+
+
+def _contains(target: Any, candidate: Any) -> bool:
+    if isinstance(target, list):
+        if isinstance(candidate, list):
+            return all(any(_contains(t, c) for t in target) for c in candidate)
+        return any(_contains(t, candidate) for t in target)
+    if isinstance(target, dict):
+        return isinstance(candidate, dict) and all(
+            k in target and _contains(target[k], v) for k, v in candidate.items())
+    return target == candidate and type(target) is type(candidate) or (
+        isinstance(target, (int, float)) and isinstance(candidate, (int, float)) and target == candidate)
+
+
+def json_contains(doc: Any, candidate: Any, path: Any = "$") -> int | None:
+    if doc is None or candidate is None or path is None:
+        return None
+    data, wanted = _json(doc), _json(candidate)
+    if data is _INVALID or wanted is _INVALID:
+        return None
+    ok, target = _json_path(data, _to_str(path))
+    return int(ok and _contains(target, wanted))
+
+
+_INVALID = object()
+
+
+def _json(value: Any) -> Any:
+    """A JSON document's value, or _INVALID (MySQL's functions then return NULL)."""
+    try:
+        return json.loads(_to_str(value))
+    except ValueError:
+        return _INVALID
+
+
+def json_valid(value: Any) -> int | None:
+    return None if value is None else int(_json(value) is not _INVALID)
+
+
+_VOLATILE = frozenset({
+    "uuid", "uuid_short", "mysql_rand", "unix_timestamp", "mysql_unix_timestamp", "mysql_set_last_id",
+    "mysql_upsert_mark", "mysql_sleep", "get_lock", "release_lock", "release_all_locks", "is_free_lock",
+    "is_used_lock",
+})
+
+
+_DIGITS = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def conv(value: Any, from_base: Any, to_base: Any) -> str | None:
+    """CONV(): a number between bases 2..36 (a negative to_base: signed output), 64-bit wrap."""
+    if value is None or from_base is None or to_base is None:
+        return None
+    src, dst = abs(_int(from_base)), _int(to_base)
+    if not (2 <= src <= 36 and 2 <= abs(dst) <= 36):
+        return None
+    text = _to_str(value).strip().upper()
+    negative = text.startswith("-")
+    digits = re.match(r"[0-9A-Z]*", text.lstrip("+-")).group()
+    n = 0
+    for ch in digits:
+        d = _DIGITS.find(ch)
+        if d < 0 or d >= src:
+            break
+        n = n * src + d
+    n = -n if negative else n
+    if dst > 0:
+        n &= 0xFFFFFFFFFFFFFFFF
+    sign = "-" if n < 0 else ""
+    n = abs(n)
+    out = ""
+    while True:
+        n, d = divmod(n, abs(dst))
+        out = _DIGITS[d] + out
+        if n == 0:
+            return sign + out
+
+
+class _BitAggregate:
+    """BIT_XOR / BIT_OR / BIT_AND over unsigned 64-bit integers (NULLs skipped)."""
+
+    start = 0
+
+    def __init__(self) -> None:
+        self.value = self.start
+
+    def step(self, v: Any) -> None:
+        if v is not None:
+            self.value = self.combine(self.value, int(v) & 0xFFFFFFFFFFFFFFFF)
+
+    def finalize(self) -> int | str:
+        # SQLite integers are signed 64-bit: a larger unsigned result goes out as its digits
+        return self.value if self.value < 1 << 63 else str(self.value)
+
+
+class _BitXor(_BitAggregate):
+    combine = staticmethod(lambda a, b: a ^ b)
+
+
+class _BitOr(_BitAggregate):
+    combine = staticmethod(lambda a, b: a | b)
+
+
+class _BitAnd(_BitAggregate):
+    start = 0xFFFFFFFFFFFFFFFF
+    combine = staticmethod(lambda a, b: a & b)
+
+
+def _text_or_bytes(fn):
+    """A function's result as SQLite can take it: text that holds a client's non-UTF-8 bytes
+    (kept as surrogates) goes back as those bytes -- a binary string, as MySQL's CONCAT of a
+    binary argument is."""
+    def call(*args: Any) -> Any:
+        out = fn(*args)
+        if type(out) is str and not out.isascii():
+            try:
+                out.encode()
+            except UnicodeEncodeError:
+                return out.encode("utf-8", "surrogateescape")
+        return out
+    return call
+
+
 def register(conn: sqlite3.Connection, state: ConnectionState) -> None:
-    def mysql_rand(seed: Any = None) -> float:
-        if seed is not None:
-            return RandState.from_int(int(seed)).next()
+    def session_fx() -> SessionFunctions:
         if state.fx is None:
             state.fx = SessionFunctions(RandState(int(time.time()), id(state)))
-        return state.fx.rand.next()
+        return state.fx
+
+    def mysql_rand(seed: Any = None) -> float:
+        if seed is not None:
+            return RandState.from_int(_int(seed)).next()
+        return session_fx().rand.next()
 
     def mysql_upsert_mark(value: Any, changed: Any) -> Any:
         if state.fx is not None:
@@ -273,26 +791,64 @@ def register(conn: sqlite3.Connection, state: ConnectionState) -> None:
             state.fx.set_last_id = int(value)
         return value
 
+    def mysql_sleep(seconds: Any) -> int | None:
+        if seconds is None:
+            return None
+        fx = session_fx()
+        fx.sleeping = True
+        try:
+            return 1 if fx.interrupted.wait(max(_num(seconds), 0.0)) else 0
+        finally:
+            fx.sleeping = False
+
+    def get_lock(name: Any, timeout: Any) -> int | None:
+        if name is None:
+            return None
+        fx = session_fx()
+        fx.sleeping = True
+        try:
+            return LOCKS.get(fx, _to_str(name), -1.0 if timeout is None else _num(timeout))
+        finally:
+            fx.sleeping = False
+
     fns = {
+        "mysql_sleep": (1, mysql_sleep), "get_lock": (2, get_lock),
+        "release_lock": (1, lambda n: None if n is None else LOCKS.release(session_fx(), _to_str(n))),
+        "release_all_locks": (0, lambda: LOCKS.release_all(session_fx())),
+        "is_free_lock": (1, lambda n: None if n is None else int(LOCKS.owner(_to_str(n)) is None)),
+        "is_used_lock": (1, lambda n: None if n is None else LOCKS.owner(_to_str(n))),
+        "uuid_short": (0, uuid_short), "crc32": (1, crc32), "mysql_hex": (1, mysql_hex), "unhex": (1, unhex),
+        "to_base64": (1, to_base64), "from_base64": (1, from_base64), "find_in_set": (2, find_in_set),
+        "field": (-1, field), "elt": (-1, elt), "mysql_insert": (4, mysql_insert),
+        "regexp_replace": (3, regexp_replace), "regexp_substr": (2, regexp_substr),
+        "regexp_instr": (2, regexp_instr), "str_to_date": (2, str_to_date), "datediff": (2, datediff),
+        "mysql_timestampdiff": (3, timestampdiff),
+        "mysql_timestampadd": (3, lambda unit, n, d: date_add(d, n, unit, 1)), "last_day": (1, last_day), "dayofweek": (1, dayofweek),
+        "weekday": (1, weekday), "week": (-1, week), "mysql_json_extract": (-1, json_extract),
+        "json_unquote": (1, json_unquote), "json_contains": (-1, json_contains),
+        "mysql_json_valid": (1, json_valid),
+        "dayofyear": (1, _part(7)), "conv": (3, conv),
+        "master_pos_wait": (-1, lambda *args: None),  # not a slave here (a slave's role answers it)
         "concat": (-1, concat), "concat_ws": (-1, concat_ws),
         "unix_timestamp": (-1, unix_timestamp), "mysql_unix_timestamp": (-1, unix_timestamp),
         "from_unixtime": (-1, from_unixtime), "date_format": (2, date_format),
         "year": (1, _part(0)), "month": (1, _part(1)), "day": (1, _part(2)), "hour": (1, _part(3)),
         "minute": (1, _part(4)), "second": (1, _part(5)),
         "mysql_left": (2, left), "mysql_right": (2, right), "mysql_mod": (2, mysql_mod),
-        "mysql_floor": (1, lambda x: None if x is None else _integral(math.floor(float(x)))),
-        "mysql_ceil": (1, lambda x: None if x is None else _integral(math.ceil(float(x)))), "lpad": (3, lambda s, n, p: _pad(s, n, p, True)), "rpad": (3, lambda s, n, p: _pad(s, n, p, False)),
-        "repeat": (2, lambda s, n: None if s is None or n is None else _to_str(s) * max(int(n), 0)),
+        "mysql_floor": (1, lambda x: None if x is None else _integral(math.floor(_num(x)))),
+        "mysql_ceil": (1, lambda x: None if x is None else _integral(math.ceil(_num(x)))), "lpad": (3, lambda s, n, p: _pad(s, n, p, True)), "rpad": (3, lambda s, n, p: _pad(s, n, p, False)),
+        "repeat": (2, repeat),
         "reverse": (1, lambda s: None if s is None else _to_str(s)[::-1]),
         "md5": (1, _hash("md5")), "sha1": (1, _hash("sha1")), "sha": (1, _hash("sha1")), "sha2": (2, sha2),
-        "uuid": (0, lambda: str(uuid.uuid1())), "octet_length": (1, octet_length),
+        "uuid": (0, lambda: mysql_uuid(session_fx().rand)), "octet_length": (1, octet_length),
         "mysql_locate": (-1, mysql_locate), "substring_index": (3, substring_index),
         "truncate": (2, truncate), "regexp": (2, regexp), "mysql_isnull": (1, mysql_isnull),
         "ascii": (1, lambda s: None if s is None else (ord(_to_str(s)[0]) if _to_str(s) else 0)),
         "mysql_rand": (-1, mysql_rand), "mysql_set_last_id": (1, mysql_set_last_id),
         "mysql_upsert_mark": (2, mysql_upsert_mark), "mysql_date_add": (4, date_add),
     }
+    for name, aggregate in (("bit_xor", _BitXor), ("bit_or", _BitOr), ("bit_and", _BitAnd)):
+        conn.create_aggregate(name, 1, aggregate)
     for name, (nargs, fn) in fns.items():
-        deterministic = name not in ("uuid", "mysql_rand", "unix_timestamp", "mysql_unix_timestamp",
-                                     "mysql_set_last_id", "mysql_upsert_mark")
-        conn.create_function(name, nargs, fn, deterministic=deterministic)
+        deterministic = name not in _VOLATILE
+        conn.create_function(name, nargs, _text_or_bytes(fn), deterministic=deterministic)

@@ -210,6 +210,23 @@ def tokenize(shape: str) -> list[Token]:
     return tokens
 
 
+_SYSVARS = re.compile(
+    r"""(?P<skip>`[^`]*(?:``[^`]*)*`|/\*(?!!).*?\*/|--(?=[ \t\r\n]|$)[^\n]*|\#[^\n]*"""
+    r"""|'[^'\\]*(?:(?:\\.|'')[^'\\]*)*'|"[^"\\]*(?:(?:\\.|"")[^"\\]*)*")"""
+    r"""|(?P<sysvar>@@[\w$.]+)""",
+    re.S,
+)
+
+
+def inline_sysvars(sql: str, literal) -> str:
+    """`sql` with every `@@variable` outside quotes and comments replaced by `literal(text)`,
+    its value as MySQL literal text (statement-based replication must not let a slave read its
+    own values)."""
+    def sub(m: re.Match[str]) -> str:
+        return m.group() if m.lastgroup == "skip" else literal(m.group())
+    return _SYSVARS.sub(sub, sql)
+
+
 def quote_ident(name: str) -> str:
     """An identifier for SQLite."""
     return '"' + name.replace('"', '""') + '"'

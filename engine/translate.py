@@ -38,8 +38,8 @@ from protocol.errors import (
 )
 
 # Per-execution argument sources (besides an int: the index of a literal of the statement).
-NOW, CURDATE, CURTIME, UNIX_NOW, LAST_ID, DATABASE, CONN_ID = (
-    "now", "curdate", "curtime", "unix", "lastid", "db", "connid")
+NOW, CURDATE, CURTIME, UNIX_NOW, LAST_ID, DATABASE, CONN_ID, FOUND, ROW_COUNT = (
+    "now", "curdate", "curtime", "unix", "lastid", "db", "connid", "found", "rowcount")
 STORE = "store"  # (STORE, literal index, is _binary, Column, row number, `db`.`t`.`c`, negated)
 
 CLAUSE_WORDS = {
@@ -59,7 +59,9 @@ FUNC_RENAME = {
     "DAYOFMONTH": "day", "SCHEMA": "database", "CURRENT_USER": "user", "SESSION_USER": "user",
     "SYSTEM_USER": "user", "LOCATE": "mysql_locate", "POSITION": "mysql_locate",
     "LEFT": "mysql_left", "RIGHT": "mysql_right", "MOD": "mysql_mod", "FLOOR": "mysql_floor",
-    "CEIL": "mysql_ceil", "CEILING": "mysql_ceil",
+    "CEIL": "mysql_ceil", "CEILING": "mysql_ceil", "SLEEP": "mysql_sleep", "HEX": "mysql_hex",
+    "INSERT": "mysql_insert", "JSON_EXTRACT": "mysql_json_extract", "JSON_VALID": "mysql_json_valid",
+    "POW": "pow", "DAYOFWEEK": "dayofweek",
 }
 CAST_TYPES = {"SIGNED": "INTEGER", "UNSIGNED": "INTEGER", "CHAR": "TEXT", "DECIMAL": "REAL",
               "DATETIME": "TEXT", "DATE": "TEXT", "TIME": "TEXT", "BINARY": "BLOB", "DOUBLE": "REAL",
@@ -69,13 +71,15 @@ WORD_RENAME = {"DIV": "/", "RLIKE": "REGEXP", "SEPARATOR": ","}  # GROUP_CONCAT(
 NOW_WORDS = {"NOW", "CURRENT_TIMESTAMP", "LOCALTIME", "LOCALTIMESTAMP", "SYSDATE"}
 NILADIC = {  # usable without parentheses
     "CURRENT_TIMESTAMP": NOW, "LOCALTIME": NOW, "LOCALTIMESTAMP": NOW,
-    "CURRENT_DATE": CURDATE, "CURRENT_TIME": CURTIME,
+    "CURRENT_DATE": CURDATE, "CURRENT_TIME": CURTIME, "UTC_TIMESTAMP": NOW, "UTC_DATE": CURDATE,
+    "UTC_TIME": CURTIME,
 }
 CALLS = {  # name() -> per-execution argument
     "NOW": NOW, "SYSDATE": NOW, "CURRENT_TIMESTAMP": NOW, "LOCALTIME": NOW, "LOCALTIMESTAMP": NOW,
     "CURDATE": CURDATE, "CURRENT_DATE": CURDATE, "CURTIME": CURTIME, "CURRENT_TIME": CURTIME,
     "UNIX_TIMESTAMP": UNIX_NOW, "LAST_INSERT_ID": LAST_ID, "DATABASE": DATABASE, "SCHEMA": DATABASE,
-    "CONNECTION_ID": CONN_ID,
+    "CONNECTION_ID": CONN_ID, "UTC_TIMESTAMP": NOW, "UTC_DATE": CURDATE, "UTC_TIME": CURTIME,
+    "FOUND_ROWS": FOUND, "ROW_COUNT": ROW_COUNT,
 }
 
 
@@ -100,6 +104,8 @@ class Plan:
     locking: bool = False  # a locking read: inside a transaction it takes the writer lock
     changed: Plan | None = None  # UPDATE counting changed rows (MySQL's default) instead of matched
     cacheable: bool = True  # False when literals were inlined (ORDER BY 2)
+    sysvars: bool = False  # reads @@variables: a write is binlogged with their values inlined
+    calc_found: bool = False  # SQL_CALC_FOUND_ROWS: FOUND_ROWS() counts the rows without LIMIT
     result_types: SelectTypes | None = None  # SELECT: the MySQL type of each result column
 
 
@@ -129,6 +135,8 @@ class Translator:
         self.args: list[object] = []
         self.uses_last_id = False
         self.uses_rand = False
+        self.calc_found = False  # SQL_CALC_FOUND_ROWS
+        self.unit_at = -1  # token index of a TIMESTAMPDIFF/TIMESTAMPADD unit
         self.auto_dirty = False
 
     # --- helpers ---------------------------------------------------------------------------
@@ -228,7 +236,7 @@ class Translator:
                     out.append("IS")
                 elif text == "/":
                     out.append("* 1.0 /")
-                elif text in (":=", "->", "->>", "{", "}", ";"):
+                elif text in (":=", "{", "}", ";"):
                     raise self.error_at(i)
                 else:
                     out.append(text)
@@ -242,8 +250,10 @@ class Translator:
                 self.add_arg(("var", tok.text))
                 i += 1
                 continue
-            if kind == "sysvar":
-                raise SQLError(ER_NOT_SUPPORTED_YET, "system variables inside this statement")
+            if kind == "sysvar":  # read by the engine session when the statement runs
+                self.add_arg(("sysvar", tok.text))
+                i += 1
+                continue
             if kind == "ident":
                 if expect_table:
                     i = self.emit_table_ref(i)
@@ -254,6 +264,10 @@ class Translator:
                 continue
             # a bare word
             word = tok.upper
+            if i == self.unit_at:
+                self.add_arg(("const", word))
+                i += 1
+                continue
             nxt = toks[i + 1] if i + 1 < end else None
             is_call = nxt is not None and nxt.kind == "op" and nxt.text == "("
             if expect_table and not is_call and word not in ("SELECT", "LATERAL"):
@@ -285,6 +299,8 @@ class Translator:
                 self.locking = True
                 i += 4  # LOCK IN SHARE MODE
                 continue
+            if word == "SQL_CALC_FOUND_ROWS":
+                self.calc_found = True
             if word in ("SQL_CALC_FOUND_ROWS", "SQL_NO_CACHE", "SQL_CACHE", "HIGH_PRIORITY",
                         "SQL_SMALL_RESULT", "SQL_BIG_RESULT", "SQL_BUFFER_RESULT"):
                 i += 1
@@ -391,8 +407,15 @@ class Translator:
             self.sets_last_id = True
             self.out.append("mysql_set_last_id")
             return i + 1
-        if word == "RAND":
+        if word in ("RAND", "UUID"):  # UUID() draws from RAND()'s generator: replayed from the RAND event
             self.uses_rand = True
+        if word in ("TIMESTAMPDIFF", "TIMESTAMPADD"):  # the unit, a bare word, becomes a text argument
+            unit = toks[i + 2] if i + 2 < len(toks) else None
+            if unit is None or unit.upper not in INTERVAL_UNITS:
+                raise self.error_at(i + 2)
+            self.unit_at = i + 2
+            self.out.append(f"mysql_{word.lower()}")
+            return i + 1
         if word in ("DATE_ADD", "DATE_SUB", "ADDDATE", "SUBDATE"):
             return self.emit_date_add(i, -1 if word in ("DATE_SUB", "SUBDATE") else 1)
         if word == "CAST" or word == "CONVERT":
@@ -521,10 +544,11 @@ class Translator:
         args = self.args
         identity = len(args) == len(self.params) and all(a == n for n, a in enumerate(args))
         kw.setdefault("user_vars", tuple(dict.fromkeys(a[1] for a in args if type(a) is tuple and a[0] == "var")))
+        kw.setdefault("sysvars", any(type(a) is tuple and a[0] == "sysvar" for a in args))
         return Plan(kind=kind, sql=" ".join(self.out), args=args, identity=identity,
                     uses_last_id=self.uses_last_id, uses_rand=self.uses_rand,
                     auto_dirty=self.auto_dirty, cacheable=self.cacheable,
-                    sets_last_id=self.sets_last_id, upsert=self.upsert, **kw)
+                    sets_last_id=self.sets_last_id, upsert=self.upsert, calc_found=self.calc_found, **kw)
 
     def plan_select(self) -> Plan:
         end = self.emit_range(0, len(self.tokens))

@@ -6,8 +6,10 @@ Contract
   it" (SHOW TABLES, SELECT ... FROM t, CREATE TABLE ...). Results are protocol `OK` /
   `ResultSet` values (the session stamps the status flags).
 - Statements: SHOW [GLOBAL|SESSION] VARIABLES|STATUS [LIKE|WHERE], SHOW [FULL] PROCESSLIST,
-  SHOW PLUGINS, SHOW GRANTS, SHOW WARNINGS|ERRORS, SET (system and user variables, NAMES,
-  CHARACTER SET, TRANSACTION, PASSWORD), SELECT of @@vars / @vars / DATABASE() ... without a
+  SHOW PLUGINS, SHOW GRANTS, SHOW WARNINGS|ERRORS, SHOW MASTER STATUS where the role does not
+  answer it (a server without binlog: no row), SET (system and user variables, NAMES and
+  CHARACTER SET also as items of a multi-assignment SET, TRANSACTION, PASSWORD; an expression
+  is evaluated by the engine, system variables in it included), SELECT of @@vars / @vars / DATABASE() ... without a
   table, USE, KILL, CREATE USER, DROP USER, GRANT, REVOKE, INSTALL PLUGIN, UNINSTALL PLUGIN,
   FLUSH STATUS|PRIVILEGES|TABLES|LOGS|HOSTS, FLUSH TABLES WITH READ LOCK / UNLOCK TABLES (the
   session holds the engine's writer lock: no other write and no commit until it unlocks or
@@ -103,6 +105,10 @@ class Admin:
 
     async def show(self, session: ClientSession, sql: str, keyword: str) -> Any:
         second = keyword.partition(" ")[2]
+        if second == "MASTER" and [t.upper for t in Tokens(sql).items] == ["SHOW", "MASTER", "STATUS"]:
+            # the role did not answer it: this server writes no binlog (a slave), and MariaDB
+            # without log_bin answers with no row
+            return ResultSet(tuple(column(c) for c in ("File", "Position", "Binlog_Do_DB", "Binlog_Ignore_DB")), ())
         if second == "CREATE":
             return self._show_create_user(session, sql)
         if second not in ("VARIABLES", "STATUS", "GLOBAL", "SESSION", "LOCAL", "PROCESSLIST",
@@ -347,8 +353,6 @@ class Admin:
         second = t.peek()
         if second is not None and second.kind == "WORD":
             word = second.upper
-            if word in ("NAMES", "CHARACTER", "CHARSET"):
-                return self._set_names(session, t)
             if word == "PASSWORD":
                 return await self._set_password(session, t)
             if word == "TRANSACTION" or (
@@ -362,6 +366,14 @@ class Admin:
             if scope_word is not None:
                 scope = _SCOPES[scope_word]
             tok = t.next()
+            if tok.is_word("NAMES", "CHARACTER", "CHARSET") and scope_word is None and not (
+                    (nxt := t.peek()) is not None and nxt.kind == "OP" and nxt.text in ("=", ":=")):
+                t.i -= 1
+                assignments.append((("names",), self._names(t), tok))
+                if t.at_end():
+                    break
+                t.expect_op(",")
+                continue
             if tok.kind == "USERVAR":
                 target: Any = ("user", tok.value)
             elif tok.kind == "SYSVAR":
@@ -395,7 +407,9 @@ class Admin:
                     session.require(ALL, SUPER)
                 del var
         for target, value, _ in assignments:
-            if target[0] == "user":
+            if target[0] == "names":
+                session.sysvars.update(value)
+            elif target[0] == "user":
                 session.user_vars[target[1]] = value
             elif target[1] == "autocommit" and target[2] is not Scope.GLOBAL:
                 await self._set_autocommit(session, value)
@@ -432,7 +446,9 @@ class Admin:
         if committed is not None:  # SET autocommit=1 commits an open transaction, as in mysqld
             await session.commit(committed)
 
-    def _set_names(self, session: ClientSession, t: Tokens) -> Any:
+    @staticmethod
+    def _names(t: Tokens) -> dict[str, str]:
+        """NAMES cs [COLLATE c] / CHARACTER SET cs: the session variables it sets."""
         if t.accept_word("NAMES") is None:
             t.expect_word("CHARACTER", "CHARSET")
             if t.peek() is not None and t.peek().is_word("SET"):  # type: ignore[union-attr]
@@ -442,11 +458,10 @@ class Admin:
         collation = None
         if t.accept_word("COLLATE"):
             collation = t.next().text.lower()
-        t.expect_end()
-        for name in ("character_set_client", "character_set_connection", "character_set_results"):
-            session.sysvars[name] = charset
-        session.sysvars["collation_connection"] = collation or f"{charset}_general_ci"
-        return _OK
+        values = dict.fromkeys(("character_set_client", "character_set_connection", "character_set_results"),
+                               charset)
+        values["collation_connection"] = collation or f"{charset}_general_ci"
+        return values
 
     async def _set_password(self, session: ClientSession, t: Tokens) -> Any:
         t.expect_word("PASSWORD")

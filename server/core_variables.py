@@ -139,7 +139,7 @@ def register(server: Server) -> None:
         SystemVariable("collation_connection", "utf8mb4_general_ci", B, dynamic=True, check=_charset_names),
         SystemVariable("collation_server", "utf8mb4_general_ci", B, dynamic=True, check=_charset_names),
         SystemVariable("collation_database", "utf8mb4_general_ci", B, dynamic=True, check=_charset_names),
-        SystemVariable("sql_mode", SQL_MODE, B, dynamic=True, check=lambda x: check_str(x).upper()),
+        SystemVariable("sql_mode", SQL_MODE, B, dynamic=True, check=check_sql_mode),
         SystemVariable("time_zone", "SYSTEM", B, dynamic=True, check=check_str),
         SystemVariable("system_time_zone", tz),
         SystemVariable("timestamp", None, S, dynamic=True,
@@ -311,3 +311,42 @@ def core_status(server: Server) -> dict[str, Any]:
     for name in _COM:
         out[name] = com.get(name, 0)
     return out
+
+
+# MariaDB's sql_mode names in its bit order (how SELECT @@sql_mode lists them), and what the
+# combination modes add to themselves.
+SQL_MODES = (
+    "REAL_AS_FLOAT", "PIPES_AS_CONCAT", "ANSI_QUOTES", "IGNORE_SPACE", "IGNORE_BAD_TABLE_OPTIONS",
+    "ONLY_FULL_GROUP_BY", "NO_UNSIGNED_SUBTRACTION", "NO_DIR_IN_CREATE", "POSTGRESQL", "ORACLE", "MSSQL",
+    "DB2", "MAXDB", "NO_KEY_OPTIONS", "NO_TABLE_OPTIONS", "NO_FIELD_OPTIONS", "MYSQL323", "MYSQL40", "ANSI",
+    "NO_AUTO_VALUE_ON_ZERO", "NO_BACKSLASH_ESCAPES", "STRICT_TRANS_TABLES", "STRICT_ALL_TABLES",
+    "NO_ZERO_IN_DATE", "NO_ZERO_DATE", "ALLOW_INVALID_DATES", "ERROR_FOR_DIVISION_BY_ZERO", "TRADITIONAL",
+    "NO_AUTO_CREATE_USER", "HIGH_NOT_PRECEDENCE", "NO_ENGINE_SUBSTITUTION", "PAD_CHAR_TO_FULL_LENGTH",
+    "EMPTY_STRING_IS_NULL", "SIMULTANEOUS_ASSIGNMENT", "TIME_ROUND_FRACTIONAL",
+)
+_DB_LIKE = ("PIPES_AS_CONCAT", "ANSI_QUOTES", "IGNORE_SPACE", "NO_KEY_OPTIONS", "NO_TABLE_OPTIONS", "NO_FIELD_OPTIONS")
+_COMBINED = {
+    "ANSI": ("REAL_AS_FLOAT", "PIPES_AS_CONCAT", "ANSI_QUOTES", "IGNORE_SPACE"),
+    "TRADITIONAL": ("STRICT_TRANS_TABLES", "STRICT_ALL_TABLES", "NO_ZERO_IN_DATE", "NO_ZERO_DATE",
+                    "ERROR_FOR_DIVISION_BY_ZERO", "NO_AUTO_CREATE_USER", "NO_ENGINE_SUBSTITUTION"),
+    "POSTGRESQL": _DB_LIKE, "MSSQL": _DB_LIKE, "DB2": _DB_LIKE,
+    "ORACLE": (*_DB_LIKE, "NO_AUTO_CREATE_USER", "SIMULTANEOUS_ASSIGNMENT"),
+    "MAXDB": (*_DB_LIKE, "NO_AUTO_CREATE_USER"),
+    "MYSQL323": ("HIGH_NOT_PRECEDENCE",), "MYSQL40": ("HIGH_NOT_PRECEDENCE",),
+}
+_MODE_ORDER = {name: i for i, name in enumerate(SQL_MODES)}
+
+
+def check_sql_mode(value: Any) -> str:
+    """SET sql_mode: names (any case, empty items skipped) -> MariaDB's canonical list, each once,
+    combination modes expanded; an unknown name is ValueError (1231)."""
+    modes: set[str] = set()
+    for item in check_str(value).split(","):
+        if not item:
+            continue
+        name = item.upper()
+        if name not in _MODE_ORDER:
+            raise ValueError(item)
+        modes.add(name)
+        modes.update(_COMBINED.get(name, ()))
+    return ",".join(sorted(modes, key=_MODE_ORDER.__getitem__))

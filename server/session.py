@@ -50,8 +50,9 @@ Contract
   `send_result` / `send_error` or its own binary answers through `conn.send`.
 - KILL: `kill()` closes the connection; a statement running in a role is cancelled, one inside
   the engine or `role.commit` completes first (its answer goes nowhere). `kill_query()` fails
-  the running statement with 1317: a role statement at once (cancelled), an engine one at the
-  next statement boundary; the connection stays.
+  the running statement with 1317: a role statement at once (cancelled), an engine read, a
+  SLEEP()/GET_LOCK() wait or a wait for the writer lock at once (`engine Session.interrupt()`),
+  a running write when it completes (at the next statement boundary); the connection stays.
 """
 
 from __future__ import annotations
@@ -124,7 +125,7 @@ from server.prepared import PreparedStatements
 from server.privileges import Privileges
 from server.tls import TlsChannel
 from server.users import ALL, REPLICATION_CLIENT, REPLICATION_SLAVE, SUPER, Account
-from server.variables import Scope
+from server.variables import Scope, select_value
 
 if TYPE_CHECKING:
     from server.listener import Server
@@ -461,6 +462,8 @@ class ClientSession(asyncio.Protocol):
         if self._busy:
             self._query_killed = True
             self._cancel_if_safe()
+            if self._in_engine and self.engine_session is not None:
+                self.engine_session.interrupt()
 
     @property
     def database(self) -> str | None:
@@ -635,6 +638,7 @@ class ClientSession(asyncio.Protocol):
         self.user = login.user
         self.engine_session = server.engine.session(self.connection_id)
         self.engine_session.user_vars = self.user_vars  # one dict: SET @a here, @a in DML there
+        self.engine_session.sysvar_reader = self.read_sysvar
         # CLIENT_FOUND_ROWS (PyMySQL's default): UPDATE reports matched rather than changed rows.
         self.engine_session.found_rows = bool(login.capabilities & Capability.CLIENT_FOUND_ROWS)
         if not server.variables.get("autocommit", None, Scope.GLOBAL):
@@ -803,6 +807,7 @@ class ClientSession(asyncio.Protocol):
         self.user_vars.clear()
         self.prepared.close_all()
         self.engine_session.user_vars = self.user_vars
+        self.engine_session.sysvar_reader = self.read_sysvar
         self.engine_session.found_rows = old.found_rows
         self.engine_session.database = database
         self.sysvars = server.variables.session_defaults()
@@ -955,6 +960,17 @@ class ClientSession(asyncio.Protocol):
         if verdict.keep is not None and result.rows:
             result.rows = [row for row in result.rows if verdict.keep(row)]
         return result
+
+    def read_sysvar(self, text: str) -> Any:
+        """`@@name`, `@@global.name`, `@@session.name` as SELECT shows it (the engine reads
+        system variables through this; 1193 for an unknown one)."""
+        scope: Scope | None = None
+        name = text[2:]
+        prefix, dot, rest = name.partition(".")
+        if dot and prefix.lower() in ("global", "session", "local"):
+            scope = Scope.GLOBAL if prefix.lower() == "global" else Scope.SESSION
+            name = rest
+        return select_value(self.server.variables.get(name.lower(), self, scope))
 
     def isolate_next_transaction(self, level: str) -> None:
         """SET TRANSACTION ISOLATION LEVEL without a scope: `level` for the next transaction

@@ -6,7 +6,8 @@ Contract
   read_only = OFF a client's transaction is committed to the engine on its own (`commit`), the
   applier's stored position unchanged; the slave writes no binlog of it.
 - Claims the slave-only statements: CHANGE MASTER TO, START SLAVE / STOP SLAVE
-  [IO_THREAD | SQL_THREAD], RESET SLAVE [ALL], SHOW SLAVE STATUS (MySQL 5.7 columns in order).
+  [IO_THREAD | SQL_THREAD], RESET SLAVE [ALL], SHOW SLAVE STATUS (MySQL 5.7 columns in order),
+  SELECT MASTER_POS_WAIT('file', pos [, timeout]) (waits for the SQL thread).
   Errors are mysqld's: 1198 (running slave), 1200 (no master configured), 1064 (syntax).
 - System variables: slave_net_timeout (dynamic; a warning when it is below the heartbeat
   period), sync_relay_log, relay_log; status variables: Slave_heartbeat_period,
@@ -16,12 +17,13 @@ Contract
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from protocol.errors import ER_PARSE_ERROR, SQLError
-from protocol.messages import OK, ResultSet, column
+from protocol.messages import OK, FieldType, ResultSet, column
 from server.role import Role
 from server.sql import Tokens
 from server.variables import SystemVariable
@@ -68,6 +70,7 @@ class SlaveRole(Role):
         "CHANGE MASTER", "START SLAVE", "STOP SLAVE", "RESET SLAVE", "SHOW SLAVE",
         # MariaDB 10.5+ spellings
         "START REPLICA", "STOP REPLICA", "RESET REPLICA", "SHOW REPLICA",
+        "SELECT MASTER_POS_WAIT",
     })
 
     def __init__(self, replication_factory: Any, *, sync_relay_log: int, relay_log: str, net_timeout: float) -> None:
@@ -128,11 +131,51 @@ class SlaveRole(Role):
             await self.replication.stop()
 
     # -- statements ------------------------------------------------------------------------------
+    async def _master_pos_wait(self, rep: Replication, toks: Tokens) -> Any:
+        """SELECT MASTER_POS_WAIT('file', pos [, timeout]): wait until the SQL thread has
+        executed up to the master's (file, pos). 0 when reached (the count of events waited
+        for is not kept), -1 on timeout, NULL when the SQL thread is not running, as MariaDB's.
+        Anything else in the select list is not answered here (None: the engine's 1305)."""
+        toks.expect_word("SELECT")
+        start = toks.i
+        toks.expect_word("MASTER_POS_WAIT")
+        toks.expect_op("(")
+        args = []
+        while True:
+            tok = toks.next()
+            if tok.kind not in ("STRING", "NUMBER"):
+                return None
+            args.append(tok.text if tok.kind == "STRING" else tok.value)
+            if toks.accept_op(")"):
+                break
+            toks.expect_op(",")
+        name = toks.sql[toks.items[start].pos:toks.items[toks.i - 1].pos + 1]
+        if toks.accept_word("AS"):
+            name = toks.name()
+        if not toks.at_end() or len(args) < 2 or not isinstance(args[0], str):
+            return None
+        timeout = float(args[2]) if len(args) > 2 and float(args[2]) > 0 else None
+        target = (_log_sequence(args[0]), int(args[1]))
+        deadline = None if timeout is None else asyncio.get_running_loop().time() + timeout
+        result: int | None = 0
+        applier = rep.applier
+        while (_log_sequence(applier.master_file), applier.master_pos) < target:
+            if not rep.sql_running:
+                result = None
+                break
+            if deadline is not None and asyncio.get_running_loop().time() >= deadline:
+                result = -1
+                break
+            await asyncio.sleep(0.05)
+        return ResultSet((column(name, FieldType.LONGLONG),), ((result,),))
+
     async def execute(self, session: ClientSession, sql: str, keyword: str) -> Any:
         rep = self.replication
         assert rep is not None
         toks = Tokens(sql)
         keyword = keyword.replace("REPLICA", "SLAVE")
+        if keyword == "SELECT MASTER_POS_WAIT":
+            return await self._master_pos_wait(rep, toks)
         if keyword == "SHOW SLAVE":
             toks.expect_word("SHOW")
             toks.expect_word("SLAVE", "REPLICA")
@@ -234,3 +277,9 @@ def _parse_change_master(toks: Tokens) -> dict[str, Any]:
     if "host" in changes and not changes["host"]:
         changes["host"] = None
     return changes
+
+
+def _log_sequence(name: str) -> int:
+    """mysql-bin.000042 -> 42 (binlog files compare by their sequence number)."""
+    suffix = name.rpartition(".")[2]
+    return int(suffix) if suffix.isdigit() else -1

@@ -1,0 +1,265 @@
+"""engine/: the SQL surface tools use -- system variables in expressions (and their values in
+the binlogged text), MySQL functions, named locks, FOUND_ROWS/ROW_COUNT, EXPLAIN, KILL QUERY's
+interrupt, SHOW ENGINES / TABLE STATUS / FULL COLUMNS."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import pytest
+
+from engine import Engine, functions
+from protocol.errors import SQLError
+
+
+@pytest.fixture
+async def engine(tmp_path):
+    engine = await Engine.open(tmp_path / "data")
+    yield engine
+    await engine.close()
+
+
+async def run(engine, session, sql, context=None):
+    result = await session.execute(sql, context)
+    if result.committed is not None:
+        async with engine.writer_lock:
+            await engine.commit_group({"last": sql[:40]})
+    return result
+
+
+@pytest.fixture
+async def db(engine):
+    session = engine.session(1)
+    await run(engine, session, "CREATE DATABASE test")
+    session.database = "test"
+    await run(engine, session, "CREATE TABLE t (id INT PRIMARY KEY AUTO_INCREMENT, v VARCHAR(20), n INT, KEY ix_n (n))")
+    await run(engine, session, "INSERT INTO t (v, n) VALUES ('a', 1), ('b', 2), ('c', 3)")
+    return session
+
+
+async def one(session, sql):
+    return (await session.execute(sql)).rows[0]
+
+
+# --- system variables -------------------------------------------------------------------------
+
+
+async def test_system_variables_anywhere_in_an_expression(engine, db):
+    values = {"@@version": "10.11.99-x", "@@global.read_only": 0, "@@server_id": 2, "@@sql_mode": "A,B"}
+    db.sysvar_reader = values.__getitem__
+    assert await one(db, "SELECT @@version, NOW() IS NOT NULL") == ("10.11.99-x", 1)
+    assert await one(db, "SELECT @@global.read_only + 0") == (0,)
+    assert (await db.execute("SELECT v FROM t WHERE id = @@server_id")).rows == [("b",)]
+    assert await one(db, "SELECT concat(@@sql_mode, ',C')") == ("A,B,C",)
+    # a write is binlogged with the values it read, not the names (a slave has its own)
+    result = await db.execute("UPDATE t SET v = concat(@@sql_mode, '@@server_id') WHERE id = @@server_id")
+    [stmt] = result.committed.statements
+    assert stmt.sql == "UPDATE t SET v = concat('A,B', '@@server_id') WHERE id = 2"
+
+
+async def test_system_variables_without_a_reader_are_refused(engine, db):
+    with pytest.raises(SQLError) as e:
+        await db.execute("SELECT @@version + 1")
+    assert e.value.code == 1235
+
+
+# --- functions ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("expr, expected", [
+    ("CRC32('a')", 3904355907),
+    ("HEX(255)", "FF"), ("HEX('A')", "41"), ("HEX(-1)", "FFFFFFFFFFFFFFFF"), ("UNHEX('4142')", b"AB"),
+    ("UNHEX('zz')", None),
+    ("TO_BASE64('a')", "YQ=="), ("FROM_BASE64('YQ==')", b"a"),
+    ("CONCAT_WS(',', 'a', NULL, 'b')", "a,b"), ("LPAD('a', 3, 'x')", "xxa"), ("RPAD('a', 3, 'x')", "axx"),
+    ("SUBSTRING_INDEX('a.b.c', '.', -2)", "b.c"), ("FIND_IN_SET('b', 'a,b')", 2), ("FIELD('b', 'a', 'b')", 2),
+    ("ELT(2, 'a', 'b')", "b"), ("ELT(3, 'a', 'b')", None), ("INSERT('abcd', 2, 1, 'X')", "aXcd"),
+    ("LOCATE('b', 'abc')", 2), ("REVERSE('abc')", "cba"),
+    ("REGEXP_REPLACE('abcb', 'b', 'x')", "axcx"), ("REGEXP_SUBSTR('abc', 'b.')", "bc"),
+    ("REGEXP_INSTR('abc', 'c')", 3), ("'abc' REGEXP 'B'", 1),
+    ("STR_TO_DATE('02/01/2020', '%d/%m/%Y')", "2020-01-02"),
+    ("STR_TO_DATE('2020-01-02 03:04:05', '%Y-%m-%d %H:%i:%s')", "2020-01-02 03:04:05"),
+    ("DATE_FORMAT('2020-01-02 03:04:05', '%Y/%m/%d %H:%i')", "2020/01/02 03:04"),
+    ("DATE_ADD('2020-01-31', INTERVAL 1 MONTH)", "2020-02-29"),
+    ("TIMESTAMPDIFF(DAY, '2020-01-01', '2020-02-01')", 31),
+    ("TIMESTAMPDIFF(MONTH, '2020-01-31', '2020-02-29')", 0),
+    ("TIMESTAMPDIFF(MONTH, '2020-01-15', '2020-03-15')", 2),
+    ("DATEDIFF('2020-02-01', '2020-01-01')", 31), ("LAST_DAY('2020-02-03')", "2020-02-29"),
+    ("DAYOFWEEK('2020-01-01')", 4), ("WEEK('2020-01-10')", 1),
+    ("CONV('ff', 16, 10)", "255"), ("CONV(255, 10, 16)", "FF"),
+    ("JSON_EXTRACT('{\"a\": [1, \"x\"]}', '$.a[1]')", '"x"'), ("JSON_UNQUOTE('\"a\"')", "a"),
+    ("JSON_VALID('{')", 0), ("JSON_CONTAINS('[1, 2]', '1')", 1), ("JSON_CONTAINS('{\"a\": 1}', '2', '$.a')", 0),
+    ("'{\"a\": \"x\"}' -> '$.a'", '"x"'), ("'{\"a\": \"x\"}' ->> '$.a'", "x"),
+])
+async def test_mysql_functions(engine, db, expr, expected):
+    assert await one(db, f"SELECT {expr}") == (expected,)
+
+
+async def test_an_unknown_function_is_1305_never_an_answer(engine, db):
+    with pytest.raises(SQLError) as e:
+        await db.execute("SELECT nosuchfn(1)")
+    assert (e.value.code, e.value.message) == (1305, "FUNCTION test.nosuchfn does not exist")
+    with pytest.raises(SQLError) as e:
+        await engine.session(2).execute("SELECT nosuchfn(1)")  # no current database
+    assert (e.value.code, e.value.message) == (1305, "FUNCTION nosuchfn does not exist")
+
+
+async def test_bit_xor_checksum_as_pt_table_checksum_computes_it(engine, db):
+    crc = await one(db, "SELECT COUNT(*) AS cnt, COALESCE(LOWER(CONV(BIT_XOR(CAST(CRC32(CONCAT_WS('#', id, "
+                        "convert(v using utf8mb4), n, CONCAT(ISNULL(v), ISNULL(n)))) AS UNSIGNED)), 10, 16)), 0) FROM t")
+    import zlib
+    expected = 0
+    for i, v in ((1, "a"), (2, "b"), (3, "c")):
+        expected ^= zlib.crc32(f"{i}#{v}#{i}#00".encode())
+    assert crc == (3, format(expected, "x"))
+
+
+async def test_found_rows_and_row_count(engine, db):
+    await db.execute("SELECT SQL_CALC_FOUND_ROWS * FROM t ORDER BY id LIMIT 1")
+    assert await one(db, "SELECT FOUND_ROWS()") == (3,)
+    await db.execute("SELECT * FROM t WHERE id < 3")
+    assert await one(db, "SELECT FOUND_ROWS()") == (2,)
+    assert await one(db, "SELECT ROW_COUNT()") == (-1,)
+    await run(engine, db, "UPDATE t SET n = n + 1 WHERE id < 3")
+    assert await one(db, "SELECT ROW_COUNT()") == (2,)
+
+
+async def test_named_locks_are_server_wide_and_released_at_disconnect(engine, db):
+    other = engine.session(2)
+    assert await one(db, "SELECT GET_LOCK('L', 0), IS_USED_LOCK('L')") == (1, 1)
+    start = time.monotonic()
+    assert await one(other, "SELECT GET_LOCK('l', 0.2), IS_FREE_LOCK('L')") == (0, 0)
+    assert time.monotonic() - start >= 0.2
+    assert await one(other, "SELECT RELEASE_LOCK('L')") == (0,)  # not its own
+    await db.close()
+    assert await one(other, "SELECT GET_LOCK('L', 0), RELEASE_LOCK('L'), RELEASE_LOCK('L')") == (1, 1, None)
+
+
+async def test_interrupt_ends_a_sleep_with_1_and_a_long_read_with_1317(engine, db):
+    task = asyncio.ensure_future(db.execute("SELECT SLEEP(30)"))
+    await asyncio.sleep(0.3)
+    db.interrupt()
+    assert (await asyncio.wait_for(task, 10)).rows == [(1,)]
+    await run(engine, db, "CREATE TABLE n (i INT PRIMARY KEY)")
+    await run(engine, db, "INSERT INTO n VALUES " + ",".join(f"({i})" for i in range(400)))
+    task = asyncio.ensure_future(db.execute("SELECT count(*) FROM n a, n b, n c, n d"))
+    await asyncio.sleep(0.5)
+    db.interrupt()
+    with pytest.raises(SQLError) as e:
+        await asyncio.wait_for(task, 10)
+    assert e.value.code == 1317
+    assert await one(db, "SELECT count(*) FROM n") == (400,)  # the session goes on
+
+
+async def test_interrupt_ends_a_wait_for_the_writer_lock(engine, db):
+    holder = engine.session(2)
+    holder.database = "test"
+    await holder.execute("BEGIN")
+    await holder.execute("INSERT INTO t (v) VALUES ('held')")
+    task = asyncio.ensure_future(db.execute("INSERT INTO t (v) VALUES ('waits')"))
+    await asyncio.sleep(0.3)
+    db.interrupt()
+    with pytest.raises(SQLError) as e:
+        await asyncio.wait_for(task, 10)
+    assert e.value.code == 1317
+    await run(engine, holder, "COMMIT")
+    await run(engine, db, "INSERT INTO t (v) VALUES ('after')")
+    assert [r[0] for r in (await db.execute("SELECT v FROM t WHERE id > 3 ORDER BY id")).rows] == ["held", "after"]
+
+
+# --- EXPLAIN and SHOW -------------------------------------------------------------------------
+
+
+async def test_explain_in_mariadbs_shape(engine, db):
+    result = await db.execute("EXPLAIN SELECT * FROM t WHERE 1=1")
+    assert result.columns == ["id", "select_type", "table", "type", "possible_keys", "key", "key_len", "ref",
+                              "rows", "Extra"]
+    assert result.rows == [(1, "SIMPLE", "t", "ALL", None, None, None, None, 3, "Using where")]
+    assert (await one(db, "EXPLAIN SELECT * FROM t WHERE id = 2"))[2:9] == (
+        "t", "const", "PRIMARY", "PRIMARY", "4", "const", 1)  # key_len: INT NOT NULL
+    assert (await one(db, "EXPLAIN SELECT * FROM test.t x WHERE n > 1 ORDER BY v"))[2:7] == (
+        "x", "range", "ix_n", "ix_n", "5")  # a nullable INT
+    assert (await one(db, "EXPLAIN UPDATE t SET v = 'x' WHERE n = 1"))[3:6] == ("ref", "ix_n", "ix_n")
+    assert (await one(db, "EXPLAIN DELETE FROM t WHERE v = 1"))[3] == "ALL"
+    assert (await one(db, "EXPLAIN DELETE FROM t"))[-1] == "Deleting all rows"
+    assert (await one(db, "EXPLAIN SELECT 1"))[-1] == "No tables used"
+
+
+async def test_show_engines_table_status_full_columns(engine, db):
+    engines = await db.execute("SHOW ENGINES")
+    assert engines.columns == ["Engine", "Support", "Comment", "Transactions", "XA", "Savepoints"]
+    assert [r[:2] + r[3:] for r in engines.rows] == [("InnoDB", "DEFAULT", "YES", "NO", "YES")]
+    status = await db.execute("SHOW TABLE STATUS WHERE Name = 't'")
+    assert len(status.columns) == 20 and status.columns[:5] == ["Name", "Engine", "Version", "Row_format", "Rows"]
+    assert status.rows[0][:4] == ("t", "InnoDB", 10, "Dynamic")
+    full = await db.execute("SHOW FULL COLUMNS FROM t")
+    assert full.columns == ["Field", "Type", "Collation", "Null", "Key", "Default", "Extra", "Privileges", "Comment"]
+    assert full.rows[1][:3] == ("v", "varchar(20)", "utf8mb4_general_ci")
+    assert full.rows[0][2] is None
+
+
+def test_uuid_short_increases():
+    a, b = functions.uuid_short(), functions.uuid_short()
+    assert b == a + 1
+
+
+@pytest.mark.parametrize("value, shown", [
+    # what MariaDB 10.11 shows for each (read from a running mariadbd)
+    ("STRICT_TRANS_TABLES,ERROR_FOR_DIVISION_BY_ZERO,NO_AUTO_CREATE_USER,NO_ENGINE_SUBSTITUTION,STRICT_TRANS_TABLES",
+     "STRICT_TRANS_TABLES,ERROR_FOR_DIVISION_BY_ZERO,NO_AUTO_CREATE_USER,NO_ENGINE_SUBSTITUTION"),
+    ("no_engine_substitution,ansi_quotes", "ANSI_QUOTES,NO_ENGINE_SUBSTITUTION"),
+    ("TRADITIONAL", "STRICT_TRANS_TABLES,STRICT_ALL_TABLES,NO_ZERO_IN_DATE,NO_ZERO_DATE,ERROR_FOR_DIVISION_BY_ZERO,"
+                    "TRADITIONAL,NO_AUTO_CREATE_USER,NO_ENGINE_SUBSTITUTION"),
+    ("ANSI", "REAL_AS_FLOAT,PIPES_AS_CONCAT,ANSI_QUOTES,IGNORE_SPACE,ANSI"),
+    ("ORACLE", "PIPES_AS_CONCAT,ANSI_QUOTES,IGNORE_SPACE,ORACLE,NO_KEY_OPTIONS,NO_TABLE_OPTIONS,NO_FIELD_OPTIONS,"
+               "NO_AUTO_CREATE_USER,SIMULTANEOUS_ASSIGNMENT"),
+    ("MYSQL40", "MYSQL40,HIGH_NOT_PRECEDENCE"),
+    ("STRICT_TRANS_TABLES,,NO_ZERO_DATE", "STRICT_TRANS_TABLES,NO_ZERO_DATE"),
+    ("", ""),
+])
+def test_sql_mode_is_listed_as_mariadb_lists_it(value, shown):
+    from server.core_variables import check_sql_mode
+    assert check_sql_mode(value) == shown
+
+
+@pytest.mark.parametrize("value", ["bogus", " strict_trans_tables "])
+def test_an_unknown_sql_mode_is_refused(value):
+    from server.core_variables import check_sql_mode
+    with pytest.raises(ValueError):
+        check_sql_mode(value)
+
+
+async def test_functions_given_non_utf8_bytes_return_them_as_bytes(engine, db):
+    # a client's invalid UTF-8 reaches functions as surrogates: the result is a binary string
+    assert await one(db, "SELECT CONCAT(X'D0FE', 'x'), REVERSE(CONCAT('a', _binary'\udcd0'))") == (
+        b"\xd0\xfex", b"\xd0a")
+
+
+@pytest.mark.parametrize("expr, expected", [
+    ("LPAD('a', 'x3', 'y')", ""), ("LEFT('abc', '2abc')", "ab"), ("REPEAT('ab', '2')", "abab"),
+    ("REPEAT('a', 100000000000)", None), ("LPAD('a', 100000000000, 'b')", None),
+    ("FROM_UNIXTIME(1e300)", None), ("DATE_ADD('2020-01-01', INTERVAL 1e15 DAY)", None),
+    ("SLEEP('0.01x')", 0),
+])
+async def test_odd_arguments_get_mysqls_conversions_not_1105(engine, db, expr, expected):
+    assert await one(db, f"SELECT {expr}") == (expected,)
+
+
+async def test_uuid_in_a_write_replays_the_same_on_a_slave(engine, db):
+    from engine import StatementContext
+    await run(engine, db, "CREATE TABLE u (id INT PRIMARY KEY, a VARCHAR(36), b VARCHAR(36))")
+    result = await db.execute("INSERT INTO u VALUES (1, UUID(), UUID())")
+    [stmt] = result.committed.statements
+    async with engine.writer_lock:
+        await engine.commit_group({})
+    assert stmt.rand_seed is not None  # binlogged as a RAND event before the statement
+    a, b = await one(db, "SELECT a, b FROM u")
+    assert a != b and len(a) == 36 and a[14] == "1"
+    # the slave's applier: the same statement with the binlogged context, into another copy
+    await run(engine, db, "CREATE TABLE u2 (id INT PRIMARY KEY, a VARCHAR(36), b VARCHAR(36))")
+    replica = engine.session(9)
+    replica.database = "test"
+    ctx = StatementContext(timestamp=stmt.timestamp, rand_seed=stmt.rand_seed)
+    await run(engine, replica, "INSERT INTO u2 VALUES (1, UUID(), UUID())", ctx)
+    assert await one(db, "SELECT a, b FROM u2") == (a, b)
