@@ -1425,12 +1425,14 @@ class Engine:
 
     # --- planning ----------------------------------------------------------------------------
 
-    def plan_for(self, shape: str, database: str | None, params: list[object], visible: Any = None) -> Plan:
+    def plan_for(self, shape: str, database: str | None, params: list[object], visible: Any = None,
+                 processlist: Callable[[], list[tuple]] | None = None) -> Plan:
         """The cached translation of `shape`. `visible` (a privilege check's `sees_database(db)`,
-        `sees_table(db, t)`, `sees_columns(db, t)`) narrows what information_schema lists; such
-        plans are not cached."""
-        if visible is not None and infoschema.NAME in shape.lower():
-            return parsing(self._make_plan, shape, database, params, visible)
+        `sees_table(db, t)`, `sees_columns(db, t)`) narrows what information_schema lists;
+        `processlist` gives information_schema.PROCESSLIST's rows now; such plans are not cached."""
+        lowered = shape.lower()
+        if infoschema.NAME in lowered and (visible is not None or "processlist" in lowered):
+            return parsing(self._make_plan, shape, database, params, visible, processlist)
         key = (shape, database, self._catalog_version)
         plan = self._plans.get(key)
         if plan is None:
@@ -1441,7 +1443,8 @@ class Engine:
                 self._plans[key] = plan
         return plan
 
-    def _make_plan(self, shape: str, database: str | None, params: list[object], visible: Any = None) -> Plan:
+    def _make_plan(self, shape: str, database: str | None, params: list[object], visible: Any = None,
+                   processlist: Callable[[], list[tuple]] | None = None) -> Plan:
         tokens = tokenize(shape)
         if not tokens:
             raise SQLError(ER_EMPTY_QUERY)
@@ -1467,14 +1470,15 @@ class Engine:
             return Plan("explain", "", [], cacheable=False)
         if visible is None:
             translator = Translator(tokens, shape, database, self.table, set(self.schemas), params,
-                                    lambda schema: list(self.catalog.get(schema, {}).values()))
+                                    lambda schema: list(self.catalog.get(schema, {}).values()),
+                                    processlist=processlist)
         else:
             def tables(schema: str, sees=visible.sees_table) -> list[Table]:
                 return [t for t in self.catalog.get(schema, {}).values() if sees(schema, t.name)]
 
             translator = Translator(tokens, shape, database, self.table, set(self.schemas), params, tables,
                                     {schema for schema in self.schemas if visible.sees_database(schema)},
-                                    lambda schema: tables(schema, visible.sees_columns))
+                                    lambda schema: tables(schema, visible.sees_columns), processlist)
         return translator.plan()
 
 
@@ -1524,6 +1528,9 @@ class Session:
         # `@@variable` text -> its value (set by the server shell, which owns the variables;
         # None: statements reading system variables are refused)
         self.sysvar_reader: Callable[[str], object] | None = None
+        # information_schema.PROCESSLIST's rows as this session may see them (set by the server
+        # shell, which owns the sessions; None: the table is empty)
+        self.processlist_reader: Callable[[], list[tuple]] | None = None
         self.last_insert_id = 0
         self.found = 0  # FOUND_ROWS(): rows the last SELECT returned (or would have without LIMIT)
         self.row_count = -1  # ROW_COUNT(): rows the last statement changed (-1 after a SELECT)
@@ -1582,7 +1589,7 @@ class Session:
         engine = self.engine
         try:
             shape, params = extract(sql)
-            plan = engine.plan_for(shape, self._database, params, self.visible)
+            plan = engine.plan_for(shape, self._database, params, self.visible, self.processlist_reader)
         except SyntaxError_ as exc:
             raise exc.with_literals(sql) from None
         if plan.kind == "explain":  # EXPLAIN needs what running the statement needs
@@ -1604,7 +1611,7 @@ class Session:
     async def _execute(self, sql: str, context: StatementContext | None, lock_reads: bool = True) -> Result:
         engine = self.engine
         shape, params = extract(sql)
-        plan = engine.plan_for(shape, self._database, params, self.visible)
+        plan = engine.plan_for(shape, self._database, params, self.visible, self.processlist_reader)
         kind = plan.kind
         if kind == "write":
             return await self._write(sql, plan, params, context)
@@ -1636,7 +1643,7 @@ class Session:
         """EXPLAIN [EXTENDED|PARTITIONS] SELECT/UPDATE/DELETE/INSERT/REPLACE (engine/explain.py)."""
         engine = self.engine
         inner = _EXPLAIN_PREFIX.sub("", shape, count=1)
-        plan = engine.plan_for(inner, self._database, params, self.visible)
+        plan = engine.plan_for(inner, self._database, params, self.visible, self.processlist_reader)
         if plan.kind not in ("select", "write"):
             raise syntax_error(inner)
         args = self._args(plan, params, context, _timestamp(context))

@@ -1,6 +1,7 @@
 """A read-only `information_schema` (SCHEMATA, TABLES, COLUMNS, STATISTICS, KEY_COLUMN_USAGE,
-TABLE_CONSTRAINTS, REFERENTIAL_CONSTRAINTS, CHARACTER_SETS, COLLATIONS, with MariaDB 10.11's
-columns; FILES, PARTITIONS,
+TABLE_CONSTRAINTS, REFERENTIAL_CONSTRAINTS, CHARACTER_SETS, COLLATIONS, PROCESSLIST, with MariaDB
+10.11's columns; PROCESSLIST's rows are the server shell's, read through the session when the
+statement is planned (such plans are never cached); FILES, PARTITIONS,
 TRIGGERS, ROUTINES, EVENTS and VIEWS always empty) built from the
 engine's catalog: a reference to `information_schema.X` becomes a subquery over VALUES, inlined
 into the translation (plans are cached per catalog version, so they never show a stale catalog).
@@ -55,6 +56,9 @@ COLUMNS = {
     "files": ["FILE_ID", "FILE_NAME", "FILE_TYPE", "TABLESPACE_NAME", "TABLE_CATALOG", "TABLE_SCHEMA",
               "TABLE_NAME", "LOGFILE_GROUP_NAME", "LOGFILE_GROUP_NUMBER", "ENGINE", "TOTAL_EXTENTS",
               "EXTENT_SIZE", "INITIAL_SIZE", "EXTRA"],
+    "processlist": ["ID", "USER", "HOST", "DB", "COMMAND", "TIME", "STATE", "INFO", "TIME_MS", "STAGE",
+                    "MAX_STAGE", "PROGRESS", "MEMORY_USED", "MAX_MEMORY_USED", "EXAMINED_ROWS", "QUERY_ID",
+                    "INFO_BINARY", "TID"],
     "statistics": ["TABLE_CATALOG", "TABLE_SCHEMA", "TABLE_NAME", "NON_UNIQUE", "INDEX_SCHEMA",
                    "INDEX_NAME", "SEQ_IN_INDEX", "COLUMN_NAME", "COLLATION", "CARDINALITY", "SUB_PART", "PACKED",
                    "NULLABLE", "INDEX_TYPE", "COMMENT", "INDEX_COMMENT", "IGNORED"],
@@ -194,13 +198,17 @@ def _constraint_rows(name: str, table: Table, tables: Callable[[str], Iterable[T
     return rows
 
 
-def subquery(name: str, schemas: Iterable[str], tables: Callable[[str], Iterable[Table]]) -> str | None:
-    """SQLite SQL for `information_schema.<name>` (None: no such view)."""
+def subquery(name: str, schemas: Iterable[str], tables: Callable[[str], Iterable[Table]],
+             processlist: Callable[[], list[tuple]] | None = None) -> str | None:
+    """SQLite SQL for `information_schema.<name>` (None: no such view). `processlist`: the rows
+    PROCESSLIST shows the asking session (none when the engine runs without a server shell)."""
     columns = COLUMNS.get(name.lower())
     if columns is None:
         return None
     name = name.lower()
-    if name in ("character_sets", "collations"):
+    if name == "processlist":
+        rows = processlist() if processlist is not None else []
+    elif name in ("character_sets", "collations"):
         rows = list(CHARACTER_SETS if name == "character_sets" else COLLATIONS)
     else:
         rows = _rows(name, schemas, tables)

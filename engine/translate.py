@@ -18,6 +18,7 @@ MySQL's ids (0/NULL/DEFAULT/absent = next id), exactly reproducible from a binlo
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -114,8 +115,10 @@ class Translator:
 
     def __init__(self, tokens: list[Token], shape: str, database: str | None, catalog,
                  schemas: set[str], params: list[object], catalog_tables=lambda schema: [],
-                 listed_schemas: set[str] | None = None, column_tables=None):
+                 listed_schemas: set[str] | None = None, column_tables=None,
+                 processlist: Callable[[], list[tuple]] | None = None):
         self.tokens = tokens
+        self.processlist = processlist  # information_schema.PROCESSLIST's rows for the asking session
         # the tables whose columns information_schema.COLUMNS lists (default: every table)
         self.column_tables = catalog_tables if column_tables is None else column_tables
         # the schemas information_schema lists (all, unless a privilege check narrows them)
@@ -353,7 +356,7 @@ class Translator:
         i, schema, table = self.read_table_name(i)
         if schema.lower() == infoschema.NAME:
             tables_of = self.column_tables if table.lower() == "columns" else self.tables_of
-            view = infoschema.subquery(table, self.listed_schemas, tables_of)
+            view = infoschema.subquery(table, self.listed_schemas, tables_of, self.processlist)
             if view is None:
                 raise SQLError(ER_NO_SUCH_TABLE, infoschema.NAME, table)
             self.out.append(view)

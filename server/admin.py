@@ -52,7 +52,7 @@ from protocol.errors import (
 )
 from protocol.messages import OK, FieldType, ResultSet, column
 from server.plugins import SHOW_PLUGINS_COLUMNS
-from server.processlist import processlist
+from server.processlist import processlist, shown_user
 from server.sql import Tokens, head, unquote
 from server.users import ALL, DB_PRIVILEGES, KNOWN_PRIVILEGES, SUPER, TABLE_PRIVILEGES, Account
 from server.variables import DEFAULT, Scope, like_matcher, select_value
@@ -136,8 +136,7 @@ class Admin:
             raise t.error()
         if what == "PROCESSLIST":
             t.expect_end()
-            everyone = session.has_privilege(ALL, SUPER, "PROCESS")
-            return processlist(self.server, full=bool(full), user=None if everyone else session.user)
+            return processlist(self.server, full=bool(full), user=shown_user(session))
         if full:
             raise t.error()
         if what == "PLUGINS":

@@ -119,6 +119,7 @@ from protocol.messages import (
     ServerStatus,
 )
 from protocol.packets import encode_packet
+from server import processlist
 from server import sql as sqltext
 from server.core_variables import apply_isolation
 from server.prepared import PreparedStatements
@@ -639,6 +640,7 @@ class ClientSession(asyncio.Protocol):
         self.engine_session = server.engine.session(self.connection_id)
         self.engine_session.user_vars = self.user_vars  # one dict: SET @a here, @a in DML there
         self.engine_session.sysvar_reader = self.read_sysvar
+        self.engine_session.processlist_reader = self.read_processlist
         # CLIENT_FOUND_ROWS (PyMySQL's default): UPDATE reports matched rather than changed rows.
         self.engine_session.found_rows = bool(login.capabilities & Capability.CLIENT_FOUND_ROWS)
         if not server.variables.get("autocommit", None, Scope.GLOBAL):
@@ -808,6 +810,7 @@ class ClientSession(asyncio.Protocol):
         self.prepared.close_all()
         self.engine_session.user_vars = self.user_vars
         self.engine_session.sysvar_reader = self.read_sysvar
+        self.engine_session.processlist_reader = self.read_processlist
         self.engine_session.found_rows = old.found_rows
         self.engine_session.database = database
         self.sysvars = server.variables.session_defaults()
@@ -960,6 +963,10 @@ class ClientSession(asyncio.Protocol):
         if verdict.keep is not None and result.rows:
             result.rows = [row for row in result.rows if verdict.keep(row)]
         return result
+
+    def read_processlist(self) -> list[tuple]:
+        """information_schema.PROCESSLIST's rows as this session may see them."""
+        return processlist.infoschema_rows(self.server, processlist.shown_user(self))
 
     def read_sysvar(self, text: str) -> Any:
         """`@@name`, `@@global.name`, `@@session.name` as SELECT shows it (the engine reads
