@@ -42,16 +42,18 @@ def shown_user(session: ClientSession) -> str | None:
     return None if session.has_privilege(ALL, SUPER, "PROCESS") else session.user
 
 
+def _shown(server: Server, user: str | None) -> list[tuple[int, ClientSession, float]]:
+    """(id, session, seconds since its command began) of the sessions listed, by id."""
+    now = time.monotonic()
+    return [(cid, s, now - s.since) for cid, s in sorted(server.sessions.items())
+            if user is None or s.user == user]
+
+
 def infoschema_rows(server: Server, user: str | None = None) -> list[tuple]:
     """information_schema.PROCESSLIST's rows (MariaDB 10.11's 18 columns)."""
-    now = time.monotonic()
     tid = threading.get_native_id()
     rows = []
-    for cid in sorted(server.sessions):
-        s = server.sessions[cid]
-        if user is not None and s.user != user:
-            continue
-        elapsed = now - s.since
+    for cid, s, elapsed in _shown(server, user):
         info_binary = None if s.info is None else s.info.encode("utf-8", "surrogateescape")
         rows.append((cid, s.user, s.peer, s.database, s.command, int(elapsed), s.state or "", s.info,
                      Decimal(f"{elapsed * 1000:.3f}"), 0, 0, Decimal("0.000"), 0, 0, 0, 0, info_binary, tid))
@@ -60,17 +62,10 @@ def infoschema_rows(server: Server, user: str | None = None) -> list[tuple]:
 
 def processlist(server: Server, *, full: bool, user: str | None = None) -> ResultSet:
     """The result set; `user` limits it to one user's sessions (no PROCESS privilege)."""
-    now = time.monotonic()
     rows = []
-    for cid in sorted(server.sessions):
-        s = server.sessions[cid]
-        if user is not None and s.user != user:
-            continue
+    for cid, s, elapsed in _shown(server, user):
         info = s.info
         if info is not None and not full:
             info = info[:100]
-        rows.append((
-            cid, s.user, s.peer, s.database, s.command, int(now - s.since), s.state or "", info,
-            "0.000",
-        ))
+        rows.append((cid, s.user, s.peer, s.database, s.command, int(elapsed), s.state or "", info, "0.000"))
     return ResultSet(COLUMNS, tuple(rows))
