@@ -12,7 +12,13 @@ from typing import TYPE_CHECKING
 
 from engine import infoschema
 from engine.catalog import TokenCursor
-from protocol.errors import ER_BAD_DB_ERROR, ER_NO_DB_ERROR, ER_NO_SUCH_TABLE, SQLError
+from protocol.errors import (
+    ER_BAD_DB_ERROR,
+    ER_NO_DB_ERROR,
+    ER_NO_SUCH_TABLE,
+    ER_WRONG_OBJECT,
+    SQLError,
+)
 
 if TYPE_CHECKING:
     from engine.core import Result, Session
@@ -136,6 +142,9 @@ def run_admin(session: Session, cur: TokenCursor) -> Result:
                 raise SQLError(ER_BAD_DB_ERROR, name)
             text = f"CREATE DATABASE `{name}` /*!40100 DEFAULT CHARACTER SET utf8mb4 COLLATE utf8mb4_general_ci */"
             return _result(["Database", "Create Database"], [(name, text)], session)
+        if cur.accept("VIEW"):  # there are no views (engine/ddl.py)
+            table = _table(cur, session)
+            raise SQLError(ER_WRONG_OBJECT, table.schema, table.name, "VIEW")
         cur.expect("TABLE")
         table = _table(cur, session)
         return _result(["Table", "Create Table"], [(table.name, table.show_create())], session)

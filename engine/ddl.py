@@ -1,6 +1,7 @@
 """DDL statements (CREATE/DROP DATABASE, CREATE/DROP/ALTER/RENAME/TRUNCATE TABLE, CREATE/DROP INDEX)
 parsed into a `DdlAction`: the SQLite statements to run plus the catalog changes to make once they
-succeeded. Parsing reads the catalog but never changes it; the engine applies an action in the
+succeeded. There are no views: CREATE/ALTER VIEW answer 1235 and DROP VIEW finds none (4092; a
+no-op with IF EXISTS, binlogged as MariaDB does). Parsing reads the catalog but never changes it; the engine applies an action in the
 writer thread (inside the writer's open SQLite transaction, like any write) and then updates its
 in-memory catalog. ALTER TABLE rebuilds the table (create new, copy, drop, rename, re-index), the
 one recipe SQLite supports for every change.
@@ -41,10 +42,12 @@ from protocol.errors import (
     ER_DUP_KEYNAME,
     ER_NO_DB_ERROR,
     ER_NO_SUCH_TABLE,
+    ER_NOT_SUPPORTED_YET,
     ER_ROW_IS_REFERENCED_TABLE,
     ER_TABLE_EXISTS_ERROR,
     ER_TRUNCATE_ILLEGAL_FK,
     ER_UNKNOWN_ERROR,
+    ER_UNKNOWN_VIEW,
     ER_WRONG_DB_NAME,
     SQLError,
 )
@@ -103,6 +106,8 @@ class DdlParser:
         cur = self.cur
         if cur.accept("CREATE"):
             cur.accept_words("OR", "REPLACE")
+            if self.view_options():
+                raise SQLError(ER_NOT_SUPPORTED_YET, "CREATE VIEW")
             if cur.accept("DATABASE", "SCHEMA"):
                 return self.create_database()
             cur.accept("TEMPORARY")
@@ -115,6 +120,8 @@ class DdlParser:
         elif cur.accept("DROP"):
             if cur.accept("DATABASE", "SCHEMA"):
                 return self.drop_database()
+            if cur.accept("VIEW"):
+                return self.drop_view()
             cur.accept("TEMPORARY")
             if cur.accept("TABLE", "TABLES"):
                 return self.drop_table()
@@ -126,6 +133,8 @@ class DdlParser:
                 self.drop_index(table, name)
                 return self.done(self.rebuild(table, self.existing(schema, table_name), {}))
         elif cur.accept("ALTER"):
+            if self.view_options():
+                raise SQLError(ER_NOT_SUPPORTED_YET, "ALTER VIEW")
             cur.accept("ONLINE", "IGNORE")
             if cur.accept("TABLE"):
                 return self.alter_table()
@@ -265,7 +274,8 @@ class DdlParser:
             index.name = name
             seen.add(name.lower())
 
-    def drop_table(self) -> DdlAction:
+    def drop_names(self) -> tuple[bool, list[tuple[str, str]]]:
+        """[IF EXISTS] name, ... [RESTRICT | CASCADE] to the statement's end."""
         cur = self.cur
         if_exists = cur.accept_words("IF", "EXISTS")
         names = [self.table_name()]
@@ -273,6 +283,10 @@ class DdlParser:
             names.append(self.table_name())
         cur.accept("RESTRICT", "CASCADE")
         self.done(DdlAction(names[0][0]))
+        return if_exists, names
+
+    def drop_table(self) -> DdlAction:
+        if_exists, names = self.drop_names()
         missing = [f"{s}.{n}" for s, n in names if self.catalog(s, n) is None]
         if missing and not if_exists:
             raise SQLError(ER_BAD_TABLE_ERROR, ",".join(missing))
@@ -292,6 +306,30 @@ class DdlParser:
             action.reset_auto.append((schema, table.name))
         action.noop = not action.sql
         return action
+
+    # --- views ---------------------------------------------------------------------------------
+
+    def view_options(self) -> bool:
+        """[ALGORITHM = a] [DEFINER = user] [SQL SECURITY s] VIEW: True past VIEW."""
+        cur = self.cur
+        if cur.accept("ALGORITHM"):
+            cur.expect_op("=")
+            cur.ident()
+        if cur.accept("DEFINER"):
+            cur.expect_op("=")
+            while not (cur.at_end() or cur.peek().is_word("SQL", "VIEW")):
+                cur.next()  # 'user'@'host', CURRENT_USER[()]
+        if cur.accept("SQL"):
+            cur.expect("SECURITY")
+            cur.ident()
+        return cur.accept("VIEW")
+
+    def drop_view(self) -> DdlAction:
+        """DROP VIEW [IF EXISTS] v, ... [RESTRICT | CASCADE]: no name is a view."""
+        if_exists, names = self.drop_names()
+        if not if_exists:
+            raise SQLError(ER_UNKNOWN_VIEW, ",".join(f"{s}.{n}" for s, n in names))
+        return DdlAction(names[0][0], noop=True)
 
     def rename_tables(self) -> DdlAction:
         cur = self.cur

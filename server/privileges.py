@@ -229,7 +229,7 @@ class Privileges:
                 self._require_db(cur.name(), "DROP")
                 return
             cur.accept("TEMPORARY")
-            if cur.accept("TABLE", "TABLES"):
+            if cur.accept("TABLE", "TABLES", "VIEW"):
                 cur.accept_seq("IF", "EXISTS")
                 while True:
                     needs.append((*cur.table(), ("DROP",)))

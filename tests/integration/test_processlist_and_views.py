@@ -1,0 +1,135 @@
+"""information_schema.PROCESSLIST and the view statements against our master and slave (real
+processes) and a stock MariaDB 10.11: PROCESSLIST with MariaDB's columns, the same sessions as SHOW
+FULL PROCESSLIST, PROCESS deciding whose; views are not supported (CREATE/ALTER VIEW: 1235), and
+the statements about views that exist nowhere answer as MariaDB's do and replicate."""
+
+from __future__ import annotations
+
+import pymysql
+import pytest
+
+from tests.support.daemons import Daemon
+from tests.support.mariadb import MariaDBServer, mariadb_available
+from tests.support.slave_daemon import slave_status, wait_until
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.timeout(300),
+    pytest.mark.skipif(not mariadb_available(), reason="needs Debian's MariaDB packages"),
+]
+
+ASK = "SELECT * FROM information_schema.PROCESSLIST"
+
+
+@pytest.fixture(scope="module")
+def servers(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("processlist")
+    master = Daemon("master", tmp / "master", ["--server-id=1"]).start()
+    daemons = [master]
+    try:
+        master.query("CREATE USER 'repl'@'%' IDENTIFIED BY 'replpw'")
+        master.query("GRANT REPLICATION SLAVE ON *.* TO 'repl'@'%'")
+        daemons.append(Daemon("slave", tmp / "slave", [
+            "--server-id=11", "--master-host=127.0.0.1", f"--master-port={master.port}",
+            "--master-user=repl", "--master-password=replpw", "--master-connect-retry=1"]).start())
+        with MariaDBServer(tmp / "mariadb", log_bin=None).start() as mariadb:
+            yield master, mariadb, daemons[1]
+    finally:
+        for d in reversed(daemons):
+            d.stop()
+
+
+def columns(conn: pymysql.connections.Connection) -> list[str]:
+    cur = conn.cursor()
+    cur.execute(ASK + " WHERE 0")
+    return [d[0] for d in cur.description]
+
+
+def test_processlist_has_mariadbs_columns_and_show_full_processlists_rows(servers):
+    master, mariadb, _ = servers
+    master.query("CREATE DATABASE IF NOT EXISTS pl")
+    asking, idle = master.connect(), master.connect("pl")
+    assert columns(asking) == columns(mariadb.connect())
+    cur = asking.cursor(pymysql.cursors.DictCursor)
+    cur.execute(ASK + " ORDER BY ID")
+    table = cur.fetchall()
+    cur.execute("SHOW FULL PROCESSLIST")
+    shown = cur.fetchall()
+    assert [(r["ID"], r["USER"], r["HOST"], r["DB"], r["COMMAND"]) for r in table] == \
+        [(r["Id"], r["User"], r["Host"], r["db"], r["Command"]) for r in shown]
+    mine = next(r for r in table if r["ID"] == asking.thread_id())
+    assert mine["INFO"] == ASK + " ORDER BY ID" and mine["COMMAND"] == "Query"
+    other = next(r for r in table if r["ID"] == idle.thread_id())
+    assert (other["DB"], other["COMMAND"], other["INFO"]) == ("pl", "Sleep", None)
+
+
+@pytest.mark.parametrize("grant, sees_root", [("", False), ("GRANT PROCESS ON *.* TO 'pl_{n}'@'%'", True)])
+def test_an_account_without_process_sees_only_its_own_sessions(servers, grant, sees_root):
+    user = f"pl_{int(sees_root)}"
+    for server in servers[:2]:
+        server.query(f"CREATE USER '{user}'@'%' IDENTIFIED BY 'pw'")
+        if grant:
+            server.query(grant.format(n=int(sees_root)))
+        root = server.connect()  # a session of another user
+        conn = pymysql.connect(host="127.0.0.1", port=server.port, user=user, password="pw")
+        cur = conn.cursor()
+        cur.execute("SELECT USER FROM information_schema.PROCESSLIST")
+        users = {r[0] for r in cur.fetchall()}
+        cur.execute("SHOW PROCESSLIST")
+        assert users == {r[1] for r in cur.fetchall()}
+        assert ("root" in users) == sees_root and user in users, server
+        conn.close()
+        root.close()
+
+
+VIEW_STATEMENTS = [
+    "DROP VIEW vw.nosuch", "DROP VIEW vw.t", "DROP VIEW vw.a, vw.t", "DROP VIEW IF EXISTS vw.nosuch",
+    "DROP VIEW IF EXISTS vw.a, vw.b RESTRICT", "SHOW CREATE VIEW vw.t", "SHOW CREATE VIEW vw.nosuch",
+]
+
+
+def answers(conn: pymysql.connections.Connection, statements: list[str]) -> list[object]:
+    cur = conn.cursor()
+    out: list[object] = []
+    for sql in statements:
+        try:
+            cur.execute(sql)
+            out.append(("OK", cur.fetchall()))
+        except pymysql.MySQLError as e:
+            out.append(e.args)
+    return out
+
+
+def test_statements_on_views_that_exist_nowhere_answer_as_mariadbs(servers):
+    master, mariadb, _ = servers
+    for server in (master, mariadb):
+        server.query("CREATE DATABASE IF NOT EXISTS vw")
+        server.query("CREATE TABLE IF NOT EXISTS vw.t (i INT)")
+    assert answers(master.connect(), VIEW_STATEMENTS) == answers(mariadb.connect(), VIEW_STATEMENTS)
+
+
+@pytest.mark.parametrize("sql", [
+    "CREATE VIEW vw.v AS SELECT i FROM vw.t",
+    "CREATE OR REPLACE ALGORITHM=MERGE DEFINER=`root`@`localhost` SQL SECURITY INVOKER VIEW vw.v (x) AS SELECT 1",
+    "CREATE DEFINER=CURRENT_USER VIEW v AS SELECT 1",
+    "ALTER VIEW vw.v AS SELECT 2",
+])
+def test_creating_a_view_is_refused_as_unsupported_and_nothing_is_created(servers, sql):
+    master = servers[0]
+    master.query("CREATE DATABASE IF NOT EXISTS vw")
+    with pytest.raises(pymysql.MySQLError) as e:
+        master.query(sql)
+    assert e.value.args[0] == 1235 and "VIEW" in e.value.args[1]
+    assert ("v",) not in master.query("SHOW TABLES FROM vw")
+
+
+def test_drop_view_if_exists_replicates_and_the_slave_goes_on(servers):
+    master, _, slave = servers
+    master.query("CREATE DATABASE IF NOT EXISTS vw")
+    master.query("DROP VIEW IF EXISTS vw.gone")
+    master.query("CREATE TABLE vw.after_drop_view (i INT)")
+    master.query("INSERT INTO vw.after_drop_view VALUES (7)")
+    wait_until(lambda: ("after_drop_view",) in slave.query("SHOW TABLES FROM vw")
+               and slave.query("SELECT i FROM vw.after_drop_view") == [(7,)], 60, what="the slave applying")
+    status = slave_status(slave.port)
+    assert status["Slave_SQL_Running"] == "Yes" and str(status["Last_SQL_Errno"]) == "0"
