@@ -1,7 +1,8 @@
 """A read-only `information_schema` (SCHEMATA, TABLES, COLUMNS, STATISTICS, KEY_COLUMN_USAGE,
 TABLE_CONSTRAINTS, REFERENTIAL_CONSTRAINTS, CHARACTER_SETS, COLLATIONS, PROCESSLIST, with MariaDB
 10.11's columns; PROCESSLIST's rows are the server shell's, read through the session when the
-statement is planned (such plans are never cached); FILES, PARTITIONS,
+statement is planned (such plans are never cached), its result columns typed from MariaDB's
+declared columns (`table`), the others' from their values; FILES, PARTITIONS,
 TRIGGERS, ROUTINES, EVENTS and VIEWS always empty) built from the
 engine's catalog: a reference to `information_schema.X` becomes a subquery over VALUES, inlined
 into the translation (plans are cached per catalog version, so they never show a stale catalog).
@@ -63,6 +64,25 @@ COLUMNS = {
                    "INDEX_NAME", "SEQ_IN_INDEX", "COLUMN_NAME", "COLLATION", "CARDINALITY", "SUB_PART", "PACKED",
                    "NULLABLE", "INDEX_TYPE", "COMMENT", "INDEX_COMMENT", "IGNORED"],
 }
+
+# PROCESSLIST's declared columns (MariaDB 10.11's), so its result columns are typed from them
+_PROCESSLIST_TYPES = [("bigint", "4", False), ("varchar", "128", False), ("varchar", "64", False),
+                      ("varchar", "64", True), ("varchar", "16", False), ("int", "7", False),
+                      ("varchar", "64", True), ("longtext", "", True), ("decimal", "22,3", False),
+                      ("tinyint", "2", False), ("tinyint", "2", False), ("decimal", "7,3", False),
+                      ("bigint", "7", False), ("bigint", "7", False), ("int", "7", False), ("bigint", "4", False),
+                      ("blob", "", True), ("bigint", "4", False)]
+
+
+def table(name: str) -> Table | None:
+    """The declared columns of `information_schema.<name>` where they are known (None: its result
+    columns are typed from their values)."""
+    if name.lower() != "processlist":
+        return None
+    return Table(NAME, "PROCESSLIST", [
+        Column(col, base, args.split(",") if args else [], nullable=nullable)
+        for col, (base, args, nullable) in zip(COLUMNS["processlist"], _PROCESSLIST_TYPES, strict=True)])
+
 
 # the character sets and collations the server speaks (MariaDB 10.11's rows for them)
 CHARACTER_SETS = [("utf8mb4", "utf8mb4_general_ci", "UTF-8 Unicode", 4), ("utf8mb3", "utf8mb3_general_ci", "UTF-8 Unicode", 3),

@@ -577,6 +577,8 @@ class Translator:
 
         def lookup(schema: str | None, name: str) -> Table | None:
             schema = schema or self.database
+            if schema is not None and schema.lower() == infoschema.NAME:
+                return infoschema.table(name)
             return self.catalog(schema, name) if schema in self.schemas else None
 
         return SelectTypes(items, from_tables(self.tokens, end, lookup))
