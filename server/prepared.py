@@ -133,6 +133,7 @@ def split_placeholders(sql: str) -> list[str]:
     return pieces
 
 
+_TIME_MAX_HOURS = 838  # TIME's range: -838:59:59.999999 .. 838:59:59.999999
 _ESCAPES = {0: b"\\0", 10: b"\\n", 13: b"\\r", 26: b"\\Z", 34: b'\\"', 39: b"\\'", 92: b"\\\\"}
 _ESCAPE_TABLE = {k: v.decode() for k, v in _ESCAPES.items()}
 _DECIMAL_TEXT = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?\Z")
@@ -187,7 +188,10 @@ def literal(value: Any, ptype: ParamType) -> str:
         sign = "-" if value < datetime.timedelta(0) else ""
         value = abs(value)
         hours = value.days * 24 + value.seconds // 3600
-        return f"'{sign}{hours:02d}:{value.seconds // 60 % 60:02d}:{value.seconds % 60:02d}{_fraction(value.microseconds)}'"
+        minutes, seconds = value.seconds // 60 % 60, value.seconds % 60
+        if hours > _TIME_MAX_HOURS:  # mysqld clips a TIME parameter to the range, fraction kept
+            hours, minutes, seconds = _TIME_MAX_HOURS, 59, 59
+        return f"'{sign}{hours:02d}:{minutes:02d}:{seconds:02d}{_fraction(value.microseconds)}'"
     raw = bytes(value)
     if ptype.type in (FieldType.DECIMAL, FieldType.NEWDECIMAL) and _DECIMAL_TEXT.match(raw.decode("latin-1")):
         return raw.decode("ascii")

@@ -278,3 +278,95 @@ def test_bytes_that_are_not_utf8_in_a_where_clause_compare_as_binary(servers):
         out.append(cur.fetchall())
         results[which] = out
     assert results["ours"] == results["mariadb"]
+
+
+# mysql-connector-python reads a binary YEAR (2 bytes, as MySQL sends it) as a length-encoded
+# string, which misreads the values after it: YEAR goes last.
+PREPARED_COLUMNS = [name for name in COLUMNS if name != "y"] + ["y"]
+# Rows only a prepared INSERT can send as typed parameters, on top of ROWS: a negative TIME with
+# a fraction, TIMEs beyond the range (mysqld clips a TIME parameter, fraction kept), BINARY(n)
+# and BIT with high bytes, a DATETIME(6) with one microsecond.
+PREPARED_ROWS = [*ROWS, *(tuple({"tm6": tm6, "bn": bn, "b": b, "dt6": dt6, "u": u}.get(name, v)
+                                for name, v in zip(COLUMNS, ROWS[2], strict=True))
+                          for tm6, bn, b, dt6, u in [
+    (dt.timedelta(hours=-12, minutes=-34, seconds=-56, microseconds=-789012), b"\x80\x7f\x00\xff", b"\x80",
+     dt.datetime(1999, 12, 31, 23, 59, 59, 1), "p1"),
+    (dt.timedelta(hours=-839, microseconds=-500000), b"\xff" * 4, b"\x7f", dt.datetime(2000, 1, 1), "p2"),
+    (dt.timedelta(days=40), b"\x00" * 4, b"\x01", dt.datetime(2000, 1, 1, 0, 0, 0, 999999), "p3"),
+])]
+
+
+def _typed(rows) -> list[list[tuple[str, str, object]]]:
+    """Each value with its column and its Python type: a prepared cursor decodes binary rows by
+    the column types, so a wrong type code shows as a wrong Python type."""
+    return [[(name, type(v).__name__, v) for name, v in zip(PREPARED_COLUMNS, row, strict=True)] for row in rows]
+
+
+def prepared_insert(port, password, table, use_pure=True, database="ty"):
+    """Table `table` (alltypes' definition) written with PREPARED_ROWS by mysql-connector-python
+    `cursor(prepared=True)` INSERTs: every column a typed parameter; then read back the same way."""
+    import mysql.connector
+
+    conn = mysql.connector.connect(host="127.0.0.1", port=port, user="root", password=password,
+                                   database=database, use_pure=use_pure, autocommit=True)
+    try:
+        conn.cursor().execute(f"DROP TABLE IF EXISTS {table}")
+        conn.cursor().execute(TABLE.replace("alltypes", table, 1))
+        cur = conn.cursor(prepared=True)
+        for row in PREPARED_ROWS:
+            cur.execute(insert_sql().replace("alltypes", table, 1), row)
+        cur.execute(f"SELECT {', '.join(PREPARED_COLUMNS)} FROM {table} ORDER BY id")
+        return cur.fetchall()
+    finally:
+        conn.close()
+
+
+def _connector_prepared(port, password, use_pure):
+    """The every-type table read by a prepared cursor (binary rows), a table written by prepared
+    INSERTs read back the same way, and that table as PyMySQL's text protocol reads it."""
+    import mysql.connector
+
+    table = f"ps_{'pure' if use_pure else 'cext'}"
+    conn = mysql.connector.connect(host="127.0.0.1", port=port, user="root", password=password,
+                                   database="ty", use_pure=use_pure, autocommit=True)
+    try:
+        cur = conn.cursor(prepared=True)
+        cur.execute(f"SELECT {', '.join(PREPARED_COLUMNS)} FROM alltypes WHERE id < %s ORDER BY id", (100,))
+        read = cur.fetchall()
+    finally:
+        conn.close()
+    written = prepared_insert(port, password, table, use_pure)
+    text = pymysql.connect(host="127.0.0.1", port=port, user="root", password=password, database="ty",
+                           charset="utf8mb4")
+    try:
+        with text.cursor() as tcur:
+            tcur.execute(f"SELECT {', '.join(PREPARED_COLUMNS)} FROM {table} ORDER BY id")
+            stored = tcur.fetchall()
+    finally:
+        text.close()
+    return read, written, stored
+
+
+@pytest.mark.parametrize("use_pure", [True, False], ids=["pure", "cext"])
+def test_mysql_connector_prepared_cursor_every_type_as_mariadb(servers, alltypes, use_pure):
+    """Binary rows of every column type and prepared INSERTs binding every parameter type (bytes
+    with every byte value, Decimal, datetimes with fractions, edge values, NULLs): the values
+    and their Python types are MariaDB's, through the binary and the text protocol."""
+    pytest.importorskip("mysql.connector")
+    if not use_pure:
+        pytest.importorskip("_mysql_connector", exc_type=ImportError)
+    got = {which: _connector_prepared(*servers[which], use_pure) for which in servers}
+    for what, mine, real in zip(("read", "written", "stored"), got["ours"], got["mariadb"], strict=True):
+        assert len(mine) == len(real) == (len(ROWS) if what == "read" else len(PREPARED_ROWS)), what
+        for k, (a, b) in enumerate(zip(_typed(mine), _typed(real), strict=True)):
+            wrong = [f"{x} (MariaDB: {y})" for x, y in zip(a, b, strict=True) if x != y]
+            assert not wrong, f"{what} row {k}:\n" + "\n".join(wrong)
+    read, written, stored = got["ours"]
+    vb = PREPARED_COLUMNS.index("vb")
+    assert read[1][vb] == written[1][vb] == stored[1][vb] == EVERY_BYTE
+    assert stored[1][PREPARED_COLUMNS.index("biu")] == 18446744073709551615
+    # (mysql-connector sends a negative timedelta as its days' magnitude and its positive seconds:
+    # -12:34:56.789012 arrives as -35:25:03.210988; what it sends is what both servers store)
+    tm6 = PREPARED_COLUMNS.index("tm6")
+    assert stored[4][tm6] == -dt.timedelta(hours=35, minutes=25, seconds=3, microseconds=210988)
+    assert stored[5][tm6] == -dt.timedelta(hours=838, minutes=59, seconds=59, microseconds=500000)
