@@ -74,10 +74,15 @@ STRICT = [
     "INSERT INTO s (d) VALUES (1.005)", "INSERT INTO s (i) VALUES (2.5)", "INSERT INTO s (i) VALUES (-2.5)",
     "INSERT INTO s (dt0, dt3) VALUES ('2020-01-01 10:00:00.6', '2020-01-01 10:00:00.1239')",
     "INSERT INTO s (dt0, dt3) VALUES ('0000-00-00 00:00:00', '0000-00-00 00:00:00.000')",
+    "INSERT INTO s (tm) VALUES ('839:00:00')", "INSERT INTO s (tm) VALUES ('-838:59:59.999999')",
+    "INSERT INTO s (tm) VALUES ('35 00:00:00')", "INSERT INTO s (tm) VALUES ('34 22:59:59')",
+    "INSERT INTO s (tm) VALUES ('8390000')", "INSERT INTO s (tm) VALUES ('-8385959')",
+    "INSERT INTO s (tm) VALUES ('12:34')", "INSERT INTO s (tm) VALUES ('2020-01-02 03:04:05.5')",
+    "INSERT INTO s (tm) VALUES ('12:60:00')", "INSERT INTO s (tm) VALUES ('1 2')",
 ]
 STRICT_TABLE = ("CREATE TABLE s (id INT PRIMARY KEY AUTO_INCREMENT, ti TINYINT, tu TINYINT UNSIGNED, "
                 "d DECIMAL(5,2), v VARCHAR(3), vb VARBINARY(3), t TEXT, bn BINARY(3), dt0 DATETIME, "
-                "dt3 DATETIME(3), e ENUM('a','b'), i INT)")
+                "dt3 DATETIME(3), e ENUM('a','b'), i INT, tm TIME(6))")
 
 
 @pytest.fixture(scope="module")
@@ -174,7 +179,7 @@ def test_strict_mode_errors_as_mariadb(servers):
         conn.cursor().execute(STRICT_TABLE)
         out = [attempt(conn, sql) for sql in STRICT]
         cur = conn.cursor()
-        cur.execute("SELECT d, i, dt0, dt3 FROM s ORDER BY id")
+        cur.execute("SELECT d, i, dt0, dt3, tm FROM s ORDER BY id")
         out.append(cur.fetchall())
         results[which] = out
     for sql, mine, real in zip(STRICT, results["ours"], results["mariadb"], strict=False):
