@@ -1219,8 +1219,8 @@ class _ExactParser:
         if self.at(j, "("):
             raise _NotExact  # a function call
         ct = self.types.column_type([self.tokens[k].text for k in range(i, j, 2)])
-        if ct is not None and ct.type == FieldType.NEWDECIMAL:
-            self.decimal = True
+        if ct is not None and (ct.type == FieldType.NEWDECIMAL or ct.type == FieldType.LONGLONG and ct.unsigned):
+            self.decimal = True  # (BIGINT UNSIGNED is kept as exact text too)
         elif ct is None or ct.type not in INTEGER_CODES:
             raise _NotExact
         return ("tokens", i, j), j

@@ -381,16 +381,18 @@ def test_decimal_arithmetic_exact_as_mariadb(servers):
     """SUM, AVG, + - * / on 30-40 digit DECIMALs: exact, with MySQL's result scales (SUM keeps
     the scale, AVG and / add 4, + - the larger, * the sum), as MariaDB computes them."""
     exprs = ["SUM(d)", "AVG(d)", "SUM(e)", "AVG(e)", "d + e", "d - e", "e * 3", "d * n", "d / 7", "e / d",
-             "-d", "(d + 1) * 2", "d + 0.5", "SUM(d) * 2 - SUM(e)", "AVG(d + e)", "d / 0", "d + n", "SUM(n)"]
+             "-d", "(d + 1) * 2", "d + 0.5", "SUM(d) * 2 - SUM(e)", "AVG(d + e)", "d / 0", "d + n", "SUM(n)",
+             "u + 1", "u - 1", "u / 3", "u + d", "SUM(u)", "AVG(u)"]
     results = {}
     for which in servers:
         cur = fresh(servers, which, "decmath").cursor()
-        cur.execute("CREATE TABLE x (id INT PRIMARY KEY, d DECIMAL(40,20), e DECIMAL(38,5), n INT, g INT)")
+        cur.execute("CREATE TABLE x (id INT PRIMARY KEY, d DECIMAL(40,20), e DECIMAL(38,5), n INT, g INT, "
+                    "u BIGINT UNSIGNED)")
         cur.execute("INSERT INTO x VALUES (1, 12345678901234567890.12345678901234567891, "
-                    "123456789012345678901234567890123.12345, 7, 1), "
-                    "(2, -9876543210987654321.98765432109876543219, 0.00001, -3, 1), "
-                    "(3, 0.00000000000000000001, -99999999999999999999999999999999.99999, NULL, 2), "
-                    "(4, NULL, 1, 5, 2)")
+                    "123456789012345678901234567890123.12345, 7, 1, 18446744073709551614), "
+                    "(2, -9876543210987654321.98765432109876543219, 0.00001, -3, 1, 9223372036854775809), "
+                    "(3, 0.00000000000000000001, -99999999999999999999999999999999.99999, NULL, 2, 1), "
+                    "(4, NULL, 1, 5, 2, NULL)")
         out = []
         for sql in [f"SELECT {', '.join(exprs)} FROM x WHERE id < 4 GROUP BY id ORDER BY id",
                     f"SELECT g, {', '.join(e for e in exprs if e.startswith(('SUM', 'AVG')))} FROM x GROUP BY g",
