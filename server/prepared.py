@@ -38,7 +38,6 @@ import datetime
 import decimal
 import math
 import re
-import struct
 import weakref
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -143,17 +142,12 @@ _BINARY_TYPES = frozenset({
 })
 
 
-def _float_text(value: float, single: bool) -> str:
+def _float_text(value: float) -> str:
+    """A FLOAT or DOUBLE parameter: the text of its double value (a FLOAT's 4 bytes widened, as
+    mysqld stores a FLOAT parameter into a DOUBLE column)."""
     if not math.isfinite(value):
         raise SQLError(ER_WRONG_ARGUMENTS, "mysqld_stmt_execute")
-    if single:  # the shortest text that reads back as the same 4-byte float
-        packed = struct.pack("<f", value)
-        for digits in range(6, 10):
-            text = f"{value:.{digits}g}"
-            if struct.pack("<f", float(text)) == packed:
-                break
-    else:
-        text = repr(value)
+    text = repr(value)
     if "e" in text or "E" in text:
         return text
     return text if "." in text or "inf" in text else text + "e0"  # a DOUBLE, not an integer
@@ -172,7 +166,7 @@ def literal(value: Any, ptype: ParamType) -> str:
     if isinstance(value, int):
         return str(value)
     if isinstance(value, float):
-        return _float_text(value, ptype.type == FieldType.FLOAT)
+        return _float_text(value)
     if isinstance(value, decimal.Decimal):
         return str(value)  # the digits as the client sent them: exact, scale kept
     if isinstance(value, datetime.datetime):

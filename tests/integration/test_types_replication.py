@@ -2,8 +2,9 @@
 through our master with PyMySQL (every byte value, DECIMAL, fractions, edge values, NULLs)
 arrive identical, as PyMySQL reads them, on two of our slaves and on a stock MariaDB 10.11
 replica of our master (statement-based binlog: the values travel in the SQL text); so do the
-rows mysql-connector-python writes through prepared INSERTs, every column a typed parameter
-(the binlog holds them as the statement with its values inlined)."""
+rows mysql-connector-python (pure Python, and its C extension where it loads) writes through
+prepared INSERTs, every column a typed parameter (the binlog holds them as the statement with
+its values inlined)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,8 @@ from tests.integration.test_types_mariadb import (
     PREPARED_ROWS,
     ROWS,
     TABLE,
+    cext_loads,
+    connector_call,
     insert_sql,
     prepared_insert,
 )
@@ -99,12 +102,18 @@ def test_every_type_arrives_exactly_on_our_slaves_and_a_mariadb_replica(tmp_path
         prepared = read_rows(master, SELECT_PREPARED)
         assert len(prepared) == len(PREPARED_ROWS)
         assert prepared[1][1 + COLUMNS.index("bl")] == EVERY_BYTE
+        tables = [(SELECT_PREPARED, prepared)]
+        if cext_loads():  # mysql-connector's C extension: its own binary parameter encoder
+            connector_call(prepared_insert, master.port, master.root_password, "ps_cext", use_pure=False)
+            select = SELECT.replace("ty.alltypes", "ty.ps_cext")
+            tables.append((select, read_rows(master, select)))
         for slave in servers[:2]:
             wait_until(lambda s=slave: caught_up(master, s), timeout=60, what="our slave to catch up")
         wait_caught_up(master, replica)
         for server in servers:
             same_rows(server, expected)
-            same_rows(server, prepared, SELECT_PREPARED)
+            for select, rows in tables:
+                same_rows(server, rows, select)
     finally:
         for server in servers:
             server.stop()
