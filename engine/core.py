@@ -101,7 +101,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from engine import coltypes, explain, functions, infoschema, values
+from engine import coltypes, decimal_math, explain, functions, infoschema, values
 from engine.catalog import DECIMAL_COLLATION, Table, TokenCursor, mysql_literal, sql_literal
 from engine.ddl import DdlAction, DdlParser
 from engine.foreign_keys import FkTriggers, fk_error
@@ -449,6 +449,7 @@ def _open_connection(path: Path, state: functions.ConnectionState, synchronous: 
     conn.execute("PRAGMA case_sensitive_like=OFF")
     functions.register(conn, state)
     infoschema.register(conn)
+    decimal_math.register(conn)
     conn.create_collation(DECIMAL_COLLATION, values.compare_decimal)
     return conn
 

@@ -78,6 +78,13 @@ class SelectTypes:
     tables: list[tuple[str, Table]]  # FROM tables in order, by lower-case alias (or name)
     _static: list[ColumnType | None] | None = field(default=None, repr=False)
 
+    def column_type(self, names: list[str]) -> ColumnType | None:
+        """The type of the column `names` ([[db.]table.]column) of the FROM tables, or None."""
+        try:
+            return _Typer(self.tables, [], list).column(names)
+        except _Unknown:
+            return None
+
     def types(self, params: list[object], texts) -> list[ColumnType | None]:
         """One entry per result column (None: not known from the expression). `texts()` gives
         the statement's literal texts (read only for number literals)."""

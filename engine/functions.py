@@ -386,8 +386,9 @@ def regexp(pattern: Any, value: Any) -> int | None:
     return 1 if re.search(_to_str(pattern), _to_str(value), re.I) else 0
 
 
-def _integral(v: float) -> int:
-    return int(v)
+def _integral(v: int) -> int | float:
+    """FLOOR/CEIL's result: an integer where SQLite can hold it, else the DOUBLE it came from."""
+    return v if -(2**63) <= v < 2**63 else float(v)
 
 
 def mysql_mod(a: Any, b: Any) -> int | float | None:

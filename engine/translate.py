@@ -13,6 +13,10 @@ index hints / FOR UPDATE / DUAL dropped, INSERT IGNORE / REPLACE / ON DUPLICATE 
 INSERT ... SET. For INSERT ... VALUES into a table with an AUTO_INCREMENT column, every row's
 value of that column becomes an argument (`Plan.auto_slots`) so that the engine can hand out
 MySQL's ids (0/NULL/DEFAULT/absent = next id), exactly reproducible from a binlog INSERT_ID.
+A select-list item of a top-level SELECT computing with + - * / SUM AVG on DECIMAL columns (and
+exact numbers) becomes calls of `engine.decimal_math`'s exact functions, unless the statement
+refers to it after the select list (by alias or position): SQLite would compare their exact
+texts as strings there, so such an item, like every other arithmetic, stays SQLite's.
 """
 
 from __future__ import annotations
@@ -22,8 +26,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine import infoschema
+from engine import decimal_math, infoschema
 from engine.catalog import Table
+from engine.coltypes import INTEGER_CODES
 from engine.exprtypes import SelectTypes, from_tables, select_items, split_select
 from engine.lexer import Token, quote_ident, syntax_error
 from protocol.errors import (
@@ -37,6 +42,7 @@ from protocol.errors import (
     ER_WRONG_VALUE_COUNT_ON_ROW,
     SQLError,
 )
+from protocol.messages import FieldType
 
 # Per-execution argument sources (besides an int: the index of a literal of the statement).
 NOW, CURDATE, CURTIME, UNIX_NOW, LAST_ID, DATABASE, CONN_ID, FOUND, ROW_COUNT = (
@@ -141,6 +147,7 @@ class Translator:
         self.calc_found = False  # SQL_CALC_FOUND_ROWS
         self.unit_at = -1  # token index of a TIMESTAMPDIFF/TIMESTAMPADD unit
         self.auto_dirty = False
+        self.exact: dict[int, tuple[int, tuple]] = {}  # select-list items computed exactly: start -> (end, tree)
 
     # --- helpers ---------------------------------------------------------------------------
 
@@ -196,6 +203,9 @@ class Translator:
         expect_table = False
         in_order = False  # in an ORDER BY / GROUP BY list (where a number is a column position)
         while i < end:
+            if i in self.exact:
+                i = self.emit_exact(*self.exact.pop(i))
+                continue
             tok = toks[i]
             kind = tok.kind
             if in_order and kind == "param" and not states and isinstance(self.params[tok.param], int) \
@@ -554,11 +564,60 @@ class Translator:
                     sets_last_id=self.sets_last_id, upsert=self.upsert, calc_found=self.calc_found, **kw)
 
     def plan_select(self) -> Plan:
+        types = self.select_types()
+        if types is not None:
+            self.exact = self.exact_items(types)
         end = self.emit_range(0, len(self.tokens))
         if end != len(self.tokens):
             raise self.error_at(end)
-        return self.finish("select", names=self.select_names(), locking=self.locking,
-                           result_types=self.select_types())
+        return self.finish("select", names=self.select_names(), locking=self.locking, result_types=types)
+
+    # --- exact DECIMAL arithmetic (engine/decimal_math.py) ------------------------------------
+
+    def exact_items(self, types: SelectTypes) -> dict[int, tuple[int, tuple]]:
+        """The select-list items of this top-level SELECT that compute on DECIMAL columns with
+        + - * / SUM AVG only (columns of exact types, literals, parentheses), and whose value
+        nothing after the select list refers to (by alias or position): start -> (end, tree)."""
+        found = select_items(self.tokens)
+        if found is None:
+            return {}
+        items, end = found
+        after = self.tokens[end:]
+        for k, t in enumerate(after):
+            if t.kind == "param" and k and (after[k - 1].is_word("BY") or after[k - 1].text == ","):
+                return {}  # ORDER BY 2, GROUP BY 1 (or a list after a comma: not worth telling apart)
+        referenced = {t.text.lower() for t in after if t.kind in ("word", "ident")}
+        index = {id(t): k for k, t in enumerate(self.tokens)}
+        out: dict[int, tuple[int, tuple]] = {}
+        for item in items:
+            if not item:
+                continue
+            bare = split_select([self.tokens[0], *item])
+            expr = bare[0][0] if bare else []
+            if not expr or (len(expr) < len(item) and item[-1].text.lower() in referenced):
+                continue
+            start, stop = index[id(expr[0])], index[id(expr[-1])] + 1
+            parser = _ExactParser(self.tokens, stop, types)
+            try:
+                tree, at = parser.expr(start)
+            except _NotExact:
+                continue
+            if at == stop and parser.decimal:
+                out[start] = (stop, tree)
+        return out
+
+    def emit_exact(self, end: int, tree: tuple) -> int:
+        kind = tree[0]
+        if kind == "call":
+            self.out.append(tree[1] + "(")
+            for k, arg in enumerate(tree[2:]):
+                if k:
+                    self.out.append(",")
+                self.emit_exact(end, arg)
+            self.out.append(")")
+        else:  # a column reference or a literal: tokens [start, stop)
+            self.emit_range(tree[1], tree[2])
+        return end
 
     def has_set_operation(self) -> bool:
         depth = 0
@@ -1106,3 +1165,67 @@ class Translator:
             raise self.error_at(end)
         self.out.append(")")
         return self.finish("write", target=(schema, table.name))
+
+
+class _NotExact(Exception):
+    """An item outside `_ExactParser`'s grammar."""
+
+
+class _ExactParser:
+    """The grammar `exact_items` computes exactly: + - (binary and unary), * /, parentheses,
+    SUM(x), AVG(x), literals and columns of exact numeric types (`decimal` notes a DECIMAL one).
+    Anything else raises `_NotExact`: that item is left to SQLite."""
+
+    def __init__(self, tokens: list[Token], stop: int, types: SelectTypes) -> None:
+        self.tokens, self.stop, self.types = tokens, stop, types
+        self.decimal = False
+
+    def at(self, i: int, *texts: str) -> bool:
+        return i < self.stop and self.tokens[i].kind == "op" and self.tokens[i].text in texts
+
+    def expr(self, i: int) -> tuple[tuple, int]:
+        return self.chain(i, ("+", "-"), self.term)
+
+    def term(self, i: int) -> tuple[tuple, int]:
+        return self.chain(i, ("*", "/"), self.factor)
+
+    def chain(self, i: int, ops: tuple[str, ...], operand) -> tuple[tuple, int]:
+        """operand (op operand)*, left-associative."""
+        left, i = operand(i)
+        while self.at(i, *ops):
+            right, j = operand(i + 1)
+            left, i = ("call", decimal_math.OPERATORS[self.tokens[i].text], left, right), j
+        return left, i
+
+    def factor(self, i: int) -> tuple[tuple, int]:
+        if self.at(i, "-"):
+            inner, i = self.factor(i + 1)
+            return ("call", "mysql_dec_neg", inner), i
+        if i >= self.stop:
+            raise _NotExact
+        t = self.tokens[i]
+        if self.at(i, "("):
+            inner, i = self.expr(i + 1)
+            if not self.at(i, ")"):
+                raise _NotExact
+            return inner, i + 1
+        if t.kind == "param":
+            return ("tokens", i, i + 1), i + 1
+        if t.is_word("SUM", "AVG") and self.at(i + 1, "("):
+            inner, j = self.expr(i + 2)
+            if not self.at(j, ")"):
+                raise _NotExact
+            return ("call", "mysql_dec_" + t.upper.lower(), inner), j + 1
+        if t.kind not in ("word", "ident"):
+            raise _NotExact
+        j = i + 1
+        while self.at(j, ".") and j + 1 < self.stop and self.tokens[j + 1].kind in ("word", "ident"):
+            j += 2
+        if self.at(j, "("):
+            raise _NotExact  # a function call
+        ct = self.types.column_type([self.tokens[k].text for k in range(i, j, 2)])
+        if ct is not None and (ct.type == FieldType.NEWDECIMAL or ct.type == FieldType.LONGLONG and ct.unsigned):
+            self.decimal = True  # (BIGINT UNSIGNED is kept as exact text too)
+        elif ct is None or ct.type not in INTEGER_CODES:
+            raise _NotExact
+        return ("tokens", i, j), j

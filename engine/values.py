@@ -10,7 +10,8 @@ store the same value. It returns what SQLite keeps, or raises MariaDB's strict-m
 digits (Python's decimal, never a float) and kept as its exact text; binary strings are bytes
 (any byte value; BINARY(n) padded with zero bytes; held as `binary_value` says), text
 columns get str; DATETIME/TIME keep
-at most their declared fractional digits (MariaDB truncates the rest).
+at most their declared fractional digits (MariaDB truncates the rest); a TIME beyond
++-838:59:59.999999 is 1292.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ _INT_BITS = {"tinyint": 8, "smallint": 16, "mediumint": 24, "int": 32, "integer"
 _TEXT_BYTES = {"tinytext": 255, "text": 65535, "mediumtext": 16777215, "longtext": 4294967295}
 _BLOB_BYTES = {"tinyblob": 255, "blob": 65535, "mediumblob": 16777215, "longblob": 4294967295}
 _NUMBER_PREFIX = re.compile(r"\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
+TIME_MAX_HOURS = 838  # TIME's range: -838:59:59.999999 .. 838:59:59.999999
 _TEMPORAL = re.compile(r"^(-?\d+(?:[-:]\d+)*(?: \d+(?::\d+)*)?)(?:\.(\d*))?$")
 
 
@@ -183,10 +185,37 @@ def _temporal(col: Column, value: object, row: int, where: str) -> object:
     if m is None:
         raise SQLError(ER_TRUNCATED_WRONG_VALUE, col.base, _shown(value), where, row)
     whole, frac = m.group(1), m.group(2) or ""
+    if col.base == "time":
+        whole = _time_whole(whole)
+        if whole is None:
+            raise SQLError(ER_TRUNCATED_WRONG_VALUE, col.base, _shown(value), where, row)
     nums = [int(a) for a in col.args if a.isdigit()]
     fsp = nums[0] if nums else 0
     # MariaDB truncates extra digits; kept with exactly fsp digits, so the text sorts as the time
     return whole + ("." + (frac + "000000")[:fsp] if fsp else "")
+
+
+def _time_whole(text: str) -> str | None:
+    """A TIME literal's whole part ('D HH:MM[:SS]', 'H:MM[:SS]', '[[H]MM]SS') as '[-]H:MM:SS',
+    or None beyond the range (+-838:59:59) or with minutes or seconds over 59."""
+    sign = "-" if text.startswith("-") else ""
+    days, _, clock = text.lstrip("-").rpartition(" ")
+    if "-" in days:  # a DATETIME: its time
+        sign, days = "", ""
+    if ":" in clock:
+        parts = [int(p) for p in clock.split(":")] + [0, 0]
+        h, m, s = parts[:3]
+    elif not clock.isdigit() or days:  # MariaDB refuses 'D HH'
+        return None
+    else:
+        h, m, s = int(clock[:-4] or 0), int(clock[-4:-2] or 0), int(clock[-2:])
+    if days:
+        if not days.isdigit():
+            return None
+        h += int(days) * 24
+    if h > TIME_MAX_HOURS or m > 59 or s > 59:
+        return None
+    return f"{sign}{h:02d}:{m:02d}:{s:02d}"
 
 
 def _unquote(text: str) -> str:

@@ -265,7 +265,8 @@ def _read_temporal(ftype: int, data: bytes, pos: int) -> tuple[Any, int]:
             neg, days, h, m, s, us = _TIME_US.unpack(body)
         else:
             raise ValueError(f"TIME of {n} bytes")
-        if h > 23 or m > 59 or s > 59 or us > 999_999 or neg > 1:
+        # hours beyond 23 are allowed: C clients send a TIME's hours with day 0 (MYSQL_TIME)
+        if m > 59 or s > 59 or us > 999_999 or neg > 1:
             raise ValueError("TIME out of range")
         value = datetime.timedelta(days=days, hours=h, minutes=m, seconds=s, microseconds=us)
         return (-value if neg else value), end

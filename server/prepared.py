@@ -38,7 +38,6 @@ import datetime
 import decimal
 import math
 import re
-import struct
 import weakref
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -133,6 +132,7 @@ def split_placeholders(sql: str) -> list[str]:
     return pieces
 
 
+_TIME_MAX_HOURS = 838  # TIME's range: -838:59:59.999999 .. 838:59:59.999999
 _ESCAPES = {0: b"\\0", 10: b"\\n", 13: b"\\r", 26: b"\\Z", 34: b'\\"', 39: b"\\'", 92: b"\\\\"}
 _ESCAPE_TABLE = {k: v.decode() for k, v in _ESCAPES.items()}
 _DECIMAL_TEXT = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?\Z")
@@ -142,17 +142,12 @@ _BINARY_TYPES = frozenset({
 })
 
 
-def _float_text(value: float, single: bool) -> str:
+def _float_text(value: float) -> str:
+    """A FLOAT or DOUBLE parameter: the text of its double value (a FLOAT's 4 bytes widened, as
+    mysqld stores a FLOAT parameter into a DOUBLE column)."""
     if not math.isfinite(value):
         raise SQLError(ER_WRONG_ARGUMENTS, "mysqld_stmt_execute")
-    if single:  # the shortest text that reads back as the same 4-byte float
-        packed = struct.pack("<f", value)
-        for digits in range(6, 10):
-            text = f"{value:.{digits}g}"
-            if struct.pack("<f", float(text)) == packed:
-                break
-    else:
-        text = repr(value)
+    text = repr(value)
     if "e" in text or "E" in text:
         return text
     return text if "." in text or "inf" in text else text + "e0"  # a DOUBLE, not an integer
@@ -171,7 +166,7 @@ def literal(value: Any, ptype: ParamType) -> str:
     if isinstance(value, int):
         return str(value)
     if isinstance(value, float):
-        return _float_text(value, ptype.type == FieldType.FLOAT)
+        return _float_text(value)
     if isinstance(value, decimal.Decimal):
         return str(value)  # the digits as the client sent them: exact, scale kept
     if isinstance(value, datetime.datetime):
@@ -187,7 +182,10 @@ def literal(value: Any, ptype: ParamType) -> str:
         sign = "-" if value < datetime.timedelta(0) else ""
         value = abs(value)
         hours = value.days * 24 + value.seconds // 3600
-        return f"'{sign}{hours:02d}:{value.seconds // 60 % 60:02d}:{value.seconds % 60:02d}{_fraction(value.microseconds)}'"
+        minutes, seconds = value.seconds // 60 % 60, value.seconds % 60
+        if hours > _TIME_MAX_HOURS:  # mysqld clips a TIME parameter to the range, fraction kept
+            hours, minutes, seconds = _TIME_MAX_HOURS, 59, 59
+        return f"'{sign}{hours:02d}:{minutes:02d}:{seconds:02d}{_fraction(value.microseconds)}'"
     raw = bytes(value)
     if ptype.type in (FieldType.DECIMAL, FieldType.NEWDECIMAL) and _DECIMAL_TEXT.match(raw.decode("latin-1")):
         return raw.decode("ascii")

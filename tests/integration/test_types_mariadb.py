@@ -8,7 +8,11 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
+import pickle
+import subprocess
+import sys
 from decimal import Decimal
+from pathlib import Path
 
 import pymysql
 import pytest
@@ -74,10 +78,15 @@ STRICT = [
     "INSERT INTO s (d) VALUES (1.005)", "INSERT INTO s (i) VALUES (2.5)", "INSERT INTO s (i) VALUES (-2.5)",
     "INSERT INTO s (dt0, dt3) VALUES ('2020-01-01 10:00:00.6', '2020-01-01 10:00:00.1239')",
     "INSERT INTO s (dt0, dt3) VALUES ('0000-00-00 00:00:00', '0000-00-00 00:00:00.000')",
+    "INSERT INTO s (tm) VALUES ('839:00:00')", "INSERT INTO s (tm) VALUES ('-838:59:59.999999')",
+    "INSERT INTO s (tm) VALUES ('35 00:00:00')", "INSERT INTO s (tm) VALUES ('34 22:59:59')",
+    "INSERT INTO s (tm) VALUES ('8390000')", "INSERT INTO s (tm) VALUES ('-8385959')",
+    "INSERT INTO s (tm) VALUES ('12:34')", "INSERT INTO s (tm) VALUES ('2020-01-02 03:04:05.5')",
+    "INSERT INTO s (tm) VALUES ('12:60:00')", "INSERT INTO s (tm) VALUES ('1 2')",
 ]
 STRICT_TABLE = ("CREATE TABLE s (id INT PRIMARY KEY AUTO_INCREMENT, ti TINYINT, tu TINYINT UNSIGNED, "
                 "d DECIMAL(5,2), v VARCHAR(3), vb VARBINARY(3), t TEXT, bn BINARY(3), dt0 DATETIME, "
-                "dt3 DATETIME(3), e ENUM('a','b'), i INT)")
+                "dt3 DATETIME(3), e ENUM('a','b'), i INT, tm TIME(6))")
 
 
 @pytest.fixture(scope="module")
@@ -174,7 +183,7 @@ def test_strict_mode_errors_as_mariadb(servers):
         conn.cursor().execute(STRICT_TABLE)
         out = [attempt(conn, sql) for sql in STRICT]
         cur = conn.cursor()
-        cur.execute("SELECT d, i, dt0, dt3 FROM s ORDER BY id")
+        cur.execute("SELECT d, i, dt0, dt3, tm FROM s ORDER BY id")
         out.append(cur.fetchall())
         results[which] = out
     for sql, mine, real in zip(STRICT, results["ours"], results["mariadb"], strict=False):
@@ -199,12 +208,38 @@ def _connector_rows(port, password, use_pure):
         conn.close()
 
 
+ROOT = Path(__file__).resolve().parents[2]
+# mysql-connector's C extension needs the OpenSSL it ships, which it can load only in a process
+# that has not loaded the system's libssl yet (this one has: pytest, PyMySQL): it runs in a child.
+_CEXT = "import _mysql_connector, pickle, sys; from tests.integration.test_types_mariadb import {0}; " \
+        "sys.stdout.buffer.write(pickle.dumps({0}(*pickle.loads(sys.stdin.buffer.read()))))"
+
+
+def cext_loads() -> bool:
+    """Whether mysql-connector's C extension loads on this machine (in a fresh process)."""
+    return subprocess.run([sys.executable, "-c", "import _mysql_connector"], capture_output=True).returncode == 0
+
+
+def connector_call(fn, *args, use_pure: bool):
+    """fn(*args, use_pure): here for the pure-Python client, in a fresh process for the C extension."""
+    if use_pure:
+        return fn(*args, True)
+    done = subprocess.run([sys.executable, "-c", _CEXT.format(fn.__name__)], input=pickle.dumps((*args, False)),
+                          capture_output=True, cwd=ROOT, timeout=120)
+    assert done.returncode == 0, done.stderr.decode(errors="replace")
+    return pickle.loads(done.stdout)
+
+
+def skip_unless_flavour(use_pure: bool) -> None:
+    pytest.importorskip("mysql.connector")
+    if not use_pure and not cext_loads():
+        pytest.skip("mysql-connector's C extension does not load here")
+
+
 @pytest.mark.parametrize("use_pure", [True, False], ids=["pure", "cext"])
 def test_mysql_connector_plain_cursor_round_trip(servers, alltypes, use_pure):
-    pytest.importorskip("mysql.connector")
-    if not use_pure:
-        pytest.importorskip("_mysql_connector")
-    got = {which: _connector_rows(*servers[which], use_pure) for which in servers}
+    skip_unless_flavour(use_pure)
+    got = {which: connector_call(_connector_rows, *servers[which], use_pure=use_pure) for which in servers}
     assert got["ours"] == got["mariadb"]
     assert got["ours"][0][0] == EVERY_BYTE[:255] and got["ours"][0][2] == Decimal("-12345678.91")
 
@@ -278,3 +313,145 @@ def test_bytes_that_are_not_utf8_in_a_where_clause_compare_as_binary(servers):
         out.append(cur.fetchall())
         results[which] = out
     assert results["ours"] == results["mariadb"]
+
+
+# mysql-connector-python reads a binary YEAR (2 bytes, as MySQL sends it) as a length-encoded
+# string, which misreads the values after it: YEAR goes last.
+PREPARED_COLUMNS = [name for name in COLUMNS if name != "y"] + ["y"]
+# Rows only a prepared INSERT can send as typed parameters, on top of ROWS: a negative TIME with
+# a fraction, TIMEs beyond the range (mysqld clips a TIME parameter, fraction kept), BINARY(n)
+# and BIT with high bytes, a DATETIME(6) with one microsecond.
+PREPARED_ROWS = [*ROWS, *(tuple({"tm6": tm6, "bn": bn, "b": b, "dt6": dt6, "u": u}.get(name, v)
+                                for name, v in zip(COLUMNS, ROWS[2], strict=True))
+                          for tm6, bn, b, dt6, u in [
+    (dt.timedelta(hours=-12, minutes=-34, seconds=-56, microseconds=-789012), b"\x80\x7f\x00\xff", b"\x80",
+     dt.datetime(1999, 12, 31, 23, 59, 59, 1), "p1"),
+    (dt.timedelta(hours=-839, microseconds=-500000), b"\xff" * 4, b"\x7f", dt.datetime(2000, 1, 1), "p2"),
+    (dt.timedelta(days=40), b"\x00" * 4, b"\x01", dt.datetime(2000, 1, 1, 0, 0, 0, 999999), "p3"),
+])]
+
+
+def _typed(rows) -> list[list[tuple[str, str, object]]]:
+    """Each value with its column and its Python type: a prepared cursor decodes binary rows by
+    the column types, so a wrong type code shows as a wrong Python type."""
+    return [[(name, type(v).__name__, v) for name, v in zip(PREPARED_COLUMNS, row, strict=True)] for row in rows]
+
+
+def _cext_sendable(value):
+    """What mysql-connector's C extension sends right as a parameter (NULL in its place where it
+    does not, against any server: an integer beyond BIGINT raises in the client, DBL_MAX goes out
+    as infinity, a timedelta as fields out of range)."""
+    if isinstance(value, int) and value >= 2**63 or value == 1.7976931348623157e308 or isinstance(value, dt.timedelta):
+        return None
+    return value
+
+
+def prepared_insert(port, password, table, use_pure=True, database="ty"):
+    """Table `table` (alltypes' definition) written with PREPARED_ROWS by mysql-connector-python
+    `cursor(prepared=True)` INSERTs: every column a typed parameter; then read back the same way."""
+    import mysql.connector
+
+    conn = mysql.connector.connect(host="127.0.0.1", port=port, user="root", password=password,
+                                   database=database, use_pure=use_pure, autocommit=True)
+    try:
+        conn.cursor().execute(f"DROP TABLE IF EXISTS {table}")
+        conn.cursor().execute(TABLE.replace("alltypes", table, 1))
+        cur = conn.cursor(prepared=True)
+        for row in PREPARED_ROWS:
+            cur.execute(insert_sql().replace("alltypes", table, 1), row if use_pure else tuple(map(_cext_sendable, row)))
+        cur.execute(f"SELECT {', '.join(PREPARED_COLUMNS)} FROM {table} ORDER BY id")
+        return cur.fetchall()
+    finally:
+        conn.close()
+
+
+def _connector_prepared(port, password, use_pure):
+    """The every-type table read by a prepared cursor (binary rows), a table written by prepared
+    INSERTs read back the same way, and that table as PyMySQL's text protocol reads it."""
+    import mysql.connector
+
+    table = f"ps_{'pure' if use_pure else 'cext'}"
+    conn = mysql.connector.connect(host="127.0.0.1", port=port, user="root", password=password,
+                                   database="ty", use_pure=use_pure, autocommit=True)
+    try:
+        cur = conn.cursor(prepared=True)
+        cur.execute(f"SELECT {', '.join(PREPARED_COLUMNS)} FROM alltypes WHERE id < %s ORDER BY id", (100,))
+        read = cur.fetchall()
+    finally:
+        conn.close()
+    written = prepared_insert(port, password, table, use_pure)
+    text = pymysql.connect(host="127.0.0.1", port=port, user="root", password=password, database="ty",
+                           charset="utf8mb4")
+    try:
+        with text.cursor() as tcur:
+            tcur.execute(f"SELECT {', '.join(PREPARED_COLUMNS)} FROM {table} ORDER BY id")
+            stored = tcur.fetchall()
+    finally:
+        text.close()
+    return read, written, stored
+
+
+@pytest.mark.parametrize("use_pure", [True, False], ids=["pure", "cext"])
+def test_mysql_connector_prepared_cursor_every_type_as_mariadb(servers, alltypes, use_pure):
+    """Binary rows of every column type and prepared INSERTs binding every parameter type (bytes
+    with every byte value, Decimal, datetimes with fractions, edge values, NULLs): the values
+    and their Python types are MariaDB's, through the binary and the text protocol."""
+    skip_unless_flavour(use_pure)
+    got = {which: connector_call(_connector_prepared, *servers[which], use_pure=use_pure) for which in servers}
+    for what, mine, real in zip(("read", "written", "stored"), got["ours"], got["mariadb"], strict=True):
+        assert len(mine) == len(real) == (len(ROWS) if what == "read" else len(PREPARED_ROWS)), what
+        for k, (a, b) in enumerate(zip(_typed(mine), _typed(real), strict=True)):
+            wrong = [f"{x} (MariaDB: {y})" for x, y in zip(a, b, strict=True) if x != y]
+            assert not wrong, f"{what} row {k}:\n" + "\n".join(wrong)
+    read, written, stored = got["ours"]
+    vb = PREPARED_COLUMNS.index("vb")
+    if not use_pure:
+        assert read[1][vb] == written[1][vb] == stored[1][vb] == EVERY_BYTE
+        return
+    assert read[1][vb] == written[1][vb] == stored[1][vb] == EVERY_BYTE
+    assert stored[1][PREPARED_COLUMNS.index("biu")] == 18446744073709551615
+    # (mysql-connector sends a negative timedelta as its days' magnitude and its positive seconds:
+    # -12:34:56.789012 arrives as -35:25:03.210988; what it sends is what both servers store)
+    tm6 = PREPARED_COLUMNS.index("tm6")
+    assert stored[4][tm6] == -dt.timedelta(hours=35, minutes=25, seconds=3, microseconds=210988)
+    assert stored[5][tm6] == -dt.timedelta(hours=838, minutes=59, seconds=59, microseconds=500000)
+
+
+def test_decimal_arithmetic_exact_as_mariadb(servers):
+    """SUM, AVG, + - * / on 30-40 digit DECIMALs: exact, with MySQL's result scales (SUM keeps
+    the scale, AVG and / add 4, + - the larger, * the sum), as MariaDB computes them."""
+    exprs = ["SUM(d)", "AVG(d)", "SUM(e)", "AVG(e)", "d + e", "d - e", "e * 3", "d * n", "d / 7", "e / d",
+             "-d", "(d + 1) * 2", "d + 0.5", "SUM(d) * 2 - SUM(e)", "AVG(d + e)", "d / 0", "d + n", "SUM(n)",
+             "u + 1", "u - 1", "u / 3", "u + d", "SUM(u)", "AVG(u)"]
+    results = {}
+    for which in servers:
+        cur = fresh(servers, which, "decmath").cursor()
+        cur.execute("CREATE TABLE x (id INT PRIMARY KEY, d DECIMAL(40,20), e DECIMAL(38,5), n INT, g INT, "
+                    "u BIGINT UNSIGNED)")
+        cur.execute("INSERT INTO x VALUES (1, 12345678901234567890.12345678901234567891, "
+                    "123456789012345678901234567890123.12345, 7, 1, 18446744073709551614), "
+                    "(2, -9876543210987654321.98765432109876543219, 0.00001, -3, 1, 9223372036854775809), "
+                    "(3, 0.00000000000000000001, -99999999999999999999999999999999.99999, NULL, 2, 1), "
+                    "(4, NULL, 1, 5, 2, NULL)")
+        out = []
+        for sql in [f"SELECT {', '.join(exprs)} FROM x WHERE id < 4 GROUP BY id ORDER BY id",
+                    f"SELECT g, {', '.join(e for e in exprs if e.startswith(('SUM', 'AVG')))} FROM x GROUP BY g",
+                    "SELECT id, d * 2 AS t FROM x WHERE d * 2 > 1 ORDER BY id",
+                    "SELECT FLOOR(1.7976931348623157e308), CEIL(-1e300), FLOOR(2.5e0), CEIL(n * 1.5) FROM x"]:
+            cur.execute(sql)
+            out.append((sql, [tuple(f.type_code for f in cur._result.fields), cur.fetchall()]))
+        results[which] = out
+        # a result that the statement itself compares or sorts is computed by SQLite (a float
+        # there), never compared as text: the right rows, in the right order
+        for sql in ["SELECT id, d AS t FROM x WHERE d > 0 ORDER BY d * 2 DESC",
+                    "SELECT g, SUM(d) AS s FROM x GROUP BY g HAVING s > 1", "SELECT g FROM x GROUP BY g ORDER BY SUM(e)",
+                    "SELECT g, SUM(e) FROM x GROUP BY g ORDER BY 2"]:
+            cur.execute(sql)
+            results[which + " order"] = results.get(which + " order", []) + [[row[0] for row in cur.fetchall()]]
+    assert results["ours order"] == results["mariadb order"]
+    for (sql, (mine_types, mine)), (_, (real_types, real)) in zip(results["ours"], results["mariadb"], strict=True):
+        assert (sql, mine_types) == (sql, real_types)
+        assert len(mine) == len(real), sql
+        for row, want in zip(mine, real, strict=True):
+            wrong = [(expr, a, b) for expr, a, b in zip(exprs if len(row) == len(exprs) else ["?", *exprs], row, want, strict=False) if a != b]
+            assert not wrong, (sql, wrong)

@@ -1,13 +1,26 @@
 """Every MySQL column type through replication, exactly: the rows of test_types_mariadb written
 through our master with PyMySQL (every byte value, DECIMAL, fractions, edge values, NULLs)
 arrive identical, as PyMySQL reads them, on two of our slaves and on a stock MariaDB 10.11
-replica of our master (statement-based binlog: the values travel in the SQL text)."""
+replica of our master (statement-based binlog: the values travel in the SQL text); so do the
+rows mysql-connector-python (pure Python, and its C extension where it loads) writes through
+prepared INSERTs, every column a typed parameter (the binlog holds them as the statement with
+its values inlined)."""
 
 from __future__ import annotations
 
 import pytest
 
-from tests.integration.test_types_mariadb import COLUMNS, EVERY_BYTE, ROWS, TABLE, insert_sql
+from tests.integration.test_types_mariadb import (
+    COLUMNS,
+    EVERY_BYTE,
+    PREPARED_ROWS,
+    ROWS,
+    TABLE,
+    cext_loads,
+    connector_call,
+    insert_sql,
+    prepared_insert,
+)
 from tests.support.daemons import Daemon
 from tests.support.mariadb import mariadb_available
 from tests.support.master import make_repl_user, start_master, start_replica, wait_caught_up
@@ -19,6 +32,7 @@ pytestmark = [
 ]
 
 SELECT = f"SELECT id, {', '.join(COLUMNS)} FROM ty.alltypes ORDER BY id"
+SELECT_PREPARED = SELECT.replace("ty.alltypes", "ty.ps")
 
 
 def start_slave(tmp_path, name: str, server_id: int, master: Daemon) -> Daemon:
@@ -55,14 +69,18 @@ def write_alltypes(server, *changes: str) -> tuple[tuple, str, int]:
         conn.close()
 
 
-def same_rows(server, expected: tuple) -> None:
+def read_rows(server, select: str) -> tuple:
     conn = server.connect(charset="utf8mb4")
     try:
         with conn.cursor() as cur:
-            cur.execute(SELECT)
-            got = cur.fetchall()
+            cur.execute(select)
+            return cur.fetchall()
     finally:
         conn.close()
+
+
+def same_rows(server, expected: tuple, select: str = SELECT) -> None:
+    got = read_rows(server, select)
     assert len(got) == len(expected)
     for row, want in zip(got, expected, strict=True):
         assert [(n, a, b) for n, a, b in zip(["id", *COLUMNS], row, want, strict=True) if a != b] == [], server
@@ -79,11 +97,23 @@ def test_every_type_arrives_exactly_on_our_slaves_and_a_mariadb_replica(tmp_path
         expected, _, _ = write_alltypes(master, "UPDATE alltypes SET d = 12345678.91, bn = X'FF', "
                                         "dt6 = '2001-02-03 04:05:06.070809' WHERE id = 3")
         assert expected[1][1 + COLUMNS.index("vb")] == EVERY_BYTE
+        pytest.importorskip("mysql.connector")
+        prepared_insert(master.port, master.root_password, "ps")
+        prepared = read_rows(master, SELECT_PREPARED)
+        assert len(prepared) == len(PREPARED_ROWS)
+        assert prepared[1][1 + COLUMNS.index("bl")] == EVERY_BYTE
+        tables = [(SELECT_PREPARED, prepared)]
+        if cext_loads():  # mysql-connector's C extension: its own binary parameter encoder
+            connector_call(prepared_insert, master.port, master.root_password, "ps_cext", use_pure=False)
+            select = SELECT.replace("ty.alltypes", "ty.ps_cext")
+            tables.append((select, read_rows(master, select)))
         for slave in servers[:2]:
             wait_until(lambda s=slave: caught_up(master, s), timeout=60, what="our slave to catch up")
         wait_caught_up(master, replica)
         for server in servers:
             same_rows(server, expected)
+            for select, rows in tables:
+                same_rows(server, rows, select)
     finally:
         for server in servers:
             server.stop()

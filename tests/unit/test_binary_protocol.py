@@ -142,6 +142,15 @@ def test_every_integer_type_signed_and_unsigned():
         assert encode_binary_row([col], [value]) == b"\x00\x00" + bytes.fromhex(golden)
 
 
+def test_time_parameter_hours_as_c_clients_send_them():
+    """libmysqlclient / Connector/C put a TIME's hours in the hour byte with day 0 (up to 255)."""
+    block = bytes.fromhex("00 01 0b00 08 01 00000000 64 02 03".replace(" ", ""))
+    assert decode_execute_params(block, 1, None)[0] == [-datetime.timedelta(hours=100, minutes=2, seconds=3)]
+    for bad in ("08 00 00000000 01 3c 00", "08 00 00000000 01 00 3c", "0c 00 00000000 00 00 00 40420f00", "08 02 00000000 01 00 00"):
+        with pytest.raises(RemoteProtocolError):
+            decode_execute_params(bytes.fromhex("00010b00" + bad.replace(" ", "")), 1, None)
+
+
 def test_float_double_decimal_strings_and_nulls():
     types = [ParamType(FieldType.FLOAT), ParamType(FieldType.DOUBLE), ParamType(FieldType.NEWDECIMAL),
              ParamType(FieldType.BLOB), ParamType(FieldType.VAR_STRING), ParamType(FieldType.LONG)]
@@ -266,7 +275,7 @@ def test_float_literals_read_back_as_the_same_value():
     for v in (0.1, 1 / 3, 2.5e-308, 123456789.125):
         assert float(literal(v, ParamType(FieldType.DOUBLE))) == v
         single = struct.unpack("<f", struct.pack("<f", v))[0]
-        assert struct.pack("<f", float(literal(single, ParamType(FieldType.FLOAT)))) == struct.pack("<f", single)
+        assert float(literal(single, ParamType(FieldType.FLOAT))) == single  # the 4 bytes widened, exactly
 
 
 def test_every_byte_survives_the_engine_lexer():

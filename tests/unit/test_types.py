@@ -128,3 +128,40 @@ def test_decimal_collation_orders_by_value():
     ordered = sorted(values, key=functools.cmp_to_key(compare_decimal))
     assert ordered == ["-0.5", "3.50", "3.5", "9", "10", "12345678901234567890.00000000000000000002"]
     assert compare_decimal("3.5", "3.50") == 0
+
+
+def _translated(sql: str) -> str:
+    from engine.translate import Translator
+
+    shape, params = extract(sql)
+    return Translator(tokenize(shape), shape, "db", lambda schema, name: TABLE if name == "t" else None,
+                      {"db"}, params).plan().sql
+
+
+def test_decimal_arithmetic_is_exact_only_where_nothing_else_reads_it():
+    """Items on DECIMAL columns go through the exact functions; integer and floating arithmetic,
+    other functions, and items the statement sorts or compares by alias or position stay SQLite's."""
+    assert "mysql_dec_add" in _translated("SELECT n + 1 FROM t")
+    assert "mysql_dec_sum( mysql_dec_mul(" in _translated("SELECT id, SUM(n * id) AS s FROM t GROUP BY id")
+    assert "mysql_dec_div( mysql_dec_neg(" in _translated("SELECT -n / 3 FROM t ORDER BY id")
+    assert "mysql_dec_mul" in _translated("SELECT u * 2 FROM t")  # BIGINT UNSIGNED: exact text too
+    for sql in ["SELECT id + 1, id * 2 FROM t", "SELECT n + x FROM t", "SELECT ROUND(n + 1) FROM t",
+                "SELECT n + 1 AS s FROM t ORDER BY s", "SELECT SUM(n) FROM t ORDER BY 1",
+                "SELECT SUM(n) s FROM t HAVING s > 1", "SELECT n + 1 FROM t UNION SELECT 1",
+                "SELECT (SELECT SUM(n) FROM t) + 1", "SELECT SUM(DISTINCT n) FROM t"]:
+        assert "mysql_dec" not in _translated(sql), sql
+
+
+def test_decimal_functions_keep_mysql_scales():
+    from engine import decimal_math as dm
+
+    assert dm.FUNCTIONS["mysql_dec_add"]("1.50", 2) == "3.50"
+    assert dm.FUNCTIONS["mysql_dec_mul"]("1.50", "0.25") == "0.3750"
+    assert dm.FUNCTIONS["mysql_dec_div"]("1.00", 3) == "0.333333"
+    assert dm.FUNCTIONS["mysql_dec_div"](2, 3) == "0.6667"  # half up
+    assert dm.FUNCTIONS["mysql_dec_div"]("1", 0) is None
+    assert dm.FUNCTIONS["mysql_dec_sub"](None, "1") is None
+    avg = dm.AGGREGATES["mysql_dec_avg"]()
+    for v in ("12345678901234567890.12345678901234567891", "1.00000000000000000000", None):
+        avg.step(v)
+    assert avg.finalize() == "6172839450617283945.561728394506172839455000"
