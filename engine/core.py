@@ -370,6 +370,13 @@ def map_sqlite_error(exc: sqlite3.Error | UnicodeEncodeError, database: str | No
     m = re.search(r'near "(.*)": syntax error', msg)
     if m or "syntax error" in msg or "incomplete input" in msg:
         return syntax_error(m.group(1) if m else "")
+    m = re.match(r'unrecognized token: "(.*)"', msg)
+    if m:
+        # MySQL's bitwise XOR has no SQLite operator: unsupported, never a wrong value; any
+        # other token SQLite cannot read is a syntax error
+        if m.group(1) == "^":
+            return SQLError(ER_NOT_SUPPORTED_YET, "the ^ (bitwise XOR) operator")
+        return syntax_error(m.group(1))
     if msg == "no tables specified":  # SELECT * without FROM
         return SQLError(ER_NO_TABLES_USED)
     if "ambiguous column name" in msg:

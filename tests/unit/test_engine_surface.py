@@ -263,3 +263,14 @@ async def test_uuid_in_a_write_replays_the_same_on_a_slave(engine, db):
     ctx = StatementContext(timestamp=stmt.timestamp, rand_seed=stmt.rand_seed)
     await run(engine, replica, "INSERT INTO u2 VALUES (1, UUID(), UUID())", ctx)
     assert await one(db, "SELECT a, b FROM u2") == (a, b)
+
+
+@pytest.mark.parametrize("sql, code", [
+    ("SELECT 5 ^ 3", 1235),  # MySQL's bitwise XOR: unsupported, never a wrong value
+    ("SELECT n ^ 1 FROM t", 1235),
+    ("SELECT 1 $ 2", 1064),  # a token SQLite cannot read: a syntax error, not 1105
+])
+async def test_operators_sqlite_lacks_get_mysqls_errors(db, sql, code):
+    with pytest.raises(SQLError) as raised:
+        await db.execute(sql)
+    assert raised.value.error.code == code
