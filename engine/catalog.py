@@ -319,6 +319,30 @@ def sql_literal(value: object) -> str:
     return "'" + str(value).replace("'", "''") + "'"
 
 
+@dataclass
+class View:
+    """A MySQL view: its SELECT as MySQL text (literals written out), expanded by `translate` where
+    it is named; kept in the schema's catalog table under the key `VIEW_PREFIX + name`."""
+
+    schema: str
+    name: str
+    select: str
+    columns: list[str] = field(default_factory=list)
+    definer: str = "`root`@`localhost`"
+    security: str = "DEFINER"
+    algorithm: str = "UNDEFINED"
+
+    def to_json(self) -> str:
+        return json.dumps({"view": self.__dict__})
+
+    @staticmethod
+    def from_json(text: str) -> View:
+        return View(**json.loads(text)["view"])
+
+
+VIEW_PREFIX = "\x00view:"  # catalog keys of views: never a table name
+
+
 def mysql_literal(value: object) -> str:
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return repr(value)

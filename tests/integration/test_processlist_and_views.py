@@ -1,7 +1,8 @@
 """information_schema.PROCESSLIST and the view statements against our master and slave (real
 processes) and a stock MariaDB 10.11: PROCESSLIST with MariaDB's columns, the same sessions as SHOW
-FULL PROCESSLIST, PROCESS deciding whose; views are not supported (CREATE/ALTER VIEW: 1235), and
-the statements about views that exist nowhere answer as MariaDB's do and replicate."""
+FULL PROCESSLIST, PROCESS deciding whose; views created, read, replaced and dropped answer as
+MariaDB's do (the same statements on both), the statements about views that exist nowhere too, and
+views replicate to our slave."""
 
 from __future__ import annotations
 
@@ -110,19 +111,48 @@ def test_statements_on_views_that_exist_nowhere_answer_as_mariadbs(servers):
     assert answers(master.connect(), VIEW_STATEMENTS) == answers(mariadb.connect(), VIEW_STATEMENTS)
 
 
-@pytest.mark.parametrize("sql", [
-    "CREATE VIEW vw.v AS SELECT i FROM vw.t",
-    "CREATE OR REPLACE ALGORITHM=MERGE DEFINER=`root`@`localhost` SQL SECURITY INVOKER VIEW vw.v (x) AS SELECT 1",
-    "CREATE DEFINER=CURRENT_USER VIEW v AS SELECT 1",
-    "ALTER VIEW vw.v AS SELECT 2",
-])
-def test_creating_a_view_is_refused_as_unsupported_and_nothing_is_created(servers, sql):
-    master = servers[0]
-    master.query("CREATE DATABASE IF NOT EXISTS vw")
+VIEW_LIFE = [
+    "CREATE VIEW vw.v AS SELECT i, s FROM vw.u WHERE i > 1 AND s <> 'zz'",
+    "SELECT * FROM vw.v ORDER BY i", "SELECT s FROM vw.v WHERE i = 3",
+    "SELECT u.s, w.i FROM vw.u JOIN vw.v AS w ON w.i = u.i ORDER BY u.i",
+    "CREATE VIEW vw.v AS SELECT 1", "CREATE VIEW vw.u AS SELECT 1", "CREATE TABLE vw.v (i INT)",
+    "CREATE OR REPLACE ALGORITHM=MERGE DEFINER=`root`@`localhost` SQL SECURITY INVOKER VIEW vw.v (x, y) "
+    "AS SELECT i * 10, s FROM vw.u",
+    "SELECT x, y FROM vw.v WHERE y = 'a'",
+    "CREATE VIEW vw.w AS SELECT x FROM vw.v WHERE x > 15", "SELECT x FROM vw.w ORDER BY x",
+    "ALTER VIEW vw.w AS SELECT 7 AS seven", "SELECT * FROM vw.w",
+    "CREATE DEFINER=CURRENT_USER VIEW nodb AS SELECT 1",
+    "DROP VIEW vw.w, vw.nosuch", "SELECT * FROM vw.w", "DROP VIEW IF EXISTS vw.v, vw.nosuch", "SELECT * FROM vw.v",
+    "DROP VIEW IF EXISTS vw.w",
+]
+
+
+def test_views_created_read_and_dropped_answer_as_mariadbs(servers):
+    master, mariadb, _ = servers
+    for server in (master, mariadb):
+        server.query("CREATE DATABASE IF NOT EXISTS vw")
+        server.query("CREATE TABLE IF NOT EXISTS vw.u (i INT PRIMARY KEY, s VARCHAR(10))")
+        server.query("REPLACE INTO vw.u VALUES (1, 'a'), (2, 'b'), (3, 'c')")
+    ours, theirs = answers(master.connect(), VIEW_LIFE), answers(mariadb.connect(), VIEW_LIFE)
+    assert list(zip(VIEW_LIFE, ours, strict=True)) == list(zip(VIEW_LIFE, theirs, strict=True))
+
+
+def test_a_view_replicates_to_the_slave(servers):
+    master, _, slave = servers
+    master.query("CREATE DATABASE IF NOT EXISTS vr")
+    master.query("CREATE TABLE vr.t (i INT)")
+    master.query("INSERT INTO vr.t VALUES (1), (2), (3)")
+    master.query("CREATE VIEW vr.big (n) AS SELECT i FROM vr.t WHERE i >= 2")
+    master.query("CREATE VIEW vr.gone AS SELECT 1")
+    master.query("DROP VIEW vr.gone")
+    master.query("CREATE TABLE vr.marker (i INT)")
+    wait_until(lambda: ("marker",) in slave.query("SHOW TABLES FROM vr"), 60, what="the slave applying")
+    assert slave.query("SELECT n FROM vr.big ORDER BY n") == [(2,), (3,)]
     with pytest.raises(pymysql.MySQLError) as e:
-        master.query(sql)
-    assert e.value.args[0] == 1235 and "VIEW" in e.value.args[1]
-    assert ("v",) not in master.query("SHOW TABLES FROM vw")
+        slave.query("SELECT * FROM vr.gone")
+    assert e.value.args[0] == 1146
+    status = slave_status(slave.port)
+    assert status["Slave_SQL_Running"] == "Yes" and str(status["Last_SQL_Errno"]) == "0"
 
 
 def test_drop_view_if_exists_replicates_and_the_slave_goes_on(servers):
