@@ -37,7 +37,9 @@ from protocol.errors import (
     ER_NO_DB_ERROR,
     ER_NO_DEFAULT_FOR_FIELD,
     ER_NO_SUCH_TABLE,
+    ER_NON_INSERTABLE_TABLE,
     ER_NON_UNIQ_ERROR,
+    ER_NON_UPDATABLE_TABLE,
     ER_NOT_SUPPORTED_YET,
     ER_VIEW_RECURSIVE,
     ER_WRONG_VALUE_COUNT_ON_ROW,
@@ -179,6 +181,11 @@ class Translator:
     def need_table(self, schema: str, table: str) -> Table:
         t = self.catalog(schema, table)
         if t is None:
+            if self.view_of(schema, table) is not None:  # a write's target: views are read-only here
+                verb = self.tokens[0].upper
+                if verb in ("INSERT", "REPLACE"):
+                    raise SQLError(ER_NON_INSERTABLE_TABLE, table, verb)
+                raise SQLError(ER_NON_UPDATABLE_TABLE, table, verb)
             raise SQLError(ER_NO_SUCH_TABLE, schema, table)
         return t
 
