@@ -1513,6 +1513,7 @@ class Engine:
                                     {schema for schema in self.schemas if visible.sees_database(schema)},
                                     lambda schema: tables(schema, visible.sees_columns), processlist)
         translator.view_of = self.view
+        translator.views_in = lambda schema: list(self.views.get(schema, {}).values())
         return translator.plan()
 
 

@@ -152,6 +152,7 @@ class Translator:
         self.auto_dirty = False
         self.exact: dict[int, tuple[int, tuple]] = {}  # select-list items computed exactly: start -> (end, tree)
         self.view_of: Callable[[str, str], Any] = lambda schema, name: None  # -> catalog.View | None
+        self.views_in: Callable[[str], list] = lambda schema: []  # a schema's views (information_schema)
         self.expanding: tuple[tuple[str, str], ...] = ()  # the views being expanded (a cycle is 1462)
 
     # --- helpers ---------------------------------------------------------------------------
@@ -211,7 +212,7 @@ class Translator:
         shape, literals = extract(view.select)
         sub = Translator(tokenize(shape), shape, view.schema, self.catalog, self.schemas, literals,
                          self.catalog_tables, self.listed_schemas, self.column_tables, self.processlist)
-        sub.view_of = self.view_of
+        sub.view_of, sub.views_in = self.view_of, self.views_in
         sub.expanding = (*self.expanding, key)
         plan = sub.plan_select()
         for source in plan.args:
@@ -404,7 +405,7 @@ class Translator:
         i, schema, table = self.read_table_name(i)
         if schema.lower() == infoschema.NAME:
             tables_of = self.column_tables if table.lower() == "columns" else self.tables_of
-            view = infoschema.subquery(table, self.listed_schemas, tables_of, self.processlist)
+            view = infoschema.subquery(table, self.listed_schemas, tables_of, self.processlist, self.views_in)
             if view is None:
                 raise SQLError(ER_NO_SUCH_TABLE, infoschema.NAME, table)
             self.out.append(view)
