@@ -174,6 +174,29 @@ def test_views_are_shown_and_refuse_writes_as_mariadbs(servers):
         assert show_create_view(master.connect(), name) == show_create_view(mariadb.connect(), name)
 
 
+VIEW_GRANTED = [
+    "CREATE VIEW vp.v AS SELECT i FROM vp.t", "CREATE OR REPLACE ALGORITHM=MERGE VIEW vp.v AS SELECT 1",
+    "ALTER VIEW vp.v AS SELECT 2", "DROP VIEW vp.v",
+]
+
+
+def test_creating_and_dropping_a_view_needs_mariadbs_privileges(servers):
+    master, mariadb, _ = servers
+    found = []
+    for server in (master, mariadb):
+        server.query("CREATE DATABASE IF NOT EXISTS vp")
+        server.query("CREATE TABLE IF NOT EXISTS vp.t (i INT)")
+        server.query("CREATE USER IF NOT EXISTS 'reader'@'%' IDENTIFIED BY 'pw'")
+        server.query("CREATE USER IF NOT EXISTS 'maker'@'%' IDENTIFIED BY 'pw'")
+        server.query("GRANT SELECT ON vp.* TO 'reader'@'%'")
+        server.query("GRANT SELECT, CREATE VIEW, DROP ON vp.* TO 'maker'@'%'")
+        found.append([answers(server.connect(user=user, password="pw"), VIEW_GRANTED)
+                      for user in ("reader", "maker")])
+    ours, theirs = found
+    assert ours == theirs
+    assert all(a[0] == 1142 for a in ours[0]) and ours[1][0][0] == "OK"
+
+
 def test_a_view_replicates_to_the_slave(servers):
     master, _, slave = servers
     master.query("CREATE DATABASE IF NOT EXISTS vr")
