@@ -71,6 +71,10 @@ def _table(cur: TokenCursor, session: Session):
     schema = schema or session.database
     if schema is None:
         raise SQLError(ER_NO_DB_ERROR)
+    return _table_named(session, schema, name)
+
+
+def _table_named(session: Session, schema: str, name: str):
     table = session.engine.table(schema, name)
     if table is None:
         raise SQLError(ER_NO_SUCH_TABLE, schema, name)
@@ -113,10 +117,13 @@ def run_admin(session: Session, cur: TokenCursor) -> Result:
         if schema.lower() == infoschema.NAME:
             names = sorted(name.upper() for name in infoschema.COLUMNS)
         else:
-            names = sorted(t.name for t in engine.catalog.get(schema, {}).values())
+            names = sorted([t.name for t in engine.catalog.get(schema, {}).values()]
+                           + [v.name for v in engine.views.get(schema, {}).values()])
         names = [n for n in names if pattern is None or pattern.match(n)]
         if full:
-            return _result([f"Tables_in_{schema}", "Table_type"], [(n, "BASE TABLE") for n in names], session)
+            kind = {n: "VIEW" for n in (v.name for v in engine.views.get(schema, {}).values())}
+            return _result([f"Tables_in_{schema}", "Table_type"], [(n, kind.get(n, "BASE TABLE")) for n in names],
+                           session)
         return _result([f"Tables_in_{schema}"], [(n,) for n in names], session)
     if cur.accept("COLUMNS", "FIELDS"):
         cur.expect("FROM", "IN")
@@ -142,9 +149,17 @@ def run_admin(session: Session, cur: TokenCursor) -> Result:
                 raise SQLError(ER_BAD_DB_ERROR, name)
             text = f"CREATE DATABASE `{name}` /*!40100 DEFAULT CHARACTER SET utf8mb4 COLLATE utf8mb4_general_ci */"
             return _result(["Database", "Create Database"], [(name, text)], session)
-        if cur.accept("VIEW"):  # there are no views (engine/ddl.py)
-            table = _table(cur, session)
-            raise SQLError(ER_WRONG_OBJECT, table.schema, table.name, "VIEW")
+        if cur.accept("VIEW"):
+            schema, name = cur.qualified()
+            schema = schema or session.database
+            if schema is None:
+                raise SQLError(ER_NO_DB_ERROR)
+            view = engine.view(schema, name)
+            if view is None:
+                table = _table_named(session, schema, name)
+                raise SQLError(ER_WRONG_OBJECT, table.schema, table.name, "VIEW")
+            return _result(["View", "Create View", "character_set_client", "collation_connection"],
+                           [(view.name, view.show_create(), "utf8mb4", "utf8mb4_general_ci")], session)
         cur.expect("TABLE")
         table = _table(cur, session)
         return _result(["Table", "Create Table"], [(table.name, table.show_create())], session)

@@ -319,6 +319,38 @@ def sql_literal(value: object) -> str:
     return "'" + str(value).replace("'", "''") + "'"
 
 
+@dataclass
+class View:
+    """A MySQL view: its SELECT as MySQL text (literals written out), expanded by `translate` where
+    it is named; kept in the schema's catalog table under the key `VIEW_PREFIX + name`."""
+
+    schema: str
+    name: str
+    select: str
+    columns: list[str] = field(default_factory=list)
+    definer: str = "`root`@`localhost`"
+    security: str = "DEFINER"
+    algorithm: str = "UNDEFINED"
+
+    def to_json(self) -> str:
+        return json.dumps({"view": self.__dict__})
+
+    def show_create(self) -> str:
+        """SHOW CREATE VIEW's text in MariaDB's layout (the SELECT as it was written)."""
+        # the SELECT as written, so a column list stays in the header (as MySQL 8 prints it;
+        # MariaDB folds it into the SELECT's aliases): replaying the text makes the same view
+        columns = f" ({', '.join(mysql_ident(c) for c in self.columns)})" if self.columns else ""
+        return (f"CREATE ALGORITHM={self.algorithm} DEFINER={self.definer} SQL SECURITY {self.security} "
+                f"VIEW {mysql_ident(self.schema)}.{mysql_ident(self.name)}{columns} AS {self.select}")
+
+    @staticmethod
+    def from_json(text: str) -> View:
+        return View(**json.loads(text)["view"])
+
+
+VIEW_PREFIX = "\x00view:"  # catalog keys of views: never a table name
+
+
 def mysql_literal(value: object) -> str:
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return repr(value)

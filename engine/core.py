@@ -102,7 +102,15 @@ from pathlib import Path
 from typing import Any
 
 from engine import coltypes, decimal_math, explain, functions, infoschema, values
-from engine.catalog import DECIMAL_COLLATION, Table, TokenCursor, mysql_literal, sql_literal
+from engine.catalog import (
+    DECIMAL_COLLATION,
+    VIEW_PREFIX,
+    Table,
+    TokenCursor,
+    View,
+    mysql_literal,
+    sql_literal,
+)
 from engine.ddl import DdlAction, DdlParser
 from engine.foreign_keys import FkTriggers, fk_error
 from engine.lexer import (
@@ -500,6 +508,7 @@ class Engine:
         # the files attached to the writer connection, least recently used first (writer thread)
         self._w_attached: collections.OrderedDict[str, Path] = collections.OrderedDict()
         self.catalog: dict[str, dict[str, Table]] = {}  # schema -> lower(table) -> Table
+        self.views: dict[str, dict[str, View]] = {}  # schema -> lower(view) -> View (never in catalog)
         self._catalog_version = 0
         self._plans: dict[tuple, Plan] = {}
         # (translated sql, catalog version) -> what it reads and writes (Session.access)
@@ -644,10 +653,7 @@ class Engine:
         self._sync_pending.add(name)
         self._w_set_synchronous()
         self._w_ensure_tables(name)
-        tables = {}
-        for (text,) in self._wconn.execute(f"SELECT def FROM {quote_ident(name)}.{CATALOG_TABLE}"):
-            table = Table.from_json(text)
-            tables[table.name.lower()] = table
+        tables = self._w_read_catalog(name)
         self.catalog = {**self.catalog, name: tables}
         self.schemas = {**self.schemas, name: path}
         self._catalog_version += 1
@@ -903,6 +909,23 @@ class Engine:
         tables = self.catalog.get(schema)
         return None if tables is None else tables.get(name.lower())
 
+    def view(self, schema: str, name: str) -> View | None:
+        views = self.views.get(schema)
+        return None if views is None else views.get(name.lower())
+
+    def _w_read_catalog(self, name: str) -> dict[str, Table]:
+        """One schema file's catalog rows: its tables (returned) and its views (into `views`)."""
+        tables, views = {}, {}
+        for key, text in self._wconn.execute(f"SELECT name, def FROM {quote_ident(name)}.{CATALOG_TABLE}"):
+            if key.startswith(VIEW_PREFIX):
+                view = View.from_json(text)
+                views[view.name.lower()] = view
+            else:
+                table = Table.from_json(text)
+                tables[table.name.lower()] = table
+        self.views = {**self.views, name: views}
+        return tables
+
     def meta(self) -> dict[str, str]:
         """The meta stored by the last commit_group (after open: the newest one on disk)."""
         return dict(self._meta)
@@ -1014,11 +1037,7 @@ class Engine:
         self._pending_drops = []
         catalog = dict(self.catalog)  # a detached file had nothing of the group (it was not used)
         for name in self._w_attached:
-            tables = {}
-            for (text,) in self._wconn.execute(f"SELECT def FROM {quote_ident(name)}.{CATALOG_TABLE}"):
-                table = Table.from_json(text)
-                tables[table.name.lower()] = table
-            catalog[name] = tables
+            catalog[name] = self._w_read_catalog(name)
         self.catalog = catalog
         self._catalog_version += 1
         self._plans.clear()
@@ -1389,6 +1408,7 @@ class Engine:
             self._pending_drops.append((name, self.schemas[name]))
             self.schemas = {k: v for k, v in self.schemas.items() if k != name}
             self.catalog = {k: v for k, v in self.catalog.items() if k != name}
+            self.views = {k: v for k, v in self.views.items() if k != name}
             self._touched.discard(name)
             self._touched.add("main")
             self._after_ddl([])
@@ -1407,6 +1427,12 @@ class Engine:
             for table in action.put:
                 conn.execute(f"INSERT OR REPLACE INTO {quote_ident(table.schema)}.{CATALOG_TABLE} (name, def) "
                              "VALUES (?, ?)", (table.name, table.to_json()))
+            for schema, name in action.drop_views:
+                conn.execute(f"DELETE FROM {quote_ident(schema)}.{CATALOG_TABLE} WHERE name = ?",
+                             (VIEW_PREFIX + name.lower(),))
+            for view in action.put_views:
+                conn.execute(f"INSERT OR REPLACE INTO {quote_ident(view.schema)}.{CATALOG_TABLE} (name, def) "
+                             "VALUES (?, ?)", (VIEW_PREFIX + view.name.lower(), view.to_json()))
         except (sqlite3.Error, SQLError) as exc:
             self._w_end(False)
             raise (exc if isinstance(exc, SQLError) else map_sqlite_error(exc, action.schema)) from None
@@ -1421,6 +1447,12 @@ class Engine:
             tables[table.name.lower()] = table
             catalog[table.schema] = tables
         self.catalog = catalog
+        views = {schema: dict(v) for schema, v in self.views.items()}
+        for schema, name in action.drop_views:
+            views.get(schema, {}).pop(name.lower(), None)
+        for view in action.put_views:
+            views.setdefault(view.schema, {})[view.name.lower()] = view
+        self.views = views
         self._touched.add(action.schema)
         self._after_ddl(action.reset_auto)
 
@@ -1487,6 +1519,8 @@ class Engine:
             translator = Translator(tokens, shape, database, self.table, set(self.schemas), params, tables,
                                     {schema for schema in self.schemas if visible.sees_database(schema)},
                                     lambda schema: tables(schema, visible.sees_columns), processlist)
+        translator.view_of = self.view
+        translator.views_in = lambda schema: list(self.views.get(schema, {}).values())
         return translator.plan()
 
 
@@ -1988,6 +2022,8 @@ class Session:
             parser = DdlParser(cur, self._database, engine.table, set(engine.schemas))
             parser.foreign_key_checks = self._fk_checks(context)
             parser.all_tables = lambda: [t for tables in engine.catalog.values() for t in tables.values()]
+            parser.view_of = engine.view
+            parser.shape = shape
             return parsing(parser.parse)
 
         parse()  # a syntax error commits nothing
@@ -1995,6 +2031,7 @@ class Session:
         await self._acquire()
         try:
             action = parse()
+            sql = action.logged or sql
             log = (self._database, sql, timestamp, None, None)
             await engine._on_writer(engine._w_ddl, action, log)
         except SQLError as exc:
@@ -2015,6 +2052,9 @@ class Session:
         self._statements = []
         self._in_txn = False
         self._release()
+        if action.late_error is not None:
+            action.late_error.committed = committed  # type: ignore[attr-defined]
+            raise action.late_error
         return Result(committed=committed, in_transaction=self.in_transaction)
 
     async def _admin(self, sql: str, shape: str, params) -> Result:

@@ -1,7 +1,8 @@
 """DDL statements (CREATE/DROP DATABASE, CREATE/DROP/ALTER/RENAME/TRUNCATE TABLE, CREATE/DROP INDEX)
 parsed into a `DdlAction`: the SQLite statements to run plus the catalog changes to make once they
-succeeded. There are no views: CREATE/ALTER VIEW answer 1235 and DROP VIEW finds none (4092; a
-no-op with IF EXISTS, binlogged as MariaDB does). Parsing reads the catalog but never changes it; the engine applies an action in the
+succeeded. CREATE [OR REPLACE] / ALTER VIEW store a `View` (its SELECT text) in the catalog;
+DROP VIEW removes it (4092 for a name that is no view; a no-op with IF EXISTS, binlogged as
+MariaDB does). Parsing reads the catalog but never changes it; the engine applies an action in the
 writer thread (inside the writer's open SQLite transaction, like any write) and then updates its
 in-memory catalog. ALTER TABLE rebuilds the table (create new, copy, drop, rename, re-index), the
 one recipe SQLite supports for every change.
@@ -22,14 +23,16 @@ from engine.catalog import (
     Index,
     Table,
     TokenCursor,
+    View,
     check_table,
+    mysql_literal,
     parse_column,
     parse_table_element,
     parse_table_options,
     sql_literal,
     sqlite_index_name,
 )
-from engine.lexer import quote_ident
+from engine.lexer import mysql_ident, quote_ident
 from protocol.errors import (
     ER_BAD_DB_ERROR,
     ER_BAD_FIELD_ERROR,
@@ -42,13 +45,13 @@ from protocol.errors import (
     ER_DUP_KEYNAME,
     ER_NO_DB_ERROR,
     ER_NO_SUCH_TABLE,
-    ER_NOT_SUPPORTED_YET,
     ER_ROW_IS_REFERENCED_TABLE,
     ER_TABLE_EXISTS_ERROR,
     ER_TRUNCATE_ILLEGAL_FK,
     ER_UNKNOWN_ERROR,
     ER_UNKNOWN_VIEW,
     ER_WRONG_DB_NAME,
+    ER_WRONG_OBJECT,
     SQLError,
 )
 
@@ -67,6 +70,12 @@ class DdlAction:
     create_schema: str | None = None
     drop_schema: str | None = None
     noop: bool = False  # IF [NOT] EXISTS made it a no-op (still binlogged, as MySQL does)
+    put_views: list[View] = field(default_factory=list)
+    drop_views: list[tuple[str, str]] = field(default_factory=list)
+    # DROP VIEW naming existing and missing views: the existing ones are dropped (and only they
+    # binlogged, as `logged`), then the statement answers 4092, as MariaDB does
+    late_error: SQLError | None = None
+    logged: str | None = None
 
 
 class DdlParser:
@@ -82,6 +91,8 @@ class DdlParser:
         self.foreign_key_checks = True
         self.all_tables: Callable[[], Iterable[Table]] = lambda: ()  # every schema's tables
         self.added_keys: list[ForeignKey] = []  # by ALTER TABLE ... ADD FOREIGN KEY
+        self.view_of: Callable[[str, str], View | None] = lambda schema, name: None
+        self.shape = ""  # the statement's shape (the tokens' text), for a view's SELECT
 
     def table_name(self) -> tuple[str, str]:
         schema, name = self.cur.qualified()
@@ -105,9 +116,10 @@ class DdlParser:
     def parse(self) -> DdlAction:
         cur = self.cur
         if cur.accept("CREATE"):
-            cur.accept_words("OR", "REPLACE")
-            if self.view_options():
-                raise SQLError(ER_NOT_SUPPORTED_YET, "CREATE VIEW")
+            replace = cur.accept_words("OR", "REPLACE")
+            options = self.view_options()
+            if options is not None:
+                return self.create_view(options, replace=replace, alter=False)
             if cur.accept("DATABASE", "SCHEMA"):
                 return self.create_database()
             cur.accept("TEMPORARY")
@@ -133,8 +145,9 @@ class DdlParser:
                 self.drop_index(table, name)
                 return self.done(self.rebuild(table, self.existing(schema, table_name), {}))
         elif cur.accept("ALTER"):
-            if self.view_options():
-                raise SQLError(ER_NOT_SUPPORTED_YET, "ALTER VIEW")
+            options = self.view_options()
+            if options is not None:
+                return self.create_view(options, replace=True, alter=True)
             cur.accept("ONLINE", "IGNORE")
             if cur.accept("TABLE"):
                 return self.alter_table()
@@ -212,7 +225,7 @@ class DdlParser:
             if cur.accept("AS", "SELECT"):
                 raise SQLError(ER_UNKNOWN_ERROR, "CREATE TABLE ... SELECT is not supported")
         self.done(DdlAction(schema))
-        if self.catalog(schema, name) is not None:
+        if self.catalog(schema, name) is not None or self.view_of(schema, name) is not None:
             if if_not_exists:
                 return DdlAction(schema, noop=True)
             raise SQLError(ER_TABLE_EXISTS_ERROR, name)
@@ -309,27 +322,87 @@ class DdlParser:
 
     # --- views ---------------------------------------------------------------------------------
 
-    def view_options(self) -> bool:
-        """[ALGORITHM = a] [DEFINER = user] [SQL SECURITY s] VIEW: True past VIEW."""
+    def view_options(self) -> dict[str, str] | None:
+        """[ALGORITHM = a] [DEFINER = user] [SQL SECURITY s] VIEW: the options, None when no VIEW."""
         cur = self.cur
+        options: dict[str, str] = {}
         if cur.accept("ALGORITHM"):
             cur.expect_op("=")
-            cur.ident()
+            options["algorithm"] = cur.ident().upper()
         if cur.accept("DEFINER"):
             cur.expect_op("=")
+            parts = []
             while not (cur.at_end() or cur.peek().is_word("SQL", "VIEW")):
-                cur.next()  # 'user'@'host', CURRENT_USER[()]
+                tok = cur.next()  # 'user'@'host', CURRENT_USER[()]
+                parts.append(str(self.cur.params[tok.param]) if tok.kind == "param" else tok.text)
+            user = "".join(parts)
+            if "@" in user and not user.upper().startswith("CURRENT_USER"):
+                name, _, host = user.partition("@")
+                options["definer"] = f"{mysql_ident(name.strip('`'))}@{mysql_ident(host.strip('`'))}"
         if cur.accept("SQL"):
             cur.expect("SECURITY")
-            cur.ident()
-        return cur.accept("VIEW")
+            options["security"] = cur.ident().upper()
+        return options if cur.accept("VIEW") else None
+
+    def create_view(self, options: dict[str, str], *, replace: bool, alter: bool) -> DdlAction:
+        """CREATE [OR REPLACE] / ALTER ... VIEW v [(cols)] AS SELECT ...: the SELECT is kept as
+        MySQL text with its literals written out; it is translated where the view is read."""
+        cur = self.cur
+        schema, name = self.table_name()
+        if self.catalog(schema, name) is not None:
+            raise SQLError(ER_TABLE_EXISTS_ERROR, name) if not alter else SQLError(
+                ER_WRONG_OBJECT, schema, name, "VIEW")
+        existing = self.view_of(schema, name)
+        if existing is not None and not replace:
+            raise SQLError(ER_TABLE_EXISTS_ERROR, name)
+        if existing is None and alter:
+            raise SQLError(ER_NO_SUCH_TABLE, schema, name)
+        columns: list[str] = []
+        if cur.accept_op("("):
+            while True:
+                columns.append(cur.ident())
+                if not cur.accept_op(","):
+                    break
+            cur.expect_op(")")
+        cur.expect("AS")
+        start = cur.i
+        if start >= len(cur.tokens) or not (cur.peek().is_word("SELECT", "WITH") or cur.peek().text == "("):
+            raise cur.error()
+        pieces: list[str] = []
+        shape_end = cur.tokens[start].start
+        shape = self.shape
+        for tok in cur.tokens[start:]:
+            pieces.append(shape[shape_end:tok.start] if pieces else "")
+            if tok.kind == "param":
+                value = cur.params[tok.param]
+                pieces.append("X'" + value.hex() + "'" if isinstance(value, bytes) else mysql_literal(value))
+            else:
+                pieces.append(tok.text)
+            shape_end = tok.end
+        select = "".join(pieces).rstrip(" ;")
+        view = View(schema, name, select, columns)
+        for key in ("definer", "security", "algorithm"):
+            if key in options:
+                setattr(view, key, options[key])
+        if existing is not None and alter:
+            for key in ("definer", "security", "algorithm"):
+                if key not in options:
+                    setattr(view, key, getattr(existing, key))
+        cur.i = len(cur.tokens)
+        return self.done(DdlAction(schema, put_views=[view]))
 
     def drop_view(self) -> DdlAction:
-        """DROP VIEW [IF EXISTS] v, ... [RESTRICT | CASCADE]: no name is a view."""
+        """DROP VIEW [IF EXISTS] v, ... [RESTRICT | CASCADE]: 4092 names every one that is no view."""
         if_exists, names = self.drop_names()
-        if not if_exists:
-            raise SQLError(ER_UNKNOWN_VIEW, ",".join(f"{s}.{n}" for s, n in names))
-        return DdlAction(names[0][0], noop=True)
+        missing = [(s, n) for s, n in names if self.view_of(s, n) is None]
+        found = [(s, n) for s, n in names if self.view_of(s, n) is not None]
+        if missing and not if_exists:
+            error = SQLError(ER_UNKNOWN_VIEW, ",".join(f"{s}.{n}" for s, n in missing))
+            if not found:
+                raise error
+            logged = "DROP VIEW " + ", ".join(f"{mysql_ident(s)}.{mysql_ident(n)}" for s, n in found)
+            return DdlAction(found[0][0], drop_views=found, late_error=error, logged=logged)
+        return DdlAction(names[0][0], drop_views=found, noop=not found)
 
     def rename_tables(self) -> DdlAction:
         cur = self.cur
@@ -341,7 +414,7 @@ class DdlParser:
             table = copy.deepcopy(self.existing(schema, name))
             if new_schema != schema:
                 raise SQLError(ER_UNKNOWN_ERROR, "RENAME TABLE across databases is not supported")
-            if self.catalog(new_schema, new_name) is not None:
+            if self.catalog(new_schema, new_name) is not None or self.view_of(new_schema, new_name) is not None:
                 raise SQLError(ER_TABLE_EXISTS_ERROR, new_name)
             action.schema = schema
             action.sql.append(f"ALTER TABLE {quote_ident(schema)}.{quote_ident(table.name)} RENAME TO {quote_ident(new_name)}")
@@ -571,7 +644,7 @@ class DdlParser:
         sql.extend(table.sqlite_index(i) for i in table.indexes if not i.primary)
         action = DdlAction(schema, sql, put=[table], reset_auto=[(schema, old.name), (schema, table.name)])
         if table.name != old.name:
-            if self.catalog(schema, table.name) is not None:
+            if self.catalog(schema, table.name) is not None or self.view_of(schema, table.name) is not None:
                 raise SQLError(ER_TABLE_EXISTS_ERROR, table.name)
             action.delete.append((schema, old.name))
         return action

@@ -132,12 +132,26 @@ def _table_row(schema: str, table: Table) -> tuple:
             None, None, None, None, None, next_id, None, None, None, "utf8mb4_general_ci", None, "", "", None, "N")
 
 
-def _rows(name: str, schemas: Iterable[str], tables: Callable[[str], Iterable[Table]]) -> list[tuple]:
+def _view_row(name: str, view) -> tuple:
+    """A view's row of TABLES or of VIEWS (`view`: a catalog.View)."""
+    if name == "tables":
+        row: list[object] = [None] * len(COLUMNS["tables"])
+        row[:4] = ["def", view.schema, view.name, "VIEW"]
+        row[COLUMNS["tables"].index("TABLE_COMMENT")] = "VIEW"
+        return tuple(row)
+    return ("def", view.schema, view.name, view.select, "NONE", "NO", view.definer.replace("`", ""),
+            view.security, "utf8mb4", "utf8mb4_general_ci", view.algorithm)
+
+
+def _rows(name: str, schemas: Iterable[str], tables: Callable[[str], Iterable[Table]],
+          views: Callable[[str], Iterable] = lambda schema: ()) -> list[tuple]:
     rows: list[tuple] = []
     for schema in sorted(schemas):
         if name == "schemata":
             rows.append(("def", schema, "utf8mb4", "utf8mb4_general_ci", None, ""))
             continue
+        if name in ("tables", "views"):
+            rows.extend(_view_row(name, view) for view in sorted(views(schema), key=lambda v: v.name))
         for table in sorted(tables(schema), key=lambda t: t.name):
             if name == "tables":
                 rows.append(_table_row(schema, table))
@@ -219,7 +233,8 @@ def _constraint_rows(name: str, table: Table, tables: Callable[[str], Iterable[T
 
 
 def subquery(name: str, schemas: Iterable[str], tables: Callable[[str], Iterable[Table]],
-             processlist: Callable[[], list[tuple]] | None = None) -> str | None:
+             processlist: Callable[[], list[tuple]] | None = None,
+             views: Callable[[str], Iterable] = lambda schema: ()) -> str | None:
     """SQLite SQL for `information_schema.<name>` (None: no such view). `processlist`: the rows
     PROCESSLIST shows the asking session (none when the engine runs without a server shell)."""
     columns = COLUMNS.get(name.lower())
@@ -231,7 +246,7 @@ def subquery(name: str, schemas: Iterable[str], tables: Callable[[str], Iterable
     elif name in ("character_sets", "collations"):
         rows = list(CHARACTER_SETS if name == "character_sets" else COLLATIONS)
     else:
-        rows = _rows(name, schemas, tables)
+        rows = _rows(name, schemas, tables, views)
     names = ", ".join(f"column{n} AS {quote_ident(c)}" for n, c in enumerate(columns, 1))
     if not rows:
         return "(SELECT " + ", ".join(f"NULL AS {quote_ident(c)}" for c in columns) + " WHERE 0)"

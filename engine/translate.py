@@ -30,15 +30,18 @@ from engine import decimal_math, infoschema
 from engine.catalog import Table
 from engine.coltypes import INTEGER_CODES
 from engine.exprtypes import SelectTypes, from_tables, select_items, split_select
-from engine.lexer import Token, quote_ident, syntax_error
+from engine.lexer import Token, extract, quote_ident, syntax_error, tokenize
 from protocol.errors import (
     ER_BAD_FIELD_ERROR,
     ER_BAD_NULL_ERROR,
     ER_NO_DB_ERROR,
     ER_NO_DEFAULT_FOR_FIELD,
     ER_NO_SUCH_TABLE,
+    ER_NON_INSERTABLE_TABLE,
     ER_NON_UNIQ_ERROR,
+    ER_NON_UPDATABLE_TABLE,
     ER_NOT_SUPPORTED_YET,
+    ER_VIEW_RECURSIVE,
     ER_WRONG_VALUE_COUNT_ON_ROW,
     SQLError,
 )
@@ -148,6 +151,9 @@ class Translator:
         self.unit_at = -1  # token index of a TIMESTAMPDIFF/TIMESTAMPADD unit
         self.auto_dirty = False
         self.exact: dict[int, tuple[int, tuple]] = {}  # select-list items computed exactly: start -> (end, tree)
+        self.view_of: Callable[[str, str], Any] = lambda schema, name: None  # -> catalog.View | None
+        self.views_in: Callable[[str], list] = lambda schema: []  # a schema's views (information_schema)
+        self.expanding: tuple[tuple[str, str], ...] = ()  # the views being expanded (a cycle is 1462)
 
     # --- helpers ---------------------------------------------------------------------------
 
@@ -176,6 +182,11 @@ class Translator:
     def need_table(self, schema: str, table: str) -> Table:
         t = self.catalog(schema, table)
         if t is None:
+            if self.view_of(schema, table) is not None:  # a write's target: views are read-only here
+                verb = self.tokens[0].upper
+                if verb in ("INSERT", "REPLACE"):
+                    raise SQLError(ER_NON_INSERTABLE_TABLE, table, verb)
+                raise SQLError(ER_NON_UPDATABLE_TABLE, table, verb)
             raise SQLError(ER_NO_SUCH_TABLE, schema, table)
         return t
 
@@ -190,6 +201,34 @@ class Translator:
             return i + 3, first.text, toks[i + 2].text
         schema, table = self.qualify(None, first.text)
         return i + 1, schema, table
+
+    def view_sql(self, view) -> str:
+        """A view named in a FROM list: its SELECT translated in its own database, in parentheses,
+        its literals carried as constant arguments in order (the plan is keyed on the catalog
+        version, so a changed view makes a new plan)."""
+        key = (view.schema, view.name.lower())
+        if key in self.expanding:
+            raise SQLError(ER_VIEW_RECURSIVE, view.schema, view.name)
+        shape, literals = extract(view.select)
+        sub = Translator(tokenize(shape), shape, view.schema, self.catalog, self.schemas, literals,
+                         self.catalog_tables, self.listed_schemas, self.column_tables, self.processlist)
+        sub.view_of, sub.views_in = self.view_of, self.views_in
+        sub.expanding = (*self.expanding, key)
+        plan = sub.plan_select()
+        for source in plan.args:
+            if type(source) is int:
+                self.args.append(("const", literals[source]))
+            elif type(source) is tuple and source[0] == "bytes":
+                value = literals[source[1]]
+                self.args.append(("const", value.encode("utf-8", "surrogateescape") if isinstance(value, str) else value))
+            else:
+                self.args.append(source)
+        self.uses_rand |= plan.uses_rand
+        self.uses_last_id |= plan.uses_last_id
+        if view.columns:
+            names = ", ".join(quote_ident(c) for c in view.columns)
+            return f"(WITH __view({names}) AS ({plan.sql}) SELECT * FROM __view)"
+        return f"({plan.sql})"
 
     # --- the generic token rewriter ----------------------------------------------------------
 
@@ -366,7 +405,7 @@ class Translator:
         i, schema, table = self.read_table_name(i)
         if schema.lower() == infoschema.NAME:
             tables_of = self.column_tables if table.lower() == "columns" else self.tables_of
-            view = infoschema.subquery(table, self.listed_schemas, tables_of, self.processlist)
+            view = infoschema.subquery(table, self.listed_schemas, tables_of, self.processlist, self.views_in)
             if view is None:
                 raise SQLError(ER_NO_SUCH_TABLE, infoschema.NAME, table)
             self.out.append(view)
@@ -375,6 +414,11 @@ class Translator:
                 self.out.append(quote_ident(table))  # referable by its own name, as MySQL allows
         elif schema not in self.schemas:
             raise SQLError(ER_NO_SUCH_TABLE, schema, table)
+        elif self.catalog(schema, table) is None and (view := self.view_of(schema, table)) is not None:
+            self.out.append(self.view_sql(view))
+            if not (i < len(toks) and (toks[i].is_word("AS") or toks[i].kind == "ident" or (
+                    toks[i].kind == "word" and toks[i].upper not in NOT_ALIAS))):
+                self.out.append(quote_ident(table))
         else:
             self.out.append(self.table_sql(schema, table))
         # alias

@@ -198,13 +198,26 @@ class Privileges:
 
     # -- DDL ----------------------------------------------------------------------------------------
 
+    @staticmethod
+    def _view_name(cur: _Cursor, needs: list[Need], privileges: tuple[str, ...]) -> bool:
+        """[ALGORITHM = a] [DEFINER = u] [SQL SECURITY s] VIEW v: the view's privileges added to
+        `needs` (reading through the view is checked on its base tables, as SQL SECURITY INVOKER)."""
+        if cur.peek() not in ("ALGORITHM", "DEFINER", "SQL", "VIEW"):
+            return False
+        cur.skip_to("VIEW")  # past it
+        db, view = cur.table()
+        needs.extend((db, view, (p,)) for p in privileges)  # denied for the first lacking, as mysqld
+        return True
+
     def _check_ddl(self, tokens: list[Token], words: list[str]) -> None:
         default = self.session.database
         cur = _Cursor(tokens, words, default)
         needs: list[Need] = []
         if cur.accept("CREATE"):
-            cur.accept_seq("OR", "REPLACE")
-            if cur.accept("DATABASE", "SCHEMA"):
+            replace = cur.accept_seq("OR", "REPLACE")
+            if self._view_name(cur, needs, ("CREATE VIEW", "DROP") if replace else ("CREATE VIEW",)):
+                pass
+            elif cur.accept("DATABASE", "SCHEMA"):
                 cur.accept_seq("IF", "NOT", "EXISTS")
                 self._require_db(cur.name(), "CREATE")
                 return
@@ -240,7 +253,9 @@ class Privileges:
                 needs.append((*cur.table(), ("INDEX",)))
         elif cur.accept("ALTER"):
             cur.accept("ONLINE", "IGNORE")
-            if cur.accept("TABLE"):
+            if self._view_name(cur, needs, ("CREATE VIEW", "DROP")):
+                pass
+            elif cur.accept("TABLE"):
                 db, table = cur.table()
                 if "RENAME" in words[cur.i:]:  # ALTER TABLE t RENAME [TO] u: RENAME TABLE's needs
                     needs.append((db, table, ("DROP", "ALTER")))
