@@ -33,7 +33,7 @@ def servers(tmp_path_factory):
         daemons.append(Daemon("slave", tmp / "slave", [
             "--server-id=11", "--master-host=127.0.0.1", f"--master-port={master.port}",
             "--master-user=repl", "--master-password=replpw", "--master-connect-retry=1"]).start())
-        with MariaDBServer(tmp / "mariadb", log_bin=None).start() as mariadb:
+        with MariaDBServer(tmp / "mariadb", log_bin=None) as mariadb:
             yield master, mariadb, daemons[1]
     finally:
         for d in reversed(daemons):
