@@ -11,6 +11,7 @@ import pytest
 
 from engine import Engine, functions
 from protocol.errors import SQLError
+from tests.unit.test_engine import run
 
 
 @pytest.fixture
@@ -18,14 +19,6 @@ async def engine(tmp_path):
     engine = await Engine.open(tmp_path / "data")
     yield engine
     await engine.close()
-
-
-async def run(engine, session, sql, context=None):
-    result = await session.execute(sql, context)
-    if result.committed is not None:
-        async with engine.writer_lock:
-            await engine.commit_group({"last": sql[:40]})
-    return result
 
 
 @pytest.fixture
