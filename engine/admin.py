@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from engine import infoschema
 from engine.catalog import TokenCursor
+from engine.results import Result, column_types
 from protocol.errors import (
     ER_BAD_DB_ERROR,
     ER_NO_DB_ERROR,
@@ -21,7 +22,7 @@ from protocol.errors import (
 )
 
 if TYPE_CHECKING:
-    from engine.core import Result, Session
+    from engine.session import Session
 
 
 def _like(pattern: str) -> re.Pattern[str]:
@@ -49,8 +50,6 @@ def _filter(cur: TokenCursor) -> re.Pattern[str] | None:  # LIKE 'pattern' or no
 
 
 def _result(columns: list[str], rows: list[tuple], session: Session) -> Result:
-    from engine.core import Result, column_types
-
     return Result(columns=columns, column_types=column_types(rows, len(columns)) if rows else ["string"] * len(columns),
                   rows=rows, in_transaction=session.in_transaction)
 

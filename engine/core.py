@@ -89,161 +89,50 @@ import collections
 import hashlib
 import json
 import os
-import queue
 import re
 import sqlite3
 import threading
-import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from datetime import UTC, datetime
-from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from engine import coltypes, decimal_math, explain, functions, infoschema, values
-from engine.catalog import (
-    DECIMAL_COLLATION,
-    VIEW_PREFIX,
-    Table,
-    TokenCursor,
-    View,
-    mysql_literal,
-    sql_literal,
-)
-from engine.ddl import DdlAction, DdlParser
+from engine import functions, infoschema
+from engine.catalog import VIEW_PREFIX, Table, View
+from engine.concurrency import ThreadLane, WriterLock
+from engine.connections import ATTACH_LIMIT, Reader, Snapshot, open_connection
+from engine.ddl import DdlAction
+from engine.errors import SQLITE_INPUT_ERRORS, map_sqlite_error, parsing
 from engine.foreign_keys import FkTriggers, fk_error
-from engine.lexer import (
-    SyntaxError_,
-    extract,
-    inline_sysvars,
-    literal_texts,
-    quote_ident,
-    syntax_error,
-    tokenize,
-)
-from engine.translate import (
-    CONN_ID,
-    CURDATE,
-    CURTIME,
-    DATABASE,
-    FOUND,
-    LAST_ID,
-    NOW,
-    ROW_COUNT,
-    STORE,
-    UNIX_NOW,
-    Plan,
-    Translator,
-)
+from engine.lexer import quote_ident, syntax_error, tokenize
+from engine.results import ReplicatedStatement, StatementContext
+from engine.session import PLAN_CACHE_SIZE, Session
+from engine.translate import Plan, Translator
 from protocol.errors import (
-    ER_BAD_DB_ERROR,
-    ER_BAD_FIELD_ERROR,
     ER_BAD_NULL_ERROR,
     ER_DB_CREATE_EXISTS,
     ER_DUP_ENTRY,
     ER_EMPTY_QUERY,
-    ER_INVALID_CHARACTER_STRING,
     ER_KEY_NOT_FOUND,
     ER_LOCK_WAIT_TIMEOUT,
     ER_NO_DEFAULT_FOR_FIELD,
     ER_NO_SUCH_TABLE,
-    ER_NO_TABLES_USED,
     ER_NOT_SUPPORTED_YET,
     ER_QUERY_INTERRUPTED,
     ER_RECORD_FILE_FULL,
-    ER_SERVER_SHUTDOWN,
     ER_SP_DOES_NOT_EXIST,
-    ER_TABLE_EXISTS_ERROR,
     ER_TOO_MANY_DATABASES,
     ER_UNKNOWN_ERROR,
     SQLError,
 )
 
-READ_COMMITTED, REPEATABLE_READ = "READ-COMMITTED", "REPEATABLE-READ"
 MAIN_FILE = "__engine__.sqlite"
 META_TABLE = "__engine_meta"
 CATALOG_TABLE = "__engine_catalog"
 SEQ_KEY = "__seq"
 REDO_KEY = "__redo"
 DROPPED_KEY = "__dropped"
-ATTACH_LIMIT = 10  # SQLite's SQLITE_MAX_ATTACHED (the most files one connection can hold)
-PLAN_CACHE_SIZE = 4096
-# A replicated statement: (sql, context, default database[, table whose row it must find]).
-ReplicatedStatement = tuple[Any, ...]
 MAX_CACHED_SHAPE = 16384  # bulk INSERTs (one shape per row count) are translated, not cached
 SERVER_VERSION = "10.11.0-semisync"
-
-
-# --- values exchanged with the master and the slave ---------------------------------------------
-
-
-@dataclass
-class StatementContext:
-    """Values that make a replayed statement reproduce the master's rows."""
-
-    timestamp: int | None = None
-    insert_id: int | None = None
-    last_insert_id: int | None = None
-    rand_seed: tuple[int, int] | None = None
-    user_vars: dict[str, object] = field(default_factory=dict)
-    foreign_key_checks: bool = True  # off: the master ran it with foreign_key_checks=0 (Q_FLAGS2)
-
-
-@dataclass(frozen=True)
-class LoggedStatement:
-    db: str | None
-    sql: str  # the original MySQL text
-    timestamp: int
-    insert_id: int | None = None  # first auto-increment id generated (INTVAR INSERT_ID)
-    last_insert_id: int | None = None  # LAST_INSERT_ID() used by the statement (INTVAR LAST_INSERT_ID)
-    is_ddl: bool = False
-    rand_seed: tuple[int, int] | None = None  # RAND() seeds before the statement (RAND event)
-    user_vars: tuple[tuple[str, object], ...] = ()  # @variables read, with their values (USER_VAR events)
-    foreign_key_checks: bool = True  # the session's foreign_key_checks when it ran
-
-    def context(self) -> StatementContext:
-        return StatementContext(self.timestamp, self.insert_id, self.last_insert_id, self.rand_seed,
-                                dict(self.user_vars), self.foreign_key_checks)
-
-
-@dataclass
-class CommittedTxn:
-    """What one call committed (logically), in order. `binlog_transactions()` splits it the way
-    the binlog must carry it: each run of DML statements is one BEGIN ... XID transaction, each
-    DDL statement its own QUERY event (a DDL statement commits the transaction before it)."""
-
-    statements: list[LoggedStatement]
-
-    def binlog_transactions(self) -> list[list[LoggedStatement]]:
-        groups: list[list[LoggedStatement]] = []
-        run: list[LoggedStatement] = []
-        for stmt in self.statements:
-            if stmt.is_ddl:
-                if run:
-                    groups.append(run)
-                    run = []
-                groups.append([stmt])
-            else:
-                run.append(stmt)
-        if run:
-            groups.append(run)
-        return groups
-
-
-@dataclass(frozen=True, slots=True)
-class Access:
-    """What one statement touches, for a privilege check (`Session.access`): the tables and
-    columns its SQLite translation reads and writes as SQLite's authorizer reports them while
-    compiling it -- whatever the statement's shape (CTEs, subqueries, UNION, joins) -- plus the
-    MySQL-level facts SQLite cannot see. Engine-internal tables are left out."""
-
-    kind: str  # the plan's kind: "select", "write", "ddl", "admin", "noop", "begin", ...
-    target: tuple[str, str] | None = None  # the written (schema, table) of a "write"
-    reads: tuple[tuple[str, str, str], ...] = ()  # (schema, table, column; '' when none is read)
-    writes: tuple[tuple[str, str, str], ...] = ()  # (INSERT | UPDATE | DELETE, schema, table)
-    locking: bool = False  # SELECT ... FOR UPDATE / LOCK IN SHARE MODE
-    upsert: bool = False  # INSERT ... ON DUPLICATE KEY UPDATE
 
 
 _AUTH_WRITES = {sqlite3.SQLITE_INSERT: "INSERT", sqlite3.SQLITE_UPDATE: "UPDATE", sqlite3.SQLITE_DELETE: "DELETE"}
@@ -251,242 +140,6 @@ _AUTH_WRITES = {sqlite3.SQLITE_INSERT: "INSERT", sqlite3.SQLITE_UPDATE: "UPDATE"
 
 def _internal(schema: str | None, table: str | None) -> bool:
     return not schema or schema in ("main", "temp") or not table or table.startswith(("__", "sqlite_"))
-
-
-@dataclass
-class Result:
-    columns: list[str] = field(default_factory=list)
-    # per column: its `coltypes.ColumnType` (or, for catalog answers, a coarse kind:
-    # integer/double/string/blob/datetime/null)
-    column_types: list[Any] = field(default_factory=list)
-    rows: list[tuple] = field(default_factory=list)
-    affected_rows: int = 0
-    last_insert_id: int = 0
-    info: str = ""
-    in_transaction: bool = False
-    committed: CommittedTxn | None = None
-
-    @property
-    def is_result_set(self) -> bool:
-        return bool(self.columns)
-
-
-_DATETIME = re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(\.\d+)?$")
-
-
-def column_types(rows: list[tuple], ncols: int) -> list[str]:
-    types = []
-    for i in range(ncols):
-        kind = "null" if rows else "string"
-        for row in rows:
-            v = row[i]
-            if v is None:
-                continue
-            if isinstance(v, int):
-                kind = "integer"
-            elif isinstance(v, float):
-                kind = "double"
-            elif isinstance(v, bytes):
-                kind = "blob"
-            else:
-                kind = "datetime" if _DATETIME.match(v) else "string"
-            break
-        types.append(kind)
-    return types
-
-
-# --- the writer lock ------------------------------------------------------------------------------
-
-
-class WriterLock:
-    """A strictly FIFO asyncio lock with an owner; ownership passes straight to the next waiter."""
-
-    def __init__(self) -> None:
-        self._owner: object | None = None
-        self._waiters: collections.deque[tuple[asyncio.Future, object]] = collections.deque()
-
-    @property
-    def owner(self) -> object | None:
-        return self._owner
-
-    def locked(self) -> bool:
-        return self._owner is not None
-
-    async def acquire(self, owner: object, timeout: float | None = None) -> None:
-        if self._owner is None and not self._waiters:
-            self._owner = owner
-            return
-        fut = asyncio.get_running_loop().create_future()
-        entry = (fut, owner)
-        self._waiters.append(entry)
-        try:
-            if timeout is None:
-                await fut
-            else:
-                async with asyncio.timeout(timeout):
-                    await fut
-        except BaseException:
-            if fut.done() and not fut.cancelled():
-                self.release()  # ownership arrived as we gave up: pass it on
-            else:
-                fut.cancel()
-                try:
-                    self._waiters.remove(entry)
-                except ValueError:
-                    pass
-            raise
-
-    def release(self) -> None:
-        self._owner = None
-        while self._waiters:
-            fut, owner = self._waiters.popleft()
-            if not fut.done():
-                self._owner = owner
-                fut.set_result(None)
-                return
-
-    async def __aenter__(self) -> WriterLock:
-        await self.acquire(asyncio.current_task())
-        return self
-
-    async def __aexit__(self, *exc) -> None:
-        self.release()
-
-
-# --- SQLite errors -> MySQL errors ----------------------------------------------------------------
-
-
-# What SQLite raises for a statement it refuses, before running any of it: its own errors, and
-# a statement text or string value that is not UTF-8 (the client's bytes, kept as surrogates).
-SQLITE_INPUT_ERRORS = (sqlite3.Error, UnicodeEncodeError)
-
-
-def map_sqlite_error(exc: sqlite3.Error | UnicodeEncodeError, database: str | None) -> SQLError:
-    if isinstance(exc, UnicodeEncodeError):
-        bad = exc.object[exc.start : exc.end].encode("utf-8", "surrogateescape")
-        return SQLError(ER_INVALID_CHARACTER_STRING, "utf8mb4", bad.hex().upper())
-    msg = str(exc)
-    m = re.match(r"no such table: (?:([^.]+)\.)?(.+)", msg)
-    if m:
-        return SQLError(ER_NO_SUCH_TABLE, m.group(1) or database or "", m.group(2))
-    m = re.match(r"no such column: (.+)", msg)
-    if m:
-        return SQLError(ER_BAD_FIELD_ERROR, m.group(1), "field list")
-    m = re.match(r"table (?:\"?\w+\"?\.)?\"?([^\"]+)\"? already exists", msg)
-    if m:
-        return SQLError(ER_TABLE_EXISTS_ERROR, m.group(1))
-    m = re.search(r'near "(.*)": syntax error', msg)
-    if m or "syntax error" in msg or "incomplete input" in msg:
-        return syntax_error(m.group(1) if m else "")
-    m = re.match(r'unrecognized token: "(.*)"', msg)
-    if m:
-        # MySQL's bitwise XOR has no SQLite operator: unsupported, never a wrong value; any
-        # other token SQLite cannot read is a syntax error
-        if m.group(1) == "^":
-            return SQLError(ER_NOT_SUPPORTED_YET, "the ^ (bitwise XOR) operator")
-        return syntax_error(m.group(1))
-    if msg == "no tables specified":  # SELECT * without FROM
-        return SQLError(ER_NO_TABLES_USED)
-    if "ambiguous column name" in msg:
-        return SQLError(ER_UNKNOWN_ERROR, msg.replace("ambiguous column name: ", "Column '") + "' is ambiguous")
-    if msg == "interrupted":  # KILL QUERY (SessionFunctions.interrupt)
-        return SQLError(ER_QUERY_INTERRUPTED)
-    if "no such function" in msg:
-        name = msg.split(":", 1)[1].strip()
-        # MariaDB looks a stored function up in the current database, if there is one
-        return SQLError(ER_SP_DOES_NOT_EXIST, "FUNCTION", f"{database}.{name}" if database else name)
-    return SQLError(ER_UNKNOWN_ERROR, f"engine: {msg}")
-
-
-# --- threads --------------------------------------------------------------------------------------
-
-
-class ThreadLane:
-    """`threads` threads serving one queue; `call()` runs a function there, awaited from the loop.
-    (Half the hop latency of run_in_executor: one queue put, one call_soon_threadsafe back.)"""
-
-    def __init__(self, threads: int, name: str):
-        self._queue: queue.SimpleQueue = queue.SimpleQueue()
-        self._stopped = False
-        self._threads = [threading.Thread(target=self._serve, name=f"{name}-{n}", daemon=True)
-                         for n in range(threads)]
-        for thread in self._threads:
-            thread.start()
-
-    def _serve(self) -> None:
-        while True:
-            item = self._queue.get()
-            if item is None:
-                return
-            loop, fut, fn, args = item
-            try:
-                result = fn(*args)
-            except BaseException as exc:  # noqa: BLE001 - handed to the awaiting task
-                loop.call_soon_threadsafe(_settle, fut, None, exc)
-            else:
-                loop.call_soon_threadsafe(_settle, fut, result, None)
-
-    def call(self, fn, *args) -> asyncio.Future:
-        loop = asyncio.get_running_loop()
-        fut = loop.create_future()
-        if self._stopped:
-            fut.set_exception(SQLError(ER_SERVER_SHUTDOWN))
-        else:
-            self._queue.put((loop, fut, fn, args))
-        return fut
-
-    def shutdown(self) -> None:
-        self._stopped = True
-        for _ in self._threads:
-            self._queue.put(None)
-        for thread in self._threads:
-            thread.join()
-
-
-def _settle(fut: asyncio.Future, result: object, exc: BaseException | None) -> None:
-    if fut.cancelled():
-        return
-    if exc is not None:
-        fut.set_exception(exc)
-    else:
-        fut.set_result(result)
-
-
-# --- per-thread connections -------------------------------------------------------------------
-
-
-def _open_connection(path: Path, state: functions.ConnectionState, synchronous: str = "FULL") -> sqlite3.Connection:
-    conn = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False, cached_statements=512)
-    conn.execute("PRAGMA busy_timeout=10000")
-    conn.execute("PRAGMA journal_mode=WAL")
-    conn.execute(f"PRAGMA synchronous={synchronous}")
-    conn.execute("PRAGMA cache_size=-32768")
-    conn.execute("PRAGMA case_sensitive_like=OFF")
-    functions.register(conn, state)
-    infoschema.register(conn)
-    decimal_math.register(conn)
-    conn.create_collation(DECIMAL_COLLATION, values.compare_decimal)
-    return conn
-
-
-class _Reader:
-    """A reader connection, used by one reader thread at a time: taken from the engine's pool for
-    one query, or pinned by a session for its transaction's snapshot."""
-
-    def __init__(self, path: Path):
-        self.state = functions.ConnectionState()
-        self.conn = _open_connection(path, self.state)
-        self.attached: dict[str, Path] = {}
-
-
-class Snapshot:
-    """A session's read view inside a transaction (REPEATABLE READ): a pinned reader connection
-    whose SQLite read transaction starts at the first SELECT and ends with the transaction."""
-
-    reader: _Reader | None = None
-    # WITH CONSISTENT SNAPSHOT over more databases than a connection holds: the ones whose view
-    # it took at its start (any other is refused, never read from a later view)
-    fixed: set[str] | None = None
 
 
 # --- the engine ------------------------------------------------------------------------------------
@@ -500,7 +153,7 @@ class Engine:
         self.lock_wait_timeout = 50.0
         self._writer = ThreadLane(1, "engine-writer")
         self._readers = ThreadLane(readers, "engine-reader")
-        self._free_readers: list[_Reader] = []
+        self._free_readers: list[Reader] = []
         self._free_lock = threading.Lock()
         self._wconn_: sqlite3.Connection | None = None
         self._wstate = functions.ConnectionState()
@@ -579,7 +232,7 @@ class Engine:
         return self._readers.call(fn, *args)
 
     def _w_open(self) -> None:
-        self._wconn_ = _open_connection(self.datadir / MAIN_FILE, self._wstate, self.synchronous)
+        self._wconn_ = open_connection(self.datadir / MAIN_FILE, self._wstate, self.synchronous)
         self._fk.register(self._wconn_)
         self._w_ensure_tables("main")
         metas = {"main": self._w_read_meta("main")}
@@ -764,25 +417,25 @@ class Engine:
 
     # --- reads through reader connections ----------------------------------------------------
 
-    def _checkout(self) -> _Reader:
+    def _checkout(self) -> Reader:
         with self._free_lock:
             reader = self._free_readers.pop() if self._free_readers else None
         if reader is None:
-            reader = _Reader(self.datadir / MAIN_FILE)
+            reader = Reader(self.datadir / MAIN_FILE)
         self._sync_attached(reader)
         return reader
 
-    def _discard(self, reader: _Reader) -> None:
+    def _discard(self, reader: Reader) -> None:
         try:
             reader.conn.close()
         except sqlite3.Error:
             pass
 
-    def _checkin(self, reader: _Reader) -> None:
+    def _checkin(self, reader: Reader) -> None:
         with self._free_lock:
             self._free_readers.append(reader)
 
-    def _sync_attached(self, reader: _Reader) -> None:
+    def _sync_attached(self, reader: Reader) -> None:
         """Detach the dropped databases (outside a read transaction only: a snapshot keeps the
         files it started with). While there are at most ATTACH_LIMIT databases every one is
         attached; beyond, a query attaches the files it finds missing (`_r_attach`)."""
@@ -800,7 +453,7 @@ class Engine:
                     reader.conn.execute("ATTACH DATABASE ? AS " + quote_ident(name), (str(path),))
                     reader.attached[name] = path
 
-    def _r_attach(self, reader: _Reader, exc: sqlite3.Error, snapshot: Snapshot | None) -> bool:
+    def _r_attach(self, reader: Reader, exc: sqlite3.Error, snapshot: Snapshot | None) -> bool:
         """Attach the file of the database a query failed to find (False: not such a failure),
         detaching the oldest ones it holds that its transaction has not read."""
         m = re.match(r"no such table: ([^.]+)\.", str(exc))
@@ -860,7 +513,7 @@ class Engine:
                 self._checkin(reader)
         return [d[0] for d in cur.description or ()], rows
 
-    def _r_end_snapshot(self, reader: _Reader) -> None:
+    def _r_end_snapshot(self, reader: Reader) -> None:
         try:
             if reader.conn.in_transaction:
                 reader.conn.execute("COMMIT")
@@ -1524,19 +1177,6 @@ class Engine:
         return translator.plan()
 
 
-_EXPLAIN_PREFIX = re.compile(r"^\s*EXPLAIN\s+(?:EXTENDED\s+|PARTITIONS\s+)?", re.I)
-_TRAILING_LIMIT = re.compile(r"\sLIMIT\s+\?(?:\s*(?:,|OFFSET)\s*\?)?\s*$", re.I)
-
-
-def _literal(value: object) -> str:
-    return mysql_literal(value) if isinstance(value, str) else sql_literal(value)
-
-
-def _consume(fut: asyncio.Future) -> None:
-    if not fut.cancelled():
-        fut.exception()
-
-
 def _show(v: object) -> str:
     if isinstance(v, bytes):
         return v.decode("utf-8", "replace")
@@ -1551,538 +1191,6 @@ def _canonical(v: object) -> object:
     if isinstance(v, float) and v.is_integer():
         return int(v)
     return v
-
-
-# --- sessions ----------------------------------------------------------------------------------
-
-
-class Session:
-    """One client connection's view of the engine. Not for concurrent use."""
-
-    def __init__(self, engine: Engine, connection_id: int):
-        self.engine = engine
-        self.connection_id = connection_id
-        self._database: str | None = None
-        self.autocommit = True
-        self.found_rows = False  # CLIENT_FOUND_ROWS: UPDATE reports matched rather than changed rows
-        self.foreign_key_checks = True  # the session's foreign_key_checks
-        self.user_vars: dict[str, object] = {}
-        # `@@variable` text -> its value (set by the server shell, which owns the variables;
-        # None: statements reading system variables are refused)
-        self.sysvar_reader: Callable[[str], object] | None = None
-        # information_schema.PROCESSLIST's rows as this session may see them (set by the server
-        # shell, which owns the sessions; None: the table is empty)
-        self.processlist_reader: Callable[[], list[tuple]] | None = None
-        self.last_insert_id = 0
-        self.found = 0  # FOUND_ROWS(): rows the last SELECT returned (or would have without LIMIT)
-        self.row_count = -1  # ROW_COUNT(): rows the last statement changed (-1 after a SELECT)
-        self._in_txn = False  # inside BEGIN ... COMMIT (or autocommit=0)
-        self._holds_lock = False
-        self._pinned = False  # apply_transaction keeps the lock across statements
-        self._snapshot = Snapshot()  # the read view of the current transaction
-        self._named_savepoints: list[str] = []  # savepoints set before the transaction's first write
-        # READ COMMITTED (default: every SELECT sees the newest group-committed data) or
-        # REPEATABLE READ (InnoDB's default: a transaction reads one snapshot); the shell maps
-        # SET [SESSION] TRANSACTION ISOLATION LEVEL / tx_isolation onto it
-        self.isolation = READ_COMMITTED
-        self._statements: list[LoggedStatement] = []
-        # A privilege check's view (`sees_database`, `sees_table`) narrowing information_schema;
-        # None: everything is listed.
-        self.visible: Any = None
-        self._fx = functions.SessionFunctions(
-            functions.RandState(int(time.time()) ^ (connection_id * 0x9E3779B1), connection_id + 17))
-        self._fx.connection_id = connection_id
-        self._lock_wait: asyncio.Future | None = None  # waiting for the writer lock (KILL QUERY cancels it)
-
-    @property
-    def database(self) -> str | None:
-        return self._database
-
-    @database.setter
-    def database(self, name: str | None) -> None:
-        if name is not None and not self.engine.has_database(name):
-            raise SQLError(ER_BAD_DB_ERROR, name)
-        self._database = name
-
-    @property
-    def in_transaction(self) -> bool:
-        return self._in_txn or self._holds_lock
-
-    def _fk_checks(self, context: StatementContext | None) -> bool:
-        """foreign_key_checks for one statement: a replayed one's own (the master's), else the session's."""
-        return self.foreign_key_checks if context is None else self.foreign_key_checks and context.foreign_key_checks
-
-    # --- statement execution ---------------------------------------------------------------
-
-    async def execute(self, sql: str, context: StatementContext | None = None, *,
-                      lock_reads: bool = True) -> Result:
-        """Run one statement. Errors are `SQLError`s with MySQL codes, never sqlite3's.
-        `lock_reads=False`: a locking read (FOR UPDATE) reads as a plain one, without taking
-        the writer lock (the shell's choice for an account that may not lock)."""
-        try:
-            return await self._execute(sql, context, lock_reads)
-        except SyntaxError_ as exc:
-            raise exc.with_literals(sql) from None
-
-    async def access(self, sql: str) -> Access:
-        """What `sql` would read and write, for the shell's privilege check (accounts without
-        ALL PRIVILEGES only: the compile costs a reader hop the first time a translation is
-        seen). Raises the SQLError running it would raise when it cannot be planned."""
-        engine = self.engine
-        try:
-            shape, params = extract(sql)
-            plan = engine.plan_for(shape, self._database, params, self.visible, self.processlist_reader)
-        except SyntaxError_ as exc:
-            raise exc.with_literals(sql) from None
-        if plan.kind == "explain":  # EXPLAIN needs what running the statement needs
-            return await self.access(_EXPLAIN_PREFIX.sub("", sql, count=1))
-        if plan.kind not in ("select", "write"):
-            return Access(plan.kind)
-        # keyed by the translation only: FOR UPDATE, the target and the like are the plan's
-        key = (plan.sql, engine._catalog_version)
-        touched = engine._accesses.get(key)
-        if touched is None:
-            args = self._args(plan, params, None, int(time.time()), sql)
-            touched = await engine._on_reader(engine._r_access, plan, args)
-            if len(engine._accesses) >= PLAN_CACHE_SIZE:
-                engine._accesses.clear()
-            engine._accesses[key] = touched
-        reads, writes = touched
-        return Access(plan.kind, plan.target, reads, writes, plan.locking, plan.upsert)
-
-    async def _execute(self, sql: str, context: StatementContext | None, lock_reads: bool = True) -> Result:
-        engine = self.engine
-        shape, params = extract(sql)
-        plan = engine.plan_for(shape, self._database, params, self.visible, self.processlist_reader)
-        kind = plan.kind
-        if kind == "write":
-            return await self._write(sql, plan, params, context)
-        if kind == "select":
-            return await self._select(sql, plan, params, context, lock_reads)
-        if kind == "begin":
-            committed = await self._end_transaction(commit=True)
-            self._in_txn = True
-            if self.isolation == REPEATABLE_READ and "CONSISTENT" in shape.upper():
-                await self._take_snapshot()
-            return self._result(committed=committed)
-        if kind == "commit":
-            committed = await self._end_transaction(commit=True)
-            return self._result(committed=committed)
-        if kind == "rollback":
-            await self._end_transaction(commit=False)
-            return self._result()
-        if kind in ("savepoint", "rollback_to", "release"):
-            return await self._savepoint(sql, plan, context)
-        if kind == "ddl":
-            return await self._ddl(sql, shape, params, context)
-        if kind == "admin":
-            return await self._admin(sql, shape, params)
-        if kind == "explain":
-            return await self._explain(sql, shape, params, context)
-        return self._result()
-
-    async def _explain(self, sql: str, shape: str, params, context) -> Result:
-        """EXPLAIN [EXTENDED|PARTITIONS] SELECT/UPDATE/DELETE/INSERT/REPLACE (engine/explain.py)."""
-        engine = self.engine
-        inner = _EXPLAIN_PREFIX.sub("", shape, count=1)
-        plan = engine.plan_for(inner, self._database, params, self.visible, self.processlist_reader)
-        if plan.kind not in ("select", "write"):
-            raise syntax_error(inner)
-        args = self._args(plan, params, context, _timestamp(context))
-        self._fx.start_statement()
-        _, steps = await engine._on_reader(engine._r_query, "EXPLAIN QUERY PLAN " + plan.sql, args, self._fx,
-                                           self._database)
-        found, notes = explain.accesses(steps)
-        for access in found:
-            if access.schema is None and access.name:  # the session's database, else the one that has it
-                holders = [s for s in dict.fromkeys([self._database, *engine.schemas])
-                           if s and engine.table(s, access.name)]
-                access.schema = holders[0] if len(holders) == 1 or holders[:1] == [self._database] else None
-            access.rows = 1 if access.unique_lookup else await self._count_rows(access.schema, access.name)
-            if access.schema and access.name:
-                access.key_len = explain.key_len(engine.table(access.schema, access.name), access)
-        has_where = re.search(r"\bWHERE\b", inner, re.I) is not None
-        rows = explain.rows(found, notes, has_where, delete=inner.lstrip()[:6].upper() == "DELETE")
-        return Result(columns=list(explain.COLUMNS), column_types=list(explain.COLUMN_TYPES),
-                      rows=rows, in_transaction=self.in_transaction)
-
-    async def _count_rows(self, schema: str | None, name: str | None) -> int | None:
-        """The row count of a table SQLite's plan names (None when it names the main file)."""
-        engine = self.engine
-        table = engine.table(schema, name) if schema and name else None
-        if table is None:
-            return None
-        _, counted = await engine._on_reader(
-            engine._r_query, f"SELECT count(*) FROM {quote_ident(table.schema)}.{quote_ident(table.name)}", [],
-            self._fx, self._database)
-        return counted[0][0]
-
-    def _result(self, **kw) -> Result:
-        return Result(in_transaction=self.in_transaction, **kw)
-
-    async def _take_snapshot(self) -> None:
-        """START TRANSACTION WITH CONSISTENT SNAPSHOT: the transaction's read view of every
-        database file is taken now (one read of each file's schema), not at its first read."""
-        engine = self.engine
-        files = ["main", *engine.schemas]
-        if len(engine.schemas) > ATTACH_LIMIT:
-            files = ["main", *([self._database] if self._database else [])]
-            self._snapshot.fixed = set(files[1:])
-        sql = "SELECT " + " + ".join(f"(SELECT count(*) FROM {quote_ident(f)}.sqlite_master)" for f in files)
-        await engine._on_reader(engine._r_query, sql, [], None, self._database, self._snapshot)
-
-    def _args(self, plan: Plan, params: list[object], context: StatementContext | None,
-              timestamp: int, sql: str = "") -> list[object]:
-        if plan.identity:
-            return _bytes_where_not_utf8(params)
-        args: list[object] = []
-        texts: list[str] | None = None
-        for source in plan.args:
-            if type(source) is int:
-                args.append(_as_held(params[source]))
-            elif source == NOW:
-                args.append(_fmt_time(timestamp, "%Y-%m-%d %H:%M:%S"))
-            elif source == UNIX_NOW:
-                args.append(timestamp)
-            elif source == CURDATE:
-                args.append(_fmt_time(timestamp, "%Y-%m-%d"))
-            elif source == CURTIME:
-                args.append(_fmt_time(timestamp, "%H:%M:%S"))
-            elif source == LAST_ID:
-                if context is not None and context.last_insert_id is not None:
-                    args.append(context.last_insert_id)
-                else:
-                    args.append(self.last_insert_id)
-            elif source == DATABASE:
-                args.append(self._database)
-            elif source == CONN_ID:
-                args.append(self.connection_id)
-            elif source == FOUND:
-                args.append(self.found)
-            elif source == ROW_COUNT:
-                args.append(self.row_count)
-            elif source[0] == "const":
-                args.append(source[1])
-            elif source[0] == "var":
-                args.append(self._user_var(source[1], context))
-            elif source[0] == "sysvar":
-                args.append(self._sysvar(source[1]))
-            elif source[0] == "bytes":
-                v = params[source[1]]
-                args.append(values.binary_value(v.encode("utf-8", "surrogateescape") if isinstance(v, str) else v))
-            elif source[0] == STORE:
-                _, index, binary, col, row, where, negative = source
-                v = params[index]
-                if isinstance(v, float):  # a number with a point: exactly as written (DECIMAL)
-                    if texts is None:
-                        texts = literal_texts(sql)
-                    v = Decimal(texts[index])
-                if negative:
-                    v = v.copy_negate() if isinstance(v, Decimal) else -v  # no context rounding
-                elif binary and isinstance(v, str):
-                    v = v.encode("utf-8", "surrogateescape")
-                args.append(values.store(col, v, row, where))
-            else:
-                raise AssertionError(source)
-        return args
-
-    def _sysvar(self, text: str) -> object:
-        if self.sysvar_reader is None:
-            raise SQLError(ER_NOT_SUPPORTED_YET, "system variables inside this statement")
-        return self.sysvar_reader(text)
-
-    def _take_last_id(self) -> bool:
-        """After a statement that called LAST_INSERT_ID(expr): its value becomes the session's."""
-        value, self._fx.set_last_id = self._fx.set_last_id, None
-        if value is None:
-            return False
-        self.last_insert_id = value
-        return True
-
-    def _user_var(self, name: str, context: StatementContext | None) -> object:
-        if context is not None and name in context.user_vars:
-            return context.user_vars[name]
-        return self.user_vars.get(name)
-
-    def _rand_for(self, plan: Plan, context: StatementContext | None) -> tuple[int, int] | None:
-        self._fx.set_last_id = None
-        self._fx.upserts_changed = self._fx.upserts_unchanged = 0
-        self._fx.start_statement()
-        if not plan.uses_rand:
-            return None
-        if context is not None and context.rand_seed is not None:
-            self._fx.rand = functions.RandState(*context.rand_seed)
-        return (self._fx.rand.seed1, self._fx.rand.seed2)
-
-    async def _select(self, sql: str, plan: Plan, params, context, lock_reads: bool = True) -> Result:
-        engine = self.engine
-        timestamp = _timestamp(context)
-        args = self._args(plan, params, context, timestamp)
-        self._rand_for(plan, context)
-        if plan.locking and lock_reads and (self._in_txn or not self.autocommit):
-            # SELECT ... FOR UPDATE: the rows must not change before this transaction ends, so it
-            # becomes a writer now (and reads what it will update, as InnoDB's locking read does)
-            self._in_txn = True
-            await self._acquire()
-        if self._holds_lock:
-            names, rows = await engine._on_writer(engine._r_query_writer, plan.sql, args, self._fx, self._database)
-        else:
-            if self._in_txn is False and not self.autocommit:
-                self._in_txn = True
-            snapshot = self._snapshot if self._in_txn and self.isolation == REPEATABLE_READ else None
-            names, rows = await engine._on_reader(engine._r_query, plan.sql, args, self._fx, self._database,
-                                                  snapshot)
-        if plan.sets_last_id:
-            self._take_last_id()
-        self.found, self.row_count = len(rows), -1
-        if plan.calc_found and (m := _TRAILING_LIMIT.search(plan.sql)) is not None:
-            count_sql = "SELECT count(*) FROM (" + plan.sql[:m.start()] + ")"
-            count_args = args[:len(args) - plan.sql[m.start():].count("?")]
-            if self._holds_lock:
-                _, counted = await engine._on_writer(engine._r_query_writer, count_sql, count_args, self._fx,
-                                                     self._database)
-            else:
-                _, counted = await engine._on_reader(engine._r_query, count_sql, count_args, self._fx,
-                                                     self._database, snapshot)
-            self.found = counted[0][0]
-        if plan.names is not None:
-            names = _column_names(plan.names, names, sql, params)
-        types, rows = result_types(plan, names, rows, sql, params)
-        return Result(columns=names, column_types=types, rows=rows, in_transaction=self.in_transaction)
-
-    async def _acquire(self) -> None:
-        if self._holds_lock:
-            return
-        wait = self._lock_wait = asyncio.ensure_future(
-            self.engine.writer_lock.acquire(self, self.engine.lock_wait_timeout))
-        try:
-            await wait  # cancelling the caller cancels the wait too
-        except TimeoutError:
-            raise SQLError(ER_LOCK_WAIT_TIMEOUT) from None
-        except asyncio.CancelledError:
-            task = asyncio.current_task()
-            if task is not None and task.cancelling():
-                raise  # the session itself is cancelled (KILL CONNECTION, shutdown)
-            raise SQLError(ER_QUERY_INTERRUPTED) from None  # interrupt(): KILL QUERY
-        finally:
-            self._lock_wait = None
-        self._holds_lock = True
-        names, self._named_savepoints = self._named_savepoints, []
-        for name in names:  # the savepoints named before this first write, made real
-            sql = "SAVEPOINT `" + name.replace("`", "``") + "`"  # MySQL's quoting: it goes to the binlog
-            await self._savepoint_on_writer("savepoint", name, sql, int(time.time()))
-
-    def _release(self) -> None:
-        if self._holds_lock and not self._pinned:
-            self._holds_lock = False
-            self.engine.writer_lock.release()
-
-    async def _write(self, sql: str, plan: Plan, params, context) -> Result:
-        engine = self.engine
-        if plan.changed is not None and not self.found_rows:
-            plan = plan.changed
-        timestamp = _timestamp(context)
-        args = self._args(plan, params, context, timestamp, sql)
-        rand_seed = self._rand_for(plan, context)
-        if plan.sysvars:  # the binlog carries the values read here, not the names
-            sql = inline_sysvars(sql, lambda text: _literal(self._sysvar(text)))
-        if not self.autocommit:
-            self._in_txn = True
-        end = not self._in_txn
-        await self._acquire()
-        forced = context.insert_id if context is not None else None
-        try:
-            last_id = args_last_id(context, self.last_insert_id) if plan.uses_last_id else None
-            log = (self._database, sql, timestamp, last_id, rand_seed)
-            deadline = time.monotonic() + engine.lock_wait_timeout
-            while True:
-                try:
-                    affected, first_id = await engine._on_writer(
-                        engine._w_write, plan, args, end, forced, self._fx, self._database, log,
-                        self._fk_checks(context))
-                    break
-                except SQLError as exc:
-                    # the open group holds every file a connection can: an autocommit statement
-                    # lets the group commit (the committer queues on the lock) and runs after it
-                    if not (end and not self._pinned and getattr(exc, "group_full", False)
-                            and time.monotonic() < deadline):
-                        raise
-                    self._release()
-                    await asyncio.sleep(0.001)
-                    await self._acquire()
-        except asyncio.CancelledError:
-            if end:
-                # the statement may still run in the writer thread: undo it there (the lane is
-                # FIFO and we still hold the lock), so that nothing unlogged is ever committed
-                engine._on_writer(engine._w_undo_cancelled).add_done_callback(_consume)
-                self._statements = []
-                self._release()
-            raise
-        except BaseException:
-            if end:
-                self._statements = []
-                self._release()
-            raise
-        stmt = LoggedStatement(
-            db=self._database, sql=sql, timestamp=timestamp, insert_id=first_id,
-            last_insert_id=last_id, is_ddl=False, rand_seed=rand_seed,
-            user_vars=tuple((name, self._user_var(name, context)) for name in plan.user_vars),
-            foreign_key_checks=self._fk_checks(context))
-        if first_id is not None:
-            self.last_insert_id = first_id
-        if plan.sets_last_id and self._take_last_id():
-            first_id = first_id if first_id is not None else self.last_insert_id
-        self._statements.append(stmt)
-        committed = None
-        if end:
-            committed = CommittedTxn(self._statements)
-            self._statements = []
-            self._release()
-        if plan.upsert:  # MySQL: 1 per row inserted, 2 per row updated, 0 per row left unchanged
-            changed, unchanged = self._fx.upserts_changed, self._fx.upserts_unchanged
-            affected += changed - (0 if self.found_rows else unchanged)
-        info = ""
-        if plan.nrows > 1:  # what MySQL says after a multi-row INSERT
-            info = f"Records: {plan.nrows}  Duplicates: {max(plan.nrows - affected, 0)}  Warnings: 0"
-        self.row_count = affected
-        return Result(affected_rows=affected, last_insert_id=first_id or 0, info=info,
-                      in_transaction=self.in_transaction, committed=committed)
-
-    async def _savepoint(self, sql: str, plan: Plan, context) -> Result:
-        """SAVEPOINT / ROLLBACK TO / RELEASE SAVEPOINT inside a transaction: SQLite savepoints
-        nested in the transaction's own, logged like statements (a replica re-runs them)."""
-        if not (self._in_txn or not self.autocommit):
-            if plan.kind == "savepoint":
-                return self._result()  # MySQL: a savepoint outside a transaction ends with it
-            raise SQLError(ER_SP_DOES_NOT_EXIST, "SAVEPOINT", plan.sql)
-        self._in_txn = True
-        if not self._holds_lock:
-            # nothing written in this transaction yet: the savepoint is only a name until its
-            # first write (taking the writer now would end a REPEATABLE READ snapshot, e.g.
-            # mariadb-dump's SAVEPOINT sp / ROLLBACK TO SAVEPOINT sp around each table)
-            self._name_savepoint(plan.kind, plan.sql)
-            return self._result()
-        await self._savepoint_on_writer(plan.kind, plan.sql, sql, _timestamp(context))
-        return self._result()
-
-    async def _savepoint_on_writer(self, kind: str, name: str, sql: str, timestamp: int) -> None:
-        log = (self._database, sql, timestamp, None, None)
-        await self.engine._on_writer(self.engine._w_savepoint, kind, name, log)
-        self._statements.append(LoggedStatement(db=self._database, sql=sql, timestamp=timestamp))
-
-    def _name_savepoint(self, kind: str, name: str) -> None:
-        """SAVEPOINT / ROLLBACK TO / RELEASE before the transaction's first write: MySQL's rules
-        on the list of names (a name set again moves to the end; ROLLBACK TO keeps the name and
-        drops the later ones; RELEASE drops it and the later ones)."""
-        keys = [n.lower() for n in self._named_savepoints]
-        if kind == "savepoint":
-            if name.lower() in keys:
-                del self._named_savepoints[keys.index(name.lower())]
-            self._named_savepoints.append(name)
-            return
-        if name.lower() not in keys:
-            raise SQLError(ER_SP_DOES_NOT_EXIST, "SAVEPOINT", name)
-        del self._named_savepoints[keys.index(name.lower()) + (1 if kind == "rollback_to" else 0):]
-
-    def _end_snapshot(self) -> None:
-        reader, self._snapshot.reader = self._snapshot.reader, None
-        self._snapshot.fixed = None
-        if reader is not None:  # ended in a reader thread, then back to the pool; nobody waits
-            self.engine._on_reader(self.engine._r_end_snapshot, reader).add_done_callback(_consume)
-
-    async def _end_transaction(self, commit: bool) -> CommittedTxn | None:
-        self._in_txn = False
-        self._named_savepoints = []
-        self._end_snapshot()
-        if not self._holds_lock:
-            self._statements = []
-            return None
-        engine = self.engine
-        try:
-            if commit:
-                engine._sp_done = True  # RELEASE at the writer's next operation: no hop
-            else:
-                await engine._on_writer(engine._w_end, False)
-        finally:
-            statements, self._statements = self._statements, []
-            self._release()
-        if commit and statements:
-            return CommittedTxn(statements)
-        return None
-
-    async def _ddl(self, sql: str, shape: str, params, context) -> Result:
-        """DDL: commits the open transaction first (returned in the same CommittedTxn, or carried
-        by the SQLError as `.committed` when the DDL itself fails) and is never rolled back."""
-        engine = self.engine
-        timestamp = _timestamp(context)
-        tokens = tokenize(shape)
-
-        def parse() -> DdlAction:
-            cur = TokenCursor(tokens, params, sql)
-            parser = DdlParser(cur, self._database, engine.table, set(engine.schemas))
-            parser.foreign_key_checks = self._fk_checks(context)
-            parser.all_tables = lambda: [t for tables in engine.catalog.values() for t in tables.values()]
-            parser.view_of = engine.view
-            parser.shape = shape
-            return parsing(parser.parse)
-
-        parse()  # a syntax error commits nothing
-        self._end_snapshot()
-        await self._acquire()
-        try:
-            action = parse()
-            sql = action.logged or sql
-            log = (self._database, sql, timestamp, None, None)
-            await engine._on_writer(engine._w_ddl, action, log)
-        except SQLError as exc:
-            statements, self._statements = self._statements, []
-            self._in_txn = False
-            self._release()
-            exc.committed = CommittedTxn(statements) if statements else None  # type: ignore[attr-defined]
-            raise
-        except BaseException:
-            self._statements = []
-            self._in_txn = False
-            self._release()
-            raise
-        self._statements.append(LoggedStatement(db=self._database, sql=sql, timestamp=timestamp, is_ddl=True,
-                                                foreign_key_checks=self._fk_checks(context)))
-        self.row_count = 0
-        committed = CommittedTxn(self._statements)
-        self._statements = []
-        self._in_txn = False
-        self._release()
-        if action.late_error is not None:
-            action.late_error.committed = committed  # type: ignore[attr-defined]
-            raise action.late_error
-        return Result(committed=committed, in_transaction=self.in_transaction)
-
-    async def _admin(self, sql: str, shape: str, params) -> Result:
-        from engine.admin import run_admin
-
-        return parsing(run_admin, self, TokenCursor(tokenize(shape), params, sql))
-
-    async def set_autocommit(self, value: bool) -> CommittedTxn | None:
-        """SET autocommit: turning it on commits an open transaction, as MySQL does."""
-        committed = None
-        if value and not self.autocommit:
-            committed = await self._end_transaction(commit=True)
-        self.autocommit = value
-        return committed
-
-    def interrupt(self) -> None:
-        """KILL QUERY: the running statement stops -- a read on a reader connection at once
-        (1317), a SLEEP() or GET_LOCK() wait anywhere, a wait for the writer lock (1317). A
-        write already running on the writer connection completes: that connection also commits
-        other sessions' groups, so it is never interrupted."""
-        self._fx.interrupt()
-        if self._lock_wait is not None:
-            self._lock_wait.cancel()
-
-    async def close(self) -> None:
-        """Roll back an open transaction, release the writer lock and the named locks."""
-        functions.LOCKS.release_all(self._fx)
-        await self._end_transaction(commit=False)
 
 
 def _savepoint_statement(words: list[str], tokens) -> Plan | None:
@@ -2103,102 +1211,3 @@ def _savepoint_statement(words: list[str], tokens) -> Plan | None:
                 return Plan("rollback_to", tokens[-1].text, [])
             raise syntax_error(" ".join(words))
     return None
-
-
-def result_types(plan: Plan, names: list[str], rows: list[tuple], sql: str,
-                 params: list[object]) -> tuple[list[coltypes.ColumnType], list[tuple]]:
-    """Each result column's MySQL type (from the schema and the expression; for an expression
-    the typer does not know, the one type all its values fit) and the rows in that type's text
-    form (DECIMAL scale, binary strings as bytes, fractional seconds ...)."""
-    typed: list[coltypes.ColumnType | None] = []
-    if plan.result_types is not None:
-        typed = plan.result_types.types(params, lambda: literal_texts(sql))
-    if len(typed) != len(names):
-        typed = [None] * len(names)
-    types = [t if t is not None else coltypes.from_rows(rows, i) for i, t in enumerate(typed)]
-    convert = coltypes.converter(types)
-    if convert is not None:
-        rows = [convert(row) for row in rows]
-    return types, rows
-
-
-def _as_held(v: object) -> object:
-    """A string literal as SQLite must hold it to compare with stored binary strings
-    (`values.binary_value`): bytes that are not UTF-8 (kept as surrogates from the wire, or an
-    X'..' literal) as a BLOB, any other as TEXT."""
-    if type(v) is str:
-        if v.isascii():
-            return v
-        try:
-            v.encode("utf-8")
-            return v
-        except UnicodeEncodeError:
-            return v.encode("utf-8", "surrogateescape")
-    if type(v) is bytes:
-        return values.binary_value(v)
-    return v
-
-
-def _utf8_name(text: str) -> str:
-    raw = text.encode("utf-8", "surrogateescape")
-    return raw.decode("utf-8", "replace").replace("\ufffd", "?")
-
-
-def _bytes_where_not_utf8(params: list[object]) -> list[object]:
-    for v in params:
-        if (type(v) is str and not v.isascii()) or type(v) is bytes:
-            return [_as_held(p) for p in params]
-    return params
-
-
-def parsing(fn, *args):
-    """Run a parser: running off the end of a malformed statement is the client's syntax error."""
-    try:
-        return fn(*args)
-    except (IndexError, KeyError, ValueError, TypeError, AttributeError):
-        raise syntax_error("") from None
-
-
-def args_last_id(context: StatementContext | None, session_value: int) -> int:
-    if context is not None and context.last_insert_id is not None:
-        return context.last_insert_id
-    return session_value
-
-
-def _timestamp(context: StatementContext | None) -> int:
-    if context is not None and context.timestamp is not None:
-        return context.timestamp
-    return int(time.time())
-
-
-def _fmt_time(ts: int, fmt: str) -> str:
-    return datetime.fromtimestamp(ts, tz=UTC).strftime(fmt)
-
-
-def _column_names(templates: list[Any], names: list[str], sql: str, params: list[Any]) -> list[str]:
-    if len(templates) != len(names):
-        return names
-    raw: list[str] | None = None
-    out = []
-    for template, name in zip(templates, names, strict=False):
-        if template is None:
-            out.append(name)
-        elif template[0] == "value" and isinstance(params[template[1]], str):
-            # SELECT 'abc' names its column abc (bytes that are not UTF-8 as '?', as MariaDB)
-            name = params[template[1]]
-            out.append(name if name.isascii() else _utf8_name(name))
-        elif template[0] == "value":
-            if raw is None:
-                raw = literal_texts(sql)
-            out.append(raw[template[1]])  # SELECT 1e3 names its column 1e3
-        else:
-            parts = []
-            for part in template[1]:
-                if isinstance(part, int):
-                    if raw is None:
-                        raw = literal_texts(sql)
-                    parts.append(raw[part])
-                else:
-                    parts.append(part)
-            out.append("".join(parts))
-    return out

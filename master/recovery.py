@@ -42,7 +42,7 @@ from typing import Any
 
 from binlog.index import read_index
 from binlog.reader import file_checksum, iter_events, scan_file, torn_tail, truncate_torn_tail
-from engine.core import StatementContext
+from engine.results import StatementContext
 from master.events import user_var_value
 from protocol.events import (
     INTVAR_INSERT_ID,

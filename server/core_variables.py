@@ -70,7 +70,7 @@ def _isolation_set(session: ClientSession, value: Any) -> None:
 def apply_isolation(session: ClientSession, level: str | None = None) -> None:
     """The engine session's level: `level` (SET TRANSACTION without a scope: the next
     transaction's), or the session's transaction_isolation."""
-    from engine.core import READ_COMMITTED, REPEATABLE_READ
+    from engine.session import READ_COMMITTED, REPEATABLE_READ
 
     es = session.engine_session
     if es is not None:

@@ -9,7 +9,7 @@ Contract
   raises, or returns a `Verdict`: whether a locking read may lock, and which rows of a SHOW
   listing the account may see. `check_database` guards USE, COM_INIT_DB and the handshake's db.
 - Finding the tables a SELECT or DML statement touches is not done by parsing it: the engine
-  (`engine.core.Session.access`) compiles its SQLite translation (EXPLAIN, never run) under
+  (`engine.session.Session.access`) compiles its SQLite translation (EXPLAIN, never run) under
   SQLite's authorizer, which reports every table and column read or written whatever the
   statement's shape -- WITH, UNION, subqueries, derived tables, joins, INSERT ... SELECT,
   multi-table UPDATE/DELETE -- cached per translation. A table the statement reads is a table
@@ -51,7 +51,7 @@ from protocol.errors import (
 from server.users import ORDER, Account
 
 if TYPE_CHECKING:
-    from engine.core import Access
+    from engine.results import Access
     from server.session import ClientSession
 
 INFORMATION_SCHEMA = "information_schema"

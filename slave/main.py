@@ -131,7 +131,7 @@ class SlaveDaemon:
                 for c in table.columns
             ]
 
-        from engine.core import StatementContext
+        from engine.results import StatementContext
 
         def make_context(**kw: Any) -> Any:
             return StatementContext(**kw)

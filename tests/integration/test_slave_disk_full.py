@@ -129,7 +129,8 @@ async def test_a_batch_whose_commit_stops_between_two_database_files_is_applied_
     a full disk, a batch touching a and b commits in a and fails in b. It is durable (its redo
     record is in a) and counts as applied; b gets it before the next batch, once space is back.
     Reported as failed, the applier would apply it again: twice in a."""
-    from engine.core import Engine, StatementContext
+    from engine.core import Engine
+    from engine.results import StatementContext
 
     datadir = tmp_path / "db"
     ctx = StatementContext(timestamp=1_700_000_000)

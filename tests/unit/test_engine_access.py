@@ -1,4 +1,4 @@
-"""engine.core.Session.access: the tables and columns a statement's translation reads and
+"""engine.session.Session.access: the tables and columns a statement's translation reads and
 writes, as SQLite's authorizer reports them (the privilege check's source, server/privileges.py)."""
 
 from __future__ import annotations

@@ -346,7 +346,7 @@ async def test_read_committed_by_default(engine):
 
 
 async def test_repeatable_read_transactions_read_a_consistent_snapshot(engine):
-    from engine.core import REPEATABLE_READ
+    from engine.session import REPEATABLE_READ
 
     a, b = session(engine, 1), session(engine, 2)
     b.isolation = REPEATABLE_READ
@@ -388,7 +388,7 @@ async def test_consistent_snapshot_is_taken_at_start_and_kept_across_savepoints_
     """mariadb-dump --single-transaction: START TRANSACTION WITH CONSISTENT SNAPSHOT reads the
     data as it was at that statement, and its SAVEPOINT sp / ROLLBACK TO SAVEPOINT sp around each
     table neither take the writer nor move the snapshot."""
-    from engine.core import REPEATABLE_READ
+    from engine.session import REPEATABLE_READ
 
     reader, writer = session(engine, 1), session(engine, 2)
     await committed_insert(engine, writer, 1)

@@ -1,0 +1,126 @@
+"""The two ways work crosses between the event loop and the engine's threads.
+
+`WriterLock` is the engine's one writer lock (loop side only): strictly FIFO, with an owner;
+ownership passes straight to the next waiter, so a committer queued behind sessions runs after
+every one of them (the group commit of `engine.core`'s header). A waiter that gives up (timeout,
+cancellation) as ownership arrives passes it on.
+`ThreadLane` is N threads serving one queue: `call()` runs a function on one of them and returns
+a future of the calling loop, settled through call_soon_threadsafe (a future cancelled meanwhile
+is left alone: the result is dropped, the work was done). After `shutdown()` a call fails with
+1053. The event loop never calls SQLite: every SQLite call goes through a lane (the engine's one
+writer thread, its N reader threads)."""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import queue
+import threading
+
+from protocol.errors import ER_SERVER_SHUTDOWN, SQLError
+
+
+class WriterLock:
+    """A strictly FIFO asyncio lock with an owner; ownership passes straight to the next waiter."""
+
+    def __init__(self) -> None:
+        self._owner: object | None = None
+        self._waiters: collections.deque[tuple[asyncio.Future, object]] = collections.deque()
+
+    @property
+    def owner(self) -> object | None:
+        return self._owner
+
+    def locked(self) -> bool:
+        return self._owner is not None
+
+    async def acquire(self, owner: object, timeout: float | None = None) -> None:
+        if self._owner is None and not self._waiters:
+            self._owner = owner
+            return
+        fut = asyncio.get_running_loop().create_future()
+        entry = (fut, owner)
+        self._waiters.append(entry)
+        try:
+            if timeout is None:
+                await fut
+            else:
+                async with asyncio.timeout(timeout):
+                    await fut
+        except BaseException:
+            if fut.done() and not fut.cancelled():
+                self.release()  # ownership arrived as we gave up: pass it on
+            else:
+                fut.cancel()
+                try:
+                    self._waiters.remove(entry)
+                except ValueError:
+                    pass
+            raise
+
+    def release(self) -> None:
+        self._owner = None
+        while self._waiters:
+            fut, owner = self._waiters.popleft()
+            if not fut.done():
+                self._owner = owner
+                fut.set_result(None)
+                return
+
+    async def __aenter__(self) -> WriterLock:
+        await self.acquire(asyncio.current_task())
+        return self
+
+    async def __aexit__(self, *exc) -> None:
+        self.release()
+
+
+class ThreadLane:
+    """`threads` threads serving one queue; `call()` runs a function there, awaited from the loop.
+    (Half the hop latency of run_in_executor: one queue put, one call_soon_threadsafe back.)"""
+
+    def __init__(self, threads: int, name: str):
+        self._queue: queue.SimpleQueue = queue.SimpleQueue()
+        self._stopped = False
+        self._threads = [threading.Thread(target=self._serve, name=f"{name}-{n}", daemon=True)
+                         for n in range(threads)]
+        for thread in self._threads:
+            thread.start()
+
+    def _serve(self) -> None:
+        while True:
+            item = self._queue.get()
+            if item is None:
+                return
+            loop, fut, fn, args = item
+            try:
+                result = fn(*args)
+            except BaseException as exc:  # noqa: BLE001 - handed to the awaiting task
+                loop.call_soon_threadsafe(_settle, fut, None, exc)
+            else:
+                loop.call_soon_threadsafe(_settle, fut, result, None)
+
+    def call(self, fn, *args) -> asyncio.Future:
+        loop = asyncio.get_running_loop()
+        fut = loop.create_future()
+        if self._stopped:
+            fut.set_exception(SQLError(ER_SERVER_SHUTDOWN))
+        else:
+            self._queue.put((loop, fut, fn, args))
+        return fut
+
+    def shutdown(self) -> None:
+        self._stopped = True
+        for _ in self._threads:
+            self._queue.put(None)
+        for thread in self._threads:
+            thread.join()
+
+
+def _settle(fut: asyncio.Future, result: object, exc: BaseException | None) -> None:
+    if fut.cancelled():
+        return
+    if exc is not None:
+        fut.set_exception(exc)
+    else:
+        fut.set_result(result)

@@ -1,0 +1,128 @@
+"""What goes into and comes out of the engine: plain values, nothing that touches SQLite.
+
+`Result` is one statement's answer; `CommittedTxn` (its `LoggedStatement`s, in order) is what a
+commit hands to the binlog; `StatementContext` is what a replayed statement needs to reproduce
+the master's rows (the binlog's TIMESTAMP, INTVAR, RAND and USER_VAR context), and a
+`ReplicatedStatement` carries it to `Engine.apply_transactions`; `Access` is what a statement
+reads and writes, for the shell's privilege check. They live apart from the engine and its
+sessions so that the modules answering statements (`engine.admin`) and the engine's callers
+(server, master, slave) take values without importing the engine."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+# A replicated statement: (sql, context, default database[, table whose row it must find]).
+ReplicatedStatement = tuple[Any, ...]
+
+
+@dataclass
+class StatementContext:
+    """Values that make a replayed statement reproduce the master's rows."""
+
+    timestamp: int | None = None
+    insert_id: int | None = None
+    last_insert_id: int | None = None
+    rand_seed: tuple[int, int] | None = None
+    user_vars: dict[str, object] = field(default_factory=dict)
+    foreign_key_checks: bool = True  # off: the master ran it with foreign_key_checks=0 (Q_FLAGS2)
+
+
+@dataclass(frozen=True)
+class LoggedStatement:
+    db: str | None
+    sql: str  # the original MySQL text
+    timestamp: int
+    insert_id: int | None = None  # first auto-increment id generated (INTVAR INSERT_ID)
+    last_insert_id: int | None = None  # LAST_INSERT_ID() used by the statement (INTVAR LAST_INSERT_ID)
+    is_ddl: bool = False
+    rand_seed: tuple[int, int] | None = None  # RAND() seeds before the statement (RAND event)
+    user_vars: tuple[tuple[str, object], ...] = ()  # @variables read, with their values (USER_VAR events)
+    foreign_key_checks: bool = True  # the session's foreign_key_checks when it ran
+
+    def context(self) -> StatementContext:
+        return StatementContext(self.timestamp, self.insert_id, self.last_insert_id, self.rand_seed,
+                                dict(self.user_vars), self.foreign_key_checks)
+
+
+@dataclass
+class CommittedTxn:
+    """What one call committed (logically), in order. `binlog_transactions()` splits it the way
+    the binlog must carry it: each run of DML statements is one BEGIN ... XID transaction, each
+    DDL statement its own QUERY event (a DDL statement commits the transaction before it)."""
+
+    statements: list[LoggedStatement]
+
+    def binlog_transactions(self) -> list[list[LoggedStatement]]:
+        groups: list[list[LoggedStatement]] = []
+        run: list[LoggedStatement] = []
+        for stmt in self.statements:
+            if stmt.is_ddl:
+                if run:
+                    groups.append(run)
+                    run = []
+                groups.append([stmt])
+            else:
+                run.append(stmt)
+        if run:
+            groups.append(run)
+        return groups
+
+
+@dataclass(frozen=True, slots=True)
+class Access:
+    """What one statement touches, for a privilege check (`Session.access`): the tables and
+    columns its SQLite translation reads and writes as SQLite's authorizer reports them while
+    compiling it -- whatever the statement's shape (CTEs, subqueries, UNION, joins) -- plus the
+    MySQL-level facts SQLite cannot see. Engine-internal tables are left out."""
+
+    kind: str  # the plan's kind: "select", "write", "ddl", "admin", "noop", "begin", ...
+    target: tuple[str, str] | None = None  # the written (schema, table) of a "write"
+    reads: tuple[tuple[str, str, str], ...] = ()  # (schema, table, column; '' when none is read)
+    writes: tuple[tuple[str, str, str], ...] = ()  # (INSERT | UPDATE | DELETE, schema, table)
+    locking: bool = False  # SELECT ... FOR UPDATE / LOCK IN SHARE MODE
+    upsert: bool = False  # INSERT ... ON DUPLICATE KEY UPDATE
+
+
+@dataclass
+class Result:
+    columns: list[str] = field(default_factory=list)
+    # per column: its `coltypes.ColumnType` (or, for catalog answers, a coarse kind:
+    # integer/double/string/blob/datetime/null)
+    column_types: list[Any] = field(default_factory=list)
+    rows: list[tuple] = field(default_factory=list)
+    affected_rows: int = 0
+    last_insert_id: int = 0
+    info: str = ""
+    in_transaction: bool = False
+    committed: CommittedTxn | None = None
+
+    @property
+    def is_result_set(self) -> bool:
+        return bool(self.columns)
+
+
+_DATETIME = re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(\.\d+)?$")
+
+
+def column_types(rows: list[tuple], ncols: int) -> list[str]:
+    types = []
+    for i in range(ncols):
+        kind = "null" if rows else "string"
+        for row in rows:
+            v = row[i]
+            if v is None:
+                continue
+            if isinstance(v, int):
+                kind = "integer"
+            elif isinstance(v, float):
+                kind = "double"
+            elif isinstance(v, bytes):
+                kind = "blob"
+            else:
+                kind = "datetime" if _DATETIME.match(v) else "string"
+            break
+        types.append(kind)
+    return types

@@ -1,0 +1,698 @@
+"""`Session`: one client connection's view of the engine (not for concurrent use).
+
+A statement is planned (the engine's cached translation, `Engine.plan_for`) and run where the
+engine's contract says (`engine.core`'s header): reads on a reader thread, or through the
+writer connection once the session holds the writer lock; writes, DDL and savepoints on the
+writer thread under the writer lock, taken at the transaction's first write and held until it
+ends; SHOW / DESCRIBE from the catalog (`engine.admin`) on the loop. COMMIT (or an autocommit
+write, or DDL) returns the `CommittedTxn` the caller must binlog before `Engine.commit_group`.
+`Session.isolation` chooses READ COMMITTED or REPEATABLE READ reads; `Session.access` tells what
+a statement would read and write, for the shell's privilege check; `interrupt()` is KILL QUERY.
+Errors are `SQLError`s with MySQL codes, never sqlite3's."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime
+from decimal import Decimal
+from typing import TYPE_CHECKING, Any
+
+from engine import coltypes, explain, functions, values
+from engine.admin import run_admin
+from engine.catalog import TokenCursor, mysql_literal, sql_literal
+from engine.connections import ATTACH_LIMIT, Snapshot
+from engine.ddl import DdlAction, DdlParser
+from engine.errors import parsing
+from engine.lexer import (
+    SyntaxError_,
+    extract,
+    inline_sysvars,
+    literal_texts,
+    quote_ident,
+    syntax_error,
+    tokenize,
+)
+from engine.results import Access, CommittedTxn, LoggedStatement, Result, StatementContext
+from engine.translate import (
+    CONN_ID,
+    CURDATE,
+    CURTIME,
+    DATABASE,
+    FOUND,
+    LAST_ID,
+    NOW,
+    ROW_COUNT,
+    STORE,
+    UNIX_NOW,
+    Plan,
+)
+from protocol.errors import (
+    ER_BAD_DB_ERROR,
+    ER_LOCK_WAIT_TIMEOUT,
+    ER_NOT_SUPPORTED_YET,
+    ER_QUERY_INTERRUPTED,
+    ER_SP_DOES_NOT_EXIST,
+    SQLError,
+)
+
+if TYPE_CHECKING:
+    from engine.core import Engine
+
+READ_COMMITTED, REPEATABLE_READ = "READ-COMMITTED", "REPEATABLE-READ"
+PLAN_CACHE_SIZE = 4096  # entries of the engine's plan cache, and of its access cache
+
+
+_EXPLAIN_PREFIX = re.compile(r"^\s*EXPLAIN\s+(?:EXTENDED\s+|PARTITIONS\s+)?", re.I)
+_TRAILING_LIMIT = re.compile(r"\sLIMIT\s+\?(?:\s*(?:,|OFFSET)\s*\?)?\s*$", re.I)
+
+
+def _literal(value: object) -> str:
+    return mysql_literal(value) if isinstance(value, str) else sql_literal(value)
+
+
+def _consume(fut: asyncio.Future) -> None:
+    if not fut.cancelled():
+        fut.exception()
+
+# --- sessions ----------------------------------------------------------------------------------
+
+
+class Session:
+    """One client connection's view of the engine. Not for concurrent use."""
+
+    def __init__(self, engine: Engine, connection_id: int):
+        self.engine = engine
+        self.connection_id = connection_id
+        self._database: str | None = None
+        self.autocommit = True
+        self.found_rows = False  # CLIENT_FOUND_ROWS: UPDATE reports matched rather than changed rows
+        self.foreign_key_checks = True  # the session's foreign_key_checks
+        self.user_vars: dict[str, object] = {}
+        # `@@variable` text -> its value (set by the server shell, which owns the variables;
+        # None: statements reading system variables are refused)
+        self.sysvar_reader: Callable[[str], object] | None = None
+        # information_schema.PROCESSLIST's rows as this session may see them (set by the server
+        # shell, which owns the sessions; None: the table is empty)
+        self.processlist_reader: Callable[[], list[tuple]] | None = None
+        self.last_insert_id = 0
+        self.found = 0  # FOUND_ROWS(): rows the last SELECT returned (or would have without LIMIT)
+        self.row_count = -1  # ROW_COUNT(): rows the last statement changed (-1 after a SELECT)
+        self._in_txn = False  # inside BEGIN ... COMMIT (or autocommit=0)
+        self._holds_lock = False
+        self._pinned = False  # apply_transaction keeps the lock across statements
+        self._snapshot = Snapshot()  # the read view of the current transaction
+        self._named_savepoints: list[str] = []  # savepoints set before the transaction's first write
+        # READ COMMITTED (default: every SELECT sees the newest group-committed data) or
+        # REPEATABLE READ (InnoDB's default: a transaction reads one snapshot); the shell maps
+        # SET [SESSION] TRANSACTION ISOLATION LEVEL / tx_isolation onto it
+        self.isolation = READ_COMMITTED
+        self._statements: list[LoggedStatement] = []
+        # A privilege check's view (`sees_database`, `sees_table`) narrowing information_schema;
+        # None: everything is listed.
+        self.visible: Any = None
+        self._fx = functions.SessionFunctions(
+            functions.RandState(int(time.time()) ^ (connection_id * 0x9E3779B1), connection_id + 17))
+        self._fx.connection_id = connection_id
+        self._lock_wait: asyncio.Future | None = None  # waiting for the writer lock (KILL QUERY cancels it)
+
+    @property
+    def database(self) -> str | None:
+        return self._database
+
+    @database.setter
+    def database(self, name: str | None) -> None:
+        if name is not None and not self.engine.has_database(name):
+            raise SQLError(ER_BAD_DB_ERROR, name)
+        self._database = name
+
+    @property
+    def in_transaction(self) -> bool:
+        return self._in_txn or self._holds_lock
+
+    def _fk_checks(self, context: StatementContext | None) -> bool:
+        """foreign_key_checks for one statement: a replayed one's own (the master's), else the session's."""
+        return self.foreign_key_checks if context is None else self.foreign_key_checks and context.foreign_key_checks
+
+    # --- statement execution ---------------------------------------------------------------
+
+    async def execute(self, sql: str, context: StatementContext | None = None, *,
+                      lock_reads: bool = True) -> Result:
+        """Run one statement. Errors are `SQLError`s with MySQL codes, never sqlite3's.
+        `lock_reads=False`: a locking read (FOR UPDATE) reads as a plain one, without taking
+        the writer lock (the shell's choice for an account that may not lock)."""
+        try:
+            return await self._execute(sql, context, lock_reads)
+        except SyntaxError_ as exc:
+            raise exc.with_literals(sql) from None
+
+    async def access(self, sql: str) -> Access:
+        """What `sql` would read and write, for the shell's privilege check (accounts without
+        ALL PRIVILEGES only: the compile costs a reader hop the first time a translation is
+        seen). Raises the SQLError running it would raise when it cannot be planned."""
+        engine = self.engine
+        try:
+            shape, params = extract(sql)
+            plan = engine.plan_for(shape, self._database, params, self.visible, self.processlist_reader)
+        except SyntaxError_ as exc:
+            raise exc.with_literals(sql) from None
+        if plan.kind == "explain":  # EXPLAIN needs what running the statement needs
+            return await self.access(_EXPLAIN_PREFIX.sub("", sql, count=1))
+        if plan.kind not in ("select", "write"):
+            return Access(plan.kind)
+        # keyed by the translation only: FOR UPDATE, the target and the like are the plan's
+        key = (plan.sql, engine._catalog_version)
+        touched = engine._accesses.get(key)
+        if touched is None:
+            args = self._args(plan, params, None, int(time.time()), sql)
+            touched = await engine._on_reader(engine._r_access, plan, args)
+            if len(engine._accesses) >= PLAN_CACHE_SIZE:
+                engine._accesses.clear()
+            engine._accesses[key] = touched
+        reads, writes = touched
+        return Access(plan.kind, plan.target, reads, writes, plan.locking, plan.upsert)
+
+    async def _execute(self, sql: str, context: StatementContext | None, lock_reads: bool = True) -> Result:
+        engine = self.engine
+        shape, params = extract(sql)
+        plan = engine.plan_for(shape, self._database, params, self.visible, self.processlist_reader)
+        kind = plan.kind
+        if kind == "write":
+            return await self._write(sql, plan, params, context)
+        if kind == "select":
+            return await self._select(sql, plan, params, context, lock_reads)
+        if kind == "begin":
+            committed = await self._end_transaction(commit=True)
+            self._in_txn = True
+            if self.isolation == REPEATABLE_READ and "CONSISTENT" in shape.upper():
+                await self._take_snapshot()
+            return self._result(committed=committed)
+        if kind == "commit":
+            committed = await self._end_transaction(commit=True)
+            return self._result(committed=committed)
+        if kind == "rollback":
+            await self._end_transaction(commit=False)
+            return self._result()
+        if kind in ("savepoint", "rollback_to", "release"):
+            return await self._savepoint(sql, plan, context)
+        if kind == "ddl":
+            return await self._ddl(sql, shape, params, context)
+        if kind == "admin":
+            return await self._admin(sql, shape, params)
+        if kind == "explain":
+            return await self._explain(sql, shape, params, context)
+        return self._result()
+
+    async def _explain(self, sql: str, shape: str, params, context) -> Result:
+        """EXPLAIN [EXTENDED|PARTITIONS] SELECT/UPDATE/DELETE/INSERT/REPLACE (engine/explain.py)."""
+        engine = self.engine
+        inner = _EXPLAIN_PREFIX.sub("", shape, count=1)
+        plan = engine.plan_for(inner, self._database, params, self.visible, self.processlist_reader)
+        if plan.kind not in ("select", "write"):
+            raise syntax_error(inner)
+        args = self._args(plan, params, context, _timestamp(context))
+        self._fx.start_statement()
+        _, steps = await engine._on_reader(engine._r_query, "EXPLAIN QUERY PLAN " + plan.sql, args, self._fx,
+                                           self._database)
+        found, notes = explain.accesses(steps)
+        for access in found:
+            if access.schema is None and access.name:  # the session's database, else the one that has it
+                holders = [s for s in dict.fromkeys([self._database, *engine.schemas])
+                           if s and engine.table(s, access.name)]
+                access.schema = holders[0] if len(holders) == 1 or holders[:1] == [self._database] else None
+            access.rows = 1 if access.unique_lookup else await self._count_rows(access.schema, access.name)
+            if access.schema and access.name:
+                access.key_len = explain.key_len(engine.table(access.schema, access.name), access)
+        has_where = re.search(r"\bWHERE\b", inner, re.I) is not None
+        rows = explain.rows(found, notes, has_where, delete=inner.lstrip()[:6].upper() == "DELETE")
+        return Result(columns=list(explain.COLUMNS), column_types=list(explain.COLUMN_TYPES),
+                      rows=rows, in_transaction=self.in_transaction)
+
+    async def _count_rows(self, schema: str | None, name: str | None) -> int | None:
+        """The row count of a table SQLite's plan names (None when it names the main file)."""
+        engine = self.engine
+        table = engine.table(schema, name) if schema and name else None
+        if table is None:
+            return None
+        _, counted = await engine._on_reader(
+            engine._r_query, f"SELECT count(*) FROM {quote_ident(table.schema)}.{quote_ident(table.name)}", [],
+            self._fx, self._database)
+        return counted[0][0]
+
+    def _result(self, **kw) -> Result:
+        return Result(in_transaction=self.in_transaction, **kw)
+
+    async def _take_snapshot(self) -> None:
+        """START TRANSACTION WITH CONSISTENT SNAPSHOT: the transaction's read view of every
+        database file is taken now (one read of each file's schema), not at its first read."""
+        engine = self.engine
+        files = ["main", *engine.schemas]
+        if len(engine.schemas) > ATTACH_LIMIT:
+            files = ["main", *([self._database] if self._database else [])]
+            self._snapshot.fixed = set(files[1:])
+        sql = "SELECT " + " + ".join(f"(SELECT count(*) FROM {quote_ident(f)}.sqlite_master)" for f in files)
+        await engine._on_reader(engine._r_query, sql, [], None, self._database, self._snapshot)
+
+    def _args(self, plan: Plan, params: list[object], context: StatementContext | None,
+              timestamp: int, sql: str = "") -> list[object]:
+        if plan.identity:
+            return _bytes_where_not_utf8(params)
+        args: list[object] = []
+        texts: list[str] | None = None
+        for source in plan.args:
+            if type(source) is int:
+                args.append(_as_held(params[source]))
+            elif source == NOW:
+                args.append(_fmt_time(timestamp, "%Y-%m-%d %H:%M:%S"))
+            elif source == UNIX_NOW:
+                args.append(timestamp)
+            elif source == CURDATE:
+                args.append(_fmt_time(timestamp, "%Y-%m-%d"))
+            elif source == CURTIME:
+                args.append(_fmt_time(timestamp, "%H:%M:%S"))
+            elif source == LAST_ID:
+                if context is not None and context.last_insert_id is not None:
+                    args.append(context.last_insert_id)
+                else:
+                    args.append(self.last_insert_id)
+            elif source == DATABASE:
+                args.append(self._database)
+            elif source == CONN_ID:
+                args.append(self.connection_id)
+            elif source == FOUND:
+                args.append(self.found)
+            elif source == ROW_COUNT:
+                args.append(self.row_count)
+            elif source[0] == "const":
+                args.append(source[1])
+            elif source[0] == "var":
+                args.append(self._user_var(source[1], context))
+            elif source[0] == "sysvar":
+                args.append(self._sysvar(source[1]))
+            elif source[0] == "bytes":
+                v = params[source[1]]
+                args.append(values.binary_value(v.encode("utf-8", "surrogateescape") if isinstance(v, str) else v))
+            elif source[0] == STORE:
+                _, index, binary, col, row, where, negative = source
+                v = params[index]
+                if isinstance(v, float):  # a number with a point: exactly as written (DECIMAL)
+                    if texts is None:
+                        texts = literal_texts(sql)
+                    v = Decimal(texts[index])
+                if negative:
+                    v = v.copy_negate() if isinstance(v, Decimal) else -v  # no context rounding
+                elif binary and isinstance(v, str):
+                    v = v.encode("utf-8", "surrogateescape")
+                args.append(values.store(col, v, row, where))
+            else:
+                raise AssertionError(source)
+        return args
+
+    def _sysvar(self, text: str) -> object:
+        if self.sysvar_reader is None:
+            raise SQLError(ER_NOT_SUPPORTED_YET, "system variables inside this statement")
+        return self.sysvar_reader(text)
+
+    def _take_last_id(self) -> bool:
+        """After a statement that called LAST_INSERT_ID(expr): its value becomes the session's."""
+        value, self._fx.set_last_id = self._fx.set_last_id, None
+        if value is None:
+            return False
+        self.last_insert_id = value
+        return True
+
+    def _user_var(self, name: str, context: StatementContext | None) -> object:
+        if context is not None and name in context.user_vars:
+            return context.user_vars[name]
+        return self.user_vars.get(name)
+
+    def _rand_for(self, plan: Plan, context: StatementContext | None) -> tuple[int, int] | None:
+        self._fx.set_last_id = None
+        self._fx.upserts_changed = self._fx.upserts_unchanged = 0
+        self._fx.start_statement()
+        if not plan.uses_rand:
+            return None
+        if context is not None and context.rand_seed is not None:
+            self._fx.rand = functions.RandState(*context.rand_seed)
+        return (self._fx.rand.seed1, self._fx.rand.seed2)
+
+    async def _select(self, sql: str, plan: Plan, params, context, lock_reads: bool = True) -> Result:
+        engine = self.engine
+        timestamp = _timestamp(context)
+        args = self._args(plan, params, context, timestamp)
+        self._rand_for(plan, context)
+        if plan.locking and lock_reads and (self._in_txn or not self.autocommit):
+            # SELECT ... FOR UPDATE: the rows must not change before this transaction ends, so it
+            # becomes a writer now (and reads what it will update, as InnoDB's locking read does)
+            self._in_txn = True
+            await self._acquire()
+        if self._holds_lock:
+            names, rows = await engine._on_writer(engine._r_query_writer, plan.sql, args, self._fx, self._database)
+        else:
+            if self._in_txn is False and not self.autocommit:
+                self._in_txn = True
+            snapshot = self._snapshot if self._in_txn and self.isolation == REPEATABLE_READ else None
+            names, rows = await engine._on_reader(engine._r_query, plan.sql, args, self._fx, self._database,
+                                                  snapshot)
+        if plan.sets_last_id:
+            self._take_last_id()
+        self.found, self.row_count = len(rows), -1
+        if plan.calc_found and (m := _TRAILING_LIMIT.search(plan.sql)) is not None:
+            count_sql = "SELECT count(*) FROM (" + plan.sql[:m.start()] + ")"
+            count_args = args[:len(args) - plan.sql[m.start():].count("?")]
+            if self._holds_lock:
+                _, counted = await engine._on_writer(engine._r_query_writer, count_sql, count_args, self._fx,
+                                                     self._database)
+            else:
+                _, counted = await engine._on_reader(engine._r_query, count_sql, count_args, self._fx,
+                                                     self._database, snapshot)
+            self.found = counted[0][0]
+        if plan.names is not None:
+            names = _column_names(plan.names, names, sql, params)
+        types, rows = result_types(plan, names, rows, sql, params)
+        return Result(columns=names, column_types=types, rows=rows, in_transaction=self.in_transaction)
+
+    async def _acquire(self) -> None:
+        if self._holds_lock:
+            return
+        wait = self._lock_wait = asyncio.ensure_future(
+            self.engine.writer_lock.acquire(self, self.engine.lock_wait_timeout))
+        try:
+            await wait  # cancelling the caller cancels the wait too
+        except TimeoutError:
+            raise SQLError(ER_LOCK_WAIT_TIMEOUT) from None
+        except asyncio.CancelledError:
+            task = asyncio.current_task()
+            if task is not None and task.cancelling():
+                raise  # the session itself is cancelled (KILL CONNECTION, shutdown)
+            raise SQLError(ER_QUERY_INTERRUPTED) from None  # interrupt(): KILL QUERY
+        finally:
+            self._lock_wait = None
+        self._holds_lock = True
+        names, self._named_savepoints = self._named_savepoints, []
+        for name in names:  # the savepoints named before this first write, made real
+            sql = "SAVEPOINT `" + name.replace("`", "``") + "`"  # MySQL's quoting: it goes to the binlog
+            await self._savepoint_on_writer("savepoint", name, sql, int(time.time()))
+
+    def _release(self) -> None:
+        if self._holds_lock and not self._pinned:
+            self._holds_lock = False
+            self.engine.writer_lock.release()
+
+    async def _write(self, sql: str, plan: Plan, params, context) -> Result:
+        engine = self.engine
+        if plan.changed is not None and not self.found_rows:
+            plan = plan.changed
+        timestamp = _timestamp(context)
+        args = self._args(plan, params, context, timestamp, sql)
+        rand_seed = self._rand_for(plan, context)
+        if plan.sysvars:  # the binlog carries the values read here, not the names
+            sql = inline_sysvars(sql, lambda text: _literal(self._sysvar(text)))
+        if not self.autocommit:
+            self._in_txn = True
+        end = not self._in_txn
+        await self._acquire()
+        forced = context.insert_id if context is not None else None
+        try:
+            last_id = args_last_id(context, self.last_insert_id) if plan.uses_last_id else None
+            log = (self._database, sql, timestamp, last_id, rand_seed)
+            deadline = time.monotonic() + engine.lock_wait_timeout
+            while True:
+                try:
+                    affected, first_id = await engine._on_writer(
+                        engine._w_write, plan, args, end, forced, self._fx, self._database, log,
+                        self._fk_checks(context))
+                    break
+                except SQLError as exc:
+                    # the open group holds every file a connection can: an autocommit statement
+                    # lets the group commit (the committer queues on the lock) and runs after it
+                    if not (end and not self._pinned and getattr(exc, "group_full", False)
+                            and time.monotonic() < deadline):
+                        raise
+                    self._release()
+                    await asyncio.sleep(0.001)
+                    await self._acquire()
+        except asyncio.CancelledError:
+            if end:
+                # the statement may still run in the writer thread: undo it there (the lane is
+                # FIFO and we still hold the lock), so that nothing unlogged is ever committed
+                engine._on_writer(engine._w_undo_cancelled).add_done_callback(_consume)
+                self._statements = []
+                self._release()
+            raise
+        except BaseException:
+            if end:
+                self._statements = []
+                self._release()
+            raise
+        stmt = LoggedStatement(
+            db=self._database, sql=sql, timestamp=timestamp, insert_id=first_id,
+            last_insert_id=last_id, is_ddl=False, rand_seed=rand_seed,
+            user_vars=tuple((name, self._user_var(name, context)) for name in plan.user_vars),
+            foreign_key_checks=self._fk_checks(context))
+        if first_id is not None:
+            self.last_insert_id = first_id
+        if plan.sets_last_id and self._take_last_id():
+            first_id = first_id if first_id is not None else self.last_insert_id
+        self._statements.append(stmt)
+        committed = None
+        if end:
+            committed = CommittedTxn(self._statements)
+            self._statements = []
+            self._release()
+        if plan.upsert:  # MySQL: 1 per row inserted, 2 per row updated, 0 per row left unchanged
+            changed, unchanged = self._fx.upserts_changed, self._fx.upserts_unchanged
+            affected += changed - (0 if self.found_rows else unchanged)
+        info = ""
+        if plan.nrows > 1:  # what MySQL says after a multi-row INSERT
+            info = f"Records: {plan.nrows}  Duplicates: {max(plan.nrows - affected, 0)}  Warnings: 0"
+        self.row_count = affected
+        return Result(affected_rows=affected, last_insert_id=first_id or 0, info=info,
+                      in_transaction=self.in_transaction, committed=committed)
+
+    async def _savepoint(self, sql: str, plan: Plan, context) -> Result:
+        """SAVEPOINT / ROLLBACK TO / RELEASE SAVEPOINT inside a transaction: SQLite savepoints
+        nested in the transaction's own, logged like statements (a replica re-runs them)."""
+        if not (self._in_txn or not self.autocommit):
+            if plan.kind == "savepoint":
+                return self._result()  # MySQL: a savepoint outside a transaction ends with it
+            raise SQLError(ER_SP_DOES_NOT_EXIST, "SAVEPOINT", plan.sql)
+        self._in_txn = True
+        if not self._holds_lock:
+            # nothing written in this transaction yet: the savepoint is only a name until its
+            # first write (taking the writer now would end a REPEATABLE READ snapshot, e.g.
+            # mariadb-dump's SAVEPOINT sp / ROLLBACK TO SAVEPOINT sp around each table)
+            self._name_savepoint(plan.kind, plan.sql)
+            return self._result()
+        await self._savepoint_on_writer(plan.kind, plan.sql, sql, _timestamp(context))
+        return self._result()
+
+    async def _savepoint_on_writer(self, kind: str, name: str, sql: str, timestamp: int) -> None:
+        log = (self._database, sql, timestamp, None, None)
+        await self.engine._on_writer(self.engine._w_savepoint, kind, name, log)
+        self._statements.append(LoggedStatement(db=self._database, sql=sql, timestamp=timestamp))
+
+    def _name_savepoint(self, kind: str, name: str) -> None:
+        """SAVEPOINT / ROLLBACK TO / RELEASE before the transaction's first write: MySQL's rules
+        on the list of names (a name set again moves to the end; ROLLBACK TO keeps the name and
+        drops the later ones; RELEASE drops it and the later ones)."""
+        keys = [n.lower() for n in self._named_savepoints]
+        if kind == "savepoint":
+            if name.lower() in keys:
+                del self._named_savepoints[keys.index(name.lower())]
+            self._named_savepoints.append(name)
+            return
+        if name.lower() not in keys:
+            raise SQLError(ER_SP_DOES_NOT_EXIST, "SAVEPOINT", name)
+        del self._named_savepoints[keys.index(name.lower()) + (1 if kind == "rollback_to" else 0):]
+
+    def _end_snapshot(self) -> None:
+        reader, self._snapshot.reader = self._snapshot.reader, None
+        self._snapshot.fixed = None
+        if reader is not None:  # ended in a reader thread, then back to the pool; nobody waits
+            self.engine._on_reader(self.engine._r_end_snapshot, reader).add_done_callback(_consume)
+
+    async def _end_transaction(self, commit: bool) -> CommittedTxn | None:
+        self._in_txn = False
+        self._named_savepoints = []
+        self._end_snapshot()
+        if not self._holds_lock:
+            self._statements = []
+            return None
+        engine = self.engine
+        try:
+            if commit:
+                engine._sp_done = True  # RELEASE at the writer's next operation: no hop
+            else:
+                await engine._on_writer(engine._w_end, False)
+        finally:
+            statements, self._statements = self._statements, []
+            self._release()
+        if commit and statements:
+            return CommittedTxn(statements)
+        return None
+
+    async def _ddl(self, sql: str, shape: str, params, context) -> Result:
+        """DDL: commits the open transaction first (returned in the same CommittedTxn, or carried
+        by the SQLError as `.committed` when the DDL itself fails) and is never rolled back."""
+        engine = self.engine
+        timestamp = _timestamp(context)
+        tokens = tokenize(shape)
+
+        def parse() -> DdlAction:
+            cur = TokenCursor(tokens, params, sql)
+            parser = DdlParser(cur, self._database, engine.table, set(engine.schemas))
+            parser.foreign_key_checks = self._fk_checks(context)
+            parser.all_tables = lambda: [t for tables in engine.catalog.values() for t in tables.values()]
+            parser.view_of = engine.view
+            parser.shape = shape
+            return parsing(parser.parse)
+
+        parse()  # a syntax error commits nothing
+        self._end_snapshot()
+        await self._acquire()
+        try:
+            action = parse()
+            sql = action.logged or sql
+            log = (self._database, sql, timestamp, None, None)
+            await engine._on_writer(engine._w_ddl, action, log)
+        except SQLError as exc:
+            statements, self._statements = self._statements, []
+            self._in_txn = False
+            self._release()
+            exc.committed = CommittedTxn(statements) if statements else None  # type: ignore[attr-defined]
+            raise
+        except BaseException:
+            self._statements = []
+            self._in_txn = False
+            self._release()
+            raise
+        self._statements.append(LoggedStatement(db=self._database, sql=sql, timestamp=timestamp, is_ddl=True,
+                                                foreign_key_checks=self._fk_checks(context)))
+        self.row_count = 0
+        committed = CommittedTxn(self._statements)
+        self._statements = []
+        self._in_txn = False
+        self._release()
+        if action.late_error is not None:
+            action.late_error.committed = committed  # type: ignore[attr-defined]
+            raise action.late_error
+        return Result(committed=committed, in_transaction=self.in_transaction)
+
+    async def _admin(self, sql: str, shape: str, params) -> Result:
+        return parsing(run_admin, self, TokenCursor(tokenize(shape), params, sql))
+
+    async def set_autocommit(self, value: bool) -> CommittedTxn | None:
+        """SET autocommit: turning it on commits an open transaction, as MySQL does."""
+        committed = None
+        if value and not self.autocommit:
+            committed = await self._end_transaction(commit=True)
+        self.autocommit = value
+        return committed
+
+    def interrupt(self) -> None:
+        """KILL QUERY: the running statement stops -- a read on a reader connection at once
+        (1317), a SLEEP() or GET_LOCK() wait anywhere, a wait for the writer lock (1317). A
+        write already running on the writer connection completes: that connection also commits
+        other sessions' groups, so it is never interrupted."""
+        self._fx.interrupt()
+        if self._lock_wait is not None:
+            self._lock_wait.cancel()
+
+    async def close(self) -> None:
+        """Roll back an open transaction, release the writer lock and the named locks."""
+        functions.LOCKS.release_all(self._fx)
+        await self._end_transaction(commit=False)
+
+
+def result_types(plan: Plan, names: list[str], rows: list[tuple], sql: str,
+                 params: list[object]) -> tuple[list[coltypes.ColumnType], list[tuple]]:
+    """Each result column's MySQL type (from the schema and the expression; for an expression
+    the typer does not know, the one type all its values fit) and the rows in that type's text
+    form (DECIMAL scale, binary strings as bytes, fractional seconds ...)."""
+    typed: list[coltypes.ColumnType | None] = []
+    if plan.result_types is not None:
+        typed = plan.result_types.types(params, lambda: literal_texts(sql))
+    if len(typed) != len(names):
+        typed = [None] * len(names)
+    types = [t if t is not None else coltypes.from_rows(rows, i) for i, t in enumerate(typed)]
+    convert = coltypes.converter(types)
+    if convert is not None:
+        rows = [convert(row) for row in rows]
+    return types, rows
+
+
+def _as_held(v: object) -> object:
+    """A string literal as SQLite must hold it to compare with stored binary strings
+    (`values.binary_value`): bytes that are not UTF-8 (kept as surrogates from the wire, or an
+    X'..' literal) as a BLOB, any other as TEXT."""
+    if type(v) is str:
+        if v.isascii():
+            return v
+        try:
+            v.encode("utf-8")
+            return v
+        except UnicodeEncodeError:
+            return v.encode("utf-8", "surrogateescape")
+    if type(v) is bytes:
+        return values.binary_value(v)
+    return v
+
+
+def _utf8_name(text: str) -> str:
+    raw = text.encode("utf-8", "surrogateescape")
+    return raw.decode("utf-8", "replace").replace("\ufffd", "?")
+
+
+def _bytes_where_not_utf8(params: list[object]) -> list[object]:
+    for v in params:
+        if (type(v) is str and not v.isascii()) or type(v) is bytes:
+            return [_as_held(p) for p in params]
+    return params
+
+
+def args_last_id(context: StatementContext | None, session_value: int) -> int:
+    if context is not None and context.last_insert_id is not None:
+        return context.last_insert_id
+    return session_value
+
+
+def _timestamp(context: StatementContext | None) -> int:
+    if context is not None and context.timestamp is not None:
+        return context.timestamp
+    return int(time.time())
+
+
+def _fmt_time(ts: int, fmt: str) -> str:
+    return datetime.fromtimestamp(ts, tz=UTC).strftime(fmt)
+
+
+def _column_names(templates: list[Any], names: list[str], sql: str, params: list[Any]) -> list[str]:
+    if len(templates) != len(names):
+        return names
+    raw: list[str] | None = None
+    out = []
+    for template, name in zip(templates, names, strict=False):
+        if template is None:
+            out.append(name)
+        elif template[0] == "value" and isinstance(params[template[1]], str):
+            # SELECT 'abc' names its column abc (bytes that are not UTF-8 as '?', as MariaDB)
+            name = params[template[1]]
+            out.append(name if name.isascii() else _utf8_name(name))
+        elif template[0] == "value":
+            if raw is None:
+                raw = literal_texts(sql)
+            out.append(raw[template[1]])  # SELECT 1e3 names its column 1e3
+        else:
+            parts = []
+            for part in template[1]:
+                if isinstance(part, int):
+                    if raw is None:
+                        raw = literal_texts(sql)
+                    parts.append(raw[part])
+                else:
+                    parts.append(part)
+            out.append("".join(parts))
+    return out
