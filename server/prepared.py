@@ -80,11 +80,12 @@ from protocol.errors import (
 )
 from protocol.messages import OK, ColumnDefinition, FieldType, ResultSet, column
 from server import sql as sqltext
+from server.columns import result_column
 from server.variables import Scope
 
 if TYPE_CHECKING:
-    from server.listener import Server
     from server.session import ClientSession
+    from server.session_host import SessionHost
 
 MAX_PARAMS = 65535  # the prepare answer's 2-byte count
 # Statements that answer with rows: described at prepare by running them with NULL parameters.
@@ -117,7 +118,7 @@ _COUNTERS = {
 }
 
 # Prepared statements held by each server's sessions together (max_prepared_stmt_count).
-_HELD: weakref.WeakKeyDictionary[Server, int] = weakref.WeakKeyDictionary()
+_HELD: weakref.WeakKeyDictionary[SessionHost, int] = weakref.WeakKeyDictionary()
 
 
 def split_placeholders(sql: str) -> list[str]:
@@ -230,8 +231,6 @@ def result_columns(result: Any) -> tuple[ColumnDefinition, ...]:
     """The column definitions of a result, the ones the text protocol would send for it."""
     if isinstance(result, ResultSet):
         return result.columns
-    from server.session import result_column  # here: server.session imports this module
-
     kinds = result.column_types or ()
     return tuple(result_column(name, kinds[i] if i < len(kinds) else "string")
                  for i, name in enumerate(result.columns))
@@ -280,7 +279,7 @@ class PreparedStatements:
             self._drop(statement_id)
 
     @staticmethod
-    def held(server: Server) -> int:
+    def held(server: SessionHost) -> int:
         """Prepared_stmt_count: statements held by all sessions of `server`."""
         return _HELD.get(server, 0)
 

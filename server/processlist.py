@@ -21,8 +21,8 @@ from protocol.messages import FieldType, ResultSet, column
 from server.users import ALL, SUPER
 
 if TYPE_CHECKING:
-    from server.listener import Server
     from server.session import ClientSession
+    from server.session_host import SessionHost
 
 COLUMNS = (
     column("Id", FieldType.LONGLONG),
@@ -42,14 +42,14 @@ def shown_user(session: ClientSession) -> str | None:
     return None if session.has_privilege(ALL, SUPER, "PROCESS") else session.user
 
 
-def _shown(server: Server, user: str | None) -> list[tuple[int, ClientSession, float]]:
+def _shown(server: SessionHost, user: str | None) -> list[tuple[int, ClientSession, float]]:
     """(id, session, seconds since its command began) of the sessions listed, by id."""
     now = time.monotonic()
     return [(cid, s, now - s.since) for cid, s in sorted(server.sessions.items())
             if user is None or s.user == user]
 
 
-def infoschema_rows(server: Server, user: str | None = None) -> list[tuple]:
+def infoschema_rows(server: SessionHost, user: str | None = None) -> list[tuple]:
     """information_schema.PROCESSLIST's rows (MariaDB 10.11's 18 columns)."""
     tid = threading.get_native_id()
     rows = []
@@ -60,7 +60,7 @@ def infoschema_rows(server: Server, user: str | None = None) -> list[tuple]:
     return rows
 
 
-def processlist(server: Server, *, full: bool, user: str | None = None) -> ResultSet:
+def processlist(server: SessionHost, *, full: bool, user: str | None = None) -> ResultSet:
     """The result set; `user` limits it to one user's sessions (no PROCESS privilege)."""
     rows = []
     for cid, s, elapsed in _shown(server, user):

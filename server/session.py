@@ -63,11 +63,9 @@ import os
 import ssl
 import time
 from collections.abc import Callable
-from dataclasses import fields, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from engine import coltypes
-from engine.coltypes import ColumnType
 from protocol.auth import make_salt
 from protocol.binary import COM_STMT_EXECUTE, STMT_COMMANDS
 from protocol.connection import (
@@ -104,7 +102,6 @@ from protocol.messages import (
     OK,
     AuthSwitchResponse,
     Capability,
-    ColumnDefinition,
     ComBinlogDump,
     ComBinlogDumpGtid,
     ComInitDB,
@@ -121,6 +118,7 @@ from protocol.messages import (
 from protocol.packets import encode_packet
 from server import processlist
 from server import sql as sqltext
+from server.columns import result_column
 from server.core_variables import apply_isolation
 from server.prepared import PreparedStatements
 from server.privileges import Privileges
@@ -129,7 +127,7 @@ from server.users import ALL, REPLICATION_CLIENT, REPLICATION_SLAVE, SUPER, Acco
 from server.variables import Scope, select_value
 
 if TYPE_CHECKING:
-    from server.listener import Server
+    from server.session_host import SessionHost
 
 log = logging.getLogger("semisync.server.session")
 
@@ -186,41 +184,12 @@ class UserVars(dict):
         return super().get(key.lower(), default)
 
 
-_COLUMN_CACHE: dict[tuple[str, Any], ColumnDefinition] = {}
-
-
-class _EncodedColumn(ColumnDefinition):
-    """A column definition that keeps its wire form: the hot SELECT path encodes it once."""
-
-    __slots__ = ("_wire",)
-    _wire: bytes
-
-    def encode(self) -> bytes:
-        return self._wire
-
-
-def result_column(name: str, kind: ColumnType | str) -> ColumnDefinition:
-    """The definition of a result column of type `kind` (a `ColumnType`, or a coarse kind name
-    of a catalog answer)."""
-    key = (name, kind)
-    col = _COLUMN_CACHE.get(key)
-    if col is None:
-        ct = kind if isinstance(kind, ColumnType) else coltypes.from_kind(kind)
-        plain = ColumnDefinition(name, ct.type, ct.charset, ct.length, ct.flags, ct.decimals)
-        col = _EncodedColumn(*(getattr(plain, f.name) for f in fields(ColumnDefinition)))
-        object.__setattr__(col, "_wire", plain.encode())
-        if len(_COLUMN_CACHE) > 4096:
-            _COLUMN_CACHE.clear()
-        _COLUMN_CACHE[key] = col
-    return col
-
-
 class _Killed(Exception):
     """Raised inside the session task when KILL closed the connection."""
 
 
 class ClientSession(asyncio.Protocol):
-    def __init__(self, server: Server) -> None:
+    def __init__(self, server: SessionHost) -> None:
         self.server = server
         self.connection_id = server.next_connection_id()
         self.transport: Any = None  # an asyncio or uvloop transport
