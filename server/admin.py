@@ -14,10 +14,10 @@ Contract
   FLUSH STATUS|PRIVILEGES|TABLES|LOGS|HOSTS, FLUSH TABLES WITH READ LOCK / UNLOCK TABLES (the
   session holds the engine's writer lock: no other write and no commit until it unlocks or
   disconnects, as a backup's consistent point needs), SHUTDOWN (sets the server's shutdown request).
-- GRANT/REVOKE at the global (`ON *.*`), database (`ON db.*`, `ON *`) and table level (`ON db.t`,
-  `ON t`), refused as MariaDB refuses them (1221, 1144, 1146, 1141, 1147; column lists: 1235);
-  each replicates as a fully qualified statement (`after_user_change`), which a slave applies
-  through `apply_user_statement`. SHOW GRANTS lists every level.
+- The account statements (CREATE / ALTER / DROP USER, GRANT, REVOKE, SHOW CREATE USER) are
+  `UserStatements`' (server/user_statements.py), routed from `handlers`; each replicates as a
+  fully qualified statement (`after_user_change`), which a slave applies through
+  `apply_user_statement`. SHOW GRANTS lists every level.
 - Privileges: SET GLOBAL needs ALL (or SUPER); INSTALL/UNINSTALL PLUGIN and user statements
   need ALL, SUPER or CREATE USER; USE needs a privilege in the database (server/privileges.py); KILL of another user's session needs ALL/SUPER/CONNECTION
   ADMIN; SHOW PROCESSLIST lists everyone only with PROCESS (or ALL/SUPER).
@@ -30,31 +30,24 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
-from protocol.auth import hash_from_text, hash_to_text, native_password_hash
+from protocol.auth import hash_to_text, native_password_hash
 from protocol.errors import (
     ER_BAD_DB_ERROR,
-    ER_CANNOT_USER,
     ER_CONNECTION_KILLED,
-    ER_ILLEGAL_GRANT_FOR_TABLE,
     ER_KILL_DENIED_ERROR,
-    ER_NO_DB_ERROR,
-    ER_NO_SUCH_TABLE,
     ER_NO_SUCH_THREAD,
-    ER_NONEXISTING_GRANT,
-    ER_NONEXISTING_TABLE_GRANT,
     ER_NOT_SUPPORTED_YET,
     ER_PARSE_ERROR,
-    ER_PASSWORD_NO_MATCH,
     ER_QUERY_INTERRUPTED,
     ER_SPECIFIC_ACCESS_DENIED_ERROR,
-    ER_WRONG_USAGE,
     SQLError,
 )
 from protocol.messages import OK, FieldType, ResultSet, column
 from server.plugins import SHOW_PLUGINS_COLUMNS
 from server.processlist import processlist, shown_user
-from server.sql import Tokens, head, unquote
-from server.users import ALL, DB_PRIVILEGES, KNOWN_PRIVILEGES, SUPER, TABLE_PRIVILEGES, Account
+from server.sql import Tokens, head
+from server.user_statements import USER_ADMIN, UserStatements, hash_text, string_literal
+from server.users import ALL, SUPER, Account
 from server.variables import DEFAULT, Scope, like_matcher, select_value
 
 if TYPE_CHECKING:
@@ -73,7 +66,6 @@ _FUNCTIONS = frozenset({
 })
 _SCOPES = {"GLOBAL": Scope.GLOBAL, "SESSION": Scope.SESSION, "LOCAL": Scope.SESSION}
 _CONNECTION_ADMIN = (ALL, SUPER, "CONNECTION ADMIN")
-_USER_ADMIN = (ALL, SUPER, "CREATE USER")
 
 
 class _NotOurs(Exception):
@@ -83,17 +75,18 @@ class _NotOurs(Exception):
 class Admin:
     def __init__(self, server: Server) -> None:
         self.server = server
+        self.user_statements = UserStatements(server)
         self.handlers: dict[str, Handler] = {
             "SHOW": self.show,
             "SET": self.set_statement,
             "SELECT": self.select,
             "USE": self.use,
             "KILL": self.kill_statement,
-            "CREATE": self.create,
-            "DROP": self.drop,
-            "ALTER": self.alter,
-            "GRANT": self.grant,
-            "REVOKE": self.revoke,
+            "CREATE": self.user_statements.create,
+            "DROP": self.user_statements.drop,
+            "ALTER": self.user_statements.alter,
+            "GRANT": self.user_statements.grant,
+            "REVOKE": self.user_statements.revoke,
             "INSTALL": self.install_plugin,
             "UNINSTALL": self.uninstall_plugin,
             "FLUSH": self.flush,
@@ -110,7 +103,7 @@ class Admin:
             # without log_bin answers with no row
             return ResultSet(tuple(column(c) for c in ("File", "Position", "Binlog_Do_DB", "Binlog_Ignore_DB")), ())
         if second == "CREATE":
-            return self._show_create_user(session, sql)
+            return self.user_statements.show_create_user(session, sql)
         if second not in ("VARIABLES", "STATUS", "GLOBAL", "SESSION", "LOCAL", "PROCESSLIST",
                           "FULL", "PLUGINS", "GRANTS", "WARNINGS", "ERRORS"):
             return None
@@ -153,9 +146,9 @@ class Admin:
         # GRANTS
         account: Account | None
         if t.accept_word("FOR"):
-            account = self._account_ref(t, session)
+            account = self.user_statements.account_ref(t, session)
             t.expect_end()
-            if account is not session.account and not session.has_privilege(*_USER_ADMIN):
+            if account is not session.account and not session.has_privilege(*USER_ADMIN):
                 raise SQLError(ER_SPECIFIC_ACCESS_DENIED_ERROR, "SELECT on mysql.user")
         else:
             t.expect_end()
@@ -466,16 +459,16 @@ class Admin:
         t.expect_word("PASSWORD")
         account = session.account
         if t.accept_word("FOR"):
-            account = self._account_ref(t, session)
+            account = self.user_statements.account_ref(t, session)
             if account is not session.account:
-                session.require(*_USER_ADMIN)
+                session.require(*USER_ADMIN)
         t.expect_op("=")
         if t.accept_word("PASSWORD"):
             t.expect_op("(")
             new_hash = native_password_hash(t.next().text)
             t.expect_op(")")
         else:
-            new_hash = _hash_text(t, t.next().text)
+            new_hash = hash_text(t, t.next().text)
         t.expect_end()
         assert account is not None
         self.server.users.set_password(account, new_hash)
@@ -536,308 +529,6 @@ class Admin:
             target.kill()
         return _OK
 
-    # -- users -------------------------------------------------------------------------------------
-
-    def _show_create_user(self, session: ClientSession, sql: str) -> ResultSet | None:
-        """SHOW CREATE USER user (other SHOW CREATE ... are the engine's), worded as MariaDB's."""
-        t = Tokens(sql)
-        t.expect_word("SHOW")
-        t.expect_word("CREATE")
-        if not t.accept_word("USER"):
-            return None
-        account = self._account_ref(t, session)
-        t.expect_end()
-        if account is not session.account:
-            session.require(*_USER_ADMIN)
-        stmt = f"CREATE USER `{account.user}`@`{account.host}`"
-        if account.password_hash:
-            stmt += f" IDENTIFIED BY PASSWORD '{hash_to_text(account.password_hash)}'"
-        if account.require_ssl:
-            stmt += " REQUIRE SSL"
-        return ResultSet((column(f"CREATE USER for {account.user}@{account.host}"),), ((stmt,),))
-
-    def _account_ref(self, t: Tokens, session: ClientSession) -> Account:
-        if t.accept_word("CURRENT_USER"):
-            if t.accept_op("("):
-                t.expect_op(")")
-            assert session.account is not None
-            return session.account
-        user, host = self._user_host(t)
-        account = self.server.users.get(user, host)
-        if account is None:
-            raise SQLError(ER_NONEXISTING_GRANT, user, host)
-        return account
-
-    @staticmethod
-    def _user_host(t: Tokens) -> tuple[str, str]:
-        tok = t.next()
-        if tok.kind not in ("WORD", "STRING", "QUOTED"):
-            raise t.error()
-        user = tok.text
-        nxt = t.peek()
-        host = "%"
-        if nxt is not None and nxt.kind == "USERVAR":
-            t.next()
-            body = nxt.text[1:]
-            host = unquote(body) if body[:1] in ("'", '"', "`") else body
-        return user, host
-
-    def _identified(self, t: Tokens) -> bytes | None:
-        """`IDENTIFIED BY 'pw'`, `IDENTIFIED BY PASSWORD '*HEX'`, `IDENTIFIED WITH
-        mysql_native_password [BY 'pw' | AS '*HEX']`; None when absent."""
-        if not t.accept_word("IDENTIFIED"):
-            return None
-        if t.accept_word("WITH"):
-            plugin = t.name().lower()
-            if plugin != "mysql_native_password":
-                raise SQLError(ER_NOT_SUPPORTED_YET, f"authentication plugin {plugin}")
-            if t.accept_word("AS"):
-                return _hash_text(t, t.next().text)
-            if not t.accept_word("BY"):
-                return b""
-            if t.accept_word("PASSWORD"):
-                return _hash_text(t, t.next().text)
-            return native_password_hash(_string(t))
-        t.expect_word("BY")
-        if t.accept_word("PASSWORD"):
-            if t.accept_op("("):
-                h = native_password_hash(_string(t))
-                t.expect_op(")")
-                return h
-            return _hash_text(t, _string(t))
-        return native_password_hash(_string(t))
-
-    async def create(self, session: ClientSession, sql: str, keyword: str) -> Any:
-        if keyword != "CREATE USER":
-            return None
-        session.require(*_USER_ADMIN)
-        t = Tokens(sql)
-        t.expect_word("CREATE")
-        or_replace = False
-        if t.accept_word("OR"):
-            t.expect_word("REPLACE")
-            or_replace = True
-        t.expect_word("USER")
-        if_not_exists = False
-        if t.accept_word("IF"):
-            t.expect_word("NOT")
-            t.expect_word("EXISTS")
-            if_not_exists = True
-        specs = []
-        while True:
-            user, host = self._user_host(t)
-            specs.append((user, host, self._identified(t) or b""))
-            if not t.accept_op(","):
-                break
-        require_ssl = self._require(t)
-        t.expect_end()
-        users = self.server.users
-        failed = [f"'{u}'@'{h}'" for u, h, _ in specs if users.get(u, h) is not None]
-        if failed and not or_replace and not if_not_exists:
-            raise SQLError(ER_CANNOT_USER, "CREATE USER", ",".join(failed))
-        for user, host, pw in specs:
-            if users.get(user, host) is not None and not or_replace:
-                continue
-            account = users.create(user, host, pw)
-            if require_ssl:
-                users.set_require_ssl(account, True)
-            await self.server.role.after_user_change(session, _create_statement(account))
-        return _OK
-
-    @staticmethod
-    def _require(t: Tokens) -> bool | None:
-        """`REQUIRE SSL` (True) | `REQUIRE NONE` (False) | absent (None). X509, ISSUER, SUBJECT
-        and CIPHER need client certificates, which this server does not check: 1235."""
-        if not t.accept_word("REQUIRE"):
-            return None
-        if t.accept_word("SSL"):
-            return True
-        if t.accept_word("NONE"):
-            return False
-        raise SQLError(ER_NOT_SUPPORTED_YET, "REQUIRE other than SSL or NONE")
-
-    async def alter(self, session: ClientSession, sql: str, keyword: str) -> Any:
-        """ALTER USER [IF EXISTS] user [IDENTIFIED ...] [, ...] [REQUIRE SSL|NONE]."""
-        if keyword != "ALTER USER":
-            return None
-        session.require(*_USER_ADMIN)
-        t = Tokens(sql)
-        t.expect_word("ALTER")
-        t.expect_word("USER")
-        if_exists = False
-        if t.accept_word("IF"):
-            t.expect_word("EXISTS")
-            if_exists = True
-        specs = []
-        while True:
-            user, host = self._user_host(t)
-            specs.append((user, host, self._identified(t)))
-            if not t.accept_op(","):
-                break
-        require_ssl = self._require(t)
-        t.expect_end()
-        users = self.server.users
-        failed = [f"'{u}'@'{h}'" for u, h, _ in specs if users.get(u, h) is None]
-        if failed and not if_exists:
-            raise SQLError(ER_CANNOT_USER, "ALTER USER", ",".join(failed))
-        for user, host, pw in specs:
-            account = users.get(user, host)
-            if account is None:
-                continue
-            if pw is not None:
-                users.set_password(account, pw)
-            if require_ssl is not None:
-                users.set_require_ssl(account, require_ssl)
-            statement = f"ALTER USER {account.name}"
-            if pw is not None:
-                statement += f" IDENTIFIED BY PASSWORD '{hash_to_text(pw)}'"
-            if require_ssl is not None:
-                statement += " REQUIRE SSL" if require_ssl else " REQUIRE NONE"
-            await self.server.role.after_user_change(session, statement)
-        return _OK
-
-    async def drop(self, session: ClientSession, sql: str, keyword: str) -> Any:
-        if keyword != "DROP USER":
-            return None
-        session.require(*_USER_ADMIN)
-        t = Tokens(sql)
-        t.expect_word("DROP")
-        t.expect_word("USER")
-        if_exists = False
-        if t.accept_word("IF"):
-            t.expect_word("EXISTS")
-            if_exists = True
-        names = []
-        while True:
-            names.append(self._user_host(t))
-            if not t.accept_op(","):
-                break
-        t.expect_end()
-        users = self.server.users
-        failed = [f"'{u}'@'{h}'" for u, h in names if users.get(u, h) is None]
-        if failed and not if_exists:
-            raise SQLError(ER_CANNOT_USER, "DROP USER", ",".join(failed))
-        for user, host in names:
-            if users.get(user, host) is not None:
-                users.drop(user, host)
-                await self.server.role.after_user_change(session, f"DROP USER '{user}'@'{host}'")
-        return _OK
-
-    def _privileges(self, t: Tokens) -> set[str]:
-        privileges: set[str] = set()
-        while True:
-            words = [t.next().upper]
-            while (tok := t.peek()) is not None and tok.kind == "WORD" and not tok.is_word("ON"):
-                words.append(t.next().upper)
-            name = " ".join(words)
-            if name in ("ALL", "ALL PRIVILEGES"):
-                name = ALL
-            elif name == "REPLICATION REPLICA":
-                name = "REPLICATION SLAVE"
-            elif name == "BINLOG MONITOR" or name == "SLAVE MONITOR":
-                name = "REPLICATION CLIENT"
-            if name not in KNOWN_PRIVILEGES:
-                raise t.error()
-            if t.accept_op("("):
-                raise SQLError(ER_NOT_SUPPORTED_YET, "column privileges")
-            privileges.add(name)
-            if not t.accept_op(","):
-                break
-        return privileges
-
-    def _on_level(self, t: Tokens, session: ClientSession, privileges: set[str]) -> tuple[str | None, str | None]:
-        """`ON *.*` -> (None, None); `ON db.*` / `ON *` -> (db, None); `ON db.t` / `ON t` ->
-        (db, t). The level must be able to hold `privileges`, a table must exist (mysqld's
-        1221, 1144, 1146); `*` and a bare table name need a current database (1046)."""
-        t.expect_word("ON")
-        t.accept_word("TABLE")
-        first = None if t.accept_op("*") else t.name()
-        if t.accept_op("."):
-            db, table = first, None if t.accept_op("*") else t.name()
-            if db is None:
-                if table is not None:
-                    raise t.error()
-                return None, None
-        else:
-            db, table = session.database, first
-            if db is None:
-                raise SQLError(ER_NO_DB_ERROR)
-        if table is None:
-            if not privileges <= DB_PRIVILEGES | {ALL, "USAGE"}:
-                raise SQLError(ER_WRONG_USAGE, "DB GRANT", "GLOBAL PRIVILEGES")
-        else:
-            if not privileges <= TABLE_PRIVILEGES | {ALL, "USAGE"}:
-                raise SQLError(ER_ILLEGAL_GRANT_FOR_TABLE)
-            if self.server.engine.table(db, table) is None:
-                raise SQLError(ER_NO_SUCH_TABLE, db, table)
-        return db, table
-
-    async def grant(self, session: ClientSession, sql: str, keyword: str) -> Any:
-        t = Tokens(sql)
-        t.expect_word("GRANT")
-        privileges = self._privileges(t)
-        db, table = self._on_level(t, session, privileges)
-        if not (session.account is not None and session.account.grant_option) and not session.has_privilege(ALL):
-            raise SQLError(ER_SPECIFIC_ACCESS_DENIED_ERROR, "GRANT OPTION")
-        t.expect_word("TO")
-        targets = []
-        while True:
-            user, host = self._user_host(t)
-            targets.append((user, host, self._identified(t)))
-            if not t.accept_op(","):
-                break
-        grant_option = False
-        if t.accept_word("WITH"):
-            t.expect_word("GRANT")
-            t.expect_word("OPTION")
-            grant_option = True
-        t.expect_end()
-        users = self.server.users
-        for user, host, pw in targets:
-            if users.get(user, host) is None and pw is None:
-                raise SQLError(ER_PASSWORD_NO_MATCH)  # NO_AUTO_CREATE_USER, as MariaDB
-        for user, host, pw in targets:
-            account = users.get(user, host)
-            if account is None:
-                account = users.create(user, host, pw or b"")
-                await self.server.role.after_user_change(session, _create_statement(account))
-            elif pw is not None:
-                users.set_password(account, pw)
-            users.grant(account, privileges, grant_option, db, table)
-            if db is None:
-                statement = account.grants()[0]
-            else:
-                option = " WITH GRANT OPTION" if grant_option else ""
-                statement = f"GRANT {_privilege_list(privileges)} ON {_level_name(db, table)} TO {account.name}{option}"
-            await self.server.role.after_user_change(session, statement)
-        return _OK
-
-    async def revoke(self, session: ClientSession, sql: str, keyword: str) -> Any:
-        session.require(*_USER_ADMIN)
-        t = Tokens(sql)
-        t.expect_word("REVOKE")
-        privileges = self._privileges(t)
-        db, table = self._on_level(t, session, privileges)
-        t.expect_word("FROM")
-        names = []
-        while True:
-            names.append(self._user_host(t))
-            if not t.accept_op(","):
-                break
-        t.expect_end()
-        users = self.server.users
-        for user, host in names:
-            account = users.get(user, host)
-            if account is None:
-                raise SQLError(ER_NONEXISTING_GRANT, user, host)
-            if not users.revoke(account, privileges, db, table):
-                if table is None:
-                    raise SQLError(ER_NONEXISTING_GRANT, user, host)
-                raise SQLError(ER_NONEXISTING_TABLE_GRANT, user, host, table)
-            statement = f"REVOKE {_privilege_list(privileges)} ON {_level_name(db, table)} FROM {account.name}"
-            await self.server.role.after_user_change(session, statement)
-        return _OK
-
     async def apply_user_statement(self, sql: str) -> None:
         """The slave applier's path for user statements: run as an all-privileged session."""
         session = _SystemSession(self.server)
@@ -856,7 +547,7 @@ class Admin:
         t.expect_word("PLUGIN")
         name = t.name()
         t.expect_word("SONAME")
-        soname = _string(t)
+        soname = string_literal(t)
         t.expect_end()
         session.require(ALL, SUPER)
         self.server.plugins.install(name, soname)
@@ -934,45 +625,9 @@ class _SystemSession:
         return None
 
 
-def _privilege_list(privileges: set[str]) -> str:
-    return "ALL PRIVILEGES" if ALL in privileges else ", ".join(sorted(privileges))
-
-
-def _level_name(db: str | None, table: str | None) -> str:
-    """The GRANT/REVOKE level as replicated: always qualified (a slave has no current db)."""
-    if db is None:
-        return "*.*"
-    quoted = "`" + db.replace("`", "``") + "`"
-    return quoted + ".*" if table is None else quoted + ".`" + table.replace("`", "``") + "`"
-
-
 def _sysvar(tok: Any) -> tuple[str | None, str]:
     scope_name, name = tok.value
     return scope_name, name
-
-
-def _string(t: Tokens) -> str:
-    tok = t.next()
-    if tok.kind != "STRING":
-        t.i -= 1
-        raise t.error()
-    return tok.text
-
-
-def _hash_text(t: Tokens, text: str) -> bytes:
-    try:
-        return hash_from_text(text)
-    except ValueError:
-        raise SQLError(ER_PARSE_ERROR, f"password hash should be a 41-digit hexadecimal number near '{text}'") from None
-
-
-def _create_statement(account: Account) -> str:
-    stmt = f"CREATE USER {account.name}"
-    if account.password_hash:
-        stmt += f" IDENTIFIED BY PASSWORD '{hash_to_text(account.password_hash)}'"
-    if account.require_ssl:
-        stmt += " REQUIRE SSL"
-    return stmt
 
 
 class _UserString:
