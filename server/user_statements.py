@@ -96,6 +96,45 @@ class UserStatements:
             host = unquote(body) if body[:1] in ("'", '"', "`") else body
         return user, host
 
+    def _user_names(self, t: Tokens) -> list[tuple[str, str]]:
+        """`user [, user ...]`: each (user, host)."""
+        names = []
+        while True:
+            names.append(self._user_host(t))
+            if not t.accept_op(","):
+                return names
+
+    def _user_specs(self, t: Tokens) -> list[tuple[str, str, bytes | None]]:
+        """`user [IDENTIFIED ...] [, user [IDENTIFIED ...] ...]`: each (user, host, password
+        hash or None when not given)."""
+        specs = []
+        while True:
+            user, host = self._user_host(t)
+            specs.append((user, host, self._identified(t)))
+            if not t.accept_op(","):
+                return specs
+
+    @staticmethod
+    def _user_statement(session: ClientSession, sql: str, verb: str) -> tuple[Tokens, bool]:
+        """`<verb> USER [IF EXISTS]` of an account statement that needs `USER_ADMIN`: the
+        tokens after it, and whether IF EXISTS was given."""
+        session.require(*USER_ADMIN)
+        t = Tokens(sql)
+        t.expect_word(verb)
+        t.expect_word("USER")
+        if_exists = False
+        if t.accept_word("IF"):
+            t.expect_word("EXISTS")
+            if_exists = True
+        return t, if_exists
+
+    def _refuse_missing(self, names: list[tuple[str, str]], statement: str, if_exists: bool) -> None:
+        """1396 naming every account of `names` that does not exist, unless IF EXISTS."""
+        users = self.server.users
+        failed = [f"'{u}'@'{h}'" for u, h in names if users.get(u, h) is None]
+        if failed and not if_exists:
+            raise SQLError(ER_CANNOT_USER, statement, ",".join(failed))
+
     def _identified(self, t: Tokens) -> bytes | None:
         """`IDENTIFIED BY 'pw'`, `IDENTIFIED BY PASSWORD '*HEX'`, `IDENTIFIED WITH
         mysql_native_password [BY 'pw' | AS '*HEX']`; None when absent."""
@@ -137,12 +176,7 @@ class UserStatements:
             t.expect_word("NOT")
             t.expect_word("EXISTS")
             if_not_exists = True
-        specs = []
-        while True:
-            user, host = self._user_host(t)
-            specs.append((user, host, self._identified(t) or b""))
-            if not t.accept_op(","):
-                break
+        specs = [(user, host, pw or b"") for user, host, pw in self._user_specs(t)]
         require_ssl = self._require(t)
         t.expect_end()
         users = self.server.users
@@ -174,26 +208,12 @@ class UserStatements:
         """ALTER USER [IF EXISTS] user [IDENTIFIED ...] [, ...] [REQUIRE SSL|NONE]."""
         if keyword != "ALTER USER":
             return None
-        session.require(*USER_ADMIN)
-        t = Tokens(sql)
-        t.expect_word("ALTER")
-        t.expect_word("USER")
-        if_exists = False
-        if t.accept_word("IF"):
-            t.expect_word("EXISTS")
-            if_exists = True
-        specs = []
-        while True:
-            user, host = self._user_host(t)
-            specs.append((user, host, self._identified(t)))
-            if not t.accept_op(","):
-                break
+        t, if_exists = self._user_statement(session, sql, "ALTER")
+        specs = self._user_specs(t)
         require_ssl = self._require(t)
         t.expect_end()
+        self._refuse_missing([(user, host) for user, host, _ in specs], "ALTER USER", if_exists)
         users = self.server.users
-        failed = [f"'{u}'@'{h}'" for u, h, _ in specs if users.get(u, h) is None]
-        if failed and not if_exists:
-            raise SQLError(ER_CANNOT_USER, "ALTER USER", ",".join(failed))
         for user, host, pw in specs:
             account = users.get(user, host)
             if account is None:
@@ -213,24 +233,11 @@ class UserStatements:
     async def drop(self, session: ClientSession, sql: str, keyword: str) -> Any:
         if keyword != "DROP USER":
             return None
-        session.require(*USER_ADMIN)
-        t = Tokens(sql)
-        t.expect_word("DROP")
-        t.expect_word("USER")
-        if_exists = False
-        if t.accept_word("IF"):
-            t.expect_word("EXISTS")
-            if_exists = True
-        names = []
-        while True:
-            names.append(self._user_host(t))
-            if not t.accept_op(","):
-                break
+        t, if_exists = self._user_statement(session, sql, "DROP")
+        names = self._user_names(t)
         t.expect_end()
+        self._refuse_missing(names, "DROP USER", if_exists)
         users = self.server.users
-        failed = [f"'{u}'@'{h}'" for u, h in names if users.get(u, h) is None]
-        if failed and not if_exists:
-            raise SQLError(ER_CANNOT_USER, "DROP USER", ",".join(failed))
         for user, host in names:
             if users.get(user, host) is not None:
                 users.drop(user, host)
@@ -294,12 +301,7 @@ class UserStatements:
         if not (session.account is not None and session.account.grant_option) and not session.has_privilege(ALL):
             raise SQLError(ER_SPECIFIC_ACCESS_DENIED_ERROR, "GRANT OPTION")
         t.expect_word("TO")
-        targets = []
-        while True:
-            user, host = self._user_host(t)
-            targets.append((user, host, self._identified(t)))
-            if not t.accept_op(","):
-                break
+        targets = self._user_specs(t)
         grant_option = False
         if t.accept_word("WITH"):
             t.expect_word("GRANT")
@@ -333,11 +335,7 @@ class UserStatements:
         privileges = self._privileges(t)
         db, table = self._on_level(t, session, privileges)
         t.expect_word("FROM")
-        names = []
-        while True:
-            names.append(self._user_host(t))
-            if not t.accept_op(","):
-                break
+        names = self._user_names(t)
         t.expect_end()
         users = self.server.users
         for user, host in names:

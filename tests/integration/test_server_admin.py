@@ -131,8 +131,13 @@ def test_users_and_privileges(shell, cur):
     with pytest.raises(pymysql.MySQLError) as e:
         shell.connect("repl", "nope")
     assert e.value.args[0] == 1045
+    assert code(cur, "ALTER USER 'repl'@'%' IDENTIFIED BY 'replpw', ghost@'%' IDENTIFIED BY 'x'") == 1396
+    assert code(repl, "ALTER USER 'repl'@'%' IDENTIFIED BY 'x'") == 1227
+    cur.execute("ALTER USER IF EXISTS ghost@'%' IDENTIFIED BY 'x'")  # missing accounts skipped
     cur.execute("DROP USER 'repl'@'%', mon@'127.0.0.1'")
     assert code(cur, "DROP USER 'repl'@'%'") == 1396
+    cur.execute("DROP USER IF EXISTS 'repl'@'%', ghost@'%'")
+    assert code(cur, "REVOKE SELECT ON *.* FROM ghost@'%'") == 1141
     with pytest.raises(pymysql.MySQLError) as e:
         shell.connect("repl", "replpw")
     assert e.value.args[0] == 1045
