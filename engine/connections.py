@@ -1,18 +1,30 @@
 """The engine's SQLite connections: how each one is opened (WAL, the engine's synchronous level,
-the MySQL functions, information_schema and the DECIMAL collation registered), a reader
-connection, and a session's REPEATABLE READ snapshot (a pinned reader). A connection is used by
-one thread at a time: the writer connection by the writer thread only, a reader by the reader
-thread running its query (or the session that pins it, one query at a time). A connection holds
-at most ATTACH_LIMIT database files; the rules for attaching on demand are in `engine.core`'s
-header."""
+the MySQL functions, information_schema and the DECIMAL collation registered), and the readers:
+`ReaderPool` hands a reader connection to a reader thread for one query, or pins one in a
+session's REPEATABLE READ `Snapshot` for its transaction; `access` compiles (never runs) a
+statement on a reader to learn what it reads and writes. A connection is used by one thread at a
+time: the writer connection by the writer thread only, a reader by the reader thread running its
+query (a pinned one by its session's queries, one at a time). Readers see only what SQLite has
+committed. A connection holds at most ATTACH_LIMIT database files; a reader attaches what a
+query reports missing by the rules in `engine.core`'s header (a snapshot never mixes views)."""
 
 from __future__ import annotations
 
+import re
 import sqlite3
+import threading
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from engine import decimal_math, functions, infoschema, values
 from engine.catalog import DECIMAL_COLLATION
+from engine.errors import SQLITE_INPUT_ERRORS, map_sqlite_error
+from engine.lexer import quote_ident
+from protocol.errors import ER_QUERY_INTERRUPTED, ER_TOO_MANY_DATABASES, SQLError
+
+if TYPE_CHECKING:
+    from engine.translate import Plan
 
 ATTACH_LIMIT = 10  # SQLite's SQLITE_MAX_ATTACHED (the most files one connection can hold)
 
@@ -49,3 +61,163 @@ class Snapshot:
     # WITH CONSISTENT SNAPSHOT over more databases than a connection holds: the ones whose view
     # it took at its start (any other is refused, never read from a later view)
     fixed: set[str] | None = None
+
+
+_AUTH_WRITES = {sqlite3.SQLITE_INSERT: "INSERT", sqlite3.SQLITE_UPDATE: "UPDATE", sqlite3.SQLITE_DELETE: "DELETE"}
+
+
+def _internal(schema: str | None, table: str | None) -> bool:
+    return not schema or schema in ("main", "temp") or not table or table.startswith(("__", "sqlite_"))
+
+
+class ReaderPool:
+    """The engine's reader connections: taken by a reader thread for one query (`query`), or
+    pinned by a session's snapshot for its transaction (`end_snapshot` gives it back). Methods
+    run on a reader thread, but `close()`. `schemas` is the engine's map of every database to
+    its file, read afresh at each use (the engine replaces it, never mutates it)."""
+
+    def __init__(self, main_file: Path, schemas: Callable[[], dict[str, Path]]) -> None:
+        self._main_file = main_file
+        self._schemas = schemas
+        self._free_readers: list[Reader] = []
+        self._free_lock = threading.Lock()
+
+    @property
+    def schemas(self) -> dict[str, Path]:
+        return self._schemas()
+
+    def close(self) -> None:
+        """Close the idle readers (after the reader threads stopped)."""
+        for reader in self._free_readers:
+            self.discard(reader)
+        self._free_readers = []
+
+    def checkout(self) -> Reader:
+        with self._free_lock:
+            reader = self._free_readers.pop() if self._free_readers else None
+        if reader is None:
+            reader = Reader(self._main_file)
+        self.sync_attached(reader)
+        return reader
+
+    def discard(self, reader: Reader) -> None:
+        try:
+            reader.conn.close()
+        except sqlite3.Error:
+            pass
+
+    def checkin(self, reader: Reader) -> None:
+        with self._free_lock:
+            self._free_readers.append(reader)
+
+    def sync_attached(self, reader: Reader) -> None:
+        """Detach the dropped databases (outside a read transaction only: a snapshot keeps the
+        files it started with). While there are at most ATTACH_LIMIT databases every one is
+        attached; beyond, a query attaches the files it finds missing (`attach_missing`)."""
+        schemas = self.schemas
+        if reader.attached == schemas:
+            return
+        if not reader.conn.in_transaction:
+            for name in list(reader.attached):
+                if schemas.get(name) != reader.attached[name]:
+                    reader.conn.execute("DETACH DATABASE " + quote_ident(name))
+                    del reader.attached[name]
+        if len(schemas) <= ATTACH_LIMIT:
+            for name, path in schemas.items():
+                if name not in reader.attached and len(reader.attached) < ATTACH_LIMIT:
+                    reader.conn.execute("ATTACH DATABASE ? AS " + quote_ident(name), (str(path),))
+                    reader.attached[name] = path
+
+    def attach_missing(self, reader: Reader, exc: sqlite3.Error, snapshot: Snapshot | None) -> bool:
+        """Attach the file of the database a query failed to find (False: not such a failure),
+        detaching the oldest ones it holds that its transaction has not read."""
+        m = re.match(r"no such table: ([^.]+)\.", str(exc))
+        name = m.group(1) if m else None
+        if name is None or name not in self.schemas or name in reader.attached:
+            return False
+        if snapshot is not None and snapshot.fixed is not None and name not in snapshot.fixed:
+            # its view would be taken now, not with the others': never a mixed snapshot
+            raise SQLError(ER_TOO_MANY_DATABASES, ATTACH_LIMIT, "in a WITH CONSISTENT SNAPSHOT transaction "
+                           "(the default database's view is taken at its start)")
+        for old in list(reader.attached):
+            if len(reader.attached) < ATTACH_LIMIT:
+                break
+            try:
+                reader.conn.execute("DETACH DATABASE " + quote_ident(old))
+            except sqlite3.OperationalError:
+                continue  # read by the open transaction
+            del reader.attached[old]
+        if len(reader.attached) >= ATTACH_LIMIT:
+            raise SQLError(ER_TOO_MANY_DATABASES, ATTACH_LIMIT, "read by one transaction")
+        path = self.schemas[name]
+        reader.conn.execute("ATTACH DATABASE ? AS " + quote_ident(name), (str(path),))
+        reader.attached[name] = path
+        return True
+
+    def query(self, sql: str, args, rand, database, snapshot: Snapshot | None = None):
+        if snapshot is not None:
+            if snapshot.reader is None:
+                snapshot.reader = self.checkout()
+            reader = snapshot.reader
+            self.sync_attached(reader)
+            if not reader.conn.in_transaction:
+                reader.conn.execute("BEGIN")  # the snapshot is taken by the first read
+        else:
+            reader = self.checkout()
+        reader.state.fx = rand
+        if rand is not None:
+            rand.running_on(reader.conn)
+        try:
+            if rand is not None and rand.interrupted.is_set():
+                raise SQLError(ER_QUERY_INTERRUPTED)  # killed before it started
+            while True:
+                try:
+                    cur = reader.conn.execute(sql, args)
+                    rows = cur.fetchall()
+                    break
+                except sqlite3.OperationalError as exc:
+                    if not self.attach_missing(reader, exc, snapshot):
+                        raise
+        except SQLITE_INPUT_ERRORS as exc:
+            raise map_sqlite_error(exc, database) from None
+        finally:
+            if rand is not None:
+                rand.running_on(None)
+            reader.state.fx = None
+            if snapshot is None:
+                self.checkin(reader)
+        return [d[0] for d in cur.description or ()], rows
+
+    def end_snapshot(self, reader: Reader) -> None:
+        try:
+            if reader.conn.in_transaction:
+                reader.conn.execute("COMMIT")
+        except sqlite3.Error:
+            self.discard(reader)  # still busy (a cancelled query): never reuse it
+            return
+        self.checkin(reader)
+
+    def access(self, plan: Plan, args) -> tuple[tuple, tuple]:
+        """Compile (EXPLAIN: never run) the plan's SQL on a reader with an authorizer that
+        records every table and column it reads, and every table it writes."""
+        reads: dict[tuple[str, str, str], None] = {}
+        writes: dict[tuple[str, str, str], None] = {}
+
+        def authorize(action: int, arg1: str | None, arg2: str | None, schema: str | None, _src) -> int:
+            if action == sqlite3.SQLITE_READ:
+                if not _internal(schema, arg1):
+                    reads[(schema, arg1, arg2 or "")] = None  # type: ignore[index]
+            elif action in _AUTH_WRITES and not _internal(schema, arg1):
+                writes[(_AUTH_WRITES[action], schema, arg1)] = None  # type: ignore[index]
+            return sqlite3.SQLITE_OK
+
+        reader = self.checkout()
+        reader.conn.set_authorizer(authorize)
+        try:
+            reader.conn.execute("EXPLAIN " + plan.sql, args).fetchall()
+        except SQLITE_INPUT_ERRORS as exc:
+            raise map_sqlite_error(exc, None) from None
+        finally:
+            reader.conn.set_authorizer(None)
+            self.checkin(reader)
+        return tuple(reads), tuple(writes)

@@ -91,7 +91,6 @@ import json
 import os
 import re
 import sqlite3
-import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -99,7 +98,7 @@ from typing import Any
 from engine import functions, infoschema
 from engine.catalog import VIEW_PREFIX, Table, View
 from engine.concurrency import ThreadLane, WriterLock
-from engine.connections import ATTACH_LIMIT, Reader, Snapshot, open_connection
+from engine.connections import ATTACH_LIMIT, ReaderPool, open_connection
 from engine.ddl import DdlAction
 from engine.errors import SQLITE_INPUT_ERRORS, map_sqlite_error, parsing
 from engine.foreign_keys import FkTriggers, fk_error
@@ -117,7 +116,6 @@ from protocol.errors import (
     ER_NO_DEFAULT_FOR_FIELD,
     ER_NO_SUCH_TABLE,
     ER_NOT_SUPPORTED_YET,
-    ER_QUERY_INTERRUPTED,
     ER_RECORD_FILE_FULL,
     ER_SP_DOES_NOT_EXIST,
     ER_TOO_MANY_DATABASES,
@@ -135,13 +133,6 @@ MAX_CACHED_SHAPE = 16384  # bulk INSERTs (one shape per row count) are translate
 SERVER_VERSION = "10.11.0-semisync"
 
 
-_AUTH_WRITES = {sqlite3.SQLITE_INSERT: "INSERT", sqlite3.SQLITE_UPDATE: "UPDATE", sqlite3.SQLITE_DELETE: "DELETE"}
-
-
-def _internal(schema: str | None, table: str | None) -> bool:
-    return not schema or schema in ("main", "temp") or not table or table.startswith(("__", "sqlite_"))
-
-
 # --- the engine ------------------------------------------------------------------------------------
 
 
@@ -153,8 +144,7 @@ class Engine:
         self.lock_wait_timeout = 50.0
         self._writer = ThreadLane(1, "engine-writer")
         self._readers = ThreadLane(readers, "engine-reader")
-        self._free_readers: list[Reader] = []
-        self._free_lock = threading.Lock()
+        self._pool = ReaderPool(self.datadir / MAIN_FILE, lambda: self.schemas)
         self._wconn_: sqlite3.Connection | None = None
         self._wstate = functions.ConnectionState()
         self.schemas: dict[str, Path] = {}  # every database -> its file (replaced, never mutated)
@@ -215,9 +205,7 @@ class Engine:
         await self._on_writer(self._w_close)
         self._writer.shutdown()
         self._readers.shutdown()
-        for reader in self._free_readers:
-            self._discard(reader)
-        self._free_readers = []
+        self._pool.close()
 
     @property
     def _wconn(self) -> sqlite3.Connection:
@@ -414,138 +402,6 @@ class Engine:
         except BaseException:
             await self._on_writer(self._w_rollback_group)
             raise
-
-    # --- reads through reader connections ----------------------------------------------------
-
-    def _checkout(self) -> Reader:
-        with self._free_lock:
-            reader = self._free_readers.pop() if self._free_readers else None
-        if reader is None:
-            reader = Reader(self.datadir / MAIN_FILE)
-        self._sync_attached(reader)
-        return reader
-
-    def _discard(self, reader: Reader) -> None:
-        try:
-            reader.conn.close()
-        except sqlite3.Error:
-            pass
-
-    def _checkin(self, reader: Reader) -> None:
-        with self._free_lock:
-            self._free_readers.append(reader)
-
-    def _sync_attached(self, reader: Reader) -> None:
-        """Detach the dropped databases (outside a read transaction only: a snapshot keeps the
-        files it started with). While there are at most ATTACH_LIMIT databases every one is
-        attached; beyond, a query attaches the files it finds missing (`_r_attach`)."""
-        schemas = self.schemas
-        if reader.attached == schemas:
-            return
-        if not reader.conn.in_transaction:
-            for name in list(reader.attached):
-                if schemas.get(name) != reader.attached[name]:
-                    reader.conn.execute("DETACH DATABASE " + quote_ident(name))
-                    del reader.attached[name]
-        if len(schemas) <= ATTACH_LIMIT:
-            for name, path in schemas.items():
-                if name not in reader.attached and len(reader.attached) < ATTACH_LIMIT:
-                    reader.conn.execute("ATTACH DATABASE ? AS " + quote_ident(name), (str(path),))
-                    reader.attached[name] = path
-
-    def _r_attach(self, reader: Reader, exc: sqlite3.Error, snapshot: Snapshot | None) -> bool:
-        """Attach the file of the database a query failed to find (False: not such a failure),
-        detaching the oldest ones it holds that its transaction has not read."""
-        m = re.match(r"no such table: ([^.]+)\.", str(exc))
-        name = m.group(1) if m else None
-        if name is None or name not in self.schemas or name in reader.attached:
-            return False
-        if snapshot is not None and snapshot.fixed is not None and name not in snapshot.fixed:
-            # its view would be taken now, not with the others': never a mixed snapshot
-            raise SQLError(ER_TOO_MANY_DATABASES, ATTACH_LIMIT, "in a WITH CONSISTENT SNAPSHOT transaction "
-                           "(the default database's view is taken at its start)")
-        for old in list(reader.attached):
-            if len(reader.attached) < ATTACH_LIMIT:
-                break
-            try:
-                reader.conn.execute("DETACH DATABASE " + quote_ident(old))
-            except sqlite3.OperationalError:
-                continue  # read by the open transaction
-            del reader.attached[old]
-        if len(reader.attached) >= ATTACH_LIMIT:
-            raise SQLError(ER_TOO_MANY_DATABASES, ATTACH_LIMIT, "read by one transaction")
-        path = self.schemas[name]
-        reader.conn.execute("ATTACH DATABASE ? AS " + quote_ident(name), (str(path),))
-        reader.attached[name] = path
-        return True
-
-    def _r_query(self, sql: str, args, rand, database, snapshot: Snapshot | None = None):
-        if snapshot is not None:
-            if snapshot.reader is None:
-                snapshot.reader = self._checkout()
-            reader = snapshot.reader
-            self._sync_attached(reader)
-            if not reader.conn.in_transaction:
-                reader.conn.execute("BEGIN")  # the snapshot is taken by the first read
-        else:
-            reader = self._checkout()
-        reader.state.fx = rand
-        if rand is not None:
-            rand.running_on(reader.conn)
-        try:
-            if rand is not None and rand.interrupted.is_set():
-                raise SQLError(ER_QUERY_INTERRUPTED)  # killed before it started
-            while True:
-                try:
-                    cur = reader.conn.execute(sql, args)
-                    rows = cur.fetchall()
-                    break
-                except sqlite3.OperationalError as exc:
-                    if not self._r_attach(reader, exc, snapshot):
-                        raise
-        except SQLITE_INPUT_ERRORS as exc:
-            raise map_sqlite_error(exc, database) from None
-        finally:
-            if rand is not None:
-                rand.running_on(None)
-            reader.state.fx = None
-            if snapshot is None:
-                self._checkin(reader)
-        return [d[0] for d in cur.description or ()], rows
-
-    def _r_end_snapshot(self, reader: Reader) -> None:
-        try:
-            if reader.conn.in_transaction:
-                reader.conn.execute("COMMIT")
-        except sqlite3.Error:
-            self._discard(reader)  # still busy (a cancelled query): never reuse it
-            return
-        self._checkin(reader)
-
-    def _r_access(self, plan: Plan, args) -> tuple[tuple, tuple]:
-        """Compile (EXPLAIN: never run) the plan's SQL on a reader with an authorizer that
-        records every table and column it reads, and every table it writes."""
-        reads: dict[tuple[str, str, str], None] = {}
-        writes: dict[tuple[str, str, str], None] = {}
-
-        def authorize(action: int, arg1: str | None, arg2: str | None, schema: str | None, _src) -> int:
-            if action == sqlite3.SQLITE_READ:
-                if not _internal(schema, arg1):
-                    reads[(schema, arg1, arg2 or "")] = None  # type: ignore[index]
-            elif action in _AUTH_WRITES and not _internal(schema, arg1):
-                writes[(_AUTH_WRITES[action], schema, arg1)] = None  # type: ignore[index]
-            return sqlite3.SQLITE_OK
-
-        reader = self._checkout()
-        reader.conn.set_authorizer(authorize)
-        try:
-            reader.conn.execute("EXPLAIN " + plan.sql, args).fetchall()
-        except SQLITE_INPUT_ERRORS as exc:
-            raise map_sqlite_error(exc, None) from None
-        finally:
-            reader.conn.set_authorizer(None)
-            self._checkin(reader)
-        return tuple(reads), tuple(writes)
 
     # --- public API --------------------------------------------------------------------------
 
@@ -790,7 +646,7 @@ class Engine:
             raise SQLError(ER_NO_SUCH_TABLE, schema, table)
         cols = ", ".join(quote_ident(c.name) for c in t.columns)
         sql = f"SELECT {cols} FROM {quote_ident(schema)}.{quote_ident(t.name)}"
-        _, rows = await self._on_reader(self._r_query, sql, (), None, schema)
+        _, rows = await self._on_reader(self._pool.query, sql, (), None, schema)
         acc = 0
         for row in rows:
             h = hashlib.sha256(repr(tuple(_canonical(v) for v in row)).encode()).digest()

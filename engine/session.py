@@ -167,7 +167,7 @@ class Session:
         touched = engine._accesses.get(key)
         if touched is None:
             args = self._args(plan, params, None, int(time.time()), sql)
-            touched = await engine._on_reader(engine._r_access, plan, args)
+            touched = await engine._on_reader(engine._pool.access, plan, args)
             if len(engine._accesses) >= PLAN_CACHE_SIZE:
                 engine._accesses.clear()
             engine._accesses[key] = touched
@@ -214,7 +214,7 @@ class Session:
             raise syntax_error(inner)
         args = self._args(plan, params, context, _timestamp(context))
         self._fx.start_statement()
-        _, steps = await engine._on_reader(engine._r_query, "EXPLAIN QUERY PLAN " + plan.sql, args, self._fx,
+        _, steps = await engine._on_reader(engine._pool.query, "EXPLAIN QUERY PLAN " + plan.sql, args, self._fx,
                                            self._database)
         found, notes = explain.accesses(steps)
         for access in found:
@@ -237,7 +237,7 @@ class Session:
         if table is None:
             return None
         _, counted = await engine._on_reader(
-            engine._r_query, f"SELECT count(*) FROM {quote_ident(table.schema)}.{quote_ident(table.name)}", [],
+            engine._pool.query, f"SELECT count(*) FROM {quote_ident(table.schema)}.{quote_ident(table.name)}", [],
             self._fx, self._database)
         return counted[0][0]
 
@@ -253,7 +253,7 @@ class Session:
             files = ["main", *([self._database] if self._database else [])]
             self._snapshot.fixed = set(files[1:])
         sql = "SELECT " + " + ".join(f"(SELECT count(*) FROM {quote_ident(f)}.sqlite_master)" for f in files)
-        await engine._on_reader(engine._r_query, sql, [], None, self._database, self._snapshot)
+        await engine._on_reader(engine._pool.query, sql, [], None, self._database, self._snapshot)
 
     def _args(self, plan: Plan, params: list[object], context: StatementContext | None,
               timestamp: int, sql: str = "") -> list[object]:
@@ -354,7 +354,7 @@ class Session:
             if self._in_txn is False and not self.autocommit:
                 self._in_txn = True
             snapshot = self._snapshot if self._in_txn and self.isolation == REPEATABLE_READ else None
-            names, rows = await engine._on_reader(engine._r_query, plan.sql, args, self._fx, self._database,
+            names, rows = await engine._on_reader(engine._pool.query, plan.sql, args, self._fx, self._database,
                                                   snapshot)
         if plan.sets_last_id:
             self._take_last_id()
@@ -366,7 +366,7 @@ class Session:
                 _, counted = await engine._on_writer(engine._r_query_writer, count_sql, count_args, self._fx,
                                                      self._database)
             else:
-                _, counted = await engine._on_reader(engine._r_query, count_sql, count_args, self._fx,
+                _, counted = await engine._on_reader(engine._pool.query, count_sql, count_args, self._fx,
                                                      self._database, snapshot)
             self.found = counted[0][0]
         if plan.names is not None:
@@ -512,7 +512,7 @@ class Session:
         reader, self._snapshot.reader = self._snapshot.reader, None
         self._snapshot.fixed = None
         if reader is not None:  # ended in a reader thread, then back to the pool; nobody waits
-            self.engine._on_reader(self.engine._r_end_snapshot, reader).add_done_callback(_consume)
+            self.engine._on_reader(self.engine._pool.end_snapshot, reader).add_done_callback(_consume)
 
     async def _end_transaction(self, commit: bool) -> CommittedTxn | None:
         self._in_txn = False
