@@ -10,6 +10,7 @@ import ssl
 import time
 from typing import TYPE_CHECKING, Any
 
+from engine.session import READ_COMMITTED, REPEATABLE_READ
 from protocol.errors import ER_INCORRECT_GLOBAL_LOCAL_VAR, SQLError
 from server.connection_control import (
     DEFAULT_FAILED_CONNECTIONS_THRESHOLD,
@@ -70,8 +71,6 @@ def _isolation_set(session: ClientSession, value: Any) -> None:
 def apply_isolation(session: ClientSession, level: str | None = None) -> None:
     """The engine session's level: `level` (SET TRANSACTION without a scope: the next
     transaction's), or the session's transaction_isolation."""
-    from engine.session import READ_COMMITTED, REPEATABLE_READ
-
     es = session.engine_session
     if es is not None:
         level = level or session.sysvars.get("transaction_isolation", "READ-COMMITTED")
