@@ -6,10 +6,10 @@ Contract
 - The session reads these members each time it needs them and keeps none: `role` is whichever
   role the server holds at that moment.
 - Members, by what a session does with them:
-  * its identity and accounting: `next_connection_id()` once, `register_session` after the
+  * its identity and accounting: `next_connection_id()` once, `register_session` before the
     greeting, `unregister_session` at its end (twice is harmless), `sessions` (counted against
-    max_connections; listed by SHOW PROCESSLIST), `stats` (the counters behind the status
-    variables: a session increments them, only on the loop thread);
+    max_connections; listed by SHOW PROCESSLIST), `stats` (`SessionStats`: the counters
+    behind the status variables that a session increments, only on the loop thread);
   * login: `server_version` (the greeting), `tls_context` (None: no TLS offered), `users`
     (accounts), `connection_control` (host blocking, login delays);
   * statements: `variables` (system variables: defaults of a new session, limits, @@ reads),
@@ -22,6 +22,7 @@ Contract
 from __future__ import annotations
 
 import ssl
+from collections import Counter
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Protocol
 
@@ -29,11 +30,25 @@ if TYPE_CHECKING:
     from engine.core import Engine
     from server.admin import Admin
     from server.connection_control import ConnectionControl
-    from server.listener import ServerStats
     from server.role import Role
     from server.session import ClientSession
     from server.users import UserStore
     from server.variables import Variables
+
+
+class SessionStats(Protocol):
+    """The server's counters a session moves (status variables: Questions, Aborted_connects,
+    Aborted_clients, Bytes_received, Bytes_sent, the Com_* counts)."""
+
+    questions: int
+    aborted_connects: int
+    aborted_clients: int
+    bytes_received: int
+    bytes_sent: int
+    errors: int
+    com: Counter[str]
+
+    def count_command(self, keyword: str) -> None: ...
 
 
 class SessionHost(Protocol):
@@ -59,7 +74,7 @@ class SessionHost(Protocol):
     def connection_control(self) -> ConnectionControl: ...
 
     @property
-    def stats(self) -> ServerStats: ...
+    def stats(self) -> SessionStats: ...
 
     @property
     def role(self) -> Role: ...
