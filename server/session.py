@@ -16,9 +16,8 @@ Contract
   raw reader (the ack receiver) takes bytes as they come; it bounds its own input.
 - TLS (server/tls.py): the greeting offers CLIENT_SSL; after an SSLRequest a `TlsChannel` sits
   between the socket and `self.conn` (decrypt in `data_received`, encrypt in `write`), so the
-  read loop, its pausing and the raw reader work on plain bytes as before. A login in the clear
-  of a REQUIRE SSL account gets 1045 (as mysqld's acl_authenticate), any clear login 3159 while
-  require_secure_transport is ON. `session_status()`: Ssl_cipher, Ssl_version.
+  read loop, its pausing and the raw reader work on plain bytes as before (what a login in the
+  clear may do: server/login.py). `session_status()`: Ssl_cipher, Ssl_version.
 - Every accepted socket counts against max_connections (as mysqld's connection_count): past
   max_connections + 1 the greeting is replaced by ER_CON_COUNT_ERROR and the socket closed;
   the last slot is only for an account with SUPER or CONNECTION ADMIN, checked at login.
@@ -37,11 +36,10 @@ Contract
   OK the role sends itself), `has_privilege(*names)`, `require(*names)` (raises 1227),
   `await commit(txn)` (hand an engine transaction to `role.commit`), `await closed()`,
   `is_closed`, `close()`, `kill()`.
-- Login defences (server/connection_control.py): a blocked host gets ER_HOST_IS_BLOCKED in
-  place of the greeting; a handshake that fails (closed or timed out before the login is
-  answered, a malformed packet) counts against its host, a wrong password does not; a failed
-  login of an account delays that account's next attempts (this session sleeps; nothing else
-  waits).
+- The login phase is `server.login.log_in` (TLS, authentication, login defences, the engine
+  session's setup). Login defences here (server/connection_control.py): a blocked host gets
+  ER_HOST_IS_BLOCKED in place of the greeting; a handshake that times out before the login is
+  answered, or a malformed one, counts against its host.
 - Privileges: an account without ALL PRIVILEGES gets a `privileges` checker at login
   (server/privileges.py); every engine statement, and every SET that evaluates one, passes it
   before the engine runs it. With ALL, `privileges` is None and nothing is checked.
@@ -73,11 +71,8 @@ from protocol.connection import (
     ConnectionClosed,
     ServerConnection,
     ServerState,
-    TlsRequest,
 )
 from protocol.errors import (
-    ER_ACCESS_DENIED_ERROR,
-    ER_BAD_DB_ERROR,
     ER_CANT_CHANGE_TX_CHARACTERISTICS,
     ER_CANT_UPDATE_WITH_READLOCK,
     ER_CON_COUNT_ERROR,
@@ -87,7 +82,6 @@ from protocol.errors import (
     ER_NET_PACKET_TOO_LARGE,
     ER_OPTION_PREVENTS_STATEMENT,
     ER_QUERY_INTERRUPTED,
-    ER_SECURE_TRANSPORT_REQUIRED,
     ER_SERVER_SHUTDOWN,
     ER_SPECIFIC_ACCESS_DENIED_ERROR,
     ER_UNKNOWN_COM_ERROR,
@@ -100,7 +94,6 @@ from protocol.messages import (
     EOF,
     ERR,
     OK,
-    AuthSwitchResponse,
     Capability,
     ComBinlogDump,
     ComBinlogDumpGtid,
@@ -111,7 +104,6 @@ from protocol.messages import (
     ComQuit,
     ComRegisterSlave,
     ComUnknown,
-    HandshakeResponse,
     ResultSet,
     ServerStatus,
 )
@@ -120,6 +112,7 @@ from server import processlist
 from server import sql as sqltext
 from server.columns import result_column
 from server.core_variables import apply_isolation
+from server.login import log_in
 from server.prepared import PreparedStatements
 from server.privileges import Privileges
 from server.tls import TlsChannel
@@ -134,7 +127,6 @@ log = logging.getLogger("semisync.server.session")
 _AUTOCOMMIT = int(ServerStatus.AUTOCOMMIT)
 _IN_TRANS = int(ServerStatus.IN_TRANS)
 _MORE = int(ServerStatus.MORE_RESULTS_EXISTS)
-_MULTI = int(Capability.CLIENT_MULTI_STATEMENTS)
 
 # Statements refused on a read-only role (first keyword).
 WRITE_KEYWORDS = frozenset({
@@ -469,7 +461,7 @@ class ClientSession(asyncio.Protocol):
             timeout = self.server.variables.get("connect_timeout", None, Scope.GLOBAL)
             try:
                 async with asyncio.timeout(timeout) as self._login_timeout:
-                    logged_in = await self._login()
+                    logged_in = await log_in(self)
             except TimeoutError:
                 # mysqld's connect_timeout: a client that does not finish its login is dropped.
                 self.server.stats.aborted_connects += 1
@@ -543,113 +535,6 @@ class ClientSession(asyncio.Protocol):
                 self.write(conn.send(err))
             except Exception:  # the protocol forbids an ERR here: just close
                 pass
-
-    # -- login ------------------------------------------------------------------------------------
-
-    async def _login(self) -> bool:
-        conn = self.conn
-        assert conn is not None
-        server = self.server
-        control = server.connection_control
-        event = await self._next_event()
-        if isinstance(event, TlsRequest):
-            # SSLRequest: the rest of the login runs over TLS (the bytes that came with the
-            # request are the start of the client's TLS handshake)
-            assert server.tls_context is not None
-            self.tls = TlsChannel(server.tls_context, server_side=True)
-            plain = self._decrypt(event.unread) if event.unread else b""
-            if plain:
-                conn.receive_data(plain)
-            event = await self._next_event()
-        if isinstance(event, ConnectionClosed):
-            server.stats.aborted_connects += 1
-            control.handshake_failed(self.host)
-            return False
-        assert isinstance(event, HandshakeResponse)
-        if conn.needs_auth_switch:
-            self.write(conn.send(conn.auth_switch_request()))
-            event = await self._next_event()
-            if isinstance(event, ConnectionClosed):
-                server.stats.aborted_connects += 1
-                control.handshake_failed(self.host)
-                return False
-            assert isinstance(event, AuthSwitchResponse)
-        login = conn.login
-        assert login is not None
-        await self._connection_control_delay(login.user)
-        account = server.users.match(login.user, self.host)
-        if account is None or not conn.verify_password(account.password_hash):
-            server.stats.aborted_connects += 1
-            control.login_failed(login.user, self.host)
-            using = "YES" if conn.auth_response else "NO"
-            self.write(conn.send(ERR.from_error(ER_ACCESS_DENIED_ERROR, login.user, self.host, using)))
-            return False
-        if self.tls is None and (
-            account.require_ssl or server.variables.get("require_secure_transport", None, Scope.GLOBAL)
-        ):
-            # a REQUIRE SSL account in the clear is refused as a wrong password (mysqld's
-            # acl_authenticate: 1045); require_secure_transport refuses every such login (3159)
-            server.stats.aborted_connects += 1
-            if account.require_ssl:
-                error = ERR.from_error(ER_ACCESS_DENIED_ERROR, login.user, self.host, "YES" if conn.auth_response else "NO")
-            else:
-                error = ERR.from_error(ER_SECURE_TRANSPORT_REQUIRED)
-            self.write(conn.send(error))
-            return False
-        control.login_succeeded(login.user, self.host)
-        limit = server.variables.get("max_connections", None, Scope.GLOBAL)
-        if len(server.sessions) > limit and not account.has(SUPER, "CONNECTION ADMIN"):
-            # like mysqld: the connection past max_connections is kept for SUPER / CONNECTION ADMIN
-            self.write(conn.send(ERR.from_error(ER_CON_COUNT_ERROR)))
-            return False
-        self.account = account
-        self._all_privileges = account.has(ALL)
-        self.privileges = None if self._all_privileges else Privileges(self)
-        self.user = login.user
-        self.engine_session = server.engine.session(self.connection_id)
-        self.engine_session.user_vars = self.user_vars  # one dict: SET @a here, @a in DML there
-        self.engine_session.sysvar_reader = self.read_sysvar
-        self.engine_session.processlist_reader = self.read_processlist
-        # CLIENT_FOUND_ROWS (PyMySQL's default): UPDATE reports matched rather than changed rows.
-        self.engine_session.found_rows = bool(login.capabilities & Capability.CLIENT_FOUND_ROWS)
-        if not server.variables.get("autocommit", None, Scope.GLOBAL):
-            self.engine_session.autocommit = False
-        apply_isolation(self)
-        if login.database:
-            try:
-                if self.privileges is not None:
-                    self.privileges.check_database(login.database)
-            except SQLError as exc:
-                self.write(conn.send(ERR(exc.error.code, exc.error.sqlstate, exc.message)))
-                return False
-            if not server.engine.has_database(login.database):
-                self.write(conn.send(ERR.from_error(ER_BAD_DB_ERROR, login.database)))
-                return False
-            self.engine_session.database = login.database
-        self._multi = bool(conn.capabilities & _MULTI)
-        self._session_track = bool(conn.capabilities & Capability.CLIENT_SESSION_TRACK)
-        self.write(conn.send(OK(status=self.status_flags())))
-        self.set_command("Sleep")
-        self.state = None
-        return True
-
-    async def _connection_control_delay(self, user: str) -> None:
-        """MySQL's connection_control: after repeated failed logins of 'user'@'host', wait before
-        answering (this session only; the wait is added to the connect_timeout deadline)."""
-        g = self.server.variables.get
-        delay = self.server.connection_control.login_delay(
-            user, self.host,
-            g("connection_control_failed_connections_threshold", None, Scope.GLOBAL),
-            g("connection_control_min_connection_delay", None, Scope.GLOBAL),
-            g("connection_control_max_connection_delay", None, Scope.GLOBAL),
-        )
-        if delay:
-            deadline = self._login_timeout.when() if self._login_timeout is not None else None
-            if deadline is not None:
-                self._login_timeout.reschedule(deadline + delay)  # type: ignore[union-attr]
-            log.info("session %d (%s): login of %r delayed %.3f s after failed logins",
-                     self.connection_id, self.peer, user[:128], delay)
-            await asyncio.sleep(delay)
 
     # -- commands ---------------------------------------------------------------------------------
 

@@ -1,0 +1,155 @@
+"""The login phase of a client session (server/session.py): from the greeting to the OK that
+ends the login, or the ERR that ends the connection. `ClientSession._run` awaits `log_in(self)`
+under connect_timeout; True: the command loop follows. It is the session's own phase, kept in a
+file of its own: it reads the session's events and sets the session's login state.
+
+Contract
+- TLS: an SSLRequest puts a `TlsChannel` between the socket and the session's connection before
+  the rest of the login is read. A login in the clear of a REQUIRE SSL account gets 1045 (as
+  mysqld's acl_authenticate), any clear login 3159 while require_secure_transport is ON.
+- Login defences (server/connection_control.py): a handshake that ends before the login is
+  answered counts against its host, a wrong password does not; a failed login of an account
+  delays that account's next attempts (`_connection_control_delay`: this session sleeps, its
+  connect_timeout deadline moved by the delay; nothing else waits).
+- The connection past max_connections is kept for an account with SUPER or CONNECTION ADMIN
+  (1040 for others).
+- A logged-in session has its `account`, its `privileges` checker (None with ALL), and an
+  engine session that shares its user variables and reads system variables and the
+  processlist through it, with autocommit, isolation and CLIENT_FOUND_ROWS as the variables and
+  the login say; a database named at login must be one the account may use and must exist
+  (1049).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import TYPE_CHECKING
+
+from protocol.connection import ConnectionClosed, TlsRequest
+from protocol.errors import (
+    ER_ACCESS_DENIED_ERROR,
+    ER_BAD_DB_ERROR,
+    ER_CON_COUNT_ERROR,
+    ER_SECURE_TRANSPORT_REQUIRED,
+    SQLError,
+)
+from protocol.messages import ERR, OK, AuthSwitchResponse, Capability, HandshakeResponse
+from server.core_variables import apply_isolation
+from server.privileges import Privileges
+from server.tls import TlsChannel
+from server.users import ALL, SUPER
+from server.variables import Scope
+
+if TYPE_CHECKING:
+    from server.session import ClientSession
+
+log = logging.getLogger("semisync.server.session")
+
+_MULTI = int(Capability.CLIENT_MULTI_STATEMENTS)
+
+
+async def log_in(session: ClientSession) -> bool:
+    conn = session.conn
+    assert conn is not None
+    server = session.server
+    control = server.connection_control
+    event = await session._next_event()
+    if isinstance(event, TlsRequest):
+        # SSLRequest: the rest of the login runs over TLS (the bytes that came with the
+        # request are the start of the client's TLS handshake)
+        assert server.tls_context is not None
+        session.tls = TlsChannel(server.tls_context, server_side=True)
+        plain = session._decrypt(event.unread) if event.unread else b""
+        if plain:
+            conn.receive_data(plain)
+        event = await session._next_event()
+    if isinstance(event, ConnectionClosed):
+        server.stats.aborted_connects += 1
+        control.handshake_failed(session.host)
+        return False
+    assert isinstance(event, HandshakeResponse)
+    if conn.needs_auth_switch:
+        session.write(conn.send(conn.auth_switch_request()))
+        event = await session._next_event()
+        if isinstance(event, ConnectionClosed):
+            server.stats.aborted_connects += 1
+            control.handshake_failed(session.host)
+            return False
+        assert isinstance(event, AuthSwitchResponse)
+    login = conn.login
+    assert login is not None
+    await _connection_control_delay(session, login.user)
+    account = server.users.match(login.user, session.host)
+    if account is None or not conn.verify_password(account.password_hash):
+        server.stats.aborted_connects += 1
+        control.login_failed(login.user, session.host)
+        using = "YES" if conn.auth_response else "NO"
+        session.write(conn.send(ERR.from_error(ER_ACCESS_DENIED_ERROR, login.user, session.host, using)))
+        return False
+    if session.tls is None and (
+        account.require_ssl or server.variables.get("require_secure_transport", None, Scope.GLOBAL)
+    ):
+        # a REQUIRE SSL account in the clear is refused as a wrong password (mysqld's
+        # acl_authenticate: 1045); require_secure_transport refuses every such login (3159)
+        server.stats.aborted_connects += 1
+        if account.require_ssl:
+            error = ERR.from_error(ER_ACCESS_DENIED_ERROR, login.user, session.host, "YES" if conn.auth_response else "NO")
+        else:
+            error = ERR.from_error(ER_SECURE_TRANSPORT_REQUIRED)
+        session.write(conn.send(error))
+        return False
+    control.login_succeeded(login.user, session.host)
+    limit = server.variables.get("max_connections", None, Scope.GLOBAL)
+    if len(server.sessions) > limit and not account.has(SUPER, "CONNECTION ADMIN"):
+        # like mysqld: the connection past max_connections is kept for SUPER / CONNECTION ADMIN
+        session.write(conn.send(ERR.from_error(ER_CON_COUNT_ERROR)))
+        return False
+    session.account = account
+    session._all_privileges = account.has(ALL)
+    session.privileges = None if session._all_privileges else Privileges(session)
+    session.user = login.user
+    session.engine_session = server.engine.session(session.connection_id)
+    session.engine_session.user_vars = session.user_vars  # one dict: SET @a here, @a in DML there
+    session.engine_session.sysvar_reader = session.read_sysvar
+    session.engine_session.processlist_reader = session.read_processlist
+    # CLIENT_FOUND_ROWS (PyMySQL's default): UPDATE reports matched rather than changed rows.
+    session.engine_session.found_rows = bool(login.capabilities & Capability.CLIENT_FOUND_ROWS)
+    if not server.variables.get("autocommit", None, Scope.GLOBAL):
+        session.engine_session.autocommit = False
+    apply_isolation(session)
+    if login.database:
+        try:
+            if session.privileges is not None:
+                session.privileges.check_database(login.database)
+        except SQLError as exc:
+            session.write(conn.send(ERR(exc.error.code, exc.error.sqlstate, exc.message)))
+            return False
+        if not server.engine.has_database(login.database):
+            session.write(conn.send(ERR.from_error(ER_BAD_DB_ERROR, login.database)))
+            return False
+        session.engine_session.database = login.database
+    session._multi = bool(conn.capabilities & _MULTI)
+    session._session_track = bool(conn.capabilities & Capability.CLIENT_SESSION_TRACK)
+    session.write(conn.send(OK(status=session.status_flags())))
+    session.set_command("Sleep")
+    session.state = None
+    return True
+
+async def _connection_control_delay(session: ClientSession, user: str) -> None:
+    """MySQL's connection_control: after repeated failed logins of 'user'@'host', wait before
+    answering (this session only; the wait is added to the connect_timeout deadline)."""
+    g = session.server.variables.get
+    delay = session.server.connection_control.login_delay(
+        user, session.host,
+        g("connection_control_failed_connections_threshold", None, Scope.GLOBAL),
+        g("connection_control_min_connection_delay", None, Scope.GLOBAL),
+        g("connection_control_max_connection_delay", None, Scope.GLOBAL),
+    )
+    if delay:
+        deadline = session._login_timeout.when() if session._login_timeout is not None else None
+        if deadline is not None:
+            session._login_timeout.reschedule(deadline + delay)  # type: ignore[union-attr]
+        log.info("session %d (%s): login of %r delayed %.3f s after failed logins",
+                 session.connection_id, session.peer, user[:128], delay)
+        await asyncio.sleep(delay)
