@@ -26,7 +26,7 @@ from decimal import Decimal
 from typing import Any
 
 from protocol.errors import RemoteProtocolError
-from protocol.events import ROWS_V2_TYPES, EventType, Rows, TableMap
+from protocol.events import EventType, Rows, TableMap
 from protocol.messages import FieldType
 from protocol.packets import decode_lenenc_int
 
@@ -143,10 +143,6 @@ def decode_rows(layout: TableLayout, event_type: int, rows: Rows) -> list[RowCha
 
 def is_rows_event(type_code: int) -> bool:
     return type_code in _WRITE or type_code in _UPDATE or type_code in _DELETE
-
-
-def is_rows_v2(type_code: int) -> bool:
-    return type_code in ROWS_V2_TYPES
 
 
 def _bits(raw: memoryview, n: int) -> list[bool]:
