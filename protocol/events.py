@@ -1396,6 +1396,33 @@ def decode_event(event: bytes | bytearray | memoryview, checksum: bool) -> Event
 
 
 # ---------------------------------------------------------------------------------------------
+# Body offsets for column-wise decoders (the pipeline reads these fields of many events at once
+# with numpy and C instead of decoding each body): where each leading fixed-size field of a body
+# starts, and the key of its first variable-size part, from the declarations above.
+# ---------------------------------------------------------------------------------------------
+def _leading_offsets(con: Struct) -> dict[str, int]:
+    out, at = {}, 0
+    for sc in con.subcons:
+        out[sc.name] = at
+        try:
+            at += sc.sizeof()
+        except (ConstructError, KeyError):  # a variable-size field: what follows has no fixed offset
+            break
+    return out
+
+
+QUERY_FIELD_AT = _leading_offsets(Query._WIRE)  # ... "status_vars": the post-header's length
+GTID_FIELD_AT = _leading_offsets(MariaGtid._WIRE)  # ... "commit_id" (or the padding)
+GTID_PADDING_LEN = len(MariaGtid._WIRE.subcons[5].subcon.thensubcon.value)
+TABLE_MAP_FIELD_AT = _leading_offsets(_TABLE_MAP_WIRE)  # ... "db": the database name
+ROWS_V1_FIELD_AT = _leading_offsets(_ROWS_V1_WIRE)  # ... "rows"
+ROWS_V2_FIELD_AT = _leading_offsets(_ROWS_V2_WIRE)  # ... "extra" (extra_len counts itself)
+XID_BODY_LEN = Xid._WIRE.subcons[0].sizeof()  # the xid, and nothing after it
+# The value sizes of the fixed-size QUERY status variables (the code byte comes before each).
+STATUS_VAR_LEN = {code: con.sizeof() for code, con in _STATUS_VAR_VALUES.items() if code in (Q_FLAGS2_CODE, Q_SQL_MODE_CODE)}
+
+
+# ---------------------------------------------------------------------------------------------
 # Peeks: what a replica's IO path decides on (is this QUERY a BEGIN/COMMIT? is this GTID
 # standalone?), read in place from a whole event without building its body and without checking
 # its CRC32 again: the caller framed the event and verified its footer already. The offsets come

@@ -113,7 +113,7 @@ class RowChange:
 def decode_rows(layout: TableLayout, event_type: int, rows: Rows) -> list[RowChange]:
     """Every row of a rows event, in order."""
     data = memoryview(rows.rows)
-    ncols, pos = decode_lenenc_int(bytes(data[:9]), 0)  # a length-encoded int is 1-9 bytes
+    ncols, pos = decode_lenenc_int(data, 0)
     if ncols is None or ncols > len(layout.types):
         raise RemoteProtocolError(f"rows event for {layout.name}: {ncols} columns, table map has {len(layout.types)}")
     bitmap_len = (ncols + 7) // 8
