@@ -329,10 +329,13 @@ def split_events(buf: Any, offset: int = 0) -> Iterator[tuple[int, Any]]:
 # -- checksums -----------------------------------------------------------------------------------
 def event_checksum_ok(event: bytes | bytearray | memoryview) -> bool:
     """Does the event end in the CRC32 of everything before its last 4 bytes?"""
-    mv = memoryview(event)
-    if len(mv) < HEADER_LEN + CHECKSUM_LEN:
+    n = len(event)
+    if n < HEADER_LEN + CHECKSUM_LEN:
         return False
-    return zlib.crc32(mv[:-CHECKSUM_LEN]) == int.from_bytes(mv[-CHECKSUM_LEN:], "little")
+    return _crc32(memoryview(event)[:-CHECKSUM_LEN]) == _unpack_size(event, n - CHECKSUM_LEN)[0]
+
+
+_crc32 = zlib.crc32
 
 
 def _seal(buf: bytearray) -> bytes:
