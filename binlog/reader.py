@@ -5,16 +5,18 @@ Contract:
   writer's published end position, or what is on disk) and stop at an incomplete event, which a
   file being appended may end with. Events come back as raw `bytes` (nothing is decoded beyond the
   19-byte header's size field).
+- `iter_checked` walks a whole file checking each event (the first is a FORMAT_DESCRIPTION_EVENT,
+  CRC32 per the last FD before the event: a relay log file holds its own FD and its master's).
 - `scan_file` and `truncate_torn_tail` are for recovery at start-up, when nobody writes the file:
   the binlog ends after its last complete, well-formed event (CRC32-checked when the file's FD
-  says so); anything after it is a torn write and is cut off, as MySQL does.
+  says so); anything after it is a torn write and is cut off, as MySQL does. `cut_file` cuts a
+  file nobody writes at any offset (a relay log at its last complete transaction).
 - Errors about file contents raise `BinlogFileError` (with the offset where it was found).
 """
 
 from __future__ import annotations
 
 import os
-import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,11 +25,11 @@ from binlog.index import read_index
 from protocol.errors import ProtocolError
 from protocol.events import (
     BINLOG_MAGIC,
-    CHECKSUM_LEN,
     HEADER_LEN,
     MAX_EVENT_SIZE,
     EventType,
     decode_header,
+    event_checksum_ok,
     format_description_checksum,
 )
 from protocol.position import BinlogPosition
@@ -43,13 +45,6 @@ class BinlogFileError(Exception):
         self.path = Path(path)
         self.offset = offset
         self.message = message
-
-
-def check_magic(path: Path) -> None:
-    with open(path, "rb") as f:
-        magic = f.read(len(BINLOG_MAGIC))
-    if magic != BINLOG_MAGIC:
-        raise BinlogFileError(path, 0, "not a binlog file (bad magic number)")
 
 
 def iter_events(path: Path | str, start: int = 4, end: int | None = None) -> Iterator[tuple[int, bytes]]:
@@ -109,6 +104,27 @@ def iter_all(
             yield BinlogPosition(name, offset), event
 
 
+def iter_checked(path: Path | str, end: int | None = None) -> Iterator[tuple[int, bytes, bool]]:
+    """Yield (offset, raw event, checksum) for a whole file's events from offset 4 up to `end`,
+    each one checked: the first must be a FORMAT_DESCRIPTION_EVENT, and an event's CRC32 is
+    verified when the last FD before it says the file uses one (`checksum`, also what decodes the
+    event). Stops quietly where `iter_events` does; raises BinlogFileError at the first event
+    that is not well-formed (its offset is where the good events end)."""
+    checksum: bool | None = None
+    for offset, event in iter_events(path, len(BINLOG_MAGIC), end):
+        header = decode_header(event)
+        if header.type_code == EventType.FORMAT_DESCRIPTION_EVENT:
+            try:
+                checksum = format_description_checksum(event)
+            except ProtocolError as e:
+                raise BinlogFileError(path, offset, e.message) from None
+        elif checksum is None:
+            raise BinlogFileError(path, offset, "first event is not a FORMAT_DESCRIPTION_EVENT")
+        elif checksum and not event_checksum_ok(event):
+            raise BinlogFileError(path, offset, f"CRC32 mismatch in {header.type_name} at offset {offset}")
+        yield offset, event, checksum
+
+
 def file_checksum(path: Path | str) -> bool:
     """Does this binlog file use CRC32 (per its FORMAT_DESCRIPTION_EVENT)?"""
     for offset, event in iter_events(path, 4):
@@ -154,21 +170,11 @@ def scan_file(path: Path | str) -> ScanResult:
     checksum: bool | None = None
     end = len(BINLOG_MAGIC)
     try:
-        for offset, event in iter_events(path, end):
-            header = decode_header(event)
+        for offset, event, event_checksum in iter_checked(path):
             if checksum is None:
-                if header.type_code != EventType.FORMAT_DESCRIPTION_EVENT:
-                    return ScanResult(end, False, "first event is not a FORMAT_DESCRIPTION_EVENT", size)
-                checksum = format_description_checksum(event)
-            elif checksum and (
-                len(event) < HEADER_LEN + CHECKSUM_LEN
-                or zlib.crc32(memoryview(event)[:-CHECKSUM_LEN]) != int.from_bytes(event[-CHECKSUM_LEN:], "little")
-            ):
-                return ScanResult(end, False, f"CRC32 mismatch in {header.type_name} at offset {offset}", size, checksum)
+                checksum = event_checksum  # the file's own FD
             end = offset + len(event)
     except BinlogFileError as e:
-        return ScanResult(end, False, e.message, size, checksum)
-    except ProtocolError as e:
         return ScanResult(end, False, e.message, size, checksum)
     return ScanResult(end, end < size, None, size, checksum)
 
@@ -192,8 +198,13 @@ def truncate_torn_tail(path: Path | str, scanned: ScanResult | None = None) -> i
     path = Path(path)
     result = scanned if scanned is not None else scan_file(path)
     if result.last_complete_end < result.size:
-        with open(path, "r+b") as f:
-            f.truncate(result.last_complete_end)
-            f.flush()
-            os.fsync(f.fileno())
+        cut_file(path, result.last_complete_end)
     return result.last_complete_end
+
+
+def cut_file(path: Path | str, size: int) -> None:
+    """Cut a file that nobody writes back to `size` bytes, durably (truncate + fsync)."""
+    with open(path, "r+b") as f:
+        f.truncate(size)
+        f.flush()
+        os.fsync(f.fileno())

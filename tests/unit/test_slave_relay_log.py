@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pytest
 
+from binlog.reader import iter_events
 from protocol.errors import RemoteProtocolError
 from protocol.events import (
     FL_STANDALONE,
@@ -23,7 +24,7 @@ from protocol.events import (
 )
 from protocol.messages import FieldType
 from protocol.position import BinlogPosition
-from slave.relay_log import GroupTracker, RelayLog, query_kind, read_events, statement_kind
+from slave.relay_log import GroupTracker, RelayLog, query_kind, statement_kind
 from slave.rows import TableLayout, UnsupportedColumnType, decode_rows
 from tests.support.relay_stream import MASTER, Stream
 
@@ -70,7 +71,7 @@ def test_recover_cuts_a_torn_event(tmp_path):
     found = RelayLog(tmp_path, "relay-bin", server_id=2).recover()
     assert found.resume == BinlogPosition(MASTER, master_end)
     assert (tmp_path / "relay-bin.000001").stat().st_size == end
-    assert [len(e) for _, e in read_events(tmp_path / "relay-bin.000001", 4, None)][-1] == len(stream.transaction(9)[-1])
+    assert [len(e) for _, e in iter_events(tmp_path / "relay-bin.000001")][-1] == len(stream.transaction(9)[-1])
 
 
 def test_a_file_without_any_event_of_the_master_is_dropped(tmp_path):
@@ -178,7 +179,7 @@ def test_rotate_starts_a_file_that_stands_on_its_own(tmp_path):
     relay.close()
     found = RelayLog(tmp_path, "relay-bin", server_id=2).recover()
     assert found.resume == at
-    types = [e[4] for _, e in read_events(tmp_path / "relay-bin.000002", 4, None)]
+    types = [e[4] for _, e in iter_events(tmp_path / "relay-bin.000002")]
     assert types == [EventType.FORMAT_DESCRIPTION_EVENT, EventType.ROTATE_EVENT, EventType.FORMAT_DESCRIPTION_EVENT]
 
 
