@@ -5,7 +5,8 @@ builds its own events (`append`) and rotates by size (`max_size`) with a ROTATE 
 log (slave/relay_log.py) appends the master's events as received (`append_raw`), starts a file
 per connection to its master (`start_file`, the master's checksum setting), cuts back to its
 transaction boundaries (`truncate`) and rotates itself (`max_size=None`); its files carry no
-in-use flag (`in_use_flag=False`), as they always have.
+in-use flag (`in_use_flag=False`) and its index lists bare names (`index_prefix=""`), as they
+always have.
 
 Contract (who may call what, what is durable when):
 - One owner calls the mutating methods (`open`, `append*`, `flush`, `sync`, `rotate`, `purge_to`,
@@ -103,6 +104,7 @@ class BinlogWriter:
         max_size: int | None,
         server_version: str,
         in_use_flag: bool = True,
+        index_prefix: str = "./",
     ) -> None:
         if max_size is not None and max_size < 4096:
             raise LocalProtocolError(f"max_size {max_size} is below 4096 bytes")
@@ -113,6 +115,7 @@ class BinlogWriter:
         self.max_size = max_size
         self.server_version = server_version
         self.in_use_flag = in_use_flag  # LOG_EVENT_BINLOG_IN_USE_F in the FD while a file is written
+        self.index_prefix = index_prefix  # before each name in the index (binlog.index.write_index)
         self._fd: int = -1
         self._name = ""
         self._flushed = 0  # bytes of the current file written to the OS
@@ -309,7 +312,7 @@ class BinlogWriter:
             os.fsync(self._fd)
             names = read_index(self.directory, self.basename)
             if next_name not in names:
-                write_index(self.directory, self.basename, [*names, next_name])
+                write_index(self.directory, self.basename, [*names, next_name], self.index_prefix)
         except OSError:
             if next_name not in read_index(self.directory, self.basename):
                 # undone: the old file stays the active one, without the ROTATE
@@ -343,7 +346,7 @@ class BinlogWriter:
         doomed = names[:keep_from]
         if not doomed:
             return []
-        write_index(self.directory, self.basename, names[keep_from:])
+        write_index(self.directory, self.basename, names[keep_from:], self.index_prefix)
         for old in doomed:
             try:
                 (self.directory / old).unlink()
@@ -448,7 +451,7 @@ class BinlogWriter:
         fd, size = self._start_file(path)
         if name not in names:
             try:
-                write_index(self.directory, self.basename, [*names, name])
+                write_index(self.directory, self.basename, [*names, name], self.index_prefix)
             except OSError:
                 if name not in read_index(self.directory, self.basename):
                     os.close(fd)

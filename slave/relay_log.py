@@ -68,6 +68,7 @@ from protocol.events import (
 from protocol.position import BinlogPosition, file_sequence
 
 SERVER_VERSION = "10.11.99-semisync-log"
+INDEX_PREFIX = ""  # `NAME.index` lists bare file names, as it always has
 
 # Events that belong to the statement or row change that follows them.
 _PREFIX_EVENTS = frozenset(
@@ -211,7 +212,7 @@ class RelayLog:
         # master's events as received: the writer builds no event and never rotates by itself.
         self._writer = BinlogWriter(
             self.datadir, basename, server_id=server_id, checksum=False, max_size=None,
-            server_version=SERVER_VERSION, in_use_flag=False,
+            server_version=SERVER_VERSION, in_use_flag=False, index_prefix=INDEX_PREFIX,
         )
         self.readable: RelayPosition | None = None
         # After a failed write or fsync: the current file's last good end, until `cut_back`.
@@ -278,7 +279,7 @@ class RelayLog:
             path = self.path(name)
             if not path.exists():  # listed, never made (a crash between index and file)
                 files.pop()
-                write_index(self.datadir, self.basename, files)
+                write_index(self.datadir, self.basename, files, INDEX_PREFIX)
                 continue
             size = path.stat().st_size
             tracker, boundary_offset = _scan(path)
@@ -286,7 +287,7 @@ class RelayLog:
                 path.unlink()
                 truncated += size
                 files.pop()
-                write_index(self.datadir, self.basename, files)
+                write_index(self.datadir, self.basename, files, INDEX_PREFIX)
                 continue
             if boundary_offset < size:
                 cut_file(path, boundary_offset)
