@@ -13,6 +13,7 @@ from protocol.errors import RemoteProtocolError
 from protocol.events import (
     FL_STANDALONE,
     EventType,
+    FormatDescription,
     MariaGtid,
     Query,
     Rows,
@@ -192,3 +193,26 @@ def test_rotate_starts_a_file_that_stands_on_its_own(tmp_path):
 def test_statement_kind_knows_every_spelling_of_a_transaction_start(statement, kind):
     assert statement_kind(statement) == kind
     assert query_kind(statement.encode()) == kind
+
+
+def test_recover_follows_a_checksum_change_of_the_master_within_a_file(tmp_path):
+    """The master turned binlog_checksum off (its new FD in the same relay file): the events after
+    it carry no CRC32, and recovery still finds the last complete transaction among them."""
+    relay = RelayLog(tmp_path, "relay-bin", server_id=2)
+    relay.recover()
+    relay.start_file(checksum=True)
+    stream = Stream()
+    write(relay, stream.start() + stream.transaction(1))
+    plain = FormatDescription(server_version="10.11.19-MariaDB-log", checksum_alg=0)
+    pos = stream.pos
+    events = [encode_body_event(plain, timestamp=1, server_id=1, log_pos=0, checksum=True)]
+    for body in (Query(db="d", query="BEGIN"), Query(db="d", query="INSERT INTO t VALUES (2)"), Xid(2)):
+        pos += len(encode_body_event(body, timestamp=1, server_id=1, log_pos=0, checksum=False))
+        events.append(encode_body_event(body, timestamp=1, server_id=1, log_pos=pos, checksum=False))
+    end = write(relay, events)
+    write(relay, events[1:3])  # a transaction without its end
+    relay.close()
+    found = RelayLog(tmp_path, "relay-bin", server_id=2).recover()
+    assert found.resume == BinlogPosition(MASTER, pos)
+    assert found.readable is not None and found.readable.pos == end
+    assert (tmp_path / "relay-bin.000001").stat().st_size == end
