@@ -53,6 +53,17 @@ def master_events(checksum: bool, n: int, start: int = 4) -> list[bytes]:
     return out
 
 
+def with_one_transaction(tmp_path, transactions: int) -> tuple[BinlogWriter, list[bytes], int]:
+    """A relay writer whose file holds the master's FD and its first transaction (flushed): the
+    writer, all the master's events, and the end of that transaction."""
+    w = relay_writer(tmp_path)
+    w.start_file(checksum=True)
+    events = master_events(True, transactions)
+    for e in events[:4]:
+        w.append_raw(e)
+    return w, events, w.flush().pos
+
+
 def test_a_file_per_connection_keeps_the_masters_events_and_their_checksum(tmp_path):
     w = relay_writer(tmp_path)
     first = w.start_file(checksum=True)
@@ -85,12 +96,7 @@ def test_without_max_size_the_writer_never_rotates_by_itself(tmp_path):
 
 
 def test_truncate_drops_what_is_after_the_offset_in_the_buffer_and_in_the_file(tmp_path):
-    w = relay_writer(tmp_path)
-    w.start_file(checksum=True)
-    events = master_events(True, 3)
-    for e in events[:4]:
-        w.append_raw(e)
-    after_1 = w.flush().pos
+    w, events, after_1 = with_one_transaction(tmp_path, 3)
     ends = [w.append_raw(e) for e in events[4:]]
     # buffered bytes: those before the offset stay buffered, those after go
     assert w.truncate(ends[2]) == BinlogPosition("relay-bin.000001", ends[2])
@@ -106,12 +112,7 @@ def test_truncate_drops_what_is_after_the_offset_in_the_buffer_and_in_the_file(t
 
 
 def test_a_failed_truncate_raises_its_error_and_is_retried_before_the_next_write(tmp_path, monkeypatch):
-    w = relay_writer(tmp_path)
-    w.start_file(checksum=True)
-    events = master_events(True, 2)
-    for e in events[:4]:
-        w.append_raw(e)
-    after_1 = w.flush().pos
+    w, events, after_1 = with_one_transaction(tmp_path, 2)
     for e in events[4:]:
         w.append_raw(e)
     w.flush()
