@@ -7,11 +7,18 @@ master's events exactly as received, with the master's log_pos: the artificial R
 FORMAT_DESCRIPTION a dump starts with (they give the master's coordinates), then everything
 else except heartbeats (WL#342: heartbeats never reach the relay log).
 
+The files are the binlog's (`binlog.BinlogWriter` writes them, `binlog.reader` reads and checks
+them, `binlog.index` lists them); this module adds only the relay log's policy: a file per
+connection, whole transactions only, the cut-back to the last complete transaction, the purge of
+applied files. The layout on disk is what it always was (no in-use flag in our FD, an index of
+bare names), so existing datadirs carry on.
+
 Ownership and durability
 - The IO task is the only writer: `start_file` once per connection to the master (so every
   file begins with the master's ROTATE and FORMAT_DESCRIPTION), `append` per event (buffered in
   memory), `flush` (one write(2) per batch), `sync` (fsync; blocking, so the IO task runs it in
-  a worker thread while the event loop keeps serving).
+  a worker thread while the event loop keeps serving). The applier reads the files with
+  `binlog.reader` and purges those it finished (`purge_before`).
 - The applier only reads, and only up to `readable` (a `RelayPosition`), which the IO task
   moves forward to the end of the last *complete transaction* once it is on disk per
   sync_relay_log. A partial transaction exists only at the tail of the file being written.
