@@ -3,8 +3,8 @@
 Contract:
 - Readers never lock the writer out (WL#5721): they read a file's bytes up to a bound (`end`, the
   writer's published end position, or what is on disk) and stop at an incomplete event, which a
-  file being appended may end with. Events come back as raw `bytes` (nothing is decoded beyond the
-  19-byte header's size field).
+  file being appended may end with. Events come back as raw `bytes`, framed by protocol's
+  `split_events` (nothing is decoded beyond the header's size field).
 - `iter_checked` walks a whole file checking each event (the first is a FORMAT_DESCRIPTION_EVENT,
   CRC32 per the last FD before the event: a relay log file holds its own FD and its master's).
 - `scan_file` and `truncate_torn_tail` are for recovery at start-up, when nobody writes the file:
@@ -25,12 +25,14 @@ from binlog.index import read_index
 from protocol.errors import ProtocolError
 from protocol.events import (
     BINLOG_MAGIC,
-    HEADER_LEN,
-    MAX_EVENT_SIZE,
+    EventFramingError,
     EventType,
     decode_header,
     event_checksum_ok,
+    event_size_at,
+    event_type,
     format_description_checksum,
+    split_events,
 )
 from protocol.position import BinlogPosition
 
@@ -61,24 +63,20 @@ def iter_events(path: Path | str, start: int = 4, end: int | None = None) -> Ite
             raise BinlogFileError(path, 0, "not a binlog file (bad magic number)")
         f.seek(start)
         buf = b""
-        buf_offset = start  # file offset of buf[0]
+        buf_offset = start  # file offset of buf[0]; buf never holds bytes past `end`
         while True:
-            pos, n = 0, len(buf)
-            size = 0
-            while n - pos >= HEADER_LEN:
-                size = int.from_bytes(buf[pos + 9 : pos + 13], "little")
-                if size < HEADER_LEN or size > MAX_EVENT_SIZE:
-                    raise BinlogFileError(path, buf_offset + pos, f"impossible event size {size}")
-                if n - pos < size:
-                    break
-                if end is not None and buf_offset + pos + size > end:
-                    return
-                yield buf_offset + pos, buf[pos : pos + size]
-                pos += size
+            pos = 0
+            try:
+                for at, event in split_events(buf):
+                    yield buf_offset + at, event
+                    pos = at + len(event)
+            except EventFramingError as e:
+                raise BinlogFileError(path, buf_offset + e.offset, e.message) from None
             buf = buf[pos:]
             buf_offset += pos
             # read a chunk, or at least the rest of the event that is pending
-            to_read = max(READ_CHUNK, size - len(buf)) if len(buf) >= HEADER_LEN else READ_CHUNK
+            pending = event_size_at(buf)
+            to_read = READ_CHUNK if pending is None else max(READ_CHUNK, pending - len(buf))
             if end is not None:
                 to_read = min(to_read, end - buf_offset - len(buf))
             if to_read <= 0:
@@ -128,7 +126,7 @@ def iter_checked(path: Path | str, end: int | None = None) -> Iterator[tuple[int
 def file_checksum(path: Path | str) -> bool:
     """Does this binlog file use CRC32 (per its FORMAT_DESCRIPTION_EVENT)?"""
     for offset, event in iter_events(path, 4):
-        if event[4] != EventType.FORMAT_DESCRIPTION_EVENT:
+        if event_type(event) != EventType.FORMAT_DESCRIPTION_EVENT:
             raise BinlogFileError(path, offset, "first event is not a FORMAT_DESCRIPTION_EVENT")
         try:
             return format_description_checksum(event)

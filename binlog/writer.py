@@ -57,7 +57,6 @@ import errno
 import logging
 import os
 import time
-import zlib
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
@@ -69,20 +68,22 @@ from binlog.index import (
     read_index,
     write_index,
 )
-from binlog.reader import scan_file, torn_tail, truncate_torn_tail
-from protocol.errors import LocalProtocolError
+from binlog.reader import BinlogFileError, iter_events, scan_file, torn_tail, truncate_torn_tail
+from protocol.errors import LocalProtocolError, ProtocolError
 from protocol.events import (
     BINLOG_CHECKSUM_ALG_CRC32,
     BINLOG_CHECKSUM_ALG_OFF,
     BINLOG_MAGIC,
-    CHECKSUM_LEN,
-    HEADER_LEN,
     LOG_EVENT_BINLOG_IN_USE_F,
     EventType,
     FormatDescription,
     Rotate,
     encode_body_event,
     encode_event,
+    event_type,
+    framed_size,
+    in_use_flag,
+    rewrite_format_description,
 )
 from protocol.position import BinlogPosition
 
@@ -90,7 +91,6 @@ log = logging.getLogger("semisync.binlog")
 
 # (type_code, body bytes, timestamp, flags)
 EventSpec = tuple[int, bytes, int, int]
-_FLAGS_AT = 17  # offset of the header's flags field
 
 
 class BinlogWriter:
@@ -121,7 +121,6 @@ class BinlogWriter:
         self._flushed = 0  # bytes of the current file written to the OS
         self._synced = 0
         self._buf = bytearray()
-        self._footer = CHECKSUM_LEN if checksum else 0
         self._cut_pending: int | None = None  # a failed cut-back's target: no write until it is done
 
     # -- lifecycle ---------------------------------------------------------------------------
@@ -191,7 +190,7 @@ class BinlogWriter:
         end = self._flushed + len(self._buf)
         out = self._buf
         for type_code, body, timestamp, flags in events:
-            end += HEADER_LEN + len(body) + self._footer
+            end += framed_size(len(body), self.checksum)
             out += encode_event(
                 type_code, body, timestamp=timestamp, server_id=self.server_id, log_pos=end,
                 flags=flags, checksum=self.checksum,
@@ -289,7 +288,6 @@ class BinlogWriter:
         self.close()
         if checksum is not None:
             self.checksum = checksum
-            self._footer = CHECKSUM_LEN if checksum else 0
         self.directory.mkdir(parents=True, exist_ok=True)
         names = read_index(self.directory, self.basename)
         self._create(next_file_name(names[-1]) if names else file_name(self.basename, 1), names)
@@ -440,7 +438,7 @@ class BinlogWriter:
             checksum_alg=BINLOG_CHECKSUM_ALG_CRC32 if self.checksum else BINLOG_CHECKSUM_ALG_OFF,
         )
         body = fd.encode()
-        end = len(BINLOG_MAGIC) + HEADER_LEN + len(body) + CHECKSUM_LEN
+        end = len(BINLOG_MAGIC) + framed_size(len(body), True)  # an FD always has its CRC32
         return encode_body_event(
             fd, timestamp=fd.create_timestamp, server_id=self.server_id, log_pos=end, flags=flags,
             checksum=True,
@@ -480,27 +478,20 @@ class BinlogWriter:
         """Rewrite the FD's flags without LOG_EVENT_BINLOG_IN_USE_F (the file was closed cleanly).
         A failure is only logged: the file's events are whole either way."""
         try:
+            try:
+                first = next(iter_events(path), None)
+            except BinlogFileError:
+                return
+            if first is None or event_type(first[1]) != EventType.FORMAT_DESCRIPTION_EVENT or not in_use_flag(first[1]):
+                return
             with open(path, "r+b") as f:
-                head = f.read(len(BINLOG_MAGIC) + HEADER_LEN)
-                if len(head) < len(BINLOG_MAGIC) + HEADER_LEN or head[:4] != BINLOG_MAGIC:
-                    return
-                size = int.from_bytes(head[4 + 9 : 4 + 13], "little")
-                f.seek(4)
-                event = bytearray(f.read(size))
-                if len(event) != size or event[4] != EventType.FORMAT_DESCRIPTION_EVENT:
-                    return
-                flags = int.from_bytes(event[_FLAGS_AT : _FLAGS_AT + 2], "little")
-                if not flags & LOG_EVENT_BINLOG_IN_USE_F:
-                    return
-                event[_FLAGS_AT : _FLAGS_AT + 2] = (flags & ~LOG_EVENT_BINLOG_IN_USE_F).to_bytes(2, "little")
-                event[-CHECKSUM_LEN:] = zlib.crc32(memoryview(event)[:-CHECKSUM_LEN]).to_bytes(4, "little")
-                f.seek(4)
-                f.write(event)
+                f.seek(first[0])
+                f.write(rewrite_format_description(first[1], in_use=False))
                 f.flush()
                 os.fsync(f.fileno())
         except FileNotFoundError:
             return
-        except OSError as exc:  # the file is whole; only its "not closed cleanly" flag stays
+        except (OSError, ProtocolError) as exc:  # the file is whole; only its "not closed cleanly" flag stays
             log.warning("binlog %s: could not clear its in-use flag: %s", path.name, exc)
 
 

@@ -82,16 +82,6 @@ class Column:
             return "BLOB"
         return "TEXT"
 
-    @property
-    def coarse_type(self) -> str:
-        if self.base in INT_TYPES:
-            return "integer"
-        if self.base in REAL_TYPES or self.base in NUMERIC_TYPES:
-            return "double"
-        if self.base in ("datetime", "timestamp"):
-            return "datetime"
-        return "string"
-
 
 @dataclass
 class Index:

@@ -266,10 +266,6 @@ class Result:
     in_transaction: bool = False
     committed: CommittedTxn | None = None
 
-    @property
-    def is_result_set(self) -> bool:
-        return bool(self.columns)
-
 
 _DATETIME = re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(\.\d+)?$")
 

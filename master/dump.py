@@ -55,7 +55,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -66,16 +65,17 @@ from binlog.reader import BinlogFileError, file_checksum, iter_events
 from master.binlog_end import BinlogEnd
 from protocol.errors import ER_MASTER_FATAL_ERROR_READING_BINLOG, ProtocolError
 from protocol.events import (
-    BINLOG_CHECKSUM_ALG_OFF,
     BINLOG_MAGIC,
-    CHECKSUM_LEN,
-    HEADER_LEN,
     LOG_EVENT_ARTIFICIAL_F,
-    LOG_EVENT_BINLOG_IN_USE_F,
     EventType,
     Heartbeat,
     Rotate,
     encode_event,
+    event_checksum_ok,
+    event_type,
+    rewrite_format_description,
+    route_fields,
+    strip_checksum,
 )
 from protocol.messages import BINLOG_DUMP_NON_BLOCK, ERR, ComBinlogDump
 from protocol.position import BinlogPosition
@@ -97,10 +97,6 @@ LOG_READ_TRUNC = "binlog truncated in the middle of event; consider out of disk 
 ERR_READING = ("%s; the first event '%s' at %d, the last event read from '%s' at %d, "
                "the last byte read from '%s' at %d.")
 
-_FLAGS_AT = 17
-_LOG_POS_AT = 13
-_SIZE_AT = 9
-_FD_CREATED_AT = HEADER_LEN + 2 + 50  # binlog_version, server_version, then create_timestamp
 _BATCH_BYTES = 256 << 10  # read (and drain the socket) in batches of about this much
 _INLINE_READ = 64 << 10  # reads up to this size run on the loop (page cache, microseconds)
 
@@ -150,31 +146,6 @@ def connect_checksum(user_vars: dict[str, Any]) -> bool:
     return value is not None and str(value).strip().upper() != "NONE"
 
 
-def strip_checksum(event: bytes) -> bytes:
-    """The event without its CRC32 footer and with event_size fixed; a FORMAT_DESCRIPTION keeps
-    its (always present) footer but says NONE."""
-    if event[4] == EventType.FORMAT_DESCRIPTION_EVENT:
-        buf = bytearray(event)
-        buf[-CHECKSUM_LEN - 1] = BINLOG_CHECKSUM_ALG_OFF
-        buf[-CHECKSUM_LEN:] = zlib.crc32(memoryview(buf)[:-CHECKSUM_LEN]).to_bytes(4, "little")
-        return bytes(buf)
-    size = len(event) - CHECKSUM_LEN
-    return b"".join((event[:_SIZE_AT], size.to_bytes(4, "little"), event[_SIZE_AT + 4 : size]))
-
-
-def fix_format_description(event: bytes, *, past_start: bool) -> bytes:
-    """The FD as a dump sends it: in-use flag cleared; when the dump starts past it, log_pos 0
-    and creation time 0 (the slave must neither move its position nor drop temporary tables)."""
-    buf = bytearray(event)
-    flags = int.from_bytes(buf[_FLAGS_AT : _FLAGS_AT + 2], "little") & ~LOG_EVENT_BINLOG_IN_USE_F
-    buf[_FLAGS_AT : _FLAGS_AT + 2] = flags.to_bytes(2, "little")
-    if past_start:
-        buf[_LOG_POS_AT : _LOG_POS_AT + 4] = bytes(4)
-        buf[_FD_CREATED_AT : _FD_CREATED_AT + 4] = bytes(4)
-    buf[-CHECKSUM_LEN:] = zlib.crc32(memoryview(buf)[:-CHECKSUM_LEN]).to_bytes(4, "little")
-    return bytes(buf)
-
-
 class DamagedBinlog(Exception):
     """The binlog file cannot be read at `offset`; `reason` is mysqld's wording for it."""
 
@@ -192,7 +163,7 @@ def read_events(path: Path, start: int, end: int, at_least: int = 0, crc: bool =
     events: list[tuple[int, bytes]] = []
     try:
         for offset, event in iter_events(path, start, end):
-            if crc and zlib.crc32(memoryview(event)[:-CHECKSUM_LEN]) != int.from_bytes(event[-CHECKSUM_LEN:], "little"):
+            if crc and not event_checksum_ok(event):
                 raise DamagedBinlog(offset, LOG_READ_CHECKSUM_FAILURE)
             events.append((offset, event))
             if at_least and len(events) >= at_least:
@@ -228,7 +199,7 @@ def check_start(directory: Path, basename: str, position: BinlogPosition) -> boo
     try:
         for offset, event in iter_events(path, len(BINLOG_MAGIC), pos):
             if offset + len(event) == pos:
-                return event[4] == EventType.ROTATE_EVENT
+                return event_type(event) == EventType.ROTATE_EVENT
     except BinlogFileError as e:
         raise DumpError(f"bogus data in log event: {e.message}") from None
     raise DumpError(
@@ -378,9 +349,9 @@ class DumpSession:
         except DamagedBinlog as e:
             raise self._damaged(e) from None
         for _offset, event in first:
-            if event[4] != EventType.FORMAT_DESCRIPTION_EVENT:
+            if event_type(event) != EventType.FORMAT_DESCRIPTION_EVENT:
                 raise DumpError(f"the first event of '{self.file}' is not a FORMAT_DESCRIPTION_EVENT")
-            fd = fix_format_description(event, past_start=past_start)
+            fd = rewrite_format_description(event, in_use=False, past_start=past_start)
             if self.strip:
                 fd = strip_checksum(fd)
             if self.pos == len(BINLOG_MAGIC):
@@ -493,7 +464,7 @@ class DumpSession:
         heartbeat: bool = False,
     ) -> None:
         """One packet on its own (artificial events, heartbeats): hooks around one write."""
-        wire, info = self._packet(event, end, artificial, heartbeat, event[4])
+        wire, info = self._packet(event, end, artificial, heartbeat, event_type(event))
         self.session.write(wire)
         self.events_sent += 1
         if info is not None:
@@ -512,13 +483,13 @@ class DumpSession:
         infos: list[SendParam] = []
         for offset, event in batch:
             self.pos = offset + len(event)
-            log_pos = int.from_bytes(event[_LOG_POS_AT : _LOG_POS_AT + 4], "little")
+            type_code, log_pos, flags = route_fields(event)
             wire, info = self._packet(
                 strip_checksum(event) if strip else event,
                 BinlogPosition(file, log_pos) if log_pos else None,
-                bool(event[_FLAGS_AT] & LOG_EVENT_ARTIFICIAL_F),
+                bool(flags & LOG_EVENT_ARTIFICIAL_F),
                 False,
-                event[4],
+                type_code,
             )
             wires.append(wire)
             if info is not None:

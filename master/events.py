@@ -86,19 +86,6 @@ def user_var(name: str, value: object) -> UserVar:
                    value=str(value).encode("utf-8", "surrogateescape"))
 
 
-def user_var_value(body: UserVar) -> object:
-    """The Python value of a USER_VAR event (the inverse of `user_var`, for replay)."""
-    if body.is_null:
-        return None
-    if body.type == INT_RESULT:
-        return int.from_bytes(body.value[:8], "little", signed=not (body.flags or 0) & USER_VAR_UNSIGNED_F)
-    if body.type == REAL_RESULT:
-        return struct.unpack("<d", body.value[:8])[0]
-    if body.charset == BINARY and body.type == STRING_RESULT:
-        return body.value
-    return body.value.decode("utf-8", "surrogateescape")
-
-
 def transaction_events(statements: Sequence[Any], *, xid: int, thread_id: int) -> list[EventSpec]:
     """The events of one binlog transaction (statements are engine `LoggedStatement`s)."""
     first = statements[0]

@@ -43,7 +43,6 @@ from typing import Any
 from binlog.index import read_index
 from binlog.reader import file_checksum, iter_events, scan_file, torn_tail, truncate_torn_tail
 from engine.core import StatementContext
-from master.events import user_var_value
 from protocol.events import (
     INTVAR_INSERT_ID,
     INTVAR_LAST_INSERT_ID,
@@ -54,6 +53,7 @@ from protocol.events import (
     Xid,
     decode_event,
     foreign_key_checks,
+    user_var_value,
 )
 from protocol.position import BinlogPosition, file_sequence
 

@@ -15,6 +15,7 @@ from protocol.events import (
     INTVAR_INSERT_ID,
     EventType,
     decode_event,
+    decode_header,
 )
 
 COLUMNS = ("Log_name", "Pos", "Event_type", "Server_id", "End_log_pos", "Info")
@@ -62,19 +63,17 @@ def binlog_event_rows(
         if limit is not None and len(rows) >= limit:
             break
         try:
-            event = decode_event(raw, checksum=checksum)
-            info = _info(event)
+            info = _info(decode_event(raw, checksum=checksum))
         except ProtocolError as e:
             info = f"(undecodable: {e.message})"
-            event = None
-        header = event.header if event is not None else None
-        type_code = raw[4]
+        header = decode_header(raw)  # a whole event: its header always decodes
+        type_code = header.type_code
         rows.append((
             name,
             pos,
             _NAMES.get(type_code, EventType(type_code).name if type_code in EventType._value2member_map_ else str(type_code)),
-            header.server_id if header else int.from_bytes(raw[5:9], "little"),
-            header.log_pos if header else int.from_bytes(raw[13:17], "little"),
+            header.server_id,
+            header.log_pos,
             info,
         ))
     return rows

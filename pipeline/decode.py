@@ -51,8 +51,25 @@ from protocol.errors import ProtocolError
 from protocol.events import (
     BINLOG_MAGIC,
     CHECKSUM_LEN,
+    EVENT_SIZE_AT,
+    FL_COMPLETED_XA,
+    FL_GROUP_COMMIT_ID,
+    FL_PREPARED_XA,
+    GTID_FIELD_AT,
+    GTID_PADDING_LEN,
+    HEADER_FIELD_AT,
     HEADER_LEN,
+    LOG_POS_AT,
     MAX_EVENT_SIZE,
+    Q_FLAGS2_CODE,
+    Q_SQL_MODE_CODE,
+    QUERY_FIELD_AT,
+    ROWS_V1_FIELD_AT,
+    ROWS_V2_FIELD_AT,
+    STATUS_VAR_LEN,
+    TABLE_MAP_FIELD_AT,
+    TYPE_CODE_AT,
+    XID_BODY_LEN,
     EventType,
     decode_event,
     format_description_checksum,
@@ -140,8 +157,9 @@ def walk(buf: bytes, start: int, limit: int) -> tuple[list[int], int]:
     off = start
     stop = min(limit, len(buf) - HEADER_LEN + 1)
     n = len(buf)
+    size_at = EVENT_SIZE_AT
     while off < stop:
-        size = _SIZE(buf, off + 9)[0]
+        size = _SIZE(buf, off + size_at)[0]
         if size < HEADER_LEN:
             raise ValueError(off)
         if off + size > n:
@@ -197,11 +215,12 @@ def frame(buf: bytes, base: int, limit: int) -> tuple[np.ndarray, int]:
     m = max(0, min(limit, n - HEADER_LEN + 1))  # positions whose header fits in buf
     a = np.frombuffer(buf, dtype=np.uint8)
     ramp, diff, hit = _SCRATCH.get(m)
-    np.subtract(a[13 : 13 + m], a[9 : 9 + m], out=diff)  # low bytes: log_pos - size
+    np.subtract(a[LOG_POS_AT : LOG_POS_AT + m], a[EVENT_SIZE_AT : EVENT_SIZE_AT + m], out=diff)  # low bytes: log_pos - size
     first = base & 0xFF
     np.equal(diff, ramp[first : first + m], out=hit)  # == (base + p) mod 256
     cand = np.flatnonzero(hit)
-    fields = _uints(buf, cand + 9, 8)  # event_size, then log_pos
+    assert LOG_POS_AT == EVENT_SIZE_AT + 4
+    fields = _uints(buf, cand + EVENT_SIZE_AT, 8)  # event_size, then log_pos
     size = fields & 0xFFFFFFFF
     good = (((fields >> 32) - size - cand - base) & 0xFFFFFFFF == 0) & (size >= HEADER_LEN)
     cand, size = cand[good], size[good]
@@ -399,18 +418,33 @@ def _layout(**fields: tuple[str, int]) -> np.dtype:
                      "offsets": [at for _, at in fields.values()], "itemsize": _WINDOW})
 
 
-_HEADER = _layout(timestamp=("<u4", 0), type_code=("u1", 4), server_id=("<u4", 5), size=("<u4", 9),
-                  log_pos=("<u4", 13), flags=("<u2", 17))
+# Every offset below comes from protocol.events' declarations.
+_H = HEADER_FIELD_AT
+_HEADER = _layout(timestamp=("<u4", _H["timestamp"]), type_code=("u1", _H["type_code"]),
+                  server_id=("<u4", _H["server_id"]), size=("<u4", _H["event_size"]),
+                  log_pos=("<u4", _H["log_pos"]), flags=("<u2", _H["flags"]))
 # QUERY_EVENT: thread_id exec_time db_len error_code status_vars_len | status vars (sql_mode is
 # the first one, or the one after Q_FLAGS2_CODE: how MariaDB and MySQL order them)
-_QUERY = _layout(thread_id=("<u4", _B), exec_time=("<u4", _B + 4), db_len=("u1", _B + 8),
-                 error_code=("<u2", _B + 9), sv_len=("<u2", _B + 11), code1=("u1", _B + 13),
-                 mode1=("<u8", _B + 14), code2=("u1", _B + 18), mode2=("<u8", _B + 19))
+_Q = QUERY_FIELD_AT
+_Q_POST_HEADER = _Q["status_vars"]  # where the status variables start
+_SV_MODE = 1 + STATUS_VAR_LEN[Q_SQL_MODE_CODE]  # code byte + sql_mode
+_SV_FLAGS2 = 1 + STATUS_VAR_LEN[Q_FLAGS2_CODE]  # code byte + flags2
+_QUERY = _layout(thread_id=("<u4", _B + _Q["thread_id"]), exec_time=("<u4", _B + _Q["exec_time"]),
+                 db_len=("u1", _B + _Q["db_len"]), error_code=("<u2", _B + _Q["error_code"]),
+                 sv_len=("<u2", _B + _Q["status_vars_len"]), code1=("u1", _B + _Q_POST_HEADER),
+                 mode1=("<u8", _B + _Q_POST_HEADER + 1), code2=("u1", _B + _Q_POST_HEADER + _SV_FLAGS2),
+                 mode2=("<u8", _B + _Q_POST_HEADER + _SV_FLAGS2 + 1))
 # GTID_EVENT (MariaDB): seq_no domain_id flags2 [commit_id | 6 bytes of padding]
-_GTID = _layout(seq_no=("<u8", _B), domain_id=("<u4", _B + 8), flags2=("u1", _B + 12), commit_id=("<u8", _B + 13))
+_G = GTID_FIELD_AT
+_GTID = _layout(seq_no=("<u8", _B + _G["seq_no"]), domain_id=("<u4", _B + _G["domain_id"]),
+                flags2=("u1", _B + _G["flags2"]), commit_id=("<u8", _B + _G["commit_id"]))
 _XID = _layout(xid=("<u8", _B))
 # TABLE_MAP_EVENT and rows events: table_id(6) flags(2) then db_len | extra_len(2, v2 rows)
-_TABLE = _layout(table_id=("<u8", _B), flags=("<u2", _B + 6), db_len=("u1", _B + 8), extra_len=("<u2", _B + 8))
+_T = TABLE_MAP_FIELD_AT
+assert _T["table_id"] == ROWS_V2_FIELD_AT["table_id"] and _T["flags"] == ROWS_V2_FIELD_AT["flags"]
+_TABLE = _layout(table_id=("<u8", _B + _T["table_id"]), flags=("<u2", _B + _T["flags"]),
+                 db_len=("u1", _B + _T["db_len"]), extra_len=("<u2", _B + ROWS_V2_FIELD_AT["extra_len"]))
+_TABLE_MAP_MIN = _T["db"] + 4  # db \0 table_len table \0 column_count: at least 4 more bytes
 _QUERY_KEY = np.dtype([("thread_id", "<u4"), ("exec_time", "<u4"), ("error_code", "<u2"), ("has_mode", "u1"),
                        ("mode", "<u8")])
 _GTID_KEY = np.dtype([("flags2", "u1"), ("committed", "u1"), ("commit_id", "<u8")])
@@ -478,7 +512,7 @@ def decode_chunk(
     slow: dict[int, dict[str, Any]] = {}
     for i in np.flatnonzero(slow_mask).tolist():
         off = int(offsets[i])
-        raw = buf[off : off + _SIZE(buf, off + 9)[0]]
+        raw = buf[off : off + _SIZE(buf, off + EVENT_SIZE_AT)[0]]
         try:
             ev = decode_event(raw, checksum=bool(checksum[i]))
         except ProtocolError as e:
@@ -561,19 +595,19 @@ def _numpy_columns(
     # -- QUERY_EVENT
     qi, qb, qlen, qw = rows_of(QUERY)
     q = qw.view(_QUERY)
-    ok = qlen >= 13
+    ok = qlen >= _Q_POST_HEADER
     sv_len = np.where(ok, q["sv_len"], 0).astype(np.int64)
     db_len = np.where(ok, q["db_len"], 0).astype(np.int64)
-    q_db = qb + 13 + sv_len
+    q_db = qb + _Q_POST_HEADER + sv_len
     q_text = q_db + db_len + 1
     ok &= q_text <= qb + qlen
     ok &= a[np.where(ok, q_text - 1, 0)] == 0
     # sql_mode: Q_SQL_MODE_CODE first, or right after Q_FLAGS2_CODE
-    first = np.where(ok & (sv_len >= 9), q["code1"], 255)
-    second = np.where(ok & (sv_len >= 14) & (first == 0), q["code2"], 255)
-    has_mode = (first == 1) | (second == 1)
+    first = np.where(ok & (sv_len >= _SV_MODE), q["code1"], 255)
+    second = np.where(ok & (sv_len >= _SV_FLAGS2 + _SV_MODE) & (first == Q_FLAGS2_CODE), q["code2"], 255)
+    has_mode = (first == Q_SQL_MODE_CODE) | (second == Q_SQL_MODE_CODE)
     # anything else carrying sql_mode (or no regular layout): the reference decoder
-    ok &= has_mode | (sv_len == 0) | ((first == 0) & (sv_len == 5))
+    ok &= has_mode | (sv_len == 0) | ((first == Q_FLAGS2_CODE) & (sv_len == _SV_FLAGS2))
     sel = keep(qi, ok)
     qi, qb, qlen, qw, q_db, db_len, q_text, has_mode, first = map(
         sel, (qi, qb, qlen, qw, q_db, db_len, q_text, has_mode, first)
@@ -585,7 +619,7 @@ def _numpy_columns(
     for name in ("thread_id", "exec_time", "error_code"):
         key[name] = q[name]
     key["has_mode"] = has_mode
-    key["mode"] = np.where(first == 1, q["mode1"], np.where(has_mode, q["mode2"], 0))
+    key["mode"] = np.where(first == Q_SQL_MODE_CODE, q["mode1"], np.where(has_mode, q["mode2"], 0))
     uniq, which = _distinct(key)
     built["details"].append((qi, _concat(
         '{"thread_id":', _text(uniq["thread_id"]), ',"exec_time":', _text(uniq["exec_time"]),
@@ -595,15 +629,15 @@ def _numpy_columns(
 
     # -- XID_EVENT: xid (8 bytes, nothing after)
     xi, _, xlen, xw = rows_of(XID)
-    sel = keep(xi, xlen == 8)
+    sel = keep(xi, xlen == XID_BODY_LEN)
     ints["xid"].append((sel(xi), sel(xw).view(_XID)["xid"].view(np.int64)))
 
     # -- GTID_EVENT (MariaDB)
     gi, _, glen, gw = rows_of(GTID)
     g = gw.view(_GTID)
-    committed = (g["flags2"] & 0x02) != 0
-    ok = committed | ((g["flags2"] & 0xC0) == 0)  # XA: reference decoder
-    ok &= np.where(committed, glen >= 21, glen >= 19)
+    committed = (g["flags2"] & FL_GROUP_COMMIT_ID) != 0
+    ok = committed | ((g["flags2"] & (FL_PREPARED_XA | FL_COMPLETED_XA)) == 0)  # XA: reference decoder
+    ok &= np.where(committed, glen >= _G["commit_id"] + 8, glen >= _G["commit_id"] + GTID_PADDING_LEN)
     ok &= committed | (g["commit_id"] & 0xFFFF_FFFF_FFFF == 0)  # the padding is zeros
     sel = keep(gi, ok)
     gi, gw, committed = map(sel, (gi, gw, committed))
@@ -624,9 +658,9 @@ def _numpy_columns(
     # -- TABLE_MAP_EVENT: table_id(6) flags(2) db_len db \0 table_len table \0 ncols types mlen meta nullbits
     ti, tb, tlen, tw = rows_of(TABLE_MAP)
     t_end = tb + tlen
-    ok = tlen >= 13
+    ok = tlen >= _TABLE_MAP_MIN
     t_db_len = np.where(ok, tw.view(_TABLE)["db_len"], 0).astype(np.int64)
-    t_tl_at = tb + 9 + t_db_len + 1
+    t_tl_at = tb + _T["db"] + t_db_len + 1
     ok &= t_tl_at + 1 < t_end
     t_tl = np.where(ok, a[np.where(ok, t_tl_at, 0)], 0).astype(np.int64)
     t_nc_at = t_tl_at + 1 + t_tl + 1
@@ -641,7 +675,7 @@ def _numpy_columns(
     sel = keep(ti, ok)
     ti, tb, tw, t_db_len, t_tl_at, t_tl, t_nc_at, ncols = map(sel, (ti, tb, tw, t_db_len, t_tl_at, t_tl, t_nc_at, ncols))
     ints["table_id"].append((ti, (tw.view(_TABLE)["table_id"] & 0xFFFF_FFFF_FFFF).view(np.int64)))
-    texts["db"].append((ti, tb + 9, t_db_len))
+    texts["db"].append((ti, tb + _T["db"], t_db_len))
     texts["table"].append((ti, t_tl_at + 1, t_tl))
     # column_types: the text of each distinct list of type codes, built once
     types, which = _distinct_bytes(source, t_nc_at + 1, t_nc_at + 1 + ncols)
@@ -651,9 +685,9 @@ def _numpy_columns(
     # -- rows events: table_id(6) flags(2) [extra_len(2) extra] rows
     ri, _, rlen, rw = rows_of(*ROWS_V1, *ROWS_V2)
     v2 = _IS_ROWS_V2[tcode[ri]]
-    ok = rlen >= np.where(v2, 10, 8)
-    extra_len = np.where(v2 & ok, rw.view(_TABLE)["extra_len"], 2)
-    ok &= ~v2 | ((extra_len >= 2) & (8 + extra_len <= rlen))
+    ok = rlen >= np.where(v2, ROWS_V2_FIELD_AT["extra"], ROWS_V1_FIELD_AT["rows"])
+    extra_len = np.where(v2 & ok, rw.view(_TABLE)["extra_len"], 2)  # extra_len counts its own 2 bytes
+    ok &= ~v2 | ((extra_len >= 2) & (ROWS_V2_FIELD_AT["extra_len"] + extra_len <= rlen))
     sel = keep(ri, ok)
     ri, rw = sel(ri), sel(rw).view(_TABLE)
     ints["table_id"].append((ri, (rw["table_id"] & 0xFFFF_FFFF_FFFF).view(np.int64)))
@@ -710,10 +744,10 @@ def decode_range(
                 offsets, stop = _frame(buf, off, len(buf) if end is None else end - off)
             except ValueError as e:
                 at = e.args[0]
-                raise BinlogFileError(path, off + at, f"impossible event size {_SIZE(buf, at + 9)[0]}") from None
+                raise BinlogFileError(path, off + at, f"impossible event size {_SIZE(buf, at + EVENT_SIZE_AT)[0]}") from None
             if not len(offsets):
                 # the next event does not fit in what was read
-                size = _SIZE(buf, 9)[0]
+                size = _SIZE(buf, EVENT_SIZE_AT)[0]
                 if size > MAX_EVENT_SIZE:
                     raise BinlogFileError(path, off, f"impossible event size {size}")
                 if len(buf) < chunk_bytes:
@@ -731,7 +765,7 @@ def decode_range(
 
 
 def _fd_checksum(buf: bytes, off: int, path: str, base: int) -> bool:
-    size = _SIZE(buf, off + 9)[0]
+    size = _SIZE(buf, off + EVENT_SIZE_AT)[0]
     try:
         return format_description_checksum(buf[off : off + size])
     except ProtocolError as e:
@@ -744,7 +778,7 @@ def _checksums(buf: bytes, offsets: np.ndarray, checksum: bool, path: str, base:
     a = np.frombuffer(buf, dtype=np.uint8)
     o = np.asarray(offsets, dtype=np.int64)
     flags = np.full(len(offsets), checksum, dtype=bool)
-    for i in np.flatnonzero(a[o + 4] == EventType.FORMAT_DESCRIPTION_EVENT).tolist():
+    for i in np.flatnonzero(a[o + TYPE_CODE_AT] == EventType.FORMAT_DESCRIPTION_EVENT).tolist():
         checksum = _fd_checksum(buf, int(offsets[i]), path, base)
         flags[i + 1 :] = checksum
     return flags, checksum
@@ -762,7 +796,7 @@ def _verify(buf: bytes, offsets: np.ndarray, flags: np.ndarray, path: str, base:
     divides.)"""
     a = np.frombuffer(buf, dtype=np.uint8)
     o = np.asarray(offsets, dtype=np.int64)
-    checked = flags & (a[o + 4] != EventType.FORMAT_DESCRIPTION_EVENT)
+    checked = flags & (a[o + TYPE_CODE_AT] != EventType.FORMAT_DESCRIPTION_EVENT)
     if not checked.any():
         return
     if NATIVE:  # event by event, in C
@@ -772,7 +806,7 @@ def _verify(buf: bytes, offsets: np.ndarray, flags: np.ndarray, path: str, base:
         return
     sizes = np.empty(len(o), dtype=np.int64)  # the events are back to back
     sizes[:-1] = o[1:] - o[:-1]
-    sizes[-1] = _SIZE(buf, int(o[-1]) + 9)[0]
+    sizes[-1] = _SIZE(buf, int(o[-1]) + EVENT_SIZE_AT)[0]
     lo, hi = int(o[0]), int(o[-1] + sizes[-1])
     model = _SCRATCH.zeros(hi - lo)
     copied = np.flatnonzero(~checked).tolist()
@@ -820,7 +854,7 @@ def _verify_each(buf: bytes, o: np.ndarray, sizes: np.ndarray, path: str, base: 
 
 
 def _crc_mismatch(buf: bytes, off: int, path: str, base: int) -> BinlogFileError:
-    return BinlogFileError(path, base + off, f"{type_name(buf[off + 4])}: CRC32 mismatch")
+    return BinlogFileError(path, base + off, f"{type_name(buf[off + TYPE_CODE_AT])}: CRC32 mismatch")
 
 
 def scan_boundaries(
@@ -842,9 +876,9 @@ def scan_boundaries(
                 offsets, stop = _frame(buf, off, len(buf))
             except ValueError as e:
                 at = e.args[0]
-                raise BinlogFileError(path, off + at, f"impossible event size {_SIZE(buf, at + 9)[0]}") from None
+                raise BinlogFileError(path, off + at, f"impossible event size {_SIZE(buf, at + EVENT_SIZE_AT)[0]}") from None
             if not len(offsets):
-                size = _SIZE(buf, 9)[0] if len(buf) >= HEADER_LEN else 0
+                size = _SIZE(buf, EVENT_SIZE_AT)[0] if len(buf) >= HEADER_LEN else 0
                 if size > MAX_EVENT_SIZE:
                     raise BinlogFileError(path, off, f"impossible event size {size}")
                 if len(buf) < HEADER_LEN or off + size > end:

@@ -16,6 +16,11 @@ from pathlib import Path
 
 from binlog.writer import BinlogWriter
 from protocol.events import (
+    FL_ALLOW_PARALLEL,
+    FL_DDL,
+    FL_STANDALONE,
+    FL_TRANSACTIONAL,
+    GTID_FIELD_AT,
     EventType,
     Intvar,
     MariaGtid,
@@ -30,6 +35,7 @@ SERVER_VERSION = "10.11.19-semisync-log"
 TABLES = ("orders", "customers", "items")
 _STATUS = encode_status_vars(flags2=0, sql_mode=1411383296, catalog="std", charset=(33, 33, 8))
 _ROW_IMAGE_LEN = 40
+_GTID_FLAGS = FL_STANDALONE | FL_TRANSACTIONAL | FL_ALLOW_PARALLEL  # 0x0D, as MariaDB writes an autocommit DML
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,7 +68,8 @@ def write_history(
 ) -> list[Transaction]:
     """Write the history (see the module docstring); returns one `Transaction` per transaction."""
     rng = random.Random(seed)
-    gtid_body = bytearray(MariaGtid(seq_no=0, domain_id=0, flags2=0x0D).encode())
+    gtid_body = bytearray(MariaGtid(seq_no=0, domain_id=0, flags2=_GTID_FLAGS).encode())
+    seq_at, flags2_at = GTID_FIELD_AT["seq_no"], GTID_FIELD_AT["flags2"]
     begin = _query("BEGIN")
     table_maps = [
         TableMap(table_id=20 + i, flags=1, db="shop", table=t, column_types=bytes([3, 15, 3, 12]),
@@ -85,16 +92,16 @@ def write_history(
             ts = start_time + n // rate
             seq = n + 1
             if ddl_every and seq % ddl_every == 0:
-                gtid_body[0:8] = seq.to_bytes(8, "little")
-                gtid_body[12] = 0x01 | 0x20  # standalone DDL
+                gtid_body[seq_at : seq_at + 8] = seq.to_bytes(8, "little")
+                gtid_body[flags2_at] = FL_STANDALONE | FL_DDL
                 specs = [
                     (EventType.GTID_EVENT, bytes(gtid_body), ts, 0),
                     (EventType.QUERY_EVENT, _query(f"CREATE TABLE IF NOT EXISTS shop.t{seq} (id INT)"), ts, 0),
                 ]
-                gtid_body[12] = 0x0D
+                gtid_body[flags2_at] = _GTID_FLAGS
                 count = 1
             else:
-                gtid_body[0:8] = seq.to_bytes(8, "little")
+                gtid_body[seq_at : seq_at + 8] = seq.to_bytes(8, "little")
                 specs = [(EventType.GTID_EVENT, bytes(gtid_body), ts, 0), (EventType.QUERY_EVENT, begin, ts, 0)]
                 count = statements_per_transaction
                 for _ in range(count):

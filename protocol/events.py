@@ -21,8 +21,9 @@ from __future__ import annotations
 
 import struct
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, fields
+from decimal import Decimal
 from enum import IntEnum
 from typing import Any, ClassVar, NamedTuple
 
@@ -209,8 +210,34 @@ _HEADER_STRUCT = struct.Struct("<" + "".join(sc.subcon.fmtstr.lstrip("<") for sc
 assert _HEADER_STRUCT.size == HEADER_LEN == HEADER.sizeof()
 _unpack_header = _HEADER_STRUCT.unpack_from
 _pack_header = _HEADER_STRUCT.pack
-_EVENT_SIZE_AT = 9  # offset of event_size in the header (for framing without a full decode)
-_LOG_POS_AT = 13
+
+
+def _offsets(con: Struct) -> dict[str, int]:
+    """Where each field of a fixed-size layout starts, from its declaration."""
+    out, at = {}, 0
+    for sc in con.subcons:
+        out[sc.name] = at
+        at += sc.sizeof()
+    return out
+
+
+# Where each header field starts in an event. Code outside protocol/ that must frame events
+# without calling into this module per event (the pipeline's vectorised scanner) takes its
+# offsets from here; everything else uses the accessors below.
+HEADER_FIELD_AT: dict[str, int] = _offsets(HEADER)
+TYPE_CODE_AT = HEADER_FIELD_AT["type_code"]
+EVENT_SIZE_AT = HEADER_FIELD_AT["event_size"]
+LOG_POS_AT = HEADER_FIELD_AT["log_pos"]
+FLAGS_AT = HEADER_FIELD_AT["flags"]
+_unpack_size = struct.Struct("<I").unpack_from
+# The header fields a dump session routes an event by, in one unpack (derived from HEADER).
+_ROUTE = struct.Struct(
+    "<" + "".join(
+        _HEADER_STRUCT.format[1 + i] if sc.name in ("type_code", "log_pos", "flags") else f"{sc.sizeof()}x"
+        for i, sc in enumerate(HEADER.subcons)
+    )
+)
+assert _ROUTE.size == HEADER_LEN
 
 
 class EventHeader(NamedTuple):
@@ -252,9 +279,54 @@ def event_size_at(buf: bytes | bytearray | memoryview, offset: int = 0) -> int |
     """The `event_size` of the event starting at `offset`, or None if the header is incomplete."""
     if len(buf) - offset < HEADER_LEN:
         return None
-    return int.from_bytes(buf[offset + _EVENT_SIZE_AT : offset + _EVENT_SIZE_AT + 4], "little")
+    return _unpack_size(buf, offset + EVENT_SIZE_AT)[0]
 
 
+def event_type(event: bytes | bytearray | memoryview) -> int:
+    """The type code of a whole event (or of its header)."""
+    return event[TYPE_CODE_AT]
+
+
+# (type_code, log_pos, flags) of a whole event in one unpack: what a dump session routes by.
+route_fields: Callable[..., tuple[int, int, int]] = _ROUTE.unpack_from
+
+
+def framed_size(body_len: int, checksum: bool) -> int:
+    """The event_size of an event with a body of `body_len` bytes (and a CRC32 footer if on)."""
+    return HEADER_LEN + body_len + (CHECKSUM_LEN if checksum else 0)
+
+
+class EventFramingError(RemoteProtocolError):
+    """Bytes that cannot be an event: `event_size` is below the header's length or above
+    MAX_EVENT_SIZE. `offset` is where the event starts in the buffer given to the framer."""
+
+    def __init__(self, offset: int, size: int) -> None:
+        super().__init__(f"impossible event size {size}")
+        self.offset = offset
+        self.size = size
+
+
+def split_events(buf: Any, offset: int = 0) -> Iterator[tuple[int, Any]]:
+    """THE event framer: yields (offset, event) for each complete event of `buf` (back-to-back
+    events) from `offset` on, each a slice of `buf` (bytes slices copy, memoryview slices do not).
+    Stops before an incomplete event: it starts at the last offset + len(event), or `offset`
+    when nothing was yielded. Raises EventFramingError (with its offset) on an impossible
+    event_size, so garbage is never taken for a huge event to wait for."""
+    end = len(buf)
+    unpack = _unpack_size
+    size_at = EVENT_SIZE_AT
+    while end - offset >= HEADER_LEN:
+        size = unpack(buf, offset + size_at)[0]
+        if size < HEADER_LEN or size > MAX_EVENT_SIZE:
+            raise EventFramingError(offset, size)
+        nxt = offset + size
+        if nxt > end:
+            return
+        yield offset, buf[offset:nxt]
+        offset = nxt
+
+
+# -- checksums -----------------------------------------------------------------------------------
 def event_checksum_ok(event: bytes | bytearray | memoryview) -> bool:
     """Does the event end in the CRC32 of everything before its last 4 bytes?"""
     mv = memoryview(event)
@@ -263,13 +335,54 @@ def event_checksum_ok(event: bytes | bytearray | memoryview) -> bool:
     return zlib.crc32(mv[:-CHECKSUM_LEN]) == int.from_bytes(mv[-CHECKSUM_LEN:], "little")
 
 
+def _seal(buf: bytearray) -> bytes:
+    """The event in `buf` with its CRC32 footer recomputed."""
+    buf[-CHECKSUM_LEN:] = zlib.crc32(memoryview(buf)[:-CHECKSUM_LEN]).to_bytes(CHECKSUM_LEN, "little")
+    return bytes(buf)
+
+
 def set_log_pos(event: bytes | bytearray, log_pos: int, *, checksum: bool) -> bytes:
     """A copy of `event` with its header's log_pos replaced (and its CRC32 recomputed if on)."""
     buf = bytearray(event)
-    buf[_LOG_POS_AT : _LOG_POS_AT + 4] = log_pos.to_bytes(4, "little")
-    if checksum:
-        buf[-CHECKSUM_LEN:] = zlib.crc32(memoryview(buf)[:-CHECKSUM_LEN]).to_bytes(4, "little")
-    return bytes(buf)
+    buf[LOG_POS_AT : LOG_POS_AT + 4] = log_pos.to_bytes(4, "little")
+    return _seal(buf) if checksum else bytes(buf)
+
+
+def strip_checksum(event: bytes | bytearray | memoryview) -> bytes:
+    """The event without its CRC32 footer and with event_size fixed, for a reader that expects
+    none; a FORMAT_DESCRIPTION keeps its (always present) footer but says the algorithm is OFF."""
+    if event[TYPE_CODE_AT] == EventType.FORMAT_DESCRIPTION_EVENT:
+        buf = bytearray(event)
+        buf[-CHECKSUM_LEN - 1] = BINLOG_CHECKSUM_ALG_OFF
+        return _seal(buf)
+    size = len(event) - CHECKSUM_LEN
+    return b"".join((event[:EVENT_SIZE_AT], size.to_bytes(4, "little"), event[EVENT_SIZE_AT + 4 : size]))
+
+
+def rewrite_format_description(
+    event: bytes | bytearray | memoryview, *, in_use: bool = False, past_start: bool = False
+) -> bytes:
+    """A whole FORMAT_DESCRIPTION_EVENT with LOG_EVENT_BINLOG_IN_USE_F set as `in_use` says,
+    and, `past_start`, log_pos and the creation time zeroed (what a dump sends when it starts
+    past the FD: the replica must neither move its position nor drop its temporary tables);
+    its CRC32 footer (always present on an FD) recomputed."""
+    if len(event) < HEADER_LEN + _FD_CREATED_AT + 4 + CHECKSUM_LEN or event[TYPE_CODE_AT] != EventType.FORMAT_DESCRIPTION_EVENT:
+        raise RemoteProtocolError("not a whole FORMAT_DESCRIPTION_EVENT")
+    buf = bytearray(event)
+    flags = int.from_bytes(buf[FLAGS_AT : FLAGS_AT + 2], "little") & ~LOG_EVENT_BINLOG_IN_USE_F
+    if in_use:
+        flags |= LOG_EVENT_BINLOG_IN_USE_F
+    buf[FLAGS_AT : FLAGS_AT + 2] = flags.to_bytes(2, "little")
+    if past_start:
+        buf[LOG_POS_AT : LOG_POS_AT + 4] = bytes(4)
+        at = HEADER_LEN + _FD_CREATED_AT
+        buf[at : at + 4] = bytes(4)
+    return _seal(buf)
+
+
+def in_use_flag(event: bytes | bytearray | memoryview) -> bool:
+    """Is LOG_EVENT_BINLOG_IN_USE_F set in this event's header (an FD: the file was not closed)?"""
+    return bool(int.from_bytes(event[FLAGS_AT : FLAGS_AT + 2], "little") & LOG_EVENT_BINLOG_IN_USE_F)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -372,6 +485,7 @@ _FD_FIXED = Struct(
     "header_length" / Int8ul,
 )
 _FD_FIXED_LEN = _FD_FIXED.sizeof()  # 57
+_FD_CREATED_AT = _offsets(_FD_FIXED)["create_timestamp"]  # in the body
 
 
 @dataclass(frozen=True, slots=True)
@@ -818,6 +932,73 @@ class UserVar(Body):
         return cls(_s(p.name), False, r.type, r.charset, bytes(r.value), flags)
 
 
+BINARY_CHARSET = 63  # a STRING_RESULT in this charset is bytes, not text
+_DIG_PER_DEC = 9
+_DIG_TO_BYTES = (0, 1, 1, 2, 2, 3, 3, 4, 4, 4)
+
+
+def decode_packed_decimal(data: bytes | memoryview, pos: int, precision: int, scale: int) -> tuple[Decimal, int]:
+    """MySQL's packed DECIMAL (decimal2bin) at `pos`: groups of 9 digits in 4 bytes big-endian,
+    sign in the top bit, negative numbers stored with every bit inverted. Returns the value and
+    the offset after it; RemoteProtocolError when the bytes are short."""
+    intg = precision - scale
+    size = (intg // _DIG_PER_DEC) * 4 + _DIG_TO_BYTES[intg % _DIG_PER_DEC]
+    size += (scale // _DIG_PER_DEC) * 4 + _DIG_TO_BYTES[scale % _DIG_PER_DEC]
+    end = pos + size
+    if size == 0 or end > len(data):
+        raise RemoteProtocolError(f"truncated DECIMAL({precision},{scale})")
+    buf = bytearray(data[pos:end])
+    negative = not buf[0] & 0x80
+    buf[0] ^= 0x80
+    if negative:
+        buf = bytearray(b ^ 0xFF for b in buf)
+    off = 0
+    digits = ""
+
+    def take(nbytes: int, ndigits: int) -> str:
+        nonlocal off
+        v = int.from_bytes(buf[off : off + nbytes], "big")
+        off += nbytes
+        return str(v).rjust(ndigits, "0")
+
+    lead = intg % _DIG_PER_DEC
+    if lead:
+        digits += take(_DIG_TO_BYTES[lead], lead)
+    for _ in range(intg // _DIG_PER_DEC):
+        digits += take(4, 9)
+    frac = ""
+    for _ in range(scale // _DIG_PER_DEC):
+        frac += take(4, 9)
+    tail = scale % _DIG_PER_DEC
+    if tail:
+        frac += take(_DIG_TO_BYTES[tail], tail)
+    text = (digits.lstrip("0") or "0") + ("." + frac if scale else "")
+    return Decimal(("-" if negative else "") + text), end
+
+
+def user_var_value(body: UserVar, errors: str = "surrogateescape") -> object:
+    """The value a USER_VAR_EVENT sets: None, int (signed, or unsigned with UNSIGNED_F), float,
+    Decimal (value = precision, scale, packed decimal), bytes (binary strings) or str (other
+    strings, decoded as UTF-8 with `errors`)."""
+    if body.is_null:
+        return None
+    value = body.value
+    if body.type == INT_RESULT:
+        return int.from_bytes(value[:8], "little", signed=not (body.flags or 0) & USER_VAR_UNSIGNED_F)
+    if body.type == REAL_RESULT:
+        return _unpack_double(value[:8])[0]
+    if body.type == DECIMAL_RESULT:
+        if len(value) < 2:
+            raise RemoteProtocolError("corrupt USER_VAR_EVENT: DECIMAL without precision and scale")
+        return decode_packed_decimal(value, 2, value[0], value[1])[0]
+    if body.type == STRING_RESULT and body.charset == BINARY_CHARSET:
+        return bytes(value)
+    return bytes(value).decode("utf-8", errors)
+
+
+_unpack_double = struct.Struct("<d").unpack
+
+
 @dataclass(frozen=True, slots=True)
 class Stop(Body):
     """STOP_EVENT: the server shut down cleanly; the binlog ends here."""
@@ -1215,6 +1396,33 @@ def decode_event(event: bytes | bytearray | memoryview, checksum: bool) -> Event
 
 
 # ---------------------------------------------------------------------------------------------
+# Body offsets for column-wise decoders (the pipeline reads these fields of many events at once
+# with numpy and C instead of decoding each body): where each leading fixed-size field of a body
+# starts, and the key of its first variable-size part, from the declarations above.
+# ---------------------------------------------------------------------------------------------
+def _leading_offsets(con: Struct) -> dict[str, int]:
+    out, at = {}, 0
+    for sc in con.subcons:
+        out[sc.name] = at
+        try:
+            at += sc.sizeof()
+        except (ConstructError, KeyError):  # a variable-size field: what follows has no fixed offset
+            break
+    return out
+
+
+QUERY_FIELD_AT = _leading_offsets(Query._WIRE)  # ... "status_vars": the post-header's length
+GTID_FIELD_AT = _leading_offsets(MariaGtid._WIRE)  # ... "commit_id" (or the padding)
+GTID_PADDING_LEN = len(MariaGtid._WIRE.subcons[5].subcon.thensubcon.value)
+TABLE_MAP_FIELD_AT = _leading_offsets(_TABLE_MAP_WIRE)  # ... "db": the database name
+ROWS_V1_FIELD_AT = _leading_offsets(_ROWS_V1_WIRE)  # ... "rows"
+ROWS_V2_FIELD_AT = _leading_offsets(_ROWS_V2_WIRE)  # ... "extra" (extra_len counts itself)
+XID_BODY_LEN = Xid._WIRE.subcons[0].sizeof()  # the xid, and nothing after it
+# The value sizes of the fixed-size QUERY status variables (the code byte comes before each).
+STATUS_VAR_LEN = {code: con.sizeof() for code, con in _STATUS_VAR_VALUES.items() if code in (Q_FLAGS2_CODE, Q_SQL_MODE_CODE)}
+
+
+# ---------------------------------------------------------------------------------------------
 # Peeks: what a replica's IO path decides on (is this QUERY a BEGIN/COMMIT? is this GTID
 # standalone?), read in place from a whole event without building its body and without checking
 # its CRC32 again: the caller framed the event and verified its footer already. The offsets come
@@ -1299,51 +1507,3 @@ def format_description_checksum(fd_event: bytes | bytearray | memoryview) -> boo
     if not isinstance(ev.body, FormatDescription):
         raise RemoteProtocolError(f"expected FORMAT_DESCRIPTION_EVENT, got {type_name(ev.type_code)}")
     return ev.body.checksum
-
-
-def split_events(buf: bytes | bytearray | memoryview, offset: int = 0) -> Iterator[tuple[int, memoryview]]:
-    """Split a buffer of back-to-back events: yields (offset, event view) for each complete event;
-    stops at an incomplete one (the caller sees where from the last offset + size)."""
-    mv = memoryview(buf)
-    end = len(mv)
-    while end - offset >= HEADER_LEN:
-        size = int.from_bytes(mv[offset + _EVENT_SIZE_AT : offset + _EVENT_SIZE_AT + 4], "little")
-        if size < HEADER_LEN:
-            raise RemoteProtocolError(f"event at offset {offset}: event_size {size} < {HEADER_LEN}")
-        if offset + size > end:
-            return
-        yield offset, mv[offset : offset + size]
-        offset += size
-
-
-class EventSplitter:
-    """Sans-IO framing of a byte stream of back-to-back events (a binlog file's contents after the
-    magic, or a relay log being read while written): `receive_data(bytes)`, then `next_event()`
-    returns one whole event's bytes or None when more data is needed."""
-
-    def __init__(self) -> None:
-        self._buf = bytearray()
-        self._start = 0
-
-    def receive_data(self, data: bytes) -> None:
-        if self._start:
-            del self._buf[: self._start]
-            self._start = 0
-        self._buf += data
-
-    def next_event(self) -> bytes | None:
-        size = event_size_at(self._buf, self._start)
-        if size is None:
-            return None
-        if size < HEADER_LEN or size > MAX_EVENT_SIZE:
-            raise RemoteProtocolError(f"bad event_size {size}")
-        if len(self._buf) - self._start < size:
-            return None
-        event = bytes(self._buf[self._start : self._start + size])
-        self._start += size
-        return event
-
-    @property
-    def pending(self) -> int:
-        """Bytes received that are not yet a whole event."""
-        return len(self._buf) - self._start

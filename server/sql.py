@@ -85,11 +85,6 @@ def is_blank(sql: str) -> bool:
     return m is not None and m.end() == len(sql)
 
 
-def strip_comments(sql: str) -> str:
-    m = _COMMENTS.match(sql)
-    return sql[m.end():] if m else sql
-
-
 def split_statements(sql: str) -> list[str]:
     """Split a multi-statement string on `;` outside quotes and comments."""
     out: list[str] = []

@@ -40,7 +40,6 @@ from __future__ import annotations
 import asyncio
 import datetime
 import logging
-import struct
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -57,15 +56,10 @@ from protocol.errors import (
 )
 from protocol.events import (
     BINLOG_MAGIC,
-    DECIMAL_RESULT,
     FL_STANDALONE,
-    INT_RESULT,
     INTVAR_INSERT_ID,
     INTVAR_LAST_INSERT_ID,
-    REAL_RESULT,
     ROWS_STMT_END_F,
-    STRING_RESULT,
-    USER_VAR_UNSIGNED_F,
     EventType,
     FormatDescription,
     Intvar,
@@ -79,6 +73,7 @@ from protocol.events import (
     decode_event,
     decode_header,
     foreign_key_checks,
+    user_var_value,
 )
 from slave.relay_log import RelayLog, RelayPosition, statement_kind
 from slave.rows import (
@@ -87,7 +82,6 @@ from slave.rows import (
     TableLayout,
     UnsupportedColumnType,
     as_unsigned,
-    decode_decimal,
     decode_rows,
     is_rows_event,
 )
@@ -326,7 +320,7 @@ class Applier:
             stream.rand_seed = (body.seed1, body.seed2)
         elif t == EventType.USER_VAR_EVENT:
             assert isinstance(body, UserVar)
-            stream.user_vars[body.name] = _user_var_value(body)
+            stream.user_vars[body.name] = user_var_value(body, errors="replace")
         elif t == EventType.TABLE_MAP_EVENT:
             assert isinstance(body, TableMap)
             stream.tables[body.table_id] = TableLayout.from_table_map(body)
@@ -511,22 +505,6 @@ class _Stream:
         self.reset_context()
 
 
-def _user_var_value(uv: UserVar) -> Any:
-    if uv.is_null:
-        return None
-    if uv.type == INT_RESULT:
-        unsigned = bool(uv.flags and uv.flags & USER_VAR_UNSIGNED_F)
-        return int.from_bytes(uv.value[:8], "little", signed=not unsigned)
-    if uv.type == REAL_RESULT:
-        return struct.unpack("<d", uv.value[:8])[0]
-    if uv.type == DECIMAL_RESULT:
-        precision, scale = uv.value[0], uv.value[1]
-        return decode_decimal(memoryview(uv.value[2:]), 0, precision, scale)[0]
-    if uv.type == STRING_RESULT:
-        if uv.charset == 63:
-            return bytes(uv.value)
-        return bytes(uv.value).decode("utf-8", "replace")
-    return bytes(uv.value).decode("utf-8", "replace")
 
 
 # -- SQL for row changes ------------------------------------------------------------------------------

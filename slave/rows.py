@@ -22,11 +22,10 @@ from __future__ import annotations
 import datetime
 import struct
 from dataclasses import dataclass
-from decimal import Decimal
 from typing import Any
 
 from protocol.errors import RemoteProtocolError
-from protocol.events import ROWS_V2_TYPES, EventType, Rows, TableMap
+from protocol.events import EventType, Rows, TableMap, decode_packed_decimal
 from protocol.messages import FieldType
 from protocol.packets import decode_lenenc_int
 
@@ -114,7 +113,7 @@ class RowChange:
 def decode_rows(layout: TableLayout, event_type: int, rows: Rows) -> list[RowChange]:
     """Every row of a rows event, in order."""
     data = memoryview(rows.rows)
-    ncols, pos = decode_lenenc_int(bytes(data[:9]), 0)  # a length-encoded int is 1-9 bytes
+    ncols, pos = decode_lenenc_int(data, 0)
     if ncols is None or ncols > len(layout.types):
         raise RemoteProtocolError(f"rows event for {layout.name}: {ncols} columns, table map has {len(layout.types)}")
     bitmap_len = (ncols + 7) // 8
@@ -143,10 +142,6 @@ def decode_rows(layout: TableLayout, event_type: int, rows: Rows) -> list[RowCha
 
 def is_rows_event(type_code: int) -> bool:
     return type_code in _WRITE or type_code in _UPDATE or type_code in _DELETE
-
-
-def is_rows_v2(type_code: int) -> bool:
-    return type_code in ROWS_V2_TYPES
 
 
 def _bits(raw: memoryview, n: int) -> list[bool]:
@@ -208,7 +203,7 @@ def _value(layout: TableLayout, i: int, data: memoryview, pos: int) -> tuple[Any
         raw, pos = _take(data, pos, 8)
         return struct.unpack("<d", raw)[0], pos
     if code == FieldType.NEWDECIMAL:
-        return decode_decimal(data, pos, meta >> 8, meta & 0xFF)
+        return decode_packed_decimal(data, pos, meta >> 8, meta & 0xFF)
     if code in (FieldType.VARCHAR, FieldType.VAR_STRING):
         n_len = 1 if meta < 256 else 2
         raw, pos = _take(data, pos, n_len)
@@ -305,46 +300,6 @@ def _time2(data: memoryview, pos: int, fsp: int) -> tuple[datetime.timedelta, in
     us = frac * 10 ** (6 - 2 * n) if n else 0
     value = datetime.timedelta(hours=hms >> 12 & 0x3FF, minutes=hms >> 6 & 63, seconds=hms & 63, microseconds=us)
     return (-value if neg else value), pos
-
-
-_DIG_PER_DEC = 9
-_DIG_TO_BYTES = (0, 1, 1, 2, 2, 3, 3, 4, 4, 4)
-
-
-def decode_decimal(data: memoryview, pos: int, precision: int, scale: int) -> tuple[Decimal, int]:
-    """MySQL's packed DECIMAL: groups of 9 digits in 4 bytes big-endian, sign in the top bit,
-    negative numbers stored with every bit inverted."""
-    intg = precision - scale
-    size = (intg // _DIG_PER_DEC) * 4 + _DIG_TO_BYTES[intg % _DIG_PER_DEC]
-    size += (scale // _DIG_PER_DEC) * 4 + _DIG_TO_BYTES[scale % _DIG_PER_DEC]
-    raw, pos = _take(data, pos, size)
-    buf = bytearray(raw)
-    negative = not buf[0] & 0x80
-    buf[0] ^= 0x80
-    if negative:
-        buf = bytearray(b ^ 0xFF for b in buf)
-    off = 0
-    digits = ""
-
-    def take(nbytes: int, ndigits: int) -> str:
-        nonlocal off
-        v = int.from_bytes(buf[off : off + nbytes], "big")
-        off += nbytes
-        return str(v).rjust(ndigits, "0")
-
-    lead = intg % _DIG_PER_DEC
-    if lead:
-        digits += take(_DIG_TO_BYTES[lead], lead)
-    for _ in range(intg // _DIG_PER_DEC):
-        digits += take(4, 9)
-    frac = ""
-    for _ in range(scale // _DIG_PER_DEC):
-        frac += take(4, 9)
-    tail = scale % _DIG_PER_DEC
-    if tail:
-        frac += take(_DIG_TO_BYTES[tail], tail)
-    text = (digits.lstrip("0") or "0") + ("." + frac if scale else "")
-    return Decimal(("-" if negative else "") + text), pos
 
 
 def as_unsigned(value: int, type_code: int) -> int:

@@ -20,10 +20,11 @@ from protocol.events import (
     HEADER_LEN,
     INTVAR_INSERT_ID,
     LOG_EVENT_ARTIFICIAL_F,
+    MAX_EVENT_SIZE,
     AnnotateRows,
     BinlogCheckpoint,
+    EventFramingError,
     EventHeader,
-    EventSplitter,
     EventType,
     FormatDescription,
     Gtid,
@@ -267,34 +268,35 @@ def test_split_whole_byte_by_byte_and_with_trailing_bytes():
     expected = [GOLDEN[n] for n in sorted(GOLDEN)]
     # whole
     assert [bytes(ev) for _, ev in split_events(stream)] == expected
-    # byte by byte
-    sp = EventSplitter()
-    got = []
-    for i in range(len(stream)):
-        sp.receive_data(stream[i : i + 1])
-        while (ev := sp.next_event()) is not None:
-            got.append(ev)
-    assert got == expected and sp.pending == 0
-    # trailing bytes: a partial event stays pending / is not yielded
+    # byte by byte: framing resumes where the last complete event ended
+    got, resume = [], 0
+    for i in range(1, len(stream) + 1):
+        for off, ev in split_events(stream[:i], resume):
+            got.append(bytes(ev))
+            resume = off + len(ev)
+    assert got == expected and resume == len(stream)
+    # trailing bytes: a partial event is not yielded, and is framed once it is whole
     tail = GOLDEN["XID_EVENT"][:10]
-    assert [bytes(ev) for _, ev in split_events(stream + tail)] == expected
-    sp = EventSplitter()
-    sp.receive_data(stream + tail)
-    assert [sp.next_event() for _ in expected] == expected
-    assert sp.next_event() is None and sp.pending == len(tail)
-    sp.receive_data(GOLDEN["XID_EVENT"][10:])
-    assert sp.next_event() == GOLDEN["XID_EVENT"]
+    framed = list(split_events(stream + tail))
+    assert [bytes(ev) for _, ev in framed] == expected
+    resume = framed[-1][0] + len(framed[-1][1])
+    assert resume == len(stream)
+    assert [bytes(ev) for _, ev in split_events(stream + GOLDEN["XID_EVENT"], resume)] == [GOLDEN["XID_EVENT"]]
+    # a memoryview is framed without copies
+    assert all(isinstance(ev, memoryview) for _, ev in split_events(memoryview(stream)))
 
 
 def test_split_rejects_an_impossible_event_size():
     bad = bytearray(GOLDEN["XID_EVENT"])
     bad[9:13] = (5).to_bytes(4, "little")
-    with pytest.raises(RemoteProtocolError):
-        list(split_events(bytes(bad)))
-    sp = EventSplitter()
-    sp.receive_data(bytes(bad))
-    with pytest.raises(RemoteProtocolError):
-        sp.next_event()
+    with pytest.raises(EventFramingError) as caught:
+        list(split_events(GOLDEN["XID_EVENT"] + bytes(bad)))
+    assert caught.value.offset == len(GOLDEN["XID_EVENT"]) and caught.value.size == 5
+    assert isinstance(caught.value, RemoteProtocolError)
+    huge = bytearray(GOLDEN["XID_EVENT"])
+    huge[9:13] = (MAX_EVENT_SIZE + 1).to_bytes(4, "little")
+    with pytest.raises(EventFramingError):  # garbage is never taken for a huge event to wait for
+        list(split_events(bytes(huge)))
 
 
 def test_decode_header_at_offset_of_a_memoryview_without_copy():

@@ -112,8 +112,8 @@ def test_replay_start_rules():
 
 @pytest.mark.parametrize("value", [None, 0, -5, 2**64 - 1, 2.5, "text é", b"\x00\xff"])
 def test_user_var_events_round_trip(value):
-    from master.events import user_var, user_var_value
-    from protocol.events import EventType, decode_event, encode_event
+    from master.events import user_var
+    from protocol.events import EventType, decode_event, encode_event, user_var_value
 
     raw = encode_event(EventType.USER_VAR_EVENT, user_var("v", value).encode(), timestamp=1, server_id=1,
                        log_pos=0, checksum=True)
