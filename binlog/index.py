@@ -2,7 +2,7 @@
 
 MySQL writes `./mysql-bin.000001` (relative to the datadir); MariaDB with an absolute --log-bin
 writes absolute paths. We read every form and return bare file names; we write `./NAME` lines,
-as MySQL does. Rewrites are atomic (temporary file, fsync, rename, fsync of the directory), so a
+as MySQL does (the relay log's index: bare `NAME` lines, as it always has: `prefix=""`). Rewrites are atomic (temporary file, fsync, rename, fsync of the directory), so a
 crash leaves either the old or the new index, never a half-written one; a rewrite that fails
 before the rename (a full disk) leaves the old index and removes its temporary file.
 """
@@ -29,11 +29,12 @@ def read_index(directory: Path, basename: str) -> list[str]:
     return [PurePosixPath(line.strip()).name for line in text.splitlines() if line.strip()]
 
 
-def write_index(directory: Path, basename: str, names: list[str]) -> None:
-    """Atomically replace `basename.index` with `names` (written as `./NAME`, one per line)."""
+def write_index(directory: Path, basename: str, names: list[str], prefix: str = "./") -> None:
+    """Atomically replace `basename.index` with `names` (written as `./NAME`, or `prefix` + NAME,
+    one per line)."""
     path = index_path(directory, basename)
     tmp = path.with_name(path.name + ".tmp")
-    data = "".join(f"./{name}\n" for name in names).encode("utf-8", "surrogateescape")
+    data = "".join(f"{prefix}{name}\n" for name in names).encode("utf-8", "surrogateescape")
     try:
         with open(tmp, "wb") as f:
             f.write(data)

@@ -5,9 +5,12 @@ Contract:
   writer's published end position, or what is on disk) and stop at an incomplete event, which a
   file being appended may end with. Events come back as raw `bytes`, framed by protocol's
   `split_events` (nothing is decoded beyond the header's size field).
+- `iter_checked` walks a whole file checking each event (the first is a FORMAT_DESCRIPTION_EVENT,
+  CRC32 per the last FD before the event: a relay log file holds its own FD and its master's).
 - `scan_file` and `truncate_torn_tail` are for recovery at start-up, when nobody writes the file:
   the binlog ends after its last complete, well-formed event (CRC32-checked when the file's FD
-  says so); anything after it is a torn write and is cut off, as MySQL does.
+  says so); anything after it is a torn write and is cut off, as MySQL does. `cut_file` cuts a
+  file nobody writes at any offset (a relay log at its last complete transaction).
 - Errors about file contents raise `BinlogFileError` (with the offset where it was found).
 """
 
@@ -44,13 +47,6 @@ class BinlogFileError(Exception):
         self.path = Path(path)
         self.offset = offset
         self.message = message
-
-
-def check_magic(path: Path) -> None:
-    with open(path, "rb") as f:
-        magic = f.read(len(BINLOG_MAGIC))
-    if magic != BINLOG_MAGIC:
-        raise BinlogFileError(path, 0, "not a binlog file (bad magic number)")
 
 
 def iter_events(path: Path | str, start: int = 4, end: int | None = None) -> Iterator[tuple[int, bytes]]:
@@ -106,6 +102,27 @@ def iter_all(
             yield BinlogPosition(name, offset), event
 
 
+def iter_checked(path: Path | str, end: int | None = None) -> Iterator[tuple[int, bytes, bool]]:
+    """Yield (offset, raw event, checksum) for a whole file's events from offset 4 up to `end`,
+    each one checked: the first must be a FORMAT_DESCRIPTION_EVENT, and an event's CRC32 is
+    verified when the last FD before it says the file uses one (`checksum`, also what decodes the
+    event). Stops quietly where `iter_events` does; raises BinlogFileError at the first event
+    that is not well-formed (its offset is where the good events end)."""
+    checksum: bool | None = None
+    for offset, event in iter_events(path, len(BINLOG_MAGIC), end):
+        header = decode_header(event)
+        if header.type_code == EventType.FORMAT_DESCRIPTION_EVENT:
+            try:
+                checksum = format_description_checksum(event)
+            except ProtocolError as e:
+                raise BinlogFileError(path, offset, e.message) from None
+        elif checksum is None:
+            raise BinlogFileError(path, offset, "first event is not a FORMAT_DESCRIPTION_EVENT")
+        elif checksum and not event_checksum_ok(event):
+            raise BinlogFileError(path, offset, f"CRC32 mismatch in {header.type_name} at offset {offset}")
+        yield offset, event, checksum
+
+
 def file_checksum(path: Path | str) -> bool:
     """Does this binlog file use CRC32 (per its FORMAT_DESCRIPTION_EVENT)?"""
     for offset, event in iter_events(path, 4):
@@ -151,18 +168,11 @@ def scan_file(path: Path | str) -> ScanResult:
     checksum: bool | None = None
     end = len(BINLOG_MAGIC)
     try:
-        for offset, event in iter_events(path, end):
-            header = decode_header(event)
+        for offset, event, event_checksum in iter_checked(path):
             if checksum is None:
-                if header.type_code != EventType.FORMAT_DESCRIPTION_EVENT:
-                    return ScanResult(end, False, "first event is not a FORMAT_DESCRIPTION_EVENT", size)
-                checksum = format_description_checksum(event)
-            elif checksum and not event_checksum_ok(event):
-                return ScanResult(end, False, f"CRC32 mismatch in {header.type_name} at offset {offset}", size, checksum)
+                checksum = event_checksum  # the file's own FD
             end = offset + len(event)
     except BinlogFileError as e:
-        return ScanResult(end, False, e.message, size, checksum)
-    except ProtocolError as e:
         return ScanResult(end, False, e.message, size, checksum)
     return ScanResult(end, end < size, None, size, checksum)
 
@@ -186,8 +196,13 @@ def truncate_torn_tail(path: Path | str, scanned: ScanResult | None = None) -> i
     path = Path(path)
     result = scanned if scanned is not None else scan_file(path)
     if result.last_complete_end < result.size:
-        with open(path, "r+b") as f:
-            f.truncate(result.last_complete_end)
-            f.flush()
-            os.fsync(f.fileno())
+        cut_file(path, result.last_complete_end)
     return result.last_complete_end
+
+
+def cut_file(path: Path | str, size: int) -> None:
+    """Cut a file that nobody writes back to `size` bytes, durably (truncate + fsync)."""
+    with open(path, "r+b") as f:
+        f.truncate(size)
+        f.flush()
+        os.fsync(f.fileno())

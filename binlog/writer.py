@@ -1,6 +1,12 @@
 """`BinlogWriter`: appends events to a sequence of binlog files (`basename.000001`, ...) + `.index`.
 
-Used for the master's binlog and the slave's relay log (same format, same files).
+Used for the master's binlog and the slave's relay log (same format, same files). The binlog
+builds its own events (`append`) and rotates by size (`max_size`) with a ROTATE event; the relay
+log (slave/relay_log.py) appends the master's events as received (`append_raw`), starts a file
+per connection to its master (`start_file`, the master's checksum setting), cuts back to its
+transaction boundaries (`truncate`) and rotates itself (`max_size=None`); its files carry no
+in-use flag (`in_use_flag=False`) and its index lists bare names (`index_prefix=""`), as they
+always have.
 
 Contract (who may call what, what is durable when):
 - One owner calls the mutating methods (`open`, `append*`, `flush`, `sync`, `rotate`, `purge_to`,
@@ -16,6 +22,9 @@ Contract (who may call what, what is durable when):
   rotation never splits a transaction appended in one call.
 - `append_raw(event)` appends an already-encoded event unchanged (a relay log keeps the master's
   log_pos, as MySQL's relay log does); the caller is responsible for its checksum matching ours.
+- `start_file(checksum)` ends the current file as it is (no ROTATE) and starts the next one of
+  the index; `truncate(offset)` forgets everything after `offset` (buffered bytes dropped, the
+  file cut and fsynced), as a failed write's cut-back does, but raising when the cut fails.
 - A new file starts with the magic number and our FORMAT_DESCRIPTION_EVENT (log_pos = its end),
   flagged LOG_EVENT_BINLOG_IN_USE_F until `close()` clears it; `open(new_file=False)` continues the
   last file after cutting a torn tail (`binlog.reader.torn_tail`: an incomplete event, or zeros
@@ -48,7 +57,7 @@ import errno
 import logging
 import os
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from binlog.index import (
@@ -92,10 +101,12 @@ class BinlogWriter:
         *,
         server_id: int,
         checksum: bool,
-        max_size: int,
+        max_size: int | None,
         server_version: str,
+        in_use_flag: bool = True,
+        index_prefix: str = "./",
     ) -> None:
-        if max_size < 4096:
+        if max_size is not None and max_size < 4096:
             raise LocalProtocolError(f"max_size {max_size} is below 4096 bytes")
         self.directory = Path(directory)
         self.basename = basename
@@ -103,6 +114,8 @@ class BinlogWriter:
         self.checksum = checksum
         self.max_size = max_size
         self.server_version = server_version
+        self.in_use_flag = in_use_flag  # LOG_EVENT_BINLOG_IN_USE_F in the FD while a file is written
+        self.index_prefix = index_prefix  # before each name in the index (binlog.index.write_index)
         self._fd: int = -1
         self._name = ""
         self._flushed = 0  # bytes of the current file written to the OS
@@ -153,11 +166,13 @@ class BinlogWriter:
             return
         try:
             self._write_buffer()
-            os.fsync(self._fd)
+            if self._synced != self._flushed:
+                os.fsync(self._fd)
         finally:
             os.close(self._fd)
             self._fd = -1
-        self._clear_in_use(self.directory / self._name)
+        if self.in_use_flag:
+            self._clear_in_use(self.directory / self._name)
 
     def __enter__(self) -> BinlogWriter:
         if self._fd < 0:
@@ -182,7 +197,7 @@ class BinlogWriter:
             )
         return BinlogPosition(self._name, end)
 
-    def append_raw(self, event: bytes) -> int:
+    def append_raw(self, event: bytes | memoryview) -> int:
         """Buffer one already-encoded event unchanged; returns its end offset in this file."""
         self._require_open()
         self._buf += event
@@ -221,14 +236,15 @@ class BinlogWriter:
         self._rotate_if_full()
         return self.end_position
 
-    def sync(self) -> BinlogPosition:
-        """fsync what is flushed. Returns the position that is now durable. A failure raises
-        and cuts nothing (see the module docstring; the commit path uses `write_group`)."""
+    def sync(self, fsync: Callable[[int], None] | None = None) -> BinlogPosition:
+        """fsync what is flushed (`fsync`: os.fsync, or a stand-in). Returns the position that is
+        now durable. A failure raises and cuts nothing (see the module docstring; the commit path
+        uses `write_group`)."""
         self._require_open()
         if self._synced != self._flushed:
-            os.fsync(self._fd)
+            (fsync or os.fsync)(self._fd)
             self._synced = self._flushed
-        return BinlogPosition(self._name, self._synced)
+        return self.synced_position
 
     @property
     def end_position(self) -> BinlogPosition:
@@ -237,13 +253,46 @@ class BinlogWriter:
 
     @property
     def synced_position(self) -> BinlogPosition:
+        """The end of what is known durable (fsynced) in the current file."""
         return BinlogPosition(self._name, self._synced)
 
     @property
     def current_file(self) -> str:
         return self._name
 
+    @property
+    def is_open(self) -> bool:
+        return self._fd >= 0
+
+    def truncate(self, offset: int) -> BinlogPosition:
+        """Forget everything of the current file after `offset`: buffered bytes past it are
+        dropped (those before it stay buffered); when it is before the flushed end, the file is
+        cut there and fsynced. A failed cut leaves the offsets at `offset`, is retried before the
+        next write, and its OSError propagates. Returns `pending_position`."""
+        self._require_open()
+        if offset < self._flushed:
+            self._buf.clear()
+            self._cut_to(offset)
+        else:
+            del self._buf[offset - self._flushed :]
+            if self._cut_pending is not None:
+                self._cut_to(self._cut_pending)
+        return self.pending_position
+
     # -- files -------------------------------------------------------------------------------
+    def start_file(self, checksum: bool | None = None) -> BinlogPosition:
+        """End the current file as it is (closed, no ROTATE event) and start the next one of the
+        index (`.000001` without one), whose events carry a CRC32 when `checksum` (unchanged when
+        None). Returns `end_position` (after the new file's FD). A failure leaves no new file
+        and an index without it, and the writer closed."""
+        self.close()
+        if checksum is not None:
+            self.checksum = checksum
+        self.directory.mkdir(parents=True, exist_ok=True)
+        names = read_index(self.directory, self.basename)
+        self._create(next_file_name(names[-1]) if names else file_name(self.basename, 1), names)
+        return self.end_position
+
     def rotate(self) -> BinlogPosition:
         """FLUSH BINARY LOGS: start the next file (magic + FD, fsynced), ROTATE event to it in
         this one (fsynced), update the index, close this one. Returns the new end position. All
@@ -261,7 +310,7 @@ class BinlogWriter:
             os.fsync(self._fd)
             names = read_index(self.directory, self.basename)
             if next_name not in names:
-                write_index(self.directory, self.basename, [*names, next_name])
+                write_index(self.directory, self.basename, [*names, next_name], self.index_prefix)
         except OSError:
             if next_name not in read_index(self.directory, self.basename):
                 # undone: the old file stays the active one, without the ROTATE
@@ -293,7 +342,9 @@ class BinlogWriter:
         if self._fd >= 0 and self._name in names:
             keep_from = min(keep_from, names.index(self._name))
         doomed = names[:keep_from]
-        write_index(self.directory, self.basename, names[keep_from:])
+        if not doomed:
+            return []
+        write_index(self.directory, self.basename, names[keep_from:], self.index_prefix)
         for old in doomed:
             try:
                 (self.directory / old).unlink()
@@ -301,8 +352,9 @@ class BinlogWriter:
                 pass
         return doomed
 
-    def reset(self) -> BinlogPosition:
-        """RESET MASTER / RESET SLAVE: delete every file and the index, start at `.000001`."""
+    def reset(self, new_file: bool = True) -> BinlogPosition:
+        """RESET MASTER / RESET SLAVE: delete every file and the index, start at `.000001` (or,
+        `new_file=False`, leave the writer closed with no file: `start_file` begins `.000001`)."""
         if self._fd >= 0:
             os.close(self._fd)
             self._fd = -1
@@ -315,6 +367,9 @@ class BinlogWriter:
             pass
         for old in names:
             _unlink(self.directory / old)
+        if not new_file:
+            self._name, self._flushed, self._synced = "", 0, 0
+            return self.end_position
         self._create(file_name(self.basename, 1), [])
         return self.end_position
 
@@ -342,16 +397,20 @@ class BinlogWriter:
         """After a failed write or fsync: the file ends at `mark` again (ftruncate + fsync) and
         the offsets are `mark`'s. A failed cut-back is remembered and retried before the next
         write."""
+        try:
+            self._cut_to(mark)
+        except OSError as exc:
+            log.error("binlog %s: could not cut the file back to %d after a failed write: %s", self._name, mark, exc)
+
+    def _cut_to(self, mark: int) -> None:
+        """The offsets are `mark`'s; the file is cut there (ftruncate + fsync), or the cut stays
+        pending (retried before the next write) and the OSError propagates."""
         self._flushed = mark
         self._synced = min(self._synced, mark)
-        try:
-            os.ftruncate(self._fd, mark)
-            os.fsync(self._fd)
-        except OSError as exc:
-            self._cut_pending = mark
-            log.error("binlog %s: could not cut the file back to %d after a failed write: %s", self._name, mark, exc)
-        else:
-            self._cut_pending = None
+        self._cut_pending = mark
+        os.ftruncate(self._fd, mark)
+        os.fsync(self._fd)
+        self._cut_pending = None
 
     def _retry_cut_back(self) -> None:
         mark = self._cut_pending
@@ -362,7 +421,7 @@ class BinlogWriter:
             raise OSError(errno.EIO, f"binlog {self._name} could not be cut back to {mark} after a failed write")
 
     def _rotate_if_full(self) -> None:
-        if self._flushed < self.max_size:
+        if self.max_size is None or self._flushed < self.max_size:
             return
         try:
             self.rotate()
@@ -390,7 +449,7 @@ class BinlogWriter:
         fd, size = self._start_file(path)
         if name not in names:
             try:
-                write_index(self.directory, self.basename, [*names, name])
+                write_index(self.directory, self.basename, [*names, name], self.index_prefix)
             except OSError:
                 if name not in read_index(self.directory, self.basename):
                     os.close(fd)
@@ -404,7 +463,7 @@ class BinlogWriter:
         """A new file with the magic number and our FD, fsynced with its directory: (fd, size).
         On failure the file is removed and the OSError propagates (the index is not touched)."""
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND, 0o600)
-        data = BINLOG_MAGIC + self.format_description()
+        data = BINLOG_MAGIC + self.format_description(LOG_EVENT_BINLOG_IN_USE_F if self.in_use_flag else 0)
         try:
             _write_all(fd, data)
             os.fsync(fd)

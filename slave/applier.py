@@ -3,7 +3,8 @@ transaction at a time, and remembers where it is in the same database transactio
 
 Contract
 - Reads the relay log only up to `RelayLog.readable` (the end of the last complete, durable
-  transaction the IO task published); wakes up on `notify()`.
+  transaction the IO task published), with the binlog reader (`binlog.reader.iter_events`);
+  wakes up on `notify()`.
 - A transaction (BEGIN or a MariaDB GTID .. XID/COMMIT) is its statements, each with its
   context (event timestamp, INSERT_ID / LAST_INSERT_ID from INTVAR, RAND seeds, user variables
   from USER_VAR) and default database. Consecutive complete transactions are applied in batches
@@ -40,11 +41,12 @@ import asyncio
 import datetime
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
+from binlog.reader import BinlogFileError, iter_events
 from protocol.errors import (
     ER_SLAVE_CONVERSION_FAILED,
     ER_SLAVE_RELAY_LOG_READ_FAILURE,
@@ -53,8 +55,8 @@ from protocol.errors import (
     SQLError,
 )
 from protocol.events import (
+    BINLOG_MAGIC,
     FL_STANDALONE,
-    HEADER_LEN,
     INTVAR_INSERT_ID,
     INTVAR_LAST_INSERT_ID,
     ROWS_STMT_END_F,
@@ -70,7 +72,6 @@ from protocol.events import (
     UserVar,
     decode_event,
     decode_header,
-    event_size_at,
     foreign_key_checks,
     user_var_value,
 )
@@ -245,49 +246,38 @@ class Applier:
                     log.warning("slave SQL: could not purge relay log files before %s: %s", nxt, e)
             await asyncio.sleep(0)
 
-    def _prime(self, stream: _Stream) -> None:
-        """Re-read the current file up to the saved position for its FD (checksum) settings."""
-        path = self.relay.path(self.relay_file)
-        with open(path, "rb") as f:
-            f.seek(4)
-            offset = 4
-            while offset < self.relay_pos:
-                ev = _read_event(f)
-                if ev is None:
-                    break
-                h = decode_header(ev)
-                if h.type_code == EventType.FORMAT_DESCRIPTION_EVENT:
-                    fd = decode_event(ev, False).body
-                    assert isinstance(fd, FormatDescription)
-                    stream.checksum = fd.checksum
-                offset += len(ev)
-
-    async def _apply_range(self, stream: _Stream, end: int | None) -> None:
-        path = self.relay.path(self.relay_file)
+    def _read(self, start: int, end: int | None) -> Iterator[tuple[int, bytes]]:
+        """The current relay file's whole events in [start, end) (to its end when None), read
+        with the binlog reader; what it cannot read stops the applier (1594)."""
         try:
-            f = open(path, "rb")
+            yield from iter_events(self.relay.path(self.relay_file), start, end)
         except FileNotFoundError:
             raise ApplierError(ER_SLAVE_RELAY_LOG_READ_FAILURE.code, ER_SLAVE_RELAY_LOG_READ_FAILURE.format(f"relay log file {self.relay_file} is missing")) from None
-        except OSError as e:
-            raise ApplierError(ER_SLAVE_RELAY_LOG_READ_FAILURE.code, ER_SLAVE_RELAY_LOG_READ_FAILURE.format(f"could not open relay log file {self.relay_file}: {e}")) from None
-        with f:
-            f.seek(self.relay_pos)
-            offset = self.relay_pos
-            count = 0
-            try:
-                while not self._stopping and (end is None or offset < end):
-                    ev = _read_event(f)
-                    if ev is None:
-                        break
-                    offset += len(ev)
-                    await self._event(stream, ev, offset)
-                    count += 1
-                    if count % 64 == 0:
-                        await asyncio.sleep(0)
-            except ApplierError:
-                await self._flush()  # the transactions before the failing event apply first
-                raise
-            await self._flush()  # nothing more readable now (or stopping): apply what was read
+        except BinlogFileError as e:
+            raise ApplierError(ER_SLAVE_RELAY_LOG_READ_FAILURE.code, ER_SLAVE_RELAY_LOG_READ_FAILURE.format(str(e))) from None
+
+    def _prime(self, stream: _Stream) -> None:
+        """Re-read the current file up to the saved position for its FD (checksum) settings."""
+        for _offset, ev in self._read(len(BINLOG_MAGIC), self.relay_pos):
+            if decode_header(ev).type_code == EventType.FORMAT_DESCRIPTION_EVENT:
+                fd = decode_event(ev, False).body
+                assert isinstance(fd, FormatDescription)
+                stream.checksum = fd.checksum
+
+    async def _apply_range(self, stream: _Stream, end: int | None) -> None:
+        count = 0
+        try:
+            for offset, ev in self._read(self.relay_pos, end):
+                if self._stopping:
+                    break
+                await self._event(stream, ev, offset + len(ev))
+                count += 1
+                if count % 64 == 0:
+                    await asyncio.sleep(0)
+        except ApplierError:
+            await self._flush()  # the transactions before the failing event apply first
+            raise
+        await self._flush()  # nothing more readable now (or stopping): apply what was read
 
     # -- one event ------------------------------------------------------------------------------
     async def _event(self, stream: _Stream, ev: bytes, end: int) -> None:
@@ -515,15 +505,6 @@ class _Stream:
         self.reset_context()
 
 
-def _read_event(f: Any) -> bytes | None:
-    head = f.read(HEADER_LEN)
-    if len(head) < HEADER_LEN:
-        return None
-    size = event_size_at(head)
-    rest = f.read(size - HEADER_LEN)
-    if len(rest) < size - HEADER_LEN:
-        return None
-    return head + rest
 
 
 # -- SQL for row changes ------------------------------------------------------------------------------

@@ -7,11 +7,18 @@ master's events exactly as received, with the master's log_pos: the artificial R
 FORMAT_DESCRIPTION a dump starts with (they give the master's coordinates), then everything
 else except heartbeats (WL#342: heartbeats never reach the relay log).
 
+The files are the binlog's (`binlog.BinlogWriter` writes them, `binlog.reader` reads and checks
+them, `binlog.index` lists them); this module adds only the relay log's policy: a file per
+connection, whole transactions only, the cut-back to the last complete transaction, the purge of
+applied files. The layout on disk is what it always was (no in-use flag in our FD, an index of
+bare names), so existing datadirs carry on.
+
 Ownership and durability
 - The IO task is the only writer: `start_file` once per connection to the master (so every
   file begins with the master's ROTATE and FORMAT_DESCRIPTION), `append` per event (buffered in
   memory), `flush` (one write(2) per batch), `sync` (fsync; blocking, so the IO task runs it in
-  a worker thread while the event loop keeps serving).
+  a worker thread while the event loop keeps serving). The applier reads the files with
+  `binlog.reader` and purges those it finished (`purge_before`).
 - The applier only reads, and only up to `readable` (a `RelayPosition`), which the IO task
   moves forward to the end of the last *complete transaction* once it is on disk per
   sync_relay_log. A partial transaction exists only at the tail of the file being written.
@@ -40,16 +47,15 @@ The resume rule (after kill -9, a lost connection or any IO task restart)
 from __future__ import annotations
 
 import errno
-import os
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from protocol.errors import RemoteProtocolError
+from binlog.index import read_index, write_index
+from binlog.reader import BinlogFileError, cut_file, iter_checked
+from binlog.writer import BinlogWriter
+from protocol.errors import ProtocolError
 from protocol.events import (
-    BINLOG_CHECKSUM_ALG_CRC32,
-    BINLOG_CHECKSUM_ALG_OFF,
     BINLOG_MAGIC,
     FL_STANDALONE,
     LOG_EVENT_ARTIFICIAL_F,
@@ -62,15 +68,14 @@ from protocol.events import (
     decode_event,
     decode_header,
     encode_body_event,
-    event_checksum_ok,
     gtid_flags2,
     query_text,
     set_log_pos,
-    split_events,
 )
-from protocol.position import BinlogPosition
+from protocol.position import BinlogPosition, file_sequence
 
 SERVER_VERSION = "10.11.99-semisync-log"
+INDEX_PREFIX = ""  # `NAME.index` lists bare file names, as it always has
 
 # Events that belong to the statement or row change that follows them.
 _PREFIX_EVENTS = frozenset(
@@ -197,54 +202,53 @@ class Recovered:
 
 
 def _seq_of(name: str) -> int:
-    return int(name.rpartition(".")[2])
+    return file_sequence(name)[1]
 
 
 class RelayLog:
+    """The relay log's policy on the binlog's file stack (`binlog.BinlogWriter`, `binlog.reader`,
+    `binlog.index`): whole transactions only, cut back on reconnect and restart, applied files
+    purged. The files, the index, the format description, append/flush/fsync/truncate and the
+    torn-write rules are the binlog's."""
+
     def __init__(self, datadir: Path, basename: str, server_id: int) -> None:
         self.datadir = Path(datadir)
         self.basename = basename
         self.server_id = server_id
-        self.index_path = self.datadir / f"{basename}.index"
-        self._fd: int | None = None
-        self._buffer = bytearray()
-        self.current: str | None = None
-        self.size = 0  # bytes of the current file, buffered ones included
-        self.flushed = 0  # bytes of the current file handed to the OS
-        self.synced = 0  # bytes of the current file known durable
+        # Our FD first in each file (the master's checksum setting, given per file), then the
+        # master's events as received: the writer builds no event and never rotates by itself.
+        self._writer = BinlogWriter(
+            self.datadir, basename, server_id=server_id, checksum=False, max_size=None,
+            server_version=SERVER_VERSION, in_use_flag=False, index_prefix=INDEX_PREFIX,
+        )
         self.readable: RelayPosition | None = None
         # After a failed write or fsync: the current file's last good end, until `cut_back`.
         self.damaged: int | None = None
         self.failed_bytes = 0  # the size of the write that failed
 
-    # -- index ------------------------------------------------------------------------------
+    @property
+    def current(self) -> str | None:
+        """The file being written (the last one started), None before the first."""
+        return self._writer.current_file or None
+
+    @property
+    def size(self) -> int:
+        """Bytes of the current file, buffered ones included."""
+        return self._writer.pending_position.pos
+
+    @property
+    def flushed(self) -> int:
+        """Bytes of the current file handed to the OS."""
+        return self._writer.end_position.pos
+
+    @property
+    def synced(self) -> int:
+        """Bytes of the current file known durable."""
+        return self._writer.synced_position.pos
+
+    # -- files ------------------------------------------------------------------------------
     def files(self) -> list[str]:
-        if not self.index_path.exists():
-            return []
-        names = [Path(line.strip()).name for line in self.index_path.read_text().splitlines()]
-        return [n for n in names if n]
-
-    def _write_index(self, names: list[str]) -> None:
-        """Replace the index whole (write a temporary file, fsync, rename): a failure leaves the
-        old index."""
-        tmp = self.index_path.with_suffix(".index_tmp")
-        try:
-            with open(tmp, "w") as f:
-                f.write("".join(f"{n}\n" for n in names))
-                f.flush()
-                os.fsync(f.fileno())
-        except OSError:
-            tmp.unlink(missing_ok=True)
-            raise
-        os.replace(tmp, self.index_path)
-        self._sync_dir()
-
-    def _sync_dir(self) -> None:
-        dir_fd = os.open(self.datadir, os.O_RDONLY)
-        try:
-            os.fsync(dir_fd)
-        finally:
-            os.close(dir_fd)
+        return read_index(self.datadir, self.basename)
 
     def path(self, name: str) -> Path:
         return self.datadir / name
@@ -257,7 +261,7 @@ class RelayLog:
                 total += self.path(name).stat().st_size
             except FileNotFoundError:
                 pass
-        return total + len(self._buffer)
+        return total + self.size - self.flushed
 
     def position_of(self, name: str, pos: int) -> RelayPosition:
         return RelayPosition(_seq_of(name), pos, name)
@@ -276,29 +280,25 @@ class RelayLog:
         no event of the master. Returns where to resume."""
         self.datadir.mkdir(parents=True, exist_ok=True)
         files = self.files()
-        # Files on disk that never made it into the index (crash between create and index write).
         truncated = 0
         while files:
             name = files[-1]
             path = self.path(name)
-            if not path.exists():
+            if not path.exists():  # listed, never made (a crash between index and file)
                 files.pop()
-                self._write_index(files)
+                write_index(self.datadir, self.basename, files, INDEX_PREFIX)
                 continue
-            data = path.read_bytes()
-            tracker, boundary_offset = _scan(data)
+            size = path.stat().st_size
+            tracker, boundary_offset = _scan(path)
             if tracker is None or tracker.master is None:
                 path.unlink()
-                truncated += len(data)
+                truncated += size
                 files.pop()
-                self._write_index(files)
+                write_index(self.datadir, self.basename, files, INDEX_PREFIX)
                 continue
-            if boundary_offset < len(data):
-                with open(path, "r+b") as f:
-                    f.truncate(boundary_offset)
-                    f.flush()
-                    os.fsync(f.fileno())
-                truncated += len(data) - boundary_offset
+            if boundary_offset < size:
+                cut_file(path, boundary_offset)
+                truncated += size - boundary_offset
             self.readable = self.position_of(name, boundary_offset)
             return Recovered(tracker.master, self.readable, truncated)
         return Recovered(None, None, truncated)
@@ -306,38 +306,11 @@ class RelayLog:
     # -- writing (IO task only) ----------------------------------------------------------------
     def start_file(self, checksum: bool) -> str:
         """Close the current file and begin the next one with the magic and our FD event."""
-        self.close()
-        files = self.files()
-        seq = max([_seq_of(f) for f in files], default=0) + 1
-        name = f"{self.basename}.{seq:06d}"
-        fd_body = FormatDescription(
-            server_version=SERVER_VERSION,
-            create_timestamp=int(time.time()),
-            checksum_alg=BINLOG_CHECKSUM_ALG_CRC32 if checksum else BINLOG_CHECKSUM_ALG_OFF,
-        )
-        probe = encode_body_event(fd_body, timestamp=int(time.time()), server_id=self.server_id, log_pos=0, checksum=True)
-        fd_event = encode_body_event(
-            fd_body, timestamp=int(time.time()), server_id=self.server_id,
-            log_pos=len(BINLOG_MAGIC) + len(probe), checksum=True,
-        )
-        head = BINLOG_MAGIC + fd_event
-        path = self.path(name)
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        try:
-            _write_all(fd, head)
-            os.fsync(fd)
-            self._write_index([*files, name])
-        except OSError:
-            os.close(fd)
-            if name not in self.files():
-                path.unlink(missing_ok=True)
-            raise
-        self._fd = fd
-        self.current = name
-        self.size = self.flushed = self.synced = len(head)
+        self._writer.start_file(checksum)
+        name = self._writer.current_file
         # The previous file was cut back to its last complete transaction (`truncate_tail`)
         # before this one began, so all of it is readable; this one is, up to its FD.
-        self.readable = self.position_of(name, len(head))
+        self.readable = self.position_of(name, self.size)
         return name
 
     def rotate(self, master: BinlogPosition, master_server_id: int, master_fd: bytes | None, checksum: bool) -> str:
@@ -365,55 +338,47 @@ class RelayLog:
 
     def append(self, event: bytes | memoryview) -> int:
         """Buffer one event; returns its end offset in the current file."""
-        self._buffer += event
-        self.size += len(event)
-        return self.size
+        return self._writer.append_raw(event)
 
     def flush(self) -> None:
         """Hand the buffer to the OS. On failure the file is cut back to `flushed` (see the
         header) and the OSError propagates."""
-        if self._buffer and self._fd is not None:
-            try:
-                while self._buffer:
-                    n = os.write(self._fd, self._buffer)
-                    del self._buffer[:n]
-            except OSError:
-                self._failed(self.flushed)
-                raise
-        self.flushed = self.size
+        if not self._writer.is_open:
+            return
+        pending = self.size - self.flushed
+        try:
+            self._writer.flush()
+        except OSError:
+            self._failed(self.flushed, pending)  # the writer left the file at its last good end
+            raise
 
-    def sync(self, fsync: Callable[[int], None] = os.fsync) -> int:
+    def sync(self, fsync: Callable[[int], None] | None = None) -> int:
         """fsync what was flushed (blocking: the IO task runs it in a worker thread, and does
         nothing else with the relay log meanwhile). Returns the offset that is now durable. On
         failure the file is cut back to `synced` (never below what the applier may have read)
         and the OSError propagates."""
-        upto = self.flushed
-        if self._fd is not None:
-            try:
-                fsync(self._fd)
-            except OSError:
-                self._failed(max(self.synced, self._readable_here()))
-                raise
-        self.synced = max(self.synced, upto)
-        return upto
+        if not self._writer.is_open:
+            return self.synced
+        try:
+            return self._writer.sync(fsync).pos
+        except OSError:
+            good_end = max(self.synced, self._readable_here())
+            self._failed(good_end, self.size - good_end)
+            raise
 
     def _readable_here(self) -> int:
         readable = self.readable
         return readable.pos if readable is not None and readable.name == self.current else 0
 
-    def _failed(self, good_end: int) -> None:
+    def _failed(self, good_end: int, failed_bytes: int) -> None:
         """A write or fsync failed: forget everything after `good_end` and try to cut the file
         there at once (`cut_back` finishes the job, or retries it)."""
-        self.failed_bytes = self.size - good_end
-        self._buffer.clear()
-        self.size = self.flushed = good_end
-        self.synced = min(self.synced, good_end)
+        self.failed_bytes = failed_bytes
         self.damaged = good_end if self.damaged is None else min(self.damaged, good_end)
-        if self._fd is not None:
-            try:
-                os.ftruncate(self._fd, good_end)
-            except OSError:
-                pass
+        try:
+            self._writer.truncate(good_end)
+        except OSError:
+            pass
 
     def cut_back(self) -> BinlogPosition | None:
         """After a failed write or fsync (`damaged`): cut the current file to its last complete
@@ -423,21 +388,14 @@ class RelayLog:
         relay log stays damaged."""
         assert self.damaged is not None and self.current is not None
         path = self.path(self.current)
-        fd, self._fd = self._fd, None
-        try:
-            if fd is None:
-                fd = os.open(path, os.O_RDWR)
-            with open(path, "rb") as f:
-                data = f.read(self.damaged)
-            tracker, boundary = _scan(data)
-            if tracker is None:  # start_file makes the head durable before the file is current
-                raise OSError(errno.EIO, f"relay log file {self.current} lost its header")
-            os.ftruncate(fd, boundary)
-            os.fsync(fd)
-        finally:
-            if fd is not None:
-                os.close(fd)
-        self.size = self.flushed = self.synced = boundary
+        tracker, boundary = _scan(path, self.damaged)
+        if tracker is None:  # start_file makes the head durable before the file is current
+            raise OSError(errno.EIO, f"relay log file {self.current} lost its header")
+        if self._writer.is_open:
+            self._writer.truncate(boundary)
+            self._writer.close()
+        else:
+            cut_file(path, boundary)
         self.damaged = None
         here = self.position_of(self.current, boundary)
         if self.readable is None or self.readable < here:
@@ -446,91 +404,62 @@ class RelayLog:
 
     def truncate_tail(self, offset: int) -> None:
         """Cut the current file back to `offset` (a transaction boundary) before resuming, and
-        make what stays durable: the next file begins after it."""
-        if offset > self.flushed:  # whole transactions still in the buffer: keep those
-            del self._buffer[offset - self.flushed:]
-            self.size = offset
-            self.flush()
-        else:
-            self._buffer.clear()
-            self.size = self.flushed
-        if self._fd is not None and offset < self.size:
-            os.ftruncate(self._fd, offset)
-            self.size = self.flushed = offset
-            self.synced = min(self.synced, offset)
-        if self._fd is not None and self.synced < self.size:
+        make what stays durable: the next file begins after it. Whole transactions still
+        buffered before `offset` are written. A failure leaves the relay log damaged."""
+        if not self._writer.is_open:
+            return
+        synced = self.synced
+        try:
+            self._writer.truncate(offset)
+        except OSError:
+            good_end = min(offset, max(synced, self._readable_here()))
+            self._failed(good_end, self.size - good_end)
+            raise
+        self.flush()
+        if self.synced < self.size:
             self.sync()
 
     def close(self) -> None:
         """Flush and close the current file (closed even when the flush fails)."""
-        if self._fd is not None:
-            try:
-                self.flush()
-            finally:
-                os.close(self._fd)
-                self._fd = None
+        if not self._writer.is_open:
+            return
+        try:
+            self.flush()
+        finally:
+            self._writer.close()
 
     # -- housekeeping -----------------------------------------------------------------------------
     def purge_before(self, name: str) -> list[str]:
         """Delete the files listed before `name` (fully applied ones)."""
-        files = self.files()
-        if name not in files:
+        if name not in self.files():
             return []
-        i = files.index(name)
-        gone = files[:i]
-        if not gone:
-            return []
-        self._write_index(files[i:])
-        for old in gone:
-            self.path(old).unlink(missing_ok=True)
-        return gone
+        return self._writer.purge_to(name)
 
     def reset(self) -> None:
         """RESET SLAVE: delete every relay log file and the index."""
-        self._buffer.clear()
-        self.size = self.flushed
-        self.close()
+        self._writer.reset(new_file=False)
         self.damaged = None
-        for name in self.files():
-            self.path(name).unlink(missing_ok=True)
-        self.index_path.unlink(missing_ok=True)
-        self.current = None
-        self.size = self.flushed = self.synced = 0
         self.readable = None
 
 
-def _write_all(fd: int, data: bytes) -> None:
-    while data:
-        data = data[os.write(fd, data):]
-
-
-def _scan(data: bytes) -> tuple[GroupTracker | None, int]:
-    """Follow a relay file's events: (tracker after the last complete transaction, its offset).
+def _scan(path: Path, end: int | None = None) -> tuple[GroupTracker | None, int]:
+    """Follow a relay file's events (up to `end`): (tracker after the last complete transaction,
+    its offset). Each event is checked as `binlog.reader.iter_checked` does; the first one that
+    is torn or corrupt ends the scan (everything from there is cut off).
 
     The tracker is None when the file does not even hold our own FD event."""
-    if not data.startswith(BINLOG_MAGIC):
-        return None, 0
-    offset = len(BINLOG_MAGIC)
     tracker: GroupTracker | None = None
-    boundary = offset
+    boundary = len(BINLOG_MAGIC)
     boundary_master: BinlogPosition | None = None
     try:
-        for off, ev in split_events(data, offset):
-            h = decode_header(ev)
-            if tracker is None:
-                if h.type_code != EventType.FORMAT_DESCRIPTION_EVENT:
-                    return None, 0
-                fd = decode_event(ev, False).body
-                assert isinstance(fd, FormatDescription)
-                tracker = GroupTracker(None, fd.checksum)
+        for off, ev, checksum in iter_checked(path, end):
+            if tracker is None:  # our own FD (iter_checked refuses a file that starts otherwise)
+                tracker = GroupTracker(None, checksum)
                 boundary = off + len(ev)
-                continue
-            if tracker.checksum and h.type_code != EventType.FORMAT_DESCRIPTION_EVENT and not event_checksum_ok(ev):
-                break  # a torn or corrupt tail: everything from here is cut off
-            if tracker.feed(ev, h):
+            elif tracker.feed(ev):
                 boundary = off + len(ev)
                 boundary_master = tracker.master
-    except RemoteProtocolError:
+    except (BinlogFileError, ProtocolError):
         pass
     if tracker is None:
         return None, 0
@@ -539,16 +468,4 @@ def _scan(data: bytes) -> tuple[GroupTracker | None, int]:
     return tracker, boundary
 
 
-def read_events(path: Path, start: int, end: int | None) -> list[tuple[int, bytes]]:
-    """The whole events of a relay file between byte offsets `start` and `end` (EOF if None):
-    (offset, event bytes) pairs. Used by the applier."""
-    with open(path, "rb") as f:
-        f.seek(start)
-        data = f.read() if end is None else f.read(max(0, end - start))
-    out = []
-    for off, ev in split_events(data, 0):
-        out.append((start + off, bytes(ev)))
-    return out
-
-
-__all__ = ["GroupTracker", "Recovered", "RelayLog", "RelayPosition", "read_events", "statement_kind"]
+__all__ = ["GroupTracker", "Recovered", "RelayLog", "RelayPosition", "statement_kind"]

@@ -200,10 +200,10 @@ def test_a_failed_rotation_leaves_the_old_file_active_and_the_index_consistent(t
                 fail()
         return real_fsync(fd)
 
-    def write_index(directory, basename, names):
+    def write_index(directory, basename, names, *prefix):
         if state["armed"] and step == "index":
             fail()
-        return real_write_index(directory, basename, names)
+        return real_write_index(directory, basename, names, *prefix)
 
     real_write_index = index_module.write_index
     monkeypatch.setattr(writer_module.os, "open", os_open)

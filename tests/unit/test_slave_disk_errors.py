@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from binlog.reader import iter_events
 from protocol.events import EventType, decode_header
 from protocol.position import BinlogPosition
 from semisync.interface import ReplicationInterface
@@ -26,7 +27,7 @@ from semisync.slave_plugin import SemiSyncSlavePlugin
 from slave import master_info
 from slave.io_task import STATE_DISK_FULL, IoSettings, IoTask
 from slave.master_info import MasterInfo
-from slave.relay_log import RelayLog, read_events
+from slave.relay_log import RelayLog
 from tests.support.relay_stream import MASTER, Stream
 from tests.unit.test_slave_io_task import BINLOG, FakeMaster
 
@@ -73,7 +74,7 @@ class DiskFaults:
 
 def xids(path: Path) -> list[int]:
     """The XID events' log_pos in a relay file: one per complete transaction."""
-    return [decode_header(e).log_pos for _, e in read_events(path, 4, None)
+    return [decode_header(e).log_pos for _, e in iter_events(path)
             if decode_header(e).type_code == EventType.XID_EVENT]
 
 
@@ -174,7 +175,7 @@ def test_a_relay_file_that_cannot_be_started_leaves_nothing_behind(tmp_path, mon
     real_fsync = os.fsync
 
     def fsync(fd: int) -> None:  # now the new index cannot be made durable
-        if os.readlink(f"/proc/self/fd/{fd}").endswith(".index_tmp"):
+        if os.readlink(f"/proc/self/fd/{fd}").endswith(".index.tmp"):
             raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
         real_fsync(fd)
 

@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import pytest
 
+from binlog.reader import iter_events
 from protocol.errors import RemoteProtocolError
 from protocol.events import (
     FL_STANDALONE,
     EventType,
+    FormatDescription,
     MariaGtid,
     Query,
     Rows,
@@ -23,7 +25,7 @@ from protocol.events import (
 )
 from protocol.messages import FieldType
 from protocol.position import BinlogPosition
-from slave.relay_log import GroupTracker, RelayLog, query_kind, read_events, statement_kind
+from slave.relay_log import GroupTracker, RelayLog, query_kind, statement_kind
 from slave.rows import TableLayout, UnsupportedColumnType, decode_rows
 from tests.support.relay_stream import MASTER, Stream
 
@@ -70,7 +72,7 @@ def test_recover_cuts_a_torn_event(tmp_path):
     found = RelayLog(tmp_path, "relay-bin", server_id=2).recover()
     assert found.resume == BinlogPosition(MASTER, master_end)
     assert (tmp_path / "relay-bin.000001").stat().st_size == end
-    assert [len(e) for _, e in read_events(tmp_path / "relay-bin.000001", 4, None)][-1] == len(stream.transaction(9)[-1])
+    assert [len(e) for _, e in iter_events(tmp_path / "relay-bin.000001")][-1] == len(stream.transaction(9)[-1])
 
 
 def test_a_file_without_any_event_of_the_master_is_dropped(tmp_path):
@@ -178,7 +180,7 @@ def test_rotate_starts_a_file_that_stands_on_its_own(tmp_path):
     relay.close()
     found = RelayLog(tmp_path, "relay-bin", server_id=2).recover()
     assert found.resume == at
-    types = [e[4] for _, e in read_events(tmp_path / "relay-bin.000002", 4, None)]
+    types = [e[4] for _, e in iter_events(tmp_path / "relay-bin.000002")]
     assert types == [EventType.FORMAT_DESCRIPTION_EVENT, EventType.ROTATE_EVENT, EventType.FORMAT_DESCRIPTION_EVENT]
 
 
@@ -191,3 +193,26 @@ def test_rotate_starts_a_file_that_stands_on_its_own(tmp_path):
 def test_statement_kind_knows_every_spelling_of_a_transaction_start(statement, kind):
     assert statement_kind(statement) == kind
     assert query_kind(statement.encode()) == kind
+
+
+def test_recover_follows_a_checksum_change_of_the_master_within_a_file(tmp_path):
+    """The master turned binlog_checksum off (its new FD in the same relay file): the events after
+    it carry no CRC32, and recovery still finds the last complete transaction among them."""
+    relay = RelayLog(tmp_path, "relay-bin", server_id=2)
+    relay.recover()
+    relay.start_file(checksum=True)
+    stream = Stream()
+    write(relay, stream.start() + stream.transaction(1))
+    plain = FormatDescription(server_version="10.11.19-MariaDB-log", checksum_alg=0)
+    pos = stream.pos
+    events = [encode_body_event(plain, timestamp=1, server_id=1, log_pos=0, checksum=True)]
+    for body in (Query(db="d", query="BEGIN"), Query(db="d", query="INSERT INTO t VALUES (2)"), Xid(2)):
+        pos += len(encode_body_event(body, timestamp=1, server_id=1, log_pos=0, checksum=False))
+        events.append(encode_body_event(body, timestamp=1, server_id=1, log_pos=pos, checksum=False))
+    end = write(relay, events)
+    write(relay, events[1:3])  # a transaction without its end
+    relay.close()
+    found = RelayLog(tmp_path, "relay-bin", server_id=2).recover()
+    assert found.resume == BinlogPosition(MASTER, pos)
+    assert found.readable is not None and found.readable.pos == end
+    assert (tmp_path / "relay-bin.000001").stat().st_size == end
