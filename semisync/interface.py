@@ -11,8 +11,7 @@ Contract
   removal takes effect at the next call and never disturbs one in progress.
 - An empty delegate costs nothing: it is falsy, so call sites write `if delegate: ...`, and each
   hook returns at once without creating a coroutine when there is nothing to call. The waiting
-  hooks (`after_commit`, `after_sync`, `before_request_transmit`) are plain methods returning an
-  awaitable: `await delegate.after_sync(p)` as usual; with no observer the awaitable is a shared
+  hooks (`after_commit`, `after_sync`) are plain methods returning an awaitable: `await delegate.after_sync(p)` as usual; with no observer the awaitable is a shared
   finished one, with one observer it is that observer's coroutine (no wrapper).
 - The commit path's waiting hooks return a decision: None (or `CommitVerdict.PROCEED`) lets
   the shell answer the client as usual; `CommitVerdict.IN_DOUBT` means the transaction is
@@ -33,8 +32,10 @@ Which shell calls what, and when (see docs/ARCHITECTURE.md for the whole path of
   (it may set the flag in the reserved header), `after_send_event` after the packet is written,
   `after_reset_master` on RESET MASTER.
 - Binlog relay IO (`slave/`): `thread_start` before connecting, `thread_stop` after the
-  connection closed, `before_request_transmit` after connecting and before COM_BINLOG_DUMP,
-  `after_read_event` for each packet read (strips the extra header, notes the flag),
+  connection closed, `before_request_transmit` after connecting and before COM_BINLOG_DUMP: an
+  observer returns a `DumpRequest` (the statements for the IO task to run on the master
+  connection, and the answer each needs), never runs them itself; `after_request_transmit` with
+  the outcome of each request once COM_BINLOG_DUMP is sent, `after_read_event` for each packet read (strips the extra header, notes the flag),
   `after_queue_event` after the event is in the relay log (and synced per sync_relay_log),
   `after_reset_slave` on RESET SLAVE.
 """
@@ -46,6 +47,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
+from protocol.messages import ERR, OK, ResultSet
 from protocol.position import BinlogPosition
 
 # ---------------------------------------------------------------------------------------------
@@ -126,11 +128,46 @@ class RelayIOParam:
     master_host: str
     master_port: int
     master_position: BinlogPosition
-    # Runs a query on the master connection and returns its rows (None for OK); lets the
-    # semi-sync slave probe `rpl_semi_sync_master_enabled` and set `@rpl_semi_sync_slave`
-    # without owning the socket. Only valid during `before_request_transmit`.
-    query: Callable[[str], Awaitable[list[tuple[Any, ...]] | None]] | None = None
     observer_state: dict[object, Any] = field(default_factory=dict)
+
+
+class Expect(enum.Enum):
+    """The answer a `MasterStatement` needs for its request to go on."""
+
+    ROWS = "a result set with at least one row"
+    OK = "an OK packet"
+
+
+@dataclass(frozen=True, slots=True)
+class MasterStatement:
+    """One statement for the IO task to run on the master connection before COM_BINLOG_DUMP,
+    and how to read its answer."""
+
+    sql: str
+    expect: Expect
+    # ERR codes meaning that the master lacks what is asked (as an answer other than `expect`):
+    # the request is refused and the dump goes on without it. Any other ERR is a failure of the
+    # connection (the IO task reconnects).
+    refused_by: frozenset[int] = frozenset()
+
+    def granted_by(self, answer: OK | ERR | ResultSet) -> bool:
+        """Does the master's `answer` let the request go on? (An ERR outside `refused_by` is
+        the caller's failure to raise before asking.)"""
+        if self.expect is Expect.ROWS:
+            return isinstance(answer, ResultSet) and bool(answer.rows)
+        return isinstance(answer, OK)
+
+
+@dataclass(frozen=True, slots=True)
+class DumpRequest:
+    """What one observer asks of the master before COM_BINLOG_DUMP (`before_request_transmit`).
+    The IO task runs `statements` in order; the request is granted when each got the answer it
+    expects, refused at the first that did not (the rest are not run)."""
+
+    purpose: str  # names the request in errors ("Master command <purpose> failed: ...")
+    statements: tuple[MasterStatement, ...]
+    # Granted: COM_BINLOG_DUMP asks for the semi-sync header (`EF flag`) before every event.
+    semi_sync: bool = False
 
 
 @dataclass(slots=True)
@@ -187,6 +224,11 @@ class BinlogTransmitObserver:
     def after_reset_master(self) -> None:
         return None
 
+    def handle_ack(self, param: TransmitParam, position: BinlogPosition) -> None:
+        """A semi-sync ack for `position`, read from `param`'s dump connection. Raise
+        `RemoteProtocolError` for an ack that breaks the protocol (the shell drops the slave)."""
+        return None
+
 
 class BinlogRelayIOObserver:
     def thread_start(self, param: RelayIOParam) -> None:
@@ -195,7 +237,13 @@ class BinlogRelayIOObserver:
     def thread_stop(self, param: RelayIOParam) -> None:
         return None
 
-    async def before_request_transmit(self, param: RelayIOParam) -> None:
+    def before_request_transmit(self, param: RelayIOParam) -> DumpRequest | None:
+        """Return what to ask of the master before COM_BINLOG_DUMP, or None."""
+        return None
+
+    def after_request_transmit(self, param: RelayIOParam, request: DumpRequest, granted: bool) -> None:
+        """COM_BINLOG_DUMP is sent; `request` (any observer's: compare with `is`) was granted or
+        refused on this connection."""
         return None
 
     def after_read_event(self, param: RelayIOParam, packet: memoryview) -> ReadEvent:
@@ -330,6 +378,10 @@ class BinlogTransmitDelegate(Delegate[BinlogTransmitObserver]):
         for o in self._observers:
             o.after_reset_master()
 
+    def handle_ack(self, param: TransmitParam, position: BinlogPosition) -> None:
+        for o in self._observers:
+            o.handle_ack(param, position)
+
 
 class BinlogRelayIODelegate(Delegate[BinlogRelayIOObserver]):
     def thread_start(self, param: RelayIOParam) -> None:
@@ -340,8 +392,18 @@ class BinlogRelayIODelegate(Delegate[BinlogRelayIOObserver]):
         for o in self._observers:
             o.thread_stop(param)
 
-    def before_request_transmit(self, param: RelayIOParam) -> Awaitable[None]:
-        return _waiting_hook(self._observers, "before_request_transmit", param)
+    def before_request_transmit(self, param: RelayIOParam) -> list[DumpRequest]:
+        """Every observer's request, in registration order (those that ask nothing left out)."""
+        requests = []
+        for o in self._observers:
+            request = o.before_request_transmit(param)
+            if request is not None:
+                requests.append(request)
+        return requests
+
+    def after_request_transmit(self, param: RelayIOParam, request: DumpRequest, granted: bool) -> None:
+        for o in self._observers:
+            o.after_request_transmit(param, request, granted)
 
     def after_read_event(self, param: RelayIOParam, packet: memoryview) -> ReadEvent:
         read = ReadEvent(packet)
