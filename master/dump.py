@@ -56,14 +56,15 @@ from __future__ import annotations
 import asyncio
 import logging
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from binlog.index import read_index
 from binlog.reader import BinlogFileError, file_checksum, iter_events
 from master.binlog_end import BinlogEnd
+from protocol.connection import ServerConnection
 from protocol.errors import ER_MASTER_FATAL_ERROR_READING_BINLOG, ProtocolError
 from protocol.events import (
     BINLOG_CHECKSUM_ALG_OFF,
@@ -123,7 +124,7 @@ class BinlogSource:
     end: BinlogEnd
 
 
-def heartbeat_period(user_vars: dict[str, Any]) -> float:
+def heartbeat_period(user_vars: Mapping[str, Any]) -> float:
     """`@master_heartbeat_period` (nanoseconds, as the slave sets it) in seconds; 0 = none."""
     value = user_vars.get("master_heartbeat_period")
     if isinstance(value, bytes):
@@ -135,12 +136,12 @@ def heartbeat_period(user_vars: dict[str, Any]) -> float:
     return max(0.0, nanos / 1e9)
 
 
-def checksum_aware(user_vars: dict[str, Any]) -> bool:
+def checksum_aware(user_vars: Mapping[str, Any]) -> bool:
     """Did the slave say which checksum it expects (`SET @master_binlog_checksum= ...`)?"""
     return user_vars.get("master_binlog_checksum") is not None
 
 
-def connect_checksum(user_vars: dict[str, Any]) -> bool:
+def connect_checksum(user_vars: Mapping[str, Any]) -> bool:
     """Does `@master_binlog_checksum` ask for CRC32 on the events sent before the first
     FORMAT_DESCRIPTION (MariaDB's get_binlog_checksum_value_at_connect)? Anything but NONE
     (or unset) does."""
@@ -237,13 +238,35 @@ def check_start(directory: Path, basename: str, position: BinlogPosition) -> boo
     )
 
 
+class DumpClient(Protocol):
+    """The slave's client session (`server.session.ClientSession`) as a dump uses it: the dump
+    writes; the ack receiver takes the read side (`set_raw_reader`); the role may kill it."""
+
+    @property
+    def connection_id(self) -> int: ...
+    @property
+    def user_vars(self) -> Mapping[str, Any]: ...  # `SET @master_heartbeat_period` ... lives here
+    @property
+    def conn(self) -> ServerConnection: ...  # logged in: the sans-IO connection, DUMPING once started
+    @property
+    def is_closed(self) -> bool: ...
+    def write(self, data: bytes) -> None: ...
+    async def drain(self) -> None: ...
+    async def closed(self) -> None: ...
+    def set_raw_reader(self, callback: Callable[[bytes], None] | None) -> None: ...
+    def set_state(self, state: str | None) -> None: ...
+    def set_command(self, command: str) -> None: ...
+    def close(self) -> None: ...
+    def kill(self) -> None: ...
+
+
 class DumpSession:
     """Streams one binlog to one slave (see the module docstring)."""
 
     def __init__(
         self,
         source: BinlogSource,
-        session: Any,
+        session: DumpClient,
         request: ComBinlogDump,
         transmit: BinlogTransmitDelegate,
         *,
