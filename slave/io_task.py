@@ -263,7 +263,7 @@ class IoTask:
             code, message = e.error.code, e.message
         else:
             error = CR_CONN_HOST_ERROR if self.state == STATE_CONNECTING else CR_SERVER_LOST
-            detail = str(getattr(e, "message", "") or e) or type(e).__name__
+            detail = (e.message if isinstance(e, ProtocolError) else str(e)) or type(e).__name__
             s = self.settings
             code = error.code
             message = (
