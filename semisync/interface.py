@@ -3,7 +3,8 @@
 Contract
 - The server shells (`master/`, `slave/`) own every socket, file and lock. At the points the
   worklog names they call the delegate's hook; observers (plugins such as semi-sync) decide.
-- Hooks keep WL#4398's names. Synchronous hooks return decisions (header bytes, an ack to send);
+- Hooks keep WL#4398's names. Synchronous hooks return decisions (header bytes, an ack to send,
+  the statements to run before COM_BINLOG_DUMP): an observer never does I/O;
   the two waiting points of the commit path, `after_sync` and `after_commit`, are coroutines,
   because that is where semi-sync holds a committing session until slaves acknowledge.
 - A delegate holds any number of observers, called in registration order. Observers may be
@@ -11,8 +12,9 @@ Contract
   removal takes effect at the next call and never disturbs one in progress.
 - An empty delegate costs nothing: it is falsy, so call sites write `if delegate: ...`, and each
   hook returns at once without creating a coroutine when there is nothing to call. The waiting
-  hooks (`after_commit`, `after_sync`) are plain methods returning an awaitable: `await delegate.after_sync(p)` as usual; with no observer the awaitable is a shared
-  finished one, with one observer it is that observer's coroutine (no wrapper).
+  hooks (`after_commit`, `after_sync`) are plain methods returning an awaitable:
+  `await delegate.after_sync(p)` as usual; with no observer the awaitable is a shared finished
+  one, with one observer it is that observer's coroutine (no wrapper).
 - The commit path's waiting hooks return a decision: None (or `CommitVerdict.PROCEED`) lets
   the shell answer the client as usual; `CommitVerdict.IN_DOUBT` means the transaction is
   durable in the binlog but no slave is known to hold it and the server is shutting down: the
@@ -30,14 +32,18 @@ Which shell calls what, and when (see docs/ARCHITECTURE.md for the whole path of
   `transmit_stop` when it ends, `reserve_header` once per session to obtain the extra header
   bytes that follow the packet's 0x00 OK byte, `before_send_event` before each event packet
   (it may set the flag in the reserved header), `after_send_event` after the packet is written,
-  `after_reset_master` on RESET MASTER.
+  `after_reset_master` on RESET MASTER. `handle_ack` for each semi-sync ack a slave sends on
+  its dump connection: the shell's ack receiver owns the read side of those connections and
+  runs the hook (as mysqld's Ack_receiver calls the plugin's handleAck); an observer raises
+  `RemoteProtocolError` for an ack that breaks the protocol, and the shell drops that slave.
 - Binlog relay IO (`slave/`): `thread_start` before connecting, `thread_stop` after the
   connection closed, `before_request_transmit` after connecting and before COM_BINLOG_DUMP: an
   observer returns a `DumpRequest` (the statements for the IO task to run on the master
   connection, and the answer each needs), never runs them itself; `after_request_transmit` with
-  the outcome of each request once COM_BINLOG_DUMP is sent, `after_read_event` for each packet read (strips the extra header, notes the flag),
-  `after_queue_event` after the event is in the relay log (and synced per sync_relay_log),
-  `after_reset_slave` on RESET SLAVE.
+  the outcome of each request once COM_BINLOG_DUMP is sent (not a WL#4398 hook: there the
+  plugin runs its queries on the IO thread's connection itself); `after_read_event` for each packet
+  read (strips the extra header, notes the flag), `after_queue_event` after the event is in
+  the relay log (and synced per sync_relay_log), `after_reset_slave` on RESET SLAVE.
 """
 
 from __future__ import annotations
