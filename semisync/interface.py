@@ -110,6 +110,9 @@ class TransmitParam:
     # The connection's user variables (`SET @rpl_semi_sync_slave = 1` lives here), lower-case names.
     user_vars: Mapping[str, Any]
     start: BinlogPosition
+    # During `reserve_header`: where the called observer's slice of the reserved header begins
+    # (the bytes the observers before it reserved). Set by the delegate before each call.
+    header_offset: int = 0
     # Per-session scratch space owned by the observers (keyed by observer), never by the shell.
     observer_state: dict[object, Any] = field(default_factory=dict)
 
@@ -219,9 +222,8 @@ class BinlogTransmitObserver:
 
     def before_send_event(self, param: TransmitParam, header: bytearray, event: SendParam) -> None:
         """May set bytes of `header`: the concatenation of every observer's reserved bytes, in
-        registration order. An observer records its slice's offset in `param.observer_state`
-        when `reserve_header` is called (the delegate passes the offset reached so far there
-        under the key `"header_offset"` before each call)."""
+        registration order. An observer notes its slice's offset (`param.header_offset`) when
+        `reserve_header` is called."""
         return None
 
     def after_send_event(self, param: TransmitParam, event: SendParam) -> None:
@@ -365,11 +367,10 @@ class BinlogTransmitDelegate(Delegate[BinlogTransmitObserver]):
         parts = []
         offset = 0
         for o in self._observers:
-            param.observer_state["header_offset"] = offset
+            param.header_offset = offset
             part = o.reserve_header(param)
             parts.append(part)
             offset += len(part)
-        param.observer_state.pop("header_offset", None)
         return b"".join(parts)
 
     def before_send_event(self, param: TransmitParam, header: bytearray, event: SendParam) -> None:

@@ -425,7 +425,7 @@ class SemiSyncMasterPlugin(
         dump = param.observer_state.get(self)
         if not isinstance(dump, _Dump):
             return b""
-        dump.offset = param.observer_state.get("header_offset", 0)
+        dump.offset = param.header_offset
         return semisync_header(False)
 
     def before_send_event(self, param: TransmitParam, header: bytearray, event: SendParam) -> None:

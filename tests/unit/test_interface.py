@@ -194,7 +194,7 @@ def test_reserved_header_slices_follow_registration_order():
             self.name, self.size = name, size
 
         def reserve_header(self, param):
-            offsets[self.name] = param.observer_state["header_offset"]
+            offsets[self.name] = param.header_offset
             return bytes([len(offsets)]) * self.size
 
         def before_send_event(self, param, header, event):
@@ -206,7 +206,7 @@ def test_reserved_header_slices_follow_registration_order():
     param = TransmitParam(1, 2, 0, {}, P)
     header = delegate.reserve_header(param)
     assert header == b"\x01\x01\x02\x02\x02" and offsets == {"first": 0, "second": 2}
-    assert "header_offset" not in param.observer_state
+    assert param.observer_state == {}
     buffer = bytearray(header)
     delegate.before_send_event(param, buffer, SendParam(16, P))
     assert buffer == b"\xff\x01\xff\x02\x02"
