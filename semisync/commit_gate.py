@@ -63,11 +63,6 @@ class CommitGate:
     def max_position(self) -> BinlogPosition | None:
         return max(self._waiters) if self._waiters else None
 
-    @property
-    def min_position(self) -> BinlogPosition | None:
-        self._drop_stale_head()
-        return self._heap[0][0] if self._heap else None
-
     def futures(self) -> list[asyncio.Future[Outcome]]:
         """The pending waiters' futures (to await them all, e.g. at shutdown)."""
         return [w.future for w in self._waiters.values()]
@@ -133,7 +128,3 @@ class CommitGate:
         if waiter.timer is not None:
             waiter.timer.cancel()
             waiter.timer = None
-
-    def _drop_stale_head(self) -> None:
-        while self._heap and self._waiters.get(self._heap[0][0]) is not self._heap[0][2]:
-            heapq.heappop(self._heap)
