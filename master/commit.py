@@ -79,7 +79,8 @@ _REPLAY_RETRY_MAX = 2.0  # seconds between replays of a group while the engine k
 
 
 class CommitSession(Protocol):
-    """The session a commit belongs to, as the pipeline and the hooks see it."""
+    """The session a commit belongs to, as the pipeline and the hooks see it (None: no client
+    session waits for the commit; its events get thread_id 0 and no State is shown)."""
 
     @property
     def connection_id(self) -> int:  # the binlog events' thread_id, TransParam.connection_id
@@ -106,7 +107,7 @@ def abort_server(message: str) -> None:
 
 @dataclass(slots=True)
 class _Ticket:
-    session: CommitSession
+    session: CommitSession | None
     txn: CommittedTransaction
     done: asyncio.Future[None]
     param: TransParam | None = None
@@ -151,7 +152,7 @@ class GroupCommit:
 
     # -- the session's side -----------------------------------------------------------------
 
-    async def commit(self, session: CommitSession, txn: CommittedTransaction) -> None:
+    async def commit(self, session: CommitSession | None, txn: CommittedTransaction) -> None:
         loop = asyncio.get_running_loop()
         ticket = _Ticket(session, txn, loop.create_future())
         self._queue.append(ticket)
@@ -166,7 +167,7 @@ class GroupCommit:
             if not self._in_flight and self._idle is not None:
                 self._idle.set()
 
-    async def append_statement(self, session: CommitSession, sql: str, db: str | None = None) -> None:
+    async def append_statement(self, session: Any, sql: str, db: str | None = None) -> None:
         """Binlog one statement that changed no engine data (a user statement) as a group."""
         stmt = _Statement(db, sql, int(time.time()))
         await self.commit(session, _Txn([stmt]))
@@ -277,9 +278,10 @@ class GroupCommit:
         end = writer.pending_position
         for ticket in group:
             session = ticket.session
-            thread_id = session.connection_id
+            thread_id = session.connection_id if session is not None else 0
             if transaction or storage:
-                ticket.param = TransParam(thread_id, self.server_id, None, session.set_state)
+                set_state = session.set_state if session is not None else None
+                ticket.param = TransParam(thread_id, self.server_id, None, set_state)
                 if transaction:
                     transaction.before_commit(ticket.param)
             for stmts in ticket.txn.binlog_transactions():
@@ -396,7 +398,7 @@ def _read_group(directory: Path, start: BinlogPosition, end: BinlogPosition) -> 
 
 
 def _group_state_setter(group: list[_Ticket]) -> Callable[[str | None], None]:
-    setters = [t.session.set_state for t in group]
+    setters = [t.session.set_state for t in group if t.session is not None]
 
     def set_state(state: str | None) -> None:
         for setter in setters:

@@ -56,7 +56,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import zlib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -124,7 +124,7 @@ class BinlogSource:
     end: BinlogEnd
 
 
-def heartbeat_period(user_vars: Mapping[str, Any]) -> float:
+def heartbeat_period(user_vars: dict[str, Any]) -> float:
     """`@master_heartbeat_period` (nanoseconds, as the slave sets it) in seconds; 0 = none."""
     value = user_vars.get("master_heartbeat_period")
     if isinstance(value, bytes):
@@ -136,12 +136,12 @@ def heartbeat_period(user_vars: Mapping[str, Any]) -> float:
     return max(0.0, nanos / 1e9)
 
 
-def checksum_aware(user_vars: Mapping[str, Any]) -> bool:
+def checksum_aware(user_vars: dict[str, Any]) -> bool:
     """Did the slave say which checksum it expects (`SET @master_binlog_checksum= ...`)?"""
     return user_vars.get("master_binlog_checksum") is not None
 
 
-def connect_checksum(user_vars: Mapping[str, Any]) -> bool:
+def connect_checksum(user_vars: dict[str, Any]) -> bool:
     """Does `@master_binlog_checksum` ask for CRC32 on the events sent before the first
     FORMAT_DESCRIPTION (MariaDB's get_binlog_checksum_value_at_connect)? Anything but NONE
     (or unset) does."""
@@ -245,7 +245,7 @@ class DumpClient(Protocol):
     @property
     def connection_id(self) -> int: ...
     @property
-    def user_vars(self) -> Mapping[str, Any]: ...  # `SET @master_heartbeat_period` ... lives here
+    def user_vars(self) -> dict[str, Any]: ...  # `SET @master_heartbeat_period` ... lives here
     @property
     def conn(self) -> ServerConnection: ...  # logged in: the sans-IO connection, DUMPING once started
     @property
