@@ -54,7 +54,7 @@ import errno
 import logging
 import os
 import time
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -93,7 +93,7 @@ class CommitSession(Protocol):
 class CommittedTransaction(Protocol):
     """A logically committed engine transaction (`engine.core.CommittedTxn`): what it binlogs."""
 
-    def binlog_transactions(self) -> Sequence[Sequence[Any]]:
+    def binlog_transactions(self) -> list[list[Any]]:
         """The binlog transactions, each a sequence of statements for `transaction_events`."""
         ...
 

@@ -481,16 +481,11 @@ class Applier:
             stream.statements.append((sql, ctx, layout.db, None if change.kind == "insert" else layout.table))
 
 
-# One statement for `engine.apply_transactions`: (sql, context, default database), and for a row
-# event's UPDATE/DELETE the table whose row it must find.
-_Statement = tuple[str, Any, str | None] | tuple[str, Any, str | None, str | None]
-
-
 @dataclass(frozen=True, slots=True)
 class _Ready:
     """A complete transaction read from the relay log, waiting in the applier's batch."""
 
-    statements: list[_Statement]
+    statements: list[tuple[str, Any, str | None]]
     meta: dict[str, Any]  # the applier's position after it (committed with it)
     end: int  # relay offset after it
     timestamp: int
@@ -502,7 +497,7 @@ class _Stream:
     def __init__(self) -> None:
         self.checksum = False
         self.in_group = False
-        self.statements: list[_Statement] = []
+        self.statements: list[tuple[str, Any, str | None]] = []
         self.tables: dict[int, TableLayout] = {}
         self.master_end = 0
         self.timestamp = 0
