@@ -93,8 +93,8 @@ class CommitSession(Protocol):
 class CommittedTransaction(Protocol):
     """A logically committed engine transaction (`engine.core.CommittedTxn`): what it binlogs."""
 
-    def binlog_transactions(self) -> list[list[Any]]:
-        """The binlog transactions, each a sequence of statements for `transaction_events`."""
+    def binlog_transactions(self) -> list[Any]:
+        """The binlog transactions in order, each as `_flush_and_sync` turns it into events."""
         ...
 
 
