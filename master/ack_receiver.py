@@ -6,8 +6,9 @@ Contract (MySQL 5.7's ack receiver thread, seed 003)
   writes. The socket callbacks only queue the bytes; the receiver's single task decodes them, so
   no dump coroutine ever blocks on reading an ack and acks are handled in arrival order.
 - Bytes go through the session's own sans-IO connection (`ServerConnection` in DUMPING state):
-  a semi-sync ack (magic, length, file name validated there) is handed to every transmit
-  observer of that dump that has a `handle_ack(param, position)` (the semi-sync master plugin).
+  a semi-sync ack (magic, length, file name validated there) goes to the `handle_ack` hook of
+  the binlog transmit delegate the dump runs its hooks on (`semisync.interface`; the semi-sync
+  master plugin observes it), then to `on_ack` (the shell's metrics).
 - A malformed ack, an ack beyond what was sent to that slave (the plugin raises
   `RemoteProtocolError`), or anything but an ack / COM_QUIT on a non-semi-sync dump is that
   slave's protocol error: its connection is dropped and nothing is released. COM_QUIT or EOF
@@ -19,8 +20,8 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
-from typing import Any
 
+from master.dump import DumpSession
 from protocol.connection import NEED_DATA, ConnectionClosed
 from protocol.errors import ProtocolError
 from protocol.messages import ComQuit
@@ -32,7 +33,7 @@ log = logging.getLogger("semisync.master.ack_receiver")
 
 class AckReceiver:
     def __init__(self, on_ack: Callable[[int, BinlogPosition], None] | None = None) -> None:
-        self._queue: asyncio.Queue[tuple[Any, bytes]] = asyncio.Queue()
+        self._queue: asyncio.Queue[tuple[DumpSession, bytes]] = asyncio.Queue()
         self._task: asyncio.Task[None] | None = None
         self.acks = 0
         self.dropped = 0
@@ -52,7 +53,7 @@ class AckReceiver:
             except asyncio.CancelledError:
                 pass
 
-    def attach(self, dump: Any) -> None:
+    def attach(self, dump: DumpSession) -> None:
         """Take over the read side of `dump`'s connection."""
         queue = self._queue
 
@@ -71,7 +72,7 @@ class AckReceiver:
                 log.exception("ack receiver: unexpected error on the dump of slave %s", dump.slave_server_id)
                 dump.session.close()
 
-    def feed(self, dump: Any, data: bytes) -> None:
+    def feed(self, dump: DumpSession, data: bytes) -> None:
         """Decode what arrived on `dump`'s connection and act on it (synchronously)."""
         session = dump.session
         if session.is_closed:
@@ -97,20 +98,18 @@ class AckReceiver:
                 session.close()
                 return
 
-    def _ack(self, dump: Any, ack: SemiSyncAck) -> None:
+    def _ack(self, dump: DumpSession, ack: SemiSyncAck) -> None:
         param = dump.param
         if param is None:
             return
         self.acks += 1
-        for owner in tuple(param.observer_state):
-            handle = getattr(owner, "handle_ack", None)
-            if handle is not None:
-                handle(param, ack.position)
+        if dump.transmit:
+            dump.transmit.handle_ack(param, ack.position)
         self.acked[dump.slave_server_id] = ack.position
         if self.on_ack is not None:
             self.on_ack(dump.slave_server_id, ack.position)
 
-    def _drop(self, dump: Any, why: str) -> None:
+    def _drop(self, dump: DumpSession, why: str) -> None:
         self.dropped += 1
         log.warning("dropping the dump connection of slave %s: %s", dump.slave_server_id, why)
         dump.stop()

@@ -59,7 +59,7 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from binlog.writer import BinlogWriter
 from master.binlog_end import BinlogEnd
@@ -78,6 +78,26 @@ BINLOG_ERROR_ACTIONS = (ABORT_SERVER, IGNORE_ERROR)
 _REPLAY_RETRY_MAX = 2.0  # seconds between replays of a group while the engine keeps failing
 
 
+class CommitSession(Protocol):
+    """The session a commit belongs to, as the pipeline and the hooks see it (None: no client
+    session waits for the commit; its events get thread_id 0 and no State is shown)."""
+
+    @property
+    def connection_id(self) -> int:  # the binlog events' thread_id, TransParam.connection_id
+        ...
+
+    def set_state(self, state: str | None) -> None:
+        """SHOW PROCESSLIST's State, e.g. while a waiting hook holds the commit."""
+
+
+class CommittedTransaction(Protocol):
+    """A logically committed engine transaction (`engine.core.CommittedTxn`): what it binlogs."""
+
+    def binlog_transactions(self) -> list[Any]:
+        """The binlog transactions in order, each as `_flush_and_sync` turns it into events."""
+        ...
+
+
 def abort_server(message: str) -> None:
     """binlog_error_action=ABORT_SERVER: log and end the process now, answering no client."""
     log.critical(message)
@@ -87,8 +107,8 @@ def abort_server(message: str) -> None:
 
 @dataclass(slots=True)
 class _Ticket:
-    session: Any
-    txn: Any
+    session: CommitSession | None
+    txn: CommittedTransaction
     done: asyncio.Future[None]
     param: TransParam | None = None
     end: BinlogPosition | None = None
@@ -132,7 +152,7 @@ class GroupCommit:
 
     # -- the session's side -----------------------------------------------------------------
 
-    async def commit(self, session: Any, txn: Any) -> None:
+    async def commit(self, session: CommitSession | None, txn: CommittedTransaction) -> None:
         loop = asyncio.get_running_loop()
         ticket = _Ticket(session, txn, loop.create_future())
         self._queue.append(ticket)
@@ -258,9 +278,10 @@ class GroupCommit:
         end = writer.pending_position
         for ticket in group:
             session = ticket.session
-            thread_id = getattr(session, "connection_id", 0)
+            thread_id = session.connection_id if session is not None else 0
             if transaction or storage:
-                ticket.param = TransParam(thread_id, self.server_id, None, getattr(session, "set_state", None))
+                set_state = session.set_state if session is not None else None
+                ticket.param = TransParam(thread_id, self.server_id, None, set_state)
                 if transaction:
                     transaction.before_commit(ticket.param)
             for stmts in ticket.txn.binlog_transactions():
@@ -377,7 +398,7 @@ def _read_group(directory: Path, start: BinlogPosition, end: BinlogPosition) -> 
 
 
 def _group_state_setter(group: list[_Ticket]) -> Callable[[str | None], None]:
-    setters = [s for s in (getattr(t.session, "set_state", None) for t in group) if s is not None]
+    setters = [t.session.set_state for t in group if t.session is not None]
 
     def set_state(state: str | None) -> None:
         for setter in setters:

@@ -58,11 +58,12 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from binlog.index import read_index
 from binlog.reader import BinlogFileError, file_checksum, iter_events
 from master.binlog_end import BinlogEnd
+from protocol.connection import ServerConnection
 from protocol.errors import ER_MASTER_FATAL_ERROR_READING_BINLOG, ProtocolError
 from protocol.events import (
     BINLOG_MAGIC,
@@ -208,13 +209,35 @@ def check_start(directory: Path, basename: str, position: BinlogPosition) -> boo
     )
 
 
+class DumpClient(Protocol):
+    """The slave's client session (`server.session.ClientSession`) as a dump uses it: the dump
+    writes; the ack receiver takes the read side (`set_raw_reader`); the role may kill it."""
+
+    @property
+    def connection_id(self) -> int: ...
+    @property
+    def user_vars(self) -> dict[str, Any]: ...  # `SET @master_heartbeat_period` ... lives here
+    @property
+    def conn(self) -> ServerConnection: ...  # logged in: the sans-IO connection, DUMPING once started
+    @property
+    def is_closed(self) -> bool: ...
+    def write(self, data: bytes) -> None: ...
+    async def drain(self) -> None: ...
+    async def closed(self) -> None: ...
+    def set_raw_reader(self, callback: Callable[[bytes], None] | None) -> None: ...
+    def set_state(self, state: str | None) -> None: ...
+    def set_command(self, command: str) -> None: ...
+    def close(self) -> None: ...
+    def kill(self) -> None: ...
+
+
 class DumpSession:
     """Streams one binlog to one slave (see the module docstring)."""
 
     def __init__(
         self,
         source: BinlogSource,
-        session: Any,
+        session: DumpClient,
         request: ComBinlogDump,
         transmit: BinlogTransmitDelegate,
         *,

@@ -3,7 +3,8 @@
 Contract
 - The server shells (`master/`, `slave/`) own every socket, file and lock. At the points the
   worklog names they call the delegate's hook; observers (plugins such as semi-sync) decide.
-- Hooks keep WL#4398's names. Synchronous hooks return decisions (header bytes, an ack to send);
+- Hooks keep WL#4398's names. Synchronous hooks return decisions (header bytes, an ack to send,
+  the statements to run before COM_BINLOG_DUMP): an observer never does I/O;
   the two waiting points of the commit path, `after_sync` and `after_commit`, are coroutines,
   because that is where semi-sync holds a committing session until slaves acknowledge.
 - A delegate holds any number of observers, called in registration order. Observers may be
@@ -11,9 +12,9 @@ Contract
   removal takes effect at the next call and never disturbs one in progress.
 - An empty delegate costs nothing: it is falsy, so call sites write `if delegate: ...`, and each
   hook returns at once without creating a coroutine when there is nothing to call. The waiting
-  hooks (`after_commit`, `after_sync`, `before_request_transmit`) are plain methods returning an
-  awaitable: `await delegate.after_sync(p)` as usual; with no observer the awaitable is a shared
-  finished one, with one observer it is that observer's coroutine (no wrapper).
+  hooks (`after_commit`, `after_sync`) are plain methods returning an awaitable:
+  `await delegate.after_sync(p)` as usual; with no observer the awaitable is a shared finished
+  one, with one observer it is that observer's coroutine (no wrapper).
 - The commit path's waiting hooks return a decision: None (or `CommitVerdict.PROCEED`) lets
   the shell answer the client as usual; `CommitVerdict.IN_DOUBT` means the transaction is
   durable in the binlog but no slave is known to hold it and the server is shutting down: the
@@ -31,12 +32,18 @@ Which shell calls what, and when (see docs/ARCHITECTURE.md for the whole path of
   `transmit_stop` when it ends, `reserve_header` once per session to obtain the extra header
   bytes that follow the packet's 0x00 OK byte, `before_send_event` before each event packet
   (it may set the flag in the reserved header), `after_send_event` after the packet is written,
-  `after_reset_master` on RESET MASTER.
+  `after_reset_master` on RESET MASTER. `handle_ack` for each semi-sync ack a slave sends on
+  its dump connection: the shell's ack receiver owns the read side of those connections and
+  runs the hook (as mysqld's Ack_receiver calls the plugin's handleAck); an observer raises
+  `RemoteProtocolError` for an ack that breaks the protocol, and the shell drops that slave.
 - Binlog relay IO (`slave/`): `thread_start` before connecting, `thread_stop` after the
-  connection closed, `before_request_transmit` after connecting and before COM_BINLOG_DUMP,
-  `after_read_event` for each packet read (strips the extra header, notes the flag),
-  `after_queue_event` after the event is in the relay log (and synced per sync_relay_log),
-  `after_reset_slave` on RESET SLAVE.
+  connection closed, `before_request_transmit` after connecting and before COM_BINLOG_DUMP: an
+  observer returns a `DumpRequest` (the statements for the IO task to run on the master
+  connection, and the answer each needs), never runs them itself; `after_request_transmit` with
+  the outcome of each request once COM_BINLOG_DUMP is sent (not a WL#4398 hook: there the
+  plugin runs its queries on the IO thread's connection itself); `after_read_event` for each packet
+  read (strips the extra header, notes the flag), `after_queue_event` after the event is in
+  the relay log (and synced per sync_relay_log), `after_reset_slave` on RESET SLAVE.
 """
 
 from __future__ import annotations
@@ -46,6 +53,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
+from protocol.messages import ERR, OK, ResultSet
 from protocol.position import BinlogPosition
 
 # ---------------------------------------------------------------------------------------------
@@ -102,6 +110,9 @@ class TransmitParam:
     # The connection's user variables (`SET @rpl_semi_sync_slave = 1` lives here), lower-case names.
     user_vars: Mapping[str, Any]
     start: BinlogPosition
+    # During `reserve_header`: where the called observer's slice of the reserved header begins
+    # (the bytes the observers before it reserved). Set by the delegate before each call.
+    header_offset: int = 0
     # Per-session scratch space owned by the observers (keyed by observer), never by the shell.
     observer_state: dict[object, Any] = field(default_factory=dict)
 
@@ -126,11 +137,46 @@ class RelayIOParam:
     master_host: str
     master_port: int
     master_position: BinlogPosition
-    # Runs a query on the master connection and returns its rows (None for OK); lets the
-    # semi-sync slave probe `rpl_semi_sync_master_enabled` and set `@rpl_semi_sync_slave`
-    # without owning the socket. Only valid during `before_request_transmit`.
-    query: Callable[[str], Awaitable[list[tuple[Any, ...]] | None]] | None = None
     observer_state: dict[object, Any] = field(default_factory=dict)
+
+
+class Expect(enum.Enum):
+    """The answer a `MasterStatement` needs for its request to go on."""
+
+    ROWS = "a result set with at least one row"
+    OK = "an OK packet"
+
+
+@dataclass(frozen=True, slots=True)
+class MasterStatement:
+    """One statement for the IO task to run on the master connection before COM_BINLOG_DUMP,
+    and how to read its answer."""
+
+    sql: str
+    expect: Expect
+    # ERR codes meaning that the master lacks what is asked (as an answer other than `expect`):
+    # the request is refused and the dump goes on without it. Any other ERR is a failure of the
+    # connection (the IO task reconnects).
+    refused_by: frozenset[int] = frozenset()
+
+    def granted_by(self, answer: OK | ERR | ResultSet) -> bool:
+        """Does the master's `answer` let the request go on? (An ERR outside `refused_by` is
+        the caller's failure to raise before asking.)"""
+        if self.expect is Expect.ROWS:
+            return isinstance(answer, ResultSet) and bool(answer.rows)
+        return isinstance(answer, OK)
+
+
+@dataclass(frozen=True, slots=True)
+class DumpRequest:
+    """What one observer asks of the master before COM_BINLOG_DUMP (`before_request_transmit`).
+    The IO task runs `statements` in order; the request is granted when each got the answer it
+    expects, refused at the first that did not (the rest are not run)."""
+
+    purpose: str  # names the request in errors ("Master command <purpose> failed: ...")
+    statements: tuple[MasterStatement, ...]
+    # Granted: COM_BINLOG_DUMP asks for the semi-sync header (`EF flag`) before every event.
+    semi_sync: bool = False
 
 
 @dataclass(slots=True)
@@ -176,15 +222,19 @@ class BinlogTransmitObserver:
 
     def before_send_event(self, param: TransmitParam, header: bytearray, event: SendParam) -> None:
         """May set bytes of `header`: the concatenation of every observer's reserved bytes, in
-        registration order. An observer records its slice's offset in `param.observer_state`
-        when `reserve_header` is called (the delegate passes the offset reached so far there
-        under the key `"header_offset"` before each call)."""
+        registration order. An observer notes its slice's offset (`param.header_offset`) when
+        `reserve_header` is called."""
         return None
 
     def after_send_event(self, param: TransmitParam, event: SendParam) -> None:
         return None
 
     def after_reset_master(self) -> None:
+        return None
+
+    def handle_ack(self, param: TransmitParam, position: BinlogPosition) -> None:
+        """A semi-sync ack for `position`, read from `param`'s dump connection. Raise
+        `RemoteProtocolError` for an ack that breaks the protocol (the shell drops the slave)."""
         return None
 
 
@@ -195,7 +245,13 @@ class BinlogRelayIOObserver:
     def thread_stop(self, param: RelayIOParam) -> None:
         return None
 
-    async def before_request_transmit(self, param: RelayIOParam) -> None:
+    def before_request_transmit(self, param: RelayIOParam) -> DumpRequest | None:
+        """Return what to ask of the master before COM_BINLOG_DUMP, or None."""
+        return None
+
+    def after_request_transmit(self, param: RelayIOParam, request: DumpRequest, granted: bool) -> None:
+        """COM_BINLOG_DUMP is sent; `request` (any observer's: compare with `is`) was granted or
+        refused on this connection."""
         return None
 
     def after_read_event(self, param: RelayIOParam, packet: memoryview) -> ReadEvent:
@@ -311,11 +367,10 @@ class BinlogTransmitDelegate(Delegate[BinlogTransmitObserver]):
         parts = []
         offset = 0
         for o in self._observers:
-            param.observer_state["header_offset"] = offset
+            param.header_offset = offset
             part = o.reserve_header(param)
             parts.append(part)
             offset += len(part)
-        param.observer_state.pop("header_offset", None)
         return b"".join(parts)
 
     def before_send_event(self, param: TransmitParam, header: bytearray, event: SendParam) -> None:
@@ -330,6 +385,10 @@ class BinlogTransmitDelegate(Delegate[BinlogTransmitObserver]):
         for o in self._observers:
             o.after_reset_master()
 
+    def handle_ack(self, param: TransmitParam, position: BinlogPosition) -> None:
+        for o in self._observers:
+            o.handle_ack(param, position)
+
 
 class BinlogRelayIODelegate(Delegate[BinlogRelayIOObserver]):
     def thread_start(self, param: RelayIOParam) -> None:
@@ -340,8 +399,18 @@ class BinlogRelayIODelegate(Delegate[BinlogRelayIOObserver]):
         for o in self._observers:
             o.thread_stop(param)
 
-    def before_request_transmit(self, param: RelayIOParam) -> Awaitable[None]:
-        return _waiting_hook(self._observers, "before_request_transmit", param)
+    def before_request_transmit(self, param: RelayIOParam) -> list[DumpRequest]:
+        """Every observer's request, in registration order (those that ask nothing left out)."""
+        requests = []
+        for o in self._observers:
+            request = o.before_request_transmit(param)
+            if request is not None:
+                requests.append(request)
+        return requests
+
+    def after_request_transmit(self, param: RelayIOParam, request: DumpRequest, granted: bool) -> None:
+        for o in self._observers:
+            o.after_request_transmit(param, request, granted)
 
     def after_read_event(self, param: RelayIOParam, packet: memoryview) -> ReadEvent:
         read = ReadEvent(packet)

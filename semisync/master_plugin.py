@@ -9,10 +9,11 @@ Contract (who calls what; see `semisync.interface` for when the shell runs each 
   `after_sync`: the AFTER_SYNC wait), binlog transmit (semi-sync clients, the `EF flag` header,
   what was sent to which slave, RESET MASTER). The shell must run `after_flush` before it
   publishes the group's end to the dump sessions, so that the flag decision sees the group.
-- Acks: the master's ack receiver (it owns the read side of the dump sockets) calls
-  `handle_ack(param, position)` for each ack read from a dump session. An ack beyond what was
-  handed to that session's socket raises `RemoteProtocolError` (drop that connection) and
-  releases nothing; an ack behind the reply position moves nothing.
+- Acks: `handle_ack(param, position)`, the binlog transmit hook the master's ack receiver (it
+  owns the read side of the dump sockets) runs for each ack read from a dump session. An ack
+  from a session that did not ask for semi-sync, or beyond what was handed to that session's
+  socket, raises `RemoteProtocolError` (drop that connection) and releases nothing; an ack
+  behind the reply position moves nothing.
 - Waiting: a commit group waits once, for its last position, in `after_sync` (AFTER_SYNC) or in
   `after_commit` (AFTER_COMMIT), at most `rpl_semi_sync_master_timeout` ms (the value when its
   wait began; a new timeout applies to the waits that begin after the change). It ends ACKED when
@@ -424,7 +425,7 @@ class SemiSyncMasterPlugin(
         dump = param.observer_state.get(self)
         if not isinstance(dump, _Dump):
             return b""
-        dump.offset = param.observer_state.get("header_offset", 0)
+        dump.offset = param.header_offset
         return semisync_header(False)
 
     def before_send_event(self, param: TransmitParam, header: bytearray, event: SendParam) -> None:

@@ -63,7 +63,7 @@ class Plugin(Protocol):
 class PluginSpec:
     name: str
     soname: str
-    factory: Callable[..., Any]  # factory(interface, **options) -> Plugin
+    factory: Callable[..., Plugin]  # factory(interface, **options)
     description: str = ""
     author: str = ""
     version: str = "1.0"
@@ -123,16 +123,16 @@ class PluginRegistry:
         self._interface = interface
         self._specs = {s.name: s for s in specs} if specs is not None else available_plugins()
         self._options = options
-        self._installed: dict[str, tuple[PluginSpec, Any]] = {}
+        self._installed: dict[str, tuple[PluginSpec, Plugin]] = {}
 
-    def load(self, name: str) -> Any:
+    def load(self, name: str) -> Plugin:
         """Start-up: install a known plugin by name (a built-in needs no INSTALL PLUGIN)."""
         spec = self._specs.get(name.lower())
         if spec is None:
             raise SQLError(ER_SP_DOES_NOT_EXIST, "PLUGIN", name)
         return self._install(spec)
 
-    def install(self, name: str, soname: str) -> Any:
+    def install(self, name: str, soname: str) -> Plugin:
         """INSTALL PLUGIN name SONAME 'soname'."""
         spec = find_plugin(name, soname, self._specs)
         if spec.name in self._installed:
@@ -152,7 +152,7 @@ class PluginRegistry:
         for name in reversed(list(self._installed)):
             self.uninstall(name)
 
-    def get(self, name: str) -> Any | None:
+    def get(self, name: str) -> Plugin | None:
         entry = self._installed.get(name.lower())
         return entry[1] if entry else None
 
@@ -190,13 +190,13 @@ class PluginRegistry:
         for _, plugin in self._installed.values():
             plugin.flush_status()
 
-    def _owner(self, name: str) -> Any:
+    def _owner(self, name: str) -> Plugin:
         for _, plugin in self._installed.values():
             if plugin.knows_variable(name):
                 return plugin
         raise SQLError(ER_UNKNOWN_SYSTEM_VARIABLE, name)
 
-    def _install(self, spec: PluginSpec) -> Any:
+    def _install(self, spec: PluginSpec) -> Plugin:
         plugin = spec.factory(self._interface, **self._options)
         plugin.install()
         self._installed[spec.name] = (spec, plugin)

@@ -3,11 +3,12 @@
 Contract (the slave shell's IO task calls the binlog relay IO hooks; see `semisync.interface`)
 - `thread_start`: snapshots `rpl_semi_sync_slave_enabled` for this IO task (a change takes
   effect at the next IO task start, as in mysqld). `thread_stop`: status OFF.
-- `before_request_transmit` (once per connection, before COM_BINLOG_DUMP): if enabled, probes
-  `SHOW VARIABLES LIKE 'rpl_semi_sync_master_enabled'` through `param.query`; any row means
-  the master has semi-sync: `SET @rpl_semi_sync_slave= 1` and this connection is semi-sync
-  (status ON). No row, or ERR 1193, means it has not: replicate asynchronously, warn, status OFF.
-  Any other failure propagates (the IO task treats it as a connection error).
+- `before_request_transmit` (once per connection, before COM_BINLOG_DUMP): if enabled, returns
+  `NEGOTIATION` for the IO task to run on its connection (the plugin runs no I/O): the probe
+  `SHOW VARIABLES LIKE 'rpl_semi_sync_master_enabled'`, where any row means the master has
+  semi-sync, then `SET @rpl_semi_sync_slave= 1`. No row, or ERR 1193, refuses it; any other ERR
+  is a connection error (the IO task's). `after_request_transmit` tells the outcome: granted,
+  this connection is semi-sync (status ON); refused: replicate asynchronously, warn, status OFF.
 - `after_read_event` (each event packet, payload after the OK byte): on a semi-sync connection
   strips the `EF flag` header (RemoteProtocolError if missing) and reports `need_ack`.
 - `after_queue_event(param, read, end, synced)` (each event, after it is in the relay log;
@@ -28,10 +29,18 @@ import logging
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from protocol.errors import ER_UNKNOWN_SYSTEM_VARIABLE, ProtocolError, SQLError
+from protocol.errors import ER_UNKNOWN_SYSTEM_VARIABLE
 from protocol.position import BinlogPosition
 from protocol.semisync_wire import split_semisync_header
-from semisync.interface import BinlogRelayIOObserver, ReadEvent, RelayIOParam, ReplicationInterface
+from semisync.interface import (
+    BinlogRelayIOObserver,
+    DumpRequest,
+    Expect,
+    MasterStatement,
+    ReadEvent,
+    RelayIOParam,
+    ReplicationInterface,
+)
 from semisync.variables import (
     SLAVE_ENABLED,
     SLAVE_TRACE_LEVEL,
@@ -46,8 +55,12 @@ from semisync.variables import (
 log = logging.getLogger("semisync.slave")
 
 PLUGIN_NAME = "rpl_semi_sync_slave"
-PROBE_QUERY = "SHOW VARIABLES LIKE 'rpl_semi_sync_master_enabled'"
-REQUEST_QUERY = "SET @rpl_semi_sync_slave= 1"
+PROBE = MasterStatement(
+    "SHOW VARIABLES LIKE 'rpl_semi_sync_master_enabled'", Expect.ROWS,
+    refused_by=frozenset({ER_UNKNOWN_SYSTEM_VARIABLE.code}),
+)
+REQUEST = MasterStatement("SET @rpl_semi_sync_slave= 1", Expect.OK)
+NEGOTIATION = DumpRequest("semi-sync negotiation", (PROBE, REQUEST), semi_sync=True)
 
 
 @dataclass
@@ -131,29 +144,24 @@ class SemiSyncSlavePlugin(PluginVariables, BinlogRelayIOObserver):
         if isinstance(task, _IoTask):
             self._tasks.pop(id(task), None)
 
-    async def before_request_transmit(self, param: RelayIOParam) -> None:
+    def before_request_transmit(self, param: RelayIOParam) -> DumpRequest | None:
         task = self._task(param)
         task.semi_sync = False
         task.pending = None
-        if not task.enabled:
+        return NEGOTIATION if task.enabled else None
+
+    def after_request_transmit(self, param: RelayIOParam, request: DumpRequest, granted: bool) -> None:
+        if request is not NEGOTIATION:
             return
-        if param.query is None:
-            raise RuntimeError("before_request_transmit needs RelayIOParam.query")  # shell bug
-        try:
-            rows = await param.query(PROBE_QUERY)
-        except (SQLError, ProtocolError) as e:
-            if e.code != ER_UNKNOWN_SYSTEM_VARIABLE.code:
-                raise
-            rows = None
-        if not rows:
+        task = self._task(param)
+        task.semi_sync = granted
+        if granted:
+            self._trace(TRACE_GENERAL, "semi-sync requested from %s:%d", param.master_host, param.master_port)
+        else:
             log.warning(
                 "Master server %s:%d does not support semi-sync, fallback to asynchronous replication",
                 param.master_host, param.master_port,
             )
-            return
-        await param.query(REQUEST_QUERY)
-        task.semi_sync = True
-        self._trace(TRACE_GENERAL, "semi-sync requested from %s:%d", param.master_host, param.master_port)
 
     def after_read_event(self, param: RelayIOParam, packet: memoryview) -> ReadEvent:
         task = param.observer_state.get(self)

@@ -23,8 +23,9 @@ Contract
   its name when MASTER_SSL_VERIFY_SERVER_CERT=1) before the login; a TLS failure, or a master
   that does not offer TLS, is a failed connection attempt (2026), retried as any other.
 - Hooks of WL#4398's binlog relay IO interface, in this order: `thread_start`; per connection
-  `before_request_transmit` (after COM_REGISTER_SLAVE, before COM_BINLOG_DUMP; observers may
-  run queries through `RelayIOParam.query`); `after_read_event` per event packet;
+  `before_request_transmit` (after COM_REGISTER_SLAVE, before COM_BINLOG_DUMP; observers return
+  the statements they need answered, this task runs them); `after_request_transmit` with each
+  request's outcome once COM_BINLOG_DUMP is sent; `after_read_event` per event packet;
   `after_queue_event` per event once it is in the relay log and durable per sync_relay_log;
   `thread_stop` when the task ends.
 - Batching and durable acks: every read drains *all* complete packets already received, then
@@ -76,7 +77,6 @@ from protocol.errors import (
     MySQLError,
     ProtocolError,
     RemoteProtocolError,
-    SQLError,
 )
 from protocol.events import (
     EventType,
@@ -88,7 +88,7 @@ from protocol.events import (
 )
 from protocol.messages import EOF, ERR, OK, ResultSet
 from protocol.position import BinlogPosition
-from semisync.interface import BinlogRelayIODelegate, ReadEvent, RelayIOParam
+from semisync.interface import BinlogRelayIODelegate, DumpRequest, ReadEvent, RelayIOParam
 from server.tls import client_context
 from slave.relay_log import GroupTracker, RelayLog
 
@@ -263,7 +263,7 @@ class IoTask:
             code, message = e.error.code, e.message
         else:
             error = CR_CONN_HOST_ERROR if self.state == STATE_CONNECTING else CR_SERVER_LOST
-            detail = str(getattr(e, "message", "") or e) or type(e).__name__
+            detail = (e.message if isinstance(e, ProtocolError) else str(e)) or type(e).__name__
             s = self.settings
             code = error.code
             message = (
@@ -409,34 +409,14 @@ class IoTask:
         if isinstance(reply, ERR):
             raise RetryableIoError(ER_SLAVE_MASTER_COM_FAILURE, "COM_REGISTER_SLAVE", reply.message)
 
-        # Semi-sync (or any other observer) negotiates here, through our connection. Whether the
-        # dump will carry the semi-sync header is what the master was told: we note a successful
-        # `SET @rpl_semi_sync_slave= 1` (the connection must know it to accept the master's
-        # sequence restart after a flagged event, and to allow acks).
-        semisync_requested = False
-
-        async def query(sql: str) -> list[tuple[Any, ...]] | None:
-            nonlocal semisync_requested
-            answer = await link.roundtrip(conn.query(sql))
-            if isinstance(answer, ERR):
-                raise SQLError(MySQLError(answer.code, answer.sqlstate, "%s"), answer.message)
-            if isinstance(answer, ResultSet):
-                return [tuple(r) for r in answer.rows]
-            normalized = " ".join(sql.lower().replace("=", " = ").split())
-            if normalized.startswith("set @rpl_semi_sync_slave = 1"):
-                semisync_requested = True
-            return None
-
+        # Semi-sync (or any other observer) negotiates here: each observer returns the
+        # statements it needs answered; this task runs them on its connection. Whether the dump
+        # carries the semi-sync header is what a granted request said (the connection must know
+        # it to accept the master's sequence restart after a flagged event, and to allow acks).
         self.param.master_position = self.resume
-        self.param.query = query
-        try:
-            if self.delegate:
-                await self.delegate.before_request_transmit(self.param)
-        except SQLError as e:
-            raise RetryableIoError(ER_SLAVE_MASTER_COM_FAILURE, "semi-sync negotiation", e.message) from None
-        finally:
-            self.param.query = None
-        self.semi_sync = semisync_requested
+        requests = self.delegate.before_request_transmit(self.param) if self.delegate else []
+        outcomes = [(request, await self._request(link, request)) for request in requests]
+        self.semi_sync = any(request.semi_sync and granted for request, granted in outcomes)
 
         # A new relay log file per connection; the previous one ended at a transaction boundary.
         try:
@@ -452,6 +432,8 @@ class IoTask:
         start = self.resume
         writer.write(conn.binlog_dump(start.pos if start.file else 4, 0, s.server_id, start.file, semisync=self.semi_sync))
         await writer.drain()
+        for request, granted in outcomes:
+            self.delegate.after_request_transmit(self.param, request, granted)
         self.running = "Yes"
         self._dumping = True
         self.last_errno, self.last_error = 0, ""
@@ -461,6 +443,17 @@ class IoTask:
             s.host, s.port, start, "on" if self.semi_sync else "off",
         )
         await self._read_loop(link)
+
+    async def _request(self, link: _Link, request: DumpRequest) -> bool:
+        """Run an observer's statements before COM_BINLOG_DUMP: True when each got the answer it
+        expects; False at the first that did not (or an ERR the statement names as a refusal)."""
+        for statement in request.statements:
+            answer = await link.query(statement.sql)
+            if isinstance(answer, ERR) and answer.code not in statement.refused_by:
+                raise RetryableIoError(ER_SLAVE_MASTER_COM_FAILURE, request.purpose, answer.message)
+            if not statement.granted_by(answer):
+                return False
+        return True
 
     async def _bootstrap(self, link: _Link) -> bool:
         """The queries a MariaDB 10.11 replica sends before registering (see

@@ -122,7 +122,8 @@ class MasterHarness:
         return flag
 
     def ack(self, dump: Dump, position: BinlogPosition) -> None:
-        self.plugin.handle_ack(dump.param, position)
+        """An ack read from `dump`'s connection: the ack receiver runs the transmit hook."""
+        self.interface.transmit.handle_ack(dump.param, position)
         self.fl.settle()
 
     # -- commits

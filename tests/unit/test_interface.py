@@ -14,6 +14,9 @@ from semisync.interface import (
     BinlogTransmitDelegate,
     BinlogTransmitObserver,
     CommitVerdict,
+    DumpRequest,
+    Expect,
+    MasterStatement,
     ReadEvent,
     RelayIOParam,
     ReplicationInterface,
@@ -59,7 +62,6 @@ def test_empty_delegates_are_falsy_and_create_no_coroutine():
     waits = [
         interface.transaction.after_commit(TransParam(1, 1, P)),
         interface.storage.after_sync(StorageParam(1, P)),
-        interface.relay_io.before_request_transmit(RelayIOParam(1, "h", 1, P)),
     ]
     for awaitable in waits:
         assert not inspect.iscoroutine(awaitable)
@@ -192,7 +194,7 @@ def test_reserved_header_slices_follow_registration_order():
             self.name, self.size = name, size
 
         def reserve_header(self, param):
-            offsets[self.name] = param.observer_state["header_offset"]
+            offsets[self.name] = param.header_offset
             return bytes([len(offsets)]) * self.size
 
         def before_send_event(self, param, header, event):
@@ -204,7 +206,7 @@ def test_reserved_header_slices_follow_registration_order():
     param = TransmitParam(1, 2, 0, {}, P)
     header = delegate.reserve_header(param)
     assert header == b"\x01\x01\x02\x02\x02" and offsets == {"first": 0, "second": 2}
-    assert "header_offset" not in param.observer_state
+    assert param.observer_state == {}
     buffer = bytearray(header)
     delegate.before_send_event(param, buffer, SendParam(16, P))
     assert buffer == b"\xff\x01\xff\x02\x02"
@@ -230,3 +232,48 @@ def test_relay_io_delegate_chains_read_events_and_keeps_the_last_ack():
     assert bytes(read.event) == b"event" and read.need_ack
     assert delegate.after_queue_event(param, read, P, True) == P  # a later None does not erase it
     assert delegate.after_queue_event(param, read, P, False) is None
+
+
+def test_acks_reach_every_transmit_observer_through_the_declared_hook():
+    delegate = BinlogTransmitDelegate()
+    acks: list[tuple[str, BinlogPosition]] = []
+
+    class Acks(BinlogTransmitObserver):
+        def __init__(self, name: str) -> None:
+            self.name = name
+
+        def handle_ack(self, param, position):
+            acks.append((self.name, position))
+
+    a, b = Acks("a"), Acks("b")
+    for observer in (a, BinlogTransmitObserver(), b):  # the default hook ignores acks
+        delegate.add_observer(observer)
+    param = TransmitParam(1, 2, 0, {}, P)
+    delegate.handle_ack(param, P)
+    delegate.remove_observer(a)
+    delegate.handle_ack(param, P)
+    assert acks == [("a", P), ("b", P), ("b", P)]
+
+
+def test_dump_requests_are_collected_and_each_outcome_reaches_every_observer():
+    delegate = BinlogRelayIODelegate()
+    outcomes: list[tuple[str, DumpRequest, bool]] = []
+    ask = DumpRequest("ask", (MasterStatement("SELECT 1", Expect.ROWS),))
+
+    class Asks(BinlogRelayIOObserver):
+        def __init__(self, name: str, request: DumpRequest | None) -> None:
+            self.name, self.request = name, request
+
+        def before_request_transmit(self, param):
+            return self.request
+
+        def after_request_transmit(self, param, request, granted):
+            outcomes.append((self.name, request, granted))
+
+    delegate.add_observer(Asks("silent", None))
+    delegate.add_observer(Asks("asker", ask))
+    param = RelayIOParam(2, "h", 1, P)
+    assert delegate.before_request_transmit(param) == [ask]  # None asks nothing
+    delegate.after_request_transmit(param, ask, False)
+    assert outcomes == [("silent", ask, False), ("asker", ask, False)]
+    assert BinlogRelayIODelegate().before_request_transmit(param) == []

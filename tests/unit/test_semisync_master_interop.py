@@ -11,7 +11,6 @@ must be the replica's captured ack payloads byte for byte.
 
 from __future__ import annotations
 
-import asyncio
 import struct
 from pathlib import Path
 
@@ -21,7 +20,7 @@ from protocol.messages import ComBinlogDump, decode_command
 from protocol.position import BinlogPosition
 from protocol.semisync_wire import decode_ack, encode_ack
 from semisync.interface import RelayIOParam, ReplicationInterface
-from semisync.slave_plugin import PROBE_QUERY, SemiSyncSlavePlugin
+from semisync.slave_plugin import NEGOTIATION, SemiSyncSlavePlugin
 from tests.support.pcap import CapturedPacket, mysql_packets
 from tests.support.semisync_harness import HEARTBEAT_EVENT, FakeClockLoop, MasterHarness
 
@@ -97,12 +96,11 @@ def test_slave_plugin_acks_what_the_mariadb_replica_acked(packets):
     plugin = SemiSyncSlavePlugin(interface, settings={"rpl_semi_sync_slave_enabled": "ON"})
     plugin.install()
 
-    async def master_query(sql: str):
-        return [("rpl_semi_sync_master_enabled", "ON")] if sql == PROBE_QUERY else None
-
-    param = RelayIOParam(2, "127.0.0.1", 13306, BinlogPosition("master-bin.000001", 462), query=master_query)
+    param = RelayIOParam(2, "127.0.0.1", 13306, BinlogPosition("master-bin.000001", 462))
     interface.relay_io.thread_start(param)
-    asyncio.run(interface.relay_io.before_request_transmit(param))
+    # the master granted the negotiation (the replica's capture has its semi-sync dump)
+    assert interface.relay_io.before_request_transmit(param) == [NEGOTIATION]
+    interface.relay_io.after_request_transmit(param, NEGOTIATION, True)
     ours: list[bytes] = []
     theirs: list[bytes] = []
     binlog = "master-bin.000001"

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import logging
 
 import pytest
@@ -13,48 +12,85 @@ from protocol.errors import (
     RemoteProtocolError,
     SQLError,
 )
+from protocol.messages import ERR, OK, ResultSet
 from protocol.semisync_wire import semisync_header
-from semisync.interface import ReadEvent, RelayIOParam, ReplicationInterface
-from semisync.slave_plugin import PROBE_QUERY, REQUEST_QUERY, SemiSyncSlavePlugin
+from semisync.interface import Expect, ReadEvent, RelayIOParam, ReplicationInterface
+from semisync.slave_plugin import NEGOTIATION, PROBE, REQUEST, SemiSyncSlavePlugin
 from tests.support.semisync_harness import pos
 
 EVENT = b"\x57\x51\x02\x6b\x10" + bytes(26)  # an XID event's bytes (content does not matter here)
+PROBE_QUERY, REQUEST_QUERY = PROBE.sql, REQUEST.sql
+
+
+class MasterFailed(Exception):
+    """The IO task's connection error: an ERR the statement does not name as a refusal."""
 
 
 class FakeMaster:
     """Answers the IO task's queries as a master with or without semi-sync."""
 
-    def __init__(self, rows=None, error: SQLError | None = None):
+    def __init__(self, rows=None, error: int = 0):
         self.rows = rows
         self.error = error
         self.queries: list[str] = []
 
-    async def query(self, sql: str):
+    def answer(self, sql: str) -> OK | ERR | ResultSet:
         self.queries.append(sql)
         if sql == PROBE_QUERY:
             if self.error:
-                raise self.error
-            return self.rows
-        return None
+                return ERR(self.error, "HY000", "x")
+            if self.rows is not None:
+                return ResultSet(("Variable_name", "Value"), tuple(self.rows))
+        return OK()
 
 
 class IoTask:
+    """Runs the relay IO hooks as slave/io_task.py does, the master's answers in memory."""
+
     def __init__(self, master: FakeMaster, enabled: bool = True):
+        self.master = master
         self.interface = ReplicationInterface()
         self.plugin = SemiSyncSlavePlugin(self.interface, settings={"rpl_semi_sync_slave_enabled": enabled})
         self.plugin.install()
-        self.param = RelayIOParam(2, "127.0.0.1", 3306, pos(4), query=master.query)
+        self.param = RelayIOParam(2, "127.0.0.1", 3306, pos(4))
         self.relay = self.interface.relay_io
 
     def start(self) -> None:
         self.relay.thread_start(self.param)
-        asyncio.run(self.relay.before_request_transmit(self.param))
+        self.connect()
+
+    def connect(self) -> None:
+        """One connection's negotiation: the requests' statements run in order, each outcome
+        reported once COM_BINLOG_DUMP is sent."""
+        outcomes = []
+        for request in self.relay.before_request_transmit(self.param):
+            granted = True
+            for statement in request.statements:
+                answer = self.master.answer(statement.sql)
+                if isinstance(answer, ERR) and answer.code not in statement.refused_by:
+                    raise MasterFailed(answer.code)
+                if not statement.granted_by(answer):
+                    granted = False
+                    break
+            outcomes.append((request, granted))
+        for request, granted in outcomes:
+            self.relay.after_request_transmit(self.param, request, granted)
 
     def read(self, payload: bytes) -> ReadEvent:
         return self.relay.after_read_event(self.param, memoryview(payload))
 
     def queue(self, read: ReadEvent, end: int, synced: bool):
         return self.relay.after_queue_event(self.param, read, pos(end), synced)
+
+
+def test_the_negotiation_is_statements_with_typed_answers():
+    assert NEGOTIATION.semi_sync and NEGOTIATION.statements == (PROBE, REQUEST)
+    assert PROBE.expect is Expect.ROWS and PROBE.refused_by == {ER_UNKNOWN_SYSTEM_VARIABLE.code}
+    assert REQUEST.expect is Expect.OK and not REQUEST.refused_by
+    rows = ResultSet(("Variable_name", "Value"), (("rpl_semi_sync_master_enabled", "OFF"),))
+    assert PROBE.granted_by(rows) and not PROBE.granted_by(ResultSet(("a",), ()))
+    assert not PROBE.granted_by(OK()) and not PROBE.granted_by(ERR(ER_UNKNOWN_SYSTEM_VARIABLE.code, "HY000", "x"))
+    assert REQUEST.granted_by(OK()) and not REQUEST.granted_by(rows)
 
 
 SEMI_SYNC_MASTER = [("rpl_semi_sync_master_enabled", "ON")]
@@ -78,7 +114,7 @@ def test_a_master_whose_semi_sync_is_disabled_still_negotiates():
     assert master.queries == [PROBE_QUERY, REQUEST_QUERY] and io.plugin.status
 
 
-@pytest.mark.parametrize("master", [FakeMaster([]), FakeMaster(None), FakeMaster(error=SQLError(ER_UNKNOWN_SYSTEM_VARIABLE, "x"))])
+@pytest.mark.parametrize("master", [FakeMaster([]), FakeMaster(None), FakeMaster(error=ER_UNKNOWN_SYSTEM_VARIABLE.code)])
 def test_a_master_without_semi_sync_gets_asynchronous_replication_and_a_warning(master, caplog):
     caplog.set_level(logging.WARNING, logger="semisync.slave")
     io = IoTask(master)
@@ -92,9 +128,10 @@ def test_a_master_without_semi_sync_gets_asynchronous_replication_and_a_warning(
 
 
 def test_other_probe_errors_reach_the_io_task():
-    io = IoTask(FakeMaster(error=SQLError(ER_UNKNOWN_ERROR, "boom")))
-    with pytest.raises(SQLError):
+    io = IoTask(FakeMaster(error=ER_UNKNOWN_ERROR.code))
+    with pytest.raises(MasterFailed):
         io.start()
+    assert not io.plugin.status
 
 
 def test_disabled_slave_does_not_ask():
@@ -109,7 +146,7 @@ def test_enabled_takes_effect_at_the_next_io_task_start():
     io = IoTask(master, enabled=False)
     io.start()
     io.plugin.set_variable("rpl_semi_sync_slave_enabled", "ON")
-    asyncio.run(io.relay.before_request_transmit(io.param))  # a reconnect of the same task
+    io.connect()  # a reconnect of the same task
     assert master.queries == [] and not io.plugin.status
     io.relay.thread_stop(io.param)
     io.start()
@@ -175,7 +212,7 @@ def test_reset_slave_and_reconnect_forget_pending_acks():
     io.relay.after_reset_slave(io.param)
     assert io.queue(io.read(semisync_header(False) + EVENT), 150, synced=True) is None
     io.queue(io.read(semisync_header(True) + EVENT), 200, synced=False)
-    asyncio.run(io.relay.before_request_transmit(io.param))  # reconnect: the master resends
+    io.connect()  # reconnect: the master resends
     assert io.queue(io.read(semisync_header(False) + EVENT), 250, synced=True) is None
 
 

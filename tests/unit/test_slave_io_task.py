@@ -10,6 +10,7 @@ import asyncio
 import os
 
 from protocol.connection import NEED_DATA, ServerConnection
+from protocol.errors import ER_UNKNOWN_SYSTEM_VARIABLE
 from protocol.events import (
     LOG_EVENT_ARTIFICIAL_F,
     FormatDescription,
@@ -20,6 +21,7 @@ from protocol.events import (
     encode_body_event,
 )
 from protocol.messages import (
+    ERR,
     OK,
     ComBinlogDump,
     ComQuery,
@@ -30,7 +32,7 @@ from protocol.messages import (
 from protocol.position import BinlogPosition
 from protocol.semisync_wire import SemiSyncAck, semisync_header
 from semisync.interface import ReplicationInterface
-from semisync.slave_plugin import SemiSyncSlavePlugin
+from semisync.slave_plugin import PROBE, SemiSyncSlavePlugin
 from slave.io_task import IoSettings, IoTask
 from slave.relay_log import RelayLog
 
@@ -48,8 +50,9 @@ ANSWERS = {
 class FakeMaster:
     """Answers the bootstrap, then a semi-sync dump whose events the test pushes in bursts."""
 
-    def __init__(self, journal: list) -> None:
+    def __init__(self, journal: list, semi_sync: bool = True) -> None:
         self.journal = journal
+        self.semi_sync = semi_sync  # False: a master without the plugin (the probe gets ERR 1193)
         self.pos = 4
         self.dumping = asyncio.Event()
         self.writer: asyncio.StreamWriter | None = None
@@ -81,11 +84,14 @@ class FakeMaster:
                     writer.write(conn.send(OK()))
                 elif isinstance(ev, ComQuery):
                     self.queries.append(ev.sql)
+                    if not self.semi_sync and ev.sql == PROBE.sql:
+                        writer.write(conn.send(ERR.from_error(ER_UNKNOWN_SYSTEM_VARIABLE, "rpl_semi_sync_master_enabled")))
+                        continue
                     writer.write(conn.send(ANSWERS.get(ev.sql, OK())))
                 elif isinstance(ev, ComRegisterSlave):
                     writer.write(conn.send(OK()))
                 elif isinstance(ev, ComBinlogDump):
-                    conn.start_dump(semisync=True)
+                    conn.start_dump(semisync=self.semi_sync)
                     self.dumps.append(BinlogPosition(ev.filename, ev.position))
                     fd = FormatDescription(server_version="10.11.99-fake-log")
                     start = ev.position if ev.filename else 4
@@ -113,13 +119,16 @@ class FakeMaster:
     def send(self, events: list[bytes], flagged: tuple[int, ...]) -> None:
         """All `events` in ONE write; the ones at the `flagged` indexes ask for an ack."""
         assert self.conn is not None and self.writer is not None
-        wire = b"".join(self.conn.send_event(e, semisync_header(i in flagged)) for i, e in enumerate(events))
+        wire = b"".join(
+            self.conn.send_event(e, semisync_header(i in flagged) if self.semi_sync else b"") for i, e in enumerate(events)
+        )
         self.writer.write(wire)
 
 
-async def run_io(tmp_path, sync_relay_log: int, scenario, keep: dict | None = None) -> tuple[list, FakeMaster]:
+async def run_io(tmp_path, sync_relay_log: int, scenario, keep: dict | None = None,
+                 semi_sync: bool = True) -> tuple[list, FakeMaster]:
     journal: list = []
-    master = FakeMaster(journal)
+    master = FakeMaster(journal, semi_sync)
     port = await master.start()
     interface = ReplicationInterface()
     plugin = SemiSyncSlavePlugin(interface, settings={"rpl_semi_sync_slave_enabled": True})
@@ -135,7 +144,7 @@ async def run_io(tmp_path, sync_relay_log: int, scenario, keep: dict | None = No
                           net_timeout=10, sync_relay_log=sync_relay_log)
     task = IoTask(settings, relay, interface.relay_io, BinlogPosition("", 4), fsync=fsync)
     if keep is not None:
-        keep["task"] = task
+        keep["task"], keep["plugin"] = task, plugin
     runner = asyncio.create_task(task.run())
     await asyncio.wait_for(master.dumping.wait(), 10)
     await asyncio.sleep(0.2)
@@ -170,6 +179,20 @@ async def test_bootstrap_queries_mirror_a_mariadb_replica(tmp_path):
         "SHOW VARIABLES LIKE 'rpl_semi_sync_master_enabled'",
         "SET @rpl_semi_sync_slave= 1",
     ]
+
+
+async def test_a_master_without_semi_sync_refuses_the_negotiation_and_dumps_asynchronously(tmp_path):
+    keep: dict = {}
+
+    async def replicate(master: FakeMaster, journal: list) -> None:
+        assert not keep["task"].semi_sync and not keep["plugin"].status
+        master.send(master.transaction(1), flagged=())
+        await settle(journal, 1)
+
+    journal, master = await run_io(tmp_path, 1, replicate, keep, semi_sync=False)
+    assert master.queries[-1] == PROBE.sql  # refused: the SET is never sent
+    assert [kind for kind, _ in journal] == ["fsync"]  # in the relay log, durable, never acked
+    assert keep["task"].read_position == BinlogPosition(BINLOG, master.pos)
 
 
 async def test_a_burst_of_flagged_transactions_is_one_fsync_then_one_ack(tmp_path):
