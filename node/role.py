@@ -12,8 +12,11 @@ Contract
   SHOW BINLOG EVENTS, FLUSH BINARY LOGS, PURGE, RESET MASTER, ROLLBACK and BINLOG_GTID_POS are
   the source's; SHOW SLAVE STATUS, CHANGE MASTER TO, START/STOP/RESET SLAVE and MASTER_POS_WAIT
   the replica's.
-- Commits of client sessions (and CREATE USER, GRANT ... statements) go through the source's
-  group commit, so whatever a client writes on any server is in that server's binlog.
+- Commits of client sessions (and their CREATE USER, GRANT ... statements) go through the
+  source's group commit, so whatever a client writes on any server is in that server's binlog.
+  A user statement the applier replays (`Server.apply_user_statement`, no client session) is
+  not binlogged here: what the replica side replicates reaches this binlog through the
+  applier's own commit path (log_slave_updates), with the origin's server_id.
   Commands (COM_REGISTER_SLAVE, COM_BINLOG_DUMP) are the source's.
 - `read_only` is the server's global read_only (SET GLOBAL read_only, @@read_only, the
   `--read-only` preset: OFF on a master, ON on a slave): while ON the shell refuses client
@@ -33,13 +36,13 @@ from typing import TYPE_CHECKING, Any
 
 from master.role import MasterRole
 from server.role import Role
+from server.session import ClientSession
 from server.sql import Tokens
 from server.variables import SystemVariable
 from slave.role import SlaveRole
 
 if TYPE_CHECKING:
     from server.listener import Server
-    from server.session import ClientSession
 
 # Keywords both sides claim, decided by the statement's next word.
 _SHOW_SLAVE = frozenset({"SHOW SLAVE", "SHOW REPLICA"})
@@ -90,7 +93,8 @@ class NodeRole(Role):
         await self.source.commit(session, txn)
 
     async def after_user_change(self, session: ClientSession, statement: str) -> None:
-        await self.source.after_user_change(session, statement)
+        if isinstance(session, ClientSession):  # not a statement the applier replays
+            await self.source.after_user_change(session, statement)
 
     async def handle_command(self, session: ClientSession, cmd: Any) -> bool:
         return await self.source.handle_command(session, cmd)
