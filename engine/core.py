@@ -936,8 +936,9 @@ class Engine:
 
     async def commit_group(self, meta: dict[str, str]) -> None:
         """The real SQLite COMMIT of every transaction committed since the last group, with `meta`
-        stored in the same transaction. Call it holding `writer_lock`. A commit that stopped
-        between the group's files is completed on the others before it returns; if that fails
+        stored in the same transaction (its keys update the stored meta, keys it lacks keep their
+        values: a server's binlog position and its applier's position live side by side). Call
+        it holding `writer_lock`. A commit that stopped between the group's files is completed on the others before it returns; if that fails
         too, SQLError as for a failed commit, but the group is durable where it reached:
         `replay_group` (or the repair at open) only completes it."""
         meta = {str(k): str(v) for k, v in meta.items()}
@@ -954,6 +955,7 @@ class Engine:
         record is in the files that have it, as after a crash between the commits, which
         `open` repairs), so it counts as committed and `_torn` names the files that miss it,
         for `_rerun_torn`. Reported as failed, it would be run again: twice where it is."""
+        meta = {**self._meta, **meta}
         conn = self._wconn
         seq = self._seq + 1
         targets: list[str] = []

@@ -248,9 +248,8 @@ def test_unknown_file_keys_are_refused_by_name(tmp_path):
     assert "unknown option 'rpl_semi_sync_master_timout'" in message
     assert "did you mean rpl_semi_sync_master_timeout?" in message
     assert "'frobnicate'" in message and str(tmp_path / "semisync.toml") in message
-    # a master option is not a slave option
-    message = refusal("slave", file_text="log_bin = 'x'", tmp_path=tmp_path)
-    assert "unknown option 'log_bin'" in message
+    message = refusal("slave", file_text="server_id = 2\nlog_bin_x = 'x'", tmp_path=tmp_path)
+    assert "unknown option 'log_bin_x'" in message and "did you mean log_bin?" in message
 
 
 def test_unreadable_or_malformed_file_is_refused(tmp_path):

@@ -1,48 +1,69 @@
-"""`semisync master`: the master daemon. `run(config)` runs it in the foreground; `MasterDaemon`
-is the same thing for in-process use (tests).
+"""The one server that `semisync master` and `semisync slave` run. `run(config)` runs it in the
+foreground; `NodeDaemon` is the same thing for in-process use (tests).
+
+Both commands are presets of `config.node.NodeConfig` (config/master.py, config/slave.py): the
+daemon never asks which one started it. Every server has a source side and a replica side
+(node/role.py), both semi-sync plugins loaded, and its own binlog.
 
 Three lifecycle phases (STYLE.md habit 7)
-- startup: open the engine (`<datadir>/db`), crash recovery (`master.recovery`: torn tail and
-  incomplete transaction cut from the binlog, complete ones the engine lacks replayed), open the
-  binlog on a new file (as mysqld does at every start), build the server shell with the master
-  role and the replication interface, load the semi-sync master plugin (MariaDB's built-in; its
-  variables from the configuration), bind and serve; Prometheus metrics on --metrics-port.
+- startup: open the engine (`<datadir>/db`), crash recovery of the binlog (`master.recovery`:
+  torn tail and incomplete transaction cut from the binlog, complete ones the engine lacks
+  replayed), open the binlog on a new file (as mysqld does at every start) and store the
+  engine's place in it (the applier's stored position kept: the engine merges meta keys), build
+  the server shell with the node role and the replication interface, load both semi-sync
+  plugins (MariaDB's built-ins; their variables from the configuration), bind and serve;
+  Prometheus metrics on --metrics-port. Then the replica side: the relay log was recovered when
+  the role started (torn tail / partial transaction cut off); with `--master-host` the
+  connection settings of the configuration replace those of master.info (the position is kept)
+  and replication starts at once; without it, a master.info from an earlier CHANGE MASTER TO
+  starts replication too (mysqld without --skip-slave-start), otherwise the replica side waits
+  for CHANGE MASTER TO + START SLAVE.
 - serve: until SIGTERM/SIGINT, whose handlers only request the shutdown.
 - shutdown (bounded by deadlines): stop accepting and close idle connections; commits waiting
   for semi-sync acks get up to rpl_semi_sync_master_timeout while the dump connections stay
-  open (MariaDB's MDEV-11853), then the plugin releases the rest in doubt: their clients get
-  ER_SERVER_SHUTDOWN, never OK (Percona's PS-9916); dump connections are closed, busy sessions
-  finish their statement within SHUTDOWN_TIMEOUT; the commit pipeline drains;
-  the binlog is flushed, fsynced and closed (its in-use flag cleared); the engine is closed.
+  open (MariaDB's MDEV-11853), then the master plugin releases the rest in doubt: their clients
+  get ER_SERVER_SHUTDOWN, never OK (Percona's PS-9916); dump connections are closed, busy
+  sessions finish their statement within SHUTDOWN_TIMEOUT; the IO task and the applier stop
+  (each finishes its current step; the relay log is cut back to a transaction boundary); the
+  commit pipeline drains; the binlog is flushed, fsynced and closed (its in-use flag cleared);
+  the engine is closed.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import os
 from pathlib import Path
 from typing import Any
 
 from binlog.writer import BinlogWriter
-from config.master import BinlogChecksum, MasterConfig
+from config.node import BinlogChecksum, NodeConfig
 from master.binlog_end import BinlogEnd
 from master.commit import GroupCommit
 from master.recovery import RecoveryError, recover
 from master.role import MasterRole
+from node.role import NodeRole
 from semisync.interface import ReplicationInterface
 from server.daemon import run_foreground
 from server.files import secure_datadir
 from server.listener import Server
+from slave.applier import SlaveColumn
+from slave.master_info import MasterInfo
+from slave.replication import STATUS_COLUMNS, Replication
+from slave.role import SlaveRole
 
-log = logging.getLogger("semisync.master")
+log = logging.getLogger("semisync.node")
 
 SERVER_VERSION = "5.5.5-10.11.99-semisync-log"
 BINLOG_SERVER_VERSION = "10.11.99-semisync-log"
 MASTER_PLUGIN = "rpl_semi_sync_master"
+SLAVE_PLUGIN = "rpl_semi_sync_slave"
 SHUTDOWN_TIMEOUT = 10.0
 
 
-def plugin_settings(config: MasterConfig) -> dict[str, Any]:
+def plugin_settings(config: NodeConfig) -> dict[str, Any]:
+    """Start-up values of both plugins' variables (each plugin takes the names it knows)."""
     return {
         "rpl_semi_sync_master_enabled": config.rpl_semi_sync_master_enabled,
         "rpl_semi_sync_master_timeout": config.rpl_semi_sync_master_timeout,
@@ -50,17 +71,20 @@ def plugin_settings(config: MasterConfig) -> dict[str, Any]:
         "rpl_semi_sync_master_wait_no_slave": config.rpl_semi_sync_master_wait_no_slave,
         "rpl_semi_sync_master_wait_point": str(config.rpl_semi_sync_master_wait_point),
         "rpl_semi_sync_master_trace_level": config.rpl_semi_sync_master_trace_level,
+        "rpl_semi_sync_slave_enabled": config.rpl_semi_sync_slave_enabled,
     }
 
 
-class MasterDaemon:
-    def __init__(self, config: MasterConfig) -> None:
+class NodeDaemon:
+    def __init__(self, config: NodeConfig, *, fsync: Any = os.fsync, max_relay_log_size: int = 1 << 30) -> None:
         self.config = config
+        self.fsync = fsync  # the relay log's (tests count or fail it)
+        self.max_relay_log_size = max_relay_log_size
         self.interface = ReplicationInterface()
         self.engine: Any = None
         self.writer: BinlogWriter | None = None
         self.server: Server | None = None
-        self.role: MasterRole | None = None
+        self.role: NodeRole | None = None
         self.pipeline: GroupCommit | None = None
         self.metrics: Any = None
         self._metric_series: Any = None
@@ -72,8 +96,14 @@ class MasterDaemon:
 
     @property
     def plugin(self) -> Any:
+        """The semi-sync master plugin (None once uninstalled)."""
         assert self.server is not None
         return self.server.plugins.get(MASTER_PLUGIN)
+
+    @property
+    def replication(self) -> Replication:
+        assert self.role is not None and self.role.replica.replication is not None
+        return self.role.replica.replication
 
     # -- startup --------------------------------------------------------------------------------
 
@@ -100,25 +130,30 @@ class MasterDaemon:
         # start (also for a fresh engine, or a binlog directory that was emptied by hand).
         async with self.engine.writer_lock:
             await self.engine.commit_group({"binlog_file": end.position.file, "binlog_pos": str(end.position.pos)})
-        role_box: list[MasterRole] = []
+        source_box: list[MasterRole] = []
         self.pipeline = GroupCommit(
             self.engine, writer, end, self.interface, server_id=cfg.server_id,
-            sync_binlog=lambda: role_box[0].sync_binlog(),
-            binlog_error_action=lambda: role_box[0].binlog_error_action(),
+            sync_binlog=lambda: source_box[0].sync_binlog(),
+            binlog_error_action=lambda: source_box[0].binlog_error_action(),
         )
-        self.role = MasterRole(
+        source = MasterRole(
             writer=writer, end=end, pipeline=self.pipeline, interface=self.interface,
             server_id=cfg.server_id, checksum=writer.checksum, sync_binlog=cfg.sync_binlog,
             binlog_error_action=str(cfg.binlog_error_action),
         )
-        role_box.append(self.role)
+        source_box.append(source)
+        replica = SlaveRole(
+            self._make_replication, sync_relay_log=cfg.sync_relay_log, relay_log=cfg.relay_log,
+            net_timeout=cfg.slave_net_timeout,
+        )
+        self.role = NodeRole(source, replica, read_only=cfg.read_only, log_slave_updates=cfg.log_slave_updates)
         self.server = Server.for_daemon(
             self.role,
             cfg,
             server_version=SERVER_VERSION,
             engine=self.engine,
             interface=self.interface,
-            # Every instance of the plugin (also one made by INSTALL PLUGIN) reports to metrics.
+            # Every instance of the plugins (also one made by INSTALL PLUGIN) reports to metrics.
             plugin_options={
                 "settings": plugin_settings(cfg),
                 "on_ack_round_trip": self._ack_round_trip,
@@ -126,19 +161,47 @@ class MasterDaemon:
             },
         )
         self.server.plugins.load(MASTER_PLUGIN)
+        self.server.plugins.load(SLAVE_PLUGIN)
         await self.server.start()
         if cfg.metrics_port:
             await self._start_metrics(cfg.bind_address, cfg.metrics_port)
+        await self._start_replica()
+
+    async def _start_replica(self) -> None:
+        cfg = self.config
+        rep = self.replication
+        if cfg.master_host:
+            changes = {
+                "host": cfg.master_host, "port": cfg.master_port, "user": cfg.master_user,
+                "password": cfg.master_password, "heartbeat_period": cfg.master_heartbeat_period,
+                "connect_retry": cfg.master_connect_retry,
+            }
+            if rep.info.host != cfg.master_host or rep.info.port != cfg.master_port:
+                rep.change_master(changes)
+                await rep.persist_reset()
+            else:
+                rep.info = rep.info.with_changes(**changes)
+        if rep.info.configured:
+            await rep.start()
 
     async def _start_metrics(self, bind: str, port: int) -> None:
-        """Prometheus `GET /metrics`: status and variables as mysqld_exporter names them, plus
-        the commit wait histogram, each slave's acked position and semi-sync ON/OFF switches."""
+        """Prometheus `GET /metrics`: status and variables as mysqld_exporter names them, the
+        commit wait histogram, each slave's acked position and semi-sync ON/OFF switches, and
+        the numeric SHOW SLAVE STATUS columns."""
         from protocol.position import file_sequence
         from server.metrics import MetricsServer, build_registry
 
         server, role, pipeline = self.server, self.role, self.pipeline
         assert server is not None and role is not None and pipeline is not None
-        registry, series = build_registry(server.variables.status, lambda: server.variables.show_variables(None, None, None))
+
+        def slave_status() -> dict[str, Any] | None:
+            row = self.replication.status_row()
+            return None if row is None else dict(zip(STATUS_COLUMNS, row, strict=True))
+
+        registry, series = build_registry(
+            server.variables.status, lambda: server.variables.show_variables(None, None, None), slave_status,
+        )
+
         def group_waited(seconds: float) -> None:
             series.commit_wait.observe(seconds)
 
@@ -147,7 +210,7 @@ class MasterDaemon:
             series.acked_file.labels(str(server_id)).set(file_sequence(position.file)[1])
 
         pipeline.on_group_waited = group_waited
-        role.acks.on_ack = acked
+        role.source.acks.on_ack = acked
         self._metric_series = series
         self.metrics = MetricsServer(registry, bind, port)
         await self.metrics.start()
@@ -159,6 +222,46 @@ class MasterDaemon:
     def _status_changed(self, on: bool) -> None:
         if self._metric_series is not None:
             self._metric_series.transitions.labels("on" if on else "off").inc()
+
+    def _make_replication(self, server: Server) -> Replication:
+        cfg = self.config
+        engine = self.engine
+
+        def table_columns(db: str, name: str) -> list[SlaveColumn] | None:
+            table = engine.table(db, name)
+            if table is None:
+                return None
+            pk = {c.lower() for c in table.primary.columns} if table.primary is not None else set()
+            return [
+                SlaveColumn(c.name, c.base.lower(), bool(c.unsigned), tuple(c.args or ()), c.name.lower() in pk)
+                for c in table.columns
+            ]
+
+        from engine.core import StatementContext
+
+        def make_context(**kw: Any) -> Any:
+            return StatementContext(**kw)
+
+        return Replication(
+            datadir=Path(cfg.datadir),
+            server_id=cfg.server_id,
+            relay_basename=cfg.relay_log,
+            sync_relay_log=cfg.sync_relay_log,
+            net_timeout=cfg.slave_net_timeout,
+            defaults=MasterInfo(
+                host=cfg.master_host, port=cfg.master_port, user=cfg.master_user,
+                password=cfg.master_password, heartbeat_period=cfg.master_heartbeat_period,
+                connect_retry=cfg.master_connect_retry,
+            ),
+            engine=engine,
+            delegate=self.interface.relay_io,
+            table_columns=table_columns,
+            make_context=make_context,
+            apply_user_statement=server.apply_user_statement,
+            report_port=lambda: server.port,
+            fsync=self.fsync,
+            max_relay_log_size=self.max_relay_log_size,
+        )
 
     # -- serve / shutdown -----------------------------------------------------------------------
 
@@ -179,7 +282,7 @@ class MasterDaemon:
             # Commits waiting for acks get up to rpl_semi_sync_master_timeout while the dump
             # connections stay open; the plugin then releases the rest in doubt (ER_SERVER_SHUTDOWN).
             drain = plugin.shutdown if plugin is not None and hasattr(plugin, "shutdown") else None
-            await self.server.shutdown(timeout, drain=drain)
+            await self.server.shutdown(timeout, drain=drain)  # stops the role: IO task, applier, dumps
             self.server.plugins.shutdown()
             self.server = None
         if self.pipeline is not None:
@@ -197,11 +300,12 @@ class MasterDaemon:
             self.engine = None
 
 
-def run(config: MasterConfig) -> None:
-    """Run the master in the foreground until SIGTERM/SIGINT."""
-    daemon = MasterDaemon(config)
+def run(config: NodeConfig) -> None:
+    """Run the server in the foreground until SIGTERM/SIGINT."""
+    daemon = NodeDaemon(config)
     run_foreground(
         daemon,
-        lambda: f"master listening on {config.bind_address}:{daemon.port} "
-        f"(binlog {daemon.writer.end_position if daemon.writer else '?'})",
+        lambda: f"listening on {config.bind_address}:{daemon.port} "
+        f"(binlog {daemon.writer.end_position if daemon.writer else '?'}, read_only "
+        f"{'ON' if config.read_only else 'OFF'})",
     )
