@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 import shutil
+import signal
 import subprocess
 import threading
 import time
@@ -227,14 +228,25 @@ def test_kill_9_of_the_middle_slave_under_load_loses_and_repeats_nothing(tmp_pat
         thread = threading.Thread(target=writer)
         thread.start()
         try:
-            for _ in range(3):
+            for round_ in range(3):
                 target = len(written) + 150
                 wait_for(lambda target=target: len(written) >= target, 60, message="writes go on")
                 wait_for(lambda target=target: middle.query("SELECT COUNT(*) FROM d.t")[0][0] >= target - 100, 60,
                          message="the middle slave applies under load")
+                if round_ == 1:
+                    # the crash window on purpose: the sub-slave stopped, the middle slave's
+                    # semi-sync (ON since start_chain) holds its applier's group after the binlog
+                    # write and fsync, before the engine commit
+                    sub.signal(signal.SIGSTOP)
+                    time.sleep(1.0)
                 middle.kill9()
+                sub.signal(signal.SIGCONT)
                 time.sleep(0.2)
                 middle.start()
+                if round_ == 1:
+                    skipped = re.findall(r"\((\d+) replicated one\(s\) the applier skips\)",
+                                         middle.log.read_text(errors="replace"))
+                    assert skipped and int(skipped[-1]) > 0, middle.tail()
         finally:
             stop_writing.set()
             thread.join(60)
