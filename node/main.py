@@ -261,7 +261,13 @@ class NodeDaemon:
             report_port=lambda: server.port,
             fsync=self.fsync,
             max_relay_log_size=self.max_relay_log_size,
+            commit_replicated=self._commit_replicated,
         )
+
+    async def _commit_replicated(self, transactions: Any) -> None:
+        """The applier's commit: the group commit, binlogging them when log_slave_updates is ON."""
+        assert self.pipeline is not None
+        await self.pipeline.commit_replicated(transactions, log_bin=self.config.log_slave_updates)
 
     # -- serve / shutdown -----------------------------------------------------------------------
 
