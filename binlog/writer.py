@@ -183,16 +183,18 @@ class BinlogWriter:
         self.close()
 
     # -- appending ---------------------------------------------------------------------------
-    def append(self, events: Iterable[EventSpec]) -> BinlogPosition:
-        """Buffer one transaction's events; each gets log_pos = its end offset in this file.
+    def append(self, events: Iterable[EventSpec], server_id: int | None = None) -> BinlogPosition:
+        """Buffer one transaction's events; each gets log_pos = its end offset in this file and
+        `server_id` (default: this server's; a replicated transaction keeps its origin's).
         Returns the end position of the last event (what an ack for this transaction names)."""
         self._require_open()
+        origin = self.server_id if server_id is None else server_id
         end = self._flushed + len(self._buf)
         out = self._buf
         for type_code, body, timestamp, flags in events:
             end += framed_size(len(body), self.checksum)
             out += encode_event(
-                type_code, body, timestamp=timestamp, server_id=self.server_id, log_pos=end,
+                type_code, body, timestamp=timestamp, server_id=origin, log_pos=end,
                 flags=flags, checksum=self.checksum,
             )
         return BinlogPosition(self._name, end)

@@ -1,5 +1,8 @@
 """What `semisync master` and `semisync slave` share: options made from a config model, and start-up.
 
+Both run the one server (`node.main.run(config)`); they differ only in the preset model
+(config/master.py, config/slave.py), whose defaults `--help` shows.
+
 Each field of `MasterConfig` / `SlaveConfig` becomes a `--kebab-case` option whose click default
 is None, so that an option not typed leaves the environment and the `--config` file in charge;
 the help shows the real default instead. Values reach the loader as the strings typed, so that
@@ -42,6 +45,7 @@ Loader = Callable[[Mapping[str, str | None], Path | None, Mapping[str, str]], Co
 F = TypeVar("F", bound=Callable[..., Any])
 
 PASSWORD_OPTIONS = ("root_password", "master_password")
+DAEMON_MODULE = "node.main"  # the one server both presets run
 PASSWORD_WARNING = "[Warning] Using a password on the command line interface can be insecure."
 
 ENVIRONMENT_NOTE = (
@@ -127,7 +131,7 @@ def daemon_options(model: type[BaseModel]) -> Callable[[F], F]:
 def daemon_command(
     name: str, model: type[Config], loader: Loader[Config], summary: str
 ) -> click.Command:
-    """`semisync <name>`: build the configuration, then hand it to `<name>.main.run(config)`.
+    """`semisync <name>`: build the configuration, then hand it to `node.main.run(config)`.
 
     The daemon module is imported only once the configuration is good, so that `--help` and
     refusals never import it (nor fail when it is not built yet).
@@ -148,7 +152,7 @@ def daemon_command(
         if typed:
             click.echo(f"semisync {name}: {PASSWORD_WARNING}", err=True)
             reexec_without(typed)  # returns only when this is not our own process's command line
-        module = f"{name}.main"
+        module = DAEMON_MODULE
         try:
             run = importlib.import_module(module).run
         except ModuleNotFoundError as exc:

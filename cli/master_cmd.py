@@ -1,5 +1,5 @@
 """`semisync master`: build the MasterConfig from options, environment and file, then run
-`master.main.run(config)` in the foreground."""
+`node.main.run(config)` (the one server, this preset's defaults) in the foreground."""
 
 from __future__ import annotations
 

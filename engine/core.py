@@ -445,8 +445,9 @@ class Engine:
 
     async def commit_group(self, meta: dict[str, str]) -> None:
         """The real SQLite COMMIT of every transaction committed since the last group, with `meta`
-        stored in the same transaction. Call it holding `writer_lock`. A commit that stopped
-        between the group's files is completed on the others before it returns; if that fails
+        stored in the same transaction (its keys update the stored meta, keys it lacks keep their
+        values: a server's binlog position and its applier's position live side by side). Call
+        it holding `writer_lock`. A commit that stopped between the group's files is completed on the others before it returns; if that fails
         too, SQLError as for a failed commit, but the group is durable where it reached:
         `replay_group` (or the repair at open) only completes it."""
         meta = {str(k): str(v) for k, v in meta.items()}
@@ -463,6 +464,7 @@ class Engine:
         record is in the files that have it, as after a crash between the commits, which
         `open` repairs), so it counts as committed and `_torn` names the files that miss it,
         for `_rerun_torn`. Reported as failed, it would be run again: twice where it is."""
+        meta = {**self._meta, **meta}
         conn = self._wconn
         seq = self._seq + 1
         targets: list[str] = []
@@ -619,18 +621,37 @@ class Engine:
                 # read_only OFF): made durable first, so that a failing batch cannot take it along
                 await self._on_writer(self._w_commit_group, dict(self._meta))
             for statements in transactions:
-                session = self._locked_session()
-                session.found_rows = True  # UPDATE: rows matched, as a row event's "found" check needs
-                for sql, context, db, *must_find in statements:
-                    session._database = db
-                    result = await session.execute(sql, context)
-                    if must_find and must_find[0] and not result.affected_rows:
-                        raise SQLError(ER_KEY_NOT_FOUND, must_find[0])
+                await self._run_replicated(statements)
                 self._sp_done = True  # as COMMIT: RELEASE at the writer's next operation
             await self._on_writer(self._w_commit_group, {str(k): str(v) for k, v in meta.items()})
         except BaseException:
             await self._on_writer(self._w_rollback_group)
             raise
+
+    async def run_replicated(self, transactions: Sequence[Sequence[ReplicatedStatement]]) -> None:
+        """Run replicated transactions in order as ONE logical transaction, for a committer that
+        binlogs them before its `commit_group` (a slave's group commit, log_slave_updates). Call
+        it holding `writer_lock`. On success they are logically committed (in the open group,
+        invisible to readers, made durable by the next `commit_group`); on any error all of them
+        are undone, and nothing else of the open group, and the error propagates. Statements as
+        `apply_transactions` takes them."""
+        try:
+            for statements in transactions:
+                await self._run_replicated(statements)
+        except BaseException:
+            await self._on_writer(self._w_end, False)
+            raise
+        self._sp_done = True  # as COMMIT: RELEASE at the writer's next operation
+
+    async def _run_replicated(self, statements: Sequence[ReplicatedStatement]) -> None:
+        """One replicated transaction's statements, in a fresh session under the held lock."""
+        session = self._locked_session()
+        session.found_rows = True  # UPDATE: rows matched, as a row event's "found" check needs
+        for sql, context, db, *must_find in statements:
+            session._database = db
+            result = await session.execute(sql, context)
+            if must_find and must_find[0] and not result.affected_rows:
+                raise SQLError(ER_KEY_NOT_FOUND, must_find[0])
 
     def _locked_session(self) -> Session:
         """A fresh session under the writer lock its caller holds (never released by it)."""

@@ -45,6 +45,22 @@ Contract (who may call what, what is durable when)
 - `exclusive()` gives FLUSH BINARY LOGS, PURGE and RESET MASTER the writer's side of the binlog
   (the engine's writer lock: no group is in flight), and `append_statement` binlogs a statement
   that is not an engine transaction (CREATE USER, GRANT ...) as its own group.
+- `commit_replicated(transactions)` is the applier's commit (log_slave_updates): the replicated
+  transactions run in the engine as one logical transaction under the writer lock
+  (`Engine.run_replicated`: all of them or, on an error, none), then join the queue like a
+  session's commit and go through the same stages in the same group as client commits. Each
+  is written as ONE binlog transaction (a lone DDL or user statement as its QUERY, anything
+  else BEGIN ... XID), with the server_id of the server that first wrote it and its events'
+  timestamps; one that ran nothing (a position-only step) writes no event; a user statement
+  (`user_statement`: applied to the user store by the applier) is binlogged, not run. With
+  `log_bin=False` (log_slave_updates OFF) nothing of them is binlogged, but they still commit in
+  the group. The group's engine meta is the engine's meta with the binlog end and the last
+  replicated transaction's `meta` (the applier's position) over it: the applier's position is
+  committed in the same SQLite transaction as the binlog position that covers it. A group that
+  wrote no event skips the flush hooks, the publish and the semi-sync wait (nothing to ack).
+- The engine's meta is merged, never replaced: every group commits the engine's current meta
+  with its own keys over it, so keys other parts keep there (the applier's position, the count
+  recovery leaves for the applier, see `master.recovery`) survive client groups.
 """
 
 from __future__ import annotations
@@ -54,7 +70,7 @@ import errno
 import logging
 import os
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -62,10 +78,17 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from binlog.writer import BinlogWriter
+from engine.results import LoggedStatement
 from master.binlog_end import BinlogEnd
 from master.events import transaction_events
 from master.recovery import read_transactions
-from protocol.errors import ER_ERROR_ON_WRITE, ER_SERVER_SHUTDOWN, ER_UNKNOWN_ERROR, SQLError
+from protocol.errors import (
+    ER_ERROR_ON_WRITE,
+    ER_LOCK_WAIT_TIMEOUT,
+    ER_SERVER_SHUTDOWN,
+    ER_UNKNOWN_ERROR,
+    SQLError,
+)
 from protocol.position import BinlogPosition
 from semisync.interface import CommitVerdict, ReplicationInterface, StorageParam, TransParam
 
@@ -167,6 +190,27 @@ class GroupCommit:
             if not self._in_flight and self._idle is not None:
                 self._idle.set()
 
+    async def commit_replicated(self, transactions: Sequence[ReplicatedTransaction], *, log_bin: bool = True) -> None:
+        """The applier's commit (module docstring): run `transactions` in the engine, then
+        commit them with their binlog events (unless `log_bin` is False) and the last one's
+        `meta`, in one group. All or nothing: an engine error (SQLError, with the writer lock
+        back) or a failed binlog write (1026) leaves the engine and the binlog without any."""
+        if not transactions:
+            return
+        engine = self.engine
+        lock = engine.writer_lock
+        owner = object()
+        try:
+            await lock.acquire(owner, engine.lock_wait_timeout)
+        except TimeoutError:
+            raise SQLError(ER_LOCK_WAIT_TIMEOUT) from None
+        try:
+            await engine.run_replicated([t.statements for t in transactions if not t.user_statement])
+        finally:
+            lock.release()
+        # no await between the release and the queueing: the group that commits them takes this ticket
+        await self.commit(None, _ReplicatedTxn(list(transactions), log_bin))
+
     async def append_statement(self, session: Any, sql: str, db: str | None = None) -> None:
         """Binlog one statement that changed no engine data (a user statement) as a group."""
         stmt = _Statement(db, sql, int(time.time()))
@@ -226,35 +270,36 @@ class GroupCommit:
             except BaseException as exc:
                 await self._fail(group, exc)
                 return
-            storage = self.interface.storage
+            meta = self._group_meta(group, end)
+            storage = self.interface.storage if end != start else None  # nothing written: nothing to ack
             sessions = [t.param for t in group if t.param is not None]
             waited = 0.0
             verdicts = []
             if storage:
                 started = time.monotonic()
                 try:
-                    verdicts.append(await storage.after_sync(StorageParam(self.server_id, end, len(group), sessions)))
+                    verdicts.append(await storage.after_sync(StorageParam(self.server_id, end, _transactions(group), sessions)))
                 except Exception:
                     log.exception("after_sync observer failed for the group ending at %s", end)
                 waited = time.monotonic() - started
             try:
-                await self.engine.commit_group({"binlog_file": end.file, "binlog_pos": str(end.pos)})
+                await self.engine.commit_group(meta)
             except Exception as exc:
-                await self._engine_failed(start, end, exc)
+                await self._engine_failed(start, end, meta, exc)
             except BaseException as exc:
                 log.critical("engine commit failed after the binlog write of the group ending at %s: %s", end, exc)
                 self._wake(group, SQLError(ER_UNKNOWN_ERROR, f"engine commit failed: {exc}"))
                 raise
             lock.release()
             released = True
-            self.commits += len(group)
+            self.commits += _transactions(group)
             self.groups += 1
-            transaction = self.interface.transaction
+            transaction = self.interface.transaction if end != start else None
             if transaction:
                 started = time.monotonic()
                 try:
                     verdicts.append(await transaction.after_commit(TransParam(
-                        0, self.server_id, end, _group_state_setter(group), transactions=len(group),
+                        0, self.server_id, end, _group_state_setter(group), transactions=_transactions(group),
                     )))
                 except Exception:
                     log.exception("after_commit observer failed for the group ending at %s", end)
@@ -262,7 +307,7 @@ class GroupCommit:
             if (storage or transaction) and self.on_group_waited is not None:
                 self.on_group_waited(waited)
             if CommitVerdict.IN_DOUBT in verdicts:
-                self.in_doubt += len(group)
+                self.in_doubt += _transactions(group)
                 self._wake(group, SQLError(ER_SERVER_SHUTDOWN))
             else:
                 self._wake(group, None)
@@ -271,11 +316,21 @@ class GroupCommit:
             if not released:
                 lock.release()
 
+    def _group_meta(self, group: list[_Ticket], end: BinlogPosition) -> dict[str, str]:
+        """The engine meta a group commits: the engine's, the applier's position after the
+        group's replicated transactions (if any), the binlog end."""
+        meta = self.engine.meta()
+        for ticket in group:
+            if isinstance(ticket.txn, _ReplicatedTxn):
+                meta.update(ticket.txn.transactions[-1].meta)
+        meta.update({"binlog_file": end.file, "binlog_pos": str(end.pos)})
+        return {str(k): str(v) for k, v in meta.items()}
+
     async def _flush_and_sync(self, group: list[_Ticket]) -> BinlogPosition:
         interface = self.interface
         transaction, storage = interface.transaction, interface.storage
         writer = self.writer
-        end = writer.pending_position
+        start = end = writer.pending_position
         for ticket in group:
             session = ticket.session
             thread_id = session.connection_id if session is not None else 0
@@ -284,12 +339,14 @@ class GroupCommit:
                 ticket.param = TransParam(thread_id, self.server_id, None, set_state)
                 if transaction:
                     transaction.before_commit(ticket.param)
-            for stmts in ticket.txn.binlog_transactions():
+            for server_id, stmts in _binlog_transactions(ticket.txn):
                 self._xid += 1
-                end = writer.append(transaction_events(stmts, xid=self._xid, thread_id=thread_id))
+                end = writer.append(transaction_events(stmts, xid=self._xid, thread_id=thread_id), server_id)
             ticket.end = end
             if ticket.param is not None:
                 ticket.param.position = end
+        if end == start:  # nothing to write (replicated position-only steps, log_slave_updates OFF)
+            return end
         self._unsynced_groups += 1
         every = self.sync_binlog()
         sync = bool(every) and self._unsynced_groups >= every
@@ -300,7 +357,7 @@ class GroupCommit:
             self._unsynced_groups = 0
         if storage:  # WL#4398: after the flush, and after the sync when the group was synced
             try:  # (the group is written: a failing observer must not make it look failed)
-                storage.after_flush(StorageParam(self.server_id, end, len(group), [t.param for t in group if t.param]))
+                storage.after_flush(StorageParam(self.server_id, end, _transactions(group), [t.param for t in group if t.param]))
             except Exception:
                 log.exception("after_flush observer failed for the group ending at %s", end)
         self.end.publish(writer.end_position)
@@ -319,7 +376,8 @@ class GroupCommit:
                     transaction.after_rollback(ticket.param)
         self._wake(group, write_error(self.writer.basename, exc))
 
-    async def _engine_failed(self, start: BinlogPosition, end: BinlogPosition, exc: Exception) -> None:
+    async def _engine_failed(self, start: BinlogPosition, end: BinlogPosition, meta: dict[str, str],
+                             exc: Exception) -> None:
         """The engine could not commit a group that is in the binlog: stop the server, or replay
         the group from the binlog until the engine has it (see the module docstring). Returns
         only when the engine has the group; the writer lock stays held meanwhile."""
@@ -333,7 +391,7 @@ class GroupCommit:
             raise RuntimeError("binlog_error_action=ABORT_SERVER did not stop the server")
         log.error("engine commit failed after the binlog write of the group %s to %s: %s; "
                   "replaying it from the binlog (binlog_error_action=IGNORE_ERROR)", start, end, exc)
-        replay = asyncio.ensure_future(self._replay(start, end))
+        replay = asyncio.ensure_future(self._replay(start, end, meta))
         while True:
             try:
                 await asyncio.shield(replay)
@@ -347,8 +405,7 @@ class GroupCommit:
                 if task is not None:
                     task.uncancel()
 
-    async def _replay(self, start: BinlogPosition, end: BinlogPosition) -> None:
-        meta = {"binlog_file": end.file, "binlog_pos": str(end.pos)}
+    async def _replay(self, start: BinlogPosition, end: BinlogPosition, meta: dict[str, str]) -> None:
         delay, attempts = 0.05, 0
         while True:
             attempts += 1
@@ -425,3 +482,72 @@ class _Txn:
 
     def binlog_transactions(self) -> list[list[_Statement]]:
         return [self.statements]
+
+
+class ReplicatedTransaction(Protocol):
+    """One transaction the applier commits (its `ReadyTransaction`)."""
+
+    @property
+    def statements(self) -> Sequence[tuple[Any, ...]]: ...  # (sql, StatementContext, db[, table])
+
+    @property
+    def meta(self) -> Mapping[str, Any]: ...  # the applier's position after it
+
+    @property
+    def server_id(self) -> int: ...  # the server that first wrote it
+
+    @property
+    def user_statement(self) -> bool: ...  # one user statement, already applied to the user store
+
+
+_DML = ("INSERT", "UPDATE", "DELETE", "REPLACE")
+
+
+@dataclass(frozen=True, slots=True)
+class _ReplicatedTxn:
+    """A `commit_replicated` call's transactions, as one ticket of a group."""
+
+    transactions: list[ReplicatedTransaction]
+    log_bin: bool
+
+    def binlogged(self) -> int:
+        return sum(1 for txn in self.transactions if txn.statements) if self.log_bin else 0
+
+    def binlog_transactions(self) -> list[tuple[int, list[LoggedStatement]]]:
+        if not self.log_bin:
+            return []
+        out = []
+        for txn in self.transactions:
+            if not txn.statements:
+                continue
+            alone = txn.user_statement or (
+                len(txn.statements) == 1 and not str(txn.statements[0][0]).lstrip()[:7].upper().startswith(_DML))
+            out.append((txn.server_id, [_logged(s, alone) for s in txn.statements]))
+        return out
+
+
+def _logged(statement: tuple[Any, ...], ddl: bool) -> LoggedStatement:
+    """A replicated statement as the binlog carries it: the context it was applied with (the
+    origin's timestamp, INSERT_ID, LAST_INSERT_ID, RAND seeds, user variables)."""
+    sql, context, db = statement[0], statement[1], statement[2]
+    timestamp = getattr(context, "timestamp", None)
+    return LoggedStatement(
+        db=db, sql=sql, timestamp=int(time.time()) if timestamp is None else timestamp,
+        insert_id=getattr(context, "insert_id", None), last_insert_id=getattr(context, "last_insert_id", None),
+        is_ddl=ddl, rand_seed=getattr(context, "rand_seed", None),
+        user_vars=tuple((getattr(context, "user_vars", None) or {}).items()),
+        foreign_key_checks=getattr(context, "foreign_key_checks", True),
+    )
+
+
+def _transactions(group: list[_Ticket]) -> int:
+    """How many transactions a group commits (semi-sync's yes_tx/no_tx, Binlog_commits): one
+    per client commit, one per replicated transaction binlogged."""
+    return sum(t.txn.binlogged() if isinstance(t.txn, _ReplicatedTxn) else 1 for t in group)
+
+
+def _binlog_transactions(txn: Any) -> list[tuple[int | None, list[Any]]]:
+    """(server_id, statements) of each binlog transaction of a ticket (None: this server's)."""
+    if isinstance(txn, _ReplicatedTxn):
+        return list(txn.binlog_transactions())
+    return [(None, stmts) for stmts in txn.binlog_transactions()]

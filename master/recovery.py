@@ -15,6 +15,19 @@ Contract (the binlog is the source of truth: a transaction is in both or in neit
   end position as the new meta.
 - User statements (CREATE USER, GRANT, ...) are in the binlog for replicas; the user table is
   durable on its own, so they are not replayed here.
+- On a replica that logs what it applies (log_slave_updates), the binlog also holds replicated
+  transactions: those whose server_id is not the one of their file's FORMAT_DESCRIPTION (this
+  server's). A group of them may be in the binlog (and on this server's own replicas) while
+  the crash kept it out of the engine AND out of the applier's position, committed with it.
+  Recovery replays them like any other and counts them, user statements included (one binlog
+  transaction each, as the applier writes one per relay log transaction it applied), and
+  commits with each replayed transaction `META_RELAY_SKIP` = the count so far plus what the
+  meta held: the number of whole relay log transactions after the applier's position that are
+  already applied. The applier skips exactly that many when it starts (`slave.applier`), so
+  nothing is applied twice and nothing twice reaches this server's replicas. Every
+  replayed or counted transaction moves the meta's binlog position, so a second crash in
+  recovery counts nothing twice.
+- The engine's meta is merged, never replaced (the applier's keys stay).
 - Recovery never cuts what a slave may have acknowledged or what the engine committed. Only
   bytes after the last complete transaction are cut (a torn tail: an incomplete event, or zeros;
   a group without its XID):
@@ -52,6 +65,7 @@ from protocol.events import (
     UserVar,
     Xid,
     decode_event,
+    decode_header,
     foreign_key_checks,
     user_var_value,
 )
@@ -59,7 +73,12 @@ from protocol.position import BinlogPosition, file_sequence
 
 log = logging.getLogger("semisync.master.recovery")
 
-_USER_STATEMENTS = ("CREATE USER", "DROP USER", "GRANT", "REVOKE", "RENAME USER", "ALTER USER", "SET PASSWORD")
+_USER_STATEMENTS = ("CREATE USER", "DROP USER", "GRANT", "REVOKE", "RENAME USER", "ALTER USER", "SET PASSWORD",
+                    "FLUSH PRIVILEGES")
+
+# The engine meta key holding how many relay log transactions after the applier's position are
+# in the binlog and the engine already (`slave.applier` reads it under the same name).
+META_RELAY_SKIP = "relay_log_skip"
 
 
 @dataclass
@@ -67,11 +86,13 @@ class RecoveryReport:
     torn_bytes: int = 0
     partial_bytes: int = 0
     replayed: int = 0
+    replicated: int = 0  # of the replayed or skipped transactions, those another server wrote
     start: BinlogPosition | None = None
 
     def __str__(self) -> str:
         return (
-            f"replayed {self.replayed} transaction(s) from {self.start}; cut {self.torn_bytes} torn "
+            f"replayed {self.replayed} transaction(s) from {self.start} ({self.replicated} replicated "
+            f"one(s) the applier skips); cut {self.torn_bytes} torn "
             f"byte(s) and {self.partial_bytes} byte(s) of an incomplete transaction"
         )
 
@@ -102,53 +123,66 @@ class RecoveryError(Exception):
 class BinlogTransaction:
     """One transaction read back from the binlog: its statements with their context and
     default database, where it starts, and where it ends (None: no XID/COMMIT before the end
-    of what was read, an incomplete transaction)."""
+    of what was read, an incomplete transaction); `replicated`: written with another server's
+    server_id than its file's (log_slave_updates); `user_statement`: a user statement (only
+    when asked for)."""
 
     statements: list[tuple[str, StatementContext, str | None]]
     start: BinlogPosition
     end: BinlogPosition | None
+    replicated: bool = False
+    user_statement: bool = False
 
 
 def read_transactions(
-    directory: Path, names: list[str], start: BinlogPosition, stop: BinlogPosition | None = None
+    directory: Path, names: list[str], start: BinlogPosition, stop: BinlogPosition | None = None,
+    *, user_statements: bool = False,
 ) -> Iterator[BinlogTransaction]:
     """The transactions of the binlog from `start` (an event boundary) to `stop` (or the end of
     the last file of `names`), in order. DDL is a transaction of its own; user statements
-    (CREATE USER, GRANT ...) are skipped (the user table is durable on its own). A last
-    transaction without its end comes last, with `end` None."""
+    (CREATE USER, GRANT ...) are skipped (the user table is durable on its own), or with
+    `user_statements` yielded as transactions of their own. A last transaction without its end
+    comes last, with `end` None."""
     pending: list[tuple[str, StatementContext, str | None]] | None = None
     pending_start = start
+    pending_origin = False
     context = StatementContext()
     for name in names[names.index(start.file):]:
         path = directory / name
         checksum = file_checksum(path)
+        own = _file_server_id(path)
         offset0 = start.pos if name == start.file else 4
         bound = stop.pos if stop is not None and name == stop.file else None
         for offset, raw in iter_events(path, offset0, bound):
             event = decode_event(raw, checksum=checksum)
             end = BinlogPosition(name, offset + len(raw))
             body = event.body
+            replicated = event.header.server_id != own
             if isinstance(body, Query):
                 sql = body.query
                 db = body.db or None
                 if sql == "BEGIN":
                     pending, pending_start = [], BinlogPosition(name, offset)
+                    pending_origin = replicated
                     context = StatementContext()
                 elif pending is not None:
                     if sql == "COMMIT":
-                        yield BinlogTransaction(pending, pending_start, end)
+                        yield BinlogTransaction(pending, pending_start, end, pending_origin)
                         pending = None
                     else:
                         context.timestamp = event.header.timestamp
                         context.foreign_key_checks = foreign_key_checks(body.status_vars)
                         pending.append((sql, context, db))
                     context = StatementContext()
-                elif sql.upper().startswith(_USER_STATEMENTS):
-                    log.info("%s is not replayed (the user table is durable on its own)", sql[:60])
+                elif " ".join(sql.split(None, 2)[:2]).upper().startswith(_USER_STATEMENTS):
+                    if user_statements:
+                        yield BinlogTransaction([(sql, context, db)], BinlogPosition(name, offset), end,
+                                                replicated, user_statement=True)
+                    context = StatementContext()
                 else:  # DDL: its own transaction
                     context.timestamp = event.header.timestamp
                     context.foreign_key_checks = foreign_key_checks(body.status_vars)
-                    yield BinlogTransaction([(sql, context, db)], BinlogPosition(name, offset), end)
+                    yield BinlogTransaction([(sql, context, db)], BinlogPosition(name, offset), end, replicated)
                     context = StatementContext()
             elif isinstance(body, Intvar):
                 if body.type == INTVAR_INSERT_ID:
@@ -160,12 +194,19 @@ def read_transactions(
             elif isinstance(body, UserVar):
                 context.user_vars[body.name] = user_var_value(body)
             elif isinstance(body, Xid) and pending is not None:
-                yield BinlogTransaction(pending, pending_start, end)
+                yield BinlogTransaction(pending, pending_start, end, pending_origin)
                 pending = None
         if stop is not None and name == stop.file:
             break
     if pending is not None:
-        yield BinlogTransaction(pending, pending_start, None)
+        yield BinlogTransaction(pending, pending_start, None, pending_origin)
+
+
+def _file_server_id(path: Path) -> int:
+    """The server_id of a binlog file's FORMAT_DESCRIPTION: the server that wrote the file."""
+    for _offset, raw in iter_events(path, 4):
+        return decode_header(raw).server_id
+    return 0
 
 
 async def recover(engine: Any, directory: Path, basename: str) -> RecoveryReport:
@@ -198,7 +239,8 @@ async def recover(engine: Any, directory: Path, basename: str) -> RecoveryReport
     report.torn_bytes = scanned.size - truncate_torn_tail(last, scanned)
     if start is None:
         return report
-    for txn in read_transactions(directory, names, start):
+    skip = int(engine.meta().get(META_RELAY_SKIP) or 0)
+    for txn in read_transactions(directory, names, start, user_statements=True):
         if txn.end is None:
             # a group cut by the crash before its sync: never published, so no slave has it,
             # and after the engine's position, so the engine has none of it either
@@ -207,15 +249,22 @@ async def recover(engine: Any, directory: Path, basename: str) -> RecoveryReport
             _truncate(path, txn.start.pos)
             log.warning("recovery: cut an incomplete transaction at %s (%d bytes)", txn.start, report.partial_bytes)
             break
-        await _apply(engine, txn.statements, txn.end)
-        report.replayed += 1
-    if report.replayed or report.torn_bytes or report.partial_bytes:
+        if txn.replicated:
+            report.replicated += 1
+        if txn.user_statement:
+            if not txn.replicated:
+                continue  # the user table has it; the applier has nothing to skip
+            statements = []
+        else:
+            statements = txn.statements
+            report.replayed += 1
+        meta = {**engine.meta(), "binlog_file": txn.end.file, "binlog_pos": str(txn.end.pos)}
+        if skip or report.replicated:
+            meta[META_RELAY_SKIP] = str(skip + report.replicated)
+        await engine.apply_transaction(statements, meta)
+    if report.replayed or report.replicated or report.torn_bytes or report.partial_bytes:
         log.warning("recovery: %s", report)
     return report
-
-
-async def _apply(engine: Any, statements: list[tuple[str, StatementContext, str | None]], end: BinlogPosition) -> None:
-    await engine.apply_transaction(statements, {"binlog_file": end.file, "binlog_pos": str(end.pos)})
 
 
 def _truncate(path: Path, size: int) -> None:

@@ -1,4 +1,5 @@
-"""`MasterRole`: the master's part of the server shell (see server/role.py for the seam).
+"""`MasterRole`: the source side of the one server (node/role.py holds it with the replica
+side; server/role.py is the seam).
 
 Contract
 - Commits go through the group commit pipeline (`master.commit.GroupCommit`).
@@ -12,12 +13,13 @@ Contract
   Acked_Log_File / Acked_Log_Pos), FLUSH BINARY LOGS (and FLUSH LOGS), PURGE BINARY LOGS TO (ER_LOG_IN_USE
   for a file a dump session still reads), RESET MASTER (binlog reset, `after_reset_master`, dump
   sessions ended), `SELECT binlog_gtid_pos(file, pos)` ('' : no GTIDs here, which a MariaDB
-  replica in file/position mode accepts), SHOW SLAVE STATUS (empty, as on any master).
+  replica in file/position mode accepts).
   Writers of the binlog (FLUSH, PURGE, RESET) first commit the session's open transaction (as
   mysqld's implicit commit), then run between commit groups under the engine's writer lock
   (`GroupCommit.exclusive`); readers (SHOW ...) read up to the published end.
 - Variables: log_bin ON, log_bin_basename, log_bin_index, binlog_format STATEMENT,
-  binlog_checksum, sync_binlog, max_binlog_size and binlog_error_action (dynamic), gtid_mode OFF.
+  binlog_checksum, sync_binlog, max_binlog_size and binlog_error_action (dynamic), gtid_mode OFF
+  (log_slave_updates is the node's).
 """
 
 from __future__ import annotations
@@ -139,7 +141,6 @@ class MasterRole(Role):
             SystemVariable("binlog_error_action", self._binlog_error_action, Scope.GLOBAL, dynamic=True,
                            check=check_enum(*BINLOG_ERROR_ACTIONS), on_set=self._set_binlog_error_action),
             SystemVariable("gtid_mode", "OFF"),
-            SystemVariable("log_slave_updates", False),
         )
 
     def _set_sync_binlog(self, value: Any) -> None:
@@ -331,7 +332,7 @@ class MasterRole(Role):
                              tuple(self._binary_logs()))
         if what == "BINLOG":
             return await self._show_binlog_events(session, t)
-        if what in ("SLAVE", "REPLICAS") and (what == "REPLICAS" or t.accept_word("HOSTS")):
+        if what in ("SLAVE", "REPLICA", "REPLICAS") and (what == "REPLICAS" or t.accept_word("HOSTS")):
             t.expect_end()
             session.require(*_REPLICATION_CLIENT)
             # MySQL's columns, then where each slave's latest semi-sync ack stands (ours)
@@ -343,9 +344,6 @@ class MasterRole(Role):
             return ResultSet((column("Server_id", FieldType.LONG), column("Host"), column("Port", FieldType.LONG),
                               column("Master_id", FieldType.LONG), column("Acked_Log_File"),
                               column("Acked_Log_Pos", FieldType.LONGLONG)), tuple(rows))
-        if what == "SLAVE" and t.accept_word("STATUS"):
-            return ResultSet(tuple(column(c) for c in ("Slave_IO_State", "Master_Host", "Master_User",
-                                                       "Master_Port")), ())
         return None
 
     def _binary_logs(self) -> list[tuple[str, int]]:

@@ -33,6 +33,22 @@ Contract
 - A failed engine commit (a full disk: SQLITE_FULL) is an error like any other: nothing of the
   batch is committed, the position stays with the data, the applier stops; START SLAVE once the
   space is back goes on from there (MariaDB's SQL thread stops on a full table the same way).
+- Commit seam. A batch goes to the `commit` callable given at construction (`CommitReplicated`)
+  as `ReadyTransaction`s: the statements, the applier's position after each (`meta`), the
+  server_id of the server that first wrote it (from its events) and whether it is a user
+  statement (already applied to the user store: to binlog, not to run). All or nothing, SQLError
+  on failure. With log_slave_updates the server's group commit is that callable
+  (`GroupCommit.commit_replicated`: binlogged with the origin's server_id and timestamps, and
+  committed with the applier's position and the binlog position in one engine transaction);
+  without a binlog the default commits straight to the engine (`apply_transactions`, the
+  engine's meta merged, never replaced).
+- Crash between the binlog and the engine (log_slave_updates): a group in this server's binlog
+  but not in the engine is replayed by crash recovery (`master.recovery`), which leaves in the
+  meta (`META_RELAY_SKIP`) how many relay log transactions after the applier's position it
+  holds. At start the applier skips exactly that many whole transactions that apply something
+  (statements or a user statement; each is one binlog transaction), in order, each skipped one
+  committed as an empty step with its position and the count left, so the count and the
+  position always agree (`tests/unit/test_slave_lsu.py`).
 """
 
 from __future__ import annotations
@@ -41,7 +57,7 @@ import asyncio
 import datetime
 import logging
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
@@ -103,6 +119,9 @@ META_RELAY_FILE = "relay_log_file"
 META_RELAY_POS = "relay_log_pos"
 META_MASTER_FILE = "relay_master_log_file"
 META_MASTER_POS = "exec_master_log_pos"
+# Relay log transactions after the position that are applied already (written by crash
+# recovery, `master.recovery.META_RELAY_SKIP`; see the module docstring).
+META_RELAY_SKIP = "relay_log_skip"
 
 
 class ApplierError(Exception):
@@ -110,6 +129,23 @@ class ApplierError(Exception):
         super().__init__(message)
         self.code = code
         self.message = message
+
+
+@dataclass(frozen=True, slots=True)
+class ReadyTransaction:
+    """A complete transaction read from the relay log, waiting in the applier's batch, and what
+    the commit seam gets."""
+
+    statements: list[tuple[str, Any, str | None]]  # (sql, StatementContext, db[, table to find])
+    meta: dict[str, Any]  # the applier's position after it (committed with it)
+    end: int  # relay offset after it
+    timestamp: int
+    server_id: int = 0  # the server that first wrote it (its events' server_id)
+    user_statement: bool = False  # statements[0] is a user statement the user store applied
+
+
+# The commit seam: all of the transactions with the last one's meta, or none (SQLError).
+CommitReplicated = Callable[[Sequence[ReadyTransaction]], Awaitable[None]]
 
 
 class Applier:
@@ -122,8 +158,10 @@ class Applier:
         make_context: Callable[..., Any],
         apply_user_statement: Callable[[str], Any] | None = None,
         master_clock_offset: Callable[[], float] = lambda: 0.0,
+        commit: CommitReplicated | None = None,
     ) -> None:
         self.engine = engine
+        self.commit: CommitReplicated = commit or self.commit_to_engine
         self.relay = relay
         self.table_columns = table_columns
         self.make_context = make_context
@@ -141,8 +179,9 @@ class Applier:
         self.master_pos = 0
         self.last_master_timestamp = 0
         self.applied_transactions = 0
+        self._skip = 0  # META_RELAY_SKIP: transactions still to skip (already applied)
         # Complete transactions read but not yet applied (see `_flush`).
-        self._batch: list[_Ready] = []
+        self._batch: list[ReadyTransaction] = []
         self._batch_statements = 0
 
     # -- position ---------------------------------------------------------------------------------
@@ -152,11 +191,24 @@ class Applier:
         self.relay_pos = int(meta.get(META_RELAY_POS) or 4)
         self.master_file = str(meta.get(META_MASTER_FILE) or "")
         self.master_pos = int(meta.get(META_MASTER_POS) or 0)
+        self._skip = int(meta.get(META_RELAY_SKIP) or 0)
 
     def reset_position(self, master_file: str = "", master_pos: int = 0) -> dict[str, Any]:
         self.relay_file, self.relay_pos = "", 4
         self.master_file, self.master_pos = master_file, master_pos
+        self._skip = 0  # the relay log it counted in is gone
         return self._meta(self.relay_file, self.relay_pos)
+
+    async def commit_position(self, meta: dict[str, Any]) -> None:
+        """Commit a position alone (after a relay log reset), through the commit seam."""
+        await self.commit([ReadyTransaction([], meta, int(meta.get(META_RELAY_POS) or 4), 0)])
+
+    async def commit_to_engine(self, transactions: Sequence[ReadyTransaction]) -> None:
+        """The commit seam without a binlog: one engine commit of the transactions (user
+        statements are the user store's: nothing to run) with the engine's meta, the applier's
+        position of the last one over it."""
+        meta = {**self.engine.meta(), **transactions[-1].meta}
+        await self.engine.apply_transactions([t.statements for t in transactions if not t.user_statement], meta)
 
     def _meta(self, relay_file: str, relay_pos: int) -> dict[str, Any]:
         return {
@@ -164,6 +216,7 @@ class Applier:
             META_RELAY_POS: relay_pos,
             META_MASTER_FILE: self.master_file,
             META_MASTER_POS: self.master_pos,
+            META_RELAY_SKIP: self._skip,
         }
 
     def seconds_behind(self, io_running: bool) -> int | None:
@@ -300,6 +353,8 @@ class Applier:
             stream.master_end = h.log_pos
         if h.timestamp:
             stream.timestamp = h.timestamp
+        if t not in (EventType.FORMAT_DESCRIPTION_EVENT, EventType.ROTATE_EVENT):
+            stream.server_id = h.server_id  # the transaction's origin, kept in our binlog
         if t == EventType.GTID_EVENT:
             assert isinstance(body, MariaGtid)
             if not body.flags2 & FL_STANDALONE:
@@ -357,10 +412,12 @@ class Applier:
         head = " ".join(sql.lstrip().split(None, 2)[:2]).upper()
         if head.startswith(USER_STATEMENT_PREFIXES):
             await self._flush()  # the user store sees the transactions before it applied
-            await self._user_statement(sql)
-            if not stream.in_group:
-                stream.reset_context()
-                await self._commit(stream, end)
+            if stream.in_group:  # applied with its group, not binlogged on its own
+                await self._user_statement(sql)
+                return
+            stream.reset_context()
+            stream.statements = [(sql, self.make_context(timestamp=timestamp), q.db or None)]
+            await self._commit(stream, end, user_statement=True)  # applied (or skipped) there
             return
         ctx = self.make_context(
             timestamp=timestamp,
@@ -375,23 +432,26 @@ class Applier:
         if not stream.in_group:
             await self._commit(stream, end)
 
-    async def _user_statement(self, sql: str) -> None:
+    async def _user_statement(self, sql: str) -> bool:
+        """Apply a user statement to the user store; False if it failed (logged, skipped)."""
         if self.apply_user_statement is None:
-            return
+            return False
         try:
             result = self.apply_user_statement(sql)
             if asyncio.iscoroutine(result):
                 await result
         except Exception as e:  # noqa: BLE001 - a user statement never stops the applier
             log.warning("slave SQL: user statement skipped (%s): %s", e, sql[:200])
+            return False
+        return True
 
-    async def _commit(self, stream: _Stream, end: int) -> None:
+    async def _commit(self, stream: _Stream, end: int, user_statement: bool = False) -> None:
         """A complete transaction: into the batch, applied once the batch is full or nothing
         more is readable (`_flush`)."""
         statements = stream.statements
         if stream.master_end:
             self.master_pos = stream.master_end
-        ready = _Ready(statements, self._meta(self.relay_file, end), end, stream.timestamp)
+        timestamp, server_id = stream.timestamp, stream.server_id
         stream.reset()
         # DDL (anything but DML) is applied alone, as it always was: the engine cannot take back
         # all of it (CREATE DATABASE makes its file at once), so it is never re-run after a
@@ -399,6 +459,15 @@ class Applier:
         alone = not all(statement[0].lstrip()[:7].upper().startswith(_DML) for statement in statements)
         if alone:
             await self._flush()
+        if statements and self._skip:
+            # in the engine and the binlog already: crash recovery replayed it (module docstring)
+            self._skip -= 1
+            log.info("slave SQL: skipped a transaction recovery replayed (%d more to skip)", self._skip)
+            statements = []
+        elif user_statement and not await self._user_statement(statements[0][0]):
+            statements = []  # failed here: not binlogged either
+        ready = ReadyTransaction(statements, self._meta(self.relay_file, end), end, timestamp, server_id,
+                                 user_statement)
         self._batch.append(ready)
         self._batch_statements += len(statements)
         if alone or len(self._batch) >= MAX_BATCH_TRANSACTIONS or self._batch_statements >= MAX_BATCH_STATEMENTS:
@@ -415,7 +484,7 @@ class Applier:
             return
         if len(batch) > 1:
             try:
-                await self.engine.apply_transactions([r.statements for r in batch], batch[-1].meta)
+                await self.commit(batch)
             except SQLError:
                 pass  # nothing of the batch was committed: find the failing transaction
             else:
@@ -423,7 +492,7 @@ class Applier:
                 return
         for ready in batch:
             try:
-                await self.engine.apply_transaction(ready.statements, ready.meta)
+                await self.commit([ready])
             except SQLError as e:
                 self.master_pos = int(ready.meta[META_MASTER_POS])  # as it was when it failed
                 sql, _ctx, db, *_ = ready.statements[-1] if ready.statements else ("", None, None)
@@ -434,7 +503,7 @@ class Applier:
                 ) from None
             self._applied([ready])
 
-    def _applied(self, batch: list[_Ready]) -> None:
+    def _applied(self, batch: list[ReadyTransaction]) -> None:
         last = batch[-1]
         self.relay_pos = last.end
         self.last_master_timestamp = last.timestamp
@@ -466,16 +535,6 @@ class Applier:
             stream.statements.append((sql, ctx, layout.db, None if change.kind == "insert" else layout.table))
 
 
-@dataclass(frozen=True, slots=True)
-class _Ready:
-    """A complete transaction read from the relay log, waiting in the applier's batch."""
-
-    statements: list[tuple[str, Any, str | None]]
-    meta: dict[str, Any]  # the applier's position after it (committed with it)
-    end: int  # relay offset after it
-    timestamp: int
-
-
 class _Stream:
     """What the applier carries between events of one relay log file."""
 
@@ -486,6 +545,7 @@ class _Stream:
         self.tables: dict[int, TableLayout] = {}
         self.master_end = 0
         self.timestamp = 0
+        self.server_id = 0
         self.reset_context()
 
     def begin(self) -> None:
@@ -631,4 +691,4 @@ def _primary_key_positions(columns: list[SlaveColumn]) -> set[int]:
     return {i for i, c in enumerate(columns) if c.primary}
 
 
-__all__ = ["Applier", "ApplierError", "SlaveColumn"]
+__all__ = ["Applier", "ApplierError", "CommitReplicated", "ReadyTransaction", "SlaveColumn"]

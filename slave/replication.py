@@ -26,7 +26,7 @@ from protocol.errors import ER_BAD_SLAVE, ER_RELAY_LOG_INIT, ER_SLAVE_MUST_STOP,
 from protocol.position import BinlogPosition
 from semisync.interface import BinlogRelayIODelegate
 from slave import master_info
-from slave.applier import Applier, SlaveColumn
+from slave.applier import Applier, CommitReplicated, SlaveColumn
 from slave.io_task import IoSettings, IoTask
 from slave.master_info import MasterInfo
 from slave.relay_log import RelayLog
@@ -70,6 +70,7 @@ class Replication:
         report_port: Callable[[], int] = lambda: 0,
         fsync: Callable[[int], None] = os.fsync,
         max_relay_log_size: int = 1 << 30,
+        commit_replicated: CommitReplicated | None = None,
     ) -> None:
         self.datadir = Path(datadir)
         self.server_id = server_id
@@ -91,6 +92,7 @@ class Replication:
             table_columns=table_columns, make_context=make_context,
             apply_user_statement=apply_user_statement,
             master_clock_offset=lambda: self.io.master_clock_offset if self.io else 0.0,
+            commit=commit_replicated,
         )
         self.io: IoTask | None = None
         self._io_task: asyncio.Task[None] | None = None
@@ -223,7 +225,7 @@ class Replication:
         """After a relay log reset: forget the applier position in the engine as well."""
         meta = self._pending_meta
         if meta is not None:
-            await self.engine.apply_transaction([], meta)
+            await self.applier.commit_position(meta)
             self._pending_meta = None
 
     def reset(self, all_: bool, default_period: float) -> None:

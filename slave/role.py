@@ -1,11 +1,10 @@
-"""`SlaveRole`: the slave's statements on the shared server shell (server/role.py).
+"""`SlaveRole`: the replica side of the one server (node/role.py holds it with the source side;
+server/role.py is the seam).
 
 Contract
-- Read-only for clients (`read_only = True`: writes get ER_OPTION_PREVENTS_STATEMENT 1290 from
-  the shell); reads of the replicated data go to the engine as on any server. After SET GLOBAL
-  read_only = OFF a client's transaction is committed to the engine on its own (`commit`), the
-  applier's stored position unchanged; the slave writes no binlog of it.
-- Claims the slave-only statements: CHANGE MASTER TO, START SLAVE / STOP SLAVE
+- Client commits and read_only are the node's (a client's write, allowed once read_only is OFF,
+  goes through the source side's group commit; the applier's stored position is unchanged).
+- Claims the replica statements: CHANGE MASTER TO, START SLAVE / STOP SLAVE
   [IO_THREAD | SQL_THREAD], RESET SLAVE [ALL], SHOW SLAVE STATUS (MySQL 5.7 columns in order),
   SELECT MASTER_POS_WAIT('file', pos [, timeout]) (waits for the SQL thread).
   Errors are mysqld's: 1198 (running slave), 1200 (no master configured), 1064 (syntax).
@@ -65,7 +64,6 @@ def _float_check(low: float, high: float) -> Any:
 
 class SlaveRole(Role):
     name = "slave"
-    read_only = True
     CLAIMS = frozenset({
         "CHANGE MASTER", "START SLAVE", "STOP SLAVE", "RESET SLAVE", "SHOW SLAVE",
         # MariaDB 10.5+ spellings
@@ -79,15 +77,6 @@ class SlaveRole(Role):
         self.sync_relay_log = sync_relay_log
         self.relay_log_name = relay_log
         self.net_timeout = net_timeout
-
-    async def commit(self, session: ClientSession, txn: Any) -> None:
-        """A client's own write, possible after SET GLOBAL read_only = OFF (as on a MySQL slave):
-        committed to the engine on its own, keeping the applier's position (the engine's meta)
-        as it is. The slave writes no binlog, so nothing of it is replicated further."""
-        assert self.server is not None
-        engine = self.server.engine
-        async with engine.writer_lock:
-            await engine.commit_group(engine.meta())
 
     # -- variables ---------------------------------------------------------------------------------
     def system_variables(self) -> Iterable[SystemVariable]:
@@ -179,9 +168,6 @@ class SlaveRole(Role):
         if keyword == "SHOW SLAVE":
             toks.expect_word("SHOW")
             toks.expect_word("SLAVE", "REPLICA")
-            if toks.accept_word("HOSTS"):  # the master's statement: a slave has no slaves
-                toks.expect_end()
-                return ResultSet(tuple(column(c) for c in ("Server_id", "Host", "Port", "Master_id")), ())
             toks.expect_word("STATUS")
             toks.expect_end()
             row = rep.status_row()

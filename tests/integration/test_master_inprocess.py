@@ -1,4 +1,4 @@
-"""MasterDaemon in-process (no child process): start, serve PyMySQL, semi-sync plugin loaded,
+"""NodeDaemon (master preset) in-process (no child process): start, serve PyMySQL, semi-sync plugin loaded,
 shutdown closes the binlog and the engine."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import pymysql
 
 from binlog.reader import scan_file
 from config.master import MasterConfig
-from master.main import MasterDaemon
+from node.main import NodeDaemon
 from semisync.interface import TransactionObserver, TransParam
 
 
@@ -29,7 +29,7 @@ class Hooks(TransactionObserver):
 
 async def test_master_daemon_in_process(tmp_path):
     config = MasterConfig(datadir=tmp_path / "m", port=0, bind_address="127.0.0.1", max_binlog_size=4096)
-    daemon = MasterDaemon(config)
+    daemon = NodeDaemon(config)
     await daemon.start()
     hooks = Hooks()
     daemon.interface.transaction.add_observer(hooks)
@@ -75,7 +75,7 @@ async def test_metrics_endpoint(tmp_path):
     from tests.support.net import free_port
 
     config = MasterConfig(datadir=tmp_path / "m", port=0, bind_address="127.0.0.1", metrics_port=free_port())
-    daemon = MasterDaemon(config)
+    daemon = NodeDaemon(config)
     await daemon.start()
     try:
         def scrape() -> str:

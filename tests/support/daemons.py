@@ -23,8 +23,9 @@ ROOT = Path(__file__).resolve().parents[2]
 
 class Daemon:
     def __init__(self, role: str, datadir: Path, args: Sequence[str], *, port: int | None = None,
-                 env: dict[str, str] | None = None, root_password: str = "") -> None:
+                 env: dict[str, str] | None = None, root_password: str = "", code: Path = ROOT) -> None:
         self.role = role
+        self.code = Path(code)  # the checkout whose cli.main runs (another commit's, to make old datadirs)
         self.datadir = Path(datadir)
         self.port = port or free_port()
         self.root_password = root_password
@@ -38,7 +39,7 @@ class Daemon:
         self.log.parent.mkdir(parents=True, exist_ok=True)
         with open(self.log, "ab") as out:
             self.proc = subprocess.Popen(self.args, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                         cwd=ROOT, env=self.env)
+                                         cwd=self.code, env=self.env)
         proc = self.proc
         wait_serving(self.connect, proc, timeout, lambda: f"{self.role} did not start (exit {proc.poll()}):\n{self.tail()}")
         return self

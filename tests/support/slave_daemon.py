@@ -1,6 +1,6 @@
 """Our slave daemon in-process for tests, and client helpers to look at any slave.
 
-`SlaveThread` runs `slave.main.SlaveDaemon` in a uvloop loop in a daemon thread, so blocking
+`SlaveThread` runs `node.main.NodeDaemon` (a SlaveConfig: the slave preset) in a uvloop loop in a daemon thread, so blocking
 clients (PyMySQL, MariaDB) can drive the test; `call(fn)` runs a coroutine function on the
 daemon's loop (to peek at its state). For a real process (kill -9, SIGSTOP) use
 `tests.support.daemons.Daemon("slave", ...)`. Plus client helpers (status, SHOW SLAVE STATUS,
@@ -37,10 +37,10 @@ class SlaveThread:
         return self._loop.loop
 
     def start(self) -> SlaveThread:
-        from slave.main import SlaveDaemon
+        from node.main import NodeDaemon
 
         async def up() -> None:
-            self.daemon = SlaveDaemon(self.config, **self.daemon_kw)
+            self.daemon = NodeDaemon(self.config, **self.daemon_kw)
             await self.daemon.start()
 
         self._loop.start(up)

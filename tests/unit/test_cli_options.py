@@ -106,17 +106,22 @@ def security_options() -> dict[str, tuple[str, str]]:
     return options
 
 
+# INTERFACE.md's "Roles, GTIDs and failover": options of the one server named outside the tables
+ROLE_OPTIONS = {"--log-slave-updates", "--read-only"}
+
+
 def test_every_model_field_is_an_interface_option():
     """The other direction: no option that INTERFACE.md does not promise (or names differently):
-    each command's own table, plus the security options both daemons share."""
+    the union of both commands' tables (each accepts the other's options, "Roles, GTIDs and
+    failover"), plus the security options both daemons share."""
     security = security_options()
+    either = {flag for command in ("master", "slave") for flag, _, _ in interface_options(command)}
     for command, model in (("master", MasterConfig), ("slave", SlaveConfig)):
         promised = {flag for flag, _, _ in interface_options(command)}
         ours = {"--" + name.replace("_", "-") for name in model.model_fields}
-        assert ours - promised <= set(security), command
-        assert promised <= ours, command
-    assert {"--root-password-file", "--max-connect-errors"} <= {
-        "--" + name.replace("_", "-") for name in MasterConfig.model_fields}
+        assert ours - either <= set(security) | ROLE_OPTIONS, command
+        assert promised <= ours and either <= ours, command
+    assert set(MasterConfig.model_fields) == set(SlaveConfig.model_fields)
     assert {"--root-password-file", "--master-password-file", "--max-connect-errors"} <= {
         "--" + name.replace("_", "-") for name in SlaveConfig.model_fields}
 
@@ -192,12 +197,15 @@ def test_slave_without_server_id(tmp_path):
 
 @pytest.fixture
 def daemons(monkeypatch):
-    """Stand-in `master.main` / `slave.main` modules recording the configuration they get."""
+    """A stand-in `node.main` module recording the configuration each command hands it."""
     received: dict[str, object] = {}
-    for name in ("master", "slave"):
-        module = types.ModuleType(f"{name}.main")
-        module.run = lambda config, name=name: received.__setitem__(name, config)  # type: ignore[attr-defined]
-        monkeypatch.setitem(sys.modules, f"{name}.main", module)
+    module = types.ModuleType("node.main")
+
+    def run(config: object) -> None:
+        received["slave" if isinstance(config, SlaveConfig) else "master"] = config
+
+    module.run = run  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "node.main", module)
     return received
 
 
@@ -246,16 +254,16 @@ def test_mysqld_spellings_on_the_command_line(daemons):
 
 
 def test_a_daemon_that_is_not_built_is_reported_with_exit_1(monkeypatch):
-    monkeypatch.setitem(sys.modules, "master.main", None)  # import fails as if absent
+    monkeypatch.setitem(sys.modules, "node.main", None)  # import fails as if absent
     result = invoke(["master"], code=1)
-    assert "master.main is missing" in result.output
+    assert "node.main is missing" in result.output
 
 
 def test_a_missing_import_inside_the_daemon_is_a_bug_not_hidden():
     for missing in ("nosuchdep", "m", "master.ack_receiver"):
         inner = ModuleNotFoundError(f"No module named '{missing}'", name=missing)
         with pytest.raises(ModuleNotFoundError):
-            daemon_missing("master", "master.main", inner)
+            daemon_missing("master", "node.main", inner)
 
 
 def test_serve_awaits_a_coroutine_and_exits_with_an_int_status():

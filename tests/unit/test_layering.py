@@ -3,7 +3,8 @@
 config/ and protocol/ import nothing of ours; semisync/ and engine/ (SQL on SQLite, shared by master and slave) import protocol only; server/ (the MySQL-protocol shell shared by master and slave) imports protocol, engine,
 semisync, config; binlog/ (file
 storage shared by master, slave and pipeline) imports protocol only; master/ and slave/ never
-import each other; pipeline/ imports protocol and binlog only. Only cli/ may import everything.
+import each other; node/ (the one server holding both roles) imports master and slave and what
+they may import; pipeline/ imports protocol and binlog only. Only cli/ may import everything.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-OURS = {"protocol", "binlog", "engine", "semisync", "server", "master", "slave", "config", "cli", "pipeline"}
+OURS = {"protocol", "binlog", "engine", "semisync", "server", "master", "slave", "node", "config", "cli", "pipeline"}
 ALLOWED = {
     "config": set(),
     "protocol": set(),
@@ -22,6 +23,7 @@ ALLOWED = {
     "server": {"protocol", "engine", "semisync", "config"},
     "master": {"protocol", "binlog", "engine", "semisync", "server", "config"},
     "slave": {"protocol", "binlog", "engine", "semisync", "server", "config"},
+    "node": {"protocol", "binlog", "engine", "semisync", "server", "config", "master", "slave"},
     "pipeline": {"protocol", "binlog"},
     "cli": OURS,
 }
