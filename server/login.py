@@ -65,17 +65,13 @@ async def log_in(session: ClientSession) -> bool:
             conn.receive_data(plain)
         event = await session._next_event()
     if isinstance(event, ConnectionClosed):
-        server.stats.aborted_connects += 1
-        control.handshake_failed(session.host)
-        return False
+        return _handshake_closed(session)
     assert isinstance(event, HandshakeResponse)
     if conn.needs_auth_switch:
         session.write(conn.send(conn.auth_switch_request()))
         event = await session._next_event()
         if isinstance(event, ConnectionClosed):
-            server.stats.aborted_connects += 1
-            control.handshake_failed(session.host)
-            return False
+            return _handshake_closed(session)
         assert isinstance(event, AuthSwitchResponse)
     login = conn.login
     assert login is not None
@@ -135,6 +131,14 @@ async def log_in(session: ClientSession) -> bool:
     session.set_command("Sleep")
     session.state = None
     return True
+
+def _handshake_closed(session: ClientSession) -> bool:
+    """The client closed before its login was answered: an aborted connect, counted against its
+    host (max_connect_errors). False: no login."""
+    session.server.stats.aborted_connects += 1
+    session.server.connection_control.handshake_failed(session.host)
+    return False
+
 
 async def _connection_control_delay(session: ClientSession, user: str) -> None:
     """MySQL's connection_control: after repeated failed logins of 'user'@'host', wait before
