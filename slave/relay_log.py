@@ -51,7 +51,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from binlog.index import read_index, write_index
+from binlog.index import write_index
 from binlog.reader import BinlogFileError, cut_file, iter_checked
 from binlog.writer import BinlogWriter
 from protocol.errors import ProtocolError
@@ -239,7 +239,7 @@ class RelayLog:
 
     # -- files ------------------------------------------------------------------------------
     def files(self) -> list[str]:
-        return read_index(self.datadir, self.basename)
+        return self._writer.files()
 
     def path(self, name: str) -> Path:
         return self.datadir / name
