@@ -9,8 +9,8 @@ in-use flag (`in_use_flag=False`) and its index lists bare names (`index_prefix=
 always have.
 
 Contract (who may call what, what is durable when):
-- One owner calls the mutating methods (`open`, `append*`, `flush`, `sync`, `rotate`, `purge_to`,
-  `reset`, `close`); they are not thread-safe. Any number of readers may read the files at the
+- One owner calls the mutating methods (`open`, `append*`, `flush`, `sync`, `rotate`,
+  `start_file`, `truncate`, `purge_to`, `reset`, `close`); they are not thread-safe. Any number of readers may read the files at the
   same time with `binlog.reader`, bounded by `end_position` (MySQL's binlog_end_pos, WL#5721).
 - `append*` only buffers in memory: nothing is visible to readers, nor durable.
   `flush()` writes the buffer to the OS (after_flush: readable by dump threads, lost on an OS
@@ -26,7 +26,7 @@ Contract (who may call what, what is durable when):
   the index; `truncate(offset)` forgets everything after `offset` (buffered bytes dropped, the
   file cut and fsynced), as a failed write's cut-back does, but raising when the cut fails.
 - A new file starts with the magic number and our FORMAT_DESCRIPTION_EVENT (log_pos = its end),
-  flagged LOG_EVENT_BINLOG_IN_USE_F until `close()` clears it; `open(new_file=False)` continues the
+  flagged LOG_EVENT_BINLOG_IN_USE_F (when `in_use_flag`) until `close()` clears it; `open(new_file=False)` continues the
   last file after cutting a torn tail (`binlog.reader.torn_tail`: an incomplete event, or zeros
   a crash left after the last event), `open(new_file=True)` (MySQL's master behaviour at
   restart) starts the next file. A last file with real corruption (CRC mismatch, garbage) is
