@@ -121,6 +121,7 @@ class BinlogWriter:
         self._flushed = 0  # bytes of the current file written to the OS
         self._synced = 0
         self._buf = bytearray()
+        self._framing = framed_size(0, checksum)  # what an event adds to its body: header, footer
         self._cut_pending: int | None = None  # a failed cut-back's target: no write until it is done
 
     # -- lifecycle ---------------------------------------------------------------------------
@@ -190,7 +191,7 @@ class BinlogWriter:
         end = self._flushed + len(self._buf)
         out = self._buf
         for type_code, body, timestamp, flags in events:
-            end += framed_size(len(body), self.checksum)
+            end += self._framing + len(body)
             out += encode_event(
                 type_code, body, timestamp=timestamp, server_id=self.server_id, log_pos=end,
                 flags=flags, checksum=self.checksum,

@@ -4,9 +4,15 @@ Contract:
 - An event is `header (19 bytes) + body + [CRC32 footer (4 bytes) when the binlog checksum is on]`.
   `event_size` in the header counts all three. `log_pos` is the offset just past the event in the
   binlog it belongs to (0 for artificial events sent by a dump thread, e.g. the fake ROTATE).
-- Events move as raw `bytes`; only `decode_header` (cheap, no copy, works on a memoryview at an
-  offset) runs on the hot paths (dump, relay log, pipeline). `decode_event` builds a typed body
-  only for the event types someone acts on; every other type is carried as `Unknown(data)`.
+- Events move as raw `bytes`; only the framer and header accessors (`split_events`,
+  `decode_header`, `event_type`, `route_fields`, `event_checksum_ok`, ...: struct unpacks, no
+  copy, on a memoryview at an offset too) run on the hot paths (dump, IO task, relay log,
+  binlog reader). `decode_event` builds a typed body only for the event types someone acts on;
+  every other type is carried as `Unknown(data)`.
+- This module is the only owner of event byte layouts: code elsewhere frames, reads header
+  fields, strips or checks CRC32 footers and rewrites FDs through the functions here, never by
+  offsets of its own (tests/unit/test_layering.py). The pipeline's vectorised decoders take their
+  offsets from `HEADER_FIELD_AT` and the `*_FIELD_AT` tables, derived from the declarations.
 - Every wire layout is declared once below with `construct`, fields in wire order. The header's
   hot path (`decode_header`) uses a `struct.Struct` derived from that same declaration.
 - Only `ProtocolError`s leave this module: corrupt or truncated input raises
@@ -329,10 +335,13 @@ def split_events(buf: Any, offset: int = 0) -> Iterator[tuple[int, Any]]:
 # -- checksums -----------------------------------------------------------------------------------
 def event_checksum_ok(event: bytes | bytearray | memoryview) -> bool:
     """Does the event end in the CRC32 of everything before its last 4 bytes?"""
-    mv = memoryview(event)
-    if len(mv) < HEADER_LEN + CHECKSUM_LEN:
+    n = len(event)
+    if n < HEADER_LEN + CHECKSUM_LEN:
         return False
-    return zlib.crc32(mv[:-CHECKSUM_LEN]) == int.from_bytes(mv[-CHECKSUM_LEN:], "little")
+    return _crc32(memoryview(event)[:-CHECKSUM_LEN]) == _unpack_size(event, n - CHECKSUM_LEN)[0]
+
+
+_crc32 = zlib.crc32
 
 
 def _seal(buf: bytearray) -> bytes:
