@@ -210,7 +210,7 @@ class RelayLog:
         # master's events as received: the writer builds no event and never rotates by itself.
         self._writer = BinlogWriter(
             self.datadir, basename, server_id=server_id, checksum=False, max_size=None,
-            server_version=SERVER_VERSION, in_use_flag=False, index_prefix=INDEX_PREFIX,
+            server_version=SERVER_VERSION, mark_in_use=False, index_prefix=INDEX_PREFIX,
         )
         self.readable: BinlogPosition | None = None
         # After a failed write or fsync: the current file's last good end, until `cut_back`.
