@@ -5,12 +5,12 @@ builds its own events (`append`) and rotates by size (`max_size`) with a ROTATE 
 log (slave/relay_log.py) appends the master's events as received (`append_raw`), starts a file
 per connection to its master (`start_file`, the master's checksum setting), cuts back to its
 transaction boundaries (`truncate`) and rotates itself (`max_size=None`); its files carry no
-in-use flag (`in_use_flag=False`) and its index lists bare names (`index_prefix=""`), as they
+in-use flag (`mark_in_use=False`) and its index lists bare names (`index_prefix=""`), as they
 always have.
 
 Contract (who may call what, what is durable when):
-- One owner calls the mutating methods (`open`, `append*`, `flush`, `sync`, `rotate`, `purge_to`,
-  `reset`, `close`); they are not thread-safe. Any number of readers may read the files at the
+- One owner calls the mutating methods (`open`, `append*`, `flush`, `sync`, `rotate`,
+  `start_file`, `truncate`, `purge_to`, `reset`, `close`); they are not thread-safe. Any number of readers may read the files at the
   same time with `binlog.reader`, bounded by `end_position` (MySQL's binlog_end_pos, WL#5721).
 - `append*` only buffers in memory: nothing is visible to readers, nor durable.
   `flush()` writes the buffer to the OS (after_flush: readable by dump threads, lost on an OS
@@ -26,10 +26,10 @@ Contract (who may call what, what is durable when):
   the index; `truncate(offset)` forgets everything after `offset` (buffered bytes dropped, the
   file cut and fsynced), as a failed write's cut-back does, but raising when the cut fails.
 - A new file starts with the magic number and our FORMAT_DESCRIPTION_EVENT (log_pos = its end),
-  flagged LOG_EVENT_BINLOG_IN_USE_F until `close()` clears it; `open(new_file=False)` continues the
-  last file after cutting a torn tail (`binlog.reader.torn_tail`: an incomplete event, or zeros
-  a crash left after the last event), `open(new_file=True)` (MySQL's master behaviour at
-  restart) starts the next file. A last file with real corruption (CRC mismatch, garbage) is
+  flagged LOG_EVENT_BINLOG_IN_USE_F (when `mark_in_use`) until `close()` clears it;
+  `open(new_file=False)` continues the last file after cutting a torn tail
+  (`binlog.reader.torn_tail`: an incomplete event, or zeros a crash left after the last event),
+  `open(new_file=True)` (MySQL's master behaviour at restart) starts the next file. A last file with real corruption (CRC mismatch, garbage) is
   never modified beyond its FD flags: a new file is started after it.
 - Rotation fsyncs the old file before the new one is created, so a transaction's end position
   returned by `append` is durable once `flush()` rotated, even though `sync()` then syncs the
@@ -103,7 +103,7 @@ class BinlogWriter:
         checksum: bool,
         max_size: int | None,
         server_version: str,
-        in_use_flag: bool = True,
+        mark_in_use: bool = True,
         index_prefix: str = "./",
     ) -> None:
         if max_size is not None and max_size < 4096:
@@ -114,7 +114,7 @@ class BinlogWriter:
         self.checksum = checksum
         self.max_size = max_size
         self.server_version = server_version
-        self.in_use_flag = in_use_flag  # LOG_EVENT_BINLOG_IN_USE_F in the FD while a file is written
+        self.mark_in_use = mark_in_use  # LOG_EVENT_BINLOG_IN_USE_F in the FD while a file is written
         self.index_prefix = index_prefix  # before each name in the index (binlog.index.write_index)
         self._fd: int = -1
         self._name = ""
@@ -172,7 +172,7 @@ class BinlogWriter:
         finally:
             os.close(self._fd)
             self._fd = -1
-        if self.in_use_flag:
+        if self.mark_in_use:
             self._clear_in_use(self.directory / self._name)
 
     def __enter__(self) -> BinlogWriter:
@@ -466,7 +466,7 @@ class BinlogWriter:
         """A new file with the magic number and our FD, fsynced with its directory: (fd, size).
         On failure the file is removed and the OSError propagates (the index is not touched)."""
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND, 0o600)
-        data = BINLOG_MAGIC + self.format_description(LOG_EVENT_BINLOG_IN_USE_F if self.in_use_flag else 0)
+        data = BINLOG_MAGIC + self.format_description(LOG_EVENT_BINLOG_IN_USE_F if self.mark_in_use else 0)
         try:
             _write_all(fd, data)
             os.fsync(fd)

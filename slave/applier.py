@@ -91,7 +91,8 @@ from protocol.events import (
     foreign_key_checks,
     user_var_value,
 )
-from slave.relay_log import RelayLog, RelayPosition, statement_kind
+from protocol.position import BinlogPosition
+from slave.relay_log import RelayLog, statement_kind
 from slave.rows import (
     MISSING,
     RowChange,
@@ -223,13 +224,14 @@ class Applier:
         if not self.running or not io_running:
             return None
         readable = self.relay.readable
-        if readable is None or self._position() >= readable or not self.last_master_timestamp:
+        if readable is None or not self.last_master_timestamp:
+            return 0
+        if self.relay_file and self._position() >= readable:
             return 0
         return max(0, int(time.time() + self.master_clock_offset() - self.last_master_timestamp))
 
-    def _position(self) -> RelayPosition:
-        if not self.relay_file:
-            return RelayPosition(0, 0)
+    def _position(self) -> BinlogPosition:
+        """Where the next event to apply starts (with a relay file)."""
         return self.relay.position_of(self.relay_file, self.relay_pos)
 
     # -- lifecycle ----------------------------------------------------------------------------
@@ -282,8 +284,7 @@ class Applier:
                 if readable is None or not self.relay_file or self._position() >= readable:
                     await self._wakeup.wait()
                 continue
-            current = self.relay.position_of(self.relay_file, self.relay_pos)
-            end = readable.pos if current.seq == readable.seq else None
+            end = readable.pos if readable.file == self.relay_file else None
             await self._apply_range(stream, end)
             if end is None and not self._stopping:
                 nxt = self.relay.next_file(self.relay_file)

@@ -19,7 +19,7 @@ Ownership and durability
   memory), `flush` (one write(2) per batch), `sync` (fsync; blocking, so the IO task runs it in
   a worker thread while the event loop keeps serving). The applier reads the files with
   `binlog.reader` and purges those it finished (`purge_before`).
-- The applier only reads, and only up to `readable` (a `RelayPosition`), which the IO task
+- The applier only reads, and only up to `readable` (a `BinlogPosition` in the relay log's files), which the IO task
   moves forward to the end of the last *complete transaction* once it is on disk per
   sync_relay_log. A partial transaction exists only at the tail of the file being written.
 
@@ -51,7 +51,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from binlog.index import read_index, write_index
+from binlog.index import write_index
 from binlog.reader import BinlogFileError, cut_file, iter_checked
 from binlog.writer import BinlogWriter
 from protocol.errors import ProtocolError
@@ -97,15 +97,6 @@ _ROWS_EVENTS = frozenset(
         EventType.DELETE_ROWS_EVENT,
     }
 )
-
-
-@dataclass(frozen=True, slots=True, order=True)
-class RelayPosition:
-    """A place in the relay log: file sequence number, then byte offset (orders like MySQL)."""
-
-    seq: int
-    pos: int
-    name: str = ""
 
 
 _KIND_PEEK = 64  # bytes of a statement enough to tell BEGIN/COMMIT/ROLLBACK (after blanks)
@@ -197,7 +188,7 @@ class Recovered:
     log's complete transactions end (the applier may read up to there)."""
 
     resume: BinlogPosition | None
-    readable: RelayPosition | None
+    readable: BinlogPosition | None
     truncated_bytes: int
 
 
@@ -219,9 +210,9 @@ class RelayLog:
         # master's events as received: the writer builds no event and never rotates by itself.
         self._writer = BinlogWriter(
             self.datadir, basename, server_id=server_id, checksum=False, max_size=None,
-            server_version=SERVER_VERSION, in_use_flag=False, index_prefix=INDEX_PREFIX,
+            server_version=SERVER_VERSION, mark_in_use=False, index_prefix=INDEX_PREFIX,
         )
-        self.readable: RelayPosition | None = None
+        self.readable: BinlogPosition | None = None
         # After a failed write or fsync: the current file's last good end, until `cut_back`.
         self.damaged: int | None = None
         self.failed_bytes = 0  # the size of the write that failed
@@ -248,7 +239,7 @@ class RelayLog:
 
     # -- files ------------------------------------------------------------------------------
     def files(self) -> list[str]:
-        return read_index(self.datadir, self.basename)
+        return self._writer.files()
 
     def path(self, name: str) -> Path:
         return self.datadir / name
@@ -263,8 +254,8 @@ class RelayLog:
                 pass
         return total + self.size - self.flushed
 
-    def position_of(self, name: str, pos: int) -> RelayPosition:
-        return RelayPosition(_seq_of(name), pos, name)
+    def position_of(self, name: str, pos: int) -> BinlogPosition:
+        return BinlogPosition(name, pos)
 
     def next_file(self, name: str) -> str | None:
         files = self.files()
@@ -368,7 +359,7 @@ class RelayLog:
 
     def _readable_here(self) -> int:
         readable = self.readable
-        return readable.pos if readable is not None and readable.name == self.current else 0
+        return readable.pos if readable is not None and readable.file == self.current else 0
 
     def _failed(self, good_end: int, failed_bytes: int) -> None:
         """A write or fsync failed: forget everything after `good_end` and try to cut the file
@@ -468,4 +459,4 @@ def _scan(path: Path, end: int | None = None) -> tuple[GroupTracker | None, int]
     return tracker, boundary
 
 
-__all__ = ["GroupTracker", "Recovered", "RelayLog", "RelayPosition", "statement_kind"]
+__all__ = ["GroupTracker", "Recovered", "RelayLog", "statement_kind"]

@@ -37,7 +37,7 @@ MASTER_VERSION = "10.11.19-MariaDB-log"
 
 def relay_writer(tmp_path) -> BinlogWriter:
     return BinlogWriter(tmp_path, "relay-bin", server_id=2, checksum=False, max_size=None,
-                        server_version="10.11.99-semisync-log", in_use_flag=False, index_prefix="")
+                        server_version="10.11.99-semisync-log", mark_in_use=False, index_prefix="")
 
 
 def master_events(checksum: bool, n: int, start: int = 4) -> list[bytes]:

@@ -154,3 +154,21 @@ async def test_an_event_that_applies_nothing_waits_for_the_batch_before_it(tmp_p
     assert second[META_MASTER_FILE] == "master-bin.000002" and int(second[META_MASTER_POS]) == relay.stream.pos
     assert await count_rows(engine) == 6
     await engine.close()
+
+
+async def test_what_the_binlog_reader_refuses_stops_the_applier_with_1594_after_the_transactions_before_it(tmp_path):
+    """The applier reads with binlog.reader: bytes that are no event (here zeros, an event size of
+    0) end the read with ER_SLAVE_RELAY_LOG_READ_FAILURE naming the file and the offset; what was
+    read before them is applied, and the position stays before them."""
+    relay = Relay(tmp_path)
+    relay.transactions(range(1, 4))
+    good_end = relay.log.size
+    relay.append([bytes(32)])
+    engine, _commits = await open_engine(tmp_path)
+    applier = make_applier(engine, relay)
+    await asyncio.wait_for(applier.run(), 10)  # stops on the error
+    assert applier.last_errno == 1594
+    assert "relay-bin.000001" in applier.last_error and f"at offset {good_end}" in applier.last_error
+    assert await count_rows(engine) == 3
+    assert int(engine.meta()[META_RELAY_POS]) == good_end == applier.relay_pos
+    await engine.close()

@@ -175,7 +175,7 @@ def test_rotate_starts_a_file_that_stands_on_its_own(tmp_path):
     at = BinlogPosition(MASTER, stream.pos)
     relay.rotate(at, master_server_id=1, master_fd=start_events[1], checksum=True)
     assert relay.files() == ["relay-bin.000001", "relay-bin.000002"]
-    assert relay.readable is not None and relay.readable.name == "relay-bin.000002"
+    assert relay.readable is not None and relay.readable.file == "relay-bin.000002"
     write(relay, stream.transaction(2)[:1])  # a partial transaction in the new file
     relay.close()
     found = RelayLog(tmp_path, "relay-bin", server_id=2).recover()
