@@ -22,7 +22,8 @@ Systems: each is a master and two slaves on loopback, semi-sync ON, AFTER_SYNC, 
 - `mariadb-durable`: the same with replicas that also fsync the relay log and their positions per
   event (`--sync-relay-log=1 --sync-master-info=1 --sync-relay-log-info=1`), as durable as ours.
 All replicate as root (so nothing is binlogged before the slaves are attached). Measuring starts
-only once the master counts 2 semi-sync clients and its status is ON.
+only once the master counts 2 semi-sync clients and its status is ON; the durability settings are
+read back from the servers (SHOW GLOBAL VARIABLES) and printed with the results.
 
 Workloads (sysbench, 1 table of --table-size rows, prepared once per workload and system, then run
 once per thread count, then cleaned up): `oltp_insert`, `oltp_write_only`, `oltp_read_write`
@@ -46,7 +47,8 @@ runs first. Tables give the median over the rounds of each cell; every run is li
 
 Prints markdown tables and replaces this script's block in bench/RESULTS.md with them, the machine
 and its load; `--quick` (threads 1,4 for 5 s, 1 round, unless given) and `--no-record` only print.
-`--json FILE` also writes every run as JSON. Exits with status 1 when a run failed or the slaves
+`--json FILE` also writes every run as JSON. A system whose cluster fails in a round is reported
+and the others go on; the exit status is 1 when that happened, a sysbench run failed or the slaves
 did not reach the master's rows. Not a test: the numbers depend on the machine and on what else
 runs on it.
 """
@@ -136,6 +138,13 @@ class Cluster:
 
     def wait_caught_up(self) -> None:
         wait_for(self.caught_up, CATCH_UP_SECONDS, interval=0.2, message=f"{self.name}: slaves to apply the master's binlog")
+
+    def settings(self) -> str:
+        """The durability settings the servers report (read back, not assumed)."""
+        def show(node: Any, like: str) -> str:
+            return ", ".join(f"{k}={v}" for k, v in node.query(f"SHOW GLOBAL VARIABLES LIKE '{like}'"))
+        master = f"{show(self.master, 'sync_binlog')}, {show(self.master, 'rpl_semi_sync_master_wait_point')}"
+        return f"master {master}; slaves " + " | ".join(show(slave, "sync_%") for slave in self.slaves)
 
     def row_sums(self) -> list[tuple[int, int]]:
         """(COUNT(*), SUM(k)) of sbtest.sbtest1 on the master and each slave."""
@@ -440,16 +449,23 @@ class RowCheck:
     equal: bool
 
 
+@dataclass
+class Results:
+    runs: list[Run] = field(default_factory=list)
+    checks: list[RowCheck] = field(default_factory=list)
+    settings: dict[str, str] = field(default_factory=dict)  # system -> what its servers reported
+    failures: list[str] = field(default_factory=list)  # a system's round that could not be run to its end
+
+
 def bench_system(system: System, workloads: list[str], threads: list[int], bench: Sysbench, round_no: int,
-                 tmp: Path) -> tuple[list[Run], list[RowCheck]]:
+                 tmp: Path, results: Results) -> None:
     print(f"== round {round_no}, {system.name}: starting master + 2 slaves", file=sys.stderr, flush=True)
     cluster = system.start(tmp / f"r{round_no}-{system.name.replace(' ', '_')}")
-    runs: list[Run] = []
-    checks: list[RowCheck] = []
     try:
         cluster.wait_semisync_ready()
-        print(f"   pids master/slave/slave {cluster.pids()}, master port {cluster.master.port}; semi-sync ON, 2 clients",
-              file=sys.stderr, flush=True)
+        results.settings[system.name] = cluster.settings()
+        print(f"   pids master/slave/slave {cluster.pids()}, master port {cluster.master.port}; semi-sync ON, 2 clients; "
+              f"{results.settings[system.name]}", file=sys.stderr, flush=True)
         cluster.master.query("CREATE DATABASE sbtest")
         for workload in workloads:
             test = "oltp_insert" if workload == SLAVE_READS else workload
@@ -459,10 +475,9 @@ def bench_system(system: System, workloads: list[str], threads: list[int], bench
                 cpu = " / ".join(fmt(c, 0) for c in run.cpu_us)
                 print(f"   {workload} {t:>3} threads: {run.tps} tps, p95 {run.p95_ms} ms, errors {run.errors}, "
                       f"CPU µs/tx {cpu}, no_tx +{run.no_tx}: {run.verdict}", file=sys.stderr, flush=True)
-                runs.append(run)
-            checks.append(row_check(cluster, workload, round_no))
+                results.runs.append(run)
+            results.checks.append(row_check(cluster, workload, round_no))
             bench.checked(test, cluster.master.port, "cleanup", system.name)
-        return runs, checks
     finally:
         cluster.stop()
 
@@ -628,24 +643,28 @@ def main() -> None:
     uptime_before = uptime()
     started = datetime.datetime.now(datetime.UTC)
     t0 = time.monotonic()
-    runs: list[Run] = []
-    checks: list[RowCheck] = []
+    results = Results()
     with tempfile.TemporaryDirectory(prefix="sysbench_semisync_") as tmp:
         for round_no in range(1, args.rounds + 1):
             order = systems if round_no % 2 else systems[::-1]
             for system in order:
-                r, c = bench_system(system, args.workloads, args.threads, bench, round_no, Path(tmp))
-                runs += r
-                checks += c
-    names = [s.name for s in systems]
-    out = tables(runs, names, args.workloads, args.threads, args.rounds)
+                try:
+                    bench_system(system, args.workloads, args.threads, bench, round_no, Path(tmp), results)
+                except (Exception, SystemExit) as exc:  # the other systems and rounds still run
+                    results.failures.append(f"round {round_no}, {system.name}: {exc}")
+                    print(f"   FAILED: {exc}", file=sys.stderr, flush=True)
+    runs = results.runs
+    out = tables(runs, [s.name for s in systems], args.workloads, args.threads, args.rounds)
     every = runs_table(runs)
-    print(out, every, checks_lines(checks), sep="\n\n")
+    notes = "\n".join([*(f"- {name}: {text}" for name, text in results.settings.items()),
+                       checks_lines(results.checks), *(f"- FAILED: {f}" for f in results.failures)])
+    print(out, every, notes, sep="\n\n")
     print(f"{time.monotonic() - t0:.0f} s in all", file=sys.stderr)
     if args.json:
         args.json.write_text(json.dumps({"runs": [asdict(r) | {"verdict": r.verdict} for r in runs],
-                                         "row_checks": [asdict(c) for c in checks]}, indent=1))
-    failed = any(r.failure for r in runs) or not all(c.equal for c in checks)
+                                         "row_checks": [asdict(c) for c in results.checks],
+                                         "settings": results.settings, "failures": results.failures}, indent=1))
+    failed = bool(results.failures) or any(r.failure for r in runs) or not all(c.equal for c in results.checks)
     if not (args.quick or args.no_record):
         trees = "".join(f" {s.name} runs `{s.tree}` at {tree_revision(s.tree)}." for s in systems if s.tree)
         block = "\n".join([
@@ -667,7 +686,7 @@ def main() -> None:
             "",
             every,
             "",
-            checks_lines(checks),
+            notes,
             "",
             GUARANTEE,
             END,
