@@ -63,6 +63,7 @@ import platform
 import re
 import shlex
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -252,9 +253,11 @@ def parse_tree(spec: str) -> tuple[str, Path]:
     label = label if sep else tree.name
     if not (tree / "cli" / "main.py").is_file():
         raise argparse.ArgumentTypeError(f"{tree} is not a source tree of ours (no cli/main.py)")
+    ours = sorted({"cli", "master", "slave", "protocol", *(p.parent.name for p in tree.glob("*/__init__.py"))})
     probe = subprocess.run(
-        [sys.executable, "-c", "import cli.main, master, slave, protocol; "
-                               "print(cli.main.__file__, master.__file__, slave.__file__, protocol.__file__)"],
+        [sys.executable, "-c", "import sys, cli.main, cli.master_cmd, cli.slave_cmd, master, slave, protocol\n"
+                               f"print(*(getattr(m, '__file__', None) or '' for name, m in list(sys.modules.items()) "
+                               f"if name.partition('.')[0] in {ours!r}))"],
         cwd=tree, capture_output=True, text=True)
     if probe.returncode != 0:
         raise argparse.ArgumentTypeError(f"{tree}: its modules do not import:\n{probe.stderr[-2000:]}")
@@ -420,7 +423,13 @@ def measure(cluster: Cluster, bench: Sysbench, workload: str, threads: int, roun
                  bench.start("oltp_insert", cluster.master.port, "run", threads)]
     else:
         procs = [bench.start(workload, cluster.master.port, "run", threads)]
-    reports = [finish(p, bench.seconds + 600) for p in procs]
+    try:
+        reports = [finish(p, bench.seconds + 600) for p in procs]
+    finally:  # interrupted: no sysbench outlives the run
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
     cpu_after, after = [cpu_seconds(p) for p in pids], cluster.semi_status()
 
     main = reports[0]
@@ -628,6 +637,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     known = {"ours": None, **mariadb_systems()}
     if unknown := [s for s in keys if s not in known]:
         parser.error(f"unknown system(s) {unknown}; choose from {list(known)}")
+    if args.ours_tree and "ours" not in keys:
+        parser.error("--ours-tree without `ours` in --systems")
     if len({label for label, _ in args.ours_tree}) < len(args.ours_tree):
         parser.error("two --ours-tree with the same label")
     args.system_list = [s for key in keys
@@ -635,7 +646,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     return args
 
 
+def _interrupt(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt(f"signal {signum}")  # not caught per system: the clusters stop, the temp dir goes
+
+
 def main() -> None:
+    signal.signal(signal.SIGTERM, _interrupt)
     args = parse_args()
     systems: list[System] = args.system_list
     bench = Sysbench(args.table_size, args.db_ps_mode, args.time)
