@@ -39,8 +39,8 @@ fell back to asynchronous replication for part of the time: it is reported as su
 semi-sync result); and each server process's CPU time (utime + stime from /proc/PID/stat, with its
 descendants) from the start of the run until both slaves have applied it, divided by the
 transactions sysbench completed in it (for `slave_point_select`, the reads on the slave plus the
-inserts on the master). After each workload
-both slaves must reach the master's rows (COUNT(*) and SUM(k) of sbtest1 equal on all three).
+inserts on the master). After each workload both slaves must reach the master's rows (COUNT(*)
+and SUM(k) of sbtest1 equal on all three).
 
 Rounds: `--rounds N` repeats everything N times; within a round every system runs once, each on a
 freshly started cluster, in alternating order (A B C, then C B A, ...) so that no system always
