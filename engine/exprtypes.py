@@ -411,6 +411,8 @@ class _Typer:
                 return DOUBLE
             dec = min((first.decimals if first.type == FieldType.NEWDECIMAL else 0) + 4, 30)
             return decimal_type(first.length + 4, dec, ColumnFlag.BINARY)
+        if word == "MOD" and len(args) == 2 and first is not None and args[1] is not None:
+            return _binary("%", first, args[1])
         if word in _SAME_AS_ARG or word == "IF" or word == "IFNULL":
             candidates = args[1:] if word == "IF" else args
             if not candidates or any(a is None for a in candidates):
@@ -427,6 +429,9 @@ class _Typer:
             if first.type in _EXACT:
                 return int_type(first.length, ColumnFlag.BINARY)
             if word in ("FLOOR", "CEIL", "CEILING"):
+                digits = first.length - (1 if first.decimals else 0) - 1 - first.decimals
+                if digits > 17:  # beyond BIGINT's sure digits: DECIMAL without decimals (MySQL's rule)
+                    return decimal_type(digits + 1, 0, ColumnFlag.BINARY)
                 return int_type(max(first.length - first.decimals, 1), ColumnFlag.BINARY)
             scale = 0
             if len(inner) >= 3 and inner[-1].kind == "param":
@@ -530,6 +535,9 @@ def _skip_parens(toks: list[Token], i: int) -> int:
     raise _Unknown
 
 
+skip_parens, Unknown = _skip_parens, _Unknown  # for engine.exact, which reads the same token lists
+
+
 def _flags(a: ColumnType, b: ColumnType) -> int:
     return ColumnFlag.BINARY | (ColumnFlag.NOT_NULL if a.flags & b.flags & ColumnFlag.NOT_NULL else 0)
 
@@ -551,12 +559,22 @@ def _binary(op: str, a: ColumnType, b: ColumnType) -> ColumnType:
         scale = min(a.decimals + 4, 30)
         return decimal_type(min(a.length - a.decimals + b.decimals + scale, 65), scale, flags)
     if a.type == FieldType.NEWDECIMAL or b.type == FieldType.NEWDECIMAL:
-        scale = a.decimals + b.decimals if op == "*" else max(a.decimals, b.decimals)
-        digits = max(a.length - a.decimals, b.length - b.decimals) + (a.length if op == "*" else 1)
+        if op == "*":  # MySQL: the precisions add up, as the scales do
+            scale = a.decimals + b.decimals
+            return decimal_type(min(_precision(a) + _precision(b), 65), min(scale, 30), flags)
+        scale = max(a.decimals, b.decimals)
+        digits = max(a.length - a.decimals, b.length - b.decimals) + 1
         return decimal_type(min(digits + scale, 65), min(scale, 30), flags)
     length = (a.length + b.length) if op == "*" else max(a.length, b.length) + 1
     unsigned = a.flags & b.flags & ColumnFlag.UNSIGNED if op != "-" else 0
     return int_type(length, flags | unsigned)
+
+
+def _precision(ct: ColumnType) -> int:
+    """A number type's digits (a DECIMAL's length less its sign and point)."""
+    if ct.type != FieldType.NEWDECIMAL:
+        return ct.length
+    return ct.length - (1 if ct.decimals else 0) - (0 if ct.flags & ColumnFlag.UNSIGNED else 1)
 
 
 def _numeric(ct: ColumnType) -> bool:

@@ -183,6 +183,39 @@ def _to_bytes(v: Any) -> bytes:
     return v if isinstance(v, bytes) else _to_str(v).encode("utf-8", "surrogateescape")
 
 
+_UINT64 = (1 << 64) - 1
+
+
+def _unsigned(value: Any) -> int:
+    """A bit operator's operand: MySQL's 64-bit unsigned integer (a negative number as its two's
+    complement, a fraction rounded half away from zero)."""
+    if isinstance(value, int):
+        return value & _UINT64
+    if isinstance(value, float) or not isinstance(value, str | bytes):
+        number = _num(value)
+    else:
+        text = _to_str(value).strip()
+        number = int(text) if text.lstrip("-").isdigit() else _num(text)
+    if isinstance(number, float):
+        if math.isnan(number):
+            return 0
+        number = int(math.copysign(math.floor(abs(number) + 0.5), number)) if abs(number) < 2 ** 64 else (
+            _UINT64 if number > 0 else 0)
+    return number & _UINT64
+
+
+def _as_sqlite(n: int) -> int | str:
+    return n if n < 1 << 63 else str(n)  # above SQLite's integers: its digits (as BIGINT UNSIGNED)
+
+
+def bit_xor(a: Any, b: Any) -> int | str | None:
+    return None if a is None or b is None else _as_sqlite(_unsigned(a) ^ _unsigned(b))
+
+
+def bit_not(a: Any) -> int | str | None:
+    return None if a is None else _as_sqlite(~_unsigned(a) & _UINT64)
+
+
 def concat(*args: Any) -> str | bytes | None:
     """MySQL's CONCAT: NULL if any argument is; a binary string if any argument is one (its
     bytes need not be UTF-8, so they are never joined as text)."""
@@ -843,7 +876,7 @@ def register(conn: sqlite3.Connection, state: ConnectionState) -> None:
         "md5": (1, _hash("md5")), "sha1": (1, _hash("sha1")), "sha": (1, _hash("sha1")), "sha2": (2, sha2),
         "uuid": (0, lambda: mysql_uuid(session_fx().rand)), "octet_length": (1, octet_length),
         "mysql_locate": (-1, mysql_locate), "substring_index": (3, substring_index),
-        "truncate": (2, truncate), "regexp": (2, regexp), "mysql_isnull": (1, mysql_isnull),
+        "mysql_bit_xor": (2, bit_xor), "mysql_bit_not": (1, bit_not), "truncate": (2, truncate), "regexp": (2, regexp), "mysql_isnull": (1, mysql_isnull),
         "ascii": (1, lambda s: None if s is None else (ord(_to_str(s)[0]) if _to_str(s) else 0)),
         "mysql_rand": (-1, mysql_rand), "mysql_set_last_id": (1, mysql_set_last_id),
         "mysql_upsert_mark": (2, mysql_upsert_mark), "mysql_date_add": (4, date_add),

@@ -26,9 +26,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine import decimal_math, infoschema
+from engine import infoschema, values
 from engine.catalog import Table
-from engine.coltypes import INTEGER_CODES
+from engine.exact import Finder
 from engine.exprtypes import SelectTypes, from_tables, select_items, split_select
 from engine.lexer import Token, extract, quote_ident, syntax_error, tokenize
 from protocol.errors import (
@@ -45,7 +45,6 @@ from protocol.errors import (
     ER_WRONG_VALUE_COUNT_ON_ROW,
     SQLError,
 )
-from protocol.messages import FieldType
 
 # Per-execution argument sources (besides an int: the index of a literal of the statement).
 NOW, CURDATE, CURTIME, UNIX_NOW, LAST_ID, DATABASE, CONN_ID, FOUND, ROW_COUNT = (
@@ -150,7 +149,8 @@ class Translator:
         self.calc_found = False  # SQL_CALC_FOUND_ROWS
         self.unit_at = -1  # token index of a TIMESTAMPDIFF/TIMESTAMPADD unit
         self.auto_dirty = False
-        self.exact: dict[int, tuple[int, tuple]] = {}  # select-list items computed exactly: start -> (end, tree)
+        self._finder: Finder | None = None
+        self.exact: dict[int, tuple[int, tuple]] = {}  # regions computed exactly (engine.exact): start -> (end, tree)
         self.view_of: Callable[[str, str], Any] = lambda schema, name: None  # -> catalog.View | None
         self.views_in: Callable[[str], list] = lambda schema: []  # a schema's views (information_schema)
         self.expanding: tuple[tuple[str, str], ...] = ()  # the views being expanded (a cycle is 1462)
@@ -243,7 +243,7 @@ class Translator:
         in_order = False  # in an ORDER BY / GROUP BY list (where a number is a column position)
         while i < end:
             if i in self.exact:
-                i = self.emit_exact(*self.exact.pop(i))
+                i = self.emit_exact(*self.exact[i])
                 continue
             tok = toks[i]
             kind = tok.kind
@@ -609,48 +609,78 @@ class Translator:
 
     def plan_select(self) -> Plan:
         types = self.select_types()
-        if types is not None:
-            self.exact = self.exact_items(types)
+        self.select_exact(self.finder(), 0)
         end = self.emit_range(0, len(self.tokens))
         if end != len(self.tokens):
             raise self.error_at(end)
         return self.finish("select", names=self.select_names(), locking=self.locking, result_types=types)
 
-    # --- exact DECIMAL arithmetic (engine/decimal_math.py) ------------------------------------
+    # --- exact DECIMAL computation (engine/exact.py, engine/decimal_math.py) -------------------
 
-    def exact_items(self, types: SelectTypes) -> dict[int, tuple[int, tuple]]:
-        """The select-list items of this top-level SELECT that compute on DECIMAL columns with
-        + - * / SUM AVG only (columns of exact types, literals, parentheses), and whose value
-        nothing after the select list refers to (by alias or position): start -> (end, tree)."""
-        found = select_items(self.tokens)
-        if found is None:
-            return {}
-        items, end = found
-        after = self.tokens[end:]
-        for k, t in enumerate(after):
-            if t.kind == "param" and k and (after[k - 1].is_word("BY") or after[k - 1].text == ","):
-                return {}  # ORDER BY 2, GROUP BY 1 (or a list after a comma: not worth telling apart)
-        referenced = {t.text.lower() for t in after if t.kind in ("word", "ident")}
-        index = {id(t): k for k, t in enumerate(self.tokens)}
-        out: dict[int, tuple[int, tuple]] = {}
-        for item in items:
-            if not item:
-                continue
-            bare = split_select([self.tokens[0], *item])
-            expr = bare[0][0] if bare else []
-            if not expr or (len(expr) < len(item) and item[-1].text.lower() in referenced):
-                continue
-            start, stop = index[id(expr[0])], index[id(expr[-1])] + 1
-            parser = _ExactParser(self.tokens, stop, types)
-            try:
-                tree, at = parser.expr(start)
-            except _NotExact:
-                continue
-            if at == stop and parser.decimal:
-                out[start] = (stop, tree)
-        return out
+    def finder(self) -> Finder:
+        if self._finder is None:
+            self._finder = self.new_finder()
+        return self._finder
+
+    def new_finder(self) -> Finder:
+        """The statement's exact-DECIMAL finder, its columns typed from every table the statement
+        names (the FROM clauses at any depth, the target of an UPDATE, INSERT or DELETE)."""
+        toks = self.tokens
+
+        def lookup(schema: str | None, name: str) -> Table | None:
+            schema = schema or self.database
+            if schema is not None and schema.lower() == infoschema.NAME:
+                return infoschema.table(name)
+            return self.catalog(schema, name) if schema in self.schemas else None
+
+        tables: list[tuple[str, Table]] = []
+        for k, t in enumerate(toks):
+            if t.is_word("FROM") or (k == 0 and t.is_word("UPDATE")):
+                head = [Token("word", "FROM")] + (toks[1:] if k == 0 else toks[k + 1:])
+                if k == 0:
+                    head = head[:next((n for n, x in enumerate(head) if x.is_word("SET")), len(head))]
+                tables += from_tables(head, 0, lookup)
+        if toks and toks[0].is_word("INSERT", "REPLACE"):
+            at = 2 if len(toks) > 2 and toks[1].is_word("INTO") else 1
+            found = from_tables([Token("word", "FROM"), *toks[at:at + 3]], 0, lookup)
+            tables += [(name, table) for name, table in found[:1]]
+        scope = SelectTypes([], tables)
+        return Finder(toks, scope.column_type)
+
+    def scan_exact(self, finder: Finder, lo: int, hi: int) -> None:
+        self.exact.update(finder.scan(lo, hi))
+
+    def value_exact(self, start: int, end: int):
+        """A value expression (SET, VALUES): its regions; its `exact.Expr` or None."""
+        finder = self.finder()
+        e = finder.value(start, end)
+        if e is not None:
+            finder.root(e)
+        self.exact.update(finder.regions)
+        return e
+
+    def select_exact(self, finder: Finder, start: int) -> None:
+        """The regions of the SELECT at tokens[start:], its select-list aliases typed first (HAVING
+        and ORDER BY may name them)."""
+        toks = self.tokens
+        found = select_items(toks[start:])
+        if found is not None:
+            items, _ = found
+            index = {id(t): k for k, t in enumerate(toks)}
+            for item in items:
+                bare = split_select([toks[start], *item])
+                expr = bare[0][0] if bare else []
+                if not expr:
+                    continue
+                e = finder.value(index[id(expr[0])], index[id(expr[-1])] + 1)
+                if e is not None:
+                    finder.root(e)
+                    if len(expr) < len(item):
+                        finder.aliases[item[-1].text.lower()] = e.cat
+        self.scan_exact(finder, start, len(toks))
 
     def emit_exact(self, end: int, tree: tuple) -> int:
+        """Emit an `engine.exact` tree; returns `end`."""
         kind = tree[0]
         if kind == "call":
             self.out.append(tree[1] + "(")
@@ -659,8 +689,18 @@ class Translator:
                     self.out.append(",")
                 self.emit_exact(end, arg)
             self.out.append(")")
-        else:  # a column reference or a literal: tokens [start, stop)
+        elif kind == "seq":
+            for part in tree[1:]:
+                self.emit_exact(end, part)
+        elif kind == "raw":
+            self.out.append(tree[1])
+        elif kind == "dec":  # a literal as its exact text
+            self.add_arg((STORE, tree[1], False, values.NUMBER, 1, "", False))
+        else:  # tokens [start, stop), emitted as usual (the region starting there aside)
+            region = self.exact.pop(tree[1], None)
             self.emit_range(tree[1], tree[2])
+            if region is not None:
+                self.exact[tree[1]] = region
         return end
 
     def has_set_operation(self) -> bool:
@@ -825,6 +865,9 @@ class Translator:
                 self.out.append("+ row_number() OVER () - 1 FROM (")
             elif columns is not None:
                 self.out.append("(" + ", ".join(quote_ident(c) for c in columns) + ")")
+            on_at = next((k for k in range(i, len(toks)) if toks[k].is_word("ON") and k + 1 < len(toks)
+                          and toks[k + 1].is_word("DUPLICATE")), len(toks))
+            self.select_exact(self.finder(), i) if toks[i].is_word("SELECT") else self.scan_exact(self.finder(), i, on_at)
             i = self.emit_range(i, len(toks), stop_words=frozenset({"ON"}))
             if numbered:
                 self.out.append(")")
@@ -893,6 +936,7 @@ class Translator:
                     self.auto_dirty = True
                 if self.emit_stored(span, col, n + 1, schema, table.name):
                     continue
+                self.value_exact(span[0], span[1])
                 self.emit_range(span[0], span[1])
             for _ in extra_now:
                 self.out.append(",")
@@ -1021,6 +1065,7 @@ class Translator:
                     break
                 k += 1
             if not self.emit_stored((start, j), target, 1, table.schema, table.name):
+                self.value_exact(start, j)
                 self.emit_range(start, j)
             self.assigned.append((*span, len(self.out), len(self.args)))
             i = j
@@ -1060,6 +1105,7 @@ class Translator:
             if col.on_update_now and col.name.lower() not in set_cols:
                 self.out.append(", " + quote_ident(col.name) + " =")
                 self.add_arg(NOW)
+        self.scan_exact(self.finder(), i, len(toks))
         prefix_out = len(self.out)
         has_where = i < len(toks) and toks[i].is_word("WHERE")
         end = self.emit_range(i, len(toks))
@@ -1121,7 +1167,10 @@ class Translator:
                 out.append(", " + quote_ident(column.name) + " =")
                 self.add_arg(NOW)
         out.append(f"FROM (SELECT {quote_ident(ref)}.rowid AS \"__rid\"")
+        self.scan_exact(self.finder(), start, set_at)
+        self.scan_exact(self.finder(), where_at, len(toks))
         for n, (_, _, v1, v2) in enumerate(assignments):
+            self.value_exact(v1, v2)
             out.append(", (")
             self.emit_range(v1, v2)
             out.append(f") AS \"v{n}\"")
@@ -1153,6 +1202,7 @@ class Translator:
             i += 1
         else:
             self.out.append(f"DELETE FROM {self.table_sql(schema, name)}")
+        self.scan_exact(self.finder(), i, len(toks))
         end = self.emit_range(i, len(toks))
         if end != len(toks):
             raise self.error_at(end)
@@ -1204,72 +1254,9 @@ class Translator:
         table = self.need_table(schema, name)
         self.out.append(f"DELETE FROM {self.table_sql(schema, table.name)} WHERE rowid IN (SELECT "
                         f"{quote_ident(alias)}.rowid")
+        self.scan_exact(self.finder(), after, len(toks))
         end = self.emit_range(after, len(toks))
         if end != len(toks):
             raise self.error_at(end)
         self.out.append(")")
         return self.finish("write", target=(schema, table.name))
-
-
-class _NotExact(Exception):
-    """An item outside `_ExactParser`'s grammar."""
-
-
-class _ExactParser:
-    """The grammar `exact_items` computes exactly: + - (binary and unary), * /, parentheses,
-    SUM(x), AVG(x), literals and columns of exact numeric types (`decimal` notes a DECIMAL one).
-    Anything else raises `_NotExact`: that item is left to SQLite."""
-
-    def __init__(self, tokens: list[Token], stop: int, types: SelectTypes) -> None:
-        self.tokens, self.stop, self.types = tokens, stop, types
-        self.decimal = False
-
-    def at(self, i: int, *texts: str) -> bool:
-        return i < self.stop and self.tokens[i].kind == "op" and self.tokens[i].text in texts
-
-    def expr(self, i: int) -> tuple[tuple, int]:
-        return self.chain(i, ("+", "-"), self.term)
-
-    def term(self, i: int) -> tuple[tuple, int]:
-        return self.chain(i, ("*", "/"), self.factor)
-
-    def chain(self, i: int, ops: tuple[str, ...], operand) -> tuple[tuple, int]:
-        """operand (op operand)*, left-associative."""
-        left, i = operand(i)
-        while self.at(i, *ops):
-            right, j = operand(i + 1)
-            left, i = ("call", decimal_math.OPERATORS[self.tokens[i].text], left, right), j
-        return left, i
-
-    def factor(self, i: int) -> tuple[tuple, int]:
-        if self.at(i, "-"):
-            inner, i = self.factor(i + 1)
-            return ("call", "mysql_dec_neg", inner), i
-        if i >= self.stop:
-            raise _NotExact
-        t = self.tokens[i]
-        if self.at(i, "("):
-            inner, i = self.expr(i + 1)
-            if not self.at(i, ")"):
-                raise _NotExact
-            return inner, i + 1
-        if t.kind == "param":
-            return ("tokens", i, i + 1), i + 1
-        if t.is_word("SUM", "AVG") and self.at(i + 1, "("):
-            inner, j = self.expr(i + 2)
-            if not self.at(j, ")"):
-                raise _NotExact
-            return ("call", "mysql_dec_" + t.upper.lower(), inner), j + 1
-        if t.kind not in ("word", "ident"):
-            raise _NotExact
-        j = i + 1
-        while self.at(j, ".") and j + 1 < self.stop and self.tokens[j + 1].kind in ("word", "ident"):
-            j += 2
-        if self.at(j, "("):
-            raise _NotExact  # a function call
-        ct = self.types.column_type([self.tokens[k].text for k in range(i, j, 2)])
-        if ct is not None and (ct.type == FieldType.NEWDECIMAL or ct.type == FieldType.LONGLONG and ct.unsigned):
-            self.decimal = True  # (BIGINT UNSIGNED is kept as exact text too)
-        elif ct is None or ct.type not in INTEGER_CODES:
-            raise _NotExact
-        return ("tokens", i, j), j

@@ -34,6 +34,9 @@ _INT_BITS = {"tinyint": 8, "smallint": 16, "mediumint": 24, "int": 32, "integer"
 _TEXT_BYTES = {"tinytext": 255, "text": 65535, "mediumtext": 16777215, "longtext": 4294967295}
 _BLOB_BYTES = {"tinyblob": 255, "blob": 65535, "mediumblob": 16777215, "longblob": 4294967295}
 _NUMBER_PREFIX = re.compile(r"\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
+# a literal that an exact DECIMAL computation reads (`engine.exact`): bound as its exact text,
+# as written (never the float the lexer made of `1.5`)
+NUMBER = Column("number", "longtext")
 TIME_MAX_HOURS = 838  # TIME's range: -838:59:59.999999 .. 838:59:59.999999
 _TEMPORAL = re.compile(r"^(-?\d+(?:[-:]\d+)*(?: \d+(?::\d+)*)?)(?:\.(\d*))?$")
 
@@ -42,6 +45,8 @@ def store(col: Column, value: object, row: int, where: str) -> object:
     """`where` is the column as MariaDB names it in 1366: `db`.`table`.`column`."""
     if value is None:
         return None
+    if col is NUMBER:  # integers as integers, any other number as its exact text
+        return str(value) if isinstance(value, Decimal) else value
     base = col.base
     if base in INT_TYPES and base not in ("bit", "year"):
         return _integer(col, value, row, where)

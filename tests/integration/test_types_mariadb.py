@@ -455,3 +455,60 @@ def test_decimal_arithmetic_exact_as_mariadb(servers):
         for row, want in zip(mine, real, strict=True):
             wrong = [(expr, a, b) for expr, a, b in zip(exprs if len(row) == len(exprs) else ["?", *exprs], row, want, strict=False) if a != b]
             assert not wrong, (sql, wrong)
+
+
+EXACT_EVERYWHERE = [
+    "SELECT id FROM x WHERE d = 12345678901234567.89", "SELECT id FROM x WHERE d = -12345678901234567.89 OR id = 3",
+    "SELECT id FROM x WHERE d * 2 > 24691357802469135.77 ORDER BY id",
+    "SELECT id FROM x WHERE d + 0.01 = 12345678901234567.90", "SELECT id FROM x WHERE d = e ORDER BY id",
+    "SELECT id FROM x WHERE d > e ORDER BY id", "SELECT id FROM x WHERE d > n ORDER BY id",
+    "SELECT id FROM x WHERE d BETWEEN 12345678901234567.885 AND 12345678901234567.895",
+    "SELECT id FROM x WHERE d * 1 NOT BETWEEN 12345678901234567.885 AND 12345678901234567.895 ORDER BY id",
+    "SELECT id FROM x WHERE d IN (12345678901234567.89, 0.01) ORDER BY id",
+    "SELECT id FROM x WHERE d + 0 NOT IN (12345678901234567.89, 0.01) ORDER BY id",
+    "SELECT id, d * 3 FROM x ORDER BY d * 3 DESC", "SELECT id, d + 1 AS s FROM x ORDER BY s DESC",
+    "SELECT id, d + 1 AS s FROM x ORDER BY 2",
+    "SELECT n, SUM(d) FROM x GROUP BY n HAVING SUM(d) > 12345678901234567.88 ORDER BY n",
+    "SELECT n, SUM(d) AS s FROM x GROUP BY n HAVING s > 12345678901234567.88 ORDER BY n",
+    "SELECT d * 0 AS z, COUNT(*) FROM x GROUP BY d * 0 ORDER BY z",
+    "SELECT ROUND(d * 3, 2), ROUND(d * 3, 1), ROUND(e, 2), ABS(-d), GREATEST(d, e), LEAST(d, 5), TRUNCATE(e, 3), "
+    "FLOOR(e), CEIL(e), ROUND(e, -3), MOD(d, 7) FROM x ORDER BY id",
+    "SELECT MAX(d * 2), MIN(d - 1) FROM x", "SELECT id FROM x WHERE ABS(d) > 12345678901234567.88 ORDER BY id",
+    "SELECT CAST(d AS DECIMAL(25,3)), CAST(e AS DECIMAL(5,2)), CAST(1.005 AS DECIMAL(5,2)), "
+    "CAST(123.456 AS DECIMAL(4,1)), CAST(-123.456 AS DECIMAL(4,1)) FROM x ORDER BY id",
+    "SELECT id FROM x WHERE u = 18446744073709551615", "SELECT id, IFNULL(d, 0) + 1 FROM x ORDER BY id",
+    "SELECT id FROM x WHERE COALESCE(d, 0) * 2 > 1 ORDER BY id", "SELECT 1/3, 7 DIV 2, 10 % 3, -d FROM x WHERE id = 1",
+    "SELECT DISTINCT d * 0 FROM x", "SELECT id FROM x WHERE d * 1 <=> NULL",
+    "SELECT id FROM x WHERE (d - 12345678901234567.88) * 100 = 1",
+    "SELECT CASE WHEN d > 1 THEN d * 2 ELSE 0 END FROM x ORDER BY id",
+    "SELECT id FROM x WHERE id IN (SELECT id FROM x WHERE d * 2 > 24691357802469135.77)",
+    "UPDATE x SET d = d + 0.01 WHERE id = 1", "UPDATE x SET e = e - 0.00001 WHERE d * 1 > 12345678901234567.88",
+    "SELECT d, e FROM x ORDER BY id", "INSERT INTO y SELECT id, d * 2 FROM x WHERE d IS NOT NULL",
+    "INSERT INTO y VALUES (10, 12345678901234567.89 + 0.01)", "SELECT * FROM y ORDER BY id",
+    "DELETE FROM y WHERE d / 2 = 12345678901234567.95", "SELECT id FROM y ORDER BY id",
+]
+
+
+def test_decimal_exact_in_every_clause_as_mariadb(servers):
+    """DECIMALs beyond a double's 15 digits: compared, computed, sorted, grouped, rounded, cast,
+    updated and copied exactly in every clause, as MariaDB does."""
+    results = {}
+    for which in servers:
+        conn = fresh(servers, which, "decall")
+        cur = conn.cursor()
+        cur.execute("CREATE TABLE x (id INT PRIMARY KEY, d DECIMAL(20,2), e DECIMAL(30,5), n INT, "
+                    "u BIGINT UNSIGNED)")
+        cur.execute("CREATE TABLE y (id INT PRIMARY KEY, d DECIMAL(20,2))")
+        cur.execute("INSERT INTO x VALUES (1, 12345678901234567.89, 12345678901234567.12345, 7, "
+                    "18446744073709551615), (2, 12345678901234567.88, 1.5, -3, 1), (3, 0.01, 0.01000, NULL, NULL), "
+                    "(4, NULL, 2, 5, 5), (5, 12345678901234567.00, 0, 2147483647, 0)")
+        out = []
+        for sql in EXACT_EVERYWHERE:
+            try:
+                cur.execute(sql)
+                out.append((sql, [d[1] for d in cur.description or ()], cur.fetchall() or cur.rowcount))
+            except pymysql.MySQLError as exc:
+                out.append((sql, exc.args))
+        results[which] = out
+    for mine, real in zip(results["ours"], results["mariadb"], strict=True):
+        assert mine == real
