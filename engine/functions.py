@@ -28,7 +28,25 @@ import zlib
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from engine import values
+from protocol.errors import SQLError
+
 MAX_RAND = 0x3FFFFFFF
+_RAISED = threading.local()  # the SQLError a function of this thread raised (see `raise_sql`)
+
+
+def raise_sql(exc: SQLError) -> None:
+    """Fail the running statement with MySQL's error: SQLite reports a function's exception as
+    "user-defined function raised exception"; `raised()` then gives the error itself."""
+    _RAISED.error = exc
+    raise exc
+
+
+def raised() -> SQLError | None:
+    """The error `raise_sql` left on this thread (once)."""
+    error = getattr(_RAISED, "error", None)
+    _RAISED.error = None
+    return error
 
 
 class RandState:
@@ -58,6 +76,7 @@ class SessionFunctions:
         self.upserts_changed = 0  # rows an ON DUPLICATE KEY UPDATE changed / left as they were
         self.upserts_unchanged = 0
         self.connection_id = 0
+        self.stored_rows: dict[str, int] = {}  # mysql_store calls of the statement, by target: the row number
         self.interrupted = threading.Event()  # KILL QUERY of the running statement
         self.sleeping = False  # inside SLEEP()/GET_LOCK(): the interruption ends the wait only
         self.guard = threading.Lock()  # `conn` vs interrupt(): never interrupt a connection we left
@@ -65,6 +84,7 @@ class SessionFunctions:
 
     def start_statement(self) -> None:
         self.interrupted.clear()
+        self.stored_rows.clear()
 
     def interrupt(self) -> None:
         """KILL QUERY: end a SLEEP()/GET_LOCK() wait, or stop the running read (SQLite's
@@ -845,8 +865,25 @@ def register(conn: sqlite3.Connection, state: ConnectionState) -> None:
         finally:
             fx.sleeping = False
 
+    def mysql_store(value: Any, key: str) -> Any:
+        """An expression's value written to a column: converted and checked as strict mode
+        stores a literal (`values.store`); an error is the statement's (`raised`)."""
+        counts = session_fx().stored_rows
+        row = counts[key] = counts.get(key, 0) + 1
+        return store(value, key, row)
+
+    def mysql_store_check(value: Any, key: str) -> Any:
+        """mysql_store's value for the same row once more (UPDATE's changed-rows condition)."""
+        return store(value, key, session_fx().stored_rows.get(key, 0) + 1)
+
+    def store(value: Any, key: str, row: int) -> Any:
+        try:
+            return values.store_target(key, value, row)
+        except SQLError as exc:
+            raise_sql(exc)
+
     fns = {
-        "mysql_sleep": (1, mysql_sleep), "get_lock": (2, get_lock),
+        "mysql_store": (2, mysql_store), "mysql_store_check": (2, mysql_store_check), "mysql_sleep": (1, mysql_sleep), "get_lock": (2, get_lock),
         "release_lock": (1, lambda n: None if n is None else LOCKS.release(session_fx(), _to_str(n))),
         "release_all_locks": (0, lambda: LOCKS.release_all(session_fx())),
         "is_free_lock": (1, lambda n: None if n is None else int(LOCKS.owner(_to_str(n)) is None)),

@@ -868,6 +868,7 @@ class Translator:
             on_at = next((k for k in range(i, len(toks)) if toks[k].is_word("ON") and k + 1 < len(toks)
                           and toks[k + 1].is_word("DUPLICATE")), len(toks))
             self.select_exact(self.finder(), i) if toks[i].is_word("SELECT") else self.scan_exact(self.finder(), i, on_at)
+            self.store_selected(i, table, columns or [c.name for c in table.columns])
             i = self.emit_range(i, len(toks), stop_words=frozenset({"ON"}))
             if numbered:
                 self.out.append(")")
@@ -936,8 +937,7 @@ class Translator:
                     self.auto_dirty = True
                 if self.emit_stored(span, col, n + 1, schema, table.name):
                     continue
-                self.value_exact(span[0], span[1])
-                self.emit_range(span[0], span[1])
+                self.emit_value(span[0], span[1], col, schema, table.name)
             for _ in extra_now:
                 self.out.append(",")
                 self.add_arg(NOW)
@@ -971,6 +971,53 @@ class Translator:
                     return i
             i += 1
         return i
+
+    def store_selected(self, i: int, table: Table, columns: list[str]) -> None:
+        """INSERT ... SELECT: each select-list item stored in its column as `emit_value` stores
+        a value (a SELECT with one select list, no `*`)."""
+        if not self.tokens[i].is_word("SELECT") or self.has_set_operation():
+            return
+        found = split_select(self.tokens[i:])
+        if found is None or len(found[0]) != len(columns):
+            return
+        index = {id(t): k for k, t in enumerate(self.tokens)}
+        for item, name in zip(found[0], columns, strict=True):
+            if not item or item[-1].text == "*":
+                return
+            start, end = index[id(item[0])], index[id(item[-1])] + 1
+            tree = self.value_tree(start, end, table.must_column(name), table.schema, table.name, by_sqlite=False)
+            if tree is not None:
+                self.exact[start] = (end, tree)
+
+    def emit_value(self, start: int, end: int, col, schema: str, table: str) -> None:
+        """An expression written to `col` (SET, VALUES, ON DUPLICATE KEY UPDATE)."""
+        tree = self.value_tree(start, end, col, schema, table)
+        if tree is None:
+            self.emit_range(start, end)
+        else:
+            self.emit_exact(end, tree)
+
+    def value_tree(self, start: int, end: int, col, schema: str, table: str, by_sqlite: bool = True) -> tuple | None:
+        """tokens[start:end] written to `col`, stored as strict mode stores a literal
+        (`values.target`), as an `engine.exact` tree; None where SQLite's value is stored as it
+        is. An integer expression into an integer column is checked by SQLite itself (no Python
+        per row: UPDATE t SET k = k + 1; its 1264 names row 1 even where mysqld names a later
+        row) unless `by_sqlite` is false; any other goes through `mysql_store` (DECIMAL rounded to its scale,
+        strings' lengths ...)."""
+        e = self.value_exact(start, end)
+        key = values.target(col, f"`{schema}`.`{table}`.`{col.name}`")
+        if key is None:
+            return None
+        region = self.exact.get(start)
+        inner = region[1] if region is not None and region[0] == end else ("tokens", start, end)
+        if e is not None and e.kind == "neglit":
+            inner = e.exact()  # -9223372036854775808: exact, never a double
+        stored = "'" + key.replace("'", "''") + "'"
+        bounds = values.int_range(col)
+        if by_sqlite and bounds is not None and e is not None and e.cat == "int":
+            return ("seq", ("raw", "iif(("), inner, ("raw", f") BETWEEN {bounds[0]} AND {bounds[1]}, ("), inner,
+                    ("raw", "), mysql_store(("), inner, ("raw", f"), {stored}))"))
+        return ("seq", ("raw", "mysql_store(("), inner, ("raw", f"), {stored})"))
 
     def emit_stored(self, span: tuple[int, int], col, row: int, schema: str, table: str) -> bool:
         """A literal (or `_binary` literal) assigned to `col`: an argument the engine converts
@@ -1012,7 +1059,8 @@ class Translator:
         sql_args: list[object] = []
         for n, (name, o1, a1, o2, a2) in enumerate(assigned):
             sql.append(("OR " if n else "") + f"{quote_ident(name)} IS NOT (")
-            sql.extend(self.out[o1:o2])
+            # the value once more: its strict-mode check must not count a row twice
+            sql.extend(part.replace("mysql_store((", "mysql_store_check((") for part in self.out[o1:o2])
             sql.append(") COLLATE BINARY")
             sql_args.extend(self.args[a1:a2])
         return sql, sql_args
@@ -1065,8 +1113,7 @@ class Translator:
                     break
                 k += 1
             if not self.emit_stored((start, j), target, 1, table.schema, table.name):
-                self.value_exact(start, j)
-                self.emit_range(start, j)
+                self.emit_value(start, j, target, table.schema, table.name)
             self.assigned.append((*span, len(self.out), len(self.args)))
             i = j
             if i < end and toks[i].text == ",":
@@ -1169,10 +1216,9 @@ class Translator:
         out.append(f"FROM (SELECT {quote_ident(ref)}.rowid AS \"__rid\"")
         self.scan_exact(self.finder(), start, set_at)
         self.scan_exact(self.finder(), where_at, len(toks))
-        for n, (_, _, v1, v2) in enumerate(assignments):
-            self.value_exact(v1, v2)
+        for n, (_, col, v1, v2) in enumerate(assignments):
             out.append(", (")
-            self.emit_range(v1, v2)
+            self.emit_value(v1, v2, table.must_column(col), schema, table.name)
             out.append(f") AS \"v{n}\"")
         toks[start - 1] = Token("word", "FROM", -1, toks[start - 1].start, toks[start - 1].end)
         self.emit_range(start - 1, set_at)

@@ -489,26 +489,61 @@ EXACT_EVERYWHERE = [
 ]
 
 
-def test_decimal_exact_in_every_clause_as_mariadb(servers):
-    """DECIMALs beyond a double's 15 digits: compared, computed, sorted, grouped, rounded, cast,
-    updated and copied exactly in every clause, as MariaDB does."""
+def run_on_both(servers, database: str, setup: list[str], statements: list[str]) -> dict[str, list]:
+    """`setup` then each of `statements` on both servers: per server, each statement's column
+    type codes and rows (or affected rows), or its error."""
     results = {}
     for which in servers:
-        conn = fresh(servers, which, "decall")
-        cur = conn.cursor()
-        cur.execute("CREATE TABLE x (id INT PRIMARY KEY, d DECIMAL(20,2), e DECIMAL(30,5), n INT, "
-                    "u BIGINT UNSIGNED)")
-        cur.execute("CREATE TABLE y (id INT PRIMARY KEY, d DECIMAL(20,2))")
-        cur.execute("INSERT INTO x VALUES (1, 12345678901234567.89, 12345678901234567.12345, 7, "
-                    "18446744073709551615), (2, 12345678901234567.88, 1.5, -3, 1), (3, 0.01, 0.01000, NULL, NULL), "
-                    "(4, NULL, 2, 5, 5), (5, 12345678901234567.00, 0, 2147483647, 0)")
+        cur = fresh(servers, which, database).cursor()
+        for sql in setup:
+            cur.execute(sql)
         out = []
-        for sql in EXACT_EVERYWHERE:
+        for sql in statements:
             try:
                 cur.execute(sql)
                 out.append((sql, [d[1] for d in cur.description or ()], cur.fetchall() or cur.rowcount))
             except pymysql.MySQLError as exc:
                 out.append((sql, exc.args))
         results[which] = out
+    return results
+
+
+def test_decimal_exact_in_every_clause_as_mariadb(servers):
+    """DECIMALs beyond a double's 15 digits: compared, computed, sorted, grouped, rounded, cast,
+    updated and copied exactly in every clause, as MariaDB does."""
+    results = run_on_both(servers, "decall", [
+        "CREATE TABLE x (id INT PRIMARY KEY, d DECIMAL(20,2), e DECIMAL(30,5), n INT, u BIGINT UNSIGNED)",
+        "CREATE TABLE y (id INT PRIMARY KEY, d DECIMAL(20,2))",
+        "INSERT INTO x VALUES (1, 12345678901234567.89, 12345678901234567.12345, 7, 18446744073709551615), "
+        "(2, 12345678901234567.88, 1.5, -3, 1), (3, 0.01, 0.01000, NULL, NULL), (4, NULL, 2, 5, 5), "
+        "(5, 12345678901234567.00, 0, 2147483647, 0)"], EXACT_EVERYWHERE)
+    for mine, real in zip(results["ours"], results["mariadb"], strict=True):
+        assert mine == real
+
+
+STRICT_EXPRESSIONS = [
+    "UPDATE s SET t = t + 20 WHERE id >= 1", "UPDATE s SET t = t + 200 WHERE id = 1",
+    "UPDATE s SET v = CONCAT(v, 'x')", "UPDATE s SET v = CONCAT(v, 'x') WHERE id = 1", "UPDATE s SET d = d * 1000",
+    "UPDATE s SET d = d * 1.111 WHERE id = 1", "UPDATE s SET d = d * 1.0001 WHERE id = 2", "UPDATE s SET i = d * 3",
+    "UPDATE s SET i = 2147483647 + i", "UPDATE s SET i = '12abc'", "SELECT * FROM s ORDER BY id",
+    "INSERT INTO w (v) SELECT v FROM s ORDER BY id", "INSERT INTO w (t) SELECT t * 2 FROM s ORDER BY id",
+    "INSERT INTO w (t) SELECT t FROM s ORDER BY id", "INSERT INTO w (d) SELECT d * 100 FROM s ORDER BY id",
+    "INSERT INTO w (d) SELECT d / 3 FROM s ORDER BY id", "INSERT INTO w (t) VALUES (100 + 100)",
+    "INSERT INTO w (v) VALUES (CONCAT('a', 'bc'))", "INSERT INTO w (id, t, v) VALUES (100, 1, 'a')",
+    "INSERT INTO w (id, t, v) VALUES (100, 1, 'a') ON DUPLICATE KEY UPDATE t = t + 1000",
+    "INSERT INTO w (id, t, v) VALUES (100, 1, 'a') ON DUPLICATE KEY UPDATE v = CONCAT(v, 'bc')",
+    "SELECT v, t, d FROM w ORDER BY v, t, d",
+]
+
+
+def test_strict_mode_for_expressions_as_mariadb(servers):
+    """A computed value written to a column is checked as a literal is (MariaDB's default
+    STRICT_TRANS_TABLES): 1264 out of range, 1406 too long, 1265 truncated, DECIMAL rounded to
+    its scale (and counted as no change when the rounded value is the old one)."""
+    results = run_on_both(servers, "strictexpr", [
+        "CREATE TABLE s (id INT PRIMARY KEY, t TINYINT, u TINYINT UNSIGNED, v VARCHAR(3), d DECIMAL(5,2), i INT)",
+        "CREATE TABLE w (id INT PRIMARY KEY AUTO_INCREMENT, v VARCHAR(2), t TINYINT, d DECIMAL(4,1))",
+        "INSERT INTO s VALUES (1, 1, 1, 'a', 1.5, 1), (2, 50, 2, 'bb', 2.5, 2), (3, 100, 3, 'ccc', 3.5, 3)"],
+        STRICT_EXPRESSIONS)
     for mine, real in zip(results["ours"], results["mariadb"], strict=True):
         assert mine == real
