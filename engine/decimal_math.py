@@ -186,6 +186,23 @@ def _cast(a: Any, precision: Any, scale: Any) -> str | None:
     return _text(rounded)
 
 
+def _temporal_number(a: Any) -> int | str | None:
+    """A DATE/TIME/DATETIME text as MySQL's number: '2020-01-02 03:04:05.5' is
+    20200102030405.5, '-01:00:00' is -10000 (an integer without a fraction)."""
+    if a is None:
+        return None
+    text = a.decode("ascii", "replace") if isinstance(a, bytes) else str(a)
+    sign = "-" if text.startswith("-") else ""
+    whole, _, frac = text.lstrip("-").partition(".")
+    digits = "".join(ch for ch in whole if ch.isdigit())
+    if not digits:
+        return 0
+    if frac:
+        return sign + digits.lstrip("0") + "." + frac if digits.lstrip("0") else sign + "0." + frac
+    n = int(sign + digits)
+    return n
+
+
 def _exact(a: Any) -> str | None:
     """A number as its exact text (a DECIMAL-typed value SQLite produced: IFNULL(d, 0) ...)."""
     return _text(_dec(a))
@@ -214,6 +231,7 @@ UNARY = {
     "mysql_dec_floor": _integral(ROUND_FLOOR),
     "mysql_dec_ceil": _integral(ROUND_CEILING),
     "mysql_dec": _exact,
+    "mysql_temporal_number": _temporal_number,
 }
 AGGREGATES = {"mysql_dec_sum": _Sum, "mysql_dec_avg": _Avg}
 OPERATORS = {"+": "mysql_dec_add", "-": "mysql_dec_sub", "*": "mysql_dec_mul", "/": "mysql_dec_div"}

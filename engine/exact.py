@@ -13,7 +13,8 @@ returns the regions to emit differently, start token -> (end, tree), where a tre
   ("seq", *trees)          trees one after the other
   ("dec", param)            a literal bound as its exact text (never a float)
 What becomes a call: + - * / DIV % and unary - with a DECIMAL operand, and / of two exact
-integers (MySQL's division is DECIMAL); SUM, AVG, ABS, ROUND, TRUNCATE, FLOOR, CEIL, GREATEST,
+integers (MySQL's division is DECIMAL), and a temporal column in arithmetic (its number,
+20200102030405.5); SUM, AVG, ABS, ROUND, TRUNCATE, FLOOR, CEIL, GREATEST,
 LEAST, MOD of DECIMAL arguments; CAST(x AS DECIMAL(m,d)); comparisons, BETWEEN and IN with a
 DECIMAL side (`mysql_dec_cmp`), except a stored DECIMAL column against literals or another
 stored DECIMAL column, which SQLite compares by value already (the column's `mysql_decimal`
@@ -100,6 +101,14 @@ class Expr:
         if self.kind == "neglit":
             return ("call", "mysql_dec_neg", ("dec", self.param))
         return self.emit()
+
+
+def _as_number(e: Expr) -> Expr:
+    """A temporal column in arithmetic: the number MySQL makes of it (TIME '12:34:56' is 123456),
+    not SQLite's reading of its text (12)."""
+    if e.kind != "temporal":
+        return e
+    return Expr(e.start, e.stop, DEC, ("call", "mysql_temporal_number", e.emit()))
 
 
 class Finder:
@@ -208,6 +217,7 @@ class Finder:
         if op == "^":
             return Expr(a.start, b.stop, INT, ("call", "mysql_bit_xor", a.emit(), b.emit()))
         if op in _ARITH:
+            a, b = _as_number(a), _as_number(b)
             cats = {a.cat, b.cat}
             if cats <= NUMERIC and NULL not in cats and (DEC in cats or (op == "/" and cats <= {INT, LIT}
                                                                           and INT in cats)):
@@ -316,7 +326,7 @@ class Finder:
             raise _Fail
         t = self.toks[i]
         if t.kind == "op" and t.text == "-":
-            inner = self.unary(i + 1)
+            inner = _as_number(self.unary(i + 1))
             if inner.kind == "lit":
                 return Expr(i, inner.stop, LIT, None, "neglit", inner.param)  # -5: still a literal
             if inner.cat == DEC:
@@ -388,6 +398,8 @@ class Finder:
                 return Expr(i, j, INT)
             if code in (FieldType.DOUBLE, FieldType.FLOAT):
                 return Expr(i, j, FLOAT)
+            if code in (FieldType.DATE, FieldType.TIME, FieldType.DATETIME, FieldType.TIMESTAMP):
+                return Expr(i, j, OTHER, None, "temporal")
             return Expr(i, j, OTHER)
         raise _Fail
 

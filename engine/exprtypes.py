@@ -284,8 +284,12 @@ class _Typer:
         t = toks[i]
         if t.kind == "op" and t.text in ("-", "+", "~"):
             ct, i = self.unary(toks, i + 1)
+            if t.text == "~":
+                return int_type(21, ColumnFlag.BINARY | ColumnFlag.UNSIGNED), i
             if t.text == "-" and toks[i - 1].kind == "param" and ct.type in _EXACT | {FieldType.NEWDECIMAL}:
                 return ct, i  # -5: the literal's own type
+            if t.text == "-" and ct.type in _TEMPORAL_DIGITS:  # -time_col: a number (DECIMAL)
+                return decimal_type(_TEMPORAL_DIGITS[ct.type] + ct.decimals, ct.decimals), i
             if ct.type in _EXACT:
                 return int_type(ct.length + 1), i
             return ct, i
@@ -547,6 +551,7 @@ def _binary(op: str, a: ColumnType, b: ColumnType) -> ColumnType:
         return BOOLEAN
     if a.type == FieldType.NULL or b.type == FieldType.NULL:
         return NULL_TYPE if op in ("+", "-", "*", "/", "%", "MOD", "DIV") else BOOLEAN
+    a, b = _as_number(a), _as_number(b)
     flags = _flags(a, b)
     if op in ("|", "&", "<<", ">>", "^"):
         return int_type(21, ColumnFlag.BINARY | ColumnFlag.UNSIGNED)
@@ -568,6 +573,20 @@ def _binary(op: str, a: ColumnType, b: ColumnType) -> ColumnType:
     length = (a.length + b.length) if op == "*" else max(a.length, b.length) + 1
     unsigned = a.flags & b.flags & ColumnFlag.UNSIGNED if op != "-" else 0
     return int_type(length, flags | unsigned)
+
+
+_TEMPORAL_DIGITS = {FieldType.DATE: 8, FieldType.TIME: 7, FieldType.DATETIME: 14, FieldType.TIMESTAMP: 14}
+
+
+def _as_number(ct: ColumnType) -> ColumnType:
+    """A temporal operand of arithmetic as the number MySQL makes of it (20200102030405.123456:
+    an integer, or a DECIMAL with its fractional digits)."""
+    digits = _TEMPORAL_DIGITS.get(ct.type)
+    if digits is None:
+        return ct
+    if ct.decimals:
+        return decimal_type(digits + ct.decimals, ct.decimals)
+    return int_type(digits)
 
 
 def _precision(ct: ColumnType) -> int:

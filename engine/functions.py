@@ -29,7 +29,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from engine import values
-from protocol.errors import SQLError
+from protocol.errors import ER_TOO_BIG_PRECISION, SQLError
 
 MAX_RAND = 0x3FFFFFFF
 _RAISED = threading.local()  # the SQLError a function of this thread raised (see `raise_sql`)
@@ -226,6 +226,19 @@ def _unsigned(value: Any) -> int:
 
 def _as_sqlite(n: int) -> int | str:
     return n if n < 1 << 63 else str(n)  # above SQLite's integers: its digits (as BIGINT UNSIGNED)
+
+
+def _case(convert):
+    """UPPER/LOWER over all of Unicode (SQLite's own convert ASCII only), one character to one
+    as MySQL's collations map them ('ß' stays 'ß'); a binary string is left as it is."""
+    def fn(value: Any) -> Any:
+        if value is None or isinstance(value, bytes):
+            return value
+        text = _to_str(value)
+        if text.isascii():
+            return convert(text)
+        return "".join(c if len(m := convert(c)) != 1 else m for c in text)
+    return fn
 
 
 def bit_xor(a: Any, b: Any) -> int | str | None:
@@ -882,8 +895,13 @@ def register(conn: sqlite3.Connection, state: ConnectionState) -> None:
         except SQLError as exc:
             raise_sql(exc)
 
+    def mysql_fsp(value: Any, digits: Any, name: str) -> Any:
+        if not isinstance(digits, int) or not 0 <= digits <= 6:
+            raise_sql(SQLError(ER_TOO_BIG_PRECISION, name))
+        return value if value is None or not digits else f"{value}.{'0' * digits}"
+
     fns = {
-        "mysql_store": (2, mysql_store), "mysql_store_check": (2, mysql_store_check), "mysql_sleep": (1, mysql_sleep), "get_lock": (2, get_lock),
+        "mysql_fsp": (3, mysql_fsp), "upper": (1, _case(str.upper)), "lower": (1, _case(str.lower)), "mysql_store": (2, mysql_store), "mysql_store_check": (2, mysql_store_check), "mysql_sleep": (1, mysql_sleep), "get_lock": (2, get_lock),
         "release_lock": (1, lambda n: None if n is None else LOCKS.release(session_fx(), _to_str(n))),
         "release_all_locks": (0, lambda: LOCKS.release_all(session_fx())),
         "is_free_lock": (1, lambda n: None if n is None else int(LOCKS.owner(_to_str(n)) is None)),

@@ -13,10 +13,9 @@ index hints / FOR UPDATE / DUAL dropped, INSERT IGNORE / REPLACE / ON DUPLICATE 
 INSERT ... SET. For INSERT ... VALUES into a table with an AUTO_INCREMENT column, every row's
 value of that column becomes an argument (`Plan.auto_slots`) so that the engine can hand out
 MySQL's ids (0/NULL/DEFAULT/absent = next id), exactly reproducible from a binlog INSERT_ID.
-A select-list item of a top-level SELECT computing with + - * / SUM AVG on DECIMAL columns (and
-exact numbers) becomes calls of `engine.decimal_math`'s exact functions, unless the statement
-refers to it after the select list (by alias or position): SQLite would compare their exact
-texts as strings there, so such an item, like every other arithmetic, stays SQLite's.
+Expressions on DECIMAL values, in any clause, become calls of `engine.decimal_math`'s exact
+functions (`engine.exact` finds them; `Translator.exact` holds them by start token). A value an
+UPDATE/INSERT computes for a column is stored as a literal is (`values.target`: strict mode).
 """
 
 from __future__ import annotations
@@ -29,7 +28,14 @@ from typing import Any
 from engine import infoschema, values
 from engine.catalog import Table
 from engine.exact import Finder
-from engine.exprtypes import SelectTypes, from_tables, select_items, split_select
+from engine.exprtypes import (
+    SelectTypes,
+    Unknown,
+    from_tables,
+    select_items,
+    skip_parens,
+    split_select,
+)
 from engine.lexer import Token, extract, quote_ident, syntax_error, tokenize
 from protocol.errors import (
     ER_BAD_FIELD_ERROR,
@@ -91,6 +97,12 @@ CALLS = {  # name() -> per-execution argument
     "FOUND_ROWS": FOUND, "ROW_COUNT": ROW_COUNT,
 }
 
+FSP_NAMES = {  # the calls that take a fractional-seconds precision, by the name 1426 gives them
+    "NOW": "current_timestamp", "CURRENT_TIMESTAMP": "current_timestamp", "LOCALTIME": "current_timestamp",
+    "LOCALTIMESTAMP": "current_timestamp", "SYSDATE": "sysdate", "UTC_TIMESTAMP": "utc_timestamp",
+    "CURTIME": "curtime", "CURRENT_TIME": "curtime", "UTC_TIME": "utc_time",
+}
+
 
 @dataclass
 class Plan:
@@ -150,6 +162,7 @@ class Translator:
         self.unit_at = -1  # token index of a TIMESTAMPDIFF/TIMESTAMPADD unit
         self.auto_dirty = False
         self._finder: Finder | None = None
+        self._ctes: set[str] | None = None
         self.exact: dict[int, tuple[int, tuple]] = {}  # regions computed exactly (engine.exact): start -> (end, tree)
         self.view_of: Callable[[str, str], Any] = lambda schema, name: None  # -> catalog.View | None
         self.views_in: Callable[[str], list] = lambda schema: []  # a schema's views (information_schema)
@@ -399,9 +412,45 @@ class Translator:
             i += 1
         return i
 
+    def cte_names(self) -> set[str]:
+        """The (lower-case) names the statement's WITH clauses define: a FROM naming one reads
+        the common table expression, not a table of the default database."""
+        if self._ctes is None:
+            toks, found = self.tokens, set()
+            for k, t in enumerate(toks):
+                if not t.is_word("WITH"):
+                    continue
+                j = k + 2 if k + 1 < len(toks) and toks[k + 1].is_word("RECURSIVE") else k + 1
+                try:
+                    while j < len(toks) and toks[j].kind in ("word", "ident"):
+                        found.add(toks[j].text.lower())
+                        j += 1
+                        if toks[j].text == "(":
+                            j = skip_parens(toks, j)
+                        if not toks[j].is_word("AS"):
+                            break
+                        j = skip_parens(toks, j + 1)
+                        if j >= len(toks) or toks[j].text != ",":
+                            break
+                        j += 1
+                except (Unknown, IndexError):
+                    pass
+            self._ctes = found
+        return self._ctes
+
     def emit_table_ref(self, i: int) -> int:
         """A table name in a FROM/JOIN list: qualify it, keep its alias, drop index hints."""
         toks = self.tokens
+        if toks[i].text.lower() in self.cte_names() and not (i + 1 < len(toks) and toks[i + 1].text == "."):
+            self.out.append(quote_ident(toks[i].text))  # a common table expression
+            i += 1
+            if i < len(toks) and toks[i].is_word("AS"):
+                self.out.append("AS")
+                i += 1
+            if i < len(toks) and (toks[i].kind == "ident" or (toks[i].kind == "word" and toks[i].upper not in NOT_ALIAS)):
+                self.out.append(quote_ident(toks[i].text))
+                i += 1
+            return i
         i, schema, table = self.read_table_name(i)
         if schema.lower() == infoschema.NAME:
             tables_of = self.column_tables if table.lower() == "columns" else self.tables_of
@@ -457,6 +506,15 @@ class Translator:
                 self.uses_last_id = True
             self.add_arg(source)
             return i + 3
+        if word in FSP_NAMES and i + 3 < len(toks) and toks[i + 2].kind == "param" and toks[i + 3].text == ")":
+            # NOW(6): the statement's time with that many fractional digits (zeros: the time a
+            # statement runs at, and replays at on a replica, is a whole second)
+            self.out.append("mysql_fsp(")
+            self.add_arg(CALLS[word])
+            self.out.append(",")
+            self.add_arg(toks[i + 2].param)
+            self.out.append(f", '{FSP_NAMES[word]}')")
+            return i + 4
         if word == "UNIX_TIMESTAMP":
             self.out.append("mysql_unix_timestamp")
             return i + 1
@@ -796,7 +854,7 @@ class Translator:
                 if t.kind not in ("word", "ident"):
                     raise self.error_at(i)
                 # `t.col` is allowed in MySQL's column list
-                if i + 2 < len(toks) and toks[i + 1].text == ".":
+                while i + 2 < len(toks) and toks[i + 1].text == ".":
                     i += 2
                     t = toks[i]
                 columns.append(table.must_column(t.text).name)
@@ -1085,8 +1143,8 @@ class Translator:
             if not first:
                 self.out.append(",")
             first = False
-            if i + 2 < end and toks[i + 1].text == "." and toks[i + 1].kind == "op":
-                i += 2
+            while i + 2 < end and toks[i + 1].text == "." and toks[i + 1].kind == "op":
+                i += 2  # t.c, db.t.c
             col = toks[i]
             if col.kind not in ("word", "ident"):
                 raise self.error_at(i)
@@ -1183,6 +1241,8 @@ class Translator:
         assignments: list[tuple[tuple[str, str, str], str, int, int]] = []
         k = set_at + 1
         while k < where_at:
+            if k + 4 < where_at and toks[k + 1].text == "." and toks[k + 3].text == ".":
+                k += 2  # db.t.c: the table's name (or alias) decides
             if k + 2 < where_at and toks[k + 1].text == ".":
                 qualifier, col, k = toks[k].text, toks[k + 2].text, k + 3
                 owners = [r for r in refs if r[2] == qualifier]
