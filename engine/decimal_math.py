@@ -88,6 +88,15 @@ class _Sum:
             self.total = d if self.total is None else _CONTEXT.add(self.total, d)
             self.count += 1
 
+    def inverse(self, value: Any) -> None:  # a window's row leaving the frame
+        d = _dec(value)
+        if d is not None:
+            self.count -= 1
+            self.total = None if not self.count else _CONTEXT.subtract(self.total, d)
+
+    def value(self) -> str | None:  # a window's value so far
+        return self.finalize()
+
     def finalize(self) -> str | None:
         return _text(self.total)
 
@@ -246,4 +255,4 @@ def register(conn: sqlite3.Connection) -> None:
         conn.create_function(name, 1, fn, deterministic=True)
     conn.create_function("mysql_dec_cast", 3, _cast, deterministic=True)
     for name, aggregate in AGGREGATES.items():
-        conn.create_aggregate(name, 1, aggregate)
+        conn.create_window_function(name, 1, aggregate)  # an aggregate, and with OVER a window function

@@ -33,7 +33,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from engine.coltypes import INTEGER_CODES
-from engine.exprtypes import Unknown, skip_parens
+from engine.exprtypes import Unknown, skip_parens, split_select
 from engine.lexer import Token
 from protocol.messages import FieldType
 
@@ -353,7 +353,7 @@ class Finder:
             end = self.close(i)
             if self.word(i + 1, "SELECT", "WITH") or self.at(i + 1, "("):
                 self.scan(i + 1, end - 1)
-                return Expr(i, end, OTHER)
+                return Expr(i, end, self.scalar(i + 1, end - 1))
             inner = self.expr(i + 1, 0)
             if inner.stop != end - 1:
                 raise _Fail  # a row constructor (a, b)
@@ -403,10 +403,26 @@ class Finder:
             return Expr(i, j, OTHER)
         raise _Fail
 
+    def scalar(self, lo: int, hi: int) -> str:
+        """The category of a scalar subquery tokens[lo:hi] (one select-list item, no UNION)."""
+        toks = self.toks[lo:hi]
+        found = split_select(toks)
+        if found is None or len(found[0]) != 1 or not found[0][0] or any(
+                t.is_word("UNION", "EXCEPT", "INTERSECT") for t in toks):
+            return OTHER
+        item = found[0][0]
+        start = lo + next(n for n, t in enumerate(toks) if t is item[0])
+        saved = dict(self.regions)
+        e = self.within(start, start + len(item))
+        self.regions = saved  # typed only: its regions were found by the scan
+        return e.cat if e is not None and e.stop == start + len(item) else OTHER
+
     def case(self, i: int) -> Expr:
         j = i + 1
         parts: list[Expr] = []
         results: list[Expr] = []
+        subject = None
+        whens: list[tuple[Expr, Expr]] = []
         if not self.word(j, "WHEN"):
             subject = self.expr(j, 0)
             parts.append(subject)
@@ -418,15 +434,27 @@ class Finder:
             result = self.expr(cond.stop + 1, 0)
             parts += [cond, result]
             results.append(result)
+            whens.append((cond, result))
             j = result.stop
+        otherwise = None
         if self.word(j, "ELSE"):
-            result = self.expr(j + 1, 0)
-            parts.append(result)
-            results.append(result)
-            j = result.stop
+            otherwise = self.expr(j + 1, 0)
+            parts.append(otherwise)
+            results.append(otherwise)
+            j = otherwise.stop
         if not self.word(j, "END"):
             raise _Fail
-        return self.native(i, j + 1, self.common(results), parts)
+        cat = self.common(results)
+        if subject is None or not self.decimal_side(subject, *(cond for cond, _ in whens)):
+            return self.native(i, j + 1, cat, parts)
+        # CASE d WHEN 1.5 ...: each WHEN compared by value
+        tree: list[tuple] = [("raw", "CASE")]
+        for cond, result in whens:
+            tree += [("raw", "WHEN ("), ("call", "mysql_dec_cmp", subject.exact(), cond.exact()), ("raw", "= 0) THEN"),
+                     result.emit()]
+        if otherwise is not None:
+            tree += [("raw", "ELSE"), otherwise.emit()]
+        return Expr(i, j + 1, cat, ("seq", *tree, ("raw", "END")))
 
     @staticmethod
     def common(values: list[Expr]) -> str:
@@ -443,10 +471,29 @@ class Finder:
         return FLOAT if cats <= NUMERIC | {FLOAT} else OTHER
 
     def call(self, i: int, word: str) -> Expr:
+        e = self.function(i, word)
+        if not self.word(e.stop, "OVER"):
+            return e
+        # a window function: the call and its window, one operand
+        stop = self.close(e.stop + 1) if self.at(e.stop + 1, "(") else e.stop + 2
+        if stop > self.stop:
+            raise _Fail
+        if e.tree is None:
+            return Expr(i, stop, e.cat)
+        return Expr(i, stop, e.cat, ("seq", e.tree, ("tokens", e.stop, stop)))
+
+    def function(self, i: int, word: str) -> Expr:
         open_at = i + 1
         end = self.close(open_at)
         if word in ("CAST", "CONVERT"):
             return self.cast(i, word, end)
+        if word in ("SUM", "AVG") and self.word(open_at + 1, "DISTINCT"):
+            arg = self.within(open_at + 2, end - 1)
+            if arg is not None and arg.stop == end - 1 and arg.cat == DEC:
+                return Expr(i, end, DEC, ("seq", ("raw", _DEC_FUNCS[word] + "(DISTINCT"), arg.exact(), ("raw", ")")))
+        if word == "VALUES":  # ON DUPLICATE KEY UPDATE ... VALUES(c): the column's value
+            arg = self.within(open_at + 1, end - 1)
+            return Expr(i, end, arg.cat if arg is not None else OTHER)
         try:
             args = self.list_of(open_at + 1, end - 1) if not self.at(open_at + 1, ")") else []
         except (_Fail, IndexError):
@@ -463,6 +510,9 @@ class Finder:
             exact = [args[0].exact(), *(a.emit() for a in args[1:])] if word in ("ROUND", "TRUNCATE") \
                 else [a.exact() for a in args]
             return Expr(i, end, cat, ("call", _DEC_FUNCS[word], *exact))
+        if word == "NULLIF" and len(args) == 2 and self.decimal_side(*args):
+            return Expr(i, end, DEC, ("seq", ("raw", "iif("), ("call", "mysql_dec_cmp", args[0].exact(), args[1].exact()),
+                                      ("raw", "= 0, NULL,"), args[0].exact(), ("raw", ")")))
         if word in _SAME_AS_ARGS:
             values = args[1:] if word == "IF" else args[:1] if word == "NULLIF" else args
             return self.native(i, end, self.common(values), args)

@@ -76,12 +76,13 @@ class _Unknown(Exception):
 class SelectTypes:
     items: list[list[Token]]  # select-list items, aliases dropped
     tables: list[tuple[str, Table]]  # FROM tables in order, by lower-case alias (or name)
+    scope: list[tuple[str, Table]] | None = None  # every table of the statement (subqueries' too)
     _static: list[ColumnType | None] | None = field(default=None, repr=False)
 
     def column_type(self, names: list[str]) -> ColumnType | None:
         """The type of the column `names` ([[db.]table.]column) of the FROM tables, or None."""
         try:
-            return _Typer(self.tables, [], list).column(names)
+            return _Typer(self.tables, [], list, self.scope).column(names)
         except _Unknown:
             return None
 
@@ -90,7 +91,7 @@ class SelectTypes:
         the statement's literal texts (read only for number literals)."""
         if self._static is not None:
             return self._static
-        typer = _Typer(self.tables, params, texts)
+        typer = _Typer(self.tables, params, texts, self.scope)
         out: list[ColumnType | None] = []
         for item in self.items:
             if item and item[-1].text == "*" and (len(item) == 1 or item[-2].text == "."):
@@ -218,8 +219,10 @@ def from_tables(tokens: list[Token], i: int, lookup) -> list[tuple[str, Table]]:
 
 
 class _Typer:
-    def __init__(self, tables: list[tuple[str, Table]], params: list[object], texts):
+    def __init__(self, tables: list[tuple[str, Table]], params: list[object], texts,
+                 scope: list[tuple[str, Table]] | None = None):
         self.tables = tables
+        self.scope = tables + scope if scope else tables  # where a column name is looked up
         self.params = params
         self.texts = texts
         self.read_params = False
@@ -236,10 +239,10 @@ class _Typer:
 
     def column(self, names: list[str]) -> ColumnType:
         name = names[-1].lower()
-        candidates = self.tables
+        candidates = self.scope
         if len(names) >= 2:
             alias = names[-2].lower()
-            candidates = [(a, t) for a, t in self.tables if a == alias]
+            candidates = [(a, t) for a, t in self.scope if a == alias]
         for _, table in candidates:
             col = table.column(name)
             if col is not None:
@@ -304,7 +307,7 @@ class _Typer:
             return self.literal(t.param), i + 1
         if t.kind == "op" and t.text == "(":
             if i + 1 < len(toks) and toks[i + 1].is_word("SELECT"):
-                raise _Unknown
+                return self.scalar(toks, i)
             ct, j = self.expr(toks, i + 1)
             if j >= len(toks) or toks[j].text != ")":
                 raise _Unknown
@@ -338,6 +341,19 @@ class _Typer:
             return self.column(names), j
         raise _Unknown
 
+    def scalar(self, toks: list[Token], i: int) -> tuple[ColumnType, int]:
+        """A scalar subquery (one select-list item, no UNION): its item's type, nullable."""
+        end = _skip_parens(toks, i)
+        inner = toks[i + 1:end - 1]
+        found = split_select(inner)
+        if found is None or len(found[0]) != 1 or not found[0][0] or any(
+                t.is_word("UNION", "EXCEPT", "INTERSECT") for t in inner):
+            raise _Unknown
+        ct, stop = self.expr(found[0][0], 0)
+        if stop != len(found[0][0]):
+            raise _Unknown
+        return ColumnType(ct.type, ct.length, ct.decimals, ct.charset, ct.flags & ~ColumnFlag.NOT_NULL, ct.pad_to), end
+
     def param(self, n: int) -> object:
         self.read_params = True
         return self.params[n]
@@ -366,6 +382,8 @@ class _Typer:
         parts, _ = split_top(toks[i + 1:end - 1])
         types: list[ColumnType | None] = []
         for part in parts:
+            if part and part[0].is_word("DISTINCT", "ALL"):
+                part = part[1:]  # SUM(DISTINCT x): x's type
             if not part:
                 continue
             try:
@@ -381,7 +399,10 @@ class _Typer:
         if word in ("COUNT",):
             return int_type(21, _CONSTANT_FLAGS), _skip_parens(toks, i + 1)
         args, end = self.args(toks, i + 1)
-        return self.function(word, args, toks[i + 2:end - 1]), end
+        ct = self.function(word, args, toks[i + 2:end - 1])
+        if end < len(toks) and toks[end].is_word("OVER"):  # a window function: the same type
+            end = _skip_parens(toks, end + 1) if end + 1 < len(toks) and toks[end + 1].text == "(" else end + 2
+        return ct, end
 
     def function(self, word: str, args: list[ColumnType | None], inner: Sequence[Token] = ()) -> ColumnType:
         first = args[0] if args else None

@@ -26,6 +26,7 @@ import time
 import uuid
 import zlib
 from datetime import UTC, datetime, timedelta
+from decimal import ROUND_HALF_UP, Context, Decimal, InvalidOperation
 from typing import Any
 
 from engine import values
@@ -204,6 +205,7 @@ def _to_bytes(v: Any) -> bytes:
 
 
 _UINT64 = (1 << 64) - 1
+_WIDE = Context(prec=200)
 
 
 def _unsigned(value: Any) -> int:
@@ -239,6 +241,25 @@ def _case(convert):
             return convert(text)
         return "".join(c if len(m := convert(c)) != 1 else m for c in text)
     return fn
+
+
+def mysql_format(value: Any, places: Any, locale: Any = None) -> str | None:
+    """FORMAT(X, D): X rounded half up to D decimals (exactly, for a DECIMAL's text), with ','
+    between thousands ('en_US', the only locale here)."""
+    if value is None or places is None:
+        return None
+    number = Decimal(repr(value)) if isinstance(value, float) else _decimal_of(value)
+    digits = min(max(_int(places), 0), 38)
+    rounded = number.quantize(Decimal(1).scaleb(-digits), rounding=ROUND_HALF_UP, context=_WIDE)
+    return f"{rounded:,.{digits}f}"
+
+
+def _decimal_of(value: Any) -> Decimal:
+    m = _NUMBER_PREFIX.match(_to_str(value))
+    try:
+        return Decimal(m.group().strip()) if m else Decimal(0)
+    except InvalidOperation:
+        return Decimal(0)
 
 
 def bit_xor(a: Any, b: Any) -> int | str | None:
@@ -901,7 +922,7 @@ def register(conn: sqlite3.Connection, state: ConnectionState) -> None:
         return value if value is None or not digits else f"{value}.{'0' * digits}"
 
     fns = {
-        "mysql_fsp": (3, mysql_fsp), "upper": (1, _case(str.upper)), "lower": (1, _case(str.lower)), "mysql_store": (2, mysql_store), "mysql_store_check": (2, mysql_store_check), "mysql_sleep": (1, mysql_sleep), "get_lock": (2, get_lock),
+        "mysql_fsp": (3, mysql_fsp), "mysql_format": (-1, mysql_format), "upper": (1, _case(str.upper)), "lower": (1, _case(str.lower)), "mysql_store": (2, mysql_store), "mysql_store_check": (2, mysql_store_check), "mysql_sleep": (1, mysql_sleep), "get_lock": (2, get_lock),
         "release_lock": (1, lambda n: None if n is None else LOCKS.release(session_fx(), _to_str(n))),
         "release_all_locks": (0, lambda: LOCKS.release_all(session_fx())),
         "is_free_lock": (1, lambda n: None if n is None else int(LOCKS.owner(_to_str(n)) is None)),

@@ -27,7 +27,7 @@ from typing import Any
 
 from engine import infoschema, values
 from engine.catalog import Table
-from engine.exact import Finder
+from engine.exact import COLLATE, Finder
 from engine.exprtypes import (
     SelectTypes,
     Unknown,
@@ -76,7 +76,7 @@ FUNC_RENAME = {
     "LEFT": "mysql_left", "RIGHT": "mysql_right", "MOD": "mysql_mod", "FLOOR": "mysql_floor",
     "CEIL": "mysql_ceil", "CEILING": "mysql_ceil", "SLEEP": "mysql_sleep", "HEX": "mysql_hex",
     "INSERT": "mysql_insert", "JSON_EXTRACT": "mysql_json_extract", "JSON_VALID": "mysql_json_valid",
-    "POW": "pow", "DAYOFWEEK": "dayofweek",
+    "POW": "pow", "DAYOFWEEK": "dayofweek", "FORMAT": "mysql_format",
 }
 CAST_TYPES = {"SIGNED": "INTEGER", "UNSIGNED": "INTEGER", "CHAR": "TEXT", "DECIMAL": "REAL",
               "DATETIME": "TEXT", "DATE": "TEXT", "TIME": "TEXT", "BINARY": "BLOB", "DOUBLE": "REAL",
@@ -681,8 +681,11 @@ class Translator:
         return self._finder
 
     def new_finder(self) -> Finder:
-        """The statement's exact-DECIMAL finder, its columns typed from every table the statement
-        names (the FROM clauses at any depth, the target of an UPDATE, INSERT or DELETE)."""
+        return Finder(self.tokens, SelectTypes([], self.statement_tables()).column_type)
+
+    def statement_tables(self) -> list[tuple[str, Table]]:
+        """Every table the statement names, by alias: the FROM clauses at any depth, the target
+        of an UPDATE, INSERT or DELETE (what a column of any subquery may be)."""
         toks = self.tokens
 
         def lookup(schema: str | None, name: str) -> Table | None:
@@ -702,8 +705,7 @@ class Translator:
             at = 2 if len(toks) > 2 and toks[1].is_word("INTO") else 1
             found = from_tables([Token("word", "FROM"), *toks[at:at + 3]], 0, lookup)
             tables += [(name, table) for name, table in found[:1]]
-        scope = SelectTypes([], tables)
-        return Finder(toks, scope.column_type)
+        return tables
 
     def scan_exact(self, finder: Finder, lo: int, hi: int) -> None:
         self.exact.update(finder.scan(lo, hi))
@@ -736,6 +738,24 @@ class Translator:
                     if len(expr) < len(item):
                         finder.aliases[item[-1].text.lower()] = e.cat
         self.scan_exact(finder, start, len(toks))
+        if start == 0 and self.has_set_operation():
+            self.union_items_as_sqlite()
+
+    def union_items_as_sqlite(self) -> None:
+        """A UNION's columns are typed from their values (exprtypes): a DECIMAL select-list item
+        stays SQLite's number there, not an exact text a client would be told is a string."""
+        toks = self.tokens
+        depth = 0
+        for k, t in enumerate(toks):
+            if t.kind == "op" and t.text in "()":
+                depth += 1 if t.text == "(" else -1
+            elif depth == 0 and t.is_word("SELECT"):
+                found = split_select(toks[k:])
+                for item in found[0] if found else []:
+                    start = k + next((n for n, x in enumerate(toks[k:]) if x is item[0]), 0) if item else -1
+                    region = self.exact.get(start)
+                    if region is not None and region[1][-1] == COLLATE:
+                        del self.exact[start]
 
     def emit_exact(self, end: int, tree: tuple) -> int:
         """Emit an `engine.exact` tree; returns `end`."""
@@ -782,7 +802,7 @@ class Translator:
                 return infoschema.table(name)
             return self.catalog(schema, name) if schema in self.schemas else None
 
-        return SelectTypes(items, from_tables(self.tokens, end, lookup))
+        return SelectTypes(items, from_tables(self.tokens, end, lookup), self.statement_tables())
 
     def select_names(self) -> list[object] | None:
         """Column names MySQL would report, where SQLite's would differ (literals, rewrites)."""
