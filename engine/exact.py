@@ -15,7 +15,7 @@ returns the regions to emit differently, start token -> (end, tree), where a tre
 What becomes a call: + - * / DIV % and unary - with a DECIMAL operand, and / of two exact
 integers (MySQL's division is DECIMAL), and a temporal column in arithmetic (its number,
 20200102030405.5); SUM, AVG, ABS, ROUND, TRUNCATE, FLOOR, CEIL, GREATEST,
-LEAST, MOD of DECIMAL arguments; CAST(x AS DECIMAL(m,d)); comparisons, BETWEEN and IN with a
+LEAST, MOD of DECIMAL arguments; SUM and AVG of a BIGINT column; CAST(x AS DECIMAL(m,d)); comparisons, BETWEEN and IN with a
 DECIMAL side (`mysql_dec_cmp`), except a stored DECIMAL column against literals or another
 stored DECIMAL column, which SQLite compares by value already (the column's `mysql_decimal`
 collation, index usable): there only the literals are bound exact. A region whose value is a
@@ -87,7 +87,7 @@ class Expr:
     cat: str
     tree: tuple | None = None  # None: emitted as written
     kind: str = ""  # "col": a stored DECIMAL column; "lit": a literal; "neglit": -literal;
-    # "litexpr": arithmetic on literals only
+    # "litexpr": arithmetic on literals only; "bigint": a BIGINT column; "temporal": a date/time one
     param: int = -1
 
     def emit(self) -> tuple:
@@ -395,7 +395,7 @@ class Finder:
             if code == FieldType.NEWDECIMAL or (code == FieldType.LONGLONG and ct.unsigned):
                 return Expr(i, j, DEC, None, "col")
             if code in INTEGER_CODES:
-                return Expr(i, j, INT)
+                return Expr(i, j, INT, None, "bigint" if code == FieldType.LONGLONG else "")
             if code in (FieldType.DOUBLE, FieldType.FLOAT):
                 return Expr(i, j, FLOAT)
             if code in (FieldType.DATE, FieldType.TIME, FieldType.DATETIME, FieldType.TIMESTAMP):
@@ -516,6 +516,9 @@ class Finder:
         if word in _SAME_AS_ARGS:
             values = args[1:] if word == "IF" else args[:1] if word == "NULLIF" else args
             return self.native(i, end, self.common(values), args)
+        if word in ("SUM", "AVG") and len(args) == 1 and args[0].kind == "bigint":
+            # a BIGINT's sum leaves SQLite's integers (its sum() fails, its avg() rounds)
+            return Expr(i, end, DEC, ("call", _DEC_FUNCS[word], args[0].emit()))
         if word == "SUM":
             cat = INT if args and args[0].cat == INT else FLOAT
         elif word in ("FLOOR", "CEIL", "CEILING", "ROUND", "TRUNCATE", "ABS") and args and args[0].cat == INT:

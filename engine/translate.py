@@ -1093,7 +1093,9 @@ class Translator:
         stored = "'" + key.replace("'", "''") + "'"
         bounds = values.int_range(col)
         if by_sqlite and bounds is not None and e is not None and e.cat == "int":
-            return ("seq", ("raw", "iif(("), inner, ("raw", f") BETWEEN {bounds[0]} AND {bounds[1]}, ("), inner,
+            # (an overflow past SQLite's integers makes a REAL, which BETWEEN may not tell apart)
+            return ("seq", ("raw", "iif(typeof(("), inner, ("raw", ")) = 'integer' AND ("), inner,
+                    ("raw", f") BETWEEN {bounds[0]} AND {bounds[1]}, ("), inner,
                     ("raw", "), mysql_store(("), inner, ("raw", f"), {stored}))"))
         return ("seq", ("raw", "mysql_store(("), inner, ("raw", f"), {stored})"))
 
@@ -1190,7 +1192,9 @@ class Translator:
                     j = k
                     break
                 k += 1
-            if not self.emit_stored((start, j), target, 1, table.schema, table.name):
+            if j - start == 1 and toks[start].is_word("DEFAULT"):  # SET c = DEFAULT
+                self.add_arg(NOW if target.default_now else ("const", target.default if target.has_default else None))
+            elif not self.emit_stored((start, j), target, 1, table.schema, table.name):
                 self.emit_value(start, j, target, table.schema, table.name)
             self.assigned.append((*span, len(self.out), len(self.args)))
             i = j

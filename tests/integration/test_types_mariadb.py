@@ -493,6 +493,7 @@ EXACT_EVERYWHERE = [
     "SELECT CASE d WHEN 12345678901234567.89 THEN 'yes' ELSE 'no' END, NULLIF(d, 0.01), FORMAT(d, 1) FROM x ORDER BY id",
     "SELECT (SELECT SUM(d) FROM x) * 2, (SELECT MAX(d) FROM x WHERE id < 3) - 0.01",
     "SELECT id FROM x WHERE d > 1e3 ORDER BY id", "SELECT id, d + 1e0 > 1e16 FROM x ORDER BY id",
+    "SELECT SUM(b), AVG(b) FROM big",
 ]
 
 
@@ -521,6 +522,7 @@ def test_decimal_exact_in_every_clause_as_mariadb(servers):
     results = run_on_both(servers, "decall", [
         "CREATE TABLE x (id INT PRIMARY KEY, d DECIMAL(20,2), e DECIMAL(30,5), n INT, u BIGINT UNSIGNED)",
         "CREATE TABLE y (id INT PRIMARY KEY, d DECIMAL(20,2))",
+        "CREATE TABLE big (b BIGINT)", "INSERT INTO big VALUES (9223372036854775807), (9223372036854775807), (-1)",
         "INSERT INTO x VALUES (1, 12345678901234567.89, 12345678901234567.12345, 7, 18446744073709551615), "
         "(2, 12345678901234567.88, 1.5, -3, 1), (3, 0.01, 0.01000, NULL, NULL), (4, NULL, 2, 5, 5), "
         "(5, 12345678901234567.00, 0, 2147483647, 0)"], EXACT_EVERYWHERE)
@@ -540,6 +542,7 @@ STRICT_EXPRESSIONS = [
     "INSERT INTO w (id, t, v) VALUES (100, 1, 'a') ON DUPLICATE KEY UPDATE t = t + 1000",
     "INSERT INTO w (id, t, v) VALUES (100, 1, 'a') ON DUPLICATE KEY UPDATE v = CONCAT(v, 'bc')",
     "SELECT v, t, d FROM w ORDER BY v, t, d",
+    "UPDATE s SET v = DEFAULT WHERE id = 1", "SELECT v FROM s WHERE id = 1",
 ]
 
 
