@@ -10,7 +10,9 @@ more decimals, comparisons INT(1), COUNT BIGINT, SUM/AVG of exact numbers DECIMA
 DOUBLE, MIN/MAX their argument's type, NOW() DATETIME, string functions VARCHAR, CAST targets).
 An expression it does not know is None: the engine then takes the one type all of the column's
 values fit (`coltypes.from_rows`), never the first row's. Literal values are statement arguments,
-so a description that read one is computed per execution; the rest is computed once.
+so a description that read one is computed per execution; the rest is computed once. A column
+of the statement's subqueries is looked up among all its tables (`SelectTypes.scope`); a scalar
+subquery has its item's type; a UNION's columns aggregate their branches' types (`UnionTypes`).
 """
 
 from __future__ import annotations
@@ -106,6 +108,31 @@ class SelectTypes:
                 out.append(None)
         if not typer.read_params:
             self._static = out
+        return out
+
+
+@dataclass
+class UnionTypes:
+    """A UNION's (EXCEPT's, INTERSECT's) result columns: each branch typed as a SELECT, each
+    column the aggregation of the branches' types (MySQL's: DECIMAL over exact numbers, DOUBLE
+    over numbers, a string otherwise); a column some branch does not type is typed from its
+    values."""
+
+    branches: list[SelectTypes]
+
+    def types(self, params: list[object], texts) -> list[ColumnType | None]:
+        each = [branch.types(params, texts) for branch in self.branches]
+        if len({len(types) for types in each}) != 1:
+            return []
+        out: list[ColumnType | None] = []
+        for column in zip(*each, strict=True):
+            if any(ct is None for ct in column):
+                out.append(None)
+                continue
+            ct = _unify(column)
+            nullable = any(not c.flags & ColumnFlag.NOT_NULL for c in column)
+            out.append(ColumnType(ct.type, ct.length, ct.decimals, ct.charset,
+                                  ct.flags & ~ColumnFlag.NOT_NULL if nullable else ct.flags, ct.pad_to))
         return out
 
 

@@ -27,9 +27,10 @@ from typing import Any
 
 from engine import infoschema, values
 from engine.catalog import Table
-from engine.exact import COLLATE, Finder
+from engine.exact import Finder
 from engine.exprtypes import (
     SelectTypes,
+    UnionTypes,
     Unknown,
     from_tables,
     select_items,
@@ -127,7 +128,7 @@ class Plan:
     cacheable: bool = True  # False when literals were inlined (ORDER BY 2)
     sysvars: bool = False  # reads @@variables: a write is binlogged with their values inlined
     calc_found: bool = False  # SQL_CALC_FOUND_ROWS: FOUND_ROWS() counts the rows without LIMIT
-    result_types: SelectTypes | None = None  # SELECT: the MySQL type of each result column
+    result_types: SelectTypes | UnionTypes | None = None  # SELECT: the MySQL type of each result column
 
 
 class Translator:
@@ -738,24 +739,6 @@ class Translator:
                     if len(expr) < len(item):
                         finder.aliases[item[-1].text.lower()] = e.cat
         self.scan_exact(finder, start, len(toks))
-        if start == 0 and self.has_set_operation():
-            self.union_items_as_sqlite()
-
-    def union_items_as_sqlite(self) -> None:
-        """A UNION's columns are typed from their values (exprtypes): a DECIMAL select-list item
-        stays SQLite's number there, not an exact text a client would be told is a string."""
-        toks = self.tokens
-        depth = 0
-        for k, t in enumerate(toks):
-            if t.kind == "op" and t.text in "()":
-                depth += 1 if t.text == "(" else -1
-            elif depth == 0 and t.is_word("SELECT"):
-                found = split_select(toks[k:])
-                for item in found[0] if found else []:
-                    start = k + next((n for n, x in enumerate(toks[k:]) if x is item[0]), 0) if item else -1
-                    region = self.exact.get(start)
-                    if region is not None and region[1][-1] == COLLATE:
-                        del self.exact[start]
 
     def emit_exact(self, end: int, tree: tuple) -> int:
         """Emit an `engine.exact` tree; returns `end`."""
@@ -790,19 +773,39 @@ class Translator:
                 return True
         return False
 
-    def select_types(self) -> SelectTypes | None:
-        split = split_select(self.tokens)
-        if split is None or self.has_set_operation():
-            return None  # a UNION's columns take every branch's types: typed from the values
-        items, end = split
-
+    def select_types(self) -> SelectTypes | UnionTypes | None:
         def lookup(schema: str | None, name: str) -> Table | None:
             schema = schema or self.database
             if schema is not None and schema.lower() == infoschema.NAME:
                 return infoschema.table(name)
             return self.catalog(schema, name) if schema in self.schemas else None
 
-        return SelectTypes(items, from_tables(self.tokens, end, lookup), self.statement_tables())
+        scope = self.statement_tables()
+        branches = []
+        for part in self.set_branches():
+            split = split_select(part)
+            if split is None:
+                return None  # a parenthesized branch: typed from the values
+            branches.append(SelectTypes(split[0], from_tables(part, split[1], lookup), scope))
+        return branches[0] if len(branches) == 1 else UnionTypes(branches)
+
+    def set_branches(self) -> list[list[Token]]:
+        """The SELECTs a UNION / EXCEPT / INTERSECT combines (one for a plain SELECT)."""
+        parts: list[list[Token]] = [[]]
+        depth = 0
+        toks = self.tokens
+        k = 0
+        while k < len(toks):
+            t = toks[k]
+            if t.kind == "op" and t.text in "()":
+                depth += 1 if t.text == "(" else -1
+            elif depth == 0 and t.is_word("UNION", "EXCEPT", "INTERSECT"):
+                parts.append([])
+                k += 2 if k + 1 < len(toks) and toks[k + 1].is_word("ALL", "DISTINCT") else 1
+                continue
+            parts[-1].append(t)
+            k += 1
+        return parts
 
     def select_names(self) -> list[object] | None:
         """Column names MySQL would report, where SQLite's would differ (literals, rewrites)."""

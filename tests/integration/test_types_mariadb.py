@@ -565,6 +565,11 @@ SMALL_SURFACE = [
     "SELECT UPPER('é'), LOWER('É'), UPPER(s), LOWER(UPPER(s)), UCASE('ß') FROM t ORDER BY id",
     "SELECT ~0, ~1, 5 ^ 3, -1 ^ 0, id ^ 1 FROM t ORDER BY id", "SELECT -tm, -dt, tm + 0, dt + 0, tm * 1 FROM t ORDER BY id",
     "UPDATE t SET fid.t.s = 'x' WHERE fid.t.id = 2", "SELECT fid.t.s FROM fid.t ORDER BY fid.t.id",
+    # a UNION's columns: each the aggregation of its branches' types, DECIMAL kept exact
+    "SELECT 1 UNION SELECT 'a' ORDER BY 1", "SELECT d FROM x UNION SELECT 1.5 ORDER BY 1",
+    "SELECT id, d * 2 FROM x UNION ALL SELECT 9, 1.5 ORDER BY id", "SELECT v FROM x UNION SELECT 2.5 ORDER BY 1",
+    "SELECT v FROM x UNION SELECT f FROM x ORDER BY 1", "SELECT dt FROM t UNION SELECT dt FROM t ORDER BY 1",
+    "SELECT NULL UNION SELECT 1 ORDER BY 1", "SELECT COUNT(*) FROM x UNION SELECT SUM(v) FROM x ORDER BY 1",
 ]
 CTES = [
     "WITH a AS (SELECT 1 AS x) SELECT * FROM a",
@@ -575,8 +580,11 @@ CTES = [
 
 def test_small_surface_as_mariadb(servers):
     """NOW(6) and friends, UPPER/LOWER beyond ASCII, ^ and ~ as 64-bit unsigned operators, a
-    temporal column in arithmetic as its number, db.t.c names, common table expressions."""
+    temporal column in arithmetic as its number, db.t.c names, common table expressions, the
+    types of a UNION's columns."""
     setup = ["CREATE TABLE t (id INT PRIMARY KEY, tm TIME, dt DATETIME(6), s VARCHAR(10))",
+             "CREATE TABLE x (id INT PRIMARY KEY, d DECIMAL(20,2), v INT, f DOUBLE)",
+             "INSERT INTO x VALUES (1, 12345678901234567.89, 7, 1.5), (2, NULL, NULL, NULL)",
              "CREATE TABLE u (id INT PRIMARY KEY, v INT)",
              "INSERT INTO t VALUES (1, '12:34:56', '2020-01-02 03:04:05.123456', 'é'), (2, '-01:00:00', NULL, 'ǅx')",
              "INSERT INTO u VALUES (1, 10), (2, 20)"]
