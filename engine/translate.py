@@ -948,7 +948,10 @@ class Translator:
                 self.out.append("(" + ", ".join(quote_ident(c) for c in columns) + ")")
             on_at = next((k for k in range(i, len(toks)) if toks[k].is_word("ON") and k + 1 < len(toks)
                           and toks[k + 1].is_word("DUPLICATE")), len(toks))
-            self.select_exact(self.finder(), i) if toks[i].is_word("SELECT") else self.scan_exact(self.finder(), i, on_at)
+            if toks[i].is_word("SELECT"):
+                self.select_exact(self.finder(), i)
+            else:
+                self.scan_exact(self.finder(), i, on_at)
             self.store_selected(i, table, columns or [c.name for c in table.columns])
             i = self.emit_range(i, len(toks), stop_words=frozenset({"ON"}))
             if numbered:
