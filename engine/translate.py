@@ -1327,6 +1327,8 @@ class Translator:
         if not toks[i].is_word("FROM"):
             return self.plan_multi_delete(i, i)  # DELETE t FROM t JOIN ...
         j, _, _ = self.read_table_name(i + 1)
+        if j + 1 < len(toks) and toks[j].text == "." and toks[j + 1].text == "*":
+            j += 2  # DELETE FROM t.* USING ...
         if j < len(toks) and toks[j].is_word("USING"):
             return self.plan_multi_delete(i + 1, j)  # DELETE FROM t USING t JOIN ...
         i, schema, name = self.read_table_name(i + 1)
@@ -1376,6 +1378,8 @@ class Translator:
         its rows chosen by rowid through the join."""
         toks = self.tokens
         after, target_schema, target = self.read_table_name(target_at)
+        if after + 1 < len(toks) and toks[after].text == "." and toks[after + 1].text == "*":
+            after += 2  # DELETE t.* FROM ...
         if toks[after].text == "," or (target_at != join_at and after != join_at):
             raise SQLError(ER_NOT_SUPPORTED_YET, "DELETE from several tables")
         if target_at == join_at and not toks[after].is_word("FROM"):

@@ -285,3 +285,15 @@ async def test_an_integer_overflow_is_refused_never_stored(db):
             await run(db.engine, db, sql)
         assert raised.value.error.code == 1264, sql
     assert await one(db, "SELECT b, u FROM big") == (9223372036854775807, 18446744073709551615)
+
+
+async def test_multi_table_delete_names_its_target_by_alias_with_or_without_star(db):
+    await run(db.engine, db, "CREATE TABLE dt (id INT PRIMARY KEY)")
+    await run(db.engine, db, "CREATE TABLE du (id INT PRIMARY KEY, w INT)")
+    await run(db.engine, db, "INSERT INTO dt VALUES (1), (2), (3)")
+    await run(db.engine, db, "INSERT INTO du VALUES (1, 10), (2, 20), (3, 30)")
+    for sql in ["DELETE a.* FROM dt a JOIN du b ON a.id = b.id WHERE b.w = 10",
+                "DELETE FROM a.* USING dt AS a, du AS b WHERE a.id = b.id AND b.w = 20",
+                "DELETE a FROM test.dt AS a JOIN test.du AS b ON a.id = b.id WHERE b.w = 30"]:
+        await run(db.engine, db, sql)
+    assert await one(db, "SELECT COUNT(*) FROM dt") == (0,)
