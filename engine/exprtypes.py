@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from engine.catalog import Table
 from engine.coltypes import (
     BOOLEAN,
+    CHARSET_UTF8MB4_GENERAL_CI,
     DOUBLE,
     LONGLONG,
     NOT_FIXED_DEC,
@@ -43,7 +44,7 @@ _COMPARE_WORDS = {"AND", "OR", "NOT", "LIKE", "IS", "IN", "BETWEEN", "REGEXP", "
 _STRING_FUNCS = {"CONCAT", "CONCAT_WS", "UPPER", "LOWER", "UCASE", "LCASE", "SUBSTRING", "SUBSTR", "MID",
                  "LEFT", "RIGHT", "TRIM", "LTRIM", "RTRIM", "REPLACE", "REPEAT", "REVERSE", "LPAD", "RPAD",
                  "DATABASE", "SCHEMA", "USER", "CURRENT_USER", "SESSION_USER", "SYSTEM_USER", "VERSION",
-                 "DATE_FORMAT", "HEX", "MD5", "SHA1", "SHA2", "UUID", "GROUP_CONCAT", "FORMAT",
+                 "DATE_FORMAT", "HEX", "MD5", "SHA1", "SHA2", "UUID", "FORMAT",
                  "INSERT", "SPACE", "QUOTE", "CHAR_LENGTH"}
 _INT_FUNCS = {"LENGTH": 10, "OCTET_LENGTH": 10, "CHAR_LENGTH": 10, "CHARACTER_LENGTH": 10,
               "LOCATE": 11, "INSTR": 11, "POSITION": 11, "YEAR": 4, "MONTH": 2, "DAY": 2,
@@ -490,6 +491,8 @@ class _Typer:
                 value = self.param(inner[-1].param)
                 scale = value if isinstance(value, int) and value >= 0 else 0
             return decimal_type(first.length, min(scale, first.decimals), ColumnFlag.BINARY)
+        if word == "GROUP_CONCAT":  # a text of up to group_concat_max_len (1M) bytes: MariaDB's BLOB type
+            return ColumnType(FieldType.BLOB, 16777216, 0, CHARSET_UTF8MB4_GENERAL_CI, 0)
         if word in ("HEX", "TO_BASE64", "UNHEX", "FROM_BASE64", "COMPRESS"):
             binary = word in ("UNHEX", "FROM_BASE64", "COMPRESS")
             return varchar(512, binary=binary)

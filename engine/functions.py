@@ -810,6 +810,48 @@ def conv(value: Any, from_base: Any, to_base: Any) -> str | None:
             return sign + out
 
 
+class _GroupConcat:
+    """MySQL's GROUP_CONCAT with ORDER BY (or DISTINCT and a separator): step(value, separator,
+    flags, *keys), flags 'D' or '-' (DISTINCT) then 'a'/'d' per key; NULLs sort first as MySQL's,
+    strings by their case-folded text (the default collation)."""
+
+    def __init__(self) -> None:
+        self.rows: list[tuple[tuple, Any]] = []
+        self.separator: Any = ","
+        self.flags = "-"
+
+    def step(self, value: Any, separator: Any, flags: str, *keys: Any) -> None:
+        self.separator, self.flags = separator, flags
+        if value is not None:
+            self.rows.append((keys, value))
+
+    def finalize(self) -> Any:
+        if not self.rows:
+            return None
+        rows = self.rows
+        for n in reversed(range(len(rows[0][0]))):  # stable sorts, the last key first
+            rows.sort(key=lambda row, n=n: _sort_key(row[0][n]), reverse=self.flags[n + 1] == "d")
+        values = [value for _, value in rows]
+        if self.flags[0] == "D":
+            values = list(dict.fromkeys(values))
+            if len(self.flags) == 1:  # DISTINCT alone: in order of value, as MariaDB's unique tree
+                values.sort(key=_sort_key)
+        separator = "" if self.separator is None else self.separator
+        if any(isinstance(v, bytes) for v in values) or isinstance(separator, bytes):
+            return _to_bytes(separator).join(_to_bytes(v) for v in values)
+        return _to_str(separator).join(_to_str(v) for v in values)
+
+
+def _sort_key(v: Any) -> tuple:
+    if v is None:
+        return (0, 0)
+    if isinstance(v, int | float):
+        return (1, v)
+    if isinstance(v, bytes):
+        return (3, v)
+    return (2, _to_str(v).casefold())
+
+
 class _BitAggregate:
     """BIT_XOR / BIT_OR / BIT_AND over unsigned 64-bit integers (NULLs skipped)."""
 
@@ -959,6 +1001,7 @@ def register(conn: sqlite3.Connection, state: ConnectionState) -> None:
     }
     for name, aggregate in (("bit_xor", _BitXor), ("bit_or", _BitOr), ("bit_and", _BitAnd)):
         conn.create_aggregate(name, 1, aggregate)
+    conn.create_aggregate("mysql_group_concat", -1, _GroupConcat)
     for name, (nargs, fn) in fns.items():
         deterministic = name not in _VOLATILE
         conn.create_function(name, nargs, _text_or_bytes(fn), deterministic=deterministic)

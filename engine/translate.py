@@ -36,6 +36,7 @@ from engine.exprtypes import (
     select_items,
     skip_parens,
     split_select,
+    split_top,
 )
 from engine.lexer import Token, extract, quote_ident, syntax_error, tokenize
 from protocol.errors import (
@@ -536,6 +537,8 @@ class Translator:
             return self.emit_date_add(i, -1 if word in ("DATE_SUB", "SUBDATE") else 1)
         if word == "CAST" or word == "CONVERT":
             return self.emit_cast(i, word)
+        if word == "GROUP_CONCAT":
+            return self.emit_group_concat(i)
         if word == "VALUES":
             # ON DUPLICATE KEY UPDATE c = VALUES(c)
             col = toks[i + 2]
@@ -621,6 +624,75 @@ class Translator:
         self.emit_range(i + 2, j)
         out.append(f", '{toks[j].upper}', {sign})")
         return j + 1
+
+    def emit_group_concat(self, i: int) -> int:
+        """GROUP_CONCAT([DISTINCT] e [, e ...] [ORDER BY k [ASC|DESC] ...] [SEPARATOR s]): SQLite's
+        group_concat() for one value in any order; with DISTINCT and a separator, or an ORDER BY
+        (SQLite 3.40 has neither), `mysql_group_concat` (engine.functions); several values are
+        CONCAT()ed (a row with a NULL among them is skipped, as MySQL skips it)."""
+        toks = self.tokens
+        close, _ = self.close_of(i)
+        k = i + 2
+        distinct = toks[k].is_word("DISTINCT")
+        k += distinct
+        parts, _ = split_top(toks[k:close])
+        values: list[tuple[int, int]] = []
+        keys: list[tuple[int, int, bool]] = []
+        separator: tuple[int, int] | None = None
+        in_keys = False
+        for part in parts:
+            start = k
+            k += len(part) + 1  # the part and its comma
+            stops = [n for n, t in enumerate(part) if t.is_word("ORDER", "SEPARATOR")]
+            spans, at = [], 0
+            for n in [*stops, len(part)]:
+                spans.append((start + at, start + n))
+                at = n + (2 if n < len(part) and part[n].is_word("ORDER") else 1)
+            for n, (a, b) in enumerate(spans):
+                if n and toks[a - 1].is_word("SEPARATOR"):
+                    separator = (a, b)
+                    continue
+                if n and toks[a - 1].is_word("BY"):
+                    in_keys = True
+                if in_keys:
+                    desc = b - 1 >= a and toks[b - 1].is_word("DESC")
+                    keys.append((a, b - (desc or (b - 1 >= a and toks[b - 1].is_word("ASC"))), desc))
+                else:
+                    values.append((a, b))
+        if not values or any(a >= b for a, b in values + [(a, b) for a, b, _ in keys]):
+            raise self.error_at(i)
+        if not keys and not (distinct and separator):
+            self.out.append("group_concat(" + ("DISTINCT " if distinct else ""))
+            self.emit_concat(values)
+            if separator is not None:
+                self.out.append(",")
+                self.emit_range(*separator)
+            self.out.append(")")
+            return close + 1
+        self.out.append("mysql_group_concat(")
+        self.emit_concat(values)
+        self.out.append(",")
+        if separator is not None:
+            self.emit_range(*separator)
+        else:
+            self.out.append("','")
+        flags = ("D" if distinct else "-") + "".join("d" if desc else "a" for _, _, desc in keys)
+        self.out.append(f", '{flags}'")
+        for a, b, _ in keys:
+            self.out.append(",")
+            self.emit_range(a, b)
+        self.out.append(")")
+        return close + 1
+
+    def emit_concat(self, spans: list[tuple[int, int]]) -> None:
+        if len(spans) > 1:
+            self.out.append("concat(")
+        for n, (a, b) in enumerate(spans):
+            if n:
+                self.out.append(",")
+            self.emit_range(a, b)
+        if len(spans) > 1:
+            self.out.append(")")
 
     def emit_cast(self, i: int, word: str) -> int:
         toks = self.tokens

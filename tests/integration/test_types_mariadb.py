@@ -570,6 +570,11 @@ SMALL_SURFACE = [
     "SELECT id, d * 2 FROM x UNION ALL SELECT 9, 1.5 ORDER BY id", "SELECT v FROM x UNION SELECT 2.5 ORDER BY 1",
     "SELECT v FROM x UNION SELECT f FROM x ORDER BY 1", "SELECT dt FROM t UNION SELECT dt FROM t ORDER BY 1",
     "SELECT NULL UNION SELECT 1 ORDER BY 1", "SELECT COUNT(*) FROM x UNION SELECT SUM(v) FROM x ORDER BY 1",
+    "SELECT k, GROUP_CONCAT(v ORDER BY v) FROM g GROUP BY k ORDER BY k",
+    "SELECT k, GROUP_CONCAT(v ORDER BY id DESC SEPARATOR '|') FROM g GROUP BY k ORDER BY k",
+    "SELECT k, GROUP_CONCAT(DISTINCT v ORDER BY v DESC), GROUP_CONCAT(DISTINCT v SEPARATOR ';') FROM g GROUP BY k "
+    "ORDER BY k", "SELECT k, GROUP_CONCAT(v, id ORDER BY id) FROM g GROUP BY k ORDER BY k",
+    "SELECT GROUP_CONCAT(d * 2 ORDER BY id SEPARATOR ','), GROUP_CONCAT(id SEPARATOR '') FROM g",
 ]
 CTES = [
     "WITH a AS (SELECT 1 AS x) SELECT * FROM a",
@@ -581,10 +586,13 @@ CTES = [
 def test_small_surface_as_mariadb(servers):
     """NOW(6) and friends, UPPER/LOWER beyond ASCII, ^ and ~ as 64-bit unsigned operators, a
     temporal column in arithmetic as its number, db.t.c names, common table expressions, the
-    types of a UNION's columns."""
+    types of a UNION's columns, GROUP_CONCAT with ORDER BY / DISTINCT / SEPARATOR."""
     setup = ["CREATE TABLE t (id INT PRIMARY KEY, tm TIME, dt DATETIME(6), s VARCHAR(10))",
              "CREATE TABLE x (id INT PRIMARY KEY, d DECIMAL(20,2), v INT, f DOUBLE)",
              "INSERT INTO x VALUES (1, 12345678901234567.89, 7, 1.5), (2, NULL, NULL, NULL)",
+             "CREATE TABLE g (id INT PRIMARY KEY, k INT, v VARCHAR(5), d DECIMAL(20,2))",
+             "INSERT INTO g VALUES (1, 1, 'b', 1.5), (2, 1, 'a', 12345678901234567.89), (3, 2, 'c', NULL), "
+             "(4, 1, 'a', 2), (5, 2, NULL, 3)",
              "CREATE TABLE u (id INT PRIMARY KEY, v INT)",
              "INSERT INTO t VALUES (1, '12:34:56', '2020-01-02 03:04:05.123456', 'é'), (2, '-01:00:00', NULL, 'ǅx')",
              "INSERT INTO u VALUES (1, 10), (2, 20)"]
