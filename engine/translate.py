@@ -165,6 +165,7 @@ class Translator:
         self.auto_dirty = False
         self._finder: Finder | None = None
         self._ctes: set[str] | None = None
+        self.substitute: dict[int, tuple[int, int]] = {}  # SET's references to columns set before
         self.exact: dict[int, tuple[int, tuple]] = {}  # regions computed exactly (engine.exact): start -> (end, tree)
         self.view_of: Callable[[str, str], Any] = lambda schema, name: None  # -> catalog.View | None
         self.views_in: Callable[[str], list] = lambda schema: []  # a schema's views (information_schema)
@@ -259,6 +260,11 @@ class Translator:
         while i < end:
             if i in self.exact:
                 i = self.emit_exact(*self.exact[i])
+                continue
+            if i in self.substitute:  # a column an earlier SET assigned: its new value
+                stop, entry = self.substitute[i]
+                self.emit_assigned(entry)
+                i = stop
                 continue
             tok = toks[i]
             kind = tok.kind
@@ -1236,9 +1242,12 @@ class Translator:
         self.args = args[:a2] + changed_args + args[a2:]
 
     def emit_assignments(self, i: int, end: int, table: Table, stop=frozenset()) -> int:
-        """a = expr, t.b = expr ... (qualifiers dropped on the left side, as SQLite wants)."""
+        """a = expr, t.b = expr ... (qualifiers dropped on the left side, as SQLite wants). As in
+        MariaDB, a value reads the new value of a column assigned before it (SET a = b, b = a
+        makes both b's value): such a reference becomes that value (`substitute_assigned`)."""
         toks = self.tokens
         first = True
+        earlier: dict[str, int] = {}  # column assigned so far -> its entry in self.assigned
         while i < end:
             if not first:
                 self.out.append(",")
@@ -1270,10 +1279,12 @@ class Translator:
                     j = k
                     break
                 k += 1
+            self.substitute_assigned(start, j, earlier)
             if j - start == 1 and toks[start].is_word("DEFAULT"):  # SET c = DEFAULT
                 self.add_arg(NOW if target.default_now else ("const", target.default if target.has_default else None))
             elif not self.emit_stored((start, j), target, 1, table.schema, table.name):
                 self.emit_value(start, j, target, table.schema, table.name)
+            earlier[target.name.lower()] = len(self.assigned)
             self.assigned.append((*span, len(self.out), len(self.args)))
             i = j
             if i < end and toks[i].text == ",":
@@ -1281,6 +1292,36 @@ class Translator:
                 continue
             break
         return i
+
+    def substitute_assigned(self, start: int, end: int, earlier: dict[str, int]) -> None:
+        """Mark the references in tokens[start:end] to columns `earlier` assignments set (not in
+        a subquery, not VALUES(c)): `emit_range` emits the assigned value there."""
+        if not earlier:
+            return
+        toks = self.tokens
+        subquery: list[bool] = []
+        for k in range(start, end):
+            t = toks[k]
+            if t.kind == "op" and t.text == "(":
+                subquery.append(k + 1 < end and toks[k + 1].is_word("SELECT"))
+            elif t.kind == "op" and t.text == ")":
+                if subquery:
+                    subquery.pop()
+            elif t.kind in ("word", "ident") and t.text.lower() in earlier and not any(subquery) \
+                    and not (k + 1 < end and toks[k + 1].text in (".", "(")) \
+                    and not (k >= 2 and toks[k - 1].text == "(" and toks[k - 2].is_word("VALUES")):
+                first = k
+                while first >= 2 and toks[first - 1].text == "." and toks[first - 1].kind == "op":
+                    first -= 2
+                self.substitute[first] = (k + 1, earlier[t.text.lower()])
+
+    def emit_assigned(self, entry: int) -> None:
+        """An earlier assignment's value once more (its strict-mode check not counting a row)."""
+        _, o1, a1, o2, a2 = self.assigned[entry]
+        self.out.append("(")
+        self.out.extend([part.replace("mysql_store((", "mysql_store_check((") for part in self.out[o1:o2]])
+        self.out.append(")")
+        self.args.extend(self.args[a1:a2])
 
     def plan_update(self) -> Plan:
         toks = self.tokens

@@ -543,6 +543,10 @@ STRICT_EXPRESSIONS = [
     "INSERT INTO w (id, t, v) VALUES (100, 1, 'a') ON DUPLICATE KEY UPDATE v = CONCAT(v, 'bc')",
     "SELECT v, t, d FROM w ORDER BY v, t, d",
     "UPDATE s SET v = DEFAULT WHERE id = 1", "SELECT v FROM s WHERE id = 1",
+    # a later assignment reads the new value of an earlier one (MariaDB's order)
+    "UPDATE s SET i = i + 1, t = i * 2 WHERE id = 2", "UPDATE s SET v = 'xy', d = LENGTH(v), i = (SELECT MAX(t) FROM w) "
+    "WHERE id = 1", "INSERT INTO w (id, t, v) VALUES (100, 1, 'a') ON DUPLICATE KEY UPDATE t = t + 1, v = t",
+    "SELECT * FROM s ORDER BY id", "SELECT v, t FROM w WHERE id = 100",
 ]
 
 
