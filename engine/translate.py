@@ -788,6 +788,7 @@ class Translator:
 
     def scan_exact(self, finder: Finder, lo: int, hi: int) -> None:
         self.exact.update(finder.scan(lo, hi))
+        finder.regions.clear()  # taken (a many-row INSERT must not copy them again per row)
 
     def value_exact(self, start: int, end: int):
         """A value expression (SET, VALUES): its regions; its `exact.Expr` or None."""
@@ -796,6 +797,7 @@ class Translator:
         if e is not None:
             finder.root(e)
         self.exact.update(finder.regions)
+        finder.regions.clear()
         return e
 
     def select_exact(self, finder: Finder, start: int) -> None:
