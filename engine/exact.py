@@ -12,19 +12,21 @@ returns the regions to emit differently, start token -> (end, tree), where a tre
   ("raw", text)            SQL text
   ("seq", *trees)          trees one after the other
   ("dec", param)            a literal bound as its exact text (never a float)
-What becomes a call: + - * / DIV % and unary - with a DECIMAL operand, and / of two exact
-integers (MySQL's division is DECIMAL), and a temporal column in arithmetic (its number,
-20200102030405.5); SUM, AVG, ABS, ROUND, TRUNCATE, FLOOR, CEIL, GREATEST,
-LEAST, MOD of DECIMAL arguments; SUM and AVG of a BIGINT column; CAST(x AS DECIMAL(m,d)); comparisons, BETWEEN and IN with a
-DECIMAL side (`mysql_dec_cmp`), except a stored DECIMAL column against literals or another
-stored DECIMAL column, which SQLite compares by value already (the column's `mysql_decimal`
-collation, index usable): there only the literals are bound exact. A region whose value is a
-DECIMAL gets `COLLATE mysql_decimal`, so that ORDER BY, GROUP BY, DISTINCT, MIN and MAX (and an
-alias or position naming it) order its texts by value. Integer, float and string expressions
-are never changed (SQLite's own operators: no Python per row). Also MySQL's `^` (bitwise XOR)
-and `~` (64-bit unsigned) become functions, which SQLite lacks. An expression outside the
-grammar (INTERVAL arithmetic, row constructors ...) is left as written, its subexpressions
-still found.
+What becomes a call: + - * / DIV % and unary - with a DECIMAL operand, / of two exact integers
+(MySQL's division is DECIMAL), arithmetic on literals only (`0.1 + 0.2`; integers stay
+integers), a temporal column in arithmetic (its number, 20200102030405.5); SUM, AVG (also
+DISTINCT and OVER), ABS, ROUND, TRUNCATE, FLOOR, CEIL, GREATEST, LEAST, MOD, NULLIF of DECIMAL
+arguments; SUM and AVG of a BIGINT column; CAST(x AS DECIMAL(m,d)); CASE d WHEN ...;
+comparisons, BETWEEN and IN with a DECIMAL side (`mysql_dec_cmp`), except a stored DECIMAL
+column against literals or another stored DECIMAL column, which SQLite compares by value
+already (the column's `mysql_decimal` collation, index usable): there only the literals are
+bound exact. A scalar subquery has its item's category. A region whose value is a DECIMAL gets
+`COLLATE mysql_decimal`, so that ORDER BY, GROUP BY, DISTINCT, MIN and MAX (and an alias or
+position naming it) order its texts by value. Integer, float and string expressions are never
+changed (SQLite's own operators: no Python per row). Also MySQL's `^` (bitwise XOR) and `~`
+(64-bit unsigned) become functions, which SQLite lacks. An expression outside the grammar
+(INTERVAL arithmetic, row constructors ...) is left as written (SQLite's double where it
+computes on DECIMALs), its subexpressions still found.
 """
 
 from __future__ import annotations
@@ -225,7 +227,7 @@ class Finder:
                 return Expr(a.start, b.stop, cat, ("call", _ARITH[op], a.exact(), b.exact()))
             if cats == {LIT}:  # literals only: `1.5 + 0.1` is a DECIMAL (integers stay integers)
                 return Expr(a.start, b.stop, LIT, ("call", _ARITH[op], a.exact(), b.exact()), "litexpr")
-            cat = INT if cats <= {INT, LIT} and op != "/" else FLOAT if cats <= NUMERIC | {FLOAT} else FLOAT
+            cat = INT if cats <= {INT, LIT} and op != "/" else FLOAT  # (strings and dates: MySQL's double)
             return self.native(a.start, b.stop, cat, [a, b])
         return self.native(a.start, b.stop, INT, [a, b])  # logical and bit operators
 
