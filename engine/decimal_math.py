@@ -16,7 +16,15 @@ in the statement compares or sorts (texts would compare as strings there).
 from __future__ import annotations
 
 import sqlite3
-from decimal import ROUND_HALF_UP, Context, Decimal, InvalidOperation
+from decimal import (
+    ROUND_CEILING,
+    ROUND_DOWN,
+    ROUND_FLOOR,
+    ROUND_HALF_UP,
+    Context,
+    Decimal,
+    InvalidOperation,
+)
 from typing import Any
 
 DIV_PRECISION_INCREMENT = 4  # MySQL's default div_precision_increment
@@ -53,7 +61,10 @@ def _divide(a: Decimal, b: Decimal) -> Decimal | None:
 
 
 def _binary(op):
-    def fn(a: Any, b: Any) -> str | None:
+    def fn(a: Any, b: Any) -> int | str | None:
+        if type(a) is int and type(b) is int and op is not _divide:  # integers stay integers
+            n = int(op(Decimal(a), Decimal(b)))
+            return n if -(1 << 63) <= n < 1 << 63 else str(n)
         x, y = _dec(a), _dec(b)
         if x is None or y is None:
             return None
@@ -77,6 +88,15 @@ class _Sum:
             self.total = d if self.total is None else _CONTEXT.add(self.total, d)
             self.count += 1
 
+    def inverse(self, value: Any) -> None:  # a window's row leaving the frame
+        d = _dec(value)
+        if d is not None:
+            self.count -= 1
+            self.total = None if not self.count else _CONTEXT.subtract(self.total, d)
+
+    def value(self) -> str | None:  # a window's value so far
+        return self.finalize()
+
     def finalize(self) -> str | None:
         return _text(self.total)
 
@@ -88,11 +108,139 @@ class _Avg(_Sum):
         return _text(_divide(self.total, Decimal(self.count)))
 
 
+def _compare(a: Any, b: Any) -> int | None:
+    x, y = _dec(a), _dec(b)
+    if x is None or y is None:
+        return None
+    return (x > y) - (x < y)
+
+
+def _null_safe_equal(a: Any, b: Any) -> int:
+    if a is None or b is None:
+        return int(a is None and b is None)
+    return int(_compare(a, b) == 0)
+
+
+def _in(x: Any, *items: Any) -> int | None:
+    """x IN (items): 1 on a match, else NULL when x or an item is NULL (MySQL's three values)."""
+    d = _dec(x)
+    if d is None:
+        return None
+    found = [_dec(item) for item in items]
+    if any(v is not None and v == d for v in found):
+        return 1
+    return None if any(v is None for v in found) else 0
+
+
+def _pick(better):
+    def fn(*args: Any) -> str | None:
+        values = [_dec(a) for a in args]
+        if any(v is None for v in values):
+            return None  # GREATEST/LEAST with a NULL argument is NULL
+        best = values[0]
+        for v in values[1:]:
+            if better(v, best):
+                best = v
+        return _text(best)
+    return fn
+
+
+def _round(a: Any, places: Any = 0, rounding: str = ROUND_HALF_UP) -> str | None:
+    """ROUND/TRUNCATE of an exact number: half away from zero (MySQL's decimal rounding) or
+    toward zero, to `places` digits (negative: tens, hundreds ...); the result keeps
+    max(places, 0) decimals, no more than the argument had."""
+    x = _dec(a)
+    if x is None or places is None:
+        return None
+    n = int(_dec(places) or 0)
+    scale = min(max(n, 0), _scale(x))
+    quantum = Decimal(1).scaleb(-n)
+    rounded = x.quantize(quantum, rounding=rounding, context=_CONTEXT) if n >= -70 else Decimal(0)
+    return _text(rounded.quantize(Decimal(1).scaleb(-scale), context=_CONTEXT))
+
+
+def _integral(rounding: str):
+    def fn(a: Any) -> str | None:
+        x = _dec(a)
+        return None if x is None else _text(x.to_integral_value(rounding=rounding, context=_CONTEXT))
+    return fn
+
+
+def _mod(a: Any, b: Any) -> str | None:
+    x, y = _dec(a), _dec(b)
+    if x is None or y is None or y == 0:
+        return None
+    return _text(_CONTEXT.remainder(x, y))  # the sign of the dividend, as MySQL's
+
+
+def _int_divide(a: Any, b: Any) -> int | str | None:
+    x, y = _dec(a), _dec(b)
+    if x is None or y is None or y == 0:
+        return None
+    q = int(_CONTEXT.divide_int(x, y))
+    return q if -(1 << 63) <= q < 1 << 63 else str(q)
+
+
+def _cast(a: Any, precision: Any, scale: Any) -> str | None:
+    """CAST(x AS DECIMAL(m,d)): rounded half up to d decimals, clipped to the largest value of
+    m digits (MySQL's cast, which warns and clips instead of failing)."""
+    x = _dec(a)
+    if x is None:
+        return None
+    m, d = int(precision), int(scale)
+    rounded = x.quantize(Decimal(1).scaleb(-d), context=_CONTEXT)
+    largest = _CONTEXT.subtract(Decimal(1).scaleb(m - d), Decimal(1).scaleb(-d))
+    if rounded.copy_abs() > largest:
+        rounded = largest.copy_sign(rounded)
+    return _text(rounded)
+
+
+def _temporal_number(a: Any) -> int | str | None:
+    """A DATE/TIME/DATETIME text as MySQL's number: '2020-01-02 03:04:05.5' is
+    20200102030405.5, '-01:00:00' is -10000 (an integer without a fraction)."""
+    if a is None:
+        return None
+    text = a.decode("ascii", "replace") if isinstance(a, bytes) else str(a)
+    sign = "-" if text.startswith("-") else ""
+    whole, _, frac = text.lstrip("-").partition(".")
+    digits = "".join(ch for ch in whole if ch.isdigit())
+    if not digits:
+        return 0
+    if frac:
+        return sign + digits.lstrip("0") + "." + frac if digits.lstrip("0") else sign + "0." + frac
+    n = int(sign + digits)
+    return n
+
+
+def _exact(a: Any) -> str | None:
+    """A number as its exact text (a DECIMAL-typed value SQLite produced: IFNULL(d, 0) ...)."""
+    return _text(_dec(a))
+
+
 FUNCTIONS = {
     "mysql_dec_add": _binary(_CONTEXT.add),
     "mysql_dec_sub": _binary(_CONTEXT.subtract),
     "mysql_dec_mul": _binary(_CONTEXT.multiply),
     "mysql_dec_div": _binary(_divide),
+    "mysql_dec_cmp": _compare,
+    "mysql_dec_nseq": _null_safe_equal,
+    "mysql_dec_mod": _mod,
+    "mysql_dec_intdiv": _int_divide,
+}
+VARIADIC = {
+    "mysql_dec_in": _in,
+    "mysql_dec_greatest": _pick(lambda v, best: v > best),
+    "mysql_dec_least": _pick(lambda v, best: v < best),
+    "mysql_dec_round": _round,
+    "mysql_dec_truncate": lambda a, places: _round(a, places, ROUND_DOWN),
+}
+UNARY = {
+    "mysql_dec_neg": _negate,
+    "mysql_dec_abs": lambda a: None if (x := _dec(a)) is None else _text(x.copy_abs()),
+    "mysql_dec_floor": _integral(ROUND_FLOOR),
+    "mysql_dec_ceil": _integral(ROUND_CEILING),
+    "mysql_dec": _exact,
+    "mysql_temporal_number": _temporal_number,
 }
 AGGREGATES = {"mysql_dec_sum": _Sum, "mysql_dec_avg": _Avg}
 OPERATORS = {"+": "mysql_dec_add", "-": "mysql_dec_sub", "*": "mysql_dec_mul", "/": "mysql_dec_div"}
@@ -101,6 +249,10 @@ OPERATORS = {"+": "mysql_dec_add", "-": "mysql_dec_sub", "*": "mysql_dec_mul", "
 def register(conn: sqlite3.Connection) -> None:
     for name, fn in FUNCTIONS.items():
         conn.create_function(name, 2, fn, deterministic=True)
-    conn.create_function("mysql_dec_neg", 1, _negate, deterministic=True)
+    for name, fn in VARIADIC.items():
+        conn.create_function(name, -1, fn, deterministic=True)
+    for name, fn in UNARY.items():
+        conn.create_function(name, 1, fn, deterministic=True)
+    conn.create_function("mysql_dec_cast", 3, _cast, deterministic=True)
     for name, aggregate in AGGREGATES.items():
-        conn.create_aggregate(name, 1, aggregate)
+        conn.create_window_function(name, 1, aggregate)  # an aggregate, and with OVER a window function

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 import sqlite3
 
+from engine import functions
 from engine.lexer import syntax_error
 from protocol.errors import (
     ER_BAD_FIELD_ERROR,
@@ -56,6 +57,8 @@ def map_sqlite_error(exc: sqlite3.Error | UnicodeEncodeError, database: str | No
         return SQLError(ER_NO_TABLES_USED)
     if "ambiguous column name" in msg:
         return SQLError(ER_UNKNOWN_ERROR, msg.replace("ambiguous column name: ", "Column '") + "' is ambiguous")
+    if msg == "user-defined function raised exception" and (error := functions.raised()) is not None:
+        return error  # a function failed the statement with MySQL's error (functions.raise_sql)
     if msg == "interrupted":  # KILL QUERY (SessionFunctions.interrupt)
         return SQLError(ER_QUERY_INTERRUPTED)
     if "no such function" in msg:

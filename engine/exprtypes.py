@@ -10,7 +10,9 @@ more decimals, comparisons INT(1), COUNT BIGINT, SUM/AVG of exact numbers DECIMA
 DOUBLE, MIN/MAX their argument's type, NOW() DATETIME, string functions VARCHAR, CAST targets).
 An expression it does not know is None: the engine then takes the one type all of the column's
 values fit (`coltypes.from_rows`), never the first row's. Literal values are statement arguments,
-so a description that read one is computed per execution; the rest is computed once.
+so a description that read one is computed per execution; the rest is computed once. A column
+of the statement's subqueries is looked up among all its tables (`SelectTypes.scope`); a scalar
+subquery has its item's type; a UNION's columns aggregate their branches' types (`UnionTypes`).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from dataclasses import dataclass, field
 from engine.catalog import Table
 from engine.coltypes import (
     BOOLEAN,
+    CHARSET_UTF8MB4_GENERAL_CI,
     DOUBLE,
     LONGLONG,
     NOT_FIXED_DEC,
@@ -41,7 +44,7 @@ _COMPARE_WORDS = {"AND", "OR", "NOT", "LIKE", "IS", "IN", "BETWEEN", "REGEXP", "
 _STRING_FUNCS = {"CONCAT", "CONCAT_WS", "UPPER", "LOWER", "UCASE", "LCASE", "SUBSTRING", "SUBSTR", "MID",
                  "LEFT", "RIGHT", "TRIM", "LTRIM", "RTRIM", "REPLACE", "REPEAT", "REVERSE", "LPAD", "RPAD",
                  "DATABASE", "SCHEMA", "USER", "CURRENT_USER", "SESSION_USER", "SYSTEM_USER", "VERSION",
-                 "DATE_FORMAT", "HEX", "MD5", "SHA1", "SHA2", "UUID", "GROUP_CONCAT", "FORMAT",
+                 "DATE_FORMAT", "HEX", "MD5", "SHA1", "SHA2", "UUID", "FORMAT",
                  "INSERT", "SPACE", "QUOTE", "CHAR_LENGTH"}
 _INT_FUNCS = {"LENGTH": 10, "OCTET_LENGTH": 10, "CHAR_LENGTH": 10, "CHARACTER_LENGTH": 10,
               "LOCATE": 11, "INSTR": 11, "POSITION": 11, "YEAR": 4, "MONTH": 2, "DAY": 2,
@@ -76,12 +79,13 @@ class _Unknown(Exception):
 class SelectTypes:
     items: list[list[Token]]  # select-list items, aliases dropped
     tables: list[tuple[str, Table]]  # FROM tables in order, by lower-case alias (or name)
+    scope: list[tuple[str, Table]] | None = None  # every table of the statement (subqueries' too)
     _static: list[ColumnType | None] | None = field(default=None, repr=False)
 
     def column_type(self, names: list[str]) -> ColumnType | None:
         """The type of the column `names` ([[db.]table.]column) of the FROM tables, or None."""
         try:
-            return _Typer(self.tables, [], list).column(names)
+            return _Typer(self.tables, [], list, self.scope).column(names)
         except _Unknown:
             return None
 
@@ -90,7 +94,7 @@ class SelectTypes:
         the statement's literal texts (read only for number literals)."""
         if self._static is not None:
             return self._static
-        typer = _Typer(self.tables, params, texts)
+        typer = _Typer(self.tables, params, texts, self.scope)
         out: list[ColumnType | None] = []
         for item in self.items:
             if item and item[-1].text == "*" and (len(item) == 1 or item[-2].text == "."):
@@ -105,6 +109,31 @@ class SelectTypes:
                 out.append(None)
         if not typer.read_params:
             self._static = out
+        return out
+
+
+@dataclass
+class UnionTypes:
+    """A UNION's (EXCEPT's, INTERSECT's) result columns: each branch typed as a SELECT, each
+    column the aggregation of the branches' types (MySQL's: DECIMAL over exact numbers, DOUBLE
+    over numbers, a string otherwise); a column some branch does not type is typed from its
+    values."""
+
+    branches: list[SelectTypes]
+
+    def types(self, params: list[object], texts) -> list[ColumnType | None]:
+        each = [branch.types(params, texts) for branch in self.branches]
+        if len({len(types) for types in each}) != 1:
+            return []
+        out: list[ColumnType | None] = []
+        for column in zip(*each, strict=True):
+            if any(ct is None for ct in column):
+                out.append(None)
+                continue
+            ct = _unify(column)
+            nullable = any(not c.flags & ColumnFlag.NOT_NULL for c in column)
+            out.append(ColumnType(ct.type, ct.length, ct.decimals, ct.charset,
+                                  ct.flags & ~ColumnFlag.NOT_NULL if nullable else ct.flags, ct.pad_to))
         return out
 
 
@@ -218,8 +247,10 @@ def from_tables(tokens: list[Token], i: int, lookup) -> list[tuple[str, Table]]:
 
 
 class _Typer:
-    def __init__(self, tables: list[tuple[str, Table]], params: list[object], texts):
+    def __init__(self, tables: list[tuple[str, Table]], params: list[object], texts,
+                 scope: list[tuple[str, Table]] | None = None):
         self.tables = tables
+        self.scope = tables + scope if scope else tables  # where a column name is looked up
         self.params = params
         self.texts = texts
         self.read_params = False
@@ -236,10 +267,10 @@ class _Typer:
 
     def column(self, names: list[str]) -> ColumnType:
         name = names[-1].lower()
-        candidates = self.tables
+        candidates = self.scope
         if len(names) >= 2:
             alias = names[-2].lower()
-            candidates = [(a, t) for a, t in self.tables if a == alias]
+            candidates = [(a, t) for a, t in self.scope if a == alias]
         for _, table in candidates:
             col = table.column(name)
             if col is not None:
@@ -284,8 +315,12 @@ class _Typer:
         t = toks[i]
         if t.kind == "op" and t.text in ("-", "+", "~"):
             ct, i = self.unary(toks, i + 1)
+            if t.text == "~":
+                return int_type(21, ColumnFlag.BINARY | ColumnFlag.UNSIGNED), i
             if t.text == "-" and toks[i - 1].kind == "param" and ct.type in _EXACT | {FieldType.NEWDECIMAL}:
                 return ct, i  # -5: the literal's own type
+            if t.text == "-" and ct.type in _TEMPORAL_DIGITS:  # -time_col: a number (DECIMAL)
+                return decimal_type(_TEMPORAL_DIGITS[ct.type] + ct.decimals, ct.decimals), i
             if ct.type in _EXACT:
                 return int_type(ct.length + 1), i
             return ct, i
@@ -300,7 +335,7 @@ class _Typer:
             return self.literal(t.param), i + 1
         if t.kind == "op" and t.text == "(":
             if i + 1 < len(toks) and toks[i + 1].is_word("SELECT"):
-                raise _Unknown
+                return self.scalar(toks, i)
             ct, j = self.expr(toks, i + 1)
             if j >= len(toks) or toks[j].text != ")":
                 raise _Unknown
@@ -334,6 +369,19 @@ class _Typer:
             return self.column(names), j
         raise _Unknown
 
+    def scalar(self, toks: list[Token], i: int) -> tuple[ColumnType, int]:
+        """A scalar subquery (one select-list item, no UNION): its item's type, nullable."""
+        end = _skip_parens(toks, i)
+        inner = toks[i + 1:end - 1]
+        found = split_select(inner)
+        if found is None or len(found[0]) != 1 or not found[0][0] or any(
+                t.is_word("UNION", "EXCEPT", "INTERSECT") for t in inner):
+            raise _Unknown
+        ct, stop = self.expr(found[0][0], 0)
+        if stop != len(found[0][0]):
+            raise _Unknown
+        return ColumnType(ct.type, ct.length, ct.decimals, ct.charset, ct.flags & ~ColumnFlag.NOT_NULL, ct.pad_to), end
+
     def param(self, n: int) -> object:
         self.read_params = True
         return self.params[n]
@@ -362,6 +410,8 @@ class _Typer:
         parts, _ = split_top(toks[i + 1:end - 1])
         types: list[ColumnType | None] = []
         for part in parts:
+            if part and part[0].is_word("DISTINCT", "ALL"):
+                part = part[1:]  # SUM(DISTINCT x): x's type
             if not part:
                 continue
             try:
@@ -377,7 +427,10 @@ class _Typer:
         if word in ("COUNT",):
             return int_type(21, _CONSTANT_FLAGS), _skip_parens(toks, i + 1)
         args, end = self.args(toks, i + 1)
-        return self.function(word, args, toks[i + 2:end - 1]), end
+        ct = self.function(word, args, toks[i + 2:end - 1])
+        if end < len(toks) and toks[end].is_word("OVER"):  # a window function: the same type
+            end = _skip_parens(toks, end + 1) if end + 1 < len(toks) and toks[end + 1].text == "(" else end + 2
+        return ct, end
 
     def function(self, word: str, args: list[ColumnType | None], inner: Sequence[Token] = ()) -> ColumnType:
         first = args[0] if args else None
@@ -411,6 +464,8 @@ class _Typer:
                 return DOUBLE
             dec = min((first.decimals if first.type == FieldType.NEWDECIMAL else 0) + 4, 30)
             return decimal_type(first.length + 4, dec, ColumnFlag.BINARY)
+        if word == "MOD" and len(args) == 2 and first is not None and args[1] is not None:
+            return _binary("%", first, args[1])
         if word in _SAME_AS_ARG or word == "IF" or word == "IFNULL":
             candidates = args[1:] if word == "IF" else args
             if not candidates or any(a is None for a in candidates):
@@ -427,12 +482,17 @@ class _Typer:
             if first.type in _EXACT:
                 return int_type(first.length, ColumnFlag.BINARY)
             if word in ("FLOOR", "CEIL", "CEILING"):
+                digits = first.length - (1 if first.decimals else 0) - 1 - first.decimals
+                if digits > 17:  # beyond BIGINT's sure digits: DECIMAL without decimals (MySQL's rule)
+                    return decimal_type(digits + 1, 0, ColumnFlag.BINARY)
                 return int_type(max(first.length - first.decimals, 1), ColumnFlag.BINARY)
             scale = 0
             if len(inner) >= 3 and inner[-1].kind == "param":
                 value = self.param(inner[-1].param)
                 scale = value if isinstance(value, int) and value >= 0 else 0
             return decimal_type(first.length, min(scale, first.decimals), ColumnFlag.BINARY)
+        if word == "GROUP_CONCAT":  # a text of up to group_concat_max_len (1M) bytes: MariaDB's BLOB type
+            return ColumnType(FieldType.BLOB, 16777216, 0, CHARSET_UTF8MB4_GENERAL_CI, 0)
         if word in ("HEX", "TO_BASE64", "UNHEX", "FROM_BASE64", "COMPRESS"):
             binary = word in ("UNHEX", "FROM_BASE64", "COMPRESS")
             return varchar(512, binary=binary)
@@ -530,6 +590,9 @@ def _skip_parens(toks: list[Token], i: int) -> int:
     raise _Unknown
 
 
+skip_parens, Unknown = _skip_parens, _Unknown  # for engine.exact, which reads the same token lists
+
+
 def _flags(a: ColumnType, b: ColumnType) -> int:
     return ColumnFlag.BINARY | (ColumnFlag.NOT_NULL if a.flags & b.flags & ColumnFlag.NOT_NULL else 0)
 
@@ -539,6 +602,7 @@ def _binary(op: str, a: ColumnType, b: ColumnType) -> ColumnType:
         return BOOLEAN
     if a.type == FieldType.NULL or b.type == FieldType.NULL:
         return NULL_TYPE if op in ("+", "-", "*", "/", "%", "MOD", "DIV") else BOOLEAN
+    a, b = _as_number(a), _as_number(b)
     flags = _flags(a, b)
     if op in ("|", "&", "<<", ">>", "^"):
         return int_type(21, ColumnFlag.BINARY | ColumnFlag.UNSIGNED)
@@ -551,12 +615,36 @@ def _binary(op: str, a: ColumnType, b: ColumnType) -> ColumnType:
         scale = min(a.decimals + 4, 30)
         return decimal_type(min(a.length - a.decimals + b.decimals + scale, 65), scale, flags)
     if a.type == FieldType.NEWDECIMAL or b.type == FieldType.NEWDECIMAL:
-        scale = a.decimals + b.decimals if op == "*" else max(a.decimals, b.decimals)
-        digits = max(a.length - a.decimals, b.length - b.decimals) + (a.length if op == "*" else 1)
+        if op == "*":  # MySQL: the precisions add up, as the scales do
+            scale = a.decimals + b.decimals
+            return decimal_type(min(_precision(a) + _precision(b), 65), min(scale, 30), flags)
+        scale = max(a.decimals, b.decimals)
+        digits = max(a.length - a.decimals, b.length - b.decimals) + 1
         return decimal_type(min(digits + scale, 65), min(scale, 30), flags)
     length = (a.length + b.length) if op == "*" else max(a.length, b.length) + 1
     unsigned = a.flags & b.flags & ColumnFlag.UNSIGNED if op != "-" else 0
     return int_type(length, flags | unsigned)
+
+
+_TEMPORAL_DIGITS = {FieldType.DATE: 8, FieldType.TIME: 7, FieldType.DATETIME: 14, FieldType.TIMESTAMP: 14}
+
+
+def _as_number(ct: ColumnType) -> ColumnType:
+    """A temporal operand of arithmetic as the number MySQL makes of it (20200102030405.123456:
+    an integer, or a DECIMAL with its fractional digits)."""
+    digits = _TEMPORAL_DIGITS.get(ct.type)
+    if digits is None:
+        return ct
+    if ct.decimals:
+        return decimal_type(digits + ct.decimals, ct.decimals)
+    return int_type(digits)
+
+
+def _precision(ct: ColumnType) -> int:
+    """A number type's digits (a DECIMAL's length less its sign and point)."""
+    if ct.type != FieldType.NEWDECIMAL:
+        return ct.length
+    return ct.length - (1 if ct.decimals else 0) - (0 if ct.flags & ColumnFlag.UNSIGNED else 1)
 
 
 def _numeric(ct: ColumnType) -> bool:

@@ -26,9 +26,28 @@ import time
 import uuid
 import zlib
 from datetime import UTC, datetime, timedelta
+from decimal import ROUND_HALF_UP, Context, Decimal, InvalidOperation
 from typing import Any
 
+from engine import values
+from protocol.errors import ER_TOO_BIG_PRECISION, SQLError
+
 MAX_RAND = 0x3FFFFFFF
+_RAISED = threading.local()  # the SQLError a function of this thread raised (see `raise_sql`)
+
+
+def raise_sql(exc: SQLError) -> None:
+    """Fail the running statement with MySQL's error: SQLite reports a function's exception as
+    "user-defined function raised exception"; `raised()` then gives the error itself."""
+    _RAISED.error = exc
+    raise exc
+
+
+def raised() -> SQLError | None:
+    """The error `raise_sql` left on this thread (once)."""
+    error = getattr(_RAISED, "error", None)
+    _RAISED.error = None
+    return error
 
 
 class RandState:
@@ -58,6 +77,7 @@ class SessionFunctions:
         self.upserts_changed = 0  # rows an ON DUPLICATE KEY UPDATE changed / left as they were
         self.upserts_unchanged = 0
         self.connection_id = 0
+        self.stored_rows: dict[str, int] = {}  # mysql_store calls of the statement, by target: the row number
         self.interrupted = threading.Event()  # KILL QUERY of the running statement
         self.sleeping = False  # inside SLEEP()/GET_LOCK(): the interruption ends the wait only
         self.guard = threading.Lock()  # `conn` vs interrupt(): never interrupt a connection we left
@@ -65,6 +85,7 @@ class SessionFunctions:
 
     def start_statement(self) -> None:
         self.interrupted.clear()
+        self.stored_rows.clear()
 
     def interrupt(self) -> None:
         """KILL QUERY: end a SLEEP()/GET_LOCK() wait, or stop the running read (SQLite's
@@ -181,6 +202,72 @@ def _int(value: Any) -> int:
 
 def _to_bytes(v: Any) -> bytes:
     return v if isinstance(v, bytes) else _to_str(v).encode("utf-8", "surrogateescape")
+
+
+_UINT64 = (1 << 64) - 1
+_WIDE = Context(prec=200)
+
+
+def _unsigned(value: Any) -> int:
+    """A bit operator's operand: MySQL's 64-bit unsigned integer (a negative number as its two's
+    complement, a fraction rounded half away from zero)."""
+    if isinstance(value, int):
+        return value & _UINT64
+    if isinstance(value, float) or not isinstance(value, str | bytes):
+        number = _num(value)
+    else:
+        text = _to_str(value).strip()
+        number = int(text) if text.lstrip("-").isdigit() else _num(text)
+    if isinstance(number, float):
+        if math.isnan(number):
+            return 0
+        number = int(math.copysign(math.floor(abs(number) + 0.5), number)) if abs(number) < 2 ** 64 else (
+            _UINT64 if number > 0 else 0)
+    return number & _UINT64
+
+
+def _as_sqlite(n: int) -> int | str:
+    return n if n < 1 << 63 else str(n)  # above SQLite's integers: its digits (as BIGINT UNSIGNED)
+
+
+def _case(convert):
+    """UPPER/LOWER over all of Unicode (SQLite's own convert ASCII only), one character to one
+    as MySQL's collations map them ('ß' stays 'ß'); a binary string is left as it is."""
+    def fn(value: Any) -> Any:
+        if value is None or isinstance(value, bytes):
+            return value
+        text = _to_str(value)
+        if text.isascii():
+            return convert(text)
+        return "".join(c if len(m := convert(c)) != 1 else m for c in text)
+    return fn
+
+
+def mysql_format(value: Any, places: Any, locale: Any = None) -> str | None:
+    """FORMAT(X, D): X rounded half up to D decimals (exactly, for a DECIMAL's text), with ','
+    between thousands ('en_US', the only locale here)."""
+    if value is None or places is None:
+        return None
+    number = Decimal(repr(value)) if isinstance(value, float) else _decimal_of(value)
+    digits = min(max(_int(places), 0), 38)
+    rounded = number.quantize(Decimal(1).scaleb(-digits), rounding=ROUND_HALF_UP, context=_WIDE)
+    return f"{rounded:,.{digits}f}"
+
+
+def _decimal_of(value: Any) -> Decimal:
+    m = _NUMBER_PREFIX.match(_to_str(value))
+    try:
+        return Decimal(m.group().strip()) if m else Decimal(0)
+    except InvalidOperation:
+        return Decimal(0)
+
+
+def bit_xor(a: Any, b: Any) -> int | str | None:
+    return None if a is None or b is None else _as_sqlite(_unsigned(a) ^ _unsigned(b))
+
+
+def bit_not(a: Any) -> int | str | None:
+    return None if a is None else _as_sqlite(~_unsigned(a) & _UINT64)
 
 
 def concat(*args: Any) -> str | bytes | None:
@@ -723,6 +810,48 @@ def conv(value: Any, from_base: Any, to_base: Any) -> str | None:
             return sign + out
 
 
+class _GroupConcat:
+    """MySQL's GROUP_CONCAT with ORDER BY (or DISTINCT and a separator): step(value, separator,
+    flags, *keys), flags 'D' or '-' (DISTINCT) then 'a'/'d' per key; NULLs sort first as MySQL's,
+    strings by their case-folded text (the default collation)."""
+
+    def __init__(self) -> None:
+        self.rows: list[tuple[tuple, Any]] = []
+        self.separator: Any = ","
+        self.flags = "-"
+
+    def step(self, value: Any, separator: Any, flags: str, *keys: Any) -> None:
+        self.separator, self.flags = separator, flags
+        if value is not None:
+            self.rows.append((keys, value))
+
+    def finalize(self) -> Any:
+        if not self.rows:
+            return None
+        rows = self.rows
+        for n in reversed(range(len(rows[0][0]))):  # stable sorts, the last key first
+            rows.sort(key=lambda row, n=n: _sort_key(row[0][n]), reverse=self.flags[n + 1] == "d")
+        values = [value for _, value in rows]
+        if self.flags[0] == "D":
+            values = list(dict.fromkeys(values))
+            if len(self.flags) == 1:  # DISTINCT alone: in order of value, as MariaDB's unique tree
+                values.sort(key=_sort_key)
+        separator = "" if self.separator is None else self.separator
+        if any(isinstance(v, bytes) for v in values) or isinstance(separator, bytes):
+            return _to_bytes(separator).join(_to_bytes(v) for v in values)
+        return _to_str(separator).join(_to_str(v) for v in values)
+
+
+def _sort_key(v: Any) -> tuple:
+    if v is None:
+        return (0, 0)
+    if isinstance(v, int | float):
+        return (1, v)
+    if isinstance(v, bytes):
+        return (3, v)
+    return (2, _to_str(v).casefold())
+
+
 class _BitAggregate:
     """BIT_XOR / BIT_OR / BIT_AND over unsigned 64-bit integers (NULLs skipped)."""
 
@@ -812,8 +941,30 @@ def register(conn: sqlite3.Connection, state: ConnectionState) -> None:
         finally:
             fx.sleeping = False
 
+    def mysql_store(value: Any, key: str) -> Any:
+        """An expression's value written to a column: converted and checked as strict mode
+        stores a literal (`values.store`); an error is the statement's (`raised`)."""
+        counts = session_fx().stored_rows
+        row = counts[key] = counts.get(key, 0) + 1
+        return store(value, key, row)
+
+    def mysql_store_check(value: Any, key: str) -> Any:
+        """mysql_store's value for the same row once more (UPDATE's changed-rows condition)."""
+        return store(value, key, session_fx().stored_rows.get(key, 0) + 1)
+
+    def store(value: Any, key: str, row: int) -> Any:
+        try:
+            return values.store_target(key, value, row)
+        except SQLError as exc:
+            raise_sql(exc)
+
+    def mysql_fsp(value: Any, digits: Any, name: str) -> Any:
+        if not isinstance(digits, int) or not 0 <= digits <= 6:
+            raise_sql(SQLError(ER_TOO_BIG_PRECISION, name))
+        return value if value is None or not digits else f"{value}.{'0' * digits}"
+
     fns = {
-        "mysql_sleep": (1, mysql_sleep), "get_lock": (2, get_lock),
+        "mysql_fsp": (3, mysql_fsp), "mysql_format": (-1, mysql_format), "upper": (1, _case(str.upper)), "lower": (1, _case(str.lower)), "mysql_store": (2, mysql_store), "mysql_store_check": (2, mysql_store_check), "mysql_sleep": (1, mysql_sleep), "get_lock": (2, get_lock),
         "release_lock": (1, lambda n: None if n is None else LOCKS.release(session_fx(), _to_str(n))),
         "release_all_locks": (0, lambda: LOCKS.release_all(session_fx())),
         "is_free_lock": (1, lambda n: None if n is None else int(LOCKS.owner(_to_str(n)) is None)),
@@ -843,13 +994,14 @@ def register(conn: sqlite3.Connection, state: ConnectionState) -> None:
         "md5": (1, _hash("md5")), "sha1": (1, _hash("sha1")), "sha": (1, _hash("sha1")), "sha2": (2, sha2),
         "uuid": (0, lambda: mysql_uuid(session_fx().rand)), "octet_length": (1, octet_length),
         "mysql_locate": (-1, mysql_locate), "substring_index": (3, substring_index),
-        "truncate": (2, truncate), "regexp": (2, regexp), "mysql_isnull": (1, mysql_isnull),
+        "mysql_bit_xor": (2, bit_xor), "mysql_bit_not": (1, bit_not), "truncate": (2, truncate), "regexp": (2, regexp), "mysql_isnull": (1, mysql_isnull),
         "ascii": (1, lambda s: None if s is None else (ord(_to_str(s)[0]) if _to_str(s) else 0)),
         "mysql_rand": (-1, mysql_rand), "mysql_set_last_id": (1, mysql_set_last_id),
         "mysql_upsert_mark": (2, mysql_upsert_mark), "mysql_date_add": (4, date_add),
     }
     for name, aggregate in (("bit_xor", _BitXor), ("bit_or", _BitOr), ("bit_and", _BitAnd)):
         conn.create_aggregate(name, 1, aggregate)
+    conn.create_aggregate("mysql_group_concat", -1, _GroupConcat)
     for name, (nargs, fn) in fns.items():
         deterministic = name not in _VOLATILE
         conn.create_function(name, nargs, _text_or_bytes(fn), deterministic=deterministic)

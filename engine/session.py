@@ -212,7 +212,7 @@ class Session:
         plan = engine.plan_for(inner, self._database, params, self.visible, self.processlist_reader)
         if plan.kind not in ("select", "write"):
             raise syntax_error(inner)
-        args = self._args(plan, params, context, _timestamp(context))
+        args = self._args(plan, params, context, _timestamp(context), sql)
         self._fx.start_statement()
         _, steps = await engine._on_reader(engine._pool.query, "EXPLAIN QUERY PLAN " + plan.sql, args, self._fx,
                                            self._database)
@@ -341,7 +341,7 @@ class Session:
     async def _select(self, sql: str, plan: Plan, params, context, lock_reads: bool = True) -> Result:
         engine = self.engine
         timestamp = _timestamp(context)
-        args = self._args(plan, params, context, timestamp)
+        args = self._args(plan, params, context, timestamp, sql)
         self._rand_for(plan, context)
         if plan.locking and lock_reads and (self._in_txn or not self.autocommit):
             # SELECT ... FOR UPDATE: the rows must not change before this transaction ends, so it

@@ -13,10 +13,9 @@ index hints / FOR UPDATE / DUAL dropped, INSERT IGNORE / REPLACE / ON DUPLICATE 
 INSERT ... SET. For INSERT ... VALUES into a table with an AUTO_INCREMENT column, every row's
 value of that column becomes an argument (`Plan.auto_slots`) so that the engine can hand out
 MySQL's ids (0/NULL/DEFAULT/absent = next id), exactly reproducible from a binlog INSERT_ID.
-A select-list item of a top-level SELECT computing with + - * / SUM AVG on DECIMAL columns (and
-exact numbers) becomes calls of `engine.decimal_math`'s exact functions, unless the statement
-refers to it after the select list (by alias or position): SQLite would compare their exact
-texts as strings there, so such an item, like every other arithmetic, stays SQLite's.
+Expressions on DECIMAL values, in any clause, become calls of `engine.decimal_math`'s exact
+functions (`engine.exact` finds them; `Translator.exact` holds them by start token). A value an
+UPDATE/INSERT computes for a column is stored as a literal is (`values.target`: strict mode).
 """
 
 from __future__ import annotations
@@ -26,10 +25,19 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine import decimal_math, infoschema
+from engine import infoschema, values
 from engine.catalog import Table
-from engine.coltypes import INTEGER_CODES
-from engine.exprtypes import SelectTypes, from_tables, select_items, split_select
+from engine.exact import Finder
+from engine.exprtypes import (
+    SelectTypes,
+    UnionTypes,
+    Unknown,
+    from_tables,
+    select_items,
+    skip_parens,
+    split_select,
+    split_top,
+)
 from engine.lexer import Token, extract, quote_ident, syntax_error, tokenize
 from protocol.errors import (
     ER_BAD_FIELD_ERROR,
@@ -45,7 +53,6 @@ from protocol.errors import (
     ER_WRONG_VALUE_COUNT_ON_ROW,
     SQLError,
 )
-from protocol.messages import FieldType
 
 # Per-execution argument sources (besides an int: the index of a literal of the statement).
 NOW, CURDATE, CURTIME, UNIX_NOW, LAST_ID, DATABASE, CONN_ID, FOUND, ROW_COUNT = (
@@ -71,7 +78,7 @@ FUNC_RENAME = {
     "LEFT": "mysql_left", "RIGHT": "mysql_right", "MOD": "mysql_mod", "FLOOR": "mysql_floor",
     "CEIL": "mysql_ceil", "CEILING": "mysql_ceil", "SLEEP": "mysql_sleep", "HEX": "mysql_hex",
     "INSERT": "mysql_insert", "JSON_EXTRACT": "mysql_json_extract", "JSON_VALID": "mysql_json_valid",
-    "POW": "pow", "DAYOFWEEK": "dayofweek",
+    "POW": "pow", "DAYOFWEEK": "dayofweek", "FORMAT": "mysql_format",
 }
 CAST_TYPES = {"SIGNED": "INTEGER", "UNSIGNED": "INTEGER", "CHAR": "TEXT", "DECIMAL": "REAL",
               "DATETIME": "TEXT", "DATE": "TEXT", "TIME": "TEXT", "BINARY": "BLOB", "DOUBLE": "REAL",
@@ -90,6 +97,12 @@ CALLS = {  # name() -> per-execution argument
     "UNIX_TIMESTAMP": UNIX_NOW, "LAST_INSERT_ID": LAST_ID, "DATABASE": DATABASE, "SCHEMA": DATABASE,
     "CONNECTION_ID": CONN_ID, "UTC_TIMESTAMP": NOW, "UTC_DATE": CURDATE, "UTC_TIME": CURTIME,
     "FOUND_ROWS": FOUND, "ROW_COUNT": ROW_COUNT,
+}
+
+FSP_NAMES = {  # the calls that take a fractional-seconds precision, by the name 1426 gives them
+    "NOW": "current_timestamp", "CURRENT_TIMESTAMP": "current_timestamp", "LOCALTIME": "current_timestamp",
+    "LOCALTIMESTAMP": "current_timestamp", "SYSDATE": "sysdate", "UTC_TIMESTAMP": "utc_timestamp",
+    "CURTIME": "curtime", "CURRENT_TIME": "curtime", "UTC_TIME": "utc_time",
 }
 
 
@@ -116,7 +129,7 @@ class Plan:
     cacheable: bool = True  # False when literals were inlined (ORDER BY 2)
     sysvars: bool = False  # reads @@variables: a write is binlogged with their values inlined
     calc_found: bool = False  # SQL_CALC_FOUND_ROWS: FOUND_ROWS() counts the rows without LIMIT
-    result_types: SelectTypes | None = None  # SELECT: the MySQL type of each result column
+    result_types: SelectTypes | UnionTypes | None = None  # SELECT: the MySQL type of each result column
 
 
 class Translator:
@@ -150,7 +163,10 @@ class Translator:
         self.calc_found = False  # SQL_CALC_FOUND_ROWS
         self.unit_at = -1  # token index of a TIMESTAMPDIFF/TIMESTAMPADD unit
         self.auto_dirty = False
-        self.exact: dict[int, tuple[int, tuple]] = {}  # select-list items computed exactly: start -> (end, tree)
+        self._finder: Finder | None = None
+        self._ctes: set[str] | None = None
+        self.substitute: dict[int, tuple[int, int]] = {}  # SET's references to columns set before
+        self.exact: dict[int, tuple[int, tuple]] = {}  # regions computed exactly (engine.exact): start -> (end, tree)
         self.view_of: Callable[[str, str], Any] = lambda schema, name: None  # -> catalog.View | None
         self.views_in: Callable[[str], list] = lambda schema: []  # a schema's views (information_schema)
         self.expanding: tuple[tuple[str, str], ...] = ()  # the views being expanded (a cycle is 1462)
@@ -243,7 +259,12 @@ class Translator:
         in_order = False  # in an ORDER BY / GROUP BY list (where a number is a column position)
         while i < end:
             if i in self.exact:
-                i = self.emit_exact(*self.exact.pop(i))
+                i = self.emit_exact(*self.exact[i])
+                continue
+            if i in self.substitute:  # a column an earlier SET assigned: its new value
+                stop, entry = self.substitute[i]
+                self.emit_assigned(entry)
+                i = stop
                 continue
             tok = toks[i]
             kind = tok.kind
@@ -399,9 +420,45 @@ class Translator:
             i += 1
         return i
 
+    def cte_names(self) -> set[str]:
+        """The (lower-case) names the statement's WITH clauses define: a FROM naming one reads
+        the common table expression, not a table of the default database."""
+        if self._ctes is None:
+            toks, found = self.tokens, set()
+            for k, t in enumerate(toks):
+                if not t.is_word("WITH"):
+                    continue
+                j = k + 2 if k + 1 < len(toks) and toks[k + 1].is_word("RECURSIVE") else k + 1
+                try:
+                    while j < len(toks) and toks[j].kind in ("word", "ident"):
+                        found.add(toks[j].text.lower())
+                        j += 1
+                        if toks[j].text == "(":
+                            j = skip_parens(toks, j)
+                        if not toks[j].is_word("AS"):
+                            break
+                        j = skip_parens(toks, j + 1)
+                        if j >= len(toks) or toks[j].text != ",":
+                            break
+                        j += 1
+                except (Unknown, IndexError):
+                    pass
+            self._ctes = found
+        return self._ctes
+
     def emit_table_ref(self, i: int) -> int:
         """A table name in a FROM/JOIN list: qualify it, keep its alias, drop index hints."""
         toks = self.tokens
+        if toks[i].text.lower() in self.cte_names() and not (i + 1 < len(toks) and toks[i + 1].text == "."):
+            self.out.append(quote_ident(toks[i].text))  # a common table expression
+            i += 1
+            if i < len(toks) and toks[i].is_word("AS"):
+                self.out.append("AS")
+                i += 1
+            if i < len(toks) and (toks[i].kind == "ident" or (toks[i].kind == "word" and toks[i].upper not in NOT_ALIAS)):
+                self.out.append(quote_ident(toks[i].text))
+                i += 1
+            return i
         i, schema, table = self.read_table_name(i)
         if schema.lower() == infoschema.NAME:
             tables_of = self.column_tables if table.lower() == "columns" else self.tables_of
@@ -457,6 +514,15 @@ class Translator:
                 self.uses_last_id = True
             self.add_arg(source)
             return i + 3
+        if word in FSP_NAMES and i + 3 < len(toks) and toks[i + 2].kind == "param" and toks[i + 3].text == ")":
+            # NOW(6): the statement's time with that many fractional digits (zeros: the time a
+            # statement runs at, and replays at on a replica, is a whole second)
+            self.out.append("mysql_fsp(")
+            self.add_arg(CALLS[word])
+            self.out.append(",")
+            self.add_arg(toks[i + 2].param)
+            self.out.append(f", '{FSP_NAMES[word]}')")
+            return i + 4
         if word == "UNIX_TIMESTAMP":
             self.out.append("mysql_unix_timestamp")
             return i + 1
@@ -477,6 +543,8 @@ class Translator:
             return self.emit_date_add(i, -1 if word in ("DATE_SUB", "SUBDATE") else 1)
         if word == "CAST" or word == "CONVERT":
             return self.emit_cast(i, word)
+        if word == "GROUP_CONCAT":
+            return self.emit_group_concat(i)
         if word == "VALUES":
             # ON DUPLICATE KEY UPDATE c = VALUES(c)
             col = toks[i + 2]
@@ -563,6 +631,75 @@ class Translator:
         out.append(f", '{toks[j].upper}', {sign})")
         return j + 1
 
+    def emit_group_concat(self, i: int) -> int:
+        """GROUP_CONCAT([DISTINCT] e [, e ...] [ORDER BY k [ASC|DESC] ...] [SEPARATOR s]): SQLite's
+        group_concat() for one value in any order; with DISTINCT and a separator, or an ORDER BY
+        (SQLite 3.40 has neither), `mysql_group_concat` (engine.functions); several values are
+        CONCAT()ed (a row with a NULL among them is skipped, as MySQL skips it)."""
+        toks = self.tokens
+        close, _ = self.close_of(i)
+        k = i + 2
+        distinct = toks[k].is_word("DISTINCT")
+        k += distinct
+        parts, _ = split_top(toks[k:close])
+        values: list[tuple[int, int]] = []
+        keys: list[tuple[int, int, bool]] = []
+        separator: tuple[int, int] | None = None
+        in_keys = False
+        for part in parts:
+            start = k
+            k += len(part) + 1  # the part and its comma
+            stops = [n for n, t in enumerate(part) if t.is_word("ORDER", "SEPARATOR")]
+            spans, at = [], 0
+            for n in [*stops, len(part)]:
+                spans.append((start + at, start + n))
+                at = n + (2 if n < len(part) and part[n].is_word("ORDER") else 1)
+            for n, (a, b) in enumerate(spans):
+                if n and toks[a - 1].is_word("SEPARATOR"):
+                    separator = (a, b)
+                    continue
+                if n and toks[a - 1].is_word("BY"):
+                    in_keys = True
+                if in_keys:
+                    desc = b - 1 >= a and toks[b - 1].is_word("DESC")
+                    keys.append((a, b - (desc or (b - 1 >= a and toks[b - 1].is_word("ASC"))), desc))
+                else:
+                    values.append((a, b))
+        if not values or any(a >= b for a, b in values + [(a, b) for a, b, _ in keys]):
+            raise self.error_at(i)
+        if not keys and not (distinct and separator):
+            self.out.append("group_concat(" + ("DISTINCT " if distinct else ""))
+            self.emit_concat(values)
+            if separator is not None:
+                self.out.append(",")
+                self.emit_range(*separator)
+            self.out.append(")")
+            return close + 1
+        self.out.append("mysql_group_concat(")
+        self.emit_concat(values)
+        self.out.append(",")
+        if separator is not None:
+            self.emit_range(*separator)
+        else:
+            self.out.append("','")
+        flags = ("D" if distinct else "-") + "".join("d" if desc else "a" for _, _, desc in keys)
+        self.out.append(f", '{flags}'")
+        for a, b, _ in keys:
+            self.out.append(",")
+            self.emit_range(a, b)
+        self.out.append(")")
+        return close + 1
+
+    def emit_concat(self, spans: list[tuple[int, int]]) -> None:
+        if len(spans) > 1:
+            self.out.append("concat(")
+        for n, (a, b) in enumerate(spans):
+            if n:
+                self.out.append(",")
+            self.emit_range(a, b)
+        if len(spans) > 1:
+            self.out.append(")")
+
     def emit_cast(self, i: int, word: str) -> int:
         toks = self.tokens
         # the matching ')' and the AS (CAST) or ',' / USING (CONVERT) between the arguments
@@ -609,48 +746,82 @@ class Translator:
 
     def plan_select(self) -> Plan:
         types = self.select_types()
-        if types is not None:
-            self.exact = self.exact_items(types)
+        self.select_exact(self.finder(), 0)
         end = self.emit_range(0, len(self.tokens))
         if end != len(self.tokens):
             raise self.error_at(end)
         return self.finish("select", names=self.select_names(), locking=self.locking, result_types=types)
 
-    # --- exact DECIMAL arithmetic (engine/decimal_math.py) ------------------------------------
+    # --- exact DECIMAL computation (engine/exact.py, engine/decimal_math.py) -------------------
 
-    def exact_items(self, types: SelectTypes) -> dict[int, tuple[int, tuple]]:
-        """The select-list items of this top-level SELECT that compute on DECIMAL columns with
-        + - * / SUM AVG only (columns of exact types, literals, parentheses), and whose value
-        nothing after the select list refers to (by alias or position): start -> (end, tree)."""
-        found = select_items(self.tokens)
-        if found is None:
-            return {}
-        items, end = found
-        after = self.tokens[end:]
-        for k, t in enumerate(after):
-            if t.kind == "param" and k and (after[k - 1].is_word("BY") or after[k - 1].text == ","):
-                return {}  # ORDER BY 2, GROUP BY 1 (or a list after a comma: not worth telling apart)
-        referenced = {t.text.lower() for t in after if t.kind in ("word", "ident")}
-        index = {id(t): k for k, t in enumerate(self.tokens)}
-        out: dict[int, tuple[int, tuple]] = {}
-        for item in items:
-            if not item:
-                continue
-            bare = split_select([self.tokens[0], *item])
-            expr = bare[0][0] if bare else []
-            if not expr or (len(expr) < len(item) and item[-1].text.lower() in referenced):
-                continue
-            start, stop = index[id(expr[0])], index[id(expr[-1])] + 1
-            parser = _ExactParser(self.tokens, stop, types)
-            try:
-                tree, at = parser.expr(start)
-            except _NotExact:
-                continue
-            if at == stop and parser.decimal:
-                out[start] = (stop, tree)
-        return out
+    def finder(self) -> Finder:
+        if self._finder is None:
+            self._finder = self.new_finder()
+        return self._finder
+
+    def new_finder(self) -> Finder:
+        return Finder(self.tokens, SelectTypes([], self.statement_tables()).column_type)
+
+    def statement_tables(self) -> list[tuple[str, Table]]:
+        """Every table the statement names, by alias: the FROM clauses at any depth, the target
+        of an UPDATE, INSERT or DELETE (what a column of any subquery may be)."""
+        toks = self.tokens
+
+        def lookup(schema: str | None, name: str) -> Table | None:
+            schema = schema or self.database
+            if schema is not None and schema.lower() == infoschema.NAME:
+                return infoschema.table(name)
+            return self.catalog(schema, name) if schema in self.schemas else None
+
+        tables: list[tuple[str, Table]] = []
+        for k, t in enumerate(toks):
+            if t.is_word("FROM") or (k == 0 and t.is_word("UPDATE")):
+                head = [Token("word", "FROM")] + (toks[1:] if k == 0 else toks[k + 1:])
+                if k == 0:
+                    head = head[:next((n for n, x in enumerate(head) if x.is_word("SET")), len(head))]
+                tables += from_tables(head, 0, lookup)
+        if toks and toks[0].is_word("INSERT", "REPLACE"):
+            at = 2 if len(toks) > 2 and toks[1].is_word("INTO") else 1
+            found = from_tables([Token("word", "FROM"), *toks[at:at + 3]], 0, lookup)
+            tables += [(name, table) for name, table in found[:1]]
+        return tables
+
+    def scan_exact(self, finder: Finder, lo: int, hi: int) -> None:
+        self.exact.update(finder.scan(lo, hi))
+        finder.regions.clear()  # taken (a many-row INSERT must not copy them again per row)
+
+    def value_exact(self, start: int, end: int):
+        """A value expression (SET, VALUES): its regions; its `exact.Expr` or None."""
+        finder = self.finder()
+        e = finder.value(start, end)
+        if e is not None:
+            finder.root(e)
+        self.exact.update(finder.regions)
+        finder.regions.clear()
+        return e
+
+    def select_exact(self, finder: Finder, start: int) -> None:
+        """The regions of the SELECT at tokens[start:], its select-list aliases typed first (HAVING
+        and ORDER BY may name them)."""
+        toks = self.tokens
+        found = select_items(toks[start:])
+        if found is not None:
+            items, _ = found
+            index = {id(t): k for k, t in enumerate(toks)}
+            for item in items:
+                bare = split_select([toks[start], *item])
+                expr = bare[0][0] if bare else []
+                if not expr:
+                    continue
+                e = finder.value(index[id(expr[0])], index[id(expr[-1])] + 1)
+                if e is not None:
+                    finder.root(e)
+                    if len(expr) < len(item):
+                        finder.aliases[item[-1].text.lower()] = e.cat
+        self.scan_exact(finder, start, len(toks))
 
     def emit_exact(self, end: int, tree: tuple) -> int:
+        """Emit an `engine.exact` tree; returns `end`."""
         kind = tree[0]
         if kind == "call":
             self.out.append(tree[1] + "(")
@@ -659,8 +830,18 @@ class Translator:
                     self.out.append(",")
                 self.emit_exact(end, arg)
             self.out.append(")")
-        else:  # a column reference or a literal: tokens [start, stop)
+        elif kind == "seq":
+            for part in tree[1:]:
+                self.emit_exact(end, part)
+        elif kind == "raw":
+            self.out.append(tree[1])
+        elif kind == "dec":  # a literal as its exact text
+            self.add_arg((STORE, tree[1], False, values.NUMBER, 1, "", False))
+        else:  # tokens [start, stop), emitted as usual (the region starting there aside)
+            region = self.exact.pop(tree[1], None)
             self.emit_range(tree[1], tree[2])
+            if region is not None:
+                self.exact[tree[1]] = region
         return end
 
     def has_set_operation(self) -> bool:
@@ -672,19 +853,39 @@ class Translator:
                 return True
         return False
 
-    def select_types(self) -> SelectTypes | None:
-        split = split_select(self.tokens)
-        if split is None or self.has_set_operation():
-            return None  # a UNION's columns take every branch's types: typed from the values
-        items, end = split
-
+    def select_types(self) -> SelectTypes | UnionTypes | None:
         def lookup(schema: str | None, name: str) -> Table | None:
             schema = schema or self.database
             if schema is not None and schema.lower() == infoschema.NAME:
                 return infoschema.table(name)
             return self.catalog(schema, name) if schema in self.schemas else None
 
-        return SelectTypes(items, from_tables(self.tokens, end, lookup))
+        scope = self.statement_tables()
+        branches = []
+        for part in self.set_branches():
+            split = split_select(part)
+            if split is None:
+                return None  # a parenthesized branch: typed from the values
+            branches.append(SelectTypes(split[0], from_tables(part, split[1], lookup), scope))
+        return branches[0] if len(branches) == 1 else UnionTypes(branches)
+
+    def set_branches(self) -> list[list[Token]]:
+        """The SELECTs a UNION / EXCEPT / INTERSECT combines (one for a plain SELECT)."""
+        parts: list[list[Token]] = [[]]
+        depth = 0
+        toks = self.tokens
+        k = 0
+        while k < len(toks):
+            t = toks[k]
+            if t.kind == "op" and t.text in "()":
+                depth += 1 if t.text == "(" else -1
+            elif depth == 0 and t.is_word("UNION", "EXCEPT", "INTERSECT"):
+                parts.append([])
+                k += 2 if k + 1 < len(toks) and toks[k + 1].is_word("ALL", "DISTINCT") else 1
+                continue
+            parts[-1].append(t)
+            k += 1
+        return parts
 
     def select_names(self) -> list[object] | None:
         """Column names MySQL would report, where SQLite's would differ (literals, rewrites)."""
@@ -756,7 +957,7 @@ class Translator:
                 if t.kind not in ("word", "ident"):
                     raise self.error_at(i)
                 # `t.col` is allowed in MySQL's column list
-                if i + 2 < len(toks) and toks[i + 1].text == ".":
+                while i + 2 < len(toks) and toks[i + 1].text == ".":
                     i += 2
                     t = toks[i]
                 columns.append(table.must_column(t.text).name)
@@ -825,6 +1026,13 @@ class Translator:
                 self.out.append("+ row_number() OVER () - 1 FROM (")
             elif columns is not None:
                 self.out.append("(" + ", ".join(quote_ident(c) for c in columns) + ")")
+            on_at = next((k for k in range(i, len(toks)) if toks[k].is_word("ON") and k + 1 < len(toks)
+                          and toks[k + 1].is_word("DUPLICATE")), len(toks))
+            if toks[i].is_word("SELECT"):
+                self.select_exact(self.finder(), i)
+            else:
+                self.scan_exact(self.finder(), i, on_at)
+            self.store_selected(i, table, columns or [c.name for c in table.columns])
             i = self.emit_range(i, len(toks), stop_words=frozenset({"ON"}))
             if numbered:
                 self.out.append(")")
@@ -893,7 +1101,7 @@ class Translator:
                     self.auto_dirty = True
                 if self.emit_stored(span, col, n + 1, schema, table.name):
                     continue
-                self.emit_range(span[0], span[1])
+                self.emit_value(span[0], span[1], col, schema, table.name)
             for _ in extra_now:
                 self.out.append(",")
                 self.add_arg(NOW)
@@ -927,6 +1135,55 @@ class Translator:
                     return i
             i += 1
         return i
+
+    def store_selected(self, i: int, table: Table, columns: list[str]) -> None:
+        """INSERT ... SELECT: each select-list item stored in its column as `emit_value` stores
+        a value (a SELECT with one select list, no `*`)."""
+        if not self.tokens[i].is_word("SELECT") or self.has_set_operation():
+            return
+        found = split_select(self.tokens[i:])
+        if found is None or len(found[0]) != len(columns):
+            return
+        index = {id(t): k for k, t in enumerate(self.tokens)}
+        for item, name in zip(found[0], columns, strict=True):
+            if not item or item[-1].text == "*":
+                return
+            start, end = index[id(item[0])], index[id(item[-1])] + 1
+            tree = self.value_tree(start, end, table.must_column(name), table.schema, table.name, by_sqlite=False)
+            if tree is not None:
+                self.exact[start] = (end, tree)
+
+    def emit_value(self, start: int, end: int, col, schema: str, table: str) -> None:
+        """An expression written to `col` (SET, VALUES, ON DUPLICATE KEY UPDATE)."""
+        tree = self.value_tree(start, end, col, schema, table)
+        if tree is None:
+            self.emit_range(start, end)
+        else:
+            self.emit_exact(end, tree)
+
+    def value_tree(self, start: int, end: int, col, schema: str, table: str, by_sqlite: bool = True) -> tuple | None:
+        """tokens[start:end] written to `col`, stored as strict mode stores a literal
+        (`values.target`), as an `engine.exact` tree; None where SQLite's value is stored as it
+        is. An integer expression into an integer column is checked by SQLite itself (no Python
+        per row: UPDATE t SET k = k + 1; its 1264 names row 1 even where mysqld names a later
+        row) unless `by_sqlite` is false; any other goes through `mysql_store` (DECIMAL rounded to its scale,
+        strings' lengths ...)."""
+        e = self.value_exact(start, end)
+        key = values.target(col, f"`{schema}`.`{table}`.`{col.name}`")
+        if key is None:
+            return None
+        region = self.exact.get(start)
+        inner = region[1] if region is not None and region[0] == end else ("tokens", start, end)
+        if e is not None and e.kind == "neglit":
+            inner = e.exact()  # -9223372036854775808: exact, never a double
+        stored = "'" + key.replace("'", "''") + "'"
+        bounds = values.int_range(col)
+        if by_sqlite and bounds is not None and e is not None and e.cat == "int":
+            # (an overflow past SQLite's integers makes a REAL, which BETWEEN may not tell apart)
+            return ("seq", ("raw", "iif(typeof(("), inner, ("raw", ")) = 'integer' AND ("), inner,
+                    ("raw", f") BETWEEN {bounds[0]} AND {bounds[1]}, ("), inner,
+                    ("raw", "), mysql_store(("), inner, ("raw", f"), {stored}))"))
+        return ("seq", ("raw", "mysql_store(("), inner, ("raw", f"), {stored})"))
 
     def emit_stored(self, span: tuple[int, int], col, row: int, schema: str, table: str) -> bool:
         """A literal (or `_binary` literal) assigned to `col`: an argument the engine converts
@@ -968,7 +1225,8 @@ class Translator:
         sql_args: list[object] = []
         for n, (name, o1, a1, o2, a2) in enumerate(assigned):
             sql.append(("OR " if n else "") + f"{quote_ident(name)} IS NOT (")
-            sql.extend(self.out[o1:o2])
+            # the value once more: its strict-mode check must not count a row twice
+            sql.extend(part.replace("mysql_store((", "mysql_store_check((") for part in self.out[o1:o2])
             sql.append(") COLLATE BINARY")
             sql_args.extend(self.args[a1:a2])
         return sql, sql_args
@@ -986,15 +1244,18 @@ class Translator:
         self.args = args[:a2] + changed_args + args[a2:]
 
     def emit_assignments(self, i: int, end: int, table: Table, stop=frozenset()) -> int:
-        """a = expr, t.b = expr ... (qualifiers dropped on the left side, as SQLite wants)."""
+        """a = expr, t.b = expr ... (qualifiers dropped on the left side, as SQLite wants). As in
+        MariaDB, a value reads the new value of a column assigned before it (SET a = b, b = a
+        makes both b's value): such a reference becomes that value (`substitute_assigned`)."""
         toks = self.tokens
         first = True
+        earlier: dict[str, int] = {}  # column assigned so far -> its entry in self.assigned
         while i < end:
             if not first:
                 self.out.append(",")
             first = False
-            if i + 2 < end and toks[i + 1].text == "." and toks[i + 1].kind == "op":
-                i += 2
+            while i + 2 < end and toks[i + 1].text == "." and toks[i + 1].kind == "op":
+                i += 2  # t.c, db.t.c
             col = toks[i]
             if col.kind not in ("word", "ident"):
                 raise self.error_at(i)
@@ -1020,8 +1281,12 @@ class Translator:
                     j = k
                     break
                 k += 1
-            if not self.emit_stored((start, j), target, 1, table.schema, table.name):
-                self.emit_range(start, j)
+            self.substitute_assigned(start, j, earlier)
+            if j - start == 1 and toks[start].is_word("DEFAULT"):  # SET c = DEFAULT
+                self.add_arg(NOW if target.default_now else ("const", target.default if target.has_default else None))
+            elif not self.emit_stored((start, j), target, 1, table.schema, table.name):
+                self.emit_value(start, j, target, table.schema, table.name)
+            earlier[target.name.lower()] = len(self.assigned)
             self.assigned.append((*span, len(self.out), len(self.args)))
             i = j
             if i < end and toks[i].text == ",":
@@ -1029,6 +1294,36 @@ class Translator:
                 continue
             break
         return i
+
+    def substitute_assigned(self, start: int, end: int, earlier: dict[str, int]) -> None:
+        """Mark the references in tokens[start:end] to columns `earlier` assignments set (not in
+        a subquery, not VALUES(c)): `emit_range` emits the assigned value there."""
+        if not earlier:
+            return
+        toks = self.tokens
+        subquery: list[bool] = []
+        for k in range(start, end):
+            t = toks[k]
+            if t.kind == "op" and t.text == "(":
+                subquery.append(k + 1 < end and toks[k + 1].is_word("SELECT"))
+            elif t.kind == "op" and t.text == ")":
+                if subquery:
+                    subquery.pop()
+            elif t.kind in ("word", "ident") and t.text.lower() in earlier and not any(subquery) \
+                    and not (k + 1 < end and toks[k + 1].text in (".", "(")) \
+                    and not (k >= 2 and toks[k - 1].text == "(" and toks[k - 2].is_word("VALUES")):
+                first = k
+                while first >= 2 and toks[first - 1].text == "." and toks[first - 1].kind == "op":
+                    first -= 2
+                self.substitute[first] = (k + 1, earlier[t.text.lower()])
+
+    def emit_assigned(self, entry: int) -> None:
+        """An earlier assignment's value once more (its strict-mode check not counting a row)."""
+        _, o1, a1, o2, a2 = self.assigned[entry]
+        self.out.append("(")
+        self.out.extend([part.replace("mysql_store((", "mysql_store_check((") for part in self.out[o1:o2]])
+        self.out.append(")")
+        self.args.extend(self.args[a1:a2])
 
     def plan_update(self) -> Plan:
         toks = self.tokens
@@ -1060,6 +1355,7 @@ class Translator:
             if col.on_update_now and col.name.lower() not in set_cols:
                 self.out.append(", " + quote_ident(col.name) + " =")
                 self.add_arg(NOW)
+        self.scan_exact(self.finder(), i, len(toks))
         prefix_out = len(self.out)
         has_where = i < len(toks) and toks[i].is_word("WHERE")
         end = self.emit_range(i, len(toks))
@@ -1090,6 +1386,8 @@ class Translator:
         assignments: list[tuple[tuple[str, str, str], str, int, int]] = []
         k = set_at + 1
         while k < where_at:
+            if k + 4 < where_at and toks[k + 1].text == "." and toks[k + 3].text == ".":
+                k += 2  # db.t.c: the table's name (or alias) decides
             if k + 2 < where_at and toks[k + 1].text == ".":
                 qualifier, col, k = toks[k].text, toks[k + 2].text, k + 3
                 owners = [r for r in refs if r[2] == qualifier]
@@ -1121,9 +1419,11 @@ class Translator:
                 out.append(", " + quote_ident(column.name) + " =")
                 self.add_arg(NOW)
         out.append(f"FROM (SELECT {quote_ident(ref)}.rowid AS \"__rid\"")
-        for n, (_, _, v1, v2) in enumerate(assignments):
+        self.scan_exact(self.finder(), start, set_at)
+        self.scan_exact(self.finder(), where_at, len(toks))
+        for n, (_, col, v1, v2) in enumerate(assignments):
             out.append(", (")
-            self.emit_range(v1, v2)
+            self.emit_value(v1, v2, table.must_column(col), schema, table.name)
             out.append(f") AS \"v{n}\"")
         toks[start - 1] = Token("word", "FROM", -1, toks[start - 1].start, toks[start - 1].end)
         self.emit_range(start - 1, set_at)
@@ -1142,6 +1442,8 @@ class Translator:
         if not toks[i].is_word("FROM"):
             return self.plan_multi_delete(i, i)  # DELETE t FROM t JOIN ...
         j, _, _ = self.read_table_name(i + 1)
+        if j + 1 < len(toks) and toks[j].text == "." and toks[j + 1].text == "*":
+            j += 2  # DELETE FROM t.* USING ...
         if j < len(toks) and toks[j].is_word("USING"):
             return self.plan_multi_delete(i + 1, j)  # DELETE FROM t USING t JOIN ...
         i, schema, name = self.read_table_name(i + 1)
@@ -1153,6 +1455,7 @@ class Translator:
             i += 1
         else:
             self.out.append(f"DELETE FROM {self.table_sql(schema, name)}")
+        self.scan_exact(self.finder(), i, len(toks))
         end = self.emit_range(i, len(toks))
         if end != len(toks):
             raise self.error_at(end)
@@ -1190,6 +1493,8 @@ class Translator:
         its rows chosen by rowid through the join."""
         toks = self.tokens
         after, target_schema, target = self.read_table_name(target_at)
+        if after + 1 < len(toks) and toks[after].text == "." and toks[after + 1].text == "*":
+            after += 2  # DELETE t.* FROM ...
         if toks[after].text == "," or (target_at != join_at and after != join_at):
             raise SQLError(ER_NOT_SUPPORTED_YET, "DELETE from several tables")
         if target_at == join_at and not toks[after].is_word("FROM"):
@@ -1204,72 +1509,9 @@ class Translator:
         table = self.need_table(schema, name)
         self.out.append(f"DELETE FROM {self.table_sql(schema, table.name)} WHERE rowid IN (SELECT "
                         f"{quote_ident(alias)}.rowid")
+        self.scan_exact(self.finder(), after, len(toks))
         end = self.emit_range(after, len(toks))
         if end != len(toks):
             raise self.error_at(end)
         self.out.append(")")
         return self.finish("write", target=(schema, table.name))
-
-
-class _NotExact(Exception):
-    """An item outside `_ExactParser`'s grammar."""
-
-
-class _ExactParser:
-    """The grammar `exact_items` computes exactly: + - (binary and unary), * /, parentheses,
-    SUM(x), AVG(x), literals and columns of exact numeric types (`decimal` notes a DECIMAL one).
-    Anything else raises `_NotExact`: that item is left to SQLite."""
-
-    def __init__(self, tokens: list[Token], stop: int, types: SelectTypes) -> None:
-        self.tokens, self.stop, self.types = tokens, stop, types
-        self.decimal = False
-
-    def at(self, i: int, *texts: str) -> bool:
-        return i < self.stop and self.tokens[i].kind == "op" and self.tokens[i].text in texts
-
-    def expr(self, i: int) -> tuple[tuple, int]:
-        return self.chain(i, ("+", "-"), self.term)
-
-    def term(self, i: int) -> tuple[tuple, int]:
-        return self.chain(i, ("*", "/"), self.factor)
-
-    def chain(self, i: int, ops: tuple[str, ...], operand) -> tuple[tuple, int]:
-        """operand (op operand)*, left-associative."""
-        left, i = operand(i)
-        while self.at(i, *ops):
-            right, j = operand(i + 1)
-            left, i = ("call", decimal_math.OPERATORS[self.tokens[i].text], left, right), j
-        return left, i
-
-    def factor(self, i: int) -> tuple[tuple, int]:
-        if self.at(i, "-"):
-            inner, i = self.factor(i + 1)
-            return ("call", "mysql_dec_neg", inner), i
-        if i >= self.stop:
-            raise _NotExact
-        t = self.tokens[i]
-        if self.at(i, "("):
-            inner, i = self.expr(i + 1)
-            if not self.at(i, ")"):
-                raise _NotExact
-            return inner, i + 1
-        if t.kind == "param":
-            return ("tokens", i, i + 1), i + 1
-        if t.is_word("SUM", "AVG") and self.at(i + 1, "("):
-            inner, j = self.expr(i + 2)
-            if not self.at(j, ")"):
-                raise _NotExact
-            return ("call", "mysql_dec_" + t.upper.lower(), inner), j + 1
-        if t.kind not in ("word", "ident"):
-            raise _NotExact
-        j = i + 1
-        while self.at(j, ".") and j + 1 < self.stop and self.tokens[j + 1].kind in ("word", "ident"):
-            j += 2
-        if self.at(j, "("):
-            raise _NotExact  # a function call
-        ct = self.types.column_type([self.tokens[k].text for k in range(i, j, 2)])
-        if ct is not None and (ct.type == FieldType.NEWDECIMAL or ct.type == FieldType.LONGLONG and ct.unsigned):
-            self.decimal = True  # (BIGINT UNSIGNED is kept as exact text too)
-        elif ct is None or ct.type not in INTEGER_CODES:
-            raise _NotExact
-        return ("tokens", i, j), j

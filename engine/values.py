@@ -34,14 +34,55 @@ _INT_BITS = {"tinyint": 8, "smallint": 16, "mediumint": 24, "int": 32, "integer"
 _TEXT_BYTES = {"tinytext": 255, "text": 65535, "mediumtext": 16777215, "longtext": 4294967295}
 _BLOB_BYTES = {"tinyblob": 255, "blob": 65535, "mediumblob": 16777215, "longblob": 4294967295}
 _NUMBER_PREFIX = re.compile(r"\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
+# a literal that an exact DECIMAL computation reads (`engine.exact`): bound as its exact text,
+# as written (never the float the lexer made of `1.5`)
+NUMBER = Column("number", "longtext")
 TIME_MAX_HOURS = 838  # TIME's range: -838:59:59.999999 .. 838:59:59.999999
 _TEMPORAL = re.compile(r"^(-?\d+(?:[-:]\d+)*(?: \d+(?::\d+)*)?)(?:\.(\d*))?$")
+
+
+_TARGETS: dict[str, tuple[Column, str]] = {}  # target() keys -> the column an expression is stored in
+_STRICT_BASES = INT_TYPES | NUMERIC_TYPES | BLOB_TYPES | {"char", "varchar", "tinytext", "text", "mediumtext",
+                                                          "longtext"}
+
+
+def target(col: Column, where: str) -> str | None:
+    """The key under which `mysql_store(value, key)` (a SQLite function, see `functions`) finds
+    the column an expression's value is written to, checked and converted by `store` as a
+    literal is (strict mode for expressions: UPDATE t SET tiny = tiny + 200 is 1264). None for
+    the types whose expression values are stored as SQLite computes them (temporal, ENUM/SET,
+    JSON, BIT, YEAR, floats)."""
+    if col.base not in _STRICT_BASES or col.base in ("bit", "year"):
+        return None
+    key = f"{where} {col.type_text}"
+    _TARGETS[key] = (col, where)
+    return key
+
+
+def store_target(key: str, value: object, row: int) -> object:
+    col, where = _TARGETS[key]
+    if isinstance(value, str) and (col.base in INT_TYPES or col.base in NUMERIC_TYPES):
+        try:
+            value = Decimal(value)  # an exact number computed as its text (engine.exact)
+        except InvalidOperation:
+            pass
+    return store(col, value, row, where)
+
+
+def int_range(col: Column) -> tuple[int, int] | None:
+    """The values an integer column holds (the native check of an integer expression)."""
+    if col.base not in _INT_BITS:
+        return None
+    bits = _INT_BITS[col.base]
+    return (0, (1 << bits) - 1) if col.unsigned else (-(1 << (bits - 1)), (1 << (bits - 1)) - 1)
 
 
 def store(col: Column, value: object, row: int, where: str) -> object:
     """`where` is the column as MariaDB names it in 1366: `db`.`table`.`column`."""
     if value is None:
         return None
+    if col is NUMBER:  # integers as integers, any other number as its exact text
+        return str(value) if isinstance(value, Decimal) else value
     base = col.base
     if base in INT_TYPES and base not in ("bit", "year"):
         return _integer(col, value, row, where)
@@ -82,8 +123,7 @@ def _number(col: Column, value: object, row: int, where: str, kind: str) -> Deci
 def _integer(col: Column, value: object, row: int, where: str) -> int | str:
     number = _number(col, value, row, where, "integer")
     n = int(number.to_integral_value(rounding=ROUND_HALF_UP, context=EXACT))  # half away from zero
-    bits = _INT_BITS.get(col.base, 64)
-    low, high = (0, (1 << bits) - 1) if col.unsigned else (-(1 << (bits - 1)), (1 << (bits - 1)) - 1)
+    low, high = int_range(col) or (-(1 << 63), (1 << 63) - 1)
     if not low <= n <= high:
         raise SQLError(ER_WARN_DATA_OUT_OF_RANGE, col.name, row)
     return n if n < 1 << 63 else str(n)  # BIGINT UNSIGNED above SQLite's integers: its digits

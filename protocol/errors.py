@@ -74,6 +74,7 @@ ER_NOT_SUPPORTED_YET = MySQLError(1235, "42000", "This version of MariaDB doesn'
 ER_WRONG_OBJECT = MySQLError(1347, "HY000", "'%s.%s' is not of type '%s'")
 ER_UNKNOWN_VIEW = MySQLError(4092, "42S02", "Unknown VIEW: '%s'")
 ER_NON_UPDATABLE_TABLE = MySQLError(1288, "HY000", "The target table %s of the %s is not updatable")
+ER_TOO_BIG_PRECISION = MySQLError(1426, "42000", "Too big precision specified for '%s'. Maximum is 6")
 ER_VIEW_RECURSIVE = MySQLError(1462, "HY000", "`%s`.`%s` contains view recursion")
 ER_NON_INSERTABLE_TABLE = MySQLError(1471, "HY000", "The target table %s of the %s is not insertable-into")
 ER_MASTER_FATAL_ERROR_READING_BINLOG = MySQLError(1236, "HY000", "Got fatal error %s from master when reading data from binary log: '%s'")

@@ -333,6 +333,11 @@ async def read_answer(reader: asyncio.StreamReader, caps: int, command: int | No
             head = payload[:1]
             if head == b"\xff":
                 return check_err(payload)
+            if command is None and _looks_prepared(payload):
+                # a COM_STMT_PREPARE the server read out of a packet that lied about its length:
+                # the prepare answer's first packet starts with 0x00 as an OK does
+                await _read_prepare_blocks(PrepareOK.decode(payload), caps, lambda: _next(reader, in_sequence))
+                return "prepared"
             if head == b"\x00":
                 status = OK.decode(payload, caps).status
                 kind = "OK"
@@ -357,6 +362,29 @@ async def read_answer(reader: asyncio.StreamReader, caps: int, command: int | No
             raise Malformed(f"answer {payload[:32].hex()}: {exc.message}") from None
         if not status & _MORE:
             return kind
+
+
+def _looks_prepared(payload: bytes) -> bool:
+    """A COM_STMT_PREPARE_OK with definitions to follow (12 bytes: 0x00, id, columns, params, a
+    zero filler, warnings), not an OK packet: an OK that long would carry a zero byte inside
+    its info text, which the server never sends."""
+    return len(payload) == 12 and payload[0] == 0 and payload[9] == 0 and payload[5:9] != b"\x00" * 4
+
+
+async def _next(reader: asyncio.StreamReader, in_sequence) -> bytes:
+    packet = await read_packet(reader)
+    if packet is None:
+        raise Malformed("closed inside an answer")
+    return in_sequence(packet)
+
+
+async def _read_prepare_blocks(answer: PrepareOK, caps: int, next_payload) -> None:
+    """The parameter and column definition blocks after a COM_STMT_PREPARE_OK, each decoded."""
+    for block in (answer.num_params, len(answer.columns)):
+        for _ in range(block):
+            ColumnDefinition.decode(await next_payload())
+        if block and not caps & Capability.CLIENT_DEPRECATE_EOF:
+            EOF.decode(await next_payload())
 
 
 async def _read_binary_answer(reader: asyncio.StreamReader, caps: int, command: int, prepared: Prepared,
@@ -394,11 +422,7 @@ async def _read_binary_answer(reader: asyncio.StreamReader, caps: int, command: 
             return check_err(first)
         if command == COM_STMT_PREPARE:
             answer = PrepareOK.decode(first)
-            for block in (answer.num_params, len(answer.columns)):
-                for _ in range(block):
-                    ColumnDefinition.decode(await next_payload())
-                if block and not deprecate_eof:
-                    EOF.decode(await next_payload())
+            await _read_prepare_blocks(answer, caps, next_payload)
             prepared.params[answer.statement_id] = answer.num_params
             return "prepared"
         if command == COM_STMT_FETCH:

@@ -65,3 +65,24 @@ def test_a_close_is_required_after_a_half_close():
     assert stats.answers == {"ERR 1043": 1, "closed": 1}
     with pytest.raises(Malformed):
         asyncio.run(run(framed(b"\x07garbage", seq=2)))
+
+
+def test_a_prepare_answer_read_after_broken_framing_is_read_whole():
+    """Worker seed 3006 of the 1,000,000-packet run: after a packet that lied about its length
+    the server read a COM_STMT_PREPARE out of the rest and answered it rightly; the checker,
+    not knowing the command, took the COM_STMT_PREPARE_OK (0x00 first) for an OK and the
+    parameter definition after it for the start of the next answer."""
+    from protocol.binary import PrepareOK
+
+    prepare = PrepareOK(7, (column("?"),), 2).payloads(CAPS)
+    data = framed(*prepare) + framed(OK().encode(CAPS))
+
+    async def both() -> list[str]:
+        reader = asyncio.StreamReader()
+        reader.feed_data(data)
+        reader.feed_eof()
+        return [await read_answer(reader, CAPS, None), await read_answer(reader, CAPS, None),
+                await read_answer(reader, CAPS, None)]
+
+    assert asyncio.run(both()) == ["prepared", "OK", "closed"]
+    assert answer(framed(OK(info="abc").encode(CAPS)), None) == "OK"

@@ -138,18 +138,24 @@ def _translated(sql: str) -> str:
                       {"db"}, params).plan().sql
 
 
-def test_decimal_arithmetic_is_exact_only_where_nothing_else_reads_it():
-    """Items on DECIMAL columns go through the exact functions; integer and floating arithmetic,
-    other functions, and items the statement sorts or compares by alias or position stay SQLite's."""
+def test_decimal_computation_is_exact_wherever_it_is_and_only_there():
+    """Expressions on DECIMAL columns go through the exact functions in every clause (sorted and
+    compared values too, collated by value); integer, float and string expressions, and a DECIMAL
+    column compared with literals (its index usable), stay SQLite's."""
     assert "mysql_dec_add" in _translated("SELECT n + 1 FROM t")
     assert "mysql_dec_sum( mysql_dec_mul(" in _translated("SELECT id, SUM(n * id) AS s FROM t GROUP BY id")
     assert "mysql_dec_div( mysql_dec_neg(" in _translated("SELECT -n / 3 FROM t ORDER BY id")
     assert "mysql_dec_mul" in _translated("SELECT u * 2 FROM t")  # BIGINT UNSIGNED: exact text too
-    for sql in ["SELECT id + 1, id * 2 FROM t", "SELECT n + x FROM t", "SELECT ROUND(n + 1) FROM t",
-                "SELECT n + 1 AS s FROM t ORDER BY s", "SELECT SUM(n) FROM t ORDER BY 1",
-                "SELECT SUM(n) s FROM t HAVING s > 1", "SELECT n + 1 FROM t UNION SELECT 1",
-                "SELECT (SELECT SUM(n) FROM t) + 1", "SELECT SUM(DISTINCT n) FROM t"]:
-        assert "mysql_dec" not in _translated(sql), sql
+    assert "mysql_dec_cmp( mysql_dec_mul( n , ? ) , ? ) > 0" in _translated("SELECT id FROM t WHERE n * 2 > 5")
+    assert "COLLATE mysql_decimal" in _translated("SELECT n + 1 AS s FROM t ORDER BY s")
+    assert "mysql_dec_cmp( s , ? )" in _translated("SELECT SUM(n) s FROM t HAVING s > 1")
+    assert "mysql_dec_round( mysql_dec_add(" in _translated("SELECT ROUND(n + 1, 1) FROM t")
+    assert "mysql_dec_add" in _translated("UPDATE t SET n = n + 0.01 WHERE n * 2 > 1")
+    assert "mysql_dec_cast" in _translated("SELECT CAST(x AS DECIMAL(5,2)) FROM t")
+    for sql in ["SELECT id + 1, id * 2 FROM t WHERE id > 3 ORDER BY id", "SELECT n + x FROM t",
+                "SELECT id FROM t WHERE n = 1.5 OR n BETWEEN 1 AND 2 OR n IN (1, 2.5)",
+                "UPDATE t SET id = id + 1 WHERE id = 5", "SELECT SUM(id), AVG(x), v FROM t GROUP BY v"]:
+        assert "mysql_dec_" not in _translated(sql), sql
 
 
 def test_decimal_functions_keep_mysql_scales():

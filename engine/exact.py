@@ -1,0 +1,558 @@
+"""Which expressions of a statement compute on DECIMAL values, and the `decimal_math` calls that
+compute them exactly (SQLite's arithmetic on them is a double, wrong beyond ~15 digits).
+
+Contract. `Finder(tokens, lookup).scan(lo, hi)` walks the expressions of tokens[lo:hi] (each
+clause's expressions, subqueries and function arguments included) with MySQL's operator
+precedence, and types them by category from the schema (`lookup(names)` -> the column's
+`ColumnType`): `dec` (DECIMAL, BIGINT UNSIGNED, which SQLite holds as exact text), `int`, `float`,
+`lit` (a literal: its kind is known only per execution, the shape is shared), `other`. It
+returns the regions to emit differently, start token -> (end, tree), where a tree is
+  ("tokens", start, end)   the tokens, emitted as usual (regions inside them included)
+  ("call", name, *trees)   a `decimal_math` function
+  ("raw", text)            SQL text
+  ("seq", *trees)          trees one after the other
+  ("dec", param)            a literal bound as its exact text (never a float)
+What becomes a call: + - * / DIV % and unary - with a DECIMAL operand, / of two exact integers
+(MySQL's division is DECIMAL), arithmetic on literals only (`0.1 + 0.2`; integers stay
+integers), a temporal column in arithmetic (its number, 20200102030405.5); SUM, AVG (also
+DISTINCT and OVER), ABS, ROUND, TRUNCATE, FLOOR, CEIL, GREATEST, LEAST, MOD, NULLIF of DECIMAL
+arguments; SUM and AVG of a BIGINT column; CAST(x AS DECIMAL(m,d)); CASE d WHEN ...;
+comparisons, BETWEEN and IN with a DECIMAL side (`mysql_dec_cmp`), except a stored DECIMAL
+column against literals or another stored DECIMAL column, which SQLite compares by value
+already (the column's `mysql_decimal` collation, index usable): there only the literals are
+bound exact. A scalar subquery has its item's category. A region whose value is a DECIMAL gets
+`COLLATE mysql_decimal`, so that ORDER BY, GROUP BY, DISTINCT, MIN and MAX (and an alias or
+position naming it) order its texts by value. Integer, float and string expressions are never
+changed (SQLite's own operators: no Python per row). Also MySQL's `^` (bitwise XOR) and `~`
+(64-bit unsigned) become functions, which SQLite lacks. An expression outside the grammar
+(INTERVAL arithmetic, row constructors ...) is left as written (SQLite's double where it
+computes on DECIMALs), its subexpressions still found.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from engine.coltypes import INTEGER_CODES
+from engine.exprtypes import Unknown, skip_parens, split_select
+from engine.lexer import Token
+from protocol.messages import FieldType
+
+DEC, INT, FLOAT, LIT, OTHER, NULL = "dec", "int", "float", "lit", "other", "null"
+NUMERIC = {DEC, INT, LIT, NULL}
+COLLATE = ("raw", "COLLATE mysql_decimal")
+
+# binary operators by precedence (MySQL's, lowest first)
+_PREC = {"OR": 1, "||": 1, "XOR": 2, "AND": 3, "&&": 3, "=": 5, "<=>": 5, ">=": 5, "<=": 5, "<": 5,
+         ">": 5, "!=": 5, "<>": 5, "IS": 5, "LIKE": 5, "REGEXP": 5, "RLIKE": 5, "IN": 5, "BETWEEN": 5,
+         "NOT": 5, "SOUNDS": 5, "|": 6, "&": 7, "<<": 8, ">>": 8, "+": 9, "-": 9, "*": 10, "/": 10,
+         "DIV": 10, "%": 10, "MOD": 10, "^": 11}
+_COMPARE = {"=", "<=>", ">=", "<=", "<", ">", "!=", "<>"}
+_ARITH = {"+": "mysql_dec_add", "-": "mysql_dec_sub", "*": "mysql_dec_mul", "/": "mysql_dec_div",
+          "%": "mysql_dec_mod", "MOD": "mysql_dec_mod", "DIV": "mysql_dec_intdiv"}
+_DEC_FUNCS = {"ABS": "mysql_dec_abs", "FLOOR": "mysql_dec_floor", "CEIL": "mysql_dec_ceil",
+              "CEILING": "mysql_dec_ceil", "ROUND": "mysql_dec_round", "TRUNCATE": "mysql_dec_truncate",
+              "GREATEST": "mysql_dec_greatest", "LEAST": "mysql_dec_least", "MOD": "mysql_dec_mod",
+              "SUM": "mysql_dec_sum", "AVG": "mysql_dec_avg"}
+_SAME_AS_ARGS = {"MIN", "MAX", "ANY_VALUE", "IFNULL", "COALESCE", "NULLIF", "IF"}
+_INT_RESULT = {"COUNT", "LENGTH", "OCTET_LENGTH", "CHAR_LENGTH", "CHARACTER_LENGTH", "LOCATE", "INSTR",
+               "POSITION", "YEAR", "MONTH", "DAY", "DAYOFMONTH", "HOUR", "MINUTE", "SECOND", "SIGN",
+               "LAST_INSERT_ID", "UNIX_TIMESTAMP", "ROW_COUNT", "FOUND_ROWS", "CONNECTION_ID",
+               "ASCII", "ORD", "CRC32", "DATEDIFF", "TIMESTAMPDIFF", "TO_DAYS", "BIT_COUNT", "STRCMP"}
+_FLOAT_RESULT = {"RAND", "SQRT", "POW", "POWER", "EXP", "LN", "LOG", "LOG2", "LOG10", "SIN", "COS",
+                 "TAN", "ASIN", "ACOS", "ATAN", "ATAN2", "PI", "DEGREES", "RADIANS", "STD", "STDDEV",
+                 "VARIANCE", "VAR_POP", "VAR_SAMP", "STDDEV_POP", "STDDEV_SAMP"}
+# words that never start or continue an expression (the end of one)
+_STOP = {"SELECT", "FROM", "WHERE", "GROUP", "ORDER", "BY", "HAVING", "LIMIT", "OFFSET", "SET", "UPDATE",
+         "DELETE", "INSERT", "INTO", "VALUES", "VALUE", "AS", "ON", "USING", "JOIN", "STRAIGHT_JOIN",
+         "INNER", "CROSS", "LEFT", "RIGHT", "OUTER", "NATURAL", "UNION", "EXCEPT", "INTERSECT", "ASC",
+         "DESC", "WHEN", "THEN", "ELSE", "END", "FOR", "LOCK", "WINDOW", "INTERVAL", "DISTINCT", "ALL",
+         "DUPLICATE", "KEY", "ESCAPE", "COLLATE", "SEPARATOR", "WITH", "ROLLUP", "OVER", "PARTITION",
+         "RETURNING", "DISTINCTROW", "USE", "FORCE", "IGNORE", "INDEX", "AND", "OR", "XOR", "IS", "IN",
+         "LIKE", "REGEXP", "RLIKE", "BETWEEN", "DIV", "MOD", "NOT", "BINARY", "_BINARY", "EXISTS",
+         "CASE", "NULL", "TRUE", "FALSE", "UNKNOWN", "SOUNDS"}
+# tokens after which an expression starts (where `scan` tries one)
+_STARTS_AFTER = {"SELECT", "WHERE", "HAVING", "ON", "BY", "WHEN", "THEN", "ELSE", "AND", "OR", "XOR",
+                 "NOT", "DISTINCT", "ALL", "DISTINCTROW", "SQL_CALC_FOUND_ROWS", "SQL_NO_CACHE",
+                 "SQL_CACHE", "HIGH_PRIORITY", "STRAIGHT_JOIN", "RETURNING"}
+
+
+class _Fail(Exception):
+    """Not an expression of the grammar: left as written."""
+
+
+@dataclass
+class Expr:
+    start: int
+    stop: int
+    cat: str
+    tree: tuple | None = None  # None: emitted as written
+    kind: str = ""  # "col": a stored DECIMAL column; "lit": a literal; "neglit": -literal;
+    # "litexpr": arithmetic on literals only; "bigint": a BIGINT column; "temporal": a date/time one
+    param: int = -1
+
+    def emit(self) -> tuple:
+        """As written (regions inside found by the emitter)."""
+        return self.tree if self.tree is not None else ("tokens", self.start, self.stop)
+
+    def exact(self) -> tuple:
+        """As an operand of a decimal_math function: literals bound as their exact text."""
+        if self.kind == "lit":
+            return ("dec", self.param)
+        if self.kind == "neglit":
+            return ("call", "mysql_dec_neg", ("dec", self.param))
+        return self.emit()
+
+
+def _as_number(e: Expr) -> Expr:
+    """A temporal column in arithmetic: the number MySQL makes of it (TIME '12:34:56' is 123456),
+    not SQLite's reading of its text (12)."""
+    if e.kind != "temporal":
+        return e
+    return Expr(e.start, e.stop, DEC, ("call", "mysql_temporal_number", e.emit()))
+
+
+class Finder:
+    def __init__(self, tokens: list[Token], lookup: Callable[[list[str]], object],
+                 aliases: dict[str, str] | None = None) -> None:
+        self.toks = tokens
+        self.lookup = lookup  # [[db.]table.]column -> ColumnType | None
+        self.aliases = aliases if aliases is not None else {}  # select-list alias -> category
+        self.regions: dict[int, tuple[int, tuple]] = {}
+        self.stop = len(tokens)
+
+    # --- the walk ------------------------------------------------------------------------------
+
+    def scan(self, lo: int, hi: int) -> dict[int, tuple[int, tuple]]:
+        """Find the regions of every expression in tokens[lo:hi]."""
+        toks = self.toks
+        i = lo
+        while i < hi:
+            t = toks[i]
+            prev = toks[i - 1] if i > lo else None
+            starts = prev is None or (prev.kind == "op" and prev.text in ("(", ",")) \
+                or (prev.kind == "word" and prev.upper in _STARTS_AFTER)
+            if starts and self.can_start(t):
+                e = self.within(i, hi)
+                if e is not None and e.stop > i:
+                    self.root(e)
+                    i = e.stop
+                    continue
+            i += 1
+        return self.regions
+
+    def value(self, lo: int, hi: int) -> Expr | None:
+        """tokens[lo:hi] as one expression (a SET or VALUES value), its regions found; None
+        when it is not one of the grammar (its regions are still found)."""
+        e = self.within(lo, hi)
+        if e is None or e.stop != hi:
+            self.scan(lo, hi)
+            return None
+        return e
+
+    def within(self, lo: int, hi: int) -> Expr | None:
+        """The expression starting at tokens[lo], read no further than tokens[hi - 1]; None when
+        none of the grammar starts there."""
+        saved = self.stop
+        self.stop = hi
+        try:
+            return self.expr(lo, 0)
+        except (_Fail, IndexError):
+            return None
+        finally:
+            self.stop = saved
+
+    def root(self, e: Expr) -> None:
+        if e.tree is not None:
+            tree = ("seq", e.tree, COLLATE) if e.cat == DEC else e.tree
+            self.regions[e.start] = (e.stop, tree)
+
+    def can_start(self, t: Token) -> bool:
+        if t.kind in ("param", "ident", "var", "sysvar"):
+            return True
+        if t.kind == "op":
+            return t.text in ("(", "-", "+", "~", "!")
+        return t.kind == "word" and (t.upper not in _STOP or t.upper in ("NOT", "CASE", "NULL", "TRUE", "FALSE",
+                                                                           "EXISTS", "BINARY", "_BINARY"))
+
+    def at(self, i: int, *texts: str) -> bool:
+        return i < self.stop and self.toks[i].kind == "op" and self.toks[i].text in texts
+
+    def word(self, i: int, *words: str) -> bool:
+        return i < self.stop and self.toks[i].is_word(*words)
+
+    # --- precedence climbing ---------------------------------------------------------------------
+
+    def expr(self, i: int, min_prec: int) -> Expr:
+        left = self.unary(i)
+        i = left.stop
+        while i < self.stop:
+            t = self.toks[i]
+            op = t.text if t.kind == "op" else (t.upper if t.kind == "word" else "")
+            prec = _PREC.get(op)
+            if prec is None or prec < min_prec:
+                break
+            if op == "IS":
+                j = i + 1
+                while self.word(j, "NOT", "NULL", "TRUE", "FALSE", "UNKNOWN"):
+                    j += 1
+                left = self.native(left.start, j, INT, [left])
+            elif op == "NOT" or op in ("IN", "BETWEEN", "LIKE", "REGEXP", "RLIKE", "SOUNDS"):
+                left = self.predicate(left, i)
+            elif op in _COMPARE:
+                right = self.expr(i + 1, prec + 1)
+                left = self.compare(left, op, right)
+            else:
+                right = self.expr(i + 1, prec + 1)
+                left = self.binary(left, op, right)
+            i = left.stop
+        return left
+
+    def native(self, start: int, stop: int, cat: str, parts: list[Expr]) -> Expr:
+        """A node emitted as written: its parts' trees become regions of their own."""
+        for part in parts:
+            self.root(part)
+        return Expr(start, stop, cat)
+
+    def binary(self, a: Expr, op: str, b: Expr) -> Expr:
+        if op == "^":
+            return Expr(a.start, b.stop, INT, ("call", "mysql_bit_xor", a.emit(), b.emit()))
+        if op in _ARITH:
+            a, b = _as_number(a), _as_number(b)
+            cats = {a.cat, b.cat}
+            if cats <= NUMERIC and NULL not in cats and (DEC in cats or (op == "/" and cats <= {INT, LIT}
+                                                                          and INT in cats)):
+                cat = INT if op == "DIV" else DEC
+                return Expr(a.start, b.stop, cat, ("call", _ARITH[op], a.exact(), b.exact()))
+            if cats == {LIT}:  # literals only: `1.5 + 0.1` is a DECIMAL (integers stay integers)
+                return Expr(a.start, b.stop, LIT, ("call", _ARITH[op], a.exact(), b.exact()), "litexpr")
+            cat = INT if cats <= {INT, LIT} and op != "/" else FLOAT  # (strings and dates: MySQL's double)
+            return self.native(a.start, b.stop, cat, [a, b])
+        return self.native(a.start, b.stop, INT, [a, b])  # logical and bit operators
+
+    def decimal_side(self, *sides: Expr) -> bool:
+        cats = {s.cat for s in sides}
+        return DEC in cats and cats <= NUMERIC
+
+    def compare(self, a: Expr, op: str, b: Expr) -> Expr:
+        if {a.cat, b.cat} == {LIT} and "litexpr" in (a.kind, b.kind):
+            pass  # an exact sum of literals against a literal: compared as numbers below
+        elif not self.decimal_side(a, b):
+            return self.native(a.start, b.stop, INT, [a, b])
+        if self.by_collation(a, [b]) or self.by_collation(b, [a]):
+            sql = {"<=>": "IS", "<>": "!=", "!=": "!="}.get(op, op)
+            return Expr(a.start, b.stop, INT, ("seq", a.exact(), ("raw", sql), b.exact()))
+        if op == "<=>":
+            return Expr(a.start, b.stop, INT, ("call", "mysql_dec_nseq", a.exact(), b.exact()))
+        sql = "!=" if op == "<>" else op
+        return Expr(a.start, b.stop, INT, ("seq", ("raw", "("), ("call", "mysql_dec_cmp", a.exact(), b.exact()),
+                                           ("raw", f"{sql} 0)")))
+
+    @staticmethod
+    def by_collation(col: Expr, others: list[Expr]) -> bool:
+        """A stored DECIMAL column against literals or stored DECIMAL columns: SQLite compares
+        them by value (the column's TEXT affinity and collation), the literals bound exact."""
+        return col.kind == "col" and all(o.kind in ("lit", "neglit", "col") for o in others)
+
+    def predicate(self, left: Expr, i: int) -> Expr:
+        """[NOT] IN / BETWEEN / LIKE / REGEXP after `left`; tokens[i] is NOT or the word."""
+        negate = self.word(i, "NOT")
+        j = i + 1 if negate else i
+        if self.word(j, "IN"):
+            if not self.at(j + 1, "("):
+                raise _Fail
+            end = self.close(j + 1)
+            if self.word(j + 2, "SELECT"):
+                self.scan(j + 2, end - 1)
+                return self.native(left.start, end, INT, [left])
+            items = self.list_of(j + 2, end - 1)
+            if not self.decimal_side(left, *items):
+                return self.native(left.start, end, INT, [left, *items])
+            if self.by_collation(left, items):
+                parts: list[tuple] = [left.exact(), ("raw", "NOT IN (" if negate else "IN (")]
+                for n, item in enumerate(items):
+                    parts += [("raw", ",")] if n else []
+                    parts.append(item.exact())
+                return Expr(left.start, end, INT, ("seq", *parts, ("raw", ")")))
+            call = ("call", "mysql_dec_in", left.exact(), *(item.exact() for item in items))
+            return Expr(left.start, end, INT, ("seq", ("raw", "NOT"), call) if negate else call)
+        if self.word(j, "BETWEEN"):
+            low = self.expr(j + 1, 6)
+            if not self.word(low.stop, "AND"):
+                raise _Fail
+            high = self.expr(low.stop + 1, 6)
+            if not self.decimal_side(left, low, high):
+                return self.native(left.start, high.stop, INT, [left, low, high])
+            if self.by_collation(left, [low, high]):
+                tree = ("seq", left.exact(), ("raw", "NOT BETWEEN" if negate else "BETWEEN"), low.exact(),
+                        ("raw", "AND"), high.exact())
+            else:
+                tree = ("seq", ("raw", "NOT (" if negate else "("), ("call", "mysql_dec_cmp", left.exact(), low.exact()),
+                        ("raw", ">= 0 AND"), ("call", "mysql_dec_cmp", left.exact(), high.exact()), ("raw", "<= 0)"))
+            return Expr(left.start, high.stop, INT, tree)
+        if self.word(j, "LIKE", "REGEXP", "RLIKE"):
+            right = self.expr(j + 1, 6)
+            stop = right.stop
+            if self.word(stop, "ESCAPE"):
+                stop = self.expr(stop + 1, 6).stop
+            return self.native(left.start, stop, INT, [left, right])
+        raise _Fail
+
+    def list_of(self, lo: int, hi: int) -> list[Expr]:
+        items = []
+        i = lo
+        while True:
+            e = self.expr(i, 0)
+            items.append(e)
+            if e.stop == hi:
+                return items
+            if not self.at(e.stop, ","):
+                raise _Fail
+            i = e.stop + 1
+
+    def close(self, i: int) -> int:
+        """tokens[i] is '(': the index after its ')'."""
+        try:
+            end = skip_parens(self.toks, i)
+        except Unknown:
+            raise _Fail from None
+        if end > self.stop:
+            raise _Fail
+        return end
+
+    # --- operands --------------------------------------------------------------------------------
+
+    def unary(self, i: int) -> Expr:
+        if i >= self.stop:
+            raise _Fail
+        t = self.toks[i]
+        if t.kind == "op" and t.text == "-":
+            inner = _as_number(self.unary(i + 1))
+            if inner.kind == "lit":
+                return Expr(i, inner.stop, LIT, None, "neglit", inner.param)  # -5: still a literal
+            if inner.cat == DEC:
+                return Expr(i, inner.stop, DEC, ("call", "mysql_dec_neg", inner.exact()))
+            return self.native(i, inner.stop, inner.cat, [inner])
+        if t.kind == "op" and t.text == "+":
+            return self.unary(i + 1)
+        if t.kind == "op" and t.text == "~":
+            inner = self.unary(i + 1)
+            return Expr(i, inner.stop, INT, ("call", "mysql_bit_not", inner.emit()))
+        if (t.kind == "op" and t.text == "!") or t.is_word("NOT"):
+            inner = self.expr(i + 1, 4 if t.is_word("NOT") else 12)
+            return self.native(i, inner.stop, INT, [inner])
+        return self.primary(i)
+
+    def primary(self, i: int) -> Expr:
+        toks = self.toks
+        t = toks[i]
+        if t.kind == "param":
+            return Expr(i, i + 1, LIT, None, "lit", t.param)
+        if t.kind in ("var", "sysvar"):
+            return Expr(i, i + 1, OTHER)
+        if t.kind == "op" and t.text == "(":
+            end = self.close(i)
+            if self.word(i + 1, "SELECT", "WITH") or self.at(i + 1, "("):
+                self.scan(i + 1, end - 1)
+                return Expr(i, end, self.scalar(i + 1, end - 1))
+            inner = self.expr(i + 1, 0)
+            if inner.stop != end - 1:
+                raise _Fail  # a row constructor (a, b)
+            if inner.tree is None:
+                return Expr(i, end, inner.cat, None, inner.kind if inner.kind == "col" else "")
+            return Expr(i, end, inner.cat, ("seq", ("raw", "("), inner.tree, ("raw", ")")))
+        if t.kind == "word":
+            word = t.upper
+            nxt = toks[i + 1] if i + 1 < self.stop else None
+            if word == "NULL":
+                return Expr(i, i + 1, NULL)
+            if word in ("TRUE", "FALSE"):
+                return Expr(i, i + 1, INT)
+            if word in ("_BINARY", "BINARY") and nxt is not None and nxt.kind == "param":
+                return Expr(i, i + 2, OTHER)
+            if word == "CASE":
+                return self.case(i)
+            if word == "EXISTS" and self.at(i + 1, "("):
+                end = self.close(i + 1)
+                self.scan(i + 2, end - 1)
+                return Expr(i, end, INT)
+            if nxt is not None and nxt.kind == "op" and nxt.text == "(":
+                return self.call(i, word)
+            if word in _STOP:
+                raise _Fail
+        if t.kind in ("word", "ident"):
+            names = [t.text]
+            j = i + 1
+            while self.at(j, ".") and j + 1 < self.stop and toks[j + 1].kind in ("word", "ident"):
+                names.append(toks[j + 1].text)
+                j += 2
+            if self.at(j, "("):
+                raise _Fail  # db.function(...)
+            ct = self.lookup(names)
+            if ct is None:
+                cat = self.aliases.get(names[0].lower(), OTHER) if len(names) == 1 else OTHER
+                return Expr(i, j, cat)
+            code = ct.type
+            if code == FieldType.NEWDECIMAL or (code == FieldType.LONGLONG and ct.unsigned):
+                return Expr(i, j, DEC, None, "col")
+            if code in INTEGER_CODES:
+                return Expr(i, j, INT, None, "bigint" if code == FieldType.LONGLONG else "")
+            if code in (FieldType.DOUBLE, FieldType.FLOAT):
+                return Expr(i, j, FLOAT)
+            if code in (FieldType.DATE, FieldType.TIME, FieldType.DATETIME, FieldType.TIMESTAMP):
+                return Expr(i, j, OTHER, None, "temporal")
+            return Expr(i, j, OTHER)
+        raise _Fail
+
+    def scalar(self, lo: int, hi: int) -> str:
+        """The category of a scalar subquery tokens[lo:hi] (one select-list item, no UNION)."""
+        toks = self.toks[lo:hi]
+        found = split_select(toks)
+        if found is None or len(found[0]) != 1 or not found[0][0] or any(
+                t.is_word("UNION", "EXCEPT", "INTERSECT") for t in toks):
+            return OTHER
+        item = found[0][0]
+        start = lo + next(n for n, t in enumerate(toks) if t is item[0])
+        saved = dict(self.regions)
+        e = self.within(start, start + len(item))
+        self.regions = saved  # typed only: its regions were found by the scan
+        return e.cat if e is not None and e.stop == start + len(item) else OTHER
+
+    def case(self, i: int) -> Expr:
+        j = i + 1
+        parts: list[Expr] = []
+        results: list[Expr] = []
+        subject = None
+        whens: list[tuple[Expr, Expr]] = []
+        if not self.word(j, "WHEN"):
+            subject = self.expr(j, 0)
+            parts.append(subject)
+            j = subject.stop
+        while self.word(j, "WHEN"):
+            cond = self.expr(j + 1, 0)
+            if not self.word(cond.stop, "THEN"):
+                raise _Fail
+            result = self.expr(cond.stop + 1, 0)
+            parts += [cond, result]
+            results.append(result)
+            whens.append((cond, result))
+            j = result.stop
+        otherwise = None
+        if self.word(j, "ELSE"):
+            otherwise = self.expr(j + 1, 0)
+            parts.append(otherwise)
+            results.append(otherwise)
+            j = otherwise.stop
+        if not self.word(j, "END"):
+            raise _Fail
+        cat = self.common(results)
+        if subject is None or not self.decimal_side(subject, *(cond for cond, _ in whens)):
+            return self.native(i, j + 1, cat, parts)
+        # CASE d WHEN 1.5 ...: each WHEN compared by value
+        tree: list[tuple] = [("raw", "CASE")]
+        for cond, result in whens:
+            tree += [("raw", "WHEN ("), ("call", "mysql_dec_cmp", subject.exact(), cond.exact()), ("raw", "= 0) THEN"),
+                     result.emit()]
+        if otherwise is not None:
+            tree += [("raw", "ELSE"), otherwise.emit()]
+        return Expr(i, j + 1, cat, ("seq", *tree, ("raw", "END")))
+
+    @staticmethod
+    def common(values: list[Expr]) -> str:
+        """The category of IF/CASE/COALESCE/MIN ... over `values`."""
+        cats = {v.cat for v in values} - {NULL}
+        if not cats:
+            return NULL
+        if len(cats) == 1:
+            return cats.pop()
+        if DEC in cats and cats <= NUMERIC:
+            return DEC
+        if cats <= {INT, LIT}:
+            return INT
+        return FLOAT if cats <= NUMERIC | {FLOAT} else OTHER
+
+    def call(self, i: int, word: str) -> Expr:
+        e = self.function(i, word)
+        if not self.word(e.stop, "OVER"):
+            return e
+        # a window function: the call and its window, one operand
+        stop = self.close(e.stop + 1) if self.at(e.stop + 1, "(") else e.stop + 2
+        if stop > self.stop:
+            raise _Fail
+        if e.tree is None:
+            return Expr(i, stop, e.cat)
+        return Expr(i, stop, e.cat, ("seq", e.tree, ("tokens", e.stop, stop)))
+
+    def function(self, i: int, word: str) -> Expr:
+        open_at = i + 1
+        end = self.close(open_at)
+        if word in ("CAST", "CONVERT"):
+            return self.cast(i, word, end)
+        if word in ("SUM", "AVG") and self.word(open_at + 1, "DISTINCT"):
+            arg = self.within(open_at + 2, end - 1)
+            if arg is not None and arg.stop == end - 1 and arg.cat == DEC:
+                return Expr(i, end, DEC, ("seq", ("raw", _DEC_FUNCS[word] + "(DISTINCT"), arg.exact(), ("raw", ")")))
+        if word == "VALUES":  # ON DUPLICATE KEY UPDATE ... VALUES(c): the column's value
+            arg = self.within(open_at + 1, end - 1)
+            return Expr(i, end, arg.cat if arg is not None else OTHER)
+        try:
+            args = self.list_of(open_at + 1, end - 1) if not self.at(open_at + 1, ")") else []
+        except (_Fail, IndexError):
+            self.scan(open_at + 1, end - 1)  # DISTINCT, *, SEPARATOR, INTERVAL ...: as written
+            cat = INT if word in _INT_RESULT else FLOAT if word in _FLOAT_RESULT else OTHER
+            return Expr(i, end, cat)
+        if word in _DEC_FUNCS and args and self.decimal_side(*args):
+            if word in ("SUM", "AVG", "ABS", "FLOOR", "CEIL", "CEILING") and len(args) != 1:
+                raise _Fail
+            if word in ("FLOOR", "CEIL", "CEILING"):
+                cat = INT
+            else:
+                cat = DEC
+            exact = [args[0].exact(), *(a.emit() for a in args[1:])] if word in ("ROUND", "TRUNCATE") \
+                else [a.exact() for a in args]
+            return Expr(i, end, cat, ("call", _DEC_FUNCS[word], *exact))
+        if word == "NULLIF" and len(args) == 2 and self.decimal_side(*args):
+            return Expr(i, end, DEC, ("seq", ("raw", "iif("), ("call", "mysql_dec_cmp", args[0].exact(), args[1].exact()),
+                                      ("raw", "= 0, NULL,"), args[0].exact(), ("raw", ")")))
+        if word in _SAME_AS_ARGS:
+            values = args[1:] if word == "IF" else args[:1] if word == "NULLIF" else args
+            return self.native(i, end, self.common(values), args)
+        if word in ("SUM", "AVG") and len(args) == 1 and args[0].kind == "bigint":
+            # a BIGINT's sum leaves SQLite's integers (its sum() fails, its avg() rounds)
+            return Expr(i, end, DEC, ("call", _DEC_FUNCS[word], args[0].emit()))
+        if word == "SUM":
+            cat = INT if args and args[0].cat == INT else FLOAT
+        elif word in ("FLOOR", "CEIL", "CEILING", "ROUND", "TRUNCATE", "ABS") and args and args[0].cat == INT:
+            cat = INT
+        else:
+            cat = INT if word in _INT_RESULT else FLOAT if word in _FLOAT_RESULT or word in (
+                "AVG", "ABS", "ROUND", "TRUNCATE", "FLOOR", "CEIL", "CEILING", "MOD") else OTHER
+        return self.native(i, end, cat, args)
+
+    def cast(self, i: int, word: str, end: int) -> Expr:
+        toks = self.toks
+        k, depth = i + 2, 0
+        while k < end - 1:
+            t = toks[k]
+            if t.kind == "op" and t.text in "()":
+                depth += 1 if t.text == "(" else -1
+            elif depth == 0 and (t.is_word("AS") if word == "CAST" else (t.text == "," or t.is_word("USING"))):
+                break
+            k += 1
+        inner = self.value(i + 2, k)
+        target = toks[k + 1] if k + 1 < end else None
+        if target is not None and target.is_word("DECIMAL", "NUMERIC", "DEC", "FIXED") and not toks[k].is_word("USING"):
+            nums = [n for n in range(k + 2, end - 1) if toks[n].kind == "param"]
+            if len(nums) > 2:
+                raise _Fail
+            operand = inner.exact() if inner is not None else ("tokens", i + 2, k)
+            precision = ("tokens", nums[0], nums[0] + 1) if nums else ("raw", "10")
+            scale = ("tokens", nums[1], nums[1] + 1) if len(nums) > 1 else ("raw", "0")
+            return Expr(i, end, DEC, ("call", "mysql_dec_cast", operand, precision, scale))
+        if inner is not None:
+            self.root(inner)
+        name = target.upper if target is not None else ""
+        cat = INT if name in ("SIGNED", "UNSIGNED", "INTEGER", "INT") else FLOAT if name in ("DOUBLE", "FLOAT",
+                                                                                           "REAL") else OTHER
+        return Expr(i, end, cat)
