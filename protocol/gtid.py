@@ -154,6 +154,9 @@ class GtidPosition:
     def __str__(self) -> str:
         return ",".join(str(g) for g in self)
 
+    def __hash__(self) -> int:
+        return hash(tuple(self))
+
 
 def parse_connect_state(text: str) -> GtidPosition:
     """A dump's `@slave_connect_state`; a malformed one ends the dump with 1105, as mysqld."""
@@ -375,7 +378,9 @@ def find_dump_start(
     """Where a dump asked for `request` (`@slave_connect_state`) starts. `files`: the binlog
     index in order, oldest first; `binlog_state`: the binlog's state now; `slave_pos`/`server_id`:
     our own `@@gtid_slave_pos` and server_id (a former replica that did not log what it applied
-    can still serve from where it stopped). Raises `SQLError` 1236 as mysqld words it."""
+    can still serve from where it stopped). Raises `SQLError` 1236 as mysqld words it. The
+    returned filter reads `binlog_state` again when a domain the binlog lacked turns up: pass the
+    live state, the one the binlog writer updates."""
     wanted = _check_start(request, binlog_state, slave_pos, server_id, slave_ignore_duplicates)
     for f in reversed(files):
         if f.gtid_list is not None and not _contains_all(wanted, f.gtid_list):

@@ -79,6 +79,7 @@ def test_position_values():
     assert p.get(3) == Gtid(3, 7, 5) and p.get(9) is None and p.domains == {1, 3} and len(p) == 2
     assert str(p.with_gtid(Gtid(3, 8, 9))) == "1-2-3,3-8-9" and str(p) == "1-2-3,3-7-5"
     assert str(p.without(1)) == "3-7-5" and not GtidPosition()
+    assert p == GtidPosition.parse("1-2-3,3-7-5") and len({p, GtidPosition.parse("1-2-3,3-7-5")}) == 1
 
 
 # -- the binlog state and gtid_strict_mode ----------------------------------------------------
