@@ -13,6 +13,8 @@ and edge case below was checked against a real MariaDB 10.11, tests/unit/test_gt
   domain the last seq_no of every server_id, the domain's most recent GTID, and the counter its
   next own GTID is numbered from. `update(gtid, strict=True)` refuses a seq_no not above the
   domain's most recent one with ER_GTID_STRICT_OUT_OF_ORDER (1950), changing nothing.
+- `binlog_gtid_pos(gtid_list, gtids_before)`: what BINLOG_GTID_POS(file, pos) answers (the same
+  GTIDs; MariaDB prints them in its hash's order, a `GtidPosition` by domain).
 - `find_dump_start(...)`: where a dump by GTID starts (check_slave_start_position, then
   gtid_find_binlog_file): the file, newest first, whose GTID_LIST (the state before the file)
   shows that everything after the requested GTIDs is in it or later, and a `StartFilter` that
@@ -48,6 +50,7 @@ __all__ = [
     "Gtid",
     "GtidPosition",
     "StartFilter",
+    "binlog_gtid_pos",
     "find_dump_start",
     "parse_connect_state",
     "parse_gtid_list",
@@ -156,6 +159,16 @@ class GtidPosition:
 
     def __hash__(self) -> int:
         return hash(tuple(self))
+
+
+def binlog_gtid_pos(gtid_list: Iterable[Gtid], gtids_before: Iterable[Gtid]) -> GtidPosition:
+    """BINLOG_GTID_POS(file, pos): the file's GTID_LIST (whatever `pos`, 4 included), then each
+    GTID event of the file that starts before `pos`, the last of each domain kept (sql_repl.cc's
+    gtid_state_from_pos)."""
+    by_domain: dict[int, Gtid] = {}
+    for g in (*gtid_list, *gtids_before):
+        by_domain[g.domain_id] = g
+    return GtidPosition(by_domain)
 
 
 def parse_connect_state(text: str) -> GtidPosition:

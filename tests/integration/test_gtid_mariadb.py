@@ -38,6 +38,7 @@ from protocol.gtid import (
     BinlogFileGtids,
     BinlogState,
     GtidPosition,
+    binlog_gtid_pos,
     find_dump_start,
     parse_gtid_list,
 )
@@ -149,6 +150,7 @@ def test_every_gtid_event_decodes_as_mariadb_binlog_prints_it_and_reencodes(mast
                 state.update(Gtid(body.domain_id, h.server_id, body.seq_no), strict=True)
             elif isinstance(body, GtidList):
                 gtid_lists += 1
+                assert GtidList.of(body.gtids) == body
                 # the state before this file: the same GTIDs, each domain's most recent last in it
                 assert sorted(map(str, body.gtids)) == sorted(map(str, state.gtid_list()))
                 assert BinlogState(body.gtids) == state
@@ -160,6 +162,30 @@ def test_every_gtid_event_decodes_as_mariadb_binlog_prints_it_and_reencodes(mast
     # the combinations the workload made MariaDB write
     assert {0x29, 0x0C, 0x08, 0x0E, 0x1C, 0x4E, 0x8F} <= {f for f, _ in seen_flags}
     assert {0x01, 0x02, 0x04} <= {x for _, x in seen_flags}
+
+
+def test_binlog_gtid_pos_at_every_event_as_mariadb(master):
+    asked = []
+    for path in master.binlog_files():
+        # the file's GTID_LIST counts even for a position before it (pos 4)
+        gtid_list = next(decode_event(raw, checksum=True).body.gtids for _, raw in _events(path)
+                         if raw[4] == EventType.GTID_LIST_EVENT)
+        before, start = [], 4
+        for end, raw in _events(path):
+            asked.append((path.name, start, binlog_gtid_pos(gtid_list, before)))
+            if raw[4] == EventType.GTID_EVENT:
+                ev = decode_event(raw, checksum=True)
+                before.append(Gtid(ev.body.domain_id, ev.header.server_id, ev.body.seq_no))
+            start = end
+    conn = master.connect()
+    try:
+        cur = conn.cursor()
+        for name, pos, ours in asked:
+            cur.execute("SELECT BINLOG_GTID_POS(%s, %s)", (name, pos))
+            # the same GTIDs; MariaDB lists them in its hash's order, we by domain
+            assert GtidPosition.parse(cur.fetchone()[0]) == ours, (name, pos)
+    finally:
+        conn.close()
 
 
 def _mariadb_error(m: MariaDBServer, sql: str):

@@ -141,6 +141,11 @@ def test_gtid_list_and_checkpoint_events():
         assert _reencode(ev) == _event(name)
 
 
+def test_gtid_lists_built_as_mariadb_writes_them():
+    assert GtidList.of(()).encode() == _event("GTID_LIST_EMPTY")[19:-4]
+    assert GtidList.of((Gtid(5, 9, 1), Gtid(3, 7, 104))).encode() == _event("GTID_LIST_TWO")[19:-4]
+
+
 def test_gtid_list_flags_share_the_count_field():
     body = GtidList((Gtid(0, 1, 2),), list_flags=0x1).encode()
     assert body[:4] == (1 | 1 << 28).to_bytes(4, "little")

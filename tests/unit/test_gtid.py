@@ -16,6 +16,7 @@ from protocol.gtid import (
     BinlogFileGtids,
     BinlogState,
     GtidPosition,
+    binlog_gtid_pos,
     find_dump_start,
     parse_connect_state,
     parse_gtid_list,
@@ -225,3 +226,11 @@ def test_ignore_duplicates_accepts_a_gtid_beyond_the_binlog():
     start = find_dump_start([BinlogFileGtids("b.000001", ())], GtidPosition.parse("0-1-99"), BinlogState([Gtid(0, 1, 5)]),
                             slave_ignore_duplicates=True)
     assert start.file == "b.000001" and str(start.filter.waiting) == "0-1-99"
+
+
+def test_binlog_gtid_pos():
+    # BINLOG_GTID_POS('master-bin.000001', 4) and ('master-bin.000002', 4) on the recorded master
+    assert str(binlog_gtid_pos((), [])) == ""
+    assert str(binlog_gtid_pos(_MASTER[1][0].gtid_list, [])) == "3-7-104,5-9-1"
+    assert str(binlog_gtid_pos(_MASTER[1][0].gtid_list, _MASTER[1][1])) == "3-7-105,5-9-1"
+    assert str(binlog_gtid_pos((), [Gtid(0, 1, 1), Gtid(0, 2, 2), Gtid(1, 1, 1)])) == "0-2-2,1-1-1"
