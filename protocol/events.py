@@ -1249,7 +1249,10 @@ class BinlogCheckpoint(Body):
 
     @classmethod
     def _decode(cls, body: memoryview, header: EventHeader) -> BinlogCheckpoint:
-        return cls(_s(_parse(cls._WIRE, body, "BINLOG_CHECKPOINT_EVENT").file))
+        p = _parse(cls._WIRE, body, "BINLOG_CHECKPOINT_EVENT")
+        if len(p.file) != p.file_len:  # construct's compiled Bytes(n) reads short
+            raise RemoteProtocolError("corrupt BINLOG_CHECKPOINT_EVENT: the file name runs past the event")
+        return cls(_s(p.file))
 
 
 @dataclass(frozen=True, slots=True)

@@ -141,6 +141,14 @@ def test_gtid_list_and_checkpoint_events():
         assert _reencode(ev) == _event(name)
 
 
+@pytest.mark.parametrize("name,cls", [("CHECKPOINT", BinlogCheckpoint), ("GTID_LIST_TWO", GtidList)])
+def test_every_truncated_list_or_checkpoint_is_the_peers_error(name, cls):
+    body = _event(name)[19:-4]
+    for cut in range(len(body)):
+        with pytest.raises(RemoteProtocolError):
+            cls._decode(memoryview(body[:cut]), None)
+
+
 def test_gtid_lists_built_as_mariadb_writes_them():
     assert GtidList.of(()).encode() == _event("GTID_LIST_EMPTY")[19:-4]
     assert GtidList.of((Gtid(5, 9, 1), Gtid(3, 7, 104))).encode() == _event("GTID_LIST_TWO")[19:-4]
