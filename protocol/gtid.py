@@ -19,10 +19,11 @@ and edge case below was checked against a real MariaDB 10.11, tests/unit/test_gt
   gtid_find_binlog_file): the file, newest first, whose GTID_LIST (the state before the file)
   shows that everything after the requested GTIDs is in it or later, and a `StartFilter` that
   decides, GTID by GTID, which event groups the dump skips until each domain's requested GTID.
-  A request the binlog cannot serve raises `SQLError` with code 1236 and sql_repl.cc's text (not
+  A request the binlog cannot serve is refused with code 1236 and sql_repl.cc's text (not
   in the binlog, diverged, purged, a hole under the slave's strict mode), which the dump sends
   as its ERR packet; `parse_connect_state` refuses a malformed `@slave_connect_state` with 1105.
-Errors are `SQLError`s: the values come from a client statement or a slave's request.
+Errors are `RemoteProtocolError`s carrying MySQL's error (not fatal): the values come from a
+client statement or a slave's request.
 """
 
 from __future__ import annotations
@@ -39,7 +40,8 @@ from protocol.errors import (
     ER_GTID_DUMP_PURGED,
     ER_GTID_STRICT_OUT_OF_ORDER,
     ER_INCORRECT_GTID_STATE,
-    SQLError,
+    MySQLError,
+    RemoteProtocolError,
 )
 from protocol.events import Gtid
 
@@ -62,6 +64,11 @@ _MAX_LIST_LEN = (1 << 28) - 1  # the count field of a GTID_LIST event
 _DIGITS = frozenset("0123456789")
 
 
+def _refused(error: MySQLError, *args: object) -> RemoteProtocolError:
+    """The client's or the slave's request broke a GTID rule: MySQL's error, the session goes on."""
+    return RemoteProtocolError(error.format(*args), error=error, fatal=False)
+
+
 # ---------------------------------------------------------------------------------------------
 # Text
 # ---------------------------------------------------------------------------------------------
@@ -76,10 +83,10 @@ def _number(text: str, at: int, limit: int) -> tuple[int, int]:
     while at < n and text[at] in _DIGITS:
         at += 1
     if at == start:
-        raise SQLError(ER_INCORRECT_GTID_STATE)
+        raise _refused(ER_INCORRECT_GTID_STATE)
     value = int(text[start:at])
     if value > limit:
-        raise SQLError(ER_INCORRECT_GTID_STATE)
+        raise _refused(ER_INCORRECT_GTID_STATE)
     return value, at
 
 
@@ -91,19 +98,19 @@ def parse_gtid_list(text: str) -> tuple[Gtid, ...]:
     at, n = 0, len(text)
     while True:
         if len(out) >= _MAX_LIST_LEN:
-            raise SQLError(ER_INCORRECT_GTID_STATE)
+            raise _refused(ER_INCORRECT_GTID_STATE)
         domain, at = _number(text, at, _U32_MAX)
         if at >= n or text[at] != "-":
-            raise SQLError(ER_INCORRECT_GTID_STATE)
+            raise _refused(ER_INCORRECT_GTID_STATE)
         server_id, at = _number(text, at + 1, _U32_MAX)
         if at >= n or text[at] != "-":
-            raise SQLError(ER_INCORRECT_GTID_STATE)
+            raise _refused(ER_INCORRECT_GTID_STATE)
         seq_no, at = _number(text, at + 1, _U64_MAX)
         out.append(Gtid(domain, server_id, seq_no))
         if at == n:
             return tuple(out)
         if text[at] != ",":
-            raise SQLError(ER_INCORRECT_GTID_STATE)
+            raise _refused(ER_INCORRECT_GTID_STATE)
         at += 1
 
 
@@ -122,7 +129,7 @@ class GtidPosition:
         for g in gtids:
             old = by_domain.get(g.domain_id)
             if old is not None:
-                raise SQLError(ER_DUPLICATE_GTID_DOMAIN, g, old, g.domain_id)
+                raise _refused(ER_DUPLICATE_GTID_DOMAIN, g, old, g.domain_id)
             by_domain[g.domain_id] = g
         return cls(by_domain)
 
@@ -175,8 +182,8 @@ def parse_connect_state(text: str) -> GtidPosition:
     """A dump's `@slave_connect_state`; a malformed one ends the dump with 1105, as mysqld."""
     try:
         return GtidPosition.parse(text)
-    except SQLError:
-        raise SQLError(ER_GTID_DUMP_BAD_CONNECT_STATE) from None
+    except RemoteProtocolError:
+        raise _refused(ER_GTID_DUMP_BAD_CONNECT_STATE) from None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -207,7 +214,7 @@ class BinlogState:
         """gtid_strict_mode: `gtid` must come after its domain's most recent GTID (1950)."""
         d = self._domains.get(gtid.domain_id)
         if d is not None and d.last is not None and d.last.seq_no >= gtid.seq_no:
-            raise SQLError(ER_GTID_STRICT_OUT_OF_ORDER, gtid, d.last)
+            raise _refused(ER_GTID_STRICT_OUT_OF_ORDER, gtid, d.last)
 
     def update(self, gtid: Gtid, *, strict: bool = False) -> None:
         """`gtid` was logged: it becomes its server's last and its domain's most recent."""
@@ -311,7 +318,7 @@ class StartFilter:
         skip = gtid.server_id != want.server_id or gtid.seq_no <= want.seq_no
         if gtid.server_id == want.server_id and gtid.seq_no >= want.seq_no:
             if self._strict and gtid.seq_no > want.seq_no and not w.own_slave_pos:
-                raise SQLError(ER_GTID_DUMP_BINLOG_HOLE, want)
+                raise _refused(ER_GTID_DUMP_BINLOG_HOLE, want)
             del self._wanted[gtid.domain_id]
         return skip
 
@@ -327,8 +334,8 @@ class DumpStart:
 def _missing(want: Gtid, binlog_state: BinlogState) -> None:
     have = binlog_state.most_recent(want.domain_id)
     if have is not None and have.seq_no >= want.seq_no:
-        raise SQLError(ER_GTID_DUMP_DIVERGED, want)
-    raise SQLError(ER_GTID_DUMP_NOT_IN_BINLOG, want)
+        raise _refused(ER_GTID_DUMP_DIVERGED, want)
+    raise _refused(ER_GTID_DUMP_NOT_IN_BINLOG, want)
 
 
 def _check_start(
@@ -391,7 +398,7 @@ def find_dump_start(
     """Where a dump asked for `request` (`@slave_connect_state`) starts. `files`: the binlog
     index in order, oldest first; `binlog_state`: the binlog's state now; `slave_pos`/`server_id`:
     our own `@@gtid_slave_pos` and server_id (a former replica that did not log what it applied
-    can still serve from where it stopped). Raises `SQLError` 1236 as mysqld words it. The
+    can still serve from where it stopped). Raises 1236 as mysqld words it. The
     returned filter reads `binlog_state` again when a domain the binlog lacked turns up: pass the
     live state, the one the binlog writer updates."""
     wanted = _check_start(request, binlog_state, slave_pos, server_id, slave_ignore_duplicates)
@@ -403,4 +410,4 @@ def find_dump_start(
             if w is not None and w.gtid == listed:
                 del wanted[listed.domain_id]  # it is the last before this file: skip nothing
         return DumpStart(f.name, StartFilter(wanted, binlog_state, slave_strict_mode))
-    raise SQLError(ER_GTID_DUMP_PURGED)
+    raise _refused(ER_GTID_DUMP_PURGED)

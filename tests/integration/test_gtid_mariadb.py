@@ -19,7 +19,7 @@ import time
 import pymysql
 import pytest
 
-from protocol.errors import SQLError
+from protocol.errors import RemoteProtocolError
 from protocol.events import (
     FL_DDL,
     FL_START_ALTER,
@@ -202,7 +202,7 @@ def test_gtid_lists_parse_as_set_global_gtid_slave_pos(master, text):
     theirs = _mariadb_error(master, f"SET GLOBAL gtid_slave_pos = '{escaped}'")
     try:
         ours = str(GtidPosition.parse(text))
-    except SQLError as e:
+    except RemoteProtocolError as e:
         assert theirs == (e.code, e.message)
         return
     assert theirs is None
@@ -224,7 +224,7 @@ def test_strict_mode_refuses_as_mariadb(master):
             cur.execute(f"SET SESSION server_id = {server_id}")
             with pytest.raises(pymysql.MySQLError) as theirs:
                 cur.execute(f"SET SESSION gtid_seq_no = {seq_no}")
-            with pytest.raises(SQLError) as ours:
+            with pytest.raises(RemoteProtocolError) as ours:
                 state.update(Gtid(DOMAIN, server_id, seq_no), strict=True)
             assert theirs.value.args[:2] == (ours.value.code, ours.value.message)
     finally:
@@ -289,7 +289,7 @@ def test_dump_start_agrees_with_a_mariadb_replica(master, tmp_path):
                         if raw[4] == EventType.GTID_EVENT:
                             ev = decode_event(raw, checksum=True)
                             start.filter.skip(Gtid(ev.body.domain_id, ev.header.server_id, ev.body.seq_no))
-            except SQLError as e:
+            except RemoteProtocolError as e:
                 assert e.code == 1236
                 ours = e.message
             assert _replica_outcome(replica, master, request, strict, str(state.binlog_pos())) == ours, request

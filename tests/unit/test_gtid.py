@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from protocol.errors import SQLError
+from protocol.errors import RemoteProtocolError
 from protocol.events import Gtid
 from protocol.gtid import (
     BinlogFileGtids,
@@ -53,7 +53,7 @@ def test_positions_parse_and_print_as_mariadb(text, shown):
 
 @pytest.mark.parametrize("text", NOT_PARSED)
 def test_malformed_lists_are_1941(text):
-    with pytest.raises(SQLError) as e:
+    with pytest.raises(RemoteProtocolError) as e:
         GtidPosition.parse(text)
     assert (e.value.code, e.value.message) == (1941, "Could not parse GTID list")
 
@@ -61,7 +61,7 @@ def test_malformed_lists_are_1941(text):
 @pytest.mark.parametrize("text,message", DUPLICATES)
 def test_two_gtids_of_one_domain_are_1943(text, message):
     assert len(parse_gtid_list(text)) == len(text.split(","))  # a list may repeat a domain, a position not
-    with pytest.raises(SQLError) as e:
+    with pytest.raises(RemoteProtocolError) as e:
         GtidPosition.parse(text)
     assert (e.value.code, e.value.message) == (1943, message)
 
@@ -69,7 +69,7 @@ def test_two_gtids_of_one_domain_are_1943(text, message):
 def test_a_malformed_connect_state_ends_the_dump_with_1105():
     assert str(parse_connect_state("0-1-5,2-1-3")) == "0-1-5,2-1-3"
     for bad in ("0-1", "0-1-1,0-2-2"):
-        with pytest.raises(SQLError) as e:
+        with pytest.raises(RemoteProtocolError) as e:
             parse_connect_state(bad)
         assert e.value.code == 1105
         assert e.value.message == "Out of memory or malformed slave request when obtaining start position from GTID state"
@@ -87,7 +87,7 @@ def test_position_values():
 def test_strict_mode_refuses_out_of_order_and_duplicate_gtids_with_1950():
     # MariaDB, server_id 4: CREATE DATABASE (0-4-1), CREATE TABLE (0-4-2), then gtid_seq_no=1 ...
     state = BinlogState([Gtid(0, 4, 1), Gtid(0, 4, 2)])
-    with pytest.raises(SQLError) as e:
+    with pytest.raises(RemoteProtocolError) as e:
         state.update(Gtid(0, 4, 1), strict=True)
     assert e.value.code == 1950
     assert e.value.message == (
@@ -96,11 +96,11 @@ def test_strict_mode_refuses_out_of_order_and_duplicate_gtids_with_1950():
     )
     assert str(state) == "0-4-2"  # unchanged
     assert state.next_gtid(0, 4) == Gtid(0, 4, 3)  # the INSERT, recorded
-    with pytest.raises(SQLError) as e:
+    with pytest.raises(RemoteProtocolError) as e:
         state.check_strict(Gtid(0, 9, 2))  # another server, lower than the domain's most recent
     assert "binlog GTID 0-9-2 which would create" in e.value.message and "existing GTID 0-4-3," in e.value.message
     assert state.next_gtid(0, 9) == Gtid(0, 9, 4)
-    with pytest.raises(SQLError):
+    with pytest.raises(RemoteProtocolError):
         state.update(Gtid(0, 9, 4), strict=True)  # a duplicate
     state.update(Gtid(0, 9, 5), strict=True)
     # @@gtid_binlog_state / @@gtid_binlog_pos as MariaDB showed them
@@ -156,7 +156,7 @@ def _dump(request: str, *, strict: bool = False, first_file: int = 0):
         for _, gtids in files[names.index(start.file):]:
             sent += [str(g) for g in gtids if not start.filter.skip(g)]
         return start.file, sent
-    except SQLError as e:
+    except RemoteProtocolError as e:
         assert e.code == 1236
         return e.message
 
@@ -201,7 +201,7 @@ def test_a_domain_the_binlog_lacked_at_start_is_checked_when_it_turns_up():
         state = BinlogState()
         start = find_dump_start([BinlogFileGtids("b.000001", ())], GtidPosition.parse("9-1-5"), state)
         state.update(logged)
-        with pytest.raises(SQLError) as e:
+        with pytest.raises(RemoteProtocolError) as e:
             start.filter.skip(logged)
         assert e.value.message == error.format("9-1-5")
     state = BinlogState()
@@ -218,7 +218,7 @@ def test_a_former_replica_serves_from_the_gtid_it_applied_without_logging_it():
     start = find_dump_start(files, GtidPosition.parse("0-1-10"), state, slave_pos=GtidPosition.parse("0-1-10"),
                             server_id=2, slave_strict_mode=True)
     assert [start.filter.skip(g) for g in (Gtid(0, 2, 11), Gtid(0, 2, 12))] == [False, False]
-    with pytest.raises(SQLError):  # without that slave position, 0-1-10 is not ours to serve
+    with pytest.raises(RemoteProtocolError):  # without that slave position, 0-1-10 is not ours to serve
         find_dump_start(files, GtidPosition.parse("0-1-10"), state, server_id=2)
 
 
