@@ -13,6 +13,7 @@ and edge case below was checked against a real MariaDB 10.11, tests/unit/test_gt
   domain the last seq_no of every server_id, the domain's most recent GTID, and the counter its
   next own GTID is numbered from. `update(gtid, strict=True)` refuses a seq_no not above the
   domain's most recent one with ER_GTID_STRICT_OUT_OF_ORDER (1950), changing nothing.
+- `current_pos(binlog_state, slave_pos, server_id)`: `@@gtid_current_pos`.
 - `binlog_gtid_pos(gtid_list, gtids_before)`: what BINLOG_GTID_POS(file, pos) answers (the same
   GTIDs; MariaDB prints them in its hash's order, a `GtidPosition` by domain).
 - `find_dump_start(...)`: where a dump by GTID starts (check_slave_start_position, then
@@ -53,6 +54,7 @@ __all__ = [
     "GtidPosition",
     "StartFilter",
     "binlog_gtid_pos",
+    "current_pos",
     "find_dump_start",
     "parse_connect_state",
     "parse_gtid_list",
@@ -175,6 +177,18 @@ def binlog_gtid_pos(gtid_list: Iterable[Gtid], gtids_before: Iterable[Gtid]) -> 
     by_domain: dict[int, Gtid] = {}
     for g in (*gtid_list, *gtids_before):
         by_domain[g.domain_id] = g
+    return GtidPosition(by_domain)
+
+
+def current_pos(binlog_state: BinlogState, slave_pos: GtidPosition, server_id: int) -> GtidPosition:
+    """`@@gtid_current_pos`: per domain, `slave_pos`'s GTID, or the binlog's most recent one when
+    we logged it ourselves (`server_id`) with a higher seq_no; a binlog GTID another server
+    logged (a replicated one) does not count."""
+    by_domain = {g.domain_id: g for g in slave_pos}
+    for own in binlog_state.binlog_pos():
+        applied = by_domain.get(own.domain_id)
+        if own.server_id == server_id and (applied is None or own.seq_no > applied.seq_no):
+            by_domain[own.domain_id] = own
     return GtidPosition(by_domain)
 
 

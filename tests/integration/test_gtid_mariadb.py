@@ -39,6 +39,7 @@ from protocol.gtid import (
     BinlogState,
     GtidPosition,
     binlog_gtid_pos,
+    current_pos,
     find_dump_start,
     parse_gtid_list,
 )
@@ -207,6 +208,18 @@ def test_gtid_lists_parse_as_set_global_gtid_slave_pos(master, text):
         return
     assert theirs is None
     assert master.query("SELECT @@gtid_slave_pos")[0][0] == ours
+
+
+def test_current_pos_as_mariadb(master):
+    (binlog_state,), = master.query("SELECT @@gtid_binlog_state")
+    state = BinlogState(parse_gtid_list(binlog_state))
+    own = state.most_recent(DOMAIN)
+    assert own.server_id == MASTER_ID and state.most_recent(5).server_id == 9
+    for slave_pos in ("", "5-1-50", f"{DOMAIN}-8-{own.seq_no + 1}", f"{DOMAIN}-8-{own.seq_no}",
+                      f"{DOMAIN}-{MASTER_ID}-1,5-9-0", "9-9-9"):
+        master.execute_all([f"SET GLOBAL gtid_slave_pos = '{slave_pos}'"])
+        (theirs,), = master.query("SELECT @@gtid_current_pos")
+        assert str(current_pos(state, GtidPosition.parse(slave_pos), MASTER_ID)) == theirs, slave_pos
 
 
 def test_strict_mode_refuses_as_mariadb(master):

@@ -17,6 +17,7 @@ from protocol.gtid import (
     BinlogState,
     GtidPosition,
     binlog_gtid_pos,
+    current_pos,
     find_dump_start,
     parse_connect_state,
     parse_gtid_list,
@@ -234,3 +235,21 @@ def test_binlog_gtid_pos():
     assert str(binlog_gtid_pos(_MASTER[1][0].gtid_list, [])) == "3-7-104,5-9-1"
     assert str(binlog_gtid_pos(_MASTER[1][0].gtid_list, _MASTER[1][1])) == "3-7-105,5-9-1"
     assert str(binlog_gtid_pos((), [Gtid(0, 1, 1), Gtid(0, 2, 2), Gtid(1, 1, 1)])) == "0-2-2,1-1-1"
+
+
+@pytest.mark.parametrize(
+    "slave_pos,shown",
+    [  # MariaDB, server_id 7, @@gtid_binlog_state 3-7-105,5-9-1: SET GLOBAL gtid_slave_pos, @@gtid_current_pos
+        ("1-1-1", "1-1-1,3-7-105"),
+        ("5-1-50,3-7-1", "3-7-105,5-1-50"),
+        ("5-9-0", "3-7-105,5-9-0"),
+        ("5-9-7", "3-7-105,5-9-7"),
+        ("3-8-200", "3-8-200"),
+        ("3-8-2", "3-7-105"),
+        ("", "3-7-105"),
+        ("9-9-9", "3-7-105,9-9-9"),
+        ("3-7-105", "3-7-105"),
+    ],
+)
+def test_current_pos_as_mariadb(slave_pos, shown):
+    assert str(current_pos(_STATE, GtidPosition.parse(slave_pos), 7)) == shown
