@@ -14,6 +14,7 @@ and edge case below was checked against a real MariaDB 10.11, tests/unit/test_gt
   next own GTID is numbered from. `update(gtid, strict=True)` refuses a seq_no not above the
   domain's most recent one with ER_GTID_STRICT_OUT_OF_ORDER (1950), changing nothing.
 - `current_pos(binlog_state, slave_pos, server_id)`: `@@gtid_current_pos`.
+- `gtid_wait_reached(wanted, slave_pos)`: when MASTER_GTID_WAIT() returns 0.
 - `binlog_gtid_pos(gtid_list, gtids_before)`: what BINLOG_GTID_POS(file, pos) answers (the same
   GTIDs; MariaDB prints them in its hash's order, a `GtidPosition` by domain).
 - `find_dump_start(...)`: where a dump by GTID starts (check_slave_start_position, then
@@ -56,6 +57,7 @@ __all__ = [
     "binlog_gtid_pos",
     "current_pos",
     "find_dump_start",
+    "gtid_wait_reached",
     "parse_connect_state",
     "parse_gtid_list",
 ]
@@ -190,6 +192,17 @@ def current_pos(binlog_state: BinlogState, slave_pos: GtidPosition, server_id: i
         if own.server_id == server_id and (applied is None or own.seq_no > applied.seq_no):
             by_domain[own.domain_id] = own
     return GtidPosition(by_domain)
+
+
+def gtid_wait_reached(wanted: Iterable[Gtid], slave_pos: GtidPosition) -> bool:
+    """MASTER_GTID_WAIT(list)'s condition: `@@gtid_slave_pos` has, in every listed GTID's domain,
+    a seq_no at least as high, whoever logged it (seq_no 0 is always reached; the binlog's own
+    GTIDs do not count). `wanted` is `parse_gtid_list`'s: a domain may repeat."""
+    for w in wanted:
+        applied = slave_pos.get(w.domain_id)
+        if w.seq_no > (applied.seq_no if applied is not None else 0):
+            return False
+    return True
 
 
 def parse_connect_state(text: str) -> GtidPosition:

@@ -41,6 +41,7 @@ from protocol.gtid import (
     binlog_gtid_pos,
     current_pos,
     find_dump_start,
+    gtid_wait_reached,
     parse_gtid_list,
 )
 from tests.support.mariadb import MariaDBServer, mariadb_available
@@ -220,6 +221,16 @@ def test_current_pos_as_mariadb(master):
         master.execute_all([f"SET GLOBAL gtid_slave_pos = '{slave_pos}'"])
         (theirs,), = master.query("SELECT @@gtid_current_pos")
         assert str(current_pos(state, GtidPosition.parse(slave_pos), MASTER_ID)) == theirs, slave_pos
+
+
+def test_master_gtid_wait_condition_as_mariadb(master):
+    for slave_pos in ("", "3-7-5,4-1-10"):
+        master.execute_all([f"SET GLOBAL gtid_slave_pos = '{slave_pos}'"])
+        for wanted in ("", "6-1-0", "3-7-1", "3-7-5", "3-7-6", "3-9-5", "4-1-10,3-7-5", "4-1-11", "3-7-1,3-7-2",
+                       "3-7-200"):
+            (theirs,), = master.query(f"SELECT MASTER_GTID_WAIT('{wanted}', 0)")
+            ours = gtid_wait_reached(parse_gtid_list(wanted), GtidPosition.parse(slave_pos))
+            assert theirs == (0 if ours else -1), (slave_pos, wanted)
 
 
 def test_strict_mode_refuses_as_mariadb(master):

@@ -19,6 +19,7 @@ from protocol.gtid import (
     binlog_gtid_pos,
     current_pos,
     find_dump_start,
+    gtid_wait_reached,
     parse_connect_state,
     parse_gtid_list,
 )
@@ -253,3 +254,16 @@ def test_binlog_gtid_pos():
 )
 def test_current_pos_as_mariadb(slave_pos, shown):
     assert str(current_pos(_STATE, GtidPosition.parse(slave_pos), 7)) == shown
+
+
+@pytest.mark.parametrize(
+    "slave_pos,reached,not_reached",
+    [  # MariaDB: SET GLOBAL gtid_slave_pos, then SELECT MASTER_GTID_WAIT(list, 0): 0 or -1 (its binlog: 3-7-105)
+        ("", ["", "6-1-0"], ["3-7-1", "3-7-105", "4-1-10,3-7-5", "3-7-1,3-7-2"]),
+        ("3-7-5,4-1-10", ["3-7-1", "3-7-5", "3-9-3", "3-9-5", "4-1-10,3-7-5", "", "3-7-1,3-7-2", "6-1-0"],
+         ["3-7-6", "4-1-11", "3-7-105"]),
+    ],
+)
+def test_master_gtid_wait_condition_as_mariadb(slave_pos, reached, not_reached):
+    pos = GtidPosition.parse(slave_pos)
+    assert [w for w in reached + not_reached if gtid_wait_reached(parse_gtid_list(w), pos)] == reached
