@@ -106,10 +106,6 @@ ER_GTID_DUMP_PURGED = MySQLError(
     "Could not find GTID state requested by slave in any binlog files. Probably the slave state is too old and "
     "required binlog files have been purged.",
 )
-# ... and a @slave_connect_state the master cannot parse (ER_UNKNOWN_ERROR, as mysqld)
-ER_GTID_DUMP_BAD_CONNECT_STATE = MySQLError(
-    1105, "HY000", "Out of memory or malformed slave request when obtaining start position from GTID state"
-)
 ER_UNKNOWN_SYSTEM_VARIABLE = MySQLError(1193, "HY000", "Unknown system variable '%s'")
 ER_SLAVE_MUST_STOP = MySQLError(1198, "HY000", "This operation cannot be performed with a running slave; run STOP SLAVE first")
 ER_RELAY_LOG_INIT = MySQLError(1380, "HY000", "Failed initializing relay log position: %s")

@@ -1,7 +1,8 @@
 """MariaDB global transaction IDs (`domain-server_id-seq`) as values, sans-IO.
 
 Contract (MariaDB 10.11's sql/rpl_gtid.cc and sql/sql_repl.cc, read, not copied; every wording
-and edge case below was checked against a real MariaDB 10.11, tests/unit/test_gtid.py):
+and edge case below was checked against a real MariaDB 10.11: tests/unit/test_gtid.py holds the
+recorded answers, tests/integration/test_gtid_mariadb.py asks a live server again):
 - `parse_gtid_list(text)`: a comma-separated list as MariaDB reads it: numbers may have leading
   spaces or tabs, a `+` and leading zeros; domain and server_id fit 32 bits, seq_no 64; nothing
   may follow a number but `-`, `,` or the end (no trailing space). The empty string is the empty
@@ -23,7 +24,8 @@ and edge case below was checked against a real MariaDB 10.11, tests/unit/test_gt
   decides, GTID by GTID, which event groups the dump skips until each domain's requested GTID.
   A request the binlog cannot serve is refused with code 1236 and sql_repl.cc's text (not
   in the binlog, diverged, purged, a hole under the slave's strict mode), which the dump sends
-  as its ERR packet; `parse_connect_state` refuses a malformed `@slave_connect_state` with 1105.
+  as its ERR packet; `parse_connect_state` refuses a malformed `@slave_connect_state` with
+  1941/1943, as a COM_BINLOG_DUMP to MariaDB gets.
 Errors are `RemoteProtocolError`s carrying MySQL's error (not fatal): the values come from a
 client statement or a slave's request.
 """
@@ -35,7 +37,6 @@ from dataclasses import dataclass, field
 
 from protocol.errors import (
     ER_DUPLICATE_GTID_DOMAIN,
-    ER_GTID_DUMP_BAD_CONNECT_STATE,
     ER_GTID_DUMP_BINLOG_HOLE,
     ER_GTID_DUMP_DIVERGED,
     ER_GTID_DUMP_NOT_IN_BINLOG,
@@ -206,11 +207,9 @@ def gtid_wait_reached(wanted: Iterable[Gtid], slave_pos: GtidPosition) -> bool:
 
 
 def parse_connect_state(text: str) -> GtidPosition:
-    """A dump's `@slave_connect_state`; a malformed one ends the dump with 1105, as mysqld."""
-    try:
-        return GtidPosition.parse(text)
-    except RemoteProtocolError:
-        raise _refused(ER_GTID_DUMP_BAD_CONNECT_STATE) from None
+    """A dump's `@slave_connect_state`: a malformed one ends COM_BINLOG_DUMP with the parser's
+    1941 or 1943, as mysqld answers it."""
+    return GtidPosition.parse(text)
 
 
 # ---------------------------------------------------------------------------------------------

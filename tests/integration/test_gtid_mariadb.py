@@ -6,12 +6,14 @@ for byte; the binlog state rebuilt from the events is MariaDB's `@@gtid_binlog_s
 GTID_LIST is the state before its file; GTID lists parse (or fail) as `SET GLOBAL gtid_slave_pos`;
 gtid_strict_mode refuses what MariaDB refuses, with its words; and `find_dump_start`, fed the
 master's own files, agrees with what a MariaDB replica connecting by GTID gets (started, or the
-1236 it shows in Last_IO_Error)."""
+1236 it shows in Last_IO_Error) and with the ERR packet a raw COM_BINLOG_DUMP gets;
+@@gtid_current_pos, BINLOG_GTID_POS() and MASTER_GTID_WAIT() answer as ours."""
 
 from __future__ import annotations
 
 import re
 import shutil
+import struct
 import subprocess
 import threading
 import time
@@ -42,6 +44,7 @@ from protocol.gtid import (
     current_pos,
     find_dump_start,
     gtid_wait_reached,
+    parse_connect_state,
     parse_gtid_list,
 )
 from tests.support.mariadb import MariaDBServer, mariadb_available
@@ -254,6 +257,29 @@ def test_strict_mode_refuses_as_mariadb(master):
     finally:
         conn.cursor().execute("SET GLOBAL gtid_strict_mode = 0")
         conn.close()
+
+
+def test_com_binlog_dump_by_gtid_is_refused_as_mariadb_refuses_it(master):
+    """A raw COM_BINLOG_DUMP with @slave_connect_state: the ERR packet MariaDB sends, and ours."""
+    (binlog_state,), = master.query("SELECT @@gtid_binlog_state")
+    state = BinlogState(parse_gtid_list(binlog_state))
+    files = [BinlogFileGtids(p.name, next(decode_event(raw, checksum=True).body.gtids for _, raw in _events(p)
+                                          if raw[4] == EventType.GTID_LIST_EVENT)) for p in master.binlog_files()]
+    for connect_state in ("x", "0-1-1,0-2-2", f"{DOMAIN}-{MASTER_ID}-999", f"{DOMAIN}-8-1"):
+        conn = master.connect()
+        try:
+            cur = conn.cursor()
+            cur.execute("SET @master_binlog_checksum = 'CRC32'")
+            cur.execute("SET @mariadb_slave_capability = 4")
+            cur.execute("SET @slave_connect_state = %s", (connect_state,))
+            conn._execute_command(0x12, struct.pack("<IHI", 4, 0, 55))  # COM_BINLOG_DUMP
+            with pytest.raises(pymysql.MySQLError) as theirs:
+                conn._read_packet()
+        finally:
+            conn.close()
+        with pytest.raises(RemoteProtocolError) as ours:
+            find_dump_start(files, parse_connect_state(connect_state), state)
+        assert theirs.value.args[:2] == (ours.value.code, ours.value.message)
 
 
 def _replica_outcome(replica: MariaDBServer, master: MariaDBServer, request: str, strict: bool, caught_up: str) -> str | None:
