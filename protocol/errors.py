@@ -79,6 +79,34 @@ ER_VIEW_RECURSIVE = MySQLError(1462, "HY000", "`%s`.`%s` contains view recursion
 ER_NON_INSERTABLE_TABLE = MySQLError(1471, "HY000", "The target table %s of the %s is not insertable-into")
 ER_MASTER_FATAL_ERROR_READING_BINLOG = MySQLError(1236, "HY000", "Got fatal error %s from master when reading data from binary log: '%s'")
 ER_INCORRECT_GLOBAL_LOCAL_VAR = MySQLError(1238, "HY000", "Variable '%s' is a %s variable")
+# GTIDs (MariaDB's sql/rpl_gtid.cc, errmsg-utf8.txt; wording checked against MariaDB 10.11)
+ER_INCORRECT_GTID_STATE = MySQLError(1941, "HY000", "Could not parse GTID list")
+ER_DUPLICATE_GTID_DOMAIN = MySQLError(1943, "HY000", "GTID %s and %s conflict (duplicate domain id %s)")
+ER_GTID_STRICT_OUT_OF_ORDER = MySQLError(
+    1950, "HY000",
+    "An attempt was made to binlog GTID %s which would create an out-of-order sequence number with existing GTID %s, "
+    "and gtid strict mode is enabled",
+)
+# A GTID dump that cannot start (sql/sql_repl.cc): sent with code 1236, which tells the slave not to reconnect.
+ER_GTID_DUMP_NOT_IN_BINLOG = MySQLError(
+    1236, "HY000", "Error: connecting slave requested to start from GTID %s, which is not in the master's binlog"
+)
+ER_GTID_DUMP_DIVERGED = MySQLError(
+    1236, "HY000",
+    "Error: connecting slave requested to start from GTID %s, which is not in the master's binlog. Since the master's "
+    "binlog contains GTIDs with higher sequence numbers, it probably means that the slave has diverged due to "
+    "executing extra erroneous transactions",
+)
+ER_GTID_DUMP_BINLOG_HOLE = MySQLError(
+    1236, "HY000",
+    "The binlog on the master is missing the GTID %s requested by the slave (even though both a prior and a "
+    "subsequent sequence number does exist), and GTID strict mode is enabled",
+)
+ER_GTID_DUMP_PURGED = MySQLError(
+    1236, "HY000",
+    "Could not find GTID state requested by slave in any binlog files. Probably the slave state is too old and "
+    "required binlog files have been purged.",
+)
 ER_UNKNOWN_SYSTEM_VARIABLE = MySQLError(1193, "HY000", "Unknown system variable '%s'")
 ER_SLAVE_MUST_STOP = MySQLError(1198, "HY000", "This operation cannot be performed with a running slave; run STOP SLAVE first")
 ER_RELAY_LOG_INIT = MySQLError(1380, "HY000", "Failed initializing relay log position: %s")

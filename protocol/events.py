@@ -1078,14 +1078,33 @@ FL_WAITED = 0x10
 FL_DDL = 0x20
 FL_PREPARED_XA = 0x40
 FL_COMPLETED_XA = 0x80
+# MariaDB GTID flags_extra (the byte after the flags2-dependent fields, when present)
+FL_EXTRA_MULTI_ENGINE = 0x01  # extra_engines follows: the other 2PC engines (255 for an XA PREPARE)
+FL_START_ALTER = 0x02  # binlog_alter_two_phase: the START ALTER of a two-phase ALTER
+FL_COMMIT_ALTER = 0x04  # ... its COMMIT ALTER; sa_seq_no (the START ALTER's seq_no) follows
+FL_ROLLBACK_ALTER = 0x08  # ... its ROLLBACK ALTER; sa_seq_no follows
+_FL_EXTRA_KNOWN = FL_EXTRA_MULTI_ENGINE | FL_START_ALTER | FL_COMMIT_ALTER | FL_ROLLBACK_ALTER
+# MariaDB's GTID_HEADER_LEN: a GTID body shorter than this is zero-padded to it.
+GTID_HEADER_LEN = 19
+
+_GTID_EXTRA_WIRE = Struct(
+    "flags_extra" / Int8ul,
+    "extra_engines" / If(this.flags_extra & FL_EXTRA_MULTI_ENGINE, Int8ul),
+    "sa_seq_no" / If(this.flags_extra & (FL_COMMIT_ALTER | FL_ROLLBACK_ALTER), Int64ul),
+    "rest" / GreedyBytes,
+)
 
 
 @dataclass(frozen=True, slots=True)
 class MariaGtid(Body):
     """MariaDB GTID_EVENT (162): starts an event group; the GTID is domain-server-seq (server_id
-    from the header). `commit_id` is present iff flags2 has FL_GROUP_COMMIT_ID; an XA event group
-    carries `xa_xid` (format_id, gtrid_len, bqual_len, data). Otherwise 6 bytes of zero padding
-    follow. `extra` is whatever comes after (MariaDB's flags_extra area), kept raw."""
+    from the header). As MariaDB 10.11 writes it (sql/log_event.cc, Gtid_log_event): seq_no,
+    domain_id, flags2; `commit_id` iff flags2 has FL_GROUP_COMMIT_ID; then `xa_xid` (format_id,
+    gtrid_len, bqual_len, data) iff FL_PREPARED_XA or FL_COMPLETED_XA; then, only when non-zero,
+    the `flags_extra` byte with `extra_engines` (FL_EXTRA_MULTI_ENGINE) and `sa_seq_no`
+    (FL_COMMIT_ALTER / FL_ROLLBACK_ALTER); a body shorter than GTID_HEADER_LEN is zero-padded to
+    it. `extra` is whatever follows (after the padding), kept raw; with flags_extra bits this
+    module does not know, everything after the known fields is `extra` (no padding rule)."""
 
     TYPE_CODE: ClassVar[int] = EventType.GTID_EVENT
     _WIRE: ClassVar[Construct] = Struct(
@@ -1095,7 +1114,7 @@ class MariaGtid(Body):
         "commit_id" / If(this.flags2 & FL_GROUP_COMMIT_ID, Int64ul),
         "xa_xid"
         / If(
-            ((this.flags2 & FL_GROUP_COMMIT_ID) == 0) & ((this.flags2 & (FL_PREPARED_XA | FL_COMPLETED_XA)) != 0),
+            this.flags2 & (FL_PREPARED_XA | FL_COMPLETED_XA),
             Struct(
                 "format_id" / Int32ul,
                 "gtrid_len" / Int8ul,
@@ -1103,12 +1122,7 @@ class MariaGtid(Body):
                 "data" / Bytes(this.gtrid_len + this.bqual_len),
             ),
         ),
-        "padding"
-        / If(
-            ((this.flags2 & FL_GROUP_COMMIT_ID) == 0) & ((this.flags2 & (FL_PREPARED_XA | FL_COMPLETED_XA)) == 0),
-            Const(bytes(6)),
-        ),
-        "extra" / GreedyBytes,
+        "tail" / GreedyBytes,  # flags_extra and its fields (_GTID_EXTRA_WIRE), padding, extra
     )
     seq_no: int
     domain_id: int = 0
@@ -1116,31 +1130,54 @@ class MariaGtid(Body):
     commit_id: int | None = None
     xa_xid: tuple[int, int, int, bytes] | None = None
     extra: bytes = b""
+    flags_extra: int = 0
+    extra_engines: int | None = None
+    sa_seq_no: int | None = None
 
     def _to_wire(self) -> dict[str, Any]:
         if bool(self.flags2 & FL_GROUP_COMMIT_ID) != (self.commit_id is not None):
             raise LocalProtocolError("MariaGtid: commit_id must be given iff flags2 has FL_GROUP_COMMIT_ID")
+        if bool(self.flags2 & (FL_PREPARED_XA | FL_COMPLETED_XA)) != (self.xa_xid is not None):
+            raise LocalProtocolError("MariaGtid: xa_xid must be given iff flags2 has an XA flag")
+        if bool(self.flags_extra & FL_EXTRA_MULTI_ENGINE) != (self.extra_engines is not None):
+            raise LocalProtocolError("MariaGtid: extra_engines must be given iff flags_extra has FL_EXTRA_MULTI_ENGINE")
+        if bool(self.flags_extra & (FL_COMMIT_ALTER | FL_ROLLBACK_ALTER)) != (self.sa_seq_no is not None):
+            raise LocalProtocolError("MariaGtid: sa_seq_no must be given iff flags_extra has FL_COMMIT_ALTER/FL_ROLLBACK_ALTER")
         xa = None
-        if self.commit_id is None and self.flags2 & (FL_PREPARED_XA | FL_COMPLETED_XA):
-            if self.xa_xid is None:
-                raise LocalProtocolError("MariaGtid: an XA GTID needs xa_xid")
+        if self.xa_xid is not None:
             fmt, g, b, data = self.xa_xid
             xa = {"format_id": fmt, "gtrid_len": g, "bqual_len": b, "data": data}
-        return {
-            "seq_no": self.seq_no,
-            "domain_id": self.domain_id,
-            "flags2": self.flags2,
-            "commit_id": self.commit_id,
-            "xa_xid": xa,
-            "padding": None,
-            "extra": self.extra,
-        }
+        fixed = {"seq_no": self.seq_no, "domain_id": self.domain_id, "flags2": self.flags2,
+                 "commit_id": self.commit_id, "xa_xid": xa, "tail": b""}
+        fixed_len = len(_build(self._WIRE, fixed, "MariaGtid"))
+        tail = b""
+        if self.flags_extra:
+            tail = _build(_GTID_EXTRA_WIRE, {"flags_extra": self.flags_extra, "extra_engines": self.extra_engines,
+                                             "sa_seq_no": self.sa_seq_no, "rest": b""}, "MariaGtid flags_extra")
+        elif self.extra[:1] not in (b"", b"\x00") and fixed_len >= GTID_HEADER_LEN:
+            # a reader takes the first byte after the fields for flags_extra
+            raise LocalProtocolError("MariaGtid: extra after the fields must start with a zero byte without flags_extra")
+        if not self.flags_extra & ~_FL_EXTRA_KNOWN:
+            tail += bytes(max(0, GTID_HEADER_LEN - fixed_len - len(tail)))
+        return {**fixed, "tail": tail + self.extra}
 
     @classmethod
     def _decode(cls, body: memoryview, header: EventHeader) -> MariaGtid:
         p = _parse(cls._WIRE, body, "GTID_EVENT")
         xa = None if p.xa_xid is None else (p.xa_xid.format_id, p.xa_xid.gtrid_len, p.xa_xid.bqual_len, bytes(p.xa_xid.data))
-        return cls(p.seq_no, p.domain_id, p.flags2, p.commit_id, xa, bytes(p.extra))
+        if xa is not None and len(xa[3]) != xa[1] + xa[2]:  # construct's compiled Bytes(n) reads short
+            raise RemoteProtocolError("corrupt GTID_EVENT: the XA xid runs past the event")
+        tail = bytes(p.tail)
+        flags_extra, engines, sa_seq_no = 0, None, None
+        if tail[:1] not in (b"", b"\x00"):
+            e = _parse(_GTID_EXTRA_WIRE, tail, "GTID_EVENT flags_extra")
+            flags_extra, engines, sa_seq_no, tail = e.flags_extra, e.extra_engines, e.sa_seq_no, bytes(e.rest)
+        if not flags_extra & ~_FL_EXTRA_KNOWN:
+            pad = max(0, GTID_HEADER_LEN - (len(body) - len(tail)))
+            if len(tail) < pad or any(tail[:pad]):
+                raise RemoteProtocolError("corrupt GTID_EVENT: shorter than 19 bytes or non-zero padding")
+            tail = tail[pad:]
+        return cls(p.seq_no, p.domain_id, p.flags2, p.commit_id, xa, tail, flags_extra, engines, sa_seq_no)
 
     def gtid(self, server_id: int) -> str:
         return f"{self.domain_id}-{server_id}-{self.seq_no}"
@@ -1185,6 +1222,12 @@ class GtidList(Body):
         }
 
     @classmethod
+    def of(cls, gtids: tuple[Gtid, ...], list_flags: int = 0) -> GtidList:
+        """The event MariaDB 10.11 writes for `gtids`: an empty list is followed by two zero
+        bytes (seen in every file it starts), a non-empty one by nothing."""
+        return cls(gtids, list_flags, b"" if gtids else bytes(2))
+
+    @classmethod
     def _decode(cls, body: memoryview, header: EventHeader) -> GtidList:
         p = _parse(cls._WIRE, body, "GTID_LIST_EVENT")
         gtids = tuple(Gtid(g.domain_id, g.server_id, g.seq_no) for g in p.gtids)
@@ -1206,7 +1249,10 @@ class BinlogCheckpoint(Body):
 
     @classmethod
     def _decode(cls, body: memoryview, header: EventHeader) -> BinlogCheckpoint:
-        return cls(_s(_parse(cls._WIRE, body, "BINLOG_CHECKPOINT_EVENT").file))
+        p = _parse(cls._WIRE, body, "BINLOG_CHECKPOINT_EVENT")
+        if len(p.file) != p.file_len:  # construct's compiled Bytes(n) reads short
+            raise RemoteProtocolError("corrupt BINLOG_CHECKPOINT_EVENT: the file name runs past the event")
+        return cls(_s(p.file))
 
 
 @dataclass(frozen=True, slots=True)
@@ -1422,7 +1468,7 @@ def _leading_offsets(con: Struct) -> dict[str, int]:
 
 QUERY_FIELD_AT = _leading_offsets(Query._WIRE)  # ... "status_vars": the post-header's length
 GTID_FIELD_AT = _leading_offsets(MariaGtid._WIRE)  # ... "commit_id" (or the padding)
-GTID_PADDING_LEN = len(MariaGtid._WIRE.subcons[5].subcon.thensubcon.value)
+GTID_PADDING_LEN = GTID_HEADER_LEN - GTID_FIELD_AT["commit_id"]  # a GTID without commit_id, XA or flags_extra
 TABLE_MAP_FIELD_AT = _leading_offsets(_TABLE_MAP_WIRE)  # ... "db": the database name
 ROWS_V1_FIELD_AT = _leading_offsets(_ROWS_V1_WIRE)  # ... "rows"
 ROWS_V2_FIELD_AT = _leading_offsets(_ROWS_V2_WIRE)  # ... "extra" (extra_len counts itself)

@@ -10,9 +10,12 @@ from hypothesis import strategies as st
 from protocol.events import (
     BINLOG_CHECKSUM_ALG_CRC32,
     BINLOG_CHECKSUM_ALG_OFF,
+    FL_COMMIT_ALTER,
     FL_COMPLETED_XA,
+    FL_EXTRA_MULTI_ENGINE,
     FL_GROUP_COMMIT_ID,
     FL_PREPARED_XA,
+    FL_ROLLBACK_ALTER,
     ROWS_V1_TYPES,
     ROWS_V2_TYPES,
     AnnotateRows,
@@ -55,13 +58,17 @@ status_vars = st.builds(
 )
 
 
-def _gtid(seq, dom, flags, commit, xa, extra):
-    if flags & FL_GROUP_COMMIT_ID:
-        return MariaGtid(seq, dom, flags, commit_id=commit, extra=extra)
+def _gtid(seq, dom, flags, commit, xa, extra, flags_extra):
+    commit_id = commit if flags & FL_GROUP_COMMIT_ID else None
+    xa_xid = None
     if flags & (FL_PREPARED_XA | FL_COMPLETED_XA):
         g, b, data = xa
-        return MariaGtid(seq, dom, flags, xa_xid=(1, g, b, data[: g + b].ljust(g + b, b"x")), extra=extra)
-    return MariaGtid(seq, dom, flags, extra=extra)
+        xa_xid = (1, g, b, data[: g + b].ljust(g + b, b"x"))
+    engines = 1 if flags_extra & FL_EXTRA_MULTI_ENGINE else None
+    sa_seq_no = seq if flags_extra & (FL_COMMIT_ALTER | FL_ROLLBACK_ALTER) else None
+    if not flags_extra and (commit_id is not None or xa_xid is not None):
+        extra = b"\x00" + extra  # past the 19-byte minimum a reader takes the next byte for flags_extra
+    return MariaGtid(seq, dom, flags, commit_id, xa_xid, extra, flags_extra, engines, sa_seq_no)
 
 
 bodies = st.one_of(
@@ -77,7 +84,8 @@ bodies = st.one_of(
     st.builds(lambda n: UserVar(n, True, 0, 0, b"", None), name_text),
     st.just(Stop()),
     st.builds(Heartbeat, name_text),
-    st.builds(_gtid, u64, u32, u8, u64, st.tuples(st.integers(0, 64), st.integers(0, 64), st.binary(max_size=128)), st.binary(max_size=8)),
+    st.builds(_gtid, u64, u32, u8, u64, st.tuples(st.integers(0, 64), st.integers(0, 64), st.binary(max_size=128)), st.binary(max_size=8),
+              u8),
     st.builds(lambda gs, fl, ex: GtidList(tuple(Gtid(*g) for g in gs), fl, ex),
               st.lists(st.tuples(u32, u32, u64), max_size=5), st.integers(0, 15), st.binary(max_size=4)),
     st.builds(BinlogCheckpoint, name_text),
