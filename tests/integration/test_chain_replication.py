@@ -232,7 +232,7 @@ def test_kill_9_of_the_middle_slave_under_load_loses_and_repeats_nothing(tmp_pat
                 target = len(written) + 150
                 wait_for(lambda target=target: len(written) >= target, 60, message="writes go on")
                 wait_for(lambda target=target: middle.query("SELECT COUNT(*) FROM d.t")[0][0] >= target - 100, 60,
-                         message="the middle slave applies under load")
+                         message=lambda: f"the middle slave applies under load\n{middle.tail()}")
                 if round_ == 0:
                     # the crash window on purpose: the sub-slave stopped, the middle slave's
                     # semi-sync (ON since start_chain; a restart turns it OFF) holds its applier's
