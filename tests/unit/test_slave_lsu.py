@@ -16,6 +16,7 @@ from master import recovery
 from master.binlog_end import BinlogEnd
 from master.commit import GroupCommit
 from master.recovery import read_transactions, recover
+from protocol.errors import ER_UNKNOWN_ERROR, SQLError
 from protocol.events import EventType, Query, decode_event
 from semisync.interface import ReplicationInterface
 from slave import applier as applier_module
@@ -286,4 +287,33 @@ async def test_a_failing_replicated_transaction_commits_those_before_it_and_noth
     assert await count_rows(node.engine) == 3
     assert inserts(tmp_path) == [f"INSERT INTO t VALUES ({n})" for n in range(1, 4)]
     assert int(node.engine.meta()["binlog_pos"]) == node.writer.end_position.pos
+    await node.close()
+
+
+async def test_a_replicated_group_whose_engine_commit_fails_is_replayed_not_aborted(tmp_path):
+    """A full disk failing the engine commit after the binlog write: the applier's group is
+    replayed from the binlog (as IGNORE_ERROR), whatever binlog_error_action says."""
+    aborted: list[str] = []
+    relay = Relay(tmp_path)
+    relay.transactions(range(1, 4))
+    node = await Node(tmp_path, abort=aborted.append).open()
+    await apply_all(node, relay)
+    relay.transactions(range(4, 8))
+    real = node.engine.commit_group
+    failures = [1]
+
+    async def fails_once(meta):
+        if failures:
+            failures.pop()
+            await node.engine.rollback_group()  # what SQLite does to a failed COMMIT
+            raise SQLError(ER_UNKNOWN_ERROR, "engine commit failed: database or disk is full")
+        await real(meta)
+
+    node.engine.commit_group = fails_once  # type: ignore[method-assign]
+    await apply_all(node, relay)
+    assert aborted == [] and not failures
+    assert await count_rows(node.engine) == 7
+    assert inserts(tmp_path) == [f"INSERT INTO t VALUES ({n})" for n in range(1, 8)]
+    meta = node.engine.meta()
+    assert int(meta[META_RELAY_POS]) == relay.log.size and int(meta["binlog_pos"]) == node.writer.end_position.pos
     await node.close()
