@@ -1,4 +1,4 @@
-# semisync: one image for the master and the slaves (the command picks the role).
+# semisync: one image for the master and the slaves (the command picks the preset: both run one server).
 FROM python:3.11-slim
 
 ENV PYTHONDONTWRITEBYTECODE=1 \
@@ -14,6 +14,7 @@ COPY semisync ./semisync
 COPY server ./server
 COPY master ./master
 COPY slave ./slave
+COPY node ./node
 COPY config ./config
 COPY cli ./cli
 COPY pipeline ./pipeline

@@ -284,3 +284,34 @@ def test_empty_root_password_off_loopback_is_refused(command, address):
 def test_empty_root_password_on_loopback_is_allowed(address):
     assert load("master", {"bind_address": address}).root_password == ""
     assert load("slave", env={"SEMISYNC_BIND_ADDRESS": address}).bind_address == address
+
+
+def test_the_two_presets_differ_only_in_defaults():
+    """One server, two presets (INTERFACE.md "Roles, GTIDs and failover"): the same options,
+    read_only OFF / ON, the slave's port, datadir and required server_id."""
+    master, slave = load("master"), load("slave")
+    differ = {name for name in MasterConfig.model_fields if getattr(master, name) != getattr(slave, name)}
+    assert differ == {"datadir", "port", "server_id", "read_only"}
+    assert (master.read_only, slave.read_only) == (False, True)
+    assert (master.port, slave.port) == (3306, 3307)
+    assert master.log_slave_updates is True and slave.log_slave_updates is True
+    assert slave.log_bin == master.log_bin == "mysql-bin"
+
+
+def test_each_preset_takes_the_other_ones_options(tmp_path):
+    master = load("master", cli={"master_host": "db1", "master_port": "3310", "relay_log": "r",
+                                 "sync_relay_log": "0", "rpl_semi_sync_slave_enabled": "ON",
+                                 "read_only": "on", "log_slave_updates": "OFF"})
+    assert (master.master_host, master.master_port, master.relay_log, master.sync_relay_log) == ("db1", 3310, "r", 0)
+    assert master.rpl_semi_sync_slave_enabled and master.read_only and not master.log_slave_updates
+    slave = load("slave", cli={"log_bin": "binlog", "sync_binlog": "0", "max_binlog_size": "64M",
+                               "binlog_checksum": "none", "binlog_error_action": "ignore_error",
+                               "rpl_semi_sync_master_enabled": "ON", "read_only": "OFF"})
+    assert (slave.log_bin, slave.sync_binlog, slave.max_binlog_size) == ("binlog", 0, 64 << 20)
+    assert slave.binlog_checksum is BinlogChecksum.NONE and str(slave.binlog_error_action) == "IGNORE_ERROR"
+    assert slave.rpl_semi_sync_master_enabled and not slave.read_only
+    password_file = tmp_path / "pw"
+    password_file.write_text("s3cret\n")
+    assert load("master", cli={"master_password_file": str(password_file)}).master_password == "s3cret"
+    message = refusal("master", cli={"log_slave_updates": "maybe"})
+    assert message == "semisync master: invalid value 'maybe' for --log-slave-updates: allowed ON, OFF, 1, 0, TRUE, FALSE"
