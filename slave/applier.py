@@ -40,7 +40,9 @@ Contract
   (`GroupCommit.commit_replicated`: binlogged with the origin's server_id and timestamps, and
   committed with the applier's position and the binlog position in one engine transaction);
   without a binlog the default commits straight to the engine (`apply_transactions`, the
-  engine's meta merged, never replaced).
+  engine's meta merged, never replaced). A call of the seam is never cancelled with the applier
+  (STOP SLAVE cancels it after its timeout, e.g. during a semi-sync wait): it finishes in the
+  background, and the next run waits for it before it loads its position.
 - Crash between the binlog and the engine (log_slave_updates): a group in this server's binlog
   but not in the engine is replayed by crash recovery (`master.recovery`), which leaves in the
   meta (`META_RELAY_SKIP`) how many relay log transactions after the applier's position it
