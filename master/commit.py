@@ -37,6 +37,9 @@ Contract (who may call what, what is durable when)
   engine's writer lock so that no other transaction runs before the group is in; then the group
   goes on as if its commit had worked. A commit that SQLite stopped between two database files
   is durable in those it reached: the engine completes it in the others, never runs it twice.
+  A group holding replicated transactions (`commit_replicated`) is always replayed, whatever
+  binlog_error_action says: a replica whose disk is full keeps serving and its applier goes on
+  once the engine commits (as its SQL thread waited for space before it had a binlog).
   Unlike MySQL: MySQL's binlog_error_action is about binlog write errors, which MySQL cannot
   undo, and its IGNORE_ERROR then turns binary logging off until a restart. We never stop
   binary logging: a failed binlog write is always undone and fails its group (as MariaDB
@@ -285,7 +288,8 @@ class GroupCommit:
             try:
                 await self.engine.commit_group(meta)
             except Exception as exc:
-                await self._engine_failed(start, end, meta, exc)
+                replicated = any(isinstance(t.txn, _ReplicatedTxn) for t in group)
+                await self._engine_failed(start, end, meta, exc, replicated)
             except BaseException as exc:
                 log.critical("engine commit failed after the binlog write of the group ending at %s: %s", end, exc)
                 self._wake(group, SQLError(ER_UNKNOWN_ERROR, f"engine commit failed: {exc}"))
@@ -377,11 +381,12 @@ class GroupCommit:
         self._wake(group, write_error(self.writer.basename, exc))
 
     async def _engine_failed(self, start: BinlogPosition, end: BinlogPosition, meta: dict[str, str],
-                             exc: Exception) -> None:
+                             exc: Exception, replicated: bool = False) -> None:
         """The engine could not commit a group that is in the binlog: stop the server, or replay
         the group from the binlog until the engine has it (see the module docstring). Returns
         only when the engine has the group; the writer lock stays held meanwhile."""
-        action = self.binlog_error_action()
+        # a replica's applier waits for its disk, as it did before it had a binlog: never stopped
+        action = IGNORE_ERROR if replicated else self.binlog_error_action()
         if action != IGNORE_ERROR:
             self._abort(
                 f"engine commit failed after the binlog write of the group {start} to {end}: {exc}. "

@@ -3,7 +3,9 @@ foreground; `NodeDaemon` is the same thing for in-process use (tests).
 
 Both commands are presets of `config.node.NodeConfig` (config/master.py, config/slave.py): the
 daemon never asks which one started it. Every server has a source side and a replica side
-(node/role.py), both semi-sync plugins loaded, and its own binlog.
+(node/role.py), both semi-sync plugins loaded, and its own binlog. The replica side's applier
+commits through the source side's group commit (`GroupCommit.commit_replicated`), which
+binlogs the replicated transactions when --log-slave-updates is ON.
 
 Three lifecycle phases (STYLE.md habit 7)
 - startup: open the engine (`<datadir>/db`), crash recovery of the binlog (`master.recovery`:

@@ -1,10 +1,12 @@
-"""The seam between the shared server shell and the role it serves (master or slave).
+"""The seam between the shared server shell and the role it serves.
 
 Contract
 - A `Server` holds exactly one `Role`. The server owns the listener, the client sessions,
   authentication, users, system/status variables, plugins and the generic admin statements;
-  the role owns everything replication-specific (binlog and dump sessions on the master; IO
-  task, relay log and applier on the slave).
+  the role owns everything replication-specific. A daemon's role is `node.role.NodeRole`, which
+  holds both sides at once (the source side: binlog and dump sessions; the replica side: IO
+  task, relay log and applier) and dispatches to them; a role that attaches sub-roles attaches
+  each to the same server.
 - Life cycle: `Server.__init__` calls `role.attach(server)` once (the role may keep the server
   to reach `server.engine`, `server.variables`, `server.plugins`, `server.sessions` ...).
   `Server.start()` binds the listening socket (so `server.port` is known), then awaits
@@ -65,13 +67,14 @@ if TYPE_CHECKING:
 
 
 class Role:
-    """Base class of the master and slave roles. Every method has a harmless default."""
+    """Base class of the roles (node, and its source and replica sides). Every method has a harmless default."""
 
-    #: "master" or "slave" (shown in logs; a role may read it, the server does not branch on it).
+    #: "node", "master", "slave" ... (shown in logs; the server does not branch on it).
     name: str = "role"
     #: Two-word (or one-word) keywords this role answers, see the module docstring.
     CLAIMS: frozenset[str] = frozenset()
-    #: True on a slave: client writes are refused with ERR 1290 before the engine runs them.
+    #: The global read_only (SET GLOBAL read_only sets it): while True, client writes are refused
+    #: with ERR 1290 before the engine runs them.
     read_only: bool = False
 
     server: Server | None = None

@@ -41,7 +41,9 @@ Contract
   (`GroupCommit.commit_replicated`: binlogged with the origin's server_id and timestamps, and
   committed with the applier's position and the binlog position in one engine transaction);
   without a binlog the default commits straight to the engine (`apply_transactions`, the
-  engine's meta merged, never replaced).
+  engine's meta merged, never replaced). A call of the seam is never cancelled with the applier
+  (STOP SLAVE cancels it after its timeout, e.g. during a semi-sync wait): it finishes in the
+  background, and the next run waits for it before it loads its position.
 - Crash between the binlog and the engine (log_slave_updates): a group in this server's binlog
   but not in the engine is replayed by crash recovery (`master.recovery`), which leaves in the
   meta (`META_RELAY_SKIP`) how many relay log transactions after the applier's position it
@@ -181,6 +183,7 @@ class Applier:
         self.last_master_timestamp = 0
         self.applied_transactions = 0
         self._skip = 0  # META_RELAY_SKIP: transactions still to skip (already applied)
+        self._committing: asyncio.Future[None] | None = None  # the commit seam's call in flight
         # Complete transactions read but not yet applied (see `_flush`).
         self._batch: list[ReadyTransaction] = []
         self._batch_statements = 0
@@ -259,6 +262,10 @@ class Applier:
             self.running = False
 
     async def _run(self) -> None:
+        if self._committing is not None and not self._committing.done():
+            # a commit the task left when it was cancelled (STOP SLAVE during a semi-sync wait)
+            # finishes first: the position loaded below must include it
+            await asyncio.wait([self._committing])
         self.load_position()
         self._batch, self._batch_statements = [], 0
         stream = _Stream()
@@ -485,7 +492,7 @@ class Applier:
             return
         if len(batch) > 1:
             try:
-                await self.commit(batch)
+                await self._commit_shielded(batch)
             except SQLError:
                 pass  # nothing of the batch was committed: find the failing transaction
             else:
@@ -493,7 +500,7 @@ class Applier:
                 return
         for ready in batch:
             try:
-                await self.commit([ready])
+                await self._commit_shielded([ready])
             except SQLError as e:
                 self.master_pos = int(ready.meta[META_MASTER_POS])  # as it was when it failed
                 sql, _ctx, db, *_ = ready.statements[-1] if ready.statements else ("", None, None)
@@ -503,6 +510,14 @@ class Applier:
                     f"Error '{e.message}' on query. Default database: '{db or ''}'. Query: '{failing}'",
                 ) from None
             self._applied([ready])
+
+    async def _commit_shielded(self, transactions: list[ReadyTransaction]) -> None:
+        """The commit seam, not cancelled with the applier: a group commit that has written the
+        binlog must reach the engine with its position (a cancelled leader would leave its data
+        for a later group to commit without the applier's position)."""
+        self._committing = asyncio.ensure_future(self.commit(transactions))
+        self._committing.add_done_callback(_consume)
+        await asyncio.shield(self._committing)
 
     def _applied(self, batch: list[ReadyTransaction]) -> None:
         last = batch[-1]
@@ -566,6 +581,10 @@ class _Stream:
         self.reset_context()
 
 
+def _consume(future: asyncio.Future[None]) -> None:
+    """Retrieve a commit's outcome (a shielded one may end after its caller was cancelled)."""
+    if not future.cancelled():
+        future.exception()
 
 
 # -- SQL for row changes ------------------------------------------------------------------------------

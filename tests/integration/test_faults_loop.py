@@ -1,5 +1,6 @@
 """Durability under faults (tests/support/faults.py): a short seeded loop of every fault kind
-against our master and two of our slaves, and the checker's verdict; plus the minimal
+against our master and two of our slaves (the first a middle slave with a sub-slave of its own),
+and the checker's verdict; plus the minimal
 reproductions of what the loop found.
 
 The seed is printed (and taken from SEMISYNC_FAULT_SEED when set), so a failure is replayed with

@@ -4,13 +4,18 @@ faults in a seeded random loop, and the checker that proves no acknowledged tran
 The cluster: our master (AFTER_SYNC, wait for `wait_count` slaves, wait_no_slave ON, a timeout
 longer than the whole run, so semi-sync can never fall back by timing out) and two of our slaves,
 each connected to the master through a `FaultProxy`. Writers connect to the master directly.
+With `sub_slave` the first slave is a middle slave: a third slave of ours (`subslave`)
+replicates from it (semi-sync on that hop too, with a short timeout: the middle slave's applier
+commits through its own group commit, log_slave_updates ON), so the middle slave's binlog is in
+the chain the checker compares.
 
 The load: `writers` threads, each committing transactions of 1 or 2 rows with unique keys
 (`w<writer>.<n>.<row>`), and writing down in the `Ledger` the outcome the client saw: OK
 (*acknowledged*) or an error (*in doubt*: it may or may not have committed).
 
 The faults (`FAULTS`): kill -9 + restart of the master (alone, or while one slave's link is cut, or
-while every slave's is); kill -9 + restart of a slave; SIGSTOP + SIGCONT of a slave or of the
+while every slave's is); kill -9 + restart of a slave; kill -9 + restart of the middle slave
+(`middle-kill`, with `sub_slave`); SIGSTOP + SIGCONT of a slave or of the
 master; a cut link (the slave's proxy closes its connections and drops every byte, both ways, until
 restored: a partition); a slow link (the proxy delays and fragments every chunk, both ways); a
 corrupted ack (the proxy damages the next semi-sync ack a slave sends: its magic, its position or
@@ -19,7 +24,8 @@ byte of the next chunk the master sends, usually an event's CRC32); a full disk 
 on a slave (each daemon's datadir is a small tmpfs, `DISK_SIZE`; the fault fills it while the
 writers run and frees it: the master's commits fail or wait meanwhile and it recovers by itself;
 a slave's IO thread waits for space and resumes by itself, and a SQL thread stopped by a failed
-engine commit is started again with START SLAVE, as a DBA does). One fault at a time, healed
+engine commit, or by its own binlog's write (log_slave_updates: 1026), is started again with
+START SLAVE, as a DBA does). One fault at a time, healed
 before the next, so the master always has a healthy slave once the fault is over.
 
 The guarantee checked (MySQL's AFTER_SYNC semantics, seed 003 and WL#7169): a commit that
@@ -34,7 +40,9 @@ relay log of at least `wait_count` slaves (ours fsync the relay log before ackin
   slaves. Nothing can reach a slave while the master is dead, so this is the state at the kill.
 - `semisync-off` (guards (b)): a sampler reads the master's status every 0.25 s; semi-sync must
   be ON with `no_tx` = 0, otherwise (b) does not hold by design and the run says so.
-- `diverged` (c): after catch-up each slave's table is the master's, row for row.
+- `diverged` (c): after catch-up each slave's table is the master's, row for row (the
+  sub-slave's too: what the middle slave applied and binlogged, nothing twice, nothing lost,
+  across its kills).
 - `duplicate`, `phantom`, `torn` (d): no key twice, no key nobody attempted, no transaction in
   part; a transaction whose client saw an error may be present (once) or absent.
 - `failed-visible` (d): a transaction whose client got an error from the server (not a lost
@@ -89,7 +97,12 @@ KEY = re.compile(rb"'(w\d+\.\d+)\.\d+'")
 HEAL_TIMEOUT = 30.0
 DISK_SIZE = 256 << 20  # each daemon's tmpfs datadir (only what is written uses memory)
 FILLER = "disk-filler"  # the file that takes a datadir's last byte during a disk-full fault
-DISK_FULL_ERROR = "disk is full"  # in Last_SQL_Error when a full disk stopped the SQL thread
+# in Last_SQL_Error when a full disk stopped the SQL thread: the engine's commit, or (log_slave_updates)
+# the write of the slave's own binlog (1026, errno 28)
+DISK_FULL_ERRORS = ("disk is full", "No space left on device")
+# The middle slave's source side: semi-sync to the sub-slave, with a short timeout (a sub-slave
+# that lags must not hold the middle slave's applier, which commits through its group commit)
+MIDDLE_SOURCE = ("--rpl-semi-sync-master-enabled=ON", "--rpl-semi-sync-master-timeout=2000")
 
 
 # -- the ledger: what every client was told ---------------------------------------------------
@@ -303,7 +316,7 @@ class Cluster:
     unmounted by `close`."""
 
     def __init__(self, workdir: Path, rng: random.Random, wait_count: int = 1, slaves: int = 2,
-                 disk_size: int = 0) -> None:
+                 disk_size: int = 0, sub_slave: bool = False) -> None:
         self.workdir = workdir
         self.wait_count = wait_count
         self.disk_size = disk_size
@@ -318,6 +331,8 @@ class Cluster:
         self.proxies: list[FaultProxy] = []
         self.slaves: list[Daemon] = []
         self._slave_count = slaves
+        self.sub_slave: Daemon | None = None
+        self._want_sub_slave = sub_slave
         self._rng = rng
         self.killed: set[str] = set()  # daemons we stopped on purpose (not "died")
 
@@ -343,17 +358,36 @@ class Cluster:
                 "--master-user=repl", f"--master-password={REPL_PASSWORD}",
                 "--rpl-semi-sync-slave-enabled=ON", "--master-connect-retry=0.3",
                 "--master-heartbeat-period=0.5", "--slave-net-timeout=2",
+                *(MIDDLE_SOURCE if i == 1 and self._want_sub_slave else ()),
             ])
             slave.role = f"slave{i}"  # its name from now on (the command line already says `slave`)
             self._mount(slave)
             self.proxies.append(proxy)
             self.slaves.append(slave.start())
-        for slave in self.slaves:
+        if self._want_sub_slave:
+            self.start_sub_slave(self.slaves[0])
+        for slave in self.downstream():
             wait_for(lambda s=slave: s.query(f"SELECT COUNT(*) FROM {TABLE}") is not None, HEAL_TIMEOUT,
                      message=f"{slave.role} to replicate the table")
 
+    def start_sub_slave(self, middle: Daemon) -> None:
+        """A semi-sync slave of `middle` (started with MIDDLE_SOURCE)."""
+        sub = Daemon("slave", self.workdir / "subslave", [
+            f"--server-id={self._slave_count + 2}", "--master-host=127.0.0.1", f"--master-port={middle.port}",
+            "--master-user=repl", f"--master-password={REPL_PASSWORD}",
+            "--rpl-semi-sync-slave-enabled=ON", "--master-connect-retry=0.3",
+            "--master-heartbeat-period=0.5", "--slave-net-timeout=2",
+        ])
+        sub.role = "subslave"
+        self._mount(sub)
+        self.sub_slave = sub.start()
+
+    def downstream(self) -> list[Daemon]:
+        """Every slave: the master's, and the sub-slave if there is one."""
+        return [*self.slaves, *([self.sub_slave] if self.sub_slave is not None else [])]
+
     def daemons(self) -> list[Daemon]:
-        return [self.master, *self.slaves]
+        return [self.master, *self.downstream()]
 
     def died(self) -> list[str]:
         return [f"{d.role} (exit {d.proc.poll()}):\n{d.tail(15)}" for d in self.daemons()
@@ -547,7 +581,8 @@ class Run:
         self.report = Report(seed)
         self.ledger = Ledger()
         self.disk_faults = kinds is None or bool(set(kinds) & set(DISK_FAULTS))
-        self.cluster = Cluster(workdir, self.rng, wait_count, disk_size=DISK_SIZE if self.disk_faults else 0)
+        self.cluster = Cluster(workdir, self.rng, wait_count, disk_size=DISK_SIZE if self.disk_faults else 0,
+                               sub_slave=kinds is None or "middle-kill" in kinds)
         self.load = Load(self.cluster.master, self.ledger, writers, seed)
         self.log = log
         self._sampling = threading.Event()
@@ -616,7 +651,10 @@ class Run:
                     each.partition()
                 time.sleep(hold)
             self.master_lost(f"fault {len(self.report.faults) + 1} ({label})")
-        elif kind == "slave-kill":
+        elif kind in ("slave-kill", "middle-kill"):
+            if kind == "middle-kill":  # the first slave: the sub-slave's master
+                slave = c.slaves[0]
+                label = f"{kind}({slave.role})"
             c.killed.add(slave.role)
             slave.kill9()
             time.sleep(hold)
@@ -697,7 +735,7 @@ class Run:
         """After a full disk: the IO thread resumes by itself; a SQL thread that a failed engine
         commit stopped is started again, as the DBA would (MariaDB's stops on a full table)."""
         st = slave_status(slave.port)
-        if st.get("Slave_SQL_Running") == "No" and DISK_FULL_ERROR in str(st.get("Last_SQL_Error")):
+        if st.get("Slave_SQL_Running") == "No" and any(e in str(st.get("Last_SQL_Error")) for e in DISK_FULL_ERRORS):
             self.log(f"  {slave.role}: SQL thread stopped ({st.get('Last_SQL_Errno')}: "
                      f"{str(st.get('Last_SQL_Error'))[:120]}); START SLAVE")
             slave.query("START SLAVE")
@@ -746,7 +784,7 @@ class Run:
         self.master_lost("the end of the run")
         master_rows = table_rows(c.master)
         self.violate_all(check_table(self.ledger, master_rows, "master") + check_failed_absent(self.ledger, master_rows, "master"))
-        for slave in c.slaves:
+        for slave in c.downstream():  # the sub-slave last: it follows the middle slave
             self.restart_stopped_sql_thread(slave)
             self.violate_all(compare_after_catch_up(self.ledger, master_rows, slave, ""))
 
@@ -757,8 +795,8 @@ class Run:
 
 DISK_FAULTS = ["master-disk-full", "slave-disk-full"]  # need root (a tmpfs per datadir)
 BINLOG_ERROR_ACTIONS = ("ABORT_SERVER", "IGNORE_ERROR")
-FAULTS = ["master-kill", "master-stop", "slave-kill", "slave-stop", "link-cut", "link-slow", "ack-corrupt",
-          "event-corrupt", *DISK_FAULTS]
+FAULTS = ["master-kill", "master-stop", "slave-kill", "middle-kill", "slave-stop", "link-cut", "link-slow",
+          "ack-corrupt", "event-corrupt", *DISK_FAULTS]
 
 
 def run(seed: int, seconds: float, workdir: Path | None = None, writers: int = 4, wait_count: int = 1,

@@ -16,8 +16,9 @@ from master import recovery
 from master.binlog_end import BinlogEnd
 from master.commit import GroupCommit
 from master.recovery import read_transactions, recover
+from protocol.errors import ER_UNKNOWN_ERROR, SQLError
 from protocol.events import EventType, Query, decode_event
-from semisync.interface import ReplicationInterface
+from semisync.interface import BinlogStorageObserver, ReplicationInterface, StorageParam
 from slave import applier as applier_module
 from slave.applier import META_RELAY_POS, META_RELAY_SKIP, Applier
 from tests.unit.test_slave_applier import Relay, count_rows, until
@@ -286,4 +287,65 @@ async def test_a_failing_replicated_transaction_commits_those_before_it_and_noth
     assert await count_rows(node.engine) == 3
     assert inserts(tmp_path) == [f"INSERT INTO t VALUES ({n})" for n in range(1, 4)]
     assert int(node.engine.meta()["binlog_pos"]) == node.writer.end_position.pos
+    await node.close()
+
+
+async def test_a_replicated_group_whose_engine_commit_fails_is_replayed_not_aborted(tmp_path):
+    """A full disk failing the engine commit after the binlog write: the applier's group is
+    replayed from the binlog (as IGNORE_ERROR), whatever binlog_error_action says."""
+    aborted: list[str] = []
+    relay = Relay(tmp_path)
+    relay.transactions(range(1, 4))
+    node = await Node(tmp_path, abort=aborted.append).open()
+    await apply_all(node, relay)
+    relay.transactions(range(4, 8))
+    real = node.engine.commit_group
+    failures = [1]
+
+    async def fails_once(meta):
+        if failures:
+            failures.pop()
+            await node.engine.rollback_group()  # what SQLite does to a failed COMMIT
+            raise SQLError(ER_UNKNOWN_ERROR, "engine commit failed: database or disk is full")
+        await real(meta)
+
+    node.engine.commit_group = fails_once  # type: ignore[method-assign]
+    await apply_all(node, relay)
+    assert aborted == [] and not failures
+    assert await count_rows(node.engine) == 7
+    assert inserts(tmp_path) == [f"INSERT INTO t VALUES ({n})" for n in range(1, 8)]
+    meta = node.engine.meta()
+    assert int(meta[META_RELAY_POS]) == relay.log.size and int(meta["binlog_pos"]) == node.writer.end_position.pos
+    await node.close()
+
+
+async def test_stop_slave_during_a_semi_sync_wait_leaves_the_group_to_commit_with_its_position(tmp_path):
+    """STOP SLAVE cancels an applier whose group waits for a sub-slave's ack (after_sync): the
+    group still commits with the applier's position, and the restarted applier starts after it."""
+    relay = Relay(tmp_path)
+    relay.transactions(range(1, 3))
+    node = await Node(tmp_path).open()
+    await apply_all(node, relay)
+    released, waiting = asyncio.Event(), asyncio.Event()
+
+    class WaitsForAck(BinlogStorageObserver):
+        async def after_sync(self, param: StorageParam) -> None:
+            waiting.set()
+            await released.wait()
+
+    node.pipeline.interface.storage.add_observer(WaitsForAck())
+    relay.transactions(range(3, 6))
+    applier = node.applier(relay)
+    task = asyncio.create_task(applier.run())
+    await asyncio.wait_for(waiting.wait(), 10)
+    task.cancel()  # STOP SLAVE after its timeout
+    await asyncio.gather(task, return_exceptions=True)
+    released.set()  # the ack arrives
+    task = asyncio.create_task(applier.run())  # START SLAVE
+    await until(lambda: applier.relay_pos == relay.log.size)
+    await stop(applier, task)
+    assert applier.last_errno == 0, applier.last_error
+    assert await count_rows(node.engine) == 5
+    assert inserts(tmp_path) == [f"INSERT INTO t VALUES ({n})" for n in range(1, 6)]
+    assert int(node.engine.meta()[META_RELAY_POS]) == relay.log.size
     await node.close()
