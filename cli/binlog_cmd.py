@@ -1,10 +1,19 @@
 """`semisync binlog [--json] FILE...`: decode binlog and relay log files, like mysqlbinlog.
 
-One line per event: offset, type, server id, size, end log_pos and the decoded body; with `--json`
-one JSON object per line. Checksums are detected from each file's FORMAT_DESCRIPTION_EVENT. A file
-that is not a binlog, or is corrupt, gives one error line on stderr and a non-zero exit (the
-events before the damage are still printed); a torn trailing event is reported with the offset
-where the last complete event ends.
+One line per event: offset, type, server id, size, end log_pos, timestamp, flags and the decoded
+body as `key=value` (numbers as they are, text and lists as JSON values); with `--json` one JSON
+object per line, the row `binlog.rows.event_row` defines (UTF-8, keys in the pipeline's column
+order). Events are decoded by the pipeline's fast decoder (`pipeline.decode.decode_range`: the C
+scanner, or its numpy fallback, and the reference decoder for the rare events), whose rows the
+tests hold equal to the reference decoder's; lines are built a whole batch at a time with Arrow
+compute functions, so nothing is per-event Python on the frequent path. Text that is not UTF-8
+gets U+FFFD, as in the pipeline.
+
+Checksums are detected from each file's FORMAT_DESCRIPTION_EVENT. A file that is not a binlog, or
+is corrupt, gives one error line on stderr and a non-zero exit; every complete event before the
+damage is still printed (the batch where the fast decoder found it is decoded again, event by
+event, by the reference decoder up to the damage, which it names with its offset). A torn
+trailing event is reported with the offset where the last complete event ends.
 """
 
 from __future__ import annotations
@@ -12,57 +21,193 @@ from __future__ import annotations
 import json
 import os
 import sys
+from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import click
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from binlog.reader import BinlogFileError, iter_events, scan_file
-from binlog.rows import describe, event_row
+from binlog.rows import event_row
+from pipeline.decode import CORE_FIELDS, FAST_TYPES, decode_range, flat_row, source_row
 from protocol.errors import ProtocolError
-from protocol.events import Event, EventType, FormatDescription, decode_event
+from protocol.events import EventType, FormatDescription, decode_event, event_type
+
+# The header columns the text line shows before the body, with their labels.
+_TEXT_HEADER = (("server_id", "server_id="), ("size", "size="), ("log_pos", "end_log_pos="), ("timestamp", "ts="))
+_BODY_CORE = [name for name in CORE_FIELDS if name not in
+              ("file", "pos", "size", "type_code", "type", "server_id", "timestamp", "log_pos", "flags")]
+_FAST_CODES = pa.array(sorted(int(t) for t in FAST_TYPES), pa.int64())
 
 
-def _text_line(ev: Event, offset: int, fields: dict[str, Any]) -> str:
-    h = ev.header
-    body = " ".join(f"{k}={v!r}" if isinstance(v, str) else f"{k}={v}" for k, v in fields.items())
-    return (
-        f"# at {offset}  {h.type_name}  server_id={h.server_id}  size={h.event_size}  "
-        f"end_log_pos={h.log_pos}  ts={h.timestamp}  flags={h.flags:#06x}  {body}".rstrip()
-    )
+# -- JSON values of whole columns -----------------------------------------------------------------
+def _json_strings(column: pa.Array) -> pa.Array:
+    """Each string of a column as a JSON string literal (null stays null), as `json.dumps(s,
+    ensure_ascii=False)` writes it: quotes around the bytes, and the rows holding a byte JSON
+    escapes (" \\ or a control character: rare in names and statements) through json.dumps."""
+    quoted = pc.binary_join_element_wise('"', column, '"', "")
+    bitmap, offsets, data = column.buffers()
+    if data is None or not len(column):
+        return quoted
+    bounds = np.frombuffer(offsets, dtype=np.int32, count=len(column) + 1, offset=column.offset * 4)
+    raw = np.frombuffer(data, dtype=np.uint8)[bounds[0] : bounds[-1]]
+    hits = np.flatnonzero(_ESCAPED[raw])
+    if not len(hits):
+        return quoted
+    rows = np.unique(np.searchsorted(bounds, hits + bounds[0], side="right") - 1)
+    fixed = pa.array([json.dumps(v, ensure_ascii=False) for v in column.take(pa.array(rows)).to_pylist()], pa.string())
+    odd = np.zeros(len(column), dtype=bool)
+    odd[rows] = True
+    picks = np.zeros(len(column), dtype=np.int64)
+    picks[rows] = np.arange(len(rows))
+    return pc.if_else(pa.array(odd), fixed.take(pa.array(picks)), quoted)
 
 
-def decode_file(path: Path, as_json: bool, out: Any) -> str | None:
-    """Print every event of one file. Returns an error line, or None if the file is clean."""
+# The bytes a JSON string literal escapes.
+_ESCAPED = np.zeros(256, dtype=bool)
+_ESCAPED[:0x20] = True
+_ESCAPED[[ord('"'), ord("\\")]] = True
+
+
+def _values(batch: pa.RecordBatch, name: str) -> pa.Array:
+    """A column's values as JSON text (null where the row has no such key)."""
+    column = batch.column(name)
+    if pa.types.is_string(column.type):
+        return _json_strings(column)
+    return _unsigned(column)
+
+
+def _unsigned(column: pa.Array) -> pa.Array:
+    """An int64 column as decimal text of the unsigned binlog value (a wrapped XID > 2**63 - 1)."""
+    return pc.cast(pc.cast(column, pa.uint64(), safe=False), pa.string())
+
+
+def _lines(parts: list[Any]) -> bytes:
+    """The rows of element-wise concatenated parts, each ending in a newline, as one block."""
+    lines = pc.binary_join_element_wise(*parts, "\n", "")
+    offsets = np.frombuffer(lines.buffers()[1], dtype=np.int32, count=len(lines) + 1, offset=lines.offset * 4)
+    return lines.buffers()[2].to_pybytes()[offsets[0] : offsets[-1]]
+
+
+def json_block(batch: pa.RecordBatch) -> bytes:
+    """`--json` lines of a batch: each row's keys in the pipeline's column order, then `details`'
+    keys (their JSON as the decoder wrote it)."""
+    first, *rest = CORE_FIELDS  # "file", in every row
+    pieces = [f'{{"{first}":', _values(batch, first)]
+    pieces += [_optional(f',"{name}":', _values(batch, name)) for name in rest]
+    pieces.append(_optional(",", pc.utf8_slice_codeunits(batch.column("details"), 1, -1)))  # without its braces
+    return _lines([*pieces, "}"])
+
+
+def _optional(prefix: str, values: pa.Array) -> pa.Array:
+    """prefix + value in the rows that have a value, "" in the others."""
+    return pc.fill_null(pc.binary_join_element_wise(prefix, values, ""), "")
+
+
+@cache
+def _hex_flags() -> pa.Array:
+    return pa.array([f"{flags:#06x}" for flags in range(1 << 16)], pa.string())
+
+
+def _text_details(batch: pa.RecordBatch) -> pa.Array:
+    """`details` as `key=value` words: rewritten in place for the fast events (numbers and lists
+    of numbers only), through json for the others."""
+    details = batch.column("details")
+    words = pc.replace_substring_regex(details, r'(^\{|,)"([a-z0-9_]+)":', r" \2=")
+    words = pc.utf8_slice_codeunits(pc.utf8_ltrim(words, " "), 0, -1)
+    other = pc.and_(pc.invert(pc.is_in(batch.column("type_code"), _FAST_CODES)), pc.is_valid(details))
+    if pc.any(other).as_py():
+        texts = [_words(json.loads(d)) if o else None
+                 for d, o in zip(details.to_pylist(), other.to_pylist(), strict=True)]
+        words = pc.if_else(other, pa.array(texts, pa.string()), words)
+    return words
+
+
+def _words(fields: dict[str, Any]) -> str:
+    return " ".join(f"{k}={json.dumps(v, ensure_ascii=False, separators=(',', ':'))}" for k, v in fields.items())
+
+
+def text_block(batch: pa.RecordBatch) -> bytes:
+    """Text lines of a batch: `# at POS  TYPE  server_id=..  size=..  end_log_pos=..  ts=..
+    flags=0x....  key=value ...`."""
+    head = ["# at ", _unsigned(batch.column("pos")), "  ", batch.column("type")]
+    for name, label in _TEXT_HEADER:
+        head += ["  ", label, _unsigned(batch.column(name))]
+    head += ["  flags=", _hex_flags().take(batch.column("flags"))]
+    words = [_optional(f" {name}=", _values(batch, name)) for name in _BODY_CORE]
+    words.append(_optional(" ", _text_details(batch)))
+    body = pc.binary_join_element_wise(*words, "")
+    body = pc.if_else(pc.equal(pc.binary_length(body), 0), "", pc.binary_join_element_wise(" ", body, ""))
+    return _lines([*head, body])
+
+
+# -- one file ---------------------------------------------------------------------------------
+def _reference_line(path: Path, offset: int, ev: Any, as_json: bool) -> bytes:
+    """One event's line through the reference decoder (where the fast decoder found damage)."""
+    row = flat_row(source_row(event_row(str(path), offset, ev)))
+    if as_json:
+        line = json.dumps(row, ensure_ascii=False, separators=(",", ":"))
+    else:
+        body = {k: v for k, v in row.items() if k not in ("file", "pos", "type_code", "type", "flags", *dict(_TEXT_HEADER))}
+        line = (f"# at {offset}  {row['type']}  " + "  ".join(f"{label}{row[name]}" for name, label in _TEXT_HEADER)
+                + f"  flags={row['flags']:#06x}" + (f"  {_words(body)}" if body else ""))
+    return line.encode("utf-8", "replace") + b"\n"
+
+
+def _reference_tail(path: Path, start: int, as_json: bool, out: BinaryIO, found: str) -> str:
+    """Print the events from `start` (a boundary) with the reference decoder up to the damage the
+    fast decoder found after it (`found`); returns the error line naming it."""
     checksum = False
     last_end = 4
     try:
         for offset, raw in iter_events(path):
+            if offset < start:
+                if event_type(raw) == EventType.FORMAT_DESCRIPTION_EVENT:
+                    fd = decode_event(raw, checksum=False).body
+                    checksum = isinstance(fd, FormatDescription) and fd.checksum
+                last_end = offset + len(raw)
+                continue
             ev = decode_event(raw, checksum=checksum)
-            if ev.type_code == EventType.FORMAT_DESCRIPTION_EVENT and isinstance(ev.body, FormatDescription):
+            if isinstance(ev.body, FormatDescription):
                 checksum = ev.body.checksum
-            if as_json:
-                out.write(json.dumps(event_row(str(path), offset, ev), default=str) + "\n")
-            else:
-                out.write(_text_line(ev, offset, describe(ev)) + "\n")
+            out.write(_reference_line(path, offset, ev, as_json))
             last_end = offset + len(raw)
     except BinlogFileError as e:
         return f"{path}: {e.message} (at offset {e.offset})"
     except ProtocolError as e:
         return f"{path}: corrupt event at offset {last_end}: {e.message}"
+    result = scan_file(path)
+    if result.torn:
+        return (
+            f"{path}: torn event at the end: the last complete event ends at offset "
+            f"{result.last_complete_end}, the file has {result.size} bytes"
+        )
+    return f"{path}: corrupt data at offset {result.last_complete_end}: {result.error or found}"
+
+
+def decode_file(path: Path, as_json: bool, out: BinaryIO) -> str | None:
+    """Print every event of one file. Returns an error line, or None if the file is clean."""
+    render = json_block if as_json else text_block
+    last_end = 4
+    try:
+        for batch in decode_range(str(path), str(path), 4, None, False):
+            if batch.num_rows:
+                out.write(render(batch))
+                last_end = batch.column("pos")[-1].as_py() + batch.column("size")[-1].as_py()
+    except BinlogFileError as e:
+        if e.offset == 0:
+            return f"{path}: {e.message} (at offset {e.offset})"
+        return _reference_tail(path, last_end, as_json, out, e.message)
     except BrokenPipeError:
         raise
     except OSError as e:
         return f"{path}: {e.strerror or e}"
     size = path.stat().st_size
-    if last_end < size:
-        result = scan_file(path)
-        if result.torn:
-            return (
-                f"{path}: torn event at the end: the last complete event ends at offset "
-                f"{result.last_complete_end}, the file has {size} bytes"
-            )
-        return f"{path}: corrupt data at offset {result.last_complete_end}: {result.error}"
+    if last_end < size:  # a torn tail, or damage the fast decoder stopped at quietly
+        return _reference_tail(path, last_end, as_json, out, "not an event")
     return None
 
 
@@ -72,7 +217,7 @@ def decode_file(path: Path, as_json: bool, out: Any) -> str | None:
 def command(as_json: bool, files: tuple[Path, ...]) -> None:
     """Decode binlog and relay log FILEs (like mysqlbinlog)."""
     failed = False
-    out = click.get_text_stream("stdout")
+    out = click.get_binary_stream("stdout")
     try:
         for path in files:
             error = decode_file(path, as_json, out)
@@ -87,3 +232,4 @@ def command(as_json: bool, files: tuple[Path, ...]) -> None:
         sys.exit(1)
     if failed:
         sys.exit(1)
+
