@@ -77,34 +77,43 @@ def _values(batch: pa.RecordBatch, name: str) -> pa.Array:
     column = batch.column(name)
     if pa.types.is_string(column.type):
         return _json_strings(column)
-    return _unsigned(column)
+    if name in _WIDE:  # the unsigned binlog value of a wrapped int64
+        column = pc.cast(column, pa.uint64(), safe=False)
+    return pc.cast(column, pa.string())
 
 
-def _unsigned(column: pa.Array) -> pa.Array:
-    """An int64 column as decimal text of the unsigned binlog value (a wrapped XID > 2**63 - 1)."""
-    return pc.cast(pc.cast(column, pa.uint64(), safe=False), pa.string())
+_WIDE = {"xid"}  # the int columns whose binlog values can exceed 2**63 - 1
 
 
-def _lines(parts: list[Any]) -> bytes:
-    """The rows of element-wise concatenated parts, each ending in a newline, as one block."""
-    lines = pc.binary_join_element_wise(*parts, "\n", "")
+def _keyed(prefix: str, batch: pa.RecordBatch, name: str) -> pa.Array:
+    """prefix + value in the rows that have this key, null in the others."""
+    return pc.binary_join_element_wise(prefix, _values(batch, name), "")
+
+
+def _lines(parts: list[Any]) -> memoryview:
+    """The rows of element-wise concatenated parts (a null part counts as empty), each ending in
+    a newline, as one block."""
+    lines = pc.binary_join_element_wise(*parts, "\n", "", null_handling="replace", null_replacement="")
     offsets = np.frombuffer(lines.buffers()[1], dtype=np.int32, count=len(lines) + 1, offset=lines.offset * 4)
-    return lines.buffers()[2].to_pybytes()[offsets[0] : offsets[-1]]
+    return memoryview(lines.buffers()[2])[offsets[0] : offsets[-1]]
 
 
-def json_block(batch: pa.RecordBatch) -> bytes:
+_ALWAYS = ("pos", "size", "type_code", "type", "server_id", "timestamp", "log_pos", "flags")  # in every row
+
+
+def json_block(batch: pa.RecordBatch, file: str) -> memoryview:
     """`--json` lines of a batch: each row's keys in the pipeline's column order, then `details`'
     keys (their JSON as the decoder wrote it)."""
-    first, *rest = CORE_FIELDS  # "file", in every row
-    pieces = [f'{{"{first}":', _values(batch, first)]
-    pieces += [_optional(f',"{name}":', _values(batch, name)) for name in rest]
-    pieces.append(_optional(",", pc.utf8_slice_codeunits(batch.column("details"), 1, -1)))  # without its braces
-    return _lines([*pieces, "}"])
-
-
-def _optional(prefix: str, values: pa.Array) -> pa.Array:
-    """prefix + value in the rows that have a value, "" in the others."""
-    return pc.fill_null(pc.binary_join_element_wise(prefix, values, ""), "")
+    parts: list[Any] = ['{"file":' + json.dumps(file, ensure_ascii=False)]
+    for name in CORE_FIELDS[1:]:
+        if name == "type":  # type names need no escaping
+            parts += [',"type":"', batch.column(name), '"']
+        elif name in _ALWAYS:
+            parts += [f',"{name}":', _values(batch, name)]
+        else:
+            parts.append(_keyed(f',"{name}":', batch, name))
+    parts += [pc.binary_join_element_wise(",", pc.utf8_slice_codeunits(batch.column("details"), 1, -1), ""), "}"]
+    return _lines(parts)
 
 
 @cache
@@ -130,18 +139,21 @@ def _words(fields: dict[str, Any]) -> str:
     return " ".join(f"{k}={json.dumps(v, ensure_ascii=False, separators=(',', ':'))}" for k, v in fields.items())
 
 
-def text_block(batch: pa.RecordBatch) -> bytes:
+def text_block(batch: pa.RecordBatch, file: str) -> memoryview:
     """Text lines of a batch: `# at POS  TYPE  server_id=..  size=..  end_log_pos=..  ts=..
     flags=0x....  key=value ...`."""
-    head = ["# at ", _unsigned(batch.column("pos")), "  ", batch.column("type")]
+    parts: list[Any] = ["# at ", _values(batch, "pos"), "  ", batch.column("type")]
     for name, label in _TEXT_HEADER:
-        head += ["  ", label, _unsigned(batch.column(name))]
-    head += ["  flags=", _hex_flags().take(batch.column("flags"))]
-    words = [_optional(f" {name}=", _values(batch, name)) for name in _BODY_CORE]
-    words.append(_optional(" ", _text_details(batch)))
-    body = pc.binary_join_element_wise(*words, "")
-    body = pc.if_else(pc.equal(pc.binary_length(body), 0), "", pc.binary_join_element_wise(" ", body, ""))
-    return _lines([*head, body])
+        parts += ["  ", label, _values(batch, name)]
+    parts += ["  flags=", _hex_flags().take(batch.column("flags"))]
+    details = _text_details(batch)
+    has_body = pc.is_valid(details)
+    for name in _BODY_CORE:
+        has_body = pc.or_(has_body, pc.is_valid(batch.column(name)))
+    parts.append(pc.if_else(has_body, " ", ""))
+    parts += [_keyed(f" {name}=", batch, name) for name in _BODY_CORE]
+    parts.append(pc.binary_join_element_wise(" ", details, ""))
+    return _lines(parts)
 
 
 # -- one file ---------------------------------------------------------------------------------
@@ -195,7 +207,7 @@ def decode_file(path: Path, as_json: bool, out: BinaryIO) -> str | None:
     try:
         for batch in decode_range(str(path), str(path), 4, None, False):
             if batch.num_rows:
-                out.write(render(batch))
+                out.write(render(batch, str(path)))
                 last_end = batch.column("pos")[-1].as_py() + batch.column("size")[-1].as_py()
     except BinlogFileError as e:
         if e.offset == 0:
