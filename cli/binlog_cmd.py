@@ -32,9 +32,11 @@ import pyarrow.compute as pc
 
 from binlog.reader import BinlogFileError, iter_events, scan_file
 from binlog.rows import event_row
+from cli.row_images import json_value, text_lines
 from pipeline.decode import CORE_FIELDS, FAST_TYPES, decode_range, flat_row, source_row
-from protocol.errors import ProtocolError
-from protocol.events import EventType, FormatDescription, decode_event, event_type
+from protocol.errors import ProtocolError, RemoteProtocolError
+from protocol.events import EventType, FormatDescription, Rows, TableMap, decode_event, event_type
+from slave.rows import TableLayout, UnsupportedColumnType, decode_rows, is_rows_event
 
 # The header columns the text line shows before the body, with their labels.
 _TEXT_HEADER = (("server_id", "server_id="), ("size", "size="), ("log_pos", "end_log_pos="), ("timestamp", "ts="))
@@ -157,11 +159,12 @@ def text_block(batch: pa.RecordBatch, file: str) -> memoryview:
 
 
 # -- one file ---------------------------------------------------------------------------------
-def _reference_line(path: Path, offset: int, ev: Any, as_json: bool) -> bytes:
-    """One event's line through the reference decoder (where the fast decoder found damage)."""
+def _reference_line(path: Path, offset: int, ev: Any, as_json: bool, extra: dict[str, Any] | None = None) -> bytes:
+    """One event's line through the reference decoder (where the fast decoder found damage, and
+    for `-v`); `extra`: keys after the row's (`row_images`)."""
     row = flat_row(source_row(event_row(str(path), offset, ev)))
     if as_json:
-        line = json.dumps(row, ensure_ascii=False, separators=(",", ":"))
+        line = json.dumps({**row, **(extra or {})}, ensure_ascii=False, separators=(",", ":"))
     else:
         body = {k: v for k, v in row.items() if k not in ("file", "pos", "type_code", "type", "flags", *dict(_TEXT_HEADER))}
         line = (f"# at {offset}  {row['type']}  " + "  ".join(f"{label}{row[name]}" for name, label in _TEXT_HEADER)
@@ -169,11 +172,33 @@ def _reference_line(path: Path, offset: int, ev: Any, as_json: bool) -> bytes:
     return line.encode("utf-8", "replace") + b"\n"
 
 
-def _reference_tail(path: Path, start: int, as_json: bool, out: BinaryIO, found: str) -> str:
-    """Print the events from `start` (a boundary) with the reference decoder up to the damage the
-    fast decoder found after it (`found`); returns the error line naming it."""
+class _RowImages:
+    """`-v`: the table maps seen so far, and a rows event's changed rows decoded with them."""
+
+    def __init__(self) -> None:
+        self.layouts: dict[int, TableLayout] = {}
+
+    def changes(self, ev: Any) -> tuple[TableLayout, list[Any]] | None:
+        body = ev.body
+        if isinstance(body, TableMap):
+            self.layouts[body.table_id] = TableLayout.from_table_map(body)
+        elif isinstance(body, Rows) and is_rows_event(ev.type_code):
+            layout = self.layouts.get(body.table_id)
+            if layout is None:
+                raise RemoteProtocolError(f"{ev.header.type_name} for table_id {body.table_id} without its TABLE_MAP")
+            return layout, decode_rows(layout, ev.type_code, body)
+        return None
+
+
+def _reference_tail(
+    path: Path, start: int, as_json: bool, out: BinaryIO, found: str | None, verbose: bool = False
+) -> str | None:
+    """Print the events from `start` (a boundary) with the reference decoder (and, `verbose`,
+    the row images of rows events, as mariadb-binlog -v) up to the damage the fast decoder found
+    after it (`found`); returns the error line naming it (None: the file is clean)."""
     checksum = False
     last_end = 4
+    images = _RowImages() if verbose else None
     try:
         for offset, raw in iter_events(path):
             if offset < start:
@@ -185,23 +210,39 @@ def _reference_tail(path: Path, start: int, as_json: bool, out: BinaryIO, found:
             ev = decode_event(raw, checksum=checksum)
             if isinstance(ev.body, FormatDescription):
                 checksum = ev.body.checksum
-            out.write(_reference_line(path, offset, ev, as_json))
+            changed = images.changes(ev) if images is not None else None
+            if changed is None:
+                out.write(_reference_line(path, offset, ev, as_json))
+            elif as_json:
+                layout, rows = changed
+                out.write(_reference_line(path, offset, ev, True, {"row_images": [json_value(layout, c) for c in rows]}))
+            else:
+                layout, rows = changed
+                out.write(_reference_line(path, offset, ev, False) + b"".join(text_lines(layout, c) for c in rows))
             last_end = offset + len(raw)
     except BinlogFileError as e:
         return f"{path}: {e.message} (at offset {e.offset})"
-    except ProtocolError as e:
-        return f"{path}: corrupt event at offset {last_end}: {e.message}"
+    except (ProtocolError, UnsupportedColumnType) as e:
+        return f"{path}: corrupt event at offset {last_end}: {getattr(e, 'message', e)}"
     result = scan_file(path)
     if result.torn:
         return (
             f"{path}: torn event at the end: the last complete event ends at offset "
             f"{result.last_complete_end}, the file has {result.size} bytes"
         )
+    if found is None and result.last_complete_end >= result.size:
+        return None
     return f"{path}: corrupt data at offset {result.last_complete_end}: {result.error or found}"
 
 
-def decode_file(path: Path, as_json: bool, out: BinaryIO) -> str | None:
-    """Print every event of one file. Returns an error line, or None if the file is clean."""
+def decode_file(path: Path, as_json: bool, out: BinaryIO, verbose: bool = False) -> str | None:
+    """Print every event of one file (`verbose`: and the row images, event by event with the
+    reference decoder). Returns an error line, or None if the file is clean."""
+    if verbose:
+        try:
+            return _reference_tail(path, 4, as_json, out, None, verbose=True)
+        except OSError as e:
+            return f"{path}: {e.strerror or e}"
     render = json_block if as_json else text_block
     last_end = 4
     try:
@@ -225,14 +266,16 @@ def decode_file(path: Path, as_json: bool, out: BinaryIO) -> str | None:
 
 @click.command(name="binlog")
 @click.option("--json", "as_json", is_flag=True, help="one JSON object per event and line")
+@click.option("-v", "--verbose", is_flag=True,
+              help="row images of rows events, as mariadb-binlog -v (`row_images` with --json)")
 @click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False, path_type=Path))
-def command(as_json: bool, files: tuple[Path, ...]) -> None:
+def command(as_json: bool, verbose: bool, files: tuple[Path, ...]) -> None:
     """Decode binlog and relay log FILEs (like mysqlbinlog)."""
     failed = False
     out = click.get_binary_stream("stdout")
     try:
         for path in files:
-            error = decode_file(path, as_json, out)
+            error = decode_file(path, as_json, out, verbose)
             if error is not None:
                 out.flush()
                 click.echo(f"semisync binlog: {error}", err=True)
