@@ -1,4 +1,10 @@
-"""`semisync binlog [--json] FILE...`: decode binlog and relay log files, like mysqlbinlog.
+"""`semisync binlog [--json] [-v] [--start-position N] [--stop-position N] FILE...`: decode binlog
+and relay log files, like mysqlbinlog.
+
+`-v` adds each rows event's row images as `mariadb-binlog -v` prints them (`cli.row_images`;
+`row_images` in JSON), decoding event by event. `--start-position` applies to the first file
+(where an event must start; its FORMAT_DESCRIPTION is printed first), `--stop-position` to the
+last (the events that start before it), as in mariadb-binlog.
 
 One line per event: offset, type, server id, size, end log_pos, timestamp, flags and the decoded
 body as `key=value` (numbers as they are, text and lists as JSON values); with `--json` one JSON
@@ -33,7 +39,14 @@ import pyarrow.compute as pc
 from binlog.reader import BinlogFileError, iter_events, scan_file
 from binlog.rows import event_row
 from cli.row_images import json_value, text_lines
-from pipeline.decode import CORE_FIELDS, FAST_TYPES, decode_range, flat_row, source_row
+from pipeline.decode import (
+    CORE_FIELDS,
+    FAST_TYPES,
+    decode_range,
+    flat_row,
+    scan_boundaries,
+    source_row,
+)
 from protocol.errors import ProtocolError, RemoteProtocolError
 from protocol.events import EventType, FormatDescription, Rows, TableMap, decode_event, event_type
 from slave.rows import TableLayout, UnsupportedColumnType, decode_rows, is_rows_event
@@ -191,7 +204,8 @@ class _RowImages:
 
 
 def _reference_tail(
-    path: Path, start: int, as_json: bool, out: BinaryIO, found: str | None, verbose: bool = False
+    path: Path, start: int, as_json: bool, out: BinaryIO, found: str | None, verbose: bool = False,
+    stop: int | None = None,
 ) -> str | None:
     """Print the events from `start` (a boundary) with the reference decoder (and, `verbose`,
     the row images of rows events, as mariadb-binlog -v) up to the damage the fast decoder found
@@ -201,6 +215,8 @@ def _reference_tail(
     images = _RowImages() if verbose else None
     try:
         for offset, raw in iter_events(path):
+            if stop is not None and offset >= stop:
+                return None if found is None else f"{path}: corrupt data before offset {stop}: {found}"
             if offset < start:
                 if event_type(raw) == EventType.FORMAT_DESCRIPTION_EVENT:
                     fd = decode_event(raw, checksum=False).body
@@ -235,32 +251,42 @@ def _reference_tail(
     return f"{path}: corrupt data at offset {result.last_complete_end}: {result.error or found}"
 
 
-def decode_file(path: Path, as_json: bool, out: BinaryIO, verbose: bool = False) -> str | None:
-    """Print every event of one file (`verbose`: and the row images, event by event with the
-    reference decoder). Returns an error line, or None if the file is clean."""
-    if verbose:
-        try:
-            return _reference_tail(path, 4, as_json, out, None, verbose=True)
-        except OSError as e:
-            return f"{path}: {e.strerror or e}"
-    render = json_block if as_json else text_block
-    last_end = 4
+def decode_file(
+    path: Path, as_json: bool, out: BinaryIO, verbose: bool = False, start: int = 4, stop: int | None = None
+) -> str | None:
+    """Print the events of one file that start in [start, stop) (`verbose`: and the row images,
+    event by event with the reference decoder). Returns an error line, or None if the file is
+    clean there. `start` must be where an event starts; past 4, the file's FORMAT_DESCRIPTION is
+    printed first, as mariadb-binlog does."""
+    last_end = start
     try:
-        for batch in decode_range(str(path), str(path), 4, None, False):
+        checksum = False
+        if start > 4:
+            boundary, checksum = scan_boundaries(str(path), 4, start, every=None, crc=False)[-1]
+            if boundary != start:
+                return f"{path}: no event starts at --start-position {start} (the events before it end at {boundary})"
+            # the file's FORMAT_DESCRIPTION first, as mariadb-binlog prints it: what the events are read by
+            error = _reference_tail(path, 4, as_json, out, None, stop=5)
+            if error is not None:
+                return error
+        if verbose:
+            return _reference_tail(path, start, as_json, out, None, verbose=True, stop=stop)
+        render = json_block if as_json else text_block
+        for batch in decode_range(str(path), str(path), start, stop, checksum):
             if batch.num_rows:
                 out.write(render(batch, str(path)))
                 last_end = batch.column("pos")[-1].as_py() + batch.column("size")[-1].as_py()
     except BinlogFileError as e:
-        if e.offset == 0:
+        if e.offset == 0 or verbose:
             return f"{path}: {e.message} (at offset {e.offset})"
-        return _reference_tail(path, last_end, as_json, out, e.message)
+        return _reference_tail(path, last_end, as_json, out, e.message, stop=stop)
     except BrokenPipeError:
         raise
     except OSError as e:
         return f"{path}: {e.strerror or e}"
-    size = path.stat().st_size
-    if last_end < size:  # a torn tail, or damage the fast decoder stopped at quietly
-        return _reference_tail(path, last_end, as_json, out, "not an event")
+    bound = path.stat().st_size if stop is None else min(stop, path.stat().st_size)
+    if last_end < bound:  # a torn tail, or damage the fast decoder stopped at quietly
+        return _reference_tail(path, last_end, as_json, out, None if stop is not None else "not an event", stop=stop)
     return None
 
 
@@ -268,14 +294,21 @@ def decode_file(path: Path, as_json: bool, out: BinaryIO, verbose: bool = False)
 @click.option("--json", "as_json", is_flag=True, help="one JSON object per event and line")
 @click.option("-v", "--verbose", is_flag=True,
               help="row images of rows events, as mariadb-binlog -v (`row_images` with --json)")
+@click.option("--start-position", type=click.IntRange(min=4), default=4,
+              help="start at this offset of the first FILE (where an event starts)")
+@click.option("--stop-position", type=click.IntRange(min=4), default=None,
+              help="print the events of the last FILE that start before this offset")
 @click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False, path_type=Path))
-def command(as_json: bool, verbose: bool, files: tuple[Path, ...]) -> None:
+def command(as_json: bool, verbose: bool, start_position: int, stop_position: int | None,
+            files: tuple[Path, ...]) -> None:
     """Decode binlog and relay log FILEs (like mysqlbinlog)."""
     failed = False
     out = click.get_binary_stream("stdout")
     try:
-        for path in files:
-            error = decode_file(path, as_json, out, verbose)
+        for n, path in enumerate(files):
+            start = start_position if n == 0 else 4
+            stop = stop_position if n == len(files) - 1 else None
+            error = decode_file(path, as_json, out, verbose, start, stop)
             if error is not None:
                 out.flush()
                 click.echo(f"semisync binlog: {error}", err=True)

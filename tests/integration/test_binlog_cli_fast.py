@@ -82,3 +82,29 @@ def test_the_console_script_prints_the_same(files):
         proc = subprocess.run([*SEMISYNC, "binlog", *args, str(path)], capture_output=True)
         assert proc.returncode == 0 and proc.stderr == b""
         assert proc.stdout == reference(path, as_json)
+
+
+def at_lines(text: str) -> list[int]:
+    return [int(line.split()[2]) for line in text.splitlines() if line.startswith("# at ")]
+
+
+def test_start_and_stop_positions_select_the_events_mariadb_binlog_prints(files):
+    path = files[-1]  # MariaDB's (or, without MariaDB, ours)
+    offsets = [offset for offset, _ in iter_events(path)]
+    assert len(offsets) > 6
+    choices = [(offsets[2], None), (4, offsets[5]), (offsets[3], offsets[5] + 1), (offsets[1], offsets[-1])]
+    for start, stop in choices:
+        args = [f"--start-position={start}"] + ([f"--stop-position={stop}"] if stop else [])
+        theirs = subprocess.run(["mariadb-binlog", "--no-defaults", *args, str(path)], capture_output=True, text=True)
+        # the FORMAT_DESCRIPTION at 4 first, whatever the start
+        expected = [o for o in offsets if (o >= start or o == 4) and (stop is None or o < stop)]
+        assert [o for o in at_lines(theirs.stdout) if o in offsets] == expected
+        for as_json in (False, True):
+            proc = subprocess.run([*SEMISYNC, "binlog", *args, *(["--json"] if as_json else []), str(path)], capture_output=True)
+            assert proc.returncode == 0 and proc.stderr == b"", proc.stderr
+            ref = [line for line in reference(path, as_json).splitlines(keepends=True)]
+            assert proc.stdout == b"".join(line for o, line in zip(offsets, ref, strict=True) if o in expected)
+    # a start that is not where an event starts: an error naming it, nothing printed, exit 1
+    proc = subprocess.run([*SEMISYNC, "binlog", f"--start-position={offsets[2] + 1}", str(path)], capture_output=True, text=True)
+    assert proc.returncode == 1 and proc.stdout == ""
+    assert f"no event starts at --start-position {offsets[2] + 1}" in proc.stderr
