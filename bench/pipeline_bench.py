@@ -11,7 +11,8 @@ TABLE_MAP + rows event per statement, XID; CRC32 on; 16 MiB files), then in the 
    compiles Spark's own planning and scheduling code through the first seven reads or so: its
    threads took 0.1-0.3 µs of CPU per event in those, about 0.03 after);
 2. the source's decoder alone in this one Python process (what one Spark task does);
-3. `semisync binlog --json FILES > /dev/null` in one process (the reference decoder).
+3. `semisync binlog --json FILES > /dev/null` in one process (the same fast decoder; lines built
+   with Arrow; bench/binlog_cli_bench.py sets it against mariadb-binlog).
 Prints events/s and MB/s for each and, with --record, replaces the "## pipeline" section of
 the results file.
 """

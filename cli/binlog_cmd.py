@@ -1,10 +1,25 @@
-"""`semisync binlog [--json] FILE...`: decode binlog and relay log files, like mysqlbinlog.
+"""`semisync binlog [--json] [-v] [--start-position N] [--stop-position N] FILE...`: decode binlog
+and relay log files, like mysqlbinlog.
 
-One line per event: offset, type, server id, size, end log_pos and the decoded body; with `--json`
-one JSON object per line. Checksums are detected from each file's FORMAT_DESCRIPTION_EVENT. A file
-that is not a binlog, or is corrupt, gives one error line on stderr and a non-zero exit (the
-events before the damage are still printed); a torn trailing event is reported with the offset
-where the last complete event ends.
+`-v` adds each rows event's row images as `mariadb-binlog -v` prints them (`cli.row_images`;
+`row_images` in JSON), decoding event by event. `--start-position` applies to the first file
+(where an event must start; its FORMAT_DESCRIPTION is printed first), `--stop-position` to the
+last (the events that start before it), as in mariadb-binlog.
+
+One line per event: offset, type, server id, size, end log_pos, timestamp, flags and the decoded
+body as `key=value` (numbers as they are, text and lists as JSON values); with `--json` one JSON
+object per line, the row `binlog.rows.event_row` defines (UTF-8, keys in the pipeline's column
+order). Events are decoded by the pipeline's fast decoder (`pipeline.decode.decode_range`: the C
+scanner, or its numpy fallback, and the reference decoder for the rare events), whose rows the
+tests hold equal to the reference decoder's; lines are built a whole batch at a time with Arrow
+compute functions, so nothing is per-event Python on the frequent path. Text that is not UTF-8
+gets U+FFFD, as in the pipeline.
+
+Checksums are detected from each file's FORMAT_DESCRIPTION_EVENT. A file that is not a binlog, or
+is corrupt, gives one error line on stderr and a non-zero exit; every complete event before the
+damage is still printed (the batch where the fast decoder found it is decoded again, event by
+event, by the reference decoder up to the damage, which it names with its offset). A torn
+trailing event is reported with the offset where the last complete event ends.
 """
 
 from __future__ import annotations
@@ -12,70 +27,288 @@ from __future__ import annotations
 import json
 import os
 import sys
+from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import click
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from binlog.reader import BinlogFileError, iter_events, scan_file
-from binlog.rows import describe, event_row
-from protocol.errors import ProtocolError
-from protocol.events import Event, EventType, FormatDescription, decode_event
+from binlog.rows import event_row
+from cli.row_images import json_value, text_lines
+from pipeline.decode import (
+    CORE_FIELDS,
+    FAST_TYPES,
+    decode_range,
+    flat_row,
+    scan_boundaries,
+    source_row,
+)
+from protocol.errors import ProtocolError, RemoteProtocolError
+from protocol.events import EventType, FormatDescription, Rows, TableMap, decode_event, event_type
+from slave.rows import TableLayout, UnsupportedColumnType, decode_rows, is_rows_event
+
+# The header columns the text line shows before the body, with their labels.
+_TEXT_HEADER = (("server_id", "server_id="), ("size", "size="), ("log_pos", "end_log_pos="), ("timestamp", "ts="))
+_BODY_CORE = [name for name in CORE_FIELDS if name not in
+              ("file", "pos", "size", "type_code", "type", "server_id", "timestamp", "log_pos", "flags")]
+_FAST_CODES = pa.array(sorted(int(t) for t in FAST_TYPES), pa.int64())
 
 
-def _text_line(ev: Event, offset: int, fields: dict[str, Any]) -> str:
-    h = ev.header
-    body = " ".join(f"{k}={v!r}" if isinstance(v, str) else f"{k}={v}" for k, v in fields.items())
-    return (
-        f"# at {offset}  {h.type_name}  server_id={h.server_id}  size={h.event_size}  "
-        f"end_log_pos={h.log_pos}  ts={h.timestamp}  flags={h.flags:#06x}  {body}".rstrip()
-    )
+# -- JSON values of whole columns -----------------------------------------------------------------
+def _json_strings(column: pa.Array) -> pa.Array:
+    """Each string of a column as a JSON string literal (null stays null), as `json.dumps(s,
+    ensure_ascii=False)` writes it: quotes around the bytes, and the rows holding a byte JSON
+    escapes (" \\ or a control character: rare in names and statements) through json.dumps."""
+    quoted = pc.binary_join_element_wise('"', column, '"', "")
+    bitmap, offsets, data = column.buffers()
+    if data is None or not len(column):
+        return quoted
+    bounds = np.frombuffer(offsets, dtype=np.int32, count=len(column) + 1, offset=column.offset * 4)
+    raw = np.frombuffer(data, dtype=np.uint8)[bounds[0] : bounds[-1]]
+    hits = np.flatnonzero(_ESCAPED[raw])
+    if not len(hits):
+        return quoted
+    rows = np.unique(np.searchsorted(bounds, hits + bounds[0], side="right") - 1)
+    fixed = pa.array([json.dumps(v, ensure_ascii=False) for v in column.take(pa.array(rows)).to_pylist()], pa.string())
+    odd = np.zeros(len(column), dtype=bool)
+    odd[rows] = True
+    picks = np.zeros(len(column), dtype=np.int64)
+    picks[rows] = np.arange(len(rows))
+    return pc.if_else(pa.array(odd), fixed.take(pa.array(picks)), quoted)
 
 
-def decode_file(path: Path, as_json: bool, out: Any) -> str | None:
-    """Print every event of one file. Returns an error line, or None if the file is clean."""
+# The bytes a JSON string literal escapes.
+_ESCAPED = np.zeros(256, dtype=bool)
+_ESCAPED[:0x20] = True
+_ESCAPED[[ord('"'), ord("\\")]] = True
+
+
+def _values(batch: pa.RecordBatch, name: str) -> pa.Array:
+    """A column's values as JSON text (null where the row has no such key)."""
+    column = batch.column(name)
+    if pa.types.is_string(column.type):
+        return _json_strings(column)
+    if name in _WIDE:  # the unsigned binlog value of a wrapped int64
+        column = pc.cast(column, pa.uint64(), safe=False)
+    return pc.cast(column, pa.string())
+
+
+_WIDE = {"xid"}  # the int columns whose binlog values can exceed 2**63 - 1
+
+
+def _keyed(prefix: str, batch: pa.RecordBatch, name: str) -> pa.Array:
+    """prefix + value in the rows that have this key, null in the others."""
+    return pc.binary_join_element_wise(prefix, _values(batch, name), "")
+
+
+def _lines(parts: list[Any]) -> memoryview:
+    """The rows of element-wise concatenated parts (a null part counts as empty), each ending in
+    a newline, as one block."""
+    lines = pc.binary_join_element_wise(*parts, "\n", "", null_handling="replace", null_replacement="")
+    offsets = np.frombuffer(lines.buffers()[1], dtype=np.int32, count=len(lines) + 1, offset=lines.offset * 4)
+    return memoryview(lines.buffers()[2])[offsets[0] : offsets[-1]]
+
+
+_ALWAYS = ("pos", "size", "type_code", "type", "server_id", "timestamp", "log_pos", "flags")  # in every row
+
+
+def json_block(batch: pa.RecordBatch, file: str) -> memoryview:
+    """`--json` lines of a batch: each row's keys in the pipeline's column order, then `details`'
+    keys (their JSON as the decoder wrote it)."""
+    parts: list[Any] = ['{"file":' + json.dumps(file, ensure_ascii=False)]
+    for name in CORE_FIELDS[1:]:
+        if name == "type":  # type names need no escaping
+            parts += [',"type":"', batch.column(name), '"']
+        elif name in _ALWAYS:
+            parts += [f',"{name}":', _values(batch, name)]
+        else:
+            parts.append(_keyed(f',"{name}":', batch, name))
+    parts += [pc.binary_join_element_wise(",", pc.utf8_slice_codeunits(batch.column("details"), 1, -1), ""), "}"]
+    return _lines(parts)
+
+
+@cache
+def _hex_flags() -> pa.Array:
+    return pa.array([f"{flags:#06x}" for flags in range(1 << 16)], pa.string())
+
+
+def _text_details(batch: pa.RecordBatch) -> pa.Array:
+    """`details` as `key=value` words: rewritten in place for the fast events (numbers and lists
+    of numbers only), through json for the others."""
+    details = batch.column("details")
+    words = pc.replace_substring_regex(details, r'(^\{|,)"([a-z0-9_]+)":', r" \2=")
+    words = pc.utf8_slice_codeunits(pc.utf8_ltrim(words, " "), 0, -1)
+    other = pc.and_(pc.invert(pc.is_in(batch.column("type_code"), _FAST_CODES)), pc.is_valid(details))
+    if pc.any(other).as_py():
+        texts = [_words(json.loads(d)) if o else None
+                 for d, o in zip(details.to_pylist(), other.to_pylist(), strict=True)]
+        words = pc.if_else(other, pa.array(texts, pa.string()), words)
+    return words
+
+
+def _words(fields: dict[str, Any]) -> str:
+    return " ".join(f"{k}={json.dumps(v, ensure_ascii=False, separators=(',', ':'))}" for k, v in fields.items())
+
+
+def text_block(batch: pa.RecordBatch, file: str) -> memoryview:
+    """Text lines of a batch: `# at POS  TYPE  server_id=..  size=..  end_log_pos=..  ts=..
+    flags=0x....  key=value ...`."""
+    parts: list[Any] = ["# at ", _values(batch, "pos"), "  ", batch.column("type")]
+    for name, label in _TEXT_HEADER:
+        parts += ["  ", label, _values(batch, name)]
+    parts += ["  flags=", _hex_flags().take(batch.column("flags"))]
+    details = _text_details(batch)
+    has_body = pc.is_valid(details)
+    for name in _BODY_CORE:
+        has_body = pc.or_(has_body, pc.is_valid(batch.column(name)))
+    parts.append(pc.if_else(has_body, " ", ""))
+    parts += [_keyed(f" {name}=", batch, name) for name in _BODY_CORE]
+    parts.append(pc.binary_join_element_wise(" ", details, ""))
+    return _lines(parts)
+
+
+# -- one file ---------------------------------------------------------------------------------
+def _reference_line(path: Path, offset: int, ev: Any, as_json: bool, extra: dict[str, Any] | None = None) -> bytes:
+    """One event's line through the reference decoder (where the fast decoder found damage, and
+    for `-v`); `extra`: keys after the row's (`row_images`)."""
+    row = flat_row(source_row(event_row(str(path), offset, ev)))
+    if as_json:
+        line = json.dumps({**row, **(extra or {})}, ensure_ascii=False, separators=(",", ":"))
+    else:
+        body = {k: v for k, v in row.items() if k not in ("file", "pos", "type_code", "type", "flags", *dict(_TEXT_HEADER))}
+        line = (f"# at {offset}  {row['type']}  " + "  ".join(f"{label}{row[name]}" for name, label in _TEXT_HEADER)
+                + f"  flags={row['flags']:#06x}" + (f"  {_words(body)}" if body else ""))
+    return line.encode("utf-8", "replace") + b"\n"
+
+
+class _RowImages:
+    """`-v`: the table maps seen so far, and a rows event's changed rows decoded with them."""
+
+    def __init__(self) -> None:
+        self.layouts: dict[int, TableLayout] = {}
+
+    def changes(self, ev: Any) -> tuple[TableLayout, list[Any]] | None:
+        body = ev.body
+        if isinstance(body, TableMap):
+            self.layouts[body.table_id] = TableLayout.from_table_map(body)
+        elif isinstance(body, Rows) and is_rows_event(ev.type_code):
+            layout = self.layouts.get(body.table_id)
+            if layout is None:
+                raise RemoteProtocolError(f"{ev.header.type_name} for table_id {body.table_id} without its TABLE_MAP")
+            return layout, decode_rows(layout, ev.type_code, body)
+        return None
+
+
+def _reference_tail(
+    path: Path, start: int, as_json: bool, out: BinaryIO, found: str | None, verbose: bool = False,
+    stop: int | None = None,
+) -> str | None:
+    """Print the events from `start` (a boundary) with the reference decoder (and, `verbose`,
+    the row images of rows events, as mariadb-binlog -v) up to the damage the fast decoder found
+    after it (`found`); returns the error line naming it (None: the file is clean)."""
     checksum = False
     last_end = 4
+    images = _RowImages() if verbose else None
     try:
         for offset, raw in iter_events(path):
+            if stop is not None and offset >= stop:
+                return None if found is None else f"{path}: corrupt data before offset {stop}: {found}"
+            if offset < start:
+                if event_type(raw) == EventType.FORMAT_DESCRIPTION_EVENT:
+                    fd = decode_event(raw, checksum=False).body
+                    checksum = isinstance(fd, FormatDescription) and fd.checksum
+                last_end = offset + len(raw)
+                continue
             ev = decode_event(raw, checksum=checksum)
-            if ev.type_code == EventType.FORMAT_DESCRIPTION_EVENT and isinstance(ev.body, FormatDescription):
+            if isinstance(ev.body, FormatDescription):
                 checksum = ev.body.checksum
-            if as_json:
-                out.write(json.dumps(event_row(str(path), offset, ev), default=str) + "\n")
+            changed = images.changes(ev) if images is not None else None
+            if changed is None:
+                out.write(_reference_line(path, offset, ev, as_json))
+            elif as_json:
+                layout, rows = changed
+                out.write(_reference_line(path, offset, ev, True, {"row_images": [json_value(layout, c) for c in rows]}))
             else:
-                out.write(_text_line(ev, offset, describe(ev)) + "\n")
+                layout, rows = changed
+                out.write(_reference_line(path, offset, ev, False) + b"".join(text_lines(layout, c) for c in rows))
             last_end = offset + len(raw)
     except BinlogFileError as e:
         return f"{path}: {e.message} (at offset {e.offset})"
-    except ProtocolError as e:
-        return f"{path}: corrupt event at offset {last_end}: {e.message}"
+    except (ProtocolError, UnsupportedColumnType) as e:
+        return f"{path}: corrupt event at offset {last_end}: {getattr(e, 'message', e)}"
+    result = scan_file(path)
+    if result.torn:
+        return (
+            f"{path}: torn event at the end: the last complete event ends at offset "
+            f"{result.last_complete_end}, the file has {result.size} bytes"
+        )
+    if found is None and result.last_complete_end >= result.size:
+        return None
+    return f"{path}: corrupt data at offset {result.last_complete_end}: {result.error or found}"
+
+
+def decode_file(
+    path: Path, as_json: bool, out: BinaryIO, verbose: bool = False, start: int = 4, stop: int | None = None
+) -> str | None:
+    """Print the events of one file that start in [start, stop) (`verbose`: and the row images,
+    event by event with the reference decoder). Returns an error line, or None if the file is
+    clean there. `start` must be where an event starts; past 4, the file's FORMAT_DESCRIPTION is
+    printed first, as mariadb-binlog does."""
+    last_end = start
+    try:
+        checksum = False
+        if start > 4:
+            boundary, checksum = scan_boundaries(str(path), 4, start, every=None, crc=False)[-1]
+            if boundary != start:
+                return f"{path}: no event starts at --start-position {start} (the events before it end at {boundary})"
+            # the file's FORMAT_DESCRIPTION first, as mariadb-binlog prints it: what the events are read by
+            error = _reference_tail(path, 4, as_json, out, None, stop=5)
+            if error is not None:
+                return error
+        if verbose:
+            return _reference_tail(path, start, as_json, out, None, verbose=True, stop=stop)
+        render = json_block if as_json else text_block
+        for batch in decode_range(str(path), str(path), start, stop, checksum):
+            if batch.num_rows:
+                out.write(render(batch, str(path)))
+                last_end = batch.column("pos")[-1].as_py() + batch.column("size")[-1].as_py()
+    except BinlogFileError as e:
+        if e.offset == 0 or verbose:
+            return f"{path}: {e.message} (at offset {e.offset})"
+        return _reference_tail(path, last_end, as_json, out, e.message, stop=stop)
     except BrokenPipeError:
         raise
     except OSError as e:
         return f"{path}: {e.strerror or e}"
-    size = path.stat().st_size
-    if last_end < size:
-        result = scan_file(path)
-        if result.torn:
-            return (
-                f"{path}: torn event at the end: the last complete event ends at offset "
-                f"{result.last_complete_end}, the file has {size} bytes"
-            )
-        return f"{path}: corrupt data at offset {result.last_complete_end}: {result.error}"
+    bound = path.stat().st_size if stop is None else min(stop, path.stat().st_size)
+    if last_end < bound:  # a torn tail, or damage the fast decoder stopped at quietly
+        return _reference_tail(path, last_end, as_json, out, None if stop is not None else "not an event", stop=stop)
     return None
 
 
 @click.command(name="binlog")
 @click.option("--json", "as_json", is_flag=True, help="one JSON object per event and line")
+@click.option("-v", "--verbose", is_flag=True,
+              help="row images of rows events, as mariadb-binlog -v (`row_images` with --json)")
+@click.option("--start-position", type=click.IntRange(min=4), default=4,
+              help="start at this offset of the first FILE (where an event starts)")
+@click.option("--stop-position", type=click.IntRange(min=4), default=None,
+              help="print the events of the last FILE that start before this offset")
 @click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False, path_type=Path))
-def command(as_json: bool, files: tuple[Path, ...]) -> None:
+def command(as_json: bool, verbose: bool, start_position: int, stop_position: int | None,
+            files: tuple[Path, ...]) -> None:
     """Decode binlog and relay log FILEs (like mysqlbinlog)."""
     failed = False
-    out = click.get_text_stream("stdout")
+    out = click.get_binary_stream("stdout")
     try:
-        for path in files:
-            error = decode_file(path, as_json, out)
+        for n, path in enumerate(files):
+            start = start_position if n == 0 else 4
+            stop = stop_position if n == len(files) - 1 else None
+            error = decode_file(path, as_json, out, verbose, start, stop)
             if error is not None:
                 out.flush()
                 click.echo(f"semisync binlog: {error}", err=True)
@@ -87,3 +320,4 @@ def command(as_json: bool, files: tuple[Path, ...]) -> None:
         sys.exit(1)
     if failed:
         sys.exit(1)
+

@@ -334,19 +334,41 @@ def split_events(buf: Any, offset: int = 0) -> Iterator[tuple[int, Any]]:
 
 # -- checksums -----------------------------------------------------------------------------------
 def event_checksum_ok(event: bytes | bytearray | memoryview) -> bool:
-    """Does the event end in the CRC32 of everything before its last 4 bytes?"""
+    """Does the event end in the CRC32 of everything before its last 4 bytes?
+
+    A FORMAT_DESCRIPTION's CRC32 is that of the event with LOG_EVENT_BINLOG_IN_USE_F cleared
+    (MySQL's and MariaDB's checksum test masks it: the server sets the flag in the file it has
+    open and clears it at close without recomputing the footer). The same event's CRC32 over the
+    flag as set is accepted too: what this package wrote into the active file before it masked
+    (a crashed datadir of an earlier version must still recover)."""
     n = len(event)
     if n < HEADER_LEN + CHECKSUM_LEN:
         return False
-    return _crc32(memoryview(event)[:-CHECKSUM_LEN]) == _unpack_size(event, n - CHECKSUM_LEN)[0]
+    mv = memoryview(event)
+    footer = _unpack_size(event, n - CHECKSUM_LEN)[0]
+    if _crc32(mv[:-CHECKSUM_LEN]) == footer:
+        return True
+    return mv[TYPE_CODE_AT] == EventType.FORMAT_DESCRIPTION_EVENT and _fd_crc32(mv) == footer
 
 
 _crc32 = zlib.crc32
 
 
+def _fd_crc32(event: memoryview | bytearray) -> int:
+    """The CRC32 of a FORMAT_DESCRIPTION (footer excluded) as the server records it: computed
+    with LOG_EVENT_BINLOG_IN_USE_F cleared in the flags' low byte."""
+    crc = zlib.crc32(event[:FLAGS_AT])
+    crc = zlib.crc32(bytes([event[FLAGS_AT] & ~LOG_EVENT_BINLOG_IN_USE_F & 0xFF]), crc)
+    return zlib.crc32(event[FLAGS_AT + 1 : len(event) - CHECKSUM_LEN], crc)
+
+
 def _seal(buf: bytearray) -> bytes:
-    """The event in `buf` with its CRC32 footer recomputed."""
-    buf[-CHECKSUM_LEN:] = zlib.crc32(memoryview(buf)[:-CHECKSUM_LEN]).to_bytes(CHECKSUM_LEN, "little")
+    """The event in `buf` with its CRC32 footer recomputed (an FD's with the in-use flag masked)."""
+    if buf[TYPE_CODE_AT] == EventType.FORMAT_DESCRIPTION_EVENT:
+        crc = _fd_crc32(buf)
+    else:
+        crc = zlib.crc32(memoryview(buf)[:-CHECKSUM_LEN])
+    buf[-CHECKSUM_LEN:] = crc.to_bytes(CHECKSUM_LEN, "little")
     return bytes(buf)
 
 
@@ -1531,7 +1553,7 @@ def encode_event(
 ) -> bytes:
     """Frame a body as an event: header (event_size computed) + body + CRC32 footer if `checksum`.
     A FORMAT_DESCRIPTION_EVENT always gets the CRC32 footer (MariaDB writes it even when the
-    algorithm is OFF)."""
+    algorithm is OFF), computed with LOG_EVENT_BINLOG_IN_USE_F masked, as the server does."""
     if type_code == EventType.FORMAT_DESCRIPTION_EVENT:
         checksum = True
     size = HEADER_LEN + len(body) + (CHECKSUM_LEN if checksum else 0)
@@ -1540,6 +1562,8 @@ def encode_event(
     except struct.error as e:
         raise LocalProtocolError(f"cannot encode event header: {e}") from None
     event = head + body
+    if type_code == EventType.FORMAT_DESCRIPTION_EVENT:
+        return _seal(bytearray(event + bytes(CHECKSUM_LEN)))  # the in-use flag masked
     if checksum:
         event += zlib.crc32(event).to_bytes(4, "little")
     return event
