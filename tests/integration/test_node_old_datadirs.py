@@ -29,6 +29,9 @@ def old_checkout(target: Path) -> Path:
     """The tree of OLD_COMMIT in `target` (a plain copy: no worktree to clean up)."""
     target.mkdir()
     archive = subprocess.run(["git", "-C", str(ROOT), "archive", OLD_COMMIT], capture_output=True)
+    if archive.returncode != 0:  # a shallow clone: fetch the commit from where it was cloned
+        subprocess.run(["git", "-C", str(ROOT), "fetch", "--quiet", "origin", OLD_COMMIT], capture_output=True)
+        archive = subprocess.run(["git", "-C", str(ROOT), "archive", OLD_COMMIT], capture_output=True)
     if archive.returncode != 0:
         pytest.fail(f"commit {OLD_COMMIT} is not in this clone (a shallow clone?): "
                     f"{archive.stderr.decode(errors='replace').strip()}")
