@@ -149,13 +149,13 @@ def run_admin(session: Session, cur: TokenCursor) -> Result:
             text = f"CREATE DATABASE `{name}` /*!40100 DEFAULT CHARACTER SET utf8mb4 COLLATE utf8mb4_general_ci */"
             return _result(["Database", "Create Database"], [(name, text)], session)
         if cur.accept("VIEW"):
-            schema, name = cur.qualified()
-            schema = schema or session.database
-            if schema is None:
+            qualifier, name = cur.qualified()
+            view_schema = qualifier or session.database
+            if view_schema is None:
                 raise SQLError(ER_NO_DB_ERROR)
-            view = engine.view(schema, name)
+            view = engine.view(view_schema, name)
             if view is None:
-                table = _table_named(session, schema, name)
+                table = _table_named(session, view_schema, name)
                 raise SQLError(ER_WRONG_OBJECT, table.schema, table.name, "VIEW")
             return _result(["View", "Create View", "character_set_client", "collation_connection"],
                            [(view.name, view.show_create(), "utf8mb4", "utf8mb4_general_ci")], session)

@@ -91,6 +91,8 @@ class _Sum:
     def inverse(self, value: Any) -> None:  # a window's row leaving the frame
         d = _dec(value)
         if d is not None:
+            if self.total is None:  # SQLite removes only rows step() added: a bug otherwise
+                raise RuntimeError("window SUM: inverse() of a row that step() never added")
             self.count -= 1
             self.total = None if not self.count else _CONTEXT.subtract(self.total, d)
 

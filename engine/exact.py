@@ -34,7 +34,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from engine.coltypes import INTEGER_CODES
+from engine.coltypes import INTEGER_CODES, ColumnType
 from engine.exprtypes import Unknown, skip_parens, split_select
 from engine.lexer import Token
 from protocol.messages import FieldType
@@ -114,7 +114,7 @@ def _as_number(e: Expr) -> Expr:
 
 
 class Finder:
-    def __init__(self, tokens: list[Token], lookup: Callable[[list[str]], object],
+    def __init__(self, tokens: list[Token], lookup: Callable[[list[str]], ColumnType | None],
                  aliases: dict[str, str] | None = None) -> None:
         self.toks = tokens
         self.lookup = lookup  # [[db.]table.]column -> ColumnType | None
@@ -285,7 +285,7 @@ class Finder:
             if not self.decimal_side(left, low, high):
                 return self.native(left.start, high.stop, INT, [left, low, high])
             if self.by_collation(left, [low, high]):
-                tree = ("seq", left.exact(), ("raw", "NOT BETWEEN" if negate else "BETWEEN"), low.exact(),
+                tree: tuple = ("seq", left.exact(), ("raw", "NOT BETWEEN" if negate else "BETWEEN"), low.exact(),
                         ("raw", "AND"), high.exact())
             else:
                 tree = ("seq", ("raw", "NOT (" if negate else "("), ("call", "mysql_dec_cmp", left.exact(), low.exact()),

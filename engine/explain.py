@@ -85,8 +85,8 @@ def accesses(plan_rows: list[tuple]) -> tuple[list[Access], list[str]]:
 
 def rows(found: list[Access], notes: list[str], has_where: bool, delete: bool = False) -> list[tuple]:
     if not found:  # a DELETE without WHERE empties the table without reading it
-        extra = "Deleting all rows" if delete else "No tables used"
-        return [(1, "SIMPLE", None, None, None, None, None, None, None, extra)]
+        only = "Deleting all rows" if delete else "No tables used"
+        return [(1, "SIMPLE", None, None, None, None, None, None, None, only)]
     out = []
     for n, a in enumerate(found):
         extra = list(a.extra)

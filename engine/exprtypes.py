@@ -626,7 +626,7 @@ def _binary(op: str, a: ColumnType, b: ColumnType) -> ColumnType:
     return int_type(length, flags | unsigned)
 
 
-_TEMPORAL_DIGITS = {FieldType.DATE: 8, FieldType.TIME: 7, FieldType.DATETIME: 14, FieldType.TIMESTAMP: 14}
+_TEMPORAL_DIGITS: dict[int, int] = {FieldType.DATE: 8, FieldType.TIME: 7, FieldType.DATETIME: 14, FieldType.TIMESTAMP: 14}
 
 
 def _as_number(ct: ColumnType) -> ColumnType:

@@ -790,7 +790,7 @@ def conv(value: Any, from_base: Any, to_base: Any) -> str | None:
         return None
     text = _to_str(value).strip().upper()
     negative = text.startswith("-")
-    digits = re.match(r"[0-9A-Z]*", text.lstrip("+-")).group()
+    digits = text.lstrip("+-")  # read up to the first character that is no digit of from_base
     n = 0
     for ch in digits:
         d = _DIGITS.find(ch)
@@ -830,7 +830,9 @@ class _GroupConcat:
             return None
         rows = self.rows
         for n in reversed(range(len(rows[0][0]))):  # stable sorts, the last key first
-            rows.sort(key=lambda row, n=n: _sort_key(row[0][n]), reverse=self.flags[n + 1] == "d")
+            def key(row: tuple[tuple, Any], n: int = n) -> tuple:
+                return _sort_key(row[0][n])
+            rows.sort(key=key, reverse=self.flags[n + 1] == "d")
         values = [value for _, value in rows]
         if self.flags[0] == "D":
             values = list(dict.fromkeys(values))
@@ -860,6 +862,10 @@ class _BitAggregate:
     def __init__(self) -> None:
         self.value = self.start
 
+    @staticmethod
+    def combine(a: int, b: int) -> int:
+        raise NotImplementedError  # each aggregate's operator
+
     def step(self, v: Any) -> None:
         if v is not None:
             self.value = self.combine(self.value, int(v) & 0xFFFFFFFFFFFFFFFF)
@@ -870,16 +876,23 @@ class _BitAggregate:
 
 
 class _BitXor(_BitAggregate):
-    combine = staticmethod(lambda a, b: a ^ b)
+    @staticmethod
+    def combine(a: int, b: int) -> int:
+        return a ^ b
 
 
 class _BitOr(_BitAggregate):
-    combine = staticmethod(lambda a, b: a | b)
+    @staticmethod
+    def combine(a: int, b: int) -> int:
+        return a | b
 
 
 class _BitAnd(_BitAggregate):
     start = 0xFFFFFFFFFFFFFFFF
-    combine = staticmethod(lambda a, b: a & b)
+
+    @staticmethod
+    def combine(a: int, b: int) -> int:
+        return a & b
 
 
 def _text_or_bytes(fn):
@@ -999,9 +1012,11 @@ def register(conn: sqlite3.Connection, state: ConnectionState) -> None:
         "mysql_rand": (-1, mysql_rand), "mysql_set_last_id": (1, mysql_set_last_id),
         "mysql_upsert_mark": (2, mysql_upsert_mark), "mysql_date_add": (4, date_add),
     }
+    # typeshed's create_aggregate wants step(int) and finalize() -> int; SQLite passes any values
+    # (n_arg of them) and takes any SQLite value back, as these aggregates use
     for name, aggregate in (("bit_xor", _BitXor), ("bit_or", _BitOr), ("bit_and", _BitAnd)):
-        conn.create_aggregate(name, 1, aggregate)
-    conn.create_aggregate("mysql_group_concat", -1, _GroupConcat)
+        conn.create_aggregate(name, 1, aggregate)  # type: ignore[arg-type]
+    conn.create_aggregate("mysql_group_concat", -1, _GroupConcat)  # type: ignore[arg-type]
     for name, (nargs, fn) in fns.items():
         deterministic = name not in _VOLATILE
         conn.create_function(name, nargs, _text_or_bytes(fn), deterministic=deterministic)
