@@ -197,7 +197,7 @@ def encode_lenenc_bytes(value: bytes) -> bytes:
     return encode_lenenc_int(n) + value
 
 
-def decode_lenenc_int(data: bytes, pos: int = 0) -> tuple[int | None, int]:
+def decode_lenenc_int(data: bytes | memoryview, pos: int = 0) -> tuple[int | None, int]:
     """Read a lenenc int at `pos`: (value or None for the NULL marker, position after it).
 
     Raises `RemoteProtocolError` on truncation or the 0xFF byte.

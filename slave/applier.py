@@ -134,12 +134,17 @@ class ApplierError(Exception):
         self.message = message
 
 
+# (sql, StatementContext, default db), and for a row event's UPDATE/DELETE the table whose row it
+# must find (1032 when it does not, as MySQL's slave)
+Statement = tuple[str, Any, str | None] | tuple[str, Any, str | None, str | None]
+
+
 @dataclass(frozen=True, slots=True)
 class ReadyTransaction:
     """A complete transaction read from the relay log, waiting in the applier's batch, and what
     the commit seam gets."""
 
-    statements: list[tuple[str, Any, str | None]]  # (sql, StatementContext, db[, table to find])
+    statements: list[Statement]
     meta: dict[str, Any]  # the applier's position after it (committed with it)
     end: int  # relay offset after it
     timestamp: int
@@ -557,7 +562,7 @@ class _Stream:
     def __init__(self) -> None:
         self.checksum = False
         self.in_group = False
-        self.statements: list[tuple[str, Any, str | None]] = []
+        self.statements: list[Statement] = []
         self.tables: dict[int, TableLayout] = {}
         self.master_end = 0
         self.timestamp = 0

@@ -129,12 +129,15 @@ class SlaveRole(Role):
         start = toks.i
         toks.expect_word("MASTER_POS_WAIT")
         toks.expect_op("(")
-        args = []
+        args: list[str | int | float] = []
         while True:
             tok = toks.next()
-            if tok.kind not in ("STRING", "NUMBER"):
+            if tok.kind == "STRING":
+                args.append(tok.text)
+            elif tok.kind == "NUMBER" and isinstance(tok.value, int | float):  # the lexer's number
+                args.append(tok.value)
+            else:
                 return None
-            args.append(tok.text if tok.kind == "STRING" else tok.value)
             if toks.accept_op(")"):
                 break
             toks.expect_op(",")
