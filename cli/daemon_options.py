@@ -148,7 +148,7 @@ def daemon_command(
     @daemon_options(model)
     def command(config_file: Path | None, **cli_values: str | None) -> None:
         config = configured(loader, config_file, cli_values)
-        typed = {key: cli_values[key] for key in PASSWORD_OPTIONS if cli_values.get(key) is not None}
+        typed = {key: value for key in PASSWORD_OPTIONS if (value := cli_values.get(key)) is not None}
         if typed:
             click.echo(f"semisync {name}: {PASSWORD_WARNING}", err=True)
             reexec_without(typed)  # returns only when this is not our own process's command line

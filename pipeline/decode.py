@@ -816,7 +816,7 @@ def _verify(buf: bytes, offsets: np.ndarray, flags: np.ndarray, path: str, base:
     at = o[checked] + lengths - lo
     footers = np.ndarray((len(model) - CHECKSUM_LEN + 1,), dtype="<u4", buffer=model, strides=(1,))
     footers[at] = _crc_of_zeros(lengths)
-    intact = zlib.crc32(model) == zlib.crc32(memoryview(buf)[lo:hi])
+    intact = zlib.crc32(model.data) == zlib.crc32(memoryview(buf)[lo:hi])
     footers[at] = 0  # the scratch back to zeros
     for i in copied:
         model[o[i] - lo : o[i] - lo + sizes[i]] = 0
