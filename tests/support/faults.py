@@ -803,7 +803,8 @@ def run(seed: int, seconds: float, workdir: Path | None = None, writers: int = 4
         kinds: list[str] | None = None, log: Callable[[str], None] = print) -> Report:
     """One seeded fault loop of at least `seconds` (every fault kind at least once)."""
     own = workdir is None
-    workdir = Path(tempfile.mkdtemp(prefix="semisync-faults-")) if own else workdir
+    if workdir is None:
+        workdir = Path(tempfile.mkdtemp(prefix="semisync-faults-"))
     log(f"fault loop: seed {seed}, {seconds:.0f} s, {writers} writers, wait for {wait_count} slave(s), in {workdir}")
     try:
         return Run(seed, workdir, writers, wait_count, log, kinds).run(seconds, kinds)

@@ -191,7 +191,7 @@ _PS_SQL = [b"SELECT ?", b"SELECT ? + 1, CONCAT(?, 'x'), ?", b"SELECT 1 UNION ALL
 _PARAM_TYPES = [FieldType.TINY, FieldType.SHORT, FieldType.LONG, FieldType.LONGLONG, FieldType.INT24, FieldType.YEAR,
                 FieldType.FLOAT, FieldType.DOUBLE, FieldType.NEWDECIMAL, FieldType.VAR_STRING, FieldType.STRING,
                 FieldType.BLOB, FieldType.DATE, FieldType.DATETIME, FieldType.TIMESTAMP, FieldType.TIME, FieldType.NULL]
-_INT_BITS = {FieldType.TINY: 8, FieldType.SHORT: 16, FieldType.YEAR: 16, FieldType.INT24: 32, FieldType.LONG: 32,
+_INT_BITS: dict[int, int] = {FieldType.TINY: 8, FieldType.SHORT: 16, FieldType.YEAR: 16, FieldType.INT24: 32, FieldType.LONG: 32,
              FieldType.LONGLONG: 64}
 
 

@@ -78,11 +78,12 @@ class ShellServer:
         return self._loop.call(coro, timeout)
 
     def stop(self, timeout: float = 10.0) -> None:
-        if self.server is None:
+        server = self.server
+        if server is None:
             return
 
         async def down() -> None:
-            await self.server.shutdown(timeout)
+            await server.shutdown(timeout)
             close = getattr(self.engine, "close", None)
             if close is not None:
                 await close()

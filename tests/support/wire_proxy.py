@@ -62,10 +62,10 @@ class WireProxy:
         for sock, data in held:
             by_sock.setdefault(sock, bytearray()).extend(data)
         total = 0
-        for sock, data in by_sock.items():
+        for sock, buffered in by_sock.items():
             try:
-                sock.sendall(bytes(data))
-                total += len(data)
+                sock.sendall(bytes(buffered))
+                total += len(buffered)
             except OSError:
                 pass
         return total
