@@ -134,13 +134,14 @@ def time_semisync_binlog(files: list[Path]) -> tuple[int, float]:
     proc = subprocess.Popen([sys.executable, "-m", "cli.main", "binlog", "--json", *map(str, files)],
                             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     events = 0
-    assert proc.stdout is not None
-    for chunk in iter(lambda: proc.stdout.read(1 << 20), b""):
+    stdout, stderr = proc.stdout, proc.stderr
+    assert stdout is not None and stderr is not None  # both PIPE
+    for chunk in iter(lambda: stdout.read(1 << 20), b""):
         events += chunk.count(b"\n")
     proc.wait()
     seconds = time.perf_counter() - t0
     if proc.returncode != 0:
-        raise RuntimeError(f"semisync binlog failed: {proc.stderr.read().decode()[-2000:]}")
+        raise RuntimeError(f"semisync binlog failed: {stderr.read().decode()[-2000:]}")
     return events, seconds
 
 

@@ -23,6 +23,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from tests.support.server_shell import ROOT_PASSWORD, ShellServer  # noqa: E402
 
 
+def _field(pattern: str, report: str) -> str:
+    """The first group of `pattern` in sysbench's report."""
+    match = re.search(pattern, report)
+    if match is None:
+        raise RuntimeError(f"sysbench's report has no {pattern!r}:\n{report}")
+    return match.group(1)
+
+
 def sysbench(port: int, workload: str, command: str, threads: int, seconds: int, size: int) -> str:
     args = [
         shutil.which("sysbench") or "sysbench", workload, "--db-driver=mysql", "--mysql-host=127.0.0.1",
@@ -50,9 +58,9 @@ def main() -> None:
             for threads in (int(t) for t in args.threads.split(",")):
                 sysbench(shell.port, workload, "prepare", threads, args.seconds, args.table_size)
                 report = sysbench(shell.port, workload, "run", threads, args.seconds, args.table_size)
-                tps = re.search(r"transactions:\s+\d+\s+\(([\d.]+) per sec", report).group(1)
-                qps = re.search(r"queries:\s+\d+\s+\(([\d.]+) per sec", report).group(1)
-                errors = re.search(r"ignored errors:\s+(\d+)", report).group(1)
+                tps = _field(r"transactions:\s+\d+\s+\(([\d.]+) per sec", report)
+                qps = _field(r"queries:\s+\d+\s+\(([\d.]+) per sec", report)
+                errors = _field(r"ignored errors:\s+(\d+)", report)
                 print(f"{workload:<20} {threads:>7} {tps:>10} {qps:>10} {errors:>7}", flush=True)
                 sysbench(shell.port, workload, "cleanup", threads, args.seconds, args.table_size)
 

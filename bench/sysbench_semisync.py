@@ -151,8 +151,8 @@ class Cluster:
     def row_sums(self) -> list[tuple[int, int]]:
         """(COUNT(*), SUM(k)) of sbtest.sbtest1 on the master and each slave."""
         return [
-            tuple(int(v or 0) for v in node.query("SELECT COUNT(*), SUM(k) FROM sbtest.sbtest1")[0])
-            for node in self.nodes
+            (int(count or 0), int(total or 0))
+            for count, total in (node.query("SELECT COUNT(*), SUM(k) FROM sbtest.sbtest1")[0] for node in self.nodes)
         ]
 
     def stop(self) -> None:
@@ -444,7 +444,8 @@ def measure(cluster: Cluster, bench: Sysbench, workload: str, threads: int, roun
     run.tps, run.avg_ms, run.p95_ms, run.errors = main.tps, main.avg_ms, main.p95_ms, main.errors
     if workload == SLAVE_READS:
         run.master_tps = reports[1].tps
-        run.errors = None if None in (main.errors, reports[1].errors) else main.errors + reports[1].errors
+        slave_errors = reports[1].errors
+        run.errors = None if main.errors is None or slave_errors is None else main.errors + slave_errors
     run.failure = "; ".join(r.failure for r in reports if r.failure)
     run.transactions = sum(r.transactions for r in reports)
     run.cpu_us = [(a - b) * 1e6 / run.transactions if run.transactions else None for a, b in zip(cpu_after, cpu_before, strict=True)]
