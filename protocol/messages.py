@@ -987,11 +987,15 @@ class ResultSet:
     status: int = ServerStatus.AUTOCOMMIT
     warnings: int = 0
 
-    def __post_init__(self) -> None:
-        cols = tuple(col if isinstance(col, ColumnDefinition) else ColumnDefinition(str(col))
-                     for col in self.columns)
+    def __init__(self, columns: Iterable[ColumnDefinition | str], rows: Iterable[Sequence[object]] = (),
+                 status: int = ServerStatus.AUTOCOMMIT, warnings: int = 0) -> None:
+        """A column given by name is a default `ColumnDefinition` of that name; rows are stored
+        as tuples."""
+        cols = tuple(col if isinstance(col, ColumnDefinition) else ColumnDefinition(str(col)) for col in columns)
         object.__setattr__(self, "columns", cols)
-        object.__setattr__(self, "rows", _as_rows(self.rows))
+        object.__setattr__(self, "rows", _as_rows(rows))
+        object.__setattr__(self, "status", status)
+        object.__setattr__(self, "warnings", warnings)
 
     def payloads(self, capabilities: int = 0) -> list[bytes]:
         """The packet payloads in order: column count, definitions, [EOF], rows, EOF/OK."""
