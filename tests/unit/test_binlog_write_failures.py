@@ -45,7 +45,13 @@ def one_group_written(tmp_path):
 
 
 def xids(path) -> list[int]:
-    return [decode_event(ev, checksum=True).body.xid for _, ev in iter_events(path) if ev[4] == EventType.XID_EVENT]
+    out = []
+    for _, ev in iter_events(path):
+        if ev[4] == EventType.XID_EVENT:
+            body = decode_event(ev, checksum=True).body
+            assert isinstance(body, Xid)
+            out.append(body.xid)
+    return out
 
 
 class Faults:

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from protocol.auth import make_salt, native_password_hash, scramble_native_password
@@ -70,9 +72,9 @@ def pump(src_bytes: bytes, dst, step: int | None = None) -> list:
 
 
 def login(step: int | None = None, server_caps: int | None = None, client_caps: int | None = None, **client_kw):
-    kw = {} if server_caps is None else {"capabilities": server_caps}
+    kw: dict[str, Any] = {} if server_caps is None else {"capabilities": server_caps}
     server = ServerConnection(5, "5.7.44-semisync", SALT, **kw)
-    ckw = {} if client_caps is None else {"capabilities": client_caps}
+    ckw: dict[str, Any] = {} if client_caps is None else {"capabilities": client_caps}
     client = ClientConnection("repl", PASSWORD, **ckw, **client_kw)
     assert pump(server.greeting(), client, step) == []
     [response] = pump(client.data_to_send(), server, step)

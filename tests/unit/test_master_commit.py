@@ -13,7 +13,7 @@ from binlog.writer import BinlogWriter
 from engine.core import Engine
 from master.binlog_end import BinlogEnd
 from master.commit import GroupCommit
-from protocol.events import EventType, decode_event
+from protocol.events import EventType, Query, decode_event
 from semisync.interface import (
     BinlogStorageObserver,
     ReplicationInterface,
@@ -57,7 +57,7 @@ def binlog_values(writer: BinlogWriter, upto: int) -> list[int]:
     values, pending = [], []
     for _off, raw in iter_events(writer.directory / writer.current_file, 4, upto):
         ev = decode_event(raw, checksum=True)
-        if ev.type_code == EventType.QUERY_EVENT and ev.body.query.startswith("INSERT"):
+        if isinstance(ev.body, Query) and ev.body.query.startswith("INSERT"):  # a QUERY_EVENT
             pending.append(int(ev.body.query.rsplit("(", 1)[1].rstrip(")")))
         elif ev.type_code == EventType.XID_EVENT:
             values += pending

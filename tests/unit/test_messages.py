@@ -50,10 +50,10 @@ from protocol.packets import PacketDecoder, decode_lenenc_int
 
 # -- strategies --------------------------------------------------------------------------------
 
-text = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=40)
-cstring = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",), exclude_characters="\x00"), max_size=40)
+text = st.text(st.characters(codec="utf-8", exclude_categories=["Cs"]), max_size=40)
+cstring = st.text(st.characters(codec="utf-8", exclude_categories=["Cs"], exclude_characters="\x00"), max_size=40)
 u8, u16, u32, u64 = (st.integers(0, 2**n - 1) for n in (8, 16, 32, 64))
-short_text = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=20).filter(
+short_text = st.text(st.characters(codec="utf-8", exclude_categories=["Cs"]), max_size=20).filter(
     lambda s: len(s.encode()) < 256
 )
 salt = st.binary(min_size=20, max_size=20).filter(lambda b: 0 not in b)
@@ -201,6 +201,7 @@ def test_column_definition_roundtrip_and_compiled_form(col):
 
 def decode_result_payloads(payloads: list[bytes], deprecate_eof: bool) -> ResultSet:
     count, _ = decode_lenenc_int(payloads[0])
+    assert count is not None
     cols = [ColumnDefinition.decode(p) for p in payloads[1 : 1 + count]]
     rest = payloads[1 + count :]
     if not deprecate_eof:

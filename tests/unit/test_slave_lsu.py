@@ -63,7 +63,7 @@ def binlog(tmp_path) -> list[tuple[int, int, str]]:
     for path in sorted(tmp_path.glob("node-bin.0*")):
         for _off, raw in iter_events(path, 4):
             ev = decode_event(raw, checksum=True)
-            if ev.type_code == EventType.QUERY_EVENT:
+            if isinstance(ev.body, Query):  # a QUERY_EVENT
                 out.append((ev.header.server_id, ev.header.timestamp, ev.body.query))
             elif ev.type_code == EventType.XID_EVENT:
                 out.append((ev.header.server_id, ev.header.timestamp, "XID"))

@@ -28,7 +28,9 @@ TABLE = Table("db", "t", [
 def types_of(sql: str) -> list[ColumnType | None]:
     shape, params = extract(sql)
     tokens = tokenize(shape)
-    items, end = split_select(tokens)
+    split = split_select(tokens)
+    assert split is not None, sql
+    items, end = split
     tables = from_tables(tokens, end, lambda schema, name: TABLE if name == "t" else None)
     return SelectTypes(items, tables).types(params, lambda: literal_texts(sql))
 
