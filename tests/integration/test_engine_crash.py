@@ -21,7 +21,9 @@ def run_and_kill(datadir: Path, delay: float) -> int:
     it reported committed."""
     proc = subprocess.Popen([sys.executable, "-m", "tests.support.engine_crash_worker", str(datadir)],
                             cwd=ROOT, stdout=subprocess.PIPE, env={**os.environ, "PYTHONPATH": str(ROOT)})
-    fd = proc.stdout.fileno()
+    stdout = proc.stdout
+    assert stdout is not None  # a PIPE
+    fd = stdout.fileno()
     os.set_blocking(fd, False)
     buffer = b""
     started = None
@@ -43,7 +45,7 @@ def run_and_kill(datadir: Path, delay: float) -> int:
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait()
     os.set_blocking(fd, True)
-    buffer += proc.stdout.read()
+    buffer += stdout.read()
     lines = [line for line in buffer.split(b"\n") if line.strip()]
     # a line cut by the kill is not an acknowledgement
     complete = lines if buffer.endswith(b"\n") else lines[:-1]

@@ -21,8 +21,10 @@ RANGE_SIZE = 10
 def lua_statements() -> tuple[str, dict[str, str]]:
     """The CREATE TABLE template and the stmt_defs of oltp_common.lua."""
     text = LUA.read_text()
-    create = re.search(r"query = string.format\(\[\[\n(CREATE TABLE.*?)\]\]", text, re.S).group(1)
-    defs_block = re.search(r"local stmt_defs = \{(.*?)\n\}", text, re.S).group(1)
+    create_match = re.search(r"query = string.format\(\[\[\n(CREATE TABLE.*?)\]\]", text, re.S)
+    defs_match = re.search(r"local stmt_defs = \{(.*?)\n\}", text, re.S)
+    assert create_match and defs_match, f"{LUA} no longer has the CREATE TABLE template and stmt_defs"
+    create, defs_block = create_match.group(1), defs_match.group(1)
     defs = dict(re.findall(r"(\w+) = \{\s*\"([^\"]+)\"", defs_block))
     return create, defs
 

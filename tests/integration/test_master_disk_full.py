@@ -64,10 +64,12 @@ class DiskLedger(Ledger):
     def end(self, txn: Txn, outcome: str) -> None:
         if outcome == "error":
             exc = sys.exc_info()[1]
-            code = exc.args[0] if isinstance(exc, pymysql.err.MySQLError) and exc.args and isinstance(exc.args[0], int) else LOST_CONNECTION
+            code = LOST_CONNECTION
+            if isinstance(exc, pymysql.err.MySQLError) and exc.args and isinstance(exc.args[0], int):
+                code = exc.args[0]
+                if code < LOST_CONNECTION and len(exc.args) > 1:
+                    self.messages.add(str(exc.args[1]))
             self.errors[code] += 1
-            if code < LOST_CONNECTION and len(exc.args) > 1:
-                self.messages.add(str(exc.args[1]))
         super().end(txn, outcome)
 
 

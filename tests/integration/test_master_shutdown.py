@@ -15,6 +15,7 @@ import re
 import signal
 import threading
 import time
+from functools import partial
 
 import pymysql
 import pytest
@@ -64,7 +65,7 @@ def start_cluster(tmp_path, timeout_ms: int, slave_ids: tuple[int, ...], slaves:
                == str(len(slave_ids)), what="the semi-sync clients")
     master.query("INSERT INTO app.t (note) VALUES ('before')")
     for s in slaves:
-        wait_until(lambda s=s: caught_up(master, s), what="slaves caught up")
+        wait_until(partial(caught_up, master, s), what="slaves caught up")
     wait_until(lambda: master.status("Rpl_semi_sync_master_status")["Rpl_semi_sync_master_status"] == "ON",
                what="semi-sync ON")
     return master
@@ -132,7 +133,7 @@ def test_sigterm_with_commits_waiting_on_frozen_slaves_answers_no_ok(tmp_path):
         for s in slaves:
             s.signal(signal.SIGCONT)
         for s in slaves:
-            wait_until(lambda s=s: caught_up(master, s), timeout=60, what="slaves caught up after the restart")
+            wait_until(partial(caught_up, master, s), timeout=60, what="slaves caught up after the restart")
         on_master = notes(master)
         assert "before" in on_master
         # the log counted exactly the waiting transactions the master kept (in doubt, not lost)

@@ -18,6 +18,7 @@ import decimal
 import re
 import shutil
 import subprocess
+from functools import partial
 
 import pymysql
 import pytest
@@ -69,7 +70,7 @@ def caught_up(master: Daemon, slave: Daemon) -> bool:
 
 def converge(master: Daemon, slaves: list[Daemon]) -> None:
     for s in slaves:
-        wait_until(lambda s=s: caught_up(master, s), timeout=120, what=f"slave on {s.port} caught up")
+        wait_until(partial(caught_up, master, s), timeout=120, what=f"slave on {s.port} caught up")
 
 
 def connector(port: int, use_pure: bool = True, database: str | None = None):
@@ -348,6 +349,7 @@ def test_max_prepared_stmt_count(cluster):
 
 
 def sysbench(master: Daemon, workload: str, *command: str) -> str:
+    assert SYSBENCH is not None  # its tests skip without sysbench
     args = [
         SYSBENCH, workload, "--db-driver=mysql", "--mysql-host=127.0.0.1", f"--mysql-port={master.port}",
         "--mysql-user=root", "--mysql-password=", "--mysql-db=sbtest", "--tables=2", "--table-size=500",

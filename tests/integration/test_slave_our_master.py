@@ -12,6 +12,7 @@ from __future__ import annotations
 import signal
 import subprocess
 import time
+from functools import partial
 
 import pytest
 
@@ -100,7 +101,7 @@ def same_tables(master: Daemon, slave: Daemon) -> None:
 def converged(master: Daemon, slaves: list[Daemon], what: str, timeout: float = 30.0) -> None:
     """Every slave applied everything the master has, and has the master's tables."""
     for s in slaves:
-        wait_until(lambda s=s: caught_up(master, s), timeout=timeout, what=what)
+        wait_until(partial(caught_up, master, s), timeout=timeout, what=what)
         same_tables(master, s)
 
 
@@ -115,7 +116,7 @@ def test_two_slaves_500_transactions_and_kill_of_a_dump_session(tmp_path):
         slaves = [start_slave(tmp_path, "slave1", 11, master), start_slave(tmp_path, "slave2", 12, master)]
         wait_until(lambda: clients(master) == 2, what="two semi-sync clients")
         for s in slaves:
-            wait_until(lambda s=s: caught_up(master, s), what="slaves caught up with the DDL")
+            wait_until(partial(caught_up, master, s), what="slaves caught up with the DDL")
         before = master.status("Rpl_semi_sync_master_%")
         mixed_transactions(master, 500)
         after = master.status("Rpl_semi_sync_master_%")
@@ -154,7 +155,7 @@ def test_wait_for_two_slaves_sigstop_one_then_sigcont(tmp_path):
         slaves = [start_slave(tmp_path, "slave1", 21, master), start_slave(tmp_path, "slave2", 22, master)]
         wait_until(lambda: clients(master) == 2, what="two semi-sync clients")
         for s in slaves:
-            wait_until(lambda s=s: caught_up(master, s), what="slaves caught up")
+            wait_until(partial(caught_up, master, s), what="slaves caught up")
         mixed_transactions(master, 5)
         assert master_status(master) == "ON"
 

@@ -142,6 +142,7 @@ def test_kill_query_interrupts_a_running_select_and_the_connection_stays(cluster
 
 def run_probe(master: Daemon, database: str, options: str = "") -> dict[str, tuple[str, str]]:
     url = f"jdbc:mariadb://127.0.0.1:{master.port}/?user=root{options}"
+    assert JAVA is not None  # needs_connector_j
     proc = subprocess.run([JAVA, "-cp", str(CONNECTOR_J), str(PROBE), url, database],
                           capture_output=True, text=True, timeout=240)
     steps = {}
@@ -205,6 +206,7 @@ def test_connector_j_get_index_info(cluster):
 
 
 def pt_table_checksum(master: Daemon, tmp_path: Path, *options: str) -> tuple[int, dict[str, dict[str, str]]]:
+    assert PT_CHECKSUM is not None  # its tests skip without percona-toolkit
     proc = subprocess.run(
         [PT_CHECKSUM, f"h=127.0.0.1,P={master.port},u=root", "--recursion-method=dsn=D=percona,t=dsns",
          "--databases=app", "--no-version-check", *options],
@@ -269,6 +271,7 @@ def test_pt_heartbeat_update_monitor_check_report_lag(cluster, tmp_path):
          "--interval=0.5"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=tmp_path)
     try:
         def check(slave: Daemon) -> float | None:
+            assert PT_HEARTBEAT is not None  # the test skips without percona-toolkit
             proc = subprocess.run([PT_HEARTBEAT, "--check", f"h=127.0.0.1,P={slave.port},u=root", "-D", "percona",
                                    "--master-server-id=1"], capture_output=True, text=True, timeout=60)
             m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*", proc.stdout)

@@ -505,7 +505,7 @@ def run_on_both(servers, database: str, setup: list[str], statements: list[str])
         cur = fresh(servers, which, database).cursor()
         for sql in setup:
             cur.execute(sql)
-        out = []
+        out: list[tuple] = []  # (sql, column names, rows or rowcount) or (sql, error args)
         for sql in statements:
             try:
                 cur.execute(sql)

@@ -11,7 +11,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import pymysql
@@ -89,7 +89,8 @@ class Daemon:
             return "(no log)"
 
 
-def wait_for(predicate, timeout: float = 30.0, interval: float = 0.1, message: str = "condition"):
+def wait_for(predicate, timeout: float = 30.0, interval: float = 0.1,
+             message: str | Callable[[], str] = "condition"):
     """Poll `predicate` until it returns a truthy value; return that value."""
     deadline = time.monotonic() + timeout
     last_exc: Exception | None = None
