@@ -120,7 +120,11 @@ def test_oversized_packet(shell):
         conn = shell.connect()
         with pytest.raises(pymysql.MySQLError) as e:
             conn.cursor().execute("SELECT '" + "x" * (2 << 20) + "'")
-        assert e.value.args[0] in (1153, 2013)
+        # The server answers ERR 1153 after the packet's header and closes, as mysqld does. What
+        # the client reports depends on where its write of the 2 MiB packet is when the close
+        # arrives: the ERR read (1153), the connection lost while reading (2013), or a broken
+        # pipe on its own write (2006). The Watcher checks the server serves on.
+        assert e.value.args[0] in (1153, 2006, 2013)
         # SET GLOBAL max_allowed_packet applies to new connections
         shell.connect().cursor().execute("SET GLOBAL max_allowed_packet = 4194304")
         try:
