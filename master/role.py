@@ -47,6 +47,7 @@ from protocol.errors import (
     ER_UNKNOWN_TARGET_BINLOG,
     SQLError,
 )
+from protocol.gtid import BinlogState
 from protocol.messages import (
     ERR,
     OK,
@@ -101,7 +102,9 @@ class MasterRole(Role):
         checksum: bool,
         sync_binlog: int = 1,
         binlog_error_action: str = ABORT_SERVER,
+        binlog_state: BinlogState | None = None,
     ) -> None:
+        self._binlog_state = BinlogState() if binlog_state is None else binlog_state
         self._sync_binlog = sync_binlog
         self._binlog_error_action = binlog_error_action
         self.writer = writer
@@ -118,6 +121,10 @@ class MasterRole(Role):
     @property
     def directory(self) -> Path:
         return self.writer.directory
+
+    def gtid_binlog_state(self) -> BinlogState:
+        """A copy of the binlog's GTID state (`@@gtid_binlog_state`)."""
+        return self._binlog_state.copy()
 
     # -- variables ----------------------------------------------------------------------------
 
