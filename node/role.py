@@ -22,7 +22,8 @@ Contract
   `--read-only` preset: OFF on a master, ON on a slave): while ON the shell refuses client
   writes with 1290 (every user, SUPER included, as our slaves always did); the applier is never
   refused (it does not pass through the client path). `log_slave_updates` is shown as
-  @@log_slave_updates (not dynamic, as in mysqld).
+  @@log_slave_updates (not dynamic, as in mysqld), `init_rpl_role` (the role recovery prepared
+  the server for at start, MASTER or SLAVE) as the read-only @@init_rpl_role.
 - System and status variables are both sides' (their names do not overlap).
 - Life cycle: start the source side (ack receiver), then the replica side (its replication
   state); shutdown in the other order: the applier stops committing before the group commit
@@ -51,11 +52,13 @@ _SHOW_SLAVE = frozenset({"SHOW SLAVE", "SHOW REPLICA"})
 class NodeRole(Role):
     name = "node"
 
-    def __init__(self, source: MasterRole, replica: SlaveRole, *, read_only: bool, log_slave_updates: bool) -> None:
+    def __init__(self, source: MasterRole, replica: SlaveRole, *, read_only: bool, log_slave_updates: bool,
+                 init_rpl_role: str = "MASTER") -> None:
         self.source = source
         self.replica = replica
         self.read_only = read_only
         self.log_slave_updates = log_slave_updates
+        self.init_rpl_role = init_rpl_role
         self.CLAIMS = source.CLAIMS | replica.CLAIMS
 
     def attach(self, server: Server) -> None:
@@ -70,6 +73,7 @@ class NodeRole(Role):
             *self.source.system_variables(),
             *self.replica.system_variables(),
             SystemVariable("log_slave_updates", self.log_slave_updates),
+            SystemVariable("init_rpl_role", self.init_rpl_role),
         )
 
     def status_variables(self) -> Mapping[str, Any]:
