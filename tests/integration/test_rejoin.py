@@ -1,0 +1,114 @@
+"""A crashed master's rejoin: kill -9 while commits wait for a semi-sync ack that never comes
+(AFTER_SYNC, a long rpl_semi_sync_master_timeout: the group is fsynced in the binlog, never
+committed in the engine), then a restart with --init-rpl-role SLAVE cuts that tail from the
+binlog (across a rotation), logs MariaDB's line, and a stock MariaDB replica attached afterwards
+gets exactly the committed transactions. The same crashed datadir restarted with the default
+--init-rpl-role MASTER keeps today's recovery: the tail is replayed."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import threading
+
+import pytest
+
+from tests.support.daemons import Daemon, wait_for
+from tests.support.mariadb import mariadb_available
+from tests.support.master import make_repl_user, start_replica, wait_caught_up
+
+pytestmark = pytest.mark.timeout(240)
+
+FILLER = "f" * 600  # rows this wide: the waiting group takes the file past max_binlog_size
+TRUNCATED = re.compile(
+    r"Successfully truncated binlog file:\./(mysql-bin\.\d{6}) from previous file size (\d+) to pos:(\d+) "
+    r"to remove transactions starting from (GTID \d+-\d+-\d+|position \S+)")
+
+
+def _waiting(master: Daemon) -> int:
+    return sum(row[6] == "Waiting for semi-sync ACK from slave" for row in master.query("SHOW PROCESSLIST"))
+
+
+def _values(daemon, table: str = "rj.t") -> set[str]:
+    return {v for (v,) in daemon.query(f"SELECT v FROM {table}")}
+
+
+@pytest.mark.skipif(not mariadb_available(), reason="needs mariadbd")
+def test_slave_role_truncates_the_unacked_tail_and_a_replica_never_gets_it(tmp_path):
+    datadir = tmp_path / "master"
+    options = ["--server-id=1", "--max-binlog-size=4096", "--rpl-semi-sync-master-timeout=600000"]
+    master = Daemon("master", datadir, options).start()
+    try:
+        master.query("CREATE DATABASE rj")
+        master.query("CREATE TABLE rj.t (id INT AUTO_INCREMENT PRIMARY KEY, v VARCHAR(20), pad VARCHAR(2000))")
+        make_repl_user(master)
+        committed = {f"c{i}" for i in range(3)}
+        for v in sorted(committed):
+            master.query(f"INSERT INTO rj.t (v, pad) VALUES ('{v}', '{FILLER}')")
+        assert master.query("SHOW BINARY LOGS")[-1][0] == "mysql-bin.000001"
+        master.query("SET GLOBAL rpl_semi_sync_master_enabled = ON")  # no slave: no ack ever comes
+        waiting = [f"w{n}" for n in range(4)]
+
+        errors: list[Exception] = []
+
+        def writer(value: str) -> None:
+            try:
+                master.query(f"INSERT INTO rj.t (v, pad) VALUES ('{value}', '{FILLER * 2}')")
+            except Exception as exc:  # the kill -9 ends the connection
+                errors.append(exc)
+
+        threads = [threading.Thread(target=writer, args=(v,), daemon=True) for v in waiting]
+        for t in threads:
+            t.start()
+        wait_for(lambda: _waiting(master) >= 1, 30, message=lambda: f"a commit waiting for an ack ({errors})")
+        # the waiting group took the file past 4096 bytes: the binlog rotated after it
+        wait_for(lambda: len(master.query("SHOW BINARY LOGS")) == 2, 30, message="the rotation after the group")
+        master.kill9()
+        for t in threads:
+            t.join(10)
+        shutil.copytree(datadir, tmp_path / "as_master")
+        tail_start = (datadir / "mysql-bin.000001").stat().st_size
+
+        # --init-rpl-role SLAVE: the tail is gone from the binlog and the engine, the line is logged
+        master.args.append("--init-rpl-role=SLAVE")
+        master.start()
+        lines = [m for m in TRUNCATED.finditer(master.log.read_text())]
+        assert len(lines) == 1, master.tail()
+        name, old_size, pos, start = lines[0].groups()
+        assert (name, int(old_size)) == ("mysql-bin.000001", tail_start) and int(pos) < tail_start
+        assert master.query("SELECT @@init_rpl_role") == [("SLAVE",)]
+        assert _values(master) == committed
+        # the file after the cut one was removed and started afresh by the restart
+        assert [n for n, _ in master.query("SHOW BINARY LOGS")] == ["mysql-bin.000001", "mysql-bin.000002"]
+        assert master.query("SHOW BINLOG EVENTS IN 'mysql-bin.000001'")[-1][4] == int(pos)
+        infos = [row[5] for n, _ in master.query("SHOW BINARY LOGS")
+                 for row in master.query(f"SHOW BINLOG EVENTS IN '{n}'")]
+        assert not [i for i in infos if re.search(r"'w\d'", i)]
+        out = subprocess.run(["mariadb-binlog", "--no-defaults", "--verify-binlog-checksum",
+                              *(str(datadir / n) for n, _ in master.query("SHOW BINARY LOGS"))],
+                             capture_output=True, timeout=60)
+        assert out.returncode == 0, out.stderr.decode()
+        if start.startswith("GTID"):  # the first removed GTID is no longer in the binlog
+            assert start[5:] not in re.findall(r"GTID (\d+-\d+-\d+)", out.stdout.decode())
+
+        # a stock MariaDB replica attached now gets the committed transactions, never the tail
+        master.query("INSERT INTO rj.t (v) VALUES ('after')")
+        replica = start_replica(tmp_path, master)
+        try:
+            wait_caught_up(master, replica)
+            assert {v for (v,) in replica.query("SELECT v FROM rj.t")} == committed | {"after"}
+        finally:
+            replica.stop()
+    finally:
+        master.stop()
+
+    # the default, --init-rpl-role MASTER: the crashed tail is replayed (today's recovery)
+    as_master = Daemon("master", tmp_path / "as_master", options).start()
+    try:
+        assert as_master.query("SELECT @@init_rpl_role") == [("MASTER",)]
+        replayed = _values(as_master) - committed
+        assert replayed and replayed <= set(waiting)
+        assert "truncated binlog file" not in as_master.log.read_text()
+    finally:
+        as_master.stop()
