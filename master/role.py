@@ -37,6 +37,7 @@ from master.ack_receiver import AckReceiver
 from master.binlog_end import BinlogEnd
 from master.commit import ABORT_SERVER, BINLOG_ERROR_ACTIONS, GroupCommit, write_error
 from master.dump import BinlogSource, DumpSession
+from master.gtid_state import BinlogGtids
 from master.show_binlog import COLUMNS as BINLOG_EVENT_COLUMNS
 from master.show_binlog import binlog_event_rows
 from protocol.errors import (
@@ -102,9 +103,9 @@ class MasterRole(Role):
         checksum: bool,
         sync_binlog: int = 1,
         binlog_error_action: str = ABORT_SERVER,
-        binlog_state: BinlogState | None = None,
+        gtids: BinlogGtids | None = None,
     ) -> None:
-        self._binlog_state = BinlogState() if binlog_state is None else binlog_state
+        self.gtids = pipeline.gtids if gtids is None else gtids
         self._sync_binlog = sync_binlog
         self._binlog_error_action = binlog_error_action
         self.writer = writer
@@ -124,7 +125,7 @@ class MasterRole(Role):
 
     def gtid_binlog_state(self) -> BinlogState:
         """A copy of the binlog's GTID state (`@@gtid_binlog_state`)."""
-        return self._binlog_state.copy()
+        return self.gtids.state.copy()
 
     # -- variables ----------------------------------------------------------------------------
 
