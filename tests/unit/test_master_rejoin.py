@@ -34,7 +34,7 @@ def _writer(path, max_size=1 << 20):
 
 async def _commit(engine, writer, sql, *, gtid=None):
     """One statement run in the engine, binlogged and committed with its end as the meta."""
-    end = _append(writer, sql, gtid=gtid, run=True)
+    end = _append(writer, sql, gtid=gtid)
     s = engine.session(1)
     await s.execute(sql)
     await s.close()
@@ -44,13 +44,13 @@ async def _commit(engine, writer, sql, *, gtid=None):
     return end
 
 
-def _append(writer, sql, *, gtid=None, run=False, xid=7):
+def _append(writer, sql, *, gtid=None, xid=7, server_id=None):
     """A transaction's events in the binlog (and nothing in the engine), MariaDB's GTID event
     first when `gtid` = (domain, seq_no) is given."""
     events = transaction_events([Stmt(sql, is_ddl=sql.startswith("CREATE"))], xid=xid, thread_id=1)
     if gtid is not None:
         events = [(EventType.GTID_EVENT, MariaGtid(gtid[1], gtid[0]).encode(), 1700000000, 0), *events]
-    return writer.append(events)
+    return writer.append(events, server_id)
 
 
 @pytest.fixture
@@ -204,6 +204,30 @@ async def test_master_role_still_replays_the_tail(base):
     assert report.truncation is None and report.replayed == 1
     assert await _rows(engine) == [(1, "committed"), (2, "replayed")]
     assert engine.meta()["binlog_pos"] == str(end.pos)
+    await engine.close()
+
+
+@pytest.mark.parametrize("role", ["SLAVE", "MASTER"])
+async def test_a_replicated_transaction_in_the_tail_is_left_to_the_applier(base, role):
+    """log_slave_updates: a transaction replicated from server 2 in the tail is, like the engine,
+    not in the applier's committed position. SLAVE cuts it and leaves the applier's meta as it
+    was (its relay log still holds it: applied again, binlogged again); MASTER replays it and
+    counts it for the applier to skip."""
+    engine, writer, tmp_path = base
+    async with engine.writer_lock:
+        await engine.commit_group({**engine.meta(), "relay_log_file": "relay-bin.000001", "relay_log_pos": "400"})
+    _append(writer, "INSERT INTO r.t VALUES (4, 'from server 2')", gtid=(0, 9), server_id=2)
+    writer.flush()
+    engine = await _crash(engine, writer, tmp_path)
+    report = await recover(engine, tmp_path, "mysql-bin", truncate_uncommitted=role == "SLAVE")
+    meta = engine.meta()
+    assert (meta["relay_log_file"], meta["relay_log_pos"]) == ("relay-bin.000001", "400")
+    if role == "SLAVE":
+        assert report.truncation is not None and str(report.truncation.gtid) == "0-2-9"
+        assert await _rows(engine) == [(1, "committed")] and "relay_log_skip" not in meta
+    else:
+        assert report.replicated == 1 and meta["relay_log_skip"] == "1"
+        assert await _rows(engine) == [(1, "committed"), (4, "from server 2")]
     await engine.close()
 
 
