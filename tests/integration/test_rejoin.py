@@ -17,6 +17,7 @@ import pytest
 from tests.support.daemons import Daemon, wait_for
 from tests.support.mariadb import mariadb_available
 from tests.support.master import make_repl_user, start_replica, wait_caught_up
+from tests.support.slave_daemon import normalized_rows, wait_applied
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -120,3 +121,81 @@ def test_slave_role_truncates_the_unacked_tail_and_a_replica_never_gets_it(tmp_p
         assert "truncated binlog file" not in as_master.log.read_text()
     finally:
         as_master.stop()
+
+
+def _last_origin_end(daemon: Daemon, server_id: int) -> tuple[str, int]:
+    """Where the last event `server_id` wrote ends in the daemon's binlog (file, end_log_pos)."""
+    found = None
+    for name, _ in daemon.query("SHOW BINARY LOGS"):
+        for _log, _pos, _kind, sid, end, _info in daemon.query(f"SHOW BINLOG EVENTS IN '{name}'"):
+            if sid == server_id:
+                found = (name, end)
+    assert found is not None
+    return found
+
+
+def test_the_old_master_rejoins_the_promoted_slave_and_ends_equal(tmp_path):
+    """Ours only: master M and our semi-sync slave S; S stops acking, M's commits wait, kill -9 M;
+    S is promoted and takes writes; M restarts with --init-rpl-role SLAVE (its unacked tail cut,
+    the line logged), replicates from S from the end of what S has of M, and ends equal to S."""
+    m_options = ["--server-id=1", "--rpl-semi-sync-master-timeout=600000", "--rpl-semi-sync-slave-enabled=ON"]
+    master = Daemon("master", tmp_path / "m", m_options).start()
+    slave = None
+    try:
+        master.query("CREATE DATABASE rj")
+        master.query("CREATE TABLE rj.t (id INT AUTO_INCREMENT PRIMARY KEY, v VARCHAR(20))")
+        make_repl_user(master)
+        slave = Daemon("slave", tmp_path / "s", [
+            "--server-id=2", "--master-host=127.0.0.1", f"--master-port={master.port}", "--master-user=repl",
+            "--master-password=replpw", "--master-connect-retry=1", "--rpl-semi-sync-slave-enabled=ON",
+        ]).start()
+        master.query("SET GLOBAL rpl_semi_sync_master_enabled = ON")
+        wait_for(lambda: master.status("Rpl_semi_sync_master_clients").get("Rpl_semi_sync_master_clients") == "1",
+                 30, message="the slave's semi-sync connection")
+        for i in range(10):
+            master.query(f"INSERT INTO rj.t (v) VALUES ('acked{i}')")
+        acked = _values(master)
+        wait_applied(master, slave)
+        slave.query("STOP SLAVE")  # no more acks: M's next group waits
+        errors: list[Exception] = []
+
+        def writer(value: str) -> None:
+            try:
+                master.query(f"INSERT INTO rj.t (v) VALUES ('{value}')")
+            except Exception as exc:  # the kill -9 ends the connection
+                errors.append(exc)
+
+        threads = [threading.Thread(target=writer, args=(f"w{n}",), daemon=True) for n in range(4)]
+        for t in threads:
+            t.start()
+        wait_for(lambda: _waiting(master) >= 1, 30, message=lambda: f"a commit waiting for an ack ({errors})")
+        master.kill9()
+        for t in threads:
+            t.join(10)
+
+        # failover: S is promoted (INTERFACE.md's promotion) and takes writes
+        for sql in ("RESET SLAVE ALL", "SET GLOBAL read_only = OFF"):
+            slave.query(sql)
+        for i in range(5):
+            slave.query(f"INSERT INTO rj.t (v) VALUES ('new{i}')")
+        assert _values(slave) == acked | {f"new{i}" for i in range(5)}
+
+        # M rejoins as a slave of S
+        master.args.append("--init-rpl-role=SLAVE")
+        master.start()
+        assert len(TRUNCATED.findall(master.log.read_text())) == 1, master.tail()
+        assert _values(master) == acked
+        file, pos = _last_origin_end(slave, 1)  # S has exactly M's committed transactions
+        for sql in ("SET GLOBAL read_only = ON",
+                    f"CHANGE MASTER TO MASTER_HOST='127.0.0.1', MASTER_PORT={slave.port}, MASTER_USER='repl', "
+                    f"MASTER_PASSWORD='replpw', MASTER_LOG_FILE='{file}', MASTER_LOG_POS={pos}, MASTER_CONNECT_RETRY=1",
+                    "START SLAVE"):
+            master.query(sql)
+        wait_applied(slave, master)
+        assert normalized_rows(master.query("SELECT id, v FROM rj.t")) == normalized_rows(
+            slave.query("SELECT id, v FROM rj.t"))
+        assert not {v for v in _values(master) if v.startswith("w")}
+    finally:
+        for daemon in (slave, master):
+            if daemon is not None:
+                daemon.stop()
