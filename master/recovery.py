@@ -47,7 +47,8 @@ Contract (the binlog is the source of truth: a transaction is in both or in neit
   the cut is at the first such event: a GTID event, or the BEGIN / lone statement of a binlog
   without GTIDs. Files after the cut's file are removed: the index is rewritten without them
   first (atomically), then they are unlinked, then the cut's file is truncated and fsynced, so a
-  crash in between leaves a state that the same recovery finishes. The truncated file keeps
+  crash in between leaves a state that the same recovery finishes (files the index no longer
+  names may stay behind: the writer overwrites each when it reaches its name). The truncated file keeps
   its in-use flag: it is the last file of the index, which `BinlogWriter.open` clears before it
   starts the next one. MariaDB's line is logged ("Successfully truncated binlog file:...
   to remove transactions starting from GTID d-s-n", the GTID of the event at the cut; a binlog

@@ -12,6 +12,7 @@ import shutil
 import subprocess
 import threading
 
+import pymysql
 import pytest
 
 from tests.support.daemons import Daemon, wait_for
@@ -88,6 +89,10 @@ def test_slave_role_truncates_the_unacked_tail_and_a_replica_never_gets_it(tmp_p
         name, old_size, pos, domain, server_id, seq = lines[0].groups()
         assert (name, int(old_size)) == ("mysql-bin.000001", tail_start) and int(pos) < tail_start
         assert master.query("SELECT @@init_rpl_role") == [("SLAVE",)]
+        assert master.query("SHOW GLOBAL VARIABLES LIKE 'init_rpl_role'") == [("init_rpl_role", "SLAVE")]
+        with pytest.raises(pymysql.err.OperationalError) as refused:  # read-only, as MariaDB's
+            master.query("SET GLOBAL init_rpl_role = 'MASTER'")
+        assert refused.value.args[0] == 1238
         assert _values(master) == committed
         # the file after the cut one was removed and started afresh by the restart
         assert [n for n, _ in master.query("SHOW BINARY LOGS")] == ["mysql-bin.000001", "mysql-bin.000002"]
