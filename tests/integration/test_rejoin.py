@@ -18,7 +18,7 @@ import pytest
 from tests.support.daemons import Daemon, wait_for
 from tests.support.mariadb import mariadb_available
 from tests.support.master import make_repl_user, start_replica, wait_caught_up
-from tests.support.slave_daemon import normalized_rows, wait_applied
+from tests.support.slave_daemon import normalized_rows, slave_status, wait_applied, wait_until
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -128,21 +128,12 @@ def test_slave_role_truncates_the_unacked_tail_and_a_replica_never_gets_it(tmp_p
         as_master.stop()
 
 
-def _last_origin_end(daemon: Daemon, server_id: int) -> tuple[str, int]:
-    """Where the last event `server_id` wrote ends in the daemon's binlog (file, end_log_pos)."""
-    found = None
-    for name, _ in daemon.query("SHOW BINARY LOGS"):
-        for _log, _pos, _kind, sid, end, _info in daemon.query(f"SHOW BINLOG EVENTS IN '{name}'"):
-            if sid == server_id:
-                found = (name, end)
-    assert found is not None
-    return found
-
-
 def test_the_old_master_rejoins_the_promoted_slave_and_ends_equal(tmp_path):
     """Ours only: master M and our semi-sync slave S; S stops acking, M's commits wait, kill -9 M;
     S is promoted and takes writes; M restarts with --init-rpl-role SLAVE (its unacked tail cut,
-    the line logged), replicates from S from the end of what S has of M, and ends equal to S."""
+    the line logged), is demoted as INTERFACE.md says (MASTER_USE_GTID = current_pos) and ends
+    equal to S. The same crashed M restarted with the default MASTER keeps its unacked tail: an
+    errant GTID, which S refuses to serve (1236, diverged)."""
     m_options = ["--server-id=1", "--rpl-semi-sync-master-timeout=600000", "--rpl-semi-sync-slave-enabled=ON"]
     master = Daemon("master", tmp_path / "m", m_options).start()
     slave = None
@@ -177,6 +168,7 @@ def test_the_old_master_rejoins_the_promoted_slave_and_ends_equal(tmp_path):
         master.kill9()
         for t in threads:
             t.join(10)
+        shutil.copytree(tmp_path / "m", tmp_path / "m_as_master")
 
         # failover: S is promoted (INTERFACE.md's promotion) and takes writes
         for sql in ("RESET SLAVE ALL", "SET GLOBAL read_only = OFF"):
@@ -190,16 +182,29 @@ def test_the_old_master_rejoins_the_promoted_slave_and_ends_equal(tmp_path):
         master.start()
         assert len(TRUNCATED.findall(master.log.read_text())) == 1, master.tail()
         assert _values(master) == acked
-        file, pos = _last_origin_end(slave, 1)  # S has exactly M's committed transactions
-        for sql in ("SET GLOBAL read_only = ON",
-                    f"CHANGE MASTER TO MASTER_HOST='127.0.0.1', MASTER_PORT={slave.port}, MASTER_USER='repl', "
-                    f"MASTER_PASSWORD='replpw', MASTER_LOG_FILE='{file}', MASTER_LOG_POS={pos}, MASTER_CONNECT_RETRY=1",
-                    "START SLAVE"):
+        demote = ("SET GLOBAL read_only = ON",
+                  f"CHANGE MASTER TO MASTER_HOST='127.0.0.1', MASTER_PORT={slave.port}, MASTER_USER='repl', "
+                  "MASTER_PASSWORD='replpw', MASTER_CONNECT_RETRY=1, MASTER_USE_GTID=current_pos",
+                  "START SLAVE")
+        for sql in demote:
             master.query(sql)
         wait_applied(slave, master)
         assert normalized_rows(master.query("SELECT id, v FROM rj.t")) == normalized_rows(
             slave.query("SELECT id, v FROM rj.t"))
         assert not {v for v in _values(master) if v.startswith("w")}
+        assert master.query("SELECT @@gtid_current_pos") == slave.query("SELECT @@gtid_binlog_pos")
+
+        # the default role instead: the unacked tail is replayed, and S cannot serve M any more
+        as_master = Daemon("master", tmp_path / "m_as_master", m_options).start()
+        try:
+            assert {v for v in _values(as_master) if v.startswith("w")}
+            for sql in demote:
+                as_master.query(sql)
+            status = wait_until(lambda: int((st := slave_status(as_master.port))["Last_IO_Errno"]) and st,
+                                timeout=30, what="the IO thread's error")
+            assert (int(status["Last_IO_Errno"]), "diverged" in status["Last_IO_Error"]) == (1236, True), status
+        finally:
+            as_master.stop()
     finally:
         for daemon in (slave, master):
             if daemon is not None:
