@@ -314,6 +314,8 @@ async def recover(engine: Any, directory: Path, basename: str, *, truncate_uncom
     if start is None:
         return report
     if truncate_uncommitted:
+        if report.torn_bytes:
+            log.warning("recovery: cut %d torn byte(s) from %s", report.torn_bytes, names[-1])
         report.truncation = truncate_tail(directory, basename, names, start)
         if report.truncation is not None:
             log.info("%s", report.truncation.message())

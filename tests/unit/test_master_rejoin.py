@@ -207,6 +207,22 @@ async def test_master_role_still_replays_the_tail(base):
     await engine.close()
 
 
+async def test_a_torn_event_after_the_tail_is_cut_with_it(base, caplog):
+    engine, writer, tmp_path = base
+    committed = BinlogPosition(*_meta(engine))
+    _append(writer, "INSERT INTO r.t VALUES (2, 'never committed')", gtid=(0, 50))
+    writer.flush()
+    engine = await _crash(engine, writer, tmp_path)
+    with open(tmp_path / committed.file, "ab") as f:
+        f.write(b"\x01\x02\x03")  # half an event header: a write the crash cut
+    with caplog.at_level(logging.INFO, logger="semisync.master.recovery"):
+        report = await recover(engine, tmp_path, "mysql-bin", truncate_uncommitted=True)
+    assert report.torn_bytes == 3 and report.truncation is not None and str(report.truncation.gtid) == "0-1-50"
+    assert f"recovery: cut 3 torn byte(s) from {committed.file}" in caplog.messages
+    assert (tmp_path / committed.file).stat().st_size == committed.pos
+    await engine.close()
+
+
 @pytest.mark.parametrize("role", ["SLAVE", "MASTER"])
 async def test_a_replicated_transaction_in_the_tail_is_left_to_the_applier(base, role):
     """log_slave_updates: a transaction replicated from server 2 in the tail is, like the engine,
