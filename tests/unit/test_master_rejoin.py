@@ -250,3 +250,16 @@ async def test_a_replicated_transaction_in_the_tail_is_left_to_the_applier(base,
 def _meta(engine):
     meta = engine.meta()
     return meta["binlog_file"], int(meta["binlog_pos"])
+
+
+@pytest.mark.parametrize(("value", "role"), [(None, "MASTER"), ("slave", "SLAVE"), ("MASTER", "MASTER")])
+def test_init_rpl_role_option(value, role):
+    from config.master import MasterConfig
+    from config.slave import SlaveConfig
+
+    for model in (MasterConfig, SlaveConfig):
+        kw = {} if value is None else {"init_rpl_role": value}
+        extra = {"server_id": 2} if model is SlaveConfig else {}
+        assert str(model(**kw, **extra).init_rpl_role) == role
+    with pytest.raises(ValueError, match="allowed MASTER, SLAVE"):
+        MasterConfig(init_rpl_role="REPLICA")
