@@ -212,11 +212,13 @@ class Replication:
                 ssl_verify_server_cert=bool(self.info.ssl_verify_server_cert),
                 use_gtid=self.using_gtid, gtid_strict_mode=self.gtid_strict_mode(),
             )
-            io_pos = self.io.io_pos if self.io is not None else self.gtid_io_start()
+            io_pos = GtidPosition()
+            if self.using_gtid:
+                io_pos = self.io.io_pos if self.io is not None else self.gtid_io_start()
             self.io = IoTask(
                 settings, self.relay, self.delegate, self.start_position(),
                 on_progress=self.applier.notify, fsync=self.fsync,
-                io_pos=io_pos, rescan_io_pos=self.gtid_io_start,
+                io_pos=io_pos, rescan_io_pos=self.gtid_io_start if self.using_gtid else None,
             )
             self._io_task = asyncio.create_task(self.io.run(), name="slave-io")
 
@@ -353,12 +355,9 @@ class Replication:
         io_running = io.running if io is not None and self.io_running else "No"
         sql_running = "Yes" if self.sql_running else "No"
         relay_file = applier.relay_file or (self.relay.current or "")
-        if io is not None:
-            io_pos = io.io_pos
-        elif self.using_gtid:
-            io_pos = self.gtid_io_start()
-        else:
-            io_pos = GtidPosition()
+        io_pos = GtidPosition()  # Gtid_IO_Pos: only by GTID
+        if self.using_gtid:
+            io_pos = io.io_pos if io is not None else self.gtid_io_start()
         values: dict[str, Any] = {name: "" for name in STATUS_COLUMNS}
         values.update(
             Slave_IO_State=io.state if io is not None and self.io_running else "",
