@@ -48,9 +48,9 @@ Contract (the binlog is the source of truth: a transaction is in both or in neit
   without GTIDs. Files after the cut's file are removed: the index is rewritten without them
   first (atomically), then they are unlinked, then the cut's file is truncated and fsynced, so a
   crash in between leaves a state that the same recovery finishes (files the index no longer
-  names may stay behind: the writer overwrites each when it reaches its name). The truncated file keeps
-  its in-use flag: it is the last file of the index, which `BinlogWriter.open` clears before it
-  starts the next one. MariaDB's line is logged ("Successfully truncated binlog file:...
+  names may stay behind: the writer overwrites each when it reaches its name). The cut file
+  is left flagged in use if it was the active one: it is now the last file of the index, whose
+  flag `BinlogWriter.open` clears before it starts the next file. MariaDB's line is logged ("Successfully truncated binlog file:...
   to remove transactions starting from GTID d-s-n", the GTID of the event at the cut; a binlog
   without GTIDs names the position instead). Nothing is logged or cut when the engine has
   every transaction of the binlog. Afterwards the engine and the binlog agree, the binlog's
