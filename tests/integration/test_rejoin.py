@@ -38,7 +38,7 @@ def _binlog_gtids(datadir, daemon: Daemon) -> list[tuple[int, int, int]]:
     out = subprocess.run(["mariadb-binlog", "--no-defaults", "--verify-binlog-checksum", *files],
                          capture_output=True, timeout=60)
     assert out.returncode == 0, out.stderr.decode()
-    return [tuple(map(int, g)) for g in re.findall(r"\bGTID (\d+)-(\d+)-(\d+)", out.stdout.decode())]
+    return [(int(d), int(s), int(n)) for d, s, n in re.findall(r"\bGTID (\d+)-(\d+)-(\d+)", out.stdout.decode())]
 
 
 def _values(daemon, table: str = "rj.t") -> set[str]:
