@@ -128,11 +128,16 @@ def test_slave_role_truncates_the_unacked_tail_and_a_replica_never_gets_it(tmp_p
         as_master.stop()
 
 
-def test_the_old_master_rejoins_the_promoted_slave_and_ends_equal(tmp_path):
-    """Ours only: master M and our semi-sync slave S; S stops acking, M's commits wait, kill -9 M;
-    S is promoted and takes writes; M restarts with --init-rpl-role SLAVE (its unacked tail cut,
-    the line logged), is demoted as INTERFACE.md says (MASTER_USE_GTID = current_pos) and ends
-    equal to S. The same crashed M restarted with the default MASTER keeps its unacked tail: an
+@pytest.mark.parametrize("tail", ["never_sent", "received_by_the_slave"])
+def test_the_old_master_rejoins_the_promoted_slave_and_ends_equal(tmp_path, tail):
+    """Ours only: master M and our semi-sync slave S; M's last group waits for an ack and M is
+    killed (-9). `never_sent`: S stopped replicating first, so only M has the group.
+    `received_by_the_slave` (MariaDB's rpl_semi_sync_fail_over.test, case 1): S received, acked
+    and applied it, but M waits for a second ack (wait_for_slave_count 2), so M's engine never
+    committed it. S is promoted and takes writes; M restarts with --init-rpl-role SLAVE (the
+    group cut, the line logged), is demoted as INTERFACE.md says (MASTER_USE_GTID = current_pos),
+    gets back from S whatever S had of the group (its own GTIDs) and ends equal to S. In the
+    `never_sent` case the same crashed M restarted with the default MASTER keeps the group: an
     errant GTID, which S refuses to serve (1236, diverged)."""
     m_options = ["--server-id=1", "--rpl-semi-sync-master-timeout=600000", "--rpl-semi-sync-slave-enabled=ON"]
     master = Daemon("master", tmp_path / "m", m_options).start()
@@ -152,7 +157,10 @@ def test_the_old_master_rejoins_the_promoted_slave_and_ends_equal(tmp_path):
             master.query(f"INSERT INTO rj.t (v) VALUES ('acked{i}')")
         acked = _values(master)
         wait_applied(master, slave)
-        slave.query("STOP SLAVE")  # no more acks: M's next group waits
+        if tail == "never_sent":
+            slave.query("STOP SLAVE")  # no more acks: M's next group waits
+        else:  # S acks, M waits for an ack S cannot give
+            master.query("SET GLOBAL rpl_semi_sync_master_wait_for_slave_count = 2")
         errors: list[Exception] = []
 
         def writer(value: str) -> None:
@@ -165,17 +173,21 @@ def test_the_old_master_rejoins_the_promoted_slave_and_ends_equal(tmp_path):
         for t in threads:
             t.start()
         wait_for(lambda: _waiting(master) >= 1, 30, message=lambda: f"a commit waiting for an ack ({errors})")
+        if tail == "received_by_the_slave":
+            wait_for(lambda: _values(slave) - acked, 30, message="the slave applying the waiting group")
         master.kill9()
         for t in threads:
             t.join(10)
         shutil.copytree(tmp_path / "m", tmp_path / "m_as_master")
+        received = _values(slave) - acked  # what S has of the waiting group
+        assert bool(received) == (tail == "received_by_the_slave") and received <= {f"w{n}" for n in range(4)}
 
         # failover: S is promoted (INTERFACE.md's promotion) and takes writes
-        for sql in ("RESET SLAVE ALL", "SET GLOBAL read_only = OFF"):
+        for sql in ("STOP SLAVE", "RESET SLAVE ALL", "SET GLOBAL read_only = OFF"):
             slave.query(sql)
         for i in range(5):
             slave.query(f"INSERT INTO rj.t (v) VALUES ('new{i}')")
-        assert _values(slave) == acked | {f"new{i}" for i in range(5)}
+        assert _values(slave) == acked | received | {f"new{i}" for i in range(5)}
 
         # M rejoins as a slave of S
         master.args.append("--init-rpl-role=SLAVE")
@@ -191,8 +203,10 @@ def test_the_old_master_rejoins_the_promoted_slave_and_ends_equal(tmp_path):
         wait_applied(slave, master)
         assert normalized_rows(master.query("SELECT id, v FROM rj.t")) == normalized_rows(
             slave.query("SELECT id, v FROM rj.t"))
-        assert not {v for v in _values(master) if v.startswith("w")}
+        assert {v for v in _values(master) if v.startswith("w")} == received
         assert master.query("SELECT @@gtid_current_pos") == slave.query("SELECT @@gtid_binlog_pos")
+        if tail != "never_sent":
+            return
 
         # the default role instead: the unacked tail is replayed, and S cannot serve M any more
         as_master = Daemon("master", tmp_path / "m_as_master", m_options).start()
