@@ -23,7 +23,8 @@ Contract
   writes with 1290 (every user, SUPER included, as our slaves always did); the applier is never
   refused (it does not pass through the client path). `log_slave_updates` is shown as
   @@log_slave_updates (not dynamic, as in mysqld), `init_rpl_role` (the role recovery prepared
-  the server for at start, MASTER or SLAVE) as the read-only @@init_rpl_role.
+  the server for at start, MASTER or SLAVE) as the read-only @@init_rpl_role (MariaDB 10.11 has
+  the option only: its @@init_rpl_role is 1193).
 - System and status variables are both sides' (their names do not overlap), and
   `gtid_current_pos`, which needs both (the source's binlog state, the replica's
   gtid_slave_pos).
