@@ -22,8 +22,12 @@ Contract
   `--read-only` preset: OFF on a master, ON on a slave): while ON the shell refuses client
   writes with 1290 (every user, SUPER included, as our slaves always did); the applier is never
   refused (it does not pass through the client path). `log_slave_updates` is shown as
-  @@log_slave_updates (not dynamic, as in mysqld).
-- System and status variables are both sides' (their names do not overlap).
+  @@log_slave_updates (not dynamic, as in mysqld), `init_rpl_role` (the role recovery prepared
+  the server for at start, MASTER or SLAVE) as the read-only @@init_rpl_role (MariaDB 10.11 has
+  the option only: its @@init_rpl_role is 1193).
+- System and status variables are both sides' (their names do not overlap), and
+  `gtid_current_pos`, which needs both (the source's binlog state, the replica's
+  gtid_slave_pos).
 - Life cycle: start the source side (ack receiver), then the replica side (its replication
   state); shutdown in the other order: the applier stops committing before the group commit
   drains.
@@ -35,6 +39,7 @@ from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from master.role import MasterRole
+from protocol.gtid import GtidPosition, current_pos
 from server.role import Role
 from server.session import ClientSession
 from server.sql import Tokens
@@ -51,11 +56,13 @@ _SHOW_SLAVE = frozenset({"SHOW SLAVE", "SHOW REPLICA"})
 class NodeRole(Role):
     name = "node"
 
-    def __init__(self, source: MasterRole, replica: SlaveRole, *, read_only: bool, log_slave_updates: bool) -> None:
+    def __init__(self, source: MasterRole, replica: SlaveRole, *, read_only: bool, log_slave_updates: bool,
+                 init_rpl_role: str = "MASTER") -> None:
         self.source = source
         self.replica = replica
         self.read_only = read_only
         self.log_slave_updates = log_slave_updates
+        self.init_rpl_role = init_rpl_role
         self.CLAIMS = source.CLAIMS | replica.CLAIMS
 
     def attach(self, server: Server) -> None:
@@ -70,7 +77,14 @@ class NodeRole(Role):
             *self.source.system_variables(),
             *self.replica.system_variables(),
             SystemVariable("log_slave_updates", self.log_slave_updates),
+            SystemVariable("init_rpl_role", self.init_rpl_role),
+            SystemVariable("gtid_current_pos", "", getter=lambda: str(self.gtid_current_pos())),
         )
+
+    def gtid_current_pos(self) -> GtidPosition:
+        """`@@gtid_current_pos`: the replica's applied GTIDs, or per domain the binlog's most
+        recent one when this server logged it itself (protocol.gtid.current_pos)."""
+        return current_pos(self.source.gtid_binlog_state(), self.replica.gtid_slave_pos(), self.source.server_id)
 
     def status_variables(self) -> Mapping[str, Any]:
         return {**self.source.status_variables(), **self.replica.status_variables()}
