@@ -3,8 +3,9 @@ replicating by GTID with MariaDB's built-in semi-sync (AFTER_SYNC, strict mode).
 
 What is proven here:
 - failover after kill -9 of the master under a writer: `--dry-run` prints the plan and changes
-  nothing; the run promotes a replica (read_only OFF, semi-sync master ON), repoints the other
-  by GTID, every acknowledged commit is on both, new writes replicate with semi-sync acks; a
+  nothing; the run picks the replica that received the most (not the one that applied the
+  most), waits until its relay log is applied, promotes it (read_only OFF, semi-sync master
+  ON), repoints the other by GTID, every acknowledged commit is on both, new writes replicate with semi-sync acks; a
   second run says the master is there and changes nothing;
 - switchover with everything alive: a failover finds the master and does nothing; the old master
   ends a read-only semi-sync replica of the new one by current_pos, nothing lost, and the role
@@ -88,27 +89,33 @@ def assert_promoted(port: int) -> None:
 def test_failover_after_kill9_of_the_master(topology):
     master, r2, r3 = topology
     servers = servers_arg(master.port, r2.port, r3.port)
+    creds = ("--replication-user", REPL_USER, "--replication-password", REPL_PASSWORD)
+    # r2 applies 10 s late (MASTER_DELAY) and r3 stops receiving half-way: r2 is the one that
+    # received the most, with a relay log to apply before it may take over.
+    r2.execute_all(["STOP SLAVE", "CHANGE MASTER TO MASTER_DELAY = 10", "START SLAVE"])
     writer = Writer(master.port)
     writer.start()
-    writer.wait_acked(200)
+    writer.wait_acked(100)
+    r3.query("STOP SLAVE IO_THREAD")
+    writer.wait_acked(len(writer.acked) + 100)
     master.kill()
     writer.join(30)
     assert writer.error is not None and len(writer.acked) >= 200
     for r in (r2, r3):
         wait_until(lambda r=r: slave_row(r.port)["Slave_IO_Running"] != "Yes", what="the IO thread to notice")
 
-    dry = run_tool("failover", "--servers", servers, "--dry-run")
+    dry = run_tool("failover", "--servers", servers, *creds, "--dry-run")
     assert dry.returncode == 0, dry.stderr
     assert "plan (dry run" in dry.stdout and "RESET SLAVE ALL" in dry.stdout
+    assert f"127.0.0.1:{r2.port}: apply the relay log to its end" in dry.stdout
     assert "replpw" not in dry.stdout  # the password is never printed
     for r in (r2, r3):
         assert slave_row(r.port) is not None and value(r.port, "SELECT @@read_only") == 1
 
-    done = run_tool("failover", "--servers", servers)
+    done = run_tool("failover", "--servers", servers, *creds)
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "new topology:" in done.stdout
-    promoted = r2 if slave_row(r2.port) is None else r3
-    other = r3 if promoted is r2 else r2
+    assert "MASTER_GTID_WAIT" in done.stdout and "new topology:" in done.stdout
+    promoted, other = r2, r3
     assert_promoted(promoted.port)
     wait_until(lambda: is_replica_of(other.port, promoted.port), what="the other replica to follow")
     assert slave_row(other.port)["Using_Gtid"] == "Slave_Pos"
