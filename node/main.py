@@ -10,7 +10,8 @@ binlogs the replicated transactions when --log-slave-updates is ON.
 Three lifecycle phases (STYLE.md habit 7)
 - startup: open the engine (`<datadir>/db`), crash recovery of the binlog (`master.recovery`:
   torn tail and incomplete transaction cut from the binlog, complete ones the engine lacks
-  replayed), open the binlog on a new file (as mysqld does at every start) and store the
+  replayed), the binlog's GTID state rebuilt from what recovery left (`master.gtid_state`),
+  open the binlog on a new file (as mysqld does at every start) and store the
   engine's place in it (the applier's stored position kept: the engine merges meta keys), build
   the server shell with the node role and the replication interface, load both semi-sync
   plugins (MariaDB's built-ins; their variables from the configuration), bind and serve;
@@ -39,10 +40,12 @@ import os
 from pathlib import Path
 from typing import Any
 
+from binlog.index import read_index
 from binlog.writer import BinlogWriter
 from config.node import BinlogChecksum, NodeConfig
 from master.binlog_end import BinlogEnd
 from master.commit import GroupCommit
+from master.gtid_state import BinlogGtids, read_binlog_state
 from master.recovery import RecoveryError, recover
 from master.role import MasterRole
 from node.role import NodeRole
@@ -52,7 +55,7 @@ from server.files import secure_datadir
 from server.listener import Server
 from slave.applier import SlaveColumn
 from slave.master_info import MasterInfo
-from slave.replication import STATUS_COLUMNS, Replication
+from slave.replication import DEFAULT_USE_GTID, STATUS_COLUMNS, Replication
 from slave.role import SlaveRole
 
 log = logging.getLogger("semisync.node")
@@ -121,10 +124,14 @@ class NodeDaemon:
         except RecoveryError as exc:
             log.critical("crash recovery failed: %s", exc)
             raise SystemExit(1) from None
+        # the binlog's GTID state as recovery left the files: the new file's GTID_LIST lists it
+        state = await asyncio.to_thread(read_binlog_state, datadir, read_index(datadir, cfg.log_bin))
+        gtids = BinlogGtids(state, domain_id=cfg.gtid_domain_id, strict_mode=cfg.gtid_strict_mode)
         writer = self.writer = BinlogWriter(
             datadir, cfg.log_bin, server_id=cfg.server_id,
             checksum=cfg.binlog_checksum == BinlogChecksum.CRC32,
             max_size=cfg.max_binlog_size, server_version=BINLOG_SERVER_VERSION,
+            header=gtids.header_events,
         )
         await asyncio.to_thread(writer.open, True)
         end = BinlogEnd(writer.end_position)
@@ -136,12 +143,12 @@ class NodeDaemon:
         self.pipeline = GroupCommit(
             self.engine, writer, end, self.interface, server_id=cfg.server_id,
             sync_binlog=lambda: source_box[0].sync_binlog(),
-            binlog_error_action=lambda: source_box[0].binlog_error_action(),
+            binlog_error_action=lambda: source_box[0].binlog_error_action(), gtids=gtids,
         )
         source = MasterRole(
             writer=writer, end=end, pipeline=self.pipeline, interface=self.interface,
             server_id=cfg.server_id, checksum=writer.checksum, sync_binlog=cfg.sync_binlog,
-            binlog_error_action=str(cfg.binlog_error_action),
+            binlog_error_action=str(cfg.binlog_error_action), gtids=gtids,
         )
         source_box.append(source)
         replica = SlaveRole(
@@ -228,6 +235,8 @@ class NodeDaemon:
     def _make_replication(self, server: Server) -> Replication:
         cfg = self.config
         engine = self.engine
+        assert self.pipeline is not None
+        gtids = self.pipeline.gtids
 
         def table_columns(db: str, name: str) -> list[SlaveColumn] | None:
             table = engine.table(db, name)
@@ -254,6 +263,7 @@ class NodeDaemon:
                 host=cfg.master_host, port=cfg.master_port, user=cfg.master_user,
                 password=cfg.master_password, heartbeat_period=cfg.master_heartbeat_period,
                 connect_retry=cfg.master_connect_retry,
+                use_gtid=DEFAULT_USE_GTID if cfg.master_host else "no",
             ),
             engine=engine,
             delegate=self.interface.relay_io,
@@ -264,6 +274,10 @@ class NodeDaemon:
             fsync=self.fsync,
             max_relay_log_size=self.max_relay_log_size,
             commit_replicated=self._commit_replicated,
+            gtid_strict_mode=lambda: gtids.strict_mode,
+            binlog_state=lambda: gtids.state.copy(),
+            # the strict check against the binlog: only what the applier logs there
+            binlog_recent=gtids.state.most_recent if cfg.log_slave_updates else lambda _domain: None,
         )
 
     async def _commit_replicated(self, transactions: Any) -> None:
