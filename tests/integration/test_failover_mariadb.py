@@ -22,7 +22,8 @@ from tests.support.failover import (
     REPL_USER,
     Writer,
     attach,
-    query,
+    ids,
+    prepare_master,
     run_tool,
     semisync_mariadb,
     servers_arg,
@@ -47,12 +48,7 @@ def topology(tmp_path):
     try:
         master = semisync_mariadb(tmp_path / "m1", 1, master=True)
         servers.append(master)
-        master.execute_all([
-            f"CREATE USER {REPL_USER}@'%' IDENTIFIED BY '{REPL_PASSWORD}'",
-            f"GRANT REPLICATION SLAVE, REPLICATION CLIENT ON *.* TO {REPL_USER}@'%'",
-            "CREATE DATABASE d",
-            "CREATE TABLE d.acked (id INT PRIMARY KEY)",
-        ])
+        prepare_master(master)
         for server_id in (2, 3):
             replica = semisync_mariadb(tmp_path / f"m{server_id}", server_id, master=False)
             servers.append(replica)
@@ -67,10 +63,6 @@ def topology(tmp_path):
     finally:
         for server in servers:
             server.stop()
-
-
-def ids(port: int) -> set[int]:
-    return {row[0] for row in query(port, "SELECT id FROM d.acked")}
 
 
 def is_replica_of(port: int, master_port: int) -> bool:

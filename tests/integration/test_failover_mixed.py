@@ -17,7 +17,8 @@ from tests.support.failover import (
     REPL_USER,
     Writer,
     attach,
-    query,
+    ids,
+    prepare_master,
     run_tool,
     semisync_mariadb,
     servers_arg,
@@ -34,22 +35,13 @@ pytestmark = [
 ]
 
 
-def ids(port: int) -> set[int]:
-    return {row[0] for row in query(port, "SELECT id FROM d.acked")}
-
-
 def test_mixed_failover_promotes_our_slave(tmp_path):
     started: list = []
     ours = None
     try:
         master = semisync_mariadb(tmp_path / "m1", 1, master=True)
         started.append(master)
-        master.execute_all([
-            f"CREATE USER {REPL_USER}@'%' IDENTIFIED BY '{REPL_PASSWORD}'",
-            f"GRANT REPLICATION SLAVE, REPLICATION CLIENT ON *.* TO {REPL_USER}@'%'",
-            "CREATE DATABASE d",
-            "CREATE TABLE d.acked (id INT PRIMARY KEY)",
-        ])
+        prepare_master(master)
         ours = Daemon("slave", tmp_path / "ours", ["--server-id=2", "--rpl-semi-sync-slave-enabled=ON"]).start()
         attach(ours.port, master.port)
         replica = semisync_mariadb(tmp_path / "m3", 3, master=False)

@@ -39,6 +39,21 @@ def semisync_mariadb(basedir: Path, server_id: int, *, master: bool) -> MariaDBS
     ).start()
 
 
+def prepare_master(master: MariaDBServer) -> None:
+    """The replication account and the table the writer fills."""
+    master.execute_all([
+        f"CREATE USER {REPL_USER}@'%' IDENTIFIED BY '{REPL_PASSWORD}'",
+        f"GRANT REPLICATION SLAVE, REPLICATION CLIENT ON *.* TO {REPL_USER}@'%'",
+        "CREATE DATABASE d",
+        "CREATE TABLE d.acked (id INT PRIMARY KEY)",
+    ])
+
+
+def ids(port: int) -> set[int]:
+    """The ids in d.acked."""
+    return {row[0] for row in query(port, "SELECT id FROM d.acked")}
+
+
 def attach(replica_port: int, master_port: int) -> None:
     """CHANGE MASTER TO the master by GTID (slave_pos), START SLAVE."""
     conn = connect(replica_port)
