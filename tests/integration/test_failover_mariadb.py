@@ -48,7 +48,7 @@ def topology(tmp_path):
     try:
         master = semisync_mariadb(tmp_path / "m1", 1, master=True)
         servers.append(master)
-        prepare_master(master)
+        prepare_master(master.port)
         for server_id in (2, 3):
             replica = semisync_mariadb(tmp_path / f"m{server_id}", server_id, master=False)
             servers.append(replica)

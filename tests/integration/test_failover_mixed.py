@@ -41,7 +41,7 @@ def test_mixed_failover_promotes_our_slave(tmp_path):
     try:
         master = semisync_mariadb(tmp_path / "m1", 1, master=True)
         started.append(master)
-        prepare_master(master)
+        prepare_master(master.port)
         ours = Daemon("slave", tmp_path / "ours", ["--server-id=2", "--rpl-semi-sync-slave-enabled=ON"]).start()
         attach(ours.port, master.port)
         replica = semisync_mariadb(tmp_path / "m3", 3, master=False)

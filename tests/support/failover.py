@@ -39,14 +39,15 @@ def semisync_mariadb(basedir: Path, server_id: int, *, master: bool) -> MariaDBS
     ).start()
 
 
-def prepare_master(master: MariaDBServer) -> None:
-    """The replication account and the table the writer fills."""
-    master.execute_all([
+def prepare_master(port: int) -> None:
+    """The replication account and the table the writers fill."""
+    for sql in (
         f"CREATE USER {REPL_USER}@'%' IDENTIFIED BY '{REPL_PASSWORD}'",
         f"GRANT REPLICATION SLAVE, REPLICATION CLIENT ON *.* TO {REPL_USER}@'%'",
         "CREATE DATABASE d",
         "CREATE TABLE d.acked (id INT PRIMARY KEY)",
-    ])
+    ):
+        query(port, sql)
 
 
 def ids(port: int) -> set[int]:
