@@ -92,3 +92,38 @@ def test_ours_failover_under_load_then_switchover(tmp_path):
     finally:
         for server in (master, *slaves):
             server.stop()
+
+
+def test_ours_failover_refuses_a_slave_whose_relay_log_is_unreadable(tmp_path):
+    master = Daemon("master", tmp_path / "s1", ["--server-id=1", "--rpl-semi-sync-master-enabled=ON",
+                                                 "--rpl-semi-sync-master-timeout=30000"])
+    slave = Daemon("slave", tmp_path / "s2", ["--server-id=2", "--rpl-semi-sync-slave-enabled=ON"])
+    try:
+        master.start()
+        prepare_master(master.port)
+        slave.start()
+        attach(slave.port, master.port)
+        wait_until(lambda: ids(slave.port) == set(), 60, what="the slave to have the table")
+        slave.query("STOP SLAVE SQL_THREAD")
+        for i in range(1, 21):
+            master.query(f"INSERT INTO d.acked VALUES ({i})")
+        binlog_pos = value(master.port, "SELECT @@gtid_binlog_pos")
+        wait_until(lambda: slave_row(slave.port)["Gtid_IO_Pos"] == binlog_pos, 60, what="the slave to receive all")
+        # A byte of the last received transaction flipped: the applier cannot read it (1594).
+        relay = sorted(slave.datadir.glob("relay-bin.[0-9]*"))[-1]
+        data = bytearray(relay.read_bytes())
+        data[-40] ^= 0xFF
+        relay.write_bytes(bytes(data))
+        slave.query("START SLAVE SQL_THREAD")
+        wait_until(lambda: int(slave_row(slave.port)["Last_SQL_Errno"]) == 1594, 60, what="the applier's 1594")
+        master.kill9()
+        wait_until(lambda: slave_row(slave.port)["Slave_IO_Running"] != "Yes", 60, what="the IO thread to notice")
+
+        refused = run_tool("failover", "--servers", servers_arg(master.port, slave.port), *CREDS)
+        assert refused.returncode == 1, refused.stdout + refused.stderr
+        assert "no candidate is safe" in refused.stderr and "relay log is unreadable (error 1594" in refused.stderr
+        assert "no server was changed" in refused.stderr
+        assert slave_row(slave.port) is not None and value(slave.port, "SELECT @@read_only") == 1
+    finally:
+        for server in (master, slave):
+            server.stop()

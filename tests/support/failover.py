@@ -15,8 +15,6 @@ import pymysql
 from tests.support.mariadb import MariaDBServer
 from tests.support.slave_daemon import connect, query, wait_until
 
-__all__ = ["connect", "query", "wait_until"]
-
 ROOT = Path(__file__).resolve().parents[2]
 REPL_USER, REPL_PASSWORD = "repl", "replpw"
 
