@@ -7,7 +7,7 @@ import importlib.util
 
 import click
 
-# subcommand name -> module under cli/ that defines `command`
+# subcommand name -> module under cli/ that defines `command` (or `module:name` for another name)
 SUBCOMMANDS: dict[str, str] = {
     "binlog": "cli.binlog_cmd",
     "master": "cli.master_cmd",
@@ -15,6 +15,8 @@ SUBCOMMANDS: dict[str, str] = {
     "up": "cli.up_cmd",
     "status": "cli.status_cmd",
     "pipeline": "cli.pipeline_cmd",
+    "failover": "cli.failover_cmd:failover",
+    "switchover": "cli.failover_cmd:switchover",
 }
 
 
@@ -23,14 +25,15 @@ class LazyGroup(click.Group):
         return sorted(name for name, module in SUBCOMMANDS.items() if _available(module))
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        module = SUBCOMMANDS.get(cmd_name)
-        if module is None or not _available(module):
+        target = SUBCOMMANDS.get(cmd_name)
+        if target is None or not _available(target):
             return None
-        return importlib.import_module(module).command
+        module, _, name = target.partition(":")
+        return getattr(importlib.import_module(module), name or "command")
 
 
-def _available(module: str) -> bool:
-    return importlib.util.find_spec(module) is not None
+def _available(target: str) -> bool:
+    return importlib.util.find_spec(target.partition(":")[0]) is not None
 
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})

@@ -1,0 +1,325 @@
+"""`semisync failover` and `semisync switchover`: observe the servers over SQL, plan, run the plan.
+
+The decisions are `cli/failover_plan.py`'s (sans-IO); this module is its shell: it asks each
+server what a DBA would (@@server_id, @@read_only, @@log_bin, @@gtid_binlog_pos,
+@@gtid_current_pos, @@gtid_slave_pos, SHOW ALL SLAVES STATUS), runs the plan's statements one by
+one, printing each, and prints the topology it finds afterwards. Nothing is changed when the
+planner refuses or with `--dry-run`. A failed step stops the run at once and says which servers
+were already changed. Exit status: 0 done (or nothing to do), 1 refused or failed.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Sequence
+from typing import Any
+
+import click
+
+from cli.client import Client, ClientError
+from cli.failover_plan import (
+    Address,
+    CatchUp,
+    Credentials,
+    Plan,
+    Refusal,
+    Replica,
+    Run,
+    ServerState,
+    Step,
+    WaitApplied,
+    plan_failover,
+    plan_switchover,
+    quote,
+)
+from protocol.gtid import GtidPosition
+
+ER_UNKNOWN_SYSTEM_VARIABLE = 1193
+
+
+class StepFailed(Exception):
+    pass
+
+
+class Session:
+    """The connection settings shared by every server of one run."""
+
+    def __init__(self, user: str, password: str, connect_timeout: float, wait_timeout: float) -> None:
+        self.user, self.password = user, password
+        self.connect_timeout, self.wait_timeout = connect_timeout, wait_timeout
+
+    def connect(self, address: Address, *, waiting: bool = False) -> Client:
+        timeout = self.wait_timeout + self.connect_timeout if waiting else self.connect_timeout
+        return Client(address.host, address.port, self.user, self.password, timeout=timeout)
+
+
+# -- observation --------------------------------------------------------------------------------
+def _variable(client: Client, name: str, lacking: list[str]) -> str | None:
+    try:
+        _, rows = client.query(f"SELECT @@{name}")
+    except ClientError as exc:
+        if exc.code != ER_UNKNOWN_SYSTEM_VARIABLE:
+            raise
+        lacking.append(f"@@{name}")
+        return None
+    value = rows[0][0] if rows else None
+    return None if value is None else str(value)
+
+
+def _position(text: str | None) -> GtidPosition:
+    return GtidPosition.parse(text.strip()) if text and text.strip() else GtidPosition()
+
+
+def _flag(text: str | None) -> bool:
+    return str(text).upper() in ("1", "ON", "YES")
+
+
+def _int(value: Any) -> int:
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return 0
+
+
+def _replica(client: Client, lacking: list[str]) -> Replica | None:
+    try:
+        rows = client.rows_as_dicts("SHOW ALL SLAVES STATUS")
+    except ClientError:
+        lacking.append("SHOW ALL SLAVES STATUS")
+        rows = client.rows_as_dicts("SHOW SLAVE STATUS")
+    rows = [r for r in rows if not r.get("Connection_name")]
+    if not rows:
+        return None
+    row = rows[0]
+    for column in ("Gtid_IO_Pos", "Using_Gtid"):
+        if column not in row:
+            lacking.append(f"SHOW SLAVE STATUS column {column}")
+    master_id = _int(row.get("Master_Server_Id"))
+    return Replica(
+        master=Address(str(row.get("Master_Host") or ""), _int(row.get("Master_Port"))),
+        master_server_id=master_id or None,
+        io_running=str(row.get("Slave_IO_Running") or "No"),
+        sql_running=_flag(row.get("Slave_SQL_Running")),
+        using_gtid=str(row.get("Using_Gtid") or "No"),
+        io_pos=_position(row.get("Gtid_IO_Pos")),
+        io_errno=_int(row.get("Last_IO_Errno")),
+        io_error=str(row.get("Last_IO_Error") or ""),
+        sql_errno=_int(row.get("Last_SQL_Errno")),
+        sql_error=str(row.get("Last_SQL_Error") or ""),
+    )
+
+
+def observe(session: Session, address: Address) -> tuple[ServerState, list[str]]:
+    """The server's state, and the variables/statements/columns it lacks."""
+    lacking: list[str] = []
+    try:
+        client = session.connect(address)
+    except ClientError as exc:
+        return ServerState(address, reachable=False, unreachable_reason=str(exc)), lacking
+    try:
+        with client:
+            state = ServerState(
+                address,
+                reachable=True,
+                server_id=_int(_variable(client, "server_id", lacking)),
+                read_only=_flag(_variable(client, "read_only", lacking)),
+                log_bin=_flag(_variable(client, "log_bin", lacking) or "ON"),
+                binlog_pos=_position(_variable(client, "gtid_binlog_pos", lacking)),
+                current_pos=_position(_variable(client, "gtid_current_pos", lacking)),
+                slave_pos=_position(_variable(client, "gtid_slave_pos", lacking)),
+                replica=_replica(client, lacking),
+            )
+    except ClientError as exc:
+        return ServerState(address, reachable=False, unreachable_reason=str(exc)), lacking
+    return state, lacking
+
+
+def describe(state: ServerState) -> str:
+    if not state.reachable:
+        return f"{state.address}  unreachable ({state.unreachable_reason})"
+    head = (f"{state.address}  server_id {state.server_id}  read_only "
+            f"{'ON' if state.read_only else 'OFF'}  gtid_binlog_pos {state.binlog_pos or '-'}")
+    r = state.replica
+    if r is None:
+        return f"{head}  master (replicates from nobody)"
+    errors = "".join(f"  Last_{kind}_Errno {errno}" for kind, errno in
+                     (("IO", r.io_errno), ("SQL", r.sql_errno)) if errno)
+    return (f"{head}  replica of {r.master}  IO {r.io_running}  SQL "
+            f"{'Yes' if r.sql_running else 'No'}  Using_Gtid {r.using_gtid}  Gtid_IO_Pos "
+            f"{r.io_pos or '-'}  gtid_slave_pos {state.slave_pos or '-'}{errors}")
+
+
+def observe_all(session: Session, addresses: Sequence[Address]) -> list[ServerState]:
+    states = []
+    for address in addresses:
+        state, lacking = observe(session, address)
+        states.append(state)
+        if lacking:
+            click.echo(f"warning: {address} lacks {', '.join(lacking)}", err=True)
+    return states
+
+
+# -- execution ----------------------------------------------------------------------------------
+def _query_one(client: Client, sql: str) -> str | None:
+    _, rows = client.query(sql)
+    return None if not rows or rows[0][0] is None else str(rows[0][0])
+
+
+def _wait_applied(session: Session, server: Address, position: GtidPosition) -> None:
+    sql = f"SELECT MASTER_GTID_WAIT({quote(str(position))}, {session.wait_timeout:g})"
+    click.echo(f"    {sql}")
+    with session.connect(server, waiting=True) as client:
+        answer = _query_one(client, sql)
+    if answer != "0":
+        raise StepFailed(f"{server} did not apply {position} within {session.wait_timeout:g} s "
+                         f"(MASTER_GTID_WAIT answered {answer})")
+
+
+def run_step(session: Session, step: Step) -> None:
+    if isinstance(step, Run):
+        with session.connect(step.server) as client:
+            for sql, shown in zip(step.statements, step.shown, strict=True):
+                click.echo(f"    {shown}")
+                client.query(sql)
+    elif isinstance(step, WaitApplied):
+        _wait_applied(session, step.server, step.position)
+    elif isinstance(step, CatchUp):
+        with session.connect(step.source) as client:
+            position = _position(_query_one(client, "SELECT @@gtid_binlog_pos"))
+        click.echo(f"    {step.source}: SELECT @@gtid_binlog_pos -> {position or 'empty'}")
+        if position:
+            _wait_applied(session, step.server, position)
+
+
+def print_plan(plan: Plan) -> None:
+    for n, step in enumerate(plan.steps, 1):
+        click.echo(f"[{n}/{len(plan.steps)}] {step.server}: {step.why}")
+        if isinstance(step, Run):
+            for shown in step.shown:
+                click.echo(f"    {shown}")
+        elif isinstance(step, WaitApplied):
+            click.echo(f"    SELECT MASTER_GTID_WAIT('{step.position}', timeout)")
+        else:
+            click.echo(f"    SELECT @@gtid_binlog_pos on {step.source}, then MASTER_GTID_WAIT(it, timeout)")
+
+
+def execute(session: Session, plan: Plan) -> None:
+    done: list[str] = []
+    for n, step in enumerate(plan.steps, 1):
+        click.echo(f"[{n}/{len(plan.steps)}] {step.server}: {step.why}")
+        try:
+            run_step(session, step)
+        except (ClientError, StepFailed) as exc:
+            changed = ", ".join(done) or "none"
+            raise StepFailed(f"step {n} failed on {step.server}: {exc} (steps done before it: {changed})") from None
+        done.append(f"{n} ({step.server}: {step.why})")
+
+
+def settle(session: Session, addresses: Sequence[Address], master: Address) -> list[ServerState]:
+    """The servers once every reachable replica of `master` connected (or the wait ran out)."""
+    deadline = time.monotonic() + session.wait_timeout
+    while True:
+        states = [observe(session, a)[0] for a in addresses]
+        pending = [s for s in states if s.reachable and s.replica is not None
+                   and s.replica.master == master and s.replica.io_running != "Yes"
+                   and not s.replica.io_errno]
+        if not pending or time.monotonic() > deadline:
+            return states
+        time.sleep(0.2)
+
+
+def _parse_servers(text: str) -> list[Address]:
+    try:
+        addresses = [Address.parse(part) for part in text.split(",") if part.strip()]
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--servers") from None
+    if not addresses:
+        raise click.BadParameter("no server given", param_hint="--servers")
+    if len(set(addresses)) != len(addresses):
+        raise click.BadParameter("a server is listed twice", param_hint="--servers")
+    return addresses
+
+
+def carry_out(command: str, session: Session, addresses: Sequence[Address],
+              outcome: Plan | Refusal, dry_run: bool) -> None:
+    if isinstance(outcome, Refusal):
+        click.echo(f"semisync {command}: refused: {outcome.reason}", err=True)
+        click.echo("no server was changed", err=True)
+        sys.exit(1)
+    for note in outcome.notes:
+        click.echo(f"note: {note}")
+    if outcome.nothing_to_do:
+        click.echo(f"nothing to do: {outcome.new_master} is the master")
+        return
+    if dry_run:
+        click.echo("plan (dry run: nothing is changed):")
+        print_plan(outcome)
+        return
+    try:
+        execute(session, outcome)
+    except StepFailed as exc:
+        click.echo(f"semisync {command}: {exc}", err=True)
+        sys.exit(1)
+    click.echo("new topology:")
+    for state in settle(session, addresses, outcome.new_master):
+        click.echo(f"  {describe(state)}")
+
+
+def _common(f):
+    options = [
+        click.option("--servers", required=True, help="HOST:PORT,HOST:PORT,... every server of the topology"),
+        click.option("--user", default="root", show_default=True, help="account with SUPER on every server"),
+        click.option("--password", default="", help="its password"),
+        click.option("--replication-user", default=None, help="MASTER_USER for CHANGE MASTER TO (default: --user)"),
+        click.option("--replication-password", default=None, help="MASTER_PASSWORD (default: --password)"),
+        click.option("--wait-timeout", default=60.0, show_default=True, type=float,
+                     help="seconds to wait for a relay log to be applied"),
+        click.option("--connect-timeout", default=5.0, show_default=True, type=float),
+        click.option("--dry-run", is_flag=True, help="print the plan, change nothing"),
+    ]
+    for option in reversed(options):
+        f = option(f)
+    return f
+
+
+def _setup(servers: str, user: str, password: str, replication_user: str | None,
+           replication_password: str | None, wait_timeout: float, connect_timeout: float):
+    addresses = _parse_servers(servers)
+    session = Session(user, password, connect_timeout, wait_timeout)
+    creds = Credentials(replication_user if replication_user is not None else user,
+                        replication_password if replication_password is not None else password)
+    click.echo("observed:")
+    states = observe_all(session, addresses)
+    for state in states:
+        click.echo(f"  {describe(state)}")
+    return addresses, session, creds, states
+
+
+@click.command("failover")
+@_common
+def failover(servers: str, user: str, password: str, replication_user: str | None,
+             replication_password: str | None, wait_timeout: float, connect_timeout: float,
+             dry_run: bool) -> None:
+    """The master is gone: promote the most advanced replica, repoint the others by GTID."""
+    addresses, session, creds, states = _setup(servers, user, password, replication_user,
+                                               replication_password, wait_timeout, connect_timeout)
+    named = sorted({s.replica.master for s in states if s.replica is not None} - set(addresses))
+    named_states = [observe(session, a)[0] for a in named if a.host and a.port]
+    carry_out("failover", session, addresses, plan_failover(states, creds, named_states), dry_run)
+
+
+@click.command("switchover")
+@_common
+@click.option("--new-master", required=True, help="HOST:PORT of the replica to promote")
+def switchover(servers: str, user: str, password: str, replication_user: str | None,
+               replication_password: str | None, wait_timeout: float, connect_timeout: float,
+               dry_run: bool, new_master: str) -> None:
+    """Everything alive: move the master role to --new-master, the old master becomes its replica."""
+    try:
+        target = Address.parse(new_master)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--new-master") from None
+    addresses, session, creds, states = _setup(servers, user, password, replication_user,
+                                               replication_password, wait_timeout, connect_timeout)
+    carry_out("switchover", session, addresses, plan_switchover(states, target, creds), dry_run)

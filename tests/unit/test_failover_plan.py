@@ -1,0 +1,182 @@
+"""The failover/switchover planner (cli/failover_plan.py) on observed states, no servers."""
+
+from __future__ import annotations
+
+import pytest
+
+from cli.failover_plan import (
+    PROMOTE,
+    Address,
+    CatchUp,
+    Credentials,
+    Plan,
+    Refusal,
+    Replica,
+    Run,
+    ServerState,
+    WaitApplied,
+    missing_from,
+    plan_failover,
+    plan_switchover,
+)
+from protocol.gtid import GtidPosition
+
+CREDS = Credentials("repl", "secret")
+M, A, B = Address("10.0.0.1", 3306), Address("10.0.0.2", 3306), Address("10.0.0.3", 3306)
+
+
+def pos(text: str) -> GtidPosition:
+    return GtidPosition.parse(text)
+
+
+def replica(address: Address, io: str, applied: str | None = None, *, master: Address = M,
+            io_running: str = "Connecting", server_id: int = 0, **kw) -> ServerState:
+    applied = io if applied is None else applied
+    fields = {k: kw.pop(k) for k in ("sql_running", "io_errno", "io_error", "sql_errno", "sql_error")
+              if k in kw}
+    return ServerState(
+        address, reachable=True, server_id=server_id or address.port, read_only=True,
+        current_pos=pos(kw.pop("current", applied)), slave_pos=pos(applied),
+        replica=Replica(master, io_running=io_running, using_gtid="Slave_Pos", io_pos=pos(io),
+                        sql_running=fields.pop("sql_running", True), **fields),
+        **kw)
+
+
+def down(address: Address) -> ServerState:
+    return ServerState(address, reachable=False, unreachable_reason="connection refused")
+
+
+def master(address: Address, binlog: str, server_id: int = 1) -> ServerState:
+    return ServerState(address, reachable=True, server_id=server_id, binlog_pos=pos(binlog),
+                       current_pos=pos(binlog), slave_pos=GtidPosition())
+
+
+def test_address_parse():
+    assert Address.parse("h:3307") == Address("h", 3307)
+    assert Address.parse("h") == Address("h", 3306)
+    for bad in ("h:x", ":3306", "h:0", "h:70000"):
+        with pytest.raises(ValueError):
+            Address.parse(bad)
+
+
+def test_missing_from_sees_lower_absent_and_diverged():
+    assert missing_from(pos("0-1-10"), pos("0-1-9")) is None
+    assert missing_from(pos("0-1-10"), pos("0-1-10")) is None
+    assert str(missing_from(pos("0-1-10"), pos("0-1-11"))) == "0-1-11"
+    assert str(missing_from(pos("0-1-10"), pos("0-1-10,1-1-3"))) == "1-1-3"
+    assert str(missing_from(pos("0-1-10"), pos("0-2-10"))) == "0-2-10"  # same seq_no, other server
+
+
+def test_failover_promotes_the_most_received_and_waits_for_its_relay_log():
+    plan = plan_failover([down(M), replica(A, "0-1-10", "0-1-7"), replica(B, "0-1-9")], CREDS)
+    assert isinstance(plan, Plan) and plan.new_master == A
+    wait, promote, repoint = plan.steps
+    assert wait == WaitApplied(A, wait.why, pos("0-1-10"))
+    assert isinstance(promote, Run) and promote.server == A and promote.statements == PROMOTE
+    assert isinstance(repoint, Run) and repoint.server == B
+    assert repoint.statements[0] == "STOP SLAVE" and repoint.statements[-1] == "START SLAVE"
+    assert "MASTER_HOST = '10.0.0.2', MASTER_PORT = 3306" in repoint.statements[1]
+    assert "MASTER_USE_GTID = slave_pos" in repoint.statements[1]
+    assert "'secret'" in repoint.statements[1] and "secret" not in " ".join(repoint.shown)
+    assert any("10.0.0.1:3306" in note and "--init-rpl-role SLAVE" in note for note in plan.notes)
+
+
+def test_failover_ties_go_to_the_most_applied_then_the_first_listed():
+    plan = plan_failover([replica(A, "0-1-10", "0-1-8"), replica(B, "0-1-10", "0-1-9")], CREDS)
+    assert isinstance(plan, Plan) and plan.new_master == B
+    plan = plan_failover([replica(A, "0-1-10"), replica(B, "0-1-10")], CREDS)
+    assert isinstance(plan, Plan) and plan.new_master == A
+    assert not any(isinstance(s, WaitApplied) for s in plan.steps)  # nothing left to apply
+
+
+def test_failover_refuses_when_no_server_answers():
+    outcome = plan_failover([down(M), down(A)], CREDS)
+    assert isinstance(outcome, Refusal) and outcome.reason.startswith("no server is reachable")
+
+
+def test_failover_refuses_diverged_candidates():
+    outcome = plan_failover([replica(A, "0-1-10", current="0-2-11"), replica(B, "0-1-10", current="0-3-11")], CREDS)
+    assert isinstance(outcome, Refusal) and "diverged" in outcome.reason
+
+
+def test_failover_refuses_when_an_unfit_replica_holds_more_than_the_candidate():
+    stopped = replica(B, "0-1-12", sql_running=False, sql_errno=1062, sql_error="Duplicate entry")
+    outcome = plan_failover([replica(A, "0-1-10"), stopped], CREDS)
+    assert isinstance(outcome, Refusal) and "0-1-12" in outcome.reason and str(B) in outcome.reason
+
+
+def test_failover_refuses_an_unreadable_relay_log():
+    broken = replica(A, "0-1-10", io_errno=1595, io_error="Relay log write failure")
+    outcome = plan_failover([down(M), broken], CREDS)
+    assert isinstance(outcome, Refusal)
+    assert "no candidate is safe" in outcome.reason and "relay log is unreadable" in outcome.reason
+    outcome = plan_failover([replica(A, "0-1-10", sql_running=False, sql_errno=1594, sql_error="x")], CREDS)
+    assert isinstance(outcome, Refusal) and "relay log is unreadable (error 1594" in outcome.reason
+
+
+def test_failover_refuses_without_a_binlog_or_an_applier():
+    no_binlog = replica(A, "0-1-10", log_bin=False)
+    no_applier = replica(B, "0-1-10", sql_running=False)
+    outcome = plan_failover([no_binlog, no_applier], CREDS)
+    assert isinstance(outcome, Refusal)
+    assert "log_bin OFF" in outcome.reason and "Slave_SQL_Running" in outcome.reason
+
+
+def test_failover_refuses_while_the_master_answers_or_an_io_thread_is_connected():
+    elsewhere = Address("10.0.0.9", 3306)
+    alive = master(elsewhere, "0-1-10")
+    outcome = plan_failover([replica(A, "0-1-10", master=elsewhere)], CREDS, [alive])
+    assert isinstance(outcome, Refusal) and "10.0.0.9:3306 is alive" in outcome.reason
+    outcome = plan_failover([replica(A, "0-1-10", io_running="Yes"), replica(B, "0-1-10")], CREDS)
+    assert isinstance(outcome, Refusal) and "still connected" in outcome.reason
+
+
+def test_failover_twice_finds_the_master_and_does_nothing():
+    outcome = plan_failover([down(M), master(A, "0-2-13", server_id=2),
+                             replica(B, "0-2-13", master=A, io_running="Yes")], CREDS)
+    assert isinstance(outcome, Plan) and outcome.nothing_to_do and outcome.new_master == A
+
+
+def test_failover_repoints_what_a_first_run_left_behind():
+    outcome = plan_failover([master(A, "0-1-10", server_id=2), replica(B, "0-1-9")], CREDS)
+    assert isinstance(outcome, Plan) and outcome.new_master == A
+    (step,) = outcome.steps
+    assert isinstance(step, Run) and step.server == B
+    outcome = plan_failover([master(A, "0-1-10", server_id=2), replica(B, "0-1-11")], CREDS)
+    assert isinstance(outcome, Refusal) and "0-1-11" in outcome.reason
+
+
+def test_failover_refuses_two_masters_nobody_follows():
+    outcome = plan_failover([master(A, "0-1-1"), master(B, "0-1-1")], CREDS)
+    assert isinstance(outcome, Refusal) and "several reachable servers" in outcome.reason
+
+
+def test_switchover_plan_order():
+    servers = [master(M, "0-1-10"), replica(A, "0-1-10", io_running="Yes"), replica(B, "0-1-9", io_running="Yes")]
+    plan = plan_switchover(servers, A, CREDS)
+    assert isinstance(plan, Plan)
+    read_only, catch_up, promote, repoint, demote = plan.steps
+    assert isinstance(read_only, Run) and read_only.server == M
+    assert read_only.statements == ("SET GLOBAL read_only = ON",)
+    assert catch_up == CatchUp(A, catch_up.why, M)
+    assert isinstance(promote, Run) and promote.statements == PROMOTE
+    assert isinstance(repoint, Run) and repoint.server == B and "slave_pos" in repoint.statements[1]
+    assert isinstance(demote, Run) and demote.server == M
+    assert "MASTER_USE_GTID = current_pos" in demote.statements[2]
+    assert demote.statements[1] == "SET GLOBAL rpl_semi_sync_slave_enabled = ON"
+    assert demote.statements[-1] == "START SLAVE"
+
+
+def test_switchover_refusals():
+    healthy = [master(M, "0-1-10"), replica(A, "0-1-10", io_running="Yes")]
+    assert isinstance(plan_switchover(healthy, B, CREDS), Refusal)  # not listed
+    outcome = plan_switchover([master(M, "0-1-10"), replica(A, "0-1-10", io_running="Yes"), down(B)], A, CREDS)
+    assert isinstance(outcome, Refusal) and "needs every server alive" in outcome.reason
+    outcome = plan_switchover([master(M, "0-1-10"), replica(A, "0-1-10")], A, CREDS)
+    assert isinstance(outcome, Refusal) and "IO thread is not connected" in outcome.reason
+    errant = replica(A, "0-1-10", current="0-2-11", io_running="Yes")
+    outcome = plan_switchover([master(M, "0-1-10"), errant], A, CREDS)
+    assert isinstance(outcome, Refusal) and "errant" in outcome.reason
+    done = [master(A, "0-1-10", server_id=2), replica(M, "0-1-10", master=A, io_running="Yes")]
+    outcome = plan_switchover(done, A, CREDS)
+    assert isinstance(outcome, Plan) and outcome.nothing_to_do
