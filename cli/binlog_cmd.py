@@ -319,7 +319,7 @@ def decode_file(
     except OSError as e:
         return f"{path}: {e.strerror or e}"
     bound = path.stat().st_size if stop is None else min(stop, path.stat().st_size)
-    if view.decoded_end < bound:  # a torn tail, or damage the fast decoder stopped at quietly
+    if view.decoded_end < bound and not view.selection.done:  # a torn tail, or damage the fast decoder stopped at quietly
         _write_released(view, out, as_json, path)
         sink = io.BytesIO() if transactions else out
         return _reference_tail(path, view.decoded_end, as_json, sink, None if stop is not None else "not an event",

@@ -13,11 +13,12 @@
 - GTID ranges (MariaDB files: a transaction is a GTID group, see `pipeline.decode.gtid_groups`):
   a start list (`--start-position=D-S-N,...`: per domain, the transactions after N) and a stop
   list (`--stop-position=D-S-N,...`: per domain, up to and including N; the transactions of a
-  domain it does not name are left out; reading ends at the first GTID past its stop once every
-  domain of the list reached its stop). `--gtid FROM..TO` is the same with both ends inclusive
-  (`--gtid 0-1-5..0-1-9`, `--gtid 0-1-7`, open ends `0-1-5..` and `..0-1-9`; one option per
-  domain, or comma-separated lists). Events outside GTID groups are printed. The GTID's
-  server id is not compared, as mariadb-binlog compares domain and sequence number only.
+  domain it does not name are left out; reading ends at the first GTID after every domain of
+  the list reached its stop, or that goes past the stop of the last one). `--gtid RANGES` is the
+  same with both ends inclusive: `0-1-5..0-1-9`, `0-1-7`, open ends `0-1-5..` and `..0-1-9`,
+  one range per domain (comma-separated, or one option each); a domain given with an open upper
+  end is read to the end even when others have a stop. Events outside GTID groups are printed.
+  The GTID's server id is not compared: mariadb-binlog compares domain and sequence number only.
 - `--transactions`: one line per transaction instead of one per event (`summaries`).
 
 `Selection.decide(batch)` keeps its state from batch to batch and file to file (`new_file()`);
@@ -126,45 +127,56 @@ class PositionParam(click.ParamType):
 
 @dataclass(frozen=True)
 class GtidRange:
-    """`--gtid FROM..TO`: per domain, the first and the last sequence number (None: open)."""
+    """`--gtid`: per domain, the first and the last sequence number (a domain missing: open)."""
 
     first: dict[int, int] = field(default_factory=dict)
     last: dict[int, int] = field(default_factory=dict)
 
 
 class GtidRangeParam(click.ParamType):
-    name = "FROM..TO"
+    """`--gtid`: comma-separated ranges, each `D-S-N`, `D-S-N..D-S-N` (one domain), `D-S-N..`
+    or `..D-S-N`."""
+
+    name = "RANGES"
 
     def convert(self, value: Any, param: Any, ctx: Any) -> GtidRange:
         if isinstance(value, GtidRange):
             return value
         text = str(value).strip()
-        low, dots, high = text.partition("..")
-        if not dots:
-            low = high = text
-        try:
-            first = {g.domain_id: g.seq_no for g in parse_gtid_list(low.strip())}
-            last = {g.domain_id: g.seq_no for g in parse_gtid_list(high.strip())}
-        except ProtocolError:
-            self.fail(f"{text!r}: expected D-S-N, D-S-N..D-S-N, D-S-N.. or ..D-S-N (comma-separated lists allowed)",
-                      param, ctx)
-        if not first and not last:
-            self.fail(f"{text!r}: no GTID", param, ctx)
-        for domain in first.keys() & last.keys():
-            if first[domain] > last[domain]:
+        first: dict[int, int] = {}
+        last: dict[int, int] = {}
+        for item in text.split(","):
+            low, dots, high = item.strip().partition("..")
+            if not dots:
+                high = low
+            try:
+                lows, highs = parse_gtid_list(low.strip()), parse_gtid_list(high.strip())
+            except ProtocolError:
+                lows = highs = ()
+            domains = {g.domain_id for g in (*lows, *highs)}
+            if len(lows) > 1 or len(highs) > 1 or len(domains) != 1:
+                self.fail(f"{text!r}: expected D-S-N, D-S-N..D-S-N, D-S-N.. or ..D-S-N, comma-separated", param, ctx)
+            domain = domains.pop()
+            if domain in first or domain in last:
+                self.fail(f"{text!r}: domain {domain} given twice", param, ctx)
+            if lows:
+                first[domain] = lows[0].seq_no
+            if highs:
+                last[domain] = highs[0].seq_no
+            if lows and highs and lows[0].seq_no > highs[0].seq_no:
                 self.fail(f"{text!r}: the range of domain {domain} is empty", param, ctx)
         return GtidRange(first, last)
 
 
 def gtid_bounds(ranges: tuple[GtidRange, ...], start: GtidPosition | None, stop: GtidPosition | None
-                ) -> tuple[dict[int, int] | None, dict[int, int] | None]:
+                ) -> tuple[dict[int, int] | None, dict[int, int] | None, frozenset[int]]:
     """The start (exclusive) and stop (inclusive) sequence numbers per domain, from `--gtid`
-    ranges or from GTID-list positions (not both)."""
+    ranges or from GTID-list positions (not both), and the --gtid domains without a stop."""
     if ranges and (start is not None or stop is not None):
         raise click.UsageError("--gtid cannot be combined with a GTID --start-position/--stop-position")
     if not ranges:
         return ({g.domain_id: g.seq_no for g in start} if start is not None else None,
-                {g.domain_id: g.seq_no for g in stop} if stop is not None else None)
+                {g.domain_id: g.seq_no for g in stop} if stop is not None else None, frozenset())
     after: dict[int, int] = {}
     upto: dict[int, int] = {}
     for r in ranges:
@@ -173,7 +185,7 @@ def gtid_bounds(ranges: tuple[GtidRange, ...], start: GtidPosition | None, stop:
                 raise click.UsageError(f"--gtid: domain {domain} given twice")
         after.update({d: max(seq - 1, 0) for d, seq in r.first.items()})
         upto.update(r.last)
-    return after or None, upto or None
+    return after or None, upto or None, frozenset(after.keys() - upto.keys())
 
 
 def selection_of(start_position: int | GtidPosition, stop_position: int | GtidPosition | None,
@@ -183,8 +195,8 @@ def selection_of(start_position: int | GtidPosition, stop_position: int | GtidPo
     the positions are GTID lists)."""
     start = start_position if isinstance(start_position, GtidPosition) else None
     stop = stop_position if isinstance(stop_position, GtidPosition) else None
-    after, upto = gtid_bounds(ranges, start, stop)
-    selection = Selection(start_datetime, stop_datetime, database, after, upto)
+    after, upto, unbounded = gtid_bounds(ranges, start, stop)
+    selection = Selection(start_datetime, stop_datetime, database, after, upto, unbounded)
     return (selection, 4 if start is not None else int(start_position),  # type: ignore[arg-type]
             None if stop is not None or stop_position is None else int(stop_position))  # type: ignore[arg-type]
 
@@ -196,20 +208,27 @@ class _GtidRule:
 
     after: dict[int, int] | None
     upto: dict[int, int] | None
+    unbounded: frozenset[int] = frozenset()  # --gtid domains without an upper end
     reached: set[int] = field(default_factory=set)
+
+    def _all_reached(self) -> bool:
+        return not self.unbounded and self.upto is not None and self.reached >= self.upto.keys()
 
     def take(self, gtid: str) -> bool | None:
         """Keep this transaction? None: reading ends here."""
         domain_text, _, rest = gtid.partition("-")
         domain, seq = int(domain_text), int(rest.rpartition("-")[2])
         if self.upto is not None:
+            if self._all_reached():  # every domain of the list is at its stop
+                return None
             stop = self.upto.get(domain)
             if stop is None:
-                return False
-            if seq > stop:
+                if domain not in self.unbounded:
+                    return False
+            elif seq > stop:
                 self.reached.add(domain)
-                return None if self.reached >= self.upto.keys() else False
-            if seq == stop:
+                return None if self._all_reached() else False
+            elif seq == stop:
                 self.reached.add(domain)
         if self.after is not None and domain in self.after:
             return seq > self.after[domain]
@@ -221,11 +240,11 @@ class Selection:
 
     def __init__(self, start_datetime: int | None = None, stop_datetime: int | None = None,
                  database: str | None = None, gtid_after: dict[int, int] | None = None,
-                 gtid_upto: dict[int, int] | None = None) -> None:
+                 gtid_upto: dict[int, int] | None = None, gtid_unbounded: frozenset[int] = frozenset()) -> None:
         self.start_datetime = start_datetime
         self.stop_datetime = stop_datetime
         self.database = database
-        self.gtids = _GtidRule(gtid_after, gtid_upto) if gtid_after is not None or gtid_upto is not None else None
+        self.gtids = _GtidRule(gtid_after, gtid_upto, gtid_unbounded) if gtid_after is not None or gtid_upto is not None else None
         self.done = False  # a stop condition was met: nothing more is printed
         self._group: OpenGroup | None = None
         self._group_kept = True
