@@ -865,11 +865,14 @@ def scan_boundaries(
     """Walk the event headers of `path` from the boundary `start` up to byte `end`: returns
     (offset, CRC32 setting there) for `start`, for the first boundary past each further `every`
     bytes (None: none), and last for the end of the last complete event before `end` (so a
-    half-written event is left out)."""
+    half-written event is left out). Once the file has shown a GTID event, a split boundary is
+    the first GTID event past the mark: a range then starts with a whole transaction, so the
+    GTID of each of its events is known from the range alone."""
     open_binlog(path)
     off = max(start, len(BINLOG_MAGIC))
     points = [(off, crc)]
     next_split = off + every if every else None
+    seen_gtid = False
     with open(path, "rb") as f:
         while off < end:
             f.seek(off)
@@ -888,11 +891,17 @@ def scan_boundaries(
                 offsets, stop = np.zeros(1, dtype=np.int64), size
             flags, crc = _checksums(buf, offsets, crc, path, off)
             if next_split is not None:
-                # the first boundary at or past each split mark (flags[i]: the setting at event i)
-                o = offsets + off
-                while (i := int(np.searchsorted(o, next_split))) < len(o):
-                    points.append((int(o[i]), bool(flags[i])))
-                    next_split = int(o[i]) + every  # type: ignore[operator]
+                # the first boundary (GTID event) at or past each split mark (flags[i]: the
+                # setting at event i)
+                at = np.arange(len(offsets))
+                gtids = np.frombuffer(buf, dtype=np.uint8)[offsets + TYPE_CODE_AT] == GTID
+                seen_gtid |= bool(gtids.any())
+                if seen_gtid:
+                    at = at[gtids]
+                o = offsets[at] + off
+                while (k := int(np.searchsorted(o, next_split))) < len(o):
+                    points.append((int(o[k]), bool(flags[at[k]])))
+                    next_split = int(o[k]) + every  # type: ignore[operator]
             off += stop
     if points[-1][0] != off:
         points.append((off, crc))
@@ -904,9 +913,10 @@ def scan_boundaries(
 # ---------------------------------------------------------------------------------------------
 # A group is its GTID event and the events after it up to its end: an XID, a COMMIT/ROLLBACK
 # query (XA PREPARE/COMMIT/ROLLBACK too), or, when the GTID is standalone (FL_STANDALONE: DDL,
-# a non-transactional statement), its first query. Events between groups (FORMAT_DESCRIPTION,
+# a non-transactional statement), its first query, unless that is a BEGIN. Events between groups (FORMAT_DESCRIPTION,
 # GTID_LIST, BINLOG_CHECKPOINT, ROTATE, STOP) belong to none.
 _GROUP_END_SQL = r"^\s*(COMMIT|ROLLBACK|XA\s+(PREPARE|COMMIT|ROLLBACK))\b"
+_BEGIN_SQL = r"^\s*BEGIN\s*$"
 _FLAGS2 = r'"flags2":(?P<flags2>\d+)'
 
 
@@ -940,6 +950,12 @@ def gtid_groups(batch: pa.RecordBatch, carry: OpenGroup | None) -> tuple[np.ndar
     standalone[0] = bool(carry and carry.standalone)
     standalone[1:] = (pc.cast(flags2, pa.int64()).to_numpy(zero_copy_only=False) & FL_STANDALONE) != 0
     gid = np.cumsum(is_gtid)  # 0: the carried group
+    # a BEGIN as a group's first query opens a transaction even under a standalone GTID
+    queries = np.flatnonzero(tcode == QUERY)
+    groups_of, first = np.unique(gid[queries], return_index=True)
+    begins = pc.fill_null(pc.match_substring_regex(batch.column("query").take(pa.array(queries[first])), _BEGIN_SQL,
+                                                   ignore_case=True), False).to_numpy(zero_copy_only=False)
+    standalone[groups_of[begins]] = False
     is_end = group_ends(batch) | ((tcode == QUERY) & standalone[gid])
     ends_before = np.cumsum(is_end) - is_end  # ends in the batch before each row
     base = np.zeros(len(starts) + 1, dtype=np.int64)

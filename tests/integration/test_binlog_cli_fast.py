@@ -51,7 +51,9 @@ def reference(path, as_json: bool) -> bytes:
         elif group is not None:
             row["gtid"] = group[0]
             query = ev.body.query.strip().upper() if isinstance(ev.body, Query) else None
-            if isinstance(ev.body, Xid) or (query is not None and (
+            if query == "BEGIN":
+                group = (group[0], False)  # a transaction, whatever the GTID's flags say
+            elif isinstance(ev.body, Xid) or (query is not None and (
                     group[1] or query.split(" ")[0] in ("COMMIT", "ROLLBACK") or query.startswith(("XA PREPARE", "XA COMMIT", "XA ROLLBACK")))):
                 group = None
         row = {name: row[name] for name in decode.COLUMNS if name in row}  # gtid in its column's place
