@@ -9,16 +9,19 @@ Contract:
   `CORE_FIELDS` (where the event is, its header, and the body fields most events have or jobs
   filter on) and `details`, the row's other keys of `semisync binlog --json` as a compact JSON
   object (null when none; `pipeline.decode.flat_row` gives the flat row back). `file` is the
-  file's absolute path. Rows reach Spark as Arrow record batches.
+  file's absolute path. `gtid` is set on every event of a GTID group (`pipeline.decode.with_gtids`),
+  as `semisync binlog --json` prints it. Rows reach Spark as Arrow record batches.
 - The path (`load(path)`, or option `paths`: a JSON list) is a file, a directory (its binlog-named
   files, `name.NNNNNN`) or a glob; files are read in name order. Nothing matched, or a matched
   file that is not a binlog (bad magic number): `BinlogSourceError` at planning, naming the path.
 - Batch: partitions of about option `maxPartitionBytes` (default 16 MiB): small files packed
   together, a file larger than twice that split in even pieces at event boundaries found by a
-  header walk on the driver. A half-written last event is
+  header walk on the driver (at GTID events in a file that has them: each piece starts with a
+  whole transaction). A half-written last event is
   left out; corrupt data fails the task with the file and offset.
 - Streaming: the offset is, per file, the end of its last complete event and the CRC32 setting in
-  force there (`{"files": {path: {"pos": int, "crc": bool}}}`), so a half-written event is held
+  force there (a micro-batch that starts inside a GTID group gives the events before the group's
+  end no `gtid`: the group's GTID event was in the previous micro-batch) (`{"files": {path: {"pos": int, "crc": bool}}}`), so a half-written event is held
   back until it is complete, and a query restarted from its checkpoint resumes exactly after the
   last event it committed. New files matching the path are picked up from offset 4.
 - Options: `verifyChecksums` ("true"): check every event's CRC32 when the file has them.
@@ -52,7 +55,7 @@ from pyspark.sql.types import (
 
 from binlog.reader import BinlogFileError
 from binlog.rows import ROW_FIELDS
-from pipeline.decode import CORE_FIELDS, decode_range, open_binlog, scan_boundaries
+from pipeline.decode import CORE_FIELDS, decode_range, gtid_batches, open_binlog, scan_boundaries
 
 _SPARK_TYPES: dict[str, DataType] = {"int": LongType(), "str": StringType()}
 SCHEMA = StructType(
@@ -166,7 +169,7 @@ def _read(partition: InputPartition, verify: bool) -> Iterator[pa.RecordBatch]:
     assert isinstance(partition, Ranges)
     _settle_worker()
     for path, start, end, crc in partition.ranges:
-        for batch in decode_range(path, path, start, end, crc, verify_checksums=verify):
+        for batch in gtid_batches(decode_range(path, path, start, end, crc, verify_checksums=verify)):
             for at in range(0, batch.num_rows, BATCH_ROWS):
                 yield batch.slice(at, BATCH_ROWS)
 

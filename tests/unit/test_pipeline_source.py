@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from pipeline.decode import decode_range
+from pipeline.decode import decode_range, gtid_batches
 from pipeline.source import (
     BinlogReader,
     BinlogSourceError,
@@ -19,6 +19,7 @@ from pipeline.source import (
     expand_paths,
 )
 from pipeline.workload import write_history
+from protocol.events import TYPE_CODE_AT, EventType
 
 
 def rows_of(partitions) -> list[tuple[str, int]]:
@@ -71,6 +72,24 @@ def test_batch_partitions_pack_small_files_and_split_big_ones_at_event_boundarie
     parts = reader.partitions()
     assert len(parts) >= big.stat().st_size // 50000 - 1
     assert rows_of(parts) == all_rows([big])
+
+
+def test_big_files_split_at_gtid_events_so_every_event_of_a_piece_knows_its_gtid(tmp_path):
+    write_history(tmp_path, transactions=2000, max_size=1 << 30)
+    big = str(tmp_path / "master-bin.000001")
+    reader = BinlogReader({"path": big, "maxPartitionBytes": "50000"})
+    parts = reader.partitions()
+    starts = [start for part in parts for _, start, _, _ in part.ranges]  # type: ignore[attr-defined]
+    assert len(starts) > 5
+    with open(big, "rb") as f:
+        data = f.read()
+    assert all(data[start + TYPE_CODE_AT] == EventType.GTID_EVENT for start in starts[1:])
+    read = [(pos, gtid) for part in parts for batch in reader.read(part)
+            for pos, gtid in zip(batch.column("pos").to_pylist(), batch.column("gtid").to_pylist(), strict=True)]
+    whole = [(pos, gtid) for batch in gtid_batches(decode_range(big, big, 4, None, False))
+             for pos, gtid in zip(batch.column("pos").to_pylist(), batch.column("gtid").to_pylist(), strict=True)]
+    assert read == whole
+    assert sum(g is not None for _, g in whole) > len(whole) * 0.9  # the transactions' events, not only GTID events
 
 
 def test_reader_hands_spark_batches_of_at_most_batch_rows_in_order_and_freezes_the_worker_heap(tmp_path, monkeypatch):
