@@ -27,6 +27,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+from datetime import datetime
 from functools import cache
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -38,6 +39,7 @@ import pyarrow.compute as pc
 
 from binlog.reader import BinlogFileError, iter_events, scan_file
 from binlog.rows import event_row
+from cli.binlog_sql import write_sql
 from cli.row_images import json_value, text_lines
 from pipeline.decode import (
     CORE_FIELDS,
@@ -298,13 +300,24 @@ def decode_file(
               help="start at this offset of the first FILE (where an event starts)")
 @click.option("--stop-position", type=click.IntRange(min=4), default=None,
               help="print the events of the last FILE that start before this offset")
+@click.option("--sql", "as_sql", is_flag=True,
+              help="SQL that `mariadb` replays (point-in-time recovery): statements, rows events as DML")
+@click.option("--stop-datetime", type=click.DateTime(["%Y-%m-%d %H:%M:%S", "%Y-%m-%d %H:%M:%S.%f"]), default=None,
+              help="with --sql: end before the first event at or after this local time")
 @click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False, path_type=Path))
-def command(as_json: bool, verbose: bool, start_position: int, stop_position: int | None,
-            files: tuple[Path, ...]) -> None:
+def command(as_json: bool, verbose: bool, start_position: int, stop_position: int | None, as_sql: bool,
+            stop_datetime: datetime | None, files: tuple[Path, ...]) -> None:
     """Decode binlog and relay log FILEs (like mysqlbinlog)."""
     failed = False
     out = click.get_binary_stream("stdout")
     try:
+        if as_sql:
+            error = write_sql(files, out, stop_datetime)
+            out.flush()
+            if error is not None:
+                click.echo(f"semisync binlog: {error}", err=True)
+                sys.exit(1)
+            return
         for n, path in enumerate(files):
             start = start_position if n == 0 else 4
             stop = stop_position if n == len(files) - 1 else None
