@@ -304,13 +304,34 @@ def decode_file(
               help="SQL that `mariadb` replays (point-in-time recovery): statements, rows events as DML")
 @click.option("--stop-datetime", type=click.DateTime(["%Y-%m-%d %H:%M:%S", "%Y-%m-%d %H:%M:%S.%f"]), default=None,
               help="with --sql: end before the first event at or after this local time")
-@click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--remote", metavar="HOST:PORT", default=None,
+              help="read a live server's binlog as a replica does, from FILE (default: its first) to its last file")
+@click.option("--user", default="root", show_default=True, help="with --remote: the account")
+@click.option("--password", default="", help="with --remote: its password")
+@click.option("--stop-never", is_flag=True, help="with --remote: keep following new events (else end at its binlog's end)")
+@click.argument("files", nargs=-1, type=click.Path(dir_okay=False, path_type=Path))
 def command(as_json: bool, verbose: bool, start_position: int, stop_position: int | None, as_sql: bool,
-            stop_datetime: datetime | None, files: tuple[Path, ...]) -> None:
-    """Decode binlog and relay log FILEs (like mysqlbinlog)."""
+            stop_datetime: datetime | None, remote: str | None, user: str, password: str, stop_never: bool,
+            files: tuple[Path, ...]) -> None:
+    """Decode binlog and relay log FILEs (like mysqlbinlog), or a server's binlog (--remote)."""
     failed = False
     out = click.get_binary_stream("stdout")
+    if remote is None and (not files or stop_never):
+        raise click.UsageError("FILE... is required without --remote (and --stop-never needs --remote)")
+    if remote is not None and (len(files) > 1 or stop_position is not None or stop_datetime is not None):
+        raise click.UsageError("--remote reads from one FILE (the first to read) to the server's last; "
+                               "--stop-position and --stop-datetime apply to files")
     try:
+        if remote is not None:
+            # imported here: it prints with this module's printers
+            from cli.binlog_remote import print_remote, remote_events
+            events = remote_events(remote, user, password, files[0].name if files else None, start_position, stop_never)
+            error = print_remote(events, as_json, verbose, as_sql, out)
+            out.flush()
+            if error is not None:
+                click.echo(f"semisync binlog: {error}", err=True)
+                sys.exit(1)
+            return
         if as_sql:
             error = write_sql(files, out, stop_datetime)
             out.flush()
