@@ -15,7 +15,8 @@ a DELETE_ROWS row `DELETE ... WHERE <before image> LIMIT 1`, one statement per r
 order (the order the server applied them). Values come from the applier's row decoder with the
 table map's types, written as literals that give back the same stored value: integers with their
 unsigned reading where the optional metadata says UNSIGNED, FLOAT/DOUBLE in Python's shortest
-round-trip form, strings and blobs as X'..', TIMESTAMP in UTC under `time_zone='+00:00'`, ENUM/SET
+round-trip form, strings and blobs as X'..' (introduced by their column's character set where the
+optional metadata names it, `_latin1 X'E9'`, so a target converts them to its own), TIMESTAMP in UTC under `time_zone='+00:00'`, ENUM/SET
 as their numbers; `<=>` matches NULL. Column names come from the TABLE_MAP's optional metadata
 (binlog_row_metadata=FULL): without them an INSERT of a whole row is positional, and an UPDATE or
 DELETE cannot be written: that is an error naming the table and the setting, never a guess. Rows
@@ -81,12 +82,15 @@ _ROWS_NO_FOREIGN_KEY_CHECKS = 0x0002
 _ROWS_RELAXED_UNIQUE_CHECKS = 0x0004
 _ROW_SQL_MODE = "'NO_AUTO_VALUE_ON_ZERO'"
 _INTS = {FieldType.TINY, FieldType.SHORT, FieldType.INT24, FieldType.LONG, FieldType.LONGLONG}
-# Character sets of the collations a USER_VAR names, by collation id (MariaDB's numbering).
+_CHARACTER = {FieldType.VARCHAR, FieldType.VAR_STRING, FieldType.BLOB}  # and STRING that is not ENUM/SET
+# Character sets of the collations a USER_VAR or a column names, by collation id (MariaDB's
+# numbering; MySQL 8.0's default utf8mb4_0900_ai_ci too). A string of another collation is
+# written as bytes (X'..'), which the target stores as they are in its column's character set.
 _COLLATIONS = {
     8: ("latin1", "latin1_swedish_ci"), 47: ("latin1", "latin1_bin"), 11: ("ascii", "ascii_general_ci"),
     33: ("utf8mb3", "utf8mb3_general_ci"), 83: ("utf8mb3", "utf8mb3_bin"), 192: ("utf8mb3", "utf8mb3_unicode_ci"),
     45: ("utf8mb4", "utf8mb4_general_ci"), 46: ("utf8mb4", "utf8mb4_bin"), 224: ("utf8mb4", "utf8mb4_unicode_ci"),
-    63: ("binary", "binary"),
+    63: ("binary", "binary"), 255: ("utf8mb4", "utf8mb4_0900_ai_ci"),
 }
 
 
@@ -98,12 +102,13 @@ def quote_name(name: str) -> bytes:
     return b"`" + name.replace("`", "``").encode("utf-8", "surrogateescape") + b"`"
 
 
-def literal(value: Any, code: int, meta: int, unsigned: bool) -> bytes:
-    """A row value as an SQL literal that stores the same value in a column of this type."""
+def literal(value: Any, code: int, meta: int, unsigned: bool, charset: str | None = None) -> bytes:
+    """A row value as an SQL literal that stores the same value in a column of this type
+    (`charset`: the character set a string column's bytes are in, as an introducer)."""
     if value is None:
         return b"NULL"
     if isinstance(value, bytes):
-        return b"X'" + value.hex().upper().encode() + b"'"
+        return (b"_" + charset.encode() + b" " if charset else b"") + b"X'" + value.hex().upper().encode() + b"'"
     if code in _INTS:
         return str(as_unsigned(value, code) if unsigned else value).encode()
     if isinstance(value, float):
@@ -134,10 +139,29 @@ class _Table:
         self.meta: TableMapMetadata = table_map_metadata(tm)
         self.name = quote_name(tm.db) + b"." + quote_name(tm.table)
 
+        self.charsets = self._charsets()
+
+    def _charsets(self) -> list[str | None]:
+        """Per column, the character set of a character column's bytes where the optional
+        metadata names a collation we know (None: binary, not a character column, or unknown)."""
+        out: list[str | None] = []
+        k = 0
+        for code, meta in zip(self.layout.types, self.layout.meta, strict=True):
+            character = code in _CHARACTER or (code == FieldType.STRING and meta >> 8 not in (FieldType.ENUM, FieldType.SET))
+            if not character:
+                out.append(None)
+                continue
+            collation = self.meta.collations.get(k, self.meta.default_collation)
+            k += 1
+            charset = _COLLATIONS.get(collation or 0, ("binary", ""))[0]
+            out.append(None if charset == "binary" else charset)
+        return out
+
     def values(self, row: tuple[Any, ...]) -> list[tuple[int, bytes]]:
         unsigned = self.meta.unsigned or (False,) * len(row)
         lay = self.layout
-        return [(i, literal(v, lay.types[i], lay.meta[i], unsigned[i])) for i, v in enumerate(row) if v is not MISSING]
+        return [(i, literal(v, lay.types[i], lay.meta[i], unsigned[i], self.charsets[i]))
+                for i, v in enumerate(row) if v is not MISSING]
 
     def column(self, i: int) -> bytes:
         assert self.meta.names is not None

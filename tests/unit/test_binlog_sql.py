@@ -32,6 +32,21 @@ def test_mariadb_full_metadata_gives_signedness_with_year_counted_and_names():
     assert meta.unsigned == (True, True, False, True, False, False, False, True, False, True)
 
 
+def test_character_columns_collations_in_both_forms_and_their_introducers():
+    # (a INT, v VARCHAR latin1, e ENUM utf8mb4, b BLOB, u VARCHAR utf8mb4, c CHAR(3) latin1, tx TEXT utf8mb4_bin):
+    # MariaDB wrote COLUMN_CHARSET, one collation per character column (ENUM is not one)
+    tm = TableMap(1, 0, "d", "t", bytes.fromhex("030ffefc0ffefc"), bytes.fromhex("0a00f701020f00fe0304"), b"",
+                  bytes.fromhex("0101000305083f2d082e040f0161017601650162017501630274780a012d0603010178"))
+    meta = table_map_metadata(tm)
+    assert (meta.default_collation, meta.collations) == (None, {0: 8, 1: 63, 2: 45, 3: 8, 4: 46})
+    assert _Table(tm).charsets == [None, "latin1", None, None, "utf8mb4", "latin1", "utf8mb4"]
+    # (v utf8mb4, u latin1, w utf8mb4) DEFAULT CHARSET=latin1: DEFAULT_CHARSET 45 with column 1 as 8
+    meta = table_map_metadata(TableMap(1, 0, "d", "t2", bytes.fromhex("0f0f0f"), b"", b"",
+                                       bytes.fromhex("02032d01080406017601750177")))
+    assert (meta.default_collation, meta.collations) == (45, {1: 8})
+    assert literal(b"\xe9", FieldType.VARCHAR, 10, False, "latin1") == b"_latin1 X'E9'"
+
+
 def test_no_optional_metadata_and_damaged_metadata():
     assert table_map_metadata(TableMap(1, 0, "d", "t", TYPES)).names is None
     with pytest.raises(RemoteProtocolError, match="truncated optional metadata"):
