@@ -333,7 +333,7 @@ def command(as_json: bool, verbose: bool, start_position: int, stop_position: in
                 sys.exit(1)
             return
         if as_sql:
-            error = write_sql(files, out, stop_datetime)
+            error = write_sql(files, out, stop_datetime, start_position, stop_position)
             out.flush()
             if error is not None:
                 click.echo(f"semisync binlog: {error}", err=True)

@@ -24,14 +24,15 @@ run under sql_mode NO_AUTO_VALUE_ON_ZERO (a stored 0 stays 0) with the event's f
 unique-check flags, as a replica applies them.
 
 `--stop-datetime T` (local time, as mariadb-binlog reads it): output ends before the first event
-whose timestamp is T or later; a transaction open there is rolled back. Damage ends the output
+whose timestamp is T or later; a transaction open there is rolled back. `--start-position` and
+`--stop-position` cut the first and the last file as for the other outputs. Damage ends the output
 with an error naming the file and offset, after every complete statement before it.
 """
 
 from __future__ import annotations
 
 import datetime
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator, Sequence
 from decimal import Decimal
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -81,6 +82,7 @@ _LOG_EVENT_SUPPRESS_USE_F = 0x0008  # CREATE/DROP DATABASE: the event's db is no
 _ROWS_NO_FOREIGN_KEY_CHECKS = 0x0002
 _ROWS_RELAXED_UNIQUE_CHECKS = 0x0004
 _ROW_SQL_MODE = "'NO_AUTO_VALUE_ON_ZERO'"
+_ROWS_TIME_ZONE = b"SET @@session.time_zone='+00:00'"  # TIMESTAMP values are written in UTC
 _INTS = {FieldType.TINY, FieldType.SHORT, FieldType.INT24, FieldType.LONG, FieldType.LONGLONG}
 _CHARACTER = {FieldType.VARCHAR, FieldType.VAR_STRING, FieldType.BLOB}  # and STRING that is not ENUM/SET
 # Character sets of the collations a USER_VAR or a column names, by collation id (MariaDB's
@@ -273,7 +275,7 @@ class SqlWriter:
                                                           status.collation_server or 0))
         if status.time_zone is not None:
             self._set("time_zone", b"SET @@session.time_zone='" + status.time_zone.encode() + b"'")
-        elif "time_zone" in self.session:  # the zone printed before (rows run in UTC) is not this statement's
+        elif self.session.get("time_zone") == _ROWS_TIME_ZONE:  # rows ran in UTC, this statement did not
             self._set("time_zone", b"SET @@session.time_zone=@@global.time_zone")
         if status.lc_time_names is not None:
             self._set("lc_time_names", b"SET @@session.lc_time_names=%d" % status.lc_time_names)
@@ -302,7 +304,7 @@ class SqlWriter:
             raise SqlError(f"{ev.header.type_name} for table_id {body.table_id} without its TABLE_MAP")
         self._timestamp(ev, None)
         self._set("sql_mode", b"SET @@session.sql_mode=" + _ROW_SQL_MODE.encode())
-        self._set("time_zone", b"SET @@session.time_zone='+00:00'")
+        self._set("time_zone", _ROWS_TIME_ZONE)
         fk = not body.flags & _ROWS_NO_FOREIGN_KEY_CHECKS
         unique = not body.flags & _ROWS_RELAXED_UNIQUE_CHECKS
         self._set("flags2", b"SET @@session.foreign_key_checks=%d, @@session.unique_checks=%d" % (fk, unique))
@@ -336,18 +338,22 @@ def file_events(path: Path) -> Iterator[tuple[int, Event]]:
         yield offset, ev
 
 
-def write_sql(files: Iterable[Path], out: BinaryIO, stop_datetime: datetime.datetime | None = None) -> str | None:
-    """Print FILEs as SQL (see the module header). Returns an error line, or None."""
-    stop = None if stop_datetime is None else stop_datetime.timestamp()
+def write_sql(files: Sequence[Path], out: BinaryIO, stop_datetime: datetime.datetime | None = None,
+              start: int = 4, stop: int | None = None) -> str | None:
+    """Print FILEs as SQL (see the module header): the first from offset `start`, the last up to
+    the events that start before `stop`. Returns an error line, or None."""
+    stop_at = None if stop_datetime is None else stop_datetime.timestamp()
     writer = SqlWriter(out)
     try:
-        for path in files:
+        for n, path in enumerate(files):
             last_end = 4
+            first, last = n == 0, n == len(files) - 1
             try:
                 for offset, ev in file_events(path):
-                    if stop is not None and ev.header.timestamp >= stop:
+                    if stop_at is not None and ev.header.timestamp >= stop_at or last and stop is not None and offset >= stop:
                         return None
-                    writer.event(offset, ev)
+                    if not first or offset >= start:
+                        writer.event(offset, ev)
                     last_end = offset + ev.header.event_size
             except BinlogFileError as e:
                 return f"{path}: {e.message} (at offset {e.offset})"
@@ -360,4 +366,3 @@ def write_sql(files: Iterable[Path], out: BinaryIO, stop_datetime: datetime.date
         return None
     finally:
         writer.finish()
-
