@@ -24,11 +24,11 @@ trailing event is reported with the offset where the last complete event ends.
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import sys
-from datetime import datetime
-from functools import cache
+from functools import cache, partial
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -39,6 +39,15 @@ import pyarrow.compute as pc
 
 from binlog.reader import BinlogFileError, iter_events, scan_file
 from binlog.rows import event_row
+from cli.binlog_filters import (
+    DatetimeParam,
+    FileFilter,
+    GtidRangeParam,
+    PositionParam,
+    Selection,
+    Summaries,
+    selection_of,
+)
 from cli.binlog_sql import write_sql
 from cli.row_images import json_value, text_lines
 from pipeline.decode import (
@@ -174,10 +183,14 @@ def text_block(batch: pa.RecordBatch, file: str) -> memoryview:
 
 
 # -- one file ---------------------------------------------------------------------------------
-def _reference_line(path: Path, offset: int, ev: Any, as_json: bool, extra: dict[str, Any] | None = None) -> bytes:
+def _reference_line(
+    path: Path, offset: int, ev: Any, as_json: bool, extra: dict[str, Any] | None = None,
+    source: dict[str, Any] | None = None,
+) -> bytes:
     """One event's line through the reference decoder (where the fast decoder found damage, and
-    for `-v`); `extra`: keys after the row's (`row_images`)."""
-    row = flat_row(source_row(event_row(str(path), offset, ev)))
+    for `-v`); `extra`: keys after the row's (`row_images`); `source`: its source row when
+    already made (with the gtid of its group)."""
+    row = flat_row(source if source is not None else source_row(event_row(str(path), offset, ev)))
     if as_json:
         line = json.dumps({**row, **(extra or {})}, ensure_ascii=False, separators=(",", ":"))
     else:
@@ -185,6 +198,19 @@ def _reference_line(path: Path, offset: int, ev: Any, as_json: bool, extra: dict
         line = (f"# at {offset}  {row['type']}  " + "  ".join(f"{label}{row[name]}" for name, label in _TEXT_HEADER)
                 + f"  flags={row['flags']:#06x}" + (f"  {_words(body)}" if body else ""))
     return line.encode("utf-8", "replace") + b"\n"
+
+
+def _event_lines(
+    path: Path, offset: int, ev: Any, as_json: bool, changed: tuple[TableLayout, list[Any]] | None,
+    source: dict[str, Any] | None = None,
+) -> bytes:
+    """An event's line, and (`changed`: -v) its row images."""
+    if changed is None:
+        return _reference_line(path, offset, ev, as_json, source=source)
+    layout, rows = changed
+    if as_json:
+        return _reference_line(path, offset, ev, True, {"row_images": [json_value(layout, c) for c in rows]}, source)
+    return _reference_line(path, offset, ev, False, source=source) + b"".join(text_lines(layout, c) for c in rows)
 
 
 class _RowImages:
@@ -207,7 +233,7 @@ class _RowImages:
 
 def _reference_tail(
     path: Path, start: int, as_json: bool, out: BinaryIO, found: str | None, verbose: bool = False,
-    stop: int | None = None,
+    stop: int | None = None, view: FileFilter | None = None,
 ) -> str | None:
     """Print the events from `start` (a boundary) with the reference decoder (and, `verbose`,
     the row images of rows events, as mariadb-binlog -v) up to the damage the fast decoder found
@@ -215,6 +241,7 @@ def _reference_tail(
     checksum = False
     last_end = 4
     images = _RowImages() if verbose else None
+    events = view or FileFilter(Selection(), as_json, start)
     try:
         for offset, raw in iter_events(path):
             if stop is not None and offset >= stop:
@@ -229,19 +256,18 @@ def _reference_tail(
             if isinstance(ev.body, FormatDescription):
                 checksum = ev.body.checksum
             changed = images.changes(ev) if images is not None else None
-            if changed is None:
-                out.write(_reference_line(path, offset, ev, as_json))
-            elif as_json:
-                layout, rows = changed
-                out.write(_reference_line(path, offset, ev, True, {"row_images": [json_value(layout, c) for c in rows]}))
+            if events.needed:
+                out.write(events.push(source_row(event_row(str(path), offset, ev)),
+                                      partial(_event_lines, path, offset, ev, as_json, changed)))
             else:
-                layout, rows = changed
-                out.write(_reference_line(path, offset, ev, False) + b"".join(text_lines(layout, c) for c in rows))
+                out.write(_event_lines(path, offset, ev, as_json, changed))
             last_end = offset + len(raw)
     except BinlogFileError as e:
         return f"{path}: {e.message} (at offset {e.offset})"
     except (ProtocolError, UnsupportedColumnType) as e:
         return f"{path}: corrupt event at offset {last_end}: {getattr(e, 'message', e)}"
+    finally:
+        out.write(events.flush())
     result = scan_file(path)
     if result.torn:
         return (
@@ -254,13 +280,14 @@ def _reference_tail(
 
 
 def decode_file(
-    path: Path, as_json: bool, out: BinaryIO, verbose: bool = False, start: int = 4, stop: int | None = None
+    path: Path, as_json: bool, out: BinaryIO, verbose: bool = False, start: int = 4, stop: int | None = None,
+    selection: Selection | None = None, transactions: bool = False,
 ) -> str | None:
     """Print the events of one file that start in [start, stop) (`verbose`: and the row images,
     event by event with the reference decoder). Returns an error line, or None if the file is
     clean there. `start` must be where an event starts; past 4, the file's FORMAT_DESCRIPTION is
     printed first, as mariadb-binlog does."""
-    last_end = start
+    view = FileFilter(selection or Selection(), as_json, start)
     try:
         checksum = False
         if start > 4:
@@ -268,59 +295,92 @@ def decode_file(
             if boundary != start:
                 return f"{path}: no event starts at --start-position {start} (the events before it end at {boundary})"
             # the file's FORMAT_DESCRIPTION first, as mariadb-binlog prints it: what the events are read by
-            error = _reference_tail(path, 4, as_json, out, None, stop=5)
-            if error is not None:
-                return error
-        if verbose:
-            return _reference_tail(path, start, as_json, out, None, verbose=True, stop=stop)
-        render = json_block if as_json else text_block
-        for batch in decode_range(str(path), str(path), start, stop, checksum):
-            if batch.num_rows:
-                out.write(render(batch, str(path)))
-                last_end = batch.column("pos")[-1].as_py() + batch.column("size")[-1].as_py()
+            if not transactions:
+                error = _reference_tail(path, 4, as_json, out, None, stop=5)
+                if error is not None:
+                    return error
+        if verbose and not transactions:
+            return _reference_tail(path, start, as_json, out, None, verbose=True, stop=stop, view=view)
+        summaries = Summaries(path) if transactions else None
+        block = json_block if as_json else text_block
+        try:
+            for batch in view.batches(decode_range(str(path), str(path), start, stop, checksum)):
+                out.write(summaries.lines(batch, as_json) if summaries is not None else block(batch, str(path)))
+        finally:
+            if summaries is not None:
+                out.write(summaries.finish(as_json))
     except BinlogFileError as e:
         if e.offset == 0 or verbose:
             return f"{path}: {e.message} (at offset {e.offset})"
-        return _reference_tail(path, last_end, as_json, out, e.message, stop=stop)
+        _write_released(view, out, as_json, path)
+        sink = io.BytesIO() if transactions else out  # --transactions: only the error line
+        return _reference_tail(path, view.decoded_end, as_json, sink, e.message, stop=stop, view=view)
     except BrokenPipeError:
         raise
     except OSError as e:
         return f"{path}: {e.strerror or e}"
     bound = path.stat().st_size if stop is None else min(stop, path.stat().st_size)
-    if last_end < bound:  # a torn tail, or damage the fast decoder stopped at quietly
-        return _reference_tail(path, last_end, as_json, out, None if stop is not None else "not an event", stop=stop)
+    if view.decoded_end < bound:  # a torn tail, or damage the fast decoder stopped at quietly
+        _write_released(view, out, as_json, path)
+        sink = io.BytesIO() if transactions else out
+        return _reference_tail(path, view.decoded_end, as_json, sink, None if stop is not None else "not an event",
+                               stop=stop, view=view)
     return None
+
+
+def _write_released(view: FileFilter, out: BinaryIO, as_json: bool, path: Path) -> None:
+    """Print the rows the filter held back before the reference decoder takes over."""
+    released = view.release()
+    if released is not None:
+        out.write((json_block if as_json else text_block)(released, str(path)))
 
 
 @click.command(name="binlog")
 @click.option("--json", "as_json", is_flag=True, help="one JSON object per event and line")
 @click.option("-v", "--verbose", is_flag=True,
               help="row images of rows events, as mariadb-binlog -v (`row_images` with --json)")
-@click.option("--start-position", type=click.IntRange(min=4), default=4,
-              help="start at this offset of the first FILE (where an event starts)")
-@click.option("--stop-position", type=click.IntRange(min=4), default=None,
-              help="print the events of the last FILE that start before this offset")
+@click.option("-j", "--start-position", type=PositionParam(), default=4,
+              help="start at this offset of the first FILE (where an event starts), or after this GTID list")
+@click.option("--stop-position", type=PositionParam(), default=None,
+              help="print the events of the last FILE that start before this offset, or up to this GTID list")
+@click.option("--start-datetime", type=DatetimeParam(), default=None,
+              help="from the first event at or after this local date and time (mariadb-binlog's)")
+@click.option("--stop-datetime", type=DatetimeParam(), default=None,
+              help="stop at the first event at or after this local date and time")
+@click.option("-d", "--database", default=None, help="only the statements and row events of this database (as -d)")
+@click.option("--gtid", "gtids", type=GtidRangeParam(), multiple=True,
+              help="transactions in this GTID range: D-S-N, D-S-N..D-S-N, D-S-N.., ..D-S-N (both ends included)")
+@click.option("--transactions", is_flag=True,
+              help="one line per transaction: GTID or position range, tables, rows changed, size")
 @click.option("--sql", "as_sql", is_flag=True,
               help="SQL that `mariadb` replays (point-in-time recovery): statements, rows events as DML")
-@click.option("--stop-datetime", type=click.DateTime(["%Y-%m-%d %H:%M:%S", "%Y-%m-%d %H:%M:%S.%f"]), default=None,
-              help="with --sql: end before the first event at or after this local time")
 @click.option("--remote", metavar="HOST:PORT", default=None,
               help="read a live server's binlog as a replica does, from FILE (default: its first) to its last file")
 @click.option("--user", default="root", show_default=True, help="with --remote: the account")
 @click.option("--password", default="", help="with --remote: its password")
 @click.option("--stop-never", is_flag=True, help="with --remote: keep following new events (else end at its binlog's end)")
 @click.argument("files", nargs=-1, type=click.Path(dir_okay=False, path_type=Path))
-def command(as_json: bool, verbose: bool, start_position: int, stop_position: int | None, as_sql: bool,
-            stop_datetime: datetime | None, remote: str | None, user: str, password: str, stop_never: bool,
+def command(as_json: bool, verbose: bool, start_position: Any, stop_position: Any, start_datetime: int | None,
+            stop_datetime: int | None, database: str | None, gtids: tuple[Any, ...], transactions: bool,
+            as_sql: bool, remote: str | None, user: str, password: str, stop_never: bool,
             files: tuple[Path, ...]) -> None:
     """Decode binlog and relay log FILEs (like mysqlbinlog), or a server's binlog (--remote)."""
     failed = False
     out = click.get_binary_stream("stdout")
+    selection, start_position, stop_position = selection_of(
+        start_position, stop_position, start_datetime, stop_datetime, database, gtids)
     if remote is None and (not files or stop_never):
         raise click.UsageError("FILE... is required without --remote (and --stop-never needs --remote)")
-    if remote is not None and (len(files) > 1 or stop_position is not None or stop_datetime is not None):
-        raise click.UsageError("--remote reads from one FILE (the first to read) to the server's last; "
-                               "--stop-position and --stop-datetime apply to files")
+    # --remote and --sql read event by event: of the filters, they take byte offsets (and --sql datetimes)
+    filtered = database is not None or transactions or selection.gtids is not None
+    if remote is not None and (len(files) > 1 or stop_position is not None or filtered
+                               or start_datetime is not None or stop_datetime is not None):
+        raise click.UsageError("--remote reads from one FILE (the first to read) to the server's last, from "
+                               "--start-position N; --stop-position, --start/--stop-datetime, --database, "
+                               "--gtid and --transactions apply to files")
+    if as_sql and filtered:
+        raise click.UsageError("--sql takes --start/--stop-position N and --start/--stop-datetime; "
+                               "not --database, --gtid, GTID positions or --transactions")
     try:
         if remote is not None:
             # imported here: it prints with this module's printers
@@ -333,16 +393,18 @@ def command(as_json: bool, verbose: bool, start_position: int, stop_position: in
                 sys.exit(1)
             return
         if as_sql:
-            error = write_sql(files, out, stop_datetime, start_position, stop_position)
+            error = write_sql(files, out, start_datetime, stop_datetime, start_position, stop_position)
             out.flush()
             if error is not None:
                 click.echo(f"semisync binlog: {error}", err=True)
                 sys.exit(1)
             return
         for n, path in enumerate(files):
+            if selection.done:
+                break
             start = start_position if n == 0 else 4
             stop = stop_position if n == len(files) - 1 else None
-            error = decode_file(path, as_json, out, verbose, start, stop)
+            error = decode_file(path, as_json, out, verbose, start, stop, selection, transactions)
             if error is not None:
                 out.flush()
                 click.echo(f"semisync binlog: {error}", err=True)

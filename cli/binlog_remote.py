@@ -22,13 +22,16 @@ before it.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from functools import partial
 from pathlib import Path
 from typing import BinaryIO
 
-from cli.binlog_cmd import _reference_line, _RowImages
+from binlog.rows import event_row
+from cli.binlog_cmd import _event_lines, _RowImages
+from cli.binlog_filters import FileFilter, Selection
 from cli.binlog_sql import SqlError, SqlWriter
 from cli.client import Client, ClientError
-from cli.row_images import json_value, text_lines
+from pipeline.decode import source_row
 from protocol.errors import ProtocolError
 from protocol.events import (
     LOG_EVENT_ARTIFICIAL_F,
@@ -101,24 +104,25 @@ def remote_events(remote: str, user: str, password: str, first: str | None, star
 
 def print_remote(events: Iterator[tuple[str, int, Event]], as_json: bool, verbose: bool, as_sql: bool,
                  out: BinaryIO) -> str | None:
-    """Print the events as `semisync binlog` prints files; returns an error line, or None."""
+    """Print the events as `semisync binlog` prints files (each file's events through a
+    `FileFilter`, which gives --json's rows their group's GTID); returns an error line, or None."""
     sql = SqlWriter(out) if as_sql else None
     images = _RowImages() if verbose else None
+    current: tuple[str, FileFilter] | None = None
     try:
         for file, offset, ev in events:
             if sql is not None:
                 sql.event(offset, ev)
                 continue
+            if current is None or current[0] != file:
+                if current is not None:
+                    out.write(current[1].flush())
+                current = file, FileFilter(Selection(), as_json, 4)
+            view = current[1]
+            path = Path(file)
             changed = images.changes(ev) if images is not None else None
-            if changed is None:
-                out.write(_reference_line(Path(file), offset, ev, as_json))
-            elif as_json:
-                layout, rows = changed
-                out.write(_reference_line(Path(file), offset, ev, True,
-                                          {"row_images": [json_value(layout, c) for c in rows]}))
-            else:
-                layout, rows = changed
-                out.write(_reference_line(Path(file), offset, ev, False) + b"".join(text_lines(layout, c) for c in rows))
+            render = partial(_event_lines, path, offset, ev, as_json, changed)
+            out.write(view.push(source_row(event_row(file, offset, ev)), render) if view.needed else render())
             out.flush()
     except RemoteError as e:
         return str(e)
@@ -127,6 +131,8 @@ def print_remote(events: Iterator[tuple[str, int, Event]], as_json: bool, verbos
     except SqlError as e:
         return str(e)
     finally:
+        if current is not None:
+            out.write(current[1].flush())
         if sql is not None:
             sql.finish()
     return None

@@ -24,8 +24,10 @@ run under sql_mode NO_AUTO_VALUE_ON_ZERO (a stored 0 stays 0) with the event's f
 unique-check flags, as a replica applies them.
 
 `--stop-datetime T` (local time, as mariadb-binlog reads it): output ends before the first event
-whose timestamp is T or later; a transaction open there is rolled back. `--start-position` and
-`--stop-position` cut the first and the last file as for the other outputs. Damage ends the output
+whose timestamp is T or later; a transaction open there is rolled back. `--start-datetime` skips
+the events before its time, `--start-position` and `--stop-position` cut the first and the last
+file, as for the other outputs (byte offsets only: GTID positions, `--database`, `--gtid` and
+`--transactions` are the printed outputs' filters). Damage ends the output
 with an error naming the file and offset, after every complete statement before it.
 """
 
@@ -338,11 +340,11 @@ def file_events(path: Path) -> Iterator[tuple[int, Event]]:
         yield offset, ev
 
 
-def write_sql(files: Sequence[Path], out: BinaryIO, stop_datetime: datetime.datetime | None = None,
+def write_sql(files: Sequence[Path], out: BinaryIO, start_datetime: int | None = None, stop_datetime: int | None = None,
               start: int = 4, stop: int | None = None) -> str | None:
     """Print FILEs as SQL (see the module header): the first from offset `start`, the last up to
-    the events that start before `stop`. Returns an error line, or None."""
-    stop_at = None if stop_datetime is None else stop_datetime.timestamp()
+    the events that start before `stop`, the events from `start_datetime` and before
+    `stop_datetime` (seconds since the epoch). Returns an error line, or None."""
     writer = SqlWriter(out)
     try:
         for n, path in enumerate(files):
@@ -350,9 +352,10 @@ def write_sql(files: Sequence[Path], out: BinaryIO, stop_datetime: datetime.date
             first, last = n == 0, n == len(files) - 1
             try:
                 for offset, ev in file_events(path):
-                    if stop_at is not None and ev.header.timestamp >= stop_at or last and stop is not None and offset >= stop:
+                    ts = ev.header.timestamp
+                    if stop_datetime is not None and ts >= stop_datetime or last and stop is not None and offset >= stop:
                         return None
-                    if not first or offset >= start:
+                    if (not first or offset >= start) and (start_datetime is None or ts >= start_datetime):
                         writer.event(offset, ev)
                     last_end = offset + ev.header.event_size
             except BinlogFileError as e:

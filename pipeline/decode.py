@@ -38,6 +38,7 @@ import os
 import struct
 import zlib
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -55,6 +56,7 @@ from protocol.events import (
     FL_COMPLETED_XA,
     FL_GROUP_COMMIT_ID,
     FL_PREPARED_XA,
+    FL_STANDALONE,
     GTID_FIELD_AT,
     GTID_PADDING_LEN,
     HEADER_FIELD_AT,
@@ -895,3 +897,75 @@ def scan_boundaries(
     if points[-1][0] != off:
         points.append((off, crc))
     return points
+
+
+# ---------------------------------------------------------------------------------------------
+# Transactions: the GTID of every event of a MariaDB GTID group
+# ---------------------------------------------------------------------------------------------
+# A group is its GTID event and the events after it up to its end: an XID, a COMMIT/ROLLBACK
+# query (XA PREPARE/COMMIT/ROLLBACK too), or, when the GTID is standalone (FL_STANDALONE: DDL,
+# a non-transactional statement), its first query. Events between groups (FORMAT_DESCRIPTION,
+# GTID_LIST, BINLOG_CHECKPOINT, ROTATE, STOP) belong to none.
+_GROUP_END_SQL = r"^\s*(COMMIT|ROLLBACK|XA\s+(PREPARE|COMMIT|ROLLBACK))\b"
+_FLAGS2 = r'"flags2":(?P<flags2>\d+)'
+
+
+@dataclass
+class OpenGroup:
+    """The GTID group open at the end of what was read so far (None between groups)."""
+
+    gtid: str
+    standalone: bool
+
+
+def group_ends(batch: pa.RecordBatch) -> np.ndarray:
+    """Rows that end a transaction whatever opened it: an XID, a COMMIT/ROLLBACK query (and XA
+    PREPARE/COMMIT/ROLLBACK)."""
+    tcode = batch.column("type_code").to_numpy(zero_copy_only=False)
+    ends_sql = pc.fill_null(pc.match_substring_regex(batch.column("query"), _GROUP_END_SQL, ignore_case=True), False)
+    return (tcode == XID) | ((tcode == QUERY) & ends_sql.to_numpy(zero_copy_only=False))
+
+
+def gtid_groups(batch: pa.RecordBatch, carry: OpenGroup | None) -> tuple[np.ndarray, list[str | None], OpenGroup | None]:
+    """Which GTID group each row of a batch belongs to: (index into the returned GTID list per
+    row, -1 for none; the GTIDs, the first the carried group's; the group open after the batch).
+    `carry`: the group open before the batch (from the previous batch of the same file)."""
+    n = batch.num_rows
+    tcode = batch.column("type_code").to_numpy(zero_copy_only=False)
+    is_gtid = tcode == GTID
+    starts = np.flatnonzero(is_gtid)
+    gtids = [carry.gtid if carry else None, *batch.column("gtid").take(pa.array(starts)).to_pylist()]
+    flags2 = pc.extract_regex(batch.column("details").take(pa.array(starts)), _FLAGS2).field("flags2")
+    standalone = np.zeros(len(starts) + 1, dtype=bool)
+    standalone[0] = bool(carry and carry.standalone)
+    standalone[1:] = (pc.cast(flags2, pa.int64()).to_numpy(zero_copy_only=False) & FL_STANDALONE) != 0
+    gid = np.cumsum(is_gtid)  # 0: the carried group
+    is_end = group_ends(batch) | ((tcode == QUERY) & standalone[gid])
+    ends_before = np.cumsum(is_end) - is_end  # ends in the batch before each row
+    base = np.zeros(len(starts) + 1, dtype=np.int64)
+    base[1:] = ends_before[starts]
+    inside = (ends_before - base[gid] == 0) & ((gid > 0) | (carry is not None))
+    group = np.where(inside, gid, -1)
+    after = carry
+    if n:
+        last = int(gid[-1])
+        open_after = bool(inside[-1] and not is_end[-1])
+        after = OpenGroup(gtids[last], bool(standalone[last])) if open_after and gtids[last] is not None else None
+    return group, gtids, after
+
+
+def with_gtids(batch: pa.RecordBatch, carry: OpenGroup | None) -> tuple[pa.RecordBatch, OpenGroup | None]:
+    """The batch with `gtid` set on every event of a GTID group (the group's GTID), and the
+    group open after it. The rows are otherwise the decoder's."""
+    group, gtids, after = gtid_groups(batch, carry)
+    if not any(g is not None for g in gtids):
+        return batch, after
+    values = pa.array(gtids, pa.string()).take(pa.array(group, mask=group < 0))
+    return batch.set_column(COLUMNS.index("gtid"), "gtid", values), after
+
+
+def gtid_batches(batches: Iterator[pa.RecordBatch], carry: OpenGroup | None = None) -> Iterator[pa.RecordBatch]:
+    """`with_gtids` over the batches of one file, in order."""
+    for batch in batches:
+        batch, carry = with_gtids(batch, carry)
+        yield batch

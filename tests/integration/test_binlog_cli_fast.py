@@ -15,10 +15,21 @@ import sys
 import pytest
 
 from binlog.reader import iter_events
+from binlog.rows import event_row
 from cli import binlog_cmd
 from pipeline import decode
+from pipeline.decode import source_row
 from pipeline.workload import write_history
-from protocol.events import EventType, FormatDescription, decode_event, event_type
+from protocol.events import (
+    FL_STANDALONE,
+    EventType,
+    FormatDescription,
+    MariaGtid,
+    Query,
+    Xid,
+    decode_event,
+    event_type,
+)
 from tests.integration.test_binlog_mariadb import WORKLOAD
 from tests.support.mariadb import MariaDBServer, mariadb_available
 
@@ -26,13 +37,25 @@ SEMISYNC = [sys.executable, "-c", "from cli.main import main; main()"]
 
 
 def reference(path, as_json: bool) -> bytes:
-    """What the reference decoder's rows print, event by event."""
+    """What the reference decoder's rows print, event by event; in JSON every event of a GTID
+    group carries the group's GTID (the group followed here one event at a time)."""
     out, checksum = [], False
+    group: tuple[str, bool] | None = None  # (gtid, standalone) of the open group
     for offset, raw in iter_events(path):
         ev = decode_event(raw, checksum=checksum)
         if event_type(raw) == EventType.FORMAT_DESCRIPTION_EVENT and isinstance(ev.body, FormatDescription):
             checksum = ev.body.checksum
-        out.append(binlog_cmd._reference_line(path, offset, ev, as_json))
+        row = source_row(event_row(str(path), offset, ev))
+        if isinstance(ev.body, MariaGtid):
+            group = (row["gtid"], bool(ev.body.flags2 & FL_STANDALONE))
+        elif group is not None:
+            row["gtid"] = group[0]
+            query = ev.body.query.strip().upper() if isinstance(ev.body, Query) else None
+            if isinstance(ev.body, Xid) or (query is not None and (
+                    group[1] or query.split(" ")[0] in ("COMMIT", "ROLLBACK") or query.startswith(("XA PREPARE", "XA COMMIT", "XA ROLLBACK")))):
+                group = None
+        row = {name: row[name] for name in decode.COLUMNS if name in row}  # gtid in its column's place
+        out.append(binlog_cmd._reference_line(path, offset, ev, as_json, source=row if as_json else None))
     return b"".join(out)
 
 
