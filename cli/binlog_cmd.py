@@ -4,7 +4,9 @@ and relay log files, like mysqlbinlog.
 `-v` adds each rows event's row images as `mariadb-binlog -v` prints them (`cli.row_images`;
 `row_images` in JSON), decoding event by event. `--start-position` applies to the first file
 (where an event must start; its FORMAT_DESCRIPTION is printed first), `--stop-position` to the
-last (the events that start before it), as in mariadb-binlog.
+last (the events that start before it), as in mariadb-binlog. `--sql` prints SQL for
+point-in-time recovery instead (`cli.binlog_sql`); `--remote HOST:PORT` reads a server's binlog
+over a dump instead of files (`cli.binlog_remote`, event by event with this module's printers).
 
 One line per event: offset, type, server id, size, end log_pos, timestamp, flags and the decoded
 body as `key=value` (numbers as they are, text and lists as JSON values); with `--json` one JSON

@@ -1,7 +1,8 @@
 """`semisync binlog --remote HOST:PORT` against a MariaDB 10.11 and against our master: what it
 reads over COM_BINLOG_DUMP prints exactly as `semisync binlog` prints the server's files (text,
 --json, -v, --sql), across FLUSH BINARY LOGS rotations; from a given file; `--stop-never` follows
-new commits and a rotation; a refused login is an error and a non-zero exit."""
+new commits and a rotation; a refused login and a file the server does not have are errors with a
+non-zero exit."""
 
 from __future__ import annotations
 
@@ -131,5 +132,7 @@ def test_refused_login_and_no_server_are_errors(peer):
     assert re.search(r"ERROR 1045 \(28000\): Access denied for user 'nobody'", refused.stderr), refused.stderr
     nothing = run(["--remote", f"127.0.0.1:{free_port()}"])
     assert nothing.returncode == 1 and "cannot connect to 127.0.0.1:" in nothing.stderr
+    missing = run(["--remote", f"127.0.0.1:{peer.port}", "nosuch-bin.000001"])
+    assert missing.returncode == 1 and "ERROR 1236 (HY000)" in missing.stderr, missing.stderr
     usage = run(["--remote", f"127.0.0.1:{peer.port}", "--stop-position", "100"])
     assert usage.returncode == 2 and "--stop-position" in usage.stderr
