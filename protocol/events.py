@@ -1396,7 +1396,7 @@ def table_map_metadata(tm: TableMap) -> TableMapMetadata:
                 size, at = decode_lenenc_int(value, at)
                 if size is None or at + size > len(value):
                     raise RemoteProtocolError(f"TABLE_MAP for {tm.db}.{tm.table}: truncated column name")
-                found.append(_s(value[at : at + size]))
+                found.append(_s(bytes(value[at : at + size])))
                 at += size
             if len(found) != ncols:
                 raise RemoteProtocolError(f"TABLE_MAP for {tm.db}.{tm.table}: {len(found)} column names for {ncols} columns")
