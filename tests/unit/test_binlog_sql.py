@@ -5,13 +5,23 @@ changes as DML (tests/integration/test_binlog_sql.py replays them into MariaDB).
 from __future__ import annotations
 
 import datetime
+import io
 from decimal import Decimal
 
 import pytest
 
-from cli.binlog_sql import SqlError, _Table, literal
+from cli.binlog_sql import SqlError, SqlWriter, _Table, literal
 from protocol.errors import RemoteProtocolError
-from protocol.events import TableMap, table_map_metadata
+from protocol.events import (
+    INTVAR_INSERT_ID,
+    LOG_EVENT_SUPPRESS_USE_F,
+    Intvar,
+    Query,
+    TableMap,
+    decode_event,
+    encode_body_event,
+    table_map_metadata,
+)
 from protocol.messages import FieldType
 from slave.rows import MISSING, RowChange
 
@@ -90,3 +100,24 @@ def test_rows_as_dml_with_and_without_names():
         anonymous.statement(RowChange("insert", None, (1, MISSING)), "WRITE_ROWS_EVENT")
     with pytest.raises(SqlError, match="DELETE_ROWS_EVENT for d.t needs column names"):
         anonymous.statement(RowChange("delete", (1, None), None), "DELETE_ROWS_EVENT")
+
+
+def _event(body, timestamp: int = 100, flags: int = 0):
+    return decode_event(encode_body_event(body, timestamp=timestamp, server_id=1, log_pos=0, flags=flags,
+                                          checksum=False), checksum=False)
+
+
+def test_writer_sessions_and_a_transaction_cut_by_the_stop_is_rolled_back():
+    out = io.BytesIO()
+    writer = SqlWriter(out)
+    writer.event(4, _event(Query(thread_id=7, db="shop", query="BEGIN")))
+    writer.event(80, _event(Intvar(INTVAR_INSERT_ID, 5)))
+    writer.event(100, _event(Query(thread_id=7, db="shop", query="INSERT INTO t VALUES (NULL)")))
+    writer.event(150, _event(Query(thread_id=7, db="shop", query="CREATE DATABASE other"), flags=LOG_EVENT_SUPPRESS_USE_F))
+    writer.finish()
+    text = out.getvalue().decode()
+    assert text.startswith("/*!50530 SET @@SESSION.PSEUDO_SLAVE_MODE=1*/;")
+    assert text.count("use `shop`/*!*/;") == 1 and "use `other`" not in text  # printed when it changes
+    assert text.count("SET TIMESTAMP=100/*!*/;") == 1
+    assert "SET INSERT_ID=5/*!*/;\n# at 100\nINSERT INTO t VALUES (NULL)\n/*!*/;" in text
+    assert text.endswith("ROLLBACK/*!*/;\nDELIMITER ;\n# End of log file\n/*!50003 SET COMPLETION_TYPE=@OLD_COMPLETION_TYPE*/;\n")
