@@ -4,7 +4,9 @@ and relay log files, like mysqlbinlog.
 `-v` adds each rows event's row images as `mariadb-binlog -v` prints them (`cli.row_images`;
 `row_images` in JSON), decoding event by event. `--start-position` applies to the first file
 (where an event must start; its FORMAT_DESCRIPTION is printed first), `--stop-position` to the
-last (the events that start before it), as in mariadb-binlog.
+last (the events that start before it), as in mariadb-binlog. `--sql` prints SQL for
+point-in-time recovery instead (`cli.binlog_sql`); `--remote HOST:PORT` reads a server's binlog
+over a dump instead of files (`cli.binlog_remote`, event by event with this module's printers).
 
 One line per event: offset, type, server id, size, end log_pos, timestamp, flags and the decoded
 body as `key=value` (numbers as they are, text and lists as JSON values); with `--json` one JSON
@@ -48,6 +50,7 @@ from cli.binlog_filters import (
     Summaries,
     selection_of,
 )
+from cli.binlog_sql import write_sql
 from cli.row_images import json_value, text_lines
 from pipeline.decode import (
     CORE_FIELDS,
@@ -351,16 +354,53 @@ def _write_released(view: FileFilter, out: BinaryIO, as_json: bool, path: Path) 
               help="transactions in this GTID range: D-S-N, D-S-N..D-S-N, D-S-N.., ..D-S-N (both ends included)")
 @click.option("--transactions", is_flag=True,
               help="one line per transaction: GTID or position range, tables, rows changed, size")
-@click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--sql", "as_sql", is_flag=True,
+              help="SQL that `mariadb` replays (point-in-time recovery): statements, rows events as DML")
+@click.option("--remote", metavar="HOST:PORT", default=None,
+              help="read a live server's binlog as a replica does, from FILE (default: its first) to its last file")
+@click.option("--user", default="root", show_default=True, help="with --remote: the account")
+@click.option("--password", default="", help="with --remote: its password")
+@click.option("--stop-never", is_flag=True, help="with --remote: keep following new events (else end at its binlog's end)")
+@click.argument("files", nargs=-1, type=click.Path(dir_okay=False, path_type=Path))
 def command(as_json: bool, verbose: bool, start_position: Any, stop_position: Any, start_datetime: int | None,
             stop_datetime: int | None, database: str | None, gtids: tuple[Any, ...], transactions: bool,
+            as_sql: bool, remote: str | None, user: str, password: str, stop_never: bool,
             files: tuple[Path, ...]) -> None:
-    """Decode binlog and relay log FILEs (like mysqlbinlog)."""
+    """Decode binlog and relay log FILEs (like mysqlbinlog), or a server's binlog (--remote)."""
     failed = False
     out = click.get_binary_stream("stdout")
     selection, start_position, stop_position = selection_of(
         start_position, stop_position, start_datetime, stop_datetime, database, gtids)
+    if remote is None and (not files or stop_never):
+        raise click.UsageError("FILE... is required without --remote (and --stop-never needs --remote)")
+    # --remote and --sql read event by event: of the filters, they take byte offsets (and --sql datetimes)
+    filtered = database is not None or transactions or selection.gtids is not None
+    if remote is not None and (len(files) > 1 or stop_position is not None or filtered
+                               or start_datetime is not None or stop_datetime is not None):
+        raise click.UsageError("--remote reads from one FILE (the first to read) to the server's last, from "
+                               "--start-position N; --stop-position, --start/--stop-datetime, --database, "
+                               "--gtid and --transactions apply to files")
+    if as_sql and filtered:
+        raise click.UsageError("--sql takes --start/--stop-position N and --start/--stop-datetime; "
+                               "not --database, --gtid, GTID positions or --transactions")
     try:
+        if remote is not None:
+            # imported here: it prints with this module's printers
+            from cli.binlog_remote import print_remote, remote_events
+            events = remote_events(remote, user, password, files[0].name if files else None, start_position, stop_never)
+            error = print_remote(events, as_json, verbose, as_sql, out)
+            out.flush()
+            if error is not None:
+                click.echo(f"semisync binlog: {error}", err=True)
+                sys.exit(1)
+            return
+        if as_sql:
+            error = write_sql(files, out, start_datetime, stop_datetime, start_position, stop_position)
+            out.flush()
+            if error is not None:
+                click.echo(f"semisync binlog: {error}", err=True)
+                sys.exit(1)
+            return
         for n, path in enumerate(files):
             if selection.done:
                 break

@@ -1,17 +1,20 @@
-"""A small blocking MySQL client for the command line tools (`semisync status`, `semisync up`).
+"""A small blocking MySQL client for the command line tools (`semisync status`, `semisync up`,
+`semisync binlog --remote`).
 
 Built on the sans-IO `protocol.connection.ClientConnection`: this module owns the socket, the
-protocol object owns the rules. One statement at a time; results as (column names, rows of str).
+protocol object owns the rules. One statement at a time; results as (column names, rows of str); a binlog dump as its event
+packets.
 """
 
 from __future__ import annotations
 
 import socket
+from collections.abc import Iterator
 from typing import Any
 
-from protocol.connection import NEED_DATA, ClientConnection, ConnectionClosed, LoginOK
+from protocol.connection import NEED_DATA, BinlogPacket, ClientConnection, ConnectionClosed, LoginOK
 from protocol.errors import ProtocolError
-from protocol.messages import EOF, ERR, OK, ResultSet
+from protocol.messages import BINLOG_DUMP_NON_BLOCK, EOF, ERR, OK, ResultSet
 
 
 class ClientError(Exception):
@@ -83,6 +86,29 @@ class Client:
         """`SHOW ... STATUS/VARIABLES` as a name -> value mapping."""
         _, rows = self.query(sql)
         return {row[0]: row[1] for row in rows}
+
+    def binlog_dump(self, file: str, position: int, server_id: int, flags: int) -> Iterator[bytes]:
+        """COM_BINLOG_DUMP from `file` at `position`: each event as the server sends it. With
+        BINLOG_DUMP_NON_BLOCK in `flags` the iteration ends where the server's binlog ends;
+        without, it waits for new events as long as the server keeps the dump open."""
+        try:
+            if not flags & BINLOG_DUMP_NON_BLOCK:
+                self._sock.settimeout(None)
+            self._sock.sendall(self._conn.binlog_dump(position, flags, server_id, file))
+        except ProtocolError as exc:
+            raise ClientError(f"cannot send COM_BINLOG_DUMP: {exc.message}") from None
+        except OSError as exc:
+            raise ClientError(f"connection to {self.host}:{self.port} failed: {exc.strerror or exc}") from None
+        while True:
+            reply = self._wait()
+            if isinstance(reply, BinlogPacket):
+                yield reply.payload
+            elif isinstance(reply, ERR):
+                raise ClientError(f"ERROR {reply.code} ({reply.sqlstate}): {reply.message}", reply.code)
+            elif isinstance(reply, OK | EOF):
+                return
+            else:
+                raise ClientError(f"unexpected reply {reply!r} during COM_BINLOG_DUMP")
 
     def close(self) -> None:
         try:

@@ -58,7 +58,7 @@ from construct import (
 )
 
 from protocol.errors import LocalProtocolError, ProtocolError, RemoteProtocolError
-from protocol.packets import LenencInt, encode_text
+from protocol.packets import LenencInt, decode_lenenc_int, encode_text
 
 BINLOG_MAGIC = b"\xfebin"
 HEADER_LEN = 19
@@ -1338,6 +1338,82 @@ class TableMap(Body):
             p.table_id, p.flags, _s(p.db), _s(p.table), bytes(p.column_types),
             bytes(p.metadata), bytes(p.null_bitmap), bytes(p.optional_metadata),
         )
+
+
+# TABLE_MAP optional metadata (MySQL 8.0 / MariaDB 10.5 binlog_row_metadata): TLV fields, each a
+# type byte, a lenenc length and the value.
+TABLE_MAP_SIGNEDNESS = 1  # a bit per numeric column, most significant first: 1 = UNSIGNED
+TABLE_MAP_DEFAULT_CHARSET = 2  # the most common collation, then (character column, collation) exceptions
+TABLE_MAP_COLUMN_CHARSET = 3  # each character column's collation
+TABLE_MAP_COLUMN_NAME = 4  # each column's name as a lenenc string
+# The column types the SIGNEDNESS bitmap has a bit for (MariaDB counts YEAR among them).
+_NUMERIC_TYPES = frozenset({0, 1, 2, 3, 4, 5, 8, 9, 13, 246})  # DECIMAL TINY SHORT LONG FLOAT DOUBLE LONGLONG INT24 YEAR NEWDECIMAL
+
+
+@dataclass(frozen=True, slots=True)
+class TableMapMetadata:
+    """What a TABLE_MAP's optional metadata says of its columns (None: not logged; the server
+    logs them with binlog_row_metadata=MINIMAL (signedness) or FULL (names too))."""
+
+    unsigned: tuple[bool, ...] | None = None  # per column; False for non-numeric columns
+    names: tuple[str, ...] | None = None
+    # The collation ids of the character columns (CHAR, VARCHAR, TEXT/BLOB: not ENUM/SET), by
+    # their index among those columns: `collations.get(k, default_collation)`.
+    default_collation: int | None = None
+    collations: dict[int, int] = field(default_factory=dict)
+
+
+def table_map_metadata(tm: TableMap) -> TableMapMetadata:
+    """Decode a TABLE_MAP's optional metadata: the fields this reader uses (signedness, column
+    names, the character columns' collations); others are skipped by their length.
+    RemoteProtocolError when a field is truncated or does not match the column count."""
+    data = memoryview(tm.optional_metadata)
+    ncols = len(tm.column_types)
+    unsigned: tuple[bool, ...] | None = None
+    names: tuple[str, ...] | None = None
+    default: int | None = None
+    collations: dict[int, int] = {}
+    pos = 0
+    while pos < len(data):
+        kind = data[pos]
+        length, start = decode_lenenc_int(data, pos + 1)
+        end = start + (length or 0)
+        if end > len(data):
+            raise RemoteProtocolError(f"TABLE_MAP for {tm.db}.{tm.table}: truncated optional metadata field {kind}")
+        value = data[start:end]
+        if kind == TABLE_MAP_SIGNEDNESS:
+            numeric = [code in _NUMERIC_TYPES for code in tm.column_types]
+            if len(value) * 8 < sum(numeric):
+                raise RemoteProtocolError(f"TABLE_MAP for {tm.db}.{tm.table}: SIGNEDNESS shorter than its numeric columns")
+            bits, n = [], 0
+            for is_numeric in numeric:
+                bits.append(is_numeric and bool(value[n >> 3] & (0x80 >> (n & 7))))
+                n += is_numeric
+            unsigned = tuple(bits)
+        elif kind == TABLE_MAP_COLUMN_NAME:
+            found, at = [], 0
+            while at < len(value):
+                size, at = decode_lenenc_int(value, at)
+                if size is None or at + size > len(value):
+                    raise RemoteProtocolError(f"TABLE_MAP for {tm.db}.{tm.table}: truncated column name")
+                found.append(_s(bytes(value[at : at + size])))
+                at += size
+            if len(found) != ncols:
+                raise RemoteProtocolError(f"TABLE_MAP for {tm.db}.{tm.table}: {len(found)} column names for {ncols} columns")
+            names = tuple(found)
+        elif kind in (TABLE_MAP_DEFAULT_CHARSET, TABLE_MAP_COLUMN_CHARSET):
+            numbers, at = [], 0
+            while at < len(value):
+                number, at = decode_lenenc_int(value, at)
+                numbers.append(number or 0)
+            if kind == TABLE_MAP_COLUMN_CHARSET:
+                collations = dict(enumerate(numbers))
+            elif numbers and len(numbers) % 2:
+                default, collations = numbers[0], dict(zip(numbers[1::2], numbers[2::2], strict=True))
+            else:
+                raise RemoteProtocolError(f"TABLE_MAP for {tm.db}.{tm.table}: DEFAULT_CHARSET without its pairs")
+        pos = end
+    return TableMapMetadata(unsigned, names, default, collations)
 
 
 ROWS_V1_TYPES = frozenset({EventType.WRITE_ROWS_EVENT_V1, EventType.UPDATE_ROWS_EVENT_V1, EventType.DELETE_ROWS_EVENT_V1})
