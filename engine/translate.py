@@ -138,9 +138,9 @@ class Translator:
     def __init__(self, tokens: list[Token], shape: str, database: str | None, catalog,
                  schemas: set[str], params: list[object], catalog_tables=lambda schema: [],
                  listed_schemas: set[str] | None = None, column_tables=None,
-                 processlist: Callable[[], list[tuple]] | None = None):
+                 live_rows: Callable[[str], list[tuple]] | None = None):
         self.tokens = tokens
-        self.processlist = processlist  # information_schema.PROCESSLIST's rows for the asking session
+        self.live_rows = live_rows  # information_schema's server views' rows for the asking session
         # the tables whose columns information_schema.COLUMNS lists (default: every table)
         self.column_tables = catalog_tables if column_tables is None else column_tables
         # the schemas information_schema lists (all, unless a privilege check narrows them)
@@ -227,7 +227,7 @@ class Translator:
             raise SQLError(ER_VIEW_RECURSIVE, view.schema, view.name)
         shape, literals = extract(view.select)
         sub = Translator(tokenize(shape), shape, view.schema, self.catalog, self.schemas, literals,
-                         self.catalog_tables, self.listed_schemas, self.column_tables, self.processlist)
+                         self.catalog_tables, self.listed_schemas, self.column_tables, self.live_rows)
         sub.view_of, sub.views_in = self.view_of, self.views_in
         sub.expanding = (*self.expanding, key)
         plan = sub.plan_select()
@@ -462,7 +462,7 @@ class Translator:
         i, schema, table = self.read_table_name(i)
         if schema.lower() == infoschema.NAME:
             tables_of = self.column_tables if table.lower() == "columns" else self.tables_of
-            view = infoschema.subquery(table, self.listed_schemas, tables_of, self.processlist, self.views_in)
+            view = infoschema.subquery(table, self.listed_schemas, tables_of, self.live_rows, self.views_in)
             if view is None:
                 raise SQLError(ER_NO_SUCH_TABLE, infoschema.NAME, table)
             self.out.append(view)
