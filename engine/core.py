@@ -1002,7 +1002,7 @@ class Engine:
         `live_rows(view)` gives the rows of information_schema's server views (PROCESSLIST, the
         variables) now; such plans are not cached."""
         lowered = shape.lower()
-        if infoschema.NAME in lowered and (visible is not None or infoschema.reads_live(lowered)):
+        if infoschema.reads_live(lowered) or (visible is not None and infoschema.NAME in lowered):
             return parsing(self._make_plan, shape, database, params, visible, live_rows)
         key = (shape, database, self._catalog_version)
         plan = self._plans.get(key)

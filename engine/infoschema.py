@@ -77,7 +77,12 @@ COLUMNS = {
 
 # The views whose rows are the server shell's, read through the session when the statement is
 # planned (such plans are never cached): PROCESSLIST, and the system and status variables.
-LIVE = frozenset({"processlist", "global_variables", "session_variables", "global_status", "session_status"})
+LIVE = frozenset({"processlist", "global_variables", "session_variables", "global_status", "session_status",
+                  "global_priv"})
+# The `mysql` schema's tables a server shell answers (`mysql.global_priv`: its accounts, their
+# global privileges as MariaDB's access bits); live rows too, read under the name `global_priv`.
+MYSQL = "mysql"
+MYSQL_COLUMNS = {"global_priv": ["Host", "User", "Priv"]}
 # Views whose text columns compare without regard to case, as MariaDB's utf8_general_ci columns
 # do (VARIABLE_NAME = 'rpl_semi_sync_master_enabled' finds RPL_SEMI_SYNC_MASTER_ENABLED).
 _NOCASE = frozenset({"global_variables", "session_variables", "global_status", "session_status"})
@@ -281,7 +286,18 @@ def subquery(name: str, schemas: Iterable[str], tables: Callable[[str], Iterable
         rows = list(CHARACTER_SETS if name == "character_sets" else COLLATIONS)
     else:
         rows = _rows(name, schemas, tables, views)
-    collate = " COLLATE NOCASE" if name in _NOCASE else ""
+    return _values(columns, rows, " COLLATE NOCASE" if name in _NOCASE else "")
+
+
+def mysql_subquery(name: str, live_rows: Callable[[str], list[tuple]] | None) -> str | None:
+    """SQLite SQL for `mysql.<name>` where the server shell answers it (None: not one of those)."""
+    columns = MYSQL_COLUMNS.get(name.lower())
+    if columns is None:
+        return None
+    return _values(columns, live_rows(name.lower()) if live_rows is not None else [], "")
+
+
+def _values(columns: list[str], rows: list[tuple], collate: str) -> str:
     names = ", ".join(f"column{n}{collate} AS {quote_ident(c)}" for n, c in enumerate(columns, 1))
     if not rows:
         return "(SELECT " + ", ".join(f"NULL AS {quote_ident(c)}" for c in columns) + " WHERE 0)"

@@ -446,6 +446,14 @@ class Translator:
             self._ctes = found
         return self._ctes
 
+    def name_unless_aliased(self, i: int, table: str) -> None:
+        """A subquery standing for `table` is referable by the table's own name, as MySQL allows,
+        unless the statement gives it an alias at `i`."""
+        toks = self.tokens
+        if not (i < len(toks) and (toks[i].is_word("AS") or toks[i].kind == "ident" or (
+                toks[i].kind == "word" and toks[i].upper not in NOT_ALIAS))):
+            self.out.append(quote_ident(table))
+
     def emit_table_ref(self, i: int) -> int:
         """A table name in a FROM/JOIN list: qualify it, keep its alias, drop index hints."""
         toks = self.tokens
@@ -466,16 +474,16 @@ class Translator:
             if view is None:
                 raise SQLError(ER_NO_SUCH_TABLE, infoschema.NAME, table)
             self.out.append(view)
-            if not (i < len(toks) and (toks[i].is_word("AS") or toks[i].kind == "ident" or (
-                    toks[i].kind == "word" and toks[i].upper not in NOT_ALIAS))):
-                self.out.append(quote_ident(table))  # referable by its own name, as MySQL allows
+            self.name_unless_aliased(i, table)
+        elif schema not in self.schemas and schema.lower() == infoschema.MYSQL and (
+                system := infoschema.mysql_subquery(table, self.live_rows)) is not None:
+            self.out.append(system)
+            self.name_unless_aliased(i, table)
         elif schema not in self.schemas:
             raise SQLError(ER_NO_SUCH_TABLE, schema, table)
         elif self.catalog(schema, table) is None and (view := self.view_of(schema, table)) is not None:
             self.out.append(self.view_sql(view))
-            if not (i < len(toks) and (toks[i].is_word("AS") or toks[i].kind == "ident" or (
-                    toks[i].kind == "word" and toks[i].upper not in NOT_ALIAS))):
-                self.out.append(quote_ident(table))
+            self.name_unless_aliased(i, table)
         else:
             self.out.append(self.table_sql(schema, table))
         # alias

@@ -84,6 +84,7 @@ from protocol.errors import (
     ER_QUERY_INTERRUPTED,
     ER_SERVER_SHUTDOWN,
     ER_SPECIFIC_ACCESS_DENIED_ERROR,
+    ER_TABLEACCESS_DENIED_ERROR,
     ER_UNKNOWN_COM_ERROR,
     ER_UNKNOWN_ERROR,
     MySQLError,
@@ -821,9 +822,14 @@ class ClientSession(asyncio.Protocol):
     def read_infoschema(self, view: str) -> list[tuple]:
         """The rows of information_schema's server views (`view` lower-case: processlist,
         global_variables, session_variables, global_status, session_status) as this session
-        may see them; the variables' names upper-case, as MariaDB lists them."""
+        may see them; the variables' names upper-case, as MariaDB lists them; global_priv is
+        mysql.global_priv's (1142 without SELECT on it)."""
         if view == "processlist":
             return processlist.infoschema_rows(self.server, processlist.shown_user(self))
+        if view == "global_priv":  # mysql.global_priv: password hashes, for SELECT on it only
+            if self.account is None or not self.account.may_read("mysql", "global_priv"):
+                raise SQLError(ER_TABLEACCESS_DENIED_ERROR, "SELECT", self.user, self.host, "mysql", "global_priv")
+            return [(a.host, a.user, a.global_priv()) for a in self.server.users.accounts()]
         variables = self.server.variables
         if view.endswith("_status"):
             rows = variables.show_status(None, self.session_status())
