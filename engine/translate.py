@@ -920,6 +920,13 @@ class Translator:
                 and not (item[-1].upper in INTERVAL_UNITS and any(t.is_word("INTERVAL") for t in item)))
             plain = all(t.kind in ("word", "ident") or (t.kind == "op" and t.text == ".") for t in item) and \
                 not any(t.kind == "word" and t.upper in NILADIC for t in item)
+            if plain and not aliased and item[-1].text != item[-1].text.lower():
+                # MySQL names a column by the identifier as written (SELECT Event_name), SQLite by
+                # its declaration; an all lower-case one is left to SQLite (the common case,
+                # kept free of this per-execution step)
+                wanted = True
+                names.append(("text", [item[-1].text]))
+                continue
             if aliased or plain:
                 names.append(None)
                 continue
