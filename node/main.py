@@ -55,7 +55,7 @@ from server.files import secure_datadir
 from server.listener import Server
 from slave.applier import SlaveColumn
 from slave.master_info import MasterInfo
-from slave.replication import STATUS_COLUMNS, Replication
+from slave.replication import DEFAULT_USE_GTID, STATUS_COLUMNS, Replication
 from slave.role import SlaveRole
 
 log = logging.getLogger("semisync.node")
@@ -235,6 +235,8 @@ class NodeDaemon:
     def _make_replication(self, server: Server) -> Replication:
         cfg = self.config
         engine = self.engine
+        assert self.pipeline is not None
+        gtids = self.pipeline.gtids
 
         def table_columns(db: str, name: str) -> list[SlaveColumn] | None:
             table = engine.table(db, name)
@@ -261,6 +263,7 @@ class NodeDaemon:
                 host=cfg.master_host, port=cfg.master_port, user=cfg.master_user,
                 password=cfg.master_password, heartbeat_period=cfg.master_heartbeat_period,
                 connect_retry=cfg.master_connect_retry,
+                use_gtid=DEFAULT_USE_GTID if cfg.master_host else "no",
             ),
             engine=engine,
             delegate=self.interface.relay_io,
@@ -271,6 +274,10 @@ class NodeDaemon:
             fsync=self.fsync,
             max_relay_log_size=self.max_relay_log_size,
             commit_replicated=self._commit_replicated,
+            gtid_strict_mode=lambda: gtids.strict_mode,
+            binlog_state=lambda: gtids.state.copy(),
+            # the strict check against the binlog: only what the applier logs there
+            binlog_recent=gtids.state.most_recent if cfg.log_slave_updates else lambda _domain: None,
         )
 
     async def _commit_replicated(self, transactions: Any) -> None:

@@ -23,7 +23,9 @@ Contract
   writes with 1290 (every user, SUPER included, as our slaves always did); the applier is never
   refused (it does not pass through the client path). `log_slave_updates` is shown as
   @@log_slave_updates (not dynamic, as in mysqld).
-- System and status variables are both sides' (their names do not overlap).
+- System and status variables are both sides' (their names do not overlap), and
+  `gtid_current_pos`, which needs both (the source's binlog state, the replica's
+  gtid_slave_pos).
 - Life cycle: start the source side (ack receiver), then the replica side (its replication
   state); shutdown in the other order: the applier stops committing before the group commit
   drains.
@@ -35,6 +37,7 @@ from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from master.role import MasterRole
+from protocol.gtid import GtidPosition, current_pos
 from server.role import Role
 from server.session import ClientSession
 from server.sql import Tokens
@@ -70,7 +73,13 @@ class NodeRole(Role):
             *self.source.system_variables(),
             *self.replica.system_variables(),
             SystemVariable("log_slave_updates", self.log_slave_updates),
+            SystemVariable("gtid_current_pos", "", getter=lambda: str(self.gtid_current_pos())),
         )
+
+    def gtid_current_pos(self) -> GtidPosition:
+        """`@@gtid_current_pos`: the replica's applied GTIDs, or per domain the binlog's most
+        recent one when this server logged it itself (protocol.gtid.current_pos)."""
+        return current_pos(self.source.gtid_binlog_state(), self.replica.gtid_slave_pos(), self.source.server_id)
 
     def status_variables(self) -> Mapping[str, Any]:
         return {**self.source.status_variables(), **self.replica.status_variables()}

@@ -109,7 +109,9 @@ ER_GTID_DUMP_PURGED = MySQLError(
     "required binlog files have been purged.",
 )
 ER_UNKNOWN_SYSTEM_VARIABLE = MySQLError(1193, "HY000", "Unknown system variable '%s'")
-ER_SLAVE_MUST_STOP = MySQLError(1198, "HY000", "This operation cannot be performed with a running slave; run STOP SLAVE first")
+# MariaDB's wording, for the default (unnamed) connection
+ER_SLAVE_MUST_STOP = MySQLError(
+    1198, "HY000", "This operation cannot be performed as you have a running slave ''; run STOP SLAVE '' first")
 ER_RELAY_LOG_INIT = MySQLError(1380, "HY000", "Failed initializing relay log position: %s")
 ER_BAD_SLAVE = MySQLError(1200, "HY000", "The server is not configured as slave; fix in config file or with CHANGE MASTER TO")
 ER_CANT_UPDATE_WITH_READLOCK = MySQLError(1223, "HY000", "Can't execute the query because you have a conflicting read lock")

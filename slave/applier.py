@@ -33,6 +33,12 @@ Contract
 - A failed engine commit (a full disk: SQLITE_FULL) is an error like any other: nothing of the
   batch is committed, the position stays with the data, the applier stops; START SLAVE once the
   space is back goes on from there (MariaDB's SQL thread stops on a full table the same way).
+- GTIDs (MariaDB's, from a GTID event): each transaction's GTID is `ReadyTransaction.gtid` (the
+  binlog keeps it, log_slave_updates) and `@@gtid_slave_pos` (`gtid_slave_pos`, META_GTID_SLAVE_POS)
+  is committed in its meta, in the same engine transaction as its data and position. With
+  gtid_strict_mode (`strict_mode()`) a GTID not above its domain's last one stops the applier
+  before it with ER_GTID_STRICT_OUT_OF_ORDER (1950). `wait_for_gtids` (MASTER_GTID_WAIT) is woken
+  by each commit that moves the position, no polling.
 - Commit seam. A batch goes to the `commit` callable given at construction (`CommitReplicated`)
   as `ReadyTransaction`s: the statements, the applier's position after each (`meta`), the
   server_id of the server that first wrote it (from its events) and whether it is a user
@@ -66,6 +72,7 @@ from typing import Any
 
 from binlog.reader import BinlogFileError, iter_events
 from protocol.errors import (
+    ER_GTID_STRICT_OUT_OF_ORDER,
     ER_SLAVE_CONVERSION_FAILED,
     ER_SLAVE_RELAY_LOG_READ_FAILURE,
     ER_UNKNOWN_ERROR,
@@ -80,6 +87,7 @@ from protocol.events import (
     ROWS_STMT_END_F,
     EventType,
     FormatDescription,
+    Gtid,
     Intvar,
     MariaGtid,
     Query,
@@ -93,6 +101,7 @@ from protocol.events import (
     foreign_key_checks,
     user_var_value,
 )
+from protocol.gtid import GtidPosition, gtid_wait_reached
 from protocol.position import BinlogPosition
 from slave.relay_log import RelayLog, statement_kind
 from slave.rows import (
@@ -125,6 +134,9 @@ META_MASTER_POS = "exec_master_log_pos"
 # Relay log transactions after the position that are applied already (written by crash
 # recovery, `master.recovery.META_RELAY_SKIP`; see the module docstring).
 META_RELAY_SKIP = "relay_log_skip"
+# `@@gtid_slave_pos`: the GTID of the last transaction applied in each domain, committed with
+# the transaction (MariaDB's mysql.gtid_slave_pos, updated in the same engine transaction).
+META_GTID_SLAVE_POS = "gtid_slave_pos"
 
 
 class ApplierError(Exception):
@@ -150,6 +162,7 @@ class ReadyTransaction:
     timestamp: int
     server_id: int = 0  # the server that first wrote it (its events' server_id)
     user_statement: bool = False  # statements[0] is a user statement the user store applied
+    gtid: Gtid | None = None  # its MariaDB GTID (the origin's), None from a master without GTIDs
 
 
 # The commit seam: all of the transactions with the last one's meta, or none (SQLError).
@@ -167,8 +180,12 @@ class Applier:
         apply_user_statement: Callable[[str], Any] | None = None,
         master_clock_offset: Callable[[], float] = lambda: 0.0,
         commit: CommitReplicated | None = None,
+        strict_mode: Callable[[], bool] = lambda: False,
+        binlog_recent: Callable[[int], Gtid | None] = lambda _domain: None,
     ) -> None:
         self.engine = engine
+        self.strict_mode = strict_mode
+        self.binlog_recent = binlog_recent
         self.commit: CommitReplicated = commit or self.commit_to_engine
         self.relay = relay
         self.table_columns = table_columns
@@ -187,7 +204,16 @@ class Applier:
         self.master_pos = 0
         self.last_master_timestamp = 0
         self.applied_transactions = 0
+        # SHOW SLAVE STATUS's Slave_DDL_Groups / Slave_Transactional_Groups, SHOW ALL SLAVES
+        # STATUS's Executed_log_entries (events read and acted on)
+        self.ddl_groups = 0
+        self.transactional_groups = 0
+        self.executed_events = 0
         self._skip = 0  # META_RELAY_SKIP: transactions still to skip (already applied)
+        # @@gtid_slave_pos as committed, and as it stands after the batch read so far
+        self.gtid_slave_pos = GtidPosition()
+        self._read_pos = self.gtid_slave_pos
+        self._pos_changed = asyncio.Event()  # set (and replaced) whenever gtid_slave_pos moves
         self._committing: asyncio.Future[None] | None = None  # the commit seam's call in flight
         # Complete transactions read but not yet applied (see `_flush`).
         self._batch: list[ReadyTransaction] = []
@@ -201,6 +227,36 @@ class Applier:
         self.master_file = str(meta.get(META_MASTER_FILE) or "")
         self.master_pos = int(meta.get(META_MASTER_POS) or 0)
         self._skip = int(meta.get(META_RELAY_SKIP) or 0)
+        self.gtid_slave_pos = self._read_pos = GtidPosition.parse(str(meta.get(META_GTID_SLAVE_POS) or ""))
+
+    def set_gtid_slave_pos(self, pos: GtidPosition) -> dict[str, Any]:
+        """SET GLOBAL gtid_slave_pos (the SQL thread stopped): the position to commit."""
+        self.gtid_slave_pos = self._read_pos = pos
+        self._moved()
+        return self._meta(self.relay_file, self.relay_pos)
+
+    def _moved(self) -> None:
+        self._pos_changed.set()
+        self._pos_changed = asyncio.Event()
+
+    async def wait_for_gtids(self, wanted: Sequence[Gtid], timeout: float | None) -> bool:
+        """MASTER_GTID_WAIT: True once `@@gtid_slave_pos` reaches `wanted` (woken by each
+        commit that moves it), False after `timeout` seconds (None: no limit)."""
+        loop = asyncio.get_running_loop()
+        deadline = None if timeout is None else loop.time() + timeout
+        while not gtid_wait_reached(wanted, self.gtid_slave_pos):
+            changed = self._pos_changed
+            if deadline is None:
+                await changed.wait()
+                continue
+            left = deadline - loop.time()
+            if left <= 0:
+                return False
+            try:
+                await asyncio.wait_for(changed.wait(), left)
+            except TimeoutError:
+                return gtid_wait_reached(wanted, self.gtid_slave_pos)
+        return True
 
     def reset_position(self, master_file: str = "", master_pos: int = 0) -> dict[str, Any]:
         self.relay_file, self.relay_pos = "", 4
@@ -226,6 +282,7 @@ class Applier:
             META_MASTER_FILE: self.master_file,
             META_MASTER_POS: self.master_pos,
             META_RELAY_SKIP: self._skip,
+            META_GTID_SLAVE_POS: str(self._read_pos),
         }
 
     def seconds_behind(self, io_running: bool) -> int | None:
@@ -347,6 +404,7 @@ class Applier:
 
     # -- one event ------------------------------------------------------------------------------
     async def _event(self, stream: _Stream, ev: bytes, end: int) -> None:
+        self.executed_events += 1
         h = decode_header(ev)
         t = h.type_code
         try:
@@ -372,6 +430,7 @@ class Applier:
             assert isinstance(body, MariaGtid)
             if not body.flags2 & FL_STANDALONE:
                 stream.begin()
+            stream.gtid = Gtid(body.domain_id, h.server_id, body.seq_no)
         elif t == EventType.QUERY_EVENT:
             assert isinstance(body, Query)
             await self._query(stream, body, h.timestamp, end)
@@ -462,6 +521,9 @@ class Applier:
         """A complete transaction: into the batch, applied once the batch is full or nothing
         more is readable (`_flush`)."""
         statements = stream.statements
+        gtid = stream.gtid
+        if gtid is not None:
+            self._check_strict(gtid)  # before anything of it counts as read
         if stream.master_end:
             self.master_pos = stream.master_end
         timestamp, server_id = stream.timestamp, stream.server_id
@@ -479,12 +541,22 @@ class Applier:
             statements = []
         elif user_statement and not await self._user_statement(statements[0][0]):
             statements = []  # failed here: not binlogged either
+        if gtid is not None:
+            self._read_pos = self._read_pos.with_gtid(gtid)
         ready = ReadyTransaction(statements, self._meta(self.relay_file, end), end, timestamp, server_id,
-                                 user_statement)
+                                 user_statement, gtid)
         self._batch.append(ready)
         self._batch_statements += len(statements)
         if alone or len(self._batch) >= MAX_BATCH_TRANSACTIONS or self._batch_statements >= MAX_BATCH_STATEMENTS:
             await self._flush()
+
+    def _check_strict(self, gtid: Gtid) -> None:
+        """gtid_strict_mode: a GTID not above its domain's last one (applied here, or in this
+        server's binlog: `binlog_recent`) stops the SQL thread before the transaction, nothing
+        of it applied, with MariaDB's 1950 (out of order, or a duplicate)."""
+        for last in (self._read_pos.get(gtid.domain_id), self.binlog_recent(gtid.domain_id)):
+            if last is not None and gtid.seq_no <= last.seq_no and self.strict_mode():
+                raise ApplierError(ER_GTID_STRICT_OUT_OF_ORDER.code, ER_GTID_STRICT_OUT_OF_ORDER.format(gtid, last))
 
     async def _flush(self) -> None:
         """Apply the batch: ONE engine commit holding every transaction of it and the position
@@ -508,6 +580,7 @@ class Applier:
                 await self._commit_shielded([ready])
             except SQLError as e:
                 self.master_pos = int(ready.meta[META_MASTER_POS])  # as it was when it failed
+                self._read_pos = self.gtid_slave_pos
                 sql, _ctx, db, *_ = ready.statements[-1] if ready.statements else ("", None, None)
                 failing = getattr(e, "statement", None) or sql
                 raise ApplierError(
@@ -529,6 +602,15 @@ class Applier:
         self.relay_pos = last.end
         self.last_master_timestamp = last.timestamp
         self.applied_transactions += len(batch)
+        for t in batch:
+            if t.statements and not t.user_statement:
+                if str(t.statements[0][0]).lstrip()[:7].upper().startswith(_DML):
+                    self.transactional_groups += 1
+                else:
+                    self.ddl_groups += 1
+        if any(t.gtid is not None for t in batch):
+            self.gtid_slave_pos = GtidPosition.parse(str(last.meta[META_GTID_SLAVE_POS]))
+            self._moved()
 
     # -- row events -------------------------------------------------------------------------------
     def _rows(self, stream: _Stream, t: int, rows: Rows, timestamp: int) -> None:
@@ -567,6 +649,7 @@ class _Stream:
         self.master_end = 0
         self.timestamp = 0
         self.server_id = 0
+        self.gtid: Gtid | None = None  # the GTID event that began the current transaction
         self.reset_context()
 
     def begin(self) -> None:
@@ -581,6 +664,7 @@ class _Stream:
 
     def reset(self) -> None:
         self.in_group = False
+        self.gtid = None
         self.statements = []
         self.tables = {}
         self.reset_context()

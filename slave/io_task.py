@@ -41,6 +41,13 @@ Contract
 - The resume rule is the relay log's (slave/relay_log.py): each connection starts a new relay
   file and asks for the position after the last complete transaction; on a disconnect the
   partial transaction at the tail is cut off first.
+- By GTID (MASTER_USE_GTID = slave_pos | current_pos, `IoSettings.use_gtid`): the same, but the
+  place is `io_pos` (Gtid_IO_Pos), per domain the GTID of the last complete transaction in the
+  relay log, or where the SQL thread's position says when the relay log has none of the domain.
+  As MariaDB's slave asks (sql/slave.cc), after `@mariadb_slave_capability`:
+  `SELECT @@GLOBAL.gtid_domain_id`, `SET @slave_connect_state='<io_pos>'`,
+  `SET @slave_gtid_strict_mode=0|1`, `SET @slave_gtid_ignore_duplicates=0`; COM_BINLOG_DUMP
+  then carries the last coordinates we had (the master starts where the GTIDs say).
 """
 
 from __future__ import annotations
@@ -86,6 +93,7 @@ from protocol.events import (
     decode_header,
     event_checksum_ok,
 )
+from protocol.gtid import GtidPosition
 from protocol.messages import EOF, ERR, OK, ResultSet
 from protocol.position import BinlogPosition
 from semisync.interface import BinlogRelayIODelegate, DumpRequest, ReadEvent, RelayIOParam
@@ -140,6 +148,8 @@ class IoSettings:
     ssl: bool = False  # MASTER_SSL: upgrade the connection to TLS before logging in
     ssl_ca: str = ""  # MASTER_SSL_CA
     ssl_verify_server_cert: bool = False  # MASTER_SSL_VERIFY_SERVER_CERT
+    use_gtid: bool = False  # ask by GTID (@slave_connect_state = io_pos)
+    gtid_strict_mode: bool = False  # @slave_gtid_strict_mode
 
 
 # Slave_IO_State texts (MySQL 5.7's wording).
@@ -167,6 +177,8 @@ class IoTask:
         *,
         on_progress: Callable[[], None] = lambda: None,
         fsync: Callable[[int], None] = os.fsync,
+        io_pos: GtidPosition | None = None,
+        rescan_io_pos: Callable[[], GtidPosition] | None = None,
     ) -> None:
         self.settings = settings
         self.relay = relay
@@ -175,6 +187,10 @@ class IoTask:
         self._fsync = fsync
         # Where the next connection resumes: right after the last complete transaction.
         self.resume = start
+        # Gtid_IO_Pos: where a connection by GTID resumes (the relay log's last complete GTIDs);
+        # after a cut-back found in the file itself, `rescan_io_pos` reads it from the relay log.
+        self.io_pos = io_pos if io_pos is not None else GtidPosition()
+        self._rescan_io_pos = rescan_io_pos
         self._file_origin = start  # the master's position where the current relay file began
         self.boundary_offset: int | None = None
         self.tracker = GroupTracker(start, True)
@@ -316,6 +332,8 @@ class IoTask:
             self.resume = self._file_origin
             return e
         self.resume = at if at is not None else self._file_origin
+        if self._rescan_io_pos is not None:
+            self.io_pos = self._rescan_io_pos()
         return None
 
     async def _wait_for_space(self, failed: OSError) -> bool:
@@ -484,6 +502,16 @@ class IoTask:
             if isinstance(answer, ResultSet) and answer.rows:
                 checksum = (answer.rows[0][0] or "").upper() == "CRC32"
         await link.query(f"SET @mariadb_slave_capability={MARIADB_SLAVE_CAPABILITY}")
+        if s.use_gtid:
+            await link.query("SELECT @@GLOBAL.gtid_domain_id")
+            for sql in (
+                f"SET @slave_connect_state='{self.io_pos}'",
+                f"SET @slave_gtid_strict_mode={int(s.gtid_strict_mode)}",
+                "SET @slave_gtid_ignore_duplicates=0",
+            ):
+                answer = await link.query(sql)
+                if isinstance(answer, ERR):
+                    raise FatalIoError(ER_MASTER_FATAL_ERROR_READING_BINLOG, answer.code, answer.message)
         return checksum
 
     # -- the read loop ------------------------------------------------------------------------
@@ -545,6 +573,8 @@ class IoTask:
             self.boundary_offset = end_offset
             if self.tracker.master is not None:
                 self.resume = self.tracker.master
+            if self.tracker.closed_gtid is not None:
+                self.io_pos = self.io_pos.with_gtid(self.tracker.closed_gtid)
         master = self.tracker.master
         end = master if master is not None else self.resume
         return read, end

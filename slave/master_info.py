@@ -11,6 +11,8 @@ Contract
   log itself (see slave/relay_log.py), which is the only place where it is durable together with
   the events. `log_file`/`log_pos` here are the place to start from when the relay log holds no
   event of the master (first start, after CHANGE MASTER TO MASTER_LOG_FILE=..., after RESET SLAVE).
+- `use_gtid` (MASTER_USE_GTID) says how the IO task asks for the binlog; by GTID, the GTIDs to
+  start after are not here but in the engine (`@@gtid_slave_pos`) and the relay log.
 - Passwords are stored in clear, as MySQL's master.info does; the file is created mode 0600.
 """
 
@@ -36,6 +38,10 @@ class MasterInfo:
     ssl: int = 0  # MASTER_SSL: 1 = the connection to the master runs over TLS
     ssl_ca: str = ""  # MASTER_SSL_CA: the CA that signed the master's certificate (checked when set)
     ssl_verify_server_cert: int = 0  # MASTER_SSL_VERIFY_SERVER_CERT: also check the host name
+    # MASTER_USE_GTID (SHOW SLAVE STATUS's Using_Gtid): `no` asks for log_file/log_pos; `slave_pos`
+    # and `current_pos` ask by GTID (@slave_connect_state). A file written before the option
+    # existed has no line for it: `no`, the way it always replicated.
+    use_gtid: str = "no"
 
     @property
     def configured(self) -> bool:

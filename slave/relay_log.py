@@ -63,6 +63,8 @@ from protocol.events import (
     EventHeader,
     EventType,
     FormatDescription,
+    Gtid,
+    MariaGtid,
     Rotate,
     Rows,
     decode_event,
@@ -128,8 +130,9 @@ class GroupTracker:
     `feed` returns True when the event leaves the stream between two transactions. `master` is
     the position right after the last event received (None before the first ROTATE).
     Parse only what you decide on: `feed` reads the header, a GTID's flags and the start of a
-    QUERY's statement in place; it builds typed bodies only for ROTATE, FORMAT_DESCRIPTION and a
-    rows event outside a group. It never checks CRC32 footers: its callers (the IO task, `recover`)
+    QUERY's statement in place; it builds typed bodies only for ROTATE, FORMAT_DESCRIPTION, a
+    MariaDB GTID (`closed_gtid`: the GTID of the transaction the event just completed, else
+    None; `gtids`: per domain the last complete one) and a rows event outside a group. It never checks CRC32 footers: its callers (the IO task, `recover`)
     verify every event's checksum before they feed it.
     """
 
@@ -138,6 +141,9 @@ class GroupTracker:
         self.checksum = checksum
         self.in_group = False
         self.pending = False
+        self.closed_gtid: Gtid | None = None
+        self.gtids: dict[int, Gtid] = {}
+        self._open_gtid: Gtid | None = None
 
     @property
     def at_boundary(self) -> bool:
@@ -146,6 +152,7 @@ class GroupTracker:
     def feed(self, event: bytes | memoryview, header: EventHeader | None = None) -> bool:
         h = header or decode_header(event)
         t = h.type_code
+        self.closed_gtid = None
         if t == EventType.ROTATE_EVENT:
             rot = decode_event(event, self.checksum).body
             assert isinstance(rot, Rotate)
@@ -158,6 +165,9 @@ class GroupTracker:
         if h.log_pos and not h.artificial and self.master is not None:
             self.master = BinlogPosition(self.master.file, h.log_pos)
         if t == EventType.GTID_EVENT:
+            gtid = decode_event(event, self.checksum).body
+            assert isinstance(gtid, MariaGtid)
+            self._open_gtid = Gtid(gtid.domain_id, h.server_id, gtid.seq_no)
             if gtid_flags2(event) & FL_STANDALONE:
                 self.pending = True  # the statement that follows belongs to it
             else:
@@ -179,6 +189,9 @@ class GroupTracker:
             rows = decode_event(event, self.checksum).body
             assert isinstance(rows, Rows)
             self.pending = not rows.flags & ROWS_STMT_END_F
+        if self._open_gtid is not None and self.at_boundary and t != EventType.GTID_EVENT:
+            self.closed_gtid = self.gtids[self._open_gtid.domain_id] = self._open_gtid
+            self._open_gtid = None
         return self.at_boundary
 
 
@@ -293,6 +306,18 @@ class RelayLog:
             self.readable = self.position_of(name, boundary_offset)
             return Recovered(tracker.master, self.readable, truncated)
         return Recovered(None, None, truncated)
+
+    def gtids(self) -> dict[int, Gtid]:
+        """Per domain, the GTID of the last complete transaction in the relay log's files (what
+        MariaDB shows as Gtid_IO_Pos, beyond @@gtid_slave_pos). Reads every file."""
+        out: dict[int, Gtid] = {}
+        for name in self.files():
+            path = self.path(name)
+            if path.exists():
+                tracker, _ = _scan(path)
+                if tracker is not None:
+                    out.update(tracker.gtids)
+        return out
 
     # -- writing (IO task only) ----------------------------------------------------------------
     def start_file(self, checksum: bool) -> str:

@@ -9,6 +9,13 @@ Contract
   master.info's MASTER_LOG_FILE/POS (from CHANGE MASTER TO; the master's first binlog if empty).
 - CHANGE MASTER TO with MASTER_LOG_FILE/POS, or a change of MASTER_HOST/PORT, starts over: the
   relay log is deleted (as mysqld does) and the applier continues from the new relay log.
+- By GTID (master.info's `use_gtid`, MASTER_USE_GTID): the IO task asks for the GTIDs after
+  `io_pos`: at START SLAVE, @@gtid_slave_pos (current_pos: @@gtid_current_pos) with, per domain,
+  the last complete GTID in the relay log over it (the relay log holds what the SQL thread has
+  not applied yet). CHANGE MASTER TO defaults to slave_pos (MariaDB 10.10+) for a server
+  without master.info and to `no` when MASTER_LOG_FILE/POS are given; otherwise it keeps the
+  setting. `SET GLOBAL gtid_slave_pos` needs both threads stopped (1198, nothing changes); by
+  GTID it also drops the relay log, which was read for the old position.
 - `rpl_semi_sync_slave_enabled` is read by the semi-sync plugin at each IO task start.
 """
 
@@ -22,7 +29,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from protocol.errors import ER_BAD_SLAVE, ER_RELAY_LOG_INIT, ER_SLAVE_MUST_STOP, SQLError
+from protocol.errors import (
+    ER_BAD_SLAVE,
+    ER_RELAY_LOG_INIT,
+    ER_SLAVE_MUST_STOP,
+    ER_WRONG_ARGUMENTS,
+    SQLError,
+)
+from protocol.gtid import BinlogState, Gtid, GtidPosition, current_pos
 from protocol.position import BinlogPosition
 from semisync.interface import BinlogRelayIODelegate
 from slave import master_info
@@ -33,7 +47,9 @@ from slave.relay_log import RelayLog
 
 log = logging.getLogger("semisync.slave")
 
-STATUS_COLUMNS = (
+# SHOW SLAVE STATUS: MariaDB 10.11's columns in its order, then the MySQL 5.7 columns MariaDB
+# lacks (tests/integration/test_slave_gtid_mariadb.py compares them with a live MariaDB).
+MARIADB_STATUS_COLUMNS = (
     "Slave_IO_State", "Master_Host", "Master_User", "Master_Port", "Connect_Retry",
     "Master_Log_File", "Read_Master_Log_Pos", "Relay_Log_File", "Relay_Log_Pos",
     "Relay_Master_Log_File", "Slave_IO_Running", "Slave_SQL_Running", "Replicate_Do_DB",
@@ -44,12 +60,27 @@ STATUS_COLUMNS = (
     "Master_SSL_CA_Path", "Master_SSL_Cert", "Master_SSL_Cipher", "Master_SSL_Key",
     "Seconds_Behind_Master", "Master_SSL_Verify_Server_Cert", "Last_IO_Errno", "Last_IO_Error",
     "Last_SQL_Errno", "Last_SQL_Error", "Replicate_Ignore_Server_Ids", "Master_Server_Id",
-    "Master_UUID", "Master_Info_File", "SQL_Delay", "SQL_Remaining_Delay",
-    "Slave_SQL_Running_State", "Master_Retry_Count", "Master_Bind", "Last_IO_Error_Timestamp",
-    "Last_SQL_Error_Timestamp", "Master_SSL_Crl", "Master_SSL_Crlpath", "Retrieved_Gtid_Set",
-    "Executed_Gtid_Set", "Auto_Position", "Replicate_Rewrite_DB", "Channel_Name",
-    "Master_TLS_Version",
+    "Master_SSL_Crl", "Master_SSL_Crlpath", "Using_Gtid", "Gtid_IO_Pos",
+    "Replicate_Do_Domain_Ids", "Replicate_Ignore_Domain_Ids", "Parallel_Mode", "SQL_Delay",
+    "SQL_Remaining_Delay", "Slave_SQL_Running_State", "Slave_DDL_Groups",
+    "Slave_Non_Transactional_Groups", "Slave_Transactional_Groups", "Replicate_Rewrite_DB",
 )
+STATUS_COLUMNS = MARIADB_STATUS_COLUMNS + (
+    "Master_UUID", "Master_Info_File", "Master_Retry_Count", "Master_Bind",
+    "Last_IO_Error_Timestamp", "Last_SQL_Error_Timestamp", "Retrieved_Gtid_Set",
+    "Executed_Gtid_Set", "Auto_Position", "Channel_Name", "Master_TLS_Version",
+)
+# SHOW ALL SLAVES STATUS: exactly MariaDB 10.11's, one row per connection (ours: the default one)
+ALL_STATUS_COLUMNS = ("Connection_name", "Slave_SQL_State", *MARIADB_STATUS_COLUMNS) + (
+    "Retried_transactions", "Max_relay_log_size", "Executed_log_entries",
+    "Slave_received_heartbeats", "Slave_heartbeat_period", "Gtid_Slave_Pos",
+)
+USE_GTID = {"NO": "no", "SLAVE_POS": "slave_pos", "CURRENT_POS": "current_pos"}
+# MASTER_USE_GTID of a new connection. MariaDB 10.10+ (and ../shared/INTERFACE.md): slave_pos
+# unless a file/position is given. `no` until our master serves dumps by GTID: a master
+# without them refuses @slave_connect_state with 1236.
+DEFAULT_USE_GTID = "no"
+_USING_GTID = {"no": "No", "slave_pos": "Slave_Pos", "current_pos": "Current_Pos"}
 
 
 class Replication:
@@ -71,6 +102,9 @@ class Replication:
         fsync: Callable[[int], None] = os.fsync,
         max_relay_log_size: int = 1 << 30,
         commit_replicated: CommitReplicated | None = None,
+        gtid_strict_mode: Callable[[], bool] = lambda: False,
+        binlog_state: Callable[[], BinlogState] = BinlogState,
+        binlog_recent: Callable[[int], Gtid | None] = lambda _domain: None,
     ) -> None:
         self.datadir = Path(datadir)
         self.server_id = server_id
@@ -80,6 +114,8 @@ class Replication:
         self.report_port = report_port
         self.fsync = fsync
         self.max_relay_log_size = max_relay_log_size
+        self.gtid_strict_mode = gtid_strict_mode
+        self.binlog_state = binlog_state
         self.info = master_info.load(self.datadir) or defaults
         self.relay = RelayLog(self.datadir, relay_basename, server_id)
         recovered = self.relay.recover()
@@ -93,6 +129,7 @@ class Replication:
             apply_user_statement=apply_user_statement,
             master_clock_offset=lambda: self.io.master_clock_offset if self.io else 0.0,
             commit=commit_replicated,
+            strict_mode=gtid_strict_mode, binlog_recent=binlog_recent,
         )
         self.io: IoTask | None = None
         self._io_task: asyncio.Task[None] | None = None
@@ -100,6 +137,7 @@ class Replication:
         self.received_heartbeats = 0  # of earlier IO tasks (WL#342: reset by CHANGE MASTER)
         self._pending_meta: dict[str, Any] | None = None  # applier position to store after a reset
         self._last_io: tuple[int, str] = (0, "")
+        self._persisting: asyncio.Task[None] | None = None  # SET GLOBAL gtid_slave_pos's commit
 
     # -- state ------------------------------------------------------------------------------------
     @property
@@ -122,9 +160,38 @@ class Replication:
         return BinlogPosition(self.info.log_file, self.info.log_pos if self.info.log_file else 4)
 
     # -- START / STOP -----------------------------------------------------------------------------
+    @property
+    def using_gtid(self) -> bool:
+        return self.info.use_gtid != "no"
+
+    def gtid_io_start(self) -> GtidPosition:
+        """Where a new IO task asks by GTID: the SQL thread's position (@@gtid_slave_pos, or
+        @@gtid_current_pos), each domain's last complete GTID in the relay log over it."""
+        base = self.applier.gtid_slave_pos
+        if self.info.use_gtid == "current_pos":
+            base = current_pos(self.binlog_state(), base, self.server_id)
+        for gtid in self.relay.gtids().values():
+            base = base.with_gtid(gtid)
+        return base
+
+    def set_gtid_slave_pos(self, pos: GtidPosition) -> None:
+        """SET GLOBAL gtid_slave_pos: both threads stopped (1198). The position is committed to
+        the engine before the SQL thread can start again."""
+        if self.io_running or self.sql_running:
+            raise SQLError(ER_SLAVE_MUST_STOP)
+        meta = self.applier.set_gtid_slave_pos(pos)
+        if self.using_gtid:
+            self._drop_relay_log(self.applier.master_file, self.applier.master_pos)
+            meta = self._pending_meta or meta
+        self._pending_meta = meta
+        self._persisting = asyncio.ensure_future(self.persist_reset())
+
     async def start(self, io: bool = True, sql: bool = True) -> None:
         if not self.info.configured:
             raise SQLError(ER_BAD_SLAVE)
+        if self._persisting is not None:
+            await self._persisting
+            self._persisting = None
         if sql and not self.sql_running:
             self._sql_task = asyncio.create_task(self.applier.run(), name="slave-sql")
         if io and not self.io_running:
@@ -143,10 +210,15 @@ class Replication:
                 report_port=self.report_port(), max_relay_log_size=self.max_relay_log_size,
                 ssl=bool(self.info.ssl), ssl_ca=self.info.ssl_ca,
                 ssl_verify_server_cert=bool(self.info.ssl_verify_server_cert),
+                use_gtid=self.using_gtid, gtid_strict_mode=self.gtid_strict_mode(),
             )
+            io_pos = GtidPosition()
+            if self.using_gtid:
+                io_pos = self.io.io_pos if self.io is not None else self.gtid_io_start()
             self.io = IoTask(
                 settings, self.relay, self.delegate, self.start_position(),
                 on_progress=self.applier.notify, fsync=self.fsync,
+                io_pos=io_pos, rescan_io_pos=self.gtid_io_start if self.using_gtid else None,
             )
             self._io_task = asyncio.create_task(self.io.run(), name="slave-io")
 
@@ -196,6 +268,13 @@ class Replication:
     def change_master(self, changes: dict[str, Any]) -> None:
         if self.io_running or self.sql_running:
             raise SQLError(ER_SLAVE_MUST_STOP)
+        by_position = "log_file" in changes or "log_pos" in changes
+        if by_position and changes.get("use_gtid", "no") != "no":
+            raise SQLError(ER_WRONG_ARGUMENTS, "MASTER_LOG_FILE/MASTER_LOG_POS and MASTER_USE_GTID")
+        if by_position:
+            changes["use_gtid"] = "no"
+        elif "use_gtid" not in changes and not self.info.configured:
+            changes["use_gtid"] = DEFAULT_USE_GTID
         new_source = (
             "log_file" in changes or "log_pos" in changes
             or ("host" in changes and changes["host"] != self.info.host)
@@ -246,6 +325,28 @@ class Replication:
 
     # -- SHOW SLAVE STATUS ------------------------------------------------------------------------
     def status_row(self) -> tuple[Any, ...] | None:
+        values = self._status_values()
+        return None if values is None else tuple(values[name] for name in STATUS_COLUMNS)
+
+    def all_status_row(self) -> tuple[Any, ...] | None:
+        """SHOW ALL SLAVES STATUS's row of the default connection."""
+        values = self._status_values()
+        if values is None:
+            return None
+        applier = self.applier
+        values.update(
+            Connection_name="",
+            Slave_SQL_State=values["Slave_SQL_Running_State"],
+            Retried_transactions=0,
+            Max_relay_log_size=self.max_relay_log_size,
+            Executed_log_entries=applier.executed_events,
+            Slave_received_heartbeats=self.heartbeats,
+            Slave_heartbeat_period=float(self.info.heartbeat_period),
+            Gtid_Slave_Pos=str(applier.gtid_slave_pos),
+        )
+        return tuple(values[name] for name in ALL_STATUS_COLUMNS)
+
+    def _status_values(self) -> dict[str, Any] | None:
         if not self.info.configured:
             return None
         io = self.io
@@ -254,6 +355,9 @@ class Replication:
         io_running = io.running if io is not None and self.io_running else "No"
         sql_running = "Yes" if self.sql_running else "No"
         relay_file = applier.relay_file or (self.relay.current or "")
+        io_pos = GtidPosition()  # Gtid_IO_Pos: only by GTID
+        if self.using_gtid:
+            io_pos = io.io_pos if io is not None else self.gtid_io_start()
         values: dict[str, Any] = {name: "" for name in STATUS_COLUMNS}
         values.update(
             Slave_IO_State=io.state if io is not None and self.io_running else "",
@@ -292,8 +396,14 @@ class Replication:
             ),
             Master_Retry_Count=86400,
             Auto_Position=0,
+            Using_Gtid=_USING_GTID.get(self.info.use_gtid, "No"),
+            Gtid_IO_Pos=str(io_pos),
+            Parallel_Mode="optimistic",  # MariaDB's default slave_parallel_mode (one SQL thread here)
+            Slave_DDL_Groups=applier.ddl_groups,
+            Slave_Non_Transactional_Groups=0,  # every table is transactional
+            Slave_Transactional_Groups=applier.transactional_groups,
         )
-        return tuple(values[name] for name in STATUS_COLUMNS)
+        return values
 
     def status_variables(self) -> dict[str, Any]:
         return {

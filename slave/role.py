@@ -4,13 +4,19 @@ server/role.py is the seam).
 Contract
 - Client commits and read_only are the node's (a client's write, allowed once read_only is OFF,
   goes through the source side's group commit; the applier's stored position is unchanged).
-- Claims the replica statements: CHANGE MASTER [''] TO, START SLAVE / STOP SLAVE ['']
-  [IO_THREAD | SQL_THREAD], RESET SLAVE [''] [ALL] (MariaDB's connection name: only the default
-  '' exists here, another name is 1617), SHOW SLAVE STATUS (MySQL 5.7 columns in order),
-  SELECT MASTER_POS_WAIT('file', pos [, timeout]) (waits for the SQL thread).
-  Errors are mysqld's: 1198 (running slave), 1200 (no master configured), 1064 (syntax).
+- Claims the replica statements: CHANGE MASTER [''] TO (with MASTER_USE_GTID = no | slave_pos |
+  current_pos), START SLAVE / STOP SLAVE [''] [IO_THREAD | SQL_THREAD], RESET SLAVE [''] [ALL]
+  (MariaDB's connection name: only the default '' exists here, another name is 1617), SHOW
+  SLAVE STATUS (MariaDB 10.11's columns in order, then MySQL 5.7's others), SHOW ALL SLAVES
+  STATUS (MariaDB's), each also spelled REPLICA / REPLICAS, SELECT MASTER_POS_WAIT('file', pos
+  [, timeout]) and SELECT MASTER_GTID_WAIT('gtid-list' [, timeout]) (both wait for the SQL
+  thread; MASTER_GTID_WAIT is woken by the applier's commits, 0 reached, -1 timed out).
+  Errors are mysqld's: 1198 (running slave), 1200 (no master configured), 1064 (syntax),
+  1941/1943 (a malformed GTID list).
 - System variables: slave_net_timeout (dynamic; a warning when it is below the heartbeat
-  period), sync_relay_log, relay_log; status variables: Slave_heartbeat_period,
+  period), sync_relay_log, relay_log, gtid_slave_pos (SET GLOBAL only while both threads are
+  stopped: 1198; the value checked first: 1941/1943; `gtid_slave_pos()` reads it);
+  status variables: Slave_heartbeat_period,
   Slave_received_heartbeats, Slave_running (Rpl_semi_sync_slave_status comes from the
   semi-sync slave plugin, which the daemon loads at startup).
 """
@@ -22,12 +28,19 @@ import logging
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from protocol.errors import ER_MASTER_CONNECTION_NOT_FOUND, ER_PARSE_ERROR, SQLError
+from protocol.errors import (
+    ER_MASTER_CONNECTION_NOT_FOUND,
+    ER_PARSE_ERROR,
+    ER_SLAVE_MUST_STOP,
+    ProtocolError,
+    SQLError,
+)
+from protocol.gtid import GtidPosition, parse_gtid_list
 from protocol.messages import OK, FieldType, ResultSet, column
 from server.role import Role
 from server.sql import Tokens
 from server.variables import SystemVariable
-from slave.replication import STATUS_COLUMNS, Replication
+from slave.replication import ALL_STATUS_COLUMNS, STATUS_COLUMNS, USE_GTID, Replication
 
 if TYPE_CHECKING:
     from server.session import ClientSession
@@ -47,6 +60,7 @@ _CHANGE_OPTIONS = {
     "MASTER_SSL": ("ssl", "bool"),
     "MASTER_SSL_CA": ("ssl_ca", "str"),
     "MASTER_SSL_VERIFY_SERVER_CERT": ("ssl_verify_server_cert", "bool"),
+    "MASTER_USE_GTID": ("use_gtid", "gtid_mode"),
 }
 
 
@@ -68,8 +82,8 @@ class SlaveRole(Role):
     CLAIMS = frozenset({
         "CHANGE MASTER", "START SLAVE", "STOP SLAVE", "RESET SLAVE", "SHOW SLAVE",
         # MariaDB 10.5+ spellings
-        "START REPLICA", "STOP REPLICA", "RESET REPLICA", "SHOW REPLICA",
-        "SELECT MASTER_POS_WAIT",
+        "START REPLICA", "STOP REPLICA", "RESET REPLICA", "SHOW REPLICA", "SHOW ALL",
+        "SELECT MASTER_POS_WAIT", "SELECT MASTER_GTID_WAIT",
     })
 
     def __init__(self, replication_factory: Any, *, sync_relay_log: int, relay_log: str, net_timeout: float) -> None:
@@ -92,7 +106,28 @@ class SlaveRole(Role):
             SystemVariable("relay_log_recovery", True),
             SystemVariable("relay_log_info_repository", "TABLE"),
             SystemVariable("master_info_repository", "FILE"),
+            SystemVariable(
+                "gtid_slave_pos", "", dynamic=True, check=self._check_gtid_slave_pos,
+                getter=lambda: str(self.gtid_slave_pos()), on_set=self._set_gtid_slave_pos,
+            ),
         )
+
+    def gtid_slave_pos(self) -> GtidPosition:
+        """`@@gtid_slave_pos`: the GTID of the last transaction the SQL thread applied, per domain."""
+        rep = self.replication
+        return GtidPosition() if rep is None else rep.applier.gtid_slave_pos
+
+    def _check_gtid_slave_pos(self, value: Any) -> GtidPosition:
+        """A running slave refuses first (1198, whatever the value, as MariaDB), then the value
+        is parsed (1941, 1943)."""
+        rep = self.replication
+        if rep is not None and (rep.io_running or rep.sql_running):
+            raise SQLError(ER_SLAVE_MUST_STOP)
+        return _gtid_position(value)
+
+    def _set_gtid_slave_pos(self, value: GtidPosition) -> None:
+        assert self.replication is not None
+        self.replication.set_gtid_slave_pos(value)
 
     def _set_net_timeout(self, value: Any) -> None:
         self.net_timeout = float(value)
@@ -162,6 +197,34 @@ class SlaveRole(Role):
             await asyncio.sleep(0.05)
         return ResultSet((column(name, FieldType.LONGLONG),), ((result,),))
 
+    async def _master_gtid_wait(self, rep: Replication, toks: Tokens) -> Any:
+        """SELECT MASTER_GTID_WAIT('gtid-list' [, timeout]): 0 once @@gtid_slave_pos has every
+        listed GTID (in each domain a seq_no at least as high), -1 after `timeout` seconds (none
+        or a negative one: no limit), as MariaDB's. A malformed list is 1941/1943."""
+        toks.expect_word("SELECT")
+        start = toks.i
+        toks.expect_word("MASTER_GTID_WAIT")
+        toks.expect_op("(")
+        tok = toks.next()
+        if tok.kind != "STRING":
+            return None
+        text = tok.text
+        timeout: float | None = None
+        if toks.accept_op(","):
+            number = toks.next()
+            if number.kind != "NUMBER" or not isinstance(number.value, int | float):
+                return None
+            timeout = float(number.value) if float(number.value) >= 0 else None
+        toks.expect_op(")")
+        name = toks.sql[toks.items[start].pos:toks.items[toks.i - 1].pos + 1]
+        if toks.accept_word("AS"):
+            name = toks.name()
+        if not toks.at_end():
+            return None
+        wanted = _gtid_list(text)
+        reached = await rep.applier.wait_for_gtids(wanted, timeout)
+        return ResultSet((column(name, FieldType.LONG),), ((0 if reached else -1,),))
+
     async def execute(self, session: ClientSession, sql: str, keyword: str) -> Any:
         rep = self.replication
         assert rep is not None
@@ -169,13 +232,16 @@ class SlaveRole(Role):
         keyword = keyword.replace("REPLICA", "SLAVE")
         if keyword == "SELECT MASTER_POS_WAIT":
             return await self._master_pos_wait(rep, toks)
-        if keyword == "SHOW SLAVE":
+        if keyword == "SELECT MASTER_GTID_WAIT":
+            return await self._master_gtid_wait(rep, toks)
+        if keyword in ("SHOW ALL", "SHOW SLAVE"):  # SHOW ALL SLAVES STATUS / SHOW SLAVE STATUS
             toks.expect_word("SHOW")
-            toks.expect_word("SLAVE", "REPLICA")
+            every = bool(toks.accept_word("ALL"))
+            toks.expect_word(*(("SLAVES", "REPLICAS") if every else ("SLAVE", "REPLICA")))
             toks.expect_word("STATUS")
             toks.expect_end()
-            row = rep.status_row()
-            return ResultSet(tuple(column(c) for c in STATUS_COLUMNS), (tuple(_cell(v) for v in row),) if row else ())
+            columns, row = (ALL_STATUS_COLUMNS, rep.all_status_row()) if every else (STATUS_COLUMNS, rep.status_row())
+            return ResultSet(tuple(column(c) for c in columns), (tuple(_cell(v) for v in row),) if row else ())
         if keyword == "CHANGE MASTER":
             changes = _parse_change_master(toks)
             rep.change_master(changes)
@@ -212,6 +278,24 @@ class SlaveRole(Role):
             await rep.persist_reset()
             return OK()
         return None
+
+
+def _gtid_list(text: str) -> tuple[Any, ...]:
+    """A client's GTID list (1941 for a malformed one, as MariaDB's)."""
+    try:
+        return parse_gtid_list(text)
+    except ProtocolError as e:
+        raise SQLError(e.error, message=e.message) from None
+
+
+def _gtid_position(value: Any) -> GtidPosition:
+    """SET GLOBAL gtid_slave_pos's value: a GTID list, one per domain (1941, 1943)."""
+    if not isinstance(value, str):
+        raise TypeError(value)
+    try:
+        return GtidPosition.parse(value)
+    except ProtocolError as e:
+        raise SQLError(e.error, message=e.message) from None
 
 
 def _cell(value: Any) -> Any:
@@ -254,6 +338,10 @@ def _parse_change_master(toks: Tokens) -> dict[str, Any]:
                 if value.kind != "NUMBER" or not isinstance(value.value, int):
                     raise ValueError
                 changes[field] = value.value
+            elif kind == "gtid_mode":  # a word: no | slave_pos | current_pos
+                if value.kind != "WORD" or value.upper not in USE_GTID:
+                    raise ValueError
+                changes[field] = USE_GTID[value.upper]
             elif kind == "bool":  # 0 | 1, as mysqld's CHANGE MASTER TO grammar
                 if value.kind != "NUMBER" or value.value not in (0, 1):
                     raise ValueError

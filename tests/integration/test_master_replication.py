@@ -10,7 +10,7 @@ import pytest
 from pymysqlreplication import BinLogStreamReader
 from pymysqlreplication.event import HeartbeatLogEvent, QueryEvent, RotateEvent, XidEvent
 
-from tests.support.daemons import Daemon, wait_for
+from tests.support.daemons import Daemon
 from tests.support.mariadb import mariadb_available
 from tests.support.master import (  # noqa: F401 (master_fixture: the `master` fixture)
     make_repl_user,
@@ -164,26 +164,5 @@ def test_stock_mariadb_replica_replicates_a_mixed_workload_and_gets_heartbeats(m
         assert after >= before + 3, (before, after)
         hosts = master.query("SHOW SLAVE HOSTS")
         assert [h[0] for h in hosts] == [2]
-    finally:
-        replica.stop()
-
-
-@pytest.mark.mariadb
-@pytest.mark.skipif(not mariadb_available(), reason="mariadb-server not installed")
-def test_a_gtid_mode_mariadb_replica_is_refused_with_1236(master, tmp_path):
-    from tests.support.mariadb import MariaDBServer
-    from tests.support.master import slave_status
-
-    make_repl_user(master)
-    replica = MariaDBServer(tmp_path / "gtid", server_id=3, log_bin=None).start()
-    try:
-        replica.execute_all([
-            f"CHANGE MASTER TO MASTER_HOST='127.0.0.1', MASTER_PORT={master.port}, MASTER_USER='repl', "
-            "MASTER_PASSWORD='replpw', MASTER_USE_GTID=slave_pos, MASTER_CONNECT_RETRY=1",
-            "START SLAVE",
-        ])
-        st = wait_for(lambda: (s := slave_status(replica)).get("Last_IO_Errno") and s, 30, message="the IO error")
-        assert st["Last_IO_Errno"] == 1236 and "no GTIDs" in st["Last_IO_Error"]
-        assert master.query("SELECT 1") == [(1,)]
     finally:
         replica.stop()

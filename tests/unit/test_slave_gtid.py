@@ -1,0 +1,218 @@
+"""The replica side's GTIDs against a real engine and a real relay log in tmp_path:
+@@gtid_slave_pos is committed in the same engine commit as the transaction and the applier's
+position; a GTID out of its domain's order stops the applier (gtid_strict_mode, 1950) with
+nothing of it applied; MASTER_GTID_WAIT is woken by the applier's commits; the relay log's
+last complete GTIDs (Gtid_IO_Pos) are found again after a restart; CHANGE MASTER TO's
+MASTER_USE_GTID and SET GLOBAL gtid_slave_pos follow MariaDB's rules.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from engine import Engine, StatementContext
+from protocol.errors import SQLError
+from protocol.events import FL_STANDALONE, MariaGtid, Query, Xid
+from protocol.gtid import Gtid, GtidPosition
+from semisync.interface import BinlogRelayIODelegate
+from server.sql import Tokens
+from slave import master_info
+from slave.applier import META_GTID_SLAVE_POS, META_RELAY_POS, Applier
+from slave.master_info import MasterInfo
+from slave.relay_log import GroupTracker, RelayLog
+from slave.replication import Replication
+from slave.role import _parse_change_master
+from tests.support.relay_stream import Stream
+from tests.unit.test_slave_applier import open_engine, until
+
+
+class GtidStream(Stream):
+    def gtid_transaction(self, domain: int, server_id: int, seq_no: int, n: int) -> list[bytes]:
+        return [
+            self.event(MariaGtid(seq_no=seq_no, domain_id=domain), server_id=server_id),
+            self.event(Query(db="d", query=f"INSERT INTO t VALUES ({n})"), server_id=server_id),
+            self.event(Xid(n), server_id=server_id),
+        ]
+
+    def gtid_ddl(self, domain: int, seq_no: int, sql: str) -> list[bytes]:
+        return [self.event(MariaGtid(seq_no=seq_no, domain_id=domain, flags2=FL_STANDALONE)),
+                self.event(Query(db="d", query=sql))]
+
+
+class Relay:
+    def __init__(self, tmp_path) -> None:
+        self.log = RelayLog(tmp_path / "relay", "relay-bin", server_id=2)
+        self.log.recover()
+        self.log.start_file(checksum=True)
+        self.stream = GtidStream()
+        self.append(self.stream.start())
+        self.append([*self.stream.gtid_ddl(0, 1, "CREATE DATABASE d"),
+                     *self.stream.gtid_ddl(0, 2, "CREATE TABLE d.t (id INT PRIMARY KEY)")])
+
+    def append(self, events: list[bytes]) -> None:
+        for e in events:
+            self.log.append(e)
+        self.log.flush()
+        self.log.readable = self.log.position_of(self.log.current or "", self.log.size)
+
+
+def make_applier(engine: Engine, relay: Relay, strict: bool = True) -> Applier:
+    return Applier(engine, relay.log, table_columns=lambda db, table: None,
+                   make_context=lambda **kw: StatementContext(**kw), strict_mode=lambda: strict)
+
+
+async def test_gtid_slave_pos_is_committed_with_each_transaction_and_survives_a_reopen(tmp_path):
+    relay = Relay(tmp_path)
+    relay.append([e for n in range(1, 6) for e in relay.stream.gtid_transaction(0, 1, n + 2, n)])
+    relay.append(relay.stream.gtid_transaction(3, 9, 40, 100))  # another domain
+    engine, commits = await open_engine(tmp_path)
+    applier = make_applier(engine, relay)
+    seen: list[object] = []
+    original = applier.commit
+
+    async def recording(transactions):
+        seen.extend(t.gtid for t in transactions)
+        await original(transactions)
+
+    applier.commit = recording
+    task = asyncio.create_task(applier.run())
+    await until(lambda: applier.applied_transactions == 8)
+    assert str(applier.gtid_slave_pos) == "0-1-7,3-9-40"
+    # every commit holds the data, the relay position and the GTIDs applied up to it
+    assert commits[-1][META_GTID_SLAVE_POS] == "0-1-7,3-9-40"
+    assert int(commits[-1][META_RELAY_POS]) == relay.log.size
+    assert seen == [Gtid(0, 1, 1), Gtid(0, 1, 2), *(Gtid(0, 1, n + 2) for n in range(1, 6)), Gtid(3, 9, 40)]
+    applier.stop()
+    await asyncio.wait_for(task, 5)
+    await engine.close()
+    again = await Engine.open(tmp_path / "db", readers=1)
+    reopened = make_applier(again, relay)
+    reopened.load_position()
+    assert str(reopened.gtid_slave_pos) == "0-1-7,3-9-40"
+    await again.close()
+
+
+@pytest.mark.parametrize("seq_no", [4, 3])  # out of order, a duplicate
+async def test_strict_mode_stops_before_an_out_of_order_gtid_with_1950(tmp_path, seq_no):
+    relay = Relay(tmp_path)
+    relay.append([*relay.stream.gtid_transaction(0, 1, 3, 1), *relay.stream.gtid_transaction(0, 1, 5, 2)])
+    good_end = relay.log.size
+    relay.append([*relay.stream.gtid_transaction(0, 1, seq_no, 3), *relay.stream.gtid_transaction(0, 1, 6, 4)])
+    engine, _commits = await open_engine(tmp_path)
+    applier = make_applier(engine, relay)
+    await asyncio.wait_for(applier.run(), 10)  # stops
+    assert applier.last_errno == 1950
+    assert applier.last_error == (
+        f"An attempt was made to binlog GTID 0-1-{seq_no} which would create an out-of-order sequence "
+        "number with existing GTID 0-1-5, and gtid strict mode is enabled")
+    assert str(applier.gtid_slave_pos) == "0-1-5" and applier.relay_pos == good_end
+    rows = await engine.session(0).execute("SELECT id FROM d.t ORDER BY id")
+    assert [r[0] for r in rows.rows] == [1, 2]
+    await engine.close()
+
+
+async def test_without_strict_mode_an_out_of_order_gtid_is_applied(tmp_path):
+    relay = Relay(tmp_path)
+    relay.append([*relay.stream.gtid_transaction(0, 1, 5, 1), *relay.stream.gtid_transaction(0, 1, 4, 2)])
+    engine, _commits = await open_engine(tmp_path)
+    applier = make_applier(engine, relay, strict=False)
+    task = asyncio.create_task(applier.run())
+    await until(lambda: applier.applied_transactions == 4)
+    assert str(applier.gtid_slave_pos) == "0-1-4" and applier.last_errno == 0
+    applier.stop()
+    await asyncio.wait_for(task, 5)
+    await engine.close()
+
+
+async def test_master_gtid_wait_is_woken_by_the_commit_that_reaches_it(tmp_path):
+    relay = Relay(tmp_path)
+    engine, _commits = await open_engine(tmp_path)
+    applier = make_applier(engine, relay)
+    task = asyncio.create_task(applier.run())
+    await until(lambda: applier.applied_transactions == 2)
+    assert await applier.wait_for_gtids([Gtid(0, 1, 2)], 0) is True
+    assert await applier.wait_for_gtids([Gtid(0, 1, 3)], 0.05) is False
+    waiter = asyncio.create_task(applier.wait_for_gtids([Gtid(0, 1, 4), Gtid(5, 1, 0)], None))
+    relay.append(relay.stream.gtid_transaction(0, 1, 3, 1))
+    applier.notify()
+    await until(lambda: applier.applied_transactions == 3)
+    await asyncio.sleep(0.01)
+    assert not waiter.done()
+    relay.append(relay.stream.gtid_transaction(0, 1, 4, 2))
+    applier.notify()
+    assert await asyncio.wait_for(waiter, 5) is True
+    applier.stop()
+    await asyncio.wait_for(task, 5)
+    await engine.close()
+
+
+def test_the_tracker_and_the_relay_log_know_the_last_complete_gtid_per_domain(tmp_path):
+    relay = Relay(tmp_path)
+    relay.append([*relay.stream.gtid_transaction(0, 1, 3, 1), *relay.stream.gtid_transaction(2, 4, 9, 2)])
+    tail = relay.stream.gtid_transaction(0, 1, 4, 3)[:2]  # a transaction whose XID never came
+    tracker = GroupTracker(None, True)
+    closed = []
+    for e in relay.stream.gtid_transaction(0, 1, 8, 1):
+        tracker.feed(e)
+        closed.append(tracker.closed_gtid)
+    assert closed == [None, None, Gtid(0, 1, 8)]
+    relay.append(tail)
+    relay.log.close()
+    again = RelayLog(tmp_path / "relay", "relay-bin", server_id=2)
+    again.recover()  # cuts the torn transaction
+    assert again.gtids() == {0: Gtid(0, 1, 3), 2: Gtid(2, 4, 9)}
+
+
+def test_change_master_use_gtid_values_and_defaults(tmp_path):
+    assert _parse_change_master(Tokens("CHANGE MASTER TO MASTER_USE_GTID = current_pos"))["use_gtid"] == "current_pos"
+    assert _parse_change_master(Tokens("CHANGE MASTER TO MASTER_USE_GTID=NO"))["use_gtid"] == "no"
+    with pytest.raises(SQLError) as bad:
+        _parse_change_master(Tokens("CHANGE MASTER TO MASTER_USE_GTID = maybe"))
+    assert bad.value.code == 1064
+    master_info.save(tmp_path, MasterInfo(host="h", use_gtid="slave_pos"))
+    assert master_info.load(tmp_path) == MasterInfo(host="h", use_gtid="slave_pos")
+    (tmp_path / master_info.FILE_NAME).write_text("host=h\nport=3306\n")  # written before the option
+    assert master_info.load(tmp_path).use_gtid == "no"
+
+
+async def make_replication(tmp_path, engine: Engine) -> Replication:
+    return Replication(
+        datadir=tmp_path / "slave", server_id=2, relay_basename="relay-bin", sync_relay_log=1,
+        net_timeout=60, defaults=MasterInfo(), engine=engine, delegate=BinlogRelayIODelegate(),
+        table_columns=lambda db, table: None, make_context=lambda **kw: StatementContext(**kw),
+        apply_user_statement=None,
+    )
+
+
+async def test_change_master_by_position_is_not_by_gtid_and_both_at_once_is_1210(tmp_path):
+    engine = await Engine.open(tmp_path / "db", readers=1)
+    rep = await make_replication(tmp_path, engine)
+    with pytest.raises(SQLError) as both:
+        rep.change_master({"host": "h", "log_file": "m.000001", "log_pos": 4, "use_gtid": "slave_pos"})
+    assert both.value.code == 1210 and not rep.info.configured
+    rep.change_master({"host": "h", "use_gtid": "current_pos"})
+    assert rep.info.use_gtid == "current_pos"
+    rep.change_master({"port": 3307})  # kept
+    assert rep.info.use_gtid == "current_pos"
+    rep.change_master({"log_file": "m.000001", "log_pos": 4})
+    assert rep.info.use_gtid == "no" and master_info.load(tmp_path / "slave").use_gtid == "no"
+    await engine.close()
+
+
+async def test_set_gtid_slave_pos_only_while_stopped_and_committed_before_a_start(tmp_path):
+    engine = await Engine.open(tmp_path / "db", readers=1)
+    rep = await make_replication(tmp_path, engine)
+    rep.change_master({"host": "127.0.0.1", "port": 1, "use_gtid": "slave_pos"})
+    rep.set_gtid_slave_pos(GtidPosition.parse("0-1-5,1-2-3"))
+    await rep.start(io=False, sql=True)  # waits for the position's commit first
+    assert engine.meta()[META_GTID_SLAVE_POS] == "0-1-5,1-2-3"
+    assert str(rep.gtid_io_start()) == "0-1-5,1-2-3"
+    with pytest.raises(SQLError) as running:
+        rep.set_gtid_slave_pos(GtidPosition.parse("0-1-9"))
+    assert running.value.code == 1198
+    assert running.value.message == "This operation cannot be performed as you have a running slave ''; run STOP SLAVE '' first"
+    assert str(rep.applier.gtid_slave_pos) == "0-1-5,1-2-3"
+    await rep.stop()
+    await engine.close()
