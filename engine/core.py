@@ -996,13 +996,14 @@ class Engine:
     # --- planning ----------------------------------------------------------------------------
 
     def plan_for(self, shape: str, database: str | None, params: list[object], visible: Any = None,
-                 processlist: Callable[[], list[tuple]] | None = None) -> Plan:
+                 live_rows: Callable[[str], list[tuple]] | None = None) -> Plan:
         """The cached translation of `shape`. `visible` (a privilege check's `sees_database(db)`,
         `sees_table(db, t)`, `sees_columns(db, t)`) narrows what information_schema lists;
-        `processlist` gives information_schema.PROCESSLIST's rows now; such plans are not cached."""
+        `live_rows(view)` gives the rows of information_schema's server views (PROCESSLIST, the
+        variables) now; such plans are not cached."""
         lowered = shape.lower()
-        if infoschema.NAME in lowered and (visible is not None or "processlist" in lowered):
-            return parsing(self._make_plan, shape, database, params, visible, processlist)
+        if infoschema.reads_live(lowered) or (visible is not None and infoschema.NAME in lowered):
+            return parsing(self._make_plan, shape, database, params, visible, live_rows)
         key = (shape, database, self._catalog_version)
         plan = self._plans.get(key)
         if plan is None:
@@ -1014,7 +1015,7 @@ class Engine:
         return plan
 
     def _make_plan(self, shape: str, database: str | None, params: list[object], visible: Any = None,
-                   processlist: Callable[[], list[tuple]] | None = None) -> Plan:
+                   live_rows: Callable[[str], list[tuple]] | None = None) -> Plan:
         tokens = tokenize(shape)
         if not tokens:
             raise SQLError(ER_EMPTY_QUERY)
@@ -1041,14 +1042,14 @@ class Engine:
         if visible is None:
             translator = Translator(tokens, shape, database, self.table, set(self.schemas), params,
                                     lambda schema: list(self.catalog.get(schema, {}).values()),
-                                    processlist=processlist)
+                                    live_rows=live_rows)
         else:
             def tables(schema: str, sees=visible.sees_table) -> list[Table]:
                 return [t for t in self.catalog.get(schema, {}).values() if sees(schema, t.name)]
 
             translator = Translator(tokens, shape, database, self.table, set(self.schemas), params, tables,
                                     {schema for schema in self.schemas if visible.sees_database(schema)},
-                                    lambda schema: tables(schema, visible.sees_columns), processlist)
+                                    lambda schema: tables(schema, visible.sees_columns), live_rows)
         translator.view_of = self.view
         translator.views_in = lambda schema: list(self.views.get(schema, {}).values())
         return translator.plan()

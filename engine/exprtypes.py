@@ -50,7 +50,8 @@ _INT_FUNCS = {"LENGTH": 10, "OCTET_LENGTH": 10, "CHAR_LENGTH": 10, "CHARACTER_LE
               "LOCATE": 11, "INSTR": 11, "POSITION": 11, "YEAR": 4, "MONTH": 2, "DAY": 2,
               "DAYOFMONTH": 2, "HOUR": 2, "MINUTE": 2, "SECOND": 2, "DAYOFWEEK": 1, "DAYOFYEAR": 3,
               "WEEKDAY": 1, "QUARTER": 1, "ISNULL": 1, "SIGN": 2, "CONNECTION_ID": 10,
-              "ASCII": 3, "ORD": 10, "FIND_IN_SET": 3, "STRCMP": 2, "CRC32": 10, "TO_DAYS": 7}
+              "ASCII": 3, "ORD": 10, "FIND_IN_SET": 3, "STRCMP": 2, "CRC32": 10, "TO_DAYS": 7,
+              "GET_LOCK": 1, "RELEASE_LOCK": 1, "IS_FREE_LOCK": 1, "IS_USED_LOCK": 10}
 _BIG_FUNCS = {"COUNT": 21, "LAST_INSERT_ID": 21, "UNIX_TIMESTAMP": 17, "ROW_COUNT": 21,
               "FOUND_ROWS": 21, "BIT_COUNT": 2, "DATEDIFF": 11, "TIMESTAMPDIFF": 21}
 _DOUBLE_FUNCS = {"RAND", "SQRT", "POW", "POWER", "EXP", "LN", "LOG", "LOG2", "LOG10", "SIN", "COS",

@@ -705,6 +705,22 @@ def json_extract(doc: Any, *paths: Any) -> str | None:
     return json.dumps(out, ensure_ascii=False, separators=(", ", ": "))
 
 
+def json_value(doc: Any, path: Any) -> str | None:
+    """MariaDB's JSON_VALUE: the scalar at `path` as text (a string unquoted), NULL for an
+    object, an array, a JSON null or nothing there."""
+    if doc is None or path is None:
+        return None
+    data = _json(doc)
+    if data is _INVALID:
+        return None
+    ok, value = _json_path(data, _to_str(path))
+    if not ok or value is None or isinstance(value, (dict, list)):
+        return None
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return value if isinstance(value, str) else json.dumps(value)
+
+
 def _json_path(data: Any, path: str) -> tuple[bool, Any]:
     if not path.startswith("$"):
         raise ValueError(f"Invalid JSON path expression {path!r}")
@@ -990,7 +1006,7 @@ def register(conn: sqlite3.Connection, state: ConnectionState) -> None:
         "mysql_timestampdiff": (3, timestampdiff),
         "mysql_timestampadd": (3, lambda unit, n, d: date_add(d, n, unit, 1)), "last_day": (1, last_day), "dayofweek": (1, dayofweek),
         "weekday": (1, weekday), "week": (-1, week), "mysql_json_extract": (-1, json_extract),
-        "json_unquote": (1, json_unquote), "json_contains": (-1, json_contains),
+        "json_unquote": (1, json_unquote), "json_value": (2, json_value), "json_contains": (-1, json_contains),
         "mysql_json_valid": (1, json_valid),
         "dayofyear": (1, _part(7)), "conv": (3, conv),
         "master_pos_wait": (-1, lambda *args: None),  # not a slave here (a slave's role answers it)

@@ -1,9 +1,11 @@
 """A read-only `information_schema` (SCHEMATA, TABLES, COLUMNS, STATISTICS, KEY_COLUMN_USAGE,
-TABLE_CONSTRAINTS, REFERENTIAL_CONSTRAINTS, CHARACTER_SETS, COLLATIONS, PROCESSLIST, with MariaDB
-10.11's columns; PROCESSLIST's rows are the server shell's, read through the session when the
-statement is planned (such plans are never cached), its result columns typed from MariaDB's
-declared columns (`table`), the others' from their values; FILES, PARTITIONS,
-TRIGGERS, ROUTINES, EVENTS and VIEWS always empty) built from the
+TABLE_CONSTRAINTS, REFERENTIAL_CONSTRAINTS, CHARACTER_SETS, COLLATIONS, PROCESSLIST,
+GLOBAL_VARIABLES, SESSION_VARIABLES, GLOBAL_STATUS, SESSION_STATUS, with MariaDB 10.11's columns;
+the rows of PROCESSLIST and of the variables (`LIVE`) are the server shell's, read through the
+session when the statement is planned (such plans are never cached), the variables' names
+upper-case and compared without regard to case, as MariaDB's; PROCESSLIST's and EVENTS' result
+columns typed from MariaDB's declared columns (`table`), the others' from their values; FILES,
+PARTITIONS, TRIGGERS, ROUTINES and EVENTS always empty) built from the
 engine's catalog: a reference to `information_schema.X` becomes a subquery over VALUES, inlined
 into the translation (plans are cached per catalog version, so they never show a stale catalog).
 Enough for clients that reflect tables (python-mysql-replication, ORMs), not a full one."""
@@ -49,7 +51,11 @@ COLUMNS = {
                  "ACTION_TIMING", "DEFINER"],
     "routines": ["SPECIFIC_NAME", "ROUTINE_CATALOG", "ROUTINE_SCHEMA", "ROUTINE_NAME", "ROUTINE_TYPE",
                  "DEFINER"],
-    "events": ["EVENT_CATALOG", "EVENT_SCHEMA", "EVENT_NAME", "DEFINER"],
+    "events": ["EVENT_CATALOG", "EVENT_SCHEMA", "EVENT_NAME", "DEFINER", "TIME_ZONE", "EVENT_BODY",
+               "EVENT_DEFINITION", "EVENT_TYPE", "EXECUTE_AT", "INTERVAL_VALUE", "INTERVAL_FIELD", "SQL_MODE",
+               "STARTS", "ENDS", "STATUS", "ON_COMPLETION", "CREATED", "LAST_ALTERED", "LAST_EXECUTED",
+               "EVENT_COMMENT", "ORIGINATOR", "CHARACTER_SET_CLIENT", "COLLATION_CONNECTION",
+               "DATABASE_COLLATION"],
     "views": ["TABLE_CATALOG", "TABLE_SCHEMA", "TABLE_NAME", "VIEW_DEFINITION", "CHECK_OPTION", "IS_UPDATABLE",
               "DEFINER", "SECURITY_TYPE", "CHARACTER_SET_CLIENT", "COLLATION_CONNECTION", "ALGORITHM"],
     "character_sets": ["CHARACTER_SET_NAME", "DEFAULT_COLLATE_NAME", "DESCRIPTION", "MAXLEN"],
@@ -57,6 +63,10 @@ COLUMNS = {
     "files": ["FILE_ID", "FILE_NAME", "FILE_TYPE", "TABLESPACE_NAME", "TABLE_CATALOG", "TABLE_SCHEMA",
               "TABLE_NAME", "LOGFILE_GROUP_NAME", "LOGFILE_GROUP_NUMBER", "ENGINE", "TOTAL_EXTENTS",
               "EXTENT_SIZE", "INITIAL_SIZE", "EXTRA"],
+    "global_variables": ["VARIABLE_NAME", "VARIABLE_VALUE"],
+    "session_variables": ["VARIABLE_NAME", "VARIABLE_VALUE"],
+    "global_status": ["VARIABLE_NAME", "VARIABLE_VALUE"],
+    "session_status": ["VARIABLE_NAME", "VARIABLE_VALUE"],
     "processlist": ["ID", "USER", "HOST", "DB", "COMMAND", "TIME", "STATE", "INFO", "TIME_MS", "STAGE",
                     "MAX_STAGE", "PROGRESS", "MEMORY_USED", "MAX_MEMORY_USED", "EXAMINED_ROWS", "QUERY_ID",
                     "INFO_BINARY", "TID"],
@@ -65,7 +75,25 @@ COLUMNS = {
                    "NULLABLE", "INDEX_TYPE", "COMMENT", "INDEX_COMMENT", "IGNORED"],
 }
 
-# PROCESSLIST's declared columns (MariaDB 10.11's), so its result columns are typed from them
+# The views whose rows are the server shell's, read through the session when the statement is
+# planned (such plans are never cached): PROCESSLIST, and the system and status variables.
+LIVE = frozenset({"processlist", "global_variables", "session_variables", "global_status", "session_status",
+                  "global_priv"})
+# The `mysql` schema's tables a server shell answers (`mysql.global_priv`: its accounts, their
+# global privileges as MariaDB's access bits); live rows too, read under the name `global_priv`.
+MYSQL = "mysql"
+MYSQL_COLUMNS = {"global_priv": ["Host", "User", "Priv"]}
+# Views whose text columns compare without regard to case, as MariaDB's utf8_general_ci columns
+# do (VARIABLE_NAME = 'rpl_semi_sync_master_enabled' finds RPL_SEMI_SYNC_MASTER_ENABLED).
+_NOCASE = frozenset({"global_variables", "session_variables", "global_status", "session_status"})
+
+
+def reads_live(lowered_sql: str) -> bool:
+    """Whether a statement (lower-cased) may read a view whose rows the server shell gives."""
+    return any(name in lowered_sql for name in LIVE)
+
+
+# PROCESSLIST's and EVENTS' declared columns (MariaDB 10.11's), so result columns are typed from them
 _PROCESSLIST_TYPES = [("bigint", "4", False), ("varchar", "128", False), ("varchar", "64", False),
                       ("varchar", "64", True), ("varchar", "16", False), ("int", "7", False),
                       ("varchar", "64", True), ("longtext", "", True), ("decimal", "22,3", False),
@@ -74,14 +102,25 @@ _PROCESSLIST_TYPES = [("bigint", "4", False), ("varchar", "128", False), ("varch
                       ("blob", "", True), ("bigint", "4", False)]
 
 
+_EVENTS_TYPES = [("varchar", "64", False), ("varchar", "64", False), ("varchar", "64", False),
+                 ("varchar", "384", False), ("varchar", "64", False), ("varchar", "8", False), ("longtext", "", False),
+                 ("varchar", "9", False), ("datetime", "", True), ("varchar", "256", True), ("varchar", "18", True),
+                 ("varchar", "8192", False), ("datetime", "", True), ("datetime", "", True), ("varchar", "18", False),
+                 ("varchar", "12", False), ("datetime", "", False), ("datetime", "", False), ("datetime", "", True),
+                 ("varchar", "64", False), ("bigint", "10", False), ("varchar", "32", False),
+                 ("varchar", "64", False), ("varchar", "64", False)]
+_DECLARED = {"processlist": _PROCESSLIST_TYPES, "events": _EVENTS_TYPES}
+
+
 def table(name: str) -> Table | None:
     """The declared columns of `information_schema.<name>` where they are known (None: its result
     columns are typed from their values)."""
-    if name.lower() != "processlist":
+    declared = _DECLARED.get(name.lower())
+    if declared is None:
         return None
-    return Table(NAME, "PROCESSLIST", [
+    return Table(NAME, name.upper(), [
         Column(col, base, args.split(",") if args else [], nullable=nullable)
-        for col, (base, args, nullable) in zip(COLUMNS["processlist"], _PROCESSLIST_TYPES, strict=True)])
+        for col, (base, args, nullable) in zip(COLUMNS[name.lower()], declared, strict=True)])
 
 
 # the character sets and collations the server speaks (MariaDB 10.11's rows for them)
@@ -233,21 +272,33 @@ def _constraint_rows(name: str, table: Table, tables: Callable[[str], Iterable[T
 
 
 def subquery(name: str, schemas: Iterable[str], tables: Callable[[str], Iterable[Table]],
-             processlist: Callable[[], list[tuple]] | None = None,
+             live_rows: Callable[[str], list[tuple]] | None = None,
              views: Callable[[str], Iterable] = lambda schema: ()) -> str | None:
-    """SQLite SQL for `information_schema.<name>` (None: no such view). `processlist`: the rows
-    PROCESSLIST shows the asking session (none when the engine runs without a server shell)."""
+    """SQLite SQL for `information_schema.<name>` (None: no such view). `live_rows(name)`: the rows
+    a LIVE view shows the asking session (none when the engine runs without a server shell)."""
     columns = COLUMNS.get(name.lower())
     if columns is None:
         return None
     name = name.lower()
-    if name == "processlist":
-        rows = processlist() if processlist is not None else []
+    if name in LIVE:
+        rows = live_rows(name) if live_rows is not None else []
     elif name in ("character_sets", "collations"):
         rows = list(CHARACTER_SETS if name == "character_sets" else COLLATIONS)
     else:
         rows = _rows(name, schemas, tables, views)
-    names = ", ".join(f"column{n} AS {quote_ident(c)}" for n, c in enumerate(columns, 1))
+    return _values(columns, rows, " COLLATE NOCASE" if name in _NOCASE else "")
+
+
+def mysql_subquery(name: str, live_rows: Callable[[str], list[tuple]] | None) -> str | None:
+    """SQLite SQL for `mysql.<name>` where the server shell answers it (None: not one of those)."""
+    columns = MYSQL_COLUMNS.get(name.lower())
+    if columns is None:
+        return None
+    return _values(columns, live_rows(name.lower()) if live_rows is not None else [], "")
+
+
+def _values(columns: list[str], rows: list[tuple], collate: str) -> str:
+    names = ", ".join(f"column{n}{collate} AS {quote_ident(c)}" for n, c in enumerate(columns, 1))
     if not rows:
         return "(SELECT " + ", ".join(f"NULL AS {quote_ident(c)}" for c in columns) + " WHERE 0)"
     values = ", ".join("(" + ", ".join(v if isinstance(v, _Sql) else sql_literal(v) for v in row) + ")"

@@ -94,9 +94,10 @@ class Session:
         # `@@variable` text -> its value (set by the server shell, which owns the variables;
         # None: statements reading system variables are refused)
         self.sysvar_reader: Callable[[str], object] | None = None
-        # information_schema.PROCESSLIST's rows as this session may see them (set by the server
-        # shell, which owns the sessions; None: the table is empty)
-        self.processlist_reader: Callable[[], list[tuple]] | None = None
+        # the rows of information_schema's server views (PROCESSLIST, the system and status
+        # variables: infoschema.LIVE) as this session may see them, by view name (set by the
+        # server shell, which owns the sessions and variables; None: those views are empty)
+        self.live_reader: Callable[[str], list[tuple]] | None = None
         self.last_insert_id = 0
         self.found = 0  # FOUND_ROWS(): rows the last SELECT returned (or would have without LIMIT)
         self.row_count = -1  # ROW_COUNT(): rows the last statement changed (-1 after a SELECT)
@@ -155,7 +156,7 @@ class Session:
         engine = self.engine
         try:
             shape, params = extract(sql)
-            plan = engine.plan_for(shape, self._database, params, self.visible, self.processlist_reader)
+            plan = engine.plan_for(shape, self._database, params, self.visible, self.live_reader)
         except SyntaxError_ as exc:
             raise exc.with_literals(sql) from None
         if plan.kind == "explain":  # EXPLAIN needs what running the statement needs
@@ -177,7 +178,7 @@ class Session:
     async def _execute(self, sql: str, context: StatementContext | None, lock_reads: bool = True) -> Result:
         engine = self.engine
         shape, params = extract(sql)
-        plan = engine.plan_for(shape, self._database, params, self.visible, self.processlist_reader)
+        plan = engine.plan_for(shape, self._database, params, self.visible, self.live_reader)
         kind = plan.kind
         if kind == "write":
             return await self._write(sql, plan, params, context)
@@ -209,7 +210,7 @@ class Session:
         """EXPLAIN [EXTENDED|PARTITIONS] SELECT/UPDATE/DELETE/INSERT/REPLACE (engine/explain.py)."""
         engine = self.engine
         inner = _EXPLAIN_PREFIX.sub("", shape, count=1)
-        plan = engine.plan_for(inner, self._database, params, self.visible, self.processlist_reader)
+        plan = engine.plan_for(inner, self._database, params, self.visible, self.live_reader)
         if plan.kind not in ("select", "write"):
             raise syntax_error(inner)
         args = self._args(plan, params, context, _timestamp(context), sql)

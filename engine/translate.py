@@ -138,9 +138,9 @@ class Translator:
     def __init__(self, tokens: list[Token], shape: str, database: str | None, catalog,
                  schemas: set[str], params: list[object], catalog_tables=lambda schema: [],
                  listed_schemas: set[str] | None = None, column_tables=None,
-                 processlist: Callable[[], list[tuple]] | None = None):
+                 live_rows: Callable[[str], list[tuple]] | None = None):
         self.tokens = tokens
-        self.processlist = processlist  # information_schema.PROCESSLIST's rows for the asking session
+        self.live_rows = live_rows  # information_schema's server views' rows for the asking session
         # the tables whose columns information_schema.COLUMNS lists (default: every table)
         self.column_tables = catalog_tables if column_tables is None else column_tables
         # the schemas information_schema lists (all, unless a privilege check narrows them)
@@ -227,7 +227,7 @@ class Translator:
             raise SQLError(ER_VIEW_RECURSIVE, view.schema, view.name)
         shape, literals = extract(view.select)
         sub = Translator(tokenize(shape), shape, view.schema, self.catalog, self.schemas, literals,
-                         self.catalog_tables, self.listed_schemas, self.column_tables, self.processlist)
+                         self.catalog_tables, self.listed_schemas, self.column_tables, self.live_rows)
         sub.view_of, sub.views_in = self.view_of, self.views_in
         sub.expanding = (*self.expanding, key)
         plan = sub.plan_select()
@@ -446,6 +446,14 @@ class Translator:
             self._ctes = found
         return self._ctes
 
+    def name_unless_aliased(self, i: int, table: str) -> None:
+        """A subquery standing for `table` is referable by the table's own name, as MySQL allows,
+        unless the statement gives it an alias at `i`."""
+        toks = self.tokens
+        if not (i < len(toks) and (toks[i].is_word("AS") or toks[i].kind == "ident" or (
+                toks[i].kind == "word" and toks[i].upper not in NOT_ALIAS))):
+            self.out.append(quote_ident(table))
+
     def emit_table_ref(self, i: int) -> int:
         """A table name in a FROM/JOIN list: qualify it, keep its alias, drop index hints."""
         toks = self.tokens
@@ -462,20 +470,20 @@ class Translator:
         i, schema, table = self.read_table_name(i)
         if schema.lower() == infoschema.NAME:
             tables_of = self.column_tables if table.lower() == "columns" else self.tables_of
-            view = infoschema.subquery(table, self.listed_schemas, tables_of, self.processlist, self.views_in)
+            view = infoschema.subquery(table, self.listed_schemas, tables_of, self.live_rows, self.views_in)
             if view is None:
                 raise SQLError(ER_NO_SUCH_TABLE, infoschema.NAME, table)
             self.out.append(view)
-            if not (i < len(toks) and (toks[i].is_word("AS") or toks[i].kind == "ident" or (
-                    toks[i].kind == "word" and toks[i].upper not in NOT_ALIAS))):
-                self.out.append(quote_ident(table))  # referable by its own name, as MySQL allows
+            self.name_unless_aliased(i, table)
+        elif schema not in self.schemas and schema.lower() == infoschema.MYSQL and (
+                system := infoschema.mysql_subquery(table, self.live_rows)) is not None:
+            self.out.append(system)
+            self.name_unless_aliased(i, table)
         elif schema not in self.schemas:
             raise SQLError(ER_NO_SUCH_TABLE, schema, table)
         elif self.catalog(schema, table) is None and (view := self.view_of(schema, table)) is not None:
             self.out.append(self.view_sql(view))
-            if not (i < len(toks) and (toks[i].is_word("AS") or toks[i].kind == "ident" or (
-                    toks[i].kind == "word" and toks[i].upper not in NOT_ALIAS))):
-                self.out.append(quote_ident(table))
+            self.name_unless_aliased(i, table)
         else:
             self.out.append(self.table_sql(schema, table))
         # alias
@@ -912,6 +920,13 @@ class Translator:
                 and not (item[-1].upper in INTERVAL_UNITS and any(t.is_word("INTERVAL") for t in item)))
             plain = all(t.kind in ("word", "ident") or (t.kind == "op" and t.text == ".") for t in item) and \
                 not any(t.kind == "word" and t.upper in NILADIC for t in item)
+            if plain and not aliased and item[-1].text != item[-1].text.lower():
+                # MySQL names a column by the identifier as written (SELECT Event_name), SQLite by
+                # its declaration; an all lower-case one is left to SQLite (the common case,
+                # kept free of this per-execution step)
+                wanted = True
+                names.append(("text", [item[-1].text]))
+                continue
             if aliased or plain:
                 names.append(None)
                 continue

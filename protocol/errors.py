@@ -81,6 +81,7 @@ ER_MASTER_FATAL_ERROR_READING_BINLOG = MySQLError(1236, "HY000", "Got fatal erro
 ER_INCORRECT_GLOBAL_LOCAL_VAR = MySQLError(1238, "HY000", "Variable '%s' is a %s variable")
 # GTIDs (MariaDB's sql/rpl_gtid.cc, errmsg-utf8.txt; wording checked against MariaDB 10.11)
 ER_INCORRECT_GTID_STATE = MySQLError(1941, "HY000", "Could not parse GTID list")
+ER_SET_STATEMENT_NOT_SUPPORTED = MySQLError(1971, "42000", "The system variable %s cannot be set in SET STATEMENT.")
 ER_DUPLICATE_GTID_DOMAIN = MySQLError(1943, "HY000", "GTID %s and %s conflict (duplicate domain id %s)")
 ER_GTID_STRICT_OUT_OF_ORDER = MySQLError(
     1950, "HY000",
@@ -163,6 +164,7 @@ ER_CANT_CHANGE_TX_CHARACTERISTICS = MySQLError(
 ER_SLAVE_FATAL_ERROR = MySQLError(1593, "HY000", "Fatal error: %s")
 ER_SLAVE_RELAY_LOG_READ_FAILURE = MySQLError(1594, "HY000", "Relay log read failure: %s")
 ER_SLAVE_RELAY_LOG_WRITE_FAILURE = MySQLError(1595, "HY000", "Relay log write failure: %s")
+ER_MASTER_CONNECTION_NOT_FOUND = MySQLError(1617, "HY000", "There is no master connection '%s'")
 ER_SLAVE_HEARTBEAT_FAILURE = MySQLError(1623, "HY000", "Unexpected master's heartbeat data: %s")
 ER_SLAVE_CONVERSION_FAILED = MySQLError(1677, "HY000", "Column %d of table '%s' cannot be converted from type '%s' to type '%s'")
 ER_SLAVE_HEARTBEAT_VALUE_OUT_OF_RANGE_MAX = MySQLError(1704, "HY000", "The requested value for the heartbeat period exceeds the value of `slave_net_timeout' seconds. A sensible value for the period should be less than the timeout.")

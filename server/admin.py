@@ -26,6 +26,7 @@ Contract
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
@@ -34,18 +35,20 @@ from protocol.auth import hash_to_text, native_password_hash
 from protocol.errors import (
     ER_BAD_DB_ERROR,
     ER_CONNECTION_KILLED,
+    ER_GLOBAL_VARIABLE,
     ER_KILL_DENIED_ERROR,
     ER_NO_SUCH_THREAD,
     ER_NOT_SUPPORTED_YET,
     ER_PARSE_ERROR,
     ER_QUERY_INTERRUPTED,
+    ER_SET_STATEMENT_NOT_SUPPORTED,
     ER_SPECIFIC_ACCESS_DENIED_ERROR,
     SQLError,
 )
 from protocol.messages import OK, FieldType, ResultSet, column
 from server.plugins import SHOW_PLUGINS_COLUMNS
 from server.processlist import processlist, shown_user
-from server.sql import Tokens, head
+from server.sql import Tokens, head, parse_error
 from server.user_statements import USER_ADMIN, UserStatements, hash_text, string_literal
 from server.users import ALL, SUPER, Account
 from server.variables import DEFAULT, Scope, like_matcher, select_value
@@ -66,6 +69,15 @@ _FUNCTIONS = frozenset({
 })
 _SCOPES = {"GLOBAL": Scope.GLOBAL, "SESSION": Scope.SESSION, "LOCAL": Scope.SESSION}
 _CONNECTION_ADMIN = (ALL, SUPER, "CONNECTION ADMIN")
+# Session variables SET STATEMENT refuses with 1971 (MariaDB 10.11's list, sys_vars.cc NO_SET_STMT).
+_NO_SET_STATEMENT = frozenset({
+    "autocommit", "character_set_client", "character_set_connection", "character_set_filesystem",
+    "collation_connection", "default_master_connection", "debug_sync", "interactive_timeout", "last_insert_id",
+    "log_slow_filter", "log_slow_rate_limit", "log_slow_verbosity", "long_query_time", "min_examined_row_limit",
+    "profiling", "profiling_history_size", "query_cache_type", "rand_seed1", "rand_seed2", "skip_replication",
+    "slow_query_log", "sql_log_off", "tx_isolation", "transaction_isolation", "wait_timeout",
+})
+_FOR = re.compile(r"\bFOR\b", re.IGNORECASE)
 
 
 class _NotOurs(Exception):
@@ -286,7 +298,7 @@ class Admin:
                 if first.kind == "USERVAR" and t.i == start + 1 and not isinstance(value, (int, float)):
                     value = _UserString(value)
                 end_tok = t.peek()
-                text = sql[first.pos:end_tok.pos if end_tok is not None else len(sql)].strip()
+                text = sql[first.pos:end_tok.pos if end_tok is not None else len(sql)].strip().rstrip(";").rstrip()
                 if t.accept_word("AS"):
                     text = t.name()
                 elif (alias := t.peek()) is not None and alias.kind in ("WORD", "QUOTED", "STRING") \
@@ -347,6 +359,8 @@ class Admin:
             word = second.upper
             if word == "PASSWORD":
                 return await self._set_password(session, t)
+            if word == "STATEMENT" and not ((nxt := t.peek(1)) is not None and nxt.kind == "OP"):
+                return await self._set_statement_for(session, sql)
             if word == "TRANSACTION" or (
                 word in _SCOPES and (nxt := t.peek(1)) is not None and nxt.is_word("TRANSACTION")
             ):
@@ -408,6 +422,73 @@ class Admin:
             else:
                 variables.set(target[1], value, target[2], session)
         return _OK
+
+    async def _set_statement_for(self, session: ClientSession, sql: str) -> Any:
+        """SET STATEMENT name = value [, ...] FOR statement: the session values for that one
+        statement, the earlier ones back afterwards whatever it did (MariaDB's per-query
+        variables; 1229 for a global-only variable, 1971 for one MariaDB refuses here)."""
+        t, inner = self._statement_options(sql)
+        variables = self.server.variables
+        assignments: list[tuple[str, Any]] = []
+        try:
+            while True:
+                tok = t.next()
+                if tok.kind not in ("WORD", "QUOTED"):
+                    t.i -= 1
+                    raise t.error()
+                t.expect_op("=", ":=")
+                start = t.i
+                try:
+                    value = self._value(session, t, bare_words=True)
+                    nxt = t.peek()
+                    simple = nxt is None or (nxt.kind == "OP" and nxt.text == ",")
+                except _NotOurs:
+                    simple = False
+                if not simple:
+                    t.i = start
+                    value = await self._evaluate(session, t)
+                assignments.append((tok.text.lower(), value))
+                if t.at_end():
+                    break
+                t.expect_op(",")
+        except SQLError as exc:
+            if exc.error is not ER_PARSE_ERROR:
+                raise
+            # quote the whole statement from the bad token on, as mysqld does
+            raise parse_error(sql, t.items[t.i].pos if not t.at_end() else len(t.sql)) from None
+        for name, _ in assignments:
+            var = variables.lookup(name)
+            if not var.scope & Scope.SESSION:
+                raise SQLError(ER_GLOBAL_VARIABLE, var.name)
+            if var.name in _NO_SET_STATEMENT:
+                raise SQLError(ER_SET_STATEMENT_NOT_SUPPORTED, var.name)
+        saved: list[tuple[str, Any]] = []
+        try:
+            for name, value in assignments:
+                before = variables.get(name, session, Scope.SESSION)
+                variables.set(name, value, Scope.SESSION, session)
+                saved.append((name, before))
+            return await session.execute(inner)
+        finally:
+            for name, before in reversed(saved):
+                variables.set(name, before, Scope.SESSION, session)
+
+    @staticmethod
+    def _statement_options(sql: str) -> tuple[Tokens, str]:
+        """SET STATEMENT's option list (a cursor on its first name) and the statement after FOR.
+        The FOR that ends the list is the first one outside a quoted value."""
+        for match in _FOR.finditer(sql):
+            try:
+                t = Tokens(sql[:match.start()])
+            except SQLError:
+                continue  # this FOR is inside a quoted value
+            t.expect_word("SET")
+            t.expect_word("STATEMENT")
+            inner = sql[match.end():]
+            if t.at_end() or not inner.strip():
+                raise parse_error(sql, match.start() if t.at_end() else len(sql))
+            return t, inner.strip()
+        raise parse_error(sql, len(sql))
 
     async def _evaluate(self, session: ClientSession, t: Tokens) -> Any:
         """Evaluate the expression from the cursor to the next top-level ',' (or the end) with

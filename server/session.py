@@ -84,6 +84,7 @@ from protocol.errors import (
     ER_QUERY_INTERRUPTED,
     ER_SERVER_SHUTDOWN,
     ER_SPECIFIC_ACCESS_DENIED_ERROR,
+    ER_TABLEACCESS_DENIED_ERROR,
     ER_UNKNOWN_COM_ERROR,
     ER_UNKNOWN_ERROR,
     MySQLError,
@@ -664,7 +665,7 @@ class ClientSession(asyncio.Protocol):
         self.prepared.close_all()
         self.engine_session.user_vars = self.user_vars
         self.engine_session.sysvar_reader = self.read_sysvar
-        self.engine_session.processlist_reader = self.read_processlist
+        self.engine_session.live_reader = self.read_infoschema
         self.engine_session.found_rows = old.found_rows
         self.engine_session.database = database
         self.sysvars = server.variables.session_defaults()
@@ -818,9 +819,23 @@ class ClientSession(asyncio.Protocol):
             result.rows = [row for row in result.rows if verdict.keep(row)]
         return result
 
-    def read_processlist(self) -> list[tuple]:
-        """information_schema.PROCESSLIST's rows as this session may see them."""
-        return processlist.infoschema_rows(self.server, processlist.shown_user(self))
+    def read_infoschema(self, view: str) -> list[tuple]:
+        """The rows of information_schema's server views (`view` lower-case: processlist,
+        global_variables, session_variables, global_status, session_status) as this session
+        may see them; the variables' names upper-case, as MariaDB lists them; global_priv is
+        mysql.global_priv's (1142 without SELECT on it)."""
+        if view == "processlist":
+            return processlist.infoschema_rows(self.server, processlist.shown_user(self))
+        if view == "global_priv":  # mysql.global_priv: password hashes, for SELECT on it only
+            if self.account is None or not self.account.may_read("mysql", "global_priv"):
+                raise SQLError(ER_TABLEACCESS_DENIED_ERROR, "SELECT", self.user, self.host, "mysql", "global_priv")
+            return [(a.host, a.user, a.global_priv()) for a in self.server.users.accounts()]
+        variables = self.server.variables
+        if view.endswith("_status"):
+            rows = variables.show_status(None, self.session_status())
+        else:
+            rows = variables.show_variables(self, Scope.GLOBAL if view == "global_variables" else None, None)
+        return [(name.upper(), "" if value is None else value) for name, value in rows]
 
     def read_sysvar(self, text: str) -> Any:
         """`@@name`, `@@global.name`, `@@session.name` as SELECT shows it (the engine reads

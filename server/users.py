@@ -68,6 +68,19 @@ ORDER = [
     "TRIGGER", "REPLICATION MASTER ADMIN", "REPLICATION SLAVE ADMIN", "CONNECTION ADMIN",
 ]
 
+# MariaDB 10.11's global privilege bits (sql/privilege.h), as mysql.global_priv's "access" holds
+# them; REPLICATION CLIENT is BINLOG MONITOR's old name. ALL PRIVILEGES is every bit but GRANT's.
+_ACCESS_ORDER = (
+    "SELECT", "INSERT", "UPDATE", "DELETE", "CREATE", "DROP", "RELOAD", "SHUTDOWN", "PROCESS", "FILE",
+    GRANT_OPTION, "REFERENCES", "INDEX", "ALTER", "SHOW DATABASES", SUPER, "CREATE TEMPORARY TABLES",
+    "LOCK TABLES", "EXECUTE", REPLICATION_SLAVE, "BINLOG MONITOR", "CREATE VIEW", "SHOW VIEW",
+    "CREATE ROUTINE", "ALTER ROUTINE", "CREATE USER", "EVENT", "TRIGGER", "CREATE TABLESPACE",
+    "DELETE HISTORY", "SET USER", "FEDERATED ADMIN", "CONNECTION ADMIN", "READ_ONLY ADMIN",
+    "REPLICATION SLAVE ADMIN", "REPLICATION MASTER ADMIN", "BINLOG ADMIN", "BINLOG REPLAY", "SLAVE MONITOR")
+ACCESS_BITS = {name: 1 << bit for bit, name in enumerate(_ACCESS_ORDER)} | {
+    REPLICATION_CLIENT: 1 << _ACCESS_ORDER.index("BINLOG MONITOR")}
+_ALL_ACCESS = (1 << len(_ACCESS_ORDER)) - 1 - ACCESS_BITS[GRANT_OPTION]
+
 
 @dataclass(slots=True)
 class Account:
@@ -83,6 +96,25 @@ class Account:
     @property
     def name(self) -> str:
         return f"'{self.user}'@'{self.host}'"
+
+    @property
+    def access(self) -> int:
+        """The global privileges as MariaDB's access bits (mysql.global_priv)."""
+        bits = _ALL_ACCESS if ALL in self.privileges else 0
+        for name in self.privileges:
+            bits |= ACCESS_BITS.get(name, 0)
+        return bits | (ACCESS_BITS[GRANT_OPTION] if self.grant_option else 0)
+
+    def global_priv(self) -> str:
+        """The account as mysql.global_priv's Priv column shows it (the JSON MariaDB keeps)."""
+        return json.dumps({"access": self.access, "plugin": "mysql_native_password",
+                           "authentication_string": hash_to_text(self.password_hash) if self.password_hash else ""},
+                          separators=(",", ":"))
+
+    def may_read(self, db: str, table: str) -> bool:
+        """SELECT on `db`.`table` at any level (global, database, table)."""
+        return (self.has("SELECT") or "SELECT" in self.database_privileges(db)
+                or "SELECT" in self.tables.get((db, table.lower()), ()))
 
     def has(self, *privileges: str) -> bool:
         """True when the account holds ALL or at least one of `privileges`."""

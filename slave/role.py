@@ -4,8 +4,9 @@ server/role.py is the seam).
 Contract
 - Client commits and read_only are the node's (a client's write, allowed once read_only is OFF,
   goes through the source side's group commit; the applier's stored position is unchanged).
-- Claims the replica statements: CHANGE MASTER TO (with MASTER_USE_GTID = no | slave_pos |
-  current_pos), START SLAVE / STOP SLAVE [IO_THREAD | SQL_THREAD], RESET SLAVE [ALL], SHOW
+- Claims the replica statements: CHANGE MASTER [''] TO (with MASTER_USE_GTID = no | slave_pos |
+  current_pos), START SLAVE / STOP SLAVE [''] [IO_THREAD | SQL_THREAD], RESET SLAVE [''] [ALL]
+  (MariaDB's connection name: only the default '' exists here, another name is 1617), SHOW
   SLAVE STATUS (MariaDB 10.11's columns in order, then MySQL 5.7's others), SHOW ALL SLAVES
   STATUS (MariaDB's), each also spelled REPLICA / REPLICAS, SELECT MASTER_POS_WAIT('file', pos
   [, timeout]) and SELECT MASTER_GTID_WAIT('gtid-list' [, timeout]) (both wait for the SQL
@@ -27,7 +28,13 @@ import logging
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from protocol.errors import ER_PARSE_ERROR, ER_SLAVE_MUST_STOP, ProtocolError, SQLError
+from protocol.errors import (
+    ER_MASTER_CONNECTION_NOT_FOUND,
+    ER_PARSE_ERROR,
+    ER_SLAVE_MUST_STOP,
+    ProtocolError,
+    SQLError,
+)
 from protocol.gtid import GtidPosition, parse_gtid_list
 from protocol.messages import OK, FieldType, ResultSet, column
 from server.role import Role
@@ -246,6 +253,7 @@ class SlaveRole(Role):
         if keyword in ("START SLAVE", "STOP SLAVE"):
             toks.next()
             toks.next()
+            _default_connection(toks)
             io = sql_thread = True
             if not toks.at_end():
                 threads = set()
@@ -263,6 +271,7 @@ class SlaveRole(Role):
         if keyword == "RESET SLAVE":
             toks.next()
             toks.next()
+            _default_connection(toks)
             all_ = bool(toks.accept_word("ALL"))
             toks.expect_end()
             rep.reset(all_, default_period=self.net_timeout / 2)
@@ -295,9 +304,20 @@ def _cell(value: Any) -> Any:
     return str(value)
 
 
+def _default_connection(toks: Tokens) -> None:
+    """MariaDB's optional connection name after SLAVE / MASTER: '' is the one (default)
+    connection a server has here; any other name is one it does not have (1617)."""
+    tok = toks.peek()
+    if tok is not None and tok.kind == "STRING":
+        toks.next()
+        if tok.text:
+            raise SQLError(ER_MASTER_CONNECTION_NOT_FOUND, tok.text)
+
+
 def _parse_change_master(toks: Tokens) -> dict[str, Any]:
     toks.expect_word("CHANGE")
     toks.expect_word("MASTER")
+    _default_connection(toks)
     toks.expect_word("TO")
     changes: dict[str, Any] = {}
     while True:
