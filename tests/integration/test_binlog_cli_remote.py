@@ -136,3 +136,17 @@ def test_refused_login_and_no_server_are_errors(peer):
     assert missing.returncode == 1 and "ERROR 1236 (HY000)" in missing.stderr, missing.stderr
     usage = run(["--remote", f"127.0.0.1:{peer.port}", "--stop-position", "100"])
     assert usage.returncode == 2 and "--stop-position" in usage.stderr
+
+
+@pytest.mark.skipif(not mariadb_available(), reason="needs mariadb-server")
+def test_remote_without_checksums(tmp_path):
+    """binlog_checksum=NONE: the dump asks for what the files have, and prints as they do."""
+    with MariaDBServer(tmp_path / "m", binlog_format="ROW", binlog_checksum="NONE") as server:
+        for sql in WORKLOAD:
+            server.query(sql)
+        names = [str(row[0]) for row in server.query("SHOW BINARY LOGS")]
+        remote = run(["--remote", f"127.0.0.1:{server.port}", "-v"])
+        assert remote.returncode == 0, remote.stderr
+        local = run(["-v", *names], cwd=server.datadir)
+    assert "checksum=false" in remote.stdout and "### DELETE FROM `d`.`t`" in remote.stdout
+    assert settled(remote.stdout) == settled(local.stdout)
