@@ -130,6 +130,8 @@ def print_remote(events: Iterator[tuple[str, int, Event]], as_json: bool, verbos
         return f"corrupt event in the dump: {getattr(e, 'message', e)}"
     except SqlError as e:
         return str(e)
+    except KeyboardInterrupt:  # the way a --stop-never reading ends
+        return "interrupted"
     finally:
         if current is not None:
             out.write(current[1].flush())
