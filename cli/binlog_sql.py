@@ -24,11 +24,12 @@ run under sql_mode NO_AUTO_VALUE_ON_ZERO (a stored 0 stays 0) with the event's f
 unique-check flags, as a replica applies them.
 
 `--stop-datetime T` (local time, as mariadb-binlog reads it): output ends before the first event
-whose timestamp is T or later; a transaction open there is rolled back. `--start-datetime` skips
-the events before its time, `--start-position` and `--stop-position` cut the first and the last
-file, as for the other outputs (byte offsets only: GTID positions, `--database`, `--gtid` and
-`--transactions` are the printed outputs' filters). Damage ends the output
-with an error naming the file and offset, after every complete statement before it.
+whose timestamp is T or later; a transaction open there is rolled back. `--start-datetime`
+skips the events before the first one stamped at or after its time, then prints every event (as
+mariadb-binlog: a transaction's GTID has its commit's time, its first statements earlier ones).
+`--start-position` and `--stop-position` cut the first and the last file, as for the other
+outputs (byte offsets only: GTID positions, `--database`, `--gtid` and `--transactions` are the
+printed outputs' filters). Damage ends the output with an error naming the file and offset, after every complete statement before it.
 """
 
 from __future__ import annotations
@@ -355,7 +356,9 @@ def write_sql(files: Sequence[Path], out: BinaryIO, start_datetime: int | None =
                     ts = ev.header.timestamp
                     if stop_datetime is not None and ts >= stop_datetime or last and stop is not None and offset >= stop:
                         return None
-                    if (not first or offset >= start) and (start_datetime is None or ts >= start_datetime):
+                    if start_datetime is not None and ts >= start_datetime:
+                        start_datetime = None  # from the first event at the start on, every event
+                    if (not first or offset >= start) and start_datetime is None:
                         writer.event(offset, ev)
                     last_end = offset + ev.header.event_size
             except BinlogFileError as e:

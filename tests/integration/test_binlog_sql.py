@@ -159,6 +159,19 @@ def test_whole_binlog_replay_equals_mariadb_binlogs_and_the_source(servers):
     assert ours == theirs == tables(source)
 
 
+def test_up_to_the_moment_then_from_it_gives_the_source(servers):
+    """--stop-datetime T, then --start-datetime T on top: the whole history, as the source has it."""
+    source, target, moment = servers
+    files = [str(p) for p in source.binlog_files()]
+    at = f"{moment:%Y-%m-%d %H:%M:%S}"
+    replay(target, [*SEMISYNC, "binlog", "--sql", f"--stop-datetime={at}", *files])
+    rest = subprocess.run([*SEMISYNC, "binlog", "--sql", f"--start-datetime={at}", *files], capture_output=True, timeout=120)
+    assert rest.returncode == 0 and b"DROP TABLE" in rest.stdout and b"CREATE DATABASE" not in rest.stdout
+    loaded = subprocess.run(mariadb_client(target), input=rest.stdout, capture_output=True, timeout=120)
+    assert loaded.returncode == 0, loaded.stderr.decode(errors="replace")
+    assert tables(target) == tables(source)
+
+
 def test_without_column_names_inserts_replay_and_an_update_is_refused(tmp_path):
     with MariaDBServer(tmp_path / "m", binlog_format="ROW") as server:
         server.execute_all(["CREATE DATABASE pitr", "CREATE TABLE pitr.t (id INT PRIMARY KEY, v VARCHAR(5))",
