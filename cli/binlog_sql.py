@@ -29,7 +29,8 @@ skips the events before the first one stamped at or after its time, then prints 
 mariadb-binlog: a transaction's GTID has its commit's time, its first statements earlier ones).
 `--start-position` and `--stop-position` cut the first and the last file, as for the other
 outputs (byte offsets only: GTID positions, `--database`, `--gtid` and `--transactions` are the
-printed outputs' filters). Damage ends the output with an error naming the file and offset, after every complete statement before it.
+printed outputs' filters). Damage ends the output with an error naming the file and offset,
+after every complete statement before it.
 """
 
 from __future__ import annotations
