@@ -11,7 +11,9 @@ BINLOG_DUMP_NON_BLOCK unless `--stop-never`: the server sends up to the end of i
 an EOF; with `--stop-never` the dump follows new commits until the server closes it or the reader
 is interrupted. No COM_REGISTER_SLAVE: the reader is not a replica the server lists.
 
-Each event is placed where it is in its file: offset = log_pos - event_size. The artificial events
+Each event is placed where it is in its file: offset = log_pos - event_size (the FORMAT_DESCRIPTION
+a dump from past offset 4 sends first, with log_pos 0, is the file's own at 4, printed first as
+for files). The artificial events
 a dump adds (LOG_EVENT_ARTIFICIAL_F or log_pos 0: the ROTATE naming the file the dump is in,
 MariaDB's GTID_LIST of a GTID dump) and heartbeats are not printed; a ROTATE only switches the file
 name the following events are printed under. A dump that fails (an ERR from the server, a lost
@@ -40,6 +42,7 @@ from protocol.events import (
     FormatDescription,
     Rotate,
     decode_event,
+    set_log_pos,
 )
 from protocol.messages import BINLOG_DUMP_NON_BLOCK, BINLOG_SEND_ANNOTATE_ROWS_EVENT
 from slave.rows import UnsupportedColumnType
@@ -88,6 +91,8 @@ def remote_events(remote: str, user: str, password: str, first: str | None, star
                 ev = decode_event(raw, checksum=checksum)
                 if isinstance(ev.body, FormatDescription):
                     checksum = ev.body.checksum
+                    if not ev.header.log_pos:  # a dump from past 4 sends the file's FD with log_pos 0
+                        ev = decode_event(set_log_pos(raw, 4 + ev.header.event_size, checksum=True), checksum=False)
                 header = ev.header
                 if isinstance(ev.body, Rotate) and (header.flags & LOG_EVENT_ARTIFICIAL_F or not header.log_pos):
                     file = ev.body.next_file
@@ -130,6 +135,8 @@ def print_remote(events: Iterator[tuple[str, int, Event]], as_json: bool, verbos
         return f"corrupt event in the dump: {getattr(e, 'message', e)}"
     except SqlError as e:
         return str(e)
+    except KeyboardInterrupt:  # the way a --stop-never reading ends
+        return "interrupted"
     finally:
         if current is not None:
             out.write(current[1].flush())

@@ -24,11 +24,13 @@ run under sql_mode NO_AUTO_VALUE_ON_ZERO (a stored 0 stays 0) with the event's f
 unique-check flags, as a replica applies them.
 
 `--stop-datetime T` (local time, as mariadb-binlog reads it): output ends before the first event
-whose timestamp is T or later; a transaction open there is rolled back. `--start-datetime` skips
-the events before its time, `--start-position` and `--stop-position` cut the first and the last
-file, as for the other outputs (byte offsets only: GTID positions, `--database`, `--gtid` and
-`--transactions` are the printed outputs' filters). Damage ends the output
-with an error naming the file and offset, after every complete statement before it.
+whose timestamp is T or later; a transaction open there is rolled back. `--start-datetime`
+skips the events before the first one stamped at or after its time, then prints every event (as
+mariadb-binlog: a transaction's GTID has its commit's time, its first statements earlier ones).
+`--start-position` and `--stop-position` cut the first and the last file, as for the other
+outputs (byte offsets only: GTID positions, `--database`, `--gtid` and `--transactions` are the
+printed outputs' filters). Damage ends the output with an error naming the file and offset,
+after every complete statement before it.
 """
 
 from __future__ import annotations
@@ -44,8 +46,10 @@ from protocol.errors import ProtocolError
 from protocol.events import (
     FL_STANDALONE,
     INTVAR_INSERT_ID,
+    LOG_EVENT_SUPPRESS_USE_F,
     OPTION_NO_FOREIGN_KEY_CHECKS,
     USER_VAR_UNSIGNED_F,
+    AnnotateRows,
     Event,
     EventType,
     FormatDescription,
@@ -79,7 +83,6 @@ _OPTION_AUTO_IS_NULL = 1 << 14
 _OPTION_NOT_AUTOCOMMIT = 1 << 19
 _OPTION_RELAXED_UNIQUE_CHECKS = 1 << 27
 _OPTION_NO_CHECK_CONSTRAINT_CHECKS = 1 << 30
-_LOG_EVENT_SUPPRESS_USE_F = 0x0008  # CREATE/DROP DATABASE: the event's db is not the session's
 # Rows event flags.
 _ROWS_NO_FOREIGN_KEY_CHECKS = 0x0002
 _ROWS_RELAXED_UNIQUE_CHECKS = 0x0004
@@ -243,10 +246,9 @@ class SqlWriter:
             self.tables[body.table_id] = _Table(body)
         elif isinstance(body, Rows) and is_rows_event(t):
             self._rows(ev, body)
-        elif t == EventType.ANNOTATE_ROWS_EVENT:
-            text = getattr(body, "query", "")
+        elif isinstance(body, AnnotateRows):  # the statement the rows came from, as a comment
             self.out.write(b"".join(b"#Q> " + line.encode("utf-8", "surrogateescape") + b"\n"
-                                    for line in str(text).splitlines()))
+                                    for line in body.query.splitlines()))
 
     def _timestamp(self, ev: Event, micro: int | None) -> None:
         stamp = b"%d" % ev.header.timestamp if micro is None else b"%d.%06d" % (ev.header.timestamp, micro)
@@ -255,7 +257,7 @@ class SqlWriter:
     def _query(self, ev: Event, q: Query) -> None:
         status = decode_status_vars(q.status_vars)
         text = q.query.encode("utf-8", "surrogateescape")
-        if q.db and not ev.header.flags & _LOG_EVENT_SUPPRESS_USE_F:
+        if q.db and not ev.header.flags & LOG_EVENT_SUPPRESS_USE_F:  # CREATE/DROP DATABASE: not the session's db
             self._set("db", b"use " + quote_name(q.db))
         self._timestamp(ev, status.microseconds)
         self._set("pseudo_thread_id", b"SET @@session.pseudo_thread_id=%d" % q.thread_id)
@@ -355,7 +357,9 @@ def write_sql(files: Sequence[Path], out: BinaryIO, start_datetime: int | None =
                     ts = ev.header.timestamp
                     if stop_datetime is not None and ts >= stop_datetime or last and stop is not None and offset >= stop:
                         return None
-                    if (not first or offset >= start) and (start_datetime is None or ts >= start_datetime):
+                    if start_datetime is not None and ts >= start_datetime:
+                        start_datetime = None  # from the first event at the start on, every event
+                    if (not first or offset >= start) and start_datetime is None:
                         writer.event(offset, ev)
                     last_end = offset + ev.header.event_size
             except BinlogFileError as e:

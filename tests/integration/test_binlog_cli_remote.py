@@ -91,13 +91,20 @@ def test_remote_prints_as_the_files_across_rotations(peer, fmt):
         assert {line.split('"file":"')[1].split('"')[0] for line in remote.stdout.splitlines()} == set(names)
 
 
-def test_remote_from_a_given_file(peer):
+def test_remote_from_a_given_file_and_position(peer):
     names = peer.files()
     remote = run(["--remote", f"127.0.0.1:{peer.port}", "--json", names[1]])
     assert remote.returncode == 0, remote.stderr
     local = run(["--json", *names[1:]], cwd=peer.datadir)
     assert settled(remote.stdout) == settled(local.stdout)
     assert f'"file":"{names[0]}"' not in remote.stdout
+    # from the second event of the first file on: its FORMAT_DESCRIPTION first, as for files
+    second = int(local.stdout.splitlines()[1].split('"pos":')[1].split(",")[0])
+    remote = run(["--remote", f"127.0.0.1:{peer.port}", "--start-position", str(second), names[1]])
+    assert remote.returncode == 0, remote.stderr
+    local = run(["--start-position", str(second), *names[1:]], cwd=peer.datadir)
+    assert "FORMAT_DESCRIPTION_EVENT" in remote.stdout.splitlines()[0]
+    assert settled(remote.stdout) == settled(local.stdout)
 
 
 def test_stop_never_follows_new_commits_and_a_rotation(peer, tmp_path):
@@ -136,3 +143,17 @@ def test_refused_login_and_no_server_are_errors(peer):
     assert missing.returncode == 1 and "ERROR 1236 (HY000)" in missing.stderr, missing.stderr
     usage = run(["--remote", f"127.0.0.1:{peer.port}", "--stop-position", "100"])
     assert usage.returncode == 2 and "--stop-position" in usage.stderr
+
+
+@pytest.mark.skipif(not mariadb_available(), reason="needs mariadb-server")
+def test_remote_without_checksums(tmp_path):
+    """binlog_checksum=NONE: the dump asks for what the files have, and prints as they do."""
+    with MariaDBServer(tmp_path / "m", binlog_format="ROW", binlog_checksum="NONE") as server:
+        for sql in WORKLOAD:
+            server.query(sql)
+        names = [str(row[0]) for row in server.query("SHOW BINARY LOGS")]
+        remote = run(["--remote", f"127.0.0.1:{server.port}", "-v"])
+        assert remote.returncode == 0, remote.stderr
+        local = run(["-v", *names], cwd=server.datadir)
+    assert "checksum=false" in remote.stdout and "### DELETE FROM `d`.`t`" in remote.stdout
+    assert settled(remote.stdout) == settled(local.stdout)

@@ -110,20 +110,27 @@ def servers(tmp_path_factory):
     try:
         source.start()
         target.start()
-        conn = source.connect()
+        conn, straddling = source.connect(), source.connect()
         try:
-            with conn.cursor() as cur:
+            with conn.cursor() as cur, straddling.cursor() as across:
                 for sql in PHASE_1:
                     cur.execute(sql)
+                # a transaction begun before the moment and committed after it (its GTID event has
+                # the commit's time: it is after the stop, with its first statement)
+                across.execute("START TRANSACTION")
+                across.execute("INSERT INTO pitr3.plain (id, vc) VALUES (50, 'straddles')")
                 # a moment strictly between the phases, on a second boundary (mariadb-binlog's
                 # --stop-datetime has whole seconds)
                 moment = datetime.datetime.fromtimestamp(int(time.time()) + 1)
                 while time.time() < moment.timestamp() + 0.05:
                     time.sleep(0.05)
+                across.execute("UPDATE pitr3.plain SET vc = 'straddled' WHERE id = 50")
+                across.execute("COMMIT")
                 for sql in PHASE_2:
                     cur.execute(sql)
         finally:
             conn.close()
+            straddling.close()
         source.query("FLUSH BINARY LOGS")
         yield source, target, moment
     finally:
@@ -138,6 +145,7 @@ def test_stop_datetime_replay_equals_mariadb_binlogs(servers):
     ours = replay(target, [*SEMISYNC, "binlog", "--sql", stop, *files])
     theirs = replay(target, ["mariadb-binlog", "--no-defaults", stop, *files])
     assert "pitr.nopk" in ours and len(ours["pitr.types"]) == 5, ours  # phase 1 only
+    assert (50,) not in [row[:1] for row in ours["pitr3.plain"]]  # the straddling transaction is cut
     assert ours == theirs
 
 
@@ -147,7 +155,21 @@ def test_whole_binlog_replay_equals_mariadb_binlogs_and_the_source(servers):
     ours = replay(target, [*SEMISYNC, "binlog", "--sql", *files])
     theirs = replay(target, ["mariadb-binlog", "--no-defaults", *files])
     assert "pitr.nopk" not in ours and len(ours["pitr2.child"]) == 1, ours
+    assert any(row[0] == 50 and row[-1] == "straddled" for row in ours["pitr3.plain"])
     assert ours == theirs == tables(source)
+
+
+def test_up_to_the_moment_then_from_it_gives_the_source(servers):
+    """--stop-datetime T, then --start-datetime T on top: the whole history, as the source has it."""
+    source, target, moment = servers
+    files = [str(p) for p in source.binlog_files()]
+    at = f"{moment:%Y-%m-%d %H:%M:%S}"
+    replay(target, [*SEMISYNC, "binlog", "--sql", f"--stop-datetime={at}", *files])
+    rest = subprocess.run([*SEMISYNC, "binlog", "--sql", f"--start-datetime={at}", *files], capture_output=True, timeout=120)
+    assert rest.returncode == 0 and b"DROP TABLE" in rest.stdout and b"CREATE DATABASE" not in rest.stdout
+    loaded = subprocess.run(mariadb_client(target), input=rest.stdout, capture_output=True, timeout=120)
+    assert loaded.returncode == 0, loaded.stderr.decode(errors="replace")
+    assert tables(target) == tables(source)
 
 
 def test_without_column_names_inserts_replay_and_an_update_is_refused(tmp_path):

@@ -10,14 +10,17 @@ from decimal import Decimal
 
 import pytest
 
-from cli.binlog_sql import SqlError, SqlWriter, _Table, literal
+from binlog import BinlogWriter
+from cli.binlog_sql import SqlError, SqlWriter, _Table, literal, write_sql
 from protocol.errors import RemoteProtocolError
 from protocol.events import (
     INTVAR_INSERT_ID,
     LOG_EVENT_SUPPRESS_USE_F,
+    EventType,
     Intvar,
     Query,
     TableMap,
+    Xid,
     decode_event,
     encode_body_event,
     table_map_metadata,
@@ -120,4 +123,25 @@ def test_writer_sessions_and_a_transaction_cut_by_the_stop_is_rolled_back():
     assert text.count("use `shop`/*!*/;") == 1 and "use `other`" not in text  # printed when it changes
     assert text.count("SET TIMESTAMP=100/*!*/;") == 1
     assert "SET INSERT_ID=5/*!*/;\n# at 100\nINSERT INTO t VALUES (NULL)\n/*!*/;" in text
+    assert text.endswith("ROLLBACK/*!*/;\nDELIMITER ;\n# End of log file\n/*!50003 SET COMPLETION_TYPE=@OLD_COMPLETION_TYPE*/;\n")
+
+
+def test_damage_is_named_after_every_statement_before_it(tmp_path):
+    w = BinlogWriter(tmp_path, "mysql-bin", server_id=7, checksum=True, max_size=1 << 20, server_version="10.11.19-semisync-log")
+    w.open()
+    for i in (1, 2):
+        w.append([(EventType.QUERY_EVENT, Query(thread_id=1, db="test", query="BEGIN").encode(), 100, 0),
+                  (EventType.QUERY_EVENT, Query(thread_id=1, db="test", query=f"INSERT INTO t VALUES ({i})").encode(), 100, 0),
+                  (EventType.XID_EVENT, Xid(i).encode(), 100, 0)])
+    end = w.flush().pos
+    w.close()
+    path = tmp_path / "mysql-bin.000001"
+    data = bytearray(path.read_bytes())
+    data[end - 10] ^= 0xFF  # the second transaction's XID: its CRC32 no longer matches
+    path.write_bytes(bytes(data))
+    out = io.BytesIO()
+    error = write_sql([path], out)
+    text = out.getvalue().decode()
+    assert error is not None and "corrupt event at offset" in error and str(path) in error
+    assert "INSERT INTO t VALUES (2)" in text and text.count("COMMIT/*!*/;") == 1
     assert text.endswith("ROLLBACK/*!*/;\nDELIMITER ;\n# End of log file\n/*!50003 SET COMPLETION_TYPE=@OLD_COMPLETION_TYPE*/;\n")
