@@ -47,6 +47,14 @@ Contract (who may call what, which rule each step follows)
   for each of them in order, the write, then `after_send_event` for each in order. So every
   event of the batch is "in flight" before any byte of it can reach the slave, and "sent" only
   once the write returned. Artificial events and heartbeats are written on their own.
+- A dump by GTID (`gtid_start`, the `StartFilter` of `protocol.gtid.find_dump_start`) reads its
+  file from the beginning and leaves out the event groups up to each requested GTID; after the
+  group in which one was reached it sends a fake GTID_LIST of the GTIDs it went by
+  (`GtidSkipper`, as sql_repl.cc's send_event_to_slave). Skipped events get no transmit hook.
+- `@mariadb_slave_capability` below 4 (MySQL's and old slaves, unset = 0): a GTID event goes out
+  as a BEGIN of the same size, a standalone GTID, a GTID_LIST and (below 3) a
+  BINLOG_CHECKPOINT are left out for a slave that tolerates holes (2), else replaced by a no-op
+  USER_VAR of the same size (`compatible_event`), so the slave's positions stay right.
 - The read side of the connection belongs to the ack receiver (`master.ack_receiver`) from the
   moment the stream starts; this coroutine only writes.
 """
