@@ -344,7 +344,7 @@ class GroupCommit:
         transaction, storage = interface.transaction, interface.storage
         writer = self.writer
         gtids = self.gtids
-        before = gtids.snapshot()  # a group that fails to write leaves no GTID in the state
+        before, checkpoint_due = gtids.snapshot(), gtids.checkpoint_due  # put back if the write fails
         start = end = writer.pending_position
         try:
             for ticket in group:
@@ -360,6 +360,9 @@ class GroupCommit:
                     self._xid += 1
                     gtid = self._gtid(domain_id, server_id, origin)
                     events = transaction_events(stmts, xid=self._xid, thread_id=thread_id, gtid=gtid)
+                    checkpoint = gtids.take_checkpoint()
+                    if checkpoint is not None:
+                        writer.append([checkpoint])
                     end = writer.append(events, gtid.server_id)
                 ticket.end = end
                 if ticket.param is not None:
@@ -374,6 +377,7 @@ class GroupCommit:
             await self.run_io(writer.write_group, sync)
         except BaseException:
             gtids.restore(before)
+            gtids.checkpoint_due = checkpoint_due
             raise
         if sync:
             self._unsynced_groups = 0

@@ -4,7 +4,7 @@ dump by GTID makes of them (master.dump's GtidSkipper, compatible_event).
 The layout is held to what MariaDB 10.11 wrote for the same kinds of transactions (recorded from
 `mariadb-binlog --hexdump` of its binlog: a new file is FD, GTID_LIST (the state before the
 file, an empty one padded with two zero bytes), BINLOG_CHECKPOINT (the file itself at a start,
-the file before on a rotation); a DDL or user statement is GTID flags2 0x29 + QUERY; a DML
+the file before on a rotation, then one naming the file once the file before is committed); a DDL or user statement is GTID flags2 0x29 + QUERY; a DML
 transaction GTID flags2 0x0c, its statements, XID; a GTID event's body is 19 bytes and its header
 flags LOG_EVENT_SUPPRESS_USE_F); tests/integration/test_gtid_master_mariadb_replica.py shows a
 MariaDB replica and mariadb-binlog reading our files."""
@@ -137,7 +137,7 @@ async def test_our_binlog_has_mariadbs_layout_and_numbering(tmp_path):
     ]
     assert _shape(tmp_path, "mysql-bin.000002") == [
         ("FORMAT_DESCRIPTION_EVENT",), ("GTID_LIST", ("3-1-5", "9-1-1")), ("CHECKPOINT", "mysql-bin.000001"),
-        ("GTID", "3-1-6", trans, use), ("INTVAR_EVENT",), ("QUERY", "INSERT INTO d.t (v) VALUES (4)"), ("XID_EVENT",),
+        ("CHECKPOINT", "mysql-bin.000002"), ("GTID", "3-1-6", trans, use), ("INTVAR_EVENT",), ("QUERY", "INSERT INTO d.t (v) VALUES (4)"), ("XID_EVENT",),
     ]
     for _kind, ev in _events(tmp_path, "mysql-bin.000001"):
         if isinstance(ev.body, MariaGtid):
