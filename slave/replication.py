@@ -12,9 +12,10 @@ Contract
 - By GTID (master.info's `use_gtid`, MASTER_USE_GTID): the IO task asks for the GTIDs after
   `io_pos`: at START SLAVE, @@gtid_slave_pos (current_pos: @@gtid_current_pos) with, per domain,
   the last complete GTID in the relay log over it (the relay log holds what the SQL thread has
-  not applied yet). CHANGE MASTER TO defaults to slave_pos (MariaDB 10.10+) for a server
-  without master.info and to `no` when MASTER_LOG_FILE/POS are given; otherwise it keeps the
-  setting. `SET GLOBAL gtid_slave_pos` needs both threads stopped (1198, nothing changes); by
+  not applied yet); a later START SLAVE goes on from the last IO task's `io_pos`. CHANGE MASTER
+  TO, as MariaDB 10.11: slave_pos for a server without master.info; MASTER_LOG_FILE/POS alone
+  set `no` (note 4190), with MASTER_USE_GTID = slave_pos|current_pos they are ignored (note
+  1618); otherwise the setting is kept. `SET GLOBAL gtid_slave_pos` needs both threads stopped (1198, nothing changes); by
   GTID it also drops the relay log, which was read for the old position.
 - `rpl_semi_sync_slave_enabled` is read by the semi-sync plugin at each IO task start.
 """
@@ -214,7 +215,7 @@ class Replication:
             )
             io_pos = GtidPosition()
             if self.using_gtid:
-                io_pos = self.io.io_pos if self.io is not None else self.gtid_io_start()
+                io_pos = self.io.io_pos if self.io is not None and self.io.settings.use_gtid else self.gtid_io_start()
             self.io = IoTask(
                 settings, self.relay, self.delegate, self.start_position(),
                 on_progress=self.applier.notify, fsync=self.fsync,

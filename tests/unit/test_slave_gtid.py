@@ -24,7 +24,7 @@ from slave import master_info
 from slave.applier import META_GTID_SLAVE_POS, META_RELAY_POS, Applier
 from slave.master_info import MasterInfo
 from slave.relay_log import GroupTracker, RelayLog
-from slave.replication import Replication
+from slave.replication import STATUS_COLUMNS, Replication
 from slave.role import _parse_change_master
 from tests.support.relay_stream import Stream
 from tests.unit.test_slave_applier import Relay as LsuRelay
@@ -269,3 +269,24 @@ async def test_a_crash_between_binlog_and_engine_skips_the_replayed_gtids_withou
     assert inserts(tmp_path) == [f"INSERT INTO t VALUES ({n})" for n in range(1, 10)]
     assert str(node.pipeline.gtids.state.binlog_pos()) == "0-1-2,1-1-9"
     await node.close()
+
+
+async def test_an_io_thread_switched_to_gtid_asks_from_gtid_slave_pos(tmp_path):
+    engine = await Engine.open(tmp_path / "db", readers=1)
+    rep = await make_replication(tmp_path, engine)
+    rep.change_master({"host": "127.0.0.1", "port": 1, "log_file": "m.000001", "log_pos": 4})
+    await rep.start(io=True, sql=False)  # by position (nothing listens on port 1)
+    await rep.stop()
+    rep.set_gtid_slave_pos(GtidPosition.parse("0-1-5"))  # by position: the relay log stays
+    rep.change_master({"use_gtid": "slave_pos"})
+    await rep.start(io=True, sql=False)
+    assert rep.io is not None and rep.io.settings.use_gtid and str(rep.io.io_pos) == "0-1-5"
+    assert slave_status_row(rep)["Gtid_IO_Pos"] == "0-1-5"
+    await rep.stop()
+    await engine.close()
+
+
+def slave_status_row(rep: Replication) -> dict:
+    row = rep.status_row()
+    assert row is not None
+    return dict(zip(STATUS_COLUMNS, row, strict=True))
