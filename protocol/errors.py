@@ -80,6 +80,8 @@ ER_NON_INSERTABLE_TABLE = MySQLError(1471, "HY000", "The target table %s of the 
 ER_MASTER_FATAL_ERROR_READING_BINLOG = MySQLError(1236, "HY000", "Got fatal error %s from master when reading data from binary log: '%s'")
 ER_INCORRECT_GLOBAL_LOCAL_VAR = MySQLError(1238, "HY000", "Variable '%s' is a %s variable")
 # GTIDs (MariaDB's sql/rpl_gtid.cc, errmsg-utf8.txt; wording checked against MariaDB 10.11)
+ER_WARN_OPTION_IGNORED = MySQLError(1618, "HY000", "<%s> option ignored")
+ER_IMPLICIT_USING_GTID = MySQLError(4190, "HY000", "%s is implicitly changing the value of 'Using_Gtid' from '%s' to '%s'")
 ER_INCORRECT_GTID_STATE = MySQLError(1941, "HY000", "Could not parse GTID list")
 ER_SET_STATEMENT_NOT_SUPPORTED = MySQLError(1971, "42000", "The system variable %s cannot be set in SET STATEMENT.")
 ER_DUPLICATE_GTID_DOMAIN = MySQLError(1943, "HY000", "GTID %s and %s conflict (duplicate domain id %s)")
