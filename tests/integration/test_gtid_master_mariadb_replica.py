@@ -179,6 +179,9 @@ def test_a_dump_by_gtid_the_binlog_cannot_serve_gets_mariadbs_error(tmp_path):
         assert master.query("SELECT BINLOG_GTID_POS('mysql-bin.000002', 4)") == [("0-1-3",)]
         assert master.query("SELECT BINLOG_GTID_POS('mysql-bin.000001', 4)") == [(None,)]  # purged
         assert master.query("SELECT BINLOG_GTID_POS('mysql-bin.000002', 5)") == [(None,)]  # not a boundary
+        assert master.query("SELECT BINLOG_GTID_POS('mysql-bin.000002', 0)") == [("0-1-3",)]  # below 4: 4
+        assert master.query("SELECT BINLOG_GTID_POS('mysql-bin.000002', -1)") == [(None,)]
+        assert master.query("SELECT BINLOG_GTID_POS(NULL, 4)") == [(None,)]
         # the variables as MariaDB sets them: a session's domain, the global strict mode
         conn = master.connect()
         try:
