@@ -100,7 +100,7 @@ async def apply_all(node: Node, relay: Relay, apply_user_statement=None) -> Appl
 async def crash_in_engine_commit(node: Node, applier: Applier) -> None:
     """Run the applier until its next engine commit, which dies (after the binlog write)."""
 
-    async def dies(meta):
+    async def dies(meta, *, durable=True):
         raise Died()
 
     node.engine.commit_group = dies  # type: ignore[method-assign]
@@ -302,12 +302,12 @@ async def test_a_replicated_group_whose_engine_commit_fails_is_replayed_not_abor
     real = node.engine.commit_group
     failures = [1]
 
-    async def fails_once(meta):
+    async def fails_once(meta, *, durable=True):
         if failures:
             failures.pop()
             await node.engine.rollback_group()  # what SQLite does to a failed COMMIT
             raise SQLError(ER_UNKNOWN_ERROR, "engine commit failed: database or disk is full")
-        await real(meta)
+        await real(meta, durable=durable)
 
     node.engine.commit_group = fails_once  # type: ignore[method-assign]
     await apply_all(node, relay)
