@@ -78,7 +78,8 @@ groups that recovery can replay from the oldest lost `meta()`: before a commit t
 than the unsynced ones, or a commit of several files, the unsynced files are fsynced first. So
 the unsynced commits are always one group (its redo record repairs it across files, as above) or
 a run of groups on one file. `sync()` fsyncs them (before the log that would replay them loses
-files: a relay log purge, PURGE/RESET MASTER).
+files: a relay log purge, PURGE/RESET MASTER). A failed fsync stops the process, as InnoDB's
+does: the commit is visible already, and failing it would make its caller run it again.
 
 DDL is not transactional in MySQL: it ends the open transaction and becomes its own statement of
 the same `CommittedTxn` (see `CommittedTxn.binlog_transactions`). CREATE DATABASE creates and
@@ -99,6 +100,7 @@ import asyncio
 import collections
 import hashlib
 import json
+import logging
 import os
 import re
 import sqlite3
@@ -133,6 +135,8 @@ from protocol.errors import (
     ER_UNKNOWN_ERROR,
     SQLError,
 )
+
+log = logging.getLogger("semisync.engine")
 
 MAIN_FILE = "__engine__.sqlite"
 META_TABLE = "__engine_meta"
@@ -540,7 +544,9 @@ class Engine:
 
     def _w_sync(self) -> None:
         """fsync the WAL of each file holding unsynced commits (SQLite's own fsync at COMMIT
-        under synchronous FULL, done later)."""
+        under synchronous FULL, done later). A failure stops the process, as InnoDB does on a
+        failed fsync: the commits are done and visible, whether they are durable is unknown,
+        and reporting them failed would make their caller run them again."""
         for schema in sorted(self._unsynced):
             path = self.datadir / MAIN_FILE if schema == "main" else self.schemas.get(schema)
             if path is None:  # dropped: its file is gone with the commits
@@ -551,6 +557,8 @@ class Engine:
                 continue
             try:
                 os.fsync(fd)
+            except OSError as exc:
+                fsync_failed(f"{path}-wal", exc)
             finally:
                 os.close(fd)
         self._unsynced = set()
@@ -1100,6 +1108,14 @@ class Engine:
         translator.view_of = self.view
         translator.views_in = lambda schema: list(self.views.get(schema, {}).values())
         return translator.plan()
+
+
+def fsync_failed(path: str, exc: OSError) -> None:
+    """An fsync of committed engine data failed: log and end the process now (the restart's
+    recovery replays from the binlog whatever the engine lost)."""
+    log.critical("fsync of %s failed after its commit: %s; the server stops (recovery at the next start)", path, exc)
+    logging.shutdown()
+    os._exit(1)
 
 
 def _show(v: object) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import errno
 import os
 
 import pytest
@@ -326,6 +327,35 @@ async def test_synchronous_normal_fsyncs_each_commit_unless_told_and_keeps_the_l
         assert engine.meta() == {"g": "position only"}
         assert (await engine.session(2).execute("SELECT x FROM d.t ORDER BY x")).rows == [(1,), (2,), (3,), (5,), (6,), (7,)]
     finally:
+        await engine.close()
+
+
+async def test_a_failed_fsync_after_the_commit_stops_the_process(tmp_path, monkeypatch, caplog):
+    """The commit is done and visible: reported as failed, its caller would run it again."""
+    engine = await Engine.open(tmp_path / "n", synchronous="NORMAL")
+    try:
+        await commit(engine, "CREATE DATABASE d")
+        await commit(engine, "CREATE TABLE d.t (x INT)")
+
+        class Exited(Exception):
+            pass
+
+        def fsync(fd: int) -> None:
+            raise OSError(errno.EIO, "Input/output error")
+
+        def exit_(status: int) -> None:
+            raise Exited(status)
+
+        monkeypatch.setattr(engine_core.os, "fsync", fsync)
+        monkeypatch.setattr(engine_core.os, "_exit", exit_)
+        monkeypatch.setattr(engine_core.logging, "shutdown", lambda: None)
+        await commit(engine, "INSERT INTO d.t VALUES (1)", durable=False)  # no fsync asked
+        with pytest.raises(Exited) as exited:
+            await commit(engine, "INSERT INTO d.t VALUES (2)")
+        assert exited.value.args == (1,)
+        assert "fsync of" in caplog.text and "d.sqlite-wal failed after its commit" in caplog.text
+    finally:
+        monkeypatch.undo()
         await engine.close()
 
 
