@@ -30,12 +30,13 @@ OWN_ID = 2  # the replica's own server_id: its binlog's format description
 class Node:
     """A replica's commit side: engine, binlog writer and group commit in tmp_path."""
 
-    def __init__(self, tmp_path, abort=None) -> None:
+    def __init__(self, tmp_path, abort=None, synchronous: str = "FULL") -> None:
         self.tmp_path = tmp_path
         self.abort = abort
+        self.synchronous = synchronous
 
     async def open(self) -> Node:
-        self.engine = await Engine.open(self.tmp_path / "db", readers=1)
+        self.engine = await Engine.open(self.tmp_path / "db", readers=1, synchronous=self.synchronous)
         self.report = await recover(self.engine, self.tmp_path, "node-bin")
         self.writer = BinlogWriter(self.tmp_path, "node-bin", server_id=OWN_ID, checksum=True,
                                    max_size=1 << 20, server_version="10.11.99-semisync-log")
@@ -139,6 +140,30 @@ async def test_replicated_transactions_are_binlogged_with_their_origin_and_one_g
     names = node.writer.files()
     txns = list(read_transactions(tmp_path, names, type(node.writer.end_position)(names[0], 4)))
     assert len(txns) == 22 and all(t.replicated for t in txns)
+    await node.close()
+
+
+async def test_applied_batches_skip_the_engine_fsync_and_a_stopped_applier_leaves_them_fsynced(tmp_path):
+    """The binlog's fsync covers each applied batch (recovery replays it): the engine commit does
+    not fsync; once stopped, nothing applied waits for an fsync (CHANGE MASTER and RESET SLAVE
+    drop the relay log that the replay's skip count refers to)."""
+    relay = Relay(tmp_path)
+    relay.transactions(range(1, 6))
+    node = await Node(tmp_path, synchronous="NORMAL").open()
+    unsynced: list[set[str]] = []
+    commit_group = node.engine.commit_group
+
+    async def observed(meta, *, durable=True):
+        await commit_group(meta, durable=durable)
+        unsynced.append(set(node.engine._unsynced))
+
+    node.engine.commit_group = observed  # type: ignore[method-assign]
+    applier = node.applier(relay)
+    task = await run_until(applier, lambda: applier.relay_pos == relay.log.size)
+    assert unsynced[-1] == {"d"}  # the last batch: committed, not fsynced by the engine
+    await stop(applier, task)
+    assert node.engine._unsynced == set()
+    assert inserts(tmp_path) == [f"INSERT INTO t VALUES ({n})" for n in range(1, 6)]
     await node.close()
 
 
