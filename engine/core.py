@@ -78,7 +78,8 @@ groups that recovery can replay from the oldest lost `meta()`: before a commit t
 than the unsynced ones, or a commit of several files, the unsynced files are fsynced first. So
 the unsynced commits are always one group (its redo record repairs it across files, as above) or
 a run of groups on one file. `sync()` fsyncs them (before the log that would replay them loses
-files: a relay log purge, PURGE/RESET MASTER). A failed fsync stops the process, as InnoDB's
+files: a relay log purge, PURGE/RESET MASTER), and so does a DROP DATABASE's commit before it
+deletes the file. A failed fsync stops the process, as InnoDB's
 does: the commit is visible already, and failing it would make its caller run it again.
 
 DDL is not transactional in MySQL: it ends the open transaction and becomes its own statement of
@@ -547,8 +548,9 @@ class Engine:
         under synchronous FULL, done later). A failure stops the process, as InnoDB does on a
         failed fsync: the commits are done and visible, whether they are durable is unknown,
         and reporting them failed would make their caller run them again."""
+        dropping = dict(self._pending_drops)
         for schema in sorted(self._unsynced):
-            path = self.datadir / MAIN_FILE if schema == "main" else self.schemas.get(schema)
+            path = self.datadir / MAIN_FILE if schema == "main" else self.schemas.get(schema, dropping.get(schema))
             if path is None:  # dropped: its file is gone with the commits
                 continue
             try:
@@ -571,6 +573,8 @@ class Engine:
             return []
 
     def _w_finish_drops(self) -> None:
+        if self._pending_drops and self._unsynced:
+            self._w_sync()  # the DROP is durable before its file goes: a replay never needs it
         for name, path in self._pending_drops:
             try:
                 self._wconn.execute("DETACH DATABASE " + quote_ident(name))

@@ -320,11 +320,19 @@ async def test_synchronous_normal_fsyncs_each_commit_unless_told_and_keeps_the_l
         async with engine.writer_lock:
             await engine.commit_group({"g": "position only"})
         assert sorted(synced) == ["__engine__.sqlite-wal", "d.sqlite-wal"]
+        synced.clear()
+        # a dropped database's file goes only once the DROP is durable
+        await commit(engine, "INSERT INTO e.t VALUES (8)", durable=False)
+        await commit(engine, "DROP DATABASE e", durable=False)
+        # (e's insert before the DROP's commit, on another file; the DROP before e's file goes)
+        assert synced == ["e.sqlite-wal", "__engine__.sqlite-wal"]
+        assert not (tmp_path / "n" / "e.sqlite").exists()
+        assert engine._unsynced == set()
     finally:
         await engine.close()
     engine = await Engine.open(tmp_path / "n")
     try:
-        assert engine.meta() == {"g": "position only"}
+        assert engine.meta() == {"g": "DROP DATABASE e"}
         assert (await engine.session(2).execute("SELECT x FROM d.t ORDER BY x")).rows == [(1,), (2,), (3,), (5,), (6,), (7,)]
     finally:
         await engine.close()
