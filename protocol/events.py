@@ -700,8 +700,13 @@ def _s(b: bytes) -> str:
 
 
 def foreign_key_checks(status_vars: bytes | memoryview) -> bool:
-    """False when a QUERY's flags2 says it ran with foreign_key_checks=0 (no flags2: on)."""
-    flags2 = decode_status_vars(status_vars).flags2
+    """False when a QUERY's flags2 says it ran with foreign_key_checks=0 (no flags2: on).
+    MySQL and MariaDB write flags2 first: then only its 4 bytes are read (the applier asks this
+    of every statement it applies); otherwise the status variables are decoded up to it."""
+    if len(status_vars) >= 5 and status_vars[0] == Q_FLAGS2_CODE:
+        flags2: int | None = int.from_bytes(status_vars[1:5], "little")
+    else:
+        flags2 = decode_status_vars(status_vars).flags2
     return not (flags2 or 0) & OPTION_NO_FOREIGN_KEY_CHECKS
 
 

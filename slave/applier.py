@@ -28,8 +28,10 @@ Contract
   logged and skipped, never stops the applier.
 - Any other error stops the applier with Last_SQL_Errno / Last_SQL_Error (MySQL's wording); the
   IO task keeps running. START SLAVE [SQL_THREAD] retries from the saved position.
-- Relay log files the applier has finished are purged (never the one the IO task writes); a
-  purge that fails (a full disk cannot write the new index) leaves them for the next one.
+- Relay log files the applier has finished are purged (never the one the IO task writes),
+  once the engine has fsynced what was applied from them (`Engine.sync`; a stopped applier
+  leaves it fsynced too, before CHANGE MASTER or RESET SLAVE drop the relay log); a purge that
+  fails (a full disk cannot write the new index) leaves them for the next one.
 - A failed engine commit (a full disk: SQLITE_FULL) is an error like any other: nothing of the
   batch is committed, the position stays with the data, the applier stops; START SLAVE once the
   space is back goes on from there (MariaDB's SQL thread stops on a full table the same way).
@@ -364,10 +366,13 @@ class Applier:
                 self.relay_file, self.relay_pos = nxt, 4
                 stream = _Stream()
                 try:
+                    await self.engine.sync()  # the applied transactions no longer need those files
                     self.relay.purge_before(nxt)
                 except OSError as e:  # e.g. a full disk: the index stays as it was, purged later
                     log.warning("slave SQL: could not purge relay log files before %s: %s", nxt, e)
             await asyncio.sleep(0)
+        # stopped: what it applied is durable before CHANGE MASTER or RESET SLAVE drops the relay log
+        await self.engine.sync()
 
     def _read(self, start: int, end: int | None) -> Iterator[tuple[int, bytes]]:
         """The current relay file's whole events in [start, end) (to its end when None), read
