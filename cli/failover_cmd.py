@@ -212,8 +212,22 @@ def execute(session: Session, plan: Plan) -> None:
             run_step(session, step)
         except (ClientError, StepFailed) as exc:
             changed = ", ".join(done) or "none"
-            raise StepFailed(f"step {n} failed on {step.server}: {exc} (steps done before it: {changed})") from None
+            failure = f"step {n} failed on {step.server}: {exc} (steps done before it: {changed})"
+            if n <= plan.undo_before:
+                failure += "; " + undo(session, plan)
+            raise StepFailed(failure) from None
         done.append(f"{n} ({step.server}: {step.why})")
+
+
+def undo(session: Session, plan: Plan) -> str:
+    """Put back what the steps before the promotion changed; say how that went."""
+    for step in plan.undo:
+        click.echo(f"[undo] {step.server}: {step.why}")
+        try:
+            run_step(session, step)
+        except ClientError as exc:
+            return f"undoing failed on {step.server}: {exc}: run {'; '.join(step.shown)} there by hand"
+    return "undone: " + ", ".join(f"{s.server}: {s.why}" for s in plan.undo)
 
 
 def settle(session: Session, addresses: Sequence[Address], master: Address) -> list[ServerState]:

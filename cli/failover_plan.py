@@ -20,7 +20,8 @@ not copied):
   threads running; the plan makes the master read-only, waits until the candidate applied the
   master's `@@gtid_binlog_pos` (read when the plan runs, after read_only is ON), promotes it,
   repoints the other replicas, and makes the old master a semi-sync replica of the new one by
-  `current_pos`.
+  `current_pos`. When the wait fails, the old master gets its writes back and nothing else
+  changed.
 - Promotion is `STOP SLAVE; RESET SLAVE ALL; SET GLOBAL read_only = OFF;
   SET GLOBAL rpl_semi_sync_master_enabled = ON; SET GLOBAL rpl_semi_sync_slave_enabled = OFF`;
   a repointed replica gets `STOP SLAVE; CHANGE MASTER TO ..., MASTER_USE_GTID = slave_pos;
@@ -137,9 +138,15 @@ Step = Run | WaitApplied | CatchUp
 
 @dataclass(frozen=True, slots=True)
 class Plan:
+    """`steps` in order. When a step before `undo_before` fails, `undo` runs (the steps done so
+    far changed nothing that cannot be put back: the old master turned read-only); from the
+    promotion on nothing is undone (two writable masters would be worse than a stopped run)."""
+
     new_master: Address
     steps: tuple[Step, ...]
     notes: tuple[str, ...] = ()
+    undo: tuple[Run, ...] = ()
+    undo_before: int = 0
 
     @property
     def nothing_to_do(self) -> bool:
@@ -402,6 +409,7 @@ def plan_switchover(servers: Sequence[ServerState], new_master: Address,
         if gtid is not None:
             return Refusal(f"{s.address} has GTID {gtid} that the master {master.address} "
                            "lacks (an errant transaction): fix it before a switchover")
+    writable = ("SET GLOBAL read_only = OFF",)
     steps: list[Step] = [
         Run(master.address, "stop writes on the old master", ("SET GLOBAL read_only = ON",),
             ("SET GLOBAL read_only = ON",)),
@@ -414,4 +422,6 @@ def plan_switchover(servers: Sequence[ServerState], new_master: Address,
                                 "SET GLOBAL rpl_semi_sync_slave_enabled = ON"),
                         after=("START SLAVE",)),
     ]
-    return Plan(new_master, tuple(steps), (f"the master {master.address} stays alive as a replica",))
+    return Plan(new_master, tuple(steps), (f"the master {master.address} stays alive as a replica",),
+                undo=(Run(master.address, "give the old master its writes back", writable, writable),),
+                undo_before=2)

@@ -165,6 +165,9 @@ def test_switchover_plan_order():
     assert "MASTER_USE_GTID = current_pos" in demote.statements[2]
     assert demote.statements[1] == "SET GLOBAL rpl_semi_sync_slave_enabled = ON"
     assert demote.statements[-1] == "START SLAVE"
+    # a failed wait gives the old master its writes back; from the promotion on, nothing is undone
+    assert plan.undo_before == 2 and [u.statements for u in plan.undo] == [("SET GLOBAL read_only = OFF",)]
+    assert plan.undo[0].server == M
 
 
 def test_switchover_refusals():
