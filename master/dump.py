@@ -79,11 +79,14 @@ from protocol.events import (
     GtidList,
     Heartbeat,
     MariaGtid,
+    Query,
     Rotate,
+    UserVar,
     decode_event,
     encode_event,
     event_checksum_ok,
     event_type,
+    framed_size,
     query_text,
     rewrite_format_description,
     route_fields,
@@ -193,6 +196,55 @@ class GtidSkipper:
 
 _SKIP_STANDALONE = 1
 _SKIP_TRANSACTION = 2
+
+# @mariadb_slave_capability (MariaDB's MARIA_SLAVE_CAPABILITY_*): what the slave understands
+CAPABILITY_TOLERATE_HOLES = 2  # events may be left out of the stream
+CAPABILITY_BINLOG_CHECKPOINT = 3
+CAPABILITY_GTID = 4
+
+
+def slave_capability(user_vars: dict[str, Any]) -> int:
+    """`@mariadb_slave_capability` (0, unknown, when unset: MySQL's and old MariaDB slaves)."""
+    value = user_vars.get("mariadb_slave_capability")
+    if isinstance(value, bytes | bytearray):
+        value = bytes(value).decode("ascii", "replace")
+    try:
+        return int(value) if value is not None else 0
+    except (TypeError, ValueError):
+        return 0
+
+
+def compatible_event(event: bytes, capability: int, crc: bool) -> bytes | None:
+    """The event as a slave of `capability` can take it (send_event_to_slave's rules): a GTID
+    becomes a BEGIN of the same size (a standalone one, a GTID_LIST and, below
+    BINLOG_CHECKPOINT, a BINLOG_CHECKPOINT are left out for a slave that tolerates holes, else
+    replaced by a no-op USER_VAR of the same size, so the slave's positions stay right); every
+    other event is sent as it is. None: leave it out."""
+    kind = event_type(event)
+    if kind == EventType.GTID_EVENT and capability < CAPABILITY_GTID:
+        decoded = decode_event(event, checksum=crc)
+        body = decoded.body
+        assert isinstance(body, MariaGtid)
+        size = len(event) - framed_size(0, crc)
+        if not body.flags2 & FL_STANDALONE:
+            begin = Query(query="BEGIN").encode()
+            if len(begin) == size:
+                return _same_header(decoded, EventType.QUERY_EVENT, begin, crc)
+    elif not ((kind == EventType.GTID_LIST_EVENT and capability < CAPABILITY_GTID)
+              or (kind == EventType.BINLOG_CHECKPOINT_EVENT and capability < CAPABILITY_BINLOG_CHECKPOINT)):
+        return event
+    if capability >= CAPABILITY_TOLERATE_HOLES:
+        return None
+    decoded = decode_event(event, checksum=crc)
+    size = len(event) - framed_size(0, crc)
+    dummy = UserVar(("!dummyvar" + "_" * size)[: max(1, size - 5)], is_null=True, flags=None).encode()
+    return _same_header(decoded, EventType.USER_VAR_EVENT, dummy, crc)
+
+
+def _same_header(decoded: Any, type_code: int, body: bytes, crc: bool) -> bytes:
+    h = decoded.header
+    return encode_event(type_code, body, timestamp=h.timestamp, server_id=h.server_id, log_pos=h.log_pos,
+                        flags=h.flags, checksum=crc)
 
 
 def _ends_transaction(event: bytes, kind: int, crc: bool) -> bool:
@@ -346,6 +398,7 @@ class DumpSession:
         user_vars = session.user_vars
         self.period = heartbeat_period(user_vars)
         self.aware = checksum_aware(user_vars)
+        self.capability = slave_capability(user_vars)
         self.connect_crc = connect_checksum(user_vars)
         self.param: TransmitParam | None = None
         self.header = b""
@@ -510,18 +563,17 @@ class DumpSession:
                         raise DamagedBinlog(self.pos, LOG_READ_TRUNC)
                 except DamagedBinlog as e:
                     raise self._damaged(e) from None
+                batch_end = batch[-1][0] + len(batch[-1][1])
                 skipper = self.skipper
                 if skipper is not None:
-                    batch_end = batch[-1][0] + len(batch[-1][1])
                     batch = skipper.filter(batch, crc)
                     if skipper.done:
                         self.skipper = None
-                    if batch:
-                        self._send_batch(batch)
-                    self.pos = batch_end
-                    await session.drain()
-                    continue
-                self._send_batch(batch)
+                if self.capability < CAPABILITY_GTID:
+                    batch = [(o, e) for o, event in batch if (e := compatible_event(event, self.capability, crc))]
+                if batch:
+                    self._send_batch(batch)
+                self.pos = batch_end
                 await session.drain()
                 continue
             if not active:
