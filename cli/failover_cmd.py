@@ -33,7 +33,7 @@ from cli.failover_plan import (
     plan_switchover,
     quote,
 )
-from protocol.gtid import GtidPosition
+from protocol.gtid import GtidPosition, parse_gtid_list
 
 ER_UNKNOWN_SYSTEM_VARIABLE = 1193
 
@@ -126,6 +126,7 @@ def observe(session: Session, address: Address) -> tuple[ServerState, list[str]]
                 read_only=_flag(_variable(client, "read_only", lacking)),
                 log_bin=_flag(_variable(client, "log_bin", lacking) or "ON"),
                 binlog_pos=_position(_variable(client, "gtid_binlog_pos", lacking)),
+                binlog_state=parse_gtid_list((_variable(client, "gtid_binlog_state", lacking) or "").strip()),
                 current_pos=_position(_variable(client, "gtid_current_pos", lacking)),
                 slave_pos=_position(_variable(client, "gtid_slave_pos", lacking)),
                 replica=_replica(client, lacking),

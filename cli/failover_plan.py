@@ -6,11 +6,13 @@ not copied):
   `--servers`; nothing here touches a socket or a clock, so every decision is unit-tested.
 - Failover (the master is gone): every reachable server that replicates is a candidate unless
   it cannot take over safely (its applier stopped with an error, its relay log unreadable, no
-  binlog, no GTID position). The candidate is the one whose received GTIDs (`Gtid_IO_Pos`,
-  merged with `@@gtid_current_pos`) contain every other server's, then the most applied, then
-  the first in `--servers` order. Every other reachable server's GTIDs must be contained in the
-  candidate's (same seq_no from another server_id, or a higher one, is divergence); otherwise
-  the whole plan is refused and no server changes state.
+  binlog, no GTID position). The candidate is the one that holds every other fit server's
+  GTIDs, the most received (`Gtid_IO_Pos` merged with `@@gtid_current_pos`) first, then the
+  most applied, then the first in `--servers` order. "Holds" compares, per domain and
+  server_id, the highest seq_no in `@@gtid_binlog_state` and the applied and received
+  positions (gtid_strict_mode: seq_nos only grow), so an errant transaction of another server
+  is seen even under a higher seq_no. Every other reachable server's GTIDs must be held by the
+  candidate; otherwise the whole plan is refused and no server changes state.
 - A reachable server that replicates from nobody is the master: with every replica following
   it there is nothing to do (a second run, or a master that is alive), otherwise the replicas a
   first run left behind are repointed to it. Without one, a failover refuses while the master
@@ -82,6 +84,7 @@ class ServerState:
     read_only: bool = False
     log_bin: bool = True
     binlog_pos: GtidPosition = field(default_factory=GtidPosition)
+    binlog_state: tuple[Gtid, ...] = ()  # @@gtid_binlog_state: the last GTID of each server_id
     current_pos: GtidPosition = field(default_factory=GtidPosition)
     slave_pos: GtidPosition = field(default_factory=GtidPosition)
     replica: Replica | None = None
@@ -94,6 +97,17 @@ class ServerState:
             have = out.get(g.domain_id)
             if have is None or g.seq_no > have.seq_no:
                 out = out.with_gtid(g)
+        return out
+
+    def held(self) -> dict[tuple[int, int], int]:
+        """(domain, server_id) -> the highest seq_no the server holds from that server_id: its
+        binlog state, applied and received positions. Under gtid_strict_mode a domain's seq_nos
+        only grow, so a GTID is held when its server_id's seq_no here is at least as high."""
+        out: dict[tuple[int, int], int] = {}
+        received = self.replica.io_pos if self.replica else GtidPosition()
+        for g in (*self.binlog_state, *self.current_pos, *self.slave_pos, *received):
+            key = (g.domain_id, g.server_id)
+            out[key] = max(out.get(key, 0), g.seq_no)
         return out
 
 
@@ -204,6 +218,16 @@ def missing_from(have: GtidPosition, other: GtidPosition) -> Gtid | None:
     return None
 
 
+def lacking(holder: ServerState, other: ServerState) -> Gtid | None:
+    """A GTID `other` holds (by server_id, see `ServerState.held`) that `holder` does not: an
+    errant transaction of `other`, or `holder` behind it. None when `holder` has everything."""
+    have = holder.held()
+    for (domain, server_id), seq_no in sorted(other.held().items()):
+        if have.get((domain, server_id), 0) < seq_no:
+            return Gtid(domain, server_id, seq_no)
+    return None
+
+
 def unfit(server: ServerState) -> str | None:
     """Why a replica cannot take over safely, or None."""
     replica = server.replica
@@ -233,14 +257,13 @@ def _follows(server: ServerState, master: ServerState) -> bool:
 
 
 def _diverged(candidate: ServerState, others: Sequence[ServerState]) -> Refusal | None:
-    have = candidate.known()
     for other in others:
-        gtid = missing_from(have, other.known())
+        gtid = lacking(candidate, other)
         if gtid is not None:
             return Refusal(
                 f"{other.address} has GTID {gtid} that the candidate {candidate.address} "
-                f"lacks (its GTIDs {other.known() or 'none'} are not contained in "
-                f"{have or 'none'}): promoting would lose or diverge transactions")
+                f"lacks (diverged, or an errant transaction; the candidate holds "
+                f"{candidate.known() or 'nothing'}): promoting would lose or diverge transactions")
     return None
 
 
@@ -335,11 +358,13 @@ def _most_advanced(fit: Sequence[ServerState], order: dict[Address, int]) -> Ser
 
     ranked = sorted(fit, key=rank, reverse=True)
     for candidate in ranked:
-        if all(missing_from(candidate.known(), s.known()) is None for s in fit):
+        if all(lacking(candidate, s) is None for s in fit):
             return candidate
-    a, b = ranked[0], ranked[1]
-    return Refusal(f"no candidate holds every GTID: {a.address} has {a.known()} and "
-                   f"{b.address} has {b.known()}, neither contains the other (diverged)")
+    best = ranked[0]
+    other, gtid = next((s, g) for s in fit if (g := lacking(best, s)) is not None)
+    return Refusal(f"no candidate holds every other one's GTIDs (diverged, or an errant "
+                   f"transaction): the most advanced, {best.address} ({best.known()}), lacks "
+                   f"{gtid} that {other.address} has")
 
 
 def _after_promotion(masters: Sequence[ServerState], replicas: Sequence[ServerState],
@@ -356,7 +381,7 @@ def _after_promotion(masters: Sequence[ServerState], replicas: Sequence[ServerSt
     strays = [m for m in masters if m is not master]
     behind = [r for r in replicas if not _follows(r, master)]
     for r in behind:
-        gtid = missing_from(master.current_pos, r.known())
+        gtid = lacking(master, r)
         if gtid is not None:
             return Refusal(f"{master.address} replicates from nobody (a master), but "
                            f"{r.address} has GTID {gtid} it lacks: repointing would diverge")
@@ -405,7 +430,7 @@ def plan_switchover(servers: Sequence[ServerState], new_master: Address,
         return Refusal(f"{new_master} cannot take over: {why}")
     others = [s for s in servers if s is not candidate and s is not master]
     for s in (candidate, *others):
-        gtid = missing_from(master.current_pos, s.known())
+        gtid = lacking(master, s)
         if gtid is not None:
             return Refusal(f"{s.address} has GTID {gtid} that the master {master.address} "
                            "lacks (an errant transaction): fix it before a switchover")

@@ -19,7 +19,7 @@ from cli.failover_plan import (
     plan_failover,
     plan_switchover,
 )
-from protocol.gtid import GtidPosition
+from protocol.gtid import GtidPosition, parse_gtid_list
 
 CREDS = Credentials("repl", "secret")
 M, A, B = Address("10.0.0.1", 3306), Address("10.0.0.2", 3306), Address("10.0.0.3", 3306)
@@ -183,3 +183,21 @@ def test_switchover_refusals():
     done = [master(A, "0-1-10", server_id=2), replica(M, "0-1-10", master=A, io_running="Yes")]
     outcome = plan_switchover(done, A, CREDS)
     assert isinstance(outcome, Plan) and outcome.nothing_to_do
+
+
+def test_an_errant_transaction_under_a_higher_seq_no_is_seen():
+    # B once committed 0-3-100 itself, then replicated on to 0-1-290: its position hides it,
+    # its binlog state does not.
+    errant = replica(B, "0-1-290", binlog_state=parse_gtid_list("0-3-100,0-1-290"))
+    outcome = plan_failover([replica(A, "0-1-300", binlog_state=parse_gtid_list("0-1-300")), errant], CREDS)
+    assert isinstance(outcome, Refusal) and "0-3-100" in outcome.reason and "errant" in outcome.reason
+
+
+def test_a_tail_the_new_master_never_had_is_seen_under_its_own_higher_seq_no():
+    # A was promoted at 0-1-300 and wrote 0-2-301..310; B still holds 0-1-302 from the old master.
+    promoted = ServerState(A, reachable=True, server_id=2, binlog_pos=pos("0-2-310"), current_pos=pos("0-2-310"),
+                           binlog_state=parse_gtid_list("0-1-300,0-2-310"))
+    outcome = plan_failover([promoted, replica(B, "0-1-302")], CREDS)
+    assert isinstance(outcome, Refusal) and "0-1-302" in outcome.reason
+    outcome = plan_failover([promoted, replica(B, "0-1-299")], CREDS)
+    assert isinstance(outcome, Plan) and [s.server for s in outcome.steps] == [B]
