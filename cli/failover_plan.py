@@ -15,7 +15,9 @@ not copied):
   candidate; otherwise the whole plan is refused and no server changes state.
 - A reachable server that replicates from nobody is the master: with every replica following
   it there is nothing to do (a second run, or a master that is alive), otherwise the replicas a
-  first run left behind are repointed to it. Without one, a failover refuses while the master
+  first run left behind are repointed to it, and a former master that came back (replicating
+  from nobody, followed by nobody) rejoins it by `current_pos` when it holds no GTID the master
+  lacks (a crashed master restarted with --init-rpl-role SLAVE has cut its unacked tail). Without one, a failover refuses while the master
   its replicas name answers, or a replica's IO thread is still connected (the master is alive:
   that is a switchover).
 - Switchover (everything alive): the candidate must replicate from the current master with both
@@ -273,6 +275,7 @@ def _unreachable_notes(servers: Sequence[ServerState]) -> tuple[str, ...]:
 
 
 def _repoint(master: ServerState, others: Sequence[ServerState], creds: Credentials) -> list[Step]:
+    """Every one of `others` not following `master` yet, by GTID (`slave_pos`)."""
     return [
         _replicate_from(s.address, master.address, creds, use_gtid="slave_pos",
                         why=f"replicate from {master.address} by GTID")
@@ -370,26 +373,47 @@ def _most_advanced(fit: Sequence[ServerState], order: dict[Address, int]) -> Ser
 def _after_promotion(masters: Sequence[ServerState], replicas: Sequence[ServerState],
                      creds: Credentials, notes: tuple[str, ...]) -> Plan | Refusal:
     """A reachable server already replicates from nobody: a finished (or half-finished)
-    failover. Nothing to do when every replica follows it; the stragglers are repointed when
-    their GTIDs are contained in its binlog."""
+    failover, or a master that is alive. The master is the one the replicas follow (or, when
+    none does, the one holding every other's GTIDs). The replicas left behind are repointed and
+    a former master that came back is rejoined as a semi-sync replica by `current_pos`, each
+    only when the master holds all its GTIDs; nothing to do when all follow it already."""
     followed = [m for m in masters if any(_follows(r, m) for r in replicas)]
-    if len(masters) > 1 and len(followed) != 1:
+    if not followed:
+        followed = [m for m in masters if all(lacking(m, o) is None for o in masters)]
+    if len(followed) != 1:
         return Refusal("several reachable servers replicate from nobody ("
                        + ", ".join(str(m.address) for m in masters)
                        + "): which one is the master is not clear")
-    master = followed[0] if followed else masters[0]
-    strays = [m for m in masters if m is not master]
+    master = followed[0]
     behind = [r for r in replicas if not _follows(r, master)]
     for r in behind:
         gtid = lacking(master, r)
         if gtid is not None:
             return Refusal(f"{master.address} replicates from nobody (a master), but "
                            f"{r.address} has GTID {gtid} it lacks: repointing would diverge")
-    notes = (f"{master.address} is the master already (server_id {master.server_id}): a failover "
-             "has nothing to promote (`semisync switchover` moves the role)", *notes)
-    notes += tuple(f"{m.address}: replicates from nobody and nobody follows it: rejoin it "
-                   f"as a replica of {master.address} by hand" for m in strays)
-    return Plan(master.address, tuple(_repoint(master, behind, creds)), notes)
+    notes = (f"{master.address} is the master (server_id {master.server_id}): a failover has "
+             "nothing to promote (`semisync switchover` moves the role)", *notes)
+    steps = _repoint(master, behind, creds)
+    for stray in (m for m in masters if m is not master):
+        gtid = lacking(master, stray)
+        if gtid is None:
+            steps.append(_demote(stray.address, master.address, creds, read_only_first=True,
+                                 why=f"rejoin as a semi-sync replica of {master.address} by GTID"))
+        else:
+            notes += (f"{stray.address}: replicates from nobody and has GTID {gtid} that "
+                      f"{master.address} lacks: not rejoined (a crashed master restarted with "
+                      "--init-rpl-role SLAVE cuts its unacknowledged tail; then run again)",)
+    return Plan(master.address, tuple(steps), notes)
+
+
+def _demote(server: Address, master: Address, creds: Credentials, *, why: str,
+            read_only_first: bool) -> Run:
+    """A former master as a semi-sync replica of `master`, from its own GTIDs (`current_pos`:
+    its binlog's, as it wrote them itself)."""
+    return _replicate_from(server, master, creds, use_gtid="current_pos", why=why,
+                           before=(*(("SET GLOBAL read_only = ON",) if read_only_first else ()),
+                                   "SET GLOBAL rpl_semi_sync_master_enabled = OFF",
+                                   "SET GLOBAL rpl_semi_sync_slave_enabled = ON"))
 
 
 # -- switchover ---------------------------------------------------------------------------------
@@ -441,11 +465,8 @@ def plan_switchover(servers: Sequence[ServerState], new_master: Address,
         CatchUp(new_master, f"apply everything {master.address} logged", master.address),
         _promote(new_master),
         *_repoint(candidate, others, creds),
-        _replicate_from(master.address, new_master, creds, use_gtid="current_pos",
-                        why=f"demote to a semi-sync replica of {new_master}",
-                        before=("SET GLOBAL rpl_semi_sync_master_enabled = OFF",
-                                "SET GLOBAL rpl_semi_sync_slave_enabled = ON"),
-                        after=("START SLAVE",)),
+        _demote(master.address, new_master, creds, read_only_first=False,
+                why=f"demote to a semi-sync replica of {new_master}"),
     ]
     return Plan(new_master, tuple(steps), (f"the master {master.address} stays alive as a replica",),
                 undo=(Run(master.address, "give the old master its writes back", writable, writable),),

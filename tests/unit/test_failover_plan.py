@@ -201,3 +201,26 @@ def test_a_tail_the_new_master_never_had_is_seen_under_its_own_higher_seq_no():
     assert isinstance(outcome, Refusal) and "0-1-302" in outcome.reason
     outcome = plan_failover([promoted, replica(B, "0-1-299")], CREDS)
     assert isinstance(outcome, Plan) and [s.server for s in outcome.steps] == [B]
+
+
+def test_a_former_master_that_came_back_rejoins_only_without_errant_gtids():
+    promoted = ServerState(A, reachable=True, server_id=2, binlog_pos=pos("0-2-310"), current_pos=pos("0-2-310"),
+                           binlog_state=parse_gtid_list("0-1-300,0-2-310"))
+    follower = replica(B, "0-2-310", master=A, io_running="Yes")
+    cut = ServerState(M, reachable=True, server_id=1, binlog_pos=pos("0-1-300"), current_pos=pos("0-1-300"),
+                      binlog_state=parse_gtid_list("0-1-300"))
+    for servers in ([cut, promoted, follower], [cut, promoted]):  # with a replica, or by GTIDs alone
+        plan = plan_failover(servers, CREDS)
+        assert isinstance(plan, Plan) and plan.new_master == A
+        (rejoin,) = plan.steps
+        assert isinstance(rejoin, Run) and rejoin.server == M
+        assert rejoin.statements[0] == "SET GLOBAL read_only = ON"
+        assert "MASTER_HOST = '10.0.0.2'" in rejoin.statements[3] and "current_pos" in rejoin.statements[3]
+        assert rejoin.statements[-1] == "START SLAVE"
+    uncut = ServerState(M, reachable=True, server_id=1, binlog_pos=pos("0-1-302"), current_pos=pos("0-1-302"),
+                        binlog_state=parse_gtid_list("0-1-302"))
+    plan = plan_failover([uncut, promoted, follower], CREDS)
+    assert isinstance(plan, Plan) and plan.nothing_to_do
+    assert any("0-1-302" in note and "--init-rpl-role SLAVE" in note for note in plan.notes)
+    outcome = plan_failover([uncut, promoted], CREDS)  # nobody follows, neither holds the other's
+    assert isinstance(outcome, Refusal)
