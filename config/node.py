@@ -71,6 +71,14 @@ class WaitPoint(enum.StrEnum):
     AFTER_COMMIT = "AFTER_COMMIT"  # after the engine commit, before the client's OK
 
 
+class InitRplRole(enum.StrEnum):
+    """The role a server takes up at start (MariaDB 10.11.9's --init-rpl-role, MDEV-33465): what
+    crash recovery does with the binlog tail the engine never committed (master/recovery.py)."""
+
+    MASTER = "MASTER"  # keep it: replay it into the engine (the server goes on as the master)
+    SLAVE = "SLAVE"  # cut it off: it rejoins as a slave of the master that replaced it
+
+
 class BinlogErrorAction(enum.StrEnum):
     """What the master does when the engine cannot commit a group already in the binlog
     (MySQL's binlog_error_action; master/commit.py). A failed binlog write itself is always
@@ -154,6 +162,13 @@ class NodeConfig(DaemonConfig):
         metavar="BOOL",
         help="refuse a replicated GTID out of order or a duplicate one (MariaDB's 1950 stops "
         "the applier); SET GLOBAL gtid_strict_mode changes it at run time",
+    )
+    init_rpl_role: Annotated[InitRplRole, one_of(InitRplRole)] = option(
+        InitRplRole.MASTER,
+        metavar="MASTER|SLAVE",
+        help="at start, what recovery does with binlog transactions the engine never committed "
+        "(under AFTER_SYNC: never acked): MASTER replays them into the engine, SLAVE truncates "
+        "them from the binlog, for a crashed master rejoining as a slave of its successor",
     )
     rpl_semi_sync_master_enabled: Bool = option(
         False,

@@ -39,6 +39,24 @@ Contract (the binlog is the source of truth: a transaction is in both or in neit
   start: cutting would lose acknowledged commits or let the binlog miss what the engine has
   (as mysqld's "Crash recovery failed", where a human decides; cf. MariaDB's
   TC_LOG_BINLOG::recover and MDEV-21117, which truncates only transactions no slave can have).
+- With `truncate_uncommitted` (--init-rpl-role SLAVE, MariaDB's MDEV-21117 / MDEV-33465
+  recovery of a crashed master that rejoins as a slave) nothing is replayed: the binlog's tail
+  after the engine's position is cut off instead. Every event there that is not a file's own
+  (FORMAT_DESCRIPTION, GTID_LIST, BINLOG_CHECKPOINT, ROTATE, STOP) belongs to a transaction the
+  engine never committed (under AFTER_SYNC: one no slave acked, or whose ack came too late), so
+  the cut is at the first such event: a GTID event, or the BEGIN / lone statement of a binlog
+  without GTIDs. Files after the cut's file are removed: the index is rewritten without them
+  first (atomically), then they are unlinked, then the cut's file is truncated and fsynced, so a
+  crash in between leaves a state that the same recovery finishes (files the index no longer
+  names may stay behind: the writer overwrites each when it reaches its name). The cut file
+  is left flagged in use if it was the active one: it is now the last file of the index, whose
+  flag `BinlogWriter.open` clears before it starts the next file. MariaDB's line is logged ("Successfully truncated binlog file:...
+  to remove transactions starting from GTID d-s-n", the GTID of the event at the cut; a binlog
+  without GTIDs names the position instead). Nothing is logged or cut when the engine has
+  every transaction of the binlog. Afterwards the engine and the binlog agree, the binlog's
+  GTID state (rebuilt from the files when the writer opens) lacks the removed GTIDs, and the
+  applier's position and relay log skip count, committed with the engine, are untouched: a
+  removed transaction that reached a slave comes back from the new master like any other.
 - `read_transactions` reads transactions back from the binlog; the group commit uses it to
   replay a group whose engine commit failed (binlog_error_action=IGNORE_ERROR).
 The caller then opens the binlog writer on a new file, as MySQL does at every start.
@@ -53,13 +71,22 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from binlog.index import read_index
-from binlog.reader import file_checksum, iter_events, scan_file, torn_tail, truncate_torn_tail
+from binlog.index import fsync_directory, read_index, write_index
+from binlog.reader import (
+    cut_file,
+    file_checksum,
+    iter_events,
+    scan_file,
+    torn_tail,
+    truncate_torn_tail,
+)
 from engine.results import StatementContext
 from protocol.events import (
     FL_STANDALONE,
     INTVAR_INSERT_ID,
     INTVAR_LAST_INSERT_ID,
+    EventType,
+    Gtid,
     Intvar,
     MariaGtid,
     Query,
@@ -68,6 +95,7 @@ from protocol.events import (
     Xid,
     decode_event,
     decode_header,
+    event_type,
     foreign_key_checks,
     user_var_value,
 )
@@ -83,6 +111,33 @@ _USER_STATEMENTS = ("CREATE USER", "DROP USER", "GRANT", "REVOKE", "RENAME USER"
 META_RELAY_SKIP = "relay_log_skip"
 
 
+# Events a binlog file has of its own, outside every transaction.
+_FILE_EVENTS = frozenset({
+    EventType.FORMAT_DESCRIPTION_EVENT, EventType.ROTATE_EVENT, EventType.STOP_EVENT,
+    EventType.GTID_LIST_EVENT, EventType.BINLOG_CHECKPOINT_EVENT, EventType.PREVIOUS_GTIDS_LOG_EVENT,
+})
+
+
+@dataclass(frozen=True)
+class Truncation:
+    """The uncommitted tail cut off by --init-rpl-role SLAVE: `file` cut from `old_size` bytes
+    to `pos`, the files after it (`removed`) deleted; `gtid`: the first removed transaction's
+    (None in a binlog without GTIDs)."""
+
+    file: str
+    old_size: int
+    pos: int
+    gtid: Gtid | None
+    removed: tuple[str, ...] = ()
+
+    def message(self) -> str:
+        """MariaDB's line (sql/log.cc, MYSQL_BIN_LOG::truncate_and_remove_binlogs), the file named
+        as the index names it."""
+        start = f"GTID {self.gtid}" if self.gtid is not None else f"position {self.file}:{self.pos}"
+        return (f"Successfully truncated binlog file:./{self.file} from previous file size {self.old_size} "
+                f"to pos:{self.pos} to remove transactions starting from {start}")
+
+
 @dataclass
 class RecoveryReport:
     torn_bytes: int = 0
@@ -90,6 +145,7 @@ class RecoveryReport:
     replayed: int = 0
     replicated: int = 0  # of the replayed or skipped transactions, those another server wrote
     start: BinlogPosition | None = None
+    truncation: Truncation | None = None
 
     def __str__(self) -> str:
         return (
@@ -226,9 +282,10 @@ def _file_server_id(path: Path) -> int:
     return 0
 
 
-async def recover(engine: Any, directory: Path, basename: str) -> RecoveryReport:
-    """Make the engine and the binlog agree (see the module docstring); RecoveryError when
-    that would need cutting what the engine committed or reading a damaged binlog."""
+async def recover(engine: Any, directory: Path, basename: str, *, truncate_uncommitted: bool = False) -> RecoveryReport:
+    """Make the engine and the binlog agree (see the module docstring): replay the binlog's
+    tail the engine lacks, or with `truncate_uncommitted` cut it off; RecoveryError when that
+    would need cutting what the engine committed or reading a damaged binlog."""
     report = RecoveryReport()
     names = read_index(directory, basename)
     names = [n for n in names if (directory / n).exists()]
@@ -256,6 +313,13 @@ async def recover(engine: Any, directory: Path, basename: str) -> RecoveryReport
     report.torn_bytes = scanned.size - truncate_torn_tail(last, scanned)
     if start is None:
         return report
+    if truncate_uncommitted:
+        if report.torn_bytes:
+            log.warning("recovery: cut %d torn byte(s) from %s", report.torn_bytes, names[-1])
+        report.truncation = truncate_tail(directory, basename, names, start)
+        if report.truncation is not None:
+            log.info("%s", report.truncation.message())
+        return report
     skip = int(engine.meta().get(META_RELAY_SKIP) or 0)
     for txn in read_transactions(directory, names, start, user_statements=True):
         if txn.end is None:
@@ -282,6 +346,45 @@ async def recover(engine: Any, directory: Path, basename: str) -> RecoveryReport
     if report.replayed or report.replicated or report.torn_bytes or report.partial_bytes:
         log.warning("recovery: %s", report)
     return report
+
+
+def truncate_tail(directory: Path, basename: str, names: list[str], start: BinlogPosition) -> Truncation | None:
+    """Cut off every transaction of the binlog (files `names`) from `start` (the engine's
+    position) on, as the module docstring says; None when there is none."""
+    cut = _first_transaction_event(directory, names, start)
+    if cut is None:
+        return None
+    at, gtid = cut
+    path = directory / at.file
+    old_size = path.stat().st_size
+    listed = read_index(directory, basename)
+    removed = tuple(listed[listed.index(at.file) + 1:])
+    if removed:
+        write_index(directory, basename, listed[: len(listed) - len(removed)])
+        for name in removed:
+            (directory / name).unlink(missing_ok=True)
+        fsync_directory(directory)
+    cut_file(path, at.pos)
+    return Truncation(at.file, old_size, at.pos, gtid, removed)
+
+
+def _first_transaction_event(
+    directory: Path, names: list[str], start: BinlogPosition,
+) -> tuple[BinlogPosition, Gtid | None] | None:
+    """Where the first transaction after `start` begins (its first event that is not a file's
+    own), with its GTID when that event is a GTID event; None when no transaction follows."""
+    for name in names[names.index(start.file):]:
+        path = directory / name
+        for offset, raw in iter_events(path, start.pos if name == start.file else 4):
+            if event_type(raw) in _FILE_EVENTS:
+                continue
+            gtid = None
+            if event_type(raw) == EventType.GTID_EVENT:
+                event = decode_event(raw, checksum=file_checksum(path))
+                assert isinstance(event.body, MariaGtid)
+                gtid = Gtid(event.body.domain_id, event.header.server_id, event.body.seq_no)
+            return BinlogPosition(name, offset), gtid
+    return None
 
 
 def _truncate(path: Path, size: int) -> None:

@@ -10,7 +10,8 @@ binlogs the replicated transactions when --log-slave-updates is ON.
 Three lifecycle phases (STYLE.md habit 7)
 - startup: open the engine (`<datadir>/db`), crash recovery of the binlog (`master.recovery`:
   torn tail and incomplete transaction cut from the binlog, complete ones the engine lacks
-  replayed), the binlog's GTID state rebuilt from what recovery left (`master.gtid_state`),
+  replayed; with `--init-rpl-role SLAVE` cut off instead, all of them), the binlog's GTID
+  state rebuilt from what recovery left (`master.gtid_state`),
   open the binlog on a new file (as mysqld does at every start) and store the
   engine's place in it (the applier's stored position kept: the engine merges meta keys), build
   the server shell with the node role and the replication interface, load both semi-sync
@@ -42,7 +43,7 @@ from typing import Any
 
 from binlog.index import read_index
 from binlog.writer import BinlogWriter
-from config.node import BinlogChecksum, NodeConfig
+from config.node import BinlogChecksum, InitRplRole, NodeConfig
 from master.binlog_end import BinlogEnd
 from master.commit import GroupCommit
 from master.gtid_state import BinlogGtids, read_binlog_state
@@ -120,7 +121,9 @@ class NodeDaemon:
         secure_datadir(datadir)  # before any file in it is opened: 0700, files 0600
         self.engine = await Engine.open(datadir / "db")
         try:
-            await recover(self.engine, datadir, cfg.log_bin)  # logs what it did
+            await recover(  # logs what it did
+                self.engine, datadir, cfg.log_bin, truncate_uncommitted=cfg.init_rpl_role == InitRplRole.SLAVE,
+            )
         except RecoveryError as exc:
             log.critical("crash recovery failed: %s", exc)
             raise SystemExit(1) from None
@@ -155,7 +158,8 @@ class NodeDaemon:
             self._make_replication, sync_relay_log=cfg.sync_relay_log, relay_log=cfg.relay_log,
             net_timeout=cfg.slave_net_timeout,
         )
-        self.role = NodeRole(source, replica, read_only=cfg.read_only, log_slave_updates=cfg.log_slave_updates)
+        self.role = NodeRole(source, replica, read_only=cfg.read_only, log_slave_updates=cfg.log_slave_updates,
+                             init_rpl_role=str(cfg.init_rpl_role))
         self.server = Server.for_daemon(
             self.role,
             cfg,

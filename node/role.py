@@ -22,7 +22,9 @@ Contract
   `--read-only` preset: OFF on a master, ON on a slave): while ON the shell refuses client
   writes with 1290 (every user, SUPER included, as our slaves always did); the applier is never
   refused (it does not pass through the client path). `log_slave_updates` is shown as
-  @@log_slave_updates (not dynamic, as in mysqld).
+  @@log_slave_updates (not dynamic, as in mysqld), `init_rpl_role` (the role recovery prepared
+  the server for at start, MASTER or SLAVE) as the read-only @@init_rpl_role (MariaDB 10.11 has
+  the option only: its @@init_rpl_role is 1193).
 - System and status variables are both sides' (their names do not overlap), and
   `gtid_current_pos`, which needs both (the source's binlog state, the replica's
   gtid_slave_pos).
@@ -54,11 +56,13 @@ _SHOW_SLAVE = frozenset({"SHOW SLAVE", "SHOW REPLICA"})
 class NodeRole(Role):
     name = "node"
 
-    def __init__(self, source: MasterRole, replica: SlaveRole, *, read_only: bool, log_slave_updates: bool) -> None:
+    def __init__(self, source: MasterRole, replica: SlaveRole, *, read_only: bool, log_slave_updates: bool,
+                 init_rpl_role: str = "MASTER") -> None:
         self.source = source
         self.replica = replica
         self.read_only = read_only
         self.log_slave_updates = log_slave_updates
+        self.init_rpl_role = init_rpl_role
         self.CLAIMS = source.CLAIMS | replica.CLAIMS
 
     def attach(self, server: Server) -> None:
@@ -73,6 +77,7 @@ class NodeRole(Role):
             *self.source.system_variables(),
             *self.replica.system_variables(),
             SystemVariable("log_slave_updates", self.log_slave_updates),
+            SystemVariable("init_rpl_role", self.init_rpl_role),
             SystemVariable("gtid_current_pos", "", getter=lambda: str(self.gtid_current_pos())),
         )
 
