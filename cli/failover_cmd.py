@@ -5,7 +5,9 @@ server what a DBA would (@@server_id, @@read_only, @@log_bin, @@gtid_binlog_pos,
 @@gtid_current_pos, @@gtid_slave_pos, SHOW ALL SLAVES STATUS), runs the plan's statements one by
 one, printing each, and prints the topology it finds afterwards. Nothing is changed when the
 planner refuses or with `--dry-run`. A failed step stops the run at once and says which servers
-were already changed. Exit status: 0 done (or nothing to do), 1 refused or failed.
+were already changed. A server that cannot be connected to counts as gone; one that answers a
+query with an error stops the run before anything changes (a live master must never be taken for
+a dead one). Exit status: 0 done (or nothing to do), 1 refused or failed.
 """
 
 from __future__ import annotations
@@ -33,7 +35,8 @@ from cli.failover_plan import (
     plan_switchover,
     quote,
 )
-from protocol.gtid import GtidPosition
+from protocol.errors import ProtocolError
+from protocol.gtid import GtidPosition, parse_gtid_list
 
 ER_UNKNOWN_SYSTEM_VARIABLE = 1193
 
@@ -126,12 +129,19 @@ def observe(session: Session, address: Address) -> tuple[ServerState, list[str]]
                 read_only=_flag(_variable(client, "read_only", lacking)),
                 log_bin=_flag(_variable(client, "log_bin", lacking) or "ON"),
                 binlog_pos=_position(_variable(client, "gtid_binlog_pos", lacking)),
+                binlog_state=parse_gtid_list((_variable(client, "gtid_binlog_state", lacking) or "").strip()),
                 current_pos=_position(_variable(client, "gtid_current_pos", lacking)),
                 slave_pos=_position(_variable(client, "gtid_slave_pos", lacking)),
                 replica=_replica(client, lacking),
             )
     except ClientError as exc:
-        return ServerState(address, reachable=False, unreachable_reason=str(exc)), lacking
+        if exc.code is None:  # the connection broke: the server is gone
+            return ServerState(address, reachable=False, unreachable_reason=str(exc)), lacking
+        # It answers, but not what is needed to decide: never take it for a dead server.
+        raise click.ClickException(f"{address} answered with an error: {exc} (nothing was changed)") from None
+    except ProtocolError as exc:
+        raise click.ClickException(f"{address} answered a GTID value that cannot be read: {exc} "
+                                   "(nothing was changed)") from None
     return state, lacking
 
 
@@ -212,8 +222,22 @@ def execute(session: Session, plan: Plan) -> None:
             run_step(session, step)
         except (ClientError, StepFailed) as exc:
             changed = ", ".join(done) or "none"
-            raise StepFailed(f"step {n} failed on {step.server}: {exc} (steps done before it: {changed})") from None
+            failure = f"step {n} failed on {step.server}: {exc} (steps done before it: {changed})"
+            if n <= plan.undo_before:
+                failure += "; " + undo(session, plan)
+            raise StepFailed(failure) from None
         done.append(f"{n} ({step.server}: {step.why})")
+
+
+def undo(session: Session, plan: Plan) -> str:
+    """Put back what the steps before the promotion changed; say how that went."""
+    for step in plan.undo:
+        click.echo(f"[undo] {step.server}: {step.why}")
+        try:
+            run_step(session, step)
+        except ClientError as exc:
+            return f"undoing failed on {step.server}: {exc}: run {'; '.join(step.shown)} there by hand"
+    return "undone: " + ", ".join(f"{s.server}: {s.why}" for s in plan.undo)
 
 
 def settle(session: Session, addresses: Sequence[Address], master: Address) -> list[ServerState]:
