@@ -21,6 +21,7 @@ from typing import Any
 
 import pymysql
 import pytest
+from pymysql.constants import CLIENT
 
 from tests.support.daemons import Daemon
 from tests.support.mariadb import MariaDBServer, mariadb_available
@@ -80,8 +81,11 @@ STATEMENTS: tuple[Statement, ...] = (
               "mariadbserver.cc"),
     Statement("SELECT IS_USED_LOCK('maxscale_mariadbmonitor'), IS_USED_LOCK('maxscale_mariadbmonitor_master')",
               "cooperative monitoring: who holds the locks", "mariadbserver.cc", values=True),
-    Statement("SELECT GET_LOCK('maxscale_mariadbmonitor', 0)", "cooperative monitoring: take the server lock",
-              "mariadbserver.cc", values=True),
+    Statement("SET @@session.wait_timeout=30; SELECT GET_LOCK('maxscale_mariadbmonitor', 0);",
+              "cooperative monitoring: take the server lock (one query, two statements)", "mariadbserver.cc",
+              values=True),
+    Statement("SELECT GET_LOCK('maxscale_mariadbmonitor', 0)", "(check) taking it again, as its holder",
+              "test", values=True),
     Statement("SELECT RELEASE_LOCK('maxscale_mariadbmonitor')", "cooperative monitoring: release it",
               "mariadbserver.cc", values=True),
     Statement("SELECT RELEASE_LOCK('maxscale_mariadbmonitor_master')", "a lock this connection does not hold",
@@ -128,6 +132,14 @@ STATEMENTS: tuple[Statement, ...] = (
               "promotion: stop it before the reset", "mariadbserver.cc", roles=("slave",)),
     Statement("SET STATEMENT max_statement_time=10 FOR RESET SLAVE '';",
               "redirection: reset the stopped connection", "mariadbserver.cc", roles=("slave",)),
+    Statement("SET STATEMENT max_statement_time=10 FOR CHANGE MASTER '' TO MASTER_HOST = '127.0.0.1', "
+              "MASTER_PORT = {primary_port}, MASTER_USE_GTID = current_pos, MASTER_USER = 'repl', "
+              "MASTER_PASSWORD = 'replpw';", "redirection/rejoin: replicate by GTID from the primary",
+              "mariadbserver.cc", roles=("slave",)),
+    Statement("SET GLOBAL gtid_slave_pos='{gtid_slave_pos}';", "reset-replication: where replication starts",
+              "cluster_manipulation.cc", roles=("slave",)),
+    Statement("SET STATEMENT max_statement_time=10 FOR START SLAVE '';", "redirection/rejoin: start it",
+              "mariadbserver.cc", roles=("slave",)),
     Statement("STOP SLAVE '';", "reset_all_slave_conns, without a time limit", "mariadbserver.cc"),
     Statement("SET STATEMENT max_statement_time=10 FOR RESET SLAVE '' ALL;",
               "promotion: forget the old primary", "mariadbserver.cc"),
@@ -136,6 +148,13 @@ STATEMENTS: tuple[Statement, ...] = (
     Statement("SET STATEMENT max_statement_time=10 FOR FLUSH TABLES;", "reset-replication: new primary",
               "cluster_manipulation.cc"),
     Statement("select @@datadir;", "rebuild-server: where the data directory is", "monitor_commands.cc"),
+    # -- reset-replication (cluster_manipulation.cc): every server, then the new primary ---------
+    Statement("SET GLOBAL read_only=1;", "reset-replication: every server read-only", "cluster_manipulation.cc"),
+    Statement("RESET MASTER;", "reset-replication: binary logs deleted", "cluster_manipulation.cc"),
+    Statement("SELECT @@gtid_current_pos, @@gtid_binlog_pos", "(check) no GTIDs after RESET MASTER", "test",
+              roles=("master",), values=True),
+    Statement("SET GLOBAL read_only=0;", "reset-replication: the new primary writable", "cluster_manipulation.cc"),
+    Statement("FLUSH TABLES;", "reset-replication: the new primary's tables flushed", "cluster_manipulation.cc"),
 )
 
 # Statements whose answer belongs to another part's feature and still differs from MariaDB's in
@@ -170,9 +189,13 @@ class Answer:
 
 
 def ask(conn: pymysql.connections.Connection, sql: str) -> Answer:
+    """The answer to `sql`; for several statements (the monitor's connections allow them), the
+    last one's, or the first error."""
     with conn.cursor() as cur:
         try:
             cur.execute(sql)
+            while cur.nextset():
+                pass  # pymysql keeps the last result set's description and rows
         except pymysql.MySQLError as exc:
             code = exc.args[0] if exc.args and isinstance(exc.args[0], int) else -1
             return Answer("error", error=code, message=str(exc.args[1:] if len(exc.args) > 1 else exc))
@@ -183,9 +206,10 @@ def ask(conn: pymysql.connections.Connection, sql: str) -> Answer:
 
 
 @contextlib.contextmanager
-def cluster(tmp_path) -> Iterator[dict[str, tuple[Any, Any]]]:
-    """{role: (MariaDB server, our server)}: a MariaDB primary and its replica, our master and our
-    slave, each replica connected to its primary by GTID."""
+def cluster(tmp_path) -> Iterator[dict[str, tuple[Any, Any, int | None, int | None]]]:
+    """{role: (MariaDB server, our server, the MariaDB one's primary's port, ours')}: a MariaDB
+    primary and its replica, our master and our slave, each replica connected to its primary by
+    GTID."""
     ours_master = Daemon("master", tmp_path / "master", ["--server-id=1"])
     ours_slave: Daemon | None = None
     primary = MariaDBServer(tmp_path / "mdb1", server_id=11)
@@ -219,7 +243,8 @@ def cluster(tmp_path) -> Iterator[dict[str, tuple[Any, Any]]]:
             wait_until(lambda s=server: s.query("SELECT COUNT(*) FROM app.t") == [(2,)]
                        if s.query("SHOW DATABASES LIKE 'app'") else False,
                        timeout=60, what="the replica has the primary's rows")
-        yield {"master": (primary, ours_master), "slave": (replica, ours_slave)}
+        yield {"master": (primary, ours_master, None, None),
+               "slave": (replica, ours_slave, primary.port, ours_master.port)}
     finally:
         for server in (ours_slave, ours_master):
             if server is not None:
@@ -228,16 +253,28 @@ def cluster(tmp_path) -> Iterator[dict[str, tuple[Any, Any]]]:
         primary.stop()
 
 
-def replay(mariadb: Any, ours: Any, role: str) -> list[str]:
+def _sql(template: str, conn: pymysql.connections.Connection, primary_port: int | None) -> str:
+    """A statement for one server: its primary's port and its current @@gtid_slave_pos filled in."""
+    if "{gtid_slave_pos}" in template:
+        with conn.cursor() as cur:
+            cur.execute("SELECT @@gtid_slave_pos")
+            (pos,), = cur.fetchall()
+        template = template.replace("{gtid_slave_pos}", pos)
+    return template.replace("{primary_port}", str(primary_port))
+
+
+def replay(mariadb: Any, ours: Any, role: str, their_primary: int | None, our_primary: int | None) -> list[str]:
     """Each statement for `role` on one connection to each server; the differences found."""
     differences: list[str] = []
-    theirs_conn = mariadb.connect(user=MONITOR_USER, password="monpw")
-    ours_conn = ours.connect(user=MONITOR_USER, password="monpw")
+    # the monitor's connections allow several statements in one query (monitorserver.cc)
+    theirs_conn = mariadb.connect(user=MONITOR_USER, password="monpw", client_flag=CLIENT.MULTI_STATEMENTS)
+    ours_conn = ours.connect(user=MONITOR_USER, password="monpw", client_flag=CLIENT.MULTI_STATEMENTS)
     # a super user logged in, as the demotion's query looks for (root: ALL on both)
     admins = [mariadb.connect(), ours.connect()]
     try:
         for n, stmt in enumerate(s for s in STATEMENTS if role in s.roles):
-            theirs, mine = ask(theirs_conn, stmt.sql), ask(ours_conn, stmt.sql)
+            theirs = ask(theirs_conn, _sql(stmt.sql, theirs_conn, their_primary))
+            mine = ask(ours_conn, _sql(stmt.sql, ours_conn, our_primary))
             pending = PENDING.get(stmt.sql)
             problem = ""
             if (theirs.shape() != mine.shape()) if pending is None else not theirs.leads(mine):
@@ -257,7 +294,8 @@ def replay(mariadb: Any, ours: Any, role: str) -> list[str]:
 
 def test_every_maxscale_monitor_statement_is_answered_as_mariadb(tmp_path):
     with cluster(tmp_path) as servers:
-        differences = [d for role, (mariadb, ours) in servers.items() for d in replay(mariadb, ours, role)]
+        differences = [d for role, (mariadb, ours, theirs_up, ours_up) in servers.items()
+                       for d in replay(mariadb, ours, role, theirs_up, ours_up)]
     print("\n".join(differences))
     assert not [d for d in differences if "] DIFFERS" in d], "\n".join(differences)
 
