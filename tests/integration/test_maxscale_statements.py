@@ -39,6 +39,7 @@ class Statement:
     purpose: str
     source: str
     values: bool = False  # the rows' values must equal MariaDB's too
+    extended: bool = False  # ours adds columns of its own after all of MariaDB's (same names and types)
     roles: tuple[str, ...] = ("master", "slave")
 
 
@@ -77,6 +78,9 @@ STATEMENTS: tuple[Statement, ...] = (
               "enabled scheduled events (handle_events)", "mariadbserver.cc", values=True),
     Statement("SHOW GRANTS", "coarse grant check when automatic operations are configured",
               "mariadbserver.cc"),
+    Statement("SHOW SLAVE HOSTS", "the replicas registered with a primary (MaxScale 2.2's MySQL monitor; "
+              "ours adds each one's acked position)", "server/modules/monitor/mysqlmon/mysql_mon.cc at maxscale-2.2.0",
+              extended=True),
     Statement("SET @@session.wait_timeout=30", "session timeout of the monitor's connection",
               "mariadbserver.cc"),
     Statement("SELECT IS_USED_LOCK('maxscale_mariadbmonitor'), IS_USED_LOCK('maxscale_mariadbmonitor_master')",
@@ -192,11 +196,12 @@ class Answer:
             return ("error", self.error)
         return (self.kind, self.columns, len(self.rows))
 
-    def leads(self, other: Answer) -> bool:
-        """The same kind and row count, and these column names first in `other`'s."""
-        names = [name for name, _ in self.columns]
+    def leads(self, other: Answer, types: bool = False) -> bool:
+        """The same kind and row count, and these column names (and types) first in `other`'s."""
+        mine = list(self.columns) if types else [name for name, _ in self.columns]
+        theirs = list(other.columns) if types else [name for name, _ in other.columns]
         return (self.kind, self.error, len(self.rows)) == (other.kind, other.error, len(other.rows)) and \
-            names == [name for name, _ in other.columns][:len(names)]
+            mine == theirs[:len(mine)]
 
 
 def ask(conn: pymysql.connections.Connection, sql: str) -> Answer:
@@ -288,13 +293,19 @@ def replay(mariadb: Any, ours: Any, role: str, their_primary: int | None, our_pr
             mine = ask(ours_conn, _sql(stmt.sql, ours_conn, our_primary))
             pending = PENDING.get(stmt.sql)
             problem = ""
-            if (theirs.shape() != mine.shape()) if pending is None else not theirs.leads(mine):
+            if pending is not None:
+                differs = not theirs.leads(mine)
+            elif stmt.extended:
+                differs = not theirs.leads(mine, types=True)
+            else:
+                differs = theirs.shape() != mine.shape()
+            if differs:
                 problem = f"MariaDB {theirs.shape()} {theirs.message}\n    ours {mine.shape()} {mine.message}"
             elif stmt.values and theirs.rows != mine.rows:
                 problem = f"MariaDB rows {theirs.rows}\n    ours rows {mine.rows}"
             if problem:
                 differences.append(f"[{role} #{n}] DIFFERS: {stmt.sql}\n    {problem}")
-            elif theirs.shape() != mine.shape():
+            elif pending is not None and theirs.shape() != mine.shape():
                 differences.append(f"[{role} #{n}] PENDING on {pending}: {stmt.sql}\n    "
                                    f"MariaDB {theirs.columns}\n    ours {mine.columns}")
     finally:
