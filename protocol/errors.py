@@ -62,6 +62,7 @@ ER_COLUMNACCESS_DENIED_ERROR = MySQLError(1143, "42000", "%s command denied to u
 ER_ILLEGAL_GRANT_FOR_TABLE = MySQLError(1144, "42000", "Illegal GRANT/REVOKE command; please consult the manual to see which privileges can be used")
 ER_NONEXISTING_TABLE_GRANT = MySQLError(1147, "42000", "There is no such grant defined for user '%s' on host '%s' on table '%s'")
 ER_NO_SUCH_TABLE = MySQLError(1146, "42S02", "Table '%s.%s' doesn't exist")
+ER_UNKNOWN_TABLE = MySQLError(1109, "42S02", "Unknown table '%s' in %s")
 ER_NOT_ALLOWED_COMMAND = MySQLError(1148, "42000", "The used command is not allowed with this MariaDB version")
 ER_LOCK_WAIT_TIMEOUT = MySQLError(1205, "HY000", "Lock wait timeout exceeded; try restarting transaction")
 ER_SPECIFIC_ACCESS_DENIED_ERROR = MySQLError(1227, "42000", "Access denied; you need (at least one of) the %s privilege(s) for this operation")

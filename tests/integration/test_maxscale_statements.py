@@ -47,8 +47,8 @@ class Statement:
 # switchover and rejoin. `SET STATEMENT max_statement_time=N FOR` prefixes every statement
 # run through MariaDBServer::execute_cmd_time_limit (mariadbserver.cc). Left out: what the
 # monitor sends only to servers older than ours claims to be (SELECT * FROM mysql.user WHERE
-# Super_priv = 'Y' before 10.5.2), only when configured to (disk_space_threshold's
-# information_schema.DISKS, demotion/promotion SQL files, custom CHANGE MASTER options), and
+# Super_priv = 'Y' before 10.5.2), only when configured to (demotion/promotion SQL files, custom
+# CHANGE MASTER options), and
 # ALTER DEFINER ... EVENT, sent per scheduled event found (none here: EVENTS is empty).
 STATEMENTS: tuple[Statement, ...] = (
     # -- connecting and every monitor tick --------------------------------------------------------
@@ -60,6 +60,9 @@ STATEMENTS: tuple[Statement, ...] = (
               "tracked variables (connection_metadata=auto; transaction_isolation only from version 11)",
               "server/core/monitorserver.cc, server/core/listener.cc"),
     Statement("SHOW STATUS LIKE 'Uptime'", "server uptime", "server/core/monitorserver.cc"),
+    Statement("SELECT Disk, Path, Total, Used, Available FROM information_schema.disks",
+              "disk space (disk_space_threshold set; without the DISKS plugin: 1109, checks disabled)",
+              "server/modules/protocol/MariaDB/diskspace.cc"),
     Statement("SELECT @@global.server_id, @@read_only, @@global.gtid_domain_id",
               "server id, read_only, domain (read_server_variables)", "mariadbserver.cc"),
     Statement("SELECT @@global.server_id, @@read_only", "the same without GTIDs (pre-10.4 servers)",
