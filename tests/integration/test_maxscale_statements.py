@@ -336,6 +336,13 @@ def test_what_the_monitor_decides_on_is_true_on_our_server(tmp_path):
         master.query("CREATE USER 'plain'@'%' IDENTIFIED BY 'pw'")
         monitor = master.connect(user=MONITOR_USER, password="monpw")
         admin = master.connect()
+        # MaxScale's server type and features come from the greeting's version (server.cc,
+        # mariadbserver.cc): MARIADB from "mariadb" in it; 10.11 and up for GTIDs, SHOW ALL
+        # SLAVES STATUS, max_statement_time, read-only admin and mysql.global_priv
+        version = monitor.get_server_info()
+        assert "mariadb" in version.lower(), version
+        major, minor = (int(n) for n in version.removeprefix("5.5.5-").split(".")[:2])
+        assert (major, minor) >= (10, 11), version
         with monitor.cursor() as cur, admin.cursor() as admin_cur:
             semisync = next(s for s in STATEMENTS if "rpl_semi_sync_master_enabled" in s.sql).sql
             cur.execute(semisync)
