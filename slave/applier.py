@@ -420,7 +420,8 @@ class Applier:
             # The master's coordinates continue in `next_file` (artificial or real ROTATE).
             self.master_file, self.master_pos = body.next_file, body.position
             stream.master_end = body.position
-        if h.log_pos and not h.artificial and t != EventType.ROTATE_EVENT and self.master_file:
+        moves = not h.artificial or t == EventType.GTID_LIST_EVENT  # a dump by GTID's skip (relay_log.py)
+        if h.log_pos and moves and t != EventType.ROTATE_EVENT and self.master_file:
             stream.master_end = h.log_pos
         if h.timestamp:
             stream.timestamp = h.timestamp
@@ -522,7 +523,8 @@ class Applier:
         more is readable (`_flush`)."""
         statements = stream.statements
         gtid = stream.gtid
-        if gtid is not None:
+        replayed = bool(statements and self._skip)  # by crash recovery: in our binlog already
+        if gtid is not None and not replayed:
             self._check_strict(gtid)  # before anything of it counts as read
         if stream.master_end:
             self.master_pos = stream.master_end
@@ -534,7 +536,7 @@ class Applier:
         alone = not all(statement[0].lstrip()[:7].upper().startswith(_DML) for statement in statements)
         if alone:
             await self._flush()
-        if statements and self._skip:
+        if replayed:
             # in the engine and the binlog already: crash recovery replayed it (module docstring)
             self._skip -= 1
             log.info("slave SQL: skipped a transaction recovery replayed (%d more to skip)", self._skip)
