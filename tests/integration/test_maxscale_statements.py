@@ -15,6 +15,7 @@ asserted.
 from __future__ import annotations
 
 import contextlib
+import functools
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -258,16 +259,17 @@ def cluster(tmp_path) -> Iterator[dict[str, tuple[Any, Any, int | None, int | No
             primary_side.query("CREATE DATABASE IF NOT EXISTS app")
             primary_side.query("CREATE TABLE IF NOT EXISTS app.t (id INT PRIMARY KEY)")
             primary_side.query("INSERT INTO app.t VALUES (1), (2)")
+        def has_rows(server: Any) -> bool:
+            return bool(server.query("SHOW DATABASES LIKE 'app'")) and server.query("SELECT COUNT(*) FROM app.t") == [(2,)]
+
         for server in (replica, ours_slave):  # the users and rows made above, replicated
-            wait_until(lambda s=server: s.query("SELECT COUNT(*) FROM app.t") == [(2,)]
-                       if s.query("SHOW DATABASES LIKE 'app'") else False,
-                       timeout=60, what="the replica has the primary's rows")
+            wait_until(functools.partial(has_rows, server), timeout=60, what="the replica has the primary's rows")
         yield {"master": (primary, ours_master, None, None),
                "slave": (replica, ours_slave, primary.port, ours_master.port)}
     finally:
-        for server in (ours_slave, ours_master):
-            if server is not None:
-                server.stop()
+        for daemon in (ours_slave, ours_master):
+            if daemon is not None:
+                daemon.stop()
         replica.stop()
         primary.stop()
 
