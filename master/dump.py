@@ -565,7 +565,7 @@ class DumpSession:
                     if skipper.done:
                         self.skipper = None
                 if self.capability < CAPABILITY_GTID:
-                    batch = [(o, e) for o, event in batch if (e := compatible_event(event, self.capability, crc))]
+                    batch = [(o, sent) for o, event in batch if (sent := compatible_event(event, self.capability, crc))]
                 if batch:
                     self._send_batch(batch)
                 self.pos = batch_end
