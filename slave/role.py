@@ -4,9 +4,8 @@ server/role.py is the seam).
 Contract
 - Client commits and read_only are the node's (a client's write, allowed once read_only is OFF,
   goes through the source side's group commit; the applier's stored position is unchanged).
-- Claims the replica statements: CHANGE MASTER [''] TO (with MASTER_USE_GTID = no | slave_pos |
-  current_pos), START SLAVE / STOP SLAVE [''] [IO_THREAD | SQL_THREAD], RESET SLAVE [''] [ALL]
-  (MariaDB's connection name: only the default '' exists here, another name is 1617), SHOW
+- Claims the replica statements: CHANGE MASTER TO (with MASTER_USE_GTID = no | slave_pos |
+  current_pos), START SLAVE / STOP SLAVE [IO_THREAD | SQL_THREAD], RESET SLAVE [ALL], SHOW
   SLAVE STATUS (MariaDB 10.11's columns in order, then MySQL 5.7's others), SHOW ALL SLAVES
   STATUS (MariaDB's), each also spelled REPLICA / REPLICAS, SELECT MASTER_POS_WAIT('file', pos
   [, timeout]) and SELECT MASTER_GTID_WAIT('gtid-list' [, timeout]) (both wait for the SQL
