@@ -5,9 +5,11 @@ results: `main(argv)` below is both).
 - events FILE_OR_GLOB... --out DIR: every event (the `binlog` source's rows) as Parquet.
 - audit --binlogs GLOB --relay-logs NAME=GLOB... [--min-slaves N] --out DIR: the master's binlog
   grouped into transactions (BEGIN..XID/COMMIT, or a standalone statement; a MariaDB GTID event
-  only opens the group), each looked up in every slave's relay log by (master server id, master
-  binlog file, end position): a relay log keeps the master's log_pos, and the master's file name
-  comes from the ROTATE events the master sent (server id = the master's). One Parquet row per
+  only opens the group), each looked up in every slave's logs by its GTID when it has one (the
+  slave's relay log or its own binlog: a GTID is kept through replication, positions are not),
+  else by (master server id, master binlog file, end position): a relay log keeps the master's
+  log_pos, and the master's file name comes from the ROTATE events the master sent (server id =
+  the master's). One Parquet row per
   transaction (DIR/transactions) and DIR/summary.json
   {"transactions", "replicated": {NAME: n}, "missing": {NAME: [[file, end_pos], ...]},
   "under_replicated"}; a transaction held by fewer than N slaves (default 1) is under-replicated.
@@ -41,7 +43,7 @@ from pyspark.sql import functions as F
 
 from pipeline.source import register
 
-QUERY, XID, ROTATE, TABLE_MAP = 2, 16, 4, 19
+QUERY, XID, ROTATE, TABLE_MAP, GTID = 2, 16, 4, 19, 162
 ROWS_TYPES = (23, 24, 25, 30, 31, 32)
 ROWS_KIND = {23: "INSERT", 30: "INSERT", 24: "UPDATE", 31: "UPDATE", 25: "DELETE", 32: "DELETE"}
 ROWS_STMT_END_F = 1
@@ -205,13 +207,23 @@ def relay_positions(events: DataFrame, master_ids: list[int]) -> DataFrame:
     )
 
 
+def held_gtids(events: DataFrame) -> DataFrame:
+    """The GTIDs of the transactions in a slave's logs (its GTID events)."""
+    return events.where(F.col("type_code") == GTID).select("gtid").distinct()
+
+
 def holders(spark: SparkSession, txns: DataFrame, relay_logs: dict[str, list[str]]) -> DataFrame:
-    """`txns` with `holders` (names of the slaves whose relay log holds the transaction)."""
+    """`txns` with `holders` (names of the slaves whose relay log holds the transaction): a
+    transaction with a GTID is looked up by its GTID, one without by its master position."""
     master_ids = [r.server_id for r in txns.select("server_id").distinct().collect()]
     out = txns
     for name, paths in relay_logs.items():
-        held = relay_positions(read_events(spark, paths), master_ids).withColumn(f"_held_{name}", F.lit(name))
-        out = out.join(held, ["server_id", "master_file", "end_pos"], "left")
+        events = read_events(spark, paths).cache()
+        held = relay_positions(events, master_ids).withColumn(f"_pos_{name}", F.lit(name))
+        by_gtid = held_gtids(events).withColumn(f"_gtid_{name}", F.lit(name))
+        out = out.join(held, ["server_id", "master_file", "end_pos"], "left").join(by_gtid, ["gtid"], "left")
+        out = out.withColumn(f"_held_{name}", F.when(F.col("gtid").isNotNull(), F.col(f"_gtid_{name}"))
+                             .otherwise(F.col(f"_pos_{name}"))).drop(f"_pos_{name}", f"_gtid_{name}")
     names = [F.col(f"_held_{name}") for name in relay_logs]
     holder_list = F.filter(F.array(*names), lambda x: x.isNotNull()) if names else F.array().cast("array<string>")
     return out.withColumn("holders", holder_list).drop(*[f"_held_{name}" for name in relay_logs]).withColumn(
