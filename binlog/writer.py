@@ -26,7 +26,8 @@ Contract (who may call what, what is durable when):
   the index; `truncate(offset)` forgets everything after `offset` (buffered bytes dropped, the
   file cut and fsynced), as a failed write's cut-back does, but raising when the cut fails.
 - A new file starts with the magic number and our FORMAT_DESCRIPTION_EVENT (log_pos = its end),
-  flagged LOG_EVENT_BINLOG_IN_USE_F (when `mark_in_use`) until `close()` clears it;
+  then the events `header(name, previous)` returns (the binlog's GTID_LIST and
+  BINLOG_CHECKPOINT; `previous` is the file rotated from, None otherwise), flagged LOG_EVENT_BINLOG_IN_USE_F (when `mark_in_use`) until `close()` clears it;
   `open(new_file=False)` continues the last file after cutting a torn tail
   (`binlog.reader.torn_tail`: an incomplete event, or zeros a crash left after the last event),
   `open(new_file=True)` (MySQL's master behaviour at restart) starts the next file. A last file with real corruption (CRC mismatch, garbage) is
@@ -105,6 +106,7 @@ class BinlogWriter:
         server_version: str,
         mark_in_use: bool = True,
         index_prefix: str = "./",
+        header: Callable[[str, str | None], Iterable[EventSpec]] | None = None,
     ) -> None:
         if max_size is not None and max_size < 4096:
             raise LocalProtocolError(f"max_size {max_size} is below 4096 bytes")
@@ -116,6 +118,7 @@ class BinlogWriter:
         self.server_version = server_version
         self.mark_in_use = mark_in_use  # LOG_EVENT_BINLOG_IN_USE_F in the FD while a file is written
         self.index_prefix = index_prefix  # before each name in the index (binlog.index.write_index)
+        self.header = header  # the events after each new file's FD
         self._fd: int = -1
         self._name = ""
         self._flushed = 0  # bytes of the current file written to the OS
@@ -305,7 +308,7 @@ class BinlogWriter:
         self._write_buffer()  # what is buffered belongs to the old file
         next_name = next_file_name(self._name)
         next_path = self.directory / next_name
-        new_fd, header_len = self._start_file(next_path)
+        new_fd, header_len = self._start_file(next_path, self._name)
         mark = self._flushed
         try:
             self.append([(EventType.ROTATE_EVENT, Rotate(4, next_name).encode(), int(time.time()), 0)])
@@ -462,11 +465,17 @@ class BinlogWriter:
         self._name = name
         self._flushed = self._synced = size
 
-    def _start_file(self, path: Path) -> tuple[int, int]:
-        """A new file with the magic number and our FD, fsynced with its directory: (fd, size).
-        On failure the file is removed and the OSError propagates (the index is not touched)."""
+    def _start_file(self, path: Path, previous: str | None = None) -> tuple[int, int]:
+        """A new file with the magic number, our FD and the `header` events, fsynced with its
+        directory: (fd, size). On failure the file is removed and the OSError propagates (the
+        index is not touched)."""
+        data = bytearray(BINLOG_MAGIC + self.format_description(LOG_EVENT_BINLOG_IN_USE_F if self.mark_in_use else 0))
+        for type_code, body, timestamp, flags in self.header(path.name, previous) if self.header else ():
+            data += encode_event(
+                type_code, body, timestamp=timestamp, server_id=self.server_id,
+                log_pos=len(data) + self._framing + len(body), flags=flags, checksum=self.checksum,
+            )
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND, 0o600)
-        data = BINLOG_MAGIC + self.format_description(LOG_EVENT_BINLOG_IN_USE_F if self.mark_in_use else 0)
         try:
             _write_all(fd, data)
             os.fsync(fd)

@@ -143,6 +143,18 @@ class NodeConfig(DaemonConfig):
         help="write the transactions the applier replicates to this server's own binlog "
         "(with their original server_id), so that its replicas get them too",
     )
+    gtid_domain_id: Annotated[int, integer(0, 4294967295)] = option(
+        0,
+        metavar="N",
+        help="the domain of the GTIDs this server's own transactions get, 0-4294967295 "
+        "(SET GLOBAL/SESSION gtid_domain_id changes it at run time)",
+    )
+    gtid_strict_mode: Bool = option(
+        True,
+        metavar="BOOL",
+        help="refuse a replicated GTID out of order or a duplicate one (MariaDB's 1950 stops "
+        "the applier); SET GLOBAL gtid_strict_mode changes it at run time",
+    )
     rpl_semi_sync_master_enabled: Bool = option(
         False,
         metavar="BOOL",

@@ -52,15 +52,20 @@ Contract (who may call what, what is durable when)
   transactions run in the engine as one logical transaction under the writer lock
   (`Engine.run_replicated`: all of them or, on an error, none), then join the queue like a
   session's commit and go through the same stages in the same group as client commits. Each
-  is written as ONE binlog transaction (a lone DDL or user statement as its QUERY, anything
-  else BEGIN ... XID), with the server_id of the server that first wrote it and its events'
-  timestamps; one that ran nothing (a position-only step) writes no event; a user statement
+  is written as ONE binlog transaction (a lone DDL or user statement as a standalone GTID and
+  its QUERY, anything else GTID ... XID), with the server_id of the server that first wrote it,
+  its origin GTID (`ReplicatedTransaction.gtid`; None: numbered here in this server's domain)
+  and its events' timestamps; one that ran nothing (a position-only step) writes no event; a user statement
   (`user_statement`: applied to the user store by the applier) is binlogged, not run. With
   `log_bin=False` (log_slave_updates OFF) nothing of them is binlogged, but they still commit in
   the group. The group's engine meta is the engine's meta with the binlog end and the last
   replicated transaction's `meta` (the applier's position) over it: the applier's position is
   committed in the same SQLite transaction as the binlog position that covers it. A group that
   wrote no event skips the flush hooks, the publish and the semi-sync wait (nothing to ack).
+- GTIDs (`master.gtid_state.BinlogGtids`): every binlog transaction starts with a GTID event; a
+  client's gets `@@session.gtid_domain_id-server_id-next seq`. The GTIDs are recorded in the
+  binlog state as the group is appended (a rotation inside the group's write lists them in the
+  next file's GTID_LIST); a group whose write fails puts the state back as it was.
 - The engine's meta is merged, never replaced: every group commits the engine's current meta
   with its own keys over it, so keys other parts keep there (the applier's position, the count
   recovery leaves for the applier, see `master.recovery`) survive client groups.
@@ -84,6 +89,7 @@ from binlog.writer import BinlogWriter
 from engine.results import LoggedStatement
 from master.binlog_end import BinlogEnd
 from master.events import transaction_events
+from master.gtid_state import BinlogGtids
 from master.recovery import read_transactions
 from protocol.errors import (
     ER_ERROR_ON_WRITE,
@@ -92,6 +98,7 @@ from protocol.errors import (
     ER_UNKNOWN_ERROR,
     SQLError,
 )
+from protocol.events import Gtid
 from protocol.position import BinlogPosition
 from semisync.interface import CommitVerdict, ReplicationInterface, StorageParam, TransParam
 
@@ -152,8 +159,10 @@ class GroupCommit:
         sync_binlog: Callable[[], int],
         binlog_error_action: Callable[[], str] = lambda: ABORT_SERVER,
         abort: Callable[[str], None] = abort_server,
+        gtids: BinlogGtids | None = None,
     ) -> None:
         self.engine = engine
+        self.gtids = BinlogGtids() if gtids is None else gtids
         self.writer = writer
         self.end = end
         self.interface = interface
@@ -334,29 +343,42 @@ class GroupCommit:
         interface = self.interface
         transaction, storage = interface.transaction, interface.storage
         writer = self.writer
+        gtids = self.gtids
+        before, checkpoint_due = gtids.snapshot(), gtids.checkpoint_due  # put back if the write fails
         start = end = writer.pending_position
-        for ticket in group:
-            session = ticket.session
-            thread_id = session.connection_id if session is not None else 0
-            if transaction or storage:
-                set_state = session.set_state if session is not None else None
-                ticket.param = TransParam(thread_id, self.server_id, None, set_state)
-                if transaction:
-                    transaction.before_commit(ticket.param)
-            for server_id, stmts in _binlog_transactions(ticket.txn):
-                self._xid += 1
-                end = writer.append(transaction_events(stmts, xid=self._xid, thread_id=thread_id), server_id)
-            ticket.end = end
-            if ticket.param is not None:
-                ticket.param.position = end
-        if end == start:  # nothing to write (replicated position-only steps, log_slave_updates OFF)
-            return end
-        self._unsynced_groups += 1
-        every = self.sync_binlog()
-        sync = bool(every) and self._unsynced_groups >= every
-        # one trip to the binlog's I/O thread: write, and fsync when sync_binlog says so; all
-        # or nothing (a failure leaves the binlog where the group started)
-        await self.run_io(writer.write_group, sync)
+        try:
+            for ticket in group:
+                session = ticket.session
+                thread_id = session.connection_id if session is not None else 0
+                if transaction or storage:
+                    set_state = session.set_state if session is not None else None
+                    ticket.param = TransParam(thread_id, self.server_id, None, set_state)
+                    if transaction:
+                        transaction.before_commit(ticket.param)
+                domain_id = gtids.domain_for(session)
+                for server_id, stmts, origin in _binlog_transactions(ticket.txn):
+                    self._xid += 1
+                    gtid = self._gtid(domain_id, server_id, origin)
+                    events = transaction_events(stmts, xid=self._xid, thread_id=thread_id, gtid=gtid)
+                    checkpoint = gtids.take_checkpoint()
+                    if checkpoint is not None:
+                        writer.append([checkpoint])
+                    end = writer.append(events, gtid.server_id)
+                ticket.end = end
+                if ticket.param is not None:
+                    ticket.param.position = end
+            if end == start:  # nothing to write (replicated position-only steps, log_slave_updates OFF)
+                return end
+            self._unsynced_groups += 1
+            every = self.sync_binlog()
+            sync = bool(every) and self._unsynced_groups >= every
+            # one trip to the binlog's I/O thread: write, and fsync when sync_binlog says so; all
+            # or nothing (a failure leaves the binlog where the group started)
+            await self.run_io(writer.write_group, sync)
+        except BaseException:
+            gtids.restore(before)
+            gtids.checkpoint_due = checkpoint_due
+            raise
         if sync:
             self._unsynced_groups = 0
         if storage:  # WL#4398: after the flush, and after the sync when the group was synced
@@ -366,6 +388,16 @@ class GroupCommit:
                 log.exception("after_flush observer failed for the group ending at %s", end)
         self.end.publish(writer.end_position)
         return end
+
+    def _gtid(self, domain_id: int, server_id: int | None, origin: Gtid | None) -> Gtid:
+        """The GTID of one binlog transaction, recorded in the binlog state: a replicated one's
+        origin GTID, or the next of `domain_id` (`server_id`: the origin of a replicated
+        transaction that came without a GTID; None: ours)."""
+        state = self.gtids.state
+        if origin is not None:
+            state.update(origin)
+            return origin
+        return state.next_gtid(domain_id, self.server_id if server_id is None else server_id)
 
     async def _fail(self, group: list[_Ticket], exc: BaseException) -> None:
         log.error("binlog write of a group of %d failed (the group is rolled back): %s", len(group), exc)
@@ -504,6 +536,9 @@ class ReplicatedTransaction(Protocol):
     @property
     def user_statement(self) -> bool: ...  # one user statement, already applied to the user store
 
+    @property
+    def gtid(self) -> Gtid | None: ...  # its origin's GTID; None: numbered as ours (a master without GTIDs)
+
 
 _DML = ("INSERT", "UPDATE", "DELETE", "REPLACE")
 
@@ -518,7 +553,7 @@ class _ReplicatedTxn:
     def binlogged(self) -> int:
         return sum(1 for txn in self.transactions if txn.statements) if self.log_bin else 0
 
-    def binlog_transactions(self) -> list[tuple[int, list[LoggedStatement]]]:
+    def binlog_transactions(self) -> list[tuple[int, list[LoggedStatement], Gtid | None]]:
         if not self.log_bin:
             return []
         out = []
@@ -527,7 +562,7 @@ class _ReplicatedTxn:
                 continue
             alone = txn.user_statement or (
                 len(txn.statements) == 1 and not str(txn.statements[0][0]).lstrip()[:7].upper().startswith(_DML))
-            out.append((txn.server_id, [_logged(s, alone) for s in txn.statements]))
+            out.append((txn.server_id, [_logged(s, alone) for s in txn.statements], getattr(txn, "gtid", None)))
         return out
 
 
@@ -551,8 +586,9 @@ def _transactions(group: list[_Ticket]) -> int:
     return sum(t.txn.binlogged() if isinstance(t.txn, _ReplicatedTxn) else 1 for t in group)
 
 
-def _binlog_transactions(txn: Any) -> list[tuple[int | None, list[Any]]]:
-    """(server_id, statements) of each binlog transaction of a ticket (None: this server's)."""
+def _binlog_transactions(txn: Any) -> list[tuple[int | None, list[Any], Gtid | None]]:
+    """(server_id, statements, origin GTID) of each binlog transaction of a ticket (server_id
+    None: this server's; GTID None: to be numbered here)."""
     if isinstance(txn, _ReplicatedTxn):
         return list(txn.binlog_transactions())
-    return [(None, stmts) for stmts in txn.binlog_transactions()]
+    return [(None, stmts, None) for stmts in txn.binlog_transactions()]

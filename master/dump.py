@@ -64,20 +64,35 @@ from binlog.index import read_index
 from binlog.reader import BinlogFileError, file_checksum, iter_events
 from master.binlog_end import BinlogEnd
 from protocol.connection import ServerConnection
-from protocol.errors import ER_MASTER_FATAL_ERROR_READING_BINLOG, ProtocolError
+from protocol.errors import (
+    ER_MASTER_FATAL_ERROR_READING_BINLOG,
+    MySQLError,
+    ProtocolError,
+    RemoteProtocolError,
+)
 from protocol.events import (
     BINLOG_MAGIC,
+    FL_STANDALONE,
     LOG_EVENT_ARTIFICIAL_F,
     EventType,
+    Gtid,
+    GtidList,
     Heartbeat,
+    MariaGtid,
+    Query,
     Rotate,
+    UserVar,
+    decode_event,
     encode_event,
     event_checksum_ok,
     event_type,
+    framed_size,
+    query_text,
     rewrite_format_description,
     route_fields,
     strip_checksum,
 )
+from protocol.gtid import BinlogState, StartFilter
 from protocol.messages import BINLOG_DUMP_NON_BLOCK, ERR, ComBinlogDump
 from protocol.position import BinlogPosition
 from semisync.interface import BinlogTransmitDelegate, SendParam, TransmitParam
@@ -103,11 +118,139 @@ _INLINE_READ = 64 << 10  # reads up to this size run on the loop (page cache, mi
 
 
 class DumpError(Exception):
-    """The dump cannot go on; `message` goes to the slave in ERR 1236."""
+    """The dump cannot go on; `message` goes to the slave in an ERR packet (1236 unless `error`
+    says otherwise)."""
 
-    def __init__(self, message: str) -> None:
+    def __init__(self, message: str, error: MySQLError = ER_MASTER_FATAL_ERROR_READING_BINLOG) -> None:
         super().__init__(message)
         self.message = message
+        self.error = error
+
+
+# The events that belong to the event group of the GTID before them (MariaDB's
+# Log_event::is_part_of_group): a standalone group ends with the first other event.
+_PART_OF_GROUP = frozenset({
+    EventType.GTID_EVENT, EventType.INTVAR_EVENT, EventType.RAND_EVENT, EventType.USER_VAR_EVENT,
+    EventType.TABLE_MAP_EVENT, EventType.ANNOTATE_ROWS_EVENT,
+})
+
+
+class GtidSkipper:
+    """A dump by GTID's first steps (send_event_to_slave): the event groups up to each requested
+    GTID (`StartFilter`) are skipped; after the group in which a requested GTID was reached, a
+    fake GTID_LIST (LOG_EVENT_ARTIFICIAL_F, timestamp 0, log_pos = the group's end) lists the
+    GTIDs the dump went by, so the slave's position moves on although it received nothing. A
+    start the binlog cannot serve (a hole under the slave's strict mode, a domain that turned
+    up without the requested GTID) ends the dump with MariaDB's error."""
+
+    def __init__(self, start: StartFilter, server_id: int) -> None:
+        self._start = start
+        self._server_id = server_id
+        self._seen = BinlogState()  # the GTIDs the dump went by
+        self._skip = 0  # 0: sending; _SKIP_STANDALONE / _SKIP_TRANSACTION: inside a skipped group
+        self._fake_due = False
+
+    @property
+    def done(self) -> bool:
+        """Every requested GTID went by: nothing more to skip or announce."""
+        return not self._start.waiting and not self._skip and not self._fake_due
+
+    def filter(self, batch: list[tuple[int, bytes]], crc: bool) -> list[tuple[int, bytes]]:
+        """The events of `batch` (of a file whose events end in a CRC32 when `crc`) to send, with
+        the fake GTID_LISTs among them, each at the offset its end position implies."""
+        out: list[tuple[int, bytes]] = []
+        for offset, event in batch:
+            kind = event_type(event)
+            if kind == EventType.GTID_EVENT and self._start.waiting:
+                decoded = decode_event(event, checksum=crc)
+                body = decoded.body
+                assert isinstance(body, MariaGtid)
+                gtid = Gtid(body.domain_id, decoded.header.server_id, body.seq_no)
+                self._seen.update(gtid)
+                reached_before = len(self._start.waiting)
+                try:
+                    skip = self._start.skip(gtid)
+                except RemoteProtocolError as e:
+                    raise DumpError(e.message, e.error) from None
+                if len(self._start.waiting) < reached_before:
+                    self._fake_due = True
+                if skip:
+                    self._skip = _SKIP_STANDALONE if body.flags2 & FL_STANDALONE else _SKIP_TRANSACTION
+            if self._skip:
+                if self._skip == _SKIP_STANDALONE and kind not in _PART_OF_GROUP:
+                    self._skip = 0
+                elif self._skip == _SKIP_TRANSACTION and _ends_transaction(event, kind, crc):
+                    self._skip = 0
+            else:
+                out.append((offset, event))
+            if self._fake_due and not self._skip:
+                end = offset + len(event)
+                fake = encode_event(
+                    EventType.GTID_LIST_EVENT, GtidList(self._seen.gtid_list()).encode(), timestamp=0,
+                    server_id=self._server_id, log_pos=end, flags=LOG_EVENT_ARTIFICIAL_F, checksum=crc,
+                )
+                out.append((end - len(fake), fake))
+                self._fake_due = False
+        return out
+
+
+_SKIP_STANDALONE = 1
+_SKIP_TRANSACTION = 2
+
+# @mariadb_slave_capability (MariaDB's MARIA_SLAVE_CAPABILITY_*): what the slave understands
+CAPABILITY_TOLERATE_HOLES = 2  # events may be left out of the stream
+CAPABILITY_BINLOG_CHECKPOINT = 3
+CAPABILITY_GTID = 4
+
+
+def slave_capability(user_vars: dict[str, Any]) -> int:
+    """`@mariadb_slave_capability` (0, unknown, when unset: MySQL's and old MariaDB slaves)."""
+    value = user_vars.get("mariadb_slave_capability")
+    if isinstance(value, bytes | bytearray):
+        value = bytes(value).decode("ascii", "replace")
+    try:
+        return int(value) if value is not None else 0
+    except (TypeError, ValueError):
+        return 0
+
+
+def compatible_event(event: bytes, capability: int, crc: bool) -> bytes | None:
+    """The event as a slave of `capability` can take it (send_event_to_slave's rules): a GTID
+    becomes a BEGIN of the same size (a standalone one, a GTID_LIST and, below
+    BINLOG_CHECKPOINT, a BINLOG_CHECKPOINT are left out for a slave that tolerates holes, else
+    replaced by a no-op USER_VAR of the same size, so the slave's positions stay right); every
+    other event is sent as it is. None: leave it out."""
+    kind = event_type(event)
+    if kind == EventType.GTID_EVENT and capability < CAPABILITY_GTID:
+        decoded = decode_event(event, checksum=crc)
+        body = decoded.body
+        assert isinstance(body, MariaGtid)
+        size = len(event) - framed_size(0, crc)
+        if not body.flags2 & FL_STANDALONE:
+            begin = Query(query="BEGIN").encode()
+            if len(begin) == size:
+                return _same_header(decoded, EventType.QUERY_EVENT, begin, crc)
+    elif not ((kind == EventType.GTID_LIST_EVENT and capability < CAPABILITY_GTID)
+              or (kind == EventType.BINLOG_CHECKPOINT_EVENT and capability < CAPABILITY_BINLOG_CHECKPOINT)):
+        return event
+    if capability >= CAPABILITY_TOLERATE_HOLES:
+        return None
+    decoded = decode_event(event, checksum=crc)
+    size = len(event) - framed_size(0, crc)
+    dummy = UserVar(("!dummyvar" + "_" * size)[: max(1, size - 5)], is_null=True, flags=None).encode()
+    return _same_header(decoded, EventType.USER_VAR_EVENT, dummy, crc)
+
+
+def _same_header(decoded: Any, type_code: int, body: bytes, crc: bool) -> bytes:
+    h = decoded.header
+    return encode_event(type_code, body, timestamp=h.timestamp, server_id=h.server_id, log_pos=h.log_pos,
+                        flags=h.flags, checksum=crc)
+
+
+def _ends_transaction(event: bytes, kind: int, crc: bool) -> bool:
+    if kind == EventType.XID_EVENT:
+        return True
+    return kind == EventType.QUERY_EVENT and bytes(query_text(event, crc)).upper() in (b"COMMIT", b"ROLLBACK")
 
 
 @dataclass(frozen=True, slots=True)
@@ -242,8 +385,11 @@ class DumpSession:
         transmit: BinlogTransmitDelegate,
         *,
         on_start: Callable[[DumpSession], None] | None = None,
+        gtid_start: StartFilter | None = None,
     ) -> None:
         self.source = source
+        # a dump by GTID: the request's file at 4, skipping the groups the slave has
+        self.skipper = None if gtid_start is None else GtidSkipper(gtid_start, source.server_id)
         self.session = session
         self.request = request
         self.transmit = transmit
@@ -252,6 +398,7 @@ class DumpSession:
         user_vars = session.user_vars
         self.period = heartbeat_period(user_vars)
         self.aware = checksum_aware(user_vars)
+        self.capability = slave_capability(user_vars)
         self.connect_crc = connect_checksum(user_vars)
         self.param: TransmitParam | None = None
         self.header = b""
@@ -317,7 +464,7 @@ class DumpSession:
             await self._stream(start)
         except DumpError as e:
             log.info("dump to slave %d: %s", self.slave_server_id, e.message)
-            self._send_error(e.message)
+            self._send_error(e.message, e.error)
         except ProtocolError as e:  # the connection's state machine ended (peer quit, dropped)
             log.info("dump to slave %d ended: %s", self.slave_server_id, e.message)
         except ConnectionError as e:
@@ -326,12 +473,12 @@ class DumpSession:
             if transmit:
                 transmit.transmit_stop(param)
 
-    def _send_error(self, message: str) -> None:
+    def _send_error(self, message: str, error: MySQLError = ER_MASTER_FATAL_ERROR_READING_BINLOG) -> None:
         session = self.session
         if session.is_closed:
             return
         try:
-            session.write(session.conn.send(ERR.from_error(ER_MASTER_FATAL_ERROR_READING_BINLOG, message=message)))
+            session.write(session.conn.send(ERR.from_error(error, message=message)))
         except ProtocolError:
             pass
 
@@ -416,7 +563,17 @@ class DumpSession:
                         raise DamagedBinlog(self.pos, LOG_READ_TRUNC)
                 except DamagedBinlog as e:
                     raise self._damaged(e) from None
-                self._send_batch(batch)
+                batch_end = batch[-1][0] + len(batch[-1][1])
+                skipper = self.skipper
+                if skipper is not None:
+                    batch = skipper.filter(batch, crc)
+                    if skipper.done:
+                        self.skipper = None
+                if self.capability < CAPABILITY_GTID:
+                    batch = [(o, e) for o, event in batch if (e := compatible_event(event, self.capability, crc))]
+                if batch:
+                    self._send_batch(batch)
+                self.pos = batch_end
                 await session.drain()
                 continue
             if not active:

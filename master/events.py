@@ -3,9 +3,15 @@
 Contract
 - `transaction_events(statements, ...)` turns the statements of one binlog transaction (a run of
   DML statements, see `CommittedTxn.binlog_transactions`) into `EventSpec`s for
-  `BinlogWriter.append`: QUERY `BEGIN`; per statement INTVAR LAST_INSERT_ID and INTVAR INSERT_ID
+  `BinlogWriter.append`: the transaction's GTID event (MariaDB's layout, see below), or QUERY
+  `BEGIN` when it has no GTID; per statement INTVAR LAST_INSERT_ID and INTVAR INSERT_ID
   when the statement used or generated one, RAND when it used RAND(), USER_VAR for each @variable
   it read, then the QUERY (its db, its timestamp, so NOW() replicates); then XID (MySQL's order). A DDL statement is one QUERY and nothing else.
+- A GTID (MariaDB 10.11's Gtid_log_event, as its binlog shows) replaces the BEGIN QUERY: flags2
+  FL_TRANSACTIONAL | FL_ALLOW_PARALLEL for a DML transaction (our engine is transactional; XID
+  at its end), FL_STANDALONE | FL_ALLOW_PARALLEL | FL_DDL before a lone DDL or user statement
+  (no XID, no COMMIT); header flag LOG_EVENT_SUPPRESS_USE_F; no commit_id (a replica may run
+  them in parallel within the domain's order only).
 - Every QUERY carries the status variables a replica needs to execute it as we did: flags2 0
   (autocommit, unique and foreign key checks on; OPTION_NO_FOREIGN_KEY_CHECKS for a statement run
   with foreign_key_checks=0, as MariaDB writes it), sql_mode 0, catalog `std`, auto_increment 1/1,
@@ -20,15 +26,22 @@ from collections.abc import Sequence
 from typing import Any
 
 from protocol.events import (
+    FL_ALLOW_PARALLEL,
+    FL_DDL,
+    FL_STANDALONE,
+    FL_TRANSACTIONAL,
     INT_RESULT,
     INTVAR_INSERT_ID,
     INTVAR_LAST_INSERT_ID,
+    LOG_EVENT_SUPPRESS_USE_F,
     OPTION_NO_FOREIGN_KEY_CHECKS,
     REAL_RESULT,
     STRING_RESULT,
     USER_VAR_UNSIGNED_F,
     EventType,
+    Gtid,
     Intvar,
+    MariaGtid,
     Query,
     Rand,
     UserVar,
@@ -86,13 +99,32 @@ def user_var(name: str, value: object) -> UserVar:
                    value=str(value).encode("utf-8", "surrogateescape"))
 
 
-def transaction_events(statements: Sequence[Any], *, xid: int, thread_id: int) -> list[EventSpec]:
-    """The events of one binlog transaction (statements are engine `LoggedStatement`s)."""
+GTID_FLAGS_TRANSACTION = FL_TRANSACTIONAL | FL_ALLOW_PARALLEL
+GTID_FLAGS_STANDALONE = FL_STANDALONE | FL_ALLOW_PARALLEL | FL_DDL
+
+
+def gtid_event(gtid: Gtid, flags2: int, timestamp: int) -> EventSpec:
+    """The GTID event that starts an event group (its server_id is the header's: the writer's
+    `server_id` argument must be `gtid.server_id`)."""
+    body = MariaGtid(seq_no=gtid.seq_no, domain_id=gtid.domain_id, flags2=flags2).encode()
+    return (EventType.GTID_EVENT, body, timestamp, LOG_EVENT_SUPPRESS_USE_F)
+
+
+def transaction_events(
+    statements: Sequence[Any], *, xid: int, thread_id: int, gtid: Gtid | None = None
+) -> list[EventSpec]:
+    """The events of one binlog transaction (statements are engine `LoggedStatement`s), started
+    by `gtid`'s GTID event (None: by BEGIN, a binlog without GTIDs)."""
     first = statements[0]
     if first.is_ddl:
-        return [query_event(first.sql, first.db, first.timestamp, thread_id,
-                            getattr(first, "foreign_key_checks", True))]
-    events = [query_event("BEGIN", first.db, first.timestamp, thread_id)]
+        query = query_event(first.sql, first.db, first.timestamp, thread_id, getattr(first, "foreign_key_checks", True))
+        if gtid is None:
+            return [query]
+        return [gtid_event(gtid, GTID_FLAGS_STANDALONE, first.timestamp), query]
+    if gtid is None:
+        events = [query_event("BEGIN", first.db, first.timestamp, thread_id)]
+    else:
+        events = [gtid_event(gtid, GTID_FLAGS_TRANSACTION, first.timestamp)]
     for stmt in statements:
         ts = stmt.timestamp
         if stmt.last_insert_id is not None:

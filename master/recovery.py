@@ -4,8 +4,8 @@ Contract (the binlog is the source of truth: a transaction is in both or in neit
 - Runs before anything else touches the binlog or the engine (no client, no dump session), once,
   after `Engine.open` and before `BinlogWriter.open`.
 - The last binlog file loses a torn trailing event (a write cut by the crash), and a trailing
-  transaction without its XID (BEGIN ... and no XID: a group cut in the middle) is truncated
-  from the binlog too. Neither ever reached the engine: the engine commits a group only after
+  transaction without its XID (BEGIN or GTID ... and no XID, a standalone GTID without its
+  statement: a group cut in the middle) is truncated from the binlog too. Neither ever reached the engine: the engine commits a group only after
   its binlog write (and sync).
 - The engine's meta (`binlog_file`, `binlog_pos`, stored atomically by every `commit_group`)
   says where the engine stands in the binlog. Every complete transaction after that point (a
@@ -57,9 +57,11 @@ from binlog.index import read_index
 from binlog.reader import file_checksum, iter_events, scan_file, torn_tail, truncate_torn_tail
 from engine.results import StatementContext
 from protocol.events import (
+    FL_STANDALONE,
     INTVAR_INSERT_ID,
     INTVAR_LAST_INSERT_ID,
     Intvar,
+    MariaGtid,
     Query,
     Rand,
     UserVar,
@@ -146,6 +148,7 @@ def read_transactions(
     pending: list[tuple[str, StatementContext, str | None]] | None = None
     pending_start = start
     pending_origin = False
+    standalone = False  # a standalone GTID event came: its one statement is next
     context = StatementContext()
     for name in names[names.index(start.file):]:
         path = directory / name
@@ -158,10 +161,17 @@ def read_transactions(
             end = BinlogPosition(name, offset + len(raw))
             body = event.body
             replicated = event.header.server_id != own
-            if isinstance(body, Query):
+            if isinstance(body, MariaGtid):  # starts a group, as BEGIN does (or one lone statement)
+                pending_start, pending_origin = BinlogPosition(name, offset), replicated
+                pending = None if body.flags2 & FL_STANDALONE else []
+                standalone = pending is None
+                context = StatementContext()
+            elif isinstance(body, Query):
                 sql = body.query
                 db = body.db or None
-                if sql == "BEGIN":
+                if sql == "BEGIN" and pending is not None and not pending:
+                    pass  # a GTID's group spelled out (MariaDB writes no BEGIN after a GTID)
+                elif sql == "BEGIN":
                     pending, pending_start = [], BinlogPosition(name, offset)
                     pending_origin = replicated
                     context = StatementContext()
@@ -176,14 +186,16 @@ def read_transactions(
                     context = StatementContext()
                 elif " ".join(sql.split(None, 2)[:2]).upper().startswith(_USER_STATEMENTS):
                     if user_statements:
-                        yield BinlogTransaction([(sql, context, db)], BinlogPosition(name, offset), end,
-                                                replicated, user_statement=True)
+                        yield BinlogTransaction([(sql, context, db)], _lone_start(standalone, pending_start, name, offset),
+                                                end, replicated, user_statement=True)
                     context = StatementContext()
                 else:  # DDL: its own transaction
                     context.timestamp = event.header.timestamp
                     context.foreign_key_checks = foreign_key_checks(body.status_vars)
-                    yield BinlogTransaction([(sql, context, db)], BinlogPosition(name, offset), end, replicated)
+                    yield BinlogTransaction([(sql, context, db)], _lone_start(standalone, pending_start, name, offset),
+                                            end, replicated)
                     context = StatementContext()
+                standalone = False
             elif isinstance(body, Intvar):
                 if body.type == INTVAR_INSERT_ID:
                     context.insert_id = body.value
@@ -198,8 +210,13 @@ def read_transactions(
                 pending = None
         if stop is not None and name == stop.file:
             break
-    if pending is not None:
-        yield BinlogTransaction(pending, pending_start, None, pending_origin)
+    if pending is not None or standalone:  # a group whose end (or lone statement) is missing
+        yield BinlogTransaction(pending or [], pending_start, None, pending_origin)
+
+
+def _lone_start(standalone: bool, gtid_start: BinlogPosition, name: str, offset: int) -> BinlogPosition:
+    """Where a lone statement's transaction starts: at its GTID event when one came before it."""
+    return gtid_start if standalone else BinlogPosition(name, offset)
 
 
 def _file_server_id(path: Path) -> int:

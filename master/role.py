@@ -7,36 +7,48 @@ Contract
   closes; a replica claiming this master's own server_id is refused with 1593. COM_BINLOG_DUMP
   runs a `DumpSession` inside `handle_command` (the connection is the dump's until it ends). A dump from a server_id that already has one replaces it: the old
   connection is killed first (mysqld's kill_zombie_dump_threads).
+- A dump by GTID (the slave set `@slave_connect_state`, as a MariaDB replica with MASTER_USE_GTID
+  does; `@slave_gtid_strict_mode`, `@slave_gtid_ignore_duplicates` read too) starts at the
+  beginning of the file `protocol.gtid.find_dump_start` picks through the files' GTID_LISTs,
+  skipping the groups the slave has (`master.dump.GtidSkipper`); the file and position it sent
+  do not count. A malformed state gets 1941/1943, GTIDs the binlog cannot serve 1236, in
+  MariaDB's words; the dump does not start and the connection stays usable.
 - ROLLBACK runs on the engine, then calls the `after_rollback` hook.
 - Master statements: SHOW MASTER STATUS, SHOW BINARY LOGS (= SHOW MASTER LOGS), SHOW BINLOG
   EVENTS, SHOW SLAVE HOSTS (MySQL's columns, then each slave's latest semi-sync ack as
   Acked_Log_File / Acked_Log_Pos), FLUSH BINARY LOGS (and FLUSH LOGS), PURGE BINARY LOGS TO (ER_LOG_IN_USE
   for a file a dump session still reads), RESET MASTER (binlog reset, `after_reset_master`, dump
-  sessions ended), `SELECT binlog_gtid_pos(file, pos)` ('' : no GTIDs here, which a MariaDB
-  replica in file/position mode accepts).
+  sessions ended; the GTID state is cleared), `SELECT BINLOG_GTID_POS(file, pos)` (the GTID
+  position a dump from there starts at, from the file's GTID_LIST and its GTID events before
+  `pos`; NULL for a file not in the index or a position that is no event boundary).
   Writers of the binlog (FLUSH, PURGE, RESET) first commit the session's open transaction (as
   mysqld's implicit commit), then run between commit groups under the engine's writer lock
   (`GroupCommit.exclusive`); readers (SHOW ...) read up to the published end.
 - Variables: log_bin ON, log_bin_basename, log_bin_index, binlog_format STATEMENT,
   binlog_checksum, sync_binlog, max_binlog_size and binlog_error_action (dynamic), gtid_mode OFF
-  (log_slave_updates is the node's).
+  (MySQL's GTIDs; log_slave_updates is the node's); MariaDB's gtid_binlog_pos and
+  gtid_binlog_state (read only, from `master.gtid_state`), gtid_domain_id (GLOBAL and SESSION: a
+  session's own transactions get its value) and gtid_strict_mode (GLOBAL, dynamic).
 """
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from binlog.index import read_index
+from binlog.reader import iter_events
 from binlog.writer import BinlogWriter
 from master.ack_receiver import AckReceiver
 from master.binlog_end import BinlogEnd
 from master.commit import ABORT_SERVER, BINLOG_ERROR_ACTIONS, GroupCommit, write_error
 from master.dump import BinlogSource, DumpSession
+from master.gtid_state import BinlogGtids, file_gtid_list, file_gtid_lists, gtids_in
 from master.show_binlog import COLUMNS as BINLOG_EVENT_COLUMNS
 from master.show_binlog import binlog_event_rows
 from protocol.errors import (
@@ -45,7 +57,16 @@ from protocol.errors import (
     ER_NOT_SUPPORTED_YET,
     ER_SLAVE_FATAL_ERROR,
     ER_UNKNOWN_TARGET_BINLOG,
+    RemoteProtocolError,
     SQLError,
+)
+from protocol.gtid import (
+    BinlogState,
+    DumpStart,
+    GtidPosition,
+    binlog_gtid_pos,
+    find_dump_start,
+    parse_connect_state,
 )
 from protocol.messages import (
     ERR,
@@ -61,7 +82,7 @@ from semisync.interface import ReplicationInterface, TransParam
 from server.role import Role
 from server.sql import Tokens
 from server.users import ALL, REPLICATION_CLIENT, REPLICATION_SLAVE, SUPER
-from server.variables import Scope, SystemVariable, check_enum, check_int
+from server.variables import Scope, SystemVariable, check_bool, check_enum, check_int
 
 SAME_SERVER_ID = (
     "master and slave have equal MariaDB server ids; these ids must be different for replication to work"
@@ -101,7 +122,12 @@ class MasterRole(Role):
         checksum: bool,
         sync_binlog: int = 1,
         binlog_error_action: str = ABORT_SERVER,
+        gtids: BinlogGtids | None = None,
     ) -> None:
+        self.gtids = pipeline.gtids if gtids is None else gtids
+        # this server's @@gtid_slave_pos (the replica side's): a dump may start after what it
+        # applied without logging it
+        self.slave_pos: Callable[[], GtidPosition] = GtidPosition
         self._sync_binlog = sync_binlog
         self._binlog_error_action = binlog_error_action
         self.writer = writer
@@ -118,6 +144,10 @@ class MasterRole(Role):
     @property
     def directory(self) -> Path:
         return self.writer.directory
+
+    def gtid_binlog_state(self) -> BinlogState:
+        """A copy of the binlog's GTID state (`@@gtid_binlog_state`)."""
+        return self.gtids.state.copy()
 
     # -- variables ----------------------------------------------------------------------------
 
@@ -140,8 +170,20 @@ class MasterRole(Role):
                            check=check_int(4096, 1 << 30), on_set=set_max_size),
             SystemVariable("binlog_error_action", self._binlog_error_action, Scope.GLOBAL, dynamic=True,
                            check=check_enum(*BINLOG_ERROR_ACTIONS), on_set=self._set_binlog_error_action),
-            SystemVariable("gtid_mode", "OFF"),
+            SystemVariable("gtid_mode", "OFF"),  # MySQL's GTIDs: never; ours are MariaDB's
+            SystemVariable("gtid_binlog_pos", getter=lambda: str(self.gtids.state.binlog_pos())),
+            SystemVariable("gtid_binlog_state", getter=lambda: str(self.gtids.state)),
+            SystemVariable("gtid_domain_id", self.gtids.domain_id, Scope.BOTH, dynamic=True,
+                           check=check_int(0, 2**32 - 1), on_set=self._set_gtid_domain_id),
+            SystemVariable("gtid_strict_mode", self.gtids.strict_mode, Scope.GLOBAL, dynamic=True,
+                           check=check_bool, on_set=self._set_gtid_strict_mode),
         )
+
+    def _set_gtid_domain_id(self, value: Any) -> None:
+        self.gtids.domain_id = int(value)
+
+    def _set_gtid_strict_mode(self, value: Any) -> None:
+        self.gtids.strict_mode = bool(value)
 
     def _set_sync_binlog(self, value: Any) -> None:
         self._sync_binlog = int(value)
@@ -203,7 +245,8 @@ class MasterRole(Role):
         if isinstance(cmd, ComBinlogDumpGtid):
             session.write(session.conn.send(ERR.from_error(
                 ER_MASTER_FATAL_ERROR_READING_BINLOG,
-                message="GTID auto-positioning (COM_BINLOG_DUMP_GTID) is not supported: this master has no GTIDs",
+                message="GTID auto-positioning (COM_BINLOG_DUMP_GTID) is not supported: this master has "
+                        "MariaDB GTIDs; connect with @slave_connect_state (MASTER_USE_GTID)",
             )))
             return True
         return False
@@ -222,15 +265,19 @@ class MasterRole(Role):
         asyncio.ensure_future(session.closed()).add_done_callback(forget)
 
     async def _dump(self, session: Any, cmd: ComBinlogDump) -> None:
-        if session.user_vars.get("slave_connect_state") is not None:
-            # A MariaDB replica in GTID mode (MASTER_USE_GTID=slave_pos|current_pos): we have no
-            # GTIDs, and its file name is empty; streaming from the first file would replay it all.
-            session.write(session.conn.send(ERR.from_error(
-                ER_MASTER_FATAL_ERROR_READING_BINLOG,
-                message="This master has no GTIDs: connect with MASTER_USE_GTID=no and a "
-                        "MASTER_LOG_FILE/MASTER_LOG_POS",
-            )))
-            return
+        gtid_start = None
+        connect_state = _user_text(session.user_vars.get("slave_connect_state"))
+        if connect_state is not None:
+            # a dump by GTID (MASTER_USE_GTID=slave_pos|current_pos): the file and position
+            # asked for do not count; the start is where the GTIDs say
+            try:
+                start = await self._gtid_dump_start(connect_state, session.user_vars)
+            except RemoteProtocolError as e:
+                log.info("dump by GTID to slave %d refused: %s", cmd.server_id, e.message)
+                session.write(session.conn.send(ERR.from_exception(e)))
+                return
+            cmd = dataclasses.replace(cmd, filename=start.file, position=4)
+            gtid_start = start.filter
         for other in list(self.dumps.values()):
             if other.slave_server_id == cmd.server_id and other.session is not session:
                 log.info("slave %d reconnected: ending its old dump (connection %d)",
@@ -242,12 +289,24 @@ class MasterRole(Role):
             self.dumps[session.connection_id] = dump
             self.acks.attach(dump)
 
-        dump = DumpSession(self.source, session, cmd, self.interface.transmit, on_start=started)
+        dump = DumpSession(self.source, session, cmd, self.interface.transmit, on_start=started, gtid_start=gtid_start)
         try:
             await dump.run()
         finally:
             if self.dumps.get(session.connection_id) is dump:
                 del self.dumps[session.connection_id]
+
+    async def _gtid_dump_start(self, connect_state: str, user_vars: dict[str, Any]) -> DumpStart:
+        """Where a dump asking for `connect_state` starts (1941/1943 for a malformed one, 1236
+        for GTIDs the binlog cannot serve, as mysqld words them)."""
+        request = parse_connect_state(connect_state)
+        names = read_index(self.directory, self.writer.basename)
+        files = await asyncio.to_thread(file_gtid_lists, self.directory, names)
+        return find_dump_start(
+            files, request, self.gtids.state, slave_pos=self.slave_pos(), server_id=self.server_id,
+            slave_strict_mode=_user_flag(user_vars.get("slave_gtid_strict_mode")),
+            slave_ignore_duplicates=_user_flag(user_vars.get("slave_gtid_ignore_duplicates")),
+        )
 
     # -- statements ----------------------------------------------------------------------------
 
@@ -259,7 +318,7 @@ class MasterRole(Role):
         if first == "SHOW":
             return await self._show(session, t)
         if first == "SELECT":
-            return self._binlog_gtid_pos(t, sql)
+            return await self._binlog_gtid_pos(t, sql)
         # FLUSH, PURGE and RESET commit the session's open transaction first, as in mysqld (it
         # holds the engine's writer lock, which they need)
         await self._implicit_commit(session)
@@ -385,17 +444,36 @@ class MasterRole(Role):
                         for c in BINLOG_EVENT_COLUMNS)
         return ResultSet(columns, tuple(rows))
 
-    def _binlog_gtid_pos(self, t: Tokens, sql: str) -> Any:
+    async def _binlog_gtid_pos(self, t: Tokens, sql: str) -> Any:
+        """`SELECT BINLOG_GTID_POS(file, pos)`: the GTID position a dump from (file, pos) starts
+        at, from the file's GTID_LIST and its GTID events before `pos`; NULL for a file not in
+        the index, a position that is not an event boundary of it (pos < 4 counts as 4), or a
+        NULL argument, as MariaDB answers."""
         t.expect_word("BINLOG_GTID_POS")
         t.expect_op("(")
-        args = []
+        args: list[Any] = []
         while not t.accept_op(")"):
-            args.append(t.next().text)
+            sign = -1 if t.accept_op("-") else 1
+            tok = t.next()
+            args.append(None if tok.is_word("NULL") else tok.value * sign if tok.kind == "NUMBER" else tok.text)
             t.accept_op(",")
-        if not t.at_end():
+        if not t.at_end() or len(args) != 2:
             return None  # something more complex: not ours
         label = sql.strip().rstrip(";")[len("SELECT"):].strip()
-        return ResultSet((column(label),), (("",),))
+        return ResultSet((column(label),), ((await self._gtid_pos_at(*args),),))
+
+    async def _gtid_pos_at(self, file: Any, pos: Any) -> str | None:
+        if file is None or pos is None:
+            return None
+        try:
+            pos = max(int(pos), 4)
+        except ValueError:
+            return None
+        name = str(file)
+        end = self.end.position
+        if name not in read_index(self.directory, self.writer.basename):
+            return None
+        return await asyncio.to_thread(_gtid_pos_in, self.directory / name, pos, end.pos if name == end.file else None)
 
     # -- binlog administration (between commit groups) ---------------------------------------
 
@@ -423,6 +501,7 @@ class MasterRole(Role):
             for dump in list(self.dumps.values()):
                 dump.stop()
                 dump.session.close()
+            self.gtids.reset()  # the new first file's GTID_LIST is empty, as MariaDB's
             await self.pipeline.run_io(self.writer.reset)
             end = self.writer.end_position
             # the engine's place in the new binlog (crash recovery replays from here)
@@ -432,6 +511,39 @@ class MasterRole(Role):
             transmit = self.interface.transmit
             if transmit:
                 transmit.after_reset_master()
+
+
+def _user_text(value: Any) -> str | None:
+    """A user variable's value as text (None: unset or NULL)."""
+    if value is None:
+        return None
+    if isinstance(value, bytes | bytearray):
+        return bytes(value).decode("utf-8", "replace")
+    return str(value)
+
+
+def _user_flag(value: Any) -> bool:
+    """A user variable as mysqld's val_int() reads a flag: unset, NULL, 0 or '0' is false."""
+    text = _user_text(value)
+    if text is None:
+        return False
+    try:
+        return int(float(text.strip() or "0")) != 0
+    except ValueError:
+        return False
+
+
+def _gtid_pos_in(path: Path, pos: int, bound: int | None) -> str | None:
+    """BINLOG_GTID_POS for an event boundary `pos` of the file at `path` (None: not one)."""
+    boundaries = {4}
+    for offset, raw in iter_events(path, 4, bound):
+        if offset >= pos:
+            break
+        boundaries.add(offset + len(raw))
+    if pos not in boundaries:
+        return None
+    listed = file_gtid_list(path) or ()
+    return str(binlog_gtid_pos(listed, gtids_in(path, pos)))
 
 
 def _number(t: Tokens) -> int:

@@ -10,7 +10,8 @@ binlogs the replicated transactions when --log-slave-updates is ON.
 Three lifecycle phases (STYLE.md habit 7)
 - startup: open the engine (`<datadir>/db`), crash recovery of the binlog (`master.recovery`:
   torn tail and incomplete transaction cut from the binlog, complete ones the engine lacks
-  replayed), open the binlog on a new file (as mysqld does at every start) and store the
+  replayed), the binlog's GTID state rebuilt from what recovery left (`master.gtid_state`),
+  open the binlog on a new file (as mysqld does at every start) and store the
   engine's place in it (the applier's stored position kept: the engine merges meta keys), build
   the server shell with the node role and the replication interface, load both semi-sync
   plugins (MariaDB's built-ins; their variables from the configuration), bind and serve;
@@ -39,10 +40,12 @@ import os
 from pathlib import Path
 from typing import Any
 
+from binlog.index import read_index
 from binlog.writer import BinlogWriter
 from config.node import BinlogChecksum, NodeConfig
 from master.binlog_end import BinlogEnd
 from master.commit import GroupCommit
+from master.gtid_state import BinlogGtids, read_binlog_state
 from master.recovery import RecoveryError, recover
 from master.role import MasterRole
 from node.role import NodeRole
@@ -121,10 +124,14 @@ class NodeDaemon:
         except RecoveryError as exc:
             log.critical("crash recovery failed: %s", exc)
             raise SystemExit(1) from None
+        # the binlog's GTID state as recovery left the files: the new file's GTID_LIST lists it
+        state = await asyncio.to_thread(read_binlog_state, datadir, read_index(datadir, cfg.log_bin))
+        gtids = BinlogGtids(state, domain_id=cfg.gtid_domain_id, strict_mode=cfg.gtid_strict_mode)
         writer = self.writer = BinlogWriter(
             datadir, cfg.log_bin, server_id=cfg.server_id,
             checksum=cfg.binlog_checksum == BinlogChecksum.CRC32,
             max_size=cfg.max_binlog_size, server_version=BINLOG_SERVER_VERSION,
+            header=gtids.header_events,
         )
         await asyncio.to_thread(writer.open, True)
         end = BinlogEnd(writer.end_position)
@@ -136,12 +143,12 @@ class NodeDaemon:
         self.pipeline = GroupCommit(
             self.engine, writer, end, self.interface, server_id=cfg.server_id,
             sync_binlog=lambda: source_box[0].sync_binlog(),
-            binlog_error_action=lambda: source_box[0].binlog_error_action(),
+            binlog_error_action=lambda: source_box[0].binlog_error_action(), gtids=gtids,
         )
         source = MasterRole(
             writer=writer, end=end, pipeline=self.pipeline, interface=self.interface,
             server_id=cfg.server_id, checksum=writer.checksum, sync_binlog=cfg.sync_binlog,
-            binlog_error_action=str(cfg.binlog_error_action),
+            binlog_error_action=str(cfg.binlog_error_action), gtids=gtids,
         )
         source_box.append(source)
         replica = SlaveRole(

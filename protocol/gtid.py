@@ -236,6 +236,14 @@ class BinlogState:
         return other
 
     # -- changes ----------------------------------------------------------------------------
+    def restore(self, snapshot: BinlogState) -> None:
+        """Become `snapshot` again, in place (a group whose binlog write failed is forgotten)."""
+        self._domains = snapshot.copy()._domains
+
+    def clear(self) -> None:
+        """Nothing logged any more (RESET MASTER)."""
+        self._domains = {}
+
     def check_strict(self, gtid: Gtid) -> None:
         """gtid_strict_mode: `gtid` must come after its domain's most recent GTID (1950)."""
         d = self._domains.get(gtid.domain_id)
