@@ -124,7 +124,10 @@ def test_events_of_our_master_daemons_binlog(spark, tmp_path):
     files = sorted(p for p in (tmp_path / "master").rglob("*.0*") if p.is_file() and p.name[-6:].isdigit())
     assert len(files) >= 2, list((tmp_path / "master").rglob("*"))
     rows = events_equal_semisync_binlog_json(spark, files, tmp_path / "events")
-    assert any(r.get("query") == "DELETE FROM shop.t WHERE id = 7" for r in rows)
+    delete = next(r for r in rows if r.get("query") == "DELETE FROM shop.t WHERE id = 7")
+    update = next(r for r in rows if r.get("query") == "UPDATE shop.t SET v = 'x' WHERE id < 5")
+    # the GTID our master wrote for the transaction, on each of its events
+    assert delete["gtid"] == update["gtid"] == f"0-5-{2 + 20 + 1}"
 
 
 def test_a_path_matching_nothing_or_a_file_that_is_not_a_binlog_is_a_clear_error(spark, tmp_path):
