@@ -312,7 +312,7 @@ class Selection:
         verdicts[0] = self._group_kept
         stop_at = batch.num_rows
         starts = np.flatnonzero(batch.column("type_code").to_numpy(zero_copy_only=False) == GTID)
-        for k, gtid in enumerate(gtids[1:], start=1):
+        for k, gtid in enumerate(gtids.to_pylist()[1:], start=1):
             verdict = self.gtids.take(gtid) if gtid is not None else True
             if verdict is None:
                 stop_at = int(starts[k - 1])
@@ -483,7 +483,8 @@ class Summaries:
 
     def _add(self, batch: pa.RecordBatch) -> None:
         cols = batch.select(["pos", "size", "type_code", "timestamp", "query", "details"]).to_pydict()
-        group, gtids, self._open = gtid_groups(batch, self._open)
+        group, gtid_array, self._open = gtid_groups(batch, self._open)
+        gtids = gtid_array.to_pylist()
         n = batch.num_rows
         for i in range(n):
             pos, size, code = cols["pos"][i], cols["size"][i], cols["type_code"][i]
