@@ -71,22 +71,17 @@ _BEGIN = r"^\s*BEGIN\s*$"
 _DELIMITED = re.compile(
     r"^\s*(\d{2}|\d{4})[^\w\s](\d{1,2})[^\w\s](\d{1,2})(?:[T ]+|[^\w\s])(\d{1,2})[^\w\s](\d{1,2})[^\w\s](\d{1,2})(?:\.(\d{1,6}))?\s*$"
 )
-_DIGITS = re.compile(r"^\s*(\d{12}|\d{14})(?:\.(\d{1,6}))?\s*$")
+_DIGITS = re.compile(r"^\s*(\d{4}|\d{2})(\d\d)(\d\d)(\d\d)(\d\d)(\d\d)(?:\.(\d{1,6}))?\s*$")
 
 
 def parse_datetime(text: str) -> int:
     """A DATETIME argument in the local time zone as seconds since the epoch (mariadb-binlog:
     "Incorrect date and time argument" when the date or the time is missing)."""
-    if m := _DELIMITED.match(text):
-        year, month, day, hour, minute, second = (int(g) for g in m.groups()[:6])
-        year_text = m.group(1)
-    elif m := _DIGITS.match(text):
-        digits = m.group(1)
-        year_text, rest = (digits[:4], digits[4:]) if len(digits) == 14 else (digits[:2], digits[2:])
-        year = int(year_text)
-        month, day, hour, minute, second = (int(rest[i : i + 2]) for i in range(0, 10, 2))
-    else:
+    m = _DELIMITED.match(text) or _DIGITS.match(text)
+    if m is None:
         raise ValueError(f"Incorrect date and time argument: {text}")
+    year, month, day, hour, minute, second = (int(g) for g in m.groups()[:6])
+    year_text = m.group(1)
     if len(year_text) == 2:  # MariaDB's two-digit years: 70-99 are 19xx, 00-69 20xx
         year += 1900 if year >= 70 else 2000
     if not (1 <= month <= 12 and 1 <= day <= 31 and hour <= 23 and minute <= 59 and second <= 59):
