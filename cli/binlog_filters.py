@@ -42,6 +42,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from binlog.reader import file_checksum
 from pipeline.decode import (
     ARROW_SCHEMA,
     GTID,
@@ -461,7 +462,7 @@ class Summaries:
         self.current: _Transaction | None = None
         self.layouts: dict[int, TableLayout] = {}
         self.file = open(path, "rb")  # noqa: SIM115 (closed by close())
-        self.checksum = False
+        self.checksum = file_checksum(path)  # its FORMAT_DESCRIPTION's, also when reading starts past it
         self._open: OpenGroup | None = None
 
     def close(self) -> None:

@@ -264,6 +264,10 @@ def test_transactions_are_mariadb_binlogs_groups(request, which, rows, statement
     if which == "files":
         both = next(t for t in got if len(t["tables"]) == 2 and t["statements"] == 1)  # the two-database UPDATE
         assert both["rows"] == 4
+    # from an offset past the FORMAT_DESCRIPTION: the same transactions from there on
+    later = subprocess.run([*SEMISYNC, "binlog", "--transactions", "--json", "--start-position", str(got[4]["start"]),
+                            paths[0]], capture_output=True, text=True).stdout
+    assert [json.loads(line) for line in later.splitlines()] == [t for t in got[4:] if t["file"] == got[0]["file"]]
     # filtered: the transactions of the selected events only
     gtids = [t["gtid"] for t in got]
     picked = subprocess.run([*SEMISYNC, "binlog", "--transactions", "--json", "--gtid", f"{gtids[3]}..{gtids[4]}", *paths],
