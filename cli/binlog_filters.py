@@ -43,6 +43,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from binlog.reader import file_checksum
+from binlog.rows import TABLE_IN_SQL
 from pipeline.decode import (
     ARROW_SCHEMA,
     GTID,
@@ -454,7 +455,7 @@ class Summaries:
     """`--transactions`: the events of one file summed up per transaction (a GTID group; in a
     file without GTIDs, BEGIN up to its XID/COMMIT/ROLLBACK, or a statement on its own).
     Rows changed are counted by decoding the rows events with their TABLE_MAPs (read again from
-    the file by offset)."""
+    the file by offset); tables are those of the TABLE_MAPs and those statements name."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
@@ -478,7 +479,7 @@ class Summaries:
         return b"".join((t.json_line() if as_json else t.text_line()).encode("utf-8", "replace") + b"\n" for t in done)
 
     def _add(self, batch: pa.RecordBatch) -> None:
-        cols = batch.select(["pos", "size", "type_code", "timestamp", "query", "details"]).to_pydict()
+        cols = batch.select(["pos", "size", "type_code", "timestamp", "db", "query", "details"]).to_pydict()
         group, gtid_array, self._open = gtid_groups(batch, self._open)
         gtids = gtid_array.to_pylist()
         n = batch.num_rows
@@ -505,6 +506,7 @@ class Summaries:
                 self._rows_event(txn, pos, size)
             elif query is not None and not re.match(_TRANS_KEYWORD, query, re.I):
                 txn.statements += 1
+                self._statement_table(txn, query, cols["db"][i])
             if in_group:  # the group ends where the next row is outside it
                 closes = group[i + 1] != group[i] if i + 1 < n else self._open is None
             else:
@@ -512,6 +514,15 @@ class Summaries:
                     re.match(r"^\s*(COMMIT|ROLLBACK)\b", query, re.I) is not None or (not begins and txn.events == 1)))
             if closes:
                 self._finish()
+
+    @staticmethod
+    def _statement_table(txn: _Transaction, query: str, db: str | None) -> None:
+        """The table a statement names (in its default database when unqualified)."""
+        if m := re.match(TABLE_IN_SQL, query):
+            name = m.group(1).replace("`", "")
+            name = name if "." in name or not db else f"{db}.{name}"
+            if name not in txn.tables:
+                txn.tables.append(name)
 
     def _rows_event(self, txn: _Transaction, pos: int, size: int) -> None:
         self.file.seek(pos)

@@ -41,6 +41,7 @@ if __package__ in (None, ""):  # `spark-submit pipeline/jobs.py`: make the check
 from pyspark.sql import DataFrame, SparkSession, Window
 from pyspark.sql import functions as F
 
+from binlog.rows import TABLE_IN_SQL
 from pipeline.source import register
 
 QUERY, XID, ROTATE, TABLE_MAP, GTID = 2, 16, 4, 19, 162
@@ -275,10 +276,6 @@ def audit_job(spark: SparkSession, binlogs: Sequence[str], relay_logs: dict[str,
 # ---------------------------------------------------------------------------------------------
 # stats
 # ---------------------------------------------------------------------------------------------
-_TABLE_IN_SQL = (
-    r"(?i)^\s*(?:INSERT\s+(?:IGNORE\s+)?INTO|REPLACE\s+INTO|UPDATE|DELETE\s+FROM|"
-    r"(?:CREATE|ALTER|DROP|TRUNCATE)\s+TABLE(?:\s+IF\s+(?:NOT\s+)?EXISTS)?)\s+`?([\w.$`]+)"
-)
 
 
 def statement_mix(events: DataFrame) -> DataFrame:
@@ -294,7 +291,7 @@ def statement_mix(events: DataFrame) -> DataFrame:
         .select(F.col("tbl").alias("table"), rows_kind[F.col("type_code")].alias("kind"))
     )
     q = F.upper(F.trim(F.col("query")))
-    name = F.regexp_replace(F.regexp_extract("query", _TABLE_IN_SQL, 1), "`", "")
+    name = F.regexp_replace(F.regexp_extract("query", TABLE_IN_SQL, 1), "`", "")
     queries = events.where((F.col("type_code") == QUERY) & ~q.isin("BEGIN", "COMMIT", "ROLLBACK")).select(
         F.when(name == "", F.lit(None))
         .when(name.contains(".") | F.coalesce(F.col("db"), F.lit("")).eqNullSafe(""), name)
