@@ -1,5 +1,8 @@
-"""`semisync binlog [--json] [-v] [--start-position N] [--stop-position N] FILE...`: decode binlog
-and relay log files, like mysqlbinlog.
+"""`semisync binlog [--json] [-v] [--start-position N|GTIDS] [--stop-position N|GTIDS]
+[--start-datetime T] [--stop-datetime T] [-d DB] [--gtid RANGES] [--transactions] FILE...`: decode
+binlog and relay log files, like mysqlbinlog. The filters and `--transactions` are
+`cli.binlog_filters`' (mariadb-binlog's semantics); with `--json` every event of a GTID group
+carries the group's `gtid`.
 
 `-v` adds each rows event's row images as `mariadb-binlog -v` prints them (`cli.row_images`;
 `row_images` in JSON), decoding event by event. `--start-position` applies to the first file
