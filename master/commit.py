@@ -52,15 +52,20 @@ Contract (who may call what, what is durable when)
   transactions run in the engine as one logical transaction under the writer lock
   (`Engine.run_replicated`: all of them or, on an error, none), then join the queue like a
   session's commit and go through the same stages in the same group as client commits. Each
-  is written as ONE binlog transaction (a lone DDL or user statement as its QUERY, anything
-  else BEGIN ... XID), with the server_id of the server that first wrote it and its events'
-  timestamps; one that ran nothing (a position-only step) writes no event; a user statement
+  is written as ONE binlog transaction (a lone DDL or user statement as a standalone GTID and
+  its QUERY, anything else GTID ... XID), with the server_id of the server that first wrote it,
+  its origin GTID (`ReplicatedTransaction.gtid`; None: numbered here in this server's domain)
+  and its events' timestamps; one that ran nothing (a position-only step) writes no event; a user statement
   (`user_statement`: applied to the user store by the applier) is binlogged, not run. With
   `log_bin=False` (log_slave_updates OFF) nothing of them is binlogged, but they still commit in
   the group. The group's engine meta is the engine's meta with the binlog end and the last
   replicated transaction's `meta` (the applier's position) over it: the applier's position is
   committed in the same SQLite transaction as the binlog position that covers it. A group that
   wrote no event skips the flush hooks, the publish and the semi-sync wait (nothing to ack).
+- GTIDs (`master.gtid_state.BinlogGtids`): every binlog transaction starts with a GTID event; a
+  client's gets `@@session.gtid_domain_id-server_id-next seq`. The GTIDs are recorded in the
+  binlog state as the group is appended (a rotation inside the group's write lists them in the
+  next file's GTID_LIST); a group whose write fails puts the state back as it was.
 - The engine's meta is merged, never replaced: every group commits the engine's current meta
   with its own keys over it, so keys other parts keep there (the applier's position, the count
   recovery leaves for the applier, see `master.recovery`) survive client groups.
@@ -339,7 +344,7 @@ class GroupCommit:
         transaction, storage = interface.transaction, interface.storage
         writer = self.writer
         gtids = self.gtids
-        before = gtids.snapshot()  # a group that fails to write leaves no GTID in the state
+        before, checkpoint_due = gtids.snapshot(), gtids.checkpoint_due  # put back if the write fails
         start = end = writer.pending_position
         try:
             for ticket in group:
@@ -355,6 +360,9 @@ class GroupCommit:
                     self._xid += 1
                     gtid = self._gtid(domain_id, server_id, origin)
                     events = transaction_events(stmts, xid=self._xid, thread_id=thread_id, gtid=gtid)
+                    checkpoint = gtids.take_checkpoint()
+                    if checkpoint is not None:
+                        writer.append([checkpoint])
                     end = writer.append(events, gtid.server_id)
                 ticket.end = end
                 if ticket.param is not None:
@@ -369,6 +377,7 @@ class GroupCommit:
             await self.run_io(writer.write_group, sync)
         except BaseException:
             gtids.restore(before)
+            gtids.checkpoint_due = checkpoint_due
             raise
         if sync:
             self._unsynced_groups = 0

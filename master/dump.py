@@ -47,6 +47,14 @@ Contract (who may call what, which rule each step follows)
   for each of them in order, the write, then `after_send_event` for each in order. So every
   event of the batch is "in flight" before any byte of it can reach the slave, and "sent" only
   once the write returned. Artificial events and heartbeats are written on their own.
+- A dump by GTID (`gtid_start`, the `StartFilter` of `protocol.gtid.find_dump_start`) reads its
+  file from the beginning and leaves out the event groups up to each requested GTID; after the
+  group in which one was reached it sends a fake GTID_LIST of the GTIDs it went by
+  (`GtidSkipper`, as sql_repl.cc's send_event_to_slave). Skipped events get no transmit hook.
+- `@mariadb_slave_capability` below 4 (MySQL's and old slaves, unset = 0): a GTID event goes out
+  as a BEGIN of the same size, a standalone GTID, a GTID_LIST and (below 3) a
+  BINLOG_CHECKPOINT are left out for a slave that tolerates holes (2), else replaced by a no-op
+  USER_VAR of the same size (`compatible_event`), so the slave's positions stay right.
 - The read side of the connection belongs to the ack receiver (`master.ack_receiver`) from the
   moment the stream starts; this coroutine only writes.
 """
@@ -84,9 +92,12 @@ from protocol.events import (
     encode_event,
     event_checksum_ok,
     event_type,
+    gtid_as_begin,
+    gtid_flags2,
     query_text,
     rewrite_format_description,
     route_fields,
+    same_size_no_op,
     strip_checksum,
 )
 from protocol.gtid import BinlogState, StartFilter
@@ -193,6 +204,42 @@ class GtidSkipper:
 
 _SKIP_STANDALONE = 1
 _SKIP_TRANSACTION = 2
+
+# @mariadb_slave_capability (MariaDB's MARIA_SLAVE_CAPABILITY_*): what the slave understands
+CAPABILITY_TOLERATE_HOLES = 2  # events may be left out of the stream
+CAPABILITY_BINLOG_CHECKPOINT = 3
+CAPABILITY_GTID = 4
+
+
+def slave_capability(user_vars: dict[str, Any]) -> int:
+    """`@mariadb_slave_capability` (0, unknown, when unset: MySQL's and old MariaDB slaves)."""
+    value = user_vars.get("mariadb_slave_capability")
+    if isinstance(value, bytes | bytearray):
+        value = bytes(value).decode("ascii", "replace")
+    try:
+        return int(value) if value is not None else 0
+    except (TypeError, ValueError):
+        return 0
+
+
+def compatible_event(event: bytes, capability: int, crc: bool) -> bytes | None:
+    """The event as a slave of `capability` can take it (send_event_to_slave's rules): a GTID
+    becomes a BEGIN of the same size (a standalone one, a GTID_LIST and, below
+    BINLOG_CHECKPOINT, a BINLOG_CHECKPOINT are left out for a slave that tolerates holes, else
+    replaced by a same-size no-op, so the slave's positions stay right); every other event is
+    sent as it is. None: leave it out."""
+    kind = event_type(event)
+    if kind == EventType.GTID_EVENT and capability < CAPABILITY_GTID:
+        if not gtid_flags2(event) & FL_STANDALONE:
+            begin = gtid_as_begin(event, crc)
+            if begin is not None:
+                return begin
+    elif not ((kind == EventType.GTID_LIST_EVENT and capability < CAPABILITY_GTID)
+              or (kind == EventType.BINLOG_CHECKPOINT_EVENT and capability < CAPABILITY_BINLOG_CHECKPOINT)):
+        return event
+    if capability >= CAPABILITY_TOLERATE_HOLES:
+        return None
+    return same_size_no_op(event, crc)
 
 
 def _ends_transaction(event: bytes, kind: int, crc: bool) -> bool:
@@ -346,6 +393,7 @@ class DumpSession:
         user_vars = session.user_vars
         self.period = heartbeat_period(user_vars)
         self.aware = checksum_aware(user_vars)
+        self.capability = slave_capability(user_vars)
         self.connect_crc = connect_checksum(user_vars)
         self.param: TransmitParam | None = None
         self.header = b""
@@ -510,18 +558,17 @@ class DumpSession:
                         raise DamagedBinlog(self.pos, LOG_READ_TRUNC)
                 except DamagedBinlog as e:
                     raise self._damaged(e) from None
+                batch_end = batch[-1][0] + len(batch[-1][1])
                 skipper = self.skipper
                 if skipper is not None:
-                    batch_end = batch[-1][0] + len(batch[-1][1])
                     batch = skipper.filter(batch, crc)
                     if skipper.done:
                         self.skipper = None
-                    if batch:
-                        self._send_batch(batch)
-                    self.pos = batch_end
-                    await session.drain()
-                    continue
-                self._send_batch(batch)
+                if self.capability < CAPABILITY_GTID:
+                    batch = [(o, sent) for o, event in batch if (sent := compatible_event(event, self.capability, crc))]
+                if batch:
+                    self._send_batch(batch)
+                self.pos = batch_end
                 await session.drain()
                 continue
             if not active:

@@ -15,7 +15,8 @@ Contract
   file, as MariaDB 10.11 writes it: GTID_LIST with the state before the file (an empty list
   padded with two zero bytes), then BINLOG_CHECKPOINT naming the oldest file crash recovery may
   need: the file before (`previous`) on a rotation, whose last group is not in the engine yet,
-  else the new file itself.
+  else the new file itself; after a rotation, the next group written starts with a
+  BINLOG_CHECKPOINT naming the new file (`take_checkpoint`).
 - `read_binlog_state(directory, names)`: the state at the end of the binlog: the newest file
   with a GTID_LIST, its list then every GTID event in it and in the files after it. Files from
   before GTIDs (no GTID_LIST, no GTID event) count for nothing.
@@ -54,6 +55,7 @@ class BinlogGtids:
         self.domain_id = domain_id
         self.strict_mode = strict_mode
         self._clock = clock
+        self.checkpoint_due: str | None = None  # a file whose own BINLOG_CHECKPOINT is still to come
 
     def domain_for(self, session: Any) -> int:
         """The domain a session's own transactions get: its @@session.gtid_domain_id."""
@@ -74,10 +76,20 @@ class BinlogGtids:
 
     def header_events(self, name: str, previous: str | None) -> list[EventSpec]:
         now = int(self._clock())
+        self.checkpoint_due = name if previous is not None else None
         return [
             (EventType.GTID_LIST_EVENT, GtidList.of(self.state.gtid_list()).encode(), now, 0),
             (EventType.BINLOG_CHECKPOINT_EVENT, BinlogCheckpoint(previous or name).encode(), now, 0),
         ]
+
+    def take_checkpoint(self) -> EventSpec | None:
+        """After a rotation, the BINLOG_CHECKPOINT naming the new file, once: the first group
+        written after it carries it first (every group of the file before is in the engine
+        then, as MariaDB writes it once that file's transactions are committed)."""
+        name, self.checkpoint_due = self.checkpoint_due, None
+        if name is None:
+            return None
+        return (EventType.BINLOG_CHECKPOINT_EVENT, BinlogCheckpoint(name).encode(), int(self._clock()), 0)
 
 
 def _gtid_events(path: Path, end: int | None = None) -> Iterator[tuple[int, Gtid | tuple[Gtid, ...]]]:

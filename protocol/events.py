@@ -1586,3 +1586,33 @@ def format_description_checksum(fd_event: bytes | bytearray | memoryview) -> boo
     if not isinstance(ev.body, FormatDescription):
         raise RemoteProtocolError(f"expected FORMAT_DESCRIPTION_EVENT, got {type_name(ev.type_code)}")
     return ev.body.checksum
+
+
+def _same_header(event: bytes | bytearray | memoryview, body: Body, checksum: bool) -> bytes:
+    h = decode_header(event)
+    return encode_body_event(body, timestamp=h.timestamp, server_id=h.server_id, log_pos=h.log_pos, flags=h.flags,
+                             checksum=checksum)
+
+
+def gtid_as_begin(event: bytes | bytearray | memoryview, checksum: bool) -> bytes | None:
+    """A transaction's whole GTID_EVENT as a QUERY `BEGIN` of the same size, its header kept, for
+    a slave that knows no GTIDs (MariaDB's Gtid_log_event::make_compatible_event: a GTID body
+    of GTID_HEADER_LEN bytes is exactly an empty-db BEGIN). None: a GTID of another size."""
+    begin = Query(query="BEGIN")
+    if framed_size(len(begin.encode()), checksum) != len(event):
+        return None
+    return _same_header(event, begin, checksum)
+
+
+def same_size_no_op(event: bytes | bytearray | memoryview, checksum: bool) -> bytes:
+    """A whole event replaced by a USER_VAR setting a NULL user variable, of the same size and
+    header (MariaDB's dummy event for a slave that cannot take the event nor a hole in the
+    stream: its positions stay right). Needs a body of at least 6 bytes."""
+    name_len = len(event) - framed_size(0, checksum) - _USER_VAR_NULL_OVERHEAD
+    if name_len < 1:
+        raise LocalProtocolError(f"an event of {len(event)} bytes is too small for a same-size no-op")
+    name = ("!dummyvar" + "_" * name_len)[:name_len]
+    return _same_header(event, UserVar(name, is_null=True, flags=None), checksum)
+
+
+_USER_VAR_NULL_OVERHEAD = 5  # name_len (4) + is_null (1)

@@ -1,5 +1,6 @@
-"""Replicas of the master daemon: python-mysql-replication's BinLogStreamReader and a stock
-MariaDB 10.11 replica (file/position mode), both over the real replication protocol."""
+"""Replicas of the master daemon: python-mysql-replication's BinLogStreamReader (it sees each
+transaction's MariaDB GTID event) and a stock MariaDB 10.11 replica (file/position mode), both
+over the real replication protocol."""
 
 from __future__ import annotations
 
@@ -8,7 +9,13 @@ import time
 import pymysql
 import pytest
 from pymysqlreplication import BinLogStreamReader
-from pymysqlreplication.event import HeartbeatLogEvent, QueryEvent, RotateEvent, XidEvent
+from pymysqlreplication.event import (
+    HeartbeatLogEvent,
+    MariadbGtidEvent,
+    QueryEvent,
+    RotateEvent,
+    XidEvent,
+)
 
 from tests.support.daemons import Daemon
 from tests.support.mariadb import mariadb_available
@@ -67,19 +74,24 @@ def _python_mysql_replication_stream(master: Daemon) -> None:
     stream = BinLogStreamReader(
         connection_settings={"host": "127.0.0.1", "port": master.port, "user": "root", "password": ""},
         server_id=99, blocking=True, resume_stream=True, log_file="mysql-bin.000001", log_pos=4,
-        only_events=[QueryEvent, XidEvent, RotateEvent, HeartbeatLogEvent], slave_heartbeat=0.2,
+        only_events=[MariadbGtidEvent, QueryEvent, XidEvent, RotateEvent, HeartbeatLogEvent], slave_heartbeat=0.2,
         report_slave=("pyrepl", "", "", 3399), pymysql_wrapper=_connect_without_information_schema,
     )
     transactions: list[list[str]] = []
     ddl: list[str] = []
     current: list[str] | None = None
     rotations: list[str] = []
+    gtids: list[str] = []
     heartbeats = 0
     deadline = time.monotonic() + 60
     try:
         for event in stream:
             assert time.monotonic() < deadline, "stream too slow"
-            if isinstance(event, QueryEvent):
+            if isinstance(event, MariadbGtidEvent):  # a transaction's start, or a lone DDL's
+                gtids.append(event.gtid)
+                if not event.flags & 1:  # not FL_STANDALONE
+                    current = []
+            elif isinstance(event, QueryEvent):
                 query = event.query
                 if query == "BEGIN":
                     current = []
@@ -104,6 +116,7 @@ def _python_mysql_replication_stream(master: Daemon) -> None:
         stream.close()
     assert ddl == ["CREATE DATABASE pr", "CREATE TABLE pr.t (id INT AUTO_INCREMENT PRIMARY KEY, v INT)"]
     assert transactions == expected
+    assert gtids == [f"0-1-{n}" for n in range(1, len(ddl) + len(expected) + 1)]
     assert "mysql-bin.000002" in rotations
     assert heartbeats >= 3
     conn.close()

@@ -107,7 +107,7 @@ def security_options() -> dict[str, tuple[str, str]]:
 
 
 # INTERFACE.md's "Roles, GTIDs and failover": options of the one server named outside the tables
-ROLE_OPTIONS = {"--log-slave-updates", "--read-only"}
+ROLE_OPTIONS = {"--log-slave-updates", "--read-only", "--gtid-domain-id", "--gtid-strict-mode"}
 
 
 def test_every_model_field_is_an_interface_option():
