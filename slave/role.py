@@ -244,7 +244,9 @@ class SlaveRole(Role):
             toks.expect_word("STATUS")
             toks.expect_end()
             columns, row = (ALL_STATUS_COLUMNS, rep.all_status_row()) if every else (STATUS_COLUMNS, rep.status_row())
-            return ResultSet(tuple(column(c) for c in columns), (tuple(_cell(v) for v in row),) if row else ())
+            types = tuple(STATUS_COLUMN_TYPES.get(c, FieldType.VAR_STRING) for c in columns)
+            return ResultSet(tuple(column(c, t) for c, t in zip(columns, types, strict=True)),
+                             (tuple(_cell(v, t) for v, t in zip(row, types, strict=True)),) if row else ())
         if keyword == "CHANGE MASTER":
             changes = _parse_change_master(toks)
             notes = rep.change_master(changes)
@@ -315,10 +317,34 @@ def _gtid_position(value: Any) -> GtidPosition:
         raise SQLError(e.error, message=e.message) from None
 
 
-def _cell(value: Any) -> Any:
+# SHOW [ALL] SLAVE[S] STATUS's numeric columns, typed as MariaDB 10.11 types them (sql/slave.cc
+# show_master_info_get_fields); every other column is a string.
+STATUS_COLUMN_TYPES: dict[str, int] = {
+    **dict.fromkeys((
+        "Master_Port", "Connect_Retry", "Last_Errno", "Skip_Counter", "Last_IO_Errno", "Last_SQL_Errno",
+        "Master_Server_Id", "SQL_Delay", "SQL_Remaining_Delay", "Retried_transactions",
+        "Executed_log_entries", "Slave_received_heartbeats",
+    ), FieldType.LONG),
+    **dict.fromkeys((
+        "Read_Master_Log_Pos", "Relay_Log_Pos", "Exec_Master_Log_Pos", "Relay_Log_Space", "Until_Log_Pos",
+        "Seconds_Behind_Master", "Slave_DDL_Groups", "Slave_Non_Transactional_Groups",
+        "Slave_Transactional_Groups", "Max_relay_log_size", "Master_Retry_Count",
+    ), FieldType.LONGLONG),
+    "Slave_heartbeat_period": FieldType.DOUBLE,
+}
+
+
+def _cell(value: Any, type_: int) -> Any:
+    """A status value in its column's type; a number the status does not have is NULL."""
     if value is None:
         return None
-    return str(value)
+    if type_ == FieldType.VAR_STRING:
+        return str(value)
+    if value == "":
+        return None
+    if type_ == FieldType.DOUBLE:
+        return f"{float(value):.3f}"  # MariaDB prints the heartbeat period with 3 decimals
+    return int(value)
 
 
 def _parse_change_master(toks: Tokens) -> dict[str, Any]:

@@ -113,7 +113,7 @@ def test_applier_error_stops_only_the_sql_thread(tmp_path):
             conn.close()
             st = wait_until(lambda: (s := slave_status(slave.port))["Slave_SQL_Running"] == "No" and s,
                             what="the SQL thread stops")
-            assert st["Last_SQL_Errno"] == "1146"
+            assert st["Last_SQL_Errno"] == 1146
             assert "master_only" in st["Last_SQL_Error"]
             assert st["Last_Errno"] == st["Last_SQL_Errno"]
             assert st["Slave_IO_Running"] == "Yes"
@@ -155,9 +155,9 @@ def test_master_with_our_server_id_is_refused(tmp_path):
         config = bare_config(tmp_path, server_id=1, master_host="127.0.0.1", master_port=master.port,
                              master_user="repl", master_password="replpw", master_connect_retry=1)
         with SlaveThread(config) as slave:
-            st = wait_until(lambda: (s := slave_status(slave.port))["Last_IO_Errno"] != "0" and s,
+            st = wait_until(lambda: (s := slave_status(slave.port))["Last_IO_Errno"] != 0 and s,
                             what="the IO thread error")
-            assert st["Last_IO_Errno"] == "1593"
+            assert st["Last_IO_Errno"] == 1593
             assert "equal MySQL server ids" in st["Last_IO_Error"]
             wait_until(lambda: slave_status(slave.port)["Slave_IO_Running"] == "No", what="IO stopped")
     finally:
@@ -176,8 +176,8 @@ def test_corrupt_event_checksum_stops_the_io_thread(tmp_path):
             wait_until(lambda: int(status(slave.port, "Slave_received_heartbeats")["Slave_received_heartbeats"]) > received,
                        what="a heartbeat")
             proxy.corrupt_next()  # the next heartbeat arrives with a bad CRC32
-            st = wait_until(lambda: (s := slave_status(slave.port))["Last_IO_Errno"] != "0" and s, what="IO error")
-            assert st["Last_IO_Errno"] == "1743"
+            st = wait_until(lambda: (s := slave_status(slave.port))["Last_IO_Errno"] != 0 and s, what="IO error")
+            assert st["Last_IO_Errno"] == 1743
             wait_until(lambda: slave_status(slave.port)["Slave_IO_Running"] == "No", what="IO thread stopped")
     finally:
         proxy.close()
