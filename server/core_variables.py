@@ -59,6 +59,19 @@ def _fk_checks_set(session: ClientSession, value: Any) -> None:
         es.foreign_key_checks = bool(value)
 
 
+def _engine_flag(attr: str) -> dict[str, Any]:
+    """session_get / session_set of a session flag the engine session keeps (ON without one)."""
+    def get(session: ClientSession) -> bool:
+        es = session.engine_session
+        return bool(getattr(es, attr)) if es is not None else True
+
+    def set_(session: ClientSession, value: Any) -> None:
+        if session.engine_session is not None:
+            setattr(session.engine_session, attr, bool(value))
+
+    return {"session_get": get, "session_set": set_}
+
+
 def _isolation_set(session: ClientSession, value: Any) -> None:
     """transaction_isolation / tx_isolation (one setting, two names) -> the engine session.
     The engine has two levels: REPEATABLE-READ (a snapshot per transaction) and READ-COMMITTED
@@ -169,7 +182,8 @@ def register(server: Server) -> None:
         SystemVariable("gtid_slave_pos", "", G),
         SystemVariable("gtid_domain_id", 0, G),
         SystemVariable("gtid_strict_mode", False, G),
-        SystemVariable("sql_log_bin", True, S, dynamic=True, check=check_bool),
+        SystemVariable("sql_log_bin", True, S, dynamic=True, check=check_bool,
+                       **_engine_flag("sql_log_bin")),
         SystemVariable("binlog_format", "STATEMENT", B, dynamic=True,
                        check=check_enum("MIXED", "STATEMENT", "ROW")),
         SystemVariable("binlog_checksum", "NONE"),
