@@ -252,6 +252,49 @@ def test_sql_log_bin_off_commits_here_and_binlogs_nothing(tmp_path):
         assert _rows(replica, "SELECT * FROM g.t ORDER BY id") == [(1, "a"), (2, "b"), (4, "logged")]
         assert _rows(replica, "SHOW TABLES FROM g") == [("t",)]
         assert _rows(replica, "SELECT User FROM mysql.global_priv WHERE User = 'local'") == []
+        # the switch's own rules, answered as the MariaDB replica answers them
+        replica.execute_all(["SET sql_log_bin = 0", "CREATE USER 'plain'@'%'"])
+        master.query("CREATE USER 'plain'@'%'")
+        assert _switch_answers(master) == _switch_answers(replica) == [
+            (1694, "Cannot modify @@session.sql_log_bin inside a transaction"),
+            (1231, "Variable 'sql_log_bin' can't be set to the value of 'x'"),
+            (1238, "Variable 'sql_log_bin' is a SESSION variable"),
+            ((1,),),
+            (1227, "Access denied; you need (at least one of) the SUPER, BINLOG ADMIN privilege(s) for this operation"),
+        ]
     finally:
         replica.stop()
         master.stop()
+
+
+def _switch_answers(server) -> list:
+    """SET sql_log_bin inside a transaction, to a bad value, globally; @@global.sql_log_bin;
+    SET sql_log_bin by a user without SUPER or BINLOG ADMIN."""
+    answers: list = []
+
+    def run(cur, sql: str) -> None:
+        try:
+            cur.execute(sql)
+            answers.append(cur.fetchall())
+        except pymysql.MySQLError as e:
+            answers.append(e.args)
+
+    conn = server.connect()
+    try:
+        with conn.cursor() as cur:
+            conn.begin()
+            cur.execute("SELECT 1")
+            run(cur, "SET sql_log_bin = 0")
+            run(cur, "SET sql_log_bin = 'x'")
+            conn.rollback()
+            run(cur, "SET GLOBAL sql_log_bin = 0")
+            run(cur, "SELECT @@global.sql_log_bin")
+    finally:
+        conn.close()
+    plain = pymysql.connect(host="127.0.0.1", port=server.port, user="plain")
+    try:
+        with plain.cursor() as cur:
+            run(cur, "SET sql_log_bin = 0")
+    finally:
+        plain.close()
+    return answers
