@@ -741,9 +741,6 @@ def _column_for(name: str, value: Any) -> Any:
     return column(name, FieldType.VAR_STRING)
 
 
-__all__ = ["Admin"]
-
-
 def _may_switch_sql_log_bin(session: ClientSession) -> None:
     """SET [STATEMENT] sql_log_bin: SUPER or BINLOG ADMIN (1227), and never inside a
     transaction (1694), as MariaDB."""
@@ -751,3 +748,7 @@ def _may_switch_sql_log_bin(session: ClientSession) -> None:
     es = session.engine_session
     if es is not None and es.in_transaction:
         raise SQLError(ER_INSIDE_TRANSACTION_PREVENTS_SWITCH_SQL_LOG_BIN)
+
+
+__all__ = ["Admin"]
+
