@@ -5,7 +5,9 @@ engine's contract says (`engine.core`'s header): reads on a reader thread, or th
 writer connection once the session holds the writer lock; writes, DDL and savepoints on the
 writer thread under the writer lock, taken at the transaction's first write and held until it
 ends; SHOW / DESCRIBE from the catalog (`engine.admin`) on the loop. COMMIT (or an autocommit
-write, or DDL) returns the `CommittedTxn` the caller must binlog before `Engine.commit_group`.
+write, or DDL) returns the `CommittedTxn` the caller must binlog before `Engine.commit_group`;
+a statement run with `sql_log_bin` off commits with it but is left out of it (MariaDB decides
+per statement), so a transaction of such statements only returns an empty one.
 `Session.isolation` chooses READ COMMITTED or REPEATABLE READ reads; `Session.access` tells what
 a statement would read and write, for the shell's privilege check; `interrupt()` is KILL QUERY.
 Errors are `SQLError`s with MySQL codes, never sqlite3's."""
@@ -90,6 +92,8 @@ class Session:
         self.autocommit = True
         self.found_rows = False  # CLIENT_FOUND_ROWS: UPDATE reports matched rather than changed rows
         self.foreign_key_checks = True  # the session's foreign_key_checks
+        self.sql_log_bin = True  # off: the session's statements are committed, never binlogged
+        self._unlogged = False  # the open transaction wrote with sql_log_bin off
         self.user_vars: dict[str, object] = {}
         # `@@variable` text -> its value (set by the server shell, which owns the variables;
         # None: statements reading system variables are refused)
@@ -136,6 +140,13 @@ class Session:
     def _fk_checks(self, context: StatementContext | None) -> bool:
         """foreign_key_checks for one statement: a replayed one's own (the master's), else the session's."""
         return self.foreign_key_checks if context is None else self.foreign_key_checks and context.foreign_key_checks
+
+    def _log(self, stmt: LoggedStatement) -> None:
+        """The statement into the transaction's binlog statements, unless sql_log_bin is off."""
+        if self.sql_log_bin:
+            self._statements.append(stmt)
+        else:
+            self._unlogged = True
 
     # --- statement execution ---------------------------------------------------------------
 
@@ -398,6 +409,7 @@ class Session:
             await self._savepoint_on_writer("savepoint", name, sql, int(time.time()))
 
     def _release(self) -> None:
+        self._unlogged = False
         if self._holds_lock and not self._pinned:
             self._holds_lock = False
             self.engine.writer_lock.release()
@@ -457,7 +469,7 @@ class Session:
             self.last_insert_id = first_id
         if plan.sets_last_id and self._take_last_id():
             first_id = first_id if first_id is not None else self.last_insert_id
-        self._statements.append(stmt)
+        self._log(stmt)
         committed = None
         if end:
             committed = CommittedTxn(self._statements)
@@ -493,7 +505,7 @@ class Session:
     async def _savepoint_on_writer(self, kind: str, name: str, sql: str, timestamp: int) -> None:
         log = (self._database, sql, timestamp, None, None)
         await self.engine._on_writer(self.engine._w_savepoint, kind, name, log)
-        self._statements.append(LoggedStatement(db=self._database, sql=sql, timestamp=timestamp))
+        self._log(LoggedStatement(db=self._database, sql=sql, timestamp=timestamp))
 
     def _name_savepoint(self, kind: str, name: str) -> None:
         """SAVEPOINT / ROLLBACK TO / RELEASE before the transaction's first write: MySQL's rules
@@ -530,8 +542,9 @@ class Session:
                 await engine._on_writer(engine._w_end, False)
         finally:
             statements, self._statements = self._statements, []
+            unlogged = self._unlogged
             self._release()
-        if commit and statements:
+        if commit and (statements or unlogged):
             return CommittedTxn(statements)
         return None
 
@@ -561,17 +574,18 @@ class Session:
             await engine._on_writer(engine._w_ddl, action, log)
         except SQLError as exc:
             statements, self._statements = self._statements, []
+            unlogged = self._unlogged
             self._in_txn = False
             self._release()
-            exc.committed = CommittedTxn(statements) if statements else None  # type: ignore[attr-defined]
+            exc.committed = CommittedTxn(statements) if statements or unlogged else None  # type: ignore[attr-defined]
             raise
         except BaseException:
             self._statements = []
             self._in_txn = False
             self._release()
             raise
-        self._statements.append(LoggedStatement(db=self._database, sql=sql, timestamp=timestamp, is_ddl=True,
-                                                foreign_key_checks=self._fk_checks(context)))
+        self._log(LoggedStatement(db=self._database, sql=sql, timestamp=timestamp, is_ddl=True,
+                                  foreign_key_checks=self._fk_checks(context)))
         self.row_count = 0
         committed = CommittedTxn(self._statements)
         self._statements = []

@@ -47,6 +47,8 @@ Contract (who may call what, what is durable when)
   binary logging: a failed binlog write is always undone and fails its group (as MariaDB
   does), whichever value is set; the value only decides what an engine commit failing after
   the binlog write does.
+- A client commit whose statements all ran with sql_log_bin off carries none: it commits in its
+  group and writes nothing (no GTID, no semi-sync wait when the group wrote nothing else).
 - `exclusive()` gives FLUSH BINARY LOGS, PURGE and RESET MASTER the writer's side of the binlog
   (the engine's writer lock: no group is in flight), and `append_statement` binlogs a statement
   that is not an engine transaction (CREATE USER, GRANT ...) as its own group.
@@ -591,8 +593,9 @@ def _logged(statement: tuple[Any, ...], ddl: bool) -> LoggedStatement:
 
 def _transactions(group: list[_Ticket]) -> int:
     """How many transactions a group commits (semi-sync's yes_tx/no_tx, Binlog_commits): one
-    per client commit, one per replicated transaction binlogged."""
-    return sum(t.txn.binlogged() if isinstance(t.txn, _ReplicatedTxn) else 1 for t in group)
+    per client commit that binlogs anything (sql_log_bin), one per replicated transaction binlogged."""
+    return sum(t.txn.binlogged() if isinstance(t.txn, _ReplicatedTxn) else int(bool(t.txn.binlog_transactions()))
+               for t in group)
 
 
 def _binlog_transactions(txn: Any) -> list[tuple[int | None, list[Any], Gtid | None]]:

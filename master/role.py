@@ -28,7 +28,8 @@ Contract
   binlog_checksum, sync_binlog, max_binlog_size and binlog_error_action (dynamic), gtid_mode OFF
   (MySQL's GTIDs; log_slave_updates is the node's); MariaDB's gtid_binlog_pos and
   gtid_binlog_state (read only, from `master.gtid_state`), gtid_domain_id (GLOBAL and SESSION: a
-  session's own transactions get its value) and gtid_strict_mode (GLOBAL, dynamic).
+  session's own transactions get its value) and gtid_strict_mode (GLOBAL, dynamic). A session's
+  sql_log_bin off: its writes and user statements commit here and are never binlogged (no GTID).
 """
 
 from __future__ import annotations
@@ -209,6 +210,9 @@ class MasterRole(Role):
         await self.pipeline.commit(session, txn)
 
     async def after_user_change(self, session: Any, statement: str) -> None:
+        es = getattr(session, "engine_session", None)
+        if es is not None and not es.sql_log_bin:
+            return  # changed on this server only, as MariaDB does with sql_log_bin off
         await self.pipeline.append_statement(session, statement)
 
     # -- life cycle ----------------------------------------------------------------------------

@@ -80,6 +80,8 @@ ER_VIEW_RECURSIVE = MySQLError(1462, "HY000", "`%s`.`%s` contains view recursion
 ER_NON_INSERTABLE_TABLE = MySQLError(1471, "HY000", "The target table %s of the %s is not insertable-into")
 ER_MASTER_FATAL_ERROR_READING_BINLOG = MySQLError(1236, "HY000", "Got fatal error %s from master when reading data from binary log: '%s'")
 ER_INCORRECT_GLOBAL_LOCAL_VAR = MySQLError(1238, "HY000", "Variable '%s' is a %s variable")
+ER_INSIDE_TRANSACTION_PREVENTS_SWITCH_SQL_LOG_BIN = MySQLError(
+    1694, "HY000", "Cannot modify @@session.sql_log_bin inside a transaction")
 # GTIDs (MariaDB's sql/rpl_gtid.cc, errmsg-utf8.txt; wording checked against MariaDB 10.11)
 ER_MASTER_CONNECTION_NOT_FOUND = MySQLError(1617, "HY000", "There is no master connection '%s'")
 ER_WARN_OPTION_IGNORED = MySQLError(1618, "HY000", "<%s> option ignored")

@@ -38,6 +38,7 @@ from protocol.errors import (
     ER_BAD_DB_ERROR,
     ER_CONNECTION_KILLED,
     ER_GLOBAL_VARIABLE,
+    ER_INSIDE_TRANSACTION_PREVENTS_SWITCH_SQL_LOG_BIN,
     ER_KILL_DENIED_ERROR,
     ER_NO_SUCH_THREAD,
     ER_NOT_SUPPORTED_YET,
@@ -408,11 +409,15 @@ class Admin:
             t.expect_op(",")
         # Check every system variable first, so that a bad one changes nothing.
         variables = self.server.variables
-        for target, _, _ in assignments:
+        for target, value, _ in assignments:
             if target[0] == "sys":
                 var = variables.lookup(target[1])
                 if target[2] is Scope.GLOBAL:
                     session.require(ALL, SUPER)
+                elif var.name == "sql_log_bin":
+                    if value is not DEFAULT:
+                        var.checked(value)  # a bad value first (1231), as MariaDB
+                    _may_switch_sql_log_bin(session)
                 del var
         for target, value, _ in assignments:
             if target[0] == "names":
@@ -464,6 +469,8 @@ class Admin:
                 raise SQLError(ER_GLOBAL_VARIABLE, var.name)
             if var.name in _NO_SET_STATEMENT:
                 raise SQLError(ER_SET_STATEMENT_NOT_SUPPORTED, var.name)
+            if var.name == "sql_log_bin":
+                _may_switch_sql_log_bin(session)
         saved: list[tuple[str, Any]] = []
         try:
             for name, value in assignments:
@@ -734,4 +741,14 @@ def _column_for(name: str, value: Any) -> Any:
     return column(name, FieldType.VAR_STRING)
 
 
+def _may_switch_sql_log_bin(session: ClientSession) -> None:
+    """SET [STATEMENT] sql_log_bin: SUPER or BINLOG ADMIN (1227), and never inside a
+    transaction (1694), as MariaDB."""
+    session.require(ALL, SUPER, "BINLOG ADMIN")
+    es = session.engine_session
+    if es is not None and es.in_transaction:
+        raise SQLError(ER_INSIDE_TRANSACTION_PREVENTS_SWITCH_SQL_LOG_BIN)
+
+
 __all__ = ["Admin"]
+

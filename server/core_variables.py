@@ -8,6 +8,7 @@ from __future__ import annotations
 import socket
 import ssl
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from engine.session import READ_COMMITTED, REPEATABLE_READ
@@ -57,6 +58,27 @@ def _fk_checks_set(session: ClientSession, value: Any) -> None:
     es = session.engine_session
     if es is not None:
         es.foreign_key_checks = bool(value)
+
+
+def _session_only(name: str) -> Callable[[Any], None]:
+    """on_set of a global value MariaDB never sets (1238)."""
+    def refuse(value: Any) -> None:
+        raise SQLError(ER_INCORRECT_GLOBAL_LOCAL_VAR, name, "SESSION")
+
+    return refuse
+
+
+def _engine_flag(attr: str) -> dict[str, Any]:
+    """session_get / session_set of a session flag the engine session keeps (ON without one)."""
+    def get(session: ClientSession) -> bool:
+        es = session.engine_session
+        return bool(getattr(es, attr)) if es is not None else True
+
+    def set_(session: ClientSession, value: Any) -> None:
+        if session.engine_session is not None:
+            setattr(session.engine_session, attr, bool(value))
+
+    return {"session_get": get, "session_set": set_}
 
 
 def _isolation_set(session: ClientSession, value: Any) -> None:
@@ -169,7 +191,9 @@ def register(server: Server) -> None:
         SystemVariable("gtid_slave_pos", "", G),
         SystemVariable("gtid_domain_id", 0, G),
         SystemVariable("gtid_strict_mode", False, G),
-        SystemVariable("sql_log_bin", True, S, dynamic=True, check=check_bool),
+        # a session variable that @@global still reads (ON), as MariaDB's
+        SystemVariable("sql_log_bin", True, B, dynamic=True, check=check_bool, on_set=_session_only("sql_log_bin"),
+                       **_engine_flag("sql_log_bin")),
         SystemVariable("binlog_format", "STATEMENT", B, dynamic=True,
                        check=check_enum("MIXED", "STATEMENT", "ROW")),
         SystemVariable("binlog_checksum", "NONE"),

@@ -205,3 +205,96 @@ def test_a_dump_by_gtid_the_binlog_cannot_serve_gets_mariadbs_error(tmp_path):
         assert _gtid_binlog_pos(master) == "0-1-5,5-1-1"
     finally:
         master.stop()
+
+
+def test_sql_log_bin_off_commits_here_and_binlogs_nothing(tmp_path):
+    """A session's sql_log_bin=0 (a DBA's change by hand on one server): its writes, DDL and user
+    statements commit on our master and get no GTID and no event, so a MariaDB replica under
+    gtid_strict_mode never sees them and goes on with the next logged transaction."""
+    master = start_master(tmp_path)
+    replica = MariaDBServer(tmp_path / "replica", server_id=2, extra=["--gtid-strict-mode=ON"]).start()
+    try:
+        make_repl_user(master)
+        master.query("CREATE DATABASE g")
+        master.query("CREATE TABLE g.t (id INT PRIMARY KEY, v VARCHAR(20))")
+        master.query("INSERT INTO g.t VALUES (1, 'a'), (2, 'b')")
+        replica.execute_all([
+            f"CHANGE MASTER TO MASTER_HOST='127.0.0.1', MASTER_PORT={master.port}, MASTER_USER='repl', "
+            "MASTER_PASSWORD='replpw'",
+            "START SLAVE",
+        ])
+        _caught_up(master, replica)
+        before = (_gtid_binlog_pos(master), _rows(master, "SHOW MASTER STATUS"), master.status("Binlog_commits"))
+        conn = master.connect()
+        try:
+            with conn.cursor() as cur:
+                cur.execute("SET SESSION sql_log_bin = 0")
+                cur.execute("UPDATE g.t SET v = 'here only' WHERE id = 2")
+                conn.begin()
+                cur.execute("INSERT INTO g.t VALUES (3, 'in a transaction')")
+                conn.commit()
+                cur.execute("CREATE TABLE g.local (id INT)")
+                cur.execute("CREATE USER 'local'@'%'")
+                cur.execute("SELECT @@session.sql_log_bin")
+                assert cur.fetchone() == (0,)
+            assert (_gtid_binlog_pos(master), _rows(master, "SHOW MASTER STATUS"),
+                    master.status("Binlog_commits")) == before
+            assert _rows(master, "SELECT * FROM g.t ORDER BY id") == [(1, "a"), (2, "here only"), (3, "in a transaction")]
+            assert _rows(master, "SHOW TABLES FROM g") == [("local",), ("t",)]
+            assert _rows(master, "SELECT User FROM mysql.global_priv WHERE User = 'local'") == [("local",)]
+            with conn.cursor() as cur:  # binlogged again
+                cur.execute("SET SESSION sql_log_bin = 1")
+                cur.execute("INSERT INTO g.t VALUES (4, 'logged')")
+        finally:
+            conn.close()
+        assert _gtid_binlog_pos(master) == "0-1-" + str(int(before[0].split("-")[2]) + 1)
+        _caught_up(master, replica)
+        assert _rows(replica, "SELECT * FROM g.t ORDER BY id") == [(1, "a"), (2, "b"), (4, "logged")]
+        assert _rows(replica, "SHOW TABLES FROM g") == [("t",)]
+        assert _rows(replica, "SELECT User FROM mysql.global_priv WHERE User = 'local'") == []
+        # the switch's own rules, answered as the MariaDB replica answers them
+        replica.execute_all(["SET sql_log_bin = 0", "CREATE USER 'plain'@'%'"])
+        master.query("CREATE USER 'plain'@'%'")
+        assert _switch_answers(master) == _switch_answers(replica) == [
+            (1694, "Cannot modify @@session.sql_log_bin inside a transaction"),
+            (1231, "Variable 'sql_log_bin' can't be set to the value of 'x'"),
+            (1238, "Variable 'sql_log_bin' is a SESSION variable"),
+            ((1,),),
+            (1227, "Access denied; you need (at least one of) the SUPER, BINLOG ADMIN privilege(s) for this operation"),
+        ]
+    finally:
+        replica.stop()
+        master.stop()
+
+
+def _switch_answers(server) -> list:
+    """SET sql_log_bin inside a transaction, to a bad value, globally; @@global.sql_log_bin;
+    SET sql_log_bin by a user without SUPER or BINLOG ADMIN."""
+    answers: list = []
+
+    def run(cur, sql: str) -> None:
+        try:
+            cur.execute(sql)
+            answers.append(cur.fetchall())
+        except pymysql.MySQLError as e:
+            answers.append(e.args)
+
+    conn = server.connect()
+    try:
+        with conn.cursor() as cur:
+            conn.begin()
+            cur.execute("SELECT 1")
+            run(cur, "SET sql_log_bin = 0")
+            run(cur, "SET sql_log_bin = 'x'")
+            conn.rollback()
+            run(cur, "SET GLOBAL sql_log_bin = 0")
+            run(cur, "SELECT @@global.sql_log_bin")
+    finally:
+        conn.close()
+    plain = pymysql.connect(host="127.0.0.1", port=server.port, user="plain")
+    try:
+        with plain.cursor() as cur:
+            run(cur, "SET sql_log_bin = 0")
+    finally:
+        plain.close()
+    return answers
