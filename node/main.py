@@ -61,9 +61,12 @@ from slave.role import SlaveRole
 
 log = logging.getLogger("semisync.node")
 
-# "MariaDB" in the greeting's version is how clients tell a MariaDB server (MaxScale's monitor
-# enables GTIDs, SHOW ALL SLAVES STATUS, failover and switchover only for one: server.cc).
-SERVER_VERSION = "5.5.5-10.11.99-MariaDB-semisync-log"
+# "MariaDB" in the greeting's version is how clients tell a MariaDB server, and the greeting does
+# not say it yet: a client that sees MariaDB 10.5 or later sends INSERT/DELETE ... RETURNING
+# (SQLAlchemy's MariaDB dialect does), which the engine does not run. The cost: MaxScale's
+# monitor (server.cc) takes this server for a MySQL one and leaves GTIDs, SHOW ALL SLAVES STATUS,
+# failover and switchover off for it.
+SERVER_VERSION = "5.5.5-10.11.99-semisync-log"
 BINLOG_SERVER_VERSION = "10.11.99-semisync-log"
 MASTER_PLUGIN = "rpl_semi_sync_master"
 SLAVE_PLUGIN = "rpl_semi_sync_slave"

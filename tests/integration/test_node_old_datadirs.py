@@ -88,7 +88,7 @@ def test_old_master_and_slave_datadirs_start_with_the_one_server(tmp_path):
         wait_for(lambda: len(rows(slave)) >= 50, timeout=60, message=lambda: f"the slave catches up\n{slave.tail()}")
         assert rows(slave) == list(range(50))  # nothing twice, nothing skipped
         status = slave_status(slave.port)
-        assert (status["Slave_IO_Running"], status["Slave_SQL_Running"], status["Last_SQL_Errno"]) == ("Yes", "Yes", "0")
+        assert (status["Slave_IO_Running"], status["Slave_SQL_Running"], status["Last_SQL_Errno"]) == ("Yes", "Yes", 0)
         assert slave.query("SELECT @@read_only, @@log_bin") == [(1, 1)]
         (slave_file, _pos, *_), = slave.query("SHOW MASTER STATUS")  # its own binlog now
         assert slave_file.startswith("mysql-bin.") and (slave_dir / "mysql-bin.index").exists()
