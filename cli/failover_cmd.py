@@ -33,7 +33,7 @@ from cli.failover_plan import (
     plan_switchover,
     quote,
 )
-from protocol.gtid import GtidPosition
+from protocol.gtid import GtidPosition, parse_gtid_list
 
 ER_UNKNOWN_SYSTEM_VARIABLE = 1193
 
@@ -126,6 +126,7 @@ def observe(session: Session, address: Address) -> tuple[ServerState, list[str]]
                 read_only=_flag(_variable(client, "read_only", lacking)),
                 log_bin=_flag(_variable(client, "log_bin", lacking) or "ON"),
                 binlog_pos=_position(_variable(client, "gtid_binlog_pos", lacking)),
+                binlog_state=parse_gtid_list((_variable(client, "gtid_binlog_state", lacking) or "").strip()),
                 current_pos=_position(_variable(client, "gtid_current_pos", lacking)),
                 slave_pos=_position(_variable(client, "gtid_slave_pos", lacking)),
                 replica=_replica(client, lacking),
@@ -212,8 +213,22 @@ def execute(session: Session, plan: Plan) -> None:
             run_step(session, step)
         except (ClientError, StepFailed) as exc:
             changed = ", ".join(done) or "none"
-            raise StepFailed(f"step {n} failed on {step.server}: {exc} (steps done before it: {changed})") from None
+            failure = f"step {n} failed on {step.server}: {exc} (steps done before it: {changed})"
+            if n <= plan.undo_before:
+                failure += "; " + undo(session, plan)
+            raise StepFailed(failure) from None
         done.append(f"{n} ({step.server}: {step.why})")
+
+
+def undo(session: Session, plan: Plan) -> str:
+    """Put back what the steps before the promotion changed; say how that went."""
+    for step in plan.undo:
+        click.echo(f"[undo] {step.server}: {step.why}")
+        try:
+            run_step(session, step)
+        except ClientError as exc:
+            return f"undoing failed on {step.server}: {exc}: run {'; '.join(step.shown)} there by hand"
+    return "undone: " + ", ".join(f"{s.server}: {s.why}" for s in plan.undo)
 
 
 def settle(session: Session, addresses: Sequence[Address], master: Address) -> list[ServerState]:

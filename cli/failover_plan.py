@@ -6,21 +6,26 @@ not copied):
   `--servers`; nothing here touches a socket or a clock, so every decision is unit-tested.
 - Failover (the master is gone): every reachable server that replicates is a candidate unless
   it cannot take over safely (its applier stopped with an error, its relay log unreadable, no
-  binlog, no GTID position). The candidate is the one whose received GTIDs (`Gtid_IO_Pos`,
-  merged with `@@gtid_current_pos`) contain every other server's, then the most applied, then
-  the first in `--servers` order. Every other reachable server's GTIDs must be contained in the
-  candidate's (same seq_no from another server_id, or a higher one, is divergence); otherwise
-  the whole plan is refused and no server changes state.
+  binlog, no GTID position). The candidate is the one that holds every other fit server's
+  GTIDs, the most received (`Gtid_IO_Pos` merged with `@@gtid_current_pos`) first, then the
+  most applied, then the first in `--servers` order. "Holds" compares, per domain and
+  server_id, the highest seq_no in `@@gtid_binlog_state` and the applied and received
+  positions (gtid_strict_mode: seq_nos only grow), so an errant transaction of another server
+  is seen even under a higher seq_no. Every other reachable server's GTIDs must be held by the
+  candidate; otherwise the whole plan is refused and no server changes state.
 - A reachable server that replicates from nobody is the master: with every replica following
   it there is nothing to do (a second run, or a master that is alive), otherwise the replicas a
-  first run left behind are repointed to it. Without one, a failover refuses while the master
+  first run left behind are repointed to it, and a former master that came back (replicating
+  from nobody, followed by nobody) rejoins it by `current_pos` when it holds no GTID the master
+  lacks (a crashed master restarted with --init-rpl-role SLAVE has cut its unacked tail). Without one, a failover refuses while the master
   its replicas name answers, or a replica's IO thread is still connected (the master is alive:
   that is a switchover).
 - Switchover (everything alive): the candidate must replicate from the current master with both
   threads running; the plan makes the master read-only, waits until the candidate applied the
   master's `@@gtid_binlog_pos` (read when the plan runs, after read_only is ON), promotes it,
   repoints the other replicas, and makes the old master a semi-sync replica of the new one by
-  `current_pos`.
+  `current_pos`. When the wait fails, the old master gets its writes back and nothing else
+  changed.
 - Promotion is `STOP SLAVE; RESET SLAVE ALL; SET GLOBAL read_only = OFF;
   SET GLOBAL rpl_semi_sync_master_enabled = ON; SET GLOBAL rpl_semi_sync_slave_enabled = OFF`;
   a repointed replica gets `STOP SLAVE; CHANGE MASTER TO ..., MASTER_USE_GTID = slave_pos;
@@ -81,6 +86,7 @@ class ServerState:
     read_only: bool = False
     log_bin: bool = True
     binlog_pos: GtidPosition = field(default_factory=GtidPosition)
+    binlog_state: tuple[Gtid, ...] = ()  # @@gtid_binlog_state: the last GTID of each server_id
     current_pos: GtidPosition = field(default_factory=GtidPosition)
     slave_pos: GtidPosition = field(default_factory=GtidPosition)
     replica: Replica | None = None
@@ -93,6 +99,17 @@ class ServerState:
             have = out.get(g.domain_id)
             if have is None or g.seq_no > have.seq_no:
                 out = out.with_gtid(g)
+        return out
+
+    def held(self) -> dict[tuple[int, int], int]:
+        """(domain, server_id) -> the highest seq_no the server holds from that server_id: its
+        binlog state, applied and received positions. Under gtid_strict_mode a domain's seq_nos
+        only grow, so a GTID is held when its server_id's seq_no here is at least as high."""
+        out: dict[tuple[int, int], int] = {}
+        received = self.replica.io_pos if self.replica else GtidPosition()
+        for g in (*self.binlog_state, *self.current_pos, *self.slave_pos, *received):
+            key = (g.domain_id, g.server_id)
+            out[key] = max(out.get(key, 0), g.seq_no)
         return out
 
 
@@ -137,9 +154,15 @@ Step = Run | WaitApplied | CatchUp
 
 @dataclass(frozen=True, slots=True)
 class Plan:
+    """`steps` in order. When a step before `undo_before` fails, `undo` runs (the steps done so
+    far changed nothing that cannot be put back: the old master turned read-only); from the
+    promotion on nothing is undone (two writable masters would be worse than a stopped run)."""
+
     new_master: Address
     steps: tuple[Step, ...]
     notes: tuple[str, ...] = ()
+    undo: tuple[Run, ...] = ()
+    undo_before: int = 0
 
     @property
     def nothing_to_do(self) -> bool:
@@ -197,6 +220,16 @@ def missing_from(have: GtidPosition, other: GtidPosition) -> Gtid | None:
     return None
 
 
+def lacking(holder: ServerState, other: ServerState) -> Gtid | None:
+    """A GTID `other` holds (by server_id, see `ServerState.held`) that `holder` does not: an
+    errant transaction of `other`, or `holder` behind it. None when `holder` has everything."""
+    have = holder.held()
+    for (domain, server_id), seq_no in sorted(other.held().items()):
+        if have.get((domain, server_id), 0) < seq_no:
+            return Gtid(domain, server_id, seq_no)
+    return None
+
+
 def unfit(server: ServerState) -> str | None:
     """Why a replica cannot take over safely, or None."""
     replica = server.replica
@@ -226,14 +259,13 @@ def _follows(server: ServerState, master: ServerState) -> bool:
 
 
 def _diverged(candidate: ServerState, others: Sequence[ServerState]) -> Refusal | None:
-    have = candidate.known()
     for other in others:
-        gtid = missing_from(have, other.known())
+        gtid = lacking(candidate, other)
         if gtid is not None:
             return Refusal(
                 f"{other.address} has GTID {gtid} that the candidate {candidate.address} "
-                f"lacks (its GTIDs {other.known() or 'none'} are not contained in "
-                f"{have or 'none'}): promoting would lose or diverge transactions")
+                f"lacks (diverged, or an errant transaction; the candidate holds "
+                f"{candidate.known() or 'nothing'}): promoting would lose or diverge transactions")
     return None
 
 
@@ -243,6 +275,7 @@ def _unreachable_notes(servers: Sequence[ServerState]) -> tuple[str, ...]:
 
 
 def _repoint(master: ServerState, others: Sequence[ServerState], creds: Credentials) -> list[Step]:
+    """Every one of `others` not following `master` yet, by GTID (`slave_pos`)."""
     return [
         _replicate_from(s.address, master.address, creds, use_gtid="slave_pos",
                         why=f"replicate from {master.address} by GTID")
@@ -328,36 +361,59 @@ def _most_advanced(fit: Sequence[ServerState], order: dict[Address, int]) -> Ser
 
     ranked = sorted(fit, key=rank, reverse=True)
     for candidate in ranked:
-        if all(missing_from(candidate.known(), s.known()) is None for s in fit):
+        if all(lacking(candidate, s) is None for s in fit):
             return candidate
-    a, b = ranked[0], ranked[1]
-    return Refusal(f"no candidate holds every GTID: {a.address} has {a.known()} and "
-                   f"{b.address} has {b.known()}, neither contains the other (diverged)")
+    best = ranked[0]
+    other, gtid = next((s, g) for s in fit if (g := lacking(best, s)) is not None)
+    return Refusal(f"no candidate holds every other one's GTIDs (diverged, or an errant "
+                   f"transaction): the most advanced, {best.address} ({best.known()}), lacks "
+                   f"{gtid} that {other.address} has")
 
 
 def _after_promotion(masters: Sequence[ServerState], replicas: Sequence[ServerState],
                      creds: Credentials, notes: tuple[str, ...]) -> Plan | Refusal:
     """A reachable server already replicates from nobody: a finished (or half-finished)
-    failover. Nothing to do when every replica follows it; the stragglers are repointed when
-    their GTIDs are contained in its binlog."""
+    failover, or a master that is alive. The master is the one the replicas follow (or, when
+    none does, the one holding every other's GTIDs). The replicas left behind are repointed and
+    a former master that came back is rejoined as a semi-sync replica by `current_pos`, each
+    only when the master holds all its GTIDs; nothing to do when all follow it already."""
     followed = [m for m in masters if any(_follows(r, m) for r in replicas)]
-    if len(masters) > 1 and len(followed) != 1:
+    if not followed:
+        followed = [m for m in masters if all(lacking(m, o) is None for o in masters)]
+    if len(followed) != 1:
         return Refusal("several reachable servers replicate from nobody ("
                        + ", ".join(str(m.address) for m in masters)
                        + "): which one is the master is not clear")
-    master = followed[0] if followed else masters[0]
-    strays = [m for m in masters if m is not master]
+    master = followed[0]
     behind = [r for r in replicas if not _follows(r, master)]
     for r in behind:
-        gtid = missing_from(master.current_pos, r.known())
+        gtid = lacking(master, r)
         if gtid is not None:
             return Refusal(f"{master.address} replicates from nobody (a master), but "
                            f"{r.address} has GTID {gtid} it lacks: repointing would diverge")
-    notes = (f"{master.address} is the master already (server_id {master.server_id}): a failover "
-             "has nothing to promote (`semisync switchover` moves the role)", *notes)
-    notes += tuple(f"{m.address}: replicates from nobody and nobody follows it: rejoin it "
-                   f"as a replica of {master.address} by hand" for m in strays)
-    return Plan(master.address, tuple(_repoint(master, behind, creds)), notes)
+    notes = (f"{master.address} is the master (server_id {master.server_id}): a failover has "
+             "nothing to promote (`semisync switchover` moves the role)", *notes)
+    steps = _repoint(master, behind, creds)
+    for stray in (m for m in masters if m is not master):
+        gtid = lacking(master, stray)
+        if gtid is None:
+            steps.append(_demote(stray.address, master.address, creds, read_only_first=True,
+                                 why=f"rejoin as a semi-sync replica of {master.address} by GTID"))
+        else:
+            notes += (f"{stray.address}: replicates from nobody and has GTID {gtid} that "
+                      f"{master.address} lacks: not rejoined (a crashed master restarted with "
+                      "--init-rpl-role SLAVE cuts its unacknowledged tail; then run again)",)
+    return Plan(master.address, tuple(steps), notes)
+
+
+def _demote(server: Address, master: Address, creds: Credentials, *, why: str,
+            read_only_first: bool) -> Run:
+    """A former master as a semi-sync replica of `master`, from its own GTIDs (`current_pos`:
+    its binlog's, as it wrote them itself)."""
+    return _replicate_from(server, master, creds, use_gtid="current_pos", why=why,
+                           before=(*(("SET GLOBAL read_only = ON",) if read_only_first else ()),
+                                   "SET GLOBAL rpl_semi_sync_master_enabled = OFF",
+                                   "SET GLOBAL rpl_semi_sync_slave_enabled = ON"))
 
 
 # -- switchover ---------------------------------------------------------------------------------
@@ -398,20 +454,20 @@ def plan_switchover(servers: Sequence[ServerState], new_master: Address,
         return Refusal(f"{new_master} cannot take over: {why}")
     others = [s for s in servers if s is not candidate and s is not master]
     for s in (candidate, *others):
-        gtid = missing_from(master.current_pos, s.known())
+        gtid = lacking(master, s)
         if gtid is not None:
             return Refusal(f"{s.address} has GTID {gtid} that the master {master.address} "
                            "lacks (an errant transaction): fix it before a switchover")
+    writable = ("SET GLOBAL read_only = OFF",)
     steps: list[Step] = [
         Run(master.address, "stop writes on the old master", ("SET GLOBAL read_only = ON",),
             ("SET GLOBAL read_only = ON",)),
         CatchUp(new_master, f"apply everything {master.address} logged", master.address),
         _promote(new_master),
         *_repoint(candidate, others, creds),
-        _replicate_from(master.address, new_master, creds, use_gtid="current_pos",
-                        why=f"demote to a semi-sync replica of {new_master}",
-                        before=("SET GLOBAL rpl_semi_sync_master_enabled = OFF",
-                                "SET GLOBAL rpl_semi_sync_slave_enabled = ON"),
-                        after=("START SLAVE",)),
+        _demote(master.address, new_master, creds, read_only_first=False,
+                why=f"demote to a semi-sync replica of {new_master}"),
     ]
-    return Plan(new_master, tuple(steps), (f"the master {master.address} stays alive as a replica",))
+    return Plan(new_master, tuple(steps), (f"the master {master.address} stays alive as a replica",),
+                undo=(Run(master.address, "give the old master its writes back", writable, writable),),
+                undo_before=2)

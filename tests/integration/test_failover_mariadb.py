@@ -7,7 +7,8 @@ What is proven here:
   most), waits until its relay log is applied, promotes it (read_only OFF, semi-sync master
   ON), repoints the other by GTID, every acknowledged commit is on both, new writes replicate with semi-sync acks; a
   second run says the master is there and changes nothing;
-- switchover with everything alive: a failover finds the master and does nothing; the old master
+- switchover with everything alive: a failover finds the master and does nothing; a candidate
+  that cannot catch up within --wait-timeout leaves the old master writable, nothing changed; the old master
   ends a read-only semi-sync replica of the new one by current_pos, nothing lost, and the role
   moves back; a second run does nothing;
 - refusals change nothing: no reachable server; two replicas whose GTIDs diverged.
@@ -140,6 +141,18 @@ def test_switchover_with_everything_alive_and_back(topology):
     assert alive.returncode == 0, alive.stdout + alive.stderr
     assert f"nothing to do: 127.0.0.1:{master.port} is the master" in alive.stdout
     assert is_replica_of(r2.port, master.port) and is_replica_of(r3.port, master.port)
+
+    # The candidate cannot catch up in time (it applies 30 s late): the old master gets its
+    # writes back and nothing else changes.
+    r2.execute_all(["STOP SLAVE", "CHANGE MASTER TO MASTER_DELAY = 30", "START SLAVE"])
+    master.query("INSERT INTO d.acked VALUES (1000)")
+    late = run_tool("switchover", "--servers", servers, "--new-master", f"127.0.0.1:{r2.port}",
+                    "--wait-timeout", "2")
+    assert late.returncode == 1, late.stdout + late.stderr
+    assert "did not apply" in late.stderr and "undone" in late.stderr
+    assert value(master.port, "SELECT @@read_only") == 0 and is_replica_of(r2.port, master.port)
+    r2.execute_all(["STOP SLAVE", "CHANGE MASTER TO MASTER_DELAY = 0", "START SLAVE"])
+    master.query("DELETE FROM d.acked WHERE id = 1000")
 
     dry = run_tool("switchover", "--servers", servers, "--new-master", f"127.0.0.1:{r2.port}", "--dry-run")
     assert dry.returncode == 0, dry.stderr

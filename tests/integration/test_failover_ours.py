@@ -1,9 +1,11 @@
 """Failover and switchover among our own servers only (a master and two slaves by GTID).
 
 Under a 4-writer load the master is killed with kill -9; `semisync failover` promotes one slave
-and repoints the other by GTID; every acknowledged commit is on both; then `semisync switchover`
-moves the role to the other survivor with everything alive (our MASTER_GTID_WAIT, read_only and
-CHANGE MASTER ... MASTER_USE_GTID = current_pos on the demoted one) and nothing is lost.
+and repoints the other by GTID; every acknowledged commit is on both; the old master restarted
+with --init-rpl-role SLAVE is rejoined by a second `semisync failover` run (current_pos) and ends
+equal; `semisync switchover` moves the role back to it with everything alive (our
+MASTER_GTID_WAIT, read_only, CHANGE MASTER ... MASTER_USE_GTID = current_pos on the demoted
+one), nothing lost. A slave whose relay log cannot be read is refused as a candidate.
 """
 
 from __future__ import annotations
@@ -39,7 +41,7 @@ def semisync_clients(server: Daemon) -> str | None:
     return server.status("Rpl_semi_sync_master_clients").get("Rpl_semi_sync_master_clients")
 
 
-def test_ours_failover_under_load_then_switchover(tmp_path):
+def test_ours_failover_under_load_rejoin_and_switchover_back(tmp_path):
     master = Daemon("master", tmp_path / "s1", ["--server-id=1", "--rpl-semi-sync-master-enabled=ON",
                                                  "--rpl-semi-sync-master-timeout=30000"])
     slaves = [Daemon("slave", tmp_path / f"s{n}", [f"--server-id={n}", "--rpl-semi-sync-slave-enabled=ON"])
@@ -75,20 +77,34 @@ def test_ours_failover_under_load_then_switchover(tmp_path):
         wait_until(lambda: ids(other.port) == ids(promoted.port), 60, what="the other slave to catch up")
         assert acked <= ids(other.port)
 
-        # Switchover between the survivors, everything alive.
-        survivors = servers_arg(promoted.port, other.port)
+        # The old master restarts with --init-rpl-role SLAVE (its unacknowledged tail cut); a
+        # second failover run rejoins it by GTID; it ends equal.
+        master.args.append("--init-rpl-role=SLAVE")
+        master.start()
         wait_until(lambda: semisync_clients(promoted) == "1", 60, what="a semi-sync client on the new master")
         promoted.query("INSERT INTO d.acked VALUES (-1)")
-        moved = run_tool("switchover", "--servers", survivors, "--new-master", f"127.0.0.1:{other.port}", *CREDS)
-        assert moved.returncode == 0, moved.stdout + moved.stderr + other.tail() + promoted.tail()
-        assert slave_row(other.port) is None and value(other.port, "SELECT @@read_only") == 0
+        rejoined = run_tool("failover", "--servers", everyone, *CREDS)
+        assert rejoined.returncode == 0, rejoined.stdout + rejoined.stderr + master.tail()
+        assert f"127.0.0.1:{master.port}: rejoin as a semi-sync replica" in rejoined.stdout, rejoined.stdout
+        wait_until(lambda: follows(master.port, promoted.port), 60, what="the old master to follow")
+        assert slave_row(master.port)["Using_Gtid"] == "Current_Pos"
+        wait_until(lambda: ids(master.port) == ids(promoted.port), 60, what="the old master to catch up")
+        assert value(master.port, "SELECT @@gtid_current_pos") == value(promoted.port, "SELECT @@gtid_binlog_pos")
+
+        # Switchover moves the role back to the old master, everything alive, nothing lost.
+        wait_until(lambda: semisync_clients(promoted) == "2", 60, what="two semi-sync clients")
+        back = run_tool("switchover", "--servers", everyone, "--new-master", f"127.0.0.1:{master.port}", *CREDS)
+        assert back.returncode == 0, back.stdout + back.stderr + master.tail()
+        assert slave_row(master.port) is None and value(master.port, "SELECT @@read_only") == 0
         assert value(promoted.port, "SELECT @@read_only") == 1
-        wait_until(lambda: follows(promoted.port, other.port), 60, what="the demoted master to follow")
+        for s in slaves:
+            wait_until(lambda s=s: follows(s.port, master.port), 60, what="both slaves on the old master")
         assert slave_row(promoted.port)["Using_Gtid"] == "Current_Pos"
-        wait_until(lambda: semisync_clients(other) == "1", 60, what="the demoted master as a semi-sync client")
-        other.query("INSERT INTO d.acked VALUES (-2)")
-        wait_until(lambda: ids(promoted.port) == ids(other.port), 60, what="both equal")
-        assert acked | {-1, -2} <= ids(promoted.port)
+        wait_until(lambda: semisync_clients(master) == "2", 60, what="two semi-sync clients on the old master")
+        master.query("INSERT INTO d.acked VALUES (-2)")
+        for s in slaves:
+            wait_until(lambda s=s: ids(s.port) == ids(master.port), 60, what="every server equal")
+        assert acked | {-1, -2} <= ids(master.port)
     finally:
         for server in (master, *slaves):
             server.stop()

@@ -19,7 +19,7 @@ from cli.failover_plan import (
     plan_failover,
     plan_switchover,
 )
-from protocol.gtid import GtidPosition
+from protocol.gtid import GtidPosition, parse_gtid_list
 
 CREDS = Credentials("repl", "secret")
 M, A, B = Address("10.0.0.1", 3306), Address("10.0.0.2", 3306), Address("10.0.0.3", 3306)
@@ -165,6 +165,9 @@ def test_switchover_plan_order():
     assert "MASTER_USE_GTID = current_pos" in demote.statements[2]
     assert demote.statements[1] == "SET GLOBAL rpl_semi_sync_slave_enabled = ON"
     assert demote.statements[-1] == "START SLAVE"
+    # a failed wait gives the old master its writes back; from the promotion on, nothing is undone
+    assert plan.undo_before == 2 and [u.statements for u in plan.undo] == [("SET GLOBAL read_only = OFF",)]
+    assert plan.undo[0].server == M
 
 
 def test_switchover_refusals():
@@ -180,3 +183,44 @@ def test_switchover_refusals():
     done = [master(A, "0-1-10", server_id=2), replica(M, "0-1-10", master=A, io_running="Yes")]
     outcome = plan_switchover(done, A, CREDS)
     assert isinstance(outcome, Plan) and outcome.nothing_to_do
+
+
+def test_an_errant_transaction_under_a_higher_seq_no_is_seen():
+    # B once committed 0-3-100 itself, then replicated on to 0-1-290: its position hides it,
+    # its binlog state does not.
+    errant = replica(B, "0-1-290", binlog_state=parse_gtid_list("0-3-100,0-1-290"))
+    outcome = plan_failover([replica(A, "0-1-300", binlog_state=parse_gtid_list("0-1-300")), errant], CREDS)
+    assert isinstance(outcome, Refusal) and "0-3-100" in outcome.reason and "errant" in outcome.reason
+
+
+def test_a_tail_the_new_master_never_had_is_seen_under_its_own_higher_seq_no():
+    # A was promoted at 0-1-300 and wrote 0-2-301..310; B still holds 0-1-302 from the old master.
+    promoted = ServerState(A, reachable=True, server_id=2, binlog_pos=pos("0-2-310"), current_pos=pos("0-2-310"),
+                           binlog_state=parse_gtid_list("0-1-300,0-2-310"))
+    outcome = plan_failover([promoted, replica(B, "0-1-302")], CREDS)
+    assert isinstance(outcome, Refusal) and "0-1-302" in outcome.reason
+    outcome = plan_failover([promoted, replica(B, "0-1-299")], CREDS)
+    assert isinstance(outcome, Plan) and [s.server for s in outcome.steps] == [B]
+
+
+def test_a_former_master_that_came_back_rejoins_only_without_errant_gtids():
+    promoted = ServerState(A, reachable=True, server_id=2, binlog_pos=pos("0-2-310"), current_pos=pos("0-2-310"),
+                           binlog_state=parse_gtid_list("0-1-300,0-2-310"))
+    follower = replica(B, "0-2-310", master=A, io_running="Yes")
+    cut = ServerState(M, reachable=True, server_id=1, binlog_pos=pos("0-1-300"), current_pos=pos("0-1-300"),
+                      binlog_state=parse_gtid_list("0-1-300"))
+    for servers in ([cut, promoted, follower], [cut, promoted]):  # with a replica, or by GTIDs alone
+        plan = plan_failover(servers, CREDS)
+        assert isinstance(plan, Plan) and plan.new_master == A
+        (rejoin,) = plan.steps
+        assert isinstance(rejoin, Run) and rejoin.server == M
+        assert rejoin.statements[0] == "SET GLOBAL read_only = ON"
+        assert "MASTER_HOST = '10.0.0.2'" in rejoin.statements[3] and "current_pos" in rejoin.statements[3]
+        assert rejoin.statements[-1] == "START SLAVE"
+    uncut = ServerState(M, reachable=True, server_id=1, binlog_pos=pos("0-1-302"), current_pos=pos("0-1-302"),
+                        binlog_state=parse_gtid_list("0-1-302"))
+    plan = plan_failover([uncut, promoted, follower], CREDS)
+    assert isinstance(plan, Plan) and plan.nothing_to_do
+    assert any("0-1-302" in note and "--init-rpl-role SLAVE" in note for note in plan.notes)
+    outcome = plan_failover([uncut, promoted], CREDS)  # nobody follows, neither holds the other's
+    assert isinstance(outcome, Refusal)
