@@ -25,8 +25,13 @@ on a slave (each daemon's datadir is a small tmpfs, `DISK_SIZE`; the fault fills
 writers run and frees it: the master's commits fail or wait meanwhile and it recovers by itself;
 a slave's IO thread waits for space and resumes by itself, and a SQL thread stopped by a failed
 engine commit, or by its own binlog's write (log_slave_updates: 1026), is started again with
-START SLAVE, as a DBA does). One fault at a time, healed
-before the next, so the master always has a healthy slave once the fault is over.
+START SLAVE, as a DBA does); a failover (`failover`, only when asked for by name, and not with a
+sub-slave): kill -9 the master, `semisync failover` promotes the most advanced slave and repoints
+the other, the writers and every FaultProxy move to the new master, the old master restarts with
+`--init-rpl-role SLAVE` (its unacked binlog tail cut) and a second `semisync failover` run rejoins
+it by GTID (current_pos); every slave then replicates through its proxy again. The master role
+moves; the daemons keep their names (the one called "master" may be a slave). One fault at a
+time, healed before the next, so the master always has a healthy slave once the fault is over.
 
 The guarantee checked (MySQL's AFTER_SYNC semantics, seed 003 and WL#7169): a commit that
 returned OK while semi-sync was ON was, at that moment, durable in the master's binlog and in the
@@ -40,6 +45,11 @@ relay log of at least `wait_count` slaves (ours fsync the relay log before ackin
   slaves. Nothing can reach a slave while the master is dead, so this is the state at the kill.
 - `semisync-off` (guards (b)): a sampler reads the master's status every 0.25 s; semi-sync must
   be ON with `no_tx` = 0, otherwise (b) does not hold by design and the run says so.
+- `acked-lost-after-failover`: after every failover, every transaction acknowledged until the
+  kill is in the promoted slave's table (the tool promotes the slave that holds every other's
+  GTIDs, once its relay log is applied; under AFTER_SYNC an acked commit was in `wait_count`
+  slaves' relay logs). An in-doubt one may be there or not. `failover-failed`: the tool refused,
+  failed, or left the old master unjoined.
 - `diverged` (c): after catch-up each slave's table is the master's, row for row (the
   sub-slave's too: what the middle slave applied and binlogged, nothing twice, nothing lost,
   across its kills).
@@ -54,10 +64,15 @@ relay log of at least `wait_count` slaves (ours fsync the relay log before ackin
   reconnects); applying it would also show as `diverged`.
 - `no-progress` (a hang): after every healed fault the load must commit again within 30 s.
 - `daemon-died`: no daemon exits unless we killed it.
+- `errant-gtid`: at the end, once caught up, every server's `@@gtid_binlog_state` and
+  `@@gtid_current_pos` name the same last seq_no per domain and server_id: no server holds a GTID
+  the others lack (an old master's unacked tail that survived its rejoin would show here).
 - `log-unreadable`: at the end, with every daemon stopped, `mariadb-binlog` reads every binlog
   and relay log file end to end (exit 0).
 
-Run a soak with `python -m tests.support.faults --minutes 10 --seed S` (docs/CONTRIBUTING.md).
+Run a soak with `python -m tests.support.faults --minutes 10 --seed S` (docs/CONTRIBUTING.md);
+with failovers, `--faults failover,failover,master-kill,...` (a kind named twice is chosen twice
+as often; without middle-kill).
 """
 
 from __future__ import annotations
