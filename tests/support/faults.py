@@ -740,7 +740,8 @@ class Run:
         try:
             wait_for(lambda: all(slave_status(s.port).get("Slave_IO_Running") != "Yes" for s in c.slaves),
                      HEAL_TIMEOUT, 0.1, "the slaves' IO threads to see the master gone")
-            done = self.failover_tool(old, *c.slaves)
+            # in a random order: among slaves that hold the same GTIDs the tool takes the first
+            done = self.failover_tool(old, *self.rng.sample(c.slaves, len(c.slaves)))
             promoted = [s for s in c.slaves if not s.query("SHOW ALL SLAVES STATUS")]
             failed = "" if done.returncode == 0 and len(promoted) == 1 else \
                 f"exit {done.returncode}, {len(promoted)} slave(s) promoted:\n{done.stdout}{done.stderr}"
