@@ -29,6 +29,13 @@ from protocol.events import (
     Xid,
 )
 
+# The table a statement writes (INSERT/REPLACE/UPDATE/DELETE, CREATE/ALTER/DROP/TRUNCATE TABLE):
+# group 1, maybe `db`.`table` with its backquotes; the first one of a multi-table statement.
+TABLE_IN_SQL = (
+    r"(?i)^\s*(?:INSERT\s+(?:IGNORE\s+)?INTO|REPLACE\s+INTO|UPDATE|DELETE\s+FROM|"
+    r"(?:CREATE|ALTER|DROP|TRUNCATE)\s+TABLE(?:\s+IF\s+(?:NOT\s+)?EXISTS)?)\s+`?([\w.$`]+)"
+)
+
 # Every key of a row and its value type ("int", "str", "bool", "list[int]", "list[str]").
 ROW_FIELDS: dict[str, str] = {
     "file": "str",

@@ -1,5 +1,8 @@
-"""`semisync binlog [--json] [-v] [--start-position N] [--stop-position N] FILE...`: decode binlog
-and relay log files, like mysqlbinlog.
+"""`semisync binlog [--json] [-v] [--start-position N|GTIDS] [--stop-position N|GTIDS]
+[--start-datetime T] [--stop-datetime T] [-d DB] [--gtid RANGES] [--transactions] FILE...`: decode
+binlog and relay log files, like mysqlbinlog. The filters and `--transactions` are
+`cli.binlog_filters`' (mariadb-binlog's semantics); with `--json` every event of a GTID group
+carries the group's `gtid`.
 
 `-v` adds each rows event's row images as `mariadb-binlog -v` prints them (`cli.row_images`;
 `row_images` in JSON), decoding event by event. `--start-position` applies to the first file
@@ -202,7 +205,7 @@ def _reference_line(
     return line.encode("utf-8", "replace") + b"\n"
 
 
-def _event_lines(
+def event_lines(
     path: Path, offset: int, ev: Any, as_json: bool, changed: tuple[TableLayout, list[Any]] | None,
     source: dict[str, Any] | None = None,
 ) -> bytes:
@@ -215,7 +218,7 @@ def _event_lines(
     return _reference_line(path, offset, ev, False, source=source) + b"".join(text_lines(layout, c) for c in rows)
 
 
-class _RowImages:
+class RowImages:
     """`-v`: the table maps seen so far, and a rows event's changed rows decoded with them."""
 
     def __init__(self) -> None:
@@ -242,7 +245,7 @@ def _reference_tail(
     after it (`found`); returns the error line naming it (None: the file is clean)."""
     checksum = False
     last_end = 4
-    images = _RowImages() if verbose else None
+    images = RowImages() if verbose else None
     events = view or FileFilter(Selection(), as_json, start)
     try:
         for offset, raw in iter_events(path):
@@ -260,9 +263,9 @@ def _reference_tail(
             changed = images.changes(ev) if images is not None else None
             if events.needed:
                 out.write(events.push(source_row(event_row(str(path), offset, ev)),
-                                      partial(_event_lines, path, offset, ev, as_json, changed)))
+                                      partial(event_lines, path, offset, ev, as_json, changed)))
             else:
-                out.write(_event_lines(path, offset, ev, as_json, changed))
+                out.write(event_lines(path, offset, ev, as_json, changed))
             last_end = offset + len(raw)
     except BinlogFileError as e:
         return f"{path}: {e.message} (at offset {e.offset})"

@@ -42,6 +42,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from binlog.reader import file_checksum
+from binlog.rows import TABLE_IN_SQL
 from pipeline.decode import (
     ARROW_SCHEMA,
     GTID,
@@ -71,22 +73,17 @@ _BEGIN = r"^\s*BEGIN\s*$"
 _DELIMITED = re.compile(
     r"^\s*(\d{2}|\d{4})[^\w\s](\d{1,2})[^\w\s](\d{1,2})(?:[T ]+|[^\w\s])(\d{1,2})[^\w\s](\d{1,2})[^\w\s](\d{1,2})(?:\.(\d{1,6}))?\s*$"
 )
-_DIGITS = re.compile(r"^\s*(\d{12}|\d{14})(?:\.(\d{1,6}))?\s*$")
+_DIGITS = re.compile(r"^\s*(\d{4}|\d{2})(\d\d)(\d\d)(\d\d)(\d\d)(\d\d)(?:\.(\d{1,6}))?\s*$")
 
 
 def parse_datetime(text: str) -> int:
     """A DATETIME argument in the local time zone as seconds since the epoch (mariadb-binlog:
     "Incorrect date and time argument" when the date or the time is missing)."""
-    if m := _DELIMITED.match(text):
-        year, month, day, hour, minute, second = (int(g) for g in m.groups()[:6])
-        year_text = m.group(1)
-    elif m := _DIGITS.match(text):
-        digits = m.group(1)
-        year_text, rest = (digits[:4], digits[4:]) if len(digits) == 14 else (digits[:2], digits[2:])
-        year = int(year_text)
-        month, day, hour, minute, second = (int(rest[i : i + 2]) for i in range(0, 10, 2))
-    else:
+    m = _DELIMITED.match(text) or _DIGITS.match(text)
+    if m is None:
         raise ValueError(f"Incorrect date and time argument: {text}")
+    year, month, day, hour, minute, second = (int(g) for g in m.groups()[:6])
+    year_text = m.group(1)
     if len(year_text) == 2:  # MariaDB's two-digit years: 70-99 are 19xx, 00-69 20xx
         year += 1900 if year >= 70 else 2000
     if not (1 <= month <= 12 and 1 <= day <= 31 and hour <= 23 and minute <= 59 and second <= 59):
@@ -312,7 +309,7 @@ class Selection:
         verdicts[0] = self._group_kept
         stop_at = batch.num_rows
         starts = np.flatnonzero(batch.column("type_code").to_numpy(zero_copy_only=False) == GTID)
-        for k, gtid in enumerate(gtids[1:], start=1):
+        for k, gtid in enumerate(gtids.to_pylist()[1:], start=1):
             verdict = self.gtids.take(gtid) if gtid is not None else True
             if verdict is None:
                 stop_at = int(starts[k - 1])
@@ -458,7 +455,7 @@ class Summaries:
     """`--transactions`: the events of one file summed up per transaction (a GTID group; in a
     file without GTIDs, BEGIN up to its XID/COMMIT/ROLLBACK, or a statement on its own).
     Rows changed are counted by decoding the rows events with their TABLE_MAPs (read again from
-    the file by offset)."""
+    the file by offset); tables are those of the TABLE_MAPs and those statements name."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
@@ -466,7 +463,7 @@ class Summaries:
         self.current: _Transaction | None = None
         self.layouts: dict[int, TableLayout] = {}
         self.file = open(path, "rb")  # noqa: SIM115 (closed by close())
-        self.checksum = False
+        self.checksum = file_checksum(path)  # its FORMAT_DESCRIPTION's, also when reading starts past it
         self._open: OpenGroup | None = None
 
     def close(self) -> None:
@@ -482,8 +479,9 @@ class Summaries:
         return b"".join((t.json_line() if as_json else t.text_line()).encode("utf-8", "replace") + b"\n" for t in done)
 
     def _add(self, batch: pa.RecordBatch) -> None:
-        cols = batch.select(["pos", "size", "type_code", "timestamp", "query", "details"]).to_pydict()
-        group, gtids, self._open = gtid_groups(batch, self._open)
+        cols = batch.select(["pos", "size", "type_code", "timestamp", "db", "query", "details"]).to_pydict()
+        group, gtid_array, self._open = gtid_groups(batch, self._open)
+        gtids = gtid_array.to_pylist()
         n = batch.num_rows
         for i in range(n):
             pos, size, code = cols["pos"][i], cols["size"][i], cols["type_code"][i]
@@ -508,6 +506,7 @@ class Summaries:
                 self._rows_event(txn, pos, size)
             elif query is not None and not re.match(_TRANS_KEYWORD, query, re.I):
                 txn.statements += 1
+                self._statement_table(txn, query, cols["db"][i])
             if in_group:  # the group ends where the next row is outside it
                 closes = group[i + 1] != group[i] if i + 1 < n else self._open is None
             else:
@@ -515,6 +514,15 @@ class Summaries:
                     re.match(r"^\s*(COMMIT|ROLLBACK)\b", query, re.I) is not None or (not begins and txn.events == 1)))
             if closes:
                 self._finish()
+
+    @staticmethod
+    def _statement_table(txn: _Transaction, query: str, db: str | None) -> None:
+        """The table a statement names (in its default database when unqualified)."""
+        if m := re.match(TABLE_IN_SQL, query):
+            name = m.group(1).replace("`", "")
+            name = name if "." in name or not db else f"{db}.{name}"
+            if name not in txn.tables:
+                txn.tables.append(name)
 
     def _rows_event(self, txn: _Transaction, pos: int, size: int) -> None:
         self.file.seek(pos)

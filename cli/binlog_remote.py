@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from binlog.rows import event_row
-from cli.binlog_cmd import _event_lines, _RowImages
+from cli.binlog_cmd import RowImages, event_lines
 from cli.binlog_filters import FileFilter, Selection
 from cli.binlog_sql import SqlError, SqlWriter
 from cli.client import Client, ClientError
@@ -112,7 +112,7 @@ def print_remote(events: Iterator[tuple[str, int, Event]], as_json: bool, verbos
     """Print the events as `semisync binlog` prints files (each file's events through a
     `FileFilter`, which gives --json's rows their group's GTID); returns an error line, or None."""
     sql = SqlWriter(out) if as_sql else None
-    images = _RowImages() if verbose else None
+    images = RowImages() if verbose else None
     current: tuple[str, FileFilter] | None = None
     try:
         for file, offset, ev in events:
@@ -126,7 +126,7 @@ def print_remote(events: Iterator[tuple[str, int, Event]], as_json: bool, verbos
             view = current[1]
             path = Path(file)
             changed = images.changes(ev) if images is not None else None
-            render = partial(_event_lines, path, offset, ev, as_json, changed)
+            render = partial(event_lines, path, offset, ev, as_json, changed)
             out.write(view.push(source_row(event_row(file, offset, ev)), render) if view.needed else render())
             out.flush()
     except RemoteError as e:

@@ -5,7 +5,9 @@ server what a DBA would (@@server_id, @@read_only, @@log_bin, @@gtid_binlog_pos,
 @@gtid_current_pos, @@gtid_slave_pos, SHOW ALL SLAVES STATUS), runs the plan's statements one by
 one, printing each, and prints the topology it finds afterwards. Nothing is changed when the
 planner refuses or with `--dry-run`. A failed step stops the run at once and says which servers
-were already changed. Exit status: 0 done (or nothing to do), 1 refused or failed.
+were already changed. A server that cannot be connected to counts as gone; one that answers a
+query with an error stops the run before anything changes (a live master must never be taken for
+a dead one). Exit status: 0 done (or nothing to do), 1 refused or failed.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from cli.failover_plan import (
     plan_switchover,
     quote,
 )
+from protocol.errors import ProtocolError
 from protocol.gtid import GtidPosition, parse_gtid_list
 
 ER_UNKNOWN_SYSTEM_VARIABLE = 1193
@@ -132,7 +135,13 @@ def observe(session: Session, address: Address) -> tuple[ServerState, list[str]]
                 replica=_replica(client, lacking),
             )
     except ClientError as exc:
-        return ServerState(address, reachable=False, unreachable_reason=str(exc)), lacking
+        if exc.code is None:  # the connection broke: the server is gone
+            return ServerState(address, reachable=False, unreachable_reason=str(exc)), lacking
+        # It answers, but not what is needed to decide: never take it for a dead server.
+        raise click.ClickException(f"{address} answered with an error: {exc} (nothing was changed)") from None
+    except ProtocolError as exc:
+        raise click.ClickException(f"{address} answered a GTID value that cannot be read: {exc} "
+                                   "(nothing was changed)") from None
     return state, lacking
 
 

@@ -69,6 +69,19 @@ then counts as committed, and its statements are re-run on the files that miss i
 never runs the group again), and for a replicated batch (`apply_transactions`) before the next
 batch.
 
+fsync (synchronous NORMAL, what a server runs). SQLite does not fsync at COMMIT; the engine
+fsyncs the WAL of the files a commit wrote right after it, so every commit is as durable as
+under FULL, except `commit_group(meta, durable=False)`: the caller's own log (the binlog,
+fsynced before) holds that group and replays it after `meta()` if a power loss undoes it. A
+power loss undoes WAL frames per file, so the engine keeps what it may lose one suffix of the
+groups that recovery can replay from the oldest lost `meta()`: before a commit to other files
+than the unsynced ones, or a commit of several files, the unsynced files are fsynced first. So
+the unsynced commits are always one group (its redo record repairs it across files, as above) or
+a run of groups on one file. `sync()` fsyncs them (before the log that would replay them loses
+files: a relay log purge, PURGE/RESET MASTER), and so does a DROP DATABASE's commit before it
+deletes the file. A failed fsync stops the process, as InnoDB's
+does: the commit is visible already, and failing it would make its caller run it again.
+
 DDL is not transactional in MySQL: it ends the open transaction and becomes its own statement of
 the same `CommittedTxn` (see `CommittedTxn.binlog_transactions`). CREATE DATABASE creates and
 attaches its file at once; DROP DATABASE drops the tables in the open transaction and deletes the
@@ -88,6 +101,7 @@ import asyncio
 import collections
 import hashlib
 import json
+import logging
 import os
 import re
 import sqlite3
@@ -122,6 +136,8 @@ from protocol.errors import (
     ER_UNKNOWN_ERROR,
     SQLError,
 )
+
+log = logging.getLogger("semisync.engine")
 
 MAIN_FILE = "__engine__.sqlite"
 META_TABLE = "__engine_meta"
@@ -178,6 +194,9 @@ class Engine:
         self._group_log: list[list] = []
         self._torn: tuple[list[str], list[list], dict[str, str]] | None = None
         self._sync_pending: set[str] = set()
+        # files holding commits not fsynced yet (synchronous NORMAL, `durable=False`): either
+        # one group's files, or one file that a run of single-file groups wrote
+        self._unsynced: set[str] = set()
         self.repaired: list[str] = []  # files brought up to the last group at open (torn commit)
         self._fk = FkTriggers()  # the writer connection's foreign key triggers
         self._fk_in_txn = False  # they were (re)installed inside the open SQLite transaction
@@ -186,9 +205,10 @@ class Engine:
 
     @classmethod
     async def open(cls, datadir: Path, *, readers: int = 4, synchronous: str = "FULL") -> Engine:
-        """`synchronous="NORMAL"` skips the fsync of each engine commit: a power loss may then
-        undo the last groups, data and meta together (WAL stays consistent) — safe when the
-        caller replays from its own durable log after `meta()` (the binlog, the relay log)."""
+        """`synchronous="FULL"`: SQLite fsyncs every commit. `"NORMAL"`: SQLite does not, the
+        engine does (see "Durability and meta"): every commit is as durable as with FULL,
+        except a `commit_group(meta, durable=False)`, whose caller replays it from its own
+        durable log after `meta()` (the binlog) if a power loss undoes it."""
         if synchronous not in ("FULL", "NORMAL"):
             raise ValueError(f"synchronous must be FULL or NORMAL, not {synchronous!r}")
         engine = cls(Path(datadir), readers, synchronous)
@@ -443,20 +463,22 @@ class Engine:
         """Each file's committed meta, as read at open (`main` = the engine's own file)."""
         return {k: dict(v) for k, v in self._schema_metas.items()}
 
-    async def commit_group(self, meta: dict[str, str]) -> None:
+    async def commit_group(self, meta: dict[str, str], *, durable: bool = True) -> None:
         """The real SQLite COMMIT of every transaction committed since the last group, with `meta`
         stored in the same transaction (its keys update the stored meta, keys it lacks keep their
         values: a server's binlog position and its applier's position live side by side). Call
         it holding `writer_lock`. A commit that stopped between the group's files is completed on the others before it returns; if that fails
         too, SQLError as for a failed commit, but the group is durable where it reached:
-        `replay_group` (or the repair at open) only completes it."""
+        `replay_group` (or the repair at open) only completes it. `durable=False` (honoured
+        with synchronous NORMAL) returns before the commit is fsynced: only for a caller whose
+        own log holds the group durably and is replayed after `meta()` at recovery."""
         meta = {str(k): str(v) for k, v in meta.items()}
-        await self._on_writer(self._w_commit_group, meta)
+        await self._on_writer(self._w_commit_group, meta, durable)
         if self._torn is not None:
             # stopped between the group's files: the others get it before any later write
             await self._complete_torn()
 
-    def _w_commit_group(self, meta: dict[str, str]) -> None:
+    def _w_commit_group(self, meta: dict[str, str], durable: bool = True) -> None:
         """All or nothing per file: on failure (SQLITE_FULL, SQLITE_IOERR ...) the group is
         rolled back (SQLite may already have done so) and the engine is as after
         `rollback_group`. SQLite commits the files of a WAL transaction one after the other, so
@@ -485,8 +507,14 @@ class Engine:
                 s = quote_ident(schema)
                 conn.execute(f"DELETE FROM {s}.{META_TABLE}")
                 conn.executemany(f"INSERT INTO {s}.{META_TABLE} (k, v) VALUES (?, ?)", rows)
+            if self._unsynced and (len(targets) > 1 or self._unsynced != set(targets)):
+                self._w_sync()  # what a power loss may undo stays one suffix of the groups
             conn.execute("COMMIT")
             self._began = self._lost = False
+            if self.synchronous != "FULL":
+                self._unsynced.update(targets)
+                if durable:
+                    self._w_sync()
         except sqlite3.Error as exc:
             statements = self._group_log
             try:
@@ -498,6 +526,8 @@ class Engine:
                 raise SQLError(ER_UNKNOWN_ERROR, f"engine commit failed: {exc}") from None
             self._torn = ([t for t in targets if t not in committed], statements, dict(meta))
             targets = committed
+            if self.synchronous != "FULL":
+                self._unsynced.update(committed)
         self._seq = seq
         self._meta = dict(meta)
         for schema in targets:
@@ -508,6 +538,33 @@ class Engine:
         self._w_finish_drops()
         self._w_set_synchronous()
 
+    async def sync(self) -> None:
+        """Make every commit durable (fsync what `durable=False` commits left), e.g. before the
+        log that would replay them loses files."""
+        await self._on_writer(self._w_sync)
+
+    def _w_sync(self) -> None:
+        """fsync the WAL of each file holding unsynced commits (SQLite's own fsync at COMMIT
+        under synchronous FULL, done later). A failure stops the process, as InnoDB does on a
+        failed fsync: the commits are done and visible, whether they are durable is unknown,
+        and reporting them failed would make their caller run them again."""
+        dropping = dict(self._pending_drops)
+        for schema in sorted(self._unsynced):
+            path = self.datadir / MAIN_FILE if schema == "main" else self.schemas.get(schema, dropping.get(schema))
+            if path is None:  # dropped: its file is gone with the commits
+                continue
+            try:
+                fd = os.open(f"{path}-wal", os.O_RDONLY)
+            except FileNotFoundError:  # checkpointed and removed: in the database file, synced
+                continue
+            try:
+                os.fsync(fd)
+            except OSError as exc:
+                fsync_failed(f"{path}-wal", exc)
+            finally:
+                os.close(fd)
+        self._unsynced = set()
+
     def _w_committed(self, targets: list[str], seq: int) -> list[str]:
         """The files among `targets` whose meta is group `seq`'s (none when unreadable)."""
         try:
@@ -516,6 +573,8 @@ class Engine:
             return []
 
     def _w_finish_drops(self) -> None:
+        if self._pending_drops and self._unsynced:
+            self._w_sync()  # the DROP is durable before its file goes: a replay never needs it
         for name, path in self._pending_drops:
             try:
                 self._wconn.execute("DETACH DATABASE " + quote_ident(name))
@@ -606,7 +665,8 @@ class Engine:
         others (`_rerun_torn`, as at open), never run again where it is."""
         meta = {str(k): str(v) for k, v in meta.items()}
         await self._on_writer(self._w_rollback_group)
-        if self._torn is not None and self._torn[2] == meta:
+        # the torn commit stored `meta` merged over the meta before it, as every commit does
+        if self._torn is not None and self._torn[2] == {**self._meta, **meta}:
             await self._complete_torn()
             return
         await self._apply_locked(transactions, meta)
@@ -1053,6 +1113,14 @@ class Engine:
         translator.view_of = self.view
         translator.views_in = lambda schema: list(self.views.get(schema, {}).values())
         return translator.plan()
+
+
+def fsync_failed(path: str, exc: OSError) -> None:
+    """An fsync of committed engine data failed: log and end the process now (the restart's
+    recovery replays from the binlog whatever the engine lost)."""
+    log.critical("fsync of %s failed after its commit: %s; the server stops (recovery at the next start)", path, exc)
+    logging.shutdown()
+    os._exit(1)
 
 
 def _show(v: object) -> str:

@@ -49,6 +49,7 @@ from protocol.errors import (
     ER_NON_UNIQ_ERROR,
     ER_NON_UPDATABLE_TABLE,
     ER_NOT_SUPPORTED_YET,
+    ER_UNKNOWN_TABLE,
     ER_VIEW_RECURSIVE,
     ER_WRONG_VALUE_COUNT_ON_ROW,
     SQLError,
@@ -472,7 +473,7 @@ class Translator:
             tables_of = self.column_tables if table.lower() == "columns" else self.tables_of
             view = infoschema.subquery(table, self.listed_schemas, tables_of, self.live_rows, self.views_in)
             if view is None:
-                raise SQLError(ER_NO_SUCH_TABLE, infoschema.NAME, table)
+                raise SQLError(ER_UNKNOWN_TABLE, table, infoschema.NAME)  # MariaDB's word for a view it lacks
             self.out.append(view)
             self.name_unless_aliased(i, table)
         elif schema not in self.schemas and schema.lower() == infoschema.MYSQL and (

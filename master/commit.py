@@ -15,7 +15,9 @@ Contract (who may call what, what is durable when)
   after the sync when there is one, as WL#4398 puts it) -> publish the binlog end position (dump sessions' update signal; after the sync, so a
   slave never receives what the master could lose) -> `after_sync` (the AFTER_SYNC semi-sync
   wait, once per group) -> engine commit (`commit_group` with the group's end as the engine's
-  meta, atomically) -> writer lock released -> `after_commit` (the AFTER_COMMIT wait, once per
+  meta, atomically; without its own fsync when this group's binlog write was fsynced: recovery
+  replays the binlog after the engine's meta, so the binlog's fsync is the group's one
+  durability point) -> writer lock released -> `after_commit` (the AFTER_COMMIT wait, once per
   group) -> every session of the group is woken: with its OK, or with ER_SERVER_SHUTDOWN when
   a waiting hook decided `CommitVerdict.IN_DOUBT` (the server is shutting down and no slave
   acked the group: it is committed on the master, in its binlog, and reaches the slaves when
@@ -66,9 +68,10 @@ Contract (who may call what, what is durable when)
   client's gets `@@session.gtid_domain_id-server_id-next seq`. The GTIDs are recorded in the
   binlog state as the group is appended (a rotation inside the group's write lists them in the
   next file's GTID_LIST); a group whose write fails puts the state back as it was.
-- The engine's meta is merged, never replaced: every group commits the engine's current meta
-  with its own keys over it, so keys other parts keep there (the applier's position, the count
-  recovery leaves for the applier, see `master.recovery`) survive client groups.
+- The engine's meta is merged, never replaced: a group commits only its own keys and the
+  engine merges them over its current meta, so keys other parts keep there (the applier's
+  position, the count recovery leaves for the applier, see `master.recovery`) survive client
+  groups.
 """
 
 from __future__ import annotations
@@ -174,6 +177,7 @@ class GroupCommit:
         self._queue: list[_Ticket] = []
         self._leader_waiting = False
         self._unsynced_groups = 0
+        self._group_synced = False  # the last group's binlog write was fsynced
         self._xid = int(time.time()) << 16  # XID values only need to differ (a restart moves on)
         self._io = ThreadPoolExecutor(1, thread_name_prefix="binlog-io")
         self._in_flight = 0
@@ -246,6 +250,8 @@ class GroupCommit:
         owner = object()
         await lock.acquire(owner)
         try:
+            # the binlog may lose files (PURGE, RESET MASTER): the engine must not need them
+            await self.engine.sync()
             yield
         finally:
             lock.release()
@@ -295,7 +301,9 @@ class GroupCommit:
                     log.exception("after_sync observer failed for the group ending at %s", end)
                 waited = time.monotonic() - started
             try:
-                await self.engine.commit_group(meta)
+                # a group whose binlog write was fsynced needs no engine fsync: recovery replays
+                # it from the binlog if a power loss undoes its engine commit
+                await self.engine.commit_group(meta, durable=end == start or not self._group_synced)
             except Exception as exc:
                 replicated = any(isinstance(t.txn, _ReplicatedTxn) for t in group)
                 await self._engine_failed(start, end, meta, exc, replicated)
@@ -330,9 +338,9 @@ class GroupCommit:
                 lock.release()
 
     def _group_meta(self, group: list[_Ticket], end: BinlogPosition) -> dict[str, str]:
-        """The engine meta a group commits: the engine's, the applier's position after the
-        group's replicated transactions (if any), the binlog end."""
-        meta = self.engine.meta()
+        """The engine meta keys a group commits (the engine merges them over its meta): the
+        applier's position after the group's replicated transactions (if any), the binlog end."""
+        meta: dict[str, Any] = {}
         for ticket in group:
             if isinstance(ticket.txn, _ReplicatedTxn):
                 meta.update(ticket.txn.transactions[-1].meta)
@@ -375,6 +383,7 @@ class GroupCommit:
             # one trip to the binlog's I/O thread: write, and fsync when sync_binlog says so; all
             # or nothing (a failure leaves the binlog where the group started)
             await self.run_io(writer.write_group, sync)
+            self._group_synced = sync
         except BaseException:
             gtids.restore(before)
             gtids.checkpoint_due = checkpoint_due

@@ -47,6 +47,14 @@ Contract (who may call what, which rule each step follows)
   for each of them in order, the write, then `after_send_event` for each in order. So every
   event of the batch is "in flight" before any byte of it can reach the slave, and "sent" only
   once the write returned. Artificial events and heartbeats are written on their own.
+- A dump by GTID (`gtid_start`, the `StartFilter` of `protocol.gtid.find_dump_start`) reads its
+  file from the beginning and leaves out the event groups up to each requested GTID; after the
+  group in which one was reached it sends a fake GTID_LIST of the GTIDs it went by
+  (`GtidSkipper`, as sql_repl.cc's send_event_to_slave). Skipped events get no transmit hook.
+- `@mariadb_slave_capability` below 4 (MySQL's and old slaves, unset = 0): a GTID event goes out
+  as a BEGIN of the same size, a standalone GTID, a GTID_LIST and (below 3) a
+  BINLOG_CHECKPOINT are left out for a slave that tolerates holes (2), else replaced by a no-op
+  USER_VAR of the same size (`compatible_event`), so the slave's positions stay right.
 - The read side of the connection belongs to the ack receiver (`master.ack_receiver`) from the
   moment the stream starts; this coroutine only writes.
 """
@@ -79,17 +87,17 @@ from protocol.events import (
     GtidList,
     Heartbeat,
     MariaGtid,
-    Query,
     Rotate,
-    UserVar,
     decode_event,
     encode_event,
     event_checksum_ok,
     event_type,
-    framed_size,
+    gtid_as_begin,
+    gtid_flags2,
     query_text,
     rewrite_format_description,
     route_fields,
+    same_size_no_op,
     strip_checksum,
 )
 from protocol.gtid import BinlogState, StartFilter
@@ -218,33 +226,20 @@ def compatible_event(event: bytes, capability: int, crc: bool) -> bytes | None:
     """The event as a slave of `capability` can take it (send_event_to_slave's rules): a GTID
     becomes a BEGIN of the same size (a standalone one, a GTID_LIST and, below
     BINLOG_CHECKPOINT, a BINLOG_CHECKPOINT are left out for a slave that tolerates holes, else
-    replaced by a no-op USER_VAR of the same size, so the slave's positions stay right); every
-    other event is sent as it is. None: leave it out."""
+    replaced by a same-size no-op, so the slave's positions stay right); every other event is
+    sent as it is. None: leave it out."""
     kind = event_type(event)
     if kind == EventType.GTID_EVENT and capability < CAPABILITY_GTID:
-        decoded = decode_event(event, checksum=crc)
-        body = decoded.body
-        assert isinstance(body, MariaGtid)
-        size = len(event) - framed_size(0, crc)
-        if not body.flags2 & FL_STANDALONE:
-            begin = Query(query="BEGIN").encode()
-            if len(begin) == size:
-                return _same_header(decoded, EventType.QUERY_EVENT, begin, crc)
+        if not gtid_flags2(event) & FL_STANDALONE:
+            begin = gtid_as_begin(event, crc)
+            if begin is not None:
+                return begin
     elif not ((kind == EventType.GTID_LIST_EVENT and capability < CAPABILITY_GTID)
               or (kind == EventType.BINLOG_CHECKPOINT_EVENT and capability < CAPABILITY_BINLOG_CHECKPOINT)):
         return event
     if capability >= CAPABILITY_TOLERATE_HOLES:
         return None
-    decoded = decode_event(event, checksum=crc)
-    size = len(event) - framed_size(0, crc)
-    dummy = UserVar(("!dummyvar" + "_" * size)[: max(1, size - 5)], is_null=True, flags=None).encode()
-    return _same_header(decoded, EventType.USER_VAR_EVENT, dummy, crc)
-
-
-def _same_header(decoded: Any, type_code: int, body: bytes, crc: bool) -> bytes:
-    h = decoded.header
-    return encode_event(type_code, body, timestamp=h.timestamp, server_id=h.server_id, log_pos=h.log_pos,
-                        flags=h.flags, checksum=crc)
+    return same_size_no_op(event, crc)
 
 
 def _ends_transaction(event: bytes, kind: int, crc: bool) -> bool:
@@ -570,7 +565,7 @@ class DumpSession:
                     if skipper.done:
                         self.skipper = None
                 if self.capability < CAPABILITY_GTID:
-                    batch = [(o, e) for o, event in batch if (e := compatible_event(event, self.capability, crc))]
+                    batch = [(o, sent) for o, event in batch if (sent := compatible_event(event, self.capability, crc))]
                 if batch:
                     self._send_batch(batch)
                 self.pos = batch_end

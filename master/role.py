@@ -453,9 +453,9 @@ class MasterRole(Role):
         t.expect_op("(")
         args: list[Any] = []
         while not t.accept_op(")"):
-            sign = -1 if t.accept_op("-") else 1
+            minus = "-" if t.accept_op("-") else ""
             tok = t.next()
-            args.append(None if tok.is_word("NULL") else tok.value * sign if tok.kind == "NUMBER" else tok.text)
+            args.append(None if tok.is_word("NULL") else minus + tok.text)
             t.accept_op(",")
         if not t.at_end() or len(args) != 2:
             return None  # something more complex: not ours
@@ -466,9 +466,12 @@ class MasterRole(Role):
         if file is None or pos is None:
             return None
         try:
-            pos = max(int(pos), 4)
+            pos = int(pos)
         except ValueError:
             return None
+        if pos < 0:
+            return None
+        pos = max(pos, 4)
         name = str(file)
         end = self.end.position
         if name not in read_index(self.directory, self.writer.basename):

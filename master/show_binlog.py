@@ -2,7 +2,8 @@
 
 Contract: `binlog_event_rows(path, name, start, limit, offset, end)` reads the file (up to `end`,
 the published end position when the file is the active one; never past it) and returns MySQL's
-columns Log_name, Pos, Event_type, Server_id, End_log_pos, Info. Runs in a worker thread.
+columns Log_name, Pos, Event_type, Server_id, End_log_pos, Info (MariaDB's names and words for
+its GTID, GTID_LIST and BINLOG_CHECKPOINT events). Runs in a worker thread.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from pathlib import Path
 from binlog.reader import file_checksum, iter_events
 from protocol.errors import ProtocolError
 from protocol.events import (
+    FL_STANDALONE,
     INTVAR_INSERT_ID,
     EventType,
     decode_event,
@@ -30,6 +32,9 @@ _NAMES: dict[int, str] = {
     EventType.FORMAT_DESCRIPTION_EVENT: "Format_desc",
     EventType.XID_EVENT: "Xid",
     EventType.HEARTBEAT_LOG_EVENT: "Heartbeat",
+    EventType.GTID_EVENT: "Gtid",
+    EventType.GTID_LIST_EVENT: "Gtid_list",
+    EventType.BINLOG_CHECKPOINT_EVENT: "Binlog_checkpoint",
 }
 
 
@@ -47,6 +52,13 @@ def _info(event) -> str:
         return f"{'INSERT_ID' if body.type == INTVAR_INSERT_ID else 'LAST_INSERT_ID'}={body.value}"
     if code == EventType.RAND_EVENT:
         return f"rand_seed1={body.seed1},rand_seed2={body.seed2}"
+    if code == EventType.GTID_EVENT:  # MariaDB's words: a transaction's GTID "BEGIN"s it
+        gtid = body.gtid(event.header.server_id)
+        return f"GTID {gtid}" if body.flags2 & FL_STANDALONE else f"BEGIN GTID {gtid}"
+    if code == EventType.GTID_LIST_EVENT:
+        return "[" + ",".join(str(g) for g in body.gtids) + "]"
+    if code == EventType.BINLOG_CHECKPOINT_EVENT:
+        return body.file
     return ""
 
 

@@ -61,7 +61,9 @@ from slave.role import SlaveRole
 
 log = logging.getLogger("semisync.node")
 
-SERVER_VERSION = "5.5.5-10.11.99-semisync-log"
+# "MariaDB" in the greeting's version is how clients tell a MariaDB server (MaxScale's monitor
+# enables GTIDs, SHOW ALL SLAVES STATUS, failover and switchover only for one: server.cc).
+SERVER_VERSION = "5.5.5-10.11.99-MariaDB-semisync-log"
 BINLOG_SERVER_VERSION = "10.11.99-semisync-log"
 MASTER_PLUGIN = "rpl_semi_sync_master"
 SLAVE_PLUGIN = "rpl_semi_sync_slave"
@@ -119,7 +121,8 @@ class NodeDaemon:
         cfg = self.config
         datadir = Path(cfg.datadir)
         secure_datadir(datadir)  # before any file in it is opened: 0700, files 0600
-        self.engine = await Engine.open(datadir / "db")
+        # NORMAL: the group commit skips the engine's fsync of a group its binlog fsynced
+        self.engine = await Engine.open(datadir / "db", synchronous="NORMAL")
         try:
             await recover(  # logs what it did
                 self.engine, datadir, cfg.log_bin, truncate_uncommitted=cfg.init_rpl_role == InitRplRole.SLAVE,

@@ -64,6 +64,8 @@ class NodeRole(Role):
         self.log_slave_updates = log_slave_updates
         self.init_rpl_role = init_rpl_role
         self.CLAIMS = source.CLAIMS | replica.CLAIMS
+        # a dump by GTID may start after what this server applied without logging it
+        source.slave_pos = replica.gtid_slave_pos
 
     def attach(self, server: Server) -> None:
         super().attach(server)

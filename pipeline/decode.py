@@ -928,35 +928,32 @@ class OpenGroup:
     standalone: bool
 
 
-def group_ends(batch: pa.RecordBatch) -> np.ndarray:
-    """Rows that end a transaction whatever opened it: an XID, a COMMIT/ROLLBACK query (and XA
-    PREPARE/COMMIT/ROLLBACK)."""
-    tcode = batch.column("type_code").to_numpy(zero_copy_only=False)
-    ends_sql = pc.fill_null(pc.match_substring_regex(batch.column("query"), _GROUP_END_SQL, ignore_case=True), False)
-    return (tcode == XID) | ((tcode == QUERY) & ends_sql.to_numpy(zero_copy_only=False))
+def _matches(texts: pa.Array, pattern: str) -> np.ndarray:
+    return pc.fill_null(pc.match_substring_regex(texts, pattern, ignore_case=True), False).to_numpy(zero_copy_only=False)
 
 
-def gtid_groups(batch: pa.RecordBatch, carry: OpenGroup | None) -> tuple[np.ndarray, list[str | None], OpenGroup | None]:
-    """Which GTID group each row of a batch belongs to: (index into the returned GTID list per
-    row, -1 for none; the GTIDs, the first the carried group's; the group open after the batch).
+def gtid_groups(batch: pa.RecordBatch, carry: OpenGroup | None) -> tuple[np.ndarray, pa.Array, OpenGroup | None]:
+    """Which GTID group each row of a batch belongs to: (index into the returned GTIDs per row,
+    -1 for none; the GTIDs, the first the carried group's; the group open after the batch).
     `carry`: the group open before the batch (from the previous batch of the same file)."""
     n = batch.num_rows
     tcode = batch.column("type_code").to_numpy(zero_copy_only=False)
     is_gtid = tcode == GTID
     starts = np.flatnonzero(is_gtid)
-    gtids = [carry.gtid if carry else None, *batch.column("gtid").take(pa.array(starts)).to_pylist()]
+    gtids = pa.concat_arrays([pa.array([carry.gtid if carry else None], pa.string()),
+                              batch.column("gtid").take(pa.array(starts))])
     flags2 = pc.extract_regex(batch.column("details").take(pa.array(starts)), _FLAGS2).field("flags2")
     standalone = np.zeros(len(starts) + 1, dtype=bool)
     standalone[0] = bool(carry and carry.standalone)
     standalone[1:] = (pc.cast(flags2, pa.int64()).to_numpy(zero_copy_only=False) & FL_STANDALONE) != 0
     gid = np.cumsum(is_gtid)  # 0: the carried group
-    # a BEGIN as a group's first query opens a transaction even under a standalone GTID
     queries = np.flatnonzero(tcode == QUERY)
+    texts = batch.column("query").take(pa.array(queries))
+    # a BEGIN as a group's first query opens a transaction even under a standalone GTID
     groups_of, first = np.unique(gid[queries], return_index=True)
-    begins = pc.fill_null(pc.match_substring_regex(batch.column("query").take(pa.array(queries[first])), _BEGIN_SQL,
-                                                   ignore_case=True), False).to_numpy(zero_copy_only=False)
-    standalone[groups_of[begins]] = False
-    is_end = group_ends(batch) | ((tcode == QUERY) & standalone[gid])
+    standalone[groups_of[_matches(texts.take(pa.array(first)), _BEGIN_SQL)]] = False
+    is_end = tcode == XID
+    is_end[queries] = _matches(texts, _GROUP_END_SQL) | standalone[gid[queries]]
     ends_before = np.cumsum(is_end) - is_end  # ends in the batch before each row
     base = np.zeros(len(starts) + 1, dtype=np.int64)
     base[1:] = ends_before[starts]
@@ -965,8 +962,9 @@ def gtid_groups(batch: pa.RecordBatch, carry: OpenGroup | None) -> tuple[np.ndar
     after = carry
     if n:
         last = int(gid[-1])
+        gtid = gtids[last].as_py()
         open_after = bool(inside[-1] and not is_end[-1])
-        after = OpenGroup(gtids[last], bool(standalone[last])) if open_after and gtids[last] is not None else None
+        after = OpenGroup(gtid, bool(standalone[last])) if open_after and gtid is not None else None
     return group, gtids, after
 
 
@@ -974,9 +972,9 @@ def with_gtids(batch: pa.RecordBatch, carry: OpenGroup | None) -> tuple[pa.Recor
     """The batch with `gtid` set on every event of a GTID group (the group's GTID), and the
     group open after it. The rows are otherwise the decoder's."""
     group, gtids, after = gtid_groups(batch, carry)
-    if not any(g is not None for g in gtids):
+    if gtids.null_count == len(gtids):
         return batch, after
-    values = pa.array(gtids, pa.string()).take(pa.array(group, mask=group < 0))
+    values = gtids.take(pa.array(group, mask=group < 0))
     return batch.set_column(COLUMNS.index("gtid"), "gtid", values), after
 
 

@@ -5,9 +5,11 @@ results: `main(argv)` below is both).
 - events FILE_OR_GLOB... --out DIR: every event (the `binlog` source's rows) as Parquet.
 - audit --binlogs GLOB --relay-logs NAME=GLOB... [--min-slaves N] --out DIR: the master's binlog
   grouped into transactions (BEGIN..XID/COMMIT, or a standalone statement; a MariaDB GTID event
-  only opens the group), each looked up in every slave's relay log by (master server id, master
-  binlog file, end position): a relay log keeps the master's log_pos, and the master's file name
-  comes from the ROTATE events the master sent (server id = the master's). One Parquet row per
+  only opens the group), each looked up in every slave's logs by its GTID when it has one (the
+  slave's relay log or its own binlog: a GTID is kept through replication, positions are not),
+  or by (master server id, master binlog file, end position): a relay log keeps the master's
+  log_pos, and the master's file name comes from the ROTATE events the master sent (server id =
+  the master's). One Parquet row per
   transaction (DIR/transactions) and DIR/summary.json
   {"transactions", "replicated": {NAME: n}, "missing": {NAME: [[file, end_pos], ...]},
   "under_replicated"}; a transaction held by fewer than N slaves (default 1) is under-replicated.
@@ -39,12 +41,14 @@ if __package__ in (None, ""):  # `spark-submit pipeline/jobs.py`: make the check
 from pyspark.sql import DataFrame, SparkSession, Window
 from pyspark.sql import functions as F
 
+from binlog.rows import TABLE_IN_SQL
 from pipeline.source import register
 
-QUERY, XID, ROTATE, TABLE_MAP = 2, 16, 4, 19
+QUERY, XID, ROTATE, TABLE_MAP, GTID = 2, 16, 4, 19, 162
 ROWS_TYPES = (23, 24, 25, 30, 31, 32)
 ROWS_KIND = {23: "INSERT", 30: "INSERT", 24: "UPDATE", 31: "UPDATE", 25: "DELETE", 32: "DELETE"}
 ROWS_STMT_END_F = 1
+FL_STANDALONE = 1  # a GTID event's flags2: the group has no BEGIN
 LOCAL_CONF = {
     "spark.ui.showConsoleProgress": "false",
     "spark.ui.enabled": "false",
@@ -162,8 +166,12 @@ def transactions(events: DataFrame) -> DataFrame:
         (is_query & ~is_begin & ~is_commit).alias("is_statement_query"),
         is_commit.alias("is_commit"),
     ).withColumn("open", F.last("marker", ignorenulls=True).over(before) == "B")
-    standalone = F.col("is_statement_query") & ~F.coalesce(F.col("open"), F.lit(False))
-    ended = marked.withColumn("is_end", F.col("is_commit") | standalone).withColumn(
+    # a statement outside BEGIN..COMMIT is a transaction of its own, but in a GTID group the
+    # group decides: it ends with its last event (the GTID of every event of a group is known)
+    after = Window.partitionBy("file").orderBy("pos")
+    standalone = F.col("is_statement_query") & ~F.coalesce(F.col("open"), F.lit(False)) & F.col("gtid").isNull()
+    group_end = F.col("gtid").isNotNull() & ~F.coalesce(F.lead("gtid").over(after) == F.col("gtid"), F.lit(False))
+    ended = marked.withColumn("is_end", F.col("is_commit") | standalone | group_end).withColumn(
         "txn", F.coalesce(F.sum(F.col("is_end").cast("int")).over(before), F.lit(0))
     )
     statement = F.col("is_statement_query") | (
@@ -205,13 +213,38 @@ def relay_positions(events: DataFrame, master_ids: list[int]) -> DataFrame:
     )
 
 
+def held_gtids(events: DataFrame) -> DataFrame:
+    """The GTIDs of the transactions a slave's logs hold whole: the group's XID or COMMIT/ROLLBACK
+    is there, or, for a standalone GTID (no BEGIN), its statement (a relay log cut inside a
+    transaction does not hold it)."""
+    q = F.upper(F.trim(F.col("query")))
+    is_query = F.col("type_code") == QUERY
+    flag = lambda c: F.max(c.cast("int"))  # noqa: E731
+    groups = events.where(F.col("gtid").isNotNull()).groupBy("gtid").agg(
+        flag((F.col("type_code") == XID) | (is_query & (q.isin("COMMIT", "ROLLBACK") | q.startswith("XA ")))).alias("ended"),
+        F.max(F.when(F.col("type_code") == GTID, F.get_json_object("details", "$.flags2").cast("int")
+                     .bitwiseAND(FL_STANDALONE))).alias("standalone"),
+        flag(is_query & (q == "BEGIN")).alias("began"),
+        flag(is_query & (q != "BEGIN")).alias("statement"),
+    )
+    whole = (F.col("ended") == 1) | ((F.col("standalone") == FL_STANDALONE) & (F.col("began") == 0) & (F.col("statement") == 1))
+    return groups.where(whole).select("gtid")
+
+
 def holders(spark: SparkSession, txns: DataFrame, relay_logs: dict[str, list[str]]) -> DataFrame:
-    """`txns` with `holders` (names of the slaves whose relay log holds the transaction)."""
+    """`txns` with `holders` (names of the slaves whose logs hold the transaction): found by its
+    GTID (a whole group in the slave's relay log or binlog), or by its master position (a relay
+    log keeps the master's log_pos; a group that a relay log's rotation split across two files
+    is found this way)."""
     master_ids = [r.server_id for r in txns.select("server_id").distinct().collect()]
     out = txns
     for name, paths in relay_logs.items():
-        held = relay_positions(read_events(spark, paths), master_ids).withColumn(f"_held_{name}", F.lit(name))
-        out = out.join(held, ["server_id", "master_file", "end_pos"], "left")
+        events = read_events(spark, paths).cache()
+        held = relay_positions(events, master_ids).withColumn(f"_pos_{name}", F.lit(name))
+        by_gtid = held_gtids(events).withColumn(f"_gtid_{name}", F.lit(name))
+        out = out.join(held, ["server_id", "master_file", "end_pos"], "left").join(by_gtid, ["gtid"], "left")
+        out = out.withColumn(f"_held_{name}", F.coalesce(F.col(f"_gtid_{name}"), F.col(f"_pos_{name}"))) \
+            .drop(f"_pos_{name}", f"_gtid_{name}")
     names = [F.col(f"_held_{name}") for name in relay_logs]
     holder_list = F.filter(F.array(*names), lambda x: x.isNotNull()) if names else F.array().cast("array<string>")
     return out.withColumn("holders", holder_list).drop(*[f"_held_{name}" for name in relay_logs]).withColumn(
@@ -263,10 +296,6 @@ def audit_job(spark: SparkSession, binlogs: Sequence[str], relay_logs: dict[str,
 # ---------------------------------------------------------------------------------------------
 # stats
 # ---------------------------------------------------------------------------------------------
-_TABLE_IN_SQL = (
-    r"(?i)^\s*(?:INSERT\s+(?:IGNORE\s+)?INTO|REPLACE\s+INTO|UPDATE|DELETE\s+FROM|"
-    r"(?:CREATE|ALTER|DROP|TRUNCATE)\s+TABLE(?:\s+IF\s+(?:NOT\s+)?EXISTS)?)\s+`?([\w.$`]+)"
-)
 
 
 def statement_mix(events: DataFrame) -> DataFrame:
@@ -282,7 +311,7 @@ def statement_mix(events: DataFrame) -> DataFrame:
         .select(F.col("tbl").alias("table"), rows_kind[F.col("type_code")].alias("kind"))
     )
     q = F.upper(F.trim(F.col("query")))
-    name = F.regexp_replace(F.regexp_extract("query", _TABLE_IN_SQL, 1), "`", "")
+    name = F.regexp_replace(F.regexp_extract("query", TABLE_IN_SQL, 1), "`", "")
     queries = events.where((F.col("type_code") == QUERY) & ~q.isin("BEGIN", "COMMIT", "ROLLBACK")).select(
         F.when(name == "", F.lit(None))
         .when(name.contains(".") | F.coalesce(F.col("db"), F.lit("")).eqNullSafe(""), name)

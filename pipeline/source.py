@@ -20,8 +20,8 @@ Contract:
   whole transaction). A half-written last event is
   left out; corrupt data fails the task with the file and offset.
 - Streaming: the offset is, per file, the end of its last complete event and the CRC32 setting in
-  force there (a micro-batch that starts inside a GTID group gives the events before the group's
-  end no `gtid`: the group's GTID event was in the previous micro-batch) (`{"files": {path: {"pos": int, "crc": bool}}}`), so a half-written event is held
+  force there; a GTID group not yet ended there is held back with its first event until its end
+  is written (a micro-batch holds whole transactions, so each event has its `gtid`) (`{"files": {path: {"pos": int, "crc": bool}}}`), so a half-written event is held
   back until it is complete, and a query restarted from its checkpoint resumes exactly after the
   last event it committed. New files matching the path are picked up from offset 4.
 - Options: `verifyChecksums` ("true"): check every event's CRC32 when the file has them.
@@ -38,6 +38,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 from pyspark.sql.datasource import (
     DataSource,
@@ -55,7 +56,15 @@ from pyspark.sql.types import (
 
 from binlog.reader import BinlogFileError
 from binlog.rows import ROW_FIELDS
-from pipeline.decode import CORE_FIELDS, decode_range, gtid_batches, open_binlog, scan_boundaries
+from pipeline.decode import (
+    CORE_FIELDS,
+    GTID,
+    decode_range,
+    gtid_batches,
+    gtid_groups,
+    open_binlog,
+    scan_boundaries,
+)
 
 _SPARK_TYPES: dict[str, DataType] = {"int": LongType(), "str": StringType()}
 SCHEMA = StructType(
@@ -201,6 +210,25 @@ class BinlogReader(DataSourceReader):
         return _read(partition, self.verify)
 
 
+def _whole_groups_end(path: str, begin: int, end: int, crc: bool) -> int:
+    """`end`, or where the GTID group still open there starts: a micro-batch ends with a whole
+    transaction, so the next one starts at a GTID event and every event gets its group's GTID
+    (the open group follows once its end is written)."""
+    carry = None
+    open_at: int | None = None
+    try:
+        for batch in decode_range(path, path, begin, end, crc, verify_checksums=False):
+            group, _, carry = gtid_groups(batch, carry)
+            if carry is None:
+                open_at = None
+            elif group[-1] > 0:  # the open group started in this batch: at its group[-1]-th GTID event
+                starts = np.flatnonzero(batch.column("type_code").to_numpy(zero_copy_only=False) == GTID)
+                open_at = batch.column("pos")[int(starts[group[-1] - 1])].as_py()
+    except BinlogFileError:
+        return end  # the task reading the range reports the damage
+    return end if open_at is None else open_at
+
+
 class BinlogStreamReader(DataSourceStreamReader):
     def __init__(self, options: Mapping[str, str]) -> None:
         self.patterns = _patterns(options)
@@ -226,7 +254,7 @@ class BinlogStreamReader(DataSourceStreamReader):
             size = os.path.getsize(path)
             points = scan_boundaries(path, begin["pos"], size, every=None, crc=begin["crc"])
             end, crc = points[-1]
-            latest[path] = {"pos": end, "crc": crc}
+            latest[path] = {"pos": _whole_groups_end(path, begin["pos"], end, begin["crc"]), "crc": crc}
         for path, off in known.items():
             latest.setdefault(path, off)  # a file that went away (purged) keeps its offset
         return {"files": latest}

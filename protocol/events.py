@@ -700,8 +700,13 @@ def _s(b: bytes) -> str:
 
 
 def foreign_key_checks(status_vars: bytes | memoryview) -> bool:
-    """False when a QUERY's flags2 says it ran with foreign_key_checks=0 (no flags2: on)."""
-    flags2 = decode_status_vars(status_vars).flags2
+    """False when a QUERY's flags2 says it ran with foreign_key_checks=0 (no flags2: on).
+    MySQL and MariaDB write flags2 first: then only its 4 bytes are read (the applier asks this
+    of every statement it applies); otherwise the status variables are decoded up to it."""
+    if len(status_vars) >= 5 and status_vars[0] == Q_FLAGS2_CODE:
+        flags2: int | None = int.from_bytes(status_vars[1:5], "little")
+    else:
+        flags2 = decode_status_vars(status_vars).flags2
     return not (flags2 or 0) & OPTION_NO_FOREIGN_KEY_CHECKS
 
 
@@ -1662,3 +1667,33 @@ def format_description_checksum(fd_event: bytes | bytearray | memoryview) -> boo
     if not isinstance(ev.body, FormatDescription):
         raise RemoteProtocolError(f"expected FORMAT_DESCRIPTION_EVENT, got {type_name(ev.type_code)}")
     return ev.body.checksum
+
+
+def _same_header(event: bytes | bytearray | memoryview, body: Body, checksum: bool) -> bytes:
+    h = decode_header(event)
+    return encode_body_event(body, timestamp=h.timestamp, server_id=h.server_id, log_pos=h.log_pos, flags=h.flags,
+                             checksum=checksum)
+
+
+def gtid_as_begin(event: bytes | bytearray | memoryview, checksum: bool) -> bytes | None:
+    """A transaction's whole GTID_EVENT as a QUERY `BEGIN` of the same size, its header kept, for
+    a slave that knows no GTIDs (MariaDB's Gtid_log_event::make_compatible_event: a GTID body
+    of GTID_HEADER_LEN bytes is exactly an empty-db BEGIN). None: a GTID of another size."""
+    begin = Query(query="BEGIN")
+    if framed_size(len(begin.encode()), checksum) != len(event):
+        return None
+    return _same_header(event, begin, checksum)
+
+
+def same_size_no_op(event: bytes | bytearray | memoryview, checksum: bool) -> bytes:
+    """A whole event replaced by a USER_VAR setting a NULL user variable, of the same size and
+    header (MariaDB's dummy event for a slave that cannot take the event nor a hole in the
+    stream: its positions stay right). Needs a body of at least 6 bytes."""
+    name_len = len(event) - framed_size(0, checksum) - _USER_VAR_NULL_OVERHEAD
+    if name_len < 1:
+        raise LocalProtocolError(f"an event of {len(event)} bytes is too small for a same-size no-op")
+    name = ("!dummyvar" + "_" * name_len)[:name_len]
+    return _same_header(event, UserVar(name, is_null=True, flags=None), checksum)
+
+
+_USER_VAR_NULL_OVERHEAD = 5  # name_len (4) + is_null (1)

@@ -9,7 +9,9 @@ Contract
   SHOW PLUGINS, SHOW GRANTS, SHOW WARNINGS|ERRORS, SHOW MASTER STATUS where the role does not
   answer it (a server without binlog: no row), SET (system and user variables, NAMES and
   CHARACTER SET also as items of a multi-assignment SET, TRANSACTION, PASSWORD; an expression
-  is evaluated by the engine, system variables in it included), SELECT of @@vars / @vars / DATABASE() ... without a
+  is evaluated by the engine, system variables in it included), SET STATEMENT var = value [, ...]
+  FOR statement (the session values for that statement only, the earlier ones restored however
+  it ends; MariaDB's 1229 and 1971 refusals; MaxScale wraps its cluster commands in it), SELECT of @@vars / @vars / DATABASE() ... without a
   table, USE, KILL, CREATE USER, DROP USER, GRANT, REVOKE, INSTALL PLUGIN, UNINSTALL PLUGIN,
   FLUSH STATUS|PRIVILEGES|TABLES|LOGS|HOSTS, FLUSH TABLES WITH READ LOCK / UNLOCK TABLES (the
   session holds the engine's writer lock: no other write and no commit until it unlocks or

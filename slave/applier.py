@@ -28,8 +28,10 @@ Contract
   logged and skipped, never stops the applier.
 - Any other error stops the applier with Last_SQL_Errno / Last_SQL_Error (MySQL's wording); the
   IO task keeps running. START SLAVE [SQL_THREAD] retries from the saved position.
-- Relay log files the applier has finished are purged (never the one the IO task writes); a
-  purge that fails (a full disk cannot write the new index) leaves them for the next one.
+- Relay log files the applier has finished are purged (never the one the IO task writes),
+  once the engine has fsynced what was applied from them (`Engine.sync`; a stopped applier
+  leaves it fsynced too, before CHANGE MASTER or RESET SLAVE drop the relay log); a purge that
+  fails (a full disk cannot write the new index) leaves them for the next one.
 - A failed engine commit (a full disk: SQLITE_FULL) is an error like any other: nothing of the
   batch is committed, the position stays with the data, the applier stops; START SLAVE once the
   space is back goes on from there (MariaDB's SQL thread stops on a full table the same way).
@@ -364,10 +366,13 @@ class Applier:
                 self.relay_file, self.relay_pos = nxt, 4
                 stream = _Stream()
                 try:
+                    await self.engine.sync()  # the applied transactions no longer need those files
                     self.relay.purge_before(nxt)
                 except OSError as e:  # e.g. a full disk: the index stays as it was, purged later
                     log.warning("slave SQL: could not purge relay log files before %s: %s", nxt, e)
             await asyncio.sleep(0)
+        # stopped: what it applied is durable before CHANGE MASTER or RESET SLAVE drops the relay log
+        await self.engine.sync()
 
     def _read(self, start: int, end: int | None) -> Iterator[tuple[int, bytes]]:
         """The current relay file's whole events in [start, end) (to its end when None), read
@@ -420,7 +425,8 @@ class Applier:
             # The master's coordinates continue in `next_file` (artificial or real ROTATE).
             self.master_file, self.master_pos = body.next_file, body.position
             stream.master_end = body.position
-        if h.log_pos and not h.artificial and t != EventType.ROTATE_EVENT and self.master_file:
+        moves = not h.artificial or t == EventType.GTID_LIST_EVENT  # a dump by GTID's skip (relay_log.py)
+        if h.log_pos and moves and t != EventType.ROTATE_EVENT and self.master_file:
             stream.master_end = h.log_pos
         if h.timestamp:
             stream.timestamp = h.timestamp
@@ -522,7 +528,8 @@ class Applier:
         more is readable (`_flush`)."""
         statements = stream.statements
         gtid = stream.gtid
-        if gtid is not None:
+        replayed = bool(statements and self._skip)  # by crash recovery: in our binlog already
+        if gtid is not None and not replayed:
             self._check_strict(gtid)  # before anything of it counts as read
         if stream.master_end:
             self.master_pos = stream.master_end
@@ -534,7 +541,7 @@ class Applier:
         alone = not all(statement[0].lstrip()[:7].upper().startswith(_DML) for statement in statements)
         if alone:
             await self._flush()
-        if statements and self._skip:
+        if replayed:
             # in the engine and the binlog already: crash recovery replayed it (module docstring)
             self._skip -= 1
             log.info("slave SQL: skipped a transaction recovery replayed (%d more to skip)", self._skip)

@@ -36,7 +36,8 @@ Contract
   happens once N events have been written since the last one, and a flagged event waits for it;
   with 0 the OS decides and an event counts as durable once written.
 - Heartbeats (WL#342) are counted and checked against the coordinates received so far (file
-  must match, position must not be beyond ours); they never reach the relay log. Anything read
+  must match, position must not be beyond ours; by GTID it may be: the master skips what the slave
+  has); they never reach the relay log. Anything read
   (event or heartbeat) resets the `slave_net_timeout` clock; nothing for that long reconnects.
 - The resume rule is the relay log's (slave/relay_log.py): each connection starts a new relay
   file and asks for the position after the last complete transaction; on a disconnect the
@@ -584,7 +585,10 @@ class IoTask:
         assert isinstance(hb, Heartbeat)
         pos = hb.position if hb.position is not None else log_pos
         ours = self.tracker.master
-        if ours is not None and (hb.log_ident != ours.file or pos > ours.pos):
+        # by GTID the master may have skipped events the slave has (MariaDB's slave: "Slave can
+        # have lower coordinates, if some event from master was omitted")
+        ahead = pos > ours.pos and not self.settings.use_gtid if ours is not None else False
+        if ours is not None and (hb.log_ident != ours.file or ahead):
             raise FatalIoError(
                 ER_SLAVE_HEARTBEAT_FAILURE,
                 f"heartbeat says {hb.log_ident}:{pos}, the slave received up to {ours}",

@@ -38,6 +38,9 @@ The resume rule (after kill -9, a lost connection or any IO task restart)
   the relay log, and the relay log is truncated there first: a torn event and a transaction
   whose end never arrived are cut off, and are sent again by the master. Every transaction is
   thus in the relay log whole, exactly once, and nothing before the resume point is missing.
+- The master's coordinates follow each event's log_pos (not an artificial event's, except a
+  GTID_LIST's: a dump by GTID says with a fake one where its skipping ended, as MariaDB's slave
+  reads it).
 - `GroupTracker` decides where transactions end, the same way live (IO task) and when
   `recover` scans the last file at startup: after XID, after COMMIT/ROLLBACK of a BEGIN group or
   a MariaDB GTID group, after a statement outside any group (DDL, a non-transactional
@@ -162,7 +165,10 @@ class GroupTracker:
             fd = decode_event(event, False).body
             assert isinstance(fd, FormatDescription)
             self.checksum = fd.checksum
-        if h.log_pos and not h.artificial and self.master is not None:
+        # a dump by GTID that skipped groups says where it is with a fake (artificial) GTID_LIST
+        # whose log_pos is the end of the last group skipped (sql_repl.cc's fake_gtid_list_event)
+        moves = not h.artificial or t == EventType.GTID_LIST_EVENT
+        if h.log_pos and moves and self.master is not None:
             self.master = BinlogPosition(self.master.file, h.log_pos)
         if t == EventType.GTID_EVENT:
             gtid = decode_event(event, self.checksum).body

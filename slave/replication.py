@@ -12,9 +12,10 @@ Contract
 - By GTID (master.info's `use_gtid`, MASTER_USE_GTID): the IO task asks for the GTIDs after
   `io_pos`: at START SLAVE, @@gtid_slave_pos (current_pos: @@gtid_current_pos) with, per domain,
   the last complete GTID in the relay log over it (the relay log holds what the SQL thread has
-  not applied yet). CHANGE MASTER TO defaults to slave_pos (MariaDB 10.10+) for a server
-  without master.info and to `no` when MASTER_LOG_FILE/POS are given; otherwise it keeps the
-  setting. `SET GLOBAL gtid_slave_pos` needs both threads stopped (1198, nothing changes); by
+  not applied yet); a later START SLAVE goes on from the last IO task's `io_pos`. CHANGE MASTER
+  TO, as MariaDB 10.11: slave_pos for a server without master.info; MASTER_LOG_FILE/POS alone
+  set `no` (note 4190), with MASTER_USE_GTID = slave_pos|current_pos they are ignored (note
+  1618); otherwise the setting is kept. `SET GLOBAL gtid_slave_pos` needs both threads stopped (1198, nothing changes); by
   GTID it also drops the relay log, which was read for the old position.
 - `rpl_semi_sync_slave_enabled` is read by the semi-sync plugin at each IO task start.
 """
@@ -31,9 +32,10 @@ from typing import Any
 
 from protocol.errors import (
     ER_BAD_SLAVE,
+    ER_IMPLICIT_USING_GTID,
     ER_RELAY_LOG_INIT,
     ER_SLAVE_MUST_STOP,
-    ER_WRONG_ARGUMENTS,
+    ER_WARN_OPTION_IGNORED,
     SQLError,
 )
 from protocol.gtid import BinlogState, Gtid, GtidPosition, current_pos
@@ -76,10 +78,9 @@ ALL_STATUS_COLUMNS = ("Connection_name", "Slave_SQL_State", *MARIADB_STATUS_COLU
     "Slave_received_heartbeats", "Slave_heartbeat_period", "Gtid_Slave_Pos",
 )
 USE_GTID = {"NO": "no", "SLAVE_POS": "slave_pos", "CURRENT_POS": "current_pos"}
-# MASTER_USE_GTID of a new connection. MariaDB 10.10+ (and ../shared/INTERFACE.md): slave_pos
-# unless a file/position is given. `no` until our master serves dumps by GTID: a master
-# without them refuses @slave_connect_state with 1236.
-DEFAULT_USE_GTID = "no"
+# MASTER_USE_GTID of a new connection (MariaDB 10.10+, ../shared/INTERFACE.md): slave_pos
+# unless a file/position is given
+DEFAULT_USE_GTID = "slave_pos"
 _USING_GTID = {"no": "No", "slave_pos": "Slave_Pos", "current_pos": "Current_Pos"}
 
 
@@ -214,7 +215,7 @@ class Replication:
             )
             io_pos = GtidPosition()
             if self.using_gtid:
-                io_pos = self.io.io_pos if self.io is not None else self.gtid_io_start()
+                io_pos = self.io.io_pos if self.io is not None and self.io.settings.use_gtid else self.gtid_io_start()
             self.io = IoTask(
                 settings, self.relay, self.delegate, self.start_position(),
                 on_progress=self.applier.notify, fsync=self.fsync,
@@ -223,6 +224,9 @@ class Replication:
             self._io_task = asyncio.create_task(self.io.run(), name="slave-io")
 
     async def stop(self, io: bool = True, sql: bool = True, timeout: float = 10.0) -> None:
+        if self._persisting is not None:  # SET GLOBAL gtid_slave_pos's commit ends first
+            await self._persisting
+            self._persisting = None
         tasks = []
         if io and self._io_task is not None:
             assert self.io is not None
@@ -265,13 +269,21 @@ class Replication:
         self.info = info
 
     # -- CHANGE MASTER / RESET --------------------------------------------------------------------
-    def change_master(self, changes: dict[str, Any]) -> None:
+    def change_master(self, changes: dict[str, Any]) -> list[tuple[str, int, str]]:
+        """CHANGE MASTER TO (both threads stopped: 1198); returns the notes MariaDB gives."""
         if self.io_running or self.sql_running:
             raise SQLError(ER_SLAVE_MUST_STOP)
-        by_position = "log_file" in changes or "log_pos" in changes
-        if by_position and changes.get("use_gtid", "no") != "no":
-            raise SQLError(ER_WRONG_ARGUMENTS, "MASTER_LOG_FILE/MASTER_LOG_POS and MASTER_USE_GTID")
-        if by_position:
+        notes: list[tuple[str, int, str]] = []  # MariaDB 10.11's notes
+        by_position = [option for option, field in (("MASTER_LOG_FILE", "log_file"), ("MASTER_LOG_POS", "log_pos"))
+                       if field in changes]
+        if by_position and changes.get("use_gtid", "no") != "no":  # by GTID: the position is ignored
+            notes += [("Note", ER_WARN_OPTION_IGNORED.code, ER_WARN_OPTION_IGNORED.format(o)) for o in by_position]
+            changes.pop("log_file", None)
+            changes.pop("log_pos", None)
+        elif by_position:
+            if self.info.use_gtid != "no" and "use_gtid" not in changes:
+                notes.append(("Note", ER_IMPLICIT_USING_GTID.code,
+                              ER_IMPLICIT_USING_GTID.format("CHANGE MASTER TO", _USING_GTID[self.info.use_gtid], "No")))
             changes["use_gtid"] = "no"
         elif "use_gtid" not in changes and not self.info.configured:
             changes["use_gtid"] = DEFAULT_USE_GTID
@@ -293,6 +305,7 @@ class Replication:
         self.received_heartbeats = 0
         if self.io is not None:
             self.io.received_heartbeats = 0
+        return notes
 
     def _drop_relay_log(self, master_file: str, master_pos: int) -> None:
         self.relay.reset()

@@ -4,15 +4,15 @@ server/role.py is the seam).
 Contract
 - Client commits and read_only are the node's (a client's write, allowed once read_only is OFF,
   goes through the source side's group commit; the applier's stored position is unchanged).
-- Claims the replica statements: CHANGE MASTER [''] TO (with MASTER_USE_GTID = no | slave_pos |
-  current_pos), START SLAVE / STOP SLAVE [''] [IO_THREAD | SQL_THREAD], RESET SLAVE [''] [ALL]
-  (MariaDB's connection name: only the default '' exists here, another name is 1617), SHOW
+- Claims the replica statements: CHANGE MASTER TO (with MASTER_USE_GTID = no | slave_pos |
+  current_pos), START SLAVE / STOP SLAVE [IO_THREAD | SQL_THREAD], RESET SLAVE [ALL], SHOW
   SLAVE STATUS (MariaDB 10.11's columns in order, then MySQL 5.7's others), SHOW ALL SLAVES
   STATUS (MariaDB's), each also spelled REPLICA / REPLICAS, SELECT MASTER_POS_WAIT('file', pos
   [, timeout]) and SELECT MASTER_GTID_WAIT('gtid-list' [, timeout]) (both wait for the SQL
   thread; MASTER_GTID_WAIT is woken by the applier's commits, 0 reached, -1 timed out).
-  Errors are mysqld's: 1198 (running slave), 1200 (no master configured), 1064 (syntax),
-  1941/1943 (a malformed GTID list).
+  Each takes MariaDB's connection name where it does ('' only: the default connection; another
+  is 1617). Errors are mysqld's: 1198 (running slave), 1200 (no master configured), 1064
+  (syntax), 1941/1943 (a malformed GTID list).
 - System variables: slave_net_timeout (dynamic; a warning when it is below the heartbeat
   period), sync_relay_log, relay_log, gtid_slave_pos (SET GLOBAL only while both threads are
   stopped: 1198; the value checked first: 1941/1943; `gtid_slave_pos()` reads it);
@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from protocol.errors import (
     ER_MASTER_CONNECTION_NOT_FOUND,
+    ER_NOT_SUPPORTED_YET,
     ER_PARSE_ERROR,
     ER_SLAVE_MUST_STOP,
     ProtocolError,
@@ -238,22 +239,27 @@ class SlaveRole(Role):
             toks.expect_word("SHOW")
             every = bool(toks.accept_word("ALL"))
             toks.expect_word(*(("SLAVES", "REPLICAS") if every else ("SLAVE", "REPLICA")))
+            if not every:
+                _connection_name(toks)
             toks.expect_word("STATUS")
             toks.expect_end()
             columns, row = (ALL_STATUS_COLUMNS, rep.all_status_row()) if every else (STATUS_COLUMNS, rep.status_row())
-            return ResultSet(tuple(column(c) for c in columns), (tuple(_cell(v) for v in row),) if row else ())
+            types = tuple(STATUS_COLUMN_TYPES.get(c, FieldType.VAR_STRING) for c in columns)
+            return ResultSet(tuple(column(c, t) for c, t in zip(columns, types, strict=True)),
+                             (tuple(_cell(v, t) for v, t in zip(row, types, strict=True)),) if row else ())
         if keyword == "CHANGE MASTER":
             changes = _parse_change_master(toks)
-            rep.change_master(changes)
+            notes = rep.change_master(changes)
             await rep.persist_reset()
-            warnings = 0
+            warnings = len(notes)
             if rep.net_timeout < rep.info.heartbeat_period:
-                warnings = 1
+                warnings += 1
+            session.diagnostics = notes
             return OK(warnings=warnings)
         if keyword in ("START SLAVE", "STOP SLAVE"):
             toks.next()
             toks.next()
-            _default_connection(toks)
+            _connection_name(toks)
             io = sql_thread = True
             if not toks.at_end():
                 threads = set()
@@ -271,13 +277,26 @@ class SlaveRole(Role):
         if keyword == "RESET SLAVE":
             toks.next()
             toks.next()
-            _default_connection(toks)
+            _connection_name(toks)
             all_ = bool(toks.accept_word("ALL"))
             toks.expect_end()
             rep.reset(all_, default_period=self.net_timeout / 2)
             await rep.persist_reset()
             return OK()
         return None
+
+
+def _connection_name(toks: Tokens, creates: bool = False) -> None:
+    """MariaDB's multi-source connection name after SLAVE / MASTER: only the default one ('')
+    exists here; another is 1617 (there is none by that name) or, to make one, 1235."""
+    tok = toks.peek()
+    if tok is None or tok.kind != "STRING":
+        return
+    toks.next()
+    if tok.text:
+        if creates:
+            raise SQLError(ER_NOT_SUPPORTED_YET, "multi-source replication (a named master connection)")
+        raise SQLError(ER_MASTER_CONNECTION_NOT_FOUND, tok.text)
 
 
 def _gtid_list(text: str) -> tuple[Any, ...]:
@@ -298,26 +317,40 @@ def _gtid_position(value: Any) -> GtidPosition:
         raise SQLError(e.error, message=e.message) from None
 
 
-def _cell(value: Any) -> Any:
+# SHOW [ALL] SLAVE[S] STATUS's numeric columns, typed as MariaDB 10.11 types them (sql/slave.cc
+# show_master_info_get_fields); every other column is a string.
+STATUS_COLUMN_TYPES: dict[str, int] = {
+    **dict.fromkeys((
+        "Master_Port", "Connect_Retry", "Last_Errno", "Skip_Counter", "Last_IO_Errno", "Last_SQL_Errno",
+        "Master_Server_Id", "SQL_Delay", "SQL_Remaining_Delay", "Retried_transactions",
+        "Executed_log_entries", "Slave_received_heartbeats",
+    ), FieldType.LONG),
+    **dict.fromkeys((
+        "Read_Master_Log_Pos", "Relay_Log_Pos", "Exec_Master_Log_Pos", "Relay_Log_Space", "Until_Log_Pos",
+        "Seconds_Behind_Master", "Slave_DDL_Groups", "Slave_Non_Transactional_Groups",
+        "Slave_Transactional_Groups", "Max_relay_log_size", "Master_Retry_Count",
+    ), FieldType.LONGLONG),
+    "Slave_heartbeat_period": FieldType.DOUBLE,
+}
+
+
+def _cell(value: Any, type_: int) -> Any:
+    """A status value in its column's type; a number the status does not have is NULL."""
     if value is None:
         return None
-    return str(value)
-
-
-def _default_connection(toks: Tokens) -> None:
-    """MariaDB's optional connection name after SLAVE / MASTER: '' is the one (default)
-    connection a server has here; any other name is one it does not have (1617)."""
-    tok = toks.peek()
-    if tok is not None and tok.kind == "STRING":
-        toks.next()
-        if tok.text:
-            raise SQLError(ER_MASTER_CONNECTION_NOT_FOUND, tok.text)
+    if type_ == FieldType.VAR_STRING:
+        return str(value)
+    if value == "":
+        return None
+    if type_ == FieldType.DOUBLE:
+        return f"{float(value):.3f}"  # MariaDB prints the heartbeat period with 3 decimals
+    return int(value)
 
 
 def _parse_change_master(toks: Tokens) -> dict[str, Any]:
     toks.expect_word("CHANGE")
     toks.expect_word("MASTER")
-    _default_connection(toks)
+    _connection_name(toks, creates=True)
     toks.expect_word("TO")
     changes: dict[str, Any] = {}
     while True:

@@ -179,64 +179,105 @@ def test_a_gtid_range_open_at_its_end_is_read_to_the_end_beside_a_closed_one(fil
     assert [e["log_pos"] for e in got if "gtid" not in e] == outside
 
 
-def test_every_event_of_a_transaction_carries_its_gtid(files):
-    # mariadb-binlog: "GTID 0-7-9 trans" opens a group that its "Xid" (or the DDL's query) ends
-    expected: dict[tuple[str, int], str] = {}
+@pytest.fixture(scope="module")
+def our_files(tmp_path_factory):
+    """Our master's binlog (GTIDs written as MariaDB writes them), two files."""
+    from tests.support.daemons import Daemon
+
+    base = tmp_path_factory.mktemp("ours")
+    master = Daemon("master", base / "master", ["--server-id=5"]).start()
+    try:
+        master.query("CREATE DATABASE a")
+        master.query("CREATE TABLE a.t (id INT PRIMARY KEY, v VARCHAR(20))")
+        for i in range(5):
+            master.query(f"INSERT INTO a.t VALUES ({i}, 'v{i}')")
+        master.query("FLUSH BINARY LOGS")
+        conn = master.connect()
+        with conn.cursor() as cur:
+            cur.execute("BEGIN")
+            cur.execute("UPDATE a.t SET v = 'x' WHERE id < 3")
+            cur.execute("DELETE FROM a.t WHERE id = 4")
+            cur.execute("COMMIT")
+        conn.close()
+    finally:
+        master.stop()
+    found = sorted(str(p) for p in (base / "master").rglob("*.0*") if p.is_file() and p.name[-6:].isdigit())
+    assert len(found) >= 2
+    return found
+
+
+def mariadb_binlog_groups(files: list[str]) -> list[dict]:
+    """The GTID groups mariadb-binlog -v shows: "GTID d-s-n" opens one that its "Xid" (or, for a
+    ddl GTID, its query) ends; each with its file, first offset, end, events' ends, tables, rows."""
+    groups: list[dict] = []
     for path in files:
-        text = subprocess.run(["mariadb-binlog", "--no-defaults", path], capture_output=True, check=True).stdout
-        group = None
+        text = subprocess.run(["mariadb-binlog", "--no-defaults", "-v", path], capture_output=True, check=True).stdout
+        at: list[int] = []
+        current = None
         for line in text.splitlines():
-            if not (m := END_LOG_POS.match(line)):
-                continue
-            end = int(m.group(1))
-            if g := re.search(rb"\tGTID (\d+-\d+-\d+)( ddl)?", line):
-                group, ddl = g.group(1).decode(), g.group(2) is not None
-                expected[path, end] = group
-            elif group is not None:
-                expected[path, end] = group
-                if b"\tXid = " in line or (ddl and b"\tQuery\t" in line):
-                    group = None
-    assert len(set(expected.values())) == 14
-    assert {(e["file"], e["log_pos"]): e["gtid"] for e in ours([], files) if "gtid" in e} == expected
+            if m := re.match(rb"^# at (\d+)$", line):
+                at.append(int(m.group(1)))
+            elif m := END_LOG_POS.match(line):
+                start, end = at.pop(0), int(m.group(1))
+                if g := re.search(rb"\tGTID (\d+-\d+-\d+)( ddl)?", line):
+                    current = {"file": path, "gtid": g.group(1).decode(), "start": start, "end": end, "ends": [end],
+                               "tables": [], "rows": 0, "ddl": bool(g.group(2))}
+                    groups.append(current)
+                elif current is not None:
+                    current["end"] = end
+                    current["ends"].append(end)
+                    if t := re.search(rb"\tTable_map: `(\w+)`.`(\w+)`", line):
+                        name = f"{t.group(1).decode()}.{t.group(2).decode()}"
+                        current["tables"] += [] if name in current["tables"] else [name]
+                    if b"\tXid = " in line or (current["ddl"] and b"\tQuery\t" in line):
+                        current = None
+            elif current is not None and re.match(rb"^### (INSERT INTO|UPDATE|DELETE FROM) ", line):
+                current["rows"] += 1
+    return groups
 
 
-def test_transactions_are_mariadb_binlogs_groups(files):
-    out = subprocess.run(["mariadb-binlog", "--no-defaults", "-v", *files], capture_output=True, check=True).stdout
-    expected: list[dict] = []
-    at: list[int] = []
-    current = None
-    for line in out.splitlines():
-        if m := re.match(rb"^# at (\d+)$", line):
-            at.append(int(m.group(1)))
-        elif m := END_LOG_POS.match(line):
-            start = at.pop(0)
-            if g := re.search(rb"\tGTID (\d+-\d+-\d+)( ddl)?", line):
-                current = {"gtid": g.group(1).decode(), "start": start, "tables": [], "rows": 0, "ddl": bool(g.group(2))}
-                expected.append(current)
-            elif current is not None:
-                current["end"] = int(m.group(1))
-                if t := re.search(rb"\tTable_map: `(\w+)`.`(\w+)`", line):
-                    name = f"{t.group(1).decode()}.{t.group(2).decode()}"
-                    current["tables"] += [] if name in current["tables"] else [name]
-                if b"\tXid = " in line or (current["ddl"] and b"\tQuery\t" in line):
-                    current = None
-        elif current is not None and re.match(rb"^### (INSERT INTO|UPDATE|DELETE FROM) ", line):
-            current["rows"] += 1
-    proc = subprocess.run([*SEMISYNC, "binlog", "--transactions", "--json", *files], capture_output=True, text=True)
+@pytest.mark.parametrize("which, count", [("files", 14), ("our_files", 8)])
+def test_every_event_of_a_transaction_carries_its_gtid(request, which, count):
+    paths = request.getfixturevalue(which)
+    groups = mariadb_binlog_groups(paths)
+    assert len({g["gtid"] for g in groups}) == len(groups) == count
+    expected = {(g["file"], end): g["gtid"] for g in groups for end in g["ends"]}
+    assert {(e["file"], e["log_pos"]): e["gtid"] for e in ours([], paths) if "gtid" in e} == expected
+
+
+@pytest.mark.parametrize("which, rows, statements", [("files", 14, 16), ("our_files", 0, 9)])
+def test_transactions_are_mariadb_binlogs_groups(request, which, rows, statements):
+    paths = request.getfixturevalue(which)
+    keys = ("gtid", "start", "end", "rows")
+    groups = mariadb_binlog_groups(paths)
+    expected = [{k: g[k] for k in keys} for g in groups]
+    proc = subprocess.run([*SEMISYNC, "binlog", "--transactions", "--json", *paths], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     got = [json.loads(line) for line in proc.stdout.splitlines()]
-    assert [{k: t[k] for k in ("gtid", "start", "end", "tables", "rows")} for t in got] == [
-        {k: t[k] for k in ("gtid", "start", "end", "tables", "rows")} for t in expected]
-    assert sum(t["rows"] for t in got) == 14  # the ROW statements above change 14 rows
-    both = next(t for t in got if len(t["tables"]) == 2 and t["statements"] == 1)  # the two-database UPDATE
-    assert both["rows"] == 4 and both["size"] == both["end"] - both["start"]
-    text = subprocess.run([*SEMISYNC, "binlog", "--transactions", *files], capture_output=True, text=True).stdout
+    assert [{k: t[k] for k in keys} for t in got] == expected
+    for t, g in zip(got, groups, strict=True):  # the tables of its TABLE_MAPs, those its statements name
+        assert t["tables"] == g["tables"] or not g["tables"]
+    if which == "our_files":  # STATEMENT: CREATE DATABASE names no table, the others a.t
+        assert [t["tables"] for t in got] == [[]] + [["a.t"]] * 7
+    assert sum(t["rows"] for t in got) == rows  # the rows the ROW statements above change (ours: STATEMENT)
+    assert sum(t["statements"] for t in got) == statements
+    assert all(t["size"] == t["end"] - t["start"] for t in got)
+    text = subprocess.run([*SEMISYNC, "binlog", "--transactions", *paths], capture_output=True, text=True).stdout
     assert len(text.splitlines()) == len(got)
-    assert text.splitlines()[0].startswith(f"0-7-1  master-bin.000001:{got[0]['start']}-{got[0]['end']}  ")
+    first = got[0]
+    assert text.splitlines()[0].startswith(f"{first['gtid']}  {os.path.basename(paths[0])}:{first['start']}-{first['end']}  ")
+    if which == "files":
+        both = next(t for t in got if len(t["tables"]) == 2 and t["statements"] == 1)  # the two-database UPDATE
+        assert both["rows"] == 4
+    # from an offset past the FORMAT_DESCRIPTION: the same transactions from there on
+    later = subprocess.run([*SEMISYNC, "binlog", "--transactions", "--json", "--start-position", str(got[4]["start"]),
+                            paths[0]], capture_output=True, text=True).stdout
+    assert [json.loads(line) for line in later.splitlines()] == [t for t in got[4:] if t["file"] == got[0]["file"]]
     # filtered: the transactions of the selected events only
-    picked = subprocess.run([*SEMISYNC, "binlog", "--transactions", "--json", "--gtid", "0-7-9..0-7-10", *files],
+    gtids = [t["gtid"] for t in got]
+    picked = subprocess.run([*SEMISYNC, "binlog", "--transactions", "--json", "--gtid", f"{gtids[3]}..{gtids[4]}", *paths],
                             capture_output=True, text=True).stdout
-    assert [json.loads(line)["gtid"] for line in picked.splitlines()] == ["0-7-9", "0-7-10"]
+    assert [json.loads(line)["gtid"] for line in picked.splitlines()] == gtids[3:5]
 
 
 def test_transactions_of_our_writers_files_without_gtid_filters(tmp_path):

@@ -105,6 +105,8 @@ def test_a_plain_mariadb_replica_follows_by_gtid_with_semisync_across_restarts_a
         _caught_up(master, replica)
 
         # the replica restarts while we commit and rotate: it resumes by GTID from an older file
+        # (commits meanwhile do not wait for the timeout: semi-sync is off without a slave)
+        master.query("SET GLOBAL rpl_semi_sync_master_wait_no_slave = OFF")
         replica.stop()
         master.query("INSERT INTO g.t (v) VALUES ('away-1')")
         master.query("FLUSH BINARY LOGS")
@@ -177,5 +179,29 @@ def test_a_dump_by_gtid_the_binlog_cannot_serve_gets_mariadbs_error(tmp_path):
         assert master.query("SELECT BINLOG_GTID_POS('mysql-bin.000002', 4)") == [("0-1-3",)]
         assert master.query("SELECT BINLOG_GTID_POS('mysql-bin.000001', 4)") == [(None,)]  # purged
         assert master.query("SELECT BINLOG_GTID_POS('mysql-bin.000002', 5)") == [(None,)]  # not a boundary
+        assert master.query("SELECT BINLOG_GTID_POS('mysql-bin.000002', 0)") == [("0-1-3",)]  # below 4: 4
+        assert master.query("SELECT BINLOG_GTID_POS('mysql-bin.000002', -1)") == [(None,)]
+        assert master.query("SELECT BINLOG_GTID_POS(NULL, 4)") == [(None,)]
+        # the variables as MariaDB sets them: a session's domain, the global strict mode
+        conn = master.connect()
+        try:
+            with conn.cursor() as cur:
+                cur.execute("SET SESSION gtid_domain_id = 5")
+                cur.execute("INSERT INTO g.t VALUES (3)")
+                cur.execute("SELECT @@gtid_binlog_pos, @@session.gtid_domain_id, @@global.gtid_domain_id")
+                assert cur.fetchall() == (("0-1-4,5-1-1", 5, 0),)
+                cur.execute("SET GLOBAL gtid_strict_mode = OFF")
+                cur.execute("SELECT @@global.gtid_strict_mode")
+                assert cur.fetchall() == ((0,),)
+                for sql, code in (("SET SESSION gtid_strict_mode = 1", 1229),
+                                  ("SET GLOBAL gtid_binlog_pos = '0-1-1'", 1238),
+                                  ("SET GLOBAL gtid_strict_mode = 2", 1231)):
+                    with pytest.raises(pymysql.MySQLError) as refused:
+                        cur.execute(sql)
+                    assert refused.value.args[0] == code, sql
+        finally:
+            conn.close()
+        master.query("INSERT INTO g.t VALUES (4)")
+        assert _gtid_binlog_pos(master) == "0-1-5,5-1-1"
     finally:
         master.stop()

@@ -52,19 +52,26 @@ def test_pymysql_ddl_dml_transactions_and_rollbacks(master):
         assert c2.fetchone() == (1,)
     cur.execute("SELECT id, v, n FROM app.t ORDER BY id")
     assert cur.fetchall() == ((1, "a", 11), (2, "b", 2), (3, "c", 3), (5, "pending", 4))
-    # the binlog: DDL as single QUERY events, each transaction BEGIN ... XID, the rollback absent
-    events = [(e[2], e[5]) for e in binlog_events(master) if e[2] != "Format_desc"]
+    # the binlog: DDL as a standalone GTID and its QUERY, each transaction GTID ... XID (MariaDB's
+    # words in SHOW BINLOG EVENTS), the rollback absent
+    events = [(e[2], e[5]) for e in binlog_events(master) if e[2] not in ("Format_desc", "Gtid_list", "Binlog_checkpoint")]
     queries = [info for kind, info in events if kind == "Query"]
     assert queries[:2] == ["CREATE DATABASE app",
                            "CREATE TABLE app.t (id INT AUTO_INCREMENT PRIMARY KEY, v VARCHAR(32), n INT)"]
     assert "INSERT INTO app.t (v, n) VALUES ('rolled back', 99)" not in queries
-    assert [kind for kind, _ in events[2:]] == [
-        "Query", "Intvar", "Query", "Xid",  # autocommit insert of 2 rows
-        "Query", "Intvar", "Query", "Query", "Xid",  # BEGIN; insert; update; COMMIT
-        "Query", "Intvar", "Query", "Xid",  # the 'pending' transaction
+    assert [kind for kind, _ in events] == [
+        "Gtid", "Query", "Gtid", "Query",  # the two DDL statements
+        "Gtid", "Intvar", "Query", "Xid",  # autocommit insert of 2 rows
+        "Gtid", "Intvar", "Query", "Query", "Xid",  # BEGIN; insert; update; COMMIT
+        "Gtid", "Intvar", "Query", "Xid",  # the 'pending' transaction
     ]
-    assert events[3] == ("Intvar", "INSERT_ID=1") and events[7] == ("Intvar", "INSERT_ID=3")
-    assert events[12] == ("Intvar", "INSERT_ID=5")
+    assert events[0] == ("Gtid", "GTID 0-1-1") and events[8] == ("Gtid", "BEGIN GTID 0-1-4")
+    assert events[5] == ("Intvar", "INSERT_ID=1") and events[9] == ("Intvar", "INSERT_ID=3")
+    assert events[14] == ("Intvar", "INSERT_ID=5")
+    assert master.query("SHOW BINLOG EVENTS LIMIT 1, 2") == [
+        ("mysql-bin.000001", 256, "Gtid_list", 1, 285, "[]"),
+        ("mysql-bin.000001", 285, "Binlog_checkpoint", 1, 328, "mysql-bin.000001"),
+    ]
     assert master.query("SHOW MASTER STATUS")[0][0] == "mysql-bin.000001"
     # SHOW BINLOG EVENTS FROM / LIMIT [offset,] n, as mysqld pages them
     everything = master.query("SHOW BINLOG EVENTS IN 'mysql-bin.000001'")

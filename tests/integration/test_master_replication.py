@@ -9,7 +9,13 @@ import time
 import pymysql
 import pytest
 from pymysqlreplication import BinLogStreamReader
-from pymysqlreplication.event import HeartbeatLogEvent, MariadbGtidEvent, QueryEvent, RotateEvent, XidEvent
+from pymysqlreplication.event import (
+    HeartbeatLogEvent,
+    MariadbGtidEvent,
+    QueryEvent,
+    RotateEvent,
+    XidEvent,
+)
 
 from tests.support.daemons import Daemon
 from tests.support.mariadb import mariadb_available

@@ -81,7 +81,10 @@ def test_old_master_and_slave_datadirs_start_with_the_one_server(tmp_path):
         for i in range(40, 50):
             master.query(f"INSERT INTO d.log VALUES ({i})")
 
-        slave = Daemon("slave", slave_dir, slave_args, port=slave.port).start()
+        # The slave's binlog numbers the GTID-less transactions of its relay log (0-1-1 ...) before
+        # the master, upgraded too, numbers its first own ones from 0-1-1: gtid_strict_mode would
+        # stop the applier on them with 1950, as MariaDB's does after such an upgrade.
+        slave = Daemon("slave", slave_dir, [*slave_args, "--gtid-strict-mode=OFF"], port=slave.port).start()
         wait_for(lambda: len(rows(slave)) >= 50, timeout=60, message=lambda: f"the slave catches up\n{slave.tail()}")
         assert rows(slave) == list(range(50))  # nothing twice, nothing skipped
         status = slave_status(slave.port)

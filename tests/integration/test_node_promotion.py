@@ -87,7 +87,7 @@ def test_a_promoted_slave_serves_its_former_sibling_with_semi_sync(tmp_path):
         assert len(rows(a)) == 70
         status = slave_status(b.port)
         assert (status["Slave_IO_Running"], status["Slave_SQL_Running"], status["Master_Port"]) == (
-            "Yes", "Yes", str(a.port))
+            "Yes", "Yes", a.port)
         assert int(status["Master_Server_Id"]) == 2
         # the old master's rows are in A and B once, A's new ones too
         assert [i for i, _ in rows(b)] == [*range(30), *range(100, 140)]

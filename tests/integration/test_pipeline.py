@@ -124,7 +124,10 @@ def test_events_of_our_master_daemons_binlog(spark, tmp_path):
     files = sorted(p for p in (tmp_path / "master").rglob("*.0*") if p.is_file() and p.name[-6:].isdigit())
     assert len(files) >= 2, list((tmp_path / "master").rglob("*"))
     rows = events_equal_semisync_binlog_json(spark, files, tmp_path / "events")
-    assert any(r.get("query") == "DELETE FROM shop.t WHERE id = 7" for r in rows)
+    delete = next(r for r in rows if r.get("query") == "DELETE FROM shop.t WHERE id = 7")
+    update = next(r for r in rows if r.get("query") == "UPDATE shop.t SET v = 'x' WHERE id < 5")
+    # the GTID our master wrote for the transaction, on each of its events
+    assert delete["gtid"] == update["gtid"] == f"0-5-{2 + 20 + 1}"
 
 
 def test_a_path_matching_nothing_or_a_file_that_is_not_a_binlog_is_a_clear_error(spark, tmp_path):
@@ -213,6 +216,50 @@ def test_audit_reports_exactly_the_transactions_a_stopped_slave_missed(spark, tm
     rows = spark.read.parquet(str(out / "transactions")).collect()
     assert sorted(r.statements for r in rows) == sorted([1] * total)
     assert {tuple(sorted(r.holders)) for r in rows} == {("a", "b"), ("a",)}
+
+
+@needs_mariadb
+def test_audit_matches_by_gtid_the_binlog_a_replica_writes_where_positions_differ(spark, tmp_path):
+    """A replica's own binlog (log_slave_updates) holds the master's transactions under their
+    GTIDs at other offsets, in files named by the replica: the audit finds them by GTID."""
+    from pipeline.jobs import audit_job
+
+    k = 3
+    master = MariaDBServer(tmp_path / "master", binlog_format="ROW", server_id=1).start()
+    replica = MariaDBServer(tmp_path / "r", server_id=2, log_bin="replica-bin", binlog_format="ROW",
+                            extra=["--log-slave-updates"]).start()
+    try:
+        master.execute_all(["CREATE DATABASE shop", "CREATE TABLE shop.t (id INT PRIMARY KEY, v INT) ENGINE=InnoDB"])
+        replica.execute_all(["CREATE DATABASE local_only"])  # the replica's own: shifts its offsets
+        replica.query(f"CHANGE MASTER TO MASTER_HOST='127.0.0.1', MASTER_PORT={master.port}, MASTER_USER='root', "
+                      "MASTER_PASSWORD='', MASTER_USE_GTID=slave_pos")
+        replica.query("START SLAVE")
+        master.execute_all([*[f"INSERT INTO shop.t VALUES ({i}, {i})" for i in range(6)], "FLUSH BINARY LOGS",
+                            "UPDATE shop.t SET v = v + 1 WHERE id < 3"])
+        wanted = master.query("SELECT @@gtid_binlog_pos")[0][0]
+        deadline = time.monotonic() + 60
+        while replica.query("SELECT @@gtid_slave_pos")[0][0] != wanted:  # applied, so in its binlog
+            assert time.monotonic() < deadline, f"replica did not apply up to {wanted}"
+            time.sleep(0.1)
+        replica.query("STOP SLAVE")
+        missed = []
+        for i in range(k):
+            master.query(f"INSERT INTO shop.t VALUES ({100 + i}, 0)")
+            file, pos = master.query("SHOW MASTER STATUS")[0][:2]
+            missed.append([file, int(pos)])
+    finally:
+        master.stop()
+        replica.stop()
+    out = tmp_path / "audit"
+    slaves = {"r": [str(replica.datadir / "replica-bin.0*")]}
+    assert audit_job(spark, [str(master.datadir / "master-bin.0*")], slaves, 1, str(out)) == 1
+    summary = json.loads((out / "summary.json").read_text())
+    total = 2 + 6 + 1 + k
+    assert summary["transactions"] == total
+    assert summary["missing"] == {"r": missed}
+    assert summary["replicated"] == {"r": total - k}
+    rows = spark.read.parquet(str(out / "transactions")).collect()
+    assert all(r.gtid is not None and r.gtid.startswith("0-1-") for r in rows)
 
 
 def test_audit_on_our_master_and_two_of_our_slaves_one_stopped_for_the_last_k(spark, tmp_path):

@@ -29,9 +29,11 @@ def test_client_writes_on_a_slave_keep_its_applier_position_and_survive_a_confli
             master.query(sql)
         for i in range(20):
             master.query(f"INSERT INTO d.log VALUES ({i})")
+        # the slave's own writes in a GTID domain of their own (the DBA's way: in the master's
+        # domain they would put the master's next GTIDs out of order, 1950 under gtid_strict_mode)
         slave = Daemon("slave", tmp_path / "slave", [
             "--server-id=7", "--master-host=127.0.0.1", f"--master-port={master.port}", "--master-user=repl",
-            "--master-password=replpw", "--master-connect-retry=0.5",
+            "--master-password=replpw", "--master-connect-retry=0.5", "--gtid-domain-id=7",
         ]).start()
         caught_up = lambda: sorted(slave.query("SELECT k FROM d.log")) == master_rows(master)  # noqa: E731
         wait_until(caught_up, what="the slave has the master's rows")

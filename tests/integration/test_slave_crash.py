@@ -100,7 +100,7 @@ def test_kill_9_during_workload_resumes_without_loss_or_repeat(tmp_path, master_
 
         wait_until(caught_up, timeout=60, what="slave caught up after the crashes")
         st = slave_status(slave.port)
-        assert st["Last_SQL_Errno"] == "0", st["Last_SQL_Error"]
+        assert st["Last_SQL_Errno"] == 0, st["Last_SQL_Error"]
         for table in ("counter", "log"):
             assert normalized_rows(slave.query(f"SELECT * FROM d.{table}")) == normalized_rows(
                 master.query(f"SELECT * FROM d.{table}")

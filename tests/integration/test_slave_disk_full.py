@@ -70,20 +70,20 @@ def test_a_full_slave_disk_loses_nothing_and_replication_resumes_once_space_retu
 
         wait_for(disk_full_seen, 60, 0.1, lambda: f"slave1 to meet the full disk:\n{full.tail(20)}")
         st = slave_status(full.port)
-        assert st["Last_IO_Errno"] == "1595" and "Waiting for someone to free space" in st["Last_IO_Error"], st
+        assert st["Last_IO_Errno"] == 1595 and "Waiting for someone to free space" in st["Last_IO_Error"], st
         before, full_since = ledger.count("ok"), time.monotonic()
         wait_for(lambda: ledger.count("ok") > before + 200 and time.monotonic() - full_since > 3, 60, 0.05,
                  "commits while slave1's disk is full")
         assert full.query("SELECT COUNT(*) FROM faults.t")[0][0] > 0  # it still serves reads
         st = slave_status(full.port)  # still full: it retried and waits again, nothing else
-        assert st["Slave_IO_Running"] != "No" and st["Last_IO_Errno"] == "1595", st
+        assert st["Slave_IO_Running"] != "No" and st["Last_IO_Errno"] == 1595, st
         disk_full_seen()
 
         filler.unlink()
         st = slave_status(full.port)
         if st.get("Slave_SQL_Running") == "No":  # a failed engine commit stops the SQL thread
             sql_stopped = True
-            assert st["Last_SQL_Errno"] != "0", st
+            assert st["Last_SQL_Errno"] != 0, st
             full.query("START SLAVE")
         wait_for(lambda: slave_status(full.port).get("Slave_IO_Running") == "Yes", 60, 0.1,
                  lambda: f"slave1's IO thread to resume by itself:\n{full.tail(20)}")

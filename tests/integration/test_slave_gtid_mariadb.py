@@ -140,6 +140,7 @@ def test_slave_by_gtid_from_mariadb_semisync_master_resumes_by_gtid(tmp_path):
             assert query(port, "SELECT id, v FROM d.t ORDER BY id") == [(i, f"v{i}") for i in range(1, 21)]
             st = slave_status(port)
             assert st["Using_Gtid"] == "Slave_Pos" and st["Gtid_IO_Pos"] == master_pos
+            assert query(port, "SELECT @@gtid_current_pos")[0][0] == master_pos  # MariaDB's, not ours
 
             # bad input: nothing changes
             assert error_of(port, "SET GLOBAL gtid_slave_pos = '0-1-1'")[0] == 1198
@@ -153,7 +154,8 @@ def test_slave_by_gtid_from_mariadb_semisync_master_resumes_by_gtid(tmp_path):
             assert file_gtids(indexed(cfg.datadir, cfg.relay_log)) == master_gtids
             assert file_gtids(indexed(cfg.datadir, cfg.log_bin)) == master_gtids
 
-            query(port, "STOP SLAVE")
+            assert error_of(port, "STOP SLAVE 'other'") == (1617, "There is no master connection 'other'")
+            query(port, "STOP SLAVE ''")  # MariaDB's default connection, by name
             assert error_of(port, "SET GLOBAL gtid_slave_pos = '0-1'")[0] == 1941
             assert error_of(port, "SET GLOBAL gtid_slave_pos = '0-1-1,0-2-2'")[0] == 1943
             assert query(port, "SELECT @@gtid_slave_pos")[0][0] == master_pos

@@ -145,8 +145,8 @@ def test_semisync_from_mariadb_master(tmp_path, binlog_format):
             assert slave_rows(slave) == master_rows(master)
             st = slave_status(slave.port)
             assert st["Slave_IO_Running"] == "Yes" and st["Slave_SQL_Running"] == "Yes"
-            assert st["Last_IO_Errno"] == "0" and st["Last_SQL_Errno"] == "0"
-            assert st["Master_Server_Id"] == "1"
+            assert st["Last_IO_Errno"] == 0 and st["Last_SQL_Errno"] == 0
+            assert st["Master_Server_Id"] == 1
             assert st["Master_Log_File"] == st["Relay_Master_Log_File"] == "master-bin.000002"
             # Applied relay log files were purged; the index lists what is left.
             relay_dir = tmp_path / "slave"

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import errno
+import os
 
 import pytest
 
+import engine.core as engine_core
 from engine import Engine
 from protocol.errors import SQLError
 
@@ -250,6 +253,130 @@ async def test_synchronous_normal_is_an_option(tmp_path):
     try:
         assert engine.meta() == {"g": "1"}
         assert (await engine.session(2).execute("SELECT x FROM d.t")).rows == [(1,)]
+    finally:
+        await engine.close()
+
+
+def record_fsyncs(monkeypatch) -> list[str]:
+    """The files the engine fsyncs itself (the WALs), in order."""
+    synced: list[str] = []
+    real = os.fsync
+
+    def fsync(fd: int) -> None:
+        synced.append(os.path.basename(os.readlink(f"/proc/self/fd/{fd}")))
+        real(fd)
+
+    monkeypatch.setattr(engine_core.os, "fsync", fsync)
+    return synced
+
+
+async def commit(engine: Engine, sql: str, *, durable: bool = True) -> None:
+    s = engine.session(1)
+    await s.execute(sql)
+    await s.close()
+    async with engine.writer_lock:
+        await engine.commit_group({"g": sql}, durable=durable)
+
+
+async def test_synchronous_normal_fsyncs_each_commit_unless_told_and_keeps_the_losable_ones_a_suffix(tmp_path, monkeypatch):
+    engine = await Engine.open(tmp_path / "n", synchronous="NORMAL")
+    try:
+        for sql in ("CREATE DATABASE d", "CREATE DATABASE e", "CREATE TABLE d.t (x INT)", "CREATE TABLE e.t (x INT)"):
+            await commit(engine, sql)
+        synced = record_fsyncs(monkeypatch)
+        await commit(engine, "INSERT INTO d.t VALUES (1)")  # durable: fsynced as FULL would
+        assert synced == ["d.sqlite-wal"]
+        synced.clear()
+        # not durable (the caller's log has them): a run of groups on one file, no fsync
+        await commit(engine, "INSERT INTO d.t VALUES (2)", durable=False)
+        await commit(engine, "INSERT INTO d.t VALUES (3)", durable=False)
+        assert synced == []
+        # another file: the earlier ones first, so a power loss undoes a suffix of the groups
+        await commit(engine, "INSERT INTO e.t VALUES (4)", durable=False)
+        assert synced == ["d.sqlite-wal"]
+        synced.clear()
+        # a group of two files: what came before is fsynced first, the group stays unsynced
+        s = engine.session(1)
+        await s.execute("BEGIN")
+        await s.execute("INSERT INTO d.t VALUES (5)")
+        await s.execute("INSERT INTO e.t VALUES (5)")
+        await s.execute("COMMIT")
+        await s.close()
+        async with engine.writer_lock:
+            await engine.commit_group({"g": "two files"}, durable=False)
+        assert synced == ["e.sqlite-wal"]
+        synced.clear()
+        # the next group, even on one of its files, comes after the group is fsynced whole
+        await commit(engine, "INSERT INTO d.t VALUES (6)", durable=False)
+        assert sorted(synced) == ["d.sqlite-wal", "e.sqlite-wal"]
+        synced.clear()
+        await engine.sync()  # e.g. before the log that would replay them loses files
+        assert synced == ["d.sqlite-wal"]
+        synced.clear()
+        await engine.sync()
+        assert synced == []
+        # a durable group fsyncs what is unsynced too: the meta-only group on the main file
+        await commit(engine, "INSERT INTO d.t VALUES (7)", durable=False)
+        async with engine.writer_lock:
+            await engine.commit_group({"g": "position only"})
+        assert sorted(synced) == ["__engine__.sqlite-wal", "d.sqlite-wal"]
+        synced.clear()
+        # a dropped database's file goes only once the DROP is durable
+        await commit(engine, "INSERT INTO e.t VALUES (8)", durable=False)
+        await commit(engine, "DROP DATABASE e", durable=False)
+        # (e's insert before the DROP's commit, on another file; the DROP before e's file goes)
+        assert synced == ["e.sqlite-wal", "__engine__.sqlite-wal"]
+        assert not (tmp_path / "n" / "e.sqlite").exists()
+        assert engine._unsynced == set()
+    finally:
+        await engine.close()
+    engine = await Engine.open(tmp_path / "n")
+    try:
+        assert engine.meta() == {"g": "DROP DATABASE e"}
+        assert (await engine.session(2).execute("SELECT x FROM d.t ORDER BY x")).rows == [(1,), (2,), (3,), (5,), (6,), (7,)]
+    finally:
+        await engine.close()
+
+
+async def test_a_failed_fsync_after_the_commit_stops_the_process(tmp_path, monkeypatch, caplog):
+    """The commit is done and visible: reported as failed, its caller would run it again."""
+    engine = await Engine.open(tmp_path / "n", synchronous="NORMAL")
+    try:
+        await commit(engine, "CREATE DATABASE d")
+        await commit(engine, "CREATE TABLE d.t (x INT)")
+
+        class Exited(Exception):
+            pass
+
+        def fsync(fd: int) -> None:
+            raise OSError(errno.EIO, "Input/output error")
+
+        def exit_(status: int) -> None:
+            raise Exited(status)
+
+        monkeypatch.setattr(engine_core.os, "fsync", fsync)
+        monkeypatch.setattr(engine_core.os, "_exit", exit_)
+        monkeypatch.setattr(engine_core.logging, "shutdown", lambda: None)
+        await commit(engine, "INSERT INTO d.t VALUES (1)", durable=False)  # no fsync asked
+        with pytest.raises(Exited) as exited:
+            await commit(engine, "INSERT INTO d.t VALUES (2)")
+        assert exited.value.args == (1,)
+        assert "fsync of" in caplog.text and "d.sqlite-wal failed after its commit" in caplog.text
+    finally:
+        monkeypatch.undo()
+        await engine.close()
+
+
+async def test_synchronous_full_leaves_every_fsync_to_sqlite(tmp_path, monkeypatch):
+    engine = await Engine.open(tmp_path / "f")
+    try:
+        await commit(engine, "CREATE DATABASE d")
+        await commit(engine, "CREATE TABLE d.t (x INT)")
+        synced = record_fsyncs(monkeypatch)
+        await commit(engine, "INSERT INTO d.t VALUES (1)", durable=False)
+        await commit(engine, "INSERT INTO d.t VALUES (2)")
+        await engine.sync()
+        assert synced == []
     finally:
         await engine.close()
 

@@ -21,6 +21,7 @@ from protocol.events import (
     INTVAR_INSERT_ID,
     LOG_EVENT_ARTIFICIAL_F,
     MAX_EVENT_SIZE,
+    OPTION_NO_FOREIGN_KEY_CHECKS,
     AnnotateRows,
     BinlogCheckpoint,
     EventFramingError,
@@ -49,6 +50,7 @@ from protocol.events import (
     encode_status_vars,
     event_checksum_ok,
     event_size_at,
+    foreign_key_checks,
     format_description_checksum,
     set_log_pos,
     split_events,
@@ -221,6 +223,22 @@ def test_status_vars_all_known_codes_round_trip():
     assert st2.undecoded == b"\xc8\x01\x02" and st2.xid == 99
     with pytest.raises(RemoteProtocolError):
         decode_status_vars(raw[:-3])  # Q_XID truncated
+
+
+@pytest.mark.parametrize("flags2", [None, 0, 0x01000000, OPTION_NO_FOREIGN_KEY_CHECKS, 0xFFFFFFFF])
+@pytest.mark.parametrize("first", ["flags2", "sql_mode"])
+def test_foreign_key_checks_reads_flags2_first_or_decoded_alike(flags2, first):
+    rest = encode_status_vars(sql_mode=2, catalog="std", charset=(33, 33, 8), xid=7)
+    if flags2 is None:
+        raw = rest
+    elif first == "flags2":  # as MySQL and MariaDB write it: read without decoding the rest
+        raw = encode_status_vars(flags2=flags2) + rest
+    else:  # flags2 after another variable: decoded up to it
+        raw = encode_status_vars(sql_mode=2) + encode_status_vars(flags2=flags2, catalog="std")
+    expected = not (decode_status_vars(raw).flags2 or 0) & OPTION_NO_FOREIGN_KEY_CHECKS
+    assert foreign_key_checks(raw) is expected
+    assert foreign_key_checks(memoryview(raw)) is expected
+    assert expected is (flags2 is None or not flags2 & OPTION_NO_FOREIGN_KEY_CHECKS)
 
 
 def test_format_description_checksum_and_post_header_table():

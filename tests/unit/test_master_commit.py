@@ -146,6 +146,30 @@ async def test_empty_delegates_and_sync_binlog_zero(pipeline, monkeypatch):
     assert await engine_values(engine) == [0, 1, 2]
 
 
+async def test_the_engine_commit_skips_its_fsync_only_when_the_binlog_fsynced_the_group(pipeline, monkeypatch):
+    engine, writer, end, interface, gc = pipeline
+    calls: list[tuple[dict[str, str], bool]] = []
+    commit_group = engine.commit_group
+
+    async def spy(meta: dict[str, str], *, durable: bool = True) -> None:
+        calls.append((meta, durable))
+        await commit_group(meta, durable=durable)
+
+    monkeypatch.setattr(engine, "commit_group", spy)
+    s = engine.session(5)
+    # sync_binlog: each group / never / every second group (the unsynced one before counts)
+    for every in (1, 0, 2, 2):
+        gc.sync_binlog = lambda every=every: every
+        res = await s.execute(f"INSERT INTO g.t (v) VALUES ({every})")
+        await gc.commit(Session(5), res.committed)
+    await s.close()
+    # not durable only when recovery can replay it from a binlog that was fsynced
+    assert [durable for _meta, durable in calls] == [False, True, False, True]
+    # the group's keys only: the engine merges them over its meta (no copy of it here)
+    assert [set(meta) for meta, _durable in calls] == [{"binlog_file", "binlog_pos"}] * 4
+    assert engine.meta()["binlog_pos"] == str(writer.end_position.pos)
+
+
 async def test_rotation_after_a_group_at_max_binlog_size(pipeline):
     engine, writer, end, interface, gc = pipeline
     writer.max_size = 4096

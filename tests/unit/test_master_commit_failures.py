@@ -71,11 +71,11 @@ def fail_engine_commits(monkeypatch, engine, times: int) -> list[int]:
     calls: list[int] = []
     real = engine._w_commit_group
 
-    def commit_group(meta):
+    def commit_group(meta, durable=True):
         calls.append(1)
         if len(calls) <= times and engine._wconn.in_transaction:
             engine._wconn.execute("ROLLBACK")
-        return real(meta)
+        return real(meta, durable)
 
     monkeypatch.setattr(engine, "_w_commit_group", commit_group)
     return calls

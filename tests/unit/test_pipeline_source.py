@@ -117,7 +117,7 @@ def test_reader_hands_spark_batches_of_at_most_batch_rows_in_order_and_freezes_t
     assert rows == all_rows([path])
 
 
-def test_stream_offsets_hold_back_a_half_written_event_and_pick_up_new_files(tmp_path):
+def test_stream_offsets_hold_back_a_half_written_transaction_and_pick_up_new_files(tmp_path):
     write_history(tmp_path / "src", transactions=200, max_size=10000)
     src = sorted((tmp_path / "src").glob("master-bin.0*"))
     live = tmp_path / "live"
@@ -126,10 +126,14 @@ def test_stream_offsets_hold_back_a_half_written_event_and_pick_up_new_files(tmp
     start = stream.initialOffset()
     assert stream.latestOffset(start, None) == {"files": {}}  # nothing written yet
     data = src[0].read_bytes()
-    (live / src[0].name).write_bytes(data[:-10])  # the last event half-written
+    types = [(pos, t) for b in decode_range(str(src[0]), str(src[0]), 4, None, False)
+             for pos, t in zip(b.column("pos").to_pylist(), b.column("type_code").to_pylist(), strict=True)]
+    last_xid = max(pos for pos, t in types if t == EventType.XID_EVENT)
+    (live / src[0].name).write_bytes(data[: last_xid + 10])  # the last transaction's XID half-written
     first = stream.latestOffset(start, None)
-    ends = [pos for _, pos in all_rows([src[0]])]
-    assert first["files"][str(live / src[0].name)]["pos"] == ends[-1]  # where the torn event starts
+    # its group is held back from its GTID event on, until the XID is whole
+    last_gtid = max(pos for pos, t in types if t == EventType.GTID_EVENT)
+    assert first["files"][str(live / src[0].name)]["pos"] == last_gtid
     got = rows_of(stream.partitions(start, first))
     (live / src[0].name).write_bytes(data)
     (live / src[1].name).write_bytes(src[1].read_bytes())

@@ -49,8 +49,8 @@ async def open_engine(tmp_path) -> tuple[Engine, list[dict]]:
     commits: list[dict] = []
     real = engine._w_commit_group
 
-    def counted(meta: dict) -> None:
-        real(meta)
+    def counted(meta: dict, durable: bool = True) -> None:
+        real(meta, durable)
         commits.append(dict(meta))
 
     engine._w_commit_group = counted  # type: ignore[method-assign]

@@ -12,7 +12,9 @@ import asyncio
 
 import pytest
 
+from binlog.index import read_index
 from engine import Engine, StatementContext
+from master.gtid_state import BinlogGtids, read_binlog_state
 from protocol.errors import SQLError
 from protocol.events import FL_STANDALONE, MariaGtid, Query, Xid
 from protocol.gtid import Gtid, GtidPosition
@@ -22,10 +24,12 @@ from slave import master_info
 from slave.applier import META_GTID_SLAVE_POS, META_RELAY_POS, Applier
 from slave.master_info import MasterInfo
 from slave.relay_log import GroupTracker, RelayLog
-from slave.replication import Replication
+from slave.replication import STATUS_COLUMNS, Replication
 from slave.role import _parse_change_master
 from tests.support.relay_stream import Stream
+from tests.unit.test_slave_applier import Relay as LsuRelay
 from tests.unit.test_slave_applier import open_engine, until
+from tests.unit.test_slave_lsu import Node, apply_all, crash_in_engine_commit, inserts
 
 
 class GtidStream(Stream):
@@ -186,18 +190,23 @@ async def make_replication(tmp_path, engine: Engine) -> Replication:
     )
 
 
-async def test_change_master_by_position_is_not_by_gtid_and_both_at_once_is_1210(tmp_path):
+async def test_change_master_use_gtid_rules_and_notes_as_mariadb(tmp_path):
+    """MariaDB 10.11's answers: by GTID a file/position is ignored (1618 notes); a file/position
+    alone turns GTID off (4190 note); otherwise the setting is kept; a new connection: slave_pos."""
     engine = await Engine.open(tmp_path / "db", readers=1)
     rep = await make_replication(tmp_path, engine)
-    with pytest.raises(SQLError) as both:
-        rep.change_master({"host": "h", "log_file": "m.000001", "log_pos": 4, "use_gtid": "slave_pos"})
-    assert both.value.code == 1210 and not rep.info.configured
-    rep.change_master({"host": "h", "use_gtid": "current_pos"})
-    assert rep.info.use_gtid == "current_pos"
+    notes = rep.change_master({"host": "h", "log_file": "m.000001", "log_pos": 4, "use_gtid": "slave_pos"})
+    assert notes == [("Note", 1618, "<MASTER_LOG_FILE> option ignored"), ("Note", 1618, "<MASTER_LOG_POS> option ignored")]
+    assert rep.info.use_gtid == "slave_pos" and rep.info.log_file == ""
+    assert rep.change_master({"use_gtid": "current_pos"}) == []
     rep.change_master({"port": 3307})  # kept
     assert rep.info.use_gtid == "current_pos"
-    rep.change_master({"log_file": "m.000001", "log_pos": 4})
+    notes = rep.change_master({"log_file": "m.000001", "log_pos": 4})
+    assert notes == [("Note", 4190, "CHANGE MASTER TO is implicitly changing the value of 'Using_Gtid' from 'Current_Pos' to 'No'")]
     assert rep.info.use_gtid == "no" and master_info.load(tmp_path / "slave").use_gtid == "no"
+    rep.reset(True, default_period=30)
+    rep.change_master({"host": "h"})
+    assert rep.info.use_gtid == "slave_pos"
     await engine.close()
 
 
@@ -216,3 +225,68 @@ async def test_set_gtid_slave_pos_only_while_stopped_and_committed_before_a_star
     assert str(rep.applier.gtid_slave_pos) == "0-1-5,1-2-3"
     await rep.stop()
     await engine.close()
+
+
+class GtidNode(Node):
+    """test_slave_lsu's replica commit side with its binlog's GTID state rebuilt at open, as the
+    daemon does, and an applier in strict mode checking against it."""
+
+    async def open(self) -> GtidNode:
+        await super().open()
+        state = read_binlog_state(self.tmp_path, read_index(self.tmp_path, "node-bin"))
+        self.pipeline.gtids = BinlogGtids(state)
+        return self
+
+    def applier(self, relay, apply_user_statement=None) -> Applier:
+        applier = super().applier(relay, apply_user_statement)
+        applier.strict_mode = lambda: True
+        applier.binlog_recent = self.pipeline.gtids.state.most_recent
+        return applier
+
+
+async def test_a_crash_between_binlog_and_engine_skips_the_replayed_gtids_without_1950(tmp_path):
+    """The replayed transactions' GTIDs are in our binlog already: the applier skips them (no
+    strict-mode refusal), and @@gtid_slave_pos and the binlog end with every GTID once."""
+    relay = LsuRelay(tmp_path)
+    stream = GtidStream(relay.stream.pos)
+    relay.stream = stream
+
+    def gtid_transactions(numbers) -> None:
+        relay.append([e for n in numbers for e in stream.gtid_transaction(1, 1, n, n)])
+
+    gtid_transactions(range(1, 4))
+    node = await GtidNode(tmp_path).open()
+    await apply_all(node, relay)
+    gtid_transactions(range(4, 8))
+    await crash_in_engine_commit(node, node.applier(relay))
+    gtid_transactions(range(8, 10))
+    node = await GtidNode(tmp_path).open()
+    # (the relay log's DDL came without GTIDs: our binlog numbered them 0-1-1, 0-1-2)
+    assert str(node.pipeline.gtids.state.binlog_pos()) == "0-1-2,1-1-7"
+    applier = await apply_all(node, relay)
+    assert applier.last_errno == 0 and str(applier.gtid_slave_pos) == "1-1-9"
+    assert node.engine.meta()[META_GTID_SLAVE_POS] == "1-1-9"
+    assert inserts(tmp_path) == [f"INSERT INTO t VALUES ({n})" for n in range(1, 10)]
+    assert str(node.pipeline.gtids.state.binlog_pos()) == "0-1-2,1-1-9"
+    await node.close()
+
+
+async def test_an_io_thread_switched_to_gtid_asks_from_gtid_slave_pos(tmp_path):
+    engine = await Engine.open(tmp_path / "db", readers=1)
+    rep = await make_replication(tmp_path, engine)
+    rep.change_master({"host": "127.0.0.1", "port": 1, "log_file": "m.000001", "log_pos": 4})
+    await rep.start(io=True, sql=False)  # by position (nothing listens on port 1)
+    await rep.stop()
+    rep.set_gtid_slave_pos(GtidPosition.parse("0-1-5"))  # by position: the relay log stays
+    rep.change_master({"use_gtid": "slave_pos"})
+    await rep.start(io=True, sql=False)
+    assert rep.io is not None and rep.io.settings.use_gtid and str(rep.io.io_pos) == "0-1-5"
+    assert slave_status_row(rep)["Gtid_IO_Pos"] == "0-1-5"
+    await rep.stop()
+    await engine.close()
+
+
+def slave_status_row(rep: Replication) -> dict:
+    row = rep.status_row()
+    assert row is not None
+    return dict(zip(STATUS_COLUMNS, row, strict=True))

@@ -30,12 +30,13 @@ OWN_ID = 2  # the replica's own server_id: its binlog's format description
 class Node:
     """A replica's commit side: engine, binlog writer and group commit in tmp_path."""
 
-    def __init__(self, tmp_path, abort=None) -> None:
+    def __init__(self, tmp_path, abort=None, synchronous: str = "FULL") -> None:
         self.tmp_path = tmp_path
         self.abort = abort
+        self.synchronous = synchronous
 
     async def open(self) -> Node:
-        self.engine = await Engine.open(self.tmp_path / "db", readers=1)
+        self.engine = await Engine.open(self.tmp_path / "db", readers=1, synchronous=self.synchronous)
         self.report = await recover(self.engine, self.tmp_path, "node-bin")
         self.writer = BinlogWriter(self.tmp_path, "node-bin", server_id=OWN_ID, checksum=True,
                                    max_size=1 << 20, server_version="10.11.99-semisync-log")
@@ -100,7 +101,7 @@ async def apply_all(node: Node, relay: Relay, apply_user_statement=None) -> Appl
 async def crash_in_engine_commit(node: Node, applier: Applier) -> None:
     """Run the applier until its next engine commit, which dies (after the binlog write)."""
 
-    async def dies(meta):
+    async def dies(meta, *, durable=True):
         raise Died()
 
     node.engine.commit_group = dies  # type: ignore[method-assign]
@@ -139,6 +140,30 @@ async def test_replicated_transactions_are_binlogged_with_their_origin_and_one_g
     names = node.writer.files()
     txns = list(read_transactions(tmp_path, names, type(node.writer.end_position)(names[0], 4)))
     assert len(txns) == 22 and all(t.replicated for t in txns)
+    await node.close()
+
+
+async def test_applied_batches_skip_the_engine_fsync_and_a_stopped_applier_leaves_them_fsynced(tmp_path):
+    """The binlog's fsync covers each applied batch (recovery replays it): the engine commit does
+    not fsync; once stopped, nothing applied waits for an fsync (CHANGE MASTER and RESET SLAVE
+    drop the relay log that the replay's skip count refers to)."""
+    relay = Relay(tmp_path)
+    relay.transactions(range(1, 6))
+    node = await Node(tmp_path, synchronous="NORMAL").open()
+    unsynced: list[set[str]] = []
+    commit_group = node.engine.commit_group
+
+    async def observed(meta, *, durable=True):
+        await commit_group(meta, durable=durable)
+        unsynced.append(set(node.engine._unsynced))
+
+    node.engine.commit_group = observed  # type: ignore[method-assign]
+    applier = node.applier(relay)
+    task = await run_until(applier, lambda: applier.relay_pos == relay.log.size)
+    assert unsynced[-1] == {"d"}  # the last batch: committed, not fsynced by the engine
+    await stop(applier, task)
+    assert node.engine._unsynced == set()
+    assert inserts(tmp_path) == [f"INSERT INTO t VALUES ({n})" for n in range(1, 6)]
     await node.close()
 
 
@@ -302,12 +327,12 @@ async def test_a_replicated_group_whose_engine_commit_fails_is_replayed_not_abor
     real = node.engine.commit_group
     failures = [1]
 
-    async def fails_once(meta):
+    async def fails_once(meta, *, durable=True):
         if failures:
             failures.pop()
             await node.engine.rollback_group()  # what SQLite does to a failed COMMIT
             raise SQLError(ER_UNKNOWN_ERROR, "engine commit failed: database or disk is full")
-        await real(meta)
+        await real(meta, durable=durable)
 
     node.engine.commit_group = fails_once  # type: ignore[method-assign]
     await apply_all(node, relay)
