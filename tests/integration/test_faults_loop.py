@@ -1,7 +1,8 @@
 """Durability under faults (tests/support/faults.py): a short seeded loop of every fault kind
 against our master and two of our slaves (the first a middle slave with a sub-slave of its own),
-and the checker's verdict; plus the minimal
-reproductions of what the loop found.
+and the checker's verdict; a loop with three failovers (`semisync failover`, the old master's
+rejoin with --init-rpl-role SLAVE) among other faults; plus the minimal reproductions of what the
+loop found.
 
 The seed is printed (and taken from SEMISYNC_FAULT_SEED when set), so a failure is replayed with
 `SEMISYNC_FAULT_SEED=S pytest tests/integration/test_faults_loop.py` or with a soak,
@@ -16,7 +17,7 @@ import random
 import pytest
 
 from tests.support.daemons import wait_for
-from tests.support.faults import FAULTS, TABLE, Cluster, Run, table_rows
+from tests.support.faults import FAILOVER, FAULTS, TABLE, Cluster, Run, table_rows
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
 
@@ -55,5 +56,19 @@ def test_fault_loop_loses_no_acknowledged_transaction(tmp_path):
     report = Run(seed, tmp_path, writers=4).run(seconds=60)
     print(report.summary())
     assert set(FAULTS) <= set(report.kinds), report.faults
+    assert report.acked > 100, report.summary()
+    assert not report.violations, report.summary()
+
+
+def test_fault_loop_with_failovers_loses_no_acknowledged_transaction(tmp_path):
+    """Three failovers, each followed by the old master's rejoin, and faults of the moved
+    topology between them: after each, every acknowledged transaction is on the promoted slave;
+    at the end every server is equal and none holds a GTID the others lack."""
+    seed = int(os.environ.get("SEMISYNC_FAULT_SEED") or random.randrange(1 << 32))
+    print(f"fault loop seed {seed} (replay: SEMISYNC_FAULT_SEED={seed})")
+    kinds = [FAILOVER, FAILOVER, FAILOVER, "master-kill", "slave-kill", "ack-corrupt"]
+    report = Run(seed, tmp_path, writers=4, kinds=kinds).run(seconds=0, kinds=kinds)
+    print(report.summary())
+    assert report.failovers == 3, report.summary()
     assert report.acked > 100, report.summary()
     assert not report.violations, report.summary()

@@ -25,8 +25,13 @@ on a slave (each daemon's datadir is a small tmpfs, `DISK_SIZE`; the fault fills
 writers run and frees it: the master's commits fail or wait meanwhile and it recovers by itself;
 a slave's IO thread waits for space and resumes by itself, and a SQL thread stopped by a failed
 engine commit, or by its own binlog's write (log_slave_updates: 1026), is started again with
-START SLAVE, as a DBA does). One fault at a time, healed
-before the next, so the master always has a healthy slave once the fault is over.
+START SLAVE, as a DBA does); a failover (`failover`, only when asked for by name, and not with a
+sub-slave): kill -9 the master, `semisync failover` promotes the most advanced slave and repoints
+the other, the writers and every FaultProxy move to the new master, the old master restarts with
+`--init-rpl-role SLAVE` (its unacked binlog tail cut) and a second `semisync failover` run rejoins
+it by GTID (current_pos); every slave then replicates through its proxy again. The master role
+moves; the daemons keep their names (the one called "master" may be a slave). One fault at a
+time, healed before the next, so the master always has a healthy slave once the fault is over.
 
 The guarantee checked (MySQL's AFTER_SYNC semantics, seed 003 and WL#7169): a commit that
 returned OK while semi-sync was ON was, at that moment, durable in the master's binlog and in the
@@ -40,6 +45,11 @@ relay log of at least `wait_count` slaves (ours fsync the relay log before ackin
   slaves. Nothing can reach a slave while the master is dead, so this is the state at the kill.
 - `semisync-off` (guards (b)): a sampler reads the master's status every 0.25 s; semi-sync must
   be ON with `no_tx` = 0, otherwise (b) does not hold by design and the run says so.
+- `acked-lost-after-failover`: after every failover, every transaction acknowledged until the
+  kill is in the promoted slave's table (the tool promotes the slave that holds every other's
+  GTIDs, once its relay log is applied; under AFTER_SYNC an acked commit was in `wait_count`
+  slaves' relay logs). An in-doubt one may be there or not. `failover-failed`: the tool refused,
+  failed, or left the old master unjoined.
 - `diverged` (c): after catch-up each slave's table is the master's, row for row (the
   sub-slave's too: what the middle slave applied and binlogged, nothing twice, nothing lost,
   across its kills).
@@ -54,10 +64,15 @@ relay log of at least `wait_count` slaves (ours fsync the relay log before ackin
   reconnects); applying it would also show as `diverged`.
 - `no-progress` (a hang): after every healed fault the load must commit again within 30 s.
 - `daemon-died`: no daemon exits unless we killed it.
+- `errant-gtid`: at the end, once caught up, every server's `@@gtid_binlog_state` and
+  `@@gtid_current_pos` name the same last seq_no per domain and server_id: no server holds a GTID
+  the others lack (an old master's unacked tail that survived its rejoin would show here).
 - `log-unreadable`: at the end, with every daemon stopped, `mariadb-binlog` reads every binlog
   and relay log file end to end (exit 0).
 
-Run a soak with `python -m tests.support.faults --minutes 10 --seed S` (docs/CONTRIBUTING.md).
+Run a soak with `python -m tests.support.faults --minutes 10 --seed S` (docs/CONTRIBUTING.md);
+with failovers, `--faults failover,failover,master-kill,...` (a kind named twice is chosen twice
+as often; without middle-kill).
 """
 
 from __future__ import annotations
@@ -86,7 +101,7 @@ from binlog.index import read_index
 from binlog.reader import BinlogFileError, iter_events
 from protocol.errors import ProtocolError
 from protocol.events import EventType, decode_header
-from tests.support.daemons import Daemon, wait_for
+from tests.support.daemons import ROOT, Daemon, wait_for
 from tests.support.disk import fill, tmpfs
 from tests.support.slave_daemon import slave_status
 from tests.support.wire_proxy import WireProxy, is_ack
@@ -103,6 +118,11 @@ DISK_FULL_ERRORS = ("disk is full", "No space left on device")
 # The middle slave's source side: semi-sync to the sub-slave, with a short timeout (a sub-slave
 # that lags must not hold the middle slave's applier, which commits through its group commit)
 MIDDLE_SOURCE = ("--rpl-semi-sync-master-enabled=ON", "--rpl-semi-sync-master-timeout=2000")
+# A replica's connection settings; a master has them too, for the day it is demoted
+REPLICA_SETTINGS = ("--master-connect-retry=0.3", "--master-heartbeat-period=0.5", "--slave-net-timeout=2")
+# What makes a server a master or a slave on its command line (set_role rewrites them)
+ROLE_OPTIONS = ("--rpl-semi-sync-master-enabled=", "--rpl-semi-sync-slave-enabled=", "--read-only=",
+                "--master-host=", "--master-port=", "--master-user=", "--master-password=")
 
 
 # -- the ledger: what every client was told ---------------------------------------------------
@@ -321,12 +341,15 @@ class Cluster:
         self.wait_count = wait_count
         self.disk_size = disk_size
         self._mounts = ExitStack()
-        self.master = Daemon("master", workdir / "master", [
-            "--server-id=1", "--rpl-semi-sync-master-enabled=ON",
+        # every server has the master's semi-sync settings: any slave may be promoted
+        self.source_settings = (
             "--rpl-semi-sync-master-wait-point=AFTER_SYNC",
             f"--rpl-semi-sync-master-wait-for-slave-count={wait_count}",
             "--rpl-semi-sync-master-wait-no-slave=ON",
             "--rpl-semi-sync-master-timeout=86400000",  # a day: never falls back during a run
+        )
+        self.master = Daemon("master", workdir / "master", [
+            "--server-id=1", *self.source_settings, *REPLICA_SETTINGS, "--rpl-semi-sync-master-enabled=ON",
         ])
         self.proxies: list[FaultProxy] = []
         self.slaves: list[Daemon] = []
@@ -356,9 +379,8 @@ class Cluster:
             slave = Daemon("slave", self.workdir / f"slave{i}", [
                 f"--server-id={1 + i}", "--master-host=127.0.0.1", f"--master-port={proxy.port}",
                 "--master-user=repl", f"--master-password={REPL_PASSWORD}",
-                "--rpl-semi-sync-slave-enabled=ON", "--master-connect-retry=0.3",
-                "--master-heartbeat-period=0.5", "--slave-net-timeout=2",
-                *(MIDDLE_SOURCE if i == 1 and self._want_sub_slave else ()),
+                "--rpl-semi-sync-slave-enabled=ON", *REPLICA_SETTINGS,
+                *(MIDDLE_SOURCE if i == 1 and self._want_sub_slave else self.source_settings),
             ])
             slave.role = f"slave{i}"  # its name from now on (the command line already says `slave`)
             self._mount(slave)
@@ -402,6 +424,26 @@ class Cluster:
             elif d.role in self.killed:
                 d.start()
             self.killed.discard(d.role)
+
+    def set_role(self, daemon: Daemon, master: bool) -> None:
+        """Rewrite `daemon`'s command line for its role from now on, so that a restart keeps it:
+        a master is writable with semi-sync's master side on; a slave is read-only, acks, and
+        replicates as its master.info says (CHANGE MASTER TO), not as a command line written for
+        an earlier master."""
+        role = (("--rpl-semi-sync-master-enabled=ON", "--rpl-semi-sync-slave-enabled=OFF", "--read-only=OFF") if master
+                else ("--rpl-semi-sync-master-enabled=OFF", "--rpl-semi-sync-slave-enabled=ON", "--read-only=ON"))
+        daemon.args = [a for a in daemon.args if not a.startswith(ROLE_OPTIONS)] + list(role)
+
+    def replicate_through_link(self, slave: Daemon, use_gtid: str) -> None:
+        """Point `slave` at the master through its FaultProxy again (the failover tool points it
+        at the master's own port), by GTID."""
+        proxy = self.proxies[self.slaves.index(slave)]
+        for sql in ("STOP SLAVE",
+                    f"CHANGE MASTER TO MASTER_HOST = '127.0.0.1', MASTER_PORT = {proxy.port}, MASTER_USER = 'repl', "
+                    f"MASTER_PASSWORD = '{REPL_PASSWORD}', MASTER_CONNECT_RETRY = 0.3, MASTER_HEARTBEAT_PERIOD = 0.5, "
+                    f"MASTER_USE_GTID = {use_gtid}",
+                    "START SLAVE"):
+            slave.query(sql)
 
     def close(self) -> None:
         try:
@@ -508,6 +550,40 @@ def check_on_slaves(acked: set[str], copies: dict[str, set[str]], wait_count: in
     return [Violation("acked-not-on-slaves", short, f"{when}: on fewer than {wait_count} slave(s) ({where})")]
 
 
+def check_after_failover(acked: set[str], rows: list[tuple], name: str, when: str) -> list[Violation]:
+    """Every transaction acknowledged until the master died is in the promoted slave's table:
+    at the kill it was in the relay log of `wait_count` slaves, and the failover promotes the
+    one holding every other's GTIDs once it has applied its relay log."""
+    present = Counter(k.rsplit(".", 1)[0] for _, k, _, _ in rows)
+    lost = acked - set(present)
+    return [Violation("acked-lost-after-failover", sorted(lost), f"{when}: not on the new master {name}")] if lost else []
+
+
+def gtid_state(text: str) -> dict[tuple[int, int], int]:
+    """`@@gtid_binlog_state` or `@@gtid_current_pos` ("d-s-n,...") as {(domain, server_id): seq_no}."""
+    state = {}
+    for part in filter(None, (p.strip() for p in text.split(","))):
+        domain, server_id, seq_no = (int(n) for n in part.split("-"))
+        state[(domain, server_id)] = seq_no
+    return state
+
+
+def check_errant(states: dict[str, str], variable: str) -> list[Violation]:
+    """No server holds a GTID another lacks (an errant transaction): every server's `variable`
+    names, per domain and server_id, the same last seq_no (strict mode: seq_nos only grow, so a
+    higher one means transactions the others never got)."""
+    parsed = {name: gtid_state(text) for name, text in states.items()}
+    found = []
+    for name, state in parsed.items():
+        for (domain, server_id), seq_no in sorted(state.items()):
+            short = [f"{other} {f'{domain}-{server_id}-{theirs[(domain, server_id)]}' if (domain, server_id) in theirs else 'nothing'}"
+                     for other, theirs in parsed.items() if theirs.get((domain, server_id), -1) < seq_no]
+            if short:
+                found.append(Violation("errant-gtid", [], f"{name}'s @@{variable} has {domain}-{server_id}-{seq_no}, "
+                                       f"which {', '.join(short)} lack(s): " + "; ".join(f"{n}: {t or 'empty'}" for n, t in states.items())))
+    return found
+
+
 def check_table(ledger: Ledger, rows: list[tuple], name: str) -> list[Violation]:
     """Rules (d) on one server's table: no duplicate key, no phantom, no torn transaction."""
     keys = Counter(k for _, k, _, _ in rows)
@@ -566,12 +642,16 @@ class Report:
     in_doubt: int = 0
     failed: int = 0
     master_kills: int = 0
+    failovers: int = 0
+    truncations: int = 0  # old masters whose rejoin (--init-rpl-role SLAVE) cut an unacked tail
     samples: int = 0
     seconds: float = 0.0
 
     def summary(self) -> str:
         lines = [f"seed {self.seed}: {len(self.faults)} faults in {self.seconds:.0f} s, {self.acked} acknowledged "
-                 f"transactions, {self.in_doubt} in doubt, {self.failed} failed, (b) checked at {self.master_kills} master kills, "
+                 f"transactions, {self.in_doubt} in doubt, {self.failed} failed, {self.failovers} failovers "
+                 f"({self.truncations} rejoins cut an unacked binlog tail), "
+                 f"(b) checked at {self.master_kills} master kills, "
                  f"{self.samples} samples of the master's semi-sync status",
                  "faults: " + ", ".join(self.faults)]
         lines += [f"VIOLATION {v}" for v in self.violations] or ["checker: every rule holds"]
@@ -586,7 +666,7 @@ class Run:
         self.ledger = Ledger()
         self.disk_faults = kinds is None or bool(set(kinds) & set(DISK_FAULTS))
         self.cluster = Cluster(workdir, self.rng, wait_count, disk_size=DISK_SIZE if self.disk_faults else 0,
-                               sub_slave=kinds is None or "middle-kill" in kinds)
+                               sub_slave=kinds is None or ("middle-kill" in kinds and "failover" not in kinds))
         self.load = Load(self.cluster.master, self.ledger, writers, seed)
         self.log = log
         self._sampling = threading.Event()
@@ -619,8 +699,8 @@ class Run:
             self.violate(Violation("no-progress", [t.txid for t in pending], f"{e}\n{self.cluster.master.tail(20)}"))
             return False
 
-    def master_lost(self, when: str) -> None:
-        """Kill -9 the master; check (b) while it is dead, restart it, check (a)."""
+    def kill_master(self, when: str) -> set[str]:
+        """Kill -9 the master and check (b) while it is dead; the transactions acknowledged."""
         c = self.cluster
         c.killed.add(c.master.role)
         c.master.kill9()
@@ -630,18 +710,90 @@ class Run:
         copies = {s.role: slave_copy(s, self.ledger) for s in c.slaves}
         for v in check_on_slaves(acked, copies, c.wait_count, when):
             self.violate(v)
+        return acked
+
+    def master_lost(self, when: str) -> None:
+        """Kill -9 the master; check (b) while it is dead, restart it, check (a)."""
+        c = self.cluster
+        acked = self.kill_master(when)
         c.master.start()
         c.killed.discard(c.master.role)
         for v in check_on_master(acked, table_rows(c.master)):
             v.detail = f"after the restart following {when}"
             self.violate(v)
 
+    def failover_tool(self, *servers: Daemon) -> subprocess.CompletedProcess[str]:
+        """`semisync failover --servers` these, its output in the run's log."""
+        done = subprocess.run([sys.executable, "-m", "cli.main", "failover",
+                               "--servers", ",".join(f"127.0.0.1:{d.port}" for d in servers),
+                               "--replication-user", "repl", "--replication-password", REPL_PASSWORD],
+                              cwd=ROOT, capture_output=True, text=True, timeout=300)
+        self.log("\n".join(f"  | {line}" for line in (done.stdout + done.stderr).splitlines()))
+        return done
+
+    def failover(self, when: str) -> None:
+        """The master dies and a slave takes over: kill -9 it, check (b), run `semisync failover`,
+        check that every acknowledged transaction is on the promoted slave, move the writers and
+        the links to it, restart the old master with --init-rpl-role SLAVE and rejoin it by GTID
+        (a second `semisync failover` run demotes it by current_pos), every slave through its
+        link. The daemons keep their names: the one called "master" may now be a slave."""
+        c = self.cluster
+        old = c.master
+        acked = self.kill_master(when)
+        # the tool refuses while a slave's IO thread is still connected (the master may be alive)
+        try:
+            wait_for(lambda: all(slave_status(s.port).get("Slave_IO_Running") != "Yes" for s in c.slaves),
+                     HEAL_TIMEOUT, 0.1, "the slaves' IO threads to see the master gone")
+            # in a random order: among slaves that hold the same GTIDs the tool takes the first
+            done = self.failover_tool(old, *self.rng.sample(c.slaves, len(c.slaves)))
+            promoted = [s for s in c.slaves if not s.query("SHOW ALL SLAVES STATUS")]
+            failed = "" if done.returncode == 0 and len(promoted) == 1 else \
+                f"exit {done.returncode}, {len(promoted)} slave(s) promoted:\n{done.stdout}{done.stderr}"
+        except (TimeoutError, subprocess.TimeoutExpired) as e:
+            promoted, failed = [], str(e)
+        if failed:
+            self.violate(Violation("failover-failed", [], f"{when}: {failed}"))
+            if not promoted:  # nothing changed: the old master comes back as it was
+                old.start()
+                c.killed.discard(old.role)
+            return
+        new = promoted[0]
+        self.report.failovers += 1
+        self.violate_all(check_after_failover(acked, table_rows(new), new.role, when))
+        i = c.slaves.index(new)
+        c.set_role(new, master=True)
+        c.set_role(old, master=False)
+        c.master, c.slaves[i] = new, old
+        self.load.master = new
+        for proxy in c.proxies:
+            proxy.target_port = new.port
+        logged = old.log.stat().st_size
+        old.args.append("--init-rpl-role=SLAVE")
+        try:
+            old.start()
+        finally:
+            old.args.remove("--init-rpl-role=SLAVE")
+        c.killed.discard(old.role)
+        with open(old.log, "rb") as f:
+            f.seek(logged)
+            cut = re.search(r"truncated binlog file.*starting from GTID \S+", f.read().decode(errors="replace"))
+        self.report.truncations += bool(cut)
+        self.log(f"  {new.role} promoted; {old.role} restarted as a slave"
+                 + (f" ({cut.group(0)})" if cut else " (no binlog tail to truncate)"))
+        done = self.failover_tool(old, *(s for s in c.slaves if s is not old), new)
+        if done.returncode != 0 or not old.query("SHOW ALL SLAVES STATUS"):
+            self.violate(Violation("failover-failed", [], f"{when}: the old master {old.role} was not rejoined "
+                                   f"(exit {done.returncode}):\n{done.stdout}{done.stderr}"))
+            return
+        for s in c.slaves:
+            c.replicate_through_link(s, "current_pos" if s is old else "slave_pos")
+
     def inject(self, kind: str) -> None:
         c, rng = self.cluster, self.rng
         i = rng.randrange(len(c.slaves))
         slave, proxy = c.slaves[i], c.proxies[i]
         hold = rng.uniform(0.5, 2.5)
-        label = kind if kind.startswith("master") else f"{kind}({slave.role})"
+        label = kind if kind.startswith("master") or kind == "failover" else f"{kind}({slave.role})"
         self.log(f"{time.strftime('%H:%M:%S')} fault {label} for {hold:.1f}s, {self.ledger.count('ok')} acked so far")
         time.sleep(hold)  # some load before the fault too
         if kind == "master-kill":
@@ -655,6 +807,8 @@ class Run:
                     each.partition()
                 time.sleep(hold)
             self.master_lost(f"fault {len(self.report.faults) + 1} ({label})")
+        elif kind == "failover":
+            self.failover(f"fault {len(self.report.faults) + 1} ({label})")
         elif kind in ("slave-kill", "middle-kill"):
             if kind == "middle-kill":  # the first slave: the sub-slave's master
                 slave = c.slaves[0]
@@ -791,6 +945,23 @@ class Run:
         for slave in c.downstream():  # the sub-slave last: it follows the middle slave
             self.restart_stopped_sql_thread(slave)
             self.violate_all(compare_after_catch_up(self.ledger, master_rows, slave, ""))
+        for variable in ("gtid_binlog_state", "gtid_current_pos"):
+            self.violate_all(check_errant(self.gtids(variable), variable))
+
+    def gtids(self, variable: str) -> dict[str, str]:
+        """Every server's `variable` once they agree (the last GTIDs may still be on their way to
+        the sub-slave), or after 60 s."""
+        def read() -> dict[str, str]:
+            return {d.role: str(d.query(f"SELECT @@{variable}")[0][0] or "") for d in self.cluster.daemons()}
+
+        def agreed() -> dict[str, str] | None:
+            states = read()
+            return states if len(set(states.values())) == 1 else None
+
+        try:
+            return wait_for(agreed, 60, 0.2, f"every server's @@{variable} to agree")
+        except TimeoutError:
+            return read()
 
     def violate_all(self, found: list[Violation]) -> None:
         for v in found:
@@ -801,6 +972,10 @@ DISK_FAULTS = ["master-disk-full", "slave-disk-full"]  # need root (a tmpfs per 
 BINLOG_ERROR_ACTIONS = ("ABORT_SERVER", "IGNORE_ERROR")
 FAULTS = ["master-kill", "master-stop", "slave-kill", "middle-kill", "slave-stop", "link-cut", "link-slow",
           "ack-corrupt", "event-corrupt", *DISK_FAULTS]
+# Asked for by name (--faults), and not with middle-kill: a cluster with failovers has no
+# sub-slave (the tool repoints every server it is given at the promoted one)
+FAILOVER = "failover"
+KINDS = [*FAULTS, FAILOVER]
 
 
 def run(seed: int, seconds: float, workdir: Path | None = None, writers: int = 4, wait_count: int = 1,
@@ -825,10 +1000,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--wait-for-slave-count", type=int, default=1, choices=(1, 2))
     p.add_argument("--workdir", type=Path, default=None, help="keep the datadirs and logs here")
     p.add_argument("--faults", type=lambda v: v.split(","), default=None,
-                   help=f"only these fault kinds, comma-separated (default: all of {','.join(FAULTS)})")
+                   help=f"only these fault kinds, comma-separated, a kind named twice chosen twice as often "
+                        f"(default: all of {','.join(FAULTS)}; {FAILOVER} only when named)")
     args = p.parse_args(argv)
-    if args.faults and set(args.faults) - set(FAULTS):
-        p.error(f"unknown fault kind(s) {','.join(sorted(set(args.faults) - set(FAULTS)))}; known: {','.join(FAULTS)}")
+    if args.faults and set(args.faults) - set(KINDS):
+        p.error(f"unknown fault kind(s) {','.join(sorted(set(args.faults) - set(KINDS)))}; known: {','.join(KINDS)}")
+    if args.faults and {FAILOVER, "middle-kill"} <= set(args.faults):
+        p.error(f"{FAILOVER} and middle-kill do not go together (a cluster with failovers has no sub-slave)")
     if args.faults is None and os.geteuid() != 0:
         args.faults = [k for k in FAULTS if k not in DISK_FAULTS]
         print(f"not root: no {', '.join(DISK_FAULTS)} (they mount a tmpfs)")

@@ -13,12 +13,15 @@ from protocol.semisync_wire import decode_ack, encode_ack
 from tests.support.faults import (
     ACK_DAMAGE,
     Ledger,
+    check_after_failover,
+    check_errant,
     check_failed_absent,
     check_identical,
     check_on_master,
     check_on_slaves,
     check_table,
     damage_ack,
+    gtid_state,
     told_failed,
 )
 
@@ -47,6 +50,33 @@ def test_acked_transactions_must_be_on_as_many_slaves_as_the_master_waits_for():
     assert (v.rule, v.txids) == ("acked-not-on-slaves", ["w0.2"])
     [v] = check_on_slaves({"w0.1", "w0.3"}, copies, 1, "kill")
     assert v.txids == ["w0.3"] and "slave1 lacks 1" in v.detail
+
+
+def test_an_acked_transaction_missing_on_the_promoted_slave_is_named():
+    assert check_after_failover({"w0.1"}, rows_of("w0.1.0", "w0.2.0"), "slave2", "fault 3") == []  # w0.2: in doubt
+    [v] = check_after_failover({"w0.1", "w0.2", "w3.4"}, rows_of("w0.1.0"), "slave2", "fault 3 (failover)")
+    assert (v.rule, v.txids) == ("acked-lost-after-failover", ["w0.2", "w3.4"])
+    assert "fault 3 (failover)" in v.detail and "slave2" in v.detail
+
+
+def test_gtid_states_parse_per_domain_and_server():
+    assert gtid_state("") == {}
+    assert gtid_state("0-1-138, 0-2-179,1-2-5") == {(0, 1): 138, (0, 2): 179, (1, 2): 5}
+
+
+def test_a_gtid_one_server_holds_and_another_lacks_is_errant():
+    same = "0-1-138,0-2-179"
+    assert check_errant({"master": same, "slave1": same, "slave2": same}, "gtid_binlog_state") == []
+    # the old master kept a transaction of its own that nobody else has (server 1, seq 139)
+    [v] = check_errant({"master": "0-1-139,0-2-179", "slave1": same, "slave2": same}, "gtid_binlog_state")
+    assert v.rule == "errant-gtid" and "master's @@gtid_binlog_state has 0-1-139" in v.detail
+    assert "slave1 0-1-138" in v.detail and "slave2 0-1-138" in v.detail
+    # a server_id (or a domain) only one server has
+    [v] = check_errant({"slave1": "0-1-138,0-3-1", "slave2": "0-1-138"}, "gtid_binlog_state")
+    assert "0-3-1" in v.detail and "slave2 nothing" in v.detail
+    # each holds something the other lacks: both named
+    found = check_errant({"a": "0-1-5", "b": "0-2-5"}, "gtid_current_pos")
+    assert sorted(v.detail.split("'")[0] for v in found) == ["a", "b"]
 
 
 def test_duplicates_phantoms_and_torn_transactions():
