@@ -90,6 +90,7 @@ from protocol.events import (
     EventType,
     FormatDescription,
     Heartbeat,
+    Rotate,
     decode_event,
     decode_header,
     event_checksum_ok,
@@ -565,6 +566,8 @@ class IoTask:
             self._heartbeat(event, header.log_pos)
             return None
         self.state = STATE_QUEUEING
+        if t == EventType.ROTATE_EVENT and self._master_moves(event):
+            self._follow_rotate()
         try:
             end_offset = self.relay.append(event)
         except OSError as e:
@@ -579,6 +582,30 @@ class IoTask:
         master = self.tracker.master
         end = master if master is not None else self.resume
         return read, end
+
+    def _master_moves(self, event: memoryview) -> bool:
+        """Whether a ROTATE takes the master to another binlog file, between two transactions:
+        the real one that ends a file, or an artificial one to the next file after a file the
+        master crashed in. The artificial ROTATE a dump starts with (nothing received yet) and
+        the one that repeats a real ROTATE's file keep the current relay file."""
+        ours = self.tracker.master
+        if ours is None or not self.tracker.at_boundary:
+            return False
+        rot = decode_event(event, self.tracker.checksum).body
+        assert isinstance(rot, Rotate)
+        return rot.next_file != ours.file
+
+    def _follow_rotate(self) -> None:
+        """A new relay file for the master's next binlog file (`RelayLog.follow_rotate`; on the
+        loop, as `rotate` is: the applier changes the index too). The file begins where the old
+        one's last transaction left the master."""
+        self._file_origin = self.tracker.master or self.resume
+        try:
+            self.relay.follow_rotate(self.tracker.checksum)
+        except OSError as e:
+            raise RelayWriteError(e) from None
+        self.boundary_offset = self.relay.size
+        self.on_progress()
 
     def _heartbeat(self, event: memoryview | bytes, log_pos: int) -> None:
         hb = decode_event(event, self.tracker.checksum).body
