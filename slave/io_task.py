@@ -601,7 +601,7 @@ class IoTask:
         one's last transaction left the master."""
         self._file_origin = self.tracker.master or self.resume
         try:
-            self.relay.follow_rotate(self.tracker.checksum)
+            self.relay.follow_rotate(self.tracker.checksum, self._fsync)
         except OSError as e:
             raise RelayWriteError(e) from None
         self.boundary_offset = self.relay.size

@@ -338,14 +338,15 @@ class RelayLog:
         self.readable = self.position_of(name, self.size)
         return name
 
-    def follow_rotate(self, checksum: bool) -> str:
+    def follow_rotate(self, checksum: bool, fsync: Callable[[int], None] | None = None) -> str:
         """Continue in a new file at a transaction boundary because the master moved to its next
         binlog file (MariaDB's process_io_rotate -> rotate_relay_log): the master's ROTATE and
         what follows it go into the new file, so a relay file never holds GTIDs from before and
         after a master file's GTID_LIST (`mariadb-binlog` reads each one in its strict GTID mode).
-        Everything is fsynced first: the old file becomes readable to its end."""
+        Everything is fsynced first (`fsync` as in `sync`): the old file becomes readable to
+        its end."""
         self.flush()
-        self.sync()
+        self.sync(fsync)
         return self.start_file(checksum)
 
     def rotate(self, master: BinlogPosition, master_server_id: int, master_fd: bytes | None, checksum: bool) -> str:
