@@ -41,7 +41,8 @@ Contract
   (event or heartbeat) resets the `slave_net_timeout` clock; nothing for that long reconnects.
 - The resume rule is the relay log's (slave/relay_log.py): each connection starts a new relay
   file and asks for the position after the last complete transaction; on a disconnect the
-  partial transaction at the tail is cut off first.
+  partial transaction at the tail is cut off first. A ROTATE that takes the master to another
+  binlog file starts a new relay file too (the old one fsynced first), with that ROTATE first.
 - By GTID (MASTER_USE_GTID = slave_pos | current_pos, `IoSettings.use_gtid`): the same, but the
   place is `io_pos` (Gtid_IO_Pos), per domain the GTID of the last complete transaction in the
   relay log, or where the SQL thread's position says when the relay log has none of the domain.
