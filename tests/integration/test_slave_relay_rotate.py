@@ -6,7 +6,8 @@ its SQL thread stopped so no relay file is purged. Then:
   relay file holds GTIDs from before and after a master file's GTID_LIST;
 - the GTIDs of the relay files, in order, are the master's binlog GTIDs, each once;
 - there is a relay file per master binlog file at least (one per connection on top);
-- the SQL thread started, the slave applies them all: its gtid_slave_pos is the master's.
+- the SQL thread started, the slave applies them all (its gtid_slave_pos is the master's) and
+  purges the relay files it finished.
 Against our master and a stock MariaDB 10.11 master.
 """
 
@@ -37,9 +38,8 @@ ROTATIONS = 3
 ROWS_PER_FILE = 3
 
 
-def rotate_while_writing(run, reconnect) -> None:
-    """Rows, FLUSH BINARY LOGS, rows...; the slave's IO thread reconnects once in between."""
-    row = 0
+def rotate_while_writing(run, reconnect, row: int = 0) -> None:
+    """Rows (ids after `row`), FLUSH BINARY LOGS, rows...; `reconnect` once in between."""
     for n in range(ROTATIONS + 1):
         for _ in range(ROWS_PER_FILE):
             row += 1
@@ -96,6 +96,17 @@ def test_relay_file_per_master_file_from_our_master(tmp_path):
         wait_for(lambda: slave.query("SELECT @@gtid_slave_pos")[0][0] == pos, timeout=60,
                  message="the slave applied every relay file")
         assert sorted(slave.query("SELECT id, v FROM d.t")) == sorted(master.query("SELECT id, v FROM d.t"))
+        wait_for(lambda: len(indexed(slave.datadir, "relay-bin")) == 1, message="the applied relay files purged")
+        assert unreadable_logs(slave.datadir) == []
+
+        # kill -9, more rotations while it is down and after its restart: each row once
+        slave.kill9()
+        rotate_while_writing(master.query, lambda: None, row=100)
+        slave.start()
+        pos = master.query("SELECT @@gtid_binlog_pos")[0][0]
+        wait_for(lambda: slave.query("SELECT @@gtid_slave_pos")[0][0] == pos, timeout=60,
+                 message="the restarted slave caught up")
+        assert sorted(slave.query("SELECT id, v FROM d.t")) == sorted(master.query("SELECT id, v FROM d.t"))
         assert unreadable_logs(slave.datadir) == []
     finally:
         for daemon in reversed(daemons):
@@ -114,8 +125,8 @@ def test_relay_file_per_master_file_from_mariadb(tmp_path):
             query(port, "STOP SLAVE SQL_THREAD")
 
             def run(sql: str) -> None:
-                # every other row under another server_id: the next file's GTID_LIST then names
-                # two server ids of domain 0, one of them not the last GTID before it
+                # every other row under another server_id: domain 0 holds GTIDs of two server
+                # ids, and each next file's GTID_LIST names both
                 rowid = int(sql.split("(")[1].split(",")[0]) if sql.startswith("INSERT") else 0
                 master.execute_all([f"SET SESSION server_id = {5 if rowid % 2 else 1}", sql])
 
@@ -133,6 +144,7 @@ def test_relay_file_per_master_file_from_mariadb(tmp_path):
             wait_for(lambda: query(port, "SELECT @@gtid_slave_pos")[0][0] == pos, timeout=60,
                      message="the slave applied every relay file")
             assert query(port, "SELECT id, v FROM d.t ORDER BY id") == master.query("SELECT id, v FROM d.t ORDER BY id")
+            wait_for(lambda: len(indexed(cfg.datadir, cfg.relay_log)) == 1, message="the applied relay files purged")
     finally:
         master.stop()
 
