@@ -43,9 +43,12 @@ def cluster(tmp_path_factory):
         master.query("CREATE USER 'repl'@'%' IDENTIFIED BY 'replpw'")
         master.query("GRANT REPLICATION SLAVE ON *.* TO 'repl'@'%'")
         for n in (1, 2):
+            # a change by hand on a slave (below) in a GTID domain of its own: in the master's, the
+            # master's next GTIDs would be out of order there (1950 under gtid_strict_mode)
             daemons.append(Daemon("slave", tmp / f"slave{n}", [
                 f"--server-id={10 + n}", "--master-host=127.0.0.1", f"--master-port={master.port}",
                 "--master-user=repl", "--master-password=replpw", "--master-connect-retry=1",
+                f"--gtid-domain-id={10 + n}",
             ]).start())
         master.query("CREATE DATABASE app")
         master.query("CREATE TABLE app.t (id INT PRIMARY KEY AUTO_INCREMENT, v VARCHAR(20), n INT, KEY ix_n (n))")
