@@ -41,7 +41,8 @@ Contract
   (event or heartbeat) resets the `slave_net_timeout` clock; nothing for that long reconnects.
 - The resume rule is the relay log's (slave/relay_log.py): each connection starts a new relay
   file and asks for the position after the last complete transaction; on a disconnect the
-  partial transaction at the tail is cut off first.
+  partial transaction at the tail is cut off first. A ROTATE that takes the master to another
+  binlog file starts a new relay file too (the old one fsynced first), with that ROTATE first.
 - By GTID (MASTER_USE_GTID = slave_pos | current_pos, `IoSettings.use_gtid`): the same, but the
   place is `io_pos` (Gtid_IO_Pos), per domain the GTID of the last complete transaction in the
   relay log, or where the SQL thread's position says when the relay log has none of the domain.
@@ -90,6 +91,7 @@ from protocol.events import (
     EventType,
     FormatDescription,
     Heartbeat,
+    Rotate,
     decode_event,
     decode_header,
     event_checksum_ok,
@@ -565,6 +567,8 @@ class IoTask:
             self._heartbeat(event, header.log_pos)
             return None
         self.state = STATE_QUEUEING
+        if t == EventType.ROTATE_EVENT and self._master_moves(event):
+            self._follow_rotate()
         try:
             end_offset = self.relay.append(event)
         except OSError as e:
@@ -579,6 +583,30 @@ class IoTask:
         master = self.tracker.master
         end = master if master is not None else self.resume
         return read, end
+
+    def _master_moves(self, event: memoryview) -> bool:
+        """Whether a ROTATE takes the master to another binlog file, between two transactions:
+        the real one that ends a file, or an artificial one to the next file after a file the
+        master crashed in. The artificial ROTATE a dump starts with (nothing received yet) and
+        the one that repeats a real ROTATE's file keep the current relay file."""
+        ours = self.tracker.master
+        if ours is None or not self.tracker.at_boundary:
+            return False
+        rot = decode_event(event, self.tracker.checksum).body
+        assert isinstance(rot, Rotate)
+        return rot.next_file != ours.file
+
+    def _follow_rotate(self) -> None:
+        """A new relay file for the master's next binlog file (`RelayLog.follow_rotate`; on the
+        loop, as `rotate` is: the applier changes the index too). The file begins where the old
+        one's last transaction left the master."""
+        self._file_origin = self.tracker.master or self.resume
+        try:
+            self.relay.follow_rotate(self.tracker.checksum, self._fsync)
+        except OSError as e:
+            raise RelayWriteError(e) from None
+        self.boundary_offset = self.relay.size
+        self.on_progress()
 
     def _heartbeat(self, event: memoryview | bytes, log_pos: int) -> None:
         hb = decode_event(event, self.tracker.checksum).body

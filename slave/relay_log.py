@@ -9,13 +9,16 @@ else except heartbeats (WL#342: heartbeats never reach the relay log).
 
 The files are the binlog's (`binlog.BinlogWriter` writes them, `binlog.reader` reads and checks
 them, `binlog.index` lists them); this module adds only the relay log's policy: a file per
-connection, whole transactions only, the cut-back to the last complete transaction, the purge of
+connection and per master binlog file, whole transactions only, the cut-back to the last complete transaction, the purge of
 applied files. The layout on disk is what it always was (no in-use flag in our FD, an index of
 bare names), so existing datadirs carry on.
 
 Ownership and durability
 - The IO task is the only writer: `start_file` once per connection to the master (so every
-  file begins with the master's ROTATE and FORMAT_DESCRIPTION), `append` per event (buffered in
+  file begins with the master's ROTATE and FORMAT_DESCRIPTION), `follow_rotate` when the master
+  moves to another binlog file (a ROTATE naming a file other than the one it was in: the new
+  relay file begins with that ROTATE, as MariaDB's relay log does, so each relay file holds one
+  master file's GTIDs at most), `rotate` at max_relay_log_size, `append` per event (buffered in
   memory), `flush` (one write(2) per batch), `sync` (fsync; blocking, so the IO task runs it in
   a worker thread while the event loop keeps serving). The applier reads the files with
   `binlog.reader` and purges those it finished (`purge_before`).
@@ -335,15 +338,24 @@ class RelayLog:
         self.readable = self.position_of(name, self.size)
         return name
 
+    def follow_rotate(self, checksum: bool, fsync: Callable[[int], None] | None = None) -> str:
+        """Continue in a new file at a transaction boundary because the master moved to its next
+        binlog file (MariaDB's process_io_rotate -> rotate_relay_log): the master's ROTATE and
+        what follows it go into the new file, so a relay file never holds GTIDs from before and
+        after a master file's GTID_LIST (`mariadb-binlog` reads each one in its strict GTID mode).
+        Everything is fsynced first (`fsync` as in `sync`): the old file becomes readable to
+        its end."""
+        self.flush()
+        self.sync(fsync)
+        return self.start_file(checksum)
+
     def rotate(self, master: BinlogPosition, master_server_id: int, master_fd: bytes | None, checksum: bool) -> str:
         """Continue in a new file at a transaction boundary (the current file reached
         max_relay_log_size). The new file starts the way a new connection's does - our FD, an
         artificial ROTATE to the master's current coordinates, the master's FD (log_pos 0) - so
         the applier and `recover` read it on its own. Everything is fsynced first: the old file
         becomes readable to its end."""
-        self.flush()
-        self.sync()
-        name = self.start_file(checksum)
+        name = self.follow_rotate(checksum)
         rotate = encode_body_event(
             Rotate(master.pos, master.file), timestamp=0, server_id=master_server_id, log_pos=0,
             flags=LOG_EVENT_ARTIFICIAL_F, checksum=checksum,

@@ -496,12 +496,10 @@ def unreadable_logs(datadir: Path) -> list[str]:
     cannot read end to end (its exit status and last words), as "file: why"."""
     failures = []
     for index in sorted(datadir.glob("*.index")):
-        # A relay log file may go on past its master's rotation (one file per connection), so
-        # GTIDs come before the next master file's GTID_LIST in it, which mariadb-binlog's GTID
-        # state check (on by default) refuses; a binlog file is checked with it.
-        gtid_check = "--skip-gtid-strict-mode" if index.stem.startswith("relay") else "--gtid-strict-mode"
+        # with its GTID state check (on by default): a relay log file holds one master binlog
+        # file's events at most, so its GTIDs follow that file's GTID_LIST
         for name in read_index(datadir, index.stem):
-            done = subprocess.run(["mariadb-binlog", "--no-defaults", gtid_check, str(datadir / name)],
+            done = subprocess.run(["mariadb-binlog", "--no-defaults", "--gtid-strict-mode", str(datadir / name)],
                                   stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
             if done.returncode != 0:
                 failures.append(f"{datadir.name}/{name}: exit {done.returncode}: {done.stderr.strip()[-300:]}")

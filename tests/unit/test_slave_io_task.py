@@ -9,15 +9,18 @@ from __future__ import annotations
 import asyncio
 import os
 
+from binlog.reader import iter_events
 from protocol.connection import NEED_DATA, ServerConnection
 from protocol.errors import ER_UNKNOWN_SYSTEM_VARIABLE
 from protocol.events import (
     LOG_EVENT_ARTIFICIAL_F,
+    EventType,
     FormatDescription,
     Heartbeat,
     Query,
     Rotate,
     Xid,
+    decode_header,
     encode_body_event,
 )
 from protocol.messages import (
@@ -267,3 +270,35 @@ async def test_a_corrupt_event_stops_the_task_before_any_ack(tmp_path):
     assert task.last_errno == 1743
     assert task.acks_sent == 1
     assert [p.stat().st_size for p in sorted(tmp_path.glob("relay-bin.0*"))] == outcome["relay"]
+
+
+async def test_the_master_s_rotate_begins_a_new_relay_file(tmp_path):
+    """The master's ROTATE to its next file, between two transactions, goes first into a new
+    relay file (the old one fsynced to its end); the artificial ROTATE that repeats the file
+    stays with it. Acks follow the fsyncs, and a restart resumes in the master's next file."""
+    next_binlog = "master-bin.000002"
+
+    async def rotation(master: FakeMaster, journal: list) -> None:
+        first = master.transaction(1)
+        master.pos += len(encode_body_event(Rotate(4, next_binlog), timestamp=1, server_id=1, log_pos=0, checksum=True))
+        real = encode_body_event(Rotate(4, next_binlog), timestamp=1, server_id=1, log_pos=master.pos, checksum=True)
+        again = encode_body_event(Rotate(4, next_binlog), timestamp=0, server_id=1, log_pos=0,
+                                  flags=LOG_EVENT_ARTIFICIAL_F, checksum=True)
+        fd = encode_body_event(FormatDescription(server_version="10.11.99-fake-log"), timestamp=1, server_id=1,
+                               log_pos=0, checksum=True)
+        master.pos = 4 + len(fd)
+        second = master.transaction(2)
+        master.send([*first, real, again, fd, *second], flagged=(2, 8))
+        await settle(journal, 3)
+
+    journal, master = await run_io(tmp_path, 1, rotation)
+    assert [kind for kind, _ in journal] == ["fsync", "fsync", "ack"]
+    assert journal[2][1] == BinlogPosition(next_binlog, master.pos)
+    relay = RelayLog(tmp_path, "relay-bin", server_id=2)
+    assert relay.files() == ["relay-bin.000001", "relay-bin.000002"]
+    first_file = [e[4] for _, e in iter_events(tmp_path / "relay-bin.000001")]
+    assert first_file[-3:] == [EventType.QUERY_EVENT, EventType.QUERY_EVENT, EventType.XID_EVENT]
+    second_file = [(e[4], decode_header(e).artificial) for _, e in iter_events(tmp_path / "relay-bin.000002")]
+    assert second_file[:4] == [(EventType.FORMAT_DESCRIPTION_EVENT, False), (EventType.ROTATE_EVENT, False),
+                               (EventType.ROTATE_EVENT, True), (EventType.FORMAT_DESCRIPTION_EVENT, False)]
+    assert relay.recover().resume == BinlogPosition(next_binlog, master.pos)
