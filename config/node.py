@@ -245,6 +245,11 @@ class NodeConfig(DaemonConfig):
         metavar="N",
         help="fsync the relay log every N events; an ack is only sent for a durable event",
     )
+    relay_log_purge: Bool = option(
+        True,
+        metavar="BOOL",
+        help="delete each relay log file once the SQL thread applied all of it (ON|OFF|1|0)",
+    )
     relay_log: Annotated[str, checked(parse_basename)] = option(
         "relay-bin",
         metavar="NAME",

@@ -162,7 +162,7 @@ class NodeDaemon:
         source_box.append(source)
         replica = SlaveRole(
             self._make_replication, sync_relay_log=cfg.sync_relay_log, relay_log=cfg.relay_log,
-            net_timeout=cfg.slave_net_timeout,
+            net_timeout=cfg.slave_net_timeout, relay_log_purge=cfg.relay_log_purge,
         )
         self.role = NodeRole(source, replica, read_only=cfg.read_only, log_slave_updates=cfg.log_slave_updates,
                              init_rpl_role=str(cfg.init_rpl_role))

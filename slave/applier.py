@@ -28,7 +28,8 @@ Contract
   logged and skipped, never stops the applier.
 - Any other error stops the applier with Last_SQL_Errno / Last_SQL_Error (MySQL's wording); the
   IO task keeps running. START SLAVE [SQL_THREAD] retries from the saved position.
-- Relay log files the applier has finished are purged (never the one the IO task writes),
+- Relay log files the applier has finished are purged when relay_log_purge is ON (the
+  default; OFF keeps them, for an audit of the relay log; never the one the IO task writes),
   once the engine has fsynced what was applied from them (`Engine.sync`; a stopped applier
   leaves it fsynced too, before CHANGE MASTER or RESET SLAVE drop the relay log); a purge that
   fails (a full disk cannot write the new index) leaves them for the next one.
@@ -194,6 +195,7 @@ class Applier:
         self.make_context = make_context
         self.apply_user_statement = apply_user_statement
         self.master_clock_offset = master_clock_offset
+        self.purge = True  # relay_log_purge: drop each relay file once applied
         self._wakeup = asyncio.Event()
         self._stopping = False
         self.running = False
@@ -365,6 +367,8 @@ class Applier:
                 # Finished a file: go to the next one and drop the finished ones.
                 self.relay_file, self.relay_pos = nxt, 4
                 stream = _Stream()
+                if not self.purge:
+                    continue
                 try:
                     await self.engine.sync()  # the applied transactions no longer need those files
                     self.relay.purge_before(nxt)

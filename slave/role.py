@@ -40,7 +40,7 @@ from protocol.gtid import GtidPosition, parse_gtid_list
 from protocol.messages import OK, FieldType, ResultSet, column
 from server.role import Role
 from server.sql import Tokens
-from server.variables import SystemVariable
+from server.variables import Scope, SystemVariable, check_bool
 from slave.replication import ALL_STATUS_COLUMNS, STATUS_COLUMNS, USE_GTID, Replication
 
 if TYPE_CHECKING:
@@ -87,8 +87,12 @@ class SlaveRole(Role):
         "SELECT MASTER_POS_WAIT", "SELECT MASTER_GTID_WAIT",
     })
 
-    def __init__(self, replication_factory: Any, *, sync_relay_log: int, relay_log: str, net_timeout: float) -> None:
+    def __init__(
+        self, replication_factory: Any, *, sync_relay_log: int, relay_log: str, net_timeout: float,
+        relay_log_purge: bool = True,
+    ) -> None:
         self._factory = replication_factory
+        self.relay_log_purge = relay_log_purge
         self.replication: Replication | None = None
         self.sync_relay_log = sync_relay_log
         self.relay_log_name = relay_log
@@ -102,6 +106,8 @@ class SlaveRole(Role):
                 check=_float_check(1, 31536000), on_set=self._set_net_timeout,
             ),
             SystemVariable("sync_relay_log", self.sync_relay_log),
+            SystemVariable("relay_log_purge", self.relay_log_purge, Scope.GLOBAL, dynamic=True,
+                           check=check_bool, on_set=self._set_relay_log_purge),
             SystemVariable("relay_log", self.relay_log_name),
             SystemVariable("relay_log_index", f"{self.relay_log_name}.index"),
             SystemVariable("relay_log_recovery", True),
@@ -130,6 +136,11 @@ class SlaveRole(Role):
         assert self.replication is not None
         self.replication.set_gtid_slave_pos(value)
 
+    def _set_relay_log_purge(self, value: Any) -> None:
+        self.relay_log_purge = bool(value)
+        if self.replication is not None:
+            self.replication.applier.purge = self.relay_log_purge
+
     def _set_net_timeout(self, value: Any) -> None:
         self.net_timeout = float(value)
         rep = self.replication
@@ -151,6 +162,7 @@ class SlaveRole(Role):
     async def start(self) -> None:
         assert self.server is not None
         self.replication = self._factory(self.server)
+        self.replication.applier.purge = self.relay_log_purge
 
     async def shutdown(self, deadline: float) -> None:
         if self.replication is not None:

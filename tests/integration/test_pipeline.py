@@ -276,6 +276,7 @@ def test_audit_on_our_master_and_two_of_our_slaves_one_stopped_for_the_last_k(sp
             slaves[name] = Daemon("slave", tmp_path / name, [
                 f"--server-id={sid}", "--master-host=127.0.0.1", f"--master-port={master.port}",
                 "--master-user=repl", "--master-password=replpw", "--master-connect-retry=1",
+                "--relay-log-purge=OFF",  # the audit reads every relay file, applied or not
             ]).start()
         master.query("CREATE DATABASE app")
         master.query("CREATE TABLE app.t (id INT PRIMARY KEY, v INT)")

@@ -7,7 +7,7 @@ its SQL thread stopped so no relay file is purged. Then:
 - the GTIDs of the relay files, in order, are the master's binlog GTIDs, each once;
 - there is a relay file per master binlog file at least (one per connection on top);
 - the SQL thread started, the slave applies them all (its gtid_slave_pos is the master's) and
-  purges the relay files it finished.
+  purges the relay files it finished; with relay_log_purge OFF it keeps them.
 Against our master and a stock MariaDB 10.11 master.
 """
 
@@ -98,6 +98,18 @@ def test_relay_file_per_master_file_from_our_master(tmp_path):
         assert sorted(slave.query("SELECT id, v FROM d.t")) == sorted(master.query("SELECT id, v FROM d.t"))
         wait_for(lambda: len(indexed(slave.datadir, "relay-bin")) == 1, message="the applied relay files purged")
         assert unreadable_logs(slave.datadir) == []
+
+        # relay_log_purge OFF keeps the applied files; ON again purges them at the next finished file
+        assert slave.query("SELECT @@global.relay_log_purge")[0][0] == 1
+        slave.query("SET GLOBAL relay_log_purge = OFF")
+        rotate_while_writing(master.query, lambda: None, row=50)
+        pos = master.query("SELECT @@gtid_binlog_pos")[0][0]
+        wait_for(lambda: slave.query("SELECT @@gtid_slave_pos")[0][0] == pos, timeout=60, message="applied with purge OFF")
+        assert len(indexed(slave.datadir, "relay-bin")) > ROTATIONS
+        slave.query("SET GLOBAL relay_log_purge = ON")
+        master.query("FLUSH BINARY LOGS")
+        master.query("INSERT INTO d.t VALUES (99, 'purge on')")
+        wait_for(lambda: len(indexed(slave.datadir, "relay-bin")) == 1, message="purged again once ON")
 
         # kill -9, more rotations while it is down and after its restart: each row once
         slave.kill9()

@@ -107,7 +107,8 @@ def security_options() -> dict[str, tuple[str, str]]:
 
 
 # INTERFACE.md's "Roles, GTIDs and failover": options of the one server named outside the tables
-ROLE_OPTIONS = {"--log-slave-updates", "--read-only", "--init-rpl-role", "--gtid-domain-id", "--gtid-strict-mode"}
+ROLE_OPTIONS = {"--log-slave-updates", "--read-only", "--init-rpl-role", "--gtid-domain-id", "--gtid-strict-mode",
+                "--relay-log-purge"}
 
 
 def test_every_model_field_is_an_interface_option():
