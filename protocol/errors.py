@@ -127,6 +127,7 @@ ER_CANT_FIND_DL_ENTRY = MySQLError(1127, "HY000", "Can't find symbol '%s' in lib
 ER_INVALID_CHARACTER_STRING = MySQLError(1300, "HY000", "Invalid %s character string: '%s'")
 ER_SP_DOES_NOT_EXIST = MySQLError(1305, "42000", "%s %s does not exist")
 ER_QUERY_INTERRUPTED = MySQLError(1317, "70100", "Query execution was interrupted")
+ER_STATEMENT_TIMEOUT = MySQLError(1969, "70100", "Query execution was interrupted (max_statement_time exceeded)")
 ER_CANNOT_USER = MySQLError(1396, "HY000", "Operation %s failed for %s")
 ER_LOG_IN_USE = MySQLError(1378, "HY000", "A purgeable log is in use, will not purge")
 ER_UNKNOWN_TARGET_BINLOG = MySQLError(1373, "HY000", "Target log not found in binlog index")

@@ -138,7 +138,7 @@ class Admin:
                 rows = self.server.variables.show_variables(session, scope, match)
             else:
                 # Ssl_* are the asking connection's at either scope, as MariaDB shows them
-                rows = self.server.variables.show_status(match, session.session_status())
+                rows = self.server.variables.show_status(match, session.session_status(scope_word == "GLOBAL"))
             return ResultSet(_VAR_COLUMNS, tuple(rows))
         if scope_word is not None:
             raise t.error()
@@ -477,6 +477,8 @@ class Admin:
                 before = variables.get(name, session, Scope.SESSION)
                 variables.set(name, value, Scope.SESSION, session)
                 saved.append((name, before))
+                if name == "max_statement_time":  # the limit of this very statement
+                    session.limit_statement(session.sysvars.get(name) or 0.0)
             return await session.execute(inner)
         finally:
             for name, before in reversed(saved):

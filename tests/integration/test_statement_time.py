@@ -1,0 +1,177 @@
+"""max_statement_time as MariaDB 10.11 enforces it, replayed against a stock MariaDB and our master.
+
+The variable (a DOUBLE in seconds, GLOBAL and SESSION, 0..31536000 clamped, 1232 for anything
+but a number), `SET STATEMENT max_statement_time=N FOR ...` (MaxScale's form), the interrupted
+statement's error (1969, SQLSTATE 70100, MariaDB's wording) for a SLEEP, a long join, a write
+calling SLEEP and a wait for a lock held by another transaction; the statement's effects undone,
+its transaction and session usable after; `Max_statement_time_exceeded` counted; nothing of an
+interrupted statement in the binlog. Each step's answer (the error code, SQLSTATE and message, or
+the rows) must be MariaDB's. A second test shows a slave's applier is not limited (MariaDB's
+slave threads ignore max_statement_time) while the slave's own clients are.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pymysql
+import pytest
+
+from tests.support.daemons import Daemon
+from tests.support.mariadb import MariaDBServer, mariadb_available
+from tests.support.slave_daemon import wait_until
+
+pytestmark = pytest.mark.skipif(not mariadb_available(), reason="mariadbd not installed")
+
+SETUP = (
+    "CREATE DATABASE app",
+    "CREATE TABLE app.t (a INT PRIMARY KEY, b INT) ENGINE=InnoDB",
+    "INSERT INTO app.t VALUES (1, 1), (2, 2), (3, 3)",
+    "CREATE TABLE app.big (i INT PRIMARY KEY) ENGINE=InnoDB",
+    "INSERT INTO app.big VALUES " + ",".join(f"({i})" for i in range(100)),
+)
+
+# (connection, statement): "main" is the session under test, "other" a second one.
+STEPS: tuple[tuple[str, str], ...] = (
+    ("main", "SELECT @@max_statement_time, @@session.max_statement_time, @@global.max_statement_time"),
+    ("main", "SHOW VARIABLES LIKE 'max_statement_time'"),
+    ("main", "SHOW GLOBAL STATUS LIKE 'max_statement_time_exceeded'"),
+    # the variable: a double, clamped, numbers only
+    ("main", "SET max_statement_time = 1.5"),
+    ("main", "SELECT @@max_statement_time"),
+    ("main", "SET max_statement_time = -1"),
+    ("main", "SELECT @@max_statement_time"),
+    ("main", "SET max_statement_time = 40000000"),
+    ("main", "SELECT @@max_statement_time"),
+    ("main", "SET max_statement_time = '1'"),
+    ("main", "SET max_statement_time = NULL"),
+    ("main", "SET max_statement_time = ON"),
+    ("main", "SET max_statement_time = DEFAULT"),
+    ("main", "SHOW VARIABLES LIKE 'max_statement_time'"),
+    ("main", "SELECT MAX_STATEMENT_TIME=1 1"),  # MySQL 5.7.4's form: not MariaDB's syntax
+    # MaxScale's form: the limit for one statement
+    ("main", "SET STATEMENT max_statement_time=0.5 FOR SELECT SLEEP(5)"),
+    ("main", "SELECT 1"),
+    ("main", "SET STATEMENT max_statement_time=0.5 FOR SELECT SLEEP(5), 2 UNION SELECT 3, 4"),
+    ("main", "SET STATEMENT max_statement_time=0.5 FOR SELECT count(*) FROM app.big a, app.big b, "
+             "app.big c, app.big d"),
+    ("main", "SET STATEMENT max_statement_time=0.5 FOR SELECT a FROM app.t WHERE SLEEP(1) = 0"),
+    ("main", "SET STATEMENT max_statement_time=0.5 FOR SET @x = SLEEP(2)"),
+    ("main", "SELECT @x"),
+    # a write: interrupted, undone
+    ("main", "SET STATEMENT max_statement_time=0.5 FOR UPDATE app.t SET b = b + SLEEP(1)"),
+    ("main", "SELECT * FROM app.t ORDER BY a"),
+    # inside a transaction: the statement is undone, the transaction goes on
+    ("main", "BEGIN"),
+    ("main", "INSERT INTO app.t VALUES (7, 7)"),
+    ("main", "SET STATEMENT max_statement_time=0.5 FOR UPDATE app.t SET b = SLEEP(1) WHERE a = 7"),
+    ("main", "SELECT * FROM app.t ORDER BY a"),
+    ("main", "COMMIT"),
+    ("main", "SELECT * FROM app.t ORDER BY a"),
+    # waiting for what another transaction holds
+    ("other", "BEGIN"),
+    ("other", "INSERT INTO app.t VALUES (8, 8)"),
+    ("main", "SET STATEMENT max_statement_time=0.5 FOR INSERT INTO app.t VALUES (8, 80)"),
+    ("other", "ROLLBACK"),
+    ("main", "SELECT * FROM app.t ORDER BY a"),
+    # the session's value, and SET STATEMENT's own over it
+    ("main", "SET SESSION max_statement_time = 0.5"),
+    ("main", "SELECT SLEEP(2)"),
+    ("main", "SELECT 1"),
+    ("main", "SET STATEMENT max_statement_time=0 FOR SELECT SLEEP(0.8)"),
+    ("main", "SELECT @@max_statement_time"),
+    ("main", "SET SESSION max_statement_time = 0"),
+    # the global value: for sessions that start after it
+    ("main", "SET GLOBAL max_statement_time = 0.5"),
+    ("main", "SELECT SLEEP(0.8)"),
+    ("late", "SELECT @@max_statement_time"),
+    ("late", "SELECT SLEEP(2)"),
+    ("main", "SET GLOBAL max_statement_time = 0"),
+    ("main", "SHOW GLOBAL STATUS LIKE 'max_statement_time_exceeded'"),
+    ("main", "SHOW SESSION STATUS LIKE 'max_statement_time_exceeded'"),
+)
+
+
+def answer(conn: pymysql.connections.Connection, sql: str) -> tuple:
+    """("error", code, SQLSTATE, message) or ("rows", rows) or ("ok",)."""
+    with conn.cursor() as cur:
+        try:
+            cur.execute(sql)
+        except pymysql.MySQLError as exc:
+            return ("error", exc.args[0], getattr(exc, "sqlstate", None), exc.args[1])
+        if cur.description is None:
+            return ("ok",)
+        return ("rows", tuple(tuple(row) for row in cur.fetchall()))
+
+
+def replay(server: Any) -> list[tuple]:
+    for sql in SETUP:
+        server.query(sql)
+    conns: dict[str, pymysql.connections.Connection] = {}
+    try:
+        answers = []
+        for who, sql in STEPS:
+            if who not in conns:
+                conns[who] = server.connect()
+            answers.append(answer(conns[who], sql))
+        (current, *_), = server.query("SHOW MASTER STATUS")
+        binlog = server.query(f"SHOW BINLOG EVENTS IN '{current}'")
+        answers.append(("binlog", sorted(row[5] for row in binlog if "app.t" in row[5] and "INSERT" in row[5])))
+        answers.append(("no SLEEP in the binlog", [row[5] for row in binlog if "SLEEP" in row[5]]))
+        return answers
+    finally:
+        for conn in conns.values():
+            conn.close()
+
+
+def test_max_statement_time_as_mariadb(tmp_path):
+    mariadb = MariaDBServer(tmp_path / "mdb", server_id=11)
+    ours = Daemon("master", tmp_path / "ours", ["--server-id=1"])
+    try:
+        mariadb.start()
+        ours.start()
+        theirs, mine = replay(mariadb), replay(ours)
+    finally:
+        ours.stop()
+        mariadb.stop()
+    timeouts = [a for a in theirs if a[:2] == ("error", 1969)]
+    assert len(timeouts) == 10 and timeouts[0][2:] == (
+        "70100", "Query execution was interrupted (max_statement_time exceeded)"), theirs
+    differences = [f"{who}: {sql}\n    MariaDB {t}\n    ours    {m}"
+                   for (who, sql), t, m in zip((*STEPS, ("", "binlog"), ("", "binlog")), theirs, mine, strict=True)
+                   if t != m]
+    assert not differences, "\n".join(differences)
+
+
+def test_the_applier_is_not_limited_but_the_slaves_clients_are(tmp_path):
+    master = Daemon("master", tmp_path / "master", ["--server-id=1"])
+    slave: Daemon | None = None
+    try:
+        master.start()
+        for sql in ("CREATE USER 'repl'@'%' IDENTIFIED BY 'replpw'", "GRANT REPLICATION SLAVE ON *.* TO 'repl'@'%'",
+                    *SETUP):
+            master.query(sql)
+        slave = Daemon("slave", tmp_path / "slave", [
+            "--server-id=2", "--master-host=127.0.0.1", f"--master-port={master.port}",
+            "--master-user=repl", "--master-password=replpw", "--master-connect-retry=1",
+        ]).start()
+        wait_until(lambda: slave.query("SELECT count(*) FROM app.big") == [(100,)], timeout=60,
+                   what="the slave has the master's rows")
+        slave.query("SET GLOBAL max_statement_time = 0.2")
+        # binlogged as written: the slave's applier sleeps 0.6 s too, past the slave's limit
+        master.query("UPDATE app.t SET b = 10 + SLEEP(0.6) WHERE a = 1")
+        wait_until(lambda: slave.query("SELECT b FROM app.t WHERE a = 1") == [(10,)], timeout=60,
+                   what="the slow update applied on the slave")
+        status = slave.connect()
+        with status.cursor(pymysql.cursors.DictCursor) as cur:
+            cur.execute("SHOW SLAVE STATUS")
+            row = cur.fetchone()
+        assert (row["Slave_SQL_Running"], row["Last_SQL_Errno"]) == ("Yes", 0)
+        with status.cursor() as cur, pytest.raises(pymysql.MySQLError) as limited:
+            cur.execute("SELECT SLEEP(2)")  # a client of the slave is limited
+        assert limited.value.args[0] == 1969
+        status.close()
+    finally:
+        if slave is not None:
+            slave.stop()
+        master.stop()
