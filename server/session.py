@@ -51,6 +51,9 @@ Contract
   the running statement with 1317: a role statement at once (cancelled), an engine read, a
   SLEEP()/GET_LOCK() wait or a wait for the writer lock at once (`engine Session.interrupt()`),
   a running write when it completes (at the next statement boundary); the connection stays.
+- max_statement_time (MariaDB's, seconds): a statement still running that long after it
+  started is interrupted as by KILL QUERY, for itself only, and fails with 1969
+  (`run_statement`, `limit_statement`; SET STATEMENT re-arms it with its own value).
 """
 
 from __future__ import annotations
