@@ -82,6 +82,8 @@ ER_MASTER_FATAL_ERROR_READING_BINLOG = MySQLError(1236, "HY000", "Got fatal erro
 ER_INCORRECT_GLOBAL_LOCAL_VAR = MySQLError(1238, "HY000", "Variable '%s' is a %s variable")
 ER_INSIDE_TRANSACTION_PREVENTS_SWITCH_SQL_LOG_BIN = MySQLError(
     1694, "HY000", "Cannot modify @@session.sql_log_bin inside a transaction")
+ER_INSIDE_TRANSACTION_PREVENTS_SWITCH_GTID_DOMAIN_ID_SEQ_NO = MySQLError(
+    1953, "HY000", "Cannot modify @@session.gtid_domain_id or @@session.gtid_seq_no inside a transaction")
 # GTIDs (MariaDB's sql/rpl_gtid.cc, errmsg-utf8.txt; wording checked against MariaDB 10.11)
 ER_MASTER_CONNECTION_NOT_FOUND = MySQLError(1617, "HY000", "There is no master connection '%s'")
 ER_WARN_OPTION_IGNORED = MySQLError(1618, "HY000", "<%s> option ignored")

@@ -6,12 +6,15 @@ statement's error (1969, SQLSTATE 70100, MariaDB's wording) for a SLEEP, a long 
 calling SLEEP and a wait for a lock held by another transaction; the statement's effects undone,
 its transaction and session usable after; `Max_statement_time_exceeded` counted; nothing of an
 interrupted statement in the binlog. Each step's answer (the error code, SQLSTATE and message, or
-the rows) must be MariaDB's. A second test shows a slave's applier is not limited (MariaDB's
-slave threads ignore max_statement_time) while the slave's own clients are.
+the rows) must be MariaDB's. Another shows a slave's applier is not limited (MariaDB's slave
+threads ignore max_statement_time) while the slave's own clients are. On the same two servers,
+SET SESSION / SET STATEMENT gtid_domain_id's checks as MariaDB's: SUPER or BINLOG REPLAY (1227)
+unless to DEFAULT, never inside a transaction (1953).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import pymysql
@@ -124,16 +127,23 @@ def replay(server: Any) -> list[tuple]:
             conn.close()
 
 
-def test_max_statement_time_as_mariadb(tmp_path):
-    mariadb = MariaDBServer(tmp_path / "mdb", server_id=11)
-    ours = Daemon("master", tmp_path / "ours", ["--server-id=1"])
+@pytest.fixture(scope="module")
+def servers(tmp_path_factory) -> Iterator[tuple[MariaDBServer, Daemon]]:
+    base = tmp_path_factory.mktemp("statement_time")
+    mariadb = MariaDBServer(base / "mdb", server_id=11)
+    ours = Daemon("master", base / "ours", ["--server-id=1"])
     try:
         mariadb.start()
         ours.start()
-        theirs, mine = replay(mariadb), replay(ours)
+        yield mariadb, ours
     finally:
         ours.stop()
         mariadb.stop()
+
+
+def test_max_statement_time_as_mariadb(servers):
+    mariadb, ours = servers
+    theirs, mine = replay(mariadb), replay(ours)
     timeouts = [a for a in theirs if a[:2] == ("error", 1969)]
     assert len(timeouts) == 10 and timeouts[0][2:] == (
         "70100", "Query execution was interrupted (max_statement_time exceeded)"), theirs
@@ -175,3 +185,52 @@ def test_the_applier_is_not_limited_but_the_slaves_clients_are(tmp_path):
         if slave is not None:
             slave.stop()
         master.stop()
+
+
+GTID_SETUP = (
+    "CREATE DATABASE gt",
+    "CREATE TABLE gt.t (a INT PRIMARY KEY) ENGINE=InnoDB",
+    "CREATE USER 'plain'@'%' IDENTIFIED BY 'pw'",
+    "GRANT ALL ON gt.* TO 'plain'@'%'",
+)
+
+GTID_STEPS: tuple[tuple[str, str], ...] = (
+    ("plain", "SET SESSION gtid_domain_id = 2"),
+    ("plain", "SET gtid_domain_id = 2"),
+    ("plain", "SET @@session.gtid_domain_id = 2"),
+    ("plain", "SET STATEMENT gtid_domain_id = 2 FOR SELECT 1"),
+    ("plain", "SET gtid_domain_id = DEFAULT"),
+    ("plain", "SELECT @@gtid_domain_id"),
+    ("plain", "BEGIN"),
+    ("plain", "INSERT INTO gt.t VALUES (1)"),
+    ("plain", "SET gtid_domain_id = 2"),
+    ("plain", "SET gtid_domain_id = DEFAULT"),
+    ("plain", "ROLLBACK"),
+    ("root", "SET SESSION gtid_domain_id = 2"),
+    ("root", "SELECT @@session.gtid_domain_id, @@global.gtid_domain_id"),
+    ("root", "BEGIN"),
+    ("root", "SELECT 1"),
+    ("root", "SET gtid_domain_id = 3"),
+    ("root", "SET STATEMENT gtid_domain_id = 3 FOR SELECT @@gtid_domain_id"),
+    ("root", "ROLLBACK"),
+    ("root", "SET STATEMENT gtid_domain_id = 3 FOR SELECT @@gtid_domain_id"),
+    ("root", "SELECT @@gtid_domain_id"),
+)
+
+
+def test_session_gtid_domain_id_checks_as_mariadb(servers):
+    answers = []
+    for server in servers:
+        for sql in GTID_SETUP:
+            server.query(sql)
+        conns = {"plain": server.connect(user="plain", password="pw"), "root": server.connect()}
+        try:
+            answers.append([answer(conns[who], sql) for who, sql in GTID_STEPS])
+        finally:
+            for conn in conns.values():
+                conn.close()
+    theirs, mine = answers
+    assert [a[1] for a in theirs if a[0] == "error"] == [1227, 1227, 1227, 1227, 1227, 1953, 1953, 1953], theirs
+    differences = [f"{who}: {sql}\n    MariaDB {t}\n    ours    {m}"
+                   for (who, sql), t, m in zip(GTID_STEPS, theirs, mine, strict=True) if t != m]
+    assert not differences, "\n".join(differences)
