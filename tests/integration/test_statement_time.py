@@ -234,3 +234,26 @@ def test_session_gtid_domain_id_checks_as_mariadb(servers):
     differences = [f"{who}: {sql}\n    MariaDB {t}\n    ours    {m}"
                    for (who, sql), t, m in zip(GTID_STEPS, theirs, mine, strict=True) if t != m]
     assert not differences, "\n".join(differences)
+
+
+def test_a_prepared_statement_is_limited_as_mariadb(servers):
+    """COM_STMT_EXECUTE runs under the session's limit too (mysql-connector's prepared cursor)."""
+    connector = pytest.importorskip("mysql.connector")
+    answers = []
+    for server in servers:
+        conn = connector.connect(host="127.0.0.1", port=server.port, user="root", autocommit=True)
+        try:
+            conn.cmd_query("SET SESSION max_statement_time = 0.3")
+            cur = conn.cursor(prepared=True)
+            try:
+                cur.execute("SELECT SLEEP(?)", (5,))
+                got: tuple = ("rows", tuple(cur.fetchall()))
+            except connector.Error as exc:
+                got = ("error", exc.errno, exc.sqlstate, exc.msg)
+            cur.execute("SELECT ?", (5,))  # the session goes on
+            answers.append((got, cur.fetchall()))
+        finally:
+            conn.close()
+    theirs, mine = answers
+    assert theirs[0][:3] == ("error", 1969, "70100"), theirs
+    assert mine == theirs
