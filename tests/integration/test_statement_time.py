@@ -57,7 +57,7 @@ STEPS: tuple[tuple[str, str], ...] = (
     ("main", "SELECT 1"),
     ("main", "SET STATEMENT max_statement_time=0.5 FOR SELECT SLEEP(5), 2 UNION SELECT 3, 4"),
     ("main", "SET STATEMENT max_statement_time=0.5 FOR SELECT count(*) FROM app.big a, app.big b, "
-             "app.big c, app.big d"),
+             "app.big c, app.big d, app.big e"),
     ("main", "SET STATEMENT max_statement_time=0.5 FOR SELECT a FROM app.t WHERE SLEEP(1) = 0"),
     ("main", "SET STATEMENT max_statement_time=0.5 FOR SET @x = SLEEP(2)"),
     ("main", "SELECT @x"),
@@ -67,7 +67,7 @@ STEPS: tuple[tuple[str, str], ...] = (
     # inside a transaction: the statement is undone, the transaction goes on
     ("main", "BEGIN"),
     ("main", "INSERT INTO app.t VALUES (7, 7)"),
-    ("main", "SET STATEMENT max_statement_time=0.5 FOR UPDATE app.t SET b = SLEEP(1) WHERE a = 7"),
+    ("main", "SET STATEMENT max_statement_time=0.5 FOR UPDATE app.t SET b = SLEEP(3) WHERE a = 7"),
     ("main", "SELECT * FROM app.t ORDER BY a"),
     ("main", "COMMIT"),
     ("main", "SELECT * FROM app.t ORDER BY a"),
