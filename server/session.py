@@ -63,7 +63,7 @@ import logging
 import os
 import ssl
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -933,9 +933,14 @@ class ClientSession(asyncio.Protocol):
 
     async def commit(self, committed: Any) -> None:
         """Hand a logically committed engine transaction to the role (group commit)."""
-        # Never cancelled: kill() and shutdown leave a session alone while it commits.
+        await self.committing(self.server.role.commit(self, committed))
+
+    async def committing(self, step: Awaitable[Any]) -> Any:
+        """Await a step that goes through the group commit (a commit; the binlog group of a
+        user statement, node/role.py): never cancelled -- KILL, KILL QUERY, max_statement_time
+        and shutdown leave a session alone inside it, so no group is left half-way."""
         self._in_commit = True
         try:
-            await self.server.role.commit(self, committed)
+            return await step
         finally:
             self._in_commit = False

@@ -257,3 +257,31 @@ def test_a_prepared_statement_is_limited_as_mariadb(servers):
     theirs, mine = answers
     assert theirs[0][:3] == ("error", 1969, "70100"), theirs
     assert mine == theirs
+
+
+def test_a_limit_never_cuts_a_commit_group_half_way(servers):
+    """A statement whose limit passes while its binlog group waits for a semi-sync ack (no slave:
+    the wait lasts rpl_semi_sync_master_timeout) is not cancelled inside the group commit: it
+    completes, its group is written once and committed, and the next writes go on."""
+    _, ours = servers
+    conn = ours.connect()
+    try:
+        with conn.cursor() as cur:
+            for sql in ("SET GLOBAL rpl_semi_sync_master_timeout = 1500",
+                        "SET GLOBAL rpl_semi_sync_master_wait_no_slave = ON",
+                        "SET GLOBAL rpl_semi_sync_master_enabled = ON"):
+                cur.execute(sql)
+            try:
+                cur.execute("SET STATEMENT max_statement_time=0.3 FOR CREATE USER 'waited'@'%'")
+                cur.execute("INSERT INTO app.t VALUES (20, 20)")
+            finally:
+                cur.execute("SET GLOBAL rpl_semi_sync_master_enabled = OFF")
+            cur.execute("SELECT user FROM mysql.global_priv WHERE user = 'waited'")
+            assert cur.fetchall() == (("waited",),)
+            (current, *_), = ours.query("SHOW MASTER STATUS")
+            events = [row[5] for row in ours.query(f"SHOW BINLOG EVENTS IN '{current}'")]
+            assert sum("CREATE USER 'waited'" in e for e in events) == 1, events
+            cur.execute("SELECT b FROM app.t WHERE a = 20")
+            assert cur.fetchall() == ((20,),)
+    finally:
+        conn.close()
