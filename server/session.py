@@ -47,7 +47,8 @@ Contract
   execution through `run_statement`, the path of every COM_QUERY statement, and answers with
   `send_result` / `send_error` or its own binary answers through `conn.send`.
 - KILL: `kill()` closes the connection; a statement running in a role is cancelled, one inside
-  the engine or `role.commit` completes first (its answer goes nowhere). `kill_query()` fails
+  the engine or the group commit (`committing`: `role.commit`, a user statement's binlog group)
+  completes first (its answer goes nowhere). `kill_query()` fails
   the running statement with 1317: a role statement at once (cancelled), an engine read, a
   SLEEP()/GET_LOCK() wait or a wait for the writer lock at once (`engine Session.interrupt()`),
   a running write when it completes (at the next statement boundary); the connection stays.
