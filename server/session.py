@@ -34,7 +34,8 @@ Contract
   `transport`, `write(bytes)`, `await drain()`, `set_raw_reader(callback | None)`,
   `set_state(str | None)` and `set_command(str)` (SHOW PROCESSLIST), `status_flags()` (for an
   OK the role sends itself), `has_privilege(*names)`, `require(*names)` (raises 1227),
-  `await commit(txn)` (hand an engine transaction to `role.commit`), `await closed()`,
+  `await commit(txn)` (hand an engine transaction to `role.commit`), `await committing(step)`
+  (a step through the group commit, never cancelled), `await closed()`,
   `is_closed`, `close()`, `kill()`.
 - The login phase is `server.login.log_in` (TLS, authentication, login defences, the engine
   session's setup). Login defences here (server/connection_control.py): a blocked host gets
