@@ -7,8 +7,9 @@ of the server's state: UUID(), UUID_SHORT(), SLEEP() and the named locks (GET_LO
 
 Named locks (`NamedLocks`, one per process = per server) belong to a session's
 `SessionFunctions`; a session releases them all when it ends. SLEEP() and a GET_LOCK() wait
-end early when the session is interrupted (KILL QUERY: `SessionFunctions.interrupt()`), SLEEP
-then returning 1 as MySQL's. Like MySQL (which marks them unsafe for statement-based logging),
+end early when the session is interrupted (KILL QUERY or max_statement_time:
+`SessionFunctions.interrupt()`): SLEEP then fails the statement with 1317 as MariaDB's (MySQL's
+returns 1), GET_LOCK returns NULL. Like MySQL (which marks them unsafe for statement-based logging),
 a write calling them is binlogged as written: the slave sleeps and locks on its own.
 """
 
@@ -30,7 +31,7 @@ from decimal import ROUND_HALF_UP, Context, Decimal, InvalidOperation
 from typing import Any
 
 from engine import values
-from protocol.errors import ER_TOO_BIG_PRECISION, SQLError
+from protocol.errors import ER_QUERY_INTERRUPTED, ER_TOO_BIG_PRECISION, SQLError
 
 MAX_RAND = 0x3FFFFFFF
 _RAISED = threading.local()  # the SQLError a function of this thread raised (see `raise_sql`)
@@ -956,7 +957,9 @@ def register(conn: sqlite3.Connection, state: ConnectionState) -> None:
         fx = session_fx()
         fx.sleeping = True
         try:
-            return 1 if fx.interrupted.wait(max(_num(seconds), 0.0)) else 0
+            if fx.interrupted.wait(max(_num(seconds), 0.0)):
+                raise_sql(SQLError(ER_QUERY_INTERRUPTED))  # MariaDB's: the statement fails
+            return 0
         finally:
             fx.sleeping = False
 

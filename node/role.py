@@ -110,7 +110,7 @@ class NodeRole(Role):
 
     async def after_user_change(self, session: ClientSession, statement: str) -> None:
         if isinstance(session, ClientSession):  # not a statement the applier replays
-            await self.source.after_user_change(session, statement)
+            await session.committing(self.source.after_user_change(session, statement))
 
     async def handle_command(self, session: ClientSession, cmd: Any) -> bool:
         return await self.source.handle_command(session, cmd)

@@ -82,6 +82,8 @@ ER_MASTER_FATAL_ERROR_READING_BINLOG = MySQLError(1236, "HY000", "Got fatal erro
 ER_INCORRECT_GLOBAL_LOCAL_VAR = MySQLError(1238, "HY000", "Variable '%s' is a %s variable")
 ER_INSIDE_TRANSACTION_PREVENTS_SWITCH_SQL_LOG_BIN = MySQLError(
     1694, "HY000", "Cannot modify @@session.sql_log_bin inside a transaction")
+ER_INSIDE_TRANSACTION_PREVENTS_SWITCH_GTID_DOMAIN_ID_SEQ_NO = MySQLError(
+    1953, "HY000", "Cannot modify @@session.gtid_domain_id or @@session.gtid_seq_no inside a transaction")
 # GTIDs (MariaDB's sql/rpl_gtid.cc, errmsg-utf8.txt; wording checked against MariaDB 10.11)
 ER_MASTER_CONNECTION_NOT_FOUND = MySQLError(1617, "HY000", "There is no master connection '%s'")
 ER_WARN_OPTION_IGNORED = MySQLError(1618, "HY000", "<%s> option ignored")
@@ -127,6 +129,7 @@ ER_CANT_FIND_DL_ENTRY = MySQLError(1127, "HY000", "Can't find symbol '%s' in lib
 ER_INVALID_CHARACTER_STRING = MySQLError(1300, "HY000", "Invalid %s character string: '%s'")
 ER_SP_DOES_NOT_EXIST = MySQLError(1305, "42000", "%s %s does not exist")
 ER_QUERY_INTERRUPTED = MySQLError(1317, "70100", "Query execution was interrupted")
+ER_STATEMENT_TIMEOUT = MySQLError(1969, "70100", "Query execution was interrupted (max_statement_time exceeded)")
 ER_CANNOT_USER = MySQLError(1396, "HY000", "Operation %s failed for %s")
 ER_LOG_IN_USE = MySQLError(1378, "HY000", "A purgeable log is in use, will not purge")
 ER_UNKNOWN_TARGET_BINLOG = MySQLError(1373, "HY000", "Target log not found in binlog index")

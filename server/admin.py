@@ -38,6 +38,7 @@ from protocol.errors import (
     ER_BAD_DB_ERROR,
     ER_CONNECTION_KILLED,
     ER_GLOBAL_VARIABLE,
+    ER_INSIDE_TRANSACTION_PREVENTS_SWITCH_GTID_DOMAIN_ID_SEQ_NO,
     ER_INSIDE_TRANSACTION_PREVENTS_SWITCH_SQL_LOG_BIN,
     ER_KILL_DENIED_ERROR,
     ER_NO_SUCH_THREAD,
@@ -80,6 +81,7 @@ _NO_SET_STATEMENT = frozenset({
     "profiling", "profiling_history_size", "query_cache_type", "rand_seed1", "rand_seed2", "skip_replication",
     "slow_query_log", "sql_log_off", "tx_isolation", "transaction_isolation", "wait_timeout",
 })
+_SESSION_GTID = frozenset({"gtid_domain_id"})  # what a session's own GTIDs are numbered by
 _FOR = re.compile(r"\bFOR\b", re.IGNORECASE)
 
 
@@ -138,7 +140,7 @@ class Admin:
                 rows = self.server.variables.show_variables(session, scope, match)
             else:
                 # Ssl_* are the asking connection's at either scope, as MariaDB shows them
-                rows = self.server.variables.show_status(match, session.session_status())
+                rows = self.server.variables.show_status(match, session.session_status(scope_word == "GLOBAL"))
             return ResultSet(_VAR_COLUMNS, tuple(rows))
         if scope_word is not None:
             raise t.error()
@@ -418,6 +420,8 @@ class Admin:
                     if value is not DEFAULT:
                         var.checked(value)  # a bad value first (1231), as MariaDB
                     _may_switch_sql_log_bin(session)
+                elif var.name in _SESSION_GTID:
+                    _may_set_session_gtid(session, value)
                 del var
         for target, value, _ in assignments:
             if target[0] == "names":
@@ -463,7 +467,7 @@ class Admin:
                 raise
             # quote the whole statement from the bad token on, as mysqld does
             raise parse_error(sql, t.items[t.i].pos if not t.at_end() else len(t.sql)) from None
-        for name, _ in assignments:
+        for name, value in assignments:
             var = variables.lookup(name)
             if not var.scope & Scope.SESSION:
                 raise SQLError(ER_GLOBAL_VARIABLE, var.name)
@@ -471,12 +475,16 @@ class Admin:
                 raise SQLError(ER_SET_STATEMENT_NOT_SUPPORTED, var.name)
             if var.name == "sql_log_bin":
                 _may_switch_sql_log_bin(session)
+            elif var.name in _SESSION_GTID:
+                _may_set_session_gtid(session, value)
         saved: list[tuple[str, Any]] = []
         try:
             for name, value in assignments:
                 before = variables.get(name, session, Scope.SESSION)
                 variables.set(name, value, Scope.SESSION, session)
                 saved.append((name, before))
+                if name == "max_statement_time":  # the limit of this very statement
+                    session.limit_statement(session.sysvars.get(name) or 0.0)
             return await session.execute(inner)
         finally:
             for name, before in reversed(saved):
@@ -748,6 +756,16 @@ def _may_switch_sql_log_bin(session: ClientSession) -> None:
     es = session.engine_session
     if es is not None and es.in_transaction:
         raise SQLError(ER_INSIDE_TRANSACTION_PREVENTS_SWITCH_SQL_LOG_BIN)
+
+
+def _may_set_session_gtid(session: ClientSession, value: Any) -> None:
+    """SET [SESSION | STATEMENT] gtid_domain_id: SUPER or BINLOG REPLAY (1227) unless set to
+    DEFAULT, then never inside a transaction (1953), as MariaDB 10.11 checks them."""
+    if value is not DEFAULT:
+        session.require(ALL, SUPER, "BINLOG REPLAY")
+    es = session.engine_session
+    if es is not None and es.in_transaction:
+        raise SQLError(ER_INSIDE_TRANSACTION_PREVENTS_SWITCH_GTID_DOMAIN_ID_SEQ_NO)
 
 
 __all__ = ["Admin"]

@@ -23,6 +23,7 @@ from server.variables import (
     Scope,
     SystemVariable,
     check_bool,
+    check_double,
     check_enum,
     check_int,
     check_str,
@@ -235,7 +236,8 @@ def register(server: Server) -> None:
         SystemVariable("sql_quote_show_create", True, B, dynamic=True, check=check_bool),
         SystemVariable("group_concat_max_len", 1048576, B, dynamic=True, check=check_int(4, _ULONG)),
         SystemVariable("max_execution_time", 0, B, dynamic=True, check=check_int(0, _ULONG)),
-        SystemVariable("max_statement_time", 0, B, dynamic=True, check=check_int(0, _ULONG)),
+        # seconds, 0 = no limit; ClientSession.run_statement enforces it (1969)
+        SystemVariable("max_statement_time", 0.0, B, dynamic=True, check=check_double(0.0, 31536000.0)),
         SystemVariable("session_track_schema", True, B, dynamic=True, check=check_bool),
         SystemVariable("last_insert_id", 0, S, dynamic=True, check=check_int(0, 2**64 - 1),
                        session_get=_last_insert_id),
@@ -330,6 +332,7 @@ def core_status(server: Server) -> dict[str, Any]:
         "Ssl_cipher": "",  # the asking session's (ClientSession.session_status); "" elsewhere
         "Ssl_version": "",
         "Prepared_stmt_count": PreparedStatements.held(server),
+        "Max_statement_time_exceeded": st.max_statement_time_exceeded,
     }
     for name in _COM:
         out[name] = com.get(name, 0)

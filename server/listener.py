@@ -65,7 +65,8 @@ class ServerStats:
     """Counters behind the core status variables (plain ints: only the loop thread writes)."""
 
     __slots__ = ("started", "questions", "connections", "aborted_connects", "aborted_clients",
-                 "bytes_received", "bytes_sent", "errors", "com", "max_used_connections")
+                 "bytes_received", "bytes_sent", "errors", "com", "max_used_connections",
+                 "max_statement_time_exceeded")
 
     def __init__(self) -> None:
         self.started = time.monotonic()
@@ -77,6 +78,7 @@ class ServerStats:
         self.bytes_sent = 0
         self.errors = 0
         self.max_used_connections = 0
+        self.max_statement_time_exceeded = 0
         self.com: Counter[str] = Counter()
 
     def count_command(self, keyword: str) -> None:
@@ -97,6 +99,7 @@ class ServerStats:
         self.errors = 0
         self.aborted_clients = 0
         self.aborted_connects = 0
+        self.max_statement_time_exceeded = 0
         self.com.clear()
 
 

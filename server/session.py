@@ -34,7 +34,8 @@ Contract
   `transport`, `write(bytes)`, `await drain()`, `set_raw_reader(callback | None)`,
   `set_state(str | None)` and `set_command(str)` (SHOW PROCESSLIST), `status_flags()` (for an
   OK the role sends itself), `has_privilege(*names)`, `require(*names)` (raises 1227),
-  `await commit(txn)` (hand an engine transaction to `role.commit`), `await closed()`,
+  `await commit(txn)` (hand an engine transaction to `role.commit`), `await committing(step)`
+  (a step through the group commit, never cancelled), `await closed()`,
   `is_closed`, `close()`, `kill()`.
 - The login phase is `server.login.log_in` (TLS, authentication, login defences, the engine
   session's setup). Login defences here (server/connection_control.py): a blocked host gets
@@ -47,10 +48,14 @@ Contract
   execution through `run_statement`, the path of every COM_QUERY statement, and answers with
   `send_result` / `send_error` or its own binary answers through `conn.send`.
 - KILL: `kill()` closes the connection; a statement running in a role is cancelled, one inside
-  the engine or `role.commit` completes first (its answer goes nowhere). `kill_query()` fails
+  the engine or the group commit (`committing`: `role.commit`, a user statement's binlog group)
+  completes first (its answer goes nowhere). `kill_query()` fails
   the running statement with 1317: a role statement at once (cancelled), an engine read, a
   SLEEP()/GET_LOCK() wait or a wait for the writer lock at once (`engine Session.interrupt()`),
   a running write when it completes (at the next statement boundary); the connection stays.
+- max_statement_time (MariaDB's, seconds): a statement still running that long after it
+  started is interrupted as by KILL QUERY, for itself only, and fails with 1969
+  (`run_statement`, `limit_statement`; SET STATEMENT re-arms it with its own value).
 """
 
 from __future__ import annotations
@@ -60,7 +65,7 @@ import logging
 import os
 import ssl
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -84,6 +89,7 @@ from protocol.errors import (
     ER_QUERY_INTERRUPTED,
     ER_SERVER_SHUTDOWN,
     ER_SPECIFIC_ACCESS_DENIED_ERROR,
+    ER_STATEMENT_TIMEOUT,
     ER_TABLEACCESS_DENIED_ERROR,
     ER_UNKNOWN_COM_ERROR,
     ER_UNKNOWN_ERROR,
@@ -217,6 +223,11 @@ class ClientSession(asyncio.Protocol):
         self._in_engine = False
         self._query_killed = False
         self._killed = False
+        # max_statement_time: the running statement's timer, its start, whether it fired
+        self._statement_timer: asyncio.TimerHandle | None = None
+        self._statement_start = 0.0
+        self._timed_out = False
+        self.statements_timed_out = 0  # Max_statement_time_exceeded (SHOW SESSION STATUS)
         self._shutting_down = False
         self._login_timeout: asyncio.Timeout | None = None
         self._multi = False
@@ -311,10 +322,14 @@ class ClientSession(asyncio.Protocol):
             self.transport.close()
         return plain
 
-    def session_status(self) -> dict[str, str]:
-        """The status variables with a session value (SHOW [SESSION] STATUS)."""
+    def session_status(self, global_scope: bool = False) -> dict[str, Any]:
+        """The status variables with a session value (SHOW [SESSION] STATUS); those shown at
+        both scopes only (Ssl_*: the asking connection's, as MariaDB shows them) for GLOBAL."""
         tls = self.tls
-        return {"Ssl_cipher": tls.cipher if tls else "", "Ssl_version": tls.version if tls else ""}
+        values: dict[str, Any] = {"Ssl_cipher": tls.cipher if tls else "", "Ssl_version": tls.version if tls else ""}
+        if not global_scope:
+            values["Max_statement_time_exceeded"] = self.statements_timed_out
+        return values
 
     def _resume_reading(self) -> None:
         if self._reading_paused:
@@ -722,10 +737,15 @@ class ClientSession(asyncio.Protocol):
 
     async def run_statement(self, statement: str) -> Any:
         """One statement of COM_QUERY or COM_STMT_EXECUTE: `execute` with KILL QUERY's rules
-        (1317 for this statement only). Raises SQLError; the caller answers."""
+        (1317 for this statement only) and max_statement_time's (1969: see `limit_statement`).
+        Raises SQLError; the caller answers."""
         self.info = statement
         if self._query_killed:
             raise SQLError(ER_QUERY_INTERRUPTED)
+        self._statement_start = self._loop.time()
+        limit = self.sysvars.get("max_statement_time")
+        if limit:
+            self.limit_statement(limit)
         try:
             return await self.execute(statement)
         except asyncio.CancelledError:
@@ -733,7 +753,43 @@ class ClientSession(asyncio.Protocol):
             if self._killed or not self._query_killed or task is None:
                 raise  # KILL CONNECTION or shutdown: the session ends
             task.uncancel()  # KILL QUERY: only this statement ends
-            raise SQLError(ER_QUERY_INTERRUPTED) from None
+            raise self._interrupted() from None
+        except SQLError as exc:
+            if self._timed_out and exc.error is ER_QUERY_INTERRUPTED:
+                raise self._interrupted() from None
+            raise
+        finally:
+            if self._statement_timer is not None:
+                self._statement_timer.cancel()
+                self._statement_timer = None
+            if self._timed_out:  # the limit ends this statement only, unlike KILL QUERY
+                self._timed_out = self._query_killed = False
+
+    def limit_statement(self, seconds: float) -> None:
+        """max_statement_time (MariaDB's): the running statement is interrupted `seconds` after
+        it started (0: never), as KILL QUERY interrupts it (see `kill_query`: what runs on the
+        writer connection completes), and fails with 1969 instead of 1317. Called at the start
+        of each client statement with the session's value, and by SET STATEMENT
+        max_statement_time=N FOR with its own. The applier runs no ClientSession statement, so
+        replicated transactions are never limited (MariaDB's slave threads ignore it too)."""
+        if self._statement_timer is not None:
+            self._statement_timer.cancel()
+            self._statement_timer = None
+        if seconds > 0:
+            self._statement_timer = self._loop.call_at(self._statement_start + seconds, self._statement_timeout)
+
+    def _statement_timeout(self) -> None:
+        self._statement_timer = None
+        self._timed_out = True
+        self.kill_query()
+
+    def _interrupted(self) -> SQLError:
+        """The error of an interrupted statement: 1969 (counted) when max_statement_time ended it."""
+        if not self._timed_out:
+            return SQLError(ER_QUERY_INTERRUPTED)
+        self.statements_timed_out += 1
+        self.server.stats.max_statement_time_exceeded += 1
+        return SQLError(ER_STATEMENT_TIMEOUT)
 
     def send_result(self, result: Any) -> None:
         """Answer the command with a statement's result (OK or text result set)."""
@@ -832,7 +888,7 @@ class ClientSession(asyncio.Protocol):
             return [(a.host, a.user, a.global_priv()) for a in self.server.users.accounts()]
         variables = self.server.variables
         if view.endswith("_status"):
-            rows = variables.show_status(None, self.session_status())
+            rows = variables.show_status(None, self.session_status(view == "global_status"))
         else:
             rows = variables.show_variables(self, Scope.GLOBAL if view == "global_variables" else None, None)
         return [(name.upper(), "" if value is None else value) for name, value in rows]
@@ -879,9 +935,14 @@ class ClientSession(asyncio.Protocol):
 
     async def commit(self, committed: Any) -> None:
         """Hand a logically committed engine transaction to the role (group commit)."""
-        # Never cancelled: kill() and shutdown leave a session alone while it commits.
+        await self.committing(self.server.role.commit(self, committed))
+
+    async def committing(self, step: Awaitable[Any]) -> Any:
+        """Await a step that goes through the group commit (a commit; the binlog group of a
+        user statement, node/role.py): never cancelled -- KILL, KILL QUERY, max_statement_time
+        and shutdown leave a session alone inside it, so no group is left half-way."""
         self._in_commit = True
         try:
-            await self.server.role.commit(self, committed)
+            return await step
         finally:
             self._in_commit = False

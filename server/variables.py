@@ -14,7 +14,8 @@ Contract
 - Status variables come from providers: callables returning {Name: value} when SHOW STATUS
   runs. Names keep their MySQL capitalisation; lookups and LIKE are case-insensitive.
 - Values are Python values: bool (shown ON/OFF by SHOW VARIABLES and 1/0 by SELECT @@), int,
-  str, None (NULL, shown as empty by SHOW VARIABLES).
+  float (a DOUBLE, shown with 6 decimals by SHOW VARIABLES), str, None (NULL, shown as empty by
+  SHOW VARIABLES).
 Only the event loop thread touches the registry.
 """
 
@@ -25,6 +26,7 @@ import functools
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from protocol.errors import (
@@ -125,6 +127,18 @@ def check_int(low: int, high: int) -> Callable[[Any], int]:
     return check
 
 
+def check_double(low: float, high: float) -> Callable[[Any], float]:
+    """A DOUBLE variable (MariaDB's max_statement_time): a number in [low, high], clamped as
+    mysqld does (with a warning there); strings, NULL and ON/OFF are the wrong type."""
+
+    def check(value: Any) -> float:
+        if isinstance(value, bool) or not isinstance(value, (int, float, Decimal)):
+            raise TypeError(value)
+        return min(max(float(value), low), high)
+
+    return check
+
+
 def check_enum(*allowed: str) -> Callable[[Any], str]:
     names = {a.upper(): a for a in allowed}
 
@@ -156,6 +170,8 @@ def display(value: Any, *, null: str | None = "") -> str | None:
         return "ON"
     if value is False:
         return "OFF"
+    if isinstance(value, float):
+        return f"{value:.6f}"  # DOUBLE variables as mysqld shows them (max_statement_time, timestamp)
     return str(value)
 
 

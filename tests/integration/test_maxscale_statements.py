@@ -116,6 +116,8 @@ STATEMENTS: tuple[Statement, ...] = (
     Statement("SET STATEMENT @a=1 FOR SELECT 1", "(check) a user variable: 1064", "test", roles=("master",)),
     Statement("SET STATEMENT no_such_variable=1 FOR SELECT 1", "(check) 1193", "test", roles=("master",)),
     Statement("SET STATEMENT max_statement_time='x' FOR SELECT 1", "(check) 1232", "test", roles=("master",)),
+    Statement("SET STATEMENT max_statement_time=1 FOR SELECT SLEEP(3)", "(check) a statement past its limit: "
+              "1969, the error execute_cmd_time_limit retries on", "mariadbserver.cc"),
     Statement("STOP SLAVE 'other'", "(check) a connection name the server lacks: 1617", "test"),
     Statement("SET STATEMENT max_statement_time=10 FOR SET GLOBAL read_only=1;", "demotion: read-only",
               "mariadbserver.cc"),
