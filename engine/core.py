@@ -121,6 +121,7 @@ from engine.results import ReplicatedStatement, StatementContext
 from engine.session import PLAN_CACHE_SIZE, Session
 from engine.translate import Plan, Translator
 from protocol.errors import (
+    ER_BAD_FIELD_ERROR,
     ER_BAD_NULL_ERROR,
     ER_DB_CREATE_EXISTS,
     ER_DUP_ENTRY,
@@ -839,6 +840,9 @@ class Engine:
             if guard:
                 self._wconn.execute("SAVEPOINT __fk")
             cur = self._w_execute(plan.sql, args)
+            returned = None
+            if plan.returning is not None:  # RETURNING: the rows are read before the cascades
+                returned = ([d[0] for d in cur.description], cur.fetchall())
             affected = cur.rowcount
             if guard:
                 self._touched.update(self._fk.cascade(self._wconn))
@@ -866,7 +870,7 @@ class Engine:
             self._auto_stale.add((plan.target[0], plan.target[1].lower()))
         if end:
             self._sp_done = True
-        return affected, first
+        return affected, first, returned
 
     def _w_counter(self, plan: Plan) -> int:
         """The next AUTO_INCREMENT id of the plan's table."""
@@ -924,6 +928,13 @@ class Engine:
             cols = [c.strip().split(".")[-1] for c in m.group(1).split(",")]
             return SQLError(ER_DUP_ENTRY, self._w_duplicate_value(table, cols, plan, args),
                             f"{table.key_name_for(cols)}")
+        if plan.returning is not None and msg.startswith("no such column: "):
+            # the write's own clauses compile alone: a column they lack is RETURNING's
+            try:
+                self._wconn.execute(plan.returning.sql, args[len(args) - len(plan.returning.args):])
+            except sqlite3.Error as again:
+                if str(again) == msg:
+                    return SQLError(ER_BAD_FIELD_ERROR, msg[len("no such column: "):], "RETURNING")
         m = re.match(r"NOT NULL constraint failed: (.+)", msg)
         if m:
             col = m.group(1).split(".")[-1]
