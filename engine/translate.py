@@ -16,6 +16,8 @@ MySQL's ids (0/NULL/DEFAULT/absent = next id), exactly reproducible from a binlo
 Expressions on DECIMAL values, in any clause, become calls of `engine.decimal_math`'s exact
 functions (`engine.exact` finds them; `Translator.exact` holds them by start token). A value an
 UPDATE/INSERT computes for a column is stored as a literal is (`values.target`: strict mode).
+INSERT/REPLACE/DELETE ... RETURNING keeps SQLite's RETURNING, its list planned as the SELECT of
+the list from the target (`Plan.returning`: names, types, and a LIMIT 0 form that describes it).
 """
 
 from __future__ import annotations
