@@ -839,10 +839,17 @@ class Engine:
         try:
             if guard:
                 self._wconn.execute("SAVEPOINT __fk")
+            order = None
+            if plan.returning_order is not None:  # DELETE ... ORDER BY ... LIMIT ... RETURNING
+                chosen = self._w_execute(plan.returning_order, args[:len(args) - len(plan.returning.args)])
+                order = {rowid: n for n, (rowid,) in enumerate(chosen)}
             cur = self._w_execute(plan.sql, args)
             returned = None
             if plan.returning is not None:  # RETURNING: the rows are read before the cascades
-                returned = ([d[0] for d in cur.description], cur.fetchall())
+                names, rows = [d[0] for d in cur.description], cur.fetchall()
+                if order is not None:  # in the ORDER BY's order, as MariaDB deletes them; rowid dropped
+                    names, rows = names[:-1], [row[:-1] for row in sorted(rows, key=lambda row: order[row[-1]])]
+                returned = (names, rows)
             affected = cur.rowcount
             if guard:
                 self._touched.update(self._fk.cascade(self._wconn))

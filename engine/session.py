@@ -426,6 +426,7 @@ class Session:
         timestamp = _timestamp(context)
         args = self._args(plan, params, context, timestamp, sql)
         rand_seed = self._rand_for(plan, context)
+        written = sql  # as the client wrote it: RETURNING's names read its literals
         if plan.sysvars:  # the binlog carries the values read here, not the names
             sql = inline_sysvars(sql, lambda text: _literal(self._sysvar(text)))
         if not self.autocommit:
@@ -488,8 +489,9 @@ class Session:
             info = f"Records: {plan.nrows}  Duplicates: {max(plan.nrows - affected, 0)}  Warnings: 0"
         self.row_count = affected
         if returned is not None:  # ... RETURNING: the rows written, as a result set
+            self.row_count = -1  # ROW_COUNT() after a result set, as MariaDB's
             names, rows = returned
-            names, types, rows = returned_columns(plan.returning, names, rows, sql, params)
+            names, types, rows = returned_columns(plan.returning, names, rows, written, params)
             return Result(columns=names, column_types=types, rows=rows, affected_rows=affected,
                           last_insert_id=first_id or 0, in_transaction=self.in_transaction, committed=committed)
         return Result(affected_rows=affected, last_insert_id=first_id or 0, info=info,

@@ -137,6 +137,9 @@ class Plan:
     # INSERT/REPLACE/DELETE ... RETURNING: `SELECT <list> FROM <target> LIMIT 0`, whose names and
     # result_types describe the returned rows; its args are the tail of the write's
     returning: Plan | None = None
+    # DELETE ... ORDER BY ... LIMIT ... RETURNING: the rowids in the ORDER BY's order (the write's
+    # args but RETURNING's), the order MariaDB returns the rows in; each row then ends with its rowid
+    returning_order: str | None = None
 
 
 class Translator:
@@ -768,7 +771,7 @@ class Translator:
                 self.tokens = self.tokens[:k]
                 return
 
-    def plan_returning(self, target: tuple[str, str]) -> Plan:
+    def plan_returning(self, target: tuple[str, str], ordered: bool = False) -> Plan:
         """INSERT/REPLACE/DELETE ... RETURNING select_list (MariaDB 10.5+): SQLite's own RETURNING,
         which yields the rows as written (an INSERT IGNORE's skipped rows left out, an upsert's
         updated row, a DELETE's removed rows). The list is read as `SELECT select_list FROM
@@ -785,11 +788,11 @@ class Translator:
         found = select_items(toks[ret:])
         if found is None or ret + found[1] != len(toks) or not any(found[0]):
             raise self.error_at(ret + (found[1] if found else 1))
-        for k in range(ret + 1, len(toks) if toks[0].is_word("INSERT", "REPLACE") else 0):
-            if toks[k].is_word("FROM"):
-                for _, read in from_tables(toks, k, lambda s, n: self.catalog(s or self.database, n)):
-                    if read.schema == table.schema and read.name.lower() == table.name.lower():
-                        raise SQLError(ER_UPDATE_TABLE_USED, table.name, "INSERT")
+        froms = [k for k in range(ret + 1, len(toks)) if toks[k].is_word("FROM")]
+        for k in froms if toks[0].is_word("INSERT", "REPLACE") else ():
+            for _, read in from_tables(toks, k, lambda s, n: self.catalog(s or self.database, n)):
+                if read.schema == table.schema and read.name.lower() == table.name.lower():
+                    raise SQLError(ER_UPDATE_TABLE_USED, table.name, "INSERT")
         types = SelectTypes(split_select(toks[ret:])[0], [(ref.lower(), table)], self.statement_tables())
         self.select_exact(self.finder(), ret)
         names: list[object] = []  # a wildcard is the table's columns, named by SQLite
@@ -813,13 +816,15 @@ class Translator:
                 raise self.error_at(k)
             k += len(item)
         listed = " ".join(self.out[out_at:])
+        if ordered:
+            self.out.append(", rowid")  # the rows' order is restored by the engine
         return Plan(kind="select", sql=f"SELECT {listed} FROM {self.table_sql(schema, table.name)} AS "
                     f"{quote_ident(table.name)} LIMIT 0", args=self.args[args_at:],
                     names=names if any(n is not None for n in names) else None, result_types=types)
 
     def finish(self, kind: str, **kw) -> Plan:
         if self.returning_at is not None:
-            kw["returning"] = self.plan_returning(kw["target"])
+            kw["returning"] = self.plan_returning(kw["target"], "returning_order" in kw)
         args = self.args
         identity = len(args) == len(self.params) and all(a == n for n, a in enumerate(args))
         kw.setdefault("user_vars", tuple(dict.fromkeys(a[1] for a in args if type(a) is tuple and a[0] == "var")))
@@ -1551,21 +1556,24 @@ class Translator:
             i += 1
         self.out.append(f"DELETE FROM {target}")
         depth = 0
-        limited = False
-        for t in toks[i:]:
+        limited = False  # ... ORDER BY / LIMIT ... RETURNING
+        for t in toks[i:] if self.returning_at is not None else ():
             if t.kind == "op" and t.text in "()":
                 depth += 1 if t.text == "(" else -1
             elif depth == 0 and t.is_word("ORDER", "LIMIT"):
-                limited = self.returning_at is not None
+                limited = True
         if limited:  # SQLite's RETURNING precedes ORDER BY / LIMIT: the rows are chosen inside
             self.out.append(f"WHERE rowid IN (SELECT rowid FROM {target}")
+        chosen_at = len(self.out)
         self.scan_exact(self.finder(), i, len(toks))
         end = self.emit_range(i, len(toks))
         if end != len(toks):
             raise self.error_at(end)
-        if limited:
-            self.out.append(")")
-        return self.finish("write", target=(schema, table.name))
+        if not limited:
+            return self.finish("write", target=(schema, table.name))
+        order = f"SELECT rowid FROM {target} " + " ".join(self.out[chosen_at:])
+        self.out.append(")")
+        return self.finish("write", target=(schema, table.name), returning_order=order)
 
     def join_tables(self, start: int, end: int) -> list[tuple[str, str, str]]:
         """The tables of a join (tokens[start:end], no leading FROM): (schema, table, the name the

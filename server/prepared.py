@@ -40,6 +40,7 @@ import decimal
 import math
 import re
 import weakref
+from collections.abc import Awaitable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -227,6 +228,17 @@ class PreparedStatement:
         return "".join(out)
 
 
+async def _text_errors_only(planned: Awaitable[Any]) -> Any:
+    """What `planned` answers; None when it fails on the probe's values (1048 ...), which is the
+    execution's to find: only errors of the text (`_PREPARE_ERRORS`) fail a prepare."""
+    try:
+        return await planned
+    except SQLError as exc:
+        if exc.error.code in _PREPARE_ERRORS:
+            raise
+        return None
+
+
 def _id_text(statement_id: int) -> str:
     return str(statement_id)
 
@@ -360,18 +372,13 @@ class PreparedStatements:
                 stmt.columns = result_columns(result)
         elif not server.role.claims(head) and keyword not in server.admin.handlers:
             # an engine statement: planned, not run (1064, 1146 ... as mysqld's prepare)
-            try:
-                # INSERT/REPLACE/DELETE ... RETURNING: its columns, described without writing,
-                # planned with zeros (a NULL in a NOT NULL column is refused while planning)
-                zeros = stmt.bind([0] * stmt.param_count, [ParamType(FieldType.LONGLONG)] * stmt.param_count)
-                described = await session.engine_session.describe(zeros)
-                if described is not None:
-                    stmt.columns = result_columns(described)
-                await session.engine_session.access(probe)
-            except SQLError as exc:
-                if exc.error.code in _PREPARE_ERRORS:
-                    raise
-                # an error of the probe's values (1048 ...): the execution's to find
+            # INSERT/REPLACE/DELETE ... RETURNING: its columns, described without writing,
+            # planned with zeros (a NULL in a NOT NULL column is refused while planning)
+            zeros = stmt.bind([0] * stmt.param_count, [ParamType(FieldType.LONGLONG)] * stmt.param_count)
+            described = await _text_errors_only(session.engine_session.describe(zeros))
+            if described is not None:
+                stmt.columns = result_columns(described)
+            await _text_errors_only(session.engine_session.access(probe))
         self._next_id += 1
         self._add(stmt)
         session.write(session.conn.send(PrepareOK(  # type: ignore[union-attr]

@@ -32,11 +32,12 @@ SETUP = [
     "CREATE TABLE r.t2 (id INT PRIMARY KEY, u BIGINT, a VARCHAR(20))",
 ]
 
-# Each returns rows (or an error). Auto-increment ids are only handed out by statements that
+# Each returns rows (or an error), and a SELECT reads what one left behind. Auto-increment ids are only handed out by statements that
 # never skip one on MariaDB (no IGNORE, REPLACE or ON DUPLICATE KEY UPDATE with a generated id).
 STATEMENTS = [
     "INSERT INTO t (a, p, u, b, d, f) VALUES ('x', 1.5, 1, X'00ff', '2024-01-02 03:04:05', 0.5), "
     "('y', 2.25, 2, NULL, NULL, NULL) RETURNING id, a, p * 2, CONCAT(a, '!') AS c, 3, b, d, f, p",
+    "SELECT ROW_COUNT(), LAST_INSERT_ID()",  # -1 after a result set, the first id
     "INSERT INTO t SET a = 'z', p = 3, u = 3 RETURNING *",
     "INSERT INTO t (a, u) VALUES ('w', 4) RETURNING id + 1, UPPER(a) AS up, 'lit', NULL, 2.5, u IS NULL, LAST_INSERT_ID()",
     "INSERT IGNORE INTO t (id, a, u) VALUES (10, 'dup', 1), (11, 'new', 11) RETURNING *",
@@ -48,7 +49,7 @@ STATEMENTS = [
     "RETURNING id, u, a",
     "INSERT INTO t2 SELECT id + 200, u, a FROM t WHERE id IN (20, 21) RETURNING t2.*",
     "DELETE FROM t WHERE id = 2 RETURNING t.*, id + 1",
-    "DELETE FROM t WHERE id > 3 ORDER BY id LIMIT 2 RETURNING id, a",
+    "DELETE FROM t WHERE id > 3 ORDER BY id DESC LIMIT 2 RETURNING id, a",
     "DELETE FROM t2 WHERE u > 1000 RETURNING id",
     "DELETE FROM r.t2 WHERE id >= 200 RETURNING a, id * 2 AS twice",
     # errors

@@ -52,6 +52,7 @@ async def test_insert_returns_the_rows_written_typed_as_a_select(engine, db):
     assert (types[2].decimals, types[3].length) == (2, 44)  # DECIMAL(13,2); CONCAT's 11 characters
     assert types[0].flags & ColumnFlag.AUTO_INCREMENT and types[5].flags & ColumnFlag.NOT_NULL
     assert (result.affected_rows, result.last_insert_id) == (2, 1)
+    assert await rows(engine, db, "SELECT ROW_COUNT(), LAST_INSERT_ID()") == [(-1, 1)]  # as after a SELECT
     assert result.committed is not None  # the statement is logged as written, RETURNING included
     assert result.committed.statements[0].sql.endswith("u IS NULL")
 
@@ -79,6 +80,9 @@ async def test_delete_returns_the_rows_removed(engine, db):
     assert result.rows == [(2, "y", "2.00", 2, 3, "2.50")]
     assert await rows(engine, db, "DELETE FROM t AS x WHERE x.id > 0 ORDER BY id LIMIT 1 RETURNING x.a, x.id") == \
         [("x", 1)]
+    await run(engine, db, "INSERT INTO t (id, a) VALUES (5, 'v'), (6, 'u')")
+    # in the order of the ORDER BY, as MariaDB deletes (and returns) them
+    assert await rows(engine, db, "DELETE FROM t WHERE id > 3 ORDER BY id DESC LIMIT 2 RETURNING id") == [(6,), (5,)]
     assert await rows(engine, db, "DELETE FROM r.t WHERE id > 100 RETURNING id") == []
     assert await rows(engine, db, "SELECT id FROM t ORDER BY id") == [(3,), (4,)]
 
