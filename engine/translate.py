@@ -800,8 +800,11 @@ class Translator:
             wild = item[-1].text == "*"
             names += [None] * len(table.columns) if wild else self.select_names([toks[ret], *item]) or [None]
         for k in range(ret + 1, len(toks) - 2):  # SQLite's RETURNING knows the table by its name only
-            if toks[k].kind in ("word", "ident") and toks[k].text.lower() == ref.lower() and \
-                    toks[k + 1].text == "." and toks[k - 1].text != ".":
+            if toks[k].kind not in ("word", "ident") or toks[k].text.lower() != ref.lower() or toks[k + 1].text != ".":
+                continue
+            if toks[k - 1].text == "." and k - 2 > ret and toks[k - 2].text == table.schema:
+                toks[k - 2] = toks[k - 1] = Token("op", "")  # db.t.col: the database's name dropped
+            if toks[k - 1].text != ".":
                 toks[k] = Token("ident", table.name, -1, toks[k].start, toks[k].end)
         self.out.append("RETURNING")
         out_at, args_at = len(self.out), len(self.args)

@@ -40,6 +40,7 @@ STATEMENTS = [
     "SELECT ROW_COUNT(), LAST_INSERT_ID()",  # -1 after a result set, the first id
     "INSERT INTO t SET a = 'z', p = 3, u = 3 RETURNING *",
     "INSERT INTO t (a, u) VALUES ('w', 4) RETURNING id + 1, UPPER(a) AS up, 'lit', NULL, 2.5, u IS NULL, LAST_INSERT_ID()",
+    "INSERT INTO t (a, u) VALUES ('db', 5) RETURNING r.t.id, r.t.a, r.t.p * 2, r.t.*",
     "INSERT IGNORE INTO t (id, a, u) VALUES (10, 'dup', 1), (11, 'new', 11) RETURNING *",
     "INSERT IGNORE INTO t (id, a, u) VALUES (12, 'dup', 2) RETURNING id, a",
     "REPLACE INTO t (id, a, p, u) VALUES (1, 'R', 9, 1) RETURNING *",

@@ -84,7 +84,9 @@ async def test_delete_returns_the_rows_removed(engine, db):
     # in the order of the ORDER BY, as MariaDB deletes (and returns) them
     assert await rows(engine, db, "DELETE FROM t WHERE id > 3 ORDER BY id DESC LIMIT 2 RETURNING id") == [(6,), (5,)]
     assert await rows(engine, db, "DELETE FROM r.t WHERE id > 100 RETURNING id") == []
-    assert await rows(engine, db, "SELECT id FROM t ORDER BY id") == [(3,), (4,)]
+    assert await rows(engine, db, "DELETE FROM t WHERE id = 3 RETURNING r.t.a, r.t.p * 2, r.t.*") == \
+        [("z", "6.00", 3, "z", "3.00", 3)]
+    assert await rows(engine, db, "SELECT id FROM t ORDER BY id") == [(4,)]
 
 
 @pytest.mark.parametrize("sql, code, message", [
