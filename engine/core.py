@@ -121,6 +121,7 @@ from engine.results import ReplicatedStatement, StatementContext
 from engine.session import PLAN_CACHE_SIZE, Session
 from engine.translate import Plan, Translator
 from protocol.errors import (
+    ER_BAD_FIELD_ERROR,
     ER_BAD_NULL_ERROR,
     ER_DB_CREATE_EXISTS,
     ER_DUP_ENTRY,
@@ -838,7 +839,17 @@ class Engine:
         try:
             if guard:
                 self._wconn.execute("SAVEPOINT __fk")
+            order = None
+            if plan.returning_order is not None:  # DELETE ... ORDER BY ... LIMIT ... RETURNING
+                chosen = self._w_execute(plan.returning_order, args[:len(args) - len(plan.returning.args)])
+                order = {rowid: n for n, (rowid,) in enumerate(chosen)}
             cur = self._w_execute(plan.sql, args)
+            returned = None
+            if plan.returning is not None:  # RETURNING: the rows are read before the cascades
+                names, rows = [d[0] for d in cur.description], cur.fetchall()
+                if order is not None:  # in the ORDER BY's order, as MariaDB deletes them; rowid dropped
+                    names, rows = names[:-1], [row[:-1] for row in sorted(rows, key=lambda row: order[row[-1]])]
+                returned = (names, rows)
             affected = cur.rowcount
             if guard:
                 self._touched.update(self._fk.cascade(self._wconn))
@@ -866,7 +877,7 @@ class Engine:
             self._auto_stale.add((plan.target[0], plan.target[1].lower()))
         if end:
             self._sp_done = True
-        return affected, first
+        return affected, first, returned
 
     def _w_counter(self, plan: Plan) -> int:
         """The next AUTO_INCREMENT id of the plan's table."""
@@ -924,6 +935,13 @@ class Engine:
             cols = [c.strip().split(".")[-1] for c in m.group(1).split(",")]
             return SQLError(ER_DUP_ENTRY, self._w_duplicate_value(table, cols, plan, args),
                             f"{table.key_name_for(cols)}")
+        if plan.returning is not None and msg.startswith("no such column: "):
+            # the write's own clauses compile alone: a column they lack is RETURNING's
+            try:
+                self._wconn.execute(plan.returning.sql, args[len(args) - len(plan.returning.args):])
+            except sqlite3.Error as again:
+                if str(again) == msg:
+                    return SQLError(ER_BAD_FIELD_ERROR, msg[len("no such column: "):], "RETURNING")
         m = re.match(r"NOT NULL constraint failed: (.+)", msg)
         if m:
             col = m.group(1).split(".")[-1]

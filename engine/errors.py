@@ -14,6 +14,7 @@ from engine.lexer import syntax_error
 from protocol.errors import (
     ER_BAD_FIELD_ERROR,
     ER_INVALID_CHARACTER_STRING,
+    ER_INVALID_GROUP_FUNC_USE,
     ER_NO_SUCH_TABLE,
     ER_NO_TABLES_USED,
     ER_NOT_SUPPORTED_YET,
@@ -40,6 +41,8 @@ def map_sqlite_error(exc: sqlite3.Error | UnicodeEncodeError, database: str | No
     m = re.match(r"no such column: (.+)", msg)
     if m:
         return SQLError(ER_BAD_FIELD_ERROR, m.group(1), "field list")
+    if msg.startswith("misuse of aggregate"):  # an aggregate where none may be (WHERE, RETURNING)
+        return SQLError(ER_INVALID_GROUP_FUNC_USE)
     m = re.match(r"table (?:\"?\w+\"?\.)?\"?([^\"]+)\"? already exists", msg)
     if m:
         return SQLError(ER_TABLE_EXISTS_ERROR, m.group(1))

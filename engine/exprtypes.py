@@ -18,7 +18,7 @@ subquery has its item's type; a UNION's columns aggregate their branches' types 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from engine.catalog import Table
 from engine.coltypes import (
@@ -292,7 +292,7 @@ class _Typer:
                 i += 1
                 while i < len(toks) and toks[i].is_word("NOT", "NULL", "TRUE", "FALSE", "UNKNOWN"):
                     i += 1
-                left = BOOLEAN
+                left = replace(BOOLEAN, flags=BOOLEAN.flags | ColumnFlag.NOT_NULL)  # never NULL
                 continue
             if op == "NOT":
                 i += 1
@@ -446,6 +446,8 @@ class _Typer:
             flags = ColumnFlag.BINARY | (ColumnFlag.NOT_NULL if not args else 0)
             return datetime_type(code, fsp, flags)
         if word in _BIG_FUNCS:
+            if word in ("LAST_INSERT_ID", "ROW_COUNT", "FOUND_ROWS"):  # a session's counter: never NULL
+                return int_type(_BIG_FUNCS[word], ColumnFlag.BINARY | ColumnFlag.NOT_NULL)
             return int_type(_BIG_FUNCS[word], ColumnFlag.BINARY)
         if word in _INT_FUNCS:
             return int_type(_INT_FUNCS[word], ColumnFlag.BINARY)
@@ -498,8 +500,10 @@ class _Typer:
             binary = word in ("UNHEX", "FROM_BASE64", "COMPRESS")
             return varchar(512, binary=binary)
         if word in _STRING_FUNCS:
-            return varchar(max((a.length // 4 if a and a.charset != 63 else (a.length if a else 64))
-                               for a in args) if args else 64)
+            chars = [a.length // 4 if a and a.charset != 63 else (a.length if a else 64) for a in args]
+            if word == "CONCAT" and chars:  # MariaDB's: the arguments' lengths added up
+                return varchar(sum(chars))
+            return varchar(max(chars) if chars else 64)
         raise _Unknown
 
     def cast(self, toks: list[Token], i: int, word: str) -> tuple[ColumnType, int]:

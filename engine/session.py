@@ -53,6 +53,7 @@ from engine.translate import (
 )
 from protocol.errors import (
     ER_BAD_DB_ERROR,
+    ER_BAD_FIELD_ERROR,
     ER_LOCK_WAIT_TIMEOUT,
     ER_NOT_SUPPORTED_YET,
     ER_QUERY_INTERRUPTED,
@@ -160,16 +161,20 @@ class Session:
         except SyntaxError_ as exc:
             raise exc.with_literals(sql) from None
 
+    def _plan(self, sql: str) -> tuple[Plan, list[object]]:
+        """The statement's plan and literals, without running it."""
+        try:
+            shape, params = extract(sql)
+            return self.engine.plan_for(shape, self._database, params, self.visible, self.live_reader), params
+        except SyntaxError_ as exc:
+            raise exc.with_literals(sql) from None
+
     async def access(self, sql: str) -> Access:
         """What `sql` would read and write, for the shell's privilege check (accounts without
         ALL PRIVILEGES only: the compile costs a reader hop the first time a translation is
         seen). Raises the SQLError running it would raise when it cannot be planned."""
         engine = self.engine
-        try:
-            shape, params = extract(sql)
-            plan = engine.plan_for(shape, self._database, params, self.visible, self.live_reader)
-        except SyntaxError_ as exc:
-            raise exc.with_literals(sql) from None
+        plan, params = self._plan(sql)
         if plan.kind == "explain":  # EXPLAIN needs what running the statement needs
             return await self.access(_EXPLAIN_PREFIX.sub("", sql, count=1))
         if plan.kind not in ("select", "write"):
@@ -421,6 +426,7 @@ class Session:
         timestamp = _timestamp(context)
         args = self._args(plan, params, context, timestamp, sql)
         rand_seed = self._rand_for(plan, context)
+        written = sql  # as the client wrote it: RETURNING's names read its literals
         if plan.sysvars:  # the binlog carries the values read here, not the names
             sql = inline_sysvars(sql, lambda text: _literal(self._sysvar(text)))
         if not self.autocommit:
@@ -434,7 +440,7 @@ class Session:
             deadline = time.monotonic() + engine.lock_wait_timeout
             while True:
                 try:
-                    affected, first_id = await engine._on_writer(
+                    affected, first_id, returned = await engine._on_writer(
                         engine._w_write, plan, args, end, forced, self._fx, self._database, log,
                         self._fk_checks(context))
                     break
@@ -482,8 +488,36 @@ class Session:
         if plan.nrows > 1:  # what MySQL says after a multi-row INSERT
             info = f"Records: {plan.nrows}  Duplicates: {max(plan.nrows - affected, 0)}  Warnings: 0"
         self.row_count = affected
+        if returned is not None:  # ... RETURNING: the rows written, as a result set
+            self.row_count = -1  # ROW_COUNT() after a result set, as MariaDB's
+            names, rows = returned
+            names, types, rows = returned_columns(plan.returning, names, rows, written, params)
+            return Result(columns=names, column_types=types, rows=rows, affected_rows=affected,
+                          last_insert_id=first_id or 0, in_transaction=self.in_transaction, committed=committed)
         return Result(affected_rows=affected, last_insert_id=first_id or 0, info=info,
                       in_transaction=self.in_transaction, committed=committed)
+
+    async def describe(self, sql: str) -> Result | None:
+        """The result columns of a write that returns rows (INSERT/REPLACE/DELETE ... RETURNING),
+        found without writing (COM_STMT_PREPARE); None for any other statement. An unknown
+        column of the list is 1054 in 'RETURNING', as MariaDB's prepare says."""
+        engine = self.engine
+        plan, params = self._plan(sql)
+        described = plan.returning
+        if described is None:
+            return None
+        args = self._args(described, params, None, int(time.time()), sql)
+        try:
+            names, _ = await engine._on_reader(engine._pool.query, described.sql, args, self._fx,
+                                               self._database)
+        except SQLError as exc:
+            if exc.error is ER_BAD_FIELD_ERROR:  # its SELECT reads nothing but the list
+                column = exc.message[len("Unknown column '"):exc.message.rindex("' in '")]
+                raise SQLError(ER_BAD_FIELD_ERROR, column, "RETURNING") from None
+            raise
+        names, types, _ = returned_columns(described, names, [], sql, params)
+        await self.access(sql)  # the whole write compiles (an aggregate in the list is 1111)
+        return Result(columns=names, column_types=types)
 
     async def _savepoint(self, sql: str, plan: Plan, context) -> Result:
         """SAVEPOINT / ROLLBACK TO / RELEASE SAVEPOINT inside a transaction: SQLite savepoints
@@ -637,6 +671,15 @@ def result_types(plan: Plan, names: list[str], rows: list[tuple], sql: str,
     if convert is not None:
         rows = [convert(row) for row in rows]
     return types, rows
+
+
+def returned_columns(described: Plan, names: list[str], rows: list[tuple], sql: str,
+                     params: list[object]) -> tuple[list[str], list[coltypes.ColumnType], list[tuple]]:
+    """A RETURNING list's column names, types and rows, as its SELECT's (`Plan.returning`)."""
+    if described.names is not None:
+        names = _column_names(described.names, names, sql, params)
+    types, rows = result_types(described, names, rows, sql, params)
+    return names, types, rows
 
 
 def _as_held(v: object) -> object:

@@ -16,6 +16,8 @@ MySQL's ids (0/NULL/DEFAULT/absent = next id), exactly reproducible from a binlo
 Expressions on DECIMAL values, in any clause, become calls of `engine.decimal_math`'s exact
 functions (`engine.exact` finds them; `Translator.exact` holds them by start token). A value an
 UPDATE/INSERT computes for a column is stored as a literal is (`values.target`: strict mode).
+INSERT/REPLACE/DELETE ... RETURNING keeps SQLite's RETURNING, its list planned as the SELECT of
+the list from the target (`Plan.returning`: names, types, and a LIMIT 0 form that describes it).
 """
 
 from __future__ import annotations
@@ -50,6 +52,7 @@ from protocol.errors import (
     ER_NON_UPDATABLE_TABLE,
     ER_NOT_SUPPORTED_YET,
     ER_UNKNOWN_TABLE,
+    ER_UPDATE_TABLE_USED,
     ER_VIEW_RECURSIVE,
     ER_WRONG_VALUE_COUNT_ON_ROW,
     SQLError,
@@ -131,6 +134,12 @@ class Plan:
     sysvars: bool = False  # reads @@variables: a write is binlogged with their values inlined
     calc_found: bool = False  # SQL_CALC_FOUND_ROWS: FOUND_ROWS() counts the rows without LIMIT
     result_types: SelectTypes | UnionTypes | None = None  # SELECT: the MySQL type of each result column
+    # INSERT/REPLACE/DELETE ... RETURNING: `SELECT <list> FROM <target> LIMIT 0`, whose names and
+    # result_types describe the returned rows; its args are the tail of the write's
+    returning: Plan | None = None
+    # DELETE ... ORDER BY ... LIMIT ... RETURNING: the rowids in the ORDER BY's order (the write's
+    # args but RETURNING's), the order MariaDB returns the rows in; each row then ends with its rowid
+    returning_order: str | None = None
 
 
 class Translator:
@@ -171,6 +180,9 @@ class Translator:
         self.view_of: Callable[[str, str], Any] = lambda schema, name: None  # -> catalog.View | None
         self.views_in: Callable[[str], list] = lambda schema: []  # a schema's views (information_schema)
         self.expanding: tuple[tuple[str, str], ...] = ()  # the views being expanded (a cycle is 1462)
+        self.returning_at: int | None = None  # token index of a write's RETURNING
+        self.full_tokens: list[Token] = tokens  # with RETURNING read as SELECT
+        self.target_alias: str | None = None  # DELETE FROM t AS alias
 
     # --- helpers ---------------------------------------------------------------------------
 
@@ -736,14 +748,86 @@ class Translator:
         if first in ("SELECT", "WITH") or (self.tokens and self.tokens[0].text == "("):
             return self.plan_select()
         if first in ("INSERT", "REPLACE"):
+            self.split_returning()
             return self.plan_insert()
         if first == "UPDATE":
             return self.plan_update()
         if first == "DELETE":
+            self.split_returning()
             return self.plan_delete()
         raise self.error_at(0)
 
+    def split_returning(self) -> None:
+        """A depth-0 RETURNING ends the write proper: its planner sees the tokens before it, and
+        `finish` plans the list (`plan_returning`)."""
+        depth = 0
+        for k, t in enumerate(self.tokens):
+            if t.kind == "op" and t.text in "()":
+                depth += 1 if t.text == "(" else -1
+            elif depth == 0 and t.is_word("RETURNING"):
+                self.returning_at = k
+                self.full_tokens = [*self.tokens[:k], Token("word", "SELECT", -1, t.start, t.end),
+                                    *self.tokens[k + 1:]]
+                self.tokens = self.tokens[:k]
+                return
+
+    def plan_returning(self, target: tuple[str, str], ordered: bool = False) -> Plan:
+        """INSERT/REPLACE/DELETE ... RETURNING select_list (MariaDB 10.5+): SQLite's own RETURNING,
+        which yields the rows as written (an INSERT IGNORE's skipped rows left out, an upsert's
+        updated row, a DELETE's removed rows). The list is read as `SELECT select_list FROM
+        target`: typed, named and computed exactly as that SELECT, which (with LIMIT 0) also
+        describes the result without writing. As MariaDB: no subquery of an INSERT's list may read
+        its target (1093); a DELETE's may."""
+        ret = self.returning_at
+        assert ret is not None
+        self.tokens = toks = self.full_tokens
+        self._finder = None
+        schema, name = target
+        table = self.need_table(schema, name)
+        ref = self.target_alias or table.name
+        found = select_items(toks[ret:])
+        if found is None or ret + found[1] != len(toks) or not any(found[0]):
+            raise self.error_at(ret + (found[1] if found else 1))
+        froms = [k for k in range(ret + 1, len(toks)) if toks[k].is_word("FROM")]
+        for k in froms if toks[0].is_word("INSERT", "REPLACE") else ():
+            for _, read in from_tables(toks, k, lambda s, n: self.catalog(s or self.database, n)):
+                if read.schema == table.schema and read.name.lower() == table.name.lower():
+                    raise SQLError(ER_UPDATE_TABLE_USED, table.name, "INSERT")
+        types = SelectTypes(split_select(toks[ret:])[0], [(ref.lower(), table)], self.statement_tables())
+        self.select_exact(self.finder(), ret)
+        names: list[object] = []  # a wildcard is the table's columns, named by SQLite
+        for item in found[0]:
+            wild = item[-1].text == "*"
+            names += [None] * len(table.columns) if wild else self.select_names([toks[ret], *item]) or [None]
+        for k in range(ret + 1, len(toks) - 2):  # SQLite's RETURNING knows the table by its name only
+            if toks[k].kind not in ("word", "ident") or toks[k].text.lower() != ref.lower() or toks[k + 1].text != ".":
+                continue
+            if toks[k - 1].text == "." and k - 2 > ret and toks[k - 2].text == table.schema:
+                toks[k - 2] = toks[k - 1] = Token("op", "")  # db.t.col: the database's name dropped
+            if toks[k - 1].text != ".":
+                toks[k] = Token("ident", table.name, -1, toks[k].start, toks[k].end)
+        self.out.append("RETURNING")
+        out_at, args_at = len(self.out), len(self.args)
+        k = ret + 1
+        for n, item in enumerate(found[0]):
+            if n:
+                self.out.append(",")
+                k += 1
+            if len(item) > 1 and item[-1].text == "*":  # t.*: SQLite's RETURNING takes `*` only
+                self.out.append("*")
+            elif self.emit_range(k, k + len(item)) != k + len(item):
+                raise self.error_at(k)
+            k += len(item)
+        listed = " ".join(self.out[out_at:])
+        if ordered:
+            self.out.append(", rowid")  # the rows' order is restored by the engine
+        return Plan(kind="select", sql=f"SELECT {listed} FROM {self.table_sql(schema, table.name)} AS "
+                    f"{quote_ident(table.name)} LIMIT 0", args=self.args[args_at:],
+                    names=names if any(n is not None for n in names) else None, result_types=types)
+
     def finish(self, kind: str, **kw) -> Plan:
+        if self.returning_at is not None:
+            kw["returning"] = self.plan_returning(kw["target"], "returning_order" in kw)
         args = self.args
         identity = len(args) == len(self.params) and all(a == n for n, a in enumerate(args))
         kw.setdefault("user_vars", tuple(dict.fromkeys(a[1] for a in args if type(a) is tuple and a[0] == "var")))
@@ -896,9 +980,10 @@ class Translator:
             k += 1
         return parts
 
-    def select_names(self) -> list[object] | None:
-        """Column names MySQL would report, where SQLite's would differ (literals, rewrites)."""
-        found = select_items(self.tokens)
+    def select_names(self, tokens: list[Token] | None = None) -> list[object] | None:
+        """Column names MySQL would report, where SQLite's would differ (literals, rewrites), for
+        the SELECT of `tokens` (the statement's by default)."""
+        found = select_items(self.tokens if tokens is None else tokens)
         if found is None:
             return None
         items, _ = found
@@ -919,8 +1004,9 @@ class Translator:
                 and not item[-2].is_word("NOT", "IS", "AND", "OR", "LIKE", "IN", "NULL", "TRUE", "FALSE")
                 and not item[-1].is_word("NULL", "TRUE", "FALSE", "END")
                 and not (item[-1].upper in INTERVAL_UNITS and any(t.is_word("INTERVAL") for t in item)))
-            plain = all(t.kind in ("word", "ident") or (t.kind == "op" and t.text == ".") for t in item) and \
-                not any(t.kind == "word" and t.upper in NILADIC for t in item)
+            plain = len(item) % 2 == 1 and all(t.kind in ("word", "ident") for t in item[::2]) and \
+                all(t.kind == "op" and t.text == "." for t in item[1::2]) and \
+                not any(t.kind == "word" and t.upper in NILADIC for t in item)  # [db.][table.]column
             if plain and not aliased and item[-1].text != item[-1].text.lower():
                 # MySQL names a column by the identifier as written (SELECT Event_name), SQLite by
                 # its declaration; an all lower-case one is left to SQLite (the common case,
@@ -1464,18 +1550,33 @@ class Translator:
             return self.plan_multi_delete(i + 1, j)  # DELETE FROM t USING t JOIN ...
         i, schema, name = self.read_table_name(i + 1)
         table = self.need_table(schema, name)
+        target = self.table_sql(schema, name)
         if i < len(toks) and not toks[i].is_word("WHERE", "ORDER", "LIMIT", "USING"):
             if toks[i].is_word("AS"):
                 i += 1
-            self.out.append(f"DELETE FROM {self.table_sql(schema, name)} AS {quote_ident(toks[i].text)}")
+            self.target_alias = toks[i].text
+            target += f" AS {quote_ident(toks[i].text)}"
             i += 1
-        else:
-            self.out.append(f"DELETE FROM {self.table_sql(schema, name)}")
+        self.out.append(f"DELETE FROM {target}")
+        depth = 0
+        limited = False  # ... ORDER BY / LIMIT ... RETURNING
+        for t in toks[i:] if self.returning_at is not None else ():
+            if t.kind == "op" and t.text in "()":
+                depth += 1 if t.text == "(" else -1
+            elif depth == 0 and t.is_word("ORDER", "LIMIT"):
+                limited = True
+        if limited:  # SQLite's RETURNING precedes ORDER BY / LIMIT: the rows are chosen inside
+            self.out.append(f"WHERE rowid IN (SELECT rowid FROM {target}")
+        chosen_at = len(self.out)
         self.scan_exact(self.finder(), i, len(toks))
         end = self.emit_range(i, len(toks))
         if end != len(toks):
             raise self.error_at(end)
-        return self.finish("write", target=(schema, table.name))
+        if not limited:
+            return self.finish("write", target=(schema, table.name))
+        order = f"SELECT rowid FROM {target} " + " ".join(self.out[chosen_at:])
+        self.out.append(")")
+        return self.finish("write", target=(schema, table.name), returning_order=order)
 
     def join_tables(self, start: int, end: int) -> list[tuple[str, str, str]]:
         """The tables of a join (tokens[start:end], no leading FROM): (schema, table, the name the
@@ -1513,6 +1614,8 @@ class Translator:
             after += 2  # DELETE t.* FROM ...
         if toks[after].text == "," or (target_at != join_at and after != join_at):
             raise SQLError(ER_NOT_SUPPORTED_YET, "DELETE from several tables")
+        if self.returning_at is not None:  # MariaDB's grammar has no RETURNING for a join
+            raise syntax_error(self.shape[self.full_tokens[self.returning_at].start:])
         if target_at == join_at and not toks[after].is_word("FROM"):
             raise self.error_at(after)
         # the target names a table of the join, or its alias

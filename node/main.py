@@ -61,13 +61,13 @@ from slave.role import SlaveRole
 
 log = logging.getLogger("semisync.node")
 
-# "MariaDB" in the greeting's version is how clients tell a MariaDB server, and the greeting does
-# not say it yet: a client that sees MariaDB 10.5 or later sends INSERT/DELETE ... RETURNING
-# (SQLAlchemy's MariaDB dialect does), which the engine does not run. The cost: MaxScale's
-# monitor (server.cc) takes this server for a MySQL one and leaves GTIDs, SHOW ALL SLAVES STATUS,
-# failover and switchover off for it.
-SERVER_VERSION = "5.5.5-10.11.99-semisync-log"
-BINLOG_SERVER_VERSION = "10.11.99-semisync-log"
+# "MariaDB" in the greeting's version is how clients tell a MariaDB server (MaxScale's monitor,
+# server.cc: a case-insensitive "mariadb" makes it manage GTIDs, SHOW ALL SLAVES STATUS, failover
+# and switchover; Connector/C's mariadb_connection(); SQLAlchemy's MariaDB dialect, which then
+# sends INSERT/DELETE ... RETURNING). The "5.5.5-" prefix is MariaDB's replication hack that
+# every client strips; the binlog's format description carries the version without it.
+SERVER_VERSION = "5.5.5-10.11.99-MariaDB-semisync-log"
+BINLOG_SERVER_VERSION = "10.11.99-MariaDB-semisync-log"
 MASTER_PLUGIN = "rpl_semi_sync_master"
 SLAVE_PLUGIN = "rpl_semi_sync_slave"
 SHUTDOWN_TIMEOUT = 10.0

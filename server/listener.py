@@ -51,7 +51,7 @@ IDLE_SWEEP_SECONDS = 1.0
 
 
 def _version_number(server_version: str) -> int:
-    """10.11.99 for "5.5.5-10.11.99-semisync" -> 101199, as executable comments compare."""
+    """10.11.99 for "5.5.5-10.11.99-MariaDB-semisync-log" -> 101199, as executable comments compare."""
     text = server_version.removeprefix("5.5.5-")
     parts = (text.split("-", 1)[0].split(".") + ["0", "0"])[:3]
     try:

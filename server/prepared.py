@@ -11,7 +11,8 @@ Contract
   carries its columns and an error in it (an unknown table) is the prepare's error, as in
   mysqld; any other statement for the engine (DML, transactions, text without a leading word) is
   planned without running (a syntax error, an unknown table or column fail the prepare; errors
-  of the NULL values it is planned with are left to the execution); the statements of
+  of the NULL values it is planned with are left to the execution), and a write with RETURNING
+  is described from its plan (`Session.describe`: the columns, nothing written); the statements of
   the server shell and the role (SET, SHOW, replication) are checked when executed.
 - COM_STMT_EXECUTE binds each value as a literal written exactly as MySQL writes it when it
   logs a prepared statement for statement-based replication (integers, floats that read back
@@ -39,6 +40,7 @@ import decimal
 import math
 import re
 import weakref
+from collections.abc import Awaitable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -63,6 +65,7 @@ from protocol.errors import (
     ER_BAD_DB_ERROR,
     ER_BAD_FIELD_ERROR,
     ER_EMPTY_QUERY,
+    ER_INVALID_GROUP_FUNC_USE,
     ER_MAX_PREPARED_STMT_COUNT_REACHED,
     ER_NO_DB_ERROR,
     ER_NO_SUCH_TABLE,
@@ -73,6 +76,7 @@ from protocol.errors import (
     ER_PS_MANY_PARAM,
     ER_STMT_HAS_NO_OPEN_CURSOR,
     ER_UNKNOWN_STMT_HANDLER,
+    ER_UPDATE_TABLE_USED,
     ER_WRONG_ARGUMENTS,
     ER_WRONG_VALUE_COUNT_ON_ROW,
     RemoteProtocolError,
@@ -96,6 +100,7 @@ _DESCRIBED = frozenset({"SELECT", "SHOW", "DESC", "DESCRIBE", "EXPLAIN", "WITH",
 _PREPARE_ERRORS = frozenset(e.code for e in (
     ER_PARSE_ERROR, ER_EMPTY_QUERY, ER_NO_DB_ERROR, ER_BAD_DB_ERROR, ER_NO_SUCH_TABLE, ER_BAD_FIELD_ERROR,
     ER_NON_UNIQ_ERROR, ER_NONUNIQ_TABLE, ER_WRONG_VALUE_COUNT_ON_ROW, ER_NOT_SUPPORTED_YET,
+    ER_INVALID_GROUP_FUNC_USE, ER_UPDATE_TABLE_USED,
 ))
 
 # Statement text: what may hold a `?` that is not a placeholder, and the placeholders.
@@ -221,6 +226,17 @@ class PreparedStatement:
             out.append(literal(value, types[i]))
             out.append(self.pieces[i + 1])
         return "".join(out)
+
+
+async def _text_errors_only(planned: Awaitable[Any]) -> Any:
+    """What `planned` answers; None when it fails on the probe's values (1048 ...), which is the
+    execution's to find: only errors of the text (`_PREPARE_ERRORS`) fail a prepare."""
+    try:
+        return await planned
+    except SQLError as exc:
+        if exc.error.code in _PREPARE_ERRORS:
+            raise
+        return None
 
 
 def _id_text(statement_id: int) -> str:
@@ -356,12 +372,13 @@ class PreparedStatements:
                 stmt.columns = result_columns(result)
         elif not server.role.claims(head) and keyword not in server.admin.handlers:
             # an engine statement: planned, not run (1064, 1146 ... as mysqld's prepare)
-            try:
-                await session.engine_session.access(probe)
-            except SQLError as exc:
-                if exc.error.code in _PREPARE_ERRORS:
-                    raise
-                # an error of the NULL probe's values (1048 ...): the execution's to find
+            # INSERT/REPLACE/DELETE ... RETURNING: its columns, described without writing,
+            # planned with zeros (a NULL in a NOT NULL column is refused while planning)
+            zeros = stmt.bind([0] * stmt.param_count, [ParamType(FieldType.LONGLONG)] * stmt.param_count)
+            described = await _text_errors_only(session.engine_session.describe(zeros))
+            if described is not None:
+                stmt.columns = result_columns(described)
+            await _text_errors_only(session.engine_session.access(probe))
         self._next_id += 1
         self._add(stmt)
         session.write(session.conn.send(PrepareOK(  # type: ignore[union-attr]

@@ -82,7 +82,7 @@ from protocol.events import (
 )
 from protocol.position import BinlogPosition, file_sequence
 
-SERVER_VERSION = "10.11.99-semisync-log"
+SERVER_VERSION = "10.11.99-MariaDB-semisync-log"
 INDEX_PREFIX = ""  # `NAME.index` lists bare file names, as it always has
 
 # Events that belong to the statement or row change that follows them.

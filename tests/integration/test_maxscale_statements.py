@@ -16,6 +16,9 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import re
+import shutil
+import subprocess
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -338,11 +341,21 @@ def test_what_the_monitor_decides_on_is_true_on_our_server(tmp_path):
         admin = master.connect()
         # MaxScale's features come from the greeting's version (mariadbserver.cc): 10.11 and up
         # for GTIDs, SHOW ALL SLAVES STATUS, max_statement_time, read-only admin and
-        # mysql.global_priv. Its server type MARIADB needs "mariadb" in it too, which the
-        # greeting does not say yet (node/main.py SERVER_VERSION).
+        # mysql.global_priv, the number as Connector/C reads it (the "5.5.5-" prefix dropped);
+        # and only for a server of type MARIADB, which server.cc's VersionInfo::set decides from
+        # the text: "clustrix", then "binlogrouter", then "mariadb" in any case, else MYSQL.
         version = monitor.get_server_info()
         major, minor = (int(n) for n in version.removeprefix("5.5.5-").split(".")[:2])
         assert (major, minor) >= (10, 11), version
+        lowered = version.lower()
+        server_type = ("CLUSTRIX" if "clustrix" in lowered else "BLR" if "binlogrouter" in lowered
+                       else "MARIADB" if "mariadb" in lowered else "MYSQL")
+        assert server_type == "MARIADB", version
+        # Connector/C's own check (mariadb_connection(), behind the CLI's "Server:" line)
+        if shutil.which("mariadb"):
+            status = subprocess.run(["mariadb", "-h127.0.0.1", f"-P{master.port}", "-uroot", "-e", "status"],
+                                    capture_output=True, text=True, timeout=60, check=True).stdout
+            assert re.search(r"^Server:\s+MariaDB$", status, re.M), status
         with monitor.cursor() as cur, admin.cursor() as admin_cur:
             semisync = next(s for s in STATEMENTS if "rpl_semi_sync_master_enabled" in s.sql).sql
             cur.execute(semisync)

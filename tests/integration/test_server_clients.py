@@ -221,5 +221,5 @@ def test_mysqladmin_status_version_and_extended_status(shell):
                          capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     assert re.search(r"^Uptime: \d+  Threads: \d+  Questions: \d+", out.stdout, re.M)  # COM_STATISTICS
-    assert "Server version\t\t10.11.99-semisync" in out.stdout
+    assert "Server version\t\t10.11.99-MariaDB-semisync-log" in out.stdout
     assert re.search(r"\| Threads_connected +\| \d+ +\|", out.stdout)  # SHOW /*!50002 GLOBAL */ STATUS

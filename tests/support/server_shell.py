@@ -20,7 +20,7 @@ from server.role import NullRole, Role
 from tests.support.loop_thread import LoopThread
 
 ROOT_PASSWORD = "rootpw"
-SERVER_VERSION = "5.5.5-10.11.99-semisync"
+SERVER_VERSION = "5.5.5-10.11.99-MariaDB-semisync-log"  # the daemon's (node/main.py)
 
 
 class ShellServer:
