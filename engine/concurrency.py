@@ -34,29 +34,44 @@ class WriterLock:
     def locked(self) -> bool:
         return self._owner is not None
 
-    async def acquire(self, owner: object, timeout: float | None = None) -> None:
+    def try_acquire(self, owner: object) -> bool:
+        """Take the lock now if it is free and nobody waits (no future, no task); else False."""
         if self._owner is None and not self._waiters:
             self._owner = owner
+            return True
+        return False
+
+    async def acquire(self, owner: object, timeout: float | None = None) -> None:
+        if self.try_acquire(owner):
             return
-        fut = asyncio.get_running_loop().create_future()
+        loop = asyncio.get_running_loop()
+        fut = loop.create_future()
         entry = (fut, owner)
         self._waiters.append(entry)
+        # the deadline settles the future itself (no timeout context per wait): ownership
+        # passes with None, a timeout with _TIMED_OUT, and `release` skips a settled future
+        expiry = None if timeout is None else loop.call_later(timeout, _time_out, fut)
         try:
-            if timeout is None:
-                await fut
-            else:
-                async with asyncio.timeout(timeout):
-                    await fut
+            outcome = await fut
         except BaseException:
-            if fut.done() and not fut.cancelled():
+            if fut.done() and not fut.cancelled() and fut.result() is None:
                 self.release()  # ownership arrived as we gave up: pass it on
             else:
                 fut.cancel()
-                try:
-                    self._waiters.remove(entry)
-                except ValueError:
-                    pass
+                self._forget(entry)
             raise
+        finally:
+            if expiry is not None:
+                expiry.cancel()
+        if outcome is _TIMED_OUT:
+            self._forget(entry)
+            raise TimeoutError
+
+    def _forget(self, entry: tuple[asyncio.Future, object]) -> None:
+        try:
+            self._waiters.remove(entry)
+        except ValueError:
+            pass
 
     def release(self) -> None:
         self._owner = None
@@ -73,6 +88,14 @@ class WriterLock:
 
     async def __aexit__(self, *exc) -> None:
         self.release()
+
+
+_TIMED_OUT = object()
+
+
+def _time_out(fut: asyncio.Future) -> None:
+    if not fut.done():
+        fut.set_result(_TIMED_OUT)
 
 
 class ThreadLane:
