@@ -3,7 +3,8 @@
 `WriterLock` is the engine's one writer lock (loop side only): strictly FIFO, with an owner;
 ownership passes straight to the next waiter, so a committer queued behind sessions runs after
 every one of them (the group commit of `engine.core`'s header). A waiter that gives up (timeout,
-cancellation) as ownership arrives passes it on.
+cancellation) as ownership arrives passes it on; a timed-out waiter is never handed it.
+`try_acquire` takes a free lock nobody waits for at once (no future, no task).
 `ThreadLane` is N threads serving one queue: `call()` runs a function on one of them and returns
 a future of the calling loop, settled through call_soon_threadsafe (a future cancelled meanwhile
 is left alone: the result is dropped, the work was done). After `shutdown()` a call fails with
