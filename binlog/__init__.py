@@ -13,6 +13,7 @@ from binlog.reader import (
     iter_all,
     iter_checked,
     iter_events,
+    iter_range,
     scan_file,
     truncate_torn_tail,
 )
@@ -30,6 +31,7 @@ __all__ = [
     "iter_all",
     "iter_checked",
     "iter_events",
+    "iter_range",
     "next_file_name",
     "read_index",
     "scan_file",

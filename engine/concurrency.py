@@ -3,7 +3,8 @@
 `WriterLock` is the engine's one writer lock (loop side only): strictly FIFO, with an owner;
 ownership passes straight to the next waiter, so a committer queued behind sessions runs after
 every one of them (the group commit of `engine.core`'s header). A waiter that gives up (timeout,
-cancellation) as ownership arrives passes it on.
+cancellation) as ownership arrives passes it on; a timed-out waiter is never handed it.
+`try_acquire` takes a free lock nobody waits for at once (no future, no task).
 `ThreadLane` is N threads serving one queue: `call()` runs a function on one of them and returns
 a future of the calling loop, settled through call_soon_threadsafe (a future cancelled meanwhile
 is left alone: the result is dropped, the work was done). After `shutdown()` a call fails with
@@ -34,29 +35,44 @@ class WriterLock:
     def locked(self) -> bool:
         return self._owner is not None
 
-    async def acquire(self, owner: object, timeout: float | None = None) -> None:
+    def try_acquire(self, owner: object) -> bool:
+        """Take the lock now if it is free and nobody waits (no future, no task); else False."""
         if self._owner is None and not self._waiters:
             self._owner = owner
+            return True
+        return False
+
+    async def acquire(self, owner: object, timeout: float | None = None) -> None:
+        if self.try_acquire(owner):
             return
-        fut = asyncio.get_running_loop().create_future()
+        loop = asyncio.get_running_loop()
+        fut = loop.create_future()
         entry = (fut, owner)
         self._waiters.append(entry)
+        # the deadline settles the future itself (no timeout context per wait): ownership
+        # passes with None, a timeout with _TIMED_OUT, and `release` skips a settled future
+        expiry = None if timeout is None else loop.call_later(timeout, _time_out, fut)
         try:
-            if timeout is None:
-                await fut
-            else:
-                async with asyncio.timeout(timeout):
-                    await fut
+            outcome = await fut
         except BaseException:
-            if fut.done() and not fut.cancelled():
+            if fut.done() and not fut.cancelled() and fut.result() is None:
                 self.release()  # ownership arrived as we gave up: pass it on
             else:
                 fut.cancel()
-                try:
-                    self._waiters.remove(entry)
-                except ValueError:
-                    pass
+                self._forget(entry)
             raise
+        finally:
+            if expiry is not None:
+                expiry.cancel()
+        if outcome is _TIMED_OUT:
+            self._forget(entry)
+            raise TimeoutError
+
+    def _forget(self, entry: tuple[asyncio.Future, object]) -> None:
+        try:
+            self._waiters.remove(entry)
+        except ValueError:
+            pass
 
     def release(self) -> None:
         self._owner = None
@@ -73,6 +89,14 @@ class WriterLock:
 
     async def __aexit__(self, *exc) -> None:
         self.release()
+
+
+_TIMED_OUT = object()
+
+
+def _time_out(fut: asyncio.Future) -> None:
+    if not fut.done():
+        fut.set_result(_TIMED_OUT)
 
 
 class ThreadLane:

@@ -394,6 +394,9 @@ class Session:
     async def _acquire(self) -> None:
         if self._holds_lock:
             return
+        if self.engine.writer_lock.try_acquire(self):  # free: no task to wait in
+            await self._lock_taken()
+            return
         wait = self._lock_wait = asyncio.ensure_future(
             self.engine.writer_lock.acquire(self, self.engine.lock_wait_timeout))
         try:
@@ -407,6 +410,9 @@ class Session:
             raise SQLError(ER_QUERY_INTERRUPTED) from None  # interrupt(): KILL QUERY
         finally:
             self._lock_wait = None
+        await self._lock_taken()
+
+    async def _lock_taken(self) -> None:
         self._holds_lock = True
         names, self._named_savepoints = self._named_savepoints, []
         for name in names:  # the savepoints named before this first write, made real

@@ -1,10 +1,12 @@
-"""`AckReceiver`: the one task that reads what slaves send on their dump connections.
+"""`AckReceiver`: the one reader of what slaves send on their dump connections.
 
 Contract (MySQL 5.7's ack receiver thread, seed 003)
 - Every dump session hands the read side of its socket to the receiver when its stream starts
   (`attach(dump)` installs the session's raw reader); from then on the dump coroutine only
-  writes. The socket callbacks only queue the bytes; the receiver's single task decodes them, so
-  no dump coroutine ever blocks on reading an ack and acks are handled in arrival order.
+  writes. The receiver decodes the bytes in the socket's data callback itself, synchronously on
+  the loop (no queue, no task wakeup per ack: one ack per slave per commit group), so no dump
+  coroutine ever blocks on reading an ack and acks are handled in arrival order. Bytes that
+  arrive before `start()` wait for it; after `stop()` they are ignored.
 - Bytes go through the session's own sans-IO connection (`ServerConnection` in DUMPING state):
   a semi-sync ack (magic, length, file name validated there) goes to the `handle_ack` hook of
   the binlog transmit delegate the dump runs its hooks on (`semisync.interface`; the semi-sync
@@ -17,7 +19,6 @@ Contract (MySQL 5.7's ack receiver thread, seed 003)
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Callable
 
@@ -33,44 +34,41 @@ log = logging.getLogger("semisync.master.ack_receiver")
 
 class AckReceiver:
     def __init__(self, on_ack: Callable[[int, BinlogPosition], None] | None = None) -> None:
-        self._queue: asyncio.Queue[tuple[DumpSession, bytes]] = asyncio.Queue()
-        self._task: asyncio.Task[None] | None = None
+        self._running: bool | None = None  # None: not started yet; False: stopped
+        self._early: list[tuple[DumpSession, bytes]] = []  # received before start()
         self.acks = 0
         self.dropped = 0
         self.acked: dict[int, BinlogPosition] = {}  # slave server_id -> its latest accepted ack
         self.on_ack = on_ack
 
     def start(self) -> None:
-        if self._task is None:
-            self._task = asyncio.get_running_loop().create_task(self._run(), name="ack-receiver")
+        if self._running is None:
+            self._running = True
+            early, self._early = self._early, []
+            for dump, data in early:
+                self._receive(dump, data)
 
     async def stop(self) -> None:
-        task, self._task = self._task, None
-        if task is not None:
-            task.cancel()
-            try:
-                await task
-            except asyncio.CancelledError:
-                pass
+        self._running = False
+        self._early = []
 
     def attach(self, dump: DumpSession) -> None:
         """Take over the read side of `dump`'s connection."""
-        queue = self._queue
 
         def received(data: bytes) -> None:
-            queue.put_nowait((dump, data))
+            if self._running:
+                self._receive(dump, data)
+            elif self._running is None:
+                self._early.append((dump, data))
 
         dump.session.set_raw_reader(received)
 
-    async def _run(self) -> None:
-        queue = self._queue
-        while True:
-            dump, data = await queue.get()
-            try:
-                self.feed(dump, data)
-            except Exception:  # our bug: never let it stop the acks of the other slaves
-                log.exception("ack receiver: unexpected error on the dump of slave %s", dump.slave_server_id)
-                dump.session.close()
+    def _receive(self, dump: DumpSession, data: bytes) -> None:
+        try:
+            self.feed(dump, data)
+        except Exception:  # our bug: never let it stop the acks of the other slaves
+            log.exception("ack receiver: unexpected error on the dump of slave %s", dump.slave_server_id)
+            dump.session.close()
 
     def feed(self, dump: DumpSession, data: bytes) -> None:
         """Decode what arrived on `dump`'s connection and act on it (synchronously)."""

@@ -6,7 +6,8 @@ Contract
   per sync_binlog: a dump session never reads past it, so a slave never receives what the
   master could lose in a crash.
 - Any number of readers (dump sessions, SHOW BINLOG EVENTS) read `position` and wait for the
-  next publish with `await wait(seen, timeout)`; no reader ever takes the writer's lock.
+  next publish with `await wait(seen, timeout)` (or on the shared future `changed(seen)`
+  beside other things); no reader ever takes the writer's lock.
 - `generation` grows by one on every publish (RESET MASTER may move the position backwards;
   readers compare generations, not positions, to know that something changed).
 Everything runs on the event loop's thread.
@@ -36,10 +37,19 @@ class BinlogEnd:
 
     async def wait(self, seen: int, timeout: float | None) -> bool:
         """Wait until `generation` differs from `seen` (True) or `timeout` seconds pass (False)."""
-        if self.generation != seen:
+        changed = self.changed(seen)
+        if changed is None:
             return True
+        # asyncio.wait never cancels the shared future, whoever times out first.
+        await asyncio.wait((changed,), timeout=timeout)
+        return self.generation != seen
+
+    def changed(self, seen: int) -> asyncio.Future[None] | None:
+        """The future the next publish settles (shared by every reader: never cancel it), or
+        None when `generation` already differs from `seen`. A reader that waits for other
+        things too waits on it beside them, without a task of its own."""
+        if self.generation != seen:
+            return None
         if self._changed is None or self._changed.done():
             self._changed = asyncio.get_running_loop().create_future()
-        # asyncio.wait never cancels the shared future, whoever times out first.
-        await asyncio.wait((self._changed,), timeout=timeout)
-        return self.generation != seen
+        return self._changed

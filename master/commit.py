@@ -84,13 +84,13 @@ import logging
 import os
 import time
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
 from binlog.writer import BinlogWriter
+from engine.concurrency import ThreadLane
 from engine.results import LoggedStatement
 from master.binlog_end import BinlogEnd
 from master.events import transaction_events
@@ -181,7 +181,7 @@ class GroupCommit:
         self._unsynced_groups = 0
         self._group_synced = False  # the last group's binlog write was fsynced
         self._xid = int(time.time()) << 16  # XID values only need to differ (a restart moves on)
-        self._io = ThreadPoolExecutor(1, thread_name_prefix="binlog-io")
+        self._io = ThreadLane(1, "binlog-io")
         self._in_flight = 0
         self._idle: asyncio.Event | None = None
         # counters (SHOW STATUS: Binlog_commits, Binlog_group_commits)
@@ -259,12 +259,13 @@ class GroupCommit:
             lock.release()
 
     async def run_io(self, fn: Callable[..., Any], *args: Any) -> Any:
-        """Run a blocking binlog call on the binlog's own I/O thread (never on the loop)."""
-        return await asyncio.get_running_loop().run_in_executor(self._io, fn, *args)
+        """Run a blocking binlog call on the binlog's own I/O thread (never on the loop). The
+        call runs once queued, even if the caller is cancelled meanwhile (the leader never is)."""
+        return await self._io.call(fn, *args)
 
     def close(self) -> None:
         self._closed = True
-        self._io.shutdown(wait=True)
+        self._io.shutdown()
 
     # -- the leader ---------------------------------------------------------------------------
 

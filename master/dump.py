@@ -69,7 +69,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from binlog.index import read_index
-from binlog.reader import BinlogFileError, file_checksum, iter_events
+from binlog.reader import BinlogFileError, file_checksum, iter_events, iter_range
 from master.binlog_end import BinlogEnd
 from protocol.connection import ServerConnection
 from protocol.errors import (
@@ -298,10 +298,12 @@ def read_events(path: Path, start: int, end: int, at_least: int = 0, crc: bool =
     """The complete events in [start, end) of a file (at least `at_least` of them if present),
     each CRC32-checked when `crc`. The events before a damaged one come back first; reading at
     the damage raises DamagedBinlog (an impossible event: a bad size, zero bytes; a CRC32
-    mismatch; a read error)."""
+    mismatch; a read error). A small range past the file's first event (the streaming dump's
+    usual read) is read with one pread (`iter_range`): the file's start was read before."""
     events: list[tuple[int, bytes]] = []
+    small = not at_least and start > len(BINLOG_MAGIC) and 0 < end - start <= _INLINE_READ
     try:
-        for offset, event in iter_events(path, start, end):
+        for offset, event in (iter_range if small else iter_events)(path, start, end):
             if crc and not event_checksum_ok(event):
                 raise DamagedBinlog(offset, LOG_READ_CHECKSUM_FAILURE)
             events.append((offset, event))
@@ -407,6 +409,7 @@ class DumpSession:
         self._on_start = on_start
         self._stopped = False
         self._stop_waiter: asyncio.Future[None] | None = None
+        self._closed_waiter: asyncio.Future[None] | None = None  # the session's closing, while streaming
 
     @property
     def semisync(self) -> bool:
@@ -465,6 +468,8 @@ class DumpSession:
         except ConnectionError as e:
             log.info("dump to slave %d: connection lost: %s", self.slave_server_id, e)
         finally:
+            if self._closed_waiter is not None:
+                self._closed_waiter.cancel()
             if transmit:
                 transmit.transmit_stop(param)
 
@@ -584,20 +589,22 @@ class DumpSession:
         return False
 
     async def _wait(self, end: BinlogEnd, generation: int) -> bool:
-        """Wait for a publish, the end of the dump or the heartbeat period; False on a timeout."""
-        timeout = self.period or None
+        """Wait for a publish, the end of the dump or the heartbeat period; False on a timeout.
+        Waits on futures only (the publish's shared one, the session's closing, `stop()`): no
+        task is made or cancelled per wait, which is once per commit group per slave."""
+        changed = end.changed(generation)
+        if changed is None:
+            return True
+        loop = asyncio.get_running_loop()
         if self._stop_waiter is None or self._stop_waiter.done():
-            self._stop_waiter = asyncio.get_running_loop().create_future()
-        closed = asyncio.ensure_future(self.session.closed())
-        changed = asyncio.ensure_future(end.wait(generation, timeout))
-        try:
-            await asyncio.wait((changed, closed, self._stop_waiter), return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            closed.cancel()
-            changed.cancel()
-        if not changed.done() or changed.cancelled():
-            return True  # stopped or closed: the caller's loop sees it
-        return changed.result() or self._ended()
+            self._stop_waiter = loop.create_future()
+        if self._closed_waiter is None:
+            self._closed_waiter = asyncio.ensure_future(self.session.closed())
+        await asyncio.wait((changed, self._closed_waiter, self._stop_waiter), timeout=self.period or None,
+                           return_when=asyncio.FIRST_COMPLETED)
+        if end.generation != generation or self._closed_waiter.done() or self._stop_waiter.done():
+            return True  # published; or stopped or closed: the caller's loop sees it
+        return self._ended()
 
     def _damaged(self, e: DamagedBinlog) -> DumpError:
         """ERR 1236 for a binlog this dump cannot read, worded as mysqld's (with where the dump

@@ -32,6 +32,8 @@ class BinlogPosition:
     def __lt__(self, other: object) -> bool:
         if not isinstance(other, BinlogPosition):
             return NotImplemented
+        if self.file == other.file:  # the usual case (positions of the active file): no name parsing
+            return self.pos < other.pos
         if file_sequence(self.file)[0] != file_sequence(other.file)[0]:
             from protocol.errors import LocalProtocolError
 

@@ -35,6 +35,7 @@ HEADER = Struct(
     "magic" / _MAGIC,
     "flag" / Int8ul,
 )
+_ACK_COMPILED = ACK.compile()  # the same declaration, as generated code: one ack per slave per commit group
 _ACK_FIXED_LEN = 9
 ACK_MAX_LEN = _ACK_FIXED_LEN + MAX_LOG_NAME_LEN
 """The largest valid ack payload."""
@@ -70,7 +71,7 @@ def decode_ack(payload: bytes | bytearray | memoryview) -> SemiSyncAck:
     if data[0] != SEMI_SYNC_MAGIC:
         raise RemoteProtocolError(f"semi-sync ack: bad magic {data[0]:#04x}")
     try:
-        parsed = ACK.parse(data)
+        parsed = _ACK_COMPILED.parse(data)
     except ConstructError as e:
         raise RemoteProtocolError(f"semi-sync ack: {e}") from None
     name: bytes = parsed.file

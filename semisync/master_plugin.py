@@ -432,12 +432,13 @@ class SemiSyncMasterPlugin(
         dump = param.observer_state.get(self)
         if not isinstance(dump, _Dump):
             return
-        need_ack = self._needs_ack(event)
+        end = event.end if _is_binlog_event(event) else None  # (runs for every event sent)
+        need_ack = end is not None and self._needs_ack(end)
         header[dump.offset : dump.offset + 2] = semisync_header(need_ack)
-        if _is_binlog_event(event):
-            dump.in_flight = event.end
+        if end is not None:
+            dump.in_flight = end
             if need_ack:
-                dump.flagged.append((event.end, self._clock()))  # type: ignore[arg-type]
+                dump.flagged.append((end, self._clock()))
 
     def after_send_event(self, param: TransmitParam, event: SendParam) -> None:
         dump = param.observer_state.get(self)
@@ -453,10 +454,10 @@ class SemiSyncMasterPlugin(
         self._counters.zero()
         log.info("RESET MASTER: semi-sync positions and counters reset (%d waiter(s) released)", released)
 
-    def _needs_ack(self, event: SendParam) -> bool:
-        if not _is_binlog_event(event) or not self._enabled:
+    def _needs_ack(self, end: BinlogPosition) -> bool:
+        """Does the binlog event ending at `end` ask the slave for an ack?"""
+        if not self._enabled:
             return False
-        end: BinlogPosition = event.end  # type: ignore[assignment]
         try:
             if self._on:
                 return end in self._active and (self._reply is None or self._reply < end)

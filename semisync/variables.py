@@ -134,6 +134,9 @@ def _text(value: object) -> str:
     return str(value)
 
 
+_MISSING = object()
+
+
 class Variables:
     """The current values of a set of variables, looked up by canonical name or alias."""
 
@@ -157,7 +160,10 @@ class Variables:
         return name.strip().lower() in self._by_name
 
     def __getitem__(self, name: str) -> bool | int | str:
-        return self._values[self.spec(name).name]
+        value = self._values.get(name, _MISSING)  # a canonical name (the plugins' hot path)
+        if value is _MISSING:
+            value = self._values[self.spec(name).name]
+        return value
 
     def parse(self, name: str, value: object) -> tuple[VariableSpec, bool | int | str]:
         spec = self.spec(name)

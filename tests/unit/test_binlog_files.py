@@ -10,6 +10,7 @@ from binlog import (
     file_checksum,
     iter_all,
     iter_events,
+    iter_range,
     read_index,
     scan_file,
     truncate_torn_tail,
@@ -216,6 +217,31 @@ def test_iter_events_bounds_and_a_growing_file(tmp_path):
     with open(path, "ab") as f:
         f.write(bytes(w._buf[:30]))
     assert [o + len(ev) for o, ev in iter_events(path)][-1] == end1
+
+
+def test_iter_range_reads_what_iter_events_reads_from_every_boundary(tmp_path):
+    """The dump's one-pread read of a small range gives exactly `iter_events`'s events, stops at
+    a half-written event, and reports an impossible size with its offset."""
+    w = writer(tmp_path)
+    w.open()
+    for i in range(3):
+        w.append(txn(i, pad=i * 40))
+    end = w.flush().pos
+    path = tmp_path / "mysql-bin.000001"
+    offsets = [o for o, _ in iter_events(path)]
+    for start in offsets[1:]:
+        for stop in [*(o for o in offsets if o > start), end, end - 1]:
+            assert list(iter_range(path, start, stop)) == list(iter_events(path, start, stop))
+    w.append(txn(9))
+    with open(path, "ab") as f:
+        f.write(bytes(w._buf[:30]))
+    assert list(iter_range(path, offsets[1], end + 30)) == list(iter_events(path, offsets[1], end + 30))
+    data = bytearray(path.read_bytes())
+    data[offsets[2] + 9 : offsets[2] + 13] = (5).to_bytes(4, "little")  # an event of 5 bytes
+    path.write_bytes(bytes(data))
+    with pytest.raises(BinlogFileError) as caught:
+        list(iter_range(path, offsets[1], end))
+    assert caught.value.offset == offsets[2]
 
 
 def test_iter_all_follows_the_index(tmp_path):

@@ -10,6 +10,7 @@ import pytest
 
 import engine.core as engine_core
 from engine import Engine
+from engine.concurrency import WriterLock
 from protocol.errors import SQLError
 
 
@@ -143,6 +144,25 @@ async def test_lock_wait_timeout_is_1205(engine):
     async with engine.writer_lock:
         await engine.commit_group({})
     assert await count(b) == 2
+
+
+async def test_a_timed_out_waiter_is_skipped_and_the_lock_stays_fifo():
+    """WriterLock: a waiter whose deadline passed gets TimeoutError and is never handed the
+    lock; the others keep their order; `try_acquire` takes only a free lock nobody waits for."""
+    lock = WriterLock()
+    assert lock.try_acquire("a") and not lock.try_acquire("b")
+    late = asyncio.ensure_future(lock.acquire("late", timeout=0.05))
+    patient = asyncio.ensure_future(lock.acquire("patient"))
+    with pytest.raises(TimeoutError):
+        await late
+    lock.release()
+    await asyncio.wait_for(patient, 2)
+    assert lock.owner == "patient" and not lock.try_acquire("b")
+    cancelled = asyncio.ensure_future(lock.acquire("cancelled", timeout=5))
+    await asyncio.sleep(0)
+    cancelled.cancel()
+    lock.release()
+    assert lock.owner is None and lock.try_acquire("b")
 
 
 async def test_rollback_group_discards_logically_committed_transactions(engine):
