@@ -69,13 +69,16 @@ def random_statement(rng: random.Random, ts: int) -> LoggedStatement:
 def random_transactions(seed: int, count: int) -> list[tuple[list[LoggedStatement], Gtid | None, int]]:
     rng = random.Random(seed)
     out = []
+    seq_no = {0: 0, 1: 2**40, 2: 2**64 - 4 * count}  # increasing in each domain, as mariadb-binlog wants them
     for i in range(count):
         ts = 1_700_000_000 + i
         if rng.random() < 0.1:
             stmts = [LoggedStatement(db=rng.choice([None, "d"]), sql="CREATE TABLE t (a INT)", timestamp=ts, is_ddl=True)]
         else:
             stmts = [random_statement(rng, ts) for _ in range(rng.randrange(1, 5))]
-        gtid = None if rng.random() < 0.2 else Gtid(rng.randrange(3), rng.randrange(1, 2**32), rng.randrange(1, 2**64))
+        domain = rng.randrange(3)
+        seq_no[domain] += rng.randrange(1, 4)
+        gtid = None if rng.random() < 0.2 else Gtid(domain, rng.randrange(1, 2**32), seq_no[domain])
         out.append((stmts, gtid, rng.randrange(2**32)))
     return out
 
