@@ -1577,7 +1577,7 @@ def _decode_event(event: bytes | bytearray | memoryview, checksum: bool,
     body = None if decode is None else decode(body_mv, header)
     if body is None:
         body = _BODIES.get(header.type_code, Unknown)._decode(body_mv, header)
-    return Event(header, body, bytes(mv))
+    return Event(header, body, event if type(event) is bytes else bytes(mv))
 
 
 # ---------------------------------------------------------------------------------------------
