@@ -3,8 +3,12 @@ transaction at a time, and remembers where it is in the same database transactio
 
 Contract
 - Reads the relay log only up to `RelayLog.readable` (the end of the last complete, durable
-  transaction the IO task published), with the binlog reader (`binlog.reader.iter_events`);
-  wakes up on `notify()`.
+  transaction the IO task published), with the binlog reader (`binlog.reader.read_events`, the
+  current relay file kept open from batch to batch); wakes up on `notify()`.
+- Every event is decoded with `protocol.events.decode_event` and its CRC32 checked again (as
+  MariaDB's SQL thread does with slave_sql_verify_checksum, ON by default): the IO task checked
+  it on receipt and recovery checks the relay tail after a crash, but a file written and fsynced
+  whole can still be damaged on disk later; the check costs a few µs per transaction.
 - A transaction (BEGIN or a MariaDB GTID .. XID/COMMIT) is its statements, each with its
   context (event timestamp, INSERT_ID / LAST_INSERT_ID from INTVAR, RAND seeds, user variables
   from USER_VAR) and default database. Consecutive complete transactions are applied in batches
