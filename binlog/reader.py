@@ -63,8 +63,10 @@ def iter_events(path: Path | str, start: int = 4, end: int | None = None) -> Ite
 
 def open_binlog(path: Path | str) -> BinaryIO:
     """One binlog or relay log file opened for `read_events` (a reader that comes back to the
-    same file keeps it open); BinlogFileError for a bad magic number."""
-    f = open(path, "rb")  # noqa: SIM115 - the caller closes it
+    same file keeps it open); BinlogFileError for a bad magic number. Unbuffered: every read
+    reads the file, so a reader that keeps it open never gets bytes the writer has since cut
+    back and written again (a relay file cut back to its last whole transaction)."""
+    f = open(path, "rb", buffering=0)  # noqa: SIM115 - the caller closes it
     if f.read(len(BINLOG_MAGIC)) != BINLOG_MAGIC:
         f.close()
         raise BinlogFileError(path, 0, "not a binlog file (bad magic number)")

@@ -205,3 +205,29 @@ async def test_the_relay_file_stays_open_between_batches_and_is_opened_again_whe
     applier.stop()
     await asyncio.wait_for(task, 5)
     await engine.close()
+
+
+async def test_a_relay_file_cut_back_and_written_again_is_read_as_it_is_now(tmp_path):
+    """The relay file kept open is read anew each time: a transaction that was written but
+    never readable (its fsync and ack never came), cut back on reconnect and replaced by the
+    master's next one at the same offsets, is never applied."""
+    relay = Relay(tmp_path)
+    relay.transactions([1, 2])
+    readable_end, master_pos = relay.log.size, relay.stream.pos
+    for event in relay.stream.transaction(3):  # written, not readable
+        relay.log.append(event)
+    relay.log.flush()
+    engine, _commits = await open_engine(tmp_path)
+    applier = make_applier(engine, relay)
+    task = asyncio.create_task(applier.run())
+    await until(lambda: applier.applied_transactions == 4)
+    relay.log.truncate_tail(readable_end)
+    relay.stream.pos = master_pos
+    relay.transactions([4])
+    applier.notify()
+    await until(lambda: applier.applied_transactions == 5)
+    result = await engine.session(0).execute("SELECT id FROM d.t ORDER BY id")
+    assert [row[0] for row in result.rows] == [1, 2, 4]
+    applier.stop()
+    await asyncio.wait_for(task, 5)
+    await engine.close()
