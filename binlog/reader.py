@@ -58,11 +58,11 @@ def iter_events(path: Path | str, start: int = 4, end: int | None = None) -> Ite
     magic number or an impossible event size.
     """
     with open_binlog(path) as f:
-        yield from read_events(f, path, start, end)
+        yield from iter_open_events(f, path, start, end)
 
 
 def open_binlog(path: Path | str) -> BinaryIO:
-    """One binlog or relay log file opened for `read_events` (a reader that comes back to the
+    """One binlog or relay log file opened for `iter_open_events` (a reader that comes back to the
     same file keeps it open); BinlogFileError for a bad magic number. Unbuffered: every read
     reads the file, so a reader that keeps it open never gets bytes the writer has since cut
     back and written again (a relay file cut back to its last whole transaction)."""
@@ -73,7 +73,7 @@ def open_binlog(path: Path | str) -> BinaryIO:
     return f
 
 
-def read_events(f: BinaryIO, path: Path | str, start: int = 4, end: int | None = None) -> Iterator[tuple[int, bytes]]:
+def iter_open_events(f: BinaryIO, path: Path | str, start: int = 4, end: int | None = None) -> Iterator[tuple[int, bytes]]:
     """`iter_events` on a file `open_binlog` opened (`path` names it in errors)."""
     start = max(start, len(BINLOG_MAGIC))
     f.seek(start)

@@ -3,7 +3,7 @@ transaction at a time, and remembers where it is in the same database transactio
 
 Contract
 - Reads the relay log only up to `RelayLog.readable` (the end of the last complete, durable
-  transaction the IO task published), with the binlog reader (`binlog.reader.read_events`, the
+  transaction the IO task published), with the binlog reader (`binlog.reader.iter_open_events`, the
   current relay file kept open from batch to batch); wakes up on `notify()`.
 - Every event is decoded with `protocol.events.decode_event` and its CRC32 checked again (as
   MariaDB's SQL thread does with slave_sql_verify_checksum, ON by default): the IO task checked
@@ -79,7 +79,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from binlog.reader import BinlogFileError, open_binlog, read_events
+from binlog.reader import BinlogFileError, iter_open_events, open_binlog
 from protocol.errors import (
     ER_GTID_STRICT_OUT_OF_ORDER,
     ER_SLAVE_CONVERSION_FAILED,
@@ -395,7 +395,7 @@ class Applier:
         relay file cut back is the same file, one made anew under the name is not)."""
         path = self.relay.path(self.relay_file)
         try:
-            yield from read_events(self._relay_handle(path), path, start, end)
+            yield from iter_open_events(self._relay_handle(path), path, start, end)
         except FileNotFoundError:
             raise ApplierError(ER_SLAVE_RELAY_LOG_READ_FAILURE.code, ER_SLAVE_RELAY_LOG_READ_FAILURE.format(f"relay log file {self.relay_file} is missing")) from None
         except BinlogFileError as e:
