@@ -20,6 +20,7 @@ import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 from binlog.index import read_index
 from protocol.errors import ProtocolError
@@ -56,35 +57,49 @@ def iter_events(path: Path | str, start: int = 4, end: int | None = None) -> Ite
     incomplete event (a file being appended, or a torn tail). Raises BinlogFileError for a bad
     magic number or an impossible event size.
     """
-    path = Path(path)
+    with open_binlog(path) as f:
+        yield from iter_open_events(f, path, start, end)
+
+
+def open_binlog(path: Path | str) -> BinaryIO:
+    """One binlog or relay log file opened for `iter_open_events` (a reader that comes back to the
+    same file keeps it open); BinlogFileError for a bad magic number. Unbuffered: every read
+    reads the file, so a reader that keeps it open never gets bytes the writer has since cut
+    back and written again (a relay file cut back to its last whole transaction)."""
+    f = open(path, "rb", buffering=0)  # noqa: SIM115 - the caller closes it
+    if f.read(len(BINLOG_MAGIC)) != BINLOG_MAGIC:
+        f.close()
+        raise BinlogFileError(path, 0, "not a binlog file (bad magic number)")
+    return f
+
+
+def iter_open_events(f: BinaryIO, path: Path | str, start: int = 4, end: int | None = None) -> Iterator[tuple[int, bytes]]:
+    """`iter_events` on a file `open_binlog` opened (`path` names it in errors)."""
     start = max(start, len(BINLOG_MAGIC))
-    with open(path, "rb") as f:
-        if f.read(len(BINLOG_MAGIC)) != BINLOG_MAGIC:
-            raise BinlogFileError(path, 0, "not a binlog file (bad magic number)")
-        f.seek(start)
-        buf = b""
-        buf_offset = start  # file offset of buf[0]; buf never holds bytes past `end`
-        while True:
-            pos = 0
-            try:
-                for at, event in split_events(buf):
-                    yield buf_offset + at, event
-                    pos = at + len(event)
-            except EventFramingError as e:
-                raise BinlogFileError(path, buf_offset + e.offset, e.message) from None
-            buf = buf[pos:]
-            buf_offset += pos
-            # read a chunk, or at least the rest of the event that is pending
-            pending = event_size_at(buf)
-            to_read = READ_CHUNK if pending is None else max(READ_CHUNK, pending - len(buf))
-            if end is not None:
-                to_read = min(to_read, end - buf_offset - len(buf))
-            if to_read <= 0:
-                return
-            data = f.read(to_read)
-            if not data:
-                return
-            buf = buf + data if buf else data
+    f.seek(start)
+    buf = b""
+    buf_offset = start  # file offset of buf[0]; buf never holds bytes past `end`
+    while True:
+        pos = 0
+        try:
+            for at, event in split_events(buf):
+                yield buf_offset + at, event
+                pos = at + len(event)
+        except EventFramingError as e:
+            raise BinlogFileError(path, buf_offset + e.offset, e.message) from None
+        buf = buf[pos:]
+        buf_offset += pos
+        # read a chunk, or at least the rest of the event that is pending
+        pending = event_size_at(buf)
+        to_read = READ_CHUNK if pending is None else max(READ_CHUNK, pending - len(buf))
+        if end is not None:
+            to_read = min(to_read, end - buf_offset - len(buf))
+        if to_read <= 0:
+            return
+        data = f.read(to_read)
+        if not data:
+            return
+        buf = buf + data if buf else data
 
 
 def iter_all(

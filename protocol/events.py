@@ -436,6 +436,17 @@ class Body:
     _WIRE: ClassVar[Construct]
 
     def encode(self) -> bytes:
+        """The body's bytes: by the struct path of its type where it has one (`_FAST_ENCODE`,
+        held byte-identical to the declaration by tests), else by the declaration."""
+        fast = _FAST_ENCODE.get(type(self))
+        if fast is not None:
+            out = fast(self)
+            if out is not None:
+                return out
+        return self.encode_declared()
+
+    def encode_declared(self) -> bytes:
+        """The body's bytes built from its construct declaration: the reference encoder."""
         return _build(self._WIRE, self._to_wire(), type(self).__name__)
 
     def _to_wire(self) -> dict[str, Any]:
@@ -1527,7 +1538,20 @@ def decode_event(event: bytes | bytearray | memoryview, checksum: bool) -> Event
     `checksum`: the binlog checksum is CRC32 (from the binlog's FD, or the master's
     @@binlog_checksum) - the footer is verified and stripped. A FORMAT_DESCRIPTION_EVENT carries
     its own algorithm byte, which decides for it. Raises RemoteProtocolError on any corruption.
+    The bodies a replica applies are read by their struct path (`_FAST_DECODE`), which gives up
+    on anything but a well-formed body; the declaration (`decode_event_declared`) decides then,
+    and is the reference the struct path is held equal to by tests.
     """
+    return _decode_event(event, checksum, _FAST_DECODE)
+
+
+def decode_event_declared(event: bytes | bytearray | memoryview, checksum: bool) -> Event:
+    """`decode_event` with every body parsed by its construct declaration: the reference."""
+    return _decode_event(event, checksum, {})
+
+
+def _decode_event(event: bytes | bytearray | memoryview, checksum: bool,
+                  fast: dict[int, Callable[[memoryview, EventHeader], Body | None]]) -> Event:
     mv = memoryview(event)
     header = decode_header(mv)
     if header.event_size != len(mv):
@@ -1549,8 +1573,11 @@ def decode_event(event: bytes | bytearray | memoryview, checksum: bool) -> Event
         body_mv = mv[HEADER_LEN:-CHECKSUM_LEN]
     else:
         body_mv = mv[HEADER_LEN:]
-    cls = _BODIES.get(header.type_code, Unknown)
-    return Event(header, cls._decode(body_mv, header), bytes(mv))
+    decode = fast.get(header.type_code)
+    body = None if decode is None else decode(body_mv, header)
+    if body is None:
+        body = _BODIES.get(header.type_code, Unknown)._decode(body_mv, header)
+    return Event(header, body, event if type(event) is bytes else bytes(mv))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1620,6 +1647,228 @@ def gtid_flags2(event: bytes | bytearray | memoryview) -> int:
     if len(event) <= _GTID_FLAGS2_AT:
         raise RemoteProtocolError("corrupt GTID_EVENT: too short for flags2")
     return event[_GTID_FLAGS2_AT]
+
+
+# ---------------------------------------------------------------------------------------------
+# The struct path: the bodies a replica applies and a group commit writes (QUERY, GTID, XID,
+# INTVAR, RAND, USER_VAR, TABLE_MAP, ROWS, ROTATE) read and built with `struct.Struct`s derived
+# from the declarations above, not declared a second time. A decoder gives up (None) on anything
+# but a well-formed body, an encoder (None) on any value it does not write as the declaration
+# does: the declaration decides then, and raises what it raises. So the two paths agree on every
+# input (tests/unit/test_events_fast.py holds them byte- and value-identical over our binlogs,
+# MariaDB's and mutated events); construct stays the reference.
+# ---------------------------------------------------------------------------------------------
+def _then(con: Construct) -> Construct:
+    """The construct a named `If` field holds when its condition is true."""
+    return con.subcon.thensubcon
+
+
+def _struct_of(subcons: Any) -> struct.Struct:
+    return struct.Struct("<" + "".join(_format_of(sc) for sc in subcons))
+
+
+assert _QUERY_FIELDS == ["thread_id", "exec_time", "db_len", "error_code", "status_vars_len"]
+_QUERY_POST_HEADER_LEN = _QUERY_FIXED.size
+_FIXED_BODIES: dict[type, struct.Struct] = {cls: _struct_of(cls._WIRE.subcons[:-1]) for cls in (Xid, Intvar, Rand)}
+_GTID_FIXED = _struct_of(MariaGtid._WIRE.subcons[:3])  # seq_no, domain_id, flags2
+_GTID_COMMIT_ID = _struct_of([_then(MariaGtid._WIRE.subcons[3])])
+_GTID_XA = FL_PREPARED_XA | FL_COMPLETED_XA
+_USER_VAR_NAME_LEN = _struct_of(UserVar._WIRE.subcons[:1])
+_USER_VAR_VALUE = _struct_of(_then(UserVar._WIRE.subcons[3]).subcons[:3])  # type, charset, value_len
+_USER_VAR_NAME_AT = _USER_VAR_NAME_LEN.size
+_ROTATE_POSITION = _struct_of(Rotate._WIRE.subcons[:1])
+_TABLE_ID_LEN = _TABLE_MAP_WIRE.subcons[0].sizeof()
+_U16 = _struct_of(_TABLE_MAP_WIRE.subcons[1:2])  # a table map's and a rows event's flags, v2's extra_len
+_LENENC_ONE_BYTE = 0xFB  # a lenenc int below this is its own single byte
+
+
+def _decode_fixed(cls: type[Body]) -> Callable[[memoryview, EventHeader], Body | None]:
+    layout = _FIXED_BODIES[cls]
+
+    def decode(body: memoryview, header: EventHeader) -> Body | None:
+        return cls(*layout.unpack_from(body)) if len(body) == layout.size else None
+
+    return decode
+
+
+def _encode_fixed(body: Body) -> bytes | None:
+    try:
+        return _FIXED_BODIES[type(body)].pack(*[getattr(body, name) for name in _field_names(type(body))])
+    except struct.error:
+        return None
+
+
+def _decode_query(body: memoryview, header: EventHeader) -> Query | None:
+    n = len(body)
+    if n < _QUERY_POST_HEADER_LEN:
+        return None
+    thread_id, exec_time, db_len, error_code, status_vars_len = _QUERY_FIXED.unpack_from(body)
+    db_at = _QUERY_POST_HEADER_LEN + status_vars_len
+    nul = db_at + db_len
+    if nul >= n or body[nul] != 0:
+        return None
+    return Query(thread_id, exec_time, error_code, _s(body[db_at:nul]), _s(body[nul + 1 :]),
+                 bytes(body[_QUERY_POST_HEADER_LEN:db_at]))
+
+
+def _encode_query(q: Query) -> bytes | None:
+    status_vars = q.status_vars
+    if type(status_vars) is not bytes:
+        return None
+    db = _text(q.db)
+    try:
+        head = _QUERY_FIXED.pack(q.thread_id, q.exec_time, len(db), q.error_code, len(status_vars))
+    except struct.error:
+        return None
+    return b"".join((head, status_vars, db, b"\x00", _text(q.query)))
+
+
+def _decode_gtid(body: memoryview, header: EventHeader) -> MariaGtid | None:
+    n = len(body)
+    if n < GTID_HEADER_LEN:
+        return None
+    seq_no, domain_id, flags2 = _GTID_FIXED.unpack_from(body)
+    if flags2 & _GTID_XA:
+        return None
+    at = _GTID_FIXED.size
+    commit_id = None
+    if flags2 & FL_GROUP_COMMIT_ID:
+        if n < at + _GTID_COMMIT_ID.size:
+            return None
+        commit_id = _GTID_COMMIT_ID.unpack_from(body, at)[0]
+        at += _GTID_COMMIT_ID.size
+    pad = max(0, GTID_HEADER_LEN - at)
+    if at < n and body[at] != 0:  # flags_extra: the declaration reads it
+        return None
+    if any(body[at : at + pad]):
+        return None
+    return MariaGtid(seq_no, domain_id, flags2, commit_id, None, bytes(body[at + pad :]))
+
+
+def _encode_gtid(g: MariaGtid) -> bytes | None:
+    if (g.xa_xid is not None or g.flags2 & _GTID_XA or g.flags_extra or g.extra or g.extra_engines is not None
+            or g.sa_seq_no is not None or bool(g.flags2 & FL_GROUP_COMMIT_ID) != (g.commit_id is not None)):
+        return None
+    try:
+        out = _GTID_FIXED.pack(g.seq_no, g.domain_id, g.flags2)
+        if g.commit_id is not None:
+            out += _GTID_COMMIT_ID.pack(g.commit_id)
+    except struct.error:
+        return None
+    return out + bytes(max(0, GTID_HEADER_LEN - len(out)))
+
+
+def _decode_user_var(body: memoryview, header: EventHeader) -> UserVar | None:
+    n = len(body)
+    if n < _USER_VAR_NAME_AT:
+        return None
+    at = _USER_VAR_NAME_AT + _USER_VAR_NAME_LEN.unpack_from(body)[0]
+    if at >= n:
+        return None
+    name = _s(body[_USER_VAR_NAME_AT:at])
+    if body[at]:  # is_null
+        return UserVar(name, True, STRING_RESULT, 0, b"", None) if at + 1 == n else None
+    at += 1
+    if n < at + _USER_VAR_VALUE.size:
+        return None
+    type_, charset, value_len = _USER_VAR_VALUE.unpack_from(body, at)
+    at += _USER_VAR_VALUE.size
+    end = at + value_len
+    if end > n or n - end > 1:
+        return None
+    return UserVar(name, False, type_, charset, bytes(body[at:end]), body[end] if end < n else None)
+
+
+def _encode_user_var(v: UserVar) -> bytes | None:
+    if type(v.is_null) is not bool or type(v.value) is not bytes or not (v.flags is None or 0 <= v.flags <= 0xFF):
+        return None
+    name = _text(v.name)
+    try:
+        head = _USER_VAR_NAME_LEN.pack(len(name))
+        if v.is_null:
+            return b"".join((head, name, b"\x01"))
+        value = _USER_VAR_VALUE.pack(v.type, v.charset, len(v.value))
+    except struct.error:
+        return None
+    flags = b"" if v.flags is None else bytes((v.flags,))
+    return b"".join((head, name, b"\x00", value, v.value, flags))
+
+
+def _decode_table_map(body: memoryview, header: EventHeader) -> TableMap | None:
+    n = len(body)
+    db_at = TABLE_MAP_FIELD_AT["db"]
+    if n < db_at:
+        return None
+    db_end = db_at + body[TABLE_MAP_FIELD_AT["db_len"]]
+    table_at = db_end + 2
+    if table_at > n or body[db_end] != 0:
+        return None
+    table_end = table_at + body[db_end + 1]
+    if table_end + 2 > n or body[table_end] != 0 or body[table_end + 1] >= _LENENC_ONE_BYTE:
+        return None
+    types_at = table_end + 2
+    types_end = types_at + body[table_end + 1]
+    if types_end >= n or body[types_end] >= _LENENC_ONE_BYTE:
+        return None
+    meta_at = types_end + 1
+    meta_end = meta_at + body[types_end]
+    bitmap_end = meta_end + (types_end - types_at + 7) // 8
+    if bitmap_end > n:
+        return None
+    return TableMap(
+        int.from_bytes(body[:_TABLE_ID_LEN], "little"), _U16.unpack_from(body, TABLE_MAP_FIELD_AT["flags"])[0],
+        _s(body[db_at:db_end]), _s(body[table_at:table_end]), bytes(body[types_at:types_end]),
+        bytes(body[meta_at:meta_end]), bytes(body[meta_end:bitmap_end]), bytes(body[bitmap_end:]),
+    )
+
+
+def _decode_rows(body: memoryview, header: EventHeader) -> Rows | None:
+    t = header.type_code
+    n = len(body)
+    if t in ROWS_V1_TYPES:
+        at = ROWS_V1_FIELD_AT["rows"]
+        extra = None
+    else:
+        at = ROWS_V2_FIELD_AT["extra"]
+        if n < at:
+            return None
+        extra_len = _U16.unpack_from(body, ROWS_V2_FIELD_AT["extra_len"])[0]
+        extra_end = at + extra_len - 2
+        if extra_len < 2 or extra_end > n:
+            return None
+        extra = bytes(body[at:extra_end])
+        at = extra_end
+    if n < at:
+        return None
+    table_id = int.from_bytes(body[:_TABLE_ID_LEN], "little")
+    return Rows(t, table_id, _U16.unpack_from(body, ROWS_V1_FIELD_AT["flags"])[0], bytes(body[at:]), extra)
+
+
+def _decode_rotate(body: memoryview, header: EventHeader) -> Rotate | None:
+    if len(body) < _ROTATE_POSITION.size:
+        return None
+    return Rotate(_ROTATE_POSITION.unpack_from(body)[0], _s(body[_ROTATE_POSITION.size :]))
+
+
+_FAST_DECODE: dict[int, Callable[[memoryview, EventHeader], Body | None]] = {
+    EventType.QUERY_EVENT: _decode_query,
+    EventType.GTID_EVENT: _decode_gtid,
+    EventType.XID_EVENT: _decode_fixed(Xid),
+    EventType.INTVAR_EVENT: _decode_fixed(Intvar),
+    EventType.RAND_EVENT: _decode_fixed(Rand),
+    EventType.USER_VAR_EVENT: _decode_user_var,
+    EventType.TABLE_MAP_EVENT: _decode_table_map,
+    EventType.ROTATE_EVENT: _decode_rotate,
+    **{t: _decode_rows for t in ROWS_V1_TYPES | ROWS_V2_TYPES},
+}
+_FAST_ENCODE: dict[type, Callable[[Any], bytes | None]] = {
+    Query: _encode_query,
+    MariaGtid: _encode_gtid,
+    Xid: _encode_fixed,
+    Intvar: _encode_fixed,
+    Rand: _encode_fixed,
+    UserVar: _encode_user_var,
+}
 
 
 def encode_event(

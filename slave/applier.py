@@ -3,8 +3,12 @@ transaction at a time, and remembers where it is in the same database transactio
 
 Contract
 - Reads the relay log only up to `RelayLog.readable` (the end of the last complete, durable
-  transaction the IO task published), with the binlog reader (`binlog.reader.iter_events`);
-  wakes up on `notify()`.
+  transaction the IO task published), with the binlog reader (`binlog.reader.iter_open_events`, the
+  current relay file kept open from batch to batch); wakes up on `notify()`.
+- Every event is decoded with `protocol.events.decode_event` and its CRC32 checked again (as
+  MariaDB's SQL thread does with slave_sql_verify_checksum, ON by default): the IO task checked
+  it on receipt and recovery checks the relay tail after a crash, but a file written and fsynced
+  whole can still be damaged on disk later; the check costs a few µs per transaction.
 - A transaction (BEGIN or a MariaDB GTID .. XID/COMMIT) is its statements, each with its
   context (event timestamp, INSERT_ID / LAST_INSERT_ID from INTVAR, RAND seeds, user variables
   from USER_VAR) and default database. Consecutive complete transactions are applied in batches
@@ -67,13 +71,15 @@ from __future__ import annotations
 import asyncio
 import datetime
 import logging
+import os
 import time
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any
+from pathlib import Path
+from typing import Any, BinaryIO
 
-from binlog.reader import BinlogFileError, iter_events
+from binlog.reader import BinlogFileError, iter_open_events, open_binlog
 from protocol.errors import (
     ER_GTID_STRICT_OUT_OF_ORDER,
     ER_SLAVE_CONVERSION_FAILED,
@@ -166,6 +172,7 @@ class ReadyTransaction:
     server_id: int = 0  # the server that first wrote it (its events' server_id)
     user_statement: bool = False  # statements[0] is a user statement the user store applied
     gtid: Gtid | None = None  # its MariaDB GTID (the origin's), None from a master without GTIDs
+    gtid_slave_pos: GtidPosition | None = None  # @@gtid_slave_pos after it (its meta's, as a value)
 
 
 # The commit seam: all of the transactions with the last one's meta, or none (SQLError).
@@ -222,6 +229,7 @@ class Applier:
         # Complete transactions read but not yet applied (see `_flush`).
         self._batch: list[ReadyTransaction] = []
         self._batch_statements = 0
+        self._held: tuple[str, BinaryIO] | None = None  # the relay file `_read` keeps open
 
     # -- position ---------------------------------------------------------------------------------
     def load_position(self) -> None:
@@ -325,6 +333,7 @@ class Applier:
             self.last_error = ER_SLAVE_RELAY_LOG_READ_FAILURE.format(f"could not read relay log file {self.relay_file}: {e}")
             log.error("slave SQL task stops: %s", self.last_error)
         finally:
+            self._close_relay()
             self.running = False
 
     async def _run(self) -> None:
@@ -366,6 +375,7 @@ class Applier:
                     continue
                 # Finished a file: go to the next one and drop the finished ones.
                 self.relay_file, self.relay_pos = nxt, 4
+                self._close_relay()  # finished: purged below (relay_log_purge)
                 stream = _Stream()
                 if not self.purge:
                     continue
@@ -380,13 +390,32 @@ class Applier:
 
     def _read(self, start: int, end: int | None) -> Iterator[tuple[int, bytes]]:
         """The current relay file's whole events in [start, end) (to its end when None), read
-        with the binlog reader; what it cannot read stops the applier (1594)."""
+        with the binlog reader; what it cannot read stops the applier (1594). The file stays
+        open from one batch to the next while it is the same file (same name and inode: a
+        relay file cut back is the same file, one made anew under the name is not)."""
+        path = self.relay.path(self.relay_file)
         try:
-            yield from iter_events(self.relay.path(self.relay_file), start, end)
+            yield from iter_open_events(self._relay_handle(path), path, start, end)
         except FileNotFoundError:
             raise ApplierError(ER_SLAVE_RELAY_LOG_READ_FAILURE.code, ER_SLAVE_RELAY_LOG_READ_FAILURE.format(f"relay log file {self.relay_file} is missing")) from None
         except BinlogFileError as e:
             raise ApplierError(ER_SLAVE_RELAY_LOG_READ_FAILURE.code, ER_SLAVE_RELAY_LOG_READ_FAILURE.format(str(e))) from None
+
+    def _relay_handle(self, path: Path) -> BinaryIO:
+        held = self._held
+        if held is not None:
+            name, f = held
+            if name == self.relay_file and os.fstat(f.fileno()).st_ino == os.stat(path).st_ino:
+                return f
+            self._close_relay()
+        f = open_binlog(path)
+        self._held = (self.relay_file, f)
+        return f
+
+    def _close_relay(self) -> None:
+        if self._held is not None:
+            self._held[1].close()
+            self._held = None
 
     def _prime(self, stream: _Stream) -> None:
         """Re-read the current file up to the saved position for its FD (checksum) settings."""
@@ -555,7 +584,7 @@ class Applier:
         if gtid is not None:
             self._read_pos = self._read_pos.with_gtid(gtid)
         ready = ReadyTransaction(statements, self._meta(self.relay_file, end), end, timestamp, server_id,
-                                 user_statement, gtid)
+                                 user_statement, gtid, self._read_pos)
         self._batch.append(ready)
         self._batch_statements += len(statements)
         if alone or len(self._batch) >= MAX_BATCH_TRANSACTIONS or self._batch_statements >= MAX_BATCH_STATEMENTS:
@@ -620,7 +649,8 @@ class Applier:
                 else:
                     self.ddl_groups += 1
         if any(t.gtid is not None for t in batch):
-            self.gtid_slave_pos = GtidPosition.parse(str(last.meta[META_GTID_SLAVE_POS]))
+            pos = last.gtid_slave_pos
+            self.gtid_slave_pos = GtidPosition.parse(str(last.meta[META_GTID_SLAVE_POS])) if pos is None else pos
             self._moved()
 
     # -- row events -------------------------------------------------------------------------------

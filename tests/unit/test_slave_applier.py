@@ -6,7 +6,9 @@ failing transaction commits those before it and stops the applier as without bat
 from __future__ import annotations
 
 import asyncio
+import os
 
+import slave.applier as applier_module
 from engine import Engine, StatementContext
 from protocol.events import Query, Rotate
 from slave.applier import (
@@ -171,4 +173,61 @@ async def test_what_the_binlog_reader_refuses_stops_the_applier_with_1594_after_
     assert "relay-bin.000001" in applier.last_error and f"at offset {good_end}" in applier.last_error
     assert await count_rows(engine) == 3
     assert int(engine.meta()[META_RELAY_POS]) == good_end == applier.relay_pos
+    await engine.close()
+
+
+async def test_the_relay_file_stays_open_between_batches_and_is_opened_again_when_made_anew(tmp_path, monkeypatch):
+    """One open of the relay file for many batches; a file made anew under the same name (another
+    inode) is opened again, and its events are the ones applied."""
+    relay = Relay(tmp_path)
+    relay.transactions(range(1, 3))
+    opened = []
+    real_open = applier_module.open_binlog
+    monkeypatch.setattr(applier_module, "open_binlog", lambda path: opened.append(path) or real_open(path))
+    engine, _commits = await open_engine(tmp_path)
+    applier = make_applier(engine, relay)
+    task = asyncio.create_task(applier.run())
+    await until(lambda: applier.applied_transactions == 4)
+    for n in range(3, 8):  # five more batches, one at a time
+        relay.transactions([n])
+        applier.notify()
+        await until(lambda n=n: applier.applied_transactions == 2 + n)
+    assert len(opened) == 1
+    path = relay.log.path(relay.log.current or "")
+    data = path.read_bytes() + b"".join(relay.stream.transaction(8))
+    anew = path.with_name("anew")
+    anew.write_bytes(data)
+    os.replace(anew, path)
+    relay.log.readable = relay.log.position_of(relay.log.current or "", len(data))
+    applier.notify()
+    await until(lambda: applier.applied_transactions == 10)
+    assert len(opened) == 2 and await count_rows(engine) == 8
+    applier.stop()
+    await asyncio.wait_for(task, 5)
+    await engine.close()
+
+
+async def test_a_relay_file_cut_back_and_written_again_is_read_as_it_is_now(tmp_path):
+    """The relay file kept open is read anew each time: a transaction that was written but
+    never readable (its fsync and ack never came), cut back on reconnect and replaced by the
+    master's next one at the same offsets, is never applied."""
+    relay = Relay(tmp_path)
+    relay.transactions([1, 2])
+    readable_end, master_pos = relay.log.size, relay.stream.pos
+    for event in relay.stream.transaction(3):  # written, not readable
+        relay.log.append(event)
+    relay.log.flush()
+    engine, _commits = await open_engine(tmp_path)
+    applier = make_applier(engine, relay)
+    task = asyncio.create_task(applier.run())
+    await until(lambda: applier.applied_transactions == 4)
+    relay.log.truncate_tail(readable_end)
+    relay.stream.pos = master_pos
+    relay.transactions([4])
+    applier.notify()
+    await until(lambda: applier.applied_transactions == 5)
+    result = await engine.session(0).execute("SELECT id FROM d.t ORDER BY id")
+    assert [row[0] for row in result.rows] == [1, 2, 4]
+    applier.stop()
+    await asyncio.wait_for(task, 5)
     await engine.close()
