@@ -10,7 +10,8 @@ Contract
 - CHANGE MASTER TO with MASTER_LOG_FILE/POS, or a change of MASTER_HOST/PORT, starts over: the
   relay log is deleted (as mysqld does) and the applier continues from the new relay log.
 - By GTID (master.info's `use_gtid`, MASTER_USE_GTID): the IO task asks for the GTIDs after
-  `io_pos`: at START SLAVE, @@gtid_slave_pos (current_pos: @@gtid_current_pos) with, per domain,
+  `io_pos`: at START SLAVE, @@gtid_slave_pos (as stored in the engine, loaded at construction
+  even before the SQL thread runs; current_pos: @@gtid_current_pos) with, per domain,
   the last complete GTID in the relay log over it (the relay log holds what the SQL thread has
   not applied yet); a later START SLAVE goes on from the last IO task's `io_pos`. CHANGE MASTER
   TO, as MariaDB 10.11: slave_pos for a server without master.info; MASTER_LOG_FILE/POS alone
@@ -132,6 +133,9 @@ class Replication:
             commit=commit_replicated,
             strict_mode=gtid_strict_mode, binlog_recent=binlog_recent,
         )
+        # The SQL thread's stored position (@@gtid_slave_pos above all) from the start: the first
+        # IO task asks by GTID from it before the SQL task has run (the relay log may hold no GTID).
+        self.applier.load_position()
         self.io: IoTask | None = None
         self._io_task: asyncio.Task[None] | None = None
         self._sql_task: asyncio.Task[None] | None = None

@@ -16,6 +16,7 @@ import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -309,7 +310,8 @@ def test_change_master_that_cannot_write_master_info_fails_with_1380_and_changes
 
     rep = Replication(
         datadir=tmp_path, server_id=2, relay_basename="relay-bin", sync_relay_log=1, net_timeout=60,
-        defaults=MasterInfo(), engine=None, delegate=ReplicationInterface().relay_io,
+        defaults=MasterInfo(), engine=SimpleNamespace(meta=dict),  # no stored applier position
+        delegate=ReplicationInterface().relay_io,
         table_columns=lambda db, table: None, make_context=lambda **kw: None, apply_user_statement=None,
     )
     rep.change_master({"host": "db1", "port": 3306, "user": "repl"})

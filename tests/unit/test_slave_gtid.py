@@ -181,10 +181,10 @@ def test_change_master_use_gtid_values_and_defaults(tmp_path):
     assert master_info.load(tmp_path).use_gtid == "no"
 
 
-async def make_replication(tmp_path, engine: Engine) -> Replication:
+async def make_replication(tmp_path, engine: Engine, defaults: MasterInfo | None = None) -> Replication:
     return Replication(
         datadir=tmp_path / "slave", server_id=2, relay_basename="relay-bin", sync_relay_log=1,
-        net_timeout=60, defaults=MasterInfo(), engine=engine, delegate=BinlogRelayIODelegate(),
+        net_timeout=60, defaults=defaults or MasterInfo(), engine=engine, delegate=BinlogRelayIODelegate(),
         table_columns=lambda db, table: None, make_context=lambda **kw: StatementContext(**kw),
         apply_user_statement=None,
     )
@@ -290,3 +290,33 @@ def slave_status_row(rep: Replication) -> dict:
     row = rep.status_row()
     assert row is not None
     return dict(zip(STATUS_COLUMNS, row, strict=True))
+
+
+async def test_a_restarted_io_thread_asks_from_the_stored_gtid_slave_pos(tmp_path):
+    """Found by the fault loop (seed 1874552148): a slave killed (-9) right after it reconnected
+    restarts with a relay log that holds no complete GTID (the applied files purged, the new
+    connection's file only its head). Its IO thread must ask from @@gtid_slave_pos as the engine
+    stored it, even before the SQL thread has run: with an empty position the master sends its
+    binlog from the start and the SQL thread stops on 0-1-1 (1950)."""
+    engine = await Engine.open(tmp_path / "db", readers=1)
+    rep = await make_replication(tmp_path, engine)
+    rep.set_gtid_slave_pos(GtidPosition.parse("0-1-5"))
+    await rep.stop()  # waits for the position's commit
+    assert engine.meta()[META_GTID_SLAVE_POS] == "0-1-5"
+    relay = RelayLog(tmp_path / "slave", "relay-bin", server_id=2)
+    relay.recover()
+    relay.start_file(checksum=True)
+    for event in GtidStream(1000).start():  # a new connection's head: ROTATE, the master's FD
+        relay.append(event)
+    relay.close()
+    await engine.close()
+
+    engine = await Engine.open(tmp_path / "db", readers=1)  # the restart
+    rep = await make_replication(tmp_path, engine, MasterInfo(host="127.0.0.1", port=1, use_gtid="slave_pos"))
+    assert rep.relay.gtids() == {} and rep.relay_resume is not None
+    assert slave_status_row(rep)["Gtid_IO_Pos"] == "0-1-5"
+    await rep.start()  # as the daemon does (nothing listens on port 1)
+    assert rep.io is not None and str(rep.io.io_pos) == "0-1-5"
+    await until(lambda: rep.applier.running)  # a stop before the SQL task ran waits for its timeout
+    await rep.stop()
+    await engine.close()
