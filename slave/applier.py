@@ -319,10 +319,15 @@ class Applier:
         self._stopping = True
         self._wakeup.set()
 
-    async def run(self) -> None:
+    def run(self) -> Awaitable[None]:
+        """The SQL task's body. Called when the task is created, so that a stop() issued before
+        the task first runs (START SLAVE, then STOP SLAVE at once) is not undone by it."""
         self.running = True
         self._stopping = False
         self.last_errno, self.last_error = 0, ""
+        return self._serve()
+
+    async def _serve(self) -> None:
         try:
             await self._run()
         except ApplierError as e:

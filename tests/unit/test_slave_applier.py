@@ -102,6 +102,19 @@ async def test_readable_transactions_are_one_commit_with_the_position(tmp_path):
     await again.close()
 
 
+async def test_a_stop_before_the_sql_task_first_runs_is_kept(tmp_path):
+    """START SLAVE then STOP SLAVE at once: the task created by the first ends at the second."""
+    relay = Relay(tmp_path)
+    relay.transactions(range(1, 4))
+    engine, _commits = await open_engine(tmp_path)
+    applier = make_applier(engine, relay)
+    task = asyncio.create_task(applier.run())
+    applier.stop()  # before the task's first step
+    await asyncio.wait_for(task, 5)
+    assert not applier.running
+    await engine.close()
+
+
 async def test_a_batch_is_bounded(tmp_path):
     relay = Relay(tmp_path)
     relay.transactions(range(1, 2 * MAX_BATCH_TRANSACTIONS + 1))
