@@ -10,6 +10,7 @@ import pytest
 from engine import Engine
 from protocol.errors import SQLError
 from protocol.messages import ColumnFlag, FieldType
+from tests.unit.test_engine import run
 
 
 @pytest.fixture
@@ -17,14 +18,6 @@ async def engine(tmp_path):
     engine = await Engine.open(tmp_path / "data")
     yield engine
     await engine.close()
-
-
-async def run(engine, session, sql):
-    result = await session.execute(sql)
-    if result.committed is not None:
-        async with engine.writer_lock:
-            await engine.commit_group({"last": sql[:40]})
-    return result
 
 
 @pytest.fixture
