@@ -55,7 +55,7 @@ from server.processlist import processlist, shown_user
 from server.sql import Tokens, head, parse_error
 from server.user_statements import USER_ADMIN, UserStatements, hash_text, string_literal
 from server.users import ALL, SUPER, Account
-from server.variables import DEFAULT, Scope, like_matcher, select_value
+from server.variables import DEFAULT, Double, Scope, like_matcher, select_value
 
 if TYPE_CHECKING:
     from server.listener import Server
@@ -744,6 +744,8 @@ def _column_for(name: str, value: Any) -> Any:
         return column(name, FieldType.LONG)
     if isinstance(value, bool) or isinstance(value, int):
         return column(name, FieldType.LONGLONG)
+    if isinstance(value, Double):
+        return column(name, FieldType.DOUBLE, decimals=Double.decimals)
     if isinstance(value, float):
         return column(name, FieldType.DOUBLE)
     return column(name, FieldType.VAR_STRING)

@@ -14,7 +14,8 @@ Contract
 - Status variables come from providers: callables returning {Name: value} when SHOW STATUS
   runs. Names keep their MySQL capitalisation; lookups and LIKE are case-insensitive.
 - Values are Python values: bool (shown ON/OFF by SHOW VARIABLES and 1/0 by SELECT @@), int,
-  float (a DOUBLE, shown with 6 decimals by SHOW VARIABLES), str, None (NULL, shown as empty by
+  float (a DOUBLE, shown with 6 decimals by SHOW VARIABLES and SELECT @@, whose column says
+  6 decimals: `Double`), str, None (NULL, shown as empty by
   SHOW VARIABLES).
 Only the event loop thread touches the registry.
 """
@@ -175,10 +176,23 @@ def display(value: Any, *, null: str | None = "") -> str | None:
     return str(value)
 
 
+class Double(float):
+    """A DOUBLE variable's value as SELECT @@var gives it: MariaDB describes the column with 6
+    decimals and sends the text with 6 (`0.000000`); arithmetic on it is a plain float."""
+
+    __slots__ = ()
+    decimals = 6
+
+    def __str__(self) -> str:
+        return f"{self:.6f}"
+
+
 def select_value(value: Any) -> Any:
-    """SELECT @@var form of a value (bool as 1/0)."""
+    """SELECT @@var form of a value (bool as 1/0, a float as a `Double`)."""
     if isinstance(value, bool):
         return int(value)
+    if type(value) is float:
+        return Double(value)
     return value
 
 

@@ -13,7 +13,7 @@ Contract
   Each takes MariaDB's connection name where it does ('' only: the default connection; another
   is 1617). Errors are mysqld's: 1198 (running slave), 1200 (no master configured), 1064
   (syntax), 1941/1943 (a malformed GTID list).
-- System variables: slave_net_timeout (dynamic; a warning when it is below the heartbeat
+- System variables: slave_net_timeout (dynamic, an integer as MariaDB's; a warning when it is below the heartbeat
   period), sync_relay_log, relay_log, gtid_slave_pos (SET GLOBAL only while both threads are
   stopped: 1198; the value checked first: 1941/1943; `gtid_slave_pos()` reads it);
   status variables: Slave_heartbeat_period,
@@ -40,7 +40,7 @@ from protocol.gtid import GtidPosition, parse_gtid_list
 from protocol.messages import OK, FieldType, ResultSet, column
 from server.role import Role
 from server.sql import Tokens
-from server.variables import Scope, SystemVariable, check_bool
+from server.variables import Scope, SystemVariable, check_bool, check_int
 from slave.replication import ALL_STATUS_COLUMNS, STATUS_COLUMNS, USE_GTID, Replication
 
 if TYPE_CHECKING:
@@ -63,19 +63,6 @@ _CHANGE_OPTIONS = {
     "MASTER_SSL_VERIFY_SERVER_CERT": ("ssl_verify_server_cert", "bool"),
     "MASTER_USE_GTID": ("use_gtid", "gtid_mode"),
 }
-
-
-def _float_check(low: float, high: float) -> Any:
-    def check(value: Any) -> float:
-        if isinstance(value, bool):
-            raise TypeError(value)
-        try:
-            number = float(value)
-        except (TypeError, ValueError):
-            raise TypeError(value) from None
-        return min(max(number, low), high)
-
-    return check
 
 
 class SlaveRole(Role):
@@ -102,8 +89,8 @@ class SlaveRole(Role):
     def system_variables(self) -> Iterable[SystemVariable]:
         return (
             SystemVariable(
-                "slave_net_timeout", self.net_timeout, dynamic=True,
-                check=_float_check(1, 31536000), on_set=self._set_net_timeout,
+                "slave_net_timeout", dynamic=True, getter=self._net_timeout_shown, default=60,
+                check=check_int(1, 31536000), on_set=self._set_net_timeout,
             ),
             SystemVariable("sync_relay_log", self.sync_relay_log),
             SystemVariable("relay_log_purge", self.relay_log_purge, Scope.GLOBAL, dynamic=True,
@@ -140,6 +127,12 @@ class SlaveRole(Role):
         self.relay_log_purge = bool(value)
         if self.replication is not None:
             self.replication.applier.purge = self.relay_log_purge
+
+    def _net_timeout_shown(self) -> int | float:
+        """MariaDB's slave_net_timeout is an integer (SELECT @@ types it BIGINT, SHOW VARIABLES
+        shows `60`); only the --slave-net-timeout option may make it a fraction of a second."""
+        seconds = self.net_timeout
+        return int(seconds) if seconds.is_integer() else seconds
 
     def _set_net_timeout(self, value: Any) -> None:
         self.net_timeout = float(value)

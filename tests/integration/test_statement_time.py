@@ -285,3 +285,38 @@ def test_a_limit_never_cuts_a_commit_group_half_way(servers):
             assert cur.fetchall() == ((20,),)
     finally:
         conn.close()
+
+
+DOUBLE_STEPS = (
+    "SELECT @@max_statement_time, @@session.max_statement_time, @@global.max_statement_time",
+    "SET SESSION max_statement_time = 1.5",
+    "SELECT @@max_statement_time, @@global.max_statement_time",
+    "SELECT @@max_statement_time AS m FROM DUAL",
+    "SET timestamp = 1",
+    "SELECT @@timestamp",
+    "SHOW VARIABLES LIKE 'max_statement_time'",
+    "SELECT @@slave_net_timeout, @@global.slave_net_timeout",
+    "SHOW VARIABLES LIKE 'slave_net_timeout'",
+)
+
+
+def test_double_variables_are_typed_and_shown_as_mariadb(servers):
+    """A DOUBLE variable's SELECT @@ column says DOUBLE with 6 decimals and its text has 6
+    (`0.000000`), as in SHOW VARIABLES; slave_net_timeout is an integer. Compared raw: the
+    text each server sent and each column's type and decimals."""
+    def raw(server: Any) -> list[tuple]:
+        conn = server.connect(conv={})
+        try:
+            with conn.cursor() as cur:
+                seen = []
+                for sql in DOUBLE_STEPS:
+                    cur.execute(sql)
+                    seen.append((sql, cur.fetchall(), [(d[0], d[1], d[5]) for d in cur.description or ()]))
+                return seen
+        finally:
+            conn.close()
+
+    mariadb, ours = servers
+    theirs = raw(mariadb)
+    assert theirs[0][1] == (("0.000000",) * 3,) and theirs[0][2][0][1:] == (pymysql.constants.FIELD_TYPE.DOUBLE, 6)
+    assert raw(ours) == theirs
