@@ -397,7 +397,7 @@ class MasterRole(Role):
             return await self._show_binlog_events(session, t)
         if what in ("SLAVE", "REPLICA", "REPLICAS") and (what == "REPLICAS" or t.accept_word("HOSTS")):
             t.expect_end()
-            session.require(*_REPLICATION_CLIENT)
+            session.require(ALL, "REPLICATION MASTER ADMIN")
             # MySQL's columns, then where each slave's latest semi-sync ack stands (ours)
             rows = []
             for slave in sorted(self.slaves.values(), key=lambda s: s.server_id):

@@ -51,6 +51,7 @@ from protocol.errors import (
 )
 from protocol.messages import OK, FieldType, ResultSet, column
 from server.plugins import SHOW_PLUGINS_COLUMNS
+from server.privileges import set_global_needs
 from server.processlist import processlist, shown_user
 from server.sql import Tokens, head, parse_error
 from server.user_statements import USER_ADMIN, UserStatements, hash_text, string_literal
@@ -415,7 +416,7 @@ class Admin:
             if target[0] == "sys":
                 var = variables.lookup(target[1])
                 if target[2] is Scope.GLOBAL:
-                    session.require(ALL, SUPER)
+                    session.require(ALL, *set_global_needs(var.name))
                 elif var.name == "sql_log_bin":
                     if value is not DEFAULT:
                         var.checked(value)  # a bad value first (1231), as MariaDB

@@ -32,6 +32,8 @@ Contract
 - Error hosts, as MariaDB 10.11 words them: 1142/1143 name the client's address; 1044 the
   account's host, except SHOW CREATE DATABASE (the client's address).
 - Column-level privileges are not kept: GRANT on columns answers 1235 (server/admin.py).
+- `set_global_needs(name)`: the privileges SET GLOBAL of a variable needs (MariaDB 10.11's split
+  of SUPER: CONNECTION ADMIN, BINLOG ADMIN, REPLICATION MASTER/SLAVE ADMIN, READ_ONLY ADMIN).
 """
 
 from __future__ import annotations
@@ -48,7 +50,7 @@ from protocol.errors import (
     ER_TABLEACCESS_DENIED_ERROR,
     SQLError,
 )
-from server.users import ORDER, Account
+from server.users import ORDER, SUPER, Account
 
 if TYPE_CHECKING:
     from engine.results import Access
@@ -64,6 +66,30 @@ _LOCKERS = ("UPDATE", "DELETE", "LOCK TABLES")
 _COLUMN_PRIVILEGES = ("SELECT", "INSERT", "UPDATE", "REFERENCES")
 # Words after which a statement names a table (the fallback scan of an unplannable statement).
 _TABLE_WORDS = frozenset({"FROM", "JOIN", "INTO", "UPDATE", "TABLE"})
+
+
+# What SET GLOBAL of a variable needs besides ALL, as MariaDB 10.11 checks it: the privilege
+# 10.5 split out of SUPER (or SUPER), SUPER alone for a variable not named here; read_only
+# wants READ_ONLY ADMIN, SUPER is not enough.
+_SET_GLOBAL_NEEDS: dict[str, tuple[str, ...]] = {
+    "read_only": ("READ_ONLY ADMIN",),
+    **dict.fromkeys(("connect_timeout", "init_connect", "max_connect_errors", "max_connections"),
+                    (SUPER, "CONNECTION ADMIN")),
+    **dict.fromkeys(("binlog_format", "max_binlog_size", "sync_binlog", "sql_log_bin"), (SUPER, "BINLOG ADMIN")),
+    **dict.fromkeys(("gtid_domain_id", "server_id"), (SUPER, "REPLICATION MASTER ADMIN")),
+    **dict.fromkeys(("gtid_slave_pos", "gtid_strict_mode", "relay_log_purge", "slave_net_timeout"),
+                    (SUPER, "REPLICATION SLAVE ADMIN")),
+}
+_SET_GLOBAL_PREFIXES = (("rpl_semi_sync_master_", (SUPER, "REPLICATION MASTER ADMIN")),
+                        ("rpl_semi_sync_slave_", (SUPER, "REPLICATION SLAVE ADMIN")))
+
+
+def set_global_needs(name: str) -> tuple[str, ...]:
+    """The privileges, one of which SET GLOBAL `name` (lower case) needs, in 1227's order."""
+    needs = _SET_GLOBAL_NEEDS.get(name)
+    if needs is None:
+        needs = next((n for prefix, n in _SET_GLOBAL_PREFIXES if name.startswith(prefix)), (SUPER,))
+    return needs
 
 
 @dataclass(frozen=True, slots=True)

@@ -63,6 +63,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import re
 import ssl
 import time
 from collections.abc import Awaitable, Callable
@@ -123,7 +124,7 @@ from server.login import log_in
 from server.prepared import PreparedStatements
 from server.privileges import Privileges
 from server.tls import TlsChannel
-from server.users import ALL, REPLICATION_CLIENT, REPLICATION_SLAVE, SUPER, Account
+from server.users import ALL, REPLICATION_CLIENT, REPLICATION_SLAVE, SUPER, Account, shown
 from server.variables import Scope, select_value
 
 if TYPE_CHECKING:
@@ -146,21 +147,29 @@ COM_REFRESH = 0x07
 REFRESH_HOSTS = 0x08  # COM_REFRESH's flag for FLUSH HOSTS (`mariadb-admin flush-hosts`)
 _DIAGNOSTIC_STATEMENTS = frozenset({"SHOW WARNINGS", "SHOW ERRORS", "SHOW COUNT"})
 
-# Statements (dispatch keyword) that need one of these privileges, whoever executes them.
+# Statements (dispatch keyword) that need one of these privileges, whoever executes them
+# (SHOW SLAVE STATUS and SHOW SLAVE HOSTS share a keyword: `_SHOW_SLAVE_HOSTS` tells them apart).
 STATEMENT_PRIVILEGES: dict[str, tuple[str, ...]] = {
     "SHOW MASTER": (SUPER, REPLICATION_CLIENT),
-    "SHOW SLAVE": (SUPER, REPLICATION_CLIENT),
     "SHOW BINARY": (SUPER, REPLICATION_CLIENT),
     "SHOW BINLOG": (REPLICATION_SLAVE,),
-    "CHANGE MASTER": (SUPER,),
-    "START SLAVE": (SUPER,),
-    "STOP SLAVE": (SUPER,),
+    "SHOW SLAVE": (SUPER, "SLAVE MONITOR"),
+    "SHOW REPLICA": (SUPER, "SLAVE MONITOR"),
+    "SHOW ALL": (SUPER, "SLAVE MONITOR"),
+    "SHOW REPLICAS": ("REPLICATION MASTER ADMIN",),
+    "CHANGE MASTER": (SUPER, "REPLICATION SLAVE ADMIN"),
+    "START SLAVE": (SUPER, "REPLICATION SLAVE ADMIN"),
+    "STOP SLAVE": (SUPER, "REPLICATION SLAVE ADMIN"),
+    "START REPLICA": (SUPER, "REPLICATION SLAVE ADMIN"),
+    "STOP REPLICA": (SUPER, "REPLICATION SLAVE ADMIN"),
     "RESET SLAVE": (SUPER, "RELOAD"),
+    "RESET REPLICA": (SUPER, "RELOAD"),
     "RESET MASTER": (SUPER, "RELOAD"),
-    "PURGE BINARY": (SUPER,),
-    "PURGE MASTER": (SUPER,),
+    "PURGE BINARY": (SUPER, "BINLOG ADMIN"),
+    "PURGE MASTER": (SUPER, "BINLOG ADMIN"),
     "FLUSH BINARY": (SUPER, "RELOAD"),
 }
+_SHOW_SLAVE_HOSTS = re.compile(r"\s*SHOW\s+(SLAVE|REPLICA)\s+HOSTS\b", re.IGNORECASE)
 # Role commands needing REPLICATION SLAVE.
 _REPLICATION_COMMANDS = (ComRegisterSlave, ComBinlogDump, ComBinlogDumpGtid)
 
@@ -713,7 +722,7 @@ class ClientSession(asyncio.Protocol):
         """Raise ER_SPECIFIC_ACCESS_DENIED_ERROR unless the user holds one of `privileges`
         (ALL PRIVILEGES always does)."""
         if not self.has_privilege(*privileges):
-            named = [p for p in privileges if p != ALL] or [SUPER]
+            named = [shown(p) for p in privileges if p != ALL] or [SUPER]
             raise SQLError(ER_SPECIFIC_ACCESS_DENIED_ERROR, ", ".join(named))
 
     async def _com_query(self, sql: str) -> None:
@@ -844,6 +853,8 @@ class ClientSession(asyncio.Protocol):
             self.diagnostics = []
         if self._all_privileges is False:
             required = STATEMENT_PRIVILEGES.get(keyword)
+            if required is not None and keyword in ("SHOW SLAVE", "SHOW REPLICA") and _SHOW_SLAVE_HOSTS.match(sql):
+                required = STATEMENT_PRIVILEGES["SHOW REPLICAS"]
             if required is not None:
                 self.require(*required)
         role = server.role

@@ -255,7 +255,7 @@ class UserStatements:
                 name = ALL
             elif name == "REPLICATION REPLICA":
                 name = "REPLICATION SLAVE"
-            elif name == "BINLOG MONITOR" or name == "SLAVE MONITOR":
+            elif name == "BINLOG MONITOR":
                 name = "REPLICATION CLIENT"
             if name not in KNOWN_PRIVILEGES:
                 raise t.error()

@@ -39,13 +39,16 @@ ALL = "ALL PRIVILEGES"
 SUPER = "SUPER"
 REPLICATION_SLAVE = "REPLICATION SLAVE"
 REPLICATION_CLIENT = "REPLICATION CLIENT"
-# Privileges GRANT accepts (global level); anything else is a syntax error for us.
+# Privileges GRANT accepts (global level); anything else is a syntax error for us. BINLOG
+# MONITOR is kept under its old name REPLICATION CLIENT (one bit in MariaDB); the privileges
+# MariaDB 10.5 split out of SUPER are kept by their own names.
 KNOWN_PRIVILEGES = frozenset({
     ALL, SUPER, REPLICATION_SLAVE, REPLICATION_CLIENT, "SELECT", "INSERT", "UPDATE", "DELETE",
     "CREATE", "DROP", "RELOAD", "SHUTDOWN", "PROCESS", "FILE", "REFERENCES", "INDEX", "ALTER",
     "SHOW DATABASES", "CREATE TEMPORARY TABLES", "LOCK TABLES", "EXECUTE", "CREATE VIEW",
     "SHOW VIEW", "CREATE ROUTINE", "ALTER ROUTINE", "CREATE USER", "EVENT", "TRIGGER",
-    "BINLOG MONITOR", "REPLICATION MASTER ADMIN", "REPLICATION SLAVE ADMIN", "CONNECTION ADMIN",
+    "SET USER", "FEDERATED ADMIN", "CONNECTION ADMIN", "READ_ONLY ADMIN", "REPLICATION SLAVE ADMIN",
+    "REPLICATION MASTER ADMIN", "BINLOG ADMIN", "BINLOG REPLAY", "SLAVE MONITOR",
     "USAGE",
 })
 # What a database-level and a table-level GRANT may name (mysqld's DB_ACLS, TABLE_ACLS).
@@ -59,14 +62,6 @@ TABLE_PRIVILEGES = frozenset({
     "CREATE VIEW", "SHOW VIEW", "TRIGGER",
 })
 GRANT_OPTION = "GRANT OPTION"  # held per level below the global one (mysqld's GRANT_ACL)
-# The order SHOW GRANTS lists privileges in (mysqld's order), for a stable display.
-ORDER = [
-    "SELECT", "INSERT", "UPDATE", "DELETE", "CREATE", "DROP", "RELOAD", "SHUTDOWN", "PROCESS",
-    "FILE", "REFERENCES", "INDEX", "ALTER", "SHOW DATABASES", SUPER, "CREATE TEMPORARY TABLES",
-    "LOCK TABLES", "EXECUTE", REPLICATION_SLAVE, REPLICATION_CLIENT, "BINLOG MONITOR",
-    "CREATE VIEW", "SHOW VIEW", "CREATE ROUTINE", "ALTER ROUTINE", "CREATE USER", "EVENT",
-    "TRIGGER", "REPLICATION MASTER ADMIN", "REPLICATION SLAVE ADMIN", "CONNECTION ADMIN",
-]
 
 # MariaDB 10.11's global privilege bits (sql/privilege.h), as mysql.global_priv's "access" holds
 # them; REPLICATION CLIENT is BINLOG MONITOR's old name. ALL PRIVILEGES is every bit but GRANT's.
@@ -80,6 +75,13 @@ _ACCESS_ORDER = (
 ACCESS_BITS = {name: 1 << bit for bit, name in enumerate(_ACCESS_ORDER)} | {
     REPLICATION_CLIENT: 1 << _ACCESS_ORDER.index("BINLOG MONITOR")}
 _ALL_ACCESS = (1 << len(_ACCESS_ORDER)) - 1 - ACCESS_BITS[GRANT_OPTION]
+# The order SHOW GRANTS lists privileges in, and 1142/1227 name them in: MariaDB's bit order.
+ORDER = [REPLICATION_CLIENT if p == "BINLOG MONITOR" else p for p in _ACCESS_ORDER if p != GRANT_OPTION]
+
+
+def shown(privilege: str) -> str:
+    """A privilege as MariaDB 10.11 names it in SHOW GRANTS and in 1227's message."""
+    return "BINLOG MONITOR" if privilege == REPLICATION_CLIENT else privilege
 
 
 @dataclass(slots=True)
@@ -156,7 +158,7 @@ class Account:
         if ALL in self.privileges:
             privs = "ALL PRIVILEGES"
         else:
-            named = [p for p in ORDER if p in self.privileges]
+            named = [shown(p) for p in ORDER if p in self.privileges]
             privs = ", ".join(named) if named else "USAGE"
         to = f"TO `{self.user}`@`{self.host}`"
         line = f"GRANT {privs} ON *.* {to}"
