@@ -432,7 +432,7 @@ class Admin:
             elif target[1] == "autocommit" and target[2] is not Scope.GLOBAL:
                 await self._set_autocommit(session, value)
             else:
-                variables.set(target[1], value, target[2], session)
+                await variables.apply(target[1], value, target[2], session)
         return _OK
 
     async def _set_statement_for(self, session: ClientSession, sql: str) -> Any:

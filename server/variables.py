@@ -5,7 +5,9 @@ Contract
   BOTH), whether SET may change it (`dynamic`), a `check` that turns what SET received into the
   stored value (raising ValueError -> ER_WRONG_VALUE_FOR_VAR 1231, TypeError ->
   ER_WRONG_TYPE_FOR_VAR 1232), and optionally a live `getter` and an `on_set` callback for the
-  global value. Session values live in `ClientSession.sysvars` (copied from the globals of the
+  global value. A global value that must be durable when SET answers OK names a `settled`
+  coroutine: `Variables.apply` (the SET statement's path) awaits it after `on_set`, so the OK
+  follows the commit (gtid_slave_pos). Session values live in `ClientSession.sysvars` (copied from the globals of the
   BOTH-scope variables when the session starts, as mysqld does); a variable may instead route
   its session value through `session_get` / `session_set` (autocommit lives in the engine).
 - Providers add and remove variables at any time (the core server at startup, the role at
@@ -25,7 +27,7 @@ from __future__ import annotations
 import enum
 import functools
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
@@ -72,6 +74,8 @@ class SystemVariable:
     session_get: Callable[[ClientSession], Any] | None = None
     session_set: Callable[[ClientSession, Any], None] | None = None
     default: Any = None  # what SET var = DEFAULT restores (None: the value at registration)
+    # awaited by SET GLOBAL after on_set, before the client's OK: the setter's durable part
+    settled: Callable[[], Awaitable[None]] | None = None
 
     def __post_init__(self) -> None:
         self.name = self.name.lower()
@@ -339,6 +343,15 @@ class Variables:
             var.session_set(session, checked)
         else:
             session.sysvars[var.name] = checked
+
+    async def apply(self, name: str, value: Any, scope: Scope | None, session: ClientSession | None) -> None:
+        """`set`, then for a global value the variable's `settled`: the SET statement's OK
+        follows what the setter must make durable."""
+        self.set(name, value, scope, session)
+        if scope is Scope.GLOBAL:
+            var = self.lookup(name)
+            if var.settled is not None:
+                await var.settled()
 
     # -- SHOW -------------------------------------------------------------------------------
 

@@ -181,7 +181,7 @@ class Replication:
 
     def set_gtid_slave_pos(self, pos: GtidPosition) -> None:
         """SET GLOBAL gtid_slave_pos: both threads stopped (1198). The position is committed to
-        the engine before the SQL thread can start again."""
+        the engine before the SQL thread can start again and before the SET's OK (`persisted`)."""
         if self.io_running or self.sql_running:
             raise SQLError(ER_SLAVE_MUST_STOP)
         meta = self.applier.set_gtid_slave_pos(pos)
@@ -190,6 +190,18 @@ class Replication:
             meta = self._pending_meta or meta
         self._pending_meta = meta
         self._persisting = asyncio.ensure_future(self.persist_reset())
+
+    async def persisted(self) -> None:
+        """Wait for the last `set_gtid_slave_pos` to be committed to the engine (its SET's OK
+        waits here); a failed commit raises here, once. A cancelled waiter leaves the commit
+        running."""
+        persisting = self._persisting
+        if persisting is not None:
+            try:
+                await asyncio.shield(persisting)
+            finally:
+                if persisting.done() and self._persisting is persisting:
+                    self._persisting = None
 
     async def start(self, io: bool = True, sql: bool = True) -> None:
         if not self.info.configured:

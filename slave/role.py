@@ -103,6 +103,7 @@ class SlaveRole(Role):
             SystemVariable(
                 "gtid_slave_pos", "", dynamic=True, check=self._check_gtid_slave_pos,
                 getter=lambda: str(self.gtid_slave_pos()), on_set=self._set_gtid_slave_pos,
+                settled=self._gtid_slave_pos_committed,
             ),
         )
 
@@ -122,6 +123,11 @@ class SlaveRole(Role):
     def _set_gtid_slave_pos(self, value: GtidPosition) -> None:
         assert self.replication is not None
         self.replication.set_gtid_slave_pos(value)
+
+    async def _gtid_slave_pos_committed(self) -> None:
+        """SET GLOBAL gtid_slave_pos answers OK once the position is committed to the engine."""
+        assert self.replication is not None
+        await self.replication.persisted()
 
     def _set_relay_log_purge(self, value: Any) -> None:
         self.relay_log_purge = bool(value)

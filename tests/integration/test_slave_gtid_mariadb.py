@@ -13,7 +13,9 @@ What is proven here:
   exactly MariaDB's, both asked of the live MariaDB;
 - a transaction of another GTID domain is applied and kept in its own domain; with
   gtid_strict_mode a GTID out of its domain's order (a local write on the slave first) stops the
-  SQL thread with MariaDB's 1950, nothing of it applied.
+  SQL thread with MariaDB's 1950, nothing of it applied;
+- SET GLOBAL gtid_slave_pos answers OK only once the value is committed: kill -9 of our daemon
+  right after the OK loses nothing.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ import pytest
 
 from binlog.index import read_index
 from config.slave import SlaveConfig
+from tests.support.daemons import Daemon
 from tests.support.mariadb import MariaDBServer, mariadb_available
 from tests.support.net import free_port
 from tests.support.slave_daemon import SlaveThread, query, slave_status, wait_until
@@ -203,3 +206,22 @@ def test_other_domain_applied_and_strict_mode_stops_out_of_order_gtid(tmp_path):
             assert st["Slave_IO_Running"] == "Yes"
     finally:
         master.stop()
+
+
+def test_set_gtid_slave_pos_is_durable_when_it_answers_ok(tmp_path):
+    """Each round: SET GLOBAL gtid_slave_pos, kill -9 as soon as the OK arrives, restart: the
+    value set is the value read back (the OK follows the engine's commit)."""
+    node = Daemon("slave", tmp_path / "node", ["--server-id=7"])
+    values = ["0-1-5", "0-1-6,1-2-3", "", "0-3-1000,2-2-7"]
+    try:
+        node.start()
+        for value in values:
+            conn = node.connect()
+            with conn.cursor() as cur:
+                cur.execute(f"SET GLOBAL gtid_slave_pos = '{value}'")
+                node.kill9()  # nothing between the OK and the kill
+            conn.close()
+            node.start()
+            assert node.query("SELECT @@gtid_slave_pos") == [(value,)], node.tail()
+    finally:
+        node.stop()
