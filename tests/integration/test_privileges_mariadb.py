@@ -229,7 +229,7 @@ SPLIT_STATEMENTS = [
     "SET GLOBAL max_connections = @@global.max_connections", "SET GLOBAL slave_net_timeout = 60",
     "SET GLOBAL gtid_domain_id = 0", "SET SESSION gtid_domain_id = 0", "SET GLOBAL sync_binlog = @@global.sync_binlog",
     "SET GLOBAL gtid_strict_mode = @@global.gtid_strict_mode", "SET GLOBAL server_id = @@global.server_id",
-    "SET GLOBAL max_statement_time = 0",
+    "SET GLOBAL max_statement_time = 0", "SHOW BINLOG EVENTS LIMIT 1",
 ]
 
 
