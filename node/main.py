@@ -288,7 +288,13 @@ class NodeDaemon:
             binlog_state=lambda: gtids.state.copy(),
             # the strict check against the binlog: only what the applier logs there
             binlog_recent=gtids.state.most_recent if cfg.log_slave_updates else lambda _domain: None,
+            relay_log_purge=self._relay_log_purge,
         )
+
+    def _relay_log_purge(self) -> bool:
+        """@@relay_log_purge, the replica side's variable, as the applier reads it."""
+        assert self.role is not None
+        return self.role.replica.relay_log_purge
 
     async def _commit_replicated(self, transactions: Any) -> None:
         """The applier's commit: the group commit, binlogging them when log_slave_updates is ON."""

@@ -192,8 +192,10 @@ class Applier:
         commit: CommitReplicated | None = None,
         strict_mode: Callable[[], bool] = lambda: False,
         binlog_recent: Callable[[int], Gtid | None] = lambda _domain: None,
+        purge: Callable[[], bool] = lambda: True,
     ) -> None:
         self.engine = engine
+        self.purge = purge  # relay_log_purge: drop each relay file once applied
         self.strict_mode = strict_mode
         self.binlog_recent = binlog_recent
         self.commit: CommitReplicated = commit or self.commit_to_engine
@@ -202,7 +204,6 @@ class Applier:
         self.make_context = make_context
         self.apply_user_statement = apply_user_statement
         self.master_clock_offset = master_clock_offset
-        self.purge = True  # relay_log_purge: drop each relay file once applied
         self._wakeup = asyncio.Event()
         self._stopping = False
         self.running = False
@@ -382,7 +383,7 @@ class Applier:
                 self.relay_file, self.relay_pos = nxt, 4
                 self._close_relay()  # finished: purged below (relay_log_purge)
                 stream = _Stream()
-                if not self.purge:
+                if not self.purge():
                     continue
                 try:
                     await self.engine.sync()  # the applied transactions no longer need those files
@@ -654,8 +655,8 @@ class Applier:
                 else:
                     self.ddl_groups += 1
         if any(t.gtid is not None for t in batch):
-            pos = last.gtid_slave_pos
-            self.gtid_slave_pos = GtidPosition.parse(str(last.meta[META_GTID_SLAVE_POS])) if pos is None else pos
+            assert last.gtid_slave_pos is not None  # `_commit` sets it on every transaction it batches
+            self.gtid_slave_pos = last.gtid_slave_pos
             self._moved()
 
     # -- row events -------------------------------------------------------------------------------

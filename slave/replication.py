@@ -107,6 +107,7 @@ class Replication:
         gtid_strict_mode: Callable[[], bool] = lambda: False,
         binlog_state: Callable[[], BinlogState] = BinlogState,
         binlog_recent: Callable[[int], Gtid | None] = lambda _domain: None,
+        relay_log_purge: Callable[[], bool] = lambda: True,
     ) -> None:
         self.datadir = Path(datadir)
         self.server_id = server_id
@@ -131,7 +132,7 @@ class Replication:
             apply_user_statement=apply_user_statement,
             master_clock_offset=lambda: self.io.master_clock_offset if self.io else 0.0,
             commit=commit_replicated,
-            strict_mode=gtid_strict_mode, binlog_recent=binlog_recent,
+            strict_mode=gtid_strict_mode, binlog_recent=binlog_recent, purge=relay_log_purge,
         )
         # The SQL thread's stored position (@@gtid_slave_pos above all) from the start: the first
         # IO task asks by GTID from it before the SQL task has run (the relay log may hold no GTID).

@@ -131,8 +131,6 @@ class SlaveRole(Role):
 
     def _set_relay_log_purge(self, value: Any) -> None:
         self.relay_log_purge = bool(value)
-        if self.replication is not None:
-            self.replication.applier.purge = self.relay_log_purge
 
     def _net_timeout_shown(self) -> int | float:
         """MariaDB's slave_net_timeout is an integer (SELECT @@ types it BIGINT, SHOW VARIABLES
@@ -161,7 +159,6 @@ class SlaveRole(Role):
     async def start(self) -> None:
         assert self.server is not None
         self.replication = self._factory(self.server)
-        self.replication.applier.purge = self.relay_log_purge
 
     async def shutdown(self, deadline: float) -> None:
         if self.replication is not None:
