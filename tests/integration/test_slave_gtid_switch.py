@@ -15,7 +15,7 @@ from __future__ import annotations
 import pytest
 
 from tests.support.daemons import Daemon, wait_for
-from tests.support.slave_daemon import slave_status
+from tests.support.slave_daemon import master_with_slaves, slave_status
 
 pytestmark = [pytest.mark.slow]
 
@@ -37,17 +37,9 @@ def var(daemon: Daemon, name: str) -> str:
 
 
 def test_slave_by_gtid_survives_kill_9_and_the_roles_switch_by_gtid(tmp_path):
-    master = Daemon("master", tmp_path / "m", ["--server-id=1", "--rpl-semi-sync-master-enabled=ON"]).start()
-    daemons = [master]
-    try:
-        for sql in ("CREATE USER repl@'%' IDENTIFIED BY 'pw'", "GRANT REPLICATION SLAVE ON *.* TO repl@'%'",
-                    "CREATE DATABASE d", "CREATE TABLE d.t (id INT PRIMARY KEY, v VARCHAR(20))"):
+    with master_with_slaves(tmp_path, 1, semisync=True, connect_retry=0.5) as (master, (slave,)):
+        for sql in ("CREATE DATABASE d", "CREATE TABLE d.t (id INT PRIMARY KEY, v VARCHAR(20))"):
             master.query(sql)
-        slave = Daemon("slave", tmp_path / "s", [
-            "--server-id=2", "--rpl-semi-sync-slave-enabled=ON", "--master-host=127.0.0.1",
-            f"--master-port={master.port}", "--master-user=repl", "--master-password=pw",
-            "--master-connect-retry=0.5"]).start()
-        daemons.append(slave)
         wait_for(lambda: master.status("Rpl_semi_sync_master_clients")["Rpl_semi_sync_master_clients"] == "1",
                  message="the slave acks")
         before = int(master.status("Rpl_semi_sync_master_yes_tx")["Rpl_semi_sync_master_yes_tx"])
@@ -80,7 +72,7 @@ def test_slave_by_gtid_survives_kill_9_and_the_roles_switch_by_gtid(tmp_path):
             slave.query(sql)
         for sql in ("SET GLOBAL read_only = ON",
                     f"CHANGE MASTER TO MASTER_HOST='127.0.0.1', MASTER_PORT={slave.port}, MASTER_USER='repl', "
-                    "MASTER_PASSWORD='pw', MASTER_CONNECT_RETRY=0.5, MASTER_USE_GTID=current_pos",
+                    "MASTER_PASSWORD='replpw', MASTER_CONNECT_RETRY=0.5, MASTER_USE_GTID=current_pos",
                     "START SLAVE"):
             master.query(sql)
         wait_for(lambda: slave_status(master.port)["Slave_IO_Running"] == "Yes", message="the old master connects")
@@ -93,6 +85,3 @@ def test_slave_by_gtid_survives_kill_9_and_the_roles_switch_by_gtid(tmp_path):
         st = slave_status(master.port)
         assert st["Last_SQL_Errno"] in (0, "0") and st["Last_IO_Errno"] in (0, "0")
         assert len(rows(master)) == 35
-    finally:
-        for d in daemons:
-            d.stop()

@@ -24,10 +24,10 @@ from tests.integration.test_slave_gtid_mariadb import (
     slave_config,
 )
 from tests.integration.test_slave_gtid_mariadb import start_master as start_mariadb_master
-from tests.support.daemons import Daemon, wait_for
+from tests.support.daemons import wait_for
 from tests.support.faults import unreadable_logs
 from tests.support.mariadb import mariadb_available
-from tests.support.slave_daemon import SlaveThread, query, slave_status
+from tests.support.slave_daemon import SlaveThread, master_with_slaves, query, slave_status
 
 pytestmark = [
     pytest.mark.mariadb,
@@ -66,17 +66,9 @@ def io_caught_up(port: int, master_pos: str) -> bool:
 
 
 def test_relay_file_per_master_file_from_our_master(tmp_path):
-    master = Daemon("master", tmp_path / "m", ["--server-id=1", "--rpl-semi-sync-master-enabled=ON"]).start()
-    daemons = [master]
-    try:
-        for sql in ("CREATE USER repl@'%' IDENTIFIED BY 'pw'", "GRANT REPLICATION SLAVE ON *.* TO repl@'%'",
-                    "CREATE DATABASE d", "CREATE TABLE d.t (id INT PRIMARY KEY, v VARCHAR(20))"):
+    with master_with_slaves(tmp_path, 1, semisync=True, connect_retry=0.5) as (master, (slave,)):
+        for sql in ("CREATE DATABASE d", "CREATE TABLE d.t (id INT PRIMARY KEY, v VARCHAR(20))"):
             master.query(sql)
-        slave = Daemon("slave", tmp_path / "s", [
-            "--server-id=2", "--rpl-semi-sync-slave-enabled=ON", "--master-host=127.0.0.1",
-            f"--master-port={master.port}", "--master-user=repl", "--master-password=pw",
-            "--master-connect-retry=0.5"]).start()
-        daemons.append(slave)
         wait_for(lambda: slave_status(slave.port)["Slave_IO_Running"] == "Yes", message="the slave connects")
         pos = master.query("SELECT @@gtid_binlog_pos")[0][0]
         wait_for(lambda: slave.query("SELECT @@gtid_slave_pos")[0][0] == pos, message="the schema applied")
@@ -120,9 +112,6 @@ def test_relay_file_per_master_file_from_our_master(tmp_path):
                  message="the restarted slave caught up")
         assert sorted(slave.query("SELECT id, v FROM d.t")) == sorted(master.query("SELECT id, v FROM d.t"))
         assert unreadable_logs(slave.datadir) == []
-    finally:
-        for daemon in reversed(daemons):
-            daemon.stop()
 
 
 def test_relay_file_per_master_file_from_mariadb(tmp_path):

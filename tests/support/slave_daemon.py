@@ -141,12 +141,15 @@ def wait_until(predicate: Callable[[], Any], timeout: float = 30.0, interval: fl
 
 
 @contextlib.contextmanager
-def master_with_slaves(tmp_path, count: int = 2) -> Iterator[tuple[Any, list[Any]]]:
+def master_with_slaves(
+    tmp_path, count: int = 2, *, semisync: bool = False, connect_retry: float = 1
+) -> Iterator[tuple[Any, list[Any]]]:
     """Our master (`repl` user made) and `count` of our slaves replicating from it, as real
-    processes; all stopped on exit."""
+    processes (semi-sync enabled on both sides when `semisync`); all stopped on exit."""
     from tests.support.daemons import Daemon
 
-    master = Daemon("master", tmp_path / "master", ["--server-id=1"]).start()
+    master = Daemon("master", tmp_path / "master",
+                    ["--server-id=1", *(["--rpl-semi-sync-master-enabled=ON"] if semisync else [])]).start()
     slaves: list[Daemon] = []
     try:
         master.query("CREATE USER 'repl'@'%' IDENTIFIED BY 'replpw'")
@@ -154,7 +157,8 @@ def master_with_slaves(tmp_path, count: int = 2) -> Iterator[tuple[Any, list[Any
         for n in range(count):
             slaves.append(Daemon("slave", tmp_path / f"s{n + 1}", [
                 f"--server-id={n + 2}", "--master-host=127.0.0.1", f"--master-port={master.port}",
-                "--master-user=repl", "--master-password=replpw", "--master-connect-retry=1",
+                "--master-user=repl", "--master-password=replpw", f"--master-connect-retry={connect_retry}",
+                *(["--rpl-semi-sync-slave-enabled=ON"] if semisync else []),
             ]).start())
         yield master, slaves
     finally:
