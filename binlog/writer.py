@@ -39,7 +39,8 @@ Contract (who may call what, what is durable when):
   the file exactly at its last good end: it is cut back (ftruncate, then fsync), the failed
   buffer is dropped (nothing of it is ever written later) and the OSError propagates; offsets,
   `end_position` and the next `append`'s log_pos are those of the last good end. `write_group`
-  is the commit path's all-or-nothing step: write, and fsync when asked; a failed fsync cuts
+  is the commit path's all-or-nothing step: write, and fsync when asked (fdatasync, as MySQL's
+  my_sync: the data and the file size, without the timestamps); a failed fsync cuts
   the group back too (it was never published: readers stop at the published end, which moves
   only after the sync). A failed `sync()` on its own raises and cuts nothing (with
   sync_binlog > 1 what it covers may be published already). If the cut-back itself fails, the
@@ -234,7 +235,7 @@ class BinlogWriter:
         self._write_buffer()
         if sync and self._synced != self._flushed:
             try:
-                os.fsync(self._fd)
+                os.fdatasync(self._fd)
             except OSError:
                 self._cut_back(mark)
                 raise

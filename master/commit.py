@@ -55,7 +55,10 @@ Contract (who may call what, what is durable when)
 - `commit_replicated(transactions)` is the applier's commit (log_slave_updates): the replicated
   transactions run in the engine as one logical transaction under the writer lock
   (`Engine.run_replicated`: all of them or, on an error, none), then join the queue like a
-  session's commit and go through the same stages in the same group as client commits. Each
+  session's commit and go through the same stages in the same group as client commits. When
+  the lock is free and nobody waits for it (no group is forming, nothing else is logically
+  committed: a replica's usual case), they lead their own group under that one holding of
+  the lock, without handing it over and taking it back (the same stages, one group). Each
   is written as ONE binlog transaction (a lone DDL or user statement as a standalone GTID and
   its QUERY, anything else GTID ... XID), with the server_id of the server that first wrote it,
   its origin GTID (`ReplicatedTransaction.gtid`; None: numbered here in this server's domain)
@@ -204,9 +207,13 @@ class GroupCommit:
                 await self._lead()
             await ticket.done
         finally:
-            self._in_flight -= 1
-            if not self._in_flight and self._idle is not None:
-                self._idle.set()
+            self._left()
+
+    def _left(self) -> None:
+        """A commit is no longer in flight (`wait_idle`)."""
+        self._in_flight -= 1
+        if not self._in_flight and self._idle is not None:
+            self._idle.set()
 
     async def commit_replicated(self, transactions: Sequence[ReplicatedTransaction], *, log_bin: bool = True) -> None:
         """The applier's commit (module docstring): run `transactions` in the engine, then
@@ -217,17 +224,37 @@ class GroupCommit:
             return
         engine = self.engine
         lock = engine.writer_lock
+        statements = [t.statements for t in transactions if not t.user_statement]
+        txn = _ReplicatedTxn(list(transactions), log_bin)
+        if lock.try_acquire(self):
+            # Free, and nobody waits for it: no group is forming (a committer queues only with a
+            # leader that holds or waits for the lock), and nothing else is logically committed
+            # in the engine. The batch leads its own group under this one holding of the lock:
+            # no hand-over, no turn of the loop for joiners (none can commit without the lock).
+            try:
+                await engine.run_replicated(statements)
+            except BaseException:
+                lock.release()
+                raise
+            ticket = _Ticket(None, txn, asyncio.get_running_loop().create_future())
+            self._in_flight += 1
+            try:
+                await self._run_group([ticket])
+            finally:
+                self._left()
+            await ticket.done  # settled by the group: None, or the group's error
+            return
         owner = object()
         try:
             await lock.acquire(owner, engine.lock_wait_timeout)
         except TimeoutError:
             raise SQLError(ER_LOCK_WAIT_TIMEOUT) from None
         try:
-            await engine.run_replicated([t.statements for t in transactions if not t.user_statement])
+            await engine.run_replicated(statements)
         finally:
             lock.release()
         # no await between the release and the queueing: the group that commits them takes this ticket
-        await self.commit(None, _ReplicatedTxn(list(transactions), log_bin))
+        await self.commit(None, txn)
 
     async def append_statement(self, session: Any, sql: str, db: str | None = None) -> None:
         """Binlog one statement that changed no engine data (a user statement) as a group."""
@@ -276,30 +303,42 @@ class GroupCommit:
         except BaseException:
             self._leader_waiting = False
             raise
-        released = False
         try:
             # The session that handed us the lock scheduled its commit just after our wakeup:
             # let it join the queue (its transaction is in the SQLite transaction we commit).
             await asyncio.sleep(0)
-            self._leader_waiting = False
-            group, self._queue = self._queue, []
+        except BaseException:
+            lock.release()
+            raise
+        self._leader_waiting = False
+        group, self._queue = self._queue, []
+        await self._run_group(group)
+
+    async def _run_group(self, group: list[_Ticket]) -> None:
+        """The stages of one group (module docstring), from the flush to the wakeups. The
+        caller holds the engine's writer lock, which is released here (after the engine
+        commit, or on a failure), and has taken `group` from the queue."""
+        lock = self.engine.writer_lock
+        released = False
+        try:
             if not group:
                 return
+            count = _transactions(group)
             start = self.writer.pending_position
             try:
-                end = await self._flush_and_sync(group)
+                end = await self._flush_and_sync(group, count)
             except BaseException as exc:
                 await self._fail(group, exc)
                 return
             meta = self._group_meta(group, end)
             storage = self.interface.storage if end != start else None  # nothing written: nothing to ack
-            sessions = [t.param for t in group if t.param is not None]
             waited = 0.0
             verdicts = []
             if storage:
+                sessions = [t.param for t in group if t.param is not None]
                 started = time.monotonic()
                 try:
-                    verdicts.append(await storage.after_sync(StorageParam(self.server_id, end, _transactions(group), sessions)))
+                    verdicts.append(await storage.after_sync(StorageParam(self.server_id, end, count, sessions)))
                 except Exception:
                     log.exception("after_sync observer failed for the group ending at %s", end)
                 waited = time.monotonic() - started
@@ -316,14 +355,14 @@ class GroupCommit:
                 raise
             lock.release()
             released = True
-            self.commits += _transactions(group)
+            self.commits += count
             self.groups += 1
             transaction = self.interface.transaction if end != start else None
             if transaction:
                 started = time.monotonic()
                 try:
                     verdicts.append(await transaction.after_commit(TransParam(
-                        0, self.server_id, end, _group_state_setter(group), transactions=_transactions(group),
+                        0, self.server_id, end, _group_state_setter(group), transactions=count,
                     )))
                 except Exception:
                     log.exception("after_commit observer failed for the group ending at %s", end)
@@ -331,7 +370,7 @@ class GroupCommit:
             if (storage or transaction) and self.on_group_waited is not None:
                 self.on_group_waited(waited)
             if CommitVerdict.IN_DOUBT in verdicts:
-                self.in_doubt += _transactions(group)
+                self.in_doubt += count
                 self._wake(group, SQLError(ER_SERVER_SHUTDOWN))
             else:
                 self._wake(group, None)
@@ -350,7 +389,7 @@ class GroupCommit:
         meta.update({"binlog_file": end.file, "binlog_pos": str(end.pos)})
         return {str(k): str(v) for k, v in meta.items()}
 
-    async def _flush_and_sync(self, group: list[_Ticket]) -> BinlogPosition:
+    async def _flush_and_sync(self, group: list[_Ticket], count: int) -> BinlogPosition:
         interface = self.interface
         transaction, storage = interface.transaction, interface.storage
         writer = self.writer
@@ -395,7 +434,7 @@ class GroupCommit:
             self._unsynced_groups = 0
         if storage:  # WL#4398: after the flush, and after the sync when the group was synced
             try:  # (the group is written: a failing observer must not make it look failed)
-                storage.after_flush(StorageParam(self.server_id, end, _transactions(group), [t.param for t in group if t.param]))
+                storage.after_flush(StorageParam(self.server_id, end, count, [t.param for t in group if t.param]))
             except Exception:
                 log.exception("after_flush observer failed for the group ending at %s", end)
         self.end.publish(writer.end_position)

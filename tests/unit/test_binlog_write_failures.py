@@ -56,7 +56,7 @@ def xids(path) -> list[int]:
 
 class Faults:
     """Makes the writer module's `os.write` write `partial` bytes then fail, or its `os.fsync`
-    fail, the next `times` calls."""
+    (and `os.fdatasync`) fail, the next `times` calls."""
 
     def __init__(self, monkeypatch, code: int) -> None:
         self.code = code
@@ -90,6 +90,7 @@ class Faults:
 
         monkeypatch.setattr(writer_module.os, "write", write)
         monkeypatch.setattr(writer_module.os, "fsync", fsync)
+        monkeypatch.setattr(writer_module.os, "fdatasync", fsync)  # a group's sync (write_group)
         monkeypatch.setattr(writer_module.os, "ftruncate", ftruncate)
 
 

@@ -36,7 +36,7 @@ async def commit_many(engine, gc, values: list[int]) -> list[BaseException | Non
 
 
 @pytest.mark.parametrize("code", [errno.ENOSPC, errno.EIO])
-@pytest.mark.parametrize("where", ["write", "fsync"])
+@pytest.mark.parametrize("where", ["write", "fdatasync"])
 async def test_a_failed_binlog_write_fails_the_whole_group_with_1026(pipeline, monkeypatch, code, where):  # noqa: F811
     engine, writer, end, interface, gc = pipeline
     path = writer.directory / writer.current_file

@@ -20,7 +20,7 @@ from protocol.errors import ER_UNKNOWN_ERROR, SQLError
 from protocol.events import EventType, Query, decode_event
 from semisync.interface import BinlogStorageObserver, ReplicationInterface, StorageParam
 from slave import applier as applier_module
-from slave.applier import META_RELAY_POS, META_RELAY_SKIP, Applier
+from slave.applier import META_RELAY_POS, META_RELAY_SKIP, Applier, ReadyTransaction
 from tests.unit.test_slave_applier import Relay, count_rows, until
 
 MASTER_ID = 1  # the relay log's events (tests.support.relay_stream: timestamp 1 on every event)
@@ -179,6 +179,61 @@ async def test_a_client_commit_keeps_the_applier_position_in_the_meta(tmp_path):
     assert int(meta[META_RELAY_POS]) == relay.log.size  # still there after a client group
     assert int(meta["binlog_pos"]) == node.writer.end_position.pos
     assert binlog(tmp_path)[-2][0] == OWN_ID  # the client's own insert carries our server_id
+    await node.close()
+
+
+def replicated(n: int, relay_pos: int) -> ReadyTransaction:
+    """An applier's transaction inserting `n` into d.t, its position `relay_pos`."""
+    statement = (f"INSERT INTO t VALUES ({n})", StatementContext(timestamp=1), "d")
+    return ReadyTransaction([statement], {META_RELAY_POS: relay_pos}, relay_pos, 1, MASTER_ID)
+
+
+async def test_a_batch_that_finds_the_writer_lock_free_leads_its_own_group(tmp_path):
+    """No client holds or waits for the lock: the batch runs and commits under one holding of
+    it, as one group; a client writing meanwhile waits, and commits in the next group."""
+    relay = Relay(tmp_path)
+    node = await Node(tmp_path).open()
+    await apply_all(node, relay)  # the DDL
+    groups = node.pipeline.groups
+    session = node.engine.session(7)
+
+    async def client() -> None:
+        result = await session.execute("INSERT INTO d.t VALUES (100)")
+        await node.pipeline.commit(None, result.committed)
+
+    batch = asyncio.ensure_future(node.pipeline.commit_replicated([replicated(1, 1000)]))
+    await asyncio.sleep(0)  # the batch holds the lock and runs its statement
+    assert node.engine.writer_lock.locked()
+    await asyncio.gather(batch, client())
+    assert node.pipeline.groups == groups + 2
+    assert inserts(tmp_path) == ["INSERT INTO t VALUES (1)", "INSERT INTO d.t VALUES (100)"]
+    assert [sid for sid, _ts, q in binlog(tmp_path) if q.startswith("INSERT")] == [MASTER_ID, OWN_ID]
+    meta = node.engine.meta()
+    assert int(meta[META_RELAY_POS]) == 1000 and int(meta["binlog_pos"]) == node.writer.end_position.pos
+    assert await count_rows(node.engine) == 2 and not node.engine.writer_lock.locked()
+    await node.close()
+
+
+async def test_a_batch_that_waits_for_a_client_joins_the_client_s_group_after_it(tmp_path):
+    """A client's open transaction holds the lock: the batch waits for it, runs after the
+    client's COMMIT and joins the group the client leads, binlogged after the client's."""
+    relay = Relay(tmp_path)
+    node = await Node(tmp_path).open()
+    await apply_all(node, relay)
+    groups = node.pipeline.groups
+    session = node.engine.session(7)
+    await session.execute("BEGIN")
+    await session.execute("INSERT INTO d.t VALUES (100)")  # holds the writer lock
+    batch = asyncio.ensure_future(node.pipeline.commit_replicated([replicated(1, 1000)]))
+    await asyncio.sleep(0.05)
+    assert not batch.done() and inserts(tmp_path) == []
+    result = await session.execute("COMMIT")
+    await asyncio.gather(batch, node.pipeline.commit(None, result.committed))
+    assert node.pipeline.groups == groups + 1  # one group: the client's, then the batch
+    assert inserts(tmp_path) == ["INSERT INTO d.t VALUES (100)", "INSERT INTO t VALUES (1)"]
+    meta = node.engine.meta()
+    assert int(meta[META_RELAY_POS]) == 1000 and int(meta["binlog_pos"]) == node.writer.end_position.pos
+    assert await count_rows(node.engine) == 2
     await node.close()
 
 
