@@ -4,17 +4,20 @@
 ownership passes straight to the next waiter, so a committer queued behind sessions runs after
 every one of them (the group commit of `engine.core`'s header). A waiter that gives up (timeout,
 cancellation) as ownership arrives passes it on; a timed-out waiter is never handed it.
-`try_acquire` takes a free lock nobody waits for at once (no future, no task).
+`try_acquire` takes a free lock nobody waits for at once (no future, no task); `enqueue` is a
+wait without a task (a session's: KILL QUERY cancels its future), `abandon` ends it.
 `ThreadLane` is N threads serving one queue: `call()` runs a function on one of them and returns
 a future of the calling loop, settled through call_soon_threadsafe (a future cancelled meanwhile
-is left alone: the result is dropped, the work was done). After `shutdown()` a call fails with
-1053. The event loop never calls SQLite: every SQLite call goes through a lane (the engine's one
-writer thread, its N reader threads)."""
+is left alone: the result is dropped, the work was done); `idle()` says no call is queued,
+running or unsettled. After `shutdown()` a call fails with 1053. Every SQLite call goes through
+a lane (the engine's one writer thread, its N reader threads), except the bounded INSERTs the
+loop runs itself while the writer lane is idle (`engine.core`'s header, "Threads")."""
 
 from __future__ import annotations
 
 import asyncio
 import collections
+import functools
 import queue
 import threading
 
@@ -45,28 +48,35 @@ class WriterLock:
     async def acquire(self, owner: object, timeout: float | None = None) -> None:
         if self.try_acquire(owner):
             return
+        fut = self.enqueue(owner, timeout)
+        try:
+            await fut
+        except BaseException:
+            self.abandon(fut, owner)
+            raise
+
+    def enqueue(self, owner: object, timeout: float | None = None) -> asyncio.Future:
+        """Queue `owner` behind the waiters, without a task: the future is settled with None
+        when ownership passes to `owner`, with TimeoutError after `timeout` seconds. An await
+        of it that ends in an exception (its timeout, its cancellation: KILL QUERY cancels it,
+        a cancelled task cancels what it awaits) must call `abandon(fut, owner)`."""
         loop = asyncio.get_running_loop()
         fut = loop.create_future()
-        entry = (fut, owner)
-        self._waiters.append(entry)
-        # the deadline settles the future itself (no timeout context per wait): ownership
-        # passes with None, a timeout with _TIMED_OUT, and `release` skips a settled future
-        expiry = None if timeout is None else loop.call_later(timeout, _time_out, fut)
-        try:
-            outcome = await fut
-        except BaseException:
-            if fut.done() and not fut.cancelled() and fut.result() is None:
-                self.release()  # ownership arrived as we gave up: pass it on
-            else:
-                fut.cancel()
-                self._forget(entry)
-            raise
-        finally:
-            if expiry is not None:
-                expiry.cancel()
-        if outcome is _TIMED_OUT:
-            self._forget(entry)
-            raise TimeoutError
+        self._waiters.append((fut, owner))
+        if timeout is not None:
+            # the deadline settles the future itself (no timeout context per wait), and
+            # `release` skips a settled future
+            fut.add_done_callback(functools.partial(_stop_timer, loop.call_later(timeout, _time_out, fut)))
+        return fut
+
+    def abandon(self, fut: asyncio.Future, owner: object) -> None:
+        """The waiter of `fut` gives up: forgotten, or, when ownership arrived as it gave up,
+        the lock is passed on."""
+        if fut.done() and not fut.cancelled() and fut.exception() is None:
+            self.release()
+        else:
+            fut.cancel()
+            self._forget((fut, owner))
 
     def _forget(self, entry: tuple[asyncio.Future, object]) -> None:
         try:
@@ -91,12 +101,13 @@ class WriterLock:
         self.release()
 
 
-_TIMED_OUT = object()
-
-
 def _time_out(fut: asyncio.Future) -> None:
     if not fut.done():
-        fut.set_result(_TIMED_OUT)
+        fut.set_exception(TimeoutError())
+
+
+def _stop_timer(timer: asyncio.TimerHandle, _fut: asyncio.Future) -> None:
+    timer.cancel()
 
 
 class ThreadLane:
@@ -106,6 +117,7 @@ class ThreadLane:
     def __init__(self, threads: int, name: str):
         self._queue: queue.SimpleQueue = queue.SimpleQueue()
         self._stopped = False
+        self._pending = 0  # calls made and not yet settled on the loop (loop side only)
         self._threads = [threading.Thread(target=self._serve, name=f"{name}-{n}", daemon=True)
                          for n in range(threads)]
         for thread in self._threads:
@@ -120,9 +132,9 @@ class ThreadLane:
             try:
                 result = fn(*args)
             except BaseException as exc:  # noqa: BLE001 - handed to the awaiting task
-                loop.call_soon_threadsafe(_settle, fut, None, exc)
+                loop.call_soon_threadsafe(self._settle, fut, None, exc)
             else:
-                loop.call_soon_threadsafe(_settle, fut, result, None)
+                loop.call_soon_threadsafe(self._settle, fut, result, None)
 
     def call(self, fn, *args) -> asyncio.Future:
         loop = asyncio.get_running_loop()
@@ -130,8 +142,23 @@ class ThreadLane:
         if self._stopped:
             fut.set_exception(SQLError(ER_SERVER_SHUTDOWN))
         else:
+            self._pending += 1
             self._queue.put((loop, fut, fn, args))
         return fut
+
+    def idle(self) -> bool:
+        """No call is queued, running, or unsettled: the lane's threads touch nothing of what
+        they serve until the next `call()` (loop side only)."""
+        return self._pending == 0 and not self._stopped
+
+    def _settle(self, fut: asyncio.Future, result: object, exc: BaseException | None) -> None:
+        self._pending -= 1
+        if fut.cancelled():
+            return
+        if exc is not None:
+            fut.set_exception(exc)
+        else:
+            fut.set_result(result)
 
     def shutdown(self) -> None:
         self._stopped = True
@@ -140,11 +167,3 @@ class ThreadLane:
         for thread in self._threads:
             thread.join()
 
-
-def _settle(fut: asyncio.Future, result: object, exc: BaseException | None) -> None:
-    if fut.cancelled():
-        return
-    if exc is not None:
-        fut.set_exception(exc)
-    else:
-        fut.set_result(result)

@@ -26,8 +26,15 @@ datadir conversion); a build of SQLite with a larger limit (125 at most, not 1,0
   it takes the default database's and refuses to read another (1105), never a later view;
 - the single-database hot path costs one dict lookup per write (the target is attached).
 
-Threads. One writer connection, used only from the single writer thread; reader connections
-(one per reader thread) see only what SQLite has committed. The event loop never calls SQLite.
+Threads. One writer connection, used from the single writer thread; reader connections
+(one per reader thread) see only what SQLite has committed. The event loop calls SQLite for one
+thing only: an INSERT (autocommit or in a transaction) of at most INLINE_ROWS rows of plain values
+(`Plan.inline`: no function, subquery or ON CONFLICT in its translation, so SQLite's work is a
+few index updates and foreign key lookups per row) runs `_w_write` on the loop, without the hop
+to the writer thread, when the writer lane is idle (`ThreadLane.idle`: nothing queued, running
+or unsettled), so the writer connection is still used by one thread at a time and in the
+lane's order. Its session holds the writer lock, as for every write; it runs in one step of
+its task (nothing can cancel it half-way), and its answers are the writer thread's.
 
 Writer lock and group commit (who may call what). `Engine.writer_lock` is a FIFO lock. A session
 takes it at its first write (autocommit write, or the first write after BEGIN) and holds it until
@@ -146,6 +153,12 @@ CATALOG_TABLE = "__engine_catalog"
 SEQ_KEY = "__seq"
 REDO_KEY = "__redo"
 DROPPED_KEY = "__dropped"
+# An INSERT of at most INLINE_ROWS rows of plain values (placeholders only: no function, no
+# subquery, no ON CONFLICT) costs SQLite a few index updates per row (and the foreign key
+# triggers' lookups): it runs on the event loop when the writer thread is idle (see "Threads").
+INLINE_ROWS = 8
+_INLINE_WRITE = re.compile(
+    r'INSERT INTO "[^"]*"\."[^"]*" \([^()]*\) VALUES \( \?(?: , \?)* \)(?: , \( \?(?: , \?)* \))*\Z')
 MAX_CACHED_SHAPE = 16384  # bulk INSERTs (one shape per row count) are translated, not cached
 SERVER_VERSION = "10.11.0-semisync"
 
@@ -1079,13 +1092,18 @@ class Engine:
         `sees_table(db, t)`, `sees_columns(db, t)`) narrows what information_schema lists;
         `live_rows(view)` gives the rows of information_schema's server views (PROCESSLIST, the
         variables) now; such plans are not cached."""
+        key = (shape, database, self._catalog_version)
+        plan = self._plans.get(key) if visible is None else None
+        if plan is not None:  # (a shape whose plan reads a live view is never cached)
+            return plan
         lowered = shape.lower()
         if infoschema.reads_live(lowered) or (visible is not None and infoschema.NAME in lowered):
             return parsing(self._make_plan, shape, database, params, visible, live_rows)
-        key = (shape, database, self._catalog_version)
         plan = self._plans.get(key)
         if plan is None:
             plan = parsing(self._make_plan, shape, database, params)
+            plan.inline = plan.kind == "write" and plan.nrows <= INLINE_ROWS and plan.returning is None \
+                and _INLINE_WRITE.match(plan.sql) is not None
             if plan.cacheable and len(shape) <= MAX_CACHED_SHAPE:
                 if len(self._plans) >= PLAN_CACHE_SIZE:
                     self._plans.clear()

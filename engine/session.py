@@ -394,20 +394,25 @@ class Session:
     async def _acquire(self) -> None:
         if self._holds_lock:
             return
-        if self.engine.writer_lock.try_acquire(self):  # free: no task to wait in
+        lock = self.engine.writer_lock
+        if lock.try_acquire(self):  # free: nothing to wait for
             await self._lock_taken()
             return
-        wait = self._lock_wait = asyncio.ensure_future(
-            self.engine.writer_lock.acquire(self, self.engine.lock_wait_timeout))
+        wait = self._lock_wait = lock.enqueue(self, self.engine.lock_wait_timeout)  # no task
         try:
             await wait  # cancelling the caller cancels the wait too
         except TimeoutError:
+            lock.abandon(wait, self)
             raise SQLError(ER_LOCK_WAIT_TIMEOUT) from None
         except asyncio.CancelledError:
+            lock.abandon(wait, self)
             task = asyncio.current_task()
             if task is not None and task.cancelling():
                 raise  # the session itself is cancelled (KILL CONNECTION, shutdown)
             raise SQLError(ER_QUERY_INTERRUPTED) from None  # interrupt(): KILL QUERY
+        except BaseException:
+            lock.abandon(wait, self)
+            raise
         finally:
             self._lock_wait = None
         await self._lock_taken()
@@ -446,9 +451,12 @@ class Session:
             deadline = time.monotonic() + engine.lock_wait_timeout
             while True:
                 try:
-                    affected, first_id, returned = await engine._on_writer(
-                        engine._w_write, plan, args, end, forced, self._fx, self._database, log,
-                        self._fk_checks(context))
+                    call = (engine._w_write, plan, args, end, forced, self._fx, self._database, log,
+                            self._fk_checks(context))
+                    if plan.inline and engine._writer.idle():  # bounded: no hop (core's "Threads")
+                        affected, first_id, returned = engine._w_write(*call[1:])
+                    else:
+                        affected, first_id, returned = await engine._on_writer(*call)
                     break
                 except SQLError as exc:
                     # the open group holds every file a connection can: an autocommit statement

@@ -140,6 +140,8 @@ class Plan:
     # DELETE ... ORDER BY ... LIMIT ... RETURNING: the rowids in the ORDER BY's order (the write's
     # args but RETURNING's), the order MariaDB returns the rows in; each row then ends with its rowid
     returning_order: str | None = None
+    # a write SQLite runs in bounded time, short enough for the event loop (Engine.plan_for)
+    inline: bool = False
 
 
 class Translator:

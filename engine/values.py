@@ -121,8 +121,11 @@ def _number(col: Column, value: object, row: int, where: str, kind: str) -> Deci
 
 
 def _integer(col: Column, value: object, row: int, where: str) -> int | str:
-    number = _number(col, value, row, where, "integer")
-    n = int(number.to_integral_value(rounding=ROUND_HALF_UP, context=EXACT))  # half away from zero
+    if type(value) is int:  # an integer literal: nothing to round
+        n = value
+    else:
+        number = _number(col, value, row, where, "integer")
+        n = int(number.to_integral_value(rounding=ROUND_HALF_UP, context=EXACT))  # half away from zero
     low, high = int_range(col) or (-(1 << 63), (1 << 63) - 1)
     if not low <= n <= high:
         raise SQLError(ER_WARN_DATA_OUT_OF_RANGE, col.name, row)

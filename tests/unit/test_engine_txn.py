@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import errno
 import os
+import time
 
 import pytest
 
@@ -163,6 +164,40 @@ async def test_a_timed_out_waiter_is_skipped_and_the_lock_stays_fifo():
     cancelled.cancel()
     lock.release()
     assert lock.owner is None and lock.try_acquire("b")
+
+
+async def test_writer_lock_enqueue_without_a_task():
+    """WriterLock.enqueue (a session's wait, no task): a timed-out or cancelled waiter leaves
+    no trace (the free lock is taken at once after it); a waiter whose task is cancelled as
+    ownership arrives passes the lock on through `abandon`."""
+    lock = WriterLock()
+    assert lock.try_acquire("a")
+    late = lock.enqueue("late", timeout=0.05)
+    with pytest.raises(TimeoutError):
+        await late
+    lock.abandon(late, "late")
+    gone = lock.enqueue("gone", timeout=5)
+    gone.cancel()  # KILL QUERY
+    lock.abandon(gone, "gone")
+    lock.release()
+    assert lock.owner is None and lock.try_acquire("b")
+
+    async def waiter(fut):
+        try:
+            await fut
+        except BaseException:
+            lock.abandon(fut, "w")
+            raise
+
+    arrived = lock.enqueue("w", timeout=5)
+    after = lock.enqueue("after")
+    task = asyncio.ensure_future(waiter(arrived))
+    await asyncio.sleep(0)
+    lock.release()  # ownership passes to "w" ...
+    task.cancel()  # ... whose task is cancelled before it runs again
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert lock.owner == "after" and after.done()
 
 
 async def test_rollback_group_discards_logically_committed_transactions(engine):
@@ -417,7 +452,8 @@ async def test_a_rollback_after_another_sessions_autocommit_keeps_it(engine):
 
 async def test_a_cancelled_autocommit_write_is_undone_not_committed_unlogged(engine):
     a, b = session(engine, 1), session(engine, 2)
-    task = asyncio.create_task(a.execute("INSERT INTO t (v) VALUES (1)"))
+    # (an expression: the statement goes to the writer thread, see the test below)
+    task = asyncio.create_task(a.execute("INSERT INTO t (v) VALUES (1 + 0)"))
     await asyncio.sleep(0)  # a has the lock and its statement is queued for the writer thread
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
@@ -427,6 +463,41 @@ async def test_a_cancelled_autocommit_write_is_undone_not_committed_unlogged(eng
     async with engine.writer_lock:
         await engine.commit_group({})
     assert (await b.execute("SELECT v FROM t")).rows == [(2,)]
+
+
+async def test_a_plain_insert_runs_on_the_loop_only_when_the_writer_thread_is_idle(engine, monkeypatch):
+    """An INSERT of plain values runs without a hop when the writer thread has nothing queued
+    or running, and through the writer thread after what it has: the same ids, the same
+    errors, the same binlogged statement either way. Without a hop it completes in its task's
+    first step: a cancel can only come after it, when its caller holds its CommittedTxn."""
+    a = session(engine, 1)
+    lane = engine._writer
+    hops = []
+    call = lane.call
+    monkeypatch.setattr(lane, "call", lambda fn, *args: hops.append(fn.__name__) or call(fn, *args))
+    inline = await a.execute("INSERT INTO t (v) VALUES (1)")
+    assert hops == [] and inline.last_insert_id == 1
+    assert [s.sql for s in inline.committed.statements] == ["INSERT INTO t (v) VALUES (1)"]
+    busy = engine._on_writer(time.sleep, 0.05)
+    hopped = await a.execute("INSERT INTO t (v) VALUES (2)")
+    assert hops == ["sleep", "_w_write"] and busy.done() and hopped.last_insert_id == 2
+    assert [s.sql for s in hopped.committed.statements] == ["INSERT INTO t (v) VALUES (2)"]
+    errors = []
+    for busy_writer in (False, True):
+        del hops[:]
+        if busy_writer:
+            engine._on_writer(time.sleep, 0.01)
+        with pytest.raises(SQLError) as e:
+            await a.execute("INSERT INTO t (id, v) VALUES (1, 9)")
+        errors.append((e.value.error.code, e.value.message, hops[-1:]))
+    assert errors == [(1062, errors[0][1], []), (1062, errors[0][1], ["_w_write"])]
+    task = asyncio.create_task(a.execute("INSERT INTO t (v) VALUES (3)"))
+    await asyncio.sleep(0)
+    task.cancel()  # too late: the statement ran in the task's first step
+    assert (await task).last_insert_id == 3
+    async with engine.writer_lock:
+        await engine.commit_group({})
+    assert (await a.execute("SELECT id, v FROM t ORDER BY id")).rows == [(1, 1), (2, 2), (3, 3)]
 
 
 async def test_a_dropped_database_file_that_outlived_its_commit_is_deleted_at_open(tmp_path):
