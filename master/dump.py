@@ -412,7 +412,7 @@ class DumpSession:
         self.heartbeats_sent = 0
         self._on_start = on_start
         self._stopped = False
-        self._stop_waiter: asyncio.Future[None] | None = None
+        self._wake: asyncio.Future[None] | None = None  # the wait in progress (`_wait`)
         self._closed_waiter: asyncio.Future[None] | None = None  # the session's closing, while streaming
 
     @property
@@ -426,9 +426,7 @@ class DumpSession:
     def stop(self) -> None:
         """End the dump at the next event boundary (KILL, replacement, shutdown)."""
         self._stopped = True
-        waiter = self._stop_waiter
-        if waiter is not None and not waiter.done():
-            waiter.set_result(None)
+        self._wake_up()
 
     # -- the whole dump ---------------------------------------------------------------------
 
@@ -595,21 +593,35 @@ class DumpSession:
 
     async def _wait(self, end: BinlogEnd, generation: int) -> bool:
         """Wait for a publish, the end of the dump or the heartbeat period; False on a timeout.
-        Waits on futures only (the publish's shared one, the session's closing, `stop()`): no
-        task is made or cancelled per wait, which is once per commit group per slave."""
+        One future per wait, which is once per commit group per slave: the publish's shared
+        future, the session's closing and `stop()` settle it through `_wake_up`, and so does the
+        heartbeat timer; no task is made or cancelled per wait."""
         changed = end.changed(generation)
         if changed is None:
             return True
         loop = asyncio.get_running_loop()
-        if self._stop_waiter is None or self._stop_waiter.done():
-            self._stop_waiter = loop.create_future()
         if self._closed_waiter is None:
             self._closed_waiter = asyncio.ensure_future(self.session.closed())
-        await asyncio.wait((changed, self._closed_waiter, self._stop_waiter), timeout=self.period or None,
-                           return_when=asyncio.FIRST_COMPLETED)
-        if end.generation != generation or self._closed_waiter.done() or self._stop_waiter.done():
-            return True  # published; or stopped or closed: the caller's loop sees it
-        return self._ended()
+            self._closed_waiter.add_done_callback(self._wake_up)
+        if self._ended() or self._closed_waiter.done():
+            return True
+        wake = self._wake = loop.create_future()
+        changed.add_done_callback(self._wake_up)
+        timer = loop.call_later(self.period, self._wake_up) if self.period else None
+        try:
+            await wake
+        finally:
+            self._wake = None
+            changed.remove_done_callback(self._wake_up)  # the shared future outlives this wait
+            if timer is not None:
+                timer.cancel()
+        # published; or stopped or closed (the caller's loop sees it); else the heartbeat is due
+        return end.generation != generation or self._ended() or self._closed_waiter.done()
+
+    def _wake_up(self, _: object = None) -> None:
+        wake = self._wake
+        if wake is not None and not wake.done():
+            wake.set_result(None)
 
     def _damaged(self, e: DamagedBinlog) -> DumpError:
         """ERR 1236 for a binlog this dump cannot read, worded as mysqld's (with where the dump
