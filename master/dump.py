@@ -40,10 +40,13 @@ Contract (who may call what, which rule each step follows)
 - Binlog transmit hooks (WL#4398): `transmit_start` once, `reserve_header` once, then around
   every packet `before_send_event` (on a fresh copy of the reserved header, so an observer that
   went away leaves flag 0) and `after_send_event`; `transmit_stop` once at the end, whatever the
-  reason. When the reserved header is not empty (semi-sync), every packet carries it, artificial
+  reason. The per-packet pair runs only when an observer asked for it in `transmit_start`
+  (`TransmitParam.event_hooks`; the semi-sync plugin does for a semi-sync slave): a dump to
+  any other slave frames its events with no hook and no per-event object. When the reserved header is not empty (semi-sync), every packet carries it, artificial
   events and heartbeats included.
 - Writes: the events of one read batch (what was published since the last one, usually a commit
-  group; at most about `_BATCH_BYTES`) go to the transport in ONE write: `before_send_event`
+  group; at most about `_BATCH_BYTES`) are framed in one pass (`ServerConnection.send_events`)
+  and go to the transport in ONE write: `before_send_event`
   for each of them in order, the write, then `after_send_event` for each in order. So every
   event of the batch is "in flight" before any byte of it can reach the slave, and "sent" only
   once the write returned. Artificial events and heartbeats are written on their own.
@@ -398,6 +401,7 @@ class DumpSession:
         self.capability = slave_capability(user_vars)
         self.connect_crc = connect_checksum(user_vars)
         self.param: TransmitParam | None = None
+        self._event_hooks = False  # an observer wants before/after_send_event (fixed at start)
         self.header = b""
         self.start = BinlogPosition("", 0)  # where the slave asked to start
         self.file = ""  # the file being read (PURGE refuses it)
@@ -408,7 +412,7 @@ class DumpSession:
         self.heartbeats_sent = 0
         self._on_start = on_start
         self._stopped = False
-        self._stop_waiter: asyncio.Future[None] | None = None
+        self._wake: asyncio.Future[None] | None = None  # the wait in progress (`_wait`)
         self._closed_waiter: asyncio.Future[None] | None = None  # the session's closing, while streaming
 
     @property
@@ -422,9 +426,7 @@ class DumpSession:
     def stop(self) -> None:
         """End the dump at the next event boundary (KILL, replacement, shutdown)."""
         self._stopped = True
-        waiter = self._stop_waiter
-        if waiter is not None and not waiter.done():
-            waiter.set_result(None)
+        self._wake_up()
 
     # -- the whole dump ---------------------------------------------------------------------
 
@@ -455,6 +457,7 @@ class DumpSession:
         try:
             if transmit:
                 self.header = transmit.reserve_header(param)
+                self._event_hooks = param.event_hooks
             session.conn.start_dump(self.semisync)
             session.set_command("Binlog Dump")
             if self._on_start is not None:
@@ -590,21 +593,35 @@ class DumpSession:
 
     async def _wait(self, end: BinlogEnd, generation: int) -> bool:
         """Wait for a publish, the end of the dump or the heartbeat period; False on a timeout.
-        Waits on futures only (the publish's shared one, the session's closing, `stop()`): no
-        task is made or cancelled per wait, which is once per commit group per slave."""
+        One future per wait, which is once per commit group per slave: the publish's shared
+        future, the session's closing and `stop()` settle it through `_wake_up`, and so does the
+        heartbeat timer; no task is made or cancelled per wait."""
         changed = end.changed(generation)
         if changed is None:
             return True
         loop = asyncio.get_running_loop()
-        if self._stop_waiter is None or self._stop_waiter.done():
-            self._stop_waiter = loop.create_future()
         if self._closed_waiter is None:
             self._closed_waiter = asyncio.ensure_future(self.session.closed())
-        await asyncio.wait((changed, self._closed_waiter, self._stop_waiter), timeout=self.period or None,
-                           return_when=asyncio.FIRST_COMPLETED)
-        if end.generation != generation or self._closed_waiter.done() or self._stop_waiter.done():
-            return True  # published; or stopped or closed: the caller's loop sees it
-        return self._ended()
+            self._closed_waiter.add_done_callback(self._wake_up)
+        if self._ended() or self._closed_waiter.done():
+            return True
+        wake = self._wake = loop.create_future()
+        changed.add_done_callback(self._wake_up)
+        timer = loop.call_later(self.period, self._wake_up) if self.period else None
+        try:
+            await wake
+        finally:
+            self._wake = None
+            changed.remove_done_callback(self._wake_up)  # the shared future outlives this wait
+            if timer is not None:
+                timer.cancel()
+        # published; or stopped or closed (the caller's loop sees it); else the heartbeat is due
+        return end.generation != generation or self._ended() or self._closed_waiter.done()
+
+    def _wake_up(self, _: object = None) -> None:
+        wake = self._wake
+        if wake is not None and not wake.done():
+            wake.set_result(None)
 
     def _damaged(self, e: DamagedBinlog) -> DumpError:
         """ERR 1236 for a binlog this dump cannot read, worded as mysqld's (with where the dump
@@ -658,30 +675,33 @@ class DumpSession:
         `before_send_event` runs for every event before the write (it decides the event's flag
         and records what is in flight, so an ack racing the write is never "beyond" what was
         sent) and `after_send_event` for every event after it, in order, as around single
-        packets. Each event whose flag asks for an ack still restarts the sequence ids after
-        it: the packets are framed one by one, only the write is shared."""
-        file, strip = self.file, self.strip
-        wires: list[bytes] = []
+        packets (only on a session an observer follows: `TransmitParam.event_hooks`). Each event
+        whose flag asks for an ack still restarts the sequence ids after it: the packets are
+        framed in one pass (`ServerConnection.send_events`) and written at once."""
+        last = batch[-1]
+        self.pos = last[0] + len(last[1])
+        events = [strip_checksum(event) for _, event in batch] if self.strip else [event for _, event in batch]
+        conn = self.session.conn
+        if not self._event_hooks:
+            self.session.write(conn.send_events(events, self.header))
+            self.events_sent += len(events)
+            return
+        file, reserved = self.file, self.header
+        transmit, param = self.transmit, self.param
+        headers: list[bytes] = []
         infos: list[SendParam] = []
-        for offset, event in batch:
-            self.pos = offset + len(event)
+        for _, event in batch:
             type_code, log_pos, flags = route_fields(event)
-            wire, info = self._packet(
-                strip_checksum(event) if strip else event,
-                BinlogPosition(file, log_pos) if log_pos else None,
-                bool(flags & LOG_EVENT_ARTIFICIAL_F),
-                False,
-                type_code,
-            )
-            wires.append(wire)
-            if info is not None:
-                infos.append(info)
-        self.session.write(wires[0] if len(wires) == 1 else b"".join(wires))
-        self.events_sent += len(wires)
-        if infos:
-            transmit, param = self.transmit, self.param
-            for info in infos:
-                transmit.after_send_event(param, info)  # type: ignore[arg-type]
+            info = SendParam(type_code, BinlogPosition(file, log_pos) if log_pos else None,
+                             bool(flags & LOG_EVENT_ARTIFICIAL_F), False)
+            buf = bytearray(reserved)  # a fresh copy: an observer that went away leaves flag 0
+            transmit.before_send_event(param, buf, info)  # type: ignore[arg-type]
+            headers.append(bytes(buf))
+            infos.append(info)
+        self.session.write(conn.send_events(events, headers))
+        self.events_sent += len(events)
+        for info in infos:
+            transmit.after_send_event(param, info)  # type: ignore[arg-type]
 
     def _packet(
         self, event: bytes, end: BinlogPosition | None, artificial: bool, heartbeat: bool, type_code: int
@@ -689,7 +709,7 @@ class DumpSession:
         """The packet for one event, after `before_send_event` set its header; with it the
         SendParam for `after_send_event` (None: no observer to tell)."""
         transmit, header = self.transmit, self.header
-        if not transmit:
+        if not self._event_hooks:
             return self.session.conn.send_event(event, header), None
         info = SendParam(type_code, end, artificial, heartbeat)
         buf = bytearray(header)  # a fresh copy: an observer that went away leaves flag 0

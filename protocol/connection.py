@@ -642,6 +642,40 @@ class ServerConnection:
         self._seq = 1 if header and _ack_requested(header) else seq
         return wire
 
+    def send_events(self, events: list[bytes], headers: list[bytes] | bytes = b"") -> bytes:
+        """The packets of several binlog events back to back, in one pass: the same bytes as
+        `send_event` for each in order. `headers` is one header per event, or one for all.
+
+        A dump frames a whole read batch (usually a commit group) with this, then writes it."""
+        machine = self._machine
+        if machine.state is not S.DUMPING:
+            machine.fire(T.SEND_EVENT)  # raises: not dumping
+        same = isinstance(headers, bytes | bytearray)
+        if not same and len(headers) != len(events):
+            raise LocalProtocolError(f"{len(events)} events, {len(headers)} headers")
+        parts: list[bytes] = []
+        seq = self._seq
+        header = headers if same else b""
+        restart = same and _ack_requested(header)
+        for i, event in enumerate(events):
+            if not same:
+                header = headers[i]
+                restart = bool(header) and _ack_requested(header)
+            size = 1 + len(header) + len(event)
+            if size < MAX_PAYLOAD:
+                parts.append(pack_header(size | seq << 24))
+                parts.append(_OK_BYTE)
+                parts.append(header)
+                parts.append(event)
+                seq = (seq + 1) & 0xFF
+            else:
+                wire, seq = encode_packet(b"".join((_OK_BYTE, header, event)), seq)
+                parts.append(wire)
+            if restart:
+                seq = 1
+        self._seq = seq
+        return b"".join(parts)
+
     def send_eof(self, warnings: int = 0, status: int = ServerStatus.AUTOCOMMIT) -> bytes:
         """End a BINLOG_DUMP_NON_BLOCK dump that caught up: an EOF packet, back to COMMAND."""
         self._machine.fire(T.SEND_DUMP_END)

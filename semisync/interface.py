@@ -31,7 +31,9 @@ Which shell calls what, and when (see docs/ARCHITECTURE.md for the whole path of
 - Binlog transmit (`master/`, one call per dump session): `transmit_start` when a dump begins,
   `transmit_stop` when it ends, `reserve_header` once per session to obtain the extra header
   bytes that follow the packet's 0x00 OK byte, `before_send_event` before each event packet
-  (it may set the flag in the reserved header), `after_send_event` after the packet is written,
+  (it may set the flag in the reserved header), `after_send_event` after the packet is written
+  (these two only on a session where an observer set `TransmitParam.event_hooks` in
+  `transmit_start`: a dump no observer follows pays nothing per event),
   `after_reset_master` on RESET MASTER. `handle_ack` for each semi-sync ack a slave sends on
   its dump connection: the shell's ack receiver owns the read side of those connections and
   runs the hook (as mysqld's Ack_receiver calls the plugin's handleAck); an observer raises
@@ -115,6 +117,9 @@ class TransmitParam:
     header_offset: int = 0
     # Per-session scratch space owned by the observers (keyed by observer), never by the shell.
     observer_state: dict[object, Any] = field(default_factory=dict)
+    # Set by an observer in `transmit_start` when it needs `before_send_event` and
+    # `after_send_event` for this session; when none does, the shell calls neither.
+    event_hooks: bool = False
 
 
 @dataclass(slots=True)
@@ -413,8 +418,11 @@ class BinlogRelayIODelegate(Delegate[BinlogRelayIOObserver]):
             o.after_request_transmit(param, request, granted)
 
     def after_read_event(self, param: RelayIOParam, packet: memoryview) -> ReadEvent:
+        observers = self._observers
+        if len(observers) == 1:  # the usual (semi-sync alone): its answer as it is
+            return observers[0].after_read_event(param, packet)
         read = ReadEvent(packet)
-        for o in self._observers:
+        for o in observers:
             step = o.after_read_event(param, memoryview(read.event))
             read = ReadEvent(step.event, read.need_ack or step.need_ack)
         return read

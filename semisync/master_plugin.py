@@ -401,6 +401,7 @@ class SemiSyncMasterPlugin(
             return
         dump = _Dump(param.slave_server_id)
         param.observer_state[self] = dump
+        param.event_hooks = True  # the flag and what is in flight are decided per event
         self._clients += 1
         log.info("Start semi-sync binlog_dump to slave (server_id: %d), pos(%s); semi-sync clients: %d",
                  dump.server_id, param.start, self._clients)

@@ -29,8 +29,8 @@ Contract
   `after_queue_event` per event once it is in the relay log and durable per sync_relay_log;
   `thread_stop` when the task ends.
 - Batching and durable acks: every read drains *all* complete packets already received, then
-  the batch is written with one write(2) and, when sync_relay_log says so, one fsync (in a worker
-  thread). Only then is `after_queue_event(synced=True)` called for the batch's events, and at most
+  the batch is written with one write(2) and, when sync_relay_log says so, one fsync (on the
+  task's own relay I/O thread, a one-thread `ThreadLane`: no executor hop per batch). Only then is `after_queue_event(synced=True)` called for the batch's events, and at most
   ONE ack is sent: the last position the observers returned (acks are cumulative). No ack ever
   leaves before the fsync that covers the acked event. With sync_relay_log = N > 1 the fsync
   happens once N events have been written since the last one, and a flagged event waits for it;
@@ -38,7 +38,8 @@ Contract
 - Heartbeats (WL#342) are counted and checked against the coordinates received so far (file
   must match, position must not be beyond ours; by GTID it may be: the master skips what the slave
   has); they never reach the relay log. Anything read
-  (event or heartbeat) resets the `slave_net_timeout` clock; nothing for that long reconnects.
+  (event or heartbeat) resets the `slave_net_timeout` clock; nothing for that long reconnects
+  (a read waiting that long aborts the connection: one timer per connection, no task per read).
 - The resume rule is the relay log's (slave/relay_log.py): each connection starts a new relay
   file and asks for the position after the last complete transaction; on a disconnect the
   partial transaction at the tail is cut off first. A ROTATE that takes the master to another
@@ -65,6 +66,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from engine.concurrency import ThreadLane
 from protocol.connection import (
     NEED_DATA,
     BinlogPacket,
@@ -209,6 +211,9 @@ class IoTask:
         self._stopping = False
         self._dumping = False  # the current connection got as far as COM_BINLOG_DUMP
         self._writer: asyncio.StreamWriter | None = None
+        self._link: _Link | None = None
+        # The relay log's fsyncs, off the loop: one thread while `run()` runs.
+        self._relay_io: ThreadLane | None = None
         self._events_since_sync = 0
         self._master_fd: bytes | None = None  # the master's latest FORMAT_DESCRIPTION event
         self._unsynced: list[tuple[ReadEvent, BinlogPosition]] = []
@@ -236,6 +241,7 @@ class IoTask:
     async def run(self) -> None:
         if self.delegate:
             self.delegate.thread_start(self.param)
+        self._relay_io = ThreadLane(1, "relay-io")
         try:
             while not self._stopping:
                 self.running = "Connecting"
@@ -268,6 +274,8 @@ class IoTask:
             self.running = "No"
             self.state = ""
             self.semi_sync = False
+            lane, self._relay_io = self._relay_io, None
+            lane.shutdown()  # waits for an fsync still running (a cancelled task's)
             if self.delegate:
                 self.delegate.thread_stop(self.param)
 
@@ -302,6 +310,9 @@ class IoTask:
         self.semi_sync = False
         self._dumping = False
         writer, self._writer = self._writer, None
+        link, self._link = self._link, None
+        if link is not None:
+            link.close()
         if writer is not None:
             writer.close()
             try:
@@ -401,7 +412,7 @@ class IoTask:
             attributes={"_client_name": "semisync", "program_name": "semisync-slave", "_os": "linux"},
             tls=s.ssl,
         )
-        link = _Link(conn, reader, writer, s.net_timeout)
+        link = self._link = _Link(conn, reader, writer, s.net_timeout)
         try:
             login = await link.response()
             if isinstance(login, TlsUpgrade):
@@ -624,6 +635,12 @@ class IoTask:
         self.received_heartbeats += 1
         self.last_heartbeat = time.time()
 
+    def _sync_relay(self) -> asyncio.Future:
+        """fsync the relay log on the relay I/O thread (the loop does nothing else with the relay
+        log meanwhile: the IO task awaits it)."""
+        assert self._relay_io is not None, "the relay I/O thread lives while run() runs"
+        return self._relay_io.call(self.relay.sync, self._fsync)
+
     async def _commit_batch(self, link: _Link, queued: list[tuple[ReadEvent, BinlogPosition]]) -> None:
         """One write, at most one fsync, at most one (cumulative) ack for everything just read."""
         try:
@@ -632,7 +649,7 @@ class IoTask:
             synced = n == 0
             rotate_due = self.relay.size >= self.settings.max_relay_log_size and self.boundary_offset == self.relay.size
             if n and (self._events_since_sync >= n or rotate_due):
-                await asyncio.to_thread(self.relay.sync, self._fsync)
+                await self._sync_relay()
                 self._events_since_sync = 0
                 synced = True
         except OSError as e:
@@ -681,21 +698,58 @@ def _free_bytes(path: os.PathLike[str] | str) -> int:
 
 class _Link:
     """The master connection while this task owns it: request/response helpers and reads with
-    the slave_net_timeout."""
+    the slave_net_timeout.
+
+    The timeout is a watchdog, not a `wait_for` per read (a task and a timer each time, once per
+    batch): one timer per connection looks at the read in progress; when one has waited
+    `timeout` seconds, it aborts the transport, and the read reports the timeout. `close()`
+    stops the watchdog."""
 
     def __init__(self, conn: ClientConnection, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, timeout: float) -> None:
         self.conn = conn
         self.reader = reader
         self.writer = writer
         self.timeout = timeout
+        self._loop = asyncio.get_running_loop()
+        self._waiting_since: float | None = None  # when the read in progress began
+        self.timed_out = False
+        self._watchdog = self._loop.call_later(timeout, self._watch) if timeout > 0 else None
+
+    def _watch(self) -> None:
+        since, now = self._waiting_since, self._loop.time()
+        if since is not None and now - since >= self.timeout:
+            self._watchdog = None
+            self.timed_out = True
+            self.writer.transport.abort()  # the read in progress ends (EOF or an error)
+            return
+        wait = self.timeout if since is None else self.timeout - (now - since)
+        self._watchdog = self._loop.call_later(wait, self._watch)
+
+    def close(self) -> None:
+        if self._watchdog is not None:
+            self._watchdog.cancel()
+            self._watchdog = None
 
     async def read(self) -> bytes:
+        if self.timed_out:
+            raise self._timeout_error()
+        self._waiting_since = self._loop.time()
         try:
-            return await asyncio.wait_for(self.reader.read(READ_CHUNK), self.timeout)
-        except TimeoutError:
-            raise RetryableIoError(
-                CR_SERVER_LOST, message=f"nothing received from the master for slave_net_timeout={self.timeout:g}s"
-            ) from None
+            data = await self.reader.read(READ_CHUNK)
+        except (OSError, asyncio.IncompleteReadError):
+            if self.timed_out:
+                raise self._timeout_error() from None
+            raise
+        finally:
+            self._waiting_since = None
+        if self.timed_out:
+            raise self._timeout_error()
+        return data
+
+    def _timeout_error(self) -> RetryableIoError:
+        return RetryableIoError(
+            CR_SERVER_LOST, message=f"nothing received from the master for slave_net_timeout={self.timeout:g}s"
+        )
 
     async def response(self) -> Any:
         while True:

@@ -20,7 +20,7 @@ Ownership and durability
   relay file begins with that ROTATE, as MariaDB's relay log does, so each relay file holds one
   master file's GTIDs at most), `rotate` at max_relay_log_size, `append` per event (buffered in
   memory), `flush` (one write(2) per batch), `sync` (fsync; blocking, so the IO task runs it in
-  a worker thread while the event loop keeps serving). The applier reads the files with
+  its relay I/O thread while the event loop keeps serving). The applier reads the files with
   `binlog.reader` and purges those it finished (`purge_before`).
 - The applier only reads, and only up to `readable` (a `BinlogPosition` in the relay log's files), which the IO task
   moves forward to the end of the last *complete transaction* once it is on disk per
@@ -387,7 +387,7 @@ class RelayLog:
             raise
 
     def sync(self, fsync: Callable[[int], None] | None = None) -> int:
-        """fsync what was flushed (blocking: the IO task runs it in a worker thread, and does
+        """fsync what was flushed (blocking: the IO task runs it on its relay I/O thread, and does
         nothing else with the relay log meanwhile). Returns the offset that is now durable. On
         failure the file is cut back to `synced` (never below what the applier may have read)
         and the OSError propagates."""

@@ -460,6 +460,32 @@ def test_semisync_dump_acks_and_seq_restart():
                         (b"\xef\x00", b"\xef\x00", b"\xef\x01", b"\xef\x00", b"\xef\x01", b"\xef\x01", b"\xef\x00")]
 
 
+@pytest.mark.parametrize("semisync", [True, False])
+def test_send_events_frames_a_batch_as_send_event_does_one_by_one(semisync):
+    """`send_events` (a dump's one-pass framing of a read batch) gives the bytes of
+    `send_event` for each event in order: sequence ids, the restart after each flagged header,
+    an event over MAX_PAYLOAD split as usual, and the sequence the next packet continues from."""
+    events = [b"A", b"BB" * 7, b"c" * (MAX_PAYLOAD + 5), b"d", b"e" * (MAX_PAYLOAD - 3), b"f"]
+    if semisync:
+        headers = [b"\xef\x00", b"\xef\x01", b"\xef\x00", b"\xef\x01", b"\xef\x01", b"\xef\x00"]
+    else:
+        headers = [b""] * len(events)
+    one_by_one, together = login()[0], login()[0]
+    for conn in (one_by_one, together):
+        pump(login()[1].binlog_dump(4, 0, 2, "b.000001", semisync=semisync), conn)
+        conn.start_dump(semisync=semisync)
+    for rounds in range(2):  # the second batch goes on from where the first left the sequence
+        expected = b"".join(one_by_one.send_event(e, h) for e, h in zip(events, headers, strict=True))
+        assert together.send_events(events, headers) == expected, rounds
+    same = [b"\xef\x01" if semisync else b""] * 3
+    expected = b"".join(one_by_one.send_event(e, same[0]) for e in events[:3])
+    assert together.send_events(events[:3], same[0]) == expected
+    with pytest.raises(LocalProtocolError):
+        together.send_events(events, headers[:2])
+    with pytest.raises(LocalProtocolError):
+        login()[0].send_events(events)  # not dumping
+
+
 def test_plain_dump_counts_on_and_rejects_a_restart():
     server, client = login()
     pump(client.binlog_dump(4, 0, 2, "b.000001"), server)

@@ -476,6 +476,35 @@ async def test_one_transport_write_per_read_batch(binlog):
     assert b"".join(events[2:]) == data[4 + len(events[1]) : end.position.pos]
 
 
+async def test_a_dump_no_observer_follows_runs_no_per_event_hook(binlog):
+    """With the semi-sync plugin installed, a slave that did not ask for semi-sync gets its
+    events without any before/after_send_event call (no observer set `event_hooks`), and the
+    same bytes; a semi-sync slave's dump runs both hooks for every event."""
+    interface = ReplicationInterface()
+    plugin = SemiSyncMasterPlugin(interface, settings={"rpl_semi_sync_master_enabled": True})
+    plugin.install()
+    calls: list[str] = []
+    before, after = plugin.before_send_event, plugin.after_send_event
+    plugin.before_send_event = lambda *a: (calls.append("before"), before(*a))[1]  # type: ignore[method-assign]
+    plugin.after_send_event = lambda *a: (calls.append("after"), after(*a))[1]  # type: ignore[method-assign]
+    end = BinlogEnd(write_transactions(binlog, 3))
+    session, slave, dump = make_dump(binlog, end, {"master_binlog_checksum": "CRC32"}, 4, BINLOG_DUMP_NON_BLOCK,
+                                     transmit=interface.transmit)
+    await asyncio.wait_for(dump.run(), 5)
+    assert calls == [] and dump.param is not None and not dump.param.event_hooks
+    events = events_of(slave.packets())
+    with open(binlog.directory / "mysql-bin.000001", "rb") as f:
+        data = f.read()
+    assert len(events) == 2 + 9 and b"".join(events[2:]) == data[4 + len(events[1]) : end.position.pos]
+
+    session, slave, dump = make_dump(binlog, end, {"master_binlog_checksum": "CRC32", "rpl_semi_sync_slave": 1},
+                                     4, BINLOG_DUMP_NON_BLOCK, transmit=interface.transmit, semisync=True)
+    await asyncio.wait_for(dump.run(), 5)
+    # the artificial ROTATE and the FD, then the 9 events of the batch: a pair for each
+    assert calls.count("before") == calls.count("after") == 2 + 9
+    assert events_of(slave.packets(), semisync=True)[2:] == events[2:]
+
+
 async def test_batched_semisync_flags_exactly_the_waiting_group_ends(binlog):
     """Two commit groups published together go out in one write; each group's last event (and no
     other) asks for an ack, each flagged packet restarts the sequence ids (the ClientConnection
