@@ -178,7 +178,14 @@ class MasterRole(Role):
                            check=check_int(0, 2**32 - 1), on_set=self._set_gtid_domain_id),
             SystemVariable("gtid_strict_mode", self.gtids.strict_mode, Scope.GLOBAL, dynamic=True,
                            check=check_bool, on_set=self._set_gtid_strict_mode),
+            # the seq_no of the session's next binlogged transaction (0: the domain's next)
+            SystemVariable("gtid_seq_no", 0, Scope.SESSION, dynamic=True, check=check_int(0, 2**64 - 1),
+                           session_set=self._set_gtid_seq_no),
         )
+
+    def _set_gtid_seq_no(self, session: Any, value: int) -> None:
+        self.gtids.check_seq_no(session, value, self.server_id)
+        session.sysvars["gtid_seq_no"] = value
 
     def _set_gtid_domain_id(self, value: Any) -> None:
         self.gtids.domain_id = int(value)
