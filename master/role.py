@@ -17,7 +17,8 @@ Contract
 - Master statements: SHOW MASTER STATUS, SHOW BINARY LOGS (= SHOW MASTER LOGS), SHOW BINLOG
   EVENTS, SHOW SLAVE HOSTS (MySQL's columns, then each slave's latest semi-sync ack as
   Acked_Log_File / Acked_Log_Pos), FLUSH BINARY LOGS (and FLUSH LOGS), PURGE BINARY LOGS TO (ER_LOG_IN_USE
-  for a file a dump session still reads), RESET MASTER (binlog reset, `after_reset_master`, dump
+  for a file a dump session still reads) and BEFORE 'datetime' (`purge_before`: MariaDB's
+  purge_logs_before_date, by file modification time, stopping silently at a file in use), RESET MASTER (binlog reset, `after_reset_master`, dump
   sessions ended; the GTID state is cleared), `SELECT BINLOG_GTID_POS(file, pos)` (the GTID
   position a dump from there starts at, from the file's GTID_LIST and its GTID events before
   `pos`; NULL for a file not in the index or a position that is no event boundary).
@@ -55,7 +56,6 @@ from master.show_binlog import binlog_event_rows
 from protocol.errors import (
     ER_LOG_IN_USE,
     ER_MASTER_FATAL_ERROR_READING_BINLOG,
-    ER_NOT_SUPPORTED_YET,
     ER_SLAVE_FATAL_ERROR,
     ER_UNKNOWN_TARGET_BINLOG,
     RemoteProtocolError,
@@ -351,7 +351,13 @@ class MasterRole(Role):
             t.expect_word("BINARY", "MASTER")
             t.expect_word("LOGS")
             if t.accept_word("BEFORE"):
-                raise SQLError(ER_NOT_SUPPORTED_YET, "PURGE BINARY LOGS BEFORE")
+                if t.at_end():
+                    raise t.error()
+                session.require(ALL, SUPER, "BINLOG ADMIN")
+                before = await _unix_time(session, sql[t.items[t.i].pos:])
+                if before is not None:
+                    await self.purge_before(before)
+                return OK()
             t.expect_word("TO")
             name = t.name()
             t.expect_end()
@@ -510,6 +516,29 @@ class MasterRole(Role):
                 raise SQLError(ER_LOG_IN_USE)
             await self.pipeline.run_io(self.writer.purge_to, name)
 
+    async def purge_before(self, before: float) -> None:
+        """PURGE BINARY LOGS BEFORE: MariaDB's purge_logs_before_date. From the oldest file on,
+        each whose last modification is before `before` (a Unix time, whole seconds compared)
+        goes; the first that is not, the active file, or one a dump session still reads ends
+        the run (those after it stay, and no error is raised for them)."""
+        async with self.pipeline.exclusive():
+            names = self.writer.files()
+            readers = {d.file for d in self.dumps.values()}
+            keep_from = None
+            for i, name in enumerate(names[:-1]):
+                if name in readers:
+                    break
+                try:
+                    modified = (self.directory / name).stat().st_mtime
+                except FileNotFoundError:  # not there any more: nothing to keep
+                    keep_from = names[i + 1]
+                    continue
+                if int(modified) >= int(before):
+                    break
+                keep_from = names[i + 1]
+            if keep_from is not None:
+                await self.pipeline.run_io(self.writer.purge_to, keep_from)
+
     async def reset_master(self) -> None:
         async with self.pipeline.exclusive():
             for dump in list(self.dumps.values()):
@@ -525,6 +554,16 @@ class MasterRole(Role):
             transmit = self.interface.transmit
             if transmit:
                 transmit.after_reset_master()
+
+
+async def _unix_time(session: Any, expression: str) -> float | None:
+    """PURGE ... BEFORE's datetime expression, evaluated as the session's own SELECT (its
+    privileges checked) in its time zone (None: not a datetime, as MariaDB's 1292 warning then
+    purges nothing)."""
+    result = await session.execute(f"SELECT UNIX_TIMESTAMP({expression})")
+    rows = getattr(result, "rows", None)
+    value = rows[0][0] if rows else None
+    return None if value is None else float(value)
 
 
 def _user_text(value: Any) -> str | None:

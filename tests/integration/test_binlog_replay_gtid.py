@@ -13,17 +13,22 @@ the domain's last is refused at the SET with MariaDB's 1950. The session variabl
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
+import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.integration.test_master_faults import RawClient
 from tests.integration.test_statement_time import answer
 from tests.support.daemons import Daemon
 from tests.support.mariadb import MariaDBServer, mariadb_available
+from tests.support.slave_daemon import wait_until
 
 pytestmark = pytest.mark.skipif(
     not (mariadb_available() and shutil.which("mariadb") and shutil.which("mariadb-binlog")),
@@ -222,3 +227,91 @@ def test_session_gtid_seq_no_and_server_id_as_mariadb(pair):
     differences = [f"{who}: {sql}\n    MariaDB {t}\n    ours    {m}"
                    for (who, sql), t, m in zip(STEPS, theirs, mine, strict=True) if t != m]
     assert not differences, "\n".join(differences)
+
+
+def _binlogs(server: Any) -> tuple[int, ...]:
+    """The numbers of the binlog files SHOW BINARY LOGS lists (their basenames differ)."""
+    return tuple(int(name.rsplit(".", 1)[1]) for (name, *_r) in server.query("SHOW BINARY LOGS"))
+
+
+def _age_files(server: Any, directory: Path, stamps: list[float]) -> None:
+    """The binlog files but the active one get `stamps` as their modification times."""
+    for (name, *_r), stamp in zip(server.query("SHOW BINARY LOGS"), stamps, strict=False):
+        os.utime(directory / name, (stamp, stamp))
+
+
+def test_purge_binary_logs_before_as_mariadb(pair):
+    """PURGE BINARY LOGS BEFORE: files whose last modification is before the datetime go,
+    oldest first up to the first that is not; never the active file; a non-datetime purges
+    nothing (MariaDB: warning 1292); the privilege as PURGE TO's. Same answers and files left."""
+    day = 86400
+    base = time.mktime((2020, 1, 1, 0, 0, 0, 0, 0, -1))
+    when = lambda t: time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(t))  # noqa: E731
+    steps = (
+        ("plain", f"PURGE BINARY LOGS BEFORE '{when(base + 10 * day)}'"),
+        ("root", f"PURGE BINARY LOGS BEFORE '{when(base + 2.5 * day)}'"),  # files 1, 2 (3 is newer)
+        ("root", f"PURGE MASTER LOGS BEFORE '{when(base)}'"),  # none older
+        ("root", "PURGE BINARY LOGS BEFORE 'garbage'"),
+        ("root", f"PURGE BINARY LOGS BEFORE DATE('{when(base + 10 * day)}') - INTERVAL 1 DAY"),
+        ("root", "PURGE BINARY LOGS BEFORE NOW() + INTERVAL 1 DAY"),  # all but the active file
+        ("root", "PURGE BINARY LOGS BEFORE"),
+    )
+    seen = []
+    for server, directory in zip(pair, (pair[0].datadir, pair[1].datadir), strict=True):
+        server.query("CREATE USER 'plain'@'%' IDENTIFIED BY 'pw'")
+        for _ in range(5):
+            server.query("FLUSH BINARY LOGS")
+        # files 1..5 dated day 0, 1, 3, 4 and 20 (file 5 after the later statements' dates)
+        _age_files(server, directory, [base + d * day for d in (0, 1, 3, 4, 20)])
+        conns = {"root": server.connect(), "plain": server.connect(user="plain", password="pw")}
+        answers = []
+        try:
+            for who, sql in steps:
+                answers.append((answer(conns[who], sql), _binlogs(server)))
+        finally:
+            for conn in conns.values():
+                conn.close()
+        seen.append(answers)
+    theirs, mine = seen
+    assert theirs[0][0][:2] == ("error", 1227) and theirs[-1][0][:2] == ("error", 1064), theirs
+    assert [files for _answer, files in theirs] == [(1, 2, 3, 4, 5, 6), (3, 4, 5, 6), (3, 4, 5, 6), (3, 4, 5, 6),
+                                                    (5, 6), (6,), (6,)], theirs
+    assert mine == theirs
+
+
+def test_purge_before_stops_at_a_file_a_dump_reads_as_mariadb(pair):
+    """A dump that never reads stays inside the first file (tens of MB, more than the socket
+    buffers hold): PURGE BINARY LOGS BEFORE answers OK and purges nothing from that file on,
+    on both servers."""
+    seen = []
+    for server in pair:
+        conn = server.connect()
+        try:
+            with conn.cursor() as cur:
+                cur.execute("CREATE DATABASE big")
+                cur.execute("CREATE TABLE big.t (id INT PRIMARY KEY, v TEXT) ENGINE=InnoDB")
+                for i in range(400):
+                    cur.execute("INSERT INTO big.t VALUES (%s, %s)", (i, "y" * 60000))
+        finally:
+            conn.close()
+        (first, *_r), = server.query("SHOW MASTER STATUS")
+        server.query("FLUSH BINARY LOGS")
+        server.query("FLUSH BINARY LOGS")
+        stalled = RawClient(server.port)
+        try:
+            stalled.send(stalled.conn.query("SET @master_binlog_checksum = @@global.binlog_checksum"))
+            stalled.sock.sendall(stalled.conn.binlog_dump(4, 0, 91, first))
+            wait_until(lambda s=server: any(row[4] == "Binlog Dump" for row in s.query("SHOW PROCESSLIST")),
+                       timeout=30, what="the stalled dump")
+            before = _binlogs(server)
+            conn = server.connect()
+            try:
+                got = answer(conn, "PURGE BINARY LOGS BEFORE NOW() + INTERVAL 1 DAY")
+            finally:
+                conn.close()
+            seen.append((before, got, _binlogs(server)))
+        finally:
+            stalled.close()
+    theirs, mine = seen
+    assert theirs == ((1, 2, 3), ("ok",), (1, 2, 3)), theirs
+    assert mine == theirs
