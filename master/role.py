@@ -91,7 +91,7 @@ SAME_SERVER_ID = (
 
 log = logging.getLogger("semisync.master")
 
-_RELOAD = (ALL, SUPER, "RELOAD")
+_RELOAD = (ALL, "RELOAD")  # SUPER is not enough (MariaDB 10.11)
 _REPLICATION_CLIENT = (ALL, SUPER, REPLICATION_CLIENT, REPLICATION_SLAVE)
 
 
@@ -108,7 +108,8 @@ class MasterRole(Role):
     name = "master"
     CLAIMS = frozenset({
         "SHOW MASTER", "SHOW BINARY", "SHOW BINLOG", "SHOW SLAVE", "SHOW REPLICAS",
-        "FLUSH BINARY", "FLUSH LOGS", "PURGE BINARY", "PURGE MASTER", "RESET MASTER",
+        "FLUSH BINARY", "FLUSH LOGS", "FLUSH LOCAL", "FLUSH NO_WRITE_TO_BINLOG", "PURGE BINARY", "PURGE MASTER",
+        "RESET MASTER",
         "SELECT BINLOG_GTID_POS", "ROLLBACK",
     })
 

@@ -1,0 +1,84 @@
+"""RELOAD and READ_ONLY ADMIN as MariaDB 10.11 checks them, replayed against a stock MariaDB and
+our master: RESET MASTER, RESET SLAVE / REPLICA, FLUSH BINARY LOGS, FLUSH LOGS and the other
+FLUSH statements need RELOAD (SUPER or BINLOG ADMIN is not enough); under read_only an account
+with READ_ONLY ADMIN (ALL PRIVILEGES has it) writes, SUPER alone does not (1290). Each answer
+(error code, SQLSTATE and message, or the rows) must be MariaDB's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from tests.integration.test_statement_time import answer
+from tests.support.daemons import Daemon
+from tests.support.mariadb import MariaDBServer, mariadb_available
+
+pytestmark = pytest.mark.skipif(not mariadb_available(), reason="mariadbd not installed")
+
+ACCOUNTS = {
+    "reload": "RELOAD ON *.*",
+    "super": "SUPER ON *.*",
+    "binlog": "BINLOG ADMIN ON *.*",
+    "readonly": "READ_ONLY ADMIN ON *.*",
+    "client": "ALL ON d.*",
+}
+SETUP = (
+    "CREATE DATABASE d",
+    "CREATE TABLE d.t (a INT PRIMARY KEY) ENGINE=InnoDB",
+    *(sql for user, grant in ACCOUNTS.items()
+      for sql in (f"CREATE USER '{user}'@'%' IDENTIFIED BY 'pw'", f"GRANT {grant} TO '{user}'@'%'",
+                  f"GRANT ALL ON d.* TO '{user}'@'%'")),
+)
+RELOAD_STATEMENTS = ("FLUSH BINARY LOGS", "FLUSH LOCAL BINARY LOGS", "FLUSH LOGS", "FLUSH STATUS",
+                     "FLUSH PRIVILEGES", "FLUSH TABLES", "FLUSH HOSTS", "RESET MASTER", "RESET SLAVE", "RESET REPLICA")
+WRITES = ("INSERT INTO d.t VALUES ({n})", "UPDATE d.t SET a = a + 1000 WHERE a = {n}",
+          "CREATE TABLE d.x{n} (a INT)", "DROP TABLE d.x{n}")
+
+STEPS: tuple[tuple[str, str], ...] = (
+    *((user, sql) for user in ("super", "binlog", "client", "reload") for sql in RELOAD_STATEMENTS),
+    ("root", "SET GLOBAL read_only = ON"),
+    *((user, sql.format(n=n)) for n, user in enumerate(("super", "client", "readonly", "root", "reload"), 1)
+      for sql in WRITES),
+    ("super", "SET GLOBAL read_only = OFF"),
+    ("readonly", "SET GLOBAL read_only = OFF"),
+    ("client", "INSERT INTO d.t VALUES (10)"),
+    ("root", "SELECT a FROM d.t ORDER BY a"),
+)
+
+
+@pytest.fixture(scope="module")
+def servers(tmp_path_factory) -> Iterator[tuple[MariaDBServer, Daemon]]:
+    base = tmp_path_factory.mktemp("admin_privileges")
+    mariadb = MariaDBServer(base / "mdb", server_id=1)
+    ours = Daemon("master", base / "ours", ["--server-id=1"])
+    try:
+        mariadb.start()
+        ours.start()
+        yield mariadb, ours
+    finally:
+        ours.stop()
+        mariadb.stop()
+
+
+def test_reload_and_read_only_admin_as_mariadb(servers):
+    answers = []
+    for server in servers:
+        for sql in SETUP:
+            server.query(sql)
+        conns = {"root": server.connect()}
+        conns.update({user: server.connect(user=user, password="pw") for user in ACCOUNTS})
+        try:
+            answers.append([answer(conns[who], sql) for who, sql in STEPS])
+        finally:
+            for conn in conns.values():
+                conn.close()
+    theirs, mine = answers
+    denied = [who for (who, _sql), a in zip(STEPS, theirs, strict=True) if a[:2] == ("error", 1227)]
+    assert denied == ["super"] * 10 + ["binlog"] * 10 + ["client"] * 10 + ["super"], theirs
+    refused = [who for (who, _sql), a in zip(STEPS, theirs, strict=True) if a[:2] == ("error", 1290)]
+    assert refused == ["super"] * 4 + ["client"] * 4 + ["reload"] * 4, theirs
+    differences = [f"{who}: {sql}\n    MariaDB {t}\n    ours    {m}"
+                   for (who, sql), t, m in zip(STEPS, theirs, mine, strict=True) if t != m]
+    assert not differences, "\n".join(differences)
