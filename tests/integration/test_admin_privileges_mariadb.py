@@ -7,13 +7,10 @@ with READ_ONLY ADMIN (ALL PRIVILEGES has it) writes, SUPER alone does not (1290)
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
-from tests.integration.test_statement_time import answer
-from tests.support.daemons import Daemon
-from tests.support.mariadb import MariaDBServer, mariadb_available
+from tests.support.mariadb import mariadb_available
+from tests.support.mariadb_compare import differences, mariadb_and_ours, replay
 
 pytestmark = pytest.mark.skipif(not mariadb_available(), reason="mariadbd not installed")
 
@@ -48,37 +45,11 @@ STEPS: tuple[tuple[str, str], ...] = (
 )
 
 
-@pytest.fixture(scope="module")
-def servers(tmp_path_factory) -> Iterator[tuple[MariaDBServer, Daemon]]:
-    base = tmp_path_factory.mktemp("admin_privileges")
-    mariadb = MariaDBServer(base / "mdb", server_id=1)
-    ours = Daemon("master", base / "ours", ["--server-id=1"])
-    try:
-        mariadb.start()
-        ours.start()
-        yield mariadb, ours
-    finally:
-        ours.stop()
-        mariadb.stop()
-
-
-def test_reload_and_read_only_admin_as_mariadb(servers):
-    answers = []
-    for server in servers:
-        for sql in SETUP:
-            server.query(sql)
-        conns = {"root": server.connect()}
-        conns.update({user: server.connect(user=user, password="pw") for user in ACCOUNTS})
-        try:
-            answers.append([answer(conns[who], sql) for who, sql in STEPS])
-        finally:
-            for conn in conns.values():
-                conn.close()
-    theirs, mine = answers
+def test_reload_and_read_only_admin_as_mariadb(tmp_path):
+    with mariadb_and_ours(tmp_path) as servers:
+        theirs, mine = (replay(server, SETUP, STEPS, dict.fromkeys(ACCOUNTS, "pw")) for server in servers)
     denied = [who for (who, _sql), a in zip(STEPS, theirs, strict=True) if a[:2] == ("error", 1227)]
     assert denied == ["super"] * 10 + ["binlog"] * 10 + ["client"] * 10 + ["super"], theirs
     refused = [who for (who, _sql), a in zip(STEPS, theirs, strict=True) if a[:2] == ("error", 1290)]
     assert refused == ["super"] * 4 + ["client"] * 4 + ["reload"] * 4, theirs
-    differences = [f"{who}: {sql}\n    MariaDB {t}\n    ours    {m}"
-                   for (who, sql), t, m in zip(STEPS, theirs, mine, strict=True) if t != m]
-    assert not differences, "\n".join(differences)
+    assert not differences(STEPS, theirs, mine), differences(STEPS, theirs, mine)

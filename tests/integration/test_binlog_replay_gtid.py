@@ -28,6 +28,8 @@ from tests.integration.test_master_faults import RawClient
 from tests.integration.test_statement_time import answer
 from tests.support.daemons import Daemon
 from tests.support.mariadb import MariaDBServer, mariadb_available
+from tests.support.mariadb_compare import differences, mariadb_and_ours
+from tests.support.mariadb_compare import replay as replay_steps
 from tests.support.slave_daemon import wait_until
 
 pytestmark = pytest.mark.skipif(
@@ -197,36 +199,16 @@ STEPS: tuple[tuple[str, str], ...] = (
 
 @pytest.fixture
 def pair(tmp_path) -> Iterator[tuple[MariaDBServer, Daemon]]:
-    mariadb = MariaDBServer(tmp_path / "mdb", server_id=1)
-    ours = Daemon("master", tmp_path / "ours", ["--server-id=1"])
-    try:
-        mariadb.start()
-        ours.start()
-        yield mariadb, ours
-    finally:
-        ours.stop()
-        mariadb.stop()
+    with mariadb_and_ours(tmp_path) as servers:
+        yield servers
 
 
 def test_session_gtid_seq_no_and_server_id_as_mariadb(pair):
-    answers = []
-    for server in pair:
-        for sql in SETUP:
-            server.query(sql)
-        conns = {"root": server.connect()}
-        for user in ("plain", "replay", "admin"):
-            conns[user] = server.connect(user=user, password="pw")
-        try:
-            answers.append([answer(conns[who], sql) for who, sql in STEPS])
-        finally:
-            for conn in conns.values():
-                conn.close()
-    theirs, mine = answers
+    accounts = {"plain": "pw", "replay": "pw", "admin": "pw"}
+    theirs, mine = (replay_steps(server, SETUP, STEPS, accounts) for server in pair)
     assert [a[1] for a in theirs if a[0] == "error"] == [
         1238, 1228, 1227, 1227, 1227, 1227, 1953, 1232, 1950], theirs
-    differences = [f"{who}: {sql}\n    MariaDB {t}\n    ours    {m}"
-                   for (who, sql), t, m in zip(STEPS, theirs, mine, strict=True) if t != m]
-    assert not differences, "\n".join(differences)
+    assert not differences(STEPS, theirs, mine), differences(STEPS, theirs, mine)
 
 
 def _binlogs(server: Any) -> tuple[int, ...]:
