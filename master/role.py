@@ -24,7 +24,8 @@ Contract
   `pos`; NULL for a file not in the index or a position that is no event boundary).
   Writers of the binlog (FLUSH, PURGE, RESET) first commit the session's open transaction (as
   mysqld's implicit commit), then run between commit groups under the engine's writer lock
-  (`GroupCommit.exclusive`); readers (SHOW ...) read up to the published end.
+  (`GroupCommit.exclusive`; interruptible while they wait for it, whole once their work
+  starts: `_exclusive`); readers (SHOW ...) read up to the published end.
 - Variables: log_bin ON, log_bin_basename, log_bin_index, binlog_format STATEMENT,
   binlog_checksum, sync_binlog, max_binlog_size and binlog_error_action (dynamic), gtid_mode OFF
   (MySQL's GTIDs; log_slave_updates is the node's); MariaDB's gtid_binlog_pos and
@@ -38,7 +39,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -340,12 +341,12 @@ class MasterRole(Role):
                 t.expect_word("LOGS")
                 t.expect_end()
                 session.require(*_RELOAD)
-                await self.rotate()
+                await self.rotate(session)
                 return OK()
             if t.accept_word("LOGS"):
                 if t.at_end():
                     session.require(*_RELOAD)
-                    await self.rotate()
+                    await self.rotate(session)
                 return None  # the server answers FLUSH LOGS
             return None
         if first == "PURGE":
@@ -357,19 +358,19 @@ class MasterRole(Role):
                 session.require(ALL, SUPER, "BINLOG ADMIN")
                 before = await _unix_time(session, sql[t.items[t.i].pos:])
                 if before is not None:
-                    await self.purge_before(before)
+                    await self.purge_before(before, session)
                 return OK()
             t.expect_word("TO")
             name = t.name()
             t.expect_end()
             session.require(ALL, SUPER, "BINLOG ADMIN")
-            await self.purge_to(name)
+            await self.purge_to(name, session)
             return OK()
         if first == "RESET":
             t.expect_word("MASTER")
             t.expect_end()
             session.require(*_RELOAD)
-            await self.reset_master()
+            await self.reset_master(session)
             return OK()
         return None
 
@@ -498,16 +499,28 @@ class MasterRole(Role):
 
     # -- binlog administration (between commit groups) ---------------------------------------
 
-    async def rotate(self) -> None:
+    async def _exclusive(self, session: Any, work: Callable[[], Awaitable[None]]) -> None:
+        """FLUSH / PURGE / RESET's binlog work, on the writer's side (`GroupCommit.exclusive`).
+        Waiting for it may be interrupted (KILL QUERY, max_statement_time: nothing is done yet);
+        the work itself runs whole (`ClientSession.committing`): cancelled half-way, the writer
+        lock would be let go while the binlog's I/O thread still rotates or deletes files, and
+        the client told a failure for work that was done (MariaDB answers OK then)."""
         async with self.pipeline.exclusive():
+            committing = getattr(session, "committing", None)
+            await (committing(work()) if committing is not None else work())
+
+    async def rotate(self, session: Any = None) -> None:
+        async def work() -> None:
             try:
                 await self.pipeline.run_io(self.writer.rotate)
             except OSError as exc:  # undone by the writer: the old file stays the active one
                 raise write_error(self.writer.basename, exc) from None
             self.end.publish(self.writer.end_position)
 
-    async def purge_to(self, name: str) -> None:
-        async with self.pipeline.exclusive():
+        await self._exclusive(session, work)
+
+    async def purge_to(self, name: str, session: Any = None) -> None:
+        async def work() -> None:
             names = self.writer.files()
             if name not in names:
                 raise SQLError(ER_UNKNOWN_TARGET_BINLOG)
@@ -517,12 +530,14 @@ class MasterRole(Role):
                 raise SQLError(ER_LOG_IN_USE)
             await self.pipeline.run_io(self.writer.purge_to, name)
 
-    async def purge_before(self, before: float) -> None:
+        await self._exclusive(session, work)
+
+    async def purge_before(self, before: float, session: Any = None) -> None:
         """PURGE BINARY LOGS BEFORE: MariaDB's purge_logs_before_date. From the oldest file on,
         each whose last modification is before `before` (a Unix time, whole seconds compared)
         goes; the first that is not, the active file, or one a dump session still reads ends
         the run (those after it stay, and no error is raised for them)."""
-        async with self.pipeline.exclusive():
+        async def work() -> None:
             names = self.writer.files()
             readers = {d.file for d in self.dumps.values()}
             keep_from = None
@@ -540,8 +555,10 @@ class MasterRole(Role):
             if keep_from is not None:
                 await self.pipeline.run_io(self.writer.purge_to, keep_from)
 
-    async def reset_master(self) -> None:
-        async with self.pipeline.exclusive():
+        await self._exclusive(session, work)
+
+    async def reset_master(self, session: Any = None) -> None:
+        async def work() -> None:
             for dump in list(self.dumps.values()):
                 dump.stop()
                 dump.session.close()
@@ -555,6 +572,8 @@ class MasterRole(Role):
             transmit = self.interface.transmit
             if transmit:
                 transmit.after_reset_master()
+
+        await self._exclusive(session, work)
 
 
 async def _unix_time(session: Any, expression: str) -> float | None:
