@@ -45,6 +45,7 @@ from protocol.errors import (
     ER_KILL_DENIED_ERROR,
     ER_NO_SUCH_THREAD,
     ER_NOT_SUPPORTED_YET,
+    ER_OPTION_PREVENTS_STATEMENT,
     ER_PARSE_ERROR,
     ER_QUERY_INTERRUPTED,
     ER_SET_STATEMENT_NOT_SUPPORTED,
@@ -85,6 +86,8 @@ _NO_SET_STATEMENT = frozenset({
     "profiling", "profiling_history_size", "query_cache_type", "rand_seed1", "rand_seed2", "skip_replication",
     "slow_query_log", "sql_log_off", "tx_isolation", "transaction_isolation", "wait_timeout",
 })
+# statements (dispatch keyword, or its first word) that write the user store
+_ACCOUNT_WRITES = frozenset({"CREATE USER", "DROP USER", "ALTER USER", "CREATE ROLE", "DROP ROLE", "GRANT", "REVOKE"})
 # what a session's own GTIDs are numbered by
 _SESSION_GTID = frozenset({"gtid_domain_id", "gtid_seq_no", "server_id"})
 _FOR = re.compile(r"\bFOR\b", re.IGNORECASE)
@@ -104,11 +107,11 @@ class Admin:
             "SELECT": self.select,
             "USE": self.use,
             "KILL": self.kill_statement,
-            "CREATE": self.user_statements.create,
-            "DROP": self.user_statements.drop,
-            "ALTER": self.user_statements.alter,
-            "GRANT": self.user_statements.grant,
-            "REVOKE": self.user_statements.revoke,
+            "CREATE": self._account_write(self.user_statements.create),
+            "DROP": self._account_write(self.user_statements.drop),
+            "ALTER": self._account_write(self.user_statements.alter),
+            "GRANT": self._account_write(self.user_statements.grant),
+            "REVOKE": self._account_write(self.user_statements.revoke),
             "INSTALL": self.install_plugin,
             "UNINSTALL": self.uninstall_plugin,
             "FLUSH": self.flush,
@@ -116,6 +119,20 @@ class Admin:
             "SHUTDOWN": self.shutdown,
             "BINLOG": self.binlog_statement,
         }
+
+    def _account_write(self, handler: Handler) -> Handler:
+        """An account statement (CREATE / DROP / ALTER USER, GRANT, REVOKE) writes the user
+        store: under read_only only an account with READ_ONLY ADMIN runs it (1290), as MariaDB."""
+        async def guarded(session: ClientSession, sql: str, keyword: str) -> Any:
+            if keyword in _ACCOUNT_WRITES or keyword.partition(" ")[0] in _ACCOUNT_WRITES:
+                self._refuse_under_read_only(session)
+            return await handler(session, sql, keyword)
+
+        return guarded
+
+    def _refuse_under_read_only(self, session: ClientSession) -> None:
+        if self.server.role.read_only and not session.has_privilege(ALL, "READ_ONLY ADMIN"):
+            raise SQLError(ER_OPTION_PREVENTS_STATEMENT, "--read-only")
 
     # -- SHOW ------------------------------------------------------------------------------------
 
@@ -561,6 +578,7 @@ class Admin:
 
     async def _set_password(self, session: ClientSession, t: Tokens) -> Any:
         t.expect_word("PASSWORD")
+        self._refuse_under_read_only(session)
         account = session.account
         if t.accept_word("FOR"):
             account = self.user_statements.account_ref(t, session)

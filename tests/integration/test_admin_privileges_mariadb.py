@@ -1,7 +1,8 @@
 """RELOAD and READ_ONLY ADMIN as MariaDB 10.11 checks them, replayed against a stock MariaDB and
 our master: RESET MASTER, RESET SLAVE / REPLICA, FLUSH BINARY LOGS, FLUSH LOGS and the other
 FLUSH statements need RELOAD (SUPER or BINLOG ADMIN is not enough); under read_only an account
-with READ_ONLY ADMIN (ALL PRIVILEGES has it) writes, SUPER alone does not (1290). Each answer
+with READ_ONLY ADMIN (ALL PRIVILEGES has it) writes, SUPER alone does not (1290), and account
+statements (CREATE / ALTER / DROP USER, GRANT, REVOKE, SET PASSWORD) are writes. Each answer
 (error code, SQLSTATE and message, or the rows) must be MariaDB's.
 """
 
@@ -20,6 +21,7 @@ ACCOUNTS = {
     "binlog": "BINLOG ADMIN ON *.*",
     "readonly": "READ_ONLY ADMIN ON *.*",
     "client": "ALL ON d.*",
+    "useradmin": "CREATE USER ON *.*",
 }
 SETUP = (
     "CREATE DATABASE d",
@@ -27,6 +29,7 @@ SETUP = (
     *(sql for user, grant in ACCOUNTS.items()
       for sql in (f"CREATE USER '{user}'@'%' IDENTIFIED BY 'pw'", f"GRANT {grant} TO '{user}'@'%'",
                   f"GRANT ALL ON d.* TO '{user}'@'%'")),
+    "GRANT SELECT ON d.* TO 'useradmin'@'%' WITH GRANT OPTION",
 )
 RELOAD_STATEMENTS = ("FLUSH BINARY LOGS", "FLUSH LOCAL BINARY LOGS", "FLUSH LOGS", "FLUSH STATUS",
                      "FLUSH PRIVILEGES", "FLUSH TABLES", "FLUSH HOSTS", "RESET MASTER", "RESET SLAVE", "RESET REPLICA")
@@ -38,6 +41,12 @@ STEPS: tuple[tuple[str, str], ...] = (
     ("root", "SET GLOBAL read_only = ON"),
     *((user, sql.format(n=n)) for n, user in enumerate(("super", "client", "readonly", "root", "reload"), 1)
       for sql in WRITES),
+    # account statements are writes too (mysql.global_priv)
+    *(("useradmin", sql) for sql in (
+        "CREATE USER 'zz'@'%'", "GRANT SELECT ON d.* TO 'useradmin'@'%'", "ALTER USER 'useradmin'@'%' IDENTIFIED BY 'pw'",
+        "SET PASSWORD = PASSWORD('pw')", "DROP USER 'client'@'%'", "RENAME USER 'client'@'%' TO 'c2'@'%'",
+        "REVOKE SELECT ON d.* FROM 'useradmin'@'%'")),
+    ("root", "CREATE USER 'zz'@'%'"),
     ("super", "SET GLOBAL read_only = OFF"),
     ("readonly", "SET GLOBAL read_only = OFF"),
     ("client", "INSERT INTO d.t VALUES (10)"),
@@ -51,5 +60,5 @@ def test_reload_and_read_only_admin_as_mariadb(tmp_path):
     denied = [who for (who, _sql), a in zip(STEPS, theirs, strict=True) if a[:2] == ("error", 1227)]
     assert denied == ["super"] * 10 + ["binlog"] * 10 + ["client"] * 10 + ["super"], theirs
     refused = [who for (who, _sql), a in zip(STEPS, theirs, strict=True) if a[:2] == ("error", 1290)]
-    assert refused == ["super"] * 4 + ["client"] * 4 + ["reload"] * 4, theirs
+    assert refused == ["super"] * 4 + ["client"] * 4 + ["reload"] * 4 + ["useradmin"] * 7, theirs
     assert not differences(STEPS, theirs, mine), differences(STEPS, theirs, mine)
