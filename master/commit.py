@@ -405,10 +405,9 @@ class GroupCommit:
                     ticket.param = TransParam(thread_id, self.server_id, None, set_state)
                     if transaction:
                         transaction.before_commit(ticket.param)
-                domain_id = gtids.domain_for(session)
                 for server_id, stmts, origin in _binlog_transactions(ticket.txn):
                     self._xid += 1
-                    gtid = self._gtid(domain_id, server_id, origin)
+                    gtid = self._gtid(session, server_id, origin)
                     events = transaction_events(stmts, xid=self._xid, thread_id=thread_id, gtid=gtid)
                     checkpoint = gtids.take_checkpoint()
                     if checkpoint is not None:
@@ -440,15 +439,17 @@ class GroupCommit:
         self.end.publish(writer.end_position)
         return end
 
-    def _gtid(self, domain_id: int, server_id: int | None, origin: Gtid | None) -> Gtid:
+    def _gtid(self, session: CommitSession | None, server_id: int | None, origin: Gtid | None) -> Gtid:
         """The GTID of one binlog transaction, recorded in the binlog state: a replicated one's
-        origin GTID, or the next of `domain_id` (`server_id`: the origin of a replicated
-        transaction that came without a GTID; None: ours)."""
+        origin GTID, or the next of the session's domain (`server_id`: the origin of a replicated
+        transaction that came without a GTID; None: ours, `BinlogGtids.own_gtid`)."""
         state = self.gtids.state
         if origin is not None:
             state.update(origin)
             return origin
-        return state.next_gtid(domain_id, self.server_id if server_id is None else server_id)
+        if server_id is None:
+            return self.gtids.own_gtid(session, self.server_id)
+        return state.next_gtid(self.gtids.domain_for(session), server_id)
 
     async def _fail(self, group: list[_Ticket], exc: BaseException) -> None:
         log.error("binlog write of a group of %d failed (the group is rolled back): %s", len(group), exc)

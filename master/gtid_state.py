@@ -6,7 +6,8 @@ Contract
   filters read it as it grows; RESET MASTER clears it in place), `domain_id`
   (@@global.gtid_domain_id) and `strict_mode` (@@gtid_strict_mode, read by the applier). The
   group commit (master/commit.py) numbers each client transaction `domain-server_id-next seq`
-  (the committing session's @@session.gtid_domain_id) and keeps a replicated transaction's
+  (the committing session's @@session.gtid_domain_id, @@session.server_id; @@session.gtid_seq_no
+  for its next one when set, `own_gtid`) and keeps a replicated transaction's
   origin GTID, recording every GTID it writes in the state as it appends it; a group whose
   binlog write fails puts the state back (`snapshot()` / `restore()`), so a GTID the binlog
   lacks is never in the state. A replicated GTID out of its domain's order is recorded as it
@@ -33,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from binlog.reader import file_checksum, iter_events
+from protocol.errors import ER_GTID_STRICT_OUT_OF_ORDER, RemoteProtocolError, SQLError
 from protocol.events import (
     BinlogCheckpoint,
     EventType,
@@ -62,6 +64,36 @@ class BinlogGtids:
         sysvars = getattr(session, "sysvars", None)
         value = sysvars.get("gtid_domain_id") if isinstance(sysvars, dict) else None
         return self.domain_id if value is None else int(value)
+
+    def own_gtid(self, session: Any, server_id: int) -> Gtid:
+        """The GTID of a session's own next binlog transaction, recorded in the state, as
+        MariaDB numbers it: @@session.gtid_domain_id - @@session.server_id (else `server_id`) -
+        @@session.gtid_seq_no when the session set it (mariadb-binlog's output does; taken once:
+        the session's value goes back to 0; under gtid_strict_mode a number not above the
+        domain's last is 1950, the check SET made, again at write time), else the domain's next."""
+        sysvars = getattr(session, "sysvars", None)
+        if not isinstance(sysvars, dict):
+            return self.state.next_gtid(self.domain_id, server_id)
+        domain_id = self.domain_for(session)
+        server_id = int(sysvars.get("server_id", server_id))
+        seq_no = sysvars.get("gtid_seq_no")
+        if not seq_no:
+            return self.state.next_gtid(domain_id, server_id)
+        sysvars["gtid_seq_no"] = 0
+        gtid = Gtid(domain_id, server_id, int(seq_no))
+        self.state.update(gtid, strict=self.strict_mode)
+        return gtid
+
+    def check_seq_no(self, session: Any, seq_no: int, server_id: int) -> None:
+        """SET gtid_seq_no under gtid_strict_mode: a number not above the domain's last GTID
+        is refused then (1950), as MariaDB refuses it (`server_id`: the server's own)."""
+        if seq_no and self.strict_mode:
+            sysvars = getattr(session, "sysvars", None)
+            server_id = int(sysvars.get("server_id", server_id)) if isinstance(sysvars, dict) else server_id
+            try:
+                self.state.check_strict(Gtid(self.domain_for(session), server_id, seq_no))
+            except RemoteProtocolError as exc:  # the client's SET, not a peer's event: an ERR
+                raise SQLError(ER_GTID_STRICT_OUT_OF_ORDER, message=str(exc)) from None
 
     def snapshot(self) -> BinlogState:
         return self.state.copy()

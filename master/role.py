@@ -17,13 +17,15 @@ Contract
 - Master statements: SHOW MASTER STATUS, SHOW BINARY LOGS (= SHOW MASTER LOGS), SHOW BINLOG
   EVENTS, SHOW SLAVE HOSTS (MySQL's columns, then each slave's latest semi-sync ack as
   Acked_Log_File / Acked_Log_Pos), FLUSH BINARY LOGS (and FLUSH LOGS), PURGE BINARY LOGS TO (ER_LOG_IN_USE
-  for a file a dump session still reads), RESET MASTER (binlog reset, `after_reset_master`, dump
+  for a file a dump session still reads) and BEFORE 'datetime' (`purge_before`: MariaDB's
+  purge_logs_before_date, by file modification time, stopping silently at a file in use), RESET MASTER (binlog reset, `after_reset_master`, dump
   sessions ended; the GTID state is cleared), `SELECT BINLOG_GTID_POS(file, pos)` (the GTID
   position a dump from there starts at, from the file's GTID_LIST and its GTID events before
   `pos`; NULL for a file not in the index or a position that is no event boundary).
   Writers of the binlog (FLUSH, PURGE, RESET) first commit the session's open transaction (as
   mysqld's implicit commit), then run between commit groups under the engine's writer lock
-  (`GroupCommit.exclusive`); readers (SHOW ...) read up to the published end.
+  (`GroupCommit.exclusive`; interruptible while they wait for it, whole once their work
+  starts: `_exclusive`); readers (SHOW ...) read up to the published end.
 - Variables: log_bin ON, log_bin_basename, log_bin_index, binlog_format STATEMENT,
   binlog_checksum, sync_binlog, max_binlog_size and binlog_error_action (dynamic), gtid_mode OFF
   (MySQL's GTIDs; log_slave_updates is the node's); MariaDB's gtid_binlog_pos and
@@ -37,7 +39,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -55,7 +57,6 @@ from master.show_binlog import binlog_event_rows
 from protocol.errors import (
     ER_LOG_IN_USE,
     ER_MASTER_FATAL_ERROR_READING_BINLOG,
-    ER_NOT_SUPPORTED_YET,
     ER_SLAVE_FATAL_ERROR,
     ER_UNKNOWN_TARGET_BINLOG,
     RemoteProtocolError,
@@ -91,7 +92,7 @@ SAME_SERVER_ID = (
 
 log = logging.getLogger("semisync.master")
 
-_RELOAD = (ALL, SUPER, "RELOAD")
+_RELOAD = (ALL, "RELOAD")  # SUPER is not enough (MariaDB 10.11)
 _REPLICATION_CLIENT = (ALL, SUPER, REPLICATION_CLIENT, REPLICATION_SLAVE)
 
 
@@ -108,7 +109,8 @@ class MasterRole(Role):
     name = "master"
     CLAIMS = frozenset({
         "SHOW MASTER", "SHOW BINARY", "SHOW BINLOG", "SHOW SLAVE", "SHOW REPLICAS",
-        "FLUSH BINARY", "FLUSH LOGS", "PURGE BINARY", "PURGE MASTER", "RESET MASTER",
+        "FLUSH BINARY", "FLUSH LOGS", "FLUSH LOCAL", "FLUSH NO_WRITE_TO_BINLOG", "PURGE BINARY", "PURGE MASTER",
+        "RESET MASTER",
         "SELECT BINLOG_GTID_POS", "ROLLBACK",
     })
 
@@ -178,7 +180,14 @@ class MasterRole(Role):
                            check=check_int(0, 2**32 - 1), on_set=self._set_gtid_domain_id),
             SystemVariable("gtid_strict_mode", self.gtids.strict_mode, Scope.GLOBAL, dynamic=True,
                            check=check_bool, on_set=self._set_gtid_strict_mode),
+            # the seq_no of the session's next binlogged transaction (0: the domain's next)
+            SystemVariable("gtid_seq_no", 0, Scope.SESSION, dynamic=True, check=check_int(0, 2**64 - 1),
+                           session_set=self._set_gtid_seq_no),
         )
+
+    def _set_gtid_seq_no(self, session: Any, value: int) -> None:
+        self.gtids.check_seq_no(session, value, self.server_id)
+        session.sysvars["gtid_seq_no"] = value
 
     def _set_gtid_domain_id(self, value: Any) -> None:
         self.gtids.domain_id = int(value)
@@ -332,30 +341,36 @@ class MasterRole(Role):
                 t.expect_word("LOGS")
                 t.expect_end()
                 session.require(*_RELOAD)
-                await self.rotate()
+                await self.rotate(session)
                 return OK()
             if t.accept_word("LOGS"):
                 if t.at_end():
                     session.require(*_RELOAD)
-                    await self.rotate()
+                    await self.rotate(session)
                 return None  # the server answers FLUSH LOGS
             return None
         if first == "PURGE":
             t.expect_word("BINARY", "MASTER")
             t.expect_word("LOGS")
             if t.accept_word("BEFORE"):
-                raise SQLError(ER_NOT_SUPPORTED_YET, "PURGE BINARY LOGS BEFORE")
+                if t.at_end():
+                    raise t.error()
+                session.require(ALL, SUPER, "BINLOG ADMIN")
+                before = await _unix_time(session, sql[t.items[t.i].pos:])
+                if before is not None:
+                    await self.purge_before(before, session)
+                return OK()
             t.expect_word("TO")
             name = t.name()
             t.expect_end()
             session.require(ALL, SUPER, "BINLOG ADMIN")
-            await self.purge_to(name)
+            await self.purge_to(name, session)
             return OK()
         if first == "RESET":
             t.expect_word("MASTER")
             t.expect_end()
             session.require(*_RELOAD)
-            await self.reset_master()
+            await self.reset_master(session)
             return OK()
         return None
 
@@ -484,16 +499,28 @@ class MasterRole(Role):
 
     # -- binlog administration (between commit groups) ---------------------------------------
 
-    async def rotate(self) -> None:
+    async def _exclusive(self, session: Any, work: Callable[[], Awaitable[None]]) -> None:
+        """FLUSH / PURGE / RESET's binlog work, on the writer's side (`GroupCommit.exclusive`).
+        Waiting for it may be interrupted (KILL QUERY, max_statement_time: nothing is done yet);
+        the work itself runs whole (`ClientSession.committing`): cancelled half-way, the writer
+        lock would be let go while the binlog's I/O thread still rotates or deletes files, and
+        the client told a failure for work that was done (MariaDB answers OK then)."""
         async with self.pipeline.exclusive():
+            committing = getattr(session, "committing", None)
+            await (committing(work()) if committing is not None else work())
+
+    async def rotate(self, session: Any = None) -> None:
+        async def work() -> None:
             try:
                 await self.pipeline.run_io(self.writer.rotate)
             except OSError as exc:  # undone by the writer: the old file stays the active one
                 raise write_error(self.writer.basename, exc) from None
             self.end.publish(self.writer.end_position)
 
-    async def purge_to(self, name: str) -> None:
-        async with self.pipeline.exclusive():
+        await self._exclusive(session, work)
+
+    async def purge_to(self, name: str, session: Any = None) -> None:
+        async def work() -> None:
             names = self.writer.files()
             if name not in names:
                 raise SQLError(ER_UNKNOWN_TARGET_BINLOG)
@@ -503,8 +530,35 @@ class MasterRole(Role):
                 raise SQLError(ER_LOG_IN_USE)
             await self.pipeline.run_io(self.writer.purge_to, name)
 
-    async def reset_master(self) -> None:
-        async with self.pipeline.exclusive():
+        await self._exclusive(session, work)
+
+    async def purge_before(self, before: float, session: Any = None) -> None:
+        """PURGE BINARY LOGS BEFORE: MariaDB's purge_logs_before_date. From the oldest file on,
+        each whose last modification is before `before` (a Unix time, whole seconds compared)
+        goes; the first that is not, the active file, or one a dump session still reads ends
+        the run (those after it stay, and no error is raised for them)."""
+        async def work() -> None:
+            names = self.writer.files()
+            readers = {d.file for d in self.dumps.values()}
+            keep_from = None
+            for i, name in enumerate(names[:-1]):
+                if name in readers:
+                    break
+                try:
+                    modified = (self.directory / name).stat().st_mtime
+                except FileNotFoundError:  # not there any more: nothing to keep
+                    keep_from = names[i + 1]
+                    continue
+                if int(modified) >= int(before):
+                    break
+                keep_from = names[i + 1]
+            if keep_from is not None:
+                await self.pipeline.run_io(self.writer.purge_to, keep_from)
+
+        await self._exclusive(session, work)
+
+    async def reset_master(self, session: Any = None) -> None:
+        async def work() -> None:
             for dump in list(self.dumps.values()):
                 dump.stop()
                 dump.session.close()
@@ -518,6 +572,18 @@ class MasterRole(Role):
             transmit = self.interface.transmit
             if transmit:
                 transmit.after_reset_master()
+
+        await self._exclusive(session, work)
+
+
+async def _unix_time(session: Any, expression: str) -> float | None:
+    """PURGE ... BEFORE's datetime expression, evaluated as the session's own SELECT (its
+    privileges checked) in its time zone (None: not a datetime, as MariaDB's 1292 warning then
+    purges nothing)."""
+    result = await session.execute(f"SELECT UNIX_TIMESTAMP({expression})")
+    rows = getattr(result, "rows", None)
+    value = rows[0][0] if rows else None
+    return None if value is None else float(value)
 
 
 def _user_text(value: Any) -> str | None:

@@ -119,6 +119,9 @@ ER_GTID_DUMP_PURGED = MySQLError(
     "required binlog files have been purged.",
 )
 ER_UNKNOWN_SYSTEM_VARIABLE = MySQLError(1193, "HY000", "Unknown system variable '%s'")
+ER_UNKNOWN_COLLATION = MySQLError(1273, "HY000", "Unknown collation: '%s'")
+ER_UNKNOWN_LOCALE = MySQLError(1649, "HY000", "Unknown locale: '%s'")
+ER_BASE64_DECODE_ERROR = MySQLError(1575, "HY000", "Decoding of base64 string failed")
 # MariaDB's wording, for the default (unnamed) connection
 ER_SLAVE_MUST_STOP = MySQLError(
     1198, "HY000", "This operation cannot be performed as you have a running slave ''; run STOP SLAVE '' first")

@@ -28,6 +28,7 @@ Contract
 
 from __future__ import annotations
 
+import base64
 import re
 import time
 from collections.abc import Awaitable, Callable
@@ -36,6 +37,7 @@ from typing import TYPE_CHECKING, Any
 from protocol.auth import hash_to_text, native_password_hash
 from protocol.errors import (
     ER_BAD_DB_ERROR,
+    ER_BASE64_DECODE_ERROR,
     ER_CONNECTION_KILLED,
     ER_GLOBAL_VARIABLE,
     ER_INSIDE_TRANSACTION_PREVENTS_SWITCH_GTID_DOMAIN_ID_SEQ_NO,
@@ -43,12 +45,14 @@ from protocol.errors import (
     ER_KILL_DENIED_ERROR,
     ER_NO_SUCH_THREAD,
     ER_NOT_SUPPORTED_YET,
+    ER_OPTION_PREVENTS_STATEMENT,
     ER_PARSE_ERROR,
     ER_QUERY_INTERRUPTED,
     ER_SET_STATEMENT_NOT_SUPPORTED,
     ER_SPECIFIC_ACCESS_DENIED_ERROR,
     SQLError,
 )
+from protocol.events import EventFramingError, EventType, event_type, split_events
 from protocol.messages import OK, FieldType, ResultSet, column
 from server.plugins import SHOW_PLUGINS_COLUMNS
 from server.privileges import set_global_needs
@@ -82,7 +86,10 @@ _NO_SET_STATEMENT = frozenset({
     "profiling", "profiling_history_size", "query_cache_type", "rand_seed1", "rand_seed2", "skip_replication",
     "slow_query_log", "sql_log_off", "tx_isolation", "transaction_isolation", "wait_timeout",
 })
-_SESSION_GTID = frozenset({"gtid_domain_id"})  # what a session's own GTIDs are numbered by
+# statements (dispatch keyword, or its first word) that write the user store
+_ACCOUNT_WRITES = frozenset({"CREATE USER", "DROP USER", "ALTER USER", "CREATE ROLE", "DROP ROLE", "GRANT", "REVOKE"})
+# what a session's own GTIDs are numbered by
+_SESSION_GTID = frozenset({"gtid_domain_id", "gtid_seq_no", "server_id"})
 _FOR = re.compile(r"\bFOR\b", re.IGNORECASE)
 
 
@@ -100,17 +107,32 @@ class Admin:
             "SELECT": self.select,
             "USE": self.use,
             "KILL": self.kill_statement,
-            "CREATE": self.user_statements.create,
-            "DROP": self.user_statements.drop,
-            "ALTER": self.user_statements.alter,
-            "GRANT": self.user_statements.grant,
-            "REVOKE": self.user_statements.revoke,
+            "CREATE": self._account_write(self.user_statements.create),
+            "DROP": self._account_write(self.user_statements.drop),
+            "ALTER": self._account_write(self.user_statements.alter),
+            "GRANT": self._account_write(self.user_statements.grant),
+            "REVOKE": self._account_write(self.user_statements.revoke),
             "INSTALL": self.install_plugin,
             "UNINSTALL": self.uninstall_plugin,
             "FLUSH": self.flush,
             "UNLOCK": self.unlock,
             "SHUTDOWN": self.shutdown,
+            "BINLOG": self.binlog_statement,
         }
+
+    def _account_write(self, handler: Handler) -> Handler:
+        """An account statement (CREATE / DROP / ALTER USER, GRANT, REVOKE) writes the user
+        store: under read_only only an account with READ_ONLY ADMIN runs it (1290), as MariaDB."""
+        async def guarded(session: ClientSession, sql: str, keyword: str) -> Any:
+            if keyword in _ACCOUNT_WRITES or keyword.partition(" ")[0] in _ACCOUNT_WRITES:
+                self._refuse_under_read_only(session)
+            return await handler(session, sql, keyword)
+
+        return guarded
+
+    def _refuse_under_read_only(self, session: ClientSession) -> None:
+        if self.server.role.read_only and not session.has_privilege(ALL, "READ_ONLY ADMIN"):
+            raise SQLError(ER_OPTION_PREVENTS_STATEMENT, "--read-only")
 
     # -- SHOW ------------------------------------------------------------------------------------
 
@@ -422,7 +444,7 @@ class Admin:
                         var.checked(value)  # a bad value first (1231), as MariaDB
                     _may_switch_sql_log_bin(session)
                 elif var.name in _SESSION_GTID:
-                    _may_set_session_gtid(session, value)
+                    _may_set_session_gtid(session, var.name, value)
                 del var
         for target, value, _ in assignments:
             if target[0] == "names":
@@ -477,7 +499,7 @@ class Admin:
             if var.name == "sql_log_bin":
                 _may_switch_sql_log_bin(session)
             elif var.name in _SESSION_GTID:
-                _may_set_session_gtid(session, value)
+                _may_set_session_gtid(session, var.name, value)
         saved: list[tuple[str, Any]] = []
         try:
             for name, value in assignments:
@@ -556,6 +578,7 @@ class Admin:
 
     async def _set_password(self, session: ClientSession, t: Tokens) -> Any:
         t.expect_word("PASSWORD")
+        self._refuse_under_read_only(session)
         account = session.account
         if t.accept_word("FOR"):
             account = self.user_statements.account_ref(t, session)
@@ -669,11 +692,12 @@ class Admin:
         what = t.next().upper
         if what == "STATUS":
             t.expect_end()
+            session.require(ALL, "RELOAD")
             self.server.stats.flush()
             self.server.plugins.flush_status()
             return _OK
         if what in ("PRIVILEGES", "TABLES", "TABLE", "LOGS", "HOSTS", "USER_RESOURCES", "QUERY"):
-            session.require(ALL, SUPER, "RELOAD")
+            session.require(ALL, "RELOAD")  # SUPER is not enough (MariaDB 10.11)
             if what == "HOSTS":
                 self.server.connection_control.flush_hosts()
             if what == "TABLES" and t.accept_word("WITH"):
@@ -683,6 +707,27 @@ class Admin:
                 await session.lock_for_backup()
             return _OK
         return None
+
+    async def binlog_statement(self, session: ClientSession, sql: str, keyword: str) -> Any:
+        """BINLOG 'base64' (what mariadb-binlog prints for events it cannot write as SQL):
+        SUPER or BINLOG REPLAY (1227); a FORMAT_DESCRIPTION (the first thing of its output, for
+        every binlog) is taken as the format of what follows, which for a statement binlog is
+        SQL: nothing to do. Row events are not applied here (1235), never half applied."""
+        t = Tokens(sql)
+        t.expect_word("BINLOG")
+        text = string_literal(t)
+        t.expect_end()
+        session.require(ALL, SUPER, "BINLOG REPLAY")
+        try:
+            data = base64.b64decode("".join(text.split()), validate=True)
+            events = [event_type(event) for _offset, event in split_events(data)]
+        except (ValueError, EventFramingError):
+            raise SQLError(ER_BASE64_DECODE_ERROR) from None
+        if not events:
+            raise SQLError(ER_BASE64_DECODE_ERROR)
+        if any(kind != EventType.FORMAT_DESCRIPTION_EVENT for kind in events):
+            raise SQLError(ER_NOT_SUPPORTED_YET, "BINLOG of events other than FORMAT_DESCRIPTION")
+        return _OK
 
     async def unlock(self, session: ClientSession, sql: str, keyword: str) -> Any:
         """UNLOCK TABLES: ends this session's FLUSH TABLES WITH READ LOCK (if any)."""
@@ -761,13 +806,14 @@ def _may_switch_sql_log_bin(session: ClientSession) -> None:
         raise SQLError(ER_INSIDE_TRANSACTION_PREVENTS_SWITCH_SQL_LOG_BIN)
 
 
-def _may_set_session_gtid(session: ClientSession, value: Any) -> None:
-    """SET [SESSION | STATEMENT] gtid_domain_id: SUPER or BINLOG REPLAY (1227) unless set to
-    DEFAULT, then never inside a transaction (1953), as MariaDB 10.11 checks them."""
+def _may_set_session_gtid(session: ClientSession, name: str, value: Any) -> None:
+    """SET [SESSION | STATEMENT] gtid_domain_id / gtid_seq_no / server_id: SUPER or BINLOG
+    REPLAY (1227) unless set to DEFAULT, then, but for server_id, never inside a transaction
+    (1953), as MariaDB 10.11 checks them."""
     if value is not DEFAULT:
         session.require(ALL, SUPER, "BINLOG REPLAY")
     es = session.engine_session
-    if es is not None and es.in_transaction:
+    if name != "server_id" and es is not None and es.in_transaction:
         raise SQLError(ER_INSIDE_TRANSACTION_PREVENTS_SWITCH_GTID_DOMAIN_ID_SEQ_NO)
 
 

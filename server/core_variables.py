@@ -11,8 +11,15 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from engine.infoschema import COLLATIONS
 from engine.session import READ_COMMITTED, REPEATABLE_READ
-from protocol.errors import ER_INCORRECT_GLOBAL_LOCAL_VAR, SQLError
+from protocol.errors import (
+    ER_INCORRECT_GLOBAL_LOCAL_VAR,
+    ER_NOT_SUPPORTED_YET,
+    ER_UNKNOWN_COLLATION,
+    ER_UNKNOWN_LOCALE,
+    SQLError,
+)
 from server.connection_control import (
     DEFAULT_FAILED_CONNECTIONS_THRESHOLD,
     DEFAULT_MIN_CONNECTION_DELAY_MS,
@@ -27,6 +34,7 @@ from server.variables import (
     check_enum,
     check_int,
     check_str,
+    display,
 )
 
 if TYPE_CHECKING:
@@ -105,6 +113,15 @@ def _last_insert_id(session: ClientSession) -> int:
     return int(getattr(es, "last_insert_id", 0) or 0) if es is not None else 0
 
 
+def _session_server_id(session: ClientSession) -> int:
+    value = session.sysvars.get("server_id")
+    return int(value) if value is not None else session.server.variables.get("server_id", None, G)
+
+
+def _set_session_server_id(session: ClientSession, value: Any) -> None:
+    session.sysvars["server_id"] = value
+
+
 def _set_read_only(server: Server, value: bool) -> None:
     """SET GLOBAL read_only: the role's guard (client writes refused with 1290) on or off."""
     try:
@@ -117,6 +134,35 @@ def _charset_names(value: Any) -> str:
     return check_str(value).lower()
 
 
+# collation ids (what mariadb-binlog's SET @@session.collation_connection=N writes) -> names
+_COLLATION_IDS = {number: name for name, _charset, number, *_rest in COLLATIONS}
+
+
+def _collation_names(value: Any) -> str:
+    """A collation by name or by its id (MariaDB's numbers; an unknown id is 1273)."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        if value not in _COLLATION_IDS:
+            raise SQLError(ER_UNKNOWN_COLLATION, value)
+        return _COLLATION_IDS[value]
+    return _charset_names(value)
+
+
+def _lc_time_names(value: Any) -> str:
+    """lc_time_names: en_US only (by name or as locale 0, mariadb-binlog's form): the engine
+    names months and days in English; another locale is refused (1649), never shown wrong."""
+    if value == 0 or (isinstance(value, str) and value.lower() == "en_us"):
+        return "en_US"
+    raise SQLError(ER_UNKNOWN_LOCALE, display(value))
+
+
+def _completion_type(value: Any) -> str:
+    """completion_type: NO_CHAIN only (COMMIT AND CHAIN / RELEASE implied are not implemented)."""
+    name = check_enum("NO_CHAIN", "CHAIN", "RELEASE")(value)
+    if name != "NO_CHAIN":
+        raise SQLError(ER_NOT_SUPPORTED_YET, f"completion_type={name}")
+    return name
+
+
 def register(server: Server) -> None:
     v = server.variables
     try:
@@ -125,7 +171,9 @@ def register(server: Server) -> None:
         hostname = "localhost"
     tz = time.strftime("%Z") or "UTC"
     v.add(
-        SystemVariable("server_id", server.server_id, G, dynamic=True, check=check_int(1, _ULONG)),
+        # a session's own value numbers its GTIDs and marks its events (mariadb-binlog's SET)
+        SystemVariable("server_id", server.server_id, B, dynamic=True, check=check_int(1, _ULONG),
+                       session_get=_session_server_id, session_set=_set_session_server_id),
         SystemVariable("port", getter=lambda: server.port),
         SystemVariable("bind_address", server.bind_address),
         SystemVariable("hostname", hostname),
@@ -158,9 +206,9 @@ def register(server: Server) -> None:
         SystemVariable("character_set_database", "utf8mb4", B, dynamic=True, check=_charset_names),
         SystemVariable("character_set_system", "utf8mb3"),
         SystemVariable("character_set_filesystem", "binary", B, dynamic=True, check=_charset_names),
-        SystemVariable("collation_connection", "utf8mb4_general_ci", B, dynamic=True, check=_charset_names),
-        SystemVariable("collation_server", "utf8mb4_general_ci", B, dynamic=True, check=_charset_names),
-        SystemVariable("collation_database", "utf8mb4_general_ci", B, dynamic=True, check=_charset_names),
+        SystemVariable("collation_connection", "utf8mb4_general_ci", B, dynamic=True, check=_collation_names),
+        SystemVariable("collation_server", "utf8mb4_general_ci", B, dynamic=True, check=_collation_names),
+        SystemVariable("collation_database", "utf8mb4_general_ci", B, dynamic=True, check=_collation_names),
         SystemVariable("sql_mode", SQL_MODE, B, dynamic=True, check=check_sql_mode),
         SystemVariable("time_zone", "SYSTEM", B, dynamic=True, check=check_str),
         SystemVariable("system_time_zone", tz),
@@ -250,6 +298,17 @@ def register(server: Server) -> None:
         SystemVariable("error_count", 0, S,
                        session_get=lambda s: sum(1 for d in s.diagnostics if d[0] == "Error")),
         SystemVariable("slave_net_timeout", 60, G, dynamic=True, check=check_int(1, 31536000)),
+        # what mariadb-binlog's output sets before its events (`mariadb-binlog FILE | mariadb`):
+        # accepted with MariaDB's checks; the engine has no behaviour they would change
+        SystemVariable("pseudo_slave_mode", False, S, dynamic=True, check=check_bool),
+        SystemVariable("skip_parallel_replication", False, S, dynamic=True, check=check_bool),
+        SystemVariable("max_delayed_threads", 20, B, dynamic=True, check=check_int(0, 16384)),
+        SystemVariable("completion_type", "NO_CHAIN", B, dynamic=True, check=_completion_type),
+        SystemVariable("check_constraint_checks", True, B, dynamic=True, check=check_bool),
+        SystemVariable("sql_if_exists", False, B, dynamic=True, check=check_bool),
+        SystemVariable("explicit_defaults_for_timestamp", True, B, dynamic=True, check=check_bool),
+        SystemVariable("system_versioning_insert_history", False, B, dynamic=True, check=check_bool),
+        SystemVariable("lc_time_names", "en_US", B, dynamic=True, check=_lc_time_names),
     )
     v.add_status(lambda: core_status(server))
 
@@ -364,8 +423,13 @@ _MODE_ORDER = {name: i for i, name in enumerate(SQL_MODES)}
 
 
 def check_sql_mode(value: Any) -> str:
-    """SET sql_mode: names (any case, empty items skipped) -> MariaDB's canonical list, each once,
-    combination modes expanded; an unknown name is ValueError (1231)."""
+    """SET sql_mode: names (any case, empty items skipped) or the modes' bit mask (SQL_MODES'
+    order, mariadb-binlog's form) -> MariaDB's canonical list, each once, combination modes
+    expanded; an unknown name or bit is ValueError (1231)."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        if not 0 <= value < 1 << len(SQL_MODES):
+            raise ValueError(value)
+        value = ",".join(name for bit, name in enumerate(SQL_MODES) if value >> bit & 1)
     modes: set[str] = set()
     for item in check_str(value).split(","):
         if not item:

@@ -25,7 +25,8 @@ Contract
      INSTALL/UNINSTALL PLUGIN, FLUSH STATUS/PRIVILEGES/TABLES);
   3. when `role.read_only` is True, a writing statement (INSERT, UPDATE, DELETE, REPLACE,
      CREATE/DROP/ALTER/TRUNCATE/RENAME of tables or databases, LOAD) is refused with
-     ER_OPTION_PREVENTS_STATEMENT ('--read-only') before the engine sees it;
+     ER_OPTION_PREVENTS_STATEMENT ('--read-only') before the engine sees it, unless the
+     account holds READ_ONLY ADMIN (ALL PRIVILEGES does), as MariaDB 10.11;
   4. the engine: `await session.engine_session.execute(sql)`. When the result carries
      `committed` (a transaction that wrote something just ended with a commit), the server
      awaits `role.commit(session, result.committed)` before answering the client. The server

@@ -162,12 +162,12 @@ STATEMENT_PRIVILEGES: dict[str, tuple[str, ...]] = {
     "STOP SLAVE": (SUPER, "REPLICATION SLAVE ADMIN"),
     "START REPLICA": (SUPER, "REPLICATION SLAVE ADMIN"),
     "STOP REPLICA": (SUPER, "REPLICATION SLAVE ADMIN"),
-    "RESET SLAVE": (SUPER, "RELOAD"),
-    "RESET REPLICA": (SUPER, "RELOAD"),
-    "RESET MASTER": (SUPER, "RELOAD"),
+    "RESET SLAVE": ("RELOAD",),
+    "RESET REPLICA": ("RELOAD",),
+    "RESET MASTER": ("RELOAD",),
     "PURGE BINARY": (SUPER, "BINLOG ADMIN"),
     "PURGE MASTER": (SUPER, "BINLOG ADMIN"),
-    "FLUSH BINARY": (SUPER, "RELOAD"),
+    "FLUSH BINARY": ("RELOAD",),
 }
 _SHOW_SLAVE_HOSTS = re.compile(r"\s*SHOW\s+(SLAVE|REPLICA)\s+HOSTS\b", re.IGNORECASE)
 # Role commands needing REPLICATION SLAVE.
@@ -640,7 +640,7 @@ class ClientSession(asyncio.Protocol):
             self._statistics()
         elif isinstance(event, ComUnknown) and event.code == COM_REFRESH:
             try:
-                self.require(ALL, SUPER, "RELOAD")
+                self.require(ALL, "RELOAD")
             except SQLError as exc:
                 self._send_error(exc)
                 return
@@ -868,8 +868,8 @@ class ClientSession(asyncio.Protocol):
             result = await handler(self, sql, keyword)
             if result is not None:
                 return result
-        if role.read_only and first in WRITE_KEYWORDS:
-            raise SQLError(ER_OPTION_PREVENTS_STATEMENT, "--read-only")
+        if role.read_only and first in WRITE_KEYWORDS and not self.has_privilege(ALL, "READ_ONLY ADMIN"):
+            raise SQLError(ER_OPTION_PREVENTS_STATEMENT, "--read-only")  # MariaDB 10.11: READ_ONLY ADMIN writes
         if self._backup_lock is not None and first in WRITE_KEYWORDS:
             raise SQLError(ER_CANT_UPDATE_WITH_READLOCK)
         return await self._checked_execute(sql, first)

@@ -43,6 +43,8 @@ def test_a_promoted_slave_serves_its_former_sibling_with_semi_sync(tmp_path):
     daemons = [master]
     try:
         for sql in ("CREATE USER repl@'%' IDENTIFIED BY 'pw'", "GRANT REPLICATION SLAVE ON *.* TO repl@'%'",
+                    # a client account: no READ_ONLY ADMIN (root writes past read_only, as on MariaDB)
+                    "CREATE USER app@'%' IDENTIFIED BY 'pw'", "GRANT SELECT, INSERT ON d.* TO app@'%'",
                     "CREATE DATABASE d", "CREATE TABLE d.t (id INT PRIMARY KEY, v VARCHAR(20))"):
             master.query(sql)
         to_master = [f"--master-port={master.port}", "--master-host=127.0.0.1", "--master-user=repl",
@@ -57,8 +59,10 @@ def test_a_promoted_slave_serves_its_former_sibling_with_semi_sync(tmp_path):
         for s in (a, b):
             wait_for(lambda s=s: rows(s) == rows(master), message="the slaves have the master's rows")
             # a slave is read-only for clients, and serves no writes before promotion
-            with pytest.raises(pymysql.err.OperationalError) as refused:
-                s.query("INSERT INTO d.t VALUES (1000, 'refused')")
+            app = s.connect(user="app", password="pw")
+            with pytest.raises(pymysql.err.OperationalError) as refused, app.cursor() as cur:
+                cur.execute("INSERT INTO d.t VALUES (1000, 'refused')")
+            app.close()
             assert refused.value.args[0] == 1290
 
         # -- writes stopped: promote A, point B at it --

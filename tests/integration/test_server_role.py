@@ -82,23 +82,31 @@ def test_claimed_statement_and_role_variables(shell):
 
 
 def test_read_only_role_refuses_writes_before_the_engine(shell):
+    """A client without READ_ONLY ADMIN is refused every write; root (ALL PRIVILEGES, hence
+    READ_ONLY ADMIN) writes past read_only, as on MariaDB 10.11."""
     cur = shell.connect(autocommit=True).cursor()
     cur.execute("CREATE DATABASE ro")
     cur.execute("CREATE TABLE ro.t (id INT PRIMARY KEY)")
     cur.execute("INSERT INTO ro.t VALUES (1)")
+    cur.execute("CREATE USER 'ro_client'@'%' IDENTIFIED BY 'pw'")
+    cur.execute("GRANT ALL ON ro.* TO 'ro_client'@'%'")
+    client = shell.connect("ro_client", "pw", autocommit=True).cursor()
     cur.execute("SET GLOBAL read_only = ON")
     assert shell.server.role.read_only is True
     try:
         for sql in ("INSERT INTO ro.t VALUES (2)", "UPDATE ro.t SET id = 3", "DELETE FROM ro.t",
                     "CREATE TABLE ro.u (id INT)", "DROP TABLE ro.t", "DROP DATABASE ro"):
-            assert code(cur, sql) == 1290
-        cur.execute("SELECT id FROM ro.t")
-        assert cur.fetchall() == ((1,),)
-        cur.execute("SELECT @@read_only")
-        assert cur.fetchone() == (1,)
+            assert code(client, sql) == 1290
+        client.execute("SELECT id FROM ro.t")
+        assert client.fetchall() == ((1,),)
+        client.execute("SELECT @@read_only")
+        assert client.fetchone() == (1,)
+        cur.execute("INSERT INTO ro.t VALUES (5)")  # READ_ONLY ADMIN
     finally:
         cur.execute("SET GLOBAL read_only = OFF")
-    cur.execute("INSERT INTO ro.t VALUES (4)")
+    client.execute("INSERT INTO ro.t VALUES (4)")
+    client.execute("SELECT id FROM ro.t ORDER BY id")
+    assert client.fetchall() == ((1,), (4,), (5,))
 
 
 def test_user_statements_reach_the_role_as_mariadb_binlogs_them(shell):

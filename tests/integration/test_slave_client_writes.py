@@ -25,6 +25,8 @@ def test_client_writes_on_a_slave_keep_its_applier_position_and_survive_a_confli
     slave = None
     try:
         for sql in ("CREATE USER repl@'%' IDENTIFIED BY 'replpw'", "GRANT REPLICATION SLAVE ON *.* TO repl@'%'",
+                    # a client account: no READ_ONLY ADMIN (root writes past read_only, as on MariaDB)
+                    "CREATE USER app@'%' IDENTIFIED BY 'apppw'", "GRANT INSERT ON d.* TO app@'%'",
                     "CREATE DATABASE d", "CREATE TABLE d.log (k INT)", "CREATE TABLE d.t (id INT PRIMARY KEY)"):
             master.query(sql)
         for i in range(20):
@@ -38,8 +40,10 @@ def test_client_writes_on_a_slave_keep_its_applier_position_and_survive_a_confli
         caught_up = lambda: sorted(slave.query("SELECT k FROM d.log")) == master_rows(master)  # noqa: E731
         wait_until(caught_up, what="the slave has the master's rows")
 
-        with pytest.raises(pymysql.err.OperationalError) as refused:
-            slave.query("INSERT INTO d.t VALUES (1)")
+        app = slave.connect(user="app", password="apppw")
+        with pytest.raises(pymysql.err.OperationalError) as refused, app.cursor() as cur:
+            cur.execute("INSERT INTO d.t VALUES (1)")
+        app.close()
         assert refused.value.args[0] == 1290
 
         slave.query("SET GLOBAL read_only = OFF")

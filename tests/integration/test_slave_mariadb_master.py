@@ -161,9 +161,13 @@ def test_semisync_from_mariadb_master(tmp_path, binlog_format):
             # The master's CREATE USER / GRANT were replayed into the slave's user store.
             grants = " ".join(g[0] for g in query(slave.port, "SHOW GRANTS FOR 'repl'@'%'"))
             assert "REPLICATION SLAVE" in grants
-            # Writes from clients are refused on the slave.
+            # Writes from clients (an account without READ_ONLY ADMIN, replicated from the
+            # master) are refused on the slave.
+            master.execute_all(["CREATE USER app@'%' IDENTIFIED BY 'apppw'", "GRANT INSERT ON d.* TO app@'%'"])
+            wait_until(lambda: query(slave.port, "SELECT user FROM mysql.global_priv WHERE user = 'app'"),
+                       what="the client account replicated")
             with pytest.raises(Exception) as refused:
-                query(slave.port, "INSERT INTO d.t (v) VALUES ('client write')")
+                query(slave.port, "INSERT INTO d.t (v) VALUES ('client write')", user="app", password="apppw")
             assert refused.value.args[0] == 1290
     finally:
         master.stop()

@@ -25,6 +25,7 @@ from master.commit import GroupCommit
 from master.dump import CAPABILITY_GTID, CAPABILITY_TOLERATE_HOLES, GtidSkipper, compatible_event
 from master.gtid_state import BinlogGtids, file_gtid_list, read_binlog_state
 from master.recovery import read_transactions
+from protocol.errors import RemoteProtocolError, SQLError
 from protocol.events import (
     LOG_EVENT_ARTIFICIAL_F,
     BinlogCheckpoint,
@@ -262,3 +263,32 @@ def test_a_slave_that_knows_no_gtids_gets_begin_or_nothing_or_a_same_size_no_op(
         assert dummy is not None and len(dummy) == len(event)
         assert isinstance(decode_event(dummy, checksum=True).body, UserVar)
         assert compatible_event(event, CAPABILITY_GTID, True) == event
+
+
+class _SessionVars:
+    def __init__(self, **sysvars: Any) -> None:
+        self.sysvars = dict(sysvars)
+
+
+def test_a_sessions_gtid_seq_no_and_server_id_number_its_next_transaction_once():
+    gtids = BinlogGtids(strict_mode=False)
+    plain = _SessionVars(gtid_domain_id=0)
+    assert gtids.own_gtid(plain, 1) == Gtid(0, 1, 1)
+    replay = _SessionVars(gtid_domain_id=0, server_id=9, gtid_seq_no=50)
+    assert gtids.own_gtid(replay, 1) == Gtid(0, 9, 50)
+    assert replay.sysvars["gtid_seq_no"] == 0  # taken once
+    assert gtids.own_gtid(replay, 1) == Gtid(0, 9, 51)
+    replay.sysvars["gtid_seq_no"] = 20  # below the domain's last: written as given
+    assert gtids.own_gtid(replay, 1) == Gtid(0, 9, 20)
+    assert gtids.own_gtid(plain, 1) == Gtid(0, 1, 52)  # the domain's counter stays the highest
+    gtids.check_seq_no(replay, 5, 1)  # not strict: anything goes
+    gtids.strict_mode = True
+    with pytest.raises(SQLError) as refused:
+        gtids.check_seq_no(replay, 52, 1)
+    assert refused.value.code == 1950 and "0-9-52" in refused.value.message and "0-1-52" in refused.value.message
+    gtids.check_seq_no(replay, 53, 1)
+    gtids.check_seq_no(replay, 0, 1)  # 0: no seq_no asked for
+    replay.sysvars["gtid_seq_no"] = 40  # another session wrote past the SET's check meanwhile
+    with pytest.raises(RemoteProtocolError):
+        gtids.own_gtid(replay, 1)
+    assert replay.sysvars["gtid_seq_no"] == 0 and str(gtids.state.binlog_pos()) == "0-1-52"
