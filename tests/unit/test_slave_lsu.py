@@ -227,8 +227,12 @@ async def test_a_batch_that_waits_for_a_client_joins_the_client_s_group_after_it
     batch = asyncio.ensure_future(node.pipeline.commit_replicated([replicated(1, 1000)]))
     await asyncio.sleep(0.05)
     assert not batch.done() and inserts(tmp_path) == []
-    result = await session.execute("COMMIT")
-    await asyncio.gather(batch, node.pipeline.commit(None, result.committed))
+
+    async def client_commit() -> None:  # as the server's session: queued as COMMIT returns
+        result = await session.execute("COMMIT")
+        await node.pipeline.commit(None, result.committed)
+
+    await asyncio.gather(batch, client_commit())
     assert node.pipeline.groups == groups + 1  # one group: the client's, then the batch
     assert inserts(tmp_path) == ["INSERT INTO d.t VALUES (100)", "INSERT INTO t VALUES (1)"]
     meta = node.engine.meta()
