@@ -240,6 +240,10 @@ class GroupCommit:
             self._in_flight += 1
             try:
                 await self._run_group([ticket])
+            except BaseException:
+                if ticket.done.done() and not ticket.done.cancelled():
+                    ticket.done.exception()  # the raise below is the batch's answer
+                raise
             finally:
                 self._left()
             await ticket.done  # settled by the group: None, or the group's error
