@@ -25,10 +25,9 @@ from typing import Any
 import pytest
 
 from tests.integration.test_master_faults import RawClient
-from tests.integration.test_statement_time import answer
 from tests.support.daemons import Daemon
 from tests.support.mariadb import MariaDBServer, mariadb_available
-from tests.support.mariadb_compare import differences, mariadb_and_ours
+from tests.support.mariadb_compare import answer, differences, mariadb_and_ours
 from tests.support.mariadb_compare import replay as replay_steps
 from tests.support.slave_daemon import wait_until
 
@@ -93,28 +92,17 @@ def state(server: Any, databases: tuple[str, ...]) -> dict[str, Any]:
 def sources(tmp_path_factory) -> Iterator[tuple[list[str], list[str]]]:
     """The binlog files of a MariaDB source and of our master, each after `workload`."""
     base = tmp_path_factory.mktemp("replay_sources")
-    mariadb = MariaDBServer(base / "mdb", server_id=11)
-    ours = Daemon("master", base / "ours", ["--server-id=1"])
-    try:
-        mariadb.start()
-        ours.start()
+    with mariadb_and_ours(base, mariadb_id=11) as (mariadb, ours):
         run_all(mariadb, workload("from_mariadb"))
         run_all(ours, workload("from_ours"))
         mariadb_files = [str(p) for p in mariadb.binlog_files()]
         ours_files = [str(ours.datadir / name) for (name, *_r) in ours.query("SHOW BINARY LOGS")]
         yield mariadb_files, ours_files
-    finally:
-        ours.stop()
-        mariadb.stop()
 
 
 def test_mariadb_binlog_piped_into_ours_keeps_gtids_as_mariadb(sources, tmp_path):
     mariadb_files, ours_files = sources
-    target_mdb = MariaDBServer(tmp_path / "target_mdb", server_id=21)
-    target_ours = Daemon("master", tmp_path / "target_ours", ["--server-id=2"])
-    try:
-        target_mdb.start()
-        target_ours.start()
+    with mariadb_and_ours(tmp_path / "targets", mariadb_id=21, ours_id=2) as (target_mdb, target_ours):
         results = []
         for target in (target_mdb, target_ours):
             target.query("SET GLOBAL gtid_strict_mode = OFF")  # MariaDB's default (ours: ON)
@@ -135,9 +123,6 @@ def test_mariadb_binlog_piped_into_ours_keeps_gtids_as_mariadb(sources, tmp_path
             strict.append((replay(mariadb_files, target), state(target, ("from_ours", "from_mariadb"))))
         assert strict[0][0][0] == 1 and "ERROR 1950 (HY000) at line" in strict[0][0][1], strict[0]
         assert strict[1] == strict[0]
-    finally:
-        target_ours.stop()
-        target_mdb.stop()
 
 
 SETUP = (

@@ -22,6 +22,7 @@ import pytest
 
 from tests.support.daemons import Daemon
 from tests.support.mariadb import MariaDBServer, mariadb_available
+from tests.support.mariadb_compare import answer, mariadb_and_ours
 from tests.support.slave_daemon import wait_until
 
 pytestmark = pytest.mark.skipif(not mariadb_available(), reason="mariadbd not installed")
@@ -95,18 +96,6 @@ STEPS: tuple[tuple[str, str], ...] = (
 )
 
 
-def answer(conn: pymysql.connections.Connection, sql: str) -> tuple:
-    """("error", code, SQLSTATE, message) or ("rows", rows) or ("ok",)."""
-    with conn.cursor() as cur:
-        try:
-            cur.execute(sql)
-        except pymysql.MySQLError as exc:
-            return ("error", exc.args[0], getattr(exc, "sqlstate", None), exc.args[1])
-        if cur.description is None:
-            return ("ok",)
-        return ("rows", tuple(tuple(row) for row in cur.fetchall()))
-
-
 def replay(server: Any) -> list[tuple]:
     for sql in SETUP:
         server.query(sql)
@@ -129,16 +118,8 @@ def replay(server: Any) -> list[tuple]:
 
 @pytest.fixture(scope="module")
 def servers(tmp_path_factory) -> Iterator[tuple[MariaDBServer, Daemon]]:
-    base = tmp_path_factory.mktemp("statement_time")
-    mariadb = MariaDBServer(base / "mdb", server_id=11)
-    ours = Daemon("master", base / "ours", ["--server-id=1"])
-    try:
-        mariadb.start()
-        ours.start()
-        yield mariadb, ours
-    finally:
-        ours.stop()
-        mariadb.stop()
+    with mariadb_and_ours(tmp_path_factory.mktemp("statement_time"), mariadb_id=11) as pair:
+        yield pair
 
 
 def test_max_statement_time_as_mariadb(servers):

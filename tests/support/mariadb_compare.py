@@ -8,16 +8,17 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from tests.integration.test_statement_time import answer
+import pymysql
+
 from tests.support.daemons import Daemon
 from tests.support.mariadb import MariaDBServer
 
 
 @contextmanager
-def mariadb_and_ours(base: Path) -> Iterator[tuple[MariaDBServer, Daemon]]:
-    """A MariaDB and our master, both server_id 1, stopped on the way out."""
-    mariadb = MariaDBServer(base / "mdb", server_id=1)
-    ours = Daemon("master", base / "ours", ["--server-id=1"])
+def mariadb_and_ours(base: Path, mariadb_id: int = 1, ours_id: int = 1) -> Iterator[tuple[MariaDBServer, Daemon]]:
+    """A MariaDB and our master with these server_ids, stopped on the way out."""
+    mariadb = MariaDBServer(base / "mdb", server_id=mariadb_id)
+    ours = Daemon("master", base / "ours", [f"--server-id={ours_id}"])
     try:
         mariadb.start()
         ours.start()
@@ -25,6 +26,18 @@ def mariadb_and_ours(base: Path) -> Iterator[tuple[MariaDBServer, Daemon]]:
     finally:
         ours.stop()
         mariadb.stop()
+
+
+def answer(conn: pymysql.connections.Connection, sql: str) -> tuple:
+    """("error", code, SQLSTATE, message) or ("rows", rows) or ("ok",)."""
+    with conn.cursor() as cur:
+        try:
+            cur.execute(sql)
+        except pymysql.MySQLError as exc:
+            return ("error", exc.args[0], getattr(exc, "sqlstate", None), exc.args[1])
+        if cur.description is None:
+            return ("ok",)
+        return ("rows", tuple(tuple(row) for row in cur.fetchall()))
 
 
 def replay(server: Any, setup: Sequence[str], steps: Sequence[tuple[str, str]],
