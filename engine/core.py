@@ -477,7 +477,8 @@ class Engine:
         """Each file's committed meta, as read at open (`main` = the engine's own file)."""
         return {k: dict(v) for k, v in self._schema_metas.items()}
 
-    async def commit_group(self, meta: dict[str, str], *, durable: bool = True) -> None:
+    async def commit_group(self, meta: dict[str, str], *, durable: bool = True,
+                           first: Callable[[], object] | None = None) -> None:
         """The real SQLite COMMIT of every transaction committed since the last group, with `meta`
         stored in the same transaction (its keys update the stored meta, keys it lacks keep their
         values: a server's binlog position and its applier's position live side by side). Call
@@ -485,12 +486,22 @@ class Engine:
         too, SQLError as for a failed commit, but the group is durable where it reached:
         `replay_group` (or the repair at open) only completes it. `durable=False` (honoured
         with synchronous NORMAL) returns before the commit is fsynced: only for a caller whose
-        own log holds the group durably and is replayed after `meta()` at recovery."""
+        own log holds the group durably and is replayed after `meta()` at recovery.
+        `first` (the caller's blocking step that must precede the commit, e.g. the group's
+        binlog write) runs on the writer thread just before it, in the same trip; if it raises,
+        its exception propagates and nothing is committed (the caller tells the two apart)."""
         meta = {str(k): str(v) for k, v in meta.items()}
-        await self._on_writer(self._w_commit_group, meta, durable)
+        if first is None:
+            await self._on_writer(self._w_commit_group, meta, durable)
+        else:
+            await self._on_writer(self._w_first_then_commit, first, meta, durable)
         if self._torn is not None:
             # stopped between the group's files: the others get it before any later write
             await self._complete_torn()
+
+    def _w_first_then_commit(self, first: Callable[[], object], meta: dict[str, str], durable: bool) -> None:
+        first()
+        self._w_commit_group(meta, durable)
 
     def _w_commit_group(self, meta: dict[str, str], durable: bool = True) -> None:
         """All or nothing per file: on failure (SQLITE_FULL, SQLITE_IOERR ...) the group is

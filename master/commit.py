@@ -23,6 +23,12 @@ Contract (who may call what, what is durable when)
   acked the group: it is committed on the master, in its binlog, and reaches the slaves when
   they reconnect, but the client is never told it succeeded).
   A rotation at max_binlog_size happens inside the flush, after the group (the writer's rule).
+  When no storage observer `holds_groups()` (none registered, or semi-sync master disabled: a
+  replica's usual case), nothing must run between the sync and the engine commit: the write,
+  its sync and the engine commit are one trip to the engine's writer thread
+  (`Engine.commit_group(first=...)`), then `after_flush` and the publish run, and `after_sync`
+  is not called. A failure of that trip before the write completed is a failed binlog write;
+  after it, an engine commit failure (both as below).
 - Empty delegates cost nothing: no hook parameter is built when no observer is registered.
 - Failures. A failed binlog write or fsync (ENOSPC, EIO) fails the group as a whole: the
   writer cuts the file back to where the group started (nothing of it is ever written later,
@@ -83,6 +89,7 @@ from __future__ import annotations
 
 import asyncio
 import errno
+import functools
 import logging
 import os
 import time
@@ -144,6 +151,20 @@ def abort_server(message: str) -> None:
     log.critical(message)
     logging.shutdown()
     os._exit(1)
+
+
+@dataclass(slots=True)
+class _OneStep:
+    """A group written, synced and committed in one trip: the meta it committed, and the
+    engine's failure after the write (None: committed)."""
+
+    meta: dict[str, str]
+    written: bool = False
+    error: BaseException | None = None
+
+    def write(self, writer: BinlogWriter, sync: bool) -> None:  # on the engine's writer thread
+        writer.write_group(sync)
+        self.written = True
 
 
 @dataclass(slots=True)
@@ -329,13 +350,15 @@ class GroupCommit:
                 return
             count = _transactions(group)
             start = self.writer.pending_position
+            storage = self.interface.storage
+            one_step = not (storage and storage.holds_groups())
             try:
-                end = await self._flush_and_sync(group, count)
+                end, done = await self._flush_and_sync(group, count, one_step)
             except BaseException as exc:
                 await self._fail(group, exc)
                 return
-            meta = self._group_meta(group, end)
-            storage = self.interface.storage if end != start else None  # nothing written: nothing to ack
+            if end == start or done is not None:
+                storage = None  # nothing written: nothing to ack; one step: nobody waits there
             waited = 0.0
             verdicts = []
             if storage:
@@ -346,10 +369,14 @@ class GroupCommit:
                 except Exception:
                     log.exception("after_sync observer failed for the group ending at %s", end)
                 waited = time.monotonic() - started
+            meta = self._group_meta(group, end) if done is None else done.meta
             try:
-                # a group whose binlog write was fsynced needs no engine fsync: recovery replays
-                # it from the binlog if a power loss undoes its engine commit
-                await self.engine.commit_group(meta, durable=end == start or not self._group_synced)
+                if done is None:
+                    # a group whose binlog write was fsynced needs no engine fsync: recovery replays
+                    # it from the binlog if a power loss undoes its engine commit
+                    await self.engine.commit_group(meta, durable=end == start or not self._group_synced)
+                elif done.error is not None:
+                    raise done.error
             except Exception as exc:
                 replicated = any(isinstance(t.txn, _ReplicatedTxn) for t in group)
                 await self._engine_failed(start, end, meta, exc, replicated)
@@ -393,7 +420,14 @@ class GroupCommit:
         meta.update({"binlog_file": end.file, "binlog_pos": str(end.pos)})
         return {str(k): str(v) for k, v in meta.items()}
 
-    async def _flush_and_sync(self, group: list[_Ticket], count: int) -> BinlogPosition:
+    async def _flush_and_sync(self, group: list[_Ticket], count: int,
+                              one_step: bool) -> tuple[BinlogPosition, _OneStep | None]:
+        """Append the group's events and write them (fsynced per sync_binlog), then
+        `after_flush` and the publish. `one_step` (no storage observer holds groups): the write,
+        its sync and the engine commit are one trip to the engine's writer thread, and the
+        `_OneStep` returned says how the engine commit went; otherwise it is None and the
+        caller commits the engine. A failed write raises (nothing of the group is written)."""
+        done = None
         interface = self.interface
         transaction, storage = interface.transaction, interface.storage
         writer = self.writer
@@ -421,13 +455,25 @@ class GroupCommit:
                 if ticket.param is not None:
                     ticket.param.position = end
             if end == start:  # nothing to write (replicated position-only steps, log_slave_updates OFF)
-                return end
+                return end, None
             self._unsynced_groups += 1
             every = self.sync_binlog()
             sync = bool(every) and self._unsynced_groups >= every
-            # one trip to the binlog's I/O thread: write, and fsync when sync_binlog says so; all
-            # or nothing (a failure leaves the binlog where the group started)
-            await self.run_io(writer.write_group, sync)
+            # write, and fsync when sync_binlog says so; all or nothing (a failure leaves the
+            # binlog where the group started): one trip to the binlog's I/O thread, or, in one
+            # step, to the engine's writer thread, which commits right after it
+            if one_step:
+                done = _OneStep(self._group_meta(group, end))
+                try:
+                    # fsynced: no engine fsync (recovery replays the group from the binlog)
+                    await self.engine.commit_group(done.meta, durable=not sync,
+                                                   first=functools.partial(done.write, writer, sync))
+                except BaseException as exc:
+                    if not done.written:
+                        raise  # nothing of the group is written (the writer cut it back)
+                    done.error = exc  # written: the caller's path for an engine commit failure
+            else:
+                await self.run_io(writer.write_group, sync)
             self._group_synced = sync
         except BaseException:
             gtids.restore(before)
@@ -441,7 +487,7 @@ class GroupCommit:
             except Exception:
                 log.exception("after_flush observer failed for the group ending at %s", end)
         self.end.publish(writer.end_position)
-        return end
+        return end, done
 
     def _gtid(self, session: CommitSession | None, server_id: int | None, origin: Gtid | None) -> Gtid:
         """The GTID of one binlog transaction, recorded in the binlog state: a replicated one's

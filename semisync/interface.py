@@ -27,7 +27,9 @@ Which shell calls what, and when (see docs/ARCHITECTURE.md for the whole path of
   engine commit and before the client's OK, `after_rollback` after a rollback.
 - Binlog storage (`master/`): `after_flush` once per commit group after its events are written
   to the binlog file (position = the group's end), `after_sync` once per group after the sync
-  stage (fsync per sync_binlog) and before the engine commit.
+  stage (fsync per sync_binlog) and before the engine commit. When no observer `holds_groups()`
+  (semi-sync master disabled), the group's write, sync and engine commit are one step and
+  `after_flush` follows it; `after_sync` is not called.
 - Binlog transmit (`master/`, one call per dump session): `transmit_start` when a dump begins,
   `transmit_stop` when it ends, `reserve_header` once per session to obtain the extra header
   bytes that follow the packet's 0x00 OK byte, `before_send_event` before each event packet
@@ -214,6 +216,13 @@ class BinlogStorageObserver:
     async def after_sync(self, param: StorageParam) -> CommitVerdict | None:
         return None
 
+    def holds_groups(self) -> bool:
+        """Whether the next group must stop between its sync and its engine commit for this
+        observer (an `after_sync` that may wait, an `after_flush` that must come before the
+        commit). False lets the shell write, sync and commit the group in one step, then call
+        `after_flush`; `after_sync` is not called for that group."""
+        return True
+
 
 class BinlogTransmitObserver:
     def transmit_start(self, param: TransmitParam) -> None:
@@ -354,6 +363,9 @@ class BinlogStorageDelegate(Delegate[BinlogStorageObserver]):
 
     def after_sync(self, param: StorageParam) -> Awaitable[CommitVerdict | None]:
         return _waiting_hook(self._observers, "after_sync", param)
+
+    def holds_groups(self) -> bool:
+        return any(o.holds_groups() for o in self._observers)
 
 
 class BinlogTransmitDelegate(Delegate[BinlogTransmitObserver]):

@@ -324,6 +324,10 @@ class SemiSyncMasterPlugin(
         if self._enabled and self._on:
             self._active[position] = None
 
+    def holds_groups(self) -> bool:
+        # disabled: after_sync never waits and after_flush only tracks the binlog end
+        return self._enabled
+
     async def after_sync(self, param: StorageParam) -> CommitVerdict | None:
         if self._vars[MASTER_WAIT_POINT.name] == "AFTER_SYNC":
             states = [s.set_state for s in param.sessions if s.set_state is not None]

@@ -151,9 +151,9 @@ async def test_the_engine_commit_skips_its_fsync_only_when_the_binlog_fsynced_th
     calls: list[tuple[dict[str, str], bool]] = []
     commit_group = engine.commit_group
 
-    async def spy(meta: dict[str, str], *, durable: bool = True) -> None:
+    async def spy(meta: dict[str, str], *, durable: bool = True, first=None) -> None:
         calls.append((meta, durable))
-        await commit_group(meta, durable=durable)
+        await commit_group(meta, durable=durable, first=first)
 
     monkeypatch.setattr(engine, "commit_group", spy)
     s = engine.session(5)
@@ -168,6 +168,50 @@ async def test_the_engine_commit_skips_its_fsync_only_when_the_binlog_fsynced_th
     # the group's keys only: the engine merges them over its meta (no copy of it here)
     assert [set(meta) for meta, _durable in calls] == [{"binlog_file", "binlog_pos"}] * 4
     assert engine.meta()["binlog_pos"] == str(writer.end_position.pos)
+
+
+async def test_a_group_no_observer_holds_is_written_synced_and_committed_in_one_trip(pipeline, monkeypatch):
+    """No storage observer holds groups: the binlog write and the engine commit share one trip
+    to the engine's writer thread (no binlog I/O hop), and after_flush follows the commit with
+    after_sync not called; an observer that holds groups sees the write before the commit."""
+    engine, writer, end, interface, gc = pipeline
+    seen: list[tuple[str, str, str]] = []  # (hook, the engine's binlog_pos, the group's end)
+
+    class Observer(BinlogStorageObserver):
+        holds = False
+
+        def holds_groups(self) -> bool:
+            return self.holds
+
+        def after_flush(self, param: StorageParam) -> None:
+            seen.append(("after_flush", engine.meta()["binlog_pos"], str(param.position.pos)))
+
+        async def after_sync(self, param: StorageParam) -> None:
+            seen.append(("after_sync", engine.meta()["binlog_pos"], str(param.position.pos)))
+
+    hops: list[str] = []
+    run_io = gc.run_io
+
+    async def counted(fn, *args):
+        hops.append(fn.__name__)
+        return await run_io(fn, *args)
+
+    monkeypatch.setattr(gc, "run_io", counted)
+    observer = Observer()
+    interface.storage.add_observer(observer)
+    s = engine.session(5)
+    for holds in (False, True):
+        observer.holds = holds
+        res = await s.execute(f"INSERT INTO g.t (v) VALUES ({int(holds)})")
+        await gc.commit(Session(5), res.committed)
+    await s.close()
+    (one_step, committed, pos1), (flushed, before, pos2), (synced, still_before, pos2_) = seen
+    assert (one_step, committed) == ("after_flush", pos1)  # the engine has the group already
+    assert (flushed, synced) == ("after_flush", "after_sync") and pos2 == pos2_
+    assert before == still_before == pos1  # held: the engine commits after after_sync
+    assert engine.meta()["binlog_pos"] == pos2 == str(writer.end_position.pos)
+    assert hops == ["write_group"]  # only the held group went to the binlog's I/O thread
+    assert binlog_values(writer, writer.end_position.pos) == [0, 1]
 
 
 async def test_rotation_after_a_group_at_max_binlog_size(pipeline):

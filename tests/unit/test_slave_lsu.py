@@ -101,7 +101,9 @@ async def apply_all(node: Node, relay: Relay, apply_user_statement=None) -> Appl
 async def crash_in_engine_commit(node: Node, applier: Applier) -> None:
     """Run the applier until its next engine commit, which dies (after the binlog write)."""
 
-    async def dies(meta, *, durable=True):
+    async def dies(meta, *, durable=True, first=None):
+        if first is not None:
+            first()  # the group's binlog write, when it shares the engine commit's trip
         raise Died()
 
     node.engine.commit_group = dies  # type: ignore[method-assign]
@@ -153,8 +155,8 @@ async def test_applied_batches_skip_the_engine_fsync_and_a_stopped_applier_leave
     unsynced: list[set[str]] = []
     commit_group = node.engine.commit_group
 
-    async def observed(meta, *, durable=True):
-        await commit_group(meta, durable=durable)
+    async def observed(meta, *, durable=True, first=None):
+        await commit_group(meta, durable=durable, first=first)
         unsynced.append(set(node.engine._unsynced))
 
     node.engine.commit_group = observed  # type: ignore[method-assign]
@@ -386,12 +388,14 @@ async def test_a_replicated_group_whose_engine_commit_fails_is_replayed_not_abor
     real = node.engine.commit_group
     failures = [1]
 
-    async def fails_once(meta, *, durable=True):
+    async def fails_once(meta, *, durable=True, first=None):
         if failures:
             failures.pop()
+            if first is not None:
+                first()  # the group's binlog write, when it shares the engine commit's trip
             await node.engine.rollback_group()  # what SQLite does to a failed COMMIT
             raise SQLError(ER_UNKNOWN_ERROR, "engine commit failed: database or disk is full")
-        await real(meta, durable=durable)
+        await real(meta, durable=durable, first=first)
 
     node.engine.commit_group = fails_once  # type: ignore[method-assign]
     await apply_all(node, relay)
