@@ -30,8 +30,9 @@ Contract
   `thread_stop` when the task ends.
 - Batching and durable acks: every read drains *all* complete packets already received, then
   the batch is written with one write(2) and, when sync_relay_log says so, one fsync (on the
-  task's own relay I/O thread, a one-thread `ThreadLane`: no executor hop per batch). Only then is `after_queue_event(synced=True)` called for the batch's events, and at most
-  ONE ack is sent: the last position the observers returned (acks are cumulative). No ack ever
+  task's own relay I/O thread, a one-thread `ThreadLane`: no executor hop per batch). Only then
+  is `after_queue_event(synced=True)` called for the batch's events, and at most ONE ack is
+  sent: the last position the observers returned (acks are cumulative). No ack ever
   leaves before the fsync that covers the acked event. With sync_relay_log = N > 1 the fsync
   happens once N events have been written since the last one, and a flagged event waits for it;
   with 0 the OS decides and an event counts as durable once written.
