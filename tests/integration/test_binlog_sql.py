@@ -185,9 +185,9 @@ def test_without_column_names_inserts_replay_and_an_update_is_refused(tmp_path):
 
 
 def test_stop_datetime_replay_into_our_server_gives_mariadbs_tables(servers, tmp_path):
-    """Our server has no pseudo_slave_mode, gtid_seq_no, numeric sql_mode ... (`--force` goes on
-    past those statements, as it would past any a target refuses); the rows it must hold are
-    those MariaDB holds after `mariadb-binlog | mariadb`."""
+    """`semisync binlog --sql | mariadb --force` into our server (`--force` goes on past any
+    statement a target refuses); the rows it must hold are those MariaDB holds after
+    `mariadb-binlog | mariadb`."""
     source, target, moment = servers
     files = [str(p) for p in source.binlog_files()]
     stop = f"--stop-datetime={moment:%Y-%m-%d %H:%M:%S}"
