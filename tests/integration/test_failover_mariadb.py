@@ -158,6 +158,7 @@ def test_switchover_with_everything_alive_and_back(topology):
     dry = run_tool("switchover", "--servers", servers, "--new-master", f"127.0.0.1:{r2.port}", "--dry-run")
     assert dry.returncode == 0, dry.stderr
     assert "SET GLOBAL read_only = ON" in dry.stdout and "MASTER_USE_GTID = current_pos" in dry.stdout
+    assert "KILL CONNECTION of every client connection" in dry.stdout
     assert value(master.port, "SELECT @@read_only") == 0 and is_replica_of(r2.port, master.port)
 
     # A root client (READ_ONLY ADMIN: read_only does not stop it) writes through the switchover:
