@@ -3,7 +3,9 @@
 The decisions are `cli/failover_plan.py`'s (sans-IO); this module is its shell: it asks each
 server what a DBA would (@@server_id, @@read_only, @@log_bin, @@gtid_binlog_pos,
 @@gtid_current_pos, @@gtid_slave_pos, SHOW ALL SLAVES STATUS), runs the plan's statements one by
-one, printing each, and prints the topology it finds afterwards. Nothing is changed when the
+one, printing each, and prints the topology it finds afterwards. A `KickWriters` step kills
+with `KILL CONNECTION` (1094, a connection already gone, is fine) and polls SHOW PROCESSLIST
+until the killed connections are gone, within --wait-timeout. Nothing is changed when the
 planner refuses or with `--dry-run`. A failed step stops the run at once and says which servers
 were already changed. A server that cannot be connected to counts as gone; one that answers a
 query with an error stops the run before anything changes (a live master must never be taken for
@@ -24,6 +26,7 @@ from cli.failover_plan import (
     Address,
     CatchUp,
     Credentials,
+    KickWriters,
     Plan,
     Refusal,
     Replica,
@@ -31,6 +34,7 @@ from cli.failover_plan import (
     ServerState,
     Step,
     WaitApplied,
+    kicked,
     plan_failover,
     plan_switchover,
     quote,
@@ -39,6 +43,7 @@ from protocol.errors import ProtocolError
 from protocol.gtid import GtidPosition, parse_gtid_list
 
 ER_UNKNOWN_SYSTEM_VARIABLE = 1193
+ER_NO_SUCH_THREAD = 1094  # KILL of a connection that already ended
 
 
 class StepFailed(Exception):
@@ -186,6 +191,50 @@ def _wait_applied(session: Session, server: Address, position: GtidPosition) -> 
                          f"(MASTER_GTID_WAIT answered {answer})")
 
 
+def _processlist(client: Client) -> list[tuple[int, str, str]]:
+    return [(_int(r.get("Id")), str(r.get("User") or ""), str(r.get("Command") or ""))
+            for r in client.rows_as_dicts("SHOW PROCESSLIST")]
+
+
+def _kick_writers(session: Session, server: Address) -> None:
+    """KILL CONNECTION every client connection (`kicked`), then wait until SHOW PROCESSLIST
+    lists none of them: one inside its commit ends once that commit is done."""
+    with session.connect(server) as client:
+        own_id = _int(_query_one(client, "SELECT CONNECTION_ID()"))
+        ids = kicked(_processlist(client), own_id)
+        for cid in ids:
+            click.echo(f"    KILL CONNECTION {cid}")
+            try:
+                client.query(f"KILL CONNECTION {cid}")
+            except ClientError as exc:
+                if exc.code != ER_NO_SUCH_THREAD:
+                    raise
+        deadline = time.monotonic() + session.wait_timeout
+        while ids:
+            ids = sorted(set(ids) & {cid for cid, _, _ in _processlist(client)})
+            if not ids:
+                break
+            if time.monotonic() > deadline:
+                raise StepFailed(f"connections {', '.join(map(str, ids))} of {server} were still there "
+                                 f"{session.wait_timeout:g} s after KILL CONNECTION")
+            time.sleep(0.1)
+    click.echo(f"    SHOW PROCESSLIST: no client connection left but this one ({own_id})")
+
+
+def _catch_up(session: Session, step: CatchUp) -> None:
+    with session.connect(step.source) as client:
+        position = _position(_query_one(client, "SELECT @@gtid_binlog_pos"))
+    click.echo(f"    {step.source}: SELECT @@gtid_binlog_pos -> {position or 'empty'}")
+    if position:
+        _wait_applied(session, step.server, position)
+    with session.connect(step.source) as client:
+        after = _position(_query_one(client, "SELECT @@gtid_binlog_pos"))
+    if after != position:
+        raise StepFailed(f"{step.source} wrote past read_only while {step.server} caught up "
+                         f"(@@gtid_binlog_pos {position or 'empty'} became {after}): a client with "
+                         "READ_ONLY ADMIN connected again")
+
+
 def run_step(session: Session, step: Step) -> None:
     if isinstance(step, Run):
         with session.connect(step.server) as client:
@@ -195,11 +244,9 @@ def run_step(session: Session, step: Step) -> None:
     elif isinstance(step, WaitApplied):
         _wait_applied(session, step.server, step.position)
     elif isinstance(step, CatchUp):
-        with session.connect(step.source) as client:
-            position = _position(_query_one(client, "SELECT @@gtid_binlog_pos"))
-        click.echo(f"    {step.source}: SELECT @@gtid_binlog_pos -> {position or 'empty'}")
-        if position:
-            _wait_applied(session, step.server, position)
+        _catch_up(session, step)
+    elif isinstance(step, KickWriters):
+        _kick_writers(session, step.server)
 
 
 def print_plan(plan: Plan) -> None:
@@ -210,8 +257,12 @@ def print_plan(plan: Plan) -> None:
                 click.echo(f"    {shown}")
         elif isinstance(step, WaitApplied):
             click.echo(f"    SELECT MASTER_GTID_WAIT('{step.position}', timeout)")
+        elif isinstance(step, KickWriters):
+            click.echo("    KILL CONNECTION of every client connection in SHOW PROCESSLIST (not this one, "
+                       "not Binlog Dump), then wait until they are gone")
         else:
-            click.echo(f"    SELECT @@gtid_binlog_pos on {step.source}, then MASTER_GTID_WAIT(it, timeout)")
+            click.echo(f"    SELECT @@gtid_binlog_pos on {step.source}, then MASTER_GTID_WAIT(it, timeout), "
+                       "then @@gtid_binlog_pos again: unchanged")
 
 
 def execute(session: Session, plan: Plan) -> None:

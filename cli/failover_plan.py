@@ -21,11 +21,30 @@ not copied):
   its replicas name answers, or a replica's IO thread is still connected (the master is alive:
   that is a switchover).
 - Switchover (everything alive): the candidate must replicate from the current master with both
-  threads running; the plan makes the master read-only, waits until the candidate applied the
-  master's `@@gtid_binlog_pos` (read when the plan runs, after read_only is ON), promotes it,
-  repoints the other replicas, and makes the old master a semi-sync replica of the new one by
+  threads running, and no replica may hold a GTID the master lacks, except the master's own
+  (its server_id): servers are observed one after the other while clients still write, so a
+  replica can be ahead of what was read from the master a moment before (the catch-up waits on
+  the position read after the writes stopped). The plan makes the master read-only, waits until
+  the candidate applied the master's `@@gtid_binlog_pos` (read when the plan runs, after
+  read_only is ON), promotes it, repoints the other replicas, and makes the old master a semi-sync replica of the new one by
   `current_pos`. When the wait fails, the old master gets its writes back and nothing else
   changed.
+- read_only does not stop every writer: an account with READ_ONLY ADMIN (SUPER, ALL) writes
+  past it (MariaDB 10.11, and our server). So once read_only is ON, and before the old master's
+  `@@gtid_binlog_pos` is read, every client connection there is killed (`KickWriters`, as
+  MaxScale's mariadbmon kicks out the users that bypass read_only) and the step waits until
+  they are gone from SHOW PROCESSLIST. The rule is every connection but the step's own, the
+  replication dumps (`Binlog Dump`, which the candidate and the other replicas still read
+  from) and the server's own threads, not only those of privileged accounts: after read_only
+  the others cannot write anyway, the switchover moves the clients to the new master, and a
+  connection's account (a role, a proxy, a grant changed mid-run) is not worth judging. A
+  connection inside its commit finishes that commit before it goes, so its GTID is in the
+  position the catch-up reads. When they do not go within the wait timeout, the step fails
+  and the old master gets its writes back. A client that connects anew after the kill could
+  still write: the catch-up reads `@@gtid_binlog_pos` again once the candidate applied it and
+  fails (undone as well) when it moved. A former master that came back and is rejoined
+  (`read_only` ON first) has its clients kicked the same way before it starts replicating,
+  so none of them writes an errant transaction into the replica it becomes.
 - Promotion is `STOP SLAVE; RESET SLAVE ALL; SET GLOBAL read_only = OFF;
   SET GLOBAL rpl_semi_sync_master_enabled = ON; SET GLOBAL rpl_semi_sync_slave_enabled = OFF`;
   a repointed replica gets `STOP SLAVE; CHANGE MASTER TO ..., MASTER_USE_GTID = slave_pos;
@@ -141,15 +160,36 @@ class WaitApplied:
 
 @dataclass(frozen=True, slots=True)
 class CatchUp:
-    """Read `source`'s `@@gtid_binlog_pos` when this step runs (after it turned read-only), then
-    wait as `WaitApplied` until `server` applied it."""
+    """Read `source`'s `@@gtid_binlog_pos` when this step runs (after it turned read-only and
+    its writers were kicked), wait as `WaitApplied` until `server` applied it, then read it
+    again: it must not have moved (nobody wrote there meanwhile)."""
 
     server: Address
     why: str
     source: Address
 
 
-Step = Run | WaitApplied | CatchUp
+@dataclass(frozen=True, slots=True)
+class KickWriters:
+    """`KILL CONNECTION` every client connection of `server` (`kicked` of its SHOW PROCESSLIST,
+    see the module's contract), then wait until they are gone."""
+
+    server: Address
+    why: str
+
+
+Step = Run | WaitApplied | CatchUp | KickWriters
+
+# SHOW PROCESSLIST's Command of the connections a kick leaves alone: replication dumps and the
+# server's own threads (MariaDB's replica threads, event scheduler, background daemons).
+NOT_CLIENTS = frozenset({"binlog dump", "daemon", "slave_io", "slave_sql", "slave_worker"})
+
+
+def kicked(processlist: Sequence[tuple[int, str, str]], own_id: int) -> list[int]:
+    """The ids to kill among SHOW PROCESSLIST's (Id, User, Command) rows: every client
+    connection but `own_id`."""
+    return [cid for cid, user, command in processlist
+            if cid != own_id and command.lower() not in NOT_CLIENTS and user != "system user"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -397,8 +437,10 @@ def _after_promotion(masters: Sequence[ServerState], replicas: Sequence[ServerSt
     for stray in (m for m in masters if m is not master):
         gtid = lacking(master, stray)
         if gtid is None:
-            steps.append(_demote(stray.address, master.address, creds, read_only_first=True,
-                                 why=f"rejoin as a semi-sync replica of {master.address} by GTID"))
+            steps += [_read_only(stray.address, "stop writes on the former master"),
+                      KickWriters(stray.address, "end its client connections (read_only binds no SUPER)"),
+                      _demote(stray.address, master.address, creds,
+                              why=f"rejoin as a semi-sync replica of {master.address} by GTID")]
         else:
             notes += (f"{stray.address}: replicates from nobody and has GTID {gtid} that "
                       f"{master.address} lacks: not rejoined (a crashed master restarted with "
@@ -406,14 +448,16 @@ def _after_promotion(masters: Sequence[ServerState], replicas: Sequence[ServerSt
     return Plan(master.address, tuple(steps), notes)
 
 
-def _demote(server: Address, master: Address, creds: Credentials, *, why: str,
-            read_only_first: bool) -> Run:
+def _demote(server: Address, master: Address, creds: Credentials, *, why: str) -> Run:
     """A former master as a semi-sync replica of `master`, from its own GTIDs (`current_pos`:
     its binlog's, as it wrote them itself)."""
     return _replicate_from(server, master, creds, use_gtid="current_pos", why=why,
-                           before=(*(("SET GLOBAL read_only = ON",) if read_only_first else ()),
-                                   "SET GLOBAL rpl_semi_sync_master_enabled = OFF",
+                           before=("SET GLOBAL rpl_semi_sync_master_enabled = OFF",
                                    "SET GLOBAL rpl_semi_sync_slave_enabled = ON"))
+
+
+def _read_only(server: Address, why: str) -> Run:
+    return Run(server, why, ("SET GLOBAL read_only = ON",), ("SET GLOBAL read_only = ON",))
 
 
 # -- switchover ---------------------------------------------------------------------------------
@@ -455,19 +499,19 @@ def plan_switchover(servers: Sequence[ServerState], new_master: Address,
     others = [s for s in servers if s is not candidate and s is not master]
     for s in (candidate, *others):
         gtid = lacking(master, s)
-        if gtid is not None:
+        if gtid is not None and gtid.server_id != master.server_id:
             return Refusal(f"{s.address} has GTID {gtid} that the master {master.address} "
                            "lacks (an errant transaction): fix it before a switchover")
     writable = ("SET GLOBAL read_only = OFF",)
     steps: list[Step] = [
-        Run(master.address, "stop writes on the old master", ("SET GLOBAL read_only = ON",),
-            ("SET GLOBAL read_only = ON",)),
+        _read_only(master.address, "stop writes on the old master"),
+        KickWriters(master.address, "end its client connections (read_only binds no SUPER)"),
         CatchUp(new_master, f"apply everything {master.address} logged", master.address),
         _promote(new_master),
         *_repoint(candidate, others, creds),
-        _demote(master.address, new_master, creds, read_only_first=False,
+        _demote(master.address, new_master, creds,
                 why=f"demote to a semi-sync replica of {new_master}"),
     ]
     return Plan(new_master, tuple(steps), (f"the master {master.address} stays alive as a replica",),
                 undo=(Run(master.address, "give the old master its writes back", writable, writable),),
-                undo_before=2)
+                undo_before=3)

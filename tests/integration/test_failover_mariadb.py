@@ -9,8 +9,9 @@ What is proven here:
   second run says the master is there and changes nothing;
 - switchover with everything alive: a failover finds the master and does nothing; a candidate
   that cannot catch up within --wait-timeout leaves the old master writable, nothing changed; the old master
-  ends a read-only semi-sync replica of the new one by current_pos, nothing lost, and the role
-  moves back; a second run does nothing;
+  ends a read-only semi-sync replica of the new one by current_pos, nothing lost (a root client
+  writing through the switchover is killed, every INSERT it got OK for is on the new master),
+  and the role moves back; a second run does nothing;
 - refusals change nothing: no reachable server; two replicas whose GTIDs diverged.
 """
 
@@ -157,10 +158,22 @@ def test_switchover_with_everything_alive_and_back(topology):
     dry = run_tool("switchover", "--servers", servers, "--new-master", f"127.0.0.1:{r2.port}", "--dry-run")
     assert dry.returncode == 0, dry.stderr
     assert "SET GLOBAL read_only = ON" in dry.stdout and "MASTER_USE_GTID = current_pos" in dry.stdout
+    assert "KILL CONNECTION of every client connection" in dry.stdout
     assert value(master.port, "SELECT @@read_only") == 0 and is_replica_of(r2.port, master.port)
 
+    # A root client (READ_ONLY ADMIN: read_only does not stop it) writes through the switchover:
+    # its connection is killed before the old master's position is read, every INSERT it got OK
+    # for is on the new master.
+    writer = Writer(master.port, start_id=1_000_000)
+    writer.start()
+    writer.wait_acked(20)
     done = run_tool("switchover", "--servers", servers, "--new-master", f"127.0.0.1:{r2.port}")
+    writer.join(60)
+    writer.stopped.set()
     assert done.returncode == 0, done.stdout + done.stderr
+    assert "KILL CONNECTION" in done.stdout and writer.error is not None, done.stdout
+    assert set(writer.acked) <= ids(r2.port), "an acknowledged INSERT is missing on the new master"
+    written = {i for i in ids(r2.port) if i >= 1_000_000}
     assert_promoted(r2.port)
     assert value(master.port, "SELECT @@read_only") == 1
     wait_until(lambda: is_replica_of(master.port, r2.port), what="the old master to follow")
@@ -170,7 +183,7 @@ def test_switchover_with_everything_alive_and_back(topology):
                .get("Rpl_semi_sync_master_clients") == "2", what="both replicas as semi-sync clients")
     r2.query("INSERT INTO d.acked VALUES (51)")
     for s in (master, r3):
-        wait_until(lambda s=s: ids(s.port) == set(range(1, 52)), what="every row everywhere")
+        wait_until(lambda s=s: ids(s.port) == set(range(1, 52)) | written, what="every row everywhere")
 
     again = run_tool("switchover", "--servers", servers, "--new-master", f"127.0.0.1:{r2.port}")
     assert again.returncode == 0 and "nothing to do" in again.stdout, again.stdout + again.stderr
@@ -182,7 +195,7 @@ def test_switchover_with_everything_alive_and_back(topology):
                what="both replicas back on the first master")
     master.query("INSERT INTO d.acked VALUES (52)")
     for s in (r2, r3):
-        wait_until(lambda s=s: ids(s.port) == set(range(1, 53)), what="every row everywhere")
+        wait_until(lambda s=s: ids(s.port) == set(range(1, 53)) | written, what="every row everywhere")
 
 
 def test_refusals_change_nothing(topology):

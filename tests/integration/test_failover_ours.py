@@ -5,13 +5,17 @@ and repoints the other by GTID; every acknowledged commit is on both; the old ma
 with --init-rpl-role SLAVE is rejoined by a second `semisync failover` run (current_pos) and ends
 equal; `semisync switchover` moves the role back to it with everything alive (our
 MASTER_GTID_WAIT, read_only, CHANGE MASTER ... MASTER_USE_GTID = current_pos on the demoted
-one), nothing lost. A slave whose relay log cannot be read is refused as a candidate.
+one), nothing lost. A slave whose relay log cannot be read is refused as a candidate. A root
+client writing through `semisync switchover` (root writes past read_only) is kicked before the
+old master's position is read: every INSERT it got OK for is on every server afterwards and the
+old master holds no GTID the new master lacks.
 """
 
 from __future__ import annotations
 
 import pytest
 
+from protocol.gtid import parse_gtid_list
 from tests.support.daemons import Daemon
 from tests.support.failover import (
     REPL_PASSWORD,
@@ -41,18 +45,23 @@ def semisync_clients(server: Daemon) -> str | None:
     return server.status("Rpl_semi_sync_master_clients").get("Rpl_semi_sync_master_clients")
 
 
+def start_topology(master: Daemon, slaves: list[Daemon]) -> None:
+    """The master with the test table, each slave attached by GTID as its semi-sync client."""
+    master.start()
+    prepare_master(master.port)
+    for slave in slaves:
+        slave.start()
+        attach(slave.port, master.port)
+    wait_until(lambda: semisync_clients(master) == str(len(slaves)), 60, what="every semi-sync client")
+
+
 def test_ours_failover_under_load_rejoin_and_switchover_back(tmp_path):
     master = Daemon("master", tmp_path / "s1", ["--server-id=1", "--rpl-semi-sync-master-enabled=ON",
                                                  "--rpl-semi-sync-master-timeout=30000"])
     slaves = [Daemon("slave", tmp_path / f"s{n}", [f"--server-id={n}", "--rpl-semi-sync-slave-enabled=ON"])
               for n in (2, 3)]
     try:
-        master.start()
-        prepare_master(master.port)
-        for slave in slaves:
-            slave.start()
-            attach(slave.port, master.port)
-        wait_until(lambda: semisync_clients(master) == "2", 60, what="two semi-sync clients")
+        start_topology(master, slaves)
 
         writers = [Writer(master.port, start_id=k * 1_000_000 + 1) for k in range(4)]
         for w in writers:
@@ -142,4 +151,53 @@ def test_ours_failover_refuses_a_slave_whose_relay_log_is_unreadable(tmp_path):
         assert slave_row(slave.port) is not None and value(slave.port, "SELECT @@read_only") == 1
     finally:
         for server in (master, slave):
+            server.stop()
+
+
+def held(port: int) -> dict[tuple[int, int], int]:
+    """(domain, server_id) -> the highest seq_no in the server's @@gtid_binlog_state."""
+    out: dict[tuple[int, int], int] = {}
+    for g in parse_gtid_list(str(value(port, "SELECT @@gtid_binlog_state") or "").strip()):
+        out[(g.domain_id, g.server_id)] = max(out.get((g.domain_id, g.server_id), 0), g.seq_no)
+    return out
+
+
+def test_ours_switchover_kicks_a_root_writer(tmp_path):
+    # A short timeout while no slave is attached yet (the setup's commits), a long one after.
+    master = Daemon("master", tmp_path / "s1", ["--server-id=1", "--rpl-semi-sync-master-enabled=ON",
+                                                 "--rpl-semi-sync-master-timeout=500"])
+    slaves = [Daemon("slave", tmp_path / f"s{n}", [f"--server-id={n}", "--rpl-semi-sync-slave-enabled=ON"])
+              for n in (2, 3)]
+    writer = None
+    try:
+        start_topology(master, slaves)
+        master.query("SET GLOBAL rpl_semi_sync_master_timeout = 30000")
+        wait_until(lambda: master.status("Rpl_semi_sync_master_status")
+                   .get("Rpl_semi_sync_master_status") == "ON", 60, what="semi-sync on")
+        new, other = slaves
+
+        # root has READ_ONLY ADMIN: read_only = ON does not stop it; only the kick does.
+        writer = Writer(master.port)
+        writer.start()
+        writer.wait_acked(50)
+        done = run_tool("switchover", "--servers", servers_arg(master.port, new.port, other.port),
+                        "--new-master", f"127.0.0.1:{new.port}", *CREDS)
+        writer.join(60)
+        assert done.returncode == 0, done.stdout + done.stderr + master.tail()
+        assert "KILL CONNECTION" in done.stdout, done.stdout
+        assert not writer.is_alive() and writer.error is not None, "the writer's connection was not killed"
+        acked = set(writer.acked)
+        assert len(acked) >= 50
+        assert slave_row(new.port) is None and value(new.port, "SELECT @@read_only") == 0
+        assert acked <= ids(new.port), "an acknowledged INSERT is missing on the new master"
+        for s in (master, other):
+            wait_until(lambda s=s: follows(s.port, new.port), 60, what="every server on the new master")
+            wait_until(lambda s=s: ids(s.port) == ids(new.port), 60, what="every server equal")
+        new_held = held(new.port)
+        errant = {k: seq for k, seq in held(master.port).items() if new_held.get(k, 0) < seq}
+        assert not errant, f"the old master holds GTIDs the new master lacks: {errant}"
+    finally:
+        if writer is not None:
+            writer.stopped.set()
+        for server in (master, *slaves):
             server.stop()

@@ -9,12 +9,14 @@ from cli.failover_plan import (
     Address,
     CatchUp,
     Credentials,
+    KickWriters,
     Plan,
     Refusal,
     Replica,
     Run,
     ServerState,
     WaitApplied,
+    kicked,
     missing_from,
     plan_failover,
     plan_switchover,
@@ -155,18 +157,23 @@ def test_switchover_plan_order():
     servers = [master(M, "0-1-10"), replica(A, "0-1-10", io_running="Yes"), replica(B, "0-1-9", io_running="Yes")]
     plan = plan_switchover(servers, A, CREDS)
     assert isinstance(plan, Plan)
-    read_only, catch_up, promote, repoint, demote = plan.steps
+    read_only, kick, catch_up, promote, repoint, demote = plan.steps
     assert isinstance(read_only, Run) and read_only.server == M
     assert read_only.statements == ("SET GLOBAL read_only = ON",)
+    # the writers read_only does not bind (READ_ONLY ADMIN) are gone before the position is read
+    assert kick == KickWriters(M, kick.why)
     assert catch_up == CatchUp(A, catch_up.why, M)
     assert isinstance(promote, Run) and promote.statements == PROMOTE
     assert isinstance(repoint, Run) and repoint.server == B and "slave_pos" in repoint.statements[1]
     assert isinstance(demote, Run) and demote.server == M
     assert "MASTER_USE_GTID = current_pos" in demote.statements[2]
+    assert demote.statements[0] == "SET GLOBAL rpl_semi_sync_master_enabled = OFF"
     assert demote.statements[1] == "SET GLOBAL rpl_semi_sync_slave_enabled = ON"
     assert demote.statements[-1] == "START SLAVE"
-    # a failed wait gives the old master its writes back; from the promotion on, nothing is undone
-    assert plan.undo_before == 2 and [u.statements for u in plan.undo] == [("SET GLOBAL read_only = OFF",)]
+    # a failed kick or wait gives the old master its writes back; from the promotion on, nothing
+    # is undone
+    assert plan.steps[plan.undo_before] is promote
+    assert plan.undo_before == 3 and [u.statements for u in plan.undo] == [("SET GLOBAL read_only = OFF",)]
     assert plan.undo[0].server == M
 
 
@@ -180,6 +187,11 @@ def test_switchover_refusals():
     errant = replica(A, "0-1-10", current="0-2-11", io_running="Yes")
     outcome = plan_switchover([master(M, "0-1-10"), errant], A, CREDS)
     assert isinstance(outcome, Refusal) and "errant" in outcome.reason
+    # observed while a client still writes: a replica ahead of the master on the master's own
+    # GTIDs is not errant
+    ahead = plan_switchover([master(M, "0-1-10"), replica(A, "0-1-12", io_running="Yes", current="0-1-12",
+                                                          binlog_state=parse_gtid_list("0-1-12"))], A, CREDS)
+    assert isinstance(ahead, Plan)
     done = [master(A, "0-1-10", server_id=2), replica(M, "0-1-10", master=A, io_running="Yes")]
     outcome = plan_switchover(done, A, CREDS)
     assert isinstance(outcome, Plan) and outcome.nothing_to_do
@@ -212,10 +224,12 @@ def test_a_former_master_that_came_back_rejoins_only_without_errant_gtids():
     for servers in ([cut, promoted, follower], [cut, promoted]):  # with a replica, or by GTIDs alone
         plan = plan_failover(servers, CREDS)
         assert isinstance(plan, Plan) and plan.new_master == A
-        (rejoin,) = plan.steps
+        read_only, kick, rejoin = plan.steps
+        assert isinstance(read_only, Run) and read_only.server == M
+        assert read_only.statements == ("SET GLOBAL read_only = ON",)
+        assert kick == KickWriters(M, kick.why)  # its clients go before it replicates
         assert isinstance(rejoin, Run) and rejoin.server == M
-        assert rejoin.statements[0] == "SET GLOBAL read_only = ON"
-        assert "MASTER_HOST = '10.0.0.2'" in rejoin.statements[3] and "current_pos" in rejoin.statements[3]
+        assert "MASTER_HOST = '10.0.0.2'" in rejoin.statements[2] and "current_pos" in rejoin.statements[2]
         assert rejoin.statements[-1] == "START SLAVE"
     uncut = ServerState(M, reachable=True, server_id=1, binlog_pos=pos("0-1-302"), current_pos=pos("0-1-302"),
                         binlog_state=parse_gtid_list("0-1-302"))
@@ -224,3 +238,18 @@ def test_a_former_master_that_came_back_rejoins_only_without_errant_gtids():
     assert any("0-1-302" in note and "--init-rpl-role SLAVE" in note for note in plan.notes)
     outcome = plan_failover([uncut, promoted], CREDS)  # nobody follows, neither holds the other's
     assert isinstance(outcome, Refusal)
+
+
+def test_a_kick_ends_every_client_connection_but_its_own_and_the_replication_threads():
+    processlist = [
+        (1, "root", "Query"),  # a writer read_only does not bind
+        (2, "app", "Sleep"),
+        (3, "repl", "Binlog Dump"),  # a replica still reading the binlog
+        (4, "root", "Query"),  # the kick's own connection
+        (5, "system user", "Daemon"),
+        (6, "event_scheduler", "Daemon"),
+        (7, "system user", "Slave_SQL"),
+        (8, "root", "Killed"),  # killed already, still in its commit
+    ]
+    assert kicked(processlist, own_id=4) == [1, 2, 8]
+    assert kicked([(4, "root", "Query")], own_id=4) == []
