@@ -61,8 +61,7 @@ class BinlogGtids:
 
     def domain_for(self, session: Any) -> int:
         """The domain a session's own transactions get: its @@session.gtid_domain_id."""
-        sysvars = getattr(session, "sysvars", None)
-        value = sysvars.get("gtid_domain_id") if isinstance(sysvars, dict) else None
+        value = _session_value(session, "gtid_domain_id")
         return self.domain_id if value is None else int(value)
 
     def own_gtid(self, session: Any, server_id: int) -> Gtid:
@@ -71,15 +70,11 @@ class BinlogGtids:
         @@session.gtid_seq_no when the session set it (mariadb-binlog's output does; taken once:
         the session's value goes back to 0; under gtid_strict_mode a number not above the
         domain's last is 1950, the check SET made, again at write time), else the domain's next."""
-        sysvars = getattr(session, "sysvars", None)
-        if not isinstance(sysvars, dict):
-            return self.state.next_gtid(self.domain_id, server_id)
-        domain_id = self.domain_for(session)
-        server_id = int(sysvars.get("server_id", server_id))
-        seq_no = sysvars.get("gtid_seq_no")
+        domain_id, server_id = self.domain_for(session), _server_id_for(session, server_id)
+        seq_no = _session_value(session, "gtid_seq_no")
         if not seq_no:
             return self.state.next_gtid(domain_id, server_id)
-        sysvars["gtid_seq_no"] = 0
+        session.sysvars["gtid_seq_no"] = 0
         gtid = Gtid(domain_id, server_id, int(seq_no))
         self.state.update(gtid, strict=self.strict_mode)
         return gtid
@@ -88,10 +83,8 @@ class BinlogGtids:
         """SET gtid_seq_no under gtid_strict_mode: a number not above the domain's last GTID
         is refused then (1950), as MariaDB refuses it (`server_id`: the server's own)."""
         if seq_no and self.strict_mode:
-            sysvars = getattr(session, "sysvars", None)
-            server_id = int(sysvars.get("server_id", server_id)) if isinstance(sysvars, dict) else server_id
             try:
-                self.state.check_strict(Gtid(self.domain_for(session), server_id, seq_no))
+                self.state.check_strict(Gtid(self.domain_for(session), _server_id_for(session, server_id), seq_no))
             except RemoteProtocolError as exc:  # the client's SET, not a peer's event: an ERR
                 raise SQLError(ER_GTID_STRICT_OUT_OF_ORDER, message=str(exc)) from None
 
@@ -178,3 +171,15 @@ def read_binlog_state(directory: Path, names: list[str]) -> BinlogState:
             for gtid in (value,) if isinstance(value, Gtid) else value:
                 state.update(gtid)
     return state
+
+
+def _session_value(session: Any, name: str) -> Any:
+    """@@session.`name` as the session set it (None: not set, or no client session)."""
+    sysvars = getattr(session, "sysvars", None)
+    return sysvars.get(name) if isinstance(sysvars, dict) else None
+
+
+def _server_id_for(session: Any, server_id: int) -> int:
+    """The server_id a session's own transactions carry: its @@session.server_id, else `server_id`."""
+    value = _session_value(session, "server_id")
+    return server_id if value is None else int(value)
