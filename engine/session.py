@@ -451,12 +451,11 @@ class Session:
             deadline = time.monotonic() + engine.lock_wait_timeout
             while True:
                 try:
-                    call = (engine._w_write, plan, args, end, forced, self._fx, self._database, log,
-                            self._fk_checks(context))
+                    write = (plan, args, end, forced, self._fx, self._database, log, self._fk_checks(context))
                     if plan.inline and engine._writer.idle():  # bounded: no hop (core's "Threads")
-                        affected, first_id, returned = engine._w_write(*call[1:])
+                        affected, first_id, returned = engine._w_write(*write)
                     else:
-                        affected, first_id, returned = await engine._on_writer(*call)
+                        affected, first_id, returned = await engine._on_writer(engine._w_write, *write)
                     break
                 except SQLError as exc:
                     # the open group holds every file a connection can: an autocommit statement
