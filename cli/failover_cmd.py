@@ -221,14 +221,17 @@ def _kick_writers(session: Session, server: Address) -> None:
     click.echo(f"    SHOW PROCESSLIST: no client connection left but this one ({own_id})")
 
 
+def _binlog_pos(session: Session, server: Address) -> GtidPosition:
+    with session.connect(server) as client:
+        return _position(_query_one(client, "SELECT @@gtid_binlog_pos"))
+
+
 def _catch_up(session: Session, step: CatchUp) -> None:
-    with session.connect(step.source) as client:
-        position = _position(_query_one(client, "SELECT @@gtid_binlog_pos"))
+    position = _binlog_pos(session, step.source)
     click.echo(f"    {step.source}: SELECT @@gtid_binlog_pos -> {position or 'empty'}")
     if position:
         _wait_applied(session, step.server, position)
-    with session.connect(step.source) as client:
-        after = _position(_query_one(client, "SELECT @@gtid_binlog_pos"))
+    after = _binlog_pos(session, step.source)
     if after != position:
         raise StepFailed(f"{step.source} wrote past read_only while {step.server} caught up "
                          f"(@@gtid_binlog_pos {position or 'empty'} became {after}): a client with "
