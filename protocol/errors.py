@@ -146,6 +146,7 @@ ER_TRUNCATED_WRONG_VALUE = MySQLError(1292, "22007", "Incorrect %s value: '%s' f
 ER_TRUNCATED_WRONG_VALUE_FOR_FIELD = MySQLError(1366, "22007", "Incorrect %s value: '%s' for column %s at row %d")
 ER_DATA_TOO_LONG = MySQLError(1406, "22001", "Data too long for column '%s' at row %d")
 ER_NOT_SUPPORTED_AUTH_MODE = MySQLError(1251, "08004", "Client does not support authentication protocol requested by server; consider upgrading MariaDB client")
+ER_REVOKE_GRANTS = MySQLError(1269, "HY000", "Can't revoke all privileges for one or more of the requested users")
 ER_MALFORMED_PACKET = MySQLError(1835, "HY000", "Malformed communication packet")
 # The binary protocol (sql/sql_prepare.cc): "%.*s" of the statement id printed as %s.
 ER_WRONG_ARGUMENTS = MySQLError(1210, "HY000", "Incorrect arguments to %s")

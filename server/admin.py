@@ -49,7 +49,6 @@ from protocol.errors import (
     ER_PARSE_ERROR,
     ER_QUERY_INTERRUPTED,
     ER_SET_STATEMENT_NOT_SUPPORTED,
-    ER_SPECIFIC_ACCESS_DENIED_ERROR,
     SQLError,
 )
 from protocol.events import EventFramingError, EventType, event_type, split_events
@@ -186,10 +185,8 @@ class Admin:
         # GRANTS
         account: Account | None
         if t.accept_word("FOR"):
-            account = self.user_statements.account_ref(t, session)
+            account = self.user_statements.shown_account(t, session)
             t.expect_end()
-            if account is not session.account and not session.has_privilege(*USER_ADMIN):
-                raise SQLError(ER_SPECIFIC_ACCESS_DENIED_ERROR, "SELECT on mysql.user")
         else:
             t.expect_end()
             account = session.account
@@ -757,6 +754,7 @@ class _SystemSession:
         self.user = "system user"
         self.host = "localhost"
         self.connection_id = 0
+        self.password_used = False
         self.user_vars: dict[str, Any] = {}
         self.sysvars: dict[str, Any] = {}
         self.engine_session = None

@@ -102,6 +102,7 @@ async def log_in(session: ClientSession) -> bool:
         session.write(conn.send(ERR.from_error(ER_CON_COUNT_ERROR)))
         return False
     session.account = account
+    session.password_used = bool(conn.auth_response)
     session._all_privileges = account.has(ALL)
     session.privileges = None if session._all_privileges else Privileges(session)
     session.user = login.user

@@ -204,6 +204,7 @@ class ClientSession(asyncio.Protocol):
         self.conn: ServerConnection | None = None
         self.tls: TlsChannel | None = None  # the TLS layer, once the client asked for it
         self.account: Account | None = None
+        self.password_used = False  # the login gave a password (1045's "using password: YES")
         self.user = "unauthenticated user"
         self.host = ""  # client address (no port)
         self.peer = ""  # "address:port" as SHOW PROCESSLIST shows it

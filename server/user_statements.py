@@ -5,11 +5,15 @@ GRANTS, SET PASSWORD and the rest).
 Contract
 - A handler is `handler(session, sql, keyword) -> OK | None` as in server/admin.py: None means
   "not mine" (CREATE TABLE, DROP DATABASE ... go on to the engine).
-- Privileges: CREATE / ALTER / DROP USER and REVOKE need ALL, SUPER or CREATE USER
-  (`USER_ADMIN`); GRANT needs GRANT OPTION (or ALL); SHOW CREATE USER of another account needs
-  `USER_ADMIN`.
+- Privileges: CREATE / ALTER / DROP USER need ALL, SUPER or CREATE USER (`USER_ADMIN`);
+  GRANT and REVOKE need, as mysqld's check_access / check_grant, GRANT OPTION and every
+  privilege they give or take, held at the global level or at the level's database or table
+  (`check_grantor`: 1045, 1044, 1142); REVOKE ALL PRIVILEGES, GRANT OPTION needs CREATE USER;
+  SHOW GRANTS FOR / SHOW CREATE USER of another account need SELECT on the mysql database
+  (1044). ALL PRIVILEGES never includes GRANT OPTION: `GRANT OPTION` names it in a list.
 - GRANT/REVOKE at the global (`ON *.*`), database (`ON db.*`, `ON *`) and table level (`ON db.t`,
-  `ON t`), refused as MariaDB refuses them (1221, 1144, 1146, 1141, 1147; column lists: 1235).
+  `ON t`), refused as MariaDB refuses them (1221, 1144, 1146, 1141, 1147, 1269; column
+  lists: 1235).
   A user is created only by CREATE USER or by a GRANT that gives its password
   (NO_AUTO_CREATE_USER: 1133). Every change is handed to `role.after_user_change` as one fully
   qualified statement (passwords as hashes, levels qualified: a slave has no current database),
@@ -22,7 +26,9 @@ from typing import TYPE_CHECKING, Any
 
 from protocol.auth import hash_from_text, hash_to_text, native_password_hash
 from protocol.errors import (
+    ER_ACCESS_DENIED_ERROR,
     ER_CANNOT_USER,
+    ER_DBACCESS_DENIED_ERROR,
     ER_ILLEGAL_GRANT_FOR_TABLE,
     ER_NO_DB_ERROR,
     ER_NO_SUCH_TABLE,
@@ -31,13 +37,24 @@ from protocol.errors import (
     ER_NOT_SUPPORTED_YET,
     ER_PARSE_ERROR,
     ER_PASSWORD_NO_MATCH,
-    ER_SPECIFIC_ACCESS_DENIED_ERROR,
+    ER_REVOKE_GRANTS,
+    ER_TABLEACCESS_DENIED_ERROR,
     ER_WRONG_USAGE,
     SQLError,
 )
 from protocol.messages import OK, ResultSet, column
 from server.sql import Tokens, unquote
-from server.users import ALL, DB_PRIVILEGES, KNOWN_PRIVILEGES, SUPER, TABLE_PRIVILEGES, Account
+from server.users import (
+    ALL,
+    DB_PRIVILEGES,
+    GLOBAL_PRIVILEGES,
+    GRANT_OPTION,
+    KNOWN_PRIVILEGES,
+    SUPER,
+    TABLE_PRIVILEGES,
+    Account,
+    command_names,
+)
 
 if TYPE_CHECKING:
     from server.listener import Server
@@ -59,10 +76,8 @@ class UserStatements:
         t.expect_word("CREATE")
         if not t.accept_word("USER"):
             return None
-        account = self.account_ref(t, session)
+        account = self.shown_account(t, session)
         t.expect_end()
-        if account is not session.account:
-            session.require(*USER_ADMIN)
         stmt = f"CREATE USER `{account.user}`@`{account.host}`"
         if account.password_hash:
             stmt += f" IDENTIFIED BY PASSWORD '{hash_to_text(account.password_hash)}'"
@@ -77,6 +92,22 @@ class UserStatements:
             assert session.account is not None
             return session.account
         user, host = self._user_host(t)
+        account = self.server.users.get(user, host)
+        if account is None:
+            raise SQLError(ER_NONEXISTING_GRANT, user, host)
+        return account
+
+    def shown_account(self, t: Tokens, session: ClientSession) -> Account:
+        """The account of SHOW GRANTS FOR / SHOW CREATE USER: another one than the session's
+        needs SELECT on the mysql database (1044), checked before the account is looked up
+        (1141), as mysqld does."""
+        if t.peek() is not None and t.peek().is_word("CURRENT_USER"):  # type: ignore[union-attr]
+            return self.account_ref(t, session)
+        own = session.account
+        assert own is not None
+        user, host = self._user_host(t)
+        if (user, host.lower()) != (own.user, own.host.lower()) and not own.holds("SELECT", "mysql"):
+            raise SQLError(ER_DBACCESS_DENIED_ERROR, own.user, own.host, "mysql")
         account = self.server.users.get(user, host)
         if account is None:
             raise SQLError(ER_NONEXISTING_GRANT, user, host)
@@ -244,8 +275,11 @@ class UserStatements:
                 await self.server.role.after_user_change(session, f"DROP USER '{user}'@'{host}'")
         return _OK
 
-    def _privileges(self, t: Tokens) -> set[str]:
+    def _privileges(self, t: Tokens) -> tuple[set[str], bool]:
+        """The privilege list of GRANT / REVOKE (`GRANT OPTION` may be one of them), and
+        whether a privilege names columns (refused with 1235 once the grantor is checked)."""
         privileges: set[str] = set()
+        columns = False
         while True:
             words = [t.next().upper]
             while (tok := t.peek()) is not None and tok.kind == "WORD" and not tok.is_word("ON"):
@@ -257,19 +291,23 @@ class UserStatements:
                 name = "REPLICATION SLAVE"
             elif name == "BINLOG MONITOR":
                 name = "REPLICATION CLIENT"
-            if name not in KNOWN_PRIVILEGES:
+            if name not in KNOWN_PRIVILEGES and name != GRANT_OPTION:
                 raise t.error()
             if t.accept_op("("):
-                raise SQLError(ER_NOT_SUPPORTED_YET, "column privileges")
+                columns = True
+                t.name()
+                while t.accept_op(","):
+                    t.name()
+                t.expect_op(")")
             privileges.add(name)
             if not t.accept_op(","):
                 break
-        return privileges
+        return privileges, columns
 
     def _on_level(self, t: Tokens, session: ClientSession, privileges: set[str]) -> tuple[str | None, str | None]:
         """`ON *.*` -> (None, None); `ON db.*` / `ON *` -> (db, None); `ON db.t` / `ON t` ->
-        (db, t). The level must be able to hold `privileges`, a table must exist (mysqld's
-        1221, 1144, 1146); `*` and a bare table name need a current database (1046)."""
+        (db, t). The level must be able to hold `privileges` (mysqld's 1221, 1144); `*` and a
+        bare table name need a current database (1046)."""
         t.expect_word("ON")
         t.accept_word("TABLE")
         first = None if t.accept_op("*") else t.name()
@@ -283,26 +321,38 @@ class UserStatements:
             db, table = session.database, first
             if db is None:
                 raise SQLError(ER_NO_DB_ERROR)
+        named = privileges - {ALL, "USAGE", GRANT_OPTION}
         if table is None:
-            if not privileges <= DB_PRIVILEGES | {ALL, "USAGE"}:
+            if not named <= DB_PRIVILEGES:
                 raise SQLError(ER_WRONG_USAGE, "DB GRANT", "GLOBAL PRIVILEGES")
-        else:
-            if not privileges <= TABLE_PRIVILEGES | {ALL, "USAGE"}:
-                raise SQLError(ER_ILLEGAL_GRANT_FOR_TABLE)
+        elif not named <= TABLE_PRIVILEGES:
+            raise SQLError(ER_ILLEGAL_GRANT_FOR_TABLE)
+        return db, table
+
+    def _level(self, t: Tokens, session: ClientSession, privileges: set[str],
+               columns: bool) -> tuple[str | None, str | None]:
+        """The level of a GRANT / REVOKE, checked in mysqld's order: the level may hold the
+        privileges, the grantor may give them (`check_grantor`), the table exists (1146),
+        column lists (1235)."""
+        db, table = self._on_level(t, session, privileges)
+        check_grantor(session, privileges, db, table)
+        if table is not None:
+            assert db is not None
             if self.server.engine.table(db, table) is None:
                 raise SQLError(ER_NO_SUCH_TABLE, db, table)
+        if columns:
+            raise SQLError(ER_NOT_SUPPORTED_YET, "column privileges")
         return db, table
 
     async def grant(self, session: ClientSession, sql: str, keyword: str) -> Any:
         t = Tokens(sql)
         t.expect_word("GRANT")
-        privileges = self._privileges(t)
-        db, table = self._on_level(t, session, privileges)
-        if not (session.account is not None and session.account.grant_option) and not session.has_privilege(ALL):
-            raise SQLError(ER_SPECIFIC_ACCESS_DENIED_ERROR, "GRANT OPTION")
+        privileges, columns = self._privileges(t)
+        db, table = self._level(t, session, privileges, columns)
         t.expect_word("TO")
         targets = self._user_specs(t)
-        grant_option = False
+        grant_option = GRANT_OPTION in privileges
+        privileges.discard(GRANT_OPTION)
         if t.accept_word("WITH"):
             t.expect_word("GRANT")
             t.expect_word("OPTION")
@@ -329,11 +379,12 @@ class UserStatements:
         return _OK
 
     async def revoke(self, session: ClientSession, sql: str, keyword: str) -> Any:
-        session.require(*USER_ADMIN)
         t = Tokens(sql)
         t.expect_word("REVOKE")
-        privileges = self._privileges(t)
-        db, table = self._on_level(t, session, privileges)
+        if _revokes_everything(t):
+            return await self._revoke_all(session, t)
+        privileges, columns = self._privileges(t)
+        db, table = self._level(t, session, privileges, columns)
         t.expect_word("FROM")
         names = self._user_names(t)
         t.expect_end()
@@ -350,9 +401,69 @@ class UserStatements:
             await self.server.role.after_user_change(session, statement)
         return _OK
 
+    async def _revoke_all(self, session: ClientSession, t: Tokens) -> Any:
+        """REVOKE ALL [PRIVILEGES], GRANT OPTION FROM user [, user ...]: every privilege at every
+        level and every grant option, as mysqld's mysql_revoke_all: CREATE USER is needed
+        (1227); accounts that exist are emptied, and any that does not makes it 1269."""
+        session.require(ALL, "CREATE USER")
+        names = self._user_names(t)
+        t.expect_end()
+        users = self.server.users
+        missing = False
+        for user, host in names:
+            account = users.get(user, host)
+            if account is None:
+                missing = True
+                continue
+            users.revoke_all(account)
+            await self.server.role.after_user_change(session, f"REVOKE ALL PRIVILEGES, GRANT OPTION FROM {account.name}")
+        if missing:
+            raise SQLError(ER_REVOKE_GRANTS)
+        return _OK
+
+
+def _revokes_everything(t: Tokens) -> bool:
+    """`ALL [PRIVILEGES] , GRANT OPTION FROM` follows (consumed when it does)."""
+    start = t.i
+    if t.accept_word("ALL"):
+        t.accept_word("PRIVILEGES")
+        if t.accept_op(",") and t.accept_word("GRANT") and t.accept_word("OPTION") and t.accept_word("FROM"):
+            return True
+    t.i = start
+    return False
+
+
+def check_grantor(session: Any, privileges: set[str], db: str | None, table: str | None) -> None:
+    """May `session` GRANT / REVOKE `privileges` at this level? As mysqld's check_access and
+    check_grant for SQLCOM_GRANT: the grantor needs each privilege and GRANT OPTION, held at the
+    global level or (below it) at the level's database or table. Refused: a global level with
+    1045, a database with 1044 (both naming the account), a table with 1142 naming what is
+    missing (and the client's host)."""
+    account = session.account
+    assert account is not None
+    held = set(GLOBAL_PRIVILEGES) if ALL in account.privileges else set(account.privileges)
+    if account.grant_option:
+        held.add(GRANT_OPTION)
+    every = GLOBAL_PRIVILEGES if db is None else DB_PRIVILEGES if table is None else TABLE_PRIVILEGES
+    wanted = (set(every) if ALL in privileges else privileges - {"USAGE"}) | {GRANT_OPTION}
+    wanted -= held
+    if not wanted:
+        return
+    if db is None:
+        raise SQLError(ER_ACCESS_DENIED_ERROR, account.user, account.host,
+                       "YES" if session.password_used else "NO")
+    wanted -= account.database_privileges(db)
+    if not wanted:
+        return
+    if table is None:
+        raise SQLError(ER_DBACCESS_DENIED_ERROR, account.user, account.host, db)
+    wanted -= account.tables.get((db, table.lower()), set())
+    if wanted:
+        raise SQLError(ER_TABLEACCESS_DENIED_ERROR, command_names(wanted), session.user, session.host, db, table)
+
 
 def _privilege_list(privileges: set[str]) -> str:
-    return "ALL PRIVILEGES" if ALL in privileges else ", ".join(sorted(privileges))
+    return "ALL PRIVILEGES" if ALL in privileges else ", ".join(sorted(privileges)) or "USAGE"
 
 
 def _level_name(db: str | None, table: str | None) -> str:

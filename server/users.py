@@ -51,6 +51,7 @@ KNOWN_PRIVILEGES = frozenset({
     "REPLICATION MASTER ADMIN", "BINLOG ADMIN", "BINLOG REPLAY", "SLAVE MONITOR",
     "USAGE",
 })
+GLOBAL_PRIVILEGES = KNOWN_PRIVILEGES - {ALL, "USAGE"}  # what a global ALL PRIVILEGES holds
 # What a database-level and a table-level GRANT may name (mysqld's DB_ACLS, TABLE_ACLS).
 DB_PRIVILEGES = frozenset({
     "SELECT", "INSERT", "UPDATE", "DELETE", "CREATE", "DROP", "REFERENCES", "INDEX", "ALTER",
@@ -77,6 +78,14 @@ ACCESS_BITS = {name: 1 << bit for bit, name in enumerate(_ACCESS_ORDER)} | {
 _ALL_ACCESS = (1 << len(_ACCESS_ORDER)) - 1 - ACCESS_BITS[GRANT_OPTION]
 # The order SHOW GRANTS lists privileges in, and 1142/1227 name them in: MariaDB's bit order.
 ORDER = [REPLICATION_CLIENT if p == "BINLOG MONITOR" else p for p in _ACCESS_ORDER if p != GRANT_OPTION]
+
+
+def command_names(missing: set[str]) -> str:
+    """1142's list of the privileges a statement lacks, in MariaDB's bit order (GRANT OPTION is
+    "GRANT"), cut as its %-.100T cuts it."""
+    names = ", ".join("GRANT" if p == GRANT_OPTION else shown(p) for p in _ACCESS_ORDER
+                      if p in missing or (p == "BINLOG MONITOR" and REPLICATION_CLIENT in missing))
+    return names if len(names) <= 100 else names[:97] + "..."
 
 
 def shown(privilege: str) -> str:
@@ -353,24 +362,31 @@ class UserStore:
 
     def revoke(self, account: Account, privileges: set[str], db: str | None = None,
                table: str | None = None) -> bool:
-        """REVOKE at one level; False (nothing changed) when the account has no grant there."""
+        """REVOKE at one level; False (nothing changed) when the account has no grant there.
+        ALL PRIVILEGES leaves the grant option, as in mysqld: only `GRANT OPTION` revokes it."""
         if db is None:
-            if ALL in privileges:
-                account.privileges = set()
+            account.privileges = set() if ALL in privileges else account.privileges - privileges
+            if GRANT_OPTION in privileges:
                 account.grant_option = False
-            else:
-                account.privileges -= privileges
         else:
             held = _level(account, db, table, create=False)
             if held is None:
                 return False
             held -= _expand(privileges, TABLE_PRIVILEGES if table is not None else DB_PRIVILEGES)
-            if ALL in privileges:
+            if GRANT_OPTION in privileges:
                 held.discard(GRANT_OPTION)
             if not held:
                 _level(account, db, table, create=False, drop=True)
         self._save()
         return True
+
+    def revoke_all(self, account: Account) -> None:
+        """REVOKE ALL PRIVILEGES, GRANT OPTION: nothing left at any level."""
+        account.privileges = set()
+        account.grant_option = False
+        account.databases.clear()
+        account.tables.clear()
+        self._save()
 
     def set_require_ssl(self, account: Account, require: bool) -> None:
         account.require_ssl = require
@@ -394,4 +410,4 @@ def _level(account: Account, db: str, table: str | None, *, create: bool, drop: 
 
 
 def _expand(privileges: set[str], every: frozenset[str]) -> set[str]:
-    return set(every) if ALL in privileges else privileges - {"USAGE"}
+    return set(every) if ALL in privileges else privileges - {"USAGE", GRANT_OPTION}

@@ -78,7 +78,8 @@ def test_database_and_table_levels_persist_and_old_files_still_load(tmp_path):
     assert again.sees_table("q", "anything") and not again.sees_table("p", "t")
     assert store.revoke(acc, {"SELECT"}, "q") and acc.databases == {}
     assert not store.revoke(acc, {"SELECT"}, "q")  # no grant there: the caller's 1141
-    assert store.revoke(acc, {ALL}, "q", "t") and acc.tables == {}
+    assert store.revoke(acc, {ALL}, "q", "t") and acc.tables == {("q", "t"): {"GRANT OPTION"}}  # as mysqld
+    assert store.revoke(acc, {"GRANT OPTION"}, "q", "t") and acc.tables == {}
     assert UserStore(path).get("app", "%").grants() == ["GRANT USAGE ON *.* TO `app`@`%`"]
 
 
