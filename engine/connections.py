@@ -6,7 +6,16 @@ statement on a reader to learn what it reads and writes. A connection is used by
 time: the writer connection by the writer thread only, a reader by the reader thread running its
 query (a pinned one by its session's queries, one at a time). Readers see only what SQLite has
 committed. A connection holds at most ATTACH_LIMIT database files; a reader attaches what a
-query reports missing by the rules in `engine.core`'s header (a snapshot never mixes views)."""
+query reports missing by the rules in `engine.core`'s header (a snapshot never mixes views).
+
+The loop's reader (`ReaderPool.query_on_loop`): one more reader connection, used by the event
+loop thread only, for a plain read outside a snapshot (`engine.core`'s header, "Threads"). It
+must never hold the loop long, so it runs with no busy wait (`busy_timeout=0`) and a step budget
+(a progress handler stops the query after LOOP_READ_STEPS virtual machine steps); a query that
+runs out of steps, finds the database busy, or needs a file attached gives up with no result
+(`None`): the caller runs it on a reader thread, from the start. Such a query has no side
+effect (`engine.core` lets only reads calling no function that waits or changes state here),
+so a query stopped half-way and run again is the same query run once."""
 
 from __future__ import annotations
 
@@ -27,6 +36,10 @@ if TYPE_CHECKING:
     from engine.translate import Plan
 
 ATTACH_LIMIT = 10  # SQLite's SQLITE_MAX_ATTACHED (the most files one connection can hold)
+# The loop's reader: a progress handler call every LOOP_READ_CHECK virtual machine steps, and a
+# query stopped after LOOP_READ_STEPS of them (at most a few hundred microseconds).
+LOOP_READ_CHECK = 1000
+LOOP_READ_STEPS = 20_000
 
 
 def open_connection(path: Path, state: functions.ConnectionState, synchronous: str = "FULL") -> sqlite3.Connection:
@@ -66,6 +79,12 @@ class Snapshot:
 _AUTH_WRITES = {sqlite3.SQLITE_INSERT: "INSERT", sqlite3.SQLITE_UPDATE: "UPDATE", sqlite3.SQLITE_DELETE: "DELETE"}
 
 
+def _busy_or_missing(exc: sqlite3.OperationalError) -> bool:
+    """SQLITE_BUSY / SQLITE_LOCKED, or a table of a database the connection has not attached."""
+    code = getattr(exc, "sqlite_errorcode", 0) & 0xFF
+    return code in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED) or str(exc).startswith("no such table: ")
+
+
 def _internal(schema: str | None, table: str | None) -> bool:
     return not schema or schema in ("main", "temp") or not table or table.startswith(("__", "sqlite_"))
 
@@ -81,6 +100,9 @@ class ReaderPool:
         self._schemas = schemas
         self._free_readers: list[Reader] = []
         self._free_lock = threading.Lock()
+        self._loop_reader: Reader | None = None
+        self._loop_steps = 0  # progress handler calls of the loop reader's running query
+        self._closed = False
 
     @property
     def schemas(self) -> dict[str, Path]:
@@ -88,9 +110,13 @@ class ReaderPool:
 
     def close(self) -> None:
         """Close the idle readers (after the reader threads stopped)."""
+        self._closed = True
         for reader in self._free_readers:
             self.discard(reader)
         self._free_readers = []
+        if self._loop_reader is not None:
+            self.discard(self._loop_reader)
+            self._loop_reader = None
 
     def checkout(self) -> Reader:
         with self._free_lock:
@@ -187,6 +213,41 @@ class ReaderPool:
             if snapshot is None:
                 self.checkin(reader)
         return [d[0] for d in cur.description or ()], rows
+
+    def query_on_loop(self, sql: str, args, rand, database):
+        """`query` on the loop's reader (event loop thread only, outside a snapshot): the names
+        and rows, or None when the query was stopped (its step budget, a busy database, a file
+        to attach) and must run on a reader thread (which answers 1053 once the pool is closed)."""
+        reader = self._loop_reader
+        if self._closed:
+            return None
+        if reader is None:
+            reader = self._loop_reader = Reader(self._main_file)
+            reader.conn.execute("PRAGMA busy_timeout=0")
+            reader.conn.set_progress_handler(self._loop_step, LOOP_READ_CHECK)
+        if reader.attached != self.schemas and len(self.schemas) > ATTACH_LIMIT:
+            return None  # attaching on demand is the reader threads' work
+        self.sync_attached(reader)
+        if rand is not None and rand.interrupted.is_set():
+            raise SQLError(ER_QUERY_INTERRUPTED)  # killed before it started
+        reader.state.fx = rand
+        self._loop_steps = 0
+        try:
+            cur = reader.conn.execute(sql, args)
+            rows = cur.fetchall()
+        except sqlite3.OperationalError as exc:
+            if self._loop_steps > LOOP_READ_STEPS // LOOP_READ_CHECK or _busy_or_missing(exc):
+                return None
+            raise map_sqlite_error(exc, database) from None
+        except SQLITE_INPUT_ERRORS as exc:
+            raise map_sqlite_error(exc, database) from None
+        finally:
+            reader.state.fx = None
+        return [d[0] for d in cur.description or ()], rows
+
+    def _loop_step(self) -> int:
+        self._loop_steps += 1
+        return self._loop_steps > LOOP_READ_STEPS // LOOP_READ_CHECK
 
     def end_snapshot(self, reader: Reader) -> None:
         try:

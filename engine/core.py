@@ -27,8 +27,14 @@ datadir conversion); a build of SQLite with a larger limit (125 at most, not 1,0
 - the single-database hot path costs one dict lookup per write (the target is attached).
 
 Threads. One writer connection, used from the single writer thread; reader connections
-(one per reader thread) see only what SQLite has committed. The event loop calls SQLite for one
-thing only: an INSERT (autocommit or in a transaction) of at most INLINE_ROWS rows of plain values
+(one per reader thread, and the loop's reader) see only what SQLite has committed. The event loop
+calls SQLite for two things only. A read outside a REPEATABLE READ snapshot and outside a
+writer's transaction (`Plan.inline` of a SELECT: not a locking read, and calling no function that
+waits or changes state, `functions.VOLATILE`) runs on the loop's reader
+(`connections.ReaderPool.query_on_loop`) without a hop; that reader stops a query after a step
+budget, or when the database is busy or a file must be attached, and the read then runs again,
+from the start, on a reader thread (it has no side effect, so that is the same read once). And an
+INSERT (autocommit or in a transaction) of at most INLINE_ROWS rows of plain values
 (`Plan.inline`: no function, subquery or ON CONFLICT in its translation, so SQLite's work is a
 few index updates and foreign key lookups per row) runs `_w_write` on the loop, without the hop
 to the writer thread, when the writer lane is idle (`ThreadLane.idle`: nothing queued, running
@@ -159,6 +165,9 @@ DROPPED_KEY = "__dropped"
 INLINE_ROWS = 8
 _INLINE_WRITE = re.compile(
     r'INSERT INTO "[^"]*"\."[^"]*" \([^()]*\) VALUES \( \?(?: , \?)* \)(?: , \( \?(?: , \?)* \))*\Z')
+# A read may run on the loop's reader unless it calls a function that waits or changes state
+# (SLEEP, GET_LOCK, RAND's generator, LAST_INSERT_ID(expr), UUID ...): see "Threads".
+_LOOP_UNSAFE_CALL = re.compile(r"\b(?:" + "|".join(sorted(functions.VOLATILE)) + r")\s*\(", re.IGNORECASE)
 MAX_CACHED_SHAPE = 16384  # bulk INSERTs (one shape per row count) are translated, not cached
 SERVER_VERSION = "10.11.0-semisync"
 
@@ -1113,8 +1122,7 @@ class Engine:
         plan = self._plans.get(key)
         if plan is None:
             plan = parsing(self._make_plan, shape, database, params)
-            plan.inline = plan.kind == "write" and plan.nrows <= INLINE_ROWS and plan.returning is None \
-                and _INLINE_WRITE.match(plan.sql) is not None
+            plan.inline = _runs_on_loop(plan)
             if plan.cacheable and len(shape) <= MAX_CACHED_SHAPE:
                 if len(self._plans) >= PLAN_CACHE_SIZE:
                     self._plans.clear()
@@ -1160,6 +1168,15 @@ class Engine:
         translator.view_of = self.view
         translator.views_in = lambda schema: list(self.views.get(schema, {}).values())
         return translator.plan()
+
+
+def _runs_on_loop(plan: Plan) -> bool:
+    """Whether the event loop may run `plan` itself ("Threads"): a bounded INSERT, or a read
+    with no side effect (the loop's reader stops it if it runs long; it is then run again)."""
+    if plan.kind == "write":
+        return plan.nrows <= INLINE_ROWS and plan.returning is None and _INLINE_WRITE.match(plan.sql) is not None
+    return (plan.kind == "select" and not (plan.locking or plan.uses_rand or plan.sets_last_id or plan.calc_found)
+            and _LOOP_UNSAFE_CALL.search(plan.sql) is None)
 
 
 def fsync_failed(path: str, exc: OSError) -> None:

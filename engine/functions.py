@@ -788,7 +788,9 @@ def json_valid(value: Any) -> int | None:
     return None if value is None else int(_json(value) is not _INVALID)
 
 
-_VOLATILE = frozenset({
+# not deterministic (SQLite must not fold them), and so never run on the event loop
+# (`engine.core`, "Threads"): they wait, or change the session's or the server's state
+VOLATILE = frozenset({
     "uuid", "uuid_short", "mysql_rand", "unix_timestamp", "mysql_unix_timestamp", "mysql_set_last_id",
     "mysql_upsert_mark", "mysql_sleep", "get_lock", "release_lock", "release_all_locks", "is_free_lock",
     "is_used_lock",
@@ -1037,5 +1039,5 @@ def register(conn: sqlite3.Connection, state: ConnectionState) -> None:
         conn.create_aggregate(name, 1, aggregate)  # type: ignore[arg-type]
     conn.create_aggregate("mysql_group_concat", -1, _GroupConcat)  # type: ignore[arg-type]
     for name, (nargs, fn) in fns.items():
-        deterministic = name not in _VOLATILE
+        deterministic = name not in VOLATILE
         conn.create_function(name, nargs, _text_or_bytes(fn), deterministic=deterministic)

@@ -1,8 +1,8 @@
 """`Session`: one client connection's view of the engine (not for concurrent use).
 
 A statement is planned (the engine's cached translation, `Engine.plan_for`) and run where the
-engine's contract says (`engine.core`'s header): reads on a reader thread, or through the
-writer connection once the session holds the writer lock; writes, DDL and savepoints on the
+engine's contract says (`engine.core`'s header): reads on a reader thread (a plain one on the
+loop's reader first), or through the writer connection once the session holds the writer lock; writes, DDL and savepoints on the
 writer thread under the writer lock, taken at the transaction's first write and held until it
 ends; SHOW / DESCRIBE from the catalog (`engine.admin`) on the loop. COMMIT (or an autocommit
 write, or DDL) returns the `CommittedTxn` the caller must binlog before `Engine.commit_group`;
@@ -371,8 +371,13 @@ class Session:
             if self._in_txn is False and not self.autocommit:
                 self._in_txn = True
             snapshot = self._snapshot if self._in_txn and self.isolation == REPEATABLE_READ else None
-            names, rows = await engine._on_reader(engine._pool.query, plan.sql, args, self._fx, self._database,
-                                                  snapshot)
+            answer = None
+            if plan.inline and snapshot is None:  # no hop unless it runs long (core's "Threads")
+                answer = engine._pool.query_on_loop(plan.sql, args, self._fx, self._database)
+            if answer is None:
+                answer = await engine._on_reader(engine._pool.query, plan.sql, args, self._fx, self._database,
+                                                 snapshot)
+            names, rows = answer
         if plan.sets_last_id:
             self._take_last_id()
         self.found, self.row_count = len(rows), -1

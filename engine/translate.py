@@ -140,7 +140,8 @@ class Plan:
     # DELETE ... ORDER BY ... LIMIT ... RETURNING: the rowids in the ORDER BY's order (the write's
     # args but RETURNING's), the order MariaDB returns the rows in; each row then ends with its rowid
     returning_order: str | None = None
-    # a write SQLite runs in bounded time, short enough for the event loop (Engine.plan_for)
+    # the event loop may run it itself (Engine.plan_for, `engine.core`'s "Threads"): a write
+    # SQLite runs in bounded time, or a read without side effects
     inline: bool = False
 
 

@@ -1,0 +1,145 @@
+"""engine/: plain reads on the loop's reader (`engine.core`'s "Threads"): no hop for a bounded
+read without side effects, the same answer and the same errors as on a reader thread, and a
+read that runs long, calls a function that waits or changes state, or reads a snapshot goes to
+a reader thread."""
+
+from __future__ import annotations
+
+import pytest
+
+import engine.connections as connections
+from engine import Engine
+from engine.session import REPEATABLE_READ
+from protocol.errors import SQLError
+
+
+@pytest.fixture
+async def engine(tmp_path):
+    engine = await Engine.open(tmp_path / "data")
+    setup = engine.session(99)
+    await setup.execute("CREATE DATABASE d")
+    setup.database = "d"
+    await setup.execute("CREATE TABLE t (id INT PRIMARY KEY, k INT, c VARCHAR(20))")
+    for start in range(0, 3000, 500):
+        rows = ", ".join(f"({i}, {i % 7}, 'c{i}')" for i in range(start + 1, start + 501))
+        await setup.execute(f"INSERT INTO t VALUES {rows}")
+    async with engine.writer_lock:
+        await engine.commit_group({"pos": "0"})
+    yield engine
+    await engine.close()
+
+
+@pytest.fixture
+def hops(engine, monkeypatch):
+    """The names of the functions sent to a reader thread."""
+    seen: list[str] = []
+    call = engine._readers.call
+    monkeypatch.setattr(engine._readers, "call", lambda fn, *args: seen.append(fn.__name__) or call(fn, *args))
+    return seen
+
+
+def session(engine, n):
+    s = engine.session(n)
+    s.database = "d"
+    return s
+
+
+async def test_a_point_select_and_a_short_range_run_on_the_loop(engine, hops):
+    s = session(engine, 1)
+    assert (await s.execute("SELECT c FROM t WHERE id = 5")).rows == [("c5",)]
+    r = await s.execute("SELECT SUM(k), COUNT(*) FROM t WHERE id BETWEEN 1 AND 100")
+    assert [tuple(map(int, row)) for row in r.rows] == [(sum(i % 7 for i in range(1, 101)), 100)]
+    r = await s.execute("SELECT DISTINCT k FROM t WHERE id BETWEEN 1 AND 100 ORDER BY k")
+    assert r.rows == [(k,) for k in range(7)]
+    assert hops == []
+
+
+async def test_the_same_answers_and_errors_on_the_loop_and_on_a_reader_thread(engine, hops, monkeypatch):
+    s = session(engine, 1)
+    statements = ["SELECT id, c FROM t WHERE id IN (3, 2999, 5000) ORDER BY id", "SELECT c FROM t WHERE id = 1",
+                  "SELECT CONCAT(c, '-', k) FROM t WHERE id < 4", "SELECT nope FROM t", "SELECT 1 FROM missing",
+                  "SELECT c FROM t WHERE id = 'x'", "SELECT MAX(id), 1/0 FROM t WHERE id < 10"]
+
+    async def answers():
+        out = []
+        for sql in statements:
+            try:
+                r = await s.execute(sql)
+                out.append((r.columns, r.column_types, r.rows))
+            except SQLError as exc:
+                out.append((exc.error.code, exc.message))
+        return out
+
+    on_loop = await answers()
+    assert hops.count("query") == 1  # the missing table: the loop's reader leaves it to a thread
+    monkeypatch.setattr(connections.ReaderPool, "query_on_loop", lambda *args: None)
+    del hops[:]
+    assert await answers() == on_loop
+    assert hops == ["query"] * len(statements)
+    assert on_loop[3][0] == 1054 and on_loop[4][0] == 1146
+
+
+async def test_a_read_over_its_step_budget_runs_again_on_a_reader_thread(engine, hops, monkeypatch):
+    s = session(engine, 1)
+    scan = "SELECT COUNT(*), SUM(k) FROM t WHERE c LIKE '%9%'"
+    expected = (sum(1 for i in range(1, 3001) if "9" in str(i)), sum(i % 7 for i in range(1, 3001) if "9" in str(i)))
+    r = await s.execute(scan)
+    assert tuple(map(int, r.rows[0])) == expected and hops == []  # 3,000 rows: within the budget
+    monkeypatch.setattr(connections, "LOOP_READ_STEPS", 2000)
+    r = await s.execute(scan)
+    assert tuple(map(int, r.rows[0])) == expected and hops == ["query"]
+    assert (await s.execute("SELECT c FROM t WHERE id = 7")).rows == [("c7",)] and hops == ["query"]
+
+
+@pytest.mark.parametrize("call", ["SLEEP(0)", "GET_LOCK('x', 0)", "RELEASE_LOCK('x')", "RAND()", "UUID()",
+                                  "UUID_SHORT()", "LAST_INSERT_ID(5)", "IS_FREE_LOCK('x')"])
+async def test_a_read_calling_a_function_that_waits_or_changes_state_is_never_on_the_loop(engine, hops, call):
+    s = session(engine, 1)
+    await s.execute(f"SELECT {call} FROM t WHERE id = 1")
+    assert hops == ["query"]
+
+
+async def test_snapshot_and_locking_reads_are_not_on_the_loop(engine, hops):
+    """A REPEATABLE READ transaction reads its pinned snapshot on a reader thread; a locking
+    read takes the writer lock and reads through the writer."""
+    s = session(engine, 1)
+    s.isolation = REPEATABLE_READ
+    await s.execute("BEGIN")
+    await s.execute("SELECT c FROM t WHERE id = 1")
+    assert hops == ["query"]
+    await s.execute("COMMIT")
+    del hops[:]
+    await s.execute("SELECT c FROM t WHERE id = 1")  # autocommit: no snapshot, on the loop
+    assert hops == []
+    await s.execute("BEGIN")
+    await s.execute("SELECT c FROM t WHERE id = 1 FOR UPDATE")
+    await s.execute("COMMIT")
+    assert hops == []
+    assert s._plan("SELECT c FROM t WHERE id = 1 FOR UPDATE")[0].inline is False
+
+
+async def test_the_loop_reads_only_committed_groups(engine, hops):
+    writer, reader = session(engine, 1), session(engine, 2)
+    await writer.execute("UPDATE t SET c = 'new' WHERE id = 1")
+    assert (await reader.execute("SELECT c FROM t WHERE id = 1")).rows == [("c1",)]
+    async with engine.writer_lock:
+        await engine.commit_group({"pos": "1"})
+    assert (await reader.execute("SELECT c FROM t WHERE id = 1")).rows == [("new",)]
+    assert hops == []
+
+
+async def test_a_database_created_or_dropped_is_seen_by_the_loop_reader(engine, hops):
+    s = session(engine, 1)
+    assert (await s.execute("SELECT c FROM t WHERE id = 2")).rows == [("c2",)]
+    await s.execute("CREATE DATABASE e")
+    await s.execute("CREATE TABLE e.u (x INT)")
+    await s.execute("INSERT INTO e.u VALUES (42)")
+    async with engine.writer_lock:
+        await engine.commit_group({"pos": "1"})
+    assert (await s.execute("SELECT x FROM e.u")).rows == [(42,)]
+    await s.execute("DROP DATABASE e")
+    async with engine.writer_lock:
+        await engine.commit_group({"pos": "2"})
+    with pytest.raises(SQLError) as e:
+        await s.execute("SELECT x FROM e.u")
+    assert e.value.error.code == 1146
