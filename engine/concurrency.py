@@ -152,6 +152,10 @@ class ThreadLane:
         they serve until the next `call()` (loop side only)."""
         return self._pending == 0 and not self._stopped
 
+    def on_lane(self) -> bool:
+        """The calling thread is one of the lane's."""
+        return threading.current_thread() in self._threads
+
     def _settle(self, fut: asyncio.Future, result: object, exc: BaseException | None) -> None:
         self._pending -= 1
         if fut.cancelled():

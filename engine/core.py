@@ -168,6 +168,9 @@ _INLINE_WRITE = re.compile(
 # A read may run on the loop's reader unless it calls a function that waits or changes state
 # (SLEEP, GET_LOCK, RAND's generator, LAST_INSERT_ID(expr), UUID ...): see "Threads".
 _LOOP_UNSAFE_CALL = re.compile(r"\b(?:" + "|".join(sorted(functions.VOLATILE)) + r")\s*\(", re.IGNORECASE)
+# The writer's WAL checkpoint (SQLite's automatic one is off on the writer connection): after
+# every CHECKPOINT_GROUPS group commits, on the writer thread.
+CHECKPOINT_GROUPS = 64
 MAX_CACHED_SHAPE = 16384  # bulk INSERTs (one shape per row count) are translated, not cached
 SERVER_VERSION = "10.11.0-semisync"
 
@@ -223,6 +226,7 @@ class Engine:
         self.repaired: list[str] = []  # files brought up to the last group at open (torn commit)
         self._fk = FkTriggers()  # the writer connection's foreign key triggers
         self._fk_in_txn = False  # they were (re)installed inside the open SQLite transaction
+        self._uncheckpointed = 0  # groups committed since the writer's last WAL checkpoint
 
     # --- lifecycle ---------------------------------------------------------------------------
 
@@ -264,6 +268,9 @@ class Engine:
 
     def _w_open(self) -> None:
         self._wconn_ = open_connection(self.datadir / MAIN_FILE, self._wstate, self.synchronous)
+        # checkpoints are the writer thread's, every CHECKPOINT_GROUPS groups (`_w_checkpoint`),
+        # never in a commit the loop runs
+        self._wconn_.execute("PRAGMA wal_autocheckpoint=0")
         self._fk.register(self._wconn_)
         self._w_ensure_tables("main")
         metas = {"main": self._w_read_meta("main")}
@@ -500,13 +507,27 @@ class Engine:
         binlog write) runs on the writer thread just before it, in the same trip; if it raises,
         its exception propagates and nothing is committed (the caller tells the two apart)."""
         meta = {str(k): str(v) for k, v in meta.items()}
-        if first is None:
+        if first is None and self._commit_on_loop(durable):
+            self._w_commit_group(meta, durable)  # bounded, no fsync: no hop ("Threads")
+        elif first is None:
             await self._on_writer(self._w_commit_group, meta, durable)
         else:
             await self._on_writer(self._w_first_then_commit, first, meta, durable)
         if self._torn is not None:
             # stopped between the group's files: the others get it before any later write
             await self._complete_torn()
+
+    def _commit_on_loop(self, durable: bool) -> bool:
+        """Whether the loop may run this `commit_group` itself: the writer lane is idle, and the
+        commit writes WAL frames only -- no fsync (durable=False under synchronous NORMAL, and no
+        other file's unsynced commits to sync first), no file to delete, no torn group to
+        complete, and no checkpoint due (`_w_commit_group` runs those on the writer thread)."""
+        if durable or self.synchronous == "FULL" or not self._writer.idle():
+            return False
+        if self._pending_drops or self._torn is not None or self._uncheckpointed >= CHECKPOINT_GROUPS:
+            return False
+        targets = [s for s in self._touched if s in self.schemas] or ["main"]
+        return not self._unsynced or (len(targets) == 1 and self._unsynced == set(targets))
 
     def _w_first_then_commit(self, first: Callable[[], object], meta: dict[str, str], durable: bool) -> None:
         first()
@@ -571,6 +592,19 @@ class Engine:
         self._fk_in_txn = False
         self._w_finish_drops()
         self._w_set_synchronous()
+        self._uncheckpointed += 1
+        if self._uncheckpointed >= CHECKPOINT_GROUPS and self._writer.on_lane():
+            self._w_checkpoint()
+
+    def _w_checkpoint(self) -> None:
+        """Copy the WAL of every attached file into its database (PASSIVE: never waits for a
+        reader), as SQLite's automatic checkpoint would at a commit; a failure is logged, the
+        commit stands and the next one tries again."""
+        try:
+            self._wconn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+            self._uncheckpointed = 0
+        except sqlite3.Error as exc:
+            log.warning("engine checkpoint failed: %s", exc)
 
     async def sync(self) -> None:
         """Make every commit durable (fsync what `durable=False` commits left), e.g. before the

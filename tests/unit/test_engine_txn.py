@@ -393,6 +393,54 @@ async def test_synchronous_normal_fsyncs_each_commit_unless_told_and_keeps_the_l
         await engine.close()
 
 
+async def test_a_commit_without_fsync_runs_on_the_loop_and_every_nth_checkpoints_on_the_writer(tmp_path, monkeypatch):
+    """`commit_group(durable=False)` under synchronous NORMAL writes WAL frames only: the loop
+    runs it when the writer thread is idle. A commit that fsyncs (durable, another file's
+    unsynced groups first), a busy writer thread, or a due WAL checkpoint takes the hop; the
+    checkpoint (SQLite's automatic one is off on the writer) runs there after its commit."""
+    monkeypatch.setattr(engine_core, "CHECKPOINT_GROUPS", 3)
+    engine = await Engine.open(tmp_path / "n", synchronous="NORMAL")
+    try:
+        for sql in ("CREATE DATABASE d", "CREATE DATABASE e", "CREATE TABLE d.t (x INT)", "CREATE TABLE e.t (x INT)"):
+            await commit(engine, sql)
+        hops: list[str] = []
+        call = engine._writer.call
+        monkeypatch.setattr(engine._writer, "call", lambda fn, *args: hops.append(fn.__name__) or call(fn, *args))
+        checkpoints: list[bool] = []
+        real_checkpoint = engine._w_checkpoint
+        monkeypatch.setattr(engine, "_w_checkpoint",
+                            lambda: checkpoints.append(engine._writer.on_lane()) or real_checkpoint())
+        engine._uncheckpointed = 0
+        await commit(engine, "INSERT INTO d.t VALUES (1)", durable=False)
+        await commit(engine, "INSERT INTO d.t VALUES (2)", durable=False)
+        assert hops == [] and checkpoints == []
+        await commit(engine, "INSERT INTO d.t VALUES (3)", durable=False)  # the third: a checkpoint is due
+        assert hops == [] and checkpoints == [] and engine._uncheckpointed == 3
+        await commit(engine, "INSERT INTO d.t VALUES (4)", durable=False)
+        assert hops == ["_w_commit_group"] and checkpoints == [True] and engine._uncheckpointed == 0
+        del hops[:]
+        await commit(engine, "INSERT INTO e.t VALUES (5)", durable=False)  # d's groups are fsynced first
+        await commit(engine, "INSERT INTO e.t VALUES (6)")  # durable
+        assert hops == ["_w_commit_group", "_w_commit_group"]
+        del hops[:]
+        s = engine.session(1)
+        await s.execute("INSERT INTO d.t VALUES (7)")
+        async with engine.writer_lock:
+            busy = engine._on_writer(time.sleep, 0.02)
+            await engine.commit_group({"g": "INSERT INTO d.t VALUES (7)"}, durable=False)
+        assert busy.done() and hops == ["sleep", "_w_commit_group"]
+        reader = engine.session(2)
+        assert (await reader.execute("SELECT x FROM d.t ORDER BY x")).rows == [(i,) for i in (1, 2, 3, 4, 7)]
+    finally:
+        await engine.close()
+    engine = await Engine.open(tmp_path / "n")
+    try:
+        assert engine.meta() == {"g": "INSERT INTO d.t VALUES (7)"}
+        assert (await engine.session(2).execute("SELECT x FROM e.t ORDER BY x")).rows == [(5,), (6,)]
+    finally:
+        await engine.close()
+
+
 async def test_a_failed_fsync_after_the_commit_stops_the_process(tmp_path, monkeypatch, caplog):
     """The commit is done and visible: reported as failed, its caller would run it again."""
     engine = await Engine.open(tmp_path / "n", synchronous="NORMAL")
