@@ -28,13 +28,18 @@ datadir conversion); a build of SQLite with a larger limit (125 at most, not 1,0
 
 Threads. One writer connection, used from the single writer thread; reader connections
 (one per reader thread) see only what SQLite has committed. The event loop calls SQLite for one
-thing only: an INSERT (autocommit or in a transaction) of at most INLINE_ROWS rows of plain values
-(`Plan.inline`: no function, subquery or ON CONFLICT in its translation, so SQLite's work is a
-few index updates and foreign key lookups per row) runs `_w_write` on the loop, without the hop
-to the writer thread, when the writer lane is idle (`ThreadLane.idle`: nothing queued, running
-or unsettled), so the writer connection is still used by one thread at a time and in the
-lane's order. Its session holds the writer lock, as for every write; it runs in one step of
-its task (nothing can cancel it half-way), and its answers are the writer thread's.
+thing only: a write whose work is bounded (`Plan.inline`, decided by `Engine.plan_for` from the
+translation and the catalog, once per cached plan; the rule is at INLINE_ROWS) runs `_w_write`
+on the loop, without the hop to the writer thread, when the writer lane is idle
+(`ThreadLane.idle`: nothing queued, running or unsettled), so the writer connection is still
+used by one thread at a time and in the lane's order. Such a write, autocommit or in a
+transaction, is an INSERT of at most INLINE_ROWS rows of plain values, or an UPDATE / DELETE of
+one table whose WHERE is an equality on every column of its primary key (or of a UNIQUE key of
+NOT NULL columns), with SET values of placeholders, columns, + and -, on a table that no foreign
+key references with CASCADE or SET NULL: SQLite's work is a few index updates and foreign key
+lookups per row, for at most INLINE_ROWS rows. Its session holds the writer lock, as for every
+write; it runs in one step of its task (nothing can cancel it half-way), and its answers (rows
+affected, errors, the binlogged statement) are the writer thread's.
 
 Writer lock and group commit (who may call what). `Engine.writer_lock` is a FIFO lock. A session
 takes it at its first write (autocommit write, or the first write after BEGIN) and holds it until
@@ -153,12 +158,31 @@ CATALOG_TABLE = "__engine_catalog"
 SEQ_KEY = "__seq"
 REDO_KEY = "__redo"
 DROPPED_KEY = "__dropped"
-# An INSERT of at most INLINE_ROWS rows of plain values (placeholders only: no function, no
-# subquery, no ON CONFLICT) costs SQLite a few index updates per row (and the foreign key
-# triggers' lookups): it runs on the event loop when the writer thread is idle (see "Threads").
+# The writes bounded enough for the event loop (`Plan.inline`, see "Threads"): SQLite's work is a
+# few index updates and the foreign key triggers' lookups per row, for at most INLINE_ROWS rows.
+# - an INSERT of at most INLINE_ROWS rows of plain values (placeholders only: no function, no
+#   subquery, no ON CONFLICT);
+# - an UPDATE or DELETE of at most one row: one table, no ORDER BY, LIMIT or RETURNING; its
+#   WHERE is `column = ?` joined by AND, naming every column of the PRIMARY KEY or of a UNIQUE
+#   key of NOT NULL columns (an index lookup; more `column = ?` may follow); each SET value a
+#   placeholder, a bare column or a sum of them (+, -), as is or through the engine's type check
+#   (`mysql_store`, with its `iif(typeof ...)` shortcut for integer columns); and the table is
+#   no foreign key's parent with a CASCADE or SET NULL action (a cascade touches any number of
+#   rows; a RESTRICT check is one lookup). The engine has no user triggers.
 INLINE_ROWS = 8
-_INLINE_WRITE = re.compile(
+_INLINE_INSERT = re.compile(
     r'INSERT INTO "[^"]*"\."[^"]*" \([^()]*\) VALUES \( \?(?: , \?)* \)(?: , \( \?(?: , \?)* \))*\Z')
+_IDENT = r'(?:"(?:[^"]|"")*"|[A-Za-z_][A-Za-z0-9_$]*)'
+_SUM = rf'(?:\?|{_IDENT})(?: [+-] (?:\?|{_IDENT}))*'
+_STORED = rf"mysql_store\(\( {_SUM} \), '(?:[^']|'')*'\)"
+_VALUE = (rf"(?:{_SUM}|{_STORED}|iif\(typeof\(\( {_SUM} \)\) = 'integer' AND \( {_SUM} \) BETWEEN -?\d+ AND \d+, "
+          rf"\( {_SUM} \), {_STORED}\))")
+_SET = rf'"(?:[^"]|"")*" = {_VALUE}'
+_KEY_EQ = rf'({_IDENT}) = \?'
+_INLINE_ROW_WRITE = re.compile(
+    rf'(?:UPDATE "[^"]*"\."[^"]*" SET {_SET}(?: , {_SET})*|DELETE FROM "[^"]*"\."[^"]*") '
+    rf'WHERE (?P<where>{_IDENT} = \?(?: AND {_IDENT} = \?)*)\Z')
+_CASCADING = ("CASCADE", "SET NULL")
 MAX_CACHED_SHAPE = 16384  # bulk INSERTs (one shape per row count) are translated, not cached
 SERVER_VERSION = "10.11.0-semisync"
 
@@ -1113,13 +1137,33 @@ class Engine:
         plan = self._plans.get(key)
         if plan is None:
             plan = parsing(self._make_plan, shape, database, params)
-            plan.inline = plan.kind == "write" and plan.nrows <= INLINE_ROWS and plan.returning is None \
-                and _INLINE_WRITE.match(plan.sql) is not None
+            plan.inline = self._inline(plan)
+            if plan.changed is not None:  # (the same rows, those left unchanged not counted)
+                plan.changed.inline = plan.inline
             if plan.cacheable and len(shape) <= MAX_CACHED_SHAPE:
                 if len(self._plans) >= PLAN_CACHE_SIZE:
                     self._plans.clear()
                 self._plans[key] = plan
         return plan
+
+    def _inline(self, plan: Plan) -> bool:
+        """The write is bounded enough for the event loop (INLINE_ROWS' comment); decided from its
+        translation and the catalog, once per cached plan (a DDL makes new plans)."""
+        if plan.kind != "write" or plan.returning is not None or plan.target is None:
+            return False
+        if plan.nrows:
+            return plan.nrows <= INLINE_ROWS and _INLINE_INSERT.match(plan.sql) is not None
+        m = _INLINE_ROW_WRITE.match(plan.sql)
+        table = self.table(*plan.target) if m is not None else None
+        if table is None:
+            return False
+        named = {_unquote(name).lower() for name in re.findall(_KEY_EQ, m.group("where"))}
+        if not any(key is not None and key <= named for key in map(table.unique_key, table.indexes)):
+            return False
+        parent = (table.schema, table.name.lower())
+        return not any(fk.on_delete in _CASCADING or fk.on_update in _CASCADING
+                       for tables in self.catalog.values() for child in tables.values()
+                       for fk in child.foreign_keys if (fk.ref_schema, fk.ref_table.lower()) == parent)
 
     def _make_plan(self, shape: str, database: str | None, params: list[object], visible: Any = None,
                    live_rows: Callable[[str], list[tuple]] | None = None) -> Plan:
@@ -1168,6 +1212,11 @@ def fsync_failed(path: str, exc: OSError) -> None:
     log.critical("fsync of %s failed after its commit: %s; the server stops (recovery at the next start)", path, exc)
     logging.shutdown()
     os._exit(1)
+
+
+def _unquote(ident: str) -> str:
+    """A column name of translated SQL: bare, or in SQLite's double quotes."""
+    return ident[1:-1].replace('""', '"') if ident.startswith('"') else ident
 
 
 def _show(v: object) -> str:
