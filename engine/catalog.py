@@ -181,6 +181,14 @@ class Table:
                 return col
         return None
 
+    def unique_key(self, index: Index) -> set[str] | None:
+        """The lower-case columns of `index` if equality on all of them finds at most one row
+        (the primary key, a UNIQUE key of NOT NULL columns), else None."""
+        if index.primary or index.unique and all(
+                (col := self.column(name)) is not None and not col.nullable for name in index.columns):
+            return {name.lower() for name in index.columns}
+        return None
+
     def key_name_for(self, columns: list[str]) -> str:
         low = [c.lower() for c in columns]
         for index in self.indexes:

@@ -10,9 +10,9 @@ wait without a task (a session's: KILL QUERY cancels its future), `abandon` ends
 a future of the calling loop, settled through call_soon_threadsafe (a future cancelled meanwhile
 is left alone: the result is dropped, the work was done); `idle()` says no call is queued,
 running or unsettled. After `shutdown()` a call fails with 1053. Every SQLite call goes through
-a lane (the engine's one writer thread, its N reader threads), except the bounded INSERTs the
-loop runs itself while the writer lane is idle and the plain reads it runs on its own reader
-connection (`engine.core`'s header, "Threads")."""
+a lane (the engine's one writer thread, its N reader threads), except the bounded writes and
+commits the loop runs itself while the writer lane is idle and the plain reads it runs on its
+own reader connection (`engine.core`'s header, "Threads")."""
 
 from __future__ import annotations
 

@@ -28,19 +28,31 @@ datadir conversion); a build of SQLite with a larger limit (125 at most, not 1,0
 
 Threads. One writer connection, used from the single writer thread; reader connections
 (one per reader thread, and the loop's reader) see only what SQLite has committed. The event loop
-calls SQLite for two things only. A read outside a REPEATABLE READ snapshot and outside a
-writer's transaction (`Plan.inline` of a SELECT: not a locking read, and calling no function that
-waits or changes state, `functions.VOLATILE`) runs on the loop's reader
-(`connections.ReaderPool.query_on_loop`) without a hop; that reader stops a query after a step
-budget, or when the database is busy or a file must be attached, and the read then runs again,
-from the start, on a reader thread (it has no side effect, so that is the same read once). And an
-INSERT (autocommit or in a transaction) of at most INLINE_ROWS rows of plain values
-(`Plan.inline`: no function, subquery or ON CONFLICT in its translation, so SQLite's work is a
-few index updates and foreign key lookups per row) runs `_w_write` on the loop, without the hop
-to the writer thread, when the writer lane is idle (`ThreadLane.idle`: nothing queued, running
-or unsettled), so the writer connection is still used by one thread at a time and in the
-lane's order. Its session holds the writer lock, as for every write; it runs in one step of
-its task (nothing can cancel it half-way), and its answers are the writer thread's.
+calls SQLite itself, without a hop, for three things only, each bounded:
+- a read outside a REPEATABLE READ snapshot and outside a writer's transaction (`Plan.inline` of
+  a SELECT: not a locking read, and calling no function that waits or changes state,
+  `functions.VOLATILE`) runs on the loop's reader (`connections.ReaderPool.query_on_loop`),
+  which stops a query after a step budget, or when the database is busy or a file must be
+  attached; the read then runs again, from the start, on a reader thread (it has no side
+  effect, so that is the same read once);
+- a write whose work is bounded (`Plan.inline`, decided by `Engine.plan_for` from the
+  translation and the catalog, once per cached plan; the rule is at INLINE_ROWS) runs
+  `_w_write` on the loop when the writer lane is idle (`ThreadLane.idle`: nothing queued,
+  running or unsettled), so the writer connection is still used by one thread at a time and in
+  the lane's order. Such a write, autocommit or in a transaction, is an INSERT of at most
+  INLINE_ROWS rows of plain values, or an UPDATE / DELETE of one table whose WHERE is an
+  equality on every column of its primary key (or of a UNIQUE key of NOT NULL columns), with SET
+  values of placeholders, columns, + and -, on a table that no foreign key references with
+  CASCADE or SET NULL: SQLite's work is a few index updates and foreign key lookups per row, for
+  at most INLINE_ROWS rows. Its session holds the writer lock, as for every write; it runs in one
+  step of its task (nothing can cancel it half-way), and its answers (rows affected, errors, the
+  binlogged statement) are the writer thread's;
+- a `commit_group` that writes WAL frames and nothing else (`durable=False` under synchronous
+  NORMAL, no other file's commits to fsync first, no file to delete, no torn group, no
+  checkpoint due: `_commit_on_loop`) runs on the loop when the writer lane is idle, as such a
+  write does. SQLite's automatic checkpoint is off on the writer connection, so that no commit
+  on the loop copies the WAL: the writer thread checkpoints after every CHECKPOINT_GROUPS
+  commits (the commit on which one is due takes the hop).
 
 Writer lock and group commit (who may call what). `Engine.writer_lock` is a FIFO lock. A session
 takes it at its first write (autocommit write, or the first write after BEGIN) and holds it until
@@ -159,12 +171,31 @@ CATALOG_TABLE = "__engine_catalog"
 SEQ_KEY = "__seq"
 REDO_KEY = "__redo"
 DROPPED_KEY = "__dropped"
-# An INSERT of at most INLINE_ROWS rows of plain values (placeholders only: no function, no
-# subquery, no ON CONFLICT) costs SQLite a few index updates per row (and the foreign key
-# triggers' lookups): it runs on the event loop when the writer thread is idle (see "Threads").
+# The writes bounded enough for the event loop (`Plan.inline`, see "Threads"): SQLite's work is a
+# few index updates and the foreign key triggers' lookups per row, for at most INLINE_ROWS rows.
+# - an INSERT of at most INLINE_ROWS rows of plain values (placeholders only: no function, no
+#   subquery, no ON CONFLICT);
+# - an UPDATE or DELETE of at most one row: one table, no ORDER BY, LIMIT or RETURNING; its
+#   WHERE is `column = ?` joined by AND, naming every column of the PRIMARY KEY or of a UNIQUE
+#   key of NOT NULL columns (an index lookup; more `column = ?` may follow); each SET value a
+#   placeholder, a bare column or a sum of them (+, -), as is or through the engine's type check
+#   (`mysql_store`, with its `iif(typeof ...)` shortcut for integer columns); and the table is
+#   no foreign key's parent with a CASCADE or SET NULL action (a cascade touches any number of
+#   rows; a RESTRICT check is one lookup). The engine has no user triggers.
 INLINE_ROWS = 8
-_INLINE_WRITE = re.compile(
+_INLINE_INSERT = re.compile(
     r'INSERT INTO "[^"]*"\."[^"]*" \([^()]*\) VALUES \( \?(?: , \?)* \)(?: , \( \?(?: , \?)* \))*\Z')
+_IDENT = r'(?:"(?:[^"]|"")*"|[A-Za-z_][A-Za-z0-9_$]*)'
+_SUM = rf'(?:\?|{_IDENT})(?: [+-] (?:\?|{_IDENT}))*'
+_STORED = rf"mysql_store\(\( {_SUM} \), '(?:[^']|'')*'\)"
+_VALUE = (rf"(?:{_SUM}|{_STORED}|iif\(typeof\(\( {_SUM} \)\) = 'integer' AND \( {_SUM} \) BETWEEN -?\d+ AND \d+, "
+          rf"\( {_SUM} \), {_STORED}\))")
+_SET = rf'"(?:[^"]|"")*" = {_VALUE}'
+_KEY_EQ = rf'({_IDENT}) = \?'
+_INLINE_ROW_WRITE = re.compile(
+    rf'(?:UPDATE "[^"]*"\."[^"]*" SET {_SET}(?: , {_SET})*|DELETE FROM "[^"]*"\."[^"]*") '
+    rf'WHERE (?P<where>{_IDENT} = \?(?: AND {_IDENT} = \?)*)\Z')
+_CASCADING = ("CASCADE", "SET NULL")
 # A read may run on the loop's reader unless it calls a function that waits or changes state
 # (SLEEP, GET_LOCK, RAND's generator, LAST_INSERT_ID(expr), UUID ...): see "Threads".
 _LOOP_UNSAFE_CALL = re.compile(r"\b(?:" + "|".join(sorted(functions.VOLATILE)) + r")\s*\(", re.IGNORECASE)
@@ -1156,12 +1187,38 @@ class Engine:
         plan = self._plans.get(key)
         if plan is None:
             plan = parsing(self._make_plan, shape, database, params)
-            plan.inline = _runs_on_loop(plan)
+            plan.inline = self._inline(plan)
+            if plan.changed is not None:  # (the same rows, those left unchanged not counted)
+                plan.changed.inline = plan.inline
             if plan.cacheable and len(shape) <= MAX_CACHED_SHAPE:
                 if len(self._plans) >= PLAN_CACHE_SIZE:
                     self._plans.clear()
                 self._plans[key] = plan
         return plan
+
+    def _inline(self, plan: Plan) -> bool:
+        """The event loop may run `plan` itself ("Threads"): a read with no side effect (the
+        loop's reader stops it if it runs long; it then runs again on a reader thread), or a
+        write bounded enough (INLINE_ROWS' comment); decided from the translation and the
+        catalog, once per cached plan (a DDL makes new plans)."""
+        if plan.kind == "select":
+            return not (plan.locking or plan.uses_rand or plan.sets_last_id or plan.calc_found) \
+                and _LOOP_UNSAFE_CALL.search(plan.sql) is None
+        if plan.kind != "write" or plan.returning is not None or plan.target is None:
+            return False
+        if plan.nrows:
+            return plan.nrows <= INLINE_ROWS and _INLINE_INSERT.match(plan.sql) is not None
+        m = _INLINE_ROW_WRITE.match(plan.sql)
+        table = self.table(*plan.target) if m is not None else None
+        if table is None:
+            return False
+        named = {_unquote(name).lower() for name in re.findall(_KEY_EQ, m.group("where"))}
+        if not any(key is not None and key <= named for key in map(table.unique_key, table.indexes)):
+            return False
+        parent = (table.schema, table.name.lower())
+        return not any(fk.on_delete in _CASCADING or fk.on_update in _CASCADING
+                       for tables in self.catalog.values() for child in tables.values()
+                       for fk in child.foreign_keys if (fk.ref_schema, fk.ref_table.lower()) == parent)
 
     def _make_plan(self, shape: str, database: str | None, params: list[object], visible: Any = None,
                    live_rows: Callable[[str], list[tuple]] | None = None) -> Plan:
@@ -1204,21 +1261,17 @@ class Engine:
         return translator.plan()
 
 
-def _runs_on_loop(plan: Plan) -> bool:
-    """Whether the event loop may run `plan` itself ("Threads"): a bounded INSERT, or a read
-    with no side effect (the loop's reader stops it if it runs long; it is then run again)."""
-    if plan.kind == "write":
-        return plan.nrows <= INLINE_ROWS and plan.returning is None and _INLINE_WRITE.match(plan.sql) is not None
-    return (plan.kind == "select" and not (plan.locking or plan.uses_rand or plan.sets_last_id or plan.calc_found)
-            and _LOOP_UNSAFE_CALL.search(plan.sql) is None)
-
-
 def fsync_failed(path: str, exc: OSError) -> None:
     """An fsync of committed engine data failed: log and end the process now (the restart's
     recovery replays from the binlog whatever the engine lost)."""
     log.critical("fsync of %s failed after its commit: %s; the server stops (recovery at the next start)", path, exc)
     logging.shutdown()
     os._exit(1)
+
+
+def _unquote(ident: str) -> str:
+    """A column name of translated SQL: bare, or in SQLite's double quotes."""
+    return ident[1:-1].replace('""', '"') if ident.startswith('"') else ident
 
 
 def _show(v: object) -> str:

@@ -519,10 +519,7 @@ async def test_a_plain_insert_runs_on_the_loop_only_when_the_writer_thread_is_id
     errors, the same binlogged statement either way. Without a hop it completes in its task's
     first step: a cancel can only come after it, when its caller holds its CommittedTxn."""
     a = session(engine, 1)
-    lane = engine._writer
-    hops = []
-    call = lane.call
-    monkeypatch.setattr(lane, "call", lambda fn, *args: hops.append(fn.__name__) or call(fn, *args))
+    hops = watch_hops(engine, monkeypatch)
     inline = await a.execute("INSERT INTO t (v) VALUES (1)")
     assert hops == [] and inline.last_insert_id == 1
     assert [s.sql for s in inline.committed.statements] == ["INSERT INTO t (v) VALUES (1)"]
@@ -546,6 +543,132 @@ async def test_a_plain_insert_runs_on_the_loop_only_when_the_writer_thread_is_id
     async with engine.writer_lock:
         await engine.commit_group({})
     assert (await a.execute("SELECT id, v FROM t ORDER BY id")).rows == [(1, 1), (2, 2), (3, 3)]
+
+
+def watch_hops(engine, monkeypatch) -> list[str]:
+    """The names of the functions handed to the writer thread from now on, in order."""
+    lane = engine._writer
+    hops: list[str] = []
+    call = lane.call
+    monkeypatch.setattr(lane, "call", lambda fn, *args: hops.append(fn.__name__) or call(fn, *args))
+    return hops
+
+
+async def run_where(s, sql: str, busy: bool, hops: list[str]) -> tuple:
+    """`sql` run with the writer thread idle or busy: what it answered (rows affected, the
+    binlogged statements, or the error) and whether it was handed to the writer thread."""
+    del hops[:]
+    if busy:
+        s.engine._on_writer(time.sleep, 0.01)
+    try:
+        r = await s.execute(sql)
+    except SQLError as exc:
+        answer = (exc.error.code, exc.message)
+    else:
+        answer = (r.affected_rows, [st.sql for st in r.committed.statements] if r.committed else None)
+    return answer, "_w_write" in hops
+
+
+ROW_TABLES = [
+    "CREATE TABLE w (id INT PRIMARY KEY, k INT NOT NULL DEFAULT 0, c CHAR(20) NOT NULL DEFAULT '', "
+    "u INT NOT NULL, n INT, UNIQUE KEY (u), UNIQUE KEY (n), KEY (k))",
+    "CREATE TABLE p (id INT PRIMARY KEY)",
+    "CREATE TABLE ch (id INT PRIMARY KEY, pid INT, FOREIGN KEY (pid) REFERENCES p (id))",
+    "CREATE TABLE cp (id INT PRIMARY KEY)",
+    "CREATE TABLE cc (id INT PRIMARY KEY, pid INT, FOREIGN KEY (pid) REFERENCES cp (id) ON DELETE CASCADE)",
+    "INSERT INTO w (id, k, u, n) VALUES (1, 1, 1, 1), (2, 1, 2, 2), (3, 1, 3, 3), (4, 1, 4, 4), "
+    "(11, 1, 11, 11), (12, 1, 12, 12), (13, 1, 13, 13), (14, 1, 14, 14)",
+    "INSERT INTO p VALUES (1), (2), (11), (12)", "INSERT INTO ch VALUES (1, 1), (11, 11)",
+    "INSERT INTO cp VALUES (1), (2)", "INSERT INTO cc VALUES (1, 1), (2, 2)",
+]
+
+
+async def row_tables(engine) -> None:
+    s = session(engine, 98)
+    for sql in ROW_TABLES:
+        await s.execute(sql)
+    async with engine.writer_lock:
+        await engine.commit_group({})
+
+
+async def test_an_update_or_delete_of_one_row_by_its_key_runs_on_the_loop_only_when_the_writer_thread_is_idle(
+        engine, monkeypatch):
+    """sysbench oltp_write_only's UPDATEs and DELETE (one row by its primary key, or by a
+    UNIQUE key of NOT NULL columns; SET values of placeholders, columns, + and -) run without a
+    hop when the writer thread is idle, and through it after what it has: the same rows affected
+    (changed rows, as without CLIENT_FOUND_ROWS), the same binlogged statements, autocommit or
+    in a transaction."""
+    await row_tables(engine)
+    a = session(engine, 1)
+    hops = watch_hops(engine, monkeypatch)
+    script = ["UPDATE w SET k=k+1 WHERE id={0}", "UPDATE w SET c='x' WHERE id={0}",
+              "UPDATE w SET c='x' WHERE id={0}", "UPDATE w SET k = k + 2, c = c WHERE `id` = {0}",
+              "UPDATE w SET k=-1 WHERE u={1}", "UPDATE w SET c=k WHERE id={1} AND u={1}",
+              "DELETE FROM w WHERE id={2}", "DELETE FROM w WHERE id={2}", "UPDATE p SET id={3} WHERE id={4}"]
+    answers = {}
+    for busy, base in ((False, 0), (True, 10)):
+        answers[busy] = []
+        for sql in script:
+            sql = sql.format(base + 1, base + 2, base + 3, base + 5, base + 2)
+            answer, hopped = await run_where(a, sql, busy, hops)
+            assert hopped == busy, sql
+            assert answer[1] == [sql]
+            answers[busy].append(answer[0])
+        await a.execute("BEGIN")
+        answer, hopped = await run_where(a, f"UPDATE w SET k=k+1 WHERE id={base + 4}", busy, hops)
+        assert answer == (1, None) and hopped == busy
+        answer, hopped = await run_where(a, f"DELETE FROM w WHERE u={base + 4}", busy, hops)
+        assert answer == (1, None) and hopped == busy
+        committed = (await a.execute("COMMIT")).committed
+        assert [st.sql for st in committed.statements] == [
+            f"UPDATE w SET k=k+1 WHERE id={base + 4}", f"DELETE FROM w WHERE u={base + 4}"]
+    assert answers[False] == answers[True] == [1, 1, 0, 1, 1, 1, 1, 0, 1]
+    async with engine.writer_lock:
+        await engine.commit_group({})
+    assert (await a.execute("SELECT id, k, c, u FROM w ORDER BY id")).rows == [
+        (1, 4, "x", 1), (2, -1, "-1", 2), (11, 4, "x", 11), (12, -1, "-1", 12)]
+    assert (await a.execute("SELECT id FROM p ORDER BY id")).rows == [(1,), (5,), (11,), (15,)]
+
+
+async def test_a_write_of_unbounded_work_goes_to_the_writer_thread_even_when_it_is_idle(engine, monkeypatch):
+    """A WHERE that is not an equality on a whole unique key of NOT NULL columns, a function in
+    SET, a multi-table UPDATE, LIMIT, or a table a foreign key references ON DELETE CASCADE
+    (the decision is made again after the DDL that adds such a key)."""
+    await row_tables(engine)
+    a = session(engine, 1)
+    hops = watch_hops(engine, monkeypatch)
+    for sql in ["UPDATE w SET c='y' WHERE k=1", "UPDATE w SET c='y' WHERE id > 12", "UPDATE w SET c='y' WHERE c='x'",
+                "UPDATE w SET c='y' WHERE n=1", "UPDATE w SET c=CONCAT(c, 'z') WHERE id=1",
+                "UPDATE w SET k=k*2 WHERE id=1", "UPDATE w, p SET w.k=7 WHERE w.id=p.id AND p.id=1",
+                "UPDATE w SET c='y' WHERE id=1 OR id=2", "DELETE FROM w WHERE id=1 LIMIT 1", "DELETE FROM cp WHERE id=1"]:
+        assert (await run_where(a, sql, False, hops))[1], sql
+    async with engine.writer_lock:
+        await engine.commit_group({})
+    assert (await a.execute("SELECT id FROM cc")).rows == [(2,)]  # the cascade ran
+    assert not (await run_where(a, "DELETE FROM p WHERE id=2", False, hops))[1]  # RESTRICT: one lookup
+    await a.execute("CREATE TABLE pc (id INT PRIMARY KEY, pid INT, FOREIGN KEY (pid) REFERENCES p (id) "
+                    "ON UPDATE SET NULL)")
+    assert (await run_where(a, "DELETE FROM p WHERE id=12", False, hops))[1]
+
+
+async def test_a_key_write_on_the_loop_fails_as_on_the_writer_thread(engine, monkeypatch):
+    """Duplicate keys (1062), foreign keys (1451 from a parent, 1452 from a child) and a value
+    out of range (1264, raised by the type check SQLite calls): the same errors inline and
+    hopped, and the failed statement leaves nothing behind."""
+    await row_tables(engine)
+    a = session(engine, 1)
+    hops = watch_hops(engine, monkeypatch)
+    for sql in ["UPDATE w SET u=2 WHERE id=1", "UPDATE w SET id=id+1 WHERE id=1", "DELETE FROM p WHERE id=1",
+                "UPDATE p SET id=id+100 WHERE id=1", "UPDATE ch SET pid=99 WHERE id=1",
+                "UPDATE w SET k=k+2147483647 WHERE id=1"]:
+        answers = [await run_where(a, sql, busy, hops) for busy in (False, True)]
+        assert [hopped for _answer, hopped in answers] == [False, True], sql
+        assert answers[0][0] == answers[1][0] and answers[0][0][0] in (1062, 1264, 1451, 1452), sql
+    async with engine.writer_lock:
+        await engine.commit_group({})
+    assert (await a.execute("SELECT id, k, u FROM w WHERE id < 5 ORDER BY id")).rows == [
+        (1, 1, 1), (2, 1, 2), (3, 1, 3), (4, 1, 4)]
+    assert (await a.execute("SELECT id, pid FROM ch ORDER BY id")).rows == [(1, 1), (11, 11)]
 
 
 async def test_a_dropped_database_file_that_outlived_its_commit_is_deleted_at_open(tmp_path):
