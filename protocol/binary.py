@@ -7,8 +7,10 @@ MariaDB's sql/sql_prepare.cc where they differ (MariaDB always sends the warning
 prepare answer). Sans-IO: bytes in, values out.
 
 Contracts:
-- `decode_stmt_command(payload)` gives the typed command for a COM_STMT_* payload. A
-  COM_STMT_EXECUTE's parameter block can only be read with the statement's parameter count and
+- `decode_stmt_command(payload)` gives the typed command for a COM_STMT_* payload, its fixed
+  fields read with a `struct.Struct` derived from the command's declaration; the declaration
+  (`decode_stmt_command_declared`) is the reference it is held equal to, and decides on a payload
+  shorter than the fixed fields. A COM_STMT_EXECUTE's parameter block can only be read with the statement's parameter count and
   the types bound before, so it is carried raw (`ComStmtExecute.params`) and read by
   `decode_execute_params` once the server found the statement. A packet shorter than its
   fixed fields is malformed; bytes after the fixed fields of COM_STMT_CLOSE, COM_STMT_RESET and
@@ -32,7 +34,7 @@ import datetime
 import decimal
 import struct
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 import construct as c
@@ -48,7 +50,12 @@ from protocol.messages import (
     FieldType,
     ServerStatus,
 )
-from protocol.packets import decode_lenenc_bytes, encode_lenenc_bytes, encode_lenenc_int
+from protocol.packets import (
+    decode_lenenc_bytes,
+    encode_lenenc_bytes,
+    encode_lenenc_int,
+    fixed_struct,
+)
 
 COM_STMT_PREPARE = 0x16
 COM_STMT_EXECUTE = 0x17
@@ -173,29 +180,58 @@ class ComStmtFetch:
 
 StmtCommand = ComStmtPrepare | ComStmtExecute | ComStmtSendLongData | ComStmtClose | ComStmtReset | ComStmtFetch
 
-_DECODERS: dict[int, tuple[str, c.Construct, Any]] = {
-    COM_STMT_PREPARE: ("COM_STMT_PREPARE", COM_STMT_PREPARE_FORMAT, lambda v: ComStmtPrepare(v.query)),
-    COM_STMT_EXECUTE: ("COM_STMT_EXECUTE", COM_STMT_EXECUTE_FORMAT,
-                       lambda v: ComStmtExecute(v.statement_id, v.flags, v.iteration_count, v.params)),
-    COM_STMT_SEND_LONG_DATA: ("COM_STMT_SEND_LONG_DATA", COM_STMT_SEND_LONG_DATA_FORMAT,
-                              lambda v: ComStmtSendLongData(v.statement_id, v.param_id, v.data)),
-    COM_STMT_CLOSE: ("COM_STMT_CLOSE", COM_STMT_CLOSE_FORMAT, lambda v: ComStmtClose(v.statement_id)),
-    COM_STMT_RESET: ("COM_STMT_RESET", COM_STMT_RESET_FORMAT, lambda v: ComStmtReset(v.statement_id)),
-    COM_STMT_FETCH: ("COM_STMT_FETCH", COM_STMT_FETCH_FORMAT,
-                     lambda v: ComStmtFetch(v.statement_id, v.num_rows)),
+# Each command: its name, its declaration, its type (fields named and ordered as declared).
+_COMMANDS: dict[int, tuple[str, c.Struct, type[StmtCommand]]] = {
+    COM_STMT_PREPARE: ("COM_STMT_PREPARE", COM_STMT_PREPARE_FORMAT, ComStmtPrepare),
+    COM_STMT_EXECUTE: ("COM_STMT_EXECUTE", COM_STMT_EXECUTE_FORMAT, ComStmtExecute),
+    COM_STMT_SEND_LONG_DATA: ("COM_STMT_SEND_LONG_DATA", COM_STMT_SEND_LONG_DATA_FORMAT, ComStmtSendLongData),
+    COM_STMT_CLOSE: ("COM_STMT_CLOSE", COM_STMT_CLOSE_FORMAT, ComStmtClose),
+    COM_STMT_RESET: ("COM_STMT_RESET", COM_STMT_RESET_FORMAT, ComStmtReset),
+    COM_STMT_FETCH: ("COM_STMT_FETCH", COM_STMT_FETCH_FORMAT, ComStmtFetch),
 }
 
 
-def decode_stmt_command(payload: bytes) -> StmtCommand:
-    """The typed COM_STMT_* command of a command payload (first byte: the command)."""
-    entry = _DECODERS.get(payload[0]) if payload else None
+def decode_stmt_command_declared(payload: bytes) -> StmtCommand:
+    """`decode_stmt_command` by the construct declarations: the reference."""
+    entry = _COMMANDS.get(payload[0]) if payload else None
     if entry is None:
         raise LocalProtocolError(f"not a COM_STMT command: {payload[:1].hex()}")
-    what, fmt, build = entry
+    what, fmt, cls = entry
     try:
-        return build(fmt.parse(payload))
+        parsed = fmt.parse(payload)
     except _PARSE_ERRORS:
         raise _malformed(what) from None
+    return cls(*(parsed[f.name] for f in fields(cls)))
+
+
+def _struct_path(fmt: c.Struct, cls: type) -> tuple[struct.Struct, type, bool]:
+    """A command's fixed fields as one `struct.Struct` derived from its declaration, the command
+    type built from them (its fields are the declaration's, in wire order, after the command
+    byte) and whether a greedy byte string follows them."""
+    subcons = list(fmt.subcons)
+    greedy = isinstance(subcons[-1].subcon, type(c.GreedyBytes))
+    fixed = subcons[:-1] if greedy else subcons
+    assert [sc.name for sc in subcons[1:]] == [f.name for f in fields(cls)], cls
+    return fixed_struct(fixed), cls, greedy
+
+
+_STRUCT_PATHS = {code: _struct_path(fmt, cls) for code, (_, fmt, cls) in _COMMANDS.items()}
+
+
+def decode_stmt_command(payload: bytes) -> StmtCommand:
+    """The typed COM_STMT_* command of a command payload (first byte: the command).
+
+    Read by `struct.Struct`s derived from the declarations (`_STRUCT_PATHS`); a payload shorter
+    than its fixed fields goes to the declaration (`decode_stmt_command_declared`), which decides
+    what it raises. Tests hold the two equal on every input."""
+    path = _STRUCT_PATHS.get(payload[0]) if payload else None
+    if path is None or len(payload) < path[0].size:
+        return decode_stmt_command_declared(payload)
+    layout, cls, greedy = path
+    fixed = layout.unpack_from(payload)
+    if greedy:
+        return cls(*fixed[1:], payload[layout.size :])
+    return cls(*fixed[1:])
 
 
 # ---------------------------------------------------------------------------------------------
@@ -679,5 +715,5 @@ __all__ = [
     "BinaryResultSet", "BinaryRows", "ComStmtClose", "ComStmtExecute", "ComStmtFetch",
     "ComStmtPrepare", "ComStmtReset", "ComStmtSendLongData", "ParamType", "PrepareOK", "ZeroDate",
     "can_carry", "decode_binary_row", "decode_execute_params", "decode_stmt_command",
-    "encode_binary_row", "encode_execute_params", "encode_param",
+    "decode_stmt_command_declared", "encode_binary_row", "encode_execute_params", "encode_param",
 ]
