@@ -22,18 +22,24 @@ Contracts:
   NEWDECIMAL), bytes (strings and blobs, in the client's encoding, uninterpreted),
   `datetime.date`, `datetime.datetime`, `datetime.timedelta` (TIME).
 - Binary rows are encoded by each column's MySQL type code, flags and decimals, i.e. from the
-  column definition that is sent with them (`encode_binary_row`); a value that the column's
-  type cannot carry raises `LocalProtocolError` (the server chose the wrong type: our bug).
+  column definition that is sent with them: a `BinaryRowEncoder` decides each column's value
+  encoder once for a list of columns (`encode_binary_row` for a single row); a value that the
+  column's type cannot carry raises `LocalProtocolError` (the server chose the wrong type: our
+  bug), as `UncarriedValue` naming the column. `encode_binary_row_reference`, one value at a
+  time, is the reference the encoder is held equal to (bytes and errors).
 - `PrepareOK`, `BinaryResultSet` and `BinaryRows` are responses with `payloads(capabilities)`
   and `status`, framed by `protocol.connection.ServerConnection.send` as a text result set is.
+  The rows of the last two may be given already encoded for their columns (`encoded_rows`).
 """
 
 from __future__ import annotations
 
 import datetime
 import decimal
+import functools
+import operator
 import struct
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, fields
 from typing import Any
 
@@ -528,6 +534,16 @@ def _as_text(value: Any) -> bytes:
     return str(value).encode()
 
 
+def _encode_decimal(value: Any) -> bytes:
+    if isinstance(value, float):
+        value = decimal.Decimal(repr(value))
+    elif isinstance(value, bytes):
+        value = value.decode("ascii")
+    text = str(value)
+    decimal.Decimal(text)  # a number, or this column's type was wrong
+    return encode_lenenc_bytes(text.encode("ascii"))
+
+
 def _encode_value(ftype: int, value: Any, decimals: int, unsigned: bool = False) -> bytes:
     ints = _INTEGERS.get(ftype)
     if ints is not None:
@@ -539,21 +555,135 @@ def _encode_value(ftype: int, value: Any, decimals: int, unsigned: bool = False)
     if ftype in _DATES or ftype in _DATETIMES or ftype in _TIMES:
         return _encode_temporal(ftype, value)
     if ftype in _DECIMALS:
-        if isinstance(value, float):
-            value = decimal.Decimal(repr(value))
-        elif isinstance(value, bytes):
-            value = value.decode("ascii")
-        text = str(value)
-        decimal.Decimal(text)  # a number, or this column's type was wrong
-        return encode_lenenc_bytes(text.encode("ascii"))
+        return _encode_decimal(value)
     if ftype in _STRINGS:
         return encode_lenenc_bytes(_as_text(value))
     raise ValueError(f"no binary form for type {ftype}")
 
 
+# What a value's encoding raises when its column's type cannot carry it.
+_ENCODE_ERRORS = (ValueError, TypeError, OverflowError, struct.error, decimal.InvalidOperation, UnicodeError)
+_UNSIGNED = int(ColumnFlag.UNSIGNED)
+_call = operator.call  # map(_call, encoders, values): each value through its column's encoder
+
+
+def _encode_text(value: Any) -> bytes:
+    """`encode_lenenc_bytes(_as_text(value))`, str and bytes tried first."""
+    cls = type(value)
+    if cls is str:
+        return encode_lenenc_bytes(value.encode("utf-8", "surrogateescape"))
+    if cls is bytes:
+        return encode_lenenc_bytes(value)
+    return encode_lenenc_bytes(_as_text(value))
+
+
+def _no_binary_form(ftype: int, value: Any) -> bytes:
+    raise ValueError(f"no binary form for type {ftype}")
+
+
+@functools.cache
+def _value_encoder(ftype: int, unsigned: bool) -> Callable[[Any], bytes] | None:
+    """The binary form of a non-NULL value of a column of type `ftype` (what `_encode_value`
+    gives, decided here once per type); None for a NULL column, whose values are always sent as
+    NULL."""
+    if ftype == FieldType.NULL:
+        return None
+    ints = _INTEGERS.get(ftype)
+    if ints is not None:
+        pack = (ints[1] if unsigned else ints[0]).pack
+        return lambda value: pack(value) if type(value) is int else pack(_as_int(value))
+    if ftype == FieldType.DOUBLE or ftype == FieldType.FLOAT:
+        pack = (_DOUBLE if ftype == FieldType.DOUBLE else _FLOAT).pack
+        return lambda value: pack(float(value))
+    if ftype in _DATES or ftype in _DATETIMES or ftype in _TIMES:
+        return functools.partial(_encode_temporal, ftype)
+    if ftype in _DECIMALS:
+        return _encode_decimal
+    if ftype in _STRINGS:
+        return _encode_text
+    return functools.partial(_no_binary_form, ftype)
+
+
+class UncarriedValue(LocalProtocolError):
+    """A row value that its column's type cannot carry (`column`: its index in the row)."""
+
+    def __init__(self, message: str, column: int) -> None:
+        super().__init__(message)
+        self.column = column
+
+
+class BinaryRowEncoder:
+    """Binary Protocol Resultset Rows for one list of column definitions: 0x00, the NULL bitmap
+    (offset 2), the non-NULL values each in the binary form of its column's type. Each column's
+    value encoder is chosen once, when the encoder is made; a row then costs one call per value.
+    A value its column cannot carry raises `UncarriedValue` (the first such column of the row)."""
+
+    __slots__ = ("_encoders", "_head", "_nbytes", "_null_column", "columns")
+
+    def __init__(self, columns: Sequence[ColumnDefinition]) -> None:
+        self.columns = tuple(columns)
+        self._encoders = [_value_encoder(int(col.type), bool(int(col.flags) & _UNSIGNED)) for col in self.columns]
+        self._nbytes = (len(self.columns) + 9) // 8
+        self._head = b"\x00" + bytes(self._nbytes)  # a row without NULLs
+        self._null_column = None in self._encoders
+
+    def encode(self, values: Sequence[Any]) -> bytes:
+        """One row."""
+        return self.encode_rows((values,))[0]
+
+    def encode_rows(self, rows: Iterable[Sequence[Any]]) -> list[bytes]:
+        """Each row, in order (one call for a result set: the loop stays in one frame)."""
+        encoders = self._encoders
+        width = len(encoders)
+        head = self._head
+        null_column = self._null_column
+        out: list[bytes] = []
+        append = out.append
+        values: Sequence[Any] = ()
+        try:
+            for values in rows:
+                if len(values) != width:
+                    raise LocalProtocolError(f"row has {len(values)} values for {width} columns")
+                if null_column or None in values:
+                    append(self._encode_nulls(values))
+                else:
+                    # no None among the encoders here: no NULL column
+                    append(head + b"".join(map(_call, encoders, values)))  # type: ignore[arg-type]
+        except _ENCODE_ERRORS:
+            raise self._uncarried(values) from None
+        return out
+
+    def _encode_nulls(self, values: Sequence[Any]) -> bytes:
+        bitmap = 0
+        parts = []
+        bit = 4  # the first column's bit: offset 2
+        for encode, value in zip(self._encoders, values, strict=True):
+            if value is None or encode is None:
+                bitmap |= bit
+            else:
+                parts.append(encode(value))
+            bit <<= 1
+        return b"\x00" + bitmap.to_bytes(self._nbytes, "little") + b"".join(parts)
+
+    def _uncarried(self, values: Sequence[Any]) -> LocalProtocolError:
+        for i, (col, encode, value) in enumerate(zip(self.columns, self._encoders, values, strict=True)):
+            if value is None or encode is None:
+                continue
+            try:
+                encode(value)
+            except _ENCODE_ERRORS as exc:
+                return UncarriedValue(f"column {col.name!r} ({col.type}) cannot carry {value!r}: {exc}", i)
+        return LocalProtocolError(f"row cannot be encoded: {values!r}")
+
+
 def encode_binary_row(columns: Sequence[ColumnDefinition], values: Sequence[Any]) -> bytes:
-    """One Binary Protocol Resultset Row: 0x00, the NULL bitmap (offset 2), the non-NULL values
-    each in the binary form of its column's type (type code, UNSIGNED flag, decimals)."""
+    """One Binary Protocol Resultset Row (`BinaryRowEncoder`; make one encoder for many rows)."""
+    return BinaryRowEncoder(columns).encode(values)
+
+
+def encode_binary_row_reference(columns: Sequence[ColumnDefinition], values: Sequence[Any]) -> bytes:
+    """`encode_binary_row` one value at a time through `_encode_value`: the reference the
+    encoder is held equal to by tests (same bytes, same errors)."""
     width = len(columns)
     if len(values) != width:
         raise LocalProtocolError(f"row has {len(values)} values for {width} columns")
@@ -565,21 +695,10 @@ def encode_binary_row(columns: Sequence[ColumnDefinition], values: Sequence[Any]
             continue
         try:
             parts.append(_encode_value(col.type, value, col.decimals, bool(col.flags & ColumnFlag.UNSIGNED)))
-        except (ValueError, TypeError, OverflowError, struct.error, decimal.InvalidOperation, UnicodeError) as exc:
+        except _ENCODE_ERRORS as exc:
             raise LocalProtocolError(f"column {col.name!r} ({col.type}) cannot carry {value!r}: {exc}") from None
     parts[1] = bytes(bitmap)
     return b"".join(parts)
-
-
-def can_carry(column: ColumnDefinition, value: Any) -> bool:
-    """Whether `value` has a binary form in `column`'s type (the server checks before sending)."""
-    if value is None:
-        return True
-    try:
-        _encode_value(column.type, value, column.decimals, bool(column.flags & ColumnFlag.UNSIGNED))
-    except (ValueError, TypeError, OverflowError, struct.error, decimal.InvalidOperation, UnicodeError):
-        return False
-    return True
 
 
 def decode_binary_row(payload: bytes, columns: Sequence[ColumnDefinition]) -> tuple[Any, ...]:
@@ -616,6 +735,13 @@ def _terminator(capabilities: int, status: int, warnings: int = 0) -> bytes:
     if capabilities & Capability.CLIENT_DEPRECATE_EOF:
         return OK(0, 0, status, warnings).encode(capabilities, header=EOF_HEADER)
     return EOF(warnings, status).encode()
+
+
+def _row_payloads(columns: Sequence[ColumnDefinition], rows: Sequence[Sequence[Any]],
+                  encoded: Sequence[bytes] | None) -> list[bytes]:
+    if encoded is not None:
+        return list(encoded)
+    return BinaryRowEncoder(columns).encode_rows(rows)
 
 
 PARAM_DEFINITION = ColumnDefinition("?", FieldType.VAR_STRING, charset=63, length=0, flags=ColumnFlag.BINARY)
@@ -672,6 +798,7 @@ class BinaryResultSet:
     status: int = ServerStatus.AUTOCOMMIT
     warnings: int = 0
     cursor: bool = False
+    encoded_rows: Sequence[bytes] | None = None  # the rows already encoded for `columns`; then `rows` is not read
 
     def payloads(self, capabilities: int = 0) -> list[bytes]:
         out = [encode_lenenc_int(len(self.columns))]
@@ -681,8 +808,7 @@ class BinaryResultSet:
             return out
         if not capabilities & Capability.CLIENT_DEPRECATE_EOF:
             out.append(EOF(self.warnings, self.status).encode())
-        columns = self.columns
-        out.extend(encode_binary_row(columns, row) for row in self.rows)
+        out.extend(_row_payloads(self.columns, self.rows, self.encoded_rows))
         out.append(_terminator(capabilities, self.status, self.warnings))
         return out
 
@@ -697,9 +823,10 @@ class BinaryRows:
     last: bool
     status: int = ServerStatus.AUTOCOMMIT
     warnings: int = 0
+    encoded_rows: Sequence[bytes] | None = None  # as BinaryResultSet's
 
     def payloads(self, capabilities: int = 0) -> list[bytes]:
-        out = [encode_binary_row(self.columns, row) for row in self.rows]
+        out = _row_payloads(self.columns, self.rows, self.encoded_rows)
         status = self.status | ServerStatus.CURSOR_EXISTS
         if self.last:
             status |= ServerStatus.LAST_ROW_SENT
@@ -714,6 +841,7 @@ __all__ = [
     "COM_STMT_RESET", "COM_STMT_SEND_LONG_DATA", "CURSOR_TYPE_READ_ONLY", "STMT_COMMANDS",
     "BinaryResultSet", "BinaryRows", "ComStmtClose", "ComStmtExecute", "ComStmtFetch",
     "ComStmtPrepare", "ComStmtReset", "ComStmtSendLongData", "ParamType", "PrepareOK", "ZeroDate",
-    "can_carry", "decode_binary_row", "decode_execute_params", "decode_stmt_command",
-    "decode_stmt_command_declared", "encode_binary_row", "encode_execute_params", "encode_param",
+    "BinaryRowEncoder", "UncarriedValue", "decode_binary_row", "decode_execute_params",
+    "decode_stmt_command", "decode_stmt_command_declared", "encode_binary_row",
+    "encode_binary_row_reference", "encode_execute_params", "encode_param",
 ]
