@@ -730,9 +730,15 @@ def decode_binary_row(payload: bytes, columns: Sequence[ColumnDefinition]) -> tu
 # Responses
 
 
+# Flags as plain ints: an int & an IntFlag member runs the enum's __rand__, slow for every answer.
+_DEPRECATE_EOF = int(Capability.CLIENT_DEPRECATE_EOF)
+_CURSOR_EXISTS = int(ServerStatus.CURSOR_EXISTS)
+_LAST_ROW_SENT = int(ServerStatus.LAST_ROW_SENT)
+
+
 def _terminator(capabilities: int, status: int, warnings: int = 0) -> bytes:
     """The packet closing a block: EOF, or OK with header 0xFE under CLIENT_DEPRECATE_EOF."""
-    if capabilities & Capability.CLIENT_DEPRECATE_EOF:
+    if capabilities & _DEPRECATE_EOF:
         return OK(0, 0, status, warnings).encode(capabilities, header=EOF_HEADER)
     return EOF(warnings, status).encode()
 
@@ -804,9 +810,9 @@ class BinaryResultSet:
         out = [encode_lenenc_int(len(self.columns))]
         out.extend(col.encode() for col in self.columns)
         if self.cursor:
-            out.append(_terminator(capabilities, self.status | ServerStatus.CURSOR_EXISTS, self.warnings))
+            out.append(_terminator(capabilities, self.status | _CURSOR_EXISTS, self.warnings))
             return out
-        if not capabilities & Capability.CLIENT_DEPRECATE_EOF:
+        if not capabilities & _DEPRECATE_EOF:
             out.append(EOF(self.warnings, self.status).encode())
         out.extend(_row_payloads(self.columns, self.rows, self.encoded_rows))
         out.append(_terminator(capabilities, self.status, self.warnings))
@@ -827,9 +833,9 @@ class BinaryRows:
 
     def payloads(self, capabilities: int = 0) -> list[bytes]:
         out = _row_payloads(self.columns, self.rows, self.encoded_rows)
-        status = self.status | ServerStatus.CURSOR_EXISTS
+        status = self.status | _CURSOR_EXISTS
         if self.last:
-            status |= ServerStatus.LAST_ROW_SENT
+            status |= _LAST_ROW_SENT
         out.append(_terminator(capabilities, status, self.warnings))
         return out
 

@@ -193,10 +193,13 @@ def encode_lenenc_int(value: int) -> bytes:
     return b"\xfe" + _U64.pack(value)
 
 
+_ONE_BYTE_LENGTHS = [bytes((n,)) for n in range(0xFB)]
+
+
 def encode_lenenc_bytes(value: bytes) -> bytes:
     n = len(value)
     if n < 0xFB:
-        return bytes((n,)) + value
+        return _ONE_BYTE_LENGTHS[n] + value  # every result value: no bytes((n,)) per call
     return encode_lenenc_int(n) + value
 
 
