@@ -7,8 +7,10 @@ MariaDB's sql/sql_prepare.cc where they differ (MariaDB always sends the warning
 prepare answer). Sans-IO: bytes in, values out.
 
 Contracts:
-- `decode_stmt_command(payload)` gives the typed command for a COM_STMT_* payload. A
-  COM_STMT_EXECUTE's parameter block can only be read with the statement's parameter count and
+- `decode_stmt_command(payload)` gives the typed command for a COM_STMT_* payload, its fixed
+  fields read with a `struct.Struct` derived from the command's declaration; the declaration
+  (`decode_stmt_command_declared`) is the reference it is held equal to, and decides on a payload
+  shorter than the fixed fields. A COM_STMT_EXECUTE's parameter block can only be read with the statement's parameter count and
   the types bound before, so it is carried raw (`ComStmtExecute.params`) and read by
   `decode_execute_params` once the server found the statement. A packet shorter than its
   fixed fields is malformed; bytes after the fixed fields of COM_STMT_CLOSE, COM_STMT_RESET and
@@ -20,19 +22,25 @@ Contracts:
   NEWDECIMAL), bytes (strings and blobs, in the client's encoding, uninterpreted),
   `datetime.date`, `datetime.datetime`, `datetime.timedelta` (TIME).
 - Binary rows are encoded by each column's MySQL type code, flags and decimals, i.e. from the
-  column definition that is sent with them (`encode_binary_row`); a value that the column's
-  type cannot carry raises `LocalProtocolError` (the server chose the wrong type: our bug).
+  column definition that is sent with them: a `BinaryRowEncoder` decides each column's value
+  encoder once for a list of columns (`encode_binary_row` for a single row); a value that the
+  column's type cannot carry raises `LocalProtocolError` (the server chose the wrong type: our
+  bug), as `UncarriedValue` naming the column. `encode_binary_row_reference`, one value at a
+  time, is the reference the encoder is held equal to (bytes and errors).
 - `PrepareOK`, `BinaryResultSet` and `BinaryRows` are responses with `payloads(capabilities)`
   and `status`, framed by `protocol.connection.ServerConnection.send` as a text result set is.
+  The rows of the last two may be given already encoded for their columns (`encoded_rows`).
 """
 
 from __future__ import annotations
 
 import datetime
 import decimal
+import functools
+import operator
 import struct
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, fields
 from typing import Any
 
 import construct as c
@@ -48,7 +56,12 @@ from protocol.messages import (
     FieldType,
     ServerStatus,
 )
-from protocol.packets import decode_lenenc_bytes, encode_lenenc_bytes, encode_lenenc_int
+from protocol.packets import (
+    decode_lenenc_bytes,
+    encode_lenenc_bytes,
+    encode_lenenc_int,
+    fixed_struct,
+)
 
 COM_STMT_PREPARE = 0x16
 COM_STMT_EXECUTE = 0x17
@@ -173,29 +186,58 @@ class ComStmtFetch:
 
 StmtCommand = ComStmtPrepare | ComStmtExecute | ComStmtSendLongData | ComStmtClose | ComStmtReset | ComStmtFetch
 
-_DECODERS: dict[int, tuple[str, c.Construct, Any]] = {
-    COM_STMT_PREPARE: ("COM_STMT_PREPARE", COM_STMT_PREPARE_FORMAT, lambda v: ComStmtPrepare(v.query)),
-    COM_STMT_EXECUTE: ("COM_STMT_EXECUTE", COM_STMT_EXECUTE_FORMAT,
-                       lambda v: ComStmtExecute(v.statement_id, v.flags, v.iteration_count, v.params)),
-    COM_STMT_SEND_LONG_DATA: ("COM_STMT_SEND_LONG_DATA", COM_STMT_SEND_LONG_DATA_FORMAT,
-                              lambda v: ComStmtSendLongData(v.statement_id, v.param_id, v.data)),
-    COM_STMT_CLOSE: ("COM_STMT_CLOSE", COM_STMT_CLOSE_FORMAT, lambda v: ComStmtClose(v.statement_id)),
-    COM_STMT_RESET: ("COM_STMT_RESET", COM_STMT_RESET_FORMAT, lambda v: ComStmtReset(v.statement_id)),
-    COM_STMT_FETCH: ("COM_STMT_FETCH", COM_STMT_FETCH_FORMAT,
-                     lambda v: ComStmtFetch(v.statement_id, v.num_rows)),
+# Each command: its name, its declaration, its type (fields named and ordered as declared).
+_COMMANDS: dict[int, tuple[str, c.Struct, type[StmtCommand]]] = {
+    COM_STMT_PREPARE: ("COM_STMT_PREPARE", COM_STMT_PREPARE_FORMAT, ComStmtPrepare),
+    COM_STMT_EXECUTE: ("COM_STMT_EXECUTE", COM_STMT_EXECUTE_FORMAT, ComStmtExecute),
+    COM_STMT_SEND_LONG_DATA: ("COM_STMT_SEND_LONG_DATA", COM_STMT_SEND_LONG_DATA_FORMAT, ComStmtSendLongData),
+    COM_STMT_CLOSE: ("COM_STMT_CLOSE", COM_STMT_CLOSE_FORMAT, ComStmtClose),
+    COM_STMT_RESET: ("COM_STMT_RESET", COM_STMT_RESET_FORMAT, ComStmtReset),
+    COM_STMT_FETCH: ("COM_STMT_FETCH", COM_STMT_FETCH_FORMAT, ComStmtFetch),
 }
 
 
-def decode_stmt_command(payload: bytes) -> StmtCommand:
-    """The typed COM_STMT_* command of a command payload (first byte: the command)."""
-    entry = _DECODERS.get(payload[0]) if payload else None
+def decode_stmt_command_declared(payload: bytes) -> StmtCommand:
+    """`decode_stmt_command` by the construct declarations: the reference."""
+    entry = _COMMANDS.get(payload[0]) if payload else None
     if entry is None:
         raise LocalProtocolError(f"not a COM_STMT command: {payload[:1].hex()}")
-    what, fmt, build = entry
+    what, fmt, cls = entry
     try:
-        return build(fmt.parse(payload))
+        parsed = fmt.parse(payload)
     except _PARSE_ERRORS:
         raise _malformed(what) from None
+    return cls(*(parsed[f.name] for f in fields(cls)))
+
+
+def _struct_path(fmt: c.Struct, cls: type) -> tuple[struct.Struct, type, bool]:
+    """A command's fixed fields as one `struct.Struct` derived from its declaration, the command
+    type built from them (its fields are the declaration's, in wire order, after the command
+    byte) and whether a greedy byte string follows them."""
+    subcons = list(fmt.subcons)
+    greedy = isinstance(subcons[-1].subcon, type(c.GreedyBytes))
+    fixed = subcons[:-1] if greedy else subcons
+    assert [sc.name for sc in subcons[1:]] == [f.name for f in fields(cls)], cls
+    return fixed_struct(fixed), cls, greedy
+
+
+_STRUCT_PATHS = {code: _struct_path(fmt, cls) for code, (_, fmt, cls) in _COMMANDS.items()}
+
+
+def decode_stmt_command(payload: bytes) -> StmtCommand:
+    """The typed COM_STMT_* command of a command payload (first byte: the command).
+
+    Read by `struct.Struct`s derived from the declarations (`_STRUCT_PATHS`); a payload shorter
+    than its fixed fields goes to the declaration (`decode_stmt_command_declared`), which decides
+    what it raises. Tests hold the two equal on every input."""
+    path = _STRUCT_PATHS.get(payload[0]) if payload else None
+    if path is None or len(payload) < path[0].size:
+        return decode_stmt_command_declared(payload)
+    layout, cls, greedy = path
+    fixed = layout.unpack_from(payload)
+    if greedy:
+        return cls(*fixed[1:], payload[layout.size :])
+    return cls(*fixed[1:])
 
 
 # ---------------------------------------------------------------------------------------------
@@ -492,6 +534,16 @@ def _as_text(value: Any) -> bytes:
     return str(value).encode()
 
 
+def _encode_decimal(value: Any) -> bytes:
+    if isinstance(value, float):
+        value = decimal.Decimal(repr(value))
+    elif isinstance(value, bytes):
+        value = value.decode("ascii")
+    text = str(value)
+    decimal.Decimal(text)  # a number, or this column's type was wrong
+    return encode_lenenc_bytes(text.encode("ascii"))
+
+
 def _encode_value(ftype: int, value: Any, decimals: int, unsigned: bool = False) -> bytes:
     ints = _INTEGERS.get(ftype)
     if ints is not None:
@@ -503,21 +555,135 @@ def _encode_value(ftype: int, value: Any, decimals: int, unsigned: bool = False)
     if ftype in _DATES or ftype in _DATETIMES or ftype in _TIMES:
         return _encode_temporal(ftype, value)
     if ftype in _DECIMALS:
-        if isinstance(value, float):
-            value = decimal.Decimal(repr(value))
-        elif isinstance(value, bytes):
-            value = value.decode("ascii")
-        text = str(value)
-        decimal.Decimal(text)  # a number, or this column's type was wrong
-        return encode_lenenc_bytes(text.encode("ascii"))
+        return _encode_decimal(value)
     if ftype in _STRINGS:
         return encode_lenenc_bytes(_as_text(value))
     raise ValueError(f"no binary form for type {ftype}")
 
 
+# What a value's encoding raises when its column's type cannot carry it.
+_ENCODE_ERRORS = (ValueError, TypeError, OverflowError, struct.error, decimal.InvalidOperation, UnicodeError)
+_UNSIGNED = int(ColumnFlag.UNSIGNED)
+_call = operator.call  # map(_call, encoders, values): each value through its column's encoder
+
+
+def _encode_text(value: Any) -> bytes:
+    """`encode_lenenc_bytes(_as_text(value))`, str and bytes tried first."""
+    cls = type(value)
+    if cls is str:
+        return encode_lenenc_bytes(value.encode("utf-8", "surrogateescape"))
+    if cls is bytes:
+        return encode_lenenc_bytes(value)
+    return encode_lenenc_bytes(_as_text(value))
+
+
+def _no_binary_form(ftype: int, value: Any) -> bytes:
+    raise ValueError(f"no binary form for type {ftype}")
+
+
+@functools.cache
+def _value_encoder(ftype: int, unsigned: bool) -> Callable[[Any], bytes] | None:
+    """The binary form of a non-NULL value of a column of type `ftype` (what `_encode_value`
+    gives, decided here once per type); None for a NULL column, whose values are always sent as
+    NULL."""
+    if ftype == FieldType.NULL:
+        return None
+    ints = _INTEGERS.get(ftype)
+    if ints is not None:
+        pack = (ints[1] if unsigned else ints[0]).pack
+        return lambda value: pack(value) if type(value) is int else pack(_as_int(value))
+    if ftype == FieldType.DOUBLE or ftype == FieldType.FLOAT:
+        pack = (_DOUBLE if ftype == FieldType.DOUBLE else _FLOAT).pack
+        return lambda value: pack(float(value))
+    if ftype in _DATES or ftype in _DATETIMES or ftype in _TIMES:
+        return functools.partial(_encode_temporal, ftype)
+    if ftype in _DECIMALS:
+        return _encode_decimal
+    if ftype in _STRINGS:
+        return _encode_text
+    return functools.partial(_no_binary_form, ftype)
+
+
+class UncarriedValue(LocalProtocolError):
+    """A row value that its column's type cannot carry (`column`: its index in the row)."""
+
+    def __init__(self, message: str, column: int) -> None:
+        super().__init__(message)
+        self.column = column
+
+
+class BinaryRowEncoder:
+    """Binary Protocol Resultset Rows for one list of column definitions: 0x00, the NULL bitmap
+    (offset 2), the non-NULL values each in the binary form of its column's type. Each column's
+    value encoder is chosen once, when the encoder is made; a row then costs one call per value.
+    A value its column cannot carry raises `UncarriedValue` (the first such column of the row)."""
+
+    __slots__ = ("_encoders", "_head", "_nbytes", "_null_column", "columns")
+
+    def __init__(self, columns: Sequence[ColumnDefinition]) -> None:
+        self.columns = tuple(columns)
+        self._encoders = [_value_encoder(int(col.type), bool(int(col.flags) & _UNSIGNED)) for col in self.columns]
+        self._nbytes = (len(self.columns) + 9) // 8
+        self._head = b"\x00" + bytes(self._nbytes)  # a row without NULLs
+        self._null_column = None in self._encoders
+
+    def encode(self, values: Sequence[Any]) -> bytes:
+        """One row."""
+        return self.encode_rows((values,))[0]
+
+    def encode_rows(self, rows: Iterable[Sequence[Any]]) -> list[bytes]:
+        """Each row, in order (one call for a result set: the loop stays in one frame)."""
+        encoders = self._encoders
+        width = len(encoders)
+        head = self._head
+        null_column = self._null_column
+        out: list[bytes] = []
+        append = out.append
+        values: Sequence[Any] = ()
+        try:
+            for values in rows:
+                if len(values) != width:
+                    raise LocalProtocolError(f"row has {len(values)} values for {width} columns")
+                if null_column or None in values:
+                    append(self._encode_nulls(values))
+                else:
+                    # no None among the encoders here: no NULL column
+                    append(head + b"".join(map(_call, encoders, values)))  # type: ignore[arg-type]
+        except _ENCODE_ERRORS:
+            raise self._uncarried(values) from None
+        return out
+
+    def _encode_nulls(self, values: Sequence[Any]) -> bytes:
+        bitmap = 0
+        parts = []
+        bit = 4  # the first column's bit: offset 2
+        for encode, value in zip(self._encoders, values, strict=True):
+            if value is None or encode is None:
+                bitmap |= bit
+            else:
+                parts.append(encode(value))
+            bit <<= 1
+        return b"\x00" + bitmap.to_bytes(self._nbytes, "little") + b"".join(parts)
+
+    def _uncarried(self, values: Sequence[Any]) -> LocalProtocolError:
+        for i, (col, encode, value) in enumerate(zip(self.columns, self._encoders, values, strict=True)):
+            if value is None or encode is None:
+                continue
+            try:
+                encode(value)
+            except _ENCODE_ERRORS as exc:
+                return UncarriedValue(f"column {col.name!r} ({col.type}) cannot carry {value!r}: {exc}", i)
+        return LocalProtocolError(f"row cannot be encoded: {values!r}")
+
+
 def encode_binary_row(columns: Sequence[ColumnDefinition], values: Sequence[Any]) -> bytes:
-    """One Binary Protocol Resultset Row: 0x00, the NULL bitmap (offset 2), the non-NULL values
-    each in the binary form of its column's type (type code, UNSIGNED flag, decimals)."""
+    """One Binary Protocol Resultset Row (`BinaryRowEncoder`; make one encoder for many rows)."""
+    return BinaryRowEncoder(columns).encode(values)
+
+
+def encode_binary_row_reference(columns: Sequence[ColumnDefinition], values: Sequence[Any]) -> bytes:
+    """`encode_binary_row` one value at a time through `_encode_value`: the reference the
+    encoder is held equal to by tests (same bytes, same errors)."""
     width = len(columns)
     if len(values) != width:
         raise LocalProtocolError(f"row has {len(values)} values for {width} columns")
@@ -529,21 +695,10 @@ def encode_binary_row(columns: Sequence[ColumnDefinition], values: Sequence[Any]
             continue
         try:
             parts.append(_encode_value(col.type, value, col.decimals, bool(col.flags & ColumnFlag.UNSIGNED)))
-        except (ValueError, TypeError, OverflowError, struct.error, decimal.InvalidOperation, UnicodeError) as exc:
+        except _ENCODE_ERRORS as exc:
             raise LocalProtocolError(f"column {col.name!r} ({col.type}) cannot carry {value!r}: {exc}") from None
     parts[1] = bytes(bitmap)
     return b"".join(parts)
-
-
-def can_carry(column: ColumnDefinition, value: Any) -> bool:
-    """Whether `value` has a binary form in `column`'s type (the server checks before sending)."""
-    if value is None:
-        return True
-    try:
-        _encode_value(column.type, value, column.decimals, bool(column.flags & ColumnFlag.UNSIGNED))
-    except (ValueError, TypeError, OverflowError, struct.error, decimal.InvalidOperation, UnicodeError):
-        return False
-    return True
 
 
 def decode_binary_row(payload: bytes, columns: Sequence[ColumnDefinition]) -> tuple[Any, ...]:
@@ -575,11 +730,24 @@ def decode_binary_row(payload: bytes, columns: Sequence[ColumnDefinition]) -> tu
 # Responses
 
 
+# Flags as plain ints: an int & an IntFlag member runs the enum's __rand__, slow for every answer.
+_DEPRECATE_EOF = int(Capability.CLIENT_DEPRECATE_EOF)
+_CURSOR_EXISTS = int(ServerStatus.CURSOR_EXISTS)
+_LAST_ROW_SENT = int(ServerStatus.LAST_ROW_SENT)
+
+
 def _terminator(capabilities: int, status: int, warnings: int = 0) -> bytes:
     """The packet closing a block: EOF, or OK with header 0xFE under CLIENT_DEPRECATE_EOF."""
-    if capabilities & Capability.CLIENT_DEPRECATE_EOF:
+    if capabilities & _DEPRECATE_EOF:
         return OK(0, 0, status, warnings).encode(capabilities, header=EOF_HEADER)
     return EOF(warnings, status).encode()
+
+
+def _row_payloads(columns: Sequence[ColumnDefinition], rows: Sequence[Sequence[Any]],
+                  encoded: Sequence[bytes] | None) -> list[bytes]:
+    if encoded is not None:
+        return list(encoded)
+    return BinaryRowEncoder(columns).encode_rows(rows)
 
 
 PARAM_DEFINITION = ColumnDefinition("?", FieldType.VAR_STRING, charset=63, length=0, flags=ColumnFlag.BINARY)
@@ -636,17 +804,17 @@ class BinaryResultSet:
     status: int = ServerStatus.AUTOCOMMIT
     warnings: int = 0
     cursor: bool = False
+    encoded_rows: Sequence[bytes] | None = None  # the rows already encoded for `columns`; then `rows` is not read
 
     def payloads(self, capabilities: int = 0) -> list[bytes]:
         out = [encode_lenenc_int(len(self.columns))]
         out.extend(col.encode() for col in self.columns)
         if self.cursor:
-            out.append(_terminator(capabilities, self.status | ServerStatus.CURSOR_EXISTS, self.warnings))
+            out.append(_terminator(capabilities, self.status | _CURSOR_EXISTS, self.warnings))
             return out
-        if not capabilities & Capability.CLIENT_DEPRECATE_EOF:
+        if not capabilities & _DEPRECATE_EOF:
             out.append(EOF(self.warnings, self.status).encode())
-        columns = self.columns
-        out.extend(encode_binary_row(columns, row) for row in self.rows)
+        out.extend(_row_payloads(self.columns, self.rows, self.encoded_rows))
         out.append(_terminator(capabilities, self.status, self.warnings))
         return out
 
@@ -661,12 +829,13 @@ class BinaryRows:
     last: bool
     status: int = ServerStatus.AUTOCOMMIT
     warnings: int = 0
+    encoded_rows: Sequence[bytes] | None = None  # as BinaryResultSet's
 
     def payloads(self, capabilities: int = 0) -> list[bytes]:
-        out = [encode_binary_row(self.columns, row) for row in self.rows]
-        status = self.status | ServerStatus.CURSOR_EXISTS
+        out = _row_payloads(self.columns, self.rows, self.encoded_rows)
+        status = self.status | _CURSOR_EXISTS
         if self.last:
-            status |= ServerStatus.LAST_ROW_SENT
+            status |= _LAST_ROW_SENT
         out.append(_terminator(capabilities, status, self.warnings))
         return out
 
@@ -678,6 +847,7 @@ __all__ = [
     "COM_STMT_RESET", "COM_STMT_SEND_LONG_DATA", "CURSOR_TYPE_READ_ONLY", "STMT_COMMANDS",
     "BinaryResultSet", "BinaryRows", "ComStmtClose", "ComStmtExecute", "ComStmtFetch",
     "ComStmtPrepare", "ComStmtReset", "ComStmtSendLongData", "ParamType", "PrepareOK", "ZeroDate",
-    "can_carry", "decode_binary_row", "decode_execute_params", "decode_stmt_command",
-    "encode_binary_row", "encode_execute_params", "encode_param",
+    "BinaryRowEncoder", "UncarriedValue", "decode_binary_row", "decode_execute_params",
+    "decode_stmt_command", "decode_stmt_command_declared", "encode_binary_row",
+    "encode_binary_row_reference", "encode_execute_params", "encode_param",
 ]

@@ -58,7 +58,7 @@ from construct import (
 )
 
 from protocol.errors import LocalProtocolError, ProtocolError, RemoteProtocolError
-from protocol.packets import LenencInt, decode_lenenc_int, encode_text
+from protocol.packets import LenencInt, decode_lenenc_int, encode_text, fixed_struct
 
 BINLOG_MAGIC = b"\xfebin"
 HEADER_LEN = 19
@@ -1613,13 +1613,7 @@ STATUS_VAR_LEN = {code: con.sizeof() for code, con in _STATUS_VAR_VALUES.items()
 # its CRC32 again: the caller framed the event and verified its footer already. The offsets come
 # from the declarations above (`Query._WIRE`, `MariaGtid._WIRE`), not from a second layout.
 # ---------------------------------------------------------------------------------------------
-def _format_of(con: Construct) -> str:
-    while not hasattr(con, "fmtstr"):
-        con = con.subcon  # Renamed / Rebuild around the FormatField
-    return con.fmtstr.lstrip("<")
-
-
-_QUERY_FIXED = struct.Struct("<" + "".join(_format_of(sc) for sc in Query._WIRE.subcons[:5]))
+_QUERY_FIXED = fixed_struct(Query._WIRE.subcons[:5])
 _QUERY_FIELDS = [sc.name for sc in Query._WIRE.subcons[:5]]
 _QUERY_DB_LEN = _QUERY_FIELDS.index("db_len")
 _QUERY_STATUS_LEN = _QUERY_FIELDS.index("status_vars_len")
@@ -1663,22 +1657,18 @@ def _then(con: Construct) -> Construct:
     return con.subcon.thensubcon
 
 
-def _struct_of(subcons: Any) -> struct.Struct:
-    return struct.Struct("<" + "".join(_format_of(sc) for sc in subcons))
-
-
 assert _QUERY_FIELDS == ["thread_id", "exec_time", "db_len", "error_code", "status_vars_len"]
 _QUERY_POST_HEADER_LEN = _QUERY_FIXED.size
-_FIXED_BODIES: dict[type, struct.Struct] = {cls: _struct_of(cls._WIRE.subcons[:-1]) for cls in (Xid, Intvar, Rand)}
-_GTID_FIXED = _struct_of(MariaGtid._WIRE.subcons[:3])  # seq_no, domain_id, flags2
-_GTID_COMMIT_ID = _struct_of([_then(MariaGtid._WIRE.subcons[3])])
+_FIXED_BODIES: dict[type, struct.Struct] = {cls: fixed_struct(cls._WIRE.subcons[:-1]) for cls in (Xid, Intvar, Rand)}
+_GTID_FIXED = fixed_struct(MariaGtid._WIRE.subcons[:3])  # seq_no, domain_id, flags2
+_GTID_COMMIT_ID = fixed_struct([_then(MariaGtid._WIRE.subcons[3])])
 _GTID_XA = FL_PREPARED_XA | FL_COMPLETED_XA
-_USER_VAR_NAME_LEN = _struct_of(UserVar._WIRE.subcons[:1])
-_USER_VAR_VALUE = _struct_of(_then(UserVar._WIRE.subcons[3]).subcons[:3])  # type, charset, value_len
+_USER_VAR_NAME_LEN = fixed_struct(UserVar._WIRE.subcons[:1])
+_USER_VAR_VALUE = fixed_struct(_then(UserVar._WIRE.subcons[3]).subcons[:3])  # type, charset, value_len
 _USER_VAR_NAME_AT = _USER_VAR_NAME_LEN.size
-_ROTATE_POSITION = _struct_of(Rotate._WIRE.subcons[:1])
+_ROTATE_POSITION = fixed_struct(Rotate._WIRE.subcons[:1])
 _TABLE_ID_LEN = _TABLE_MAP_WIRE.subcons[0].sizeof()
-_U16 = _struct_of(_TABLE_MAP_WIRE.subcons[1:2])  # a table map's and a rows event's flags, v2's extra_len
+_U16 = fixed_struct(_TABLE_MAP_WIRE.subcons[1:2])  # a table map's and a rows event's flags, v2's extra_len
 _LENENC_ONE_BYTE = 0xFB  # a lenenc int below this is its own single byte
 
 

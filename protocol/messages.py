@@ -940,6 +940,8 @@ TEXT_ROW_VALUE = c.Select(c.Const(bytes((NULL_MARKER,))), LenencBytes)
 
 
 def _row_value(value: object) -> bytes:
+    if type(value) is str:  # the common case first
+        return encode_lenenc_bytes(_raw(value))
     if value is None:
         return b"\xfb"
     if isinstance(value, str):
@@ -950,15 +952,12 @@ def _row_value(value: object) -> bytes:
         raw = b"1" if value else b"0"
     else:
         raw = str(value).encode()
-    n = len(raw)
-    if n < 0xFB:
-        return bytes((n,)) + raw
-    return encode_lenenc_int(n) + raw
+    return encode_lenenc_bytes(raw)
 
 
 def encode_text_row(values: Iterable[object]) -> bytes:
     """One row of a text result set (compiled form of TEXT_ROW_VALUE repeated)."""
-    return b"".join([_row_value(v) for v in values])
+    return b"".join(map(_row_value, values))
 
 
 def decode_text_row(payload: bytes, columns: int) -> tuple[str | None, ...]:
@@ -974,6 +973,10 @@ def decode_text_row(payload: bytes, columns: int) -> tuple[str | None, ...]:
 
 def _as_rows(rows: Iterable[Sequence[object]]) -> tuple[tuple[Any, ...], ...]:
     return tuple(r if type(r) is tuple else tuple(r) for r in rows)
+
+
+# An int: `capabilities & Capability.X` with an int on the left runs the IntFlag's __rand__.
+_DEPRECATE_EOF = int(Capability.CLIENT_DEPRECATE_EOF)
 
 
 @dataclass(frozen=True, slots=True)
@@ -1000,7 +1003,7 @@ class ResultSet:
 
     def payloads(self, capabilities: int = 0) -> list[bytes]:
         """The packet payloads in order: column count, definitions, [EOF], rows, EOF/OK."""
-        deprecate_eof = bool(capabilities & Capability.CLIENT_DEPRECATE_EOF)
+        deprecate_eof = bool(capabilities & _DEPRECATE_EOF)
         width = len(self.columns)
         out = [encode_lenenc_int(width)]
         out.extend(col.encode() for col in self.columns)
@@ -1009,7 +1012,7 @@ class ResultSet:
         for row in self.rows:
             if len(row) != width:
                 raise LocalProtocolError(f"row has {len(row)} values for {width} columns")
-            out.append(encode_text_row(row))
+            out.append(b"".join(map(_row_value, row)))  # encode_text_row, inlined
         if deprecate_eof:
             out.append(OK(0, 0, self.status, self.warnings).encode(capabilities, header=EOF_HEADER))
         else:

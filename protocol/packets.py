@@ -18,11 +18,14 @@ compiled form: a little-endian uint32 equal to `length | seq << 24`.
 
 Length-encoded integers and strings (the `lenenc` family of the protocol) are declared here too:
 `LenencInt` / `LenencBytes` for construct declarations, and plain functions for hot loops.
+`fixed_struct` derives the `struct.Struct` of a declaration's fixed-size fields, for the struct
+paths of other modules (a layout is declared once, with construct).
 """
 
 from __future__ import annotations
 
 import struct
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import construct as c
@@ -190,10 +193,13 @@ def encode_lenenc_int(value: int) -> bytes:
     return b"\xfe" + _U64.pack(value)
 
 
+_ONE_BYTE_LENGTHS = [bytes((n,)) for n in range(0xFB)]
+
+
 def encode_lenenc_bytes(value: bytes) -> bytes:
     n = len(value)
     if n < 0xFB:
-        return bytes((n,)) + value
+        return _ONE_BYTE_LENGTHS[n] + value  # every result value: no bytes((n,)) per call
     return encode_lenenc_int(n) + value
 
 
@@ -283,3 +289,15 @@ class _LenencIntConstruct(c.Construct):
 
 LenencInt = _LenencIntConstruct()
 LenencBytes = c.Prefixed(LenencInt, c.GreedyBytes)
+
+
+def fixed_struct(fields: Iterable[c.Construct]) -> struct.Struct:
+    """One little-endian `struct.Struct` for fixed-size construct fields, in order (each a
+    FormatField, maybe inside Renamed, Const, Rebuild ...): a struct path derived from a
+    declaration instead of a second layout."""
+    formats = []
+    for con in fields:
+        while not hasattr(con, "fmtstr"):
+            con = con.subcon
+        formats.append(con.fmtstr.lstrip("<"))
+    return struct.Struct("<" + "".join(formats))

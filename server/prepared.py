@@ -30,7 +30,8 @@ Contract
   as mysqld's set_parameters; either way the connection and the statement stay usable.
 - Binary rows are encoded by the type code of the column definitions sent with them; a column
   whose declared type cannot carry one of the values is sent as VAR_STRING instead, never as a
-  wrong value.
+  wrong value (`carried_rows`: each row is encoded once, when COM_STMT_EXECUTE answers, a
+  cursor's rows too; COM_STMT_FETCH sends them as they were encoded).
 """
 
 from __future__ import annotations
@@ -40,13 +41,14 @@ import decimal
 import math
 import re
 import weakref
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from protocol.binary import (
     CURSOR_TYPE_READ_ONLY,
     BinaryResultSet,
+    BinaryRowEncoder,
     BinaryRows,
     ComStmtClose,
     ComStmtExecute,
@@ -56,8 +58,8 @@ from protocol.binary import (
     ComStmtSendLongData,
     ParamType,
     PrepareOK,
+    UncarriedValue,
     ZeroDate,
-    can_carry,
     decode_execute_params,
     decode_stmt_command,
 )
@@ -213,7 +215,7 @@ class PreparedStatement:
     types: list[ParamType] | None = None  # bound by the last execution that sent them
     long_data: dict[int, bytearray] = field(default_factory=dict)
     long_data_error: bool = False  # a COM_STMT_SEND_LONG_DATA for no parameter: the next execute fails
-    cursor: list[Any] | None = None  # an open cursor: the rows not fetched yet
+    cursor: list[bytes] | None = None  # an open cursor: the rows not fetched yet, encoded
     cursor_columns: tuple[ColumnDefinition, ...] = ()
 
     @property
@@ -252,16 +254,32 @@ def result_columns(result: Any) -> tuple[ColumnDefinition, ...]:
                  for i, name in enumerate(result.columns))
 
 
-def carried_columns(columns: tuple[ColumnDefinition, ...], rows: Any) -> tuple[ColumnDefinition, ...]:
-    """`columns`, each one that cannot carry all its values in binary replaced by VAR_STRING."""
-    out = list(columns)
+_TEXT_TYPES = (FieldType.VAR_STRING, FieldType.STRING, FieldType.BLOB)  # any value has a text form
+
+
+def _as_text_column(col: ColumnDefinition) -> ColumnDefinition:
+    return column(col.name, FieldType.VAR_STRING, schema=col.schema, table=col.table,
+                  org_table=col.org_table, org_name=col.org_name)
+
+
+def carried_rows(columns: tuple[ColumnDefinition, ...], rows: Sequence[Sequence[Any]],
+                 ) -> tuple[tuple[ColumnDefinition, ...], list[bytes]]:
+    """`columns`, each one that cannot carry all its values in binary replaced by VAR_STRING, and
+    the rows encoded for them, each row encoded once (again only after a replacement). A NULL
+    column holding a value is replaced too. A value even VAR_STRING cannot carry raises
+    `LocalProtocolError`."""
+    carried = list(columns)
     for i, col in enumerate(columns):
-        if col.type in (FieldType.VAR_STRING, FieldType.STRING, FieldType.BLOB):
-            continue  # any value has a text form
-        if any(not can_carry(col, row[i]) for row in rows):
-            out[i] = column(col.name, FieldType.VAR_STRING, schema=col.schema, table=col.table,
-                            org_table=col.org_table, org_name=col.org_name)
-    return tuple(out)
+        if col.type == FieldType.NULL and any(row[i] is not None for row in rows):
+            carried[i] = _as_text_column(col)
+    while True:
+        try:
+            return tuple(carried), BinaryRowEncoder(carried).encode_rows(rows)
+        except UncarriedValue as exc:
+            col = carried[exc.column]
+            if col.type in _TEXT_TYPES:
+                raise
+            carried[exc.column] = _as_text_column(col)
 
 
 class PreparedStatements:
@@ -411,17 +429,16 @@ class PreparedStatements:
         if not getattr(result, "columns", None):
             session.send_result(result)
             return
-        rows = result.rows
-        columns = carried_columns(result_columns(result), rows)
+        columns, encoded = carried_rows(result_columns(result), result.rows)
         status = session.status_flags()
         conn = session.conn
         assert conn is not None
         if command.flags & CURSOR_TYPE_READ_ONLY:
-            stmt.cursor = list(rows)
+            stmt.cursor = encoded
             stmt.cursor_columns = columns
             session.write(conn.send(BinaryResultSet(columns, (), status, cursor=True)))
         else:
-            session.write(conn.send(BinaryResultSet(columns, tuple(rows), status)))
+            session.write(conn.send(BinaryResultSet(columns, status=status, encoded_rows=encoded)))
 
     def _fetch(self, command: ComStmtFetch) -> None:
         session = self.session
@@ -434,8 +451,8 @@ class PreparedStatements:
         if last:
             stmt.cursor = None  # mysqld closes an exhausted cursor
         session.write(session.conn.send(  # type: ignore[union-attr]
-            BinaryRows(stmt.cursor_columns, tuple(rows), last, session.status_flags())))
+            BinaryRows(stmt.cursor_columns, (), last, session.status_flags(), encoded_rows=rows)))
 
 
-__all__ = ["PreparedStatement", "PreparedStatements", "carried_columns", "literal", "result_columns",
+__all__ = ["PreparedStatement", "PreparedStatements", "carried_rows", "literal", "result_columns",
            "split_placeholders"]

@@ -216,22 +216,28 @@ def test_parameter_block_garbage_is_malformed_or_values(block, count):
         assert exc.error is ER_MALFORMED_PACKET and not exc.fatal
 
 
+def mutated(payload: bytes, rng: random.Random) -> bytes:
+    """`payload` with 1 to 3 bytes changed, inserted or deleted; its command byte kept."""
+    b = bytearray(payload)
+    for _ in range(rng.randint(1, 3)):
+        op = rng.random()
+        if op < 0.4 and b:
+            b[rng.randrange(len(b))] = rng.randrange(256)
+        elif op < 0.7:
+            b.insert(rng.randrange(len(b) + 1), rng.randrange(256))
+        elif len(b) > 1:
+            del b[rng.randrange(1, len(b))]
+    b[0] = payload[0]
+    return bytes(b)
+
+
 def test_mutated_valid_packets_never_raise_anything_else():
     rng = random.Random(14)
     for payload, _ in GOLDEN_COMMANDS:
         for _ in range(300):
-            b = bytearray(payload)
-            for _ in range(rng.randint(1, 3)):
-                op = rng.random()
-                if op < 0.4 and b:
-                    b[rng.randrange(len(b))] = rng.randrange(256)
-                elif op < 0.7:
-                    b.insert(rng.randrange(len(b) + 1), rng.randrange(256))
-                elif len(b) > 1:
-                    del b[rng.randrange(1, len(b))]
-            b[0] = payload[0]
+            b = mutated(payload, rng)
             try:
-                command = decode_stmt_command(bytes(b))
+                command = decode_stmt_command(b)
                 if isinstance(command, ComStmtExecute):
                     decode_execute_params(command.params, rng.randint(0, 3), None)
             except RemoteProtocolError as exc:
