@@ -35,6 +35,13 @@ Contract (who may call what, what is durable when):
 - Rotation fsyncs the old file before the new one is created, so a transaction's end position
   returned by `append` is durable once `flush()` rotated, even though `sync()` then syncs the
   new file.
+- `last_group`: what the last `write_group` wrote, as the events the writer encoded for it
+  (`WrittenGroup`: file, [start, end), each (offset, event) as in the file), kept for the
+  publisher to hand to readers (`master.binlog_end.BinlogEnd.tail`) so that they need not read
+  back what was just written. None when the group is not known event by event (bytes appended
+  raw, a buffer cut inside it, more than `KEEP_EVENTS_MAX` bytes) and as soon as anything else
+  writes or cuts the file (a rotation, including one right after the group, RESET, a cut-back),
+  so it never describes bytes that are not the file's.
 - Write failures are atomic. A failed write (ENOSPC, EIO, a short write then an error) leaves
   the file exactly at its last good end: it is cut back (ftruncate, then fsync), the failed
   buffer is dropped (nothing of it is ever written later) and the OSError propagates; offsets,
@@ -60,6 +67,7 @@ import logging
 import os
 import time
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from pathlib import Path
 
 from binlog.index import (
@@ -94,6 +102,19 @@ log = logging.getLogger("semisync.binlog")
 # (type_code, body bytes, timestamp, flags)
 EventSpec = tuple[int, bytes, int, int]
 
+KEEP_EVENTS_MAX = 64 << 10  # a larger group is not kept as events (`last_group`): readers read it
+
+
+@dataclass(frozen=True, slots=True)
+class WrittenGroup:
+    """The bytes [start, end) of `file` one `write_group` wrote, as the events the writer
+    encoded (each (offset, event), byte for byte what the file holds there)."""
+
+    file: str
+    start: int
+    end: int
+    events: tuple[tuple[int, bytes], ...]
+
 
 class BinlogWriter:
     def __init__(
@@ -125,6 +146,10 @@ class BinlogWriter:
         self._flushed = 0  # bytes of the current file written to the OS
         self._synced = 0
         self._buf = bytearray()
+        # the buffer's events as encoded, (offset, event); None: the buffer holds bytes not
+        # framed here (`append_raw`, a cut inside it) or more than KEEP_EVENTS_MAX
+        self._events: list[tuple[int, bytes]] | None = []
+        self.last_group: WrittenGroup | None = None  # see the module docstring
         self._framing = framed_size(0, checksum)  # what an event adds to its body: header, footer
         self._cut_pending: int | None = None  # a failed cut-back's target: no write until it is done
 
@@ -195,19 +220,27 @@ class BinlogWriter:
         self._require_open()
         origin = self.server_id if server_id is None else server_id
         end = self._flushed + len(self._buf)
-        out = self._buf
+        out, kept = self._buf, self._events
         for type_code, body, timestamp, flags in events:
+            start = end
             end += self._framing + len(body)
-            out += encode_event(
+            event = encode_event(
                 type_code, body, timestamp=timestamp, server_id=origin, log_pos=end,
                 flags=flags, checksum=self.checksum,
             )
+            out += event
+            if kept is not None:
+                if end - self._flushed <= KEEP_EVENTS_MAX:
+                    kept.append((start, event))
+                else:
+                    kept = self._events = None
         return BinlogPosition(self._name, end)
 
     def append_raw(self, event: bytes | memoryview) -> int:
         """Buffer one already-encoded event unchanged; returns its end offset in this file."""
         self._require_open()
         self._buf += event
+        self._events = None
         return self._flushed + len(self._buf)
 
     @property
@@ -232,7 +265,7 @@ class BinlogWriter:
         rotation is logged: the group is written). Returns the new `end_position`."""
         self._require_open()
         mark = self._flushed
-        self._write_buffer()
+        events = self._write_buffer()
         if sync and self._synced != self._flushed:
             try:
                 os.fdatasync(self._fd)
@@ -240,6 +273,8 @@ class BinlogWriter:
                 self._cut_back(mark)
                 raise
             self._synced = self._flushed
+        if events:
+            self.last_group = WrittenGroup(self._name, mark, self._flushed, tuple(events))
         self._rotate_if_full()
         return self.end_position
 
@@ -278,9 +313,11 @@ class BinlogWriter:
         next write, and its OSError propagates. Returns `pending_position`."""
         self._require_open()
         if offset < self._flushed:
-            self._buf.clear()
+            self._drop_buffer()
             self._cut_to(offset)
         else:
+            if offset < self._flushed + len(self._buf):
+                self._events = None  # (the relay log's cut: it appends raw events anyway)
             del self._buf[offset - self._flushed :]
             if self._cut_pending is not None:
                 self._cut_to(self._cut_pending)
@@ -365,7 +402,8 @@ class BinlogWriter:
         if self._fd >= 0:
             os.close(self._fd)
             self._fd = -1
-        self._buf.clear()
+        self._drop_buffer()
+        self.last_group = None
         self._cut_pending = None
         names = self.files()
         try:  # the index first: it never names a file that is gone
@@ -385,13 +423,18 @@ class BinlogWriter:
         if self._fd < 0:
             raise LocalProtocolError("binlog is not open")
 
-    def _write_buffer(self) -> None:
-        """Write the buffer whole, or leave the file at its last good end and drop the buffer."""
+    def _write_buffer(self) -> list[tuple[int, bytes]] | None:
+        """Write the buffer whole, or leave the file at its last good end and drop the buffer.
+        Returns the events written, as encoded (None: not known event by event)."""
+        self.last_group = None  # whatever is written now, the file no longer ends with it
         if self._cut_pending is not None:
             self._retry_cut_back()
         if not self._buf:
-            return
-        data, self._buf = self._buf, bytearray()  # dropped whatever happens: never written later
+            self._events = []
+            return []
+        # dropped whatever happens: never written later
+        data, self._buf = self._buf, bytearray()
+        events, self._events = self._events, []
         mark = self._flushed
         try:
             _write_all(self._fd, data)
@@ -399,6 +442,11 @@ class BinlogWriter:
             self._cut_back(mark)
             raise
         self._flushed = mark + len(data)
+        return events
+
+    def _drop_buffer(self) -> None:
+        self._buf.clear()
+        self._events = []
 
     def _cut_back(self, mark: int) -> None:
         """After a failed write or fsync: the file ends at `mark` again (ftruncate + fsync) and
@@ -414,6 +462,7 @@ class BinlogWriter:
         pending (retried before the next write) and the OSError propagates."""
         self._flushed = mark
         self._synced = min(self._synced, mark)
+        self.last_group = None
         self._cut_pending = mark
         os.ftruncate(self._fd, mark)
         os.fsync(self._fd)
@@ -424,7 +473,7 @@ class BinlogWriter:
         assert mark is not None
         self._cut_back(mark)
         if self._cut_pending is not None:
-            self._buf.clear()  # this group fails as a whole
+            self._drop_buffer()  # this group fails as a whole
             raise OSError(errno.EIO, f"binlog {self._name} could not be cut back to {mark} after a failed write")
 
     def _rotate_if_full(self) -> None:
@@ -525,4 +574,4 @@ def _unlink(path: Path) -> None:
         pass
 
 
-__all__ = ["BinlogWriter", "EventSpec"]
+__all__ = ["KEEP_EVENTS_MAX", "BinlogWriter", "EventSpec", "WrittenGroup"]

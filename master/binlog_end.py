@@ -10,6 +10,17 @@ Contract
   beside other things); no reader ever takes the writer's lock.
 - `generation` grows by one on every publish (RESET MASTER may move the position backwards;
   readers compare generations, not positions, to know that something changed).
+- `tail`: the bytes the last publish made visible, when the publisher knows them (the group
+  commit hands over the group it just wrote, `binlog.writer.WrittenGroup`: file, [start, end),
+  its events as the writer encoded them). Only the LAST group (memory stays bounded); kept
+  only when it ends exactly at the published position, in its file; every publish replaces it,
+  and a publish without one (rotation, RESET MASTER, a group not known event by event) clears
+  it. So a dump session at `tail.start` of `tail.file` reading up to the published end may take
+  these events instead of reading them back from the file: the same events, offsets and bytes.
+  Whoever is about to change the file's bytes below the published end without a publish first
+  (RESET MASTER deletes the files and starts `.000001` again) calls `drop_tail()` before it.
+  A failed group write publishes nothing: the file is cut back to the published end, which the
+  tail still describes.
 Everything runs on the event loop's thread.
 """
 
@@ -17,23 +28,32 @@ from __future__ import annotations
 
 import asyncio
 
+from binlog.writer import WrittenGroup
 from protocol.position import BinlogPosition
 
 
 class BinlogEnd:
-    __slots__ = ("position", "generation", "_changed")
+    __slots__ = ("position", "generation", "tail", "_changed")
 
     def __init__(self, position: BinlogPosition) -> None:
         self.position = position
         self.generation = 0
+        self.tail: WrittenGroup | None = None
         self._changed: asyncio.Future[None] | None = None
 
-    def publish(self, position: BinlogPosition) -> None:
+    def publish(self, position: BinlogPosition, tail: WrittenGroup | None = None) -> None:
         self.position = position
+        if tail is not None and (tail.file != position.file or tail.end != position.pos):
+            tail = None  # not what ends at the published position (a rotation right after it)
+        self.tail = tail
         self.generation += 1
         changed, self._changed = self._changed, None
         if changed is not None and not changed.done():
             changed.set_result(None)
+
+    def drop_tail(self) -> None:
+        """Forget `tail` (its file's bytes are about to change without a publish first)."""
+        self.tail = None
 
     async def wait(self, seen: int, timeout: float | None) -> bool:
         """Wait until `generation` differs from `seen` (True) or `timeout` seconds pass (False)."""

@@ -13,7 +13,9 @@ Contract (who may call what, what is durable when)
   `before_commit` (each transaction) -> flush: events appended and written to the OS -> sync:
   fsync every `sync_binlog` groups (0 = never) -> `after_flush` (position = the group's end;
   after the sync when there is one, as WL#4398 puts it) -> publish the binlog end position (dump sessions' update signal; after the sync, so a
-  slave never receives what the master could lose) -> `after_sync` (the AFTER_SYNC semi-sync
+  slave never receives what the master could lose; with the group's events as the writer
+  encoded them, `BinlogEnd.tail`, which dump sessions at the group's start send without
+  reading the file) -> `after_sync` (the AFTER_SYNC semi-sync
   wait, once per group) -> engine commit (`commit_group` with the group's end as the engine's
   meta, atomically; without its own fsync when this group's binlog write was fsynced: recovery
   replays the binlog after the engine's meta, so the binlog's fsync is the group's one
@@ -486,7 +488,9 @@ class GroupCommit:
                 storage.after_flush(StorageParam(self.server_id, end, count, [t.param for t in group if t.param]))
             except Exception:
                 log.exception("after_flush observer failed for the group ending at %s", end)
-        self.end.publish(writer.end_position)
+        # with the group's events as written (`writer.last_group`, this write's: the writer lock
+        # is held), so that dump sessions at the group's start need not read them back
+        self.end.publish(writer.end_position, writer.last_group)
         return end, done
 
     def _gtid(self, session: CommitSession | None, server_id: int | None, origin: Gtid | None) -> Gtid:

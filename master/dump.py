@@ -12,7 +12,9 @@ Contract (who may call what, which rule each step follows)
   words ("bogus data in log event", "event read from binlog did not pass crc check", "I/O error
   reading log event", "binlog truncated in the middle of event; ...", then "; the first event '<file>' at <pos>, the last event read from
   '<file>' at <pos>, the last byte read from '<file>' at <offset>.") and an error in the log;
-  nothing after the damage is sent. Every event read is CRC32-checked when the file has them.
+  nothing after the damage is sent. Every event read from the file is CRC32-checked when the
+  file has them; the events of the group taken from memory (below) are not: the check catches
+  a file damaged on disk, and these never came from the disk (our encoder computed their CRC32).
 - The stream: an artificial ROTATE (log_pos 0, LOG_EVENT_ARTIFICIAL_F, position = the requested
   one), the file's FORMAT_DESCRIPTION (log_pos 0 and no creation time when starting past it, as
   mysqld does; LOG_EVENT_BINLOG_IN_USE_F cleared), then the file's events from the position on.
@@ -24,7 +26,12 @@ Contract (who may call what, which rule each step follows)
   the slave would take the new file's events for the old file's.
 - Readers never take the writer's lock: events are read from the file up to the published end
   position (`BinlogEnd`, published only after the sync stage), then the session waits for the
-  next publish. When it waited `@master_heartbeat_period` (nanoseconds, 0 = none) with nothing
+  next publish. A session that stands exactly at the start of the group the last publish made
+  visible (`BinlogEnd.tail`: same file, same offset; the usual case of a slave that keeps up)
+  takes that group's events from memory instead, as the writer encoded them: the same events,
+  offsets and bytes the file holds there, never past the published end. Any other position (a
+  catch-up, a slave connecting in the middle, another file, a group too large to be kept)
+  reads the file. When it waited `@master_heartbeat_period` (nanoseconds, 0 = none) with nothing
   to send, it sends a HEARTBEAT (type 27, body = current file name, log_pos = current position,
   timestamp 0).
 - Checksums: a slave that ran `SET @master_binlog_checksum= @@global.binlog_checksum` gets the
@@ -66,7 +73,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -166,7 +173,7 @@ class GtidSkipper:
         """Every requested GTID went by: nothing more to skip or announce."""
         return not self._start.waiting and not self._skip and not self._fake_due
 
-    def filter(self, batch: list[tuple[int, bytes]], crc: bool) -> list[tuple[int, bytes]]:
+    def filter(self, batch: Sequence[tuple[int, bytes]], crc: bool) -> list[tuple[int, bytes]]:
         """The events of `batch` (of a file whose events end in a CRC32 when `crc`) to send, with
         the fake GTID_LISTs among them, each at the offset its end position implies."""
         out: list[tuple[int, bytes]] = []
@@ -301,8 +308,8 @@ def read_events(path: Path, start: int, end: int, at_least: int = 0, crc: bool =
     """The complete events in [start, end) of a file (at least `at_least` of them if present),
     each CRC32-checked when `crc`. The events before a damaged one come back first; reading at
     the damage raises DamagedBinlog (an impossible event: a bad size, zero bytes; a CRC32
-    mismatch; a read error). A small range past the file's first event (the streaming dump's
-    usual read) is read with one pread (`iter_range`): the file's start was read before."""
+    mismatch; a read error). A small range past the file's first event (a streaming dump a few
+    groups behind) is read with one pread (`iter_range`): the file's start was read before."""
     events: list[tuple[int, bytes]] = []
     small = not at_least and start > len(BINLOG_MAGIC) and 0 < end - start <= _INLINE_READ
     try:
@@ -551,21 +558,16 @@ class DumpSession:
                     raise DumpError(f"log file '{self.file}' was removed while it was being read") from None
             if self.pos < limit:
                 session.set_state(STATE_SENDING)
-                # A small read (the usual: one commit group) costs less than a thread hop; a
-                # catch-up reads its batches in a worker thread, off the event loop.
                 stop = min(limit, self.pos + _BATCH_BYTES)
                 crc = self.crc or self.strip
-                try:
-                    if stop - self.pos <= _INLINE_READ:
-                        batch = read_events(path, self.pos, stop, 0, crc)
-                    else:
-                        batch = await asyncio.to_thread(read_events, path, self.pos, stop, 0, crc)
-                    if not batch:  # an event larger than a batch: read it whole
-                        batch = await asyncio.to_thread(read_events, path, self.pos, limit, 1, crc)
-                    if not batch:  # an event's size goes past the end of what may be read
-                        raise DamagedBinlog(self.pos, LOG_READ_TRUNC)
-                except DamagedBinlog as e:
-                    raise self._damaged(e) from None
+                tail = end.tail  # the group the last publish made visible (it ends at `published`)
+                batch: Sequence[tuple[int, bytes]]
+                if tail is not None and tail.start == self.pos and tail.end == stop and tail.file == self.file:
+                    # as the writer encoded it: no read, and no CRC32 check (that guards against
+                    # a file damaged on disk; these bytes never came from it)
+                    batch = tail.events
+                else:
+                    batch = await self._read(path, stop, limit, crc)
                 batch_end = batch[-1][0] + len(batch[-1][1])
                 skipper = self.skipper
                 if skipper is not None:
@@ -590,6 +592,24 @@ class DumpSession:
                 self._send(self._heartbeat(), None, heartbeat=True)
                 self.heartbeats_sent += 1
         return False
+
+    async def _read(self, path: Path, stop: int, limit: int, crc: bool) -> list[tuple[int, bytes]]:
+        """The events of the file from the position up to `stop` (at least one, up to `limit`:
+        an event larger than a batch is read whole); ERR 1236 for a damaged file. A small read
+        (one commit group) costs less than a thread hop; a catch-up reads its batches in a
+        worker thread, off the event loop."""
+        try:
+            if stop - self.pos <= _INLINE_READ:
+                batch = read_events(path, self.pos, stop, 0, crc)
+            else:
+                batch = await asyncio.to_thread(read_events, path, self.pos, stop, 0, crc)
+            if not batch:  # an event larger than a batch: read it whole
+                batch = await asyncio.to_thread(read_events, path, self.pos, limit, 1, crc)
+            if not batch:  # an event's size goes past the end of what may be read
+                raise DamagedBinlog(self.pos, LOG_READ_TRUNC)
+        except DamagedBinlog as e:
+            raise self._damaged(e) from None
+        return batch
 
     async def _wait(self, end: BinlogEnd, generation: int) -> bool:
         """Wait for a publish, the end of the dump or the heartbeat period; False on a timeout.
@@ -669,7 +689,7 @@ class DumpSession:
         if info is not None:
             self.transmit.after_send_event(self.param, info)  # type: ignore[arg-type]
 
-    def _send_batch(self, batch: list[tuple[int, bytes]]) -> None:
+    def _send_batch(self, batch: Sequence[tuple[int, bytes]]) -> None:
         """The events of one read batch (the usual: one commit group) in ONE transport write.
 
         `before_send_event` runs for every event before the write (it decides the event's flag

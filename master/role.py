@@ -563,6 +563,9 @@ class MasterRole(Role):
                 dump.stop()
                 dump.session.close()
             self.gtids.reset()  # the new first file's GTID_LIST is empty, as MariaDB's
+            # the files go: no dump may take the last group from memory any more (a new
+            # .000001 may have a boundary where the tail starts)
+            self.end.drop_tail()
             await self.pipeline.run_io(self.writer.reset)
             end = self.writer.end_position
             # the engine's place in the new binlog (crash recovery replays from here)

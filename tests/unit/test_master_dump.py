@@ -134,14 +134,20 @@ async def collect(slave: Slave, enough, timeout: float = 5.0) -> list:
     return packets
 
 
-def write_transactions(writer: BinlogWriter, n: int, start: int = 0) -> BinlogPosition:
-    end = writer.end_position
+def append_transactions(writer: BinlogWriter, n: int, start: int = 0) -> BinlogPosition:
+    """`n` transactions appended (buffered, not written: one commit group's); their end."""
+    end = writer.pending_position
     for i in range(start, start + n):
         end = writer.append([
             (EventType.QUERY_EVENT, Query(db="test", query="BEGIN").encode(), 1700000000, 0),
             (EventType.QUERY_EVENT, Query(db="test", query=f"INSERT INTO t VALUES ({i})").encode(), 1700000000, 0),
             (EventType.XID_EVENT, Xid(i + 1).encode(), 1700000000, 0),
         ])
+    return end
+
+
+def write_transactions(writer: BinlogWriter, n: int, start: int = 0) -> BinlogPosition:
+    end = append_transactions(writer, n, start)
     writer.flush()
     return end
 
