@@ -14,6 +14,10 @@ Contract
   reads). What one connection holds is thus bounded by one packet (the connection's limit:
   `PRE_AUTH_MAX_PACKET` before login, max_allowed_packet after) plus one socket read. A role's
   raw reader (the ack receiver) takes bytes as they come; it bounds its own input.
+- Fairness: a command may complete without the task ever giving the loop back (a read on the
+  engine's loop reader, a key write); a client that pipelines such commands would then hold
+  the loop for as long as its answers fit the socket's buffers. So after YIELD_EVERY commands
+  in a row that found their bytes already received, the task lets the loop run the others once.
 - TLS (server/tls.py): the greeting offers CLIENT_SSL; after an SSLRequest a `TlsChannel` sits
   between the socket and `self.conn` (decrypt in `data_received`, encrypt in `write`), so the
   read loop, its pausing and the raw reader work on plain bytes as before (what a login in the
@@ -140,6 +144,8 @@ _MORE = int(ServerStatus.MORE_RESULTS_EXISTS)
 WRITE_KEYWORDS = frozenset({
     "INSERT", "UPDATE", "DELETE", "REPLACE", "CREATE", "DROP", "ALTER", "TRUNCATE", "RENAME", "LOAD",
 })
+# Fairness (module header): the commands a pipelining client gets in a row before the others run.
+YIELD_EVERY = 16
 COM_RESET_CONNECTION = 0x1F
 COM_SHUTDOWN = 0x08
 COM_STATISTICS = 0x09
@@ -221,6 +227,7 @@ class ClientSession(asyncio.Protocol):
         self._loop = asyncio.get_running_loop()
         self._task: asyncio.Task | None = None
         self._wakeup: asyncio.Future | None = None
+        self._unyielded = 0  # commands in a row whose bytes were already received ("Fairness")
         self._raw_reader: Callable[[bytes], None] | None = None
         self._closed = self._loop.create_future()
         self._drain_waiter: asyncio.Future | None = None
@@ -476,7 +483,12 @@ class ClientSession(asyncio.Protocol):
         while True:
             event = conn.next_event()
             if event is not NEED_DATA:
+                self._unyielded += 1
+                if self._unyielded >= YIELD_EVERY:  # see "Fairness" in the module header
+                    self._unyielded = 0
+                    await asyncio.sleep(0)
                 return event
+            self._unyielded = 0
             self._resume_reading()
             self._wakeup = self._loop.create_future()
             await self._wakeup
