@@ -31,9 +31,10 @@ Threads. One writer connection, used from the single writer thread; reader conne
 calls SQLite itself, without a hop, for three things only, each bounded:
 - a read outside a REPEATABLE READ snapshot and outside a writer's transaction (`Plan.inline` of
   a SELECT: not a locking read, and calling no function that waits or changes state,
-  `functions.VOLATILE`) runs on the loop's reader (`connections.ReaderPool.query_on_loop`),
-  which stops a query after a step budget, or when the database is busy or a file must be
-  attached; the read then runs again, from the start, on a reader thread (it has no side
+  `functions.VOLATILE`, nor one whose one call may take long, `functions.UNBOUNDED`) runs on the
+  loop's reader (`connections.ReaderPool.query_on_loop`), which stops a query after a budget of
+  SQLite's steps (not of time: hence no such call), or when the database is busy or a file must
+  be attached; the read then runs again, from the start, on a reader thread (it has no side
   effect, so that is the same read once);
 - a write whose work is bounded (`Plan.inline`, decided by `Engine.plan_for` from the
   translation and the catalog, once per cached plan; the rule is at INLINE_ROWS) runs
@@ -197,8 +198,10 @@ _INLINE_ROW_WRITE = re.compile(
     rf'WHERE (?P<where>{_IDENT} = \?(?: AND {_IDENT} = \?)*)\Z')
 _CASCADING = ("CASCADE", "SET NULL")
 # A read may run on the loop's reader unless it calls a function that waits or changes state
-# (SLEEP, GET_LOCK, RAND's generator, LAST_INSERT_ID(expr), UUID ...): see "Threads".
-_LOOP_UNSAFE_CALL = re.compile(r"\b(?:" + "|".join(sorted(functions.VOLATILE)) + r")\s*\(", re.IGNORECASE)
+# (SLEEP, GET_LOCK, RAND's generator, LAST_INSERT_ID(expr), UUID ...) or one whose one call may
+# take long (REPEAT, LPAD, a regular expression, SQLite's zeroblob ...): see "Threads".
+_LOOP_UNSAFE_CALL = re.compile(
+    r"\b(?:" + "|".join(sorted(functions.VOLATILE | functions.UNBOUNDED)) + r")\s*\(|\bREGEXP\b", re.IGNORECASE)
 # The writer's WAL checkpoint (SQLite's automatic one is off on the writer connection): after
 # every CHECKPOINT_GROUPS group commits, on the writer thread.
 CHECKPOINT_GROUPS = 64

@@ -788,6 +788,13 @@ def json_valid(value: Any) -> int | None:
     return None if value is None else int(_json(value) is not _INVALID)
 
 
+# One call may take long whatever the statement's size in rows (its answer can be far larger
+# than its arguments, or it runs a regular expression): never on the event loop (`engine.core`,
+# "Threads"), whose reader's step budget counts SQLite's steps, not the time of one call.
+UNBOUNDED = frozenset({
+    "repeat", "lpad", "rpad", "mysql_insert", "replace", "regexp", "regexp_replace", "regexp_substr",
+    "regexp_instr", "zeroblob", "randomblob", "printf", "format", "mysql_format",
+})
 # not deterministic (SQLite must not fold them), and so never run on the event loop
 # (`engine.core`, "Threads"): they wait, or change the session's or the server's state
 VOLATILE = frozenset({
