@@ -226,8 +226,8 @@ def cut_file(path: Path | str, size: int) -> None:
 def iter_range(path: Path | str, start: int, end: int) -> Iterator[tuple[int, bytes]]:
     """`iter_events` for a small range of a file whose magic number was read before (a dump's
     read of a few commit groups; the group just published it takes from memory): one pread,
-    no buffered file object. Same results: the
-    complete events in [start, end), BinlogFileError at an impossible event size."""
+    no buffered file object. Same results: the complete events in [start, end),
+    BinlogFileError at an impossible event size."""
     fd = os.open(path, os.O_RDONLY)
     try:
         data = os.pread(fd, end - start, start)

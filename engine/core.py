@@ -560,8 +560,12 @@ class Engine:
             return False
         if self._pending_drops or self._torn is not None or self._uncheckpointed >= CHECKPOINT_GROUPS:
             return False
-        targets = [s for s in self._touched if s in self.schemas] or ["main"]
+        targets = self._group_targets()
         return not self._unsynced or (len(targets) == 1 and self._unsynced == set(targets))
+
+    def _group_targets(self) -> list[str]:
+        """The files the open group commits to: each database it wrote, or the main file."""
+        return [s for s in self._touched if s in self.schemas] or ["main"]
 
     def _w_first_then_commit(self, first: Callable[[], object], meta: dict[str, str], durable: bool) -> None:
         first()
@@ -585,7 +589,7 @@ class Engine:
                 raise sqlite3.OperationalError("the group's transaction was rolled back by an earlier error")
             if self._sp_done:
                 self._w_end(True)  # first: the last transaction's statements join the redo record
-            targets = [s for s in self._touched if s in self.schemas] or ["main"]
+            targets = self._group_targets()
             rows = list(meta.items()) + [(SEQ_KEY, str(seq))]
             if len(targets) > 1:
                 record = {"seq": seq, "targets": targets, "statements": self._group_log}

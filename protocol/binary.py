@@ -10,12 +10,12 @@ Contracts:
 - `decode_stmt_command(payload)` gives the typed command for a COM_STMT_* payload, its fixed
   fields read with a `struct.Struct` derived from the command's declaration; the declaration
   (`decode_stmt_command_declared`) is the reference it is held equal to, and decides on a payload
-  shorter than the fixed fields. A COM_STMT_EXECUTE's parameter block can only be read with the statement's parameter count and
-  the types bound before, so it is carried raw (`ComStmtExecute.params`) and read by
-  `decode_execute_params` once the server found the statement. A packet shorter than its
-  fixed fields is malformed; bytes after the fixed fields of COM_STMT_CLOSE, COM_STMT_RESET and
-  COM_STMT_FETCH are ignored (mysqld's parse_packet), those after the parameter values are
-  malformed. Both raise only
+  shorter than the fixed fields. A COM_STMT_EXECUTE's parameter block can only be read with the
+  statement's parameter count and the types bound before, so it is carried raw
+  (`ComStmtExecute.params`) and read by `decode_execute_params` once the server found the
+  statement. A packet shorter than its fixed fields is malformed; bytes after the fixed fields
+  of COM_STMT_CLOSE, COM_STMT_RESET and COM_STMT_FETCH are ignored (mysqld's parse_packet),
+  those after the parameter values are malformed. Both raise only
   `RemoteProtocolError(ER_MALFORMED_PACKET, fatal=False)`: the server answers it with an ERR
   and keeps the connection.
 - Parameter values come out as Python values: None, int, float, `decimal.Decimal` (DECIMAL,
@@ -47,6 +47,7 @@ import construct as c
 
 from protocol.errors import ER_MALFORMED_PACKET, LocalProtocolError, RemoteProtocolError
 from protocol.messages import (
+    DEPRECATE_EOF,
     EOF,
     EOF_HEADER,
     OK,
@@ -731,14 +732,13 @@ def decode_binary_row(payload: bytes, columns: Sequence[ColumnDefinition]) -> tu
 
 
 # Flags as plain ints: an int & an IntFlag member runs the enum's __rand__, slow for every answer.
-_DEPRECATE_EOF = int(Capability.CLIENT_DEPRECATE_EOF)
 _CURSOR_EXISTS = int(ServerStatus.CURSOR_EXISTS)
 _LAST_ROW_SENT = int(ServerStatus.LAST_ROW_SENT)
 
 
 def _terminator(capabilities: int, status: int, warnings: int = 0) -> bytes:
     """The packet closing a block: EOF, or OK with header 0xFE under CLIENT_DEPRECATE_EOF."""
-    if capabilities & _DEPRECATE_EOF:
+    if capabilities & DEPRECATE_EOF:
         return OK(0, 0, status, warnings).encode(capabilities, header=EOF_HEADER)
     return EOF(warnings, status).encode()
 
@@ -812,7 +812,7 @@ class BinaryResultSet:
         if self.cursor:
             out.append(_terminator(capabilities, self.status | _CURSOR_EXISTS, self.warnings))
             return out
-        if not capabilities & _DEPRECATE_EOF:
+        if not capabilities & DEPRECATE_EOF:
             out.append(EOF(self.warnings, self.status).encode())
         out.extend(_row_payloads(self.columns, self.rows, self.encoded_rows))
         out.append(_terminator(capabilities, self.status, self.warnings))

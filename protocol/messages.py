@@ -975,8 +975,9 @@ def _as_rows(rows: Iterable[Sequence[object]]) -> tuple[tuple[Any, ...], ...]:
     return tuple(r if type(r) is tuple else tuple(r) for r in rows)
 
 
-# An int: `capabilities & Capability.X` with an int on the left runs the IntFlag's __rand__.
-_DEPRECATE_EOF = int(Capability.CLIENT_DEPRECATE_EOF)
+# CLIENT_DEPRECATE_EOF as an int, for the answers' hot paths: `capabilities & Capability.X` with
+# an int on the left runs the IntFlag's __rand__.
+DEPRECATE_EOF = int(Capability.CLIENT_DEPRECATE_EOF)
 
 
 @dataclass(frozen=True, slots=True)
@@ -1003,7 +1004,7 @@ class ResultSet:
 
     def payloads(self, capabilities: int = 0) -> list[bytes]:
         """The packet payloads in order: column count, definitions, [EOF], rows, EOF/OK."""
-        deprecate_eof = bool(capabilities & _DEPRECATE_EOF)
+        deprecate_eof = bool(capabilities & DEPRECATE_EOF)
         width = len(self.columns)
         out = [encode_lenenc_int(width)]
         out.extend(col.encode() for col in self.columns)
@@ -1012,7 +1013,7 @@ class ResultSet:
         for row in self.rows:
             if len(row) != width:
                 raise LocalProtocolError(f"row has {len(row)} values for {width} columns")
-            out.append(b"".join(map(_row_value, row)))  # encode_text_row, inlined
+            out.append(encode_text_row(row))
         if deprecate_eof:
             out.append(OK(0, 0, self.status, self.warnings).encode(capabilities, header=EOF_HEADER))
         else:

@@ -11,6 +11,7 @@ import engine.connections as connections
 from engine import Engine
 from engine.session import REPEATABLE_READ
 from protocol.errors import SQLError
+from tests.support.lanes import watch_lane
 
 
 @pytest.fixture
@@ -32,10 +33,7 @@ async def engine(tmp_path):
 @pytest.fixture
 def hops(engine, monkeypatch):
     """The names of the functions sent to a reader thread."""
-    seen: list[str] = []
-    call = engine._readers.call
-    monkeypatch.setattr(engine._readers, "call", lambda fn, *args: seen.append(fn.__name__) or call(fn, *args))
-    return seen
+    return watch_lane(engine._readers, monkeypatch)
 
 
 def session(engine, n):

@@ -13,6 +13,7 @@ import engine.core as engine_core
 from engine import Engine
 from engine.concurrency import WriterLock
 from protocol.errors import SQLError
+from tests.support.lanes import watch_lane
 
 
 @pytest.fixture
@@ -403,9 +404,7 @@ async def test_a_commit_without_fsync_runs_on_the_loop_and_every_nth_checkpoints
     try:
         for sql in ("CREATE DATABASE d", "CREATE DATABASE e", "CREATE TABLE d.t (x INT)", "CREATE TABLE e.t (x INT)"):
             await commit(engine, sql)
-        hops: list[str] = []
-        call = engine._writer.call
-        monkeypatch.setattr(engine._writer, "call", lambda fn, *args: hops.append(fn.__name__) or call(fn, *args))
+        hops = watch_hops(engine, monkeypatch)
         checkpoints: list[bool] = []
         real_checkpoint = engine._w_checkpoint
         monkeypatch.setattr(engine, "_w_checkpoint",
@@ -547,11 +546,7 @@ async def test_a_plain_insert_runs_on_the_loop_only_when_the_writer_thread_is_id
 
 def watch_hops(engine, monkeypatch) -> list[str]:
     """The names of the functions handed to the writer thread from now on, in order."""
-    lane = engine._writer
-    hops: list[str] = []
-    call = lane.call
-    monkeypatch.setattr(lane, "call", lambda fn, *args: hops.append(fn.__name__) or call(fn, *args))
-    return hops
+    return watch_lane(engine._writer, monkeypatch)
 
 
 async def run_where(s, sql: str, busy: bool, hops: list[str]) -> tuple:
