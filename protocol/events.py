@@ -1532,26 +1532,29 @@ class Event:
         return self.header.log_pos
 
 
-def decode_event(event: bytes | bytearray | memoryview, checksum: bool) -> Event:
+def decode_event(event: bytes | bytearray | memoryview, checksum: bool, *, verify: bool = True) -> Event:
     """Decode one whole event (exactly `event_size` bytes).
 
     `checksum`: the binlog checksum is CRC32 (from the binlog's FD, or the master's
     @@binlog_checksum) - the footer is verified and stripped. A FORMAT_DESCRIPTION_EVENT carries
     its own algorithm byte, which decides for it. Raises RemoteProtocolError on any corruption.
+    `verify=False` strips a non-FD event's footer without checking it: only for bytes whose CRC32
+    the caller itself checked (`event_checksum_ok`) and that were not stored since (an event just
+    received, handed on in memory).
     The bodies a replica applies are read by their struct path (`_FAST_DECODE`), which gives up
     on anything but a well-formed body; the declaration (`decode_event_declared`) decides then,
     and is the reference the struct path is held equal to by tests.
     """
-    return _decode_event(event, checksum, _FAST_DECODE)
+    return _decode_event(event, checksum, _FAST_DECODE, verify)
 
 
 def decode_event_declared(event: bytes | bytearray | memoryview, checksum: bool) -> Event:
     """`decode_event` with every body parsed by its construct declaration: the reference."""
-    return _decode_event(event, checksum, {})
+    return _decode_event(event, checksum, {}, True)
 
 
 def _decode_event(event: bytes | bytearray | memoryview, checksum: bool,
-                  fast: dict[int, Callable[[memoryview, EventHeader], Body | None]]) -> Event:
+                  fast: dict[int, Callable[[memoryview, EventHeader], Body | None]], verify: bool) -> Event:
     mv = memoryview(event)
     header = decode_header(mv)
     if header.event_size != len(mv):
@@ -1568,7 +1571,7 @@ def _decode_event(event: bytes | bytearray | memoryview, checksum: bool,
     if checksum:
         if len(mv) < HEADER_LEN + CHECKSUM_LEN:
             raise RemoteProtocolError(f"{type_name(header.type_code)}: too short for a CRC32 footer")
-        if not event_checksum_ok(mv):
+        if verify and not event_checksum_ok(mv):
             raise RemoteProtocolError(f"{type_name(header.type_code)} at log_pos {header.log_pos}: CRC32 mismatch")
         body_mv = mv[HEADER_LEN:-CHECKSUM_LEN]
     else:

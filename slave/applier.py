@@ -4,11 +4,14 @@ transaction at a time, and remembers where it is in the same database transactio
 Contract
 - Reads the relay log only up to `RelayLog.readable` (the end of the last complete, durable
   transaction the IO task published), with the binlog reader (`binlog.reader.iter_open_events`, the
-  current relay file kept open from batch to batch); wakes up on `notify()`.
-- Every event is decoded with `protocol.events.decode_event` and its CRC32 checked again (as
-  MariaDB's SQL thread does with slave_sql_verify_checksum, ON by default): the IO task checked
-  it on receipt and recovery checks the relay tail after a crash, but a file written and fsynced
-  whole can still be damaged on disk later; the check costs a few µs per transaction.
+  current relay file kept open from batch to batch); wakes up on `notify()`. What the relay
+  log still holds in memory (`RelayLog.tail`: the events the IO task just appended) is taken
+  from there, not read back from the file.
+- Every event is decoded with `protocol.events.decode_event`; one read from the file has its
+  CRC32 checked again (as MariaDB's SQL thread does with slave_sql_verify_checksum, ON by
+  default): the IO task checked it on receipt and recovery checks the relay tail after a crash,
+  but a file written and fsynced whole can still be damaged on disk later. One taken from the
+  tail is the bytes the IO task checked on receipt, never read from a disk: no second check.
 - A transaction (BEGIN or a MariaDB GTID .. XID/COMMIT) is its statements, each with its
   context (event timestamp, INSERT_ID / LAST_INSERT_ID from INTVAR, RAND seeds, user variables
   from USER_VAR) and default database. Consecutive complete transactions are applied in batches
@@ -433,11 +436,13 @@ class Applier:
 
     async def _apply_range(self, stream: _Stream, end: int | None) -> None:
         count = 0
+        held = self.relay.tail(self.relay_file, self.relay_pos, end)
+        from_file = held is None
         try:
-            for offset, ev in self._read(self.relay_pos, end):
+            for offset, ev in self._read(self.relay_pos, end) if held is None else held:
                 if self._stopping:
                     break
-                await self._event(stream, ev, offset + len(ev))
+                await self._event(stream, ev, offset + len(ev), from_file)
                 count += 1
                 if count % 64 == 0:
                     await asyncio.sleep(0)
@@ -447,12 +452,13 @@ class Applier:
         await self._flush()  # nothing more readable now (or stopping): apply what was read
 
     # -- one event ------------------------------------------------------------------------------
-    async def _event(self, stream: _Stream, ev: bytes, end: int) -> None:
+    async def _event(self, stream: _Stream, ev: bytes | memoryview, end: int, verify: bool = True) -> None:
         self.executed_events += 1
         h = decode_header(ev)
         t = h.type_code
         try:
-            body = decode_event(ev, stream.checksum if t != EventType.FORMAT_DESCRIPTION_EVENT else False).body
+            checksum = stream.checksum if t != EventType.FORMAT_DESCRIPTION_EVENT else False
+            body = decode_event(ev, checksum, verify=verify).body
         except ProtocolError as e:
             raise ApplierError(ER_SLAVE_RELAY_LOG_READ_FAILURE.code, ER_SLAVE_RELAY_LOG_READ_FAILURE.format(e.message)) from None
         if isinstance(body, FormatDescription):

@@ -22,6 +22,11 @@ Ownership and durability
   memory), `flush` (one write(2) per batch), `sync` (fsync; blocking, so the IO task runs it in
   its relay I/O thread while the event loop keeps serving). The applier reads the files with
   `binlog.reader` and purges those it finished (`purge_before`).
+- The tail: the events `append` buffered into the current file (its own FD excepted), the last
+  TAIL_BYTES_MAX of them at least, stay in memory as they were appended (`tail`), so the applier
+  takes what it has not read yet from there instead of reading the file back. They are the
+  file's bytes: anything that cuts or replaces the file (a failed write or fsync, `truncate_tail`,
+  `cut_back`, a new file, `reset`, `close`) forgets the tail first.
 - The applier only reads, and only up to `readable` (a `BinlogPosition` in the relay log's files), which the IO task
   moves forward to the end of the last *complete transaction* once it is on disk per
   sync_relay_log. A partial transaction exists only at the tail of the file being written.
@@ -53,8 +58,10 @@ The resume rule (after kill -9, a lost connection or any IO task restart)
 from __future__ import annotations
 
 import errno
+from bisect import bisect_left
 from collections.abc import Callable
 from dataclasses import dataclass
+from operator import itemgetter
 from pathlib import Path
 
 from binlog.index import write_index
@@ -83,6 +90,7 @@ from protocol.events import (
 from protocol.position import BinlogPosition, file_sequence
 
 SERVER_VERSION = "10.11.99-MariaDB-semisync-log"
+TAIL_BYTES_MAX = 256 * 1024  # events of the current file kept in memory for the applier (at least)
 INDEX_PREFIX = ""  # `NAME.index` lists bare file names, as it always has
 
 # Events that belong to the statement or row change that follows them.
@@ -160,7 +168,7 @@ class GroupTracker:
         t = h.type_code
         self.closed_gtid = None
         if t == EventType.ROTATE_EVENT:
-            rot = decode_event(event, self.checksum).body
+            rot = decode_event(event, self.checksum, verify=False).body
             assert isinstance(rot, Rotate)
             self.master = BinlogPosition(rot.next_file, rot.position)
             return self.at_boundary
@@ -174,7 +182,7 @@ class GroupTracker:
         if h.log_pos and moves and self.master is not None:
             self.master = BinlogPosition(self.master.file, h.log_pos)
         if t == EventType.GTID_EVENT:
-            gtid = decode_event(event, self.checksum).body
+            gtid = decode_event(event, self.checksum, verify=False).body
             assert isinstance(gtid, MariaGtid)
             self._open_gtid = Gtid(gtid.domain_id, h.server_id, gtid.seq_no)
             if gtid_flags2(event) & FL_STANDALONE:
@@ -195,7 +203,7 @@ class GroupTracker:
             if not self.in_group:
                 self.pending = True
         elif t in _ROWS_EVENTS and not self.in_group:
-            rows = decode_event(event, self.checksum).body
+            rows = decode_event(event, self.checksum, verify=False).body
             assert isinstance(rows, Rows)
             self.pending = not rows.flags & ROWS_STMT_END_F
         if self._open_gtid is not None and self.at_boundary and t != EventType.GTID_EVENT:
@@ -238,6 +246,9 @@ class RelayLog:
         # After a failed write or fsync: the current file's last good end, until `cut_back`.
         self.damaged: int | None = None
         self.failed_bytes = 0  # the size of the write that failed
+        # (start offset, event) of the current file's last appended events, back to back to `size`
+        self._tail: list[tuple[int, bytes | memoryview]] = []
+        self._tail_bytes = 0
 
     @property
     def current(self) -> str | None:
@@ -331,6 +342,7 @@ class RelayLog:
     # -- writing (IO task only) ----------------------------------------------------------------
     def start_file(self, checksum: bool) -> str:
         """Close the current file and begin the next one with the magic and our FD event."""
+        self._forget_tail()
         self._writer.start_file(checksum)
         name = self._writer.current_file
         # The previous file was cut back to its last complete transaction (`truncate_tail`)
@@ -371,8 +383,40 @@ class RelayLog:
         return name
 
     def append(self, event: bytes | memoryview) -> int:
-        """Buffer one event; returns its end offset in the current file."""
-        return self._writer.append_raw(event)
+        """Buffer one event; returns its end offset in the current file. The event is kept in
+        the tail: bytes that do not change (bytes, or a view of bytes)."""
+        end = self._writer.append_raw(event)
+        size = len(event)
+        self._tail.append((end - size, event))
+        self._tail_bytes += size
+        if self._tail_bytes > 2 * TAIL_BYTES_MAX:  # keep the newest TAIL_BYTES_MAX (amortized)
+            keep, kept = len(self._tail), 0
+            while keep and kept < TAIL_BYTES_MAX:
+                keep -= 1
+                kept += len(self._tail[keep][1])
+            del self._tail[:keep]
+            self._tail_bytes = kept
+        return end
+
+    def tail(self, name: str, start: int, end: int | None) -> list[tuple[int, bytes | memoryview]] | None:
+        """The events of relay file `name` in [start, end) as (offset, event), when the tail holds
+        all of them (`start` and `end` are event boundaries in it); None otherwise: read the file.
+        The list is the caller's (appends after the call do not change it)."""
+        tail = self._tail
+        if end is None or name != self.current or not tail or start < tail[0][0]:
+            return None
+        first = bisect_left(tail, start, key=_offset)
+        last = bisect_left(tail, end, key=_offset)
+        if first == len(tail) or tail[first][0] != start or last == 0:
+            return None
+        at, event = tail[last - 1]
+        if at + len(event) != end:
+            return None
+        return tail[first:last]
+
+    def _forget_tail(self) -> None:
+        self._tail = []
+        self._tail_bytes = 0
 
     def flush(self) -> None:
         """Hand the buffer to the OS. On failure the file is cut back to `flushed` (see the
@@ -407,6 +451,7 @@ class RelayLog:
     def _failed(self, good_end: int, failed_bytes: int) -> None:
         """A write or fsync failed: forget everything after `good_end` and try to cut the file
         there at once (`cut_back` finishes the job, or retries it)."""
+        self._forget_tail()
         self.failed_bytes = failed_bytes
         self.damaged = good_end if self.damaged is None else min(self.damaged, good_end)
         try:
@@ -421,6 +466,7 @@ class RelayLog:
         master: resume where the file began). Raises OSError when the disk still refuses; the
         relay log stays damaged."""
         assert self.damaged is not None and self.current is not None
+        self._forget_tail()
         path = self.path(self.current)
         tracker, boundary = _scan(path, self.damaged)
         if tracker is None:  # start_file makes the head durable before the file is current
@@ -440,6 +486,7 @@ class RelayLog:
         """Cut the current file back to `offset` (a transaction boundary) before resuming, and
         make what stays durable: the next file begins after it. Whole transactions still
         buffered before `offset` are written. A failure leaves the relay log damaged."""
+        self._forget_tail()
         if not self._writer.is_open:
             return
         synced = self.synced
@@ -455,6 +502,7 @@ class RelayLog:
 
     def close(self) -> None:
         """Flush and close the current file (closed even when the flush fails)."""
+        self._forget_tail()
         if not self._writer.is_open:
             return
         try:
@@ -471,9 +519,13 @@ class RelayLog:
 
     def reset(self) -> None:
         """RESET SLAVE: delete every relay log file and the index."""
+        self._forget_tail()
         self._writer.reset(new_file=False)
         self.damaged = None
         self.readable = None
+
+
+_offset = itemgetter(0)
 
 
 def _scan(path: Path, end: int | None = None) -> tuple[GroupTracker | None, int]:

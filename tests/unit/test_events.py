@@ -412,3 +412,16 @@ def test_bad_text_and_out_of_range_values_are_local_errors():
         Xid(-1).encode()
     with pytest.raises(LocalProtocolError):
         FormatDescription(server_version="x" * 51).encode()
+
+
+def test_decode_without_verify_strips_the_footer_unchecked_but_never_an_fds():
+    """`verify=False` is for bytes whose CRC32 the caller checked itself: a damaged footer goes
+    unnoticed then, and is refused otherwise; a FORMAT_DESCRIPTION is checked either way."""
+    good = GOLDEN["QUERY_EVENT"]
+    bad = good[:-1] + bytes([good[-1] ^ 0xFF])
+    with pytest.raises(RemoteProtocolError, match="CRC32"):
+        decode_event(bad, checksum=True)
+    assert decode_event(bad, checksum=True, verify=False).body == decode_event(good, checksum=True).body
+    fd = GOLDEN["FORMAT_DESCRIPTION_EVENT"]
+    with pytest.raises(RemoteProtocolError, match="CRC32"):
+        decode_event(fd[:-1] + bytes([fd[-1] ^ 0xFF]), checksum=True, verify=False)

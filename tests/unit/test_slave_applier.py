@@ -244,3 +244,52 @@ async def test_a_relay_file_cut_back_and_written_again_is_read_as_it_is_now(tmp_
     applier.stop()
     await asyncio.wait_for(task, 5)
     await engine.close()
+
+
+async def test_what_the_relay_log_holds_in_memory_is_applied_without_reading_the_file(tmp_path, monkeypatch):
+    """Once past the relay file's head, the applier takes the IO task's appended events from the
+    relay log's tail: no read of the file per batch. They are the bytes checked on receipt; the
+    file's copy is read (and its CRC32 checked) only by an applier the tail cannot serve: here a
+    byte of the file damaged on disk after the write is not applied from memory, and an applier
+    started anew on a fresh relay log instance stops on it with 1594."""
+    relay = Relay(tmp_path)
+    relay.transactions([1])
+    reads: list[tuple[int, int | None]] = []
+    real_read = applier_module.iter_open_events
+
+    def counted(f, path, start=4, end=None):
+        reads.append((start, end))
+        return real_read(f, path, start, end)
+
+    monkeypatch.setattr(applier_module, "iter_open_events", counted)
+    engine, _commits = await open_engine(tmp_path)
+    applier = make_applier(engine, relay)
+    task = asyncio.create_task(applier.run())
+    await until(lambda: applier.applied_transactions == 3)
+    first_reads = len(reads)
+    damaged_at = relay.log.size
+    for n in range(2, 7):
+        relay.transactions([n])
+        applier.notify()
+        await until(lambda n=n: applier.applied_transactions == 2 + n)
+    assert len(reads) == first_reads
+    assert await count_rows(engine) == 6
+    # damage the first of those transactions' bytes on disk (a bit flip in its GTID event's body)
+    path = relay.log.path(relay.log.current or "")
+    with open(path, "r+b") as f:
+        f.seek(damaged_at + 20)
+        byte = f.read(1)
+        f.seek(damaged_at + 20)
+        f.write(bytes([byte[0] ^ 0x40]))
+    applier.stop()
+    await asyncio.wait_for(task, 5)
+    engine2, _ = await open_engine(tmp_path / "again")
+    fresh = RelayLog(tmp_path / "relay", "relay-bin", server_id=2)
+    fresh.readable = relay.log.readable
+    again = Applier(engine2, fresh, table_columns=lambda db, table: None,
+                    make_context=lambda **kw: StatementContext(**kw))
+    await asyncio.wait_for(again.run(), 10)
+    assert again.last_errno == 1594 and "CRC32" in again.last_error
+    assert await count_rows(engine2) == 1
+    await engine.close()
+    await engine2.close()

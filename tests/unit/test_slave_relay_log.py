@@ -216,3 +216,73 @@ def test_recover_follows_a_checksum_change_of_the_master_within_a_file(tmp_path)
     assert found.resume == BinlogPosition(MASTER, pos)
     assert found.readable is not None and found.readable.pos == end
     assert (tmp_path / "relay-bin.000001").stat().st_size == end
+
+
+def test_the_tail_holds_the_appended_events_as_the_file_has_them(tmp_path):
+    """`tail` gives the current file's last appended events, byte for byte what the file holds,
+    for a range of whole events it holds entirely; anything else is None (read the file)."""
+    relay = RelayLog(tmp_path, "relay-bin", server_id=2)
+    relay.recover()
+    name = relay.start_file(checksum=True)
+    head = relay.size  # our own FD: written by start_file, not appended
+    stream = Stream()
+    write(relay, stream.start() + stream.transaction(1))
+    middle = relay.size
+    end = write(relay, stream.transaction(2))
+    on_disk = list(iter_events(tmp_path / name, head))
+    assert relay.tail(name, head, end) == on_disk
+    assert relay.tail(name, middle, end) == [(o, e) for o, e in on_disk if o >= middle]
+    assert relay.tail(name, head, middle) == [(o, e) for o, e in on_disk if o < middle]
+    assert relay.tail(name, 4, end) is None  # our FD is not in it
+    assert relay.tail(name, head + 1, end) is None  # not an event boundary
+    assert relay.tail(name, head, end - 1) is None
+    assert relay.tail(name, head, None) is None
+    assert relay.tail("relay-bin.000009", head, end) is None
+    held = relay.tail(name, middle, end)
+    write(relay, stream.transaction(3))
+    assert held == [(o, e) for o, e in on_disk if o >= middle]  # the caller's list
+    # whatever cuts or replaces the file forgets the tail
+    relay.truncate_tail(end)
+    assert relay.tail(name, middle, end) is None
+    write(relay, stream.transaction(4))
+    new = relay.start_file(checksum=True)
+    assert relay.tail(name, middle, end) is None and relay.tail(new, relay.size, relay.size) is None
+
+
+def test_the_tail_keeps_the_newest_events_within_its_bound(tmp_path):
+    from slave.relay_log import TAIL_BYTES_MAX
+
+    relay = RelayLog(tmp_path, "relay-bin", server_id=2)
+    relay.recover()
+    name = relay.start_file(checksum=True)
+    head = relay.size
+    stream = Stream()
+    write(relay, stream.start())
+    n = 1
+    while relay.size - head < 3 * TAIL_BYTES_MAX:
+        write(relay, stream.transaction(n))
+        n += 1
+    assert relay.tail(name, head, relay.size) is None  # the oldest are gone
+    kept = relay._tail
+    assert TAIL_BYTES_MAX <= sum(len(e) for _, e in kept) <= 2 * TAIL_BYTES_MAX
+    assert relay.tail(name, kept[0][0], relay.size) == list(iter_events(tmp_path / name, kept[0][0]))
+
+
+def test_a_failed_write_forgets_the_tail(tmp_path, monkeypatch):
+    relay = RelayLog(tmp_path, "relay-bin", server_id=2)
+    relay.recover()
+    name = relay.start_file(checksum=True)
+    stream = Stream()
+    start = relay.size
+    end = write(relay, stream.start() + stream.transaction(1))
+    assert relay.tail(name, start, end) is not None
+    for e in stream.transaction(2):
+        relay.append(e)
+
+    def fail() -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(relay._writer, "flush", fail)
+    with pytest.raises(OSError):
+        relay.flush()
+    assert relay.tail(name, start, end) is None
