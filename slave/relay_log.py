@@ -77,13 +77,12 @@ from protocol.events import (
     EventType,
     FormatDescription,
     Gtid,
-    MariaGtid,
     Rotate,
     Rows,
     decode_event,
     decode_header,
     encode_body_event,
-    gtid_flags2,
+    gtid_fields,
     query_text,
     set_log_pos,
 )
@@ -143,11 +142,12 @@ class GroupTracker:
 
     `feed` returns True when the event leaves the stream between two transactions. `master` is
     the position right after the last event received (None before the first ROTATE).
-    Parse only what you decide on: `feed` reads the header, a GTID's flags and the start of a
-    QUERY's statement in place; it builds typed bodies only for ROTATE, FORMAT_DESCRIPTION, a
-    MariaDB GTID (`closed_gtid`: the GTID of the transaction the event just completed, else
-    None; `gtids`: per domain the last complete one) and a rows event outside a group. It never checks CRC32 footers: its callers (the IO task, `recover`)
-    verify every event's checksum before they feed it.
+    Parse only what you decide on: `feed` reads the header, a MariaDB GTID's fixed fields
+    (`closed_gtid`: the GTID of the transaction the event just completed, else None; `gtids`:
+    per domain the last complete one) and the start of a QUERY's statement in place; it builds
+    typed bodies only for ROTATE, FORMAT_DESCRIPTION and a rows event outside a group. It never
+    checks CRC32 footers: its callers (the IO task, `recover`) verify every event's checksum
+    before they feed it.
     """
 
     def __init__(self, master: BinlogPosition | None, checksum: bool) -> None:
@@ -182,10 +182,9 @@ class GroupTracker:
         if h.log_pos and moves and self.master is not None:
             self.master = BinlogPosition(self.master.file, h.log_pos)
         if t == EventType.GTID_EVENT:
-            gtid = decode_event(event, self.checksum, verify=False).body
-            assert isinstance(gtid, MariaGtid)
-            self._open_gtid = Gtid(gtid.domain_id, h.server_id, gtid.seq_no)
-            if gtid_flags2(event) & FL_STANDALONE:
+            seq_no, domain_id, flags2 = gtid_fields(event)
+            self._open_gtid = Gtid(domain_id, h.server_id, seq_no)
+            if flags2 & FL_STANDALONE:
                 self.pending = True  # the statement that follows belongs to it
             else:
                 self.in_group = True

@@ -23,12 +23,14 @@ from protocol.events import (
     FL_START_ALTER,
     FL_TRANSACTIONAL,
     FL_WAITED,
+    HEADER_LEN,
     BinlogCheckpoint,
     Gtid,
     GtidList,
     MariaGtid,
     decode_event,
     encode_body_event,
+    gtid_fields,
     gtid_flags2,
 )
 
@@ -191,3 +193,12 @@ def test_gtid_padding_must_be_zero():
 def test_gtid_values_that_cannot_be_written_are_our_error(bad):
     with pytest.raises(LocalProtocolError):
         MariaGtid(1, **bad).encode()
+
+
+def test_gtid_fields_read_in_place_agree_with_the_decoded_body():
+    for flags2 in (0, FL_STANDALONE):
+        body = MariaGtid(seq_no=2**40 + 7, domain_id=3, flags2=flags2)
+        raw = encode_body_event(body, timestamp=1, server_id=9, log_pos=100, checksum=True)
+        assert gtid_fields(raw) == (body.seq_no, body.domain_id, body.flags2)
+    with pytest.raises(RemoteProtocolError):
+        gtid_fields(raw[:HEADER_LEN + 5])
