@@ -1,0 +1,150 @@
+"""The slave's IO task in one process: process CPU per received transaction, from the bytes a
+semi-sync master sends to the ack that covers them.
+
+    python bench/io_task_bench.py [--transactions 4000] [--burst 1] [--thread-cpu]
+    python bench/io_task_bench.py --tree A --tree B [--rounds 5]   (interleaved, medians)
+
+The master is the in-memory one of tests/unit/test_slave_io_task.py (protocol.ServerConnection
+on loopback, in this process): after the dump starts it sends sysbench `oltp_insert`-shaped
+transactions (MariaDB GTID, INSERT, XID, CRC32), `--burst` of them per write with the last
+event flagged, and waits for the ack before the next burst (as a semi-sync master does at one
+client thread, or `--burst` threads). The IO task writes the relay log with sync_relay_log=1
+(a real fsync per burst) and acks. The master's part is one prepared write and one ack read per
+burst, the same for every tree. Not a test: compare trees in one interleaved run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+
+async def measure(transactions: int, burst: int, thread_cpu: bool = False) -> float:
+    from master.events import STATUS_VARS
+    from protocol.events import FL_TRANSACTIONAL, MariaGtid, Query, Xid, encode_body_event
+    from protocol.position import BinlogPosition
+    from protocol.semisync_wire import semisync_header
+    from semisync.interface import ReplicationInterface
+    from semisync.slave_plugin import SemiSyncSlavePlugin
+    from slave.io_task import IoSettings, IoTask
+    from slave.relay_log import RelayLog
+    from tests.unit.test_slave_io_task import FakeMaster
+
+    c = "68487932199-96439406143-93774651418-41631865787-96406072701-20604855487-25459966574-28203206787-41238978918-19503783441"
+    pad = "22195207048-70116052123-74140395089-76317954521-98694025897"
+    with tempfile.TemporaryDirectory() as tmp:
+        journal: list = []
+        master = FakeMaster(journal)
+        port = await master.start()
+        interface = ReplicationInterface()
+        SemiSyncSlavePlugin(interface, settings={"rpl_semi_sync_slave_enabled": True}).install()
+        relay = RelayLog(Path(tmp), "relay-bin", server_id=2)
+        relay.recover()
+        settings = IoSettings("127.0.0.1", port, "repl", "pw", 2, heartbeat_period=0, connect_retry=0.2,
+                              net_timeout=60, sync_relay_log=1)
+        task = IoTask(settings, relay, interface.relay_io, BinlogPosition("", 4))
+        runner = asyncio.create_task(task.run())
+        await asyncio.wait_for(master.dumping.wait(), 10)
+        while task.boundary_offset is None:  # the dump's ROTATE + FD are in
+            await asyncio.sleep(0.01)
+
+        def event(body) -> bytes:
+            size = len(encode_body_event(body, timestamp=1, server_id=1, log_pos=0, checksum=True))
+            master.pos += size
+            return encode_body_event(body, timestamp=1, server_id=1, log_pos=master.pos, checksum=True)
+
+        bursts = []  # the wire bytes of each burst, framed before the clock starts
+        for first in range(1, transactions + 1, burst):
+            events = []
+            for n in range(first, min(first + burst, transactions + 1)):
+                events += [event(MariaGtid(seq_no=n, domain_id=0, flags2=FL_TRANSACTIONAL)),
+                           event(Query(db="sbtest", status_vars=STATUS_VARS, query=(
+                               f"INSERT INTO sbtest1 (id, k, c, pad) VALUES ({n}, {n * 7 % 10007}, '{c}', '{pad}')"))),
+                           event(Xid(n))]
+            assert master.conn is not None
+            bursts.append(b"".join(master.conn.send_event(e, semisync_header(i == len(events) - 1))
+                                   for i, e in enumerate(events)))
+        acked = asyncio.Event()
+        journal_append = journal.append
+
+        class Journal(list):
+            def append(self, item) -> None:  # the ack reader's journal: wake the sender
+                journal_append(item)
+                acked.set()
+
+        master.journal = Journal()
+        threads0 = _thread_cpu()
+        t0 = time.process_time()
+        assert master.writer is not None
+        for wire in bursts:
+            acked.clear()
+            master.writer.write(wire)
+            await asyncio.wait_for(acked.wait(), 10)
+        spent = time.process_time() - t0
+        threads1 = _thread_cpu()
+        if thread_cpu:
+            for name, ticks in sorted(threads1.items()):
+                used = ticks - threads0.get(name, 0)
+                if used:
+                    print(f"  thread {name}: {used / os.sysconf('SC_CLK_TCK') / transactions * 1e6:.1f} µs per transaction")
+        assert task.acks_sent >= len(bursts), (task.acks_sent, len(bursts))
+        task.stop()
+        await asyncio.wait_for(runner, 10)
+        master.server.close()
+        await master.server.wait_closed()
+        return spent / transactions * 1e6
+
+
+def _thread_cpu() -> dict[str, int]:
+    """utime and stime clock ticks of each thread of this process, by thread name and id."""
+    out = {}
+    for task in Path("/proc/self/task").iterdir():
+        try:
+            stat = (task / "stat").read_text()
+        except FileNotFoundError:
+            continue
+        name = stat[stat.index("(") + 1 : stat.rindex(")")]
+        fields = stat[stat.rindex(")") + 2 :].split()
+        out[f"{name}/{task.name} user"] = int(fields[11])
+        out[f"{name}/{task.name} system"] = int(fields[12])
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--transactions", type=int, default=4000)
+    parser.add_argument("--burst", type=int, default=1, help="transactions per burst (one ack each)")
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--thread-cpu", action="store_true", help="also print each thread's user and system CPU")
+    parser.add_argument("--tree", action="append", default=[], help="a source tree to run (repeatable)")
+    parser.add_argument("--one", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.one or not args.tree:
+        import uvloop
+        result = uvloop.run(measure(args.transactions, args.burst, args.thread_cpu))
+        print(json.dumps(result) if args.one else f"{result:.1f} µs of process CPU per transaction")
+        return
+    results: dict[str, list[float]] = {tree: [] for tree in args.tree}
+    for _ in range(args.rounds):
+        for tree in args.tree:  # interleaved
+            out = subprocess.run(
+                [sys.executable, str(Path(__file__).resolve()), "--one", "--transactions", str(args.transactions),
+                 "--burst", str(args.burst)],
+                cwd=tree, env={**os.environ, "PYTHONPATH": tree}, check=True, capture_output=True, text=True,
+            )
+            results[tree].append(json.loads(out.stdout.strip().splitlines()[-1]))
+    for tree, values in results.items():
+        print(f"{tree}: median {statistics.median(values):.1f} µs per transaction ({', '.join(f'{v:.1f}' for v in values)})")
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(Path.cwd()))
+    main()
