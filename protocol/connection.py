@@ -768,6 +768,32 @@ class ClientConnection:
             if event is not None:
                 return event
 
+    def next_binlog_events(self) -> list[BinlogPacket]:
+        """While DUMPING: every event packet already received, in one pass, as `next_event`
+        would return them one by one (sequence ids and the semi-sync flag checked the same way).
+        Stops before anything else (ERR, EOF, a packet of 16 MiB or more, an incomplete one),
+        which `next_event` then returns; [] when not dumping."""
+        if self._machine.state is not C.DUMPING:
+            return []
+        packets = self._decoder.take_packets(0x00)
+        if not packets:
+            return []
+        out = []
+        expected, after_ack_request, semisync = self._seq, self._after_ack_request, self._semisync
+        for seq, payload in packets:
+            if seq != expected and not (after_ack_request and seq == 1):
+                self._machine.fire(T.PEER_BROKE_RULES)
+                raise _out_of_order(seq, expected)
+            expected = (seq + 1) & 0xFF
+            after_ack_request = (
+                semisync and len(payload) >= 2 and payload[0] == SEMISYNC_MAGIC
+                and bool(payload[1] & SEMISYNC_FLAG_ACK_REQUESTED)
+            )
+            out.append(BinlogPacket(payload))
+        self._seq, self._after_ack_request = expected, after_ack_request
+        self._machine.fire(T.RECV_EVENT)
+        return out
+
     def _check_seq(self, seq: int) -> None:
         if seq != self._seq:
             raise _out_of_order(seq, self._seq)

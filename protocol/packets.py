@@ -119,6 +119,35 @@ class PacketDecoder:
         self._pos = 0
         return rest
 
+    def take_packets(self, lead: int) -> list[tuple[int, bytes]]:
+        """Every complete packet already buffered whose payload starts with the byte `lead`, in
+        one pass: (sequence id, payload after `lead`) each, as `next_packet` would return them
+        one by one (the same checks). Stops before the first packet that is incomplete, starts
+        with another byte, or is a chunk of a packet of 16 MiB or more: `next_packet` returns
+        that one. Nothing is taken while a multi-chunk packet is being joined."""
+        out: list[tuple[int, bytes]] = []
+        if self._chunks:
+            return out
+        buf = self._buf
+        pos = self._pos
+        end_of_data = len(buf)
+        unpack = _unpack_header_from
+        limit = min(MAX_PAYLOAD, self.max_packet + 1)
+        while end_of_data - pos > HEADER_SIZE:
+            (word,) = unpack(buf, pos)
+            length = word & 0xFFFFFF
+            end = pos + HEADER_SIZE + length
+            if length == 0 or length >= limit or end > end_of_data or buf[pos + HEADER_SIZE] != lead:
+                break
+            out.append((word >> 24, bytes(buf[pos + HEADER_SIZE + 1 : end])))
+            pos = end
+        if out:
+            self._pos = pos
+            if pos > 65536 and pos * 2 > len(buf):
+                del buf[:pos]
+                self._pos = 0
+        return out
+
     @property
     def in_packet(self) -> bool:
         """True when a packet has started arriving but is not complete."""

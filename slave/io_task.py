@@ -539,6 +539,10 @@ class IoTask:
             conn.receive_data(data)
             queued: list[tuple[ReadEvent, BinlogPosition]] = []
             while True:
+                for packet in conn.next_binlog_events():  # the event packets, framed in one pass
+                    item = self._handle_packet(packet.payload)
+                    if item is not None:
+                        queued.append(item)
                 ev = conn.next_event()
                 if ev is NEED_DATA:
                     break

@@ -609,3 +609,57 @@ def test_peer_closes():
     s2.receive_data(b"")
     with pytest.raises(RemoteProtocolError):
         s2.next_event()
+
+
+def pump_batched(src_bytes: bytes, dst, step: int | None = None) -> list:
+    """`pump`, taking event packets with `next_binlog_events` first (as the IO task reads)."""
+    events: list = []
+    step = step or max(len(src_bytes), 1)
+    for i in range(0, len(src_bytes), step):
+        dst.receive_data(src_bytes[i : i + step])
+        while True:
+            events += dst.next_binlog_events()
+            event = dst.next_event()
+            if event is NEED_DATA:
+                break
+            events.append(event)
+            if isinstance(event, ConnectionClosed):
+                return events
+    return events
+
+
+@pytest.mark.parametrize("semisync", [True, False])
+@pytest.mark.parametrize("step", [None, 1, 7, 1 << 20])
+def test_next_binlog_events_reads_what_next_event_reads_one_by_one(semisync, step):
+    """The IO task's one-pass read of a dump gives the packets `next_event` gives, in order:
+    the semi-sync header kept, the sequence restart after a flagged event accepted, a packet of
+    16 MiB or more (chunked) and the end of the dump (ERR or EOF) left to `next_event`."""
+    events = [b"A", b"BB" * 70, b"c" * (MAX_PAYLOAD + 5), b"d", b"e" * (MAX_PAYLOAD - 3), b"f", b"g" * 300]
+    headers = [b"\xef\x00", b"\xef\x01", b"\xef\x00", b"\xef\x01", b"\xef\x01", b"\xef\x00", b"\xef\x01"]
+    if step is not None and step < 1 << 20:  # byte by byte: the packets of 16 MiB are too slow to feed so
+        events, headers = events[:2] + events[3:4] + events[5:], headers[:2] + headers[3:4] + headers[5:]
+    for end in ("err", "eof"):
+        got = []
+        for reader in (pump, pump_batched):
+            server, client = login()
+            pump(client.binlog_dump(4, BINLOG_DUMP_NON_BLOCK if end == "eof" else 0, 2, "b.000001", semisync=semisync), server)
+            server.start_dump(semisync=semisync)
+            wire = b"".join(server.send_event(e, h if semisync else b"") for e, h in zip(events, headers, strict=True))
+            tail = server.send_eof() if end == "eof" else server.send(ERR(1236, "HY000", "gone"))
+            got.append(reader(wire + tail, client, step))
+        assert got[0] == got[1]
+        assert len(got[0]) == len(events) + 1
+
+
+def test_next_binlog_events_refuses_a_sequence_id_out_of_order_as_next_event_does():
+    server, client = login()
+    pump(client.binlog_dump(4, 0, 2, "b.000001", semisync=False), server)
+    server.start_dump(semisync=False)
+    good = server.send_event(b"E1")
+    bad = bytearray(server.send_event(b"E2"))
+    bad[3] = 9
+    client.receive_data(good + bytes(bad))
+    with pytest.raises(RemoteProtocolError):
+        client.next_binlog_events()
+    assert client.state is ClientState.CLOSED
+    assert client.next_binlog_events() == []

@@ -197,3 +197,22 @@ def test_lenenc_int_roundtrip(value):
     raw = encode_lenenc_int(value)
     assert decode_lenenc_int(raw) == (value, len(raw))
     assert LenencInt.parse(raw) == value
+
+
+def test_take_packets_takes_what_next_packet_would_and_leaves_the_rest_to_it():
+    """`take_packets(lead)`: the complete packets starting with `lead`, in one pass; a packet
+    with another first byte, one over max_packet, a chunk of 16 MiB or an incomplete one stops
+    it, and `next_packet` then reads (or refuses) that one as always."""
+    wire = b"".join(encode_packet(p, s)[0] for p, s in ((b"\x00one", 1), (b"\x00two", 2), (b"\xffstop", 3), (b"\x00four", 4)))
+    dec = PacketDecoder()
+    dec.feed(wire + encode_packet(b"\x00half", 5)[0][:6])
+    assert dec.take_packets(0x00) == [(1, b"one"), (2, b"two")]
+    assert dec.take_packets(0x00) == []
+    assert dec.next_packet() == Packet(3, b"\xffstop")
+    assert dec.take_packets(0x00) == [(4, b"four")]
+    assert dec.take_packets(0x00) == [] and dec.in_packet
+    small = PacketDecoder(max_packet=8)
+    small.feed(encode_packet(b"\x00" + b"x" * 7, 0)[0] + encode_packet(b"\x00" + b"y" * 8, 1)[0])
+    assert small.take_packets(0x00) == [(0, b"x" * 7)]
+    with pytest.raises(RemoteProtocolError):
+        small.next_packet()
