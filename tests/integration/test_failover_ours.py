@@ -134,7 +134,10 @@ def test_ours_failover_refuses_a_slave_whose_relay_log_is_unreadable(tmp_path):
             master.query(f"INSERT INTO d.acked VALUES ({i})")
         binlog_pos = value(master.port, "SELECT @@gtid_binlog_pos")
         wait_until(lambda: slave_row(slave.port)["Gtid_IO_Pos"] == binlog_pos, 60, what="the slave to receive all")
+        # The IO thread stopped too: its relay log file is closed, so the applier reads it back
+        # (what the IO thread just received it takes from memory, as it was checked on receipt).
         # A byte of the last received transaction flipped: the applier cannot read it (1594).
+        slave.query("STOP SLAVE")
         relay = sorted(slave.datadir.glob("relay-bin.[0-9]*"))[-1]
         data = bytearray(relay.read_bytes())
         data[-40] ^= 0xFF
