@@ -167,16 +167,21 @@ async def test_a_timed_out_waiter_is_skipped_and_the_lock_stays_fifo():
     assert lock.owner is None and lock.try_acquire("b")
 
 
+async def _times_out(lock: WriterLock, wait: asyncio.Future, owner: str) -> None:
+    """`wait` ends in TimeoutError (within a second), and its waiter abandons it."""
+    with pytest.raises(TimeoutError):
+        await asyncio.wait_for(wait, 1)
+    assert not wait.cancelled()  # the lock's timeout, not wait_for's
+    lock.abandon(wait, owner)
+
+
 async def test_writer_lock_enqueue_without_a_task():
     """WriterLock.enqueue (a session's wait, no task): a timed-out or cancelled waiter leaves
     no trace (the free lock is taken at once after it); a waiter whose task is cancelled as
     ownership arrives passes the lock on through `abandon`."""
     lock = WriterLock()
     assert lock.try_acquire("a")
-    late = lock.enqueue("late", timeout=0.05)
-    with pytest.raises(TimeoutError):
-        await late
-    lock.abandon(late, "late")
+    await _times_out(lock, lock.enqueue("late", timeout=0.05), "late")
     gone = lock.enqueue("gone", timeout=5)
     gone.cancel()  # KILL QUERY
     lock.abandon(gone, "gone")
@@ -199,6 +204,79 @@ async def test_writer_lock_enqueue_without_a_task():
     with pytest.raises(asyncio.CancelledError):
         await task
     assert lock.owner == "after" and after.done()
+
+
+def _counting_timers(monkeypatch, loop) -> list[float]:
+    """The delays of every timer the loop is asked for from now on."""
+    asked: list[float] = []
+    call_at = loop.call_at
+
+    def counted(when, callback, *args, **kwargs):
+        asked.append(when - loop.time())
+        return call_at(when, callback, *args, **kwargs)
+
+    monkeypatch.setattr(loop, "call_at", counted)
+    monkeypatch.setattr(loop, "call_later", lambda delay, cb, *a, **k: counted(loop.time() + delay, cb, *a, **k))
+    return asked
+
+
+async def test_many_timed_waits_on_a_contended_lock_share_one_timer(monkeypatch):
+    """WriterLock: waiters with alike timeouts arm no timer of their own (the first wait's
+    deadline comes before theirs), and each still gets the lock in FIFO order."""
+    loop = asyncio.get_running_loop()
+    asked = _counting_timers(monkeypatch, loop)
+    lock = WriterLock()
+    assert lock.try_acquire("holder")
+    got = []
+    for round_ in range(50):
+        waits = [(lock.enqueue((round_, n), timeout=50), (round_, n)) for n in range(16)]
+        for fut, owner in waits:
+            lock.release()
+            assert fut.done() and fut.exception() is None and lock.owner == owner
+            got.append(owner)
+    assert got == [(r, n) for r in range(50) for n in range(16)]
+    assert len(asked) == 1 and 49 < asked[0] <= 50
+
+
+async def test_each_timed_wait_times_out_at_its_own_deadline():
+    """WriterLock: a later waiter with a shorter timeout times out first, at its deadline; a
+    waiter whose deadline the timer was not armed for (the wait that armed it got the lock)
+    times out at its own deadline, not at the earlier one's; neither is handed the lock."""
+    loop = asyncio.get_running_loop()
+    lock = WriterLock()
+    assert lock.try_acquire("holder")
+    start = loop.time()
+    quick = lock.enqueue("quick", timeout=0.1)  # arms the timer for start + 0.1
+    lock.release()  # ... and gets the lock: the timer stays armed
+    assert lock.owner == "quick"
+    slow = lock.enqueue("slow", timeout=0.4)
+    short = lock.enqueue("short", timeout=0.2)
+    timed_out = {}
+    for fut, name in ((slow, "slow"), (short, "short")):
+        fut.add_done_callback(lambda f, name=name: timed_out.setdefault(name, loop.time() - start))
+    await asyncio.sleep(0.15)  # the timer fired at 0.1 and found no deadline passed
+    assert not slow.done() and not short.done() and quick.exception() is None
+    await _times_out(lock, short, "short")
+    assert not slow.done()
+    await _times_out(lock, slow, "slow")
+    assert 0.2 <= timed_out["short"] < 0.35 and 0.4 <= timed_out["slow"] < 0.55
+    lock.release()
+    assert lock.owner is None and lock.try_acquire("next")
+
+
+async def test_a_wait_queued_behind_expired_ones_still_times_out_and_is_woken():
+    """WriterLock: after the shared timer timed some waiters out, a wait queued later gets
+    a timer again (no lost timeout), and a release still hands the lock to a live waiter."""
+    lock = WriterLock()
+    assert lock.try_acquire("holder")
+    await _times_out(lock, lock.enqueue("first", timeout=0.05), "first")
+    await _times_out(lock, lock.enqueue("later", timeout=0.05), "later")
+    woken = lock.enqueue("woken", timeout=0.05)
+    lock.release()
+    assert woken.done() and woken.exception() is None and lock.owner == "woken"
+    await asyncio.sleep(0.1)  # the timer armed for `woken` fires, finds nobody
+    lock.release()
+    assert lock.owner is None and lock.try_acquire("next")
 
 
 async def test_rollback_group_discards_logically_committed_transactions(engine):
