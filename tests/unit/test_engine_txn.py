@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import errno
 import os
+import sqlite3
 import time
 
 import pytest
@@ -340,6 +341,95 @@ async def test_meta_survives_reopen(tmp_path):
         assert engine.meta() == {"file": "mysql-bin.000001", "pos": "1234"}
         assert (await engine.session(1).execute("SELECT id FROM d.t")).rows == [(1,)]
         assert engine.schema_metas()["d"] == {"file": "mysql-bin.000001", "pos": "1234"}
+    finally:
+        await engine.close()
+
+
+def stored_meta(path) -> dict[str, str]:
+    """Every row of a database file's meta table, as committed (read beside the engine)."""
+    conn = sqlite3.connect(str(path))
+    try:
+        return dict(conn.execute(f"SELECT k, v FROM {engine_core.META_TABLE}").fetchall())
+    finally:
+        conn.close()
+
+
+class _FailingCommit:
+    """The writer connection, whose next COMMITs fail as SQLite's do on a full disk."""
+
+    def __init__(self, conn: sqlite3.Connection, failures: int) -> None:
+        self._conn, self.failures = conn, failures
+
+    def execute(self, sql, *args):
+        if sql == "COMMIT" and self.failures:
+            self.failures -= 1
+            raise sqlite3.OperationalError("database or disk is full")
+        return self._conn.execute(sql, *args)
+
+    def __getattr__(self, name):
+        return getattr(self._conn, name)
+
+
+async def test_a_group_commit_writes_only_the_meta_rows_that_changed(tmp_path, monkeypatch):
+    """commit_group writes the meta rows whose values changed since the file's last commit
+    (and the group number), removes the rows the group does not store (a multi-file group's
+    redo record), and after a failed commit rewrites the file's meta whole: each file's meta
+    table always holds exactly the meta of its last commit."""
+    engine = await Engine.open(tmp_path / "m")
+    s = engine.session(1)
+    try:
+        await s.execute("CREATE DATABASE d")
+        await s.execute("CREATE DATABASE e")
+        s.database = "d"
+        await s.execute("CREATE TABLE t (id INT PRIMARY KEY)")
+        await s.execute("CREATE TABLE e.t (id INT PRIMARY KEY)")
+        keys = {f"k{n}": str(n) for n in range(10)}
+        async with engine.writer_lock:  # the group of the DDL wrote both files: a redo record
+            await engine.commit_group({**keys, "pos": "1"})
+        assert engine_core.REDO_KEY in stored_meta(tmp_path / "m" / "d.sqlite")
+        for pos, changes in ((2, 3), (3, 2)):
+            await s.execute(f"INSERT INTO t VALUES ({pos})")
+            before = engine._wconn.total_changes
+            async with engine.writer_lock:
+                await engine.commit_group({"pos": str(pos)})
+            # pos and the group number (and once, the redo record deleted), nothing else
+            assert engine._wconn.total_changes - before == changes
+            assert stored_meta(tmp_path / "m" / "d.sqlite") == {**keys, "pos": str(pos), engine_core.SEQ_KEY: str(pos)}
+
+        await s.execute("BEGIN")  # a group of two files stores its redo record in both
+        await s.execute("INSERT INTO t VALUES (4)")
+        await s.execute("INSERT INTO e.t VALUES (4)")
+        await s.execute("COMMIT")
+        async with engine.writer_lock:
+            await engine.commit_group({"pos": "4"})
+        assert engine_core.REDO_KEY in stored_meta(tmp_path / "m" / "d.sqlite")
+        await s.execute("INSERT INTO t VALUES (5)")
+        async with engine.writer_lock:
+            await engine.commit_group({"pos": "5"})
+        assert stored_meta(tmp_path / "m" / "d.sqlite") == {**keys, "pos": "5", engine_core.SEQ_KEY: "5"}
+
+        # a commit that fails after its meta rows were written leaves nothing of them behind:
+        # the same values committed next are written again
+        failing = _FailingCommit(engine._wconn_, failures=1)
+        monkeypatch.setattr(engine, "_wconn_", failing)
+        await s.execute("INSERT INTO t VALUES (6)")
+        with pytest.raises(SQLError):
+            async with engine.writer_lock:
+                await engine.commit_group({"pos": "6", "k0": "changed"})
+        assert stored_meta(tmp_path / "m" / "d.sqlite")["pos"] == "5"
+        await s.execute("INSERT INTO t VALUES (6)")  # the failed group was rolled back
+        async with engine.writer_lock:
+            await engine.commit_group({"pos": "6", "k0": "changed"})
+        assert failing.failures == 0
+        expected = {**keys, "k0": "changed", "pos": "6"}
+        assert stored_meta(tmp_path / "m" / "d.sqlite") == {**expected, engine_core.SEQ_KEY: "6"}
+        monkeypatch.undo()
+    finally:
+        await engine.close()
+    engine = await Engine.open(tmp_path / "m")
+    try:
+        assert engine.meta() == expected
+        assert (await engine.session(1).execute("SELECT id FROM d.t")).rows == [(2,), (3,), (4,), (5,), (6,)]
     finally:
         await engine.close()
 
