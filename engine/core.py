@@ -88,12 +88,12 @@ other, so a group that wrote several files also stores a redo record (its statem
 contexts and the file each wrote) in each of them. A commit writes only the meta rows that differ
 from what the file's last commit left there (the engine keeps a copy of each file's meta table,
 changed only once a commit succeeded; a file it is not sure of gets its table rewritten whole), so
-each file's table holds exactly its last commit's meta either way. At open, a file that misses the newest group
-while that group's record names it (a crash between the files' commits) gets the group's
-statements re-run and committed with the group's meta (`Engine.repaired` lists such files). After
-`open()` every file agrees with `meta()`: exactly the groups up to it are in. `schema_metas()`
-shows each file's meta. A live commit can stop between the files too (a full disk): the group
-then counts as committed, and its statements are re-run on the files that miss it, as at open
+each file's table holds exactly its last commit's meta either way. At open, a file that misses the
+newest group while that group's record names it (a crash between the files' commits) gets the
+group's statements re-run and committed with the group's meta (`Engine.repaired` lists such files).
+After `open()` every file agrees with `meta()`: exactly the groups up to it are in. `schema_metas()`
+shows each file's meta. A live commit can stop between the files too (a full disk): the group then
+counts as committed, and its statements are re-run on the files that miss it, as at open
 (`_rerun_torn`, the one repair): before `commit_group` returns (or by `replay_group`, which then
 never runs the group again), and for a replicated batch (`apply_transactions`) before the next
 batch.
