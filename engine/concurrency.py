@@ -42,6 +42,7 @@ class WriterLock:
         self._waiters: collections.deque[tuple[asyncio.Future, object, float | None]] = collections.deque()
         self._timer: asyncio.TimerHandle | None = None
         self._timer_at = 0.0  # when `_timer` fires: never after a waiting waiter's deadline
+        self._timer_loop: asyncio.AbstractEventLoop | None = None  # the loop `_timer` is on
 
     @property
     def owner(self) -> object | None:
@@ -79,19 +80,21 @@ class WriterLock:
             return fut
         deadline = loop.time() + timeout
         self._waiters.append((fut, owner, deadline))
-        if self._timer is None or deadline < self._timer_at:
+        if self._timer is None or deadline < self._timer_at or self._timer_loop is not loop:
             self._arm(loop, deadline)
         return fut
 
     def _arm(self, loop: asyncio.AbstractEventLoop, when: float) -> None:
-        if self._timer is not None:
-            self._timer.cancel()
+        if self._timer is not None and self._timer_loop is loop:
+            self._timer.cancel()  # (a timer of a loop the lock was used on before is left to it)
         self._timer = loop.call_at(when, self._expire, loop)
-        self._timer_at = when
+        self._timer_at, self._timer_loop = when, loop
 
     def _expire(self, loop: asyncio.AbstractEventLoop) -> None:
         """The shared timer: settle every wait whose deadline passed with TimeoutError (`release`
         skips a settled future), then arm for the earliest deadline still ahead."""
+        if loop is not self._timer_loop:
+            return  # a timer left on a loop the lock is no longer used on
         self._timer = None
         now = loop.time()
         earliest: float | None = None

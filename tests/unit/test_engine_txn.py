@@ -280,6 +280,23 @@ async def test_a_wait_queued_behind_expired_ones_still_times_out_and_is_woken():
     assert lock.owner is None and lock.try_acquire("next")
 
 
+def test_a_lock_used_on_another_loop_times_its_waits_out_there():
+    """WriterLock: the shared timer is on the loop of the waits; a lock whose timer was armed
+    on a loop that is gone arms one on the loop it is used on now."""
+    lock = WriterLock()
+    assert lock.try_acquire("holder")
+
+    async def gone() -> None:
+        lock.enqueue("gone", timeout=0.05)  # arms the timer on this loop, which closes before it fires
+
+    asyncio.run(gone())
+
+    async def later() -> None:  # its deadline is after the gone timer's
+        await _times_out(lock, lock.enqueue("later", timeout=0.2), "later")
+
+    asyncio.run(later())
+
+
 async def test_rollback_group_discards_logically_committed_transactions(engine):
     a = session(engine, 1)
     await a.execute("INSERT INTO t (v) VALUES (1)")
