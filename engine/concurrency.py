@@ -5,7 +5,10 @@ ownership passes straight to the next waiter, so a committer queued behind sessi
 every one of them (the group commit of `engine.core`'s header). A waiter that gives up (timeout,
 cancellation) as ownership arrives passes it on; a timed-out waiter is never handed it.
 `try_acquire` takes a free lock nobody waits for at once (no future, no task); `enqueue` is a
-wait without a task (a session's: KILL QUERY cancels its future), `abandon` ends it.
+wait without a task (a session's: KILL QUERY cancels its future), `abandon` ends it. A wait's
+timeout is a deadline on the loop clock; one timer per lock, armed no later than the earliest
+deadline of a waiter still waiting, times out every waiter whose deadline passed (no timer per
+wait: a wait that gets the lock leaves nothing to cancel).
 `ThreadLane` is N threads serving one queue: `call()` runs a function on one of them and returns
 a future of the calling loop, settled through call_soon_threadsafe (a future cancelled meanwhile
 is left alone: the result is dropped, the work was done); `idle()` says no call is queued,
@@ -18,7 +21,6 @@ from __future__ import annotations
 
 import asyncio
 import collections
-import functools
 import queue
 import threading
 
@@ -26,11 +28,21 @@ from protocol.errors import ER_SERVER_SHUTDOWN, SQLError
 
 
 class WriterLock:
-    """A strictly FIFO asyncio lock with an owner; ownership passes straight to the next waiter."""
+    """A strictly FIFO asyncio lock with an owner; ownership passes straight to the next waiter.
+
+    Waits with a timeout share one timer: it is armed at the earliest deadline of a waiter still
+    waiting (or earlier), and when it fires it times out every waiter whose deadline passed and
+    arms itself again for the earliest one left. A wait that gets the lock before its deadline
+    leaves nothing to cancel: when the timeouts are alike, later waiters' deadlines come after
+    the armed one, so a contended lock costs no timer per wait."""
 
     def __init__(self) -> None:
         self._owner: object | None = None
-        self._waiters: collections.deque[tuple[asyncio.Future, object]] = collections.deque()
+        # (future, owner, deadline on the loop clock or None), in arrival order
+        self._waiters: collections.deque[tuple[asyncio.Future, object, float | None]] = collections.deque()
+        self._timer: asyncio.TimerHandle | None = None
+        self._timer_at = 0.0  # when `_timer` fires: never after a waiting waiter's deadline
+        self._timer_loop: asyncio.AbstractEventLoop | None = None  # the loop `_timer` is on
 
     @property
     def owner(self) -> object | None:
@@ -63,12 +75,38 @@ class WriterLock:
         a cancelled task cancels what it awaits) must call `abandon(fut, owner)`."""
         loop = asyncio.get_running_loop()
         fut = loop.create_future()
-        self._waiters.append((fut, owner))
-        if timeout is not None:
-            # the deadline settles the future itself (no timeout context per wait), and
-            # `release` skips a settled future
-            fut.add_done_callback(functools.partial(_stop_timer, loop.call_later(timeout, _time_out, fut)))
+        if timeout is None:
+            self._waiters.append((fut, owner, None))
+            return fut
+        deadline = loop.time() + timeout
+        self._waiters.append((fut, owner, deadline))
+        if self._timer is None or deadline < self._timer_at or self._timer_loop is not loop:
+            self._arm(loop, deadline)
         return fut
+
+    def _arm(self, loop: asyncio.AbstractEventLoop, when: float) -> None:
+        if self._timer is not None and self._timer_loop is loop:
+            self._timer.cancel()  # (a timer of a loop the lock was used on before is left to it)
+        self._timer = loop.call_at(when, self._expire, loop)
+        self._timer_at, self._timer_loop = when, loop
+
+    def _expire(self, loop: asyncio.AbstractEventLoop) -> None:
+        """The shared timer: settle every wait whose deadline passed with TimeoutError (`release`
+        skips a settled future), then arm for the earliest deadline still ahead."""
+        if loop is not self._timer_loop:
+            return  # a timer left on a loop the lock is no longer used on
+        self._timer = None
+        now = loop.time()
+        earliest: float | None = None
+        for fut, _owner, deadline in self._waiters:
+            if deadline is None or fut.done():
+                continue
+            if deadline <= now:
+                fut.set_exception(TimeoutError())
+            elif earliest is None or deadline < earliest:
+                earliest = deadline
+        if earliest is not None:
+            self._arm(loop, earliest)
 
     def abandon(self, fut: asyncio.Future, owner: object) -> None:
         """The waiter of `fut` gives up: forgotten, or, when ownership arrived as it gave up,
@@ -77,18 +115,18 @@ class WriterLock:
             self.release()
         else:
             fut.cancel()
-            self._forget((fut, owner))
+            self._forget(fut)
 
-    def _forget(self, entry: tuple[asyncio.Future, object]) -> None:
-        try:
-            self._waiters.remove(entry)
-        except ValueError:
-            pass
+    def _forget(self, fut: asyncio.Future) -> None:
+        for entry in self._waiters:
+            if entry[0] is fut:
+                self._waiters.remove(entry)
+                return
 
     def release(self) -> None:
         self._owner = None
         while self._waiters:
-            fut, owner = self._waiters.popleft()
+            fut, owner, _deadline = self._waiters.popleft()
             if not fut.done():
                 self._owner = owner
                 fut.set_result(None)
@@ -100,15 +138,6 @@ class WriterLock:
 
     async def __aexit__(self, *exc) -> None:
         self.release()
-
-
-def _time_out(fut: asyncio.Future) -> None:
-    if not fut.done():
-        fut.set_exception(TimeoutError())
-
-
-def _stop_timer(timer: asyncio.TimerHandle, _fut: asyncio.Future) -> None:
-    timer.cancel()
 
 
 class ThreadLane:

@@ -85,12 +85,15 @@ group sequence number, into every file the group wrote (each schema file touched
 when none was), inside the SQLite transaction it commits, so a file's data and its meta row are
 always committed together. SQLite commits the files of a multi-file WAL transaction one after the
 other, so a group that wrote several files also stores a redo record (its statements with their
-contexts and the file each wrote) in each of them. At open, a file that misses the newest group
-while that group's record names it (a crash between the files' commits) gets the group's
-statements re-run and committed with the group's meta (`Engine.repaired` lists such files). After
-`open()` every file agrees with `meta()`: exactly the groups up to it are in. `schema_metas()`
-shows each file's meta. A live commit can stop between the files too (a full disk): the group
-then counts as committed, and its statements are re-run on the files that miss it, as at open
+contexts and the file each wrote) in each of them. A commit writes only the meta rows that differ
+from what the file's last commit left there (the engine keeps a copy of each file's meta table,
+changed only once a commit succeeded; a file it is not sure of gets its table rewritten whole), so
+each file's table holds exactly its last commit's meta either way. At open, a file that misses the
+newest group while that group's record names it (a crash between the files' commits) gets the
+group's statements re-run and committed with the group's meta (`Engine.repaired` lists such files).
+After `open()` every file agrees with `meta()`: exactly the groups up to it are in. `schema_metas()`
+shows each file's meta. A live commit can stop between the files too (a full disk): the group then
+counts as committed, and its statements are re-run on the files that miss it, as at open
 (`_rerun_torn`, the one repair): before `commit_group` returns (or by `replay_group`, which then
 never runs the group again), and for a replicated batch (`apply_transactions`) before the next
 batch.
@@ -239,6 +242,11 @@ class Engine:
         self._seq = 0
         self._meta: dict[str, str] = {}
         self._schema_metas: dict[str, dict[str, str]] = {}
+        # each file's meta table as its last commit left it, every row (writer side only): a
+        # commit writes only the rows that differ. A file is absent while what its table holds is
+        # not known for sure (from the start of a commit until it succeeds, after a failed one,
+        # a file attached or dropped): its next commit rewrites the table whole.
+        self._stored_meta: dict[str, dict[str, str]] = {}
         self._closed = False
         self._sp_open = False  # the writer's savepoint of the current logical transaction
         self._began = False  # the writer's SQLite transaction was begun for the group's work
@@ -323,6 +331,7 @@ class Engine:
                 continue
         self._w_finish_drops()
         self._w_fk_install()
+        self._stored_meta = dict(metas)
         best = max(metas.values(), key=lambda m: int(m.get(SEQ_KEY, "0")))
         self._seq = max(int(m.get(SEQ_KEY, "0")) for m in metas.values())
         self._meta = _public(best)
@@ -375,6 +384,7 @@ class Engine:
             conn.close()
         self._wconn.execute("ATTACH DATABASE ? AS " + quote_ident(name), (str(path),))
         self._w_attached[name] = path
+        self._stored_meta.pop(name, None)  # a new file, or one made again under an old name
         self._sync_pending.add(name)
         self._w_set_synchronous()
         self._w_ensure_tables(name)
@@ -590,20 +600,20 @@ class Engine:
             if self._sp_done:
                 self._w_end(True)  # first: the last transaction's statements join the redo record
             targets = self._group_targets()
-            rows = list(meta.items()) + [(SEQ_KEY, str(seq))]
+            rows = {**meta, SEQ_KEY: str(seq)}
             if len(targets) > 1:
                 record = {"seq": seq, "targets": targets, "statements": self._group_log}
-                rows.append((REDO_KEY, json.dumps(record)))
+                rows[REDO_KEY] = json.dumps(record)
             if not conn.in_transaction:
                 conn.execute("BEGIN")
             for schema in targets:
-                s = quote_ident(schema)
-                conn.execute(f"DELETE FROM {s}.{META_TABLE}")
-                conn.executemany(f"INSERT INTO {s}.{META_TABLE} (k, v) VALUES (?, ?)", rows)
+                self._w_store_meta(schema, rows)
             if self._unsynced and (len(targets) > 1 or self._unsynced != set(targets)):
                 self._w_sync()  # what a power loss may undo stays one suffix of the groups
             conn.execute("COMMIT")
             self._began = self._lost = False
+            for schema in targets:
+                self._stored_meta[schema] = rows
             if self.synchronous != "FULL":
                 self._unsynced.update(targets)
                 if durable:
@@ -633,6 +643,24 @@ class Engine:
         self._uncheckpointed += 1
         if self._uncheckpointed >= CHECKPOINT_GROUPS and self._writer.on_lane():
             self._w_checkpoint()
+
+    def _w_store_meta(self, schema: str, rows: dict[str, str]) -> None:
+        """Make `schema`'s meta table hold exactly `rows` (in the open transaction): only the
+        rows that differ from what its last commit left, or, when that is not known, all of them.
+        Until the caller's commit succeeds the file counts as not known (`_stored_meta`)."""
+        conn = self._wconn
+        s = quote_ident(schema)
+        stored = self._stored_meta.pop(schema, None)
+        if stored is None:
+            conn.execute(f"DELETE FROM {s}.{META_TABLE}")
+            conn.executemany(f"INSERT INTO {s}.{META_TABLE} (k, v) VALUES (?, ?)", rows.items())
+            return
+        gone = [(k,) for k in stored if k not in rows]
+        if gone:
+            conn.executemany(f"DELETE FROM {s}.{META_TABLE} WHERE k = ?", gone)
+        changed = [(k, v) for k, v in rows.items() if stored.get(k) != v]
+        if changed:
+            conn.executemany(f"INSERT OR REPLACE INTO {s}.{META_TABLE} (k, v) VALUES (?, ?)", changed)
 
     def _w_checkpoint(self) -> None:
         """Copy the WAL of every attached file into its database (PASSIVE: never waits for a
@@ -687,6 +715,7 @@ class Engine:
             except sqlite3.Error:
                 pass
             self._w_attached.pop(name, None)
+            self._stored_meta.pop(name, None)
             for suffix in ("", "-wal", "-shm"):
                 try:
                     os.unlink(str(path) + suffix)
@@ -1112,6 +1141,7 @@ class Engine:
                     conn.execute(f"DROP TABLE {quote_ident(name)}.{quote_ident(table.name)}")
                 conn.execute(f"DELETE FROM {quote_ident(name)}.{CATALOG_TABLE}")
                 # if the file outlives the commit (a crash before it is deleted), open() deletes it
+                self._stored_meta.pop(name, None)
                 conn.execute(f"INSERT OR REPLACE INTO {quote_ident(name)}.{META_TABLE} (k, v) VALUES (?, '1')",
                              (DROPPED_KEY,))
             except sqlite3.Error as exc:

@@ -433,22 +433,30 @@ class SemiSyncMasterPlugin(
         dump.offset = param.header_offset
         return semisync_header(False)
 
+    # The two hooks below run for every event sent to a semi-sync slave. Only a real binlog
+    # event (a place in the binlog: not a heartbeat, not artificial) is in flight or flagged;
+    # while ON only a group's end (`_active`) can need an ack, which is tested first.
     def before_send_event(self, param: TransmitParam, header: bytearray, event: SendParam) -> None:
         dump = param.observer_state.get(self)
-        if not isinstance(dump, _Dump):
+        if type(dump) is not _Dump:
             return
-        end = event.end if _is_binlog_event(event) else None  # (runs for every event sent)
-        need_ack = end is not None and self._needs_ack(end)
-        header[dump.offset : dump.offset + 2] = semisync_header(need_ack)
-        if end is not None:
-            dump.in_flight = end
-            if need_ack:
-                dump.flagged.append((end, self._clock()))
+        end = event.end
+        if end is None or event.heartbeat or event.artificial:  # no place in the binlog
+            header[dump.offset : dump.offset + 2] = _NO_ACK
+            return
+        dump.in_flight = end
+        if (end in self._active or not self._on) and self._needs_ack(end):
+            header[dump.offset : dump.offset + 2] = _ACK
+            dump.flagged.append((end, self._clock()))
+        else:
+            header[dump.offset : dump.offset + 2] = _NO_ACK
 
     def after_send_event(self, param: TransmitParam, event: SendParam) -> None:
         dump = param.observer_state.get(self)
-        if isinstance(dump, _Dump) and _is_binlog_event(event):
-            dump.sent = event.end
+        if type(dump) is _Dump:
+            end = event.end
+            if end is not None and not event.heartbeat and not event.artificial:
+                dump.sent = end
 
     def after_reset_master(self) -> None:
         released = self._gate.release_all(Outcome.RELEASED)
@@ -589,7 +597,4 @@ class SemiSyncMasterPlugin(
         return int(self._vars[MASTER_TIMEOUT.name]) / 1000.0
 
 
-
-def _is_binlog_event(event: SendParam) -> bool:
-    """A real binlog event with a place in the binlog (not a heartbeat, not artificial)."""
-    return event.end is not None and not event.heartbeat and not event.artificial
+_NO_ACK, _ACK = semisync_header(False), semisync_header(True)

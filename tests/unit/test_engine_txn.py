@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import errno
 import os
+import sqlite3
 import time
 
 import pytest
@@ -167,16 +168,21 @@ async def test_a_timed_out_waiter_is_skipped_and_the_lock_stays_fifo():
     assert lock.owner is None and lock.try_acquire("b")
 
 
+async def _times_out(lock: WriterLock, wait: asyncio.Future, owner: str) -> None:
+    """`wait` ends in TimeoutError (within a second), and its waiter abandons it."""
+    with pytest.raises(TimeoutError):
+        await asyncio.wait_for(wait, 1)
+    assert not wait.cancelled()  # the lock's timeout, not wait_for's
+    lock.abandon(wait, owner)
+
+
 async def test_writer_lock_enqueue_without_a_task():
     """WriterLock.enqueue (a session's wait, no task): a timed-out or cancelled waiter leaves
     no trace (the free lock is taken at once after it); a waiter whose task is cancelled as
     ownership arrives passes the lock on through `abandon`."""
     lock = WriterLock()
     assert lock.try_acquire("a")
-    late = lock.enqueue("late", timeout=0.05)
-    with pytest.raises(TimeoutError):
-        await late
-    lock.abandon(late, "late")
+    await _times_out(lock, lock.enqueue("late", timeout=0.05), "late")
     gone = lock.enqueue("gone", timeout=5)
     gone.cancel()  # KILL QUERY
     lock.abandon(gone, "gone")
@@ -199,6 +205,96 @@ async def test_writer_lock_enqueue_without_a_task():
     with pytest.raises(asyncio.CancelledError):
         await task
     assert lock.owner == "after" and after.done()
+
+
+def _counting_timers(monkeypatch, loop) -> list[float]:
+    """The delays of every timer the loop is asked for from now on."""
+    asked: list[float] = []
+    call_at = loop.call_at
+
+    def counted(when, callback, *args, **kwargs):
+        asked.append(when - loop.time())
+        return call_at(when, callback, *args, **kwargs)
+
+    monkeypatch.setattr(loop, "call_at", counted)
+    monkeypatch.setattr(loop, "call_later", lambda delay, cb, *a, **k: counted(loop.time() + delay, cb, *a, **k))
+    return asked
+
+
+async def test_many_timed_waits_on_a_contended_lock_share_one_timer(monkeypatch):
+    """WriterLock: waiters with alike timeouts arm no timer of their own (the first wait's
+    deadline comes before theirs), and each still gets the lock in FIFO order."""
+    loop = asyncio.get_running_loop()
+    asked = _counting_timers(monkeypatch, loop)
+    lock = WriterLock()
+    assert lock.try_acquire("holder")
+    got = []
+    for round_ in range(50):
+        waits = [(lock.enqueue((round_, n), timeout=50), (round_, n)) for n in range(16)]
+        for fut, owner in waits:
+            lock.release()
+            assert fut.done() and fut.exception() is None and lock.owner == owner
+            got.append(owner)
+    assert got == [(r, n) for r in range(50) for n in range(16)]
+    assert len(asked) == 1 and 49 < asked[0] <= 50
+
+
+async def test_each_timed_wait_times_out_at_its_own_deadline():
+    """WriterLock: a later waiter with a shorter timeout times out first, at its deadline; a
+    waiter whose deadline the timer was not armed for (the wait that armed it got the lock)
+    times out at its own deadline, not at the earlier one's; neither is handed the lock."""
+    loop = asyncio.get_running_loop()
+    lock = WriterLock()
+    assert lock.try_acquire("holder")
+    start = loop.time()
+    quick = lock.enqueue("quick", timeout=0.1)  # arms the timer for start + 0.1
+    lock.release()  # ... and gets the lock: the timer stays armed
+    assert lock.owner == "quick"
+    slow = lock.enqueue("slow", timeout=0.4)
+    short = lock.enqueue("short", timeout=0.2)
+    timed_out = {}
+    for fut, name in ((slow, "slow"), (short, "short")):
+        fut.add_done_callback(lambda f, name=name: timed_out.setdefault(name, loop.time() - start))
+    await asyncio.sleep(0.15)  # the timer fired at 0.1 and found no deadline passed
+    assert not slow.done() and not short.done() and quick.exception() is None
+    await _times_out(lock, short, "short")
+    assert not slow.done()
+    await _times_out(lock, slow, "slow")
+    assert 0.2 <= timed_out["short"] < 0.35 and 0.4 <= timed_out["slow"] < 0.55
+    lock.release()
+    assert lock.owner is None and lock.try_acquire("next")
+
+
+async def test_a_wait_queued_behind_expired_ones_still_times_out_and_is_woken():
+    """WriterLock: after the shared timer timed some waiters out, a wait queued later gets
+    a timer again (no lost timeout), and a release still hands the lock to a live waiter."""
+    lock = WriterLock()
+    assert lock.try_acquire("holder")
+    await _times_out(lock, lock.enqueue("first", timeout=0.05), "first")
+    await _times_out(lock, lock.enqueue("later", timeout=0.05), "later")
+    woken = lock.enqueue("woken", timeout=0.05)
+    lock.release()
+    assert woken.done() and woken.exception() is None and lock.owner == "woken"
+    await asyncio.sleep(0.1)  # the timer armed for `woken` fires, finds nobody
+    lock.release()
+    assert lock.owner is None and lock.try_acquire("next")
+
+
+def test_a_lock_used_on_another_loop_times_its_waits_out_there():
+    """WriterLock: the shared timer is on the loop of the waits; a lock whose timer was armed
+    on a loop that is gone arms one on the loop it is used on now."""
+    lock = WriterLock()
+    assert lock.try_acquire("holder")
+
+    async def gone() -> None:
+        lock.enqueue("gone", timeout=0.05)  # arms the timer on this loop, which closes before it fires
+
+    asyncio.run(gone())
+
+    async def later() -> None:  # its deadline is after the gone timer's
+        await _times_out(lock, lock.enqueue("later", timeout=0.2), "later")
+
+    asyncio.run(later())
 
 
 async def test_rollback_group_discards_logically_committed_transactions(engine):
@@ -262,6 +358,95 @@ async def test_meta_survives_reopen(tmp_path):
         assert engine.meta() == {"file": "mysql-bin.000001", "pos": "1234"}
         assert (await engine.session(1).execute("SELECT id FROM d.t")).rows == [(1,)]
         assert engine.schema_metas()["d"] == {"file": "mysql-bin.000001", "pos": "1234"}
+    finally:
+        await engine.close()
+
+
+def stored_meta(path) -> dict[str, str]:
+    """Every row of a database file's meta table, as committed (read beside the engine)."""
+    conn = sqlite3.connect(str(path))
+    try:
+        return dict(conn.execute(f"SELECT k, v FROM {engine_core.META_TABLE}").fetchall())
+    finally:
+        conn.close()
+
+
+class _FailingCommit:
+    """The writer connection, whose next COMMITs fail as SQLite's do on a full disk."""
+
+    def __init__(self, conn: sqlite3.Connection, failures: int) -> None:
+        self._conn, self.failures = conn, failures
+
+    def execute(self, sql, *args):
+        if sql == "COMMIT" and self.failures:
+            self.failures -= 1
+            raise sqlite3.OperationalError("database or disk is full")
+        return self._conn.execute(sql, *args)
+
+    def __getattr__(self, name):
+        return getattr(self._conn, name)
+
+
+async def test_a_group_commit_writes_only_the_meta_rows_that_changed(tmp_path, monkeypatch):
+    """commit_group writes the meta rows whose values changed since the file's last commit
+    (and the group number), removes the rows the group does not store (a multi-file group's
+    redo record), and after a failed commit rewrites the file's meta whole: each file's meta
+    table always holds exactly the meta of its last commit."""
+    engine = await Engine.open(tmp_path / "m")
+    s = engine.session(1)
+    try:
+        await s.execute("CREATE DATABASE d")
+        await s.execute("CREATE DATABASE e")
+        s.database = "d"
+        await s.execute("CREATE TABLE t (id INT PRIMARY KEY)")
+        await s.execute("CREATE TABLE e.t (id INT PRIMARY KEY)")
+        keys = {f"k{n}": str(n) for n in range(10)}
+        async with engine.writer_lock:  # the group of the DDL wrote both files: a redo record
+            await engine.commit_group({**keys, "pos": "1"})
+        assert engine_core.REDO_KEY in stored_meta(tmp_path / "m" / "d.sqlite")
+        for pos, changes in ((2, 3), (3, 2)):
+            await s.execute(f"INSERT INTO t VALUES ({pos})")
+            before = engine._wconn.total_changes
+            async with engine.writer_lock:
+                await engine.commit_group({"pos": str(pos)})
+            # pos and the group number (and once, the redo record deleted), nothing else
+            assert engine._wconn.total_changes - before == changes
+            assert stored_meta(tmp_path / "m" / "d.sqlite") == {**keys, "pos": str(pos), engine_core.SEQ_KEY: str(pos)}
+
+        await s.execute("BEGIN")  # a group of two files stores its redo record in both
+        await s.execute("INSERT INTO t VALUES (4)")
+        await s.execute("INSERT INTO e.t VALUES (4)")
+        await s.execute("COMMIT")
+        async with engine.writer_lock:
+            await engine.commit_group({"pos": "4"})
+        assert engine_core.REDO_KEY in stored_meta(tmp_path / "m" / "d.sqlite")
+        await s.execute("INSERT INTO t VALUES (5)")
+        async with engine.writer_lock:
+            await engine.commit_group({"pos": "5"})
+        assert stored_meta(tmp_path / "m" / "d.sqlite") == {**keys, "pos": "5", engine_core.SEQ_KEY: "5"}
+
+        # a commit that fails after its meta rows were written leaves nothing of them behind:
+        # the same values committed next are written again
+        failing = _FailingCommit(engine._wconn_, failures=1)
+        monkeypatch.setattr(engine, "_wconn_", failing)
+        await s.execute("INSERT INTO t VALUES (6)")
+        with pytest.raises(SQLError):
+            async with engine.writer_lock:
+                await engine.commit_group({"pos": "6", "k0": "changed"})
+        assert stored_meta(tmp_path / "m" / "d.sqlite")["pos"] == "5"
+        await s.execute("INSERT INTO t VALUES (6)")  # the failed group was rolled back
+        async with engine.writer_lock:
+            await engine.commit_group({"pos": "6", "k0": "changed"})
+        assert failing.failures == 0
+        expected = {**keys, "k0": "changed", "pos": "6"}
+        assert stored_meta(tmp_path / "m" / "d.sqlite") == {**expected, engine_core.SEQ_KEY: "6"}
+        monkeypatch.undo()
+    finally:
+        await engine.close()
+    engine = await Engine.open(tmp_path / "m")
+    try:
+        assert engine.meta() == expected
+        assert (await engine.session(1).execute("SELECT id FROM d.t")).rows == [(2,), (3,), (4,), (5,), (6,)]
     finally:
         await engine.close()
 

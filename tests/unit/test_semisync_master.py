@@ -96,6 +96,27 @@ def test_flag_only_on_the_last_event_of_a_waited_transaction(fl):
     assert task.done() and m.status("yes_tx") == 1
 
 
+def test_only_a_waited_group_end_not_yet_acked_is_flagged_and_only_binlog_events_are_in_flight(fl):
+    """Per event: a heartbeat or an artificial event at a group's end is neither flagged nor in
+    flight (an ack at its position is beyond what was sent); once N slaves acked a group, a
+    dump that sends its end later does not ask again; a later group's end is flagged."""
+    m = MasterHarness(fl)
+    first, second = m.connect(2), m.connect(3)
+    task = m.commit(pos(300))
+    assert m.send(second, pos(300), HEARTBEAT_EVENT, heartbeat=True) == 0
+    assert m.send(second, pos(300), ROTATE_EVENT, artificial=True) == 0
+    with pytest.raises(RemoteProtocolError):
+        m.ack(second, pos(300))
+    assert [m.send(first, pos(p)) for p in (100, 200, 300)] == [0, 0, 1]
+    m.ack(first, pos(300))
+    assert task.done() and m.status("yes_tx") == 1
+    assert [m.send(second, pos(p)) for p in (100, 200, 300)] == [0, 0, 0]
+    task = m.commit(pos(600))
+    assert [m.send(second, pos(p)) for p in (400, 500, 600)] == [0, 0, 1]
+    m.ack(second, pos(600))
+    assert task.done() and m.status("yes_tx") == 2
+
+
 def test_the_dump_can_outrun_the_commit(fl):
     """after_flush publishes the group; the slave may ack before after_sync starts waiting."""
     m = MasterHarness(fl)
