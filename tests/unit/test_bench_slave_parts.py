@@ -1,0 +1,31 @@
+"""bench/applier_bench.py and bench/io_task_bench.py keep running: each measures a few
+transactions (in process, real relay log and binlog files under a temporary directory) and returns a
+CPU figure. No speed is asserted: the numbers of a CI machine mean nothing. What each bench checks
+itself (every transaction applied, by its GTID; an ack for every burst) fails the run here."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _bench(name: str):
+    spec = importlib.util.spec_from_file_location(f"bench_{name}", ROOT / "bench" / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("batch", [1, 5])
+async def test_applier_bench_applies_every_transaction(batch):
+    assert await _bench("applier_bench").measure(23, batch) > 0
+
+
+@pytest.mark.parametrize("burst", [1, 4])
+async def test_io_task_bench_gets_every_burst_acked(burst):
+    assert await _bench("io_task_bench").measure(17, burst) > 0
