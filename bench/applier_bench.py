@@ -18,16 +18,17 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
-import statistics
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
+if str(Path(__file__).resolve().parent) not in sys.path:  # bench/: the in-process benches' helpers
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+from inprocess import print_thread_cpu, run_trees, thread_cpu  # noqa: E402
 
-async def measure(transactions: int, batch: int, profile: str | None = None, thread_cpu: bool = False) -> float:
+
+async def measure(transactions: int, batch: int, profile: str | None = None, show_threads: bool = False) -> float:
     from binlog.writer import BinlogWriter
     from engine import Engine, StatementContext
     from master.binlog_end import BinlogEnd
@@ -106,7 +107,7 @@ async def measure(transactions: int, batch: int, profile: str | None = None, thr
             import cProfile
             profiler = cProfile.Profile()
             profiler.enable()
-        threads0 = _thread_cpu()
+        threads0 = thread_cpu()
         t0 = time.process_time()
         for first in range(1, transactions + 1, batch):
             last = min(first + batch - 1, transactions)
@@ -114,12 +115,9 @@ async def measure(transactions: int, batch: int, profile: str | None = None, thr
             applier.notify()
             await until(2 + last, last)
         spent = time.process_time() - t0
-        threads1 = _thread_cpu()
-        if thread_cpu:
-            for name, ticks in sorted(threads1.items()):
-                used = ticks - threads0.get(name, 0)
-                if used:
-                    print(f"  thread {name}: {used / os.sysconf('SC_CLK_TCK') / transactions * 1e6:.1f} µs per transaction")
+        threads1 = thread_cpu()
+        if show_threads:
+            print_thread_cpu(threads0, threads1, transactions)
         if profiler is not None:
             import pstats
             profiler.disable()
@@ -130,21 +128,6 @@ async def measure(transactions: int, batch: int, profile: str | None = None, thr
         writer.close()
         await engine.close()
         return spent / transactions * 1e6
-
-
-def _thread_cpu() -> dict[str, int]:
-    """utime and stime clock ticks of each thread of this process, by thread name and id."""
-    out = {}
-    for task in Path("/proc/self/task").iterdir():
-        try:
-            stat = (task / "stat").read_text()
-        except FileNotFoundError:
-            continue
-        name = stat[stat.index("(") + 1 : stat.rindex(")")]
-        fields = stat[stat.rindex(")") + 2 :].split()
-        out[f"{name}/{task.name} user"] = int(fields[11])
-        out[f"{name}/{task.name} system"] = int(fields[12])
-    return out
 
 
 def main() -> None:
@@ -162,18 +145,8 @@ def main() -> None:
         result = uvloop.run(measure(args.transactions, args.batch, args.profile, args.thread_cpu))
         print(json.dumps(result) if args.one else f"{result:.1f} µs of process CPU per transaction")
         return
-    results: dict[str, list[float]] = {tree: [] for tree in args.tree}
-    for _ in range(args.rounds):
-        for tree in args.tree:  # interleaved
-            out = subprocess.run(
-                [sys.executable, str(Path(__file__).resolve()), "--one", "--transactions", str(args.transactions),
-                 "--batch", str(args.batch)],
-                cwd=tree, env={**os.environ, "PYTHONPATH": tree}, check=True, capture_output=True, text=True,
-            )
-            results[tree].append(json.loads(out.stdout.strip().splitlines()[-1]))
-    for tree, values in results.items():
-        print(f"{tree}: median {statistics.median(values):.1f} µs per transaction ({', '.join(f'{v:.1f}' for v in values)})")
-
+    run_trees(str(Path(__file__).resolve()), ["--transactions", str(args.transactions), "--batch", str(args.batch)],
+              args.tree, args.rounds)
 
 if __name__ == "__main__":
     sys.path.insert(0, str(Path.cwd()))
