@@ -440,10 +440,11 @@ class SemiSyncMasterPlugin(
         dump = param.observer_state.get(self)
         if type(dump) is not _Dump:
             return
-        end = event.end
-        if end is None or event.heartbeat or event.artificial:  # no place in the binlog
+        if not _is_binlog_event(event):
             header[dump.offset : dump.offset + 2] = _NO_ACK
             return
+        end = event.end
+        assert end is not None
         dump.in_flight = end
         if (end in self._active or not self._on) and self._needs_ack(end):
             header[dump.offset : dump.offset + 2] = _ACK
@@ -453,10 +454,8 @@ class SemiSyncMasterPlugin(
 
     def after_send_event(self, param: TransmitParam, event: SendParam) -> None:
         dump = param.observer_state.get(self)
-        if type(dump) is _Dump:
-            end = event.end
-            if end is not None and not event.heartbeat and not event.artificial:
-                dump.sent = end
+        if type(dump) is _Dump and _is_binlog_event(event):
+            dump.sent = event.end
 
     def after_reset_master(self) -> None:
         released = self._gate.release_all(Outcome.RELEASED)
@@ -595,6 +594,11 @@ class SemiSyncMasterPlugin(
     @property
     def _timeout_seconds(self) -> float:
         return int(self._vars[MASTER_TIMEOUT.name]) / 1000.0
+
+
+def _is_binlog_event(event: SendParam) -> bool:
+    """A real binlog event with a place in the binlog (not a heartbeat, not artificial)."""
+    return event.end is not None and not event.heartbeat and not event.artificial
 
 
 _NO_ACK, _ACK = semisync_header(False), semisync_header(True)
