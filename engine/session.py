@@ -4,10 +4,11 @@ A statement is planned (the engine's cached translation, `Engine.plan_for`) and 
 engine's contract says (`engine.core`'s header): reads on a reader thread (a plain one on the
 loop's reader first), or through the writer connection once the session holds the writer lock;
 writes, DDL and savepoints on the writer thread under the writer lock, taken at the
-transaction's first write and held until it ends; SHOW / DESCRIBE from the catalog (`engine.admin`) on the loop. COMMIT (or an autocommit
-write, or DDL) returns the `CommittedTxn` the caller must binlog before `Engine.commit_group`;
-a statement run with `sql_log_bin` off commits with it but is left out of it (MariaDB decides
-per statement), so a transaction of such statements only returns an empty one.
+transaction's first write and held until it ends; SHOW / DESCRIBE from the catalog
+(`engine.admin`) on the loop. COMMIT (or an autocommit write, or DDL) returns the
+`CommittedTxn` the caller must binlog before `Engine.commit_group`; a statement run with
+`sql_log_bin` off commits with it but is left out of it (MariaDB decides per statement), so a
+transaction of such statements only returns an empty one.
 `Session.isolation` chooses READ COMMITTED or REPEATABLE READ reads; `Session.access` tells what
 a statement would read and write, for the shell's privilege check; `interrupt()` is KILL QUERY.
 Errors are `SQLError`s with MySQL codes, never sqlite3's."""
