@@ -178,6 +178,12 @@ def _ack_requested(header: bytes) -> bool:
     return len(header) >= 2 and header[0] == SEMISYNC_MAGIC and bool(header[1] & SEMISYNC_FLAG_ACK_REQUESTED)
 
 
+def _dump_seq_ok(seq: int, expected: int, after_ack_request: bool) -> bool:
+    """A dump packet's sequence id: the next one, or 1 after an event that asked for an ack (the
+    master restarts its sequence once the slave has written its ack, sequence id 0)."""
+    return seq == expected or (after_ack_request and seq == 1)
+
+
 # ---------------------------------------------------------------------------------------------
 # State machines
 
@@ -781,14 +787,11 @@ class ClientConnection:
         out = []
         expected, after_ack_request, semisync = self._seq, self._after_ack_request, self._semisync
         for seq, payload in packets:
-            if seq != expected and not (after_ack_request and seq == 1):
+            if not _dump_seq_ok(seq, expected, after_ack_request):
                 self._machine.fire(T.PEER_BROKE_RULES)
                 raise _out_of_order(seq, expected)
             expected = (seq + 1) & 0xFF
-            after_ack_request = (
-                semisync and len(payload) >= 2 and payload[0] == SEMISYNC_MAGIC
-                and bool(payload[1] & SEMISYNC_FLAG_ACK_REQUESTED)
-            )
+            after_ack_request = semisync and _ack_requested(payload)
             out.append(BinlogPacket(payload))
         self._seq, self._after_ack_request = expected, after_ack_request
         self._machine.fire(T.RECV_EVENT)
@@ -911,18 +914,13 @@ class ClientConnection:
         return response
 
     def _dump_packet(self, seq: int, next_seq: int, payload: bytes) -> Any:
-        if seq != self._seq and not (self._after_ack_request and seq == 1):
+        if not _dump_seq_ok(seq, self._seq, self._after_ack_request):
             raise _out_of_order(seq, self._seq)
         self._seq = next_seq
         head = payload[:1]
         if head == b"\x00":
             self._machine.fire(T.RECV_EVENT)
-            self._after_ack_request = (
-                self._semisync
-                and len(payload) >= 3
-                and payload[1] == SEMISYNC_MAGIC
-                and bool(payload[2] & SEMISYNC_FLAG_ACK_REQUESTED)
-            )
+            self._after_ack_request = self._semisync and _ack_requested(payload[1:3])
             return BinlogPacket(payload[1:])
         if head == b"\xff":
             self._machine.fire(T.RECV_DUMP_END)
