@@ -142,11 +142,15 @@ class PacketDecoder:
             out.append((word >> 24, bytes(buf[pos + HEADER_SIZE + 1 : end])))
             pos = end
         if out:
-            self._pos = pos
-            if pos > 65536 and pos * 2 > len(buf):
-                del buf[:pos]
-                self._pos = 0
+            self._consumed(pos)
         return out
+
+    def _consumed(self, end: int) -> None:
+        """The buffer is read up to `end`; its consumed prefix is dropped once it dominates it."""
+        self._pos = end
+        if end > 65536 and end * 2 > len(self._buf):
+            del self._buf[:end]
+            self._pos = 0
 
     @property
     def in_packet(self) -> bool:
@@ -176,11 +180,7 @@ class PacketDecoder:
             if len(buf) < end:
                 return None
             body = bytes(buf[pos + HEADER_SIZE : end])
-            self._pos = end
-            if end > 65536 and end * 2 > len(buf):
-                # Reclaim the consumed prefix once it dominates the buffer.
-                del buf[:end]
-                self._pos = 0
+            self._consumed(end)
             if length == MAX_PAYLOAD:
                 if not self._chunks:
                     self._first_seq = seq
