@@ -1,11 +1,15 @@
-"""setuptools (the rest of the configuration is in pyproject.toml): the C scanner of the `binlog`
-Spark source, `pipeline/_binlog_scan.c`, a plain C library loaded with ctypes by
-`pipeline/native.py`. Optional: without a C compiler the install goes on without it, and the
-source uses its numpy decoder."""
+"""setuptools (the rest of the configuration is in pyproject.toml): the C parts, each optional
+(without a C compiler the install goes on without it, and its Python twin is used):
+- `pipeline/_binlog_scan.c`, the scanner of the `binlog` Spark source, a plain C library loaded
+  with ctypes by `pipeline/native.py` (else the source's numpy decoder);
+- `engine/_lexer.c`, the literal extractor of every statement (`engine.lexer.extract`; else
+  `engine.lexer._literals_py`)."""
 
 from setuptools import Extension, setup
 
 setup(ext_modules=[
     Extension("pipeline._binlog_scan", ["pipeline/_binlog_scan.c"], optional=True,
               extra_compile_args=["-O3", "-std=c11", "-Wall", "-Wextra"]),
+    Extension("engine._lexer", ["engine/_lexer.c"], optional=True,
+              extra_compile_args=["-O2", "-Wall", "-Wextra"]),
 ])

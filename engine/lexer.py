@@ -7,6 +7,10 @@ keywords, comments, spacing) stays in the shape verbatim, so two statements that
 their literals share one translation. A bare `?` in the text is not MySQL (the text protocol has no
 placeholders): it is refused with 1064 so that it can never be mistaken for a literal slot.
 
+The pass has two implementations held equal by tests (`tests/unit/test_lexer_native.py`): the C
+module `engine._lexer` (built by `pip install`, optional) and `_literals_py` here, the reference
+and the fallback when the module was not built. `extract` uses the C one when it is there.
+
 `tokenize(shape)` (slow path, once per shape) splits a shape into `Token`s for the translator.
 """
 
@@ -16,6 +20,11 @@ import re
 from dataclasses import dataclass
 
 from protocol.errors import ER_PARSE_ERROR, SQLError
+
+try:
+    from engine import _lexer as _native
+except ImportError:  # not built (no C compiler at install): the Python pass
+    _native = None
 
 # `/*! ... */` and `/*!50100 ... */` are executable comments: MySQL runs their content.
 _EXEC_COMMENT = re.compile(r"/\*!\d*(.*?)\*/", re.S)
@@ -40,7 +49,8 @@ _ESCAPES = {
     "0": "\0", "'": "'", '"': '"', "b": "\b", "n": "\n", "r": "\r", "t": "\t",
     "Z": "\x1a", "\\": "\\", "%": "\\%", "_": "\\_",
 }
-_ESCAPE_RE = re.compile(r"\\(.)|''|\"\"", re.S)
+# an escape, or the literal's own quote doubled (the other kind of quote stays as written)
+_ESCAPE_RE = {"'": re.compile(r"\\(.)|''", re.S), '"': re.compile(r'\\(.)|""', re.S)}
 
 
 def _unescape_match(m: re.Match[str]) -> str:
@@ -55,7 +65,7 @@ def decode_string(text: str) -> str:
     body = text[1:-1]
     if "\\" not in body and text[0] * 2 not in body:
         return body
-    return _ESCAPE_RE.sub(_unescape_match, body)
+    return _ESCAPE_RE[text[0]].sub(_unescape_match, body)
 
 
 def decode_number(text: str) -> int | float | str:
@@ -112,6 +122,21 @@ def extract(sql: str) -> tuple[str, list[object]]:
     """Statement text -> (shape with `?` per literal, literal values in order)."""
     if "/*!" in sql:
         sql = _EXEC_COMMENT.sub(r" \1 ", sql)
+    if _native is not None:
+        found = _native.extract(sql)
+        if found is not None:  # None: a bare `?`, which the Python pass reports
+            return found
+    return _literals_py(sql)
+
+
+def _extract_py(sql: str) -> tuple[str, list[object]]:
+    """`extract` without the C module (the reference the tests hold it to)."""
+    if "/*!" in sql:
+        sql = _EXEC_COMMENT.sub(r" \1 ", sql)
+    return _literals_py(sql)
+
+
+def _literals_py(sql: str) -> tuple[str, list[object]]:
     params: list[object] = []
     parts: list[str] = []
     last = 0
