@@ -24,6 +24,12 @@ def test_dockerfile_is_slim_nonroot_and_healthchecked():
     users = [line.split()[1] for line in lines if line.startswith("USER ")]
     assert users and users[-1] not in ("root", "0")
     assert "HEALTHCHECK" in instructions and "ENTRYPOINT" in instructions
+    # the compiled parts are built (a compiler while pip runs, the extension checked) and the
+    # compiler does not stay in the image
+    text = " ".join(lines)
+    install = text.index("pip install --no-cache-dir .")
+    assert text.index("apt-get install -y --no-install-recommends gcc libc6-dev") < install
+    assert install < text.index('(cd / && python -c "import engine._lexer")') < text.index("apt-get purge -y --auto-remove gcc libc6-dev")
     # every package of pyproject is copied into the image
     import tomllib
 
