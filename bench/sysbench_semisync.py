@@ -3,7 +3,7 @@
     python bench/sysbench_semisync.py [--systems ours,mariadb,mariadb-durable] [--rounds 3]
         [--workloads oltp_insert,oltp_write_only,oltp_read_write,slave_point_select]
         [--threads 1,4,16] [--time 20] [--db-ps-mode auto] [--table-size 10000]
-        [--ours-tree LABEL=PATH ...] [--quick] [--no-record] [--json FILE] [--results bench/RESULTS.md]
+        [--ours-tree LABEL=PATH ...] [--ours-variant 'LABEL=OPTIONS' ...] [--quick] [--no-record] [--json FILE] [--results bench/RESULTS.md]
 
 Systems: each is a master and two slaves on loopback, semi-sync ON, AFTER_SYNC, one ack needed
 (wait_for_slave_count=1 for ours; MariaDB always waits for one), sync_binlog=1 on the master.
@@ -14,6 +14,9 @@ Systems: each is a master and two slaves on loopback, semi-sync ON, AFTER_SYNC, 
   trees; without it the tree is this checkout. Several trees make several systems, `ours (LABEL)`,
   for before/after comparisons of two commits in one invocation (an older commit exported with
   `git worktree add /tmp/base <commit>` or `git archive <commit> | tar -x -C /tmp/base`).
+  `--ours-variant 'LABEL=OPTIONS'` (repeatable) adds a system `ours (LABEL)` of the first tree
+  (this checkout without `--ours-tree`, beside `ours`) whose slaves also get OPTIONS (daemon options, e.g. `--log-slave-updates=OFF`): what one
+  setting costs, measured in the same run.
 - `mariadb`: three stock `mariadbd` (tests/support/mariadb.py), the master with
   `--rpl-semi-sync-master-enabled=ON --rpl-semi-sync-master-wait-point=AFTER_SYNC --sync-binlog=1
   --innodb-flush-log-at-trx-commit=1`, the replicas with `--rpl-semi-sync-slave-enabled=ON` (they
@@ -146,7 +149,8 @@ class Cluster:
         def show(node: Any, like: str) -> str:
             return ", ".join(f"{k}={v}" for k, v in node.query(f"SHOW GLOBAL VARIABLES LIKE '{like}'"))
         master = f"{show(self.master, 'sync_binlog')}, {show(self.master, 'rpl_semi_sync_master_wait_point')}"
-        return f"master {master}; slaves " + " | ".join(show(slave, "sync_%") for slave in self.slaves)
+        return f"master {master}; slaves " + " | ".join(
+            f"{show(slave, 'sync_%')}, {show(slave, 'log_bin')}, {show(slave, 'log_slave_updates')}" for slave in self.slaves)
 
     def row_sums(self) -> list[tuple[int, int]]:
         """(COUNT(*), SUM(k)) of sbtest.sbtest1 on the master and each slave."""
@@ -174,7 +178,7 @@ def first_row_dict(node: Any, sql: str) -> dict[str, Any]:
         conn.close()
 
 
-def start_ours(name: str, code: Path, tmp: Path) -> Cluster:
+def start_ours(name: str, code: Path, tmp: Path, slave_options: tuple[str, ...] = ()) -> Cluster:
     master = Daemon("master", tmp / "master", [
         "--server-id=1", "--rpl-semi-sync-master-enabled=ON", "--rpl-semi-sync-master-wait-point=AFTER_SYNC",
         "--rpl-semi-sync-master-wait-for-slave-count=1", "--sync-binlog=1",
@@ -185,7 +189,7 @@ def start_ours(name: str, code: Path, tmp: Path) -> Cluster:
         for server_id in (2, 3):
             slave = Daemon("slave", tmp / f"slave{server_id}", [
                 f"--server-id={server_id}", "--master-host=127.0.0.1", f"--master-port={master.port}",
-                "--master-user=root", "--rpl-semi-sync-slave-enabled=ON", "--sync-relay-log=1",
+                "--master-user=root", "--rpl-semi-sync-slave-enabled=ON", "--sync-relay-log=1", *slave_options,
             ], code=code)
             cluster.slaves.append(slave)
             slave.start()
@@ -230,6 +234,7 @@ class System:
     name: str  # as printed in the tables
     start: Callable[[Path], Cluster]
     tree: Path | None = None  # ours: the source tree whose code runs
+    slave_options: tuple[str, ...] = ()  # ours: what its slaves get beyond the common options
 
 
 def mariadb_systems() -> dict[str, System]:
@@ -240,10 +245,23 @@ def mariadb_systems() -> dict[str, System]:
     }
 
 
-def ours_systems(trees: list[tuple[str, Path]]) -> list[System]:
-    if not trees:
-        return [System("ours", "ours", partial(start_ours, "ours", ROOT), ROOT)]
-    return [System("ours", f"ours ({label})", partial(start_ours, f"ours ({label})", path), path) for label, path in trees]
+def ours_systems(trees: list[tuple[str, Path]], variants: list[tuple[str, tuple[str, ...]]] = ()) -> list[System]:
+    """A system per tree (this checkout without any), then one per variant, of the first tree."""
+    systems = [System("ours", f"ours ({label})", partial(start_ours, f"ours ({label})", path), path)
+               for label, path in trees] or [System("ours", "ours", partial(start_ours, "ours", ROOT), ROOT)]
+    base = trees[0][1] if trees else ROOT
+    systems += [System("ours", f"ours ({label})", partial(start_ours, f"ours ({label})", base, slave_options=options),
+                       base, options) for label, options in variants]
+    return systems
+
+
+def parse_variant(spec: str) -> tuple[str, tuple[str, ...]]:
+    """LABEL=OPTIONS: the label of the system and the daemon options its slaves also get."""
+    label, sep, options = spec.partition("=")
+    words = tuple(shlex.split(options))
+    if not sep or not label or not words or not all(w.startswith("--") for w in words):
+        raise argparse.ArgumentTypeError(f"{spec!r}: expected LABEL=--option[=value] ...")
+    return label, words
 
 
 def parse_tree(spec: str) -> tuple[str, Path]:
@@ -632,6 +650,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--table-size", type=int, default=10000)
     parser.add_argument("--ours-tree", action="append", default=[], type=parse_tree, metavar="[LABEL=]PATH",
                         help="a source tree of ours to run (repeatable: each is a system `ours (LABEL)`)")
+    parser.add_argument("--ours-variant", action="append", default=[], type=parse_variant, metavar="LABEL=OPTIONS",
+                        help="a system `ours (LABEL)` of the first tree whose slaves also get OPTIONS (repeatable)")
     parser.add_argument("--quick", action="store_true", help="threads 1,4 for 5 s, 1 round; print only")
     parser.add_argument("--no-record", action="store_true", help="print only, do not touch the results file")
     parser.add_argument("--json", type=Path, help="also write every run and row check to this file")
@@ -647,12 +667,14 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     known = {"ours": None, **mariadb_systems()}
     if unknown := [s for s in keys if s not in known]:
         parser.error(f"unknown system(s) {unknown}; choose from {list(known)}")
-    if args.ours_tree and "ours" not in keys:
-        parser.error("--ours-tree without `ours` in --systems")
-    if len({label for label, _ in args.ours_tree}) < len(args.ours_tree):
-        parser.error("two --ours-tree with the same label")
+    if (args.ours_tree or args.ours_variant) and "ours" not in keys:
+        parser.error("--ours-tree or --ours-variant without `ours` in --systems")
+    labels = [label for label, _ in args.ours_tree + args.ours_variant]
+    if len(set(labels)) < len(labels):
+        parser.error("two --ours-tree or --ours-variant with the same label")
     args.system_list = [s for key in keys
-                        for s in (ours_systems(args.ours_tree) if key == "ours" else [mariadb_systems()[key]])]
+                        for s in (ours_systems(args.ours_tree, args.ours_variant) if key == "ours"
+                                  else [mariadb_systems()[key]])]
     return args
 
 
@@ -692,7 +714,9 @@ def main() -> None:
                                          "settings": results.settings, "failures": results.failures}, indent=1))
     failed = bool(results.failures) or any(r.failure for r in runs) or not all(c.equal for c in results.checks)
     if not (args.quick or args.no_record):
-        trees = "".join(f" {s.name} runs `{s.tree}` at {tree_revision(s.tree)}." for s in systems if s.tree)
+        trees = "".join(f" {s.name} runs `{s.tree}` at {tree_revision(s.tree)}"
+                        f"{', slaves with `' + shlex.join(s.slave_options) + '`' if s.slave_options else ''}."
+                        for s in systems if s.tree)
         block = "\n".join([
             BEGIN,
             f"## {SECTION}",

@@ -1,0 +1,44 @@
+"""bench/sysbench_semisync.py's systems from its options: trees and variants (no server started)."""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _bench():
+    spec = importlib.util.spec_from_file_location("bench_sysbench_semisync", ROOT / "bench" / "sysbench_semisync.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_a_variant_is_a_label_and_daemon_options():
+    bench = _bench()
+    assert bench.parse_variant("nolsu=--log-slave-updates=OFF") == ("nolsu", ("--log-slave-updates=OFF",))
+    assert bench.parse_variant("two=--sync-binlog=0 --log-slave-updates=OFF") == (
+        "two", ("--sync-binlog=0", "--log-slave-updates=OFF"))
+    for bad in ("nolsu", "=--sync-binlog=0", "x=", "x=sync-binlog=0"):
+        with pytest.raises(argparse.ArgumentTypeError):
+            bench.parse_variant(bad)
+
+
+def test_variants_run_the_first_tree_with_their_slave_options(tmp_path):
+    bench = _bench()
+    base, head = tmp_path / "base", tmp_path / "head"
+    systems = bench.ours_systems([("base", base), ("head", head)], [("nolsu", ("--log-slave-updates=OFF",))])
+    assert [(s.name, s.tree, s.slave_options) for s in systems] == [
+        ("ours (base)", base, ()), ("ours (head)", head, ()), ("ours (nolsu)", base, ("--log-slave-updates=OFF",))]
+    assert systems[2].start.keywords == {"slave_options": ("--log-slave-updates=OFF",)}
+    alone = bench.ours_systems([], [("nolsu", ("--log-slave-updates=OFF",))])
+    assert [(s.name, s.tree, s.slave_options) for s in alone] == [
+        ("ours", bench.ROOT, ()), ("ours (nolsu)", bench.ROOT, ("--log-slave-updates=OFF",))]
+    assert [s.name for s in bench.ours_systems([])] == ["ours"]
