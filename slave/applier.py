@@ -110,6 +110,7 @@ from protocol.events import (
     UserVar,
     decode_event,
     decode_header,
+    event_type,
     foreign_key_checks,
     user_var_value,
 )
@@ -137,6 +138,23 @@ USER_STATEMENT_PREFIXES = (
 MAX_BATCH_TRANSACTIONS = 64
 MAX_BATCH_STATEMENTS = 1024
 _DML = ("INSERT", "UPDATE", "DELETE", "REPLACE")  # the statements a batch may hold
+# The first characters of a QUERY that can start neither BEGIN/COMMIT/ROLLBACK/START
+# TRANSACTION (`statement_kind`) nor a user statement (USER_STATEMENT_PREFIXES): such a QUERY is
+# a plain statement without a look at its words. ASCII letters only: the case mapping of other
+# characters can give an ASCII one ('ſ'.upper() == 'S'), and blanks or comments come first.
+_PLAIN_FIRST = frozenset("EHIJKLMNOPQTUVWXYZehijklmnopqtuvwxyz")
+
+# The event types `_event` tells apart, as plain ints (compared per event).
+_FD = int(EventType.FORMAT_DESCRIPTION_EVENT)
+_ROTATE = int(EventType.ROTATE_EVENT)
+_GTID = int(EventType.GTID_EVENT)
+_GTID_LIST = int(EventType.GTID_LIST_EVENT)
+_QUERY = int(EventType.QUERY_EVENT)
+_XID = int(EventType.XID_EVENT)
+_INTVAR = int(EventType.INTVAR_EVENT)
+_RAND = int(EventType.RAND_EVENT)
+_USER_VAR = int(EventType.USER_VAR_EVENT)
+_TABLE_MAP = int(EventType.TABLE_MAP_EVENT)
 
 # The meta keys (engine.meta()) holding the applier's position.
 META_RELAY_FILE = "relay_log_file"
@@ -454,13 +472,14 @@ class Applier:
     # -- one event ------------------------------------------------------------------------------
     async def _event(self, stream: _Stream, ev: bytes | memoryview, end: int, verify: bool = True) -> None:
         self.executed_events += 1
-        h = decode_header(ev)
-        t = h.type_code
         try:
-            checksum = stream.checksum if t != EventType.FORMAT_DESCRIPTION_EVENT else False
-            body = decode_event(ev, checksum, verify=verify).body
-        except ProtocolError as e:
-            raise ApplierError(ER_SLAVE_RELAY_LOG_READ_FAILURE.code, ER_SLAVE_RELAY_LOG_READ_FAILURE.format(e.message)) from None
+            # (an FD's own algorithm byte decides its checksum: decode_event's rule)
+            decoded = decode_event(ev, stream.checksum if event_type(ev) != _FD else False, verify=verify)
+        except (ProtocolError, IndexError) as e:
+            message = e.message if isinstance(e, ProtocolError) else f"truncated event of {len(ev)} bytes"
+            raise ApplierError(ER_SLAVE_RELAY_LOG_READ_FAILURE.code, ER_SLAVE_RELAY_LOG_READ_FAILURE.format(message)) from None
+        h, body = decoded.header, decoded.body
+        t = h.type_code
         if isinstance(body, FormatDescription):
             stream.checksum = body.checksum
             if h.server_id == self.relay.server_id:  # our own, first in every relay file
@@ -470,36 +489,36 @@ class Applier:
             # The master's coordinates continue in `next_file` (artificial or real ROTATE).
             self.master_file, self.master_pos = body.next_file, body.position
             stream.master_end = body.position
-        moves = not h.artificial or t == EventType.GTID_LIST_EVENT  # a dump by GTID's skip (relay_log.py)
-        if h.log_pos and moves and t != EventType.ROTATE_EVENT and self.master_file:
+        moves = not h.artificial or t == _GTID_LIST  # a dump by GTID's skip (relay_log.py)
+        if h.log_pos and moves and t != _ROTATE and self.master_file:
             stream.master_end = h.log_pos
         if h.timestamp:
             stream.timestamp = h.timestamp
-        if t not in (EventType.FORMAT_DESCRIPTION_EVENT, EventType.ROTATE_EVENT):
+        if t != _FD and t != _ROTATE:
             stream.server_id = h.server_id  # the transaction's origin, kept in our binlog
-        if t == EventType.GTID_EVENT:
+        if t == _GTID:
             assert isinstance(body, MariaGtid)
             if not body.flags2 & FL_STANDALONE:
                 stream.begin()
             stream.gtid = Gtid(body.domain_id, h.server_id, body.seq_no)
-        elif t == EventType.QUERY_EVENT:
+        elif t == _QUERY:
             assert isinstance(body, Query)
             await self._query(stream, body, h.timestamp, end)
-        elif t == EventType.XID_EVENT:
+        elif t == _XID:
             await self._commit(stream, end)
-        elif t == EventType.INTVAR_EVENT:
+        elif t == _INTVAR:
             assert isinstance(body, Intvar)
             if body.type == INTVAR_INSERT_ID:
                 stream.insert_id = body.value
             elif body.type == INTVAR_LAST_INSERT_ID:
                 stream.last_insert_id = body.value
-        elif t == EventType.RAND_EVENT:
+        elif t == _RAND:
             assert isinstance(body, Rand)
             stream.rand_seed = (body.seed1, body.seed2)
-        elif t == EventType.USER_VAR_EVENT:
+        elif t == _USER_VAR:
             assert isinstance(body, UserVar)
             stream.user_vars[body.name] = user_var_value(body, errors="replace")
-        elif t == EventType.TABLE_MAP_EVENT:
+        elif t == _TABLE_MAP:
             assert isinstance(body, TableMap)
             stream.tables[body.table_id] = TableLayout.from_table_map(body)
         elif is_rows_event(t):
@@ -520,7 +539,11 @@ class Applier:
             self.master_pos = stream.master_end
 
     async def _query(self, stream: _Stream, q: Query, timestamp: int, end: int) -> None:
-        kind = statement_kind(q.query)
+        sql = q.query
+        if sql[:1] in _PLAIN_FIRST:  # INSERT, UPDATE ...: no transaction boundary, no user statement
+            await self._statement(stream, q, sql, timestamp, end)
+            return
+        kind = statement_kind(sql)
         if kind == "BEGIN":
             stream.begin()
             return
@@ -531,7 +554,6 @@ class Applier:
             stream.reset()
             await self._advance(stream, end)
             return
-        sql = q.query
         head = " ".join(sql.lstrip().split(None, 2)[:2]).upper()
         if head.startswith(USER_STATEMENT_PREFIXES):
             await self._flush()  # the user store sees the transactions before it applied
@@ -542,6 +564,11 @@ class Applier:
             stream.statements = [(sql, self.make_context(timestamp=timestamp), q.db or None)]
             await self._commit(stream, end, user_statement=True)  # applied (or skipped) there
             return
+        await self._statement(stream, q, sql, timestamp, end)
+
+    async def _statement(self, stream: _Stream, q: Query, sql: str, timestamp: int, end: int) -> None:
+        """A QUERY that is a statement to run (not a boundary, not a user statement): into the
+        open transaction with the context its prefix events gave it."""
         ctx = self.make_context(
             timestamp=timestamp,
             insert_id=stream.insert_id,

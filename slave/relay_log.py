@@ -114,6 +114,15 @@ _ROWS_EVENTS = frozenset(
 )
 
 
+# The event types `GroupTracker.feed` tells apart, as plain ints (an IntEnum member's attribute
+# lookup costs several times an int comparison, and feed runs for every event received).
+_ROTATE = int(EventType.ROTATE_EVENT)
+_FD = int(EventType.FORMAT_DESCRIPTION_EVENT)
+_GTID = int(EventType.GTID_EVENT)
+_GTID_LIST = int(EventType.GTID_LIST_EVENT)
+_QUERY = int(EventType.QUERY_EVENT)
+_XID = int(EventType.XID_EVENT)
+
 _KIND_PEEK = 64  # bytes of a statement enough to tell BEGIN/COMMIT/ROLLBACK (after blanks)
 _KIND_HEAD = 32  # characters of a statement, after blanks, that `statement_kind` looks at
 
@@ -167,35 +176,35 @@ class GroupTracker:
         h = header or decode_header(event)
         t = h.type_code
         self.closed_gtid = None
-        if t == EventType.ROTATE_EVENT:
+        if t == _ROTATE:
             rot = decode_event(event, self.checksum, verify=False).body
             assert isinstance(rot, Rotate)
             self.master = BinlogPosition(rot.next_file, rot.position)
             return self.at_boundary
-        if t == EventType.FORMAT_DESCRIPTION_EVENT:
+        if t == _FD:
             fd = decode_event(event, False).body
             assert isinstance(fd, FormatDescription)
             self.checksum = fd.checksum
         # a dump by GTID that skipped groups says where it is with a fake (artificial) GTID_LIST
         # whose log_pos is the end of the last group skipped (sql_repl.cc's fake_gtid_list_event)
-        moves = not h.artificial or t == EventType.GTID_LIST_EVENT
+        moves = not h.artificial or t == _GTID_LIST
         if h.log_pos and moves and self.master is not None:
             self.master = BinlogPosition(self.master.file, h.log_pos)
-        if t == EventType.GTID_EVENT:
+        if t == _GTID:
             seq_no, domain_id, flags2 = gtid_fields(event)
             self._open_gtid = Gtid(domain_id, h.server_id, seq_no)
             if flags2 & FL_STANDALONE:
                 self.pending = True  # the statement that follows belongs to it
             else:
                 self.in_group = True
-        elif t == EventType.QUERY_EVENT:
+        elif t == _QUERY:
             kind = query_kind(query_text(event, self.checksum))
             if kind == "BEGIN":
                 self.in_group = True
             elif kind in ("COMMIT", "ROLLBACK") or not self.in_group:
                 self.in_group = False
             self.pending = False if not self.in_group else self.pending
-        elif t == EventType.XID_EVENT:
+        elif t == _XID:
             self.in_group = False
             self.pending = False
         elif t in _PREFIX_EVENTS:
@@ -205,7 +214,7 @@ class GroupTracker:
             rows = decode_event(event, self.checksum, verify=False).body
             assert isinstance(rows, Rows)
             self.pending = not rows.flags & ROWS_STMT_END_F
-        if self._open_gtid is not None and self.at_boundary and t != EventType.GTID_EVENT:
+        if self._open_gtid is not None and self.at_boundary and t != _GTID:
             self.closed_gtid = self.gtids[self._open_gtid.domain_id] = self._open_gtid
             self._open_gtid = None
         return self.at_boundary

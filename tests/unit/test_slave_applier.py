@@ -293,3 +293,50 @@ async def test_what_the_relay_log_holds_in_memory_is_applied_without_reading_the
     assert await count_rows(engine2) == 1
     await engine.close()
     await engine2.close()
+
+
+def test_a_query_decided_by_its_first_character_is_what_its_words_decide():
+    """`_PLAIN_FIRST`: a QUERY starting with one of them is a plain statement, as statement_kind
+    and the user-statement prefixes would find; no other character is taken on trust ('ſ'
+    upper-cases to 'S', so 'ſTART TRANSACTION' is a BEGIN)."""
+    from slave.applier import _PLAIN_FIRST, USER_STATEMENT_PREFIXES
+    from slave.relay_log import statement_kind
+
+    rests = ["", "NSERT INTO t VALUES (1)", "PDATE t SET a=1", " BEGIN", "EGIN", "OMMIT", "TART TRANSACTION",
+             "RANT ALL ON *.* TO u", "ET PASSWORD = 'x'", "LUSH PRIVILEGES", "ROP USER u"]
+    for first in map(chr, range(0x250)):
+        for rest in rests:
+            sql = first + rest
+            words = " ".join(sql.lstrip().split(None, 2)[:2]).upper()
+            plain = statement_kind(sql) == "OTHER" and not words.startswith(USER_STATEMENT_PREFIXES)
+            if first in _PLAIN_FIRST:
+                assert plain, sql
+    assert _PLAIN_FIRST <= set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
+    assert "ſ" not in _PLAIN_FIRST and statement_kind("ſTART TRANSACTION") == "BEGIN"
+
+
+async def test_statements_boundaries_and_user_statements_apply_whichever_way_they_are_told_apart(tmp_path):
+    """Lower-case and blank-led spellings are decided by their words, INSERT/UPDATE by their first
+    character: the transactions apply as their boundaries say, the user statement goes aside."""
+    relay = Relay(tmp_path)
+    engine, _ = await open_engine(tmp_path)
+    applier = make_applier(engine, relay)
+    users: list[str] = []
+    applier.apply_user_statement = users.append
+    q = relay.stream.event
+    relay.append([
+        q(Query(db="d", query="begin")), q(Query(db="d", query="insert into t VALUES (1)")),
+        q(Query(db="d", query="  COMMIT")),
+        q(Query(db="d", query="START TRANSACTION")), q(Query(db="d", query="INSERT INTO t VALUES (2)")),
+        q(Query(db="d", query="UPDATE t SET id = 3 WHERE id = 2")), q(Query(db="d", query="rollback")),
+        q(Query(db="d", query="update t SET id = 4 WHERE id = 1")),
+        q(Query(db="d", query="grant all on *.* to u")),
+    ])
+    task = asyncio.create_task(applier.run())
+    await until(lambda: applier.relay_pos == relay.log.size)
+    result = await engine.session(0).execute("SELECT id FROM d.t ORDER BY id")
+    assert result.rows == [(4,)]
+    assert users == ["grant all on *.* to u"]
+    applier.stop()
+    await asyncio.wait_for(task, 5)
+    await engine.close()
