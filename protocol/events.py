@@ -352,6 +352,7 @@ def event_checksum_ok(event: bytes | bytearray | memoryview) -> bool:
 
 
 _crc32 = zlib.crc32
+_FD_TYPE = int(EventType.FORMAT_DESCRIPTION_EVENT)  # per decoded event: an int, not an enum lookup
 
 
 def _fd_crc32(event: memoryview | bytearray) -> int:
@@ -1561,7 +1562,7 @@ def _decode_event(event: bytes | bytearray | memoryview, checksum: bool,
         raise RemoteProtocolError(
             f"{type_name(header.type_code)}: event_size {header.event_size} but {len(mv)} bytes"
         )
-    if header.type_code == EventType.FORMAT_DESCRIPTION_EVENT:
+    if header.type_code == _FD_TYPE:
         fd = FormatDescription._decode(mv[HEADER_LEN:], header)
         if fd.checksum_alg not in (BINLOG_CHECKSUM_ALG_OFF, BINLOG_CHECKSUM_ALG_CRC32, BINLOG_CHECKSUM_ALG_UNDEF):
             raise RemoteProtocolError(f"FORMAT_DESCRIPTION_EVENT: unknown checksum algorithm {fd.checksum_alg}")
