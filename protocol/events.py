@@ -136,6 +136,21 @@ class EventType(IntEnum):
 
 _TYPE_NAMES = {t.value: t.name for t in EventType}
 
+# The types that code running for every event compares with, as plain ints: an IntEnum member's
+# lookup (`EventType.QUERY_EVENT`) costs several times the comparison itself.
+TYPE_FD = int(EventType.FORMAT_DESCRIPTION_EVENT)
+TYPE_ROTATE = int(EventType.ROTATE_EVENT)
+TYPE_GTID = int(EventType.GTID_EVENT)
+TYPE_GTID_LIST = int(EventType.GTID_LIST_EVENT)
+TYPE_QUERY = int(EventType.QUERY_EVENT)
+TYPE_XID = int(EventType.XID_EVENT)
+TYPE_INTVAR = int(EventType.INTVAR_EVENT)
+TYPE_RAND = int(EventType.RAND_EVENT)
+TYPE_USER_VAR = int(EventType.USER_VAR_EVENT)
+TYPE_TABLE_MAP = int(EventType.TABLE_MAP_EVENT)
+TYPE_HEARTBEAT = int(EventType.HEARTBEAT_LOG_EVENT)
+TYPE_HEARTBEAT_V2 = int(EventType.HEARTBEAT_LOG_EVENT_V2)
+
 
 def type_name(type_code: int) -> str:
     """MySQL's name of an event type (`QUERY_EVENT`), `UNKNOWN_EVENT_<n>` for codes we do not know."""
@@ -352,7 +367,6 @@ def event_checksum_ok(event: bytes | bytearray | memoryview) -> bool:
 
 
 _crc32 = zlib.crc32
-_FD_TYPE = int(EventType.FORMAT_DESCRIPTION_EVENT)  # per decoded event: an int, not an enum lookup
 
 
 def _fd_crc32(event: memoryview | bytearray) -> int:
@@ -1562,7 +1576,7 @@ def _decode_event(event: bytes | bytearray | memoryview, checksum: bool,
         raise RemoteProtocolError(
             f"{type_name(header.type_code)}: event_size {header.event_size} but {len(mv)} bytes"
         )
-    if header.type_code == _FD_TYPE:
+    if header.type_code == TYPE_FD:
         fd = FormatDescription._decode(mv[HEADER_LEN:], header)
         if fd.checksum_alg not in (BINLOG_CHECKSUM_ALG_OFF, BINLOG_CHECKSUM_ALG_CRC32, BINLOG_CHECKSUM_ALG_UNDEF):
             raise RemoteProtocolError(f"FORMAT_DESCRIPTION_EVENT: unknown checksum algorithm {fd.checksum_alg}")

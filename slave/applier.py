@@ -97,6 +97,16 @@ from protocol.events import (
     INTVAR_INSERT_ID,
     INTVAR_LAST_INSERT_ID,
     ROWS_STMT_END_F,
+    TYPE_FD,
+    TYPE_GTID,
+    TYPE_GTID_LIST,
+    TYPE_INTVAR,
+    TYPE_QUERY,
+    TYPE_RAND,
+    TYPE_ROTATE,
+    TYPE_TABLE_MAP,
+    TYPE_USER_VAR,
+    TYPE_XID,
     EventType,
     FormatDescription,
     Gtid,
@@ -144,17 +154,6 @@ _DML = ("INSERT", "UPDATE", "DELETE", "REPLACE")  # the statements a batch may h
 # characters can give an ASCII one ('ſ'.upper() == 'S'), and blanks or comments come first.
 _PLAIN_FIRST = frozenset("EHIJKLMNOPQTUVWXYZehijklmnopqtuvwxyz")
 
-# The event types `_event` tells apart, as plain ints (compared per event).
-_FD = int(EventType.FORMAT_DESCRIPTION_EVENT)
-_ROTATE = int(EventType.ROTATE_EVENT)
-_GTID = int(EventType.GTID_EVENT)
-_GTID_LIST = int(EventType.GTID_LIST_EVENT)
-_QUERY = int(EventType.QUERY_EVENT)
-_XID = int(EventType.XID_EVENT)
-_INTVAR = int(EventType.INTVAR_EVENT)
-_RAND = int(EventType.RAND_EVENT)
-_USER_VAR = int(EventType.USER_VAR_EVENT)
-_TABLE_MAP = int(EventType.TABLE_MAP_EVENT)
 
 # The meta keys (engine.meta()) holding the applier's position.
 META_RELAY_FILE = "relay_log_file"
@@ -474,7 +473,7 @@ class Applier:
         self.executed_events += 1
         try:
             # (an FD's own algorithm byte decides its checksum: decode_event's rule)
-            decoded = decode_event(ev, stream.checksum if event_type(ev) != _FD else False, verify=verify)
+            decoded = decode_event(ev, stream.checksum if event_type(ev) != TYPE_FD else False, verify=verify)
         except (ProtocolError, IndexError) as e:
             message = e.message if isinstance(e, ProtocolError) else f"truncated event of {len(ev)} bytes"
             raise ApplierError(ER_SLAVE_RELAY_LOG_READ_FAILURE.code, ER_SLAVE_RELAY_LOG_READ_FAILURE.format(message)) from None
@@ -489,36 +488,36 @@ class Applier:
             # The master's coordinates continue in `next_file` (artificial or real ROTATE).
             self.master_file, self.master_pos = body.next_file, body.position
             stream.master_end = body.position
-        moves = not h.artificial or t == _GTID_LIST  # a dump by GTID's skip (relay_log.py)
-        if h.log_pos and moves and t != _ROTATE and self.master_file:
+        moves = not h.artificial or t == TYPE_GTID_LIST  # a dump by GTID's skip (relay_log.py)
+        if h.log_pos and moves and t != TYPE_ROTATE and self.master_file:
             stream.master_end = h.log_pos
         if h.timestamp:
             stream.timestamp = h.timestamp
-        if t != _FD and t != _ROTATE:
+        if t != TYPE_FD and t != TYPE_ROTATE:
             stream.server_id = h.server_id  # the transaction's origin, kept in our binlog
-        if t == _GTID:
+        if t == TYPE_GTID:
             assert isinstance(body, MariaGtid)
             if not body.flags2 & FL_STANDALONE:
                 stream.begin()
             stream.gtid = Gtid(body.domain_id, h.server_id, body.seq_no)
-        elif t == _QUERY:
+        elif t == TYPE_QUERY:
             assert isinstance(body, Query)
             await self._query(stream, body, h.timestamp, end)
-        elif t == _XID:
+        elif t == TYPE_XID:
             await self._commit(stream, end)
-        elif t == _INTVAR:
+        elif t == TYPE_INTVAR:
             assert isinstance(body, Intvar)
             if body.type == INTVAR_INSERT_ID:
                 stream.insert_id = body.value
             elif body.type == INTVAR_LAST_INSERT_ID:
                 stream.last_insert_id = body.value
-        elif t == _RAND:
+        elif t == TYPE_RAND:
             assert isinstance(body, Rand)
             stream.rand_seed = (body.seed1, body.seed2)
-        elif t == _USER_VAR:
+        elif t == TYPE_USER_VAR:
             assert isinstance(body, UserVar)
             stream.user_vars[body.name] = user_var_value(body, errors="replace")
-        elif t == _TABLE_MAP:
+        elif t == TYPE_TABLE_MAP:
             assert isinstance(body, TableMap)
             stream.tables[body.table_id] = TableLayout.from_table_map(body)
         elif is_rows_event(t):

@@ -91,7 +91,10 @@ from protocol.errors import (
     RemoteProtocolError,
 )
 from protocol.events import (
-    EventType,
+    TYPE_FD,
+    TYPE_HEARTBEAT,
+    TYPE_HEARTBEAT_V2,
+    TYPE_ROTATE,
     FormatDescription,
     Heartbeat,
     Rotate,
@@ -110,12 +113,6 @@ log = logging.getLogger("semisync.slave.io")
 
 READ_CHUNK = 1 << 20
 MARIADB_SLAVE_CAPABILITY = 4  # MARIA_SLAVE_CAPABILITY_GTID: we understand every MariaDB event
-
-# The event types `_handle_packet` tells apart, as plain ints (compared for every event received).
-_FD = int(EventType.FORMAT_DESCRIPTION_EVENT)
-_ROTATE = int(EventType.ROTATE_EVENT)
-_HEARTBEAT = int(EventType.HEARTBEAT_LOG_EVENT)
-_HEARTBEAT_V2 = int(EventType.HEARTBEAT_LOG_EVENT_V2)
 
 
 class FatalIoError(Exception):
@@ -577,7 +574,7 @@ class IoTask:
                 f"event of {len(event)} bytes says event_size {header.event_size}",
             )
         t = header.type_code
-        if t == _FD:
+        if t == TYPE_FD:
             fd = decode_event(event, False).body
             assert isinstance(fd, FormatDescription)
             if fd.checksum and not event_checksum_ok(event):
@@ -585,11 +582,11 @@ class IoTask:
             self._master_fd = bytes(event)
         elif self.tracker.checksum and not event_checksum_ok(event):
             raise FatalIoError(ER_NETWORK_READ_EVENT_CHECKSUM_FAILURE)
-        if t == _HEARTBEAT or t == _HEARTBEAT_V2:
+        if t == TYPE_HEARTBEAT or t == TYPE_HEARTBEAT_V2:
             self._heartbeat(event, header.log_pos)
             return None
         self.state = STATE_QUEUEING
-        if t == _ROTATE and self._master_moves(event):
+        if t == TYPE_ROTATE and self._master_moves(event):
             self._follow_rotate()
         try:
             end_offset = self.relay.append(event)

@@ -73,6 +73,12 @@ from protocol.events import (
     FL_STANDALONE,
     LOG_EVENT_ARTIFICIAL_F,
     ROWS_STMT_END_F,
+    TYPE_FD,
+    TYPE_GTID,
+    TYPE_GTID_LIST,
+    TYPE_QUERY,
+    TYPE_ROTATE,
+    TYPE_XID,
     EventHeader,
     EventType,
     FormatDescription,
@@ -113,15 +119,6 @@ _ROWS_EVENTS = frozenset(
     }
 )
 
-
-# The event types `GroupTracker.feed` tells apart, as plain ints (an IntEnum member's attribute
-# lookup costs several times an int comparison, and feed runs for every event received).
-_ROTATE = int(EventType.ROTATE_EVENT)
-_FD = int(EventType.FORMAT_DESCRIPTION_EVENT)
-_GTID = int(EventType.GTID_EVENT)
-_GTID_LIST = int(EventType.GTID_LIST_EVENT)
-_QUERY = int(EventType.QUERY_EVENT)
-_XID = int(EventType.XID_EVENT)
 
 _KIND_PEEK = 64  # bytes of a statement enough to tell BEGIN/COMMIT/ROLLBACK (after blanks)
 _KIND_HEAD = 32  # characters of a statement, after blanks, that `statement_kind` looks at
@@ -176,35 +173,35 @@ class GroupTracker:
         h = header or decode_header(event)
         t = h.type_code
         self.closed_gtid = None
-        if t == _ROTATE:
+        if t == TYPE_ROTATE:
             rot = decode_event(event, self.checksum, verify=False).body
             assert isinstance(rot, Rotate)
             self.master = BinlogPosition(rot.next_file, rot.position)
             return self.at_boundary
-        if t == _FD:
+        if t == TYPE_FD:
             fd = decode_event(event, False).body
             assert isinstance(fd, FormatDescription)
             self.checksum = fd.checksum
         # a dump by GTID that skipped groups says where it is with a fake (artificial) GTID_LIST
         # whose log_pos is the end of the last group skipped (sql_repl.cc's fake_gtid_list_event)
-        moves = not h.artificial or t == _GTID_LIST
+        moves = not h.artificial or t == TYPE_GTID_LIST
         if h.log_pos and moves and self.master is not None:
             self.master = BinlogPosition(self.master.file, h.log_pos)
-        if t == _GTID:
+        if t == TYPE_GTID:
             seq_no, domain_id, flags2 = gtid_fields(event)
             self._open_gtid = Gtid(domain_id, h.server_id, seq_no)
             if flags2 & FL_STANDALONE:
                 self.pending = True  # the statement that follows belongs to it
             else:
                 self.in_group = True
-        elif t == _QUERY:
+        elif t == TYPE_QUERY:
             kind = query_kind(query_text(event, self.checksum))
             if kind == "BEGIN":
                 self.in_group = True
             elif kind in ("COMMIT", "ROLLBACK") or not self.in_group:
                 self.in_group = False
             self.pending = False if not self.in_group else self.pending
-        elif t == _XID:
+        elif t == TYPE_XID:
             self.in_group = False
             self.pending = False
         elif t in _PREFIX_EVENTS:
@@ -214,7 +211,7 @@ class GroupTracker:
             rows = decode_event(event, self.checksum, verify=False).body
             assert isinstance(rows, Rows)
             self.pending = not rows.flags & ROWS_STMT_END_F
-        if self._open_gtid is not None and self.at_boundary and t != _GTID:
+        if self._open_gtid is not None and self.at_boundary and t != TYPE_GTID:
             self.closed_gtid = self.gtids[self._open_gtid.domain_id] = self._open_gtid
             self._open_gtid = None
         return self.at_boundary
