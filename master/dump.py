@@ -53,8 +53,8 @@ Contract (who may call what, which rule each step follows)
   events and heartbeats included.
 - Writes: the events of one read batch (what was published since the last one, usually a commit
   group; at most about `_BATCH_BYTES`) are framed in one pass (`ServerConnection.send_events`)
-  and go to the transport in ONE write: `before_send_event`
-  for each of them in order, the write, then `after_send_event` for each in order. So every
+  and go to the transport in ONE write: `before_send_events` for the batch (by default
+  `before_send_event` for each event in order), the write, then `after_send_events`. So every
   event of the batch is "in flight" before any byte of it can reach the slave, and "sent" only
   once the write returned. Artificial events and heartbeats are written on their own.
 - A dump by GTID (`gtid_start`, the `StartFilter` of `protocol.gtid.find_dump_start`) reads its
@@ -692,10 +692,10 @@ class DumpSession:
     def _send_batch(self, batch: Sequence[tuple[int, bytes]]) -> None:
         """The events of one read batch (the usual: one commit group) in ONE transport write.
 
-        `before_send_event` runs for every event before the write (it decides the event's flag
+        `before_send_events` runs for the batch before the write (it decides each event's flag
         and records what is in flight, so an ack racing the write is never "beyond" what was
-        sent) and `after_send_event` for every event after it, in order, as around single
-        packets (only on a session an observer follows: `TransmitParam.event_hooks`). Each event
+        sent) and `after_send_events` after it, each the per-event hook for every event in order
+        by default (only on a session an observer follows: `TransmitParam.event_hooks`). Each event
         whose flag asks for an ack still restarts the sequence ids after it: the packets are
         framed in one pass (`ServerConnection.send_events`) and written at once."""
         last = batch[-1]
@@ -708,20 +708,17 @@ class DumpSession:
             return
         file, reserved = self.file, self.header
         transmit, param = self.transmit, self.param
-        headers: list[bytes] = []
+        bufs: list[bytearray] = []
         infos: list[SendParam] = []
         for _, event in batch:
             type_code, log_pos, flags = route_fields(event)
-            info = SendParam(type_code, BinlogPosition(file, log_pos) if log_pos else None,
-                             bool(flags & LOG_EVENT_ARTIFICIAL_F), False)
-            buf = bytearray(reserved)  # a fresh copy: an observer that went away leaves flag 0
-            transmit.before_send_event(param, buf, info)  # type: ignore[arg-type]
-            headers.append(bytes(buf))
-            infos.append(info)
-        self.session.write(conn.send_events(events, headers))
+            infos.append(SendParam(type_code, BinlogPosition(file, log_pos) if log_pos else None,
+                                   bool(flags & LOG_EVENT_ARTIFICIAL_F), False))
+            bufs.append(bytearray(reserved))  # a fresh copy: an observer that went away leaves flag 0
+        transmit.before_send_events(param, bufs, infos)  # type: ignore[arg-type]
+        self.session.write(conn.send_events(events, [bytes(buf) for buf in bufs]))
         self.events_sent += len(events)
-        for info in infos:
-            transmit.after_send_event(param, info)  # type: ignore[arg-type]
+        transmit.after_send_events(param, infos)  # type: ignore[arg-type]
 
     def _packet(
         self, event: bytes, end: BinlogPosition | None, artificial: bool, heartbeat: bool, type_code: int

@@ -35,7 +35,10 @@ Which shell calls what, and when (see docs/ARCHITECTURE.md for the whole path of
   bytes that follow the packet's 0x00 OK byte, `before_send_event` before each event packet
   (it may set the flag in the reserved header), `after_send_event` after the packet is written
   (these two only on a session where an observer set `TransmitParam.event_hooks` in
-  `transmit_start`: a dump no observer follows pays nothing per event),
+  `transmit_start`: a dump no observer follows pays nothing per event); for the events of one
+  transport write (a read batch) the shell calls `before_send_events` before the write and
+  `after_send_events` after it, once per observer, which by default run the per-event hooks in
+  order,
   `after_reset_master` on RESET MASTER. `handle_ack` for each semi-sync ack a slave sends on
   its dump connection: the shell's ack receiver owns the read side of those connections and
   runs the hook (as mysqld's Ack_receiver calls the plugin's handleAck); an observer raises
@@ -243,6 +246,19 @@ class BinlogTransmitObserver:
     def after_send_event(self, param: TransmitParam, event: SendParam) -> None:
         return None
 
+    def before_send_events(
+        self, param: TransmitParam, headers: Sequence[bytearray], events: Sequence[SendParam]
+    ) -> None:
+        """`before_send_event` for each event of one transport write, in order (`headers[i]` is
+        `events[i]`'s); an observer may override it to decide the batch in one call."""
+        for header, event in zip(headers, events, strict=True):
+            self.before_send_event(param, header, event)
+
+    def after_send_events(self, param: TransmitParam, events: Sequence[SendParam]) -> None:
+        """`after_send_event` for each event of one transport write, in order."""
+        for event in events:
+            self.after_send_event(param, event)
+
     def after_reset_master(self) -> None:
         return None
 
@@ -397,6 +413,16 @@ class BinlogTransmitDelegate(Delegate[BinlogTransmitObserver]):
     def after_send_event(self, param: TransmitParam, event: SendParam) -> None:
         for o in self._observers:
             o.after_send_event(param, event)
+
+    def before_send_events(
+        self, param: TransmitParam, headers: Sequence[bytearray], events: Sequence[SendParam]
+    ) -> None:
+        for o in self._observers:  # observer by observer: each sets only its own header slice
+            o.before_send_events(param, headers, events)
+
+    def after_send_events(self, param: TransmitParam, events: Sequence[SendParam]) -> None:
+        for o in self._observers:
+            o.after_send_events(param, events)
 
     def after_reset_master(self) -> None:
         for o in self._observers:

@@ -46,7 +46,7 @@ import asyncio
 import logging
 import time
 from collections import deque
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from typing import Any
 
@@ -433,29 +433,47 @@ class SemiSyncMasterPlugin(
         dump.offset = param.header_offset
         return semisync_header(False)
 
-    # The two hooks below run for every event sent to a semi-sync slave. Only a real binlog
-    # event (a place in the binlog: not a heartbeat, not artificial) is in flight or flagged;
-    # while ON only a group's end (`_active`) can need an ack, which is tested first.
+    # The hooks below run for every event sent to a semi-sync slave, batch by batch (a read
+    # batch is one transport write) or alone. Only a real binlog event (a place in the binlog:
+    # not a heartbeat, not artificial) is in flight or flagged; while ON only a group's end
+    # (`_active`) can need an ack, which is tested first. Nothing runs between the events of a
+    # batch, so the state is read once per batch.
     def before_send_event(self, param: TransmitParam, header: bytearray, event: SendParam) -> None:
+        self.before_send_events(param, (header,), (event,))
+
+    def before_send_events(
+        self, param: TransmitParam, headers: Sequence[bytearray], events: Sequence[SendParam]
+    ) -> None:
         dump = param.observer_state.get(self)
         if type(dump) is not _Dump:
             return
-        if not _is_binlog_event(event):
-            header[dump.offset : dump.offset + 2] = _NO_ACK
-            return
-        end = event.end
-        assert end is not None
-        dump.in_flight = end
-        if (end in self._active or not self._on) and self._needs_ack(end):
-            header[dump.offset : dump.offset + 2] = _ACK
-            dump.flagged.append((end, self._clock()))
-        else:
-            header[dump.offset : dump.offset + 2] = _NO_ACK
+        at = dump.offset
+        to = at + 2
+        active, on = self._active, self._on
+        for header, event in zip(headers, events, strict=True):
+            if not _is_binlog_event(event):
+                header[at:to] = _NO_ACK
+                continue
+            end = event.end
+            assert end is not None
+            dump.in_flight = end
+            if (end in active or not on) and self._needs_ack(end):
+                header[at:to] = _ACK
+                dump.flagged.append((end, self._clock()))
+            else:
+                header[at:to] = _NO_ACK
 
     def after_send_event(self, param: TransmitParam, event: SendParam) -> None:
+        self.after_send_events(param, (event,))
+
+    def after_send_events(self, param: TransmitParam, events: Sequence[SendParam]) -> None:
         dump = param.observer_state.get(self)
-        if type(dump) is _Dump and _is_binlog_event(event):
-            dump.sent = event.end
+        if type(dump) is not _Dump:
+            return
+        for event in reversed(events):  # the batch's last binlog event is the highest sent
+            if _is_binlog_event(event):
+                dump.sent = event.end
+                return
 
     def after_reset_master(self) -> None:
         released = self._gate.release_all(Outcome.RELEASED)

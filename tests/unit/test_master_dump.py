@@ -484,15 +484,25 @@ async def test_one_transport_write_per_read_batch(binlog):
 
 async def test_a_dump_no_observer_follows_runs_no_per_event_hook(binlog):
     """With the semi-sync plugin installed, a slave that did not ask for semi-sync gets its
-    events without any before/after_send_event call (no observer set `event_hooks`), and the
-    same bytes; a semi-sync slave's dump runs both hooks for every event."""
+    events without any before/after_send_event(s) call (no observer set `event_hooks`), and the
+    same bytes; a semi-sync slave's dump runs both hooks for every event (the plugin's per-event
+    hooks are batches of one)."""
     interface = ReplicationInterface()
     plugin = SemiSyncMasterPlugin(interface, settings={"rpl_semi_sync_master_enabled": True})
     plugin.install()
     calls: list[str] = []
-    before, after = plugin.before_send_event, plugin.after_send_event
-    plugin.before_send_event = lambda *a: (calls.append("before"), before(*a))[1]  # type: ignore[method-assign]
-    plugin.after_send_event = lambda *a: (calls.append("after"), after(*a))[1]  # type: ignore[method-assign]
+    before, after = plugin.before_send_events, plugin.after_send_events
+
+    def spy_before(param, headers, events):
+        calls.extend(["before"] * len(events))
+        before(param, headers, events)
+
+    def spy_after(param, events):
+        calls.extend(["after"] * len(events))
+        after(param, events)
+
+    plugin.before_send_events = spy_before  # type: ignore[method-assign]
+    plugin.after_send_events = spy_after  # type: ignore[method-assign]
     end = BinlogEnd(write_transactions(binlog, 3))
     session, slave, dump = make_dump(binlog, end, {"master_binlog_checksum": "CRC32"}, 4, BINLOG_DUMP_NON_BLOCK,
                                      transmit=interface.transmit)
