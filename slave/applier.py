@@ -107,7 +107,6 @@ from protocol.events import (
     TYPE_TABLE_MAP,
     TYPE_USER_VAR,
     TYPE_XID,
-    EventType,
     FormatDescription,
     Gtid,
     Intvar,
@@ -119,7 +118,6 @@ from protocol.events import (
     TableMap,
     UserVar,
     decode_event,
-    decode_header,
     event_type,
     foreign_key_checks,
     user_var_value,
@@ -446,7 +444,7 @@ class Applier:
     def _prime(self, stream: _Stream) -> None:
         """Re-read the current file up to the saved position for its FD (checksum) settings."""
         for _offset, ev in self._read(len(BINLOG_MAGIC), self.relay_pos):
-            if decode_header(ev).type_code == EventType.FORMAT_DESCRIPTION_EVENT:
+            if event_type(ev) == TYPE_FD:
                 fd = decode_event(ev, False).body
                 assert isinstance(fd, FormatDescription)
                 stream.checksum = fd.checksum
@@ -472,11 +470,10 @@ class Applier:
     async def _event(self, stream: _Stream, ev: bytes | memoryview, end: int, verify: bool = True) -> None:
         self.executed_events += 1
         try:
-            # (an FD's own algorithm byte decides its checksum: decode_event's rule)
-            decoded = decode_event(ev, stream.checksum if event_type(ev) != TYPE_FD else False, verify=verify)
-        except (ProtocolError, IndexError) as e:
-            message = e.message if isinstance(e, ProtocolError) else f"truncated event of {len(ev)} bytes"
-            raise ApplierError(ER_SLAVE_RELAY_LOG_READ_FAILURE.code, ER_SLAVE_RELAY_LOG_READ_FAILURE.format(message)) from None
+            # (an FD's own algorithm byte decides its checksum, whatever `checksum` says: decode_event's rule)
+            decoded = decode_event(ev, stream.checksum, verify=verify)
+        except ProtocolError as e:  # (a short event too: its header cannot be read)
+            raise ApplierError(ER_SLAVE_RELAY_LOG_READ_FAILURE.code, ER_SLAVE_RELAY_LOG_READ_FAILURE.format(e.message)) from None
         h, body = decoded.header, decoded.body
         t = h.type_code
         if isinstance(body, FormatDescription):

@@ -7,6 +7,8 @@ MariaDB's bytes); the relay files are real files under tmp_path.
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from binlog.reader import iter_events
 from protocol.errors import RemoteProtocolError
@@ -25,7 +27,13 @@ from protocol.events import (
 )
 from protocol.messages import FieldType
 from protocol.position import BinlogPosition
-from slave.relay_log import GroupTracker, RelayLog, query_kind, statement_kind
+from slave.relay_log import (
+    GroupTracker,
+    RelayLog,
+    _statement_kind_words,
+    query_kind,
+    statement_kind,
+)
 from slave.rows import TableLayout, UnsupportedColumnType, decode_rows
 from tests.support.relay_stream import MASTER, Stream
 
@@ -193,6 +201,49 @@ def test_rotate_starts_a_file_that_stands_on_its_own(tmp_path):
 def test_statement_kind_knows_every_spelling_of_a_transaction_start(statement, kind):
     assert statement_kind(statement) == kind
     assert query_kind(statement.encode()) == kind
+
+
+def _kind_of_bytes(text: bytes) -> str:
+    """`query_kind` as its words decide (the rule before the first-byte and whole-text answers)."""
+    head = text[:64].decode("utf-8", "surrogateescape")
+    if len(text) > 64 and len(head.lstrip()) <= 32:
+        head = text.decode("utf-8", "surrogateescape")
+    return _statement_kind_words(head)
+
+
+_KIND_RESTS = ["", "EGIN", "egin;", "OMMIT", "OLLBACK", "TART TRANSACTION", "tart  transaction read only",
+               "NSERT INTO t VALUES (1)", " BEGIN", "\x1cCOMMIT", "ELECT 1", "EGINS"]
+
+
+def test_statement_kind_fast_paths_answer_as_the_words_do_for_every_first_character():
+    """The first character decides only when it is ASCII; 'ſ' (U+017F) upper-cases to 'S' and
+    'ı' (U+0131) to 'I', so they are never taken as letters: 'ſTART TRANSACTION' is a BEGIN,
+    as its words say; the blanks str.lstrip knows (\x1c-\x1f, U+00A0 ...) are skipped."""
+    for first in map(chr, [*range(0x250), 0x1680, 0x2000, 0x2028, 0x3000, 0xFEFF, 0x1E9E]):
+        for rest in _KIND_RESTS:
+            sql = first + rest
+            assert statement_kind(sql) == _statement_kind_words(sql), repr(sql)
+            raw = sql.encode("utf-8", "surrogatepass")
+            assert query_kind(raw) == query_kind(memoryview(raw)) == _kind_of_bytes(raw), repr(sql)
+    assert statement_kind("ſTART TRANSACTION") == query_kind("ſTART TRANSACTION".encode()) == "BEGIN"
+    assert statement_kind("ſtart transaction") == "BEGIN" and statement_kind("\x1fBEGIN") == "BEGIN"
+    assert statement_kind("ſELECT 1") == "OTHER"
+
+
+def test_statement_kind_of_the_boundaries_binlogs_write_whole():
+    for text, kind in [("BEGIN", "BEGIN"), ("COMMIT", "COMMIT"), ("ROLLBACK", "ROLLBACK"),
+                       ("START TRANSACTION", "BEGIN"), ("XA START 'x'", "OTHER")]:
+        assert statement_kind(text) == _statement_kind_words(text) == kind
+        assert query_kind(text.encode()) == query_kind(memoryview(text.encode())) == kind
+
+
+@given(st.text(alphabet=st.sampled_from(" \t\n\x1c;ſıSsTtAaRrBbEeGgIiNnCcOoMmLlKkXx\u00a0\u2000é"), max_size=40))
+def test_statement_kind_fast_paths_answer_as_the_words_do(sql):
+    assert statement_kind(sql) == _statement_kind_words(sql)
+    raw = sql.encode()
+    assert query_kind(raw) == _kind_of_bytes(raw)
+    padded = (" " * 70 + sql).encode()  # mostly blanks: the whole text is looked at
+    assert query_kind(padded) == _kind_of_bytes(padded)
 
 
 def test_recover_follows_a_checksum_change_of_the_master_within_a_file(tmp_path):
