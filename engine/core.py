@@ -226,6 +226,8 @@ class Engine:
         self._pool = ReaderPool(self.datadir / MAIN_FILE, lambda: self.schemas)
         self._wconn_: sqlite3.Connection | None = None
         self._wstate = functions.ConnectionState()
+        # the functions' state of the replicated transactions' sessions (`_replicated_functions`)
+        self._replicated_fx: functions.SessionFunctions | None = None
         self.schemas: dict[str, Path] = {}  # every database -> its file (replaced, never mutated)
         # the files attached to the writer connection, least recently used first (writer thread)
         self._w_attached: collections.OrderedDict[str, Path] = collections.OrderedDict()
@@ -840,17 +842,34 @@ class Engine:
 
     async def _run_replicated(self, statements: Sequence[ReplicatedStatement]) -> None:
         """One replicated transaction's statements, in a fresh session under the held lock."""
-        session = self._locked_session()
+        session = self._locked_session(self._replicated_functions())
         session.found_rows = True  # UPDATE: rows matched, as a row event's "found" check needs
-        for sql, context, db, *must_find in statements:
-            session._database = db
-            result = await session.execute(sql, context)
-            if must_find and must_find[0] and not result.affected_rows:
-                raise SQLError(ER_KEY_NOT_FOUND, must_find[0])
+        try:
+            for sql, context, db, *must_find in statements:
+                session._database = db
+                result = await session.execute(sql, context)
+                if must_find and must_find[0] and not result.affected_rows:
+                    raise SQLError(ER_KEY_NOT_FOUND, must_find[0])
+        except BaseException:
+            self._replicated_fx = None  # a statement may still run on it (a cancelled read)
+            raise
 
-    def _locked_session(self) -> Session:
-        """A fresh session under the writer lock its caller holds (never released by it)."""
-        session = self.session(0)
+    def _replicated_functions(self) -> functions.SessionFunctions:
+        """The functions' state for the next replicated transaction's session: the last one's,
+        renewed (building one costs a threading.Event and two locks), unless that transaction
+        left it holding a named lock (GET_LOCK: the lock stays with it, as with a session of its
+        own) or failed; then a new one."""
+        fx = self._replicated_fx
+        if fx is None or functions.LOCKS.holds_any(fx):
+            fx = self._replicated_fx = functions.SessionFunctions(functions.session_rand(0))
+        else:
+            fx.renew(functions.session_rand(0))
+        return fx
+
+    def _locked_session(self, fx: functions.SessionFunctions | None = None) -> Session:
+        """A fresh session under the writer lock its caller holds (never released by it), on
+        `fx` when given (`Session`'s)."""
+        session = Session(self, 0, fx)
         session.autocommit = False
         session._holds_lock = session._pinned = True
         return session

@@ -68,6 +68,11 @@ class RandState:
         return self.seed1 / MAX_RAND
 
 
+def session_rand(connection_id: int) -> RandState:
+    """RAND()'s generator of a new session: seeded from the clock and the connection id."""
+    return RandState(int(time.time()) ^ (connection_id * 0x9E3779B1), connection_id + 17)
+
+
 class SessionFunctions:
     """A session's state that functions read and write: RAND()'s generator, and the value a
     LAST_INSERT_ID(expr) call set during the current statement."""
@@ -83,6 +88,18 @@ class SessionFunctions:
         self.sleeping = False  # inside SLEEP()/GET_LOCK(): the interruption ends the wait only
         self.guard = threading.Lock()  # `conn` vs interrupt(): never interrupt a connection we left
         self.conn: sqlite3.Connection | None = None  # the reader running this session's statement
+
+    def renew(self, rand: RandState) -> None:
+        """The state of a fresh `SessionFunctions(rand)` again (its connection_id kept), for the
+        next session that takes this one over. Never for one that holds a named lock
+        (`NamedLocks.holds_any`): the locks are its session's, not the next one's."""
+        self.rand = rand
+        self.set_last_id = None
+        self.upserts_changed = self.upserts_unchanged = 0
+        self.stored_rows.clear()
+        self.interrupted.clear()
+        self.sleeping = False
+        self.running_on(None)
 
     def start_statement(self) -> None:
         self.interrupted.clear()
@@ -146,6 +163,11 @@ class NamedLocks:
             if mine:
                 self._cond.notify_all()
             return count
+
+    def holds_any(self, fx: SessionFunctions) -> bool:
+        """Whether `fx`'s session holds a named lock."""
+        with self._cond:
+            return any(owner is fx for owner, _ in self._owners.values())
 
     def owner(self, name: str) -> int | None:
         with self._cond:

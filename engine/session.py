@@ -87,7 +87,8 @@ def _consume(fut: asyncio.Future) -> None:
 class Session:
     """One client connection's view of the engine. Not for concurrent use."""
 
-    def __init__(self, engine: Engine, connection_id: int):
+    def __init__(self, engine: Engine, connection_id: int, fx: functions.SessionFunctions | None = None):
+        """`fx`: the functions' state to run on, renewed by the caller (a fresh one when None)."""
         self.engine = engine
         self.connection_id = connection_id
         self._database: str | None = None
@@ -120,8 +121,7 @@ class Session:
         # A privilege check's view (`sees_database`, `sees_table`) narrowing information_schema;
         # None: everything is listed.
         self.visible: Any = None
-        self._fx = functions.SessionFunctions(
-            functions.RandState(int(time.time()) ^ (connection_id * 0x9E3779B1), connection_id + 17))
+        self._fx = fx if fx is not None else functions.SessionFunctions(functions.session_rand(connection_id))
         self._fx.connection_id = connection_id
         self._lock_wait: asyncio.Future | None = None  # waiting for the writer lock (KILL QUERY cancels it)
 
