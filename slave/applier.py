@@ -124,7 +124,7 @@ from protocol.events import (
 )
 from protocol.gtid import GtidPosition, gtid_wait_reached
 from protocol.position import BinlogPosition
-from slave.relay_log import RelayLog, statement_kind
+from slave.relay_log import OTHER_FIRST, RelayLog, statement_kind
 from slave.rows import (
     MISSING,
     RowChange,
@@ -147,10 +147,11 @@ MAX_BATCH_TRANSACTIONS = 64
 MAX_BATCH_STATEMENTS = 1024
 _DML = ("INSERT", "UPDATE", "DELETE", "REPLACE")  # the statements a batch may hold
 # The first characters of a QUERY that can start neither BEGIN/COMMIT/ROLLBACK/START
-# TRANSACTION (`statement_kind`) nor a user statement (USER_STATEMENT_PREFIXES): such a QUERY is
-# a plain statement without a look at its words. ASCII letters only: the case mapping of other
-# characters can give an ASCII one ('ſ'.upper() == 'S'), and blanks or comments come first.
-_PLAIN_FIRST = frozenset("EHIJKLMNOPQTUVWXYZehijklmnopqtuvwxyz")
+# TRANSACTION (`statement_kind`'s OTHER_FIRST) nor a user statement (USER_STATEMENT_PREFIXES):
+# such a QUERY is a plain statement without a look at its words (the letters of INSERT,
+# UPDATE ...; ASCII only, as OTHER_FIRST).
+_PLAIN_FIRST = frozenset(c for c in OTHER_FIRST
+                         if c.isalpha() and c.upper() not in {p[0] for p in USER_STATEMENT_PREFIXES})
 
 
 # The meta keys (engine.meta()) holding the applier's position.

@@ -128,8 +128,8 @@ _KIND_HEAD = 32  # characters of a statement, after blanks, that `statement_kind
 # OTHER without a look at its words (INSERT, UPDATE, DELETE ... ). ASCII only: the case mapping
 # of other characters can give one of those letters ('ſ'.upper() == 'S': 'ſTART TRANSACTION' is
 # a BEGIN), so they go the way of the words.
-_OTHER_FIRST = frozenset(c for c in map(chr, range(128)) if not c.isspace() and c.upper() not in "BSCR")
-_OTHER_FIRST_BYTES = frozenset(map(ord, _OTHER_FIRST))
+OTHER_FIRST = frozenset(c for c in map(chr, range(128)) if not c.isspace() and c.upper() not in "BSCR")
+_OTHER_FIRST_BYTES = frozenset(map(ord, OTHER_FIRST))
 # The boundaries as binlogs write them, whole: their kind without a look at their words.
 _KIND_OF = {"BEGIN": "BEGIN", "COMMIT": "COMMIT", "ROLLBACK": "ROLLBACK", "START TRANSACTION": "BEGIN"}
 _KIND_OF_BYTES = {text.encode(): kind for text, kind in _KIND_OF.items()}
@@ -139,7 +139,7 @@ _KIND_OF_LONGEST = max(map(len, _KIND_OF))
 def statement_kind(query: str) -> str:
     """BEGIN, COMMIT, ROLLBACK or OTHER for a QUERY event's statement (`_statement_kind_words`,
     decided by the first character or the whole text where those decide alike)."""
-    if query[:1] in _OTHER_FIRST:
+    if query[:1] in OTHER_FIRST:
         return "OTHER"
     if len(query) <= _KIND_OF_LONGEST:
         kind = _KIND_OF.get(query)
@@ -590,4 +590,4 @@ def _scan(path: Path, end: int | None = None) -> tuple[GroupTracker | None, int]
     return tracker, boundary
 
 
-__all__ = ["GroupTracker", "Recovered", "RelayLog", "statement_kind"]
+__all__ = ["OTHER_FIRST", "GroupTracker", "Recovered", "RelayLog", "statement_kind"]
