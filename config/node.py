@@ -55,6 +55,9 @@ from config.values import (
     parse_text,
 )
 
+# slave_commit_wait_usec (slave.applier.Applier._gather): its default and its limit (one second)
+DEFAULT_COMMIT_WAIT_USEC = 5000
+MAX_COMMIT_WAIT_USEC = 1_000_000
 MAX_SECONDS = 31536000  # one year, mysqld's limit for slave_net_timeout and MASTER_CONNECT_RETRY
 Bool = Annotated[bool, checked(parse_bool)]
 
@@ -249,6 +252,13 @@ class NodeConfig(DaemonConfig):
         True,
         metavar="BOOL",
         help="delete each relay log file once the SQL thread applied all of it (ON|OFF|1|0)",
+    )
+    slave_commit_wait_usec: Annotated[int, integer(0, MAX_COMMIT_WAIT_USEC)] = option(
+        DEFAULT_COMMIT_WAIT_USEC,
+        metavar="USEC",
+        help="a replicated transaction that wakes the idle SQL thread waits up to this long for the next "
+        "ones, applied and committed with it as one batch (visibility only: acks never wait for the SQL "
+        "thread); 0 applies each at once; 0-1000000",
     )
     relay_log: Annotated[str, checked(parse_basename)] = option(
         "relay-bin",

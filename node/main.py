@@ -163,6 +163,7 @@ class NodeDaemon:
         replica = SlaveRole(
             self._make_replication, sync_relay_log=cfg.sync_relay_log, relay_log=cfg.relay_log,
             net_timeout=cfg.slave_net_timeout, relay_log_purge=cfg.relay_log_purge,
+            commit_wait_usec=cfg.slave_commit_wait_usec,
         )
         self.role = NodeRole(source, replica, read_only=cfg.read_only, log_slave_updates=cfg.log_slave_updates,
                              init_rpl_role=str(cfg.init_rpl_role))
@@ -289,7 +290,12 @@ class NodeDaemon:
             # the strict check against the binlog: only what the applier logs there
             binlog_recent=gtids.state.most_recent if cfg.log_slave_updates else lambda _domain: None,
             relay_log_purge=self._relay_log_purge,
+            commit_wait=self._commit_wait,
         )
+
+    def _commit_wait(self) -> float:
+        assert self.role is not None
+        return self.role.replica.commit_wait()
 
     def _relay_log_purge(self) -> bool:
         """@@relay_log_purge, the replica side's variable, as the applier reads it."""

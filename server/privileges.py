@@ -77,7 +77,8 @@ _SET_GLOBAL_NEEDS: dict[str, tuple[str, ...]] = {
                     (SUPER, "CONNECTION ADMIN")),
     **dict.fromkeys(("binlog_format", "max_binlog_size", "sync_binlog", "sql_log_bin"), (SUPER, "BINLOG ADMIN")),
     **dict.fromkeys(("gtid_domain_id", "server_id"), (SUPER, "REPLICATION MASTER ADMIN")),
-    **dict.fromkeys(("gtid_slave_pos", "gtid_strict_mode", "relay_log_purge", "slave_net_timeout"),
+    **dict.fromkeys(("gtid_slave_pos", "gtid_strict_mode", "relay_log_purge", "slave_commit_wait_usec",
+                      "slave_net_timeout"),
                     (SUPER, "REPLICATION SLAVE ADMIN")),
 }
 _SET_GLOBAL_PREFIXES = (("rpl_semi_sync_master_", (SUPER, "REPLICATION MASTER ADMIN")),

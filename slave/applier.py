@@ -4,7 +4,8 @@ transaction at a time, and remembers where it is in the same database transactio
 Contract
 - Reads the relay log only up to `RelayLog.readable` (the end of the last complete, durable
   transaction the IO task published), with the binlog reader (`binlog.reader.iter_open_events`, the
-  current relay file kept open from batch to batch); wakes up on `notify()`. What the relay
+  current relay file kept open from batch to batch); wakes up on `notify()`, and a wakeup from
+  idle waits up to `commit_wait` (slave_commit_wait_usec) for more (`_gather`). What the relay
   log still holds in memory (`RelayLog.tail`: the events the IO task just appended) is taken
   from there, not read back from the file.
 - Every event is decoded with `protocol.events.decode_event`; one read from the file has its
@@ -72,6 +73,7 @@ Contract
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import datetime
 import logging
 import os
@@ -167,6 +169,11 @@ META_RELAY_SKIP = "relay_log_skip"
 META_GTID_SLAVE_POS = "gtid_slave_pos"
 
 
+def _resolve(future: asyncio.Future[None]) -> None:
+    if not future.done():
+        future.set_result(None)
+
+
 class ApplierError(Exception):
     def __init__(self, code: int, message: str) -> None:
         super().__init__(message)
@@ -212,8 +219,10 @@ class Applier:
         strict_mode: Callable[[], bool] = lambda: False,
         binlog_recent: Callable[[int], Gtid | None] = lambda _domain: None,
         purge: Callable[[], bool] = lambda: True,
+        commit_wait: Callable[[], float] = lambda: 0.0,
     ) -> None:
         self.engine = engine
+        self.commit_wait = commit_wait  # slave_commit_wait_usec, in seconds (see `_gather`)
         self.purge = purge  # relay_log_purge: drop each relay file once applied
         self.strict_mode = strict_mode
         self.binlog_recent = binlog_recent
@@ -250,6 +259,11 @@ class Applier:
         self._batch: list[ReadyTransaction] = []
         self._batch_statements = 0
         self._held: tuple[str, BinaryIO] | None = None  # the relay file `_read` keeps open
+        # `_gather`: when the last batch began (loop time), the wait in progress, and how many
+        # callers wait for the applier to reach a position (they end any wait)
+        self._last_batch = float("-inf")
+        self._gathering: asyncio.Future[None] | None = None
+        self._urgent = 0
 
     # -- position ---------------------------------------------------------------------------------
     def load_position(self) -> None:
@@ -276,19 +290,32 @@ class Applier:
         commit that moves it), False after `timeout` seconds (None: no limit)."""
         loop = asyncio.get_running_loop()
         deadline = None if timeout is None else loop.time() + timeout
-        while not gtid_wait_reached(wanted, self.gtid_slave_pos):
-            changed = self._pos_changed
-            if deadline is None:
-                await changed.wait()
-                continue
-            left = deadline - loop.time()
-            if left <= 0:
-                return False
-            try:
-                await asyncio.wait_for(changed.wait(), left)
-            except TimeoutError:
-                return gtid_wait_reached(wanted, self.gtid_slave_pos)
-        return True
+        with self.urgent():
+            while not gtid_wait_reached(wanted, self.gtid_slave_pos):
+                changed = self._pos_changed
+                if deadline is None:
+                    await changed.wait()
+                    continue
+                left = deadline - loop.time()
+                if left <= 0:
+                    return False
+                try:
+                    await asyncio.wait_for(changed.wait(), left)
+                except TimeoutError:
+                    return gtid_wait_reached(wanted, self.gtid_slave_pos)
+            return True
+
+    @contextlib.contextmanager
+    def urgent(self) -> Iterator[None]:
+        """While someone waits for the applier to reach a position (MASTER_GTID_WAIT,
+        MASTER_POS_WAIT), it applies what is readable at once: no `_gather` wait, and the one in
+        progress ends."""
+        self._urgent += 1
+        self._end_gather()
+        try:
+            yield
+        finally:
+            self._urgent -= 1
 
     def reset_position(self, master_file: str = "", master_pos: int = 0) -> dict[str, Any]:
         self.relay_file, self.relay_pos = "", 4
@@ -338,6 +365,35 @@ class Applier:
     def stop(self) -> None:
         self._stopping = True
         self._wakeup.set()
+        self._end_gather()
+
+    async def _gather(self) -> None:
+        """slave_commit_wait_usec: a transaction that wakes the applier from idle waits up to
+        that long for the ones after it, so that they are applied, binlogged, fsynced and committed
+        as one batch (a batch's fixed work is most of a slave's cost when each transaction would
+        be its own: MariaDB's binlog_commit_wait_usec gathers a master's group the same way).
+        No wait when it is 0, when the previous wakeup from idle was more than twice as long ago
+        (sparse writes: nothing to gather), while someone waits for a position (`urgent`) or once the
+        applier is stopping; the wait ends early for those. Only visibility waits: the IO task
+        acks on its own fsync of the relay log, never on the applier."""
+        wait = self.commit_wait()
+        loop = asyncio.get_running_loop()
+        now = loop.time()
+        idle = now - self._last_batch
+        self._last_batch = now
+        if wait <= 0 or idle > 2 * wait or self._urgent or self._stopping:
+            return
+        gathering = self._gathering = loop.create_future()
+        timer = loop.call_later(wait, _resolve, gathering)
+        try:
+            await gathering
+        finally:
+            timer.cancel()
+            self._gathering = None
+
+    def _end_gather(self) -> None:
+        if self._gathering is not None:
+            _resolve(self._gathering)
 
     def run(self) -> Awaitable[None]:
         """The SQL task's body. Called when the task is created, so that a stop() issued before
@@ -390,6 +446,7 @@ class Applier:
                 readable = self.relay.readable
                 if readable is None or not self.relay_file or self._position() >= readable:
                     await self._wakeup.wait()
+                    await self._gather()
                 continue
             end = readable.pos if readable.file == self.relay_file else None
             await self._apply_range(stream, end)

@@ -108,6 +108,7 @@ class Replication:
         binlog_state: Callable[[], BinlogState] = BinlogState,
         binlog_recent: Callable[[int], Gtid | None] = lambda _domain: None,
         relay_log_purge: Callable[[], bool] = lambda: True,
+        commit_wait: Callable[[], float] = lambda: 0.0,
     ) -> None:
         self.datadir = Path(datadir)
         self.server_id = server_id
@@ -133,6 +134,7 @@ class Replication:
             master_clock_offset=lambda: self.io.master_clock_offset if self.io else 0.0,
             commit=commit_replicated,
             strict_mode=gtid_strict_mode, binlog_recent=binlog_recent, purge=relay_log_purge,
+            commit_wait=commit_wait,
         )
         # The SQL thread's stored position (@@gtid_slave_pos above all) from the start: the first
         # IO task asks by GTID from it before the SQL task has run (the relay log may hold no GTID).

@@ -28,6 +28,7 @@ import logging
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from config.node import DEFAULT_COMMIT_WAIT_USEC, MAX_COMMIT_WAIT_USEC
 from protocol.errors import (
     ER_MASTER_CONNECTION_NOT_FOUND,
     ER_NOT_SUPPORTED_YET,
@@ -76,10 +77,11 @@ class SlaveRole(Role):
 
     def __init__(
         self, replication_factory: Any, *, sync_relay_log: int, relay_log: str, net_timeout: float,
-        relay_log_purge: bool = True,
+        relay_log_purge: bool = True, commit_wait_usec: int = 0,
     ) -> None:
         self._factory = replication_factory
         self.relay_log_purge = relay_log_purge
+        self.commit_wait_usec = commit_wait_usec
         self.replication: Replication | None = None
         self.sync_relay_log = sync_relay_log
         self.relay_log_name = relay_log
@@ -95,6 +97,9 @@ class SlaveRole(Role):
             SystemVariable("sync_relay_log", self.sync_relay_log),
             SystemVariable("relay_log_purge", self.relay_log_purge, Scope.GLOBAL, dynamic=True,
                            check=check_bool, on_set=self._set_relay_log_purge),
+            SystemVariable("slave_commit_wait_usec", dynamic=True, getter=lambda: self.commit_wait_usec,
+                           default=DEFAULT_COMMIT_WAIT_USEC, check=check_int(0, MAX_COMMIT_WAIT_USEC),
+                           on_set=self._set_commit_wait_usec),
             SystemVariable("relay_log", self.relay_log_name),
             SystemVariable("relay_log_index", f"{self.relay_log_name}.index"),
             SystemVariable("relay_log_recovery", True),
@@ -131,6 +136,13 @@ class SlaveRole(Role):
 
     def _set_relay_log_purge(self, value: Any) -> None:
         self.relay_log_purge = bool(value)
+
+    def _set_commit_wait_usec(self, value: Any) -> None:
+        self.commit_wait_usec = int(value)
+
+    def commit_wait(self) -> float:
+        """@@slave_commit_wait_usec in seconds, as the applier reads it at each wakeup."""
+        return self.commit_wait_usec / 1e6
 
     def _net_timeout_shown(self) -> int | float:
         """MariaDB's slave_net_timeout is an integer (SELECT @@ types it BIGINT, SHOW VARIABLES
@@ -196,14 +208,15 @@ class SlaveRole(Role):
         deadline = None if timeout is None else asyncio.get_running_loop().time() + timeout
         result: int | None = 0
         applier = rep.applier
-        while (_log_sequence(applier.master_file), applier.master_pos) < target:
-            if not rep.sql_running:
-                result = None
-                break
-            if deadline is not None and asyncio.get_running_loop().time() >= deadline:
-                result = -1
-                break
-            await asyncio.sleep(0.05)
+        with applier.urgent():
+            while (_log_sequence(applier.master_file), applier.master_pos) < target:
+                if not rep.sql_running:
+                    result = None
+                    break
+                if deadline is not None and asyncio.get_running_loop().time() >= deadline:
+                    result = -1
+                    break
+                await asyncio.sleep(0.05)
         return ResultSet((column(name, FieldType.LONGLONG),), ((result,),))
 
     async def _master_gtid_wait(self, rep: Replication, toks: Tokens) -> Any:

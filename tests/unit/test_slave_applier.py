@@ -340,3 +340,56 @@ async def test_statements_boundaries_and_user_statements_apply_whichever_way_the
     applier.stop()
     await asyncio.wait_for(task, 5)
     await engine.close()
+
+
+async def test_a_transaction_that_wakes_the_applier_waits_for_the_next_ones_unless_writes_are_sparse_or_someone_waits(tmp_path):
+    """slave_commit_wait_usec (`Applier._gather`): after a wakeup from idle, the applier waits up
+    to the wait for more transactions and applies them as one batch. The first wakeup (nothing
+    before it: sparse) applies at once; `urgent()` (MASTER_GTID_WAIT, MASTER_POS_WAIT) and stop()
+    end a wait in progress."""
+    wait = 2.0
+    relay = Relay(tmp_path)
+    engine, commits = await open_engine(tmp_path)
+    applier = Applier(engine, relay.log, table_columns=lambda db, table: None,
+                      make_context=lambda **kw: StatementContext(**kw), commit_wait=lambda: wait)
+    task = asyncio.create_task(applier.run())
+    await until(lambda: applier.applied_transactions == 2)  # the DDL, readable before the start
+    loop = asyncio.get_running_loop()
+
+    relay.transactions([1])
+    applier.notify()  # the first wakeup: nothing to gather after a long idle
+    started = loop.time()
+    await until(lambda: applier.applied_transactions == 3)
+    assert loop.time() - started < wait / 2
+
+    before = len(commits)
+    relay.transactions([2])
+    applier.notify()  # soon after the last: the applier gathers
+    started = loop.time()
+    await asyncio.sleep(0.2)
+    relay.transactions([3])
+    applier.notify()
+    await asyncio.sleep(0.2)
+    assert applier.applied_transactions == 3  # still waiting
+    await until(lambda: applier.applied_transactions == 5)
+    assert loop.time() - started >= wait * 0.9
+    assert len(commits) == before + 1  # both in one commit
+
+    relay.transactions([4])
+    applier.notify()
+    await asyncio.sleep(0.2)
+    assert applier.applied_transactions == 5
+    started = loop.time()
+    with applier.urgent():  # someone waits for a position: applied at once
+        await until(lambda: applier.applied_transactions == 6)
+    assert loop.time() - started < wait / 2
+
+    relay.transactions([5])
+    applier.notify()
+    await asyncio.sleep(0.2)
+    started = loop.time()
+    applier.stop()  # a stop does not wait the wait out
+    await asyncio.wait_for(task, 5)
+    assert loop.time() - started < wait / 2
+    assert await count_rows(engine) == 4
+    await engine.close()
