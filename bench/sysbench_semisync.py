@@ -149,8 +149,10 @@ class Cluster:
         def show(node: Any, like: str) -> str:
             return ", ".join(f"{k}={v}" for k, v in node.query(f"SHOW GLOBAL VARIABLES LIKE '{like}'"))
         master = f"{show(self.master, 'sync_binlog')}, {show(self.master, 'rpl_semi_sync_master_wait_point')}"
+        # slave_commit_wait_usec is ours only: MariaDB shows nothing for it
+        slave_likes = ("sync_%", "log_bin", "log_slave_updates", "slave_commit_wait_usec")
         return f"master {master}; slaves " + " | ".join(
-            f"{show(slave, 'sync_%')}, {show(slave, 'log_bin')}, {show(slave, 'log_slave_updates')}" for slave in self.slaves)
+            ", ".join(shown for like in slave_likes if (shown := show(slave, like))) for slave in self.slaves)
 
     def row_sums(self) -> list[tuple[int, int]]:
         """(COUNT(*), SUM(k)) of sbtest.sbtest1 on the master and each slave."""
