@@ -294,6 +294,7 @@ class NodeDaemon:
         )
 
     def _commit_wait(self) -> float:
+        """@@slave_commit_wait_usec in seconds, the replica side's variable, as the applier reads it."""
         assert self.role is not None
         return self.role.replica.commit_wait()
 

@@ -259,9 +259,9 @@ class Applier:
         self._batch: list[ReadyTransaction] = []
         self._batch_statements = 0
         self._held: tuple[str, BinaryIO] | None = None  # the relay file `_read` keeps open
-        # `_gather`: when the last batch began (loop time), the wait in progress, and how many
+        # `_gather`: the last wakeup from idle (loop time), the wait in progress, and how many
         # callers wait for the applier to reach a position (they end any wait)
-        self._last_batch = float("-inf")
+        self._last_wakeup = float("-inf")
         self._gathering: asyncio.Future[None] | None = None
         self._urgent = 0
 
@@ -379,8 +379,8 @@ class Applier:
         wait = self.commit_wait()
         loop = asyncio.get_running_loop()
         now = loop.time()
-        idle = now - self._last_batch
-        self._last_batch = now
+        idle = now - self._last_wakeup
+        self._last_wakeup = now
         if wait <= 0 or idle > 2 * wait or self._urgent or self._stopping:
             return
         gathering = self._gathering = loop.create_future()

@@ -77,7 +77,7 @@ class SlaveRole(Role):
 
     def __init__(
         self, replication_factory: Any, *, sync_relay_log: int, relay_log: str, net_timeout: float,
-        relay_log_purge: bool = True, commit_wait_usec: int = 0,
+        relay_log_purge: bool = True, commit_wait_usec: int = DEFAULT_COMMIT_WAIT_USEC,
     ) -> None:
         self._factory = replication_factory
         self.relay_log_purge = relay_log_purge
