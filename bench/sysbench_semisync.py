@@ -3,7 +3,8 @@
     python bench/sysbench_semisync.py [--systems ours,mariadb,mariadb-durable] [--rounds 3]
         [--workloads oltp_insert,oltp_write_only,oltp_read_write,slave_point_select]
         [--threads 1,4,16] [--time 20] [--db-ps-mode auto] [--table-size 10000]
-        [--ours-tree LABEL=PATH ...] [--ours-variant 'LABEL=OPTIONS' ...] [--quick] [--no-record] [--json FILE] [--results bench/RESULTS.md]
+        [--ours-tree LABEL=PATH ...] [--ours-variant 'LABEL=OPTIONS' ...]
+        [--ours-master-variant 'LABEL=OPTIONS' ...] [--quick] [--no-record] [--json FILE] [--results bench/RESULTS.md]
 
 Systems: each is a master and two slaves on loopback, semi-sync ON, AFTER_SYNC, one ack needed
 (wait_for_slave_count=1 for ours; MariaDB always waits for one), sync_binlog=1 on the master.
@@ -16,7 +17,9 @@ Systems: each is a master and two slaves on loopback, semi-sync ON, AFTER_SYNC, 
   `git worktree add /tmp/base <commit>` or `git archive <commit> | tar -x -C /tmp/base`).
   `--ours-variant 'LABEL=OPTIONS'` (repeatable) adds a system `ours (LABEL)` of the first tree
   (this checkout without `--ours-tree`, beside `ours`) whose slaves also get OPTIONS (daemon options, e.g. `--log-slave-updates=OFF`): what one
-  setting costs, measured in the same run.
+  setting costs, measured in the same run. `--ours-master-variant 'LABEL=OPTIONS'` does the same
+  for the master (its OPTIONS come after the common ones, so they override them, e.g.
+  `--rpl-semi-sync-master-wait-point=AFTER_COMMIT`); the settings read back show what ran.
 - `mariadb`: three stock `mariadbd` (tests/support/mariadb.py), the master with
   `--rpl-semi-sync-master-enabled=ON --rpl-semi-sync-master-wait-point=AFTER_SYNC --sync-binlog=1
   --innodb-flush-log-at-trx-commit=1`, the replicas with `--rpl-semi-sync-slave-enabled=ON` (they
@@ -180,10 +183,11 @@ def first_row_dict(node: Any, sql: str) -> dict[str, Any]:
         conn.close()
 
 
-def start_ours(name: str, code: Path, tmp: Path, slave_options: tuple[str, ...] = ()) -> Cluster:
+def start_ours(name: str, code: Path, tmp: Path, slave_options: tuple[str, ...] = (),
+               master_options: tuple[str, ...] = ()) -> Cluster:
     master = Daemon("master", tmp / "master", [
         "--server-id=1", "--rpl-semi-sync-master-enabled=ON", "--rpl-semi-sync-master-wait-point=AFTER_SYNC",
-        "--rpl-semi-sync-master-wait-for-slave-count=1", "--sync-binlog=1",
+        "--rpl-semi-sync-master-wait-for-slave-count=1", "--sync-binlog=1", *master_options,
     ], code=code)
     cluster = Cluster(name, master)
     try:
@@ -237,6 +241,7 @@ class System:
     start: Callable[[Path], Cluster]
     tree: Path | None = None  # ours: the source tree whose code runs
     slave_options: tuple[str, ...] = ()  # ours: what its slaves get beyond the common options
+    master_options: tuple[str, ...] = ()  # ours: what its master gets after the common options
 
 
 def mariadb_systems() -> dict[str, System]:
@@ -247,18 +252,23 @@ def mariadb_systems() -> dict[str, System]:
     }
 
 
-def ours_systems(trees: list[tuple[str, Path]], variants: list[tuple[str, tuple[str, ...]]] = ()) -> list[System]:
-    """A system per tree (this checkout without any), then one per variant, of the first tree."""
+def ours_systems(trees: list[tuple[str, Path]], variants: list[tuple[str, tuple[str, ...]]] = (),
+                 master_variants: list[tuple[str, tuple[str, ...]]] = ()) -> list[System]:
+    """A system per tree (this checkout without any), then one per slave variant and one per
+    master variant, of the first tree."""
     systems = [System("ours", f"ours ({label})", partial(start_ours, f"ours ({label})", path), path)
                for label, path in trees] or [System("ours", "ours", partial(start_ours, "ours", ROOT), ROOT)]
     base = trees[0][1] if trees else ROOT
     systems += [System("ours", f"ours ({label})", partial(start_ours, f"ours ({label})", base, slave_options=options),
                        base, options) for label, options in variants]
+    systems += [System("ours", f"ours ({label})", partial(start_ours, f"ours ({label})", base, master_options=options),
+                       base, master_options=options) for label, options in master_variants]
     return systems
 
 
 def parse_variant(spec: str) -> tuple[str, tuple[str, ...]]:
-    """LABEL=OPTIONS: the label of the system and the daemon options its slaves also get."""
+    """LABEL=OPTIONS: the label of the system and the daemon options its slaves (or, for a master
+    variant, its master) also get."""
     label, sep, options = spec.partition("=")
     words = tuple(shlex.split(options))
     if not sep or not label or not words or not all(w.startswith("--") for w in words):
@@ -654,6 +664,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         help="a source tree of ours to run (repeatable: each is a system `ours (LABEL)`)")
     parser.add_argument("--ours-variant", action="append", default=[], type=parse_variant, metavar="LABEL=OPTIONS",
                         help="a system `ours (LABEL)` of the first tree whose slaves also get OPTIONS (repeatable)")
+    parser.add_argument("--ours-master-variant", action="append", default=[], type=parse_variant,
+                        metavar="LABEL=OPTIONS",
+                        help="a system `ours (LABEL)` of the first tree whose master also gets OPTIONS (repeatable)")
     parser.add_argument("--quick", action="store_true", help="threads 1,4 for 5 s, 1 round; print only")
     parser.add_argument("--no-record", action="store_true", help="print only, do not touch the results file")
     parser.add_argument("--json", type=Path, help="also write every run and row check to this file")
@@ -669,13 +682,14 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     known = {"ours": None, **mariadb_systems()}
     if unknown := [s for s in keys if s not in known]:
         parser.error(f"unknown system(s) {unknown}; choose from {list(known)}")
-    if (args.ours_tree or args.ours_variant) and "ours" not in keys:
-        parser.error("--ours-tree or --ours-variant without `ours` in --systems")
-    labels = [label for label, _ in args.ours_tree + args.ours_variant]
+    if (args.ours_tree or args.ours_variant or args.ours_master_variant) and "ours" not in keys:
+        parser.error("--ours-tree, --ours-variant or --ours-master-variant without `ours` in --systems")
+    labels = [label for label, _ in args.ours_tree + args.ours_variant + args.ours_master_variant]
     if len(set(labels)) < len(labels):
-        parser.error("two --ours-tree or --ours-variant with the same label")
+        parser.error("two --ours-tree, --ours-variant or --ours-master-variant with the same label")
     args.system_list = [s for key in keys
-                        for s in (ours_systems(args.ours_tree, args.ours_variant) if key == "ours"
+                        for s in (ours_systems(args.ours_tree, args.ours_variant, args.ours_master_variant)
+                                  if key == "ours"
                                   else [mariadb_systems()[key]])]
     return args
 
@@ -717,7 +731,8 @@ def main() -> None:
     failed = bool(results.failures) or any(r.failure for r in runs) or not all(c.equal for c in results.checks)
     if not (args.quick or args.no_record):
         trees = "".join(f" {s.name} runs `{s.tree}` at {tree_revision(s.tree)}"
-                        f"{', slaves with `' + shlex.join(s.slave_options) + '`' if s.slave_options else ''}."
+                        f"{', slaves with `' + shlex.join(s.slave_options) + '`' if s.slave_options else ''}"
+                        f"{', master with `' + shlex.join(s.master_options) + '`' if s.master_options else ''}."
                         for s in systems if s.tree)
         block = "\n".join([
             BEGIN,
