@@ -184,11 +184,11 @@ def first_row_dict(node: Any, sql: str) -> dict[str, Any]:
 
 
 def start_ours(name: str, code: Path, tmp: Path, slave_options: tuple[str, ...] = (),
-               master_options: tuple[str, ...] = ()) -> Cluster:
+               master_options: tuple[str, ...] = (), launch: tuple[str, ...] = ("-m", "cli.main")) -> Cluster:
     master = Daemon("master", tmp / "master", [
         "--server-id=1", "--rpl-semi-sync-master-enabled=ON", "--rpl-semi-sync-master-wait-point=AFTER_SYNC",
         "--rpl-semi-sync-master-wait-for-slave-count=1", "--sync-binlog=1", *master_options,
-    ], code=code)
+    ], code=code, launch=launch)
     cluster = Cluster(name, master)
     try:
         master.start()
@@ -196,7 +196,7 @@ def start_ours(name: str, code: Path, tmp: Path, slave_options: tuple[str, ...] 
             slave = Daemon("slave", tmp / f"slave{server_id}", [
                 f"--server-id={server_id}", "--master-host=127.0.0.1", f"--master-port={master.port}",
                 "--master-user=root", "--rpl-semi-sync-slave-enabled=ON", "--sync-relay-log=1", *slave_options,
-            ], code=code)
+            ], code=code, launch=launch)
             cluster.slaves.append(slave)
             slave.start()
     except BaseException:

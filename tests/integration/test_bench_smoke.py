@@ -62,3 +62,25 @@ def test_sysbench_semisync_tiny_run(tmp_path):
     for system in SYSTEMS:
         assert f"| {system} | " in out.stdout
     assert results.read_text() == "# untouched\n"  # --no-record
+
+
+@pytest.mark.timeout(300)
+def test_commit_timeline_tiny_run(tmp_path):
+    """bench/commit_timeline.py keeps running: the marks of all three processes are written and
+    every step of the commit path is matched for the groups of a 2-second run (no speed asserted)."""
+    marks = tmp_path / "marks"
+    out = subprocess.run(
+        [sys.executable, "bench/commit_timeline.py", "--time", "2", "--table-size", "1000", "--keep-logs", str(marks)],
+        cwd=ROOT, capture_output=True, text=True, timeout=240,
+    )
+    assert out.returncode == 0, out.stdout[-4000:] + out.stderr[-4000:]
+    assert len(list(marks.glob("master-*.log"))) == 1 and len(list(marks.glob("slave-*.log"))) == 2
+    rows = {line.split(" | ")[0].lstrip("| "): int(line.split(" | ")[1].replace(",", ""))
+            for line in out.stdout.splitlines() if line.startswith("| ") and not line.startswith("| step")
+            and not line.startswith("| ---")}
+    for step in ("master: binlog write + fdatasync", "master: publish to the wait's end (ack wait)",
+                 "slave 1: relay fsync (with its thread hops)", "slave 2: relay fsync (with its thread hops)",
+                 "master: engine commit to the sessions' wakeup", "cycle: group to next group",
+                 "slave 1: applier batch (apply + binlog + commit)"):
+        assert rows.get(step, 0) > 0, (step, out.stdout)
+    assert ", semi-sync" in out.stdout

@@ -23,13 +23,16 @@ ROOT = Path(__file__).resolve().parents[2]
 
 class Daemon:
     def __init__(self, role: str, datadir: Path, args: Sequence[str], *, port: int | None = None,
-                 env: dict[str, str] | None = None, root_password: str = "", code: Path = ROOT) -> None:
+                 env: dict[str, str] | None = None, root_password: str = "", code: Path = ROOT,
+                 launch: Sequence[str] = ("-m", "cli.main")) -> None:
         self.role = role
         self.code = Path(code)  # the checkout whose cli.main runs (another commit's, to make old datadirs)
         self.datadir = Path(datadir)
         self.port = port or free_port()
         self.root_password = root_password
-        self.args = [sys.executable, "-m", "cli.main", role, f"--datadir={self.datadir}", f"--port={self.port}",
+        # `launch`: what the interpreter runs before ROLE (a wrapper that ends in cli.main, e.g. the
+        # timed one of bench/commit_timeline.py)
+        self.args = [sys.executable, *launch, role, f"--datadir={self.datadir}", f"--port={self.port}",
                      "--bind-address=127.0.0.1", *args]
         self.env = {**os.environ, **(env or {})}
         self.log = self.datadir.with_suffix(".log")

@@ -61,7 +61,7 @@ def test_the_master_options_come_after_the_common_ones(tmp_path, monkeypatch):
     started = []
 
     class Recorder:
-        def __init__(self, role, datadir, args, *, code):
+        def __init__(self, role, datadir, args, **kw):
             self.role, self.args = role, args
 
         def start(self):
