@@ -3,7 +3,9 @@
 - `pipeline/_binlog_scan.c`, the scanner of the `binlog` Spark source, a plain C library loaded
   with ctypes by `pipeline/native.py` (else the source's numpy decoder);
 - `engine/_lexer.c`, the literal extractor of every statement (`engine.lexer.extract`; else
-  `engine.lexer._literals_py`)."""
+  `engine.lexer._literals_py`);
+- `binlog/_syncer.c`, the fsync thread of `binlog.syncer.NativeSyncer` (a slave's relay log;
+  else the IO task's Python thread lane)."""
 
 from setuptools import Extension, setup
 
@@ -11,5 +13,7 @@ setup(ext_modules=[
     Extension("pipeline._binlog_scan", ["pipeline/_binlog_scan.c"], optional=True,
               extra_compile_args=["-O3", "-std=c11", "-Wall", "-Wextra"]),
     Extension("engine._lexer", ["engine/_lexer.c"], optional=True,
+              extra_compile_args=["-O2", "-Wall", "-Wextra"]),
+    Extension("binlog._syncer", ["binlog/_syncer.c"], optional=True,
               extra_compile_args=["-O2", "-Wall", "-Wextra"]),
 ])

@@ -23,8 +23,8 @@ import runpy
 import sys
 import time
 
-# (module, class, method, mark when called, mark when it returned). A method that returns a
-# future (the relay fsync's `_sync_relay`) marks its end when the future is done.
+# (module, class, method, mark when called, mark when it returned). A coroutine method marks
+# around its await; a plain method that returns a future marks its end when the future is done.
 MARKS: tuple[tuple[str, str, str, str | None, str | None], ...] = (
     # the master: a group from its leader to its wakeups
     ("master.commit", "GroupCommit", "_run_group", "group", None),

@@ -282,10 +282,24 @@ class BinlogWriter:
         """fsync what is flushed (`fsync`: os.fsync, or a stand-in). Returns the position that is
         now durable. A failure raises and cuts nothing (see the module docstring; the commit path
         uses `write_group`)."""
+        pending = self.sync_begin()
+        if pending is not None:
+            (fsync or os.fsync)(pending[0])
+            self.sync_done(*pending)
+        return self.synced_position
+
+    def sync_begin(self) -> tuple[int, int] | None:
+        """For an fsync made elsewhere (`binlog.syncer`, off the caller's thread): the descriptor
+        to fsync and the flushed end it will cover, or None when all is durable already. The
+        caller writes nothing to this writer until it calls `sync_done` (or gives up)."""
         self._require_open()
-        if self._synced != self._flushed:
-            (fsync or os.fsync)(self._fd)
-            self._synced = self._flushed
+        return None if self._synced == self._flushed else (self._fd, self._flushed)
+
+    def sync_done(self, fd: int, end: int) -> BinlogPosition:
+        """An fsync of `sync_begin`'s descriptor `fd` returned: what it covered, `end`, is durable
+        (unless the file was closed or cut below `end` since: then nothing changes)."""
+        if fd == self._fd and self._synced < end <= self._flushed:
+            self._synced = end
         return self.synced_position
 
     @property

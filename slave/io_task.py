@@ -30,7 +30,8 @@ Contract
   `thread_stop` when the task ends.
 - Batching and durable acks: every read drains *all* complete packets already received, then
   the batch is written with one write(2) and, when sync_relay_log says so, one fsync (on the
-  task's own relay I/O thread, a one-thread `ThreadLane`: no executor hop per batch). Only then
+  task's own relay I/O thread: binlog.syncer's compiled one, which never takes the GIL, where
+  it was built, else a one-thread `ThreadLane`; no executor hop per batch). Only then
   is `after_queue_event(synced=True)` called for the batch's events, and at most ONE ack is
   sent: the last position the observers returned (acks are cumulative). No ack ever
   leaves before the fsync that covers the acked event. With sync_relay_log = N > 1 the fsync
@@ -67,6 +68,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from binlog.syncer import NativeSyncer, Syncer
+from binlog.syncer import available as syncer_available
 from engine.concurrency import ThreadLane
 from protocol.connection import (
     NEED_DATA,
@@ -217,7 +220,7 @@ class IoTask:
         self._writer: asyncio.StreamWriter | None = None
         self._link: _Link | None = None
         # The relay log's fsyncs, off the loop: one thread while `run()` runs.
-        self._relay_io: ThreadLane | None = None
+        self._relay_io: Syncer | None = None
         self._events_since_sync = 0
         self._master_fd: bytes | None = None  # the master's latest FORMAT_DESCRIPTION event
         self._unsynced: list[tuple[ReadEvent, BinlogPosition]] = []
@@ -245,7 +248,7 @@ class IoTask:
     async def run(self) -> None:
         if self.delegate:
             self.delegate.thread_start(self.param)
-        self._relay_io = ThreadLane(1, "relay-io")
+        self._relay_io = relay_syncer(self._fsync)
         try:
             while not self._stopping:
                 self.running = "Connecting"
@@ -278,8 +281,8 @@ class IoTask:
             self.running = "No"
             self.state = ""
             self.semi_sync = False
-            lane, self._relay_io = self._relay_io, None
-            lane.shutdown()  # waits for an fsync still running (a cancelled task's)
+            syncer, self._relay_io = self._relay_io, None
+            syncer.close()  # a lane waits for an fsync still running (a cancelled task's)
             if self.delegate:
                 self.delegate.thread_stop(self.param)
 
@@ -643,11 +646,11 @@ class IoTask:
         self.received_heartbeats += 1
         self.last_heartbeat = time.time()
 
-    def _sync_relay(self) -> asyncio.Future:
-        """fsync the relay log on the relay I/O thread (the loop does nothing else with the relay
-        log meanwhile: the IO task awaits it)."""
-        assert self._relay_io is not None, "the relay I/O thread lives while run() runs"
-        return self._relay_io.call(self.relay.sync, self._fsync)
+    async def _sync_relay(self) -> None:
+        """fsync the relay log off the loop (the loop does nothing else with the relay log
+        meanwhile: the IO task awaits it)."""
+        assert self._relay_io is not None, "the relay log's syncer lives while run() runs"
+        await self.relay.sync_on(self._relay_io)
 
     async def _commit_batch(self, link: _Link, queued: list[tuple[ReadEvent, BinlogPosition]]) -> None:
         """One write, at most one fsync, at most one (cumulative) ack for everything just read."""
@@ -693,6 +696,28 @@ class IoTask:
             self._events_since_sync = 0
             self.on_progress()
         self.state = STATE_WAITING
+
+
+class LaneSyncer:
+    """The relay log's fsyncs on a Python thread (`ThreadLane`): where binlog._syncer was not
+    built, and for an `fsync` stand-in (tests). The same contract as `NativeSyncer`."""
+
+    def __init__(self, fsync: Callable[[int], None]) -> None:
+        self._lane = ThreadLane(1, "relay-io")
+        self._fsync = fsync
+
+    def fsync(self, fd: int) -> asyncio.Future[None]:
+        return self._lane.call(self._fsync, fd)
+
+    def close(self) -> None:
+        self._lane.shutdown()  # waits for an fsync still running
+
+
+def relay_syncer(fsync: Callable[[int], None]) -> Syncer:
+    """The compiled syncer for the real fsync(2), else a `LaneSyncer` of `fsync`."""
+    if fsync is os.fsync and syncer_available():
+        return NativeSyncer.open()
+    return LaneSyncer(fsync)
 
 
 def _free_bytes(path: os.PathLike[str] | str) -> int:

@@ -66,6 +66,7 @@ from pathlib import Path
 
 from binlog.index import write_index
 from binlog.reader import BinlogFileError, cut_file, iter_checked
+from binlog.syncer import Syncer
 from binlog.writer import BinlogWriter
 from protocol.errors import ProtocolError
 from protocol.events import (
@@ -476,9 +477,28 @@ class RelayLog:
         try:
             return self._writer.sync(fsync).pos
         except OSError:
-            good_end = max(self.synced, self._readable_here())
-            self._failed(good_end, self.size - good_end)
+            self._sync_failed()
             raise
+
+    async def sync_on(self, syncer: Syncer) -> int:
+        """`sync` with the fsync itself made by `syncer` (`binlog.syncer.NativeSyncer`, or the IO
+        task's thread lane) while the loop goes on: the same outcome, the same cut-back on
+        failure. The caller writes nothing to the relay log until it returns."""
+        if not self._writer.is_open:
+            return self.synced
+        pending = self._writer.sync_begin()
+        if pending is None:
+            return self.synced
+        try:
+            await syncer.fsync(pending[0])
+        except OSError:
+            self._sync_failed()
+            raise
+        return self._writer.sync_done(*pending).pos
+
+    def _sync_failed(self) -> None:
+        good_end = max(self.synced, self._readable_here())
+        self._failed(good_end, self.size - good_end)
 
     def _readable_here(self) -> int:
         readable = self.readable

@@ -116,9 +116,6 @@ def test_the_wrappers_mark_calls_returns_and_futures(tmp_path):
 def test_every_marked_method_exists_in_this_tree():
     boot = _load("timeline_boot")
     import importlib
-    import inspect
     for module, cls, method, *_ in boot.MARKS:
         fn = getattr(getattr(importlib.import_module(module), cls), method)
         assert callable(fn), (module, cls, method)
-        if method == "_sync_relay":
-            assert not inspect.iscoroutinefunction(fn)  # it returns the fsync's future

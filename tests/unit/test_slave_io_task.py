@@ -9,6 +9,9 @@ from __future__ import annotations
 import asyncio
 import os
 
+import pytest
+
+from binlog import syncer as binlog_syncer
 from binlog.reader import iter_events
 from protocol.connection import NEED_DATA, ServerConnection
 from protocol.errors import ER_UNKNOWN_SYSTEM_VARIABLE
@@ -36,6 +39,7 @@ from protocol.position import BinlogPosition
 from protocol.semisync_wire import SemiSyncAck, semisync_header
 from semisync.interface import ReplicationInterface
 from semisync.slave_plugin import PROBE, SemiSyncSlavePlugin
+from slave import io_task as io_task_module
 from slave.io_task import IoSettings, IoTask
 from slave.relay_log import RelayLog
 
@@ -128,6 +132,41 @@ class FakeMaster:
         self.writer.write(wire)
 
 
+SYNCER: dict = {}
+
+
+@pytest.fixture(autouse=True, params=["lane", "native"])
+def relay_syncer_kind(request, monkeypatch):
+    """Every test of the IO task runs on both of the relay log's fsync paths: the Python thread
+    lane and binlog._syncer's thread (its fsyncs are journaled when their future is done, before
+    the task that awaits them goes on)."""
+    if request.param == "native" and not binlog_syncer.available():
+        pytest.skip("binlog._syncer was not built")
+    SYNCER.clear()
+    SYNCER.update(kind=request.param, patch=monkeypatch)
+    return request.param
+
+
+def _journaled_fsync(journal: list):
+    """The fsync the IO task is given (its direct fsyncs: a rotation's), and on the native path
+    the compiled syncer for the batches' fsyncs, journaled too."""
+    def fsync(fd: int) -> None:
+        os.fsync(fd)
+        journal.append(("fsync", os.fstat(fd).st_size))
+
+    if SYNCER.get("kind") == "native":
+        class Journaled(binlog_syncer.NativeSyncer):
+            def fsync(self, fd: int):
+                done = super().fsync(fd)
+                size = os.fstat(fd).st_size
+                done.add_done_callback(lambda f: f.cancelled() or f.exception() or journal.append(("fsync", size)))
+                return done
+
+        # what relay_syncer(os.fsync) gives, for the stand-in
+        SYNCER["patch"].setattr(io_task_module, "relay_syncer", lambda _fsync: Journaled.open())
+    return fsync
+
+
 async def run_io(tmp_path, sync_relay_log: int, scenario, keep: dict | None = None,
                  semi_sync: bool = True) -> tuple[list, FakeMaster]:
     journal: list = []
@@ -139,10 +178,7 @@ async def run_io(tmp_path, sync_relay_log: int, scenario, keep: dict | None = No
     relay = RelayLog(tmp_path, "relay-bin", server_id=2)
     relay.recover()
 
-    def fsync(fd: int) -> None:
-        os.fsync(fd)
-        journal.append(("fsync", os.fstat(fd).st_size))
-
+    fsync = _journaled_fsync(journal)
     settings = IoSettings("127.0.0.1", port, "repl", "pw", 2, heartbeat_period=0, connect_retry=0.2,
                           net_timeout=10, sync_relay_log=sync_relay_log)
     task = IoTask(settings, relay, interface.relay_io, BinlogPosition("", 4), fsync=fsync)

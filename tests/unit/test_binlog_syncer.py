@@ -1,0 +1,150 @@
+"""binlog.syncer: the compiled fsync thread (binlog/_syncer.c) against its Python twin (the IO
+task's LaneSyncer), and RelayLog.sync_on on either against RelayLog.sync."""
+
+from __future__ import annotations
+
+import asyncio
+import errno
+import os
+
+import pytest
+
+from binlog import syncer
+from slave.io_task import LaneSyncer, relay_syncer
+from slave.relay_log import RelayLog
+from tests.support.relay_stream import Stream
+
+native = pytest.mark.skipif(not syncer.available(), reason="binlog._syncer was not built")
+
+
+def _open_syncer(kind: str):
+    return syncer.NativeSyncer.open() if kind == "native" else LaneSyncer(os.fsync)
+
+
+KINDS = [pytest.param("native", marks=native), "lane"]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+async def test_fsyncs_are_answered_in_order_and_errors_carry_their_errno(tmp_path, kind):
+    paths = [tmp_path / f"f{i}" for i in range(5)]
+    fds = [os.open(p, os.O_WRONLY | os.O_CREAT | os.O_APPEND) for p in paths]
+    closed = 999_999  # no such descriptor: EBADF
+    s = _open_syncer(kind)
+    try:
+        for fd in fds:
+            os.write(fd, b"x" * 100)
+        results = await asyncio.gather(*(s.fsync(fd) for fd in fds), s.fsync(closed), s.fsync(fds[0]),
+                                       return_exceptions=True)
+        assert results[:5] == [None] * 5 and results[6] is None
+        assert isinstance(results[5], OSError) and results[5].errno == errno.EBADF
+    finally:
+        s.close()
+        for fd in fds:
+            os.close(fd)
+
+
+@native
+async def test_a_cancelled_wait_leaves_the_next_answers_matched(tmp_path):
+    fd = os.open(tmp_path / "f", os.O_WRONLY | os.O_CREAT)
+    s = syncer.NativeSyncer.open()
+    try:
+        first = s.fsync(fd)
+        first.cancel()
+        bad = 999_999  # no such descriptor: EBADF
+        assert await s.fsync(fd) is None
+        with pytest.raises(OSError) as caught:
+            await s.fsync(bad)
+        assert caught.value.errno == errno.EBADF
+    finally:
+        s.close()
+        os.close(fd)
+
+
+@native
+async def test_a_closed_syncer_answers_nothing_more_and_its_thread_ends(tmp_path):
+    fd = os.open(tmp_path / "f", os.O_WRONLY | os.O_CREAT)
+    threads_before = len(os.listdir("/proc/self/task"))
+    s = syncer.NativeSyncer.open()
+    assert len(os.listdir("/proc/self/task")) == threads_before + 1
+    await s.fsync(fd)
+    s.close()
+    s.close()  # twice is once
+    with pytest.raises(OSError):
+        await s.fsync(fd)
+    for _ in range(100):
+        if len(os.listdir("/proc/self/task")) == threads_before:
+            break
+        await asyncio.sleep(0.01)
+    assert len(os.listdir("/proc/self/task")) == threads_before
+    os.close(fd)
+
+
+async def test_the_io_task_takes_the_compiled_syncer_for_the_real_fsync_only():
+    def stand_in(fd: int) -> None:
+        os.fsync(fd)
+
+    lane = relay_syncer(stand_in)
+    assert isinstance(lane, LaneSyncer)
+    lane.close()
+    real = relay_syncer(os.fsync)
+    assert isinstance(real, syncer.NativeSyncer if syncer.available() else LaneSyncer)
+    real.close()
+
+
+def _relay_with_unsynced_tail(path) -> tuple[RelayLog, int, int]:
+    relay = RelayLog(path, "relay-bin", server_id=2)
+    relay.recover()
+    relay.start_file(checksum=True)
+    stream = Stream()
+    for e in stream.start() + stream.transaction(1):
+        relay.append(e)
+    relay.flush()
+    relay.sync()
+    synced = relay.size
+    for e in stream.transaction(2):
+        relay.append(e)
+    relay.flush()
+    return relay, synced, relay.size
+
+
+class _Failing:
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def fsync(self, fd: int):
+        self.calls += 1
+        done = asyncio.get_running_loop().create_future()
+        done.set_exception(OSError(errno.ENOSPC, "No space left on device"))
+        return done
+
+    def close(self) -> None:
+        pass
+
+
+@pytest.mark.parametrize("kind", KINDS)
+async def test_sync_on_makes_durable_what_sync_would(tmp_path, kind):
+    relay, synced, end = _relay_with_unsynced_tail(tmp_path)
+    assert relay.synced == synced < end
+    s = _open_syncer(kind)
+    try:
+        assert await relay.sync_on(s) == end == relay.synced
+        assert await relay.sync_on(s) == end  # nothing left: no call
+    finally:
+        s.close()
+
+
+async def test_a_failed_sync_on_cuts_back_as_a_failed_sync(tmp_path):
+    a, synced, _ = _relay_with_unsynced_tail(tmp_path / "a")
+    b, _, _ = _relay_with_unsynced_tail(tmp_path / "b")
+
+    def fail(fd: int) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    with pytest.raises(OSError):
+        a.sync(fail)
+    failing = _Failing()
+    with pytest.raises(OSError):
+        await b.sync_on(failing)
+    assert failing.calls == 1
+    assert (a.damaged, a.failed_bytes, a.synced) == (b.damaged, b.failed_bytes, b.synced)
+    assert a.damaged == synced
