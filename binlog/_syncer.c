@@ -8,8 +8,8 @@ Contract
   8 bytes on done_fd: the same descriptor and 0, or the call's errno. Both messages are smaller
   than PIPE_BUF, so each is written whole and read in order.
 - Closing request_fd ends the thread once it has answered what it read before; it then closes
-  done_fd's write end. An answer to a reader that closed done_fd is dropped (EPIPE; Python
-  ignores SIGPIPE).
+  done_fd's write end. An answer to a reader that closed done_fd is dropped (EPIPE: the thread
+  runs with every signal blocked, so no SIGPIPE; signals stay the main thread's).
 - The thread calls no Python API: the fsync and the answer wake nothing but the reader of
   done_fd, which is what `syncer.Syncer` waits on with the event loop.
 - The caller keeps each descriptor open until its answer came (or accepts that a descriptor
@@ -22,6 +22,7 @@ Contract
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -91,7 +92,13 @@ static PyObject *start(PyObject *self, PyObject *noargs) {
         pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
         ends->requests = req[0];
         ends->answers = done[1];
+        /* the thread starts with every signal blocked (it inherits this mask): signals stay
+           the main thread's, and an answer to a closed pipe is EPIPE, never a SIGPIPE */
+        sigset_t all, old;
+        sigfillset(&all);
+        pthread_sigmask(SIG_SETMASK, &all, &old);
         rc = pthread_create(&thread, &attr, serve, ends);
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
         pthread_attr_destroy(&attr);
     }
     if (rc != 0) {

@@ -71,6 +71,11 @@ async def test_a_closed_syncer_answers_nothing_more_and_its_thread_ends(tmp_path
     s.close()  # twice is once
     with pytest.raises(OSError):
         await s.fsync(fd)
+    in_flight = syncer.NativeSyncer.open()
+    waiting = in_flight.fsync(fd)
+    in_flight.close()  # its answer, if the thread writes one, goes to a closed pipe: dropped
+    with pytest.raises(OSError):
+        await waiting
     for _ in range(100):
         if len(os.listdir("/proc/self/task")) == threads_before:
             break
