@@ -5,20 +5,9 @@ itself (every transaction applied, by its GTID; an ack for every burst) fails th
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def _bench(name: str):
-    spec = importlib.util.spec_from_file_location(f"bench_{name}", ROOT / "bench" / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+from tests.support.bench_scripts import load_bench as _bench
 
 
 @pytest.mark.parametrize("batch", [1, 5])

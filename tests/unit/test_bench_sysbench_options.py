@@ -3,22 +3,14 @@
 from __future__ import annotations
 
 import argparse
-import importlib.util
-import sys
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.support.bench_scripts import load_bench
 
 
 def _bench():
-    spec = importlib.util.spec_from_file_location("bench_sysbench_semisync", ROOT / "bench" / "sysbench_semisync.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # its dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
+    return load_bench("sysbench_semisync")
 
 
 def test_a_variant_is_a_label_and_daemon_options():
