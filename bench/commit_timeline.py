@@ -149,8 +149,8 @@ def run(tree: Path, workload: str, threads: int, seconds: int, table_size: int, 
             print(f"pids master/slave/slave {cluster.pids()}; {cluster.settings()}", file=sys.stderr, flush=True)
             cluster.master.query("CREATE DATABASE sbtest")
             bench.checked(workload, cluster.master.port, "prepare", "ours")
-            for marks in log_dir.glob("*.log"):
-                marks.write_bytes(b"")  # only the run's marks count, not the prepare's
+            for log in log_dir.glob("*.log"):
+                log.write_bytes(b"")  # only the run's marks count, not the prepare's
             return harness.measure(cluster, bench, workload, threads, 1)
         finally:
             cluster.stop()
