@@ -30,6 +30,8 @@ MARKS: tuple[tuple[str, str, str, str | None, str | None], ...] = (
     ("master.commit", "GroupCommit", "_run_group", "group", None),
     ("master.commit", "GroupCommit", "run_io", "io0", "io1"),
     ("binlog.writer", "BinlogWriter", "write_group", "w0", "w1"),  # the binlog's write + fsync
+    ("master.commit", "GroupCommit", "_write_group", "gw0", None),  # ... or, a held group's,
+    ("binlog.syncer", "NativeSyncer", "fdatasync", "fd0", "fd1"),  # fdatasync on the syncer
     ("master.binlog_end", "BinlogEnd", "publish", "pub", None),
     ("master.dump", "DumpSession", "_send_batch", "send", None),
     ("master.ack_receiver", "AckReceiver", "feed", "ackrx", None),

@@ -3,8 +3,8 @@ event loop.
 
 Contract
 - `NativeSyncer.open(loop)` starts one thread of `binlog._syncer` (binlog/_syncer.c, built by
-  setup.py where a C compiler is; `available()` says whether it was). `fsync(fd)` returns a
-  future that is done once fsync(2) of `fd` returned: None, or its OSError (errno as the call
+  setup.py where a C compiler is; `available()` says whether it was). `fsync(fd)` (or
+  `fdatasync(fd)`) returns a future that is done once fsync(2) (fdatasync(2)) of `fd` returned: None, or its OSError (errno as the call
   gave it). Calls are served one at a time, in order. The caller keeps `fd` open until the future
   is done and does not write to the file meanwhile (what the fsync covers is what was written
   before the call); a caller that goes away before the answer only leaves a harmless fsync behind.
@@ -15,8 +15,9 @@ Contract
 - `close()` stops reading answers (futures still waiting get an OSError) and ends the thread
   after the fsync it is in; use it once the loop is done with the syncer, on the loop.
 - Without the compiled module the caller keeps its thread lane (slave/io_task.py's
-  `LaneSyncer`: the same `fsync(fd)` / `close()` with the call on a Python thread); tests hold
-  the two equal (tests/unit/test_binlog_syncer.py, the IO task's tests on both).
+  `LaneSyncer`: the same `fsync(fd)` / `close()` with the call on a Python thread; the master's
+  group commit writes and fsyncs the group on its binlog I/O thread); tests hold the two equal
+  (tests/unit/test_binlog_syncer.py, the IO task's and the group commit's tests on both).
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ except ImportError:  # no C compiler where it was installed: callers use their t
     _syncer = None
 
 _MESSAGE = struct.Struct("=ii")  # binlog/_syncer.c: a descriptor and a kind / an errno
-_FSYNC = 0
+_FSYNC, _FDATASYNC = 0, 1
 
 
 def available() -> bool:
@@ -70,11 +71,19 @@ class NativeSyncer:
         return cls(loop or asyncio.get_running_loop(), requests, answers)
 
     def fsync(self, fd: int) -> asyncio.Future[None]:
+        return self._call(fd, _FSYNC)
+
+    def fdatasync(self, fd: int) -> asyncio.Future[None]:
+        """As `fsync`, with fdatasync(2) (the data and the size, not the timestamps: a binlog's
+        group, as MySQL's my_sync)."""
+        return self._call(fd, _FDATASYNC)
+
+    def _call(self, fd: int, kind: int) -> asyncio.Future[None]:
         done = self._loop.create_future()
         if self._requests < 0:
             done.set_exception(OSError(errno.EBADF, "the syncer is closed"))
             return done
-        os.write(self._requests, _MESSAGE.pack(fd, _FSYNC))  # 8 bytes: whole, and the pipe has room
+        os.write(self._requests, _MESSAGE.pack(fd, kind))  # 8 bytes: whole, and the pipe has room
         self._waiting.append(done)
         return done
 

@@ -47,7 +47,9 @@ Contract (who may call what, what is durable when):
   buffer is dropped (nothing of it is ever written later) and the OSError propagates; offsets,
   `end_position` and the next `append`'s log_pos are those of the last good end. `write_group`
   is the commit path's all-or-nothing step: write, and fsync when asked (fdatasync, as MySQL's
-  my_sync: the data and the file size, without the timestamps); a failed fsync cuts
+  my_sync: the data and the file size, without the timestamps); in halves
+  (`write_group_begin`, the fsync made elsewhere between `sync_begin` and `sync_done`, then
+  `write_group_end` or `write_group_failed`, then `rotate_if_full`) the same; a failed fsync cuts
   the group back too (it was never published: readers stop at the published end, which moves
   only after the sync). A failed `sync()` on its own raises and cuts nothing (with
   sync_binlog > 1 what it covers may be published already). If the cut-back itself fails, the
@@ -152,6 +154,7 @@ class BinlogWriter:
         self.last_group: WrittenGroup | None = None  # see the module docstring
         self._framing = framed_size(0, checksum)  # what an event adds to its body: header, footer
         self._cut_pending: int | None = None  # a failed cut-back's target: no write until it is done
+        self._group_events: list[tuple[int, bytes]] | None = None  # between write_group_begin and _end
 
     # -- lifecycle ---------------------------------------------------------------------------
     def open(self, new_file: bool = True) -> BinlogPosition:
@@ -255,7 +258,7 @@ class BinlogWriter:
         last good end, drops the buffer and raises the OSError."""
         self._require_open()
         self._write_buffer()
-        self._rotate_if_full()
+        self.rotate_if_full()
         return self.end_position
 
     def write_group(self, sync: bool) -> BinlogPosition:
@@ -263,20 +266,49 @@ class BinlogWriter:
         OSError from either, the file is cut back to where the group started, the buffer is
         dropped and the error propagates. Then rotate if the file reached max_size (a failed
         rotation is logged: the group is written). Returns the new `end_position`."""
+        mark = self.write_group_begin()
+        pending = self.sync_begin() if sync else None
+        if pending is not None:
+            try:
+                os.fdatasync(pending[0])
+            except OSError:
+                self.write_group_failed(mark)
+                raise
+            self.sync_done(*pending)
+        self.write_group_end(mark)
+        self.rotate_if_full()
+        return self.end_position
+
+    # `write_group` in halves, for a group whose fsync is made elsewhere (`binlog.syncer`):
+    # `write_group_begin`, then `sync_begin` / the fsync / `sync_done`, then `write_group_end`
+    # (or `write_group_failed`), then `rotate_if_full` where blocking is allowed. The caller
+    # writes nothing else to the writer in between.
+    def write_group_begin(self) -> int:
+        """Write the buffer (a failed write cuts back and raises, as in `write_group`); returns
+        the group's start offset, the mark to end or fail it with."""
         self._require_open()
         mark = self._flushed
-        events = self._write_buffer()
-        if sync and self._synced != self._flushed:
-            try:
-                os.fdatasync(self._fd)
-            except OSError:
-                self._cut_back(mark)
-                raise
-            self._synced = self._flushed
+        self._group_events = self._write_buffer()
+        return mark
+
+    def write_group_failed(self, mark: int) -> None:
+        """The group's fsync failed (or its caller gave up on it): the file ends at `mark` again,
+        as after a failed `write_group`."""
+        self._group_events = None
+        self._cut_back(mark)
+
+    def write_group_end(self, mark: int) -> bool:
+        """The group is written (and synced, if it was to be): it is the file's `last_group`.
+        Returns whether the file reached max_size (`rotate_if_full` is due)."""
+        events, self._group_events = self._group_events, None
         if events:
             self.last_group = WrittenGroup(self._name, mark, self._flushed, tuple(events))
-        self._rotate_if_full()
-        return self.end_position
+        return self.max_size is not None and self._flushed >= self.max_size
+
+    @property
+    def buffered(self) -> int:
+        """Bytes appended and not yet written."""
+        return len(self._buf)
 
     def sync(self, fsync: Callable[[int], None] | None = None) -> BinlogPosition:
         """fsync what is flushed (`fsync`: os.fsync, or a stand-in). Returns the position that is
@@ -490,7 +522,9 @@ class BinlogWriter:
             self._drop_buffer()  # this group fails as a whole
             raise OSError(errno.EIO, f"binlog {self._name} could not be cut back to {mark} after a failed write")
 
-    def _rotate_if_full(self) -> None:
+    def rotate_if_full(self) -> None:
+        """Rotate when the file reached max_size; a failed rotation is logged and tried again
+        after the next group."""
         if self.max_size is None or self._flushed < self.max_size:
             return
         try:

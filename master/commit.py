@@ -101,7 +101,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from binlog.writer import BinlogWriter
+from binlog.syncer import NativeSyncer
+from binlog.syncer import available as syncer_available
+from binlog.writer import KEEP_EVENTS_MAX, BinlogWriter
 from engine.concurrency import ThreadLane
 from engine.results import LoggedStatement
 from master.binlog_end import BinlogEnd
@@ -126,6 +128,7 @@ ABORT_SERVER = "ABORT_SERVER"
 IGNORE_ERROR = "IGNORE_ERROR"
 BINLOG_ERROR_ACTIONS = (ABORT_SERVER, IGNORE_ERROR)
 _REPLAY_RETRY_MAX = 2.0  # seconds between replays of a group while the engine keeps failing
+LOOP_WRITE_MAX = KEEP_EVENTS_MAX  # a larger group is written on the binlog I/O thread, not the loop
 
 
 class CommitSession(Protocol):
@@ -208,6 +211,10 @@ class GroupCommit:
         self._group_synced = False  # the last group's binlog write was fsynced
         self._xid = int(time.time()) << 16  # XID values only need to differ (a restart moves on)
         self._io = ThreadLane(1, "binlog-io")
+        # the group's fdatasync off the loop without a Python thread (`_write_group`); opened
+        # on the loop at the first synced group
+        self.native_sync = syncer_available()
+        self._syncer: NativeSyncer | None = None
         self._in_flight = 0
         self._idle: asyncio.Event | None = None
         # counters (SHOW STATUS: Binlog_commits, Binlog_group_commits)
@@ -320,6 +327,35 @@ class GroupCommit:
     def close(self) -> None:
         self._closed = True
         self._io.shutdown()
+        if self._syncer is not None:
+            self._syncer.close()
+            self._syncer = None
+
+    async def _write_group(self, sync: bool) -> None:
+        """The group's write and fsync, all or nothing (`BinlogWriter.write_group`). A group
+        of up to `LOOP_WRITE_MAX` bytes is written on the loop (a page-cache copy) and its
+        fdatasync runs on the compiled syncer's thread (`binlog.syncer`: no GIL hand-over, no
+        wakeup through call_soon_threadsafe); a rotation it makes due runs on the binlog I/O
+        thread. A larger group, or any without the compiled syncer (`native_sync` False),
+        is written and fsynced on the binlog I/O thread. Either way a failure cuts the file back
+        to where the group started (on the syncer's path a cancelled wait does too)."""
+        writer = self.writer
+        if not self.native_sync or writer.buffered > LOOP_WRITE_MAX:
+            await self.run_io(writer.write_group, sync)
+            return
+        mark = writer.write_group_begin()
+        pending = writer.sync_begin() if sync else None
+        if pending is not None:
+            if self._syncer is None:
+                self._syncer = NativeSyncer.open()
+            try:
+                await self._syncer.fdatasync(pending[0])
+            except BaseException:
+                writer.write_group_failed(mark)
+                raise
+            writer.sync_done(*pending)
+        if writer.write_group_end(mark):
+            await self.run_io(writer.rotate_if_full)
 
     # -- the leader ---------------------------------------------------------------------------
 
@@ -475,7 +511,7 @@ class GroupCommit:
                         raise  # nothing of the group is written (the writer cut it back)
                     done.error = exc  # written: the caller's path for an engine commit failure
             else:
-                await self.run_io(writer.write_group, sync)
+                await self._write_group(sync)
             self._group_synced = sync
         except BaseException:
             gtids.restore(before)

@@ -54,6 +54,28 @@ def test_the_steps_of_each_group_are_matched_in_time_order(tmp_path):
     assert "| master: binlog write + fdatasync | 16 | 300 | 300 |" in timeline.table(steps)
 
 
+def test_a_group_fdatasynced_on_the_syncer_is_matched_without_the_io_thread_s_hops(tmp_path):
+    timeline = _load("commit_timeline")
+    us = 1000
+    master, slave = [], []
+    for i in range(10):
+        m, s = _group(i * 3_000_000, 0)
+        t0 = i * 3_000_000
+        # no trip to the binlog I/O thread: the write on the loop, the fdatasync on the syncer
+        m = [(n, t) for n, t in m if n not in ("io0", "w0", "w1", "io1")]
+        m += [("gw0", t0 + 100 * us), ("fd0", t0 + 130 * us), ("fd1", t0 + 480 * us)]
+        master += m
+        slave += s
+    _write(tmp_path / "master-10.log", master)
+    _write(tmp_path / "slave-11.log", slave)
+    steps = timeline.steps(*timeline.read_marks(tmp_path))
+    assert set(steps["master: binlog write on the loop"]) == {30}
+    assert set(steps["master: binlog write + fdatasync"]) == {380}
+    assert set(steps["master: fdatasync on the syncer's thread, answer read"]) == {350}
+    assert set(steps["master: to the publish"]) == {40}
+    assert "master: hop to the binlog I/O thread" not in steps
+
+
 def test_marks_of_several_masters_are_refused(tmp_path):
     timeline = _load("commit_timeline")
     _write(tmp_path / "master-1.log", [("pub", 1)])

@@ -9,10 +9,14 @@ import os
 
 import pytest
 
+import binlog.writer as writer_module
 from binlog import syncer
+from master.commit import GroupCommit
+from semisync.interface import ReplicationInterface
 from slave.io_task import LaneSyncer, relay_syncer
 from slave.relay_log import RelayLog
 from tests.support.relay_stream import Stream
+from tests.unit.test_binlog_write_failures import TS, open_writer, txn
 
 native = pytest.mark.skipif(not syncer.available(), reason="binlog._syncer was not built")
 
@@ -153,3 +157,64 @@ async def test_a_failed_sync_on_cuts_back_as_a_failed_sync(tmp_path):
     assert failing.calls == 1
     assert (a.damaged, a.failed_bytes, a.synced) == (b.damaged, b.failed_bytes, b.synced)
     assert a.damaged == synced
+
+
+@native
+async def test_fdatasync_is_answered_and_carries_its_errno(tmp_path):
+    fd = os.open(tmp_path / "f", os.O_WRONLY | os.O_CREAT | os.O_APPEND)
+    s = syncer.NativeSyncer.open()
+    try:
+        os.write(fd, b"x" * 100)
+        assert await s.fdatasync(fd) is None
+        with pytest.raises(OSError) as caught:
+            await s.fdatasync(999_999)  # no such descriptor
+        assert caught.value.errno == errno.EBADF
+    finally:
+        s.close()
+        os.close(fd)
+
+
+def _binlog_files(directory) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(directory.iterdir())}
+
+
+GROUPS = 16
+
+
+@native
+async def test_the_master_s_groups_are_the_same_bytes_on_the_syncer_as_on_the_binlog_thread(tmp_path, monkeypatch):
+    """GroupCommit._write_group on the compiled syncer (written on the loop, fdatasync on the C
+    thread) and on the binlog I/O thread: the same files, index and `last_group` after every
+    group, rotations at max_binlog_size included, and each group durable when it returns."""
+    monkeypatch.setattr(writer_module.time, "time", lambda: TS)  # the FD's create timestamp
+    paths, synced = {}, []
+    real_fdatasync = os.fdatasync
+
+    def counted(fd):  # the lane path's fdatasync (the native one is C's)
+        synced.append(fd)
+        real_fdatasync(fd)
+
+    monkeypatch.setattr(writer_module.os, "fdatasync", counted)
+    for kind in ("native", "lane"):
+        paths[kind] = tmp_path / kind
+        paths[kind].mkdir()
+        writer = open_writer(paths[kind], max_size=4096)
+        gc = GroupCommit(None, writer, None, ReplicationInterface(), server_id=7, sync_binlog=lambda: 1)
+        gc.native_sync = kind == "native"
+        groups = []
+        try:
+            for i in range(GROUPS):
+                for j in range(i % 3 + 1):
+                    writer.append(txn(10 * i + j, pad=300 * j))
+                await gc._write_group(sync=True)
+                assert writer.synced_position == writer.end_position
+                groups.append((writer.end_position, writer.last_group))
+        finally:
+            gc.close()
+            writer.close()
+        paths[kind + " groups"] = groups
+    assert _binlog_files(paths["native"]) == _binlog_files(paths["lane"])
+    assert len([n for n in _binlog_files(paths["lane"]) if n != "mysql-bin.index"]) >= 3  # it rotated
+    assert paths["native groups"] == paths["lane groups"]
+    assert any(g is not None for _, g in paths["lane groups"])
+    assert len(synced) == GROUPS  # one fdatasync per group from Python's os on the lane path, none on the syncer's

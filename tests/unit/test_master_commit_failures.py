@@ -13,8 +13,10 @@ import pytest
 
 import binlog.writer as writer_module
 from binlog.reader import scan_file
+from binlog.syncer import NativeSyncer
 from master.commit import IGNORE_ERROR
 from protocol.errors import SQLError
+from semisync.interface import BinlogStorageObserver
 from tests.unit.test_master_commit import Session, binlog_values, engine_values, pipeline  # noqa: F401
 
 
@@ -35,10 +37,15 @@ async def commit_many(engine, gc, values: list[int]) -> list[BaseException | Non
     return list(await asyncio.gather(*(one(i) for i in values)))
 
 
+@pytest.mark.parametrize("held", [False, True], ids=["one-step", "held"])
 @pytest.mark.parametrize("code", [errno.ENOSPC, errno.EIO])
 @pytest.mark.parametrize("where", ["write", "fdatasync"])
-async def test_a_failed_binlog_write_fails_the_whole_group_with_1026(pipeline, monkeypatch, code, where):  # noqa: F811
+async def test_a_failed_binlog_write_fails_the_whole_group_with_1026(pipeline, monkeypatch, code, where, held):  # noqa: F811
+    """In one step with the engine commit (no observer holds groups) and held for an observer
+    (semi-sync), where the fdatasync runs on the binlog I/O thread or on the compiled syncer."""
     engine, writer, end, interface, gc = pipeline
+    if held:
+        interface.storage.add_observer(BinlogStorageObserver())  # holds every group
     path = writer.directory / writer.current_file
     before, published = path.read_bytes(), end.position
     real = getattr(os, where)
@@ -50,6 +57,17 @@ async def test_a_failed_binlog_write_fails_the_whole_group_with_1026(pipeline, m
         return real(*args)
 
     monkeypatch.setattr(writer_module.os, where, fault)
+    if held and gc.native_sync and where == "fdatasync":  # the syncer's thread calls fdatasync(2) in C
+        native = NativeSyncer.fdatasync
+
+        def syncer_fault(self, fd):
+            if not failing["on"]:
+                return native(self, fd)
+            done = asyncio.get_running_loop().create_future()
+            done.set_exception(OSError(code, os.strerror(code)))
+            return done
+
+        monkeypatch.setattr(NativeSyncer, "fdatasync", syncer_fault)
     results = await commit_many(engine, gc, list(range(5)))
     assert all(isinstance(r, SQLError) for r in results)
     err = results[0]
