@@ -45,7 +45,8 @@ fell back to asynchronous replication for part of the time: it is reported as su
 semi-sync result); and each server process's CPU time (utime + stime from /proc/PID/stat, with its
 descendants) from the start of the run until both slaves have applied it, divided by the
 transactions sysbench completed in it (for `slave_point_select`, the reads on the slave plus the
-inserts on the master). After each workload both slaves must reach the master's rows (COUNT(*)
+inserts on the master); and, the same way, each server process's voluntary context switches
+(every live thread's, from /proc/PID/task/*/status). After each workload both slaves must reach the master's rows (COUNT(*)
 and SUM(k) of sbtest1 equal on all three).
 
 Rounds: `--rounds N` repeats everything N times; within a round every system runs once, each on a
@@ -336,6 +337,26 @@ def cpu_seconds(pid: int) -> float:
     return ticks / CLK_TCK + sum(cpu_seconds(child) for child in _children(pid))
 
 
+def voluntary_switches(pid: int) -> int:
+    """The voluntary context switches of a process's live threads (each wait for I/O, a lock or
+    a wakeup); a thread that ended takes its count with it. Steadier per transaction than tps on
+    a noisy machine."""
+    total = 0
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return 0
+    for task in tasks:
+        try:
+            with open(f"/proc/{pid}/task/{task}/status") as f:
+                for line in f:
+                    if line.startswith("voluntary_ctxt_switches:"):
+                        total += int(line.split()[1])
+        except OSError:
+            continue
+    return total
+
+
 # -- sysbench ------------------------------------------------------------------------------------
 
 @dataclass(frozen=True)
@@ -418,6 +439,7 @@ class Run:
     transactions: int = 0  # every transaction sysbench completed in the run (both clients for slave reads)
     master_tps: float | None = None  # slave reads: the master's concurrent oltp_insert
     cpu_us: list[float | None] = field(default_factory=list)  # per transaction: master, slave, slave
+    switches: list[float | None] = field(default_factory=list)  # voluntary context switches per transaction, the same
     yes_tx: int = 0
     no_tx: int = 0
     tx_waits: int = 0
@@ -450,6 +472,7 @@ def measure(cluster: Cluster, bench: Sysbench, workload: str, threads: int, roun
     cluster.wait_caught_up()  # after prepare: the CPU of a run must not include applying what came before
     pids = cluster.pids()
     before, cpu_before = cluster.semi_status(), [cpu_seconds(p) for p in pids]
+    switches_before = [voluntary_switches(p) for p in pids]
     if workload == SLAVE_READS:
         procs = [bench.start("oltp_point_select", cluster.slaves[0].port, "run", threads),
                  bench.start("oltp_insert", cluster.master.port, "run", threads)]
@@ -468,6 +491,7 @@ def measure(cluster: Cluster, bench: Sysbench, workload: str, threads: int, roun
     except TimeoutError:
         run.notes.append(f"slaves not caught up {CATCH_UP_SECONDS} s after the run")
     cpu_after = [cpu_seconds(p) for p in pids]
+    switches_after = [voluntary_switches(p) for p in pids]
     run.catch_up_s = time.monotonic() - ended
 
     main = reports[0]
@@ -479,6 +503,8 @@ def measure(cluster: Cluster, bench: Sysbench, workload: str, threads: int, roun
     run.failure = "; ".join(r.failure for r in reports if r.failure)
     run.transactions = sum(r.transactions for r in reports)
     run.cpu_us = [(a - b) * 1e6 / run.transactions if run.transactions else None for a, b in zip(cpu_after, cpu_before, strict=True)]
+    run.switches = [(a - b) / run.transactions if run.transactions else None
+                    for a, b in zip(switches_after, switches_before, strict=True)]
     run.yes_tx, run.no_tx = delta(before, after, "yes_tx"), delta(before, after, "no_tx")
     run.tx_waits = waits = delta(before, after, "tx_waits")
     run.avg_wait_us = delta(before, after, "tx_wait_time") / waits if waits > 0 else None
@@ -578,8 +604,17 @@ def tps_cell(runs: list[Run]) -> str:
 
 
 def cpu_cell(runs: list[Run]) -> str:
-    processes = max((len(r.cpu_us) for r in runs), default=0)
-    return " / ".join(fmt(median(r.cpu_us[i] for r in runs if i < len(r.cpu_us)), 0) for i in range(processes))
+    return _per_process_cell([r.cpu_us for r in runs], 0)
+
+
+def switches_cell(runs: list[Run]) -> str:
+    return _per_process_cell([r.switches for r in runs], 1)
+
+
+def _per_process_cell(values: list[list[float | None]], digits: int) -> str:
+    """Each process's median over the runs, master / slave / slave."""
+    processes = max((len(v) for v in values), default=0)
+    return " / ".join(fmt(median(v[i] for v in values if i < len(v)), digits) for i in range(processes))
 
 
 def tables(runs: list[Run], systems: list[str], workloads: list[str], threads: list[int], rounds: int) -> str:
@@ -596,21 +631,26 @@ def tables(runs: list[Run], systems: list[str], workloads: list[str], threads: l
             "slave reads: reads + the master's inserts):", ""]
     for workload in workloads:
         out += [f"`{workload}`:", "", head, rule, *cells(runs, systems, workload, threads, cpu_cell), ""]
+    out += [f"Voluntary context switches per transaction, master / slave / slave, {of} (every live thread of "
+            "the process, counted as the CPU is):", ""]
+    for workload in workloads:
+        out += [f"`{workload}`:", "", head, rule, *cells(runs, systems, workload, threads, switches_cell), ""]
     return "\n".join(out).rstrip("\n")
 
 
 def runs_table(runs: list[Run]) -> str:
     lines = [
         "| round | system | workload | threads | tps | avg ms | p95 ms | errors | CPU µs/tx master / slave / slave "
-        "| yes_tx Δ | no_tx Δ | tx_waits Δ | avg ack wait µs | slaves applied after s | result |",
-        "| ---: | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |",
+        "| switches/tx | yes_tx Δ | no_tx Δ | tx_waits Δ | avg ack wait µs | slaves applied after s | result |",
+        "| ---: | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |",
     ]
     for r in runs:
         verdict = r.verdict + ("; " + "; ".join(r.notes) if r.notes else "")
         tps = fmt(r.tps) + (f" (master {fmt(r.master_tps)})" if r.workload == SLAVE_READS else "")
         lines.append(
             f"| {r.round} | {r.system} | {r.workload} | {r.threads} | {tps} | {fmt(r.avg_ms, 2)} | {fmt(r.p95_ms, 2)} | "
-            f"{'–' if r.errors is None else r.errors} | {' / '.join(fmt(c, 0) for c in r.cpu_us)} | {r.yes_tx} | "
+            f"{'–' if r.errors is None else r.errors} | {' / '.join(fmt(c, 0) for c in r.cpu_us)} | "
+            f"{' / '.join(fmt(c, 1) for c in r.switches)} | {r.yes_tx} | "
             f"{r.no_tx} | {r.tx_waits} | {fmt(r.avg_wait_us, 0)} | {fmt(r.catch_up_s)} | {verdict} |")
     return "\n".join(lines)
 

@@ -48,6 +48,7 @@ def test_sysbench_semisync_tiny_run(tmp_path):
         assert r["verdict"] == "semi-sync", where
         assert r["errors"] == 0 and r["transactions"] > 0 and r["no_tx"] == 0 and r["yes_tx"] > 0, where
         assert len(r["cpu_us"]) == 3 and all(c is not None and c >= 0 for c in r["cpu_us"]), where
+        assert len(r["switches"]) == 3 and all(c is not None and c > 0 for c in r["switches"]), where
         if r["workload"] == "slave_point_select":
             assert r["master_tps"] is not None and r["master_tps"] > 0, where
     checks = report["row_checks"]
