@@ -259,9 +259,11 @@ class Applier:
         self._batch: list[ReadyTransaction] = []
         self._batch_statements = 0
         self._held: tuple[str, BinaryIO] | None = None  # the relay file `_read` keeps open
-        # `_gather`: the last wakeup from idle (loop time), the wait in progress, and how many
-        # callers wait for the applier to reach a position (they end any wait)
-        self._last_wakeup = float("-inf")
+        # `_gather`: when the last `notify` came (monotonic time) and how long after the one
+        # before it, the wait in progress, and how many callers wait for the applier to reach a
+        # position (they end any wait)
+        self._last_notify = float("-inf")
+        self._notify_gap = float("inf")
         self._gathering: asyncio.Future[None] | None = None
         self._urgent = 0
 
@@ -360,6 +362,9 @@ class Applier:
 
     # -- lifecycle ----------------------------------------------------------------------------
     def notify(self) -> None:
+        """More of the relay log is readable (the IO task, after each batch it made durable)."""
+        now = time.monotonic()
+        self._notify_gap, self._last_notify = now - self._last_notify, now
         self._wakeup.set()
 
     def stop(self) -> None:
@@ -372,17 +377,16 @@ class Applier:
         that long for the ones after it, so that they are applied, binlogged, fsynced and committed
         as one batch (a batch's fixed work is most of a slave's cost when each transaction would
         be its own: MariaDB's binlog_commit_wait_usec gathers a master's group the same way).
-        No wait when it is 0, when the previous wakeup from idle was more than twice as long ago
-        (sparse writes: nothing to gather), while someone waits for a position (`urgent`) or once the
-        applier is stopping; the wait ends early for those. Only visibility waits: the IO task
-        acks on its own fsync of the relay log, never on the applier."""
+        No wait when it is 0, when the arrival that woke it came more than that long after the
+        one before it (arrivals sparser than the wait: the wait would gather nothing, only delay
+        the batch until next to the next arrival, which the IO task must then read, fsync and
+        ack on the same loop), while someone waits for a position (`urgent`) or once the applier
+        is stopping; the wait ends early for those. Only visibility waits: the IO task acks on
+        its own fsync of the relay log, never on the applier."""
         wait = self.commit_wait()
-        loop = asyncio.get_running_loop()
-        now = loop.time()
-        idle = now - self._last_wakeup
-        self._last_wakeup = now
-        if wait <= 0 or idle > 2 * wait or self._urgent or self._stopping:
+        if wait <= 0 or self._notify_gap > wait or self._urgent or self._stopping:
             return
+        loop = asyncio.get_running_loop()
         gathering = self._gathering = loop.create_future()
         timer = loop.call_later(wait, _resolve, gathering)
         try:

@@ -366,7 +366,7 @@ async def test_a_transaction_that_wakes_the_applier_waits_for_the_next_ones_unle
     relay.transactions([2])
     applier.notify()  # soon after the last: the applier gathers
     started = loop.time()
-    await asyncio.sleep(0.2)
+    await asyncio.sleep(0.8)
     relay.transactions([3])
     applier.notify()
     await asyncio.sleep(0.2)
@@ -376,7 +376,7 @@ async def test_a_transaction_that_wakes_the_applier_waits_for_the_next_ones_unle
     assert len(commits) == before + 1  # both in one commit
 
     relay.transactions([4])
-    applier.notify()
+    applier.notify()  # about 1.2 s after the one before: waits
     await asyncio.sleep(0.2)
     assert applier.applied_transactions == 5
     started = loop.time()
@@ -392,4 +392,44 @@ async def test_a_transaction_that_wakes_the_applier_waits_for_the_next_ones_unle
     await asyncio.wait_for(task, 5)
     assert loop.time() - started < wait / 2
     assert await count_rows(engine) == 4
+    await engine.close()
+
+
+async def test_transactions_arriving_further_apart_than_the_wait_are_applied_at_once(tmp_path):
+    """`Applier._gather` waits only when the arrival that woke the applier came within the wait
+    of the one before it: arrivals further apart would gather nothing, and the applier's batch
+    would only be pushed next to the next arrival."""
+    wait = 1.0
+    relay = Relay(tmp_path)
+    engine, commits = await open_engine(tmp_path)
+    applier = Applier(engine, relay.log, table_columns=lambda db, table: None,
+                      make_context=lambda **kw: StatementContext(**kw), commit_wait=lambda: wait)
+    task = asyncio.create_task(applier.run())
+    await until(lambda: applier.applied_transactions == 2)  # the DDL, readable before the start
+    loop = asyncio.get_running_loop()
+    relay.transactions([1])
+    applier.notify()
+    await until(lambda: applier.applied_transactions == 3)
+    await asyncio.sleep(1.5 * wait)  # within twice the wait, further apart than it
+
+    relay.transactions([2])
+    applier.notify()
+    started = loop.time()
+    await until(lambda: applier.applied_transactions == 4)
+    assert loop.time() - started < wait / 2  # applied at once
+
+    before = len(commits)
+    relay.transactions([3])
+    applier.notify()  # right after the last: gathers
+    started = loop.time()
+    await asyncio.sleep(0.2)
+    relay.transactions([4])
+    applier.notify()
+    await asyncio.sleep(0.2)
+    assert applier.applied_transactions == 4  # still waiting
+    await until(lambda: applier.applied_transactions == 6)
+    assert loop.time() - started >= wait * 0.9
+    assert len(commits) == before + 1  # both in one commit
+    applier.stop()
+    await asyncio.wait_for(task, 5)
     await engine.close()
