@@ -343,13 +343,14 @@ class GroupCommit:
         if not self.native_sync or writer.buffered > LOOP_WRITE_MAX:
             await self.run_io(writer.write_group, sync)
             return
+        syncer = None
+        if sync:  # opened before the write: a failure to start its thread leaves nothing written
+            syncer = self._syncer = self._syncer or NativeSyncer.open()
         mark = writer.write_group_begin()
-        pending = writer.sync_begin() if sync else None
-        if pending is not None:
-            if self._syncer is None:
-                self._syncer = NativeSyncer.open()
+        pending = writer.sync_begin() if syncer else None
+        if syncer and pending is not None:
             try:
-                await self._syncer.fdatasync(pending[0])
+                await syncer.fdatasync(pending[0])
             except BaseException:
                 writer.write_group_failed(mark)
                 raise
