@@ -59,9 +59,9 @@ async def open_engine(tmp_path) -> tuple[Engine, list[dict]]:
     return engine, commits
 
 
-def make_applier(engine: Engine, relay: Relay) -> Applier:
+def make_applier(engine: Engine, relay: Relay, commit_wait: float = 0.0) -> Applier:
     return Applier(engine, relay.log, table_columns=lambda db, table: None,
-                   make_context=lambda **kw: StatementContext(**kw))
+                   make_context=lambda **kw: StatementContext(**kw), commit_wait=lambda: commit_wait)
 
 
 async def until(predicate, timeout: float = 10.0) -> None:
@@ -342,18 +342,24 @@ async def test_statements_boundaries_and_user_statements_apply_whichever_way_the
     await engine.close()
 
 
+async def running_applier(tmp_path, commit_wait: float):
+    """An applier with `commit_wait` (seconds), running, past the DDL readable before its start:
+    (relay, engine, the engine's commits, applier, its task)."""
+    relay = Relay(tmp_path)
+    engine, commits = await open_engine(tmp_path)
+    applier = make_applier(engine, relay, commit_wait)
+    task = asyncio.create_task(applier.run())
+    await until(lambda: applier.applied_transactions == 2)
+    return relay, engine, commits, applier, task
+
+
 async def test_a_transaction_that_wakes_the_applier_waits_for_the_next_ones_unless_writes_are_sparse_or_someone_waits(tmp_path):
     """slave_commit_wait_usec (`Applier._gather`): after a wakeup from idle, the applier waits up
     to the wait for more transactions and applies them as one batch. The first wakeup (nothing
     before it: sparse) applies at once; `urgent()` (MASTER_GTID_WAIT, MASTER_POS_WAIT) and stop()
     end a wait in progress."""
     wait = 2.0
-    relay = Relay(tmp_path)
-    engine, commits = await open_engine(tmp_path)
-    applier = Applier(engine, relay.log, table_columns=lambda db, table: None,
-                      make_context=lambda **kw: StatementContext(**kw), commit_wait=lambda: wait)
-    task = asyncio.create_task(applier.run())
-    await until(lambda: applier.applied_transactions == 2)  # the DDL, readable before the start
+    relay, engine, commits, applier, task = await running_applier(tmp_path, wait)
     loop = asyncio.get_running_loop()
 
     relay.transactions([1])
@@ -400,12 +406,7 @@ async def test_transactions_arriving_further_apart_than_the_wait_are_applied_at_
     of the one before it: arrivals further apart would gather nothing, and the applier's batch
     would only be pushed next to the next arrival."""
     wait = 1.0
-    relay = Relay(tmp_path)
-    engine, commits = await open_engine(tmp_path)
-    applier = Applier(engine, relay.log, table_columns=lambda db, table: None,
-                      make_context=lambda **kw: StatementContext(**kw), commit_wait=lambda: wait)
-    task = asyncio.create_task(applier.run())
-    await until(lambda: applier.applied_transactions == 2)  # the DDL, readable before the start
+    relay, engine, commits, applier, task = await running_applier(tmp_path, wait)
     loop = asyncio.get_running_loop()
     relay.transactions([1])
     applier.notify()
