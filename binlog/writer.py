@@ -92,6 +92,7 @@ from protocol.events import (
     Rotate,
     encode_body_event,
     encode_event,
+    encode_events,
     event_type,
     framed_size,
     in_use_flag,
@@ -223,20 +224,20 @@ class BinlogWriter:
         self._require_open()
         origin = self.server_id if server_id is None else server_id
         end = self._flushed + len(self._buf)
-        out, kept = self._buf, self._events
-        for type_code, body, timestamp, flags in events:
-            start = end
-            end += self._framing + len(body)
-            event = encode_event(
-                type_code, body, timestamp=timestamp, server_id=origin, log_pos=end,
-                flags=flags, checksum=self.checksum,
-            )
+        framed = encode_events(events, server_id=origin, offset=end, checksum=self.checksum)
+        if not framed:
+            return BinlogPosition(self._name, end)
+        out = self._buf
+        for _start, event in framed:
             out += event
-            if kept is not None:
-                if end - self._flushed <= KEEP_EVENTS_MAX:
-                    kept.append((start, event))
-                else:
-                    kept = self._events = None
+        start, event = framed[-1]
+        end = start + len(event)
+        kept = self._events
+        if kept is not None:
+            if end - self._flushed <= KEEP_EVENTS_MAX:
+                kept += framed
+            else:
+                self._events = None
         return BinlogPosition(self._name, end)
 
     def append_raw(self, event: bytes | memoryview) -> int:

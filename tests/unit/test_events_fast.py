@@ -16,7 +16,7 @@ from binlog.reader import iter_events
 from binlog.writer import BinlogWriter
 from engine.results import LoggedStatement
 from master.events import transaction_events
-from protocol.errors import ProtocolError
+from protocol.errors import LocalProtocolError, ProtocolError
 from protocol.events import (
     FL_ALLOW_PARALLEL,
     FL_GROUP_COMMIT_ID,
@@ -32,6 +32,12 @@ from protocol.events import (
     Xid,
     decode_event,
     decode_event_declared,
+    encode_event,
+    encode_events,
+    gtid_body,
+    intvar_body,
+    query_body,
+    xid_body,
 )
 from protocol.semisync_wire import split_semisync_header
 from tests.unit.test_events import GOLDEN
@@ -175,3 +181,59 @@ def test_random_bodies_encode_as_declared_or_both_refuse():
 def test_a_format_description_still_decodes_by_its_declaration():
     fd = decode_event(GOLDEN["FORMAT_DESCRIPTION_EVENT"], False).body
     assert isinstance(fd, FormatDescription) and fd.checksum
+
+
+def test_bodies_from_fields_are_the_declarations_bytes_or_refused():
+    """`query_body`, `gtid_body`, `xid_body` and `intvar_body` (what the group commit builds a
+    transaction with, no Body object) against the declaration of the same fields, at and past
+    every field's range: the same bytes, or both refuse (the struct path with
+    LocalProtocolError)."""
+    rng = random.Random(8)
+    edge = [0, 1, 255, 256, 65535, 65536, 2**32 - 1, 2**32, 2**64 - 1, 2**64, -1]
+    cases = []
+    for _ in range(3000):
+        thread_id, db, sql = rng.choice(edge), rng.choice(["", "db", "x" * 255, "x" * 256, "d\u00e9"]), rng.choice(["BEGIN", "", "\udcff", "caf\u00e9"])
+        status_vars = rng.choice([b"", b"\x00" * 9, bytes(65536)])
+        cases.append((lambda t=thread_id, d=db, q=sql, v=status_vars: query_body(t, d, q, v), Query(thread_id, 0, 0, db, sql, status_vars)))
+        seq_no, domain, flags2 = rng.choice(edge), rng.choice(edge), rng.choice([0, FL_TRANSACTIONAL | FL_ALLOW_PARALLEL, 0x40, 255, 256, -1])
+        cases.append((lambda s=seq_no, d=domain, f=flags2: gtid_body(s, d, f), MariaGtid(seq_no, domain, flags2)))
+        xid = rng.choice(edge)
+        cases.append((lambda x=xid: xid_body(x), Xid(xid)))
+        kind, value = rng.choice(edge), rng.choice(edge)
+        cases.append((lambda k=kind, v=value: intvar_body(k, v), Intvar(kind, value)))
+    written = 0
+    for ours, body in cases:
+        try:
+            declared = body.encode_declared()
+        except Exception:  # noqa: BLE001 - the declaration refuses: so do the fields' builders
+            with pytest.raises(LocalProtocolError):
+                ours()
+            continue
+        assert ours() == declared, body
+        written += 1
+    assert written > len(cases) // 4
+    with pytest.raises(LocalProtocolError):  # commit_id or XA: fields gtid_body does not write
+        gtid_body(1, 0, FL_GROUP_COMMIT_ID)
+
+
+def test_events_framed_in_one_pass_are_encode_event_s_bytes():
+    """`encode_events` (a transaction's events at once, as the binlog writer appends them) gives
+    each event `encode_event`'s bytes with log_pos its end, from any offset, with and without
+    CRC32; a field out of range is refused before anything is returned."""
+    rng = random.Random(11)
+    for stmts, gtid, xid in random_transactions(23, 300):
+        specs = transaction_events(stmts, xid=xid, thread_id=xid >> 8, gtid=gtid)
+        server_id, offset, checksum = rng.randrange(2**32), rng.randrange(4, 2**31), rng.random() < 0.7
+        framed = encode_events(specs, server_id=server_id, offset=offset, checksum=checksum)
+        at = offset
+        for (start, event), (type_code, body, timestamp, flags) in zip(framed, specs, strict=True):
+            end = at + len(event)
+            assert start == at
+            assert event == encode_event(type_code, body, timestamp=timestamp, server_id=server_id, log_pos=end,
+                                         flags=flags, checksum=checksum)
+            at = end
+    assert encode_events([], server_id=1, offset=4, checksum=True) == []
+    with pytest.raises(LocalProtocolError):
+        encode_events([(EventType.XID_EVENT, bytes(8), 0, 0)], server_id=2**32, offset=4, checksum=True)
+    with pytest.raises(LocalProtocolError):
+        encode_events([(EventType.FORMAT_DESCRIPTION_EVENT, bytes(90), 0, 0)], server_id=1, offset=4, checksum=False)
