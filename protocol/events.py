@@ -1560,16 +1560,25 @@ def decode_event(event: bytes | bytearray | memoryview, checksum: bool, *, verif
     on anything but a well-formed body; the declaration (`decode_event_declared`) decides then,
     and is the reference the struct path is held equal to by tests.
     """
-    return _decode_event(event, checksum, _FAST_DECODE, verify)
+    header, body = _decode_parts(event, checksum, _FAST_DECODE, verify)
+    return Event(header, body, event if type(event) is bytes else bytes(event))
+
+
+def decode_parts(event: bytes | bytearray | memoryview, checksum: bool, *, verify: bool = True) -> tuple[EventHeader, Body]:
+    """`decode_event`'s header and body, without the `Event` and its copy of the bytes: for a
+    reader that keeps neither the event nor its bytes (the applier, per event it applies). The
+    same checks, the same errors."""
+    return _decode_parts(event, checksum, _FAST_DECODE, verify)
 
 
 def decode_event_declared(event: bytes | bytearray | memoryview, checksum: bool) -> Event:
     """`decode_event` with every body parsed by its construct declaration: the reference."""
-    return _decode_event(event, checksum, {}, True)
+    header, body = _decode_parts(event, checksum, {}, True)
+    return Event(header, body, event if type(event) is bytes else bytes(event))
 
 
-def _decode_event(event: bytes | bytearray | memoryview, checksum: bool,
-                  fast: dict[int, Callable[[memoryview, EventHeader], Body | None]], verify: bool) -> Event:
+def _decode_parts(event: bytes | bytearray | memoryview, checksum: bool,
+                  fast: dict[int, Callable[[memoryview, EventHeader], Body | None]], verify: bool) -> tuple[EventHeader, Body]:
     mv = memoryview(event)
     header = decode_header(mv)
     if header.event_size != len(mv):
@@ -1582,7 +1591,7 @@ def _decode_event(event: bytes | bytearray | memoryview, checksum: bool,
             raise RemoteProtocolError(f"FORMAT_DESCRIPTION_EVENT: unknown checksum algorithm {fd.checksum_alg}")
         if fd.checksum and not event_checksum_ok(mv):
             raise RemoteProtocolError("FORMAT_DESCRIPTION_EVENT: CRC32 mismatch")
-        return Event(header, fd, bytes(mv))
+        return header, fd
     if checksum:
         if len(mv) < HEADER_LEN + CHECKSUM_LEN:
             raise RemoteProtocolError(f"{type_name(header.type_code)}: too short for a CRC32 footer")
@@ -1595,7 +1604,7 @@ def _decode_event(event: bytes | bytearray | memoryview, checksum: bool,
     body = None if decode is None else decode(body_mv, header)
     if body is None:
         body = _BODIES.get(header.type_code, Unknown)._decode(body_mv, header)
-    return Event(header, body, event if type(event) is bytes else bytes(mv))
+    return header, body
 
 
 # ---------------------------------------------------------------------------------------------

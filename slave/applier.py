@@ -8,11 +8,12 @@ Contract
   idle waits up to `commit_wait` (slave_commit_wait_usec) for more (`_gather`). What the relay
   log still holds in memory (`RelayLog.tail`: the events the IO task just appended) is taken
   from there, not read back from the file.
-- Every event is decoded with `protocol.events.decode_event`; one read from the file has its
-  CRC32 checked again (as MariaDB's SQL thread does with slave_sql_verify_checksum, ON by
-  default): the IO task checked it on receipt and recovery checks the relay tail after a crash,
-  but a file written and fsynced whole can still be damaged on disk later. One taken from the
-  tail is the bytes the IO task checked on receipt, never read from a disk: no second check.
+- Every event is decoded with `protocol.events.decode_parts` (`decode_event`'s header and
+  body, without the Event); one read from the file has its CRC32 checked again (as MariaDB's SQL
+  thread does with slave_sql_verify_checksum, ON by default): the IO task checked it on receipt
+  and recovery checks the relay tail after a crash, but a file written and fsynced whole can
+  still be damaged on disk later. One taken from the tail is the bytes the IO task checked on
+  receipt, never read from a disk: no second check.
 - A transaction (BEGIN or a MariaDB GTID .. XID/COMMIT) is its statements, each with its
   context (event timestamp, INSERT_ID / LAST_INSERT_ID from INTVAR, RAND seeds, user variables
   from USER_VAR) and default database. Consecutive complete transactions are applied in batches
@@ -120,6 +121,7 @@ from protocol.events import (
     TableMap,
     UserVar,
     decode_event,
+    decode_parts,
     event_type,
     foreign_key_checks,
     user_var_value,
@@ -533,10 +535,9 @@ class Applier:
         self.executed_events += 1
         try:
             # (an FD's own algorithm byte decides its checksum, whatever `checksum` says: decode_event's rule)
-            decoded = decode_event(ev, stream.checksum, verify=verify)
+            h, body = decode_parts(ev, stream.checksum, verify=verify)
         except ProtocolError as e:  # (a short event too: its header cannot be read)
             raise ApplierError(ER_SLAVE_RELAY_LOG_READ_FAILURE.code, ER_SLAVE_RELAY_LOG_READ_FAILURE.format(e.message)) from None
-        h, body = decoded.header, decoded.body
         t = h.type_code
         if isinstance(body, FormatDescription):
             stream.checksum = body.checksum

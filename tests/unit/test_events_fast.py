@@ -32,6 +32,7 @@ from protocol.events import (
     Xid,
     decode_event,
     decode_event_declared,
+    decode_parts,
     encode_event,
     encode_events,
     gtid_body,
@@ -48,14 +49,20 @@ FUZZ_ROUNDS = 60_000
 
 
 def same_decoding(raw: bytes, checksum: bool) -> bool:
-    """Both decoders give the same Event, or both refuse; True when it decoded."""
+    """Both decoders give the same Event, or both refuse, and `decode_parts` its header and body
+    (from bytes and from a view of them), or refuses too; True when it decoded."""
     try:
         declared = decode_event_declared(raw, checksum)
     except ProtocolError:
         with pytest.raises(ProtocolError):
             decode_event(raw, checksum)
+        for given in (raw, memoryview(raw)):
+            with pytest.raises(ProtocolError):
+                decode_parts(given, checksum)
         return False
     assert decode_event(raw, checksum) == declared, raw.hex()
+    for given in (raw, memoryview(raw)):
+        assert decode_parts(given, checksum) == (declared.header, declared.body), raw.hex()
     return True
 
 
