@@ -216,37 +216,42 @@ class GroupTracker:
             self.checksum = fd.checksum
         # a dump by GTID that skipped groups says where it is with a fake (artificial) GTID_LIST
         # whose log_pos is the end of the last group skipped (sql_repl.cc's fake_gtid_list_event)
-        moves = not h.artificial or t == TYPE_GTID_LIST
-        if h.log_pos and moves and self.master is not None:
-            self.master = BinlogPosition(self.master.file, h.log_pos)
+        master = self.master
+        if h.log_pos and master is not None and (not h.flags & LOG_EVENT_ARTIFICIAL_F or t == TYPE_GTID_LIST):
+            self.master = BinlogPosition(master.file, h.log_pos)
+        # (in_group and pending are read and written as locals: this runs for every event received)
+        in_group, pending = self.in_group, self.pending
         if t == TYPE_GTID:
             seq_no, domain_id, flags2 = gtid_fields(event)
             self._open_gtid = Gtid(domain_id, h.server_id, seq_no)
             if flags2 & FL_STANDALONE:
-                self.pending = True  # the statement that follows belongs to it
+                pending = True  # the statement that follows belongs to it
             else:
-                self.in_group = True
+                in_group = True
         elif t == TYPE_QUERY:
             kind = query_kind(query_text(event, self.checksum))
             if kind == "BEGIN":
-                self.in_group = True
-            elif kind in ("COMMIT", "ROLLBACK") or not self.in_group:
-                self.in_group = False
-            self.pending = False if not self.in_group else self.pending
+                in_group = True
+            elif kind in ("COMMIT", "ROLLBACK") or not in_group:
+                in_group = False
+            if not in_group:
+                pending = False
         elif t == TYPE_XID:
-            self.in_group = False
-            self.pending = False
+            in_group = pending = False
         elif t in _PREFIX_EVENTS:
-            if not self.in_group:
-                self.pending = True
-        elif t in _ROWS_EVENTS and not self.in_group:
+            if not in_group:
+                pending = True
+        elif t in _ROWS_EVENTS and not in_group:
             rows = decode_event(event, self.checksum, verify=False).body
             assert isinstance(rows, Rows)
-            self.pending = not rows.flags & ROWS_STMT_END_F
-        if self._open_gtid is not None and self.at_boundary and t != TYPE_GTID:
-            self.closed_gtid = self.gtids[self._open_gtid.domain_id] = self._open_gtid
+            pending = not rows.flags & ROWS_STMT_END_F
+        self.in_group, self.pending = in_group, pending
+        boundary = not in_group and not pending  # `at_boundary`
+        opened = self._open_gtid
+        if opened is not None and boundary and t != TYPE_GTID:
+            self.closed_gtid = self.gtids[opened.domain_id] = opened
             self._open_gtid = None
-        return self.at_boundary
+        return boundary
 
 
 @dataclass(frozen=True, slots=True)
