@@ -844,6 +844,9 @@ class Engine:
         """One replicated transaction's statements, in a fresh session under the held lock."""
         session = self._locked_session(self._replicated_functions())
         session.found_rows = True  # UPDATE: rows matched, as a row event's "found" check needs
+        # the committer binlogs a replicated transaction from its relay log context
+        # (`commit_replicated`), never from this session's statements: none are kept
+        session.sql_log_bin = False
         try:
             for sql, context, db, *must_find in statements:
                 session._database = db

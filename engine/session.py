@@ -485,16 +485,18 @@ class Session:
                 self._statements = []
                 self._release()
             raise
-        stmt = LoggedStatement(
-            db=self._database, sql=sql, timestamp=timestamp, insert_id=first_id,
-            last_insert_id=last_id, is_ddl=False, rand_seed=rand_seed,
-            user_vars=tuple((name, self._user_var(name, context)) for name in plan.user_vars),
-            foreign_key_checks=self._fk_checks(context))
+        if self.sql_log_bin:  # `_log`, with the statement built only when it is logged
+            self._statements.append(LoggedStatement(
+                db=self._database, sql=sql, timestamp=timestamp, insert_id=first_id,
+                last_insert_id=last_id, is_ddl=False, rand_seed=rand_seed,
+                user_vars=tuple((name, self._user_var(name, context)) for name in plan.user_vars),
+                foreign_key_checks=self._fk_checks(context)))
+        else:
+            self._unlogged = True
         if first_id is not None:
             self.last_insert_id = first_id
         if plan.sets_last_id and self._take_last_id():
             first_id = first_id if first_id is not None else self.last_insert_id
-        self._log(stmt)
         committed = None
         if end:
             committed = CommittedTxn(self._statements)
