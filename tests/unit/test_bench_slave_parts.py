@@ -1,7 +1,8 @@
-"""bench/applier_bench.py and bench/io_task_bench.py keep running: each measures a few
-transactions (in process, real relay log and binlog files under a temporary directory) and returns a
-CPU figure. No speed is asserted: the numbers of a CI machine mean nothing. What each bench checks
-itself (every transaction applied, by its GTID; an ack for every burst) fails the run here."""
+"""bench/applier_bench.py, bench/io_task_bench.py and bench/binlog_events_bench.py keep running:
+each measures a few transactions (in process, real relay log and binlog files under a temporary
+directory) and returns a CPU figure. No speed is asserted: the numbers of a CI machine mean
+nothing. What each bench checks itself (every transaction applied, by its GTID; an ack for every
+burst; the events the applier reads) fails the run here."""
 
 from __future__ import annotations
 
@@ -18,3 +19,8 @@ async def test_applier_bench_applies_every_transaction(batch):
 @pytest.mark.parametrize("burst", [1, 4])
 async def test_io_task_bench_gets_every_burst_acked(burst):
     assert await _bench("io_task_bench").measure(17, burst) > 0
+
+
+def test_binlog_events_bench_builds_and_decodes_a_transaction():
+    result = _bench("binlog_events_bench").measure(31)
+    assert result["build"] > 0 and result["decode"] > 0
