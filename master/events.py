@@ -37,6 +37,10 @@ from protocol.events import (
     OPTION_NO_FOREIGN_KEY_CHECKS,
     REAL_RESULT,
     STRING_RESULT,
+    TYPE_GTID,
+    TYPE_INTVAR,
+    TYPE_QUERY,
+    TYPE_XID,
     USER_VAR_UNSIGNED_F,
     EventType,
     Gtid,
@@ -74,13 +78,10 @@ STATUS_VARS_NO_FK_CHECKS = encode_status_vars(
 # (type_code, body, timestamp, flags): binlog.writer.EventSpec
 EventSpec = tuple[int, bytes, int, int]
 
-GTID_EVENT, INTVAR_EVENT, QUERY_EVENT, XID_EVENT = (
-    int(EventType.GTID_EVENT), int(EventType.INTVAR_EVENT), int(EventType.QUERY_EVENT), int(EventType.XID_EVENT))
-
 
 def query_event(sql: str, db: str | None, timestamp: int, thread_id: int, fk_checks: bool = True) -> EventSpec:
     body = query_body(thread_id, db or "", sql, STATUS_VARS if fk_checks else STATUS_VARS_NO_FK_CHECKS)
-    return (QUERY_EVENT, body, timestamp, 0)
+    return (TYPE_QUERY, body, timestamp, 0)
 
 
 def user_var(name: str, value: object) -> UserVar:
@@ -108,7 +109,7 @@ GTID_FLAGS_STANDALONE = FL_STANDALONE | FL_ALLOW_PARALLEL | FL_DDL
 def gtid_event(gtid: Gtid, flags2: int, timestamp: int) -> EventSpec:
     """The GTID event that starts an event group (its server_id is the header's: the writer's
     `server_id` argument must be `gtid.server_id`)."""
-    return (GTID_EVENT, gtid_body(gtid.seq_no, gtid.domain_id, flags2), timestamp, LOG_EVENT_SUPPRESS_USE_F)
+    return (TYPE_GTID, gtid_body(gtid.seq_no, gtid.domain_id, flags2), timestamp, LOG_EVENT_SUPPRESS_USE_F)
 
 
 def transaction_events(
@@ -129,15 +130,14 @@ def transaction_events(
     for stmt in statements:
         ts = stmt.timestamp
         if stmt.last_insert_id is not None:
-            events.append((INTVAR_EVENT, intvar_body(INTVAR_LAST_INSERT_ID, stmt.last_insert_id), ts, 0))
+            events.append((TYPE_INTVAR, intvar_body(INTVAR_LAST_INSERT_ID, stmt.last_insert_id), ts, 0))
         if stmt.insert_id is not None:
-            events.append((INTVAR_EVENT, intvar_body(INTVAR_INSERT_ID, stmt.insert_id), ts, 0))
+            events.append((TYPE_INTVAR, intvar_body(INTVAR_INSERT_ID, stmt.insert_id), ts, 0))
         if getattr(stmt, "rand_seed", None) is not None:
             seed1, seed2 = stmt.rand_seed
             events.append((EventType.RAND_EVENT, Rand(seed1, seed2).encode(), ts, 0))
         for name, value in getattr(stmt, "user_vars", ()):
             events.append((EventType.USER_VAR_EVENT, user_var(name, value).encode(), ts, 0))
-        status_vars = STATUS_VARS if getattr(stmt, "foreign_key_checks", True) else STATUS_VARS_NO_FK_CHECKS
-        events.append((QUERY_EVENT, query_body(thread_id, stmt.db or "", stmt.sql, status_vars), ts, 0))
-    events.append((XID_EVENT, xid_body(xid), statements[-1].timestamp, 0))
+        events.append(query_event(stmt.sql, stmt.db, ts, thread_id, getattr(stmt, "foreign_key_checks", True)))
+    events.append((TYPE_XID, xid_body(xid), statements[-1].timestamp, 0))
     return events

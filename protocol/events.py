@@ -1560,8 +1560,7 @@ def decode_event(event: bytes | bytearray | memoryview, checksum: bool, *, verif
     on anything but a well-formed body; the declaration (`decode_event_declared`) decides then,
     and is the reference the struct path is held equal to by tests.
     """
-    header, body = _decode_parts(event, checksum, _FAST_DECODE, verify)
-    return Event(header, body, event if type(event) is bytes else bytes(event))
+    return _decode_event(event, checksum, _FAST_DECODE, verify)
 
 
 def decode_parts(event: bytes | bytearray | memoryview, checksum: bool, *, verify: bool = True) -> tuple[EventHeader, Body]:
@@ -1573,7 +1572,12 @@ def decode_parts(event: bytes | bytearray | memoryview, checksum: bool, *, verif
 
 def decode_event_declared(event: bytes | bytearray | memoryview, checksum: bool) -> Event:
     """`decode_event` with every body parsed by its construct declaration: the reference."""
-    header, body = _decode_parts(event, checksum, {}, True)
+    return _decode_event(event, checksum, {}, True)
+
+
+def _decode_event(event: bytes | bytearray | memoryview, checksum: bool,
+                  fast: dict[int, Callable[[memoryview, EventHeader], Body | None]], verify: bool) -> Event:
+    header, body = _decode_parts(event, checksum, fast, verify)
     return Event(header, body, event if type(event) is bytes else bytes(event))
 
 
@@ -1784,11 +1788,10 @@ def _encode_gtid(g: MariaGtid) -> bytes | None:
     return out + bytes(max(0, GTID_HEADER_LEN - len(out)))
 
 
-
 # -- bodies from their fields --------------------------------------------------------------------
 # The struct paths of the bodies a committing server writes for every transaction (GTID, INTVAR,
 # QUERY, XID), taking the fields themselves: no Body object per event. Held byte-identical to
-# `Body.encode` of the same fields by tests/unit/test_event_bodies.py.
+# `Body.encode` of the same fields by tests/unit/test_events_fast.py.
 _GTID_PADDING = bytes(GTID_HEADER_LEN - _GTID_FIXED.size)
 _pack_query_fixed = _QUERY_FIXED.pack
 _pack_gtid_fixed = _GTID_FIXED.pack
@@ -1832,6 +1835,7 @@ def intvar_body(kind: int, value: int) -> bytes:
         return _pack_intvar(kind, value)
     except struct.error as e:
         raise LocalProtocolError(f"cannot encode INTVAR_EVENT: {e}") from None
+
 
 def _decode_user_var(body: memoryview, header: EventHeader) -> UserVar | None:
     n = len(body)
@@ -1974,7 +1978,6 @@ def encode_event(
     return event
 
 
-
 def encode_events(
     specs: Iterable[tuple[int, bytes, int, int]], *, server_id: int, offset: int, checksum: bool
 ) -> list[tuple[int, bytes]]:
@@ -1988,7 +1991,7 @@ def encode_events(
     out: list[tuple[int, bytes]] = []
     end = offset
     for type_code, body, timestamp, flags in specs:
-        if type_code == EventType.FORMAT_DESCRIPTION_EVENT:
+        if type_code == TYPE_FD:
             raise LocalProtocolError("encode_events: a FORMAT_DESCRIPTION_EVENT is encoded alone")
         start = end
         size = framing + len(body)
@@ -2001,6 +2004,7 @@ def encode_events(
             event += crc32(event).to_bytes(4, "little")
         out.append((start, event))
     return out
+
 
 def encode_body_event(
     body: Body, *, timestamp: int, server_id: int, log_pos: int, flags: int = 0, checksum: bool
