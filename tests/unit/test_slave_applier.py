@@ -353,6 +353,25 @@ async def running_applier(tmp_path, commit_wait: float):
     return relay, engine, commits, applier, task
 
 
+async def gathered_in_one_commit(relay, applier, commits, numbers: tuple[int, int], *, applied: int,
+                                 wait: float, gap: float) -> None:
+    """Transactions `numbers` arrive `gap` s apart while the applier gathers (`applied` done
+    before them): neither is applied before the wait is out, then both are, in one commit."""
+    loop = asyncio.get_running_loop()
+    before = len(commits)
+    relay.transactions([numbers[0]])
+    applier.notify()
+    started = loop.time()
+    await asyncio.sleep(gap)
+    relay.transactions([numbers[1]])
+    applier.notify()
+    await asyncio.sleep(0.2)
+    assert applier.applied_transactions == applied  # still waiting
+    await until(lambda: applier.applied_transactions == applied + 2)
+    assert loop.time() - started >= wait * 0.9
+    assert len(commits) == before + 1  # both in one commit
+
+
 async def test_a_transaction_that_wakes_the_applier_waits_for_the_next_ones_unless_writes_are_sparse_or_someone_waits(tmp_path):
     """slave_commit_wait_usec (`Applier._gather`): after a wakeup from idle, the applier waits up
     to the wait for more transactions and applies them as one batch. The first wakeup (nothing
@@ -368,18 +387,8 @@ async def test_a_transaction_that_wakes_the_applier_waits_for_the_next_ones_unle
     await until(lambda: applier.applied_transactions == 3)
     assert loop.time() - started < wait / 2
 
-    before = len(commits)
-    relay.transactions([2])
-    applier.notify()  # soon after the last: the applier gathers
-    started = loop.time()
-    await asyncio.sleep(0.8)
-    relay.transactions([3])
-    applier.notify()
-    await asyncio.sleep(0.2)
-    assert applier.applied_transactions == 3  # still waiting
-    await until(lambda: applier.applied_transactions == 5)
-    assert loop.time() - started >= wait * 0.9
-    assert len(commits) == before + 1  # both in one commit
+    # soon after the last: the applier gathers
+    await gathered_in_one_commit(relay, applier, commits, (2, 3), applied=3, wait=wait, gap=0.8)
 
     relay.transactions([4])
     applier.notify()  # about 1.2 s after the one before: waits
@@ -419,18 +428,8 @@ async def test_transactions_arriving_further_apart_than_the_wait_are_applied_at_
     await until(lambda: applier.applied_transactions == 4)
     assert loop.time() - started < wait / 2  # applied at once
 
-    before = len(commits)
-    relay.transactions([3])
-    applier.notify()  # right after the last: gathers
-    started = loop.time()
-    await asyncio.sleep(0.2)
-    relay.transactions([4])
-    applier.notify()
-    await asyncio.sleep(0.2)
-    assert applier.applied_transactions == 4  # still waiting
-    await until(lambda: applier.applied_transactions == 6)
-    assert loop.time() - started >= wait * 0.9
-    assert len(commits) == before + 1  # both in one commit
+    # right after the last: gathers
+    await gathered_in_one_commit(relay, applier, commits, (3, 4), applied=4, wait=wait, gap=0.2)
     applier.stop()
     await asyncio.wait_for(task, 5)
     await engine.close()
