@@ -53,8 +53,8 @@ Contract (who may call what, which rule each step follows)
   events and heartbeats included.
 - Writes: the events of one read batch (what was published since the last one, usually a commit
   group; at most about `_BATCH_BYTES`) are framed in one pass (`ServerConnection.send_events`)
-  and go to the transport in ONE write: `before_send_events` for the batch (by default
-  `before_send_event` for each event in order), the write, then `after_send_events`. So every
+  and go to the transport in ONE write: `before_send_events` for the batch (a `SendBatch`; by
+  default `before_send_event` for each event in order), the write, then `after_send_events`. So every
   event of the batch is "in flight" before any byte of it can reach the slave, and "sent" only
   once the write returned. Artificial events and heartbeats are written on their own.
 - A dump by GTID (`gtid_start`, the `StartFilter` of `protocol.gtid.find_dump_start`) reads its
@@ -113,7 +113,7 @@ from protocol.events import (
 from protocol.gtid import BinlogState, StartFilter
 from protocol.messages import BINLOG_DUMP_NON_BLOCK, ERR, ComBinlogDump
 from protocol.position import BinlogPosition
-from semisync.interface import BinlogTransmitDelegate, SendParam, TransmitParam
+from semisync.interface import BinlogTransmitDelegate, SendBatch, SendParam, TransmitParam
 
 log = logging.getLogger("semisync.master.dump")
 
@@ -706,17 +706,11 @@ class DumpSession:
             self.session.write(conn.send_events(events, self.header))
             self.events_sent += len(events)
             return
-        file, reserved = self.file, self.header
         transmit, param = self.transmit, self.param
-        bufs: list[bytearray] = []
-        infos: list[SendParam] = []
-        for _, event in batch:
-            type_code, log_pos, flags = route_fields(event)
-            infos.append(SendParam(type_code, BinlogPosition(file, log_pos) if log_pos else None,
-                                   bool(flags & LOG_EVENT_ARTIFICIAL_F), False))
-            bufs.append(bytearray(reserved))  # a fresh copy: an observer that went away leaves flag 0
-        transmit.before_send_events(param, bufs, infos)  # type: ignore[arg-type]
-        self.session.write(conn.send_events(events, [bytes(buf) for buf in bufs]))
+        infos = SendBatch(self.file, [route_fields(event) for _, event in batch])
+        headers = [self.header] * len(events)  # each the reserved header until an observer sets it
+        transmit.before_send_events(param, headers, infos)  # type: ignore[arg-type]
+        self.session.write(conn.send_events(events, headers))
         self.events_sent += len(events)
         transmit.after_send_events(param, infos)  # type: ignore[arg-type]
 

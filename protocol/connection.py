@@ -663,16 +663,15 @@ class ServerConnection:
         seq = self._seq
         header = headers if same else b""
         restart = same and _ack_requested(header)
+        fixed = 1 + len(header)
         for i, event in enumerate(events):
-            if not same:
+            if not same and headers[i] is not header:  # a dump's headers are mostly one object
                 header = headers[i]
                 restart = bool(header) and _ack_requested(header)
-            size = 1 + len(header) + len(event)
+                fixed = 1 + len(header)
+            size = fixed + len(event)
             if size < MAX_PAYLOAD:
-                parts.append(pack_header(size | seq << 24))
-                parts.append(_OK_BYTE)
-                parts.append(header)
-                parts.append(event)
+                parts += (pack_header(size | seq << 24), _OK_BYTE, header, event)
                 seq = (seq + 1) & 0xFF
             else:
                 wire, seq = encode_packet(b"".join((_OK_BYTE, header, event)), seq)

@@ -37,8 +37,10 @@ Which shell calls what, and when (see docs/ARCHITECTURE.md for the whole path of
   (these two only on a session where an observer set `TransmitParam.event_hooks` in
   `transmit_start`: a dump no observer follows pays nothing per event); for the events of one
   transport write (a read batch) the shell calls `before_send_events` before the write and
-  `after_send_events` after it, once per observer, which by default run the per-event hooks in
-  order,
+  `after_send_events` after it, once per observer, with the batch's events as a `SendBatch`
+  (the `SendParam`s built on demand, and each event's place as a plain int) and a list of
+  headers, each the reserved header until an observer replaces it; by default they run the
+  per-event hooks in order,
   `after_reset_master` on RESET MASTER. `handle_ack` for each semi-sync ack a slave sends on
   its dump connection: the shell's ack receiver owns the read side of those connections and
   runs the hook (as mysqld's Ack_receiver calls the plugin's handleAck); an observer raises
@@ -56,10 +58,11 @@ Which shell calls what, and when (see docs/ARCHITECTURE.md for the whole path of
 from __future__ import annotations
 
 import enum
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, MutableSequence, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
+from protocol.events import LOG_EVENT_ARTIFICIAL_F
 from protocol.messages import ERR, OK, ResultSet
 from protocol.position import BinlogPosition
 
@@ -137,6 +140,38 @@ class SendParam:
     end: BinlogPosition | None
     artificial: bool = False
     heartbeat: bool = False
+
+
+class SendBatch(Sequence[SendParam]):
+    """The events of one transport write of a dump (a read batch of binlog `file`), as the
+    `SendParam`s of `before_send_events` / `after_send_events`, each built only when asked for.
+
+    `routes` is each event's (type code, log_pos, flags), in order (`protocol.events.route_fields`).
+    `places[i]` is event i's end in `file` (its log_pos), 0 for one without a place (log_pos 0,
+    or artificial): an observer that decides a whole batch reads these plain ints and builds no
+    object per event. Read-only."""
+
+    __slots__ = ("file", "places", "_routes", "_params")
+
+    def __init__(self, file: str, routes: Sequence[tuple[int, int, int]]) -> None:
+        self.file = file
+        self._routes = routes
+        self.places = [0 if flags & LOG_EVENT_ARTIFICIAL_F else log_pos for _, log_pos, flags in routes]
+        self._params: list[SendParam] | None = None
+
+    def __len__(self) -> int:
+        return len(self._routes)
+
+    def __getitem__(self, index):  # type: ignore[override]
+        params = self._params
+        if params is None:
+            file = self.file
+            params = self._params = [
+                SendParam(type_code, BinlogPosition(file, log_pos) if log_pos else None,
+                          bool(flags & LOG_EVENT_ARTIFICIAL_F), False)
+                for type_code, log_pos, flags in self._routes
+            ]
+        return params[index]
 
 
 @dataclass(slots=True)
@@ -247,12 +282,18 @@ class BinlogTransmitObserver:
         return None
 
     def before_send_events(
-        self, param: TransmitParam, headers: Sequence[bytearray], events: Sequence[SendParam]
+        self, param: TransmitParam, headers: MutableSequence[bytes], events: Sequence[SendParam]
     ) -> None:
-        """`before_send_event` for each event of one transport write, in order (`headers[i]` is
-        `events[i]`'s); an observer may override it to decide the batch in one call."""
-        for header, event in zip(headers, events, strict=True):
+        """`before_send_event` for each event of one transport write, in order: `headers[i]` is
+        `events[i]`'s header, which an observer changes by replacing the item (same length).
+        An observer may override it to decide the batch in one call (the shell passes a
+        `SendBatch`)."""
+        if len(headers) != len(events):
+            raise ValueError(f"{len(events)} events, {len(headers)} headers")
+        for i, event in enumerate(events):
+            header = bytearray(headers[i])
             self.before_send_event(param, header, event)
+            headers[i] = bytes(header)
 
     def after_send_events(self, param: TransmitParam, events: Sequence[SendParam]) -> None:
         """`after_send_event` for each event of one transport write, in order."""
@@ -415,7 +456,7 @@ class BinlogTransmitDelegate(Delegate[BinlogTransmitObserver]):
             o.after_send_event(param, event)
 
     def before_send_events(
-        self, param: TransmitParam, headers: Sequence[bytearray], events: Sequence[SendParam]
+        self, param: TransmitParam, headers: MutableSequence[bytes], events: Sequence[SendParam]
     ) -> None:
         for o in self._observers:  # observer by observer: each sets only its own header slice
             o.before_send_events(param, headers, events)

@@ -46,7 +46,7 @@ import asyncio
 import logging
 import time
 from collections import deque
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, MutableSequence, Sequence
 from dataclasses import dataclass, field, fields
 from typing import Any
 
@@ -60,6 +60,7 @@ from semisync.interface import (
     BinlogTransmitObserver,
     CommitVerdict,
     ReplicationInterface,
+    SendBatch,
     SendParam,
     StorageParam,
     TransactionObserver,
@@ -439,29 +440,53 @@ class SemiSyncMasterPlugin(
     # (`_active`) can need an ack, which is tested first. Nothing runs between the events of a
     # batch, so the state is read once per batch.
     def before_send_event(self, param: TransmitParam, header: bytearray, event: SendParam) -> None:
-        self.before_send_events(param, (header,), (event,))
+        headers = [bytes(header)]
+        self.before_send_events(param, headers, (event,))
+        header[:] = headers[0]
 
     def before_send_events(
-        self, param: TransmitParam, headers: Sequence[bytearray], events: Sequence[SendParam]
+        self, param: TransmitParam, headers: MutableSequence[bytes], events: Sequence[SendParam]
     ) -> None:
         dump = param.observer_state.get(self)
         if type(dump) is not _Dump:
             return
-        at = dump.offset
-        to = at + 2
+        if type(events) is SendBatch and self._on:
+            self._before_batch(dump, headers, events)
+            return
         active, on = self._active, self._on
-        for header, event in zip(headers, events, strict=True):
+        for i, event in enumerate(events):
             if not _is_binlog_event(event):
-                header[at:to] = _NO_ACK
+                headers[i] = _with_flag(headers[i], dump.offset, _NO_ACK)
                 continue
             end = event.end
             assert end is not None
             dump.in_flight = end
+            flag = _NO_ACK
             if (end in active or not on) and self._needs_ack(end):
-                header[at:to] = _ACK
+                flag = _ACK
                 dump.flagged.append((end, self._clock()))
-            else:
-                header[at:to] = _NO_ACK
+            headers[i] = _with_flag(headers[i], dump.offset, flag)
+
+    def _before_batch(self, dump: _Dump, headers: MutableSequence[bytes], batch: SendBatch) -> None:
+        """`before_send_events` while ON, on the batch's places as ints: the same decisions as
+        the per-event loop (held equal by tests/unit/test_semisync_master.py), with an object
+        only for the events that ask for an ack and for the last one in flight. While ON only
+        a waiting group's end (`_active`) can ask; every other header gets our flag cleared."""
+        places, file, at = batch.places, batch.file, dump.offset
+        for i, header in enumerate(headers):
+            if header[at:at + 2] != _NO_ACK:
+                headers[i] = _with_flag(header, at, _NO_ACK)
+        waiting = [end.pos for end in self._active if end.file == file]
+        for pos in sorted(set(places).intersection(waiting)) if waiting else ():
+            end = BinlogPosition(file, pos)
+            if self._needs_ack(end):
+                i = places.index(pos)
+                headers[i] = _with_flag(headers[i], at, _ACK)
+                dump.flagged.append((end, self._clock()))
+        for pos in reversed(places):
+            if pos:
+                dump.in_flight = BinlogPosition(file, pos)
+                return
 
     def after_send_event(self, param: TransmitParam, event: SendParam) -> None:
         self.after_send_events(param, (event,))
@@ -470,7 +495,13 @@ class SemiSyncMasterPlugin(
         dump = param.observer_state.get(self)
         if type(dump) is not _Dump:
             return
-        for event in reversed(events):  # the batch's last binlog event is the highest sent
+        if type(events) is SendBatch:  # the batch's last event with a place is the highest sent
+            for pos in reversed(events.places):
+                if pos:
+                    dump.sent = BinlogPosition(events.file, pos)
+                    return
+            return
+        for event in reversed(events):
             if _is_binlog_event(event):
                 dump.sent = event.end
                 return
@@ -620,3 +651,10 @@ def _is_binlog_event(event: SendParam) -> bool:
 
 
 _NO_ACK, _ACK = semisync_header(False), semisync_header(True)
+
+
+def _with_flag(header: bytes, at: int, ours: bytes) -> bytes:
+    """`header` with our two bytes (at `at`) set to `ours`."""
+    if header[at:at + 2] == ours:
+        return header
+    return header[:at] + ours + header[at + 2:]

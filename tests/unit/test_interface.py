@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 import inspect
 
+import pytest
+
 from protocol.position import BinlogPosition
 from semisync.interface import (
     BinlogRelayIODelegate,
@@ -20,6 +22,7 @@ from semisync.interface import (
     ReadEvent,
     RelayIOParam,
     ReplicationInterface,
+    SendBatch,
     SendParam,
     StorageParam,
     TransactionDelegate,
@@ -210,6 +213,15 @@ def test_reserved_header_slices_follow_registration_order():
     buffer = bytearray(header)
     delegate.before_send_event(param, buffer, SendParam(16, P))
     assert buffer == b"\xff\x01\xff\x02\x02"
+    # a batch: each observer's per-event hook on each event's header, replaced in the list
+    headers = [header] * 3
+    batch = SendBatch(P.file, [(16, 100, 0), (4, 0, 0x20), (16, 200, 0)])
+    delegate.before_send_events(param, headers, batch)
+    assert headers == [b"\xff\x01\xff\x02\x02"] * 3 and header == b"\x01\x01\x02\x02\x02"
+    assert [e.end for e in batch] == [BinlogPosition(P.file, 100), None, BinlogPosition(P.file, 200)]
+    assert batch.places == [100, 0, 200] and [e.artificial for e in batch] == [False, True, False]
+    with pytest.raises(ValueError):
+        delegate.before_send_events(param, headers[:2], batch)
 
 
 def test_relay_io_delegate_chains_read_events_and_keeps_the_last_ack():

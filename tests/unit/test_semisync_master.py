@@ -9,13 +9,17 @@ dump sessions send events through `before_send_event`/`after_send_event`, the ac
 from __future__ import annotations
 
 import logging
+import random
+from collections.abc import Sequence
 
 import pytest
 
 from protocol.errors import RemoteProtocolError, SQLError
-from semisync.interface import CommitVerdict
+from protocol.events import LOG_EVENT_ARTIFICIAL_F
+from semisync.interface import BinlogTransmitObserver, CommitVerdict, SendBatch, SendParam
 from semisync.master_plugin import WAITING_STATE, SemiSyncMasterPlugin
 from tests.support.semisync_harness import (
+    BINLOG,
     HEARTBEAT_EVENT,
     ROTATE_EVENT,
     FakeClockLoop,
@@ -558,3 +562,75 @@ def test_trace_level_detail_logs_acks(fl, caplog):
     m.ack(dump, pos(200))
     assert [r for r in caplog.records if "got reply at mysql-bin.000001:200" in r.getMessage()]
     assert "status=ON" in m.plugin.describe()
+
+
+# ---------------------------------------------------------------------------------------------
+# A read batch decided at once (`SendBatch`) against the per-event hooks
+
+
+class _OneBytePrefix(BinlogTransmitObserver):
+    """Reserves one header byte before the plugin's, so that the plugin's slice is at offset 1."""
+
+    def reserve_header(self, param):
+        return b"\x5a"
+
+
+def _play_batches(seed: int, batched: bool) -> list[object]:
+    """One random run of a semi-sync dump: batches of events (some without a place: log_pos 0
+    or artificial), commit groups waiting on some of their ends, acks, timeouts that switch
+    semi-sync OFF and catch-ups that switch it back ON. Each batch goes through the delegate
+    as the dump sends it (`SendBatch`, headers replaced) or, when not `batched`, as a plain list
+    of SendParams (the per-event loop). Returns what each batch decided and the plugin's state."""
+    rng = random.Random(seed)
+    fl = FakeClockLoop()
+    try:
+        m = MasterHarness(fl)
+        transmit = m.interface.transmit
+        if seed % 2:  # the plugin's slice after another observer's byte
+            transmit.remove_observer(m.plugin)
+            transmit.add_observer(_OneBytePrefix())
+            transmit.add_observer(m.plugin)
+        dump = m.connect(2)
+        state = dump.param.observer_state[m.plugin]
+        seen: list[object] = []
+        at = 4
+        for _ in range(rng.randrange(3, 12)):
+            routes = []
+            for _ in range(rng.randrange(1, 12)):
+                at += rng.randrange(19, 200)
+                kind = rng.random()
+                routes.append((rng.choice((16, 2, 162, 3, 34)), 0 if kind < 0.1 else at,
+                               LOG_EVENT_ARTIFICIAL_F if 0.1 <= kind < 0.2 else rng.choice((0, 0x8))))
+            ends = [log_pos for _, log_pos, flags in routes if log_pos and not flags & LOG_EVENT_ARTIFICIAL_F]
+            for end in rng.sample(ends, rng.randrange(0, len(ends) + 1)):
+                m.commit(pos(end))
+            if rng.random() < 0.2:
+                m.commit(pos(at + 1000, "mysql-bin.000002"))  # a group of a later file
+            if rng.random() < 0.15:
+                fl.advance(11)  # past rpl_semi_sync_master_timeout: OFF
+            if batched:
+                events: Sequence[SendParam] = SendBatch(BINLOG, routes)
+            else:
+                events = [SendParam(t, pos(log_pos) if log_pos else None, bool(flags & LOG_EVENT_ARTIFICIAL_F))
+                          for t, log_pos, flags in routes]
+            headers = [dump.header] * len(routes)
+            transmit.before_send_events(dump.param, headers, events)
+            transmit.after_send_events(dump.param, events)
+            seen.append((headers, state.in_flight, state.sent, list(state.flagged), m.plugin.status))
+            if state.flagged and rng.random() < 0.7:
+                m.ack(dump, rng.choice(state.flagged)[0])
+            seen.append(counters(m))
+        return seen
+    finally:
+        fl.close()
+
+
+def test_a_send_batch_decides_exactly_as_the_per_event_hooks():
+    flagged = off = 0
+    for seed in range(80):
+        batched = _play_batches(seed, True)
+        assert batched == _play_batches(seed, False), seed
+        decided = batched[::2]
+        flagged += sum(h[1 + seed % 2] == 1 for headers, *_ in decided for h in headers)  # type: ignore[misc]
+        off += sum(status is False for *_, status in decided)  # type: ignore[misc]
+    assert flagged > 100 and off > 10  # both ways of deciding were played, many times
