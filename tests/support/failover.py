@@ -38,12 +38,18 @@ def semisync_mariadb(basedir: Path, server_id: int, *, master: bool) -> MariaDBS
 
 
 def prepare_master(port: int) -> None:
-    """The replication account and the table the writers fill."""
+    """The replication account and the table the writers fill, on a semi-sync master that no
+    replica follows yet: written with semi-sync off, then on again (with
+    rpl_semi_sync_master_wait_no_slave, MariaDB's and ours by default, the first commit would
+    wait out the whole rpl_semi_sync_master_timeout for a slave that cannot be there yet). The
+    replicas attached next get these by GTID from the binlog."""
     for sql in (
+        "SET GLOBAL rpl_semi_sync_master_enabled = OFF",
         f"CREATE USER {REPL_USER}@'%' IDENTIFIED BY '{REPL_PASSWORD}'",
         f"GRANT REPLICATION SLAVE, REPLICATION CLIENT ON *.* TO {REPL_USER}@'%'",
         "CREATE DATABASE d",
         "CREATE TABLE d.acked (id INT PRIMARY KEY)",
+        "SET GLOBAL rpl_semi_sync_master_enabled = ON",
     ):
         query(port, sql)
 
