@@ -71,11 +71,15 @@ def test_a_plain_mariadb_replica_follows_by_gtid_with_semisync_across_restarts_a
     replica = MariaDBServer(tmp_path / "replica", server_id=2, log_bin=None,
                             extra=["--rpl-semi-sync-slave-enabled=ON"]).start()
     try:
+        # written before any replica follows: semi-sync off, then on again (with wait_no_slave the
+        # first commit would wait out the whole 30 s timeout for a replica that is not there yet)
+        master.query("SET GLOBAL rpl_semi_sync_master_enabled = OFF")
         make_repl_user(master)
         master.query("CREATE DATABASE g")
         master.query("CREATE TABLE g.t (id INT AUTO_INCREMENT PRIMARY KEY, v VARCHAR(20))")
         for i in range(3):
             master.query(f"INSERT INTO g.t (v) VALUES ('before-{i}')")
+        master.query("SET GLOBAL rpl_semi_sync_master_enabled = ON")
         replica.execute_all([
             f"CHANGE MASTER TO MASTER_HOST='127.0.0.1', MASTER_PORT={master.port}, MASTER_USER='repl', "
             "MASTER_PASSWORD='replpw'",

@@ -42,10 +42,14 @@ def test_a_promoted_slave_serves_its_former_sibling_with_semi_sync(tmp_path):
     master = Daemon("master", tmp_path / "master", ["--server-id=1", MASTER_SEMI_SYNC]).start()
     daemons = [master]
     try:
-        for sql in ("CREATE USER repl@'%' IDENTIFIED BY 'pw'", "GRANT REPLICATION SLAVE ON *.* TO repl@'%'",
+        # written before any slave follows: semi-sync off, then on again (with wait_no_slave the
+        # first commit would wait out the whole 10 s timeout for a slave that is not there yet)
+        for sql in ("SET GLOBAL rpl_semi_sync_master_enabled = OFF",
+                    "CREATE USER repl@'%' IDENTIFIED BY 'pw'", "GRANT REPLICATION SLAVE ON *.* TO repl@'%'",
                     # a client account: no READ_ONLY ADMIN (root writes past read_only, as on MariaDB)
                     "CREATE USER app@'%' IDENTIFIED BY 'pw'", "GRANT SELECT, INSERT ON d.* TO app@'%'",
-                    "CREATE DATABASE d", "CREATE TABLE d.t (id INT PRIMARY KEY, v VARCHAR(20))"):
+                    "CREATE DATABASE d", "CREATE TABLE d.t (id INT PRIMARY KEY, v VARCHAR(20))",
+                    "SET GLOBAL rpl_semi_sync_master_enabled = ON"):
             master.query(sql)
         to_master = [f"--master-port={master.port}", "--master-host=127.0.0.1", "--master-user=repl",
                      "--master-password=pw", "--master-connect-retry=0.5"]

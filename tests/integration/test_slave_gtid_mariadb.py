@@ -62,11 +62,15 @@ def start_master(tmp_path: Path) -> MariaDBServer:
         extra=["--rpl-semi-sync-master-enabled=ON", "--rpl-semi-sync-master-timeout=10000",
                "--general-log=ON", "--log-output=TABLE"],
     ).start()
+    # written with semi-sync off, then on again: no slave follows yet, so with
+    # rpl_semi_sync_master_wait_no_slave the first commit would wait out the whole timeout (10 s)
     master.execute_all([
+        "SET GLOBAL rpl_semi_sync_master_enabled = OFF",
         "CREATE USER repl@'%' IDENTIFIED BY 'replpw'",
         "GRANT REPLICATION SLAVE, REPLICATION CLIENT ON *.* TO repl@'%'",
         "CREATE DATABASE d",
         "CREATE TABLE d.t (id INT PRIMARY KEY, v VARCHAR(20))",
+        "SET GLOBAL rpl_semi_sync_master_enabled = ON",
     ])
     return master
 
@@ -163,7 +167,9 @@ def test_slave_by_gtid_from_mariadb_semisync_master_resumes_by_gtid(tmp_path):
             assert error_of(port, "SET GLOBAL gtid_slave_pos = '0-1-1,0-2-2'")[0] == 1943
             assert query(port, "SELECT @@gtid_slave_pos")[0][0] == master_pos
 
-        # written while we are down; our restart resumes by GTID from gtid_slave_pos
+        # written while we are down; our restart resumes by GTID from gtid_slave_pos (the first
+        # of them waits for an ack no slave can send: a short timeout, not the 10 s one)
+        master.execute_all(["SET GLOBAL rpl_semi_sync_master_timeout = 500"])
         for i in range(21, 31):
             master.execute_all([f"INSERT INTO d.t VALUES ({i}, 'v{i}')"])
         with SlaveThread(cfg) as slave:
@@ -179,6 +185,8 @@ def test_slave_by_gtid_from_mariadb_semisync_master_resumes_by_gtid(tmp_path):
 
 def test_other_domain_applied_and_strict_mode_stops_out_of_order_gtid(tmp_path):
     master = start_master(tmp_path)
+    # its slave never acks: semi-sync off on the master, or its first commit waits out the timeout
+    master.execute_all(["SET GLOBAL rpl_semi_sync_master_enabled = OFF"])
     try:
         with SlaveThread(slave_config(tmp_path, rpl_semi_sync_slave_enabled=False)) as slave:
             port = slave.port

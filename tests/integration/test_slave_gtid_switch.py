@@ -52,7 +52,9 @@ def test_slave_by_gtid_survives_kill_9_and_the_roles_switch_by_gtid(tmp_path):
         assert var(slave, "gtid_current_pos") == pos  # replicated GTIDs in its binlog do not count twice
         assert var(slave, "gtid_binlog_pos") == pos  # log_slave_updates keeps the origin's GTIDs
 
-        # kill -9 while the master writes; the restart resumes by GTID
+        # kill -9 while the master writes; the restart resumes by GTID (the master's first commit
+        # after the kill waits for an ack the dead slave cannot send: a short timeout, not 10 s)
+        master.query("SET GLOBAL rpl_semi_sync_master_timeout = 500")
         writer = master.connect()
         with writer.cursor() as cur:
             for i in range(11, 31):
@@ -70,7 +72,9 @@ def test_slave_by_gtid_survives_kill_9_and_the_roles_switch_by_gtid(tmp_path):
         for sql in ("STOP SLAVE", "RESET SLAVE ALL", "SET GLOBAL read_only = OFF",
                     "SET GLOBAL rpl_semi_sync_master_enabled = ON"):
             slave.query(sql)
-        for sql in ("SET GLOBAL read_only = ON",
+        # the demoted master acks as a semi-sync slave: the new master's commits do not wait out
+        # its timeout for an ack
+        for sql in ("SET GLOBAL read_only = ON", "SET GLOBAL rpl_semi_sync_slave_enabled = ON",
                     f"CHANGE MASTER TO MASTER_HOST='127.0.0.1', MASTER_PORT={slave.port}, MASTER_USER='repl', "
                     "MASTER_PASSWORD='replpw', MASTER_CONNECT_RETRY=0.5, MASTER_USE_GTID=current_pos",
                     "START SLAVE"):

@@ -47,12 +47,19 @@ def start_master(tmp_path, binlog_format: str) -> MariaDBServer:
         binlog_format=binlog_format,
         extra=["--rpl-semi-sync-master-enabled=ON", "--rpl-semi-sync-master-timeout=10000"],
     ).start()
+    # written before any slave follows: the first commit waits for an ack no slave can send, so
+    # with a 100 ms timeout, 10 s again after: semi-sync stays enabled with its status OFF (timed
+    # out) until a semi-sync slave catches up, as the tests here (and test_slave_admin's,
+    # test_slave_durability's) expect, without waiting out the whole 10 s
     master.execute_all([
+        "SET GLOBAL rpl_semi_sync_master_timeout = 100",
         "CREATE USER repl@'%' IDENTIFIED BY 'replpw'",
         "GRANT REPLICATION SLAVE, REPLICATION CLIENT ON *.* TO repl@'%'",
         "CREATE DATABASE d",
         TABLE,
+        "SET GLOBAL rpl_semi_sync_master_timeout = 10000",
     ])
+    assert master.status("Rpl_semi_sync_master_status")["Rpl_semi_sync_master_status"] == "OFF"
     return master
 
 
@@ -209,11 +216,13 @@ def test_event_over_16_mib_from_mariadb(tmp_path):
                "--max-allowed-packet=256M"],
     ).start()
     try:
-        master.execute_all([
+        master.execute_all([  # semi-sync off while no slave follows (as in start_master)
+            "SET GLOBAL rpl_semi_sync_master_enabled = OFF",
             "CREATE USER repl@'%' IDENTIFIED BY 'replpw'",
             "GRANT REPLICATION SLAVE ON *.* TO repl@'%'",
             "CREATE DATABASE d",
             "CREATE TABLE d.big (id INT PRIMARY KEY, b LONGBLOB)",
+            "SET GLOBAL rpl_semi_sync_master_enabled = ON",
         ])
         with SlaveThread(slave_config(tmp_path, master)) as slave:
             wait_until(lambda: master.status("Rpl_semi_sync_master_clients")["Rpl_semi_sync_master_clients"] == "1",

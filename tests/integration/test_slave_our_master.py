@@ -34,12 +34,16 @@ def start_master(tmp_path, timeout_ms: int, *extra: str) -> Daemon:
         "--server-id=1", "--rpl-semi-sync-master-enabled=ON",
         f"--rpl-semi-sync-master-timeout={timeout_ms}", *extra,
     ]).start()
+    # written before any slave follows: semi-sync off, then on again (with wait_no_slave the first
+    # commit would wait out the whole timeout for a slave that is not there yet)
+    master.query("SET GLOBAL rpl_semi_sync_master_enabled = OFF")
     master.query("CREATE USER 'repl'@'%' IDENTIFIED BY 'replpw'")
     master.query("GRANT REPLICATION SLAVE ON *.* TO 'repl'@'%'")
     master.query("CREATE DATABASE app")
     master.query("CREATE TABLE app.accounts (id INT AUTO_INCREMENT PRIMARY KEY, owner VARCHAR(40), "
                  "balance DECIMAL(12,2) NOT NULL DEFAULT 0, touched INT NOT NULL DEFAULT 0)")
     master.query("CREATE TABLE app.journal (id INT AUTO_INCREMENT PRIMARY KEY, account INT, amount INT, note TEXT)")
+    master.query("SET GLOBAL rpl_semi_sync_master_enabled = ON")
     return master
 
 

@@ -103,7 +103,9 @@ def test_relay_file_per_master_file_from_our_master(tmp_path):
         master.query("INSERT INTO d.t VALUES (99, 'purge on')")
         wait_for(lambda: len(indexed(slave.datadir, "relay-bin")) == 1, message="purged again once ON")
 
-        # kill -9, more rotations while it is down and after its restart: each row once
+        # kill -9, more rotations while it is down and after its restart: each row once (the
+        # master's first commit waits for an ack the dead slave cannot send: a short timeout)
+        master.query("SET GLOBAL rpl_semi_sync_master_timeout = 500")
         slave.kill9()
         rotate_while_writing(master.query, lambda: None, row=100)
         slave.start()

@@ -145,15 +145,22 @@ def master_with_slaves(
     tmp_path, count: int = 2, *, semisync: bool = False, connect_retry: float = 1
 ) -> Iterator[tuple[Any, list[Any]]]:
     """Our master (`repl` user made) and `count` of our slaves replicating from it, as real
-    processes (semi-sync enabled on both sides when `semisync`); all stopped on exit."""
+    processes (semi-sync enabled on both sides when `semisync`); all stopped on exit. With
+    `semisync` the `repl` user is made with the master's semi-sync off, then on again before the
+    slaves start: no slave follows yet, so with rpl_semi_sync_master_wait_no_slave (the default)
+    the first commit would wait out the whole rpl_semi_sync_master_timeout (10 s)."""
     from tests.support.daemons import Daemon
 
     master = Daemon("master", tmp_path / "master",
                     ["--server-id=1", *(["--rpl-semi-sync-master-enabled=ON"] if semisync else [])]).start()
     slaves: list[Daemon] = []
     try:
+        if semisync:
+            master.query("SET GLOBAL rpl_semi_sync_master_enabled = OFF")
         master.query("CREATE USER 'repl'@'%' IDENTIFIED BY 'replpw'")
         master.query("GRANT REPLICATION SLAVE ON *.* TO 'repl'@'%'")
+        if semisync:
+            master.query("SET GLOBAL rpl_semi_sync_master_enabled = ON")
         for n in range(count):
             slaves.append(Daemon("slave", tmp_path / f"s{n + 1}", [
                 f"--server-id={n + 2}", "--master-host=127.0.0.1", f"--master-port={master.port}",
