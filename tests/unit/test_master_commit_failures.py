@@ -42,8 +42,7 @@ async def commit_many(engine, gc, values: list[int]) -> list[BaseException | Non
 @pytest.mark.parametrize("where", ["write", "fdatasync"])
 async def test_a_failed_binlog_write_fails_the_whole_group_with_1026(pipeline, monkeypatch, code, where, held):  # noqa: F811
     """In one step with the engine commit (no observer holds groups) and held for an observer
-    (semi-sync), where the fdatasync runs on the compiled syncer (both, on the loop) or on a Python
-    thread (the binlog I/O thread, or the engine's writer thread in one step)."""
+    (semi-sync), where the fdatasync runs on the binlog I/O thread or on the compiled syncer."""
     engine, writer, end, interface, gc = pipeline
     if held:
         interface.storage.add_observer(BinlogStorageObserver())  # holds every group
@@ -58,7 +57,7 @@ async def test_a_failed_binlog_write_fails_the_whole_group_with_1026(pipeline, m
         return real(*args)
 
     monkeypatch.setattr(writer_module.os, where, fault)
-    if gc.native_sync and where == "fdatasync":  # the syncer's thread calls fdatasync(2) in C
+    if held and gc.native_sync and where == "fdatasync":  # the syncer's thread calls fdatasync(2) in C
         native = NativeSyncer.fdatasync
 
         def syncer_fault(self, fd):
