@@ -31,6 +31,7 @@ from inprocess import run_trees  # noqa: E402
 
 
 async def measure(batches: int, group: int) -> float:
+    from binlog.reader import iter_events
     from binlog.writer import BinlogWriter
     from engine.results import LoggedStatement
     from master.events import transaction_events
@@ -50,14 +51,10 @@ async def measure(batches: int, group: int) -> float:
         for xid in range(1, group + 1):
             writer.append(transaction_events(statements, xid=xid, thread_id=7, gtid=events.Gtid(0, 1, xid)), 1)
         writer.flush()
-        data = (Path(tmp) / writer.end_position.file).read_bytes()[start:]
-        batch, at = [], start
-        while at - start < len(data):
-            size = int.from_bytes(data[at - start + 9 : at - start + 13], "little")
-            batch.append((at, data[at - start : at - start + size]))
-            at += size
+        end = writer.end_position
+        batch = list(iter_events(Path(tmp) / end.file, start, end.pos))
         assert len(batch) == 4 * group, len(batch)
-        group_end = BinlogPosition(writer.end_position.file, at)
+        group_end = BinlogPosition(end.file, end.pos)
         session.write = lambda data: None  # the transport: bytes discarded
         active = plugin._active  # the plugin's waiting group ends, as after_flush leaves them
         began = time.process_time()

@@ -162,6 +162,13 @@ class SendBatch(Sequence[SendParam]):
     def __len__(self) -> int:
         return len(self._routes)
 
+    def last_end(self) -> BinlogPosition | None:
+        """The end of the batch's last event with a place (None: no event has one)."""
+        for pos in reversed(self.places):
+            if pos:
+                return BinlogPosition(self.file, pos)
+        return None
+
     def __getitem__(self, index):  # type: ignore[override]
         params = self._params
         if params is None:

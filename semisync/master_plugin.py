@@ -483,10 +483,9 @@ class SemiSyncMasterPlugin(
                 i = places.index(pos)
                 headers[i] = _with_flag(headers[i], at, _ACK)
                 dump.flagged.append((end, self._clock()))
-        for pos in reversed(places):
-            if pos:
-                dump.in_flight = BinlogPosition(file, pos)
-                return
+        last = batch.last_end()
+        if last is not None:
+            dump.in_flight = last
 
     def after_send_event(self, param: TransmitParam, event: SendParam) -> None:
         self.after_send_events(param, (event,))
@@ -496,10 +495,9 @@ class SemiSyncMasterPlugin(
         if type(dump) is not _Dump:
             return
         if type(events) is SendBatch:  # the batch's last event with a place is the highest sent
-            for pos in reversed(events.places):
-                if pos:
-                    dump.sent = BinlogPosition(events.file, pos)
-                    return
+            last = events.last_end()
+            if last is not None:
+                dump.sent = last
             return
         for event in reversed(events):
             if _is_binlog_event(event):

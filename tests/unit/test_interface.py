@@ -220,6 +220,9 @@ def test_reserved_header_slices_follow_registration_order():
     assert headers == [b"\xff\x01\xff\x02\x02"] * 3 and header == b"\x01\x01\x02\x02\x02"
     assert [e.end for e in batch] == [BinlogPosition(P.file, 100), None, BinlogPosition(P.file, 200)]
     assert batch.places == [100, 0, 200] and [e.artificial for e in batch] == [False, True, False]
+    assert batch.last_end() == BinlogPosition(P.file, 200)
+    assert SendBatch(P.file, [(16, 300, 0), (4, 0, 0x20)]).last_end() == BinlogPosition(P.file, 300)
+    assert SendBatch(P.file, [(4, 0, 0x20)]).last_end() is None
     with pytest.raises(ValueError):
         delegate.before_send_events(param, headers[:2], batch)
 
