@@ -774,10 +774,14 @@ class ClientConnection:
                 return event
 
     def next_binlog_events(self) -> list[BinlogPacket]:
+        """`next_binlog_payloads`, each as the `BinlogPacket` `next_event` returns."""
+        return [BinlogPacket(payload) for payload in self.next_binlog_payloads()]
+
+    def next_binlog_payloads(self) -> list[bytes]:
         """While DUMPING: every event packet already received, in one pass, as `next_event`
-        would return them one by one (sequence ids and the semi-sync flag checked the same way).
-        Stops before anything else (ERR, EOF, a packet of 16 MiB or more, an incomplete one),
-        which `next_event` then returns; [] when not dumping."""
+        would return them one by one (sequence ids and the semi-sync flag checked the same way),
+        each as its `BinlogPacket.payload`. Stops before anything else (ERR, EOF, a packet of
+        16 MiB or more, an incomplete one), which `next_event` then returns; [] when not dumping."""
         if self._machine.state is not C.DUMPING:
             return []
         packets = self._decoder.take_packets(0x00)
@@ -791,7 +795,7 @@ class ClientConnection:
                 raise _out_of_order(seq, expected)
             expected = (seq + 1) & 0xFF
             after_ack_request = semisync and _ack_requested(payload)
-            out.append(BinlogPacket(payload))
+            out.append(payload)
         self._seq, self._after_ack_request = expected, after_ack_request
         self._machine.fire(T.RECV_EVENT)
         return out

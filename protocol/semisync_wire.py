@@ -13,6 +13,7 @@ the MySQL packet layer. Only `ProtocolError`s escape: `RemoteProtocolError` for 
 from __future__ import annotations
 
 import struct
+from collections.abc import MutableSequence
 from dataclasses import dataclass
 
 from construct import Const, GreedyBytes, Int8ul, Int64ul, Struct
@@ -104,6 +105,22 @@ def split_semisync_header(payload_after_ok_byte: bytes | bytearray | memoryview)
     return flag == SEMI_SYNC_ACK_REQUESTED, mv[_HEADER_LEN:]
 
 
+def split_semisync_headers(packets: MutableSequence[bytes | memoryview]) -> list[int]:
+    """`split_semisync_header` for every event packet of one read, in place: `packets[i]`
+    becomes its event (a view, no copy). Returns the indexes of the packets whose flag asks for
+    an ack, ascending. The same checks and errors, at the first packet that breaks them."""
+    flagged = []
+    ack, no_ack = _HEADERS[True], _HEADERS[False]
+    for i, packet in enumerate(packets):
+        head = packet[:_HEADER_LEN]
+        if head == ack:
+            flagged.append(i)
+        elif head != no_ack:
+            split_semisync_header(packet)  # raises: says what is wrong with it
+        packets[i] = memoryview(packet)[_HEADER_LEN:]
+    return flagged
+
+
 __all__ = [
     "ACK",
     "HEADER",
@@ -113,4 +130,5 @@ __all__ = [
     "encode_ack",
     "semisync_header",
     "split_semisync_header",
+    "split_semisync_headers",
 ]

@@ -52,7 +52,12 @@ Which shell calls what, and when (see docs/ARCHITECTURE.md for the whole path of
   the outcome of each request once COM_BINLOG_DUMP is sent (not a WL#4398 hook: there the
   plugin runs its queries on the IO thread's connection itself); `after_read_event` for each packet
   read (strips the extra header, notes the flag), `after_queue_event` after the event is in
-  the relay log (and synced per sync_relay_log), `after_reset_slave` on RESET SLAVE.
+  the relay log (and synced per sync_relay_log), `after_reset_slave` on RESET SLAVE. The shell
+  calls them for all the packets of one read at once, once per observer: `after_read_events`
+  with a `ReadBatch`, then `after_queue_events` with the read's events as `QueuedEvents` (with
+  several observers the delegate runs `after_queue_event` event by event instead, so that the
+  ack is the last position returned in the stream's order); by default they run the per-event
+  hooks in order.
 """
 
 from __future__ import annotations
@@ -239,6 +244,62 @@ class ReadEvent:
     need_ack: bool = False
 
 
+class ReadBatch:
+    """The event packets of one read of the dump connection, for `after_read_events`.
+
+    `events[i]` is packet i's payload after the OK byte until observers strip their headers from
+    it (an observer replaces the item, as `after_read_event` returns it); `flagged` holds the
+    indexes of the packets whose master asked for an ack, ascending (`flag` adds to it)."""
+
+    __slots__ = ("events", "flagged")
+
+    def __init__(self, events: list[bytes | memoryview]) -> None:
+        self.events = events
+        self.flagged: list[int] = []
+
+    def flag(self, indexes: list[int]) -> None:
+        """Add `indexes` (ascending) to `flagged`."""
+        if not self.flagged:
+            self.flagged = indexes
+        elif indexes:
+            self.flagged = sorted(set(self.flagged).union(indexes))
+
+
+class QueuedEvents:
+    """Events in the relay log, for `after_queue_events`: `events[i]` (what `after_read_events`
+    left of its packet) ends at `ends[i]` in the master's binlog (what an ack of it names);
+    `flagged` holds the indexes of those whose master asked for an ack, ascending. The IO task
+    appends only; observers read."""
+
+    __slots__ = ("events", "ends", "flagged")
+
+    def __init__(self) -> None:
+        self.events: list[bytes | memoryview] = []
+        self.ends: list[BinlogPosition] = []
+        self.flagged: list[int] = []
+
+    def __len__(self) -> int:
+        return len(self.events)
+
+    def add(self, event: bytes | memoryview, end: BinlogPosition, flagged: bool) -> None:
+        if flagged:
+            self.flagged.append(len(self.events))
+        self.events.append(event)
+        self.ends.append(end)
+
+    def extend(self, other: QueuedEvents, flagged_only: bool = False) -> None:
+        """Append `other`'s events (only its flagged ones with `flagged_only`)."""
+        chosen = other.flagged if flagged_only else range(len(other.events))
+        marked = set(other.flagged)
+        for i in chosen:
+            self.add(other.events[i], other.ends[i], i in marked)
+
+    def reads(self) -> list[tuple[ReadEvent, BinlogPosition]]:
+        """Each event as `after_queue_event` gets it, with its end."""
+        marked = set(self.flagged)
+        return [(ReadEvent(event, i in marked), end) for i, (event, end) in enumerate(zip(self.events, self.ends, strict=True))]
+
+
 # ---------------------------------------------------------------------------------------------
 # Observer interfaces: subclass and override the hooks you need; the defaults do nothing.
 
@@ -340,6 +401,29 @@ class BinlogRelayIOObserver:
     ) -> BinlogPosition | None:
         """Return the position to acknowledge to the master now, or None."""
         return None
+
+    def after_read_events(self, param: RelayIOParam, batch: ReadBatch) -> None:
+        """`after_read_event` for each packet of one read, in order: `batch.events[i]` becomes
+        what it leaves of packet i, and the packets it flags join `batch.flagged`. An observer
+        may override it to handle the read in one call."""
+        events = batch.events
+        flagged = []
+        for i, packet in enumerate(events):
+            read = self.after_read_event(param, memoryview(packet))
+            events[i] = read.event
+            if read.need_ack:
+                flagged.append(i)
+        batch.flag(flagged)
+
+    def after_queue_events(self, param: RelayIOParam, queued: QueuedEvents, synced: bool) -> BinlogPosition | None:
+        """`after_queue_event` for each event of `queued` (never empty), in order; the last
+        position it returned. An observer may override it to decide the batch in one call."""
+        ack = None
+        for read, end in queued.reads():
+            decided = self.after_queue_event(param, read, end, synced)
+            if decided is not None:
+                ack = decided
+        return ack
 
     def after_reset_slave(self, param: RelayIOParam) -> None:
         return None
@@ -521,6 +605,22 @@ class BinlogRelayIODelegate(Delegate[BinlogRelayIOObserver]):
             decided = o.after_queue_event(param, read, end, synced)
             if decided is not None:
                 ack = decided
+        return ack
+
+    def after_read_events(self, param: RelayIOParam, batch: ReadBatch) -> None:
+        for o in self._observers:  # observer by observer: each strips its own header
+            o.after_read_events(param, batch)
+
+    def after_queue_events(self, param: RelayIOParam, queued: QueuedEvents, synced: bool) -> BinlogPosition | None:
+        observers = self._observers
+        if len(observers) == 1:  # the usual (semi-sync alone): its decision for the batch
+            return observers[0].after_queue_events(param, queued, synced)
+        ack = None  # several: the last decision in the stream's order, as per event
+        for read, end in queued.reads():
+            for o in observers:
+                decided = o.after_queue_event(param, read, end, synced)
+                if decided is not None:
+                    ack = decided
         return ack
 
     def after_reset_slave(self, param: RelayIOParam) -> None:

@@ -19,6 +19,10 @@ Contract (the slave shell's IO task calls the binlog relay IO hooks; see `semisy
   cumulative). When several events are queued and synced together the IO task may call
   `after_queue_event` for each of them after one fsync: it must send only the LAST non-None
   value returned for the batch, once (it covers every earlier one).
+- `after_read_events` / `after_queue_events` (the IO task's hooks for one read): the same
+  decisions for the whole read in one call (the headers stripped in one pass; the pending
+  position is the last flagged event's end, returned once when `synced`), held equal to the
+  per-event hooks by tests/unit/test_semisync_slave.py.
 - `after_reset_slave`: forget what was pending.
 Heartbeats are not queued, so the IO task does not call `after_queue_event` for them.
 """
@@ -31,12 +35,14 @@ from dataclasses import dataclass
 
 from protocol.errors import ER_UNKNOWN_SYSTEM_VARIABLE
 from protocol.position import BinlogPosition
-from protocol.semisync_wire import split_semisync_header
+from protocol.semisync_wire import split_semisync_header, split_semisync_headers
 from semisync.interface import (
     BinlogRelayIOObserver,
     DumpRequest,
     Expect,
     MasterStatement,
+    QueuedEvents,
+    ReadBatch,
     ReadEvent,
     RelayIOParam,
     ReplicationInterface,
@@ -178,6 +184,23 @@ class SemiSyncSlavePlugin(PluginVariables, BinlogRelayIOObserver):
             return None
         if read.need_ack:
             task.pending = end  # a later flagged event covers an earlier one (cumulative acks)
+        if not synced or task.pending is None:
+            return None
+        ack, task.pending = task.pending, None
+        self._trace(TRACE_DETAIL, "ack %s (durable in the relay log)", ack)
+        return ack
+
+    def after_read_events(self, param: RelayIOParam, batch: ReadBatch) -> None:
+        task = param.observer_state.get(self)
+        if isinstance(task, _IoTask) and task.semi_sync:
+            batch.flag(split_semisync_headers(batch.events))
+
+    def after_queue_events(self, param: RelayIOParam, queued: QueuedEvents, synced: bool) -> BinlogPosition | None:
+        task = param.observer_state.get(self)
+        if not isinstance(task, _IoTask) or not task.semi_sync or not queued.events:
+            return None
+        if queued.flagged:
+            task.pending = queued.ends[queued.flagged[-1]]  # cumulative: the last covers the rest
         if not synced or task.pending is None:
             return None
         ack, task.pending = task.pending, None

@@ -25,14 +25,15 @@ Contract
 - Hooks of WL#4398's binlog relay IO interface, in this order: `thread_start`; per connection
   `before_request_transmit` (after COM_REGISTER_SLAVE, before COM_BINLOG_DUMP; observers return
   the statements they need answered, this task runs them); `after_request_transmit` with each
-  request's outcome once COM_BINLOG_DUMP is sent; `after_read_event` per event packet;
-  `after_queue_event` per event once it is in the relay log and durable per sync_relay_log;
-  `thread_stop` when the task ends.
+  request's outcome once COM_BINLOG_DUMP is sent; `after_read_events` with the event packets
+  of each read (`after_read_event` per packet, unless an observer decides them at once);
+  `after_queue_events` with them once they are in the relay log and durable per
+  sync_relay_log (`after_queue_event` per event by default); `thread_stop` when the task ends.
 - Batching and durable acks: every read drains *all* complete packets already received, then
   the batch is written with one write(2) and, when sync_relay_log says so, one fsync (on the
   task's own relay I/O thread: binlog.syncer's compiled one, which never takes the GIL, where
   it was built, else a one-thread `ThreadLane`; no executor hop per batch). Only then
-  is `after_queue_event(synced=True)` called for the batch's events, and at most ONE ack is
+  is `after_queue_events(synced=True)` called for the batch's events, and at most ONE ack is
   sent: the last position the observers returned (acks are cumulative). No ack ever
   leaves before the fsync that covers the acked event. With sync_relay_log = N > 1 the fsync
   happens once N events have been written since the last one, and a flagged event waits for it;
@@ -108,7 +109,13 @@ from protocol.events import (
 from protocol.gtid import GtidPosition
 from protocol.messages import EOF, ERR, OK, ResultSet
 from protocol.position import BinlogPosition
-from semisync.interface import BinlogRelayIODelegate, DumpRequest, ReadEvent, RelayIOParam
+from semisync.interface import (
+    BinlogRelayIODelegate,
+    DumpRequest,
+    QueuedEvents,
+    ReadBatch,
+    RelayIOParam,
+)
 from server.tls import client_context
 from slave.relay_log import GroupTracker, RelayLog
 
@@ -223,7 +230,7 @@ class IoTask:
         self._relay_io: Syncer | None = None
         self._events_since_sync = 0
         self._master_fd: bytes | None = None  # the master's latest FORMAT_DESCRIPTION event
-        self._unsynced: list[tuple[ReadEvent, BinlogPosition]] = []
+        self._unsynced = QueuedEvents()  # flagged events written, not yet fsynced
         self.acks_sent = 0
         self.param = RelayIOParam(settings.server_id, settings.host, settings.port, start)
 
@@ -328,7 +335,7 @@ class IoTask:
                 pass
         failed = self._settle_relay()
         self.tracker = GroupTracker(self.resume, self.tracker.checksum)
-        self._unsynced.clear()
+        self._unsynced = QueuedEvents()
         self.boundary_offset = None
         return failed
 
@@ -543,68 +550,72 @@ class IoTask:
             if not data:
                 raise RetryableIoError(CR_SERVER_LOST)
             conn.receive_data(data)
-            queued: list[tuple[ReadEvent, BinlogPosition]] = []
+            queued = QueuedEvents()
             while True:
-                for packet in conn.next_binlog_events():  # the event packets, framed in one pass
-                    item = self._handle_packet(packet.payload)
-                    if item is not None:
-                        queued.append(item)
+                payloads = conn.next_binlog_payloads()  # the event packets, framed in one pass
+                if payloads:
+                    self._queue_packets(payloads, queued)
                 ev = conn.next_event()
                 if ev is NEED_DATA:
                     break
                 if isinstance(ev, BinlogPacket):
-                    item = self._handle_packet(ev.payload)
-                    if item is not None:
-                        queued.append(item)
+                    self._queue_packets([ev.payload], queued)
                 elif isinstance(ev, ERR):
                     raise FatalIoError(
                         ER_MASTER_FATAL_ERROR_READING_BINLOG, ev.code, ev.message,
                     )
                 elif isinstance(ev, EOF | OK | ConnectionClosed):
                     raise RetryableIoError(CR_SERVER_LOST)
-            if queued:
+            if queued.events:
                 await self._commit_batch(link, queued)
 
-    def _handle_packet(self, payload: bytes) -> tuple[ReadEvent, BinlogPosition] | None:
-        """One event packet: strip (observers), verify, count heartbeats, queue in the relay log."""
-        packet = memoryview(payload)
-        read = self.delegate.after_read_event(self.param, packet) if self.delegate else ReadEvent(packet)
-        event = read.event
-        header = decode_header(event)
-        if header.event_size != len(event):
-            raise FatalIoError(
-                ER_SLAVE_RELAY_LOG_WRITE_FAILURE,
-                f"event of {len(event)} bytes says event_size {header.event_size}",
-            )
-        t = header.type_code
-        if t == TYPE_FD:
-            fd = decode_event(event, False).body
-            assert isinstance(fd, FormatDescription)
-            if fd.checksum and not event_checksum_ok(event):
+    def _queue_packets(self, payloads: list[bytes | memoryview], queued: QueuedEvents) -> None:
+        """Event packets of one read: strip (observers), verify, count heartbeats, and queue
+        the events in the relay log and in `queued`."""
+        read = ReadBatch(payloads)
+        if self.delegate:
+            self.delegate.after_read_events(self.param, read)
+        flagged = iter(read.flagged)
+        next_flagged = next(flagged, -1)
+        tracker = self.tracker
+        for i, event in enumerate(read.events):
+            need_ack = i == next_flagged
+            if need_ack:
+                next_flagged = next(flagged, -1)
+            header = decode_header(event)
+            if header.event_size != len(event):
+                raise FatalIoError(
+                    ER_SLAVE_RELAY_LOG_WRITE_FAILURE,
+                    f"event of {len(event)} bytes says event_size {header.event_size}",
+                )
+            t = header.type_code
+            if t == TYPE_FD:
+                fd = decode_event(event, False).body
+                assert isinstance(fd, FormatDescription)
+                if fd.checksum and not event_checksum_ok(event):
+                    raise FatalIoError(ER_NETWORK_READ_EVENT_CHECKSUM_FAILURE)
+                self._master_fd = bytes(event)
+            elif tracker.checksum and not event_checksum_ok(event):
                 raise FatalIoError(ER_NETWORK_READ_EVENT_CHECKSUM_FAILURE)
-            self._master_fd = bytes(event)
-        elif self.tracker.checksum and not event_checksum_ok(event):
-            raise FatalIoError(ER_NETWORK_READ_EVENT_CHECKSUM_FAILURE)
-        if t == TYPE_HEARTBEAT or t == TYPE_HEARTBEAT_V2:
-            self._heartbeat(event, header.log_pos)
-            return None
-        self.state = STATE_QUEUEING
-        if t == TYPE_ROTATE and self._master_moves(event):
-            self._follow_rotate()
-        try:
-            end_offset = self.relay.append(event)
-        except OSError as e:
-            raise FatalIoError(ER_SLAVE_RELAY_LOG_WRITE_FAILURE, str(e)) from None
-        self._events_since_sync += 1
-        if self.tracker.feed(event, header):
-            self.boundary_offset = end_offset
-            if self.tracker.master is not None:
-                self.resume = self.tracker.master
-            if self.tracker.closed_gtid is not None:
-                self.io_pos = self.io_pos.with_gtid(self.tracker.closed_gtid)
-        master = self.tracker.master
-        end = master if master is not None else self.resume
-        return read, end
+            if t == TYPE_HEARTBEAT or t == TYPE_HEARTBEAT_V2:
+                self._heartbeat(event, header.log_pos)
+                continue
+            self.state = STATE_QUEUEING
+            if t == TYPE_ROTATE and self._master_moves(event):
+                self._follow_rotate()
+            try:
+                end_offset = self.relay.append(event)
+            except OSError as e:
+                raise FatalIoError(ER_SLAVE_RELAY_LOG_WRITE_FAILURE, str(e)) from None
+            self._events_since_sync += 1
+            if tracker.feed(event, header):
+                self.boundary_offset = end_offset
+                if tracker.master is not None:
+                    self.resume = tracker.master
+                if tracker.closed_gtid is not None:
+                    self.io_pos = self.io_pos.with_gtid(tracker.closed_gtid)
+            master = tracker.master
+            queued.add(event, master if master is not None else self.resume, need_ack)
 
     def _master_moves(self, event: memoryview) -> bool:
         """Whether a ROTATE takes the master to another binlog file, between two transactions:
@@ -652,7 +663,7 @@ class IoTask:
         assert self._relay_io is not None, "the relay log's syncer lives while run() runs"
         await self.relay.sync_on(self._relay_io)
 
-    async def _commit_batch(self, link: _Link, queued: list[tuple[ReadEvent, BinlogPosition]]) -> None:
+    async def _commit_batch(self, link: _Link, queued: QueuedEvents) -> None:
         """One write, at most one fsync, at most one (cumulative) ack for everything just read."""
         try:
             self.relay.flush()
@@ -670,12 +681,13 @@ class IoTask:
             self.on_progress()
         ack: BinlogPosition | None = None
         if self.delegate:
-            batch = self._unsynced + queued if synced else queued
-            for read, end in batch:
-                decided = self.delegate.after_queue_event(self.param, read, end, synced)
-                if decided is not None:
-                    ack = decided
-            self._unsynced = [] if synced else self._unsynced + [(r, e) for r, e in queued if r.need_ack]
+            if synced and self._unsynced.events:  # the flagged events the last fsync left out
+                held, self._unsynced = self._unsynced, QueuedEvents()
+                held.extend(queued)
+                queued = held
+            ack = self.delegate.after_queue_events(self.param, queued, synced)
+            if not synced:
+                self._unsynced.extend(queued, flagged_only=True)
         self.param.master_position = self.read_position
         if ack is not None and self.semi_sync:
             link.writer.write(link.conn.ack(ack))

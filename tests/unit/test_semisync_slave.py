@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import random
 
 import pytest
 
@@ -14,7 +15,15 @@ from protocol.errors import (
 )
 from protocol.messages import ERR, OK, ResultSet
 from protocol.semisync_wire import semisync_header
-from semisync.interface import Expect, ReadEvent, RelayIOParam, ReplicationInterface
+from semisync.interface import (
+    BinlogRelayIOObserver,
+    Expect,
+    QueuedEvents,
+    ReadBatch,
+    ReadEvent,
+    RelayIOParam,
+    ReplicationInterface,
+)
 from semisync.slave_plugin import NEGOTIATION, PROBE, REQUEST, SemiSyncSlavePlugin
 from tests.support.semisync_harness import pos
 
@@ -230,3 +239,104 @@ def test_variables_and_uninstall():
     with pytest.raises(SQLError) as e:
         p.get_variable("rpl_semi_sync_slave_enabled")
     assert e.value.code == 1193
+
+
+# -- one read at a time: the batch hooks decide as the per-event hooks ---------------------------
+
+class Tagger(BinlogRelayIOObserver):
+    """Another observer with only per-event hooks: strips a one-byte tag of its own (1 = ack)."""
+
+    def after_read_event(self, param, packet):
+        return ReadEvent(packet[1:], packet[0] == 1)
+
+    def after_queue_event(self, param, read, end, synced):
+        return end if synced and read.need_ack and end.pos % 3 == 0 else None
+
+
+def _reads(rng: random.Random, tagged: bool, semi_sync: bool) -> list[tuple[list[bytes], bool]]:
+    """Reads of the dump connection: each a list of packets (payload after the OK byte) and
+    whether the relay log is fsynced after it."""
+    reads = []
+    for _ in range(rng.randint(1, 12)):
+        packets = []
+        for _ in range(rng.randint(1, 6)):
+            packet = EVENT + bytes([rng.randrange(256)])
+            if tagged:
+                packet = bytes([rng.random() < 0.3]) + packet
+            if semi_sync:
+                packet = semisync_header(rng.random() < 0.3) + packet
+            packets.append(packet)
+        reads.append((packets, rng.random() < 0.6))
+    return reads
+
+
+def _per_event(io: IoTask, reads) -> list:
+    """The IO task's rule with the per-event hooks: every read's events, flags and ack."""
+    seen, unsynced, end = [], [], 100
+    for packets, synced in reads:
+        queued = []
+        for packet in packets:
+            read = io.read(packet)
+            end += 10
+            queued.append((read, pos(end)))
+        ack = None
+        for read, at in (unsynced + queued if synced else queued):
+            decided = io.relay.after_queue_event(io.param, read, at, synced)
+            if decided is not None:
+                ack = decided
+        unsynced = [] if synced else unsynced + [(r, e) for r, e in queued if r.need_ack]
+        seen.append(([bytes(r.event) for r, _ in queued], [i for i, (r, _) in enumerate(queued) if r.need_ack], ack))
+    return seen
+
+
+def _batched(io: IoTask, reads) -> list:
+    """The same through `after_read_events` / `after_queue_events`, as slave/io_task.py calls them."""
+    seen, unsynced, end = [], QueuedEvents(), 100
+    for packets, synced in reads:
+        batch = ReadBatch(list(packets))
+        io.relay.after_read_events(io.param, batch)
+        queued = QueuedEvents()
+        flagged = set(batch.flagged)
+        for i, event in enumerate(batch.events):
+            end += 10
+            queued.add(event, pos(end), i in flagged)
+        told = queued
+        if synced and unsynced.events:
+            told, unsynced = unsynced, QueuedEvents()
+            told.extend(queued)
+        ack = io.relay.after_queue_events(io.param, told, synced)
+        if not synced:
+            unsynced.extend(queued, flagged_only=True)
+        seen.append(([bytes(e) for e in queued.events], list(queued.flagged), ack))
+    return seen
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_a_read_at_once_decides_exactly_as_the_per_event_hooks(seed):
+    rng = random.Random(seed)
+    semi_sync, tagged = seed % 3 != 2, seed % 2 == 1
+    reads = _reads(rng, tagged, semi_sync)
+    results = []
+    for run in (_per_event, _batched):
+        io = IoTask(FakeMaster(SEMI_SYNC_MASTER if semi_sync else []))
+        if tagged:  # after the semi-sync plugin: it sees the packets the plugin left
+            io.interface.relay_io.add_observer(Tagger())
+        io.start()
+        results.append((run(io, reads), io.plugin.status_variables()))
+    assert results[0] == results[1]
+    if semi_sync and not tagged:  # not vacuous: a flagged event with a sync after it is acked
+        flagged_then_synced = any(flags and any(s for _, s in reads[n:])
+                                  for n, (_, flags, _) in enumerate(results[0][0]))
+        assert any(ack for _, _, ack in results[0][0]) == flagged_then_synced
+
+
+@pytest.mark.parametrize("bad", [b"\xef", b"\xee\x00", b"\xef\x02"])
+def test_a_read_at_once_refuses_the_packet_the_per_event_hook_refuses(bad):
+    io = IoTask(FakeMaster(SEMI_SYNC_MASTER))
+    io.start()
+    with pytest.raises(RemoteProtocolError) as one:
+        io.read(bad + EVENT)
+    batch = ReadBatch([semisync_header(True) + EVENT, bad + EVENT])
+    with pytest.raises(RemoteProtocolError) as whole:
+        io.relay.after_read_events(io.param, batch)
+    assert str(whole.value) == str(one.value)
