@@ -85,3 +85,19 @@ def test_commit_timeline_tiny_run(tmp_path):
                  "slave 1: applier batch (apply + binlog + commit)"):
         assert rows.get(step, 0) > 0, (step, out.stdout)
     assert ", semi-sync" in out.stdout
+
+
+@pytest.mark.timeout(300)
+def test_cluster_threads_tiny_run():
+    """bench/cluster_threads.py keeps running: every process's threads listed with their CPU per
+    transaction, the main (loop) thread of each marked and busy (no speed asserted)."""
+    out = subprocess.run(
+        [sys.executable, "bench/cluster_threads.py", "--threads", "2", "--time", "2", "--table-size", "1000"],
+        cwd=ROOT, capture_output=True, text=True, timeout=240,
+    )
+    assert out.returncode == 0, out.stdout[-4000:] + out.stderr[-4000:]
+    mains = [line.split() for line in out.stdout.splitlines() if "* " in line]
+    assert [m[0] for m in mains] == ["master", "slave", "slave"], out.stdout
+    assert all(float(m[m.index("user") + 1]) > 0 for m in mains), out.stdout
+    totals = [line for line in out.stdout.splitlines() if "all threads" in line]
+    assert len(totals) == 3, out.stdout
