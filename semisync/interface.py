@@ -278,9 +278,6 @@ class QueuedEvents:
         self.ends: list[BinlogPosition] = []
         self.flagged: list[int] = []
 
-    def __len__(self) -> int:
-        return len(self.events)
-
     def add(self, event: bytes | memoryview, end: BinlogPosition, flagged: bool) -> None:
         if flagged:
             self.flagged.append(len(self.events))

@@ -170,8 +170,7 @@ class SemiSyncSlavePlugin(PluginVariables, BinlogRelayIOObserver):
             )
 
     def after_read_event(self, param: RelayIOParam, packet: memoryview) -> ReadEvent:
-        task = param.observer_state.get(self)
-        if not isinstance(task, _IoTask) or not task.semi_sync:
+        if self._semi_sync_task(param) is None:
             return ReadEvent(packet)
         need_ack, event = split_semisync_header(packet)
         return ReadEvent(event, need_ack)
@@ -179,33 +178,24 @@ class SemiSyncSlavePlugin(PluginVariables, BinlogRelayIOObserver):
     def after_queue_event(
         self, param: RelayIOParam, read: ReadEvent, end: BinlogPosition, synced: bool
     ) -> BinlogPosition | None:
-        task = param.observer_state.get(self)
-        if not isinstance(task, _IoTask) or not task.semi_sync:
+        task = self._semi_sync_task(param)
+        if task is None:
             return None
         if read.need_ack:
             task.pending = end  # a later flagged event covers an earlier one (cumulative acks)
-        if not synced or task.pending is None:
-            return None
-        ack, task.pending = task.pending, None
-        self._trace(TRACE_DETAIL, "ack %s (durable in the relay log)", ack)
-        return ack
+        return self._take_ack(task, synced)
 
     def after_read_events(self, param: RelayIOParam, batch: ReadBatch) -> None:
-        task = param.observer_state.get(self)
-        if isinstance(task, _IoTask) and task.semi_sync:
+        if self._semi_sync_task(param) is not None:
             batch.flag(split_semisync_headers(batch.events))
 
     def after_queue_events(self, param: RelayIOParam, queued: QueuedEvents, synced: bool) -> BinlogPosition | None:
-        task = param.observer_state.get(self)
-        if not isinstance(task, _IoTask) or not task.semi_sync or not queued.events:
+        task = self._semi_sync_task(param)
+        if task is None or not queued.events:
             return None
         if queued.flagged:
             task.pending = queued.ends[queued.flagged[-1]]  # cumulative: the last covers the rest
-        if not synced or task.pending is None:
-            return None
-        ack, task.pending = task.pending, None
-        self._trace(TRACE_DETAIL, "ack %s (durable in the relay log)", ack)
-        return ack
+        return self._take_ack(task, synced)
 
     def after_reset_slave(self, param: RelayIOParam) -> None:
         task = param.observer_state.get(self)
@@ -213,6 +203,19 @@ class SemiSyncSlavePlugin(PluginVariables, BinlogRelayIOObserver):
             task.pending = None
 
     # -----------------------------------------------------------------------------------------
+
+    def _semi_sync_task(self, param: RelayIOParam) -> _IoTask | None:
+        """The IO task's state when its connection is semi-sync, else None."""
+        task = param.observer_state.get(self)
+        return task if isinstance(task, _IoTask) and task.semi_sync else None
+
+    def _take_ack(self, task: _IoTask, synced: bool) -> BinlogPosition | None:
+        """The pending position, once it is durable (`synced`): returned once, then forgotten."""
+        if not synced or task.pending is None:
+            return None
+        ack, task.pending = task.pending, None
+        self._trace(TRACE_DETAIL, "ack %s (durable in the relay log)", ack)
+        return ack
 
     def _task(self, param: RelayIOParam) -> _IoTask:
         task = param.observer_state.get(self)
