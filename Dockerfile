@@ -18,12 +18,12 @@ COPY node ./node
 COPY config ./config
 COPY cli ./cli
 COPY pipeline ./pipeline
-# gcc + libc6-dev only while pip builds the compiled parts (engine/_lexer.c, binlog/_syncer.c, pipeline/_binlog_scan.c),
-# removed in the same layer; without them the image would run their pure-Python fallbacks.
+# gcc + libc6-dev only while pip builds the compiled parts (engine/_lexer.c, binlog/_syncer.c, protocol/_eventscan.c,
+# pipeline/_binlog_scan.c), removed in the same layer; without them the image would run their pure-Python fallbacks.
 RUN apt-get update \
     && apt-get install -y --no-install-recommends gcc libc6-dev \
     && pip install --no-cache-dir . \
-    && (cd / && python -c "import engine._lexer, binlog._syncer") \
+    && (cd / && python -c "import engine._lexer, binlog._syncer, protocol._eventscan") \
     && apt-get purge -y --auto-remove gcc libc6-dev \
     && rm -rf /var/lib/apt/lists/* \
     && useradd --create-home --uid 10001 --shell /usr/sbin/nologin semisync \

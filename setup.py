@@ -5,7 +5,9 @@
 - `engine/_lexer.c`, the literal extractor of every statement (`engine.lexer.extract`; else
   `engine.lexer._literals_py`);
 - `binlog/_syncer.c`, the fsync thread of `binlog.syncer.NativeSyncer` (a slave's relay log;
-  else the IO task's Python thread lane)."""
+  else the IO task's Python thread lane);
+- `protocol/_eventscan.c`, a read's events checked and followed in one call on a slave's IO task
+  (`protocol.eventscan`; else the IO task's per-event path)."""
 
 from setuptools import Extension, setup
 
@@ -15,5 +17,7 @@ setup(ext_modules=[
     Extension("engine._lexer", ["engine/_lexer.c"], optional=True,
               extra_compile_args=["-O2", "-Wall", "-Wextra"]),
     Extension("binlog._syncer", ["binlog/_syncer.c"], optional=True,
+              extra_compile_args=["-O2", "-Wall", "-Wextra"]),
+    Extension("protocol._eventscan", ["protocol/_eventscan.c"], optional=True,
               extra_compile_args=["-O2", "-Wall", "-Wextra"]),
 ])

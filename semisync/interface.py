@@ -284,6 +284,14 @@ class QueuedEvents:
         self.events.append(event)
         self.ends.append(end)
 
+    def add_run(self, events: list[bytes | memoryview], ends: list[BinlogPosition], flagged: list[int]) -> None:
+        """`add` for each of `events`; `flagged`: the indexes in `events` of the flagged ones, ascending."""
+        if flagged:
+            base = len(self.events)
+            self.flagged += [base + i for i in flagged]
+        self.events += events
+        self.ends += ends
+
     def extend(self, other: QueuedEvents, flagged_only: bool = False) -> None:
         """Append `other`'s events (only its flagged ones with `flagged_only`)."""
         chosen = other.flagged if flagged_only else range(len(other.events))

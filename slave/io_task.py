@@ -117,7 +117,7 @@ from semisync.interface import (
     RelayIOParam,
 )
 from server.tls import client_context
-from slave.relay_log import GroupTracker, RelayLog
+from slave.relay_log import GroupTracker, RelayLog, TakenRun
 
 log = logging.getLogger("semisync.slave.io")
 
@@ -571,51 +571,82 @@ class IoTask:
 
     def _queue_packets(self, payloads: list[bytes | memoryview], queued: QueuedEvents) -> None:
         """Event packets of one read: strip (observers), verify, count heartbeats, and queue
-        the events in the relay log and in `queued`."""
+        the events in the relay log and in `queued`: runs of them at once where the compiled
+        scan takes them (`GroupTracker.take_run`), the rest one by one (`_queue_event`, the
+        reference the runs are held equal to)."""
         read = ReadBatch(payloads)
         if self.delegate:
             self.delegate.after_read_events(self.param, read)
-        flagged = iter(read.flagged)
-        next_flagged = next(flagged, -1)
+        events, flagged = read.events, read.flagged
+        i, count = 0, len(events)
+        while i < count:
+            run = self.tracker.take_run(events, i)
+            if run is not None and run.stop > i:
+                self._queue_run(events[i:run.stop], i, run, flagged, queued)
+                i = run.stop
+                if i == count:
+                    break
+            self._queue_event(events[i], i in flagged, queued)
+            i += 1
+
+    def _queue_run(self, events: list[bytes | memoryview], start: int, run: TakenRun, flagged: list[int],
+                   queued: QueuedEvents) -> None:
+        """The events the tracker took at once (read.events[start:run.stop]), queued as
+        `_queue_event` would queue each."""
+        self.state = STATE_QUEUEING
+        try:
+            ends = self.relay.append_run(events)
+        except OSError as e:
+            raise FatalIoError(ER_SLAVE_RELAY_LOG_WRITE_FAILURE, str(e)) from None
+        self._events_since_sync += len(events)
+        master = self.tracker.master
+        assert master is not None, "a run is taken only with the master's position known"
+        file = master.file
+        if run.last_boundary >= 0:
+            self.boundary_offset = ends[run.last_boundary - start]
+            self.resume = BinlogPosition(file, run.positions[run.last_boundary - start])
+            for gtid in run.closed:
+                self.io_pos = self.io_pos.with_gtid(gtid)
+        queued.add_run(events, [BinlogPosition(file, pos) for pos in run.positions],
+                       [i - start for i in flagged if start <= i < run.stop])
+
+    def _queue_event(self, event: bytes | memoryview, need_ack: bool, queued: QueuedEvents) -> None:
+        """One event: verify it, follow a ROTATE or a heartbeat, queue it."""
         tracker = self.tracker
-        for i, event in enumerate(read.events):
-            need_ack = i == next_flagged
-            if need_ack:
-                next_flagged = next(flagged, -1)
-            header = decode_header(event)
-            if header.event_size != len(event):
-                raise FatalIoError(
-                    ER_SLAVE_RELAY_LOG_WRITE_FAILURE,
-                    f"event of {len(event)} bytes says event_size {header.event_size}",
-                )
-            t = header.type_code
-            if t == TYPE_FD:
-                fd = decode_event(event, False).body
-                assert isinstance(fd, FormatDescription)
-                if fd.checksum and not event_checksum_ok(event):
-                    raise FatalIoError(ER_NETWORK_READ_EVENT_CHECKSUM_FAILURE)
-                self._master_fd = bytes(event)
-            elif tracker.checksum and not event_checksum_ok(event):
+        header = decode_header(event)
+        if header.event_size != len(event):
+            raise FatalIoError(
+                ER_SLAVE_RELAY_LOG_WRITE_FAILURE,
+                f"event of {len(event)} bytes says event_size {header.event_size}",
+            )
+        t = header.type_code
+        if t == TYPE_FD:
+            fd = decode_event(event, False).body
+            assert isinstance(fd, FormatDescription)
+            if fd.checksum and not event_checksum_ok(event):
                 raise FatalIoError(ER_NETWORK_READ_EVENT_CHECKSUM_FAILURE)
-            if t == TYPE_HEARTBEAT or t == TYPE_HEARTBEAT_V2:
-                self._heartbeat(event, header.log_pos)
-                continue
-            self.state = STATE_QUEUEING
-            if t == TYPE_ROTATE and self._master_moves(event):
-                self._follow_rotate()
-            try:
-                end_offset = self.relay.append(event)
-            except OSError as e:
-                raise FatalIoError(ER_SLAVE_RELAY_LOG_WRITE_FAILURE, str(e)) from None
-            self._events_since_sync += 1
-            if tracker.feed(event, header):
-                self.boundary_offset = end_offset
-                if tracker.master is not None:
-                    self.resume = tracker.master
-                if tracker.closed_gtid is not None:
-                    self.io_pos = self.io_pos.with_gtid(tracker.closed_gtid)
-            master = tracker.master
-            queued.add(event, master if master is not None else self.resume, need_ack)
+            self._master_fd = bytes(event)
+        elif tracker.checksum and not event_checksum_ok(event):
+            raise FatalIoError(ER_NETWORK_READ_EVENT_CHECKSUM_FAILURE)
+        if t == TYPE_HEARTBEAT or t == TYPE_HEARTBEAT_V2:
+            self._heartbeat(event, header.log_pos)
+            return
+        self.state = STATE_QUEUEING
+        if t == TYPE_ROTATE and self._master_moves(event):
+            self._follow_rotate()
+        try:
+            end_offset = self.relay.append(event)
+        except OSError as e:
+            raise FatalIoError(ER_SLAVE_RELAY_LOG_WRITE_FAILURE, str(e)) from None
+        self._events_since_sync += 1
+        if tracker.feed(event, header):
+            self.boundary_offset = end_offset
+            if tracker.master is not None:
+                self.resume = tracker.master
+            if tracker.closed_gtid is not None:
+                self.io_pos = self.io_pos.with_gtid(tracker.closed_gtid)
+        master = tracker.master
+        queued.add(event, master if master is not None else self.resume, need_ack)
 
     def _master_moves(self, event: memoryview) -> bool:
         """Whether a ROTATE takes the master to another binlog file, between two transactions:

@@ -61,13 +61,16 @@ import errno
 from bisect import bisect_left
 from collections.abc import Callable
 from dataclasses import dataclass
+from itertools import accumulate
 from operator import itemgetter
 from pathlib import Path
+from typing import Any
 
 from binlog.index import write_index
 from binlog.reader import BinlogFileError, cut_file, iter_checked
 from binlog.syncer import Syncer
 from binlog.writer import BinlogWriter
+from protocol import eventscan
 from protocol.errors import ProtocolError
 from protocol.events import (
     BINLOG_MAGIC,
@@ -253,6 +256,48 @@ class GroupTracker:
             self._open_gtid = None
         return boundary
 
+    def take_run(self, events: list[bytes | memoryview], start: int) -> TakenRun | None:
+        """`feed` for events[start:] at once in compiled code (`protocol.eventscan`), each event
+        checked first as the IO task checks it (event_size, the CRC32 footer with `checksum`):
+        None where the module was not built; else what was taken, up to the first event to be
+        checked and fed one by one (`TakenRun.stop`). The tracker is where `feed` would have
+        left it after the taken events (`closed_gtid` aside: None)."""
+        if eventscan.scan is None:
+            return None
+        master = self.master
+        if master is None:
+            return TakenRun(start, -1, [], [])
+        opened = self._open_gtid
+        state: list[Any] = [master.pos, self.in_group, self.pending,
+                            None if opened is None else (opened.domain_id, opened.server_id, opened.seq_no)]
+        stop, last_boundary, positions, closed = eventscan.scan(events, start, self.checksum, state)
+        if stop == start:
+            return TakenRun(start, -1, [], [])
+        log_pos, self.in_group, self.pending, now_open = state
+        if log_pos != master.pos:
+            self.master = BinlogPosition(master.file, log_pos)
+        if now_open is None:
+            self._open_gtid = None
+        elif opened is None or now_open != (opened.domain_id, opened.server_id, opened.seq_no):
+            self._open_gtid = Gtid(*now_open)
+        last = {domain: Gtid(domain, server_id, seq_no)
+                for domain, server_id, seq_no in {g[0]: g for g in closed}.values()}
+        self.gtids.update(last)
+        self.closed_gtid = None
+        return TakenRun(stop, last_boundary, positions, list(last.values()))
+
+
+@dataclass(frozen=True, slots=True)
+class TakenRun:
+    """What `GroupTracker.take_run` took: events[start:stop]; the index of the last of them that
+    ended a transaction (-1: none); the master's offset after each (in the tracker's file); the
+    last GTID the run's boundaries completed in each domain."""
+
+    stop: int
+    last_boundary: int
+    positions: list[int]
+    closed: list[Gtid]
+
 
 @dataclass(frozen=True, slots=True)
 class Recovered:
@@ -431,14 +476,30 @@ class RelayLog:
         size = len(event)
         self._tail.append((end - size, event))
         self._tail_bytes += size
-        if self._tail_bytes > 2 * TAIL_BYTES_MAX:  # keep the newest TAIL_BYTES_MAX (amortized)
-            keep, kept = len(self._tail), 0
-            while keep and kept < TAIL_BYTES_MAX:
-                keep -= 1
-                kept += len(self._tail[keep][1])
-            del self._tail[:keep]
-            self._tail_bytes = kept
+        if self._tail_bytes > 2 * TAIL_BYTES_MAX:
+            self._trim_tail()
         return end
+
+    def _trim_tail(self) -> None:
+        """Keep the newest TAIL_BYTES_MAX of the tail (at least; called past twice that: amortized)."""
+        keep, kept = len(self._tail), 0
+        while keep and kept < TAIL_BYTES_MAX:
+            keep -= 1
+            kept += len(self._tail[keep][1])
+        del self._tail[:keep]
+        self._tail_bytes = kept
+
+    def append_run(self, events: list[bytes | memoryview]) -> list[int]:
+        """`append` for each of `events` in one step: their end offsets in the current file."""
+        start = self._writer.pending_position.pos
+        ends = list(accumulate(map(len, events), initial=start))
+        self._writer.append_raw(b"".join(events))
+        self._tail += zip(ends, events, strict=False)  # ends has one more: the last end
+        del ends[0]
+        self._tail_bytes += ends[-1] - start if events else 0
+        if self._tail_bytes > 2 * TAIL_BYTES_MAX:
+            self._trim_tail()
+        return ends
 
     def tail(self, name: str, start: int, end: int | None) -> list[tuple[int, bytes | memoryview]] | None:
         """The events of relay file `name` in [start, end) as (offset, event), when the tail holds

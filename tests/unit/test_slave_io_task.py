@@ -13,6 +13,7 @@ import pytest
 
 from binlog import syncer as binlog_syncer
 from binlog.reader import iter_events
+from protocol import eventscan
 from protocol.connection import NEED_DATA, ServerConnection
 from protocol.errors import ER_UNKNOWN_SYSTEM_VARIABLE
 from protocol.events import (
@@ -20,6 +21,7 @@ from protocol.events import (
     EventType,
     FormatDescription,
     Heartbeat,
+    MariaGtid,
     Query,
     Rotate,
     Xid,
@@ -144,6 +146,17 @@ def relay_syncer_kind(request, monkeypatch):
         pytest.skip("binlog._syncer was not built")
     SYNCER.clear()
     SYNCER.update(kind=request.param, patch=monkeypatch)
+    return request.param
+
+
+@pytest.fixture(autouse=True, params=["runs", "per-event"])
+def event_path(request, monkeypatch):
+    """Every test of the IO task runs on both ways a read's events are queued: runs of them
+    taken by the compiled scan (protocol._eventscan, where built) and one by one in Python."""
+    if request.param == "runs" and eventscan.scan is None:
+        pytest.skip("protocol._eventscan was not built")
+    if request.param == "per-event":
+        monkeypatch.setattr(eventscan, "scan", None)
     return request.param
 
 
@@ -338,3 +351,65 @@ async def test_the_master_s_rotate_begins_a_new_relay_file(tmp_path):
     assert second_file[:4] == [(EventType.FORMAT_DESCRIPTION_EVENT, False), (EventType.ROTATE_EVENT, False),
                                (EventType.ROTATE_EVENT, True), (EventType.FORMAT_DESCRIPTION_EVENT, False)]
     assert relay.recover().resume == BinlogPosition(next_binlog, master.pos)
+
+
+async def test_both_event_paths_write_the_same_relay_log_and_send_the_same_acks(tmp_path, monkeypatch):
+    """One mixed dump (BEGIN/COMMIT and MariaDB GTID transactions, a standalone GTID's DDL,
+    heartbeats, the master's ROTATE to its next file, reads split anywhere) through the IO
+    task on the other event path too (this test's own path is the fixture's): the relay log's
+    files byte for byte, the journal of fsyncs and acks, and the positions are the same."""
+    built = eventscan._eventscan
+    if built is None:
+        pytest.skip("only one event path: protocol._eventscan was not built")
+    compiled = built.scan
+    next_binlog = "master-bin.000002"
+
+    def stream(master: FakeMaster) -> list[tuple[list[bytes], tuple[int, ...]]]:
+        def event(body, artificial: bool = False) -> bytes:
+            if artificial:
+                return encode_body_event(body, timestamp=0, server_id=1, log_pos=0, flags=LOG_EVENT_ARTIFICIAL_F,
+                                         checksum=True)
+            master.pos += len(encode_body_event(body, timestamp=1, server_id=1, log_pos=0, checksum=True))
+            return encode_body_event(body, timestamp=1, server_id=1, log_pos=master.pos, checksum=True)
+
+        def gtid_txn(seq: int, domain: int = 0) -> list[bytes]:
+            return [event(MariaGtid(seq_no=seq, domain_id=domain, flags2=0x08)),
+                    event(Query(db="d", query=f"INSERT INTO t VALUES ({seq})")), event(Xid(seq))]
+
+        reads = [([*master.transaction(1), *gtid_txn(2), *gtid_txn(3, 5)], (2, 8))]
+        ddl = [event(MariaGtid(seq_no=4, domain_id=0, flags2=1)), event(Query(db="d", query="CREATE TABLE u (a INT)"))]
+        split = gtid_txn(5)
+        reads += [(ddl + split[:1], (1,)), (split[1:], (1,))]
+        reads += [([encode_body_event(Heartbeat(BINLOG), timestamp=0, server_id=1, log_pos=master.pos, checksum=True),
+                    *master.transaction(6)], (3,))]
+        rotate = event(Rotate(4, next_binlog))
+        fd = encode_body_event(FormatDescription(server_version="10.11.99-fake-log"), timestamp=1, server_id=1,
+                               log_pos=0, checksum=True)
+        master.pos = 4 + len(fd)
+        reads += [([rotate, event(Rotate(4, next_binlog), artificial=True), fd, *gtid_txn(7), *gtid_txn(8)], (5, 8))]
+        return reads
+
+    async def replicate(master: FakeMaster, journal: list) -> None:
+        for events, flagged in stream(master):
+            master.send(events, flagged)
+            await asyncio.sleep(0.15)
+        await settle(journal, 12)
+
+    outcomes = []
+    for path in ("runs", "per-event"):
+        monkeypatch.setattr(eventscan, "scan", compiled if path == "runs" else None)
+        keep: dict = {}
+        where = tmp_path / path
+        where.mkdir()
+        journal, master = await run_io(where, 1, replicate, keep)
+        task = keep["task"]
+        # each file after its header (the magic and our FORMAT_DESCRIPTION, stamped with the time)
+        files = {p.name: p.read_bytes()[4 + decode_header(p.read_bytes(), 4).event_size:]
+                 for p in sorted(where.glob("relay-bin.0*"))}
+        outcomes.append((journal, files, task.read_position, task.resume, str(task.io_pos), task.boundary_offset,
+                         task.acks_sent))
+    runs, per_event = outcomes
+    assert sorted(runs[1]) == ["relay-bin.000001", "relay-bin.000002"] and all(runs[1].values())
+    assert [kind for kind, _ in runs[0]].count("ack") >= 5
+    assert runs[0][-1] == ("ack", BinlogPosition(next_binlog, master.pos))
+    assert runs == per_event
