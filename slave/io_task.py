@@ -602,13 +602,13 @@ class IoTask:
         master = self.tracker.master
         assert master is not None, "a run is taken only with the master's position known"
         file = master.file
+        positions = [BinlogPosition(file, pos) for pos in run.positions]
         if run.last_boundary >= 0:
             self.boundary_offset = ends[run.last_boundary - start]
-            self.resume = BinlogPosition(file, run.positions[run.last_boundary - start])
+            self.resume = positions[run.last_boundary - start]
             for gtid in run.closed:
                 self.io_pos = self.io_pos.with_gtid(gtid)
-        queued.add_run(events, [BinlogPosition(file, pos) for pos in run.positions],
-                       [i - start for i in flagged if start <= i < run.stop])
+        queued.add_run(events, positions, [i - start for i in flagged if start <= i < run.stop] if flagged else [])
 
     def _queue_event(self, event: bytes | memoryview, need_ack: bool, queued: QueuedEvents) -> None:
         """One event: verify it, follow a ROTATE or a heartbeat, queue it."""

@@ -64,7 +64,7 @@ from dataclasses import dataclass
 from itertools import accumulate
 from operator import itemgetter
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from binlog.index import write_index
 from binlog.reader import BinlogFileError, cut_file, iter_checked
@@ -262,33 +262,35 @@ class GroupTracker:
         None where the module was not built; else what was taken, up to the first event to be
         checked and fed one by one (`TakenRun.stop`). The tracker is where `feed` would have
         left it after the taken events (`closed_gtid` aside: None)."""
-        if eventscan.scan is None:
+        scan = eventscan.scan
+        if scan is None:
             return None
         master = self.master
         if master is None:
             return TakenRun(start, -1, [], [])
         opened = self._open_gtid
-        state: list[Any] = [master.pos, self.in_group, self.pending,
-                            None if opened is None else (opened.domain_id, opened.server_id, opened.seq_no)]
-        stop, last_boundary, positions, closed = eventscan.scan(events, start, self.checksum, state)
+        held = None if opened is None else (opened.domain_id, opened.server_id, opened.seq_no)
+        state: list[Any] = [master.pos, self.in_group, self.pending, held]
+        stop, last_boundary, positions, closed = scan(events, start, self.checksum, state)
         if stop == start:
             return TakenRun(start, -1, [], [])
         log_pos, self.in_group, self.pending, now_open = state
         if log_pos != master.pos:
             self.master = BinlogPosition(master.file, log_pos)
-        if now_open is None:
-            self._open_gtid = None
-        elif opened is None or now_open != (opened.domain_id, opened.server_id, opened.seq_no):
-            self._open_gtid = Gtid(*now_open)
-        last = {domain: Gtid(domain, server_id, seq_no)
-                for domain, server_id, seq_no in {g[0]: g for g in closed}.values()}
-        self.gtids.update(last)
+        if now_open != held:
+            self._open_gtid = None if now_open is None else Gtid(*now_open)
         self.closed_gtid = None
-        return TakenRun(stop, last_boundary, positions, list(last.values()))
+        if not closed:
+            return TakenRun(stop, last_boundary, positions, [])
+        if len(closed) > 1:  # the last of each domain
+            closed = list({g[0]: g for g in closed}.values())
+        gtids = [Gtid(*g) for g in closed]
+        for gtid in gtids:
+            self.gtids[gtid.domain_id] = gtid
+        return TakenRun(stop, last_boundary, positions, gtids)
 
 
-@dataclass(frozen=True, slots=True)
-class TakenRun:
+class TakenRun(NamedTuple):
     """What `GroupTracker.take_run` took: events[start:stop]; the index of the last of them that
     ended a transaction (-1: none); the master's offset after each (in the tracker's file); the
     last GTID the run's boundaries completed in each domain."""
