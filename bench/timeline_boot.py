@@ -40,6 +40,7 @@ MARKS: tuple[tuple[str, str, str, str | None, str | None], ...] = (
     # a slave: what it read, the relay log's fsync, the ack, the applier's batches
     ("slave.io_task", "_Link", "read", None, "rx"),
     ("slave.io_task", "IoTask", "_sync_relay", "rs0", "rs1"),
+    ("slave.relay_log", "RelayLog", "sync_then_send", "rs0", "rs1"),  # ... the ack sent by its thread
     ("protocol.connection", "ClientConnection", "ack", "ack", None),
     ("slave.applier", "Applier", "_flush", "ap0", "ap1"),
 )

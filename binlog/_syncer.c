@@ -4,9 +4,19 @@ Contract
 - `start() -> (request_fd, done_fd)` starts one detached POSIX thread and hands the caller the
   write end of its request pipe and the read end of its answer pipe (both close-on-exec).
 - A request is 8 bytes written to request_fd: a file descriptor and a kind (0: fsync(2),
-  1: fdatasync(2)), two native int32. The thread takes requests in order and answers each with
-  8 bytes on done_fd: the same descriptor and 0, or the call's errno. Both messages are smaller
+  1: fdatasync(2), 2 and 3 below), two native int32. The thread takes requests in order and
+  answers each with 8 bytes on done_fd: the same descriptor and 0, or the call's errno. Both messages are smaller
   than PIPE_BUF, so each is written whole and read in order.
+- Kind 2 (fsync, then send): the 8 bytes are followed by a socket descriptor and a length (two
+  native int32, 1 <= length <= SEND_MAX) and `length` bytes; the thread fsyncs the descriptor
+  and, only once fsync(2) returned 0, writes the bytes whole to the socket (waiting for room up to
+  SEND_WAIT_MS). The answer is the descriptor and fsync's errno when the fsync failed (nothing is
+  sent), -1 and send's errno when the send failed (part of the bytes may have left: the caller
+  drops the connection), else the descriptor and 0. The whole request is smaller than PIPE_BUF.
+  Kind 3 (close): the descriptor is closed after everything requested before it; answered with
+  it and 0. A caller that hands the thread a socket this way gives it a descriptor of its own
+  (a dup) and takes it back only through kind 3, so that no send can reach a descriptor number
+  reused meanwhile.
 - Closing request_fd ends the thread once it has answered what it read before; it then closes
   done_fd's write end. An answer to a reader that closed done_fd is dropped (EPIPE: the thread
   runs with every signal blocked, so no SIGPIPE; signals stay the main thread's).
@@ -22,7 +32,9 @@ Contract
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <poll.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -58,13 +70,54 @@ static void write_whole(int fd, const void *buf, size_t n) {
     }
 }
 
+enum { KIND_FSYNC, KIND_FDATASYNC, KIND_FSYNC_SEND, KIND_CLOSE, SEND_MAX = 2048, SEND_WAIT_MS = 10000 };
+
+/* The bytes whole to a (non-blocking) socket: 0, or the errno that stopped it. */
+static int send_whole(int sock, const char *buf, size_t n) {
+    size_t put = 0;
+    while (put < n) {
+        ssize_t w = send(sock, buf + put, n - put, MSG_NOSIGNAL);
+        if (w >= 0) {
+            put += (size_t)w;
+            continue;
+        }
+        if (errno == EINTR) continue;
+        if (errno != EAGAIN && errno != EWOULDBLOCK) return errno;
+        struct pollfd room = {.fd = sock, .events = POLLOUT};
+        int ready = poll(&room, 1, SEND_WAIT_MS);
+        if (ready == 0) return ETIMEDOUT;
+        if (ready < 0 && errno != EINTR) return errno;
+    }
+    return 0;
+}
+
 static void *serve(void *arg) {
     Ends ends = *(Ends *)arg;
     free(arg);
     int32_t request[2];
+    char payload[SEND_MAX];
     while (read_whole(ends.requests, request, sizeof request) == 1) {
-        int rc = request[1] ? fdatasync(request[0]) : fsync(request[0]);
-        int32_t answer[2] = {request[0], rc == 0 ? 0 : (int32_t)errno};
+        int32_t answer[2] = {request[0], 0};
+        if (request[1] == KIND_CLOSE) {
+            close(request[0]);
+        } else if (request[1] == KIND_FSYNC_SEND) {
+            int32_t target[2];
+            if (read_whole(ends.requests, target, sizeof target) != 1 || target[1] < 1 || target[1] > SEND_MAX ||
+                read_whole(ends.requests, payload, (size_t)target[1]) != 1)
+                break;  /* a malformed request: the caller's bug; stop serving (answers end) */
+            if (fsync(request[0]) != 0) {
+                answer[1] = (int32_t)errno;
+            } else {
+                int err = send_whole(target[0], payload, (size_t)target[1]);
+                if (err) {
+                    answer[0] = -1;
+                    answer[1] = err;
+                }
+            }
+        } else {
+            int rc = request[1] == KIND_FDATASYNC ? fdatasync(request[0]) : fsync(request[0]);
+            answer[1] = rc == 0 ? 0 : (int32_t)errno;
+        }
         write_whole(ends.answers, answer, sizeof answer);
     }
     close(ends.requests);

@@ -12,6 +12,13 @@ Contract
   answer one read(2) in the loop's reader callback, with no GIL hand-over to a Python thread
   (a `ThreadLane` call takes the GIL twice on its thread and wakes the loop through
   call_soon_threadsafe). The waiting side is the loop's own poll, as for a socket.
+- `fsync_then_send(fd, sock, data)`: fsync(2) of `fd` and, only once it returned 0, `data`
+  written whole to the socket `sock` by the same thread, without waiting for the loop (a slave's
+  ack, which may leave only once its relay log is durable). The future: None once both are done;
+  the fsync's OSError (nothing sent); or `NotSent` when the send failed after a good fsync.
+  `sock` is the thread's own descriptor: `adopt(sock)` takes a dup of a socket for it and
+  `release(fd)` has the thread close it after everything requested before, so that no send can
+  reach a number the caller's socket gave back and another connection took.
 - `close()` stops reading answers (futures still waiting get an OSError) and ends the thread
   after the fsync it is in; use it once the loop is done with the syncer, on the loop.
 - Without the compiled module the caller keeps its thread lane (slave/io_task.py's
@@ -36,7 +43,12 @@ except ImportError:  # no C compiler where it was installed: callers use their t
     _syncer = None
 
 _MESSAGE = struct.Struct("=ii")  # binlog/_syncer.c: a descriptor and a kind / an errno
-_FSYNC, _FDATASYNC = 0, 1
+_FSYNC, _FDATASYNC, _FSYNC_SEND, _CLOSE = 0, 1, 2, 3
+SEND_MAX = 2048  # binlog/_syncer.c's limit on the bytes of one fsync-then-send
+
+
+class NotSent(OSError):
+    """`fsync_then_send`: the fsync succeeded, the send did not (some of the bytes may have left)."""
 
 
 def available() -> bool:
@@ -78,12 +90,30 @@ class NativeSyncer:
         group, as MySQL's my_sync)."""
         return self._call(fd, _FDATASYNC)
 
-    def _call(self, fd: int, kind: int) -> asyncio.Future[None]:
+    def fsync_then_send(self, fd: int, sock: int, data: bytes) -> asyncio.Future[None]:
+        if not 0 < len(data) <= SEND_MAX:
+            raise ValueError(f"fsync_then_send takes 1 to {SEND_MAX} bytes, not {len(data)}")
+        return self._call(fd, _FSYNC_SEND, _MESSAGE.pack(sock, len(data)) + data)
+
+    def adopt(self, sock: int) -> int:
+        """A descriptor of the thread's own for the socket `sock` (a dup), for `fsync_then_send`."""
+        return os.dup(sock)
+
+    def release(self, fd: int) -> None:
+        """The thread closes `fd` (from `adopt`) after what was requested before; nothing waits
+        for it. Closed here at once when the thread is gone."""
+        if self._requests < 0:
+            os.close(fd)
+            return
+        self._call(fd, _CLOSE)
+
+    def _call(self, fd: int, kind: int, extra: bytes = b"") -> asyncio.Future[None]:
         done = self._loop.create_future()
         if self._requests < 0:
             done.set_exception(OSError(errno.EBADF, "the syncer is closed"))
             return done
-        os.write(self._requests, _MESSAGE.pack(fd, kind))  # 8 bytes: whole, and the pipe has room
+        # one write(2) under PIPE_BUF: whole, in order with the others, and the pipe has room
+        os.write(self._requests, _MESSAGE.pack(fd, kind) + extra)
         self._waiting.append(done)
         return done
 
@@ -95,12 +125,12 @@ class NativeSyncer:
         if not data:  # the thread ended: nothing more will be answered
             self._stop_reading()
             return
-        for _fd, err in _MESSAGE.iter_unpack(data):  # whole messages: each was written at once
+        for fd, err in _MESSAGE.iter_unpack(data):  # whole messages: each was written at once
             done = self._waiting.popleft()
-            if done.done():  # its caller went away (cancelled)
+            if done.done():  # its caller went away (cancelled), or nobody waits (a release)
                 continue
             if err:
-                done.set_exception(OSError(err, os.strerror(err)))
+                done.set_exception((NotSent if fd == -1 else OSError)(err, os.strerror(err)))
             else:
                 done.set_result(None)
 

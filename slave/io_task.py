@@ -69,7 +69,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from binlog.syncer import NativeSyncer, Syncer
+from binlog.syncer import NativeSyncer, NotSent, Syncer
 from binlog.syncer import available as syncer_available
 from engine.concurrency import ThreadLane
 from protocol.connection import (
@@ -488,6 +488,10 @@ class IoTask:
             "slave IO: replicating from %s:%d at %s (semi-sync %s)",
             s.host, s.port, start, "on" if self.semi_sync else "off",
         )
+        syncer = self._relay_io
+        if self.semi_sync and isinstance(syncer, NativeSyncer) and writer.get_extra_info("ssl_object") is None:
+            # acks leave from the relay log's syncer thread right after their fsync (see _commit_batch)
+            link.acks_by(syncer, writer.get_extra_info("socket").fileno())
         await self._read_loop(link)
 
     async def _request(self, link: _Link, request: DumpRequest) -> bool:
@@ -648,6 +652,15 @@ class IoTask:
         master = tracker.master
         queued.add(event, master if master is not None else self.resume, need_ack)
 
+    def _with_unsynced(self, queued: QueuedEvents) -> QueuedEvents:
+        """`queued` after the flagged events an earlier batch wrote and did not fsync (about to
+        be durable with this batch's fsync)."""
+        if not self._unsynced.events:
+            return queued
+        held, self._unsynced = self._unsynced, QueuedEvents()
+        held.extend(queued)
+        return held
+
     def _master_moves(self, event: memoryview) -> bool:
         """Whether a ROTATE takes the master to another binlog file, between two transactions:
         the real one that ends a file, or an artificial one to the next file after a file the
@@ -695,34 +708,52 @@ class IoTask:
         await self.relay.sync_on(self._relay_io)
 
     async def _commit_batch(self, link: _Link, queued: QueuedEvents) -> None:
-        """One write, at most one fsync, at most one (cumulative) ack for everything just read."""
+        """One write, at most one fsync, at most one (cumulative) ack for everything just read.
+        Where the relay log's syncer thread sends acks (`_Link.acks_by`: the compiled syncer, a
+        plain-TCP semi-sync dump), a batch that is fsynced has its ack decided before the fsync
+        and written by that thread the moment the fsync succeeded, without waiting for this
+        loop (busy with the applier); a failed fsync sends nothing."""
         try:
             self.relay.flush()
             n = self.settings.sync_relay_log
-            synced = n == 0
             rotate_due = self.relay.size >= self.settings.max_relay_log_size and self.boundary_offset == self.relay.size
-            if n and (self._events_since_sync >= n or rotate_due):
-                await self._sync_relay()
+            due = bool(n) and (self._events_since_sync >= n or rotate_due)
+        except OSError as e:
+            raise RelayWriteError(e) from None  # nothing of the batch stays, nothing is acked
+        synced = due or n == 0
+        ack: BinlogPosition | None = None
+        decided = False
+        if due and link.ack_fd is not None and self.delegate:
+            queued = self._with_unsynced(queued)
+            ack = self.delegate.after_queue_events(self.param, queued, True)  # sent only once durable
+            decided = True
+        sent = False
+        try:
+            if due:
+                if ack is not None and self.semi_sync and link.ack_fd is not None:
+                    assert isinstance(self._relay_io, NativeSyncer)
+                    sent = await self.relay.sync_then_send(self._relay_io, link.ack_fd, link.conn.ack(ack))
+                else:
+                    await self._sync_relay()
                 self._events_since_sync = 0
-                synced = True
+        except NotSent as e:
+            raise RetryableIoError(CR_SERVER_LOST, message=f"the ack could not be sent: {e}") from None
         except OSError as e:
             raise RelayWriteError(e) from None  # nothing of the batch stays, nothing is acked
         if synced:
             self.relay.readable = self.relay.position_of(self.relay.current or "", self.boundary_offset or 0)
             self.on_progress()
-        ack: BinlogPosition | None = None
-        if self.delegate:
-            if synced and self._unsynced.events:  # the flagged events the last fsync left out
-                held, self._unsynced = self._unsynced, QueuedEvents()
-                held.extend(queued)
-                queued = held
+        if self.delegate and not decided:
+            if synced:
+                queued = self._with_unsynced(queued)
             ack = self.delegate.after_queue_events(self.param, queued, synced)
             if not synced:
                 self._unsynced.extend(queued, flagged_only=True)
         self.param.master_position = self.read_position
         if ack is not None and self.semi_sync:
-            link.writer.write(link.conn.ack(ack))
-            await link.writer.drain()
+            if not sent:
+                link.writer.write(link.conn.ack(ack))
+                await link.writer.drain()
             self.acks_sent += 1
         if (
             self.relay.size >= self.settings.max_relay_log_size
@@ -790,6 +821,9 @@ class _Link:
         self._waiting_since: float | None = None  # when the read in progress began
         self.timed_out = False
         self._watchdog = self._loop.call_later(timeout, self._watch) if timeout > 0 else None
+        # the socket's descriptor of the relay log's syncer thread, which writes the acks (acks_by)
+        self.ack_fd: int | None = None
+        self._ack_syncer: NativeSyncer | None = None
 
     def _watch(self) -> None:
         since, now = self._waiting_since, self._loop.time()
@@ -801,10 +835,19 @@ class _Link:
         wait = self.timeout if since is None else self.timeout - (now - since)
         self._watchdog = self._loop.call_later(wait, self._watch)
 
+    def acks_by(self, syncer: NativeSyncer, sock: int) -> None:
+        """From now on the acks of this connection are written by `syncer`'s thread, on a dup
+        of `sock` that the thread closes after this link's last request (`close`). The thread
+        then owns the socket's write direction: nothing else is written to it."""
+        self.ack_fd, self._ack_syncer = syncer.adopt(sock), syncer
+
     def close(self) -> None:
         if self._watchdog is not None:
             self._watchdog.cancel()
             self._watchdog = None
+        if self.ack_fd is not None and self._ack_syncer is not None:
+            self._ack_syncer.release(self.ack_fd)
+            self.ack_fd = self._ack_syncer = None
 
     async def read(self) -> bytes:
         if self.timed_out:

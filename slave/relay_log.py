@@ -68,7 +68,7 @@ from typing import Any, NamedTuple
 
 from binlog.index import write_index
 from binlog.reader import BinlogFileError, cut_file, iter_checked
-from binlog.syncer import Syncer
+from binlog.syncer import NativeSyncer, NotSent, Syncer
 from binlog.writer import BinlogWriter
 from protocol import eventscan
 from protocol.errors import ProtocolError
@@ -563,6 +563,27 @@ class RelayLog:
             self._sync_failed()
             raise
         return self._writer.sync_done(*pending).pos
+
+    async def sync_then_send(self, syncer: NativeSyncer, sock: int, data: bytes) -> bool:
+        """`sync_on` whose fsync is followed, on the syncer's thread and only once it succeeded,
+        by `data` written to the socket `sock` (`NativeSyncer.fsync_then_send`: a slave's ack,
+        sent the moment the events it names are durable). False when there was nothing to fsync:
+        nothing was sent. A failed send (`binlog.syncer.NotSent`) leaves the relay log synced."""
+        if not self._writer.is_open:
+            return False
+        pending = self._writer.sync_begin()
+        if pending is None:
+            return False
+        try:
+            await syncer.fsync_then_send(pending[0], sock, data)
+        except NotSent:
+            self._writer.sync_done(*pending)
+            raise
+        except OSError:
+            self._sync_failed()
+            raise
+        self._writer.sync_done(*pending)
+        return True
 
     def _sync_failed(self) -> None:
         good_end = max(self.synced, self._readable_here())

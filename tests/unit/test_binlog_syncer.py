@@ -218,3 +218,41 @@ async def test_the_master_s_groups_are_the_same_bytes_on_the_syncer_as_on_the_bi
     assert paths["native groups"] == paths["lane groups"]
     assert any(g is not None for _, g in paths["lane groups"])
     assert len(synced) == GROUPS  # one fdatasync per group from Python's os on the lane path, none on the syncer's
+
+
+@native
+async def test_fsync_then_send_sends_only_after_a_good_fsync_and_releases_its_socket_in_order(tmp_path):
+    """The slave's ack path (`NativeSyncer.fsync_then_send`): the bytes reach the socket after
+    fsync(2) of the file returned 0, and never when it failed; a send that fails after a good
+    fsync says so (`NotSent`); the thread's dup of the socket is closed by `release` after the
+    requests before it, and later answers still match their requests."""
+    import socket
+
+    fd = os.open(tmp_path / "relay", os.O_WRONLY | os.O_CREAT | os.O_APPEND)
+    ours, master = socket.socketpair()
+    ours.setblocking(False)
+    master.settimeout(5)
+    s = syncer.NativeSyncer.open()
+    try:
+        sock = s.adopt(ours.fileno())
+        os.write(fd, b"x" * 300)
+        assert await s.fsync_then_send(fd, sock, b"ack-1") is None
+        assert master.recv(100) == b"ack-1"
+        with pytest.raises(OSError) as failed:
+            await s.fsync_then_send(999_999, sock, b"never")  # no such file descriptor: EBADF
+        assert failed.value.errno == errno.EBADF and not isinstance(failed.value, syncer.NotSent)
+        assert await s.fsync_then_send(fd, sock, b"ack-2") is None
+        assert master.recv(100) == b"ack-2"  # "never" was not sent before it
+        with pytest.raises(ValueError):
+            s.fsync_then_send(fd, sock, b"x" * (syncer.SEND_MAX + 1))
+        master.close()
+        with pytest.raises(syncer.NotSent):
+            await s.fsync_then_send(fd, sock, b"to nobody")
+        s.release(sock)
+        assert await s.fsync(fd) is None  # answered after the release: in order
+        with pytest.raises(OSError):
+            os.fstat(sock)  # closed by the thread
+    finally:
+        s.close()
+        os.close(fd)
+        ours.close()

@@ -175,6 +175,20 @@ def _journaled_fsync(journal: list):
                 done.add_done_callback(lambda f: f.cancelled() or f.exception() or journal.append(("fsync", size)))
                 return done
 
+            def fsync_then_send(self, fd: int, sock: int, data: bytes):
+                # the ack leaves from the thread once the fsync returned 0 (held by
+                # tests/unit/test_binlog_syncer.py): journaled at the request, as it may reach the
+                # master before the answer reaches this loop; a failed fsync takes it back
+                try:
+                    entry = ("fsync", os.fstat(fd).st_size)
+                except OSError:  # a descriptor the test broke: the thread's fsync fails too
+                    entry = ("fsync", -1)
+                journal.append(entry)
+                done = super().fsync_then_send(fd, sock, data)
+                done.add_done_callback(lambda f: f.cancelled() or not f.exception()
+                                       or isinstance(f.exception(), binlog_syncer.NotSent) or journal.remove(entry))
+                return done
+
         # what relay_syncer(os.fsync) gives, for the stand-in
         SYNCER["patch"].setattr(io_task_module, "relay_syncer", lambda _fsync: Journaled.open())
     return fsync
@@ -413,3 +427,31 @@ async def test_both_event_paths_write_the_same_relay_log_and_send_the_same_acks(
     assert [kind for kind, _ in runs[0]].count("ack") >= 5
     assert runs[0][-1] == ("ack", BinlogPosition(next_binlog, master.pos))
     assert runs == per_event
+
+
+async def test_a_relay_fsync_that_fails_sends_no_ack(tmp_path, monkeypatch):
+    """The relay log's fsync fails (EBADF, on either syncer: the lane's Python thread, or the
+    compiled thread that would write the ack itself right after a good fsync): no ack leaves,
+    and the task stops with 1595 as on any I/O error of the relay log."""
+    from binlog.writer import BinlogWriter
+
+    outcome: dict = {}
+    real = BinlogWriter.sync_begin
+
+    def broken(self):
+        pending = real(self)
+        return None if pending is None else (999_999, pending[1])  # no such descriptor
+
+    async def replicate(master: FakeMaster, journal: list) -> None:
+        master.send(master.transaction(1), flagged=(2,))
+        await settle(journal, 2)
+        outcome["first"] = list(journal)
+        monkeypatch.setattr(BinlogWriter, "sync_begin", broken)
+        master.send(master.transaction(2), flagged=(2,))
+        await asyncio.sleep(0.5)
+
+    journal, master = await run_io(tmp_path, 1, replicate, keep=outcome)
+    assert [kind for kind, _ in outcome["first"]] == ["fsync", "ack"]
+    assert [kind for kind, _ in journal].count("ack") == 1  # the first transaction's only
+    assert outcome["task"].last_errno == 1595
+    assert outcome["task"].acks_sent == 1
