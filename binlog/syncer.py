@@ -105,7 +105,8 @@ class NativeSyncer:
         if self._requests < 0:
             os.close(fd)
             return
-        self._call(fd, _CLOSE)
+        done = self._call(fd, _CLOSE)
+        done.add_done_callback(_settled)  # nobody awaits it: an answer lost at close is no error
 
     def _call(self, fd: int, kind: int, extra: bytes = b"") -> asyncio.Future[None]:
         done = self._loop.create_future()
@@ -149,3 +150,8 @@ class NativeSyncer:
             os.close(self._requests)  # the thread ends after its current fsync
             self._requests = -1
         self._stop_reading()
+
+
+def _settled(done: asyncio.Future[None]) -> None:
+    if not done.cancelled():
+        done.exception()  # retrieved
