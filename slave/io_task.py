@@ -730,8 +730,8 @@ class IoTask:
         sent = False
         try:
             if due:
-                if ack is not None and self.semi_sync and link.ack_fd is not None:
-                    assert isinstance(self._relay_io, NativeSyncer)
+                if ack is not None:  # decided above: this link's acks are the syncer thread's
+                    assert link.ack_fd is not None and isinstance(self._relay_io, NativeSyncer)
                     sent = await self.relay.sync_then_send(self._relay_io, link.ack_fd, link.conn.ack(ack))
                 else:
                     await self._sync_relay()

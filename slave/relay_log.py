@@ -59,7 +59,7 @@ from __future__ import annotations
 
 import errno
 from bisect import bisect_left
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from itertools import accumulate
 from operator import itemgetter
@@ -552,30 +552,28 @@ class RelayLog:
         """`sync` with the fsync itself made by `syncer` (`binlog.syncer.NativeSyncer`, or the IO
         task's thread lane) while the loop goes on: the same outcome, the same cut-back on
         failure. The caller writes nothing to the relay log until it returns."""
-        if not self._writer.is_open:
-            return self.synced
-        pending = self._writer.sync_begin()
-        if pending is None:
-            return self.synced
-        try:
-            await syncer.fsync(pending[0])
-        except OSError:
-            self._sync_failed()
-            raise
-        return self._writer.sync_done(*pending).pos
+        await self._fsync_by(syncer.fsync)
+        return self.synced
 
     async def sync_then_send(self, syncer: NativeSyncer, sock: int, data: bytes) -> bool:
         """`sync_on` whose fsync is followed, on the syncer's thread and only once it succeeded,
         by `data` written to the socket `sock` (`NativeSyncer.fsync_then_send`: a slave's ack,
         sent the moment the events it names are durable). False when there was nothing to fsync:
         nothing was sent. A failed send (`binlog.syncer.NotSent`) leaves the relay log synced."""
+        return await self._fsync_by(lambda fd: syncer.fsync_then_send(fd, sock, data))
+
+    async def _fsync_by(self, fsync: Callable[[int], Awaitable[None]]) -> bool:
+        """The fsync of what was written since the last one, made by `fsync(fd)` elsewhere: False
+        when there was nothing to fsync (no call). A failed fsync cuts the file back (`sync`'s
+        rule) and raises; `NotSent` (the fsync succeeded, what followed it did not) counts the
+        fsync and raises."""
         if not self._writer.is_open:
             return False
         pending = self._writer.sync_begin()
         if pending is None:
             return False
         try:
-            await syncer.fsync_then_send(pending[0], sock, data)
+            await fsync(pending[0])
         except NotSent:
             self._writer.sync_done(*pending)
             raise
