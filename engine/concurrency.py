@@ -140,6 +140,68 @@ class WriterLock:
         self.release()
 
 
+class Settle:
+    """Whether the writer's open SQLite transaction holds a group written to its committer's own
+    log (the binlog) that waits for its engine commit without the writer lock: a committer may
+    release the lock while it waits (an AFTER_SYNC ack, `master.commit`), so that single-statement
+    writes run meanwhile; the group's commit then takes the lock back and commits them with it.
+
+    Who holds the lock for longer than one statement (an explicit transaction's writes,
+    FLUSH TABLES WITH READ LOCK, the binlog's exclusive operations) takes it only when no group is
+    open (`acquire_settled`), and while it waits no group opens (`may_open` is False): an open
+    group could not commit before it let go of the lock, and FLUSH TABLES WITH READ LOCK or RESET
+    MASTER must not find the binlog ahead of the engine. Loop side only."""
+
+    def __init__(self) -> None:
+        self._open = False
+        self._closed: list[asyncio.Future] = []  # waiters for the open group's end
+        self.wanted = 0  # waiters in acquire_settled (and sessions waiting the same way)
+
+    @property
+    def is_open(self) -> bool:
+        return self._open
+
+    def may_open(self) -> bool:
+        """Whether a committer may release the writer lock before its group's engine commit."""
+        return not self._open and not self.wanted
+
+    def open(self) -> None:
+        if self._open:
+            raise RuntimeError("a group is already open: a committer must commit it before opening another")
+        self._open = True
+
+    def close(self) -> None:
+        """The open group is committed (or rolled back): its waiters go on."""
+        self._open = False
+        waiters, self._closed = self._closed, []
+        for fut in waiters:
+            if not fut.done():
+                fut.set_result(None)
+
+    def closed(self) -> asyncio.Future:
+        """A future settled when no group is open (already settled when none is). Cancelling
+        it cancels only this wait."""
+        fut = asyncio.get_running_loop().create_future()
+        if self._open:
+            self._closed.append(fut)
+        else:
+            fut.set_result(None)
+        return fut
+
+    async def acquire_settled(self, lock: WriterLock, owner: object, timeout: float | None = None) -> None:
+        """`lock.acquire(owner)` once no group is open, waiting at most `timeout` seconds in all
+        (TimeoutError); no group opens meanwhile, nor before the caller holds the lock."""
+        loop = asyncio.get_running_loop()
+        deadline = None if timeout is None else loop.time() + timeout
+        self.wanted += 1
+        try:
+            if self._open:
+                await asyncio.wait_for(self.closed(), timeout)
+            await lock.acquire(owner, None if deadline is None else max(0.0, deadline - loop.time()))
+        finally:
+            self.wanted -= 1
+
+
 class ThreadLane:
     """`threads` threads serving one queue; `call()` runs a function there, awaited from the loop.
     (Half the hop latency of run_in_executor: one queue put, one call_soon_threadsafe back.)"""

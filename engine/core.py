@@ -70,6 +70,11 @@ full disk: SQLite then rolls the transaction back itself) leaves the engine as `
 does; `replay_group` runs the group again from the caller's log under the held lock. An error
 that makes SQLite end the open transaction mid-group (SQLITE_FULL in a statement) is noticed:
 later writes begin a new transaction (never autocommit) and the group's commit fails.
+A committer may let go of the lock while its written group waits for its commit (`Engine.settle`,
+`engine.concurrency.Settle`): single-statement writes then run and join the open transaction,
+and the group's commit, with the lock back, covers them too; a session whose writes hold the lock
+across statements (an explicit transaction, autocommit off, a locking read) first waits for that
+group's commit, so it never keeps the group from committing.
 Consequence, unlike InnoDB: a write transaction (reading through the writer) sees transactions that
 are logically committed but not yet group-committed; sessions without the lock read through readers
 and see only group-committed data: by default each SELECT the newest (READ COMMITTED); with
@@ -140,7 +145,7 @@ from typing import Any
 
 from engine import functions, infoschema
 from engine.catalog import VIEW_PREFIX, Table, View
-from engine.concurrency import ThreadLane, WriterLock
+from engine.concurrency import Settle, ThreadLane, WriterLock
 from engine.connections import ATTACH_LIMIT, ReaderPool, open_connection
 from engine.ddl import DdlAction
 from engine.errors import SQLITE_INPUT_ERRORS, map_sqlite_error, parsing
@@ -220,6 +225,8 @@ class Engine:
         self.datadir = Path(datadir)
         self.synchronous = synchronous
         self.writer_lock = WriterLock()
+        # a group in the committer's log awaiting its commit without the lock (`Settle`)
+        self.settle = Settle()
         self.lock_wait_timeout = 50.0
         self._writer = ThreadLane(1, "engine-writer")
         self._readers = ThreadLane(readers, "engine-reader")

@@ -365,7 +365,7 @@ class Session:
             # SELECT ... FOR UPDATE: the rows must not change before this transaction ends, so it
             # becomes a writer now (and reads what it will update, as InnoDB's locking read does)
             self._in_txn = True
-            await self._acquire()
+            await self._acquire(across=True)
         if self._holds_lock:
             names, rows = await engine._on_writer(engine._r_query_writer, plan.sql, args, self._fx, self._database)
         else:
@@ -397,30 +397,49 @@ class Session:
         types, rows = result_types(plan, names, rows, sql, params)
         return Result(columns=names, column_types=types, rows=rows, in_transaction=self.in_transaction)
 
-    async def _acquire(self) -> None:
+    async def _acquire(self, across: bool = False) -> None:
+        """Take the writer lock for this statement's write; `across`: it is kept after the
+        statement (a transaction's writes), so it is taken only once no committed group waits
+        open in the writer's transaction (`Engine.settle`): that group could not commit before
+        this transaction ends."""
         if self._holds_lock:
             return
         lock = self.engine.writer_lock
-        if lock.try_acquire(self):  # free: nothing to wait for
+        settle = self.engine.settle
+        if not (across and settle.is_open) and lock.try_acquire(self):  # free: nothing to wait for
             await self._lock_taken()
             return
-        wait = self._lock_wait = lock.enqueue(self, self.engine.lock_wait_timeout)  # no task
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.engine.lock_wait_timeout
+        if across:
+            settle.wanted += 1  # no group opens before this session holds the lock
+        wait = None
         try:
-            await wait  # cancelling the caller cancels the wait too
+            if across and settle.is_open:
+                self._lock_wait = settle.closed()  # interrupt() cancels it
+                await asyncio.wait_for(self._lock_wait, self.engine.lock_wait_timeout)
+            if not lock.try_acquire(self):
+                wait = self._lock_wait = lock.enqueue(self, max(0.0, deadline - loop.time()))  # no task
+                await wait  # cancelling the caller cancels the wait too
         except TimeoutError:
-            lock.abandon(wait, self)
+            if wait is not None:
+                lock.abandon(wait, self)
             raise SQLError(ER_LOCK_WAIT_TIMEOUT) from None
         except asyncio.CancelledError:
-            lock.abandon(wait, self)
+            if wait is not None:
+                lock.abandon(wait, self)
             task = asyncio.current_task()
             if task is not None and task.cancelling():
                 raise  # the session itself is cancelled (KILL CONNECTION, shutdown)
             raise SQLError(ER_QUERY_INTERRUPTED) from None  # interrupt(): KILL QUERY
         except BaseException:
-            lock.abandon(wait, self)
+            if wait is not None:
+                lock.abandon(wait, self)
             raise
         finally:
             self._lock_wait = None
+            if across:
+                settle.wanted -= 1
         await self._lock_taken()
 
     async def _lock_taken(self) -> None:
@@ -449,7 +468,7 @@ class Session:
         if not self.autocommit:
             self._in_txn = True
         end = not self._in_txn
-        await self._acquire()
+        await self._acquire(across=not end)
         forced = context.insert_id if context is not None else None
         try:
             last_id = args_last_id(context, self.last_insert_id) if plan.uses_last_id else None

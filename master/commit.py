@@ -25,6 +25,22 @@ Contract (who may call what, what is durable when)
   acked the group: it is committed on the master, in its binlog, and reaches the slaves when
   they reconnect, but the client is never told it succeeded).
   A rotation at max_binlog_size happens inside the flush, after the group (the writer's rule).
+- The AFTER_SYNC wait without the writer lock. When an observer `waits_after_sync()` (semi-sync
+  ON with AFTER_SYNC), nothing needs the engine settled (`engine.concurrency.Settle`) and the
+  binlog did not rotate after the group, the leader leaves the group open (`_Open`): it releases
+  the writer lock before `after_sync`. Single-statement writes then run into the engine's open
+  SQLite transaction and the next group forms, is written, synced and published, and waits for
+  its own ack. SQLite commits only the whole open transaction, so the next run of `_run_group`
+  under the lock commits the open group with its own, once both groups' `after_sync` returned
+  (acks are positions: the later group's ack covers both); if none formed, the open group's
+  leader takes the lock back after its ack and commits it alone. Nothing becomes visible to
+  readers or committed in the engine before its own ack; a group's sessions get their own
+  group's verdict. Who would hold the lock across statements (an explicit transaction's writes,
+  FLUSH TABLES WITH READ LOCK, `exclusive()`) waits for the open group's commit first and keeps
+  others from opening meanwhile. A failed write of the next group rolls back the engine's open
+  transaction, the open group with it: after its ack it is replayed from the binlog, committed,
+  and its sessions answered (the failed group's leader holds the lock until then). An engine
+  commit failing for both replays both (one binlog file holds them).
   When no storage observer `holds_groups()` (none registered, or semi-sync master disabled: a
   replica's usual case), nothing must run between the sync and the engine commit: the write,
   its sync and the engine commit are one trip to the engine's writer thread
@@ -97,7 +113,7 @@ import os
 import time
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -181,6 +197,33 @@ class _Ticket:
     end: BinlogPosition | None = None
 
 
+@dataclass(slots=True)
+class _Written:
+    """A group in the binlog, from its flush to its wakeups: what its engine commit and its
+    sessions' answers need. `waited`: whether its after_sync ran (`verdicts`, `seconds`)."""
+
+    group: list[_Ticket]
+    start: BinlogPosition
+    end: BinlogPosition
+    count: int
+    synced: bool
+    waited: bool = False
+    verdicts: list[CommitVerdict | None] = field(default_factory=list)
+    seconds: float = 0.0
+
+
+@dataclass(slots=True, eq=False)
+class _Open:
+    """A written group whose committer let go of the engine's writer lock for its after_sync
+    (`GroupCommit._wait_open`): its transactions wait in the engine's open transaction, and
+    the next run of `_run_group` under the lock commits them with its own group (`taken`)."""
+
+    written: _Written
+    acked: asyncio.Future[None]  # its after_sync returned (`written.verdicts` set)
+    committed: asyncio.Future[None]  # its engine commit is done and its sessions are answered
+    taken: bool = False
+
+
 class GroupCommit:
     def __init__(
         self,
@@ -206,6 +249,7 @@ class GroupCommit:
         self._abort = abort
         self._closed = False
         self._queue: list[_Ticket] = []
+        self._open: _Open | None = None  # a written group waiting for its ack without the lock
         self._leader_waiting = False
         self._unsynced_groups = 0
         self._group_synced = False  # the last group's binlog write was fsynced
@@ -311,7 +355,7 @@ class GroupCommit:
         """The writer's side of the binlog, between groups (engine writer lock held)."""
         lock = self.engine.writer_lock
         owner = object()
-        await lock.acquire(owner)
+        await self.engine.settle.acquire_settled(lock, owner)  # no group between binlog and engine
         try:
             # the binlog may lose files (PURGE, RESET MASTER): the engine must not need them
             await self.engine.sync()
@@ -381,73 +425,148 @@ class GroupCommit:
     async def _run_group(self, group: list[_Ticket]) -> None:
         """The stages of one group (module docstring), from the flush to the wakeups. The
         caller holds the engine's writer lock, which is released here (after the engine
-        commit, or on a failure), and has taken `group` from the queue."""
+        commit, or on a failure), and has taken `group` from the queue. A group left open by
+        an earlier run (`_open`: written, waiting for its ack without the lock) is committed
+        here, with this one, in one engine commit after both groups' after_sync."""
         lock = self.engine.writer_lock
         released = False
+        opened = self._open
+        if opened is not None:
+            opened.taken = True
         try:
-            if not group:
+            if not group and opened is None:
                 return
             count = _transactions(group)
             start = self.writer.pending_position
             storage = self.interface.storage
-            one_step = not (storage and storage.holds_groups())
+            one_step = opened is None and not (storage and storage.holds_groups())
+            end, done = start, None  # (an empty group: the open one's commit alone)
             try:
-                end, done = await self._flush_and_sync(group, count, one_step)
+                if group:
+                    end, done = await self._flush_and_sync(group, count, one_step)
             except BaseException as exc:
-                await self._fail(group, exc)
+                await self._fail(group, exc, opened)
                 return
             if end == start or done is not None:
                 storage = None  # nothing written: nothing to ack; one step: nobody waits there
-            waited = 0.0
-            verdicts = []
+            this = _Written(group, start, end, count, self._group_synced and end != start)
+            if storage and opened is None and self._may_open(storage, end):
+                released = True  # by `_wait_open`
+                await self._wait_open(this, storage)
+                return
             if storage:
-                sessions = [t.param for t in group if t.param is not None]
-                started = time.monotonic()
-                try:
-                    verdicts.append(await storage.after_sync(StorageParam(self.server_id, end, count, sessions)))
-                except Exception:
-                    log.exception("after_sync observer failed for the group ending at %s", end)
-                waited = time.monotonic() - started
-            meta = self._group_meta(group, end) if done is None else done.meta
+                await self._after_sync(storage, this)
+            parts = [this] if group else []
+            if opened is not None:
+                await opened.acked
+                parts.insert(0, opened.written)
+            tickets = [t for part in parts for t in part.group]
+            meta = self._group_meta(tickets, end) if done is None else done.meta
             try:
                 if done is None:
                     # a group whose binlog write was fsynced needs no engine fsync: recovery replays
-                    # it from the binlog if a power loss undoes its engine commit
-                    await self.engine.commit_group(meta, durable=end == start or not self._group_synced)
+                    # it from the binlog if a power loss undoes its engine commit (every group in
+                    # this commit must be such, or have no transaction)
+                    durable = not all(part.synced or not part.group for part in parts)
+                    await self.engine.commit_group(meta, durable=durable)
                 elif done.error is not None:
                     raise done.error
             except Exception as exc:
-                replicated = any(isinstance(t.txn, _ReplicatedTxn) for t in group)
-                await self._engine_failed(start, end, meta, exc, replicated)
+                replicated = any(isinstance(t.txn, _ReplicatedTxn) for t in tickets)
+                await self._engine_failed(parts[0].start, end, meta, exc, replicated)
             except BaseException as exc:
                 log.critical("engine commit failed after the binlog write of the group ending at %s: %s", end, exc)
-                self._wake(group, SQLError(ER_UNKNOWN_ERROR, f"engine commit failed: {exc}"))
+                self._wake(tickets, SQLError(ER_UNKNOWN_ERROR, f"engine commit failed: {exc}"))
                 raise
+            self._close_open(opened)
             lock.release()
             released = True
-            self.commits += count
-            self.groups += 1
-            transaction = self.interface.transaction if end != start else None
-            if transaction:
-                started = time.monotonic()
-                try:
-                    verdicts.append(await transaction.after_commit(TransParam(
-                        0, self.server_id, end, _group_state_setter(group), transactions=count,
-                    )))
-                except Exception:
-                    log.exception("after_commit observer failed for the group ending at %s", end)
-                waited += time.monotonic() - started
-            if (storage or transaction) and self.on_group_waited is not None:
-                self.on_group_waited(waited)
-            if CommitVerdict.IN_DOUBT in verdicts:
-                self.in_doubt += count
-                self._wake(group, SQLError(ER_SERVER_SHUTDOWN))
-            else:
-                self._wake(group, None)
+            for part in parts:
+                await self._answer(part)
         finally:
             # (committers that queued after we took the group lead the next one themselves)
             if not released:
+                self._close_open(opened)
                 lock.release()
+            if opened is not None and not opened.committed.done():
+                opened.committed.set_result(None)
+
+    def _may_open(self, storage: Any, end: BinlogPosition) -> bool:
+        """Whether a written group may wait for its after_sync without the writer lock: an
+        observer waits there (`waits_after_sync`), nothing needs the engine settled
+        (`Settle.may_open`), and the binlog did not rotate after it (a replay of the groups
+        one engine commit covers reads one file, `_read_group`)."""
+        return (not self._closed and self.writer.pending_position == end
+                and self.engine.settle.may_open() and storage.waits_after_sync())
+
+    async def _wait_open(self, this: _Written, storage: Any) -> None:
+        """Leave `this` open (`_Open`), release the writer lock (single-statement writes run
+        and join the engine's open transaction; the next group is written), wait for its
+        after_sync, then commit it: a later run of `_run_group` under the lock already did or
+        will (`taken`), or this one takes the lock back and runs the queue's group, empty or
+        not, which commits both. A leader is never cancelled (the sessions' `committing`); if
+        one were, the next group to run commits the open one."""
+        loop = asyncio.get_running_loop()
+        opened = self._open = _Open(this, loop.create_future(), loop.create_future())
+        self.engine.settle.open()
+        lock = self.engine.writer_lock
+        lock.release()
+        try:
+            await self._after_sync(storage, this)
+        finally:
+            opened.acked.set_result(None)
+        if not opened.taken:
+            await lock.acquire(opened)
+            try:
+                # a session that handed the lock over queues its commit just after our wakeup
+                await asyncio.sleep(0)
+            except BaseException:
+                lock.release()
+                raise
+            if not opened.taken:
+                queued, self._queue = self._queue, []
+                await self._run_group(queued)
+                return
+            lock.release()
+        await opened.committed
+
+    async def _after_sync(self, storage: Any, this: _Written) -> None:
+        sessions = [t.param for t in this.group if t.param is not None]
+        started = time.monotonic()
+        this.waited = True
+        try:
+            this.verdicts.append(await storage.after_sync(StorageParam(self.server_id, this.end, this.count, sessions)))
+        except Exception:
+            log.exception("after_sync observer failed for the group ending at %s", this.end)
+        this.seconds += time.monotonic() - started
+
+    def _close_open(self, opened: _Open | None) -> None:
+        """The open group is committed or given up: no longer open (before the lock goes)."""
+        if opened is not None and self._open is opened:
+            self._open = None
+            self.engine.settle.close()
+
+    async def _answer(self, this: _Written) -> None:
+        """A committed group's end: the counters, the after_commit hook, its sessions' answers."""
+        self.commits += this.count
+        self.groups += 1
+        transaction = self.interface.transaction if this.end != this.start else None
+        if transaction:
+            started = time.monotonic()
+            try:
+                this.verdicts.append(await transaction.after_commit(TransParam(
+                    0, self.server_id, this.end, _group_state_setter(this.group), transactions=this.count,
+                )))
+            except Exception:
+                log.exception("after_commit observer failed for the group ending at %s", this.end)
+            this.seconds += time.monotonic() - started
+        if (this.waited or transaction) and self.on_group_waited is not None:
+            self.on_group_waited(this.seconds)
+        if CommitVerdict.IN_DOUBT in this.verdicts:
+            self.in_doubt += this.count
+            self._wake(this.group, SQLError(ER_SERVER_SHUTDOWN))
+        else:
+            self._wake(this.group, None)
 
     def _group_meta(self, group: list[_Ticket], end: BinlogPosition) -> dict[str, str]:
         """The engine meta keys a group commits (the engine merges them over its meta): the
@@ -542,7 +661,10 @@ class GroupCommit:
             return self.gtids.own_gtid(session, self.server_id)
         return state.next_gtid(self.gtids.domain_for(session), server_id)
 
-    async def _fail(self, group: list[_Ticket], exc: BaseException) -> None:
+    async def _fail(self, group: list[_Ticket], exc: BaseException, opened: _Open | None = None) -> None:
+        """A failed binlog write: the engine's open transaction is rolled back and the group's
+        sessions get the error. An open group (`opened`) in that transaction is in the binlog:
+        after its after_sync it is replayed from there and committed, and its sessions answered."""
         log.error("binlog write of a group of %d failed (the group is rolled back): %s", len(group), exc)
         try:
             await self.engine.rollback_group()
@@ -554,6 +676,14 @@ class GroupCommit:
                 if ticket.param is not None:
                     transaction.after_rollback(ticket.param)
         self._wake(group, write_error(self.writer.basename, exc))
+        if opened is not None:
+            written = opened.written
+            await opened.acked
+            log.warning("the group %s to %s, written before the failed one, is replayed from the binlog",
+                        written.start, written.end)
+            await self._replay(written.start, written.end, self._group_meta(written.group, written.end))
+            self._close_open(opened)
+            await self._answer(written)
 
     async def _engine_failed(self, start: BinlogPosition, end: BinlogPosition, meta: dict[str, str],
                              exc: Exception, replicated: bool = False) -> None:

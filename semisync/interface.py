@@ -29,7 +29,9 @@ Which shell calls what, and when (see docs/ARCHITECTURE.md for the whole path of
   to the binlog file (position = the group's end), `after_sync` once per group after the sync
   stage (fsync per sync_binlog) and before the engine commit. When no observer `holds_groups()`
   (semi-sync master disabled), the group's write, sync and engine commit are one step and
-  `after_flush` follows it; `after_sync` is not called.
+  `after_flush` follows it; `after_sync` is not called. When an observer `waits_after_sync()`,
+  the shell may run the next statements and write the next group during that wait: a group's
+  `after_flush` may then come before the previous group's `after_sync` returned.
 - Binlog transmit (`master/`, one call per dump session): `transmit_start` when a dump begins,
   `transmit_stop` when it ends, `reserve_header` once per session to obtain the extra header
   bytes that follow the packet's 0x00 OK byte, `before_send_event` before each event packet
@@ -334,6 +336,13 @@ class BinlogStorageObserver:
         `after_flush`; `after_sync` is not called for that group."""
         return True
 
+    def waits_after_sync(self) -> bool:
+        """Whether this observer's `after_sync` of the next group may wait for something outside
+        the server (a slave's ack). True lets the shell release the engine's writer lock during
+        that wait, so that the next statements run and the next group is written meanwhile; the
+        group's engine commit still comes after its `after_sync` (and may cover later groups)."""
+        return False
+
 
 class BinlogTransmitObserver:
     def transmit_start(self, param: TransmitParam) -> None:
@@ -519,6 +528,9 @@ class BinlogStorageDelegate(Delegate[BinlogStorageObserver]):
 
     def holds_groups(self) -> bool:
         return any(o.holds_groups() for o in self._observers)
+
+    def waits_after_sync(self) -> bool:
+        return any(o.waits_after_sync() for o in self._observers)
 
 
 class BinlogTransmitDelegate(Delegate[BinlogTransmitObserver]):

@@ -329,6 +329,11 @@ class SemiSyncMasterPlugin(
         # disabled: after_sync never waits and after_flush only tracks the binlog end
         return self._enabled
 
+    def waits_after_sync(self) -> bool:
+        # switched OFF (no slave acks), after_sync counts the group as async and returns
+        return (self._enabled and self._installed and self._on
+                and self._vars[MASTER_WAIT_POINT.name] == "AFTER_SYNC")
+
     async def after_sync(self, param: StorageParam) -> CommitVerdict | None:
         if self._vars[MASTER_WAIT_POINT.name] == "AFTER_SYNC":
             states = [s.set_state for s in param.sessions if s.set_state is not None]

@@ -536,7 +536,10 @@ class ClientSession(asyncio.Protocol):
         engine = self.server.engine
         owner = object()
         try:
-            await engine.writer_lock.acquire(owner, float(self.sysvars.get("lock_wait_timeout", engine.lock_wait_timeout)))
+            # a group written to the binlog but not yet committed is waited for: the binlog and
+            # the data stand still together
+            await engine.settle.acquire_settled(engine.writer_lock, owner,
+                                                float(self.sysvars.get("lock_wait_timeout", engine.lock_wait_timeout)))
         except TimeoutError:
             raise SQLError(ER_LOCK_WAIT_TIMEOUT) from None
         self._backup_lock = owner
