@@ -516,13 +516,16 @@ class GroupCommit:
         finally:
             opened.acked.set_result(None)
         if not opened.taken:
-            await lock.acquire(opened)
-            try:
-                # a session that handed the lock over queues its commit just after our wakeup
-                await asyncio.sleep(0)
-            except BaseException:
-                lock.release()
-                raise
+            # free, and nobody waits for it: no group is forming, so nothing logically committed
+            # lacks its ticket (as in `commit_replicated`); else, as in `_lead`, a session that
+            # handed the lock over queues its commit just after our wakeup
+            if not lock.try_acquire(opened):
+                await lock.acquire(opened)
+                try:
+                    await asyncio.sleep(0)
+                except BaseException:
+                    lock.release()
+                    raise
             if not opened.taken:
                 queued, self._queue = self._queue, []
                 await self._run_group(queued)
