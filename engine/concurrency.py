@@ -141,8 +141,8 @@ class WriterLock:
 
 
 class Settle:
-    """Whether the writer's open SQLite transaction holds a group written to its committer's own
-    log (the binlog) that waits for its engine commit without the writer lock: a committer may
+    """Whether the writer's open SQLite transaction holds groups written to their committer's own
+    log (the binlog) that wait for their engine commit without the writer lock: a committer may
     release the lock while it waits (an AFTER_SYNC ack, `master.commit`), so that single-statement
     writes run meanwhile; the group's commit then takes the lock back and commits them with it.
 
@@ -153,26 +153,26 @@ class Settle:
     MASTER must not find the binlog ahead of the engine. Loop side only."""
 
     def __init__(self) -> None:
-        self._open = False
-        self._closed: list[asyncio.Future] = []  # waiters for the open group's end
+        self._open = 0  # groups open
+        self._closed: list[asyncio.Future] = []  # waiters for the open groups' end
         self.wanted = 0  # waiters in acquire_settled (and sessions waiting the same way)
 
     @property
     def is_open(self) -> bool:
-        return self._open
+        return self._open > 0
 
     def may_open(self) -> bool:
-        """Whether a committer may release the writer lock before its group's engine commit."""
-        return not self._open and not self.wanted
+        """Whether a committer may release the writer lock before its group's engine commit
+        (how many may be open at once is the committer's rule)."""
+        return not self.wanted
 
     def open(self) -> None:
-        if self._open:
-            raise RuntimeError("a group is already open: a committer must commit it before opening another")
-        self._open = True
+        self._open += 1
 
     def close(self) -> None:
-        """The open group is committed (or rolled back): its waiters go on."""
-        self._open = False
+        """Every open group is committed (one engine commit covers them) or rolled back: the
+        waiters go on."""
+        self._open = 0
         waiters, self._closed = self._closed, []
         for fut in waiters:
             if not fut.done():

@@ -26,27 +26,23 @@ Contract (who may call what, what is durable when)
   they reconnect, but the client is never told it succeeded).
   A rotation at max_binlog_size happens inside the flush, after the group (the writer's rule).
 - The AFTER_SYNC wait without the writer lock. When an observer `waits_after_sync()` (semi-sync
-  ON with AFTER_SYNC), nothing needs the engine settled (`engine.concurrency.Settle`) and the
-  binlog did not rotate after the group, the leader leaves the group open (`_Open`): it releases
-  the writer lock before `after_sync`. Single-statement writes then run into the engine's open
-  SQLite transaction and the next group forms, is written, synced and published, and waits for
-  its own ack. SQLite commits only the whole open transaction, so the next run of `_run_group`
-  under the lock commits the open group with its own, once both groups' `after_sync` returned
-  (acks are positions: the later group's ack covers both); if none formed, the open group's
-  leader takes the lock back after its ack and commits it alone. Nothing becomes visible to
-  readers or committed in the engine before its own ack; a group's sessions get their own
-  group's verdict. Who would hold the lock across statements (an explicit transaction's writes,
-  FLUSH TABLES WITH READ LOCK, `exclusive()`) waits for the open group's commit first and keeps
-  others from opening meanwhile. A failed write of the next group rolls back the engine's open
-  transaction, the open group with it: after its ack it is replayed from the binlog, committed,
-  and its sessions answered (the failed group's leader holds the lock until then). An engine
-  commit failing for both replays both (one binlog file holds them).
-  When no storage observer `holds_groups()` (none registered, or semi-sync master disabled: a
-  replica's usual case), nothing must run between the sync and the engine commit: the write,
-  its sync and the engine commit are one trip to the engine's writer thread
-  (`Engine.commit_group(first=...)`), then `after_flush` and the publish run, and `after_sync`
-  is not called. A failure of that trip before the write completed is a failed binlog write;
-  after it, an engine commit failure (both as below).
+  ON with AFTER_SYNC), fewer than OPEN_GROUPS_MAX groups are open, nothing needs the engine
+  settled (`engine.concurrency.Settle`) and the binlog did not rotate after the group, the
+  leader leaves the group open (`_Open`): it releases the writer lock before `after_sync`.
+  Single-statement writes then run into the engine's open SQLite transaction and the next group
+  forms, is written, synced and published, and waits for its own ack, open too while the limit
+  allows. SQLite commits only the whole open transaction, so the first run of `_run_group` that
+  may not leave its group open commits every open group with its own, once all their
+  `after_sync` returned (acks are positions: the last group's ack covers the others); when no
+  group followed, the first open group's leader takes the lock back after its ack and commits
+  the open ones (with what the queue holds) itself. Nothing becomes visible to readers or
+  committed in the engine before its own ack; each group's sessions get their own group's
+  verdict. Who would hold the lock across statements (an explicit transaction's writes, FLUSH
+  TABLES WITH READ LOCK, `exclusive()`) waits for the open groups' commit first and keeps others
+  from opening meanwhile. A failed write of a later group rolls back the engine's open
+  transaction, the open groups with it: after their acks they are replayed from the binlog,
+  committed, and their sessions answered (the failed group's leader holds the lock until then).
+  An engine commit failing for them replays them all (one binlog file holds them).
 - Empty delegates cost nothing: no hook parameter is built when no observer is registered.
 - Failures. A failed binlog write or fsync (ENOSPC, EIO) fails the group as a whole: the
   writer cuts the file back to where the group started (nothing of it is ever written later,
@@ -145,6 +141,7 @@ IGNORE_ERROR = "IGNORE_ERROR"
 BINLOG_ERROR_ACTIONS = (ABORT_SERVER, IGNORE_ERROR)
 _REPLAY_RETRY_MAX = 2.0  # seconds between replays of a group while the engine keeps failing
 LOOP_WRITE_MAX = KEEP_EVENTS_MAX  # a larger group is written on the binlog I/O thread, not the loop
+OPEN_GROUPS_MAX = 2  # groups waiting for their acks without the writer lock at once (module docstring)
 
 
 class CommitSession(Protocol):
@@ -249,7 +246,7 @@ class GroupCommit:
         self._abort = abort
         self._closed = False
         self._queue: list[_Ticket] = []
-        self._open: _Open | None = None  # a written group waiting for its ack without the lock
+        self._open: list[_Open] = []  # written groups waiting for their acks without the lock
         self._leader_waiting = False
         self._unsynced_groups = 0
         self._group_synced = False  # the last group's binlog write was fsynced
@@ -422,44 +419,43 @@ class GroupCommit:
         group, self._queue = self._queue, []
         await self._run_group(group)
 
-    async def _run_group(self, group: list[_Ticket]) -> None:
+    async def _run_group(self, group: list[_Ticket], *, commit: bool = False) -> None:
         """The stages of one group (module docstring), from the flush to the wakeups. The
         caller holds the engine's writer lock, which is released here (after the engine
-        commit, or on a failure), and has taken `group` from the queue. A group left open by
-        an earlier run (`_open`: written, waiting for its ack without the lock) is committed
-        here, with this one, in one engine commit after both groups' after_sync."""
+        commit, or on a failure), and has taken `group` from the queue. The group is left open
+        (`_wait_open`) when it may be; otherwise (or with `commit`) this run commits it with
+        every group left open before it (`_open`), in one engine commit after their after_sync."""
         lock = self.engine.writer_lock
         released = False
-        opened = self._open
-        if opened is not None:
-            opened.taken = True
+        opened: list[_Open] = []  # the open groups this run commits
         try:
-            if not group and opened is None:
+            if not group and not self._open:
                 return
             count = _transactions(group)
             start = self.writer.pending_position
             storage = self.interface.storage
-            one_step = opened is None and not (storage and storage.holds_groups())
-            end, done = start, None  # (an empty group: the open one's commit alone)
+            one_step = not self._open and not (storage and storage.holds_groups())
+            end, done = start, None  # (an empty group: the open ones' commit alone)
             try:
                 if group:
                     end, done = await self._flush_and_sync(group, count, one_step)
             except BaseException as exc:
+                opened = self._take_open()
                 await self._fail(group, exc, opened)
                 return
             if end == start or done is not None:
                 storage = None  # nothing written: nothing to ack; one step: nobody waits there
             this = _Written(group, start, end, count, self._group_synced and end != start)
-            if storage and opened is None and self._may_open(storage, end):
+            if storage and not commit and self._may_open(storage, end):
                 released = True  # by `_wait_open`
                 await self._wait_open(this, storage)
                 return
+            opened = self._take_open()
             if storage:
                 await self._after_sync(storage, this)
-            parts = [this] if group else []
-            if opened is not None:
-                await opened.acked
-                parts.insert(0, opened.written)
+            parts = [o.written for o in opened] + ([this] if group else [])
+            for o in opened:
+                await o.acked
             tickets = [t for part in parts for t in part.group]
             meta = self._group_meta(tickets, end) if done is None else done.meta
             try:
@@ -488,15 +484,16 @@ class GroupCommit:
             if not released:
                 self._close_open(opened)
                 lock.release()
-            if opened is not None and not opened.committed.done():
-                opened.committed.set_result(None)
+            for o in opened:
+                if not o.committed.done():
+                    o.committed.set_result(None)
 
     def _may_open(self, storage: Any, end: BinlogPosition) -> bool:
-        """Whether a written group may wait for its after_sync without the writer lock: an
-        observer waits there (`waits_after_sync`), nothing needs the engine settled
-        (`Settle.may_open`), and the binlog did not rotate after it (a replay of the groups
-        one engine commit covers reads one file, `_read_group`)."""
-        return (not self._closed and self.writer.pending_position == end
+        """Whether a written group may wait for its after_sync without the writer lock: fewer
+        than OPEN_GROUPS_MAX are open, an observer waits there (`waits_after_sync`), nothing
+        needs the engine settled (`Settle.may_open`), and the binlog did not rotate after it (a
+        replay of the groups one engine commit covers reads one file, `_read_group`)."""
+        return (len(self._open) < OPEN_GROUPS_MAX and not self._closed and self.writer.pending_position == end
                 and self.engine.settle.may_open() and storage.waits_after_sync())
 
     async def _wait_open(self, this: _Written, storage: Any) -> None:
@@ -504,10 +501,11 @@ class GroupCommit:
         and join the engine's open transaction; the next group is written), wait for its
         after_sync, then commit it: a later run of `_run_group` under the lock already did or
         will (`taken`), or this one takes the lock back and runs the queue's group, empty or
-        not, which commits both. A leader is never cancelled (the sessions' `committing`); if
-        one were, the next group to run commits the open one."""
+        not, which commits it with every open group. A leader is never cancelled (the sessions'
+        `committing`); if one were, the next group to run commits the open ones."""
         loop = asyncio.get_running_loop()
-        opened = self._open = _Open(this, loop.create_future(), loop.create_future())
+        opened = _Open(this, loop.create_future(), loop.create_future())
+        self._open.append(opened)
         self.engine.settle.open()
         lock = self.engine.writer_lock
         lock.release()
@@ -528,7 +526,7 @@ class GroupCommit:
                     raise
             if not opened.taken:
                 queued, self._queue = self._queue, []
-                await self._run_group(queued)
+                await self._run_group(queued, commit=True)
                 return
             lock.release()
         await opened.committed
@@ -543,11 +541,19 @@ class GroupCommit:
             log.exception("after_sync observer failed for the group ending at %s", this.end)
         this.seconds += time.monotonic() - started
 
-    def _close_open(self, opened: _Open | None) -> None:
-        """The open group is committed or given up: no longer open (before the lock goes)."""
-        if opened is not None and self._open is opened:
-            self._open = None
-            self.engine.settle.close()
+    def _take_open(self) -> list[_Open]:
+        """Every open group, for this run (holding the lock) to commit."""
+        for o in self._open:
+            o.taken = True
+        return list(self._open)
+
+    def _close_open(self, opened: list[_Open]) -> None:
+        """The open groups taken are committed or given up: no longer open (before the lock
+        goes; none opened since they were taken, as that needs the lock)."""
+        if opened:
+            self._open = [o for o in self._open if o not in opened]
+            if not self._open:
+                self.engine.settle.close()
 
     async def _answer(self, this: _Written) -> None:
         """A committed group's end: the counters, the after_commit hook, its sessions' answers."""
@@ -664,10 +670,11 @@ class GroupCommit:
             return self.gtids.own_gtid(session, self.server_id)
         return state.next_gtid(self.gtids.domain_for(session), server_id)
 
-    async def _fail(self, group: list[_Ticket], exc: BaseException, opened: _Open | None = None) -> None:
+    async def _fail(self, group: list[_Ticket], exc: BaseException, opened: Sequence[_Open] = ()) -> None:
         """A failed binlog write: the engine's open transaction is rolled back and the group's
-        sessions get the error. An open group (`opened`) in that transaction is in the binlog:
-        after its after_sync it is replayed from there and committed, and its sessions answered."""
+        sessions get the error. The open groups (`opened`) in that transaction are in the
+        binlog: after their after_sync they are replayed from there and committed (one file
+        holds them, `_may_open`), and their sessions answered."""
         log.error("binlog write of a group of %d failed (the group is rolled back): %s", len(group), exc)
         try:
             await self.engine.rollback_group()
@@ -679,14 +686,17 @@ class GroupCommit:
                 if ticket.param is not None:
                     transaction.after_rollback(ticket.param)
         self._wake(group, write_error(self.writer.basename, exc))
-        if opened is not None:
-            written = opened.written
-            await opened.acked
-            log.warning("the group %s to %s, written before the failed one, is replayed from the binlog",
-                        written.start, written.end)
-            await self._replay(written.start, written.end, self._group_meta(written.group, written.end))
-            self._close_open(opened)
-            await self._answer(written)
+        if opened:
+            first, last = opened[0].written, opened[-1].written
+            for o in opened:
+                await o.acked
+            log.warning("the groups %s to %s, written before the failed one, are replayed from the binlog",
+                        first.start, last.end)
+            await self._replay(first.start, last.end,
+                               self._group_meta([t for o in opened for t in o.written.group], last.end))
+            self._close_open(list(opened))
+            for o in opened:
+                await self._answer(o.written)
 
     async def _engine_failed(self, start: BinlogPosition, end: BinlogPosition, meta: dict[str, str],
                              exc: Exception, replicated: bool = False) -> None:

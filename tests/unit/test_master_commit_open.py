@@ -288,3 +288,64 @@ async def test_an_engine_commit_failing_for_two_groups_replays_both_from_the_bin
     assert len(calls) == 3  # the commit and a replay failed, the second replay worked
     assert await engine_values(engine) == [1, 2] == sorted(binlog_values(writer, writer.end_position.pos))
     assert engine.meta()["binlog_pos"] == str(writer.end_position.pos)
+
+
+async def test_two_groups_wait_open_and_the_third_commits_all_three(pipeline):  # noqa: F811
+    """Up to OPEN_GROUPS_MAX (2) groups wait without the lock; the next one waits holding it and
+    its commit, after the three acks, covers all three."""
+    engine, writer, end, interface, gc = pipeline
+    acks = HeldAcks()
+    interface.storage.add_observer(acks)
+    first, end1 = await open_group(pipeline, acks, 1)
+    second = asyncio.ensure_future(insert(engine, gc, 2, 12))
+    await until(lambda: len(acks.waiting) == 2 and not engine.writer_lock.locked(), "the second group is open")
+    end2 = acks.flushed[-1].position.pos
+    third = asyncio.ensure_future(insert(engine, gc, 3, 13))
+    await until(lambda: len(acks.waiting) == 3, "the third group waits for its ack")
+    end3 = acks.flushed[-1].position.pos
+    assert engine.writer_lock.locked() and end1 < end2 < end3
+    assert sorted(binlog_values(writer, end3)) == [1, 2, 3] and await engine_values(engine) == []
+    acks.ack(end1)
+    acks.ack(end2)
+    for _ in range(20):
+        await asyncio.sleep(0)
+    assert not first.done() and not second.done() and await engine_values(engine) == []
+    acks.ack(end3)
+    await asyncio.wait_for(asyncio.gather(first, second, third), 10)
+    assert await engine_values(engine) == [1, 2, 3] and engine.meta()["binlog_pos"] == str(end3)
+    assert not engine.settle.is_open and not engine.writer_lock.locked()
+
+
+async def test_a_failed_write_after_two_open_groups_keeps_both(pipeline, monkeypatch):  # noqa: F811
+    engine, writer, end, interface, gc = pipeline
+    acks = HeldAcks()
+    interface.storage.add_observer(acks)
+    first, end1 = await open_group(pipeline, acks, 1)
+    second = asyncio.ensure_future(insert(engine, gc, 2, 12))
+    await until(lambda: len(acks.waiting) == 2 and not engine.writer_lock.locked(), "the second group is open")
+    end2 = acks.flushed[-1].position.pos
+    code = errno.EIO
+    failed: list[int] = []
+
+    def fault(*args):
+        failed.append(1)
+        raise OSError(code, os.strerror(code))
+
+    def syncer_fault(self, fd):
+        failed.append(1)
+        done = asyncio.get_running_loop().create_future()
+        done.set_exception(OSError(code, os.strerror(code)))
+        return done
+
+    monkeypatch.setattr(writer_module.os, "fdatasync", fault)
+    monkeypatch.setattr(NativeSyncer, "fdatasync", syncer_fault)
+    third = asyncio.ensure_future(insert(engine, gc, 3, 13))
+    await until(lambda: failed, "the third group's fdatasync failed")
+    monkeypatch.undo()
+    acks.ack(end1)
+    acks.ack(end2)
+    results = await asyncio.wait_for(asyncio.gather(first, second, third, return_exceptions=True), 10)
+    assert results[:2] == [None, None] and isinstance(results[2], SQLError) and results[2].code == 1026
+    assert await engine_values(engine) == [1, 2] == sorted(binlog_values(writer, writer.end_position.pos))
+    assert engine.meta()["binlog_pos"] == str(end2) == str(end.position.pos)
+    assert not engine.settle.is_open and not engine.writer_lock.locked()
