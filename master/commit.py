@@ -514,16 +514,16 @@ class GroupCommit:
         finally:
             opened.acked.set_result(None)
         if not opened.taken:
-            # free, and nobody waits for it: no group is forming, so nothing logically committed
-            # lacks its ticket (as in `commit_replicated`); else, as in `_lead`, a session that
-            # handed the lock over queues its commit just after our wakeup
             if not lock.try_acquire(opened):
                 await lock.acquire(opened)
-                try:
-                    await asyncio.sleep(0)
-                except BaseException:
-                    lock.release()
-                    raise
+            try:
+                # as in `_lead`: a session that let go of the lock queues its commit in the
+                # turn of the loop after (a commit run as a task of its own), before we take
+                # the queue: its transaction is in the SQLite transaction we commit
+                await asyncio.sleep(0)
+            except BaseException:
+                lock.release()
+                raise
             if not opened.taken:
                 queued, self._queue = self._queue, []
                 await self._run_group(queued, commit=True)

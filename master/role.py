@@ -389,7 +389,11 @@ class MasterRole(Role):
         if es is not None and es.in_transaction:
             result = await es.execute("COMMIT")
             if result.committed is not None:
-                await asyncio.shield(self.commit(session, result.committed))
+                # queued before anything else runs (the writer lock is free now): not in a task
+                # of its own; the session's `committing` keeps it from being cancelled
+                step = self.commit(session, result.committed)
+                committing = getattr(session, "committing", None)
+                await (committing(step) if committing is not None else asyncio.shield(step))
 
     async def _show(self, session: Any, t: Tokens) -> Any:
         what = t.next().upper
