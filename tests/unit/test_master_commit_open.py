@@ -65,6 +65,26 @@ async def insert(engine, gc, value: int, sid: int):
         await s.close()
 
 
+def failing_fdatasync(monkeypatch, code: int) -> list[int]:
+    """Every binlog fdatasync fails with `code`, on the binlog I/O thread and on the compiled
+    syncer alike; the list returned gets an entry per failed call."""
+    failed: list[int] = []
+
+    def fault(*args):
+        failed.append(1)
+        raise OSError(code, os.strerror(code))
+
+    def syncer_fault(self, fd):
+        failed.append(1)
+        done = asyncio.get_running_loop().create_future()
+        done.set_exception(OSError(code, os.strerror(code)))
+        return done
+
+    monkeypatch.setattr(writer_module.os, "fdatasync", fault)
+    monkeypatch.setattr(NativeSyncer, "fdatasync", syncer_fault)
+    return failed
+
+
 async def open_group(pipe, acks: HeldAcks, value: int) -> tuple[asyncio.Task, int]:
     """Commit `value` as a group that is written and waits for its ack; its end's pos."""
     engine, writer, end, interface, gc = pipe
@@ -196,20 +216,7 @@ async def test_a_failed_write_of_the_next_group_keeps_the_open_one(pipeline, mon
     path = writer.directory / writer.current_file
     size = path.stat().st_size
     code = errno.ENOSPC
-    failed: list[int] = []
-
-    def fault(*args):
-        failed.append(1)
-        raise OSError(code, os.strerror(code))
-
-    def syncer_fault(self, fd):
-        failed.append(1)
-        done = asyncio.get_running_loop().create_future()
-        done.set_exception(OSError(code, os.strerror(code)))
-        return done
-
-    monkeypatch.setattr(writer_module.os, "fdatasync", fault)
-    monkeypatch.setattr(NativeSyncer, "fdatasync", syncer_fault)
+    failed = failing_fdatasync(monkeypatch, code)
     second = asyncio.ensure_future(insert(engine, gc, 2, 12))
     await until(lambda: failed, "the second group's fdatasync failed")
     monkeypatch.undo()
@@ -325,20 +332,7 @@ async def test_a_failed_write_after_two_open_groups_keeps_both(pipeline, monkeyp
     await until(lambda: len(acks.waiting) == 2 and not engine.writer_lock.locked(), "the second group is open")
     end2 = acks.flushed[-1].position.pos
     code = errno.EIO
-    failed: list[int] = []
-
-    def fault(*args):
-        failed.append(1)
-        raise OSError(code, os.strerror(code))
-
-    def syncer_fault(self, fd):
-        failed.append(1)
-        done = asyncio.get_running_loop().create_future()
-        done.set_exception(OSError(code, os.strerror(code)))
-        return done
-
-    monkeypatch.setattr(writer_module.os, "fdatasync", fault)
-    monkeypatch.setattr(NativeSyncer, "fdatasync", syncer_fault)
+    failed = failing_fdatasync(monkeypatch, code)
     third = asyncio.ensure_future(insert(engine, gc, 3, 13))
     await until(lambda: failed, "the third group's fdatasync failed")
     monkeypatch.undo()
