@@ -20,4 +20,6 @@ setup(ext_modules=[
               extra_compile_args=["-O2", "-Wall", "-Wextra"]),
     Extension("protocol._eventscan", ["protocol/_eventscan.c"], optional=True,
               extra_compile_args=["-O2", "-Wall", "-Wextra"]),
+    Extension("slave._receiver", ["slave/_receiver.c"], optional=True, libraries=["z"],
+              depends=["protocol/_dumpscan.h"], extra_compile_args=["-O2", "-Wall", "-Wextra"]),
 ])

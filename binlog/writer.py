@@ -247,6 +247,25 @@ class BinlogWriter:
         self._events = None
         return self._flushed + len(self._buf)
 
+    def written_elsewhere(self, size: int, synced: bool) -> int:
+        """`size` bytes another writer of this file's descriptor put at its end (a slave's
+        receiver thread, slave/_receiver.c), counted as written (and, `synced`, as fsynced): the
+        buffer must be empty and no cut pending. Returns the new flushed end."""
+        self._require_open()
+        if self._buf or self._cut_pending is not None:
+            raise LocalProtocolError("bytes written elsewhere while the writer holds a buffer or a cut")
+        self.last_group = None
+        self._flushed += size
+        if synced:
+            self._synced = self._flushed
+        return self._flushed
+
+    @property
+    def descriptor(self) -> int:
+        """The current file's descriptor (O_APPEND), for a writer elsewhere (`written_elsewhere`)."""
+        self._require_open()
+        return self._fd
+
     @property
     def pending_position(self) -> BinlogPosition:
         """Where the next appended event starts (flushed + buffered)."""

@@ -100,6 +100,7 @@ from protocol.messages import (
     is_eof_packet,
 )
 from protocol.packets import (
+    HEADER_SIZE,
     MAX_PAYLOAD,
     PacketDecoder,
     decode_lenenc_int,
@@ -109,6 +110,7 @@ from protocol.packets import (
 from protocol.position import BinlogPosition
 from protocol.semisync_wire import (
     ACK_MAX_LEN,
+    ACK_POSITION_AT,
     SEMI_SYNC_ACK_REQUESTED,
     SEMI_SYNC_MAGIC,
     SemiSyncAck,
@@ -984,6 +986,30 @@ class ClientConnection:
         self._machine.fire(T.SEND_ACK)
         wire, _ = encode_packet(encode_ack(position), 0)
         return wire
+
+    def ack_template(self, file: str) -> tuple[bytes, int]:
+        """A whole ack packet for position 0 in `file`, and where its 8-byte little-endian
+        position is: the acks a receiver thread fills in (slave/_receiver.c) without the GIL."""
+        if not self._semisync:
+            raise LocalProtocolError("ack_template() outside a semi-sync dump")
+        wire, _ = encode_packet(encode_ack(BinlogPosition(file, 0)), 0)
+        return wire, HEADER_SIZE + ACK_POSITION_AT
+
+    def dump_state(self) -> tuple[int, bool] | None:
+        """While DUMPING and between packets (nothing received and not returned), to hand the
+        stream to a receiver thread that frames it itself (slave/_receiver.c,
+        protocol/_dumpscan.h): the sequence id the next packet should have, and whether the
+        last packet asked for an ack (the master may then restart at 1). None otherwise."""
+        if self._machine.state is not C.DUMPING or self._peer_closed or self._decoder.buffered:
+            return None
+        return self._seq, self._after_ack_request
+
+    def resume_dump(self, seq: int, after_ack_request: bool) -> None:
+        """The stream back from a receiver thread (`dump_state`), with its state after the last
+        packet the thread took; what it did not take is fed with `receive_data`."""
+        if self._machine.state is not C.DUMPING:
+            raise LocalProtocolError(f"resume_dump() in state {self._machine.state.value}")
+        self._seq, self._after_ack_request = seq & 0xFF, after_ack_request
 
     def quit(self) -> bytes:
         self._machine.fire(T.SEND_QUIT)

@@ -71,6 +71,11 @@ def encode_ack(position: BinlogPosition) -> bytes:
     return _ACK_FIXED.pack(_MAGIC_BYTES, position.pos) + name
 
 
+ACK_POSITION_AT = 1
+"""Where an ack payload's 8-byte little-endian position starts (after the magic)."""
+assert _ACK_FIXED.unpack(_ACK_FIXED.pack(_MAGIC_BYTES, 0x0102030405060708))[1] == 0x0102030405060708
+
+
 def decode_ack(payload: bytes | bytearray | memoryview) -> SemiSyncAck:
     """Parse an ack packet's payload. RemoteProtocolError for a bad magic, length or file name."""
     data = bytes(payload)
@@ -125,6 +130,7 @@ __all__ = [
     "ACK",
     "HEADER",
     "SEMI_SYNC_MAGIC",
+    "ACK_POSITION_AT",
     "SemiSyncAck",
     "decode_ack",
     "encode_ack",

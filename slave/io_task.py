@@ -117,6 +117,8 @@ from semisync.interface import (
     RelayIOParam,
 )
 from server.tls import client_context
+from slave import receiver as native
+from slave.receiver import NativeReceiver, Record
 from slave.relay_log import GroupTracker, RelayLog, TakenRun
 
 log = logging.getLogger("semisync.slave.io")
@@ -245,6 +247,8 @@ class IoTask:
         """Ask the task to end: it notices at its next step; a read in progress is cut short by
         closing the connection (nothing half-written: acks are whole packets or nothing)."""
         self._stopping = True
+        if self._link is not None and self._link.receiver is not None:
+            self._link.receiver.shutdown()  # the thread's own descriptor keeps the socket open
         if self._writer is not None:
             if self._writer.get_extra_info("sslcontext") is not None:
                 # a TLS close waits for the master's close_notify while our read stays pending
@@ -325,15 +329,22 @@ class IoTask:
         self._dumping = False
         writer, self._writer = self._writer, None
         link, self._link = self._link, None
+        failed: OSError | None = None
         if link is not None:
-            link.close()
+            for record in link.close():  # the receiver's batches it wrote: counted before any cut
+                try:
+                    self._received(record)
+                except RelayWriteError as e:
+                    failed = e.error
+                except RetryableIoError:
+                    pass
         if writer is not None:
             writer.close()
             try:
                 await asyncio.wait_for(writer.wait_closed(), 1.0)
             except (OSError, TimeoutError, asyncio.CancelledError):
                 pass
-        failed = self._settle_relay()
+        failed = self._settle_relay() or failed
         self.tracker = GroupTracker(self.resume, self.tracker.checksum)
         self._unsynced = QueuedEvents()
         self.boundary_offset = None
@@ -476,6 +487,7 @@ class IoTask:
 
         self.state = STATE_REQUESTING
         start = self.resume
+        rx = self._receiver_for(link)
         writer.write(conn.binlog_dump(start.pos if start.file else 4, 0, s.server_id, start.file, semisync=self.semi_sync))
         await writer.drain()
         for request, granted in outcomes:
@@ -488,6 +500,9 @@ class IoTask:
             "slave IO: replicating from %s:%d at %s (semi-sync %s)",
             s.host, s.port, start, "on" if self.semi_sync else "off",
         )
+        if rx is not None:
+            await self._receive_loop(link, rx)
+            return
         syncer = self._relay_io
         if self.semi_sync and isinstance(syncer, NativeSyncer) and writer.get_extra_info("ssl_object") is None:
             # acks leave from the relay log's syncer thread right after their fsync (see _commit_batch)
@@ -548,58 +563,164 @@ class IoTask:
 
     # -- the read loop ------------------------------------------------------------------------
     async def _read_loop(self, link: _Link) -> None:
-        conn = link.conn
         while not self._stopping:
             data = await link.read()
             if not data:
                 raise RetryableIoError(CR_SERVER_LOST)
-            conn.receive_data(data)
-            queued = QueuedEvents()
-            while True:
-                payloads = conn.next_binlog_payloads()  # the event packets, framed in one pass
-                if payloads:
-                    self._queue_packets(payloads, queued)
-                ev = conn.next_event()
-                if ev is NEED_DATA:
-                    break
-                if isinstance(ev, BinlogPacket):
-                    self._queue_packets([ev.payload], queued)
-                elif isinstance(ev, ERR):
-                    raise FatalIoError(
-                        ER_MASTER_FATAL_ERROR_READING_BINLOG, ev.code, ev.message,
-                    )
-                elif isinstance(ev, EOF | OK | ConnectionClosed):
-                    raise RetryableIoError(CR_SERVER_LOST)
-            if queued.events:
-                await self._commit_batch(link, queued)
+            link.conn.receive_data(data)
+            await self._take_received(link)
 
+    async def _take_received(self, link: _Link) -> None:
+        """Every whole packet the connection holds: queued, then written, fsynced and acked as
+        one batch (`_commit_batch`)."""
+        conn = link.conn
+        queued = QueuedEvents()
+        while True:
+            payloads = conn.next_binlog_payloads()  # the event packets, framed in one pass
+            if payloads:
+                self._queue_packets(payloads, queued)
+            ev = conn.next_event()
+            if ev is NEED_DATA:
+                break
+            if isinstance(ev, BinlogPacket):
+                self._queue_packets([ev.payload], queued)
+            elif isinstance(ev, ERR):
+                raise FatalIoError(
+                    ER_MASTER_FATAL_ERROR_READING_BINLOG, ev.code, ev.message,
+                )
+            elif isinstance(ev, EOF | OK | ConnectionClosed):
+                raise RetryableIoError(CR_SERVER_LOST)
+        if queued.events:
+            await self._commit_batch(link, queued)
+
+    # -- the receiver thread's path (slave/receiver.py) -----------------------------------------
+    def _receiver_for(self, link: _Link) -> NativeReceiver | None:
+        """The receiver thread for this dump, started before COM_BINLOG_DUMP (so the loop reads
+        nothing of the dump), where it applies: built, a plain-TCP connection, sync_relay_log=1
+        (an fsync per read, as `_commit_batch` makes then), the real fsync(2) (a stand-in is
+        a test's: it takes the Python path), nothing received and not taken."""
+        writer = link.writer
+        if not (native.available() and self.settings.sync_relay_log == 1 and self._fsync is os.fsync
+                and writer.get_extra_info("ssl_object") is None and not getattr(link.reader, "_buffer", b"")):
+            return None
+        sock = writer.get_extra_info("socket")
+        if sock is None:
+            return None
+        writer.transport.pause_reading()
+        writer.transport.set_write_buffer_limits(0)  # drain() returns only once all is written
+        link.receiver = NativeReceiver(sock.fileno(), self.settings.net_timeout, asyncio.get_running_loop())
+        return link.receiver
+
+    async def _receive_loop(self, link: _Link, rx: NativeReceiver) -> None:
+        """`_read_loop` with the socket read by the receiver thread. While the tracker knows the
+        master's position and the connection is between packets, the thread takes the packets
+        it can decide itself (protocol/_dumpscan.h) and writes, fsyncs and acks each read as
+        `_commit_batch` would; this loop counts its batches afterwards (`_received`). What it
+        leaves (the dump's first events, a ROTATE or FORMAT_DESCRIPTION, a heartbeat, anything
+        malformed, an ERR) comes back as bytes and takes the Python path (`_take_received`),
+        the thread paused meanwhile, handing over the bytes it reads next as they are until the
+        connection is between packets again; then it goes on."""
+        conn = link.conn
+        running = False
+        while not self._stopping:
+            if not running:
+                await link.writer.drain()  # nothing of ours still buffered: the thread may write
+                state = conn.dump_state() if self.tracker.master is not None else None
+                if state is None:
+                    rx.go_raw()
+                else:
+                    seq, after_ack = state
+                    ack, at = conn.ack_template(self.tracker.master.file) if self.semi_sync else (b"", 0)
+                    rx.go(self.relay.descriptor, self.relay.size, self.settings.max_relay_log_size,
+                          self.semi_sync, self.tracker.checksum, seq, after_ack, ack, at, b"")
+                running = True
+            for record in await rx.next():
+                if record.kind == native.BATCH:
+                    conn.resume_dump(record.seq, record.after_ack)  # the stream's state after it
+                    self._received(record)
+                    running = not record.paused
+                    continue
+                running = False
+                if record.kind == native.HANDOFF:
+                    conn.resume_dump(record.seq, record.after_ack)
+                if record.kind in (native.HANDOFF, native.RAW):
+                    conn.receive_data(record.data)
+                    await self._take_received(link)
+                else:
+                    self._received(record)
+
+    def _received(self, record: Record) -> None:
+        """Count what the receiver thread did: a batch's events queued as `_queue_packets`
+        queues them (the relay log's bytes written and fsynced already), the applier told, the
+        observers' `after_queue_events` called after the fact (the ack it decides is the one
+        the thread sent). Any other record raises what the Python path raises for it."""
+        kind = record.kind
+        if kind == native.CLOSED:
+            raise RetryableIoError(CR_SERVER_LOST)
+        if kind == native.TIMEOUT:
+            raise RetryableIoError(
+                CR_SERVER_LOST,
+                message=f"nothing received from the master for slave_net_timeout={self.settings.net_timeout:g}s")
+        if kind == native.RECV_ERROR:
+            raise RetryableIoError(CR_SERVER_LOST, message=f"reading from the master: {os.strerror(record.err)}")
+        if kind == native.WRITE_FAILED:
+            self.relay.write_failed(len(record.data))  # the thread cut the file back
+            raise RelayWriteError(OSError(record.err, os.strerror(record.err)))
+        if kind not in (native.BATCH, native.SYNC_FAILED, native.NOT_SENT):
+            return  # RAW / HANDOFF bytes: nothing was written (a stopped thread's)
+        if kind == native.SYNC_FAILED:  # written, not durable: cut back as `_commit_batch` would
+            self.relay.written_run(record.events(), False)
+            self.relay.sync_failed()
+            raise RelayWriteError(OSError(record.err, os.strerror(record.err)))
+        queued = QueuedEvents()
+        self._queue_events(record.events(), list(record.flagged), queued, written=True)
+        self._events_since_sync = 0
+        self.relay.readable = self.relay.position_of(self.relay.current or "", self.boundary_offset or 0)
+        self.on_progress()
+        ack = self.delegate.after_queue_events(self.param, queued, True) if self.delegate else None
+        self.param.master_position = self.read_position
+        if kind == native.NOT_SENT:
+            raise RetryableIoError(CR_SERVER_LOST, message=f"the ack could not be sent: {os.strerror(record.err)}")
+        if record.acked >= 0:
+            self.acks_sent += 1
+            if ack is None or ack.pos != record.acked:
+                log.error("slave IO: the receiver thread acked %d, the observers decided %s", record.acked, ack)
+        if record.paused:
+            self._rotate_if_full()
+        self.state = STATE_WAITING
+
+    # -- queueing a read's events ---------------------------------------------------------------
     def _queue_packets(self, payloads: list[bytes | memoryview], queued: QueuedEvents) -> None:
-        """Event packets of one read: strip (observers), verify, count heartbeats, and queue
-        the events in the relay log and in `queued`: runs of them at once where the compiled
-        scan takes them (`GroupTracker.take_run`), the rest one by one (`_queue_event`, the
-        reference the runs are held equal to)."""
+        """Event packets of one read: strip (observers), then `_queue_events`."""
         read = ReadBatch(payloads)
         if self.delegate:
             self.delegate.after_read_events(self.param, read)
-        events, flagged = read.events, read.flagged
+        self._queue_events(read.events, read.flagged, queued)
+
+    def _queue_events(self, events: list[bytes | memoryview], flagged: list[int], queued: QueuedEvents,
+                      written: bool = False) -> None:
+        """Verify, count heartbeats, and queue the events in the relay log and in `queued`: runs
+        of them at once where the compiled scan takes them (`GroupTracker.take_run`), the rest
+        one by one (`_queue_event`, the reference the runs are held equal to). `written`: the
+        receiver thread wrote and fsynced them already (`RelayLog.written_run`)."""
         i, count = 0, len(events)
         while i < count:
             run = self.tracker.take_run(events, i)
             if run is not None and run.stop > i:
-                self._queue_run(events[i:run.stop], i, run, flagged, queued)
+                self._queue_run(events[i:run.stop], i, run, flagged, queued, written)
                 i = run.stop
                 if i == count:
                     break
-            self._queue_event(events[i], i in flagged, queued)
+            self._queue_event(events[i], i in flagged, queued, written)
             i += 1
 
     def _queue_run(self, events: list[bytes | memoryview], start: int, run: TakenRun, flagged: list[int],
-                   queued: QueuedEvents) -> None:
+                   queued: QueuedEvents, written: bool = False) -> None:
         """The events the tracker took at once (read.events[start:run.stop]), queued as
         `_queue_event` would queue each."""
         self.state = STATE_QUEUEING
         try:
-            ends = self.relay.append_run(events)
+            ends = self.relay.written_run(events, True) if written else self.relay.append_run(events)
         except OSError as e:
             raise FatalIoError(ER_SLAVE_RELAY_LOG_WRITE_FAILURE, str(e)) from None
         self._events_since_sync += len(events)
@@ -614,7 +735,8 @@ class IoTask:
                 self.io_pos = self.io_pos.with_gtid(gtid)
         queued.add_run(events, positions, [i - start for i in flagged if start <= i < run.stop] if flagged else [])
 
-    def _queue_event(self, event: bytes | memoryview, need_ack: bool, queued: QueuedEvents) -> None:
+    def _queue_event(self, event: bytes | memoryview, need_ack: bool, queued: QueuedEvents,
+                     written: bool = False) -> None:
         """One event: verify it, follow a ROTATE or a heartbeat, queue it."""
         tracker = self.tracker
         header = decode_header(event)
@@ -639,7 +761,7 @@ class IoTask:
         if t == TYPE_ROTATE and self._master_moves(event):
             self._follow_rotate()
         try:
-            end_offset = self.relay.append(event)
+            end_offset = self.relay.written_run([event], True)[0] if written else self.relay.append(event)
         except OSError as e:
             raise FatalIoError(ER_SLAVE_RELAY_LOG_WRITE_FAILURE, str(e)) from None
         self._events_since_sync += 1
@@ -755,6 +877,11 @@ class IoTask:
                 link.writer.write(link.conn.ack(ack))
                 await link.writer.drain()
             self.acks_sent += 1
+        self._rotate_if_full()
+        self.state = STATE_WAITING
+
+    def _rotate_if_full(self) -> None:
+        """A new relay file once the current one reached max_relay_log_size at a transaction's end."""
         if (
             self.relay.size >= self.settings.max_relay_log_size
             and self.boundary_offset == self.relay.size
@@ -769,7 +896,6 @@ class IoTask:
             self.boundary_offset = self.relay.size
             self._events_since_sync = 0
             self.on_progress()
-        self.state = STATE_WAITING
 
 
 class LaneSyncer:
@@ -824,6 +950,7 @@ class _Link:
         # the socket's descriptor of the relay log's syncer thread, which writes the acks (acks_by)
         self.ack_fd: int | None = None
         self._ack_syncer: NativeSyncer | None = None
+        self.receiver: NativeReceiver | None = None  # the thread that reads the dump (`IoTask._receiver_for`)
 
     def _watch(self) -> None:
         since, now = self._waiting_since, self._loop.time()
@@ -841,13 +968,17 @@ class _Link:
         then owns the socket's write direction: nothing else is written to it."""
         self.ack_fd, self._ack_syncer = syncer.adopt(sock), syncer
 
-    def close(self) -> None:
+    def close(self) -> list[Record]:
+        """Stop the watchdog and the threads' use of the socket; the receiver's records not
+        taken yet (batches it wrote: the caller counts them)."""
         if self._watchdog is not None:
             self._watchdog.cancel()
             self._watchdog = None
         if self.ack_fd is not None and self._ack_syncer is not None:
             self._ack_syncer.release(self.ack_fd)
             self.ack_fd = self._ack_syncer = None
+        receiver, self.receiver = self.receiver, None
+        return receiver.stop() if receiver is not None else []
 
     async def read(self) -> bytes:
         if self.timed_out:

@@ -496,6 +496,25 @@ class RelayLog:
         start = self._writer.pending_position.pos
         ends = list(accumulate(map(len, events), initial=start))
         self._writer.append_raw(b"".join(events))
+        return self._keep(events, ends)
+
+    def written_run(self, events: list[bytes | memoryview], synced: bool) -> list[int]:
+        """`append_run` for events the receiver thread (slave/_receiver.c) already wrote at the
+        end of the current file through `descriptor` (and, `synced`, fsynced): counted and kept
+        in the tail, not written again. Nothing may be buffered."""
+        start = self.size
+        ends = list(accumulate(map(len, events), initial=start))
+        self._writer.written_elsewhere(ends[-1] - start, synced)
+        return self._keep(events, ends)
+
+    @property
+    def descriptor(self) -> int:
+        """The current file's descriptor, for the receiver thread's writes (`written_run`)."""
+        return self._writer.descriptor
+
+    def _keep(self, events: list[bytes | memoryview], ends: list[int]) -> list[int]:
+        """The tail after events that end at `ends[1:]` (ends[0]: where the first begins)."""
+        start = ends[0]
         self._tail += zip(ends, events, strict=False)  # ends has one more: the last end
         del ends[0]
         self._tail_bytes += ends[-1] - start if events else 0
@@ -582,6 +601,16 @@ class RelayLog:
             raise
         self._writer.sync_done(*pending)
         return True
+
+    def write_failed(self, size: int) -> None:
+        """A write of `size` bytes that the receiver thread made failed (it cut the file back to
+        `flushed`): the relay log is damaged there, as after a failed `flush`."""
+        self._failed(self.flushed, size)
+
+    def sync_failed(self) -> None:
+        """An fsync the receiver thread made failed (its batch counted with `written_run(...,
+        False)`): cut back as after a failed `sync`."""
+        self._sync_failed()
 
     def _sync_failed(self) -> None:
         good_end = max(self.synced, self._readable_here())

@@ -195,7 +195,11 @@ def _journaled_fsync(journal: list):
 
 
 async def run_io(tmp_path, sync_relay_log: int, scenario, keep: dict | None = None,
-                 semi_sync: bool = True) -> tuple[list, FakeMaster]:
+                 semi_sync: bool = True, receiver: bool = False,
+                 max_relay_log_size: int = 1 << 30) -> tuple[list, FakeMaster]:
+    """The IO task against a FakeMaster through `scenario`; `receiver`: with the real fsync,
+    so that a plain-TCP dump with sync_relay_log=1 is read by the receiver thread
+    (slave/_receiver.c) and its fsyncs are not journaled (only the acks are)."""
     journal: list = []
     master = FakeMaster(journal, semi_sync)
     port = await master.start()
@@ -205,9 +209,9 @@ async def run_io(tmp_path, sync_relay_log: int, scenario, keep: dict | None = No
     relay = RelayLog(tmp_path, "relay-bin", server_id=2)
     relay.recover()
 
-    fsync = _journaled_fsync(journal)
+    fsync = os.fsync if receiver else _journaled_fsync(journal)
     settings = IoSettings("127.0.0.1", port, "repl", "pw", 2, heartbeat_period=0, connect_retry=0.2,
-                          net_timeout=10, sync_relay_log=sync_relay_log)
+                          net_timeout=10, sync_relay_log=sync_relay_log, max_relay_log_size=max_relay_log_size)
     task = IoTask(settings, relay, interface.relay_io, BinlogPosition("", 4), fsync=fsync)
     if keep is not None:
         keep["task"], keep["plugin"] = task, plugin
@@ -367,6 +371,35 @@ async def test_the_master_s_rotate_begins_a_new_relay_file(tmp_path):
     assert relay.recover().resume == BinlogPosition(next_binlog, master.pos)
 
 
+def mixed_dump(master: FakeMaster, next_binlog: str) -> list[tuple[list[bytes], tuple[int, ...]]]:
+    """The reads of one mixed dump, (events, flagged indexes) each: BEGIN/COMMIT and MariaDB
+    GTID transactions, a standalone GTID's DDL, a transaction split across reads, a heartbeat,
+    the master's ROTATE to `next_binlog` with the artificial ROTATE and FORMAT_DESCRIPTION after it."""
+    def event(body, artificial: bool = False) -> bytes:
+        if artificial:
+            return encode_body_event(body, timestamp=0, server_id=1, log_pos=0, flags=LOG_EVENT_ARTIFICIAL_F,
+                                     checksum=True)
+        master.pos += len(encode_body_event(body, timestamp=1, server_id=1, log_pos=0, checksum=True))
+        return encode_body_event(body, timestamp=1, server_id=1, log_pos=master.pos, checksum=True)
+
+    def gtid_txn(seq: int, domain: int = 0) -> list[bytes]:
+        return [event(MariaGtid(seq_no=seq, domain_id=domain, flags2=0x08)),
+                event(Query(db="d", query=f"INSERT INTO t VALUES ({seq})")), event(Xid(seq))]
+
+    reads = [([*master.transaction(1), *gtid_txn(2), *gtid_txn(3, 5)], (2, 8))]
+    ddl = [event(MariaGtid(seq_no=4, domain_id=0, flags2=1)), event(Query(db="d", query="CREATE TABLE u (a INT)"))]
+    split = gtid_txn(5)
+    reads += [(ddl + split[:1], (1,)), (split[1:], (1,))]
+    reads += [([encode_body_event(Heartbeat(BINLOG), timestamp=0, server_id=1, log_pos=master.pos, checksum=True),
+                *master.transaction(6)], (3,))]
+    rotate = event(Rotate(4, next_binlog))
+    fd = encode_body_event(FormatDescription(server_version="10.11.99-fake-log"), timestamp=1, server_id=1,
+                           log_pos=0, checksum=True)
+    master.pos = 4 + len(fd)
+    reads += [([rotate, event(Rotate(4, next_binlog), artificial=True), fd, *gtid_txn(7), *gtid_txn(8)], (5, 8))]
+    return reads
+
+
 async def test_both_event_paths_write_the_same_relay_log_and_send_the_same_acks(tmp_path, monkeypatch):
     """One mixed dump (BEGIN/COMMIT and MariaDB GTID transactions, a standalone GTID's DDL,
     heartbeats, the master's ROTATE to its next file, reads split anywhere) through the IO
@@ -378,33 +411,8 @@ async def test_both_event_paths_write_the_same_relay_log_and_send_the_same_acks(
     compiled = built.scan
     next_binlog = "master-bin.000002"
 
-    def stream(master: FakeMaster) -> list[tuple[list[bytes], tuple[int, ...]]]:
-        def event(body, artificial: bool = False) -> bytes:
-            if artificial:
-                return encode_body_event(body, timestamp=0, server_id=1, log_pos=0, flags=LOG_EVENT_ARTIFICIAL_F,
-                                         checksum=True)
-            master.pos += len(encode_body_event(body, timestamp=1, server_id=1, log_pos=0, checksum=True))
-            return encode_body_event(body, timestamp=1, server_id=1, log_pos=master.pos, checksum=True)
-
-        def gtid_txn(seq: int, domain: int = 0) -> list[bytes]:
-            return [event(MariaGtid(seq_no=seq, domain_id=domain, flags2=0x08)),
-                    event(Query(db="d", query=f"INSERT INTO t VALUES ({seq})")), event(Xid(seq))]
-
-        reads = [([*master.transaction(1), *gtid_txn(2), *gtid_txn(3, 5)], (2, 8))]
-        ddl = [event(MariaGtid(seq_no=4, domain_id=0, flags2=1)), event(Query(db="d", query="CREATE TABLE u (a INT)"))]
-        split = gtid_txn(5)
-        reads += [(ddl + split[:1], (1,)), (split[1:], (1,))]
-        reads += [([encode_body_event(Heartbeat(BINLOG), timestamp=0, server_id=1, log_pos=master.pos, checksum=True),
-                    *master.transaction(6)], (3,))]
-        rotate = event(Rotate(4, next_binlog))
-        fd = encode_body_event(FormatDescription(server_version="10.11.99-fake-log"), timestamp=1, server_id=1,
-                               log_pos=0, checksum=True)
-        master.pos = 4 + len(fd)
-        reads += [([rotate, event(Rotate(4, next_binlog), artificial=True), fd, *gtid_txn(7), *gtid_txn(8)], (5, 8))]
-        return reads
-
     async def replicate(master: FakeMaster, journal: list) -> None:
-        for events, flagged in stream(master):
+        for events, flagged in mixed_dump(master, next_binlog):
             master.send(events, flagged)
             await asyncio.sleep(0.15)
         await settle(journal, 12)
