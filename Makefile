@@ -1,8 +1,9 @@
 # The two commands of the README's Quick start: `make demo` and `make test`.
 # Both install what they need on a fresh Debian 12 machine (run as root).
 PYTHON ?= python3
-# gcc + libc6-dev: pip builds the pipeline's C scanner (pipeline/_binlog_scan.c) with them
-APT_PACKAGES := mariadb-server mariadb-client sysbench docker-compose prometheus prometheus-mysqld-exporter openjdk-17-jre-headless gcc libc6-dev libmariadb-java percona-toolkit openjdk-17-jdk-headless
+# gcc + libc6-dev: pip builds the C parts (setup.py) with them; zlib1g-dev: the slave's receiver
+# thread (slave/_receiver.c) checks CRC32 footers with zlib
+APT_PACKAGES := mariadb-server mariadb-client sysbench docker-compose prometheus prometheus-mysqld-exporter openjdk-17-jre-headless gcc libc6-dev zlib1g-dev libmariadb-java percona-toolkit openjdk-17-jdk-headless strace
 PYTEST_ARGS ?=
 
 .PHONY: test demo deps apt-deps pip-deps lint

@@ -7,7 +7,10 @@
 - `binlog/_syncer.c`, the fsync thread of `binlog.syncer.NativeSyncer` (a slave's relay log;
   else the IO task's Python thread lane);
 - `protocol/_eventscan.c`, a read's events checked and followed in one call on a slave's IO task
-  (`protocol.eventscan`; else the IO task's per-event path)."""
+  (`protocol.eventscan`; else the IO task's per-event path);
+- `slave/_receiver.c` (with `protocol/_dumpscan.h`, linked with zlib), the thread that reads,
+  writes, fsyncs and acks a slave's dump (`slave.receiver.NativeReceiver`; else the IO task
+  reads on its loop)."""
 
 from setuptools import Extension, setup
 

@@ -42,6 +42,7 @@ MARKS: tuple[tuple[str, str, str, str | None, str | None], ...] = (
     ("slave.io_task", "IoTask", "_sync_relay", "rs0", "rs1"),
     ("slave.relay_log", "RelayLog", "sync_then_send", "rs0", "rs1"),  # ... the ack sent by its thread
     ("protocol.connection", "ClientConnection", "ack", "ack", None),
+    ("slave.io_task", "IoTask", "_received", "rc", None),  # ... or a receiver thread's batch, counted
     ("slave.applier", "Applier", "_flush", "ap0", "ap1"),
 )
 

@@ -17,7 +17,10 @@ Contract
   the file system has room for the failed write (checked every second, and retried at least
   every minute, as mysqld), the task reconnects and the master sends the dropped events again.
 - One owner per socket direction: this task is the only reader of the master connection and,
-  after COM_BINLOG_DUMP, the only writer (acks).
+  after COM_BINLOG_DUMP, the only writer (acks), or hands the ack writing to its relay syncer's
+  thread for the rest of the connection; or, with the receiver thread, that thread reads the
+  socket from COM_BINLOG_DUMP on and writes acks while it runs, the task only while it is
+  paused (below).
 - MASTER_SSL=1: the greeting is answered with an SSLRequest and the same stream is upgraded to
   TLS (StreamWriter.start_tls; the master's certificate checked against MASTER_SSL_CA when set,
   its name when MASTER_SSL_VERIFY_SERVER_CERT=1) before the login; a TLS failure, or a master
@@ -38,6 +41,19 @@ Contract
   leaves before the fsync that covers the acked event. With sync_relay_log = N > 1 the fsync
   happens once N events have been written since the last one, and a flagged event waits for it;
   with 0 the OS decides and an event counts as durable once written.
+- The receiver thread (slave/receiver.py, slave/_receiver.c; where it was built, on a plain-TCP
+  connection with sync_relay_log=1 and the real fsync): while the tracker knows the master's
+  position and the connection holds no part of a packet, the thread frames each read, takes
+  the packets protocol/_dumpscan.h decides (the same checks as below, and the semi-sync
+  header split as the slave plugin's `after_read_events` splits it), appends their events to
+  the relay file with one write(2), fsyncs, and only then writes the ack of the last flagged
+  event; the task counts each batch after the fact (`_received`: the tracker, the relay log's
+  offsets and tail, `after_queue_events(synced=True)`, whose ack is the one the thread sent;
+  `after_read_events` is not called for the events the thread took). The first packet it
+  leaves (the dump's first events, a ROTATE or FORMAT_DESCRIPTION, a heartbeat, anything
+  malformed, an ERR) pauses it and takes the path below; so does a batch that fills the relay
+  file (the task rotates). The task writes to the relay log and the socket only while the thread
+  is paused, and counts a stopped thread's last batches before any cut-back.
 - Heartbeats (WL#342) are counted and checked against the coordinates received so far (file
   must match, position must not be beyond ours; by GTID it may be: the master skips what the slave
   has); they never reach the relay log. Anything read

@@ -8,6 +8,8 @@ from __future__ import annotations
 import asyncio
 import os
 import re
+import shutil
+import sysconfig
 from pathlib import Path
 
 import pytest
@@ -21,9 +23,15 @@ from slave import receiver as native
 from slave.relay_log import RelayLog
 from tests.unit.test_slave_io_task import FakeMaster, mixed_dump, run_io, settle
 
-pytestmark = pytest.mark.skipif(not native.available(), reason="slave._receiver was not built")
+built = pytest.mark.skipif(not native.available(), reason="slave._receiver was not built")
 
 NEXT_BINLOG = "master-bin.000002"
+
+
+def test_the_module_is_built_where_a_c_compiler_is():
+    if shutil.which(sysconfig.get_config_var("CC").split()[0]) is None:
+        pytest.skip("no C compiler: the install has no slave._receiver, the IO task reads on its loop")
+    assert native.available(), "pip install -e . left slave/_receiver.c unbuilt (zlib1g-dev missing?)"
 
 
 def _relay_files(where: Path) -> dict[str, bytes]:
@@ -50,6 +58,7 @@ async def _through(where: Path, receiver: bool, reads, max_relay_log_size: int =
             task.acks_sent), task, master
 
 
+@built
 async def test_the_receiver_writes_the_same_relay_log_and_sends_the_same_acks(tmp_path):
     """The mixed dump (GTID and BEGIN/COMMIT transactions, a DDL, a transaction split across
     reads, a heartbeat, the master's ROTATE with the FORMAT_DESCRIPTION after it) through the
@@ -76,6 +85,7 @@ async def test_the_receiver_writes_the_same_relay_log_and_sends_the_same_acks(tm
     assert taken.count(native.BATCH) >= 3 and native.HANDOFF in taken and native.RAW in taken
 
 
+@built
 async def test_the_receiver_pauses_where_the_relay_log_rotates(tmp_path):
     """A small max_relay_log_size: the thread pauses after the batch that fills a file, the IO
     task rotates at the transaction's end and lets it go on in the new file: the same files as
@@ -89,6 +99,7 @@ async def test_the_receiver_pauses_where_the_relay_log_rotates(tmp_path):
     assert fast == python
 
 
+@built
 async def test_a_failed_fsync_of_the_receiver_sends_no_ack(tmp_path):
     """The thread's fsync fails (the relay file swapped for a pipe: write(2) works, fsync(2)
     is EINVAL): nothing is acked for that batch, and the task stops with 1595 as on any I/O
@@ -126,6 +137,7 @@ async def test_a_failed_fsync_of_the_receiver_sends_no_ack(tmp_path):
     assert outcome["task"].acks_sent == 1
 
 
+@built
 async def test_a_failed_write_of_the_receiver_sends_no_ack(tmp_path):
     """The thread's write fails (a descriptor open for reading only: EBADF): no ack, 1595, and
     the relay log keeps the first transaction whole."""
@@ -180,3 +192,53 @@ def test_the_scanner_s_constants_are_protocol_s():
     assert int.from_bytes(header[found["DS_FLAGS_AT"]:found["DS_FLAGS_AT"] + 2], "little") == 0x20
     wire, at = semisync_wire.encode_ack(BinlogPosition("f.000001", 0x01020304)), semisync_wire.ACK_POSITION_AT
     assert int.from_bytes(wire[at:at + 8], "little") == 0x01020304
+
+
+@built
+@pytest.mark.skipif(shutil.which("strace") is None, reason="strace is not installed")
+async def test_the_receiver_acks_only_after_its_fsync_returned_0(tmp_path):
+    """The order of the thread's system calls, as strace sees them in this process: every ack
+    (the thread's only send(2)) follows a write(2) of the batch to the relay file and an fsync(2)
+    of it that returned 0, with no write to the relay file between that fsync and the ack."""
+    trace = tmp_path / "trace"
+    seen: dict = {}
+
+    async def replicate(master: FakeMaster, journal: list) -> None:
+        tracer = await asyncio.create_subprocess_exec(
+            "strace", "-f", "-qq", "-p", str(os.getpid()), "-e", "trace=write,fsync,sendto", "-e", "signal=none",
+            "-o", str(trace), stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL)
+        try:
+            await asyncio.sleep(1.0)  # attached to every thread
+            for n in range(1, 9):
+                master.send([*master.transaction(2 * n), *master.transaction(2 * n + 1)], flagged=(2, 5) if n % 2 else (5,))
+                await settle(journal, n)
+            seen["acks"] = len([e for e in journal if e[0] == "ack"])
+        finally:
+            tracer.terminate()
+            await tracer.wait()
+
+    await run_io(tmp_path / "data", 1, replicate, receiver=True)
+    calls: dict[str, list[tuple[str, int, int]]] = {}
+    for line in trace.read_text().splitlines():
+        m = re.match(r"(\d+)\s+(write|fsync|sendto)\((\d+)[,)].*=\s+(-?\d+)", line)
+        if m:  # an ack is the thread's send(2) with MSG_NOSIGNAL (the loop's sends have no flag)
+            name = "ack" if m[2] == "sendto" and "MSG_NOSIGNAL" in line else m[2]
+            calls.setdefault(m[1], []).append((name, int(m[3]), int(m[4])))
+    syncing = [tid for tid, seq in calls.items() if any(name == "fsync" for name, _, _ in seq)]
+    assert len(syncing) == 1, calls.keys()  # the receiver thread: every fsync of the batches
+    thread = calls[syncing[0]]
+    assert not [tid for tid, seq in calls.items() if tid != syncing[0] and any(n == "ack" for n, _, _ in seq)]
+    synced = {fd for name, fd, rc in thread if name == "fsync"}
+    assert len(synced) == 1  # the thread's relay file
+    relay_fd = synced.pop()
+    acks, durable = 0, False
+    for name, fd, rc in thread:
+        if name == "write" and fd == relay_fd:
+            assert rc > 0
+            durable = False
+        elif name == "fsync":
+            durable = rc == 0
+        elif name == "ack":
+            assert durable, "an ack left before the fsync of what it names returned 0"
+            acks += 1
+    assert acks == seen["acks"] >= 8
