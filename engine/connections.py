@@ -15,7 +15,13 @@ must never hold the loop long, so it runs with no busy wait (`busy_timeout=0`) a
 runs out of steps, finds the database busy, or needs a file attached gives up with no result
 (`None`): the caller runs it on a reader thread, from the start. Such a query has no side
 effect (`engine.core` lets only reads calling no function that waits or changes state here),
-so a query stopped half-way and run again is the same query run once."""
+so a query stopped half-way and run again is the same query run once.
+A REPEATABLE READ snapshot's read runs on the loop the same way, on the snapshot's pinned
+connection, once its read transaction has begun (its first read, which takes the view, runs on a
+reader thread): a read inside an open read transaction waits for no lock, and a stopped one runs
+again on a reader thread in the same view. Not while a query of the snapshot still runs on a
+reader thread (`Snapshot.running`: a cancelled one), nor when the connection's files differ from
+the engine's databases (attaching is the reader threads' work)."""
 
 from __future__ import annotations
 
@@ -71,6 +77,7 @@ class Snapshot:
     whose SQLite read transaction starts at the first SELECT and ends with the transaction."""
 
     reader: Reader | None = None
+    running: bool = False  # a query of it runs on a reader thread (set and cleared there)
     # WITH CONSISTENT SNAPSHOT over more databases than a connection holds: the ones whose view
     # it took at its start (any other is refused, never read from a later view)
     fixed: set[str] | None = None
@@ -193,6 +200,8 @@ class ReaderPool:
         reader.state.fx = rand
         if rand is not None:
             rand.running_on(reader.conn)
+        if snapshot is not None:
+            snapshot.running = True
         try:
             if rand is not None and rand.interrupted.is_set():
                 raise SQLError(ER_QUERY_INTERRUPTED)  # killed before it started
@@ -212,15 +221,25 @@ class ReaderPool:
             reader.state.fx = None
             if snapshot is None:
                 self.checkin(reader)
+            else:
+                snapshot.running = False
         return [d[0] for d in cur.description or ()], rows
 
-    def query_on_loop(self, sql: str, args, rand, database):
-        """`query` on the loop's reader (event loop thread only, outside a snapshot): the names
-        and rows, or None when the query was stopped (its step budget, a busy database, a file
-        to attach) and must run on a reader thread (which answers 1053 once the pool is closed)."""
-        reader = self._loop_reader
+    def query_on_loop(self, sql: str, args, rand, database, snapshot: Snapshot | None = None):
+        """`query` on the event loop thread: on the loop's reader, or in `snapshot` on its pinned
+        connection once its read transaction has begun (the module's header). The names and
+        rows, or None when the query did not run or was stopped (its step budget, a busy
+        database, a file to attach) and must run on a reader thread (which answers 1053 once
+        the pool is closed)."""
         if self._closed:
             return None
+        if snapshot is not None:
+            reader = snapshot.reader
+            if (reader is None or snapshot.running or not reader.conn.in_transaction
+                    or reader.attached != self.schemas):
+                return None
+            return self._run_on_loop(reader, sql, args, rand, database, budget=True)
+        reader = self._loop_reader
         if reader is None:
             reader = self._loop_reader = Reader(self._main_file)
             reader.conn.execute("PRAGMA busy_timeout=0")
@@ -228,10 +247,17 @@ class ReaderPool:
         if reader.attached != self.schemas and len(self.schemas) > ATTACH_LIMIT:
             return None  # attaching on demand is the reader threads' work
         self.sync_attached(reader)
+        return self._run_on_loop(reader, sql, args, rand, database, budget=False)
+
+    def _run_on_loop(self, reader: Reader, sql: str, args, rand, database, budget: bool):
+        """Run the query on the loop with the step budget (`budget`: the progress handler is set
+        for this query only, on a connection reader threads use too)."""
         if rand is not None and rand.interrupted.is_set():
             raise SQLError(ER_QUERY_INTERRUPTED)  # killed before it started
         reader.state.fx = rand
         self._loop_steps = 0
+        if budget:
+            reader.conn.set_progress_handler(self._loop_step, LOOP_READ_CHECK)
         try:
             cur = reader.conn.execute(sql, args)
             rows = cur.fetchall()
@@ -243,6 +269,8 @@ class ReaderPool:
             raise map_sqlite_error(exc, database) from None
         finally:
             reader.state.fx = None
+            if budget:
+                reader.conn.set_progress_handler(None, 0)
         return [d[0] for d in cur.description or ()], rows
 
     def _loop_step(self) -> int:

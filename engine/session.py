@@ -373,8 +373,8 @@ class Session:
                 self._in_txn = True
             snapshot = self._snapshot if self._in_txn and self.isolation == REPEATABLE_READ else None
             answer = None
-            if plan.inline and snapshot is None:  # no hop unless it runs long (core's "Threads")
-                answer = engine._pool.query_on_loop(plan.sql, args, self._fx, self._database)
+            if plan.inline:  # no hop unless it runs long (core's "Threads")
+                answer = engine._pool.query_on_loop(plan.sql, args, self._fx, self._database, snapshot)
             if answer is None:
                 answer = await engine._on_reader(engine._pool.query, plan.sql, args, self._fx, self._database,
                                                  snapshot)

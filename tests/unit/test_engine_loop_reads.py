@@ -102,15 +102,27 @@ async def test_a_read_calling_a_function_that_waits_changes_state_or_may_run_lon
     assert hops == ["query"]
 
 
-async def test_snapshot_and_locking_reads_are_not_on_the_loop(engine, hops):
-    """A REPEATABLE READ transaction reads its pinned snapshot on a reader thread; a locking
-    read takes the writer lock and reads through the writer."""
-    s = session(engine, 1)
+async def test_a_snapshot_s_first_read_hops_the_later_ones_run_on_the_loop_and_locking_reads_never(engine, hops):
+    """A REPEATABLE READ transaction takes its view with its first read on a reader thread; its
+    later bounded reads run on the loop in the same view (a group committed meanwhile is not
+    seen); a locking read takes the writer lock and reads through the writer."""
+    s, other = session(engine, 1), session(engine, 2)
     s.isolation = REPEATABLE_READ
     await s.execute("BEGIN")
     await s.execute("SELECT c FROM t WHERE id = 1")
     assert hops == ["query"]
+    await other.execute("UPDATE t SET c = 'new' WHERE id = 2")
+    async with engine.writer_lock:
+        await engine.commit_group({"pos": "1"})
+    assert (await s.execute("SELECT c FROM t WHERE id = 2")).rows == [("c2",)]  # the view of the first read
+    r = await s.execute("SELECT SUM(k), COUNT(*) FROM t WHERE id BETWEEN 1 AND 100")
+    assert [tuple(map(int, row)) for row in r.rows] == [(sum(i % 7 for i in range(1, 101)), 100)]
+    assert hops == ["query"]
+    await s.execute("SELECT c FROM t WHERE id < 3000 ORDER BY c DESC LIMIT 1")  # too long for the loop:
+    assert hops == ["query", "query"]  # stopped there and run again on a reader thread, same view
+    assert (await s.execute("SELECT c FROM t WHERE id = 2")).rows == [("c2",)]
     await s.execute("COMMIT")
+    assert (await s.execute("SELECT c FROM t WHERE id = 2")).rows == [("new",)]
     del hops[:]
     await s.execute("SELECT c FROM t WHERE id = 1")  # autocommit: no snapshot, on the loop
     assert hops == []
