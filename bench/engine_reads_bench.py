@@ -1,12 +1,14 @@
 """sysbench's SELECT shapes through the engine alone: process CPU per statement.
 
-    python bench/engine_reads_bench.py [--statements 5000] [--rounds 3]
+    python bench/engine_reads_bench.py [--statements 5000] [--rounds 3] [--repeatable-read]
 
 Run from the root of the tree to measure (its `engine` is imported). A 10,000-row sbtest1 table,
 then `Session.execute` of N point selects (`SELECT c FROM sbtest1 WHERE id=?`) and N/10 each of
 a 100-row range and a 100-row `SELECT DISTINCT c ... ORDER BY c`, on an asyncio loop; prints the
-process CPU (time.process_time) per statement of each. Not a test: the numbers depend on the
-machine and on what else runs on it.
+process CPU (time.process_time) per statement of each. `--repeatable-read`: the statements run
+in REPEATABLE READ transactions of 10 (BEGIN, 10 SELECTs, COMMIT, counted in the statement's
+cost): reads in a snapshot. Not a test: the numbers depend on the machine and on what else
+runs on it.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path.cwd()))
 
 from engine.core import Engine  # noqa: E402
+from engine.session import REPEATABLE_READ  # noqa: E402
 
 QUERIES = {
     "point": lambda i: f"SELECT c FROM sbtest1 WHERE id={i}",
@@ -30,7 +33,7 @@ QUERIES = {
 }
 
 
-async def measure(statements: int) -> dict[str, float]:
+async def measure(statements: int, repeatable_read: bool = False) -> dict[str, float]:
     with tempfile.TemporaryDirectory() as datadir:
         engine = await Engine.open(Path(datadir), synchronous="NORMAL")
         try:
@@ -47,11 +50,17 @@ async def measure(statements: int) -> dict[str, float]:
                 await engine.commit_group({"bench": "1"})
             rnd = random.Random(1)
             out = {}
+            if repeatable_read:
+                s.isolation = REPEATABLE_READ
             for name, query in QUERIES.items():
                 n = statements if name == "point" else max(statements // 10, 1)
                 started = time.process_time()
-                for _ in range(n):
+                for i in range(n):
+                    if repeatable_read and i % 10 == 0:
+                        await s.execute("BEGIN")
                     await s.execute(query(rnd.randint(1, 9900)))
+                    if repeatable_read and (i % 10 == 9 or i == n - 1):
+                        await s.execute("COMMIT")
                 out[name] = (time.process_time() - started) / n * 1e6
             return out
         finally:
@@ -62,9 +71,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--statements", type=int, default=5000)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--repeatable-read", action="store_true", help="in REPEATABLE READ transactions of 10")
     args = parser.parse_args()
     for _ in range(args.rounds):
-        out = asyncio.run(measure(args.statements))
+        out = asyncio.run(measure(args.statements, args.repeatable_read))
         print(" ".join(f"{name}={us:.1f}" for name, us in out.items()), "µs per statement")
 
 
