@@ -20,8 +20,11 @@ Ownership and durability
   relay file begins with that ROTATE, as MariaDB's relay log does, so each relay file holds one
   master file's GTIDs at most), `rotate` at max_relay_log_size, `append` per event (buffered in
   memory), `flush` (one write(2) per batch), `sync` (fsync; blocking, so the IO task runs it in
-  its relay I/O thread while the event loop keeps serving). The applier reads the files with
-  `binlog.reader` and purges those it finished (`purge_before`).
+  its relay I/O thread while the event loop keeps serving). Or the IO task's receiver thread
+  (slave/_receiver.c) appends and fsyncs a batch itself through `descriptor`, while the IO task
+  writes nothing, and the task counts it afterwards (`written_run`; `write_failed` /
+  `sync_failed` when the thread's write or fsync failed: the same cut-back as `flush` / `sync`).
+  The applier reads the files with `binlog.reader` and purges those it finished (`purge_before`).
 - The tail: the events `append` buffered into the current file (its own FD excepted), the last
   TAIL_BYTES_MAX of them at least, stay in memory as they were appended (`tail`), so the applier
   takes what it has not read yet from there instead of reading the file back. They are the
