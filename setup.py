@@ -19,10 +19,10 @@ setup(ext_modules=[
               extra_compile_args=["-O3", "-std=c11", "-Wall", "-Wextra"]),
     Extension("engine._lexer", ["engine/_lexer.c"], optional=True,
               extra_compile_args=["-O2", "-Wall", "-Wextra"]),
-    Extension("binlog._syncer", ["binlog/_syncer.c"], optional=True,
+    Extension("binlog._syncer", ["binlog/_syncer.c"], optional=True, depends=["binlog/_send_whole.h"],
               extra_compile_args=["-O2", "-Wall", "-Wextra"]),
     Extension("protocol._eventscan", ["protocol/_eventscan.c"], optional=True,
               extra_compile_args=["-O2", "-Wall", "-Wextra"]),
     Extension("slave._receiver", ["slave/_receiver.c"], optional=True, libraries=["z"],
-              depends=["protocol/_dumpscan.h"], extra_compile_args=["-O2", "-Wall", "-Wextra"]),
+              depends=["protocol/_dumpscan.h", "binlog/_send_whole.h"], extra_compile_args=["-O2", "-Wall", "-Wextra"]),
 ])

@@ -39,6 +39,8 @@ Contract
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "_send_whole.h"
+
 typedef struct {
     int requests;
     int answers;
@@ -72,25 +74,6 @@ static void write_whole(int fd, const void *buf, size_t n) {
 
 enum { KIND_FSYNC, KIND_FDATASYNC, KIND_FSYNC_SEND, KIND_CLOSE, SEND_MAX = 2048, SEND_WAIT_MS = 10000 };
 
-/* The bytes whole to a (non-blocking) socket: 0, or the errno that stopped it. */
-static int send_whole(int sock, const char *buf, size_t n) {
-    size_t put = 0;
-    while (put < n) {
-        ssize_t w = send(sock, buf + put, n - put, MSG_NOSIGNAL);
-        if (w >= 0) {
-            put += (size_t)w;
-            continue;
-        }
-        if (errno == EINTR) continue;
-        if (errno != EAGAIN && errno != EWOULDBLOCK) return errno;
-        struct pollfd room = {.fd = sock, .events = POLLOUT};
-        int ready = poll(&room, 1, SEND_WAIT_MS);
-        if (ready == 0) return ETIMEDOUT;
-        if (ready < 0 && errno != EINTR) return errno;
-    }
-    return 0;
-}
-
 static void *serve(void *arg) {
     Ends ends = *(Ends *)arg;
     free(arg);
@@ -108,7 +91,7 @@ static void *serve(void *arg) {
             if (fsync(request[0]) != 0) {
                 answer[1] = (int32_t)errno;
             } else {
-                int err = send_whole(target[0], payload, (size_t)target[1]);
+                int err = send_whole(target[0], payload, (size_t)target[1], SEND_WAIT_MS);
                 if (err) {
                     answer[0] = -1;
                     answer[1] = err;

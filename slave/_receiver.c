@@ -48,6 +48,8 @@ Contract
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "../binlog/_send_whole.h"
+
 #include "../protocol/_dumpscan.h"
 
 enum { R_BATCH, R_HANDOFF, R_CLOSED, R_TIMEOUT, R_RECV_ERROR, R_RAW, R_WRITE_FAILED, R_SYNC_FAILED, R_NOT_SENT };
@@ -133,13 +135,13 @@ static Record *record_new(int kind, int err) {
     return r;
 }
 
-/* the unconsumed bytes of `in` from `at` on move into the record */
-static void record_rest(Record *r, Buf *in, size_t at) {
-    r->len = in->len - at;
+/* the unconsumed bytes of `in` move into the record */
+static void record_rest(Record *r, Buf *in) {
+    r->len = in->len;
     if (r->len) {
         r->data = malloc(r->len);
         if (r->data == NULL) abort();
-        memcpy(r->data, in->p + at, r->len);
+        memcpy(r->data, in->p, r->len);
     }
     in->len = 0;
 }
@@ -154,24 +156,6 @@ static int write_whole(int fd, const uint8_t *p, size_t n) {
         if (w == 0) return EIO;
         p += w;
         n -= (size_t)w;
-    }
-    return 0;
-}
-
-static int send_whole(int sock, const uint8_t *p, size_t n) {
-    while (n) {
-        ssize_t w = send(sock, p, n, MSG_NOSIGNAL);
-        if (w >= 0) {
-            p += w;
-            n -= (size_t)w;
-            continue;
-        }
-        if (errno == EINTR) continue;
-        if (errno != EAGAIN && errno != EWOULDBLOCK) return errno;
-        struct pollfd room = {.fd = sock, .events = POLLOUT};
-        int ready = poll(&room, 1, SEND_WAIT_MS);
-        if (ready == 0) return ETIMEDOUT;
-        if (ready < 0 && errno != EINTR) return errno;
     }
     return 0;
 }
@@ -206,6 +190,9 @@ static void take_packets(Receiver *self) {
         lengths[n++] = (uint32_t)ev.event_len;
         at += (size_t)took;
     }
+    /* the packets taken leave `in`; what is left waits for more bytes or goes with the HANDOFF */
+    memmove(in->p, in->p + at, in->len - at);
+    in->len -= at;
     if (n) {
         Record *r = record_new(R_BATCH, 0);
         r->data = out.p;
@@ -219,7 +206,9 @@ static void take_packets(Receiver *self) {
             r->kind = R_WRITE_FAILED;
             r->err = err;
             r->n = r->nflag = 0;
-            if (ftruncate(self->relay, (off_t)self->relay_size) != 0) r->err = err;  /* the caller cuts back */
+            if (ftruncate(self->relay, (off_t)self->relay_size) != 0) {
+                /* the file stays longer: the caller's cut-back (RelayLog.cut_back) cuts it */
+            }
             push(self, r);
             return;
         }
@@ -234,7 +223,7 @@ static void take_packets(Receiver *self) {
             uint8_t ack[ACK_MAX];
             memcpy(ack, self->ack, self->ack_len);
             for (int i = 0; i < 8; i++) ack[self->ack_pos_at + i] = i < 4 ? (uint8_t)(ack_pos >> (8 * i)) : 0;
-            int serr = send_whole(self->sock, ack, self->ack_len);
+            int serr = send_whole(self->sock, ack, self->ack_len, SEND_WAIT_MS);
             if (serr) {
                 r->kind = R_NOT_SENT;
                 r->err = serr;
@@ -246,12 +235,6 @@ static void take_packets(Receiver *self) {
         r->seq = self->st.seq;
         r->after_ack = self->st.after_ack;
         r->paused = !handoff && self->relay_size >= self->max_size;
-        if (handoff || r->paused) {
-            /* what is left stays in `in` (a size pause) or goes with the HANDOFF */
-            memmove(in->p, in->p + at, in->len - at);
-            in->len -= at;
-            at = 0;
-        }
         push(self, r);
     } else {
         free(out.p);
@@ -262,13 +245,8 @@ static void take_packets(Receiver *self) {
         Record *h = record_new(R_HANDOFF, 0);
         h->seq = self->st.seq;
         h->after_ack = self->st.after_ack;
-        record_rest(h, in, at);
+        record_rest(h, in);
         push(self, h);
-        return;
-    }
-    if (at) {
-        memmove(in->p, in->p + at, in->len - at);
-        in->len -= at;
     }
 }
 
@@ -282,7 +260,7 @@ static void *serve(void *arg) {
         if (mode == M_PAUSED) break;
         if (mode == M_RAW && self->in.len) {
             Record *r = record_new(R_RAW, 0);
-            record_rest(r, &self->in, 0);
+            record_rest(r, &self->in);
             push(self, r);
             continue;
         }
@@ -313,7 +291,7 @@ static void *serve(void *arg) {
         }
         if (got == 0) {
             Record *r = record_new(R_CLOSED, 0);
-            record_rest(r, &self->in, 0);
+            record_rest(r, &self->in);
             push(self, r);
             continue;
         }
@@ -322,7 +300,7 @@ static void *serve(void *arg) {
             take_packets(self);
         } else {
             Record *r = record_new(R_RAW, 0);
-            record_rest(r, &self->in, 0);
+            record_rest(r, &self->in);
             push(self, r);
         }
     }

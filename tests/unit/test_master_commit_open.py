@@ -94,6 +94,15 @@ async def open_group(pipe, acks: HeldAcks, value: int) -> tuple[asyncio.Task, in
     return first, acks.flushed[-1].position.pos
 
 
+async def two_open_groups(pipe, acks: HeldAcks) -> tuple[asyncio.Task, int, asyncio.Future, int]:
+    """Commit 1 and 2 as two groups that wait for their acks without the lock; each one's end."""
+    engine, writer, end, interface, gc = pipe
+    first, end1 = await open_group(pipe, acks, 1)
+    second = asyncio.ensure_future(insert(engine, gc, 2, 12))
+    await until(lambda: len(acks.waiting) == 2 and not engine.writer_lock.locked(), "the second group is open")
+    return first, end1, second, acks.flushed[-1].position.pos
+
+
 async def test_the_next_group_runs_while_one_waits_and_one_commit_covers_both_after_both_acks(pipeline):  # noqa: F811
     engine, writer, end, interface, gc = pipeline
     acks = HeldAcks()
@@ -303,10 +312,7 @@ async def test_two_groups_wait_open_and_the_third_commits_all_three(pipeline):  
     engine, writer, end, interface, gc = pipeline
     acks = HeldAcks()
     interface.storage.add_observer(acks)
-    first, end1 = await open_group(pipeline, acks, 1)
-    second = asyncio.ensure_future(insert(engine, gc, 2, 12))
-    await until(lambda: len(acks.waiting) == 2 and not engine.writer_lock.locked(), "the second group is open")
-    end2 = acks.flushed[-1].position.pos
+    first, end1, second, end2 = await two_open_groups(pipeline, acks)
     third = asyncio.ensure_future(insert(engine, gc, 3, 13))
     await until(lambda: len(acks.waiting) == 3, "the third group waits for its ack")
     end3 = acks.flushed[-1].position.pos
@@ -327,10 +333,7 @@ async def test_a_failed_write_after_two_open_groups_keeps_both(pipeline, monkeyp
     engine, writer, end, interface, gc = pipeline
     acks = HeldAcks()
     interface.storage.add_observer(acks)
-    first, end1 = await open_group(pipeline, acks, 1)
-    second = asyncio.ensure_future(insert(engine, gc, 2, 12))
-    await until(lambda: len(acks.waiting) == 2 and not engine.writer_lock.locked(), "the second group is open")
-    end2 = acks.flushed[-1].position.pos
+    first, end1, second, end2 = await two_open_groups(pipeline, acks)
     code = errno.EIO
     failed = failing_fdatasync(monkeypatch, code)
     third = asyncio.ensure_future(insert(engine, gc, 3, 13))

@@ -99,6 +99,19 @@ async def test_the_receiver_pauses_where_the_relay_log_rotates(tmp_path):
     assert fast == python
 
 
+async def _give_the_thread(master: FakeMaster, fd: int) -> None:
+    """Pause the running thread with a heartbeat (taken by the Python path) and have the IO task
+    give it `fd` as the relay file when it lets it go on."""
+    real = RelayLog.descriptor
+    RelayLog.descriptor = property(lambda self: fd)
+    try:
+        master.send([ev.encode_body_event(ev.Heartbeat("master-bin.000001"), timestamp=0, server_id=1,
+                                          log_pos=master.pos, checksum=True)], flagged=())
+        await asyncio.sleep(0.3)
+    finally:
+        RelayLog.descriptor = real
+
+
 @built
 async def test_a_failed_fsync_of_the_receiver_sends_no_ack(tmp_path):
     """The thread's fsync fails (the relay file swapped for a pipe: write(2) works, fsync(2)
@@ -115,15 +128,7 @@ async def test_a_failed_fsync_of_the_receiver_sends_no_ack(tmp_path):
         link = task._link
         r, w = os.pipe()
         pipes.extend((r, w))
-        # pause the thread with a heartbeat (taken by Python), then give it the pipe as its file
-        real = RelayLog.descriptor
-        RelayLog.descriptor = property(lambda self: w)
-        try:
-            master.send([ev.encode_body_event(ev.Heartbeat("master-bin.000001"), timestamp=0, server_id=1,
-                                              log_pos=master.pos, checksum=True)], flagged=())
-            await asyncio.sleep(0.3)
-        finally:
-            RelayLog.descriptor = real
+        await _give_the_thread(master, w)
         assert link.receiver is not None
         master.send(master.transaction(2), flagged=(2,))
         await asyncio.sleep(0.5)
@@ -150,14 +155,7 @@ async def test_a_failed_write_of_the_receiver_sends_no_ack(tmp_path):
         task = outcome["task"]
         ro = os.open(task.relay.path(task.relay.current), os.O_RDONLY)
         opened.append(ro)
-        real = RelayLog.descriptor
-        RelayLog.descriptor = property(lambda self: ro)
-        try:
-            master.send([ev.encode_body_event(ev.Heartbeat("master-bin.000001"), timestamp=0, server_id=1,
-                                              log_pos=master.pos, checksum=True)], flagged=())
-            await asyncio.sleep(0.3)
-        finally:
-            RelayLog.descriptor = real
+        await _give_the_thread(master, ro)
         master.send(master.transaction(2), flagged=(2,))
         await asyncio.sleep(0.5)
 
