@@ -90,6 +90,13 @@ class SelectTypes:
         except _Unknown:
             return None
 
+    def static_types(self) -> list[ColumnType] | None:
+        """The columns' types when each is known and none is read from a literal, else None."""
+        if self._static is None:
+            self.types([], list)  # (a literal it reads is not there: not static anyway)
+        static = self._static
+        return None if static is None or None in static else static
+
     def types(self, params: list[object], texts) -> list[ColumnType | None]:
         """One entry per result column (None: not known from the expression). `texts()` gives
         the statement's literal texts (read only for number literals)."""

@@ -19,6 +19,7 @@ import asyncio
 import re
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
@@ -29,6 +30,7 @@ from engine.catalog import TokenCursor, mysql_literal, sql_literal
 from engine.connections import ATTACH_LIMIT, Snapshot
 from engine.ddl import DdlAction, DdlParser
 from engine.errors import parsing
+from engine.exprtypes import SelectTypes
 from engine.lexer import (
     SyntaxError_,
     extract,
@@ -82,6 +84,21 @@ def _consume(fut: asyncio.Future) -> None:
         fut.exception()
 
 # --- sessions ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class PreparedRead:
+    """A read `Session.select_now` answered, kept to run again for other values (see
+    `Session.prepare_read`): its plan, whose arguments are the statement's literals in order,
+    the database and catalog version it was planned in, and its result columns' names, types
+    (none read from a literal or a row) and their converter."""
+
+    plan: Plan
+    database: str | None
+    catalog: int
+    names: list[str]
+    types: list[coltypes.ColumnType]
+    convert: Callable[[tuple], tuple] | None
 
 
 class Session:
@@ -191,6 +208,67 @@ class Session:
             engine._accesses[key] = touched
         reads, writes = touched
         return Access(plan.kind, plan.target, reads, writes, plan.locking, plan.upsert)
+
+    def select_now(self, sql: str) -> Result | None:
+        """The Result of `sql` when it is an autocommit read outside any transaction that the
+        loop answers at once (a cached plan the loop may run, no FOUND_ROWS count, finished
+        within the loop reader's step budget), as `execute` would give it; None when it is not
+        (then nothing of the session changed that `execute` does not set again). The shell's
+        path for a prepared SELECT executed again (server/prepared.py)."""
+        if self._in_txn or self._holds_lock or not self.autocommit:
+            return None
+        try:
+            plan, params = self._plan(sql)
+            if plan.kind != "select" or not plan.inline or plan.calc_found:
+                return None
+            args = self._args(plan, params, None, _timestamp(None), sql)
+            self._rand_for(plan, None)
+            answer = self.engine._pool.query_on_loop(plan.sql, args, self._fx, self._database, None)
+        except SQLError:
+            return None  # a read without side effects: `execute` runs it again and raises it
+        if answer is None:
+            return None
+        return self._selected(plan, *answer, sql, params)
+
+    def prepare_read(self, sql: str, params: list[object], result: Result) -> PreparedRead | None:
+        """`sql`, which `select_now` just answered with `result`, as a `PreparedRead` when its
+        literals are `params` (the same values of the same types, in order), its plan takes
+        nothing but them as arguments, names its columns and types them without reading a
+        literal or a row, and has no side effect to repeat (LAST_INSERT_ID(expr), RAND());
+        else None. Another text of the same shape then reads through `read_prepared` with that
+        text's literals."""
+        plan, literals = self._plan(sql)
+        typer = plan.result_types
+        types = typer.static_types() if isinstance(typer, SelectTypes) else None
+        if (literals != params or list(map(type, literals)) != list(map(type, params))
+                or not plan.identity or plan.names is not None or plan.sets_last_id or plan.uses_rand
+                or types is None or types != result.column_types):
+            return None
+        types = list(types)
+        return PreparedRead(plan, self._database, self.engine._catalog_version, list(result.columns), types,
+                            coltypes.converter(types))
+
+    def read_prepared(self, prepared: PreparedRead, params: list[object]) -> Result | None:
+        """`select_now` of a text whose shape is `prepared`'s and whose literals are `params`
+        (the caller's word), without parsing it; None where `select_now` would decline, or when
+        the catalog or the database changed since `prepare_read`."""
+        if (self._in_txn or self._holds_lock or not self.autocommit or self.visible is not None
+                or prepared.catalog != self.engine._catalog_version or prepared.database != self._database):
+            return None
+        plan = prepared.plan
+        self._rand_for(plan, None)
+        try:
+            answer = self.engine._pool.query_on_loop(plan.sql, params, self._fx, self._database, None)
+        except SQLError:
+            return None  # as select_now
+        if answer is None:
+            return None
+        rows = answer[1]
+        self.found, self.row_count = len(rows), -1
+        convert = prepared.convert
+        if convert is not None:
+            rows = [convert(row) for row in rows]
+        return Result(columns=prepared.names, column_types=prepared.types, rows=rows, in_transaction=False)
 
     async def _execute(self, sql: str, context: StatementContext | None, lock_reads: bool = True) -> Result:
         engine = self.engine
@@ -379,9 +457,7 @@ class Session:
                 answer = await engine._on_reader(engine._pool.query, plan.sql, args, self._fx, self._database,
                                                  snapshot)
             names, rows = answer
-        if plan.sets_last_id:
-            self._take_last_id()
-        self.found, self.row_count = len(rows), -1
+        result = self._selected(plan, names, rows, sql, params)
         if plan.calc_found and (m := _TRAILING_LIMIT.search(plan.sql)) is not None:
             count_sql = "SELECT count(*) FROM (" + plan.sql[:m.start()] + ")"
             count_args = args[:len(args) - plan.sql[m.start():].count("?")]
@@ -392,6 +468,14 @@ class Session:
                 _, counted = await engine._on_reader(engine._pool.query, count_sql, count_args, self._fx,
                                                      self._database, snapshot)
             self.found = counted[0][0]
+        return result
+
+    def _selected(self, plan: Plan, names: list[str], rows: list[tuple], sql: str, params) -> Result:
+        """A read's Result from its rows: LAST_INSERT_ID(expr) taken, FOUND_ROWS() (the rows
+        returned; SQL_CALC_FOUND_ROWS counts them again after) and ROW_COUNT() set."""
+        if plan.sets_last_id:
+            self._take_last_id()
+        self.found, self.row_count = len(rows), -1
         if plan.names is not None:
             names = _column_names(plan.names, names, sql, params)
         types, rows = result_types(plan, names, rows, sql, params)

@@ -805,10 +805,14 @@ class BinaryResultSet:
     warnings: int = 0
     cursor: bool = False
     encoded_rows: Sequence[bytes] | None = None  # the rows already encoded for `columns`; then `rows` is not read
+    encoded_columns: Sequence[bytes] | None = None  # `col.encode()` of each of `columns`, kept by the caller
 
     def payloads(self, capabilities: int = 0) -> list[bytes]:
         out = [encode_lenenc_int(len(self.columns))]
-        out.extend(col.encode() for col in self.columns)
+        if self.encoded_columns is not None:
+            out.extend(self.encoded_columns)
+        else:
+            out.extend(col.encode() for col in self.columns)
         if self.cursor:
             out.append(_terminator(capabilities, self.status | _CURSOR_EXISTS, self.warnings))
             return out

@@ -303,8 +303,16 @@ class Admin:
 
     # -- SELECT ------------------------------------------------------------------------------------
 
+    def claims(self, sql: str, keyword: str) -> bool:
+        """Whether a handler here may answer `sql` (whose `sqltext.head` is `keyword`) in place
+        of the engine."""
+        first = keyword.partition(" ")[0]
+        if first == "SELECT":
+            return "@" in sql or keyword.partition(" ")[2] in _FUNCTIONS
+        return first in self.handlers
+
     async def select(self, session: ClientSession, sql: str, keyword: str) -> Any:
-        if "@" not in sql and keyword.partition(" ")[2] not in _FUNCTIONS:
+        if not self.claims(sql, keyword):
             return None
         try:
             t = Tokens(sql)

@@ -19,7 +19,13 @@ Contract
   the same, DECIMAL digits as sent, strings escaped, binary data as X'..' so any byte survives,
   dates and times with their fractions), and runs the text through `ClientSession.run_statement`,
   the path of COM_QUERY: privileges, read-only, the engine, group commit, the binlog (which thus
-  holds the statement with its values inlined) and semi-sync all apply.
+  holds the statement with its values inlined) and semi-sync all apply. A SELECT is first
+  offered to `ClientSession.run_read_now` (the same answer without the statement path's layers,
+  for an autocommit read the loop answers at once; else None and the path above); when its values
+  are plain non-negative integers its read is kept (`KeptRead`: the engine's `PreparedRead`, the
+  column definitions, their encoded form, the row encoder) and later such executions read through
+  it without binding or parsing (`ClientSession.run_prepared_read`), until the engine declines it
+  (the catalog, the database or the session's state changed; then it is kept again).
 - Answers: COM_STMT_PREPARE -> PrepareOK or ERR; COM_STMT_EXECUTE -> OK, ERR or a binary result
   set (with CURSOR_TYPE_READ_ONLY the rows stay here and COM_STMT_FETCH reads them);
   COM_STMT_SEND_LONG_DATA and COM_STMT_CLOSE -> nothing; COM_STMT_RESET -> OK or ERR. An unknown
@@ -90,6 +96,7 @@ from server.columns import result_column
 from server.variables import Scope
 
 if TYPE_CHECKING:
+    from engine.session import PreparedRead
     from server.session import ClientSession
     from server.session_host import SessionHost
 
@@ -207,6 +214,29 @@ def literal(value: Any, ptype: ParamType) -> str:
     return "X'" + raw.hex() + "'"
 
 
+@dataclass(frozen=True, slots=True)
+class KeptRead:
+    """A prepared SELECT's read as an execution with plain integers (`_plain_integers`) left it:
+    the engine's `PreparedRead`, the statement's head keyword, and its answer's column
+    definitions, their encoded payloads and binary row encoder (None when a column is typed
+    NULL: `carried_rows` decides each time)."""
+
+    read: PreparedRead
+    keyword: str
+    columns: tuple[ColumnDefinition, ...]
+    encoded_columns: tuple[bytes, ...]
+    encoder: BinaryRowEncoder | None
+
+
+_SIGNED_MAX = (1 << 63) - 1
+
+
+def _plain_integers(values: list[Any]) -> bool:
+    """Each value an int that `literal` writes as plain decimal digits and the engine reads back
+    as the same int (no sign, within SQLite's integer)."""
+    return all(type(v) is int and 0 <= v <= _SIGNED_MAX for v in values)
+
+
 @dataclass
 class PreparedStatement:
     id: int
@@ -217,6 +247,9 @@ class PreparedStatement:
     long_data_error: bool = False  # a COM_STMT_SEND_LONG_DATA for no parameter: the next execute fails
     cursor: list[bytes] | None = None  # an open cursor: the rows not fetched yet, encoded
     cursor_columns: tuple[ColumnDefinition, ...] = ()
+    select: bool = False  # a SELECT: an execution tries `ClientSession.run_read_now` first
+    kept: KeptRead | None = None  # its read, kept by an execution with plain integers
+
 
     @property
     def param_count(self) -> int:
@@ -280,6 +313,13 @@ def carried_rows(columns: tuple[ColumnDefinition, ...], rows: Sequence[Sequence[
             if col.type in _TEXT_TYPES:
                 raise
             carried[exc.column] = _as_text_column(col)
+
+
+def _kept(read: PreparedRead, keyword: str, result: Any) -> KeptRead:
+    columns = result_columns(result)
+    null_typed = any(col.type == FieldType.NULL for col in columns)
+    return KeptRead(read, keyword, columns, tuple(col.encode() for col in columns),
+                    None if null_typed else BinaryRowEncoder(columns))
 
 
 class PreparedStatements:
@@ -382,10 +422,16 @@ class PreparedStatements:
         stmt = PreparedStatement(self._next_id, pieces)
         head = sqltext.head(sql)
         keyword = head.partition(" ")[0]
+        stmt.select = keyword == "SELECT"
         probe = stmt.bind([None] * stmt.param_count, [ParamType(FieldType.NULL)] * stmt.param_count)
         server = session.server
         if keyword in _DESCRIBED or sql.lstrip().startswith("("):
-            result = await session.run_statement(probe)
+            # run with NULLs, or with zeros where a NULL cannot stand (`LIMIT ?`): what fails on
+            # both values is the execution's to report, as mysqld's prepare leaves it
+            result = await _text_errors_only(session.run_statement(probe))
+            if result is None:
+                zeros = stmt.bind([0] * stmt.param_count, [ParamType(FieldType.LONGLONG)] * stmt.param_count)
+                result = await _text_errors_only(session.run_statement(zeros))
             if getattr(result, "columns", None):
                 stmt.columns = result_columns(result)
         elif not server.role.claims(head) and keyword not in server.admin.handlers:
@@ -424,12 +470,21 @@ class PreparedStatements:
         stmt.long_data.clear()  # mysqld: long data is used by one execution
         stmt.types = types
         stmt.cursor = None
-        sql = stmt.bind(values, types)
-        result = await session.run_statement(sql)
+        result, kept = self._read_now(stmt, values, types) if stmt.select else (None, None)
+        if result is None:
+            result = await session.run_statement(stmt.bind(values, types))
         if not getattr(result, "columns", None):
             session.send_result(result)
             return
-        columns, encoded = carried_rows(result_columns(result), result.rows)
+        encoded_columns = None
+        if kept is not None and kept.encoder is not None:
+            try:
+                columns, encoded = kept.columns, kept.encoder.encode_rows(result.rows)
+                encoded_columns = kept.encoded_columns
+            except UncarriedValue:
+                columns, encoded = carried_rows(kept.columns, result.rows)
+        else:
+            columns, encoded = carried_rows(result_columns(result), result.rows)
         status = session.status_flags()
         conn = session.conn
         assert conn is not None
@@ -438,7 +493,29 @@ class PreparedStatements:
             stmt.cursor_columns = columns
             session.write(conn.send(BinaryResultSet(columns, (), status, cursor=True)))
         else:
-            session.write(conn.send(BinaryResultSet(columns, status=status, encoded_rows=encoded)))
+            session.write(conn.send(BinaryResultSet(columns, status=status, encoded_rows=encoded,
+                                                    encoded_columns=encoded_columns)))
+
+    def _read_now(self, stmt: PreparedStatement, values: list[Any], types: list[ParamType],
+                  ) -> tuple[Any, KeptRead | None]:
+        """A SELECT's result when the loop answers it at once, else None, and the `KeptRead` it
+        came through: the one an earlier execution kept, when the values are plain integers,
+        else none (`run_read_now` of the bound text, whose read is kept when it qualifies:
+        `Session.prepare_read`)."""
+        session = self.session
+        plain = _plain_integers(values)
+        kept = stmt.kept
+        if plain and kept is not None:
+            result = session.run_prepared_read(kept.read, kept.keyword, values)
+            if result is not None:
+                return result, kept
+        sql = stmt.bind(values, types)
+        keyword = sqltext.head(sql)
+        result = session.run_read_now(sql, keyword)
+        if result is not None and plain and keyword == sqltext.head(stmt.pieces[0]):
+            read = session.engine_session.prepare_read(sql, values, result)
+            stmt.kept = None if read is None else _kept(read, keyword, result)
+        return result, None
 
     def _fetch(self, command: ComStmtFetch) -> None:
         session = self.session

@@ -49,8 +49,10 @@ Contract
   (server/privileges.py); every engine statement, and every SET that evaluates one, passes it
   before the engine runs it. With ALL, `privileges` is None and nothing is checked.
 - The binary protocol (COM_STMT_*) is `self.prepared` (server/prepared.py): it runs each
-  execution through `run_statement`, the path of every COM_QUERY statement, and answers with
-  `send_result` / `send_error` or its own binary answers through `conn.send`.
+  execution through `run_statement`, the path of every COM_QUERY statement (a SELECT the loop
+  answers at once through `run_read_now` / `run_prepared_read`: what `run_statement` would do
+  for it, without yielding), and answers with `send_result` / `send_error` or its own binary
+  answers through `conn.send`.
 - KILL: `kill()` closes the connection; a statement running in a role is cancelled, one inside
   the engine or the group commit (`committing`: `role.commit`, a user statement's binlog group)
   completes first (its answer goes nowhere). `kill_query()` fails
@@ -132,6 +134,7 @@ from server.users import ALL, REPLICATION_CLIENT, REPLICATION_SLAVE, SUPER, Acco
 from server.variables import Scope, select_value
 
 if TYPE_CHECKING:
+    from engine.session import PreparedRead
     from server.session_host import SessionHost
 
 log = logging.getLogger("semisync.server.session")
@@ -789,6 +792,43 @@ class ClientSession(asyncio.Protocol):
                 self._statement_timer = None
             if self._timed_out:  # the limit ends this statement only, unlike KILL QUERY
                 self._timed_out = self._query_killed = False
+
+    def run_read_now(self, statement: str, keyword: str) -> Any:
+        """`run_statement` of a read the engine answers on the loop at once (`engine Session
+        .select_now`): its Result, or None when the statement must take `run_statement`'s way
+        (then nothing was counted). `keyword` is `sqltext.head(statement)`, known to the caller.
+        Only what `execute` would do for such a read is done: no role or admin handler claims
+        it, the account has every privilege, no statement time limit, KILL QUERY or
+        executable comment applies. It never yields, so nobody sees it running (no `info`)."""
+        if ("/*!" in statement or "/*M!" in statement or not self._reads_now(keyword)
+                or self.server.admin.claims(statement, keyword)):
+            return None
+        result = self.engine_session.select_now(statement)
+        if result is not None:
+            self._counted(keyword)
+        return result
+
+    def run_prepared_read(self, prepared: PreparedRead, keyword: str, params: list[object]) -> Any:
+        """`run_read_now` of a text of `prepared`'s shape whose literals are `params` (the
+        prepared statement's word: its text around the values is the one `run_read_now`
+        answered, so nothing but the session's state can decline it now)."""
+        if not self._reads_now(keyword):
+            return None
+        result = self.engine_session.read_prepared(prepared, params)
+        if result is not None:
+            self._counted(keyword)
+        return result
+
+    def _reads_now(self, keyword: str) -> bool:
+        return not (self._query_killed or self._next_isolation or not self._all_privileges
+                    or self.sysvars.get("max_statement_time") or self.server.role.claims(keyword))
+
+    def _counted(self, keyword: str) -> None:
+        """What `execute` does for a read without `@` (one that reads @@warning_count keeps the
+        diagnostics: the admin handlers claim it)."""
+        self.server.stats.count_command(keyword)
+        if self.diagnostics:
+            self.diagnostics = []
 
     def limit_statement(self, seconds: float) -> None:
         """max_statement_time (MariaDB's): the running statement is interrupted `seconds` after

@@ -1,0 +1,240 @@
+"""A prepared SELECT answered on the loop at once (server/prepared.py `_read_now`): through the
+read an earlier execution kept (`KeptRead`, engine `Session.prepare_read` / `read_prepared`), or
+`ClientSession.run_read_now` of the bound text, against the statement path every other command
+takes (`run_statement`). A real client (mysql-connector-python's pure-Python prepared cursor)
+against the server shell:
+
+- the same statements with the same values send the client the same bytes on all three paths
+  (every column type the engine types, NULLs, 0 and 2^63-1, negative and string values that the
+  kept read refuses, shapes it refuses: a typed literal, a second literal, SQL_CALC_FOUND_ROWS,
+  LAST_INSERT_ID(expr)), and the kept read really answered executions;
+- what the kept read must not miss: a transaction's snapshot, a table altered or dropped after
+  the read was kept, another database after USE, an account without the privilege, the session
+  state a read leaves (FOUND_ROWS(), warnings cleared, Com_select counted).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from engine.session import Session
+from server import prepared
+from server.session import ClientSession
+from tests.support.server_shell import ROOT_PASSWORD, ShellServer
+
+mysql_connector = pytest.importorskip("mysql.connector")
+
+TABLE = """CREATE TABLE t (
+    id INT PRIMARY KEY, k BIGINT UNSIGNED, c CHAR(20), v VARCHAR(40), d DECIMAL(10,3),
+    f DOUBLE, ts DATETIME(3), dt DATE, b VARBINARY(8), tx TEXT, tm TIME, bi BIT(8)
+)"""  # no YEAR: the connector's pure-Python binary rows read it as a string (MySQL sends int<2>)
+ROWS = [
+    "(0, 0, '', '', 0, 0, '2000-01-01 00:00:00', '2000-01-01', X'00', '', '00:00:00', b'0')",
+    "(1, 18446744073709551615, 'a  ', 'élan', -12.5, 1.5e300, '2026-12-04 20:40:13.125', '1999-12-31',"
+    " X'00FF10', 'text', '-838:59:59', b'10101010')",
+    "(2, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL)",
+    "(3, 7, 'x', 'y', 3.25, -0.0, '1970-01-01 00:00:01', '0000-00-00', X'', 'z', '12:30:00.5', b'1')",
+]
+
+STATEMENTS = [
+    ("SELECT * FROM t WHERE id=?", [(0,), (1,), (2,), (3,), (4,), (9223372036854775807,), (-1,), ("1",), (None,)]),
+    ("SELECT c, v, d FROM t WHERE id BETWEEN ? AND ? ORDER BY id", [(0, 3), (1, 2), (3, 0)]),
+    ("select id, k FROM t WHERE k > ? ORDER BY id DESC LIMIT ?", [(0, 2), (5, 10)]),
+    ("SELECT id+? FROM t WHERE id=1", [(1,), (2,)]),  # typed from the literal: not kept
+    ("SELECT ?", [(5,), (6,)]),
+    ("SELECT c FROM t WHERE id=? AND k=7", [(3,), (3,)]),  # a literal of its own: not kept
+    ("SELECT SQL_CALC_FOUND_ROWS id FROM t WHERE id < ? LIMIT 1", [(3,), (2,)]),
+    ("SELECT LAST_INSERT_ID(?)", [(4,), (5,)]),
+    ("SELECT COUNT(*), MAX(id) FROM t WHERE id >= ?", [(0,), (2,)]),
+    ("SELECT tx FROM t WHERE id=?", [(1,), (2,)]),
+]
+
+
+@pytest.fixture
+def shell(tmp_path):
+    with ShellServer(tmp_path) as server:
+        with server.connect(autocommit=True) as conn, conn.cursor() as cur:
+            cur.execute("CREATE DATABASE d1")
+            cur.execute("CREATE DATABASE d2")
+            for db in ("d1", "d2"):
+                cur.execute(f"USE {db}")
+                cur.execute(TABLE)
+            cur.execute("USE d1")
+            cur.execute("INSERT INTO t VALUES " + ", ".join(ROWS))
+            cur.execute("INSERT INTO d2.t (id, c) VALUES (1, 'other')")
+        yield server
+
+
+def _client(shell: ShellServer, user: str = "root", password: str = ROOT_PASSWORD, database: str | None = "d1"):
+    return mysql_connector.connect(host="127.0.0.1", port=shell.port, user=user, password=password,
+                                   database=database, use_pure=True, autocommit=True)
+
+
+@pytest.fixture
+def wire(monkeypatch):
+    """The bytes every session writes, in order."""
+    written: list[bytes] = []
+    original = ClientSession.write
+
+    def write(self, data: bytes) -> None:
+        written.append(bytes(data))
+        original(self, data)
+
+    monkeypatch.setattr(ClientSession, "write", write)
+    return written
+
+
+@pytest.fixture
+def kept_reads(monkeypatch):
+    """How many executions the kept read answered."""
+    answered = [0]
+    original = Session.read_prepared
+
+    def read_prepared(self, read, params):
+        result = original(self, read, params)
+        answered[0] += result is not None
+        return result
+
+    monkeypatch.setattr(Session, "read_prepared", read_prepared)
+    return answered
+
+
+def _run_all(shell: ShellServer) -> list[object]:
+    answers: list[object] = []
+    conn = _client(shell)
+    try:
+        cur = conn.cursor(prepared=True)
+        for sql, executions in STATEMENTS:
+            for values in executions:
+                try:
+                    cur.execute(sql, values)
+                    answers.append(cur.fetchall())
+                except mysql_connector.Error as exc:
+                    answers.append(("error", exc.errno))
+    finally:
+        conn.close()
+    return answers
+
+
+def test_every_path_sends_the_same_bytes(shell, wire, kept_reads, monkeypatch):
+    """The kept read, the loop's answer of the bound text, the statement path: one after the
+    other on the same server, each with a new connection (its login's bytes left out: the
+    greeting's salt and connection id differ)."""
+    streams = []
+    for path in ("kept", "now", "statement"):
+        with monkeypatch.context() as m:
+            if path != "kept":  # the kept read never taken
+                m.setattr(prepared, "_plain_integers", lambda values: False)
+            if path == "statement":  # nor the loop's answer: every execution takes run_statement
+                m.setattr(ClientSession, "run_read_now", lambda self, sql, keyword: None)
+            del wire[:]
+            answered = kept_reads[0]
+            answers = _run_all(shell)
+            streams.append((answers, wire[2:]))
+            if path == "kept":  # every execution after the first of a kept statement, plain integers
+                assert kept_reads[0] - answered == 8
+            else:
+                assert kept_reads[0] == answered
+    (a0, w0), (a1, w1), (a2, w2) = streams
+    assert any(isinstance(a, list) and a for a in a0)
+    assert ("error", 1210) not in a0
+    assert a0 == a1 == a2
+    assert len(w0) == len(w1) == len(w2) > 40
+    for i, (x, y, z) in enumerate(zip(w0, w1, w2, strict=True)):
+        assert x == y == z, f"write {i}: kept {x.hex()} / now {y.hex()} / statement {z.hex()}"
+
+
+def _execute(cur, sql, values):
+    cur.execute(sql, values)
+    return cur.fetchall()
+
+
+def test_a_transaction_reads_its_snapshot(shell, kept_reads):
+    reader, writer = _client(shell), _client(shell)
+    try:
+        cur = reader.cursor(prepared=True)
+        sql = "SELECT c FROM t WHERE id=?"
+        assert _execute(cur, sql, (3,)) == _execute(cur, sql, (3,)) == [("x",)]
+        assert kept_reads[0] == 1
+        reader.cmd_query("SET SESSION TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+        reader.start_transaction()
+        assert _execute(cur, sql, (3,)) == [("x",)]
+        w = writer.cursor()
+        w.execute("UPDATE t SET c='changed' WHERE id=3")
+        assert _execute(cur, sql, (3,)) == [("x",)]  # the snapshot, not the kept read's latest
+        reader.commit()
+        assert _execute(cur, sql, (3,)) == [("changed",)]
+        assert kept_reads[0] == 2
+    finally:
+        reader.close()
+        writer.close()
+
+
+def test_a_catalog_change_or_another_database_is_seen(shell, kept_reads):
+    conn, admin = _client(shell), _client(shell)
+    try:
+        cur = conn.cursor(prepared=True)
+        sql = "SELECT * FROM t WHERE id=?"
+        before = _execute(cur, sql, (1,))
+        assert _execute(cur, sql, (1,)) == before and kept_reads[0] == 1
+        admin.cursor().execute("ALTER TABLE t ADD COLUMN extra INT DEFAULT 42")
+        after = _execute(cur, sql, (1,))
+        assert after == [before[0] + (42,)]
+        assert _execute(cur, sql, (1,)) == after  # kept again, for the new catalog
+        assert kept_reads[0] == 2
+        conn.cmd_query("USE d2")
+        assert _execute(cur, "SELECT c FROM t WHERE id=?", (1,)) == [("other",)]
+        assert _execute(cur, "SELECT c FROM t WHERE id=?", (1,)) == [("other",)]
+        conn.cmd_query("USE d1")
+        assert _execute(cur, "SELECT v FROM t WHERE id=?", (1,)) == [("élan",)]
+        assert _execute(cur, "SELECT v FROM t WHERE id=?", (1,)) == [("élan",)]
+        admin.cursor().execute("DROP TABLE d1.t")
+        with pytest.raises(mysql_connector.Error) as failed:
+            _execute(cur, "SELECT v FROM t WHERE id=?", (1,))
+        assert failed.value.errno == 1146
+    finally:
+        conn.close()
+        admin.close()
+
+
+def test_an_account_without_the_privilege_is_refused_each_time(shell, kept_reads):
+    with shell.connect(autocommit=True) as root, root.cursor() as cur:
+        cur.execute("CREATE USER 'r'@'%' IDENTIFIED BY 'rpw'")
+        cur.execute("GRANT SELECT ON d2.* TO 'r'@'%'")
+    conn = _client(shell, "r", "rpw", database=None)
+    try:
+        cur = conn.cursor(prepared=True)
+        for _ in range(3):
+            with pytest.raises(mysql_connector.Error) as refused:
+                _execute(cur, "SELECT c FROM d1.t WHERE id=?", (1,))
+            assert refused.value.errno == 1142
+        assert _execute(cur, "SELECT c FROM d2.t WHERE id=?", (1,)) == [("other",)]
+        assert _execute(cur, "SELECT c FROM d2.t WHERE id=?", (1,)) == [("other",)]
+        assert kept_reads[0] == 0
+    finally:
+        conn.close()
+
+
+def test_the_session_state_a_read_leaves(shell, kept_reads):
+    conn = _client(shell)
+    try:
+        cur = conn.cursor(prepared=True)
+        text = conn.cursor()
+        sql = "SELECT id FROM t WHERE id <= ? ORDER BY id"
+        _execute(cur, sql, (0,))
+        text.execute("SHOW SESSION STATUS LIKE 'Com_select'")
+        selects = int(text.fetchall()[0][1])
+        with pytest.raises(mysql_connector.Error):
+            text.execute("SELECT * FROM missing")  # an error: SHOW WARNINGS shows it
+        text.execute("SHOW WARNINGS")
+        assert len(text.fetchall()) == 1
+        assert _execute(cur, sql, (2,)) == [(0,), (1,), (2,)]
+        assert kept_reads[0] == 1
+        text.execute("SHOW WARNINGS")
+        assert text.fetchall() == []
+        text.execute("SELECT FOUND_ROWS()")
+        assert text.fetchall() == [(3,)]
+        text.execute("SHOW SESSION STATUS LIKE 'Com_select'")
+        assert int(text.fetchall()[0][1]) == selects + 3  # the failed SELECT, the read, SELECT FOUND_ROWS()
+    finally:
+        conn.close()
