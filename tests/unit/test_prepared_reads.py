@@ -8,6 +8,7 @@ against the server shell:
   (every column type the engine types, NULLs, 0 and 2^63-1, negative and string values that the
   kept read refuses, shapes it refuses: a typed literal, a second literal, SQL_CALC_FOUND_ROWS,
   LAST_INSERT_ID(expr)), and the kept read really answered executions;
+- a prepare whose NULL probe cannot run (`LIMIT ?`) answers with its columns, as mysqld's;
 - what the kept read must not miss: a transaction's snapshot, a table altered or dropped after
   the read was kept, another database after USE, an account without the privilege, the session
   state a read leaves (FOUND_ROWS(), warnings cleared, Com_select counted).
@@ -18,6 +19,7 @@ from __future__ import annotations
 import pytest
 
 from engine.session import Session
+from protocol.binary import PrepareOK
 from server import prepared
 from server.session import ClientSession
 from tests.support.server_shell import ROOT_PASSWORD, ShellServer
@@ -238,3 +240,18 @@ def test_the_session_state_a_read_leaves(shell, kept_reads):
         assert int(text.fetchall()[0][1]) == selects + 3  # the failed SELECT, the read, SELECT FOUND_ROWS()
     finally:
         conn.close()
+
+
+def test_a_prepare_whose_null_probe_fails_still_describes_its_columns(shell, wire):
+    """`LIMIT ?` with NULL does not run; mysqld's prepare still answers with the columns."""
+    conn = _client(shell)
+    try:
+        del wire[:]
+        cur = conn.cursor(prepared=True)
+        cur.execute("SELECT id, k FROM t WHERE k > ? ORDER BY id DESC LIMIT ?", (5, 10))
+        assert cur.fetchall() == [(3, 7), (1, 18446744073709551615)]
+    finally:
+        conn.close()
+    firsts = [w[4:4 + int.from_bytes(w[:3], "little")] for w in wire]  # each answer's first payload
+    answer = PrepareOK.decode(next(p for p in firsts if len(p) == 12 and p[0] == 0))
+    assert (len(answer.columns), answer.num_params) == (2, 2)
