@@ -5,7 +5,8 @@ takes (`run_statement`). A real client (mysql-connector-python's pure-Python pre
 against the server shell:
 
 - the same statements with the same values send the client the same bytes on all three paths
-  (every column type the engine types, NULLs, 0 and 2^63-1, negative and string values that the
+  (integers signed and unsigned, CHAR, VARCHAR, TEXT, DECIMAL, DOUBLE, DATETIME(3), DATE, TIME,
+  VARBINARY, BIT; NULLs; 0 and 2^63-1; negative and string values that the
   kept read refuses, shapes it refuses: a typed literal, a second literal, SQL_CALC_FOUND_ROWS,
   LAST_INSERT_ID(expr)), and the kept read really answered executions;
 - a prepare whose NULL probe cannot run (`LIMIT ?`) answers with its columns, as mysqld's;
