@@ -25,7 +25,8 @@ Contract
   are plain non-negative integers its read is kept (`KeptRead`: the engine's `PreparedRead`, the
   column definitions, their encoded form, the row encoder) and later such executions read through
   it without binding or parsing (`ClientSession.run_prepared_read`), until the engine declines it
-  (the catalog, the database or the session's state changed; then it is kept again).
+  (the catalog, the database or the session's state changed; then it is kept again); the
+  session may hand such an execution over as soon as it is received (`answer_on_receipt`).
 - Answers: COM_STMT_PREPARE -> PrepareOK or ERR; COM_STMT_EXECUTE -> OK, ERR or a binary result
   set (with CURSOR_TYPE_READ_ONLY the rows stay here and COM_STMT_FETCH reads them);
   COM_STMT_SEND_LONG_DATA and COM_STMT_CLOSE -> nothing; COM_STMT_RESET -> OK or ERR. An unknown
@@ -52,6 +53,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from protocol.binary import (
+    COM_STMT_EXECUTE,
     CURSOR_TYPE_READ_ONLY,
     BinaryResultSet,
     BinaryRowEncoder,
@@ -90,7 +92,7 @@ from protocol.errors import (
     RemoteProtocolError,
     SQLError,
 )
-from protocol.messages import OK, ColumnDefinition, FieldType, ResultSet, column
+from protocol.messages import OK, ColumnDefinition, ComUnknown, FieldType, ResultSet, column
 from server import sql as sqltext
 from server.columns import result_column
 from server.variables import Scope
@@ -329,6 +331,7 @@ class PreparedStatements:
         self.session = session
         self._statements: dict[int, PreparedStatement] = {}
         self._next_id = 1
+        self.kept_any = False  # some statement kept its read (`answer_on_receipt` may answer)
 
     # -- accounting ---------------------------------------------------------------------------
 
@@ -476,6 +479,47 @@ class PreparedStatements:
         if not getattr(result, "columns", None):
             session.send_result(result)
             return
+        self._answer_rows(stmt, command, result, kept)
+
+    def answer_on_receipt(self, event: Any) -> bool:
+        """Answer `event`, a command just received, here and now when it is a COM_STMT_EXECUTE
+        of a statement with a kept read, with plain integers, that the kept read answers (no
+        cursor, no long data); True when answered (counted as the session's command loop and
+        `handle` count it), False when nothing was done and the session's task must run it."""
+        if type(event) is not ComUnknown or event.code != COM_STMT_EXECUTE or not self.kept_any:
+            return False
+        try:
+            command = decode_stmt_command(bytes((COM_STMT_EXECUTE,)) + event.payload)
+        except RemoteProtocolError:
+            return False
+        stmt = self._statements.get(command.statement_id)  # type: ignore[union-attr]
+        if (stmt is None or stmt.kept is None or stmt.long_data or stmt.long_data_error
+                or command.flags & CURSOR_TYPE_READ_ONLY):  # type: ignore[union-attr]
+            return False
+        try:
+            values, types = decode_execute_params(command.params, stmt.param_count, stmt.types,  # type: ignore[union-attr]
+                                                  [False] * stmt.param_count)
+        except RemoteProtocolError:
+            return False
+        kept = stmt.kept
+        if not _plain_integers(values):
+            return False
+        session = self.session
+        result = session.run_prepared_read(kept.read, kept.keyword, values)
+        if result is None:
+            return False
+        stats = session.server.stats
+        stats.questions += 1
+        stats.com[_COUNTERS[ComStmtExecute]] += 1
+        stmt.types = types
+        stmt.cursor = None
+        self._answer_rows(stmt, command, result, kept)  # type: ignore[arg-type]
+        return True
+
+    def _answer_rows(self, stmt: PreparedStatement, command: ComStmtExecute, result: Any,
+                     kept: KeptRead | None) -> None:
+        """The binary result set of `result` (rows), encoded through `kept` when it came from it."""
+        session = self.session
         encoded_columns = None
         if kept is not None and kept.encoder is not None:
             try:
@@ -515,6 +559,7 @@ class PreparedStatements:
         if result is not None and plain and keyword == sqltext.head(stmt.pieces[0]):
             read = session.engine_session.prepare_read(sql, values, result)
             stmt.kept = None if read is None else _kept(read, keyword, result)
+            self.kept_any = self.kept_any or read is not None
         return result, None
 
     def _fetch(self, command: ComStmtFetch) -> None:

@@ -5,7 +5,12 @@ Contract
   side (bytes go into `self.conn`, a sans-IO `protocol.connection.ServerConnection`) until a
   role installs a raw reader (`set_raw_reader`), and the write side through `write()`.
 - Commands run one at a time, in order, in the session's own task (`_run`). A statement's
-  response is written before the next command is read. Nothing here blocks the loop.
+  response is written before the next command is read. Nothing here blocks the loop. One
+  exception, same order: while the task waits for a command with nothing unanswered,
+  `data_received` answers the commands just received itself as long as each is a prepared
+  SELECT with a kept read (`PreparedStatements.answer_on_receipt`, which never yields); the first
+  it does not answer (or the error of reading it) goes to the task (`_received`) before any
+  later byte is read.
 - Bounded memory (back-pressure): the socket is read only while the task waits for input.
   Bytes that arrive while nobody waits (a command runs, a pipelining client sends ahead) pause
   reading until the task asks for more, so they wait in the kernel, not here; before reading
@@ -237,6 +242,7 @@ class ClientSession(asyncio.Protocol):
         self._paused = False  # writing: the transport's buffer is above its high-water mark
         self._reading_paused = False  # reading: see "Bounded memory" in the module header
         self._busy = False  # executing a command (for shutdown draining)
+        self._received: Any = None  # a command (or its RemoteProtocolError) read on receipt, for the task
         self._backup_lock: object | None = None  # FLUSH TABLES WITH READ LOCK: the writer lock's owner
         self._next_isolation = False  # SET TRANSACTION (no scope) set the next transaction's level
         self._in_commit = False
@@ -315,11 +321,36 @@ class ClientSession(asyncio.Protocol):
         self.conn.receive_data(data)  # type: ignore[union-attr]
         waiter = self._wakeup
         if waiter is not None and not waiter.done():
+            if self.prepared.kept_any and self._answered_on_receipt():
+                return  # the task waits on for the next command
             waiter.set_result(None)
         elif not self._reading_paused and not self.transport.is_closing():
             # Nobody waits for these bytes: stop reading until the task asks for more.
             self._reading_paused = True
             self.transport.pause_reading()
+
+    def _answered_on_receipt(self) -> bool:
+        """The commands received, answered here while the task waits for one, as long as each is
+        a kept read `PreparedStatements.answer_on_receipt` answers (at most YIELD_EVERY: see
+        "Fairness"); True when no byte of a command is left for the task. A command it does not
+        answer is left for the task (`_received`), as is an error in reading one."""
+        conn = self.conn
+        assert conn is not None
+        if self._paused or self._shutting_down or self._killed or self._received is not None:
+            return False
+        for _ in range(YIELD_EVERY):
+            try:
+                event = conn.next_event()
+            except RemoteProtocolError as exc:
+                self._received = exc
+                return False
+            if event is NEED_DATA:
+                self.since = time.monotonic()  # idle from now (Time, wait_timeout)
+                return True
+            if not self.prepared.answer_on_receipt(event):
+                self._received = event
+                return False
+        return False
 
     def _decrypt(self, data: bytes) -> bytes:
         """Socket bytes through the TLS layer; its handshake records are written back here
@@ -484,7 +515,13 @@ class ClientSession(asyncio.Protocol):
         conn = self.conn
         assert conn is not None
         while True:
-            event = conn.next_event()
+            event = self._received
+            if event is not None:  # read by `_answered_on_receipt`, not answered there
+                self._received = None
+                if isinstance(event, RemoteProtocolError):
+                    raise event
+            else:
+                event = conn.next_event()
             if event is not NEED_DATA:
                 self._unyielded += 1
                 if self._unyielded >= YIELD_EVERY:  # see "Fairness" in the module header

@@ -1,7 +1,8 @@
 """A prepared SELECT answered on the loop at once (server/prepared.py `_read_now`): through the
-read an earlier execution kept (`KeptRead`, engine `Session.prepare_read` / `read_prepared`), or
-`ClientSession.run_read_now` of the bound text, against the statement path every other command
-takes (`run_statement`). A real client (mysql-connector-python's pure-Python prepared cursor)
+read an earlier execution kept (`KeptRead`, engine `Session.prepare_read` / `read_prepared`), in
+the receive callback (`answer_on_receipt`) or in the session's task, or `ClientSession
+.run_read_now` of the bound text, against the statement path every other command takes
+(`run_statement`). A real client (mysql-connector-python's pure-Python prepared cursor)
 against the server shell:
 
 - the same statements with the same values send the client the same bytes on all three paths
@@ -17,12 +18,21 @@ against the server shell:
 
 from __future__ import annotations
 
+import pymysql
 import pytest
 
 from engine.session import Session
-from protocol.binary import PrepareOK
+from protocol.binary import COM_STMT_EXECUTE, PrepareOK
 from server import prepared
 from server.session import ClientSession
+from tests.integration.test_server_prepared import (
+    LONGLONG,
+    error_of,
+    execute_body,
+    prepare,
+    read,
+    send,
+)
 from tests.support.server_shell import ROOT_PASSWORD, ShellServer
 
 mysql_connector = pytest.importorskip("mysql.connector")
@@ -119,14 +129,28 @@ def _run_all(shell: ShellServer) -> list[object]:
     return answers
 
 
+PATHS = ("receipt", "kept", "now", "statement")
+
+
 def test_every_path_sends_the_same_bytes(shell, wire, kept_reads, monkeypatch):
-    """The kept read, the loop's answer of the bound text, the statement path: one after the
-    other on the same server, each with a new connection (its login's bytes left out: the
-    greeting's salt and connection id differ)."""
+    """The kept read answered in the receive callback, the kept read in the session's task, the
+    loop's answer of the bound text, the statement path: one after the other on the same server,
+    each with a new connection (its login's bytes left out: the greeting's salt and connection
+    id differ)."""
+    on_receipt = [0]
+    original = prepared.PreparedStatements.answer_on_receipt
+
+    def answer_on_receipt(self, event):
+        answered = original(self, event)
+        on_receipt[0] += answered
+        return answered
+
     streams = []
-    for path in ("kept", "now", "statement"):
+    for path in PATHS:
         with monkeypatch.context() as m:
-            if path != "kept":  # the kept read never taken
+            m.setattr(prepared.PreparedStatements, "answer_on_receipt",
+                      answer_on_receipt if path == "receipt" else lambda self, event: False)
+            if path in ("now", "statement"):  # the kept read never taken
                 m.setattr(prepared, "_plain_integers", lambda values: False)
             if path == "statement":  # nor the loop's answer: every execution takes run_statement
                 m.setattr(ClientSession, "run_read_now", lambda self, sql, keyword: None)
@@ -134,17 +158,20 @@ def test_every_path_sends_the_same_bytes(shell, wire, kept_reads, monkeypatch):
             answered = kept_reads[0]
             answers = _run_all(shell)
             streams.append((answers, wire[2:]))
-            if path == "kept":  # every execution after the first of a kept statement, plain integers
+            if path in ("receipt", "kept"):  # every execution after the first of a kept statement, plain integers
                 assert kept_reads[0] - answered == 8
             else:
                 assert kept_reads[0] == answered
-    (a0, w0), (a1, w1), (a2, w2) = streams
-    assert any(isinstance(a, list) and a for a in a0)
-    assert ("error", 1210) not in a0
-    assert a0 == a1 == a2
-    assert len(w0) == len(w1) == len(w2) > 40
-    for i, (x, y, z) in enumerate(zip(w0, w1, w2, strict=True)):
-        assert x == y == z, f"write {i}: kept {x.hex()} / now {y.hex()} / statement {z.hex()}"
+    assert on_receipt[0] == 8
+    answers = [a for a, _ in streams]
+    assert any(isinstance(a, list) and a for a in answers[0])
+    assert ("error", 1210) not in answers[0]
+    assert all(a == answers[0] for a in answers)
+    writes = [w for _, w in streams]
+    assert len(writes[0]) > 40 and all(len(w) == len(writes[0]) for w in writes)
+    for i, sent in enumerate(zip(*writes, strict=True)):
+        assert all(x == sent[0] for x in sent), f"write {i}: " + " / ".join(
+            f"{path} {x.hex()}" for path, x in zip(PATHS, sent, strict=True))
 
 
 def _execute(cur, sql, values):
@@ -256,3 +283,48 @@ def test_a_prepare_whose_null_probe_fails_still_describes_its_columns(shell, wir
     firsts = [w[4:4 + int.from_bytes(w[:3], "little")] for w in wire]  # each answer's first payload
     answer = PrepareOK.decode(next(p for p in firsts if len(p) == 12 and p[0] == 0))
     assert (len(answer.columns), answer.num_params) == (2, 2)
+
+
+def test_bad_input_after_a_kept_read_gets_mysqls_errors(shell):
+    """Commands the receive callback reads but does not answer go to the session's task whole:
+    a malformed COM_STMT_EXECUTE, wrong arguments, an unknown statement, each alone and each
+    right behind a kept read in the same segment."""
+    conn = shell.connect(autocommit=True, database="d1")
+    try:
+        stmt, _, _ = prepare(conn, "SELECT v FROM t WHERE id=?")
+        good = execute_body(stmt, 0, [LONGLONG], [(1).to_bytes(8, "little")])
+
+        def answer_of_good() -> bytes:
+            assert read(conn) == b"\x01"  # one column
+            read(conn), read(conn)  # its definition, EOF
+            row = read(conn)
+            read(conn)  # EOF
+            return row
+
+        for _ in range(3):  # kept by the first, answered on receipt after
+            send(conn, COM_STMT_EXECUTE, good)
+            assert answer_of_good()[2:] == b"\x05" + "élan".encode()
+        bad = [
+            (good + b"\x00", 1210),  # bytes after the last value
+            (b"\x01\x00", 1835),  # shorter than its fixed fields
+            (execute_body(999999, 0, [LONGLONG], [(1).to_bytes(8, "little")]), 1243),
+        ]
+        for body, code in bad:
+            assert error_of(conn, COM_STMT_EXECUTE, body)[0] == code
+            # right behind a kept read: one write, two commands
+            conn._write_bytes(_packet(good) + _packet(body))
+            conn._next_seq_id = 1  # (PyMySQL's count: each answer starts at 1)
+            assert answer_of_good()[2:] == b"\x05" + "élan".encode()
+            conn._next_seq_id = 1
+            with pytest.raises(pymysql.MySQLError) as failed:
+                read(conn)
+            assert failed.value.args[0] == code
+        send(conn, COM_STMT_EXECUTE, good)
+        assert answer_of_good()[2:] == b"\x05" + "élan".encode()
+    finally:
+        conn.close()
+
+
+def _packet(body: bytes) -> bytes:
+    payload = bytes((COM_STMT_EXECUTE,)) + body
+    return len(payload).to_bytes(3, "little") + b"\x00" + payload
