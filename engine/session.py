@@ -210,20 +210,22 @@ class Session:
         return Access(plan.kind, plan.target, reads, writes, plan.locking, plan.upsert)
 
     def select_now(self, sql: str) -> Result | None:
-        """The Result of `sql` when it is an autocommit read outside any transaction that the
-        loop answers at once (a cached plan the loop may run, no FOUND_ROWS count, finished
-        within the loop reader's step budget), as `execute` would give it; None when it is not
-        (then nothing of the session changed that `execute` does not set again). The shell's
-        path for a prepared SELECT executed again (server/prepared.py)."""
-        if self._in_txn or self._holds_lock or not self.autocommit:
+        """The Result of `sql` when it is a read without the writer (no lock held, no locking
+        read inside a transaction) that the loop answers at once in its view (the latest commit,
+        or the transaction's snapshot once its view is taken: `_read_view`), with a cached plan
+        the loop may run, no FOUND_ROWS count, within the loop reader's step budget, as
+        `execute` would give it; None when it is not (then nothing of the session changed that
+        `execute` does not set again). The shell's path for a prepared SELECT
+        (server/prepared.py)."""
+        if self._holds_lock:
             return None
         try:
             plan, params = self._plan(sql)
-            if plan.kind != "select" or not plan.inline or plan.calc_found:
+            if plan.kind != "select" or not plan.inline or plan.calc_found or self._locks(plan):
                 return None
             args = self._args(plan, params, None, _timestamp(None), sql)
             self._rand_for(plan, None)
-            answer = self.engine._pool.query_on_loop(plan.sql, args, self._fx, self._database, None)
+            answer = self.engine._pool.query_on_loop(plan.sql, args, self._fx, self._database, self._read_view())
         except SQLError:
             return None  # a read without side effects: `execute` runs it again and raises it
         if answer is None:
@@ -242,7 +244,7 @@ class Session:
         types = typer.static_types() if isinstance(typer, SelectTypes) else None
         if (literals != params or list(map(type, literals)) != list(map(type, params))
                 or not plan.identity or plan.names is not None or plan.sets_last_id or plan.uses_rand
-                or types is None or types != result.column_types):
+                or plan.locking or types is None or types != result.column_types):
             return None
         types = list(types)
         return PreparedRead(plan, self._database, self.engine._catalog_version, list(result.columns), types,
@@ -252,13 +254,13 @@ class Session:
         """`select_now` of a text whose shape is `prepared`'s and whose literals are `params`
         (the caller's word), without parsing it; None where `select_now` would decline, or when
         the catalog or the database changed since `prepare_read`."""
-        if (self._in_txn or self._holds_lock or not self.autocommit or self.visible is not None
+        if (self._holds_lock or self.visible is not None
                 or prepared.catalog != self.engine._catalog_version or prepared.database != self._database):
             return None
         plan = prepared.plan
         self._rand_for(plan, None)
         try:
-            answer = self.engine._pool.query_on_loop(plan.sql, params, self._fx, self._database, None)
+            answer = self.engine._pool.query_on_loop(plan.sql, params, self._fx, self._database, self._read_view())
         except SQLError:
             return None  # as select_now
         if answer is None:
@@ -268,7 +270,8 @@ class Session:
         convert = prepared.convert
         if convert is not None:
             rows = [convert(row) for row in rows]
-        return Result(columns=prepared.names, column_types=prepared.types, rows=rows, in_transaction=False)
+        return Result(columns=prepared.names, column_types=prepared.types, rows=rows,
+                      in_transaction=self.in_transaction)
 
     async def _execute(self, sql: str, context: StatementContext | None, lock_reads: bool = True) -> Result:
         engine = self.engine
@@ -439,7 +442,7 @@ class Session:
         timestamp = _timestamp(context)
         args = self._args(plan, params, context, timestamp, sql)
         self._rand_for(plan, context)
-        if plan.locking and lock_reads and (self._in_txn or not self.autocommit):
+        if lock_reads and self._locks(plan):
             # SELECT ... FOR UPDATE: the rows must not change before this transaction ends, so it
             # becomes a writer now (and reads what it will update, as InnoDB's locking read does)
             self._in_txn = True
@@ -447,9 +450,7 @@ class Session:
         if self._holds_lock:
             names, rows = await engine._on_writer(engine._r_query_writer, plan.sql, args, self._fx, self._database)
         else:
-            if self._in_txn is False and not self.autocommit:
-                self._in_txn = True
-            snapshot = self._snapshot if self._in_txn and self.isolation == REPEATABLE_READ else None
+            snapshot = self._read_view()
             answer = None
             if plan.inline:  # no hop unless it runs long (core's "Threads")
                 answer = engine._pool.query_on_loop(plan.sql, args, self._fx, self._database, snapshot)
@@ -469,6 +470,17 @@ class Session:
                                                      self._database, snapshot)
             self.found = counted[0][0]
         return result
+
+    def _locks(self, plan: Plan) -> bool:
+        """A locking read (FOR UPDATE) that takes the writer lock here (inside a transaction)."""
+        return plan.locking and (self._in_txn or not self.autocommit)
+
+    def _read_view(self) -> Snapshot | None:
+        """A read's view: the transaction's snapshot under REPEATABLE READ, else the latest
+        commit (None). Without autocommit the read begins the transaction."""
+        if self._in_txn is False and not self.autocommit:
+            self._in_txn = True
+        return self._snapshot if self._in_txn and self.isolation == REPEATABLE_READ else None
 
     def _selected(self, plan: Plan, names: list[str], rows: list[tuple], sql: str, params) -> Result:
         """A read's Result from its rows: LAST_INSERT_ID(expr) taken, FOUND_ROWS() (the rows

@@ -5,13 +5,15 @@ the receive callback (`answer_on_receipt`) or in the session's task, or `ClientS
 (`run_statement`). A real client (mysql-connector-python's pure-Python prepared cursor)
 against the server shell:
 
-- the same statements with the same values send the client the same bytes on all three paths
+- the same statements with the same values send the client the same bytes on all four paths,
+  autocommit and inside READ COMMITTED and REPEATABLE READ transactions
   (integers signed and unsigned, CHAR, VARCHAR, TEXT, DECIMAL, DOUBLE, DATETIME(3), DATE, TIME,
   VARBINARY, BIT; NULLs; 0 and 2^63-1; negative and string values that the
   kept read refuses, shapes it refuses: a typed literal, a second literal, SQL_CALC_FOUND_ROWS,
   LAST_INSERT_ID(expr)), and the kept read really answered executions;
 - a prepare whose NULL probe cannot run (`LIMIT ?`) answers with its columns, as mysqld's;
-- what the kept read must not miss: a transaction's snapshot, a table altered or dropped after
+- what the kept read must not miss: a transaction's snapshot (REPEATABLE READ), its latest
+  commit (READ COMMITTED), its own writes, a table altered or dropped after
   the read was kept, another database after USE, an account without the privilege, the session
   state a read leaves (FOUND_ROWS(), warnings cleared, Com_select counted).
 """
@@ -117,13 +119,20 @@ def _run_all(shell: ShellServer) -> list[object]:
     conn = _client(shell)
     try:
         cur = conn.cursor(prepared=True)
-        for sql, executions in STATEMENTS:
-            for values in executions:
-                try:
-                    cur.execute(sql, values)
-                    answers.append(cur.fetchall())
-                except mysql_connector.Error as exc:
-                    answers.append(("error", exc.errno))
+        # autocommit, then inside a READ COMMITTED and a REPEATABLE READ transaction
+        for isolation in (None, "READ COMMITTED", "REPEATABLE READ"):
+            if isolation is not None:
+                conn.cmd_query(f"SET SESSION TRANSACTION ISOLATION LEVEL {isolation}")
+                conn.start_transaction()
+            for sql, executions in STATEMENTS:
+                for values in executions:
+                    try:
+                        cur.execute(sql, values)
+                        answers.append(cur.fetchall())
+                    except mysql_connector.Error as exc:
+                        answers.append(("error", exc.errno))
+            if isolation is not None:
+                conn.commit()
     finally:
         conn.close()
     return answers
@@ -158,11 +167,13 @@ def test_every_path_sends_the_same_bytes(shell, wire, kept_reads, monkeypatch):
             answered = kept_reads[0]
             answers = _run_all(shell)
             streams.append((answers, wire[2:]))
-            if path in ("receipt", "kept"):  # every execution after the first of a kept statement, plain integers
-                assert kept_reads[0] - answered == 8
+            if path in ("receipt", "kept"):
+                # each pass: every execution after the first of a kept statement, plain integers
+                # (the cursor prepares each text again: one statement at a time)
+                assert kept_reads[0] - answered == 3 * 8
             else:
                 assert kept_reads[0] == answered
-    assert on_receipt[0] == 8
+    assert on_receipt[0] == 3 * 8
     answers = [a for a, _ in streams]
     assert any(isinstance(a, list) and a for a in answers[0])
     assert ("error", 1210) not in answers[0]
@@ -179,7 +190,7 @@ def _execute(cur, sql, values):
     return cur.fetchall()
 
 
-def test_a_transaction_reads_its_snapshot(shell, kept_reads):
+def test_a_transaction_reads_in_its_view(shell, kept_reads):
     reader, writer = _client(shell), _client(shell)
     try:
         cur = reader.cursor(prepared=True)
@@ -188,13 +199,33 @@ def test_a_transaction_reads_its_snapshot(shell, kept_reads):
         assert kept_reads[0] == 1
         reader.cmd_query("SET SESSION TRANSACTION ISOLATION LEVEL REPEATABLE READ")
         reader.start_transaction()
-        assert _execute(cur, sql, (3,)) == [("x",)]
+        assert _execute(cur, sql, (3,)) == [("x",)]  # takes the view (on a reader thread)
         w = writer.cursor()
         w.execute("UPDATE t SET c='changed' WHERE id=3")
-        assert _execute(cur, sql, (3,)) == [("x",)]  # the snapshot, not the kept read's latest
+        assert _execute(cur, sql, (3,)) == [("x",)]  # kept, in the snapshot
+        assert _execute(cur, sql, (3,)) == [("x",)]
         reader.commit()
         assert _execute(cur, sql, (3,)) == [("changed",)]
-        assert kept_reads[0] == 2
+        assert kept_reads[0] == 4
+        reader.cmd_query("SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED")
+        reader.start_transaction()
+        assert _execute(cur, sql, (3,)) == [("changed",)]
+        w.execute("UPDATE t SET c='again' WHERE id=3")
+        assert _execute(cur, sql, (3,)) == [("again",)]  # READ COMMITTED: each read its latest
+        text = reader.cursor()
+        text.execute("UPDATE t SET v='mine' WHERE id=3")  # the transaction holds the writer now
+        assert _execute(cur, "SELECT c, v FROM t WHERE id=?", (3,)) == [("again", "mine")]
+        w2 = _client(shell)
+        try:
+            c2 = w2.cursor(prepared=True)  # another session sees neither the write nor a torn row
+            assert _execute(c2, "SELECT c, v FROM t WHERE id=?", (3,)) == [("again", "y")]
+            assert _execute(c2, "SELECT c, v FROM t WHERE id=?", (3,)) == [("again", "y")]
+        finally:
+            w2.close()
+        reader.rollback()
+        assert _execute(cur, "SELECT c, v FROM t WHERE id=?", (3,)) == [("again", "y")]
+        # kept: the two READ COMMITTED reads before the write, the other session's second read
+        assert kept_reads[0] == 7
     finally:
         reader.close()
         writer.close()
