@@ -235,15 +235,15 @@ class Session:
     def prepare_read(self, sql: str, params: list[object], result: Result) -> PreparedRead | None:
         """`sql`, which `select_now` just answered with `result`, as a `PreparedRead` when its
         literals are `params` (the same values of the same types, in order), its plan takes
-        nothing but them as arguments, names its columns and types them without reading a
-        literal or a row, and has no side effect to repeat (LAST_INSERT_ID(expr), RAND());
+        nothing but them as arguments, names its columns (`_names_without_literals`) and types
+        them without reading a literal or a row, and has no side effect to repeat (LAST_INSERT_ID(expr), RAND());
         else None. Another text of the same shape then reads through `read_prepared` with that
         text's literals."""
         plan, literals = self._plan(sql)
         typer = plan.result_types
         types = typer.static_types() if isinstance(typer, SelectTypes) else None
         if (literals != params or list(map(type, literals)) != list(map(type, params))
-                or not plan.identity or plan.names is not None or plan.sets_last_id or plan.uses_rand
+                or not plan.identity or not _names_without_literals(plan.names) or plan.sets_last_id or plan.uses_rand
                 or plan.locking or types is None or types != result.column_types):
             return None
         types = list(types)
@@ -861,6 +861,12 @@ def _timestamp(context: StatementContext | None) -> int:
 
 def _fmt_time(ts: int, fmt: str) -> str:
     return datetime.fromtimestamp(ts, tz=UTC).strftime(fmt)
+
+
+def _names_without_literals(templates: list[Any] | None) -> bool:
+    """No column name of `Plan.names` is read from a literal (`_column_names`' templates)."""
+    return templates is None or all(
+        t is None or (t[0] != "value" and not any(isinstance(part, int) for part in t[1])) for t in templates)
 
 
 def _column_names(templates: list[Any], names: list[str], sql: str, params: list[Any]) -> list[str]:
