@@ -260,7 +260,8 @@ class Session:
         plan = prepared.plan
         self._rand_for(plan, None)
         try:
-            answer = self.engine._pool.query_on_loop(plan.sql, params, self._fx, self._database, self._read_view())
+            answer = self.engine._pool.query_on_loop(plan.sql, _bytes_where_not_utf8(params), self._fx,
+                                                     self._database, self._read_view())
         except SQLError:
             return None  # as select_now
         if answer is None:

@@ -22,7 +22,7 @@ Contract
   holds the statement with its values inlined) and semi-sync all apply. A SELECT is first
   offered to `ClientSession.run_read_now` (the same answer without the statement path's layers,
   for an autocommit read the loop answers at once; else None and the path above); when its values
-  are plain non-negative integers its read is kept (`KeptRead`: the engine's `PreparedRead`, the
+  are plain (non-negative integers, text quoted as it is) its read is kept (`KeptRead`: the engine's `PreparedRead`, the
   column definitions, their encoded form, the row encoder) and later such executions read through
   it without binding or parsing (`ClientSession.run_prepared_read`), until the engine declines it
   (the catalog, the database or the session's state changed; then it is kept again); the
@@ -218,13 +218,15 @@ def literal(value: Any, ptype: ParamType) -> str:
 
 @dataclass(frozen=True, slots=True)
 class KeptRead:
-    """A prepared SELECT's read as an execution with plain integers (`_plain_integers`) left it:
-    the engine's `PreparedRead`, the statement's head keyword, and its answer's column
-    definitions, their encoded payloads and binary row encoder (None when a column is typed
-    NULL: `carried_rows` decides each time)."""
+    """A prepared SELECT's read as an execution with plain values (`_plain_values`) left it: the
+    engine's `PreparedRead`, the statement's head keyword, the kinds of those values (int, str;
+    only values of the same kinds read through it), and its answer's column definitions, their
+    encoded payloads and binary row encoder (None when a column is typed NULL: `carried_rows`
+    decides each time)."""
 
     read: PreparedRead
     keyword: str
+    kinds: tuple[type, ...]
     columns: tuple[ColumnDefinition, ...]
     encoded_columns: tuple[bytes, ...]
     encoder: BinaryRowEncoder | None
@@ -233,10 +235,27 @@ class KeptRead:
 _SIGNED_MAX = (1 << 63) - 1
 
 
-def _plain_integers(values: list[Any]) -> bool:
-    """Each value an int that `literal` writes as plain decimal digits and the engine reads back
-    as the same int (no sign, within SQLite's integer)."""
-    return all(type(v) is int and 0 <= v <= _SIGNED_MAX for v in values)
+def _plain_values(values: list[Any], types: list[ParamType]) -> list[Any] | None:
+    """The values as the engine reads them back from the bound text, when each is plain: an int
+    `literal` writes as digits alone (no sign, within SQLite's integer), or text sent as a string
+    type that is UTF-8 and that `literal` quotes without escaping anything (and without `@` or
+    `/*`, which the shell reads in a statement's text before the engine does); else None."""
+    plain = []
+    for value, ptype in zip(values, types, strict=True):
+        if type(value) is int:
+            if not 0 <= value <= _SIGNED_MAX:
+                return None
+        elif isinstance(value, (bytes, bytearray, memoryview)) and ptype.type not in _BINARY_TYPES:
+            try:
+                value = bytes(value).decode("utf-8")
+            except UnicodeDecodeError:
+                return None
+            if value.translate(_ESCAPE_TABLE) != value or "@" in value or "/*" in value:
+                return None
+        else:
+            return None
+        plain.append(value)
+    return plain
 
 
 @dataclass
@@ -250,7 +269,7 @@ class PreparedStatement:
     cursor: list[bytes] | None = None  # an open cursor: the rows not fetched yet, encoded
     cursor_columns: tuple[ColumnDefinition, ...] = ()
     select: bool = False  # a SELECT: an execution tries `ClientSession.run_read_now` first
-    kept: KeptRead | None = None  # its read, kept by an execution with plain integers
+    kept: KeptRead | None = None  # its read, kept by an execution with plain values
 
 
     @property
@@ -317,10 +336,10 @@ def carried_rows(columns: tuple[ColumnDefinition, ...], rows: Sequence[Sequence[
             carried[exc.column] = _as_text_column(col)
 
 
-def _kept(read: PreparedRead, keyword: str, result: Any) -> KeptRead:
+def _kept(read: PreparedRead, keyword: str, kinds: tuple[type, ...], result: Any) -> KeptRead:
     columns = result_columns(result)
     null_typed = any(col.type == FieldType.NULL for col in columns)
-    return KeptRead(read, keyword, columns, tuple(col.encode() for col in columns),
+    return KeptRead(read, keyword, kinds, columns, tuple(col.encode() for col in columns),
                     None if null_typed else BinaryRowEncoder(columns))
 
 
@@ -483,7 +502,7 @@ class PreparedStatements:
 
     def answer_on_receipt(self, event: Any) -> bool:
         """Answer `event`, a command just received, here and now when it is a COM_STMT_EXECUTE
-        of a statement with a kept read, with plain integers, that the kept read answers (no
+        of a statement with a kept read, with plain values, that the kept read answers (no
         cursor, no long data); True when answered (counted as the session's command loop and
         `handle` count it), False when nothing was done and the session's task must run it."""
         if type(event) is not ComUnknown or event.code != COM_STMT_EXECUTE or not self.kept_any:
@@ -502,10 +521,11 @@ class PreparedStatements:
         except RemoteProtocolError:
             return False
         kept = stmt.kept
-        if not _plain_integers(values):
+        plain = _plain_values(values, types)
+        if plain is None or tuple(map(type, plain)) != kept.kinds:
             return False
         session = self.session
-        result = session.run_prepared_read(kept.read, kept.keyword, values)
+        result = session.run_prepared_read(kept.read, kept.keyword, plain)
         if result is None:
             return False
         stats = session.server.stats
@@ -543,22 +563,23 @@ class PreparedStatements:
     def _read_now(self, stmt: PreparedStatement, values: list[Any], types: list[ParamType],
                   ) -> tuple[Any, KeptRead | None]:
         """A SELECT's result when the loop answers it at once, else None, and the `KeptRead` it
-        came through: the one an earlier execution kept, when the values are plain integers,
-        else none (`run_read_now` of the bound text, whose read is kept when it qualifies:
-        `Session.prepare_read`)."""
+        came through: the one an earlier execution kept, when the values are plain and of its
+        kinds, else none (`run_read_now` of the bound text, whose read is kept when it
+        qualifies: `Session.prepare_read`)."""
         session = self.session
-        plain = _plain_integers(values)
+        plain = _plain_values(values, types)
+        kinds = None if plain is None else tuple(map(type, plain))
         kept = stmt.kept
-        if plain and kept is not None:
-            result = session.run_prepared_read(kept.read, kept.keyword, values)
+        if kept is not None and kinds == kept.kinds:
+            result = session.run_prepared_read(kept.read, kept.keyword, plain)  # type: ignore[arg-type]
             if result is not None:
                 return result, kept
         sql = stmt.bind(values, types)
         keyword = sqltext.head(sql)
         result = session.run_read_now(sql, keyword)
-        if result is not None and plain and keyword == sqltext.head(stmt.pieces[0]):
-            read = session.engine_session.prepare_read(sql, values, result)
-            stmt.kept = None if read is None else _kept(read, keyword, result)
+        if result is not None and kinds is not None and keyword == sqltext.head(stmt.pieces[0]):
+            read = session.engine_session.prepare_read(sql, plain, result)  # type: ignore[arg-type]
+            stmt.kept = None if read is None else _kept(read, keyword, kinds, result)
             self.kept_any = self.kept_any or read is not None
         return result, None
 

@@ -8,8 +8,9 @@ against the server shell:
 - the same statements with the same values send the client the same bytes on all four paths,
   autocommit and inside READ COMMITTED and REPEATABLE READ transactions
   (integers signed and unsigned, CHAR, VARCHAR, TEXT, DECIMAL, DOUBLE, DATETIME(3), DATE, TIME,
-  VARBINARY, BIT; NULLs; 0 and 2^63-1; negative and string values that the
-  kept read refuses, shapes it refuses: a typed literal, a second literal, SQL_CALC_FOUND_ROWS,
+  VARBINARY, BIT; NULLs; 0 and 2^63-1; text values; negative numbers, text it would have to
+  escape or that holds `@` or `/*`, binary strings and values of other kinds that the kept read
+  refuses, shapes it refuses: a typed literal, a second literal, SQL_CALC_FOUND_ROWS,
   LAST_INSERT_ID(expr)), and the kept read really answered executions;
 - a prepare whose NULL probe cannot run (`LIMIT ?`) answers with its columns, as mysqld's;
 - what the kept read must not miss: a transaction's snapshot (REPEATABLE READ), its latest
@@ -62,6 +63,8 @@ STATEMENTS = [
     ("SELECT LAST_INSERT_ID(?)", [(4,), (5,)]),
     ("SELECT COUNT(*), MAX(id) FROM t WHERE id >= ?", [(0,), (2,)]),
     ("SELECT tx FROM t WHERE id=?", [(1,), (2,)]),
+    ("SELECT id FROM t WHERE v=? OR c=?", [("élan", "x"), ("y", ""), ("a@b", "x"), ("it's", "x"), ("/*!x", "x"),
+                                            ("y", 3), (b"\xff", "x"), ("y", "x")]),  # text values
     ("SELECT SUM(k) FROM t WHERE id BETWEEN ? AND ?", [(0, 3), (3, 3)]),  # sysbench's range shapes
     ("SELECT DISTINCT c FROM t WHERE id BETWEEN ? AND ? ORDER BY c", [(0, 3), (1, 1)]),
 ]
@@ -162,7 +165,7 @@ def test_every_path_sends_the_same_bytes(shell, wire, kept_reads, monkeypatch):
             m.setattr(prepared.PreparedStatements, "answer_on_receipt",
                       answer_on_receipt if path == "receipt" else lambda self, event: False)
             if path in ("now", "statement"):  # the kept read never taken
-                m.setattr(prepared, "_plain_integers", lambda values: False)
+                m.setattr(prepared, "_plain_values", lambda values, types: None)
             if path == "statement":  # nor the loop's answer: every execution takes run_statement
                 m.setattr(ClientSession, "run_read_now", lambda self, sql, keyword: None)
             del wire[:]
@@ -172,10 +175,10 @@ def test_every_path_sends_the_same_bytes(shell, wire, kept_reads, monkeypatch):
             if path in ("receipt", "kept"):
                 # each pass: every execution after the first of a kept statement, plain integers
                 # (the cursor prepares each text again: one statement at a time)
-                assert kept_reads[0] - answered == 3 * 11
+                assert kept_reads[0] - answered == 3 * 12
             else:
                 assert kept_reads[0] == answered
-    assert on_receipt[0] == 3 * 11
+    assert on_receipt[0] == 3 * 12
     answers = [a for a, _ in streams]
     assert any(isinstance(a, list) and a for a in answers[0])
     assert ("error", 1210) not in answers[0]
