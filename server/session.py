@@ -55,8 +55,8 @@ Contract
   before the engine runs it. With ALL, `privileges` is None and nothing is checked.
 - The binary protocol (COM_STMT_*) is `self.prepared` (server/prepared.py): it runs each
   execution through `run_statement`, the path of every COM_QUERY statement (a SELECT the loop
-  answers at once through `run_read_now` / `run_prepared_read`: what `run_statement` would do
-  for it, without yielding), and answers with `send_result` / `send_error` or its own binary
+  answers at once, of either protocol, through `run_read_now` / `run_prepared_read`: what
+  `run_statement` would do for it, without yielding), and answers with `send_result` / `send_error` or its own binary
   answers through `conn.send`.
 - KILL: `kill()` closes the connection; a statement running in a role is cancelled, one inside
   the engine or the group commit (`committing`: `role.commit`, a user statement's binlog group)
@@ -792,7 +792,11 @@ class ClientSession(asyncio.Protocol):
         last = len(statements) - 1
         for i, statement in enumerate(statements):
             try:
-                result = await self.run_statement(statement)
+                result = None
+                if statement[:6].upper() == "SELECT":  # (after blanks or a comment: the statement path)
+                    result = self.run_read_now(statement, sqltext.head(statement))
+                if result is None:
+                    result = await self.run_statement(statement)
             except SQLError as exc:
                 self._send_error(exc)
                 return  # mysqld stops a multi-statement at the first error

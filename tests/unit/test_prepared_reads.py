@@ -2,8 +2,8 @@
 read an earlier execution kept (`KeptRead`, engine `Session.prepare_read` / `read_prepared`), in
 the receive callback (`answer_on_receipt`) or in the session's task, or `ClientSession
 .run_read_now` of the bound text, against the statement path every other command takes
-(`run_statement`). A real client (mysql-connector-python's pure-Python prepared cursor)
-against the server shell:
+(`run_statement`), and COM_QUERY's SELECTs through `run_read_now`. Real clients against the
+server shell (mysql-connector-python's pure-Python prepared cursor; PyMySQL for COM_QUERY):
 
 - the same statements with the same values send the client the same bytes on all four paths,
   autocommit and inside READ COMMITTED and REPEATABLE READ transactions
@@ -12,6 +12,8 @@ against the server shell:
   escape or that holds `@` or `/*`, binary strings and values of other kinds that the kept read
   refuses, shapes it refuses: a typed literal, a second literal, SQL_CALC_FOUND_ROWS,
   LAST_INSERT_ID(expr)), and the kept read really answered executions;
+- COM_QUERY: plain reads, multi-statements, admin-claimed, erring, locking and side-effect
+  SELECTs send the same bytes on both paths, autocommit and in a transaction;
 - a prepare whose NULL probe cannot run (`LIMIT ?`) answers with its columns, as mysqld's;
 - what the kept read must not miss: a transaction's snapshot (REPEATABLE READ), its latest
   commit (READ COMMITTED), its own writes, a table altered or dropped after
@@ -364,3 +366,63 @@ def test_bad_input_after_a_kept_read_gets_mysqls_errors(shell):
 def _packet(body: bytes) -> bytes:
     payload = bytes((COM_STMT_EXECUTE,)) + body
     return len(payload).to_bytes(3, "little") + b"\x00" + payload
+
+
+TEXT_QUERIES = [  # the loop answers 6 of them at once (each pass): those marked
+    "SELECT * FROM t WHERE id=1",  # *
+    "select c, v, d FROM t WHERE id BETWEEN 0 AND 3 ORDER BY id",  # *
+    "SELECT id+1, 'x', 2.5 FROM t WHERE id=1",  # *
+    "SELECT @@version_comment",
+    "SELECT 1; SELECT v FROM t WHERE id=1",  # * *
+    "SELECT SQL_CALC_FOUND_ROWS id FROM t LIMIT 1",
+    "SELECT FOUND_ROWS()",  # *
+    "SELECT c FROM t WHERE v='a@b'",
+    "SELECT /*!40001 SQL_NO_CACHE */ id FROM t",
+    "SELECT nope FROM t",
+    "SELECT COUNT(*) FROM missing",
+    "SELECT id FROM t WHERE id = 2 FOR UPDATE",
+    "SELECT GET_LOCK('l', 0), RELEASE_LOCK('l')",
+]
+
+
+def test_text_queries_send_the_same_bytes(shell, wire, monkeypatch):
+    """COM_QUERY's SELECTs through `run_read_now` and through `run_statement` only (PyMySQL,
+    autocommit and in a transaction): the same bytes, and the loop's answer really taken."""
+    answered = [0]
+    original = ClientSession.run_read_now
+
+    def run_read_now(self, sql, keyword):
+        result = original(self, sql, keyword)
+        answered[0] += result is not None
+        return result
+
+    streams = []
+    for path in ("now", "statement"):
+        with monkeypatch.context() as m:
+            m.setattr(ClientSession, "run_read_now",
+                      run_read_now if path == "now" else lambda self, sql, keyword: None)
+            del wire[:]
+            conn = shell.connect(autocommit=True, database="d1",
+                                 client_flag=pymysql.constants.CLIENT.MULTI_STATEMENTS)
+            try:
+                for begin in (False, True):
+                    if begin:
+                        conn.begin()
+                    for sql in TEXT_QUERIES:
+                        with conn.cursor() as cur:
+                            try:
+                                cur.execute(sql)
+                                while cur.nextset():
+                                    pass
+                            except pymysql.MySQLError:
+                                pass
+                    if begin:
+                        conn.rollback()
+            finally:
+                conn.close()
+            streams.append(wire[2:])
+    assert answered[0] == 12  # 6 per pass
+    now, statement = streams
+    assert len(now) == len(statement) > 20
+    for i, (x, y) in enumerate(zip(now, statement, strict=True)):
+        assert x == y, f"write {i}: now {x.hex()} / statement {y.hex()}"
