@@ -236,15 +236,15 @@ class Session:
         """`sql`, which `select_now` just answered with `result`, as a `PreparedRead` when its
         literals are `params` (the same values of the same types, in order), its plan takes
         nothing but them as arguments, names its columns (`_names_without_literals`) and types
-        them without reading a literal or a row, and has no side effect to repeat (LAST_INSERT_ID(expr), RAND());
-        else None. Another text of the same shape then reads through `read_prepared` with that
-        text's literals."""
+        them without reading a literal or a row, does not lock, and has no side effect to repeat
+        (LAST_INSERT_ID(expr), RAND()); else None. Another text of the same shape then reads
+        through `read_prepared` with that text's literals."""
         plan, literals = self._plan(sql)
         typer = plan.result_types
         types = typer.static_types() if isinstance(typer, SelectTypes) else None
         if (literals != params or list(map(type, literals)) != list(map(type, params))
-                or not plan.identity or not _names_without_literals(plan.names) or plan.sets_last_id or plan.uses_rand
-                or plan.locking or types is None or types != result.column_types):
+                or not plan.identity or not _names_without_literals(plan.names) or plan.locking
+                or plan.sets_last_id or plan.uses_rand or types is None or types != result.column_types):
             return None
         types = list(types)
         return PreparedRead(plan, self._database, self.engine._catalog_version, list(result.columns), types,

@@ -21,12 +21,13 @@ Contract
   the path of COM_QUERY: privileges, read-only, the engine, group commit, the binlog (which thus
   holds the statement with its values inlined) and semi-sync all apply. A SELECT is first
   offered to `ClientSession.run_read_now` (the same answer without the statement path's layers,
-  for an autocommit read the loop answers at once; else None and the path above); when its values
-  are plain (non-negative integers, text quoted as it is) its read is kept (`KeptRead`: the engine's `PreparedRead`, the
-  column definitions, their encoded form, the row encoder) and later such executions read through
-  it without binding or parsing (`ClientSession.run_prepared_read`), until the engine declines it
-  (the catalog, the database or the session's state changed; then it is kept again); the
-  session may hand such an execution over as soon as it is received (`answer_on_receipt`).
+  for a read the loop answers at once; else None and the path above); when its values are plain
+  (non-negative integers, text quoted as it is) its read is kept (`KeptRead`: the engine's
+  `PreparedRead`, the column definitions, their encoded form, the row encoder) and later
+  executions with values of the same kinds read through it without binding or parsing
+  (`ClientSession.run_prepared_read`), until the engine declines it (the catalog, the database
+  or the session's state changed; then it is kept again); the session may hand such an
+  execution over as soon as it is received (`answer_on_receipt`).
 - Answers: COM_STMT_PREPARE -> PrepareOK or ERR; COM_STMT_EXECUTE -> OK, ERR or a binary result
   set (with CURSOR_TYPE_READ_ONLY the rows stay here and COM_STMT_FETCH reads them);
   COM_STMT_SEND_LONG_DATA and COM_STMT_CLOSE -> nothing; COM_STMT_RESET -> OK or ERR. An unknown
@@ -270,7 +271,6 @@ class PreparedStatement:
     cursor_columns: tuple[ColumnDefinition, ...] = ()
     select: bool = False  # a SELECT: an execution tries `ClientSession.run_read_now` first
     kept: KeptRead | None = None  # its read, kept by an execution with plain values
-
 
     @property
     def param_count(self) -> int:
@@ -525,7 +525,10 @@ class PreparedStatements:
         if plain is None or tuple(map(type, plain)) != kept.kinds:
             return False
         session = self.session
-        result = session.run_prepared_read(kept.read, kept.keyword, plain)
+        try:
+            result = session.run_prepared_read(kept.read, kept.keyword, plain)
+        except SQLError as exc:  # (a row the engine cannot convert: the statement path's error too)
+            result = exc
         if result is None:
             return False
         stats = session.server.stats
@@ -533,7 +536,12 @@ class PreparedStatements:
         stats.com[_COUNTERS[ComStmtExecute]] += 1
         stmt.types = types
         stmt.cursor = None
-        self._answer_rows(stmt, command, result, kept)  # type: ignore[arg-type]
+        try:
+            if isinstance(result, SQLError):
+                raise result
+            self._answer_rows(stmt, command, result, kept)  # type: ignore[arg-type]
+        except SQLError as exc:
+            session.send_error(exc)
         return True
 
     def _answer_rows(self, stmt: PreparedStatement, command: ComStmtExecute, result: Any,

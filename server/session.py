@@ -321,8 +321,14 @@ class ClientSession(asyncio.Protocol):
         self.conn.receive_data(data)  # type: ignore[union-attr]
         waiter = self._wakeup
         if waiter is not None and not waiter.done():
-            if self.prepared.kept_any and self._answered_on_receipt():
-                return  # the task waits on for the next command
+            if self.prepared.kept_any:
+                try:
+                    if self._answered_on_receipt():
+                        return  # the task waits on for the next command
+                except Exception:  # as in `_run`: this connection only
+                    self._our_bug()
+                    self.close()
+                    return
             waiter.set_result(None)
         elif not self._reading_paused and not self.transport.is_closing():
             # Nobody waits for these bytes: stop reading until the task asks for more.
@@ -351,6 +357,12 @@ class ClientSession(asyncio.Protocol):
                 self._received = event
                 return False
         return False
+
+    def _our_bug(self) -> None:
+        """An exception that is neither the client's nor a statement's: logged with its traceback,
+        ERR 1105 to the client (the caller ends the connection)."""
+        log.exception("session %d (%s): unexpected error", self.connection_id, self.peer)
+        self._send_err_if_possible(ERR.from_error(ER_UNKNOWN_ERROR, "internal error; see the server log"))
 
     def _decrypt(self, data: bytes) -> bytes:
         """Socket bytes through the TLS layer; its handshake records are written back here
@@ -557,8 +569,7 @@ class ClientSession(asyncio.Protocol):
                 self.server.connection_control.handshake_failed(self.host)
             self._protocol_error(exc)
         except Exception:
-            log.exception("session %d (%s): unexpected error", self.connection_id, self.peer)
-            self._send_err_if_possible(ERR.from_error(ER_UNKNOWN_ERROR, "internal error; see the server log"))
+            self._our_bug()
         finally:
             self._busy = False
             await self._finish()

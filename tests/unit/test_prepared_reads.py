@@ -18,7 +18,9 @@ server shell (mysql-connector-python's pure-Python prepared cursor; PyMySQL for 
 - what the kept read must not miss: a transaction's snapshot (REPEATABLE READ), its latest
   commit (READ COMMITTED), its own writes, a table altered or dropped after
   the read was kept, another database after USE, an account without the privilege, the session
-  state a read leaves (FOUND_ROWS(), warnings cleared, Com_select counted).
+  state a read leaves (FOUND_ROWS(), warnings cleared, Com_select counted);
+- errors on receipt: malformed commands behind a kept read get MySQL's errors from the task, a
+  statement's error its ERR, our bug ERR 1105 and this connection closed.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ import pytest
 
 from engine.session import Session
 from protocol.binary import COM_STMT_EXECUTE, PrepareOK
+from protocol.errors import ER_WARN_DATA_OUT_OF_RANGE, SQLError
 from server import prepared
 from server.session import ClientSession
 from tests.integration.test_server_prepared import (
@@ -426,3 +429,37 @@ def test_text_queries_send_the_same_bytes(shell, wire, monkeypatch):
     assert len(now) == len(statement) > 20
     for i, (x, y) in enumerate(zip(now, statement, strict=True)):
         assert x == y, f"write {i}: now {x.hex()} / statement {y.hex()}"
+
+
+def test_an_error_answered_on_receipt(shell, monkeypatch):
+    """A statement's error in a kept read answered on receipt is its ERR (the connection goes
+    on); our bug there is ERR 1105 and this connection closed, the server serving on."""
+    conn = _client(shell)
+    cur = conn.cursor(prepared=True)
+    sql = "SELECT v FROM t WHERE id=?"
+    assert _execute(cur, sql, (1,)) == [("élan",)]  # kept
+    original = Session.read_prepared
+    failure: list[BaseException] = []
+
+    def read_prepared(self, read, params):
+        if failure:
+            raise failure[0]
+        return original(self, read, params)
+
+    monkeypatch.setattr(Session, "read_prepared", read_prepared)
+    failure.append(SQLError(ER_WARN_DATA_OUT_OF_RANGE, "v", 1))
+    with pytest.raises(mysql_connector.Error) as refused:
+        _execute(cur, sql, (1,))
+    assert refused.value.errno == 1264
+    failure.clear()
+    assert _execute(cur, sql, (1,)) == [("élan",)]
+    failure.append(RuntimeError("a bug"))
+    with pytest.raises(mysql_connector.Error) as broken:
+        _execute(cur, sql, (1,))
+    assert broken.value.errno in (1105, 2013, 2055)
+    failure.clear()
+    other = _client(shell)
+    try:
+        assert _execute(other.cursor(prepared=True), sql, (1,)) == [("élan",)]
+    finally:
+        other.close()
