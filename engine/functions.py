@@ -102,7 +102,8 @@ class SessionFunctions:
         self.running_on(None)
 
     def start_statement(self) -> None:
-        self.interrupted.clear()
+        if self.interrupted.is_set():  # (no lock taken when unset; a KILL racing this stays set)
+            self.interrupted.clear()
         self.stored_rows.clear()
 
     def interrupt(self) -> None:
