@@ -56,8 +56,8 @@ Contract
 - The binary protocol (COM_STMT_*) is `self.prepared` (server/prepared.py): it runs each
   execution through `run_statement`, the path of every COM_QUERY statement (a SELECT the loop
   answers at once, of either protocol, through `run_read_now` / `run_prepared_read`: what
-  `run_statement` would do for it, without yielding), and answers with `send_result` / `send_error` or its own binary
-  answers through `conn.send`.
+  `run_statement` would do for it, without yielding), and answers with `send_result` /
+  `send_error` or its own binary answers through `conn.send`.
 - KILL: `kill()` closes the connection; a statement running in a role is cancelled, one inside
   the engine or the group commit (`committing`: `role.commit`, a user statement's binlog group)
   completes first (its answer goes nowhere). `kill_query()` fails
@@ -872,6 +872,9 @@ class ClientSession(asyncio.Protocol):
         return result
 
     def _reads_now(self, keyword: str) -> bool:
+        """Nothing of the session's state sends a statement headed `keyword` `run_statement`'s
+        way: no KILL QUERY pending, no next-transaction isolation to restore, an account with
+        every privilege, no statement time limit, no role statement."""
         return not (self._query_killed or self._next_isolation or not self._all_privileges
                     or self.sysvars.get("max_statement_time") or self.server.role.claims(keyword))
 
