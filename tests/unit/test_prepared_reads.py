@@ -19,6 +19,8 @@ server shell (mysql-connector-python's pure-Python prepared cursor; PyMySQL for 
   commit (READ COMMITTED), its own writes, a table altered or dropped after
   the read was kept, another database after USE, an account without the privilege, the session
   state a read leaves (FOUND_ROWS(), warnings cleared, Com_select counted);
+- pipelined kept reads answered in order, YIELD_EVERY at a time by the callback, the rest by
+  the task;
 - errors on receipt: malformed commands behind a kept read get MySQL's errors from the task, a
   statement's error its ERR, our bug ERR 1105 and this connection closed.
 """
@@ -32,7 +34,7 @@ from engine.session import Session
 from protocol.binary import COM_STMT_EXECUTE, PrepareOK
 from protocol.errors import ER_WARN_DATA_OUT_OF_RANGE, SQLError
 from server import prepared
-from server.session import ClientSession
+from server.session import YIELD_EVERY, ClientSession
 from tests.integration.test_server_prepared import (
     LONGLONG,
     error_of,
@@ -463,3 +465,44 @@ def test_an_error_answered_on_receipt(shell, monkeypatch):
         assert _execute(other.cursor(prepared=True), sql, (1,)) == [("élan",)]
     finally:
         other.close()
+
+
+def test_pipelined_kept_reads_are_answered_in_order(shell, monkeypatch):
+    """40 executions in one write: the receive callback answers YIELD_EVERY of them at a time,
+    the task the rest, every answer in order (bytes from the kernel in whatever pieces)."""
+    on_receipt = [0]
+    original = prepared.PreparedStatements.answer_on_receipt
+
+    def answer_on_receipt(self, event):
+        answered = original(self, event)
+        on_receipt[0] += answered
+        return answered
+
+    monkeypatch.setattr(prepared.PreparedStatements, "answer_on_receipt", answer_on_receipt)
+    conn = shell.connect(autocommit=True, database="d1")
+    try:
+        stmt, _, _ = prepare(conn, "SELECT id, v FROM t WHERE id=?")
+        ids = [i % 4 for i in range(40)]
+        bodies = [execute_body(stmt, 0, [LONGLONG], [i.to_bytes(8, "little")]) for i in ids]
+        send(conn, COM_STMT_EXECUTE, bodies[0])  # kept by this one
+        rows = [_binary_answer(conn)]
+        conn._write_bytes(b"".join(_packet(body) for body in bodies[1:]))
+        for _ in bodies[1:]:
+            conn._next_seq_id = 1
+            rows.append(_binary_answer(conn))
+        assert [int.from_bytes(row[2:6], "little") for row in rows] == ids
+        assert YIELD_EVERY <= on_receipt[0] < 39  # the callback answered, and left some to the task
+        send(conn, COM_STMT_EXECUTE, bodies[1])
+        assert _binary_answer(conn) == rows[1]
+    finally:
+        conn.close()
+
+
+def _binary_answer(conn) -> bytes:
+    """The one row of a two-column binary result set."""
+    assert read(conn) == b"\x02"
+    for _ in range(3):  # the definitions, EOF
+        read(conn)
+    row = read(conn)
+    read(conn)  # EOF
+    return row
