@@ -126,6 +126,21 @@ def kept_reads(monkeypatch):
     return answered
 
 
+@pytest.fixture
+def on_receipt(monkeypatch):
+    """How many executions the receive callback answered."""
+    answered = [0]
+    original = prepared.PreparedStatements.answer_on_receipt
+
+    def answer_on_receipt(self, event):
+        done = original(self, event)
+        answered[0] += done
+        return done
+
+    monkeypatch.setattr(prepared.PreparedStatements, "answer_on_receipt", answer_on_receipt)
+    return answered
+
+
 def _run_all(shell: ShellServer) -> list[object]:
     answers: list[object] = []
     conn = _client(shell)
@@ -153,24 +168,16 @@ def _run_all(shell: ShellServer) -> list[object]:
 PATHS = ("receipt", "kept", "now", "statement")
 
 
-def test_every_path_sends_the_same_bytes(shell, wire, kept_reads, monkeypatch):
+def test_every_path_sends_the_same_bytes(shell, wire, kept_reads, on_receipt, monkeypatch):
     """The kept read answered in the receive callback, the kept read in the session's task, the
     loop's answer of the bound text, the statement path: one after the other on the same server,
     each with a new connection (its login's bytes left out: the greeting's salt and connection
     id differ)."""
-    on_receipt = [0]
-    original = prepared.PreparedStatements.answer_on_receipt
-
-    def answer_on_receipt(self, event):
-        answered = original(self, event)
-        on_receipt[0] += answered
-        return answered
-
     streams = []
     for path in PATHS:
         with monkeypatch.context() as m:
-            m.setattr(prepared.PreparedStatements, "answer_on_receipt",
-                      answer_on_receipt if path == "receipt" else lambda self, event: False)
+            if path != "receipt":  # the task answers every command
+                m.setattr(prepared.PreparedStatements, "answer_on_receipt", lambda self, event: False)
             if path in ("now", "statement"):  # the kept read never taken
                 m.setattr(prepared, "_plain_values", lambda values, types: None)
             if path == "statement":  # nor the loop's answer: every execution takes run_statement
@@ -467,18 +474,9 @@ def test_an_error_answered_on_receipt(shell, monkeypatch):
         other.close()
 
 
-def test_pipelined_kept_reads_are_answered_in_order(shell, monkeypatch):
+def test_pipelined_kept_reads_are_answered_in_order(shell, on_receipt):
     """40 executions in one write: the receive callback answers YIELD_EVERY of them at a time,
     the task the rest, every answer in order (bytes from the kernel in whatever pieces)."""
-    on_receipt = [0]
-    original = prepared.PreparedStatements.answer_on_receipt
-
-    def answer_on_receipt(self, event):
-        answered = original(self, event)
-        on_receipt[0] += answered
-        return answered
-
-    monkeypatch.setattr(prepared.PreparedStatements, "answer_on_receipt", answer_on_receipt)
     conn = shell.connect(autocommit=True, database="d1")
     try:
         stmt, _, _ = prepare(conn, "SELECT id, v FROM t WHERE id=?")
