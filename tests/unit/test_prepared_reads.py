@@ -111,34 +111,31 @@ def wire(monkeypatch):
     return written
 
 
+def _count_answers(monkeypatch, owner: type, name: str) -> list[int]:
+    """`owner.name` wrapped: the returned counter counts its calls that answered (a result other
+    than None or False)."""
+    answered = [0]
+    original = getattr(owner, name)
+
+    def counted(self, *args):
+        result = original(self, *args)
+        answered[0] += result is not None and result is not False
+        return result
+
+    monkeypatch.setattr(owner, name, counted)
+    return answered
+
+
 @pytest.fixture
 def kept_reads(monkeypatch):
     """How many executions the kept read answered."""
-    answered = [0]
-    original = Session.read_prepared
-
-    def read_prepared(self, read, params):
-        result = original(self, read, params)
-        answered[0] += result is not None
-        return result
-
-    monkeypatch.setattr(Session, "read_prepared", read_prepared)
-    return answered
+    return _count_answers(monkeypatch, Session, "read_prepared")
 
 
 @pytest.fixture
 def on_receipt(monkeypatch):
     """How many executions the receive callback answered."""
-    answered = [0]
-    original = prepared.PreparedStatements.answer_on_receipt
-
-    def answer_on_receipt(self, event):
-        done = original(self, event)
-        answered[0] += done
-        return done
-
-    monkeypatch.setattr(prepared.PreparedStatements, "answer_on_receipt", answer_on_receipt)
-    return answered
+    return _count_answers(monkeypatch, prepared.PreparedStatements, "answer_on_receipt")
 
 
 def _run_all(shell: ShellServer) -> list[object]:
@@ -400,19 +397,12 @@ TEXT_QUERIES = [  # the loop answers 6 of them at once (each pass): those marked
 def test_text_queries_send_the_same_bytes(shell, wire, monkeypatch):
     """COM_QUERY's SELECTs through `run_read_now` and through `run_statement` only (PyMySQL,
     autocommit and in a transaction): the same bytes, and the loop's answer really taken."""
-    answered = [0]
-    original = ClientSession.run_read_now
-
-    def run_read_now(self, sql, keyword):
-        result = original(self, sql, keyword)
-        answered[0] += result is not None
-        return result
-
+    answered = _count_answers(monkeypatch, ClientSession, "run_read_now")
     streams = []
     for path in ("now", "statement"):
         with monkeypatch.context() as m:
-            m.setattr(ClientSession, "run_read_now",
-                      run_read_now if path == "now" else lambda self, sql, keyword: None)
+            if path == "statement":
+                m.setattr(ClientSession, "run_read_now", lambda self, sql, keyword: None)
             del wire[:]
             conn = shell.connect(autocommit=True, database="d1",
                                  client_flag=pymysql.constants.CLIENT.MULTI_STATEMENTS)
