@@ -101,6 +101,28 @@ class PreparedRead:
     convert: Callable[[tuple], tuple] | None
 
 
+@dataclass(slots=True)
+class _Write:
+    """One write statement, ready to run on the writer connection (`Engine._w_write`)."""
+    session: Session
+    plan: Plan
+    args: Any
+    sql: str  # as logged: system variables read inline
+    written: str  # as the client wrote it
+    params: Any
+    context: StatementContext | None
+    timestamp: int
+    rand_seed: Any
+    last_id: int | None  # the LAST_INSERT_ID() it reads, when it reads one
+
+    def call(self, end: bool) -> tuple:
+        """`Engine._w_write`'s arguments; `end`: the statement ends its transaction."""
+        session, context = self.session, self.context
+        forced = context.insert_id if context is not None else None
+        log = (session._database, self.sql, self.timestamp, self.last_id, self.rand_seed)
+        return (self.plan, self.args, end, forced, session._fx, session._database, log, session._fk_checks(context))
+
+
 class Session:
     """One client connection's view of the engine. Not for concurrent use."""
 
@@ -155,6 +177,11 @@ class Session:
     @property
     def in_transaction(self) -> bool:
         return self._in_txn or self._holds_lock
+
+    @property
+    def writes_in_transaction(self) -> bool:
+        """A write now would not end a transaction: one is open, or autocommit is off."""
+        return self._in_txn or self._holds_lock or not self.autocommit
 
     def _fk_checks(self, context: StatementContext | None) -> bool:
         """foreign_key_checks for one statement: a replayed one's own (the master's), else the session's."""
@@ -552,8 +579,33 @@ class Session:
             self._holds_lock = False
             self.engine.writer_lock.release()
 
-    async def _write(self, sql: str, plan: Plan, params, context) -> Result:
+    def write_now(self, sql: str) -> Result | None:
+        """`execute` of a write inside a transaction (`writes_in_transaction`) run by the loop at
+        once: an inline plan (bounded: core's "Threads") while the writer lane is idle, without
+        RETURNING, by a session that holds the writer lock or takes it now (free, nobody
+        waiting, no group open, no savepoint named before it to make real); the same Result, or
+        the same SQLError, as `execute`. None when it is not such a write (nothing of the
+        session changed). The shell's path for a transaction's writes answered as they arrive
+        (server/prepared.py)."""
         engine = self.engine
+        if not self.writes_in_transaction or not engine._writer.idle():
+            return None
+        try:
+            plan, params = self._plan(sql)
+        except SQLError:
+            return None  # `execute` raises it
+        if plan.kind != "write" or not plan.inline or plan.returning is not None:
+            return None
+        if not self._holds_lock:  # `_acquire(across=True)` when it would not wait
+            if self._named_savepoints or engine.settle.is_open or not engine.writer_lock.try_acquire(self):
+                return None
+            self._holds_lock = True
+        self._in_txn = True
+        write = self._write_args(sql, plan, params, None)
+        return self._written(write, *self.engine._w_write(*write.call(False)))
+
+    def _write_args(self, sql: str, plan: Plan, params, context) -> _Write:
+        """A write's plan (the found-rows variant), arguments and what its binlog entry carries."""
         if plan.changed is not None and not self.found_rows:
             plan = plan.changed
         timestamp = _timestamp(context)
@@ -562,22 +614,24 @@ class Session:
         written = sql  # as the client wrote it: RETURNING's names read its literals
         if plan.sysvars:  # the binlog carries the values read here, not the names
             sql = inline_sysvars(sql, lambda text: _literal(self._sysvar(text)))
+        last_id = args_last_id(context, self.last_insert_id) if plan.uses_last_id else None
+        return _Write(self, plan, args, sql, written, params, context, timestamp, rand_seed, last_id)
+
+    async def _write(self, sql: str, plan: Plan, params, context) -> Result:
+        engine = self.engine
+        write = self._write_args(sql, plan, params, context)
         if not self.autocommit:
             self._in_txn = True
         end = not self._in_txn
         await self._acquire(across=not end)
-        forced = context.insert_id if context is not None else None
         try:
-            last_id = args_last_id(context, self.last_insert_id) if plan.uses_last_id else None
-            log = (self._database, sql, timestamp, last_id, rand_seed)
             deadline = time.monotonic() + engine.lock_wait_timeout
             while True:
                 try:
-                    write = (plan, args, end, forced, self._fx, self._database, log, self._fk_checks(context))
-                    if plan.inline and engine._writer.idle():  # bounded: no hop (core's "Threads")
-                        affected, first_id, returned = engine._w_write(*write)
+                    if write.plan.inline and engine._writer.idle():  # bounded: no hop (core's "Threads")
+                        done = engine._w_write(*write.call(end))
                     else:
-                        affected, first_id, returned = await engine._on_writer(engine._w_write, *write)
+                        done = await engine._on_writer(engine._w_write, *write.call(end))
                     break
                 except SQLError as exc:
                     # the open group holds every file a connection can: an autocommit statement
@@ -601,10 +655,17 @@ class Session:
                 self._statements = []
                 self._release()
             raise
+        return self._written(write, *done, end=end)
+
+    def _written(self, write: _Write, affected: int, first_id: int | None, returned: Any, *,
+                 end: bool = False) -> Result:
+        """A write's Result once it ran: logged, LAST_INSERT_ID taken, and with `end` (an
+        autocommit write) the transaction it ends, committed logically (the lock let go)."""
+        plan, context = write.plan, write.context
         if self.sql_log_bin:  # `_log`, with the statement built only when it is logged
             self._statements.append(LoggedStatement(
-                db=self._database, sql=sql, timestamp=timestamp, insert_id=first_id,
-                last_insert_id=last_id, is_ddl=False, rand_seed=rand_seed,
+                db=self._database, sql=write.sql, timestamp=write.timestamp, insert_id=first_id,
+                last_insert_id=write.last_id, is_ddl=False, rand_seed=write.rand_seed,
                 user_vars=tuple((name, self._user_var(name, context)) for name in plan.user_vars),
                 foreign_key_checks=self._fk_checks(context)))
         else:
@@ -628,7 +689,7 @@ class Session:
         if returned is not None:  # ... RETURNING: the rows written, as a result set
             self.row_count = -1  # ROW_COUNT() after a result set, as MariaDB's
             names, rows = returned
-            names, types, rows = returned_columns(plan.returning, names, rows, written, params)
+            names, types, rows = returned_columns(plan.returning, names, rows, write.written, write.params)
             return Result(columns=names, column_types=types, rows=rows, affected_rows=affected,
                           last_insert_id=first_id or 0, in_transaction=self.in_transaction, committed=committed)
         return Result(affected_rows=affected, last_insert_id=first_id or 0, info=info,

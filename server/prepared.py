@@ -27,7 +27,9 @@ Contract
   executions with values of the same kinds read through it without binding or parsing
   (`ClientSession.run_prepared_read`), until the engine declines it (the catalog, the database
   or the session's state changed; then it is kept again); the session may hand such an
-  execution over as soon as it is received (`answer_on_receipt`).
+  execution over as soon as it is received (`answer_on_receipt`), as it may an INSERT, UPDATE,
+  DELETE or REPLACE inside a transaction, which `ClientSession.run_write_now` runs on the loop
+  when the engine may (engine `Session.write_now`), else the task's path above.
 - Answers: COM_STMT_PREPARE -> PrepareOK or ERR; COM_STMT_EXECUTE -> OK, ERR or a binary result
   set (with CURSOR_TYPE_READ_ONLY the rows stay here and COM_STMT_FETCH reads them);
   COM_STMT_SEND_LONG_DATA and COM_STMT_CLOSE -> nothing; COM_STMT_RESET -> OK or ERR. An unknown
@@ -106,6 +108,8 @@ if TYPE_CHECKING:
 MAX_PARAMS = 65535  # the prepare answer's 2-byte count
 # Statements that answer with rows: described at prepare by running them with NULL parameters.
 _DESCRIBED = frozenset({"SELECT", "SHOW", "DESC", "DESCRIBE", "EXPLAIN", "WITH", "VALUES", "TABLE", "("})
+# Writes a transaction holding the writer lock may have answered on receipt (`answer_on_receipt`).
+_WRITES = frozenset({"INSERT", "UPDATE", "DELETE", "REPLACE"})
 
 # Errors of the statement's text, which mysqld's prepare reports: syntax, unknown database,
 # table or column, ambiguity, a row of the wrong width, an empty or unsupported statement.
@@ -271,6 +275,7 @@ class PreparedStatement:
     cursor_columns: tuple[ColumnDefinition, ...] = ()
     select: bool = False  # a SELECT: an execution tries `ClientSession.run_read_now` first
     kept: KeptRead | None = None  # its read, kept by an execution with plain values
+    write: str | None = None  # an INSERT/UPDATE/DELETE/REPLACE: its `sqltext.head` (`answer_on_receipt`)
 
     @property
     def param_count(self) -> int:
@@ -351,6 +356,7 @@ class PreparedStatements:
         self._statements: dict[int, PreparedStatement] = {}
         self._next_id = 1
         self.kept_any = False  # some statement kept its read (`answer_on_receipt` may answer)
+        self.writes_any = False  # some statement writes (answered on receipt inside a transaction)
 
     # -- accounting ---------------------------------------------------------------------------
 
@@ -445,6 +451,9 @@ class PreparedStatements:
         head = sqltext.head(sql)
         keyword = head.partition(" ")[0]
         stmt.select = keyword == "SELECT"
+        if keyword in _WRITES and head == sqltext.head(pieces[0]):  # (the values never change it)
+            stmt.write = head
+            self.writes_any = True
         probe = stmt.bind([None] * stmt.param_count, [ParamType(FieldType.NULL)] * stmt.param_count)
         server = session.server
         if keyword in _DESCRIBED or sql.lstrip().startswith("("):
@@ -502,18 +511,25 @@ class PreparedStatements:
 
     def answer_on_receipt(self, event: Any) -> bool:
         """Answer `event`, a command just received, here and now when it is a COM_STMT_EXECUTE
-        of a statement with a kept read, with plain values, that the kept read answers (no
-        cursor, no long data); True when answered (counted as the session's command loop and
-        `handle` count it), False when nothing was done and the session's task must run it."""
-        if type(event) is not ComUnknown or event.code != COM_STMT_EXECUTE or not self.kept_any:
+        (no cursor, no long data) of a statement with a kept read, with plain values, that the
+        kept read answers, or of a write inside a transaction that `ClientSession.run_write_now`
+        runs; True when answered (counted as the session's
+        command loop and `handle` count it), False when nothing was done and the session's task
+        must run it."""
+        if type(event) is not ComUnknown or event.code != COM_STMT_EXECUTE:
+            return False
+        session = self.session
+        es = session.engine_session
+        writing = self.writes_any and es is not None and es.writes_in_transaction
+        if not (self.kept_any or writing):
             return False
         try:
             command = decode_stmt_command(bytes((COM_STMT_EXECUTE,)) + event.payload)
         except RemoteProtocolError:
             return False
         stmt = self._statements.get(command.statement_id)  # type: ignore[union-attr]
-        if (stmt is None or stmt.kept is None or stmt.long_data or stmt.long_data_error
-                or command.flags & CURSOR_TYPE_READ_ONLY):  # type: ignore[union-attr]
+        if (stmt is None or (stmt.kept is None and not (writing and stmt.write)) or stmt.long_data
+                or stmt.long_data_error or command.flags & CURSOR_TYPE_READ_ONLY):  # type: ignore[union-attr]
             return False
         try:
             values, types = decode_execute_params(command.params, stmt.param_count, stmt.types,  # type: ignore[union-attr]
@@ -521,13 +537,15 @@ class PreparedStatements:
         except RemoteProtocolError:
             return False
         kept = stmt.kept
-        plain = _plain_values(values, types)
-        if plain is None or tuple(map(type, plain)) != kept.kinds:
-            return False
-        session = self.session
         try:
-            result = session.run_prepared_read(kept.read, kept.keyword, plain)
-        except SQLError as exc:  # (a row the engine cannot convert: the statement path's error too)
+            if kept is not None:
+                plain = _plain_values(values, types)
+                if plain is None or tuple(map(type, plain)) != kept.kinds:
+                    return False
+                result = session.run_prepared_read(kept.read, kept.keyword, plain)
+            else:
+                result = session.run_write_now(stmt.bind(values, types), stmt.write)  # type: ignore[arg-type]
+        except SQLError as exc:  # (a row the engine cannot convert, a failed write: the statement path's error too)
             result = exc
         if result is None:
             return False
@@ -539,7 +557,10 @@ class PreparedStatements:
         try:
             if isinstance(result, SQLError):
                 raise result
-            self._answer_rows(stmt, command, result, kept)  # type: ignore[arg-type]
+            if kept is not None:
+                self._answer_rows(stmt, command, result, kept)  # type: ignore[arg-type]
+            else:
+                session.send_result(result)
         except SQLError as exc:
             session.send_error(exc)
         return True

@@ -149,6 +149,7 @@ _IN_TRANS = int(ServerStatus.IN_TRANS)
 _MORE = int(ServerStatus.MORE_RESULTS_EXISTS)
 
 # Statements refused on a read-only role (first keyword).
+_WRITE_HEADS = ("INSERT", "UPDATE", "DELETE", "REPLACE")  # what `run_write_now` may run
 WRITE_KEYWORDS = frozenset({
     "INSERT", "UPDATE", "DELETE", "REPLACE", "CREATE", "DROP", "ALTER", "TRUNCATE", "RENAME", "LOAD",
 })
@@ -321,7 +322,7 @@ class ClientSession(asyncio.Protocol):
         self.conn.receive_data(data)  # type: ignore[union-attr]
         waiter = self._wakeup
         if waiter is not None and not waiter.done():
-            if self.prepared.kept_any:
+            if self.engine_session is not None:  # logged in: commands
                 try:
                     if self._answered_on_receipt():
                         return  # the task waits on for the next command
@@ -337,8 +338,8 @@ class ClientSession(asyncio.Protocol):
 
     def _answered_on_receipt(self) -> bool:
         """The commands received, answered here while the task waits for one, as long as each is
-        a kept read `PreparedStatements.answer_on_receipt` answers (at most YIELD_EVERY: see
-        "Fairness"); True when no byte of a command is left for the task. A command it does not
+        one `PreparedStatements.answer_on_receipt` or `_query_on_receipt` answers (at most
+        YIELD_EVERY: see "Fairness"); True when no byte of a command is left for the task. A command it does not
         answer is left for the task (`_received`), as is an error in reading one."""
         conn = self.conn
         assert conn is not None
@@ -353,10 +354,37 @@ class ClientSession(asyncio.Protocol):
             if event is NEED_DATA:
                 self.since = time.monotonic()  # idle from now (Time, wait_timeout)
                 return True
-            if not self.prepared.answer_on_receipt(event):
+            if not (self.prepared.answer_on_receipt(event) or self._query_on_receipt(event)):
                 self._received = event
                 return False
         return False
+
+    def _query_on_receipt(self, event: Any) -> bool:
+        """Answer `event` here and now when it is a COM_QUERY of one statement that `_com_query`
+        would answer through `run_read_now` (a SELECT) or `run_write_now` (a write inside a
+        transaction); True when answered (counted as `_com_query` counts it)."""
+        if type(event) is not ComQuery or ";" in event.sql:
+            return False
+        sql = event.sql
+        es = self.engine_session
+        if sql[:6].upper() == "SELECT":
+            run = self.run_read_now
+        elif es is not None and es.writes_in_transaction and sql.lstrip()[:7].upper().startswith(_WRITE_HEADS):
+            run = self.run_write_now
+        else:
+            return False
+        try:
+            result = run(sql, sqltext.head(sql))
+        except SQLError as exc:
+            result = exc
+        if result is None:
+            return False
+        self.server.stats.questions += 1
+        if isinstance(result, SQLError):
+            self._send_error(result)
+        else:
+            self._send_result(result, 0)
+        return True
 
     def _our_bug(self) -> None:
         """An exception that is neither the client's nor a statement's: logged with its traceback,
@@ -867,6 +895,26 @@ class ClientSession(asyncio.Protocol):
         if not self._reads_now(keyword):
             return None
         result = self.engine_session.read_prepared(prepared, params)
+        if result is not None:
+            self._counted(keyword)
+        return result
+
+    def run_write_now(self, statement: str, keyword: str) -> Any:
+        """`run_statement` of a write inside the session's transaction run on the loop at once
+        (`engine Session.write_now`: its writer lock held or free): its Result,
+        or the SQLError it failed with, or None when the statement must take `run_statement`'s
+        way (then nothing was counted). As `run_read_now`, with what `execute` refuses a write
+        for besides: a read-only server, FLUSH TABLES WITH READ LOCK held by this session."""
+        es = self.engine_session
+        if (es is None or not es.writes_in_transaction or "/*!" in statement or "/*M!" in statement
+                or not self._reads_now(keyword) or self.server.role.read_only or self._backup_lock is not None
+                or self.server.admin.claims(statement, keyword)):
+            return None
+        try:
+            result = es.write_now(statement)
+        except SQLError:
+            self._counted(keyword)
+            raise
         if result is not None:
             self._counted(keyword)
         return result

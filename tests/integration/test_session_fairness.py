@@ -49,6 +49,7 @@ async def test_pipelined_loop_reads_give_the_loop_back(tmp_path, monkeypatch):
 
         await asyncio.to_thread(setup)
         # the longest run of commands the session served without the loop running anything else
+        # (in its task or in its receive callback)
         served_commands = 0
         real_com_query = server_session.ClientSession._com_query
 
@@ -57,7 +58,16 @@ async def test_pipelined_loop_reads_give_the_loop_back(tmp_path, monkeypatch):
             served_commands += 1
             return await real_com_query(self, sql)
 
+        real_on_receipt = server_session.ClientSession._query_on_receipt
+
+        def counted_on_receipt(self, event):  # answered in the receive callback
+            nonlocal served_commands
+            answered = real_on_receipt(self, event)
+            served_commands += answered
+            return answered
+
         monkeypatch.setattr(server_session.ClientSession, "_com_query", counted)
+        monkeypatch.setattr(server_session.ClientSession, "_query_on_receipt", counted_on_receipt)
         loop = asyncio.get_running_loop()
 
         async def longest_run(yield_every: int) -> int:

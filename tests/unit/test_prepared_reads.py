@@ -395,12 +395,16 @@ TEXT_QUERIES = [  # the loop answers 6 of them at once (each pass): those marked
 
 
 def test_text_queries_send_the_same_bytes(shell, wire, monkeypatch):
-    """COM_QUERY's SELECTs through `run_read_now` and through `run_statement` only (PyMySQL,
-    autocommit and in a transaction): the same bytes, and the loop's answer really taken."""
+    """COM_QUERY's SELECTs through `run_read_now` in the receive callback (`_query_on_receipt`)
+    and in the session's task, and through `run_statement` only (PyMySQL, autocommit and in a
+    transaction): the same bytes, and the loop's answers really taken."""
     answered = _count_answers(monkeypatch, ClientSession, "run_read_now")
+    on_receipt = _count_answers(monkeypatch, ClientSession, "_query_on_receipt")
     streams = []
-    for path in ("now", "statement"):
+    for path in ("receipt", "now", "statement"):
         with monkeypatch.context() as m:
+            if path != "receipt":
+                m.setattr(ClientSession, "_query_on_receipt", lambda self, event: False)
             if path == "statement":
                 m.setattr(ClientSession, "run_read_now", lambda self, sql, keyword: None)
             del wire[:]
@@ -423,11 +427,12 @@ def test_text_queries_send_the_same_bytes(shell, wire, monkeypatch):
             finally:
                 conn.close()
             streams.append(wire[2:])
-    assert answered[0] == 12  # 6 per pass
-    now, statement = streams
-    assert len(now) == len(statement) > 20
-    for i, (x, y) in enumerate(zip(now, statement, strict=True)):
-        assert x == y, f"write {i}: now {x.hex()} / statement {y.hex()}"
+    assert answered[0] == 2 * 12  # 6 per transaction mode, twice
+    assert on_receipt[0] == 2 * 4  # the 6 less the multi-statement's two, twice
+    receipt, now, statement = streams
+    assert len(receipt) == len(now) == len(statement) > 20
+    for i, (r, x, y) in enumerate(zip(receipt, now, statement, strict=True)):
+        assert r == x == y, f"write {i}: receipt {r.hex()} / now {x.hex()} / statement {y.hex()}"
 
 
 def test_an_error_answered_on_receipt(shell, monkeypatch):

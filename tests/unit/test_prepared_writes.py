@@ -1,0 +1,297 @@
+"""A write inside a transaction answered in the receive callback (server/prepared.py
+`answer_on_receipt` for COM_STMT_EXECUTE, `ClientSession._query_on_receipt` for COM_QUERY ->
+`ClientSession.run_write_now` -> engine `Session.write_now`) against the statement path every
+other command takes (`run_statement`), with real clients against the server shell
+(mysql-connector-python's pure-Python prepared cursor; PyMySQL's text protocol):
+
+- the same transactions (INSERT, REPLACE, UPDATE and DELETE by primary key; writes that fail
+  with 1062, 1048, 1264, 1406; a read of the transaction's own writes; LAST_INSERT_ID(),
+  ROW_COUNT(), SHOW WARNINGS, the Com_* counters; COMMIT and ROLLBACK; autocommit off) send the
+  client the same bytes, leave the same rows and hand the role the same statements to binlog,
+  and the callback really answered the writes;
+- what it must leave to the session's task: an autocommit write (its commit is the group
+  commit's), a first write while another transaction holds the writer lock (it waits, then
+  runs), a write the loop may not run (not by key, RETURNING), a write under FLUSH TABLES WITH
+  READ LOCK (1223);
+- a transaction's writes answered on receipt stay invisible to other sessions until COMMIT,
+  and ROLLBACK undoes them.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+import pymysql
+import pytest
+
+from engine.session import Session
+from protocol.errors import SQLError
+from server import prepared
+from server.role import NullRole
+from server.session import ClientSession
+from tests.support.server_shell import ShellServer
+from tests.unit.test_prepared_reads import _client, wire  # noqa: F401 (a fixture)
+
+mysql_connector = pytest.importorskip("mysql.connector")
+
+TABLE = "CREATE TABLE w (id INT AUTO_INCREMENT PRIMARY KEY, k INT NOT NULL, c CHAR(10), s SMALLINT)"
+
+
+class _Recording(NullRole):
+    """NullRole that keeps the statements of every transaction handed to it (what a master binlogs)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.logged: list[list[str]] = []
+
+    async def commit(self, session, txn) -> None:
+        self.logged.append([s.sql for s in txn.statements])
+        await super().commit(session, txn)
+
+
+@pytest.fixture
+def shell(tmp_path):
+    with ShellServer(tmp_path, role=_Recording) as server:
+        with server.connect(autocommit=True) as conn, conn.cursor() as cur:
+            cur.execute("CREATE DATABASE d1")
+            cur.execute("USE d1")
+            cur.execute(TABLE)
+            cur.execute("INSERT INTO w (id, k, c) VALUES (1, 10, 'a'), (2, 20, 'b'), (3, 30, 'c')")
+        yield server
+
+
+@pytest.fixture
+def answered(monkeypatch):
+    """How many writes the engine ran on the loop at once (`Session.write_now` answered or failed)."""
+    ran = [0]
+    original = Session.write_now
+
+    def counted(self, sql):
+        try:
+            result = original(self, sql)
+        except SQLError:
+            ran[0] += 1
+            raise
+        ran[0] += result is not None
+        return result
+
+    monkeypatch.setattr(Session, "write_now", counted)
+    return ran
+
+
+def _role(shell: ShellServer) -> _Recording:
+    assert shell.server is not None
+    return shell.server.role  # type: ignore[return-value]
+
+
+WRITES = [
+    ("UPDATE w SET k=k+1 WHERE id=?", (1,)),
+    ("UPDATE w SET c=? WHERE id=?", ("zz", 2)),
+    ("DELETE FROM w WHERE id=?", (3,)),
+    ("INSERT INTO w (id, k, c) VALUES (?, ?, ?)", (3, 33, "new")),
+    ("INSERT INTO w (k, c) VALUES (?, ?)", (40, "auto")),  # AUTO_INCREMENT: LAST_INSERT_ID()
+    ("REPLACE INTO w (id, k, c) VALUES (?, ?, ?)", (2, 22, "rep")),  # not the loop's: the writer thread's
+    ("INSERT INTO w (id, k, c) VALUES (?, ?, ?)", (1, 1, "dup")),  # 1062
+    ("INSERT INTO w (id, k, c) VALUES (?, ?, ?)", (9, None, "null")),  # 1048; a NULL: not the loop's
+    ("UPDATE w SET s=? WHERE id=?", (70000, 1)),  # 1264
+    ("UPDATE w SET c=? WHERE id=?", ("x" * 11, 1)),  # 1406
+    ("UPDATE w SET k=k+? WHERE id=?", (5, 99)),  # no row: 0 affected
+    ("DELETE FROM w WHERE id=?", (4,)),
+]
+
+
+class _Text:
+    """PyMySQL (COM_QUERY, values quoted by the client) behind the calls `_script` makes."""
+
+    Error = pymysql.MySQLError
+
+    def __init__(self, shell: ShellServer) -> None:
+        self.conn = shell.connect(autocommit=True, database="d1")
+
+    def cursor(self, prepared: bool = False) -> Any:
+        cur = self.conn.cursor()
+        if prepared:  # the connector's placeholders
+            execute = cur.execute
+            cur.execute = lambda sql, values=None: execute(sql.replace("?", "%s"), values)
+        return cur
+
+    def errno(self, exc: Exception) -> int:
+        return exc.args[0]
+
+    def start_transaction(self) -> None:
+        self.conn.begin()
+
+    def set_autocommit(self, on: bool) -> None:
+        self.conn.autocommit(on)
+
+    def commit(self) -> None:
+        self.conn.commit()
+
+    def rollback(self) -> None:
+        self.conn.rollback()
+
+    def close(self) -> None:
+        self.conn.close()
+
+
+class _Prepared(_Text):
+    """mysql-connector-python's pure-Python prepared cursor (COM_STMT_EXECUTE)."""
+
+    Error = mysql_connector.Error
+
+    def __init__(self, shell: ShellServer) -> None:
+        self.conn = _client(shell)
+
+    def cursor(self, prepared: bool = False) -> Any:
+        return self.conn.cursor(prepared=prepared)
+
+    def errno(self, exc: Exception) -> int:
+        return exc.errno  # type: ignore[attr-defined]
+
+    def start_transaction(self) -> None:
+        self.conn.start_transaction()
+
+    def set_autocommit(self, on: bool) -> None:
+        self.conn.autocommit = on
+
+
+def _script(shell: ShellServer, client: type[_Text]) -> list[object]:
+    """Three transactions of writes (committed, rolled back, autocommit off), the client's view
+    after each statement."""
+    answers: list[object] = []
+    conn = client(shell)
+    try:
+        cur = conn.cursor(prepared=True)
+        text = conn.cursor()
+
+        def look(sql: str) -> None:
+            text.execute(sql)
+            answers.append([tuple(row) for row in text.fetchall()])
+
+        for end in ("commit", "rollback", "autocommit off"):
+            if end == "autocommit off":
+                conn.set_autocommit(False)
+            else:
+                conn.start_transaction()
+            for sql, values in WRITES:
+                try:
+                    cur.execute(sql, values)
+                    answers.append((cur.rowcount, cur.lastrowid))
+                except client.Error as exc:
+                    answers.append(("error", conn.errno(exc)))
+                    look("SHOW WARNINGS")
+            look("SELECT LAST_INSERT_ID(), ROW_COUNT()")
+            look("SELECT * FROM w ORDER BY id")  # the transaction's own writes
+            conn.rollback() if end == "rollback" else conn.commit()
+            look("SELECT * FROM w ORDER BY id")
+        conn.set_autocommit(True)
+        look("SHOW SESSION STATUS WHERE Variable_name IN ('Com_insert', 'Com_update', 'Com_delete',"
+             " 'Com_replace', 'Com_stmt_execute', 'Questions')")
+    finally:
+        conn.close()
+    return answers
+
+
+@pytest.mark.parametrize("client", [_Prepared, _Text], ids=["prepared", "text"])
+def test_both_paths_send_the_same_bytes_and_log_the_same(tmp_path, wire, answered, monkeypatch, client):  # noqa: F811
+    """The script on a fresh server twice: the receive callback answering the writes
+    (`answer_on_receipt` for COM_STMT_EXECUTE, `_query_on_receipt` for COM_QUERY), then the
+    session's task answering every command."""
+    runs = []
+    for path in ("receipt", "task"):
+        with monkeypatch.context() as m:
+            if path == "task":
+                m.setattr(prepared.PreparedStatements, "answer_on_receipt", lambda self, event: False)
+                m.setattr(ClientSession, "_query_on_receipt", lambda self, event: False)
+            with ShellServer(tmp_path / path, role=_Recording) as shell:
+                with shell.connect(autocommit=True) as conn, conn.cursor() as cur:
+                    cur.execute("CREATE DATABASE d1")
+                    cur.execute("USE d1")
+                    cur.execute(TABLE)
+                    cur.execute("INSERT INTO w (id, k, c) VALUES (1, 10, 'a'), (2, 20, 'b'), (3, 30, 'c')")
+                del wire[:]
+                before, logged = answered[0], len(_role(shell).logged)
+                answers = _script(shell, client)
+                runs.append((answers, wire[2:], _role(shell).logged[logged:], answered[0] - before))
+    (answers, sent, logged, on_loop), (answers2, sent2, logged2, on_loop2) = runs
+    assert on_loop == 3 * (len(WRITES) - 2) and on_loop2 == 0  # every write but two at once, or none
+    assert answers == answers2
+    assert ("error", 1062) in answers and ("error", 1048) in answers and ("error", 1264) in answers
+    assert ("error", 1406) in answers
+    assert logged == logged2 and len(logged) == 2 and len(logged[0]) == 8  # the rolled back one never
+    assert "INSERT INTO w (id, k, c) VALUES (3, 33, 'new')" in logged[0]
+    assert len(sent) == len(sent2) > 60
+    for i, (a, b) in enumerate(zip(sent, sent2, strict=True)):
+        assert a == b, f"write {i}: {a.hex()} / {b.hex()}"
+
+
+def test_what_the_callback_leaves_to_the_task(shell, answered):
+    holder, other = _client(shell), _client(shell)
+    try:
+        h, o = holder.cursor(prepared=True), other.cursor(prepared=True)
+        o.execute("UPDATE w SET k=k+1 WHERE id=?", (1,))  # autocommit: the group commit's
+        assert answered[0] == 0
+        holder.start_transaction()
+        h.execute("UPDATE w SET k=k+1 WHERE id=?", (2,))  # the lock was free: taken at once
+        assert answered[0] == 1
+        other.start_transaction()
+        done = threading.Event()
+
+        def other_transaction() -> None:
+            o.execute("UPDATE w SET k=k+1 WHERE id=?", (1,))  # waits for the holder's transaction
+            done.set()
+            o.execute("UPDATE w SET k=k+1 WHERE id=?", (2,))  # holds the lock now: at once
+            other.commit()  # (the holder's commit queues on the writer lock behind this transaction)
+
+
+        waiter = threading.Thread(target=other_transaction)
+        waiter.start()
+        assert not done.wait(0.3)
+        h.execute("UPDATE w SET k=k+? WHERE k>=?", (1, 0))  # not by key: the writer thread's
+        h.execute("DELETE FROM w WHERE id=? RETURNING k", (3,))  # rows back: the statement path
+        assert h.fetchall() == [(31,)]
+        assert answered[0] == 1
+        holder.commit()
+        assert done.is_set()
+        waiter.join()
+        assert answered[0] == 2
+        text = holder.cursor()
+        text.execute("SELECT id, k FROM w ORDER BY id")
+        assert text.fetchall() == [(1, 13), (2, 23)]
+        text.execute("FLUSH TABLES WITH READ LOCK")
+        holder.start_transaction()
+        with pytest.raises(mysql_connector.Error) as refused:
+            h.execute("UPDATE w SET k=k+1 WHERE id=?", (1,))
+        assert refused.value.errno == 1223
+        holder.rollback()
+        text.execute("UNLOCK TABLES")
+        assert answered[0] == 2
+    finally:
+        holder.close()
+        other.close()
+
+
+def test_writes_answered_at_once_stay_in_their_transaction(shell, answered):
+    writer, reader = _client(shell), _client(shell)
+    try:
+        w, r = writer.cursor(prepared=True), reader.cursor()
+        writer.start_transaction()
+        w.execute("UPDATE w SET c=? WHERE id=?", ("mine", 1))
+        w.execute("INSERT INTO w (id, k, c) VALUES (?, ?, ?)", (7, 70, "seven"))
+        w.execute("DELETE FROM w WHERE id=?", (2,))
+        assert answered[0] == 3
+        r.execute("SELECT id, c FROM w ORDER BY id")
+        assert r.fetchall() == [(1, "a"), (2, "b"), (3, "c")]
+        writer.rollback()
+        r.execute("SELECT id, c FROM w ORDER BY id")
+        assert r.fetchall() == [(1, "a"), (2, "b"), (3, "c")]
+        writer.start_transaction()
+        w.execute("INSERT INTO w (id, k, c) VALUES (?, ?, ?)", (7, 70, "seven"))
+        writer.commit()
+        r.execute("SELECT id, c FROM w ORDER BY id")
+        assert r.fetchall() == [(1, "a"), (2, "b"), (3, "c"), (7, "seven")]
+        assert _role(shell).logged[-1] == ["INSERT INTO w (id, k, c) VALUES (7, 70, 'seven')"]
+    finally:
+        writer.close()
+        reader.close()
