@@ -8,6 +8,8 @@
   else the IO task's Python thread lane);
 - `protocol/_eventscan.c`, a read's events checked and followed in one call on a slave's IO task
   (`protocol.eventscan`; else the IO task's per-event path);
+- `protocol/_rows.c`, a result set's binary rows encoded in one call (`protocol.binary
+  .BinaryRowEncoder.encode_rows`; else its per-value path);
 - `slave/_receiver.c` (with `protocol/_dumpscan.h`, linked with zlib), the thread that reads,
   writes, fsyncs and acks a slave's dump (`slave.receiver.NativeReceiver`; else the IO task
   reads on its loop)."""
@@ -22,6 +24,8 @@ setup(ext_modules=[
     Extension("binlog._syncer", ["binlog/_syncer.c"], optional=True, depends=["binlog/_send_whole.h"],
               extra_compile_args=["-O2", "-Wall", "-Wextra"]),
     Extension("protocol._eventscan", ["protocol/_eventscan.c"], optional=True,
+              extra_compile_args=["-O2", "-Wall", "-Wextra"]),
+    Extension("protocol._rows", ["protocol/_rows.c"], optional=True,
               extra_compile_args=["-O2", "-Wall", "-Wextra"]),
     Extension("slave._receiver", ["slave/_receiver.c"], optional=True, libraries=["z"],
               depends=["protocol/_dumpscan.h", "binlog/_send_whole.h"], extra_compile_args=["-O2", "-Wall", "-Wextra"]),

@@ -613,17 +613,42 @@ class UncarriedValue(LocalProtocolError):
         self.column = column
 
 
+try:  # the compiled twin of `encode_rows`' per-value path (protocol/_rows.c; setup.py builds it)
+    from protocol import _rows as _native_rows
+except ImportError:  # pragma: no cover - without a C compiler
+    _native_rows = None  # type: ignore[assignment]
+
+_NATIVE_INTEGERS = {FieldType.TINY: "bB", FieldType.SHORT: "hH", FieldType.YEAR: "hH", FieldType.INT24: "iI",
+                    FieldType.LONG: "iI", FieldType.LONGLONG: "qQ"}
+
+
+def _native_kind(ftype: int, unsigned: bool) -> str | None:
+    """A column's kind for `protocol._rows.encode` (its contract); None: a type it leaves to Python."""
+    if ftype == FieldType.NULL:
+        return "n"
+    ints = _NATIVE_INTEGERS.get(ftype)
+    if ints is not None:
+        return ints[1] if unsigned else ints[0]
+    if ftype == FieldType.DOUBLE:
+        return "d"
+    return "s" if ftype in _STRINGS else None
+
+
 class BinaryRowEncoder:
     """Binary Protocol Resultset Rows for one list of column definitions: 0x00, the NULL bitmap
     (offset 2), the non-NULL values each in the binary form of its column's type. Each column's
     value encoder is chosen once, when the encoder is made; a row then costs one call per value.
     A value its column cannot carry raises `UncarriedValue` (the first such column of the row)."""
 
-    __slots__ = ("_encoders", "_head", "_nbytes", "_null_column", "columns")
+    __slots__ = ("_encoders", "_head", "_kinds", "_nbytes", "_null_column", "columns")
 
     def __init__(self, columns: Sequence[ColumnDefinition]) -> None:
         self.columns = tuple(columns)
-        self._encoders = [_value_encoder(int(col.type), bool(int(col.flags) & _UNSIGNED)) for col in self.columns]
+        types = [(int(col.type), bool(int(col.flags) & _UNSIGNED)) for col in self.columns]
+        self._encoders = [_value_encoder(*t) for t in types]
+        kinds = [_native_kind(*t) for t in types]
+        # every column of a kind the compiled encoder takes: a list of rows goes through it first
+        self._kinds = None if None in kinds else "".join(kinds).encode()  # type: ignore[arg-type]
         self._nbytes = (len(self.columns) + 9) // 8
         self._head = b"\x00" + bytes(self._nbytes)  # a row without NULLs
         self._null_column = None in self._encoders
@@ -633,7 +658,14 @@ class BinaryRowEncoder:
         return self.encode_rows((values,))[0]
 
     def encode_rows(self, rows: Iterable[Sequence[Any]]) -> list[bytes]:
-        """Each row, in order (one call for a result set: the loop stays in one frame)."""
+        """Each row, in order (one call for a result set: the loop stays in one frame). A list
+        or tuple of tuples is offered to the compiled encoder first (`protocol._rows`), which encodes
+        them as the loop below would or declines the whole list."""
+        kinds = self._kinds
+        if kinds is not None and _native_rows is not None and type(rows) in (list, tuple):
+            encoded = _native_rows.encode(rows, kinds)
+            if encoded is not None:
+                return encoded
         encoders = self._encoders
         width = len(encoders)
         head = self._head

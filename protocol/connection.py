@@ -619,10 +619,20 @@ class ServerConnection:
 
     @staticmethod
     def _frame_all(payloads: list[bytes], seq: int) -> tuple[bytes, int]:
-        parts = []
+        """`encode_packet` of each payload in turn, joined: a payload under MAX_PAYLOAD (a
+        result's rows) gets its header here, without a copy of its own."""
+        parts: list[bytes] = []
+        append = parts.append
+        seq &= 0xFF
         for payload in payloads:
-            wire, seq = encode_packet(payload, seq)
-            parts.append(wire)
+            n = len(payload)
+            if n < MAX_PAYLOAD:
+                append((n | seq << 24).to_bytes(4, "little"))
+                append(payload)
+                seq = (seq + 1) & 0xFF
+            else:
+                wire, seq = encode_packet(payload, seq)
+                append(wire)
         return b"".join(parts), seq
 
     def start_dump(self, semisync: bool) -> None:

@@ -1,0 +1,223 @@
+/* protocol._rows: a result set's binary rows encoded in one C call.
+
+Contract (the compiled twin of protocol.binary.BinaryRowEncoder.encode_rows' per-value path,
+which stays the reference and the fallback; tests/unit/test_binary_rows_native.py holds the two
+equal):
+
+    encode(rows, kinds) -> list[bytes] | None
+
+`rows` is a list or a tuple of rows (anything else: None).
+`kinds` has one byte per column, chosen by BinaryRowEncoder from the column definitions:
+  'n'  a NULL column (every value sent as NULL);
+  's'  a length-encoded string: str (UTF-8) or bytes;
+  'b' 'h' 'i' 'q'  a signed integer of 1, 2, 4, 8 bytes, little-endian; 'B' 'H' 'I' 'Q' unsigned;
+  'd'  an IEEE double, little-endian.
+Each row becomes the payload of a Binary Protocol Resultset Row: 0x00, the NULL bitmap (offset
+2, (columns + 9) / 8 bytes), then each non-NULL value in its column's form. A value is taken
+only when this function encodes it exactly as the Python encoder would: None, or for 's' an
+exact str whose UTF-8 form exists (no lone surrogate) or exact bytes, for an integer kind an
+exact int in the kind's range, for 'd' an exact float. Anything else (a row of another width,
+a row that is not a tuple, a value of another type, an integer out of range) makes it return None, having encoded
+nothing the caller keeps: the Python path then encodes the whole result (and raises what it
+raises). Layouts: protocol/binary.py (`_INTEGERS`, `_value_encoder`, `encode_lenenc_bytes`).
+*/
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <string.h>
+
+typedef struct {
+    char *data;
+    Py_ssize_t len, cap;
+} Buffer;
+
+static int reserve(Buffer *b, Py_ssize_t more)
+{
+    if (b->len + more <= b->cap)
+        return 0;
+    Py_ssize_t cap = b->cap ? b->cap : 256;
+    while (cap < b->len + more)
+        cap *= 2;
+    char *data = PyMem_Realloc(b->data, cap);
+    if (data == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    b->data = data;
+    b->cap = cap;
+    return 0;
+}
+
+static void put_le(char *out, uint64_t v, int width)
+{
+    for (int i = 0; i < width; i++)
+        out[i] = (char)((v >> (8 * i)) & 0xFF);
+}
+
+/* A length-encoded string; -1 with an exception set only on memory exhaustion. */
+static int put_lenenc(Buffer *b, const char *s, Py_ssize_t n)
+{
+    if (reserve(b, n + 9) < 0)
+        return -1;
+    char *out = b->data + b->len;
+    uint64_t u = (uint64_t)n;
+    if (u < 0xFB) {
+        *out++ = (char)u;
+    } else if (u < 0x10000) {
+        *out++ = (char)0xFC;
+        put_le(out, u, 2);
+        out += 2;
+    } else if (u < 0x1000000) {
+        *out++ = (char)0xFD;
+        put_le(out, u, 3);
+        out += 3;
+    } else {
+        *out++ = (char)0xFE;
+        put_le(out, u, 8);
+        out += 8;
+    }
+    memcpy(out, s, n);
+    b->len = (out + n) - b->data;
+    return 0;
+}
+
+enum { TAKEN = 0, DECLINED = 1, FAILED = -1 };
+
+/* One non-NULL value of kind `kind` appended: TAKEN, DECLINED (the Python path decides it), FAILED. */
+static int put_value(Buffer *b, char kind, PyObject *value)
+{
+    int width = 0, is_unsigned = 0;
+    switch (kind) {
+    case 's':
+        if (PyUnicode_CheckExact(value)) {
+            Py_ssize_t n;
+            const char *s = PyUnicode_AsUTF8AndSize(value, &n);
+            if (s == NULL) {  /* a lone surrogate: surrogateescape is the Python path's */
+                PyErr_Clear();
+                return DECLINED;
+            }
+            return put_lenenc(b, s, n) < 0 ? FAILED : TAKEN;
+        }
+        if (PyBytes_CheckExact(value))
+            return put_lenenc(b, PyBytes_AS_STRING(value), PyBytes_GET_SIZE(value)) < 0 ? FAILED : TAKEN;
+        return DECLINED;
+    case 'd': {
+        if (!PyFloat_CheckExact(value))
+            return DECLINED;
+        double d = PyFloat_AS_DOUBLE(value);
+        uint64_t bits;
+        memcpy(&bits, &d, 8);
+        if (reserve(b, 8) < 0)
+            return FAILED;
+        put_le(b->data + b->len, bits, 8);
+        b->len += 8;
+        return TAKEN;
+    }
+    case 'b': width = 1; break;
+    case 'h': width = 2; break;
+    case 'i': width = 4; break;
+    case 'q': width = 8; break;
+    case 'B': width = 1; is_unsigned = 1; break;
+    case 'H': width = 2; is_unsigned = 1; break;
+    case 'I': width = 4; is_unsigned = 1; break;
+    case 'Q': width = 8; is_unsigned = 1; break;
+    default:
+        return DECLINED;
+    }
+    if (!PyLong_CheckExact(value))
+        return DECLINED;
+    uint64_t bits;
+    if (is_unsigned) {
+        unsigned long long u = PyLong_AsUnsignedLongLong(value);
+        if (u == (unsigned long long)-1 && PyErr_Occurred()) {  /* negative or too large */
+            PyErr_Clear();
+            return DECLINED;
+        }
+        if (width < 8 && u >> (8 * width))
+            return DECLINED;
+        bits = u;
+    } else {
+        int overflow = 0;
+        long long v = PyLong_AsLongLongAndOverflow(value, &overflow);
+        if (overflow)
+            return DECLINED;
+        if (width < 8) {
+            long long lo = -(1LL << (8 * width - 1)), hi = (1LL << (8 * width - 1)) - 1;
+            if (v < lo || v > hi)
+                return DECLINED;
+        }
+        bits = (uint64_t)v;
+    }
+    if (reserve(b, 8) < 0)
+        return FAILED;
+    put_le(b->data + b->len, bits, width);
+    b->len += width;
+    return TAKEN;
+}
+
+static PyObject *encode(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *rows;
+    const char *kinds;
+    Py_ssize_t ncols;
+    if (!PyArg_ParseTuple(args, "Oy#", &rows, &kinds, &ncols))
+        return NULL;
+    if (!PyList_CheckExact(rows) && !PyTuple_CheckExact(rows))
+        Py_RETURN_NONE;
+    Py_ssize_t nbytes = (ncols + 9) / 8;
+    Py_ssize_t nrows = PySequence_Fast_GET_SIZE(rows);
+    PyObject *out = PyList_New(nrows);
+    if (out == NULL)
+        return NULL;
+    Buffer b = {NULL, 0, 0};
+    for (Py_ssize_t r = 0; r < nrows; r++) {
+        PyObject *row = PySequence_Fast_GET_ITEM(rows, r);
+        if (!PyTuple_CheckExact(row) || PyTuple_GET_SIZE(row) != ncols)
+            goto declined;
+        b.len = 0;
+        if (reserve(&b, 1 + nbytes) < 0)
+            goto failed;
+        memset(b.data, 0, 1 + nbytes);
+        b.len = 1 + nbytes;
+        for (Py_ssize_t c = 0; c < ncols; c++) {
+            PyObject *value = PyTuple_GET_ITEM(row, c);
+            if (value == Py_None || kinds[c] == 'n') {
+                Py_ssize_t bit = c + 2;
+                b.data[1 + bit / 8] |= (char)(1 << (bit % 8));
+                continue;
+            }
+            int taken = put_value(&b, kinds[c], value);
+            if (taken == FAILED)
+                goto failed;
+            if (taken == DECLINED)
+                goto declined;
+        }
+        PyObject *payload = PyBytes_FromStringAndSize(b.data, b.len);
+        if (payload == NULL)
+            goto failed;
+        PyList_SET_ITEM(out, r, payload);
+    }
+    PyMem_Free(b.data);
+    return out;
+declined:
+    PyMem_Free(b.data);
+    Py_DECREF(out);
+    Py_RETURN_NONE;
+failed:
+    PyMem_Free(b.data);
+    Py_DECREF(out);
+    return NULL;
+}
+
+static PyMethodDef methods[] = {
+    {"encode", encode, METH_VARARGS, "encode(rows, kinds) -> list[bytes] | None"},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "protocol._rows", NULL, -1, methods};
+
+PyMODINIT_FUNC PyInit__rows(void)
+{
+    return PyModule_Create(&module);
+}

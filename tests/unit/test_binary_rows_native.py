@@ -1,0 +1,122 @@
+"""The compiled binary row encoder (protocol/_rows.c) against its reference, the per-value path
+of `BinaryRowEncoder.encode_rows` (protocol/binary.py): the same payloads for every kind it
+takes (strings as str and bytes, of every length-encoding width; signed and unsigned integers
+of each width at their limits; doubles with inf, nan and -0.0; NULLs in any column and NULL
+columns; rows of up to 17 columns, so bitmaps of 1 to 3 bytes), and a decline (None, the
+Python path then deciding, with its UncarriedValue where it raises one) for what it does not
+take: an integer out of its column's range, a bool, a Decimal, a lone surrogate, a row of
+another width or type. Both paths are exercised through `encode_rows` itself, the compiled one
+switched off for the reference."""
+
+from __future__ import annotations
+
+import decimal
+import math
+import random
+import shutil
+import sysconfig
+from pathlib import Path
+
+import pytest
+
+from protocol import binary
+from protocol.binary import BinaryRowEncoder, UncarriedValue
+from protocol.errors import LocalProtocolError
+from protocol.messages import ColumnDefinition, ColumnFlag, FieldType
+
+try:
+    from protocol import _rows
+except ImportError:  # without a C compiler: `test_the_module_is_built_where_a_c_compiler_is` says so
+    _rows = None
+
+native = pytest.mark.skipif(_rows is None, reason="protocol._rows not built")
+
+
+def test_the_module_is_built_where_a_c_compiler_is():
+    if shutil.which(sysconfig.get_config_var("CC").split()[0]) is None:
+        pytest.skip("no C compiler: the install has no protocol._rows, rows are encoded in Python")
+    assert _rows is not None, "pip install -e . left protocol/_rows.c unbuilt"
+    assert Path(_rows.__file__).parent == Path(binary.__file__).parent
+
+STRING = (FieldType.VAR_STRING, 0)
+KINDS = {  # (type, unsigned) -> values of that kind, limits first
+    (FieldType.TINY, 0): [-128, 127, 0, -1],
+    (FieldType.TINY, 1): [0, 255, 7],
+    (FieldType.SHORT, 0): [-(2 ** 15), 2 ** 15 - 1, 3],
+    (FieldType.YEAR, 1): [0, 2026, 65535],
+    (FieldType.INT24, 0): [-(2 ** 31), 2 ** 31 - 1, 12],
+    (FieldType.LONG, 1): [0, 2 ** 32 - 1, 99],
+    (FieldType.LONGLONG, 0): [-(2 ** 63), 2 ** 63 - 1, 5],
+    (FieldType.LONGLONG, 1): [0, 2 ** 64 - 1, 18],
+    (FieldType.DOUBLE, 0): [0.0, -0.0, 1.5e300, -2.25, math.inf, -math.inf, math.nan],
+    STRING: ["", "a", "é" * 200, "x" * 251, "y" * 65535, "z" * 65536, b"\x00\xff", b"b" * 300],
+    (FieldType.BLOB, 0): [b"", b"\x01" * 70000],
+    (FieldType.NULL, 0): [None, 1, "ignored"],  # a NULL column: every value sent as NULL
+}
+DECLINED = {  # values the compiled encoder leaves to Python, by kind
+    (FieldType.TINY, 0): [128, -129, True],
+    (FieldType.LONG, 1): [-1, 2 ** 32],
+    (FieldType.LONGLONG, 1): [2 ** 64, -5],
+    (FieldType.LONGLONG, 0): [2 ** 63, decimal.Decimal(3)],
+    (FieldType.DOUBLE, 0): [1, decimal.Decimal("1.5")],
+    STRING: ["\udcff", 5, decimal.Decimal("2.50")],
+}
+
+
+def _column(kind: tuple[int, int]) -> ColumnDefinition:
+    ftype, unsigned = kind
+    return ColumnDefinition(name="c", type=FieldType(ftype), flags=ColumnFlag.UNSIGNED if unsigned else 0)
+
+
+def _both(encoder: BinaryRowEncoder, rows: list, monkeypatch) -> tuple[object, object]:
+    """`encode_rows` with the compiled encoder, then without it (the payloads or the error)."""
+    answers = []
+    for native in (True, False):
+        with monkeypatch.context() as m:
+            if not native:
+                m.setattr(binary, "_native_rows", None)
+            try:
+                answers.append(encoder.encode_rows(list(rows)))
+            except UncarriedValue as exc:
+                answers.append(("uncarried", exc.column, str(exc)))
+            except LocalProtocolError as exc:  # a row of another width
+                answers.append(("error", str(exc)))
+    return answers[0], answers[1]
+
+
+@native
+def test_every_kind_encodes_as_the_python_path(monkeypatch):
+    rng = random.Random(17)
+    kinds = list(KINDS)
+    for width in (1, 2, 6, 7, 8, 9, 16, 17):
+        for _ in range(40):
+            columns = [rng.choice(kinds) for _ in range(width)]
+            encoder = BinaryRowEncoder([_column(k) for k in columns])
+            rows = [tuple(None if rng.random() < 0.15 else rng.choice(KINDS[k]) for k in columns)
+                    for _ in range(rng.randint(0, 5))]
+            assert _rows.encode(rows, encoder._kinds) is not None  # taken whole
+            native, python = _both(encoder, rows, monkeypatch)
+            assert native == python, (columns, rows)
+
+
+@native
+@pytest.mark.parametrize("kind", list(DECLINED))
+def test_what_it_does_not_take_is_left_to_python(kind, monkeypatch):
+    encoder = BinaryRowEncoder([_column(STRING), _column(kind)])
+    for value in DECLINED[kind]:
+        rows = [("before", None), ("row", value)]
+        assert _rows.encode(rows, encoder._kinds) is None
+        native, python = _both(encoder, rows, monkeypatch)
+        assert native == python  # the payloads, or the same UncarriedValue
+
+
+@native
+def test_rows_it_does_not_take_are_left_to_python(monkeypatch):
+    encoder = BinaryRowEncoder([_column(STRING), _column((FieldType.LONG, 0))])
+    for rows in ([["list", 1]], [("short",)], [("a", 1, "long")]):
+        assert _rows.encode(rows, encoder._kinds) is None
+        native, python = _both(encoder, rows, monkeypatch)
+        assert native == python
+    # a type the compiled encoder has no kind for: never offered
+    assert BinaryRowEncoder([_column((FieldType.NEWDECIMAL, 0))])._kinds is None
+    assert BinaryRowEncoder([_column((FieldType.FLOAT, 0))])._kinds is None
