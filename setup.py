@@ -8,8 +8,9 @@
   else the IO task's Python thread lane);
 - `protocol/_eventscan.c`, a read's events checked and followed in one call on a slave's IO task
   (`protocol.eventscan`; else the IO task's per-event path);
-- `protocol/_rows.c`, a result set's binary rows encoded in one call (`protocol.binary
-  .BinaryRowEncoder.encode_rows`; else its per-value path);
+- `protocol/_rows.c`, a result set's rows encoded in one call (`protocol.binary
+  .BinaryRowEncoder.encode_rows`, `protocol.messages.ResultSet.payloads`; else their per-value
+  paths);
 - `slave/_receiver.c` (with `protocol/_dumpscan.h`, linked with zlib), the thread that reads,
   writes, fsyncs and acks a slave's dump (`slave.receiver.NativeReceiver`; else the IO task
   reads on its loop)."""

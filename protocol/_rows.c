@@ -1,8 +1,8 @@
-/* protocol._rows: a result set's binary rows encoded in one C call.
+/* protocol._rows: a result set's rows encoded in one C call, binary or text.
 
-Contract (the compiled twin of protocol.binary.BinaryRowEncoder.encode_rows' per-value path,
-which stays the reference and the fallback; tests/unit/test_binary_rows_native.py holds the two
-equal):
+Contract (the compiled twin of protocol.binary.BinaryRowEncoder.encode_rows' per-value path and
+of protocol.messages.encode_text_row, which stay the references and the fallbacks;
+tests/unit/test_binary_rows_native.py holds each pair equal):
 
     encode(rows, kinds) -> list[bytes] | None
 
@@ -20,6 +20,13 @@ exact int in the kind's range, for 'd' an exact float. Anything else (a row of a
 a row that is not a tuple, a value of another type, an integer out of range) makes it return None, having encoded
 nothing the caller keeps: the Python path then encodes the whole result (and raises what it
 raises). Layouts: protocol/binary.py (`_INTEGERS`, `_value_encoder`, `encode_lenenc_bytes`).
+
+    encode_text(rows, columns) -> list[bytes] | None
+
+Each row (a tuple of `columns` values) becomes the payload of a text result set row: per value
+the length-encoded bytes of its text, or 0xFB for None. It takes None, an exact str whose UTF-8
+form exists, exact bytes and an exact int of 64 bits (its decimal digits); anything else (a
+float, a bool, a Decimal, a row of another width) makes it return None, as above.
 */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -83,24 +90,31 @@ static int put_lenenc(Buffer *b, const char *s, Py_ssize_t n)
 
 enum { TAKEN = 0, DECLINED = 1, FAILED = -1 };
 
+/* An exact str (UTF-8) or exact bytes, length-encoded: TAKEN, DECLINED (another type, or a str
+with a lone surrogate: surrogateescape is the Python path's), FAILED. */
+static int put_string(Buffer *b, PyObject *value)
+{
+    if (PyUnicode_CheckExact(value)) {
+        Py_ssize_t n;
+        const char *s = PyUnicode_AsUTF8AndSize(value, &n);
+        if (s == NULL) {
+            PyErr_Clear();
+            return DECLINED;
+        }
+        return put_lenenc(b, s, n) < 0 ? FAILED : TAKEN;
+    }
+    if (PyBytes_CheckExact(value))
+        return put_lenenc(b, PyBytes_AS_STRING(value), PyBytes_GET_SIZE(value)) < 0 ? FAILED : TAKEN;
+    return DECLINED;
+}
+
 /* One non-NULL value of kind `kind` appended: TAKEN, DECLINED (the Python path decides it), FAILED. */
 static int put_value(Buffer *b, char kind, PyObject *value)
 {
     int width = 0, is_unsigned = 0;
     switch (kind) {
     case 's':
-        if (PyUnicode_CheckExact(value)) {
-            Py_ssize_t n;
-            const char *s = PyUnicode_AsUTF8AndSize(value, &n);
-            if (s == NULL) {  /* a lone surrogate: surrogateescape is the Python path's */
-                PyErr_Clear();
-                return DECLINED;
-            }
-            return put_lenenc(b, s, n) < 0 ? FAILED : TAKEN;
-        }
-        if (PyBytes_CheckExact(value))
-            return put_lenenc(b, PyBytes_AS_STRING(value), PyBytes_GET_SIZE(value)) < 0 ? FAILED : TAKEN;
-        return DECLINED;
+        return put_string(b, value);
     case 'd': {
         if (!PyFloat_CheckExact(value))
             return DECLINED;
@@ -155,6 +169,99 @@ static int put_value(Buffer *b, char kind, PyObject *value)
     return TAKEN;
 }
 
+/* One binary row (a tuple of `ncols` values) appended: 0x00, the NULL bitmap, the values. */
+static int put_binary_row(Buffer *b, PyObject *row, Py_ssize_t ncols, const char *kinds)
+{
+    Py_ssize_t nbytes = (ncols + 9) / 8;
+    if (reserve(b, 1 + nbytes) < 0)
+        return FAILED;
+    memset(b->data, 0, 1 + nbytes);
+    b->len = 1 + nbytes;
+    for (Py_ssize_t c = 0; c < ncols; c++) {
+        PyObject *value = PyTuple_GET_ITEM(row, c);
+        if (value == Py_None || kinds[c] == 'n') {
+            Py_ssize_t bit = c + 2;
+            b->data[1 + bit / 8] |= (char)(1 << (bit % 8));
+            continue;
+        }
+        int taken = put_value(b, kinds[c], value);
+        if (taken != TAKEN)
+            return taken;
+    }
+    return TAKEN;
+}
+
+/* One text row value appended (the text protocol's LenencBytes, or 0xFB for NULL). */
+static int put_text(Buffer *b, PyObject *value)
+{
+    if (value == Py_None) {
+        if (reserve(b, 1) < 0)
+            return FAILED;
+        b->data[b->len++] = (char)0xFB;
+        return TAKEN;
+    }
+    int taken = put_string(b, value);
+    if (taken != DECLINED || !PyLong_CheckExact(value))  /* (a bool is not: its text is Python's) */
+        return taken;
+    int overflow = 0;
+    long long v = PyLong_AsLongLongAndOverflow(value, &overflow);
+    if (overflow)
+        return DECLINED;
+    char digits[24];
+    int n = snprintf(digits, sizeof digits, "%lld", v);
+    return put_lenenc(b, digits, n) < 0 ? FAILED : TAKEN;
+}
+
+/* One text row appended: its values in turn (`kinds` unused). */
+static int put_text_row(Buffer *b, PyObject *row, Py_ssize_t ncols, const char *kinds)
+{
+    (void)kinds;
+    for (Py_ssize_t c = 0; c < ncols; c++) {
+        int taken = put_text(b, PyTuple_GET_ITEM(row, c));
+        if (taken != TAKEN)
+            return taken;
+    }
+    return TAKEN;
+}
+
+typedef int (*PutRow)(Buffer *b, PyObject *row, Py_ssize_t ncols, const char *kinds);
+
+/* Every row's payload through `put_row`: the list, None when a row or value is declined. */
+static PyObject *encode_all(PyObject *rows, Py_ssize_t ncols, const char *kinds, PutRow put_row)
+{
+    if (!PyList_CheckExact(rows) && !PyTuple_CheckExact(rows))
+        Py_RETURN_NONE;
+    Py_ssize_t nrows = PySequence_Fast_GET_SIZE(rows);
+    PyObject *out = PyList_New(nrows);
+    if (out == NULL)
+        return NULL;
+    Buffer b = {NULL, 0, 0};
+    int taken = TAKEN;
+    for (Py_ssize_t r = 0; r < nrows && taken == TAKEN; r++) {
+        PyObject *row = PySequence_Fast_GET_ITEM(rows, r);
+        if (!PyTuple_CheckExact(row) || PyTuple_GET_SIZE(row) != ncols) {
+            taken = DECLINED;
+            break;
+        }
+        b.len = 0;
+        taken = put_row(&b, row, ncols, kinds);
+        if (taken == TAKEN) {
+            PyObject *payload = PyBytes_FromStringAndSize(b.data ? b.data : "", b.len);
+            if (payload == NULL)
+                taken = FAILED;
+            else
+                PyList_SET_ITEM(out, r, payload);
+        }
+    }
+    PyMem_Free(b.data);
+    if (taken == TAKEN)
+        return out;
+    Py_DECREF(out);
+    if (taken == FAILED)
+        return NULL;
+    Py_RETURN_NONE;
+}
+
 static PyObject *encode(PyObject *self, PyObject *args)
 {
     (void)self;
@@ -163,55 +270,22 @@ static PyObject *encode(PyObject *self, PyObject *args)
     Py_ssize_t ncols;
     if (!PyArg_ParseTuple(args, "Oy#", &rows, &kinds, &ncols))
         return NULL;
-    if (!PyList_CheckExact(rows) && !PyTuple_CheckExact(rows))
-        Py_RETURN_NONE;
-    Py_ssize_t nbytes = (ncols + 9) / 8;
-    Py_ssize_t nrows = PySequence_Fast_GET_SIZE(rows);
-    PyObject *out = PyList_New(nrows);
-    if (out == NULL)
+    return encode_all(rows, ncols, kinds, put_binary_row);
+}
+
+static PyObject *encode_text(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *rows;
+    Py_ssize_t ncols;
+    if (!PyArg_ParseTuple(args, "On", &rows, &ncols))
         return NULL;
-    Buffer b = {NULL, 0, 0};
-    for (Py_ssize_t r = 0; r < nrows; r++) {
-        PyObject *row = PySequence_Fast_GET_ITEM(rows, r);
-        if (!PyTuple_CheckExact(row) || PyTuple_GET_SIZE(row) != ncols)
-            goto declined;
-        b.len = 0;
-        if (reserve(&b, 1 + nbytes) < 0)
-            goto failed;
-        memset(b.data, 0, 1 + nbytes);
-        b.len = 1 + nbytes;
-        for (Py_ssize_t c = 0; c < ncols; c++) {
-            PyObject *value = PyTuple_GET_ITEM(row, c);
-            if (value == Py_None || kinds[c] == 'n') {
-                Py_ssize_t bit = c + 2;
-                b.data[1 + bit / 8] |= (char)(1 << (bit % 8));
-                continue;
-            }
-            int taken = put_value(&b, kinds[c], value);
-            if (taken == FAILED)
-                goto failed;
-            if (taken == DECLINED)
-                goto declined;
-        }
-        PyObject *payload = PyBytes_FromStringAndSize(b.data, b.len);
-        if (payload == NULL)
-            goto failed;
-        PyList_SET_ITEM(out, r, payload);
-    }
-    PyMem_Free(b.data);
-    return out;
-declined:
-    PyMem_Free(b.data);
-    Py_DECREF(out);
-    Py_RETURN_NONE;
-failed:
-    PyMem_Free(b.data);
-    Py_DECREF(out);
-    return NULL;
+    return encode_all(rows, ncols, "", put_text_row);
 }
 
 static PyMethodDef methods[] = {
     {"encode", encode, METH_VARARGS, "encode(rows, kinds) -> list[bytes] | None"},
+    {"encode_text", encode_text, METH_VARARGS, "encode_text(rows, columns) -> list[bytes] | None"},
     {NULL, NULL, 0, NULL},
 };
 

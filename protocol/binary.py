@@ -56,6 +56,7 @@ from protocol.messages import (
     ColumnFlag,
     FieldType,
     ServerStatus,
+    _native_rows,  # protocol._rows, where setup.py built it (else None)
 )
 from protocol.packets import (
     decode_lenenc_bytes,
@@ -612,11 +613,6 @@ class UncarriedValue(LocalProtocolError):
         super().__init__(message)
         self.column = column
 
-
-try:  # the compiled twin of `encode_rows`' per-value path (protocol/_rows.c; setup.py builds it)
-    from protocol import _rows as _native_rows
-except ImportError:  # pragma: no cover - without a C compiler
-    _native_rows = None  # type: ignore[assignment]
 
 _NATIVE_INTEGERS = {FieldType.TINY: "bB", FieldType.SHORT: "hH", FieldType.YEAR: "hH", FieldType.INT24: "iI",
                     FieldType.LONG: "iI", FieldType.LONGLONG: "qQ"}

@@ -955,6 +955,12 @@ def _row_value(value: object) -> bytes:
     return encode_lenenc_bytes(raw)
 
 
+try:  # the compiled twin of the row loops below and in protocol.binary (protocol/_rows.c)
+    from protocol import _rows as _native_rows
+except ImportError:  # pragma: no cover - without a C compiler
+    _native_rows = None  # type: ignore[assignment]
+
+
 def encode_text_row(values: Iterable[object]) -> bytes:
     """One row of a text result set (compiled form of TEXT_ROW_VALUE repeated)."""
     return b"".join(map(_row_value, values))
@@ -1010,10 +1016,15 @@ class ResultSet:
         out.extend(col.encode() for col in self.columns)
         if not deprecate_eof:
             out.append(EOF(self.warnings, self.status).encode())
-        for row in self.rows:
-            if len(row) != width:
-                raise LocalProtocolError(f"row has {len(row)} values for {width} columns")
-            out.append(encode_text_row(row))
+        # the compiled encoder takes the rows whole, or declines and the loop decides them
+        encoded = None if _native_rows is None else _native_rows.encode_text(self.rows, width)
+        if encoded is not None:
+            out.extend(encoded)
+        else:
+            for row in self.rows:
+                if len(row) != width:
+                    raise LocalProtocolError(f"row has {len(row)} values for {width} columns")
+                out.append(encode_text_row(row))
         if deprecate_eof:
             out.append(OK(0, 0, self.status, self.warnings).encode(capabilities, header=EOF_HEADER))
         else:

@@ -1,12 +1,14 @@
-"""The compiled binary row encoder (protocol/_rows.c) against its reference, the per-value path
-of `BinaryRowEncoder.encode_rows` (protocol/binary.py): the same payloads for every kind it
+"""The compiled row encoders (protocol/_rows.c) against their references. Binary rows: the
+per-value path of `BinaryRowEncoder.encode_rows` (protocol/binary.py), the same payloads for every kind it
 takes (strings as str and bytes, of every length-encoding width; signed and unsigned integers
 of each width at their limits; doubles with inf, nan and -0.0; NULLs in any column and NULL
 columns; rows of up to 17 columns, so bitmaps of 1 to 3 bytes), and a decline (None, the
 Python path then deciding, with its UncarriedValue where it raises one) for what it does not
 take: an integer out of its column's range, a bool, a Decimal, a lone surrogate, a row of
-another width or type. Both paths are exercised through `encode_rows` itself, the compiled one
-switched off for the reference."""
+another width or type. Text rows: `encode_text_row` (protocol/messages.py), the same payloads of
+a `ResultSet` for None, str, bytes and 64-bit ints, and a decline for floats, bools, Decimals,
+bytearrays, larger ints, lone surrogates and rows of another width. Both paths are exercised
+through the callers themselves, the compiled one switched off for the reference."""
 
 from __future__ import annotations
 
@@ -19,10 +21,10 @@ from pathlib import Path
 
 import pytest
 
-from protocol import binary
+from protocol import binary, messages
 from protocol.binary import BinaryRowEncoder, UncarriedValue
 from protocol.errors import LocalProtocolError
-from protocol.messages import ColumnDefinition, ColumnFlag, FieldType
+from protocol.messages import DEPRECATE_EOF, ColumnDefinition, ColumnFlag, FieldType, ResultSet
 
 try:
     from protocol import _rows
@@ -120,3 +122,44 @@ def test_rows_it_does_not_take_are_left_to_python(monkeypatch):
     # a type the compiled encoder has no kind for: never offered
     assert BinaryRowEncoder([_column((FieldType.NEWDECIMAL, 0))])._kinds is None
     assert BinaryRowEncoder([_column((FieldType.FLOAT, 0))])._kinds is None
+
+
+TEXT_VALUES = [None, "", "abc", "é" * 300, "x" * 70000, b"", b"\x00\xfb\xff", 0, -1, 2 ** 63 - 1, -(2 ** 63)]
+TEXT_DECLINED = [1.5, True, decimal.Decimal("2.50"), 2 ** 63, bytearray(b"x"), "\udcff"]
+
+
+def _text_both(rows: list, width: int, monkeypatch) -> tuple[object, object]:
+    """A text ResultSet's payloads with the compiled encoder, then without it (or the error)."""
+    answers = []
+    for native in (True, False):
+        with monkeypatch.context() as m:
+            if not native:
+                m.setattr(messages, "_native_rows", None)
+            try:
+                answers.append(ResultSet([f"c{i}" for i in range(width)], rows).payloads(DEPRECATE_EOF))
+            except LocalProtocolError as exc:
+                answers.append(("error", str(exc)))
+    return answers[0], answers[1]
+
+
+@native
+def test_text_rows_encode_as_the_python_path(monkeypatch):
+    rng = random.Random(5)
+    for width in (1, 2, 4, 9):
+        for _ in range(30):
+            rows = [tuple(rng.choice(TEXT_VALUES) for _ in range(width)) for _ in range(rng.randint(0, 4))]
+            assert _rows.encode_text(rows, width) is not None
+            native_payloads, python = _text_both(rows, width, monkeypatch)
+            assert native_payloads == python, rows
+
+
+@native
+def test_text_values_it_does_not_take_are_left_to_python(monkeypatch):
+    for value in TEXT_DECLINED:
+        rows = [("a", 1), (value, None)]
+        assert _rows.encode_text(rows, 2) is None
+        native_payloads, python = _text_both(rows, 2, monkeypatch)
+        assert native_payloads == python
+    assert _rows.encode_text([("a",)], 2) is None  # a row of another width: the loop's error
+    native_payloads, python = _text_both([("a",)], 2, monkeypatch)
+    assert native_payloads == python and python[0] == "error"
