@@ -108,7 +108,7 @@ if TYPE_CHECKING:
 MAX_PARAMS = 65535  # the prepare answer's 2-byte count
 # Statements that answer with rows: described at prepare by running them with NULL parameters.
 _DESCRIBED = frozenset({"SELECT", "SHOW", "DESC", "DESCRIBE", "EXPLAIN", "WITH", "VALUES", "TABLE", "("})
-# Writes a transaction holding the writer lock may have answered on receipt (`answer_on_receipt`).
+# Writes that may be answered on receipt inside a transaction (`answer_on_receipt`).
 _WRITES = frozenset({"INSERT", "UPDATE", "DELETE", "REPLACE"})
 
 # Errors of the statement's text, which mysqld's prepare reports: syntax, unknown database,
@@ -513,9 +513,8 @@ class PreparedStatements:
         """Answer `event`, a command just received, here and now when it is a COM_STMT_EXECUTE
         (no cursor, no long data) of a statement with a kept read, with plain values, that the
         kept read answers, or of a write inside a transaction that `ClientSession.run_write_now`
-        runs; True when answered (counted as the session's
-        command loop and `handle` count it), False when nothing was done and the session's task
-        must run it."""
+        runs; True when answered (counted as the session's command loop and `handle` count it),
+        False when nothing was done and the session's task must run it."""
         if type(event) is not ComUnknown or event.code != COM_STMT_EXECUTE:
             return False
         session = self.session

@@ -149,10 +149,10 @@ _IN_TRANS = int(ServerStatus.IN_TRANS)
 _MORE = int(ServerStatus.MORE_RESULTS_EXISTS)
 
 # Statements refused on a read-only role (first keyword).
-_WRITE_HEADS = ("INSERT", "UPDATE", "DELETE", "REPLACE")  # what `run_write_now` may run
 WRITE_KEYWORDS = frozenset({
     "INSERT", "UPDATE", "DELETE", "REPLACE", "CREATE", "DROP", "ALTER", "TRUNCATE", "RENAME", "LOAD",
 })
+_WRITE_HEADS = ("INSERT", "UPDATE", "DELETE", "REPLACE")  # what `run_write_now` may run
 # Fairness (module header): the commands a pipelining client gets in a row before the others run.
 YIELD_EVERY = 16
 COM_RESET_CONNECTION = 0x1F
@@ -339,8 +339,9 @@ class ClientSession(asyncio.Protocol):
     def _answered_on_receipt(self) -> bool:
         """The commands received, answered here while the task waits for one, as long as each is
         one `PreparedStatements.answer_on_receipt` or `_query_on_receipt` answers (at most
-        YIELD_EVERY: see "Fairness"); True when no byte of a command is left for the task. A command it does not
-        answer is left for the task (`_received`), as is an error in reading one."""
+        YIELD_EVERY: see "Fairness"); True when no byte of a command is left for the task. A
+        command it does not answer is left for the task (`_received`), as is an error in
+        reading one."""
         conn = self.conn
         assert conn is not None
         if self._paused or self._shutting_down or self._killed or self._received is not None:
@@ -901,9 +902,9 @@ class ClientSession(asyncio.Protocol):
 
     def run_write_now(self, statement: str, keyword: str) -> Any:
         """`run_statement` of a write inside the session's transaction run on the loop at once
-        (`engine Session.write_now`: its writer lock held or free): its Result,
-        or the SQLError it failed with, or None when the statement must take `run_statement`'s
-        way (then nothing was counted). As `run_read_now`, with what `execute` refuses a write
+        (`engine Session.write_now`: its writer lock held or free): its Result, or the SQLError
+        it failed with, or None when the statement must take `run_statement`'s way (then
+        nothing was counted). As `run_read_now`, with what `execute` refuses a write
         for besides: a read-only server, FLUSH TABLES WITH READ LOCK held by this session."""
         es = self.engine_session
         if (es is None or not es.writes_in_transaction or "/*!" in statement or "/*M!" in statement
