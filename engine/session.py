@@ -530,7 +530,7 @@ class Session:
             return
         lock = self.engine.writer_lock
         settle = self.engine.settle
-        if not (across and settle.is_open) and lock.try_acquire(self):  # free: nothing to wait for
+        if self._take_free(across):  # free: nothing to wait for
             await self._lock_taken()
             return
         loop = asyncio.get_running_loop()
@@ -566,6 +566,11 @@ class Session:
                 settle.wanted -= 1
         await self._lock_taken()
 
+    def _take_free(self, across: bool) -> bool:
+        """Take the writer lock now if nothing need be waited for (`_acquire`'s first step): it
+        is free and nobody waits, and for `across` no group is open."""
+        return not (across and self.engine.settle.is_open) and self.engine.writer_lock.try_acquire(self)
+
     async def _lock_taken(self) -> None:
         self._holds_lock = True
         names, self._named_savepoints = self._named_savepoints, []
@@ -597,7 +602,7 @@ class Session:
         if plan.kind != "write" or not plan.inline or plan.returning is not None:
             return None
         if not self._holds_lock:  # `_acquire(across=True)` when it would not wait
-            if self._named_savepoints or engine.settle.is_open or not engine.writer_lock.try_acquire(self):
+            if self._named_savepoints or not self._take_free(True):
                 return None
             self._holds_lock = True
         self._in_txn = True

@@ -108,8 +108,9 @@ if TYPE_CHECKING:
 MAX_PARAMS = 65535  # the prepare answer's 2-byte count
 # Statements that answer with rows: described at prepare by running them with NULL parameters.
 _DESCRIBED = frozenset({"SELECT", "SHOW", "DESC", "DESCRIBE", "EXPLAIN", "WITH", "VALUES", "TABLE", "("})
-# Writes that may be answered on receipt inside a transaction (`answer_on_receipt`).
-_WRITES = frozenset({"INSERT", "UPDATE", "DELETE", "REPLACE"})
+# Writes that may be answered on receipt inside a transaction (`answer_on_receipt`, and
+# COM_QUERY's in `ClientSession._run_now`).
+WRITES_NOW = ("INSERT", "UPDATE", "DELETE", "REPLACE")
 
 # Errors of the statement's text, which mysqld's prepare reports: syntax, unknown database,
 # table or column, ambiguity, a row of the wrong width, an empty or unsupported statement.
@@ -451,7 +452,7 @@ class PreparedStatements:
         head = sqltext.head(sql)
         keyword = head.partition(" ")[0]
         stmt.select = keyword == "SELECT"
-        if keyword in _WRITES and head == sqltext.head(pieces[0]):  # (the values never change it)
+        if keyword in WRITES_NOW and head == sqltext.head(pieces[0]):  # (the values never change it)
             stmt.write = head
             self.writes_any = True
         probe = stmt.bind([None] * stmt.param_count, [ParamType(FieldType.NULL)] * stmt.param_count)

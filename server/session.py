@@ -132,7 +132,7 @@ from server import sql as sqltext
 from server.columns import result_column
 from server.core_variables import apply_isolation
 from server.login import log_in
-from server.prepared import PreparedStatements
+from server.prepared import WRITES_NOW, PreparedStatements
 from server.privileges import Privileges
 from server.tls import TlsChannel
 from server.users import ALL, REPLICATION_CLIENT, REPLICATION_SLAVE, SUPER, Account, shown
@@ -152,7 +152,6 @@ _MORE = int(ServerStatus.MORE_RESULTS_EXISTS)
 WRITE_KEYWORDS = frozenset({
     "INSERT", "UPDATE", "DELETE", "REPLACE", "CREATE", "DROP", "ALTER", "TRUNCATE", "RENAME", "LOAD",
 })
-_WRITE_HEADS = ("INSERT", "UPDATE", "DELETE", "REPLACE")  # what `run_write_now` may run
 # Fairness (module header): the commands a pipelining client gets in a row before the others run.
 YIELD_EVERY = 16
 COM_RESET_CONNECTION = 0x1F
@@ -366,16 +365,8 @@ class ClientSession(asyncio.Protocol):
         transaction); True when answered (counted as `_com_query` counts it)."""
         if type(event) is not ComQuery or ";" in event.sql:
             return False
-        sql = event.sql
-        es = self.engine_session
-        if sql[:6].upper() == "SELECT":
-            run = self.run_read_now
-        elif es is not None and es.writes_in_transaction and sql.lstrip()[:7].upper().startswith(_WRITE_HEADS):
-            run = self.run_write_now
-        else:
-            return False
         try:
-            result = run(sql, sqltext.head(sql))
+            result = self._run_now(event.sql)
         except SQLError as exc:
             result = exc
         if result is None:
@@ -386,6 +377,17 @@ class ClientSession(asyncio.Protocol):
         else:
             self._send_result(result, 0)
         return True
+
+    def _run_now(self, statement: str) -> Any:
+        """One statement of a COM_QUERY answered on the loop at once: a SELECT through
+        `run_read_now`, a write inside a transaction through `run_write_now`; None when it must
+        take `run_statement`'s way. Raises the SQLError it failed with."""
+        if statement[:6].upper() == "SELECT":  # (after blanks or a comment: the statement path)
+            return self.run_read_now(statement, sqltext.head(statement))
+        es = self.engine_session
+        if es is not None and es.writes_in_transaction and statement.lstrip()[:7].upper().startswith(WRITES_NOW):
+            return self.run_write_now(statement, sqltext.head(statement))
+        return None
 
     def _our_bug(self) -> None:
         """An exception that is neither the client's nor a statement's: logged with its traceback,
@@ -832,9 +834,7 @@ class ClientSession(asyncio.Protocol):
         last = len(statements) - 1
         for i, statement in enumerate(statements):
             try:
-                result = None
-                if statement[:6].upper() == "SELECT":  # (after blanks or a comment: the statement path)
-                    result = self.run_read_now(statement, sqltext.head(statement))
+                result = self._run_now(statement)
                 if result is None:
                     result = await self.run_statement(statement)
             except SQLError as exc:

@@ -17,7 +17,9 @@ import math
 import random
 import shutil
 import sysconfig
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -70,20 +72,26 @@ def _column(kind: tuple[int, int]) -> ColumnDefinition:
     return ColumnDefinition(name="c", type=FieldType(ftype), flags=ColumnFlag.UNSIGNED if unsigned else 0)
 
 
-def _both(encoder: BinaryRowEncoder, rows: list, monkeypatch) -> tuple[object, object]:
-    """`encode_rows` with the compiled encoder, then without it (the payloads or the error)."""
+def _with_and_without(module: Any, make: Callable[[], object], monkeypatch) -> tuple[object, object]:
+    """`make()` with the compiled encoder, then with `module._native_rows` off (the payloads, or
+    the error they end in)."""
     answers = []
     for native in (True, False):
         with monkeypatch.context() as m:
             if not native:
-                m.setattr(binary, "_native_rows", None)
+                m.setattr(module, "_native_rows", None)
             try:
-                answers.append(encoder.encode_rows(list(rows)))
+                answers.append(make())
             except UncarriedValue as exc:
                 answers.append(("uncarried", exc.column, str(exc)))
             except LocalProtocolError as exc:  # a row of another width
                 answers.append(("error", str(exc)))
     return answers[0], answers[1]
+
+
+def _both(encoder: BinaryRowEncoder, rows: list, monkeypatch) -> tuple[object, object]:
+    """`encode_rows` with and without the compiled encoder."""
+    return _with_and_without(binary, lambda: encoder.encode_rows(list(rows)), monkeypatch)
 
 
 @native
@@ -129,17 +137,9 @@ TEXT_DECLINED = [1.5, True, decimal.Decimal("2.50"), 2 ** 63, bytearray(b"x"), "
 
 
 def _text_both(rows: list, width: int, monkeypatch) -> tuple[object, object]:
-    """A text ResultSet's payloads with the compiled encoder, then without it (or the error)."""
-    answers = []
-    for native in (True, False):
-        with monkeypatch.context() as m:
-            if not native:
-                m.setattr(messages, "_native_rows", None)
-            try:
-                answers.append(ResultSet([f"c{i}" for i in range(width)], rows).payloads(DEPRECATE_EOF))
-            except LocalProtocolError as exc:
-                answers.append(("error", str(exc)))
-    return answers[0], answers[1]
+    """A text ResultSet's payloads with and without the compiled encoder."""
+    return _with_and_without(
+        messages, lambda: ResultSet([f"c{i}" for i in range(width)], rows).payloads(DEPRECATE_EOF), monkeypatch)
 
 
 @native
