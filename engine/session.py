@@ -764,13 +764,37 @@ class Session:
         if reader is not None:  # ended in a reader thread, then back to the pool; nobody waits
             self.engine._on_reader(self.engine._pool.end_snapshot, reader).add_done_callback(_consume)
 
-    async def _end_transaction(self, commit: bool) -> CommittedTxn | None:
+    def begin_now(self, sql: str) -> Result | None:
+        """`execute` of BEGIN / START TRANSACTION when the transaction it ends wrote nothing
+        (no writer lock to let go, nothing to commit) and it takes no snapshot at once (WITH
+        CONSISTENT SNAPSHOT): the same Result, at once. None for any other statement (nothing
+        of the session changed). The shell's path for a BEGIN answered as it arrives."""
+        if self._holds_lock or "CONSISTENT" in sql.upper():
+            return None
+        try:
+            plan, _ = self._plan(sql)
+        except SQLError:
+            return None  # `execute` raises it
+        if plan.kind != "begin":
+            return None
+        self._end_unwritten()
+        self._in_txn = True
+        return self._result()
+
+    def _end_unwritten(self) -> None:
+        """The end of a transaction that holds no writer lock: its view and names dropped."""
         self._in_txn = False
         self._named_savepoints = []
         self._end_snapshot()
+        self._statements = []
+
+    async def _end_transaction(self, commit: bool) -> CommittedTxn | None:
         if not self._holds_lock:
-            self._statements = []
+            self._end_unwritten()
             return None
+        self._in_txn = False
+        self._named_savepoints = []
+        self._end_snapshot()
         engine = self.engine
         try:
             if commit:

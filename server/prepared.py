@@ -111,6 +111,8 @@ _DESCRIBED = frozenset({"SELECT", "SHOW", "DESC", "DESCRIBE", "EXPLAIN", "WITH",
 # Writes that may be answered on receipt inside a transaction (`answer_on_receipt`, and
 # COM_QUERY's in `ClientSession._run_now`).
 WRITES_NOW = ("INSERT", "UPDATE", "DELETE", "REPLACE")
+# The first words of the transaction starts answered on receipt (`ClientSession.run_begin_now`).
+BEGINS_NOW = ("BEGIN", "START")
 
 # Errors of the statement's text, which mysqld's prepare reports: syntax, unknown database,
 # table or column, ambiguity, a row of the wrong width, an empty or unsupported statement.
@@ -277,6 +279,7 @@ class PreparedStatement:
     select: bool = False  # a SELECT: an execution tries `ClientSession.run_read_now` first
     kept: KeptRead | None = None  # its read, kept by an execution with plain values
     write: str | None = None  # an INSERT/UPDATE/DELETE/REPLACE: its `sqltext.head` (`answer_on_receipt`)
+    begin: str | None = None  # BEGIN / START ... without parameters: its `sqltext.head` (`answer_on_receipt`)
 
     @property
     def param_count(self) -> int:
@@ -358,6 +361,7 @@ class PreparedStatements:
         self._next_id = 1
         self.kept_any = False  # some statement kept its read (`answer_on_receipt` may answer)
         self.writes_any = False  # some statement writes (answered on receipt inside a transaction)
+        self.begins_any = False  # some statement is a BEGIN (answered on receipt)
 
     # -- accounting ---------------------------------------------------------------------------
 
@@ -455,6 +459,9 @@ class PreparedStatements:
         if keyword in WRITES_NOW and head == sqltext.head(pieces[0]):  # (the values never change it)
             stmt.write = head
             self.writes_any = True
+        elif keyword in BEGINS_NOW and len(pieces) == 1:
+            stmt.begin = head
+            self.begins_any = True
         probe = stmt.bind([None] * stmt.param_count, [ParamType(FieldType.NULL)] * stmt.param_count)
         server = session.server
         if keyword in _DESCRIBED or sql.lstrip().startswith("("):
@@ -513,22 +520,22 @@ class PreparedStatements:
     def answer_on_receipt(self, event: Any) -> bool:
         """Answer `event`, a command just received, here and now when it is a COM_STMT_EXECUTE
         (no cursor, no long data) of a statement with a kept read, with plain values, that the
-        kept read answers, or of a write inside a transaction that `ClientSession.run_write_now`
-        runs; True when answered (counted as the session's command loop and `handle` count it),
+        kept read answers, of a write inside a transaction that `ClientSession.run_write_now`
+        runs, or of a BEGIN that `run_begin_now` answers; True when answered (counted as the session's command loop and `handle` count it),
         False when nothing was done and the session's task must run it."""
         if type(event) is not ComUnknown or event.code != COM_STMT_EXECUTE:
             return False
         session = self.session
         es = session.engine_session
         writing = self.writes_any and es is not None and es.writes_in_transaction
-        if not (self.kept_any or writing):
+        if not (self.kept_any or writing or self.begins_any):
             return False
         try:
             command = decode_stmt_command(bytes((COM_STMT_EXECUTE,)) + event.payload)
         except RemoteProtocolError:
             return False
         stmt = self._statements.get(command.statement_id)  # type: ignore[union-attr]
-        if (stmt is None or (stmt.kept is None and not (writing and stmt.write)) or stmt.long_data
+        if (stmt is None or (stmt.kept is None and not (writing and stmt.write) and stmt.begin is None) or stmt.long_data
                 or stmt.long_data_error or command.flags & CURSOR_TYPE_READ_ONLY):  # type: ignore[union-attr]
             return False
         try:
@@ -543,6 +550,8 @@ class PreparedStatements:
                 if plain is None or tuple(map(type, plain)) != kept.kinds:
                     return False
                 result = session.run_prepared_read(kept.read, kept.keyword, plain)
+            elif stmt.begin is not None:
+                result = session.run_begin_now(stmt.pieces[0], stmt.begin)
             else:
                 result = session.run_write_now(stmt.bind(values, types), stmt.write)  # type: ignore[arg-type]
         except SQLError as exc:  # (a row the engine cannot convert, a failed write: the statement path's error too)

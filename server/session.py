@@ -132,7 +132,7 @@ from server import sql as sqltext
 from server.columns import result_column
 from server.core_variables import apply_isolation
 from server.login import log_in
-from server.prepared import WRITES_NOW, PreparedStatements
+from server.prepared import BEGINS_NOW, WRITES_NOW, PreparedStatements
 from server.privileges import Privileges
 from server.tls import TlsChannel
 from server.users import ALL, REPLICATION_CLIENT, REPLICATION_SLAVE, SUPER, Account, shown
@@ -361,8 +361,9 @@ class ClientSession(asyncio.Protocol):
 
     def _query_on_receipt(self, event: Any) -> bool:
         """Answer `event` here and now when it is a COM_QUERY of one statement that `_com_query`
-        would answer through `run_read_now` (a SELECT) or `run_write_now` (a write inside a
-        transaction); True when answered (counted as `_com_query` counts it)."""
+        would answer through `run_read_now` (a SELECT), `run_write_now` (a write inside a
+        transaction) or `run_begin_now` (a BEGIN); True when answered (counted as `_com_query`
+        counts it)."""
         if type(event) is not ComQuery or ";" in event.sql:
             return False
         try:
@@ -380,10 +381,14 @@ class ClientSession(asyncio.Protocol):
 
     def _run_now(self, statement: str) -> Any:
         """One statement of a COM_QUERY answered on the loop at once: a SELECT through
-        `run_read_now`, a write inside a transaction through `run_write_now`; None when it must
-        take `run_statement`'s way. Raises the SQLError it failed with."""
-        if statement[:6].upper() == "SELECT":  # (after blanks or a comment: the statement path)
+        `run_read_now`, a BEGIN through `run_begin_now`, a write inside a transaction through
+        `run_write_now`; None when it must take `run_statement`'s way. Raises the SQLError it
+        failed with."""
+        head = statement[:6].upper()
+        if head == "SELECT":  # (after blanks or a comment: the statement path)
             return self.run_read_now(statement, sqltext.head(statement))
+        if head[:5] in BEGINS_NOW:
+            return self.run_begin_now(statement, sqltext.head(statement))
         es = self.engine_session
         if es is not None and es.writes_in_transaction and statement.lstrip()[:7].upper().startswith(WRITES_NOW):
             return self.run_write_now(statement, sqltext.head(statement))
@@ -881,13 +886,31 @@ class ClientSession(asyncio.Protocol):
         Only what `execute` would do for such a read is done: no role or admin handler claims
         it, the account has every privilege, no statement time limit, KILL QUERY or
         executable comment applies. It never yields, so nobody sees it running (no `info`)."""
-        if ("/*!" in statement or "/*M!" in statement or not self._reads_now(keyword)
-                or self.server.admin.claims(statement, keyword)):
+        if not self._loop_answers(statement, keyword):
             return None
         result = self.engine_session.select_now(statement)
         if result is not None:
             self._counted(keyword)
         return result
+
+    def run_begin_now(self, statement: str, keyword: str) -> Any:
+        """`run_statement` of BEGIN / START TRANSACTION answered on the loop at once (engine
+        `Session.begin_now`: the transaction it ends wrote nothing): its Result, or None when
+        the statement must take `run_statement`'s way (then nothing was counted), as
+        `run_read_now`."""
+        if self.engine_session is None or not self._loop_answers(statement, keyword):
+            return None
+        result = self.engine_session.begin_now(statement)
+        if result is not None:
+            self._counted(keyword)
+        return result
+
+    def _loop_answers(self, statement: str, keyword: str) -> bool:
+        """Nothing but the engine answers `statement` (`keyword` its `sqltext.head`) and nothing
+        of the session's state sends it `run_statement`'s way: no executable comment, no admin
+        handler, `_reads_now`."""
+        return not ("/*!" in statement or "/*M!" in statement or not self._reads_now(keyword)
+                    or self.server.admin.claims(statement, keyword))
 
     def run_prepared_read(self, prepared: PreparedRead, keyword: str, params: list[object]) -> Any:
         """`run_read_now` of a text of `prepared`'s shape whose literals are `params` (the
@@ -907,9 +930,8 @@ class ClientSession(asyncio.Protocol):
         nothing was counted). As `run_read_now`, with what `execute` refuses a write
         for besides: a read-only server, FLUSH TABLES WITH READ LOCK held by this session."""
         es = self.engine_session
-        if (es is None or not es.writes_in_transaction or "/*!" in statement or "/*M!" in statement
-                or not self._reads_now(keyword) or self.server.role.read_only or self._backup_lock is not None
-                or self.server.admin.claims(statement, keyword)):
+        if (es is None or not es.writes_in_transaction or self.server.role.read_only
+                or self._backup_lock is not None or not self._loop_answers(statement, keyword)):
             return None
         try:
             result = es.write_now(statement)

@@ -428,7 +428,7 @@ def test_text_queries_send_the_same_bytes(shell, wire, monkeypatch):
                 conn.close()
             streams.append(wire[2:])
     assert answered[0] == 2 * 12  # 6 per transaction mode, twice
-    assert on_receipt[0] == 2 * 4  # the 6 less the multi-statement's two, twice
+    assert on_receipt[0] == 2 * 4 + 1  # the 6 less the multi-statement's two, twice; and the BEGIN
     receipt, now, statement = streams
     assert len(receipt) == len(now) == len(statement) > 20
     for i, (r, x, y) in enumerate(zip(receipt, now, statement, strict=True)):

@@ -19,7 +19,10 @@ other command takes (`run_statement`), with real clients against the server shel
 
 from __future__ import annotations
 
+import contextlib
 import threading
+from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pymysql
@@ -50,14 +53,21 @@ class _Recording(NullRole):
         await super().commit(session, txn)
 
 
-@pytest.fixture
-def shell(tmp_path):
-    with ShellServer(tmp_path, role=_Recording) as server:
+@contextlib.contextmanager
+def seeded_shell(datadir: Path) -> Iterator[ShellServer]:
+    """A server shell recording what it commits, with d1.w holding three rows."""
+    with ShellServer(datadir, role=_Recording) as server:
         with server.connect(autocommit=True) as conn, conn.cursor() as cur:
             cur.execute("CREATE DATABASE d1")
             cur.execute("USE d1")
             cur.execute(TABLE)
             cur.execute("INSERT INTO w (id, k, c) VALUES (1, 10, 'a'), (2, 20, 'b'), (3, 30, 'c')")
+        yield server
+
+
+@pytest.fixture
+def shell(tmp_path):
+    with seeded_shell(tmp_path) as server:
         yield server
 
 
@@ -198,23 +208,7 @@ def test_both_paths_send_the_same_bytes_and_log_the_same(tmp_path, wire, answere
     """The script on a fresh server twice: the receive callback answering the writes
     (`answer_on_receipt` for COM_STMT_EXECUTE, `_query_on_receipt` for COM_QUERY), then the
     session's task answering every command."""
-    runs = []
-    for path in ("receipt", "task"):
-        with monkeypatch.context() as m:
-            if path == "task":
-                m.setattr(prepared.PreparedStatements, "answer_on_receipt", lambda self, event: False)
-                m.setattr(ClientSession, "_query_on_receipt", lambda self, event: False)
-                m.setattr(ClientSession, "run_write_now", lambda self, sql, keyword: None)  # (_com_query's)
-            with ShellServer(tmp_path / path, role=_Recording) as shell:
-                with shell.connect(autocommit=True) as conn, conn.cursor() as cur:
-                    cur.execute("CREATE DATABASE d1")
-                    cur.execute("USE d1")
-                    cur.execute(TABLE)
-                    cur.execute("INSERT INTO w (id, k, c) VALUES (1, 10, 'a'), (2, 20, 'b'), (3, 30, 'c')")
-                del wire[:]
-                before, logged = answered[0], len(_role(shell).logged)
-                answers = _script(shell, client)
-                runs.append((answers, wire[2:], _role(shell).logged[logged:], answered[0] - before))
+    runs = both_paths(tmp_path, wire, monkeypatch, answered, "run_write_now", lambda shell: _script(shell, client))
     (answers, sent, logged, on_loop), (answers2, sent2, logged2, on_loop2) = runs
     assert on_loop == 3 * (len(WRITES) - 2) and on_loop2 == 0  # every write but two at once, or none
     assert answers == answers2
@@ -222,7 +216,33 @@ def test_both_paths_send_the_same_bytes_and_log_the_same(tmp_path, wire, answere
     assert ("error", 1406) in answers
     assert logged == logged2 and len(logged) == 2 and len(logged[0]) == 8  # the rolled back one never
     assert "INSERT INTO w (id, k, c) VALUES (3, 33, 'new')" in logged[0]
-    assert len(sent) == len(sent2) > 60
+    assert len(sent) > 60
+    assert_same_bytes(sent, sent2)
+
+
+def both_paths(tmp_path: Path, wire: list[bytes], monkeypatch: Any, answered: list[int], now: str,  # noqa: F811
+               script: Callable[[ShellServer], list[Any]]) -> list[tuple]:
+    """`script` on a fresh `seeded_shell` twice: the receive callback answering what it may,
+    then the session's task answering every command (`ClientSession.now`, `_com_query`'s way
+    to the loop, off too). Per run: the script's answers, the bytes sent, the transactions
+    handed to the role and how much `answered` counted."""
+    runs = []
+    for path in ("receipt", "task"):
+        with monkeypatch.context() as m:
+            if path == "task":
+                m.setattr(prepared.PreparedStatements, "answer_on_receipt", lambda self, event: False)
+                m.setattr(ClientSession, "_query_on_receipt", lambda self, event: False)
+                m.setattr(ClientSession, now, lambda self, sql, keyword: None)
+            with seeded_shell(tmp_path / path) as shell:
+                del wire[:]
+                before, logged = answered[0], len(_role(shell).logged)
+                answers = script(shell)
+                runs.append((answers, wire[2:], _role(shell).logged[logged:], answered[0] - before))
+    return runs
+
+
+def assert_same_bytes(sent: list[bytes], sent2: list[bytes]) -> None:
+    assert len(sent) == len(sent2)
     for i, (a, b) in enumerate(zip(sent, sent2, strict=True)):
         assert a == b, f"write {i}: {a.hex()} / {b.hex()}"
 
