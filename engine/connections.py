@@ -244,9 +244,11 @@ class ReaderPool:
             reader = self._loop_reader = Reader(self._main_file)
             reader.conn.execute("PRAGMA busy_timeout=0")
             reader.conn.set_progress_handler(self._loop_step, LOOP_READ_CHECK)
-        if reader.attached != self.schemas and len(self.schemas) > ATTACH_LIMIT:
-            return None  # attaching on demand is the reader threads' work
-        self.sync_attached(reader)
+        schemas = self.schemas
+        if reader.attached != schemas:
+            if len(schemas) > ATTACH_LIMIT:
+                return None  # attaching on demand is the reader threads' work
+            self.sync_attached(reader)
         return self._run_on_loop(reader, sql, args, rand, database, budget=False)
 
     def _run_on_loop(self, reader: Reader, sql: str, args, rand, database, budget: bool):

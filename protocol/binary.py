@@ -63,6 +63,7 @@ from protocol.packets import (
     encode_lenenc_bytes,
     encode_lenenc_int,
     fixed_struct,
+    frame_payloads,
 )
 
 COM_STMT_PREPARE = 0x16
@@ -412,6 +413,48 @@ def decode_execute_params(
     except (*_PARSE_ERRORS, RemoteProtocolError):  # a lenenc reader's error: ours to word
         raise _malformed("COM_STMT_EXECUTE") from None
     return values, types
+
+
+_FIXED_INTS = {FieldType.TINY: "bB", FieldType.SHORT: "hH", FieldType.YEAR: "hH", FieldType.INT24: "iI",
+               FieldType.LONG: "iI", FieldType.LONGLONG: "qQ"}
+
+
+class IntParams:
+    """The layout of a COM_STMT_EXECUTE parameter block `decode_execute_params` read: every
+    parameter a non-NULL integer of a fixed-size type, the types sent with the block or not, as
+    that block had them. `read` gives the values of a block laid out the same way (byte for byte
+    up to the values, of the same size), as `decode_execute_params` would read them with the same
+    bound types, or None for any other block."""
+
+    __slots__ = ("_prefix", "_values", "_size")
+
+    def __init__(self, prefix: bytes, values: struct.Struct) -> None:
+        self._prefix = prefix
+        self._values = values
+        self._size = len(prefix) + values.size
+
+    @classmethod
+    def of(cls, block: bytes, count: int, types: Sequence[ParamType]) -> IntParams | None:
+        """The layout of `block`, which `decode_execute_params` read as `types`, when it is one."""
+        nbytes = (count + 7) // 8
+        if count == 0 or len(block) <= nbytes or any(block[:nbytes]):
+            return None
+        codes = []
+        for ptype in types:
+            pair = _FIXED_INTS.get(ptype.type)
+            if pair is None:
+                return None
+            codes.append(pair[ptype.unsigned])
+        values = struct.Struct("<" + "".join(codes))
+        prefix = nbytes + 1 + (2 * count if block[nbytes] else 0)
+        if len(block) != prefix + values.size:
+            return None
+        return cls(bytes(block[:prefix]), values)
+
+    def read(self, block: bytes) -> tuple[int, ...] | None:
+        if len(block) != self._size or not block.startswith(self._prefix):
+            return None
+        return self._values.unpack_from(block, len(self._prefix))
 
 
 def encode_param(ptype: ParamType, value: Any) -> bytes:
@@ -836,19 +879,59 @@ class BinaryResultSet:
     encoded_columns: Sequence[bytes] | None = None  # `col.encode()` of each of `columns`, kept by the caller
 
     def payloads(self, capabilities: int = 0) -> list[bytes]:
-        out = [encode_lenenc_int(len(self.columns))]
-        if self.encoded_columns is not None:
-            out.extend(self.encoded_columns)
-        else:
-            out.extend(col.encode() for col in self.columns)
+        encoded = self.encoded_columns
+        if encoded is None:
+            encoded = [col.encode() for col in self.columns]
         if self.cursor:
+            out = [encode_lenenc_int(len(encoded)), *encoded]
             out.append(_terminator(capabilities, self.status | _CURSOR_EXISTS, self.warnings))
             return out
-        if not capabilities & DEPRECATE_EOF:
-            out.append(EOF(self.warnings, self.status).encode())
+        out = _column_block(encoded, capabilities, self.status, self.warnings)
         out.extend(_row_payloads(self.columns, self.rows, self.encoded_rows))
         out.append(_terminator(capabilities, self.status, self.warnings))
         return out
+
+
+def _column_block(encoded_columns: Sequence[bytes], capabilities: int, status: int, warnings: int) -> list[bytes]:
+    """A result set's packets before its rows: column count, definitions, and the EOF after
+    them unless CLIENT_DEPRECATE_EOF."""
+    out = [encode_lenenc_int(len(encoded_columns)), *encoded_columns]
+    if not capabilities & DEPRECATE_EOF:
+        out.append(EOF(warnings, status).encode())
+    return out
+
+
+class ResultHead:
+    """What a binary result set (no cursor, no warnings) sends around its rows for one column
+    list on one connection, kept across executions of a statement: its column block
+    (`_column_block`) framed from sequence id 1, where the answer to a command starts, and its
+    closing packet's payload, each made once per server status (a handful of flag sets).
+    `ServerConnection.send_rows` frames the rows between them: the bytes `send` gives for the
+    `BinaryResultSet`."""
+
+    __slots__ = ("columns", "encoded_columns", "packets", "_capabilities", "_framed", "_closing")
+
+    def __init__(self, columns: Sequence[ColumnDefinition], encoded_columns: Sequence[bytes],
+                 capabilities: int) -> None:
+        self.columns = tuple(columns)
+        self.encoded_columns = tuple(encoded_columns)
+        self.packets = len(self.encoded_columns) + (1 if capabilities & DEPRECATE_EOF else 2)
+        self._capabilities = capabilities
+        self._framed: dict[int, bytes] = {}
+        self._closing: dict[int, bytes] = {}
+
+    def framed(self, status: int) -> bytes:
+        wire = self._framed.get(status)
+        if wire is None:
+            block = _column_block(self.encoded_columns, self._capabilities, status, 0)
+            wire = self._framed[status] = frame_payloads(block, 1)[0]
+        return wire
+
+    def closing(self, status: int) -> bytes:
+        payload = self._closing.get(status)
+        if payload is None:
+            payload = self._closing[status] = _terminator(self._capabilities, status)
+        return payload
 
 
 @dataclass(frozen=True, slots=True)

@@ -59,7 +59,7 @@ from protocol.auth import (
     scramble_native_password,
     verify_native_password,
 )
-from protocol.binary import BINARY_RESPONSES, BinaryResultSet, BinaryRows, PrepareOK
+from protocol.binary import BINARY_RESPONSES, BinaryResultSet, BinaryRows, PrepareOK, ResultHead
 from protocol.errors import (
     ER_HANDSHAKE_ERROR,
     ER_NET_PACKET_TOO_LARGE,
@@ -105,6 +105,7 @@ from protocol.packets import (
     PacketDecoder,
     decode_lenenc_int,
     encode_packet,
+    frame_payloads,
     pack_header,
 )
 from protocol.position import BinlogPosition
@@ -474,6 +475,12 @@ class ServerConnection:
         else:
             self._decoder.feed(data)
 
+    @property
+    def drained(self) -> bool:
+        """No byte received is left unread and the peer has not closed: `next_event` would
+        return NEED_DATA."""
+        return not self._peer_closed and self._decoder.buffered == 0
+
     def next_event(self) -> Any:
         """The next event: NEED_DATA, HandshakeResponse, AuthSwitchResponse, a Command,
         SemiSyncAck (while dumping) or ConnectionClosed."""
@@ -601,7 +608,7 @@ class ServerConnection:
         more = bool(message.status & _MORE_RESULTS)
         self._machine.fire(T.SEND_MORE if more else T.SEND_RESPONSE)
         if isinstance(message, (ResultSet, *BINARY_RESPONSES)):
-            wire, seq = self._frame_all(message.payloads(self.capabilities), self._seq)
+            wire, seq = frame_payloads(message.payloads(self.capabilities), self._seq)
         elif isinstance(message, OK):
             wire, seq = encode_packet(message.encode(self.capabilities), self._seq)
         elif isinstance(message, EOF):
@@ -617,23 +624,17 @@ class ServerConnection:
         self._machine.fire(T.SEND_RESPONSE)
         self._seq = 0
 
-    @staticmethod
-    def _frame_all(payloads: list[bytes], seq: int) -> tuple[bytes, int]:
-        """`encode_packet` of each payload in turn, joined: a payload under MAX_PAYLOAD (a
-        result's rows) gets its header here, without a copy of its own."""
-        parts: list[bytes] = []
-        append = parts.append
-        seq &= 0xFF
-        for payload in payloads:
-            n = len(payload)
-            if n < MAX_PAYLOAD:
-                append((n | seq << 24).to_bytes(4, "little"))
-                append(payload)
-                seq = (seq + 1) & 0xFF
-            else:
-                wire, seq = encode_packet(payload, seq)
-                append(wire)
-        return b"".join(parts), seq
+    def send_rows(self, head: ResultHead, status: int, rows: list[bytes]) -> bytes:
+        """Bytes of a binary result set (no cursor, no more results) answering the command just
+        received: `head`'s column block and closing packet for `status` around `rows`, each row
+        encoded (`BinaryRowEncoder`): what `send` of the same `BinaryResultSet` gives."""
+        if self._seq != 1:  # (a command of 16 MiB or more: its answer starts later)
+            return self.send(BinaryResultSet(head.columns, status=status, encoded_rows=rows,
+                                             encoded_columns=head.encoded_columns))
+        self._machine.fire(T.SEND_RESPONSE)
+        wire, _ = frame_payloads((*rows, head.closing(status)), head.packets + 1)
+        self._seq = 0
+        return head.framed(status) + wire
 
     def start_dump(self, semisync: bool) -> None:
         """Enter DUMPING after a COM_BINLOG_DUMP; with `semisync` incoming packets are acks."""

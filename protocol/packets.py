@@ -84,6 +84,24 @@ def encode_packet(payload: bytes, seq: int) -> tuple[bytes, int]:
     return b"".join(parts), (seq + 1) & 0xFF
 
 
+def frame_payloads(payloads: Iterable[bytes], seq: int) -> tuple[bytes, int]:
+    """`encode_packet` of each payload in turn, joined: (wire bytes, the next sequence id). A
+    payload under MAX_PAYLOAD (a result's rows) gets its header here, without a copy of its own."""
+    parts: list[bytes] = []
+    append = parts.append
+    seq &= 0xFF
+    for payload in payloads:
+        n = len(payload)
+        if n < MAX_PAYLOAD:
+            append((n | seq << 24).to_bytes(4, "little"))
+            append(payload)
+            seq = (seq + 1) & 0xFF
+        else:
+            wire, seq = encode_packet(payload, seq)
+            append(wire)
+    return b"".join(parts), seq
+
+
 class PacketDecoder:
     """Incremental packet reader: `feed(bytes)`, then `next_packet()` until it returns None."""
 

@@ -67,8 +67,10 @@ from protocol.binary import (
     ComStmtPrepare,
     ComStmtReset,
     ComStmtSendLongData,
+    IntParams,
     ParamType,
     PrepareOK,
+    ResultHead,
     UncarriedValue,
     ZeroDate,
     decode_execute_params,
@@ -228,15 +230,14 @@ def literal(value: Any, ptype: ParamType) -> str:
 class KeptRead:
     """A prepared SELECT's read as an execution with plain values (`_plain_values`) left it: the
     engine's `PreparedRead`, the statement's head keyword, the kinds of those values (int, str;
-    only values of the same kinds read through it), and its answer's column definitions, their
-    encoded payloads and binary row encoder (None when a column is typed NULL: `carried_rows`
-    decides each time)."""
+    only values of the same kinds read through it), and its answer's column definitions with
+    what is sent around its rows on the session's connection (`ResultHead`) and its binary row
+    encoder (None when a column is typed NULL: `carried_rows` decides each time)."""
 
     read: PreparedRead
     keyword: str
     kinds: tuple[type, ...]
-    columns: tuple[ColumnDefinition, ...]
-    encoded_columns: tuple[bytes, ...]
+    head: ResultHead
     encoder: BinaryRowEncoder | None
 
 
@@ -266,6 +267,23 @@ def _plain_values(values: list[Any], types: list[ParamType]) -> list[Any] | None
     return plain
 
 
+def _int_values(stmt: PreparedStatement, block: bytes) -> list[int] | None:
+    """The values of `block` as `decode_execute_params` and `_plain_values` would give them, when
+    it is laid out as the last block read for `stmt` with the same bound types
+    (`PreparedStatement.int_params`), its values plain integers and the kept read's kinds all
+    int; else None (then read it the long way)."""
+    fast = stmt.int_params
+    if fast is None or fast[1] is None or fast[0] is not stmt.types:
+        return None
+    values = fast[1].read(block)
+    if values is None or min(values) < 0 or max(values) > _SIGNED_MAX:
+        return None
+    kept = stmt.kept
+    if kept is None or kept.kinds != (int,) * len(values):
+        return None
+    return list(values)
+
+
 @dataclass
 class PreparedStatement:
     id: int
@@ -280,6 +298,9 @@ class PreparedStatement:
     kept: KeptRead | None = None  # its read, kept by an execution with plain values
     write: str | None = None  # an INSERT/UPDATE/DELETE/REPLACE: its `sqltext.head` (`answer_on_receipt`)
     begin: str | None = None  # BEGIN / START ... without parameters: its `sqltext.head` (`answer_on_receipt`)
+    # the layout of the last parameter block of plain integers `answer_on_receipt` read, with
+    # the bound types it was read with (`_int_values`)
+    int_params: tuple[list[ParamType], IntParams | None] | None = None
 
     @property
     def param_count(self) -> int:
@@ -345,10 +366,10 @@ def carried_rows(columns: tuple[ColumnDefinition, ...], rows: Sequence[Sequence[
             carried[exc.column] = _as_text_column(col)
 
 
-def _kept(read: PreparedRead, keyword: str, kinds: tuple[type, ...], result: Any) -> KeptRead:
+def _kept(read: PreparedRead, keyword: str, kinds: tuple[type, ...], result: Any, capabilities: int) -> KeptRead:
     columns = result_columns(result)
     null_typed = any(col.type == FieldType.NULL for col in columns)
-    return KeptRead(read, keyword, kinds, columns, tuple(col.encode() for col in columns),
+    return KeptRead(read, keyword, kinds, ResultHead(columns, [col.encode() for col in columns], capabilities),
                     None if null_typed else BinaryRowEncoder(columns))
 
 
@@ -538,17 +559,23 @@ class PreparedStatements:
         if (stmt is None or (stmt.kept is None and not (writing and stmt.write) and stmt.begin is None) or stmt.long_data
                 or stmt.long_data_error or command.flags & CURSOR_TYPE_READ_ONLY):  # type: ignore[union-attr]
             return False
-        try:
-            values, types = decode_execute_params(command.params, stmt.param_count, stmt.types,  # type: ignore[union-attr]
-                                                  [False] * stmt.param_count)
-        except RemoteProtocolError:
-            return False
         kept = stmt.kept
-        try:
+        plain = _int_values(stmt, command.params) if kept is not None else None
+        if plain is not None:
+            types = stmt.types
+        else:
+            try:
+                values, types = decode_execute_params(command.params, stmt.param_count, stmt.types,  # type: ignore[union-attr]
+                                                      [False] * stmt.param_count)
+            except RemoteProtocolError:
+                return False
             if kept is not None:
                 plain = _plain_values(values, types)
                 if plain is None or tuple(map(type, plain)) != kept.kinds:
                     return False
+                stmt.int_params = (types, IntParams.of(command.params, stmt.param_count, types))
+        try:
+            if kept is not None:
                 result = session.run_prepared_read(kept.read, kept.keyword, plain)
             elif stmt.begin is not None:
                 result = session.run_begin_now(stmt.pieces[0], stmt.begin)
@@ -578,18 +605,22 @@ class PreparedStatements:
                      kept: KeptRead | None) -> None:
         """The binary result set of `result` (rows), encoded through `kept` when it came from it."""
         session = self.session
+        conn = session.conn
+        assert conn is not None
         encoded_columns = None
         if kept is not None and kept.encoder is not None:
             try:
-                columns, encoded = kept.columns, kept.encoder.encode_rows(result.rows)
-                encoded_columns = kept.encoded_columns
+                encoded = kept.encoder.encode_rows(result.rows)
             except UncarriedValue:
-                columns, encoded = carried_rows(kept.columns, result.rows)
+                columns, encoded = carried_rows(kept.head.columns, result.rows)
+            else:
+                if not command.flags & CURSOR_TYPE_READ_ONLY:
+                    session.write(conn.send_rows(kept.head, session.status_flags(), encoded))
+                    return
+                columns, encoded_columns = kept.head.columns, kept.head.encoded_columns
         else:
             columns, encoded = carried_rows(result_columns(result), result.rows)
         status = session.status_flags()
-        conn = session.conn
-        assert conn is not None
         if command.flags & CURSOR_TYPE_READ_ONLY:
             stmt.cursor = encoded
             stmt.cursor_columns = columns
@@ -617,7 +648,7 @@ class PreparedStatements:
         result = session.run_read_now(sql, keyword)
         if result is not None and kinds is not None and keyword == sqltext.head(stmt.pieces[0]):
             read = session.engine_session.prepare_read(sql, plain, result)  # type: ignore[arg-type]
-            stmt.kept = None if read is None else _kept(read, keyword, kinds, result)
+            stmt.kept = None if read is None else _kept(read, keyword, kinds, result, session.conn.capabilities)
             self.kept_any = self.kept_any or read is not None
         return result, None
 

@@ -357,6 +357,9 @@ class ClientSession(asyncio.Protocol):
             if not (self.prepared.answer_on_receipt(event) or self._query_on_receipt(event)):
                 self._received = event
                 return False
+            if conn.drained:  # (what the next `next_event` would say)
+                self.since = time.monotonic()
+                return True
         return False
 
     def _query_on_receipt(self, event: Any) -> bool:

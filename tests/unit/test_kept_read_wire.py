@@ -1,0 +1,155 @@
+"""The two shortcuts of a kept read's execution (server/prepared.py `answer_on_receipt`), held
+to the general path they skip:
+
+- `IntParams`: a parameter block laid out as one already read (non-NULL integers of fixed-size
+  types, types sent or not) read at once: the values `decode_execute_params` reads with the same
+  bound types, or None, for every block (valid, of other layouts, damaged);
+- `ResultHead` + `ServerConnection.send_rows`: a binary result set's column block and closing
+  packet kept across executions: the bytes and state `send(BinaryResultSet(...))` gives, with
+  and without CLIENT_DEPRECATE_EOF, for each server status, zero to many rows, and after a
+  command of 16 MiB (whose answer does not start at sequence id 1).
+"""
+
+from __future__ import annotations
+
+import decimal
+import random
+import struct
+
+import pytest
+
+from protocol.binary import (
+    BinaryResultSet,
+    BinaryRowEncoder,
+    IntParams,
+    ParamType,
+    ResultHead,
+    decode_execute_params,
+    encode_execute_params,
+)
+from protocol.connection import DEFAULT_CLIENT_CAPABILITIES, ServerState
+from protocol.messages import Capability, ColumnDefinition, FieldType, ServerStatus
+from protocol.packets import MAX_PAYLOAD, encode_packet
+from tests.unit.test_connection import login, pump
+
+_RANGES = {FieldType.TINY: 8, FieldType.SHORT: 16, FieldType.YEAR: 16, FieldType.INT24: 32,
+           FieldType.LONG: 32, FieldType.LONGLONG: 64}
+_OTHER = [FieldType.DOUBLE, FieldType.VAR_STRING, FieldType.NULL, FieldType.NEWDECIMAL]
+
+
+def _value(rng: random.Random, ptype: ParamType) -> int:
+    bits = _RANGES[ptype.type]
+    return rng.randrange(1 << bits) if ptype.unsigned else rng.randrange(-(1 << bits - 1), 1 << bits - 1)
+
+
+def _block(types: list[ParamType], values: list[object], new_bound: bool) -> bytes:
+    return encode_execute_params(types, values, send_types=new_bound)
+
+
+_SAMPLES = {FieldType.DOUBLE: 1.5, FieldType.VAR_STRING: b"7", FieldType.NULL: None,
+            FieldType.NEWDECIMAL: decimal.Decimal("1.5")}
+
+
+def _decoded(block: bytes, count: int, types: list[ParamType]) -> list[object] | None:
+    try:
+        return decode_execute_params(block, count, types)[0]
+    except Exception:
+        return None
+
+
+def test_int_params_read_what_the_decoder_reads():
+    rng = random.Random(17)
+    for _ in range(400):
+        count = rng.randint(1, 10)
+        types = [ParamType(rng.choice(list(_RANGES)), rng.random() < 0.3) for _ in range(count)]
+        new_bound = rng.random() < 0.5
+        first = _block(types, [_value(rng, t) for t in types], new_bound)
+        layout = IntParams.of(first, count, types)
+        assert layout is not None
+        assert list(layout.read(first)) == _decoded(first, count, types)
+        for _ in range(20):  # the same layout, other values: read alike
+            block = _block(types, [_value(rng, t) for t in types], new_bound)
+            assert list(layout.read(block)) == _decoded(block, count, types)
+        # another layout: a NULL, the other flag, another type, a byte more or less, any damage
+        values = [_value(rng, t) for t in types]
+        nulled = list(values)
+        nulled[rng.randrange(count)] = None
+        other, othered = list(types), list(values)
+        at = rng.randrange(count)
+        other[at] = ParamType(rng.choice(_OTHER))
+        othered[at] = _SAMPLES[other[at].type]
+        others = [
+            _block(types, nulled, new_bound),
+            _block(types, values, not new_bound),
+            _block(other, othered, True),
+            first + b"\x00",
+            first[:-1],
+        ]
+        for _ in range(10):
+            damaged = bytearray(first)
+            damaged[rng.randrange(len(damaged))] = rng.randrange(256)
+            others.append(bytes(damaged))
+        for block in others:
+            read = layout.read(block)
+            if read is not None:  # same layout after all: then the decoder's values
+                assert list(read) == _decoded(block, count, types), block.hex()
+        assert layout.read(_block(types, values, not new_bound)) is None
+
+
+def test_no_layout_for_nulls_other_types_or_no_parameters():
+    ints = [ParamType(FieldType.LONG), ParamType(FieldType.LONGLONG, True)]
+    assert IntParams.of(_block(ints, [1, None], True), 2, ints) is None
+    mixed = [ParamType(FieldType.LONG), ParamType(FieldType.VAR_STRING)]
+    assert IntParams.of(_block(mixed, [1, b"x"], True), 2, mixed) is None
+    assert IntParams.of(b"", 0, []) is None
+    assert IntParams.of(_block(ints, [1, 2], True) + b"\x00", 2, ints) is None
+
+
+def _columns() -> tuple[ColumnDefinition, ...]:
+    return (ColumnDefinition("id", FieldType.LONG, table="t", org_name="id"),
+            ColumnDefinition("c", FieldType.STRING, table="t", org_name="c", charset=45, length=480))
+
+
+@pytest.mark.parametrize("caps", [0, int(Capability.CLIENT_DEPRECATE_EOF)])
+@pytest.mark.parametrize("nrows", [0, 1, 3, 300])
+def test_send_rows_is_send_of_the_result_set(caps, nrows):
+    columns = _columns()
+    client_caps = int(DEFAULT_CLIENT_CAPABILITIES) | caps
+    head = ResultHead(columns, [c.encode() for c in columns], login(client_caps=client_caps)[0].capabilities)
+    rows = [(i, "x" * (i % 50)) for i in range(nrows)]
+    execute = encode_packet(bytes.fromhex("17 01000000 00 01000000"), 0)[0]
+    for status in (ServerStatus.AUTOCOMMIT, ServerStatus.IN_TRANS, ServerStatus.IN_TRANS | ServerStatus.AUTOCOMMIT,
+                   0, ServerStatus.AUTOCOMMIT):  # (the last one again: from the cache)
+        status = int(status)
+        sent = []
+        for path in ("send", "send_rows"):
+            server, _ = login(client_caps=client_caps)
+            assert server.capabilities & Capability.CLIENT_DEPRECATE_EOF == caps
+            pump(execute, server)
+            encoded = BinaryRowEncoder(columns).encode_rows(rows)
+            if path == "send":
+                sent.append(server.send(BinaryResultSet(columns, status=status, encoded_rows=encoded)))
+            else:
+                sent.append(server.send_rows(head, status, encoded))
+            assert server.state is ServerState.COMMAND
+        assert sent[0] == sent[1]
+
+
+def test_send_rows_after_a_command_of_sixteen_mebibytes():
+    """A command of MAX_PAYLOAD bytes or more takes two packets: its answer starts at sequence
+    id 2, and `send_rows` frames it as `send` does."""
+    columns = _columns()
+    big = bytes.fromhex("17 01000000 00 01000000") + bytes(MAX_PAYLOAD)
+    sent = []
+    for path in ("send", "send_rows"):
+        server, _ = login()
+        server._decoder.max_packet = 1 << 25  # (as max_allowed_packet would allow it)
+        pump(encode_packet(big, 0)[0], server)
+        encoded = BinaryRowEncoder(columns).encode_rows([(1, "a")])
+        status = int(ServerStatus.AUTOCOMMIT)
+        if path == "send":
+            sent.append(server.send(BinaryResultSet(columns, status=status, encoded_rows=encoded)))
+        else:
+            head = ResultHead(columns, [c.encode() for c in columns], server.capabilities)
+            sent.append(server.send_rows(head, status, encoded))
+    assert sent[0] == sent[1] and struct.unpack_from("<I", sent[0])[0] >> 24 == 2
