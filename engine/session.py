@@ -769,43 +769,63 @@ class Session:
         (no writer lock to let go, nothing to commit) and it takes no snapshot at once (WITH
         CONSISTENT SNAPSHOT): the same Result, at once. None for any other statement (nothing
         of the session changed). The shell's path for a BEGIN answered as it arrives."""
-        if self._holds_lock or "CONSISTENT" in sql.upper():
-            return None
-        try:
-            plan, _ = self._plan(sql)
-        except SQLError:
-            return None  # `execute` raises it
-        if plan.kind != "begin":
+        if self._holds_lock or "CONSISTENT" in sql.upper() or self._kind(sql) != "begin":
             return None
         self._end_unwritten()
         self._in_txn = True
         return self._result()
 
-    def _end_unwritten(self) -> None:
-        """The end of a transaction that holds no writer lock: its view and names dropped."""
+    def commit_now(self, sql: str) -> Result | None:
+        """`execute` of COMMIT at once (its engine part never waits: the writer's savepoint is
+        released at its next operation, the lock let go): the same Result, whose `committed`
+        the caller hands to the group commit in this same step. None for any other statement
+        (nothing of the session changed). The shell's path for a COMMIT answered as it arrives."""
+        if self._kind(sql) != "commit":
+            return None
+        return self._result(committed=self._end_committed())
+
+    def _kind(self, sql: str) -> str | None:
+        """The kind of `sql`'s plan; None when it cannot be planned (`execute` raises that)."""
+        try:
+            return self._plan(sql)[0].kind
+        except SQLError:
+            return None
+
+    def _end_view(self) -> None:
+        """A transaction's end, for its reads: no longer in one, its names and snapshot dropped."""
         self._in_txn = False
         self._named_savepoints = []
         self._end_snapshot()
+
+    def _end_unwritten(self) -> None:
+        """The end of a transaction that holds no writer lock (wrote nothing)."""
+        self._end_view()
         self._statements = []
 
     async def _end_transaction(self, commit: bool) -> CommittedTxn | None:
+        if commit or not self._holds_lock:
+            return self._end_committed()
+        self._end_view()
+        engine = self.engine
+        try:
+            await engine._on_writer(engine._w_end, False)
+        finally:
+            self._statements = []
+            self._release()
+        return None
+
+    def _end_committed(self) -> CommittedTxn | None:
+        """COMMIT's end of the transaction, at once: what it wrote, logically committed (the
+        writer's savepoint released at its next operation: no hop), the lock let go."""
         if not self._holds_lock:
             self._end_unwritten()
             return None
-        self._in_txn = False
-        self._named_savepoints = []
-        self._end_snapshot()
-        engine = self.engine
-        try:
-            if commit:
-                engine._sp_done = True  # RELEASE at the writer's next operation: no hop
-            else:
-                await engine._on_writer(engine._w_end, False)
-        finally:
-            statements, self._statements = self._statements, []
-            unlogged = self._unlogged
-            self._release()
-        if commit and (statements or unlogged):
+        self._end_view()
+        self.engine._sp_done = True
+        statements, self._statements = self._statements, []
+        unlogged = self._unlogged
+        self._release()
+        if statements or unlogged:
             return CommittedTxn(statements)
         return None
 

@@ -4,6 +4,11 @@ Contract (who may call what, what is durable when)
 - `commit(session, txn)` is `Role.commit`: the session's engine transaction `txn` is logically
   committed (it is in the writer connection's open SQLite transaction, invisible to readers, and
   the session has released the engine's writer lock). It returns when the client may get its OK.
+  `commit_now(session, txn)` (`Role.commit_now`) is the same begun synchronously, for a session
+  that released the lock in the same step without a task (a COMMIT answered on receipt): the
+  transaction is queued and a leader holds or waits for the lock before it returns (a task of
+  its own leads that group), so no group commits the transaction's changes without it; the
+  future it returns is settled as `commit` returns or raises.
 - Ordering. Committers queue up. One of them, the flush leader, waits for the engine's FIFO
   writer lock: every session already waiting for that lock runs and logically commits before
   the leader gets it, so their transactions join this group. Holding the lock, the leader takes
@@ -248,6 +253,7 @@ class GroupCommit:
         self._queue: list[_Ticket] = []
         self._open: list[_Open] = []  # written groups waiting for their acks without the lock
         self._leader_waiting = False
+        self._leaders: set[asyncio.Task[None]] = set()  # `commit_now`'s leaders, running
         self._unsynced_groups = 0
         self._group_synced = False  # the last group's binlog write was fsynced
         self._xid = int(time.time()) << 16  # XID values only need to differ (a restart moves on)
@@ -279,6 +285,35 @@ class GroupCommit:
             await ticket.done
         finally:
             self._left()
+
+    def commit_now(self, session: CommitSession | None, txn: CommittedTransaction) -> asyncio.Future[None]:
+        """`commit` begun at once (module docstring): the future is settled when the client may
+        get its OK, or with the group's error."""
+        loop = asyncio.get_running_loop()
+        ticket = _Ticket(session, txn, loop.create_future())
+        self._queue.append(ticket)
+        self._in_flight += 1
+        ticket.done.add_done_callback(self._settled)
+        if not self._leader_waiting:
+            self._leader_waiting = True
+            lock = self.engine.writer_lock
+            wait = None if lock.try_acquire(self) else lock.enqueue(self)
+            leader = loop.create_task(self._lead_after(wait))
+            self._leaders.add(leader)
+            leader.add_done_callback(self._led)
+        return ticket.done
+
+    def _settled(self, done: asyncio.Future[None]) -> None:
+        """A `commit_now` ticket's end: no longer in flight; its error is its awaiter's (or, when
+        nobody awaits it, a session that ended meanwhile, nobody's)."""
+        self._left()
+        if not done.cancelled():
+            done.exception()
+
+    def _led(self, leader: asyncio.Task[None]) -> None:
+        self._leaders.discard(leader)
+        if not leader.cancelled() and leader.exception() is not None:
+            log.error("group commit leader failed", exc_info=leader.exception())
 
     def _left(self) -> None:
         """A commit is no longer in flight (`wait_idle`)."""
@@ -408,6 +443,21 @@ class GroupCommit:
         except BaseException:
             self._leader_waiting = False
             raise
+        await self._lead_held()
+
+    async def _lead_after(self, wait: asyncio.Future[None] | None) -> None:
+        """`_lead` for `commit_now`: the lock already taken (`wait` None) or waited for here."""
+        if wait is not None:
+            try:
+                await wait
+            except BaseException:
+                self.engine.writer_lock.abandon(wait, self)
+                self._leader_waiting = False
+                raise
+        await self._lead_held()
+
+    async def _lead_held(self) -> None:
+        lock = self.engine.writer_lock
         try:
             # The session that handed us the lock scheduled its commit just after our wakeup:
             # let it join the queue (its transaction is in the SQLite transaction we commit).

@@ -107,6 +107,7 @@ class SlaveHost:
 
 class MasterRole(Role):
     name = "master"
+    commits_now = True
     CLAIMS = frozenset({
         "SHOW MASTER", "SHOW BINARY", "SHOW BINLOG", "SHOW SLAVE", "SHOW REPLICAS",
         "FLUSH BINARY", "FLUSH LOGS", "FLUSH LOCAL", "FLUSH NO_WRITE_TO_BINLOG", "PURGE BINARY", "PURGE MASTER",
@@ -217,6 +218,9 @@ class MasterRole(Role):
 
     async def commit(self, session: Any, txn: Any) -> None:
         await self.pipeline.commit(session, txn)
+
+    def commit_now(self, session: Any, txn: Any) -> Awaitable[None]:
+        return self.pipeline.commit_now(session, txn)
 
     async def after_user_change(self, session: Any, statement: str) -> None:
         es = getattr(session, "engine_session", None)

@@ -35,7 +35,7 @@ Contract
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Awaitable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from master.role import MasterRole
@@ -107,6 +107,13 @@ class NodeRole(Role):
 
     async def commit(self, session: ClientSession, txn: Any) -> None:
         await self.source.commit(session, txn)
+
+    @property
+    def commits_now(self) -> bool:  # type: ignore[override]
+        return self.source.commits_now
+
+    def commit_now(self, session: ClientSession, txn: Any) -> Awaitable[None]:
+        return self.source.commit_now(session, txn)
 
     async def after_user_change(self, session: ClientSession, statement: str) -> None:
         if isinstance(session, ClientSession):  # not a statement the applier replays

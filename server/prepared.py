@@ -115,6 +115,9 @@ _DESCRIBED = frozenset({"SELECT", "SHOW", "DESC", "DESCRIBE", "EXPLAIN", "WITH",
 WRITES_NOW = ("INSERT", "UPDATE", "DELETE", "REPLACE")
 # The first words of the transaction starts answered on receipt (`ClientSession.run_begin_now`).
 BEGINS_NOW = ("BEGIN", "START")
+# `ClientSession.run_commit_now`'s word that a COMMIT's answer is the session task's, once its
+# commit is over.
+ANSWERED_LATER = object()
 
 # Errors of the statement's text, which mysqld's prepare reports: syntax, unknown database,
 # table or column, ambiguity, a row of the wrong width, an empty or unsupported statement.
@@ -298,6 +301,7 @@ class PreparedStatement:
     kept: KeptRead | None = None  # its read, kept by an execution with plain values
     write: str | None = None  # an INSERT/UPDATE/DELETE/REPLACE: its `sqltext.head` (`answer_on_receipt`)
     begin: str | None = None  # BEGIN / START ... without parameters: its `sqltext.head` (`answer_on_receipt`)
+    commit: str | None = None  # COMMIT ... without parameters: its `sqltext.head` (`answer_on_receipt`)
     # the layout of the last parameter block of plain integers `answer_on_receipt` read, with
     # the bound types it was read with (`_int_values`)
     int_params: tuple[list[ParamType], IntParams | None] | None = None
@@ -382,7 +386,7 @@ class PreparedStatements:
         self._next_id = 1
         self.kept_any = False  # some statement kept its read (`answer_on_receipt` may answer)
         self.writes_any = False  # some statement writes (answered on receipt inside a transaction)
-        self.begins_any = False  # some statement is a BEGIN (answered on receipt)
+        self.begins_any = False  # some statement is a BEGIN or a COMMIT (answered on receipt)
 
     # -- accounting ---------------------------------------------------------------------------
 
@@ -483,6 +487,9 @@ class PreparedStatements:
         elif keyword in BEGINS_NOW and len(pieces) == 1:
             stmt.begin = head
             self.begins_any = True
+        elif keyword == "COMMIT" and len(pieces) == 1:
+            stmt.commit = head
+            self.begins_any = True
         probe = stmt.bind([None] * stmt.param_count, [ParamType(FieldType.NULL)] * stmt.param_count)
         server = session.server
         if keyword in _DESCRIBED or sql.lstrip().startswith("("):
@@ -556,7 +563,8 @@ class PreparedStatements:
         except RemoteProtocolError:
             return False
         stmt = self._statements.get(command.statement_id)  # type: ignore[union-attr]
-        if (stmt is None or (stmt.kept is None and not (writing and stmt.write) and stmt.begin is None) or stmt.long_data
+        if (stmt is None or (stmt.kept is None and not (writing and stmt.write) and stmt.begin is None
+                             and stmt.commit is None) or stmt.long_data
                 or stmt.long_data_error or command.flags & CURSOR_TYPE_READ_ONLY):  # type: ignore[union-attr]
             return False
         kept = stmt.kept
@@ -579,6 +587,8 @@ class PreparedStatements:
                 result = session.run_prepared_read(kept.read, kept.keyword, plain)
             elif stmt.begin is not None:
                 result = session.run_begin_now(stmt.pieces[0], stmt.begin)
+            elif stmt.commit is not None:
+                result = session.run_commit_now(stmt.pieces[0], stmt.commit)
             else:
                 result = session.run_write_now(stmt.bind(values, types), stmt.write)  # type: ignore[arg-type]
         except SQLError as exc:  # (a row the engine cannot convert, a failed write: the statement path's error too)
@@ -595,7 +605,7 @@ class PreparedStatements:
                 raise result
             if kept is not None:
                 self._answer_rows(stmt, command, result, kept)  # type: ignore[arg-type]
-            else:
+            elif result is not ANSWERED_LATER:
                 session.send_result(result)
         except SQLError as exc:
             session.send_error(exc)

@@ -58,7 +58,7 @@ Contract
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Awaitable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -77,6 +77,8 @@ class Role:
     #: The global read_only (SET GLOBAL read_only sets it): while True, client writes are refused
     #: with ERR 1290 before the engine runs them.
     read_only: bool = False
+    #: `commit_now` begins a commit synchronously (then a COMMIT may be answered on receipt).
+    commits_now: bool = False
 
     server: Server | None = None
 
@@ -109,6 +111,12 @@ class Role:
         """Make the engine transaction `txn` (a `CommittedTxn` from the engine) durable and
         visible; return when the client may get its OK. The master runs the group commit here
         (binlog write, after_flush, sync, after_sync, engine commit, after_commit)."""
+        raise NotImplementedError
+
+    def commit_now(self, session: ClientSession, txn: Any) -> Awaitable[None]:
+        """`commit` begun synchronously, where `commits_now`: before this returns, `txn` is
+        queued where no commit of the engine can leave it out (the caller released the writer
+        lock in this same step, without a task); the awaitable ends as `commit` would."""
         raise NotImplementedError
 
     async def after_user_change(self, session: ClientSession, statement: str) -> None:

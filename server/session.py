@@ -78,7 +78,7 @@ import re
 import ssl
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from protocol.auth import make_salt
@@ -132,7 +132,7 @@ from server import sql as sqltext
 from server.columns import result_column
 from server.core_variables import apply_isolation
 from server.login import log_in
-from server.prepared import BEGINS_NOW, WRITES_NOW, PreparedStatements
+from server.prepared import ANSWERED_LATER, BEGINS_NOW, WRITES_NOW, PreparedStatements
 from server.privileges import Privileges
 from server.tls import TlsChannel
 from server.users import ALL, REPLICATION_CLIENT, REPLICATION_SLAVE, SUPER, Account, shown
@@ -208,6 +208,15 @@ class UserVars(dict):
 
 class _Killed(Exception):
     """Raised inside the session task when KILL closed the connection."""
+
+
+@dataclass(frozen=True, slots=True)
+class _CommitBegun:
+    """A COMMIT answered on receipt whose transaction went to the role's commit
+    (`ClientSession.run_commit_now`): the session's task answers it with `result` once `done`."""
+
+    result: Any
+    done: Awaitable[None]
 
 
 class ClientSession(asyncio.Protocol):
@@ -357,6 +366,8 @@ class ClientSession(asyncio.Protocol):
             if not (self.prepared.answer_on_receipt(event) or self._query_on_receipt(event)):
                 self._received = event
                 return False
+            if self._received is not None:  # a COMMIT's answer: the task's, after its commit
+                return False
             if conn.drained:  # (what the next `next_event` would say)
                 self.since = time.monotonic()
                 return True
@@ -369,14 +380,20 @@ class ClientSession(asyncio.Protocol):
         counts it)."""
         if type(event) is not ComQuery or ";" in event.sql:
             return False
+        sql = event.sql
         try:
-            result = self._run_now(event.sql)
+            if sql[:6].upper() == "COMMIT":
+                result = self.run_commit_now(sql, sqltext.head(sql))
+            else:
+                result = self._run_now(sql)
         except SQLError as exc:
             result = exc
         if result is None:
             return False
         self.server.stats.questions += 1
-        if isinstance(result, SQLError):
+        if result is ANSWERED_LATER:
+            pass
+        elif isinstance(result, SQLError):
             self._send_error(result)
         else:
             self._send_result(result, 0)
@@ -693,13 +710,15 @@ class ClientSession(asyncio.Protocol):
                 continue
             if isinstance(event, ConnectionClosed) or isinstance(event, ComQuit):
                 return
-            if self._shutting_down:
+            if self._shutting_down and type(event) is not _CommitBegun:
                 self.write(self.conn.send(ERR.from_error(ER_SERVER_SHUTDOWN)))  # type: ignore[union-attr]
                 return
             self._busy = True
             try:
                 if type(event) is ComQuery:
                     await self._com_query(event.sql)
+                elif type(event) is _CommitBegun:
+                    await self._answer_commit(event)
                 else:
                     stats.questions += 1
                     await self._other_command(event)
@@ -907,6 +926,36 @@ class ClientSession(asyncio.Protocol):
         if result is not None:
             self._counted(keyword)
         return result
+
+    def run_commit_now(self, statement: str, keyword: str) -> Any:
+        """`run_statement` of COMMIT begun on the loop at once where the role commits at once
+        (`Role.commits_now`): the engine ends the transaction (`Session.commit_now`) and what it
+        wrote goes to `Role.commit_now` in the same step; then the answer is the session task's
+        once that commit is over (`_CommitBegun` becomes the next command: ANSWERED_LATER is
+        returned). A transaction that wrote nothing is answered at once: its Result. None when
+        the statement must take `run_statement`'s way (nothing was counted), as `run_read_now`."""
+        es = self.engine_session
+        if es is None or not self.server.role.commits_now or not self._loop_answers(statement, keyword):
+            return None
+        result = es.commit_now(statement)
+        if result is None:
+            return None
+        self._counted(keyword)
+        if result.committed is None:
+            return result
+        self._in_commit = True  # (KILL and shutdown leave the session alone: see `committing`)
+        self._received = _CommitBegun(result, self.server.role.commit_now(self, result.committed))
+        return ANSWERED_LATER
+
+    async def _answer_commit(self, begun: _CommitBegun) -> None:
+        """The answer of a COMMIT begun on receipt, once its commit is over, as `_com_query` and
+        `PreparedStatements.handle` give it."""
+        try:
+            await self.committing(begun.done)
+        except SQLError as exc:
+            self._send_error(exc)
+            return
+        self._send_result(begun.result, 0)
 
     def _loop_answers(self, statement: str, keyword: str) -> bool:
         """Nothing but the engine answers `statement` (`keyword` its `sqltext.head`) and nothing
