@@ -29,7 +29,9 @@ Contract
   or the session's state changed; then it is kept again); the session may hand such an
   execution over as soon as it is received (`answer_on_receipt`), as it may an INSERT, UPDATE,
   DELETE or REPLACE inside a transaction, which `ClientSession.run_write_now` runs on the loop
-  when the engine may (engine `Session.write_now`), else the task's path above.
+  when the engine may (engine `Session.write_now`), else the task's path above, a BEGIN
+  (`ClientSession.run_begin_now`) and a COMMIT (`ClientSession.run_commit_now`: begun there,
+  answered by the session's task once committed).
 - Answers: COM_STMT_PREPARE -> PrepareOK or ERR; COM_STMT_EXECUTE -> OK, ERR or a binary result
   set (with CURSOR_TYPE_READ_ONLY the rows stay here and COM_STMT_FETCH reads them);
   COM_STMT_SEND_LONG_DATA and COM_STMT_CLOSE -> nothing; COM_STMT_RESET -> OK or ERR. An unknown
@@ -386,7 +388,7 @@ class PreparedStatements:
         self._next_id = 1
         self.kept_any = False  # some statement kept its read (`answer_on_receipt` may answer)
         self.writes_any = False  # some statement writes (answered on receipt inside a transaction)
-        self.begins_any = False  # some statement is a BEGIN or a COMMIT (answered on receipt)
+        self.txn_statements_any = False  # some statement is a BEGIN or a COMMIT (answered on receipt)
 
     # -- accounting ---------------------------------------------------------------------------
 
@@ -486,10 +488,10 @@ class PreparedStatements:
             self.writes_any = True
         elif keyword in BEGINS_NOW and len(pieces) == 1:
             stmt.begin = head
-            self.begins_any = True
+            self.txn_statements_any = True
         elif keyword == "COMMIT" and len(pieces) == 1:
             stmt.commit = head
-            self.begins_any = True
+            self.txn_statements_any = True
         probe = stmt.bind([None] * stmt.param_count, [ParamType(FieldType.NULL)] * stmt.param_count)
         server = session.server
         if keyword in _DESCRIBED or sql.lstrip().startswith("("):
@@ -549,14 +551,16 @@ class PreparedStatements:
         """Answer `event`, a command just received, here and now when it is a COM_STMT_EXECUTE
         (no cursor, no long data) of a statement with a kept read, with plain values, that the
         kept read answers, of a write inside a transaction that `ClientSession.run_write_now`
-        runs, or of a BEGIN that `run_begin_now` answers; True when answered (counted as the session's command loop and `handle` count it),
-        False when nothing was done and the session's task must run it."""
+        runs, of a BEGIN that `run_begin_now` answers or of a COMMIT that `run_commit_now`
+        begins (its answer is then the session task's); True when answered or begun (counted
+        as the session's command loop and `handle` count it), False when nothing was done and
+        the session's task must run it."""
         if type(event) is not ComUnknown or event.code != COM_STMT_EXECUTE:
             return False
         session = self.session
         es = session.engine_session
         writing = self.writes_any and es is not None and es.writes_in_transaction
-        if not (self.kept_any or writing or self.begins_any):
+        if not (self.kept_any or writing or self.txn_statements_any):
             return False
         try:
             command = decode_stmt_command(bytes((COM_STMT_EXECUTE,)) + event.payload)
@@ -588,7 +592,7 @@ class PreparedStatements:
             elif stmt.begin is not None:
                 result = session.run_begin_now(stmt.pieces[0], stmt.begin)
             elif stmt.commit is not None:
-                result = session.run_commit_now(stmt.pieces[0], stmt.commit)
+                result = session.run_commit_now(stmt.pieces[0], stmt.commit, "Execute")
             else:
                 result = session.run_write_now(stmt.bind(values, types), stmt.write)  # type: ignore[arg-type]
         except SQLError as exc:  # (a row the engine cannot convert, a failed write: the statement path's error too)

@@ -217,6 +217,8 @@ class _CommitBegun:
 
     result: Any
     done: Awaitable[None]
+    statement: str
+    command: str  # SHOW PROCESSLIST's Command while it waits: Query or Execute
 
 
 class ClientSession(asyncio.Protocol):
@@ -376,8 +378,8 @@ class ClientSession(asyncio.Protocol):
     def _query_on_receipt(self, event: Any) -> bool:
         """Answer `event` here and now when it is a COM_QUERY of one statement that `_com_query`
         would answer through `run_read_now` (a SELECT), `run_write_now` (a write inside a
-        transaction) or `run_begin_now` (a BEGIN); True when answered (counted as `_com_query`
-        counts it)."""
+        transaction) or `run_begin_now` (a BEGIN), or a COMMIT `run_commit_now` begins; True
+        when answered or begun (counted as `_com_query` counts it)."""
         if type(event) is not ComQuery or ";" in event.sql:
             return False
         sql = event.sql
@@ -391,11 +393,9 @@ class ClientSession(asyncio.Protocol):
         if result is None:
             return False
         self.server.stats.questions += 1
-        if result is ANSWERED_LATER:
-            pass
-        elif isinstance(result, SQLError):
+        if isinstance(result, SQLError):
             self._send_error(result)
-        else:
+        elif result is not ANSWERED_LATER:
             self._send_result(result, 0)
         return True
 
@@ -927,13 +927,14 @@ class ClientSession(asyncio.Protocol):
             self._counted(keyword)
         return result
 
-    def run_commit_now(self, statement: str, keyword: str) -> Any:
+    def run_commit_now(self, statement: str, keyword: str, command: str = "Query") -> Any:
         """`run_statement` of COMMIT begun on the loop at once where the role commits at once
         (`Role.commits_now`): the engine ends the transaction (`Session.commit_now`) and what it
         wrote goes to `Role.commit_now` in the same step; then the answer is the session task's
         once that commit is over (`_CommitBegun` becomes the next command: ANSWERED_LATER is
-        returned). A transaction that wrote nothing is answered at once: its Result. None when
-        the statement must take `run_statement`'s way (nothing was counted), as `run_read_now`."""
+        returned; `command` is the processlist's meanwhile). A transaction that wrote nothing is
+        answered at once: its Result. None when the statement must take `run_statement`'s way
+        (nothing was counted), as `run_read_now`."""
         es = self.engine_session
         if es is None or not self.server.role.commits_now or not self._loop_answers(statement, keyword):
             return None
@@ -944,12 +945,14 @@ class ClientSession(asyncio.Protocol):
         if result.committed is None:
             return result
         self._in_commit = True  # (KILL and shutdown leave the session alone: see `committing`)
-        self._received = _CommitBegun(result, self.server.role.commit_now(self, result.committed))
+        self._received = _CommitBegun(result, self.server.role.commit_now(self, result.committed), statement, command)
         return ANSWERED_LATER
 
     async def _answer_commit(self, begun: _CommitBegun) -> None:
         """The answer of a COMMIT begun on receipt, once its commit is over, as `_com_query` and
-        `PreparedStatements.handle` give it."""
+        `PreparedStatements.handle` give it (meanwhile SHOW PROCESSLIST shows the statement)."""
+        self.set_command(begun.command)
+        self.info = begun.statement
         try:
             await self.committing(begun.done)
         except SQLError as exc:

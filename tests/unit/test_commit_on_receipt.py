@@ -125,6 +125,21 @@ async def _run(tmp_path, name: str, work) -> tuple[Any, list[str]]:
         await daemon.shutdown()
 
 
+async def _both_paths(tmp_path, monkeypatch, begun: list[int], work) -> list[tuple[Any, list[str], int]]:
+    """`work` on a fresh master with COMMITs begun on receipt, then with `run_commit_now`
+    declining them all (the statement path): per run, what `work` returned, the binlog's
+    statements and how many COMMITs were begun on receipt."""
+    runs = []
+    for path in ("receipt", "task"):
+        with monkeypatch.context() as m:
+            if path == "task":
+                m.setattr(ClientSession, "run_commit_now", lambda self, *args: None)
+            before = begun[0]
+            result, binlog = await _run(tmp_path, path, work)
+            runs.append((result, binlog, begun[0] - before))
+    return runs
+
+
 def _query(port: int, sql: str) -> None:
     conn = pymysql.connect(host="127.0.0.1", port=port, user="root", autocommit=True)
     try:
@@ -141,8 +156,8 @@ def begun(monkeypatch) -> list[int]:
     count = [0]
     original = ClientSession.run_commit_now
 
-    def counted(self, sql, keyword):
-        result = original(self, sql, keyword)
+    def counted(self, *args):
+        result = original(self, *args)
         if result is ANSWERED_LATER:
             count[0] += 1
             pipeline = self.server.role.source.pipeline
@@ -164,22 +179,15 @@ async def test_both_paths_send_the_same_bytes_and_binlog_the_same(tmp_path, monk
         original_write(self, data)
 
     monkeypatch.setattr(ClientSession, "write", write)
-    runs = []
-    for path in ("receipt", "task"):
-        with monkeypatch.context() as m:
-            if path == "task":
-                m.setattr(ClientSession, "run_commit_now", lambda self, sql, keyword: None)
-            before = begun[0]
 
-            def script(port: int) -> tuple[list[Any], list[bytes]]:
-                sent.clear()  # (the set-up's connections)
-                answers = _script(port)
-                # per connection, after its greeting and login answer (a random salt, its id)
-                return answers, [data for _, out in sorted(sent.items()) for data in out[2:]]
+    def script(port: int) -> tuple[list[Any], list[bytes]]:
+        sent.clear()  # (the set-up's connections)
+        answers = _script(port)
+        # per connection, after its greeting and login answer (a random salt, its id)
+        return answers, [data for _, out in sorted(sent.items()) for data in out[2:]]
 
-            (answers, wire), binlog = await _run(tmp_path, path, script)
-            runs.append((answers, binlog, wire, begun[0] - before))
-    (answers, binlog, wire, on_receipt), (answers2, binlog2, wire2, on_receipt2) = runs
+    runs = await _both_paths(tmp_path, monkeypatch, begun, script)
+    ((answers, wire), binlog, on_receipt), ((answers2, wire2), binlog2, on_receipt2) = runs
     assert on_receipt == 6 and on_receipt2 == 0
     assert answers == answers2
     assert answers[-1] == [(1, 11, "a"), (2, 21, "x"), (4, 99, "d")]
@@ -244,3 +252,46 @@ async def test_the_binlog_order_is_the_engine_order(tmp_path, begun):
     for n in steps:
         v = (v * 3 + n) % P
     assert v == final
+
+
+def _processlist_while_committing(port: int, prepared: bool) -> tuple[Any, ...]:
+    """The committing session's SHOW PROCESSLIST row (Command, State, Info) while its COMMIT
+    waits for a semi-sync ack no slave sends (until rpl_semi_sync_master_timeout)."""
+    _query(port, "SET GLOBAL rpl_semi_sync_master_timeout = 1500")
+    _query(port, "SET GLOBAL rpl_semi_sync_master_enabled = 1")
+    if prepared:
+        conn = mysql_connector.connect(host="127.0.0.1", port=port, user="root", database="d1", use_pure=True,
+                                       autocommit=True)
+        cur = conn.cursor(prepared=True)
+    else:
+        conn = pymysql.connect(host="127.0.0.1", port=port, user="root", database="d1", autocommit=True)
+        cur = conn.cursor()
+    watcher = pymysql.connect(host="127.0.0.1", port=port, user="root", autocommit=True)
+    try:
+        cur.execute("BEGIN")
+        cur.execute("UPDATE w SET k = k + 1 WHERE id = 1")
+        committing = threading.Thread(target=cur.execute, args=("COMMIT",))
+        committing.start()
+        seen: tuple[Any, ...] = ()
+        with watcher.cursor() as w:
+            for _ in range(100):
+                w.execute("SHOW PROCESSLIST")
+                rows = [r for r in w.fetchall() if r[7] == "COMMIT" and r[6]]  # (once in its wait)
+                if rows:
+                    seen = (rows[0][4], rows[0][6], rows[0][7])
+                    break
+                threading.Event().wait(0.01)
+        committing.join()
+        return seen
+    finally:
+        conn.close()
+        watcher.close()
+
+
+@pytest.mark.parametrize("prepared", [True, False], ids=["prepared", "text"])
+async def test_a_commit_begun_on_receipt_shows_in_the_processlist_as_on_the_statement_path(
+        tmp_path, monkeypatch, begun, prepared):
+    (row, _, on_receipt), (row2, _, on_receipt2) = await _both_paths(
+        tmp_path, monkeypatch, begun, lambda port: _processlist_while_committing(port, prepared))
+    assert (on_receipt, on_receipt2) == (1, 0)
+    assert row == row2 == ("Execute" if prepared else "Query", "Waiting for semi-sync ACK from slave", "COMMIT")
