@@ -31,7 +31,11 @@ Contract
      `committed` (a transaction that wrote something just ended with a commit), the server
      awaits `role.commit(session, result.committed)` before answering the client. The server
      never cancels a session while it is in `role.commit` (KILL and shutdown wait for it), so a
-     group commit is not cut in half.
+     group commit is not cut in half. Where `role.commits_now`, a COMMIT may instead be begun
+     in the session's receive callback: `role.commit_now(session, committed)` is called in the
+     same step as the engine ended the transaction, and must have queued it there (no await
+     in between) so that no commit of the engine leaves it out; the session awaits what it
+     returns before answering, as it awaits `role.commit`.
   A role raises `protocol.errors.SQLError` to answer with an ERR packet; anything else is a bug
   (logged, ERR 1105, connection closed).
 - Commands other than COM_QUERY / COM_INIT_DB / COM_PING / COM_QUIT / COM_PROCESS_KILL go to
