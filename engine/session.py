@@ -803,8 +803,11 @@ class Session:
         self._statements = []
 
     async def _end_transaction(self, commit: bool) -> CommittedTxn | None:
-        if commit or not self._holds_lock:
+        if commit:
             return self._end_committed()
+        if not self._holds_lock:
+            self._end_unwritten()
+            return None
         self._end_view()
         engine = self.engine
         try:

@@ -112,7 +112,7 @@ import functools
 import logging
 import os
 import time
-from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Coroutine, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -274,14 +274,10 @@ class GroupCommit:
     # -- the session's side -----------------------------------------------------------------
 
     async def commit(self, session: CommitSession | None, txn: CommittedTransaction) -> None:
-        loop = asyncio.get_running_loop()
-        ticket = _Ticket(session, txn, loop.create_future())
-        self._queue.append(ticket)
-        self._in_flight += 1
+        ticket, lead = self._join(session, txn)
         try:
-            if not self._leader_waiting:
-                self._leader_waiting = True
-                await self._lead()
+            if lead is not None:
+                await lead
             await ticket.done
         finally:
             self._left()
@@ -289,19 +285,27 @@ class GroupCommit:
     def commit_now(self, session: CommitSession | None, txn: CommittedTransaction) -> asyncio.Future[None]:
         """`commit` begun at once (module docstring): the future is settled when the client may
         get its OK, or with the group's error."""
-        loop = asyncio.get_running_loop()
-        ticket = _Ticket(session, txn, loop.create_future())
-        self._queue.append(ticket)
-        self._in_flight += 1
+        ticket, lead = self._join(session, txn)
         ticket.done.add_done_callback(self._settled)
-        if not self._leader_waiting:
-            self._leader_waiting = True
-            lock = self.engine.writer_lock
-            wait = None if lock.try_acquire(self) else lock.enqueue(self)
-            leader = loop.create_task(self._lead_after(wait))
+        if lead is not None:
+            leader = asyncio.get_running_loop().create_task(lead)
             self._leaders.add(leader)
             leader.add_done_callback(self._led)
         return ticket.done
+
+    def _join(self, session: CommitSession | None,
+              txn: CommittedTransaction) -> tuple[_Ticket, Coroutine[Any, Any, None] | None]:
+        """Queue `txn` (in flight from now) and, when no leader holds or waits for the writer
+        lock, become it at once: the lock taken or queued for here, and the coroutine that leads
+        the group (`_lead`) returned with the ticket; else None with it."""
+        ticket = _Ticket(session, txn, asyncio.get_running_loop().create_future())
+        self._queue.append(ticket)
+        self._in_flight += 1
+        if self._leader_waiting:
+            return ticket, None
+        self._leader_waiting = True
+        lock = self.engine.writer_lock
+        return ticket, self._lead(None if lock.try_acquire(self) else lock.enqueue(self))
 
     def _settled(self, done: asyncio.Future[None]) -> None:
         """A `commit_now` ticket's end: no longer in flight; its error is its awaiter's (or, when
@@ -436,28 +440,17 @@ class GroupCommit:
 
     # -- the leader ---------------------------------------------------------------------------
 
-    async def _lead(self) -> None:
+    async def _lead(self, wait: asyncio.Future[None] | None) -> None:
+        """Lead the next group (`_join`): the writer lock already taken (`wait` None) or waited
+        for here."""
         lock = self.engine.writer_lock
-        try:
-            await lock.acquire(self)
-        except BaseException:
-            self._leader_waiting = False
-            raise
-        await self._lead_held()
-
-    async def _lead_after(self, wait: asyncio.Future[None] | None) -> None:
-        """`_lead` for `commit_now`: the lock already taken (`wait` None) or waited for here."""
         if wait is not None:
             try:
                 await wait
             except BaseException:
-                self.engine.writer_lock.abandon(wait, self)
+                lock.abandon(wait, self)
                 self._leader_waiting = False
                 raise
-        await self._lead_held()
-
-    async def _lead_held(self) -> None:
-        lock = self.engine.writer_lock
         try:
             # The session that handed us the lock scheduled its commit just after our wakeup:
             # let it join the queue (its transaction is in the SQLite transaction we commit).

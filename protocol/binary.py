@@ -915,7 +915,7 @@ class ResultHead:
                  capabilities: int) -> None:
         self.columns = tuple(columns)
         self.encoded_columns = tuple(encoded_columns)
-        self.packets = len(self.encoded_columns) + (1 if capabilities & DEPRECATE_EOF else 2)
+        self.packets = len(_column_block(self.encoded_columns, capabilities, 0, 0))  # (whatever the status)
         self._capabilities = capabilities
         self._framed: dict[int, bytes] = {}
         self._closing: dict[int, bytes] = {}
