@@ -598,8 +598,7 @@ class Session:
         this same step. None also when its write found the open group full of files (`execute`
         waits for that group's commit and runs it again)."""
         engine = self.engine
-        if (ends == self.writes_in_transaction or not engine._writer.idle()
-                or not self._holds_lock and engine.writer_lock.locked()):  # (before the plan: cheap)
+        if ends == self.writes_in_transaction or not engine._writer.idle():
             return None
         try:
             plan, params = self._plan(sql)
