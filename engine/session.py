@@ -584,21 +584,16 @@ class Session:
             self._holds_lock = False
             self.engine.writer_lock.release()
 
-    def write_now(self, sql: str, *, ends: bool = False) -> Result | None:
+    def write_now(self, sql: str) -> Result | None:
         """`execute` of a write inside a transaction (`writes_in_transaction`) run by the loop at
         once: an inline plan (bounded: core's "Threads") while the writer lane is idle, without
         RETURNING, by a session that holds the writer lock or takes it now (free, nobody
         waiting, no group open, no savepoint named before it to make real); the same Result, or
         the same SQLError, as `execute`. None when it is not such a write (nothing of the
         session changed). The shell's path for a transaction's writes answered as they arrive
-        (server/prepared.py).
-        `ends`: instead, an autocommit write outside a transaction (the writer lock free and
-        nobody waiting; a group may be open, as for `execute`'s), which ends its own
-        transaction: the Result's `committed` is the caller's to hand to the group commit in
-        this same step. None also when its write found the open group full of files (`execute`
-        waits for that group's commit and runs it again)."""
+        (server/prepared.py)."""
         engine = self.engine
-        if ends == self.writes_in_transaction or not engine._writer.idle():
+        if not self.writes_in_transaction or not engine._writer.idle():
             return None
         try:
             plan, params = self._plan(sql)
@@ -606,27 +601,13 @@ class Session:
             return None  # `execute` raises it
         if plan.kind != "write" or not plan.inline or plan.returning is not None:
             return None
-        if not self._holds_lock:  # `_acquire(across=not ends)` when it would not wait
-            if self._named_savepoints or not self._take_free(not ends):
+        if not self._holds_lock:  # `_acquire(across=True)` when it would not wait
+            if self._named_savepoints or not self._take_free(True):
                 return None
             self._holds_lock = True
+        self._in_txn = True
         write = self._write_args(sql, plan, params, None)
-        if not ends:
-            self._in_txn = True
-            return self._written(write, *engine._w_write(*write.call(False)))
-        try:
-            done = engine._w_write(*write.call(True))
-        except SQLError as exc:
-            self._statements = []
-            self._release()
-            if getattr(exc, "group_full", False):
-                return None
-            raise
-        except BaseException:
-            self._statements = []
-            self._release()
-            raise
-        return self._written(write, *done, end=True)
+        return self._written(write, *self.engine._w_write(*write.call(False)))
 
     def _write_args(self, sql: str, plan: Plan, params, context) -> _Write:
         """A write's plan (the found-rows variant), arguments and what its binlog entry carries."""

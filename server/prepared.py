@@ -551,15 +551,15 @@ class PreparedStatements:
         """Answer `event`, a command just received, here and now when it is a COM_STMT_EXECUTE
         (no cursor, no long data) of a statement with a kept read, with plain values, that the
         kept read answers, of a write inside a transaction that `ClientSession.run_write_now`
-        runs, of a BEGIN that `run_begin_now` answers, or of a COMMIT that `run_commit_now` or
-        an autocommit write that `run_write_ending_now` begins (its answer is then the session
-        task's); True when answered or begun (counted as the session's command loop and
-        `handle` count it), False when nothing was done and the session's task must run it."""
+        runs, of a BEGIN that `run_begin_now` answers or of a COMMIT that `run_commit_now`
+        begins (its answer is then the session task's); True when answered or begun (counted
+        as the session's command loop and `handle` count it), False when nothing was done and
+        the session's task must run it."""
         if type(event) is not ComUnknown or event.code != COM_STMT_EXECUTE:
             return False
         session = self.session
         es = session.engine_session
-        writing = self.writes_any and es is not None and (es.writes_in_transaction or session.server.role.commits_now)
+        writing = self.writes_any and es is not None and es.writes_in_transaction
         if not (self.kept_any or writing or self.txn_statements_any):
             return False
         try:
@@ -593,10 +593,8 @@ class PreparedStatements:
                 result = session.run_begin_now(stmt.pieces[0], stmt.begin)
             elif stmt.commit is not None:
                 result = session.run_commit_now(stmt.pieces[0], stmt.commit, "Execute")
-            elif es.writes_in_transaction:  # type: ignore[union-attr]
-                result = session.run_write_now(stmt.bind(values, types), stmt.write)  # type: ignore[arg-type]
             else:
-                result = session.run_write_ending_now(stmt.bind(values, types), stmt.write, "Execute")  # type: ignore[arg-type]
+                result = session.run_write_now(stmt.bind(values, types), stmt.write)  # type: ignore[arg-type]
         except SQLError as exc:  # (a row the engine cannot convert, a failed write: the statement path's error too)
             result = exc
         if result is None:

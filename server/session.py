@@ -212,9 +212,8 @@ class _Killed(Exception):
 
 @dataclass(frozen=True, slots=True)
 class _CommitBegun:
-    """A COMMIT or an autocommit write begun on receipt whose transaction went to the role's
-    commit (`ClientSession.run_commit_now`, `run_write_ending_now`): the session's task answers
-    it with `result` once `done`."""
+    """A COMMIT answered on receipt whose transaction went to the role's commit
+    (`ClientSession.run_commit_now`): the session's task answers it with `result` once `done`."""
 
     result: Any
     done: Awaitable[None]
@@ -379,17 +378,14 @@ class ClientSession(asyncio.Protocol):
     def _query_on_receipt(self, event: Any) -> bool:
         """Answer `event` here and now when it is a COM_QUERY of one statement that `_com_query`
         would answer through `run_read_now` (a SELECT), `run_write_now` (a write inside a
-        transaction) or `run_begin_now` (a BEGIN), or a COMMIT `run_commit_now` or an
-        autocommit write `run_write_ending_now` begins; True when answered or begun (counted
-        as `_com_query` counts it)."""
+        transaction) or `run_begin_now` (a BEGIN), or a COMMIT `run_commit_now` begins; True
+        when answered or begun (counted as `_com_query` counts it)."""
         if type(event) is not ComQuery or ";" in event.sql:
             return False
         sql = event.sql
         try:
             if sql[:6].upper() == "COMMIT":
                 result = self.run_commit_now(sql, sqltext.head(sql))
-            elif self._ends_transaction(sql):
-                result = self.run_write_ending_now(sql, sqltext.head(sql))
             else:
                 result = self._run_now(sql)
         except SQLError as exc:
@@ -417,13 +413,6 @@ class ClientSession(asyncio.Protocol):
         if es is not None and es.writes_in_transaction and statement.lstrip()[:7].upper().startswith(WRITES_NOW):
             return self.run_write_now(statement, sqltext.head(statement))
         return None
-
-    def _ends_transaction(self, statement: str) -> bool:
-        """`statement` looks like an autocommit write: outside a transaction, headed INSERT,
-        UPDATE, DELETE or REPLACE (`run_write_ending_now` decides)."""
-        es = self.engine_session
-        return (es is not None and not es.writes_in_transaction
-                and statement.lstrip()[:7].upper().startswith(WRITES_NOW))
 
     def _our_bug(self) -> None:
         """An exception that is neither the client's nor a statement's: logged with its traceback,
@@ -955,41 +944,13 @@ class ClientSession(asyncio.Protocol):
         self._counted(keyword)
         if result.committed is None:
             return result
-        return self._begin_commit(result, statement, command)
-
-    def run_write_ending_now(self, statement: str, keyword: str, command: str = "Query") -> Any:
-        """`run_statement` of an autocommit write begun on the loop at once where the role
-        commits at once (`Role.commits_now`): the engine runs it and ends its transaction
-        (`Session.write_now(ends=True)`: the writer lock free and nobody waiting), and what it
-        wrote goes to `Role.commit_now` in the same step; the answer is then the session task's,
-        as for `run_commit_now`. The SQLError it failed with is raised (nothing to commit).
-        None when the statement must take `run_statement`'s way (nothing was counted), with
-        what `run_write_now` declines for."""
-        es = self.engine_session
-        if (es is None or es.writes_in_transaction or not self.server.role.commits_now
-                or self.server.role.read_only or self._backup_lock is not None
-                or not self._loop_answers(statement, keyword)):
-            return None
-        try:
-            result = es.write_now(statement, ends=True)
-        except SQLError:
-            self._counted(keyword)
-            raise
-        if result is None:
-            return None
-        self._counted(keyword)
-        return self._begin_commit(result, statement, command)
-
-    def _begin_commit(self, result: Any, statement: str, command: str) -> Any:
-        """Hand `result.committed` to the role's commit now; the task answers `result` after it."""
         self._in_commit = True  # (KILL and shutdown leave the session alone: see `committing`)
         self._received = _CommitBegun(result, self.server.role.commit_now(self, result.committed), statement, command)
         return ANSWERED_LATER
 
     async def _answer_commit(self, begun: _CommitBegun) -> None:
-        """The answer of a COMMIT or an autocommit write begun on receipt, once its commit is
-        over, as `_com_query` and `PreparedStatements.handle` give it (meanwhile SHOW
-        PROCESSLIST shows the statement)."""
+        """The answer of a COMMIT begun on receipt, once its commit is over, as `_com_query` and
+        `PreparedStatements.handle` give it (meanwhile SHOW PROCESSLIST shows the statement)."""
         self.set_command(begun.command)
         self.info = begun.statement
         try:
