@@ -593,7 +593,8 @@ class Session:
         session changed). The shell's path for a transaction's writes answered as they arrive
         (server/prepared.py)."""
         engine = self.engine
-        if not self.writes_in_transaction or not engine._writer.idle():
+        if (not self.writes_in_transaction or not engine._writer.idle()
+                or not self._holds_lock and engine.writer_lock.locked()):  # (before the plan: cheap)
             return None
         try:
             plan, params = self._plan(sql)
