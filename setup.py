@@ -10,7 +10,8 @@
   (`protocol.eventscan`; else the IO task's per-event path);
 - `protocol/_rows.c`, a result set's rows encoded in one call (`protocol.binary
   .BinaryRowEncoder.encode_rows`, `protocol.messages.ResultSet.payloads`; else their per-value
-  paths);
+  paths) and a response's packets framed in one (`protocol.packets.frame_payloads`; else its
+  loop);
 - `slave/_receiver.c` (with `protocol/_dumpscan.h`, linked with zlib), the thread that reads,
   writes, fsyncs and acks a slave's dump (`slave.receiver.NativeReceiver`; else the IO task
   reads on its loop)."""

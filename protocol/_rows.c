@@ -27,6 +27,16 @@ Each row (a tuple of `columns` values) becomes the payload of a text result set 
 the length-encoded bytes of its text, or 0xFB for None. It takes None, an exact str whose UTF-8
 form exists, exact bytes and an exact int of 64 bits (its decimal digits); anything else (a
 float, a bool, a Decimal, a row of another width) makes it return None, as above.
+
+    frame(payloads, seq) -> tuple[bytes, int] | None
+
+The compiled twin of protocol.packets.frame_payloads (the reference and the fallback;
+tests/unit/test_binary_rows_native.py holds the two equal): `payloads` is a list or a tuple of
+exact bytes objects, each under MAX_PAYLOAD (0xFFFFFF) bytes; each becomes one packet, its
+4-byte header (3-byte little-endian length, sequence id) then the payload, starting at sequence
+id `seq` modulo 256 and wrapping; the packets joined and the next sequence id are returned.
+Anything else (another container, an item of another type, a payload to be split in chunks)
+makes it return None, and the Python path frames them all. Layout: protocol/packets.py.
 */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -283,9 +293,44 @@ static PyObject *encode_text(PyObject *self, PyObject *args)
     return encode_all(rows, ncols, "", put_text_row);
 }
 
+#define MAX_PAYLOAD 0xFFFFFF
+
+static PyObject *frame(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *payloads;
+    int seq;
+    if (!PyArg_ParseTuple(args, "Oi", &payloads, &seq))
+        return NULL;
+    if (!PyList_CheckExact(payloads) && !PyTuple_CheckExact(payloads))
+        Py_RETURN_NONE;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(payloads), total = 0;
+    PyObject **items = PySequence_Fast_ITEMS(payloads);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (!PyBytes_CheckExact(items[i]) || PyBytes_GET_SIZE(items[i]) >= MAX_PAYLOAD)
+            Py_RETURN_NONE;
+        total += 4 + PyBytes_GET_SIZE(items[i]);
+    }
+    PyObject *out = PyBytes_FromStringAndSize(NULL, total);
+    if (out == NULL)
+        return NULL;
+    char *at = PyBytes_AS_STRING(out);
+    unsigned next = (unsigned)seq & 0xFF;
+    for (Py_ssize_t i = 0; i < n; i++) {  /* (a list cannot change here: no Python code runs) */
+        Py_ssize_t size = PyBytes_GET_SIZE(items[i]);
+        put_le(at, (uint64_t)size, 3);
+        at[3] = (char)next;
+        memcpy(at + 4, PyBytes_AS_STRING(items[i]), size);
+        at += 4 + size;
+        next = (next + 1) & 0xFF;
+    }
+    return Py_BuildValue("(Ni)", out, (int)next);
+}
+
 static PyMethodDef methods[] = {
     {"encode", encode, METH_VARARGS, "encode(rows, kinds) -> list[bytes] | None"},
     {"encode_text", encode_text, METH_VARARGS, "encode_text(rows, columns) -> list[bytes] | None"},
+    {"frame", frame, METH_VARARGS, "frame(payloads, seq) -> tuple[bytes, int] | None"},
     {NULL, NULL, 0, NULL},
 };
 

@@ -37,6 +37,11 @@ from protocol.errors import (
     RemoteProtocolError,
 )
 
+try:  # the compiled twin of `frame_payloads` (protocol/_rows.c), where setup.py built it
+    from protocol._rows import frame as _native_frame
+except ImportError:
+    _native_frame = None
+
 MAX_PAYLOAD = 0xFFFFFF
 HEADER_SIZE = 4
 
@@ -86,7 +91,18 @@ def encode_packet(payload: bytes, seq: int) -> tuple[bytes, int]:
 
 def frame_payloads(payloads: Iterable[bytes], seq: int) -> tuple[bytes, int]:
     """`encode_packet` of each payload in turn, joined: (wire bytes, the next sequence id). A
-    payload under MAX_PAYLOAD (a result's rows) gets its header here, without a copy of its own."""
+    list or tuple of payloads is offered to the compiled twin first (`protocol._rows.frame`: bytes
+    each under MAX_PAYLOAD, framed in one pass), which frames them as the loop below would or
+    declines them all. A payload under MAX_PAYLOAD (a result's rows) gets its header here,
+    without a copy of its own."""
+    if _native_frame is not None and type(payloads) in (list, tuple):
+        framed = _native_frame(payloads, seq)
+        if framed is not None:
+            return framed
+    return _frame_payloads_py(payloads, seq)
+
+
+def _frame_payloads_py(payloads: Iterable[bytes], seq: int) -> tuple[bytes, int]:
     parts: list[bytes] = []
     append = parts.append
     seq &= 0xFF

@@ -7,8 +7,12 @@ Python path then deciding, with its UncarriedValue where it raises one) for what
 take: an integer out of its column's range, a bool, a Decimal, a lone surrogate, a row of
 another width or type. Text rows: `encode_text_row` (protocol/messages.py), the same payloads of
 a `ResultSet` for None, str, bytes and 64-bit ints, and a decline for floats, bools, Decimals,
-bytearrays, larger ints, lone surrogates and rows of another width. Both paths are exercised
-through the callers themselves, the compiled one switched off for the reference."""
+bytearrays, larger ints, lone surrogates and rows of another width. Packets: `frame_payloads`
+(protocol/packets.py), the same wire bytes and next sequence id for lists and tuples of up to
+300 payloads of every size below MAX_PAYLOAD, from sequence ids that wrap; a decline for a
+payload of MAX_PAYLOAD bytes (split in chunks), an item that is not bytes, or an iterable that
+is not a list or tuple. Both paths are exercised through the callers themselves, the compiled
+one switched off for the reference."""
 
 from __future__ import annotations
 
@@ -23,10 +27,11 @@ from typing import Any
 
 import pytest
 
-from protocol import binary, messages
+from protocol import binary, messages, packets
 from protocol.binary import BinaryRowEncoder, UncarriedValue
 from protocol.errors import LocalProtocolError
 from protocol.messages import DEPRECATE_EOF, ColumnDefinition, ColumnFlag, FieldType, ResultSet
+from protocol.packets import MAX_PAYLOAD
 
 try:
     from protocol import _rows
@@ -163,3 +168,49 @@ def test_text_values_it_does_not_take_are_left_to_python(monkeypatch):
     assert _rows.encode_text([("a",)], 2) is None  # a row of another width: the loop's error
     native_payloads, python = _text_both([("a",)], 2, monkeypatch)
     assert native_payloads == python and python[0] == "error"
+
+
+def _frames_both(payloads: Any, seq: int, monkeypatch) -> tuple[object, object]:
+    """`frame_payloads` with and without its compiled twin (`_native_frame` off)."""
+    answers = []
+    for native in (True, False):
+        with monkeypatch.context() as m:
+            if not native:
+                m.setattr(packets, "_native_frame", None)
+            answers.append(packets.frame_payloads(payloads, seq))
+    return answers[0], answers[1]
+
+
+@native
+def test_payloads_frame_as_the_python_path(monkeypatch):
+    rng = random.Random(7)
+    sizes = [0, 1, 250, 251, 0xFFFF, 0x10000, MAX_PAYLOAD - 1]
+    for _ in range(60):
+        payloads = [rng.randbytes(rng.choice(sizes[:-1])) for _ in range(rng.randint(0, 300))]
+        seq = rng.choice([0, 1, 3, 200, 255, 256 + 7])  # wrapping at 256, and a seq above it
+        container = rng.choice([list, tuple])(payloads)
+        assert _rows.frame(container, seq) is not None
+        native_wire, python = _frames_both(container, seq, monkeypatch)
+        assert native_wire == python
+        wire, nxt = python  # (and the reference is what the protocol says)
+        assert nxt == (seq + len(payloads)) & 0xFF
+        assert len(wire) == sum(4 + len(p) for p in payloads)
+    largest = [b"\x00" * (MAX_PAYLOAD - 1), b"x"]
+    assert _frames_both(largest, 9, monkeypatch)[0] == _frames_both(largest, 9, monkeypatch)[1]
+
+
+@native
+def test_payloads_it_does_not_take_are_left_to_python(monkeypatch):
+    split = [b"a", b"\x00" * MAX_PAYLOAD, b"b"]  # MAX_PAYLOAD bytes: two packets, the second empty
+    declined = [split, [b"a", bytearray(b"b")], [b"a", memoryview(b"b")], (b"a", "b")]
+    for payloads in declined:
+        assert _rows.frame(payloads, 1) is None
+    for payloads in declined[:3]:
+        native_wire, python = _frames_both(payloads, 1, monkeypatch)
+        assert native_wire == python
+    wire, nxt = packets.frame_payloads(split, 1)
+    assert nxt == 5 and wire[:9] == b"\x01\x00\x00\x01a\xff\xff\xff\x02"
+    assert wire.endswith(b"\x00\x00\x00\x03\x01\x00\x00\x04b")  # the empty last chunk, then b"
+    generated = (p for p in [b"ab", b"c"])  # not a list or tuple: the Python path, as before
+    assert _rows.frame(generated, 0) is None
+    assert packets.frame_payloads((p for p in [b"ab", b"c"]), 0) == (b"\x02\x00\x00\x00ab\x01\x00\x00\x01c", 2)
