@@ -170,6 +170,7 @@ from protocol.errors import (
     ER_SP_DOES_NOT_EXIST,
     ER_TOO_MANY_DATABASES,
     ER_UNKNOWN_ERROR,
+    ER_WRONG_VALUE_COUNT_ON_ROW,
     SQLError,
 )
 
@@ -195,6 +196,8 @@ DROPPED_KEY = "__dropped"
 INLINE_ROWS = 8
 _INLINE_INSERT = re.compile(
     r'INSERT INTO "[^"]*"\."[^"]*" \([^()]*\) VALUES \( \?(?: , \?)* \)(?: , \( \?(?: , \?)* \))*\Z')
+# REPLACE ... VALUES (rows of expressions): `_w_replace` runs it a row at a time, as MariaDB does
+_REPLACE_VALUES = re.compile(r'(?P<head>REPLACE INTO "[^"]*"\."[^"]*" \((?P<columns>[^()]*)\)) VALUES (?P<rows>\(.*\))\Z', re.S)
 _IDENT = r'(?:"(?:[^"]|"")*"|[A-Za-z_][A-Za-z0-9_$]*)'
 _SUM = rf'(?:\?|{_IDENT})(?: [+-] (?:\?|{_IDENT}))*'
 _STORED = rf"mysql_store\(\( {_SUM} \), '(?:[^']|'')*'\)"
@@ -1007,14 +1010,18 @@ class Engine:
             if plan.returning_order is not None:  # DELETE ... ORDER BY ... LIMIT ... RETURNING
                 chosen = self._w_execute(plan.returning_order, args[:len(args) - len(plan.returning.args)])
                 order = {rowid: n for n, (rowid,) in enumerate(chosen)}
-            cur = self._w_execute(plan.sql, args)
             returned = None
-            if plan.returning is not None:  # RETURNING: the rows are read before the cascades
-                names, rows = [d[0] for d in cur.description], cur.fetchall()
-                if order is not None:  # in the ORDER BY's order, as MariaDB deletes them; rowid dropped
-                    names, rows = names[:-1], [row[:-1] for row in sorted(rows, key=lambda row: order[row[-1]])]
-                returned = (names, rows)
-            affected = cur.rowcount
+            replaced = self._w_replace(plan, args) if plan.sql.startswith("REPLACE INTO") else None
+            if replaced is not None:
+                affected = replaced
+            else:
+                cur = self._w_execute(plan.sql, args)
+                if plan.returning is not None:  # RETURNING: the rows are read before the cascades
+                    names, rows = [d[0] for d in cur.description], cur.fetchall()
+                    if order is not None:  # in the ORDER BY's order, as MariaDB deletes them; rowid dropped
+                        names, rows = names[:-1], [row[:-1] for row in sorted(rows, key=lambda row: order[row[-1]])]
+                    returned = (names, rows)
+                affected = cur.rowcount
             if guard:
                 self._touched.update(self._fk.cascade(self._wconn))
                 self._wconn.execute("RELEASE __fk")
@@ -1087,6 +1094,57 @@ class Engine:
                     nxt = explicit + 1
         self._auto[key] = nxt
         return first
+
+    def _w_replace(self, plan: Plan, args) -> int | None:
+        """REPLACE ... VALUES (no RETURNING) run a row at a time, as MariaDB runs it: each row's
+        values are computed (its expressions, as the statement would store them), the rows they
+        meet on any unique key (one whose values are all non-NULL) are deleted, and the row is
+        inserted. Returns MariaDB's affected rows, those inserted plus those deleted (SQLite's
+        REPLACE counts only the insert); None for any other statement (SQLite runs it whole).
+        Several rows run in a savepoint: a failing row undoes the others."""
+        m = _REPLACE_VALUES.match(plan.sql)
+        table = self.table(*plan.target) if m is not None and plan.target and plan.returning is None else None
+        rows = _value_rows(m.group("rows")) if table is not None else None
+        if table is None or rows is None or len(rows) != plan.nrows or sum(n for _, n in rows) != len(args):
+            return None
+        columns = [name[1:-1].replace('""', '"').lower() for name in m.group("columns").split(", ")]
+        select = f"SELECT rowid FROM {quote_ident(table.schema)}.{quote_ident(table.name)} WHERE "
+        keys = []
+        for index in table.indexes:
+            if not (index.primary or index.unique):
+                continue
+            names = [c.lower() for c in index.columns]
+            if any(c not in columns for c in names):
+                return None  # a key column left to its default: SQLite's count
+            keys.append((select + " AND ".join(f"{quote_ident(c)} = ?" for c in index.columns),
+                         [columns.index(c) for c in names]))
+        one = f"{m.group('head')} VALUES ({', '.join('?' * len(columns))})"
+        conn = self._wconn
+        several = len(rows) > 1
+        if several:
+            conn.execute("SAVEPOINT __replace")
+        try:
+            affected, at = 0, 0
+            for text, n in rows:
+                values = self._w_execute(f"SELECT {text}", args[at:at + n]).fetchone()
+                at += n
+                if len(values) != len(columns):
+                    raise SQLError(ER_WRONG_VALUE_COUNT_ON_ROW, 1)
+                met: set[int] = set()
+                for sql, positions in keys:
+                    key = [values[i] for i in positions]
+                    if None not in key:
+                        met.update(rowid for (rowid,) in self._w_execute(sql, key))
+                self._w_execute(one, values)
+                affected += 1 + len(met)
+        except BaseException:
+            if several and conn.in_transaction:
+                conn.execute("ROLLBACK TO __replace")
+                conn.execute("RELEASE __replace")
+            raise
+        if several:
+            conn.execute("RELEASE __replace")
+        return affected
 
     def _w_write_error(self, exc: sqlite3.Error | UnicodeEncodeError, plan: Plan, args, database) -> SQLError:
         msg = str(exc)
@@ -1339,6 +1397,49 @@ def fsync_failed(path: str, exc: OSError) -> None:
 def _unquote(ident: str) -> str:
     """A column name of translated SQL: bare, or in SQLite's double quotes."""
     return ident[1:-1].replace('""', '"') if ident.startswith('"') else ident
+
+
+def _value_rows(text: str) -> list[tuple[str, int]] | None:
+    """The rows of a translated VALUES list, `( e1 , e2 ) , ( e3 , e4 )`: each row's expressions
+    (the text inside its parentheses) and how many parameters they take; None when the text is
+    not such a list. Quoted strings and identifiers are skipped as SQLite reads them."""
+    rows: list[tuple[str, int]] = []
+    i, n = 0, len(text)
+    while True:
+        if i >= n or text[i] != "(":
+            return None
+        depth, start, params = 0, i + 1, 0
+        while i < n:
+            ch = text[i]
+            if ch in "'\"`":
+                end = i + 1
+                while True:
+                    end = text.find(ch, end)
+                    if end < 0:
+                        return None
+                    if text[end + 1:end + 2] != ch:
+                        break
+                    end += 2
+                i = end + 1
+                continue
+            if ch == "(":
+                depth += 1
+            elif ch == ")":
+                depth -= 1
+                if depth == 0:
+                    break
+            elif ch == "?":
+                params += 1
+            i += 1
+        if i >= n:
+            return None
+        rows.append((text[start:i], params))
+        i += 1
+        if i == n:
+            return rows
+        if text[i:i + 3] != " , ":
+            return None
+        i += 3
 
 
 def _show(v: object) -> str:

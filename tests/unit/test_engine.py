@@ -182,6 +182,39 @@ async def test_functions(engine, db):
     assert r.column_types[0].type == FieldType.DATETIME
 
 
+async def test_replace_counts_the_rows_it_deletes_as_mariadb(engine, db):
+    """REPLACE's affected rows are the rows inserted plus the rows deleted: MariaDB 10.11's
+    counts for this sequence, run against it (a row meeting two rows on two unique keys: 3; a
+    second row of the same statement replacing the first: 3). Several rows are one statement: a
+    failing row leaves none of them, also inside a transaction."""
+    await run(engine, db, "CREATE TABLE w (id INT PRIMARY KEY, k INT, u INT UNIQUE, a INT AUTO_INCREMENT UNIQUE)")
+    await run(engine, db, "INSERT INTO w (id, k, u) VALUES (1, 1, 1), (2, 2, 2), (3, 3, 3)")
+    counts = []
+    for sql in ["REPLACE INTO w (id, k, u) VALUES (2, 7, 20)", "REPLACE INTO w (id, k, u) VALUES (4, 4, 3)",
+                "REPLACE INTO w (id, k, u) VALUES (1, 9, 20)", "REPLACE INTO w (id, k, u) VALUES (5, 5, 5), (5, 6, 6)",
+                "REPLACE INTO w (id, k, u) VALUES (9, 9, 9)", "REPLACE INTO w SET id = 9, k = 10, u = NULL",
+                "REPLACE INTO w (id, k, u) VALUES (10, 1, NULL), (11, 1, NULL)"]:
+        counts.append((await run(engine, db, sql)).affected_rows)
+    assert counts == [2, 2, 3, 3, 1, 2, 2]
+    r = await run(engine, db, "SELECT id, k, u FROM w ORDER BY id")
+    assert r.rows == [(1, 9, 20), (4, 4, 3), (5, 6, 6), (9, 10, None), (10, 1, None), (11, 1, None)]
+    await run(engine, db, "CREATE TABLE par (id INT PRIMARY KEY)")
+    await run(engine, db, "CREATE TABLE n (id INT PRIMARY KEY, p INT, FOREIGN KEY (p) REFERENCES par (id))")
+    await run(engine, db, "INSERT INTO par VALUES (1)")
+    await run(engine, db, "INSERT INTO n VALUES (1, 1)")
+    for prefix in ([], ["BEGIN"]):
+        for sql in prefix:
+            await run(engine, db, sql)
+        with pytest.raises(SQLError) as e:  # the third row fails as it runs, after the first two
+            await run(engine, db, "REPLACE INTO n VALUES (1, 1), (2, 1), (3, 9)")
+        assert code_of(e) == 1452
+        assert (await run(engine, db, "SELECT id, p FROM n ORDER BY id")).rows == [(1, 1)]
+        if prefix:
+            await run(engine, db, "COMMIT")
+    await run(engine, db, "REPLACE INTO n SELECT id + 1, p FROM n")  # (not a VALUES list: SQLite's count)
+    assert (await run(engine, db, "SELECT id, p FROM n ORDER BY id")).rows == [(1, 1), (2, 1)]
+
+
 async def test_insert_variants(engine, db):
     await run(engine, db, "CREATE TABLE u (id INT PRIMARY KEY, v INT, UNIQUE KEY uv (v))")
     await run(engine, db, "INSERT INTO u VALUES (1, 10)")

@@ -1,0 +1,90 @@
+"""REPLACE's affected rows against a live MariaDB 10.11: the rows inserted plus the rows each row
+deleted on any unique key (a row meeting two rows: 3; the second row of a statement replacing the
+first: 3; a NULL key meets nothing), through the text protocol (PyMySQL) and prepared statements
+(mysql-connector-python, COM_STMT_EXECUTE), with the same rows left behind. REPLACE ... SELECT is
+not in the list: it still counts the rows inserted only (engine `Engine._w_replace`)."""
+
+from __future__ import annotations
+
+import pymysql
+import pytest
+
+from tests.support.daemons import Daemon
+from tests.support.mariadb import MariaDBServer, mariadb_available
+
+mysql_connector = pytest.importorskip("mysql.connector")
+
+pytestmark = [
+    pytest.mark.timeout(300),
+    pytest.mark.skipif(not mariadb_available(), reason="mariadb-server not installed"),
+]
+
+SETUP = [
+    "CREATE DATABASE r",
+    "CREATE TABLE r.w (id INT PRIMARY KEY, k INT, u INT UNIQUE, c VARCHAR(10))",
+    "CREATE TABLE r.a (id INT AUTO_INCREMENT PRIMARY KEY, u VARCHAR(10) UNIQUE, v INT)",
+    "INSERT INTO r.w VALUES (1, 1, 1, 'a'), (2, 2, 2, 'b'), (3, 3, 3, 'c')",
+    "INSERT INTO r.a (u, v) VALUES ('x', 1), ('y', 2)",
+]
+
+TEXT = [
+    "REPLACE INTO w VALUES (2, 7, 20, 'r')",  # meets id 2: 2
+    "REPLACE INTO w VALUES (4, 4, 3, NULL)",  # meets u 3: 2
+    "REPLACE INTO w VALUES (1, 9, 20, CONCAT('c', 'd'))",  # meets id 1 and u 20 (row 2): 3
+    "REPLACE INTO w VALUES (5, 5, 5, 'e'), (5, 6, 6, 'f')",  # the second replaces the first: 3
+    "REPLACE INTO w VALUES (9, 9, 9, 'g')",  # meets nothing: 1
+    "REPLACE INTO w SET id = 9, k = 10, u = NULL",  # 2
+    "REPLACE w (id, k, u) VALUES (10, 1, NULL), (11, 1, NULL), (4, 0, 9)",  # 1 + 1 + 2
+    "REPLACE INTO a (u, v) VALUES ('x', 10)",  # a new id, meets u 'x': 2
+    "REPLACE INTO a (u, v) VALUES ('z', 3), ('y', 20), ('z', 4)",  # 1 + 2 + 2
+]
+
+PREPARED = [
+    ("REPLACE INTO w (id, k, u, c) VALUES (?, ?, ?, ?)", (11, 2, 5, "p")),  # meets id 11: 2
+    ("REPLACE INTO w (id, k, u, c) VALUES (?, ?, ?, ?), (?, ?, ?, ?)", (12, 1, 1, "q", 13, 1, 1, "s")),  # 1 + 2
+    ("REPLACE INTO a (id, u, v) VALUES (?, ?, ?)", (1, "y", 0)),  # meets u 'y' only: 2
+]
+
+
+def text_answers(port: int) -> list:
+    conn = pymysql.connect(host="127.0.0.1", port=port, user="root", database="r", autocommit=True)
+    try:
+        with conn.cursor() as cur:
+            return [(sql, cur.execute(sql), cur.lastrowid) for sql in TEXT]
+    finally:
+        conn.close()
+
+
+def prepared_answers(port: int) -> list:
+    conn = mysql_connector.connect(host="127.0.0.1", port=port, user="root", password="", database="r",
+                                   use_pure=True, autocommit=True)
+    try:
+        cur = conn.cursor(prepared=True)
+        out = []
+        for sql, values in PREPARED:
+            cur.execute(sql, values)
+            out.append((sql, cur.rowcount))
+        return out
+    finally:
+        conn.close()
+
+
+def test_replace_counts_rows_as_mariadb(tmp_path):
+    reference = MariaDBServer(tmp_path / "mariadb").start()
+    master = Daemon("master", tmp_path / "master", ["--server-id=1"]).start()
+    try:
+        for server in (reference, master):
+            for sql in SETUP:
+                server.query(sql)
+        expected = text_answers(reference.port)
+        assert [n for _, n, _ in expected] == [2, 2, 3, 3, 1, 2, 4, 2, 5]  # (what MariaDB 10.11 says)
+        assert text_answers(master.port) == expected
+        expected = prepared_answers(reference.port)
+        assert [n for _, n in expected] == [2, 3, 2]
+        assert prepared_answers(master.port) == expected
+        for table in ("w", "a"):
+            assert master.query(f"SELECT * FROM r.{table} ORDER BY id") == \
+                reference.query(f"SELECT * FROM r.{table} ORDER BY id")
+    finally:
+        master.stop()
+        reference.stop()
