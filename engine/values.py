@@ -9,7 +9,8 @@ store the same value. It returns what SQLite keeps, or raises MariaDB's strict-m
 (too long). Integers are rounded half away from zero; DECIMAL(p,s) is rounded half up to s
 digits (Python's decimal, never a float) and kept as its exact text; binary strings are bytes
 (any byte value; BINARY(n) padded with zero bytes; held as `binary_value` says), text
-columns get str; DATETIME/TIME keep
+columns get str (CHAR(n) without its trailing spaces, as MariaDB returns it without
+PAD_CHAR_TO_FULL_LENGTH); DATETIME/TIME keep
 at most their declared fractional digits (MariaDB truncates the rest); a TIME beyond
 +-838:59:59.999999 is 1292.
 """
@@ -194,6 +195,8 @@ def _text(col: Column, value: object, row: int, where: str) -> str:
             shown = "".join(f"\\x{b:02X}" for b in bad)
             raise SQLError(ER_TRUNCATED_WRONG_VALUE_FOR_FIELD, "string", shown, where, row) from None
     assert isinstance(value, str)
+    if col.base == "char":  # CHAR drops trailing spaces (MariaDB pads it and strips them when read)
+        value = value.rstrip(" ")
     if col.base in _TEXT_BYTES:
         too_long = len(value.encode("utf-8")) > _TEXT_BYTES[col.base]
     else:

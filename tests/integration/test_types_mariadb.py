@@ -605,3 +605,21 @@ def test_small_surface_as_mariadb(servers):
         if mine[0] in CTES:  # a common table expression's columns are typed from its values
             mine, real = (mine[0], mine[2]), (real[0], real[2])
         assert mine == real
+
+
+def test_char_drops_trailing_spaces_as_mariadb(servers):
+    """A CHAR(n) value is read without its trailing spaces (MariaDB pads it and strips them when
+    read, sql_mode without PAD_CHAR_TO_FULL_LENGTH): its value, LENGTH, CONCAT, = and LIKE with
+    a literal without them, after an INSERT, an UPDATE, a value of n characters plus spaces;
+    leading spaces and a VARCHAR's trailing ones are kept."""
+    setup = ["CREATE TABLE t (id INT PRIMARY KEY, c CHAR(5), v VARCHAR(5))",
+             "INSERT INTO t VALUES (1, 'ab  ', 'ab  '), (2, '  x ', ' x '), (3, 'abcde   ', 'v'), (4, '', ''), "
+             "(5, '   ', ' ')",
+             "UPDATE t SET c = CONCAT('y', '  ') WHERE id = 4"]
+    statements = ["SELECT id, c, v, LENGTH(c), CONCAT('[', c, ']'), c = 'ab', c LIKE 'ab', CHAR_LENGTH(v) "
+                  "FROM t ORDER BY id",
+                  "SELECT COUNT(*) FROM t WHERE c = 'ab'", "SELECT id FROM t WHERE c LIKE '%x' ORDER BY id",
+                  "SELECT id FROM t WHERE c = '' ORDER BY id"]
+    results = run_on_both(servers, "chars", setup, statements)
+    assert results["ours"] == results["mariadb"]
+    assert results["ours"][0][2][0] == (1, "ab", "ab  ", 2, "[ab]", 1, 1, 4)
