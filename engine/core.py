@@ -1107,7 +1107,7 @@ class Engine:
         rows = _value_rows(m.group("rows")) if table is not None else None
         if table is None or rows is None or len(rows) != plan.nrows or sum(n for _, n in rows) != len(args):
             return None
-        columns = [name[1:-1].replace('""', '"').lower() for name in m.group("columns").split(", ")]
+        columns = [name.replace('""', '"').lower() for name in re.findall(r'"((?:[^"]|"")*)"', m.group("columns"))]
         select = f"SELECT rowid FROM {quote_ident(table.schema)}.{quote_ident(table.name)} WHERE "
         keys = []
         for index in table.indexes:
