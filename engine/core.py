@@ -140,7 +140,7 @@ import logging
 import os
 import re
 import sqlite3
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -196,8 +196,10 @@ DROPPED_KEY = "__dropped"
 INLINE_ROWS = 8
 _INLINE_INSERT = re.compile(
     r'INSERT INTO "[^"]*"\."[^"]*" \([^()]*\) VALUES \( \?(?: , \?)* \)(?: , \( \?(?: , \?)* \))*\Z')
-# REPLACE ... VALUES (rows of expressions): `_w_replace` runs it a row at a time, as MariaDB does
-_REPLACE_VALUES = re.compile(r'(?P<head>REPLACE INTO "[^"]*"\."[^"]*" \((?P<columns>[^()]*)\)) VALUES (?P<rows>\(.*\))\Z', re.S)
+# REPLACE ... VALUES (rows of expressions) and REPLACE ... SELECT: `_w_replace` runs them a row at
+# a time, as MariaDB does
+_REPLACE_VALUES = re.compile(r'(?P<head>REPLACE INTO "[^"]*"\."[^"]*") \((?P<columns>[^()]*)\) VALUES (?P<rows>\(.*\))\Z', re.S)
+_REPLACE_SELECT = re.compile(r'(?P<head>REPLACE INTO "[^"]*"\."[^"]*")(?: \((?P<columns>[^()]*)\))? (?P<select>SELECT .*)\Z', re.S)
 _IDENT = r'(?:"(?:[^"]|"")*"|[A-Za-z_][A-Za-z0-9_$]*)'
 _SUM = rf'(?:\?|{_IDENT})(?: [+-] (?:\?|{_IDENT}))*'
 _STORED = rf"mysql_store\(\( {_SUM} \), '(?:[^']|'')*'\)"
@@ -1096,38 +1098,59 @@ class Engine:
         return first
 
     def _w_replace(self, plan: Plan, args) -> int | None:
-        """REPLACE ... VALUES (no RETURNING) run a row at a time, as MariaDB runs it: each row's
-        values are computed (its expressions, as the statement would store them), the rows they
+        """REPLACE ... VALUES or ... SELECT (no RETURNING) run a row at a time, as MariaDB runs
+        it: each row's values are computed (a VALUES row's expressions, as the statement would
+        store them, just before it goes in; a SELECT's rows all before the first), the rows they
         meet on any unique key (one whose values are all non-NULL) are deleted, and the row is
         inserted. Returns MariaDB's affected rows, those inserted plus those deleted (SQLite's
-        REPLACE counts only the insert); None for any other statement (SQLite runs it whole).
-        Several rows run in a savepoint: a failing row undoes the others."""
-        m = _REPLACE_VALUES.match(plan.sql)
-        table = self.table(*plan.target) if m is not None and plan.target and plan.returning is None else None
-        rows = _value_rows(m.group("rows")) if table is not None else None
-        if table is None or rows is None or len(rows) != plan.nrows or sum(n for _, n in rows) != len(args):
+        REPLACE counts only the inserts); None for any other statement, or a SELECT that numbers
+        AUTO_INCREMENT ids itself (SQLite runs it whole). Several rows run in a savepoint: a
+        failing row undoes the others."""
+        table = self.table(*plan.target) if plan.target and plan.returning is None else None
+        if table is None:
             return None
-        columns = [name.replace('""', '"').lower() for name in re.findall(r'"((?:[^"]|"")*)"', m.group("columns"))]
+        m = _REPLACE_VALUES.match(plan.sql)
+        if m is not None:
+            found = _value_rows(m.group("rows"))
+            if found is None or len(found) != plan.nrows or sum(n for _, n in found) != len(args):
+                return None
+
+            def rows() -> Iterator[tuple]:
+                at = 0
+                for text, n in found:
+                    yield self._w_execute(f"SELECT {text}", args[at:at + n]).fetchone()
+                    at += n
+            count = len(found)
+        else:
+            m = _REPLACE_SELECT.match(plan.sql)
+            if m is None or plan.auto_select_slot is not None:
+                return None
+            selected = self._w_execute(m.group("select"), args).fetchall()
+            rows = selected.__iter__
+            count = len(selected)
+        names = m.group("columns")
+        columns = ([name.replace('""', '"').lower() for name in re.findall(r'"((?:[^"]|"")*)"', names)]
+                   if names is not None else [c.name.lower() for c in table.columns])
+        if m.re is _REPLACE_SELECT and any(len(row) != len(columns) for row in selected):
+            return None  # (SQLite's error for it)
         select = f"SELECT rowid FROM {quote_ident(table.schema)}.{quote_ident(table.name)} WHERE "
         keys = []
         for index in table.indexes:
             if not (index.primary or index.unique):
                 continue
-            names = [c.lower() for c in index.columns]
-            if any(c not in columns for c in names):
+            key_names = [c.lower() for c in index.columns]
+            if any(c not in columns for c in key_names):
                 return None  # a key column left to its default: SQLite's count
             keys.append((select + " AND ".join(f"{quote_ident(c)} = ?" for c in index.columns),
-                         [columns.index(c) for c in names]))
-        one = f"{m.group('head')} VALUES ({', '.join('?' * len(columns))})"
+                         [columns.index(c) for c in key_names]))
+        one = f"{m.group('head')} ({', '.join(quote_ident(c) for c in columns)}) VALUES ({', '.join('?' * len(columns))})"
         conn = self._wconn
-        several = len(rows) > 1
+        several = count > 1
         if several:
             conn.execute("SAVEPOINT __replace")
         try:
-            affected, at = 0, 0
-            for text, n in rows:
-                values = self._w_execute(f"SELECT {text}", args[at:at + n]).fetchone()
-                at += n
+            affected = 0
+            for values in rows():
                 if len(values) != len(columns):
                     raise SQLError(ER_WRONG_VALUE_COUNT_ON_ROW, 1)
                 met: set[int] = set()

@@ -1,8 +1,8 @@
 """REPLACE's affected rows against a live MariaDB 10.11: the rows inserted plus the rows each row
 deleted on any unique key (a row meeting two rows: 3; the second row of a statement replacing the
 first: 3; a NULL key meets nothing), through the text protocol (PyMySQL) and prepared statements
-(mysql-connector-python, COM_STMT_EXECUTE), with the same rows left behind. REPLACE ... SELECT is
-not in the list: it still counts the rows inserted only (engine `Engine._w_replace`)."""
+(mysql-connector-python, COM_STMT_EXECUTE), with the same rows left behind; REPLACE ... SELECT
+too, from another table's rows or from its own (engine `Engine._w_replace`)."""
 
 from __future__ import annotations
 
@@ -37,6 +37,10 @@ TEXT = [
     "REPLACE w (id, k, u) VALUES (10, 1, NULL), (11, 1, NULL), (4, 0, 9)",  # 1 + 1 + 2
     "REPLACE INTO a (u, v) VALUES ('x', 10)",  # a new id, meets u 'x': 2
     "REPLACE INTO a (u, v) VALUES ('z', 3), ('y', 20), ('z', 4)",  # 1 + 2 + 2
+    "REPLACE INTO w SELECT id + 100, k, u + 100, c FROM w WHERE id < 5",  # new rows only
+    "REPLACE INTO w (id, k, u) SELECT id, k + 1, u FROM w WHERE id > 100",  # each meets itself
+    "REPLACE INTO w SELECT * FROM w WHERE id = 1 OR id = 4",  # the same table
+    "REPLACE INTO w (id, k, u) SELECT id + 1, k, u FROM w WHERE id IN (101, 102)",  # meets 101 on u: 2
 ]
 
 PREPARED = [
@@ -77,7 +81,7 @@ def test_replace_counts_rows_as_mariadb(tmp_path):
             for sql in SETUP:
                 server.query(sql)
         expected = text_answers(reference.port)
-        assert [n for _, n, _ in expected] == [2, 2, 3, 3, 1, 2, 4, 2, 5]  # (what MariaDB 10.11 says)
+        assert [n for _, n, _ in expected] == [2, 2, 3, 3, 1, 2, 4, 2, 5, 2, 4, 4, 2]  # (what MariaDB 10.11 says)
         assert text_answers(master.port) == expected
         expected = prepared_answers(reference.port)
         assert [n for _, n in expected] == [2, 3, 2]

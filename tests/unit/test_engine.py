@@ -185,8 +185,8 @@ async def test_functions(engine, db):
 async def test_replace_counts_the_rows_it_deletes_as_mariadb(engine, db):
     """REPLACE's affected rows are the rows inserted plus the rows deleted: MariaDB 10.11's
     counts for this sequence, run against it (a row meeting two rows on two unique keys: 3; a
-    second row of the same statement replacing the first: 3). Several rows are one statement: a
-    failing row leaves none of them, also inside a transaction."""
+    second row of the same statement replacing the first: 3), and REPLACE ... SELECT's. Several
+    rows are one statement: a failing row leaves none of them, also inside a transaction."""
     await run(engine, db, "CREATE TABLE w (id INT PRIMARY KEY, k INT, u INT UNIQUE, a INT AUTO_INCREMENT UNIQUE)")
     await run(engine, db, "INSERT INTO w (id, k, u) VALUES (1, 1, 1), (2, 2, 2), (3, 3, 3)")
     counts = []
@@ -211,7 +211,8 @@ async def test_replace_counts_the_rows_it_deletes_as_mariadb(engine, db):
         assert (await run(engine, db, "SELECT id, p FROM n ORDER BY id")).rows == [(1, 1)]
         if prefix:
             await run(engine, db, "COMMIT")
-    await run(engine, db, "REPLACE INTO n SELECT id + 1, p FROM n")  # (not a VALUES list: SQLite's count)
+    assert (await run(engine, db, "REPLACE INTO n SELECT id + 1, p FROM n")).affected_rows == 1
+    assert (await run(engine, db, "REPLACE INTO n SELECT * FROM n")).affected_rows == 4  # each meets itself
     assert (await run(engine, db, "SELECT id, p FROM n ORDER BY id")).rows == [(1, 1), (2, 1)]
 
 
