@@ -140,7 +140,7 @@ import logging
 import os
 import re
 import sqlite3
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -1107,32 +1107,31 @@ class Engine:
         AUTO_INCREMENT ids itself (SQLite runs it whole). Several rows run in a savepoint: a
         failing row undoes the others."""
         table = self.table(*plan.target) if plan.target and plan.returning is None else None
-        if table is None:
+        m = None if table is None else _REPLACE_VALUES.match(plan.sql) or _REPLACE_SELECT.match(plan.sql)
+        if m is None:
             return None
-        m = _REPLACE_VALUES.match(plan.sql)
-        if m is not None:
+        names = m.group("columns")
+        columns = ([_unquote(name).lower() for name in re.findall(_IDENT, names)]
+                   if names is not None else [c.name.lower() for c in table.columns])
+        rows: Iterable[tuple]
+        if m.re is _REPLACE_VALUES:
             found = _value_rows(m.group("rows"))
             if found is None or len(found) != plan.nrows or sum(n for _, n in found) != len(args):
                 return None
 
-            def rows() -> Iterator[tuple]:
+            def each_row() -> Iterator[tuple]:
                 at = 0
                 for text, n in found:
                     yield self._w_execute(f"SELECT {text}", args[at:at + n]).fetchone()
                     at += n
-            count = len(found)
+            rows, count = each_row(), len(found)
         else:
-            m = _REPLACE_SELECT.match(plan.sql)
-            if m is None or plan.auto_select_slot is not None:
+            if plan.auto_select_slot is not None:
                 return None
-            selected = self._w_execute(m.group("select"), args).fetchall()
-            rows = selected.__iter__
-            count = len(selected)
-        names = m.group("columns")
-        columns = ([name.replace('""', '"').lower() for name in re.findall(r'"((?:[^"]|"")*)"', names)]
-                   if names is not None else [c.name.lower() for c in table.columns])
-        if m.re is _REPLACE_SELECT and any(len(row) != len(columns) for row in selected):
-            return None  # (SQLite's error for it)
+            rows = self._w_execute(m.group("select"), args).fetchall()
+            if any(len(row) != len(columns) for row in rows):
+                return None  # (SQLite's error for it)
+            count = len(rows)
         select = f"SELECT rowid FROM {quote_ident(table.schema)}.{quote_ident(table.name)} WHERE "
         keys = []
         for index in table.indexes:
@@ -1150,7 +1149,7 @@ class Engine:
             conn.execute("SAVEPOINT __replace")
         try:
             affected = 0
-            for values in rows():
+            for values in rows:
                 if len(values) != len(columns):
                     raise SQLError(ER_WRONG_VALUE_COUNT_ON_ROW, 1)
                 met: set[int] = set()
