@@ -997,9 +997,11 @@ class Engine:
         # a parent whose keys cascade: the statement and its cascades are undone together
         guard = plan.target is not None and (plan.target[0], plan.target[1].lower()) in self._fk.cascading
         first = None
+        generated: list[int] = []
         if plan.auto_slots is not None:
             args = list(args)
-            first = self._w_assign_ids(plan, args, forced)
+            generated = self._w_assign_ids(plan, args, forced)
+            first = generated[0] if generated else None
         elif plan.auto_select_slot is not None:
             args = list(args)
             first = self._w_next_id(plan, forced)
@@ -1012,7 +1014,7 @@ class Engine:
             if plan.returning_order is not None:  # DELETE ... ORDER BY ... LIMIT ... RETURNING
                 chosen = self._w_execute(plan.returning_order, args[:len(args) - len(plan.returning.args)])
                 order = {rowid: n for n, (rowid,) in enumerate(chosen)}
-            returned = None
+            returned = ids = None
             replaced = self._w_replace(plan, args) if plan.sql.startswith("REPLACE INTO") else None
             if replaced is not None:
                 affected = replaced
@@ -1022,7 +1024,11 @@ class Engine:
                     names, rows = [d[0] for d in cur.description], cur.fetchall()
                     if order is not None:  # in the ORDER BY's order, as MariaDB deletes them; rowid dropped
                         names, rows = names[:-1], [row[:-1] for row in sorted(rows, key=lambda row: order[row[-1]])]
+                    elif plan.ids_returned:  # each row's id last: not the client's
+                        ids, names, rows = [row[-1] for row in rows], names[:-1], [row[:-1] for row in rows]
                     returned = (names, rows)
+                elif plan.ids_returned:
+                    ids = [row[0] for row in cur]
                 affected = cur.rowcount
             if guard:
                 self._touched.update(self._fk.cascade(self._wconn))
@@ -1039,6 +1045,8 @@ class Engine:
             raise error from None
         finally:
             self._wstate.fx = None
+        inserted, last_row = self._w_insert_ids(plan, args, generated, first, ids, affected, rand) \
+            if plan.auto_insert else (None, 0)
         if plan.auto_select_slot is not None and first is not None:
             key = (plan.target[0], plan.target[1].lower())
             self._auto[key] = max(self._auto[key], first + max(affected, 0))
@@ -1050,7 +1058,41 @@ class Engine:
             self._auto_stale.add((plan.target[0], plan.target[1].lower()))
         if end:
             self._sp_done = True
-        return affected, first, returned
+        return affected, first, returned, inserted, last_row
+
+    def _w_insert_ids(self, plan: Plan, args: list, generated: list[int], numbered: int | None,
+                      ids: list | None, affected: int, fx) -> tuple[int | None, int]:
+        """An INSERT / REPLACE's ids as MySQL gives them (sql_insert.cc: mysql_insert,
+        select_insert::send_eof): the first generated id of a row actually inserted (it becomes
+        LAST_INSERT_ID()), else None and, when rows were inserted or changed, the AUTO_INCREMENT
+        value of the last row written (an explicit id, an updated row's), which the OK packet
+        carries unless the statement called LAST_INSERT_ID(expr) (`Session._written`); else 0.
+        `generated`: the ids handed to a VALUES list; `numbered`: the first id an INSERT ... SELECT
+        numbers its rows from; `ids`: with `Plan.ids_returned`, the id of each row written."""
+        if ids is not None:  # IGNORE / ON DUPLICATE KEY UPDATE: the rows inserted or updated, in order
+            if plan.auto_slots is not None:
+                fresh = set(generated)
+                inserted = next((i for i in ids if i in fresh), None)
+            else:  # numbered ids are above every id the table had
+                inserted = next((i for i in ids if numbered is not None and i >= numbered), None)
+            written = affected - fx.upserts_unchanged > 0  # inserted, or updated with a change
+            return inserted, int(ids[-1]) if written and ids and ids[-1] is not None else 0
+        if generated:
+            return generated[0], 0
+        if affected <= 0:
+            return None, 0
+        if numbered is not None:
+            return numbered, 0
+        slot = plan.auto_slots[-1] if plan.auto_slots else None
+        if slot is not None:
+            try:
+                return None, int(args[slot])
+            except (TypeError, ValueError):
+                pass
+        table = self.table(*plan.target)
+        if table is not None and table.auto_column is not None and table.rowid_alias() is table.auto_column:
+            return None, self._wconn.execute("SELECT last_insert_rowid()").fetchone()[0]
+        return None, 0
 
     def _w_counter(self, plan: Plan) -> int:
         """The next AUTO_INCREMENT id of the plan's table."""
@@ -1072,20 +1114,21 @@ class Engine:
         nxt = self._w_counter(plan)
         return forced if forced is not None else nxt
 
-    def _w_assign_ids(self, plan: Plan, args: list, forced: int | None) -> int | None:
+    def _w_assign_ids(self, plan: Plan, args: list, forced: int | None) -> list[int]:
+        """The ids handed to a VALUES list's rows that leave theirs to AUTO_INCREMENT, in order
+        (`forced`: the first one, as the binlog's INSERT_ID says)."""
         key = (plan.target[0], plan.target[1].lower())
         nxt = self._w_counter(plan)
-        first = None
+        generated: list[int] = []
         for slot in plan.auto_slots:
             if slot is None:
                 continue
             value = args[slot]
             if value is None or value == 0 or value == "0" or value == "":
-                if first is None and forced is not None:
+                if not generated and forced is not None:
                     nxt = forced
                 args[slot] = nxt
-                if first is None:
-                    first = nxt
+                generated.append(nxt)
                 nxt += 1
             else:
                 try:
@@ -1095,7 +1138,7 @@ class Engine:
                 if explicit >= nxt:
                     nxt = explicit + 1
         self._auto[key] = nxt
-        return first
+        return generated
 
     def _w_replace(self, plan: Plan, args) -> int | None:
         """REPLACE ... VALUES or ... SELECT (no RETURNING) run a row at a time, as MariaDB runs

@@ -663,10 +663,13 @@ class Session:
             raise
         return self._written(write, *done, end=end)
 
-    def _written(self, write: _Write, affected: int, first_id: int | None, returned: Any, *,
-                 end: bool = False) -> Result:
+    def _written(self, write: _Write, affected: int, first_id: int | None, returned: Any,
+                 inserted: int | None, last_row: int, *, end: bool = False) -> Result:
         """A write's Result once it ran: logged, LAST_INSERT_ID taken, and with `end` (an
-        autocommit write) the transaction it ends, committed logically (the lock let go)."""
+        autocommit write) the transaction it ends, committed logically (the lock let go).
+        `first_id` is the binlog's INSERT_ID (the first id handed out, whether or not its row went
+        in); the client's id is MySQL's (`Engine._w_insert_ids`): a generated id of an inserted
+        row, else LAST_INSERT_ID(expr)'s value, else the last row's id (`last_row`)."""
         plan, context = write.plan, write.context
         if self.sql_log_bin:  # `_log`, with the statement built only when it is logged
             self._statements.append(LoggedStatement(
@@ -676,10 +679,11 @@ class Session:
                 foreign_key_checks=self._fk_checks(context)))
         else:
             self._unlogged = True
-        if first_id is not None:
-            self.last_insert_id = first_id
+        client_id = last_row
         if plan.sets_last_id and self._take_last_id():
-            first_id = first_id if first_id is not None else self.last_insert_id
+            client_id = self.last_insert_id
+        if inserted is not None:  # (over LAST_INSERT_ID(expr), as MySQL's end of statement)
+            self.last_insert_id = client_id = inserted
         committed = None
         if end:
             committed = CommittedTxn(self._statements)
@@ -697,8 +701,8 @@ class Session:
             names, rows = returned
             names, types, rows = returned_columns(plan.returning, names, rows, write.written, write.params)
             return Result(columns=names, column_types=types, rows=rows, affected_rows=affected,
-                          last_insert_id=first_id or 0, in_transaction=self.in_transaction, committed=committed)
-        return Result(affected_rows=affected, last_insert_id=first_id or 0, info=info,
+                          last_insert_id=client_id, in_transaction=self.in_transaction, committed=committed)
+        return Result(affected_rows=affected, last_insert_id=client_id, info=info,
                       in_transaction=self.in_transaction, committed=committed)
 
     async def describe(self, sql: str) -> Result | None:

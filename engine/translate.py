@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine import infoschema, values
-from engine.catalog import Table
+from engine.catalog import Column, Table
 from engine.exact import Finder
 from engine.exprtypes import (
     SelectTypes,
@@ -140,6 +140,12 @@ class Plan:
     # DELETE ... ORDER BY ... LIMIT ... RETURNING: the rowids in the ORDER BY's order (the write's
     # args but RETURNING's), the order MariaDB returns the rows in; each row then ends with its rowid
     returning_order: str | None = None
+    # INSERT / REPLACE into a table with an AUTO_INCREMENT column: the OK packet's id and
+    # LAST_INSERT_ID() follow MySQL's rule (`Engine._w_insert_ids`). `ids_returned`: rows may be
+    # skipped or updated (IGNORE, ON DUPLICATE KEY UPDATE), so the statement returns each row it
+    # wrote, inserted or updated, with its id (RETURNING's last column, not the client's)
+    auto_insert: bool = False
+    ids_returned: bool = False
     # the event loop may run it itself (Engine.plan_for, `engine.core`'s "Threads"): a write
     # SQLite runs in bounded time, or a read without side effects
     inline: bool = False
@@ -774,7 +780,7 @@ class Translator:
                 self.tokens = self.tokens[:k]
                 return
 
-    def plan_returning(self, target: tuple[str, str], ordered: bool = False) -> Plan:
+    def plan_returning(self, target: tuple[str, str], ordered: bool = False, auto: Column | None = None) -> Plan:
         """INSERT/REPLACE/DELETE ... RETURNING select_list (MariaDB 10.5+): SQLite's own RETURNING,
         which yields the rows as written (an INSERT IGNORE's skipped rows left out, an upsert's
         updated row, a DELETE's removed rows). The list is read as `SELECT select_list FROM
@@ -824,13 +830,18 @@ class Translator:
         listed = " ".join(self.out[out_at:])
         if ordered:
             self.out.append(", rowid")  # the rows' order is restored by the engine
+        if auto is not None:
+            self.out.append(f", {quote_ident(auto.name)}")  # each row's id (`Plan.ids_returned`)
         return Plan(kind="select", sql=f"SELECT {listed} FROM {self.table_sql(schema, table.name)} AS "
                     f"{quote_ident(table.name)} LIMIT 0", args=self.args[args_at:],
                     names=names if any(n is not None for n in names) else None, result_types=types)
 
     def finish(self, kind: str, **kw) -> Plan:
+        auto = self.need_table(*kw["target"]).auto_column if kw.get("ids_returned") else None
         if self.returning_at is not None:
-            kw["returning"] = self.plan_returning(kw["target"], "returning_order" in kw)
+            kw["returning"] = self.plan_returning(kw["target"], "returning_order" in kw, auto)
+        elif auto is not None:
+            self.out.append(f"RETURNING {quote_ident(auto.name)}")
         args = self.args
         identity = len(args) == len(self.params) and all(a == n for n, a in enumerate(args))
         kw.setdefault("user_vars", tuple(dict.fromkeys(a[1] for a in args if type(a) is tuple and a[0] == "var")))
@@ -1149,7 +1160,7 @@ class Translator:
             if i != len(toks):
                 raise self.error_at(i)
             return self.finish("write", target=(schema, table.name), insert_columns=columns or [],
-                               auto_select_slot=select_slot)
+                               auto_select_slot=select_slot, **self.insert_ids(table, ignore))
         if columns is None:
             columns = [c.name for c in table.columns]
         for n, row in enumerate(rows, 1):
@@ -1221,7 +1232,15 @@ class Translator:
         if i != len(toks):
             raise self.error_at(i)
         return self.finish("write", target=(schema, table.name), insert_columns=columns,
-                           auto_slots=auto_slots if auto is not None else None, nrows=len(rows))
+                           auto_slots=auto_slots if auto is not None else None, nrows=len(rows),
+                           **self.insert_ids(table, ignore))
+
+    def insert_ids(self, table: Table, ignore: bool) -> dict[str, bool]:
+        """An INSERT / REPLACE's `Plan.auto_insert` and `Plan.ids_returned` (REPLACE inserts
+        every row; INSERT IGNORE and ON DUPLICATE KEY UPDATE may not)."""
+        if table.auto_column is None:
+            return {}
+        return {"auto_insert": True, "ids_returned": self.tokens[0].upper == "INSERT" and (ignore or self.upsert)}
 
     def value_end(self, i: int) -> int:
         """The end of one value expression starting at tokens[i] (a depth-0 ',' or ')')."""

@@ -9,10 +9,10 @@ from __future__ import annotations
 import pymysql
 import pytest
 
-from tests.support.daemons import Daemon
-from tests.support.mariadb import MariaDBServer, mariadb_available
+from tests.support.mariadb import mariadb_available
+from tests.support.mariadb_compare import mariadb_and_ours, prepared_answers
 
-mysql_connector = pytest.importorskip("mysql.connector")
+pytest.importorskip("mysql.connector")
 
 pytestmark = [
     pytest.mark.timeout(300),
@@ -59,36 +59,17 @@ def text_answers(port: int) -> list:
         conn.close()
 
 
-def prepared_answers(port: int) -> list:
-    conn = mysql_connector.connect(host="127.0.0.1", port=port, user="root", password="", database="r",
-                                   use_pure=True, autocommit=True)
-    try:
-        cur = conn.cursor(prepared=True)
-        out = []
-        for sql, values in PREPARED:
-            cur.execute(sql, values)
-            out.append((sql, cur.rowcount))
-        return out
-    finally:
-        conn.close()
-
-
 def test_replace_counts_rows_as_mariadb(tmp_path):
-    reference = MariaDBServer(tmp_path / "mariadb").start()
-    master = Daemon("master", tmp_path / "master", ["--server-id=1"]).start()
-    try:
+    with mariadb_and_ours(tmp_path) as (reference, master):
         for server in (reference, master):
             for sql in SETUP:
                 server.query(sql)
         expected = text_answers(reference.port)
         assert [n for _, n, _ in expected] == [2, 2, 3, 3, 1, 2, 4, 2, 5, 2, 4, 4, 2]  # (what MariaDB 10.11 says)
         assert text_answers(master.port) == expected
-        expected = prepared_answers(reference.port)
-        assert [n for _, n in expected] == [2, 3, 2]
-        assert prepared_answers(master.port) == expected
+        expected = prepared_answers(reference.port, "r", PREPARED)
+        assert [n for _, n, _ in expected] == [2, 3, 2]
+        assert prepared_answers(master.port, "r", PREPARED) == expected
         for table in ("w", "a"):
             assert master.query(f"SELECT * FROM r.{table} ORDER BY id") == \
                 reference.query(f"SELECT * FROM r.{table} ORDER BY id")
-    finally:
-        master.stop()
-        reference.stop()

@@ -1,5 +1,6 @@
 """The same statements on a stock MariaDB 10.11 and on our master, answers compared: a fresh
-pair of servers, and a replay of (account, statement) steps over one connection per account."""
+pair of servers, a replay of (account, statement) steps over one connection per account, and
+prepared statements' counts and ids (mysql-connector-python, COM_STMT_EXECUTE)."""
 
 from __future__ import annotations
 
@@ -59,3 +60,21 @@ def differences(steps: Sequence[tuple[str, str]], theirs: list[tuple], mine: lis
     """The steps whose answers differ, MariaDB's then ours ("" when none)."""
     return "\n".join(f"{who}: {sql}\n    MariaDB {t}\n    ours    {m}"
                      for (who, sql), t, m in zip(steps, theirs, mine, strict=True) if t != m)
+
+
+def prepared_answers(port: int, database: str, statements: Sequence[tuple[str, tuple]]) -> list[tuple]:
+    """(statement, affected rows, the client's lastrowid) for each prepared statement executed with
+    its values, autocommit, through mysql-connector-python's pure-Python protocol."""
+    import mysql.connector
+
+    conn = mysql.connector.connect(host="127.0.0.1", port=port, user="root", password="", database=database,
+                                   use_pure=True, autocommit=True)
+    try:
+        cur = conn.cursor(prepared=True)
+        out = []
+        for sql, values in statements:
+            cur.execute(sql, values)
+            out.append((sql, cur.rowcount, cur.lastrowid))
+        return out
+    finally:
+        conn.close()

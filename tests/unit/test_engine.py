@@ -98,7 +98,8 @@ async def test_sysbench_table_auto_increment_zero_and_null_mean_next_id(engine, 
     r = await run(engine, db, "INSERT INTO sbtest1 (id, k, c, pad) VALUES (NULL, 8, 'g', 'h')")
     assert r.last_insert_id == 4
     r = await run(engine, db, "INSERT INTO sbtest1 (id, k, c, pad) VALUES (10, 8, 'g', 'h')")
-    assert r.last_insert_id == 0
+    assert r.last_insert_id == 10  # the explicit id (MariaDB's OK packet), LAST_INSERT_ID() unmoved
+    assert (await run(engine, db, "SELECT LAST_INSERT_ID()")).rows == [(4,)]
     r = await run(engine, db, "INSERT INTO sbtest1 (k) VALUES (1)")
     assert r.last_insert_id == 11
     r = await run(engine, db, "SELECT id, k, c, pad FROM sbtest1 ORDER BY id")
@@ -180,6 +181,32 @@ async def test_functions(engine, db):
     now, unix, cur, dbname, two = r.rows[0]
     assert now == cur and dbname == "test" and two == 2 and isinstance(unix, int)
     assert r.column_types[0].type == FieldType.DATETIME
+
+
+async def test_insert_ids_as_mariadb(engine, db):
+    """The client's id and LAST_INSERT_ID() after each statement, as MariaDB 10.11 gave them for
+    the same statements (tests/integration/test_insert_id_mariadb.py compares them live)."""
+    await run(engine, db, "CREATE TABLE a (id INT AUTO_INCREMENT PRIMARY KEY, u INT UNIQUE, v INT)")
+    await run(engine, db, "INSERT INTO a (u, v) VALUES (1, 1), (2, 2)")
+
+    async def ids(sql):
+        r = await run(engine, db, sql)
+        return r.affected_rows, r.last_insert_id, (await run(engine, db, "SELECT LAST_INSERT_ID()")).rows[0][0]
+    assert await ids("INSERT INTO a (u, v) VALUES (70, LAST_INSERT_ID(5))") == (1, 3, 3)  # generated wins
+    assert await ids("INSERT INTO a (id, u, v) VALUES (50, 9, 1)") == (1, 50, 3)  # explicit
+    assert await ids("INSERT INTO a (id, u, v) VALUES (60, 13, 1), (NULL, 14, 1)") == (2, 61, 61)
+    assert await ids("INSERT IGNORE INTO a (u, v) VALUES (1, 1)") == (0, 0, 61)  # skipped
+    assert await ids("INSERT IGNORE INTO a (u, v) VALUES (1, 1), (19, 1)") == (1, 64, 64)
+    assert await ids("INSERT INTO a (u, v) VALUES (2, 7) ON DUPLICATE KEY UPDATE v = v + 10") == (2, 2, 64)
+    assert await ids("INSERT INTO a (u, v) VALUES (2, 7) ON DUPLICATE KEY UPDATE v = v") == (0, 0, 64)
+    assert await ids("INSERT INTO a (u, v) VALUES (2, 0) ON DUPLICATE KEY UPDATE id = LAST_INSERT_ID(id), "
+                     "v = 1") == (2, 2, 2)
+    assert await ids("INSERT INTO a (id, u, v) VALUES (80, 80, LAST_INSERT_ID(6))") == (1, 6, 6)
+    assert await ids("INSERT INTO a (id, u, v) SELECT id + 200, u + 200, v FROM a WHERE id < 3") == (2, 202, 6)
+    assert await ids("REPLACE INTO a (id, u, v) VALUES (1, 700, 1)") == (2, 1, 6)
+    assert await ids("UPDATE a SET v = 3 WHERE id = 1") == (1, 0, 6)
+    r = await run(engine, db, "SELECT id FROM a ORDER BY id")
+    assert [i for (i,) in r.rows] == [1, 2, 3, 50, 60, 61, 64, 80, 201, 202]
 
 
 async def test_replace_counts_the_rows_it_deletes_as_mariadb(engine, db):
