@@ -12,6 +12,8 @@
   .BinaryRowEncoder.encode_rows`, `protocol.messages.ResultSet.payloads`; else their per-value
   paths) and a response's packets framed in one (`protocol.packets.frame_payloads`; else its
   loop);
+- `engine/_collation.c`, utf8mb4_general_ci as a SQLite collation (`engine.collation.register`;
+  else `engine.collation.compare`, a Python call per comparison);
 - `slave/_receiver.c` (with `protocol/_dumpscan.h`, linked with zlib), the thread that reads,
   writes, fsyncs and acks a slave's dump (`slave.receiver.NativeReceiver`; else the IO task
   reads on its loop)."""
@@ -28,6 +30,8 @@ setup(ext_modules=[
     Extension("protocol._eventscan", ["protocol/_eventscan.c"], optional=True,
               extra_compile_args=["-O2", "-Wall", "-Wextra"]),
     Extension("protocol._rows", ["protocol/_rows.c"], optional=True,
+              extra_compile_args=["-O2", "-Wall", "-Wextra"]),
+    Extension("engine._collation", ["engine/_collation.c"], optional=True,
               extra_compile_args=["-O2", "-Wall", "-Wextra"]),
     Extension("slave._receiver", ["slave/_receiver.c"], optional=True, libraries=["z"],
               depends=["protocol/_dumpscan.h", "binlog/_send_whole.h"], extra_compile_args=["-O2", "-Wall", "-Wextra"]),

@@ -6,7 +6,8 @@ JSON in the schema file's `__engine_catalog` table, in the same SQLite transacti
 changed it. The in-memory `Catalog` is owned by the engine and changed only from the event loop.
 Mapping rules: integer types -> INTEGER (an AUTO_INCREMENT integer primary key becomes SQLite's
 rowid alias `INTEGER PRIMARY KEY`), char/text/enum/set/date/time types -> TEXT (character columns
-`COLLATE NOCASE`, like MySQL's default case-insensitive collations), float/double -> REAL,
+`COLLATE mysql_general_ci`, MariaDB's default utf8mb4_general_ci: `engine.collation`; JSON and
+`_bin` columns binary; tables created before kept SQLite's NOCASE), float/double -> REAL,
 decimal -> TEXT holding the exact decimal (`engine.values.store`) with the `mysql_decimal`
 collation, which compares, sorts, groups and indexes by numeric value (tables created before
 kept NUMERIC: exact to 15 digits), blob/binary -> BLOB.
@@ -18,6 +19,7 @@ import json
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from engine.collation import GENERAL_CI
 from engine.coltypes import ColumnType, declared_type
 from engine.lexer import Token, mysql_ident, quote_ident, syntax_error
 from protocol.errors import (
@@ -226,8 +228,8 @@ class Table:
                 parts.append("DEFAULT " + sql_literal(col.default))
             elif col.default_now:
                 parts.append("DEFAULT CURRENT_TIMESTAMP")
-            if col.affinity == "TEXT" and col.base in CHAR_TYPES and not col.binary:
-                parts.append("COLLATE NOCASE")
+            if col.affinity == "TEXT" and col.base in CHAR_TYPES and not col.binary and col.base != "json":
+                parts.append("COLLATE " + GENERAL_CI)
             elif col.base in NUMERIC_TYPES or col.affinity == "TEXT" and col.base == "bigint":
                 parts.append("COLLATE " + DECIMAL_COLLATION)
             defs.append(" ".join(parts))

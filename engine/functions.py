@@ -30,7 +30,7 @@ from datetime import UTC, datetime, timedelta
 from decimal import ROUND_HALF_UP, Context, Decimal, InvalidOperation
 from typing import Any
 
-from engine import values
+from engine import collation, values
 from protocol.errors import ER_QUERY_INTERRUPTED, ER_TOO_BIG_PRECISION, SQLError
 
 MAX_RAND = 0x3FFFFFFF
@@ -571,6 +571,16 @@ def find_in_set(needle: Any, haystack: Any) -> int | None:
     return items.index(needle) + 1 if needle in items else 0
 
 
+def strcmp(a: Any, b: Any) -> int | None:
+    """STRCMP: -1, 0, 1 by utf8mb4_general_ci (binary when either is a byte string)."""
+    if a is None or b is None:
+        return None
+    if isinstance(a, bytes) or isinstance(b, bytes):
+        x, y = (v if isinstance(v, bytes) else _to_str(v).encode() for v in (a, b))
+        return (x > y) - (x < y)
+    return collation.compare(_to_str(a), _to_str(b))
+
+
 def _same(a: Any, b: Any) -> bool:
     if isinstance(a, (int, float)) and isinstance(b, (int, float)):
         return a == b
@@ -1035,6 +1045,7 @@ def register(conn: sqlite3.Connection, state: ConnectionState) -> None:
         "is_used_lock": (1, lambda n: None if n is None else LOCKS.owner(_to_str(n))),
         "uuid_short": (0, uuid_short), "crc32": (1, crc32), "mysql_hex": (1, mysql_hex), "unhex": (1, unhex),
         "to_base64": (1, to_base64), "from_base64": (1, from_base64), "find_in_set": (2, find_in_set),
+        "strcmp": (2, strcmp),
         "field": (-1, field), "elt": (-1, elt), "mysql_insert": (4, mysql_insert),
         "regexp_replace": (3, regexp_replace), "regexp_substr": (2, regexp_substr),
         "regexp_instr": (2, regexp_instr), "str_to_date": (2, str_to_date), "datediff": (2, datediff),

@@ -29,6 +29,7 @@ from typing import Any
 
 from engine import infoschema, values
 from engine.catalog import Column, Table
+from engine.collation import GENERAL_CI
 from engine.exact import Finder
 from engine.exprtypes import (
     SelectTypes,
@@ -422,7 +423,7 @@ class Translator:
             if word == "XOR":
                 raise SQLError(ER_NOT_SUPPORTED_YET, "XOR")
             if word == "COLLATE" and nxt is not None and nxt.kind in ("word", "ident"):
-                out.append("COLLATE BINARY" if nxt.text.lower().endswith("_bin") else "COLLATE NOCASE")
+                out.append("COLLATE BINARY" if nxt.text.lower().endswith("_bin") else "COLLATE " + GENERAL_CI)
                 i += 2
                 continue
             if word == "LIKE":
