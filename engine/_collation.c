@@ -1,16 +1,21 @@
-/* engine._collation: utf8mb4_general_ci as a SQLite collation in C.
+/* engine._collation: utf8mb4_general_ci as a SQLite collation and LIKE in C.
 
-Contract (the compiled twin of engine.collation.compare, which stays the reference and the
-fallback; tests/unit/test_collation.py holds the two equal):
+Contract (the compiled twin of engine.collation.compare and engine.collation.like, which stay
+the references and the fallbacks; tests/unit/test_collation.py holds each pair equal):
 
     register(connection, name, table, version) -> bool
 
-installs the collation `name` (UTF-8) on the sqlite3.Connection `connection`, comparing two
+installs the collation `name` (UTF-8) and the SQL functions like(pattern, text) and
+like(pattern, text, escape) (what `text LIKE pattern [ESCAPE escape]` calls) on the
+sqlite3.Connection `connection`. The collation compares two
 texts as utf8mb4_general_ci does: each character's weight (`table`: 65536 native 16-bit weights
 of the BMP, engine.collation.table(); a character above U+FFFF weighs U+FFFD), the first
 differing weight decides; when one text ends, the other's remaining characters are compared
 with a space (PAD SPACE: trailing spaces are ignored, a character below the space sorts first).
 A byte that does not start a valid UTF-8 sequence weighs U+FFFD and is one character.
+like matches character by character by the same weights, without padding: % any run, _ one
+character, the escape (exactly one character, else SQLite's error) makes the next literal; a
+BLOB on either side makes both match byte for byte; NULL on either side gives NULL.
 
 It returns False, having installed nothing, when it cannot reach the connection's database
 handle safely: a CPython whose sqlite3.Connection layout is not known here (the handle is the
@@ -25,6 +30,7 @@ run on any thread.
 #include <Python.h>
 #include <dlfcn.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define SQLITE_OK 0
@@ -37,6 +43,28 @@ typedef int (*create_collation_fn)(void *db, const char *name, int encoding, voi
                                    void (*destroy)(void *));
 
 typedef int (*version_fn)(void);
+typedef int (*create_function_fn)(void *db, const char *name, int nargs, int flags, void *arg,
+                                  void (*fn)(void *, int, void **), void (*step)(void *, int, void **),
+                                  void (*final)(void *), void (*destroy)(void *));
+
+#define SQLITE_BLOB 4
+#define SQLITE_NULL 5
+#define SQLITE_DETERMINISTIC 0x800
+#define ANY (-1)
+#define ONE (-2)
+
+/* the SQLite API this module calls, found in the loaded libsqlite3 */
+static struct {
+    int (*value_type)(void *);
+    int (*value_bytes)(void *);
+    const unsigned char *(*value_text)(void *);
+    const void *(*value_blob)(void *);
+    void (*result_int)(void *, int);
+    void (*result_null)(void *);
+    void (*result_error)(void *, const char *, int);
+    void (*result_error_nomem)(void *);
+} api;
+static int have_api = 0;
 
 typedef struct {  /* CPython 3.8-3.13 Modules/_sqlite/connection.h: the handle comes first */
     PyObject_HEAD
@@ -73,6 +101,130 @@ static inline unsigned next_weight(const unsigned char *s, int n, int *at)
     if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10FFFF)))
         return REPLACEMENT;  /* overlong or out of range */
     return cp > 0xFFFF ? REPLACEMENT : weights[cp];
+}
+
+/* `s` as weights (or bytes with `binary`); a pattern's % and _ as ANY and ONE, the character
+after `escape` (a code point, or -1) literal. Returns the count, or -1 without memory. */
+static int units(const unsigned char *s, int n, int binary, int pattern, long escape, int **out)
+{
+    int *u = malloc(sizeof(int) * (n > 0 ? n : 1));
+    if (u == NULL)
+        return -1;
+    int count = 0, at = 0, literal = 0;
+    while (at < n) {
+        int start = at;
+        int w, cp;
+        if (binary) {
+            cp = w = s[at++];
+        } else {
+            w = (int)next_weight(s, n, &at);
+            cp = at - start == 1 ? s[start] : -3;  /* (only ASCII wildcards and escapes here) */
+            if (pattern && escape > 0x7F && at - start > 1) {  /* a non-ASCII escape: its code point */
+                int k = start;
+                unsigned c = s[k];
+                int len = at - start;
+                unsigned v = len == 2 ? c & 0x1F : len == 3 ? c & 0x0F : c & 0x07;
+                for (k = start + 1; k < at; k++)
+                    v = (v << 6) | (s[k] & 0x3F);
+                cp = (int)v;
+            }
+        }
+        if (pattern && !literal) {
+            if (escape >= 0 && cp == escape && at < n) {
+                literal = 1;
+                continue;
+            }
+            if (cp == '%') {
+                u[count++] = ANY;
+                continue;
+            }
+            if (cp == '_') {
+                u[count++] = ONE;
+                continue;
+            }
+        }
+        literal = 0;
+        u[count++] = w;
+    }
+    *out = u;
+    return count;
+}
+
+static int match(const int *s, int ns, const int *p, int np)
+{
+    int si = 0, pi = 0, star = -1, mark = 0;
+    while (si < ns) {
+        if (pi < np && p[pi] == ANY) {
+            star = pi++;
+            mark = si;
+        } else if (pi < np && (p[pi] == ONE || p[pi] == s[si])) {
+            si++;
+            pi++;
+        } else if (star >= 0) {
+            pi = star + 1;
+            si = ++mark;
+        } else {
+            return 0;
+        }
+    }
+    while (pi < np && p[pi] == ANY)
+        pi++;
+    return pi == np;
+}
+
+static void like(void *ctx, int argc, void **argv)
+{
+    if (api.value_type(argv[0]) == SQLITE_NULL || api.value_type(argv[1]) == SQLITE_NULL
+            || (argc == 3 && api.value_type(argv[2]) == SQLITE_NULL)) {
+        api.result_null(ctx);
+        return;
+    }
+    long escape = -1;
+    if (argc == 3) {
+        const unsigned char *e = api.value_text(argv[2]);
+        int ne = api.value_bytes(argv[2]);
+        int at = 0;
+        if (e != NULL && ne > 0) {
+            unsigned c = e[0];
+            int len = c < 0x80 ? 1 : c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : 2;
+            if (len <= ne) {
+                unsigned v = len == 1 ? c : len == 2 ? c & 0x1F : len == 3 ? c & 0x0F : c & 0x07;
+                for (int k = 1; k < len; k++)
+                    v = (v << 6) | (e[k] & 0x3F);
+                escape = (long)v;
+                at = len;
+            }
+        }
+        if (escape < 0 || at != ne) {
+            api.result_error(ctx, "ESCAPE expression must be a single character", -1);
+            return;
+        }
+    }
+    int binary = api.value_type(argv[0]) == SQLITE_BLOB || api.value_type(argv[1]) == SQLITE_BLOB;
+    const unsigned char *ps, *ts;
+    int np, nt;
+    if (binary) {
+        ps = api.value_blob(argv[0]);
+        np = api.value_bytes(argv[0]);
+        ts = api.value_blob(argv[1]);
+        nt = api.value_bytes(argv[1]);
+    } else {
+        ps = api.value_text(argv[0]);
+        np = api.value_bytes(argv[0]);
+        ts = api.value_text(argv[1]);
+        nt = api.value_bytes(argv[1]);
+    }
+    int *p = NULL, *t = NULL;
+    int cp = units(ps ? ps : (const unsigned char *)"", np, binary, 1, escape, &p);
+    int ct = cp < 0 ? -1 : units(ts ? ts : (const unsigned char *)"", nt, binary, 0, -1, &t);
+    if (cp < 0 || ct < 0) {
+        free(p);
+        api.result_error_nomem(ctx);
+        return;
+    }
+    api.result_int(ctx, match(t, ct, p, cp));
+    free(p);
+    free(t);
 }
 
 static int general_ci(void *arg, int n1, const void *v1, int n2, const void *v2)
@@ -124,10 +276,25 @@ static PyObject *reg(PyObject *self, PyObject *args)
     if (lib == NULL)
         Py_RETURN_FALSE;
     create_collation_fn create = (create_collation_fn)dlsym(lib, "sqlite3_create_collation_v2");
+    create_function_fn function = (create_function_fn)dlsym(lib, "sqlite3_create_function_v2");
     version_fn loaded = (version_fn)dlsym(lib, "sqlite3_libversion_number");
+    if (!have_api) {
+        *(void **)&api.value_type = dlsym(lib, "sqlite3_value_type");
+        *(void **)&api.value_bytes = dlsym(lib, "sqlite3_value_bytes");
+        *(void **)&api.value_text = dlsym(lib, "sqlite3_value_text");
+        *(void **)&api.value_blob = dlsym(lib, "sqlite3_value_blob");
+        *(void **)&api.result_int = dlsym(lib, "sqlite3_result_int");
+        *(void **)&api.result_null = dlsym(lib, "sqlite3_result_null");
+        *(void **)&api.result_error = dlsym(lib, "sqlite3_result_error");
+        *(void **)&api.result_error_nomem = dlsym(lib, "sqlite3_result_error_nomem");
+        have_api = api.value_type && api.value_bytes && api.value_text && api.value_blob && api.result_int
+            && api.result_null && api.result_error && api.result_error_nomem;
+    }
     void *db = ((ConnectionHead *)conn)->db;
-    if (create != NULL && loaded != NULL && loaded() == version && db != NULL)
-        ok = create(db, name, SQLITE_UTF8, NULL, general_ci, NULL) == SQLITE_OK;
+    if (create != NULL && function != NULL && have_api && loaded != NULL && loaded() == version && db != NULL)
+        ok = create(db, name, SQLITE_UTF8, NULL, general_ci, NULL) == SQLITE_OK
+            && function(db, "like", 2, SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL, like, NULL, NULL, NULL) == SQLITE_OK
+            && function(db, "like", 3, SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL, like, NULL, NULL, NULL) == SQLITE_OK;
     dlclose(lib);
     return PyBool_FromLong(ok);
 }

@@ -132,6 +132,20 @@ class Table:
     indexes: list[Index] = field(default_factory=list)
     auto_increment_start: int | None = None
     foreign_keys: list[ForeignKey] = field(default_factory=list)
+    # its SQLite table's character columns compare under GENERAL_CI (`sqlite_create` made it);
+    # False: a table made before, whose columns keep SQLite's NOCASE until a rebuild
+    general_ci: bool = False
+
+    def ci_column(self, name: str) -> Column | None:
+        """The column `name` if it is a character column compared under GENERAL_CI."""
+        col = self.column(name)
+        if col is None or not self.general_ci or not self._ci(col):
+            return None
+        return col
+
+    @staticmethod
+    def _ci(col: Column) -> bool:
+        return col.affinity == "TEXT" and col.base in CHAR_TYPES and not col.binary and col.base != "json"
 
     def result_type(self, col: Column) -> ColumnType:
         """The description of `col` in a result set, with its NOT NULL and key flags."""
@@ -212,8 +226,10 @@ class Table:
     # --- SQLite DDL ---------------------------------------------------------------------------
 
     def sqlite_create(self, name: str | None = None) -> list[str]:
-        """CREATE TABLE + CREATE INDEX statements for SQLite (qualified with the schema)."""
+        """CREATE TABLE + CREATE INDEX statements for SQLite (qualified with the schema); the
+        table they make compares its character columns under GENERAL_CI (`general_ci` set)."""
         name = name or self.name
+        self.general_ci = True
         rowid = self.rowid_alias()
         defs = []
         for col in self.columns:
@@ -228,7 +244,7 @@ class Table:
                 parts.append("DEFAULT " + sql_literal(col.default))
             elif col.default_now:
                 parts.append("DEFAULT CURRENT_TIMESTAMP")
-            if col.affinity == "TEXT" and col.base in CHAR_TYPES and not col.binary and col.base != "json":
+            if self._ci(col):
                 parts.append("COLLATE " + GENERAL_CI)
             elif col.base in NUMERIC_TYPES or col.affinity == "TEXT" and col.base == "bigint":
                 parts.append("COLLATE " + DECIMAL_COLLATION)

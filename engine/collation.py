@@ -105,9 +105,98 @@ def compare(a: str, b: str) -> int:
     return sign if first > _SPACE else -sign
 
 
+_ANY, _ONE = -1, -2  # a pattern's % and _, among its characters' weights
+
+
+def like(pattern: object, text: object, escape: object = None) -> int | None:
+    """SQLite's like(pattern, text[, escape]) (`text LIKE pattern`) as MariaDB matches under
+    utf8mb4_general_ci: character by character by weight ('É' LIKE 'e', 'ß' LIKE 's'), no
+    padding ('ab ' LIKE 'ab' is false); % any run, _ one character, `escape` (one character)
+    makes the next one literal. Byte strings on either side match byte for byte, as a binary
+    string's LIKE. NULL on either side: NULL. The reference of `_collation.c`'s `like`."""
+    if pattern is None or text is None:
+        return None
+    if escape is not None and (not isinstance(escape, str) or len(escape) != 1):
+        raise ValueError("ESCAPE expression must be a single character")
+    if isinstance(pattern, bytes) or isinstance(text, bytes):
+        def units(v: object) -> list[int]:
+            return list(v if isinstance(v, bytes) else str(v).encode())
+        s, raw = units(text), units(pattern)
+    else:
+        s = [weight(ord(c)) for c in str(text)]
+        raw = [ord(c) for c in str(pattern)]
+    esc = ord(escape) if escape is not None else None
+    p: list[int] = []
+    i = 0
+    while i < len(raw):
+        c = raw[i]
+        if c == esc and i + 1 < len(raw):
+            i += 1
+            c = raw[i]
+            p.append(c if isinstance(pattern, bytes) or isinstance(text, bytes) else weight(c))
+        elif c == 0x25:
+            p.append(_ANY)
+        elif c == 0x5F:
+            p.append(_ONE)
+        else:
+            p.append(c if isinstance(pattern, bytes) or isinstance(text, bytes) else weight(c))
+        i += 1
+    return int(_match(s, p))
+
+
+def _match(s: list[int], p: list[int]) -> bool:
+    """Wildcard matching, the last % backtracked (enough for % and _)."""
+    si = pi = 0
+    star, mark = -1, 0
+    while si < len(s):
+        if pi < len(p) and p[pi] == _ANY:
+            star, mark = pi, si
+            pi += 1
+        elif pi < len(p) and (p[pi] == _ONE or p[pi] == s[si]):
+            si += 1
+            pi += 1
+        elif star >= 0:
+            pi, mark = star + 1, mark + 1
+            si = mark
+        else:
+            return False
+    while pi < len(p) and p[pi] == _ANY:
+        pi += 1
+    return pi == len(p)
+
+
+def like_range(pattern: str) -> tuple[str, str] | None:
+    """Bounds [low, high) that hold, under GENERAL_CI, every text `pattern` matches as the
+    engine's LIKE (`like`, escape '\\') matches it: a match's first characters weigh as the
+    pattern's literal prefix. The prefix with its last character
+    replaced by one weighing one below, and by one weighing one above. With such bounds the
+    planner searches an index on the column for `col LIKE 'abc%'`. None when the pattern starts
+    with a wildcard, or no neighbour weighs right."""
+    prefix: list[str] = []
+    i = 0
+    while i < len(pattern):
+        c = pattern[i]
+        if c == "\\" and i + 1 < len(pattern):
+            c = pattern[i + 1]
+            i += 1
+        elif c in "%_":
+            break
+        prefix.append(c)
+        i += 1
+    if not prefix:
+        return None
+    w = weight(ord(prefix[-1]))
+    if not 0 < w < 0xFFFF or 0xD800 <= w - 1 <= 0xDFFF or 0xD800 <= w + 1 <= 0xDFFF:
+        return None
+    if not weight(w - 1) < w < weight(w + 1):
+        return None
+    head = "".join(prefix[:-1])
+    return head + chr(w - 1), head + chr(w + 1)
+
+
 def register(conn: sqlite3.Connection) -> bool:
-    """Install GENERAL_CI on `conn`: the compiled comparison if it can be reached (True), else
-    `compare`."""
+    """Install GENERAL_CI and its LIKE (SQLite's like() functions) on `conn`: the compiled ones
+    if they can be reached (True), else `compare` and `like`."""
     try:
         from engine import _collation
     except ImportError:
@@ -116,4 +205,6 @@ def register(conn: sqlite3.Connection) -> bool:
     if _collation is not None and _collation.register(conn, GENERAL_CI, table(), major * 1_000_000 + minor * 1000 + patch):
         return True
     conn.create_collation(GENERAL_CI, compare)
+    conn.create_function("like", 2, like, deterministic=True)
+    conn.create_function("like", 3, like, deterministic=True)
     return False

@@ -27,7 +27,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine import infoschema, values
+from engine import collation, infoschema, values
 from engine.catalog import Column, Table
 from engine.collation import GENERAL_CI
 from engine.exact import Finder
@@ -103,6 +103,10 @@ CALLS = {  # name() -> per-execution argument
     "CONNECTION_ID": CONN_ID, "UTC_TIMESTAMP": NOW, "UTC_DATE": CURDATE, "UTC_TIME": CURTIME,
     "FOUND_ROWS": FOUND, "ROW_COUNT": ROW_COUNT,
 }
+
+# words that end a WHERE / ON / HAVING conjunct
+_CONJUNCT_END = ("AND", "OR", "ORDER", "GROUP", "LIMIT", "HAVING", "UNION", "WINDOW", "FOR", "LOCK", "INTO",
+                 "EXCEPT", "INTERSECT")
 
 FSP_NAMES = {  # the calls that take a fractional-seconds precision, by the name 1426 gives them
     "NOW": "current_timestamp", "CURRENT_TIMESTAMP": "current_timestamp", "LOCALTIME": "current_timestamp",
@@ -428,11 +432,14 @@ class Translator:
                 continue
             if word == "LIKE":
                 # MySQL's LIKE escapes with a backslash by default; SQLite has no default escape.
+                column = self.like_column(i)
                 out.append("LIKE")
                 if nxt is not None and nxt.kind == "param" and not (
                         i + 2 < end and toks[i + 2].is_word("ESCAPE")):
                     self.add_arg(nxt.param)
                     out.append("ESCAPE '\\'")
+                    if column is not None:
+                        self.emit_like_range(column, nxt.param)
                     i += 2
                     continue
                 i += 1
@@ -442,6 +449,51 @@ class Translator:
             out.append(tok.text)
             i += 1
         return i
+
+    def like_column(self, i: int) -> str | None:
+        """For `col LIKE <literal>` at tokens[i], a SELECT's conjunct (between WHERE / AND / OR /
+        ON / HAVING / '(' and AND / OR / the clause's end), where col names one character column
+        compared under GENERAL_CI: the column as emitted (`emit_like_range`), else None."""
+        toks = self.tokens
+        if not toks[0].is_word("SELECT") or any(t.is_word("BETWEEN") for t in toks):
+            return None  # (BETWEEN ... AND would take the range's AND)
+        after = toks[i + 2] if i + 2 < len(toks) else None
+        if after is not None and not (after.is_word(*_CONJUNCT_END) or after.kind == "op" and after.text in (")", "||", "&&")):
+            return None
+        k = i - 1
+        if k < 1 or toks[k].kind not in ("word", "ident"):
+            return None
+        names = [toks[k].text]
+        if toks[k - 1].kind == "op" and toks[k - 1].text == ".":
+            if k < 3 or toks[k - 2].kind not in ("word", "ident") or toks[k - 3].text == ".":
+                return None
+            names.insert(0, toks[k - 2].text)
+            k -= 2
+        before = toks[k - 1]
+        if not (before.is_word("WHERE", "AND", "OR", "ON", "HAVING") or before.kind == "op" and before.text in ("(", "&&", "||")):
+            return None
+        found = [table.ci_column(names[-1]) for alias, table in self.statement_tables()
+                 if len(names) == 1 or alias == names[0].lower()]
+        if len(found) != 1 or found[0] is None:
+            return None
+        emitted = self.out[-len(names) * 2 + 1:]  # `c`, or `t . c`: one out entry per token
+        if "".join(emitted).replace('"', "").lower() != ".".join(names).lower():
+            return None
+        return " ".join(emitted)
+
+    def emit_like_range(self, column: str, param: int) -> None:
+        """`AND col >= low AND col < high` after `col LIKE pattern`: the bounds under GENERAL_CI
+        of what the pattern matches (`collation.like_range`), which an index on the column can
+        search (SQLite's own LIKE optimization needs NOCASE). Read from this literal, so the plan
+        is not cached."""
+        pattern = self.params[param]
+        self.cacheable = False
+        bounds = collation.like_range(pattern) if isinstance(pattern, str) else None
+        if bounds is not None:
+            self.out.append(f"AND {column} >=")
+            self.add_arg(("const", bounds[0]))
+            self.out.append(f"AND {column} <")
+            self.add_arg(("const", bounds[1]))
 
     def cte_names(self) -> set[str]:
         """The (lower-case) names the statement's WITH clauses define: a FROM naming one reads

@@ -1,10 +1,12 @@
 """Character columns compare as MariaDB 10.11's utf8mb4_general_ci (engine.collation): every BMP
 code point's weight equal to MariaDB's WEIGHT_STRING, and a table's lookups, IN, ranges, GROUP BY,
 DISTINCT, ORDER BY, MIN/MAX and unique keys answering as MariaDB's on the same rows (case, accents,
-trailing spaces, ß, a utf8mb4_bin column, CHAR), through the text protocol.
+trailing spaces, ß, a utf8mb4_bin column, CHAR) and LIKE with a prefix (an index range here, its
+bounds under the collation), through the text protocol.
 
 Left out, where the two still differ: a comparison with no column on either side ('a' = 'A',
-UPPER(v) = 'AB') is binary here, and LIKE folds ASCII letters only."""
+UPPER(v) = 'AB') is binary here, and LIKE compares by utf8mb4_general_ci's weights whatever its
+operands' collation (a utf8mb4_bin column's LIKE is case-sensitive in MariaDB)."""
 
 from __future__ import annotations
 
@@ -52,6 +54,12 @@ QUERIES = [
     "SELECT id FROM t ORDER BY b, id",
     "SELECT id FROM t ORDER BY c DESC, id",
     "SELECT upper(max(v)), upper(min(x)), upper(max(c)) FROM t",
+    "SELECT id FROM t WHERE v LIKE 'ab%' ORDER BY id",
+    "SELECT id FROM t WHERE v LIKE 'A_' ORDER BY id",
+    "SELECT id FROM t WHERE v LIKE 'st%' AND id > 1 ORDER BY id",
+    "SELECT id FROM t WHERE x LIKE 'e%' OR v LIKE 'b%' ORDER BY id",
+    "SELECT id FROM t WHERE v LIKE '%ss%' OR x LIKE '%é%' ORDER BY id",
+    "SELECT 'Straße' LIKE 'STRA_E', 'ab ' LIKE 'ab', 'É' LIKE 'e', 'a%b' LIKE 'a\\%b', 'ab' LIKE 'a\\%b'",
     "SELECT STRCMP('a', 'A'), STRCMP('b', 'A'), STRCMP('é', 'E'), STRCMP('a ', 'a'), STRCMP(NULL, 'a')",
     "INSERT INTO u VALUES ('a')",
     "INSERT INTO u VALUES ('A')",

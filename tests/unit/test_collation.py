@@ -67,3 +67,62 @@ def test_compiled_reads_bad_utf8_as_replacement_characters():
     assert native.compare(b"a\xff", "a\ufffd".encode()) == 0
     assert native.compare(b"\xe2\x82", "\ufffd\ufffd".encode()) == 0  # a cut sequence: one byte each
     assert native.compare(b"\xc0\xaf", "\ufffd\ufffd".encode()) == 0  # overlong
+
+
+def test_like_range_holds_every_match():
+    """Whatever `pattern` matches (the engine's LIKE, escape '\\') lies in [low, high) under the
+    collation: the bounds an index search adds to `col LIKE pattern`."""
+    conn = sqlite3.connect(":memory:")
+    collation.register(conn)
+    rng = random.Random(11)
+    alphabet = "aAbB éÉ\t\x00zZ%_\\ß😀"
+    checked = 0
+    for _ in range(3000):
+        pattern = "".join(rng.choice(alphabet) for _ in range(rng.randrange(1, 5))) + rng.choice(["%", "", "_%"])
+        bounds = collation.like_range(pattern)
+        if bounds is None:
+            continue
+        low, high = bounds
+        for _ in range(10):
+            text = "".join(rng.choice(alphabet) for _ in range(rng.randrange(8)))
+            if rng.random() < 0.5:  # mostly texts that match: the pattern's prefix, maybe recased
+                text = pattern.split("%")[0].replace("\\", "").replace("_", "x").swapcase() + text
+            (match,), = conn.execute("SELECT ? LIKE ? ESCAPE '\\'", (text, pattern)).fetchall()
+            if match:
+                checked += 1
+                assert compare(low, text) < 0 < compare(high, text), (pattern, text, bounds)
+    assert checked > 1000
+    assert collation.like_range("%ab") is None and collation.like_range("ab%") == ("aA", "aC")
+    assert collation.like_range("a\\%%") == ("a$", "a&")  # an escaped wildcard is literal
+
+
+def test_like_matches_by_weight_without_padding():
+    like = collation.like
+    assert like("ab%", "ÄB c") == 1 and like("s", "ß") == 1 and like("e", "É") == 1
+    assert like("ab", "ab ") == 0 and like("ab ", "ab") == 0  # no PAD SPACE in LIKE
+    assert like("a\\%%", "a%b", "\\") == 1 and like("a\\%%", "ab", "\\") == 0
+    assert like("_", "😀") == 1 and like("😀", "🙂") == 1 and like("_", "") == 0 and like("%", "") == 1
+    assert like(b"ab%", b"AB") == 0 and like(b"AB%", b"ABc") == 1  # byte strings: byte for byte
+    assert like(None, "a") is None and like("a", None) is None
+
+
+def test_compiled_like_equals_reference_through_sqlite():
+    compiled = sqlite3.connect(":memory:")
+    assert collation.register(compiled)
+    reference = sqlite3.connect(":memory:")
+    reference.create_function("like", 2, collation.like, deterministic=True)
+    reference.create_function("like", 3, collation.like, deterministic=True)
+    rng = random.Random(5)
+    alphabet = "aAbB éÉ\t\x00zZ%_\\ßs😀🙂й"
+    cases = []
+    for _ in range(4000):
+        pattern = "".join(rng.choice(alphabet) for _ in range(rng.randrange(6)))
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randrange(7)))
+        cases.append((text, pattern))
+    sql = "SELECT ? LIKE ?, ? LIKE ? ESCAPE '\\', CAST(? AS BLOB) LIKE CAST(? AS BLOB) ESCAPE '\\'"
+    for text, pattern in cases:
+        args = (text, pattern) * 3
+        assert compiled.execute(sql, args).fetchall() == reference.execute(sql, args).fetchall(), (text, pattern)
+    assert compiled.execute("SELECT 1 LIKE 1, NULL LIKE 'a', 'a' LIKE 'A' ESCAPE 'é'").fetchall() == [(1, None, 1)]
+    with pytest.raises(sqlite3.OperationalError, match="ESCAPE"):
+        compiled.execute("SELECT 'a' LIKE 'a' ESCAPE 'ab'").fetchall()

@@ -543,3 +543,24 @@ async def test_information_schema_describes_the_catalog(engine, db):
     with pytest.raises(SQLError) as e:
         await s.execute("SELECT * FROM nope")
     assert code_of(e) == 1109  # MariaDB: Unknown table 'nope' in information_schema
+
+
+async def test_like_with_a_prefix_searches_the_index_under_general_ci(engine, db):
+    """`col LIKE 'ab%'` on an indexed character column: an index range (SQLite's own LIKE
+    optimization needs NOCASE; the engine adds the bounds, `collation.like_range`), and the same
+    rows as without it: case folded, a tab or trailing space after the prefix, an escaped %."""
+    await run(engine, db, "CREATE TABLE l (id INT PRIMARY KEY, v VARCHAR(20), KEY (v))")
+    await run(engine, db, "INSERT INTO l VALUES (1, 'ab'), (2, 'AB\\t'), (3, 'Ab c'), (4, 'abz'), (5, 'a%b'), "
+                          "(6, 'ab '), (7, 'b'), (8, 'aa'), (9, 'a'), (10, NULL)")
+
+    async def ids(where):
+        return [i for (i,) in (await run(engine, db, f"SELECT id FROM l WHERE {where} ORDER BY id")).rows]
+    assert await ids("v LIKE 'ab%'") == [1, 2, 3, 4, 6]
+    assert await ids("v LIKE 'AB_'") == [2, 4, 6]
+    assert await ids("v LIKE 'a\\\\%%'") == [5]
+    assert await ids("v LIKE 'a%' AND id > 4") == [5, 6, 8, 9]
+    assert await ids("id = 7 OR v LIKE 'abz%'") == [4, 7]
+    assert await ids("NOT v LIKE 'a%'") == [7]
+    assert await ids("v LIKE '%z'") == [4]
+    plan = (await run(engine, db, "EXPLAIN SELECT id FROM l WHERE v LIKE 'ab%'")).rows
+    assert plan[0][3] == "range" and plan[0][5] == "v"
