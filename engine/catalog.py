@@ -133,7 +133,8 @@ class Table:
     auto_increment_start: int | None = None
     foreign_keys: list[ForeignKey] = field(default_factory=list)
     # its SQLite table's character columns compare under GENERAL_CI (`sqlite_create` made it);
-    # False: a table made before, whose columns keep SQLite's NOCASE until a rebuild
+    # False: a table made before, whose columns keep SQLite's NOCASE until a rebuild (ALTER
+    # TABLE), and whose LIKE (the engine's: `collation`) searches no index
     general_ci: bool = False
 
     def ci_column(self, name: str) -> Column | None:

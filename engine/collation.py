@@ -1,5 +1,6 @@
 """utf8mb4_general_ci, the collation MariaDB gives character columns by default, as a SQLite
-collation (`GENERAL_CI`) that every engine connection has (`register`).
+collation (`GENERAL_CI`) and as SQLite's like() (`like`: LIKE matches by the same weights), which
+every engine connection has (`register`); `like_range`: the index bounds of `col LIKE 'abc%'`.
 
 How MariaDB compares under it: each character by its weight, trailing spaces ignored (PAD SPACE:
 the shorter string compares as if padded with spaces, so 'a' = 'a  ' and 'a\\t' < 'a'). A BMP
@@ -10,9 +11,11 @@ Unicode 3.1 and 3.2 left apart). Every character above U+FFFF weighs U+FFFD (all
 tests/integration/test_collation_mariadb.py holds `weight` equal to MariaDB 10.11's WEIGHT_STRING
 for every BMP code point, and comparisons, keys, GROUP BY and ORDER BY equal to its answers.
 
-`compare` is the reference. `register` installs the compiled twin (`engine/_collation.c`,
-tests/unit/test_collation.py holds the two equal) when this CPython and the libsqlite3 it
-loaded let it reach the connection's handle, else `compare` (a Python call per comparison).
+`compare` and `like` are the references. `register` installs their compiled twins
+(`engine/_collation.c`, tests/unit/test_collation.py holds each pair equal) when this CPython
+and the libsqlite3 it loaded let it reach the connection's handle, else them (a Python call per
+comparison). Every connection replaces the like() functions, so SQLite's own LIKE optimization
+never runs: `translate` adds `like_range`'s bounds instead, for columns under GENERAL_CI.
 """
 
 from __future__ import annotations

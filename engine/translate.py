@@ -451,9 +451,11 @@ class Translator:
         return i
 
     def like_column(self, i: int) -> str | None:
-        """For `col LIKE <literal>` at tokens[i], a SELECT's conjunct (between WHERE / AND / OR /
-        ON / HAVING / '(' and AND / OR / the clause's end), where col names one character column
-        compared under GENERAL_CI: the column as emitted (`emit_like_range`), else None."""
+        """For `col LIKE <literal>` at tokens[i] in a SELECT, between WHERE / AND / OR / ON / '('
+        and AND / OR / ')' / the clause's end (where `LIKE AND low <= col < high`, which the LIKE
+        implies, groups as the LIKE alone did), col naming one character column compared under
+        GENERAL_CI (not a HAVING's, which may name a select alias): the column as emitted
+        (`emit_like_range`), else None."""
         toks = self.tokens
         if not toks[0].is_word("SELECT") or any(t.is_word("BETWEEN") for t in toks):
             return None  # (BETWEEN ... AND would take the range's AND)
@@ -470,11 +472,11 @@ class Translator:
             names.insert(0, toks[k - 2].text)
             k -= 2
         before = toks[k - 1]
-        if not (before.is_word("WHERE", "AND", "OR", "ON", "HAVING") or before.kind == "op" and before.text in ("(", "&&", "||")):
+        if not (before.is_word("WHERE", "AND", "OR", "ON") or before.kind == "op" and before.text in ("(", "&&", "||")):
             return None
-        found = [table.ci_column(names[-1]) for alias, table in self.statement_tables()
-                 if len(names) == 1 or alias == names[0].lower()]
-        if len(found) != 1 or found[0] is None:
+        found = [table for alias, table in self.statement_tables()
+                 if (len(names) == 1 or alias == names[0].lower()) and table.column(names[-1]) is not None]
+        if len(found) != 1 or found[0].ci_column(names[-1]) is None:
             return None
         emitted = self.out[-len(names) * 2 + 1:]  # `c`, or `t . c`: one out entry per token
         if "".join(emitted).replace('"', "").lower() != ".".join(names).lower():

@@ -564,3 +564,6 @@ async def test_like_with_a_prefix_searches_the_index_under_general_ci(engine, db
     assert await ids("v LIKE '%z'") == [4]
     plan = (await run(engine, db, "EXPLAIN SELECT id FROM l WHERE v LIKE 'ab%'")).rows
     assert plan[0][3] == "range" and plan[0][5] == "v"
+    await run(engine, db, "CREATE TABLE l2 (id INT PRIMARY KEY, w INT)")
+    r = await run(engine, db, "EXPLAIN SELECT l.id FROM l JOIN l2 ON l2.id = l.id WHERE v LIKE 'ab%'")
+    assert r.rows[0][3] == "range" and r.rows[0][5] == "v"  # (a name only one of the tables has)
