@@ -104,6 +104,10 @@ CALLS = {  # name() -> per-execution argument
     "FOUND_ROWS": FOUND, "ROW_COUNT": ROW_COUNT,
 }
 
+_COMPARISONS = ("=", "<>", "!=", "<", "<=", ">", ">=", "<=>")
+# words that, beside a name, make it part of an expression rather than a whole operand
+_NOT_BOUNDARY = frozenset({"COLLATE", "IS", "LIKE", "IN", "BETWEEN", "REGEXP", "RLIKE", "DIV", "MOD", "ESCAPE",
+                           "INTERVAL", "BINARY"})
 # words that end a WHERE / ON / HAVING conjunct
 _CONJUNCT_END = ("AND", "OR", "ORDER", "GROUP", "LIMIT", "HAVING", "UNION", "WINDOW", "FOR", "LOCK", "INTO",
                  "EXCEPT", "INTERSECT")
@@ -175,6 +179,7 @@ class Translator:
         self.locking = False  # SELECT ... FOR UPDATE / LOCK IN SHARE MODE
         self.sets_last_id = False
         self.upsert = False
+        self._ci_literals: bool | None = None  # (`compared_off_column`)
         self.assigned: list[tuple[str, int, int, int, int]] = []  # SET col: out/args spans of its value
         self.shape = shape
         self.database = database
@@ -344,6 +349,8 @@ class Translator:
                 continue
             if kind == "param":
                 self.add_arg(tok.param)
+                if self.compared_off_column(i):
+                    out.append("COLLATE " + GENERAL_CI)
                 i += 1
                 continue
             if kind == "var":
@@ -449,6 +456,47 @@ class Translator:
             out.append(tok.text)
             i += 1
         return i
+
+    def compared_off_column(self, i: int) -> bool:
+        """Whether the literal at tokens[i] is an operand of a comparison (= <> != < <= > >= <=>)
+        whose other operand is not a bare column: MariaDB compares such strings under the
+        connection's utf8mb4_general_ci ('a' = 'A', UPPER(v) = 'ab'), SQLite binary unless an
+        operand says COLLATE (a bare column's collation SQLite applies itself). Not in a statement
+        naming a binary character column (an expression over it compares binary in MariaDB) or
+        saying BINARY or COLLATE. A number so marked compares as before (a collation orders
+        text only)."""
+        toks = self.tokens
+        before = toks[i - 1] if i > 0 else None
+        after = toks[i + 1] if i + 1 < len(toks) else None
+        if before is not None and before.kind == "op" and before.text in _COMPARISONS:
+            if self.bare_column(i - 2, -1):
+                return False
+        elif after is not None and after.kind == "op" and after.text in _COMPARISONS:
+            if self.bare_column(i + 2, 1):
+                return False
+        else:
+            return False
+        if self._ci_literals is None:
+            self._ci_literals = not any(t.is_word("BINARY", "_BINARY", "COLLATE") for t in toks) and not any(
+                col.affinity == "TEXT" and (col.binary or col.base == "json")
+                for _, table in self.statement_tables() for col in table.columns)
+        return self._ci_literals
+
+    def bare_column(self, k: int, step: int) -> bool:
+        """Whether the operand starting at tokens[k] (reading back with step -1, forward with 1)
+        is a bare, maybe qualified, column name: a name chain ended by no operator, call or
+        parenthesis."""
+        toks = self.tokens
+        n = len(toks)
+        if not 0 <= k < n or toks[k].kind not in ("word", "ident"):
+            return False
+        while 0 <= k + 2 * step < n and toks[k + step].kind == "op" and toks[k + step].text == "." \
+                and toks[k + 2 * step].kind in ("word", "ident"):
+            k += 2 * step
+        edge = toks[k + step] if 0 <= k + step < n else None
+        if edge is None or edge.kind == "word" and edge.upper not in _NOT_BOUNDARY:
+            return True
+        return edge.kind == "op" and edge.text in ((",", "(") if step < 0 else (",", ")", ";"))
 
     def like_column(self, i: int) -> str | None:
         """For `col LIKE <literal>` at tokens[i] in a SELECT, between WHERE / AND / OR / ON / '('

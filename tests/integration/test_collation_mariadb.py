@@ -1,11 +1,13 @@
 """Character columns compare as MariaDB 10.11's utf8mb4_general_ci (engine.collation): every BMP
 code point's weight equal to MariaDB's WEIGHT_STRING, and a table's lookups, IN, ranges, GROUP BY,
 DISTINCT, ORDER BY, MIN/MAX and unique keys answering as MariaDB's on the same rows (case, accents,
-trailing spaces, ß, a utf8mb4_bin column, CHAR) and LIKE with a prefix (an index range here, its
+trailing spaces, ß, a utf8mb4_bin column, CHAR), literals compared with literals and with
+expressions, and LIKE with a prefix (an index range here, its
 bounds under the collation), through the text protocol.
 
-Left out, where the two still differ: a comparison with no column on either side ('a' = 'A',
-UPPER(v) = 'AB') is binary here, and LIKE compares by utf8mb4_general_ci's weights whatever its
+Left out, where the two still differ: a comparison of a literal with an expression ('a' = 'A',
+UPPER(v) = 'AB': under the collation here too) stays binary in a statement that names a binary
+character column (a utf8mb4_bin or JSON column, BINARY, COLLATE), and LIKE compares by utf8mb4_general_ci's weights whatever its
 operands' collation (a utf8mb4_bin column's LIKE is case-sensitive in MariaDB)."""
 
 from __future__ import annotations
@@ -28,6 +30,8 @@ SETUP = [
     "INSERT INTO d.t VALUES (1, 'ab', 'ab', 'ab', 'ab'), (2, 'AB  ', 'AB', 'AB  ', 'AB'), (3, 'äb', 'Äb', 'éa', 'ß'),"
     " (4, 'b', 'B', 'B', 'b'), (5, 'Straße', 'ss', 'STRASE', 's'), (6, 'a\tb', 'a', 'a b', 'A'), (7, NULL, 'é', 'E', 'é')",
     "CREATE TABLE d.u (s VARCHAR(10) PRIMARY KEY) DEFAULT CHARSET=utf8mb4",
+    "CREATE TABLE d.e (id INT PRIMARY KEY, v VARCHAR(20), n INT) DEFAULT CHARSET=utf8mb4",
+    "INSERT INTO d.e VALUES (1, 'ab', 1), (2, 'AB  ', 2), (3, 'äb', 3), (4, ' b', 4), (5, 'Straße', 5)",
 ]
 
 QUERIES = [
@@ -61,6 +65,13 @@ QUERIES = [
     "SELECT id FROM t WHERE v LIKE '%ss%' OR x LIKE '%é%' ORDER BY id",
     "SELECT 'Straße' LIKE 'STRA_E', 'ab ' LIKE 'ab', 'É' LIKE 'e', 'a%b' LIKE 'a\\%b', 'ab' LIKE 'a\\%b'",
     "SELECT STRCMP('a', 'A'), STRCMP('b', 'A'), STRCMP('é', 'E'), STRCMP('a ', 'a'), STRCMP(NULL, 'a')",
+    "SELECT 'a' = 'A', 'a' < 'B', 'ab' = 'ab  ', 'é' = 'e', 'ß' = 's', 'ä' = 'a', 'a' <> 'A', 'b' > 'A'",
+    "SELECT id FROM e WHERE UPPER(v) = 'AB' ORDER BY id",
+    "SELECT id FROM e WHERE CONCAT(v, '') = 'ab' ORDER BY id",
+    "SELECT id FROM e WHERE TRIM(v) = 'B' OR 'STRASSE' = REPLACE(v, 'ß', 'ss') ORDER BY id",
+    "SELECT id FROM e WHERE 'AB' = LOWER(v) AND n > '1' ORDER BY id",
+    "SELECT id, v = 'AB', SUBSTRING(v, 1, 1) < 'B' FROM e ORDER BY id",
+    "SELECT id FROM t WHERE UPPER(b) = 'ab' OR LOWER(b) = 'AB' ORDER BY id",
     "INSERT INTO u VALUES ('a')",
     "INSERT INTO u VALUES ('A')",
     "INSERT INTO u VALUES ('a ')",

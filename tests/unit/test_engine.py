@@ -567,3 +567,18 @@ async def test_like_with_a_prefix_searches_the_index_under_general_ci(engine, db
     await run(engine, db, "CREATE TABLE l2 (id INT PRIMARY KEY, w INT)")
     r = await run(engine, db, "EXPLAIN SELECT l.id FROM l JOIN l2 ON l2.id = l.id WHERE v LIKE 'ab%'")
     assert r.rows[0][3] == "range" and r.rows[0][5] == "v"  # (a name only one of the tables has)
+
+
+async def test_literals_compare_under_general_ci_beside_expressions(engine, db):
+    """A literal compared with a literal or an expression compares as MariaDB's connection
+    collation does (SQLite would compare binary: no bare column gives it a collation)."""
+    await run(engine, db, "CREATE TABLE g (id INT PRIMARY KEY, v VARCHAR(10), n INT)")
+    await run(engine, db, "INSERT INTO g VALUES (1, 'ab', 1), (2, 'AB  ', 2), (3, 'äb', 3), (4, 'b', 4)")
+    r = await run(engine, db, "SELECT 'a' = 'A', 'ab' = 'AB  ', 'é' < 'F', 'a' <> 'A', 5 = 5, 2 > '10'")
+    assert r.rows == [(1, 1, 1, 0, 1, 0)]
+    r = await run(engine, db, "SELECT id FROM g WHERE UPPER(v) = 'ab' OR 'B' = TRIM(v) ORDER BY id")
+    assert [i for (i,) in r.rows] == [1, 2, 3, 4]
+    await run(engine, db, "CREATE TABLE gb (id INT PRIMARY KEY, w VARCHAR(10) COLLATE utf8mb4_bin)")
+    await run(engine, db, "INSERT INTO gb VALUES (1, 'ab')")
+    r = await run(engine, db, "SELECT id FROM gb WHERE UPPER(w) = 'ab'")  # a _bin operand: binary
+    assert r.rows == []
