@@ -5,9 +5,10 @@ the references and the fallbacks; tests/unit/test_collation.py holds each pair e
 
     register(connection, name, table, version) -> bool
 
-installs the collation `name` (UTF-8) and the SQL functions like(pattern, text) and
-like(pattern, text, escape) (what `text LIKE pattern [ESCAPE escape]` calls) on the
-sqlite3.Connection `connection`. The collation compares two
+installs the collation `name` (UTF-8), the SQL functions like(pattern, text) and
+like(pattern, text, escape) (what `text LIKE pattern [ESCAPE escape]` calls) and
+mysql_like_bin(pattern, text[, escape]) (a binary collation's LIKE) on the sqlite3.Connection
+`connection`. The collation compares two
 texts as utf8mb4_general_ci does: each character's weight (`table`: 65536 native 16-bit weights
 of the BMP, engine.collation.table(); a character above U+FFFF weighs U+FFFD), the first
 differing weight decides; when one text ends, the other's remaining characters are compared
@@ -16,6 +17,8 @@ A byte that does not start a valid UTF-8 sequence weighs U+FFFD and is one chara
 like matches character by character by the same weights, without padding: % any run, _ one
 character, the escape (exactly one character, else SQLite's error) makes the next literal; a
 BLOB on either side makes both match byte for byte; NULL on either side gives NULL.
+mysql_like_bin matches the same way by code points (case and accents count; U+FFFD for a bad
+byte), as MariaDB's LIKE under utf8mb4_bin.
 
 It returns False, having installed nothing, when it cannot reach the connection's database
 handle safely: a CPython whose sqlite3.Connection layout is not known here (the handle is the
@@ -75,13 +78,15 @@ static uint16_t weights[0x10000];
 static int have_weights = 0;
 
 /* The next character's weight; *at moves past it. */
-static inline unsigned next_weight(const unsigned char *s, int n, int *at)
+/* The next character's code point (U+FFFD for a byte that starts no valid sequence, an overlong
+or out-of-range one); *at moves past it. */
+static inline unsigned next_cp(const unsigned char *s, int n, int *at)
 {
     int i = *at;
     unsigned c = s[i];
     if (c < 0x80) {
         *at = i + 1;
-        return weights[c];
+        return c;
     }
     int len = c >= 0xF0 && c < 0xF5 ? 4 : c >= 0xE0 ? 3 : c >= 0xC2 && c < 0xE0 ? 2 : 0;
     if (len == 0 || i + len > n) {
@@ -99,36 +104,29 @@ static inline unsigned next_weight(const unsigned char *s, int n, int *at)
     }
     *at = i + len;
     if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10FFFF)))
-        return REPLACEMENT;  /* overlong or out of range */
+        return REPLACEMENT;
+    return cp;
+}
+
+/* The next character's weight; *at moves past it. */
+static inline unsigned next_weight(const unsigned char *s, int n, int *at)
+{
+    unsigned cp = next_cp(s, n, at);
     return cp > 0xFFFF ? REPLACEMENT : weights[cp];
 }
 
-/* `s` as weights (or bytes with `binary`); a pattern's % and _ as ANY and ONE, the character
-after `escape` (a code point, or -1) literal. Returns the count, or -1 without memory. */
-static int units(const unsigned char *s, int n, int binary, int pattern, long escape, int **out)
+enum { BY_WEIGHT, BY_CODE_POINT, BY_BYTE };
+
+/* `s` as the units `mode` matches by; a pattern's % and _ as ANY and ONE, the character after
+`escape` (a code point, or -1) literal. Returns the count, or -1 without memory. */
+static int units(const unsigned char *s, int n, int mode, int pattern, long escape, int **out)
 {
     int *u = malloc(sizeof(int) * (n > 0 ? n : 1));
     if (u == NULL)
         return -1;
     int count = 0, at = 0, literal = 0;
     while (at < n) {
-        int start = at;
-        int w, cp;
-        if (binary) {
-            cp = w = s[at++];
-        } else {
-            w = (int)next_weight(s, n, &at);
-            cp = at - start == 1 ? s[start] : -3;  /* (only ASCII wildcards and escapes here) */
-            if (pattern && escape > 0x7F && at - start > 1) {  /* a non-ASCII escape: its code point */
-                int k = start;
-                unsigned c = s[k];
-                int len = at - start;
-                unsigned v = len == 2 ? c & 0x1F : len == 3 ? c & 0x0F : c & 0x07;
-                for (k = start + 1; k < at; k++)
-                    v = (v << 6) | (s[k] & 0x3F);
-                cp = (int)v;
-            }
-        }
+        int cp = mode == BY_BYTE ? s[at++] : (int)next_cp(s, n, &at);
         if (pattern && !literal) {
             if (escape >= 0 && cp == escape && at < n) {
                 literal = 1;
@@ -144,7 +142,7 @@ static int units(const unsigned char *s, int n, int binary, int pattern, long es
             }
         }
         literal = 0;
-        u[count++] = w;
+        u[count++] = mode == BY_WEIGHT ? (cp > 0xFFFF ? REPLACEMENT : weights[cp]) : cp;
     }
     *out = u;
     return count;
@@ -172,7 +170,7 @@ static int match(const int *s, int ns, const int *p, int np)
     return pi == np;
 }
 
-static void like(void *ctx, int argc, void **argv)
+static void like_by(void *ctx, int argc, void **argv, int mode)
 {
     if (api.value_type(argv[0]) == SQLITE_NULL || api.value_type(argv[1]) == SQLITE_NULL
             || (argc == 3 && api.value_type(argv[2]) == SQLITE_NULL)) {
@@ -201,6 +199,8 @@ static void like(void *ctx, int argc, void **argv)
         }
     }
     int binary = api.value_type(argv[0]) == SQLITE_BLOB || api.value_type(argv[1]) == SQLITE_BLOB;
+    if (binary)
+        mode = BY_BYTE;
     const unsigned char *ps, *ts;
     int np, nt;
     if (binary) {
@@ -215,8 +215,8 @@ static void like(void *ctx, int argc, void **argv)
         nt = api.value_bytes(argv[1]);
     }
     int *p = NULL, *t = NULL;
-    int cp = units(ps ? ps : (const unsigned char *)"", np, binary, 1, escape, &p);
-    int ct = cp < 0 ? -1 : units(ts ? ts : (const unsigned char *)"", nt, binary, 0, -1, &t);
+    int cp = units(ps ? ps : (const unsigned char *)"", np, mode, 1, escape, &p);
+    int ct = cp < 0 ? -1 : units(ts ? ts : (const unsigned char *)"", nt, mode, 0, -1, &t);
     if (cp < 0 || ct < 0) {
         free(p);
         api.result_error_nomem(ctx);
@@ -225,6 +225,16 @@ static void like(void *ctx, int argc, void **argv)
     api.result_int(ctx, match(t, ct, p, cp));
     free(p);
     free(t);
+}
+
+static void like(void *ctx, int argc, void **argv)
+{
+    like_by(ctx, argc, argv, BY_WEIGHT);
+}
+
+static void like_bin(void *ctx, int argc, void **argv)
+{
+    like_by(ctx, argc, argv, BY_CODE_POINT);
 }
 
 static int general_ci(void *arg, int n1, const void *v1, int n2, const void *v2)
@@ -294,7 +304,9 @@ static PyObject *reg(PyObject *self, PyObject *args)
     if (create != NULL && function != NULL && have_api && loaded != NULL && loaded() == version && db != NULL)
         ok = create(db, name, SQLITE_UTF8, NULL, general_ci, NULL) == SQLITE_OK
             && function(db, "like", 2, SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL, like, NULL, NULL, NULL) == SQLITE_OK
-            && function(db, "like", 3, SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL, like, NULL, NULL, NULL) == SQLITE_OK;
+            && function(db, "like", 3, SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL, like, NULL, NULL, NULL) == SQLITE_OK
+            && function(db, "mysql_like_bin", 2, SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL, like_bin, NULL, NULL, NULL) == SQLITE_OK
+            && function(db, "mysql_like_bin", 3, SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL, like_bin, NULL, NULL, NULL) == SQLITE_OK;
     dlclose(lib);
     return PyBool_FromLong(ok);
 }

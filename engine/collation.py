@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import sqlite3
 import unicodedata
+from collections.abc import Callable
 from functools import cache
 
 GENERAL_CI = "mysql_general_ci"
@@ -117,6 +118,16 @@ def like(pattern: object, text: object, escape: object = None) -> int | None:
     padding ('ab ' LIKE 'ab' is false); % any run, _ one character, `escape` (one character)
     makes the next one literal. Byte strings on either side match byte for byte, as a binary
     string's LIKE. NULL on either side: NULL. The reference of `_collation.c`'s `like`."""
+    return _like(pattern, text, escape, weight)
+
+
+def like_bin(pattern: object, text: object, escape: object = None) -> int | None:
+    """mysql_like_bin(pattern, text[, escape]): `like` by code points (case and accents count),
+    as MariaDB's LIKE under utf8mb4_bin. The reference of `_collation.c`'s `like_bin`."""
+    return _like(pattern, text, escape, int)
+
+
+def _like(pattern: object, text: object, escape: object, unit: Callable[[int], int]) -> int | None:
     if pattern is None or text is None:
         return None
     if escape is not None and (not isinstance(escape, str) or len(escape) != 1):
@@ -126,7 +137,7 @@ def like(pattern: object, text: object, escape: object = None) -> int | None:
             return list(v if isinstance(v, bytes) else str(v).encode())
         s, raw = units(text), units(pattern)
     else:
-        s = [weight(ord(c)) for c in str(text)]
+        s = [unit(ord(c)) for c in str(text)]
         raw = [ord(c) for c in str(pattern)]
     esc = ord(escape) if escape is not None else None
     p: list[int] = []
@@ -136,13 +147,13 @@ def like(pattern: object, text: object, escape: object = None) -> int | None:
         if c == esc and i + 1 < len(raw):
             i += 1
             c = raw[i]
-            p.append(c if isinstance(pattern, bytes) or isinstance(text, bytes) else weight(c))
+            p.append(c if isinstance(pattern, bytes) or isinstance(text, bytes) else unit(c))
         elif c == 0x25:
             p.append(_ANY)
         elif c == 0x5F:
             p.append(_ONE)
         else:
-            p.append(c if isinstance(pattern, bytes) or isinstance(text, bytes) else weight(c))
+            p.append(c if isinstance(pattern, bytes) or isinstance(text, bytes) else unit(c))
         i += 1
     return int(_match(s, p))
 
@@ -210,4 +221,6 @@ def register(conn: sqlite3.Connection) -> bool:
     conn.create_collation(GENERAL_CI, compare)
     conn.create_function("like", 2, like, deterministic=True)
     conn.create_function("like", 3, like, deterministic=True)
+    conn.create_function("mysql_like_bin", 2, like_bin, deterministic=True)
+    conn.create_function("mysql_like_bin", 3, like_bin, deterministic=True)
     return False

@@ -440,6 +440,15 @@ class Translator:
             if word == "LIKE":
                 # MySQL's LIKE escapes with a backslash by default; SQLite has no default escape.
                 column = self.like_column(i)
+                binary = self.like_bin(i) if nxt is not None and nxt.kind == "param" else None
+                if binary is not None:
+                    emitted, negated = binary
+                    del out[len(out) - negated - len(emitted):]
+                    out.append(("NOT " if negated else "") + "mysql_like_bin(")
+                    self.add_arg(nxt.param)
+                    out.append(f", {' '.join(emitted)}, '\\')")
+                    i += 2
+                    continue
                 out.append("LIKE")
                 if nxt is not None and nxt.kind == "param" and not (
                         i + 2 < end and toks[i + 2].is_word("ESCAPE")):
@@ -498,6 +507,30 @@ class Translator:
             return True
         return edge.kind == "op" and edge.text in ((",", "(") if step < 0 else (",", ")", ";"))
 
+    def like_operand(self, i: int) -> tuple[Token, Table, Column, list[str], bool] | None:
+        """The left operand of `LIKE` at tokens[i] when it is a bare, maybe qualified, name of a
+        column one statement table has (`NOT LIKE` too): the token before it, the table, the
+        column, the column as emitted (one out entry per token), and whether NOT came between."""
+        toks = self.tokens
+        k = i - 1
+        negated = k >= 0 and toks[k].is_word("NOT")
+        k -= negated
+        if k < 1 or toks[k].kind not in ("word", "ident"):
+            return None
+        names = [toks[k].text]
+        if toks[k - 1].kind == "op" and toks[k - 1].text == ".":
+            if k < 3 or toks[k - 2].kind not in ("word", "ident") or toks[k - 3].text == ".":
+                return None
+            names.insert(0, toks[k - 2].text)
+            k -= 2
+        found = [(table, col) for alias, table in self.statement_tables()
+                 if (len(names) == 1 or alias == names[0].lower()) and (col := table.column(names[-1])) is not None]
+        emitted = self.out[len(self.out) - negated - len(names) * 2 + 1:len(self.out) - negated]
+        if len(found) != 1 or "".join(emitted).replace('"', "").lower() != ".".join(names).lower():
+            return None
+        (table, col), = found
+        return toks[k - 1], table, col, emitted, negated
+
     def like_column(self, i: int) -> str | None:
         """For `col LIKE <literal>` at tokens[i] in a SELECT, between WHERE / AND / OR / ON / '('
         and AND / OR / ')' / the clause's end (where `LIKE AND low <= col < high`, which the LIKE
@@ -510,26 +543,35 @@ class Translator:
         after = toks[i + 2] if i + 2 < len(toks) else None
         if after is not None and not (after.is_word(*_CONJUNCT_END) or after.kind == "op" and after.text in (")", "||", "&&")):
             return None
-        k = i - 1
-        if k < 1 or toks[k].kind not in ("word", "ident"):
+        operand = self.like_operand(i)
+        if operand is None:
             return None
-        names = [toks[k].text]
-        if toks[k - 1].kind == "op" and toks[k - 1].text == ".":
-            if k < 3 or toks[k - 2].kind not in ("word", "ident") or toks[k - 3].text == ".":
-                return None
-            names.insert(0, toks[k - 2].text)
-            k -= 2
-        before = toks[k - 1]
-        if not (before.is_word("WHERE", "AND", "OR", "ON") or before.kind == "op" and before.text in ("(", "&&", "||")):
+        before, table, col, emitted, negated = operand
+        if negated or not (before.is_word("WHERE", "AND", "OR", "ON") or before.kind == "op" and before.text in ("(", "&&", "||")):
             return None
-        found = [table for alias, table in self.statement_tables()
-                 if (len(names) == 1 or alias == names[0].lower()) and table.column(names[-1]) is not None]
-        if len(found) != 1 or found[0].ci_column(names[-1]) is None:
+        return " ".join(emitted) if table.ci_column(col.name) is not None else None
+
+    def like_bin(self, i: int) -> tuple[list[str], bool] | None:
+        """For `col [NOT] LIKE <literal>` at tokens[i], col a character column of a binary
+        collation (utf8mb4_bin, JSON), where a call can stand for the comparison (after a
+        boundary, before nothing binding tighter than LIKE): the column as emitted and NOT;
+        the LIKE is then `mysql_like_bin(pattern, col, '\\')` (`collation.like_bin`), matching
+        case and accents as MariaDB's LIKE under utf8mb4_bin."""
+        toks = self.tokens
+        after = toks[i + 2] if i + 2 < len(toks) else None
+        if after is not None and (after.is_word("COLLATE", "ESCAPE") or after.kind == "op" and after.text not in (
+                ")", ",", ";", "=", "<>", "!=", "<", "<=", ">", ">=", "<=>", "||", "&&")):
             return None
-        emitted = self.out[-len(names) * 2 + 1:]  # `c`, or `t . c`: one out entry per token
-        if "".join(emitted).replace('"', "").lower() != ".".join(names).lower():
+        operand = self.like_operand(i)
+        if operand is None:
             return None
-        return " ".join(emitted)
+        before, _, col, emitted, negated = operand
+        if not (col.affinity == "TEXT" and (col.binary or col.base == "json")):
+            return None
+        if not (before.is_word("WHERE", "AND", "OR", "NOT", "ON", "SELECT", "WHEN", "THEN", "ELSE", "DISTINCT")
+                or before.kind == "op" and before.text in ("(", ",", "&&", "||")):
+            return None
+        return emitted, negated
 
     def emit_like_range(self, column: str, param: int) -> None:
         """`AND col >= low AND col < high` after `col LIKE pattern`: the bounds under GENERAL_CI

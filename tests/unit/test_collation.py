@@ -104,6 +104,9 @@ def test_like_matches_by_weight_without_padding():
     assert like("_", "😀") == 1 and like("😀", "🙂") == 1 and like("_", "") == 0 and like("%", "") == 1
     assert like(b"ab%", b"AB") == 0 and like(b"AB%", b"ABc") == 1  # byte strings: byte for byte
     assert like(None, "a") is None and like("a", None) is None
+    like_bin = collation.like_bin
+    assert like_bin("ab%", "ABc") == 0 and like_bin("ab%", "abC") == 1 and like_bin("e", "é") == 0
+    assert like_bin("_", "é") == 1 and like_bin("_", "😀") == 1  # one character, not one byte
 
 
 def test_compiled_like_equals_reference_through_sqlite():
@@ -112,6 +115,8 @@ def test_compiled_like_equals_reference_through_sqlite():
     reference = sqlite3.connect(":memory:")
     reference.create_function("like", 2, collation.like, deterministic=True)
     reference.create_function("like", 3, collation.like, deterministic=True)
+    reference.create_function("mysql_like_bin", 2, collation.like_bin, deterministic=True)
+    reference.create_function("mysql_like_bin", 3, collation.like_bin, deterministic=True)
     rng = random.Random(5)
     alphabet = "aAbB éÉ\t\x00zZ%_\\ßs😀🙂й"
     cases = []
@@ -119,7 +124,8 @@ def test_compiled_like_equals_reference_through_sqlite():
         pattern = "".join(rng.choice(alphabet) for _ in range(rng.randrange(6)))
         text = "".join(rng.choice(alphabet) for _ in range(rng.randrange(7)))
         cases.append((text, pattern))
-    sql = "SELECT ? LIKE ?, ? LIKE ? ESCAPE '\\', CAST(? AS BLOB) LIKE CAST(? AS BLOB) ESCAPE '\\'"
+    sql = ("SELECT ? LIKE ?, ? LIKE ? ESCAPE '\\', CAST(? AS BLOB) LIKE CAST(? AS BLOB) ESCAPE '\\', "
+           "mysql_like_bin(?2, ?1, '\\'), mysql_like_bin(?2, ?1)")
     for text, pattern in cases:
         args = (text, pattern) * 3
         assert compiled.execute(sql, args).fetchall() == reference.execute(sql, args).fetchall(), (text, pattern)

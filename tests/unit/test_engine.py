@@ -582,3 +582,17 @@ async def test_literals_compare_under_general_ci_beside_expressions(engine, db):
     await run(engine, db, "INSERT INTO gb VALUES (1, 'ab')")
     r = await run(engine, db, "SELECT id FROM gb WHERE UPPER(w) = 'ab'")  # a _bin operand: binary
     assert r.rows == []
+
+
+async def test_like_on_a_binary_collation_column_counts_case_and_accents(engine, db):
+    """LIKE on a utf8mb4_bin (or JSON) column matches by code points, as MariaDB's: the
+    translator calls mysql_like_bin for it (NOT LIKE, a select-list item, a CASE too)."""
+    await run(engine, db, "CREATE TABLE lb (id INT PRIMARY KEY, b VARCHAR(10) COLLATE utf8mb4_bin)")
+    await run(engine, db, "INSERT INTO lb VALUES (1, 'ab'), (2, 'AB'), (3, 'éb'), (4, 'eb')")
+
+    async def rows(sql):
+        return (await run(engine, db, sql)).rows
+    assert await rows("SELECT id FROM lb WHERE b LIKE 'a%' ORDER BY id") == [(1,)]
+    assert await rows("SELECT id FROM lb WHERE lb.b NOT LIKE 'A%' ORDER BY id") == [(1,), (3,), (4,)]
+    assert await rows("SELECT id, b LIKE '_b', CASE WHEN b LIKE 'e%' THEN 1 ELSE 0 END FROM lb ORDER BY id") == \
+        [(1, 1, 0), (2, 0, 0), (3, 1, 0), (4, 1, 1)]
