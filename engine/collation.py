@@ -181,11 +181,11 @@ def _match(s: list[int], p: list[int]) -> bool:
 
 def like_range(pattern: str) -> tuple[str, str] | None:
     """Bounds [low, high) that hold, under GENERAL_CI, every text `pattern` matches as the
-    engine's LIKE (`like`, escape '\\') matches it: a match's first characters weigh as the
-    pattern's literal prefix. The prefix with its last character
-    replaced by one weighing one below, and by one weighing one above. With such bounds the
-    planner searches an index on the column for `col LIKE 'abc%'`. None when the pattern starts
-    with a wildcard, or no neighbour weighs right."""
+    engine's LIKE (`like`, escape '\\') matches it, since a match's first characters weigh as
+    the pattern's literal prefix: the prefix with its last character replaced by one weighing
+    one below, and by one weighing one above. With them the planner searches an index on the
+    column for `col LIKE 'abc%'`. None when the pattern starts with a wildcard, or no neighbour
+    weighs right."""
     prefix: list[str] = []
     i = 0
     while i < len(pattern):
