@@ -71,6 +71,16 @@ class Column:
         return text + (" unsigned" if self.unsigned else "")
 
     @property
+    def text_ci(self) -> bool:
+        """A character column MariaDB compares under utf8mb4_general_ci (GENERAL_CI here)."""
+        return self.affinity == "TEXT" and self.base in CHAR_TYPES and not self.binary and self.base != "json"
+
+    @property
+    def text_binary(self) -> bool:
+        """A character column of a binary collation (utf8mb4_bin, BINARY, JSON)."""
+        return self.affinity == "TEXT" and (self.binary or self.base == "json")
+
+    @property
     def affinity(self) -> str:
         if self.base == "bigint" and self.unsigned:
             return "TEXT"  # above 2^63-1 SQLite has no integer: exact digits, DECIMAL_COLLATION
@@ -140,13 +150,9 @@ class Table:
     def ci_column(self, name: str) -> Column | None:
         """The column `name` if it is a character column compared under GENERAL_CI."""
         col = self.column(name)
-        if col is None or not self.general_ci or not self._ci(col):
+        if col is None or not self.general_ci or not col.text_ci:
             return None
         return col
-
-    @staticmethod
-    def _ci(col: Column) -> bool:
-        return col.affinity == "TEXT" and col.base in CHAR_TYPES and not col.binary and col.base != "json"
 
     def result_type(self, col: Column) -> ColumnType:
         """The description of `col` in a result set, with its NOT NULL and key flags."""
@@ -245,7 +251,7 @@ class Table:
                 parts.append("DEFAULT " + sql_literal(col.default))
             elif col.default_now:
                 parts.append("DEFAULT CURRENT_TIMESTAMP")
-            if self._ci(col):
+            if col.text_ci:
                 parts.append("COLLATE " + GENERAL_CI)
             elif col.base in NUMERIC_TYPES or col.affinity == "TEXT" and col.base == "bigint":
                 parts.append("COLLATE " + DECIMAL_COLLATION)

@@ -132,10 +132,9 @@ def _like(pattern: object, text: object, escape: object, unit: Callable[[int], i
         return None
     if escape is not None and (not isinstance(escape, str) or len(escape) != 1):
         raise ValueError("ESCAPE expression must be a single character")
-    if isinstance(pattern, bytes) or isinstance(text, bytes):
-        def units(v: object) -> list[int]:
-            return list(v if isinstance(v, bytes) else str(v).encode())
-        s, raw = units(text), units(pattern)
+    if isinstance(pattern, bytes) or isinstance(text, bytes):  # byte for byte
+        s, raw = (list(v if isinstance(v, bytes) else str(v).encode()) for v in (text, pattern))
+        unit = int
     else:
         s = [unit(ord(c)) for c in str(text)]
         raw = [ord(c) for c in str(pattern)]
@@ -146,14 +145,13 @@ def _like(pattern: object, text: object, escape: object, unit: Callable[[int], i
         c = raw[i]
         if c == esc and i + 1 < len(raw):
             i += 1
-            c = raw[i]
-            p.append(c if isinstance(pattern, bytes) or isinstance(text, bytes) else unit(c))
+            p.append(unit(raw[i]))
         elif c == 0x25:
             p.append(_ANY)
         elif c == 0x5F:
             p.append(_ONE)
         else:
-            p.append(c if isinstance(pattern, bytes) or isinstance(text, bytes) else unit(c))
+            p.append(unit(c))
         i += 1
     return int(_match(s, p))
 

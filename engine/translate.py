@@ -104,6 +104,9 @@ CALLS = {  # name() -> per-execution argument
     "FOUND_ROWS": FOUND, "ROW_COUNT": ROW_COUNT,
 }
 
+# `Translator.like_operand`: the token before LIKE's column, its table, the column, the column as
+# emitted, and whether NOT came between
+_LikeOperand = tuple[Token, Table, Column, list[str], bool]
 _COMPARISONS = ("=", "<>", "!=", "<", "<=", ">", ">=", "<=>")
 # words that, beside a name, make it part of an expression rather than a whole operand
 _NOT_BOUNDARY = frozenset({"COLLATE", "IS", "LIKE", "IN", "BETWEEN", "REGEXP", "RLIKE", "DIV", "MOD", "ESCAPE",
@@ -439,8 +442,8 @@ class Translator:
                 continue
             if word == "LIKE":
                 # MySQL's LIKE escapes with a backslash by default; SQLite has no default escape.
-                column = self.like_column(i)
-                binary = self.like_bin(i) if nxt is not None and nxt.kind == "param" else None
+                operand = self.like_operand(i) if nxt is not None and nxt.kind == "param" else None
+                binary = self.like_bin(i, operand)
                 if binary is not None:
                     emitted, negated = binary
                     del out[len(out) - negated - len(emitted):]
@@ -454,6 +457,7 @@ class Translator:
                         i + 2 < end and toks[i + 2].is_word("ESCAPE")):
                     self.add_arg(nxt.param)
                     out.append("ESCAPE '\\'")
+                    column = self.like_column(i, operand)
                     if column is not None:
                         self.emit_like_range(column, nxt.param)
                     i += 2
@@ -487,8 +491,7 @@ class Translator:
             return False
         if self._ci_literals is None:
             self._ci_literals = not any(t.is_word("BINARY", "_BINARY", "COLLATE") for t in toks) and not any(
-                col.affinity == "TEXT" and (col.binary or col.base == "json")
-                for _, table in self.statement_tables() for col in table.columns)
+                col.text_binary for _, table in self.statement_tables() for col in table.columns)
         return self._ci_literals
 
     def bare_column(self, k: int, step: int) -> bool:
@@ -507,7 +510,7 @@ class Translator:
             return True
         return edge.kind == "op" and edge.text in ((",", "(") if step < 0 else (",", ")", ";"))
 
-    def like_operand(self, i: int) -> tuple[Token, Table, Column, list[str], bool] | None:
+    def like_operand(self, i: int) -> _LikeOperand | None:
         """The left operand of `LIKE` at tokens[i] when it is a bare, maybe qualified, name of a
         column one statement table has (`NOT LIKE` too): the token before it, the table, the
         column, the column as emitted (one out entry per token), and whether NOT came between."""
@@ -531,42 +534,36 @@ class Translator:
         (table, col), = found
         return toks[k - 1], table, col, emitted, negated
 
-    def like_column(self, i: int) -> str | None:
+    def like_column(self, i: int, operand: _LikeOperand | None) -> str | None:
         """For `col LIKE <literal>` at tokens[i] in a SELECT, between WHERE / AND / OR / ON / '('
         and AND / OR / ')' / the clause's end (where `LIKE AND low <= col < high`, which the LIKE
         implies, groups as the LIKE alone did), col naming one character column compared under
         GENERAL_CI (not a HAVING's, which may name a select alias): the column as emitted
-        (`emit_like_range`), else None."""
+        (`emit_like_range`), else None. `operand`: `like_operand(i)`."""
         toks = self.tokens
-        if not toks[0].is_word("SELECT") or any(t.is_word("BETWEEN") for t in toks):
+        if operand is None or not toks[0].is_word("SELECT") or any(t.is_word("BETWEEN") for t in toks):
             return None  # (BETWEEN ... AND would take the range's AND)
         after = toks[i + 2] if i + 2 < len(toks) else None
         if after is not None and not (after.is_word(*_CONJUNCT_END) or after.kind == "op" and after.text in (")", "||", "&&")):
-            return None
-        operand = self.like_operand(i)
-        if operand is None:
             return None
         before, table, col, emitted, negated = operand
         if negated or not (before.is_word("WHERE", "AND", "OR", "ON") or before.kind == "op" and before.text in ("(", "&&", "||")):
             return None
         return " ".join(emitted) if table.ci_column(col.name) is not None else None
 
-    def like_bin(self, i: int) -> tuple[list[str], bool] | None:
+    def like_bin(self, i: int, operand: _LikeOperand | None) -> tuple[list[str], bool] | None:
         """For `col [NOT] LIKE <literal>` at tokens[i], col a character column of a binary
         collation (utf8mb4_bin, JSON), where a call can stand for the comparison (after a
         boundary, before nothing binding tighter than LIKE): the column as emitted and NOT;
         the LIKE is then `mysql_like_bin(pattern, col, '\\')` (`collation.like_bin`), matching
-        case and accents as MariaDB's LIKE under utf8mb4_bin."""
+        case and accents as MariaDB's LIKE under utf8mb4_bin. `operand`: `like_operand(i)`."""
         toks = self.tokens
         after = toks[i + 2] if i + 2 < len(toks) else None
-        if after is not None and (after.is_word("COLLATE", "ESCAPE") or after.kind == "op" and after.text not in (
+        if operand is None or after is not None and (after.is_word("COLLATE", "ESCAPE") or after.kind == "op" and after.text not in (
                 ")", ",", ";", "=", "<>", "!=", "<", "<=", ">", ">=", "<=>", "||", "&&")):
             return None
-        operand = self.like_operand(i)
-        if operand is None:
-            return None
         before, _, col, emitted, negated = operand
-        if not (col.affinity == "TEXT" and (col.binary or col.base == "json")):
+        if not col.text_binary:
             return None
         if not (before.is_word("WHERE", "AND", "OR", "NOT", "ON", "SELECT", "WHEN", "THEN", "ELSE", "DISTINCT")
                 or before.kind == "op" and before.text in ("(", ",", "&&", "||")):
