@@ -53,7 +53,7 @@ class ColumnType:
 
     @property
     def is_binary_string(self) -> bool:
-        return self.charset == CHARSET_BINARY and self.type in _STRING_CODES
+        return self.charset == CHARSET_BINARY and self.type in STRING_CODES
 
     @property
     def unsigned(self) -> bool:
@@ -63,7 +63,7 @@ class ColumnType:
         return ColumnType(self.type, self.length, self.decimals, self.charset, flags, self.pad_to)
 
 
-_STRING_CODES = frozenset({FieldType.STRING, FieldType.VAR_STRING, FieldType.VARCHAR, FieldType.BLOB,
+STRING_CODES = frozenset({FieldType.STRING, FieldType.VAR_STRING, FieldType.VARCHAR, FieldType.BLOB,
                            FieldType.TINY_BLOB, FieldType.MEDIUM_BLOB, FieldType.LONG_BLOB})
 
 NULL_TYPE = ColumnType(FieldType.NULL, 0, 0, CHARSET_BINARY, ColumnFlag.BINARY)
@@ -259,7 +259,7 @@ def text_value(ct: ColumnType, v: object) -> object:
         if isinstance(v, int):
             return v.to_bytes(max((ct.length + 7) // 8, 1), "big")
         return v
-    if ct.charset == CHARSET_BINARY and code in _STRING_CODES:
+    if ct.charset == CHARSET_BINARY and code in STRING_CODES:
         raw = v if isinstance(v, bytes) else str(v).encode("utf-8", "surrogateescape")
         if ct.pad_to and len(raw) < ct.pad_to:
             raw += b"\x00" * (ct.pad_to - len(raw))

@@ -150,6 +150,7 @@ from engine.concurrency import Settle, ThreadLane, WriterLock
 from engine.connections import ATTACH_LIMIT, ReaderPool, open_connection
 from engine.ddl import DdlAction
 from engine.errors import SQLITE_INPUT_ERRORS, map_sqlite_error, parsing
+from engine.exact import NUMBER_VALUES
 from engine.foreign_keys import FkTriggers, fk_error
 from engine.lexer import quote_ident, syntax_error, tokenize
 from engine.results import ReplicatedStatement, StatementContext
@@ -1367,8 +1368,10 @@ class Engine:
         `sees_table(db, t)`, `sees_columns(db, t)`) narrows what information_schema lists;
         `live_rows(view)` gives the rows of information_schema's server views (PROCESSLIST, the
         variables) now; such plans are not cached."""
-        key = (shape, database, self._catalog_version)
+        key: tuple = (shape, database, self._catalog_version)
         plan = self._plans.get(key) if visible is None else None
+        if plan is not None and plan.literal_kinds:
+            plan, key = self._of_kinds(plan, key, params)
         if plan is not None:  # (a shape whose plan reads a live view is never cached)
             return plan
         lowered = shape.lower()
@@ -1385,6 +1388,15 @@ class Engine:
                     self._plans.clear()
                 self._plans[key] = plan
         return plan
+
+    def _of_kinds(self, plan: Plan, key: tuple, params: list[object]) -> tuple[Plan | None, tuple]:
+        """`plan`, cached under `key`, if `params` hold numbers where its translation read
+        numbers (`Plan.literal_kinds`); else the plan cached for these kinds, if any, and its key."""
+        kinds = tuple(n < len(params) and type(params[n]) in NUMBER_VALUES for n, _ in plan.literal_kinds)
+        if kinds == tuple(number for _, number in plan.literal_kinds):
+            return plan, key
+        key = (*key, kinds)
+        return self._plans.get(key), key
 
     def _inline(self, plan: Plan) -> bool:
         """The event loop may run `plan` itself ("Threads"): a read with no side effect (the

@@ -5,7 +5,8 @@ Contract. `Finder(tokens, lookup).scan(lo, hi)` walks the expressions of tokens[
 clause's expressions, subqueries and function arguments included) with MySQL's operator
 precedence, and types them by category from the schema (`lookup(names)` -> the column's
 `ColumnType`): `dec` (DECIMAL, BIGINT UNSIGNED, which SQLite holds as exact text), `int`, `float`,
-`lit` (a literal: its kind is known only per execution, the shape is shared), `other`. It
+`str` (a character or binary string column but ENUM and SET, a string function), `lit` (a
+literal: its kind is known only per execution, the shape is shared), `other`. It
 returns the regions to emit differently, start token -> (end, tree), where a tree is
   ("tokens", start, end)   the tokens, emitted as usual (regions inside them included)
   ("call", name, *trees)   a `decimal_math` function
@@ -23,7 +24,10 @@ already (the column's `mysql_decimal` collation, index usable): there only the l
 bound exact. A scalar subquery has its item's category. A region whose value is a DECIMAL gets
 `COLLATE mysql_decimal`, so that ORDER BY, GROUP BY, DISTINCT, MIN and MAX (and an alias or
 position naming it) order its texts by value. Integer, float and string expressions are never
-changed (SQLite's own operators: no Python per row). Also MySQL's `^` (bitwise XOR) and `~`
+changed (SQLite's own operators: no Python per row). A comparison (and IN, BETWEEN) of a number
+with a string compares numbers, as MySQL's: the string side becomes `CAST(x AS NUMERIC)`
+(`as_numbers`); where a literal's kind decides it, the literal's value is read (`literal`) and
+the literal recorded in `kinds`, which the plan is then keyed by (`Plan.literal_kinds`). Also MySQL's `^` (bitwise XOR) and `~`
 (64-bit unsigned) become functions, which SQLite lacks. An expression outside the grammar
 (INTERVAL arithmetic, row constructors ...) is left as written (SQLite's double where it
 computes on DECIMALs), its subexpressions still found.
@@ -33,13 +37,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from decimal import Decimal
 
-from engine.coltypes import INTEGER_CODES, ColumnType
+from engine.coltypes import INTEGER_CODES, STRING_CODES, ColumnType
 from engine.exprtypes import Unknown, skip_parens, split_select
 from engine.lexer import Token
-from protocol.messages import FieldType
+from protocol.messages import ColumnFlag, FieldType
 
-DEC, INT, FLOAT, LIT, OTHER, NULL = "dec", "int", "float", "lit", "other", "null"
+DEC, INT, FLOAT, LIT, OTHER, NULL, STR = "dec", "int", "float", "lit", "other", "null", "str"
 NUMERIC = {DEC, INT, LIT, NULL}
 COLLATE = ("raw", "COLLATE mysql_decimal")
 
@@ -48,6 +53,7 @@ _PREC = {"OR": 1, "||": 1, "XOR": 2, "AND": 3, "&&": 3, "=": 5, "<=>": 5, ">=": 
          ">": 5, "!=": 5, "<>": 5, "IS": 5, "LIKE": 5, "REGEXP": 5, "RLIKE": 5, "IN": 5, "BETWEEN": 5,
          "NOT": 5, "SOUNDS": 5, "|": 6, "&": 7, "<<": 8, ">>": 8, "+": 9, "-": 9, "*": 10, "/": 10,
          "DIV": 10, "%": 10, "MOD": 10, "^": 11}
+NUMBER_VALUES = (int, float, Decimal)  # a literal that holds a number (`Finder.number_literal`)
 _COMPARE = {"=", "<=>", ">=", "<=", "<", ">", "!=", "<>"}
 _ARITH = {"+": "mysql_dec_add", "-": "mysql_dec_sub", "*": "mysql_dec_mul", "/": "mysql_dec_div",
           "%": "mysql_dec_mod", "MOD": "mysql_dec_mod", "DIV": "mysql_dec_intdiv"}
@@ -60,6 +66,9 @@ _INT_RESULT = {"COUNT", "LENGTH", "OCTET_LENGTH", "CHAR_LENGTH", "CHARACTER_LENG
                "POSITION", "YEAR", "MONTH", "DAY", "DAYOFMONTH", "HOUR", "MINUTE", "SECOND", "SIGN",
                "LAST_INSERT_ID", "UNIX_TIMESTAMP", "ROW_COUNT", "FOUND_ROWS", "CONNECTION_ID",
                "ASCII", "ORD", "CRC32", "DATEDIFF", "TIMESTAMPDIFF", "TO_DAYS", "BIT_COUNT", "STRCMP"}
+_STR_RESULT = {"CONCAT", "CONCAT_WS", "UPPER", "LOWER", "UCASE", "LCASE", "SUBSTRING", "SUBSTR", "MID", "LEFT",
+               "RIGHT", "TRIM", "LTRIM", "RTRIM", "REPLACE", "REPEAT", "REVERSE", "LPAD", "RPAD", "HEX", "MD5",
+               "SHA1", "SHA2", "SPACE", "QUOTE", "INSERT", "ELT", "SUBSTRING_INDEX", "SOUNDEX"}
 _FLOAT_RESULT = {"RAND", "SQRT", "POW", "POWER", "EXP", "LN", "LOG", "LOG2", "LOG10", "SIN", "COS",
                  "TAN", "ASIN", "ACOS", "ATAN", "ATAN2", "PI", "DEGREES", "RADIANS", "STD", "STDDEV",
                  "VARIANCE", "VAR_POP", "VAR_SAMP", "STDDEV_POP", "STDDEV_SAMP"}
@@ -91,6 +100,7 @@ class Expr:
     kind: str = ""  # "col": a stored DECIMAL column; "lit": a literal; "neglit": -literal;
     # "litexpr": arithmetic on literals only; "bigint": a BIGINT column; "temporal": a date/time one
     param: int = -1
+    column: bool = False  # a bare column reference
 
     def emit(self) -> tuple:
         """As written (regions inside found by the emitter)."""
@@ -115,9 +125,13 @@ def _as_number(e: Expr) -> Expr:
 
 class Finder:
     def __init__(self, tokens: list[Token], lookup: Callable[[list[str]], ColumnType | None],
-                 aliases: dict[str, str] | None = None) -> None:
+                 aliases: dict[str, str] | None = None, literal: Callable[[int], object] = lambda n: None,
+                 kinds: dict[int, bool] | None = None) -> None:
         self.toks = tokens
         self.lookup = lookup  # [[db.]table.]column -> ColumnType | None
+        self.literal = literal  # a literal's value in this execution, by its index
+        # the literals whose kind (a number or not) the regions depend on: index -> a number
+        self.kinds: dict[int, bool] = {} if kinds is None else kinds
         self.aliases = aliases if aliases is not None else {}  # select-list alias -> category
         self.regions: dict[int, tuple[int, tuple]] = {}
         self.stop = len(tokens)
@@ -239,7 +253,9 @@ class Finder:
         if {a.cat, b.cat} == {LIT} and "litexpr" in (a.kind, b.kind):
             pass  # an exact sum of literals against a literal: compared as numbers below
         elif not self.decimal_side(a, b):
-            return self.native(a.start, b.stop, INT, [a, b])
+            e = self.native(a.start, b.stop, INT, [a, b])
+            self.as_numbers(a, [b])
+            return e
         if self.by_collation(a, [b]) or self.by_collation(b, [a]):
             sql = {"<=>": "IS", "<>": "!=", "!=": "!="}.get(op, op)
             return Expr(a.start, b.stop, INT, ("seq", a.exact(), ("raw", sql), b.exact()))
@@ -248,6 +264,34 @@ class Finder:
         sql = "!=" if op == "<>" else op
         return Expr(a.start, b.stop, INT, ("seq", ("raw", "("), ("call", "mysql_dec_cmp", a.exact(), b.exact()),
                                            ("raw", f"{sql} 0)")))
+
+    def as_numbers(self, left: Expr, others: list[Expr]) -> None:
+        """MySQL compares a number with a string as numbers (doubles; '1abc' is 1, 'abc' 0, with
+        a warning), where SQLite orders every number below every text: the string operands of
+        `left`'s comparisons with `others` become regions `CAST(x AS NUMERIC)` (SQLite reads a
+        text's number prefix as MySQL does). A number is an INT or FLOAT expression or a negated
+        literal; a string a STR expression. A literal takes the other side's kind: against a
+        number it is cast whatever it holds (a number casts to itself), except against a bare
+        numeric column, whose affinity converts it already; against a string or a literal its
+        value decides (the plan then depends on it: `kinds`)."""
+        wrap: dict[int, Expr] = {}
+        for other in others:
+            for x, y in ((left, other), (other, left)):
+                if y.kind != "lit" and y.cat != STR:
+                    continue
+                if x.kind == "neglit" or (x.cat in (INT, FLOAT) and x.kind not in ("lit", "litexpr")):
+                    if y.cat == STR or not x.column:
+                        wrap[y.start] = y
+                elif x.kind == "lit" and self.number_literal(x) and (y.cat == STR or not self.number_literal(y)):
+                    wrap[y.start] = y
+        for y in wrap.values():  # (a literal or a column, call, CASE or subquery: no region of a part starts with it)
+            self.regions[y.start] = (y.stop, ("seq", ("raw", "CAST("), y.emit(), ("raw", "AS NUMERIC)")))
+
+    def number_literal(self, e: Expr) -> bool:
+        """Whether the literal `e` holds a number in this execution (recorded in `kinds`)."""
+        number = type(self.literal(e.param)) in NUMBER_VALUES
+        self.kinds[e.param] = number
+        return number
 
     @staticmethod
     def by_collation(col: Expr, others: list[Expr]) -> bool:
@@ -268,7 +312,9 @@ class Finder:
                 return self.native(left.start, end, INT, [left])
             items = self.list_of(j + 2, end - 1)
             if not self.decimal_side(left, *items):
-                return self.native(left.start, end, INT, [left, *items])
+                e = self.native(left.start, end, INT, [left, *items])
+                self.as_numbers(left, items)
+                return e
             if self.by_collation(left, items):
                 parts: list[tuple] = [left.exact(), ("raw", "NOT IN (" if negate else "IN (")]
                 for n, item in enumerate(items):
@@ -283,7 +329,9 @@ class Finder:
                 raise _Fail
             high = self.expr(low.stop + 1, 6)
             if not self.decimal_side(left, low, high):
-                return self.native(left.start, high.stop, INT, [left, low, high])
+                e = self.native(left.start, high.stop, INT, [left, low, high])
+                self.as_numbers(left, [low, high])
+                return e
             if self.by_collation(left, [low, high]):
                 tree: tuple = ("seq", left.exact(), ("raw", "NOT BETWEEN" if negate else "BETWEEN"), low.exact(),
                         ("raw", "AND"), high.exact())
@@ -395,14 +443,16 @@ class Finder:
                 return Expr(i, j, cat)
             code = ct.type
             if code == FieldType.NEWDECIMAL or (code == FieldType.LONGLONG and ct.unsigned):
-                return Expr(i, j, DEC, None, "col")
+                return Expr(i, j, DEC, None, "col", column=True)
             if code in INTEGER_CODES:
-                return Expr(i, j, INT, None, "bigint" if code == FieldType.LONGLONG else "")
+                return Expr(i, j, INT, None, "bigint" if code == FieldType.LONGLONG else "", column=True)
             if code in (FieldType.DOUBLE, FieldType.FLOAT):
-                return Expr(i, j, FLOAT)
+                return Expr(i, j, FLOAT, column=True)
             if code in (FieldType.DATE, FieldType.TIME, FieldType.DATETIME, FieldType.TIMESTAMP):
-                return Expr(i, j, OTHER, None, "temporal")
-            return Expr(i, j, OTHER)
+                return Expr(i, j, OTHER, None, "temporal", column=True)
+            if code in STRING_CODES and not ct.flags & (ColumnFlag.ENUM | ColumnFlag.SET):
+                return Expr(i, j, STR, column=True)
+            return Expr(i, j, OTHER, column=True)
         raise _Fail
 
     def scalar(self, lo: int, hi: int) -> str:
@@ -500,7 +550,8 @@ class Finder:
             args = self.list_of(open_at + 1, end - 1) if not self.at(open_at + 1, ")") else []
         except (_Fail, IndexError):
             self.scan(open_at + 1, end - 1)  # DISTINCT, *, SEPARATOR, INTERVAL ...: as written
-            cat = INT if word in _INT_RESULT else FLOAT if word in _FLOAT_RESULT else OTHER
+            cat = INT if word in _INT_RESULT else FLOAT if word in _FLOAT_RESULT else STR if word in _STR_RESULT \
+                else OTHER
             return Expr(i, end, cat)
         if word in _DEC_FUNCS and args and self.decimal_side(*args):
             if word in ("SUM", "AVG", "ABS", "FLOOR", "CEIL", "CEILING") and len(args) != 1:
@@ -527,7 +578,8 @@ class Finder:
             cat = INT
         else:
             cat = INT if word in _INT_RESULT else FLOAT if word in _FLOAT_RESULT or word in (
-                "AVG", "ABS", "ROUND", "TRUNCATE", "FLOOR", "CEIL", "CEILING", "MOD") else OTHER
+                "AVG", "ABS", "ROUND", "TRUNCATE", "FLOOR", "CEIL", "CEILING", "MOD") else STR if word in _STR_RESULT \
+                else OTHER
         return self.native(i, end, cat, args)
 
     def cast(self, i: int, word: str, end: int) -> Expr:

@@ -143,6 +143,10 @@ class Plan:
     locking: bool = False  # a locking read: inside a transaction it takes the writer lock
     changed: Plan | None = None  # UPDATE counting changed rows (MySQL's default) instead of matched
     cacheable: bool = True  # False when literals were inlined (ORDER BY 2)
+    # (literal index, holds a number) for each literal whose kind the SQL depends on (a string
+    # compared with a number is compared as numbers: `exact.Finder.as_numbers`); another
+    # execution of the shape whose literals differ in kind has its own plan (`Engine.plan_for`)
+    literal_kinds: tuple[tuple[int, bool], ...] = ()
     sysvars: bool = False  # reads @@variables: a write is binlogged with their values inlined
     calc_found: bool = False  # SQL_CALC_FOUND_ROWS: FOUND_ROWS() counts the rows without LIMIT
     result_types: SelectTypes | UnionTypes | None = None  # SELECT: the MySQL type of each result column
@@ -199,6 +203,7 @@ class Translator:
         self._ctes: set[str] | None = None
         self.substitute: dict[int, tuple[int, int]] = {}  # SET's references to columns set before
         self.exact: dict[int, tuple[int, tuple]] = {}  # regions computed exactly (engine.exact): start -> (end, tree)
+        self.kinds: dict[int, bool] = {}  # literals whose kind the translation read (`Plan.literal_kinds`)
         self.view_of: Callable[[str, str], Any] = lambda schema, name: None  # -> catalog.View | None
         self.views_in: Callable[[str], list] = lambda schema: []  # a schema's views (information_schema)
         self.expanding: tuple[tuple[str, str], ...] = ()  # the views being expanded (a cycle is 1462)
@@ -991,7 +996,8 @@ class Translator:
         return Plan(kind=kind, sql=" ".join(self.out), args=args, identity=identity,
                     uses_last_id=self.uses_last_id, uses_rand=self.uses_rand,
                     auto_dirty=self.auto_dirty, cacheable=self.cacheable,
-                    sets_last_id=self.sets_last_id, upsert=self.upsert, calc_found=self.calc_found, **kw)
+                    sets_last_id=self.sets_last_id, upsert=self.upsert, calc_found=self.calc_found,
+                    literal_kinds=tuple(sorted(self.kinds.items())), **kw)
 
     def plan_select(self) -> Plan:
         types = self.select_types()
@@ -1009,7 +1015,8 @@ class Translator:
         return self._finder
 
     def new_finder(self) -> Finder:
-        return Finder(self.tokens, SelectTypes([], self.statement_tables()).column_type)
+        return Finder(self.tokens, SelectTypes([], self.statement_tables()).column_type,
+                      literal=lambda n: self.params[n] if n < len(self.params) else None, kinds=self.kinds)
 
     def statement_tables(self) -> list[tuple[str, Table]]:
         """Every table the statement names, by alias: the FROM clauses at any depth, the target

@@ -62,9 +62,12 @@ def differences(steps: Sequence[tuple[str, str]], theirs: list[tuple], mine: lis
                      for (who, sql), t, m in zip(steps, theirs, mine, strict=True) if t != m)
 
 
-def prepared_answers(port: int, database: str, statements: Sequence[tuple[str, tuple]]) -> list[tuple]:
+def prepared_answers(port: int, database: str, statements: Sequence[tuple[str, tuple]],
+                     rows: bool = False) -> list[tuple]:
     """(statement, affected rows, the client's lastrowid) for each prepared statement executed with
-    its values, autocommit, through mysql-connector-python's pure-Python protocol."""
+    its values, autocommit, through mysql-connector-python's pure-Python protocol (COM_STMT_EXECUTE:
+    the values' Python types choose their MySQL types); `rows`: (statement, values, the rows it
+    returned) instead."""
     import mysql.connector
 
     conn = mysql.connector.connect(host="127.0.0.1", port=port, user="root", password="", database=database,
@@ -74,7 +77,8 @@ def prepared_answers(port: int, database: str, statements: Sequence[tuple[str, t
         out = []
         for sql, values in statements:
             cur.execute(sql, values)
-            out.append((sql, cur.rowcount, cur.lastrowid))
+            out.append((sql, values, [tuple(row) for row in cur.fetchall()]) if rows
+                       else (sql, cur.rowcount, cur.lastrowid))
         return out
     finally:
         conn.close()

@@ -584,6 +584,38 @@ async def test_literals_compare_under_general_ci_beside_expressions(engine, db):
     assert r.rows == []
 
 
+async def test_a_number_and_a_string_compare_as_numbers(engine, db):
+    """MySQL compares a number with a string as numbers ('01' = 1, 'x' = 0), SQLite puts every
+    number below every text: the string side is cast (`exact.Finder.as_numbers`). Where that
+    depends on a literal's kind, the shape has one plan per kind (`Plan.literal_kinds`)."""
+    await run(engine, db, "CREATE TABLE m (id INT PRIMARY KEY, w VARCHAR(9), n INT, KEY (w))")
+    await run(engine, db, "INSERT INTO m VALUES (1, '1', 1), (2, '01', 2), (3, 'x', 3), (4, '10', NULL)")
+
+    async def ids(where):
+        return [i for (i,) in (await run(engine, db, f"SELECT id FROM m WHERE {where} ORDER BY id")).rows]
+    assert await ids("w = 1") == [1, 2]
+    assert await ids("w = '1'") == [1]
+    assert await ids("w = 1") == [1, 2]  # the shape's plan for a number, cached beside the string's
+    assert await ids("w = 0") == [3]
+    assert await ids("w > 9") == [4]
+    assert await ids("w > '9'") == [3]
+    assert await ids("n + 0 >= '2'") == [2, 3]
+    assert await ids("n * 1 IN ('1', '3')") == [1, 3]
+    assert await ids("n - 0 BETWEEN '2' AND '3.5'") == [2, 3]
+    assert await ids("UPPER(w) = 1 OR LENGTH(w) = '2' AND id > 2") == [1, 2, 4]
+    assert await ids("n = w") == [1]
+    assert await ids("n > w") == [2, 3]
+    r = await run(engine, db, "SELECT 1 = '1', '01' = 1, '01' = '1', 'a' = 0, 1 = 1.0, -1 = '-1.0'")
+    assert r.rows == [(1, 1, 0, 1, 1, 1)]
+    shape, _ = extract("SELECT id FROM m WHERE w = 1")
+    number, text = engine.plan_for(shape, "test", [1]), engine.plan_for(shape, "test", ["1"])
+    assert "CAST" in number.sql and "CAST" not in text.sql
+    assert number.literal_kinds == ((0, True),) and text.literal_kinds == ((0, False),)
+    assert engine.plan_for(shape, "test", [2]) is number and engine.plan_for(shape, "test", ["2"]) is text
+    plan = (await run(engine, db, "EXPLAIN SELECT id FROM m WHERE w = '1'")).rows
+    assert plan[0][5] == "w"  # a string against the column: its index, as before
+
+
 async def test_like_on_a_binary_collation_column_counts_case_and_accents(engine, db):
     """LIKE on a utf8mb4_bin (or JSON) column matches by code points, as MariaDB's: the
     translator calls mysql_like_bin for it (NOT LIKE, a select-list item, a CASE too)."""
