@@ -26,7 +26,7 @@ bound exact. A scalar subquery has its item's category. A region whose value is 
 position naming it) order its texts by value. Integer, float and string expressions are never
 changed (SQLite's own operators: no Python per row). A comparison (and IN, BETWEEN) of a number
 with a string compares numbers, as MySQL's: the string side becomes `CAST(x AS NUMERIC)`
-(`as_numbers`); where a literal's kind decides it, the literal's value is read (`literal`) and
+(`convert_operands`); where a literal's kind decides it, the literal's value is read (`literal`) and
 the literal recorded in `kinds`, which the plan is then keyed by (`Plan.literal_kinds`). Also MySQL's `^` (bitwise XOR) and `~`
 (64-bit unsigned) become functions, which SQLite lacks. An expression outside the grammar
 (INTERVAL arithmetic, row constructors ...) is left as written (SQLite's double where it
@@ -54,6 +54,9 @@ _PREC = {"OR": 1, "||": 1, "XOR": 2, "AND": 3, "&&": 3, "=": 5, "<=>": 5, ">=": 
          "NOT": 5, "SOUNDS": 5, "|": 6, "&": 7, "<<": 8, ">>": 8, "+": 9, "-": 9, "*": 10, "/": 10,
          "DIV": 10, "%": 10, "MOD": 10, "^": 11}
 NUMBER_VALUES = (int, float, Decimal)  # a literal that holds a number (`Finder.number_literal`)
+_TEMPORAL_NAMES = {FieldType.DATE: "date", FieldType.DATETIME: "datetime", FieldType.TIMESTAMP: "timestamp",
+                   FieldType.TIME: "time"}
+_MIDNIGHT = (FieldType.DATETIME, FieldType.TIMESTAMP)
 _COMPARE = {"=", "<=>", ">=", "<=", "<", ">", "!=", "<>"}
 _ARITH = {"+": "mysql_dec_add", "-": "mysql_dec_sub", "*": "mysql_dec_mul", "/": "mysql_dec_div",
           "%": "mysql_dec_mod", "MOD": "mysql_dec_mod", "DIV": "mysql_dec_intdiv"}
@@ -100,7 +103,7 @@ class Expr:
     kind: str = ""  # "col": a stored DECIMAL column; "lit": a literal; "neglit": -literal;
     # "litexpr": arithmetic on literals only; "bigint": a BIGINT column; "temporal": a date/time one
     param: int = -1
-    column: bool = False  # a bare column reference
+    column: ColumnType | None = None  # a bare column reference: its type
 
     def emit(self) -> tuple:
         """As written (regions inside found by the emitter)."""
@@ -113,6 +116,10 @@ class Expr:
         if self.kind == "neglit":
             return ("call", "mysql_dec_neg", ("dec", self.param))
         return self.emit()
+
+
+def _cast_number(e: Expr) -> tuple:
+    return ("seq", ("raw", "CAST("), e.emit(), ("raw", "AS NUMERIC)"))
 
 
 def _as_number(e: Expr) -> Expr:
@@ -254,7 +261,7 @@ class Finder:
             pass  # an exact sum of literals against a literal: compared as numbers below
         elif not self.decimal_side(a, b):
             e = self.native(a.start, b.stop, INT, [a, b])
-            self.as_numbers(a, [b])
+            self.convert_operands(a, [b])
             return e
         if self.by_collation(a, [b]) or self.by_collation(b, [a]):
             sql = {"<=>": "IS", "<>": "!=", "!=": "!="}.get(op, op)
@@ -265,27 +272,42 @@ class Finder:
         return Expr(a.start, b.stop, INT, ("seq", ("raw", "("), ("call", "mysql_dec_cmp", a.exact(), b.exact()),
                                            ("raw", f"{sql} 0)")))
 
-    def as_numbers(self, left: Expr, others: list[Expr]) -> None:
-        """MySQL compares a number with a string as numbers (doubles; '1abc' is 1, 'abc' 0, with
-        a warning), where SQLite orders every number below every text: the string operands of
-        `left`'s comparisons with `others` become regions `CAST(x AS NUMERIC)` (SQLite reads a
-        text's number prefix as MySQL does). A number is an INT or FLOAT expression or a negated
-        literal; a string a STR expression. A literal takes the other side's kind: against a
-        number it is cast whatever it holds (a number casts to itself), except against a bare
-        numeric column, whose affinity converts it already; against a string or a literal its
-        value decides (the plan then depends on it: `kinds`)."""
-        wrap: dict[int, Expr] = {}
+    def convert_operands(self, left: Expr, others: list[Expr]) -> None:
+        """Operands of `left`'s comparisons with `others` converted as MySQL compares them, where
+        SQLite would compare them otherwise (regions around them):
+        - a number with a string compares numbers (doubles; '1abc' is 1, 'abc' 0, with a warning),
+          where SQLite orders every number below every text: the string becomes `CAST(x AS
+          NUMERIC)` (SQLite reads a text's number prefix as MySQL does). A number is an INT or
+          FLOAT expression or a negated literal; a string a STR expression. A literal takes the
+          other side's kind: against a number it is cast whatever it holds (a number casts to
+          itself), except against a bare numeric column, whose affinity converts it already;
+          against a string or a literal its value decides (the plan then depends on it: `kinds`).
+        - a DATE, DATETIME, TIMESTAMP or TIME column with a literal compares times: the literal
+          becomes `mysql_temporal(x, type, fsp)`, its text as the column holds its value
+          ('2024-1-5' and 20240105 are '2024-01-05', a DATETIME's '2024-01-05' is midnight's
+          '2024-01-05 00:00:00'; `values.temporal_text`), one call per statement (SQLite folds a
+          deterministic call of constants) and the column's index still usable; a DATE column with
+          a DATETIME or TIMESTAMP column compares the date's midnight."""
+        wrap: dict[int, tuple[int, tuple]] = {}  # start -> (stop, tree)
         for other in others:
             for x, y in ((left, other), (other, left)):
+                if x.kind == "temporal" and x.column is not None:
+                    if y.kind == "lit":
+                        wrap[y.start] = (y.stop, ("seq", ("raw", "mysql_temporal("), y.emit(), (
+                            "raw", f", '{_TEMPORAL_NAMES[x.column.type]}', {x.column.decimals})")))
+                    elif x.column.type in _MIDNIGHT and x.column.decimals == 0 and y.kind == "temporal" \
+                            and y.column is not None and y.column.type == FieldType.DATE:
+                        wrap[y.start] = (y.stop, ("seq", ("raw", "("), y.emit(), ("raw", "|| ' 00:00:00')")))
+                    continue
                 if y.kind != "lit" and y.cat != STR:
                     continue
                 if x.kind == "neglit" or (x.cat in (INT, FLOAT) and x.kind not in ("lit", "litexpr")):
-                    if y.cat == STR or not x.column:
-                        wrap[y.start] = y
+                    if y.cat == STR or x.column is None:
+                        wrap[y.start] = (y.stop, _cast_number(y))
                 elif x.kind == "lit" and self.number_literal(x) and (y.cat == STR or not self.number_literal(y)):
-                    wrap[y.start] = y
-        for y in wrap.values():  # (a literal or a column, call, CASE or subquery: no region of a part starts with it)
-            self.regions[y.start] = (y.stop, ("seq", ("raw", "CAST("), y.emit(), ("raw", "AS NUMERIC)")))
+                    wrap[y.start] = (y.stop, _cast_number(y))
+        # (each a literal or a column, call, CASE or subquery: no region of a part starts with it)
+        self.regions.update(wrap)
 
     def number_literal(self, e: Expr) -> bool:
         """Whether the literal `e` holds a number in this execution (recorded in `kinds`)."""
@@ -313,7 +335,7 @@ class Finder:
             items = self.list_of(j + 2, end - 1)
             if not self.decimal_side(left, *items):
                 e = self.native(left.start, end, INT, [left, *items])
-                self.as_numbers(left, items)
+                self.convert_operands(left, items)
                 return e
             if self.by_collation(left, items):
                 parts: list[tuple] = [left.exact(), ("raw", "NOT IN (" if negate else "IN (")]
@@ -330,7 +352,7 @@ class Finder:
             high = self.expr(low.stop + 1, 6)
             if not self.decimal_side(left, low, high):
                 e = self.native(left.start, high.stop, INT, [left, low, high])
-                self.as_numbers(left, [low, high])
+                self.convert_operands(left, [low, high])
                 return e
             if self.by_collation(left, [low, high]):
                 tree: tuple = ("seq", left.exact(), ("raw", "NOT BETWEEN" if negate else "BETWEEN"), low.exact(),
@@ -443,16 +465,16 @@ class Finder:
                 return Expr(i, j, cat)
             code = ct.type
             if code == FieldType.NEWDECIMAL or (code == FieldType.LONGLONG and ct.unsigned):
-                return Expr(i, j, DEC, None, "col", column=True)
+                return Expr(i, j, DEC, None, "col", column=ct)
             if code in INTEGER_CODES:
-                return Expr(i, j, INT, None, "bigint" if code == FieldType.LONGLONG else "", column=True)
+                return Expr(i, j, INT, None, "bigint" if code == FieldType.LONGLONG else "", column=ct)
             if code in (FieldType.DOUBLE, FieldType.FLOAT):
-                return Expr(i, j, FLOAT, column=True)
+                return Expr(i, j, FLOAT, column=ct)
             if code in (FieldType.DATE, FieldType.TIME, FieldType.DATETIME, FieldType.TIMESTAMP):
-                return Expr(i, j, OTHER, None, "temporal", column=True)
+                return Expr(i, j, OTHER, None, "temporal", column=ct)
             if code in STRING_CODES and not ct.flags & (ColumnFlag.ENUM | ColumnFlag.SET):
-                return Expr(i, j, STR, column=True)
-            return Expr(i, j, OTHER, column=True)
+                return Expr(i, j, STR, column=ct)
+            return Expr(i, j, OTHER, column=ct)
         raise _Fail
 
     def scalar(self, lo: int, hi: int) -> str:

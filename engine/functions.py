@@ -37,6 +37,16 @@ MAX_RAND = 0x3FFFFFFF
 _RAISED = threading.local()  # the SQLError a function of this thread raised (see `raise_sql`)
 
 
+def mysql_temporal(value: Any, base: str, fsp: int) -> Any:
+    """A value compared with a `base` (date, datetime, timestamp, time) column as the text the
+    column would hold for it (`values.temporal_text`), so that SQLite's text comparison is
+    MariaDB's comparison of times; a value that is not one is left as it is."""
+    if value is None or isinstance(value, bytes):
+        return value
+    text = values.temporal_text(value, base, fsp)
+    return value if text is None else text
+
+
 def raise_sql(exc: SQLError) -> None:
     """Fail the running statement with MySQL's error: SQLite reports a function's exception as
     "user-defined function raised exception"; `raised()` then gives the error itself."""
@@ -1073,6 +1083,7 @@ def register(conn: sqlite3.Connection, state: ConnectionState) -> None:
         "ascii": (1, lambda s: None if s is None else (ord(_to_str(s)[0]) if _to_str(s) else 0)),
         "mysql_rand": (-1, mysql_rand), "mysql_set_last_id": (1, mysql_set_last_id),
         "mysql_upsert_mark": (2, mysql_upsert_mark), "mysql_date_add": (4, date_add),
+        "mysql_temporal": (3, mysql_temporal),
     }
     # typeshed's create_aggregate wants step(int) and finalize() -> int; SQLite passes any values
     # (n_arg of them) and takes any SQLite value back, as these aggregates use

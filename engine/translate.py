@@ -144,7 +144,7 @@ class Plan:
     changed: Plan | None = None  # UPDATE counting changed rows (MySQL's default) instead of matched
     cacheable: bool = True  # False when literals were inlined (ORDER BY 2)
     # (literal index, holds a number) for each literal whose kind the SQL depends on (a string
-    # compared with a number is compared as numbers: `exact.Finder.as_numbers`); another
+    # compared with a number is compared as numbers: `exact.Finder.convert_operands`); another
     # execution of the shape whose literals differ in kind has its own plan (`Engine.plan_for`)
     literal_kinds: tuple[tuple[int, bool], ...] = ()
     sysvars: bool = False  # reads @@variables: a write is binlogged with their values inlined

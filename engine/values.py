@@ -10,9 +10,12 @@ store the same value. It returns what SQLite keeps, or raises MariaDB's strict-m
 digits (Python's decimal, never a float) and kept as its exact text; binary strings are bytes
 (any byte value; BINARY(n) padded with zero bytes; held as `binary_value` says), text
 columns get str (CHAR(n) without its trailing spaces, as MariaDB returns it without
-PAD_CHAR_TO_FULL_LENGTH); DATETIME/TIME keep
-at most their declared fractional digits (MariaDB truncates the rest); a TIME beyond
-+-838:59:59.999999 is 1292.
+PAD_CHAR_TO_FULL_LENGTH); DATE, DATETIME and TIMESTAMP values in any form MariaDB reads
+('2024-1-5', '20240105', 240105, '2024/01/05T1:2:3') are stored as MariaDB's canonical text
+('2024-01-05', '2024-01-05 01:02:03'), what it refuses (2024-02-30, 24:00:00, a TIMESTAMP out of
+its range) is 1292 (`temporal_text`, which also gives a literal compared with such a column the
+column's form: `engine.exact`); DATETIME/TIME keep their declared fractional digits exactly
+(MariaDB truncates the rest); a TIME beyond +-838:59:59.999999 is 1292.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from __future__ import annotations
 import re
 from decimal import ROUND_HALF_UP, Context, Decimal, InvalidOperation
 
-from engine.catalog import BLOB_TYPES, INT_TYPES, NUMERIC_TYPES, REAL_TYPES, Column
+from engine.catalog import BLOB_TYPES, INT_TYPES, NUMERIC_TYPES, REAL_TYPES, TIME_TYPES, Column
 from protocol.errors import (
     ER_DATA_TOO_LONG,
     ER_TRUNCATED_WRONG_VALUE,
@@ -38,8 +41,13 @@ _NUMBER_PREFIX = re.compile(r"\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
 # a literal that an exact DECIMAL computation reads (`engine.exact`): bound as its exact text,
 # as written (never the float the lexer made of `1.5`)
 NUMBER = Column("number", "longtext")
+# TIMESTAMP's range (seconds 1 .. 2**31 - 1 of the epoch), in UTC: the server's time zone
+TIMESTAMP_MIN, TIMESTAMP_MAX = "1970-01-01 00:00:01", "2038-01-19 03:14:07"
 TIME_MAX_HOURS = 838  # TIME's range: -838:59:59.999999 .. 838:59:59.999999
 _TEMPORAL = re.compile(r"^(-?\d+(?:[-:]\d+)*(?: \d+(?::\d+)*)?)(?:\.(\d*))?$")
+_DIGITS_DATE = re.compile(r"(\d+)(?:\.(\d*))?\Z")
+_DELIMITED_DATE = re.compile(r"(\d{1,4})[^\w\s]+(\d{1,2})[^\w\s]+(\d{1,2})"
+                             r"(?:(?:\s+|T)(\d{1,2})(?:[^\w\s.]+(\d{1,2}))?(?:[^\w\s.]+(\d{1,2}))?(?:\.(\d*))?)?\Z")
 
 
 _TARGETS: dict[str, tuple[Column, str]] = {}  # target() keys -> the column an expression is stored in
@@ -98,7 +106,7 @@ def store(col: Column, value: object, row: int, where: str) -> object:
         return _text(col, value, row, where)
     if base == "enum":
         return _enum(col, value, row)
-    if base in ("datetime", "timestamp", "time"):
+    if base in TIME_TYPES:
         return _temporal(col, value, row, where)
     if isinstance(value, Decimal):  # a number with a point into a column of another kind
         return int(value) if value == value.to_integral_value() else float(value)
@@ -223,6 +231,15 @@ def _enum(col: Column, value: object, row: int) -> object:
 
 
 def _temporal(col: Column, value: object, row: int, where: str) -> object:
+    if col.base != "time":
+        if not isinstance(value, (str, int, float, Decimal)) or isinstance(value, bool):
+            return value
+        nums = [int(a) for a in col.args if a.isdigit()]
+        text = temporal_text(value, col.base, nums[0] if nums else 0, stored=True)
+        if text is None:  # (MariaDB names a TIMESTAMP's value a datetime value)
+            raise SQLError(ER_TRUNCATED_WRONG_VALUE, "date" if col.base == "date" else "datetime",
+                           _shown(str(value)), where, row)
+        return text
     if isinstance(value, Decimal):
         return float(value)
     if not isinstance(value, str):
@@ -239,6 +256,95 @@ def _temporal(col: Column, value: object, row: int, where: str) -> object:
     fsp = nums[0] if nums else 0
     # MariaDB truncates extra digits; kept with exactly fsp digits, so the text sorts as the time
     return whole + ("." + (frac + "000000")[:fsp] if fsp else "")
+
+
+def _date_parts(value: object) -> tuple[list[int], str] | None:
+    """A DATE / DATETIME value as MariaDB reads it (my_time.c's str_to_datetime and
+    number_to_datetime): [year, month, day, hour, minute, second] and the fraction's digits, or
+    None when it is not one. Text: delimited ('2024-1-5 1:2:3', any punctuation between the
+    parts, ' ' or 'T' before the time, a 2-digit year 70-99 in the 1900s, else the 2000s) or
+    digits only (YYMMDD, YYYYMMDD, YYMMDDHHMMSS, YYYYMMDDHHMMSS, two digits a part after the
+    year, a last part of one digit too: '24010' is 2024-01-00); a number as its digits, zero
+    padded to the nearest of those lengths. Out of range (month 13, 2024-02-30, 24:00:00): None;
+    zero dates and zero parts are values (no NO_ZERO_DATE in the default sql_mode)."""
+    if isinstance(value, (int, float, Decimal)):
+        if value < 0:
+            return None
+        whole, _, frac = format(Decimal(str(value)) if isinstance(value, float) else value, "f").partition(".")
+        n = len(whole)
+        whole = whole.zfill(6 if n <= 6 else 8 if n <= 8 else 12 if n <= 12 else 14)
+        text = whole + ("." + frac if frac else "")
+    else:
+        text = value.decode("utf-8", "surrogateescape") if isinstance(value, bytes) else str(value)
+    text = text.strip()
+    m = _DIGITS_DATE.match(text)
+    if m is not None:
+        body, frac = m.group(1), m.group(2) or ""
+        if not 5 <= len(body) <= 14:
+            return None
+        year_digits = 4 if len(body) in (8, 14) else 2
+        parts = [body[:year_digits]] + [body[k:k + 2] for k in range(year_digits, len(body), 2)]
+    else:
+        m = _DELIMITED_DATE.match(text)
+        if m is None:
+            return None
+        parts = [p for p in m.groups()[:6] if p is not None]
+        frac = m.group(7) or ""
+    fields = [int(p) for p in parts] + [0] * (6 - len(parts))
+    if len(parts[0]) <= 2 and any(fields):
+        fields[0] += 2000 if fields[0] < 70 else 1900
+    year, month, day, hour, minute, second = fields
+    if month > 12 or hour > 23 or minute > 59 or second > 59 or year > 9999:
+        return None
+    if day > 31 or (month and day > _month_days(year, month)):
+        return None
+    return fields, frac
+
+
+def _month_days(year: int, month: int) -> int:
+    if month == 2:
+        return 29 if year % 4 == 0 and (year % 100 != 0 or year % 400 == 0) else 28
+    return 30 if month in (4, 6, 9, 11) else 31
+
+
+def temporal_text(value: object, base: str, fsp: int, stored: bool = False) -> str | None:
+    """`value` as a `base` ("date", "datetime", "timestamp", "time") column holds it: stored
+    (`stored`: a DATE keeps the date of a DATETIME value, a DATETIME exactly `fsp` fraction
+    digits, MariaDB truncating the rest), or as a value compared with such a column (a DATE
+    compared with a time of day other than midnight, or a DATETIME with more fraction digits than
+    `fsp`, keeps them, so that the texts order as the values: '2024-01-05' < '2024-01-05
+    10:00:00'); None when it is not a value of that kind."""
+    if base == "time":
+        m = _TEMPORAL.match(str(value).strip())
+        whole = _time_whole(m.group(1)) if m is not None else None
+        if whole is None:
+            return None
+        return whole + _fraction(m.group(2) or "", fsp, stored)
+    found = _date_parts(value)
+    if found is None:
+        return None
+    (year, month, day, hour, minute, second), frac = found
+    date = f"{year:04d}-{month:02d}-{day:02d}"
+    clock = f" {hour:02d}:{minute:02d}:{second:02d}"
+    if base == "date":
+        return date if stored or not (hour or minute or second or frac.strip("0")) else date + clock + \
+            _fraction(frac, 0, False)
+    text = date + clock
+    if base == "timestamp" and stored and any(found[0]) and not (
+            month and day and TIMESTAMP_MIN <= text <= TIMESTAMP_MAX):
+        return None  # (the zero timestamp is one)
+    return text + _fraction(frac, fsp, stored)
+
+
+def _fraction(digits: str, fsp: int, stored: bool) -> str:
+    """A value's fraction as a column with `fsp` digits stores it (exactly fsp digits), or, to
+    compare with one, with its own nonzero digits beyond fsp."""
+    if stored:
+        return "." + (digits + "000000")[:fsp] if fsp else ""
+    digits = digits.rstrip("0")
+    if len(digits) <= fsp:
+        return "." + digits.ljust(fsp, "0") if fsp else ""
+    return "." + digits
 
 
 def _time_whole(text: str) -> str | None:

@@ -16,7 +16,7 @@ import pytest
 
 from engine.collation import weight
 from tests.support.mariadb import mariadb_available
-from tests.support.mariadb_compare import answer, mariadb_and_ours
+from tests.support.mariadb_compare import both_answer, mariadb_and_ours
 
 pytestmark = [
     pytest.mark.timeout(300),
@@ -104,15 +104,6 @@ def test_weights_are_mariadbs_for_every_bmp_code_point(tmp_path):
 
 def test_character_columns_compare_as_mariadb(tmp_path):
     with mariadb_and_ours(tmp_path) as (reference, master):
-        answers = []
-        for server in (reference, master):
-            for sql in SETUP:
-                server.query(sql)
-            conn = server.connect("d")
-            try:
-                answers.append([(sql, answer(conn, sql)) for sql in QUERIES])
-            finally:
-                conn.close()
-        theirs, ours = answers
+        theirs, ours = both_answer(reference, master, SETUP, QUERIES)
         assert ("INSERT INTO u VALUES ('á')", ("error", 1062, "23000", "Duplicate entry 'á' for key 'PRIMARY'")) in theirs
         assert ours == theirs

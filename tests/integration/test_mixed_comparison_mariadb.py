@@ -1,6 +1,6 @@
 """A number compared with a string answers as MariaDB 10.11's: both compared as numbers
 (doubles: '01' = 1, '10' > 9, 'abc' = 0), where SQLite orders every number below every text
-(`engine.exact.Finder.as_numbers`). Each statement runs on a stock MariaDB and on our master and
+(`engine.exact.Finder.convert_operands`). Each statement runs on a stock MariaDB and on our master and
 the answers are compared: integer, float and DECIMAL expressions against quoted numbers, character
 columns and string functions against numbers, literals against literals, IN and BETWEEN, UPDATE and
 DELETE (MariaDB's warnings aside), and prepared statements executed with a number and then a string for the same parameter
@@ -18,7 +18,7 @@ from __future__ import annotations
 import pytest
 
 from tests.support.mariadb import mariadb_available
-from tests.support.mariadb_compare import answer, mariadb_and_ours, prepared_answers
+from tests.support.mariadb_compare import both_answer, mariadb_and_ours, prepared_answers
 
 pytest.importorskip("mysql.connector")
 
@@ -98,16 +98,7 @@ PREPARED = [
 
 def test_numbers_and_strings_compare_as_mariadb(tmp_path):
     with mariadb_and_ours(tmp_path) as (reference, master):
-        answers = []
-        for server in (reference, master):
-            for sql in SETUP:
-                server.query(sql)
-            conn = server.connect("d")
-            try:
-                answers.append([(sql, answer(conn, sql)) for sql in QUERIES])
-            finally:
-                conn.close()
-        theirs, ours = answers
+        theirs, ours = both_answer(reference, master, SETUP, QUERIES)
         assert ("SELECT id FROM t WHERE v = 1 ORDER BY id", ("rows", ((5,),))) in theirs
         assert ours == theirs
         expected = prepared_answers(reference.port, "d", PREPARED, rows=True)

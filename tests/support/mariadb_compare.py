@@ -41,6 +41,22 @@ def answer(conn: pymysql.connections.Connection, sql: str) -> tuple:
         return ("rows", tuple(tuple(row) for row in cur.fetchall()))
 
 
+def both_answer(reference: Any, ours: Any, setup: Sequence[str], queries: Sequence[str],
+                database: str = "d") -> tuple[list[tuple], list[tuple]]:
+    """`setup` run on each server, then (query, `answer`) for each query on one connection to
+    `database`: MariaDB's list, then ours."""
+    answers = []
+    for server in (reference, ours):
+        for sql in setup:
+            server.query(sql)
+        conn = server.connect(database)
+        try:
+            answers.append([(sql, answer(conn, sql)) for sql in queries])
+        finally:
+            conn.close()
+    return answers[0], answers[1]
+
+
 def replay(server: Any, setup: Sequence[str], steps: Sequence[tuple[str, str]],
            passwords: dict[str, str]) -> list[tuple]:
     """`setup` as root, then each step's answer (`answer`) on its account's connection ("root",

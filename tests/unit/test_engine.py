@@ -586,7 +586,7 @@ async def test_literals_compare_under_general_ci_beside_expressions(engine, db):
 
 async def test_a_number_and_a_string_compare_as_numbers(engine, db):
     """MySQL compares a number with a string as numbers ('01' = 1, 'x' = 0), SQLite puts every
-    number below every text: the string side is cast (`exact.Finder.as_numbers`). Where that
+    number below every text: the string side is cast (`exact.Finder.convert_operands`). Where that
     depends on a literal's kind, the shape has one plan per kind (`Plan.literal_kinds`)."""
     await run(engine, db, "CREATE TABLE m (id INT PRIMARY KEY, w VARCHAR(9), n INT, KEY (w))")
     await run(engine, db, "INSERT INTO m VALUES (1, '1', 1), (2, '01', 2), (3, 'x', 3), (4, '10', NULL)")

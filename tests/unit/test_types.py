@@ -14,7 +14,7 @@ from engine.catalog import Column, Index, Table
 from engine.coltypes import ColumnType, converter, declared_type, from_rows, text_value
 from engine.exprtypes import SelectTypes, from_tables, split_select
 from engine.lexer import extract, literal_texts, tokenize
-from engine.values import compare_decimal, store
+from engine.values import compare_decimal, store, temporal_text
 from protocol.errors import SQLError
 from protocol.messages import ColumnFlag, FieldType
 
@@ -123,6 +123,36 @@ def test_values_stored_exactly():
     assert store(Column("c", "datetime"), "2020-01-01 10:00:00.6", 1, "") == "2020-01-01 10:00:00"
     assert store(Column("c", "datetime", ["3"]), "2020-01-01 10:00:00.1239", 1, "") == "2020-01-01 10:00:00.123"
     assert store(Column("c", "enum", ["'a'", "'B'"]), "b", 1, "") == "B"
+
+
+def test_temporal_values_stored_and_compared_in_mariadbs_form():
+    """The forms MariaDB reads a DATE / DATETIME / TIMESTAMP in, stored as its canonical text
+    (tests/integration/test_temporal_mariadb.py compares them with MariaDB's), and the text a
+    literal compared with such a column becomes (its texts then order as the times)."""
+    def stored(base, value, *args):
+        return store(Column("c", base, list(args)), value, 1, "`db`.`t`.`c`")
+    for value in ("2024-1-5", "20240105", 20240105, "240105", 240105, "24-1-5", "2024/01/05", "  2024-01-05 ",
+                  "2024-01-05 10:11:12"):
+        assert stored("date", value) == "2024-01-05"
+    assert stored("date", "99-1-5") == "1999-01-05" and stored("date", 0) == "0000-00-00"
+    assert stored("datetime", "2024-01-05T1:2:3") == "2024-01-05 01:02:03"
+    assert stored("datetime", 20240105101112.25, "3") == "2024-01-05 10:11:12.250"
+    assert stored("datetime", "2024-01-05") == "2024-01-05 00:00:00"
+    assert stored("timestamp", "0000-00-00") == "0000-00-00 00:00:00"
+    for base, value in (("date", "2023-02-29"), ("date", "2024-13-01"), ("datetime", "2024-01-05 24:00:00"),
+                        ("datetime", "9:05"), ("date", "2024-01-05x"), ("date", ""), ("timestamp", "1969-12-31"),
+                        ("timestamp", "2038-01-19 03:14:08"), ("timestamp", "2024-00-01")):
+        assert err(Column("c", base), value)[0] == 1292, (base, value)
+    assert err(Column("c", "timestamp"), "1969-12-31") == (
+        1292, "Incorrect datetime value: '1969-12-31' for column `db`.`t`.`c` at row 1")
+    assert temporal_text("2024-1-5", "datetime", 0) == "2024-01-05 00:00:00"
+    assert temporal_text("2024-1-5 10:00", "date", 0) == "2024-01-05 10:00:00"  # not the date: after it
+    assert temporal_text("2024-1-5 00:00:00.000", "date", 0) == "2024-01-05"
+    assert temporal_text("2024-01-05 00:00:00.5", "datetime", 0) == "2024-01-05 00:00:00.5"
+    assert temporal_text("2024-01-05 00:00:00.5", "datetime", 3) == "2024-01-05 00:00:00.500"
+    assert temporal_text("2024-01-05 00:00:00.0005", "datetime", 3) == "2024-01-05 00:00:00.0005"
+    assert temporal_text("9:05", "time", 0) == "09:05:00" and temporal_text(90500, "time", 0) == "09:05:00"
+    assert temporal_text("abc", "date", 0) is None
 
 
 def test_decimal_collation_orders_by_value():
