@@ -28,7 +28,10 @@ changed (SQLite's own operators: no Python per row). A comparison (and IN, BETWE
 with a string compares numbers, as MySQL's: the string side becomes `CAST(x AS NUMERIC)`
 (`convert_operands`); where a literal's kind decides it, the literal's value is read (`literal`) and
 the literal recorded in `kinds`, which the plan is then keyed by (`Plan.literal_kinds`). Also MySQL's `^` (bitwise XOR) and `~`
-(64-bit unsigned) become functions, which SQLite lacks. An expression outside the grammar
+(64-bit unsigned) and the logical XOR become functions, which SQLite lacks; CAST(x AS SIGNED /
+UNSIGNED) becomes `mysql_cast_int` told what x is (a DECIMAL rounds half away from zero, a
+DOUBLE half to even, a string reads its leading integer) and ROUND of a DOUBLE
+`mysql_round_double` (half to even, as MySQL's rint). An expression outside the grammar
 (INTERVAL arithmetic, row constructors ...) is left as written (SQLite's double where it
 computes on DECIMALs), its subexpressions still found.
 """
@@ -57,6 +60,7 @@ NUMBER_VALUES = (int, float, Decimal)  # a literal that holds a number (`Finder.
 _TEMPORAL_NAMES = {FieldType.DATE: "date", FieldType.DATETIME: "datetime", FieldType.TIMESTAMP: "timestamp",
                    FieldType.TIME: "time"}
 _MIDNIGHT = (FieldType.DATETIME, FieldType.TIMESTAMP)
+_INT_TARGETS = ("SIGNED", "UNSIGNED", "INTEGER", "INT")
 _COMPARE = {"=", "<=>", ">=", "<=", "<", ">", "!=", "<>"}
 _ARITH = {"+": "mysql_dec_add", "-": "mysql_dec_sub", "*": "mysql_dec_mul", "/": "mysql_dec_div",
           "%": "mysql_dec_mod", "MOD": "mysql_dec_mod", "DIV": "mysql_dec_intdiv"}
@@ -239,6 +243,8 @@ class Finder:
     def binary(self, a: Expr, op: str, b: Expr) -> Expr:
         if op == "^":
             return Expr(a.start, b.stop, INT, ("call", "mysql_bit_xor", a.emit(), b.emit()))
+        if op == "XOR":  # (SQLite has no logical XOR)
+            return Expr(a.start, b.stop, INT, ("call", "mysql_xor", a.emit(), b.emit()))
         if op in _ARITH:
             a, b = _as_number(a), _as_number(b)
             cats = {a.cat, b.cat}
@@ -585,6 +591,9 @@ class Finder:
             exact = [args[0].exact(), *(a.emit() for a in args[1:])] if word in ("ROUND", "TRUNCATE") \
                 else [a.exact() for a in args]
             return Expr(i, end, cat, ("call", _DEC_FUNCS[word], *exact))
+        if word == "ROUND" and 1 <= len(args) <= 2 and args[0].cat == FLOAT:  # rint, as MySQL's
+            return Expr(i, end, FLOAT, ("call", "mysql_round_double", args[0].emit(),
+                                        args[1].emit() if len(args) == 2 else ("raw", "0")))
         if word == "NULLIF" and len(args) == 2 and self.decimal_side(*args):
             return Expr(i, end, DEC, ("seq", ("raw", "iif("), ("call", "mysql_dec_cmp", args[0].exact(), args[1].exact()),
                                       ("raw", "= 0, NULL,"), args[0].exact(), ("raw", ")")))
@@ -624,9 +633,15 @@ class Finder:
             precision = ("tokens", nums[0], nums[0] + 1) if nums else ("raw", "10")
             scale = ("tokens", nums[1], nums[1] + 1) if len(nums) > 1 else ("raw", "0")
             return Expr(i, end, DEC, ("call", "mysql_dec_cast", operand, precision, scale))
+        name = target.upper if target is not None else ""
+        if name in _INT_TARGETS and not toks[k].is_word("USING") and (
+                k + 2 == end - 1 or k + 3 == end - 1 and toks[k + 2].is_word("INTEGER", "INT")):
+            kind = {DEC: "dec", FLOAT: "double", LIT: "lit"}.get(inner.cat, "") if inner is not None else ""
+            operand = inner.emit() if inner is not None else ("tokens", i + 2, k)
+            return Expr(i, end, INT, ("call", "mysql_cast_int", operand, ("raw", f"'{kind}'"),
+                                      ("raw", "1" if name == "UNSIGNED" else "0")))
         if inner is not None:
             self.root(inner)
-        name = target.upper if target is not None else ""
         cat = INT if name in ("SIGNED", "UNSIGNED", "INTEGER", "INT") else FLOAT if name in ("DOUBLE", "FLOAT",
                                                                                            "REAL") else OTHER
         return Expr(i, end, cat)

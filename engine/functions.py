@@ -47,6 +47,14 @@ def mysql_temporal(value: Any, base: str, fsp: int) -> Any:
     return value if text is None else text
 
 
+def mysql_cast_temporal(value: Any, base: str, fsp: Any) -> str | None:
+    """CAST(value AS DATE / DATETIME[(fsp)] / TIME[(fsp)]): the value as such a column stores it
+    (`values.temporal_text`), NULL when it is not one (MariaDB adds a warning)."""
+    if value is None or isinstance(value, bytes):
+        return None
+    return values.temporal_text(value, base, _int(fsp) if fsp is not None else 0, stored=True)
+
+
 def raise_sql(exc: SQLError) -> None:
     """Fail the running statement with MySQL's error: SQLite reports a function's exception as
     "user-defined function raised exception"; `raised()` then gives the error itself."""
@@ -324,15 +332,39 @@ def concat_ws(sep: Any, *args: Any) -> str | bytes | None:
 
 
 def _dt(value: Any) -> datetime | None:
+    """A DATE / DATETIME argument in any form MariaDB reads (`values.date_parts`: '2024-1-5',
+    20240105, '2024-01-05T10:11:12' ...); None for NULL, a value that is not one, or a zero date
+    or part (which Python's datetime cannot hold)."""
+    if value is None or isinstance(value, bytes):
+        return None
+    found = values.date_parts(value)
+    if found is None:
+        return None
+    (year, month, day, hour, minute, second), frac = found
+    try:
+        return datetime(year, month, day, hour, minute, second, int((frac + "000000")[:6]), tzinfo=UTC)
+    except ValueError:
+        return None
+
+
+def _date_only(value: Any) -> bool:
+    """Whether a date argument has no time of day: '2024-1-5', 20240105 (its result is a date)."""
+    text = _to_str(value).strip()
+    return ":" not in text and not re.search(r"[ T]\d", text) and (not text.isdigit() or len(text) <= 8)
+
+
+def _clock(value: Any) -> tuple[int, int, int, int] | None:
+    """HOUR/MINUTE/SECOND/MICROSECOND's argument as a TIME ('10:11:12', '838:59:59', 101112, a
+    DATETIME's time of day): (hours, minutes, seconds, microseconds), signless; None if none."""
     if value is None:
         return None
-    text = _to_str(value)
-    for fmt in ("%Y-%m-%d %H:%M:%S", "%Y-%m-%d %H:%M:%S.%f", "%Y-%m-%d"):
-        try:
-            return datetime.strptime(text, fmt).replace(tzinfo=UTC)
-        except ValueError:
-            continue
-    return None
+    text = values.temporal_text(value, "time", 6)
+    if text is None:
+        dt = _dt(value)
+        return None if dt is None else (dt.hour, dt.minute, dt.second, dt.microsecond)
+    whole, _, frac = text.lstrip("-").partition(".")
+    h, m, sec = (int(p) for p in whole.split(":"))
+    return h, m, sec, int(frac or 0)
 
 
 def unix_timestamp(value: Any = None) -> int | None:
@@ -352,18 +384,83 @@ def from_unixtime(value: Any, fmt: Any = None) -> str | None:
     return date_format(dt.strftime("%Y-%m-%d %H:%M:%S"), fmt) if fmt else dt.strftime("%Y-%m-%d %H:%M:%S")
 
 
-_FMT = {"%Y": "%Y", "%y": "%y", "%m": "%m", "%d": "%d", "%H": "%H", "%i": "%M", "%s": "%S", "%S": "%S",
-        "%M": "%B", "%b": "%b", "%W": "%A", "%a": "%a", "%T": "%H:%M:%S", "%j": "%j", "%p": "%p",
-        "%h": "%I", "%I": "%I", "%f": "%f", "%%": "%%"}
+_DAY_NAMES = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+_MONTH_NAMES = ("January", "February", "March", "April", "May", "June", "July", "August", "September",
+                "October", "November", "December")
+_WEEK_MONDAY_FIRST, _WEEK_YEAR, _WEEK_FIRST_WEEKDAY = 1, 2, 4
+
+
+def _calc_week(d, behaviour: int) -> tuple[int, int]:
+    """MySQL's calc_week (sql_time.cc): (week, year of the week) of date `d` under a week
+    behaviour (Monday first, a week of the year before / after counted, the first week the one
+    with the first weekday rather than with 4 days of the year)."""
+    monday_first = behaviour & _WEEK_MONDAY_FIRST
+    week_year = behaviour & _WEEK_YEAR
+    first_weekday = behaviour & _WEEK_FIRST_WEEKDAY
+    jan1 = d.replace(month=1, day=1)
+    weekday = jan1.weekday() if monday_first else (jan1.weekday() + 1) % 7
+    year = d.year
+    first = jan1.toordinal()
+    if d.month == 1 and d.day <= 7 - weekday:
+        if not week_year and ((first_weekday and weekday != 0) or (not first_weekday and weekday >= 4)):
+            return 0, year
+        week_year = 1
+        year -= 1
+        days = 366 if calendar.isleap(year) else 365
+        first -= days
+        weekday = (weekday + 53 * 7 - days) % 7
+    if (first_weekday and weekday != 0) or (not first_weekday and weekday >= 4):
+        days = d.toordinal() - (first + 7 - weekday)
+    else:
+        days = d.toordinal() - (first - weekday)
+    if week_year and days >= 52 * 7:
+        weekday = (weekday + (366 if calendar.isleap(year) else 365)) % 7
+        if (not first_weekday and weekday < 4) or (first_weekday and weekday == 0):
+            return 1, year + 1
+    return days // 7 + 1, year
+
+
+def _week_behaviour(mode: int) -> int:
+    """WEEK()'s mode as calc_week's behaviour (MySQL's week_mode)."""
+    behaviour = mode & 7
+    if not behaviour & _WEEK_MONDAY_FIRST:
+        behaviour ^= _WEEK_FIRST_WEEKDAY
+    return behaviour
+
+
+def _format_part(dt: datetime, spec: str) -> str:
+    hour12 = (dt.hour + 11) % 12 + 1
+    parts = {
+        "a": _DAY_NAMES[dt.weekday()][:3], "b": _MONTH_NAMES[dt.month - 1][:3], "c": str(dt.month),
+        "d": f"{dt.day:02d}", "e": str(dt.day), "f": f"{dt.microsecond:06d}", "H": f"{dt.hour:02d}",
+        "h": f"{hour12:02d}", "I": f"{hour12:02d}", "i": f"{dt.minute:02d}", "j": f"{dt.timetuple().tm_yday:03d}",
+        "k": str(dt.hour), "l": str(hour12), "M": _MONTH_NAMES[dt.month - 1], "m": f"{dt.month:02d}",
+        "p": "AM" if dt.hour < 12 else "PM", "S": f"{dt.second:02d}", "s": f"{dt.second:02d}",
+        "r": f"{hour12:02d}:{dt.minute:02d}:{dt.second:02d} {'AM' if dt.hour < 12 else 'PM'}",
+        "T": f"{dt.hour:02d}:{dt.minute:02d}:{dt.second:02d}", "W": _DAY_NAMES[dt.weekday()],
+        "w": str((dt.weekday() + 1) % 7), "Y": f"{dt.year:04d}", "y": f"{dt.year % 100:02d}",
+    }
+    if spec in parts:
+        return parts[spec]
+    if spec == "D":
+        suffix = "th" if 11 <= dt.day % 100 <= 13 else {1: "st", 2: "nd", 3: "rd"}.get(dt.day % 10, "th")
+        return f"{dt.day}{suffix}"
+    weeks = {"U": _WEEK_FIRST_WEEKDAY, "u": _WEEK_MONDAY_FIRST, "V": _WEEK_YEAR | _WEEK_FIRST_WEEKDAY,
+             "v": _WEEK_MONDAY_FIRST | _WEEK_YEAR}
+    if spec in weeks:
+        return f"{_calc_week(dt.date(), weeks[spec])[0]:02d}"
+    if spec in ("X", "x"):
+        behaviour = _WEEK_YEAR | (_WEEK_FIRST_WEEKDAY if spec == "X" else _WEEK_MONDAY_FIRST)
+        return f"{_calc_week(dt.date(), behaviour)[1]:04d}"
+    return spec  # %% is %, %z is z, as MySQL's
 
 
 def date_format(value: Any, fmt: Any) -> str | None:
+    """DATE_FORMAT with every one of MySQL's specifiers."""
     dt = _dt(value)
     if dt is None or fmt is None:
         return None
-    py = re.sub(r"%.", lambda m: _FMT.get(m.group(0), m.group(0)[1]), _to_str(fmt))
-    out = dt.strftime(py)
-    return out
+    return re.sub(r"%(.)", lambda m: _format_part(dt, m.group(1)), _to_str(fmt), flags=re.S)
 
 
 _UNIT_SECONDS = {"MICROSECOND": 1e-6, "SECOND": 1, "MINUTE": 60, "HOUR": 3600, "DAY": 86400, "WEEK": 604800}
@@ -382,7 +479,7 @@ def _date_add(value: Any, n: Any, unit: str, sign: int) -> str | None:
     if dt is None or n is None:
         return None
     amount = _num(n) * sign
-    date_only = len(_to_str(value).strip()) == 10
+    date_only = _date_only(value)
     if unit in ("MONTH", "QUARTER", "YEAR"):
         months = int(amount) * {"MONTH": 1, "QUARTER": 3, "YEAR": 12}[unit]
         total = dt.year * 12 + dt.month - 1 + months
@@ -399,9 +496,54 @@ def _date_add(value: Any, n: Any, unit: str, sign: int) -> str | None:
 
 def _part(index: int):
     def get(value: Any) -> int | None:
+        if index >= 3:  # HOUR, MINUTE, SECOND: of a TIME as well
+            clock = _clock(value)
+            return None if clock is None else clock[index - 3]
         dt = _dt(value)
         return None if dt is None else dt.timetuple()[index]
     return get
+
+
+def time_to_sec(value: Any) -> int | None:
+    clock = _clock(value)
+    if clock is None:
+        return None
+    seconds = clock[0] * 3600 + clock[1] * 60 + clock[2]
+    return -seconds if _to_str(value).lstrip().startswith("-") else seconds
+
+
+def sec_to_time(value: Any) -> str | None:
+    """SEC_TO_TIME: '[-]HH:MM:SS', clipped to TIME's range as MySQL's."""
+    if value is None:
+        return None
+    n = _int(value)
+    sign = "-" if n < 0 else ""
+    n = min(abs(n), values.TIME_MAX_HOURS * 3600 + 59 * 60 + 59)
+    return f"{sign}{n // 3600:02d}:{n // 60 % 60:02d}:{n % 60:02d}"
+
+
+def mysql_trim(value: Any, remove: Any, mode: str) -> str | None:
+    """TRIM(mode remove FROM value): whole occurrences of `remove` taken off the start (LEADING),
+    the end (TRAILING) or both, as MySQL's."""
+    if value is None or remove is None:
+        return None
+    text, cut = _to_str(value), _to_str(remove)
+    if cut:
+        if mode != "TRAILING":
+            while text.startswith(cut):
+                text = text[len(cut):]
+        if mode != "LEADING":
+            while text.endswith(cut):
+                text = text[:-len(cut)]
+    return text
+
+
+def mysql_quote(value: Any) -> str:
+    """QUOTE: a string literal MySQL reads back (\\, ', NUL and ^Z escaped); NULL as the word."""
+    if value is None:
+        return "NULL"
+    text = _to_str(value)
+    return "'" + text.replace("\\", "\\\\").replace("'", "\\'").replace("\0", "\\0").replace("\x1a", "\\Z") + "'"
 
 
 def left(s: Any, n: Any) -> str | None:
@@ -499,6 +641,66 @@ def truncate(x: Any, d: Any) -> float | int | None:
     factor = 10 ** d
     value = int(_num(x) * factor) / factor
     return int(value) if d <= 0 else value
+
+
+_INT_PREFIX = re.compile(r"\s*([-+]?)(\d+)")
+_U64 = 1 << 64
+
+
+def cast_int(value: Any, kind: str, unsigned: int) -> int | str | None:
+    """CAST(value AS SIGNED / UNSIGNED) as MariaDB's: `kind` is what the value is to MySQL
+    ("dec": a DECIMAL, exact text included, rounded half away from zero; "lit": a literal, whose
+    float is a DECIMAL literal; "double": rounded half to even; anything else by its Python type).
+    A string reads its leading integer ('1.7' is 1, 'x' 0), clipped to 64 bits unsigned; a
+    number beyond the target's range is clipped; SIGNED takes an unsigned 64-bit value's bits
+    (18446744073709551615 is -1), UNSIGNED a negative integer's (-1 is 18446744073709551615).
+    An unsigned value above BIGINT's range is its digits (SQLite's integers are signed)."""
+    if value is None:
+        return None
+    if isinstance(value, bytes):
+        value = _to_str(value)
+    if isinstance(value, str) and kind != "dec":
+        m = _INT_PREFIX.match(value)
+        n = 0 if m is None else int(m.group(1) + m.group(2))
+        n = max(n, -(1 << 63)) if n < 0 else min(n, _U64 - 1)
+    elif isinstance(value, (str, Decimal)) or (isinstance(value, float) and kind in ("dec", "lit")):
+        try:
+            exact = Decimal(repr(value) if isinstance(value, float) else str(value).strip())
+            n = int(exact.to_integral_value(rounding=ROUND_HALF_UP))
+        except (InvalidOperation, ValueError):
+            n = 0
+        n = _clipped(n, unsigned)
+    elif isinstance(value, float):
+        if math.isnan(value):
+            return 0
+        n = _clipped(int(round(value)) if not math.isinf(value) else (_U64 if value > 0 else -_U64), unsigned)
+    else:
+        n = int(value)
+    if unsigned:
+        n %= _U64
+        return n if n < 1 << 63 else str(n)
+    return n - _U64 if n >= 1 << 63 else n
+
+
+def _clipped(n: int, unsigned: int) -> int:
+    """A number rounded to an integer, clipped to the CAST target's range."""
+    return min(max(n, 0), _U64 - 1) if unsigned else min(max(n, -(1 << 63)), (1 << 63) - 1)
+
+
+def round_double(x: Any, d: Any) -> float | None:
+    """ROUND of a DOUBLE as MySQL's my_double_round: the value scaled by 10^d rounded half to
+    even (rint), where SQLite's round() goes half away from zero (ROUND(2.5e0) is 2 here)."""
+    if x is None or d is None:
+        return None
+    value, d = float(_num(x)), _int(d)
+    try:
+        scale = 10.0 ** abs(d)
+    except OverflowError:
+        return 0.0 if d < 0 else value
+    if d < 0:
+        return 0.0 if math.isinf(scale) else float(round(value / scale)) * scale
+    scaled = value * scale
+    return value if math.isinf(scaled) else float(round(scaled)) / scale
 
 
 def regexp(pattern: Any, value: Any) -> int | None:
@@ -720,16 +922,19 @@ def weekday(value: Any) -> int | None:
 
 
 def week(value: Any, mode: Any = 0) -> int | None:
-    """WEEK(date[, mode]) for modes 0 (Sunday first, 0-53) and 1 (Monday first, ISO-style
-    count of days, 0-53); other modes fall back on their first-day rule."""
+    """WEEK(date[, mode]) for MySQL's eight modes (`_calc_week`)."""
     d = _date(value)
-    if d is None:
+    if d is None or mode is None:
         return None
-    mode = _int(mode or 0)
-    if mode in (3, 6):
-        return d.isocalendar()[1]
-    fmt = "%U" if mode % 2 == 0 else "%W"
-    return int(d.strftime(fmt))
+    return _calc_week(d, _week_behaviour(_int(mode)))[0]
+
+
+def yearweek(value: Any, mode: Any = 0) -> int | None:
+    d = _date(value)
+    if d is None or mode is None:
+        return None
+    number, year = _calc_week(d, _week_behaviour(_int(mode)) | _WEEK_YEAR)
+    return year * 100 + number
 
 
 def json_extract(doc: Any, *paths: Any) -> str | None:
@@ -1083,7 +1288,19 @@ def register(conn: sqlite3.Connection, state: ConnectionState) -> None:
         "ascii": (1, lambda s: None if s is None else (ord(_to_str(s)[0]) if _to_str(s) else 0)),
         "mysql_rand": (-1, mysql_rand), "mysql_set_last_id": (1, mysql_set_last_id),
         "mysql_upsert_mark": (2, mysql_upsert_mark), "mysql_date_add": (4, date_add),
-        "mysql_temporal": (3, mysql_temporal),
+        "mysql_temporal": (3, mysql_temporal), "yearweek": (-1, yearweek),
+        "dayname": (1, lambda v: None if (d := _date(v)) is None else _DAY_NAMES[d.weekday()]),
+        "monthname": (1, lambda v: None if (d := _date(v)) is None else _MONTH_NAMES[d.month - 1]),
+        "time_to_sec": (1, time_to_sec), "mysql_round_double": (2, round_double),
+        "mysql_cast_int": (3, cast_int), "mysql_cast_temporal": (3, mysql_cast_temporal),
+        "ord": (1, lambda v: None if v is None else int.from_bytes(_to_str(v)[:1].encode("utf-8", "surrogateescape"),
+                                                                   "big")),
+        "mysql_xor": (2, lambda a, b: None if a is None or b is None else int(bool(_num(a))) ^ int(bool(_num(b)))),
+        "mysql_trim": (3, mysql_trim), "sec_to_time": (1, sec_to_time), "mysql_quote": (1, mysql_quote),
+        "space": (1, lambda n: None if n is None else " " * max(_int(n), 0)),
+        "bin": (1, lambda n: None if n is None else format(_int(n) & ((1 << 64) - 1), "b")),
+        "oct": (1, lambda n: None if n is None else format(_int(n) & ((1 << 64) - 1), "o")),
+        "bit_count": (1, lambda n: None if n is None else bin(_int(n) & ((1 << 64) - 1)).count("1")),
     }
     # typeshed's create_aggregate wants step(int) and finalize() -> int; SQLite passes any values
     # (n_arg of them) and takes any SQLite value back, as these aggregates use

@@ -9,6 +9,8 @@ with the session's database, so `db.table` resolves to the schema file ATTACHed 
 Rewrites: backtick identifiers, MySQL functions SQLite lacks (NOW(), UNIX_TIMESTAMP(), IF(), RAND()
 ... either per-execution arguments or functions registered on every connection by the engine),
 `||`/`&&`/`!` as logical operators, `/` as real division, `DIV`, `<=>`, LIKE's backslash escape,
+TRIM(LEADING | TRAILING | BOTH x FROM y), CAST to DATE / DATETIME / TIME (MariaDB's reading of
+the value, `mysql_cast_temporal`), to CHAR(n) and, where `engine.exact` did not type it, to an integer,
 index hints / FOR UPDATE / DUAL dropped, INSERT IGNORE / REPLACE / ON DUPLICATE KEY UPDATE /
 INSERT ... SET. For INSERT ... VALUES into a table with an AUTO_INCREMENT column, every row's
 value of that column becomes an argument (`Plan.auto_slots`) so that the engine can hand out
@@ -83,7 +85,7 @@ FUNC_RENAME = {
     "LEFT": "mysql_left", "RIGHT": "mysql_right", "MOD": "mysql_mod", "FLOOR": "mysql_floor",
     "CEIL": "mysql_ceil", "CEILING": "mysql_ceil", "SLEEP": "mysql_sleep", "HEX": "mysql_hex",
     "INSERT": "mysql_insert", "JSON_EXTRACT": "mysql_json_extract", "JSON_VALID": "mysql_json_valid",
-    "POW": "pow", "DAYOFWEEK": "dayofweek", "FORMAT": "mysql_format",
+    "POW": "pow", "DAYOFWEEK": "dayofweek", "FORMAT": "mysql_format", "QUOTE": "mysql_quote",
 }
 CAST_TYPES = {"SIGNED": "INTEGER", "UNSIGNED": "INTEGER", "CHAR": "TEXT", "DECIMAL": "REAL",
               "DATETIME": "TEXT", "DATE": "TEXT", "TIME": "TEXT", "BINARY": "BLOB", "DOUBLE": "REAL",
@@ -120,6 +122,13 @@ FSP_NAMES = {  # the calls that take a fractional-seconds precision, by the name
     "LOCALTIMESTAMP": "current_timestamp", "SYSDATE": "sysdate", "UTC_TIMESTAMP": "utc_timestamp",
     "CURTIME": "curtime", "CURRENT_TIME": "curtime", "UTC_TIME": "utc_time",
 }
+
+
+def is_introducer(t: Token) -> bool:
+    """A string literal's character set introducer (`_utf8mb4'x'`, `N'x'`), dropped: every
+    string here is utf8mb4 (`_binary` aside, which makes bytes)."""
+    return t.kind == "word" and (t.upper == "N" or t.upper.startswith("_") and t.upper[1:].lower() in (
+        "utf8", "utf8mb4", "utf8mb3", "latin1", "ascii"))
 
 
 @dataclass
@@ -424,8 +433,7 @@ class Translator:
                 self.add_arg(("bytes", nxt.param))
                 i += 2
                 continue
-            if word.startswith("_") and word[1:].lower() in ("utf8", "utf8mb4", "latin1", "ascii", "utf8mb3") \
-                    and nxt is not None and nxt.kind == "param":
+            if is_introducer(tok) and nxt is not None and nxt.kind == "param":
                 i += 1
                 continue
             if is_call:
@@ -720,6 +728,10 @@ class Translator:
             return self.emit_date_add(i, -1 if word in ("DATE_SUB", "SUBDATE") else 1)
         if word == "CAST" or word == "CONVERT":
             return self.emit_cast(i, word)
+        if word == "TRIM":
+            return self.emit_trim(i)
+        if word == "COUNT" and i + 2 < len(toks) and toks[i + 2].is_word("DISTINCT") and self.close_of(i)[1] is not None:
+            raise SQLError(ER_NOT_SUPPORTED_YET, "COUNT(DISTINCT) of more than one expression")
         if word == "GROUP_CONCAT":
             return self.emit_group_concat(i)
         if word == "VALUES":
@@ -754,6 +766,30 @@ class Translator:
                 split = j
             j += 1
         raise self.error_at(i)
+
+    def emit_trim(self, i: int) -> int:
+        """TRIM([{BOTH | LEADING | TRAILING}] [remstr] FROM str): `mysql_trim(str, remstr, mode)`,
+        which takes whole occurrences of remstr off (SQLite's trim() takes any of its
+        characters); TRIM(str) is SQLite's, spaces only as MySQL's."""
+        toks = self.tokens
+        j, at = self.close_of(i, lambda t: t.is_word("FROM"))
+        k = i + 2
+        mode = toks[k].upper if k < j and toks[k].is_word("BOTH", "LEADING", "TRAILING") else None
+        if at is None and mode is None:
+            self.out.append("trim")
+            return i + 1
+        if at is None or at + 1 >= j:
+            raise self.error_at(j if at is None else at)
+        k += mode is not None
+        self.out.append("mysql_trim(")
+        self.emit_range(at + 1, j)
+        self.out.append(",")
+        if k < at:
+            self.emit_range(k, at)
+        else:
+            self.out.append("' '")
+        self.out.append(f", '{mode or 'BOTH'}')")
+        return j + 1
 
     def emit_date_add(self, i: int, sign: int) -> int:
         """DATE_ADD(d, INTERVAL n unit) / DATE_SUB / ADDDATE(d, n days)."""
@@ -892,6 +928,32 @@ class Translator:
         target = toks[split + 1].upper
         if target not in CAST_TYPES:
             raise self.error_at(split + 1)
+        if target in ("SIGNED", "UNSIGNED", "INTEGER", "INT") and (  # (engine.exact's, untyped)
+                split + 2 == j or split + 3 == j and toks[split + 2].is_word("INTEGER", "INT")):
+            self.out.append("mysql_cast_int(")
+            self.emit_range(i + 2, split)
+            self.out.append(f", '', {int(target == 'UNSIGNED')})")
+            return j + 1
+        size = toks[split + 3] if split + 5 == j and toks[split + 2].text == "(" else None
+        if size is not None and size.kind != "param":
+            raise self.error_at(split + 3)
+        if target in ("DATE", "DATETIME", "TIME"):  # MariaDB's reading of the value, NULL if none
+            self.out.append("mysql_cast_temporal(")
+            self.emit_range(i + 2, split)
+            self.out.append(f", '{target.lower()}', ")
+            if size is None:
+                self.out.append("0")
+            else:
+                self.add_arg(size.param)
+            self.out.append(")")
+            return j + 1
+        if size is not None and target in ("CHAR", "NCHAR", "BINARY"):  # CHAR(n): its first n characters
+            self.out.append("substr(CAST(")
+            self.emit_range(i + 2, split)
+            self.out.append(f" AS {CAST_TYPES[target]}), 1, ")
+            self.add_arg(size.param)
+            self.out.append(")")
+            return j + 1
         self.out.append("CAST(")
         self.emit_range(i + 2, split)
         self.out.append(" AS " + CAST_TYPES[target] + ")")
@@ -1000,6 +1062,8 @@ class Translator:
                     literal_kinds=tuple(sorted(self.kinds.items())), **kw)
 
     def plan_select(self) -> Plan:
+        if any(t.is_word("ROLLUP") and self.tokens[n - 1].is_word("WITH") for n, t in enumerate(self.tokens) if n):
+            raise SQLError(ER_NOT_SUPPORTED_YET, "WITH ROLLUP")
         types = self.select_types()
         self.select_exact(self.finder(), 0)
         end = self.emit_range(0, len(self.tokens))
@@ -1470,8 +1534,7 @@ class Translator:
         if binary or negative:
             negative = negative and toks[start].text == "-"
             start += 1
-        elif end - start == 2 and toks[start].kind == "word" and toks[start].upper.startswith("_") \
-                and toks[start].upper[1:].lower() in ("utf8", "utf8mb4", "utf8mb3", "latin1", "ascii"):
+        elif end - start == 2 and is_introducer(toks[start]):
             start += 1
         if end - start != 1 or toks[start].kind != "param":
             return False

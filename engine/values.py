@@ -258,7 +258,7 @@ def _temporal(col: Column, value: object, row: int, where: str) -> object:
     return whole + ("." + (frac + "000000")[:fsp] if fsp else "")
 
 
-def _date_parts(value: object) -> tuple[list[int], str] | None:
+def date_parts(value: object) -> tuple[list[int], str] | None:
     """A DATE / DATETIME value as MariaDB reads it (my_time.c's str_to_datetime and
     number_to_datetime): [year, month, day, hour, minute, second] and the fraction's digits, or
     None when it is not one. Text: delimited ('2024-1-5 1:2:3', any punctuation between the
@@ -320,7 +320,7 @@ def temporal_text(value: object, base: str, fsp: int, stored: bool = False) -> s
         if whole is None:
             return None
         return whole + _fraction(m.group(2) or "", fsp, stored)
-    found = _date_parts(value)
+    found = date_parts(value)
     if found is None:
         return None
     (year, month, day, hour, minute, second), frac = found
