@@ -251,6 +251,8 @@ def text_value(ct: ColumnType, v: object) -> object:
         return v
     if code in (FieldType.DOUBLE, FieldType.FLOAT):
         if isinstance(v, int | float) and not isinstance(v, bool):
+            if ct.decimals < NOT_FIXED_DEC:  # a fixed number of decimals (PI(), STD() of integers)
+                return f"{float(v):.{ct.decimals}f}"
             return format_double(float(v), code == FieldType.FLOAT)
         return v
     if code in (FieldType.DATETIME, FieldType.TIMESTAMP, FieldType.TIME):

@@ -581,6 +581,10 @@ class Finder:
             cat = INT if word in _INT_RESULT else FLOAT if word in _FLOAT_RESULT else STR if word in _STR_RESULT \
                 else OTHER
             return Expr(i, end, cat)
+        if word in ("ROUND", "TRUNCATE") and 1 <= len(args) <= 2 and args[0].kind in ("lit", "neglit", "litexpr"):
+            # a literal number is a DECIMAL (1234.5678, ROUND(.., -2) 1200, not SQLite's double)
+            return Expr(i, end, DEC, ("call", _DEC_FUNCS[word], args[0].exact(),
+                                      args[1].emit() if len(args) == 2 else ("raw", "0")))
         if word in _DEC_FUNCS and args and self.decimal_side(*args):
             if word in ("SUM", "AVG", "ABS", "FLOOR", "CEIL", "CEILING") and len(args) != 1:
                 raise _Fail

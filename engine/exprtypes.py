@@ -57,6 +57,7 @@ _BIG_FUNCS = {"COUNT": 21, "LAST_INSERT_ID": 21, "UNIX_TIMESTAMP": 17, "ROW_COUN
 _DOUBLE_FUNCS = {"RAND", "SQRT", "POW", "POWER", "EXP", "LN", "LOG", "LOG2", "LOG10", "SIN", "COS",
                  "TAN", "ASIN", "ACOS", "ATAN", "ATAN2", "PI", "DEGREES", "RADIANS", "STD", "STDDEV",
                  "VARIANCE", "VAR_POP", "VAR_SAMP", "STDDEV_POP", "STDDEV_SAMP"}
+_VARIANCE_FUNCS = {"STD", "STDDEV", "STDDEV_POP", "STDDEV_SAMP", "VARIANCE", "VAR_POP", "VAR_SAMP"}
 _SAME_AS_ARG = {"MIN", "MAX", "ABS", "IFNULL", "COALESCE", "NULLIF", "GREATEST", "LEAST", "ANY_VALUE"}
 _TEMPORAL_FUNCS = {
     "NOW": FieldType.DATETIME, "SYSDATE": FieldType.DATETIME, "CURRENT_TIMESTAMP": FieldType.DATETIME,
@@ -64,7 +65,9 @@ _TEMPORAL_FUNCS = {
     "CURDATE": FieldType.DATE, "CURRENT_DATE": FieldType.DATE, "UTC_DATE": FieldType.DATE, "DATE": FieldType.DATE,
     "CURTIME": FieldType.TIME, "CURRENT_TIME": FieldType.TIME, "UTC_TIME": FieldType.TIME,
     "FROM_UNIXTIME": FieldType.DATETIME, "LAST_DAY": FieldType.DATE, "FROM_DAYS": FieldType.DATE,
-    "SEC_TO_TIME": FieldType.TIME,
+    "SEC_TO_TIME": FieldType.TIME, "MAKEDATE": FieldType.DATE, "MAKETIME": FieldType.TIME,
+    "TIMEDIFF": FieldType.TIME, "TIME": FieldType.TIME, "TIMESTAMP": FieldType.DATETIME,
+    "CONVERT_TZ": FieldType.DATETIME,
 }
 _NILADIC = {"CURRENT_TIMESTAMP", "LOCALTIME", "LOCALTIMESTAMP", "CURRENT_DATE", "CURRENT_TIME",
             "UTC_TIMESTAMP", "UTC_DATE", "UTC_TIME", "CURRENT_USER"}
@@ -453,12 +456,20 @@ class _Typer:
                 fsp = 0
             flags = ColumnFlag.BINARY | (ColumnFlag.NOT_NULL if not args else 0)
             return datetime_type(code, fsp, flags)
+        if word in ("BIT_AND", "BIT_OR", "BIT_XOR"):  # BIGINT UNSIGNED
+            return int_type(21, ColumnFlag.BINARY | ColumnFlag.UNSIGNED | ColumnFlag.NOT_NULL)
         if word in _BIG_FUNCS:
             if word in ("LAST_INSERT_ID", "ROW_COUNT", "FOUND_ROWS"):  # a session's counter: never NULL
                 return int_type(_BIG_FUNCS[word], ColumnFlag.BINARY | ColumnFlag.NOT_NULL)
             return int_type(_BIG_FUNCS[word], ColumnFlag.BINARY)
         if word in _INT_FUNCS:
             return int_type(_INT_FUNCS[word], ColumnFlag.BINARY)
+        if word in _VARIANCE_FUNCS:  # shown with 4 decimals more than an exact argument has
+            exact = first is not None and first.type not in (FieldType.DOUBLE, FieldType.FLOAT)
+            return replace(DOUBLE, decimals=min(first.decimals + 4, 30) if exact and first is not None else
+                           NOT_FIXED_DEC)
+        if word == "PI":
+            return replace(DOUBLE, decimals=6, length=8)
         if word in _DOUBLE_FUNCS:
             return DOUBLE
         if word == "SUM":

@@ -26,7 +26,7 @@ import threading
 import time
 import uuid
 import zlib
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from decimal import ROUND_HALF_UP, Context, Decimal, InvalidOperation
 from typing import Any
 
@@ -496,7 +496,7 @@ def _date_add(value: Any, n: Any, unit: str, sign: int) -> str | None:
 
 def _part(index: int):
     def get(value: Any) -> int | None:
-        if index >= 3:  # HOUR, MINUTE, SECOND: of a TIME as well
+        if 3 <= index <= 5:  # HOUR, MINUTE, SECOND: of a TIME as well
             clock = _clock(value)
             return None if clock is None else clock[index - 3]
         dt = _dt(value)
@@ -520,6 +520,113 @@ def sec_to_time(value: Any) -> str | None:
     sign = "-" if n < 0 else ""
     n = min(abs(n), values.TIME_MAX_HOURS * 3600 + 59 * 60 + 59)
     return f"{sign}{n // 3600:02d}:{n // 60 % 60:02d}:{n % 60:02d}"
+
+
+def _seconds(value: Any) -> float | None:
+    """A TIME (or a DATETIME's time of day) as signed seconds, fraction included."""
+    clock = _clock(value)
+    if clock is None:
+        return None
+    total = clock[0] * 3600 + clock[1] * 60 + clock[2] + clock[3] / 1e6
+    return -total if _to_str(value).lstrip().startswith("-") else total
+
+
+def _time_text(seconds: float) -> str:
+    """Signed seconds as TIME's text ('[-]HH:MM:SS[.ffffff]'), clipped to its range."""
+    sign = "-" if seconds < 0 else ""
+    micros = min(round(abs(seconds) * 1e6), (values.TIME_MAX_HOURS * 3600 + 3599) * 10**6 + 999999)
+    whole, frac = divmod(micros, 10**6)
+    text = f"{sign}{whole // 3600:02d}:{whole // 60 % 60:02d}:{whole % 60:02d}"
+    return text + (f".{frac:06d}" if frac else "")
+
+
+def timediff(a: Any, b: Any) -> str | None:
+    """TIMEDIFF of two times or two datetimes (NULL for one of each, as MySQL's)."""
+    if a is None or b is None:
+        return None
+    da, db = _dt(a), _dt(b)
+    if (da is None) != (db is None):
+        return None
+    if da is not None and db is not None:
+        return _time_text((da - db).total_seconds())
+    sa, sb = _seconds(a), _seconds(b)
+    return None if sa is None or sb is None else _time_text(sa - sb)
+
+
+def addtime(value: Any, delta: Any, sign: int) -> str | None:
+    """ADDTIME / SUBTIME: a datetime plus a time (a datetime), or a time plus a time."""
+    if value is None or delta is None:
+        return None
+    seconds = _seconds(delta)
+    if seconds is None:
+        return None
+    dt = _dt(value)
+    if dt is not None and not _date_only(value):
+        out = dt + timedelta(seconds=sign * seconds)
+        return out.strftime("%Y-%m-%d %H:%M:%S.%f" if out.microsecond else "%Y-%m-%d %H:%M:%S")
+    base = _seconds(value)
+    return None if base is None else _time_text(base + sign * seconds)
+
+
+def makedate(year: Any, day: Any) -> str | None:
+    if year is None or day is None or _int(day) <= 0:
+        return None
+    y = _int(year)
+    y = y + 2000 if 0 <= y < 70 else y + 1900 if 70 <= y < 100 else y
+    try:
+        return (datetime(y, 1, 1) + timedelta(days=_int(day) - 1)).strftime("%Y-%m-%d")
+    except (OverflowError, ValueError):
+        return None
+
+
+def _period_months(period: int) -> int:
+    year, month = divmod(period, 100)
+    year = year + 2000 if year < 70 else year + 1900 if year < 100 else year
+    return year * 12 + month - 1
+
+
+def period_add(period: Any, months: Any) -> int | None:
+    if period is None or months is None:
+        return None
+    if _int(period) == 0:
+        return 0
+    year, month = divmod(_period_months(_int(period)) + _int(months), 12)
+    return year * 100 + month + 1
+
+
+def substring(value: Any, pos: Any, length: Any = None) -> Any:
+    """SUBSTRING / SUBSTR / MID as MySQL's: position 0 or beyond either end gives '', a length
+    of 0 or less gives '' (SQLite's substr() reads 0 as 1 and counts a negative length back)."""
+    if value is None or pos is None:
+        return None
+    text = value if isinstance(value, bytes) else _to_str(value)
+    p = _int(pos)
+    start = p - 1 if p > 0 else len(text) + p
+    if p == 0 or not 0 <= start <= len(text):
+        return text[:0]
+    if length is None:
+        return text[start:]
+    n = _int(length)
+    return text[start:start + n] if n > 0 else text[:0]
+
+
+def convert_tz(value: Any, source: Any, target: Any) -> str | None:
+    """CONVERT_TZ between '+HH:MM' offsets; a named zone is NULL (no time zone tables here, as a
+    MariaDB without them)."""
+    dt = _dt(value)
+    offsets = [_tz_offset(_to_str(z)) if z is not None else None for z in (source, target)]
+    if dt is None or None in offsets:
+        return None
+    out = dt + timedelta(minutes=offsets[1] - offsets[0])  # type: ignore[operator]
+    return out.strftime("%Y-%m-%d %H:%M:%S.%f" if out.microsecond else "%Y-%m-%d %H:%M:%S")
+
+
+def _tz_offset(zone: str) -> int | None:
+    m = re.fullmatch(r"\s*([+-])(\d{1,2}):(\d{2})\s*", zone)
+    if m is None:
+        return None
+    minutes = int(m.group(2)) * 60 + int(m.group(3))
+    return -minutes if m.group(1) == "-" else minutes
 
 
 def mysql_trim(value: Any, remove: Any, mode: str) -> str | None:
@@ -954,15 +1061,19 @@ def json_extract(doc: Any, *paths: Any) -> str | None:
     return json.dumps(out, ensure_ascii=False, separators=(", ", ": "))
 
 
+def _at_path(doc: Any, path: Any) -> tuple[bool, Any]:
+    """(found, the value) at `path` of the JSON document `doc`; not found for a NULL argument or
+    a document that is not JSON."""
+    if doc is None or path is None:
+        return False, None
+    data = _json(doc)
+    return (False, None) if data is _INVALID else _json_path(data, _to_str(path))
+
+
 def json_value(doc: Any, path: Any) -> str | None:
     """MariaDB's JSON_VALUE: the scalar at `path` as text (a string unquoted), NULL for an
     object, an array, a JSON null or nothing there."""
-    if doc is None or path is None:
-        return None
-    data = _json(doc)
-    if data is _INVALID:
-        return None
-    ok, value = _json_path(data, _to_str(path))
+    ok, value = _at_path(doc, path)
     if not ok or value is None or isinstance(value, (dict, list)):
         return None
     if isinstance(value, bool):
@@ -1030,6 +1141,79 @@ def _json(value: Any) -> Any:
         return json.loads(_to_str(value))
     except ValueError:
         return _INVALID
+
+
+def json_text(doc: Any) -> Any:
+    """JSON text as MariaDB writes it: ", " between members and elements, ": " after a key."""
+    data = _json(doc)
+    return doc if data is _INVALID else json.dumps(data, ensure_ascii=False, separators=(", ", ": "))
+
+
+def json_length(doc: Any, path: Any = "$") -> int | None:
+    """JSON_LENGTH: an array's elements, an object's members, 1 for a scalar."""
+    ok, value = _at_path(doc, path)
+    if not ok:
+        return None
+    return len(value) if isinstance(value, (list, dict)) else 1
+
+
+def json_keys(doc: Any, path: Any = "$") -> str | None:
+    ok, value = _at_path(doc, path)
+    if not ok or not isinstance(value, dict):
+        return None
+    return json.dumps(list(value), ensure_ascii=False, separators=(", ", ": "))
+
+
+def json_type(doc: Any) -> str | None:
+    """JSON_TYPE as MariaDB names the types (OBJECT, ARRAY, STRING, INTEGER, DOUBLE, BOOLEAN, NULL)."""
+    if doc is None:
+        return None
+    data = _json(doc)
+    if data is _INVALID:
+        return None
+    if isinstance(data, bool):
+        return "BOOLEAN"
+    if data is None:
+        return "NULL"
+    return {dict: "OBJECT", list: "ARRAY", str: "STRING", int: "INTEGER", float: "DOUBLE"}.get(type(data), "OPAQUE")
+
+
+def make_set(bits: Any, *names: Any) -> str | None:
+    if bits is None:
+        return None
+    n = _int(bits)
+    return ",".join(_to_str(name) for k, name in enumerate(names) if n >> k & 1 and name is not None)
+
+
+def export_set(bits: Any, on: Any, off: Any, separator: Any = ",", count: Any = 64) -> str | None:
+    if None in (bits, on, off, separator, count):
+        return None
+    n, width = _int(bits), min(max(_int(count), 0), 64) if _int(count) >= 0 else 64
+    return _to_str(separator).join(_to_str(on) if n >> k & 1 else _to_str(off) for k in range(width))
+
+
+_EXTRACT_PARTS = {
+    "YEAR": "%Y", "MONTH": "%c", "DAY": "%e", "HOUR": "%k", "MINUTE": "%i", "SECOND": "%s", "MICROSECOND": "%f",
+    "QUARTER": None, "WEEK": "%U", "YEAR_MONTH": "%Y%m", "DAY_HOUR": "%e%H", "DAY_MINUTE": "%e%H%i",
+    "DAY_SECOND": "%e%H%i%s", "HOUR_MINUTE": "%k%i", "HOUR_SECOND": "%k%i%s", "MINUTE_SECOND": "%i%s",
+    "DAY_MICROSECOND": "%e%H%i%s%f", "HOUR_MICROSECOND": "%k%i%s%f", "MINUTE_MICROSECOND": "%i%s%f",
+    "SECOND_MICROSECOND": "%s%f",
+}
+
+
+def extract(unit: str, value: Any) -> int | None:
+    """EXTRACT(unit FROM value): the unit's fields run together as one number."""
+    dt = _dt(value)
+    if dt is None:
+        if unit in ("HOUR", "MINUTE", "SECOND", "MICROSECOND", "HOUR_MINUTE", "HOUR_SECOND", "MINUTE_SECOND"):
+            clock = _clock(value)
+            if clock is not None:
+                dt = datetime(2000, 1, 1, min(clock[0], 23), clock[1], clock[2], clock[3])
+        if dt is None:
+            return None
+    if unit == "QUARTER":
+        return (dt.month + 2) // 3
+    return int("".join(_format_part(dt, spec[1]) for spec in re.findall(r"%.", _EXTRACT_PARTS[unit])))
 
 
 def json_valid(value: Any) -> int | None:
@@ -1147,6 +1331,50 @@ class _BitAggregate:
     def finalize(self) -> int | str:
         # SQLite integers are signed 64-bit: a larger unsigned result goes out as its digits
         return self.value if self.value < 1 << 63 else str(self.value)
+
+
+class _Variance:
+    """STDDEV / STD / STDDEV_POP / VARIANCE / VAR_POP (population) and STDDEV_SAMP / VAR_SAMP
+    (sample) as MySQL's: NULLs skipped, NULL over no rows (or one row, for a sample)."""
+
+    sample = False
+    root = False
+
+    def __init__(self) -> None:
+        self.count, self.mean, self.squares = 0, 0.0, 0.0
+
+    def step(self, value: Any) -> None:
+        """MariaDB's recurrence (item_sum.cc, Welford's), so that the last digits agree too."""
+        if value is None:
+            return
+        x = float(_num(value))
+        self.count += 1
+        if self.count == 1:
+            self.mean, self.squares = x, 0.0
+        else:
+            diff = x - self.mean
+            self.mean += diff / self.count
+            self.squares += diff * (x - self.mean)
+
+    def finalize(self) -> float | None:
+        n = self.count
+        if n == 0 or (self.sample and n == 1):
+            return None
+        variance = self.squares / (n - 1 if self.sample else n)
+        return math.sqrt(variance) if self.root else variance
+
+
+class _StdDev(_Variance):
+    root = True
+
+
+class _VarSamp(_Variance):
+    sample = True
+
+
+class _StdDevSamp(_Variance):
+    sample = True
+    root = True
 
 
 class _BitXor(_BitAggregate):
@@ -1292,7 +1520,23 @@ def register(conn: sqlite3.Connection, state: ConnectionState) -> None:
         "dayname": (1, lambda v: None if (d := _date(v)) is None else _DAY_NAMES[d.weekday()]),
         "monthname": (1, lambda v: None if (d := _date(v)) is None else _MONTH_NAMES[d.month - 1]),
         "time_to_sec": (1, time_to_sec), "mysql_round_double": (2, round_double),
-        "mysql_cast_int": (3, cast_int), "mysql_cast_temporal": (3, mysql_cast_temporal),
+        "mysql_cast_int": (3, cast_int), "timediff": (2, timediff), "json_length": (-1, json_length),
+        "json_keys": (-1, json_keys), "mysql_json_text": (1, json_text), "json_type": (1, json_type), "make_set": (-1, make_set),
+        "export_set": (-1, export_set), "mysql_extract": (2, extract), "mysql_substr": (-1, substring),
+        "convert_tz": (3, convert_tz),
+        "from_days": (1, lambda n: None if n is None else "0000-00-00" if _int(n) < 366 else
+                      date.fromordinal(min(_int(n) - 365, date.max.toordinal())).isoformat()),
+        "to_days": (1, lambda v: None if (d := _date(v)) is None else d.toordinal() + 365),
+        "addtime": (2, lambda a, b: addtime(a, b, 1)), "subtime": (2, lambda a, b: addtime(a, b, -1)),
+        "time": (1, lambda v: None if (sec := _seconds(v)) is None else _time_text(sec)),
+        "timestamp": (1, lambda v: None if (dt := _dt(v)) is None else dt.strftime(
+            "%Y-%m-%d %H:%M:%S.%f" if dt.microsecond else "%Y-%m-%d %H:%M:%S")),
+        "makedate": (2, makedate),
+        "maketime": (3, lambda h, m, sec: None if None in (h, m, sec) or not (0 <= _int(m) < 60 and 0 <= _num(sec) < 60)
+                     else _time_text(_int(h) * 3600 + (-1 if _int(h) < 0 else 1) * (_int(m) * 60 + _num(sec)))),
+        "period_add": (2, period_add),
+        "period_diff": (2, lambda a, b: None if a is None or b is None
+                        else _period_months(_int(a)) - _period_months(_int(b))), "mysql_cast_temporal": (3, mysql_cast_temporal),
         "ord": (1, lambda v: None if v is None else int.from_bytes(_to_str(v)[:1].encode("utf-8", "surrogateescape"),
                                                                    "big")),
         "mysql_xor": (2, lambda a, b: None if a is None or b is None else int(bool(_num(a))) ^ int(bool(_num(b)))),
@@ -1304,7 +1548,9 @@ def register(conn: sqlite3.Connection, state: ConnectionState) -> None:
     }
     # typeshed's create_aggregate wants step(int) and finalize() -> int; SQLite passes any values
     # (n_arg of them) and takes any SQLite value back, as these aggregates use
-    for name, aggregate in (("bit_xor", _BitXor), ("bit_or", _BitOr), ("bit_and", _BitAnd)):
+    for name, aggregate in (("bit_xor", _BitXor), ("bit_or", _BitOr), ("bit_and", _BitAnd), ("std", _StdDev),
+                            ("stddev", _StdDev), ("stddev_pop", _StdDev), ("variance", _Variance),
+                            ("var_pop", _Variance), ("var_samp", _VarSamp), ("stddev_samp", _StdDevSamp)):
         conn.create_aggregate(name, 1, aggregate)  # type: ignore[arg-type]
     conn.create_aggregate("mysql_group_concat", -1, _GroupConcat)  # type: ignore[arg-type]
     for name, (nargs, fn) in fns.items():

@@ -77,8 +77,8 @@ NOT_ALIAS = CLAUSE_WORDS | JOIN_WORDS | JOIN_MODIFIERS | {"FORCE", "USE", "IGNOR
 
 FUNC_RENAME = {
     "IF": "iif", "GREATEST": "max", "LEAST": "min", "CHAR_LENGTH": "length",
-    "CHARACTER_LENGTH": "length", "UCASE": "upper", "LCASE": "lower", "MID": "substr",
-    "SUBSTRING": "substr", "POWER": "pow", "ISNULL": "mysql_isnull",
+    "CHARACTER_LENGTH": "length", "UCASE": "upper", "LCASE": "lower", "MID": "mysql_substr",
+    "SUBSTRING": "mysql_substr", "SUBSTR": "mysql_substr", "POWER": "pow", "ISNULL": "mysql_isnull",
     "RAND": "mysql_rand", "LENGTH": "octet_length", "OCTET_LENGTH": "octet_length",
     "DAYOFMONTH": "day", "SCHEMA": "database", "CURRENT_USER": "user", "SESSION_USER": "user",
     "SYSTEM_USER": "user", "LOCATE": "mysql_locate", "POSITION": "mysql_locate",
@@ -90,8 +90,12 @@ FUNC_RENAME = {
 CAST_TYPES = {"SIGNED": "INTEGER", "UNSIGNED": "INTEGER", "CHAR": "TEXT", "DECIMAL": "REAL",
               "DATETIME": "TEXT", "DATE": "TEXT", "TIME": "TEXT", "BINARY": "BLOB", "DOUBLE": "REAL",
               "FLOAT": "REAL", "INTEGER": "INTEGER", "INT": "INTEGER", "NCHAR": "TEXT", "JSON": "TEXT"}
+_EXTRACT_UNITS = {"YEAR", "MONTH", "DAY", "HOUR", "MINUTE", "SECOND", "MICROSECOND", "QUARTER", "WEEK",
+                  "YEAR_MONTH", "DAY_HOUR", "DAY_MINUTE", "DAY_SECOND", "HOUR_MINUTE", "HOUR_SECOND",
+                  "MINUTE_SECOND", "DAY_MICROSECOND", "HOUR_MICROSECOND", "MINUTE_MICROSECOND",
+                  "SECOND_MICROSECOND"}
 INTERVAL_UNITS = {"MICROSECOND", "SECOND", "MINUTE", "HOUR", "DAY", "WEEK", "MONTH", "QUARTER", "YEAR"}
-WORD_RENAME = {"DIV": "/", "RLIKE": "REGEXP", "SEPARATOR": ","}  # GROUP_CONCAT(x SEPARATOR ',')
+WORD_RENAME = {"DIV": "/", "MOD": "%", "RLIKE": "REGEXP", "SEPARATOR": ","}  # GROUP_CONCAT(x SEPARATOR ',')
 NOW_WORDS = {"NOW", "CURRENT_TIMESTAMP", "LOCALTIME", "LOCALTIMESTAMP", "SYSDATE"}
 NILADIC = {  # usable without parentheses
     "CURRENT_TIMESTAMP": NOW, "LOCALTIME": NOW, "LOCALTIMESTAMP": NOW,
@@ -196,6 +200,7 @@ class Translator:
         self.sets_last_id = False
         self.upsert = False
         self._ci_literals: bool | None = None  # (`compared_off_column`)
+        self._in_json = False  # emitting a JSON_OBJECT / JSON_ARRAY's arguments (`emit_call`)
         self.assigned: list[tuple[str, int, int, int, int]] = []  # SET col: out/args spans of its value
         self.shape = shape
         self.database = database
@@ -445,6 +450,11 @@ class Translator:
                 continue
             if word in WORD_RENAME:
                 out.append(WORD_RENAME[word])
+                i += 1
+                continue
+            if word == "UNKNOWN" and i > 0 and (toks[i - 1].is_word("IS") or (  # x IS [NOT] UNKNOWN
+                    i > 1 and toks[i - 1].is_word("NOT") and toks[i - 2].is_word("IS"))):
+                out.append("NULL")
                 i += 1
                 continue
             if word == "XOR":
@@ -730,6 +740,25 @@ class Translator:
             return self.emit_cast(i, word)
         if word == "TRIM":
             return self.emit_trim(i)
+        if word in ("POSITION", "EXTRACT", "SUBSTRING", "SUBSTR", "MID"):
+            j, at = self.close_of(i, lambda t: t.is_word("IN" if word == "POSITION" else "FROM"))
+            if at is not None:
+                return self.emit_keyword_call(i, word, j, at)
+        if word in ("JSON_OBJECT", "JSON_ARRAY") and not self._in_json:
+            # MariaDB writes ", " and ": " between members; SQLite's json_object() nothing. Only the
+            # outermost call is rewritten: an inner one must reach it as JSON (SQLite's subtype)
+            j, _ = self.close_of(i)
+            self.out.append(f"mysql_json_text({word.lower()}(")
+            self._in_json = True
+            try:
+                self.emit_range(i + 2, j)
+            finally:
+                self._in_json = False
+            self.out.append("))")
+            return j + 1
+        if word == "LOG" and self.close_of(i)[1] is None:  # LOG(x) is ln(x); SQLite's log(x) is log10(x)
+            self.out.append("ln")
+            return i + 1
         if word == "COUNT" and i + 2 < len(toks) and toks[i + 2].is_word("DISTINCT") and self.close_of(i)[1] is not None:
             raise SQLError(ER_NOT_SUPPORTED_YET, "COUNT(DISTINCT) of more than one expression")
         if word == "GROUP_CONCAT":
@@ -766,6 +795,36 @@ class Translator:
                 split = j
             j += 1
         raise self.error_at(i)
+
+    def emit_keyword_call(self, i: int, word: str, j: int, at: int) -> int:
+        """The SQL-standard forms whose arguments are split by words: POSITION(x IN y) is
+        mysql_locate(x, y), EXTRACT(unit FROM x) mysql_extract('unit', x), SUBSTRING(x FROM a
+        [FOR b]) mysql_substr(x, a[, b]); tokens[at] is the IN / FROM, tokens[j] the ')'."""
+        toks = self.tokens
+        if word == "EXTRACT":
+            unit = toks[i + 2].upper if at == i + 3 else ""
+            if unit not in _EXTRACT_UNITS:
+                raise self.error_at(i + 2)
+            self.out.append(f"mysql_extract('{unit}', ")
+            self.emit_range(at + 1, j)
+            self.out.append(")")
+            return j + 1
+        self.out.append("mysql_locate(" if word == "POSITION" else "mysql_substr(")
+        self.emit_range(i + 2, at)
+        self.out.append(",")
+        if word == "POSITION":
+            self.emit_range(at + 1, j)
+        else:
+            k, depth = at + 1, 0
+            while k < j and not (depth == 0 and toks[k].is_word("FOR")):
+                depth += {"(": 1, ")": -1}.get(toks[k].text, 0) if toks[k].kind == "op" else 0
+                k += 1
+            self.emit_range(at + 1, k)
+            if k < j:
+                self.out.append(",")
+                self.emit_range(k + 1, j)
+        self.out.append(")")
+        return j + 1
 
     def emit_trim(self, i: int) -> int:
         """TRIM([{BOTH | LEADING | TRAILING}] [remstr] FROM str): `mysql_trim(str, remstr, mode)`,

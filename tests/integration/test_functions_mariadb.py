@@ -4,16 +4,22 @@ them, or the error) are compared. Arithmetic and its rounding (ROUND and CAST to
 away from zero for DECIMAL, half to even for DOUBLE; a string's leading number in arithmetic),
 string functions (TRIM's LEADING / TRAILING / BOTH, QUOTE, SPACE, BIN, OCT, ORD), date and time
 functions (DATE_FORMAT's every specifier, WEEK and YEARWEEK in all modes, DAYNAME, TIME_TO_SEC,
-SEC_TO_TIME, HOUR of a TIME, dates written '2024-1-5' or 20240105), CAST to DATE / DATETIME /
-TIME / CHAR(n) / SIGNED / UNSIGNED, XOR, N'...', NULL handling, aggregates, ordering.
+SEC_TO_TIME, TIMEDIFF, ADDTIME, MAKEDATE, MAKETIME, TIME(), TIMESTAMP(), EXTRACT, CONVERT_TZ with
+offsets, PERIOD_ADD, TO_DAYS / FROM_DAYS, HOUR of a TIME, dates written '2024-1-5' or 20240105),
+CAST to DATE / DATETIME / TIME / CHAR(n) / SIGNED / UNSIGNED, LOG, STDDEV / VARIANCE (MariaDB's
+recurrence and its 4 more decimals), PI()'s 6 decimals, SUBSTRING's edges and its FROM / FOR form,
+POSITION(x IN y), MOD, XOR, IS UNKNOWN, N'...', JSON_LENGTH / KEYS / TYPE, MAKE_SET, EXPORT_SET,
+subqueries, joins, UNION, window functions, CTEs, NULL handling, aggregates, ordering.
 
 Left out, where the two still differ (MariaDB's answer first): ROUND(2.5e0) 2 (here 3: the
 literal 2.5e0 reaches the engine as the same float as the DECIMAL 2.5); 0.1e0 + 0.2e0 = 0.3e0
 false (true: computed as DECIMALs); 2/3*3 2.0000 (2.0001: the division's digits are rounded at
 once, MariaDB keeps 9); -9223372036854775808 a BIGINT (a double here); 9223372036854775807 + 1
-error 1690 (a DECIMAL here); PI() shown with 6 digits; CONCAT(1.50, '') '1.50' ('1.5');
+error 1690 (a DECIMAL here); CONCAT(1.50, '') '1.50' ('1.5');
 STR_TO_DATE and date + INTERVAL typed DATE (text here); QUOTE(NULL) and CHAR() binary strings;
-INTERVAL(N, ...) absent; COUNT(DISTINCT a, b) and WITH ROLLUP refused with 1235; adjacent literals
+INTERVAL(N, ...) absent; TRUE inside JSON_ARRAY / JSON_OBJECT is 1 (MariaDB's true); DATE_ADD of a DATE column typed as text (MariaDB: DATE); a UNION of an INT and a
+DECIMAL column ordered with the integers first; LEAD / LAG with a default (MariaDB 10.11 refuses
+it); COUNT(DISTINCT a, b) and WITH ROLLUP refused with 1235; adjacent literals
 ('a' 'b', MySQL's 'ab') a syntax error; a statement naming BINARY compares its literals binary."""
 
 from __future__ import annotations
@@ -101,6 +107,59 @@ QUERIES = [
     "SELECT CAST('2024-1-5' AS DATE), CAST('2024-01-05 10:11:12.7' AS DATETIME), CAST('2024-01-05 10:11:12.7' AS DATETIME(1)), CAST('x' AS DATE), CAST(20240105 AS DATE)",
     "SELECT CAST('abcdef' AS CHAR(3)), CONVERT('abc', CHAR(2)), CAST(12345 AS CHAR(2))",
     "SELECT ORD('é'), ORD('a'), ORD(''), ORD(NULL)",
+    "SELECT JSON_OBJECT('a', 1, 'b', 'x'), JSON_ARRAY(1, 'a', NULL), JSON_OBJECT('k', JSON_ARRAY(1, JSON_OBJECT('z', 2)))",
+    "SELECT JSON_ARRAY(), JSON_OBJECT(), JSON_ARRAY(1.5, 'é'), JSON_OBJECT('a', NULL)",
+    "SELECT CONCAT(JSON_ARRAY(1, 2), '!'), JSON_LENGTH(JSON_ARRAY(1, 2, 3)), JSON_EXTRACT(JSON_OBJECT('a', 1), '$.a')",
+    'SELECT id, (SELECT MAX(a) FROM t t2 WHERE t2.id < t.id) FROM t ORDER BY id',
+    "SELECT id FROM t WHERE a IN (SELECT a FROM t WHERE b = 'x') ORDER BY id",
+    'SELECT id FROM t WHERE EXISTS (SELECT 1 FROM t t2 WHERE t2.a = t.a AND t2.id <> t.id) ORDER BY id',
+    'SELECT t.id, u.id FROM t JOIN t u ON u.a = t.a AND u.id > t.id ORDER BY 1, 2',
+    'SELECT t.id, u.id FROM t LEFT JOIN t u ON u.b = t.b AND u.id <> t.id ORDER BY 1, 2',
+    'SELECT a FROM t UNION SELECT b FROM t ORDER BY 1',
+    'SELECT b, COUNT(*) c FROM t GROUP BY b HAVING c > 1',
+    'SELECT b, SUM(a) FROM t GROUP BY b ORDER BY SUM(a) DESC, b',
+    'SELECT id, ROW_NUMBER() OVER (ORDER BY a DESC, id), RANK() OVER (ORDER BY a), SUM(a) OVER (PARTITION BY b ORDER BY id) FROM t ORDER BY id',
+    'WITH x AS (SELECT a, b FROM t WHERE a > 0) SELECT b, COUNT(*) FROM x GROUP BY b ORDER BY b',
+    'WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 5) SELECT SUM(i) FROM n',
+    'SELECT DISTINCT b FROM t ORDER BY b DESC',
+    'SELECT id FROM t ORDER BY CASE WHEN b IS NULL THEN 1 ELSE 0 END, b, id',
+    "SELECT IFNULL(a, 'none'), COALESCE(c, 0) + 1, IF(a > 0, 'pos', 'neg') FROM t ORDER BY id",
+    "SELECT CONCAT(b, a), CONCAT_WS('-', a, b, c), LENGTH(b), UPPER(b) FROM t ORDER BY id",
+    'SELECT id, a, a DIV 2, a MOD 3, a / 3, -a, ABS(a) FROM t ORDER BY id',
+    'SELECT JSON_UNQUOTE(JSON_EXTRACT(\'{"a": "x"}\', \'$.a\')), JSON_LENGTH(\'[1, 2, 3]\'), JSON_KEYS(\'{"a": 1, "b": 2}\'), JSON_TYPE(\'[1]\')',
+    'SELECT GROUP_CONCAT(DISTINCT b ORDER BY b), GROUP_CONCAT(a), COUNT(DISTINCT b) FROM t',
+    'SELECT SQL_CALC_FOUND_ROWS id FROM t LIMIT 1',
+    'SELECT id FROM t ORDER BY id LIMIT 2 OFFSET 1',
+    "SELECT id FROM t WHERE b LIKE '%x%' OR b LIKE 'y_' ORDER BY id",
+    'SELECT id FROM t WHERE a BETWEEN -10 AND 4 ORDER BY id',
+    'SELECT id FROM t WHERE NOT (a > 0) ORDER BY id',
+    'SELECT MAX(d), MIN(d), MAX(c), MIN(b), AVG(e), STDDEV(a), VARIANCE(a) FROM t',
+    'SELECT BIT_AND(a), BIT_OR(a), BIT_XOR(a) FROM t',
+    'SELECT id, a <=> NULL, a IS TRUE, a IS NOT FALSE, b IS UNKNOWN FROM t ORDER BY id',
+    "SELECT CHAR_LENGTH(NULL), CONCAT(NULL), UPPER(NULL), ABS(NULL), DATE_FORMAT(NULL, '%Y'), LENGTH('')",
+    "SELECT LPAD('abc', 2, 'x'), RPAD('', 3, ''), REPEAT('x', 0), SUBSTRING('abc', 0), SUBSTRING('abc', 2), SUBSTR('abc' FROM 2 FOR 1)",
+    "SELECT LOCATE('b', 'abcb', 3), POSITION('c' IN 'abc'), INSTR('abc', 'z'), REPLACE(NULL, 'a', 'b'), INSERT('abc', 2, 9, 'Z')",
+    "SELECT MAKEDATE(2024, 60), MAKETIME(10, 5, 3), TIMEDIFF('10:00:00', '09:30:00'), ADDTIME('10:00:00', '00:30:00'), TIME('2024-01-05 10:11:12')",
+    "SELECT DATE('2024-01-05 10:11:12'), TIMESTAMP('2024-01-05'), TO_DAYS('2024-01-05'), FROM_DAYS(739255), UTC_DATE() IS NOT NULL",
+    "SELECT EXTRACT(YEAR FROM '2024-01-05'), EXTRACT(MONTH FROM d), EXTRACT(DAY_MINUTE FROM '2024-01-05 10:11:12') FROM t WHERE id = 1",
+    "SELECT CONVERT_TZ('2024-01-05 10:00:00', '+00:00', '+02:00'), PERIOD_ADD(202401, 2), PERIOD_DIFF(202403, 202401)",
+    "SELECT ELT(0, 'a'), FIELD(NULL, 'a'), FIND_IN_SET('c', 'a,b'), MAKE_SET(5, 'a', 'b', 'c'), EXPORT_SET(5, 'Y', 'N', ',', 4)",
+    'SELECT LOG(8), LOG(2, 8), LOG2(8), LOG10(100), LN(1), EXP(0), RADIANS(180), DEGREES(PI()), ROUND(SIN(0), 2)',
+    'SELECT TRUNCATE(-2.789, 1), ROUND(-2.789, 1), ROUND(1234.5678, -2), FLOOR(2.5), CEIL(-2.5), 10 % 3, -10 % 3',
+    "SELECT 1 + '1', '1' + '1', 1 + NULL, 'a' = 'a ', 'a' LIKE 'a ', 2 * '2.5'",
+    'SELECT 5 / 2, 5 DIV 2, -5 DIV 2, 5.0 / 2, 1 / 7, 100 / 3.0',
+    "SELECT UUID() IS NOT NULL, LENGTH(UUID()), CONNECTION_ID() > 0, DATABASE(), VERSION() LIKE '10.11%'",
+    "SELECT LOCATE('b', 'abcb', 3)",
+    "SELECT POSITION('c' IN 'abc')",
+    "SELECT INSERT('abc', 2, 9, 'Z')",
+    "SELECT INSTR('abc', 'z'), REPLACE(NULL, 'a', 'b')",
+    'SELECT PI(), STDDEV(a), STD(c), VAR_SAMP(e) FROM t',
+    'SELECT e, ROUND(e, 2) FROM t ORDER BY id',
+    "SELECT DATEDIFF(d, '2024-01-01'), DAYOFYEAR(d), DATE_FORMAT(d, '%W %D') FROM t ORDER BY id",
+    'SELECT id, LAG(a) OVER (ORDER BY id), LEAD(a) OVER (ORDER BY id) FROM t ORDER BY id',
+    'SELECT JSON_EXTRACT(\'{"a": {"b": [1, 2]}}\', \'$.a.b[1]\'), JSON_LENGTH(\'{"a": 1}\'), JSON_TYPE(\'1.5\'), JSON_TYPE(\'"x"\')',
+    "SELECT SUBSTRING('abc', 2, -1), SUBSTRING('abc', -5), MID('abcdef', 2, 3), SUBSTRING('abc' FROM -2)",
+    'SELECT a, a MOD 4, a % -4 FROM t ORDER BY id',
 ]
 
 

@@ -100,6 +100,13 @@ async def test_system_variables_without_a_reader_are_refused(engine, db):
     ("'3x' * 2", "6"), ("TRIM(BOTH 'ab' FROM 'ababcab')", "c"), ("TRIM(LEADING FROM '  a  ')", "a  "),
     ("1 XOR 1", 0), ("1 XOR NULL", None), ("N'nat'", "nat"), ("QUOTE('a''b')", "'a\\'b'"),
     ("SPACE(2)", "  "), ("BIN(-1)", "1" * 64), ("OCT(8)", "10"), ("BIT_COUNT(-1)", 64), ("ORD('é')", 50089),
+    ("LOG(8) > 2", 1), ("7 MOD 3", 1), ("SUBSTRING('abc', 0)", ""),
+    ("SUBSTRING('abc', 2, -1)", ""), ("SUBSTR('abcd' FROM 2 FOR 2)", "bc"), ("POSITION('c' IN 'abc')", 3),
+    ("EXTRACT(DAY_MINUTE FROM '2024-01-05 10:11:12')", 51011), ("TIMEDIFF('10:00:00', '09:30:00')", "00:30:00"),
+    ("MAKEDATE(2024, 60)", "2024-02-29"), ("TO_DAYS('2024-01-05')", 739255), ("FROM_DAYS(739255)", "2024-01-05"),
+    ("PERIOD_ADD(202411, 3)", 202502), ("NULL IS UNKNOWN", 1), ("JSON_ARRAY(1, JSON_OBJECT('a', 'x'))", '[1, {"a": "x"}]'),
+    ("JSON_TYPE('[1]')", "ARRAY"), ("MAKE_SET(5, 'a', 'b', 'c')", "a,c"), ("CONVERT_TZ('2024-01-05 23:00:00', '+00:00', '+02:00')",
+                                                                      "2024-01-06 01:00:00"),
 ])
 async def test_mysql_functions(engine, db, expr, expected):
     assert await one(db, f"SELECT {expr}") == (expected,)
