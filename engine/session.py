@@ -422,7 +422,7 @@ class Session:
                 v = params[source[1]]
                 args.append(values.binary_value(v.encode("utf-8", "surrogateescape") if isinstance(v, str) else v))
             elif source[0] == STORE:
-                _, index, binary, col, row, where, negative = source
+                _, index, binary, col, row, where, negative, lenient = source
                 v = params[index]
                 if isinstance(v, float):  # a number with a point: exactly as written (DECIMAL)
                     if texts is None:
@@ -432,7 +432,7 @@ class Session:
                     v = v.copy_negate() if isinstance(v, Decimal) else -v  # no context rounding
                 elif binary and isinstance(v, str):
                     v = v.encode("utf-8", "surrogateescape")
-                args.append(values.store(col, v, row, where))
+                args.append(values.store(col, v, row, where, lenient))
             else:
                 raise AssertionError(source)
         return args

@@ -64,7 +64,8 @@ from protocol.errors import (
 # Per-execution argument sources (besides an int: the index of a literal of the statement).
 NOW, CURDATE, CURTIME, UNIX_NOW, LAST_ID, DATABASE, CONN_ID, FOUND, ROW_COUNT = (
     "now", "curdate", "curtime", "unix", "lastid", "db", "connid", "found", "rowcount")
-STORE = "store"  # (STORE, literal index, is _binary, Column, row number, `db`.`t`.`c`, negated)
+# (STORE, literal index, is _binary, Column, row number, `db`.`t`.`c`, negated, IGNORE: stored adjusted)
+STORE = "store"
 
 CLAUSE_WORDS = {
     "WHERE", "GROUP", "ORDER", "HAVING", "LIMIT", "SET", "UNION", "WINDOW", "FOR", "LOCK", "VALUES",
@@ -201,6 +202,7 @@ class Translator:
         self.upsert = False
         self._ci_literals: bool | None = None  # (`compared_off_column`)
         self._in_json = False  # emitting a JSON_OBJECT / JSON_ARRAY's arguments (`emit_call`)
+        self.ignore = False  # INSERT / UPDATE IGNORE: a literal strict mode refuses is stored adjusted
         self.assigned: list[tuple[str, int, int, int, int]] = []  # SET col: out/args spans of its value
         self.shape = shape
         self.database = database
@@ -1215,7 +1217,7 @@ class Translator:
         elif kind == "raw":
             self.out.append(tree[1])
         elif kind == "dec":  # a literal as its exact text
-            self.add_arg((STORE, tree[1], False, values.NUMBER, 1, "", False))
+            self.add_arg((STORE, tree[1], False, values.NUMBER, 1, "", False, False))
         else:  # tokens [start, stop), emitted as usual (the region starting there aside)
             region = self.exact.pop(tree[1], None)
             self.emit_range(tree[1], tree[2])
@@ -1325,6 +1327,7 @@ class Translator:
         ignore = False
         while i < len(toks) and toks[i].is_word("LOW_PRIORITY", "DELAYED", "HIGH_PRIORITY", "IGNORE"):
             ignore = ignore or toks[i].upper == "IGNORE"
+            self.ignore = ignore
             i += 1
         if i < len(toks) and toks[i].is_word("INTO"):
             i += 1
@@ -1598,7 +1601,7 @@ class Translator:
         if end - start != 1 or toks[start].kind != "param":
             return False
         where = f"`{schema}`.`{table}`.`{col.name}`"
-        self.add_arg((STORE, toks[start].param, binary, col, row, where, negative))
+        self.add_arg((STORE, toks[start].param, binary, col, row, where, negative, self.ignore))
         return True
 
     def emit_upsert(self, i: int, table: Table) -> int:
@@ -1726,6 +1729,7 @@ class Translator:
         ignore = False
         while i < len(toks) and toks[i].is_word("LOW_PRIORITY", "IGNORE"):
             ignore = ignore or toks[i].upper == "IGNORE"
+            self.ignore = ignore
             i += 1
         set_at = next((k for k in range(i, len(toks)) if toks[k].is_word("SET")), len(toks))
         if any(t.text == "," or t.is_word("JOIN", "STRAIGHT_JOIN") for t in toks[i:set_at]):

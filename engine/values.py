@@ -6,7 +6,8 @@ UPDATE ... SET assigns to a column (the translator marks those arguments, see
 store the same value. It returns what SQLite keeps, or raises MariaDB's strict-mode error:
 1264 (out of range), 1265 (truncated: `12abc` into an integer, a value not in an ENUM), 1292 /
 1366 (not a value of that type; a string that is not valid utf8mb4 for a text column), 1406
-(too long). Integers are rounded half away from zero; DECIMAL(p,s) is rounded half up to s
+(too long); an INSERT or UPDATE IGNORE (`lenient`) stores such a value adjusted instead, as
+MariaDB does with a warning (`adjusted`). Integers are rounded half away from zero; DECIMAL(p,s) is rounded half up to s
 digits (Python's decimal, never a float) and kept as its exact text; binary strings are bytes
 (any byte value; BINARY(n) padded with zero bytes; held as `binary_value` says), text
 columns get str (CHAR(n) without its trailing spaces, as MariaDB returns it without
@@ -86,8 +87,63 @@ def int_range(col: Column) -> tuple[int, int] | None:
     return (0, (1 << bits) - 1) if col.unsigned else (-(1 << (bits - 1)), (1 << (bits - 1)) - 1)
 
 
-def store(col: Column, value: object, row: int, where: str) -> object:
-    """`where` is the column as MariaDB names it in 1366: `db`.`table`.`column`."""
+def store(col: Column, value: object, row: int, where: str, lenient: bool = False) -> object:
+    """`where` is the column as MariaDB names it in 1366: `db`.`table`.`column`. `lenient`
+    (INSERT IGNORE, UPDATE IGNORE): a value strict mode refuses is stored adjusted instead, as
+    MariaDB does with a warning (`adjusted`)."""
+    if not lenient:
+        return _store(col, value, row, where)
+    try:
+        return _store(col, value, row, where)
+    except SQLError as exc:
+        if exc.code not in _ADJUSTABLE:
+            raise
+        return adjusted(col, value, row, where)
+
+
+_ADJUSTABLE = frozenset(e.code for e in (ER_WARN_DATA_OUT_OF_RANGE, WARN_DATA_TRUNCATED, ER_TRUNCATED_WRONG_VALUE,
+                                         ER_TRUNCATED_WRONG_VALUE_FOR_FIELD, ER_DATA_TOO_LONG))
+
+
+def adjusted(col: Column, value: object, row: int, where: str) -> object:
+    """What IGNORE stores for a value strict mode refuses: a number's leading digits (0 without
+    any) clipped to the column's range, a string cut to the column's length, '' for an ENUM,
+    the zero date or time; MariaDB's choices."""
+    base = col.base
+    text = value.decode("utf-8", "surrogateescape") if isinstance(value, bytes) else str(value)
+    if base in INT_TYPES or base in NUMERIC_TYPES or base == "decimal" or base in REAL_TYPES:
+        m = _NUMBER_PREFIX.match(text) if not isinstance(value, int | float | Decimal) else None
+        number = Decimal(repr(value)) if isinstance(value, float) else Decimal(value) if isinstance(
+            value, int | Decimal) else Decimal(m.group(0).strip()) if m else Decimal(0)
+        if base in REAL_TYPES:
+            return float(number)
+        if base in INT_TYPES:
+            low, high = int_range(col) or (-(1 << 63), (1 << 63) - 1)
+            n = int(number.to_integral_value(rounding=ROUND_HALF_UP, context=EXACT))
+            return _integer(col, min(max(n, low), high), row, where)
+        nums = [int(a) for a in col.args if a.isdigit()]
+        precision, scale = (nums[0] if nums else 10), (nums[1] if len(nums) > 1 else 0)
+        top = Decimal(1).scaleb(precision - scale) - Decimal(1).scaleb(-scale)
+        return _decimal(col, min(max(number, Decimal(0) if col.unsigned else -top), top), row, where)
+    if base in BLOB_TYPES:
+        raw = value if isinstance(value, bytes) else text.encode("utf-8", "surrogateescape")
+        limit = _BLOB_BYTES.get(base) or next((int(a) for a in col.args if a.isdigit()), 1)
+        return _binary(col, raw[:limit], row)
+    if base in ("char", "varchar"):
+        return _text(col, text[:next((int(a) for a in col.args if a.isdigit()), 1)], row, where)
+    if base in _TEXT_BYTES:
+        raw = text.encode("utf-8", "surrogateescape")[:_TEXT_BYTES[base]]
+        return _text(col, raw.decode("utf-8", "ignore"), row, where)
+    if base == "enum":
+        return ""
+    if base in TIME_TYPES:
+        nums = [int(a) for a in col.args if a.isdigit()]
+        fraction = "." + "0" * nums[0] if nums and nums[0] and base != "date" else ""
+        return {"date": "0000-00-00", "time": "00:00:00"}.get(base, "0000-00-00 00:00:00") + fraction
+    raise SQLError(ER_TRUNCATED_WRONG_VALUE_FOR_FIELD, base, _shown(text), where, row)
+
+
+def _store(col: Column, value: object, row: int, where: str) -> object:
     if value is None:
         return None
     if col is NUMBER:  # integers as integers, any other number as its exact text

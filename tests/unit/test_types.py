@@ -155,6 +155,24 @@ def test_temporal_values_stored_and_compared_in_mariadbs_form():
     assert temporal_text("abc", "date", 0) is None
 
 
+def test_ignore_stores_what_strict_mode_refuses_adjusted():
+    """INSERT / UPDATE IGNORE: the value MariaDB stores (with a warning) where strict mode fails
+    the statement; a value strict mode takes is stored as without IGNORE."""
+    def lenient(base, value, *args, unsigned=False):
+        return store(Column("c", base, list(args), unsigned=unsigned), value, 1, "`db`.`t`.`c`", lenient=True)
+    assert lenient("int", "zz") == 0 and lenient("int", "12abc") == 12 and lenient("int", "7") == 7
+    assert lenient("tinyint", 300) == 127 and lenient("tinyint", -300) == -128
+    assert lenient("int", -1, unsigned=True) == 0 and lenient("bigint", 2 ** 70, unsigned=True) == "18446744073709551615"
+    assert lenient("decimal", Decimal("12345.678"), "5", "2") == "999.99"
+    assert lenient("decimal", "x", "5", "2") == "0.00"
+    assert lenient("varchar", "abcdef", "3") == "abc" and lenient("varbinary", b"xyz", "2") == "xy"
+    assert lenient("enum", "c", "'a'", "'b'") == "" and lenient("date", "2024-02-30") == "0000-00-00"
+    assert lenient("datetime", "nope", "2") == "0000-00-00 00:00:00.00"
+    assert lenient("double", "1.5e3x") == 1500.0
+    with pytest.raises(SQLError):
+        store(Column("c", "tinyint"), 300, 1, "`db`.`t`.`c`")  # strict without IGNORE
+
+
 def test_decimal_collation_orders_by_value():
     values = ["10", "3.50", "-0.5", "12345678901234567890.00000000000000000002", "3.5", "9"]
     ordered = sorted(values, key=functools.cmp_to_key(compare_decimal))
