@@ -50,9 +50,10 @@ def mysql_temporal(value: Any, base: str, fsp: int) -> Any:
 def mysql_cast_temporal(value: Any, base: str, fsp: Any) -> str | None:
     """CAST(value AS DATE / DATETIME[(fsp)] / TIME[(fsp)]): the value as such a column stores it
     (`values.temporal_text`), NULL when it is not one (MariaDB adds a warning)."""
-    if value is None or isinstance(value, bytes):
+    if value is None:
         return None
-    return values.temporal_text(value, base, _int(fsp) if fsp is not None else 0, stored=True)
+    return values.temporal_text(_to_str(value) if isinstance(value, bytes) else value, base,
+                                _int(fsp) if fsp is not None else 0, stored=True)
 
 
 def raise_sql(exc: SQLError) -> None:
@@ -335,7 +336,7 @@ def _dt(value: Any) -> datetime | None:
     """A DATE / DATETIME argument in any form MariaDB reads (`values.date_parts`: '2024-1-5',
     20240105, '2024-01-05T10:11:12' ...); None for NULL, a value that is not one, or a zero date
     or part (which Python's datetime cannot hold)."""
-    if value is None or isinstance(value, bytes):
+    if value is None:
         return None
     found = values.date_parts(value)
     if found is None:
@@ -358,7 +359,7 @@ def _clock(value: Any) -> tuple[int, int, int, int] | None:
     DATETIME's time of day): (hours, minutes, seconds, microseconds), signless; None if none."""
     if value is None:
         return None
-    text = values.temporal_text(value, "time", 6)
+    text = values.temporal_text(_to_str(value) if isinstance(value, bytes) else value, "time", 6)
     if text is None:
         dt = _dt(value)
         return None if dt is None else (dt.hour, dt.minute, dt.second, dt.microsecond)

@@ -91,6 +91,8 @@ FUNC_RENAME = {
 CAST_TYPES = {"SIGNED": "INTEGER", "UNSIGNED": "INTEGER", "CHAR": "TEXT", "DECIMAL": "REAL",
               "DATETIME": "TEXT", "DATE": "TEXT", "TIME": "TEXT", "BINARY": "BLOB", "DOUBLE": "REAL",
               "FLOAT": "REAL", "INTEGER": "INTEGER", "INT": "INTEGER", "NCHAR": "TEXT", "JSON": "TEXT"}
+# the JSON functions whose document SQLite writes without MariaDB's ", " and ": " separators
+_JSON_MADE = ("JSON_OBJECT", "JSON_ARRAY", "JSON_SET", "JSON_INSERT", "JSON_REPLACE", "JSON_REMOVE")
 _EXTRACT_UNITS = {"YEAR", "MONTH", "DAY", "HOUR", "MINUTE", "SECOND", "MICROSECOND", "QUARTER", "WEEK",
                   "YEAR_MONTH", "DAY_HOUR", "DAY_MINUTE", "DAY_SECOND", "HOUR_MINUTE", "HOUR_SECOND",
                   "MINUTE_SECOND", "DAY_MICROSECOND", "HOUR_MICROSECOND", "MINUTE_MICROSECOND",
@@ -201,7 +203,7 @@ class Translator:
         self.sets_last_id = False
         self.upsert = False
         self._ci_literals: bool | None = None  # (`compared_off_column`)
-        self._in_json = False  # emitting a JSON_OBJECT / JSON_ARRAY's arguments (`emit_call`)
+        self._in_json = False  # emitting the arguments of a call `_JSON_MADE` names (`emit_call`)
         self.ignore = False  # INSERT / UPDATE IGNORE: a literal strict mode refuses is stored adjusted
         self.assigned: list[tuple[str, int, int, int, int]] = []  # SET col: out/args spans of its value
         self.shape = shape
@@ -746,9 +748,10 @@ class Translator:
             j, at = self.close_of(i, lambda t: t.is_word("IN" if word == "POSITION" else "FROM"))
             if at is not None:
                 return self.emit_keyword_call(i, word, j, at)
-        if word in ("JSON_OBJECT", "JSON_ARRAY") and not self._in_json:
-            # MariaDB writes ", " and ": " between members; SQLite's json_object() nothing. Only the
-            # outermost call is rewritten: an inner one must reach it as JSON (SQLite's subtype)
+        if word in _JSON_MADE and not self._in_json and not self.in_json_call(i):
+            # MariaDB writes ", " and ": " between members; SQLite's json_object() nothing. Only a
+            # call outside every JSON function is rewritten: an inner one must reach the function
+            # around it as JSON (SQLite's subtype), which the rewritten text no longer is
             j, _ = self.close_of(i)
             self.out.append(f"mysql_json_text({word.lower()}(")
             self._in_json = True
@@ -797,6 +800,21 @@ class Translator:
                 split = j
             j += 1
         raise self.error_at(i)
+
+    def in_json_call(self, i: int) -> bool:
+        """Whether tokens[i] is inside the arguments of a call of a JSON_ function."""
+        toks = self.tokens
+        depth = 0
+        for k in range(i - 1, 0, -1):
+            t = toks[k]
+            if t.kind == "op" and t.text == ")":
+                depth += 1
+            elif t.kind == "op" and t.text == "(":
+                if depth:
+                    depth -= 1
+                elif toks[k - 1].kind == "word" and toks[k - 1].upper.startswith("JSON_"):
+                    return True
+        return False
 
     def emit_keyword_call(self, i: int, word: str, j: int, at: int) -> int:
         """The SQL-standard forms whose arguments are split by words: POSITION(x IN y) is

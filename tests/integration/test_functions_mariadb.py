@@ -17,7 +17,8 @@ false (true: computed as DECIMALs); 2/3*3 2.0000 (2.0001: the division's digits 
 once, MariaDB keeps 9); -9223372036854775808 a BIGINT (a double here); 9223372036854775807 + 1
 error 1690 (a DECIMAL here); CONCAT(1.50, '') '1.50' ('1.5');
 STR_TO_DATE and date + INTERVAL typed DATE (text here); QUOTE(NULL) and CHAR() binary strings;
-INTERVAL(N, ...) absent; TRUE inside JSON_ARRAY / JSON_OBJECT is 1 (MariaDB's true); DATE_ADD of a DATE column typed as text (MariaDB: DATE); a UNION of an INT and a
+INTERVAL(N, ...) absent; JSON_INSERT at an index past an array's end (MariaDB appends, SQLite's
+json_insert only at $[#]); TRUE inside JSON_ARRAY / JSON_OBJECT is 1 (MariaDB's true); DATE_ADD of a DATE column typed as text (MariaDB: DATE); a UNION of an INT and a
 DECIMAL column ordered with the integers first; LEAD / LAG with a default (MariaDB 10.11 refuses
 it); COUNT(DISTINCT a, b) and WITH ROLLUP refused with 1235; adjacent literals
 ('a' 'b', MySQL's 'ab') a syntax error; a statement naming BINARY compares its literals binary."""
@@ -107,6 +108,9 @@ QUERIES = [
     "SELECT CAST('2024-1-5' AS DATE), CAST('2024-01-05 10:11:12.7' AS DATETIME), CAST('2024-01-05 10:11:12.7' AS DATETIME(1)), CAST('x' AS DATE), CAST(20240105 AS DATE)",
     "SELECT CAST('abcdef' AS CHAR(3)), CONVERT('abc', CHAR(2)), CAST(12345 AS CHAR(2))",
     "SELECT ORD('é'), ORD('a'), ORD(''), ORD(NULL)",
+    'SELECT JSON_SET(\'{"a":1}\', \'$.b\', 2), JSON_REPLACE(\'{"a":1,"b":[1,2]}\', \'$.a\', 5), JSON_REMOVE(\'{"a":1,"b":2}\', \'$.a\'), JSON_SET(\'{"a": 1}\', \'$.b\', JSON_OBJECT(\'c\', 2))',
+    'SELECT JSON_SET(\'{"a": 1}\', \'$.b\', JSON_OBJECT(\'c\', 2)), JSON_INSERT(\'[1]\', \'$[1]\', JSON_ARRAY(2, 3)), JSON_OBJECT(\'x\', JSON_ARRAY(1))',
+    "SELECT DATE_FORMAT(_binary'2024-01-05', '%d'), HOUR(_binary'10:11:12'), CAST(_binary'2024-1-5' AS DATE)",
     "SELECT JSON_OBJECT('a', 1, 'b', 'x'), JSON_ARRAY(1, 'a', NULL), JSON_OBJECT('k', JSON_ARRAY(1, JSON_OBJECT('z', 2)))",
     "SELECT JSON_ARRAY(), JSON_OBJECT(), JSON_ARRAY(1.5, 'é'), JSON_OBJECT('a', NULL)",
     "SELECT CONCAT(JSON_ARRAY(1, 2), '!'), JSON_LENGTH(JSON_ARRAY(1, 2, 3)), JSON_EXTRACT(JSON_OBJECT('a', 1), '$.a')",
