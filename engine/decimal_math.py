@@ -15,7 +15,6 @@ in the statement compares or sorts (texts would compare as strings there).
 
 from __future__ import annotations
 
-import re
 import sqlite3
 from decimal import (
     ROUND_CEILING,
@@ -27,10 +26,11 @@ from decimal import (
 )
 from typing import Any
 
+from engine.values import NUMBER_PREFIX
+
 DIV_PRECISION_INCREMENT = 4  # MySQL's default div_precision_increment
 MAX_SCALE = 30  # DECIMAL's largest scale
 _CONTEXT = Context(prec=200, rounding=ROUND_HALF_UP)
-_NUMBER_PREFIX = re.compile(r"\s*[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
 
 
 def _dec(value: Any) -> Decimal | None:
@@ -40,7 +40,7 @@ def _dec(value: Any) -> Decimal | None:
         return Decimal(repr(value))
     if isinstance(value, bytes):
         value = value.decode("ascii", "replace")
-    m = _NUMBER_PREFIX.match(str(value))
+    m = NUMBER_PREFIX.match(str(value))
     # MySQL reads a string's leading number ('3x' is 3, with a warning), 0 without one
     return Decimal(m.group().strip()) if m else Decimal(0)
 

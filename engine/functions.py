@@ -52,8 +52,7 @@ def mysql_cast_temporal(value: Any, base: str, fsp: Any) -> str | None:
     (`values.temporal_text`), NULL when it is not one (MariaDB adds a warning)."""
     if value is None:
         return None
-    return values.temporal_text(_to_str(value) if isinstance(value, bytes) else value, base,
-                                _int(fsp) if fsp is not None else 0, stored=True)
+    return values.temporal_text(value, base, _int(fsp) if fsp is not None else 0, stored=True)
 
 
 def raise_sql(exc: SQLError) -> None:
@@ -220,7 +219,6 @@ def _to_str(v: Any) -> str:
     return str(v)
 
 
-_NUMBER_PREFIX = re.compile(r"\s*[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
 
 
 def _num(value: Any) -> float:
@@ -228,7 +226,7 @@ def _num(value: Any) -> float:
     (MySQL adds a truncation warning)."""
     if isinstance(value, (int, float)):
         return value
-    m = _NUMBER_PREFIX.match(_to_str(value))
+    m = values.NUMBER_PREFIX.match(_to_str(value))
     return float(m.group()) if m else 0.0
 
 
@@ -298,7 +296,7 @@ def mysql_format(value: Any, places: Any, locale: Any = None) -> str | None:
 
 
 def _decimal_of(value: Any) -> Decimal:
-    m = _NUMBER_PREFIX.match(_to_str(value))
+    m = values.NUMBER_PREFIX.match(_to_str(value))
     try:
         return Decimal(m.group().strip()) if m else Decimal(0)
     except InvalidOperation:
@@ -348,6 +346,11 @@ def _dt(value: Any) -> datetime | None:
         return None
 
 
+def _datetime_text(dt: datetime) -> str:
+    """A DATETIME value's text: its microseconds only when it has some."""
+    return dt.strftime("%Y-%m-%d %H:%M:%S.%f" if dt.microsecond else "%Y-%m-%d %H:%M:%S")
+
+
 def _date_only(value: Any) -> bool:
     """Whether a date argument has no time of day: '2024-1-5', 20240105 (its result is a date)."""
     text = _to_str(value).strip()
@@ -359,7 +362,7 @@ def _clock(value: Any) -> tuple[int, int, int, int] | None:
     DATETIME's time of day): (hours, minutes, seconds, microseconds), signless; None if none."""
     if value is None:
         return None
-    text = values.temporal_text(_to_str(value) if isinstance(value, bytes) else value, "time", 6)
+    text = values.temporal_text(value, "time", 6)
     if text is None:
         dt = _dt(value)
         return None if dt is None else (dt.hour, dt.minute, dt.second, dt.microsecond)
@@ -492,7 +495,7 @@ def _date_add(value: Any, n: Any, unit: str, sign: int) -> str | None:
         date_only = date_only and unit in ("DAY", "WEEK")
     if date_only:
         return dt.strftime("%Y-%m-%d")
-    return dt.strftime("%Y-%m-%d %H:%M:%S.%f" if dt.microsecond else "%Y-%m-%d %H:%M:%S")
+    return _datetime_text(dt)
 
 
 def _part(index: int):
@@ -506,11 +509,8 @@ def _part(index: int):
 
 
 def time_to_sec(value: Any) -> int | None:
-    clock = _clock(value)
-    if clock is None:
-        return None
-    seconds = clock[0] * 3600 + clock[1] * 60 + clock[2]
-    return -seconds if _to_str(value).lstrip().startswith("-") else seconds
+    seconds = _seconds(value)
+    return None if seconds is None else int(seconds)  # (toward zero: whole seconds)
 
 
 def sec_to_time(value: Any) -> str | None:
@@ -564,7 +564,7 @@ def addtime(value: Any, delta: Any, sign: int) -> str | None:
     dt = _dt(value)
     if dt is not None and not _date_only(value):
         out = dt + timedelta(seconds=sign * seconds)
-        return out.strftime("%Y-%m-%d %H:%M:%S.%f" if out.microsecond else "%Y-%m-%d %H:%M:%S")
+        return _datetime_text(out)
     base = _seconds(value)
     return None if base is None else _time_text(base + sign * seconds)
 
@@ -619,7 +619,7 @@ def convert_tz(value: Any, source: Any, target: Any) -> str | None:
     if dt is None or None in offsets:
         return None
     out = dt + timedelta(minutes=offsets[1] - offsets[0])  # type: ignore[operator]
-    return out.strftime("%Y-%m-%d %H:%M:%S.%f" if out.microsecond else "%Y-%m-%d %H:%M:%S")
+    return _datetime_text(out)
 
 
 def _tz_offset(zone: str) -> int | None:
@@ -1059,7 +1059,7 @@ def json_extract(doc: Any, *paths: Any) -> str | None:
     if not found:
         return None
     out = found[0] if len(paths) == 1 else found
-    return json.dumps(out, ensure_ascii=False, separators=(", ", ": "))
+    return _json_text(out)
 
 
 def _at_path(doc: Any, path: Any) -> tuple[bool, Any]:
@@ -1144,10 +1144,15 @@ def _json(value: Any) -> Any:
         return _INVALID
 
 
+def _json_text(data: Any) -> str:
+    """A JSON value written as MariaDB writes it: ", " between members and elements, ": " after a key."""
+    return json.dumps(data, ensure_ascii=False, separators=(", ", ": "))
+
+
 def json_text(doc: Any) -> Any:
-    """JSON text as MariaDB writes it: ", " between members and elements, ": " after a key."""
+    """A JSON document rewritten as MariaDB writes it (`_json_text`); text that is not JSON as it is."""
     data = _json(doc)
-    return doc if data is _INVALID else json.dumps(data, ensure_ascii=False, separators=(", ", ": "))
+    return doc if data is _INVALID else _json_text(data)
 
 
 def json_length(doc: Any, path: Any = "$") -> int | None:
@@ -1162,7 +1167,7 @@ def json_keys(doc: Any, path: Any = "$") -> str | None:
     ok, value = _at_path(doc, path)
     if not ok or not isinstance(value, dict):
         return None
-    return json.dumps(list(value), ensure_ascii=False, separators=(", ", ": "))
+    return _json_text(list(value))
 
 
 def json_type(doc: Any) -> str | None:
@@ -1530,8 +1535,7 @@ def register(conn: sqlite3.Connection, state: ConnectionState) -> None:
         "to_days": (1, lambda v: None if (d := _date(v)) is None else d.toordinal() + 365),
         "addtime": (2, lambda a, b: addtime(a, b, 1)), "subtime": (2, lambda a, b: addtime(a, b, -1)),
         "time": (1, lambda v: None if (sec := _seconds(v)) is None else _time_text(sec)),
-        "timestamp": (1, lambda v: None if (dt := _dt(v)) is None else dt.strftime(
-            "%Y-%m-%d %H:%M:%S.%f" if dt.microsecond else "%Y-%m-%d %H:%M:%S")),
+        "timestamp": (1, lambda v: None if (dt := _dt(v)) is None else _datetime_text(dt)),
         "makedate": (2, makedate),
         "maketime": (3, lambda h, m, sec: None if None in (h, m, sec) or not (0 <= _int(m) < 60 and 0 <= _num(sec) < 60)
                      else _time_text(_int(h) * 3600 + (-1 if _int(h) < 0 else 1) * (_int(m) * 60 + _num(sec)))),

@@ -38,7 +38,8 @@ EXACT = Context(prec=200, rounding=ROUND_HALF_UP)  # DECIMAL(65,30) and more, ne
 _INT_BITS = {"tinyint": 8, "smallint": 16, "mediumint": 24, "int": 32, "integer": 32, "bigint": 64}
 _TEXT_BYTES = {"tinytext": 255, "text": 65535, "mediumtext": 16777215, "longtext": 4294967295}
 _BLOB_BYTES = {"tinyblob": 255, "blob": 65535, "mediumblob": 16777215, "longblob": 4294967295}
-_NUMBER_PREFIX = re.compile(r"\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
+# a string's leading number, as MySQL reads one ('12abc' is 12); also engine.functions' and decimal_math's
+NUMBER_PREFIX = re.compile(r"\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
 # a literal that an exact DECIMAL computation reads (`engine.exact`): bound as its exact text,
 # as written (never the float the lexer made of `1.5`)
 NUMBER = Column("number", "longtext")
@@ -112,7 +113,7 @@ def adjusted(col: Column, value: object, row: int, where: str) -> object:
     base = col.base
     text = value.decode("utf-8", "surrogateescape") if isinstance(value, bytes) else str(value)
     if base in INT_TYPES or base in NUMERIC_TYPES or base == "decimal" or base in REAL_TYPES:
-        m = _NUMBER_PREFIX.match(text) if not isinstance(value, int | float | Decimal) else None
+        m = NUMBER_PREFIX.match(text) if not isinstance(value, int | float | Decimal) else None
         number = Decimal(repr(value)) if isinstance(value, float) else Decimal(value) if isinstance(
             value, int | Decimal) else Decimal(m.group(0).strip()) if m else Decimal(0)
         if base in REAL_TYPES:
@@ -121,25 +122,22 @@ def adjusted(col: Column, value: object, row: int, where: str) -> object:
             low, high = int_range(col) or (-(1 << 63), (1 << 63) - 1)
             n = int(number.to_integral_value(rounding=ROUND_HALF_UP, context=EXACT))
             return _integer(col, min(max(n, low), high), row, where)
-        nums = [int(a) for a in col.args if a.isdigit()]
-        precision, scale = (nums[0] if nums else 10), (nums[1] if len(nums) > 1 else 0)
+        precision, scale = _precision_scale(col)
         top = Decimal(1).scaleb(precision - scale) - Decimal(1).scaleb(-scale)
         return _decimal(col, min(max(number, Decimal(0) if col.unsigned else -top), top), row, where)
     if base in BLOB_TYPES:
         raw = value if isinstance(value, bytes) else text.encode("utf-8", "surrogateescape")
-        limit = _BLOB_BYTES.get(base) or next((int(a) for a in col.args if a.isdigit()), 1)
-        return _binary(col, raw[:limit], row)
+        return _binary(col, raw[:_byte_limit(col)], row)
     if base in ("char", "varchar"):
-        return _text(col, text[:next((int(a) for a in col.args if a.isdigit()), 1)], row, where)
+        sizes = _sizes(col)
+        return _text(col, text[:sizes[0] if sizes else 1], row, where)
     if base in _TEXT_BYTES:
         raw = text.encode("utf-8", "surrogateescape")[:_TEXT_BYTES[base]]
         return _text(col, raw.decode("utf-8", "ignore"), row, where)
     if base == "enum":
         return ""
-    if base in TIME_TYPES:
-        nums = [int(a) for a in col.args if a.isdigit()]
-        fraction = "." + "0" * nums[0] if nums and nums[0] and base != "date" else ""
-        return {"date": "0000-00-00", "time": "00:00:00"}.get(base, "0000-00-00 00:00:00") + fraction
+    if base in TIME_TYPES:  # the zero value
+        return temporal_text("00:00:00" if base == "time" else "0000-00-00", base, _fsp(col), stored=True)
     raise SQLError(ER_TRUNCATED_WRONG_VALUE_FOR_FIELD, base, _shown(text), where, row)
 
 
@@ -177,7 +175,7 @@ def _number(col: Column, value: object, row: int, where: str, kind: str) -> Deci
     if isinstance(value, float):
         return Decimal(repr(value))
     text = value.decode("utf-8", "surrogateescape") if isinstance(value, bytes) else str(value)
-    m = _NUMBER_PREFIX.match(text)
+    m = NUMBER_PREFIX.match(text)
     if m is None:
         raise SQLError(ER_TRUNCATED_WRONG_VALUE_FOR_FIELD, kind, _shown(text), where, row)
     if text[m.end():].strip():
@@ -199,9 +197,7 @@ def _integer(col: Column, value: object, row: int, where: str) -> int | str:
 
 def _decimal(col: Column, value: object, row: int, where: str) -> str:
     number = _number(col, value, row, where, "decimal")
-    nums = [int(a) for a in col.args if a.isdigit()]
-    precision = nums[0] if nums else 10
-    scale = nums[1] if len(nums) > 1 else 0
+    precision, scale = _precision_scale(col)
     try:
         rounded = number.quantize(Decimal(1).scaleb(-scale), rounding=ROUND_HALF_UP, context=EXACT)
     except InvalidOperation:
@@ -218,10 +214,7 @@ def _binary(col: Column, value: object, row: int) -> str | bytes:
         raw = repr(value).encode()
     else:
         raw = str(value).encode("utf-8", "surrogateescape")
-    limit = _BLOB_BYTES.get(col.base)
-    if limit is None:
-        nums = [int(a) for a in col.args if a.isdigit()]
-        limit = nums[0] if nums else 1
+    limit = _byte_limit(col)
     if len(raw) > limit:
         raise SQLError(ER_DATA_TOO_LONG, col.name, row)
     if col.base == "binary" and len(raw) < limit:
@@ -287,31 +280,39 @@ def _enum(col: Column, value: object, row: int) -> object:
 
 
 def _temporal(col: Column, value: object, row: int, where: str) -> object:
-    if col.base != "time":
-        if not isinstance(value, (str, int, float, Decimal)) or isinstance(value, bool):
-            return value
-        nums = [int(a) for a in col.args if a.isdigit()]
-        text = temporal_text(value, col.base, nums[0] if nums else 0, stored=True)
-        if text is None:  # (MariaDB names a TIMESTAMP's value a datetime value)
-            raise SQLError(ER_TRUNCATED_WRONG_VALUE, "date" if col.base == "date" else "datetime",
-                           _shown(str(value)), where, row)
-        return text
-    if isinstance(value, Decimal):
+    if col.base == "time" and isinstance(value, Decimal):
         return float(value)
-    if not isinstance(value, str):
+    if not isinstance(value, str if col.base == "time" else (str, int, float, Decimal)) or isinstance(value, bool):
         return value
-    m = _TEMPORAL.match(value.strip())
-    if m is None:
-        raise SQLError(ER_TRUNCATED_WRONG_VALUE, col.base, _shown(value), where, row)
-    whole, frac = m.group(1), m.group(2) or ""
-    if col.base == "time":
-        whole = _time_whole(whole)
-        if whole is None:
-            raise SQLError(ER_TRUNCATED_WRONG_VALUE, col.base, _shown(value), where, row)
-    nums = [int(a) for a in col.args if a.isdigit()]
-    fsp = nums[0] if nums else 0
-    # MariaDB truncates extra digits; kept with exactly fsp digits, so the text sorts as the time
-    return whole + ("." + (frac + "000000")[:fsp] if fsp else "")
+    text = temporal_text(value, col.base, _fsp(col), stored=True)
+    if text is None:  # (MariaDB names a TIMESTAMP's value a datetime value)
+        raise SQLError(ER_TRUNCATED_WRONG_VALUE, col.base if col.base in ("date", "time") else "datetime",
+                       _shown(str(value)), where, row)
+    return text
+
+
+def _sizes(col: Column) -> list[int]:
+    """A column type's numbers: VARCHAR(n)'s n, DECIMAL(p,s)'s p and s, DATETIME(fsp)'s fsp."""
+    return [int(a) for a in col.args if a.isdigit()]
+
+
+def _fsp(col: Column) -> int:
+    sizes = _sizes(col)
+    return sizes[0] if sizes else 0
+
+
+def _precision_scale(col: Column) -> tuple[int, int]:
+    sizes = _sizes(col)
+    return (sizes[0] if sizes else 10), (sizes[1] if len(sizes) > 1 else 0)
+
+
+def _byte_limit(col: Column) -> int:
+    """The bytes a binary string column holds."""
+    limit = _BLOB_BYTES.get(col.base)
+    if limit is None:
+        sizes = _sizes(col)
+        limit = sizes[0] if sizes else 1
+    return limit
 
 
 def date_parts(value: object) -> tuple[list[int], str] | None:
@@ -370,6 +371,8 @@ def temporal_text(value: object, base: str, fsp: int, stored: bool = False) -> s
     compared with a time of day other than midnight, or a DATETIME with more fraction digits than
     `fsp`, keeps them, so that the texts order as the values: '2024-01-05' < '2024-01-05
     10:00:00'); None when it is not a value of that kind."""
+    if isinstance(value, bytes):
+        value = value.decode("utf-8", "surrogateescape")
     if base == "time":
         m = _TEMPORAL.match(str(value).strip())
         whole = _time_whole(m.group(1)) if m is not None else None
