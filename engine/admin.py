@@ -17,6 +17,7 @@ from protocol.errors import (
     ER_BAD_DB_ERROR,
     ER_NO_DB_ERROR,
     ER_NO_SUCH_TABLE,
+    ER_NOT_SUPPORTED_YET,
     ER_WRONG_OBJECT,
     SQLError,
 )
@@ -47,6 +48,30 @@ def _filter(cur: TokenCursor) -> re.Pattern[str] | None:  # LIKE 'pattern' or no
     if cur.accept("LIKE"):
         return _like(str(cur.literal()))
     return None
+
+
+def _where_equal(cur: TokenCursor, columns: list[str], rows: list[tuple]) -> list[tuple]:
+    """The rows of a SHOW listing that its WHERE keeps, for a WHERE of `Column = literal`
+    conditions joined by AND (names and text compared as MariaDB's utf8 general collation
+    does, case aside); any other condition is 1235, never ignored."""
+    lowered = [c.lower() for c in columns]
+    wanted: list[tuple[int, object]] = []
+    while True:
+        name = cur.ident().lower()
+        if name not in lowered or not cur.accept_op("="):
+            raise SQLError(ER_NOT_SUPPORTED_YET, "this WHERE condition of SHOW (only Column = value AND ...)")
+        wanted.append((lowered.index(name), cur.literal()))
+        if not cur.accept("AND"):
+            break
+
+    def same(value: object, literal: object) -> bool:
+        if value is None or literal is None:
+            return False
+        if isinstance(value, int) and not isinstance(literal, str):
+            return value == literal
+        return str(value).lower() == str(literal).lower()
+
+    return [row for row in rows if all(same(row[k], literal) for k, literal in wanted)]
 
 
 def _result(columns: list[str], rows: list[tuple], session: Session) -> Result:
@@ -171,10 +196,12 @@ def run_admin(session: Session, cur: TokenCursor) -> Result:
                 column = table.column(col)
                 rows.append((table.name, 0 if index.unique else 1, "PRIMARY" if index.primary else index.name,
                              seq, col, "A", None, None, None, "YES" if column and column.nullable else "",
-                             "BTREE", "", ""))
-        return _result(["Table", "Non_unique", "Key_name", "Seq_in_index", "Column_name", "Collation",
-                        "Cardinality", "Sub_part", "Packed", "Null", "Index_type", "Comment",
-                        "Index_comment"], rows, session)
+                             "BTREE", "", "", "NO"))
+        columns = ["Table", "Non_unique", "Key_name", "Seq_in_index", "Column_name", "Collation", "Cardinality",
+                   "Sub_part", "Packed", "Null", "Index_type", "Comment", "Index_comment", "Ignored"]
+        if cur.accept("WHERE"):
+            rows = _where_equal(cur, columns, rows)
+        return _result(columns, rows, session)
     if cur.accept("TABLE"):
         cur.expect("STATUS")
         schema = _schema(cur, session)

@@ -307,13 +307,26 @@ class Table:
                 + "\n) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_general_ci")
 
     def describe(self) -> list[tuple]:
+        """DESCRIBE's rows. Key as MySQL's: PRI for every column of the primary key (without
+        one, of the first UNIQUE key of NOT NULL columns, which InnoDB takes as primary), else
+        UNI for the column of a one-column UNIQUE key, else MUL for the first column of any
+        other key."""
+        primary = self.primary or next(
+            (i for i in self.indexes if i.unique and all((c := self.column(n)) is not None and not c.nullable
+                                                         for n in i.columns)), None)
+        keys: dict[str, str] = {}
+        for index in self.indexes:
+            if index is primary:
+                for name in index.columns:
+                    keys[name.lower()] = "PRI"
+            elif index.columns:
+                first = index.columns[0].lower()
+                kind = "UNI" if index.unique and len(index.columns) == 1 else "MUL"
+                if keys.get(first) not in ("PRI", "UNI"):
+                    keys[first] = kind
         rows = []
         for col in self.columns:
-            key = ""
-            for index in self.indexes:
-                if index.columns and index.columns[0].lower() == col.name.lower():
-                    key = "PRI" if index.primary else ("UNI" if index.unique and len(index.columns) == 1 else "MUL")
-                    break
+            key = keys.get(col.name.lower(), "")
             default = None
             if col.default_now:
                 default = "current_timestamp()"
@@ -741,6 +754,16 @@ def parse_table_options(cur: TokenCursor) -> int | None:
         if word == "AUTO_INCREMENT":
             auto_start = int(value)
     return auto_start
+
+
+def primary_not_null(table: Table) -> None:
+    """The primary key's columns are NOT NULL, as MySQL makes them (a PRIMARY KEY (a, b) of
+    columns declared without NOT NULL; SQLite would take NULLs there)."""
+    primary = table.primary
+    for name in primary.columns if primary is not None else ():
+        col = table.column(name)
+        if col is not None:
+            col.nullable = False
 
 
 def check_table(table: Table) -> None:

@@ -29,6 +29,7 @@ from engine.catalog import (
     parse_column,
     parse_table_element,
     parse_table_options,
+    primary_not_null,
     sql_literal,
     sqlite_index_name,
 )
@@ -230,6 +231,7 @@ class DdlParser:
                 return DdlAction(schema, noop=True)
             raise SQLError(ER_TABLE_EXISTS_ERROR, name)
         self.name_indexes(table)
+        primary_not_null(table)
         check_table(table)
         self.check_foreign_keys(table, table.foreign_keys)
         return DdlAction(schema, table.sqlite_create(), put=[table], reset_auto=[(schema, name)])
@@ -472,6 +474,7 @@ class DdlParser:
             if not cur.accept_op(","):
                 break
         self.done(DdlAction(schema))
+        primary_not_null(table)
         check_table(table)
         action = self.rebuild(table, old, renamed)
         if self.foreign_key_checks:

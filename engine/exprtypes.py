@@ -17,6 +17,7 @@ subquery has its item's type; a UNION's columns aggregate their branches' types 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
@@ -192,16 +193,47 @@ def split_select(tokens: list[Token]) -> tuple[list[list[Token]], int] | None:
     if found is None:
         return None
     items, end = found
-    return [_drop_alias(item) for item in items], end
+    return [drop_alias(item) for item in items], end
 
 
-def _drop_alias(item: list[Token]) -> list[Token]:
+# the units an INTERVAL may name (a unit ending an item is no alias after INTERVAL and its value)
+_UNITS = frozenset({"YEAR", "MONTH", "DAY", "HOUR", "MINUTE", "SECOND", "MICROSECOND", "QUARTER", "WEEK",
+                    "YEAR_MONTH", "DAY_HOUR", "DAY_MINUTE", "DAY_SECOND", "HOUR_MINUTE", "HOUR_SECOND",
+                    "MINUTE_SECOND", "DAY_MICROSECOND", "HOUR_MICROSECOND", "MINUTE_MICROSECOND",
+                    "SECOND_MICROSECOND"})
+
+
+def _ends_with_interval(item: list[Token]) -> bool:
+    """The item ends with `INTERVAL value unit` (value: a literal, a name or a parenthesized
+    expression, signed or not)."""
+    if len(item) < 3 or item[-1].kind != "word" or item[-1].upper not in _UNITS:
+        return False
+    k = len(item) - 2
+    if item[k].text == ")":
+        depth = 0
+        while k >= 0:
+            if item[k].text == ")":
+                depth += 1
+            elif item[k].text == "(":
+                depth -= 1
+                if depth == 0:
+                    break
+            k -= 1
+    k -= 1
+    if k >= 0 and item[k].kind == "op" and item[k].text in ("-", "+"):
+        k -= 1
+    return k >= 0 and item[k].is_word("INTERVAL")
+
+
+def drop_alias(item: list[Token]) -> list[Token]:
     depth = 0
     for k, t in enumerate(item):
         if t.kind == "op" and t.text in "()":
             depth += 1 if t.text == "(" else -1
         elif depth == 0 and t.is_word("AS"):
             return item[:k]
+    if _ends_with_interval(item):
+        return item
     if len(item) > 1 and item[-1].kind in ("word", "ident") and (
             item[-2].kind in ("word", "ident", "param") or item[-2].text == ")") \
             and not item[-2].is_word("NOT", "IS", "AND", "OR", "LIKE", "IN", "NULL", "TRUE", "FALSE", "CASE",
@@ -319,6 +351,13 @@ class _Typer:
                 _, i = self.expr(toks, i + 1, prec + 1)
                 left = BOOLEAN
                 continue
+            if op in ("+", "-") and i + 1 < len(toks) and toks[i + 1].is_word("INTERVAL"):
+                _, i = self.unary(toks, i + 2)  # date +/- INTERVAL n unit
+                if i >= len(toks) or toks[i].kind != "word":
+                    raise _Unknown
+                left = _with_interval(left, toks[i].upper)
+                i += 1
+                continue
             right, i = self.expr(toks, i + 1, prec + 1)
             left = _binary(op, left, right)
         return left, i
@@ -398,6 +437,24 @@ class _Typer:
         self.read_params = True
         return self.params[n]
 
+    def str_to_date(self, inner: Sequence[Token]) -> ColumnType:
+        """STR_TO_DATE(s, format) as MariaDB types it from a literal format: DATE for date
+        specifiers only, TIME for time ones only, else DATETIME; with %f 6 digits of fraction."""
+        parts, _ = split_top(list(inner))
+        if len(parts) != 2 or len(parts[1]) != 1 or parts[1][0].kind != "param":
+            raise _Unknown
+        fmt = self.param(parts[1][0].param)
+        if not isinstance(fmt, str):
+            raise _Unknown
+        used = set(re.findall(r"%(.)", fmt))
+        dated, timed = bool(used & set("abcDdejMmUuVvWwXxYy")), bool(used & set("fHhIiklprSsT"))
+        fsp = 6 if "f" in used else 0
+        if dated and not timed:
+            return datetime_type(FieldType.DATE, 0)
+        if timed and not dated:
+            return datetime_type(FieldType.TIME, fsp)
+        return datetime_type(FieldType.DATETIME, fsp)
+
     def literal(self, n: int) -> ColumnType:
         value = self.param(n)
         if value is None:
@@ -446,6 +503,13 @@ class _Typer:
 
     def function(self, word: str, args: list[ColumnType | None], inner: Sequence[Token] = ()) -> ColumnType:
         first = args[0] if args else None
+        if word in ("DATE_ADD", "DATE_SUB", "ADDDATE", "SUBDATE"):
+            interval = any(t.is_word("INTERVAL") for t in inner)
+            if first is None or not inner or interval and inner[-1].kind != "word":
+                raise _Unknown
+            return _with_interval(first, inner[-1].upper if interval else "DAY")
+        if word == "STR_TO_DATE":
+            return self.str_to_date(inner)
         if word in _TEMPORAL_FUNCS:
             code = _TEMPORAL_FUNCS[word]
             fsp = 0
@@ -619,6 +683,24 @@ skip_parens, Unknown = _skip_parens, _Unknown  # for engine.exact, which reads t
 
 def _flags(a: ColumnType, b: ColumnType) -> int:
     return ColumnFlag.BINARY | (ColumnFlag.NOT_NULL if a.flags & b.flags & ColumnFlag.NOT_NULL else 0)
+
+
+# INTERVAL units of whole days or more: a DATE plus one of them is a DATE
+_DAY_UNITS = frozenset({"YEAR", "QUARTER", "MONTH", "WEEK", "DAY", "YEAR_MONTH"})
+
+
+def _with_interval(left: ColumnType, unit: str) -> ColumnType:
+    """A date +/- INTERVAL (or DATE_ADD ...), as MariaDB types it: a DATE plus whole days or more
+    is a DATE, plus a time unit a DATETIME; a DATETIME or TIMESTAMP gives a DATETIME (6 digits of
+    fraction with a MICROSECOND unit). Of anything else (a string) the type is the rows'."""
+    fsp = 6 if "MICROSECOND" in unit else 0
+    if left.type == FieldType.DATE:
+        if unit in _DAY_UNITS:
+            return datetime_type(FieldType.DATE, 0)
+        return datetime_type(FieldType.DATETIME, fsp)
+    if left.type in (FieldType.DATETIME, FieldType.TIMESTAMP):
+        return datetime_type(FieldType.DATETIME, max(fsp, left.decimals))
+    raise _Unknown
 
 
 def _binary(op: str, a: ColumnType, b: ColumnType) -> ColumnType:

@@ -508,6 +508,11 @@ def _part(index: int):
     return get
 
 
+def quarter(value: Any) -> int | None:
+    month = _part(1)(value)
+    return None if month is None else (month + 2) // 3
+
+
 def time_to_sec(value: Any) -> int | None:
     seconds = _seconds(value)
     return None if seconds is None else int(seconds)  # (toward zero: whole seconds)
@@ -1503,7 +1508,7 @@ def register(conn: sqlite3.Connection, state: ConnectionState) -> None:
         "weekday": (1, weekday), "week": (-1, week), "mysql_json_extract": (-1, json_extract),
         "json_unquote": (1, json_unquote), "json_value": (2, json_value), "json_contains": (-1, json_contains),
         "mysql_json_valid": (1, json_valid),
-        "dayofyear": (1, _part(7)), "conv": (3, conv),
+        "dayofyear": (1, _part(7)), "quarter": (1, quarter), "conv": (3, conv),
         "master_pos_wait": (-1, lambda *args: None),  # not a slave here (a slave's role answers it)
         "concat": (-1, concat), "concat_ws": (-1, concat_ws),
         "unix_timestamp": (-1, unix_timestamp), "mysql_unix_timestamp": (-1, unix_timestamp),

@@ -37,6 +37,7 @@ from engine.exprtypes import (
     SelectTypes,
     UnionTypes,
     Unknown,
+    drop_alias,
     from_tables,
     select_items,
     skip_parens,
@@ -220,6 +221,8 @@ class Translator:
         self._finder: Finder | None = None
         self._ctes: set[str] | None = None
         self.substitute: dict[int, tuple[int, int]] = {}  # SET's references to columns set before
+        # a HAVING's names of select-list aliases: token index -> the aliased expression's tokens
+        self.alias_at: dict[int, tuple[int, int]] = {}
         self.exact: dict[int, tuple[int, tuple]] = {}  # regions computed exactly (engine.exact): start -> (end, tree)
         self.kinds: dict[int, bool] = {}  # literals whose kind the translation read (`Plan.literal_kinds`)
         self.view_of: Callable[[str, str], Any] = lambda schema, name: None  # -> catalog.View | None
@@ -323,6 +326,12 @@ class Translator:
                 stop, entry = self.substitute[i]
                 self.emit_assigned(entry)
                 i = stop
+                continue
+            if i in self.alias_at:  # a select alias named in HAVING: its expression
+                out.append("(")
+                self.emit_range(*self.alias_at[i])
+                out.append(")")
+                i += 1
                 continue
             tok = toks[i]
             kind = tok.kind
@@ -1145,10 +1154,68 @@ class Translator:
             raise SQLError(ER_NOT_SUPPORTED_YET, "WITH ROLLUP")
         types = self.select_types()
         self.select_exact(self.finder(), 0)
+        self.having_aliases()
         end = self.emit_range(0, len(self.tokens))
         if end != len(self.tokens):
             raise self.error_at(end)
         return self.finish("select", names=self.select_names(), locking=self.locking, result_types=types)
+
+    def having_aliases(self) -> None:
+        """MySQL's names in HAVING: a bare name of a select-list alias is that alias, even where
+        a column of the statement's tables has the name (SQLite would read the column: such a
+        name is replaced by the aliased expression), unless GROUP BY names it too (then the
+        column, as MySQL prefers). Recorded in `alias_at` for each SELECT's HAVING (its own
+        depth and the calls there, not its subqueries)."""
+        toks = self.tokens
+        if not any(t.is_word("HAVING") for t in toks):
+            return
+        index = {id(t): k for k, t in enumerate(toks)}
+        columns = {c.name.lower() for _, table in self.statement_tables() for c in table.columns}
+        for start, t in enumerate(toks):
+            if not t.is_word("SELECT"):
+                continue
+            found = select_items(toks[start:])
+            if found is None:
+                continue
+            items, end = found
+            aliases: dict[str, tuple[int, int]] = {}
+            for item in items:
+                expr = drop_alias(item)
+                if expr and len(expr) < len(item) and item[-1].kind in ("word", "ident") \
+                        and item[-1].text.lower() in columns:  # (else SQLite reads the alias too)
+                    aliases[item[-1].text.lower()] = (index[id(expr[0])], index[id(expr[-1])] + 1)
+            if not aliases:
+                continue
+            grouped: set[str] = set()
+            clause, depth, k = None, 0, start + end
+            while k < len(toks):
+                tok = toks[k]
+                if tok.kind == "op" and tok.text == "(":
+                    if k + 1 < len(toks) and toks[k + 1].is_word("SELECT"):  # a subquery: its own names
+                        try:
+                            k = skip_parens(toks, k)
+                        except Unknown:
+                            break
+                        continue
+                    depth += 1
+                elif tok.kind == "op" and tok.text == ")":
+                    if depth == 0:
+                        break  # the end of this SELECT's parentheses
+                    depth -= 1
+                elif depth == 0 and tok.is_word("GROUP", "HAVING", "ORDER", "LIMIT", "UNION", "WINDOW", "FOR",
+                                                 "LOCK", "INTO", "EXCEPT", "INTERSECT"):
+                    clause = tok.upper
+                    if clause in ("UNION", "EXCEPT", "INTERSECT"):
+                        break
+                elif tok.kind in ("word", "ident") and clause in ("GROUP", "HAVING") \
+                        and not (k and toks[k - 1].text == ".") \
+                        and not (k + 1 < len(toks) and toks[k + 1].text in (".", "(")):
+                    name = tok.text.lower()
+                    if clause == "GROUP":
+                        grouped.add(name)
+                    elif name in aliases and name not in grouped:
+                        self.alias_at[k] = aliases[name]
+                k += 1
 
     # --- exact DECIMAL computation (engine/exact.py, engine/decimal_math.py) -------------------
 

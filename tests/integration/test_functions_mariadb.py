@@ -9,16 +9,17 @@ offsets, PERIOD_ADD, TO_DAYS / FROM_DAYS, HOUR of a TIME, dates written '2024-1-
 CAST to DATE / DATETIME / TIME / CHAR(n) / SIGNED / UNSIGNED, LOG, STDDEV / VARIANCE (MariaDB's
 recurrence and its 4 more decimals), PI()'s 6 decimals, SUBSTRING's edges and its FROM / FOR form,
 POSITION(x IN y), MOD, XOR, IS UNKNOWN, N'...', JSON_LENGTH / KEYS / TYPE, MAKE_SET, EXPORT_SET,
+QUARTER, the types of date + INTERVAL, DATE_ADD and STR_TO_DATE (DATE, DATETIME or TIME by the
+operand and the unit or the format), HAVING naming a select alias that is also a column's name,
 subqueries, joins, UNION, window functions, CTEs, NULL handling, aggregates, ordering.
 
 Left out, where the two still differ (MariaDB's answer first): ROUND(2.5e0) 2 (here 3: the
 literal 2.5e0 reaches the engine as the same float as the DECIMAL 2.5); 0.1e0 + 0.2e0 = 0.3e0
 false (true: computed as DECIMALs); 2/3*3 2.0000 (2.0001: the division's digits are rounded at
 once, MariaDB keeps 9); -9223372036854775808 a BIGINT (a double here); 9223372036854775807 + 1
-error 1690 (a DECIMAL here); CONCAT(1.50, '') '1.50' ('1.5');
-STR_TO_DATE and date + INTERVAL typed DATE (text here); QUOTE(NULL) and CHAR() binary strings;
+error 1690 (a DECIMAL here); CONCAT(1.50, '') '1.50' ('1.5'); QUOTE(NULL) and CHAR() binary strings;
 INTERVAL(N, ...) absent; JSON_INSERT at an index past an array's end (MariaDB appends, SQLite's
-json_insert only at $[#]); TRUE inside JSON_ARRAY / JSON_OBJECT is 1 (MariaDB's true); DATE_ADD of a DATE column typed as text (MariaDB: DATE); a UNION of an INT and a
+json_insert only at $[#]); TRUE inside JSON_ARRAY / JSON_OBJECT is 1 (MariaDB's true); a UNION of an INT and a
 DECIMAL column ordered with the integers first; LEAD / LAG with a default (MariaDB 10.11 refuses
 it); COUNT(DISTINCT a, b) and WITH ROLLUP refused with 1235; adjacent literals
 ('a' 'b', MySQL's 'ab') a syntax error; a statement naming BINARY compares its literals binary."""
@@ -164,6 +165,18 @@ QUERIES = [
     'SELECT JSON_EXTRACT(\'{"a": {"b": [1, 2]}}\', \'$.a.b[1]\'), JSON_LENGTH(\'{"a": 1}\'), JSON_TYPE(\'1.5\'), JSON_TYPE(\'"x"\')',
     "SELECT SUBSTRING('abc', 2, -1), SUBSTRING('abc', -5), MID('abcdef', 2, 3), SUBSTRING('abc' FROM -2)",
     'SELECT a, a MOD 4, a % -4 FROM t ORDER BY id',
+    "SELECT QUARTER('2024-05-01'), QUARTER(d), QUARTER(NULL), QUARTER('2024-12-31 10:00:00') FROM t ORDER BY id",
+    'SELECT d + INTERVAL 1 DAY, d - INTERVAL 1 MONTH, d + INTERVAL 1 HOUR, d + INTERVAL 1 MICROSECOND FROM t ORDER BY id',
+    "SELECT DATE_ADD(d, INTERVAL 1 DAY), DATE_SUB(d, INTERVAL 2 WEEK), ADDDATE(d, 3), SUBDATE(d, INTERVAL 90 MINUTE) FROM t ORDER BY id",
+    "SELECT CAST(d AS DATETIME) + INTERVAL 1 SECOND, CAST('2024-01-05' AS DATE) + INTERVAL 1 DAY FROM t ORDER BY id",
+    "SELECT STR_TO_DATE('05/01/2024', '%d/%m/%Y'), STR_TO_DATE('10:11', '%H:%i'), STR_TO_DATE('05/01/2024 10:11', '%d/%m/%Y %H:%i')",
+    "SELECT STR_TO_DATE('05/01/2024 10:11:12.5', '%d/%m/%Y %H:%i:%s.%f'), STR_TO_DATE('x', '%Y')",
+    'SELECT MAX(d + INTERVAL 1 DAY), MIN(d - INTERVAL 1 DAY) FROM t',
+    'SELECT a, COUNT(*) c FROM t GROUP BY a HAVING c > 1',
+    'SELECT a, COUNT(*) AS c, SUM(c) AS s FROM t GROUP BY a HAVING c > 1 AND s > 0 ORDER BY a',
+    'SELECT b, MAX(c) AS c FROM t GROUP BY b HAVING c > (SELECT MIN(c) FROM t) ORDER BY b',
+    'SELECT a, SUM(c) AS a FROM t GROUP BY a HAVING a > 1 ORDER BY a',
+    'SELECT a, ROUND(AVG(c), 1) AS c FROM t GROUP BY a HAVING c >= 1.5 ORDER BY a',
 ]
 
 
