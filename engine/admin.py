@@ -134,6 +134,20 @@ def run_admin(session: Session, cur: TokenCursor) -> Result:
         names = [infoschema.NAME, *engine.databases()]
         rows = [(name,) for name in names if pattern is None or pattern.match(name)]
         return _result(["Database"], rows, session)
+    collations = cur.accept("COLLATION")
+    if collations or cur.accept("CHARSET") or cur.accept_words("CHARACTER", "SET"):
+        if collations:
+            columns, rows = _COLLATION_COLUMNS, list(infoschema.COLLATIONS)
+        else:
+            columns = _CHARSET_COLUMNS
+            rows = [(name, described, collation, maxlen)
+                    for name, collation, described, maxlen in infoschema.CHARACTER_SETS]
+        pattern = _filter(cur)
+        if pattern is not None:
+            rows = [row for row in rows if pattern.match(row[0])]
+        elif cur.accept("WHERE"):
+            rows = _where_equal(cur, columns, rows)
+        return _result(columns, rows, session)
     full = cur.accept("FULL")
     if cur.accept("TABLES"):
         schema = _schema(cur, session)
@@ -232,6 +246,8 @@ _ENGINE = ("InnoDB", "DEFAULT", "Transactional tables on SQLite (one writer at a
            "answering to the name InnoDB", "YES", "NO", "YES")
 _COLUMN_PRIVILEGES = "select,insert,update,references"
 _TEXT_TYPES = ("char", "varchar", "tinytext", "text", "mediumtext", "longtext", "enum", "set")
+_CHARSET_COLUMNS = ["Charset", "Description", "Default collation", "Maxlen"]
+_COLLATION_COLUMNS = ["Collation", "Charset", "Id", "Default", "Compiled", "Sortlen"]
 _TABLE_STATUS_COLUMNS = ["Name", "Engine", "Version", "Row_format", "Rows", "Avg_row_length", "Data_length",
                          "Max_data_length", "Index_length", "Data_free", "Auto_increment", "Create_time",
                          "Update_time", "Check_time", "Collation", "Checksum", "Create_options", "Comment",

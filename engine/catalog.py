@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict, dataclass, field
+from decimal import Decimal
 from typing import Any
 
 from engine.collation import GENERAL_CI
@@ -60,6 +61,29 @@ class Column:
     auto_increment: bool = False
     binary: bool = False
     comment: str | None = None
+
+    def default_shown(self) -> str | None:
+        """The DEFAULT value as SHOW COLUMNS shows it: a DECIMAL's to its scale, a BIT's as
+        b'...', any other as its text (None: none, or NULL)."""
+        value = self.default
+        if value is None or isinstance(value, bool):
+            return None if value is None else str(int(value))
+        if self.base == "decimal" and isinstance(value, int | float | Decimal):
+            scale = int(self.args[1]) if len(self.args) > 1 and self.args[1].strip().isdigit() else 0
+            return f"{Decimal(str(value)):.{scale}f}"
+        if self.base == "bit" and isinstance(value, int):
+            return f"b'{value:b}'"
+        return str(value)
+
+    def default_sql(self) -> str | None:
+        """The DEFAULT value as MariaDB writes it in SHOW CREATE TABLE and
+        information_schema.COLUMNS: a number (and a BIT) bare, any other quoted with its quotes
+        doubled and its backslashes escaped (None: none, or NULL)."""
+        shown = self.default_shown()
+        if shown is None or self.base in INT_TYPES or self.base in REAL_TYPES or self.base in NUMERIC_TYPES \
+                or self.base == "bit" and isinstance(self.default, int):
+            return shown
+        return "'" + shown.replace("\\", "\\\\").replace("'", "''") + "'"
 
     @property
     def type_text(self) -> str:
@@ -280,12 +304,14 @@ class Table:
             line = f"  {mysql_ident(col.name)} {col.type_text}"
             if not col.nullable:
                 line += " NOT NULL"
+            elif col.base == "timestamp":
+                line += " NULL"  # (MariaDB's: a TIMESTAMP may be NOT NULL without saying so)
             if col.auto_increment:
                 line += " AUTO_INCREMENT"
             elif col.default_now:
                 line += " DEFAULT current_timestamp()"
             elif col.has_default and col.default is not None:
-                line += " DEFAULT " + mysql_literal(col.default)
+                line += " DEFAULT " + str(col.default_sql())
             elif col.nullable:
                 line += " DEFAULT NULL"
             if col.on_update_now:
@@ -331,7 +357,7 @@ class Table:
             if col.default_now:
                 default = "current_timestamp()"
             elif col.has_default and col.default is not None:
-                default = str(col.default)
+                default = col.default_shown()
             extra = "auto_increment" if col.auto_increment else ""
             if col.on_update_now:
                 extra = "on update current_timestamp()"

@@ -1,9 +1,13 @@
-"""Keys as MariaDB 10.11 has them: the columns of a PRIMARY KEY written apart from them are NOT
+"""Keys, defaults, character sets and collations as MariaDB 10.11 shows them. The columns of a PRIMARY KEY written apart from them are NOT
 NULL (a NULL there is 1048, a missing value 1364, as InnoDB refuses them), DESCRIBE's Key names
 every primary key column PRI (and a UNIQUE key of NOT NULL columns without a primary key, which
 InnoDB takes as primary), SHOW CREATE TABLE and information_schema say so, and SHOW INDEX has
-MariaDB's columns and keeps the rows its `WHERE Column = value` names. Each statement runs on a
-stock MariaDB and on our master and the answers are compared.
+MariaDB's columns and keeps the rows its `WHERE Column = value` names. A column's DEFAULT reads
+as MariaDB writes it: in SHOW CREATE TABLE and information_schema.COLUMNS quoted with '' and \\
+(bare for numbers, b'1' for a BIT, 'NULL' there for a nullable column without one), a DECIMAL's
+to its scale, a nullable TIMESTAMP saying NULL. SHOW CHARACTER SET / CHARSET / COLLATION list
+what the server speaks, with LIKE or WHERE. Each statement runs on a stock MariaDB and on our
+master and the answers are compared.
 
 Left out, where the two still differ: SHOW INDEX's Cardinality (MariaDB's estimate; NULL here),
 information_schema's names ordered in their general collation (binary here), the server's
@@ -46,6 +50,19 @@ QUERIES = [
     "DESCRIBE x",
     "CREATE TABLE y (a INT NOT NULL, b INT NOT NULL, UNIQUE KEY (a, b)) DEFAULT CHARSET=utf8mb4",
     "DESCRIBE y",
+    "CREATE TABLE q (a INT, b INT NOT NULL, c INT DEFAULT 5, d VARCHAR(10) DEFAULT 'it''s', e VARCHAR(10)"
+    " DEFAULT NULL, f DECIMAL(5,2) DEFAULT 1.50, g DATETIME DEFAULT '2024-01-01 00:00:00', h DATE, i TEXT,"
+    " j ENUM('x','y') DEFAULT 'x', k DOUBLE DEFAULT 0.5, l VARCHAR(5) NOT NULL DEFAULT '', m BIT(1) DEFAULT b'1',"
+    " n TIMESTAMP NULL DEFAULT NULL, o VARCHAR(5) DEFAULT 'a\\\\b') DEFAULT CHARSET=utf8mb4",
+    "SHOW CREATE TABLE q",
+    "SHOW COLUMNS FROM q",
+    "SELECT COLUMN_NAME, COLUMN_DEFAULT, IS_NULLABLE FROM information_schema.COLUMNS WHERE TABLE_NAME = 'q'"
+    " ORDER BY ORDINAL_POSITION",
+    "SHOW COLLATION LIKE 'utf8mb4_general_ci'",
+    "SHOW CHARACTER SET LIKE 'utf8mb4'",
+    "SHOW CHARSET LIKE 'latin1'",
+    "SHOW COLLATION WHERE Charset = 'utf8mb4' AND `Default` = 'Yes'",
+    "SHOW CHARACTER SET WHERE Charset = 'binary'",
 ]
 
 
@@ -59,7 +76,7 @@ def _without_cardinality(answers: list) -> list:
     return out
 
 
-def test_keys_answer_as_mariadb(tmp_path):
+def test_schema_answers_as_mariadb(tmp_path):
     with mariadb_and_ours(tmp_path) as (reference, master):
         theirs, ours = both_answer(reference, master, SETUP, QUERIES)
         assert ("INSERT INTO v (a, b) VALUES (NULL, 1)", ("error", 1048, "23000", "Column 'a' cannot be null")) in theirs
