@@ -27,6 +27,7 @@ from protocol.errors import (
     ER_BAD_FIELD_ERROR,
     ER_DUP_FIELDNAME,
     ER_KEY_COLUMN_DOES_NOT_EXIST,
+    ER_MULTIPLE_PRI_KEY,
     ER_UNKNOWN_ERROR,
     ER_WRONG_AUTO_KEY,
     ER_WRONG_FK_DEF,
@@ -803,6 +804,8 @@ def check_table(table: Table) -> None:
         for name in index.columns:
             if table.column(name) is None:
                 raise SQLError(ER_KEY_COLUMN_DOES_NOT_EXIST, name)
+    if sum(1 for index in table.indexes if index.primary) > 1:
+        raise SQLError(ER_MULTIPLE_PRI_KEY)
     autos = [c for c in table.columns if c.auto_increment]
     if len(autos) > 1 or (autos and not any(i.columns[0].lower() == autos[0].name.lower() for i in table.indexes)):
         raise SQLError(ER_WRONG_AUTO_KEY)

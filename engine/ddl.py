@@ -44,6 +44,8 @@ from protocol.errors import (
     ER_DB_DROP_EXISTS,
     ER_DUP_FIELDNAME,
     ER_DUP_KEYNAME,
+    ER_KEY_COLUMN_DOES_NOT_EXIST,
+    ER_MULTIPLE_PRI_KEY,
     ER_NO_DB_ERROR,
     ER_NO_SUCH_TABLE,
     ER_ROW_IS_REFERENCED_TABLE,
@@ -452,7 +454,10 @@ class DdlParser:
     def add_index(table: Table, index: Index) -> None:
         if any(i.name.lower() == index.name.lower() for i in table.indexes):
             raise SQLError(ER_DUP_KEYNAME, index.name)
-        index.columns = [table.must_column(c, "key").name for c in index.columns]
+        for name in index.columns:
+            if table.column(name) is None:
+                raise SQLError(ER_KEY_COLUMN_DOES_NOT_EXIST, name)
+        index.columns = [table.must_column(c).name for c in index.columns]
         table.indexes.append(index)
 
     @staticmethod
@@ -496,7 +501,7 @@ class DdlParser:
                 for index in indexes:
                     if index.primary:
                         if table.primary is not None:
-                            raise SQLError(ER_UNKNOWN_ERROR, "Multiple primary key defined")
+                            raise SQLError(ER_MULTIPLE_PRI_KEY)
                         table.indexes.insert(0, index)
                     else:
                         self.add_index(table, index)

@@ -2,7 +2,9 @@
 `SQLError`s with MySQL codes; these are the two places where others become one:
 `map_sqlite_error` for what SQLite raises (and a statement or value that is not UTF-8: the
 client's bytes, kept as surrogates), `parsing` for a parser running off the end of a malformed
-statement (the client's syntax error)."""
+statement (the client's syntax error). `in_clause` then names the clause an unknown or
+ambiguous column is in, as MariaDB 10.11 does ("Unknown column 'x' in 'WHERE'"), from the
+statement's text: SQLite's errors do not say."""
 
 from __future__ import annotations
 
@@ -10,18 +12,20 @@ import re
 import sqlite3
 
 from engine import functions
-from engine.lexer import syntax_error
+from engine.lexer import extract, syntax_error, tokenize
 from protocol.errors import (
     ER_BAD_FIELD_ERROR,
     ER_INVALID_CHARACTER_STRING,
     ER_INVALID_GROUP_FUNC_USE,
     ER_NO_SUCH_TABLE,
     ER_NO_TABLES_USED,
+    ER_NON_UNIQ_ERROR,
     ER_NOT_SUPPORTED_YET,
     ER_QUERY_INTERRUPTED,
     ER_SP_DOES_NOT_EXIST,
     ER_TABLE_EXISTS_ERROR,
     ER_UNKNOWN_ERROR,
+    ER_WRONG_NUMBER_OF_COLUMNS_IN_SELECT,
     SQLError,
 )
 
@@ -58,8 +62,15 @@ def map_sqlite_error(exc: sqlite3.Error | UnicodeEncodeError, database: str | No
         return syntax_error(m.group(1))
     if msg == "no tables specified":  # SELECT * without FROM
         return SQLError(ER_NO_TABLES_USED)
-    if "ambiguous column name" in msg:
-        return SQLError(ER_UNKNOWN_ERROR, msg.replace("ambiguous column name: ", "Column '") + "' is ambiguous")
+    if msg.startswith("ambiguous column name: "):
+        return SQLError(ER_NON_UNIQ_ERROR, msg[len("ambiguous column name: "):], "field list")
+    m = re.match(r"(\d+)\w\w (ORDER|GROUP) BY term out of range", msg)
+    if m:  # ORDER BY 5 of two columns: its text is found by `in_clause`
+        error = SQLError(ER_BAD_FIELD_ERROR, "?", f"{m.group(2)} BY")
+        error.term = int(m.group(1))  # type: ignore[attr-defined]
+        return error
+    if re.match(r"SELECTs to the left and right of \w+ do not have the same number of result columns", msg):
+        return SQLError(ER_WRONG_NUMBER_OF_COLUMNS_IN_SELECT)
     if msg == "user-defined function raised exception" and (error := functions.raised()) is not None:
         return error  # a function failed the statement with MySQL's error (functions.raise_sql)
     if msg == "interrupted":  # KILL QUERY (SessionFunctions.interrupt)
@@ -69,6 +80,90 @@ def map_sqlite_error(exc: sqlite3.Error | UnicodeEncodeError, database: str | No
         # MariaDB looks a stored function up in the current database, if there is one
         return SQLError(ER_SP_DOES_NOT_EXIST, "FUNCTION", f"{database}.{name}" if database else name)
     return SQLError(ER_UNKNOWN_ERROR, f"engine: {msg}")
+
+
+_CLAUSES = {"SELECT": "SELECT", "FROM": "FROM", "ON": "ON", "WHERE": "WHERE", "GROUP": "GROUP BY",
+            "HAVING": "HAVING", "ORDER": "ORDER BY", "SET": "SET", "VALUES": "VALUES", "VALUE": "VALUES",
+            "USING": "USING"}
+
+
+def in_clause(error: SQLError, sql: str) -> SQLError:
+    """`error` with the clause MariaDB names: an unknown (1054) or ambiguous (1052) column that
+    SQLite or the translation placed in the 'field list' is placed in the clause where the
+    statement first names it (SELECT, WHERE, ON, GROUP BY, HAVING, ORDER BY, SET, VALUES, an
+    INSERT's column list 'INSERT INTO', ON DUPLICATE KEY UPDATE's 'UPDATE'; a subquery's own);
+    ORDER BY n beyond the select list names its n. Any other error is returned as it is."""
+    if error.error not in (ER_BAD_FIELD_ERROR, ER_NON_UNIQ_ERROR):
+        return error
+    try:
+        shape, params = extract(sql)
+        tokens = tokenize(shape)
+    except Exception:  # noqa: BLE001 - the error as it was is still the answer
+        return error
+    term = getattr(error, "term", None)
+    if term is not None:
+        clause = error.message.rsplit("'", 2)[-2]
+        text = _term_text(tokens, params, clause.split()[0], term)
+        return error if text is None else SQLError(ER_BAD_FIELD_ERROR, text, clause)
+    if error.error is ER_BAD_FIELD_ERROR:
+        prefix, suffix = "Unknown column '", "' in 'field list'"
+    else:
+        prefix, suffix = "Column '", "' in field list is ambiguous"
+    if not (error.message.startswith(prefix) and error.message.endswith(suffix)):
+        return error
+    name = error.message[len(prefix):-len(suffix)]
+    clause = _clause_naming(tokens, name.split(".")[-1].lower(), name.count("."))
+    if clause is None:
+        return error
+    return SQLError(error.error, name, clause)
+
+
+def _clause_naming(tokens, name: str, qualified: int) -> str | None:
+    """The clause of the first token naming the column `name` (after `qualified` qualifiers)."""
+    stack: list[str | None] = []  # each open parenthesis' clause
+    clause: str | None = None
+    insert = bool(tokens) and tokens[0].is_word("INSERT", "REPLACE")
+    for k, t in enumerate(tokens):
+        if t.kind == "op" and t.text == "(":
+            stack.append(clause)
+            if insert and clause is None:
+                clause = "INSERT INTO"  # INSERT INTO t (columns)
+            continue
+        if t.kind == "op" and t.text == ")":
+            clause = stack.pop() if stack else clause
+            continue
+        if t.kind == "word" and t.upper in _CLAUSES and not (t.upper == "SET" and insert and clause is not None):
+            if t.upper == "ON" and k + 1 < len(tokens) and tokens[k + 1].is_word("DUPLICATE"):
+                clause = "UPDATE"
+            elif not (t.upper == "SET" and clause == "UPDATE"):
+                clause = _CLAUSES[t.upper]
+            continue
+        if t.kind in ("word", "ident") and t.text.lower() == name \
+                and (k + 1 >= len(tokens) or tokens[k + 1].text not in (".", "(")):
+            dotted = 0
+            while k - 2 * dotted - 1 >= 0 and tokens[k - 2 * dotted - 1].text == ".":
+                dotted += 1
+            if dotted == qualified:
+                return clause
+    return None
+
+
+def _term_text(tokens, params, word: str, term: int) -> str | None:
+    """The text of the term-th term of the outermost ORDER BY / GROUP BY (`word`)."""
+    depth = 0
+    for k, t in enumerate(tokens):
+        if t.kind == "op" and t.text in "()":
+            depth += 1 if t.text == "(" else -1
+        elif depth == 0 and t.is_word(word) and k + 1 < len(tokens) and tokens[k + 1].is_word("BY"):
+            n, j = 1, k + 2
+            while j < len(tokens) and n < term:
+                if tokens[j].text == ",":
+                    n += 1
+                j += 1
+            if j < len(tokens) and tokens[j].kind == "param":
+                return str(params[tokens[j].param])
+            return tokens[j].text if j < len(tokens) else None
+    return None
 
 
 def parsing(fn, *args):

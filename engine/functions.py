@@ -26,12 +26,18 @@ import threading
 import time
 import uuid
 import zlib
+from collections.abc import Callable
 from datetime import UTC, date, datetime, timedelta
 from decimal import ROUND_HALF_UP, Context, Decimal, InvalidOperation
 from typing import Any
 
-from engine import collation, values
-from protocol.errors import ER_QUERY_INTERRUPTED, ER_TOO_BIG_PRECISION, SQLError
+from engine import collation, decimal_math, values
+from protocol.errors import (
+    ER_DIVISION_BY_ZERO,
+    ER_QUERY_INTERRUPTED,
+    ER_TOO_BIG_PRECISION,
+    SQLError,
+)
 
 MAX_RAND = 0x3FFFFFFF
 _RAISED = threading.local()  # the SQLError a function of this thread raised (see `raise_sql`)
@@ -219,6 +225,14 @@ def _to_str(v: Any) -> str:
     return str(v)
 
 
+
+
+def nonzero(value: Any) -> Any:
+    """A divisor in a write: 0 fails the statement with 1365, as strict mode's
+    ERROR_FOR_DIVISION_BY_ZERO fails MariaDB's INSERT, UPDATE and DELETE (elsewhere x / 0 is NULL)."""
+    if value is not None and _num(value) == 0:
+        raise_sql(SQLError(ER_DIVISION_BY_ZERO))
+    return value
 
 
 def _num(value: Any) -> float:
@@ -834,6 +848,15 @@ def mysql_mod(a: Any, b: Any) -> int | float | None:
         return None if b == 0 else int(math.fmod(a, b))
     b = _num(b)
     return None if b == 0 else math.fmod(_num(a), b)
+
+
+def strict_division(divide: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
+    """`divide(a, b)` in a write: b = 0 with a not NULL is 1365 (`nonzero`; NULL / 0 is NULL)."""
+    def run(a: Any, b: Any) -> Any:
+        if a is not None:
+            nonzero(b)
+        return divide(a, b)
+    return run
 
 
 def mysql_isnull(value: Any) -> int:
@@ -1508,7 +1531,7 @@ def register(conn: sqlite3.Connection, state: ConnectionState) -> None:
         "weekday": (1, weekday), "week": (-1, week), "mysql_json_extract": (-1, json_extract),
         "json_unquote": (1, json_unquote), "json_value": (2, json_value), "json_contains": (-1, json_contains),
         "mysql_json_valid": (1, json_valid),
-        "dayofyear": (1, _part(7)), "quarter": (1, quarter), "conv": (3, conv),
+        "dayofyear": (1, _part(7)), "quarter": (1, quarter), "conv": (3, conv), "mysql_nonzero": (1, nonzero),
         "master_pos_wait": (-1, lambda *args: None),  # not a slave here (a slave's role answers it)
         "concat": (-1, concat), "concat_ws": (-1, concat_ws),
         "unix_timestamp": (-1, unix_timestamp), "mysql_unix_timestamp": (-1, unix_timestamp),
@@ -1516,6 +1539,9 @@ def register(conn: sqlite3.Connection, state: ConnectionState) -> None:
         "year": (1, _part(0)), "month": (1, _part(1)), "day": (1, _part(2)), "hour": (1, _part(3)),
         "minute": (1, _part(4)), "second": (1, _part(5)),
         "mysql_left": (2, left), "mysql_right": (2, right), "mysql_mod": (2, mysql_mod),
+        "mysql_mod_strict": (2, strict_division(mysql_mod)),
+        **{name + "_strict": (2, strict_division(decimal_math.FUNCTIONS[name]))
+           for name in ("mysql_dec_div", "mysql_dec_mod", "mysql_dec_intdiv")},
         "mysql_floor": (1, lambda x: None if x is None else _integral(math.floor(_num(x)))),
         "mysql_ceil": (1, lambda x: None if x is None else _integral(math.ceil(_num(x)))), "lpad": (3, lambda s, n, p: _pad(s, n, p, True)), "rpad": (3, lambda s, n, p: _pad(s, n, p, False)),
         "repeat": (2, repeat),

@@ -29,7 +29,7 @@ from engine.admin import run_admin
 from engine.catalog import TokenCursor, mysql_literal, sql_literal
 from engine.connections import ATTACH_LIMIT, Snapshot
 from engine.ddl import DdlAction, DdlParser
-from engine.errors import parsing
+from engine.errors import in_clause, parsing
 from engine.exprtypes import SelectTypes
 from engine.lexer import (
     SyntaxError_,
@@ -205,6 +205,11 @@ class Session:
             return await self._execute(sql, context, lock_reads)
         except SyntaxError_ as exc:
             raise exc.with_literals(sql) from None
+        except SQLError as exc:
+            placed = in_clause(exc, sql)
+            if placed is exc:
+                raise
+            raise placed from None
 
     def _plan(self, sql: str) -> tuple[Plan, list[object]]:
         """The statement's plan and literals, without running it."""

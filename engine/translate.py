@@ -122,6 +122,10 @@ _COMPARISONS = ("=", "<>", "!=", "<", "<=", ">", ">=", "<=>")
 _NOT_BOUNDARY = frozenset({"COLLATE", "IS", "LIKE", "IN", "BETWEEN", "REGEXP", "RLIKE", "DIV", "MOD", "ESCAPE",
                            "INTERVAL", "BINARY"})
 # words that end a WHERE / ON / HAVING conjunct
+# the exact (DECIMAL) calls whose second argument divides: 0 there fails a write (`strict_division`)
+_DIVISIONS = frozenset({"mysql_dec_div", "mysql_dec_mod", "mysql_dec_intdiv"})
+# words that begin no plain operand a division's divisor could be
+_NOT_OPERANDS = frozenset({"CASE", "INTERVAL", "NOT", "EXISTS", "SELECT", "BINARY", "_BINARY", "NULL", "TRUE", "FALSE"})
 _CONJUNCT_END = ("AND", "OR", "ORDER", "GROUP", "LIMIT", "HAVING", "UNION", "WINDOW", "FOR", "LOCK", "INTO",
                  "EXCEPT", "INTERSECT")
 
@@ -206,6 +210,8 @@ class Translator:
         self._ci_literals: bool | None = None  # (`compared_off_column`)
         self._in_json = False  # emitting the arguments of a call `_JSON_MADE` names (`emit_call`)
         self.ignore = False  # INSERT / UPDATE IGNORE: a literal strict mode refuses is stored adjusted
+        # a write (not IGNORE): a division by zero fails it (strict mode's ERROR_FOR_DIVISION_BY_ZERO)
+        self.strict_division = False
         self.assigned: list[tuple[str, int, int, int, int]] = []  # SET col: out/args spans of its value
         self.shape = shape
         self.database = database
@@ -374,6 +380,12 @@ class Translator:
                     out.append("NOT")
                 elif text == "<=>":
                     out.append("IS")
+                elif text in ("/", "%") and self.strict_division and (stop := self.operand_end(i + 1, end)):
+                    out.append("* 1.0 / mysql_nonzero(" if text == "/" else "% mysql_nonzero(")
+                    self.emit_range(i + 1, stop)
+                    out.append(")")
+                    i = stop
+                    continue
                 elif text == "/":
                     out.append("* 1.0 /")
                 elif text in (":=", "{", "}", ";"):
@@ -412,6 +424,11 @@ class Translator:
                 continue
             nxt = toks[i + 1] if i + 1 < end else None
             is_call = nxt is not None and nxt.kind == "op" and nxt.text == "("
+            if word in ("LIMIT", "OFFSET"):  # a negative count is MySQL's syntax error (SQLite's: no limit)
+                for k in (i + 1, i + 3):
+                    if k < end and toks[k].kind == "op" and toks[k].text == "-" \
+                            and (k == i + 1 or toks[k - 1].text == ","):
+                        raise self.error_at(k)
             if expect_table and not is_call and word not in ("SELECT", "LATERAL"):
                 i = self.emit_table_ref(i)
                 expect_table = False
@@ -460,6 +477,13 @@ class Translator:
             if word in NILADIC:
                 self.add_arg(NILADIC[word])
                 i += 1
+                continue
+            if word in ("DIV", "MOD") and not is_call and self.strict_division \
+                    and (stop := self.operand_end(i + 1, end)):
+                out.append(WORD_RENAME[word] + " mysql_nonzero(")
+                self.emit_range(i + 1, stop)
+                out.append(")")
+                i = stop
                 continue
             if word in WORD_RENAME:
                 out.append(WORD_RENAME[word])
@@ -788,6 +812,9 @@ class Translator:
         if word in ("USER",) and closes:
             self.add_arg(("const", "root@localhost"))
             return i + 3
+        if word == "MOD" and self.strict_division:  # MOD(a, 0) fails a write, as a % 0 does
+            self.out.append("mysql_mod_strict")
+            return i + 1
         self.out.append(FUNC_RENAME.get(word, toks[i].text))
         return i + 1
 
@@ -1290,7 +1317,8 @@ class Translator:
         """Emit an `engine.exact` tree; returns `end`."""
         kind = tree[0]
         if kind == "call":
-            self.out.append(tree[1] + "(")
+            strict = self.strict_division and tree[1] in _DIVISIONS  # 0 fails a write (functions.strict_division)
+            self.out.append(tree[1] + ("_strict(" if strict else "("))
             for k, arg in enumerate(tree[2:]):
                 if k:
                     self.out.append(",")
@@ -1309,6 +1337,32 @@ class Translator:
             if region is not None:
                 self.exact[tree[1]] = region
         return end
+
+    def operand_end(self, i: int, end: int) -> int | None:
+        """The end of the operand starting at tokens[i] that a division divides by (signed: a
+        literal, a variable, a name, a call or a parenthesized expression); None for any other
+        (its division is left as SQLite's, NULL for 0)."""
+        toks = self.tokens
+        while i < end and toks[i].kind == "op" and toks[i].text in ("-", "+"):
+            i += 1
+        if i >= end:
+            return None
+        t = toks[i]
+        if t.kind in ("param", "var", "sysvar"):
+            return i + 1
+        if t.kind == "op" and t.text == "(" or t.kind in ("word", "ident") and i + 1 < end and toks[i + 1].text == "(":
+            start = i if t.text == "(" else i + 1
+            try:
+                stop = skip_parens(toks, start)
+            except Unknown:
+                return None
+            return stop if stop <= end else None
+        if t.kind == "ident" or t.kind == "word" and t.upper not in _NOT_OPERANDS:
+            i += 1
+            while i + 1 < end and toks[i].text == "." and toks[i + 1].kind in ("word", "ident"):
+                i += 2
+            return i
+        return None
 
     def has_set_operation(self) -> bool:
         depth = 0
@@ -1410,6 +1464,7 @@ class Translator:
         verb = toks[0].upper
         i = 1
         ignore = False
+        self.strict_division = not any(t.is_word("IGNORE") for t in toks[1:3])
         while i < len(toks) and toks[i].is_word("LOW_PRIORITY", "DELAYED", "HIGH_PRIORITY", "IGNORE"):
             ignore = ignore or toks[i].upper == "IGNORE"
             self.ignore = ignore
@@ -1812,6 +1867,7 @@ class Translator:
         toks = self.tokens
         i = 1
         ignore = False
+        self.strict_division = not any(t.is_word("IGNORE") for t in toks[1:3])
         while i < len(toks) and toks[i].is_word("LOW_PRIORITY", "IGNORE"):
             ignore = ignore or toks[i].upper == "IGNORE"
             self.ignore = ignore
