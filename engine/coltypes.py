@@ -14,6 +14,7 @@ their declared fractional digits.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from decimal import Context, Decimal, InvalidOperation
 
@@ -208,12 +209,26 @@ def from_rows(rows: list[tuple], i: int) -> ColumnType:
 
 
 def format_double(v: float, single: bool = False) -> str:
-    """MySQL's text for a FLOAT/DOUBLE: shortest round-trip digits (6 significant for FLOAT),
-    no '.0' on integral values, exponents without '+'."""
-    text = f"{v:.6g}" if single else repr(v)
-    if text.endswith(".0"):
-        text = text[:-2]
-    return text.replace("e+", "e")
+    """MariaDB's text for a FLOAT/DOUBLE: the shortest digits that read back as the value (6
+    significant for FLOAT), written out (no '.0' on an integral value) unless the value is
+    integral past 15 digits or below 1e-15, then as d.ddde<n> (1e15, 1.5e-16)."""
+    if single:
+        text = f"{v:.6g}"
+        return (text[:-2] if text.endswith(".0") else text).replace("e+", "e")
+    if v == 0 or v != v or v in (math.inf, -math.inf):
+        return "0" if v == 0 else repr(v)
+    _sign, digits, exponent = Decimal(repr(abs(v))).normalize().as_tuple()
+    text = "".join(map(str, digits))
+    n = len(text)
+    point = n + int(exponent)  # the decimal point's place after the first digit's
+    sign = "-" if v < 0 else ""
+    if point > 15 and point >= n or point < -14:
+        return sign + text[0] + ("." + text[1:] if n > 1 else "") + f"e{point - 1}"
+    if point <= 0:
+        return sign + "0." + "0" * -point + text
+    if point >= n:
+        return sign + text + "0" * (point - n)
+    return sign + text[:point] + "." + text[point:]
 
 
 def _decimal_text(v: object, scale: int) -> str:

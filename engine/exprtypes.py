@@ -47,7 +47,7 @@ _STRING_FUNCS = {"CONCAT", "CONCAT_WS", "UPPER", "LOWER", "UCASE", "LCASE", "SUB
                  "DATABASE", "SCHEMA", "USER", "CURRENT_USER", "SESSION_USER", "SYSTEM_USER", "VERSION",
                  "DATE_FORMAT", "HEX", "MD5", "SHA1", "SHA2", "UUID", "FORMAT",
                  "INSERT", "SPACE", "QUOTE", "CHAR_LENGTH"}
-_INT_FUNCS = {"LENGTH": 10, "OCTET_LENGTH": 10, "CHAR_LENGTH": 10, "CHARACTER_LENGTH": 10,
+_INT_FUNCS = {"LENGTH": 10, "OCTET_LENGTH": 10, "BIT_LENGTH": 10, "CHAR_LENGTH": 10, "CHARACTER_LENGTH": 10,
               "LOCATE": 11, "INSTR": 11, "POSITION": 11, "YEAR": 4, "MONTH": 2, "DAY": 2,
               "DAYOFMONTH": 2, "HOUR": 2, "MINUTE": 2, "SECOND": 2, "DAYOFWEEK": 1, "DAYOFYEAR": 3,
               "WEEKDAY": 1, "QUARTER": 1, "ISNULL": 1, "SIGN": 2, "CONNECTION_ID": 10,
@@ -552,6 +552,18 @@ class _Typer:
             return decimal_type(first.length + 4, dec, ColumnFlag.BINARY)
         if word == "MOD" and len(args) == 2 and first is not None and args[1] is not None:
             return _binary("%", first, args[1])
+        if word in ("GREATEST", "LEAST") and args and all(a is not None for a in args):
+            # MariaDB's comparison type decides: dates with strings compare (and come back) as
+            # dates, numbers with strings as DOUBLEs (functions._extreme)
+            texts = [a for a in args if a.type in (FieldType.VAR_STRING, FieldType.STRING) and a.charset != 63]
+            dated = [a for a in args if a.type in (FieldType.DATE, FieldType.DATETIME, FieldType.TIMESTAMP)]
+            rest = [a for a in args if a not in texts and a not in dated and a.type != FieldType.NULL]
+            if dated and not rest:
+                if all(a.type == FieldType.DATE for a in dated):
+                    return datetime_type(FieldType.DATE, 0)
+                return datetime_type(FieldType.DATETIME, max(a.decimals for a in dated))
+            if texts and rest:
+                return DOUBLE
         if word in _SAME_AS_ARG or word == "IF" or word == "IFNULL":
             candidates = args[1:] if word == "IF" else args
             if not candidates or any(a is None for a in candidates):

@@ -32,6 +32,7 @@ from decimal import ROUND_HALF_UP, Context, Decimal, InvalidOperation
 from typing import Any
 
 from engine import collation, decimal_math, values
+from engine.coltypes import format_double
 from protocol.errors import (
     ER_DIVISION_BY_ZERO,
     ER_QUERY_INTERRUPTED,
@@ -220,11 +221,38 @@ class ConnectionState:
 def _to_str(v: Any) -> str:
     if isinstance(v, bytes):
         return v.decode("utf-8", "surrogateescape")
-    if isinstance(v, float) and v.is_integer() and abs(v) < 1e15:
-        return repr(v)
+    if isinstance(v, float):
+        return format_double(v)  # MariaDB's text of a DOUBLE: -1, 1e20, 0.00000015
     return str(v)
 
 
+
+
+def _extreme(greater: bool) -> Callable[..., Any]:
+    """GREATEST / LEAST as MariaDB compares: NULL if any argument is; strings by the
+    connection's collation (utf8mb4_general_ci: 'a' < 'B'); integers as integers; any other mix
+    as DOUBLEs, the answer a DOUBLE (GREATEST(1, 2.5, '3') is 3). (DECIMAL arguments take
+    engine.exact's mysql_dec_greatest.)"""
+    def pick(*args: Any) -> Any:
+        if not args or any(a is None for a in args):
+            return None
+        if all(isinstance(a, str) for a in args):
+            best = args[0]
+            for a in args[1:]:
+                order = collation.compare(a, best)
+                if order > 0 if greater else order < 0:
+                    best = a
+            return best
+        if all(isinstance(a, bytes) for a in args) or all(type(a) is int for a in args):
+            return max(args) if greater else min(args)
+        numbers = [float(_num(a)) for a in args]
+        return max(numbers) if greater else min(numbers)
+    return pick
+
+
+def double_text(value: Any) -> Any:
+    """A DOUBLE as MariaDB writes it as a string (CAST(x AS CHAR)); any other value as it is."""
+    return format_double(value) if isinstance(value, float) else value
 
 
 def nonzero(value: Any) -> Any:
@@ -1531,7 +1559,8 @@ def register(conn: sqlite3.Connection, state: ConnectionState) -> None:
         "weekday": (1, weekday), "week": (-1, week), "mysql_json_extract": (-1, json_extract),
         "json_unquote": (1, json_unquote), "json_value": (2, json_value), "json_contains": (-1, json_contains),
         "mysql_json_valid": (1, json_valid),
-        "dayofyear": (1, _part(7)), "quarter": (1, quarter), "conv": (3, conv), "mysql_nonzero": (1, nonzero),
+        "dayofyear": (1, _part(7)), "quarter": (1, quarter), "conv": (3, conv), "mysql_nonzero": (1, nonzero), "mysql_double_text": (1, double_text),
+        "mysql_greatest": (-1, _extreme(True)), "mysql_least": (-1, _extreme(False)),
         "master_pos_wait": (-1, lambda *args: None),  # not a slave here (a slave's role answers it)
         "concat": (-1, concat), "concat_ws": (-1, concat_ws),
         "unix_timestamp": (-1, unix_timestamp), "mysql_unix_timestamp": (-1, unix_timestamp),
@@ -1548,6 +1577,7 @@ def register(conn: sqlite3.Connection, state: ConnectionState) -> None:
         "reverse": (1, lambda s: None if s is None else _to_str(s)[::-1]),
         "md5": (1, _hash("md5")), "sha1": (1, _hash("sha1")), "sha": (1, _hash("sha1")), "sha2": (2, sha2),
         "uuid": (0, lambda: mysql_uuid(session_fx().rand)), "octet_length": (1, octet_length),
+        "bit_length": (1, lambda value: None if (n := octet_length(value)) is None else 8 * n),
         "mysql_locate": (-1, mysql_locate), "substring_index": (3, substring_index),
         "mysql_bit_xor": (2, bit_xor), "mysql_bit_not": (1, bit_not), "truncate": (2, truncate), "regexp": (2, regexp), "mysql_isnull": (1, mysql_isnull),
         "ascii": (1, lambda s: None if s is None else (ord(_to_str(s)[0]) if _to_str(s) else 0)),

@@ -78,7 +78,7 @@ JOIN_MODIFIERS = {"INNER", "CROSS", "LEFT", "RIGHT", "OUTER", "NATURAL", "FULL"}
 NOT_ALIAS = CLAUSE_WORDS | JOIN_WORDS | JOIN_MODIFIERS | {"FORCE", "USE", "IGNORE", "AS", "PARTITION"}
 
 FUNC_RENAME = {
-    "IF": "iif", "GREATEST": "max", "LEAST": "min", "CHAR_LENGTH": "length",
+    "IF": "iif", "GREATEST": "mysql_greatest", "LEAST": "mysql_least", "CHAR_LENGTH": "length",
     "CHARACTER_LENGTH": "length", "UCASE": "upper", "LCASE": "lower", "MID": "mysql_substr",
     "SUBSTRING": "mysql_substr", "SUBSTR": "mysql_substr", "POWER": "pow", "ISNULL": "mysql_isnull",
     "RAND": "mysql_rand", "LENGTH": "octet_length", "OCTET_LENGTH": "octet_length",
@@ -1062,16 +1062,17 @@ class Translator:
                 self.add_arg(size.param)
             self.out.append(")")
             return j + 1
+        text = CAST_TYPES[target] == "TEXT"  # a DOUBLE as MariaDB writes it (functions.double_text)
         if size is not None and target in ("CHAR", "NCHAR", "BINARY"):  # CHAR(n): its first n characters
-            self.out.append("substr(CAST(")
+            self.out.append("substr(CAST(" + ("mysql_double_text(" if text else ""))
             self.emit_range(i + 2, split)
-            self.out.append(f" AS {CAST_TYPES[target]}), 1, ")
+            self.out.append((")" if text else "") + f" AS {CAST_TYPES[target]}), 1, ")
             self.add_arg(size.param)
             self.out.append(")")
             return j + 1
-        self.out.append("CAST(")
+        self.out.append("CAST(" + ("mysql_double_text(" if text else ""))
         self.emit_range(i + 2, split)
-        self.out.append(" AS " + CAST_TYPES[target] + ")")
+        self.out.append((")" if text else "") + " AS " + CAST_TYPES[target] + ")")
         return j + 1
 
     # --- statements --------------------------------------------------------------------------

@@ -9,7 +9,9 @@ offsets, PERIOD_ADD, TO_DAYS / FROM_DAYS, HOUR of a TIME, dates written '2024-1-
 CAST to DATE / DATETIME / TIME / CHAR(n) / SIGNED / UNSIGNED, LOG, STDDEV / VARIANCE (MariaDB's
 recurrence and its 4 more decimals), PI()'s 6 decimals, SUBSTRING's edges and its FROM / FOR form,
 POSITION(x IN y), MOD, XOR, IS UNKNOWN, N'...', JSON_LENGTH / KEYS / TYPE, MAKE_SET, EXPORT_SET,
-QUARTER, the types of date + INTERVAL, DATE_ADD and STR_TO_DATE (DATE, DATETIME or TIME by the
+QUARTER, BIT_LENGTH, GREATEST / LEAST (strings by the collation, numbers with strings as DOUBLEs,
+dates with strings as dates), a DOUBLE written as a string (CONCAT, CAST AS CHAR: -1, 1e15,
+0.00000015), the types of date + INTERVAL, DATE_ADD and STR_TO_DATE (DATE, DATETIME or TIME by the
 operand and the unit or the format), HAVING naming a select alias that is also a column's name,
 subqueries, joins, UNION, window functions, CTEs, NULL handling, aggregates, ordering.
 
@@ -17,7 +19,8 @@ Left out, where the two still differ (MariaDB's answer first): ROUND(2.5e0) 2 (h
 literal 2.5e0 reaches the engine as the same float as the DECIMAL 2.5); 0.1e0 + 0.2e0 = 0.3e0
 false (true: computed as DECIMALs); 2/3*3 2.0000 (2.0001: the division's digits are rounded at
 once, MariaDB keeps 9); -9223372036854775808 a BIGINT (a double here); 9223372036854775807 + 1
-error 1690 (a DECIMAL here); CONCAT(1.50, '') '1.50' ('1.5'); QUOTE(NULL) and CHAR() binary strings;
+error 1690 (a DECIMAL here); CONCAT(1.50, '') '1.50' ('1.5'); REPLACE of a DOUBLE (SQLite's
+replace() writes -1 as '-1.0'); QUOTE(NULL) and CHAR() binary strings;
 INTERVAL(N, ...) absent; JSON_INSERT at an index past an array's end (MariaDB appends, SQLite's
 json_insert only at $[#]); TRUE inside JSON_ARRAY / JSON_OBJECT is 1 (MariaDB's true); a UNION of an INT and a
 DECIMAL column ordered with the integers first; LEAD / LAG with a default (MariaDB 10.11 refuses
@@ -177,6 +180,12 @@ QUERIES = [
     'SELECT b, MAX(c) AS c FROM t GROUP BY b HAVING c > (SELECT MIN(c) FROM t) ORDER BY b',
     'SELECT a, SUM(c) AS a FROM t GROUP BY a HAVING a > 1 ORDER BY a',
     'SELECT a, ROUND(AVG(c), 1) AS c FROM t GROUP BY a HAVING c >= 1.5 ORDER BY a',
+    "SELECT GREATEST(1, 2.5, '3'), LEAST('a', 'B'), GREATEST(a, c), GREATEST('b', 'A', 'c'), LEAST('é', 'E', 'f') FROM t ORDER BY id",
+    "SELECT GREATEST(1, 2), LEAST(1, NULL), GREATEST(1.5, 2), LEAST(e, a), GREATEST(d, '2024-01-01') FROM t ORDER BY id",
+    "SELECT CAST(e AS CHAR), CONCAT(e), CONCAT(e * 1e16), CAST(e AS CHAR(2)), CONCAT(e, 'x'), LENGTH(e) FROM t ORDER BY id",
+    'SELECT CONCAT(1e15), CONCAT(1e14), CONCAT(1.5e-7), CONCAT(1e20), CONCAT(-1e0), CAST(2.5e0 AS CHAR), CONCAT(1e-16)',
+    'SELECT GROUP_CONCAT(e ORDER BY id), CONCAT(SUM(e)), CONCAT(AVG(e)) FROM t',
+    "SELECT BIT_LENGTH(b), BIT_LENGTH('é'), BIT_LENGTH(NULL) FROM t ORDER BY id",
 ]
 
 
