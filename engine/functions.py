@@ -555,6 +555,54 @@ def quarter(value: Any) -> int | None:
     return None if month is None else (month + 2) // 3
 
 
+def time_format(value: Any, fmt: Any) -> str | None:
+    """TIME_FORMAT: DATE_FORMAT's hour, minute, second and microsecond specifiers over a TIME
+    (hours past 23 as they are); any other specifier makes it NULL, as MariaDB's."""
+    clock = _clock(value)
+    if clock is None or fmt is None:
+        return None
+    h, m, s, us = clock
+    twelve = h % 12 or 12
+    parts = {"H": f"{h:02d}", "k": str(h), "h": f"{twelve:02d}", "I": f"{twelve:02d}", "l": str(twelve),
+             "i": f"{m:02d}", "s": f"{s:02d}", "S": f"{s:02d}", "f": f"{us:06d}",
+             "p": "AM" if h % 24 < 12 else "PM", "T": f"{h:02d}:{m:02d}:{s:02d}",
+             "r": f"{twelve:02d}:{m:02d}:{s:02d} {'AM' if h % 24 < 12 else 'PM'}", "%": "%"}
+    out, text, k = [], _to_str(fmt), 0
+    while k < len(text):
+        if text[k] == "%" and k + 1 < len(text):
+            part = parts.get(text[k + 1])
+            if part is None:
+                return None
+            out.append(part)
+            k += 2
+        else:
+            out.append(text[k])
+            k += 1
+    return "".join(out)
+
+
+def inet_aton(value: Any) -> int | None:
+    """INET_ATON: a dotted IPv4 address as its number ('127.1' is 127.0.0.1, as MySQL reads it)."""
+    if value is None:
+        return None
+    parts = _to_str(value).split(".")
+    if not 1 <= len(parts) <= 4 or not all(p.isdigit() and int(p) < 256 for p in parts):
+        return None
+    numbers = [int(p) for p in parts]
+    numbers[-1:] = [0] * (4 - len(numbers)) + numbers[-1:]
+    return int.from_bytes(bytes(numbers), "big")
+
+
+def inet_ntoa(value: Any) -> str | None:
+    """INET_NTOA: a number as its dotted IPv4 address (NULL beyond 32 bits)."""
+    if value is None:
+        return None
+    n = _int(value)
+    if not 0 <= n < 1 << 32:
+        return None
+    return ".".join(str(b) for b in n.to_bytes(4, "big"))
+
+
 def time_to_sec(value: Any) -> int | None:
     seconds = _seconds(value)
     return None if seconds is None else int(seconds)  # (toward zero: whole seconds)
@@ -1205,6 +1253,32 @@ def _json_text(data: Any) -> str:
     return json.dumps(data, ensure_ascii=False, separators=(", ", ": "))
 
 
+def _merge_patch(target: Any, patch: Any) -> Any:
+    if not isinstance(patch, dict):
+        return patch
+    merged = dict(target) if isinstance(target, dict) else {}
+    for key, value in patch.items():
+        if value is None:
+            merged.pop(key, None)
+        else:
+            merged[key] = _merge_patch(merged.get(key), value)
+    return merged
+
+
+def json_merge_patch(*docs: Any) -> str | None:
+    """JSON_MERGE_PATCH (RFC 7396, left to right), written as MariaDB writes JSON; NULL when an
+    argument is NULL or not JSON."""
+    if len(docs) < 2 or any(d is None for d in docs):
+        return None
+    data = [_json(d) for d in docs]
+    if any(d is _INVALID for d in data):
+        return None
+    merged = data[0]
+    for patch in data[1:]:
+        merged = _merge_patch(merged, patch)
+    return _json_text(merged)
+
+
 def json_text(doc: Any) -> Any:
     """A JSON document rewritten as MariaDB writes it (`_json_text`); text that is not JSON as it is."""
     data = _json(doc)
@@ -1556,7 +1630,9 @@ def register(conn: sqlite3.Connection, state: ConnectionState) -> None:
         "regexp_instr": (2, regexp_instr), "str_to_date": (2, str_to_date), "datediff": (2, datediff),
         "mysql_timestampdiff": (3, timestampdiff),
         "mysql_timestampadd": (3, lambda unit, n, d: date_add(d, n, unit, 1)), "last_day": (1, last_day), "dayofweek": (1, dayofweek),
-        "weekday": (1, weekday), "week": (-1, week), "mysql_json_extract": (-1, json_extract),
+        "weekday": (1, weekday), "week": (-1, week),
+        "weekofyear": (1, lambda value: week(value, 3)), "time_format": (2, time_format),
+        "inet_aton": (1, inet_aton), "inet_ntoa": (1, inet_ntoa), "json_merge_patch": (-1, json_merge_patch), "mysql_json_extract": (-1, json_extract),
         "json_unquote": (1, json_unquote), "json_value": (2, json_value), "json_contains": (-1, json_contains),
         "mysql_json_valid": (1, json_valid),
         "dayofyear": (1, _part(7)), "quarter": (1, quarter), "conv": (3, conv), "mysql_nonzero": (1, nonzero), "mysql_double_text": (1, double_text),

@@ -121,11 +121,11 @@ _COMPARISONS = ("=", "<>", "!=", "<", "<=", ">", ">=", "<=>")
 # words that, beside a name, make it part of an expression rather than a whole operand
 _NOT_BOUNDARY = frozenset({"COLLATE", "IS", "LIKE", "IN", "BETWEEN", "REGEXP", "RLIKE", "DIV", "MOD", "ESCAPE",
                            "INTERVAL", "BINARY"})
-# words that end a WHERE / ON / HAVING conjunct
 # the exact (DECIMAL) calls whose second argument divides: 0 there fails a write (`strict_division`)
 _DIVISIONS = frozenset({"mysql_dec_div", "mysql_dec_mod", "mysql_dec_intdiv"})
 # words that begin no plain operand a division's divisor could be
 _NOT_OPERANDS = frozenset({"CASE", "INTERVAL", "NOT", "EXISTS", "SELECT", "BINARY", "_BINARY", "NULL", "TRUE", "FALSE"})
+# words that end a WHERE / ON / HAVING conjunct
 _CONJUNCT_END = ("AND", "OR", "ORDER", "GROUP", "LIMIT", "HAVING", "UNION", "WINDOW", "FOR", "LOCK", "INTO",
                  "EXCEPT", "INTERSECT")
 
@@ -1465,11 +1465,11 @@ class Translator:
         verb = toks[0].upper
         i = 1
         ignore = False
-        self.strict_division = not any(t.is_word("IGNORE") for t in toks[1:3])
         while i < len(toks) and toks[i].is_word("LOW_PRIORITY", "DELAYED", "HIGH_PRIORITY", "IGNORE"):
             ignore = ignore or toks[i].upper == "IGNORE"
             self.ignore = ignore
             i += 1
+        self.strict_division = not ignore
         if i < len(toks) and toks[i].is_word("INTO"):
             i += 1
         i, schema, name = self.read_table_name(i)
@@ -1868,11 +1868,11 @@ class Translator:
         toks = self.tokens
         i = 1
         ignore = False
-        self.strict_division = not any(t.is_word("IGNORE") for t in toks[1:3])
         while i < len(toks) and toks[i].is_word("LOW_PRIORITY", "IGNORE"):
             ignore = ignore or toks[i].upper == "IGNORE"
             self.ignore = ignore
             i += 1
+        self.strict_division = not ignore
         set_at = next((k for k in range(i, len(toks)) if toks[k].is_word("SET")), len(toks))
         if any(t.text == "," or t.is_word("JOIN", "STRAIGHT_JOIN") for t in toks[i:set_at]):
             return self.plan_multi_update(i, set_at, ignore)

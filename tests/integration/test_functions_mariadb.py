@@ -9,11 +9,11 @@ offsets, PERIOD_ADD, TO_DAYS / FROM_DAYS, HOUR of a TIME, dates written '2024-1-
 CAST to DATE / DATETIME / TIME / CHAR(n) / SIGNED / UNSIGNED, LOG, STDDEV / VARIANCE (MariaDB's
 recurrence and its 4 more decimals), PI()'s 6 decimals, SUBSTRING's edges and its FROM / FOR form,
 POSITION(x IN y), MOD, XOR, IS UNKNOWN, N'...', JSON_LENGTH / KEYS / TYPE, MAKE_SET, EXPORT_SET,
-QUARTER, BIT_LENGTH, GREATEST / LEAST (strings by the collation, numbers with strings as DOUBLEs,
-dates with strings as dates), a DOUBLE written as a string (CONCAT, CAST AS CHAR: -1, 1e15,
-0.00000015), the types of date + INTERVAL, DATE_ADD and STR_TO_DATE (DATE, DATETIME or TIME by the
-operand and the unit or the format), HAVING naming a select alias that is also a column's name,
-subqueries, joins, UNION, window functions, CTEs, NULL handling, aggregates, ordering.
+QUARTER, BIT_LENGTH, WEEKOFYEAR, INET_ATON / INET_NTOA, TIME_FORMAT, JSON_MERGE_PATCH, GREATEST /
+LEAST (strings by the collation, numbers with strings as DOUBLEs, dates with strings as dates), a
+DOUBLE written as a string (CONCAT, CAST AS CHAR: -1, 1e15, 0.00000015), the types of date +
+INTERVAL, DATE_ADD and STR_TO_DATE (DATE, DATETIME or TIME by the operand and the unit or the
+format), HAVING naming a select alias that is also a column's name, subqueries, joins, UNION, window functions, CTEs, NULL handling, aggregates, ordering.
 
 Left out, where the two still differ (MariaDB's answer first): ROUND(2.5e0) 2 (here 3: the
 literal 2.5e0 reaches the engine as the same float as the DECIMAL 2.5); 0.1e0 + 0.2e0 = 0.3e0
@@ -186,6 +186,14 @@ QUERIES = [
     'SELECT CONCAT(1e15), CONCAT(1e14), CONCAT(1.5e-7), CONCAT(1e20), CONCAT(-1e0), CAST(2.5e0 AS CHAR), CONCAT(1e-16)',
     'SELECT GROUP_CONCAT(e ORDER BY id), CONCAT(SUM(e)), CONCAT(AVG(e)) FROM t',
     "SELECT BIT_LENGTH(b), BIT_LENGTH('é'), BIT_LENGTH(NULL) FROM t ORDER BY id",
+    "SELECT WEEKOFYEAR('2024-01-05'), WEEKOFYEAR(d), WEEKOFYEAR(NULL) FROM t ORDER BY id",
+    "SELECT INET_ATON('10.0.0.1'), INET_ATON('127.1'), INET_ATON('x'), INET_ATON('256.1.1.1'), INET_NTOA(167772161),"
+    " INET_NTOA(-1), INET_NTOA(NULL)",
+    "SELECT TIME_FORMAT('10:11:12', '%H.%i'), TIME_FORMAT('100:00:00', '%H %k %h %I %l %p'),"
+    " TIME_FORMAT('13:05:09.5', '%r %T %f %s %S %%'), TIME_FORMAT(NULL, '%H')",
+    'SELECT JSON_MERGE_PATCH(\'{"a":1}\', \'{"b":2}\'), JSON_MERGE_PATCH(\'{"a":1,"b":2}\', \'{"a":null}\'),'
+    ' JSON_MERGE_PATCH(\'[1]\', \'{"a":1}\'), JSON_MERGE_PATCH(\'{"a":{"x":1}}\', \'{"a":{"y":2}}\', \'{"c":3}\'),'
+    " JSON_MERGE_PATCH(NULL, '{}')",
 ]
 
 
