@@ -51,6 +51,10 @@ class WriterLock:
     def locked(self) -> bool:
         return self._owner is not None
 
+    def parties(self) -> list[object]:
+        """The owner (if any) and each waiter's owner, in order: whom a wait now queues behind."""
+        return ([] if self._owner is None else [self._owner]) + [owner for _, owner, _ in self._waiters]
+
     def try_acquire(self, owner: object) -> bool:
         """Take the lock now if it is free and nobody waits (no future, no task); else False."""
         if self._owner is None and not self._waiters:

@@ -479,7 +479,7 @@ class Session:
             # SELECT ... FOR UPDATE: the rows must not change before this transaction ends, so it
             # becomes a writer now (and reads what it will update, as InnoDB's locking read does)
             self._in_txn = True
-            await self._acquire(across=True)
+            await self._acquire(across=True, timeout=self._lock_wait_of(plan, params))
         if self._holds_lock:
             names, rows = await engine._on_writer(engine._r_query_writer, plan.sql, args, self._fx, self._database)
         else:
@@ -504,6 +504,19 @@ class Session:
             self.found = counted[0][0]
         return result
 
+    def _lock_wait_of(self, plan: Plan, params: list[object]) -> float | None:
+        """A locking read's own wait (NOWAIT, WAIT n; None: lock_wait_timeout): NOWAIT is 1205
+        at once when another session's transaction holds the writer lock or waits for it."""
+        if plan.lock_wait is None or self._holds_lock:
+            return None
+        how, n = plan.lock_wait
+        if how == "nowait":
+            if any(isinstance(party, Session) for party in self.engine.writer_lock.parties()):
+                raise SQLError(ER_LOCK_WAIT_TIMEOUT)
+            return None
+        seconds = params[n] if n is not None and n < len(params) else None
+        return float(seconds) if isinstance(seconds, int | float) and seconds >= 0 else None
+
     def _locks(self, plan: Plan) -> bool:
         """A locking read (FOR UPDATE) that takes the writer lock here (inside a transaction)."""
         return plan.locking and (self._in_txn or not self.autocommit)
@@ -526,11 +539,11 @@ class Session:
         types, rows = result_types(plan, names, rows, sql, params)
         return Result(columns=names, column_types=types, rows=rows, in_transaction=self.in_transaction)
 
-    async def _acquire(self, across: bool = False) -> None:
+    async def _acquire(self, across: bool = False, timeout: float | None = None) -> None:
         """Take the writer lock for this statement's write; `across`: it is kept after the
         statement (a transaction's writes), so it is taken only once no committed group waits
         open in the writer's transaction (`Engine.settle`): that group could not commit before
-        this transaction ends."""
+        this transaction ends. `timeout`: the wait's limit, if not lock_wait_timeout (1205)."""
         if self._holds_lock:
             return
         lock = self.engine.writer_lock
@@ -539,14 +552,15 @@ class Session:
             await self._lock_taken()
             return
         loop = asyncio.get_running_loop()
-        deadline = loop.time() + self.engine.lock_wait_timeout
+        limit = self.engine.lock_wait_timeout if timeout is None else timeout
+        deadline = loop.time() + limit
         if across:
             settle.wanted += 1  # no group opens before this session holds the lock
         wait = None
         try:
             if across and settle.is_open:
                 self._lock_wait = settle.closed()  # interrupt() cancels it
-                await asyncio.wait_for(self._lock_wait, self.engine.lock_wait_timeout)
+                await asyncio.wait_for(self._lock_wait, limit)
             if not lock.try_acquire(self):
                 wait = self._lock_wait = lock.enqueue(self, max(0.0, deadline - loop.time()))  # no task
                 await wait  # cancelling the caller cancels the wait too

@@ -162,6 +162,9 @@ class Plan:
     nrows: int = 0  # INSERT ... VALUES: number of rows
     user_vars: tuple[str, ...] = ()  # @variables the statement reads (binlogged as USER_VAR events)
     locking: bool = False  # a locking read: inside a transaction it takes the writer lock
+    # a locking read's wait for it: None (lock_wait_timeout), ("nowait", None): 1205 at once when
+    # another transaction holds it, ("wait", n): at most the n-th literal's seconds
+    lock_wait: tuple[str, int | None] | None = None
     changed: Plan | None = None  # UPDATE counting changed rows (MySQL's default) instead of matched
     cacheable: bool = True  # False when literals were inlined (ORDER BY 2)
     # (literal index, holds a number) for each literal whose kind the SQL depends on (a string
@@ -205,6 +208,7 @@ class Translator:
         self.catalog_tables = catalog_tables
         self.cacheable = True
         self.locking = False  # SELECT ... FOR UPDATE / LOCK IN SHARE MODE
+        self.lock_wait: tuple[str, int | None] | None = None  # its NOWAIT / WAIT n (`Plan.lock_wait`)
         self.sets_last_id = False
         self.upsert = False
         self._ci_literals: bool | None = None  # (`compared_off_column`)
@@ -452,11 +456,11 @@ class Translator:
                 in_order = word == "BY" and i > 0 and toks[i - 1].is_word("ORDER", "GROUP")
             if word == "FOR" and nxt is not None and nxt.is_word("UPDATE"):
                 self.locking = True
-                i += 2
+                i = self.lock_option(i + 2, end)
                 continue
             if word == "LOCK" and nxt is not None and nxt.is_word("IN"):
                 self.locking = True
-                i += 4  # LOCK IN SHARE MODE
+                i = self.lock_option(i + 4, end)  # LOCK IN SHARE MODE
                 continue
             if word == "SQL_CALC_FOUND_ROWS":
                 self.calc_found = True
@@ -1186,7 +1190,8 @@ class Translator:
         end = self.emit_range(0, len(self.tokens))
         if end != len(self.tokens):
             raise self.error_at(end)
-        return self.finish("select", names=self.select_names(), locking=self.locking, result_types=types)
+        return self.finish("select", names=self.select_names(), locking=self.locking, lock_wait=self.lock_wait,
+                           result_types=types)
 
     def having_aliases(self) -> None:
         """MySQL's names in HAVING: a bare name of a select-list alias is that alias, even where
@@ -1338,6 +1343,22 @@ class Translator:
             if region is not None:
                 self.exact[tree[1]] = region
         return end
+
+    def lock_option(self, i: int, end: int) -> int:
+        """A locking read's NOWAIT, WAIT n or SKIP LOCKED (MariaDB 10.6's) at tokens[i], read into
+        `lock_wait`; the index after it. SKIP LOCKED reads as the plain locking read: the writer
+        lock stands for every row, so it waits for the other writer and skips no row (the rows
+        it returns are none another transaction holds, as SKIP LOCKED's are)."""
+        toks = self.tokens
+        if i < end and toks[i].is_word("NOWAIT"):
+            self.lock_wait = ("nowait", None)
+            return i + 1
+        if i + 1 < end and toks[i].is_word("WAIT") and toks[i + 1].kind == "param":
+            self.lock_wait = ("wait", toks[i + 1].param)
+            return i + 2
+        if i + 1 < end and toks[i].is_word("SKIP") and toks[i + 1].is_word("LOCKED"):
+            return i + 2
+        return i
 
     def operand_end(self, i: int, end: int) -> int | None:
         """The end of the operand starting at tokens[i] that a division divides by (signed: a

@@ -13,7 +13,8 @@ QUARTER, BIT_LENGTH, WEEKOFYEAR, INET_ATON / INET_NTOA, TIME_FORMAT, JSON_MERGE_
 LEAST (strings by the collation, numbers with strings as DOUBLEs, dates with strings as dates), a
 DOUBLE written as a string (CONCAT, CAST AS CHAR: -1, 1e15, 0.00000015), the types of date +
 INTERVAL, DATE_ADD and STR_TO_DATE (DATE, DATETIME or TIME by the operand and the unit or the
-format), HAVING naming a select alias that is also a column's name, subqueries, joins, UNION, window functions, CTEs, NULL handling, aggregates, ordering.
+format), HAVING naming a select alias that is also a column's name, locking reads with NOWAIT, WAIT n
+and SKIP LOCKED, subqueries, joins, UNION, window functions, CTEs, NULL handling, aggregates, ordering.
 
 Left out, where the two still differ (MariaDB's answer first): ROUND(2.5e0) 2 (here 3: the
 literal 2.5e0 reaches the engine as the same float as the DECIMAL 2.5); 0.1e0 + 0.2e0 = 0.3e0
@@ -194,6 +195,10 @@ QUERIES = [
     'SELECT JSON_MERGE_PATCH(\'{"a":1}\', \'{"b":2}\'), JSON_MERGE_PATCH(\'{"a":1,"b":2}\', \'{"a":null}\'),'
     ' JSON_MERGE_PATCH(\'[1]\', \'{"a":1}\'), JSON_MERGE_PATCH(\'{"a":{"x":1}}\', \'{"a":{"y":2}}\', \'{"c":3}\'),'
     " JSON_MERGE_PATCH(NULL, '{}')",
+    'SELECT id FROM t ORDER BY id FOR UPDATE SKIP LOCKED',
+    'SELECT id FROM t ORDER BY id LIMIT 1 FOR UPDATE NOWAIT',
+    'SELECT id FROM t ORDER BY id FOR UPDATE WAIT 1',
+    'SELECT id FROM t WHERE id = 1 LOCK IN SHARE MODE NOWAIT',
 ]
 
 
