@@ -44,9 +44,12 @@ def wait_listening(port: int, host: str = "127.0.0.1", timeout: float = 30.0) ->
 
 def free_port_block(n: int, low: int = 20000, high: int = 60000) -> int:
     """The first port of n consecutive ports that are all free now (for `semisync up`, whose
-    slaves take P+1.. and metrics M+1..)."""
+    slaves take P+1.. and metrics M+1..), below the kernel's ephemeral range: a port there can
+    become the local end of an outgoing connection (a slave's to its master) before the
+    daemon that was given it binds it (EADDRINUSE at its start)."""
     import random
 
+    high = min(high, _ephemeral_low())
     rng = random.Random()
     for _ in range(200):
         base = rng.randrange(low, high - n)
@@ -63,6 +66,15 @@ def free_port_block(n: int, low: int = 20000, high: int = 60000) -> int:
             for s in socks:
                 s.close()
     raise RuntimeError(f"no block of {n} free ports found")
+
+
+def _ephemeral_low() -> int:
+    """The first port the kernel hands to outgoing connections (Linux's ip_local_port_range)."""
+    try:
+        with open("/proc/sys/net/ipv4/ip_local_port_range") as f:
+            return int(f.read().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 32768
 
 
 def port_is_free(port: int) -> bool:
