@@ -196,8 +196,9 @@ def split_select(tokens: list[Token]) -> tuple[list[list[Token]], int] | None:
     return [drop_alias(item) for item in items], end
 
 
-# the units an INTERVAL may name (a unit ending an item is no alias after INTERVAL and its value)
-_UNITS = frozenset({"YEAR", "MONTH", "DAY", "HOUR", "MINUTE", "SECOND", "MICROSECOND", "QUARTER", "WEEK",
+# the units an INTERVAL or EXTRACT may name (a unit ending an item is no alias after INTERVAL and
+# its value)
+UNIT_WORDS = frozenset({"YEAR", "MONTH", "DAY", "HOUR", "MINUTE", "SECOND", "MICROSECOND", "QUARTER", "WEEK",
                     "YEAR_MONTH", "DAY_HOUR", "DAY_MINUTE", "DAY_SECOND", "HOUR_MINUTE", "HOUR_SECOND",
                     "MINUTE_SECOND", "DAY_MICROSECOND", "HOUR_MICROSECOND", "MINUTE_MICROSECOND",
                     "SECOND_MICROSECOND"})
@@ -206,7 +207,7 @@ _UNITS = frozenset({"YEAR", "MONTH", "DAY", "HOUR", "MINUTE", "SECOND", "MICROSE
 def _ends_with_interval(item: list[Token]) -> bool:
     """The item ends with `INTERVAL value unit` (value: a literal, a name or a parenthesized
     expression, signed or not)."""
-    if len(item) < 3 or item[-1].kind != "word" or item[-1].upper not in _UNITS:
+    if len(item) < 3 or item[-1].kind != "word" or item[-1].upper not in UNIT_WORDS:
         return False
     k = len(item) - 2
     if item[k].text == ")":

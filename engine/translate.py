@@ -34,6 +34,7 @@ from engine.catalog import Column, Table
 from engine.collation import GENERAL_CI
 from engine.exact import Finder
 from engine.exprtypes import (
+    UNIT_WORDS,
     SelectTypes,
     UnionTypes,
     Unknown,
@@ -94,10 +95,6 @@ CAST_TYPES = {"SIGNED": "INTEGER", "UNSIGNED": "INTEGER", "CHAR": "TEXT", "DECIM
               "FLOAT": "REAL", "INTEGER": "INTEGER", "INT": "INTEGER", "NCHAR": "TEXT", "JSON": "TEXT"}
 # the JSON functions whose document SQLite writes without MariaDB's ", " and ": " separators
 _JSON_MADE = ("JSON_OBJECT", "JSON_ARRAY", "JSON_SET", "JSON_INSERT", "JSON_REPLACE", "JSON_REMOVE")
-_EXTRACT_UNITS = {"YEAR", "MONTH", "DAY", "HOUR", "MINUTE", "SECOND", "MICROSECOND", "QUARTER", "WEEK",
-                  "YEAR_MONTH", "DAY_HOUR", "DAY_MINUTE", "DAY_SECOND", "HOUR_MINUTE", "HOUR_SECOND",
-                  "MINUTE_SECOND", "DAY_MICROSECOND", "HOUR_MICROSECOND", "MINUTE_MICROSECOND",
-                  "SECOND_MICROSECOND"}
 INTERVAL_UNITS = {"MICROSECOND", "SECOND", "MINUTE", "HOUR", "DAY", "WEEK", "MONTH", "QUARTER", "YEAR"}
 WORD_RENAME = {"DIV": "/", "MOD": "%", "RLIKE": "REGEXP", "SEPARATOR": ","}  # GROUP_CONCAT(x SEPARATOR ',')
 NOW_WORDS = {"NOW", "CURRENT_TIMESTAMP", "LOCALTIME", "LOCALTIMESTAMP", "SYSDATE"}
@@ -863,7 +860,7 @@ class Translator:
         toks = self.tokens
         if word == "EXTRACT":
             unit = toks[i + 2].upper if at == i + 3 else ""
-            if unit not in _EXTRACT_UNITS:
+            if unit not in UNIT_WORDS:
                 raise self.error_at(i + 2)
             self.out.append(f"mysql_extract('{unit}', ")
             self.emit_range(at + 1, j)
