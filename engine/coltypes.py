@@ -239,13 +239,15 @@ def _decimal_text(v: object, scale: int) -> str:
         return str(v)
 
 
-def _temporal_text(v: object, fsp: int) -> str:
+def _temporal_text(v: object, fsp: int, code: int) -> str:
     text = str(v)
     dot = text.rfind(".")
     if dot > 0 and text[dot + 1:].isdigit():
         whole, frac = text[:dot], text[dot + 1:]
     else:
         whole, frac = text, ""
+    if code != FieldType.TIME and len(whole) == 10:  # a DATE's value in a DATETIME column (COALESCE(dt, d))
+        whole += " 00:00:00"
     if not fsp:
         return whole
     return whole + "." + (frac + "000000")[:fsp]
@@ -271,7 +273,7 @@ def text_value(ct: ColumnType, v: object) -> object:
             return format_double(float(v), code == FieldType.FLOAT)
         return v
     if code in (FieldType.DATETIME, FieldType.TIMESTAMP, FieldType.TIME):
-        return _temporal_text(v, ct.decimals) if isinstance(v, str) else v
+        return _temporal_text(v, ct.decimals, code) if isinstance(v, str) else v
     if code == FieldType.BIT:
         if isinstance(v, int):
             return v.to_bytes(max((ct.length + 7) // 8, 1), "big")

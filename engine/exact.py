@@ -595,6 +595,10 @@ class Finder:
             exact = [args[0].exact(), *(a.emit() for a in args[1:])] if word in ("ROUND", "TRUNCATE") \
                 else [a.exact() for a in args]
             return Expr(i, end, cat, ("call", _DEC_FUNCS[word], *exact))
+        if word in ("ROUND", "TRUNCATE") and len(args) == 2 and args[0].cat == INT and args[0].kind != "bigint":
+            # to tens, hundreds ... (SQLite's round() reads a negative place as 0; it has no truncate)
+            return Expr(i, end, INT, ("seq", ("raw", "CAST("), ("call", _DEC_FUNCS[word], args[0].emit(),
+                                                                args[1].emit()), ("raw", " AS INTEGER)")))
         if word == "ROUND" and 1 <= len(args) <= 2 and args[0].cat == FLOAT:  # rint, as MySQL's
             return Expr(i, end, FLOAT, ("call", "mysql_round_double", args[0].emit(),
                                         args[1].emit() if len(args) == 2 else ("raw", "0")))

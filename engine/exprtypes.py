@@ -24,6 +24,7 @@ from dataclasses import dataclass, field, replace
 from engine.catalog import Table
 from engine.coltypes import (
     BOOLEAN,
+    CHARSET_BINARY,
     CHARSET_UTF8MB4_GENERAL_CI,
     DOUBLE,
     LONGLONG,
@@ -52,9 +53,11 @@ _INT_FUNCS = {"LENGTH": 10, "OCTET_LENGTH": 10, "BIT_LENGTH": 10, "CHAR_LENGTH":
               "DAYOFMONTH": 2, "HOUR": 2, "MINUTE": 2, "SECOND": 2, "DAYOFWEEK": 1, "DAYOFYEAR": 3,
               "WEEKDAY": 1, "WEEKOFYEAR": 2, "QUARTER": 1, "ISNULL": 1, "SIGN": 2, "CONNECTION_ID": 10,
               "ASCII": 3, "ORD": 10, "FIND_IN_SET": 3, "STRCMP": 2, "CRC32": 10, "TO_DAYS": 7,
+              "MICROSECOND": 6, "DATEDIFF": 8, "FIELD": 3, "JSON_VALID": 1, "JSON_CONTAINS": 1,
+              "JSON_LENGTH": 10, "JSON_DEPTH": 10, "WEEK": 2, "YEARWEEK": 6, "PERIOD_DIFF": 6, "PERIOD_ADD": 6,
               "GET_LOCK": 1, "RELEASE_LOCK": 1, "IS_FREE_LOCK": 1, "IS_USED_LOCK": 10}
 _BIG_FUNCS = {"INET_ATON": 21, "COUNT": 21, "LAST_INSERT_ID": 21, "UNIX_TIMESTAMP": 17, "ROW_COUNT": 21,
-              "FOUND_ROWS": 21, "BIT_COUNT": 2, "DATEDIFF": 11, "TIMESTAMPDIFF": 21}
+              "FOUND_ROWS": 21, "BIT_COUNT": 2, "TIMESTAMPDIFF": 21, "TO_SECONDS": 12}
 _DOUBLE_FUNCS = {"RAND", "SQRT", "POW", "POWER", "EXP", "LN", "LOG", "LOG2", "LOG10", "SIN", "COS",
                  "TAN", "ASIN", "ACOS", "ATAN", "ATAN2", "PI", "DEGREES", "RADIANS", "STD", "STDDEV",
                  "VARIANCE", "VAR_POP", "VAR_SAMP", "STDDEV_POP", "STDDEV_SAMP"}
@@ -70,6 +73,9 @@ _TEMPORAL_FUNCS = {
     "TIMEDIFF": FieldType.TIME, "TIME": FieldType.TIME, "TIMESTAMP": FieldType.DATETIME,
     "CONVERT_TZ": FieldType.DATETIME,
 }
+# functions whose result keeps the fraction digits of the arguments it reads (`time_of_args`)
+_FSP_FROM_ARGS = {"TIME": FieldType.TIME, "TIMEDIFF": FieldType.TIME, "TIMESTAMP": FieldType.DATETIME,
+                  "CONVERT_TZ": FieldType.DATETIME, "ADDTIME": FieldType.DATETIME, "SUBTIME": FieldType.DATETIME}
 _NILADIC = {"CURRENT_TIMESTAMP", "LOCALTIME", "LOCALTIMESTAMP", "CURRENT_DATE", "CURRENT_TIME",
             "UTC_TIMESTAMP", "UTC_DATE", "UTC_TIME", "CURRENT_USER"}
 _CONSTANT_FLAGS = ColumnFlag.BINARY | ColumnFlag.NOT_NULL
@@ -456,6 +462,54 @@ class _Typer:
             return datetime_type(FieldType.TIME, fsp)
         return datetime_type(FieldType.DATETIME, fsp)
 
+    def time_of_args(self, word: str, args: list[ColumnType | None], inner: Sequence[Token]) -> ColumnType:
+        """TIME(x), TIMESTAMP(x), CONVERT_TZ(x, ...), TIMEDIFF(a, b), ADDTIME / SUBTIME(a, b) as
+        MariaDB types them: the fraction digits of the arguments they read (a DATETIME(3) column's
+        3, a literal's own digits: '09:00:00.5' has 1); ADDTIME / SUBTIME a DATETIME or a TIME
+        as their first argument is one (of a string the type is the rows')."""
+        parts, _ = split_top(list(inner))
+        read = 2 if word in ("TIMEDIFF", "ADDTIME", "SUBTIME") else 1
+        if len(parts) < read or len(args) < read:
+            raise _Unknown
+        fsp = max(self.fraction_digits(part, ct) for part, ct in zip(parts[:read], args[:read], strict=True))
+        if word in ("ADDTIME", "SUBTIME"):
+            first = args[0]
+            if first is not None and first.type in (FieldType.DATETIME, FieldType.TIMESTAMP):
+                return datetime_type(FieldType.DATETIME, fsp)
+            if first is not None and first.type == FieldType.TIME:
+                return datetime_type(FieldType.TIME, fsp)
+            raise _Unknown
+        return datetime_type(_FSP_FROM_ARGS[word], fsp)
+
+    def negative_places(self, inner: Sequence[Token]) -> bool:
+        """Whether ROUND's second argument is a negative number literal."""
+        parts, _ = split_top(list(inner))
+        if len(parts) != 2 or not parts[1] or parts[1][-1].kind != "param":
+            return False
+        value = self.param(parts[1][-1].param)
+        if not isinstance(value, int):
+            return False
+        negated = len(parts[1]) == 2 and parts[1][0].kind == "op" and parts[1][0].text == "-"
+        return (value > 0) if negated else (value < 0 and len(parts[1]) == 1)
+
+    def fraction_digits(self, part: Sequence[Token], ct: ColumnType | None) -> int:
+        """The fraction digits MariaDB gives a time read from the argument `part` of type `ct`:
+        a temporal type's own, a string literal's written ones, 6 for any other string."""
+        if ct is None:
+            raise _Unknown
+        if ct.type in (FieldType.DATETIME, FieldType.TIMESTAMP, FieldType.TIME):
+            return ct.decimals
+        if len(part) == 1 and part[0].kind == "param":
+            value = self.param(part[0].param)
+            if isinstance(value, str):
+                found = re.search(r"\.(\d+)\s*$", value)
+                return min(len(found.group(1)), 6) if found else 0
+        if ct.type == FieldType.NEWDECIMAL:
+            return min(ct.decimals, 6)
+        if ct.type in (FieldType.VAR_STRING, FieldType.STRING, FieldType.BLOB):
+            return 6
+        return 0
+
     def literal(self, n: int) -> ColumnType:
         value = self.param(n)
         if value is None:
@@ -511,6 +565,10 @@ class _Typer:
             return _with_interval(first, inner[-1].upper if interval else "DAY")
         if word == "STR_TO_DATE":
             return self.str_to_date(inner)
+        if word in _FSP_FROM_ARGS and args:
+            return self.time_of_args(word, args, inner)
+        if word == "TIMESTAMPADD" and len(args) == 3 and args[2] is not None and inner and inner[0].kind == "word":
+            return _with_interval(args[2], inner[0].upper)
         if word in _TEMPORAL_FUNCS:
             code = _TEMPORAL_FUNCS[word]
             fsp = 0
@@ -521,14 +579,16 @@ class _Typer:
                 fsp = 0
             flags = ColumnFlag.BINARY | (ColumnFlag.NOT_NULL if not args else 0)
             return datetime_type(code, fsp, flags)
+        if word == "EXTRACT":  # an INT whatever the unit
+            return ColumnType(FieldType.LONG, 11, 0, CHARSET_BINARY, ColumnFlag.BINARY)
         if word in ("BIT_AND", "BIT_OR", "BIT_XOR"):  # BIGINT UNSIGNED
             return int_type(21, ColumnFlag.BINARY | ColumnFlag.UNSIGNED | ColumnFlag.NOT_NULL)
         if word in _BIG_FUNCS:
             if word in ("LAST_INSERT_ID", "ROW_COUNT", "FOUND_ROWS"):  # a session's counter: never NULL
                 return int_type(_BIG_FUNCS[word], ColumnFlag.BINARY | ColumnFlag.NOT_NULL)
             return int_type(_BIG_FUNCS[word], ColumnFlag.BINARY)
-        if word in _INT_FUNCS:
-            return int_type(_INT_FUNCS[word], ColumnFlag.BINARY)
+        if word in _INT_FUNCS:  # an INT whatever its width (LOCATE's 11 too)
+            return ColumnType(FieldType.LONG, _INT_FUNCS[word], 0, CHARSET_BINARY, ColumnFlag.BINARY)
         if word in _VARIANCE_FUNCS:  # shown with 4 decimals more than an exact argument has
             exact = first is not None and first.type not in (FieldType.DOUBLE, FieldType.FLOAT)
             return replace(DOUBLE, decimals=min(first.decimals + 4, 30) if exact and first is not None else
@@ -578,6 +638,12 @@ class _Typer:
                 raise _Unknown
             if first.type in (FieldType.DOUBLE, FieldType.FLOAT):
                 return DOUBLE
+            if first.type in _EXACT and word in ("ROUND", "TRUNCATE"):
+                # MariaDB's: the argument's width, one more digit for ROUND to tens or beyond (-15
+                # to -20); an INT while it fits 11 characters
+                length = first.length + (1 if word == "ROUND" and self.negative_places(inner) else 0)
+                code = FieldType.LONG if length <= 11 and first.type != FieldType.LONGLONG else FieldType.LONGLONG
+                return ColumnType(code, length, 0, CHARSET_BINARY, ColumnFlag.BINARY)
             if first.type in _EXACT:
                 return int_type(first.length, ColumnFlag.BINARY)
             if word in ("FLOOR", "CEIL", "CEILING"):
@@ -726,7 +792,7 @@ def _binary(op: str, a: ColumnType, b: ColumnType) -> ColumnType:
     if op in ("|", "&", "<<", ">>", "^"):
         return int_type(21, ColumnFlag.BINARY | ColumnFlag.UNSIGNED)
     if op == "DIV":
-        return int_type(max(a.length - a.decimals, 1), flags)
+        return int_type(max(a.length - a.decimals, 1), flags | (a.flags | b.flags) & ColumnFlag.UNSIGNED)
     floating = (FieldType.DOUBLE, FieldType.FLOAT)
     if a.type in floating or b.type in floating or not _numeric(a) or not _numeric(b):
         return ColumnType(FieldType.DOUBLE, 23, NOT_FIXED_DEC, 63, flags)
@@ -741,7 +807,7 @@ def _binary(op: str, a: ColumnType, b: ColumnType) -> ColumnType:
         digits = max(a.length - a.decimals, b.length - b.decimals) + 1
         return decimal_type(min(digits + scale, 65), min(scale, 30), flags)
     length = (a.length + b.length) if op == "*" else max(a.length, b.length) + 1
-    unsigned = a.flags & b.flags & ColumnFlag.UNSIGNED if op != "-" else 0
+    unsigned = (a.flags | b.flags) & ColumnFlag.UNSIGNED  # (MySQL's, without NO_UNSIGNED_SUBTRACTION)
     return int_type(length, flags | unsigned)
 
 
@@ -782,6 +848,8 @@ def _unify(types: Sequence[ColumnType | None]) -> ColumnType:
         return ColumnType(first.type, longest.length, max(t.decimals for t in known), first.charset,
                           first.flags & ~(ColumnFlag.PRI_KEY | ColumnFlag.UNIQUE_KEY | ColumnFlag.MULTIPLE_KEY
                                           | ColumnFlag.AUTO_INCREMENT | 16384), first.pad_to)
+    if all(t.type in _TEMPORAL_DIGITS for t in known):  # mixed dates and times: a DATETIME
+        return datetime_type(FieldType.DATETIME, max(t.decimals for t in known))
     if all(_numeric(t) for t in known):
         if any(t.type in (FieldType.DOUBLE, FieldType.FLOAT) for t in known):
             return DOUBLE

@@ -413,10 +413,11 @@ def _clock(value: Any) -> tuple[int, int, int, int] | None:
     return h, m, sec, int(frac or 0)
 
 
-def unix_timestamp(value: Any = None) -> int | None:
-    if value is None:
+def unix_timestamp(*args: Any) -> int | None:
+    """UNIX_TIMESTAMP(): now; UNIX_TIMESTAMP(x): x's seconds since the epoch, NULL for NULL."""
+    if not args:
         return int(time.time())
-    dt = _dt(value)
+    dt = _dt(args[0])
     return int(dt.timestamp()) if dt else None
 
 
@@ -520,24 +521,64 @@ def date_add(value: Any, n: Any, unit: str, sign: int) -> str | None:
         return None
 
 
+# a compound INTERVAL unit's parts, each as (unit, how many of it)
+_COMPOUND_UNITS = {
+    "YEAR_MONTH": ("YEAR", "MONTH"), "DAY_HOUR": ("DAY", "HOUR"), "DAY_MINUTE": ("DAY", "HOUR", "MINUTE"),
+    "DAY_SECOND": ("DAY", "HOUR", "MINUTE", "SECOND"), "HOUR_MINUTE": ("HOUR", "MINUTE"),
+    "HOUR_SECOND": ("HOUR", "MINUTE", "SECOND"), "MINUTE_SECOND": ("MINUTE", "SECOND"),
+    "DAY_MICROSECOND": ("DAY", "HOUR", "MINUTE", "SECOND", "MICROSECOND"),
+    "HOUR_MICROSECOND": ("HOUR", "MINUTE", "SECOND", "MICROSECOND"),
+    "MINUTE_MICROSECOND": ("MINUTE", "SECOND", "MICROSECOND"), "SECOND_MICROSECOND": ("SECOND", "MICROSECOND"),
+}
+
+
+def _compound_interval(n: Any, unit: str) -> tuple[int, float] | None:
+    """A compound unit's value ('1:30' HOUR_MINUTE, '1-2' YEAR_MONTH, '-1 10' DAY_HOUR) as MySQL
+    reads it (get_interval_value): its integers, any other characters between them; fewer than
+    the unit's parts fill its last ones; a microsecond part of fewer than 6 digits is a fraction
+    ('1.5' SECOND_MICROSECOND is 1.5 s). (months, seconds), signed; None when it has no number."""
+    parts = _COMPOUND_UNITS[unit]
+    text = _to_str(n).strip()
+    negative = text.startswith("-")
+    found = re.findall(r"\d+", text)[:len(parts)]
+    if not found:
+        return None
+    numbers = [0] * (len(parts) - len(found)) + [int(d) for d in found]
+    if parts[-1] == "MICROSECOND" and len(found) == len(parts) and len(found[-1]) < 6:
+        numbers[-1] *= 10 ** (6 - len(found[-1]))
+    months = sum(v * {"YEAR": 12, "MONTH": 1}.get(p, 0) for p, v in zip(parts, numbers, strict=True))
+    seconds = sum(v * _UNIT_SECONDS.get(p, 0) for p, v in zip(parts, numbers, strict=True) if p not in ("YEAR", "MONTH"))
+    return (-months, -seconds) if negative else (months, seconds)
+
+
 def _date_add(value: Any, n: Any, unit: str, sign: int) -> str | None:
     dt = _dt(value)
     if dt is None or n is None:
         return None
-    amount = _num(n) * sign
     date_only = _date_only(value)
+    if unit in _COMPOUND_UNITS:
+        compound = _compound_interval(n, unit)
+        if compound is None:
+            return None
+        months, seconds = compound[0] * sign, compound[1] * sign
+        dt = _add_months(dt, months) if months else dt + timedelta(seconds=seconds)
+        date_only = date_only and unit == "YEAR_MONTH"  # (a time unit makes a DATETIME of a DATE)
+        return dt.strftime("%Y-%m-%d") if date_only else _datetime_text(dt)
+    amount = _num(n) * sign
     if unit in ("MONTH", "QUARTER", "YEAR"):
-        months = int(amount) * {"MONTH": 1, "QUARTER": 3, "YEAR": 12}[unit]
-        total = dt.year * 12 + dt.month - 1 + months
-        year, month = divmod(total, 12)
-        last_day = calendar.monthrange(year, month + 1)[1]
-        dt = dt.replace(year=year, month=month + 1, day=min(dt.day, last_day))
+        dt = _add_months(dt, int(amount) * {"MONTH": 1, "QUARTER": 3, "YEAR": 12}[unit])
     else:
         dt = dt + timedelta(seconds=amount * _UNIT_SECONDS[unit])
         date_only = date_only and unit in ("DAY", "WEEK")
     if date_only:
         return dt.strftime("%Y-%m-%d")
     return _datetime_text(dt)
+
+
+def _add_months(dt: datetime, months: int) -> datetime:
+    """`dt` that many months later (earlier), its day cut to the month's last, as MySQL's."""
+    year, month = divmod(dt.year * 12 + dt.month - 1 + months, 12)
+    return dt.replace(year=year, month=month + 1, day=min(dt.day, calendar.monthrange(year, month + 1)[1]))
 
 
 def _part(index: int):
@@ -1293,6 +1334,20 @@ def json_length(doc: Any, path: Any = "$") -> int | None:
     return len(value) if isinstance(value, (list, dict)) else 1
 
 
+def json_depth(doc: Any) -> int | None:
+    """JSON_DEPTH: 1 for a scalar or an empty array or object, else 1 + its deepest member's."""
+    if doc is None:
+        return None
+    value = _json(doc)
+    if value is _INVALID:
+        return None
+
+    def depth(v: Any) -> int:
+        members = v.values() if isinstance(v, dict) else v if isinstance(v, list) else ()
+        return 1 + max(map(depth, members), default=0)
+    return depth(value)
+
+
 def json_keys(doc: Any, path: Any = "$") -> str | None:
     ok, value = _at_path(doc, path)
     if not ok or not isinstance(value, dict):
@@ -1340,16 +1395,18 @@ _EXTRACT_PARTS = {
 def extract(unit: str, value: Any) -> int | None:
     """EXTRACT(unit FROM value): the unit's fields run together as one number."""
     dt = _dt(value)
+    sign = 1
     if dt is None:
         if unit in ("HOUR", "MINUTE", "SECOND", "MICROSECOND", "HOUR_MINUTE", "HOUR_SECOND", "MINUTE_SECOND"):
             clock = _clock(value)
-            if clock is not None:
-                dt = datetime(2000, 1, 1, min(clock[0], 23), clock[1], clock[2], clock[3])
+            if clock is not None:  # a TIME: its hour of the day (838:59:59 is 22), signed as the TIME
+                dt = datetime(2000, 1, 1, clock[0] % 24, clock[1], clock[2], clock[3])
+                sign = -1 if _to_str(value).lstrip().startswith("-") else 1
         if dt is None:
             return None
     if unit == "QUARTER":
         return (dt.month + 2) // 3
-    return int("".join(_format_part(dt, spec[1]) for spec in re.findall(r"%.", _EXTRACT_PARTS[unit])))
+    return sign * int("".join(_format_part(dt, spec[1]) for spec in re.findall(r"%.", _EXTRACT_PARTS[unit])))
 
 
 def json_valid(value: Any) -> int | None:
@@ -1672,6 +1729,11 @@ def register(conn: sqlite3.Connection, state: ConnectionState) -> None:
         "to_days": (1, lambda v: None if (d := _date(v)) is None else d.toordinal() + 365),
         "addtime": (2, lambda a, b: addtime(a, b, 1)), "subtime": (2, lambda a, b: addtime(a, b, -1)),
         "time": (1, lambda v: None if (sec := _seconds(v)) is None else _time_text(sec)),
+        "date": (1, lambda v: None if v is None else values.temporal_text(v, "date", 0, stored=True)),
+        "microsecond": (1, lambda v: None if (clock := _clock(v)) is None else clock[3]),
+        "to_seconds": (1, lambda v: None if (dt := _dt(v)) is None
+                       else (dt.toordinal() + 365) * 86400 + dt.hour * 3600 + dt.minute * 60 + dt.second),
+        "json_depth": (1, json_depth),
         "timestamp": (1, lambda v: None if (dt := _dt(v)) is None else _datetime_text(dt)),
         "makedate": (2, makedate),
         "maketime": (3, lambda h, m, sec: None if None in (h, m, sec) or not (0 <= _int(m) < 60 and 0 <= _num(sec) < 60)

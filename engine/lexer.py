@@ -238,17 +238,20 @@ def tokenize(shape: str) -> list[Token]:
 _SYSVARS = re.compile(
     r"""(?P<skip>`[^`]*(?:``[^`]*)*`|/\*(?!!).*?\*/|--(?=[ \t\r\n]|$)[^\n]*|\#[^\n]*"""
     r"""|'[^'\\]*(?:(?:\\.|'')[^'\\]*)*'|"[^"\\]*(?:(?:\\.|"")[^"\\]*)*")"""
-    r"""|(?P<sysvar>@@[\w$.]+)""",
-    re.S,
+    r"""|(?P<sysvar>@@[\w$.]+)"""
+    r"""|(?P<account>\b(?:CURRENT_USER|SESSION_USER|SYSTEM_USER|USER)\s*\(\s*\)|\bCURRENT_USER\b)""",
+    re.S | re.I,
 )
 
 
-def inline_sysvars(sql: str, literal) -> str:
+def inline_sysvars(sql: str, literal, account=None) -> str:
     """`sql` with every `@@variable` outside quotes and comments replaced by `literal(text)`,
-    its value as MySQL literal text (statement-based replication must not let a slave read its
-    own values)."""
+    its value as MySQL literal text, and, given `account`, every USER() / CURRENT_USER() call by
+    `account(text)` (statement-based replication must not let a slave read its own values)."""
     def sub(m: re.Match[str]) -> str:
-        return m.group() if m.lastgroup == "skip" else literal(m.group())
+        if m.lastgroup == "skip" or (m.lastgroup == "account" and account is None):
+            return m.group()
+        return literal(m.group()) if m.lastgroup == "sysvar" else account(m.group())
     return _SYSVARS.sub(sub, sql)
 
 

@@ -44,6 +44,7 @@ from engine.results import Access, CommittedTxn, LoggedStatement, Result, Statem
 from engine.translate import (
     CONN_ID,
     CURDATE,
+    CURRENT_USER,
     CURTIME,
     DATABASE,
     FOUND,
@@ -52,6 +53,7 @@ from engine.translate import (
     ROW_COUNT,
     STORE,
     UNIX_NOW,
+    USER,
     Plan,
 )
 from protocol.errors import (
@@ -140,6 +142,9 @@ class Session:
         # `@@variable` text -> its value (set by the server shell, which owns the variables;
         # None: statements reading system variables are refused)
         self.sysvar_reader: Callable[[str], object] | None = None
+        # USER() (user@host of the client) and CURRENT_USER() (the account), as the server logged in
+        self.user_text = ""
+        self.current_user_text = ""
         # the rows of information_schema's server views (PROCESSLIST, the system and status
         # variables: infoschema.LIVE) as this session may see them, by view name (set by the
         # server shell, which owns the sessions and variables; None: those views are empty)
@@ -413,6 +418,10 @@ class Session:
                 args.append(self._database)
             elif source == CONN_ID:
                 args.append(self.connection_id)
+            elif source == USER:
+                args.append(self.user_text)
+            elif source == CURRENT_USER:
+                args.append(self.current_user_text)
             elif source == FOUND:
                 args.append(self.found)
             elif source == ROW_COUNT:
@@ -446,6 +455,10 @@ class Session:
         if self.sysvar_reader is None:
             raise SQLError(ER_NOT_SUPPORTED_YET, "system variables inside this statement")
         return self.sysvar_reader(text)
+
+    def _account_literal(self, call: str) -> str:
+        """USER() / CURRENT_USER() (`call` as written) as the literal of its value here."""
+        return _literal(self.current_user_text if call.upper().startswith("CURRENT_USER") else self.user_text)
 
     def _take_last_id(self) -> bool:
         """After a statement that called LAST_INSERT_ID(expr): its value becomes the session's."""
@@ -638,7 +651,7 @@ class Session:
         rand_seed = self._rand_for(plan, context)
         written = sql  # as the client wrote it: RETURNING's names read its literals
         if plan.sysvars:  # the binlog carries the values read here, not the names
-            sql = inline_sysvars(sql, lambda text: _literal(self._sysvar(text)))
+            sql = inline_sysvars(sql, lambda text: _literal(self._sysvar(text)), self._account_literal)
         last_id = args_last_id(context, self.last_insert_id) if plan.uses_last_id else None
         return _Write(self, plan, args, sql, written, params, context, timestamp, rand_seed, last_id)
 
@@ -879,6 +892,7 @@ class Session:
             action = parse()
             sql = action.logged or sql
             log = (self._database, sql, timestamp, None, None)
+            affected = _schema_rows(engine, action)
             await engine._on_writer(engine._w_ddl, action, log)
         except SQLError as exc:
             statements, self._statements = self._statements, []
@@ -902,7 +916,7 @@ class Session:
         if action.late_error is not None:
             action.late_error.committed = committed  # type: ignore[attr-defined]
             raise action.late_error
-        return Result(committed=committed, in_transaction=self.in_transaction)
+        return Result(committed=committed, in_transaction=self.in_transaction, affected_rows=affected)
 
     async def _admin(self, sql: str, shape: str, params) -> Result:
         return parsing(run_admin, self, TokenCursor(tokenize(shape), params, sql))
@@ -989,6 +1003,18 @@ def args_last_id(context: StatementContext | None, session_value: int) -> int:
     if context is not None and context.last_insert_id is not None:
         return context.last_insert_id
     return session_value
+
+
+def _schema_rows(engine: Engine, action: DdlAction) -> int:
+    """The affected rows MariaDB reports for a DDL action: 1 for CREATE DATABASE, the tables and
+    views DROP DATABASE drops, else 0."""
+    if action.noop:
+        return 0
+    if action.create_schema is not None:
+        return 1
+    if action.drop_schema is not None:
+        return len(engine.catalog.get(action.drop_schema, {})) + len(engine.views.get(action.drop_schema, {}))
+    return 0
 
 
 def _timestamp(context: StatementContext | None) -> int:

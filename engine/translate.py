@@ -64,8 +64,8 @@ from protocol.errors import (
 )
 
 # Per-execution argument sources (besides an int: the index of a literal of the statement).
-NOW, CURDATE, CURTIME, UNIX_NOW, LAST_ID, DATABASE, CONN_ID, FOUND, ROW_COUNT = (
-    "now", "curdate", "curtime", "unix", "lastid", "db", "connid", "found", "rowcount")
+NOW, CURDATE, CURTIME, UNIX_NOW, LAST_ID, DATABASE, CONN_ID, FOUND, ROW_COUNT, USER, CURRENT_USER = (
+    "now", "curdate", "curtime", "unix", "lastid", "db", "connid", "found", "rowcount", "user", "curuser")
 # (STORE, literal index, is _binary, Column, row number, `db`.`t`.`c`, negated, IGNORE: stored adjusted)
 STORE = "store"
 
@@ -83,8 +83,7 @@ FUNC_RENAME = {
     "CHARACTER_LENGTH": "length", "UCASE": "upper", "LCASE": "lower", "MID": "mysql_substr",
     "SUBSTRING": "mysql_substr", "SUBSTR": "mysql_substr", "POWER": "pow", "ISNULL": "mysql_isnull",
     "RAND": "mysql_rand", "LENGTH": "octet_length", "OCTET_LENGTH": "octet_length",
-    "DAYOFMONTH": "day", "SCHEMA": "database", "CURRENT_USER": "user", "SESSION_USER": "user",
-    "SYSTEM_USER": "user", "LOCATE": "mysql_locate", "POSITION": "mysql_locate",
+    "DAYOFMONTH": "day", "SCHEMA": "database", "LOCATE": "mysql_locate", "POSITION": "mysql_locate",
     "LEFT": "mysql_left", "RIGHT": "mysql_right", "MOD": "mysql_mod", "FLOOR": "mysql_floor",
     "CEIL": "mysql_ceil", "CEILING": "mysql_ceil", "SLEEP": "mysql_sleep", "HEX": "mysql_hex",
     "INSERT": "mysql_insert", "JSON_EXTRACT": "mysql_json_extract", "JSON_VALID": "mysql_json_valid",
@@ -101,14 +100,15 @@ NOW_WORDS = {"NOW", "CURRENT_TIMESTAMP", "LOCALTIME", "LOCALTIMESTAMP", "SYSDATE
 NILADIC = {  # usable without parentheses
     "CURRENT_TIMESTAMP": NOW, "LOCALTIME": NOW, "LOCALTIMESTAMP": NOW,
     "CURRENT_DATE": CURDATE, "CURRENT_TIME": CURTIME, "UTC_TIMESTAMP": NOW, "UTC_DATE": CURDATE,
-    "UTC_TIME": CURTIME,
+    "UTC_TIME": CURTIME, "CURRENT_USER": CURRENT_USER,
 }
 CALLS = {  # name() -> per-execution argument
     "NOW": NOW, "SYSDATE": NOW, "CURRENT_TIMESTAMP": NOW, "LOCALTIME": NOW, "LOCALTIMESTAMP": NOW,
     "CURDATE": CURDATE, "CURRENT_DATE": CURDATE, "CURTIME": CURTIME, "CURRENT_TIME": CURTIME,
     "UNIX_TIMESTAMP": UNIX_NOW, "LAST_INSERT_ID": LAST_ID, "DATABASE": DATABASE, "SCHEMA": DATABASE,
     "CONNECTION_ID": CONN_ID, "UTC_TIMESTAMP": NOW, "UTC_DATE": CURDATE, "UTC_TIME": CURTIME,
-    "FOUND_ROWS": FOUND, "ROW_COUNT": ROW_COUNT,
+    "FOUND_ROWS": FOUND, "ROW_COUNT": ROW_COUNT, "USER": USER, "SESSION_USER": USER, "SYSTEM_USER": USER,
+    "CURRENT_USER": CURRENT_USER, "VERSION": ("sysvar", "@@version"),
 }
 
 # `Translator.like_operand`: the token before LIKE's column, its table, the column, the column as
@@ -807,12 +807,6 @@ class Translator:
             col = toks[i + 2]
             self.out.append("excluded." + quote_ident(col.text))
             return i + 4
-        if word == "VERSION":
-            self.add_arg(("const", "10.11.0-semisync"))
-            return i + 3
-        if word in ("USER",) and closes:
-            self.add_arg(("const", "root@localhost"))
-            return i + 3
         if word == "MOD" and self.strict_division:  # MOD(a, 0) fails a write, as a % 0 does
             self.out.append("mysql_mod_strict")
             return i + 1
@@ -918,7 +912,7 @@ class Translator:
         self.out.append(",")
         if toks[comma + 1].is_word("INTERVAL"):
             unit = toks[close - 1]
-            if unit.upper not in INTERVAL_UNITS:
+            if unit.upper not in UNIT_WORDS:
                 raise SQLError(ER_NOT_SUPPORTED_YET, f"INTERVAL unit {unit.text}")
             self.emit_range(comma + 2, close - 1)
         else:
@@ -947,7 +941,7 @@ class Translator:
             k -= 2
         j = i + 2
         depth = 0
-        while j < end and not (depth == 0 and toks[j].kind == "word" and toks[j].upper in INTERVAL_UNITS
+        while j < end and not (depth == 0 and toks[j].kind == "word" and toks[j].upper in UNIT_WORDS
                                and j > i + 2):
             if toks[j].kind == "op" and toks[j].text in "()":
                 depth += 1 if toks[j].text == "(" else -1
@@ -1171,7 +1165,8 @@ class Translator:
         args = self.args
         identity = len(args) == len(self.params) and all(a == n for n, a in enumerate(args))
         kw.setdefault("user_vars", tuple(dict.fromkeys(a[1] for a in args if type(a) is tuple and a[0] == "var")))
-        kw.setdefault("sysvars", any(type(a) is tuple and a[0] == "sysvar" for a in args))
+        kw.setdefault("sysvars", any((type(a) is tuple and a[0] == "sysvar") or a == USER or a == CURRENT_USER
+                                     for a in args))
         return Plan(kind=kind, sql=" ".join(self.out), args=args, identity=identity,
                     uses_last_id=self.uses_last_id, uses_rand=self.uses_rand,
                     auto_dirty=self.auto_dirty, cacheable=self.cacheable,
@@ -1187,8 +1182,22 @@ class Translator:
         end = self.emit_range(0, len(self.tokens))
         if end != len(self.tokens):
             raise self.error_at(end)
-        return self.finish("select", names=self.select_names(), locking=self.locking, lock_wait=self.lock_wait,
-                           result_types=types)
+        return self.finish("select", names=self.select_names(self.main_select()), locking=self.locking,
+                           lock_wait=self.lock_wait, result_types=types)
+
+    def main_select(self) -> list[Token]:
+        """The statement's tokens from the SELECT that gives its rows: past a WITH's common
+        table expressions (whose own SELECTs are inside parentheses)."""
+        toks = self.tokens
+        if not toks or not toks[0].is_word("WITH"):
+            return toks
+        depth = 0
+        for k, t in enumerate(toks):
+            if t.kind == "op" and t.text in "()":
+                depth += 1 if t.text == "(" else -1
+            elif depth == 0 and t.is_word("SELECT"):
+                return toks[k:]
+        return toks
 
     def having_aliases(self) -> None:
         """MySQL's names in HAVING: a bare name of a select-list alias is that alias, even where
@@ -1449,7 +1458,7 @@ class Translator:
                     item[-2].kind in ("word", "ident", "param") or item[-2].text == ")")
                 and not item[-2].is_word("NOT", "IS", "AND", "OR", "LIKE", "IN", "NULL", "TRUE", "FALSE")
                 and not item[-1].is_word("NULL", "TRUE", "FALSE", "END")
-                and not (item[-1].upper in INTERVAL_UNITS and any(t.is_word("INTERVAL") for t in item)))
+                and not (item[-1].upper in UNIT_WORDS and any(t.is_word("INTERVAL") for t in item)))
             plain = len(item) % 2 == 1 and all(t.kind in ("word", "ident") for t in item[::2]) and \
                 all(t.kind == "op" and t.text == "." for t in item[1::2]) and \
                 not any(t.kind == "word" and t.upper in NILADIC for t in item)  # [db.][table.]column

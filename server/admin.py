@@ -342,8 +342,8 @@ class Admin:
                 row.append(value)
                 if not t.accept_op(","):
                     break
-            if t.accept_word("FROM"):
-                t.expect_word("DUAL")
+            if t.accept_word("FROM") and not t.accept_word("DUAL"):
+                return None  # a table's rows: the engine's
             limit = None
             if t.accept_word("LIMIT"):
                 tok = t.next()

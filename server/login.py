@@ -109,6 +109,8 @@ async def log_in(session: ClientSession) -> bool:
     session.engine_session = server.engine.session(session.connection_id)
     session.engine_session.user_vars = session.user_vars  # one dict: SET @a here, @a in DML there
     session.engine_session.sysvar_reader = session.read_sysvar
+    session.engine_session.user_text = f"{login.user}@{session.host}"
+    session.engine_session.current_user_text = f"{account.user}@{account.host}"
     session.engine_session.live_reader = session.read_infoschema
     # CLIENT_FOUND_ROWS (PyMySQL's default): UPDATE reports matched rather than changed rows.
     session.engine_session.found_rows = bool(login.capabilities & Capability.CLIENT_FOUND_ROWS)

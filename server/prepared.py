@@ -175,14 +175,13 @@ _BINARY_TYPES = frozenset({
 
 
 def _float_text(value: float) -> str:
-    """A FLOAT or DOUBLE parameter: the text of its double value (a FLOAT's 4 bytes widened, as
-    mysqld stores a FLOAT parameter into a DOUBLE column)."""
+    """A FLOAT or DOUBLE parameter: its double value (a FLOAT's 4 bytes widened, as mysqld stores
+    a FLOAT parameter into a DOUBLE column) written as a DOUBLE literal (2.5e0: the statement
+    computes with a DOUBLE, as mysqld's does with the parameter, not with the DECIMAL 2.5)."""
     if not math.isfinite(value):
         raise SQLError(ER_WRONG_ARGUMENTS, "mysqld_stmt_execute")
     text = repr(value)
-    if "e" in text or "E" in text:
-        return text
-    return text if "." in text or "inf" in text else text + "e0"  # a DOUBLE, not an integer
+    return text if "e" in text or "E" in text else text + "e0"
 
 
 def _fraction(us: int) -> str:

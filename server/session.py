@@ -815,6 +815,7 @@ class ClientSession(asyncio.Protocol):
         self.engine_session.user_vars = self.user_vars
         self.engine_session.sysvar_reader = self.read_sysvar
         self.engine_session.live_reader = self.read_infoschema
+        self.engine_session.user_text, self.engine_session.current_user_text = old.user_text, old.current_user_text
         self.engine_session.found_rows = old.found_rows
         self.engine_session.database = database
         self.sysvars = server.variables.session_defaults()
