@@ -521,7 +521,7 @@ def date_add(value: Any, n: Any, unit: str, sign: int) -> str | None:
         return None
 
 
-# a compound INTERVAL unit's parts, each as (unit, how many of it)
+# a compound INTERVAL unit: the simple units of its parts, in the order its value writes them
 _COMPOUND_UNITS = {
     "YEAR_MONTH": ("YEAR", "MONTH"), "DAY_HOUR": ("DAY", "HOUR"), "DAY_MINUTE": ("DAY", "HOUR", "MINUTE"),
     "DAY_SECOND": ("DAY", "HOUR", "MINUTE", "SECOND"), "HOUR_MINUTE": ("HOUR", "MINUTE"),
