@@ -122,6 +122,12 @@ class Expr:
         return self.emit()
 
 
+def _digits(value: object) -> bool:
+    """Whether a literal's value is a number past BIGINT kept as its digits
+    (`lexer.decode_number`; a quoted string of as many digits reads the same)."""
+    return isinstance(value, str) and value.isdigit() and int(value) >= 1 << 63
+
+
 def _cast_number(e: Expr) -> tuple:
     return ("seq", ("raw", "CAST("), e.emit(), ("raw", "AS NUMERIC)"))
 
@@ -405,6 +411,9 @@ class Finder:
         t = self.toks[i]
         if t.kind == "op" and t.text == "-":
             inner = _as_number(self.unary(i + 1))
+            if inner.kind == "lit" and not self.number_literal(inner) and _digits(self.literal(inner.param)):
+                # a number past BIGINT (kept as its digits): negated exactly, not as SQLite's REAL
+                return Expr(i, inner.stop, DEC, ("call", "mysql_dec_neg", ("dec", inner.param)))
             if inner.kind == "lit":
                 return Expr(i, inner.stop, LIT, None, "neglit", inner.param)  # -5: still a literal
             if inner.cat == DEC:

@@ -376,7 +376,9 @@ class _Typer:
             if t.text == "~":
                 return int_type(21, ColumnFlag.BINARY | ColumnFlag.UNSIGNED), i
             if t.text == "-" and toks[i - 1].kind == "param" and ct.type in _EXACT | {FieldType.NEWDECIMAL}:
-                return ct, i  # -5: the literal's own type
+                return replace(ct, flags=ct.flags & ~ColumnFlag.UNSIGNED), i  # -5: the literal's own type
+            if t.text == "-" and ct.type in (FieldType.VAR_STRING, FieldType.STRING, FieldType.BLOB):
+                return DOUBLE, i  # -'12': a string read as a number
             if t.text == "-" and ct.type in _TEMPORAL_DIGITS:  # -time_col: a number (DECIMAL)
                 return decimal_type(_TEMPORAL_DIGITS[ct.type] + ct.decimals, ct.decimals), i
             if ct.type in _EXACT:
@@ -411,6 +413,9 @@ class _Typer:
                 return varchar(n, binary=True, flags=ColumnFlag.NOT_NULL), i + 2
             if word.startswith("_") and nxt is not None and nxt.kind == "param":
                 return self.primary(toks, i + 1)
+            if word in ("ANY", "SOME", "ALL") and nxt is not None and nxt.text == "(" \
+                    and i + 2 < len(toks) and toks[i + 2].is_word("SELECT"):
+                return NULL_TYPE, _skip_parens(toks, i + 1)  # x op ANY (...): the comparison's BOOLEAN
             if nxt is not None and nxt.kind == "op" and nxt.text == "(":
                 return self.call(toks, i, word)
             if word == "CASE":
@@ -525,6 +530,10 @@ class _Typer:
             return decimal_type(len(whole.lstrip("0") or "0") + len(frac), len(frac), _CONSTANT_FLAGS)
         if isinstance(value, bytes):
             return varchar(len(value), binary=True, flags=ColumnFlag.NOT_NULL | ColumnFlag.UNSIGNED)
+        if value.isdigit() and self.texts()[n].isdigit():  # a number past BIGINT, kept as its digits
+            if int(value) < 1 << 64:
+                return int_type(len(value), _CONSTANT_FLAGS | ColumnFlag.UNSIGNED)
+            return decimal_type(len(value), 0, _CONSTANT_FLAGS)
         return varchar(len(str(value)), flags=ColumnFlag.NOT_NULL)
 
     def args(self, toks: list[Token], i: int) -> tuple[list[ColumnType | None], int]:

@@ -115,6 +115,9 @@ CALLS = {  # name() -> per-execution argument
 # emitted, and whether NOT came between
 _LikeOperand = tuple[Token, Table, Column, list[str], bool]
 _COMPARISONS = ("=", "<>", "!=", "<", "<=", ">", ">=", "<=>")
+# what ends the left operand of a comparison, going back from it (`emit_quantified`)
+_QUANTIFIED_BOUNDARY = frozenset({"AND", "OR", "NOT", "XOR", "WHERE", "ON", "HAVING", "SELECT", "WHEN", "THEN",
+                                  "ELSE", "SET", "DISTINCT", "IS", "IN", "BETWEEN", "EXISTS", "CASE"})
 # words that, beside a name, make it part of an expression rather than a whole operand
 _NOT_BOUNDARY = frozenset({"COLLATE", "IS", "LIKE", "IN", "BETWEEN", "REGEXP", "RLIKE", "DIV", "MOD", "ESCAPE",
                            "INTERVAL", "BINARY"})
@@ -430,6 +433,11 @@ class Translator:
                     if k < end and toks[k].kind == "op" and toks[k].text == "-" \
                             and (k == i + 1 or toks[k - 1].text == ","):
                         raise self.error_at(k)
+            if word in ("ANY", "SOME", "ALL") and is_call and i > 0 and toks[i - 1].kind == "op" \
+                    and toks[i - 1].text in _COMPARISONS and toks[i - 1].text != "<=>" \
+                    and i + 2 < end and toks[i + 2].is_word("SELECT"):
+                i = self.emit_quantified(i, word != "ALL")
+                continue
             if expect_table and not is_call and word not in ("SELECT", "LATERAL"):
                 i = self.emit_table_ref(i)
                 expect_table = False
@@ -953,6 +961,46 @@ class Translator:
         self.emit_range(i + 2, j)
         out.append(f", '{toks[j].upper}', {sign})")
         return j + 1
+
+    def emit_quantified(self, i: int, any_row: bool) -> int:
+        """`x op ANY (SELECT ...)` (SOME) / `x op ALL (SELECT ...)`, toks[i] its ANY / ALL, x and
+        op already emitted: a subquery over the SELECT's rows v with x's comparison to each,
+        answered as MySQL's three-valued quantifier (ANY: 1 when one comparison is true, 0 when
+        none is or there is no row, else NULL; ALL: 0 when one is false, 1 when all are true or
+        there is no row, else NULL). x moves after the SELECT, with its arguments."""
+        out, toks = self.out, self.tokens
+        op = out.pop()
+        k, depth = len(out), 0
+        while k > 0:  # x: back to the boolean operator, clause word, ',' or '(' before it
+            piece = out[k - 1]
+            if piece == ")":
+                depth += 1
+            elif piece == "(" or piece.endswith("("):
+                if depth == 0:
+                    break
+                depth -= 1
+            elif depth == 0 and (piece == "," or piece.upper() in _QUANTIFIED_BOUNDARY):
+                break
+            k -= 1
+        if k == len(out):
+            raise self.error_at(i - 1)
+        operand = out[k:]
+        del out[k:]
+        count = sum(piece.count("?") for piece in operand)
+        operand_args = self.args[len(self.args) - count:] if count else []
+        del self.args[len(self.args) - count:]
+        close = skip_parens(toks, i + 1)
+        name = f"_quantified{i}"
+        out.append(f"(WITH {name}(v) AS (")
+        self.emit_range(i + 2, close - 1)
+        out.append(f"), {name}_c(c) AS (SELECT (")
+        out.extend(operand)
+        self.args.extend(operand_args)
+        out.append(f") {op} v FROM {name}) SELECT CASE")
+        out.append("WHEN SUM(c) > 0 THEN 1 WHEN COUNT(*) = COUNT(c) THEN 0 END" if any_row else
+                   "WHEN MIN(c) = 0 THEN 0 WHEN COUNT(*) = COUNT(c) THEN 1 END")
+        out.append(f"FROM {name}_c)")
+        return close
 
     def emit_group_concat(self, i: int) -> int:
         """GROUP_CONCAT([DISTINCT] e [, e ...] [ORDER BY k [ASC|DESC] ...] [SEPARATOR s]): SQLite's

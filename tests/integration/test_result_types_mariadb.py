@@ -7,11 +7,14 @@ Covered: the fraction digits of TIME(), TIMEDIFF(), CONVERT_TZ(), ADDTIME() / SU
 arguments' own: a DATETIME(3) column's 3, a literal's written digits), ADDTIME / SUBTIME /
 TIMESTAMPADD typed as a TIME, DATE or DATETIME; COALESCE / IFNULL / CASE / UNION over a DATE and a
 DATETIME a DATETIME (a DATE's value then shown at midnight); BIGINT UNSIGNED arithmetic staying
-BIGINT UNSIGNED (in the binary protocol its large values were sent as strings);
+BIGINT UNSIGNED (in the binary protocol its large values were sent as strings); integer literals
+past BIGINT a BIGINT UNSIGNED (they came as strings) and -9223372036854775808 a BIGINT (it was
+SQLite's REAL, written '-9.223372036854776e+18'); -'12' a DOUBLE;
 UNIX_TIMESTAMP(NULL) NULL (it was the current time); ROUND / TRUNCATE of an integer to tens or
 hundreds (SQLite's round() left it as it was); DATE() of a date that does not exist NULL, of a
 number a date; MICROSECOND(), TO_SECONDS(), JSON_DEPTH(); EXTRACT of a TIME's hour (838:59:59 is
 22, signed); compound INTERVAL units (YEAR_MONTH, HOUR_MINUTE, DAY_HOUR, SECOND_MICROSECOND ...);
+comparisons with ANY / SOME / ALL (SELECT ...), three-valued as MariaDB's (they were 1064);
 USER() / CURRENT_USER() / VERSION() inside any statement (they were a fixed text, or 1305, or
 1064 with a FROM); the column names of a statement that begins with WITH (its columns' types come from the rows:
 MAX(n) of a recursive CTE's INT column is a BIGINT here); INT functions as INT
@@ -24,7 +27,8 @@ DATE_ADD of a string typed by its rows here (MariaDB: a CHAR(254) type); ROUND o
 expression to a negative place a DECIMAL in MariaDB (a BIGINT here); TIME() of a value beyond
 838:59:59 NULL here (clipped by MariaDB); a prepared statement's column named after an item with
 a parameter is named with its value here ('? + 1' in MariaDB); CURRENT_USER() names the account ('root@%' here,
-MariaDB's test server has 'root@127.0.0.1')."""
+MariaDB's test server has 'root@127.0.0.1'); `-7 = SOME (SELECT 5 UNION SELECT NULL)` NULL here as
+the SQL standard and `-7 IN (5, NULL)` have it (MariaDB 10.11 answers 0)."""
 
 from __future__ import annotations
 
@@ -58,6 +62,8 @@ QUERIES = [
     " CASE WHEN a > 0 THEN d ELSE f END FROM t ORDER BY id",
     "SELECT d FROM t UNION SELECT f FROM t ORDER BY 1",
     "SELECT i - 1, i + 0, i * 1, i DIV 1 FROM t WHERE i > 0 ORDER BY id",
+    "SELECT 18446744073709551615, -9223372036854775808, 9223372036854775808 - 1, 18446744073709551614 + 1, -5, -'12'",
+    "SELECT id, i = 18446744073709551615 FROM t WHERE i >= 9223372036854775808 ORDER BY id",
     "SELECT UNIX_TIMESTAMP(k), UNIX_TIMESTAMP(NULL), UNIX_TIMESTAMP() > 0 FROM t ORDER BY id",
     "SELECT ROUND(a, -1), TRUNCATE(a, -1), ROUND(-15, -1), TRUNCATE(-15, -1), ROUND(a, 0) FROM t ORDER BY id",
     "SELECT DATE(f), DATE(20240105), DATE('20240105'), DATE('2024-02-30'), DATE(NULL), DATE('x') FROM t ORDER BY id",
@@ -74,6 +80,12 @@ QUERIES = [
     "SELECT CONCAT(USER(), '!'), LENGTH(VERSION()) > 4, CURRENT_USER() <> '', CONNECTION_ID() > 0",
     "WITH x AS (SELECT a FROM t) SELECT COUNT(*), MAX(a) + 1 FROM x",
     "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < 5) SELECT COUNT(n) FROM r",
+    "SELECT id FROM t WHERE a > ANY (SELECT a FROM t WHERE a < 0) ORDER BY id",
+    "SELECT id FROM t WHERE a >= ALL (SELECT a FROM t WHERE a IS NOT NULL) ORDER BY id",
+    "SELECT id, a > ANY (SELECT a FROM t t2 WHERE t2.id <> t.id), a >= ALL (SELECT a FROM t t2 WHERE t2.id <> t.id),"
+    " a < ALL (SELECT a FROM t WHERE 0), a = SOME (SELECT 5 UNION SELECT 15) FROM t ORDER BY id",
+    "SELECT id FROM t WHERE NOT a > ANY (SELECT a FROM t) OR (a + 1) <> ALL (SELECT a FROM t WHERE a > 0) ORDER BY id",
+    "SELECT COUNT(*) FROM t WHERE d > ALL (SELECT d FROM t WHERE id IN (3, 4))",
     "SELECT LOCATE('b', 'abc'), INSTR('abc', 'c'), DATEDIFF(d, '2024-01-01'), FIELD('x', 'y', 'x'),"
     " WEEK(d), YEARWEEK(d), JSON_LENGTH('[1,2]'), JSON_VALID('{}') FROM t ORDER BY id",
 ]
