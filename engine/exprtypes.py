@@ -665,7 +665,8 @@ class _Typer:
                 value = self.param(inner[-1].param)
                 scale = value if isinstance(value, int) and value >= 0 else 0
             return decimal_type(first.length, min(scale, first.decimals), ColumnFlag.BINARY)
-        if word == "GROUP_CONCAT":  # a text of up to group_concat_max_len (1M) bytes: MariaDB's BLOB type
+        if word == "GROUP_CONCAT" or word in ("JSON_ARRAYAGG", "JSON_OBJECTAGG"):
+            # a text of up to group_concat_max_len (1M) bytes: MariaDB's BLOB type
             return ColumnType(FieldType.BLOB, 16777216, 0, CHARSET_UTF8MB4_GENERAL_CI, 0)
         if word in ("HEX", "TO_BASE64", "UNHEX", "FROM_BASE64", "COMPRESS"):
             binary = word in ("UNHEX", "FROM_BASE64", "COMPRESS")

@@ -1321,9 +1321,31 @@ def json_merge_patch(*docs: Any) -> str | None:
 
 
 def json_text(doc: Any) -> Any:
-    """A JSON document rewritten as MariaDB writes it (`_json_text`); text that is not JSON as it is."""
-    data = _json(doc)
-    return doc if data is _INVALID else _json_text(data)
+    """A JSON document rewritten as MariaDB writes it: ", " between members and elements, ": "
+    after a key, nothing else between tokens, numbers as written (1.50 stays 1.50); text that is
+    not JSON as it is."""
+    if doc is None or _json(doc) is _INVALID:
+        return doc
+    text = _to_str(doc)
+    out: list[str] = []
+    in_string = escaped = False
+    for ch in text:
+        if in_string:
+            out.append(ch)
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+            out.append(ch)
+        elif ch in ",:":
+            out.append(ch + " ")
+        elif not ch.isspace():
+            out.append(ch)
+    return "".join(out)
 
 
 def json_length(doc: Any, path: Any = "$") -> int | None:
@@ -1459,6 +1481,52 @@ def conv(value: Any, from_base: Any, to_base: Any) -> str | None:
         out = _DIGITS[d] + out
         if n == 0:
             return sign + out
+
+
+def _json_member(value: Any, kind: str) -> str:
+    """One value inside JSON_ARRAYAGG / JSON_OBJECTAGG as MariaDB writes it: `kind` "json" (a
+    JSON function's document, spaced as MariaDB writes it), "decimal" (its digits as they are),
+    "double" (MariaDB's text of it), else by the value (numbers bare, text quoted)."""
+    if value is None:
+        return "null"
+    if kind == "json":
+        return json_text(value)
+    if kind == "decimal":
+        return _to_str(value)
+    if isinstance(value, float) or kind == "double":
+        return format_double(float(value))
+    if isinstance(value, int):
+        return str(value)
+    return json.dumps(_to_str(value), ensure_ascii=False)
+
+
+class _JsonArrayAgg:
+    """JSON_ARRAYAGG(value): step(value, kind), the values in the rows' order, joined by ','
+    as MariaDB 10.11 writes it; NULL over no rows."""
+
+    def __init__(self) -> None:
+        self.members: list[str] = []
+
+    def step(self, value: Any, kind: str) -> None:
+        self.members.append(_json_member(value, kind))
+
+    def finalize(self) -> Any:
+        return None if not self.members else "[" + ",".join(self.members) + "]"
+
+
+class _JsonObjectAgg:
+    """JSON_OBJECTAGG(key, value): step(key, value, kind), `"key":value` members joined by
+    ', ' as MariaDB 10.11 writes them (a repeated key kept); NULL over no rows."""
+
+    def __init__(self) -> None:
+        self.members: list[str] = []
+
+    def step(self, key: Any, value: Any, kind: str) -> None:
+        if key is not None:
+            self.members.append(json.dumps(_to_str(key), ensure_ascii=False) + ":" + _json_member(value, kind))
+
+    def finalize(self) -> Any:
+        return None if not self.members else "{" + ", ".join(self.members) + "}"
 
 
 class _GroupConcat:
@@ -1757,6 +1825,8 @@ def register(conn: sqlite3.Connection, state: ConnectionState) -> None:
                             ("var_pop", _Variance), ("var_samp", _VarSamp), ("stddev_samp", _StdDevSamp)):
         conn.create_aggregate(name, 1, aggregate)  # type: ignore[arg-type]
     conn.create_aggregate("mysql_group_concat", -1, _GroupConcat)  # type: ignore[arg-type]
+    conn.create_aggregate("mysql_json_arrayagg", 2, _JsonArrayAgg)  # type: ignore[arg-type]
+    conn.create_aggregate("mysql_json_objectagg", 3, _JsonObjectAgg)  # type: ignore[arg-type]
     for name, (nargs, fn) in fns.items():
         deterministic = name not in VOLATILE
         conn.create_function(name, nargs, _text_or_bytes(fn), deterministic=deterministic)

@@ -62,6 +62,7 @@ from protocol.errors import (
     ER_WRONG_VALUE_COUNT_ON_ROW,
     SQLError,
 )
+from protocol.messages import FieldType
 
 # Per-execution argument sources (besides an int: the index of a literal of the statement).
 NOW, CURDATE, CURTIME, UNIX_NOW, LAST_ID, DATABASE, CONN_ID, FOUND, ROW_COUNT, USER, CURRENT_USER = (
@@ -798,10 +799,16 @@ class Translator:
             self.out.append(f"mysql_json_text({word.lower()}(")
             self._in_json = True
             try:
-                self.emit_range(i + 2, j)
+                self.emit_json_args(word, i + 2, j)
             finally:
                 self._in_json = False
             self.out.append("))")
+            return j + 1
+        if word in _JSON_MADE:  # inside another JSON function: its JSON as SQLite's functions make it
+            j, _ = self.close_of(i)
+            self.out.append(f"{word.lower()}(")
+            self.emit_json_args(word, i + 2, j)
+            self.out.append(")")
             return j + 1
         if word == "LOG" and self.close_of(i)[1] is None:  # LOG(x) is ln(x); SQLite's log(x) is log10(x)
             self.out.append("ln")
@@ -810,6 +817,8 @@ class Translator:
             raise SQLError(ER_NOT_SUPPORTED_YET, "COUNT(DISTINCT) of more than one expression")
         if word == "GROUP_CONCAT":
             return self.emit_group_concat(i)
+        if word in ("JSON_ARRAYAGG", "JSON_OBJECTAGG"):
+            return self.emit_json_agg(i, word)
         if word == "VALUES":
             # ON DUPLICATE KEY UPDATE c = VALUES(c)
             col = toks[i + 2]
@@ -839,6 +848,81 @@ class Translator:
                 split = j
             j += 1
         raise self.error_at(i)
+
+    def emit_json_args(self, word: str, start: int, stop: int) -> None:
+        """The arguments tokens[start:stop] of a call `_JSON_MADE` names, each value that is a
+        DECIMAL or DOUBLE column made a JSON number as MariaDB writes it (SQLite would quote a
+        DECIMAL, which this engine keeps as its text, and write -1.0 for a DOUBLE's -1)."""
+        toks = self.tokens
+        parts, depth, begin = [], 0, start
+        for k in range(start, stop):
+            t = toks[k]
+            if t.kind == "op" and t.text in "()":
+                depth += 1 if t.text == "(" else -1
+            elif depth == 0 and t.kind == "op" and t.text == ",":
+                parts.append((begin, k))
+                begin = k + 1
+        parts.append((begin, stop))
+        for n, (lo, hi) in enumerate(parts):
+            if n:
+                self.out.append(",")
+            value = n % 2 == 1 if word == "JSON_OBJECT" else True if word == "JSON_ARRAY" else \
+                n >= 2 and n % 2 == 0 if word in ("JSON_SET", "JSON_INSERT", "JSON_REPLACE") else False
+            number = self.number_column(lo, hi) if value else None
+            if number is not None:
+                self.out.append("json(mysql_double_text(" if number == "double" else "json(")
+            self.emit_range(lo, hi)
+            if number is not None:
+                self.out.append("))" if number == "double" else ")")
+
+    def emit_json_agg(self, i: int, word: str) -> int:
+        """JSON_ARRAYAGG(value) / JSON_OBJECTAGG(key, value): `mysql_json_arrayagg(value, kind)` /
+        `mysql_json_objectagg(key, value, kind)` (engine.functions), `kind` telling how the value
+        is written: "json" when it is a JSON function's document, "decimal" / "double" for such a
+        column, "" by the value. DISTINCT, ORDER BY and LIMIT inside are 1235."""
+        toks = self.tokens
+        close, comma = self.close_of(i)
+        inner = toks[i + 2:close]
+        if any(t.is_word("DISTINCT", "ORDER", "LIMIT") for t in inner) \
+                or (close + 1 < len(toks) and toks[close + 1].is_word("OVER")):
+            raise SQLError(ER_NOT_SUPPORTED_YET, f"{word} with DISTINCT, ORDER BY, LIMIT or OVER")
+        depth, commas = 0, 0
+        for t in inner:
+            if t.kind == "op" and t.text in "()":
+                depth += 1 if t.text == "(" else -1
+            commas += depth == 0 and t.kind == "op" and t.text == ","
+        if commas != (1 if word == "JSON_OBJECTAGG" else 0):
+            raise self.error_at(i + 2)  # (MariaDB's grammar has one argument, or two)
+        start = i + 2
+        self.out.append(f"mysql_{word.lower()}(")
+        if comma is not None:
+            self.emit_range(start, comma)
+            self.out.append(",")
+            start = comma + 1
+        first = toks[start]
+        if first.kind == "word" and first.upper in _JSON_MADE and start + 1 < close \
+                and self.close_of(start)[0] == close - 1:
+            kind = "json"
+        else:
+            kind = self.number_column(start, close) or ""
+        self.emit_range(start, close)
+        self.out.append(f", '{kind}')")
+        return close + 1
+
+    def number_column(self, lo: int, hi: int) -> str | None:
+        """"decimal" or "double" when tokens[lo:hi] name a column ([[db.]table.]column) of that
+        type, else None."""
+        toks = self.tokens
+        names = [t.text for t in toks[lo:hi:2]]
+        if not (hi - lo) % 2 or not all(t.kind in ("word", "ident") for t in toks[lo:hi:2]) \
+                or not all(t.kind == "op" and t.text == "." for t in toks[lo + 1:hi:2]) or len(names) > 3:
+            return None
+        ct = SelectTypes([], self.statement_tables()).column_type(names)
+        if ct is None:
+            return None
+        if ct.type == FieldType.NEWDECIMAL:
+            return "decimal"
+        return "double" if ct.type in (FieldType.DOUBLE, FieldType.FLOAT) else None
 
     def in_json_call(self, i: int) -> bool:
         """Whether tokens[i] is inside the arguments of a call of a JSON_ function."""

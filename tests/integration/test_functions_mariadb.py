@@ -9,7 +9,8 @@ offsets, PERIOD_ADD, TO_DAYS / FROM_DAYS, HOUR of a TIME, dates written '2024-1-
 CAST to DATE / DATETIME / TIME / CHAR(n) / SIGNED / UNSIGNED, LOG, STDDEV / VARIANCE (MariaDB's
 recurrence and its 4 more decimals), PI()'s 6 decimals, SUBSTRING's edges and its FROM / FOR form,
 POSITION(x IN y), MOD, XOR, IS UNKNOWN, N'...', JSON_LENGTH / KEYS / TYPE, MAKE_SET, EXPORT_SET,
-QUARTER, BIT_LENGTH, WEEKOFYEAR, INET_ATON / INET_NTOA, TIME_FORMAT, JSON_MERGE_PATCH, GREATEST /
+QUARTER, BIT_LENGTH, WEEKOFYEAR, JSON_ARRAYAGG / JSON_OBJECTAGG and DECIMAL / DOUBLE columns
+inside JSON_OBJECT / JSON_ARRAY / JSON_SET (JSON numbers written as MariaDB writes them: 1.50, -1), INET_ATON / INET_NTOA, TIME_FORMAT, JSON_MERGE_PATCH, GREATEST /
 LEAST (strings by the collation, numbers with strings as DOUBLEs, dates with strings as dates), a
 DOUBLE written as a string (CONCAT, CAST AS CHAR: -1, 1e15, 0.00000015), the types of date +
 INTERVAL, DATE_ADD and STR_TO_DATE (DATE, DATETIME or TIME by the operand and the unit or the
@@ -26,7 +27,10 @@ INTERVAL(N, ...) absent; JSON_INSERT at an index past an array's end (MariaDB ap
 json_insert only at $[#]); TRUE inside JSON_ARRAY / JSON_OBJECT is 1 (MariaDB's true); a UNION of an INT and a
 DECIMAL column ordered with the integers first; LEAD / LAG with a default (MariaDB 10.11 refuses
 it); COUNT(DISTINCT a, b) and WITH ROLLUP refused with 1235; adjacent literals
-('a' 'b', MySQL's 'ab') a syntax error; a statement naming BINARY compares its literals binary."""
+('a' 'b', MySQL's 'ab') a syntax error; a statement naming BINARY compares its literals binary;
+JSON_ARRAYAGG / JSON_OBJECTAGG with DISTINCT, ORDER BY, LIMIT or OVER refused with 1235; a DECIMAL
+or DOUBLE inside JSON_OBJECT / JSON_ARRAY that is not a bare column (c * 2) written by its value
+(a DECIMAL's as a quoted string)."""
 
 from __future__ import annotations
 
@@ -195,6 +199,15 @@ QUERIES = [
     'SELECT JSON_MERGE_PATCH(\'{"a":1}\', \'{"b":2}\'), JSON_MERGE_PATCH(\'{"a":1,"b":2}\', \'{"a":null}\'),'
     ' JSON_MERGE_PATCH(\'[1]\', \'{"a":1}\'), JSON_MERGE_PATCH(\'{"a":{"x":1}}\', \'{"a":{"y":2}}\', \'{"c":3}\'),'
     " JSON_MERGE_PATCH(NULL, '{}')",
+    "SELECT JSON_OBJECT('a', a, 'c', c, 'd', d, 'e', e), JSON_ARRAY(c, a, b, e) FROM t ORDER BY id",
+    "SELECT JSON_ARRAYAGG(c), JSON_ARRAYAGG(JSON_OBJECT('a', a, 'c', c)), JSON_OBJECTAGG(b, c), JSON_ARRAYAGG(d),"
+    " JSON_ARRAYAGG(e), JSON_ARRAYAGG(a) FROM t",
+    'SELECT b, JSON_ARRAYAGG(id), JSON_OBJECTAGG(id, e) FROM t GROUP BY b ORDER BY b',
+    'SELECT JSON_ARRAYAGG(a) FROM t WHERE id > 100',
+    "SELECT JSON_OBJECT('x', JSON_ARRAY(c, 1), 'y', JSON_OBJECT('z', c)), JSON_SET('{\"a\":1}', '$.b', c),"
+    " JSON_INSERT('{\"a\": 1}', '$.c', e) FROM t ORDER BY id",
+    "SELECT JSON_ARRAYAGG(a * 2), JSON_ARRAYAGG(CONCAT(b, '\"')), JSON_ARRAYAGG(e * 2) FROM t",
+    "SELECT JSON_OBJECT('k', 'a,b:c', 'q', 'say \"hi\"')",
     'SELECT id FROM t ORDER BY id FOR UPDATE SKIP LOCKED',
     'SELECT id FROM t ORDER BY id LIMIT 1 FOR UPDATE NOWAIT',
     'SELECT id FROM t ORDER BY id FOR UPDATE WAIT 1',
