@@ -160,6 +160,18 @@ class ForeignKey:
 
 
 @dataclass
+class Check:
+    """A CHECK constraint: `clause` as MySQL text (shown by SHOW CREATE TABLE and
+    information_schema), `sqlite` the same condition translated for SQLite (`engine.ddl`);
+    `column` set for a column's own CHECK (named after it, dropped with it)."""
+
+    name: str
+    clause: str
+    column: str | None = None
+    sqlite: str = ""
+
+
+@dataclass
 class Table:
     schema: str
     name: str
@@ -171,6 +183,7 @@ class Table:
     # False: a table made before, whose columns keep SQLite's NOCASE until a rebuild (ALTER
     # TABLE), and whose LIKE (the engine's: `collation`) searches no index
     general_ci: bool = False
+    checks: list[Check] = field(default_factory=list)
 
     def ci_column(self, name: str) -> Column | None:
         """The column `name` if it is a character column compared under GENERAL_CI."""
@@ -253,6 +266,7 @@ class Table:
         raw["columns"] = [Column(**c) for c in raw["columns"]]
         raw["indexes"] = [Index(**i) for i in raw["indexes"]]
         raw["foreign_keys"] = [ForeignKey(**f) for f in raw.get("foreign_keys", ())]
+        raw["checks"] = [Check(**c) for c in raw.get("checks", ())]
         return Table(**raw)
 
     # --- SQLite DDL ---------------------------------------------------------------------------
@@ -284,6 +298,10 @@ class Table:
         pk = self.primary
         if pk is not None and rowid is None:
             defs.append("PRIMARY KEY (" + ", ".join(quote_ident(c) for c in pk.columns) + ")")
+        for check in self.checks:  # false fails the write with MariaDB's 4025 (`functions.mysql_check`)
+            shown = f"{self.name}.{check.name}" if check.column is not None else check.name
+            defs.append(f"CHECK (mysql_check({check.sqlite}, {sql_literal(shown)}, {sql_literal(self.schema)}, "
+                        f"{sql_literal(self.name)}))")
         stmts = [f"CREATE TABLE {quote_ident(self.schema)}.{quote_ident(name)} ({', '.join(defs)})"]
         for index in self.indexes:
             if not index.primary:
@@ -319,6 +337,9 @@ class Table:
                 line += " ON UPDATE current_timestamp()"
             if col.comment:
                 line += " COMMENT " + mysql_literal(col.comment)
+            for check in self.checks:
+                if check.column is not None and check.column.lower() == col.name.lower():
+                    line += f" CHECK ({check.clause})"
             lines.append(line)
         for index in self.indexes:
             cols = ",".join(mysql_ident(c) for c in index.columns)
@@ -330,6 +351,7 @@ class Table:
                 lines.append(f"  KEY {mysql_ident(index.name)} ({cols})")
         for fk in self.foreign_keys:
             lines.append(f"  CONSTRAINT {mysql_ident(fk.name)} {fk.describe(self.schema)}")
+        lines.extend(f"  CONSTRAINT {mysql_ident(c.name)} CHECK ({c.clause})" for c in self.checks if c.column is None)
         return (f"CREATE TABLE {mysql_ident(self.name)} (\n" + ",\n".join(lines)
                 + "\n) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_general_ci")
 
@@ -515,6 +537,23 @@ class TokenCursor:
             return 1 if tok.upper == "TRUE" else 0
         raise self.error()
 
+    def clause(self) -> str:
+        """A balanced (...) group at the cursor, skipped: its inside as MySQL text (tokens one
+        space apart, literals written out)."""
+        start = self.i
+        self.skip_parens()
+        pieces: list[str] = []
+        for tok in self.tokens[start + 1:self.i - 1]:
+            if tok.kind == "param":
+                value = self.params[tok.param]
+                text = "X'" + value.hex() + "'" if isinstance(value, bytes) else mysql_literal(value)
+            else:
+                text = tok.text
+            if pieces and not (pieces[-1] == "(" or text in (")", ",") or (text == "(" and pieces[-1][-1:].isalnum())):
+                pieces.append(" ")
+            pieces.append(text)
+        return "".join(pieces)
+
     def skip_parens(self) -> None:
         """Skip a balanced (...) group starting at the cursor."""
         self.expect_op("(")
@@ -554,9 +593,10 @@ _NOW_WORDS = ("CURRENT_TIMESTAMP", "NOW", "LOCALTIME", "LOCALTIMESTAMP")
 
 
 def parse_column(cur: TokenCursor, name: str, indexes: list[Index],
-                 foreign_keys: list[ForeignKey] | None = None) -> Column:
+                 foreign_keys: list[ForeignKey] | None = None, checks: list[Check] | None = None) -> Column:
     """A column definition; inline PRIMARY KEY / UNIQUE [KEY] become entries of `indexes`, an
-    inline REFERENCES (a foreign key since MariaDB 10.5) one of `foreign_keys`."""
+    inline REFERENCES (a foreign key since MariaDB 10.5) one of `foreign_keys`, a CHECK one of
+    `checks` (the column's own)."""
     tok = cur.next()
     base = tok.text.lower()
     if tok.kind != "word" or base not in ALL_TYPES:
@@ -642,7 +682,9 @@ def parse_column(cur: TokenCursor, name: str, indexes: list[Index],
         elif cur.accept("BINARY"):
             col.binary = True
         elif cur.accept("CHECK"):
-            cur.skip_parens()
+            clause = cur.clause()
+            if checks is not None:
+                checks.append(Check(name, clause, column=name))
         elif cur.accept("REFERENCES"):
             ref_schema, ref_table = cur.qualified()
             fk = ForeignKey("", [name], ref_schema or "", ref_table, cur.name_list())
@@ -661,9 +703,10 @@ def parse_column(cur: TokenCursor, name: str, indexes: list[Index],
 
 
 def parse_table_element(cur: TokenCursor, columns: list[Column], indexes: list[Index],
-                        foreign_keys: list[ForeignKey] | None = None) -> None:
-    """One element of CREATE TABLE (...): a column, a key or a foreign key definition (its
-    ref_schema left "" when unqualified: the caller resolves it)."""
+                        foreign_keys: list[ForeignKey] | None = None, checks: list[Check] | None = None) -> None:
+    """One element of CREATE TABLE (...): a column, a key, a foreign key definition (its
+    ref_schema left "" when unqualified: the caller resolves it) or a CHECK (its name "" when
+    the statement gives none: `number_checks` names it)."""
     symbol = None
     if cur.accept("CONSTRAINT"):
         if not (cur.peek() and cur.peek().is_word("PRIMARY", "UNIQUE", "FOREIGN", "CHECK")):
@@ -694,10 +737,26 @@ def parse_table_element(cur: TokenCursor, columns: list[Column], indexes: list[I
             foreign_keys.append(fk)
         return
     if cur.accept("CHECK"):
-        cur.skip_parens()
+        clause = cur.clause()
+        if checks is not None:
+            checks.append(Check(symbol or "", clause))
         return
     name = cur.ident()
-    columns.append(parse_column(cur, name, indexes, foreign_keys))
+    columns.append(parse_column(cur, name, indexes, foreign_keys, checks))
+
+
+def number_checks(checks: list[Check]) -> None:
+    """Names for the table's CHECKs declared without one: CONSTRAINT_1, CONSTRAINT_2 ... past
+    the numbers taken, as MariaDB names them."""
+    taken = {c.name.lower() for c in checks}
+    n = 0
+    for check in checks:
+        if check.column is None and not check.name:
+            n += 1
+            while f"constraint_{n}" in taken:
+                n += 1
+            check.name = f"CONSTRAINT_{n}"
+            taken.add(check.name.lower())
 
 
 def parse_foreign_key(cur: TokenCursor, symbol: str | None) -> ForeignKey:

@@ -14,10 +14,12 @@ import copy
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
+from engine import values
 from engine.catalog import (
     INT_TYPES,
     NUMERIC_TYPES,
     REAL_TYPES,
+    Check,
     Column,
     ForeignKey,
     Index,
@@ -26,6 +28,7 @@ from engine.catalog import (
     View,
     check_table,
     mysql_literal,
+    number_checks,
     parse_column,
     parse_table_element,
     parse_table_options,
@@ -33,7 +36,8 @@ from engine.catalog import (
     sql_literal,
     sqlite_index_name,
 )
-from engine.lexer import mysql_ident, quote_ident
+from engine.lexer import extract, literal_texts, mysql_ident, quote_ident, tokenize
+from engine.translate import STORE, Translator
 from protocol.errors import (
     ER_BAD_DB_ERROR,
     ER_BAD_FIELD_ERROR,
@@ -42,13 +46,16 @@ from protocol.errors import (
     ER_CANT_DROP_FIELD_OR_KEY,
     ER_DB_CREATE_EXISTS,
     ER_DB_DROP_EXISTS,
+    ER_DUP_CONSTRAINT_NAME,
     ER_DUP_FIELDNAME,
     ER_DUP_KEYNAME,
+    ER_GENERATED_COLUMN_FUNCTION_IS_NOT_ALLOWED,
     ER_KEY_COLUMN_DOES_NOT_EXIST,
     ER_MULTIPLE_PRI_KEY,
     ER_NO_DB_ERROR,
     ER_NO_SUCH_TABLE,
     ER_ROW_IS_REFERENCED_TABLE,
+    ER_SUBQUERIES_NOT_SUPPORTED,
     ER_TABLE_EXISTS_ERROR,
     ER_TRUNCATE_ILLEGAL_FK,
     ER_UNKNOWN_ERROR,
@@ -217,13 +224,14 @@ class DdlParser:
             columns: list[Column] = []
             indexes: list[Index] = []
             foreign_keys: list[ForeignKey] = []
+            checks: list[Check] = []
             cur.expect_op("(")
             while True:
-                parse_table_element(cur, columns, indexes, foreign_keys)
+                parse_table_element(cur, columns, indexes, foreign_keys, checks)
                 if cur.accept_op(")"):
                     break
                 cur.expect_op(",")
-            table = Table(schema, name, columns, indexes, foreign_keys=foreign_keys)
+            table = Table(schema, name, columns, indexes, foreign_keys=foreign_keys, checks=checks)
             table.auto_increment_start = parse_table_options(cur)
             if cur.accept("AS", "SELECT"):
                 raise SQLError(ER_UNKNOWN_ERROR, "CREATE TABLE ... SELECT is not supported")
@@ -235,8 +243,55 @@ class DdlParser:
         self.name_indexes(table)
         primary_not_null(table)
         check_table(table)
+        self.translate_checks(table)
         self.check_foreign_keys(table, table.foreign_keys)
         return DdlAction(schema, table.sqlite_create(), put=[table], reset_auto=[(schema, name)])
+
+    def translate_checks(self, table: Table) -> None:
+        """Name the CHECKs declared without a name (1826 for a name twice) and translate each
+        one's condition for SQLite (`Check.sqlite`, `check_sqlite`)."""
+        number_checks(table.checks)
+        seen: set[str] = set()
+        for check in table.checks:
+            if check.column is None:
+                if check.name.lower() in seen:
+                    raise SQLError(ER_DUP_CONSTRAINT_NAME, "CHECK", check.name)
+                seen.add(check.name.lower())
+            check.sqlite = self.check_sqlite(table, check)
+
+    def check_sqlite(self, table: Table, check: Check) -> str:
+        """A CHECK's condition for SQLite: as this engine translates `SELECT (condition) FROM
+        table`, its literals written in. A condition that reads anything but the row's columns
+        and constants (NOW(), @variables, USER(), a subquery) is MariaDB's 1901."""
+        refused = SQLError(ER_GENERATED_COLUMN_FUNCTION_IS_NOT_ALLOWED, check.clause, "CHECK", check.name)
+        sql = f"SELECT ({check.clause}) FROM {mysql_ident(table.schema)}.{mysql_ident(table.name)}"
+        shape, params = extract(sql)
+        tokens = tokenize(shape)
+        if any(t.is_word("SELECT") for t in tokens[1:]):
+            raise SQLError(ER_SUBQUERIES_NOT_SUPPORTED, "CHECK")
+
+        def lookup(schema: str | None, name: str) -> Table | None:
+            same = schema == table.schema and name.lower() == table.name.lower()
+            return table if same else self.catalog(schema, name)
+        plan = Translator(tokens, shape, table.schema, lookup, set(self.schemas), params).plan_select()
+        head, tail = "SELECT ", " FROM "
+        cut = plan.sql.rfind(tail)
+        pieces = plan.sql[len(head):cut].split("?")
+        if not plan.sql.startswith(head) or cut < 0 or len(pieces) != len(plan.args) + 1:
+            raise refused
+        out = [pieces[0]]
+        for source, piece in zip(plan.args, pieces[1:], strict=True):
+            if type(source) is int:
+                value = params[source]
+            elif type(source) is tuple and source[0] == "const":
+                value = source[1]
+            elif type(source) is tuple and source[0] == STORE:  # a literal as a DECIMAL column holds it
+                value = values.stored_literal(source, params, lambda: literal_texts(sql))
+            else:  # a value of the running statement
+                raise refused
+            out.append(sql_literal(value))
+            out.append(piece)
+        return "".join(out)
 
     def check_foreign_keys(self, table: Table, added: list[ForeignKey]) -> None:
         """InnoDB's rules for new foreign keys: named `<table>_ibfk_<n>` when unnamed, the parent
@@ -421,6 +476,17 @@ class DdlParser:
             if self.catalog(new_schema, new_name) is not None or self.view_of(new_schema, new_name) is not None:
                 raise SQLError(ER_TABLE_EXISTS_ERROR, new_name)
             action.schema = schema
+            if table.checks:  # its CHECKs name the table they fail for: made again under the new name
+                old = self.existing(schema, name)
+                table.name = new_name
+                rebuilt = self.rebuild(table, old, {})
+                action.sql.extend(rebuilt.sql)
+                action.delete.extend(rebuilt.delete)
+                action.reset_auto.extend(rebuilt.reset_auto)
+                action.put.append(table)
+                if not cur.accept_op(","):
+                    break
+                continue
             action.sql.append(f"ALTER TABLE {quote_ident(schema)}.{quote_ident(table.name)} RENAME TO {quote_ident(new_name)}")
             for index in table.indexes:
                 if not index.primary:
@@ -481,6 +547,7 @@ class DdlParser:
         self.done(DdlAction(schema))
         primary_not_null(table)
         check_table(table)
+        self.translate_checks(table)
         action = self.rebuild(table, old, renamed)
         if self.foreign_key_checks:
             action.check_foreign_keys = [(table, fk) for fk in self.added_keys]
@@ -490,11 +557,12 @@ class DdlParser:
         cur = self.cur
         if cur.accept("ADD"):
             tok = cur.peek()
-            if tok is not None and tok.is_word("PRIMARY", "UNIQUE", "KEY", "INDEX", "CONSTRAINT", "FULLTEXT", "FOREIGN"):
+            if tok is not None and tok.is_word("PRIMARY", "UNIQUE", "KEY", "INDEX", "CONSTRAINT", "FULLTEXT", "FOREIGN",
+                                               "CHECK"):
                 columns: list = []
                 indexes: list[Index] = []
                 foreign_keys: list[ForeignKey] = []
-                parse_table_element(cur, columns, indexes, foreign_keys)
+                parse_table_element(cur, columns, indexes, foreign_keys, table.checks)
                 table.foreign_keys.extend(foreign_keys)
                 self.check_foreign_keys(table, foreign_keys)
                 self.added_keys.extend(foreign_keys)
@@ -531,12 +599,24 @@ class DdlParser:
                     raise SQLError(ER_CANT_DROP_FIELD_OR_KEY, "FOREIGN KEY", name)
                 table.foreign_keys.remove(fk)  # its index stays, as InnoDB leaves it
                 return
+            if cur.accept("CONSTRAINT", "CHECK"):
+                name = cur.ident()
+                check = next((c for c in table.checks if c.column is None and c.name.lower() == name.lower()), None)
+                if check is not None:
+                    table.checks.remove(check)
+                    return
+                fk = next((f for f in table.foreign_keys if f.name.lower() == name.lower()), None)
+                if fk is None:
+                    raise SQLError(ER_CANT_DROP_FIELD_OR_KEY, "CONSTRAINT", name)
+                table.foreign_keys.remove(fk)
+                return
             cur.accept("COLUMN")
             name = cur.ident()
             col = table.column(name)
             if col is None:
                 raise SQLError(ER_CANT_DROP_FIELD_OR_KEY, "COLUMN", name)
             table.columns.remove(col)
+            table.checks = [c for c in table.checks if c.column is None or c.column.lower() != col.name.lower()]
             for index in list(table.indexes):
                 index.columns = [c for c in index.columns if c.lower() != name.lower()]
                 if not index.columns:
@@ -583,7 +663,7 @@ class DdlParser:
             raise SQLError(ER_DUP_FIELDNAME, name)
         indexes: list[Index] = []
         foreign_keys: list[ForeignKey] = []
-        col = parse_column(cur, name, indexes, foreign_keys)
+        col = parse_column(cur, name, indexes, foreign_keys, table.checks)
         position = self.position(table)
         table.columns.insert(position if position is not None else len(table.columns), col)
         table.foreign_keys.extend(foreign_keys)
@@ -599,7 +679,8 @@ class DdlParser:
         if old is None:
             raise SQLError(ER_BAD_FIELD_ERROR, old_name, table.name)
         indexes: list[Index] = []
-        col = parse_column(self.cur, new_name, indexes)
+        table.checks = [c for c in table.checks if c.column is None or c.column.lower() != old.name.lower()]
+        col = parse_column(self.cur, new_name, indexes, checks=table.checks)
         at = table.columns.index(old)
         table.columns.remove(old)
         position = self.position(table)

@@ -34,6 +34,7 @@ from typing import Any
 from engine import collation, decimal_math, values
 from engine.coltypes import format_double
 from protocol.errors import (
+    ER_CONSTRAINT_FAILED,
     ER_DIVISION_BY_ZERO,
     ER_QUERY_INTERRUPTED,
     ER_TOO_BIG_PRECISION,
@@ -253,6 +254,15 @@ def _extreme(greater: bool) -> Callable[..., Any]:
 def double_text(value: Any) -> Any:
     """A DOUBLE as MariaDB writes it as a string (CAST(x AS CHAR)); any other value as it is."""
     return format_double(value) if isinstance(value, float) else value
+
+
+def mysql_check(value: Any, name: str, schema: str, table: str) -> int:
+    """A CHECK constraint's condition on a written row (the table's SQLite CHECK calls it): true
+    or NULL passes; false fails the write with MariaDB's 4025, naming the constraint."""
+    if value is None or _num(value) != 0:
+        return 1
+    raise_sql(SQLError(ER_CONSTRAINT_FAILED, name, schema, table))
+    return 0
 
 
 def nonzero(value: Any) -> Any:
@@ -1760,7 +1770,7 @@ def register(conn: sqlite3.Connection, state: ConnectionState) -> None:
         "inet_aton": (1, inet_aton), "inet_ntoa": (1, inet_ntoa), "json_merge_patch": (-1, json_merge_patch), "mysql_json_extract": (-1, json_extract),
         "json_unquote": (1, json_unquote), "json_value": (2, json_value), "json_contains": (-1, json_contains),
         "mysql_json_valid": (1, json_valid),
-        "dayofyear": (1, _part(7)), "quarter": (1, quarter), "conv": (3, conv), "mysql_nonzero": (1, nonzero), "mysql_double_text": (1, double_text),
+        "dayofyear": (1, _part(7)), "quarter": (1, quarter), "conv": (3, conv), "mysql_nonzero": (1, nonzero), "mysql_check": (4, mysql_check), "mysql_double_text": (1, double_text),
         "mysql_greatest": (-1, _extreme(True)), "mysql_least": (-1, _extreme(False)),
         "master_pos_wait": (-1, lambda *args: None),  # not a slave here (a slave's role answers it)
         "concat": (-1, concat), "concat_ws": (-1, concat_ws),

@@ -38,6 +38,8 @@ COLUMNS = {
                          "REFERENCED_COLUMN_NAME"],
     "table_constraints": ["CONSTRAINT_CATALOG", "CONSTRAINT_SCHEMA", "CONSTRAINT_NAME", "TABLE_SCHEMA",
                           "TABLE_NAME", "CONSTRAINT_TYPE"],
+    "check_constraints": ["CONSTRAINT_CATALOG", "CONSTRAINT_SCHEMA", "TABLE_NAME", "CONSTRAINT_NAME", "LEVEL",
+                          "CHECK_CLAUSE"],
     "referential_constraints": ["CONSTRAINT_CATALOG", "CONSTRAINT_SCHEMA", "CONSTRAINT_NAME",
                                 "UNIQUE_CONSTRAINT_CATALOG", "UNIQUE_CONSTRAINT_SCHEMA", "UNIQUE_CONSTRAINT_NAME",
                                 "MATCH_OPTION", "UPDATE_RULE", "DELETE_RULE", "TABLE_NAME",
@@ -208,7 +210,7 @@ def _rows(name: str, schemas: Iterable[str], tables: Callable[[str], Iterable[Ta
                                  "utf8mb4" if chars else None, "utf8mb4_general_ci" if chars else None,
                                  type_text, key, extra, "select,insert,update,references",
                                  col.comment or "", "NEVER", None))
-            elif name in ("key_column_usage", "table_constraints", "referential_constraints"):
+            elif name in ("key_column_usage", "table_constraints", "referential_constraints", "check_constraints"):
                 rows.extend(_constraint_rows(name, table, tables))
             elif name == "statistics":
                 for index in table.indexes:
@@ -244,8 +246,11 @@ def _numeric(col: Column) -> tuple:
 
 
 def _constraint_rows(name: str, table: Table, tables: Callable[[str], Iterable[Table]]) -> list[tuple]:
-    """PRIMARY KEY, UNIQUE and FOREIGN KEY constraints of one table, in MariaDB's columns."""
+    """PRIMARY KEY, UNIQUE, FOREIGN KEY and CHECK constraints of one table, in MariaDB's columns."""
     schema, rows = table.schema, list[tuple]()
+    if name == "check_constraints":
+        return [("def", schema, table.name, c.name, "Table" if c.column is None else "Column", c.clause)
+                for c in table.checks]
     for index in table.indexes:
         if not index.unique:
             continue
@@ -256,6 +261,8 @@ def _constraint_rows(name: str, table: Table, tables: Callable[[str], Iterable[T
         elif name == "key_column_usage":
             rows.extend(("def", schema, cname, "def", schema, table.name, col, n, None, None, None, None)
                         for n, col in enumerate(index.columns, 1))
+    if name == "table_constraints":
+        rows.extend(("def", schema, c.name, schema, table.name, "CHECK") for c in table.checks)
     for fk in table.foreign_keys:
         if name == "table_constraints":
             rows.append(("def", schema, fk.name, schema, table.name, "FOREIGN KEY"))

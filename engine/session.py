@@ -16,12 +16,12 @@ Errors are `SQLError`s with MySQL codes, never sqlite3's."""
 from __future__ import annotations
 
 import asyncio
+import functools
 import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from engine import coltypes, explain, functions, values
@@ -397,7 +397,7 @@ class Session:
         if plan.identity:
             return _bytes_where_not_utf8(params)
         args: list[object] = []
-        texts: list[str] | None = None
+        texts: Callable[[], list[str]] | None = None
         for source in plan.args:
             if type(source) is int:
                 args.append(_as_held(params[source]))
@@ -436,17 +436,9 @@ class Session:
                 v = params[source[1]]
                 args.append(values.binary_value(v.encode("utf-8", "surrogateescape") if isinstance(v, str) else v))
             elif source[0] == STORE:
-                _, index, binary, col, row, where, negative, lenient = source
-                v = params[index]
-                if isinstance(v, float):  # a number with a point: exactly as written (DECIMAL)
-                    if texts is None:
-                        texts = literal_texts(sql)
-                    v = Decimal(texts[index])
-                if negative:
-                    v = v.copy_negate() if isinstance(v, Decimal) else -v  # no context rounding
-                elif binary and isinstance(v, str):
-                    v = v.encode("utf-8", "surrogateescape")
-                args.append(values.store(col, v, row, where, lenient))
+                if texts is None:
+                    texts = functools.cache(lambda: literal_texts(sql))
+                args.append(values.stored_literal(source, params, texts))
             else:
                 raise AssertionError(source)
         return args

@@ -190,6 +190,11 @@ ER_SLAVE_MASTER_COM_FAILURE = MySQLError(1597, "HY000", "Master command %s faile
 CR_CONN_HOST_ERROR = MySQLError(2003, "HY000", "Can't connect to MySQL server on '%s' (%s)")
 CR_SSL_CONNECTION_ERROR = MySQLError(2026, "HY000", "SSL connection error: %s")
 CR_SERVER_LOST = MySQLError(2013, "HY000", "Lost connection to MySQL server during query")
+ER_SUBQUERIES_NOT_SUPPORTED = MySQLError(1970, "42000", "%s does not support subqueries or stored functions")
+ER_DUP_CONSTRAINT_NAME = MySQLError(1826, "HY000", "Duplicate %s constraint name '%s'")
+ER_CONSTRAINT_FAILED = MySQLError(4025, "23000", "CONSTRAINT `%s` failed for `%s`.`%s`")
+ER_GENERATED_COLUMN_FUNCTION_IS_NOT_ALLOWED = MySQLError(
+    1901, "HY000", "Function or expression '%s' cannot be used in the %s clause of `%s`")
 ER_OPTION_PREVENTS_STATEMENT = MySQLError(1290, "HY000", "The MariaDB server is running with the %s option so it cannot execute this statement")
 
 
