@@ -36,7 +36,7 @@ from engine.catalog import (
     sql_literal,
     sqlite_index_name,
 )
-from engine.lexer import extract, literal_texts, mysql_ident, quote_ident, tokenize
+from engine.lexer import extract, mysql_ident, quote_ident, tokenize
 from engine.translate import STORE, Translator
 from protocol.errors import (
     ER_BAD_DB_ERROR,
@@ -286,7 +286,7 @@ class DdlParser:
             elif type(source) is tuple and source[0] == "const":
                 value = source[1]
             elif type(source) is tuple and source[0] == STORE:  # a literal as a DECIMAL column holds it
-                value = values.stored_literal(source, params, lambda: literal_texts(sql))
+                value = values.stored_literal(source, params, sql)
             else:  # a value of the running statement
                 raise refused
             out.append(sql_literal(value))

@@ -16,7 +16,6 @@ Errors are `SQLError`s with MySQL codes, never sqlite3's."""
 from __future__ import annotations
 
 import asyncio
-import functools
 import re
 import time
 from collections.abc import Callable
@@ -397,10 +396,11 @@ class Session:
         if plan.identity:
             return _bytes_where_not_utf8(params)
         args: list[object] = []
-        texts: Callable[[], list[str]] | None = None
         for source in plan.args:
             if type(source) is int:
                 args.append(_as_held(params[source]))
+            elif source[0] == STORE:  # (a literal into a column: the most frequent after a plain one)
+                args.append(values.stored_literal(source, params, sql))
             elif source == NOW:
                 args.append(_fmt_time(timestamp, "%Y-%m-%d %H:%M:%S"))
             elif source == UNIX_NOW:
@@ -435,10 +435,6 @@ class Session:
             elif source[0] == "bytes":
                 v = params[source[1]]
                 args.append(values.binary_value(v.encode("utf-8", "surrogateescape") if isinstance(v, str) else v))
-            elif source[0] == STORE:
-                if texts is None:
-                    texts = functools.cache(lambda: literal_texts(sql))
-                args.append(values.stored_literal(source, params, texts))
             else:
                 raise AssertionError(source)
         return args
