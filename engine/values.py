@@ -152,6 +152,8 @@ def adjusted(col: Column, value: object, row: int, where: str) -> object:
         return _text(col, raw.decode("utf-8", "ignore"), row, where)
     if base == "enum":
         return ""
+    if base == "set":  # the members it names, the others dropped
+        return _set(col, value, row, lenient=True)
     if base in TIME_TYPES:  # the zero value
         return temporal_text("00:00:00" if base == "time" else "0000-00-00", base, _fsp(col), stored=True)
     raise SQLError(ER_TRUNCATED_WRONG_VALUE_FOR_FIELD, base, _shown(text), where, row)
@@ -176,6 +178,8 @@ def _store(col: Column, value: object, row: int, where: str) -> object:
         return _text(col, value, row, where)
     if base == "enum":
         return _enum(col, value, row)
+    if base == "set":
+        return _set(col, value, row)
     if base in TIME_TYPES:
         return _temporal(col, value, row, where)
     if isinstance(value, Decimal):  # a number with a point into a column of another kind
@@ -293,6 +297,27 @@ def _enum(col: Column, value: object, row: int) -> object:
         if member.lower() == text.lower():
             return member
     raise SQLError(WARN_DATA_TRUNCATED, col.name, row)
+
+
+def _set(col: Column, value: object, row: int, lenient: bool = False) -> str:
+    """A SET column's value as MariaDB stores it: its members in the column's order, each once
+    ('c,a,a' is 'a,c'); a number is the bits of the members. A name that is no member is 1265
+    (dropped when `lenient`)."""
+    members = [_unquote(a) for a in col.args]
+    if isinstance(value, int) and not isinstance(value, bool):
+        if 0 <= value < 1 << len(members) or lenient:
+            return ",".join(m for n, m in enumerate(members) if value >> n & 1)
+        raise SQLError(WARN_DATA_TRUNCATED, col.name, row)
+    text = value.decode("utf-8", "surrogateescape") if isinstance(value, bytes) else str(value)
+    chosen: set[int] = set()
+    for part in text.split(",") if text else ():
+        found = next((n for n, m in enumerate(members) if m.lower() == part.rstrip(" ").lower()), None)
+        if found is None:
+            if lenient:
+                continue
+            raise SQLError(WARN_DATA_TRUNCATED, col.name, row)
+        chosen.add(found)
+    return ",".join(members[n] for n in sorted(chosen))
 
 
 def _temporal(col: Column, value: object, row: int, where: str) -> object:

@@ -6,7 +6,9 @@ MariaDB's columns and keeps the rows its `WHERE Column = value` names. A column'
 as MariaDB writes it: in SHOW CREATE TABLE and information_schema.COLUMNS quoted with '' and \\
 (bare for numbers, b'1' for a BIT, 'NULL' there for a nullable column without one), a DECIMAL's
 to its scale, a nullable TIMESTAMP saying NULL. SHOW CHARACTER SET / CHARSET / COLLATION list
-what the server speaks, with LIKE or WHERE. Each statement runs on a stock MariaDB and on our
+what the server speaks, with LIKE or WHERE. A SET column stores its members in its order, each
+once ('c,a,a' is 'a,c', 5 is 'a,c'); a name that is no member is 1265 (it was stored as written),
+dropped under IGNORE. Each statement runs on a stock MariaDB and on our
 master and the answers are compared.
 
 Left out, where the two still differ: SHOW INDEX's Cardinality (MariaDB's estimate; NULL here),
@@ -63,6 +65,20 @@ QUERIES = [
     "SHOW CHARSET LIKE 'latin1'",
     "SHOW COLLATION WHERE Charset = 'utf8mb4' AND `Default` = 'Yes'",
     "SHOW CHARACTER SET WHERE Charset = 'binary'",
+    "CREATE TABLE st (id INT PRIMARY KEY, s SET('a','b','c') NOT NULL DEFAULT '', e ENUM('x','y'))",
+    "INSERT INTO st VALUES (1, 'a,c', 'x')",
+    "INSERT INTO st VALUES (2, 'c,a,a', 'y')",
+    "INSERT INTO st VALUES (3, 'a,d', 'x')",
+    "INSERT INTO st VALUES (4, 'B', 'X')",
+    "INSERT INTO st VALUES (5, '', NULL)",
+    "INSERT INTO st VALUES (6, 5, 2)",
+    "INSERT INTO st VALUES (7, 8, 1)",
+    "INSERT IGNORE INTO st VALUES (8, 'a,d', 'z')",
+    "INSERT INTO st VALUES (9, 'a, b', 'x')",
+    "UPDATE st SET s = 'b,d' WHERE id = 1",
+    "UPDATE IGNORE st SET s = 'b,d' WHERE id = 1",
+    "SELECT * FROM st ORDER BY id",
+    "SELECT id FROM st WHERE s = 'a,c' ORDER BY id",
 ]
 
 
