@@ -28,6 +28,7 @@ from protocol.errors import (
     ER_DUP_FIELDNAME,
     ER_KEY_COLUMN_DOES_NOT_EXIST,
     ER_MULTIPLE_PRI_KEY,
+    ER_NOT_SUPPORTED_YET,
     ER_UNKNOWN_ERROR,
     ER_WRONG_AUTO_KEY,
     ER_WRONG_FK_DEF,
@@ -827,6 +828,8 @@ def parse_table_options(cur: TokenCursor) -> int | None:
         if tok.kind != "word":
             raise cur.error()
         word = tok.upper
+        if word in ("AS", "SELECT", "IGNORE", "REPLACE"):  # CREATE TABLE ... [AS] SELECT: not table options
+            raise SQLError(ER_NOT_SUPPORTED_YET, "CREATE TABLE ... SELECT")
         if word == "CHARACTER" or word == "CHAR":
             cur.expect("SET")
         cur.accept_op("=")

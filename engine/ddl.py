@@ -54,6 +54,7 @@ from protocol.errors import (
     ER_MULTIPLE_PRI_KEY,
     ER_NO_DB_ERROR,
     ER_NO_SUCH_TABLE,
+    ER_NOT_SUPPORTED_YET,
     ER_ROW_IS_REFERENCED_TABLE,
     ER_SUBQUERIES_NOT_SUPPORTED,
     ER_TABLE_EXISTS_ERROR,
@@ -216,6 +217,9 @@ class DdlParser:
         schema, name = self.table_name()
         if schema not in self.schemas:
             raise SQLError(ER_BAD_DB_ERROR, schema)
+        if cur.peek() is not None and (cur.peek().is_word("AS", "SELECT") or (
+                cur.peek().text == "(" and cur.peek(1) is not None and cur.peek(1).is_word("SELECT"))):
+            raise SQLError(ER_NOT_SUPPORTED_YET, "CREATE TABLE ... SELECT")
         if cur.accept("LIKE"):
             src_schema, src_name = self.table_name()
             table = copy.deepcopy(self.existing(src_schema, src_name))
@@ -232,9 +236,7 @@ class DdlParser:
                     break
                 cur.expect_op(",")
             table = Table(schema, name, columns, indexes, foreign_keys=foreign_keys, checks=checks)
-            table.auto_increment_start = parse_table_options(cur)
-            if cur.accept("AS", "SELECT"):
-                raise SQLError(ER_UNKNOWN_ERROR, "CREATE TABLE ... SELECT is not supported")
+            table.auto_increment_start = parse_table_options(cur)  # (1235 at a SELECT)
         self.done(DdlAction(schema))
         if self.catalog(schema, name) is not None or self.view_of(schema, name) is not None:
             if if_not_exists:

@@ -204,9 +204,8 @@ def _rows(name: str, schemas: Iterable[str], tables: Callable[[str], Iterable[Ta
                         col.default_sql() if col.has_default and col.default is not None else
                         "NULL" if col.nullable and not col.auto_increment else None)
                     chars = col.base in CHAR_TYPES
-                    length = int(col.args[0]) if chars and col.args and col.args[0].isdigit() else None
                     rows.append(("def", schema, table.name, col.name, n, default, nullable, col.base,
-                                 length, length * 4 if length else None, *_numeric(col),
+                                 *_char_lengths(col), *_numeric(col),
                                  "utf8mb4" if chars else None, "utf8mb4_general_ci" if chars else None,
                                  type_text, key, extra, "select,insert,update,references",
                                  col.comment or "", "NEVER", None))
@@ -224,6 +223,29 @@ def _rows(name: str, schemas: Iterable[str], tables: Callable[[str], Iterable[Ta
 
 
 _INT_PRECISION = {"tinyint": 3, "smallint": 5, "mediumint": 7, "int": 10, "integer": 10, "bigint": 19}
+
+
+_BYTES_OF = {"tinytext": 255, "text": 65535, "mediumtext": 16777215, "longtext": 4294967295, "json": 4294967295,
+             "tinyblob": 255, "blob": 65535, "mediumblob": 16777215, "longblob": 4294967295}
+
+
+def _char_lengths(col: Column) -> tuple[int | None, int | None]:
+    """CHARACTER_MAXIMUM_LENGTH and CHARACTER_OCTET_LENGTH as MariaDB gives them (utf8mb4: 4
+    bytes a character where the length counts characters; a TEXT's and a BLOB's in bytes, an
+    ENUM's its longest member, a SET's all members with their commas)."""
+    base = col.base
+    if base in _BYTES_OF:
+        return _BYTES_OF[base], _BYTES_OF[base]
+    if base in ("enum", "set"):
+        members = [len(a[1:-1].replace("''", "'")) for a in col.args]
+        chars = (max(members, default=0) if base == "enum" else sum(members) + max(len(members) - 1, 0))
+        return chars, chars * 4
+    if not (col.args and col.args[0].isdigit()):
+        return None, None
+    length = int(col.args[0])
+    if base in ("binary", "varbinary"):
+        return length, length
+    return (length, length * 4) if base in CHAR_TYPES else (None, None)
 
 
 def _numeric(col: Column) -> tuple:

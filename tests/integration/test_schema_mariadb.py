@@ -8,7 +8,8 @@ as MariaDB writes it: in SHOW CREATE TABLE and information_schema.COLUMNS quoted
 to its scale, a nullable TIMESTAMP saying NULL. SHOW CHARACTER SET / CHARSET / COLLATION list
 what the server speaks, with LIKE or WHERE. A SET column stores its members in its order, each
 once ('c,a,a' is 'a,c', 5 is 'a,c'); a name that is no member is 1265 (it was stored as written),
-dropped under IGNORE. Each statement runs on a stock MariaDB and on our
+dropped under IGNORE. information_schema.COLUMNS gives every character and binary column its
+CHARACTER_MAXIMUM_LENGTH and CHARACTER_OCTET_LENGTH (TEXT, BLOB, JSON, ENUM, SET, BINARY were NULL). Each statement runs on a stock MariaDB and on our
 master and the answers are compared.
 
 Left out, where the two still differ: SHOW INDEX's Cardinality (MariaDB's estimate; NULL here),
@@ -79,6 +80,10 @@ QUERIES = [
     "UPDATE IGNORE st SET s = 'b,d' WHERE id = 1",
     "SELECT * FROM st ORDER BY id",
     "SELECT id FROM st WHERE s = 'a,c' ORDER BY id",
+    "CREATE TABLE lens (a TINYTEXT, b TEXT, c MEDIUMTEXT, d LONGTEXT, e ENUM('x','yy'), f SET('a','bb','c'), g CHAR(3),"
+    " h VARCHAR(10), i JSON, j BLOB, k VARBINARY(7), l BINARY(2), m INT) DEFAULT CHARSET=utf8mb4",
+    "SELECT COLUMN_NAME, CHARACTER_MAXIMUM_LENGTH, CHARACTER_OCTET_LENGTH, CHARACTER_SET_NAME"
+    " FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = 'd' AND TABLE_NAME = 'lens' ORDER BY ORDINAL_POSITION",
 ]
 
 

@@ -1,5 +1,7 @@
 """CHECK constraints survive a restart (the catalog keeps them, SQLite's table enforces them)
-and a rebuild; a write they refuse is 4025 and leaves nothing behind."""
+and a rebuild; a write they refuse is 4025 and leaves nothing behind. CREATE TABLE ... SELECT,
+in every form, is MySQL's 1235 and makes no table (its SELECT was read as table options: an
+empty table was made)."""
 
 from __future__ import annotations
 
@@ -47,5 +49,24 @@ async def test_checks_survive_a_restart_and_a_rebuild(tmp_path):
         assert "CONSTRAINT `CONSTRAINT_1` CHECK (id < 100)" in shown.rows[0][1]
         (rows,) = await _run(engine, "SELECT id, a, b FROM t2")
         assert [tuple(r) for r in rows.rows] == [(1, "2.00", None)]
+    finally:
+        await engine.close()
+
+
+async def test_create_table_select_is_refused_in_every_form(tmp_path):
+    engine = await Engine.open(tmp_path / "db", readers=1)
+    try:
+        session = engine.session(1)
+        await session.execute("CREATE DATABASE d")
+        await engine.commit_group({})
+        await session.close()
+        for sql in ("CREATE TABLE a AS SELECT 1", "CREATE TABLE a SELECT 1", "CREATE TABLE a (x INT) SELECT 1",
+                    "CREATE TABLE a (x INT) ENGINE=InnoDB AS SELECT 1", "CREATE TABLE a (SELECT 1)",
+                    "CREATE TABLE a (x INT) IGNORE SELECT 1"):
+            with pytest.raises(SQLError) as refused:
+                await _run(engine, sql)
+            assert refused.value.code == 1235, sql
+        (tables,) = await _run(engine, "SHOW TABLES")
+        assert tables.rows == []
     finally:
         await engine.close()
