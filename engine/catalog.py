@@ -682,6 +682,8 @@ def parse_column(cur: TokenCursor, name: str, indexes: list[Index],
             col.binary = col.binary or coll.endswith("_bin")
         elif cur.accept("BINARY"):
             col.binary = True
+        elif tok.is_word("AS", "GENERATED"):  # [GENERATED ALWAYS] AS (expr) [VIRTUAL | STORED | PERSISTENT]
+            raise SQLError(ER_NOT_SUPPORTED_YET, "generated columns")
         elif cur.accept("CHECK"):
             clause = cur.clause()
             if checks is not None:

@@ -1,7 +1,7 @@
 """CHECK constraints survive a restart (the catalog keeps them, SQLite's table enforces them)
 and a rebuild; a write they refuse is 4025 and leaves nothing behind. CREATE TABLE ... SELECT,
 in every form, is MySQL's 1235 and makes no table (its SELECT was read as table options: an
-empty table was made)."""
+empty table was made), as is a generated column (it was 1064)."""
 
 from __future__ import annotations
 
@@ -53,7 +53,7 @@ async def test_checks_survive_a_restart_and_a_rebuild(tmp_path):
         await engine.close()
 
 
-async def test_create_table_select_is_refused_in_every_form(tmp_path):
+async def test_create_table_select_and_generated_columns_are_refused(tmp_path):
     engine = await Engine.open(tmp_path / "db", readers=1)
     try:
         session = engine.session(1)
@@ -62,7 +62,8 @@ async def test_create_table_select_is_refused_in_every_form(tmp_path):
         await session.close()
         for sql in ("CREATE TABLE a AS SELECT 1", "CREATE TABLE a SELECT 1", "CREATE TABLE a (x INT) SELECT 1",
                     "CREATE TABLE a (x INT) ENGINE=InnoDB AS SELECT 1", "CREATE TABLE a (SELECT 1)",
-                    "CREATE TABLE a (x INT) IGNORE SELECT 1"):
+                    "CREATE TABLE a (x INT) IGNORE SELECT 1", "CREATE TABLE a (x INT, y INT AS (x + 1) VIRTUAL)",
+                    "CREATE TABLE a (x INT, y INT GENERATED ALWAYS AS (x + 1) STORED)"):
             with pytest.raises(SQLError) as refused:
                 await _run(engine, sql)
             assert refused.value.code == 1235, sql
