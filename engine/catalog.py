@@ -288,7 +288,9 @@ class Table:
             if not col.nullable:
                 parts.append("NOT NULL")
             if col.has_default and col.default is not None:
-                parts.append("DEFAULT " + sql_literal(col.default))
+                # a DECIMAL's as the column holds its values: its digits to its scale (0.00)
+                default = col.default_shown() if col.base == "decimal" else col.default
+                parts.append("DEFAULT " + sql_literal(default))
             elif col.default_now:
                 parts.append("DEFAULT CURRENT_TIMESTAMP")
             if col.text_ci:

@@ -9,7 +9,8 @@ to its scale, a nullable TIMESTAMP saying NULL. SHOW CHARACTER SET / CHARSET / C
 what the server speaks, with LIKE or WHERE. A SET column stores its members in its order, each
 once ('c,a,a' is 'a,c', 5 is 'a,c'); a name that is no member is 1265 (it was stored as written),
 dropped under IGNORE. information_schema.COLUMNS gives every character and binary column its
-CHARACTER_MAXIMUM_LENGTH and CHARACTER_OCTET_LENGTH (TEXT, BLOB, JSON, ENUM, SET, BINARY were NULL). Each statement runs on a stock MariaDB and on our
+CHARACTER_MAXIMUM_LENGTH and CHARACTER_OCTET_LENGTH (TEXT, BLOB, JSON, ENUM, SET, BINARY were NULL). A DECIMAL column's DEFAULT is stored to its scale
+(CAST(a AS CHAR) of a DEFAULT 0 DECIMAL(12,2) was '0.0'). Each statement runs on a stock MariaDB and on our
 master and the answers are compared.
 
 Left out, where the two still differ: SHOW INDEX's Cardinality (MariaDB's estimate; NULL here),
@@ -84,6 +85,10 @@ QUERIES = [
     " h VARCHAR(10), i JSON, j BLOB, k VARBINARY(7), l BINARY(2), m INT) DEFAULT CHARSET=utf8mb4",
     "SELECT COLUMN_NAME, CHARACTER_MAXIMUM_LENGTH, CHARACTER_OCTET_LENGTH, CHARACTER_SET_NAME"
     " FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = 'd' AND TABLE_NAME = 'lens' ORDER BY ORDINAL_POSITION",
+    "CREATE TABLE dd (id INT PRIMARY KEY, a DECIMAL(12,2) NOT NULL DEFAULT 0, b DECIMAL(5,3) DEFAULT 1.5,"
+    " c NUMERIC(4) DEFAULT 7, d DEC(4,1) DEFAULT '2')",
+    "INSERT INTO dd (id) VALUES (1)",
+    "SELECT CAST(a AS CHAR), CONCAT(b), CAST(c AS CHAR), CAST(d AS CHAR), a = 0, b = 1.5 FROM dd",
 ]
 
 
