@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine import collation, infoschema, values
-from engine.catalog import Column, Table
+from engine.catalog import Column, Table, mysql_literal
 from engine.collation import GENERAL_CI
 from engine.exact import Finder
 from engine.exprtypes import (
@@ -59,6 +59,7 @@ from protocol.errors import (
     ER_UNKNOWN_TABLE,
     ER_UPDATE_TABLE_USED,
     ER_VIEW_RECURSIVE,
+    ER_WRONG_USAGE,
     ER_WRONG_VALUE_COUNT_ON_ROW,
     SQLError,
 )
@@ -116,6 +117,10 @@ CALLS = {  # name() -> per-execution argument
 # emitted, and whether NOT came between
 _LikeOperand = tuple[Token, Table, Column, list[str], bool]
 _COMPARISONS = ("=", "<>", "!=", "<", "<=", ">", ">=", "<=>")
+# calls whose arguments a WITH ROLLUP super-aggregate row reads as they are (`rolled_up`)
+_AGGREGATE_CALLS = frozenset({"COUNT", "SUM", "AVG", "MIN", "MAX", "GROUP_CONCAT", "BIT_AND", "BIT_OR", "BIT_XOR",
+                              "STD", "STDDEV", "STDDEV_POP", "STDDEV_SAMP", "VARIANCE", "VAR_POP", "VAR_SAMP",
+                              "JSON_ARRAYAGG", "JSON_OBJECTAGG"})
 # what ends the left operand of a comparison, going back from it (`emit_quantified`)
 _QUANTIFIED_BOUNDARY = frozenset({"AND", "OR", "NOT", "XOR", "WHERE", "ON", "HAVING", "SELECT", "WHEN", "THEN",
                                   "ELSE", "SET", "DISTINCT", "IS", "IN", "BETWEEN", "EXISTS", "CASE"})
@@ -1307,7 +1312,7 @@ class Translator:
 
     def plan_select(self) -> Plan:
         if any(t.is_word("ROLLUP") and self.tokens[n - 1].is_word("WITH") for n, t in enumerate(self.tokens) if n):
-            raise SQLError(ER_NOT_SUPPORTED_YET, "WITH ROLLUP")
+            return self.plan_rollup()
         types = self.select_types()
         self.select_exact(self.finder(), 0)
         self.having_aliases()
@@ -1316,6 +1321,120 @@ class Translator:
             raise self.error_at(end)
         return self.finish("select", names=self.select_names(self.main_select()), locking=self.locking,
                            lock_wait=self.lock_wait, result_types=types)
+
+    def plan_rollup(self) -> Plan:
+        """SELECT ... GROUP BY g1, ..., gn WITH ROLLUP [HAVING h] [LIMIT ...] as MariaDB answers
+        it: the statement made again as a UNION ALL of its groupings by g1..gk (k = n .. 0), each
+        select item and HAVING reading NULL for a group expression rolled up (outside aggregate
+        calls), in the order MariaDB gives the rows (by g1, its super-aggregate row after its
+        group's rows, then g2 ...; the grand total last; none over no rows); the rewritten text
+        is translated as a view's is. With ORDER BY it is MariaDB's 1221; another shape 1235."""
+        toks = self.tokens
+        marks: dict[str, int] = {}
+        depth = 0
+        for k, t in enumerate(toks):
+            if t.kind == "op" and t.text in "()":
+                depth += 1 if t.text == "(" else -1
+            elif depth == 0 and t.kind == "word" and t.upper in ("FROM", "GROUP", "WITH", "HAVING", "ORDER", "LIMIT",
+                                                                 "UNION", "INTO", "FOR", "LOCK", "WINDOW"):
+                marks.setdefault(t.upper, k)
+        if "ORDER" in marks:
+            raise SQLError(ER_WRONG_USAGE, "CUBE/ROLLUP", "ORDER BY")
+        found = select_items(toks)
+        group, with_at = marks.get("GROUP"), marks.get("WITH")
+        if (found is None or group is None or with_at is None or "FROM" not in marks or not toks[group + 1].is_word("BY")
+                or {"UNION", "INTO", "FOR", "LOCK", "WINDOW"} & marks.keys() or with_at + 2 != marks.get(
+                    "HAVING", marks.get("LIMIT", len(toks)))):
+            raise SQLError(ER_NOT_SUPPORTED_YET, "WITH ROLLUP in this statement")
+        items, _ = found
+        exprs = [drop_alias(item) for item in items]
+        groups = []
+        for part in split_top(toks[group + 2:with_at])[0]:
+            part = [t for t in part if not t.is_word("ASC", "DESC")]
+            if len(part) == 1 and part[0].kind == "param" and isinstance(self.params[part[0].param], int):
+                part = exprs[int(self.params[part[0].param]) - 1]  # GROUP BY 2: the second item
+            elif len(part) == 1 and part[0].kind in ("word", "ident"):  # an item's alias
+                part = next((e for item, e in zip(items, exprs, strict=True) if len(e) < len(item)
+                             and item[-1].text.lower() == part[0].text.lower()), part)
+            groups.append(part)
+        having = toks[marks["HAVING"] + 1:marks.get("LIMIT", len(toks))] if "HAVING" in marks else []
+        limit = toks[marks["LIMIT"]:] if "LIMIT" in marks else []
+        source = self.written(toks[marks["FROM"]:group])
+        names = self.select_names()
+        branches = []
+        for level in range(len(groups), -1, -1):
+            rolled = groups[level:]
+            cells = [f"{self.written(self.rolled_up(e, rolled))} AS `_r{n}`" for n, e in enumerate(exprs)]
+            cells += [f"{'NULL' if n >= level else self.written(g)} AS `_g{n}`" for n, g in enumerate(groups)]
+            branch = f"SELECT {', '.join(cells)}, {level} AS `_l` {source}"
+            if level:
+                branch += " GROUP BY " + ", ".join(self.written(g) for g in groups[:level])
+            conditions = ([f"({self.written(self.rolled_up(having, rolled))})"] if having else []) + (
+                [] if level else ["COUNT(*) > 0"])
+            if conditions:
+                branch += " HAVING " + " AND ".join(conditions)
+            branches.append(branch)
+        shown = []
+        for n, item in enumerate(items):
+            name = names[n] if names and isinstance(names[n], str) else None
+            if name is None:
+                name = item[-1].text if len(exprs[n]) < len(item) else self.written(item)
+            shown.append(f"`_r{n}` AS `{str(name).replace('`', '``')}`")
+        order = ", ".join(f"`_l` < {n + 1}, `_g{n}`" for n in range(len(groups)))
+        sql = (f"SELECT {', '.join(shown)} FROM ({' UNION ALL '.join(branches)}) AS `_rollup` ORDER BY {order} "
+               + self.written(limit))
+        shape, literals = extract(sql)
+        sub = Translator(tokenize(shape), shape, self.database, self.catalog, self.schemas, literals,
+                         self.catalog_tables, self.listed_schemas, self.column_tables, self.live_rows)
+        sub.view_of, sub.views_in = self.view_of, self.views_in
+        plan = sub.plan_select()
+        plan.args = [("const", literals[a]) if type(a) is int else a for a in plan.args]
+        plan.identity, plan.cacheable, plan.literal_kinds = False, False, ()
+        plan.result_types = self.select_types()  # the statement's own columns, as without ROLLUP
+        return plan
+
+    def rolled_up(self, tokens: list[Token], rolled: list[list[Token]]) -> list[Token]:
+        """`tokens` with each of the `rolled` group expressions read NULL, outside aggregate calls."""
+        keys = [[(t.kind, t.text.lower(), self.params[t.param] if t.kind == "param" else None) for t in g]
+                for g in rolled]
+        out: list[Token] = []
+        k, depth_in_aggregate, depth = 0, None, 0
+        while k < len(tokens):
+            t = tokens[k]
+            if t.kind == "op" and t.text == "(":
+                depth += 1
+            elif t.kind == "op" and t.text == ")":
+                depth -= 1
+                if depth_in_aggregate is not None and depth < depth_in_aggregate:
+                    depth_in_aggregate = None
+            if depth_in_aggregate is None and t.kind == "word" and t.upper in _AGGREGATE_CALLS \
+                    and k + 1 < len(tokens) and tokens[k + 1].text == "(":
+                depth_in_aggregate = depth + 1
+            if depth_in_aggregate is None:
+                hit = next((key for key in keys if [(x.kind, x.text.lower(), self.params[x.param] if x.kind == "param"
+                                                     else None) for x in tokens[k:k + len(key)]] == key), None)
+                if hit is not None:
+                    out.append(Token("rolled", "NULL", start=t.start, end=tokens[k + len(hit) - 1].end))
+                    k += len(hit)
+                    continue
+            out.append(t)
+            k += 1
+        return out
+
+    def written(self, tokens: list[Token]) -> str:
+        """`tokens` as MySQL text, spaced as the statement has them, their literals written out."""
+        pieces = []
+        for n, t in enumerate(tokens):
+            if n:
+                pieces.append(self.shape[tokens[n - 1].end:t.start] if tokens[n - 1].end <= t.start else " ")
+            if t.kind == "param":
+                value = self.params[t.param]
+                pieces.append("X'" + value.hex() + "'" if isinstance(value, bytes) else mysql_literal(value))
+            elif t.kind == "rolled":  # a rolled-up group expression (`rolled_up`)
+                pieces.append("NULL")
+            else:
+                pieces.append(self.shape[t.start:t.end] if t.end > t.start else t.text)
+        return "".join(pieces)
 
     def main_select(self) -> list[Token]:
         """The statement's tokens from the SELECT that gives its rows: past a WITH's common

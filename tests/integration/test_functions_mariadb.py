@@ -9,6 +9,7 @@ offsets, PERIOD_ADD, TO_DAYS / FROM_DAYS, HOUR of a TIME, dates written '2024-1-
 CAST to DATE / DATETIME / TIME / CHAR(n) / SIGNED / UNSIGNED, LOG, STDDEV / VARIANCE (MariaDB's
 recurrence and its 4 more decimals), PI()'s 6 decimals, SUBSTRING's edges and its FROM / FOR form,
 POSITION(x IN y), MOD, XOR, IS UNKNOWN, N'...', JSON_LENGTH / KEYS / TYPE, MAKE_SET, EXPORT_SET,
+GROUP BY ... WITH ROLLUP (super-aggregate rows in MariaDB's order, HAVING over them, ORDER BY 1221),
 QUARTER, BIT_LENGTH, WEEKOFYEAR, JSON_ARRAYAGG / JSON_OBJECTAGG and DECIMAL / DOUBLE columns
 inside JSON_OBJECT / JSON_ARRAY / JSON_SET (JSON numbers written as MariaDB writes them: 1.50, -1), INET_ATON / INET_NTOA, TIME_FORMAT, JSON_MERGE_PATCH, GREATEST /
 LEAST (strings by the collation, numbers with strings as DOUBLEs, dates with strings as dates), a
@@ -26,7 +27,8 @@ replace() writes -1 as '-1.0'); QUOTE(NULL) and CHAR() binary strings;
 INTERVAL(N, ...) absent; JSON_INSERT at an index past an array's end (MariaDB appends, SQLite's
 json_insert only at $[#]); TRUE inside JSON_ARRAY / JSON_OBJECT is 1 (MariaDB's true); a UNION of an INT and a
 DECIMAL column ordered with the integers first; LEAD / LAG with a default (MariaDB 10.11 refuses
-it); COUNT(DISTINCT a, b) and WITH ROLLUP refused with 1235; adjacent literals
+it); COUNT(DISTINCT a, b) refused with 1235; WITH ROLLUP's text group values ordered binary
+(MariaDB: by the column's collation); adjacent literals
 ('a' 'b', MySQL's 'ab') a syntax error; a statement naming BINARY compares its literals binary;
 JSON_ARRAYAGG / JSON_OBJECTAGG with DISTINCT, ORDER BY, LIMIT or OVER refused with 1235; a DECIMAL
 or DOUBLE inside JSON_OBJECT / JSON_ARRAY that is not a bare column (c * 2) written by its value
@@ -208,6 +210,16 @@ QUERIES = [
     " JSON_INSERT('{\"a\": 1}', '$.c', e) FROM t ORDER BY id",
     "SELECT JSON_ARRAYAGG(a * 2), JSON_ARRAYAGG(CONCAT(b, '\"')), JSON_ARRAYAGG(e * 2) FROM t",
     "SELECT JSON_OBJECT('k', 'a,b:c', 'q', 'say \"hi\"')",
+    'SELECT b, COUNT(*), SUM(c) FROM t GROUP BY b WITH ROLLUP',
+    'SELECT b, COUNT(*), SUM(c) FROM t GROUP BY b WITH ROLLUP ORDER BY b',
+    "SELECT a, b, COUNT(*) AS n, CONCAT(b, '!') FROM t GROUP BY a, b WITH ROLLUP",
+    'SELECT b, COUNT(*) FROM t GROUP BY b WITH ROLLUP HAVING COUNT(*) > 1',
+    'SELECT b, COUNT(*) FROM t WHERE 0 GROUP BY b WITH ROLLUP',
+    'SELECT b AS bb, COUNT(*) FROM t GROUP BY bb WITH ROLLUP LIMIT 2',
+    'SELECT b, COUNT(*) FROM t GROUP BY 1 WITH ROLLUP',
+    'SELECT UPPER(b), COUNT(*) FROM t GROUP BY b WITH ROLLUP',
+    'SELECT YEAR(d) AS y, MONTH(d) AS m, SUM(c) total, MAX(e) FROM t WHERE id > 0 GROUP BY YEAR(d), MONTH(d) WITH ROLLUP',
+    'SELECT b, GROUP_CONCAT(id ORDER BY id), AVG(a) FROM t GROUP BY b WITH ROLLUP',
     'SELECT id FROM t ORDER BY id FOR UPDATE SKIP LOCKED',
     'SELECT id FROM t ORDER BY id LIMIT 1 FOR UPDATE NOWAIT',
     'SELECT id FROM t ORDER BY id FOR UPDATE WAIT 1',
