@@ -891,12 +891,7 @@ class Translator:
         if any(t.is_word("DISTINCT", "ORDER", "LIMIT") for t in inner) \
                 or (close + 1 < len(toks) and toks[close + 1].is_word("OVER")):
             raise SQLError(ER_NOT_SUPPORTED_YET, f"{word} with DISTINCT, ORDER BY, LIMIT or OVER")
-        depth, commas = 0, 0
-        for t in inner:
-            if t.kind == "op" and t.text in "()":
-                depth += 1 if t.text == "(" else -1
-            commas += depth == 0 and t.kind == "op" and t.text == ","
-        if commas != (1 if word == "JSON_OBJECTAGG" else 0):
+        if len(split_top(inner)[0]) != (2 if word == "JSON_OBJECTAGG" else 1):
             raise self.error_at(i + 2)  # (MariaDB's grammar has one argument, or two)
         start = i + 2
         self.out.append(f"mysql_{word.lower()}(")
