@@ -101,6 +101,14 @@ class SelectTypes:
         except _Unknown:
             return None
 
+    def expr_type(self, tokens: list[Token], params: list[object], texts) -> ColumnType | None:
+        """The type of the expression `tokens` over the FROM tables, or None when not known."""
+        try:
+            ct, end = _Typer(self.tables, params, texts, self.scope).expr(tokens, 0)
+        except (_Unknown, IndexError):
+            return None
+        return ct if end == len(tokens) else None
+
     def static_types(self) -> list[ColumnType] | None:
         """The columns' types when each is known and none is read from a literal, else None."""
         if self._static is None:

@@ -856,8 +856,9 @@ class Translator:
 
     def emit_json_args(self, word: str, start: int, stop: int) -> None:
         """The arguments tokens[start:stop] of a call `_JSON_MADE` names, each value that is a
-        DECIMAL or DOUBLE column made a JSON number as MariaDB writes it (SQLite would quote a
-        DECIMAL, which this engine keeps as its text, and write -1.0 for a DOUBLE's -1)."""
+        DECIMAL or DOUBLE expression (`number_column`) made a JSON number as MariaDB writes it
+        (SQLite would quote a DECIMAL, which this engine keeps as its text, and write -1.0 for a
+        DOUBLE's -1)."""
         toks = self.tokens
         parts, depth, begin = [], 0, start
         for k in range(start, stop):
@@ -883,8 +884,8 @@ class Translator:
     def emit_json_agg(self, i: int, word: str) -> int:
         """JSON_ARRAYAGG(value) / JSON_OBJECTAGG(key, value): `mysql_json_arrayagg(value, kind)` /
         `mysql_json_objectagg(key, value, kind)` (engine.functions), `kind` telling how the value
-        is written: "json" when it is a JSON function's document, "decimal" / "double" for such a
-        column, "" by the value. DISTINCT, ORDER BY and LIMIT inside are 1235."""
+        is written: "json" when it is a JSON function's document, "decimal" / "double" for such an
+        expression, "" by the value. DISTINCT, ORDER BY and LIMIT inside are 1235."""
         toks = self.tokens
         close, comma = self.close_of(i)
         inner = toks[i + 2:close]
@@ -910,14 +911,11 @@ class Translator:
         return close + 1
 
     def number_column(self, lo: int, hi: int) -> str | None:
-        """"decimal" or "double" when tokens[lo:hi] name a column ([[db.]table.]column) of that
-        type, else None."""
-        toks = self.tokens
-        names = [t.text for t in toks[lo:hi:2]]
-        if not (hi - lo) % 2 or not all(t.kind in ("word", "ident") for t in toks[lo:hi:2]) \
-                or not all(t.kind == "op" and t.text == "." for t in toks[lo + 1:hi:2]) or len(names) > 3:
-            return None
-        ct = SelectTypes([], self.statement_tables()).column_type(names)
+        """"decimal" or "double" when tokens[lo:hi] are an expression of that type (a column,
+        SUM(c), c * 2 ...), else None. (A float literal's text is taken as its value's repr:
+        2.5 a DECIMAL, 1e3 one too.)"""
+        ct = SelectTypes([], self.statement_tables()).expr_type(
+            self.tokens[lo:hi], self.params, lambda: [repr(p) for p in self.params])
         if ct is None:
             return None
         if ct.type == FieldType.NEWDECIMAL:

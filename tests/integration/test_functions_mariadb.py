@@ -10,8 +10,9 @@ CAST to DATE / DATETIME / TIME / CHAR(n) / SIGNED / UNSIGNED, LOG, STDDEV / VARI
 recurrence and its 4 more decimals), PI()'s 6 decimals, SUBSTRING's edges and its FROM / FOR form,
 POSITION(x IN y), MOD, XOR, IS UNKNOWN, N'...', JSON_LENGTH / KEYS / TYPE, MAKE_SET, EXPORT_SET,
 GROUP BY ... WITH ROLLUP (super-aggregate rows in MariaDB's order, HAVING over them, ORDER BY 1221),
-QUARTER, BIT_LENGTH, WEEKOFYEAR, JSON_ARRAYAGG / JSON_OBJECTAGG and DECIMAL / DOUBLE columns
-inside JSON_OBJECT / JSON_ARRAY / JSON_SET (JSON numbers written as MariaDB writes them: 1.50, -1), INET_ATON / INET_NTOA, TIME_FORMAT, JSON_MERGE_PATCH, GREATEST /
+QUARTER, BIT_LENGTH, WEEKOFYEAR, JSON_ARRAYAGG / JSON_OBJECTAGG, DECIMAL / DOUBLE columns and
+expressions (SUM(c), c * 2, e / 2) inside JSON_OBJECT / JSON_ARRAY / JSON_SET / JSON_ARRAYAGG (JSON
+numbers written as MariaDB writes them: 1.50, -1), INET_ATON / INET_NTOA, TIME_FORMAT, JSON_MERGE_PATCH, GREATEST /
 LEAST (strings by the collation, numbers with strings as DOUBLEs, dates with strings as dates), a
 DOUBLE written as a string (CONCAT, CAST AS CHAR: -1, 1e15, 0.00000015), the types of date +
 INTERVAL, DATE_ADD and STR_TO_DATE (DATE, DATETIME or TIME by the operand and the unit or the
@@ -30,9 +31,8 @@ DECIMAL column ordered with the integers first; LEAD / LAG with a default (Maria
 it); COUNT(DISTINCT a, b) refused with 1235; WITH ROLLUP's text group values ordered binary
 (MariaDB: by the column's collation); adjacent literals
 ('a' 'b', MySQL's 'ab') a syntax error; a statement naming BINARY compares its literals binary;
-JSON_ARRAYAGG / JSON_OBJECTAGG with DISTINCT, ORDER BY, LIMIT or OVER refused with 1235; a DECIMAL
-or DOUBLE inside JSON_OBJECT / JSON_ARRAY that is not a bare column (c * 2) written by its value
-(a DECIMAL's as a quoted string)."""
+JSON_ARRAYAGG / JSON_OBJECTAGG with DISTINCT, ORDER BY, LIMIT or OVER refused with 1235; a number
+literal inside JSON_OBJECT / JSON_ARRAY written from its value (2.50 as 2.5, 1e3 as 1000.0)."""
 
 from __future__ import annotations
 
@@ -210,6 +210,9 @@ QUERIES = [
     " JSON_INSERT('{\"a\": 1}', '$.c', e) FROM t ORDER BY id",
     "SELECT JSON_ARRAYAGG(a * 2), JSON_ARRAYAGG(CONCAT(b, '\"')), JSON_ARRAYAGG(e * 2) FROM t",
     "SELECT JSON_OBJECT('k', 'a,b:c', 'q', 'say \"hi\"')",
+    "SELECT JSON_OBJECT('s', SUM(c), 'n', COUNT(*), 'avg', AVG(c), 'mx', MAX(e)) FROM t",
+    "SELECT JSON_OBJECT('d', c * 2, 'a', a, 'e', e / 2, 'x', 'y', 'r', ROUND(c, 1)) FROM t ORDER BY id",
+    "SELECT b, JSON_ARRAYAGG(c * 2), JSON_OBJECT('total', SUM(c)) FROM t GROUP BY b ORDER BY b",
     'SELECT b, COUNT(*), SUM(c) FROM t GROUP BY b WITH ROLLUP',
     'SELECT b, COUNT(*), SUM(c) FROM t GROUP BY b WITH ROLLUP ORDER BY b',
     "SELECT a, b, COUNT(*) AS n, CONCAT(b, '!') FROM t GROUP BY a, b WITH ROLLUP",
