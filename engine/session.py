@@ -433,8 +433,7 @@ class Session:
             elif source[0] == "sysvar":
                 args.append(self._sysvar(source[1]))
             elif source[0] == "bytes":
-                v = params[source[1]]
-                args.append(values.binary_value(v.encode("utf-8", "surrogateescape") if isinstance(v, str) else v))
+                args.append(values.binary_literal(params[source[1]]))
             else:
                 raise AssertionError(source)
         return args

@@ -295,6 +295,30 @@ class Translator:
         schema, table = self.qualify(None, first.text)
         return i + 1, schema, table
 
+    def translated(self, text: str, database: str | None, expanding: tuple[tuple[str, str], ...] = ()) -> Plan:
+        """The plan of the SELECT `text` translated by a Translator of its own in `database` (a
+        view's SELECT, a WITH ROLLUP statement made again), its arguments from its literals
+        written in as constants: a literal, a _binary one, one stored as a column would hold it
+        (the literals are `text`'s, not the statement's the arguments are read with)."""
+        shape, literals = extract(text)
+        sub = Translator(tokenize(shape), shape, database, self.catalog, self.schemas, literals,
+                         self.catalog_tables, self.listed_schemas, self.column_tables, self.live_rows)
+        sub.view_of, sub.views_in = self.view_of, self.views_in
+        sub.expanding = expanding
+        plan = sub.plan_select()
+        args: list[Any] = []
+        for source in plan.args:
+            if type(source) is int:
+                args.append(("const", literals[source]))
+            elif type(source) is tuple and source[0] == "bytes":
+                args.append(("const", values.binary_literal(literals[source[1]])))
+            elif type(source) is tuple and source[0] == STORE:
+                args.append(("const", values.stored_literal(source, literals, text)))
+            else:
+                args.append(source)
+        plan.args = args
+        return plan
+
     def view_sql(self, view) -> str:
         """A view named in a FROM list: its SELECT translated in its own database, in parentheses,
         its literals carried as constant arguments in order (the plan is keyed on the catalog
@@ -302,20 +326,8 @@ class Translator:
         key = (view.schema, view.name.lower())
         if key in self.expanding:
             raise SQLError(ER_VIEW_RECURSIVE, view.schema, view.name)
-        shape, literals = extract(view.select)
-        sub = Translator(tokenize(shape), shape, view.schema, self.catalog, self.schemas, literals,
-                         self.catalog_tables, self.listed_schemas, self.column_tables, self.live_rows)
-        sub.view_of, sub.views_in = self.view_of, self.views_in
-        sub.expanding = (*self.expanding, key)
-        plan = sub.plan_select()
-        for source in plan.args:
-            if type(source) is int:
-                self.args.append(("const", literals[source]))
-            elif type(source) is tuple and source[0] == "bytes":
-                value = literals[source[1]]
-                self.args.append(("const", value.encode("utf-8", "surrogateescape") if isinstance(value, str) else value))
-            else:
-                self.args.append(source)
+        plan = self.translated(view.select, view.schema, (*self.expanding, key))
+        self.args.extend(plan.args)
         self.uses_rand |= plan.uses_rand
         self.uses_last_id |= plan.uses_last_id
         if view.columns:
@@ -1376,12 +1388,7 @@ class Translator:
         order = ", ".join(f"`_l` < {n + 1}, `_g{n}`" for n in range(len(groups)))
         sql = (f"SELECT {', '.join(shown)} FROM ({' UNION ALL '.join(branches)}) AS `_rollup` ORDER BY {order} "
                + self.written(limit))
-        shape, literals = extract(sql)
-        sub = Translator(tokenize(shape), shape, self.database, self.catalog, self.schemas, literals,
-                         self.catalog_tables, self.listed_schemas, self.column_tables, self.live_rows)
-        sub.view_of, sub.views_in = self.view_of, self.views_in
-        plan = sub.plan_select()
-        plan.args = [("const", literals[a]) if type(a) is int else a for a in plan.args]
+        plan = self.translated(sql, self.database, self.expanding)
         plan.identity, plan.cacheable, plan.literal_kinds = False, False, ()
         plan.result_types = self.select_types()  # the statement's own columns, as without ROLLUP
         return plan

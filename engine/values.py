@@ -242,6 +242,11 @@ def _binary(col: Column, value: object, row: int) -> str | bytes:
     return binary_value(raw)
 
 
+def binary_literal(value: object) -> str | bytes:
+    """A _binary / BINARY literal's value as SQLite holds it (`binary_value` of its bytes)."""
+    return binary_value(value.encode("utf-8", "surrogateescape") if isinstance(value, str) else value)  # type: ignore[arg-type]
+
+
 def binary_value(raw: bytes) -> str | bytes:
     """How SQLite holds a binary string: TEXT when its bytes are UTF-8 (so it equals the same
     bytes written as a string literal: SQLite never finds a TEXT equal to a BLOB), a BLOB only

@@ -10,6 +10,8 @@ CAST to DATE / DATETIME / TIME / CHAR(n) / SIGNED / UNSIGNED, LOG, STDDEV / VARI
 recurrence and its 4 more decimals), PI()'s 6 decimals, SUBSTRING's edges and its FROM / FOR form,
 POSITION(x IN y), MOD, XOR, IS UNKNOWN, N'...', JSON_LENGTH / KEYS / TYPE, MAKE_SET, EXPORT_SET,
 GROUP BY ... WITH ROLLUP (super-aggregate rows in MariaDB's order, HAVING over them, ORDER BY 1221),
+a view whose SELECT compares a DECIMAL column with a literal or a column with a _binary literal
+(its literals were read from the outer statement's: an IndexError, or no rows),
 QUARTER, BIT_LENGTH, WEEKOFYEAR, JSON_ARRAYAGG / JSON_OBJECTAGG, DECIMAL / DOUBLE columns and
 expressions (SUM(c), c * 2, e / 2) inside JSON_OBJECT / JSON_ARRAY / JSON_SET / JSON_ARRAYAGG (JSON
 numbers written as MariaDB writes them: 1.50, -1), INET_ATON / INET_NTOA, TIME_FORMAT, JSON_MERGE_PATCH, GREATEST /
@@ -213,6 +215,10 @@ QUERIES = [
     "SELECT JSON_OBJECT('s', SUM(c), 'n', COUNT(*), 'avg', AVG(c), 'mx', MAX(e)) FROM t",
     "SELECT JSON_OBJECT('d', c * 2, 'a', a, 'e', e / 2, 'x', 'y', 'r', ROUND(c, 1)) FROM t ORDER BY id",
     "SELECT b, JSON_ARRAYAGG(c * 2), JSON_OBJECT('total', SUM(c)) FROM t GROUP BY b ORDER BY b",
+    'SELECT b, COUNT(*) FROM t WHERE c > 1.5 GROUP BY b WITH ROLLUP',
+    "SELECT 'q', b, COUNT(*) FROM t WHERE b = _binary'x' GROUP BY b WITH ROLLUP",
+    "CREATE VIEW vd AS SELECT id FROM t WHERE c > 1.5 OR b = _binary'y'",
+    "SELECT 'zz', id FROM vd ORDER BY id",
     'SELECT b, COUNT(*), SUM(c) FROM t GROUP BY b WITH ROLLUP',
     'SELECT b, COUNT(*), SUM(c) FROM t GROUP BY b WITH ROLLUP ORDER BY b',
     "SELECT a, b, COUNT(*) AS n, CONCAT(b, '!') FROM t GROUP BY a, b WITH ROLLUP",
