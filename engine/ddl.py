@@ -36,7 +36,7 @@ from engine.catalog import (
     sql_literal,
     sqlite_index_name,
 )
-from engine.lexer import extract, mysql_ident, quote_ident, tokenize
+from engine.lexer import extract, literal_texts, mysql_ident, quote_ident, tokenize
 from engine.translate import STORE, Translator
 from protocol.errors import (
     ER_BAD_DB_ERROR,
@@ -282,13 +282,14 @@ class DdlParser:
         if not plan.sql.startswith(head) or cut < 0 or len(pieces) != len(plan.args) + 1:
             raise refused
         out = [pieces[0]]
+        texts = literal_texts(sql)
         for source, piece in zip(plan.args, pieces[1:], strict=True):
             if type(source) is int:
                 value = params[source]
             elif type(source) is tuple and source[0] == "const":
                 value = source[1]
             elif type(source) is tuple and source[0] == STORE:  # a literal as a DECIMAL column holds it
-                value = values.stored_literal(source, params, sql)
+                value = values.stored_literal(source, params, texts)
             else:  # a value of the running statement
                 raise refused
             out.append(sql_literal(value))

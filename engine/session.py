@@ -396,11 +396,14 @@ class Session:
         if plan.identity:
             return _bytes_where_not_utf8(params)
         args: list[object] = []
+        texts: list[str] | None = None  # the literals' texts, read once, for a number with a point
         for source in plan.args:
             if type(source) is int:
                 args.append(_as_held(params[source]))
             elif source[0] == STORE:  # (a literal into a column: the most frequent after a plain one)
-                args.append(values.stored_literal(source, params, sql))
+                if texts is None and type(params[source[1]]) is float:
+                    texts = literal_texts(sql)
+                args.append(values.stored_literal(source, params, texts))
             elif source == NOW:
                 args.append(_fmt_time(timestamp, "%Y-%m-%d %H:%M:%S"))
             elif source == UNIX_NOW:

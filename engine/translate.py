@@ -45,7 +45,7 @@ from engine.exprtypes import (
     split_select,
     split_top,
 )
-from engine.lexer import Token, extract, quote_ident, syntax_error, tokenize
+from engine.lexer import Token, extract, literal_texts, quote_ident, syntax_error, tokenize
 from protocol.errors import (
     ER_BAD_FIELD_ERROR,
     ER_BAD_NULL_ERROR,
@@ -307,13 +307,14 @@ class Translator:
         sub.expanding = expanding
         plan = sub.plan_select()
         args: list[Any] = []
+        texts = literal_texts(text)
         for source in plan.args:
             if type(source) is int:
                 args.append(("const", literals[source]))
             elif type(source) is tuple and source[0] == "bytes":
                 args.append(("const", values.binary_literal(literals[source[1]])))
             elif type(source) is tuple and source[0] == STORE:
-                args.append(("const", values.stored_literal(source, literals, text)))
+                args.append(("const", values.stored_literal(source, literals, texts)))
             else:
                 args.append(source)
         plan.args = args

@@ -25,7 +25,6 @@ import re
 from decimal import ROUND_HALF_UP, Context, Decimal, InvalidOperation
 
 from engine.catalog import BLOB_TYPES, INT_TYPES, NUMERIC_TYPES, REAL_TYPES, TIME_TYPES, Column
-from engine.lexer import literal_texts
 from protocol.errors import (
     ER_DATA_TOO_LONG,
     ER_TRUNCATED_WRONG_VALUE,
@@ -89,14 +88,16 @@ def int_range(col: Column) -> tuple[int, int] | None:
     return (0, (1 << bits) - 1) if col.unsigned else (-(1 << (bits - 1)), (1 << (bits - 1)) - 1)
 
 
-def stored_literal(source: tuple, params: list[object], sql: str) -> object:
-    """The value of a literal of statement `sql` the translation has stored as a column would
-    (`translate.STORE`: literal index, is _binary, Column, row number, `db`.`t`.`c`, negated,
-    IGNORE); a number with a point exactly as `sql` writes it."""
+def stored_literal(source: tuple, params: list[object], texts: list[str] | None) -> object:
+    """The value of a literal the translation has stored as a column would (`translate.STORE`:
+    literal index, is _binary, Column, row number, `db`.`t`.`c`, negated, IGNORE); a number with
+    a point exactly as written: `texts`, the statement's `lexer.literal_texts`, needed (not None)
+    when params[index] is a float."""
     _, index, binary, col, row, where, negative, lenient = source
     v = params[index]
     if isinstance(v, float):  # a number with a point: exactly as written (DECIMAL)
-        v = Decimal(literal_texts(sql)[index])
+        assert texts is not None, "stored_literal: a float literal needs the statement's texts"
+        v = Decimal(texts[index])
     if negative:
         v = v.copy_negate() if isinstance(v, Decimal) else -v  # type: ignore[operator]  # (no context rounding)
     elif binary and isinstance(v, str):
