@@ -869,30 +869,23 @@ class Translator:
 
     def emit_json_args(self, word: str, start: int, stop: int) -> None:
         """The arguments tokens[start:stop] of a call `_JSON_MADE` names, each value that is a
-        DECIMAL or DOUBLE expression (`number_column`) made a JSON number as MariaDB writes it
+        DECIMAL or DOUBLE expression (`number_kind`) made a JSON number as MariaDB writes it
         (SQLite would quote a DECIMAL, which this engine keeps as its text, and write -1.0 for a
         DOUBLE's -1)."""
-        toks = self.tokens
-        parts, depth, begin = [], 0, start
-        for k in range(start, stop):
-            t = toks[k]
-            if t.kind == "op" and t.text in "()":
-                depth += 1 if t.text == "(" else -1
-            elif depth == 0 and t.kind == "op" and t.text == ",":
-                parts.append((begin, k))
-                begin = k + 1
-        parts.append((begin, stop))
-        for n, (lo, hi) in enumerate(parts):
+        lo = start
+        for n, part in enumerate(split_top(self.tokens[start:stop])[0]):
+            hi = lo + len(part)  # (the parts are the tokens between the top-level commas)
             if n:
                 self.out.append(",")
             value = n % 2 == 1 if word == "JSON_OBJECT" else True if word == "JSON_ARRAY" else \
                 n >= 2 and n % 2 == 0 if word in ("JSON_SET", "JSON_INSERT", "JSON_REPLACE") else False
-            number = self.number_column(lo, hi) if value else None
+            number = self.number_kind(lo, hi) if value else None
             if number is not None:
                 self.out.append("json(mysql_double_text(" if number == "double" else "json(")
             self.emit_range(lo, hi)
             if number is not None:
                 self.out.append("))" if number == "double" else ")")
+            lo = hi + 1
 
     def emit_json_agg(self, i: int, word: str) -> int:
         """JSON_ARRAYAGG(value) / JSON_OBJECTAGG(key, value): `mysql_json_arrayagg(value, kind)` /
@@ -918,12 +911,12 @@ class Translator:
                 and self.close_of(start)[0] == close - 1:
             kind = "json"
         else:
-            kind = self.number_column(start, close) or ""
+            kind = self.number_kind(start, close) or ""
         self.emit_range(start, close)
         self.out.append(f", '{kind}')")
         return close + 1
 
-    def number_column(self, lo: int, hi: int) -> str | None:
+    def number_kind(self, lo: int, hi: int) -> str | None:
         """"decimal" or "double" when tokens[lo:hi] are an expression of that type (a column,
         SUM(c), c * 2 ...), else None. (A float literal's text is taken as its value's repr:
         2.5 a DECIMAL, 1e3 one too.)"""

@@ -24,13 +24,18 @@ async def _run(engine: Engine, *statements: str) -> list:
     return results
 
 
-async def test_checks_survive_a_restart_and_a_rebuild(tmp_path):
+async def _engine_with_d(tmp_path) -> Engine:
     engine = await Engine.open(tmp_path / "db", readers=1)
+    session = engine.session(1)
+    await session.execute("CREATE DATABASE d")
+    await engine.commit_group({})
+    await session.close()
+    return engine
+
+
+async def test_checks_survive_a_restart_and_a_rebuild(tmp_path):
+    engine = await _engine_with_d(tmp_path)
     try:
-        session = engine.session(1)
-        await session.execute("CREATE DATABASE d")
-        await engine.commit_group({})
-        await session.close()
         await _run(engine, "CREATE TABLE t (id INT PRIMARY KEY, a DECIMAL(5,2) CHECK (a > 1.5), CHECK (id < 100))",
                    "INSERT INTO t VALUES (1, 2)")
     finally:
@@ -54,12 +59,8 @@ async def test_checks_survive_a_restart_and_a_rebuild(tmp_path):
 
 
 async def test_create_table_select_and_generated_columns_are_refused(tmp_path):
-    engine = await Engine.open(tmp_path / "db", readers=1)
+    engine = await _engine_with_d(tmp_path)
     try:
-        session = engine.session(1)
-        await session.execute("CREATE DATABASE d")
-        await engine.commit_group({})
-        await session.close()
         for sql in ("CREATE TABLE a AS SELECT 1", "CREATE TABLE a SELECT 1", "CREATE TABLE a (x INT) SELECT 1",
                     "CREATE TABLE a (x INT) ENGINE=InnoDB AS SELECT 1", "CREATE TABLE a (SELECT 1)",
                     "CREATE TABLE a (x INT) IGNORE SELECT 1", "CREATE TABLE a (x INT, y INT AS (x + 1) VIRTUAL)",
