@@ -8,6 +8,7 @@ They read the in-memory catalog only (no SQLite call), so they run on the event 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from engine import infoschema
@@ -79,6 +80,54 @@ def _result(columns: list[str], rows: list[tuple], session: Session) -> Result:
                   rows=rows, in_transaction=session.in_transaction)
 
 
+# The listings' columns as MariaDB 10.11 declares them ("?": nullable; `infoschema.declared_column`),
+# so a column is typed the same whatever its rows hold (a listing's NULLs stay a DATETIME).
+_LISTINGS = {
+    "columns": "Field varchar(64), Type longtext, Null varchar(3), Key varchar(3), Default longtext?, Extra varchar(80)",
+    "full_columns": "Field varchar(64), Type longtext, Collation varchar(64)?, Null varchar(3), Key varchar(3),"
+                    " Default longtext?, Extra varchar(80), Privileges varchar(80), Comment varchar(1024)",
+    "databases": "Database varchar(64)",
+    "tables": "Tables varchar(64)",
+    "full_tables": "Tables varchar(64), Table_type varchar(64)",
+    "engines": "Engine varchar(64), Support varchar(8), Comment varchar(160), Transactions varchar(3)?, XA varchar(3)?,"
+               " Savepoints varchar(3)?",
+    "charsets": "Charset varchar(32), Description varchar(60), Default collation varchar(64), Maxlen bigint(3)",
+    "collations": "Collation varchar(64), Charset varchar(32)?, Id bigint(11)?, Default varchar(3)?, Compiled varchar(3),"
+                  " Sortlen bigint(3)",
+    "index": "Table varchar(64), Non_unique bigint(1), Key_name varchar(64), Seq_in_index int(2)_unsigned,"
+             " Column_name varchar(64), Collation varchar(1)?, Cardinality bigint(21)?, Sub_part bigint(3)?,"
+             " Packed varchar(10)?, Null varchar(3), Index_type varchar(16), Comment varchar(16)?,"
+             " Index_comment varchar(1024), Ignored varchar(3)",
+    "events": "Db varchar(64), Name varchar(64), Definer varchar(384), Time zone varchar(64), Type varchar(9),"
+              " Execute at datetime?, Interval value varchar(256)?, Interval field varchar(18)?, Starts datetime?,"
+              " Ends datetime?, Status varchar(18), Originator bigint(10), character_set_client varchar(32),"
+              " collation_connection varchar(64), Database Collation varchar(64)",
+    "triggers": "Trigger varchar(64), Event varchar(6), Table varchar(64), Statement longtext?, Timing varchar(6),"
+                " Created datetime(2)?, sql_mode varchar(8192), Definer varchar(384)?,"
+                " character_set_client varchar(32), collation_connection varchar(64), Database Collation varchar(64)",
+    "routines": "Db varchar(64), Name varchar(64), Type varchar(13), Definer varchar(384), Modified datetime,"
+                " Created datetime, Security_type varchar(7), Comment longtext, character_set_client varchar(32),"
+                " collation_connection varchar(64), Database Collation varchar(64)",
+}
+_DECLARED = {kind: [infoschema.declared_column(*item.strip().rsplit(" ", 1)) for item in text.split(", ")]
+             for kind, text in _LISTINGS.items()}
+
+
+def _listing(kind: str, rows: list[tuple], session: Session, first: str | None = None) -> Result:
+    """A listing's result with its declared columns (`first`: the first column's own name,
+    where it names the schema: Tables_in_x)."""
+    declared = _DECLARED[kind]
+    columns = [col.name for col in declared]
+    if first is not None:
+        columns[0] = first
+    return Result(columns=columns, column_types=infoschema.result_types(declared), rows=rows,
+                  in_transaction=session.in_transaction)
+
+
+def columns_of(kind: str) -> list[str]:
+    return [col.name for col in _DECLARED[kind]]
+
+
 def _schema(cur: TokenCursor, session: Session) -> str:
     name = cur.ident() if cur.accept("FROM", "IN") else session.database
     if name is None:
@@ -105,7 +154,15 @@ def _table_named(session: Session, schema: str, name: str):
     return table
 
 
-def run_admin(session: Session, cur: TokenCursor) -> Result:
+@dataclass(frozen=True)
+class AsSelect:
+    """A SHOW answered as the SELECT over information_schema it stands for: the SELECT's shape
+    and its literals."""
+    shape: str
+    params: list[object]
+
+
+def run_admin(session: Session, cur: TokenCursor, shape: str) -> Result | AsSelect:
     engine = session.engine
     if cur.accept("USE"):
         session.database = cur.ident()
@@ -116,7 +173,7 @@ def run_admin(session: Session, cur: TokenCursor) -> Result:
         if not cur.at_end():
             column = _like(str(cur.literal()) if cur.peek().kind == "param" else cur.ident())
             rows = [r for r in rows if column.match(r[0])]
-        return _result(["Field", "Type", "Null", "Key", "Default", "Extra"], rows, session)
+        return _listing("columns", rows, session)
     if cur.accept("ANALYZE", "OPTIMIZE", "CHECK"):
         op = cur.tokens[0].text.lower()
         cur.accept("NO_WRITE_TO_BINLOG", "LOCAL")
@@ -133,13 +190,14 @@ def run_admin(session: Session, cur: TokenCursor) -> Result:
         pattern = _filter(cur)
         names = [infoschema.NAME, *engine.databases()]
         rows = [(name,) for name in names if pattern is None or pattern.match(name)]
-        return _result(["Database"], rows, session)
+        return _listing("databases", rows, session)
     collations = cur.accept("COLLATION")
     if collations or cur.accept("CHARSET") or cur.accept_words("CHARACTER", "SET"):
+        kind = "collations" if collations else "charsets"
+        columns = columns_of(kind)
         if collations:
-            columns, rows = _COLLATION_COLUMNS, list(infoschema.COLLATIONS)
+            rows = list(infoschema.COLLATIONS)
         else:
-            columns = _CHARSET_COLUMNS
             rows = [(name, described, collation, maxlen)
                     for name, collation, described, maxlen in infoschema.CHARACTER_SETS]
         pattern = _filter(cur)
@@ -147,7 +205,7 @@ def run_admin(session: Session, cur: TokenCursor) -> Result:
             rows = [row for row in rows if pattern.match(row[0])]
         elif cur.accept("WHERE"):
             rows = _where_equal(cur, columns, rows)
-        return _result(columns, rows, session)
+        return _listing(kind, rows, session)
     full = cur.accept("FULL")
     if cur.accept("TABLES"):
         schema = _schema(cur, session)
@@ -160,9 +218,9 @@ def run_admin(session: Session, cur: TokenCursor) -> Result:
         names = [n for n in names if pattern is None or pattern.match(n)]
         if full:
             kind = {n: "VIEW" for n in (v.name for v in engine.views.get(schema, {}).values())}
-            return _result([f"Tables_in_{schema}", "Table_type"], [(n, kind.get(n, "BASE TABLE")) for n in names],
-                           session)
-        return _result([f"Tables_in_{schema}"], [(n,) for n in names], session)
+            return _listing("full_tables", [(n, kind.get(n, "BASE TABLE")) for n in names], session,
+                            f"Tables_in_{schema}")
+        return _listing("tables", [(n,) for n in names], session, f"Tables_in_{schema}")
     if cur.accept("COLUMNS", "FIELDS"):
         cur.expect("FROM", "IN")
         table = _table(cur, session)
@@ -172,14 +230,13 @@ def run_admin(session: Session, cur: TokenCursor) -> Result:
             comments = {c.name: c.comment or "" for c in table.columns}
             rows = [(r[0], r[1], _collation(table.column(r[0])), *r[2:], _COLUMN_PRIVILEGES, comments[r[0]])
                     for r in rows]
-            return _result(["Field", "Type", "Collation", "Null", "Key", "Default", "Extra", "Privileges",
-                            "Comment"], rows, session)
-        return _result(["Field", "Type", "Null", "Key", "Default", "Extra"], rows, session)
+            return _listing("full_columns", rows, session)
+        return _listing("columns", rows, session)
     if cur.accept("STORAGE"):
         cur.expect("ENGINES")
-        return _result(["Engine", "Support", "Comment", "Transactions", "XA", "Savepoints"], [_ENGINE], session)
+        return _listing("engines", [_ENGINE], session)
     if cur.accept("ENGINES"):
-        return _result(["Engine", "Support", "Comment", "Transactions", "XA", "Savepoints"], [_ENGINE], session)
+        return _listing("engines", [_ENGINE], session)
     if cur.accept("CREATE"):
         if cur.accept("DATABASE", "SCHEMA"):
             name = cur.ident()
@@ -211,32 +268,32 @@ def run_admin(session: Session, cur: TokenCursor) -> Result:
                 rows.append((table.name, 0 if index.unique else 1, "PRIMARY" if index.primary else index.name,
                              seq, col, "A", None, None, None, "YES" if column and column.nullable else "",
                              "BTREE", "", "", "NO"))
-        columns = ["Table", "Non_unique", "Key_name", "Seq_in_index", "Column_name", "Collation", "Cardinality",
-                   "Sub_part", "Packed", "Null", "Index_type", "Comment", "Index_comment", "Ignored"]
         if cur.accept("WHERE"):
-            rows = _where_equal(cur, columns, rows)
-        return _result(columns, rows, session)
+            rows = _where_equal(cur, columns_of("index"), rows)
+        return _listing("index", rows, session)
     if cur.accept("TABLE"):
         cur.expect("STATUS")
         schema = _schema(cur, session)
-        pattern = _filter(cur)
-        if cur.accept("WHERE"):  # WHERE Name = 'x' (what tools send) or nothing
-            cur.expect("NAME")
-            cur.expect_op("=")
-            pattern = _like(str(cur.literal()).replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_"))
-        tables = sorted(engine.catalog.get(schema, {}).values(), key=lambda t: t.name)
-        rows = [_table_status(t) for t in tables if pattern is None or pattern.match(t.name)]
-        return _result(_TABLE_STATUS_COLUMNS, rows, session)
+        if cur.accept("LIKE"):
+            return AsSelect(_TABLE_STATUS + " WHERE `Name` LIKE ? AND `__schema` = ? ORDER BY `Name`",
+                            [cur.literal(), schema])
+        if cur.accept("WHERE"):  # over the listing's columns: the statement's own literals come first
+            condition = shape[cur.peek().start:] if not cur.at_end() else ""
+            return AsSelect(_TABLE_STATUS + f" WHERE ({condition}) AND `__schema` = ? ORDER BY `Name`",
+                            [*cur.params, schema])
+        if not cur.at_end():
+            raise cur.error()
+        return AsSelect(_TABLE_STATUS + " WHERE `__schema` = ? ORDER BY `Name`", [schema])
     # no events, triggers or stored routines exist here: their listings are empty, with mysqld's
     # columns (mariadb-dump --events/--triggers/--routines reads them)
-    for word, columns in (("EVENTS", _EVENTS_COLUMNS), ("TRIGGERS", _TRIGGERS_COLUMNS)):
+    for word in ("EVENTS", "TRIGGERS"):
         if cur.accept(word):
             _schema(cur, session)
-            return _empty_listing(cur, columns, session)
+            return _empty_listing(cur, word.lower(), session)
     if cur.accept("PROCEDURE", "FUNCTION", "PACKAGE"):
         cur.accept("BODY")
         cur.expect("STATUS")
-        return _empty_listing(cur, _ROUTINE_STATUS_COLUMNS, session)
+        return _empty_listing(cur, "routines", session)
     raise cur.error()
 
 
@@ -246,12 +303,20 @@ _ENGINE = ("InnoDB", "DEFAULT", "Transactional tables on SQLite (one writer at a
            "answering to the name InnoDB", "YES", "NO", "YES")
 _COLUMN_PRIVILEGES = "select,insert,update,references"
 _TEXT_TYPES = ("char", "varchar", "tinytext", "text", "mediumtext", "longtext", "enum", "set")
-_CHARSET_COLUMNS = ["Charset", "Description", "Default collation", "Maxlen"]
-_COLLATION_COLUMNS = ["Collation", "Charset", "Id", "Default", "Compiled", "Sortlen"]
-_TABLE_STATUS_COLUMNS = ["Name", "Engine", "Version", "Row_format", "Rows", "Avg_row_length", "Data_length",
-                         "Max_data_length", "Index_length", "Data_free", "Auto_increment", "Create_time",
-                         "Update_time", "Check_time", "Collation", "Checksum", "Create_options", "Comment",
-                         "Max_index_length", "Temporary"]
+# SHOW TABLE STATUS is information_schema.TABLES under MariaDB's listing names (as MariaDB
+# answers it), so its numbers are TABLES' (rows counted, the next AUTO_INCREMENT) and so are its types
+_TABLE_STATUS = ("SELECT `Name`, `Engine`, `Version`, `Row_format`, `Rows`, `Avg_row_length`, `Data_length`,"
+                 " `Max_data_length`, `Index_length`, `Data_free`, `Auto_increment`, `Create_time`, `Update_time`,"
+                 " `Check_time`, `Collation`, `Checksum`, `Create_options`, `Comment`, `Max_index_length`,"
+                 " `Temporary` FROM (SELECT TABLE_SCHEMA AS `__schema`, TABLE_NAME AS `Name`, ENGINE AS `Engine`,"
+                 " VERSION AS `Version`, ROW_FORMAT AS `Row_format`, TABLE_ROWS AS `Rows`,"
+                 " AVG_ROW_LENGTH AS `Avg_row_length`, DATA_LENGTH AS `Data_length`,"
+                 " MAX_DATA_LENGTH AS `Max_data_length`, INDEX_LENGTH AS `Index_length`, DATA_FREE AS `Data_free`,"
+                 " AUTO_INCREMENT AS `Auto_increment`, CREATE_TIME AS `Create_time`, UPDATE_TIME AS `Update_time`,"
+                 " CHECK_TIME AS `Check_time`, TABLE_COLLATION AS `Collation`, CHECKSUM AS `Checksum`,"
+                 " CREATE_OPTIONS AS `Create_options`, TABLE_COMMENT AS `Comment`,"
+                 " MAX_INDEX_LENGTH AS `Max_index_length`, TEMPORARY AS `Temporary`"
+                 " FROM information_schema.TABLES) AS `__status`")
 
 
 def _collation(column) -> str | None:
@@ -260,27 +325,10 @@ def _collation(column) -> str | None:
     return "utf8mb4_bin" if column.binary else "utf8mb4_general_ci"
 
 
-def _table_status(table) -> tuple:
-    """One SHOW TABLE STATUS row. Sizes, row counts and the next AUTO_INCREMENT value are not
-    kept by the catalog: NULL (as MariaDB shows what an engine does not know), never made up."""
-    return (table.name, "InnoDB", 10, "Dynamic", None, None, None, None, None, None, None, None, None, None,
-            "utf8mb4_general_ci", None, "", "", None, "N")
-
-
-def _empty_listing(cur: TokenCursor, columns: list[str], session: Session) -> Result:
+def _empty_listing(cur: TokenCursor, kind: str, session: Session) -> Result:
     """An empty SHOW listing after its optional LIKE 'pattern' or WHERE condition (which no row
     could match)."""
     if not _filter(cur) and cur.accept("WHERE"):
         while not cur.at_end():
             cur.next()
-    return _result(columns, [], session)
-
-
-_EVENTS_COLUMNS = ["Db", "Name", "Definer", "Time zone", "Type", "Execute at", "Interval value", "Interval field",
-                   "Starts", "Ends", "Status", "Originator", "character_set_client", "collation_connection",
-                   "Database Collation"]
-_TRIGGERS_COLUMNS = ["Trigger", "Event", "Table", "Statement", "Timing", "Created", "sql_mode", "Definer",
-                     "character_set_client", "collation_connection", "Database Collation"]
-_ROUTINE_STATUS_COLUMNS = ["Db", "Name", "Type", "Definer", "Modified", "Created", "Security_type", "Comment",
-                           "character_set_client", "collation_connection", "Database Collation"]
-
+    return _listing(kind, [], session)

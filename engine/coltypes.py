@@ -234,7 +234,7 @@ def format_double(v: float, single: bool = False) -> str:
 def _decimal_text(v: object, scale: int) -> str:
     try:
         d = Decimal(repr(v)) if isinstance(v, float) else Decimal(str(v).strip())
-        return str(d.quantize(Decimal(1).scaleb(-scale), context=_EXACT))
+        return format(d.quantize(Decimal(1).scaleb(-scale), context=_EXACT), "f")  # never 1E-10
     except (InvalidOperation, ValueError):
         return str(v)
 

@@ -97,6 +97,13 @@ def _internal(schema: str | None, table: str | None) -> bool:
     return not schema or schema in ("main", "temp") or not table or table.startswith(("__", "sqlite_"))
 
 
+def _current(attached: dict[str, Path], schemas: dict[str, Path]) -> bool:
+    """Whether a reader has exactly the engine's databases attached, each as the file object the
+    engine holds now: a database dropped and created again has a new one under the same name
+    and path, whose old file the reader must not read on."""
+    return attached == schemas and all(schemas[name] is path for name, path in attached.items())
+
+
 class ReaderPool:
     """The engine's reader connections: taken by a reader thread for one query (`query`), or
     pinned by a session's snapshot for its transaction (`end_snapshot` gives it back). Methods
@@ -149,11 +156,11 @@ class ReaderPool:
         files it started with). While there are at most ATTACH_LIMIT databases every one is
         attached; beyond, a query attaches the files it finds missing (`attach_missing`)."""
         schemas = self.schemas
-        if reader.attached == schemas:
+        if _current(reader.attached, schemas):
             return
         if not reader.conn.in_transaction:
             for name in list(reader.attached):
-                if schemas.get(name) != reader.attached[name]:
+                if schemas.get(name) is not reader.attached[name]:
                     reader.conn.execute("DETACH DATABASE " + quote_ident(name))
                     del reader.attached[name]
         if len(schemas) <= ATTACH_LIMIT:
@@ -237,7 +244,7 @@ class ReaderPool:
         if snapshot is not None:
             reader = snapshot.reader
             if (reader is None or snapshot.running or not reader.conn.in_transaction
-                    or reader.attached != self.schemas):
+                    or not _current(reader.attached, self.schemas)):
                 return None
             return self._run_on_loop(reader, sql, args, rand, database, budget=True)
         reader = self._loop_reader
@@ -246,7 +253,7 @@ class ReaderPool:
             reader.conn.execute("PRAGMA busy_timeout=0")
             reader.conn.set_progress_handler(self._loop_step, LOOP_READ_CHECK)
         schemas = self.schemas
-        if reader.attached != schemas:
+        if not _current(reader.attached, schemas):
             if len(schemas) > ATTACH_LIMIT:
                 return None  # attaching on demand is the reader threads' work
             self.sync_attached(reader)

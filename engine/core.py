@@ -157,6 +157,7 @@ from engine.results import ReplicatedStatement, StatementContext
 from engine.session import PLAN_CACHE_SIZE, Session
 from engine.translate import Plan, Translator
 from protocol.errors import (
+    ER_AUTOINC_ERANGE,
     ER_BAD_FIELD_ERROR,
     ER_BAD_NULL_ERROR,
     ER_DB_CREATE_EXISTS,
@@ -178,6 +179,7 @@ from protocol.errors import (
 log = logging.getLogger("semisync.engine")
 
 MAIN_FILE = "__engine__.sqlite"
+_ROWID_MAX = (1 << 63) - 1  # an integer primary key is SQLite's rowid
 META_TABLE = "__engine_meta"
 CATALOG_TABLE = "__engine_catalog"
 SEQ_KEY = "__seq"
@@ -1121,13 +1123,17 @@ class Engine:
         key = (plan.target[0], plan.target[1].lower())
         nxt = self._w_counter(plan)
         generated: list[int] = []
-        for slot in plan.auto_slots:
+        for row, slot in enumerate(plan.auto_slots, 1):
             if slot is None:
                 continue
             value = args[slot]
             if value is None or value == 0 or value == "0" or value == "":
                 if not generated and forced is not None:
                     nxt = forced
+                if nxt > _ROWID_MAX:  # the key is SQLite's rowid: no id past it (MariaDB's 167 at a type's end)
+                    table = self.table(*plan.target)
+                    column = table.auto_column.name if table is not None and table.auto_column else "?"
+                    raise SQLError(ER_AUTOINC_ERANGE, column, row)
                 args[slot] = nxt
                 generated.append(nxt)
                 nxt += 1
@@ -1136,7 +1142,7 @@ class Engine:
                     explicit = int(value)
                 except (TypeError, ValueError):
                     continue
-                if explicit >= nxt:
+                if nxt <= explicit <= _ROWID_MAX:  # (one past it fails to be stored: the counter stays)
                     nxt = explicit + 1
         self._auto[key] = nxt
         return generated
@@ -1236,6 +1242,10 @@ class Engine:
             if plan.insert_columns and col.lower() not in (c.lower() for c in plan.insert_columns):
                 return SQLError(ER_NO_DEFAULT_FOR_FIELD, col)
             return SQLError(ER_BAD_NULL_ERROR, col)
+        if msg == "datatype mismatch" and table is not None and (key := table.rowid_alias()) is not None:
+            # the key is SQLite's rowid, a signed 64-bit integer: a BIGINT UNSIGNED / BIT(64) key
+            # above 9223372036854775807 cannot be held (MariaDB holds it)
+            return SQLError(ER_NOT_SUPPORTED_YET, f"values of the key column '{key.name}' above {_ROWID_MAX}")
         if isinstance(exc, sqlite3.OperationalError) and getattr(exc, "sqlite_errorname", "") == "SQLITE_FULL":
             return SQLError(ER_RECORD_FILE_FULL, plan.target[1] if plan.target else "?")  # InnoDB's answer
         return map_sqlite_error(exc, database)

@@ -28,6 +28,7 @@ from engine.coltypes import (
     CHARSET_UTF8MB4_GENERAL_CI,
     DOUBLE,
     LONGLONG,
+    MB,
     NOT_FIXED_DEC,
     NULL_TYPE,
     STRING_DEC,
@@ -125,7 +126,10 @@ class SelectTypes:
         out: list[ColumnType | None] = []
         for item in self.items:
             if item and item[-1].text == "*" and (len(item) == 1 or item[-2].text == "."):
-                out.extend(typer.star(item))
+                try:
+                    out.extend(typer.star(item))
+                except _Unknown:
+                    return []  # (how many columns a wildcard gives is not known: typed from the values)
                 continue
             try:
                 ct, end = typer.expr(item, 0)
@@ -259,10 +263,27 @@ def drop_alias(item: list[Token]) -> list[Token]:
     return item
 
 
-def from_tables(tokens: list[Token], i: int, lookup) -> list[tuple[str, Table]]:
+_NOT_ALIAS = frozenset({"JOIN", "STRAIGHT_JOIN", "INNER", "CROSS", "LEFT", "RIGHT", "OUTER", "NATURAL", "ON",
+                        "USING", "WHERE", "GROUP", "ORDER", "HAVING", "LIMIT", "UNION", "FOR", "LOCK", "USE",
+                        "FORCE", "IGNORE", "WINDOW", "INTO", "PARTITION", "EXCEPT", "INTERSECT"})
+
+
+def _alias(tokens: list[Token], i: int) -> tuple[str | None, int]:
+    """The alias after a table at tokens[i - 1] (`AS x`, or a name that is no keyword of the
+    clause), and the index of the token that ends the table."""
+    nxt = tokens[i] if i < len(tokens) else None
+    if nxt is not None and nxt.is_word("AS") and i + 1 < len(tokens):
+        return tokens[i + 1].text, i + 2
+    if nxt is not None and (nxt.kind == "ident" or (nxt.kind == "word" and nxt.upper not in _NOT_ALIAS)):
+        return nxt.text, i + 1
+    return None, i
+
+
+def from_tables(tokens: list[Token], i: int, lookup) -> list[tuple[str, Table | Derived]]:
     """The tables of the FROM clause starting at tokens[i] (`lookup(schema, name)` -> Table or
-    None), by alias; a derived table or an unknown one ends the list (its columns are untyped)."""
-    tables: list[tuple[str, Table]] = []
+    None), by alias: a derived table `(SELECT ...) alias` as a `Derived`, the tables of a
+    parenthesized join as if written without the parentheses."""
+    tables: list[tuple[str, Table | Derived]] = []
     if i >= len(tokens) or not tokens[i].is_word("FROM"):
         return tables
     i += 1
@@ -270,6 +291,17 @@ def from_tables(tokens: list[Token], i: int, lookup) -> list[tuple[str, Table]]:
     depth = 0
     while i < len(tokens):
         t = tokens[i]
+        if depth == 0 and expect and t.kind == "op" and t.text == "(":
+            close = _skip_parens(tokens, i)
+            inner = tokens[i + 1:close - 1]
+            alias, i = _alias(tokens, close)
+            if inner and inner[0].is_word("SELECT", "WITH") or inner[:1] and inner[0].text == "(":
+                if alias is not None:
+                    tables.append((alias.lower(), derived(inner, lookup)))
+            else:
+                tables += from_tables([Token("word", "FROM"), *inner], 0, lookup)
+            expect = False
+            continue
         if t.kind == "op" and t.text == "(":
             depth += 1
         elif t.kind == "op" and t.text == ")":
@@ -279,7 +311,7 @@ def from_tables(tokens: list[Token], i: int, lookup) -> list[tuple[str, Table]]:
         elif depth == 0 and t.is_word("JOIN", "STRAIGHT_JOIN"):
             expect = True
         elif depth == 0 and t.is_word("WHERE", "GROUP", "ORDER", "HAVING", "LIMIT", "UNION", "FOR", "LOCK",
-                                      "WINDOW", "INTO"):
+                                      "WINDOW", "INTO", "EXCEPT", "INTERSECT"):
             break
         elif depth == 0 and expect and t.kind in ("word", "ident"):
             schema, name = None, t.text
@@ -287,23 +319,108 @@ def from_tables(tokens: list[Token], i: int, lookup) -> list[tuple[str, Table]]:
                 schema, name = t.text, tokens[i + 2].text
                 i += 2
             table = lookup(schema, name)
-            alias = name
-            nxt = tokens[i + 1] if i + 1 < len(tokens) else None
-            if nxt is not None and nxt.is_word("AS") and i + 2 < len(tokens):
-                alias = tokens[i + 2].text
-                i += 2
-            elif nxt is not None and (nxt.kind == "ident" or (nxt.kind == "word" and not nxt.is_word(
-                    "JOIN", "STRAIGHT_JOIN", "INNER", "CROSS", "LEFT", "RIGHT", "OUTER", "NATURAL", "ON",
-                    "USING", "WHERE", "GROUP", "ORDER", "HAVING", "LIMIT", "UNION", "FOR", "LOCK", "USE",
-                    "FORCE", "IGNORE", "WINDOW", "INTO", "PARTITION"))):
-                alias = nxt.text
-                i += 1
+            alias, i = _alias(tokens, i + 1)
             if table is not None:
-                tables.append((alias.lower(), table))
+                tables.append(((alias or name).lower(), table))
             expect = False
+            continue
         i += 1
     return tables
 
+
+def set_branches(tokens: list[Token]) -> list[list[Token]]:
+    """The SELECTs a UNION / EXCEPT / INTERSECT combines (one for a plain SELECT)."""
+    parts: list[list[Token]] = [[]]
+    depth = 0
+    k = 0
+    while k < len(tokens):
+        t = tokens[k]
+        if t.kind == "op" and t.text in "()":
+            depth += 1 if t.text == "(" else -1
+        elif depth == 0 and t.is_word("UNION", "EXCEPT", "INTERSECT"):
+            parts.append([])
+            k += 2 if k + 1 < len(tokens) and tokens[k + 1].is_word("ALL", "DISTINCT") else 1
+            continue
+        parts[-1].append(t)
+        k += 1
+    return parts
+
+
+class Derived:
+    """A derived table `(SELECT ...) alias` as `_Typer` reads it: its columns' names (None where
+    an expression has no name a reference could use) and their types, from its SELECT's
+    (`select`: None when it is not typed, e.g. WITH or a parenthesized branch)."""
+
+    def __init__(self, names: list[str | None] | None, select: SelectTypes | UnionTypes | None):
+        self.names = names
+        self.select = select
+        self.columns: list = []  # no catalog columns (what code reading real tables walks)
+
+    def column(self, name: str) -> None:
+        return None  # (no catalog column: `_Typer` reads its columns through `types`)
+
+    def types(self, typer: _Typer) -> list[ColumnType | None] | None:
+        """Its columns' types as `typer` reads them (None: not known); a SELECT typed from the
+        statement's literals marks `typer` as having read them."""
+        if self.select is None or self.names is None:
+            return None
+        types = self.select.types(typer.params, typer.texts)
+        if not isinstance(self.select, SelectTypes) or self.select.static_types() is None:
+            typer.read_params = True
+        return types if len(types) == len(self.names) else None
+
+    def index(self, name: str) -> int | None:
+        for k, own in enumerate(self.names or ()):
+            if own is not None and own.lower() == name:
+                return k
+        return None
+
+
+def derived(inner: list[Token], lookup) -> Derived:
+    """The derived table whose SELECT is `inner`, its columns named and typed from its first
+    branch (the names) and from all branches (the types), as a UNION's."""
+    branches: list[SelectTypes] = []
+    names: list[str | None] | None = None
+    for part in set_branches(inner):
+        while part and part[0].text == "(" and _skip_parens(part, 0) == len(part):
+            part = part[1:-1]  # ((SELECT ...)): the SELECT
+        found = select_items(part)
+        if found is None:
+            return Derived(None, None)
+        items, end = found
+        tables = from_tables(part, end, lookup)
+        if names is None:
+            names = _item_names(items, tables)
+        branches.append(SelectTypes([drop_alias(item) for item in items], tables))
+    return Derived(names, branches[0] if len(branches) == 1 else UnionTypes(branches))
+
+
+def _item_names(items: list[list[Token]], tables: list[tuple[str, Table | Derived]]) -> list[str | None] | None:
+    """The names a SELECT's columns go by outside it: an alias, a column's own name, a wildcard's
+    columns (None: an unnamed expression; the whole list None when a wildcard's columns are
+    not known)."""
+    names: list[str | None] = []
+    for item in items:
+        if item and item[-1].text == "*" and (len(item) == 1 or item[-2].text == "."):
+            alias = item[-3].text.lower() if len(item) > 1 else None
+            for own, table in tables:
+                if alias is not None and own != alias:
+                    continue
+                if isinstance(table, Derived):
+                    if table.names is None:
+                        return None
+                    names.extend(table.names)
+                else:
+                    names.extend(col.name for col in table.columns)
+            continue
+        bare = drop_alias(item)
+        if len(bare) < len(item):
+            names.append(item[-1].text)
+        elif bare and bare[-1].kind in ("word", "ident") and (len(bare) == 1 or bare[-2].text == "."):
+            names.append(bare[-1].text)
+        else:
+            names.append(None)
+    return names
 
 class _Typer:
     def __init__(self, tables: list[tuple[str, Table]], params: list[object], texts,
@@ -322,7 +439,16 @@ class _Typer:
         else:
             alias = item[-3].text.lower()
             tables = [t for a, t in self.tables if a == alias]
-        return [t.result_type(c) for t in tables for c in t.columns]
+        out: list[ColumnType | None] = []
+        for table in tables:
+            if isinstance(table, Derived):
+                types = table.types(self)
+                if types is None:
+                    raise _Unknown
+                out += types
+            else:
+                out += [table.result_type(c) for c in table.columns]
+        return out
 
     def column(self, names: list[str]) -> ColumnType:
         name = names[-1].lower()
@@ -331,6 +457,14 @@ class _Typer:
             alias = names[-2].lower()
             candidates = [(a, t) for a, t in self.scope if a == alias]
         for _, table in candidates:
+            if isinstance(table, Derived):
+                k = table.index(name)
+                if k is None:
+                    continue
+                types = table.types(self)
+                if types is None or types[k] is None:
+                    raise _Unknown
+                return types[k]
             col = table.column(name)
             if col is not None:
                 return table.result_type(col)
@@ -854,6 +988,9 @@ def _numeric(ct: ColumnType) -> bool:
     return ct.type in _EXACT or ct.type in (FieldType.NEWDECIMAL, FieldType.DOUBLE, FieldType.FLOAT)
 
 
+_MAX_LENGTH = 4294967295  # a column definition's length field (a LONGTEXT's)
+
+
 def _unify(types: Sequence[ColumnType | None]) -> ColumnType:
     """The type of IF/CASE/COALESCE/MIN...: one argument's type when they agree, else MySQL's
     aggregation (DECIMAL over exact numbers, DOUBLE over numbers, VARCHAR otherwise)."""
@@ -877,4 +1014,4 @@ def _unify(types: Sequence[ColumnType | None]) -> ColumnType:
         return LONGLONG if any(t.length >= 11 for t in known) else int_type(max(t.length for t in known))
     binary = any(t.charset == 63 and t.type in (FieldType.VAR_STRING, FieldType.STRING, FieldType.BLOB)
                  for t in known)
-    return varchar(max(t.length for t in known), binary=binary)
+    return varchar(min(max(t.length for t in known), _MAX_LENGTH // (1 if binary else MB)), binary=binary)

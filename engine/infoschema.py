@@ -12,69 +12,141 @@ Enough for clients that reflect tables (python-mysql-replication, ORMs), not a f
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from collections.abc import Callable, Iterable
 
 from engine.catalog import CHAR_TYPES, NUMERIC_TYPES, Column, Table, sql_literal
+from engine.coltypes import ColumnType
 from engine.lexer import quote_ident
 
 NAME = "information_schema"
 
-COLUMNS = {
-    "schemata": ["CATALOG_NAME", "SCHEMA_NAME", "DEFAULT_CHARACTER_SET_NAME", "DEFAULT_COLLATION_NAME",
-                 "SQL_PATH", "SCHEMA_COMMENT"],
-    "tables": ["TABLE_CATALOG", "TABLE_SCHEMA", "TABLE_NAME", "TABLE_TYPE", "ENGINE", "VERSION", "ROW_FORMAT",
-               "TABLE_ROWS", "AVG_ROW_LENGTH", "DATA_LENGTH", "MAX_DATA_LENGTH", "INDEX_LENGTH", "DATA_FREE",
-               "AUTO_INCREMENT", "CREATE_TIME", "UPDATE_TIME", "CHECK_TIME", "TABLE_COLLATION", "CHECKSUM",
-               "CREATE_OPTIONS", "TABLE_COMMENT", "MAX_INDEX_LENGTH", "TEMPORARY"],
-    "columns": ["TABLE_CATALOG", "TABLE_SCHEMA", "TABLE_NAME", "COLUMN_NAME", "ORDINAL_POSITION",
-                "COLUMN_DEFAULT", "IS_NULLABLE", "DATA_TYPE", "CHARACTER_MAXIMUM_LENGTH",
-                "CHARACTER_OCTET_LENGTH", "NUMERIC_PRECISION", "NUMERIC_SCALE", "DATETIME_PRECISION",
-                "CHARACTER_SET_NAME", "COLLATION_NAME", "COLUMN_TYPE", "COLUMN_KEY", "EXTRA", "PRIVILEGES",
-                "COLUMN_COMMENT", "IS_GENERATED", "GENERATION_EXPRESSION"],
-    "key_column_usage": ["CONSTRAINT_CATALOG", "CONSTRAINT_SCHEMA", "CONSTRAINT_NAME", "TABLE_CATALOG",
-                         "TABLE_SCHEMA", "TABLE_NAME", "COLUMN_NAME", "ORDINAL_POSITION",
-                         "POSITION_IN_UNIQUE_CONSTRAINT", "REFERENCED_TABLE_SCHEMA", "REFERENCED_TABLE_NAME",
-                         "REFERENCED_COLUMN_NAME"],
-    "table_constraints": ["CONSTRAINT_CATALOG", "CONSTRAINT_SCHEMA", "CONSTRAINT_NAME", "TABLE_SCHEMA",
-                          "TABLE_NAME", "CONSTRAINT_TYPE"],
-    "check_constraints": ["CONSTRAINT_CATALOG", "CONSTRAINT_SCHEMA", "TABLE_NAME", "CONSTRAINT_NAME", "LEVEL",
-                          "CHECK_CLAUSE"],
-    "referential_constraints": ["CONSTRAINT_CATALOG", "CONSTRAINT_SCHEMA", "CONSTRAINT_NAME",
-                                "UNIQUE_CONSTRAINT_CATALOG", "UNIQUE_CONSTRAINT_SCHEMA", "UNIQUE_CONSTRAINT_NAME",
-                                "MATCH_OPTION", "UPDATE_RULE", "DELETE_RULE", "TABLE_NAME",
-                                "REFERENCED_TABLE_NAME"],
-    # no tablespace files, partitions, triggers, routines, events or views here: always empty
-    # (mariadb-dump asks for them)
-    "partitions": ["TABLE_CATALOG", "TABLE_SCHEMA", "TABLE_NAME", "PARTITION_NAME", "SUBPARTITION_NAME",
-                   "TABLESPACE_NAME"],
-    "triggers": ["TRIGGER_CATALOG", "TRIGGER_SCHEMA", "TRIGGER_NAME", "EVENT_MANIPULATION",
-                 "EVENT_OBJECT_SCHEMA", "EVENT_OBJECT_TABLE", "ACTION_ORDER", "ACTION_STATEMENT",
-                 "ACTION_TIMING", "DEFINER"],
-    "routines": ["SPECIFIC_NAME", "ROUTINE_CATALOG", "ROUTINE_SCHEMA", "ROUTINE_NAME", "ROUTINE_TYPE",
-                 "DEFINER"],
-    "events": ["EVENT_CATALOG", "EVENT_SCHEMA", "EVENT_NAME", "DEFINER", "TIME_ZONE", "EVENT_BODY",
-               "EVENT_DEFINITION", "EVENT_TYPE", "EXECUTE_AT", "INTERVAL_VALUE", "INTERVAL_FIELD", "SQL_MODE",
-               "STARTS", "ENDS", "STATUS", "ON_COMPLETION", "CREATED", "LAST_ALTERED", "LAST_EXECUTED",
-               "EVENT_COMMENT", "ORIGINATOR", "CHARACTER_SET_CLIENT", "COLLATION_CONNECTION",
-               "DATABASE_COLLATION"],
-    "views": ["TABLE_CATALOG", "TABLE_SCHEMA", "TABLE_NAME", "VIEW_DEFINITION", "CHECK_OPTION", "IS_UPDATABLE",
-              "DEFINER", "SECURITY_TYPE", "CHARACTER_SET_CLIENT", "COLLATION_CONNECTION", "ALGORITHM"],
-    "character_sets": ["CHARACTER_SET_NAME", "DEFAULT_COLLATE_NAME", "DESCRIPTION", "MAXLEN"],
-    "collations": ["COLLATION_NAME", "CHARACTER_SET_NAME", "ID", "IS_DEFAULT", "IS_COMPILED", "SORTLEN"],
-    "files": ["FILE_ID", "FILE_NAME", "FILE_TYPE", "TABLESPACE_NAME", "TABLE_CATALOG", "TABLE_SCHEMA",
-              "TABLE_NAME", "LOGFILE_GROUP_NAME", "LOGFILE_GROUP_NUMBER", "ENGINE", "TOTAL_EXTENTS",
-              "EXTENT_SIZE", "INITIAL_SIZE", "EXTRA"],
-    "global_variables": ["VARIABLE_NAME", "VARIABLE_VALUE"],
-    "session_variables": ["VARIABLE_NAME", "VARIABLE_VALUE"],
-    "global_status": ["VARIABLE_NAME", "VARIABLE_VALUE"],
-    "session_status": ["VARIABLE_NAME", "VARIABLE_VALUE"],
-    "processlist": ["ID", "USER", "HOST", "DB", "COMMAND", "TIME", "STATE", "INFO", "TIME_MS", "STAGE",
-                    "MAX_STAGE", "PROGRESS", "MEMORY_USED", "MAX_MEMORY_USED", "EXAMINED_ROWS", "QUERY_ID",
-                    "INFO_BINARY", "TID"],
-    "statistics": ["TABLE_CATALOG", "TABLE_SCHEMA", "TABLE_NAME", "NON_UNIQUE", "INDEX_SCHEMA",
-                   "INDEX_NAME", "SEQ_IN_INDEX", "COLUMN_NAME", "COLLATION", "CARDINALITY", "SUB_PART", "PACKED",
-                   "NULLABLE", "INDEX_TYPE", "COMMENT", "INDEX_COMMENT", "IGNORED"],
+# Every view's columns with MariaDB 10.11's declared types ("NAME type", "?" when nullable): its
+# result columns are typed from them, never from the rows (a column of NULLs is still a BIGINT).
+_DECLARED_TEXT = {
+    "schemata": """
+        CATALOG_NAME varchar(512), SCHEMA_NAME varchar(64), DEFAULT_CHARACTER_SET_NAME varchar(32),
+        DEFAULT_COLLATION_NAME varchar(64), SQL_PATH varchar(512)?, SCHEMA_COMMENT varchar(1024)""",
+    "tables": """
+        TABLE_CATALOG varchar(512), TABLE_SCHEMA varchar(64), TABLE_NAME varchar(64),
+        TABLE_TYPE varchar(64), ENGINE varchar(64)?, VERSION bigint(21)_unsigned?, ROW_FORMAT varchar(10)?,
+        TABLE_ROWS bigint(21)_unsigned?, AVG_ROW_LENGTH bigint(21)_unsigned?,
+        DATA_LENGTH bigint(21)_unsigned?, MAX_DATA_LENGTH bigint(21)_unsigned?,
+        INDEX_LENGTH bigint(21)_unsigned?, DATA_FREE bigint(21)_unsigned?,
+        AUTO_INCREMENT bigint(21)_unsigned?, CREATE_TIME datetime?, UPDATE_TIME datetime?,
+        CHECK_TIME datetime?, TABLE_COLLATION varchar(64)?, CHECKSUM bigint(21)_unsigned?,
+        CREATE_OPTIONS varchar(2048)?, TABLE_COMMENT varchar(2048), MAX_INDEX_LENGTH bigint(21)_unsigned?,
+        TEMPORARY varchar(1)?""",
+    "columns": """
+        TABLE_CATALOG varchar(512), TABLE_SCHEMA varchar(64), TABLE_NAME varchar(64),
+        COLUMN_NAME varchar(64), ORDINAL_POSITION bigint(21)_unsigned, COLUMN_DEFAULT longtext?,
+        IS_NULLABLE varchar(3), DATA_TYPE varchar(64), CHARACTER_MAXIMUM_LENGTH bigint(21)_unsigned?,
+        CHARACTER_OCTET_LENGTH bigint(21)_unsigned?, NUMERIC_PRECISION bigint(21)_unsigned?,
+        NUMERIC_SCALE bigint(21)_unsigned?, DATETIME_PRECISION bigint(21)_unsigned?,
+        CHARACTER_SET_NAME varchar(32)?, COLLATION_NAME varchar(64)?, COLUMN_TYPE longtext,
+        COLUMN_KEY varchar(3), EXTRA varchar(80), PRIVILEGES varchar(80), COLUMN_COMMENT varchar(1024),
+        IS_GENERATED varchar(6), GENERATION_EXPRESSION longtext?""",
+    "key_column_usage": """
+        CONSTRAINT_CATALOG varchar(512), CONSTRAINT_SCHEMA varchar(64), CONSTRAINT_NAME varchar(64),
+        TABLE_CATALOG varchar(512), TABLE_SCHEMA varchar(64), TABLE_NAME varchar(64),
+        COLUMN_NAME varchar(64), ORDINAL_POSITION bigint(10), POSITION_IN_UNIQUE_CONSTRAINT bigint(10)?,
+        REFERENCED_TABLE_SCHEMA varchar(64)?, REFERENCED_TABLE_NAME varchar(64)?,
+        REFERENCED_COLUMN_NAME varchar(64)?""",
+    "table_constraints": """
+        CONSTRAINT_CATALOG varchar(512), CONSTRAINT_SCHEMA varchar(64), CONSTRAINT_NAME varchar(64),
+        TABLE_SCHEMA varchar(64), TABLE_NAME varchar(64), CONSTRAINT_TYPE varchar(64)""",
+    "check_constraints": """
+        CONSTRAINT_CATALOG varchar(512), CONSTRAINT_SCHEMA varchar(64), TABLE_NAME varchar(64),
+        CONSTRAINT_NAME varchar(64), LEVEL varchar(6), CHECK_CLAUSE longtext""",
+    "referential_constraints": """
+        CONSTRAINT_CATALOG varchar(512), CONSTRAINT_SCHEMA varchar(64), CONSTRAINT_NAME varchar(64),
+        UNIQUE_CONSTRAINT_CATALOG varchar(512), UNIQUE_CONSTRAINT_SCHEMA varchar(64),
+        UNIQUE_CONSTRAINT_NAME varchar(64)?, MATCH_OPTION varchar(64), UPDATE_RULE varchar(64),
+        DELETE_RULE varchar(64), TABLE_NAME varchar(64), REFERENCED_TABLE_NAME varchar(64)?""",
+    "partitions": """
+        TABLE_CATALOG varchar(512), TABLE_SCHEMA varchar(64), TABLE_NAME varchar(64),
+        PARTITION_NAME varchar(64)?, SUBPARTITION_NAME varchar(64)?,
+        PARTITION_ORDINAL_POSITION bigint(21)_unsigned?, SUBPARTITION_ORDINAL_POSITION bigint(21)_unsigned?,
+        PARTITION_METHOD varchar(18)?, SUBPARTITION_METHOD varchar(12)?, PARTITION_EXPRESSION longtext?,
+        SUBPARTITION_EXPRESSION longtext?, PARTITION_DESCRIPTION longtext?, TABLE_ROWS bigint(21)_unsigned,
+        AVG_ROW_LENGTH bigint(21)_unsigned, DATA_LENGTH bigint(21)_unsigned,
+        MAX_DATA_LENGTH bigint(21)_unsigned?, INDEX_LENGTH bigint(21)_unsigned,
+        DATA_FREE bigint(21)_unsigned, CREATE_TIME datetime?, UPDATE_TIME datetime?, CHECK_TIME datetime?,
+        CHECKSUM bigint(21)_unsigned?, PARTITION_COMMENT varchar(80), NODEGROUP varchar(12),
+        TABLESPACE_NAME varchar(64)?""",
+    "triggers": """
+        TRIGGER_CATALOG varchar(512), TRIGGER_SCHEMA varchar(64), TRIGGER_NAME varchar(64),
+        EVENT_MANIPULATION varchar(6), EVENT_OBJECT_CATALOG varchar(512), EVENT_OBJECT_SCHEMA varchar(64),
+        EVENT_OBJECT_TABLE varchar(64), ACTION_ORDER bigint(4), ACTION_CONDITION longtext?,
+        ACTION_STATEMENT longtext?, ACTION_ORIENTATION varchar(9), ACTION_TIMING varchar(6),
+        ACTION_REFERENCE_OLD_TABLE varchar(64)?, ACTION_REFERENCE_NEW_TABLE varchar(64)?,
+        ACTION_REFERENCE_OLD_ROW varchar(3), ACTION_REFERENCE_NEW_ROW varchar(3), CREATED datetime(2)?,
+        SQL_MODE varchar(8192), DEFINER varchar(384)?, CHARACTER_SET_CLIENT varchar(32),
+        COLLATION_CONNECTION varchar(64), DATABASE_COLLATION varchar(64)""",
+    "routines": """
+        SPECIFIC_NAME varchar(64), ROUTINE_CATALOG varchar(512), ROUTINE_SCHEMA varchar(64),
+        ROUTINE_NAME varchar(64), ROUTINE_TYPE varchar(13), DATA_TYPE varchar(64),
+        CHARACTER_MAXIMUM_LENGTH int(21)?, CHARACTER_OCTET_LENGTH int(21)?, NUMERIC_PRECISION int(21)?,
+        NUMERIC_SCALE int(21)?, DATETIME_PRECISION bigint(21)_unsigned?, CHARACTER_SET_NAME varchar(64)?,
+        COLLATION_NAME varchar(64)?, DTD_IDENTIFIER longtext?, ROUTINE_BODY varchar(8),
+        ROUTINE_DEFINITION longtext?, EXTERNAL_NAME varchar(64)?, EXTERNAL_LANGUAGE varchar(64)?,
+        PARAMETER_STYLE varchar(8), IS_DETERMINISTIC varchar(3), SQL_DATA_ACCESS varchar(64),
+        SQL_PATH varchar(64)?, SECURITY_TYPE varchar(7), CREATED datetime, LAST_ALTERED datetime,
+        SQL_MODE varchar(8192), ROUTINE_COMMENT longtext, DEFINER varchar(384),
+        CHARACTER_SET_CLIENT varchar(32), COLLATION_CONNECTION varchar(64), DATABASE_COLLATION varchar(64)""",
+    "events": """
+        EVENT_CATALOG varchar(64), EVENT_SCHEMA varchar(64), EVENT_NAME varchar(64), DEFINER varchar(384),
+        TIME_ZONE varchar(64), EVENT_BODY varchar(8), EVENT_DEFINITION longtext, EVENT_TYPE varchar(9),
+        EXECUTE_AT datetime?, INTERVAL_VALUE varchar(256)?, INTERVAL_FIELD varchar(18)?,
+        SQL_MODE varchar(8192), STARTS datetime?, ENDS datetime?, STATUS varchar(18),
+        ON_COMPLETION varchar(12), CREATED datetime, LAST_ALTERED datetime, LAST_EXECUTED datetime?,
+        EVENT_COMMENT varchar(64), ORIGINATOR bigint(10), CHARACTER_SET_CLIENT varchar(32),
+        COLLATION_CONNECTION varchar(64), DATABASE_COLLATION varchar(64)""",
+    "views": """
+        TABLE_CATALOG varchar(512), TABLE_SCHEMA varchar(64), TABLE_NAME varchar(64),
+        VIEW_DEFINITION longtext, CHECK_OPTION varchar(8), IS_UPDATABLE varchar(3), DEFINER varchar(384),
+        SECURITY_TYPE varchar(7), CHARACTER_SET_CLIENT varchar(32), COLLATION_CONNECTION varchar(64),
+        ALGORITHM varchar(10)""",
+    "character_sets": """
+        CHARACTER_SET_NAME varchar(32), DEFAULT_COLLATE_NAME varchar(64), DESCRIPTION varchar(60),
+        MAXLEN bigint(3)""",
+    "collations": """
+        COLLATION_NAME varchar(64), CHARACTER_SET_NAME varchar(32)?, ID bigint(11)?, IS_DEFAULT varchar(3)?,
+        IS_COMPILED varchar(3), SORTLEN bigint(3)""",
+    "files": """
+        FILE_ID bigint(4), FILE_NAME varchar(512)?, FILE_TYPE varchar(20), TABLESPACE_NAME varchar(64)?,
+        TABLE_CATALOG varchar(64), TABLE_SCHEMA varchar(64)?, TABLE_NAME varchar(64)?,
+        LOGFILE_GROUP_NAME varchar(64)?, LOGFILE_GROUP_NUMBER bigint(4)?, ENGINE varchar(64),
+        FULLTEXT_KEYS varchar(64)?, DELETED_ROWS bigint(4)?, UPDATE_COUNT bigint(4)?,
+        FREE_EXTENTS bigint(4)?, TOTAL_EXTENTS bigint(4)?, EXTENT_SIZE bigint(4),
+        INITIAL_SIZE bigint(21)_unsigned?, MAXIMUM_SIZE bigint(21)_unsigned?,
+        AUTOEXTEND_SIZE bigint(21)_unsigned?, CREATION_TIME datetime?, LAST_UPDATE_TIME datetime?,
+        LAST_ACCESS_TIME datetime?, RECOVER_TIME bigint(4)?, TRANSACTION_COUNTER bigint(4)?,
+        VERSION bigint(21)_unsigned?, ROW_FORMAT varchar(10)?, TABLE_ROWS bigint(21)_unsigned?,
+        AVG_ROW_LENGTH bigint(21)_unsigned?, DATA_LENGTH bigint(21)_unsigned?,
+        MAX_DATA_LENGTH bigint(21)_unsigned?, INDEX_LENGTH bigint(21)_unsigned?,
+        DATA_FREE bigint(21)_unsigned?, CREATE_TIME datetime?, UPDATE_TIME datetime?, CHECK_TIME datetime?,
+        CHECKSUM bigint(21)_unsigned?, STATUS varchar(20), EXTRA varchar(255)?""",
+    "global_variables": """
+        VARIABLE_NAME varchar(64), VARIABLE_VALUE varchar(4096)""",
+    "session_variables": """
+        VARIABLE_NAME varchar(64), VARIABLE_VALUE varchar(4096)""",
+    "global_status": """
+        VARIABLE_NAME varchar(64), VARIABLE_VALUE varchar(4096)""",
+    "session_status": """
+        VARIABLE_NAME varchar(64), VARIABLE_VALUE varchar(4096)""",
+    "processlist": """
+        ID bigint(4), USER varchar(128), HOST varchar(64), DB varchar(64)?, COMMAND varchar(16),
+        TIME int(7), STATE varchar(64)?, INFO longtext?, TIME_MS decimal(22,3), STAGE tinyint(2),
+        MAX_STAGE tinyint(2), PROGRESS decimal(7,3), MEMORY_USED bigint(7), MAX_MEMORY_USED bigint(7),
+        EXAMINED_ROWS int(7), QUERY_ID bigint(4), INFO_BINARY blob?, TID bigint(4)""",
+    "statistics": """
+        TABLE_CATALOG varchar(512), TABLE_SCHEMA varchar(64), TABLE_NAME varchar(64), NON_UNIQUE bigint(1),
+        INDEX_SCHEMA varchar(64), INDEX_NAME varchar(64), SEQ_IN_INDEX int(2)_unsigned,
+        COLUMN_NAME varchar(64), COLLATION varchar(1)?, CARDINALITY bigint(21)?, SUB_PART bigint(3)?,
+        PACKED varchar(10)?, NULLABLE varchar(3), INDEX_TYPE varchar(16), COMMENT varchar(16)?,
+        INDEX_COMMENT varchar(1024), IGNORED varchar(3)""",
 }
 
 # The views whose rows are the server shell's, read through the session when the statement is
@@ -95,34 +167,38 @@ def reads_live(lowered_sql: str) -> bool:
     return any(name in lowered_sql for name in LIVE)
 
 
-# PROCESSLIST's and EVENTS' declared columns (MariaDB 10.11's), so result columns are typed from them
-_PROCESSLIST_TYPES = [("bigint", "4", False), ("varchar", "128", False), ("varchar", "64", False),
-                      ("varchar", "64", True), ("varchar", "16", False), ("int", "7", False),
-                      ("varchar", "64", True), ("longtext", "", True), ("decimal", "22,3", False),
-                      ("tinyint", "2", False), ("tinyint", "2", False), ("decimal", "7,3", False),
-                      ("bigint", "7", False), ("bigint", "7", False), ("int", "7", False), ("bigint", "4", False),
-                      ("blob", "", True), ("bigint", "4", False)]
+_DECLARED_ITEM = re.compile(r"(\w+) (\w+(?:\([\d,]+\))?(?:_unsigned)?\??)")
+_SPEC = re.compile(r"(\w+)(?:\(([\d,]+)\))?(_unsigned)?(\?)?\Z")
 
 
-_EVENTS_TYPES = [("varchar", "64", False), ("varchar", "64", False), ("varchar", "64", False),
-                 ("varchar", "384", False), ("varchar", "64", False), ("varchar", "8", False), ("longtext", "", False),
-                 ("varchar", "9", False), ("datetime", "", True), ("varchar", "256", True), ("varchar", "18", True),
-                 ("varchar", "8192", False), ("datetime", "", True), ("datetime", "", True), ("varchar", "18", False),
-                 ("varchar", "12", False), ("datetime", "", False), ("datetime", "", False), ("datetime", "", True),
-                 ("varchar", "64", False), ("bigint", "10", False), ("varchar", "32", False),
-                 ("varchar", "64", False), ("varchar", "64", False)]
-_DECLARED = {"processlist": _PROCESSLIST_TYPES, "events": _EVENTS_TYPES}
+def declared_column(name: str, spec: str) -> Column:
+    """A column declared as `spec` ("varchar(64)", "bigint(21)_unsigned?": "?" when nullable)."""
+    match = _SPEC.match(spec)
+    assert match is not None, spec
+    base, args, unsigned, nullable = match.groups()
+    return Column(name, base, args.split(",") if args else [], unsigned=bool(unsigned), nullable=bool(nullable))
+
+
+def _declared(text: str) -> list[Column]:
+    return [declared_column(name, spec) for name, spec in _DECLARED_ITEM.findall(text)]
+
+
+def result_types(columns: list[Column]) -> list[ColumnType]:
+    """The result-set descriptions of declared columns (NOT NULL flags included)."""
+    shape = Table(NAME, "", columns)
+    return [shape.result_type(col) for col in columns]
+
+
+_DECLARED = {name: _declared(text) for name, text in _DECLARED_TEXT.items()}
+COLUMNS = {name: [col.name for col in columns] for name, columns in _DECLARED.items()}
 
 
 def table(name: str) -> Table | None:
-    """The declared columns of `information_schema.<name>` where they are known (None: its result
-    columns are typed from their values)."""
+    """The declared columns of `information_schema.<name>` (None: no such view)."""
     declared = _DECLARED.get(name.lower())
     if declared is None:
         return None
-    return Table(NAME, name.upper(), [
-        Column(col, base, args.split(",") if args else [], nullable=nullable)
-        for col, (base, args, nullable) in zip(COLUMNS[name.lower()], declared, strict=True)])
+    return Table(NAME, name.upper(), list(declared))
 
 
 # the character sets and collations the server speaks (MariaDB 10.11's rows for them)
@@ -157,20 +233,36 @@ def register(conn: sqlite3.Connection) -> None:
             return None
         return max(int(top.fetchone()[0] or 0) + 1, start)
 
+    def table_bytes(schema: str, table: str, indexes: int) -> int | None:
+        """The bytes of the table's own b-tree (`indexes` 0) or of its indexes' (1), in whole
+        pages as SQLite's dbstat counts them (None where SQLite is built without it)."""
+        try:
+            owned = conn.execute(f"SELECT name FROM {quote_ident(schema)}.sqlite_master WHERE tbl_name = ?"
+                                 f" AND type {'=' if indexes else '<>'} 'index'", (table,)).fetchall()
+            return sum(conn.execute("SELECT coalesce(sum(pgsize), 0) FROM dbstat(?) WHERE name = ?",
+                                    (schema, name)).fetchone()[0] for name, in owned)
+        except sqlite3.OperationalError:
+            return None
+
     conn.create_function("__is_table_rows", 2, table_rows)
     conn.create_function("__is_next_auto", 4, next_auto)
+    conn.create_function("__is_table_bytes", 3, table_bytes)
 
 
 def _table_row(schema: str, table: Table) -> tuple:
     """TABLES: rows counted exactly when read; the next AUTO_INCREMENT as InnoDB computes it at
-    start-up (MAX + 1, at least the table's AUTO_INCREMENT=); sizes and times unknown (NULL)."""
+    start-up (MAX + 1, at least the table's AUTO_INCREMENT=); the data and index sizes SQLite's
+    pages (`table_bytes`), the average row their quotient; times unknown (NULL)."""
     names = f"{sql_literal(schema)}, {sql_literal(table.name)}"
     auto = table.auto_column
     next_id = None
     if auto is not None:
         next_id = _Sql(f"__is_next_auto({names}, {sql_literal(auto.name)}, {int(table.auto_increment_start or 1)})")
-    return ("def", schema, table.name, "BASE TABLE", "InnoDB", 10, "Dynamic", _Sql(f"__is_table_rows({names})"),
-            None, None, None, None, None, next_id, None, None, None, "utf8mb4_general_ci", None, "", "", None, "N")
+    rows, data = f"__is_table_rows({names})", f"__is_table_bytes({names}, 0)"
+    return ("def", schema, table.name, "BASE TABLE", "InnoDB", 10, "Dynamic", _Sql(rows),
+            _Sql(f"CASE WHEN {rows} > 0 THEN {data} / {rows} ELSE 0 END"), _Sql(data), 0,
+            _Sql(f"__is_table_bytes({names}, 1)"), 0, next_id, None, None, None, "utf8mb4_general_ci", None, "", "",
+            0, "N")
 
 
 def _view_row(name: str, view) -> tuple:

@@ -24,7 +24,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from engine import coltypes, explain, functions, values
-from engine.admin import run_admin
+from engine.admin import AsSelect, run_admin
 from engine.catalog import TokenCursor, mysql_literal, sql_literal
 from engine.connections import ATTACH_LIMIT, Snapshot
 from engine.ddl import DdlAction, DdlParser
@@ -336,7 +336,7 @@ class Session:
         if kind == "ddl":
             return await self._ddl(sql, shape, params, context)
         if kind == "admin":
-            return await self._admin(sql, shape, params)
+            return await self._admin(sql, shape, params, context)
         if kind == "explain":
             return await self._explain(sql, shape, params, context)
         return self._result()
@@ -908,8 +908,12 @@ class Session:
             raise action.late_error
         return Result(committed=committed, in_transaction=self.in_transaction, affected_rows=affected)
 
-    async def _admin(self, sql: str, shape: str, params) -> Result:
-        return parsing(run_admin, self, TokenCursor(tokenize(shape), params, sql))
+    async def _admin(self, sql: str, shape: str, params, context) -> Result:
+        answer = parsing(run_admin, self, TokenCursor(tokenize(shape), params, sql), shape)
+        if isinstance(answer, AsSelect):  # (its literals: the statement's, in order, then its own)
+            plan = self.engine.plan_for(answer.shape, self._database, answer.params, self.visible, self.live_reader)
+            return await self._select(sql, plan, answer.params, context, lock_reads=False)
+        return answer
 
     async def set_autocommit(self, value: bool) -> CommittedTxn | None:
         """SET autocommit: turning it on commits an open transaction, as MySQL does."""

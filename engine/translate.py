@@ -41,6 +41,7 @@ from engine.exprtypes import (
     drop_alias,
     from_tables,
     select_items,
+    set_branches,
     skip_parens,
     split_select,
     split_top,
@@ -1655,30 +1656,12 @@ class Translator:
 
         scope = self.statement_tables()
         branches = []
-        for part in self.set_branches():
+        for part in set_branches(self.tokens):
             split = split_select(part)
             if split is None:
                 return None  # a parenthesized branch: typed from the values
             branches.append(SelectTypes(split[0], from_tables(part, split[1], lookup), scope))
         return branches[0] if len(branches) == 1 else UnionTypes(branches)
-
-    def set_branches(self) -> list[list[Token]]:
-        """The SELECTs a UNION / EXCEPT / INTERSECT combines (one for a plain SELECT)."""
-        parts: list[list[Token]] = [[]]
-        depth = 0
-        toks = self.tokens
-        k = 0
-        while k < len(toks):
-            t = toks[k]
-            if t.kind == "op" and t.text in "()":
-                depth += 1 if t.text == "(" else -1
-            elif depth == 0 and t.is_word("UNION", "EXCEPT", "INTERSECT"):
-                parts.append([])
-                k += 2 if k + 1 < len(toks) and toks[k + 1].is_word("ALL", "DISTINCT") else 1
-                continue
-            parts[-1].append(t)
-            k += 1
-        return parts
 
     def select_names(self, tokens: list[Token] | None = None) -> list[object] | None:
         """Column names MySQL would report, where SQLite's would differ (literals, rewrites), for

@@ -25,6 +25,7 @@ import re
 from decimal import ROUND_HALF_UP, Context, Decimal, InvalidOperation
 
 from engine.catalog import BLOB_TYPES, INT_TYPES, NUMERIC_TYPES, REAL_TYPES, TIME_TYPES, Column
+from engine.coltypes import format_double
 from protocol.errors import (
     ER_DATA_TOO_LONG,
     ER_TRUNCATED_WRONG_VALUE,
@@ -95,9 +96,11 @@ def stored_literal(source: tuple, params: list[object], texts: list[str] | None)
     when params[index] is a float."""
     _, index, binary, col, row, where, negative, lenient = source
     v = params[index]
-    if isinstance(v, float):  # a number with a point: exactly as written (DECIMAL)
+    if isinstance(v, float):  # a number with a point: exactly as written (DECIMAL), unless a DOUBLE (1e20)
         assert texts is not None, "stored_literal: a float literal needs the statement's texts"
-        v = Decimal(texts[index])
+        text = texts[index]
+        if "e" not in text and "E" not in text:
+            v = Decimal(text)
     if negative:
         v = v.copy_negate() if isinstance(v, Decimal) else -v  # type: ignore[operator]  # (no context rounding)
     elif binary and isinstance(v, str):
@@ -225,14 +228,14 @@ def _decimal(col: Column, value: object, row: int, where: str) -> str:
         raise SQLError(ER_WARN_DATA_OUT_OF_RANGE, col.name, row) from None
     if (col.unsigned and rounded < 0) or rounded.copy_abs() >= Decimal(10).scaleb(precision - scale - 1):
         raise SQLError(ER_WARN_DATA_OUT_OF_RANGE, col.name, row)
-    return str(rounded)
+    return format(rounded if rounded else rounded.copy_abs(), "f")  # 0.0000000001, never 1E-10 or -0.00
 
 
 def _binary(col: Column, value: object, row: int) -> str | bytes:
     if isinstance(value, bytes):
         raw = value
     elif isinstance(value, float):
-        raw = repr(value).encode()
+        raw = format_double(value).encode()
     else:
         raw = str(value).encode("utf-8", "surrogateescape")
     limit = _byte_limit(col)
@@ -268,7 +271,7 @@ def _text(col: Column, value: object, row: int, where: str) -> str:
         else:
             raw = value.encode("utf-8", "surrogateescape")
     else:
-        value = repr(value) if isinstance(value, float) else str(value)
+        value = format_double(value) if isinstance(value, float) else str(value)  # 99.0 is '99', as MySQL
         raw = None
     if raw is not None:
         try:

@@ -20,7 +20,11 @@ USER() / CURRENT_USER() / VERSION() inside any statement (they were a fixed text
 MAX(n) of a recursive CTE's INT column is a BIGINT here); INT functions as INT
 (LOCATE, DATEDIFF, FIELD, WEEK, JSON_LENGTH ...); CREATE DATABASE's and DROP DATABASE's affected
 rows (1, and the tables and views dropped); a DOUBLE parameter of a prepared statement computed
-as a DOUBLE (it was written in as a DECIMAL: `a * ?` with 2.5 gave a DECIMAL).
+as a DOUBLE (it was written in as a DECIMAL: `a * ?` with 2.5 gave a DECIMAL); the columns of
+a derived table typed from its SELECT (they were typed from the rows, or, under an alias that
+names a real table, as that table's columns); the result columns of SHOW listings and of
+information_schema's views typed as MariaDB declares them (they were typed from the rows: a
+listing's NULLs had the NULL type), SHOW TABLE STATUS as information_schema.TABLES.
 
 Left out, where the two still differ: the display lengths of computed columns (not compared); a
 DATE_ADD of a string typed by its rows here (MariaDB: a CHAR(254) type); ROUND of an integer
@@ -51,6 +55,12 @@ SETUP = [
     " '2024-03-01 00:00:00'), (2, NULL, NULL, NULL, NULL, NULL, NULL),"
     " (3, -7, '2023-12-31', '2023-12-31 23:59:59', '838:59:59', 0, NULL),"
     " (4, 15, '2024-02-29', '2024-02-29 00:00:00.5', '00:00:00', 1, '2038-01-01 00:00:00')",
+    # DECIMALs near zero (stored and shown as -1E-10 / 0E-10) and DOUBLE literals into strings
+    # (99.0e0 was stored '99.0', 1e20 '1E+20')
+    "CREATE TABLE d.n (id INT PRIMARY KEY, v DECIMAL(30,10), w DECIMAL(5,2), s VARCHAR(30), b VARBINARY(30))"
+    " DEFAULT CHARSET=utf8mb4",
+    "INSERT INTO d.n VALUES (1, -0.0000000001, -0.001, 99.0e0, 1e20), (2, 0, 100, 1.50, 1e-7),"
+    " (3, 123456789.0000000001, 1.005e0, -2e0, 0.1e0)",
 ]
 
 QUERIES = [
@@ -88,7 +98,41 @@ QUERIES = [
     "SELECT COUNT(*) FROM t WHERE d > ALL (SELECT d FROM t WHERE id IN (3, 4))",
     "SELECT LOCATE('b', 'abc'), INSTR('abc', 'c'), DATEDIFF(d, '2024-01-01'), FIELD('x', 'y', 'x'),"
     " WEEK(d), YEARWEEK(d), JSON_LENGTH('[1,2]'), JSON_VALID('{}') FROM t ORDER BY id",
+    # derived tables: their columns typed from their SELECT (an alias that names a real table
+    # took that table's types: 'x' was sent as an INT)
+    "SELECT t.id FROM (SELECT 'x' AS id, 2 AS k) t",
+    "SELECT * FROM (SELECT 'x' AS id) AS t",
+    "SELECT * FROM (SELECT f, d FROM t WHERE f IS NULL) q",
+    "SELECT q.m, a FROM (SELECT f AS m, a FROM t WHERE id = 2) q",
+    "SELECT * FROM (SELECT * FROM (SELECT f, a * 1.5 AS x FROM t) q) r ORDER BY x",
+    "SELECT s, n FROM (SELECT SUM(a * 1.5) AS s, COUNT(*) AS n FROM t) q",
+    "SELECT * FROM ((SELECT f FROM t WHERE id = 4)) q",
+    "SELECT q.*, t.a FROM (SELECT id, f FROM t) q JOIN t ON t.id = q.id ORDER BY q.id",
+    "SELECT * FROM (SELECT d FROM t UNION ALL SELECT f FROM t) u ORDER BY 1",
+    "SELECT v, w, s, b, v * 2, -v, CAST(v AS CHAR), CONCAT(w) FROM n ORDER BY id",
 ]
+
+# statements whose result columns are compared by name and type code only (their values are
+# the servers' own: sizes, times, engines)
+METADATA = [
+    "SHOW COLUMNS FROM t",
+    "SHOW FULL COLUMNS FROM t",
+    "SHOW INDEX FROM t",
+    "SHOW TABLE STATUS LIKE 't'",
+    "SHOW TABLE STATUS WHERE Name = 't'",
+    "SHOW TABLES",
+    "SHOW EVENTS",
+    "SHOW TRIGGERS",
+    "SHOW PROCEDURE STATUS WHERE Db = 'd'",
+    "SHOW ENGINES",
+    "SHOW COLLATION LIKE 'utf8mb4_bin'",
+    "SHOW CHARACTER SET LIKE 'utf8mb4'",
+] + [f"SELECT * FROM information_schema.{view} WHERE {column} = 'd'" for view, column in (
+    ("TABLES", "TABLE_SCHEMA"), ("COLUMNS", "TABLE_SCHEMA"), ("STATISTICS", "TABLE_SCHEMA"),
+    ("KEY_COLUMN_USAGE", "TABLE_SCHEMA"), ("TABLE_CONSTRAINTS", "TABLE_SCHEMA"), ("PARTITIONS", "TABLE_SCHEMA"),
+    ("TRIGGERS", "TRIGGER_SCHEMA"), ("ROUTINES", "ROUTINE_SCHEMA"), ("EVENTS", "EVENT_SCHEMA"),
+    ("VIEWS", "TABLE_SCHEMA"), ("SCHEMATA", "SCHEMA_NAME"), ("REFERENTIAL_CONSTRAINTS", "CONSTRAINT_SCHEMA"),
+    ("CHECK_CONSTRAINTS", "CONSTRAINT_SCHEMA"))]
 
 # executed with these values through the binary protocol only (the text protocol has none);
 # an INT parameter in a column (`a + ?`) is left out: mysql-connector-python waits forever on
@@ -122,6 +166,9 @@ def _text_answers(port: int) -> list[tuple]:
                     out.append((sql, "error", exc.args[0]))
                     continue
                 out.append((sql, [(d[0], d[1]) for d in cur.description], cur.fetchall()))
+            for sql in METADATA:
+                cur.execute(sql)
+                out.append((sql, [(d[0], d[1]) for d in cur.description]))
             for sql in SCHEMA_STEPS:
                 out.append((sql, cur.execute(sql)))
     finally:
@@ -136,7 +183,11 @@ def _binary_answers(port: int) -> list[tuple]:
                                    use_pure=True, autocommit=True)
     out: list[tuple] = []
     try:
-        for sql, values in [(q, ()) for q in QUERIES] + PARAM_QUERIES:
+        cur = conn.cursor(prepared=True)  # DOUBLE parameters into strings: stored as MariaDB writes a double
+        for k, value in enumerate((99.0, 0.1, 1e20, 2.5, 1e-7)):
+            cur.execute("INSERT INTO n (id, s, b) VALUES (?, ?, ?)", (10 + k, value, value))
+        cur.close()
+        for sql, values in [(q, ()) for q in QUERIES] + PARAM_QUERIES + [("SELECT s, b FROM n ORDER BY id", ())]:
             cur = conn.cursor(prepared=True)
             try:
                 cur.execute(sql, values)
