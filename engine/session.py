@@ -58,6 +58,7 @@ from engine.translate import (
 from protocol.errors import (
     ER_BAD_DB_ERROR,
     ER_BAD_FIELD_ERROR,
+    ER_CANT_EXECUTE_IN_READ_ONLY_TRANSACTION,
     ER_LOCK_WAIT_TIMEOUT,
     ER_NOT_SUPPORTED_YET,
     ER_QUERY_INTERRUPTED,
@@ -152,6 +153,7 @@ class Session:
         self.found = 0  # FOUND_ROWS(): rows the last SELECT returned (or would have without LIMIT)
         self.row_count = -1  # ROW_COUNT(): rows the last statement changed (-1 after a SELECT)
         self._in_txn = False  # inside BEGIN ... COMMIT (or autocommit=0)
+        self._read_only = False  # the open transaction began READ ONLY (its writes are 1792)
         self._holds_lock = False
         self._pinned = False  # apply_transaction keeps the lock across statements
         self._snapshot = Snapshot()  # the read view of the current transaction
@@ -322,6 +324,7 @@ class Session:
         if kind == "begin":
             committed = await self._end_transaction(commit=True)
             self._in_txn = True
+            self._read_only = _READ_ONLY.search(shape) is not None
             if self.isolation == REPEATABLE_READ and "CONSISTENT" in shape.upper():
                 await self._take_snapshot()
             return self._result(committed=committed)
@@ -615,7 +618,7 @@ class Session:
         session changed). The shell's path for a transaction's writes answered as they arrive
         (server/prepared.py)."""
         engine = self.engine
-        if (not self.writes_in_transaction or not engine._writer.idle()
+        if (not self.writes_in_transaction or self._read_only or not engine._writer.idle()
                 or not self._holds_lock and engine.writer_lock.locked()):  # (before the plan: cheap)
             return None
         try:
@@ -647,6 +650,10 @@ class Session:
 
     async def _write(self, sql: str, plan: Plan, params, context) -> Result:
         engine = self.engine
+        if self._read_only:
+            if self._in_txn:
+                raise SQLError(ER_CANT_EXECUTE_IN_READ_ONLY_TRANSACTION)
+            self._read_only = False  # (its transaction ended by a DDL's implicit commit)
         write = self._write_args(sql, plan, params, context)
         if not self.autocommit:
             self._in_txn = True
@@ -800,6 +807,7 @@ class Session:
             return None
         self._end_unwritten()
         self._in_txn = True
+        self._read_only = _READ_ONLY.search(sql) is not None
         return self._result()
 
     def commit_now(self, sql: str) -> Result | None:
@@ -821,6 +829,7 @@ class Session:
     def _end_view(self) -> None:
         """A transaction's end, for its reads: no longer in one, its names and snapshot dropped."""
         self._in_txn = False
+        self._read_only = False
         self._named_savepoints = []
         self._end_snapshot()
 
@@ -1009,6 +1018,9 @@ def _schema_rows(engine: Engine, action: DdlAction) -> int:
     if action.drop_schema is not None:
         return len(engine.catalog.get(action.drop_schema, {})) + len(engine.views.get(action.drop_schema, {}))
     return 0
+
+
+_READ_ONLY = re.compile(r"\bREAD\s+ONLY\b", re.I)  # START TRANSACTION READ ONLY [, ...]
 
 
 def _timestamp(context: StatementContext | None) -> int:

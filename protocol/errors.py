@@ -140,6 +140,7 @@ ER_LOG_IN_USE = MySQLError(1378, "HY000", "A purgeable log is in use, will not p
 ER_UNKNOWN_TARGET_BINLOG = MySQLError(1373, "HY000", "Target log not found in binlog index")
 ER_NO_BINARY_LOGGING = MySQLError(1381, "HY000", "You are not using binary logging")
 ER_NO_DEFAULT_FOR_FIELD = MySQLError(1364, "HY000", "Field '%s' doesn't have a default value")
+ER_CANT_EXECUTE_IN_READ_ONLY_TRANSACTION = MySQLError(1792, "25006", "Cannot execute statement in a READ ONLY transaction")
 ER_AUTOINC_ERANGE = MySQLError(167, "22003", "Out of range value for column '%s' at row %d")  # (handler error)
 ER_WARN_DATA_OUT_OF_RANGE = MySQLError(1264, "22003", "Out of range value for column '%s' at row %d")
 WARN_DATA_TRUNCATED = MySQLError(1265, "01000", "Data truncated for column '%s' at row %d")

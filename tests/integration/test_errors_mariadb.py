@@ -5,7 +5,8 @@ beyond the select list (1054 naming n); a UNION of different widths (1222); a ne
 (1064); two primary keys (1068); a key on a missing column (1072); and a division by zero in
 an INSERT, REPLACE or UPDATE (1365, strict mode's ERROR_FOR_DIVISION_BY_ZERO: operators `/`,
 `%`, DIV, MOD and MOD(), on integers, DOUBLEs and DECIMALs, the SELECT of INSERT ... SELECT),
-which IGNORE turns into NULL, a DELETE's or a SELECT's division NULL, MOD(NULL, 0) NULL. Each
+which IGNORE turns into NULL, a DELETE's or a SELECT's division NULL, MOD(NULL, 0) NULL; a write
+in a START TRANSACTION READ ONLY transaction (1792), until a DDL's implicit commit ends it. Each
 statement runs on a stock MariaDB and on our master and the answers are compared.
 
 Left out, where the two still differ: NULL / 0 in a write is 1365 here (NULL there: the divisor
@@ -75,6 +76,22 @@ QUERIES = [
     "DELETE FROM t1 WHERE 1 / v > 1",
     "SELECT 1 / 0, 5 DIV 0, 5 MOD 0, 2.5 / 0, MOD(5, 0)",
     "SELECT id, v, d, f FROM t1 ORDER BY id",
+    # a READ ONLY transaction's writes are 1792 (they were run); DDL commits it, as MariaDB's
+    "START TRANSACTION READ ONLY",
+    "SELECT COUNT(*) FROM t2",
+    "INSERT INTO t2 VALUES (50, 1)",
+    "UPDATE t2 SET v = 2",
+    "DELETE FROM t2",
+    "REPLACE INTO t2 VALUES (51, 1)",
+    "COMMIT",
+    "START TRANSACTION READ WRITE",
+    "INSERT INTO t2 VALUES (52, 1)",
+    "COMMIT",
+    "START TRANSACTION READ ONLY, WITH CONSISTENT SNAPSHOT",
+    "INSERT INTO t2 VALUES (53, 1)",
+    "CREATE TABLE t3 (id INT)",
+    "INSERT INTO t2 VALUES (54, 1)",
+    "SELECT id, v FROM t2 WHERE id >= 50 ORDER BY id",
 ]
 
 

@@ -364,3 +364,27 @@ async def test_a_key_past_sqlites_rowid_is_refused_and_the_session_goes_on(engin
         await db.execute("INSERT INTO big (v) VALUES (4)")
     assert err.value.code == 167
     assert (await db.execute("SELECT id, v FROM big ORDER BY id")).rows == [(1, 2), (9223372036854775807, 3)]
+
+
+async def test_a_read_only_transaction_refuses_writes_on_every_path(engine, db):
+    """START TRANSACTION READ ONLY: a write is 1792 through `execute` and is declined by the
+    receipt path (`write_now`), a BEGIN answered on receipt (`begin_now`) reads the access mode
+    too; the next transaction writes again."""
+    for begin in (lambda: db.execute("START TRANSACTION READ ONLY"),
+                  lambda: _now(db.begin_now("START TRANSACTION READ ONLY"))):
+        await begin()
+        assert db.write_now("INSERT INTO t (v) VALUES ('ro')") is None
+        with pytest.raises(SQLError) as err:
+            await db.execute("INSERT INTO t (v) VALUES ('ro')")
+        assert err.value.code == 1792
+        await run(engine, db, "COMMIT")
+        await run(engine, db, "BEGIN")
+        await run(engine, db, "INSERT INTO t (v) VALUES ('rw')")
+        await run(engine, db, "COMMIT")
+    assert (await db.execute("SELECT COUNT(*) FROM t WHERE v = 'ro'")).rows == [(0,)]
+    assert (await db.execute("SELECT COUNT(*) FROM t WHERE v = 'rw'")).rows == [(2,)]
+
+
+async def _now(result):
+    assert result is not None
+    return result
