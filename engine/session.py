@@ -722,8 +722,14 @@ class Session:
             changed, unchanged = self._fx.upserts_changed, self._fx.upserts_unchanged
             affected += changed - (0 if self.found_rows else unchanged)
         info = ""
-        if plan.nrows > 1:  # what MySQL says after a multi-row INSERT
-            info = f"Records: {plan.nrows}  Duplicates: {max(plan.nrows - affected, 0)}  Warnings: 0"
+        if plan.nrows > 1:  # what MySQL says after a multi-row INSERT / REPLACE: the rows that met a key
+            if plan.sql.startswith("REPLACE INTO"):
+                duplicates = affected - plan.nrows  # (each replaced row: deleted, then inserted)
+            elif plan.upsert:
+                duplicates = self._fx.upserts_changed  # (rows the UPDATE left as they were: none)
+            else:
+                duplicates = plan.nrows - affected  # IGNORE's rows left out
+            info = f"Records: {plan.nrows}  Duplicates: {max(duplicates, 0)}  Warnings: 0"
         self.row_count = affected
         if returned is not None:  # ... RETURNING: the rows written, as a result set
             self.row_count = -1  # ROW_COUNT() after a result set, as MariaDB's

@@ -705,7 +705,10 @@ OK_PACKET = c.Struct(
     "last_insert_id" / LenencInt,
     "status" / c.Int16ul,
     "warnings" / c.Int16ul,
-    "info" / c.GreedyBytes,  # with CLIENT_SESSION_TRACK: lenenc info [+ session state]
+    # the info, length-encoded when there is one (as MariaDB sends it whatever the capabilities),
+    # [+ session state changes under CLIENT_SESSION_TRACK, not interpreted]
+    "info" / c.Optional(LenencBytes),
+    "session_state" / c.GreedyBytes,
 )
 
 
@@ -719,9 +722,9 @@ class OK:
 
     def encode(self, capabilities: int = 0, header: int = OK_HEADER) -> bytes:
         """Compiled form of OK_PACKET (the hottest response)."""
-        info = _raw(self.info) if self.info else b""
-        if info and capabilities & Capability.CLIENT_SESSION_TRACK:
-            info = encode_lenenc_bytes(info)
+        # the info text length-encoded whatever the capabilities, as MariaDB's net_send_ok
+        # writes it (and libmariadb / libmysqlclient read it)
+        info = encode_lenenc_bytes(_raw(self.info)) if self.info else b""
         try:
             return b"".join((
                 bytes((header,)),
@@ -744,9 +747,12 @@ class OK:
             raise RemoteProtocolError("malformed OK packet")
         status, warnings = _OK_TAIL.unpack_from(payload, pos)
         info = payload[pos + 4 :]
-        if info and capabilities & Capability.CLIENT_SESSION_TRACK:
-            text, _ = decode_lenenc_bytes(info)  # session state changes are not interpreted
-            info = text or b""
+        if info:  # length-encoded, as MariaDB sends it (session state changes are not interpreted)
+            try:
+                text, _ = decode_lenenc_bytes(info)
+            except (RemoteProtocolError, IndexError):
+                text = None
+            info = text if text is not None else info  # (a server that wrote it bare)
         return cls(affected, last_id, status, warnings, _text(info))
 
 

@@ -129,7 +129,6 @@ async def log_in(session: ClientSession) -> bool:
             return False
         session.engine_session.database = login.database
     session._multi = bool(conn.capabilities & _MULTI)
-    session._session_track = bool(conn.capabilities & Capability.CLIENT_SESSION_TRACK)
     session.write(conn.send(OK(status=session.status_flags())))
     session.set_command("Sleep")
     session.state = None

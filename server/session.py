@@ -268,7 +268,6 @@ class ClientSession(asyncio.Protocol):
         self._shutting_down = False
         self._login_timeout: asyncio.Timeout | None = None
         self._multi = False
-        self._session_track = False
         self._all_privileges = False  # refreshed at login; global GRANT/REVOKE apply at next login
         # Checks for an account without ALL (server/privileges.py); None: every statement allowed.
         self.privileges: Privileges | None = None
@@ -1061,13 +1060,8 @@ class ClientSession(asyncio.Protocol):
                 for i, name in enumerate(result.columns)
             )
             message = ResultSet(columns, result.rows, flags)
-        else:
-            # libmariadb (sysbench, the mariadb CLI) reads the OK's info as a length-encoded
-            # string whatever the capabilities, as MariaDB sends it; protocol.messages.OK
-            # writes it length-encoded only under CLIENT_SESSION_TRACK, so until it does so
-            # always, the info ("Records: 2  Duplicates: 0 ...") is only sent there.
-            info = result.info if self._session_track else ""
-            message = OK(result.affected_rows, result.last_insert_id or 0, flags, 0, info or "")
+        else:  # (the info, "Records: 2  Duplicates: 0  Warnings: 0", length-encoded as MariaDB's)
+            message = OK(result.affected_rows, result.last_insert_id or 0, flags, 0, result.info or "")
         self.write(conn.send(message))
 
     async def execute(self, sql: str) -> Any:

@@ -162,7 +162,8 @@ def test_ok_roundtrip_and_compiled_form(affected, last_id, status, warnings, inf
     if not session_track:
         # The hand-written encoder is the compiled form of the declaration.
         declared = OK_PACKET.build(dict(header=0, affected_rows=affected, last_insert_id=last_id,
-                                        status=status, warnings=warnings, info=info.encode()))
+                                        status=status, warnings=warnings, info=info.encode() or None,
+                                        session_state=b""))
         assert ok.encode() == declared
         parsed = OK_PACKET.parse(declared)
         assert (parsed.affected_rows, parsed.last_insert_id, parsed.status, parsed.warnings) == (
@@ -305,7 +306,6 @@ GREEDY_END = {
     "query": (b"\x03SELECT 1", decode_command),
     "init_db": (b"\x02test", decode_command),
     "dump": (GOLDEN_DUMP, decode_command),
-    "ok": (GOLDEN_OK, OK.decode),
     "err": (GOLDEN_ERR, ERR.decode),
     "auth_switch": (AuthSwitchRequest("mysql_native_password", b"s" * 20 + b"\x00").encode(), AuthSwitchRequest.decode),
 }
@@ -383,3 +383,15 @@ def test_capability_and_status_names():
     assert ServerStatus.MORE_RESULTS_EXISTS == 8
     assert (FieldType.VAR_STRING, FieldType.LONGLONG, FieldType.DOUBLE, FieldType.NULL) == (253, 8, 5, 6)
     assert (FieldType.DATETIME, FieldType.BLOB) == (12, 252)
+
+
+def test_ok_info_is_length_encoded_whatever_the_capabilities():
+    """The info text ("Records: 2  Duplicates: 0  Warnings: 0") goes length-encoded, as MariaDB's
+    net_send_ok writes it with or without CLIENT_SESSION_TRACK (libmariadb reads it so: the
+    mariadb client prints it); a bare info from a server that wrote one is still read."""
+    info = "Records: 2  Duplicates: 0  Warnings: 0"
+    raw = OK(2, 0, 2, 0, info).encode()
+    assert raw == GOLDEN_OK[:1] + b"\x02\x00\x02\x00\x00\x00" + bytes((len(info),)) + info.encode()
+    assert OK.decode(raw).info == info
+    assert OK.decode(GOLDEN_OK + b"Z").info == "Z"
+    assert OK(0, 0, 2, 0, "").encode() == GOLDEN_OK
