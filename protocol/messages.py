@@ -425,6 +425,60 @@ class HandshakeResponse:
         )
 
 
+def _negotiated(flag: int):
+    """A field present under `flag` of the capabilities passed to `parse` / `build`."""
+    return lambda this: bool(this._params.capabilities & flag)
+
+
+# COM_CHANGE_USER's body (after its 0x11), read with the capabilities the login negotiated:
+# MariaDB's parse_com_change_user_packet
+CHANGE_USER = c.Struct(
+    "user" / _cstring(),
+    "auth_response" / c.IfThenElse(_negotiated(Capability.CLIENT_SECURE_CONNECTION), c.Prefixed(c.Int8ul, c.GreedyBytes),
+                                   _cstring()),
+    "database" / _cstring(require=False),
+    "charset" / c.Optional(c.Int16ul),
+    "auth_plugin_name" / c.If(_negotiated(Capability.CLIENT_PLUGIN_AUTH), c.Optional(_cstring(require=False))),
+    "attributes" / c.If(_negotiated(Capability.CLIENT_CONNECT_ATTRS),
+                        c.Optional(c.Prefixed(LenencInt, c.GreedyRange(_CONNECT_ATTR)))),
+    c.Terminated,
+)
+
+
+@dataclass(frozen=True)
+class ChangeUser:
+    """COM_CHANGE_USER: log in again as `user` on this connection (the auth response computed
+    on the connection's greeting salt)."""
+
+    user: str
+    auth_response: bytes
+    database: str
+    charset: int | None = None
+    auth_plugin_name: str | None = None
+
+    COMMAND = 0x11
+
+    @classmethod
+    def decode(cls, body: bytes, capabilities: int) -> ChangeUser:
+        """`body`: the command's payload after its code byte."""
+        try:
+            v = CHANGE_USER.parse(body, capabilities=capabilities)
+        except _PARSE_ERRORS as exc:
+            raise RemoteProtocolError(f"malformed COM_CHANGE_USER: {exc}", error=ER_MALFORMED_PACKET) from None
+        plugin = v.auth_plugin_name
+        return cls(_text(v.user), v.auth_response, _text(v.database), v.charset,
+                   _text(plugin) if plugin else None)
+
+    def encode(self, capabilities: int) -> bytes:
+        plugin = _raw(self.auth_plugin_name or "") if capabilities & Capability.CLIENT_PLUGIN_AUTH else None
+        try:
+            return bytes((self.COMMAND,)) + CHANGE_USER.build(dict(
+                user=_raw(self.user), auth_response=self.auth_response, database=_raw(self.database),
+                charset=self.charset, auth_plugin_name=plugin, attributes=None), capabilities=capabilities)
+        except _PARSE_ERRORS as exc:
+            raise LocalProtocolError(f"cannot encode COM_CHANGE_USER: {exc}") from None
+
+
 AUTH_SWITCH_REQUEST = c.Struct(
     "header" / c.Const(AUTH_SWITCH_HEADER, c.Int8ul),
     "plugin_name" / _cstring(),

@@ -18,6 +18,9 @@ Contract
   processlist through it, with autocommit, isolation and CLIENT_FOUND_ROWS as the variables and
   the login say; a database named at login must be one the account may use and must exist
   (1049).
+- COM_CHANGE_USER (`change_user`) is a login again on the logged-in connection, checked against
+  the greeting's salt: the session starts again, then the login is checked; a failed one keeps
+  the old account and database (answered a second late, 1047 after three), as MariaDB's.
 """
 
 from __future__ import annotations
@@ -26,19 +29,23 @@ import asyncio
 import logging
 from typing import TYPE_CHECKING
 
-from protocol.connection import ConnectionClosed, TlsRequest
+from protocol.auth import verify_native_password
+from protocol.connection import NATIVE_PASSWORD_PLUGIN, ConnectionClosed, TlsRequest
 from protocol.errors import (
     ER_ACCESS_DENIED_ERROR,
     ER_BAD_DB_ERROR,
     ER_CON_COUNT_ERROR,
+    ER_NOT_SUPPORTED_AUTH_MODE,
     ER_SECURE_TRANSPORT_REQUIRED,
+    ER_UNKNOWN_COM_ERROR,
+    RemoteProtocolError,
     SQLError,
 )
-from protocol.messages import ERR, OK, AuthSwitchResponse, Capability, HandshakeResponse
+from protocol.messages import ERR, OK, AuthSwitchResponse, Capability, ChangeUser, HandshakeResponse
 from server.core_variables import apply_isolation
 from server.privileges import Privileges
 from server.tls import TlsChannel
-from server.users import ALL, SUPER
+from server.users import ALL, SUPER, Account
 from server.variables import Scope
 
 if TYPE_CHECKING:
@@ -47,6 +54,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("semisync.server.session")
 
 _MULTI = int(Capability.CLIENT_MULTI_STATEMENTS)
+_CHANGE_USER_FAILED_DELAY = 1.0  # seconds a failed COM_CHANGE_USER waits before its answer
 
 
 async def log_in(session: ClientSession) -> bool:
@@ -101,31 +109,14 @@ async def log_in(session: ClientSession) -> bool:
         # like mysqld: the connection past max_connections is kept for SUPER / CONNECTION ADMIN
         session.write(conn.send(ERR.from_error(ER_CON_COUNT_ERROR)))
         return False
-    session.account = account
     session.password_used = bool(conn.auth_response)
-    session._all_privileges = account.has(ALL)
-    session.privileges = None if session._all_privileges else Privileges(session)
-    session.user = login.user
-    session.engine_session = server.engine.session(session.connection_id)
-    session.engine_session.user_vars = session.user_vars  # one dict: SET @a here, @a in DML there
-    session.engine_session.sysvar_reader = session.read_sysvar
-    session.engine_session.user_text = f"{login.user}@{session.host}"
-    session.engine_session.current_user_text = f"{account.user}@{account.host}"
-    session.engine_session.live_reader = session.read_infoschema
-    # CLIENT_FOUND_ROWS (PyMySQL's default): UPDATE reports matched rather than changed rows.
-    session.engine_session.found_rows = bool(login.capabilities & Capability.CLIENT_FOUND_ROWS)
-    if not server.variables.get("autocommit", None, Scope.GLOBAL):
-        session.engine_session.autocommit = False
-    apply_isolation(session)
+    _take_account(session, account, login.user)
+    _open_engine_session(session)
     if login.database:
         try:
-            if session.privileges is not None:
-                session.privileges.check_database(login.database)
+            _check_database(session, login.database)
         except SQLError as exc:
             session.write(conn.send(ERR(exc.error.code, exc.error.sqlstate, exc.message)))
-            return False
-        if not server.engine.has_database(login.database):
-            session.write(conn.send(ERR.from_error(ER_BAD_DB_ERROR, login.database)))
             return False
         session.engine_session.database = login.database
     session._multi = bool(conn.capabilities & _MULTI)
@@ -133,6 +124,96 @@ async def log_in(session: ClientSession) -> bool:
     session.set_command("Sleep")
     session.state = None
     return True
+
+def _take_account(session: ClientSession, account: Account, user: str) -> None:
+    """The session logged in as `user` on `account`: its privilege checker."""
+    session.account = account
+    session._all_privileges = account.has(ALL)
+    session.privileges = None if session._all_privileges else Privileges(session)
+    session.user = user
+
+
+def _open_engine_session(session: ClientSession) -> None:
+    """A new engine session for the account: it shares the session's user variables and reads
+    system variables and the processlist through it, autocommit and isolation as the variables
+    say, CLIENT_FOUND_ROWS as the login asked."""
+    server = session.server
+    conn = session.conn
+    assert conn is not None and conn.login is not None and session.account is not None
+    engine_session = session.engine_session = server.engine.session(session.connection_id)
+    engine_session.user_vars = session.user_vars  # one dict: SET @a here, @a in DML there
+    engine_session.sysvar_reader = session.read_sysvar
+    engine_session.user_text = f"{session.user}@{session.host}"
+    engine_session.current_user_text = f"{session.account.user}@{session.account.host}"
+    engine_session.live_reader = session.read_infoschema
+    # CLIENT_FOUND_ROWS (PyMySQL's default): UPDATE reports matched rather than changed rows.
+    engine_session.found_rows = bool(conn.login.capabilities & Capability.CLIENT_FOUND_ROWS)
+    if not server.variables.get("autocommit", None, Scope.GLOBAL):
+        engine_session.autocommit = False
+    apply_isolation(session)
+
+
+def _check_database(session: ClientSession, database: str) -> None:
+    """A database the account may use and that exists (SQLError: 1044, 1049)."""
+    if session.privileges is not None:
+        session.privileges.check_database(database)
+    if not session.server.engine.has_database(database):
+        raise SQLError(ER_BAD_DB_ERROR, database)
+
+
+async def change_user(session: ClientSession, body: bytes) -> None:
+    """COM_CHANGE_USER: log in again on this connection, as MariaDB's dispatch_command does it:
+    the session starts again as a login's first (the transaction rolled back, user variables,
+    prepared statements and session variables gone), then the login is checked: the auth
+    response against the greeting's salt (mysql_native_password; another plugin is 1251 before
+    anything changes: no auth switch inside a command here), the account, the database (1045,
+    1044, 1049). A failed one leaves the session under its old account and database, and is
+    answered a second late; after three, every COM_CHANGE_USER of the connection is 1047."""
+    server = session.server
+    conn = session.conn
+    assert conn is not None
+    try:
+        request = ChangeUser.decode(body, conn.capabilities)
+    except RemoteProtocolError as exc:
+        session.send_error(SQLError(exc.error, message=str(exc)))
+        return
+    if request.auth_plugin_name not in (None, "", NATIVE_PASSWORD_PLUGIN):
+        session.send_error(SQLError(ER_NOT_SUPPORTED_AUTH_MODE))
+        return
+    before = (session.account, session._all_privileges, session.privileges, session.user)
+    database = session.engine_session.database
+    await session.engine_session.close()  # (its transaction rolled back, its locks let go)
+    session.user_vars.clear()
+    session.prepared.close_all()
+    session.sysvars = server.variables.session_defaults()
+    account = server.users.match(request.user, session.host)
+    failure: SQLError | None = None
+    if session.failed_change_users >= 3:  # MariaDB's limit on guessing passwords this way
+        failure = SQLError(ER_UNKNOWN_COM_ERROR)
+    elif (account is None or not verify_native_password(conn.salt, request.auth_response, account.password_hash)
+            or account.require_ssl and session.tls is None):
+        failure = SQLError(ER_ACCESS_DENIED_ERROR, request.user, session.host,
+                           "YES" if request.auth_response else "NO")
+    else:
+        _take_account(session, account, request.user)
+        try:
+            if request.database:
+                _check_database(session, request.database)
+        except SQLError as exc:
+            failure = exc
+            session.account, session._all_privileges, session.privileges, session.user = before
+    if failure is None:
+        session.password_used = bool(request.auth_response)
+        database = request.database or None
+    _open_engine_session(session)
+    session.engine_session.database = database
+    if failure is not None:
+        session.failed_change_users += 1
+        await asyncio.sleep(_CHANGE_USER_FAILED_DELAY)  # (as MariaDB's: a second per failure)
+        session.send_error(failure)
+    else:
+        session.send_result(OK(status=session.status_flags()))
+
 
 def _handshake_closed(session: ClientSession) -> bool:
     """The client closed before its login was answered: an aborted connect, counted against its

@@ -114,6 +114,7 @@ from protocol.messages import (
     ERR,
     OK,
     Capability,
+    ChangeUser,
     ComBinlogDump,
     ComBinlogDumpGtid,
     ComInitDB,
@@ -131,7 +132,7 @@ from server import processlist
 from server import sql as sqltext
 from server.columns import result_column
 from server.core_variables import apply_isolation
-from server.login import log_in
+from server.login import change_user, log_in
 from server.prepared import ANSWERED_LATER, BEGINS_NOW, WRITES_NOW, PreparedStatements
 from server.privileges import Privileges
 from server.tls import TlsChannel
@@ -268,6 +269,7 @@ class ClientSession(asyncio.Protocol):
         self._shutting_down = False
         self._login_timeout: asyncio.Timeout | None = None
         self._multi = False
+        self.failed_change_users = 0  # COM_CHANGE_USER refused on this connection (server/login.py)
         self._all_privileges = False  # refreshed at login; global GRANT/REVOKE apply at next login
         # Checks for an account without ALL (server/privileges.py); None: every statement allowed.
         self.privileges: Privileges | None = None
@@ -760,6 +762,8 @@ class ClientSession(asyncio.Protocol):
             await self.prepared.handle(bytes((event.code,)) + event.payload)
         elif isinstance(event, ComUnknown) and event.code == COM_RESET_CONNECTION:
             await self._reset_connection()
+        elif isinstance(event, ComUnknown) and event.code == ChangeUser.COMMAND:
+            await change_user(self, event.payload)
         elif isinstance(event, ComUnknown) and event.code == COM_STATISTICS:
             self._statistics()
         elif isinstance(event, ComUnknown) and event.code == COM_REFRESH:

@@ -24,6 +24,7 @@ from protocol.messages import (
     TEXT_ROW_VALUE,
     AuthSwitchRequest,
     Capability,
+    ChangeUser,
     ColumnDefinition,
     ComBinlogDump,
     ComBinlogDumpGtid,
@@ -395,3 +396,20 @@ def test_ok_info_is_length_encoded_whatever_the_capabilities():
     assert OK.decode(raw).info == info
     assert OK.decode(GOLDEN_OK + b"Z").info == "Z"
     assert OK(0, 0, 2, 0, "").encode() == GOLDEN_OK
+
+
+def test_change_user_body_as_mariadb_reads_it():
+    """COM_CHANGE_USER's body under the login's capabilities: user, auth response (one length
+    byte under CLIENT_SECURE_CONNECTION), database, then optionally the charset, the plugin name
+    (CLIENT_PLUGIN_AUTH) and connection attributes (CLIENT_CONNECT_ATTRS); short forms too."""
+    caps = (Capability.CLIENT_PROTOCOL_41 | Capability.CLIENT_SECURE_CONNECTION | Capability.CLIENT_PLUGIN_AUTH
+            | Capability.CLIENT_CONNECT_ATTRS)
+    full = ChangeUser("bob", b"s" * 20, "db1", 45, "mysql_native_password")
+    raw = full.encode(caps)
+    assert raw == b"\x11bob\x00\x14" + b"s" * 20 + b"db1\x00\x2d\x00mysql_native_password\x00"
+    assert ChangeUser.decode(raw[1:], caps) == full
+    assert ChangeUser.decode(b"bob\x00\x00\x00", caps) == ChangeUser("bob", b"", "")
+    with_attrs = b"bob\x00\x00db\x00\x21\x00mysql_native_password\x00\x05\x03abc\x00"
+    assert ChangeUser.decode(with_attrs, caps) == ChangeUser("bob", b"", "db", 33, "mysql_native_password")
+    with pytest.raises(RemoteProtocolError):
+        ChangeUser.decode(b"bob", caps)  # no end to the user name
