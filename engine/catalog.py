@@ -21,7 +21,7 @@ from decimal import Decimal
 from typing import Any
 
 from engine.collation import GENERAL_CI
-from engine.coltypes import ColumnType, declared_type
+from engine.coltypes import ColumnType, declared_type, member_text
 from engine.lexer import Token, mysql_ident, quote_ident, syntax_error
 from protocol.errors import (
     ER_BAD_FIELD_ERROR,
@@ -63,6 +63,11 @@ class Column:
     auto_increment: bool = False
     binary: bool = False
     comment: str | None = None
+
+    @property
+    def members(self) -> list[str]:
+        """An ENUM's or SET's members, in their declared order."""
+        return [member_text(a) for a in self.args]
 
     def default_shown(self) -> str | None:
         """The DEFAULT value as SHOW COLUMNS shows it: a DECIMAL's to its scale, a BIT's as

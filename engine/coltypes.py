@@ -143,7 +143,7 @@ def declared_type(base: str, args: list[str], unsigned: bool, binary: bool) -> C
         return ColumnType(FieldType.BLOB, 4294967295, 0, CHARSET_UTF8MB4_GENERAL_CI,
                           ColumnFlag.BLOB | ColumnFlag.BINARY)
     if base in ("enum", "set"):
-        values = [_unquote(a) for a in args]
+        values = [member_text(a) for a in args]
         if base == "enum":
             n = max((len(v) for v in values), default=0)
             return ColumnType(FieldType.STRING, n * MB, 0, CHARSET_UTF8MB4_GENERAL_CI, ColumnFlag.ENUM)
@@ -152,7 +152,8 @@ def declared_type(base: str, args: list[str], unsigned: bool, binary: bool) -> C
     return varchar(255)
 
 
-def _unquote(text: str) -> str:
+def member_text(text: str) -> str:
+    """An ENUM / SET member as declared ('it''s') -> its text (it's)."""
     if len(text) >= 2 and text[0] == text[-1] == "'":
         return text[1:-1].replace("\\'", "'").replace("''", "'").replace("\\\\", "\\")
     return text

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine import collation, infoschema, values
-from engine.catalog import Column, Table, mysql_literal
+from engine.catalog import Column, Table, mysql_literal, sql_literal
 from engine.collation import GENERAL_CI
 from engine.exact import Finder
 from engine.exprtypes import (
@@ -198,6 +198,10 @@ class Plan:
     inline: bool = False
 
 
+# what may follow a bare name that is a whole ORDER BY item
+_ORDER_ITEM_END = ("ASC", "DESC", "LIMIT", "OFFSET", "FOR", "LOCK", "INTO", "WINDOW", "UNION", "EXCEPT", "INTERSECT")
+
+
 class Translator:
     """One shape's translation. `catalog(schema, table)` -> Table | None."""
 
@@ -219,6 +223,7 @@ class Translator:
         self.sets_last_id = False
         self.upsert = False
         self._ci_literals: bool | None = None  # (`compared_off_column`)
+        self._select_aliases: set[str] | None = None  # (`member_order`)
         self._in_json = False  # emitting the arguments of a call `_JSON_MADE` names (`emit_call`)
         self.ignore = False  # INSERT / UPDATE IGNORE: a literal strict mode refuses is stored adjusted
         # a write (not IGNORE): a division by zero fails it (strict mode's ERROR_FOR_DIVISION_BY_ZERO)
@@ -348,6 +353,7 @@ class Translator:
         in_tables = False
         expect_table = False
         in_order = False  # in an ORDER BY / GROUP BY list (where a number is a column position)
+        order_depth = -1  # the parenthesis depth of the ORDER BY list being emitted (-1: none)
         while i < end:
             if i in self.exact:
                 i = self.emit_exact(*self.exact[i])
@@ -432,6 +438,11 @@ class Translator:
                 self.add_arg(("sysvar", tok.text))
                 i += 1
                 continue
+            if kind in ("ident", "word") and len(states) == order_depth and not expect_table \
+                    and (toks[i - 1].is_word("BY") or toks[i - 1].text == ",") \
+                    and (key := self.member_order(i, end)) is not None:
+                i = self.emit_member_order(i, *key)
+                continue
             if kind == "ident":
                 if expect_table:
                     i = self.emit_table_ref(i)
@@ -479,6 +490,7 @@ class Translator:
                 in_tables = False
             if word in CLAUSE_WORDS or word in ("ORDER", "GROUP", "BY"):
                 in_order = word == "BY" and i > 0 and toks[i - 1].is_word("ORDER", "GROUP")
+                order_depth = len(states) if in_order and toks[i - 1].is_word("ORDER") else -1
             if word == "FOR" and nxt is not None and nxt.is_word("UPDATE"):
                 self.locking = True
                 i = self.lock_option(i + 2, end)
@@ -1637,6 +1649,52 @@ class Translator:
                 i += 2
             return i
         return None
+
+    def member_order(self, i: int, end: int) -> tuple[int, Column] | None:
+        """An ORDER BY item at tokens[i] that is a bare, maybe qualified, name of an ENUM or SET
+        column (no select alias by that name, no UNION): the index after the name and the
+        column. MySQL orders those by their members' numbers, not their text."""
+        toks = self.tokens
+        names = [toks[i].text]
+        stop = i + 1
+        while stop + 1 < end and toks[stop].text == "." and toks[stop].kind == "op" \
+                and toks[stop + 1].kind in ("word", "ident"):
+            names.append(toks[stop + 1].text)
+            stop += 2
+        if stop < end and not (toks[stop].text in (",", ")") or toks[stop].is_word(*_ORDER_ITEM_END)):
+            return None
+        if len(names) > 3 or self.has_set_operation():
+            return None
+        if self._select_aliases is None:
+            self._select_aliases = {item[-1].text.lower() for k, t in enumerate(toks) if t.is_word("SELECT")
+                                    for item in (select_items(toks[k:]) or ([], 0))[0]
+                                    if item and len(drop_alias(item)) < len(item)}
+        if names[-1].lower() in self._select_aliases:
+            return None
+        found = [(table, col) for alias, table in self.statement_tables()
+                 if (len(names) == 1 or alias == names[-2].lower()) and (col := table.column(names[-1])) is not None]
+        if len(found) != 1 or found[0][1].base not in ("enum", "set"):
+            return None
+        return stop, found[0][1]
+
+    def emit_member_order(self, i: int, stop: int, col: Column) -> int:
+        """The ORDER BY key of an ENUM (its member's number; '' 0) or a SET (the bits of its
+        members) column named at tokens[i:stop]; NULL stays NULL."""
+        out = self.out
+        members = col.members
+        if col.base == "enum":
+            out.append("(CASE")
+            self.emit_range(i, stop)
+            out.append(" ".join(f"WHEN {sql_literal(m)} THEN {k}" for k, m in enumerate(members, 1))
+                       + " WHEN '' THEN 0 END)")
+            return stop
+        out.append("(0")
+        for k, m in enumerate(members):
+            out.append("+ (instr(',' ||")
+            self.emit_range(i, stop)
+            out.append(f"|| ',', {sql_literal(',' + m + ',')}) > 0) * {1 << k}")
+        out.append(")")
+        return stop
 
     def has_set_operation(self) -> bool:
         depth = 0

@@ -294,7 +294,7 @@ def _text(col: Column, value: object, row: int, where: str) -> str:
 
 
 def _enum(col: Column, value: object, row: int) -> object:
-    members = [_unquote(a) for a in col.args]
+    members = col.members
     if isinstance(value, int) and not isinstance(value, bool):
         if 1 <= value <= len(members):
             return members[value - 1]
@@ -312,7 +312,7 @@ def _set(col: Column, value: object, row: int, lenient: bool = False) -> str:
     """A SET column's value as MariaDB stores it: its members in the column's order, each once
     ('c,a,a' is 'a,c'); a number is the bits of the members. A name that is no member is 1265
     (dropped when `lenient`)."""
-    members = [_unquote(a) for a in col.args]
+    members = col.members
     if isinstance(value, int) and not isinstance(value, bool):
         if 0 <= value < 1 << len(members) or lenient:
             return ",".join(m for n, m in enumerate(members) if value >> n & 1)
@@ -477,12 +477,6 @@ def _time_whole(text: str) -> str | None:
     if h > TIME_MAX_HOURS or m > 59 or s > 59:
         return None
     return f"{sign}{h:02d}:{m:02d}:{s:02d}"
-
-
-def _unquote(text: str) -> str:
-    if len(text) >= 2 and text[0] == text[-1] == "'":
-        return text[1:-1].replace("\\'", "'").replace("''", "'").replace("\\\\", "\\")
-    return text
 
 
 def _shown(text: str) -> str:

@@ -24,7 +24,8 @@ as a DOUBLE (it was written in as a DECIMAL: `a * ?` with 2.5 gave a DECIMAL); t
 a derived table typed from its SELECT (they were typed from the rows, or, under an alias that
 names a real table, as that table's columns); the result columns of SHOW listings and of
 information_schema's views typed as MariaDB declares them (they were typed from the rows: a
-listing's NULLs had the NULL type), SHOW TABLE STATUS as information_schema.TABLES.
+listing's NULLs had the NULL type), SHOW TABLE STATUS as information_schema.TABLES; an ENUM or SET
+column in ORDER BY ordered by its members' numbers (it was ordered by its text).
 
 Left out, where the two still differ: the display lengths of computed columns (not compared); a
 DATE_ADD of a string typed by its rows here (MariaDB: a CHAR(254) type); ROUND of an integer
@@ -61,6 +62,12 @@ SETUP = [
     " DEFAULT CHARSET=utf8mb4",
     "INSERT INTO d.n VALUES (1, -0.0000000001, -0.001, 99.0e0, 1e20), (2, 0, 100, 1.50, 1e-7),"
     " (3, 123456789.0000000001, 1.005e0, -2e0, 0.1e0)",
+    # ENUM / SET columns order by their members' numbers (they were ordered by their text)
+    "CREATE TABLE d.e (id INT PRIMARY KEY, s ENUM('new','open','it''s') NULL, m SET('x','y','z'), u VARCHAR(5))"
+    " DEFAULT CHARSET=utf8mb4",
+    "INSERT INTO d.e VALUES (1, 'open', 'z', 'b'), (2, 'it''s', 'x,y', 'a'), (3, 'new', 'y', 'c'), (4, NULL, '', NULL),"
+    " (5, 'open', 'x,z', 'a')",
+    "INSERT IGNORE INTO d.e VALUES (6, 'bogus', 'x', 'd')",
 ]
 
 QUERIES = [
@@ -110,6 +117,14 @@ QUERIES = [
     "SELECT q.*, t.a FROM (SELECT id, f FROM t) q JOIN t ON t.id = q.id ORDER BY q.id",
     "SELECT * FROM (SELECT d FROM t UNION ALL SELECT f FROM t) u ORDER BY 1",
     "SELECT v, w, s, b, v * 2, -v, CAST(v AS CHAR), CONCAT(w) FROM n ORDER BY id",
+    "SELECT id, s FROM e ORDER BY s, id",
+    "SELECT id FROM e ORDER BY s DESC, id DESC",
+    "SELECT id, m FROM e ORDER BY m, id",
+    "SELECT id FROM e x ORDER BY x.s DESC, d.x.id LIMIT 3",
+    "SELECT id, u AS s FROM e ORDER BY s, id",
+    "SELECT id, ROW_NUMBER() OVER (ORDER BY s, id) FROM e ORDER BY id",
+    "SELECT * FROM (SELECT id, s FROM e) q ORDER BY s, id",
+    "SELECT s FROM e UNION SELECT 'new' ORDER BY s",
 ]
 
 # statements whose result columns are compared by name and type code only (their values are
