@@ -51,6 +51,7 @@ class ColumnType:
     charset: int = CHARSET_BINARY
     flags: int = 0
     pad_to: int = 0  # BINARY(n): values are padded with zero bytes to n
+    format_name: str = ""  # MariaDB's extended type info: "json" for JSON columns and JSON values
 
     @property
     def is_binary_string(self) -> bool:
@@ -61,7 +62,7 @@ class ColumnType:
         return bool(self.flags & ColumnFlag.UNSIGNED)
 
     def with_flags(self, flags: int) -> ColumnType:
-        return ColumnType(self.type, self.length, self.decimals, self.charset, flags, self.pad_to)
+        return ColumnType(self.type, self.length, self.decimals, self.charset, flags, self.pad_to, self.format_name)
 
 
 STRING_CODES = frozenset({FieldType.STRING, FieldType.VAR_STRING, FieldType.VARCHAR, FieldType.BLOB,
@@ -141,7 +142,7 @@ def declared_type(base: str, args: list[str], unsigned: bool, binary: bool) -> C
         return ColumnType(FieldType.BLOB, min(n * MB, 4294967295), 0, CHARSET_UTF8MB4_GENERAL_CI, ColumnFlag.BLOB)
     if base == "json":
         return ColumnType(FieldType.BLOB, 4294967295, 0, CHARSET_UTF8MB4_GENERAL_CI,
-                          ColumnFlag.BLOB | ColumnFlag.BINARY)
+                          ColumnFlag.BLOB | ColumnFlag.BINARY, format_name="json")
     if base in ("enum", "set"):
         values = [member_text(a) for a in args]
         if base == "enum":

@@ -44,7 +44,11 @@ from protocol.messages import ColumnFlag, FieldType
 
 _COMPARE_OPS = {"=", "<", ">", "<=", ">=", "!=", "<>", "<=>"}
 _COMPARE_WORDS = {"AND", "OR", "NOT", "LIKE", "IS", "IN", "BETWEEN", "REGEXP", "RLIKE", "XOR", "EXISTS"}
-_STRING_FUNCS = {"CONCAT", "CONCAT_WS", "UPPER", "LOWER", "UCASE", "LCASE", "SUBSTRING", "SUBSTR", "MID",
+# JSON functions whose value is a JSON document (typed with the "json" format)
+_JSON_VALUED = frozenset({"JSON_OBJECT", "JSON_ARRAY", "JSON_EXTRACT", "JSON_SET", "JSON_INSERT", "JSON_REPLACE",
+                          "JSON_REMOVE", "JSON_MERGE", "JSON_MERGE_PATCH", "JSON_MERGE_PRESERVE", "JSON_KEYS",
+                          "JSON_QUERY", "JSON_ARRAY_INSERT"})
+_STRING_FUNCS = {"JSON_QUOTE", "JSON_UNQUOTE", "CONCAT", "CONCAT_WS", "UPPER", "LOWER", "UCASE", "LCASE", "SUBSTRING", "SUBSTR", "MID",
                  "LEFT", "RIGHT", "TRIM", "LTRIM", "RTRIM", "REPLACE", "REPEAT", "REVERSE", "LPAD", "RPAD",
                  "DATABASE", "SCHEMA", "USER", "CURRENT_USER", "SESSION_USER", "SYSTEM_USER", "VERSION",
                  "DATE_FORMAT", "HEX", "MD5", "SHA1", "SHA2", "UUID", "FORMAT",
@@ -809,15 +813,19 @@ class _Typer:
             return decimal_type(first.length, min(scale, first.decimals), ColumnFlag.BINARY)
         if word == "GROUP_CONCAT" or word in ("JSON_ARRAYAGG", "JSON_OBJECTAGG"):
             # a text of up to group_concat_max_len (1M) bytes: MariaDB's BLOB type
-            return ColumnType(FieldType.BLOB, 16777216, 0, CHARSET_UTF8MB4_GENERAL_CI, 0)
+            return ColumnType(FieldType.BLOB, 16777216, 0, CHARSET_UTF8MB4_GENERAL_CI, 0,
+                              format_name="" if word == "GROUP_CONCAT" else "json")
+        if word in _JSON_VALUED:  # a VARCHAR whose value is JSON (MariaDB's "json" format)
+            chars = [a.length // 4 if a and a.charset != 63 else 64 for a in args]
+            return replace(_text_type(max(sum(chars) * 2, 16)), format_name="json")
         if word in ("HEX", "TO_BASE64", "UNHEX", "FROM_BASE64", "COMPRESS"):
             binary = word in ("UNHEX", "FROM_BASE64", "COMPRESS")
             return varchar(512, binary=binary)
         if word in _STRING_FUNCS:
             chars = [a.length // 4 if a and a.charset != 63 else (a.length if a else 64) for a in args]
             if word == "CONCAT" and chars:  # MariaDB's: the arguments' lengths added up
-                return varchar(sum(chars))
-            return varchar(max(chars) if chars else 64)
+                return _text_type(sum(chars))
+            return _text_type(max(chars) if chars else 64)
         raise _Unknown
 
     def cast(self, toks: list[Token], i: int, word: str) -> tuple[ColumnType, int]:
@@ -989,6 +997,16 @@ def _numeric(ct: ColumnType) -> bool:
 
 
 _MAX_LENGTH = 4294967295  # a column definition's length field (a LONGTEXT's)
+
+
+def _text_type(chars: int) -> ColumnType:
+    """A string function's result of up to `chars` characters as MariaDB types it: a VARCHAR,
+    past 65535 bytes a MEDIUMTEXT, past 16777215 a LONGTEXT (Item::string_type_handler)."""
+    length = chars * MB
+    if length < 65536:
+        return varchar(chars)
+    code = FieldType.MEDIUM_BLOB if length < 16777216 else FieldType.LONG_BLOB
+    return ColumnType(code, min(length, _MAX_LENGTH), STRING_DEC, CHARSET_UTF8MB4_GENERAL_CI, 0)
 
 
 def _unify(types: Sequence[ColumnType | None]) -> ColumnType:

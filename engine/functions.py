@@ -1812,6 +1812,9 @@ def register(conn: sqlite3.Connection, state: ConnectionState) -> None:
         "to_seconds": (1, lambda v: None if (dt := _dt(v)) is None
                        else (dt.toordinal() + 365) * 86400 + dt.hour * 3600 + dt.minute * 60 + dt.second),
         "json_depth": (1, json_depth),
+        # MariaDB's JSON_QUOTE of NULL or of a number is NULL (SQLite's json_quote writes null, 1)
+        "json_quote": (1, lambda v: json.dumps(v.decode("utf-8", "surrogateescape") if isinstance(v, bytes) else v,
+                                               ensure_ascii=False) if isinstance(v, str | bytes) else None),
         "timestamp": (1, lambda v: None if (dt := _dt(v)) is None else _datetime_text(dt)),
         "makedate": (2, makedate),
         "maketime": (3, lambda h, m, sec: None if None in (h, m, sec) or not (0 <= _int(m) < 60 and 0 <= _num(sec) < 60)

@@ -314,6 +314,9 @@ class Session:
 
     async def _execute(self, sql: str, context: StatementContext | None, lock_reads: bool = True) -> Result:
         engine = self.engine
+        if (do := _DO.match(sql)) is not None:  # DO expr, ...: the SELECT of them, its rows dropped
+            await self._execute("SELECT " + sql[do.end():], context, lock_reads=False)
+            return self._result()
         shape, params = extract(sql)
         plan = engine.plan_for(shape, self._database, params, self.visible, self.live_reader)
         kind = plan.kind
@@ -1026,6 +1029,7 @@ def _schema_rows(engine: Engine, action: DdlAction) -> int:
     return 0
 
 
+_DO = re.compile(r"\s*DO\s", re.I)
 _READ_ONLY = re.compile(r"\bREAD\s+ONLY\b", re.I)  # START TRANSACTION READ ONLY [, ...]
 
 

@@ -50,6 +50,7 @@ from protocol.messages import (
     DEPRECATE_EOF,
     EOF,
     EOF_HEADER,
+    EXTENDED_METADATA,
     OK,
     Capability,
     ColumnDefinition,
@@ -841,13 +842,14 @@ class PrepareOK:
             warning_count=self.warnings,
         ))]
         deprecate_eof = capabilities & Capability.CLIENT_DEPRECATE_EOF
+        extended = bool(capabilities & EXTENDED_METADATA)
         if self.num_params:
-            param = PARAM_DEFINITION.encode()
+            param = PARAM_DEFINITION.encode(extended)
             out.extend(param for _ in range(self.num_params))
             if not deprecate_eof:
                 out.append(EOF(0, self.status).encode())
         if self.columns:
-            out.extend(col.encode() for col in self.columns)
+            out.extend(col.encode(extended) for col in self.columns)
             if not deprecate_eof:
                 out.append(EOF(0, self.status).encode())
         return out
@@ -876,12 +878,15 @@ class BinaryResultSet:
     warnings: int = 0
     cursor: bool = False
     encoded_rows: Sequence[bytes] | None = None  # the rows already encoded for `columns`; then `rows` is not read
-    encoded_columns: Sequence[bytes] | None = None  # `col.encode()` of each of `columns`, kept by the caller
+    # `col.encode(extended)` of each of `columns` (`extended`: the connection's EXTENDED_METADATA),
+    # kept by the caller
+    encoded_columns: Sequence[bytes] | None = None
 
     def payloads(self, capabilities: int = 0) -> list[bytes]:
         encoded = self.encoded_columns
         if encoded is None:
-            encoded = [col.encode() for col in self.columns]
+            extended = bool(capabilities & EXTENDED_METADATA)
+            encoded = [col.encode(extended) for col in self.columns]
         if self.cursor:
             out = [encode_lenenc_int(len(encoded)), *encoded]
             out.append(_terminator(capabilities, self.status | _CURSOR_EXISTS, self.warnings))

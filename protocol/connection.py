@@ -76,7 +76,9 @@ from protocol.messages import (
     EOF_HEADER,
     ERR,
     ERR_HEADER,
+    EXTENDED_METADATA,
     LOCAL_INFILE_HEADER,
+    MARIADB_CLIENT_EXTENDED_METADATA,
     OK,
     SSL_REQUEST_SIZE,
     AuthSwitchRequest,
@@ -534,6 +536,9 @@ class ServerConnection:
             self.login = login
             self.auth_response = login.auth_response
             self.capabilities = login.capabilities & self.server_capabilities
+            if not self.server_capabilities & Capability.CLIENT_LONG_PASSWORD and (
+                    login.mariadb_capabilities & self._mariadb_capabilities & MARIADB_CLIENT_EXTENDED_METADATA):
+                self.capabilities |= EXTENDED_METADATA  # (the greeting cleared CLIENT_MYSQL: MariaDB's)
             return login
         # AWAIT_AUTH_SWITCH
         self._machine.fire(T.RECV_AUTH_SWITCH_RESPONSE)

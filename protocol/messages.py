@@ -89,6 +89,14 @@ class Capability(enum.IntFlag):
     CLIENT_MYSQL = 1 << 0  # MariaDB's name for bit 0: "not a MariaDB peer, no extended caps"
 
 
+# MariaDB's extended capabilities (the greeting's and the login's last four filler bytes, read
+# when the server clears CLIENT_MYSQL): MARIADB_CLIENT_EXTENDED_METADATA is bit 3 there (bit 35
+# of the 64-bit capabilities). A negotiated one is kept in a connection's `capabilities` as
+# `EXTENDED_METADATA`, above the 32 protocol bits.
+MARIADB_CLIENT_EXTENDED_METADATA = 1 << 3
+EXTENDED_METADATA = MARIADB_CLIENT_EXTENDED_METADATA << 32
+
+
 class ServerStatus(enum.IntFlag):
     IN_TRANS = 1 << 0
     AUTOCOMMIT = 1 << 1
@@ -930,9 +938,15 @@ class ColumnDefinition:
     org_table: str = ""
     org_name: str = ""
     catalog: str = "def"
+    # MariaDB's extended type info, sent to a client that negotiated
+    # MARIADB_CLIENT_EXTENDED_METADATA: a data type name ("uuid") and a format name ("json")
+    type_name: str = ""
+    format_name: str = ""
 
-    def encode(self) -> bytes:
-        """Compiled form of COLUMN_DEFINITION_41 (sent for every column of every result set)."""
+    def encode(self, extended: bool = False) -> bytes:
+        """Compiled form of COLUMN_DEFINITION_41 (sent for every column of every result set);
+        `extended`: with MariaDB's extended type info after the names (its length, then each
+        name there is, tagged 0 for the data type, 1 for the format)."""
         try:
             return b"".join((
                 encode_lenenc_bytes(_raw(self.catalog)),
@@ -941,10 +955,19 @@ class ColumnDefinition:
                 encode_lenenc_bytes(_raw(self.org_table)),
                 encode_lenenc_bytes(_raw(self.name)),
                 encode_lenenc_bytes(_raw(self.org_name)),
+                encode_lenenc_bytes(self._extended_info()) if extended else b"",
                 _COLUMN_FIXED.pack(0x0C, self.charset, self.length, self.type, self.flags, self.decimals, 0),
             ))
         except struct.error as exc:
             raise LocalProtocolError(f"cannot encode column definition: {exc}") from None
+
+    def _extended_info(self) -> bytes:
+        info = b""
+        if self.type_name:
+            info += b"\x00" + encode_lenenc_bytes(_raw(self.type_name))
+        if self.format_name:
+            info += b"\x01" + encode_lenenc_bytes(_raw(self.format_name))
+        return info
 
     @classmethod
     def decode(cls, payload: bytes) -> ColumnDefinition:
@@ -1073,7 +1096,8 @@ class ResultSet:
         deprecate_eof = bool(capabilities & DEPRECATE_EOF)
         width = len(self.columns)
         out = [encode_lenenc_int(width)]
-        out.extend(col.encode() for col in self.columns)
+        extended = bool(capabilities & EXTENDED_METADATA)
+        out.extend(col.encode(extended) for col in self.columns)
         if not deprecate_eof:
             out.append(EOF(self.warnings, self.status).encode())
         # the compiled encoder takes the rows whole, or declines and the loop decides them

@@ -19,11 +19,12 @@ _COLUMN_CACHE: dict[tuple[str, Any], ColumnDefinition] = {}
 class _EncodedColumn(ColumnDefinition):
     """A column definition that keeps its wire form: the hot SELECT path encodes it once."""
 
-    __slots__ = ("_wire",)
+    __slots__ = ("_wire", "_extended")
     _wire: bytes
+    _extended: bytes  # with MariaDB's extended type info
 
-    def encode(self) -> bytes:
-        return self._wire
+    def encode(self, extended: bool = False) -> bytes:
+        return self._extended if extended else self._wire
 
 
 def result_column(name: str, kind: ColumnType | str) -> ColumnDefinition:
@@ -33,9 +34,12 @@ def result_column(name: str, kind: ColumnType | str) -> ColumnDefinition:
     col = _COLUMN_CACHE.get(key)
     if col is None:
         ct = kind if isinstance(kind, ColumnType) else coltypes.from_kind(kind)
-        plain = ColumnDefinition(name, ct.type, ct.charset, ct.length, ct.flags, ct.decimals)
+        # (a length past the field's 4 bytes is sent as its largest, as MariaDB's)
+        plain = ColumnDefinition(name, ct.type, ct.charset, min(ct.length, 0xFFFFFFFF), ct.flags, ct.decimals,
+                                 format_name=ct.format_name)
         col = _EncodedColumn(*(getattr(plain, f.name) for f in fields(ColumnDefinition)))
         object.__setattr__(col, "_wire", plain.encode())
+        object.__setattr__(col, "_extended", plain.encode(True))
         if len(_COLUMN_CACHE) > 4096:
             _COLUMN_CACHE.clear()
         _COLUMN_CACHE[key] = col

@@ -99,7 +99,15 @@ from protocol.errors import (
     RemoteProtocolError,
     SQLError,
 )
-from protocol.messages import OK, ColumnDefinition, ComUnknown, FieldType, ResultSet, column
+from protocol.messages import (
+    EXTENDED_METADATA,
+    OK,
+    ColumnDefinition,
+    ComUnknown,
+    FieldType,
+    ResultSet,
+    column,
+)
 from server import sql as sqltext
 from server.columns import result_column
 from server.variables import Scope
@@ -374,7 +382,8 @@ def carried_rows(columns: tuple[ColumnDefinition, ...], rows: Sequence[Sequence[
 def _kept(read: PreparedRead, keyword: str, kinds: tuple[type, ...], result: Any, capabilities: int) -> KeptRead:
     columns = result_columns(result)
     null_typed = any(col.type == FieldType.NULL for col in columns)
-    return KeptRead(read, keyword, kinds, ResultHead(columns, [col.encode() for col in columns], capabilities),
+    extended = bool(capabilities & EXTENDED_METADATA)
+    return KeptRead(read, keyword, kinds, ResultHead(columns, [col.encode(extended) for col in columns], capabilities),
                     None if null_typed else BinaryRowEncoder(columns))
 
 

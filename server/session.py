@@ -84,6 +84,7 @@ from typing import TYPE_CHECKING, Any
 from protocol.auth import make_salt
 from protocol.binary import COM_STMT_EXECUTE, STMT_COMMANDS
 from protocol.connection import (
+    DEFAULT_SERVER_CAPABILITIES,
     NEED_DATA,
     ConnectionClosed,
     ServerConnection,
@@ -112,6 +113,7 @@ from protocol.errors import (
 from protocol.messages import (
     EOF,
     ERR,
+    MARIADB_CLIENT_EXTENDED_METADATA,
     OK,
     Capability,
     ChangeUser,
@@ -292,6 +294,10 @@ class ClientSession(asyncio.Protocol):
             self.connection_id,
             server.server_version,
             make_salt(os.urandom(20)),
+            # MariaDB's greeting: CLIENT_MYSQL cleared, MARIADB_CLIENT_EXTENDED_METADATA offered
+            # (a JSON column or value is then tagged with the "json" format, as MariaDB's)
+            DEFAULT_SERVER_CAPABILITIES & ~Capability.CLIENT_LONG_PASSWORD,
+            mariadb_capabilities=MARIADB_CLIENT_EXTENDED_METADATA,
             max_packet=server.variables.get("max_allowed_packet", None, Scope.GLOBAL),
             tls=server.tls_context is not None,
         )

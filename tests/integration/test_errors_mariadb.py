@@ -6,7 +6,8 @@ beyond the select list (1054 naming n); a UNION of different widths (1222); a ne
 an INSERT, REPLACE or UPDATE (1365, strict mode's ERROR_FOR_DIVISION_BY_ZERO: operators `/`,
 `%`, DIV, MOD and MOD(), on integers, DOUBLEs and DECIMALs, the SELECT of INSERT ... SELECT),
 which IGNORE turns into NULL, a DELETE's or a SELECT's division NULL, MOD(NULL, 0) NULL; a write
-in a START TRANSACTION READ ONLY transaction (1792), until a DDL's implicit commit ends it. Each
+in a START TRANSACTION READ ONLY transaction (1792), until a DDL's implicit commit ends it; DO
+(its expressions run, nothing returned). Each
 statement runs on a stock MariaDB and on our master and the answers are compared.
 
 Left out, where the two still differ: NULL / 0 in a write is 1365 here (NULL there: the divisor
@@ -92,6 +93,14 @@ QUERIES = [
     "CREATE TABLE t3 (id INT)",
     "INSERT INTO t2 VALUES (54, 1)",
     "SELECT id, v FROM t2 WHERE id >= 50 ORDER BY id",
+    # DO: its expressions evaluated, nothing returned (it was 1064)
+    "DO 1, 2",
+    "DO GET_LOCK('d_lock', 1)",
+    "SELECT IS_USED_LOCK('d_lock') IS NOT NULL",
+    "DO RELEASE_LOCK('d_lock')",
+    "SELECT IS_USED_LOCK('d_lock') IS NOT NULL",
+    "DO nope()",
+    "DO (SELECT v FROM t2 WHERE id = 52)",
 ]
 
 

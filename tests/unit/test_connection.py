@@ -9,6 +9,8 @@ import pytest
 
 from protocol.auth import make_salt, native_password_hash, scramble_native_password
 from protocol.connection import (
+    DEFAULT_CLIENT_CAPABILITIES,
+    DEFAULT_SERVER_CAPABILITIES,
     DUMP_INPUT_MAX_PACKET,
     NEED_DATA,
     PRE_AUTH_MAX_PACKET,
@@ -35,6 +37,8 @@ from protocol.messages import (
     BINLOG_DUMP_NON_BLOCK,
     EOF,
     ERR,
+    EXTENDED_METADATA,
+    MARIADB_CLIENT_EXTENDED_METADATA,
     OK,
     AuthSwitchRequest,
     AuthSwitchResponse,
@@ -663,3 +667,20 @@ def test_next_binlog_events_refuses_a_sequence_id_out_of_order_as_next_event_doe
         client.next_binlog_events()
     assert client.state is ClientState.CLOSED
     assert client.next_binlog_events() == []
+
+
+@pytest.mark.parametrize("server_mysql, client_ext, negotiated", [
+    (False, MARIADB_CLIENT_EXTENDED_METADATA, True),
+    (False, 0, False),
+    (True, MARIADB_CLIENT_EXTENDED_METADATA, False),  # a greeting with CLIENT_MYSQL set offers none
+])
+def test_extended_metadata_is_negotiated_as_mariadb_does(server_mysql, client_ext, negotiated):
+    caps = DEFAULT_SERVER_CAPABILITIES if server_mysql else DEFAULT_SERVER_CAPABILITIES & ~Capability.CLIENT_LONG_PASSWORD
+    server = ServerConnection(5, "10.11.99-MariaDB", SALT, caps, mariadb_capabilities=MARIADB_CLIENT_EXTENDED_METADATA)
+    server.greeting()
+    login = HandshakeResponse(int(DEFAULT_CLIENT_CAPABILITIES), "u", b"", None, "mysql_native_password",
+                              mariadb_capabilities=client_ext)
+    server.receive_data(encode_packet(login.encode(), 1)[0])
+    assert isinstance(server.next_event(), HandshakeResponse)
+    assert bool(server.capabilities & EXTENDED_METADATA) is negotiated
+    assert server.capabilities & 0xFFFFFFFF == int(DEFAULT_CLIENT_CAPABILITIES) & caps

@@ -413,3 +413,18 @@ def test_change_user_body_as_mariadb_reads_it():
     assert ChangeUser.decode(with_attrs, caps) == ChangeUser("bob", b"", "db", 33, "mysql_native_password")
     with pytest.raises(RemoteProtocolError):
         ChangeUser.decode(b"bob", caps)  # no end to the user name
+
+
+def test_column_definition_with_mariadb_extended_type_info():
+    """Under MARIADB_CLIENT_EXTENDED_METADATA a column definition carries, after its names, the
+    length of its extended info and each name there is (0: data type, 1: format); a column
+    without one says 0. Without the capability the definition is the plain one."""
+    json_col = ColumnDefinition("j", FieldType.BLOB, 45, format_name="json")
+    plain = json_col.encode()
+    assert plain == ColumnDefinition("j", FieldType.BLOB, 45).encode()
+    names_end = plain.index(b"\x0c")  # the fixed part's length byte
+    assert json_col.encode(True) == plain[:names_end] + b"\x06\x01\x04json" + plain[names_end:]
+    assert ColumnDefinition("n").encode(True) == ColumnDefinition("n").encode()[:names_end - 1] + b"\x00" + \
+        ColumnDefinition("n").encode()[names_end - 1:]
+    uuid = ColumnDefinition("u", type_name="uuid").encode(True)
+    assert b"\x06\x00\x04uuid" in uuid
