@@ -6,7 +6,7 @@ PYTHON ?= python3
 APT_PACKAGES := mariadb-server mariadb-client sysbench docker-compose prometheus prometheus-mysqld-exporter openjdk-17-jre-headless gcc libc6-dev zlib1g-dev libmariadb-java percona-toolkit openjdk-17-jdk-headless strace
 PYTEST_ARGS ?=
 
-.PHONY: test demo deps apt-deps pip-deps lint
+.PHONY: test demo deps apt-deps pip-deps node-deps lint
 
 apt-deps:
 	@missing=""; for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
@@ -18,7 +18,14 @@ apt-deps:
 pip-deps:
 	$(PYTHON) -m pip install -q -e '.[test]'
 
-deps: apt-deps pip-deps
+# Node clients the tests run (tests/support/node/package.json), with the machine's npm; without
+# npm or the registry the tests that need them say so and are skipped
+node-deps:
+	@if command -v npm >/dev/null 2>&1; then \
+	  npm install --prefix tests/support/node --no-audit --no-fund --silent || echo "npm install failed: the Node client tests will be skipped"; \
+	else echo "no npm: the Node client tests will be skipped"; fi
+
+deps: apt-deps pip-deps node-deps
 
 test: deps
 	$(PYTHON) -m pytest $(PYTEST_ARGS)

@@ -1,9 +1,10 @@
 """Statements answered from the engine's catalog: SHOW DATABASES, SHOW [FULL] TABLES, SHOW CREATE
 TABLE / DATABASE, SHOW [FULL] COLUMNS (FULL: MariaDB's nine columns), SHOW INDEX, SHOW [STORAGE]
-ENGINES, SHOW TABLE STATUS (MariaDB's twenty columns; what the catalog does not know is NULL),
-DESCRIBE, USE, ANALYZE/OPTIMIZE/CHECK TABLE; SHOW
-EVENTS / TRIGGERS / PROCEDURE, FUNCTION, PACKAGE [BODY] STATUS (always empty: there are none).
-They read the in-memory catalog only (no SQLite call), so they run on the event loop."""
+ENGINES, DESCRIBE, USE, ANALYZE/OPTIMIZE/CHECK TABLE; SHOW EVENTS / TRIGGERS / PROCEDURE,
+FUNCTION, PACKAGE [BODY] STATUS (always empty: there are none), each listing's columns typed as
+MariaDB declares them. They read the in-memory catalog only (no SQLite call), so they run on the
+event loop; SHOW TABLE STATUS, whose numbers need the tables read, is answered as the SELECT over
+information_schema.TABLES it stands for (`AsSelect`, run by the session), as MariaDB answers it."""
 
 from __future__ import annotations
 

@@ -299,10 +299,12 @@ def from_tables(tokens: list[Token], i: int, lookup) -> list[tuple[str, Table | 
             close = _skip_parens(tokens, i)
             inner = tokens[i + 1:close - 1]
             alias, i = _alias(tokens, close)
-            if inner and inner[0].is_word("SELECT", "WITH") or inner[:1] and inner[0].text == "(":
+            while inner and inner[0].text == "(" and _skip_parens(inner, 0) == len(inner):
+                inner = inner[1:-1]  # ((SELECT ...)) t: the SELECT
+            if inner and inner[0].is_word("SELECT", "WITH"):
                 if alias is not None:
                     tables.append((alias.lower(), derived(inner, lookup)))
-            else:
+            else:  # a parenthesized join: its tables
                 tables += from_tables([Token("word", "FROM"), *inner], 0, lookup)
             expect = False
             continue
@@ -369,8 +371,8 @@ class Derived:
         if self.select is None or self.names is None:
             return None
         types = self.select.types(typer.params, typer.texts)
-        if not isinstance(self.select, SelectTypes) or self.select.static_types() is None:
-            typer.read_params = True
+        if not isinstance(self.select, SelectTypes) or self.select._static is None:
+            typer.read_params = True  # (its types read the statement's literals)
         return types if len(types) == len(self.names) else None
 
     def index(self, name: str) -> int | None:
@@ -387,7 +389,7 @@ def derived(inner: list[Token], lookup) -> Derived:
     names: list[str | None] | None = None
     for part in set_branches(inner):
         while part and part[0].text == "(" and _skip_parens(part, 0) == len(part):
-            part = part[1:-1]  # ((SELECT ...)): the SELECT
+            part = part[1:-1]  # (SELECT ...) UNION (SELECT ...): each SELECT
         found = select_items(part)
         if found is None:
             return Derived(None, None)
@@ -425,6 +427,7 @@ def _item_names(items: list[list[Token]], tables: list[tuple[str, Table | Derive
         else:
             names.append(None)
     return names
+
 
 class _Typer:
     def __init__(self, tables: list[tuple[str, Table]], params: list[object], texts,

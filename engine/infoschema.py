@@ -3,9 +3,9 @@ TABLE_CONSTRAINTS, REFERENTIAL_CONSTRAINTS, CHARACTER_SETS, COLLATIONS, PROCESSL
 GLOBAL_VARIABLES, SESSION_VARIABLES, GLOBAL_STATUS, SESSION_STATUS, with MariaDB 10.11's columns;
 the rows of PROCESSLIST and of the variables (`LIVE`) are the server shell's, read through the
 session when the statement is planned (such plans are never cached), the variables' names
-upper-case and compared without regard to case, as MariaDB's; PROCESSLIST's and EVENTS' result
-columns typed from MariaDB's declared columns (`table`), the others' from their values; FILES,
-PARTITIONS, TRIGGERS, ROUTINES and EVENTS always empty) built from the
+upper-case and compared without regard to case, as MariaDB's; every view's result columns
+typed from MariaDB's declared columns (`table`), never from their values; FILES, PARTITIONS,
+TRIGGERS, ROUTINES and EVENTS always empty) built from the
 engine's catalog: a reference to `information_schema.X` becomes a subquery over VALUES, inlined
 into the translation (plans are cached per catalog version, so they never show a stale catalog).
 Enough for clients that reflect tables (python-mysql-replication, ORMs), not a full one."""

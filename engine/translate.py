@@ -397,6 +397,8 @@ class Translator:
                     if not states:
                         return i
                     in_tables, expect_table = states.pop()
+                    if len(states) < order_depth:  # (the ORDER BY list was inside what this closes)
+                        order_depth = -1
                     out.append(")")
                 elif text == ",":
                     out.append(",")

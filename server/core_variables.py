@@ -297,6 +297,9 @@ def register(server: Server) -> None:
         SystemVariable("warning_count", 0, S, session_get=lambda s: len(s.diagnostics)),
         SystemVariable("error_count", 0, S,
                        session_get=lambda s: sum(1 for d in s.diagnostics if d[0] == "Error")),
+        # MariaDB's: 1 while the session is inside a transaction (read only)
+        SystemVariable("in_transaction", 0, S, session_get=lambda s: int(
+            s.engine_session is not None and s.engine_session.in_transaction)),
         SystemVariable("slave_net_timeout", 60, G, dynamic=True, check=check_int(1, 31536000)),
         # what mariadb-binlog's output sets before its events (`mariadb-binlog FILE | mariadb`):
         # accepted with MariaDB's checks; the engine has no behaviour they would change

@@ -7,7 +7,7 @@ an INSERT, REPLACE or UPDATE (1365, strict mode's ERROR_FOR_DIVISION_BY_ZERO: op
 `%`, DIV, MOD and MOD(), on integers, DOUBLEs and DECIMALs, the SELECT of INSERT ... SELECT),
 which IGNORE turns into NULL, a DELETE's or a SELECT's division NULL, MOD(NULL, 0) NULL; a write
 in a START TRANSACTION READ ONLY transaction (1792), until a DDL's implicit commit ends it; DO
-(its expressions run, nothing returned). Each
+(its expressions run, nothing returned); @@in_transaction. Each
 statement runs on a stock MariaDB and on our master and the answers are compared.
 
 Left out, where the two still differ: NULL / 0 in a write is 1365 here (NULL there: the divisor
@@ -101,6 +101,13 @@ QUERIES = [
     "SELECT IS_USED_LOCK('d_lock') IS NOT NULL",
     "DO nope()",
     "DO (SELECT v FROM t2 WHERE id = 52)",
+    # @@in_transaction, MariaDB's read-only session variable (it was 1193)
+    "SELECT @@in_transaction",
+    "BEGIN",
+    "SELECT @@in_transaction, @@session.in_transaction",
+    "COMMIT",
+    "SET @@in_transaction = 1",
+    "SELECT @@global.in_transaction",
 ]
 
 
