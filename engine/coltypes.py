@@ -52,6 +52,9 @@ class ColumnType:
     flags: int = 0
     pad_to: int = 0  # BINARY(n): values are padded with zero bytes to n
     format_name: str = ""  # MariaDB's extended type info: "json" for JSON columns and JSON values
+    # a table column's own result column: (schema, table as the statement names it, table, column),
+    # what the column definition says of where it comes from (an expression: None)
+    origin: tuple[str, str, str, str] | None = None
 
     @property
     def is_binary_string(self) -> bool:
@@ -62,7 +65,8 @@ class ColumnType:
         return bool(self.flags & ColumnFlag.UNSIGNED)
 
     def with_flags(self, flags: int) -> ColumnType:
-        return ColumnType(self.type, self.length, self.decimals, self.charset, flags, self.pad_to, self.format_name)
+        return ColumnType(self.type, self.length, self.decimals, self.charset, flags, self.pad_to, self.format_name,
+                          self.origin)
 
 
 STRING_CODES = frozenset({FieldType.STRING, FieldType.VAR_STRING, FieldType.VARCHAR, FieldType.BLOB,

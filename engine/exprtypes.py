@@ -139,7 +139,7 @@ class SelectTypes:
                 ct, end = typer.expr(item, 0)
                 if end != len(item):
                     raise _Unknown
-                out.append(ct)
+                out.append(ct if _is_name(item) else _no_origin(ct))  # (an expression has no table)
             except (_Unknown, IndexError):
                 out.append(None)
         if not typer.read_params:
@@ -442,19 +442,19 @@ class _Typer:
 
     def star(self, item: list[Token]) -> list[ColumnType | None]:
         if len(item) == 1:
-            tables = [t for _, t in self.tables]
+            tables = list(self.tables)
         else:
             alias = item[-3].text.lower()
-            tables = [t for a, t in self.tables if a == alias]
+            tables = [(a, t) for a, t in self.tables if a == alias]
         out: list[ColumnType | None] = []
-        for table in tables:
+        for alias, table in tables:
             if isinstance(table, Derived):
                 types = table.types(self)
                 if types is None:
                     raise _Unknown
-                out += types
+                out += [_no_origin(ct) for ct in types]
             else:
-                out += [table.result_type(c) for c in table.columns]
+                out += [_origin(alias, table, c) for c in table.columns]
         return out
 
     def column(self, names: list[str]) -> ColumnType:
@@ -463,7 +463,7 @@ class _Typer:
         if len(names) >= 2:
             alias = names[-2].lower()
             candidates = [(a, t) for a, t in self.scope if a == alias]
-        for _, table in candidates:
+        for alias, table in candidates:
             if isinstance(table, Derived):
                 k = table.index(name)
                 if k is None:
@@ -471,10 +471,10 @@ class _Typer:
                 types = table.types(self)
                 if types is None or types[k] is None:
                     raise _Unknown
-                return types[k]
+                return _no_origin(types[k])  # (not told here: MariaDB names the derived table)
             col = table.column(name)
             if col is not None:
-                return table.result_type(col)
+                return _origin(alias, table, col)
         raise _Unknown
 
     # --- expressions: a small precedence climber over the item's tokens ------------------------
@@ -1000,6 +1000,23 @@ def _numeric(ct: ColumnType) -> bool:
 
 
 _MAX_LENGTH = 4294967295  # a column definition's length field (a LONGTEXT's)
+
+
+def _origin(alias: str, table: Table, col) -> ColumnType:
+    """`col`'s result type, with where it comes from: the table as the statement names it (its
+    alias, else its own name), the table, the column."""
+    shown = table.name if alias == table.name.lower() else alias
+    return replace(table.result_type(col), origin=(table.schema, shown, table.name, col.name))
+
+
+def _no_origin(ct: ColumnType | None) -> ColumnType | None:
+    return replace(ct, origin=None) if ct is not None and ct.origin is not None else ct
+
+
+def _is_name(item: list[Token]) -> bool:
+    """A select item that is a bare, maybe qualified, column name."""
+    return len(item) % 2 == 1 and all(t.kind in ("word", "ident") for t in item[::2]) \
+        and all(t.kind == "op" and t.text == "." for t in item[1::2])
 
 
 def _text_type(chars: int) -> ColumnType:

@@ -6,7 +6,8 @@ Covered: JSON columns and JSON values parsed by mysql2 into objects, as it does 
 (it reads MariaDB's extended type info: they came as text); DECIMAL text near zero (-1E-10
 was sent); a JS number (sent as a DOUBLE) stored into a VARCHAR as MariaDB writes it (99 was
 stored '99.0'); ENUM ordering by member number; a derived table under a real table's name (the
-connection broke); SHOW TABLE STATUS's column types; a READ ONLY transaction's write (1792);
+connection broke); nestTables (the columns named no table: every row was under ''); SHOW TABLE
+STATUS's column types; a READ ONLY transaction's write (1792);
 changeUser (was 1047, fatal to mysql2) with a wrong password, then to an account with a database,
 whose privileges then apply."""
 

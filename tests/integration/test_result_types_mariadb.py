@@ -25,7 +25,10 @@ a derived table typed from its SELECT (they were typed from the rows, or, under 
 names a real table, as that table's columns); the result columns of SHOW listings and of
 information_schema's views typed as MariaDB declares them (they were typed from the rows: a
 listing's NULLs had the NULL type), SHOW TABLE STATUS as information_schema.TABLES; an ENUM or SET
-column in ORDER BY ordered by its members' numbers (it was ordered by its text).
+column in ORDER BY ordered by its members' numbers (it was ordered by its text); a table column's
+result column says where it comes from (its table as the statement names it, the table, the
+schema, the column's own name: all were empty, so mysql2's nestTables and JDBC's getTableName had
+nothing).
 
 Left out, where the two still differ: the display lengths of computed columns (not compared); a
 DATE_ADD of a string typed by its rows here (MariaDB: a CHAR(254) type); ROUND of an integer
@@ -157,6 +160,18 @@ PARAM_QUERIES = [
     ("SELECT id FROM t WHERE a * ? > 6 ORDER BY id", (1.5,)),
 ]
 
+# statements whose result columns are compared by where they come from (name, column, table as
+# the statement names it, table, schema: a table column's, none for an expression)
+ORIGINS = [
+    "SELECT id, a FROM t ORDER BY id",
+    "SELECT id AS x, a AS y FROM t AS q ORDER BY x",
+    "SELECT q.id, r.v FROM t q JOIN n r ON q.id = r.id ORDER BY q.id",
+    "SELECT * FROM e ORDER BY id",
+    "SELECT q.* FROM n q ORDER BY id",
+    "SELECT d.t.id FROM d.t ORDER BY id",
+    "SELECT id + 1, -id, MAX(id), COUNT(*), 'x', NULL FROM t GROUP BY id ORDER BY id",
+]
+
 SCHEMA_STEPS = [
     "CREATE DATABASE zz",
     "CREATE DATABASE IF NOT EXISTS zz",
@@ -184,6 +199,9 @@ def _text_answers(port: int) -> list[tuple]:
             for sql in METADATA:
                 cur.execute(sql)
                 out.append((sql, [(d[0], d[1]) for d in cur.description]))
+            for sql in ORIGINS:
+                cur.execute(sql)
+                out.append((sql, [(f.name, f.org_name, f.table_name, f.org_table, f.db) for f in cur._result.fields]))
             for sql in SCHEMA_STEPS:
                 out.append((sql, cur.execute(sql)))
     finally:

@@ -6,6 +6,7 @@ stored values, and the errors MariaDB's default sql_mode raises."""
 from __future__ import annotations
 
 import functools
+from dataclasses import replace
 from decimal import Decimal
 
 import pytest
@@ -48,7 +49,11 @@ def test_schema_columns_are_described_from_their_definition():
     assert (v.charset, v.length, v.flags) == (45, 40, ColumnFlag.MULTIPLE_KEY | 16384)
     assert (dt.length, dt.decimals) == (26, 6)
     assert u.flags & ColumnFlag.UNSIGNED
-    assert types_of("SELECT t.v, x.n FROM t AS x, t") == [v, n]
+    named = types_of("SELECT t.v, x.n FROM t AS x, t")
+    assert [replace(ct, origin=None) for ct in named] == [replace(v, origin=None), replace(n, origin=None)]
+    # where each comes from, as the column definition says it: the table as the statement names it
+    assert [ct.origin for ct in named] == [("db", "t", "t", "v"), ("db", "x", "t", "n")]
+    assert [ct.origin for ct in types_of("SELECT n + 1, -n FROM t")] == [None, None]
 
 
 @pytest.mark.parametrize(("expr", "code", "decimals", "charset"), [

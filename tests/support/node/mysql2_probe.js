@@ -50,6 +50,11 @@ async function main() {
     await step(`${how}: ENUM order`, () => run('SELECT id FROM n1.t ORDER BY e'));
     await step(`${how}: derived table`, () => run('SELECT t.id FROM (SELECT \'x\' AS id) t'));
   }
+  await step('nestTables', async () => {
+    const [result] = await conn.query({ sql: 'SELECT a.id, b.s FROM n1.t a JOIN n1.t b ON a.id = b.id ORDER BY a.id',
+                                        nestTables: true });
+    return result.map((r) => Object.keys(r).map((k) => [k, Object.keys(r[k])]));
+  });
   await step('execute: a JS number into a VARCHAR', async () => {
     await conn.execute('INSERT INTO n1.t (id, s) VALUES (?, ?), (?, ?)', [10, 99, 11, 0.5]);
     return rows('SELECT s FROM n1.t WHERE id >= 10 ORDER BY id');
