@@ -81,7 +81,7 @@ def _result(columns: list[str], rows: list[tuple], session: Session) -> Result:
                   rows=rows, in_transaction=session.in_transaction)
 
 
-# The listings' columns as MariaDB 10.11 declares them ("?": nullable; `infoschema.declared_column`),
+# The listings' columns as MariaDB 10.11 declares them ("?": nullable; `infoschema.declared_columns`),
 # so a column is typed the same whatever its rows hold (a listing's NULLs stay a DATETIME).
 _LISTINGS = {
     "columns": "Field varchar(64), Type longtext, Null varchar(3), Key varchar(3), Default longtext?, Extra varchar(80)",
@@ -110,8 +110,7 @@ _LISTINGS = {
                 " Created datetime, Security_type varchar(7), Comment longtext, character_set_client varchar(32),"
                 " collation_connection varchar(64), Database Collation varchar(64)",
 }
-_DECLARED = {kind: [infoschema.declared_column(*item.strip().rsplit(" ", 1)) for item in text.split(", ")]
-             for kind, text in _LISTINGS.items()}
+_DECLARED = {kind: infoschema.declared_columns(text) for kind, text in _LISTINGS.items()}
 
 
 def _listing(kind: str, rows: list[tuple], session: Session, first: str | None = None) -> Result:

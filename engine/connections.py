@@ -101,7 +101,7 @@ def _current(attached: dict[str, Path], schemas: dict[str, Path]) -> bool:
     """Whether a reader has exactly the engine's databases attached, each as the file object the
     engine holds now: a database dropped and created again has a new one under the same name
     and path, whose old file the reader must not read on."""
-    return attached == schemas and all(schemas[name] is path for name, path in attached.items())
+    return len(attached) == len(schemas) and all(schemas.get(name) is path for name, path in attached.items())
 
 
 class ReaderPool:

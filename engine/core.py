@@ -1018,7 +1018,7 @@ class Engine:
                 chosen = self._w_execute(plan.returning_order, args[:len(args) - len(plan.returning.args)])
                 order = {rowid: n for n, (rowid,) in enumerate(chosen)}
             returned = ids = None
-            replaced = self._w_replace(plan, args) if plan.sql.startswith("REPLACE INTO") else None
+            replaced = self._w_replace(plan, args) if plan.replaces else None
             if replaced is not None:
                 affected = replaced
             else:
@@ -1448,6 +1448,8 @@ class Engine:
             if kind == "commit" and "RELEASE" in (t.upper for t in tokens):
                 raise SQLError(ER_NOT_SUPPORTED_YET, "COMMIT RELEASE")
             return Plan(kind, "", [])
+        if first == "DO":  # DO expr, ...: the session runs the SELECT of them and drops its rows
+            return Plan("do", "", [])
         if first in ("CREATE", "DROP", "ALTER", "RENAME", "TRUNCATE"):
             return Plan("ddl", "", [], cacheable=False)
         if first in ("SHOW", "DESCRIBE", "DESC", "USE", "ANALYZE", "OPTIMIZE", "CHECK") or (

@@ -167,7 +167,6 @@ def reads_live(lowered_sql: str) -> bool:
     return any(name in lowered_sql for name in LIVE)
 
 
-_DECLARED_ITEM = re.compile(r"(\w+) (\w+(?:\([\d,]+\))?(?:_unsigned)?\??)")
 _SPEC = re.compile(r"(\w+)(?:\(([\d,]+)\))?(_unsigned)?(\?)?\Z")
 
 
@@ -179,8 +178,9 @@ def declared_column(name: str, spec: str) -> Column:
     return Column(name, base, args.split(",") if args else [], unsigned=bool(unsigned), nullable=bool(nullable))
 
 
-def _declared(text: str) -> list[Column]:
-    return [declared_column(name, spec) for name, spec in _DECLARED_ITEM.findall(text)]
+def declared_columns(text: str) -> list[Column]:
+    """Columns declared as "NAME spec, NAME spec, ..." (a name may have spaces: "Time zone")."""
+    return [declared_column(*item.rsplit(" ", 1)) for item in re.split(r",\s+", text.strip())]
 
 
 def result_types(columns: list[Column]) -> list[ColumnType]:
@@ -189,7 +189,7 @@ def result_types(columns: list[Column]) -> list[ColumnType]:
     return [shape.result_type(col) for col in columns]
 
 
-_DECLARED = {name: _declared(text) for name, text in _DECLARED_TEXT.items()}
+_DECLARED = {name: declared_columns(text) for name, text in _DECLARED_TEXT.items()}
 COLUMNS = {name: [col.name for col in columns] for name, columns in _DECLARED.items()}
 
 

@@ -314,9 +314,6 @@ class Session:
 
     async def _execute(self, sql: str, context: StatementContext | None, lock_reads: bool = True) -> Result:
         engine = self.engine
-        if (do := _DO.match(sql)) is not None:  # DO expr, ...: the SELECT of them, its rows dropped
-            await self._execute("SELECT " + sql[do.end():], context, lock_reads=False)
-            return self._result()
         shape, params = extract(sql)
         plan = engine.plan_for(shape, self._database, params, self.visible, self.live_reader)
         kind = plan.kind
@@ -345,6 +342,10 @@ class Session:
             return await self._admin(sql, shape, params, context)
         if kind == "explain":
             return await self._explain(sql, shape, params, context)
+        if kind == "do":  # DO expr, ...: the SELECT of them (the same literals), its rows dropped
+            select = engine.plan_for("SELECT" + shape[tokenize(shape)[0].end:], self._database, params,
+                                     self.visible, self.live_reader)
+            await self._select(sql, select, params, context, lock_reads=False)
         return self._result()
 
     async def _explain(self, sql: str, shape: str, params, context) -> Result:
@@ -726,7 +727,7 @@ class Session:
             affected += changed - (0 if self.found_rows else unchanged)
         info = ""
         if plan.nrows > 1:  # what MySQL says after a multi-row INSERT / REPLACE: the rows that met a key
-            if plan.sql.startswith("REPLACE INTO"):
+            if plan.replaces:
                 duplicates = affected - plan.nrows  # (each replaced row: deleted, then inserted)
             elif plan.upsert:
                 duplicates = self._fx.upserts_changed  # (rows the UPDATE left as they were: none)
@@ -1029,7 +1030,6 @@ def _schema_rows(engine: Engine, action: DdlAction) -> int:
     return 0
 
 
-_DO = re.compile(r"\s*DO\s", re.I)
 _READ_ONLY = re.compile(r"\bREAD\s+ONLY\b", re.I)  # START TRANSACTION READ ONLY [, ...]
 
 

@@ -197,6 +197,11 @@ class Plan:
     # SQLite runs in bounded time, or a read without side effects
     inline: bool = False
 
+    @property
+    def replaces(self) -> bool:
+        """A REPLACE (run a row at a time: `Engine._w_replace`)."""
+        return self.sql.startswith("REPLACE INTO")
+
 
 # what may follow a bare name that is a whole ORDER BY item
 _ORDER_ITEM_END = ("ASC", "DESC", "LIMIT", "OFFSET", "FOR", "LOCK", "INTO", "WINDOW", "UNION", "EXCEPT", "INTERSECT")

@@ -182,10 +182,7 @@ async def change_user(session: ClientSession, body: bytes) -> None:
         return
     before = (session.account, session._all_privileges, session.privileges, session.user)
     database = session.engine_session.database
-    await session.engine_session.close()  # (its transaction rolled back, its locks let go)
-    session.user_vars.clear()
-    session.prepared.close_all()
-    session.sysvars = server.variables.session_defaults()
+    await session.start_again()
     account = server.users.match(request.user, session.host)
     failure: SQLError | None = None
     if session.failed_change_users >= 3:  # MariaDB's limit on guessing passwords this way

@@ -817,19 +817,25 @@ class ClientSession(asyncio.Protocol):
         server = self.server
         old = self.engine_session
         database = old.database
-        await old.close()
+        await self.start_again()
         self.engine_session = server.engine.session(self.connection_id)
-        self.user_vars.clear()
-        self.prepared.close_all()
         self.engine_session.user_vars = self.user_vars
         self.engine_session.sysvar_reader = self.read_sysvar
         self.engine_session.live_reader = self.read_infoschema
         self.engine_session.user_text, self.engine_session.current_user_text = old.user_text, old.current_user_text
         self.engine_session.found_rows = old.found_rows
         self.engine_session.database = database
-        self.sysvars = server.variables.session_defaults()
         apply_isolation(self)
         self.write(self.conn.send(OK(status=self.status_flags())))  # type: ignore[union-attr]
+
+    async def start_again(self) -> None:
+        """What COM_RESET_CONNECTION and COM_CHANGE_USER end of a session: its transaction rolled
+        back (the engine session closed, its locks let go), its user variables, prepared
+        statements and session variables gone. The caller opens the next engine session."""
+        await self.engine_session.close()
+        self.user_vars.clear()
+        self.prepared.close_all()
+        self.sysvars = self.server.variables.session_defaults()
 
     async def _guarded(self, coro: Any) -> Any:
         try:
