@@ -233,6 +233,8 @@ class Session:
         plan, params = self._plan(sql)
         if plan.kind == "explain":  # EXPLAIN needs what running the statement needs
             return await self.access(_EXPLAIN_PREFIX.sub("", sql, count=1))
+        if plan.kind == "do":  # DO needs what its SELECT needs
+            return await self.access(_do_select(sql))
         if plan.kind not in ("select", "write"):
             return Access(plan.kind)
         # keyed by the translation only: FOR UPDATE, the target and the like are the plan's
@@ -343,8 +345,7 @@ class Session:
         if kind == "explain":
             return await self._explain(sql, shape, params, context)
         if kind == "do":  # DO expr, ...: the SELECT of them (the same literals), its rows dropped
-            select = engine.plan_for("SELECT" + shape[tokenize(shape)[0].end:], self._database, params,
-                                     self.visible, self.live_reader)
+            select = engine.plan_for(_do_select(shape), self._database, params, self.visible, self.live_reader)
             await self._select(sql, select, params, context, lock_reads=False)
         return self._result()
 
@@ -1028,6 +1029,12 @@ def _schema_rows(engine: Engine, action: DdlAction) -> int:
     if action.drop_schema is not None:
         return len(engine.catalog.get(action.drop_schema, {})) + len(engine.views.get(action.drop_schema, {}))
     return 0
+
+
+def _do_select(text: str) -> str:
+    """`DO expr, ...` (a statement or its shape) as the SELECT of its expressions: the same
+    literals in the same places (DO is the first token: no literal comes before it)."""
+    return "SELECT" + text[tokenize(text)[0].end:]
 
 
 _READ_ONLY = re.compile(r"\bREAD\s+ONLY\b", re.I)  # START TRANSACTION READ ONLY [, ...]
