@@ -125,8 +125,9 @@ file after the next commit_group.
 (A dropped database's file is marked in that commit, so a file that outlives it is deleted at open.)
 
 Auto-increment ids are handed out by the engine (per-table counters, never reused within a run,
-restarted from MAX(id)+1 at open, like InnoDB before 8.0), so `StatementContext.insert_id`
-reproduces the master's ids on a replica. NOW() and friends are the statement's timestamp (UTC),
+restarted from MAX(id)+1 at open, like InnoDB before 8.0), row by row as MariaDB hands them out
+(`engine.autoinc`: an ignored row's id goes to the next row), so `StatementContext.insert_id`
+reproduces the master's ids on a replica, ours or MariaDB's. NOW() and friends are the statement's timestamp (UTC),
 `StatementContext.timestamp` when replaying.
 """
 
@@ -144,7 +145,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from engine import functions, infoschema
+from engine import autoinc, functions, infoschema
 from engine.catalog import VIEW_PREFIX, Table, View
 from engine.concurrency import Settle, ThreadLane, WriterLock
 from engine.connections import ATTACH_LIMIT, ReaderPool, open_connection
@@ -204,6 +205,11 @@ _INLINE_INSERT = re.compile(
 _REPLACE_VALUES = re.compile(r'(?P<head>REPLACE INTO "[^"]*"\."[^"]*") \((?P<columns>[^()]*)\) VALUES (?P<rows>\(.*\))\Z', re.S)
 _REPLACE_SELECT = re.compile(r'(?P<head>REPLACE INTO "[^"]*"\."[^"]*")(?: \((?P<columns>[^()]*)\))? (?P<select>SELECT .*)\Z', re.S)
 _IDENT = r'(?:"(?:[^"]|"")*"|[A-Za-z_][A-Za-z0-9_$]*)'
+# an INSERT's translation up to its VALUES / SELECT (`_values_apart`, `_select_apart`)
+_INSERT_HEAD = re.compile(
+    r'(?P<head>INSERT (?:OR IGNORE )?INTO "(?:[^"]|"")*"\."(?:[^"]|"")*" \((?P<columns>(?:[^()"]|"(?:[^"]|"")*")*)\)) '
+    r'(?P<rest>.*)\Z', re.S)
+_NUMBERED = "SELECT *, ? + row_number() OVER () - 1 FROM "  # (Translator: INSERT ... SELECT numbering ids)
 _SUM = rf'(?:\?|{_IDENT})(?: [+-] (?:\?|{_IDENT}))*'
 _STORED = rf"mysql_store\(\( {_SUM} \), '(?:[^']|'')*'\)"
 _VALUE = (rf"(?:{_SUM}|{_STORED}|iif\(typeof\(\( {_SUM} \)\) = 'integer' AND \( {_SUM} \) BETWEEN -?\d+ AND \d+, "
@@ -1001,14 +1007,21 @@ class Engine:
         guard = plan.target is not None and (plan.target[0], plan.target[1].lower()) in self._fk.cascading
         first = None
         generated: list[int] = []
+        apart = None  # rows that may give their ids back, run one at a time (`_w_rows_apart`)
         if plan.auto_slots is not None:
             args = list(args)
-            generated = self._w_assign_ids(plan, args, forced)
-            first = generated[0] if generated else None
+            if plan.ids_returned and plan.nrows > 1 and plan.returning is None:
+                apart = _values_apart(plan, args)
+            if apart is None:
+                generated = self._w_assign_ids(plan, args, forced)
+                first = generated[0] if generated else None
         elif plan.auto_select_slot is not None:
             args = list(args)
-            first = self._w_next_id(plan, forced)
-            args[plan.auto_select_slot] = first
+            if plan.ids_returned and plan.returning is None:
+                apart = _select_apart(plan, args)
+            if apart is None:
+                first = self._w_next_id(plan, forced)
+                args[plan.auto_select_slot] = first
         self._wstate.fx = rand
         try:
             if guard:
@@ -1021,6 +1034,8 @@ class Engine:
             replaced = self._w_replace(plan, args) if plan.replaces else None
             if replaced is not None:
                 affected = replaced
+            elif apart is not None:
+                affected, ids, first, generated = self._w_rows_apart(plan, args, apart, forced)
             else:
                 cur = self._w_execute(plan.sql, args)
                 if plan.returning is not None:  # RETURNING: the rows are read before the cascades
@@ -1050,9 +1065,11 @@ class Engine:
             self._wstate.fx = None
         inserted, last_row = self._w_insert_ids(plan, args, generated, first, ids, affected, rand) \
             if plan.auto_insert else (None, 0)
-        if plan.auto_select_slot is not None and first is not None:
+        if plan.auto_select_slot is not None and first is not None and apart is None:
             key = (plan.target[0], plan.target[1].lower())
-            self._auto[key] = max(self._auto[key], first + max(affected, 0))
+            numbered = max(affected, 0)  # (all numbered: no row is left out without IGNORE)
+            self._auto[key] = max(self._auto[key], first + (numbered if forced is not None else
+                                                           autoinc.select_reservation(numbered)))
             if affected <= 0:
                 first = None
         self._touched.add(plan.target[0])
@@ -1073,7 +1090,7 @@ class Engine:
         `generated`: the ids handed to a VALUES list; `numbered`: the first id an INSERT ... SELECT
         numbers its rows from; `ids`: with `Plan.ids_returned`, the id of each row written."""
         if ids is not None:  # IGNORE / ON DUPLICATE KEY UPDATE: the rows inserted or updated, in order
-            if plan.auto_slots is not None:
+            if plan.auto_slots is not None or generated:
                 fresh = set(generated)
                 inserted = next((i for i in ids if i in fresh), None)
             else:  # numbered ids are above every id the table had
@@ -1118,34 +1135,79 @@ class Engine:
         return forced if forced is not None else nxt
 
     def _w_assign_ids(self, plan: Plan, args: list, forced: int | None) -> list[int]:
-        """The ids handed to a VALUES list's rows that leave theirs to AUTO_INCREMENT, in order
-        (`forced`: the first one, as the binlog's INSERT_ID says)."""
+        """The ids handed to a VALUES list's rows that leave theirs to AUTO_INCREMENT, in order,
+        every row written (`engine.autoinc`; `forced`: the first one, as the binlog's INSERT_ID
+        says)."""
         key = (plan.target[0], plan.target[1].lower())
-        nxt = self._w_counter(plan)
+        ids = autoinc.StatementIds(self._w_counter(plan), len(plan.auto_slots), forced)
         generated: list[int] = []
         for row, slot in enumerate(plan.auto_slots, 1):
-            if slot is None:
-                continue
-            value = args[slot]
-            if value is None or value == 0 or value == "0" or value == "":
-                if not generated and forced is not None:
-                    nxt = forced
-                if nxt > _ROWID_MAX:  # the key is SQLite's rowid: no id past it (MariaDB's 167 at a type's end)
-                    table = self.table(*plan.target)
-                    column = table.auto_column.name if table is not None and table.auto_column else "?"
-                    raise SQLError(ER_AUTOINC_ERANGE, column, row)
-                args[slot] = nxt
-                generated.append(nxt)
-                nxt += 1
-            else:
-                try:
-                    explicit = int(value)
-                except (TypeError, ValueError):
-                    continue
-                if nxt <= explicit <= _ROWID_MAX:  # (one past it fails to be stored: the counter stays)
-                    nxt = explicit + 1
-        self._auto[key] = nxt
+            if slot is not None:
+                taken = self._w_row_id(plan, args, slot, ids, row)
+                if taken is not None:
+                    generated.append(taken)
+            ids.done(True)
+        self._auto[key] = ids.counter
         return generated
+
+    def _w_row_id(self, plan: Plan, args: list, slot: int, ids: autoinc.StatementIds, row: int) -> int | None:
+        """The id of one row whose AUTO_INCREMENT value is `args[slot]`: taken from `ids` (and
+        put in `args`) when the row leaves it to AUTO_INCREMENT, else None (the row's own value
+        told to `ids`)."""
+        value = args[slot]
+        if value is None or value == 0 or value == "0" or value == "":
+            taken = ids.take()
+            if taken > _ROWID_MAX:  # the key is SQLite's rowid: no id past it (MariaDB's 167 at a type's end)
+                table = self.table(*plan.target)
+                column = table.auto_column.name if table is not None and table.auto_column else "?"
+                raise SQLError(ER_AUTOINC_ERANGE, column, row)
+            args[slot] = taken
+            return taken
+        try:
+            explicit = int(value)
+        except (TypeError, ValueError):
+            return None
+        if explicit <= _ROWID_MAX:  # (one past it fails to be stored: the counter stays)
+            ids.given(explicit)
+        return None
+
+    def _w_rows_apart(self, plan: Plan, args: list, apart: _Apart, forced: int | None
+                      ) -> tuple[int, list, int | None, list[int]]:
+        """An INSERT IGNORE or INSERT ... ON DUPLICATE KEY UPDATE whose rows may leave their ids
+        to AUTO_INCREMENT, run a row at a time as MariaDB runs it, so that a row left out or
+        updating gives its id to the next (`engine.autoinc`). Returns the affected rows, the id
+        of each row written (as RETURNING gives them), the statement's first id and the ids
+        of rows inserted with one. In a savepoint: a failing row undoes the others."""
+        key = (plan.target[0], plan.target[1].lower())
+        conn, fx = self._wconn, self._wstate.fx
+        ids = autoinc.StatementIds(self._w_counter(plan), apart.estimate, forced)
+        affected, written_ids, generated = 0, [], []
+        conn.execute("SAVEPOINT __rows")
+        try:
+            rows = apart.rows
+            if apart.select is not None:  # all its rows first, as MariaDB reads a SELECT of the table it fills
+                rows = [(apart.one, [*row, None, *apart.tail_args], len(row))
+                        for row in self._w_execute(apart.select, apart.select_args).fetchall()]
+            for n, (sql, row_args, slot) in enumerate(rows, 1):
+                taken = self._w_row_id(plan, row_args, slot, ids, n) if slot is not None else None
+                marks = fx.upserts_changed + fx.upserts_unchanged if fx is not None else 0
+                cur = self._w_execute(sql, row_args)
+                got = [value for (value,) in cur]
+                affected += max(cur.rowcount, 0)
+                updated = fx is not None and fx.upserts_changed + fx.upserts_unchanged != marks
+                ids.done(bool(got) and not updated)
+                written_ids.extend(got)
+                if taken is not None and got and not updated:
+                    generated.append(taken)
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK TO __rows")
+                conn.execute("RELEASE __rows")
+            self._auto[key] = max(self._auto.get(key, 1), ids.counter)
+            raise
+        conn.execute("RELEASE __rows")
+        self._auto[key] = max(self._auto.get(key, 1), ids.counter)
+        return affected, written_ids, ids.first, generated
 
     def _w_replace(self, plan: Plan, args) -> int | None:
         """REPLACE ... VALUES or ... SELECT (no RETURNING) run a row at a time, as MariaDB runs
@@ -1491,44 +1553,120 @@ def _unquote(ident: str) -> str:
 def _value_rows(text: str) -> list[tuple[str, int]] | None:
     """The rows of a translated VALUES list, `( e1 , e2 ) , ( e3 , e4 )`: each row's expressions
     (the text inside its parentheses) and how many parameters they take; None when the text is
-    not such a list. Quoted strings and identifiers are skipped as SQLite reads them."""
+    not such a list."""
+    found = _value_rows_at(text)
+    return found[0] if found is not None and found[1] == len(text) else None
+
+
+def _value_rows_at(text: str) -> tuple[list[tuple[str, int]], int] | None:
+    """The rows of the translated VALUES list that `text` starts with (as `_value_rows`) and
+    where the list ends; None when it starts with no such list."""
     rows: list[tuple[str, int]] = []
-    i, n = 0, len(text)
+    i = 0
     while True:
-        if i >= n or text[i] != "(":
+        closed = _closing(text, i)
+        if closed is None:
             return None
-        depth, start, params = 0, i + 1, 0
-        while i < n:
-            ch = text[i]
-            if ch in "'\"`":
-                end = i + 1
-                while True:
-                    end = text.find(ch, end)
-                    if end < 0:
-                        return None
-                    if text[end + 1:end + 2] != ch:
-                        break
-                    end += 2
-                i = end + 1
-                continue
-            if ch == "(":
-                depth += 1
-            elif ch == ")":
-                depth -= 1
-                if depth == 0:
-                    break
-            elif ch == "?":
-                params += 1
-            i += 1
-        if i >= n:
-            return None
-        rows.append((text[start:i], params))
-        i += 1
-        if i == n:
-            return rows
+        end, params = closed
+        rows.append((text[i + 1:end], params))
+        i = end + 1
         if text[i:i + 3] != " , ":
-            return None
+            return rows, i
         i += 3
+
+
+def _closing(text: str, i: int) -> tuple[int, int] | None:
+    """Where the parenthesis at text[i] closes, and the parameters between; None when text[i]
+    opens none or it does not close. Quoted strings and identifiers are skipped as SQLite reads
+    them."""
+    n = len(text)
+    if i >= n or text[i] != "(":
+        return None
+    depth, params = 0, 0
+    while i < n:
+        ch = text[i]
+        if ch in "'\"`":
+            end = i + 1
+            while True:
+                end = text.find(ch, end)
+                if end < 0:
+                    return None
+                if text[end + 1:end + 2] != ch:
+                    break
+                end += 2
+            i = end + 1
+            continue
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+            if depth == 0:
+                return i, params
+        elif ch == "?":
+            params += 1
+        i += 1
+    return None
+
+
+class _Apart:
+    """An INSERT's rows to run one at a time (`Engine._w_rows_apart`): `rows`, each row's
+    statement, arguments and the index of its AUTO_INCREMENT argument; or for INSERT ... SELECT
+    the SELECT (`select`, `select_args`) whose rows go into `one` with `tail_args` after them
+    and their id last. `estimate`: the rows MariaDB reserves ids for at once (0: unknown)."""
+
+    __slots__ = ("rows", "select", "select_args", "one", "tail_args", "estimate")
+
+    def __init__(self, rows=None, select=None, select_args=(), one="", tail_args=(), estimate=0):
+        self.rows: list[tuple[str, list, int | None]] = rows if rows is not None else []
+        self.select: str | None = select
+        self.select_args: list = list(select_args)
+        self.one, self.tail_args, self.estimate = one, list(tail_args), estimate
+
+
+def _values_apart(plan: Plan, args: list) -> _Apart | None:
+    """INSERT ... VALUES as one statement per row (`_Apart`); None when the translation is not
+    the form this reads."""
+    m = _INSERT_HEAD.match(plan.sql)
+    if m is None or not m.group("rest").startswith("VALUES "):
+        return None
+    rest = m.group("rest")[len("VALUES "):]
+    found = _value_rows_at(rest)
+    if found is None or len(found[0]) != plan.nrows:
+        return None
+    rows_found, end = found
+    used = sum(n for _, n in rows_found)
+    if used > len(args):
+        return None
+    tail, tail_args = rest[end:], args[used:]
+    rows: list[tuple[str, list, int | None]] = []
+    at = 0
+    for (text, n), slot in zip(rows_found, plan.auto_slots, strict=True):
+        if slot is not None and not at <= slot < at + n:
+            return None
+        rows.append((f"{m.group('head')} VALUES ({text}){tail}", [*args[at:at + n], *tail_args],
+                     None if slot is None else slot - at))
+        at += n
+    return _Apart(rows=rows, estimate=plan.nrows)
+
+
+def _select_apart(plan: Plan, args: list) -> _Apart | None:
+    """INSERT ... SELECT numbering its rows' ids as the SELECT it runs first, then one INSERT per
+    row (`_Apart`); None when the translation is not the form this reads."""
+    m = _INSERT_HEAD.match(plan.sql)
+    if m is None or plan.auto_select_slot != 0 or not m.group("rest").startswith(_NUMBERED):
+        return None
+    rest = m.group("rest")[len(_NUMBERED):]
+    closed = _closing(rest, 0)
+    if closed is None:
+        return None
+    end, used = closed
+    tail = rest[end + 1:]
+    if tail.startswith(" WHERE true"):  # (SQLite's upsert-after-SELECT rule: not for VALUES)
+        tail = tail[len(" WHERE true"):]
+    width = len(re.findall(_IDENT, m.group("columns")))
+    return _Apart(select=f"SELECT * FROM {rest[:end + 1]}", select_args=args[1:1 + used],
+                  one=f"{m.group('head')} VALUES ({', '.join('?' * width)}){tail}",
+                  tail_args=args[1 + used:])
 
 
 def _show(v: object) -> str:

@@ -6,19 +6,16 @@ generated id of an inserted row or to LAST_INSERT_ID(expr) (engine `Engine._w_in
 `Session._written`). Through the text protocol (PyMySQL) and prepared statements
 (mysql-connector-python, COM_STMT_EXECUTE), with the same rows left behind.
 
-Left out, where the two differ: which ids a multi-row INSERT IGNORE or ON DUPLICATE KEY UPDATE
-hands out when a row before a generated one is skipped or meets a key (InnoDB sometimes gives
-that row's id to the next row; here ids are handed out before the statement runs; either way a
-gap, and the client is told the id its row got), and INSERT ... SELECT ... ON DUPLICATE KEY
-UPDATE naming a column of both tables (MariaDB's 1052; accepted here, the target's column)."""
+Left out, where the two differ: INSERT ... SELECT ... ON DUPLICATE KEY UPDATE naming a column
+of both tables (MariaDB's 1052; accepted here, the target's column). Which id each row of a
+statement gets: tests/integration/test_autoinc_ids_mariadb.py."""
 
 from __future__ import annotations
 
-import pymysql
 import pytest
 
 from tests.support.mariadb import mariadb_available
-from tests.support.mariadb_compare import mariadb_and_ours, prepared_answers
+from tests.support.mariadb_compare import id_answers, mariadb_and_ours, prepared_answers
 
 pytest.importorskip("mysql.connector")
 
@@ -80,29 +77,12 @@ PREPARED = [
 ]
 
 
-def text_answers(port: int) -> list:
-    conn = pymysql.connect(host="127.0.0.1", port=port, user="root", database="d", autocommit=True)
-    out = []
-    try:
-        with conn.cursor() as cur:
-            for sql in TEXT:
-                try:
-                    answer = (cur.execute(sql), cur.lastrowid)
-                except pymysql.MySQLError as exc:
-                    answer = ("error", exc.args[0])
-                cur.execute("SELECT LAST_INSERT_ID()")
-                out.append((sql, *answer, cur.fetchone()[0]))
-        return out
-    finally:
-        conn.close()
-
-
 def test_insert_ids_as_mariadb(tmp_path):
     with mariadb_and_ours(tmp_path) as (reference, master):
         for server in (reference, master):
             for sql in SETUP:
                 server.query(sql)
-        expected = text_answers(reference.port)
+        expected = id_answers(reference.port, "d", TEXT)
         # what MariaDB 10.11 says for a few: (rows, id, LAST_INSERT_ID() after)
         said = {sql: rest for sql, *rest in expected}
         assert said[TEXT[2]] == [1, 50, 4]
@@ -110,7 +90,7 @@ def test_insert_ids_as_mariadb(tmp_path):
         assert said[TEXT[11]] == [2, 2, 84]
         assert said[TEXT[14]] == [0, 0, 92]
         assert said[TEXT[25]] == [1, 1003, 1003]
-        assert text_answers(master.port) == expected
+        assert id_answers(master.port, "d", TEXT) == expected
         expected = prepared_answers(reference.port, "d", PREPARED)
         assert [(n, i) for _, n, i in expected][:2] == [(1, 2000), (2, 2000)]
         assert prepared_answers(master.port, "d", PREPARED) == expected

@@ -98,3 +98,23 @@ def prepared_answers(port: int, database: str, statements: Sequence[tuple[str, t
         return out
     finally:
         conn.close()
+
+
+def id_answers(port: int, database: str, statements: Sequence[str]) -> list[tuple]:
+    """(statement, affected rows, the client's lastrowid, LAST_INSERT_ID() after it), or
+    (statement, "error", code, LAST_INSERT_ID() after it), for each statement through PyMySQL's
+    text protocol, autocommit."""
+    conn = pymysql.connect(host="127.0.0.1", port=port, user="root", database=database, autocommit=True)
+    out = []
+    try:
+        with conn.cursor() as cur:
+            for sql in statements:
+                try:
+                    answer = (cur.execute(sql), cur.lastrowid)
+                except pymysql.MySQLError as exc:
+                    answer = ("error", exc.args[0])
+                cur.execute("SELECT LAST_INSERT_ID()")
+                out.append((sql, *answer, cur.fetchone()[0]))
+        return out
+    finally:
+        conn.close()
