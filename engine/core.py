@@ -209,6 +209,7 @@ _IDENT = r'(?:"(?:[^"]|"")*"|[A-Za-z_][A-Za-z0-9_$]*)'
 _INSERT_HEAD = re.compile(
     r'(?P<head>INSERT (?:OR IGNORE )?INTO "(?:[^"]|"")*"\."(?:[^"]|"")*" \((?P<columns>(?:[^()"]|"(?:[^"]|"")*")*)\)) '
     r'(?P<rest>.*)\Z', re.S)
+_UPSERT_AFTER_SELECT = " WHERE true ON CONFLICT DO UPDATE SET "  # (Translator: INSERT ... SELECT ... ON DUPLICATE)
 _NUMBERED = "SELECT *, ? + row_number() OVER () - 1 FROM "  # (Translator: INSERT ... SELECT numbering ids)
 _SUM = rf'(?:\?|{_IDENT})(?: [+-] (?:\?|{_IDENT}))*'
 _STORED = rf"mysql_store\(\( {_SUM} \), '(?:[^']|'')*'\)"
@@ -1007,21 +1008,21 @@ class Engine:
         guard = plan.target is not None and (plan.target[0], plan.target[1].lower()) in self._fk.cascading
         first = None
         generated: list[int] = []
-        apart = None  # rows that may give their ids back, run one at a time (`_w_rows_apart`)
-        if plan.auto_slots is not None:
+        apart = None  # rows run one at a time (`_w_rows_apart`)
+        if plan.returning is None and (plan.ignore or (plan.ids_returned and (
+                plan.nrows > 1 or plan.auto_select_slot is not None))):
             args = list(args)
-            if plan.ids_returned and plan.nrows > 1 and plan.returning is None:
-                apart = _values_apart(plan, args)
-            if apart is None:
-                generated = self._w_assign_ids(plan, args, forced)
-                first = generated[0] if generated else None
+            apart = _values_apart(plan, args) if plan.nrows else _select_apart(plan, args, self.table(*plan.target))
+        if apart is not None:
+            pass
+        elif plan.auto_slots is not None:
+            args = list(args)
+            generated = self._w_assign_ids(plan, args, forced)
+            first = generated[0] if generated else None
         elif plan.auto_select_slot is not None:
             args = list(args)
-            if plan.ids_returned and plan.returning is None:
-                apart = _select_apart(plan, args)
-            if apart is None:
-                first = self._w_next_id(plan, forced)
-                args[plan.auto_select_slot] = first
+            first = self._w_next_id(plan, forced)
+            args[plan.auto_select_slot] = first
         self._wstate.fx = rand
         try:
             if guard:
@@ -1048,6 +1049,8 @@ class Engine:
                 elif plan.ids_returned:
                     ids = [row[0] for row in cur]
                 affected = cur.rowcount
+                if plan.selects and rand is not None:  # (every row read went in or met its key)
+                    rand.records = affected
             if guard:
                 self._touched.update(self._fk.cascade(self._wconn))
                 self._wconn.execute("RELEASE __fk")
@@ -1173,41 +1176,73 @@ class Engine:
 
     def _w_rows_apart(self, plan: Plan, args: list, apart: _Apart, forced: int | None
                       ) -> tuple[int, list, int | None, list[int]]:
-        """An INSERT IGNORE or INSERT ... ON DUPLICATE KEY UPDATE whose rows may leave their ids
-        to AUTO_INCREMENT, run a row at a time as MariaDB runs it, so that a row left out or
-        updating gives its id to the next (`engine.autoinc`). Returns the affected rows, the id
-        of each row written (as RETURNING gives them), the statement's first id and the ids
-        of rows inserted with one. In a savepoint: a failing row undoes the others."""
+        """INSERT IGNORE, and an INSERT ... ON DUPLICATE KEY UPDATE whose rows may leave their
+        ids to AUTO_INCREMENT, run a row at a time as MariaDB runs them: each row's values
+        computed, then the row inserted, so that a row left out or updating gives its id to the
+        next (`engine.autoinc`) and each row IGNORE leaves out is a warning naming the key it met
+        (`_w_left_out`). Returns the affected rows, the id of each row written (as RETURNING gives
+        them), the statement's first id and the ids of rows inserted with one. In a savepoint: a
+        failing row undoes the others."""
         key = (plan.target[0], plan.target[1].lower())
+        table = self.table(*plan.target)
         conn, fx = self._wconn, self._wstate.fx
-        ids = autoinc.StatementIds(self._w_counter(plan), apart.estimate, forced)
+        counted = table is not None and table.auto_column is not None
+        ids = autoinc.StatementIds(self._w_counter(plan) if counted else 1, apart.estimate, forced)
         affected, written_ids, generated = 0, [], []
         conn.execute("SAVEPOINT __rows")
         try:
-            rows = apart.rows
+            rows: Iterable[tuple[str | None, list, int | None]] = apart.rows
             if apart.select is not None:  # all its rows first, as MariaDB reads a SELECT of the table it fills
-                rows = [(apart.one, [*row, None, *apart.tail_args], len(row))
+                rows = [(None, [*row, None] if apart.numbered else list(row), len(row) if apart.numbered else None)
                         for row in self._w_execute(apart.select, apart.select_args).fetchall()]
-            for n, (sql, row_args, slot) in enumerate(rows, 1):
+            if fx is not None:
+                fx.records = len(rows)
+            for n, (computed, row_args, slot) in enumerate(rows, 1):
                 taken = self._w_row_id(plan, row_args, slot, ids, n) if slot is not None else None
+                values = self._w_execute(computed, row_args).fetchone() if computed is not None else row_args
                 marks = fx.upserts_changed + fx.upserts_unchanged if fx is not None else 0
-                cur = self._w_execute(sql, row_args)
-                got = [value for (value,) in cur]
-                affected += max(cur.rowcount, 0)
+                cur = self._w_execute(apart.one, [*values, *apart.tail_args])
+                got = [value for (value,) in cur] if plan.ids_returned else []
+                count = max(cur.rowcount, 0)
+                affected += count
                 updated = fx is not None and fx.upserts_changed + fx.upserts_unchanged != marks
-                ids.done(bool(got) and not updated)
+                if count == 0 and plan.ignore and fx is not None and table is not None:
+                    left_out = self._w_left_out(table, apart.columns, values)
+                    if left_out is not None:
+                        fx.warnings.append((n, *left_out))
+                ids.done(count > 0 and not updated)
                 written_ids.extend(got)
-                if taken is not None and got and not updated:
+                if taken is not None and count > 0 and not updated:
                     generated.append(taken)
         except BaseException:
             if conn.in_transaction:
                 conn.execute("ROLLBACK TO __rows")
                 conn.execute("RELEASE __rows")
-            self._auto[key] = max(self._auto.get(key, 1), ids.counter)
+            if counted:
+                self._auto[key] = max(self._auto.get(key, 1), ids.counter)
             raise
         conn.execute("RELEASE __rows")
-        self._auto[key] = max(self._auto.get(key, 1), ids.counter)
+        if counted:
+            self._auto[key] = max(self._auto.get(key, 1), ids.counter)
         return affected, written_ids, ids.first, generated
+
+    def _w_left_out(self, table: Table, columns: list[str], values: Sequence) -> tuple[str, int, str] | None:
+        """The warning MariaDB gives for a row INSERT IGNORE left out: 1062 naming the first
+        unique key its values meet (PRIMARY first, as InnoDB checks them); None when no key
+        tells (a key column the statement did not set)."""
+        lower = [c.lower() for c in columns]
+        for index in sorted(table.indexes, key=lambda index: not index.primary):
+            if not (index.primary or index.unique) or any(c.lower() not in lower for c in index.columns):
+                continue
+            met = [values[lower.index(c.lower())] for c in index.columns]
+            if None in met:
+                continue
+            where = " AND ".join(f"{quote_ident(c)} = ?" for c in index.columns)
+            if self._wconn.execute(f"SELECT 1 FROM {quote_ident(table.schema)}.{quote_ident(table.name)} "
+                                   f"WHERE {where} LIMIT 1", met).fetchone():
+                error = SQLError(ER_DUP_ENTRY, "-".join(_show(v) for v in met), "PRIMARY" if index.primary else index.name)
+                return ("Warning", error.code, error.message)
+        return None
 
     def _w_replace(self, plan: Plan, args) -> int | None:
         """REPLACE ... VALUES or ... SELECT (no RETURNING) run a row at a time, as MariaDB runs
@@ -1244,6 +1279,8 @@ class Engine:
             if any(len(row) != len(columns) for row in rows):
                 return None  # (SQLite's error for it)
             count = len(rows)
+            if self._wstate.fx is not None:
+                self._wstate.fx.records = count
         select = f"SELECT rowid FROM {quote_ident(table.schema)}.{quote_ident(table.name)} WHERE "
         keys = []
         for index in table.indexes:
@@ -1453,8 +1490,9 @@ class Engine:
         if plan is None:
             plan = parsing(self._make_plan, shape, database, params)
             plan.inline = self._inline(plan)
-            if plan.changed is not None:  # (the same rows, those left unchanged not counted)
-                plan.changed.inline = plan.inline
+            for counted in (plan.changed, plan.found):  # (the same rows, counted)
+                if counted is not None:
+                    counted.inline = plan.inline
             if plan.cacheable and len(shape) <= MAX_CACHED_SHAPE:
                 if len(self._plans) >= PLAN_CACHE_SIZE:
                     self._plans.clear()
@@ -1575,6 +1613,12 @@ def _value_rows_at(text: str) -> tuple[list[tuple[str, int]], int] | None:
         i += 3
 
 
+def _params_in(text: str) -> int | None:
+    """The parameters (`?`) of a translated SQL text; None when a quote does not close."""
+    found = _closing(f"({text})", 0)
+    return None if found is None else found[1]
+
+
 def _closing(text: str, i: int) -> tuple[int, int] | None:
     """Where the parenthesis at text[i] closes, and the parameters between; None when text[i]
     opens none or it does not close. Quoted strings and identifiers are skipped as SQLite reads
@@ -1609,26 +1653,37 @@ def _closing(text: str, i: int) -> tuple[int, int] | None:
 
 
 class _Apart:
-    """An INSERT's rows to run one at a time (`Engine._w_rows_apart`): `rows`, each row's
-    statement, arguments and the index of its AUTO_INCREMENT argument; or for INSERT ... SELECT
-    the SELECT (`select`, `select_args`) whose rows go into `one` with `tail_args` after them
-    and their id last. `estimate`: the rows MariaDB reserves ids for at once (0: unknown)."""
+    """An INSERT's rows to run one at a time (`Engine._w_rows_apart`): `one`, the INSERT of one
+    row's values (`columns`) with `tail_args` after them; the rows are `rows`, each the SELECT
+    that computes a VALUES row's values, its arguments and the index of its AUTO_INCREMENT
+    argument, or for INSERT ... SELECT the rows of `select` (`select_args`), an id added last
+    to each when `numbered`. `estimate`: the rows MariaDB reserves ids for at once (0: unknown)."""
 
-    __slots__ = ("rows", "select", "select_args", "one", "tail_args", "estimate")
+    __slots__ = ("one", "columns", "tail_args", "rows", "select", "select_args", "numbered", "estimate")
 
-    def __init__(self, rows=None, select=None, select_args=(), one="", tail_args=(), estimate=0):
-        self.rows: list[tuple[str, list, int | None]] = rows if rows is not None else []
+    def __init__(self, one: str, columns: list[str], tail_args: list, rows=None, select=None, select_args=(),
+                 numbered=False, estimate=0):
+        self.one, self.columns, self.tail_args = one, columns, tail_args
+        self.rows: list[tuple[str | None, list, int | None]] = rows if rows is not None else []
         self.select: str | None = select
         self.select_args: list = list(select_args)
-        self.one, self.tail_args, self.estimate = one, list(tail_args), estimate
+        self.numbered, self.estimate = numbered, estimate
+
+
+def _insert_head(plan: Plan) -> tuple[re.Match, list[str]] | None:
+    m = _INSERT_HEAD.match(plan.sql)
+    if m is None:
+        return None
+    return m, [_unquote(name) for name in re.findall(_IDENT, m.group("columns"))]
 
 
 def _values_apart(plan: Plan, args: list) -> _Apart | None:
     """INSERT ... VALUES as one statement per row (`_Apart`); None when the translation is not
     the form this reads."""
-    m = _INSERT_HEAD.match(plan.sql)
-    if m is None or not m.group("rest").startswith("VALUES "):
+    head = _insert_head(plan)
+    if head is None or not head[0].group("rest").startswith("VALUES "):
         return None
+    m, columns = head
     rest = m.group("rest")[len("VALUES "):]
     found = _value_rows_at(rest)
     if found is None or len(found[0]) != plan.nrows:
@@ -1637,36 +1692,57 @@ def _values_apart(plan: Plan, args: list) -> _Apart | None:
     used = sum(n for _, n in rows_found)
     if used > len(args):
         return None
-    tail, tail_args = rest[end:], args[used:]
-    rows: list[tuple[str, list, int | None]] = []
+    rows: list[tuple[str | None, list, int | None]] = []
     at = 0
-    for (text, n), slot in zip(rows_found, plan.auto_slots, strict=True):
+    for (text, n), slot in zip(rows_found, plan.auto_slots or [None] * plan.nrows, strict=True):
         if slot is not None and not at <= slot < at + n:
             return None
-        rows.append((f"{m.group('head')} VALUES ({text}){tail}", [*args[at:at + n], *tail_args],
-                     None if slot is None else slot - at))
+        rows.append((f"SELECT {text}", args[at:at + n], None if slot is None else slot - at))
         at += n
-    return _Apart(rows=rows, estimate=plan.nrows)
+    one = f"{m.group('head')} VALUES ({', '.join('?' * len(columns))}){rest[end:]}"
+    return _Apart(one, columns, args[used:], rows=rows, estimate=plan.nrows)
 
 
-def _select_apart(plan: Plan, args: list) -> _Apart | None:
-    """INSERT ... SELECT numbering its rows' ids as the SELECT it runs first, then one INSERT per
-    row (`_Apart`); None when the translation is not the form this reads."""
-    m = _INSERT_HEAD.match(plan.sql)
-    if m is None or plan.auto_select_slot != 0 or not m.group("rest").startswith(_NUMBERED):
+def _select_apart(plan: Plan, args: list, table: Table | None) -> _Apart | None:
+    """INSERT ... SELECT as the SELECT it runs first, then one INSERT per row (`_Apart`),
+    numbering the rows' ids when the translation does; None when it is not the form this
+    reads."""
+    head = _insert_head(plan)
+    if head is None or table is None:
         return None
-    rest = m.group("rest")[len(_NUMBERED):]
-    closed = _closing(rest, 0)
-    if closed is None:
-        return None
-    end, used = closed
-    tail = rest[end + 1:]
+    m, columns = head
+    rest = m.group("rest")
+    if plan.auto_select_slot is not None:
+        if plan.auto_select_slot != 0 or not rest.startswith(_NUMBERED):
+            return None
+        rest = rest[len(_NUMBERED):]
+        closed = _closing(rest, 0)
+        if closed is None:
+            return None
+        end, used = closed
+        select, tail, select_args = f"SELECT * FROM {rest[:end + 1]}", rest[end + 1:], args[1:1 + used]
+        tail_args = args[1 + used:]
+    else:
+        end = len(rest)
+        if plan.ids_returned and table.auto_column is not None:
+            returning = f" RETURNING {quote_ident(table.auto_column.name)}"
+            if not rest.endswith(returning):
+                return None
+            end -= len(returning)
+        if plan.upsert:
+            end = rest.rfind(_UPSERT_AFTER_SELECT, 0, end)
+            if end < 0:
+                return None
+        select, tail = rest[:end], rest[end:]
+        in_tail = _params_in(tail)
+        if in_tail is None or in_tail > len(args):
+            return None
+        select_args, tail_args = args[:len(args) - in_tail], args[len(args) - in_tail:]
     if tail.startswith(" WHERE true"):  # (SQLite's upsert-after-SELECT rule: not for VALUES)
         tail = tail[len(" WHERE true"):]
-    width = len(re.findall(_IDENT, m.group("columns")))
-    return _Apart(select=f"SELECT * FROM {rest[:end + 1]}", select_args=args[1:1 + used],
-                  one=f"{m.group('head')} VALUES ({', '.join('?' * width)}){tail}",
-                  tail_args=args[1 + used:])
+    one = f"{m.group('head')} VALUES ({', '.join('?' * len(columns))}){tail}"
+    return _Apart(one, columns, tail_args, select=select, select_args=select_args,
+                  numbered=plan.auto_select_slot is not None)
 
 
 def _show(v: object) -> str:

@@ -87,6 +87,8 @@ class DdlAction:
     # binlogged, as `logged`), then the statement answers 4092, as MariaDB does
     late_error: SQLError | None = None
     logged: str | None = None
+    # what IF [NOT] EXISTS turned from an error into a note (SHOW WARNINGS' level "Note")
+    notes: list[SQLError] = field(default_factory=list)
 
 
 class DdlParser:
@@ -194,7 +196,7 @@ class DdlParser:
             raise SQLError(ER_UNKNOWN_ERROR, f"Database name '{name}' is reserved by the embedded engine")
         if name in self.schemas:
             if if_not_exists:
-                return DdlAction(name, noop=True)
+                return DdlAction(name, noop=True, notes=[SQLError(ER_DB_CREATE_EXISTS, name)])
             raise SQLError(ER_DB_CREATE_EXISTS, name)
         return DdlAction(name, create_schema=name)
 
@@ -205,7 +207,7 @@ class DdlParser:
         self.done(DdlAction(name))
         if name not in self.schemas:
             if if_exists:
-                return DdlAction(name, noop=True)
+                return DdlAction(name, noop=True, notes=[SQLError(ER_DB_DROP_EXISTS, name)])
             raise SQLError(ER_DB_DROP_EXISTS, name)
         return DdlAction(name, drop_schema=name)
 
@@ -240,7 +242,7 @@ class DdlParser:
         self.done(DdlAction(schema))
         if self.catalog(schema, name) is not None or self.view_of(schema, name) is not None:
             if if_not_exists:
-                return DdlAction(schema, noop=True)
+                return DdlAction(schema, noop=True, notes=[SQLError(ER_TABLE_EXISTS_ERROR, name)])
             raise SQLError(ER_TABLE_EXISTS_ERROR, name)
         self.name_indexes(table)
         primary_not_null(table)
@@ -365,7 +367,7 @@ class DdlParser:
         missing = [f"{s}.{n}" for s, n in names if self.catalog(s, n) is None]
         if missing and not if_exists:
             raise SQLError(ER_BAD_TABLE_ERROR, ",".join(missing))
-        action = DdlAction(names[0][0])
+        action = DdlAction(names[0][0], notes=[SQLError(ER_BAD_TABLE_ERROR, ",".join(missing))] if missing else [])
         dropped = {(s, n.lower()) for s, n in names}
         if self.foreign_key_checks:
             for child in self.all_tables():
@@ -464,7 +466,8 @@ class DdlParser:
                 raise error
             logged = "DROP VIEW " + ", ".join(f"{mysql_ident(s)}.{mysql_ident(n)}" for s, n in found)
             return DdlAction(found[0][0], drop_views=found, late_error=error, logged=logged)
-        return DdlAction(names[0][0], drop_views=found, noop=not found)
+        notes = [SQLError(ER_UNKNOWN_VIEW, ",".join(f"{s}.{n}" for s, n in missing))] if missing else []
+        return DdlAction(names[0][0], drop_views=found, noop=not found, notes=notes)
 
     def rename_tables(self) -> DdlAction:
         cur = self.cur

@@ -106,8 +106,13 @@ class SessionFunctions:
     def __init__(self, rand: RandState):
         self.rand = rand
         self.set_last_id: int | None = None
-        self.upserts_changed = 0  # rows an ON DUPLICATE KEY UPDATE changed / left as they were
+        # rows an ON DUPLICATE KEY UPDATE, or an UPDATE (`mysql_matched`), changed / left as they were
+        self.upserts_changed = 0
         self.upserts_unchanged = 0
+        # the running statement's warnings, (row, level, code, message): `Result.warnings` in
+        # the rows' order
+        self.warnings: list[tuple[int, str, int, str]] = []
+        self.records = 0  # the rows an INSERT / REPLACE ... SELECT read (its info's "Records")
         self.connection_id = 0
         self.stored_rows: dict[str, int] = {}  # mysql_store calls of the statement, by target: the row number
         self.interrupted = threading.Event()  # KILL QUERY of the running statement
@@ -122,6 +127,7 @@ class SessionFunctions:
         self.rand = rand
         self.set_last_id = None
         self.upserts_changed = self.upserts_unchanged = 0
+        self.warnings = []
         self.stored_rows.clear()
         self.interrupted.clear()
         self.sleeping = False
@@ -1456,7 +1462,7 @@ UNBOUNDED = frozenset({
 # (`engine.core`, "Threads"): they wait, or change the session's or the server's state
 VOLATILE = frozenset({
     "uuid", "uuid_short", "mysql_rand", "unix_timestamp", "mysql_unix_timestamp", "mysql_set_last_id",
-    "mysql_upsert_mark", "mysql_sleep", "get_lock", "release_lock", "release_all_locks", "is_free_lock",
+    "mysql_upsert_mark", "mysql_matched", "mysql_sleep", "get_lock", "release_lock", "release_all_locks", "is_free_lock",
     "is_used_lock",
 })
 
@@ -1694,6 +1700,19 @@ def register(conn: sqlite3.Connection, state: ConnectionState) -> None:
             return RandState.from_int(_int(seed)).next()
         return session_fx().rand.next()
 
+    def mysql_matched(matched: Any, changed: Any, every: Any) -> Any:
+        """An UPDATE's WHERE: counts a row its condition matches as changed or not (in the
+        upserts' counters: an UPDATE is no upsert); true for the rows to update, those it
+        changes or, with `every`, all it matches."""
+        if not matched:
+            return 0
+        if state.fx is not None:
+            if changed:
+                state.fx.upserts_changed += 1
+            else:
+                state.fx.upserts_unchanged += 1
+        return 1 if every or changed else 0
+
     def mysql_upsert_mark(value: Any, changed: Any) -> Any:
         if state.fx is not None:
             if changed:
@@ -1732,17 +1751,19 @@ def register(conn: sqlite3.Connection, state: ConnectionState) -> None:
     def mysql_store(value: Any, key: str) -> Any:
         """An expression's value written to a column: converted and checked as strict mode
         stores a literal (`values.store`); an error is the statement's (`raised`)."""
-        counts = session_fx().stored_rows
+        fx = session_fx()
+        counts = fx.stored_rows
         row = counts[key] = counts.get(key, 0) + 1
-        return store(value, key, row)
+        return store(value, key, row, fx.warnings)
 
     def mysql_store_check(value: Any, key: str) -> Any:
-        """mysql_store's value for the same row once more (UPDATE's changed-rows condition)."""
-        return store(value, key, session_fx().stored_rows.get(key, 0) + 1)
+        """mysql_store's value for the same row once more (UPDATE's changed-rows condition; its
+        warnings are mysql_store's)."""
+        return store(value, key, session_fx().stored_rows.get(key, 0) + 1, None)
 
-    def store(value: Any, key: str, row: int) -> Any:
+    def store(value: Any, key: str, row: int, warnings: list | None) -> Any:
         try:
-            return values.store_target(key, value, row)
+            return values.store_target(key, value, row, warnings)
         except SQLError as exc:
             raise_sql(exc)
 
@@ -1793,7 +1814,7 @@ def register(conn: sqlite3.Connection, state: ConnectionState) -> None:
         "mysql_bit_xor": (2, bit_xor), "mysql_bit_not": (1, bit_not), "truncate": (2, truncate), "regexp": (2, regexp), "mysql_isnull": (1, mysql_isnull),
         "ascii": (1, lambda s: None if s is None else (ord(_to_str(s)[0]) if _to_str(s) else 0)),
         "mysql_rand": (-1, mysql_rand), "mysql_set_last_id": (1, mysql_set_last_id),
-        "mysql_upsert_mark": (2, mysql_upsert_mark), "mysql_date_add": (4, date_add),
+        "mysql_upsert_mark": (2, mysql_upsert_mark), "mysql_matched": (3, mysql_matched), "mysql_date_add": (4, date_add),
         "mysql_temporal": (3, mysql_temporal), "yearweek": (-1, yearweek),
         "dayname": (1, lambda v: None if (d := _date(v)) is None else _DAY_NAMES[d.weekday()]),
         "monthname": (1, lambda v: None if (d := _date(v)) is None else _MONTH_NAMES[d.month - 1]),

@@ -98,6 +98,8 @@ class Result:
     info: str = ""
     in_transaction: bool = False
     committed: CommittedTxn | None = None
+    # the statement's notes and warnings, (level, code, message) as SHOW WARNINGS lists them
+    warnings: tuple[tuple[str, int, str], ...] = ()
 
 
 

@@ -58,6 +58,7 @@ from engine.translate import (
 from protocol.errors import (
     ER_BAD_DB_ERROR,
     ER_BAD_FIELD_ERROR,
+    ER_BAD_NULL_ERROR,
     ER_CANT_EXECUTE_IN_READ_ONLY_TRANSACTION,
     ER_LOCK_WAIT_TIMEOUT,
     ER_NOT_SUPPORTED_YET,
@@ -401,17 +402,28 @@ class Session:
 
     def _args(self, plan: Plan, params: list[object], context: StatementContext | None,
               timestamp: int, sql: str = "") -> list[object]:
+        """The plan's arguments from the statement's literals; the statement's warnings start
+        here (a literal stored adjusted under IGNORE adds one)."""
+        if self._fx.warnings:
+            self._fx.warnings = []
         if plan.identity:
             return _bytes_where_not_utf8(params)
         args: list[object] = []
         texts: list[str] | None = None  # the literals' texts, read once, for a number with a point
+        stored: dict[int, object] | None = None  # a literal stored twice (UPDATE's changed-rows test): once
         for source in plan.args:
             if type(source) is int:
                 args.append(_as_held(params[source]))
             elif source[0] == STORE:  # (a literal into a column: the most frequent after a plain one)
+                if stored is None:
+                    stored = {}
+                elif id(source) in stored:
+                    args.append(stored[id(source)])
+                    continue
                 if texts is None and type(params[source[1]]) is float:
                     texts = literal_texts(sql)
-                args.append(values.stored_literal(source, params, texts))
+                value = stored[id(source)] = values.stored_literal(source, params, texts, self._fx.warnings)
+                args.append(value)
             elif source == NOW:
                 args.append(_fmt_time(timestamp, "%Y-%m-%d %H:%M:%S"))
             elif source == UNIX_NOW:
@@ -642,8 +654,8 @@ class Session:
 
     def _write_args(self, sql: str, plan: Plan, params, context) -> _Write:
         """A write's plan (the found-rows variant), arguments and what its binlog entry carries."""
-        if plan.changed is not None and not self.found_rows:
-            plan = plan.changed
+        if plan.changed is not None:
+            plan = plan.found if self.found_rows else plan.changed
         timestamp = _timestamp(context)
         args = self._args(plan, params, context, timestamp, sql)
         rand_seed = self._rand_for(plan, context)
@@ -726,15 +738,26 @@ class Session:
         if plan.upsert:  # MySQL: 1 per row inserted, 2 per row updated, 0 per row left unchanged
             changed, unchanged = self._fx.upserts_changed, self._fx.upserts_unchanged
             affected += changed - (0 if self.found_rows else unchanged)
+        if plan.counts_rows:  # an UPDATE: "Rows matched: 2  Changed: 1  Warnings: 0"
+            changed = self._fx.upserts_changed
+            matched = changed + self._fx.upserts_unchanged
+            # rows UPDATE IGNORE left as they were (a key they would meet), counted as changing
+            changed -= (matched if self.found_rows else changed) - affected
+            affected = matched if self.found_rows else changed
+        for row, name in plan.nulls_stored:
+            self._fx.warnings.append((row, "Warning", ER_BAD_NULL_ERROR.code, SQLError(ER_BAD_NULL_ERROR, name).message))
         info = ""
-        if plan.nrows > 1:  # what MySQL says after a multi-row INSERT / REPLACE: the rows that met a key
+        if plan.nrows > 1 or plan.selects:  # what MySQL says after a multi-row INSERT / REPLACE: the rows that met a key
+            records = plan.nrows or self._fx.records
             if plan.replaces:
-                duplicates = affected - plan.nrows  # (each replaced row: deleted, then inserted)
+                duplicates = affected - records  # (each replaced row: deleted, then inserted)
             elif plan.upsert:
                 duplicates = self._fx.upserts_changed  # (rows the UPDATE left as they were: none)
             else:
-                duplicates = plan.nrows - affected  # IGNORE's rows left out
-            info = f"Records: {plan.nrows}  Duplicates: {max(duplicates, 0)}  Warnings: 0"
+                duplicates = records - affected  # IGNORE's rows left out
+            info = f"Records: {records}  Duplicates: {max(duplicates, 0)}  Warnings: {len(self._fx.warnings)}"
+        elif plan.counts_rows:
+            info = f"Rows matched: {matched}  Changed: {changed}  Warnings: {len(self._fx.warnings)}"
         self.row_count = affected
         if returned is not None:  # ... RETURNING: the rows written, as a result set
             self.row_count = -1  # ROW_COUNT() after a result set, as MariaDB's
@@ -742,8 +765,9 @@ class Session:
             names, types, rows = returned_columns(plan.returning, names, rows, write.written, write.params)
             return Result(columns=names, column_types=types, rows=rows, affected_rows=affected,
                           last_insert_id=client_id, in_transaction=self.in_transaction, committed=committed)
+        warnings = tuple(warning[1:] for warning in sorted(self._fx.warnings, key=_row_of)) if self._fx.warnings else ()
         return Result(affected_rows=affected, last_insert_id=client_id, info=info,
-                      in_transaction=self.in_transaction, committed=committed)
+                      in_transaction=self.in_transaction, committed=committed, warnings=warnings)
 
     async def describe(self, sql: str) -> Result | None:
         """The result columns of a write that returns rows (INSERT/REPLACE/DELETE ... RETURNING),
@@ -926,7 +950,8 @@ class Session:
         if action.late_error is not None:
             action.late_error.committed = committed  # type: ignore[attr-defined]
             raise action.late_error
-        return Result(committed=committed, in_transaction=self.in_transaction, affected_rows=affected)
+        return Result(committed=committed, in_transaction=self.in_transaction, affected_rows=affected,
+                      warnings=tuple(("Note", note.code, note.message) for note in action.notes))
 
     async def _admin(self, sql: str, shape: str, params, context) -> Result:
         answer = parsing(run_admin, self, TokenCursor(tokenize(shape), params, sql), shape)
@@ -1083,3 +1108,8 @@ def _column_names(templates: list[Any], names: list[str], sql: str, params: list
                     parts.append(part)
             out.append("".join(parts))
     return out
+
+
+def _row_of(warning: tuple) -> int:
+    """A statement's warning's row (they are listed in the rows' order, as MariaDB lists them)."""
+    return warning[0]

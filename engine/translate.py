@@ -173,6 +173,9 @@ class Plan:
     # another transaction holds it, ("wait", n): at most the n-th literal's seconds
     lock_wait: tuple[str, int | None] | None = None
     changed: Plan | None = None  # UPDATE counting changed rows (MySQL's default) instead of matched
+    found: Plan | None = None  # UPDATE counting matched rows (CLIENT_FOUND_ROWS), as `changed` counts
+    # an UPDATE (`changed`, `found`) that counts the rows it matched and changed (`mysql_matched`)
+    counts_rows: bool = False
     cacheable: bool = True  # False when literals were inlined (ORDER BY 2)
     # (literal index, holds a number) for each literal whose kind the SQL depends on (a string
     # compared with a number is compared as numbers: `exact.Finder.convert_operands`); another
@@ -193,6 +196,12 @@ class Plan:
     # wrote, inserted or updated, with its id (RETURNING's last column, not the client's)
     auto_insert: bool = False
     ids_returned: bool = False
+    # INSERT IGNORE: run a row at a time, each row left out a warning (`Engine._w_rows_apart`)
+    ignore: bool = False
+    selects: bool = False  # INSERT / REPLACE ... SELECT (its info counts the rows it read)
+    # INSERT IGNORE's NULLs for NOT NULL columns, stored as the implicit default: (row, column),
+    # each a warning 1048
+    nulls_stored: tuple[tuple[int, str], ...] = ()
     # the event loop may run it itself (Engine.plan_for, `engine.core`'s "Threads"): a write
     # SQLite runs in bounded time, or a read without side effects
     inline: bool = False
@@ -231,6 +240,7 @@ class Translator:
         self._select_aliases: set[str] | None = None  # (`member_order`)
         self._in_json = False  # emitting the arguments of a call `_JSON_MADE` names (`emit_call`)
         self.ignore = False  # INSERT / UPDATE IGNORE: a literal strict mode refuses is stored adjusted
+        self.nulls_stored: list[tuple[int, str]] = []  # `Plan.nulls_stored`
         # a write (not IGNORE): a division by zero fails it (strict mode's ERROR_FOR_DIVISION_BY_ZERO)
         self.strict_division = False
         self.assigned: list[tuple[str, int, int, int, int]] = []  # SET col: out/args spans of its value
@@ -1896,7 +1906,7 @@ class Translator:
             if i != len(toks):
                 raise self.error_at(i)
             return self.finish("write", target=(schema, table.name), insert_columns=columns or [],
-                               auto_select_slot=select_slot, **self.insert_ids(table, ignore))
+                               auto_select_slot=select_slot, selects=True, **self.insert_ids(table, ignore))
         if columns is None:
             columns = [c.name for c in table.columns]
         for n, row in enumerate(rows, 1):
@@ -1904,14 +1914,18 @@ class Translator:
                 raise SQLError(ER_WRONG_VALUE_COUNT_ON_ROW, n)
         auto = table.auto_column
         lower = [c.lower() for c in columns]
+        # an ENUM NOT NULL without a default has its first member as the default (MariaDB's)
+        extra_enum = [c for c in table.columns if c.base == "enum" and not c.nullable and not c.has_default
+                      and c.members and c.name.lower() not in lower]
         for col in table.columns:  # strict mode: a NOT NULL column without default must be given
             if col.name.lower() not in lower and not (col.nullable or col.has_default or col.auto_increment
-                                                      or col.default_now):
+                                                      or col.default_now or col in extra_enum):
                 raise SQLError(ER_NO_DEFAULT_FOR_FIELD, col.name)
         rowid = table.rowid_alias()
         extra_now = [c.name for c in table.columns if c.default_now and c.name.lower() not in lower]
         auto_missing = auto is not None and auto.name.lower() not in lower
-        out_cols = list(columns) + extra_now + ([auto.name] if auto is not None and auto_missing else [])
+        out_cols = (list(columns) + extra_now + [c.name for c in extra_enum]
+                    + ([auto.name] if auto is not None and auto_missing else []))
         self.out.append("(" + ", ".join(quote_ident(c) for c in out_cols) + ") VALUES")
         auto_slots: list[int | None] = []
         column_defs = [table.must_column(c) for c in columns]
@@ -1948,7 +1962,12 @@ class Translator:
                         self.add_arg(("const", None))
                         continue
                     if col is rowid or not col.nullable:  # SQLite would make up a rowid
-                        raise SQLError(ER_BAD_NULL_ERROR, col.name)
+                        if not self.ignore:
+                            raise SQLError(ER_BAD_NULL_ERROR, col.name)
+                        # IGNORE: the column's implicit default, with 1048 as a warning
+                        self.add_arg(("const", values.implicit_default(col)))
+                        self.nulls_stored.append((n + 1, col.name))
+                        continue
                 if is_auto:
                     self.auto_dirty = True
                 if self.emit_stored(span, col, n + 1, schema, table.name):
@@ -1957,6 +1976,9 @@ class Translator:
             for _ in extra_now:
                 self.out.append(",")
                 self.add_arg(NOW)
+            for col in extra_enum:
+                self.out.append(",")
+                self.add_arg(("const", col.members[0]))
             if auto_missing:
                 self.out.append(",")
                 slot = len(self.args)
@@ -1969,14 +1991,15 @@ class Translator:
             raise self.error_at(i)
         return self.finish("write", target=(schema, table.name), insert_columns=columns,
                            auto_slots=auto_slots if auto is not None else None, nrows=len(rows),
-                           **self.insert_ids(table, ignore))
+                           nulls_stored=tuple(self.nulls_stored), **self.insert_ids(table, ignore))
 
     def insert_ids(self, table: Table, ignore: bool) -> dict[str, bool]:
         """An INSERT / REPLACE's `Plan.auto_insert` and `Plan.ids_returned` (REPLACE inserts
         every row; INSERT IGNORE and ON DUPLICATE KEY UPDATE may not)."""
+        insert = self.tokens[0].upper == "INSERT"
         if table.auto_column is None:
-            return {}
-        return {"auto_insert": True, "ids_returned": self.tokens[0].upper == "INSERT" and (ignore or self.upsert)}
+            return {"ignore": ignore and insert}
+        return {"auto_insert": True, "ids_returned": insert and (ignore or self.upsert), "ignore": ignore and insert}
 
     def value_end(self, i: int) -> int:
         """The end of one value expression starting at tokens[i] (a depth-0 ',' or ')')."""
@@ -2029,7 +2052,7 @@ class Translator:
         row) unless `by_sqlite` is false; any other goes through `mysql_store` (DECIMAL rounded to its scale,
         strings' lengths ...)."""
         e = self.value_exact(start, end)
-        key = values.target(col, f"`{schema}`.`{table}`.`{col.name}`")
+        key = values.target(col, f"`{schema}`.`{table}`.`{col.name}`", self.ignore)
         if key is None:
             return None
         region = self.exact.get(start)
@@ -2217,7 +2240,7 @@ class Translator:
                 self.out.append(", " + quote_ident(col.name) + " =")
                 self.add_arg(NOW)
         self.scan_exact(self.finder(), i, len(toks))
-        prefix_out = len(self.out)
+        prefix_out, prefix_args = len(self.out), len(self.args)
         has_where = i < len(toks) and toks[i].is_word("WHERE")
         end = self.emit_range(i, len(toks))
         if end != len(toks):
@@ -2225,15 +2248,21 @@ class Translator:
         plan = self.finish("write", target=(schema, table.name))
         if self.uses_rand or any(t.is_word("ORDER", "LIMIT") for t in toks[i:]):
             return plan
-        # MySQL counts changed rows: the same UPDATE restricted to rows it changes
+        # MySQL counts changed rows: the same UPDATE restricted to rows it changes; both it and
+        # the UPDATE of every matched row count the rows matched and changed (`mysql_matched`,
+        # which reads the condition itself: SQLite may test the WHERE's terms in any order)
         out, args = self.out, self.args
         changed_out, changed_args = self.changed_condition(self.assigned)
-        if has_where:
-            sql_out = out[:prefix_out] + ["WHERE ("] + out[prefix_out + 1:] + [") AND ("] + changed_out + [")"]
-        else:
-            sql_out = out[:prefix_out] + ["WHERE"] + changed_out
-        self.out, self.args = sql_out, args + changed_args
-        plan.changed = self.finish("write", target=(schema, table.name))
+        condition, condition_args = (out[prefix_out + 1:], args[prefix_args:]) if has_where else (["1"], [])
+        for every in (0, 1):
+            self.out = (out[:prefix_out] + ["WHERE"] + (["("] + condition + [") AND"] if has_where else [])
+                        + ["mysql_matched(("] + condition + ["), ("] + changed_out + [f"), {every})"])
+            self.args = args + condition_args + changed_args
+            counted = self.finish("write", target=(schema, table.name), counts_rows=True)
+            if every:
+                plan.found = counted
+            else:
+                plan.changed = counted
         return plan
 
     def plan_multi_update(self, start: int, set_at: int, ignore: bool) -> Plan:

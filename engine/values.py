@@ -53,32 +53,33 @@ _DELIMITED_DATE = re.compile(r"(\d{1,4})[^\w\s]+(\d{1,2})[^\w\s]+(\d{1,2})"
                              r"(?:(?:\s+|T)(\d{1,2})(?:[^\w\s.]+(\d{1,2}))?(?:[^\w\s.]+(\d{1,2}))?(?:\.(\d*))?)?\Z")
 
 
-_TARGETS: dict[str, tuple[Column, str]] = {}  # target() keys -> the column an expression is stored in
+# target() keys -> the column an expression is stored in, and whether under IGNORE
+_TARGETS: dict[str, tuple[Column, str, bool]] = {}
 _STRICT_BASES = INT_TYPES | NUMERIC_TYPES | BLOB_TYPES | {"char", "varchar", "tinytext", "text", "mediumtext",
                                                           "longtext"}
 
 
-def target(col: Column, where: str) -> str | None:
+def target(col: Column, where: str, lenient: bool = False) -> str | None:
     """The key under which `mysql_store(value, key)` (a SQLite function, see `functions`) finds
     the column an expression's value is written to, checked and converted by `store` as a
-    literal is (strict mode for expressions: UPDATE t SET tiny = tiny + 200 is 1264). None for
-    the types whose expression values are stored as SQLite computes them (temporal, ENUM/SET,
-    JSON, BIT, YEAR, floats)."""
+    literal is (strict mode for expressions: UPDATE t SET tiny = tiny + 200 is 1264; `lenient`,
+    under IGNORE: adjusted, with a warning). None for the types whose expression values are
+    stored as SQLite computes them (temporal, ENUM/SET, JSON, BIT, YEAR, floats)."""
     if col.base not in _STRICT_BASES or col.base in ("bit", "year"):
         return None
-    key = f"{where} {col.type_text}"
-    _TARGETS[key] = (col, where)
+    key = f"{where} {col.type_text}{' IGNORE' if lenient else ''}"
+    _TARGETS[key] = (col, where, lenient)
     return key
 
 
-def store_target(key: str, value: object, row: int) -> object:
-    col, where = _TARGETS[key]
+def store_target(key: str, value: object, row: int, warnings: list | None = None) -> object:
+    col, where, lenient = _TARGETS[key]
     if isinstance(value, str) and (col.base in INT_TYPES or col.base in NUMERIC_TYPES):
         try:
             value = Decimal(value)  # an exact number computed as its text (engine.exact)
         except InvalidOperation:
             pass
-    return store(col, value, row, where)
+    return store(col, value, row, where, lenient, warnings)
 
 
 def int_range(col: Column) -> tuple[int, int] | None:
@@ -89,7 +90,8 @@ def int_range(col: Column) -> tuple[int, int] | None:
     return (0, (1 << bits) - 1) if col.unsigned else (-(1 << (bits - 1)), (1 << (bits - 1)) - 1)
 
 
-def stored_literal(source: tuple, params: list[object], texts: list[str] | None) -> object:
+def stored_literal(source: tuple, params: list[object], texts: list[str] | None,
+                   warnings: list | None = None) -> object:
     """The value of a literal the translation has stored as a column would (`translate.STORE`:
     literal index, is _binary, Column, row number, `db`.`t`.`c`, negated, IGNORE); a number with
     a point exactly as written: `texts`, the statement's `lexer.literal_texts`, needed (not None)
@@ -105,13 +107,15 @@ def stored_literal(source: tuple, params: list[object], texts: list[str] | None)
         v = v.copy_negate() if isinstance(v, Decimal) else -v  # type: ignore[operator]  # (no context rounding)
     elif binary and isinstance(v, str):
         v = v.encode("utf-8", "surrogateescape")
-    return store(col, v, row, where, lenient)
+    return store(col, v, row, where, lenient, warnings)
 
 
-def store(col: Column, value: object, row: int, where: str, lenient: bool = False) -> object:
+def store(col: Column, value: object, row: int, where: str, lenient: bool = False,
+          warnings: list | None = None) -> object:
     """`where` is the column as MariaDB names it in 1366: `db`.`table`.`column`. `lenient`
     (INSERT IGNORE, UPDATE IGNORE): a value strict mode refuses is stored adjusted instead, as
-    MariaDB does with a warning (`adjusted`)."""
+    MariaDB does, and strict mode's error becomes a warning in `warnings`, (row, level, code,
+    message) (`adjusted`)."""
     if not lenient:
         return _store(col, value, row, where)
     try:
@@ -119,11 +123,23 @@ def store(col: Column, value: object, row: int, where: str, lenient: bool = Fals
     except SQLError as exc:
         if exc.code not in _ADJUSTABLE:
             raise
+        if warnings is not None:  # (a string cut to the column: "truncated", as MariaDB says it then)
+            warning = SQLError(WARN_DATA_TRUNCATED, col.name, row) if exc.code == ER_DATA_TOO_LONG.code else exc
+            warnings.append((row, "Warning", warning.code, warning.message))
         return adjusted(col, value, row, where)
 
 
 _ADJUSTABLE = frozenset(e.code for e in (ER_WARN_DATA_OUT_OF_RANGE, WARN_DATA_TRUNCATED, ER_TRUNCATED_WRONG_VALUE,
                                          ER_TRUNCATED_WRONG_VALUE_FOR_FIELD, ER_DATA_TOO_LONG))
+
+
+def implicit_default(col: Column) -> object:
+    """What a NOT NULL column without a default holds when IGNORE stores NULL in it: 0, '',
+    the zero date or time, an ENUM's first member (MariaDB's implicit default)."""
+    if col.base == "enum":
+        members = col.members
+        return members[0] if members else ""
+    return adjusted(col, "", 1, "")
 
 
 def adjusted(col: Column, value: object, row: int, where: str) -> object:

@@ -144,10 +144,21 @@ class Admin:
         if second == "CREATE":
             return self.user_statements.show_create_user(session, sql)
         if second not in ("VARIABLES", "STATUS", "GLOBAL", "SESSION", "LOCAL", "PROCESSLIST",
-                          "FULL", "PLUGINS", "GRANTS", "WARNINGS", "ERRORS"):
+                          "FULL", "PLUGINS", "GRANTS", "WARNINGS", "ERRORS", "COUNT"):
             return None
         t = Tokens(sql)
         t.expect_word("SHOW")
+        if second == "COUNT":  # SHOW COUNT(*) WARNINGS | ERRORS: @@warning_count / @@error_count
+            t.expect_word("COUNT")
+            t.expect_op("(")
+            t.expect_op("*")
+            t.expect_op(")")
+            what = t.expect_word("WARNINGS", "ERRORS")
+            t.expect_end()
+            errors = what == "ERRORS"
+            count = sum(1 for d in session.diagnostics if d[0] == "Error" or not errors)
+            return ResultSet((column(f"@@session.{'error' if errors else 'warning'}_count", FieldType.LONGLONG),),
+                             ((count,),))
         scope_word = t.accept_word("GLOBAL", "SESSION", "LOCAL")
         full = t.accept_word("FULL")
         what = t.accept_word("VARIABLES", "STATUS", "PROCESSLIST", "PLUGINS", "GRANTS", "WARNINGS", "ERRORS")
@@ -180,6 +191,11 @@ class Admin:
                 shown = [d for d in session.diagnostics if d[0] == "Error"]
             else:
                 shown = list(session.diagnostics)
+            if t.accept_word("LIMIT"):  # LIMIT [offset,] count
+                first = _count(t)
+                offset, count = (first, _count(t)) if t.accept_op(",") else (0, first)
+                shown = shown[offset:offset + count]
+            t.expect_end()
             return ResultSet((column("Level"), column("Code", FieldType.LONG), column("Message")),
                              tuple(shown))
         # GRANTS
@@ -825,3 +841,10 @@ def _may_set_session_gtid(session: ClientSession, name: str, value: Any) -> None
 
 __all__ = ["Admin"]
 
+
+def _count(t: Tokens) -> int:
+    """A LIMIT's number."""
+    tok = t.next()
+    if tok.kind != "NUMBER" or not isinstance(tok.value, int):
+        raise t.error()
+    return tok.value

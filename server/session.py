@@ -1069,15 +1069,20 @@ class ClientSession(asyncio.Protocol):
             message = replace(result, status=flags)
         elif result is None:
             message = OK(status=flags)
-        elif result.columns:
-            types = result.column_types or ()
-            columns = tuple(
-                result_column(name, types[i] if i < len(types) else "string")
-                for i, name in enumerate(result.columns)
-            )
-            message = ResultSet(columns, result.rows, flags)
-        else:  # (the info, "Records: 2  Duplicates: 0  Warnings: 0", length-encoded as MariaDB's)
-            message = OK(result.affected_rows, result.last_insert_id or 0, flags, 0, result.info or "")
+        else:
+            warnings = result.warnings
+            if warnings:  # (the statement began with none)
+                self.diagnostics = list(warnings)
+            if result.columns:
+                types = result.column_types or ()
+                columns = tuple(
+                    result_column(name, types[i] if i < len(types) else "string")
+                    for i, name in enumerate(result.columns)
+                )
+                message = ResultSet(columns, result.rows, flags, len(warnings))
+            else:  # (the info, "Records: 2  Duplicates: 0  Warnings: 0", length-encoded as MariaDB's)
+                message = OK(result.affected_rows, result.last_insert_id or 0, flags, len(warnings),
+                             result.info or "")
         self.write(conn.send(message))
 
     async def execute(self, sql: str) -> Any:

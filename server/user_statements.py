@@ -39,6 +39,8 @@ from protocol.errors import (
     ER_PASSWORD_NO_MATCH,
     ER_REVOKE_GRANTS,
     ER_TABLEACCESS_DENIED_ERROR,
+    ER_USER_CREATE_EXISTS,
+    ER_USER_DROP_EXISTS,
     ER_WRONG_USAGE,
     SQLError,
 )
@@ -214,14 +216,16 @@ class UserStatements:
         failed = [f"'{u}'@'{h}'" for u, h, _ in specs if users.get(u, h) is not None]
         if failed and not or_replace and not if_not_exists:
             raise SQLError(ER_CANNOT_USER, "CREATE USER", ",".join(failed))
+        notes = []
         for user, host, pw in specs:
             if users.get(user, host) is not None and not or_replace:
+                notes.append(SQLError(ER_USER_CREATE_EXISTS, user, host))
                 continue
             account = users.create(user, host, pw)
             if require_ssl:
                 users.set_require_ssl(account, True)
             await self.server.role.after_user_change(session, _create_statement(account))
-        return _OK
+        return _noted(session, notes)
 
     @staticmethod
     def _require(t: Tokens) -> bool | None:
@@ -269,11 +273,14 @@ class UserStatements:
         t.expect_end()
         self._refuse_missing(names, "DROP USER", if_exists)
         users = self.server.users
+        notes = []
         for user, host in names:
             if users.get(user, host) is not None:
                 users.drop(user, host)
                 await self.server.role.after_user_change(session, f"DROP USER '{user}'@'{host}'")
-        return _OK
+            else:
+                notes.append(SQLError(ER_USER_DROP_EXISTS, user, host))
+        return _noted(session, notes)
 
     def _privileges(self, t: Tokens) -> tuple[set[str], bool]:
         """The privilege list of GRANT / REVOKE (`GRANT OPTION` may be one of them), and
@@ -496,3 +503,12 @@ def _create_statement(account: Account) -> str:
     if account.require_ssl:
         stmt += " REQUIRE SSL"
     return stmt
+
+
+def _noted(session: ClientSession, notes: list[SQLError]) -> OK:
+    """The OK of a statement that IF [NOT] EXISTS let through `notes` (SHOW WARNINGS' level
+    "Note", counted in the OK)."""
+    if not notes:
+        return _OK
+    session.diagnostics = [("Note", note.code, note.message) for note in notes]
+    return OK(warnings=len(notes))

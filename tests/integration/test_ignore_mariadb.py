@@ -4,16 +4,30 @@ DECIMAL beyond its column is clipped to the column's range, a string cut to the 
 an ENUM's unknown member '', an impossible date the zero date. Each statement runs on a stock
 MariaDB and on our master and the answers and the rows left are compared.
 
-Left out, where the two still differ: NULL for a NOT NULL column, and a NOT NULL column without a
-default left out, under IGNORE (MariaDB stores the type's implicit default, 0 or ''; here 1048 /
-1364, and UPDATE IGNORE ... SET c = NULL leaves the row); an UPDATE IGNORE's computed value
-(SET tn = tn + 1000) out of range; MariaDB's warnings themselves (SHOW WARNINGS)."""
+The warnings and notes too (`Result.warnings`, SHOW WARNINGS, the OK's count and info): each
+value IGNORE adjusts (1264, 1265, 1366 ...), each row it leaves out (1062 naming the key), a NULL
+it stores as a NOT NULL column's implicit default (1048), and the notes of IF [NOT] EXISTS
+(1007, 1008, 1050, 1051, 4092, 1973, 1974), against a MariaDB without a binlog (with a statement
+binlog it adds note 1592, "unsafe statement", which ours does not give).
+
+Left out, where the two still differ: a NOT NULL column without a default left out under IGNORE
+(MariaDB stores the implicit default; here 1364), UPDATE IGNORE ... SET c = NULL (MariaDB stores
+the implicit default; here the row is left), a NULL bound by a prepared statement for a NOT NULL
+column under INSERT IGNORE (the row is left out, without a warning); an UPDATE IGNORE storing an
+adjusted literal in several rows (MariaDB warns once per row, here once) or a value in rows it
+leaves unchanged (MariaDB warns for them too), and an UPDATE's "at row n" (MariaDB counts the
+rows it read, here the rows it changed); the warnings of reads
+(1365 for 1/0, 1292 for 'abc' + 1: none here); and which statements keep the last statement's
+warnings (MariaDB keeps them across statements that use no table, CREATE DATABASE or USE; here
+every statement but SHOW WARNINGS / ERRORS / COUNT(*) and SELECT @@... starts a new list)."""
 
 from __future__ import annotations
 
+import pymysql
 import pytest
 
-from tests.support.mariadb import mariadb_available
+from tests.support.daemons import Daemon
+from tests.support.mariadb import MariaDBServer, mariadb_available
 from tests.support.mariadb_compare import both_answer, mariadb_and_ours
 
 pytestmark = [
@@ -55,3 +69,79 @@ def test_ignore_stores_adjusted_values_as_mariadb(tmp_path):
         assert ("INSERT INTO t (tn) VALUES (300)", ("error", 1264, "22003",
                                                       "Out of range value for column 'tn' at row 1")) in theirs
         assert ours == theirs
+
+
+WARNED = [
+    "DROP DATABASE IF EXISTS nowhere",
+    "CREATE DATABASE IF NOT EXISTS d",
+    "CREATE TABLE w (id INT PRIMARY KEY, u VARCHAR(3) UNIQUE, n TINYINT, e ENUM('x', 'y') NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS w (id INT)",
+    "DROP TABLE IF EXISTS nope, w2",
+    "DROP VIEW IF EXISTS v",
+    "INSERT INTO w VALUES (1, 'a', 1, 'x')",
+    "INSERT IGNORE INTO w VALUES (1, 'b', 2, 'x'), (2, 'a', 3, 'x'), (3, 'c', 4, 'y'), (4, 'toolong', 1000, 'x')",
+    "INSERT IGNORE INTO w VALUES (5, 'x', 'abc', 'y')",
+    "INSERT IGNORE INTO w VALUES (10, CONCAT('to', 'olong'), 1000 + 1, 'x')",
+    "INSERT IGNORE INTO w (id, u) VALUES (NULL, 'n1')",
+    "INSERT IGNORE INTO w VALUES (20, NULL, NULL, NULL), (21, 'a', NULL, 'x'), (22, 'zz', NULL, 'y')",
+    "INSERT IGNORE INTO w (id, u, n, e) SELECT id + 100, CONCAT(u, 'bcdef'), n + 300, 'y' FROM w WHERE id < 3",
+    "INSERT IGNORE INTO w (id, u, n, e) SELECT id, u, n, e FROM w WHERE id < 3",
+    "UPDATE IGNORE w SET n = n - 1000 WHERE id BETWEEN 1 AND 4",
+    "UPDATE IGNORE w SET u = CONCAT(u, u, u) WHERE id IN (1, 2, 3)",
+    "UPDATE w SET n = n WHERE id < 5",
+    "UPDATE IGNORE w SET n = 500 WHERE id = 3",
+    "DROP USER IF EXISTS nobody@'%'",
+    "CREATE USER IF NOT EXISTS warned@'%'",
+    "CREATE USER IF NOT EXISTS warned@'%'",
+    "SELECT * FROM w ORDER BY id",
+]
+
+
+def warned(port: int) -> list[tuple]:
+    """Each statement's rows affected, its own warning count (the OK's), info, rows, and SHOW
+    WARNINGS when it had any; then SHOW COUNT(*) WARNINGS / ERRORS, SHOW WARNINGS LIMIT and the
+    counters after a statement with two."""
+    conn = pymysql.connect(host="127.0.0.1", port=port, user="root", database="d", autocommit=True)
+    out: list[tuple] = []
+    try:
+        with conn.cursor() as cur:
+            for sql in WARNED:
+                affected = cur.execute(sql)
+                result = conn._result  # (PyMySQL keeps the OK's warning count and info there)
+                count = result.warning_count
+                rows = cur.fetchall() if cur.description else ()
+                shown = ()
+                if count:
+                    cur.execute("SHOW WARNINGS")
+                    shown = cur.fetchall()
+                out.append((sql, affected, count, result.message, rows, shown))
+            cur.execute("INSERT IGNORE INTO w VALUES (1, 'q', 1, 'x'), (2, 'q', 1, 'x')")
+            for sql in ("SHOW COUNT(*) WARNINGS", "SHOW COUNT(*) ERRORS", "SHOW WARNINGS LIMIT 1",
+                        "SHOW WARNINGS LIMIT 1, 1", "SELECT @@warning_count, @@error_count"):
+                cur.execute(sql)
+                out.append((sql, [d[0] for d in cur.description], cur.fetchall()))
+        return out
+    finally:
+        conn.close()
+
+
+def test_ignore_warnings_and_notes_as_mariadb(tmp_path):
+    reference = MariaDBServer(tmp_path / "mdb", log_bin=None)
+    ours = Daemon("master", tmp_path / "ours", ["--server-id=1"])
+    try:
+        reference.start()
+        ours.start()
+        for server in (reference, ours):
+            server.query("CREATE DATABASE d")
+        expected = warned(reference.port)
+        said = {row[0]: row[1:] for row in expected}
+        assert said[WARNED[7]][1:] == (4, b"&Records: 4  Duplicates: 2  Warnings: 4", (), (
+            ("Warning", 1062, "Duplicate entry '1' for key 'PRIMARY'"),
+            ("Warning", 1062, "Duplicate entry 'a' for key 'u'"),
+            ("Warning", 1265, "Data truncated for column 'u' at row 4"),
+            ("Warning", 1264, "Out of range value for column 'n' at row 4")))
+        assert said[WARNED[0]][1:] == (1, b"", (), (("Note", 1008, "Can't drop database 'nowhere'; database doesn't exist"),))
+        assert warned(ours.port) == expected
+    finally:
+        ours.stop()
+        reference.stop()

@@ -388,3 +388,32 @@ async def test_a_read_only_transaction_refuses_writes_on_every_path(engine, db):
 async def _now(result):
     assert result is not None
     return result
+
+
+# --- warnings and an UPDATE's counts ---------------------------------------------------------
+
+
+async def test_ignore_warnings_in_row_order_and_update_counts(engine, db):
+    """A statement's warnings (`Result.warnings`) as MariaDB lists them: each row IGNORE left out
+    (1062 naming the key), each value it adjusted, in the rows' order; an UPDATE's info counts
+    the rows it matched and changed (affected: changed, or matched with CLIENT_FOUND_ROWS); the
+    notes of IF [NOT] EXISTS. tests/integration/test_ignore_mariadb.py compares them live."""
+    await run(engine, db, "CREATE TABLE w (id INT PRIMARY KEY, u VARCHAR(3) UNIQUE, n TINYINT)")
+    await run(engine, db, "INSERT INTO w VALUES (1, 'a', 1)")
+    r = await run(engine, db, "INSERT IGNORE INTO w VALUES (2, 'abcd', 2), (1, 'b', 3), (3, 'a', 4), (4, 'd', 999)")
+    assert (r.affected_rows, r.info) == (2, "Records: 4  Duplicates: 2  Warnings: 4")
+    assert r.warnings == (("Warning", 1265, "Data truncated for column 'u' at row 1"),
+                          ("Warning", 1062, "Duplicate entry '1' for key 'PRIMARY'"),
+                          ("Warning", 1062, "Duplicate entry 'a' for key 'u'"),
+                          ("Warning", 1264, "Out of range value for column 'n' at row 4"))
+    r = await run(engine, db, "UPDATE w SET n = 2 WHERE id <= 2")
+    assert (r.affected_rows, r.info, r.warnings) == (1, "Rows matched: 2  Changed: 1  Warnings: 0", ())
+    db.found_rows = True
+    r = await run(engine, db, "UPDATE w SET n = 5 WHERE id <= 2")
+    assert (r.affected_rows, r.info) == (2, "Rows matched: 2  Changed: 2  Warnings: 0")
+    r = await run(engine, db, "UPDATE w SET n = 5 WHERE id <= 4")
+    assert (r.affected_rows, r.info) == (3, "Rows matched: 3  Changed: 1  Warnings: 0")
+    r = await run(engine, db, "DROP TABLE IF EXISTS nope, w")
+    assert r.warnings == (("Note", 1051, "Unknown table 'test.nope'"),)
+    r = await run(engine, db, "CREATE DATABASE IF NOT EXISTS test")
+    assert r.warnings == (("Note", 1007, "Can't create database 'test'; database exists"),)
