@@ -1013,13 +1013,11 @@ class Engine:
                 plan.nrows > 1 or plan.auto_select_slot is not None))):
             args = list(args)
             apart = _values_apart(plan, args) if plan.nrows else _select_apart(plan, args, self.table(*plan.target))
-        if apart is not None:
-            pass
-        elif plan.auto_slots is not None:
+        if apart is None and plan.auto_slots is not None:
             args = list(args)
             generated = self._w_assign_ids(plan, args, forced)
             first = generated[0] if generated else None
-        elif plan.auto_select_slot is not None:
+        elif apart is None and plan.auto_select_slot is not None:
             args = list(args)
             first = self._w_next_id(plan, forced)
             args[plan.auto_select_slot] = first

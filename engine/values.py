@@ -123,8 +123,9 @@ def store(col: Column, value: object, row: int, where: str, lenient: bool = Fals
     except SQLError as exc:
         if exc.code not in _ADJUSTABLE:
             raise
-        if warnings is not None:  # (a string cut to the column: "truncated", as MariaDB says it then)
-            warning = SQLError(WARN_DATA_TRUNCATED, col.name, row) if exc.code == ER_DATA_TOO_LONG.code else exc
+        if warnings is not None:  # (a string cut, a date zeroed: "truncated", as MariaDB says it then)
+            truncated = exc.code in (ER_DATA_TOO_LONG.code, ER_TRUNCATED_WRONG_VALUE.code)
+            warning = SQLError(WARN_DATA_TRUNCATED, col.name, row) if truncated else exc
             warnings.append((row, "Warning", warning.code, warning.message))
         return adjusted(col, value, row, where)
 

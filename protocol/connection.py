@@ -94,6 +94,7 @@ from protocol.messages import (
     ComRegisterSlave,
     Handshake,
     HandshakeResponse,
+    LocalInfileRequest,
     ResultSet,
     ServerStatus,
     SslRequest,
@@ -152,6 +153,18 @@ class LoginOK:
 
 
 @dataclass(frozen=True, slots=True)
+class LocalInfileData:
+    """A piece of the file a LOAD DATA LOCAL asked for (`ServerConnection.request_local_infile`)."""
+
+    data: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class LocalInfileEnd:
+    """The client sent the whole file (its empty packet); the server owes the statement's answer."""
+
+
+@dataclass(frozen=True, slots=True)
 class TlsRequest:
     """The client asked to switch to TLS (SSLRequest). `unread` are the bytes that came after it:
     the start of the TLS handshake, for the shell's TLS layer."""
@@ -206,6 +219,7 @@ class ServerState(enum.Enum):
     COMMAND = "command"  # waiting for a command (sequence id 0)
     RESPONDING = "responding"  # a command was received; the shell owes its response
     DUMPING = "dumping"  # sending binlog events; receiving acks
+    LOCAL_INFILE = "local_infile"  # a LOAD DATA LOCAL file asked for: the client sends it
     ERROR = "error"  # the peer broke the protocol; one ERR may still be sent
     CLOSED = "closed"
 
@@ -251,6 +265,9 @@ class Trigger(enum.Enum):
     RECV_DUMP_END = "recv_dump_end"
     SEND_ACK = "send_ack"
     RECV_ACK = "recv_ack"
+    SEND_INFILE_REQUEST = "send_infile_request"
+    RECV_INFILE_DATA = "recv_infile_data"
+    RECV_INFILE_END = "recv_infile_end"
     PEER_BROKE_RULES = "peer_broke_rules"
     PEER_CLOSED = "peer_closed"
 
@@ -276,6 +293,9 @@ SERVER_TRANSITIONS: dict[tuple[ServerState, Trigger], ServerState] = {
     (S.DUMPING, T.RECV_ACK): S.DUMPING,
     (S.DUMPING, T.SEND_DUMP_END): S.COMMAND,
     (S.DUMPING, T.RECV_QUIT): S.CLOSED,
+    (S.RESPONDING, T.SEND_INFILE_REQUEST): S.LOCAL_INFILE,
+    (S.LOCAL_INFILE, T.RECV_INFILE_DATA): S.LOCAL_INFILE,
+    (S.LOCAL_INFILE, T.RECV_INFILE_END): S.RESPONDING,
     (S.ERROR, T.SEND_ERR): S.CLOSED,
 }
 # From every live state: the peer may break the rules or go away.
@@ -344,6 +364,7 @@ DEFAULT_SERVER_CAPABILITIES = (
     | Capability.CLIENT_LONG_FLAG
     | Capability.CLIENT_CONNECT_WITH_DB
     | Capability.CLIENT_NO_SCHEMA
+    | Capability.CLIENT_LOCAL_FILES
     | Capability.CLIENT_IGNORE_SPACE
     | Capability.CLIENT_PROTOCOL_41
     | Capability.CLIENT_INTERACTIVE
@@ -511,7 +532,7 @@ class ServerConnection:
         if state is S.COMMAND or state is S.DUMPING:
             expected = 0
         else:
-            expected = self._seq
+            expected = self._seq  # (LOCAL_INFILE: the file's packets follow the request's)
         if packet.seq != expected:
             self._machine.fire(T.PEER_BROKE_RULES)
             raise _out_of_order(packet.seq, expected)
@@ -521,6 +542,12 @@ class ServerConnection:
         self._seq = packet.next_seq
         if state is S.COMMAND:
             return self._command(payload)
+        if state is S.LOCAL_INFILE:
+            if not payload:
+                self._machine.fire(T.RECV_INFILE_END)
+                return LocalInfileEnd()
+            self._machine.fire(T.RECV_INFILE_DATA)
+            return LocalInfileData(payload)
         if state is S.AWAIT_LOGIN:
             if len(payload) == SSL_REQUEST_SIZE:
                 return self._tls_request(payload)
@@ -621,6 +648,16 @@ class ServerConnection:
         else:
             raise LocalProtocolError(f"cannot send {type(message).__name__}")
         self._seq = seq if more else 0
+        return wire
+
+    def request_local_infile(self, filename: str) -> bytes:
+        """Bytes asking the client for the file of a LOAD DATA LOCAL INFILE just received (the
+        0xFB packet): its packets follow as `LocalInfileData`, then `LocalInfileEnd`, after which
+        the statement's OK or ERR is sent. Only to a client that set CLIENT_LOCAL_FILES."""
+        if not self.capabilities & Capability.CLIENT_LOCAL_FILES:
+            raise LocalProtocolError("the client did not allow LOAD DATA LOCAL (CLIENT_LOCAL_FILES)")
+        self._machine.fire(T.SEND_INFILE_REQUEST)
+        wire, self._seq = encode_packet(LocalInfileRequest(filename).encode(), self._seq)
         return wire
 
     def send_nothing(self) -> None:

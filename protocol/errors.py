@@ -66,6 +66,11 @@ ER_NONEXISTING_TABLE_GRANT = MySQLError(1147, "42000", "There is no such grant d
 ER_NO_SUCH_TABLE = MySQLError(1146, "42S02", "Table '%s.%s' doesn't exist")
 ER_UNKNOWN_TABLE = MySQLError(1109, "42S02", "Unknown table '%s' in %s")
 ER_NOT_ALLOWED_COMMAND = MySQLError(1148, "42000", "The used command is not allowed with this MariaDB version")
+ER_WARN_TOO_FEW_RECORDS = MySQLError(1261, "01000", "Row %d doesn't contain data for all columns")
+ER_WARN_TOO_MANY_RECORDS = MySQLError(1262, "01000", "Row %d was truncated; it contained more data than there were input columns")
+ER_WARN_NULL_TO_NOTNULL = MySQLError(1263, "22004", "Column set to default value; NULL supplied to NOT NULL column '%s' at row %d")
+ER_LOAD_INFILE_CAPABILITY_DISABLED = MySQLError(
+    4166, "HY000", "The used command is not allowed because the MariaDB server or client has disabled the local infile capability")
 ER_LOCK_WAIT_TIMEOUT = MySQLError(1205, "HY000", "Lock wait timeout exceeded; try restarting transaction")
 ER_SPECIFIC_ACCESS_DENIED_ERROR = MySQLError(1227, "42000", "Access denied; you need (at least one of) the %s privilege(s) for this operation")
 ER_WRONG_USAGE = MySQLError(1221, "HY000", "Incorrect usage of %s and %s")

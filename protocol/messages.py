@@ -190,6 +190,18 @@ AUTH_SWITCH_HEADER = 0xFE
 LOCAL_INFILE_HEADER = 0xFB
 
 
+@dataclass(frozen=True, slots=True)
+class LocalInfileRequest:
+    """The server's request for a LOAD DATA LOCAL INFILE's file: 0xFB and the file's name as the
+    statement wrote it (not NUL-terminated); the client answers with the file's bytes in
+    packets and an empty packet."""
+
+    filename: str
+
+    def encode(self) -> bytes:
+        return bytes((LOCAL_INFILE_HEADER,)) + self.filename.encode("utf-8", "surrogateescape")
+
+
 _text = decode_text
 _raw = encode_text
 

@@ -87,6 +87,8 @@ from protocol.connection import (
     DEFAULT_SERVER_CAPABILITIES,
     NEED_DATA,
     ConnectionClosed,
+    LocalInfileData,
+    LocalInfileEnd,
     ServerConnection,
     ServerState,
 )
@@ -98,6 +100,7 @@ from protocol.errors import (
     ER_HOST_IS_BLOCKED,
     ER_LOCK_WAIT_TIMEOUT,
     ER_NET_PACKET_TOO_LARGE,
+    ER_NET_READ_ERROR,
     ER_OPTION_PREVENTS_STATEMENT,
     ER_QUERY_INTERRUPTED,
     ER_SERVER_SHUTDOWN,
@@ -130,7 +133,7 @@ from protocol.messages import (
     ServerStatus,
 )
 from protocol.packets import encode_packet
-from server import processlist
+from server import load_data, processlist
 from server import sql as sqltext
 from server.columns import result_column
 from server.core_variables import apply_isolation
@@ -1053,6 +1056,21 @@ class ClientSession(asyncio.Protocol):
         self.server.stats.max_statement_time_exceeded += 1
         return SQLError(ER_STATEMENT_TIMEOUT)
 
+    async def read_local_infile(self, filename: str) -> bytes:
+        """The file a LOAD DATA LOCAL INFILE names, asked of the client and read from the
+        following packets (the statement's answer follows)."""
+        conn = self.conn
+        assert conn is not None
+        self.write(conn.request_local_infile(filename))
+        pieces = []
+        while True:
+            event = await self._next_event()
+            if isinstance(event, LocalInfileEnd):
+                return b"".join(pieces)
+            if not isinstance(event, LocalInfileData):
+                raise SQLError(ER_NET_READ_ERROR)  # (the connection's rules end it)
+            pieces.append(event.data)
+
     def send_result(self, result: Any) -> None:
         """Answer the command with a statement's result (OK or text result set)."""
         self._send_result(result, 0)
@@ -1110,6 +1128,8 @@ class ClientSession(asyncio.Protocol):
                 required = STATEMENT_PRIVILEGES["SHOW REPLICAS"]
             if required is not None:
                 self.require(*required)
+        if keyword.startswith("LOAD"):  # LOAD DATA LOCAL INFILE: the client's file into a table
+            return await load_data.load_data(self, sql)
         role = server.role
         if role.claims(keyword):
             result = await role.execute(self, sql, keyword)

@@ -1,0 +1,337 @@
+"""LOAD DATA LOCAL INFILE: the client's file read into a table, as MariaDB 10.11 reads it.
+
+    LOAD DATA [LOW_PRIORITY | CONCURRENT] LOCAL INFILE 'file' [REPLACE | IGNORE]
+        INTO TABLE t [CHARACTER SET cs]
+        [{FIELDS | COLUMNS} [TERMINATED BY 's'] [[OPTIONALLY] ENCLOSED BY 'c'] [ESCAPED BY 'c']]
+        [LINES [STARTING BY 's'] [TERMINATED BY 's']]
+        [IGNORE n {LINES | ROWS}] [(column, ...)]
+
+The file comes through the protocol's LOCAL INFILE exchange (`ClientSession.read_local_infile`),
+is cut into rows and fields by MySQL's rules (`split_rows`: sql_load.cc's READ_INFO), and each
+field is stored as the column stores it, leniently as LOAD DATA does in MariaDB: a value strict
+mode would refuse is adjusted with a warning, a row with too few fields gives the missing
+columns their defaults (1261), one with too many drops the rest (1262), \\N for a NOT NULL column
+its implicit default (1263); a row meeting a key is skipped with a warning (LOCAL is IGNORE
+unless REPLACE is said: the client's file cannot be stopped half-way). The rows then go in as
+INSERT IGNORE (a row at a time) or REPLACE statements through the session's statement path, in
+one transaction (or a savepoint of the client's), so that the binlog carries plain statements
+any replica runs, and a failing row undoes the whole load as MariaDB's statement does. The answer is
+MariaDB's: "Records: r  Deleted: d  Skipped: s  Warnings: w" and the warnings in row order.
+
+Not supported (MariaDB's not-supported error, 1235): LOAD DATA without LOCAL (the server's own
+files), LOAD XML, user variables in the column list and SET; CHARACTER SET other than utf8 /
+utf8mb4 / binary. A client that did not allow LOCAL gets 4166, as from MariaDB.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import TYPE_CHECKING, Any
+
+from engine import values
+from engine.lexer import mysql_ident
+from protocol.errors import (
+    ER_BAD_FIELD_ERROR,
+    ER_LOAD_INFILE_CAPABILITY_DISABLED,
+    ER_NO_DB_ERROR,
+    ER_NO_SUCH_TABLE,
+    ER_NOT_SUPPORTED_YET,
+    ER_WARN_NULL_TO_NOTNULL,
+    ER_WARN_TOO_FEW_RECORDS,
+    ER_WARN_TOO_MANY_RECORDS,
+    SQLError,
+)
+from protocol.messages import OK, Capability
+from server.sql import Tokens
+
+if TYPE_CHECKING:
+    from server.session import ClientSession
+
+ROWS_PER_INSERT = 500  # rows of one INSERT (REPLACE or plain; IGNORE goes a row at a time)
+
+
+@dataclass
+class LoadData:
+    """A parsed LOAD DATA statement."""
+
+    filename: str
+    schema: str | None
+    table: str
+    duplicates: str = ""  # "", "REPLACE" or "IGNORE"
+    fields_terminated: str = "\t"
+    enclosed: str = ""
+    escaped: str = "\\"
+    lines_terminated: str = "\n"
+    lines_starting: str = ""
+    ignore_lines: int = 0
+    columns: list[str] = field(default_factory=list)
+
+
+def parse(sql: str) -> LoadData:
+    """The statement, or SQLError: 1064 at bad syntax, 1235 for what is not supported."""
+    t = Tokens(sql)
+    t.expect_word("LOAD")
+    if t.accept_word("XML"):
+        raise SQLError(ER_NOT_SUPPORTED_YET, "LOAD XML")
+    t.expect_word("DATA")
+    t.accept_word("LOW_PRIORITY", "CONCURRENT")
+    if not t.accept_word("LOCAL"):
+        raise SQLError(ER_NOT_SUPPORTED_YET, "LOAD DATA INFILE of the server's files (LOAD DATA LOCAL INFILE is)")
+    t.expect_word("INFILE")
+    filename = _string(t)
+    duplicates = t.accept_word("REPLACE", "IGNORE") or ""
+    t.expect_word("INTO")
+    t.expect_word("TABLE")
+    first = t.name()
+    schema, table = (first, t.name()) if t.accept_op(".") else (None, first)
+    load = LoadData(filename, schema, table, duplicates)
+    if t.accept_word("CHARACTER"):
+        t.expect_word("SET")
+        charset = t.name().lower()
+        if charset not in ("utf8", "utf8mb4", "utf8mb3", "binary"):
+            raise SQLError(ER_NOT_SUPPORTED_YET, f"LOAD DATA CHARACTER SET {charset}")
+    if t.accept_word("FIELDS", "COLUMNS"):
+        seen = False
+        while True:
+            if t.accept_word("TERMINATED"):
+                t.expect_word("BY")
+                load.fields_terminated = _string(t)
+            elif t.accept_word("OPTIONALLY"):
+                t.expect_word("ENCLOSED")
+                t.expect_word("BY")
+                load.enclosed = _string(t)
+            elif t.accept_word("ENCLOSED"):
+                t.expect_word("BY")
+                load.enclosed = _string(t)
+            elif t.accept_word("ESCAPED"):
+                t.expect_word("BY")
+                load.escaped = _string(t)
+            else:
+                break
+            seen = True
+        if not seen:
+            raise t.error()
+    if t.accept_word("LINES"):
+        seen = False
+        while True:
+            if t.accept_word("STARTING"):
+                t.expect_word("BY")
+                load.lines_starting = _string(t)
+            elif t.accept_word("TERMINATED"):
+                t.expect_word("BY")
+                load.lines_terminated = _string(t)
+            else:
+                break
+            seen = True
+        if not seen:
+            raise t.error()
+    if t.accept_word("IGNORE"):
+        tok = t.next()
+        if tok.kind != "NUMBER" or not isinstance(tok.value, int):
+            raise t.error()
+        load.ignore_lines = tok.value
+        t.expect_word("LINES", "ROWS")
+    if t.accept_op("("):
+        if not t.accept_op(")"):
+            while True:
+                tok = t.peek()
+                if tok is not None and tok.kind == "USERVAR":
+                    raise SQLError(ER_NOT_SUPPORTED_YET, "user variables in LOAD DATA's column list")
+                load.columns.append(t.name())
+                if t.accept_op(")"):
+                    break
+                t.expect_op(",")
+    if t.accept_word("SET"):
+        raise SQLError(ER_NOT_SUPPORTED_YET, "LOAD DATA ... SET")
+    t.expect_end()
+    if len(load.enclosed) > 1 or len(load.escaped) > 1:
+        raise SQLError(ER_NOT_SUPPORTED_YET, "ENCLOSED BY or ESCAPED BY of more than one character")
+    if not load.lines_terminated and not load.fields_terminated:
+        raise SQLError(ER_NOT_SUPPORTED_YET, "fixed-width rows (empty FIELDS and LINES TERMINATED BY)")
+    return load
+
+
+def _string(t: Tokens) -> str:
+    tok = t.next()
+    if tok.kind != "STRING":
+        t.i -= 1
+        raise t.error()
+    return tok.text
+
+
+_ESCAPED = {"0": "\0", "b": "\b", "n": "\n", "r": "\r", "t": "\t", "Z": "\x1a"}
+
+
+def split_rows(text: str, load: LoadData) -> list[list[str | None]]:
+    """The rows of the file's text, each a list of fields (None for \\N, or for an unenclosed NULL
+    when fields may be enclosed), by MySQL's rules: lines end at LINES TERMINATED BY (the last
+    may lack it), a line is read from after LINES STARTING BY (one without it is skipped), fields
+    end at FIELDS TERMINATED BY; ENCLOSED BY quotes a field (its doubled quote is one, a quote
+    ends it only before a terminator), ESCAPED BY escapes the next character (\\0 \\b \\n \\r \\t
+    \\Z as those characters, any other as itself). The first IGNORE n lines are skipped."""
+    rows: list[list[str | None]] = []
+    line_end, field_end = load.lines_terminated, load.fields_terminated
+    quote, esc, start_by = load.enclosed, load.escaped, load.lines_starting
+    i, n, skip = 0, len(text), load.ignore_lines
+    while i < n:
+        if start_by:
+            found = text.find(start_by, i)
+            next_line = text.find(line_end, i) if line_end else -1
+            if found < 0:
+                break
+            if 0 <= next_line < found:  # a line without the prefix: skipped
+                i = next_line + len(line_end)
+                continue
+            i = found + len(start_by)
+        row: list[str | None] = []
+        while True:  # one field
+            value: list[str] = []
+            enclosed = bool(quote) and text.startswith(quote, i)
+            escaped_null = False
+            if enclosed:
+                i += 1
+                while i < n:
+                    ch = text[i]
+                    if esc and ch == esc and i + 1 < n:
+                        value.append(_ESCAPED.get(text[i + 1], text[i + 1]))
+                        i += 2
+                        continue
+                    if ch == quote:
+                        if text.startswith(quote, i + 1):
+                            value.append(quote)
+                            i += 2
+                            continue
+                        after = i + 1
+                        if after >= n or (field_end and text.startswith(field_end, after)) or (
+                                line_end and text.startswith(line_end, after)):
+                            i = after
+                            break
+                    value.append(ch)
+                    i += 1
+            else:
+                while i < n:
+                    if field_end and text.startswith(field_end, i):
+                        break
+                    if line_end and text.startswith(line_end, i):
+                        break
+                    ch = text[i]
+                    if esc and ch == esc and i + 1 < n:
+                        nxt = text[i + 1]
+                        if nxt == "N" and not value:
+                            escaped_null = True
+                        value.append(_ESCAPED.get(nxt, nxt))
+                        i += 2
+                        continue
+                    value.append(ch)
+                    i += 1
+            text_value = "".join(value)
+            if not enclosed and (escaped_null and text_value == "N" or quote and text_value == "NULL"):
+                row.append(None)
+            else:
+                row.append(text_value)
+            if field_end and text.startswith(field_end, i):
+                i += len(field_end)
+                continue
+            if line_end and text.startswith(line_end, i):
+                i += len(line_end)
+            break
+        if skip:
+            skip -= 1
+            continue
+        rows.append(row)
+    return rows
+
+
+async def load_data(session: ClientSession, sql: str) -> OK:
+    """Run the LOAD DATA LOCAL statement `sql` for `session` (the module's header)."""
+    load = parse(sql)
+    conn = session.conn
+    assert conn is not None and session.engine_session is not None
+    if not conn.capabilities & Capability.CLIENT_LOCAL_FILES:
+        raise SQLError(ER_LOAD_INFILE_CAPABILITY_DISABLED)
+    schema = load.schema or session.engine_session.database
+    if schema is None:
+        raise SQLError(ER_NO_DB_ERROR)
+    engine = session.engine_session.engine
+    table = engine.table(schema, load.table)
+    if table is None:
+        raise SQLError(ER_NO_SUCH_TABLE, schema, load.table)
+    columns = [table.column(name) for name in load.columns] if load.columns else list(table.columns)
+    for name, col in zip(load.columns, columns, strict=False):
+        if col is None:
+            raise SQLError(ER_BAD_FIELD_ERROR, name, "field list")
+    data = await session.read_local_infile(load.filename)
+    rows = split_rows(data.decode("utf-8", "surrogateescape"), load)
+    warnings: list[tuple[int, str, int, str]] = []
+    where = f"`{schema}`.`{table.name}`"
+    stored = [_stored_row(fields, columns, n, warnings, where) for n, fields in enumerate(rows, 1)]
+    # LOCAL without REPLACE is IGNORE: the client's file cannot be stopped half-way (MariaDB's rule)
+    replace = load.duplicates == "REPLACE"
+    head = (f"{'REPLACE' if replace else 'INSERT IGNORE'} INTO {mysql_ident(schema)}.{mysql_ident(table.name)} "
+            f"({', '.join(mysql_ident(col.name) for col in columns)}) VALUES ")
+    per = ROWS_PER_INSERT if replace else 1
+    affected = 0
+    own_transaction = not session.engine_session.in_transaction
+    await session.execute("BEGIN" if own_transaction else "SAVEPOINT __load_data")
+    try:
+        for start in range(0, len(stored), per):
+            chunk = stored[start:start + per]
+            result = await session.execute(head + ", ".join(f"({', '.join(row)})" for row in chunk))
+            affected += result.affected_rows
+            warnings.extend((start + 1, *warning) for warning in result.warnings)
+    except BaseException:
+        await session.execute("ROLLBACK" if own_transaction else "ROLLBACK TO SAVEPOINT __load_data")
+        raise
+    await session.execute("COMMIT" if own_transaction else "RELEASE SAVEPOINT __load_data")
+    records = len(rows)
+    deleted = affected - records if replace else 0
+    skipped = 0 if replace else records - affected
+    shown = [warning[1:] for warning in sorted(warnings, key=lambda warning: warning[0])]
+    session.diagnostics = shown
+    return OK(affected, 0, warnings=len(shown),
+              info=f"Records: {records}  Deleted: {deleted}  Skipped: {skipped}  Warnings: {len(shown)}")
+
+
+def _stored_row(fields: list[str | None], columns: list, row: int, warnings: list, table: str) -> list[str]:
+    """One row's fields as the SQL literals of the values its columns store (LOAD DATA's lenient
+    conversions, their warnings added to `warnings`, keyed by row: MariaDB gives 1262 after the
+    row's write, the others before)."""
+    if len(fields) > len(columns):
+        warnings.append((row + 0.5, "Warning", ER_WARN_TOO_MANY_RECORDS.code,
+                         SQLError(ER_WARN_TOO_MANY_RECORDS, row).message))
+    out = []
+    for k, col in enumerate(columns):
+        if k >= len(fields):
+            warnings.append((row, "Warning", ER_WARN_TOO_FEW_RECORDS.code, SQLError(ER_WARN_TOO_FEW_RECORDS, row).message))
+            defaulted = col.nullable or col.has_default or col.auto_increment or col.default_now
+            out.append("DEFAULT" if defaulted else _literal(values.implicit_default(col)))
+            continue
+        value: Any = fields[k]
+        if value is None:
+            if col.nullable or col.auto_increment:
+                out.append("NULL")
+                continue
+            warnings.append((row, "Warning", ER_WARN_NULL_TO_NOTNULL.code,
+                             SQLError(ER_WARN_NULL_TO_NOTNULL, col.name, row).message))
+            value = values.implicit_default(col)
+        else:
+            value = values.store(col, value, row, f"{table}.`{col.name}`", True, warnings)
+        out.append(_literal(value))
+    return out
+
+
+def _literal(value: Any) -> str:
+    """A stored value as the SQL literal that stores it again."""
+    if value is None:
+        return "NULL"
+    if isinstance(value, bool):
+        return str(int(value))
+    if isinstance(value, int | Decimal):
+        return str(value)
+    if isinstance(value, float):
+        return repr(value)
+    if isinstance(value, bytes):
+        return f"X'{value.hex()}'" if value else "''"
+    text = str(value).replace("\\", "\\\\").replace("'", "\\'").replace("\0", "\\0")
+    return f"'{text}'"

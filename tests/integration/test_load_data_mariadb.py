@@ -1,0 +1,138 @@
+"""LOAD DATA LOCAL INFILE against a live MariaDB 10.11 (`server/load_data.py`): the same files
+loaded through PyMySQL (local_infile) into both servers give the same rows, counts, info
+("Records: r  Deleted: d  Skipped: s  Warnings: w") and warnings: quoted fields with the
+terminator inside, doubled and escaped quotes, \\N, IGNORE n LINES, rows with too few or too
+many fields, duplicate keys (skipped: LOCAL is IGNORE unless REPLACE), REPLACE with a column list
+and LINES STARTING BY, \\N for NOT NULL columns, an impossible date; a missing file (the client
+sends nothing: 0 rows), an unknown table, a load inside a transaction that is rolled back, and a
+client that did not allow LOCAL (4166). The loaded rows then reach a MariaDB replica of our
+master through the binlog, and the `mariadb` client's --local-infile loads a file too.
+
+Left out: LOAD DATA without LOCAL (the server's own files), LOAD XML, user variables and SET
+(1235 here); warnings for a row whose fields are all consumed by an unterminated quote."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+
+import pymysql
+import pytest
+
+from tests.support.daemons import Daemon, wait_for
+from tests.support.failover import REPL_PASSWORD, REPL_USER, attach
+from tests.support.mariadb import MariaDBServer, mariadb_available
+
+pytestmark = [
+    pytest.mark.mariadb,
+    pytest.mark.timeout(300),
+    pytest.mark.skipif(not mariadb_available(), reason="mariadb-server not installed"),
+]
+
+FILES = {
+    "a.csv": 'id,v,n\n1,"a,b",10\n2,\\N,\n3,"q""x",30,extra\n4\n5,"e\\"x",50\n',
+    "b.tsv": "\\N\t2020-01-01\n5\t\\N\n6\t2021-02-30\n",
+    "c.txt": "xx 1;\"o'k\";7|xx 2;NULL;8|junk|xx 3;\\N;\\N|",
+}
+
+
+def statements(files) -> list[str]:
+    a, b, c = (files / name for name in FILES)
+    csv = "FIELDS TERMINATED BY ',' OPTIONALLY ENCLOSED BY '\"' IGNORE 1 LINES"
+    return [
+        f"LOAD DATA LOCAL INFILE '{a}' INTO TABLE t {csv}",
+        f"LOAD DATA LOCAL INFILE '{a}' IGNORE INTO TABLE t {csv}",
+        f"LOAD DATA LOCAL INFILE '{a}' INTO TABLE t {csv}",
+        "SELECT * FROM t ORDER BY id",
+        f"LOAD DATA LOCAL INFILE '{b}' INTO TABLE u",
+        "SELECT * FROM u",
+        f"LOAD DATA LOCAL INFILE '{c}' REPLACE INTO TABLE t FIELDS TERMINATED BY ';' ENCLOSED BY '\"' "
+        "LINES STARTING BY 'xx ' TERMINATED BY '|' (id, v, n)",
+        "SELECT * FROM t ORDER BY id",
+        f"LOAD DATA LOCAL INFILE '{files / 'missing.csv'}' INTO TABLE t",
+        f"LOAD DATA LOCAL INFILE '{a}' INTO TABLE nope",
+        "BEGIN",
+        "DELETE FROM t WHERE id = 1",
+        f"LOAD DATA LOCAL INFILE '{a}' INTO TABLE t {csv}",
+        "ROLLBACK",
+        "SELECT count(*) FROM t",
+        f"LOAD DATA LOCAL INFILE '{a}' INTO TABLE t {csv}",
+    ]
+
+
+def answers(port: int, files) -> list[tuple]:
+    conn = pymysql.connect(host="127.0.0.1", port=port, user="root", database="ld", autocommit=True,
+                           local_infile=True)
+    out: list[tuple] = []
+    try:
+        with conn.cursor() as cur:
+            for sql in statements(files):
+                try:
+                    affected = cur.execute(sql)
+                except pymysql.MySQLError as exc:
+                    out.append((sql, "error", exc.args[0]))
+                    continue
+                result = conn._result  # (PyMySQL keeps the OK's warning count and info there)
+                rows = cur.fetchall() if cur.description else ()
+                shown = ()
+                if result.warning_count:
+                    cur.execute("SHOW WARNINGS")
+                    shown = cur.fetchall()
+                out.append((sql, affected, rows, result.message, result.warning_count, shown))
+    finally:
+        conn.close()
+    plain = pymysql.connect(host="127.0.0.1", port=port, user="root", database="ld", autocommit=True)
+    try:
+        with plain.cursor() as cur, pytest.raises(pymysql.MySQLError) as refused:
+            cur.execute(f"LOAD DATA LOCAL INFILE '{files / 'a.csv'}' INTO TABLE t")
+        out.append(("without local_infile", refused.value.args))
+    finally:
+        plain.close()
+    return out
+
+
+SETUP = [
+    "CREATE DATABASE ld",
+    "CREATE TABLE ld.t (id INT PRIMARY KEY, v VARCHAR(10), n INT)",
+    "CREATE TABLE ld.u (id INT NOT NULL, d DATE NOT NULL)",
+]
+
+
+def test_load_data_local_as_mariadb_and_replicated(tmp_path):
+    files = tmp_path / "files"
+    files.mkdir()
+    for name, text in FILES.items():
+        (files / name).write_text(text)
+    started: list = []
+    try:
+        reference = MariaDBServer(tmp_path / "mdb", log_bin=None).start()
+        started.append(reference)
+        ours = Daemon("master", tmp_path / "ours", ["--server-id=1"]).start()
+        started.append(ours)
+        ours.query(f"CREATE USER {REPL_USER}@'%' IDENTIFIED BY '{REPL_PASSWORD}'")
+        ours.query(f"GRANT REPLICATION SLAVE, REPLICATION CLIENT ON *.* TO {REPL_USER}@'%'")
+        replica = MariaDBServer(tmp_path / "replica", server_id=2).start()
+        started.append(replica)
+        attach(replica.port, ours.port)
+        for server in (reference, ours):
+            for sql in SETUP:
+                server.query(sql)
+        expected = answers(reference.port, files)
+        assert expected[0][1:5] == (5, (), b"/Records: 5  Deleted: 0  Skipped: 0  Warnings: 4", 4)
+        assert expected[-1] == ("without local_infile", (4166, "The used command is not allowed because the "
+                                "MariaDB server or client has disabled the local infile capability"))
+        assert answers(ours.port, files) == expected
+        # the mariadb client's --local-infile
+        for port in (reference.port, ours.port):
+            subprocess.run([shutil.which("mariadb") or "mariadb", "-h127.0.0.1", f"-P{port}", "-uroot", "--local-infile=1",
+                            "ld", "-e", f"LOAD DATA LOCAL INFILE '{files / 'b.tsv'}' INTO TABLE u"],
+                           check=True, capture_output=True, timeout=60)
+        want = [tuple(row) for row in reference.query("SELECT * FROM ld.u")]
+        assert [tuple(row) for row in ours.query("SELECT * FROM ld.u")] == want
+        for table in ("t", "u"):  # the binlog's statements give a MariaDB replica the same rows
+            rows = [tuple(row) for row in ours.query(f"SELECT * FROM ld.{table} ORDER BY 1, 2")]
+            wait_for(lambda t=table, r=rows: [tuple(x) for x in replica.query(f"SELECT * FROM ld.{t} ORDER BY 1, 2")] == r,
+                     90, message=f"the replica's ld.{table}")
+    finally:
+        for server in reversed(started):
+            server.stop()
