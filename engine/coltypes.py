@@ -311,3 +311,50 @@ def converter(types: list[ColumnType]):
 
 _PASS_THROUGH = frozenset({FieldType.VAR_STRING, FieldType.STRING, FieldType.BLOB, FieldType.NULL,
                            FieldType.DATE, FieldType.YEAR, FieldType.ENUM, FieldType.SET})
+
+
+def column_ddl(t: ColumnType) -> str:
+    """The column type (with NOT NULL) MariaDB's CREATE TABLE ... SELECT gives a result column of
+    type `t` that is no table's column: an integer's display width, DECIMAL(p,s) from its length
+    and scale, a string's characters, a TEXT / BLOB by its length, NULL as BINARY(0)."""
+    code, flags = t.type, t.flags
+    unsigned = " unsigned" if flags & ColumnFlag.UNSIGNED else ""
+    binary = t.charset == CHARSET_BINARY
+    if code in _INT_NAMES:
+        text = f"{_INT_NAMES[code]}({t.length}){unsigned}"
+    elif code == FieldType.NEWDECIMAL:
+        scale = t.decimals
+        precision = t.length - (1 if scale else 0) - (0 if unsigned else 1)
+        text = f"decimal({max(precision, 1)},{scale}){unsigned}"
+    elif code == FieldType.DOUBLE:
+        text = "double" + unsigned
+    elif code == FieldType.FLOAT:
+        text = "float" + unsigned
+    elif code in (FieldType.VAR_STRING, FieldType.VARCHAR, FieldType.STRING):
+        chars = t.length if binary else t.length // MB
+        kind = ("binary" if code == FieldType.STRING else "varbinary") if binary else \
+            ("char" if code == FieldType.STRING else "varchar")
+        text = f"{kind}({chars})"
+    elif code in (FieldType.BLOB, FieldType.TINY_BLOB, FieldType.MEDIUM_BLOB, FieldType.LONG_BLOB):
+        size = t.length if binary else t.length // MB
+        kind = "blob" if binary else "text"
+        text = (f"tiny{kind}" if size <= 255 else kind if size <= 65535 else
+                f"medium{kind}" if size <= 16777215 else f"long{kind}")
+        if t.format_name == "json":
+            text = "longtext CHARACTER SET utf8mb4 COLLATE utf8mb4_bin"
+    elif code in (FieldType.DATETIME, FieldType.TIMESTAMP, FieldType.TIME):
+        name = {FieldType.DATETIME: "datetime", FieldType.TIMESTAMP: "timestamp", FieldType.TIME: "time"}[code]
+        text = f"{name}({t.decimals})" if t.decimals and t.decimals != NOT_FIXED_DEC else name
+    elif code == FieldType.DATE:
+        text = "date"
+    elif code == FieldType.YEAR:
+        text = "year(4)"
+    elif code == FieldType.NULL:
+        return "binary(0) DEFAULT NULL"
+    else:
+        text = "longtext"
+    return text + (" NOT NULL" if flags & ColumnFlag.NOT_NULL else " DEFAULT NULL")
+
+
+_INT_NAMES = {FieldType.TINY: "tinyint", FieldType.SHORT: "smallint", FieldType.INT24: "mediumint",
+              FieldType.LONG: "int", FieldType.LONGLONG: "bigint"}

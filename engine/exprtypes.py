@@ -760,7 +760,7 @@ class _Typer:
                 raise _Unknown
             if first.type in (FieldType.DOUBLE, FieldType.FLOAT):
                 return DOUBLE
-            return decimal_type(min(first.length + 22, 65), first.decimals if first.type == FieldType.NEWDECIMAL
+            return decimal_type(min(_digits(first) + 22, 65), first.decimals if first.type == FieldType.NEWDECIMAL
                                 else 0, ColumnFlag.BINARY)
         if word == "AVG":
             if first is None:
@@ -768,7 +768,7 @@ class _Typer:
             if first.type in (FieldType.DOUBLE, FieldType.FLOAT):
                 return DOUBLE
             dec = min((first.decimals if first.type == FieldType.NEWDECIMAL else 0) + 4, 30)
-            return decimal_type(first.length + 4, dec, ColumnFlag.BINARY)
+            return decimal_type(min(_digits(first) + 4, 65), dec, ColumnFlag.BINARY)
         if word == "MOD" and len(args) == 2 and first is not None and args[1] is not None:
             return _binary("%", first, args[1])
         if word in ("GREATEST", "LEAST") and args and all(a is not None for a in args):
@@ -1053,3 +1053,10 @@ def _unify(types: Sequence[ColumnType | None]) -> ColumnType:
     binary = any(t.charset == 63 and t.type in (FieldType.VAR_STRING, FieldType.STRING, FieldType.BLOB)
                  for t in known)
     return varchar(min(max(t.length for t in known), _MAX_LENGTH // (1 if binary else MB)), binary=binary)
+
+
+def _digits(t: ColumnType) -> int:
+    """An exact number's digits (its precision) from its display length: the length less its
+    sign and its decimal point."""
+    point = 1 if t.type == FieldType.NEWDECIMAL and t.decimals else 0
+    return t.length - point - (0 if t.flags & ColumnFlag.UNSIGNED else 1)

@@ -791,6 +791,19 @@ class Session:
         await self.access(sql)  # the whole write compiles (an aggregate in the list is 1111)
         return Result(columns=names, column_types=types)
 
+    async def describe_select(self, sql: str) -> Result:
+        """A SELECT's result columns, their names and MySQL types (a table column's with its
+        `origin`), without reading its rows: what CREATE TABLE ... SELECT makes its columns of."""
+        engine = self.engine
+        plan, params = self._plan(sql)
+        if plan.kind != "select":
+            raise SQLError(ER_NOT_SUPPORTED_YET, "CREATE TABLE ... SELECT of anything but a SELECT")
+        args = self._args(plan, params, None, _timestamp(None), sql)
+        self._rand_for(plan, None)
+        names, _ = await engine._on_reader(engine._pool.query, f"SELECT * FROM ({plan.sql}) LIMIT 0", args,
+                                           self._fx, self._database)
+        return self._selected(plan, names, [], sql, params)
+
     async def _savepoint(self, sql: str, plan: Plan, context) -> Result:
         """SAVEPOINT / ROLLBACK TO / RELEASE SAVEPOINT inside a transaction: SQLite savepoints
         nested in the transaction's own, logged like statements (a replica re-runs them)."""

@@ -476,6 +476,8 @@ class Translator:
                 continue
             nxt = toks[i + 1] if i + 1 < end else None
             is_call = nxt is not None and nxt.kind == "op" and nxt.text == "("
+            if is_call and word in ("DIV", "MOD") and i > 0 and _ends_operand(toks[i - 1]):
+                is_call = False  # x DIV (y), x MOD (y): the operators (MOD(x, y) is the function)
             if word in ("LIMIT", "OFFSET"):  # a negative count is MySQL's syntax error (SQLite's: no limit)
                 for k in (i + 1, i + 3):
                     if k < end and toks[k].kind == "op" and toks[k].text == "-" \
@@ -2422,3 +2424,16 @@ class Translator:
             raise self.error_at(end)
         self.out.append(")")
         return self.finish("write", target=(schema, table.name))
+
+
+def _ends_operand(tok: Token) -> bool:
+    """`tok` can end an operand (a literal, a name, a closing parenthesis): a word after it is
+    an operator."""
+    if tok.kind == "op":
+        return tok.text == ")"
+    return not (tok.kind == "word" and tok.upper in _OPERATOR_WORDS)
+
+
+_OPERATOR_WORDS = frozenset({"AND", "OR", "NOT", "XOR", "DIV", "MOD", "IS", "IN", "LIKE", "BETWEEN", "SELECT",
+                             "WHERE", "ON", "WHEN", "THEN", "ELSE", "CASE", "BY", "HAVING", "SET", "VALUES",
+                             "RETURN", "INTERVAL", "DISTINCT", "ALL", "ANY", "SOME", "EXISTS", "REGEXP", "RLIKE"})

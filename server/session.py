@@ -133,7 +133,7 @@ from protocol.messages import (
     ServerStatus,
 )
 from protocol.packets import encode_packet
-from server import load_data, processlist
+from server import create_select, load_data, processlist
 from server import sql as sqltext
 from server.columns import result_column
 from server.core_variables import apply_isolation
@@ -1130,6 +1130,10 @@ class ClientSession(asyncio.Protocol):
                 self.require(*required)
         if keyword.startswith("LOAD"):  # LOAD DATA LOCAL INFILE: the client's file into a table
             return await load_data.load_data(self, sql)
+        if keyword == "CREATE TABLE" and "SELECT" in sql.upper():  # CREATE TABLE ... SELECT
+            made = await create_select.create_select(self, sql)
+            if made is not None:
+                return made
         role = server.role
         if role.claims(keyword):
             result = await role.execute(self, sql, keyword)

@@ -417,3 +417,10 @@ async def test_ignore_warnings_in_row_order_and_update_counts(engine, db):
     assert r.warnings == (("Note", 1051, "Unknown table 'test.nope'"),)
     r = await run(engine, db, "CREATE DATABASE IF NOT EXISTS test")
     assert r.warnings == (("Note", 1007, "Can't create database 'test'; database exists"),)
+
+
+async def test_div_and_mod_before_a_parenthesis_are_the_operators(engine, db):
+    """`x DIV (y)` and `x MOD (y)` (were 1064: read as calls of a function DIV / MOD); MOD(x, y)
+    stays the function."""
+    r = await run(engine, db, "SELECT id, 10 DIV (n + 1), 10 MOD (n + 2), MOD(10, n), (n) DIV (2) FROM t ORDER BY id")
+    assert r.rows == [(1, 5, 1, 0, 0), (2, 3, 2, 0, 1), (3, 2, 0, 1, 1)]
