@@ -82,6 +82,16 @@ class Column:
             return f"b'{value:b}'"
         return str(value)
 
+    def null_and_default(self) -> str:
+        """' NOT NULL' and the DEFAULT clause as SHOW CREATE TABLE writes them (AUTO_INCREMENT
+        aside)."""
+        text = "" if self.nullable else " NOT NULL"
+        if self.default_now:
+            return text + " DEFAULT current_timestamp()"
+        if self.has_default and self.default is not None:
+            return text + " DEFAULT " + str(self.default_sql())
+        return text + (" DEFAULT NULL" if self.nullable else "")
+
     def default_sql(self) -> str | None:
         """The DEFAULT value as MariaDB writes it in SHOW CREATE TABLE and
         information_schema.COLUMNS: a number (and a BIT) bare, any other quoted with its quotes
@@ -329,18 +339,12 @@ class Table:
         lines = []
         for col in self.columns:
             line = f"  {mysql_ident(col.name)} {col.type_text}"
-            if not col.nullable:
-                line += " NOT NULL"
-            elif col.base == "timestamp":
+            if col.base == "timestamp" and col.nullable:
                 line += " NULL"  # (MariaDB's: a TIMESTAMP may be NOT NULL without saying so)
             if col.auto_increment:
-                line += " AUTO_INCREMENT"
-            elif col.default_now:
-                line += " DEFAULT current_timestamp()"
-            elif col.has_default and col.default is not None:
-                line += " DEFAULT " + str(col.default_sql())
-            elif col.nullable:
-                line += " DEFAULT NULL"
+                line += " AUTO_INCREMENT" if col.nullable else " NOT NULL AUTO_INCREMENT"
+            else:
+                line += col.null_and_default()
             if col.on_update_now:
                 line += " ON UPDATE current_timestamp()"
             if col.comment:

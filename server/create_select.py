@@ -24,6 +24,7 @@ from engine.coltypes import column_ddl
 from engine.lexer import mysql_ident
 from protocol.errors import ER_NO_DB_ERROR, ER_TABLE_EXISTS_ERROR, SQLError
 from protocol.messages import OK
+from server.sql import tokenize
 
 if TYPE_CHECKING:
     from server.session import ClientSession
@@ -92,38 +93,20 @@ def _copied(col: Any) -> str:
     """A table column's definition as CREATE TABLE ... SELECT copies it (MariaDB's)."""
     if col.base == "json":
         return "longtext CHARACTER SET utf8mb4 COLLATE utf8mb4_bin DEFAULT NULL"
-    text = col.type_text
     if col.auto_increment:
-        return text + " NOT NULL DEFAULT 0"
-    if not col.nullable:
-        text += " NOT NULL"
-    if col.default_now:
-        text += " DEFAULT current_timestamp()"
-    elif col.has_default and col.default is not None:
-        text += " DEFAULT " + str(col.default_sql())
-    elif col.nullable:
-        text += " DEFAULT NULL"
-    return text
+        return col.type_text + " NOT NULL DEFAULT 0"
+    return col.type_text + col.null_and_default()
 
 
 def _closes_at_end(text: str) -> bool:
-    """The parenthesis `text` starts with closes at its end (quotes skipped)."""
-    depth, i, n = 0, 0, len(text)
-    while i < n:
-        ch = text[i]
-        if ch in "'\"`":
-            end = text.find(ch, i + 1)
-            while end > 0 and text[end - 1] == "\\" and ch != "`":
-                end = text.find(ch, end + 1)
-            if end < 0:
-                return False
-            i = end + 1
-            continue
-        if ch == "(":
+    """The parenthesis `text` starts with closes at its end."""
+    depth = 0
+    tokens = tokenize(text)
+    for k, tok in enumerate(tokens):
+        if tok.kind == "OP" and tok.text == "(":
             depth += 1
-        elif ch == ")":
+        elif tok.kind == "OP" and tok.text == ")":
             depth -= 1
             if depth == 0:
-                return i == n - 1
-        i += 1
+                return k == len(tokens) - 1
     return False

@@ -15,9 +15,9 @@ from __future__ import annotations
 import pymysql
 import pytest
 
-from tests.support.daemons import Daemon, wait_for
-from tests.support.failover import REPL_PASSWORD, REPL_USER, attach
-from tests.support.mariadb import MariaDBServer, mariadb_available
+from tests.support.daemons import wait_for
+from tests.support.mariadb import mariadb_available
+from tests.support.mariadb_compare import reference_ours_and_replica
 
 pytestmark = [
     pytest.mark.mariadb,
@@ -77,17 +77,7 @@ def run(port: int) -> list:
 
 
 def test_create_table_select_as_mariadb_and_replicated(tmp_path):
-    started: list = []
-    try:
-        reference = MariaDBServer(tmp_path / "mdb", log_bin=None).start()
-        started.append(reference)
-        ours = Daemon("master", tmp_path / "ours", ["--server-id=1"]).start()
-        started.append(ours)
-        ours.query(f"CREATE USER {REPL_USER}@'%' IDENTIFIED BY '{REPL_PASSWORD}'")
-        ours.query(f"GRANT REPLICATION SLAVE, REPLICATION CLIENT ON *.* TO {REPL_USER}@'%'")
-        replica = MariaDBServer(tmp_path / "replica", server_id=2).start()
-        started.append(replica)
-        attach(replica.port, ours.port)
+    with reference_ours_and_replica(tmp_path) as (reference, ours, replica):
         for server in (reference, ours):
             for sql in SETUP:
                 server.query(sql)
@@ -101,9 +91,6 @@ def test_create_table_select_as_mariadb_and_replicated(tmp_path):
             want = ours.query(f"SHOW CREATE TABLE ct.{table}")
             wait_for(lambda t=table, w=want: _created(replica, t) == w, 90, message=f"the replica's ct.{table}")
             assert replica.query(f"SELECT * FROM ct.{table} ORDER BY 1") == ours.query(f"SELECT * FROM ct.{table} ORDER BY 1")
-    finally:
-        for server in reversed(started):
-            server.stop()
 
 
 def _created(server, table: str):

@@ -19,9 +19,9 @@ import subprocess
 import pymysql
 import pytest
 
-from tests.support.daemons import Daemon, wait_for
-from tests.support.failover import REPL_PASSWORD, REPL_USER, attach
-from tests.support.mariadb import MariaDBServer, mariadb_available
+from tests.support.daemons import wait_for
+from tests.support.mariadb import mariadb_available
+from tests.support.mariadb_compare import reference_ours_and_replica
 
 pytestmark = [
     pytest.mark.mariadb,
@@ -103,17 +103,7 @@ def test_load_data_local_as_mariadb_and_replicated(tmp_path):
     files.mkdir()
     for name, text in FILES.items():
         (files / name).write_text(text)
-    started: list = []
-    try:
-        reference = MariaDBServer(tmp_path / "mdb", log_bin=None).start()
-        started.append(reference)
-        ours = Daemon("master", tmp_path / "ours", ["--server-id=1"]).start()
-        started.append(ours)
-        ours.query(f"CREATE USER {REPL_USER}@'%' IDENTIFIED BY '{REPL_PASSWORD}'")
-        ours.query(f"GRANT REPLICATION SLAVE, REPLICATION CLIENT ON *.* TO {REPL_USER}@'%'")
-        replica = MariaDBServer(tmp_path / "replica", server_id=2).start()
-        started.append(replica)
-        attach(replica.port, ours.port)
+    with reference_ours_and_replica(tmp_path) as (reference, ours, replica):
         for server in (reference, ours):
             for sql in SETUP:
                 server.query(sql)
@@ -133,6 +123,3 @@ def test_load_data_local_as_mariadb_and_replicated(tmp_path):
             rows = [tuple(row) for row in ours.query(f"SELECT * FROM ld.{table} ORDER BY 1, 2")]
             wait_for(lambda t=table, r=rows: [tuple(x) for x in replica.query(f"SELECT * FROM ld.{t} ORDER BY 1, 2")] == r,
                      90, message=f"the replica's ld.{table}")
-    finally:
-        for server in reversed(started):
-            server.stop()

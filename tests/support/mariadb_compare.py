@@ -118,3 +118,26 @@ def id_answers(port: int, database: str, statements: Sequence[str]) -> list[tupl
         return out
     finally:
         conn.close()
+
+
+@contextmanager
+def reference_ours_and_replica(base: Path) -> Iterator[tuple[MariaDBServer, Daemon, MariaDBServer]]:
+    """A MariaDB without a binlog to compare with (no "unsafe statement" notes), our master with
+    the replication account, and a MariaDB replica following it by GTID; stopped on the way out."""
+    from tests.support.failover import REPL_PASSWORD, REPL_USER, attach
+
+    started: list[Any] = []
+    try:
+        reference = MariaDBServer(base / "mdb", log_bin=None).start()
+        started.append(reference)
+        ours = Daemon("master", base / "ours", ["--server-id=1"]).start()
+        started.append(ours)
+        ours.query(f"CREATE USER {REPL_USER}@'%' IDENTIFIED BY '{REPL_PASSWORD}'")
+        ours.query(f"GRANT REPLICATION SLAVE, REPLICATION CLIENT ON *.* TO {REPL_USER}@'%'")
+        replica = MariaDBServer(base / "replica", server_id=2).start()
+        started.append(replica)
+        attach(replica.port, ours.port)
+        yield reference, ours, replica
+    finally:
+        for server in reversed(started):
+            server.stop()
