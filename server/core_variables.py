@@ -192,6 +192,7 @@ def register(server: Server) -> None:
         SystemVariable("version_ssl_library", ssl.OPENSSL_VERSION),
         SystemVariable("require_secure_transport", server.require_secure_transport, G, dynamic=True,
                        check=check_bool),
+        SystemVariable("local_infile", True, G, dynamic=True, check=check_bool),  # (OFF: LOAD DATA LOCAL is 4166)
         SystemVariable("socket", ""),
         SystemVariable("autocommit", True, B, dynamic=True, check=check_bool,
                        session_get=_autocommit_get, session_set=_autocommit_set),

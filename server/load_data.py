@@ -20,7 +20,8 @@ MariaDB's: "Records: r  Deleted: d  Skipped: s  Warnings: w" and the warnings in
 
 Not supported (MariaDB's not-supported error, 1235): LOAD DATA without LOCAL (the server's own
 files), LOAD XML, user variables in the column list and SET; CHARACTER SET other than utf8 /
-utf8mb4 / binary. A client that did not allow LOCAL gets 4166, as from MariaDB.
+utf8mb4 / binary. A client that did not allow LOCAL, or a server with local_infile OFF, gets
+4166, as from MariaDB.
 """
 
 from __future__ import annotations
@@ -44,6 +45,7 @@ from protocol.errors import (
 )
 from protocol.messages import OK, Capability
 from server.sql import Tokens
+from server.variables import Scope
 
 if TYPE_CHECKING:
     from server.session import ClientSession
@@ -248,7 +250,8 @@ async def load_data(session: ClientSession, sql: str) -> OK:
     load = parse(sql)
     conn = session.conn
     assert conn is not None and session.engine_session is not None
-    if not conn.capabilities & Capability.CLIENT_LOCAL_FILES:
+    if not conn.capabilities & Capability.CLIENT_LOCAL_FILES or not session.server.variables.get(
+            "local_infile", None, Scope.GLOBAL):
         raise SQLError(ER_LOAD_INFILE_CAPABILITY_DISABLED)
     schema = load.schema or session.engine_session.database
     if schema is None:

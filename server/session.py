@@ -1067,8 +1067,9 @@ class ClientSession(asyncio.Protocol):
             event = await self._next_event()
             if isinstance(event, LocalInfileEnd):
                 return b"".join(pieces)
-            if not isinstance(event, LocalInfileData):
-                raise SQLError(ER_NET_READ_ERROR)  # (the connection's rules end it)
+            if not isinstance(event, LocalInfileData):  # (ConnectionClosed: nothing was loaded)
+                raise RemoteProtocolError("the client closed the connection while sending a LOAD DATA LOCAL file",
+                                          error=ER_NET_READ_ERROR)
             pieces.append(event.data)
 
     def send_result(self, result: Any) -> None:

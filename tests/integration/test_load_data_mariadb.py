@@ -4,8 +4,8 @@ loaded through PyMySQL (local_infile) into both servers give the same rows, coun
 terminator inside, doubled and escaped quotes, \\N, IGNORE n LINES, rows with too few or too
 many fields, duplicate keys (skipped: LOCAL is IGNORE unless REPLACE), REPLACE with a column list
 and LINES STARTING BY, \\N for NOT NULL columns, an impossible date; a missing file (the client
-sends nothing: 0 rows), an unknown table, a load inside a transaction that is rolled back, and a
-client that did not allow LOCAL (4166). The loaded rows then reach a MariaDB replica of our
+sends nothing: 0 rows), an unknown table, a load inside a transaction that is rolled back, a
+client that did not allow LOCAL and a server with local_infile OFF (4166). The loaded rows then reach a MariaDB replica of our
 master through the binlog, and the `mariadb` client's --local-infile loads a file too.
 
 Left out: LOAD DATA without LOCAL (the server's own files), LOAD XML, user variables and SET
@@ -86,6 +86,16 @@ def answers(port: int, files) -> list[tuple]:
         with plain.cursor() as cur, pytest.raises(pymysql.MySQLError) as refused:
             cur.execute(f"LOAD DATA LOCAL INFILE '{files / 'a.csv'}' INTO TABLE t")
         out.append(("without local_infile", refused.value.args))
+        with plain.cursor() as cur:
+            cur.execute("SET GLOBAL local_infile = OFF")
+        conn = pymysql.connect(host="127.0.0.1", port=port, user="root", database="ld", autocommit=True,
+                               local_infile=True)
+        with conn.cursor() as cur, pytest.raises(pymysql.MySQLError) as refused:
+            cur.execute(f"LOAD DATA LOCAL INFILE '{files / 'a.csv'}' INTO TABLE t")
+        conn.close()
+        out.append(("local_infile OFF", refused.value.args))
+        with plain.cursor() as cur:
+            cur.execute("SET GLOBAL local_infile = ON")
     finally:
         plain.close()
     return out
@@ -109,8 +119,9 @@ def test_load_data_local_as_mariadb_and_replicated(tmp_path):
                 server.query(sql)
         expected = answers(reference.port, files)
         assert expected[0][1:5] == (5, (), b"/Records: 5  Deleted: 0  Skipped: 0  Warnings: 4", 4)
-        assert expected[-1] == ("without local_infile", (4166, "The used command is not allowed because the "
+        assert expected[-2] == ("without local_infile", (4166, "The used command is not allowed because the "
                                 "MariaDB server or client has disabled the local infile capability"))
+        assert expected[-1] == ("local_infile OFF", expected[-2][1])
         assert answers(ours.port, files) == expected
         # the mariadb client's --local-infile
         for port in (reference.port, ours.port):
