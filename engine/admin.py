@@ -257,7 +257,8 @@ def run_admin(session: Session, cur: TokenCursor, shape: str) -> Result | AsSele
                            [(view.name, view.show_create(), "utf8mb4", "utf8mb4_general_ci")], session)
         cur.expect("TABLE")
         table = _table(cur, session)
-        return _result(["Table", "Create Table"], [(table.name, table.show_create())], session)
+        next_id = engine.next_auto_increment(table) if table.auto_column is not None else None
+        return _result(["Table", "Create Table"], [(table.name, table.show_create(next_id))], session)
     if cur.accept("INDEX", "INDEXES", "KEYS"):
         cur.expect("FROM", "IN")
         table = _table(cur, session)

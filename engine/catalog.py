@@ -335,7 +335,9 @@ class Table:
 
     # --- MySQL views ------------------------------------------------------------------------
 
-    def show_create(self) -> str:
+    def show_create(self, auto_increment: int | None = None) -> str:
+        """SHOW CREATE TABLE's text; `auto_increment`: the id the next row would get (shown as
+        AUTO_INCREMENT=n when above 1, as MariaDB shows it)."""
         lines = []
         for col in self.columns:
             line = f"  {mysql_ident(col.name)} {col.type_text}"
@@ -364,8 +366,9 @@ class Table:
         for fk in self.foreign_keys:
             lines.append(f"  CONSTRAINT {mysql_ident(fk.name)} {fk.describe(self.schema)}")
         lines.extend(f"  CONSTRAINT {mysql_ident(c.name)} CHECK ({c.clause})" for c in self.checks if c.column is None)
+        counter = f" AUTO_INCREMENT={auto_increment}" if auto_increment is not None and auto_increment > 1 else ""
         return (f"CREATE TABLE {mysql_ident(self.name)} (\n" + ",\n".join(lines)
-                + "\n) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_general_ci")
+                + f"\n) ENGINE=InnoDB{counter} DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_general_ci")
 
     def describe(self) -> list[tuple]:
         """DESCRIBE's rows. Key as MySQL's: PRI for every column of the primary key (without

@@ -1131,6 +1131,24 @@ class Engine:
             self._auto[key] = nxt
         return nxt
 
+    def next_auto_increment(self, table: Table) -> int | None:
+        """The id the next row of `table` would get (SHOW CREATE TABLE's AUTO_INCREMENT=n): the
+        writer's counter once a statement used it, else MAX + 1 of the latest commit (at least
+        the table's AUTO_INCREMENT=); None when that cannot be read on the loop now. Called on
+        the loop (a read of the writer's dict, which its thread replaces entries of)."""
+        key = (table.schema, table.name.lower())
+        counted = self._auto.get(key)
+        if counted is not None and key not in self._auto_stale:
+            return counted
+        assert table.auto_column is not None
+        answer = self._pool.query_on_loop(
+            f"SELECT max({quote_ident(table.auto_column.name)}) FROM {quote_ident(table.schema)}.{quote_ident(table.name)}",
+            [], None, None)
+        if answer is None:
+            return None
+        top = answer[1][0][0]
+        return max(int(top or 0) + 1, table.auto_increment_start or 1)
+
     def _w_next_id(self, plan: Plan, forced: int | None) -> int:
         nxt = self._w_counter(plan)
         return forced if forced is not None else nxt

@@ -424,3 +424,15 @@ async def test_div_and_mod_before_a_parenthesis_are_the_operators(engine, db):
     stays the function."""
     r = await run(engine, db, "SELECT id, 10 DIV (n + 1), 10 MOD (n + 2), MOD(10, n), (n) DIV (2) FROM t ORDER BY id")
     assert r.rows == [(1, 5, 1, 0, 0), (2, 3, 2, 0, 1), (3, 2, 0, 1, 1)]
+
+
+async def test_show_create_table_names_the_next_auto_increment(engine, db):
+    """SHOW CREATE TABLE's AUTO_INCREMENT=n, as MariaDB's: the id the next row would get (the
+    counter, ids a failed statement reserved included), left out while it is 1."""
+    await run(engine, db, "CREATE TABLE a (id INT AUTO_INCREMENT PRIMARY KEY, u INT UNIQUE)")
+    assert "AUTO_INCREMENT=" not in (await run(engine, db, "SHOW CREATE TABLE a")).rows[0][1]
+    await run(engine, db, "INSERT INTO a (u) VALUES (1), (2), (3)")
+    with pytest.raises(SQLError):
+        await run(engine, db, "INSERT INTO a (u) VALUES (4), (1)")  # 4 and 5 reserved, then 1062
+    assert ") ENGINE=InnoDB AUTO_INCREMENT=6 DEFAULT CHARSET" in (await run(engine, db, "SHOW CREATE TABLE a")).rows[0][1]
+    assert "ENGINE=InnoDB AUTO_INCREMENT=4 DEFAULT" in (await run(engine, db, "SHOW CREATE TABLE t")).rows[0][1]
