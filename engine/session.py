@@ -136,6 +136,7 @@ class Session:
         self._database: str | None = None
         self.autocommit = True
         self.found_rows = False  # CLIENT_FOUND_ROWS: UPDATE reports matched rather than changed rows
+        self.fixed_time: int | None = None  # SET timestamp = n: the statements' time (`_now`)
         self.foreign_key_checks = True  # the session's foreign_key_checks
         self.sql_log_bin = True  # off: the session's statements are committed, never binlogged
         self._unlogged = False  # the open transaction wrote with sql_log_bin off
@@ -264,7 +265,7 @@ class Session:
             plan, params = self._plan(sql)
             if plan.kind != "select" or not plan.inline or plan.calc_found or self._locks(plan):
                 return None
-            args = self._args(plan, params, None, _timestamp(None), sql)
+            args = self._args(plan, params, None, self._now(None), sql)
             self._rand_for(plan, None)
             answer = self.engine._pool.query_on_loop(plan.sql, args, self._fx, self._database, self._read_view())
         except SQLError:
@@ -357,7 +358,7 @@ class Session:
         plan = engine.plan_for(inner, self._database, params, self.visible, self.live_reader)
         if plan.kind not in ("select", "write"):
             raise syntax_error(inner)
-        args = self._args(plan, params, context, _timestamp(context), sql)
+        args = self._args(plan, params, context, self._now(context), sql)
         self._fx.start_statement()
         _, steps = await engine._on_reader(engine._pool.query, "EXPLAIN QUERY PLAN " + plan.sql, args, self._fx,
                                            self._database)
@@ -399,6 +400,16 @@ class Session:
             self._snapshot.fixed = set(files[1:])
         sql = "SELECT " + " + ".join(f"(SELECT count(*) FROM {quote_ident(f)}.sqlite_master)" for f in files)
         await engine._on_reader(engine._pool.query, sql, [], None, self._database, self._snapshot)
+
+    def _now(self, context: StatementContext | None) -> int:
+        """The statement's time (NOW() and friends, the binlog's timestamp): a replayed
+        statement's own, else the session's SET timestamp = n (as MariaDB's: what a replay of
+        mariadb-binlog's output relies on), else the clock."""
+        if context is not None and context.timestamp is not None:
+            return context.timestamp
+        if self.fixed_time is not None:
+            return self.fixed_time
+        return int(time.time())
 
     def _args(self, plan: Plan, params: list[object], context: StatementContext | None,
               timestamp: int, sql: str = "") -> list[object]:
@@ -495,7 +506,7 @@ class Session:
 
     async def _select(self, sql: str, plan: Plan, params, context, lock_reads: bool = True) -> Result:
         engine = self.engine
-        timestamp = _timestamp(context)
+        timestamp = self._now(context)
         args = self._args(plan, params, context, timestamp, sql)
         self._rand_for(plan, context)
         if lock_reads and self._locks(plan):
@@ -656,7 +667,7 @@ class Session:
         """A write's plan (the found-rows variant), arguments and what its binlog entry carries."""
         if plan.changed is not None:
             plan = plan.found if self.found_rows else plan.changed
-        timestamp = _timestamp(context)
+        timestamp = self._now(context)
         args = self._args(plan, params, context, timestamp, sql)
         rand_seed = self._rand_for(plan, context)
         written = sql  # as the client wrote it: RETURNING's names read its literals
@@ -798,7 +809,7 @@ class Session:
         plan, params = self._plan(sql)
         if plan.kind != "select":
             raise SQLError(ER_NOT_SUPPORTED_YET, "CREATE TABLE ... SELECT of anything but a SELECT")
-        args = self._args(plan, params, None, _timestamp(None), sql)
+        args = self._args(plan, params, None, self._now(None), sql)
         self._rand_for(plan, None)
         names, _ = await engine._on_reader(engine._pool.query, f"SELECT * FROM ({plan.sql}) LIMIT 0", args,
                                            self._fx, self._database)
@@ -818,7 +829,7 @@ class Session:
             # mariadb-dump's SAVEPOINT sp / ROLLBACK TO SAVEPOINT sp around each table)
             self._name_savepoint(plan.kind, plan.sql)
             return self._result()
-        await self._savepoint_on_writer(plan.kind, plan.sql, sql, _timestamp(context))
+        await self._savepoint_on_writer(plan.kind, plan.sql, sql, self._now(context))
         return self._result()
 
     async def _savepoint_on_writer(self, kind: str, name: str, sql: str, timestamp: int) -> None:
@@ -920,7 +931,7 @@ class Session:
         """DDL: commits the open transaction first (returned in the same CommittedTxn, or carried
         by the SQLError as `.committed` when the DDL itself fails) and is never rolled back."""
         engine = self.engine
-        timestamp = _timestamp(context)
+        timestamp = self._now(context)
         tokens = tokenize(shape)
 
         def parse() -> DdlAction:
@@ -1078,10 +1089,6 @@ def _do_select(text: str) -> str:
 _READ_ONLY = re.compile(r"\bREAD\s+ONLY\b", re.I)  # START TRANSACTION READ ONLY [, ...]
 
 
-def _timestamp(context: StatementContext | None) -> int:
-    if context is not None and context.timestamp is not None:
-        return context.timestamp
-    return int(time.time())
 
 
 def _fmt_time(ts: int, fmt: str) -> str:

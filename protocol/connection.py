@@ -26,6 +26,9 @@ which queues the login. A server that does not offer CLIENT_SSL is refused (ER_H
 Sequence ids (who may use which):
 - handshake: greeting 0, login 1, the server's answer 2 (an auth switch adds a round trip).
 - a command starts at 0; its response packets follow at 1, 2, ...; the next command starts at 0.
+- LOAD DATA LOCAL INFILE: the server's file request (`request_local_infile`, state LOCAL_INFILE),
+  the client's file packets and its empty packet, then the statement's answer continue the
+  command's sequence.
 - a binlog dump: event packets continue the sequence of the COM_BINLOG_DUMP exchange. With the
   semi-sync header, after an event whose header asks for an ack (`EF 01`) the master's next
   packet restarts at sequence id 1 (MariaDB's flush_net resets the counter and the replica, which

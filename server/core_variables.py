@@ -58,6 +58,15 @@ def _autocommit_set(session: ClientSession, value: Any) -> None:
         es.autocommit = bool(value)
 
 
+def _timestamp_set(session: ClientSession, value: Any) -> None:
+    """SET timestamp = n fixes the session's NOW() (and the binlog's time of its statements);
+    0 or DEFAULT gives the clock back (MariaDB's)."""
+    session.sysvars["timestamp"] = value or None
+    es = session.engine_session
+    if es is not None:
+        es.fixed_time = int(value) if value else None
+
+
 def _fk_checks_get(session: ClientSession) -> bool:
     es = session.engine_session
     return bool(es.foreign_key_checks) if es is not None else True
@@ -215,7 +224,7 @@ def register(server: Server) -> None:
         SystemVariable("system_time_zone", tz),
         SystemVariable("timestamp", None, S, dynamic=True,
                        session_get=lambda s: s.sysvars.get("timestamp") or round(time.time(), 6),
-                       check=lambda x: float(x) if x is not None else None),
+                       check=lambda x: float(x) if x is not None else None, session_set=_timestamp_set),
         SystemVariable("lower_case_table_names", 0),
         # READ-COMMITTED is what the engine does by default (not InnoDB's REPEATABLE-READ).
         SystemVariable("transaction_isolation", "READ-COMMITTED", B, dynamic=True,

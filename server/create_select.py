@@ -20,7 +20,7 @@ import contextlib
 import re
 from typing import TYPE_CHECKING, Any
 
-from engine.coltypes import column_ddl
+from engine.coltypes import ColumnType, column_ddl
 from engine.lexer import mysql_ident
 from protocol.errors import ER_NO_DB_ERROR, ER_TABLE_EXISTS_ERROR, SQLError
 from protocol.messages import OK
@@ -79,7 +79,10 @@ async def create_select(session: ClientSession, sql: str) -> Any:
 
 
 def _definition(engine: Any, kind: Any) -> str:
-    """A result column's definition in the new table: its table column's, or its type's."""
+    """A result column's definition in the new table: its table column's, or its type's (a
+    type the engine cannot tell without rows: LONGTEXT, which holds any value as text)."""
+    if not isinstance(kind, ColumnType):
+        return "longtext DEFAULT NULL"
     if kind.origin is not None:
         schema, _, table_name, column_name = kind.origin
         table = engine.table(schema, table_name)

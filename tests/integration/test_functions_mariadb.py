@@ -233,6 +233,13 @@ QUERIES = [
     'SELECT id FROM t ORDER BY id LIMIT 1 FOR UPDATE NOWAIT',
     'SELECT id FROM t ORDER BY id FOR UPDATE WAIT 1',
     'SELECT id FROM t WHERE id = 1 LOCK IN SHARE MODE NOWAIT',
+    # SET timestamp fixes NOW() and friends (what replaying mariadb-binlog's output relies on)
+    'SET timestamp = 1700000000',
+    'SELECT NOW(), @@timestamp, UNIX_TIMESTAMP(), CURDATE(), CURTIME(), UTC_TIMESTAMP()',
+    'CREATE TABLE ts_made SELECT NOW() AS n',
+    'SELECT * FROM ts_made',
+    'SET timestamp = DEFAULT',
+    "SELECT NOW() > '2025-01-01'",
 ]
 
 
