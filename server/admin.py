@@ -192,8 +192,8 @@ class Admin:
             else:
                 shown = list(session.diagnostics)
             if t.accept_word("LIMIT"):  # LIMIT [offset,] count
-                first = _count(t)
-                offset, count = (first, _count(t)) if t.accept_op(",") else (0, first)
+                first = t.integer()
+                offset, count = (first, t.integer()) if t.accept_op(",") else (0, first)
                 shown = shown[offset:offset + count]
             t.expect_end()
             return ResultSet((column("Level"), column("Code", FieldType.LONG), column("Message")),
@@ -840,11 +840,3 @@ def _may_set_session_gtid(session: ClientSession, name: str, value: Any) -> None
 
 
 __all__ = ["Admin"]
-
-
-def _count(t: Tokens) -> int:
-    """A LIMIT's number."""
-    tok = t.next()
-    if tok.kind != "NUMBER" or not isinstance(tok.value, int):
-        raise t.error()
-    return tok.value

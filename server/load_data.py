@@ -45,6 +45,7 @@ from protocol.errors import (
 )
 from protocol.messages import OK, Capability
 from server.sql import Tokens
+from server.user_statements import string_literal
 from server.variables import Scope
 
 if TYPE_CHECKING:
@@ -81,7 +82,7 @@ def parse(sql: str) -> LoadData:
     if not t.accept_word("LOCAL"):
         raise SQLError(ER_NOT_SUPPORTED_YET, "LOAD DATA INFILE of the server's files (LOAD DATA LOCAL INFILE is)")
     t.expect_word("INFILE")
-    filename = _string(t)
+    filename = string_literal(t)
     duplicates = t.accept_word("REPLACE", "IGNORE") or ""
     t.expect_word("INTO")
     t.expect_word("TABLE")
@@ -94,45 +95,11 @@ def parse(sql: str) -> LoadData:
         if charset not in ("utf8", "utf8mb4", "utf8mb3", "binary"):
             raise SQLError(ER_NOT_SUPPORTED_YET, f"LOAD DATA CHARACTER SET {charset}")
     if t.accept_word("FIELDS", "COLUMNS"):
-        seen = False
-        while True:
-            if t.accept_word("TERMINATED"):
-                t.expect_word("BY")
-                load.fields_terminated = _string(t)
-            elif t.accept_word("OPTIONALLY"):
-                t.expect_word("ENCLOSED")
-                t.expect_word("BY")
-                load.enclosed = _string(t)
-            elif t.accept_word("ENCLOSED"):
-                t.expect_word("BY")
-                load.enclosed = _string(t)
-            elif t.accept_word("ESCAPED"):
-                t.expect_word("BY")
-                load.escaped = _string(t)
-            else:
-                break
-            seen = True
-        if not seen:
-            raise t.error()
+        _by_options(t, load, _FIELDS_OPTIONS)
     if t.accept_word("LINES"):
-        seen = False
-        while True:
-            if t.accept_word("STARTING"):
-                t.expect_word("BY")
-                load.lines_starting = _string(t)
-            elif t.accept_word("TERMINATED"):
-                t.expect_word("BY")
-                load.lines_terminated = _string(t)
-            else:
-                break
-            seen = True
-        if not seen:
-            raise t.error()
+        _by_options(t, load, _LINES_OPTIONS)
     if t.accept_word("IGNORE"):
-        tok = t.next()
-        if tok.kind != "NUMBER" or not isinstance(tok.value, int):
-            raise t.error()
-        load.ignore_lines = tok.value
+        load.ignore_lines = t.integer()
         t.expect_word("LINES", "ROWS")
     if t.accept_op("("):
         if not t.accept_op(")"):
@@ -154,12 +121,26 @@ def parse(sql: str) -> LoadData:
     return load
 
 
-def _string(t: Tokens) -> str:
-    tok = t.next()
-    if tok.kind != "STRING":
-        t.i -= 1
+# FIELDS' and LINES' `WORD BY 'string'` options: the LoadData field each sets
+_FIELDS_OPTIONS = {"TERMINATED": "fields_terminated", "ENCLOSED": "enclosed", "ESCAPED": "escaped"}
+_LINES_OPTIONS = {"STARTING": "lines_starting", "TERMINATED": "lines_terminated"}
+
+
+def _by_options(t: Tokens, load: LoadData, options: dict[str, str]) -> None:
+    """FIELDS' or LINES' options, one at least (FIELDS' ENCLOSED BY may be OPTIONALLY)."""
+    seen = False
+    while True:
+        if "ENCLOSED" in options and t.accept_word("OPTIONALLY"):
+            word = t.expect_word("ENCLOSED")
+        else:
+            word = t.accept_word(*options)
+            if word is None:
+                break
+        t.expect_word("BY")
+        setattr(load, options[word], string_literal(t))
+        seen = True
+    if not seen:
         raise t.error()
-    return tok.text
 
 
 _ESCAPED = {"0": "\0", "b": "\b", "n": "\n", "r": "\r", "t": "\t", "Z": "\x1a"}

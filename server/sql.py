@@ -281,6 +281,14 @@ class Tokens:
         if not self.at_end():
             raise self.error()
 
+    def integer(self) -> int:
+        """A whole number (a LIMIT's, IGNORE n LINES')."""
+        tok = self.next()
+        if tok.kind != "NUMBER" or not isinstance(tok.value, int):
+            self.i -= 1
+            raise self.error()
+        return tok.value
+
     def name(self) -> str:
         """An identifier, backtick-quoted identifier or string (user names, hosts, plugins)."""
         tok = self.next()
