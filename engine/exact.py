@@ -28,7 +28,12 @@ changed (SQLite's own operators: no Python per row). A comparison (and IN, BETWE
 with a string compares numbers, as MySQL's: the string side becomes `CAST(x AS NUMERIC)`
 (`convert_operands`); where a literal's kind decides it, the literal's value is read (`literal`) and
 the literal recorded in `kinds`, which the plan is then keyed by (`Plan.literal_kinds`). Also MySQL's `^` (bitwise XOR) and `~`
-(64-bit unsigned) and the logical XOR become functions, which SQLite lacks; CAST(x AS SIGNED /
+(64-bit unsigned) and the logical XOR become functions, which SQLite lacks. An ENUM or SET column
+(`members` names them) is read as MySQL reads it as a number (an ENUM its member's number, a SET
+its members' bits: `member_number`, an INT) as an operand of arithmetic, bit and logical operators,
+compared with a number (=, IN, BETWEEN, ...), as a WHERE / HAVING / ON condition of its own, as an
+argument of SUM, AVG, ABS, ROUND ... (and GREATEST / LEAST beside a number) and under CAST to a
+number; elsewhere it is its text (against a string, MIN / MAX). CAST(x AS SIGNED /
 UNSIGNED) becomes `mysql_cast_int` told what x is (a DECIMAL rounds half away from zero, a
 DOUBLE half to even, a string reads its leading integer) and ROUND of a DOUBLE
 `mysql_round_double` (half to even, as MySQL's rint). An expression outside the grammar
@@ -79,6 +84,8 @@ _STR_RESULT = {"CONCAT", "CONCAT_WS", "UPPER", "LOWER", "UCASE", "LCASE", "SUBST
 _FLOAT_RESULT = {"RAND", "SQRT", "POW", "POWER", "EXP", "LN", "LOG", "LOG2", "LOG10", "SIN", "COS",
                  "TAN", "ASIN", "ACOS", "ATAN", "ATAN2", "PI", "DEGREES", "RADIANS", "STD", "STDDEV",
                  "VARIANCE", "VAR_POP", "VAR_SAMP", "STDDEV_POP", "STDDEV_SAMP"}
+# functions that read their arguments as numbers (an ENUM or SET argument as its number)
+_NUMBER_ARGS = {*_DEC_FUNCS, *_FLOAT_RESULT, "SIGN", "BIT_AND", "BIT_OR", "BIT_XOR", "BIT_COUNT"} - {"GREATEST", "LEAST"}
 # words that never start or continue an expression (the end of one)
 _STOP = {"SELECT", "FROM", "WHERE", "GROUP", "ORDER", "BY", "HAVING", "LIMIT", "OFFSET", "SET", "UPDATE",
          "DELETE", "INSERT", "INTO", "VALUES", "VALUE", "AS", "ON", "USING", "JOIN", "STRAIGHT_JOIN",
@@ -108,6 +115,8 @@ class Expr:
     # "litexpr": arithmetic on literals only; "bigint": a BIGINT column; "temporal": a date/time one
     param: int = -1
     column: ColumnType | None = None  # a bare column reference: its type
+    # an ENUM or SET column (kind "member"): "enum" or "set" and its members, in order
+    members: tuple[str, tuple[str, ...]] | None = None
 
     def emit(self) -> tuple:
         """As written (regions inside found by the emitter)."""
@@ -134,18 +143,48 @@ def _cast_number(e: Expr) -> tuple:
 
 def _as_number(e: Expr) -> Expr:
     """A temporal column in arithmetic: the number MySQL makes of it (TIME '12:34:56' is 123456),
-    not SQLite's reading of its text (12)."""
+    not SQLite's reading of its text (12); an ENUM or SET column: `_member_number`."""
+    if e.kind == "member":
+        return _member_number(e)
     if e.kind != "temporal":
         return e
     return Expr(e.start, e.stop, DEC, ("call", "mysql_temporal_number", e.emit()))
 
 
+def _member_number(e: Expr) -> Expr:
+    """An ENUM or SET column where MySQL reads it as a number (`member_number`); anything else
+    as it is."""
+    if e.kind != "member" or e.members is None:
+        return e
+    return Expr(e.start, e.stop, INT, member_number(("tokens", e.start, e.stop), *e.members))
+
+
+def member_number(column: tuple, base: str, members: tuple[str, ...] | list[str]) -> tuple:
+    """The number MySQL reads an ENUM or SET `column` (a tree) as: an ENUM its member's number (1
+    for the first, 0 for the '' of an invalid value), a SET the bits of its members (1 for the
+    first, 2 for the second ...); NULL stays NULL. The column holds each member as declared
+    (`values` stores them so), compared here as stored."""
+    if base == "enum":
+        whens = " ".join(f"WHEN {_quoted(m)} THEN {k}" for k, m in enumerate(members, 1))
+        return ("seq", ("raw", "(CASE"), column, ("raw", f"{whens} WHEN '' THEN 0 END)"))
+    parts: list[tuple] = [("raw", "(0")]
+    for k, m in enumerate(members):
+        parts += [("raw", "+ (instr(',' ||"), column, ("raw", f"|| ',', {_quoted(',' + m + ',')}) > 0) * {1 << k}")]
+    return ("seq", *parts, ("raw", ")"))
+
+
+def _quoted(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
 class Finder:
     def __init__(self, tokens: list[Token], lookup: Callable[[list[str]], ColumnType | None],
                  aliases: dict[str, str] | None = None, literal: Callable[[int], object] = lambda n: None,
-                 kinds: dict[int, bool] | None = None) -> None:
+                 kinds: dict[int, bool] | None = None,
+                 members: Callable[[list[str]], tuple[str, tuple[str, ...]] | None] = lambda names: None) -> None:
         self.toks = tokens
         self.lookup = lookup  # [[db.]table.]column -> ColumnType | None
+        self.members = members  # an ENUM or SET column's "enum" / "set" and members, by name
         self.literal = literal  # a literal's value in this execution, by its index
         # the literals whose kind (a number or not) the regions depend on: index -> a number
         self.kinds: dict[int, bool] = {} if kinds is None else kinds
@@ -167,6 +206,8 @@ class Finder:
             if starts and self.can_start(t):
                 e = self.within(i, hi)
                 if e is not None and e.stop > i:
+                    if prev is not None and prev.is_word("WHERE", "HAVING", "ON"):
+                        e = _member_number(e)  # a condition that is an ENUM / SET: true when its number is
                     self.root(e)
                     i = e.stop
                     continue
@@ -247,6 +288,8 @@ class Finder:
         return Expr(start, stop, cat)
 
     def binary(self, a: Expr, op: str, b: Expr) -> Expr:
+        if op not in _ARITH:  # bit and logical operators read an ENUM / SET as its number too
+            a, b = _member_number(a), _member_number(b)
         if op == "^":
             return Expr(a.start, b.stop, INT, ("call", "mysql_bit_xor", a.emit(), b.emit()))
         if op == "XOR":  # (SQLite has no logical XOR)
@@ -269,6 +312,7 @@ class Finder:
         return DEC in cats and cats <= NUMERIC
 
     def compare(self, a: Expr, op: str, b: Expr) -> Expr:
+        a, (b,) = self.numbers_against_members(a, [b])
         if {a.cat, b.cat} == {LIT} and "litexpr" in (a.kind, b.kind):
             pass  # an exact sum of literals against a literal: compared as numbers below
         elif not self.decimal_side(a, b):
@@ -321,6 +365,22 @@ class Finder:
         # (each a literal or a column, call, CASE or subquery: no region of a part starts with it)
         self.regions.update(wrap)
 
+    def numbers_against_members(self, left: Expr, others: list[Expr]) -> tuple[Expr, list[Expr]]:
+        """A comparison's ENUM or SET column read as its number (`_member_number`) where the
+        other side is a number (a numeric expression, a literal holding a number), as MySQL
+        compares them; against a string or another ENUM it stays its text."""
+        if left.kind == "member" and others and all(map(self.is_number, others)):
+            left = _member_number(left)
+        elif any(o.kind == "member" for o in others) and self.is_number(left):
+            others = [_member_number(o) for o in others]
+        return left, others
+
+    def is_number(self, e: Expr) -> bool:
+        """A numeric expression, or a literal holding a number in this execution (recorded)."""
+        if e.kind == "lit":
+            return self.number_literal(e)
+        return e.kind in ("neglit", "litexpr") or e.cat in (INT, FLOAT, DEC)
+
     def number_literal(self, e: Expr) -> bool:
         """Whether the literal `e` holds a number in this execution (recorded in `kinds`)."""
         number = type(self.literal(e.param)) in NUMBER_VALUES
@@ -345,6 +405,7 @@ class Finder:
                 self.scan(j + 2, end - 1)
                 return self.native(left.start, end, INT, [left])
             items = self.list_of(j + 2, end - 1)
+            left, items = self.numbers_against_members(left, items)
             if not self.decimal_side(left, *items):
                 e = self.native(left.start, end, INT, [left, *items])
                 self.convert_operands(left, items)
@@ -362,6 +423,7 @@ class Finder:
             if not self.word(low.stop, "AND"):
                 raise _Fail
             high = self.expr(low.stop + 1, 6)
+            left, (low, high) = self.numbers_against_members(left, [low, high])
             if not self.decimal_side(left, low, high):
                 e = self.native(left.start, high.stop, INT, [left, low, high])
                 self.convert_operands(left, [low, high])
@@ -422,10 +484,10 @@ class Finder:
         if t.kind == "op" and t.text == "+":
             return self.unary(i + 1)
         if t.kind == "op" and t.text == "~":
-            inner = self.unary(i + 1)
+            inner = _member_number(self.unary(i + 1))
             return Expr(i, inner.stop, INT, ("call", "mysql_bit_not", inner.emit()))
         if (t.kind == "op" and t.text == "!") or t.is_word("NOT"):
-            inner = self.expr(i + 1, 4 if t.is_word("NOT") else 12)
+            inner = _member_number(self.expr(i + 1, 4 if t.is_word("NOT") else 12))
             return self.native(i, inner.stop, INT, [inner])
         return self.primary(i)
 
@@ -489,7 +551,8 @@ class Finder:
                 return Expr(i, j, OTHER, None, "temporal", column=ct)
             if code in STRING_CODES and not ct.flags & (ColumnFlag.ENUM | ColumnFlag.SET):
                 return Expr(i, j, STR, column=ct)
-            return Expr(i, j, OTHER, column=ct)
+            members = self.members(names) if ct.flags & (ColumnFlag.ENUM | ColumnFlag.SET) else None
+            return Expr(i, j, OTHER, None, "member" if members is not None else "", column=ct, members=members)
         raise _Fail
 
     def scalar(self, lo: int, hi: int) -> str:
@@ -590,6 +653,9 @@ class Finder:
             cat = INT if word in _INT_RESULT else FLOAT if word in _FLOAT_RESULT else STR if word in _STR_RESULT \
                 else OTHER
             return Expr(i, end, cat)
+        if word in _NUMBER_ARGS or word in ("GREATEST", "LEAST") and any(
+                a.kind != "member" and self.is_number(a) for a in args):
+            args = [_member_number(a) for a in args]  # an ENUM / SET read as its number
         if word in ("ROUND", "TRUNCATE") and 1 <= len(args) <= 2 and args[0].kind in ("lit", "neglit", "litexpr"):
             # a literal number is a DECIMAL (1234.5678, ROUND(.., -2) 1200, not SQLite's double)
             return Expr(i, end, DEC, ("call", _DEC_FUNCS[word], args[0].exact(),
@@ -642,6 +708,9 @@ class Finder:
             k += 1
         inner = self.value(i + 2, k)
         target = toks[k + 1] if k + 1 < end else None
+        if inner is not None and target is not None and not toks[k].is_word("USING") and target.is_word(
+                *_INT_TARGETS, "DECIMAL", "NUMERIC", "DEC", "FIXED", "DOUBLE", "FLOAT", "REAL"):
+            inner = _member_number(inner)
         if target is not None and target.is_word("DECIMAL", "NUMERIC", "DEC", "FIXED") and not toks[k].is_word("USING"):
             nums = [n for n in range(k + 2, end - 1) if toks[n].kind == "param"]
             if len(nums) > 2:

@@ -67,6 +67,8 @@ _DOUBLE_FUNCS = {"RAND", "SQRT", "POW", "POWER", "EXP", "LN", "LOG", "LOG2", "LO
                  "TAN", "ASIN", "ACOS", "ATAN", "ATAN2", "PI", "DEGREES", "RADIANS", "STD", "STDDEV",
                  "VARIANCE", "VAR_POP", "VAR_SAMP", "STDDEV_POP", "STDDEV_SAMP"}
 _VARIANCE_FUNCS = {"STD", "STDDEV", "STDDEV_POP", "STDDEV_SAMP", "VARIANCE", "VAR_POP", "VAR_SAMP"}
+# functions that read their arguments as numbers: an ENUM or SET argument is its number
+_NUMBER_ARGS = {"SUM", "AVG", "ABS", "ROUND", "TRUNCATE", "FLOOR", "CEIL", "CEILING", "MOD", "SIGN"}
 _SAME_AS_ARG = {"MIN", "MAX", "ABS", "IFNULL", "COALESCE", "NULLIF", "GREATEST", "LEAST", "ANY_VALUE"}
 _TEMPORAL_FUNCS = {
     "NOW": FieldType.DATETIME, "SYSDATE": FieldType.DATETIME, "CURRENT_TIMESTAMP": FieldType.DATETIME,
@@ -522,6 +524,8 @@ class _Typer:
         t = toks[i]
         if t.kind == "op" and t.text in ("-", "+", "~"):
             ct, i = self.unary(toks, i + 1)
+            if t.text == "-":
+                ct = _member_number(ct)
             if t.text == "~":
                 return int_type(21, ColumnFlag.BINARY | ColumnFlag.UNSIGNED), i
             if t.text == "-" and toks[i - 1].kind == "param" and ct.type in _EXACT | {FieldType.NEWDECIMAL}:
@@ -715,6 +719,8 @@ class _Typer:
         return ct, end
 
     def function(self, word: str, args: list[ColumnType | None], inner: Sequence[Token] = ()) -> ColumnType:
+        if word in _NUMBER_ARGS:
+            args = [_member_number(a) for a in args]
         first = args[0] if args else None
         if word in ("DATE_ADD", "DATE_SUB", "ADDDATE", "SUBDATE"):
             interval = any(t.is_word("INTERVAL") for t in inner)
@@ -979,13 +985,23 @@ _TEMPORAL_DIGITS: dict[int, int] = {FieldType.DATE: 8, FieldType.TIME: 7, FieldT
 
 def _as_number(ct: ColumnType) -> ColumnType:
     """A temporal operand of arithmetic as the number MySQL makes of it (20200102030405.123456:
-    an integer, or a DECIMAL with its fractional digits)."""
+    an integer, or a DECIMAL with its fractional digits); an ENUM or SET its member's number or
+    members' bits (`_member_number`)."""
+    ct = _member_number(ct)
     digits = _TEMPORAL_DIGITS.get(ct.type)
     if digits is None:
         return ct
     if ct.decimals:
         return decimal_type(digits + ct.decimals, ct.decimals)
     return int_type(digits)
+
+
+def _member_number(ct: ColumnType | None) -> ColumnType | None:
+    """An ENUM or SET column read as a number (`exact._member_number`): an integer, its width
+    one more than the column's characters (MariaDB's for arithmetic on it); anything else as it is."""
+    if ct is None or not ct.flags & (ColumnFlag.ENUM | ColumnFlag.SET):
+        return ct
+    return int_type(ct.length // MB + 1)
 
 
 def _precision(ct: ColumnType) -> int:

@@ -30,9 +30,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine import collation, infoschema, values
-from engine.catalog import Column, Table, mysql_literal, sql_literal
+from engine.catalog import Column, Table, mysql_literal
 from engine.collation import GENERAL_CI
-from engine.exact import Finder
+from engine.exact import Finder, member_number
 from engine.exprtypes import (
     UNIT_WORDS,
     SelectTypes,
@@ -1542,7 +1542,8 @@ class Translator:
 
     def new_finder(self) -> Finder:
         return Finder(self.tokens, SelectTypes([], self.statement_tables()).column_type,
-                      literal=lambda n: self.params[n] if n < len(self.params) else None, kinds=self.kinds)
+                      literal=lambda n: self.params[n] if n < len(self.params) else None, kinds=self.kinds,
+                      members=self.member_column)
 
     def statement_tables(self) -> list[tuple[str, Table]]:
         """Every table the statement names, by alias: the FROM clauses at any depth, the target
@@ -1690,30 +1691,25 @@ class Translator:
                                     if item and len(drop_alias(item)) < len(item)}
         if names[-1].lower() in self._select_aliases:
             return None
-        found = [(table, col) for alias, table in self.statement_tables()
+        col = self.enum_or_set(names)
+        return None if col is None else (stop, col)
+
+    def enum_or_set(self, names: list[str]) -> Column | None:
+        """The ENUM or SET column `names` ([[db.]table.]column) of the statement's tables, when
+        exactly one of them has a column by that name; else None."""
+        found = [col for alias, table in self.statement_tables()
                  if (len(names) == 1 or alias == names[-2].lower()) and (col := table.column(names[-1])) is not None]
-        if len(found) != 1 or found[0][1].base not in ("enum", "set"):
-            return None
-        return stop, found[0][1]
+        return found[0] if len(found) == 1 and found[0].base in ("enum", "set") else None
+
+    def member_column(self, names: list[str]) -> tuple[str, tuple[str, ...]] | None:
+        """`enum_or_set` as `exact.Finder` takes it: "enum" / "set" and the members."""
+        col = self.enum_or_set(names)
+        return None if col is None else (col.base, tuple(col.members))
 
     def emit_member_order(self, i: int, stop: int, col: Column) -> int:
-        """The ORDER BY key of an ENUM (its member's number; '' 0) or a SET (the bits of its
-        members) column named at tokens[i:stop]; NULL stays NULL."""
-        out = self.out
-        members = col.members
-        if col.base == "enum":
-            out.append("(CASE")
-            self.emit_range(i, stop)
-            out.append(" ".join(f"WHEN {sql_literal(m)} THEN {k}" for k, m in enumerate(members, 1))
-                       + " WHEN '' THEN 0 END)")
-            return stop
-        out.append("(0")
-        for k, m in enumerate(members):
-            out.append("+ (instr(',' ||")
-            self.emit_range(i, stop)
-            out.append(f"|| ',', {sql_literal(',' + m + ',')}) > 0) * {1 << k}")
-        out.append(")")
-        return stop
+        """The ORDER BY key of an ENUM or SET column named at tokens[i:stop]: its number
+        (`exact.member_number`)."""
+        return self.emit_exact(stop, member_number(("tokens", i, stop), col.base, col.members))
 
     def has_set_operation(self) -> bool:
         depth = 0

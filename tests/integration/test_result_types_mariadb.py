@@ -25,7 +25,13 @@ a derived table typed from its SELECT (they were typed from the rows, or, under 
 names a real table, as that table's columns); the result columns of SHOW listings and of
 information_schema's views typed as MariaDB declares them (they were typed from the rows: a
 listing's NULLs had the NULL type), SHOW TABLE STATUS as information_schema.TABLES; an ENUM or SET
-column in ORDER BY ordered by its members' numbers (it was ordered by its text); a table column's
+column in ORDER BY ordered by its members' numbers (it was ordered by its text); an ENUM or SET
+column where MySQL reads it as a number (an ENUM its member's number, 1 for the first, 0 for the ''
+of an invalid value; a SET its members' bits) in arithmetic, bit and logical operators, compared
+with numbers (=, IN, BETWEEN), as a condition of its own, in SUM / AVG / ABS / ROUND / MOD, in
+GREATEST beside a number, under CAST to a number, in an UPDATE's or DELETE's WHERE, and its text
+against a string and in MIN / MAX (it was read as its text's number: `e + 0` 0, `e = 2` no row,
+SUM(e) 0); a table column's
 result column says where it comes from (its table as the statement names it, the table, the
 schema, the column's own name: all were empty, so mysql2's nestTables and JDBC's getTableName had
 nothing).
@@ -36,7 +42,9 @@ expression to a negative place a DECIMAL in MariaDB (a BIGINT here); TIME() of a
 838:59:59 NULL here (clipped by MariaDB); a prepared statement's column named after an item with
 a parameter is named with its value here ('? + 1' in MariaDB); CURRENT_USER() names the account ('root@%' here,
 MariaDB's test server has 'root@127.0.0.1'); `-7 = SOME (SELECT 5 UNION SELECT NULL)` NULL here as
-the SQL standard and `-7 IN (5, NULL)` have it (MariaDB 10.11 answers 0)."""
+the SQL standard and `-7 IN (5, NULL)` have it (MariaDB 10.11 answers 0); an IN list mixing
+strings and numbers after an ENUM (`e IN ('a', 4)`: MariaDB compares each item by its own type,
+here all as strings)."""
 
 from __future__ import annotations
 
@@ -71,6 +79,11 @@ SETUP = [
     "INSERT INTO d.e VALUES (1, 'open', 'z', 'b'), (2, 'it''s', 'x,y', 'a'), (3, 'new', 'y', 'c'), (4, NULL, '', NULL),"
     " (5, 'open', 'x,z', 'a')",
     "INSERT IGNORE INTO d.e VALUES (6, 'bogus', 'x', 'd')",
+    # ENUM / SET columns read as numbers
+    "CREATE TABLE d.en (id INT PRIMARY KEY, e ENUM('x','y','z'), s SET('a','b','c'),"
+    " f ENUM('b','a','it''s','x,y')) DEFAULT CHARSET=utf8mb4",
+    "INSERT INTO d.en VALUES (1, 'x', 'a', 'b'), (2, 'y', 'a,b', 'a'), (3, 'z', 'c', 'it''s'),"
+    " (4, NULL, '', 'x,y'), (5, 'y', 'a,b,c', NULL)",
 ]
 
 QUERIES = [
@@ -128,6 +141,39 @@ QUERIES = [
     "SELECT id, ROW_NUMBER() OVER (ORDER BY s, id) FROM e ORDER BY id",
     "SELECT * FROM (SELECT id, s FROM e) q ORDER BY s, id",
     "SELECT s FROM e UNION SELECT 'new' ORDER BY s",
+    "SELECT id, e + 0, s + 0, f + 0 FROM en ORDER BY id",
+    "SELECT id, e * 2, e - 1, -e, e / 2, e DIV 2, e MOD 2, e + 1.5, e + s FROM en ORDER BY id",
+    "SELECT id, s | 0, s & 2, s >> 1, e << 1, ~e, e ^ 1 FROM en ORDER BY id",
+    "SELECT id FROM en WHERE e = 2 ORDER BY id",
+    "SELECT id FROM en WHERE 2 = e ORDER BY id",
+    "SELECT id FROM en WHERE e = 2.0 ORDER BY id",
+    "SELECT id FROM en WHERE e > 1 ORDER BY id",
+    "SELECT id FROM en WHERE e <> 1 ORDER BY id",
+    "SELECT id FROM en WHERE s = 3 ORDER BY id",
+    "SELECT id FROM en WHERE e IN (1, 3) ORDER BY id",
+    "SELECT id FROM en WHERE e NOT IN (1) ORDER BY id",
+    "SELECT id FROM en WHERE e BETWEEN 2 AND 3 ORDER BY id",
+    "SELECT id FROM en WHERE f = 3 ORDER BY id",
+    "SELECT id FROM en WHERE e = id ORDER BY id",
+    "SELECT id FROM en WHERE e ORDER BY id",
+    "SELECT id FROM en WHERE s ORDER BY id",
+    "SELECT id, e AND 1, NOT e FROM en ORDER BY id",
+    "SELECT id, IF(e = 2, 'two', 'no') FROM en ORDER BY id",
+    "SELECT id FROM en WHERE e = 'y' ORDER BY id",
+    "SELECT id FROM en WHERE e = '2' ORDER BY id",
+    "SELECT id FROM en WHERE e < 'y' ORDER BY id",
+    "SELECT id FROM en WHERE s = 'a,b' ORDER BY id",
+    "SELECT id FROM en WHERE f IN ('a', 'x,y') ORDER BY id",
+    "SELECT SUM(e), AVG(e), SUM(s), AVG(s), MAX(e), MIN(e), MAX(f), MIN(f) FROM en",
+    "SELECT id, ABS(e), ROUND(e), GREATEST(e, 1), LEAST(s, 2) FROM en ORDER BY id",
+    "SELECT id, CAST(e AS DECIMAL(5,2)), CAST(e AS DOUBLE), CAST(s AS UNSIGNED), CAST(e AS CHAR) FROM en ORDER BY id",
+    "SELECT e + 0 AS n FROM en ORDER BY n, id",
+    "SELECT id, e, f FROM en ORDER BY f, id",
+    "SELECT a.id, b.id FROM en AS a JOIN en AS b ON a.e = b.e ORDER BY a.id, b.id",
+    "SELECT id FROM en WHERE e + 0 > 1 AND s & 1 ORDER BY id",
+    "UPDATE en SET id = id + 10 WHERE e = 2",
+    "DELETE FROM en WHERE f = 3",
+    "SELECT id, e, s, f FROM en ORDER BY id",
 ]
 
 # statements whose result columns are compared by name and type code only (their values are
@@ -195,6 +241,9 @@ def _text_answers(port: int) -> list[tuple]:
                 except pymysql.MySQLError as exc:
                     out.append((sql, "error", exc.args[0]))
                     continue
+                if cur.description is None:  # (an UPDATE or DELETE among them: its rows counted)
+                    out.append((sql, "ok", cur.rowcount))
+                    continue
                 out.append((sql, [(d[0], d[1]) for d in cur.description], cur.fetchall()))
             for sql in METADATA:
                 cur.execute(sql)
@@ -224,6 +273,9 @@ def _binary_answers(port: int) -> list[tuple]:
             cur = conn.cursor(prepared=True)
             try:
                 cur.execute(sql, values)
+                if cur.description is None:
+                    out.append((sql, "ok", cur.rowcount))
+                    continue
                 rows = [tuple(row) for row in cur.fetchall()]
                 out.append((sql, [d[1] for d in cur.description], rows))
             except mysql.connector.Error as exc:

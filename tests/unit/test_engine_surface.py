@@ -436,3 +436,16 @@ async def test_show_create_table_names_the_next_auto_increment(engine, db):
         await run(engine, db, "INSERT INTO a (u) VALUES (4), (1)")  # 4 and 5 reserved, then 1062
     assert ") ENGINE=InnoDB AUTO_INCREMENT=6 DEFAULT CHARSET" in (await run(engine, db, "SHOW CREATE TABLE a")).rows[0][1]
     assert "ENGINE=InnoDB AUTO_INCREMENT=4 DEFAULT" in (await run(engine, db, "SHOW CREATE TABLE t")).rows[0][1]
+
+
+async def test_an_enum_or_set_read_as_a_number_is_its_members_number_or_bits(engine, db):
+    await run(engine, db, "CREATE TABLE m (id INT PRIMARY KEY, e ENUM('x','y','it''s'), s SET('a','b','c'))")
+    await run(engine, db, "INSERT INTO m VALUES (1, 'x', 'a'), (2, 'it''s', 'a,c'), (3, NULL, '')")
+    assert (await db.execute("SELECT e + 0, s + 0, e * 2, s & 4 FROM m ORDER BY id")).rows == [
+        (1, 1, 2, 0), (3, 5, 6, 4), (None, 0, None, 0)]
+    assert (await db.execute("SELECT id FROM m WHERE e = 3 OR s = 1 ORDER BY id")).rows == [(1,), (2,)]
+    assert (await db.execute("SELECT id FROM m WHERE e IN (1, 2) ORDER BY id")).rows == [(1,)]
+    assert (await db.execute("SELECT id FROM m WHERE e ORDER BY id")).rows == [(1,), (2,)]
+    assert (await db.execute("SELECT id FROM m WHERE e = 'x'")).rows == [(1,)]  # a string: its text
+    assert await one(db, "SELECT SUM(e), SUM(s), MAX(e) FROM m") == ('4', '6', 'x')  # DECIMALs; MAX: by text
+    assert await one(db, "SELECT CAST(e AS UNSIGNED) FROM m WHERE id = 2") == (3,)
