@@ -28,7 +28,11 @@ changed (SQLite's own operators: no Python per row). A comparison (and IN, BETWE
 with a string compares numbers, as MySQL's: the string side becomes `CAST(x AS NUMERIC)`
 (`convert_operands`); where a literal's kind decides it, the literal's value is read (`literal`) and
 the literal recorded in `kinds`, which the plan is then keyed by (`Plan.literal_kinds`). Also MySQL's `^` (bitwise XOR) and `~`
-(64-bit unsigned) and the logical XOR become functions, which SQLite lacks. An ENUM or SET column
+(64-bit unsigned) and the logical XOR become functions, which SQLite lacks. A scalar subquery that
+may return several rows (it reads a table, and does not aggregate without GROUP BY) is checked:
+`(SELECT * FROM (q) WHERE mysql_one_row((SELECT count(*) FROM (SELECT 1 FROM (q) LIMIT 2))))`,
+1242 past one row as MySQL's (SQLite gives the first), its value and affinity q's (a derived table
+`FROM a, (SELECT ...)` is not one: `derived_table`); q then runs twice. An ENUM or SET column
 (`members` names them) is read as MySQL reads it as a number (an ENUM its member's number, a SET
 its members' bits: `member_number`, an INT) as an operand of arithmetic, bit and logical operators,
 compared with a number (=, IN, BETWEEN, ...), as a WHERE / HAVING / ON condition of its own, as an
@@ -86,6 +90,13 @@ _FLOAT_RESULT = {"RAND", "SQRT", "POW", "POWER", "EXP", "LN", "LOG", "LOG2", "LO
                  "VARIANCE", "VAR_POP", "VAR_SAMP", "STDDEV_POP", "STDDEV_SAMP"}
 # functions that read their arguments as numbers (an ENUM or SET argument as its number)
 _NUMBER_ARGS = {*_DEC_FUNCS, *_FLOAT_RESULT, "SIGN", "BIT_AND", "BIT_OR", "BIT_XOR", "BIT_COUNT"} - {"GREATEST", "LEAST"}
+# aggregate functions (a SELECT that calls one outside parentheses, without GROUP BY, is one row)
+AGGREGATE_CALLS = frozenset({"COUNT", "SUM", "AVG", "MIN", "MAX", "GROUP_CONCAT", "BIT_AND", "BIT_OR", "BIT_XOR",
+                             "STD", "STDDEV", "STDDEV_POP", "STDDEV_SAMP", "VARIANCE", "VAR_POP", "VAR_SAMP",
+                             "JSON_ARRAYAGG", "JSON_OBJECTAGG"})
+# the words that begin a clause (`Finder.derived_table` looks back for the nearest)
+_CLAUSE_WORDS = frozenset({"FROM", "JOIN", "SELECT", "WHERE", "ON", "SET", "HAVING", "BY", "VALUES", "VALUE",
+                           "USING", "LIMIT", "WHEN", "THEN", "ELSE", "RETURNING", "UPDATE", "INTO"})
 # words that never start or continue an expression (the end of one)
 _STOP = {"SELECT", "FROM", "WHERE", "GROUP", "ORDER", "BY", "HAVING", "LIMIT", "OFFSET", "SET", "UPDATE",
          "DELETE", "INSERT", "INTO", "VALUES", "VALUE", "AS", "ON", "USING", "JOIN", "STRAIGHT_JOIN",
@@ -502,7 +513,11 @@ class Finder:
             end = self.close(i)
             if self.word(i + 1, "SELECT", "WITH") or self.at(i + 1, "("):
                 self.scan(i + 1, end - 1)
-                return Expr(i, end, self.scalar(i + 1, end - 1))
+                guard = None if self.derived_table(i) or not self.many_rows(i + 1, end - 1) else (
+                    "seq", ("raw", "(SELECT * FROM ("), ("tokens", i + 1, end - 1),
+                    ("raw", ") WHERE mysql_one_row((SELECT count(*) FROM (SELECT 1 FROM ("), ("tokens", i + 1, end - 1),
+                    ("raw", ") LIMIT 2))))"))
+                return Expr(i, end, self.scalar(i + 1, end - 1), guard)
             inner = self.expr(i + 1, 0)
             if inner.stop != end - 1:
                 raise _Fail  # a row constructor (a, b)
@@ -554,6 +569,37 @@ class Finder:
             members = self.members(names) if ct.flags & (ColumnFlag.ENUM | ColumnFlag.SET) else None
             return Expr(i, j, OTHER, None, "member" if members is not None else "", column=ct, members=members)
         raise _Fail
+
+    def derived_table(self, i: int) -> bool:
+        """tokens[i], a '(' before SELECT, opens a table of a FROM list (`FROM a, (SELECT ...)`),
+        not an operand: the nearest clause word before it at its depth is FROM or JOIN."""
+        depth = 0
+        for k in range(i - 1, -1, -1):
+            t = self.toks[k]
+            if t.kind == "op" and t.text in "()":
+                if t.text == "(" and depth == 0:
+                    return False
+                depth += 1 if t.text == ")" else -1
+            elif depth == 0 and t.kind == "word" and t.upper in _CLAUSE_WORDS:
+                return t.upper in ("FROM", "JOIN")
+        return False
+
+    def many_rows(self, lo: int, hi: int) -> bool:
+        """Whether the subquery tokens[lo:hi] may return more than one row, which a scalar
+        subquery must not (1242): not when it reads no table, or aggregates without GROUP BY."""
+        toks = self.toks[lo:hi]
+        depth = 0
+        top: set[str] = set()
+        for n, t in enumerate(toks):
+            if t.kind == "op" and t.text in "()":
+                depth += 1 if t.text == "(" else -1
+            elif depth == 0 and t.kind == "word":
+                top.add(t.upper)
+                if t.upper in AGGREGATE_CALLS and n + 1 < len(toks) and toks[n + 1].text == "(":
+                    top.add("(aggregate)")
+        if top & {"UNION", "EXCEPT", "INTERSECT", "WITH"}:
+            return True
+        return "FROM" in top and ("(aggregate)" not in top or "GROUP" in top)
 
     def scalar(self, lo: int, hi: int) -> str:
         """The category of a scalar subquery tokens[lo:hi] (one select-list item, no UNION)."""

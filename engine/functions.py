@@ -37,6 +37,7 @@ from protocol.errors import (
     ER_CONSTRAINT_FAILED,
     ER_DIVISION_BY_ZERO,
     ER_QUERY_INTERRUPTED,
+    ER_SUBQUERY_NO_1_ROW,
     ER_TOO_BIG_PRECISION,
     SQLError,
 )
@@ -269,6 +270,14 @@ def mysql_check(value: Any, name: str, schema: str, table: str) -> int:
         return 1
     raise_sql(SQLError(ER_CONSTRAINT_FAILED, name, schema, table))
     return 0
+
+
+def one_row(rows: int) -> int:
+    """The guard of a scalar subquery (`engine.exact`): the rows it would return, counted up to
+    2; more than one fails the statement with 1242, as MySQL's."""
+    if rows > 1:
+        raise_sql(SQLError(ER_SUBQUERY_NO_1_ROW))
+    return 1
 
 
 def nonzero(value: Any) -> Any:
@@ -1791,7 +1800,7 @@ def register(conn: sqlite3.Connection, state: ConnectionState) -> None:
         "inet_aton": (1, inet_aton), "inet_ntoa": (1, inet_ntoa), "json_merge_patch": (-1, json_merge_patch), "mysql_json_extract": (-1, json_extract),
         "json_unquote": (1, json_unquote), "json_value": (2, json_value), "json_contains": (-1, json_contains),
         "mysql_json_valid": (1, json_valid),
-        "dayofyear": (1, _part(7)), "quarter": (1, quarter), "conv": (3, conv), "mysql_nonzero": (1, nonzero), "mysql_check": (4, mysql_check), "mysql_double_text": (1, double_text),
+        "dayofyear": (1, _part(7)), "quarter": (1, quarter), "conv": (3, conv), "mysql_nonzero": (1, nonzero), "mysql_one_row": (1, one_row), "mysql_check": (4, mysql_check), "mysql_double_text": (1, double_text),
         "mysql_greatest": (-1, _extreme(True)), "mysql_least": (-1, _extreme(False)),
         "master_pos_wait": (-1, lambda *args: None),  # not a slave here (a slave's role answers it)
         "concat": (-1, concat), "concat_ws": (-1, concat_ws),

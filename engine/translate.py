@@ -32,7 +32,7 @@ from typing import Any
 from engine import collation, infoschema, values
 from engine.catalog import Column, Table, mysql_literal
 from engine.collation import GENERAL_CI
-from engine.exact import Finder, member_number
+from engine.exact import AGGREGATE_CALLS, Finder, member_number
 from engine.exprtypes import (
     UNIT_WORDS,
     SelectTypes,
@@ -118,10 +118,6 @@ CALLS = {  # name() -> per-execution argument
 # emitted, and whether NOT came between
 _LikeOperand = tuple[Token, Table, Column, list[str], bool]
 _COMPARISONS = ("=", "<>", "!=", "<", "<=", ">", ">=", "<=>")
-# calls whose arguments a WITH ROLLUP super-aggregate row reads as they are (`rolled_up`)
-_AGGREGATE_CALLS = frozenset({"COUNT", "SUM", "AVG", "MIN", "MAX", "GROUP_CONCAT", "BIT_AND", "BIT_OR", "BIT_XOR",
-                              "STD", "STDDEV", "STDDEV_POP", "STDDEV_SAMP", "VARIANCE", "VAR_POP", "VAR_SAMP",
-                              "JSON_ARRAYAGG", "JSON_OBJECTAGG"})
 # what ends the left operand of a comparison, going back from it (`emit_quantified`)
 _QUANTIFIED_BOUNDARY = frozenset({"AND", "OR", "NOT", "XOR", "WHERE", "ON", "HAVING", "SELECT", "WHEN", "THEN",
                                   "ELSE", "SET", "DISTINCT", "IS", "IN", "BETWEEN", "EXISTS", "CASE"})
@@ -1433,7 +1429,7 @@ class Translator:
                 depth -= 1
                 if depth_in_aggregate is not None and depth < depth_in_aggregate:
                     depth_in_aggregate = None
-            if depth_in_aggregate is None and t.kind == "word" and t.upper in _AGGREGATE_CALLS \
+            if depth_in_aggregate is None and t.kind == "word" and t.upper in AGGREGATE_CALLS \
                     and k + 1 < len(tokens) and tokens[k + 1].text == "(":
                 depth_in_aggregate = depth + 1
             if depth_in_aggregate is None:

@@ -72,6 +72,7 @@ ER_WARN_NULL_TO_NOTNULL = MySQLError(1263, "22004", "Column set to default value
 ER_LOAD_INFILE_CAPABILITY_DISABLED = MySQLError(
     4166, "HY000", "The used command is not allowed because the MariaDB server or client has disabled the local infile capability")
 ER_LOCK_WAIT_TIMEOUT = MySQLError(1205, "HY000", "Lock wait timeout exceeded; try restarting transaction")
+ER_SUBQUERY_NO_1_ROW = MySQLError(1242, "21000", "Subquery returns more than 1 row")
 ER_SPECIFIC_ACCESS_DENIED_ERROR = MySQLError(1227, "42000", "Access denied; you need (at least one of) the %s privilege(s) for this operation")
 ER_WRONG_USAGE = MySQLError(1221, "HY000", "Incorrect usage of %s and %s")
 ER_LOCAL_VARIABLE = MySQLError(1228, "HY000", "Variable '%s' is a SESSION variable and can't be used with SET GLOBAL")

@@ -19,7 +19,9 @@ LEAST (strings by the collation, numbers with strings as DOUBLEs, dates with str
 DOUBLE written as a string (CONCAT, CAST AS CHAR: -1, 1e15, 0.00000015), the types of date +
 INTERVAL, DATE_ADD and STR_TO_DATE (DATE, DATETIME or TIME by the operand and the unit or the
 format), HAVING naming a select alias that is also a column's name, locking reads with NOWAIT, WAIT n
-and SKIP LOCKED, subqueries, joins, UNION, window functions, CTEs, NULL handling, aggregates, ordering.
+and SKIP LOCKED, a scalar subquery of more than one row 1242 (it gave its first row; an aggregate
+without GROUP BY, a subquery reading no table and a derived table are not checked), subqueries,
+joins, UNION, window functions, CTEs, NULL handling, aggregates, ordering.
 
 Left out, where the two still differ (MariaDB's answer first): ROUND(2.5e0) 2 (here 3: the
 literal 2.5e0 reaches the engine as the same float as the DECIMAL 2.5); 0.1e0 + 0.2e0 = 0.3e0
@@ -240,6 +242,19 @@ QUERIES = [
     'SELECT * FROM ts_made',
     'SET timestamp = DEFAULT',
     "SELECT NOW() > '2025-01-01'",
+    # a scalar subquery of more than one row is 1242 (it gave its first row)
+    'SELECT (SELECT id FROM t WHERE id > 1)',
+    'SELECT id FROM t WHERE id = (SELECT id FROM t WHERE a = 5)',
+    "SELECT id, (SELECT b FROM t t2 WHERE t2.b = t.b) FROM t ORDER BY id",
+    "SELECT id, (SELECT b FROM t t2 WHERE t2.a = t.a AND t2.id <> t.id) FROM t ORDER BY id",
+    'SELECT (SELECT MAX(id) FROM t), (SELECT a FROM t GROUP BY a HAVING a > 10), (SELECT 1 UNION SELECT 1),'
+    ' (SELECT id FROM t WHERE id > 3), (SELECT id FROM t WHERE id > 9), (SELECT id FROM t ORDER BY id LIMIT 1)',
+    'SELECT (SELECT a FROM t GROUP BY a)',
+    'SELECT (SELECT 1 UNION SELECT 2)',
+    'SELECT d.id FROM t, (SELECT id FROM t WHERE id < 3) AS d WHERE t.id = 1 ORDER BY d.id',
+    "UPDATE t SET b = (SELECT b FROM t t2 WHERE t2.a = 5) WHERE id = 2",
+    "UPDATE t SET b = (SELECT b FROM t t2 WHERE t2.id = 3) WHERE id = 2",
+    'SELECT id, b FROM t ORDER BY id',
 ]
 
 

@@ -449,3 +449,20 @@ async def test_an_enum_or_set_read_as_a_number_is_its_members_number_or_bits(eng
     assert (await db.execute("SELECT id FROM m WHERE e = 'x'")).rows == [(1,)]  # a string: its text
     assert await one(db, "SELECT SUM(e), SUM(s), MAX(e) FROM m") == ('4', '6', 'x')  # DECIMALs; MAX: by text
     assert await one(db, "SELECT CAST(e AS UNSIGNED) FROM m WHERE id = 2") == (3,)
+
+
+async def test_a_scalar_subquery_of_more_than_one_row_is_1242(engine, db):
+    with pytest.raises(SQLError) as err:
+        await db.execute("SELECT (SELECT id FROM t WHERE n > 1)")
+    assert err.value.code == 1242 and err.value.sqlstate == "21000"
+    with pytest.raises(SQLError) as err:  # correlated: on the outer row where it finds two
+        await db.execute("SELECT id, (SELECT v FROM t t2 WHERE t2.n >= t.n AND t2.id <> t.id) FROM t ORDER BY id")
+    assert err.value.code == 1242
+    assert (await db.execute("SELECT (SELECT id FROM t WHERE n > 2), (SELECT id FROM t WHERE n > 5),"
+                             " (SELECT MAX(id) FROM t), (SELECT 7)")).rows == [(3, None, 3, 7)]
+    assert (await db.execute("SELECT COUNT(*) FROM t, (SELECT id FROM t WHERE n < 3) AS d")).rows == [(6,)]
+    assert (await db.execute("SELECT id FROM t WHERE n = (SELECT n FROM t WHERE v = 'b')")).rows == [(2,)]
+    with pytest.raises(SQLError) as err:  # a write's too: nothing written
+        await db.execute("UPDATE t SET v = (SELECT v FROM t t2 WHERE t2.n > 1) WHERE id = 1")
+    assert err.value.code == 1242
+    assert (await db.execute("SELECT v FROM t WHERE id = 1")).rows == [('a',)]
