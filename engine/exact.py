@@ -347,7 +347,9 @@ class Finder:
           NUMERIC)` (SQLite reads a text's number prefix as MySQL does). A number is an INT or
           FLOAT expression or a negated literal; a string a STR expression. A literal takes the
           other side's kind: against a number it is cast whatever it holds (a number casts to
-          itself), except against a bare numeric column, whose affinity converts it already;
+          itself), except a number against a bare numeric column (the plan then depends on it:
+          `kinds`), where SQLite compares numbers already (a string's affinity conversion would
+          leave '2abc' or '' a text, above every number);
           against a string or a literal its value decides (the plan then depends on it: `kinds`).
         - a DATE, DATETIME, TIMESTAMP or TIME column with a literal compares times: the literal
           becomes `mysql_temporal(x, type, fsp)`, its text as the column holds its value
@@ -369,7 +371,7 @@ class Finder:
                 if y.kind != "lit" and y.cat != STR:
                     continue
                 if x.kind == "neglit" or (x.cat in (INT, FLOAT) and x.kind not in ("lit", "litexpr")):
-                    if y.cat == STR or x.column is None:
+                    if y.cat == STR or x.column is None or not self.number_literal(y):
                         wrap[y.start] = (y.stop, _cast_number(y))
                 elif x.kind == "lit" and self.number_literal(x) and (y.cat == STR or not self.number_literal(y)):
                     wrap[y.start] = (y.stop, _cast_number(y))

@@ -1573,15 +1573,18 @@ class _GroupConcat:
         if not self.rows:
             return None
         rows = self.rows
+        if self.flags[0] == "D":  # one row per value (equal under the collation: the first read)
+            first: dict[tuple, tuple[tuple, Any]] = {}
+            for row in rows:
+                first.setdefault(_sort_key(row[1]), row)
+            rows = list(first.values())
         for n in reversed(range(len(rows[0][0]))):  # stable sorts, the last key first
             def key(row: tuple[tuple, Any], n: int = n) -> tuple:
                 return _sort_key(row[0][n])
             rows.sort(key=key, reverse=self.flags[n + 1] == "d")
         values = [value for _, value in rows]
-        if self.flags[0] == "D":
-            values = list(dict.fromkeys(values))
-            if len(self.flags) == 1:  # DISTINCT alone: in order of value, as MariaDB's unique tree
-                values.sort(key=_sort_key)
+        if self.flags == "D":  # DISTINCT alone: in order of value, as MariaDB's unique tree
+            values.sort(key=_sort_key)
         separator = "" if self.separator is None else self.separator
         if any(isinstance(v, bytes) for v in values) or isinstance(separator, bytes):
             return _to_bytes(separator).join(_to_bytes(v) for v in values)
@@ -1589,13 +1592,15 @@ class _GroupConcat:
 
 
 def _sort_key(v: Any) -> tuple:
+    """A GROUP_CONCAT value's or key's order: NULL, numbers, strings by the default collation
+    (utf8mb4_general_ci: 'a' = 'A' = 'a '), binary strings by their bytes."""
     if v is None:
         return (0, 0)
     if isinstance(v, int | float):
         return (1, v)
     if isinstance(v, bytes):
         return (3, v)
-    return (2, _to_str(v).casefold())
+    return (2, collation.key(_to_str(v)))
 
 
 class _BitAggregate:

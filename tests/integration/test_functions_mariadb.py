@@ -19,7 +19,9 @@ LEAST (strings by the collation, numbers with strings as DOUBLEs, dates with str
 DOUBLE written as a string (CONCAT, CAST AS CHAR: -1, 1e15, 0.00000015), the types of date +
 INTERVAL, DATE_ADD and STR_TO_DATE (DATE, DATETIME or TIME by the operand and the unit or the
 format), HAVING naming a select alias that is also a column's name, locking reads with NOWAIT, WAIT n
-and SKIP LOCKED, a scalar subquery of more than one row 1242 (it gave its first row; an aggregate
+and SKIP LOCKED, a number column against a string that holds no number ('', '2abc': it compared as a text, above
+every number), GROUP_CONCAT(DISTINCT ...) by the collation ('a', 'A' and 'a ' one value), a
+scalar subquery of more than one row 1242 (it gave its first row; an aggregate
 without GROUP BY, a subquery reading no table and a derived table are not checked), subqueries,
 joins, UNION, window functions, CTEs, NULL handling, aggregates, ordering.
 
@@ -255,6 +257,17 @@ QUERIES = [
     "UPDATE t SET b = (SELECT b FROM t t2 WHERE t2.a = 5) WHERE id = 2",
     "UPDATE t SET b = (SELECT b FROM t t2 WHERE t2.id = 3) WHERE id = 2",
     'SELECT id, b FROM t ORDER BY id',
+    # a number column against a string that is no number: the string's leading number, or 0 (it
+    # compared as a text, above every number); GROUP_CONCAT(DISTINCT) by the collation
+    "CREATE TABLE g (id INT PRIMARY KEY, v VARCHAR(10), n INT, f DOUBLE) DEFAULT CHARSET=utf8mb4",
+    "INSERT INTO g VALUES (1, 'a', 1, 0.5), (2, 'A', 2, 1.5), (3, 'a ', 3, NULL), (4, 'b', NULL, 0), (5, 'B', 5, -1)",
+    "SELECT id FROM g WHERE n = '' OR f = '' ORDER BY id",
+    "SELECT id, n > '2abc', n BETWEEN 2 AND 'x', f < '1.5x', n = '2' FROM g ORDER BY id",
+    "SELECT id FROM g WHERE id IN ('1', '3x') ORDER BY id",
+    "SELECT id FROM g WHERE n <> 'abc' AND n < ' 3' ORDER BY id",
+    "SELECT GROUP_CONCAT(DISTINCT v), GROUP_CONCAT(DISTINCT v SEPARATOR '|'), GROUP_CONCAT(DISTINCT v ORDER BY id DESC),"
+    " GROUP_CONCAT(DISTINCT v ORDER BY v), GROUP_CONCAT(v ORDER BY v, id) FROM g",
+    "SELECT n, GROUP_CONCAT(DISTINCT v ORDER BY v) FROM g GROUP BY n ORDER BY n",
 ]
 
 
