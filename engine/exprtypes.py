@@ -336,6 +336,93 @@ def from_tables(tokens: list[Token], i: int, lookup) -> list[tuple[str, Table | 
     return tables
 
 
+_FROM_ENDS = frozenset({"WHERE", "GROUP", "ORDER", "HAVING", "LIMIT", "UNION", "FOR", "LOCK", "WINDOW", "INTO",
+                        "EXCEPT", "INTERSECT", "RETURNING", "PROCEDURE"})
+_JOIN_WORDS = frozenset({"NATURAL", "LEFT", "RIGHT", "INNER", "CROSS", "OUTER", "JOIN", "STRAIGHT_JOIN"})
+
+
+def joined_columns(tokens: list[Token], i: int, lookup) -> list[tuple[str, str]] | None:
+    """The columns of `SELECT *` over the FROM clause at tokens[i] when one of its joins is
+    NATURAL or has USING, in MySQL's order, as (the table's alias or name, the column): such a
+    join's common columns once, first, in the order and from the side of its left operand (its
+    right one for a RIGHT JOIN), then the rest of that side's columns, then
+    the other side's. None for a FROM without such a join (SQLite's `*` is MySQL's: every table's
+    columns in turn) and for one this does not read (a derived table, parentheses, a common
+    column found twice on one side)."""
+    if i >= len(tokens) or not tokens[i].is_word("FROM"):
+        return None
+    n = len(tokens)
+
+    def table_at(k: int) -> tuple[list[tuple[str, str]], int] | None:
+        if k >= n or tokens[k].kind not in ("word", "ident") or tokens[k].upper in _JOIN_WORDS | _FROM_ENDS:
+            return None
+        schema, name = None, tokens[k].text
+        if k + 2 < n and tokens[k + 1].kind == "op" and tokens[k + 1].text == ".":
+            schema, name = name, tokens[k + 2].text
+            k += 2
+        table = lookup(schema, name)
+        if table is None or isinstance(table, Derived):
+            return None
+        alias, k = _alias(tokens, k + 1)
+        return [(alias or name, c.name) for c in table.columns], k
+
+    first = table_at(i + 1)
+    if first is None:
+        return None
+    columns, i = first
+    merged = False
+    while i < n and not (tokens[i].upper in _FROM_ENDS or tokens[i].kind == "op" and tokens[i].text == ")"):
+        natural = right = False
+        if tokens[i].kind == "op" and tokens[i].text == ",":
+            i += 1
+        else:
+            while i < n and tokens[i].is_word("NATURAL", "LEFT", "RIGHT", "INNER", "CROSS", "OUTER"):
+                natural, right = natural or tokens[i].is_word("NATURAL"), right or tokens[i].is_word("RIGHT")
+                i += 1
+            if i >= n or not tokens[i].is_word("JOIN", "STRAIGHT_JOIN"):
+                return None
+            i += 1
+        found = table_at(i)
+        if found is None:
+            return None
+        other, i = found
+        common: list[str] | None = None
+        if i < n and tokens[i].is_word("USING"):
+            if i + 1 >= n or tokens[i + 1].text != "(":
+                return None
+            close = _skip_parens(tokens, i + 1)
+            common = [t.text for t in tokens[i + 2:close - 1] if t.kind in ("word", "ident")]
+            i = close
+        elif i < n and tokens[i].is_word("ON"):
+            depth = 0
+            i += 1
+            while i < n:
+                t = tokens[i]
+                if t.kind == "op" and t.text in "()":
+                    if t.text == ")" and depth == 0:
+                        break
+                    depth += 1 if t.text == "(" else -1
+                elif depth == 0 and (t.upper in _FROM_ENDS or t.upper in _JOIN_WORDS or t.text == ","):
+                    break
+                i += 1
+        elif natural:
+            lead, rest = (other, columns) if right else (columns, other)
+            names = {c.lower() for _, c in rest}
+            common = [c for _, c in lead if c.lower() in names]
+        if common is None:
+            columns = columns + other
+            continue
+        merged = True
+        lead, rest = (other, columns) if right else (columns, other)
+        named = {c.lower() for c in common}
+        if any(sum(c.lower() == w for _, c in side) != 1 for side in (lead, rest) for w in named):
+            return None  # (MariaDB: 1052 or 1054)
+        wanted = [c.lower() for _, c in lead if c.lower() in named]  # in the leading side's order
+        columns = ([next(e for e in lead if e[1].lower() == w) for w in wanted]
+                   + [e for e in lead if e[1].lower() not in wanted] + [e for e in rest if e[1].lower() not in wanted])
+    return columns if merged else None
+
+
 def set_branches(tokens: list[Token]) -> list[list[Token]]:
     """The SELECTs a UNION / EXCEPT / INTERSECT combines (one for a plain SELECT)."""
     parts: list[list[Token]] = [[]]

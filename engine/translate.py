@@ -40,6 +40,7 @@ from engine.exprtypes import (
     Unknown,
     drop_alias,
     from_tables,
+    joined_columns,
     select_items,
     set_branches,
     skip_parens,
@@ -1236,7 +1237,41 @@ class Translator:
 
     # --- statements --------------------------------------------------------------------------
 
+    def table_named(self, schema: str | None, name: str) -> Table | None:
+        """The table `[schema.]name` the statement names (its database by default;
+        information_schema's views too), or None."""
+        schema = schema or self.database
+        if schema is not None and schema.lower() == infoschema.NAME:
+            return infoschema.table(name)
+        return self.catalog(schema, name) if schema in self.schemas else None
+
+    def expand_joined_stars(self) -> None:
+        """A bare `*` of a SELECT (any, subqueries too) whose FROM joins with NATURAL or USING
+        becomes that join's columns in MySQL's order (`exprtypes.joined_columns`): SQLite lists
+        every table's columns in turn, a USING column once where its left table has it."""
+        toks = self.tokens
+        for k in range(len(toks) - 1, -1, -1):
+            found = select_items(toks[k:]) if toks[k].is_word("SELECT") else None
+            if found is None or not any(len(item) == 1 and item[0].text == "*" for item in found[0]):
+                continue
+            columns = joined_columns(toks, k + found[1], self.table_named)
+            if columns is None:
+                continue
+            for item in found[0]:
+                if len(item) != 1 or item[0].text != "*":
+                    continue
+                star = item[0]
+                at = next(n for n in range(k, len(toks)) if toks[n] is star)
+                expanded: list[Token] = []
+                for alias, column in columns:
+                    if expanded:
+                        expanded.append(Token("op", ",", -1, star.start, star.end))
+                    expanded += [Token("ident", alias, -1, star.start, star.end), Token("op", ".", -1, star.start, star.end),
+                                 Token("ident", column, -1, star.start, star.end)]
+                toks[at:at + 1] = expanded
+
     def plan(self) -> Plan:
+        self.expand_joined_stars()
         first = self.tokens[0].upper if self.tokens else ""
         if first in ("SELECT", "WITH") or (self.tokens and self.tokens[0].text == "("):
             return self.plan_select()
@@ -1546,12 +1581,7 @@ class Translator:
         of an UPDATE, INSERT or DELETE (what a column of any subquery may be)."""
         toks = self.tokens
 
-        def lookup(schema: str | None, name: str) -> Table | None:
-            schema = schema or self.database
-            if schema is not None and schema.lower() == infoschema.NAME:
-                return infoschema.table(name)
-            return self.catalog(schema, name) if schema in self.schemas else None
-
+        lookup = self.table_named
         tables: list[tuple[str, Table]] = []
         for k, t in enumerate(toks):
             if t.is_word("FROM") or (k == 0 and t.is_word("UPDATE")):
@@ -1717,12 +1747,7 @@ class Translator:
         return False
 
     def select_types(self) -> SelectTypes | UnionTypes | None:
-        def lookup(schema: str | None, name: str) -> Table | None:
-            schema = schema or self.database
-            if schema is not None and schema.lower() == infoschema.NAME:
-                return infoschema.table(name)
-            return self.catalog(schema, name) if schema in self.schemas else None
-
+        lookup = self.table_named
         scope = self.statement_tables()
         branches = []
         for part in set_branches(self.tokens):

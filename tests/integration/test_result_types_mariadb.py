@@ -31,7 +31,9 @@ of an invalid value; a SET its members' bits) in arithmetic, bit and logical ope
 with numbers (=, IN, BETWEEN), as a condition of its own, in SUM / AVG / ABS / ROUND / MOD, in
 GREATEST beside a number, under CAST to a number, in an UPDATE's or DELETE's WHERE, and its text
 against a string and in MIN / MAX (it was read as its text's number: `e + 0` 0, `e = 2` no row,
-SUM(e) 0); a table column's
+SUM(e) 0); `SELECT *` over a join with USING or NATURAL: its common columns once, first, then
+the left side's, then the right side's (a RIGHT JOIN's from its right side) (SQLite listed every
+table's columns in turn, a USING column once in its left table's place); a table column's
 result column says where it comes from (its table as the statement names it, the table, the
 schema, the column's own name: all were empty, so mysql2's nestTables and JDBC's getTableName had
 nothing).
@@ -171,6 +173,13 @@ QUERIES = [
     "SELECT id, e, f FROM en ORDER BY f, id",
     "SELECT a.id, b.id FROM en AS a JOIN en AS b ON a.e = b.e ORDER BY a.id, b.id",
     "SELECT id FROM en WHERE e + 0 > 1 AND s & 1 ORDER BY id",
+    # SELECT * over a join with USING or NATURAL: the common columns once, first
+    "SELECT * FROM n JOIN e USING (id) ORDER BY id",
+    "SELECT * FROM e RIGHT JOIN n USING (id) ORDER BY id",
+    "SELECT * FROM n LEFT JOIN en USING (id) ORDER BY id",
+    "SELECT * FROM n NATURAL LEFT JOIN en ORDER BY id",
+    "SELECT * FROM en x JOIN en y USING (s, id) JOIN e USING (id) ORDER BY id",
+    "SELECT d.* FROM (SELECT * FROM t JOIN n USING (id)) d ORDER BY 1",
     "UPDATE en SET id = id + 10 WHERE e = 2",
     "DELETE FROM en WHERE f = 3",
     "SELECT id, e, s, f FROM en ORDER BY id",

@@ -466,3 +466,18 @@ async def test_a_scalar_subquery_of_more_than_one_row_is_1242(engine, db):
         await db.execute("UPDATE t SET v = (SELECT v FROM t t2 WHERE t2.n > 1) WHERE id = 1")
     assert err.value.code == 1242
     assert (await db.execute("SELECT v FROM t WHERE id = 1")).rows == [('a',)]
+
+
+async def test_select_star_over_using_or_natural_lists_the_common_columns_once_first(engine, db):
+    await run(engine, db, "CREATE TABLE p (id INT PRIMARY KEY, g INT, v INT)")
+    await run(engine, db, "CREATE TABLE q (g INT, id INT, w INT)")
+    await run(engine, db, "INSERT INTO p VALUES (1, 5, 10)")
+    await run(engine, db, "INSERT INTO q VALUES (5, 2, 20)")
+    r = await db.execute("SELECT * FROM p JOIN q USING (g)")
+    assert (r.columns, r.rows) == (["g", "id", "v", "id", "w"], [(5, 1, 10, 2, 20)])
+    r = await db.execute("SELECT * FROM p RIGHT JOIN q USING (g)")  # the right side leads
+    assert (r.columns, r.rows) == (["g", "id", "w", "id", "v"], [(5, 2, 20, 1, 10)])
+    r = await db.execute("SELECT * FROM q NATURAL LEFT JOIN p")  # g and id in q's order: no match
+    assert (r.columns, r.rows) == (["g", "id", "w", "v"], [(5, 2, 20, None)])
+    r = await db.execute("SELECT * FROM p, q")  # no USING: every table's columns in turn
+    assert r.columns == ["id", "g", "v", "g", "id", "w"]
