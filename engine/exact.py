@@ -588,7 +588,8 @@ class Finder:
 
     def many_rows(self, lo: int, hi: int) -> bool:
         """Whether the subquery tokens[lo:hi] may return more than one row, which a scalar
-        subquery must not (1242): not when it reads no table, or aggregates without GROUP BY."""
+        subquery must not (1242): not when it reads no table, or aggregates without GROUP BY (a
+        window's OVER may)."""
         toks = self.toks[lo:hi]
         depth = 0
         top: set[str] = set()
@@ -599,7 +600,7 @@ class Finder:
                 top.add(t.upper)
                 if t.upper in AGGREGATE_CALLS and n + 1 < len(toks) and toks[n + 1].text == "(":
                     top.add("(aggregate)")
-        if top & {"UNION", "EXCEPT", "INTERSECT", "WITH"}:
+        if top & {"UNION", "EXCEPT", "INTERSECT", "WITH", "OVER"}:
             return True
         return "FROM" in top and ("(aggregate)" not in top or "GROUP" in top)
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from engine.catalog import Table
 from engine.coltypes import (
@@ -53,7 +54,7 @@ _STRING_FUNCS = {"JSON_QUOTE", "JSON_UNQUOTE", "CONCAT", "CONCAT_WS", "UPPER", "
                  "DATABASE", "SCHEMA", "USER", "CURRENT_USER", "SESSION_USER", "SYSTEM_USER", "VERSION",
                  "DATE_FORMAT", "HEX", "MD5", "SHA1", "SHA2", "UUID", "FORMAT",
                  "INSERT", "SPACE", "QUOTE", "CHAR_LENGTH", "TIME_FORMAT", "INET_NTOA"}
-_INT_FUNCS = {"LENGTH": 10, "OCTET_LENGTH": 10, "BIT_LENGTH": 10, "CHAR_LENGTH": 10, "CHARACTER_LENGTH": 10,
+_INT_FUNCS = {"INTERVAL": 2, "LENGTH": 10, "OCTET_LENGTH": 10, "BIT_LENGTH": 10, "CHAR_LENGTH": 10, "CHARACTER_LENGTH": 10,
               "LOCATE": 11, "INSTR": 11, "POSITION": 11, "YEAR": 4, "MONTH": 2, "DAY": 2,
               "DAYOFMONTH": 2, "HOUR": 2, "MINUTE": 2, "SECOND": 2, "DAYOFWEEK": 1, "DAYOFYEAR": 3,
               "WEEKDAY": 1, "WEEKOFYEAR": 2, "QUARTER": 1, "ISNULL": 1, "SIGN": 2, "CONNECTION_ID": 10,
@@ -446,10 +447,14 @@ class Derived:
     an expression has no name a reference could use) and their types, from its SELECT's
     (`select`: None when it is not typed, e.g. WITH or a parenthesized branch)."""
 
-    def __init__(self, names: list[str | None] | None, select: SelectTypes | UnionTypes | None):
+    def __init__(self, names: list[str | None] | None, select: SelectTypes | UnionTypes | None,
+                 literals: tuple[list[object], Any] | None = None):
         self.names = names
         self.select = select
         self.columns: list = []  # no catalog columns (what code reading real tables walks)
+        # a view's: its SELECT's own literals and their texts' reader, which type it (not the
+        # statement's, as a derived table written in the statement is)
+        self.literals = literals
 
     def column(self, name: str) -> None:
         return None  # (no catalog column: `_Typer` reads its columns through `types`)
@@ -459,9 +464,12 @@ class Derived:
         statement's literals marks `typer` as having read them."""
         if self.select is None or self.names is None:
             return None
-        types = self.select.types(typer.params, typer.texts)
-        if not isinstance(self.select, SelectTypes) or self.select._static is None:
-            typer.read_params = True  # (its types read the statement's literals)
+        if self.literals is not None:
+            types = self.select.types(*self.literals)
+        else:
+            types = self.select.types(typer.params, typer.texts)
+            if not isinstance(self.select, SelectTypes) or self.select._static is None:
+                typer.read_params = True  # (its types read the statement's literals)
         return types if len(types) == len(self.names) else None
 
     def index(self, name: str) -> int | None:
@@ -471,9 +479,10 @@ class Derived:
         return None
 
 
-def derived(inner: list[Token], lookup) -> Derived:
+def derived(inner: list[Token], lookup, literals: tuple[list[object], Any] | None = None) -> Derived:
     """The derived table whose SELECT is `inner`, its columns named and typed from its first
-    branch (the names) and from all branches (the types), as a UNION's."""
+    branch (the names) and from all branches (the types), as a UNION's; `literals`: a view's
+    own (`Derived.literals`)."""
     branches: list[SelectTypes] = []
     names: list[str | None] | None = None
     for part in set_branches(inner):
@@ -487,7 +496,7 @@ def derived(inner: list[Token], lookup) -> Derived:
         if names is None:
             names = _item_names(items, tables)
         branches.append(SelectTypes([drop_alias(item) for item in items], tables))
-    return Derived(names, branches[0] if len(branches) == 1 else UnionTypes(branches))
+    return Derived(names, branches[0] if len(branches) == 1 else UnionTypes(branches), literals)
 
 
 def _item_names(items: list[list[Token]], tables: list[tuple[str, Table | Derived]]) -> list[str | None] | None:

@@ -1086,6 +1086,18 @@ def field(value: Any, *items: Any) -> int:
     return 0
 
 
+def interval(n: Any, *bounds: Any) -> int:
+    """INTERVAL(N, N1, N2, ...): how many of the bounds (ascending, as MySQL requires) come before
+    the first one above N (0 when N < N1); -1 for a NULL N."""
+    if n is None:
+        return -1
+    value = _num(n)
+    for k, bound in enumerate(bounds):
+        if bound is not None and _num(bound) > value:
+            return k
+    return len(bounds)
+
+
 def elt(n: Any, *items: Any) -> Any:
     if n is None:
         return None
@@ -1795,7 +1807,7 @@ def register(conn: sqlite3.Connection, state: ConnectionState) -> None:
         "uuid_short": (0, uuid_short), "crc32": (1, crc32), "mysql_hex": (1, mysql_hex), "unhex": (1, unhex),
         "to_base64": (1, to_base64), "from_base64": (1, from_base64), "find_in_set": (2, find_in_set),
         "strcmp": (2, strcmp),
-        "field": (-1, field), "elt": (-1, elt), "mysql_insert": (4, mysql_insert),
+        "field": (-1, field), "interval": (-1, interval), "elt": (-1, elt), "mysql_insert": (4, mysql_insert),
         "regexp_replace": (3, regexp_replace), "regexp_substr": (2, regexp_substr),
         "regexp_instr": (2, regexp_instr), "str_to_date": (2, str_to_date), "datediff": (2, datediff),
         "mysql_timestampdiff": (3, timestampdiff),

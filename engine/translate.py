@@ -35,9 +35,11 @@ from engine.collation import GENERAL_CI
 from engine.exact import AGGREGATE_CALLS, Finder, member_number
 from engine.exprtypes import (
     UNIT_WORDS,
+    Derived,
     SelectTypes,
     UnionTypes,
     Unknown,
+    derived,
     drop_alias,
     from_tables,
     joined_columns,
@@ -323,6 +325,7 @@ class Translator:
                          self.catalog_tables, self.listed_schemas, self.column_tables, self.live_rows)
         sub.view_of, sub.views_in = self.view_of, self.views_in
         sub.expanding = expanding
+        sub.expand_joined_stars()
         plan = sub.plan_select()
         args: list[Any] = []
         texts = literal_texts(text)
@@ -1245,6 +1248,28 @@ class Translator:
             return infoschema.table(name)
         return self.catalog(schema, name) if schema in self.schemas else None
 
+    def table_or_view(self, schema: str | None, name: str) -> Table | Derived | None:
+        """`table_named`, or a view as the derived table of its SELECT (`exprtypes.derived`,
+        typed with the view's own literals, in its own database, its joined stars expanded), so
+        that a view's result columns are typed as its SELECT's (not from its rows)."""
+        table = self.table_named(schema, name)
+        if table is not None:
+            return table
+        schema = schema or self.database
+        view = self.view_of(schema, name) if schema in self.schemas else None
+        if view is None or (view.schema, view.name.lower()) in self.expanding:
+            return None
+        shape, literals = extract(view.select)
+        sub = Translator(tokenize(shape), shape, view.schema, self.catalog, self.schemas, literals,
+                         self.catalog_tables, self.listed_schemas, self.column_tables, self.live_rows)
+        sub.view_of, sub.views_in = self.view_of, self.views_in
+        sub.expanding = (*self.expanding, (view.schema, view.name.lower()))
+        sub.expand_joined_stars()
+        found = derived(sub.tokens, sub.table_or_view, (literals, lambda: literal_texts(view.select)))
+        if view.columns:  # CREATE VIEW v (a, b) AS ...: its own names
+            found.names = list(view.columns) if found.names is None or len(found.names) == len(view.columns) else None
+        return found
+
     def expand_joined_stars(self) -> None:
         """A bare `*` of a SELECT (any, subqueries too) whose FROM joins with NATURAL or USING
         becomes that join's columns in MySQL's order (`exprtypes.joined_columns`): SQLite lists
@@ -1747,7 +1772,7 @@ class Translator:
         return False
 
     def select_types(self) -> SelectTypes | UnionTypes | None:
-        lookup = self.table_named
+        lookup = self.table_or_view
         scope = self.statement_tables()
         branches = []
         for part in set_branches(self.tokens):

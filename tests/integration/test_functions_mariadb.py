@@ -12,7 +12,7 @@ POSITION(x IN y), MOD, XOR, IS UNKNOWN, N'...', JSON_LENGTH / KEYS / TYPE, MAKE_
 GROUP BY ... WITH ROLLUP (super-aggregate rows in MariaDB's order, HAVING over them, ORDER BY 1221),
 a view whose SELECT compares a DECIMAL column with a literal or a column with a _binary literal
 (its literals were read from the outer statement's: an IndexError, or no rows),
-QUARTER, BIT_LENGTH, WEEKOFYEAR, JSON_ARRAYAGG / JSON_OBJECTAGG, DECIMAL / DOUBLE columns and
+QUARTER, BIT_LENGTH, WEEKOFYEAR, INTERVAL(N, N1, ...), JSON_ARRAYAGG / JSON_OBJECTAGG, DECIMAL / DOUBLE columns and
 expressions (SUM(c), c * 2, e / 2) inside JSON_OBJECT / JSON_ARRAY / JSON_SET / JSON_ARRAYAGG (JSON
 numbers written as MariaDB writes them: 1.50, -1), INET_ATON / INET_NTOA, TIME_FORMAT, JSON_MERGE_PATCH, GREATEST /
 LEAST (strings by the collation, numbers with strings as DOUBLEs, dates with strings as dates), a
@@ -31,7 +31,7 @@ false (true: computed as DECIMALs); 2/3*3 2.0000 (2.0001: the division's digits 
 once, MariaDB keeps 9); -9223372036854775808 a BIGINT (a double here); 9223372036854775807 + 1
 error 1690 (a DECIMAL here); CONCAT(1.50, '') '1.50' ('1.5'); REPLACE of a DOUBLE (SQLite's
 replace() writes -1 as '-1.0'); QUOTE(NULL) and CHAR() binary strings;
-INTERVAL(N, ...) absent; JSON_INSERT at an index past an array's end (MariaDB appends, SQLite's
+JSON_INSERT at an index past an array's end (MariaDB appends, SQLite's
 json_insert only at $[#]); TRUE inside JSON_ARRAY / JSON_OBJECT is 1 (MariaDB's true); a UNION of an INT and a
 DECIMAL column ordered with the integers first; LEAD / LAG with a default (MariaDB 10.11 refuses
 it); COUNT(DISTINCT a, b) refused with 1235; WITH ROLLUP's text group values ordered binary
@@ -268,6 +268,9 @@ QUERIES = [
     "SELECT GROUP_CONCAT(DISTINCT v), GROUP_CONCAT(DISTINCT v SEPARATOR '|'), GROUP_CONCAT(DISTINCT v ORDER BY id DESC),"
     " GROUP_CONCAT(DISTINCT v ORDER BY v), GROUP_CONCAT(v ORDER BY v, id) FROM g",
     "SELECT n, GROUP_CONCAT(DISTINCT v ORDER BY v) FROM g GROUP BY n ORDER BY n",
+    'SELECT (SELECT SUM(n) OVER () FROM g)',  # a window's rows: more than one
+    'SELECT INTERVAL(5, 1, 3, 7), INTERVAL(0, 1, 3), INTERVAL(NULL, 1), INTERVAL(7, 1, 3, 7), INTERVAL(2.5, 1, 2, 3)',
+    'SELECT id, INTERVAL(n, 2, 4) FROM g ORDER BY id',
 ]
 
 

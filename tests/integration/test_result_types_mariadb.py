@@ -33,7 +33,9 @@ GREATEST beside a number, under CAST to a number, in an UPDATE's or DELETE's WHE
 against a string and in MIN / MAX (it was read as its text's number: `e + 0` 0, `e = 2` no row,
 SUM(e) 0); `SELECT *` over a join with USING or NATURAL: its common columns once, first, then
 the left side's, then the right side's (a RIGHT JOIN's from its right side) (SQLite listed every
-table's columns in turn, a USING column once in its left table's place); a table column's
+table's columns in turn, a USING column once in its left table's place); a view's columns typed
+as its SELECT's, with its own literals, in its own database, views of views too (they were typed
+from the rows: a DATE came as a string); a table column's
 result column says where it comes from (its table as the statement names it, the table, the
 schema, the column's own name: all were empty, so mysql2's nestTables and JDBC's getTableName had
 nothing).
@@ -81,6 +83,9 @@ SETUP = [
     "INSERT INTO d.e VALUES (1, 'open', 'z', 'b'), (2, 'it''s', 'x,y', 'a'), (3, 'new', 'y', 'c'), (4, NULL, '', NULL),"
     " (5, 'open', 'x,z', 'a')",
     "INSERT IGNORE INTO d.e VALUES (6, 'bogus', 'x', 'd')",
+    "CREATE VIEW d.jv AS SELECT * FROM d.t JOIN d.n USING (id)",
+    "CREATE VIEW d.tv (x, y, z) AS SELECT id, d, 'lit' FROM d.t",
+    "CREATE VIEW d.tv2 AS SELECT tv.y, 1.5 AS c, f FROM d.tv JOIN d.t ON t.id = tv.x",
     # ENUM / SET columns read as numbers
     "CREATE TABLE d.en (id INT PRIMARY KEY, e ENUM('x','y','z'), s SET('a','b','c'),"
     " f ENUM('b','a','it''s','x,y')) DEFAULT CHARSET=utf8mb4",
@@ -180,6 +185,10 @@ QUERIES = [
     "SELECT * FROM n NATURAL LEFT JOIN en ORDER BY id",
     "SELECT * FROM en x JOIN en y USING (s, id) JOIN e USING (id) ORDER BY id",
     "SELECT d.* FROM (SELECT * FROM t JOIN n USING (id)) d ORDER BY 1",
+    "SELECT * FROM jv ORDER BY id",
+    "SELECT * FROM tv ORDER BY x",
+    "SELECT z, x + 1, y FROM tv ORDER BY x",
+    "SELECT * FROM tv2 ORDER BY f",
     "UPDATE en SET id = id + 10 WHERE e = 2",
     "DELETE FROM en WHERE f = 3",
     "SELECT id, e, s, f FROM en ORDER BY id",
