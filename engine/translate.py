@@ -315,17 +315,25 @@ class Translator:
         schema, table = self.qualify(None, first.text)
         return i + 1, schema, table
 
-    def translated(self, text: str, database: str | None, expanding: tuple[tuple[str, str], ...] = ()) -> Plan:
-        """The plan of the SELECT `text` translated by a Translator of its own in `database` (a
-        view's SELECT, a WITH ROLLUP statement made again), its arguments from its literals
-        written in as constants: a literal, a _binary one, one stored as a column would hold it
-        (the literals are `text`'s, not the statement's the arguments are read with)."""
+    def sub_translator(self, text: str, database: str | None,
+                       expanding: tuple[tuple[str, str], ...]) -> tuple[Translator, list[object]]:
+        """A Translator of its own for the SELECT `text` in `database` (over the same catalog,
+        views and live rows; `expanding`: the views it is inside of), its joined stars expanded,
+        and `text`'s literals."""
         shape, literals = extract(text)
         sub = Translator(tokenize(shape), shape, database, self.catalog, self.schemas, literals,
                          self.catalog_tables, self.listed_schemas, self.column_tables, self.live_rows)
         sub.view_of, sub.views_in = self.view_of, self.views_in
         sub.expanding = expanding
         sub.expand_joined_stars()
+        return sub, literals
+
+    def translated(self, text: str, database: str | None, expanding: tuple[tuple[str, str], ...] = ()) -> Plan:
+        """The plan of the SELECT `text` translated by a Translator of its own in `database` (a
+        view's SELECT, a WITH ROLLUP statement made again), its arguments from its literals
+        written in as constants: a literal, a _binary one, one stored as a column would hold it
+        (the literals are `text`'s, not the statement's the arguments are read with)."""
+        sub, literals = self.sub_translator(text, database, expanding)
         plan = sub.plan_select()
         args: list[Any] = []
         texts = literal_texts(text)
@@ -1259,12 +1267,7 @@ class Translator:
         view = self.view_of(schema, name) if schema in self.schemas else None
         if view is None or (view.schema, view.name.lower()) in self.expanding:
             return None
-        shape, literals = extract(view.select)
-        sub = Translator(tokenize(shape), shape, view.schema, self.catalog, self.schemas, literals,
-                         self.catalog_tables, self.listed_schemas, self.column_tables, self.live_rows)
-        sub.view_of, sub.views_in = self.view_of, self.views_in
-        sub.expanding = (*self.expanding, (view.schema, view.name.lower()))
-        sub.expand_joined_stars()
+        sub, literals = self.sub_translator(view.select, view.schema, (*self.expanding, (view.schema, view.name.lower())))
         found = derived(sub.tokens, sub.table_or_view, (literals, lambda: literal_texts(view.select)))
         if view.columns:  # CREATE VIEW v (a, b) AS ...: its own names
             found.names = list(view.columns) if found.names is None or len(found.names) == len(view.columns) else None
