@@ -377,7 +377,10 @@ async def test_a_transaction_that_wakes_the_applier_waits_for_the_next_ones_unle
     to the wait for more transactions and applies them as one batch. The first wakeup (nothing
     before it: sparse) applies at once; `urgent()` (MASTER_GTID_WAIT, MASTER_POS_WAIT) and stop()
     end a wait in progress."""
-    wait = 2.0
+    # (the transaction after the gathered two comes about wait - gap after the second: at least
+    # 1.5 s inside the wait, and the check that the applier still gathers comes 1.3 s before
+    # the wait is out, so that a busy machine's stall does not change what the test sees)
+    wait = 3.0
     relay, engine, commits, applier, task = await running_applier(tmp_path, wait)
     loop = asyncio.get_running_loop()
 
@@ -388,10 +391,10 @@ async def test_a_transaction_that_wakes_the_applier_waits_for_the_next_ones_unle
     assert loop.time() - started < wait / 2
 
     # soon after the last: the applier gathers
-    await gathered_in_one_commit(relay, applier, commits, (2, 3), applied=3, wait=wait, gap=0.8)
+    await gathered_in_one_commit(relay, applier, commits, (2, 3), applied=3, wait=wait, gap=1.5)
 
     relay.transactions([4])
-    applier.notify()  # about 1.2 s after the one before: waits
+    applier.notify()  # about 1.5 s after the one before: waits
     await asyncio.sleep(0.2)
     assert applier.applied_transactions == 5
     started = loop.time()
