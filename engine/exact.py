@@ -51,6 +51,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal
 
+from engine.catalog import sql_literal
 from engine.coltypes import INTEGER_CODES, STRING_CODES, ColumnType
 from engine.exprtypes import Unknown, skip_parens, split_select
 from engine.lexer import Token
@@ -176,16 +177,12 @@ def member_number(column: tuple, base: str, members: tuple[str, ...] | list[str]
     first, 2 for the second ...); NULL stays NULL. The column holds each member as declared
     (`values` stores them so), compared here as stored."""
     if base == "enum":
-        whens = " ".join(f"WHEN {_quoted(m)} THEN {k}" for k, m in enumerate(members, 1))
+        whens = " ".join(f"WHEN {sql_literal(m)} THEN {k}" for k, m in enumerate(members, 1))
         return ("seq", ("raw", "(CASE"), column, ("raw", f"{whens} WHEN '' THEN 0 END)"))
     parts: list[tuple] = [("raw", "(0")]
     for k, m in enumerate(members):
-        parts += [("raw", "+ (instr(',' ||"), column, ("raw", f"|| ',', {_quoted(',' + m + ',')}) > 0) * {1 << k}")]
+        parts += [("raw", "+ (instr(',' ||"), column, ("raw", f"|| ',', {sql_literal(',' + m + ',')}) > 0) * {1 << k}")]
     return ("seq", *parts, ("raw", ")"))
-
-
-def _quoted(text: str) -> str:
-    return "'" + text.replace("'", "''") + "'"
 
 
 class Finder:
