@@ -244,6 +244,22 @@ def decode_stmt_command(payload: bytes) -> StmtCommand:
     return cls(*fixed[1:])
 
 
+_EXECUTE_LAYOUT = _STRUCT_PATHS[COM_STMT_EXECUTE][0]
+
+
+def plain_execute(payload: bytes) -> tuple[int, bytes] | None:
+    """The statement id and parameter block that `decode_stmt_command` reads from `payload`, a
+    COM_STMT_EXECUTE's (its first byte the command), when its flags are 0 (no cursor); None for
+    any other payload."""
+    layout = _EXECUTE_LAYOUT
+    if len(payload) < layout.size or payload[0] != COM_STMT_EXECUTE:
+        return None
+    _, statement_id, flags, _ = layout.unpack_from(payload)
+    if flags:
+        return None
+    return statement_id, payload[layout.size :]
+
+
 # ---------------------------------------------------------------------------------------------
 # Binary values (parameters in, row values out)
 
@@ -969,5 +985,5 @@ __all__ = [
     "ComStmtPrepare", "ComStmtReset", "ComStmtSendLongData", "ParamType", "PrepareOK", "ZeroDate",
     "BinaryRowEncoder", "UncarriedValue", "decode_binary_row", "decode_execute_params",
     "decode_stmt_command", "decode_stmt_command_declared", "encode_binary_row",
-    "encode_binary_row_reference", "encode_execute_params", "encode_param",
+    "encode_binary_row_reference", "encode_execute_params", "encode_param", "plain_execute",
 ]

@@ -507,6 +507,21 @@ class ServerConnection:
         return NEED_DATA."""
         return not self._peer_closed and self._decoder.buffered == 0
 
+    def whole_command(self, data: bytes, code: int) -> bytes | None:
+        """What `receive_data(data)` then `next_event()` read when `data` is exactly one whole
+        command packet whose payload starts with the byte `code` (not COM_QUIT), nothing else
+        buffered, while the connection waits for a command: that payload, the connection then
+        RESPONDING as after `next_event` returned its command (`decode_command` of the payload);
+        else None, having taken nothing (then `receive_data(data)`)."""
+        if self._machine.state is not S.COMMAND or self._peer_closed:
+            return None
+        payload = self._decoder.whole(data)
+        if payload is None or payload[0] != code:
+            return None
+        self._seq = 1
+        self._machine.fire(T.RECV_COMMAND)
+        return payload
+
     def next_event(self) -> Any:
         """The next event: NEED_DATA, HandshakeResponse, AuthSwitchResponse, a Command,
         SemiSyncAck (while dumping) or ConnectionClosed."""

@@ -186,6 +186,20 @@ class PacketDecoder:
             del self._buf[:end]
             self._pos = 0
 
+    def whole(self, data: bytes) -> bytes | None:
+        """The payload of `data` when, with nothing buffered, it is exactly one packet of sequence
+        id 0 that `next_packet` would return after `feed(data)` (not empty, under 16 MiB, within
+        `max_packet`); else None. Nothing is buffered either way: a caller that does not take the
+        payload feeds `data`."""
+        if self._pos != len(self._buf) or self._chunks:
+            return None
+        length = len(data) - HEADER_SIZE
+        if length <= 0 or length >= MAX_PAYLOAD or length > self.max_packet:
+            return None
+        if _unpack_header_from(data)[0] != length:  # (sequence id 0 in the high byte)
+            return None
+        return data[HEADER_SIZE:]
+
     @property
     def in_packet(self) -> bool:
         """True when a packet has started arriving but is not complete."""

@@ -77,6 +77,7 @@ from protocol.binary import (
     ZeroDate,
     decode_execute_params,
     decode_stmt_command,
+    plain_execute,
 )
 from protocol.errors import (
     ER_BAD_DB_ERROR,
@@ -553,7 +554,7 @@ class PreparedStatements:
         if not getattr(result, "columns", None):
             session.send_result(result)
             return
-        self._answer_rows(stmt, command, result, kept)
+        self._answer_rows(stmt, command.flags, result, kept)
 
     def answer_on_receipt(self, event: Any) -> bool:
         """Answer `event`, a command just received, here and now when it is a COM_STMT_EXECUTE
@@ -582,31 +583,63 @@ class PreparedStatements:
         kept = stmt.kept
         plain = _int_values(stmt, command.params) if kept is not None else None
         if plain is not None:
-            types = stmt.types
-        else:
-            try:
-                values, types = decode_execute_params(command.params, stmt.param_count, stmt.types,  # type: ignore[union-attr]
-                                                      [False] * stmt.param_count)
-            except RemoteProtocolError:
-                return False
-            if kept is not None:
-                plain = _plain_values(values, types)
-                if plain is None or tuple(map(type, plain)) != kept.kinds:
-                    return False
-                stmt.int_params = (types, IntParams.of(command.params, stmt.param_count, types))
+            return self._answer_kept(stmt, kept, plain, stmt.types, command.flags)  # type: ignore[arg-type]
         try:
-            if kept is not None:
-                result = session.run_prepared_read(kept.read, kept.keyword, plain)
-            elif stmt.begin is not None:
+            values, types = decode_execute_params(command.params, stmt.param_count, stmt.types,  # type: ignore[union-attr]
+                                                  [False] * stmt.param_count)
+        except RemoteProtocolError:
+            return False
+        if kept is not None:
+            plain = _plain_values(values, types)
+            if plain is None or tuple(map(type, plain)) != kept.kinds:
+                return False
+            stmt.int_params = (types, IntParams.of(command.params, stmt.param_count, types))
+            return self._answer_kept(stmt, kept, plain, types, command.flags)
+        try:
+            if stmt.begin is not None:
                 result = session.run_begin_now(stmt.pieces[0], stmt.begin)
             elif stmt.commit is not None:
                 result = session.run_commit_now(stmt.pieces[0], stmt.commit, "Execute")
             else:
                 result = session.run_write_now(stmt.bind(values, types), stmt.write)  # type: ignore[arg-type]
-        except SQLError as exc:  # (a row the engine cannot convert, a failed write: the statement path's error too)
+        except SQLError as exc:  # (a failed write: the statement path's error too)
             result = exc
+        return self._executed(stmt, types, result, None, 0)
+
+    def kept_answer(self, payload: bytes) -> bool:
+        """`answer_on_receipt` of `payload`, a COM_STMT_EXECUTE's just received (its first byte
+        the command), for an execution without flags of a statement with a kept read and no long
+        data, whose values are integers laid out as the last ones read (`_int_values`): the same
+        answer and counts without decoding a command; False when nothing was done."""
+        execute = plain_execute(payload)
+        if execute is None:
+            return False
+        stmt = self._statements.get(execute[0])
+        if stmt is None or stmt.kept is None or stmt.long_data or stmt.long_data_error:
+            return False
+        plain = _int_values(stmt, execute[1])
+        return plain is not None and self._answer_kept(stmt, stmt.kept, plain, stmt.types, 0)  # type: ignore[arg-type]
+
+    def _answer_kept(self, stmt: PreparedStatement, kept: KeptRead, plain: list[Any], types: list[ParamType],
+                     flags: int) -> bool:
+        """Answer an execution of `stmt` (with `flags`, its values bound as `types`) whose plain
+        values `plain` its kept read takes, as `answer_on_receipt` does: True when answered,
+        False when the session's state declines the kept read (nothing done)."""
+        try:
+            result = self.session.run_prepared_read(kept.read, kept.keyword, plain)
+        except SQLError as exc:  # (a row the engine cannot convert: the statement path's error too)
+            result = exc
+        return self._executed(stmt, types, result, kept, flags)
+
+    def _executed(self, stmt: PreparedStatement, types: list[ParamType], result: Any, kept: KeptRead | None,
+                  flags: int) -> bool:
+        """An execution of `stmt` (with `flags`, its values bound as `types`) run on receipt with
+        `result` (a Result, ANSWERED_LATER, the SQLError it failed with, or None: declined,
+        nothing done) counted as `handle` counts it and answered: its rows through `kept` when
+        it came from that kept read. False when declined."""
         if result is None:
             return False
+        session = self.session
         stats = session.server.stats
         stats.questions += 1
         stats.com[_COUNTERS[ComStmtExecute]] += 1
@@ -616,15 +649,14 @@ class PreparedStatements:
             if isinstance(result, SQLError):
                 raise result
             if kept is not None:
-                self._answer_rows(stmt, command, result, kept)  # type: ignore[arg-type]
+                self._answer_rows(stmt, flags, result, kept)
             elif result is not ANSWERED_LATER:
                 session.send_result(result)
         except SQLError as exc:
             session.send_error(exc)
         return True
 
-    def _answer_rows(self, stmt: PreparedStatement, command: ComStmtExecute, result: Any,
-                     kept: KeptRead | None) -> None:
+    def _answer_rows(self, stmt: PreparedStatement, flags: int, result: Any, kept: KeptRead | None) -> None:
         """The binary result set of `result` (rows), encoded through `kept` when it came from it."""
         session = self.session
         conn = session.conn
@@ -636,14 +668,14 @@ class PreparedStatements:
             except UncarriedValue:
                 columns, encoded = carried_rows(kept.head.columns, result.rows)
             else:
-                if not command.flags & CURSOR_TYPE_READ_ONLY:
+                if not flags & CURSOR_TYPE_READ_ONLY:
                     session.write(conn.send_rows(kept.head, session.status_flags(), encoded))
                     return
                 columns, encoded_columns = kept.head.columns, kept.head.encoded_columns
         else:
             columns, encoded = carried_rows(result_columns(result), result.rows)
         status = session.status_flags()
-        if command.flags & CURSOR_TYPE_READ_ONLY:
+        if flags & CURSOR_TYPE_READ_ONLY:
             stmt.cursor = encoded
             stmt.cursor_columns = columns
             session.write(conn.send(BinaryResultSet(columns, (), status, cursor=True)))

@@ -131,6 +131,7 @@ from protocol.messages import (
     ComUnknown,
     ResultSet,
     ServerStatus,
+    decode_command,
 )
 from protocol.packets import encode_packet
 from server import create_select, load_data, processlist
@@ -339,33 +340,50 @@ class ClientSession(asyncio.Protocol):
                 log.exception("session %d (%s): raw reader failed", self.connection_id, self.peer)
                 self.close()
             return
-        self.conn.receive_data(data)  # type: ignore[union-attr]
+        conn = self.conn
+        assert conn is not None
         waiter = self._wakeup
         if waiter is not None and not waiter.done():
             if self.engine_session is not None:  # logged in: commands
                 try:
-                    if self._answered_on_receipt():
+                    if self._answered_on_receipt(data):
                         return  # the task waits on for the next command
                 except Exception:  # as in `_run`: this connection only
                     self._our_bug()
                     self.close()
                     return
+            else:
+                conn.receive_data(data)
             waiter.set_result(None)
-        elif not self._reading_paused and not self.transport.is_closing():
+            return
+        conn.receive_data(data)
+        if not self._reading_paused and not self.transport.is_closing():
             # Nobody waits for these bytes: stop reading until the task asks for more.
             self._reading_paused = True
             self.transport.pause_reading()
 
-    def _answered_on_receipt(self) -> bool:
-        """The commands received, answered here while the task waits for one, as long as each is
-        one `PreparedStatements.answer_on_receipt` or `_query_on_receipt` answers (at most
-        YIELD_EVERY: see "Fairness"); True when no byte of a command is left for the task. A
-        command it does not answer is left for the task (`_received`), as is an error in
-        reading one."""
+    def _answered_on_receipt(self, data: bytes) -> bool:
+        """`data` received and the commands in it answered here while the task waits for one,
+        as long as each is one `PreparedStatements.answer_on_receipt` or `_query_on_receipt`
+        answers (at most YIELD_EVERY: see "Fairness"); True when no byte of a command is left for
+        the task. A command it does not answer is left for the task (`_received`), as is an error
+        in reading one. `data` that is exactly one COM_STMT_EXECUTE of a statement with a kept
+        read is answered without the packet reader or a command object when
+        `PreparedStatements.kept_answer` takes it (the common case of a client's prepared point
+        reads)."""
         conn = self.conn
         assert conn is not None
         if self._paused or self._shutting_down or self._killed or self._received is not None:
+            conn.receive_data(data)
             return False
+        if self.prepared.kept_any:
+            payload = conn.whole_command(data, COM_STMT_EXECUTE)
+            if payload is not None:
+                if not (self.prepared.kept_answer(payload) or self._answered_now(decode_command(payload))):
+                    return False
+                self.since = time.monotonic()  # idle from now (Time, wait_timeout)
+                return True
+        conn.receive_data(data)
         for _ in range(YIELD_EVERY):
             try:
                 event = conn.next_event()
@@ -373,17 +391,24 @@ class ClientSession(asyncio.Protocol):
                 self._received = exc
                 return False
             if event is NEED_DATA:
-                self.since = time.monotonic()  # idle from now (Time, wait_timeout)
+                self.since = time.monotonic()
                 return True
-            if not (self.prepared.answer_on_receipt(event) or self._query_on_receipt(event)):
-                self._received = event
-                return False
-            if self._received is not None:  # a COMMIT's answer: the task's, after its commit
+            if not self._answered_now(event):
                 return False
             if conn.drained:  # (what the next `next_event` would say)
                 self.since = time.monotonic()
                 return True
         return False
+
+    def _answered_now(self, event: Any) -> bool:
+        """Answer `event`, a command just read, here when `PreparedStatements.answer_on_receipt`
+        or `_query_on_receipt` does; True when nothing of it is left for the task, else it is
+        left there (`_received`: a command neither answers, or a COMMIT begun here whose answer
+        is the task's, after its commit)."""
+        if not (self.prepared.answer_on_receipt(event) or self._query_on_receipt(event)):
+            self._received = event
+            return False
+        return self._received is None
 
     def _query_on_receipt(self, event: Any) -> bool:
         """Answer `event` here and now when it is a COM_QUERY of one statement that `_com_query`

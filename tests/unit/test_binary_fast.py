@@ -10,7 +10,8 @@
   cursor path (COM_STMT_EXECUTE with CURSOR_TYPE_READ_ONLY, then COM_STMT_FETCH) included;
 - `decode_stmt_command` (the struct path) against `decode_stmt_command_declared` (construct):
   the same command, or the same error, on golden, random, truncated, extended and mutated
-  payloads."""
+  payloads; `plain_execute` reads the same statement id and parameters from each that is a
+  COM_STMT_EXECUTE without flags, and None from every other."""
 
 from __future__ import annotations
 
@@ -43,6 +44,7 @@ from protocol.binary import (
     decode_stmt_command_declared,
     encode_binary_row,
     encode_binary_row_reference,
+    plain_execute,
 )
 from protocol.errors import LocalProtocolError, ProtocolError
 from protocol.messages import ColumnDefinition, ColumnFlag, FieldType, ServerStatus, column
@@ -275,6 +277,12 @@ def same_decoding(payload: bytes) -> Any:
         except ProtocolError as exc:
             outcomes.append((type(exc).__name__, exc.error, exc.fatal, str(exc)))
     assert outcomes[0] == outcomes[1], payload.hex()
+    plain = plain_execute(payload)  # an execution without flags, read with less
+    command = outcomes[0]
+    if isinstance(command, ComStmtExecute) and command.flags == 0:
+        assert plain == (command.statement_id, command.params), payload.hex()
+    else:
+        assert plain is None, payload.hex()
     return outcomes[0]
 
 

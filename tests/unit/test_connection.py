@@ -53,6 +53,7 @@ from protocol.messages import (
     ResultSet,
     ServerStatus,
     column,
+    decode_command,
 )
 from protocol.packets import MAX_PAYLOAD, PacketDecoder, encode_packet
 from protocol.position import BinlogPosition
@@ -684,3 +685,71 @@ def test_extended_metadata_is_negotiated_as_mariadb_does(server_mysql, client_ex
     assert isinstance(server.next_event(), HandshakeResponse)
     assert bool(server.capabilities & EXTENDED_METADATA) is negotiated
     assert server.capabilities & 0xFFFFFFFF == int(DEFAULT_CLIENT_CAPABILITIES) & caps
+
+
+# -- one whole command taken from the bytes received ----------------------------------------
+
+
+def _whole_cases() -> list[tuple[str, bytes, bool]]:
+    """(what, bytes received, whether a COM_STMT_EXECUTE is taken whole)."""
+    execute = b"\x17\x01\x00\x00\x00\x00\x01\x00\x00\x00"
+    one = encode_packet(execute, 0)[0]
+    return [
+        ("one execute", one, True),
+        ("one execute of one byte", encode_packet(b"\x17", 0)[0], True),
+        ("another command", encode_packet(b"\x03SELECT 1", 0)[0], False),
+        ("two packets", one + encode_packet(b"\x0e", 0)[0], False),
+        ("a packet and a part", one + one[:2], False),
+        ("a part", one[:-1], False),
+        ("a header only", one[:4], False),
+        ("sequence id 1", encode_packet(execute, 1)[0], False),
+        ("an empty packet", encode_packet(b"", 0)[0], False),
+        ("a length that says more", bytes([len(execute) + 1, 0, 0, 0]) + execute, False),
+        ("a length that says less", bytes([len(execute) - 1, 0, 0, 0]) + execute, False),
+        ("above max_packet", encode_packet(execute + b"\x00" * 100, 0)[0], False),
+    ]
+
+
+@pytest.mark.parametrize("what, data, taken", _whole_cases(), ids=[c[0] for c in _whole_cases()])
+def test_whole_command_reads_what_receive_data_and_next_event_read(what, data, taken):
+    """`whole_command` takes a command only when `data` is exactly one whole packet of it, the
+    connection then as `receive_data` + `next_event` leave it; else it takes nothing, and the
+    usual path reads the same bytes as it would have."""
+    server, _ = login()
+    server._decoder.max_packet = 64  # (the "above max_packet" case)
+    reference, _ = login()
+    reference._decoder.max_packet = 64
+    payload = server.whole_command(data, 0x17)
+    assert (payload is not None) == taken
+    if taken:
+        reference.receive_data(data)
+        command = reference.next_event()
+        assert command == decode_command(payload)
+        assert server.state is reference.state is ServerState.RESPONDING
+        assert server.send(OK()) == reference.send(OK())  # the answer's sequence ids too
+        assert server.next_event() is NEED_DATA
+    else:
+        assert server.state is ServerState.COMMAND and server._decoder.buffered == 0
+        events, expected = [], []
+        for conn, out in ((server, events), (reference, expected)):
+            conn.receive_data(data)
+            try:
+                out.append(conn.next_event())
+            except RemoteProtocolError as exc:
+                out.append((exc.error, exc.fatal))
+            out.append(conn.state)
+        assert events == expected
+
+
+def test_whole_command_takes_nothing_while_bytes_wait_or_an_answer_is_due():
+    execute = encode_packet(b"\x17\x01\x00\x00\x00\x00\x01\x00\x00\x00", 0)[0]
+    server, _ = login()
+    server.receive_data(execute[:3])  # a packet begun
+    assert server.whole_command(execute, 0x17) is None and server._decoder.buffered == 3
+    server, _ = login()
+    server.receive_data(execute)
+    assert server.next_event() == decode_command(execute[4:])  # RESPONDING: the answer is due
+    assert server.whole_command(execute, 0x17) is None and server.state is ServerState.RESPONDING
+    server, _ = login()
+    server.receive_data(b"")  # the peer closed its side
+    assert server.whole_command(execute, 0x17) is None

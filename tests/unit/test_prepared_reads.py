@@ -134,8 +134,14 @@ def kept_reads(monkeypatch):
 
 @pytest.fixture
 def on_receipt(monkeypatch):
-    """How many executions the receive callback answered."""
+    """How many executions the receive callback answered from a command it read."""
     return _count_answers(monkeypatch, prepared.PreparedStatements, "answer_on_receipt")
+
+
+@pytest.fixture
+def in_lane(monkeypatch):
+    """How many executions the receive callback answered from the received bytes alone."""
+    return _count_answers(monkeypatch, prepared.PreparedStatements, "kept_answer")
 
 
 def _run_all(shell: ShellServer) -> list[object]:
@@ -162,18 +168,21 @@ def _run_all(shell: ShellServer) -> list[object]:
     return answers
 
 
-PATHS = ("receipt", "kept", "now", "statement")
+PATHS = ("lane", "receipt", "kept", "now", "statement")
 
 
-def test_every_path_sends_the_same_bytes(shell, wire, kept_reads, on_receipt, monkeypatch):
-    """The kept read answered in the receive callback, the kept read in the session's task, the
-    loop's answer of the bound text, the statement path: one after the other on the same server,
-    each with a new connection (its login's bytes left out: the greeting's salt and connection
-    id differ)."""
+def test_every_path_sends_the_same_bytes(shell, wire, kept_reads, on_receipt, in_lane, monkeypatch):
+    """The kept read answered in the receive callback from the bytes received
+    (`kept_answer`), from the command read (`answer_on_receipt`), the kept read in the session's
+    task, the loop's answer of the bound text, the statement path: one after the other on the
+    same server, each with a new connection (its login's bytes left out: the greeting's salt and
+    connection id differ)."""
     streams = []
     for path in PATHS:
         with monkeypatch.context() as m:
-            if path != "receipt":  # the task answers every command
+            if path != "lane":
+                m.setattr(prepared.PreparedStatements, "kept_answer", lambda self, payload: False)
+            if path not in ("lane", "receipt"):  # the task answers every command
                 m.setattr(prepared.PreparedStatements, "answer_on_receipt", lambda self, event: False)
             if path in ("now", "statement"):  # the kept read never taken
                 m.setattr(prepared, "_plain_values", lambda values, types: None)
@@ -181,15 +190,22 @@ def test_every_path_sends_the_same_bytes(shell, wire, kept_reads, on_receipt, mo
                 m.setattr(ClientSession, "run_read_now", lambda self, sql, keyword: None)
             del wire[:]
             answered = kept_reads[0]
+            on_receipt_before, in_lane_before = on_receipt[0], in_lane[0]
             answers = _run_all(shell)
             streams.append((answers, wire[2:]))
-            if path in ("receipt", "kept"):
+            if path in ("lane", "receipt", "kept"):
                 # each pass: every execution after the first of a kept statement, plain integers
                 # (the cursor prepares each text again: one statement at a time)
                 assert kept_reads[0] - answered == 3 * 12
             else:
                 assert kept_reads[0] == answered
-    assert on_receipt[0] == 3 * 12
+            lane, receipt = in_lane[0] - in_lane_before, on_receipt[0] - on_receipt_before
+            if path == "lane":  # once an execution read its values' layout (`answer_on_receipt`)
+                assert lane > 0 and lane + receipt == 3 * 12
+            elif path == "receipt":
+                assert (lane, receipt) == (0, 3 * 12)
+            else:
+                assert (lane, receipt) == (0, 0)
     answers = [a for a, _ in streams]
     assert any(isinstance(a, list) and a for a in answers[0])
     assert ("error", 1210) not in answers[0]
