@@ -409,6 +409,8 @@ _MORE_RESULTS = int(ServerStatus.MORE_RESULTS_EXISTS)
 # switch response comes near 64 KiB + 1 KiB. A larger one is a bad handshake, refused on its
 # header: an unauthenticated peer never makes us buffer more than this.
 PRE_AUTH_MAX_PACKET = (64 << 10) + (1 << 10)
+_QUIT_PAYLOAD = b"\x01"  # COM_QUIT, alone
+
 # While dumping, the only input is a semi-sync ack (EF + position + file name) or COM_QUIT.
 DUMP_INPUT_MAX_PACKET = ACK_MAX_LEN
 _PRE_AUTH_STATES = frozenset({ServerState.AWAIT_LOGIN, ServerState.AWAIT_AUTH_SWITCH})
@@ -507,16 +509,16 @@ class ServerConnection:
         return NEED_DATA."""
         return not self._peer_closed and self._decoder.buffered == 0
 
-    def whole_command(self, data: bytes, code: int) -> bytes | None:
+    def whole_command(self, data: bytes) -> bytes | None:
         """What `receive_data(data)` then `next_event()` read when `data` is exactly one whole
-        command packet whose payload starts with the byte `code` (not COM_QUIT), nothing else
-        buffered, while the connection waits for a command: that payload, the connection then
-        RESPONDING as after `next_event` returned its command (`decode_command` of the payload);
-        else None, having taken nothing (then `receive_data(data)`)."""
+        command packet (not COM_QUIT), nothing else buffered, while the connection waits for a
+        command: its payload, the connection then RESPONDING as after `next_event` returned its
+        command (`decode_command` of the payload, which raises what `next_event` would); else
+        None, having taken nothing (then `receive_data(data)`)."""
         if self._machine.state is not S.COMMAND or self._peer_closed:
             return None
         payload = self._decoder.whole(data)
-        if payload is None or payload[0] != code:
+        if payload is None or payload == _QUIT_PAYLOAD:
             return None
         self._seq = 1
         self._machine.fire(T.RECV_COMMAND)
@@ -607,7 +609,7 @@ class ServerConnection:
         return TlsRequest(capabilities, self._decoder.take_unread())
 
     def _command(self, payload: bytes) -> Command:
-        if payload == b"\x01":
+        if payload == _QUIT_PAYLOAD:
             self._machine.fire(T.RECV_QUIT)
             return ComQuit()
         self._machine.fire(T.RECV_COMMAND)

@@ -367,22 +367,27 @@ class ClientSession(asyncio.Protocol):
         as long as each is one `PreparedStatements.answer_on_receipt` or `_query_on_receipt`
         answers (at most YIELD_EVERY: see "Fairness"); True when no byte of a command is left for
         the task. A command it does not answer is left for the task (`_received`), as is an error
-        in reading one. `data` that is exactly one COM_STMT_EXECUTE of a statement with a kept
-        read is answered without the packet reader or a command object when
-        `PreparedStatements.kept_answer` takes it (the common case of a client's prepared point
-        reads)."""
+        in reading one. `data` that is exactly one command (a client waiting for each answer
+        sends no more) is read without the packet reader, and a COM_STMT_EXECUTE of a statement
+        with a kept read without a command object when `PreparedStatements.kept_answer` takes it
+        (a client's prepared point reads)."""
         conn = self.conn
         assert conn is not None
         if self._paused or self._shutting_down or self._killed or self._received is not None:
             conn.receive_data(data)
             return False
-        if self.prepared.kept_any:
-            payload = conn.whole_command(data, COM_STMT_EXECUTE)
-            if payload is not None:
-                if not (self.prepared.kept_answer(payload) or self._answered_now(decode_command(payload))):
+        payload = conn.whole_command(data)
+        if payload is not None:
+            if not (payload[0] == COM_STMT_EXECUTE and self.prepared.kept_any and self.prepared.kept_answer(payload)):
+                try:
+                    event = decode_command(payload)
+                except RemoteProtocolError as exc:
+                    self._received = exc
                     return False
-                self.since = time.monotonic()  # idle from now (Time, wait_timeout)
-                return True
+                if not self._answered_now(event):
+                    return False
+            self.since = time.monotonic()  # idle from now (Time, wait_timeout)
+            return True
         conn.receive_data(data)
         for _ in range(YIELD_EVERY):
             try:

@@ -691,13 +691,16 @@ def test_extended_metadata_is_negotiated_as_mariadb_does(server_mysql, client_ex
 
 
 def _whole_cases() -> list[tuple[str, bytes, bool]]:
-    """(what, bytes received, whether a COM_STMT_EXECUTE is taken whole)."""
+    """(what, bytes received, whether a command is taken whole)."""
     execute = b"\x17\x01\x00\x00\x00\x00\x01\x00\x00\x00"
     one = encode_packet(execute, 0)[0]
     return [
         ("one execute", one, True),
         ("one execute of one byte", encode_packet(b"\x17", 0)[0], True),
-        ("another command", encode_packet(b"\x03SELECT 1", 0)[0], False),
+        ("a query", encode_packet(b"\x03SELECT 1", 0)[0], True),
+        ("a malformed command", encode_packet(b"\x0c\x01\x02", 0)[0], True),
+        ("COM_QUIT", encode_packet(b"\x01", 0)[0], False),
+        ("COM_QUIT with a byte more", encode_packet(b"\x01\x00", 0)[0], True),
         ("two packets", one + encode_packet(b"\x0e", 0)[0], False),
         ("a packet and a part", one + one[:2], False),
         ("a part", one[:-1], False),
@@ -719,12 +722,17 @@ def test_whole_command_reads_what_receive_data_and_next_event_read(what, data, t
     server._decoder.max_packet = 64  # (the "above max_packet" case)
     reference, _ = login()
     reference._decoder.max_packet = 64
-    payload = server.whole_command(data, 0x17)
+    payload = server.whole_command(data)
     assert (payload is not None) == taken
     if taken:
         reference.receive_data(data)
-        command = reference.next_event()
-        assert command == decode_command(payload)
+        outcomes = []
+        for read in (reference.next_event, lambda: decode_command(payload)):
+            try:
+                outcomes.append(read())
+            except RemoteProtocolError as exc:
+                outcomes.append((exc.error, exc.fatal))
+        assert outcomes[0] == outcomes[1]
         assert server.state is reference.state is ServerState.RESPONDING
         assert server.send(OK()) == reference.send(OK())  # the answer's sequence ids too
         assert server.next_event() is NEED_DATA
@@ -745,11 +753,11 @@ def test_whole_command_takes_nothing_while_bytes_wait_or_an_answer_is_due():
     execute = encode_packet(b"\x17\x01\x00\x00\x00\x00\x01\x00\x00\x00", 0)[0]
     server, _ = login()
     server.receive_data(execute[:3])  # a packet begun
-    assert server.whole_command(execute, 0x17) is None and server._decoder.buffered == 3
+    assert server.whole_command(execute) is None and server._decoder.buffered == 3
     server, _ = login()
     server.receive_data(execute)
     assert server.next_event() == decode_command(execute[4:])  # RESPONDING: the answer is due
-    assert server.whole_command(execute, 0x17) is None and server.state is ServerState.RESPONDING
+    assert server.whole_command(execute) is None and server.state is ServerState.RESPONDING
     server, _ = login()
     server.receive_data(b"")  # the peer closed its side
-    assert server.whole_command(execute, 0x17) is None
+    assert server.whole_command(execute) is None
