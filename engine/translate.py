@@ -603,24 +603,53 @@ class Translator:
         whose other operand is not a bare column: MariaDB compares such strings under the
         connection's utf8mb4_general_ci ('a' = 'A', UPPER(v) = 'ab'), SQLite binary unless an
         operand says COLLATE (a bare column's collation SQLite applies itself). Not in a statement
-        naming a binary character column (an expression over it compares binary in MariaDB) or
-        saying BINARY or COLLATE. A number so marked compares as before (a collation orders
-        text only)."""
+        naming a binary character column (an expression over it compares binary in MariaDB),
+        nor when the literal or the other operand says BINARY or COLLATE (`says_binary`). A
+        number so marked compares as before (a collation orders text only)."""
         toks = self.tokens
         before = toks[i - 1] if i > 0 else None
         after = toks[i + 1] if i + 1 < len(toks) else None
+        if after is not None and after.is_word("COLLATE"):
+            return False
         if before is not None and before.kind == "op" and before.text in _COMPARISONS:
-            if self.bare_column(i - 2, -1):
+            if self.bare_column(i - 2, -1) or self.says_binary(i - 2, -1):
                 return False
         elif after is not None and after.kind == "op" and after.text in _COMPARISONS:
-            if self.bare_column(i + 2, 1):
+            if (before is not None and before.is_word("BINARY", "_BINARY")) or self.bare_column(i + 2, 1) \
+                    or self.says_binary(i + 2, 1):
                 return False
         else:
             return False
         if self._ci_literals is None:
-            self._ci_literals = not any(t.is_word("BINARY", "_BINARY", "COLLATE") for t in toks) and not any(
+            self._ci_literals = not any(
                 col.text_binary for _, table in self.statement_tables() for col in table.columns)
         return self._ci_literals
+
+    def says_binary(self, k: int, step: int) -> bool:
+        """Whether the operand starting at tokens[k] (reading back with step -1, forward with 1,
+        up to the ',' or parenthesis around it, a boolean operator, a clause word or another
+        comparison) names BINARY or COLLATE anywhere in it."""
+        toks = self.tokens
+        depth = 0
+        while 0 <= k < len(toks):
+            tok = toks[k]
+            if tok.kind == "op":
+                text = tok.text
+                if text == ("(" if step > 0 else ")"):
+                    depth += 1
+                elif text in "()":
+                    if depth == 0:
+                        return False
+                    depth -= 1
+                elif depth == 0 and (text in (",", ";") or text in _COMPARISONS):
+                    return False
+            elif tok.kind == "word":
+                if tok.upper in ("BINARY", "_BINARY", "COLLATE"):
+                    return True
+                if depth == 0 and tok.upper in _QUANTIFIED_BOUNDARY:
+                    return False
+            k += step
+        return False
 
     def bare_column(self, k: int, step: int) -> bool:
         """Whether the operand starting at tokens[k] (reading back with step -1, forward with 1)

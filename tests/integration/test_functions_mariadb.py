@@ -36,7 +36,8 @@ json_insert only at $[#]); TRUE inside JSON_ARRAY / JSON_OBJECT is 1 (MariaDB's 
 DECIMAL column ordered with the integers first; LEAD / LAG with a default (MariaDB 10.11 refuses
 it); COUNT(DISTINCT a, b) refused with 1235; WITH ROLLUP's text group values ordered binary
 (MariaDB: by the column's collation); adjacent literals
-('a' 'b', MySQL's 'ab') a syntax error; a statement naming BINARY compares its literals binary;
+('a' 'b', MySQL's 'ab') a syntax error; `'a' IN ('A')` 0 (1: an IN list of literals compares
+binary); BINARY before a call or a column (`BINARY UPPER('a')`, `BINARY v = 'A'`) a syntax error; `v = BINARY 'A'` for a utf8mb4_general_ci column v holding 'a' 1 (0: binary);
 JSON_ARRAYAGG / JSON_OBJECTAGG with DISTINCT, ORDER BY, LIMIT or OVER refused with 1235; a number
 literal inside JSON_OBJECT / JSON_ARRAY written from its value (2.50 as 2.5, 1e3 as 1000.0)."""
 
@@ -271,6 +272,13 @@ QUERIES = [
     'SELECT (SELECT SUM(n) OVER () FROM g)',  # a window's rows: more than one
     'SELECT INTERVAL(5, 1, 3, 7), INTERVAL(0, 1, 3), INTERVAL(NULL, 1), INTERVAL(7, 1, 3, 7), INTERVAL(2.5, 1, 2, 3)',
     'SELECT id, INTERVAL(n, 2, 4) FROM g ORDER BY id',
+    # BINARY or COLLATE makes its own comparison binary, not the statement's others
+    "SELECT 'a' = 'A', BINARY 'a' = 'a', BINARY 'a' = 'A', 'a' = BINARY 'A'",
+    "SELECT 'a' = 'A' COLLATE utf8mb4_bin, 'b' = 'B', 'a' COLLATE utf8mb4_bin = 'A'",
+    "SELECT CONCAT(BINARY 'a', 'b') = 'AB', 'x' = 'X', 'a' = 'A' AND BINARY 'c' = 'C'",
+    "SELECT ('a' = 'A') + (BINARY 'b' = 'B'), CASE WHEN 'a' = 'A' THEN 1 ELSE 0 END, 'a' < 'B', BINARY 'a' < 'B'",
+    "SELECT 'a' = 'A', CAST('a' AS BINARY) = 'A', 'a' = CAST('A' AS BINARY), 'abc' = 'ABC '",
+    "SELECT id, v = 'A', UPPER(v) = 'A', UPPER(v) = BINARY 'A' FROM g ORDER BY id",
 ]
 
 
