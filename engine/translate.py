@@ -637,7 +637,7 @@ class Translator:
                 text = tok.text
                 if text == ("(" if step > 0 else ")"):
                     depth += 1
-                elif text in "()":
+                elif text in ("(", ")"):
                     if depth == 0:
                         return False
                     depth -= 1

@@ -409,11 +409,10 @@ _MORE_RESULTS = int(ServerStatus.MORE_RESULTS_EXISTS)
 # switch response comes near 64 KiB + 1 KiB. A larger one is a bad handshake, refused on its
 # header: an unauthenticated peer never makes us buffer more than this.
 PRE_AUTH_MAX_PACKET = (64 << 10) + (1 << 10)
-_QUIT_PAYLOAD = b"\x01"  # COM_QUIT, alone
-
 # While dumping, the only input is a semi-sync ack (EF + position + file name) or COM_QUIT.
 DUMP_INPUT_MAX_PACKET = ACK_MAX_LEN
 _PRE_AUTH_STATES = frozenset({ServerState.AWAIT_LOGIN, ServerState.AWAIT_AUTH_SWITCH})
+_QUIT_PAYLOAD = b"\x01"  # COM_QUIT, alone (with more bytes: a malformed command)
 
 
 class ServerConnection:
