@@ -660,6 +660,9 @@ class _Typer:
                 value = self.param(nxt.param)
                 n = len(value) if isinstance(value, bytes | str) else 0
                 return varchar(n, binary=True, flags=ColumnFlag.NOT_NULL), i + 2
+            if word == "BINARY" and nxt is not None:  # BINARY x: x's bytes as a binary string
+                ct, j = self.primary(toks, i + 1)
+                return varchar(ct.length, binary=True, flags=ct.flags & ColumnFlag.NOT_NULL), j
             if word.startswith("_") and nxt is not None and nxt.kind == "param":
                 return self.primary(toks, i + 1)
             if word in ("ANY", "SOME", "ALL") and nxt is not None and nxt.text == "(" \

@@ -536,6 +536,12 @@ class Translator:
                 self.add_arg(("bytes", nxt.param))
                 i += 2
                 continue
+            if word == "BINARY" and (stop := self.binary_compared(i, end)) is not None:
+                out.append("(")
+                self.emit_range(i + 1, stop)
+                out.append(") COLLATE BINARY")
+                i = stop
+                continue
             if is_introducer(tok) and nxt is not None and nxt.kind == "param":
                 i += 1
                 continue
@@ -624,6 +630,25 @@ class Translator:
             self._ci_literals = not any(
                 col.text_binary for _, table in self.statement_tables() for col in table.columns)
         return self._ci_literals
+
+    def binary_compared(self, i: int, end: int) -> int | None:
+        """The end of the operand of `BINARY` at tokens[i] (a name, a call, a parenthesized
+        expression) when that operand is compared (=, <>, <, ... on either side, or as the left
+        operand of [NOT] IN or [NOT] BETWEEN): MySQL compares it as a binary string, byte by
+        byte, which SQLite's BINARY collation does for its text (SQLite's IN and BETWEEN take
+        their left operand's collation); else None (BINARY elsewhere stays a syntax error here:
+        its result is a binary string, which this translation does not make)."""
+        toks = self.tokens
+        stop = self.operand_end(i + 1, end)
+        if stop is None:
+            return None
+        before = toks[i - 1] if i > 0 else None
+        after = toks[stop + 1] if stop + 1 < end and toks[stop].is_word("NOT") else toks[stop] if stop < end else None
+        if (before is not None and before.kind == "op" and before.text in _COMPARISONS) or (
+                after is not None and (after.kind == "op" and after.text in _COMPARISONS
+                                       or after.is_word("IN", "BETWEEN"))):
+            return stop
+        return None
 
     def says_binary(self, k: int, step: int) -> bool:
         """Whether the operand starting at tokens[k] (reading back with step -1, forward with 1,
@@ -1835,7 +1860,8 @@ class Translator:
             aliased = as_at_top or (
                 len(item) > 1 and item[-1].kind in ("word", "ident") and (
                     item[-2].kind in ("word", "ident", "param") or item[-2].text == ")")
-                and not item[-2].is_word("NOT", "IS", "AND", "OR", "LIKE", "IN", "NULL", "TRUE", "FALSE")
+                and not item[-2].is_word("NOT", "IS", "AND", "OR", "LIKE", "IN", "NULL", "TRUE", "FALSE",
+                                         "BINARY", "_BINARY", "COLLATE")
                 and not item[-1].is_word("NULL", "TRUE", "FALSE", "END")
                 and not (item[-1].upper in UNIT_WORDS and any(t.is_word("INTERVAL") for t in item)))
             plain = len(item) % 2 == 1 and all(t.kind in ("word", "ident") for t in item[::2]) and \

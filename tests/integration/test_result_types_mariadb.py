@@ -192,6 +192,8 @@ QUERIES = [
     "UPDATE en SET id = id + 10 WHERE e = 2",
     "DELETE FROM en WHERE f = 3",
     "SELECT id, e, s, f FROM en ORDER BY id",
+    # BINARY x compared: a comparison's integer, the operand compared as bytes
+    "SELECT id, BINARY u = 'a', BINARY UPPER(u) = 'A', 'A' = BINARY u, BINARY u IN ('a') FROM e ORDER BY id",
 ]
 
 # statements whose result columns are compared by name and type code only (their values are
