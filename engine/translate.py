@@ -536,10 +536,11 @@ class Translator:
                 self.add_arg(("bytes", nxt.param))
                 i += 2
                 continue
-            if word == "BINARY" and (stop := self.binary_compared(i, end)) is not None:
-                out.append("(")
+            if word == "BINARY" and (found := self.binary_operand(i, end)) is not None:
+                stop, liked = found
+                out.append("CAST((" if liked else "(")
                 self.emit_range(i + 1, stop)
-                out.append(") COLLATE BINARY")
+                out.append(") AS BLOB)" if liked else ") COLLATE BINARY")
                 i = stop
                 continue
             if is_introducer(tok) and nxt is not None and nxt.kind == "param":
@@ -631,23 +632,27 @@ class Translator:
                 col.text_binary for _, table in self.statement_tables() for col in table.columns)
         return self._ci_literals
 
-    def binary_compared(self, i: int, end: int) -> int | None:
+    def binary_operand(self, i: int, end: int) -> tuple[int, bool] | None:
         """The end of the operand of `BINARY` at tokens[i] (a name, a call, a parenthesized
         expression) when that operand is compared (=, <>, <, ... on either side, or as the left
-        operand of [NOT] IN or [NOT] BETWEEN): MySQL compares it as a binary string, byte by
-        byte, which SQLite's BINARY collation does for its text (SQLite's IN and BETWEEN take
-        their left operand's collation); else None (BINARY elsewhere stays a syntax error here:
-        its result is a binary string, which this translation does not make)."""
+        operand of [NOT] IN or [NOT] BETWEEN) or matched ([NOT] LIKE), and whether it is the
+        latter. MySQL compares and matches it as a binary string, byte by byte: SQLite's BINARY
+        collation compares text so (its IN and BETWEEN take their left operand's collation),
+        the LIKE function (`collation.like`) matches a BLOB so. Else None (BINARY elsewhere stays
+        a syntax error here: its result is a binary string, which this translation does not
+        make)."""
         toks = self.tokens
         stop = self.operand_end(i + 1, end)
         if stop is None:
             return None
         before = toks[i - 1] if i > 0 else None
         after = toks[stop + 1] if stop + 1 < end and toks[stop].is_word("NOT") else toks[stop] if stop < end else None
+        if after is not None and after.is_word("LIKE"):
+            return stop, True
         if (before is not None and before.kind == "op" and before.text in _COMPARISONS) or (
                 after is not None and (after.kind == "op" and after.text in _COMPARISONS
                                        or after.is_word("IN", "BETWEEN"))):
-            return stop
+            return stop, False
         return None
 
     def says_binary(self, k: int, step: int) -> bool:
