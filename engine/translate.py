@@ -607,9 +607,9 @@ class Translator:
 
     def compared_off_column(self, i: int) -> bool:
         """Whether the literal at tokens[i] is an operand of a comparison (= <> != < <= > >= <=>)
-        whose other operand is not a bare column: MariaDB compares such strings under the
-        connection's utf8mb4_general_ci ('a' = 'A', UPPER(v) = 'ab'), SQLite binary unless an
-        operand says COLLATE (a bare column's collation SQLite applies itself). Not in a statement
+        whose other operand is not a bare column, or the left operand of [NOT] IN: MariaDB
+        compares such strings under the connection's utf8mb4_general_ci ('a' = 'A',
+        UPPER(v) = 'ab', 'a' IN ('A')), SQLite binary unless an operand says COLLATE (a bare column's collation SQLite applies itself). Not in a statement
         naming a binary character column (an expression over it compares binary in MariaDB),
         nor when the literal or the other operand says BINARY or COLLATE (`says_binary`). A
         number so marked compares as before (a collation orders text only)."""
@@ -624,6 +624,12 @@ class Translator:
         elif after is not None and after.kind == "op" and after.text in _COMPARISONS:
             if (before is not None and before.is_word("BINARY", "_BINARY")) or self.bare_column(i + 2, 1) \
                     or self.says_binary(i + 2, 1):
+                return False
+        elif after is not None and (after.is_word("IN") or after.is_word("NOT") and i + 2 < len(toks)
+                                    and toks[i + 2].is_word("IN")):
+            # 'a' IN (...): SQLite's IN compares by its left operand's collation
+            if (before is not None and before.is_word("BINARY", "_BINARY")) \
+                    or self.says_binary(i + 2 if after.is_word("IN") else i + 3, 1):
                 return False
         else:
             return False

@@ -35,11 +35,10 @@ JSON_INSERT at an index past an array's end (MariaDB appends, SQLite's
 json_insert only at $[#]); TRUE inside JSON_ARRAY / JSON_OBJECT is 1 (MariaDB's true); a UNION of an INT and a
 DECIMAL column ordered with the integers first; LEAD / LAG with a default (MariaDB 10.11 refuses
 it); COUNT(DISTINCT a, b) refused with 1235; WITH ROLLUP's text group values ordered binary
-(MariaDB: by the column's collation); adjacent literals
-('a' 'b', MySQL's 'ab') a syntax error; `'a' IN ('A')` 0 (1: an IN list of literals compares
-binary); BINARY before a name or call that is not compared or matched (`SELECT BINARY v`) an
-error; `BINARY 'ä' LIKE 'a'` 1 (0: a binary match); `v = BINARY 'A'` for a utf8mb4_general_ci column v holding 'a' 1 (0: binary);
-JSON_ARRAYAGG / JSON_OBJECTAGG with DISTINCT, ORDER BY, LIMIT or OVER refused with 1235; a number
+(MariaDB: by the column's collation); adjacent literals ('a' 'b', MySQL's 'ab') a syntax error;
+BINARY before a name or call that is not compared or matched (`SELECT BINARY v`) an error;
+`BINARY 'ä' LIKE 'a'` 1 (0: a binary match); `v = BINARY 'A'` for a utf8mb4_general_ci column v
+holding 'a' 1 (0: binary); JSON_ARRAYAGG / JSON_OBJECTAGG with DISTINCT, ORDER BY, LIMIT or OVER refused with 1235; a number
 literal inside JSON_OBJECT / JSON_ARRAY written from its value (2.50 as 2.5, 1e3 as 1000.0)."""
 
 from __future__ import annotations
@@ -287,6 +286,8 @@ QUERIES = [
     "SELECT id, BINARY v NOT IN ('A'), BINARY v BETWEEN 'a' AND 'b', BINARY n = 2 FROM g ORDER BY id",
     "SELECT id, BINARY v LIKE 'a%', BINARY v NOT LIKE 'A_', BINARY UPPER(v) LIKE 'A%' FROM g ORDER BY id",
     "SELECT id FROM g WHERE BINARY v LIKE 'B' ORDER BY id",
+    "SELECT 'a' IN ('A'), 'a' IN ('A', 'b'), 'a' NOT IN ('A'), 'x' IN ('A'), 'a ' IN ('A'), '5' IN (5)",
+    "SELECT 'a' IN (BINARY 'A'), BINARY 'a' IN ('A'), 'a' IN ('A' COLLATE utf8mb4_bin), 'a' IN ('A') AND BINARY 'b' = 'B'",
     "UPDATE g SET n = n + 100 WHERE BINARY v = 'B'",
     "SELECT id, n FROM g ORDER BY id",
 ]
