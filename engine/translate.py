@@ -627,8 +627,10 @@ class Translator:
                 return False
         elif after is not None and (after.is_word("IN") or after.is_word("NOT") and i + 2 < len(toks)
                                     and toks[i + 2].is_word("IN")):
-            # 'a' IN (...): SQLite's IN compares by its left operand's collation
-            if (before is not None and before.is_word("BINARY", "_BINARY")) \
+            # 'a' IN (...): SQLite's IN compares by its left operand's collation (the literal
+            # is that operand whole: nothing but a boundary before it)
+            if not (before is None or before.kind == "op" and before.text in ("(", ",")
+                    or before.kind == "word" and before.upper in _QUANTIFIED_BOUNDARY) \
                     or self.says_binary(i + 2 if after.is_word("IN") else i + 3, 1):
                 return False
         else:
