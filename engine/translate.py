@@ -609,10 +609,11 @@ class Translator:
         """Whether the literal at tokens[i] is an operand of a comparison (= <> != < <= > >= <=>)
         whose other operand is not a bare column, or the left operand of [NOT] IN: MariaDB
         compares such strings under the connection's utf8mb4_general_ci ('a' = 'A',
-        UPPER(v) = 'ab', 'a' IN ('A')), SQLite binary unless an operand says COLLATE (a bare column's collation SQLite applies itself). Not in a statement
-        naming a binary character column (an expression over it compares binary in MariaDB),
-        nor when the literal or the other operand says BINARY or COLLATE (`says_binary`). A
-        number so marked compares as before (a collation orders text only)."""
+        UPPER(v) = 'ab', 'a' IN ('A')), SQLite binary unless an operand says COLLATE (a bare
+        column's collation SQLite applies itself). Not in a statement naming a binary character
+        column (an expression over it compares binary in MariaDB), nor when the literal or the
+        other operand says BINARY or COLLATE (`says_binary`). A number so marked compares as
+        before (a collation orders text only)."""
         toks = self.tokens
         before = toks[i - 1] if i > 0 else None
         after = toks[i + 1] if i + 1 < len(toks) else None
