@@ -626,13 +626,12 @@ class Translator:
             if (before is not None and before.is_word("BINARY", "_BINARY")) or self.bare_column(i + 2, 1) \
                     or self.says_binary(i + 2, 1):
                 return False
-        elif after is not None and (after.is_word("IN") or after.is_word("NOT") and i + 2 < len(toks)
-                                    and toks[i + 2].is_word("IN")):
+        elif (k := self.past_not(i + 1, len(toks))) < len(toks) and toks[k].is_word("IN"):
             # 'a' IN (...): SQLite's IN compares by its left operand's collation (the literal
             # is that operand whole: nothing but a boundary before it)
             if not (before is None or before.kind == "op" and before.text in ("(", ",")
                     or before.kind == "word" and before.upper in _QUANTIFIED_BOUNDARY) \
-                    or self.says_binary(i + 2 if after.is_word("IN") else i + 3, 1):
+                    or self.says_binary(k + 1, 1):
                 return False
         else:
             return False
@@ -655,7 +654,8 @@ class Translator:
         if stop is None:
             return None
         before = toks[i - 1] if i > 0 else None
-        after = toks[stop + 1] if stop + 1 < end and toks[stop].is_word("NOT") else toks[stop] if stop < end else None
+        k = self.past_not(stop, end)
+        after = toks[k] if k < end else None
         if after is not None and after.is_word("LIKE"):
             return stop, True
         if (before is not None and before.kind == "op" and before.text in _COMPARISONS) or (
@@ -663,6 +663,11 @@ class Translator:
                                        or after.is_word("IN", "BETWEEN"))):
             return stop, False
         return None
+
+    def past_not(self, k: int, end: int) -> int:
+        """k, or k + 1 when tokens[k] is NOT with a token after it before `end`: where the operator
+        of `x NOT IN`, `x NOT LIKE`, `x NOT BETWEEN` is, the operand x ending at k."""
+        return k + 1 if k + 1 < end and self.tokens[k].is_word("NOT") else k
 
     def says_binary(self, k: int, step: int) -> bool:
         """Whether the operand starting at tokens[k] (reading back with step -1, forward with 1,

@@ -340,24 +340,21 @@ class ClientSession(asyncio.Protocol):
                 log.exception("session %d (%s): raw reader failed", self.connection_id, self.peer)
                 self.close()
             return
-        conn = self.conn
-        assert conn is not None
         waiter = self._wakeup
-        if waiter is not None and not waiter.done():
-            if self.engine_session is not None:  # logged in: commands
-                try:
-                    if self._answered_on_receipt(data):
-                        return  # the task waits on for the next command
-                except Exception:  # as in `_run`: this connection only
-                    self._our_bug()
-                    self.close()
-                    return
-            else:
-                conn.receive_data(data)
-            waiter.set_result(None)
-            return
-        conn.receive_data(data)
-        if not self._reading_paused and not self.transport.is_closing():
+        waiting = waiter is not None and not waiter.done()
+        if waiting and self.engine_session is not None:  # logged in: commands
+            try:
+                if self._answered_on_receipt(data):  # (it takes `data` into the connection)
+                    return  # the task waits on for the next command
+            except Exception:  # as in `_run`: this connection only
+                self._our_bug()
+                self.close()
+                return
+        else:
+            self.conn.receive_data(data)  # type: ignore[union-attr]
+        if waiting:
+            waiter.set_result(None)  # type: ignore[union-attr]
+        elif not self._reading_paused and not self.transport.is_closing():
             # Nobody waits for these bytes: stop reading until the task asks for more.
             self._reading_paused = True
             self.transport.pause_reading()
