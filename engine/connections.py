@@ -71,6 +71,7 @@ class Reader:
         self.state = functions.ConnectionState()
         self.conn = open_connection(path, self.state)
         self.attached: dict[str, Path] = {}
+        self.loop_cursor: sqlite3.Cursor | None = None  # its queries run on the event loop (`_run_on_loop`)
 
 
 class Snapshot:
@@ -116,6 +117,9 @@ class ReaderPool:
         self._free_readers: list[Reader] = []
         self._free_lock = threading.Lock()
         self._loop_reader: Reader | None = None
+        # the map of databases the loop reader was last found to hold exactly (`_current`): the
+        # engine replaces the map on any change, so the same object needs no new look
+        self._loop_schemas: dict[str, Path] | None = None
         self._loop_steps = 0  # progress handler calls of the loop reader's running query
         self._closed = False
 
@@ -233,12 +237,12 @@ class ReaderPool:
                 snapshot.running = False
         return [d[0] for d in cur.description or ()], rows
 
-    def query_on_loop(self, sql: str, args, rand, database, snapshot: Snapshot | None = None):
+    def query_on_loop(self, sql: str, args, rand, database, snapshot: Snapshot | None = None, names: bool = True):
         """`query` on the event loop thread: on the loop's reader, or in `snapshot` on its pinned
-        connection once its read transaction has begun (the module's header). The names and
-        rows, or None when the query did not run or was stopped (its step budget, a busy
-        database, a file to attach) and must run on a reader thread (which answers 1053 once
-        the pool is closed)."""
+        connection once its read transaction has begun (the module's header). The names (None
+        unless `names`) and rows, or None when the query did not run or was stopped (its step
+        budget, a busy database, a file to attach) and must run on a reader thread (which
+        answers 1053 once the pool is closed)."""
         if self._closed:
             return None
         if snapshot is not None:
@@ -246,31 +250,38 @@ class ReaderPool:
             if (reader is None or snapshot.running or not reader.conn.in_transaction
                     or not _current(reader.attached, self.schemas)):
                 return None
-            return self._run_on_loop(reader, sql, args, rand, database, budget=True)
+            return self._run_on_loop(reader, sql, args, rand, database, True, names)
         reader = self._loop_reader
         if reader is None:
             reader = self._loop_reader = Reader(self._main_file)
             reader.conn.execute("PRAGMA busy_timeout=0")
             reader.conn.set_progress_handler(self._loop_step, LOOP_READ_CHECK)
         schemas = self.schemas
-        if not _current(reader.attached, schemas):
-            if len(schemas) > ATTACH_LIMIT:
-                return None  # attaching on demand is the reader threads' work
-            self.sync_attached(reader)
-        return self._run_on_loop(reader, sql, args, rand, database, budget=False)
+        if schemas is not self._loop_schemas:
+            if not _current(reader.attached, schemas):
+                if len(schemas) > ATTACH_LIMIT:
+                    return None  # attaching on demand is the reader threads' work
+                self.sync_attached(reader)
+                if not _current(reader.attached, schemas):
+                    return None
+            self._loop_schemas = schemas  # (nothing but `sync_attached` here changes its files)
+        return self._run_on_loop(reader, sql, args, rand, database, False, names)
 
-    def _run_on_loop(self, reader: Reader, sql: str, args, rand, database, budget: bool):
+    def _run_on_loop(self, reader: Reader, sql: str, args, rand, database, budget: bool, names: bool):
         """Run the query on the loop with the step budget (`budget`: the progress handler is set
-        for this query only, on a connection reader threads use too)."""
+        for this query only, on a connection reader threads use too), through the reader's
+        loop cursor (a cursor object per query costs more than the point read it runs)."""
         if rand is not None and rand.interrupted.is_set():
             raise SQLError(ER_QUERY_INTERRUPTED)  # killed before it started
         reader.state.fx = rand
         self._loop_steps = 0
         if budget:
             reader.conn.set_progress_handler(self._loop_step, LOOP_READ_CHECK)
+        cur = reader.loop_cursor
+        if cur is None:
+            cur = reader.loop_cursor = reader.conn.cursor()
         try:
-            cur = reader.conn.execute(sql, args)
-            rows = cur.fetchall()
+            rows = cur.execute(sql, args).fetchall()
         except sqlite3.OperationalError as exc:
             if self._loop_steps > LOOP_READ_STEPS // LOOP_READ_CHECK or _busy_or_missing(exc):
                 return None
@@ -281,7 +292,7 @@ class ReaderPool:
             reader.state.fx = None
             if budget:
                 reader.conn.set_progress_handler(None, 0)
-        return [d[0] for d in cur.description or ()], rows
+        return [d[0] for d in cur.description or ()] if names else None, rows
 
     def _loop_step(self) -> int:
         self._loop_steps += 1

@@ -303,7 +303,7 @@ class Session:
         self._rand_for(plan, None)
         try:
             answer = self.engine._pool.query_on_loop(plan.sql, _bytes_where_not_utf8(params), self._fx,
-                                                     self._database, self._read_view())
+                                                     self._database, self._read_view(), names=False)
         except SQLError:
             return None  # as select_now
         if answer is None:

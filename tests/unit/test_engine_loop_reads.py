@@ -158,3 +158,23 @@ async def test_a_database_created_or_dropped_is_seen_by_the_loop_reader(engine, 
     with pytest.raises(SQLError) as e:
         await s.execute("SELECT x FROM e.u")
     assert e.value.error.code == 1146
+
+
+async def test_a_database_dropped_and_created_again_is_read_from_its_new_file_on_the_loop(engine, hops):
+    # the loop reader keeps the map of databases it last found itself holding: a new map (a
+    # database created, dropped, or both under one name) is looked at again
+    s = session(engine, 1)
+    for n, pos in ((1, "1"), (2, "2")):
+        if n == 2:
+            await s.execute("DROP DATABASE e")
+            async with engine.writer_lock:
+                await engine.commit_group({"pos": "drop"})
+        await s.execute("CREATE DATABASE e")
+        await s.execute("CREATE TABLE e.u (x INT)")
+        await s.execute(f"INSERT INTO e.u VALUES ({n})")
+        async with engine.writer_lock:
+            await engine.commit_group({"pos": pos})
+        for _ in range(2):
+            assert (await s.execute("SELECT x FROM e.u")).rows == [(n,)]
+    assert (await s.execute("SELECT c FROM t WHERE id = 2")).rows == [("c2",)]
+    assert hops == []
