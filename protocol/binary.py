@@ -923,12 +923,13 @@ def _column_block(encoded_columns: Sequence[bytes], capabilities: int, status: i
 
 
 class ResultHead:
-    """What a binary result set (no cursor, no warnings) sends around its rows for one column
-    list on one connection, kept across executions of a statement: its column block
-    (`_column_block`) framed from sequence id 1, where the answer to a command starts, and its
-    closing packet's payload, each made once per server status (a handful of flag sets).
-    `ServerConnection.send_rows` frames the rows between them: the bytes `send` gives for the
-    `BinaryResultSet`."""
+    """What a result set, binary or text (no cursor, no warnings, no more results), sends around
+    its rows for one column list on one connection, kept across answers: its column block
+    (`_column_block`, the same in both protocols) framed from sequence id 1, where the answer to
+    a command starts, and its closing packet's payload, each made once per server status (a
+    handful of flag sets). `ServerConnection.send_rows` frames the rows between them: the bytes
+    `send` gives for the `BinaryResultSet`, or for the text `ResultSet` of rows encoded by
+    `messages.text_row_payloads`."""
 
     __slots__ = ("columns", "encoded_columns", "packets", "_capabilities", "_framed", "_closing")
 
@@ -941,11 +942,21 @@ class ResultHead:
         self._framed: dict[int, bytes] = {}
         self._closing: dict[int, bytes] = {}
 
+    @classmethod
+    def of(cls, columns: Sequence[ColumnDefinition], capabilities: int) -> ResultHead:
+        """The head of `columns` on a connection of `capabilities` (each column encoded with
+        MariaDB's extended type info when the client asked for it)."""
+        extended = bool(capabilities & EXTENDED_METADATA)
+        return cls(columns, [col.encode(extended) for col in columns], capabilities)
+
+    def block(self, status: int) -> list[bytes]:
+        """The column block's payloads, unframed."""
+        return _column_block(self.encoded_columns, self._capabilities, status, 0)
+
     def framed(self, status: int) -> bytes:
         wire = self._framed.get(status)
         if wire is None:
-            block = _column_block(self.encoded_columns, self._capabilities, status, 0)
-            wire = self._framed[status] = frame_payloads(block, 1)[0]
+            wire = self._framed[status] = frame_payloads(self.block(status), 1)[0]
         return wire
 
     def closing(self, status: int) -> bytes:

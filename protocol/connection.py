@@ -686,16 +686,20 @@ class ServerConnection:
         self._seq = 0
 
     def send_rows(self, head: ResultHead, status: int, rows: list[bytes]) -> bytes:
-        """Bytes of a binary result set (no cursor, no more results) answering the command just
+        """Bytes of a result set (no cursor, no more results) answering the command just
         received: `head`'s column block and closing packet for `status` around `rows`, each row
-        encoded (`BinaryRowEncoder`): what `send` of the same `BinaryResultSet` gives."""
-        if self._seq != 1:  # (a command of 16 MiB or more: its answer starts later)
-            return self.send(BinaryResultSet(head.columns, status=status, encoded_rows=rows,
-                                             encoded_columns=head.encoded_columns))
+        encoded (`BinaryRowEncoder` for the binary protocol, `messages.text_row_payloads` for
+        the text one): what `send` of the same `BinaryResultSet` or `ResultSet` gives."""
+        if status & _MORE_RESULTS:
+            raise LocalProtocolError("send_rows answers with one result set: `send` the ones followed by more")
         self._machine.fire(T.SEND_RESPONSE)
-        wire, _ = frame_payloads((*rows, head.closing(status)), head.packets + 1)
+        if self._seq != 1:  # (a command of 16 MiB or more: its answer starts later)
+            wire, _ = frame_payloads((*head.block(status), *rows, head.closing(status)), self._seq)
+        else:
+            wire, _ = frame_payloads((*rows, head.closing(status)), head.packets + 1)
+            wire = head.framed(status) + wire
         self._seq = 0
-        return head.framed(status) + wire
+        return wire
 
     def start_dump(self, semisync: bool) -> None:
         """Enter DUMPING after a COM_BINLOG_DUMP; with `semisync` incoming packets are acks."""

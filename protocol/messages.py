@@ -1061,6 +1061,20 @@ def encode_text_row(values: Iterable[object]) -> bytes:
     return b"".join(map(_row_value, values))
 
 
+def text_row_payloads(rows: Sequence[Sequence[object]], width: int) -> list[bytes]:
+    """The payloads of a text result set's rows of `width` values each (the compiled encoder
+    takes them whole, or declines and the loop decides them)."""
+    encoded = None if _native_rows is None else _native_rows.encode_text(rows, width)
+    if encoded is not None:
+        return encoded
+    out = []
+    for row in rows:
+        if len(row) != width:
+            raise LocalProtocolError(f"row has {len(row)} values for {width} columns")
+        out.append(encode_text_row(row))
+    return out
+
+
 def decode_text_row(payload: bytes, columns: int) -> tuple[str | None, ...]:
     values: list[str | None] = []
     pos = 0
@@ -1112,15 +1126,7 @@ class ResultSet:
         out.extend(col.encode(extended) for col in self.columns)
         if not deprecate_eof:
             out.append(EOF(self.warnings, self.status).encode())
-        # the compiled encoder takes the rows whole, or declines and the loop decides them
-        encoded = None if _native_rows is None else _native_rows.encode_text(self.rows, width)
-        if encoded is not None:
-            out.extend(encoded)
-        else:
-            for row in self.rows:
-                if len(row) != width:
-                    raise LocalProtocolError(f"row has {len(row)} values for {width} columns")
-                out.append(encode_text_row(row))
+        out.extend(text_row_payloads(self.rows, width))
         if deprecate_eof:
             out.append(OK(0, 0, self.status, self.warnings).encode(capabilities, header=EOF_HEADER))
         else:

@@ -101,7 +101,6 @@ from protocol.errors import (
     SQLError,
 )
 from protocol.messages import (
-    EXTENDED_METADATA,
     OK,
     ColumnDefinition,
     ComUnknown,
@@ -383,8 +382,7 @@ def carried_rows(columns: tuple[ColumnDefinition, ...], rows: Sequence[Sequence[
 def _kept(read: PreparedRead, keyword: str, kinds: tuple[type, ...], result: Any, capabilities: int) -> KeptRead:
     columns = result_columns(result)
     null_typed = any(col.type == FieldType.NULL for col in columns)
-    extended = bool(capabilities & EXTENDED_METADATA)
-    return KeptRead(read, keyword, kinds, ResultHead(columns, [col.encode(extended) for col in columns], capabilities),
+    return KeptRead(read, keyword, kinds, ResultHead.of(columns, capabilities),
                     None if null_typed else BinaryRowEncoder(columns))
 
 

@@ -82,7 +82,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from protocol.auth import make_salt
-from protocol.binary import COM_STMT_EXECUTE, STMT_COMMANDS
+from protocol.binary import COM_STMT_EXECUTE, STMT_COMMANDS, ResultHead
 from protocol.connection import (
     DEFAULT_SERVER_CAPABILITIES,
     NEED_DATA,
@@ -120,6 +120,7 @@ from protocol.messages import (
     OK,
     Capability,
     ChangeUser,
+    ColumnDefinition,
     ComBinlogDump,
     ComBinlogDumpGtid,
     ComInitDB,
@@ -132,6 +133,7 @@ from protocol.messages import (
     ResultSet,
     ServerStatus,
     decode_command,
+    text_row_payloads,
 )
 from protocol.packets import encode_packet
 from server import create_select, load_data, processlist
@@ -161,6 +163,9 @@ WRITE_KEYWORDS = frozenset({
 })
 # Fairness (module header): the commands a pipelining client gets in a row before the others run.
 YIELD_EVERY = 16
+# the column blocks of text results a connection keeps (`ClientSession._text_head`; 0: none, each
+# result set is built whole)
+TEXT_HEADS = 64
 COM_RESET_CONNECTION = 0x1F
 COM_SHUTDOWN = 0x08
 COM_STATISTICS = 0x09
@@ -282,6 +287,8 @@ class ClientSession(asyncio.Protocol):
         # SHOW WARNINGS / SHOW ERRORS: (Level, Code, Message) of the previous statement.
         self.diagnostics: list[tuple[str, int, str]] = []
         self.prepared = PreparedStatements(self)  # COM_STMT_*
+        # the column blocks of the text result sets sent, by (names, types): `_send_result`
+        self._text_heads: dict[tuple[tuple[str, ...], tuple[Any, ...]], ResultHead] = {}
 
     # -- asyncio.Protocol -----------------------------------------------------------------------
 
@@ -1120,16 +1127,34 @@ class ClientSession(asyncio.Protocol):
             if warnings:  # (the statement began with none)
                 self.diagnostics = list(warnings)
             if result.columns:
-                types = result.column_types or ()
-                columns = tuple(
-                    result_column(name, types[i] if i < len(types) else "string")
-                    for i, name in enumerate(result.columns)
-                )
-                message = ResultSet(columns, result.rows, flags, len(warnings))
+                if not warnings and not more and TEXT_HEADS:
+                    self.write(conn.send_rows(self._text_head(result), flags,
+                                              text_row_payloads(result.rows, len(result.columns))))
+                    return
+                message = ResultSet(self._result_columns(result), result.rows, flags, len(warnings))
             else:  # (the info, "Records: 2  Duplicates: 0  Warnings: 0", length-encoded as MariaDB's)
                 message = OK(result.affected_rows, result.last_insert_id or 0, flags, len(warnings),
                              result.info or "")
         self.write(conn.send(message))
+
+    @staticmethod
+    def _result_columns(result: Any) -> tuple[ColumnDefinition, ...]:
+        """The column definitions of an engine Result (a column without a type is a string)."""
+        types = result.column_types or ()
+        return tuple(result_column(name, types[i] if i < len(types) else "string")
+                     for i, name in enumerate(result.columns))
+
+    def _text_head(self, result: Any) -> ResultHead:
+        """The `ResultHead` of an engine Result's columns on this connection, kept by their names
+        and types (at most TEXT_HEADS of them: the statements a client repeats)."""
+        key = (tuple(result.columns), tuple(result.column_types or ()))
+        head = self._text_heads.get(key)
+        if head is None:
+            if len(self._text_heads) >= TEXT_HEADS:
+                self._text_heads.clear()
+            assert self.conn is not None
+            head = self._text_heads[key] = ResultHead.of(self._result_columns(result), self.conn.capabilities)
+        return head
 
     async def execute(self, sql: str) -> Any:
         """Run one statement (see server/role.py for the order of the handlers)."""

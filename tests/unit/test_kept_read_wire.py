@@ -4,10 +4,12 @@ to the general path they skip:
 - `IntParams`: a parameter block laid out as one already read (non-NULL integers of fixed-size
   types, types sent or not) read at once: the values `decode_execute_params` reads with the same
   bound types, or None, for every block (valid, of other layouts, damaged);
-- `ResultHead` + `ServerConnection.send_rows`: a binary result set's column block and closing
-  packet kept across executions: the bytes and state `send(BinaryResultSet(...))` gives, with
-  and without CLIENT_DEPRECATE_EOF, for each server status, zero to many rows, and after a
-  command of 16 MiB (whose answer does not start at sequence id 1).
+- `ResultHead` + `ServerConnection.send_rows`: a result set's column block and closing packet
+  kept across executions: the bytes and state `send(BinaryResultSet(...))` gives, or for text
+  rows `send(ResultSet(...))` (a text result's head is kept by the session too), with and
+  without CLIENT_DEPRECATE_EOF and MariaDB's extended metadata, for each server status, zero to
+  many rows, and after a command of 16 MiB (whose answer does not start at sequence id 1); a
+  status saying more results follow is refused (those are `send`'s).
 """
 
 from __future__ import annotations
@@ -28,7 +30,16 @@ from protocol.binary import (
     encode_execute_params,
 )
 from protocol.connection import DEFAULT_CLIENT_CAPABILITIES, ServerState
-from protocol.messages import Capability, ColumnDefinition, FieldType, ServerStatus
+from protocol.errors import LocalProtocolError
+from protocol.messages import (
+    EXTENDED_METADATA,
+    Capability,
+    ColumnDefinition,
+    FieldType,
+    ResultSet,
+    ServerStatus,
+    text_row_payloads,
+)
 from protocol.packets import MAX_PAYLOAD, encode_packet
 from tests.unit.test_connection import login, pump
 
@@ -110,46 +121,69 @@ def _columns() -> tuple[ColumnDefinition, ...]:
             ColumnDefinition("c", FieldType.STRING, table="t", org_name="c", charset=45, length=480))
 
 
-@pytest.mark.parametrize("caps", [0, int(Capability.CLIENT_DEPRECATE_EOF)])
+_COMMANDS = {"binary": bytes.fromhex("17 01000000 00 01000000"), "text": b"\x03SELECT id, c FROM t"}
+
+
+def _answer(server, path: str, protocol: str, columns, rows, status: int, head: ResultHead | None = None) -> bytes:
+    """The bytes `send` (of the whole result set) or `send_rows` (through `head`, or one made now)
+    give for `rows` in `protocol`."""
+    if protocol == "binary":
+        encoded = BinaryRowEncoder(columns).encode_rows(rows)
+        if path == "send":
+            return server.send(BinaryResultSet(columns, status=status, encoded_rows=encoded))
+    else:
+        if path == "send":
+            return server.send(ResultSet(columns, rows, status))
+        encoded = text_row_payloads(rows, len(columns))
+    return server.send_rows(head or ResultHead.of(columns, server.capabilities), status, encoded)
+
+
+@pytest.mark.parametrize("protocol", ["binary", "text"])
+@pytest.mark.parametrize("caps", [0, int(Capability.CLIENT_DEPRECATE_EOF), EXTENDED_METADATA])
 @pytest.mark.parametrize("nrows", [0, 1, 3, 300])
-def test_send_rows_is_send_of_the_result_set(caps, nrows):
+def test_send_rows_is_send_of_the_result_set(protocol, caps, nrows):
     columns = _columns()
-    client_caps = int(DEFAULT_CLIENT_CAPABILITIES) | caps
-    head = ResultHead(columns, [c.encode() for c in columns], login(client_caps=client_caps)[0].capabilities)
-    rows = [(i, "x" * (i % 50)) for i in range(nrows)]
-    execute = encode_packet(bytes.fromhex("17 01000000 00 01000000"), 0)[0]
+    client_caps = int(DEFAULT_CLIENT_CAPABILITIES) | (caps & 0xFFFFFFFF)
+
+    def logged_in():
+        server = login(client_caps=client_caps)[0]
+        server.capabilities |= caps & EXTENDED_METADATA  # (as a MariaDB client's login sets it)
+        return server
+
+    head = ResultHead.of(columns, logged_in().capabilities)
+    rows = [(i, "x" * (i % 50) if i % 7 else None) for i in range(nrows)]
+    command = encode_packet(_COMMANDS[protocol], 0)[0]
     for status in (ServerStatus.AUTOCOMMIT, ServerStatus.IN_TRANS, ServerStatus.IN_TRANS | ServerStatus.AUTOCOMMIT,
                    0, ServerStatus.AUTOCOMMIT):  # (the last one again: from the cache)
         status = int(status)
         sent = []
         for path in ("send", "send_rows"):
-            server, _ = login(client_caps=client_caps)
-            assert server.capabilities & Capability.CLIENT_DEPRECATE_EOF == caps
-            pump(execute, server)
-            encoded = BinaryRowEncoder(columns).encode_rows(rows)
-            if path == "send":
-                sent.append(server.send(BinaryResultSet(columns, status=status, encoded_rows=encoded)))
-            else:
-                sent.append(server.send_rows(head, status, encoded))
+            server = logged_in()
+            assert server.capabilities & caps == caps
+            pump(command, server)
+            sent.append(_answer(server, path, protocol, columns, rows, status, head))
             assert server.state is ServerState.COMMAND
         assert sent[0] == sent[1]
 
 
-def test_send_rows_after_a_command_of_sixteen_mebibytes():
+def test_send_rows_refuses_a_status_saying_more_results_follow():
+    server, _ = login()
+    pump(encode_packet(_COMMANDS["text"], 0)[0], server)
+    with pytest.raises(LocalProtocolError):
+        server.send_rows(ResultHead.of(_columns(), server.capabilities), int(ServerStatus.MORE_RESULTS_EXISTS), [])
+
+
+@pytest.mark.parametrize("protocol", ["binary", "text"])
+def test_send_rows_after_a_command_of_sixteen_mebibytes(protocol):
     """A command of MAX_PAYLOAD bytes or more takes two packets: its answer starts at sequence
     id 2, and `send_rows` frames it as `send` does."""
     columns = _columns()
-    big = bytes.fromhex("17 01000000 00 01000000") + bytes(MAX_PAYLOAD)
+    big = _COMMANDS[protocol] + bytes(MAX_PAYLOAD)
     sent = []
     for path in ("send", "send_rows"):
         server, _ = login()
         server._decoder.max_packet = 1 << 25  # (as max_allowed_packet would allow it)
         pump(encode_packet(big, 0)[0], server)
-        encoded = BinaryRowEncoder(columns).encode_rows([(1, "a")])
-        status = int(ServerStatus.AUTOCOMMIT)
-        if path == "send":
-            sent.append(server.send(BinaryResultSet(columns, status=status, encoded_rows=encoded)))
-        else:
-            head = ResultHead(columns, [c.encode() for c in columns], server.capabilities)
-            sent.append(server.send_rows(head, status, encoded))
+        sent.append(_answer(server, path, protocol, columns, [(1, "a")], int(ServerStatus.AUTOCOMMIT)))
+        assert server.state is ServerState.COMMAND
     assert sent[0] == sent[1] and struct.unpack_from("<I", sent[0])[0] >> 24 == 2

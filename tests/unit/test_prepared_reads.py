@@ -34,6 +34,7 @@ from engine.session import Session
 from protocol.binary import COM_STMT_EXECUTE, PrepareOK
 from protocol.errors import ER_WARN_DATA_OUT_OF_RANGE, SQLError
 from server import prepared
+from server import session as session_module
 from server.session import YIELD_EVERY, ClientSession
 from tests.integration.test_server_prepared import (
     LONGLONG,
@@ -412,17 +413,22 @@ TEXT_QUERIES = [  # the loop answers 6 of them at once (each pass): those marked
 
 def test_text_queries_send_the_same_bytes(shell, wire, monkeypatch):
     """COM_QUERY's SELECTs through `run_read_now` in the receive callback (`_query_on_receipt`)
-    and in the session's task, and through `run_statement` only (PyMySQL, autocommit and in a
-    transaction): the same bytes, and the loop's answers really taken."""
+    and in the session's task, and through `run_statement` only, with the result's column block
+    kept (`ClientSession._text_head`) or each result set built whole (PyMySQL, autocommit and in
+    a transaction): the same bytes, and the loop's answers really taken."""
     answered = _count_answers(monkeypatch, ClientSession, "run_read_now")
     on_receipt = _count_answers(monkeypatch, ClientSession, "_query_on_receipt")
+    heads = _count_answers(monkeypatch, ClientSession, "_text_head")
     streams = []
-    for path in ("receipt", "now", "statement"):
+    for path in ("receipt", "now", "statement", "whole"):
         with monkeypatch.context() as m:
             if path != "receipt":
                 m.setattr(ClientSession, "_query_on_receipt", lambda self, event: False)
-            if path == "statement":
+            if path in ("statement", "whole"):
                 m.setattr(ClientSession, "run_read_now", lambda self, sql, keyword: None)
+            if path == "whole":
+                m.setattr(session_module, "TEXT_HEADS", 0)
+            heads[0] = 0
             del wire[:]
             conn = shell.connect(autocommit=True, database="d1",
                                  client_flag=pymysql.constants.CLIENT.MULTI_STATEMENTS)
@@ -443,12 +449,13 @@ def test_text_queries_send_the_same_bytes(shell, wire, monkeypatch):
             finally:
                 conn.close()
             streams.append(wire[2:])
+            assert (heads[0] >= 20) == (path != "whole")
     assert answered[0] == 2 * 12  # 6 per transaction mode, twice
     assert on_receipt[0] == 2 * 4 + 1  # the 6 less the multi-statement's two, twice; and the BEGIN
-    receipt, now, statement = streams
-    assert len(receipt) == len(now) == len(statement) > 20
-    for i, (r, x, y) in enumerate(zip(receipt, now, statement, strict=True)):
-        assert r == x == y, f"write {i}: receipt {r.hex()} / now {x.hex()} / statement {y.hex()}"
+    receipt, now, statement, whole = streams
+    assert len(receipt) == len(now) == len(statement) == len(whole) > 20
+    for i, (r, x, y, z) in enumerate(zip(receipt, now, statement, whole, strict=True)):
+        assert r == x == y == z, f"write {i}: receipt {r.hex()} / now {x.hex()} / statement {y.hex()} / whole {z.hex()}"
 
 
 def test_an_error_answered_on_receipt(shell, monkeypatch):
