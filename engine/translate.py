@@ -11,7 +11,7 @@ Rewrites: backtick identifiers, MySQL functions SQLite lacks (NOW(), UNIX_TIMEST
 `||`/`&&`/`!` as logical operators, `/` as real division, `DIV`, `<=>`, LIKE's backslash escape,
 TRIM(LEADING | TRAILING | BOTH x FROM y), CAST to DATE / DATETIME / TIME (MariaDB's reading of
 the value, `mysql_cast_temporal`), to CHAR(n) and, where `engine.exact` did not type it, to an integer,
-index hints / FOR UPDATE / DUAL dropped, INSERT IGNORE / REPLACE / ON DUPLICATE KEY UPDATE /
+DATE 'x' / TIME 'x' / TIMESTAMP 'x' (`TYPED` arguments), index hints / FOR UPDATE / DUAL dropped, INSERT IGNORE / REPLACE / ON DUPLICATE KEY UPDATE /
 INSERT ... SET. For INSERT ... VALUES into a table with an AUTO_INCREMENT column, every row's
 value of that column becomes an argument (`Plan.auto_slots`) so that the engine can hand out
 MySQL's ids (0/NULL/DEFAULT/absent = next id), exactly reproducible from a binlog INSERT_ID.
@@ -32,7 +32,7 @@ from typing import Any
 from engine import collation, infoschema, values
 from engine.catalog import Column, Table, mysql_literal
 from engine.collation import GENERAL_CI
-from engine.exact import AGGREGATE_CALLS, Finder, member_number
+from engine.exact import AGGREGATE_CALLS, NUMBER_VALUES, Finder, member_number
 from engine.exprtypes import (
     UNIT_WORDS,
     Derived,
@@ -72,8 +72,13 @@ from protocol.messages import FieldType
 # Per-execution argument sources (besides an int: the index of a literal of the statement).
 NOW, CURDATE, CURTIME, UNIX_NOW, LAST_ID, DATABASE, CONN_ID, FOUND, ROW_COUNT, USER, CURRENT_USER = (
     "now", "curdate", "curtime", "unix", "lastid", "db", "connid", "found", "rowcount", "user", "curuser")
-# (STORE, literal index, is _binary, Column, row number, `db`.`t`.`c`, negated, IGNORE: stored adjusted)
+# (STORE, literal index, read as (False; True: a _binary literal; a typed literal's kind, see
+# TYPED), Column, row number, `db`.`t`.`c`, negated, IGNORE: stored adjusted)
 STORE = "store"
+# (TYPED, literal index, "date" | "time" | "datetime"): the typed literal DATE 'x', TIME 'x' or
+# TIMESTAMP 'x', its value read from the string as MariaDB's parser reads it (`values.typed_literal`)
+TYPED = "typed"
+TYPED_LITERALS = {"DATE": "date", "TIME": "time", "TIMESTAMP": "datetime"}
 
 CLAUSE_WORDS = {
     "WHERE", "GROUP", "ORDER", "HAVING", "LIMIT", "SET", "UNION", "WINDOW", "FOR", "LOCK", "VALUES",
@@ -344,6 +349,8 @@ class Translator:
                 args.append(("const", values.binary_literal(literals[source[1]])))
             elif type(source) is tuple and source[0] == STORE:
                 args.append(("const", values.stored_literal(source, literals, texts)))
+            elif type(source) is tuple and source[0] == TYPED:
+                args.append(("const", values.typed_literal(source[2], literals[source[1]])))
             else:
                 args.append(source)
         plan.args = args
@@ -536,6 +543,10 @@ class Translator:
                 self.add_arg(("bytes", nxt.param))
                 i += 2
                 continue
+            if word in TYPED_LITERALS and nxt is not None and nxt.kind == "param":
+                self.add_arg((TYPED, nxt.param, self.typed_kind(i)))
+                i += 2
+                continue
             if word == "BINARY" and (found := self.binary_operand(i, end)) is not None:
                 stop, liked = found
                 out.append("CAST((" if liked else "(")
@@ -604,6 +615,18 @@ class Translator:
             out.append(tok.text)
             i += 1
         return i
+
+    def typed_kind(self, i: int) -> str:
+        """The kind ("date", "time", "datetime") of the typed literal DATE 'x' / TIME 'x' /
+        TIMESTAMP 'x' at tokens[i], whose value the statement's execution reads from the string
+        (`values.typed_literal`: 1525 for one that is no such value). A number after the word is
+        MariaDB's syntax error; the plan depends on the literal holding none (`kinds`)."""
+        param = self.tokens[i + 1].param
+        number = type(self.params[param]) in NUMBER_VALUES
+        self.kinds[param] = number
+        if number:
+            raise self.error_at(i + 1)
+        return TYPED_LITERALS[self.tokens[i].upper]
 
     def compared_off_column(self, i: int) -> bool:
         """Whether the literal at tokens[i] is an operand of a comparison (= <> != < <= > >= <=>)
@@ -2190,11 +2213,16 @@ class Translator:
         return ("seq", ("raw", "mysql_store(("), inner, ("raw", f"), {stored})"))
 
     def emit_stored(self, span: tuple[int, int], col, row: int, schema: str, table: str) -> bool:
-        """A literal (or `_binary` literal) assigned to `col`: an argument the engine converts
-        as the column stores it (`engine.values.store`: strict mode). False for expressions."""
+        """A literal (a `_binary` or typed literal too) assigned to `col`: an argument the engine
+        converts as the column stores it (`engine.values.store`: strict mode). False for
+        expressions."""
         toks = self.tokens
         start, end = span
-        binary = end - start == 2 and toks[start].kind == "word" and toks[start].upper in ("_BINARY", "BINARY")
+        binary: bool | str = end - start == 2 and toks[start].kind == "word" and toks[start].upper in (
+            "_BINARY", "BINARY")
+        if end - start == 2 and toks[start].kind == "word" and toks[start].upper in TYPED_LITERALS \
+                and toks[start + 1].kind == "param":
+            binary = self.typed_kind(start)
         negative = end - start == 2 and toks[start].kind == "op" and toks[start].text in "-+" \
             and isinstance(self.params[toks[start + 1].param] if toks[start + 1].kind == "param" else None,
                            int | float)

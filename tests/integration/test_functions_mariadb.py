@@ -19,8 +19,9 @@ LEAST (strings by the collation, numbers with strings as DOUBLEs, dates with str
 DOUBLE written as a string (CONCAT, CAST AS CHAR: -1, 1e15, 0.00000015), the types of date +
 INTERVAL, DATE_ADD and STR_TO_DATE (DATE, DATETIME or TIME by the operand and the unit or the
 format), HAVING naming a select alias that is also a column's name, locking reads with NOWAIT, WAIT n
-and SKIP LOCKED, a number column against a string that holds no number ('', '2abc': it compared as a text, above
-every number), GROUP_CONCAT(DISTINCT ...) by the collation ('a', 'A' and 'a ' one value), a
+and SKIP LOCKED, typed literals DATE 'x' / TIME 'x' / TIMESTAMP 'x' (selected, compared, computed
+on, stored; 1525 for a text that is no such value: they were 1064), a number column against a
+string that holds no number ('', '2abc': it compared as a text, above every number), GROUP_CONCAT(DISTINCT ...) by the collation ('a', 'A' and 'a ' one value), a
 scalar subquery of more than one row 1242 (it gave its first row; an aggregate
 without GROUP BY, a subquery reading no table and a derived table are not checked), subqueries,
 joins, UNION, window functions, CTEs, NULL handling, aggregates, ordering.
@@ -39,7 +40,9 @@ it); COUNT(DISTINCT a, b) refused with 1235; WITH ROLLUP's text group values ord
 BINARY before a name or call that is not compared or matched (`SELECT BINARY v`) an error;
 `BINARY 'ä' LIKE 'a'` 1 (0: a binary match); `v = BINARY 'A'` for a utf8mb4_general_ci column v
 holding 'a' 1 (0: binary); JSON_ARRAYAGG / JSON_OBJECTAGG with DISTINCT, ORDER BY, LIMIT or OVER refused with 1235; a number
-literal inside JSON_OBJECT / JSON_ARRAY written from its value (2.50 as 2.5, 1e3 as 1000.0)."""
+literal inside JSON_OBJECT / JSON_ARRAY written from its value (2.50 as 2.5, 1e3 as 1000.0);
+DATE x'..' a syntax error 1064 (1525 here); a TIME literal stored in a DATE / DATETIME / TIMESTAMP
+column dated today (refused with 1235)."""
 
 from __future__ import annotations
 
@@ -290,6 +293,35 @@ QUERIES = [
     "SELECT 'a' IN (BINARY 'A'), BINARY 'a' IN ('A'), 'a' IN ('A' COLLATE utf8mb4_bin), 'a' IN ('A') AND BINARY 'b' = 'B'",
     "UPDATE g SET n = n + 100 WHERE BINARY v = 'B'",
     "SELECT id, n FROM g ORDER BY id",
+    # typed literals DATE 'x', TIME 'x', TIMESTAMP 'x': the value MariaDB reads, 1525 for a text
+    # that is none (they were 1064)
+    "SELECT DATE '2020-01-01', TIME '10:11:12', TIMESTAMP '2020-01-01 10:11:12', DATE'2020-1-1', TIME '1 10',"
+    " TIMESTAMP '20200101101112', date \"2020/01/01\"",
+    "SELECT TIME '-10:00:00', TIME '838:59:59', TIME '10:11:12.5', TIME '101112', TIMESTAMP '2020-01-01 10:11:12.1234567',"
+    " TIMESTAMP '2020-01-01T10:11', DATE '0000-00-00', DATE ' 70-01-01'",
+    "SELECT DATE '2020-13-01'",
+    "SELECT TIME '10:60:00'",
+    "SELECT TIME '839:00:00'",
+    "SELECT TIMESTAMP '2020-01-01'",
+    "SELECT DATE '2020-01-01 10:11:12'",
+    "SELECT TIME '2020-01-01 10:11:12'",
+    "SELECT DATE '2020-02-30' FROM t WHERE 0",
+    "SELECT DATE 20200101",
+    "SELECT id FROM t WHERE d = DATE '2024-01-05' OR d BETWEEN DATE '2023-12-01' AND TIMESTAMP '2023-12-31 00:00:00'"
+    " ORDER BY id",
+    "SELECT id FROM t WHERE d > DATE '2024-1-5' OR d IN (DATE '2023-12-31') ORDER BY id",
+    "SELECT DATE '2020-01-31' + INTERVAL 1 MONTH, DATEDIFF(DATE '2024-01-10', d), DATE '2020-01-01' = '2020-1-1',"
+    " TIME '10:11:12' + 0, TIMESTAMP '2020-01-01 10:11:12' < DATE '2020-01-02', DAYNAME(DATE '2024-01-05') FROM t"
+    " WHERE id = 1",
+    "CREATE TABLE dt (id INT PRIMARY KEY, d DATE, f DATETIME(2), g TIME(1), n BIGINT, v VARCHAR(30))",
+    "INSERT INTO dt VALUES (1, DATE '2024-03-01', TIMESTAMP '2024-03-01 10:11:12.345', TIME '-1:02:03.45',"
+    " TIMESTAMP '2024-03-01 10:11:12', TIME '10:11:12.5')",
+    "INSERT INTO dt VALUES (2, DATE '2024-02-30', NULL, NULL, NULL, NULL)",
+    "INSERT IGNORE INTO dt (id, d) VALUES (2, DATE '2024-02-30')",
+    "INSERT INTO dt SET id = 3, d = DATE '2024-3-2', f = TIMESTAMP '2024-03-02 00:00:00', g = TIME '1 10',"
+    " n = DATE '2024-03-02'",
+    "UPDATE dt SET g = TIME '12:00:00', v = DATE '2024-3-2' WHERE f = DATE '2024-03-02'",
+    "SELECT id, d, f, g, n, v FROM dt WHERE f > TIMESTAMP '2024-03-01 10:11:12.3' ORDER BY id",
 ]
 
 
