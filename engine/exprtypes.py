@@ -935,6 +935,8 @@ class _Typer:
             # a text of up to group_concat_max_len (1M) bytes: MariaDB's BLOB type
             return ColumnType(FieldType.BLOB, 16777216, 0, CHARSET_UTF8MB4_GENERAL_CI, 0,
                               format_name="" if word == "GROUP_CONCAT" else "json")
+        if word in ("CHARSET", "COLLATION"):  # a name (MariaDB's VARCHAR(64), whatever the argument)
+            return varchar(64)
         if word in _JSON_VALUED:  # a VARCHAR whose value is JSON (MariaDB's "json" format)
             chars = [a.length // 4 if a and a.charset != 63 else 64 for a in args]
             return replace(_text_type(max(sum(chars) * 2, 16)), format_name="json")

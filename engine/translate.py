@@ -11,7 +11,8 @@ Rewrites: backtick identifiers, MySQL functions SQLite lacks (NOW(), UNIX_TIMEST
 `||`/`&&`/`!` as logical operators, `/` as real division, `DIV`, `<=>`, LIKE's backslash escape,
 TRIM(LEADING | TRAILING | BOTH x FROM y), CAST to DATE / DATETIME / TIME (MariaDB's reading of
 the value, `mysql_cast_temporal`), to CHAR(n) and, where `engine.exact` did not type it, to an integer,
-DATE 'x' / TIME 'x' / TIMESTAMP 'x' (`TYPED` arguments), index hints / FOR UPDATE / DUAL dropped, INSERT IGNORE / REPLACE / ON DUPLICATE KEY UPDATE /
+DATE 'x' / TIME 'x' / TIMESTAMP 'x' (`TYPED` arguments), CHARSET(x) / COLLATION(x) from x's form
+(`emit_charset`), index hints / FOR UPDATE / DUAL dropped, INSERT IGNORE / REPLACE / ON DUPLICATE KEY UPDATE /
 INSERT ... SET. For INSERT ... VALUES into a table with an AUTO_INCREMENT column, every row's
 value of that column becomes an argument (`Plan.auto_slots`) so that the engine can hand out
 MySQL's ids (0/NULL/DEFAULT/absent = next id), exactly reproducible from a binlog INSERT_ID.
@@ -30,8 +31,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine import collation, infoschema, values
-from engine.catalog import Column, Table, mysql_literal
+from engine.catalog import CHAR_TYPES, Column, Table, mysql_literal
 from engine.collation import GENERAL_CI
+from engine.coltypes import CHARSET_BINARY
 from engine.exact import AGGREGATE_CALLS, NUMBER_VALUES, Finder, member_number
 from engine.exprtypes import (
     UNIT_WORDS,
@@ -969,6 +971,8 @@ class Translator:
             return i + 1
         if word == "COUNT" and i + 2 < len(toks) and toks[i + 2].is_word("DISTINCT") and self.close_of(i)[1] is not None:
             raise SQLError(ER_NOT_SUPPORTED_YET, "COUNT(DISTINCT) of more than one expression")
+        if word in ("CHARSET", "COLLATION"):
+            return self.emit_charset(i, word)
         if word == "GROUP_CONCAT":
             return self.emit_group_concat(i)
         if word in ("JSON_ARRAYAGG", "JSON_OBJECTAGG"):
@@ -983,6 +987,61 @@ class Translator:
             return i + 1
         self.out.append(FUNC_RENAME.get(word, toks[i].text))
         return i + 1
+
+    def emit_charset(self, i: int, word: str) -> int:
+        """CHARSET(x) / COLLATION(x) at tokens[i], known from x's form, as MariaDB answers: a
+        string literal the connection's (@@character_set_connection, @@collation_connection), a
+        _utf8mb4 one utf8mb4's, `x COLLATE utf8mb4_...` that collation; a character column
+        utf8mb4 under utf8mb4_general_ci, or utf8mb4_bin (a _bin or BINARY column, JSON), as the
+        catalog holds every one (a column declared in another character set answers as it holds
+        it, as SHOW FULL COLUMNS does); 'binary' for a number, a time, NULL, a binary string
+        (_binary 'x', X'..', BINARY x, CAST(x AS BINARY), a binary column). Any other x (a
+        string function's result, whose character set MariaDB takes from its arguments or its
+        own, utf8mb3 for USER()) is refused with 1235. A literal's own kind decides, so the plan
+        is not cached."""
+        toks = self.tokens
+        j, comma = self.close_of(i)
+        if comma is not None:
+            raise self.error_at(comma + 1)
+        arg = toks[i + 2:j]
+        name = self.charset_of(arg)
+        if name is None:
+            raise SQLError(ER_NOT_SUPPORTED_YET, f"{word}() of this expression")
+        if name == "connection":
+            self.add_arg(("sysvar", "@@character_set_connection" if word == "CHARSET" else "@@collation_connection"))
+        else:
+            self.add_arg(("const", name.partition("_")[0] if word == "CHARSET" and name != "binary" else name))
+        return j + 1
+
+    def charset_of(self, arg: list[Token]) -> str | None:
+        """The collation of the expression `arg` for `emit_charset` ('binary' for none,
+        'connection' for the connection's), None when not known."""
+        self.cacheable = False
+        if len(arg) == 1 and arg[0].kind == "param":
+            value = self.params[arg[0].param]
+            return "connection" if isinstance(value, str) else "binary"
+        if len(arg) == 2 and arg[1].kind == "param" and arg[0].is_word("_BINARY", "BINARY", "_UTF8MB4"):
+            return "binary" if arg[0].upper != "_UTF8MB4" else "utf8mb4_general_ci"
+        if len(arg) >= 3 and arg[-2].is_word("COLLATE") and arg[-1].kind in ("word", "ident"):
+            collation = arg[-1].text.lower()
+            return collation if collation.startswith("utf8mb4_") and self.charset_of(arg[:-2]) != "binary" else None
+        if len(arg) == 1 and arg[0].is_word("NULL", "TRUE", "FALSE"):
+            return "binary"
+        if any(is_introducer(t) and nxt.kind == "param" for t, nxt in zip(arg, arg[1:], strict=False)):
+            return None  # (N'x', _latin1'x': a character set this engine does not keep)
+        tables = self.statement_tables()
+        ct = SelectTypes([], tables).expr_type(arg, self.params, lambda: [""] * len(self.params))
+        if ct is None:
+            return None
+        if ct.charset == CHARSET_BINARY:
+            return "binary"
+        if ct.origin is not None:  # a table's character column
+            schema, _, table, column = ct.origin
+            found = self.table_named(schema, table)
+            col = found.column(column) if found is not None else None
+            if col is not None and col.base in CHAR_TYPES:
+                return "utf8mb4_bin" if col.text_binary else "utf8mb4_general_ci"
+        return None
 
     def close_of(self, i: int, is_split=lambda t: t.kind == "op" and t.text == ",") -> tuple[int, int | None]:
         """For the call whose '(' is tokens[i + 1]: (index of its ')', index of the first

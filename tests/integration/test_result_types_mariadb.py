@@ -39,7 +39,7 @@ from the rows: a DATE came as a string); a table column's
 result column says where it comes from (its table as the statement names it, the table, the
 schema, the column's own name: all were empty, so mysql2's nestTables and JDBC's getTableName had
 nothing); typed literals DATE 'x' a DATE, TIME 'x' a TIME, TIMESTAMP 'x' a DATETIME, named as
-written (they were 1064).
+written (they were 1064); CHARSET() and COLLATION() a VARCHAR (they were 1305).
 
 Left out, where the two still differ: the display lengths of computed columns (not compared); a
 DATE_ADD of a string typed by its rows here (MariaDB: a CHAR(254) type); ROUND of an integer
@@ -206,6 +206,8 @@ QUERIES = [
     " ORDER BY id",
     "SELECT DATE '2024-02-30'",
     "SELECT x FROM (SELECT TIME '10:11:12.5' AS x UNION SELECT TIME '1:00') q ORDER BY x",
+    # CHARSET() / COLLATION(): a VARCHAR whatever the argument (they were 1305)
+    "SELECT id, CHARSET('a'), COLLATION(d), CHARSET(1) AS c1, COLLATION(f) c2 FROM t ORDER BY id",
 ]
 
 # statements whose result columns are compared by name and type code only (their values are
