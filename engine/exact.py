@@ -52,7 +52,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from engine.catalog import sql_literal
-from engine.coltypes import INTEGER_CODES, STRING_CODES, ColumnType
+from engine.coltypes import INTEGER_CODES, STRING_CODES, ColumnType, datetime_type
 from engine.exprtypes import Unknown, skip_parens, split_select
 from engine.lexer import Token
 from protocol.messages import ColumnFlag, FieldType
@@ -70,6 +70,7 @@ NUMBER_VALUES = (int, float, Decimal)  # a literal that holds a number (`Finder.
 _TEMPORAL_NAMES = {FieldType.DATE: "date", FieldType.DATETIME: "datetime", FieldType.TIMESTAMP: "timestamp",
                    FieldType.TIME: "time"}
 _MIDNIGHT = (FieldType.DATETIME, FieldType.TIMESTAMP)
+_TYPED_LITERALS = {"DATE": FieldType.DATE, "TIME": FieldType.TIME, "TIMESTAMP": FieldType.DATETIME}
 _INT_TARGETS = ("SIGNED", "UNSIGNED", "INTEGER", "INT")
 _COMPARE = {"=", "<=>", ">=", "<=", "<", ">", "!=", "<>"}
 _ARITH = {"+": "mysql_dec_add", "-": "mysql_dec_sub", "*": "mysql_dec_mul", "/": "mysql_dec_div",
@@ -124,9 +125,10 @@ class Expr:
     cat: str
     tree: tuple | None = None  # None: emitted as written
     kind: str = ""  # "col": a stored DECIMAL column; "lit": a literal; "neglit": -literal;
-    # "litexpr": arithmetic on literals only; "bigint": a BIGINT column; "temporal": a date/time one
+    # "litexpr": arithmetic on literals only; "bigint": a BIGINT column; "temporal": a date/time one;
+    # "typedlit": DATE 'x', TIME 'x', TIMESTAMP 'x'
     param: int = -1
-    column: ColumnType | None = None  # a bare column reference: its type
+    column: ColumnType | None = None  # a bare column reference: its type (a typed literal's type)
     # an ENUM or SET column (kind "member"): "enum" or "set" and its members, in order
     members: tuple[str, tuple[str, ...]] | None = None
 
@@ -154,11 +156,12 @@ def _cast_number(e: Expr) -> tuple:
 
 
 def _as_number(e: Expr) -> Expr:
-    """A temporal column in arithmetic: the number MySQL makes of it (TIME '12:34:56' is 123456),
-    not SQLite's reading of its text (12); an ENUM or SET column: `_member_number`."""
+    """A temporal column or typed literal in arithmetic: the number MySQL makes of it (TIME
+    '12:34:56' is 123456), not SQLite's reading of its text (12); an ENUM or SET column:
+    `_member_number`."""
     if e.kind == "member":
         return _member_number(e)
-    if e.kind != "temporal":
+    if e.kind not in ("temporal", "typedlit"):
         return e
     return Expr(e.start, e.stop, DEC, ("call", "mysql_temporal_number", e.emit()))
 
@@ -348,20 +351,22 @@ class Finder:
           `kinds`), where SQLite compares numbers already (a string's affinity conversion would
           leave '2abc' or '' a text, above every number);
           against a string or a literal its value decides (the plan then depends on it: `kinds`).
-        - a DATE, DATETIME, TIMESTAMP or TIME column with a literal compares times: the literal
-          becomes `mysql_temporal(x, type, fsp)`, its text as the column holds its value
-          ('2024-1-5' and 20240105 are '2024-01-05', a DATETIME's '2024-01-05' is midnight's
-          '2024-01-05 00:00:00'; `values.temporal_text`), one call per statement (SQLite folds a
-          deterministic call of constants) and the column's index still usable; a DATE column with
-          a DATETIME or TIMESTAMP column compares the date's midnight."""
+        - a DATE, DATETIME, TIMESTAMP or TIME column with a literal (a typed one too: DATE 'x')
+          compares times: the literal becomes `mysql_temporal(x, type, fsp)`, its text as the
+          column holds its value ('2024-1-5' and 20240105 are '2024-01-05', a DATETIME's
+          '2024-01-05' is midnight's '2024-01-05 00:00:00'; `values.temporal_text`), one call per
+          statement (SQLite folds a deterministic call of constants) and the column's index still
+          usable; a typed literal with a string literal likewise; a DATE column with a DATETIME or
+          TIMESTAMP column (a DATE literal with a TIMESTAMP literal) compares the date's midnight."""
         wrap: dict[int, tuple[int, tuple]] = {}  # start -> (stop, tree)
         for other in others:
             for x, y in ((left, other), (other, left)):
-                if x.kind == "temporal" and x.column is not None:
-                    if y.kind == "lit":
+                if x.kind in ("temporal", "typedlit") and x.column is not None:
+                    if y.kind == "lit" or y.kind == "typedlit" and x.kind == "temporal":
                         wrap[y.start] = (y.stop, ("seq", ("raw", "mysql_temporal("), y.emit(), (
                             "raw", f", '{_TEMPORAL_NAMES[x.column.type]}', {x.column.decimals})")))
-                    elif x.column.type in _MIDNIGHT and x.column.decimals == 0 and y.kind == "temporal" \
+                    elif x.column.type in _MIDNIGHT and x.column.decimals == 0 and y.kind == (
+                            "temporal" if x.kind == "temporal" else "typedlit") \
                             and y.column is not None and y.column.type == FieldType.DATE:
                         wrap[y.start] = (y.stop, ("seq", ("raw", "("), y.emit(), ("raw", "|| ' 00:00:00')")))
                     continue
@@ -532,6 +537,10 @@ class Finder:
                 return Expr(i, i + 1, INT)
             if word in ("_BINARY", "BINARY") and nxt is not None and nxt.kind == "param":
                 return Expr(i, i + 2, OTHER)
+            if word in _TYPED_LITERALS and nxt is not None and nxt.kind == "param":
+                # DATE 'x' / TIME 'x' / TIMESTAMP 'x': compared and computed on as a column of
+                # that type is (its fraction digits, read per execution, not told)
+                return Expr(i, i + 2, OTHER, None, "typedlit", column=datetime_type(_TYPED_LITERALS[word], 0))
             if word == "CASE":
                 return self.case(i)
             if word == "EXISTS" and self.at(i + 1, "("):

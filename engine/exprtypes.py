@@ -5,7 +5,7 @@ items (aliases dropped) and the tables of the FROM clause by alias. `types(param
 describes every result column: a column reference (`c`, `t.c`, `db.t.c`, `*`, `t.*`) by its
 table's definition, a literal by its kind (an integer LONG or LONGLONG by its digits, `1.5`
 DECIMAL, `1e3` DOUBLE, a string VARCHAR utf8mb4, `X'..'`/`_binary'..'` binary VARCHAR, NULL the
-NULL type), operators and functions by MySQL's rules (integer + - * BIGINT, `/` DECIMAL with 4
+NULL type, DATE 'x' / TIME 'x' / TIMESTAMP 'x' DATE, TIME, DATETIME), operators and functions by MySQL's rules (integer + - * BIGINT, `/` DECIMAL with 4
 more decimals, comparisons INT(1), COUNT BIGINT, SUM/AVG of exact numbers DECIMAL, of floats
 DOUBLE, MIN/MAX their argument's type, NOW() DATETIME, string functions VARCHAR, CAST targets).
 An expression it does not know is None: the engine then takes the one type all of the column's
@@ -84,6 +84,8 @@ _TEMPORAL_FUNCS = {
 # functions whose result keeps the fraction digits of the arguments it reads (`time_of_args`)
 _FSP_FROM_ARGS = {"TIME": FieldType.TIME, "TIMEDIFF": FieldType.TIME, "TIMESTAMP": FieldType.DATETIME,
                   "CONVERT_TZ": FieldType.DATETIME, "ADDTIME": FieldType.DATETIME, "SUBTIME": FieldType.DATETIME}
+# the typed literals DATE 'x', TIME 'x', TIMESTAMP 'x' (`translate.TYPED_LITERALS`)
+_TYPED_LITERALS = {"DATE": FieldType.DATE, "TIME": FieldType.TIME, "TIMESTAMP": FieldType.DATETIME}
 _NILADIC = {"CURRENT_TIMESTAMP", "LOCALTIME", "LOCALTIMESTAMP", "CURRENT_DATE", "CURRENT_TIME",
             "UTC_TIMESTAMP", "UTC_DATE", "UTC_TIME", "CURRENT_USER"}
 _CONSTANT_FLAGS = ColumnFlag.BINARY | ColumnFlag.NOT_NULL
@@ -660,6 +662,8 @@ class _Typer:
                 value = self.param(nxt.param)
                 n = len(value) if isinstance(value, bytes | str) else 0
                 return varchar(n, binary=True, flags=ColumnFlag.NOT_NULL), i + 2
+            if word in _TYPED_LITERALS and nxt is not None and nxt.kind == "param":
+                return self.typed_literal(word, nxt.param), i + 2
             if word == "BINARY" and nxt is not None:  # BINARY x: x's bytes as a binary string
                 ct, j = self.primary(toks, i + 1)
                 return varchar(ct.length, binary=True, flags=ct.flags & ColumnFlag.NOT_NULL), j
@@ -766,6 +770,14 @@ class _Typer:
         if ct.type in (FieldType.VAR_STRING, FieldType.STRING, FieldType.BLOB):
             return 6
         return 0
+
+    def typed_literal(self, word: str, n: int) -> ColumnType:
+        """DATE 'x' a DATE, TIME 'x' a TIME, TIMESTAMP 'x' a DATETIME, the latter two with the
+        fraction digits written (at most 6: `values.typed_literal`)."""
+        code = _TYPED_LITERALS[word]
+        value = self.param(n)
+        found = re.search(r"\.(\d*)\s*$", value) if isinstance(value, str) and code != FieldType.DATE else None
+        return datetime_type(code, min(len(found.group(1)), 6) if found else 0, _CONSTANT_FLAGS)
 
     def literal(self, n: int) -> ColumnType:
         value = self.param(n)
@@ -923,6 +935,8 @@ class _Typer:
             # a text of up to group_concat_max_len (1M) bytes: MariaDB's BLOB type
             return ColumnType(FieldType.BLOB, 16777216, 0, CHARSET_UTF8MB4_GENERAL_CI, 0,
                               format_name="" if word == "GROUP_CONCAT" else "json")
+        if word in ("CHARSET", "COLLATION"):  # a name (MariaDB's VARCHAR(64), whatever the argument)
+            return varchar(64)
         if word in _JSON_VALUED:  # a VARCHAR whose value is JSON (MariaDB's "json" format)
             chars = [a.length // 4 if a and a.charset != 63 else 64 for a in args]
             return replace(_text_type(max(sum(chars) * 2, 16)), format_name="json")

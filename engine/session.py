@@ -51,6 +51,7 @@ from engine.translate import (
     NOW,
     ROW_COUNT,
     STORE,
+    TYPED,
     UNIX_NOW,
     USER,
     Plan,
@@ -468,6 +469,8 @@ class Session:
                 args.append(self._sysvar(source[1]))
             elif source[0] == "bytes":
                 args.append(values.binary_literal(params[source[1]]))
+            elif source[0] == TYPED:
+                args.append(values.typed_literal(source[2], params[source[1]]))
             else:
                 raise AssertionError(source)
         return args

@@ -11,7 +11,8 @@ Rewrites: backtick identifiers, MySQL functions SQLite lacks (NOW(), UNIX_TIMEST
 `||`/`&&`/`!` as logical operators, `/` as real division, `DIV`, `<=>`, LIKE's backslash escape,
 TRIM(LEADING | TRAILING | BOTH x FROM y), CAST to DATE / DATETIME / TIME (MariaDB's reading of
 the value, `mysql_cast_temporal`), to CHAR(n) and, where `engine.exact` did not type it, to an integer,
-index hints / FOR UPDATE / DUAL dropped, INSERT IGNORE / REPLACE / ON DUPLICATE KEY UPDATE /
+DATE 'x' / TIME 'x' / TIMESTAMP 'x' (`TYPED` arguments), CHARSET(x) / COLLATION(x) from x's form
+(`emit_charset`), index hints / FOR UPDATE / DUAL dropped, INSERT IGNORE / REPLACE / ON DUPLICATE KEY UPDATE /
 INSERT ... SET. For INSERT ... VALUES into a table with an AUTO_INCREMENT column, every row's
 value of that column becomes an argument (`Plan.auto_slots`) so that the engine can hand out
 MySQL's ids (0/NULL/DEFAULT/absent = next id), exactly reproducible from a binlog INSERT_ID.
@@ -30,9 +31,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine import collation, infoschema, values
-from engine.catalog import Column, Table, mysql_literal
+from engine.catalog import CHAR_TYPES, Column, Table, mysql_literal
 from engine.collation import GENERAL_CI
-from engine.exact import AGGREGATE_CALLS, Finder, member_number
+from engine.coltypes import CHARSET_BINARY
+from engine.exact import AGGREGATE_CALLS, NUMBER_VALUES, Finder, member_number
 from engine.exprtypes import (
     UNIT_WORDS,
     Derived,
@@ -72,8 +74,13 @@ from protocol.messages import FieldType
 # Per-execution argument sources (besides an int: the index of a literal of the statement).
 NOW, CURDATE, CURTIME, UNIX_NOW, LAST_ID, DATABASE, CONN_ID, FOUND, ROW_COUNT, USER, CURRENT_USER = (
     "now", "curdate", "curtime", "unix", "lastid", "db", "connid", "found", "rowcount", "user", "curuser")
-# (STORE, literal index, is _binary, Column, row number, `db`.`t`.`c`, negated, IGNORE: stored adjusted)
+# (STORE, literal index, read as (False; True: a _binary literal; a typed literal's kind, see
+# TYPED), Column, row number, `db`.`t`.`c`, negated, IGNORE: stored adjusted)
 STORE = "store"
+# (TYPED, literal index, "date" | "time" | "datetime"): the typed literal DATE 'x', TIME 'x' or
+# TIMESTAMP 'x', its value read from the string as MariaDB's parser reads it (`values.typed_literal`)
+TYPED = "typed"
+TYPED_LITERALS = {"DATE": "date", "TIME": "time", "TIMESTAMP": "datetime"}
 
 CLAUSE_WORDS = {
     "WHERE", "GROUP", "ORDER", "HAVING", "LIMIT", "SET", "UNION", "WINDOW", "FOR", "LOCK", "VALUES",
@@ -344,6 +351,8 @@ class Translator:
                 args.append(("const", values.binary_literal(literals[source[1]])))
             elif type(source) is tuple and source[0] == STORE:
                 args.append(("const", values.stored_literal(source, literals, texts)))
+            elif type(source) is tuple and source[0] == TYPED:
+                args.append(("const", values.typed_literal(source[2], literals[source[1]])))
             else:
                 args.append(source)
         plan.args = args
@@ -536,6 +545,10 @@ class Translator:
                 self.add_arg(("bytes", nxt.param))
                 i += 2
                 continue
+            if word in TYPED_LITERALS and nxt is not None and nxt.kind == "param":
+                self.add_arg((TYPED, nxt.param, self.typed_kind(i)))
+                i += 2
+                continue
             if word == "BINARY" and (found := self.binary_operand(i, end)) is not None:
                 stop, liked = found
                 out.append("CAST((" if liked else "(")
@@ -604,6 +617,18 @@ class Translator:
             out.append(tok.text)
             i += 1
         return i
+
+    def typed_kind(self, i: int) -> str:
+        """The kind ("date", "time", "datetime") of the typed literal DATE 'x' / TIME 'x' /
+        TIMESTAMP 'x' at tokens[i], whose value the statement's execution reads from the string
+        (`values.typed_literal`: 1525 for one that is no such value). A number after the word is
+        MariaDB's syntax error; the plan depends on the literal holding none (`kinds`)."""
+        param = self.tokens[i + 1].param
+        number = type(self.params[param]) in NUMBER_VALUES
+        self.kinds[param] = number
+        if number:
+            raise self.error_at(i + 1)
+        return TYPED_LITERALS[self.tokens[i].upper]
 
     def compared_off_column(self, i: int) -> bool:
         """Whether the literal at tokens[i] is an operand of a comparison (= <> != < <= > >= <=>)
@@ -946,6 +971,8 @@ class Translator:
             return i + 1
         if word == "COUNT" and i + 2 < len(toks) and toks[i + 2].is_word("DISTINCT") and self.close_of(i)[1] is not None:
             raise SQLError(ER_NOT_SUPPORTED_YET, "COUNT(DISTINCT) of more than one expression")
+        if word in ("CHARSET", "COLLATION"):
+            return self.emit_charset(i, word)
         if word == "GROUP_CONCAT":
             return self.emit_group_concat(i)
         if word in ("JSON_ARRAYAGG", "JSON_OBJECTAGG"):
@@ -960,6 +987,61 @@ class Translator:
             return i + 1
         self.out.append(FUNC_RENAME.get(word, toks[i].text))
         return i + 1
+
+    def emit_charset(self, i: int, word: str) -> int:
+        """CHARSET(x) / COLLATION(x) at tokens[i], known from x's form, as MariaDB answers: a
+        string literal the connection's (@@character_set_connection, @@collation_connection), a
+        _utf8mb4 one utf8mb4's, `x COLLATE utf8mb4_...` that collation; a character column
+        utf8mb4 under utf8mb4_general_ci, or utf8mb4_bin (a _bin or BINARY column, JSON), as the
+        catalog holds every one (a column declared in another character set answers as it holds
+        it, as SHOW FULL COLUMNS does); 'binary' for a number, a time, NULL, a binary string
+        (_binary 'x', X'..', BINARY x, CAST(x AS BINARY), a binary column). Any other x (a
+        string function's result, whose character set MariaDB takes from its arguments or its
+        own, utf8mb3 for USER()) is refused with 1235. A literal's own kind decides, so the plan
+        is not cached."""
+        toks = self.tokens
+        j, comma = self.close_of(i)
+        if comma is not None:
+            raise self.error_at(comma + 1)
+        arg = toks[i + 2:j]
+        name = self.charset_of(arg)
+        if name is None:
+            raise SQLError(ER_NOT_SUPPORTED_YET, f"{word}() of this expression")
+        if name == "connection":
+            self.add_arg(("sysvar", "@@character_set_connection" if word == "CHARSET" else "@@collation_connection"))
+        else:
+            self.add_arg(("const", name.partition("_")[0] if word == "CHARSET" and name != "binary" else name))
+        return j + 1
+
+    def charset_of(self, arg: list[Token]) -> str | None:
+        """The collation of the expression `arg` for `emit_charset` ('binary' for none,
+        'connection' for the connection's), None when not known."""
+        self.cacheable = False
+        if len(arg) == 1 and arg[0].kind == "param":
+            value = self.params[arg[0].param]
+            return "connection" if isinstance(value, str) else "binary"
+        if len(arg) == 2 and arg[1].kind == "param" and arg[0].is_word("_BINARY", "BINARY", "_UTF8MB4"):
+            return "binary" if arg[0].upper != "_UTF8MB4" else "utf8mb4_general_ci"
+        if len(arg) >= 3 and arg[-2].is_word("COLLATE") and arg[-1].kind in ("word", "ident"):
+            collation = arg[-1].text.lower()
+            return collation if collation.startswith("utf8mb4_") and self.charset_of(arg[:-2]) != "binary" else None
+        if len(arg) == 1 and arg[0].is_word("NULL", "TRUE", "FALSE"):
+            return "binary"
+        if any(is_introducer(t) and nxt.kind == "param" for t, nxt in zip(arg, arg[1:], strict=False)):
+            return None  # (N'x', _latin1'x': a character set this engine does not keep)
+        tables = self.statement_tables()
+        ct = SelectTypes([], tables).expr_type(arg, self.params, lambda: [""] * len(self.params))
+        if ct is None:
+            return None
+        if ct.charset == CHARSET_BINARY:
+            return "binary"
+        if ct.origin is not None:  # a table's character column
+            schema, _, table, column = ct.origin
+            found = self.table_named(schema, table)
+            col = found.column(column) if found is not None else None
+            if col is not None and col.base in CHAR_TYPES:
+                return "utf8mb4_bin" if col.text_binary else "utf8mb4_general_ci"
+        return None
 
     def close_of(self, i: int, is_split=lambda t: t.kind == "op" and t.text == ",") -> tuple[int, int | None]:
         """For the call whose '(' is tokens[i + 1]: (index of its ')', index of the first
@@ -2190,11 +2272,16 @@ class Translator:
         return ("seq", ("raw", "mysql_store(("), inner, ("raw", f"), {stored})"))
 
     def emit_stored(self, span: tuple[int, int], col, row: int, schema: str, table: str) -> bool:
-        """A literal (or `_binary` literal) assigned to `col`: an argument the engine converts
-        as the column stores it (`engine.values.store`: strict mode). False for expressions."""
+        """A literal (a `_binary` or typed literal too) assigned to `col`: an argument the engine
+        converts as the column stores it (`engine.values.store`: strict mode). False for
+        expressions."""
         toks = self.tokens
         start, end = span
-        binary = end - start == 2 and toks[start].kind == "word" and toks[start].upper in ("_BINARY", "BINARY")
+        binary: bool | str = end - start == 2 and toks[start].kind == "word" and toks[start].upper in (
+            "_BINARY", "BINARY")
+        if end - start == 2 and toks[start].kind == "word" and toks[start].upper in TYPED_LITERALS \
+                and toks[start + 1].kind == "param":
+            binary = self.typed_kind(start)
         negative = end - start == 2 and toks[start].kind == "op" and toks[start].text in "-+" \
             and isinstance(self.params[toks[start + 1].param] if toks[start + 1].kind == "param" else None,
                            int | float)

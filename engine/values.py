@@ -16,7 +16,8 @@ PAD_CHAR_TO_FULL_LENGTH); DATE, DATETIME and TIMESTAMP values in any form MariaD
 ('2024-01-05', '2024-01-05 01:02:03'), what it refuses (2024-02-30, 24:00:00, a TIMESTAMP out of
 its range) is 1292 (`temporal_text`, which also gives a literal compared with such a column the
 column's form: `engine.exact`); DATETIME/TIME keep their declared fractional digits exactly
-(MariaDB truncates the rest); a TIME beyond +-838:59:59.999999 is 1292.
+(MariaDB truncates the rest); a TIME beyond +-838:59:59.999999 is 1292. A typed literal (DATE 'x',
+TIME 'x', TIMESTAMP 'x') is read more strictly, as MariaDB's parser reads it (`typed_literal`: 1525).
 """
 
 from __future__ import annotations
@@ -28,9 +29,11 @@ from engine.catalog import BLOB_TYPES, INT_TYPES, NUMERIC_TYPES, REAL_TYPES, TIM
 from engine.coltypes import format_double
 from protocol.errors import (
     ER_DATA_TOO_LONG,
+    ER_NOT_SUPPORTED_YET,
     ER_TRUNCATED_WRONG_VALUE,
     ER_TRUNCATED_WRONG_VALUE_FOR_FIELD,
     ER_WARN_DATA_OUT_OF_RANGE,
+    ER_WRONG_VALUE,
     WARN_DATA_TRUNCATED,
     SQLError,
 )
@@ -93,11 +96,13 @@ def int_range(col: Column) -> tuple[int, int] | None:
 def stored_literal(source: tuple, params: list[object], texts: list[str] | None,
                    warnings: list | None = None) -> object:
     """The value of a literal the translation has stored as a column would (`translate.STORE`:
-    literal index, is _binary, Column, row number, `db`.`t`.`c`, negated, IGNORE); a number with
-    a point exactly as written: `texts`, the statement's `lexer.literal_texts`, needed (not None)
-    when params[index] is a float."""
+    literal index, read as (False, True for _binary, a typed literal's kind), Column, row number,
+    `db`.`t`.`c`, negated, IGNORE); a number with a point exactly as written: `texts`, the
+    statement's `lexer.literal_texts`, needed (not None) when params[index] is a float."""
     _, index, binary, col, row, where, negative, lenient = source
     v = params[index]
+    if type(binary) is str:  # DATE 'x' / TIME 'x' / TIMESTAMP 'x': its value, then stored as one
+        return store(col, _typed_stored(binary, typed_literal(binary, v), col), row, where, lenient, warnings)
     if isinstance(v, float):  # a number with a point: exactly as written (DECIMAL), unless a DOUBLE (1e20)
         assert texts is not None, "stored_literal: a float literal needs the statement's texts"
         text = texts[index]
@@ -460,6 +465,60 @@ def temporal_text(value: object, base: str, fsp: int, stored: bool = False) -> s
             month and day and TIMESTAMP_MIN <= text <= TIMESTAMP_MAX):
         return None  # (the zero timestamp is one)
     return text + _fraction(frac, fsp, stored)
+
+
+def typed_literal(kind: str, value: object) -> str:
+    """The value of the SQL standard's typed literal DATE 'x', TIME 'x' or TIMESTAMP 'x' (`kind`
+    "date", "time", "datetime") as MariaDB reads it when parsing: the canonical text with the
+    fraction digits written (at most 6, the rest truncated). Stricter than a value stored in a
+    column: a DATE must have no time, a TIMESTAMP a time (at least its hour), a TIME no date,
+    nothing may follow; any other text, and a value out of range ('2020-13-01', '10:60:00',
+    '839:00:00'), is 1525, which MariaDB gives for the whole statement."""
+    text = value.strip() if isinstance(value, str) else ""
+    found = _typed_literal(kind, text)
+    if found is None:
+        shown = _shown(value if isinstance(value, str) else str(value))
+        raise SQLError(ER_WRONG_VALUE, "DATETIME" if kind == "datetime" else kind.upper(), shown)
+    return found
+
+
+def _typed_stored(kind: str, text: str, col: Column) -> object:
+    """A typed literal's value `text` as written to `col`: a number column's number
+    (20200101103000.5), a date's or a time's text to any other. A TIME to a DATE, DATETIME or
+    TIMESTAMP column (MariaDB dates it today) is refused: 1235."""
+    if col.base in INT_TYPES or col.base in NUMERIC_TYPES or col.base in REAL_TYPES:
+        sign = "-" if text.startswith("-") else ""
+        whole, _, frac = text.lstrip("-").partition(".")
+        return Decimal(sign + re.sub(r"\D", "", whole) + ("." + frac if frac else ""))
+    if kind == "time" and col.base in TIME_TYPES and col.base != "time":
+        raise SQLError(ER_NOT_SUPPORTED_YET, "a TIME literal written to a DATE, DATETIME or TIMESTAMP column")
+    return text
+
+
+def _typed_literal(kind: str, text: str) -> str | None:
+    if kind == "time":
+        m = _TEMPORAL.match(text)
+        if m is None or "-" in m.group(1)[1:]:  # (a date's dashes: no TIME)
+            return None
+        whole = m.group(1)
+        if " " in whole and ":" not in whole:  # 'D HH' (a literal may say it, a stored value not)
+            whole += ":00"
+        clock = _time_whole(whole)
+        frac = m.group(2) or ""
+        return None if clock is None else clock + _fraction(frac, min(len(frac), 6), True)
+    digits = _DIGITS_DATE.match(text)
+    delimited = _DELIMITED_DATE.match(text[:-1] if kind == "date" and text.endswith("T") else text)
+    if digits is not None:
+        timed, frac = len(digits.group(1)) > 8, digits.group(2)
+        if frac is not None and not timed:
+            return None
+    elif delimited is not None:
+        timed, frac = delimited.group(4) is not None, delimited.group(7)
+    else:
+        return None
+    if timed != (kind == "datetime") or date_parts(text.rstrip("T")) is None:
+        return None
+    return temporal_text(text.rstrip("T"), kind, min(len(frac or ""), 6), stored=True)
 
 
 def _fraction(digits: str, fsp: int, stored: bool) -> str:

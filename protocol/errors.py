@@ -153,6 +153,7 @@ ER_AUTOINC_ERANGE = MySQLError(167, "22003", "Out of range value for column '%s'
 ER_WARN_DATA_OUT_OF_RANGE = MySQLError(1264, "22003", "Out of range value for column '%s' at row %d")
 WARN_DATA_TRUNCATED = MySQLError(1265, "01000", "Data truncated for column '%s' at row %d")
 ER_TRUNCATED_WRONG_VALUE = MySQLError(1292, "22007", "Incorrect %s value: '%s' for column %s at row %d")
+ER_WRONG_VALUE = MySQLError(1525, "HY000", "Incorrect %s value: '%s'")
 ER_TRUNCATED_WRONG_VALUE_FOR_FIELD = MySQLError(1366, "22007", "Incorrect %s value: '%s' for column %s at row %d")
 ER_DATA_TOO_LONG = MySQLError(1406, "22001", "Data too long for column '%s' at row %d")
 ER_NOT_SUPPORTED_AUTH_MODE = MySQLError(1251, "08004", "Client does not support authentication protocol requested by server; consider upgrading MariaDB client")

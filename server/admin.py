@@ -34,6 +34,7 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
+from engine.infoschema import CHARACTER_SETS
 from protocol.auth import hash_to_text, native_password_hash
 from protocol.errors import (
     ER_BAD_DB_ERROR,
@@ -60,6 +61,9 @@ from server.sql import Tokens, head, parse_error
 from server.user_statements import USER_ADMIN, UserStatements, hash_text, string_literal
 from server.users import ALL, SUPER, Account
 from server.variables import DEFAULT, Double, Scope, like_matcher, select_value
+
+# a character set's default collation (SET NAMES latin1: latin1_swedish_ci)
+_DEFAULT_COLLATIONS = {charset: collation for charset, collation, *_ in CHARACTER_SETS}
 
 if TYPE_CHECKING:
     from server.listener import Server
@@ -594,7 +598,7 @@ class Admin:
             collation = t.next().text.lower()
         values = dict.fromkeys(("character_set_client", "character_set_connection", "character_set_results"),
                                charset)
-        values["collation_connection"] = collation or f"{charset}_general_ci"
+        values["collation_connection"] = collation or _DEFAULT_COLLATIONS.get(charset, f"{charset}_general_ci")
         return values
 
     async def _set_password(self, session: ClientSession, t: Tokens) -> Any:

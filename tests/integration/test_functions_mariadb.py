@@ -19,8 +19,11 @@ LEAST (strings by the collation, numbers with strings as DOUBLEs, dates with str
 DOUBLE written as a string (CONCAT, CAST AS CHAR: -1, 1e15, 0.00000015), the types of date +
 INTERVAL, DATE_ADD and STR_TO_DATE (DATE, DATETIME or TIME by the operand and the unit or the
 format), HAVING naming a select alias that is also a column's name, locking reads with NOWAIT, WAIT n
-and SKIP LOCKED, a number column against a string that holds no number ('', '2abc': it compared as a text, above
-every number), GROUP_CONCAT(DISTINCT ...) by the collation ('a', 'A' and 'a ' one value), a
+and SKIP LOCKED, typed literals DATE 'x' / TIME 'x' / TIMESTAMP 'x' (selected, compared, computed
+on, stored; 1525 for a text that is no such value: they were 1064), a number column against a
+string that holds no number ('', '2abc': it compared as a text, above every number), CHARSET(x)
+and COLLATION(x) of literals, columns, numbers, times and binary strings (they were 1305; SET
+NAMES latin1 made the connection's collation latin1_general_ci, not latin1_swedish_ci), GROUP_CONCAT(DISTINCT ...) by the collation ('a', 'A' and 'a ' one value), a
 scalar subquery of more than one row 1242 (it gave its first row; an aggregate
 without GROUP BY, a subquery reading no table and a derived table are not checked), subqueries,
 joins, UNION, window functions, CTEs, NULL handling, aggregates, ordering.
@@ -39,7 +42,14 @@ it); COUNT(DISTINCT a, b) refused with 1235; WITH ROLLUP's text group values ord
 BINARY before a name or call that is not compared or matched (`SELECT BINARY v`) an error;
 `BINARY 'ä' LIKE 'a'` 1 (0: a binary match); `v = BINARY 'A'` for a utf8mb4_general_ci column v
 holding 'a' 1 (0: binary); JSON_ARRAYAGG / JSON_OBJECTAGG with DISTINCT, ORDER BY, LIMIT or OVER refused with 1235; a number
-literal inside JSON_OBJECT / JSON_ARRAY written from its value (2.50 as 2.5, 1e3 as 1000.0)."""
+literal inside JSON_OBJECT / JSON_ARRAY written from its value (2.50 as 2.5, 1e3 as 1000.0);
+DATE x'..' a syntax error 1064 (1525 here); a TIME literal stored in a DATE / DATETIME / TIMESTAMP
+column dated today (refused with 1235); CHARSET() / COLLATION() of a string function's result
+(CONCAT('a', 1) utf8mb4, USER() utf8mb3), of N'x' (utf8mb3) or _latin1'x', of a variable (@v
+binary, @@version utf8mb3_general_ci), of a derived table's column, of `1 COLLATE utf8mb4_bin`
+(utf8mb4_bin) refused with 1235; CHARSET() of a column declared in another character set
+(latin1: MariaDB's latin1, latin1_swedish_ci) utf8mb4, utf8mb4_general_ci here, the character set
+the catalog holds every column in (as SHOW FULL COLUMNS shows it)."""
 
 from __future__ import annotations
 
@@ -290,6 +300,54 @@ QUERIES = [
     "SELECT 'a' IN (BINARY 'A'), BINARY 'a' IN ('A'), 'a' IN ('A' COLLATE utf8mb4_bin), 'a' IN ('A') AND BINARY 'b' = 'B'",
     "UPDATE g SET n = n + 100 WHERE BINARY v = 'B'",
     "SELECT id, n FROM g ORDER BY id",
+    # typed literals DATE 'x', TIME 'x', TIMESTAMP 'x': the value MariaDB reads, 1525 for a text
+    # that is none (they were 1064)
+    "SELECT DATE '2020-01-01', TIME '10:11:12', TIMESTAMP '2020-01-01 10:11:12', DATE'2020-1-1', TIME '1 10',"
+    " TIMESTAMP '20200101101112', date \"2020/01/01\"",
+    "SELECT TIME '-10:00:00', TIME '838:59:59', TIME '10:11:12.5', TIME '101112', TIMESTAMP '2020-01-01 10:11:12.1234567',"
+    " TIMESTAMP '2020-01-01T10:11', DATE '0000-00-00', DATE ' 70-01-01'",
+    "SELECT DATE '2020-13-01'",
+    "SELECT TIME '10:60:00'",
+    "SELECT TIME '839:00:00'",
+    "SELECT TIMESTAMP '2020-01-01'",
+    "SELECT DATE '2020-01-01 10:11:12'",
+    "SELECT TIME '2020-01-01 10:11:12'",
+    "SELECT DATE '2020-02-30' FROM t WHERE 0",
+    "SELECT DATE 20200101",
+    "SELECT id FROM t WHERE d = DATE '2024-01-05' OR d BETWEEN DATE '2023-12-01' AND TIMESTAMP '2023-12-31 00:00:00'"
+    " ORDER BY id",
+    "SELECT id FROM t WHERE d > DATE '2024-1-5' OR d IN (DATE '2023-12-31') ORDER BY id",
+    "SELECT DATE '2020-01-31' + INTERVAL 1 MONTH, DATEDIFF(DATE '2024-01-10', d), DATE '2020-01-01' = '2020-1-1',"
+    " TIME '10:11:12' + 0, TIMESTAMP '2020-01-01 10:11:12' < DATE '2020-01-02', DAYNAME(DATE '2024-01-05') FROM t"
+    " WHERE id = 1",
+    "CREATE TABLE dt (id INT PRIMARY KEY, d DATE, f DATETIME(2), g TIME(1), n BIGINT, v VARCHAR(30))",
+    "INSERT INTO dt VALUES (1, DATE '2024-03-01', TIMESTAMP '2024-03-01 10:11:12.345', TIME '-1:02:03.45',"
+    " TIMESTAMP '2024-03-01 10:11:12', TIME '10:11:12.5')",
+    "INSERT INTO dt VALUES (2, DATE '2024-02-30', NULL, NULL, NULL, NULL)",
+    "INSERT IGNORE INTO dt (id, d) VALUES (2, DATE '2024-02-30')",
+    "INSERT INTO dt SET id = 3, d = DATE '2024-3-2', f = TIMESTAMP '2024-03-02 00:00:00', g = TIME '1 10',"
+    " n = DATE '2024-03-02'",
+    "UPDATE dt SET g = TIME '12:00:00', v = DATE '2024-3-2' WHERE f = DATE '2024-03-02'",
+    "SELECT id, d, f, g, n, v FROM dt WHERE f > TIMESTAMP '2024-03-01 10:11:12.3' ORDER BY id",
+    # CHARSET(x) / COLLATION(x) (they were 1305): a string literal the connection's, a number, a
+    # time, NULL or a binary string 'binary', a character column its collation
+    "SELECT CHARSET('a'), COLLATION('a'), CHARSET(1), COLLATION(1.5), CHARSET(NULL), COLLATION(TRUE),"
+    " CHARSET(_utf8mb4'x'), COLLATION(_utf8mb4'x'), CHARSET(1e0), charset(-1)",
+    "SELECT CHARSET(_binary'a'), COLLATION(BINARY 'a'), CHARSET(x'61'), COLLATION(CAST('a' AS BINARY)), CHARSET(NOW()),"
+    " CHARSET(a + c), COLLATION(d), CHARSET(DATE '2024-01-05') FROM t WHERE id = 1",
+    "SELECT id, CHARSET(b), COLLATION(b), COLLATION(t.b), CHARSET(a), COLLATION(c), CHARSET(e),"
+    " COLLATION(b COLLATE utf8mb4_bin), CHARSET('x' COLLATE utf8mb4_unicode_ci), COLLATION((SELECT 1)) FROM t ORDER BY id",
+    "SELECT id FROM t WHERE COLLATION(b) = 'utf8mb4_general_ci' AND CHARSET(id) = 'binary' ORDER BY id",
+    "CREATE TABLE cs (id INT PRIMARY KEY, m VARCHAR(5) COLLATE utf8mb4_bin, n JSON, h VARBINARY(4), x TEXT,"
+    " en ENUM('a'), bl BLOB, y VARCHAR(3) BINARY) DEFAULT CHARSET=utf8mb4",
+    "INSERT INTO cs VALUES (1, 'a', '[]', 'h', 'x', 'a', 'b', 'y')",
+    "SELECT CHARSET(m), COLLATION(m), CHARSET(n), COLLATION(n), COLLATION(h), COLLATION(x), CHARSET(en), COLLATION(en),"
+    " CHARSET(bl), COLLATION(y) FROM cs",
+    "SET NAMES utf8mb3",
+    "SELECT CHARSET('a'), COLLATION('a'), CHARSET(b) FROM t WHERE id = 1",
+    "SET NAMES latin1",
+    "SELECT CHARSET('a'), COLLATION('a'), CHARSET(1)",
+    "SET NAMES utf8mb4",
 ]
 
 

@@ -38,7 +38,8 @@ as its SELECT's, with its own literals, in its own database, views of views too 
 from the rows: a DATE came as a string); a table column's
 result column says where it comes from (its table as the statement names it, the table, the
 schema, the column's own name: all were empty, so mysql2's nestTables and JDBC's getTableName had
-nothing).
+nothing); typed literals DATE 'x' a DATE, TIME 'x' a TIME, TIMESTAMP 'x' a DATETIME, named as
+written (they were 1064); CHARSET() and COLLATION() a VARCHAR (they were 1305).
 
 Left out, where the two still differ: the display lengths of computed columns (not compared); a
 DATE_ADD of a string typed by its rows here (MariaDB: a CHAR(254) type); ROUND of an integer
@@ -48,7 +49,8 @@ a parameter is named with its value here ('? + 1' in MariaDB); CURRENT_USER() na
 MariaDB's test server has 'root@127.0.0.1'); `-7 = SOME (SELECT 5 UNION SELECT NULL)` NULL here as
 the SQL standard and `-7 IN (5, NULL)` have it (MariaDB 10.11 answers 0); an IN list mixing
 strings and numbers after an ENUM (`e IN ('a', 4)`: MariaDB compares each item by its own type,
-here all as strings)."""
+here all as strings); a DATE in arithmetic (`d + 0`, `DATE 'x' + 0`) a BIGINT in MariaDB (an INT
+here)."""
 
 from __future__ import annotations
 
@@ -194,6 +196,18 @@ QUERIES = [
     "SELECT id, e, s, f FROM en ORDER BY id",
     # BINARY x compared: a comparison's integer, the operand compared as bytes
     "SELECT id, BINARY u = 'a', BINARY UPPER(u) = 'A', 'A' = BINARY u, BINARY u IN ('a') FROM e ORDER BY id",
+    # typed literals: a DATE, a TIME, a DATETIME with the fraction digits written (they were 1064)
+    "SELECT DATE '2020-01-01', TIME '10:11:12', TIMESTAMP '2020-01-01 10:11:12', TIME '10:11:12.50',"
+    " TIMESTAMP '2020-01-01 10:11:12.123' AS ts, date'2020-1-1', TIME '-1 10'",
+    "SELECT id, DATE '2024-01-05' + INTERVAL 1 DAY, d = DATE '2024-01-05', COALESCE(d, DATE '2000-01-01'),"
+    " DATE_ADD(TIMESTAMP '2020-01-01 10:00:00', INTERVAL 1 HOUR), TIMESTAMP '2024-01-05 10:11:12' > f,"
+    " TIME '10:11:12' + 0, TIMESTAMP '2020-01-01 10:11:12.5' + 0 FROM t ORDER BY id",
+    "SELECT id FROM t WHERE f >= TIMESTAMP '2024-01-05 10:11:12.345' AND g <> TIME '00:00:00' OR d = DATE '2024-02-29'"
+    " ORDER BY id",
+    "SELECT DATE '2024-02-30'",
+    "SELECT x FROM (SELECT TIME '10:11:12.5' AS x UNION SELECT TIME '1:00') q ORDER BY x",
+    # CHARSET() / COLLATION(): a VARCHAR whatever the argument (they were 1305)
+    "SELECT id, CHARSET('a'), COLLATION(d), CHARSET(1) AS c1, COLLATION(f) c2 FROM t ORDER BY id",
 ]
 
 # statements whose result columns are compared by name and type code only (their values are

@@ -15,7 +15,7 @@ from engine.catalog import Column, Index, Table
 from engine.coltypes import ColumnType, converter, declared_type, from_rows, text_value
 from engine.exprtypes import SelectTypes, from_tables, split_select
 from engine.lexer import extract, literal_texts, tokenize
-from engine.values import compare_decimal, store, temporal_text
+from engine.values import compare_decimal, store, temporal_text, typed_literal
 from protocol.errors import SQLError
 from protocol.messages import ColumnFlag, FieldType
 
@@ -158,6 +158,30 @@ def test_temporal_values_stored_and_compared_in_mariadbs_form():
     assert temporal_text("2024-01-05 00:00:00.0005", "datetime", 3) == "2024-01-05 00:00:00.0005"
     assert temporal_text("9:05", "time", 0) == "09:05:00" and temporal_text(90500, "time", 0) == "09:05:00"
     assert temporal_text("abc", "date", 0) is None
+
+
+def test_typed_literals_read_as_mariadbs_parser_reads_them():
+    """DATE 'x', TIME 'x', TIMESTAMP 'x' (as tests/integration/test_functions_mariadb.py saw
+    MariaDB 10.11 answer): canonical text with the fraction digits written, at most 6; a date
+    with a time, a timestamp without one, a time with a date, anything after the value, or a
+    value out of range is 1525."""
+    assert typed_literal("date", " 2024-1-5") == "2024-01-05" and typed_literal("date", "240105") == "2024-01-05"
+    assert typed_literal("date", "2024-01-05T") == "2024-01-05" and typed_literal("date", "2024-00-00") == "2024-00-00"
+    assert typed_literal("datetime", "2024-01-05T10") == "2024-01-05 10:00:00"
+    assert typed_literal("datetime", "2024-01-05 10:11:12.1234567") == "2024-01-05 10:11:12.123456"
+    assert typed_literal("datetime", "20240105101112") == "2024-01-05 10:11:12"
+    assert typed_literal("time", "1 10") == "34:00:00" and typed_literal("time", "-0:00:01.50") == "-00:00:01.50"
+    assert typed_literal("time", "101112") == "10:11:12" and typed_literal("time", "838:59:59") == "838:59:59"
+    for kind, value in (("date", "2024-01-05 00:00:00"), ("date", "2024-02-30"), ("date", "2024-01-05.5"),
+                        ("date", ""), ("datetime", "2024-01-05"), ("datetime", "20240105"),
+                        ("datetime", "2024-01-05 24:00:00"), ("datetime", "2024-01-05 10:00+01:00"),
+                        ("time", "2024-01-05 10:11:12"), ("time", "839:00:00"), ("time", "10:60"),
+                        ("time", "10:11:12x"), ("date", b"2024-01-05")):
+        with pytest.raises(SQLError) as excinfo:
+            typed_literal(kind, value)
+        assert excinfo.value.code == 1525, (kind, value)
+    with pytest.raises(SQLError, match="Incorrect DATETIME value: '2024-01-05'"):
+        typed_literal("datetime", "2024-01-05")
 
 
 def test_ignore_stores_what_strict_mode_refuses_adjusted():
