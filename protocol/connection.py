@@ -63,6 +63,7 @@ from protocol.auth import (
     verify_native_password,
 )
 from protocol.binary import BINARY_RESPONSES, BinaryResultSet, BinaryRows, PrepareOK, ResultHead
+from protocol.charsets import Charset
 from protocol.errors import (
     ER_HANDSHAKE_ERROR,
     ER_NET_PACKET_TOO_LARGE,
@@ -452,6 +453,9 @@ class ServerConnection:
         self._semisync = False
         self.login: HandshakeResponse | None = None
         self.auth_response: bytes = b""  # the latest auth data (login or auth switch response)
+        # The character set a COM_QUERY's text is read in (`protocol.charsets.Charset`; None:
+        # UTF-8, any byte kept): the session's character_set_client, set by the session.
+        self.client_charset: Charset | None = None
 
     @property
     def state(self) -> ServerState:
@@ -612,7 +616,7 @@ class ServerConnection:
             self._machine.fire(T.RECV_QUIT)
             return ComQuit()
         self._machine.fire(T.RECV_COMMAND)
-        return decode_command(payload)  # a non-fatal error leaves us RESPONDING
+        return decode_command(payload, self.client_charset)  # a non-fatal error leaves us RESPONDING
 
     def _dump_input(self, payload: bytes) -> Any:
         if payload == b"\x01":

@@ -126,6 +126,8 @@ ER_GTID_DUMP_PURGED = MySQLError(
 )
 ER_UNKNOWN_SYSTEM_VARIABLE = MySQLError(1193, "HY000", "Unknown system variable '%s'")
 ER_UNKNOWN_COLLATION = MySQLError(1273, "HY000", "Unknown collation: '%s'")
+ER_UNKNOWN_CHARACTER_SET = MySQLError(1115, "42000", "Unknown character set: '%s'")
+ER_COLLATION_CHARSET_MISMATCH = MySQLError(1253, "42000", "COLLATION '%s' is not valid for CHARACTER SET '%s'")
 ER_UNKNOWN_LOCALE = MySQLError(1649, "HY000", "Unknown locale: '%s'")
 ER_BASE64_DECODE_ERROR = MySQLError(1575, "HY000", "Decoding of base64 string failed")
 # MariaDB's wording, for the default (unnamed) connection

@@ -750,13 +750,17 @@ _QUIT = ComQuit()
 _PING = ComPing()
 
 
-def decode_command(payload: bytes) -> Command:
+def decode_command(payload: bytes, client_charset: Any = None) -> Command:
     """Decode a command packet's payload. Malformed known commands raise a non-fatal
-    `RemoteProtocolError(ER_MALFORMED_PACKET)`; unknown command bytes give `ComUnknown`."""
+    `RemoteProtocolError(ER_MALFORMED_PACKET)`; unknown command bytes give `ComUnknown`.
+    `client_charset` (a `protocol.charsets.Charset`, None: UTF-8) is the one a COM_QUERY's
+    text is read in (the connection's character_set_client)."""
     if not payload:
         return ComUnknown(COM_SLEEP)
     code = payload[0]
     if code == COM_QUERY:  # the hot path
+        if client_charset is not None:
+            return ComQuery(client_charset.decode(payload[1:]))
         return ComQuery(_text(payload[1:]))
     if code == COM_QUIT or code == COM_PING:
         if len(payload) != 1:

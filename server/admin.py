@@ -34,11 +34,12 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
-from engine.infoschema import CHARACTER_SETS
 from protocol.auth import hash_to_text, native_password_hash
+from protocol.charsets import charset_named, default_collation
 from protocol.errors import (
     ER_BAD_DB_ERROR,
     ER_BASE64_DECODE_ERROR,
+    ER_COLLATION_CHARSET_MISMATCH,
     ER_CONNECTION_KILLED,
     ER_GLOBAL_VARIABLE,
     ER_INSIDE_TRANSACTION_PREVENTS_SWITCH_GTID_DOMAIN_ID_SEQ_NO,
@@ -62,9 +63,6 @@ from server.user_statements import USER_ADMIN, UserStatements, hash_text, string
 from server.users import ALL, SUPER, Account
 from server.variables import DEFAULT, Double, Scope, like_matcher, select_value
 
-# a character set's default collation (SET NAMES latin1: latin1_swedish_ci)
-_DEFAULT_COLLATIONS = {charset: collation for charset, collation, *_ in CHARACTER_SETS}
-
 if TYPE_CHECKING:
     from server.listener import Server
     from server.session import ClientSession
@@ -84,6 +82,9 @@ _CONNECTION_ADMIN = (ALL, SUPER, "CONNECTION ADMIN")
 # Session variables SET STATEMENT refuses with 1971 (MariaDB 10.11's list, sys_vars.cc NO_SET_STMT).
 _NO_SET_STATEMENT = frozenset({
     "autocommit", "character_set_client", "character_set_connection", "character_set_filesystem",
+    # (MariaDB takes character_set_results here; the answer is converted after the statement,
+    # when the session's value is back, so it is refused rather than ignored)
+    "character_set_results",
     "collation_connection", "default_master_connection", "debug_sync", "interactive_timeout", "last_insert_id",
     "log_slow_filter", "log_slow_rate_limit", "log_slow_verbosity", "long_query_time", "min_examined_row_limit",
     "profiling", "profiling_history_size", "query_cache_type", "rand_seed1", "rand_seed2", "skip_replication",
@@ -474,6 +475,7 @@ class Admin:
         for target, value, _ in assignments:
             if target[0] == "names":
                 session.sysvars.update(value)
+                session.charsets_changed()
             elif target[0] == "user":
                 session.user_vars[target[1]] = value
             elif target[1] == "autocommit" and target[2] is not Scope.GLOBAL:
@@ -592,13 +594,16 @@ class Admin:
             if t.peek() is not None and t.peek().is_word("SET"):  # type: ignore[union-attr]
                 t.next()
         tok = t.next()
-        charset = "utf8mb4" if tok.is_word("DEFAULT") else tok.text.lower()
-        collation = None
+        # (1115 for a character set no connection here speaks, 1231 for utf16 & co, as MariaDB's)
+        cs = charset_named("utf8mb4" if tok.is_word("DEFAULT") else tok.text)
+        collation = default_collation(cs)
         if t.accept_word("COLLATE"):
             collation = t.next().text.lower()
+            if not collation.startswith(cs.name + "_") and collation != cs.name:
+                raise SQLError(ER_COLLATION_CHARSET_MISMATCH, collation, cs.name)
         values = dict.fromkeys(("character_set_client", "character_set_connection", "character_set_results"),
-                               charset)
-        values["collation_connection"] = collation or _DEFAULT_COLLATIONS.get(charset, f"{charset}_general_ci")
+                               cs.name)
+        values["collation_connection"] = collation
         return values
 
     async def _set_password(self, session: ClientSession, t: Tokens) -> Any:

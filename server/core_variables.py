@@ -13,9 +13,11 @@ from typing import TYPE_CHECKING, Any
 
 from engine.infoschema import COLLATIONS
 from engine.session import READ_COMMITTED, REPEATABLE_READ
+from protocol.charsets import charset_named, collation_charset
 from protocol.errors import (
     ER_INCORRECT_GLOBAL_LOCAL_VAR,
     ER_NOT_SUPPORTED_YET,
+    ER_UNKNOWN_CHARACTER_SET,
     ER_UNKNOWN_COLLATION,
     ER_UNKNOWN_LOCALE,
     SQLError,
@@ -143,6 +145,25 @@ def _charset_names(value: Any) -> str:
     return check_str(value).lower()
 
 
+def _client_charset(value: Any, variable: str = "character_set_client") -> str:
+    """character_set_client / _results: one of the character sets a connection's text is
+    converted for (protocol.charsets: 1115 for another, as MariaDB's for an unknown one), by name
+    or by a collation's number (mariadb-binlog's SET @@session.character_set_client=N)."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        found = collation_charset(value)
+        if found is None:
+            raise SQLError(ER_UNKNOWN_CHARACTER_SET, value)
+        return found[0].name
+    return charset_named(check_str(value), variable).name
+
+
+def _set_connection_charset(name: str) -> Callable[[ClientSession, Any], None]:
+    def set_session(session: ClientSession, value: Any) -> None:
+        session.sysvars[name] = value
+        session.charsets_changed()
+    return set_session
+
+
 # collation ids (what mariadb-binlog's SET @@session.collation_connection=N writes) -> names
 _COLLATION_IDS = {number: name for name, _charset, number, *_rest in COLLATIONS}
 
@@ -208,10 +229,13 @@ def register(server: Server) -> None:
         SystemVariable("max_allowed_packet", server.max_allowed_packet, B, dynamic=True,
                        check=check_int(1024, 1 << 30)),
         SystemVariable("net_buffer_length", 16384, B, dynamic=True, check=check_int(1024, 1 << 20)),
-        SystemVariable("character_set_client", "utf8mb4", B, dynamic=True, check=_charset_names),
+        # the two a connection's text is converted by (ClientSession.charsets_changed)
+        SystemVariable("character_set_client", "utf8mb4", B, dynamic=True, check=_client_charset,
+                       session_set=_set_connection_charset("character_set_client")),
         SystemVariable("character_set_connection", "utf8mb4", B, dynamic=True, check=_charset_names),
         SystemVariable("character_set_results", "utf8mb4", B, dynamic=True,
-                       check=lambda x: None if x is None else _charset_names(x)),
+                       check=lambda x: None if x is None else _client_charset(x, "character_set_results"),
+                       session_set=_set_connection_charset("character_set_results")),
         SystemVariable("character_set_server", "utf8mb4", B, dynamic=True, check=_charset_names),
         SystemVariable("character_set_database", "utf8mb4", B, dynamic=True, check=_charset_names),
         SystemVariable("character_set_system", "utf8mb3"),

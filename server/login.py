@@ -120,6 +120,7 @@ async def log_in(session: ClientSession) -> bool:
             return False
         session.engine_session.database = login.database
     session._multi = bool(conn.capabilities & _MULTI)
+    session.take_charset_number(login.charset)
     session.write(conn.send(OK(status=session.status_flags())))
     session.set_command("Sleep")
     session.state = None
@@ -204,6 +205,8 @@ async def change_user(session: ClientSession, body: bytes) -> None:
         database = request.database or None
     _open_engine_session(session)
     session.engine_session.database = database
+    if request.charset is not None:  # (else the login's, from start_again)
+        session.take_charset_number(request.charset)
     if failure is not None:
         session.failed_change_users += 1
         await asyncio.sleep(_CHANGE_USER_FAILED_DELAY)  # (as MariaDB's: a second per failure)

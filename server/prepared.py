@@ -79,6 +79,8 @@ from protocol.binary import (
     decode_stmt_command,
     plain_execute,
 )
+from protocol.charsets import Charset, result_rows
+from protocol.charsets import result_column as charset_column
 from protocol.errors import (
     ER_BAD_DB_ERROR,
     ER_BAD_FIELD_ERROR,
@@ -217,6 +219,8 @@ def literal(value: Any, ptype: ParamType) -> str:
         if value.has_time:
             text += f" {value.hour:02d}:{value.minute:02d}:{value.second:02d}{_fraction(value.microsecond)}"
         return f"'{text}'"
+    if isinstance(value, str):  # a string parameter read in the client's character set
+        return "'" + value.translate(_ESCAPE_TABLE) + "'"
     if isinstance(value, datetime.timedelta):
         sign = "-" if value < datetime.timedelta(0) else ""
         value = abs(value)
@@ -266,17 +270,34 @@ def _plain_values(values: list[Any], types: list[ParamType]) -> list[Any] | None
         if type(value) is int:
             if not 0 <= value <= _SIGNED_MAX:
                 return None
-        elif isinstance(value, (bytes, bytearray, memoryview)) and ptype.type not in _BINARY_TYPES:
-            try:
-                value = bytes(value).decode("utf-8")
-            except UnicodeDecodeError:
-                return None
+        elif isinstance(value, (bytes, bytearray, memoryview, str)) and ptype.type not in _BINARY_TYPES:
+            if not isinstance(value, str):
+                try:
+                    value = bytes(value).decode("utf-8")
+                except UnicodeDecodeError:
+                    return None
             if value.translate(_ESCAPE_TABLE) != value or "@" in value or "/*" in value:
                 return None
         else:
             return None
         plain.append(value)
     return plain
+
+
+_DECIMAL_TYPES = frozenset({FieldType.DECIMAL, FieldType.NEWDECIMAL})
+
+
+def in_client_charset(values: list[Any], types: list[ParamType], client: Charset | None) -> list[Any]:
+    """The string parameters of an execution read in the client's character set (`client`, the
+    connection's when it is not UTF-8: `ServerConnection.client_charset`): each one sent as a
+    string type becomes its text, which `literal` quotes; binary types and DECIMAL digits stay
+    bytes. With `client` None, `values` as they are (UTF-8, else X'..': `literal`)."""
+    if client is None:
+        return values
+    return [client.decode(bytes(value))
+            if isinstance(value, (bytes, bytearray, memoryview)) and ptype.type not in _BINARY_TYPES
+            and ptype.type not in _DECIMAL_TYPES else value
+            for value, ptype in zip(values, types, strict=True)]
 
 
 def _int_values(stmt: PreparedStatement, block: bytes) -> list[int] | None:
@@ -342,13 +363,18 @@ def _id_text(statement_id: int) -> str:
     return str(statement_id)
 
 
-def result_columns(result: Any) -> tuple[ColumnDefinition, ...]:
-    """The column definitions of a result, the ones the text protocol would send for it."""
+def result_columns(result: Any, results: Charset | None = None) -> tuple[ColumnDefinition, ...]:
+    """The column definitions of a result, the ones the text protocol would send for it (to a
+    client whose character_set_results is `results`: `ClientSession.results_charset`)."""
     if isinstance(result, ResultSet):
-        return result.columns
-    kinds = result.column_types or ()
-    return tuple(result_column(name, kinds[i] if i < len(kinds) else "string")
-                 for i, name in enumerate(result.columns))
+        columns = result.columns
+    else:
+        kinds = result.column_types or ()
+        columns = tuple(result_column(name, kinds[i] if i < len(kinds) else "string")
+                        for i, name in enumerate(result.columns))
+    if results is not None:
+        columns = tuple(charset_column(col, results) for col in columns)
+    return columns
 
 
 _TEXT_TYPES = (FieldType.VAR_STRING, FieldType.STRING, FieldType.BLOB)  # any value has a text form
@@ -432,6 +458,13 @@ class PreparedStatements:
 
     # -- commands -----------------------------------------------------------------------------
 
+    def forget_kept(self) -> None:
+        """Every kept read let go (the connection's character sets changed: a kept read's column
+        definitions are encoded for the earlier ones)."""
+        for stmt in self._statements.values():
+            stmt.kept = None
+            stmt.int_params = None
+
     async def handle(self, payload: bytes) -> None:
         """Run one COM_STMT_* command (raw payload) and send its answer, if it has one."""
         session = self.session
@@ -478,7 +511,8 @@ class PreparedStatements:
 
     async def _prepare(self, command: ComStmtPrepare) -> None:
         session = self.session
-        sql = command.query.decode("utf-8", "surrogateescape")
+        client = session.conn.client_charset  # type: ignore[union-attr]
+        sql = command.query.decode("utf-8", "surrogateescape") if client is None else client.decode(command.query)
         if "/*!" in sql or "/*M!" in sql:
             sql = sqltext.unwrap_comments(sql, session.server.version_number)
         pieces = split_placeholders(sql)
@@ -509,7 +543,7 @@ class PreparedStatements:
                 zeros = stmt.bind([0] * stmt.param_count, [ParamType(FieldType.LONGLONG)] * stmt.param_count)
                 result = await _text_errors_only(session.run_statement(zeros))
             if getattr(result, "columns", None):
-                stmt.columns = result_columns(result)
+                stmt.columns = result_columns(result, session.results_charset)
         elif not server.role.claims(head) and keyword not in server.admin.handlers:
             # an engine statement: planned, not run (1064, 1146 ... as mysqld's prepare)
             # INSERT/REPLACE/DELETE ... RETURNING: its columns, described without writing,
@@ -517,7 +551,7 @@ class PreparedStatements:
             zeros = stmt.bind([0] * stmt.param_count, [ParamType(FieldType.LONGLONG)] * stmt.param_count)
             described = await _text_errors_only(session.engine_session.describe(zeros))
             if described is not None:
-                stmt.columns = result_columns(described)
+                stmt.columns = result_columns(described, session.results_charset)
             await _text_errors_only(session.engine_session.access(probe))
         self._next_id += 1
         self._add(stmt)
@@ -544,6 +578,7 @@ class PreparedStatements:
             if values[i] is None and types[i].type != FieldType.NULL:
                 values[i] = bytes(data)
         stmt.long_data.clear()  # mysqld: long data is used by one execution
+        values = in_client_charset(values, types, session.conn.client_charset)  # type: ignore[union-attr]
         stmt.types = types
         stmt.cursor = None
         result, kept = self._read_now(stmt, values, types) if stmt.select else (None, None)
@@ -587,6 +622,7 @@ class PreparedStatements:
                                                   [False] * stmt.param_count)
         except RemoteProtocolError:
             return False
+        values = in_client_charset(values, types, session.conn.client_charset)  # type: ignore[union-attr]
         if kept is not None:
             plain = _plain_values(values, types)
             if plain is None or tuple(map(type, plain)) != kept.kinds:
@@ -671,7 +707,10 @@ class PreparedStatements:
                     return
                 columns, encoded_columns = kept.head.columns, kept.head.encoded_columns
         else:
-            columns, encoded = carried_rows(result_columns(result), result.rows)
+            results = session.results_charset
+            columns = result_columns(result, results)
+            rows = result.rows if results is None else result_rows(columns, result.rows, results)
+            columns, encoded = carried_rows(columns, rows)
         status = session.status_flags()
         if flags & CURSOR_TYPE_READ_ONLY:
             stmt.cursor = encoded
@@ -698,7 +737,8 @@ class PreparedStatements:
         sql = stmt.bind(values, types)
         keyword = sqltext.head(sql)
         result = session.run_read_now(sql, keyword)
-        if result is not None and kinds is not None and keyword == sqltext.head(stmt.pieces[0]):
+        if (result is not None and kinds is not None and keyword == sqltext.head(stmt.pieces[0])
+                and session.results_charset is None):  # (a kept read's answer is not converted)
             read = session.engine_session.prepare_read(sql, plain, result)  # type: ignore[arg-type]
             stmt.kept = None if read is None else _kept(read, keyword, kinds, result, session.conn.capabilities)
             self.kept_any = self.kept_any or read is not None

@@ -83,6 +83,14 @@ from typing import TYPE_CHECKING, Any
 
 from protocol.auth import make_salt
 from protocol.binary import COM_STMT_EXECUTE, STMT_COMMANDS, ResultHead
+from protocol.charsets import (
+    BINARY,
+    CHARSETS,
+    Charset,
+    collation_charset,
+    result_rows,
+)
+from protocol.charsets import result_column as charset_column
 from protocol.connection import (
     DEFAULT_SERVER_CAPABILITIES,
     NEED_DATA,
@@ -120,7 +128,6 @@ from protocol.messages import (
     OK,
     Capability,
     ChangeUser,
-    ColumnDefinition,
     ComBinlogDump,
     ComBinlogDumpGtid,
     ComInitDB,
@@ -138,10 +145,15 @@ from protocol.messages import (
 from protocol.packets import encode_packet
 from server import create_select, load_data, processlist
 from server import sql as sqltext
-from server.columns import result_column
 from server.core_variables import apply_isolation
 from server.login import change_user, log_in
-from server.prepared import ANSWERED_LATER, BEGINS_NOW, WRITES_NOW, PreparedStatements
+from server.prepared import (
+    ANSWERED_LATER,
+    BEGINS_NOW,
+    WRITES_NOW,
+    PreparedStatements,
+    result_columns,
+)
 from server.privileges import Privileges
 from server.tls import TlsChannel
 from server.users import ALL, REPLICATION_CLIENT, REPLICATION_SLAVE, SUPER, Account, shown
@@ -289,6 +301,9 @@ class ClientSession(asyncio.Protocol):
         self.prepared = PreparedStatements(self)  # COM_STMT_*
         # the column blocks of the text result sets sent, by (names, types): `_send_result`
         self._text_heads: dict[tuple[tuple[str, ...], tuple[Any, ...]], ResultHead] = {}
+        # character_set_results when answers are converted for it (latin1, ascii; binary: the
+        # column definitions only); None: sent as stored (the utf8 family, NULL)
+        self.results_charset: Charset | None = None
 
     # -- asyncio.Protocol -----------------------------------------------------------------------
 
@@ -384,7 +399,7 @@ class ClientSession(asyncio.Protocol):
         if payload is not None:
             if not (payload[0] == COM_STMT_EXECUTE and self.prepared.kept_any and self.prepared.kept_answer(payload)):
                 try:
-                    event = decode_command(payload)
+                    event = decode_command(payload, conn.client_charset)
                 except RemoteProtocolError as exc:
                     self._received = exc
                     return False
@@ -873,6 +888,8 @@ class ClientSession(asyncio.Protocol):
         self.user_vars.clear()
         self.prepared.close_all()
         self.sysvars = self.server.variables.session_defaults()
+        login = self.conn.login if self.conn is not None else None
+        self.take_charset_number(None if login is None else login.charset)  # (the login's, as MariaDB's)
 
     async def _guarded(self, coro: Any) -> Any:
         try:
@@ -890,7 +907,45 @@ class ClientSession(asyncio.Protocol):
     def _send_error(self, exc: SQLError) -> None:
         self.server.stats.errors += 1
         self.diagnostics = [("Error", exc.error.code, exc.message)]
-        self.write(self.conn.send(ERR(exc.error.code, exc.error.sqlstate, exc.message)))  # type: ignore[union-attr]
+        message = exc.message if self.results_charset is None else self.results_charset.wire_text(exc.message)
+        self.write(self.conn.send(ERR(exc.error.code, exc.error.sqlstate, message)))  # type: ignore[union-attr]
+
+    # -- the connection's character sets ----------------------------------------------------------
+
+    def take_charset_number(self, number: int | None) -> None:
+        """A handshake's (or COM_CHANGE_USER's) character set, by its collation's number: the
+        session's character_set_client, _connection, _results and collation_connection, as
+        MariaDB's thd_init_client_charset sets them; a number that is none of ours
+        (protocol.charsets.COLLATION_NAMES) leaves the server's defaults."""
+        found = None if number is None else collation_charset(number)
+        if found is not None:
+            cs, collation = found
+            self.sysvars.update(character_set_client=cs.name, character_set_connection=cs.name,
+                                character_set_results=cs.name, collation_connection=collation)
+        self.charsets_changed()
+
+    def charsets_changed(self) -> None:
+        """character_set_client or character_set_results may have changed (SET NAMES, SET, a
+        login): the connection reads COM_QUERY's text in the first (`ServerConnection
+        .client_charset`; prepared statements read theirs through it too), answers and error
+        messages are converted to the second (`results_charset`). A kept prepared read keeps
+        its answer's column definitions encoded, so every one is let go."""
+        client = CHARSETS.get(self.sysvars.get("character_set_client"))  # type: ignore[arg-type]
+        if self.conn is not None:
+            self.conn.client_charset = client if client is not None and client.converts else None
+        results = CHARSETS.get(self.sysvars.get("character_set_results"))  # type: ignore[arg-type]
+        self.results_charset = results if results is not None and (results.converts or results is BINARY) else None
+        self.prepared.forget_kept()
+
+    def in_results_charset(self, message: ResultSet) -> ResultSet:
+        """`message` as a client of `results_charset` receives it (its column names and text in
+        that character set, its definitions saying it: `protocol.charsets.result_column`)."""
+        cs = self.results_charset
+        if cs is None:
+            return message
+        columns = message.columns
+        return ResultSet(tuple(charset_column(col, cs) for col in columns), result_rows(columns, message.rows, cs),
+                         message.status, message.warnings)
 
     def has_privilege(self, *privileges: str) -> bool:
         account = self.account
@@ -1127,22 +1182,17 @@ class ClientSession(asyncio.Protocol):
             if warnings:  # (the statement began with none)
                 self.diagnostics = list(warnings)
             if result.columns:
-                if not warnings and not more and TEXT_HEADS:
+                if not warnings and not more and TEXT_HEADS and self.results_charset is None:
                     self.write(conn.send_rows(self._text_head(result), flags,
                                               text_row_payloads(result.rows, len(result.columns))))
                     return
-                message = ResultSet(self._result_columns(result), result.rows, flags, len(warnings))
+                message = ResultSet(result_columns(result), result.rows, flags, len(warnings))
             else:  # (the info, "Records: 2  Duplicates: 0  Warnings: 0", length-encoded as MariaDB's)
                 message = OK(result.affected_rows, result.last_insert_id or 0, flags, len(warnings),
                              result.info or "")
+        if self.results_charset is not None and type(message) is ResultSet:
+            message = self.in_results_charset(message)
         self.write(conn.send(message))
-
-    @staticmethod
-    def _result_columns(result: Any) -> tuple[ColumnDefinition, ...]:
-        """The column definitions of an engine Result (a column without a type is a string)."""
-        types = result.column_types or ()
-        return tuple(result_column(name, types[i] if i < len(types) else "string")
-                     for i, name in enumerate(result.columns))
 
     def _text_head(self, result: Any) -> ResultHead:
         """The `ResultHead` of an engine Result's columns on this connection, kept by their names
@@ -1153,7 +1203,7 @@ class ClientSession(asyncio.Protocol):
             if len(self._text_heads) >= TEXT_HEADS:
                 self._text_heads.clear()
             assert self.conn is not None
-            head = self._text_heads[key] = ResultHead.of(self._result_columns(result), self.conn.capabilities)
+            head = self._text_heads[key] = ResultHead.of(result_columns(result), self.conn.capabilities)
         return head
 
     async def execute(self, sql: str) -> Any:

@@ -207,6 +207,7 @@ def test_a_column_that_fails_only_in_a_later_row_is_sent_as_text_in_every_row():
 class _Conn:
     def __init__(self) -> None:
         self.sent: list[Any] = []
+        self.client_charset = None  # UTF-8
 
     def send(self, message: Any) -> bytes:
         self.sent.append(message)
@@ -219,6 +220,7 @@ class _Session:
     def __init__(self, result: Result) -> None:
         self.result = result
         self.conn = _Conn()
+        self.results_charset = None  # answers sent as stored
         self.server = SimpleNamespace(stats=SimpleNamespace(com=Counter()))
 
     async def run_statement(self, sql: str) -> Result:
