@@ -254,6 +254,7 @@ class ReaderPool:
         reader = self._loop_reader
         if reader is None:
             reader = self._loop_reader = Reader(self._main_file)
+            self._loop_schemas = None  # (it holds none yet)
             reader.conn.execute("PRAGMA busy_timeout=0")
             reader.conn.set_progress_handler(self._loop_step, LOOP_READ_CHECK)
         schemas = self.schemas
