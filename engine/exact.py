@@ -319,14 +319,17 @@ class Finder:
         return self.native(a.start, b.stop, INT, [a, b])  # logical and bit operators
 
     def decimal_side(self, *sides: Expr) -> bool:
+        """A DECIMAL among numeric sides, or literals only with an exact sum of literals among
+        them (`0.1 + 0.2 IN (0.3)`): compared as DECIMALs (SQLite would compare the sum's exact
+        text with a number)."""
         cats = {s.cat for s in sides}
+        if LIT in cats and cats <= {LIT, NULL}:
+            return any(s.kind == "litexpr" for s in sides)
         return DEC in cats and cats <= NUMERIC
 
     def compare(self, a: Expr, op: str, b: Expr) -> Expr:
         a, (b,) = self.numbers_against_members(a, [b])
-        if {a.cat, b.cat} == {LIT} and "litexpr" in (a.kind, b.kind):
-            pass  # an exact sum of literals against a literal: compared as numbers below
-        elif not self.decimal_side(a, b):
+        if not self.decimal_side(a, b):
             e = self.native(a.start, b.stop, INT, [a, b])
             self.convert_operands(a, [b])
             return e

@@ -26,7 +26,8 @@ and COLLATION(x) of literals, columns, numbers, times and binary strings (they w
 NAMES latin1 made the connection's collation latin1_general_ci, not latin1_swedish_ci), GROUP_CONCAT(DISTINCT ...) by the collation ('a', 'A' and 'a ' one value), a
 scalar subquery of more than one row 1242 (it gave its first row; an aggregate
 without GROUP BY, a subquery reading no table and a derived table are not checked), subqueries,
-joins, UNION, window functions, CTEs, NULL handling, aggregates, ordering.
+joins, UNION, window functions, CTEs, NULL handling, aggregates, ordering; arithmetic on literals
+only (`0.1 + 0.2`, an exact DECIMAL) under IN and BETWEEN.
 
 Left out, where the two still differ (MariaDB's answer first): ROUND(2.5e0) 2 (here 3: the
 literal 2.5e0 reaches the engine as the same float as the DECIMAL 2.5); 0.1e0 + 0.2e0 = 0.3e0
@@ -348,6 +349,13 @@ QUERIES = [
     "SET NAMES latin1",
     "SELECT CHARSET('a'), COLLATION('a'), CHARSET(1)",
     "SET NAMES utf8mb4",
+    # arithmetic on literals only (an exact DECIMAL) compared by IN and BETWEEN as by = (they
+    # compared its text with a number: 0)
+    "SELECT 0.1 + 0.2 IN (0.3), 0.1 + 0.2 NOT IN (0.3), 0.3 IN (0.1 + 0.2, 5), 1.5 * 2 IN (3), 7 / 2 IN (3.5),"
+    " 1 + 1 IN (2), 0.1 + 0.2 IN ('0.3'), 0.1 + 0.2 BETWEEN 0.3 AND 0.3, 2 BETWEEN 0.5 * 2 AND 1.5 + 1",
+    "SELECT 0.1 + 0.2 IN (NULL, 0.3), 0.1 + 0.2 NOT IN (NULL, 0.3), 0.1 + 0.2 IN (NULL, 0.4), 0.1 + 0.2 <=> NULL,"
+    " 0.1 + 0.2 BETWEEN NULL AND 1, 0.1 + 0.2 = 0.3",
+    "SELECT id FROM t WHERE 1.5 * 2 IN (3, 4) AND 0.1 + 0.2 BETWEEN 0.3 AND 1 ORDER BY id",
 ]
 
 
