@@ -542,7 +542,22 @@ class Translator:
                 i += 1
                 continue
             if word in ("_BINARY", "BINARY") and nxt is not None and nxt.kind == "param":
-                self.add_arg(("bytes", nxt.param))
+                pattern = i > 0 and toks[i - 1].is_word("LIKE")
+                k = self.past_not(i + 2, end)
+                if (pattern or (k < end and toks[k].is_word("LIKE"))) and (
+                        word == "BINARY" or self.literal_operand(
+                            (i - 3 if i > 1 and toks[i - 2].is_word("NOT") else i - 2) if pattern else k + 1)):
+                    # a LIKE operand: matched byte for byte, as MySQL matches a binary string
+                    # (the LIKE function does so for a BLOB; SQLite holds the literal as TEXT
+                    # when it is UTF-8: `values.binary_value`); a _binary literal only against
+                    # a literal (against a column MariaDB matches by the column's collation)
+                    out.append("CAST(")
+                    self.add_arg(("bytes", nxt.param))
+                    out.append("AS BLOB)")
+                    if pattern and not (i + 2 < end and toks[i + 2].is_word("ESCAPE")):
+                        out.append("ESCAPE '\\'")
+                else:
+                    self.add_arg(("bytes", nxt.param))
                 i += 2
                 continue
             if word in TYPED_LITERALS and nxt is not None and nxt.kind == "param":
@@ -688,6 +703,17 @@ class Translator:
                                        or after.is_word("IN", "BETWEEN"))):
             return stop, False
         return None
+
+    def literal_operand(self, k: int) -> bool:
+        """Whether tokens[k] is a literal standing alone as an operand (the token before or after
+        LIKE): a literal, or the literal of an introducer or BINARY just before it."""
+        toks = self.tokens
+        if not 0 <= k < len(toks):
+            return False
+        if toks[k].kind == "param":
+            return True
+        return k + 1 < len(toks) and toks[k + 1].kind == "param" and (
+            is_introducer(toks[k]) or toks[k].is_word("BINARY"))
 
     def past_not(self, k: int, end: int) -> int:
         """k, or k + 1 when tokens[k] is NOT with a token after it before `end`: where the operator

@@ -41,7 +41,7 @@ DECIMAL column ordered with the integers first; LEAD / LAG with a default (Maria
 it); COUNT(DISTINCT a, b) refused with 1235; WITH ROLLUP's text group values ordered binary
 (MariaDB: by the column's collation); adjacent literals ('a' 'b', MySQL's 'ab') a syntax error;
 BINARY before a name or call that is not compared or matched (`SELECT BINARY v`) an error;
-`BINARY 'ä' LIKE 'a'` 1 (0: a binary match); `v = BINARY 'A'` for a utf8mb4_general_ci column v
+`v = BINARY 'A'` for a utf8mb4_general_ci column v
 holding 'a' 1 (0: binary); JSON_ARRAYAGG / JSON_OBJECTAGG with DISTINCT, ORDER BY, LIMIT or OVER refused with 1235; a number
 literal inside JSON_OBJECT / JSON_ARRAY written from its value (2.50 as 2.5, 1e3 as 1000.0);
 DATE x'..' a syntax error 1064 (1525 here); a TIME literal stored in a DATE / DATETIME / TIMESTAMP
@@ -356,6 +356,14 @@ QUERIES = [
     "SELECT 0.1 + 0.2 IN (NULL, 0.3), 0.1 + 0.2 NOT IN (NULL, 0.3), 0.1 + 0.2 IN (NULL, 0.4), 0.1 + 0.2 <=> NULL,"
     " 0.1 + 0.2 BETWEEN NULL AND 1, 0.1 + 0.2 = 0.3",
     "SELECT id FROM t WHERE 1.5 * 2 IN (3, 4) AND 0.1 + 0.2 BETWEEN 0.3 AND 1 ORDER BY id",
+    # a binary literal as an operand of LIKE matches byte for byte (it matched as a string under
+    # utf8mb4_general_ci: BINARY 'A' LIKE 'a' was 1)
+    "SELECT BINARY 'ä' LIKE 'a', BINARY 'A' LIKE 'a', _binary 'A' LIKE 'a', 'A' LIKE BINARY 'a', BINARY 'a' LIKE 'a',"
+    " BINARY 'ab' LIKE 'a%', BINARY 'AB' LIKE 'a%', 'a%' LIKE BINARY 'a\\\\%', 'ab' LIKE BINARY 'a\\\\%',"
+    " BINARY 'A' NOT LIKE 'a', 'x|%' LIKE _binary 'x||%' ESCAPE '|'",
+    "SELECT 'A' NOT LIKE _binary 'a', 'A' NOT LIKE 'a', _binary 'a' NOT LIKE _binary 'A', 'b' LIKE _binary 'B'",
+    # (against a column, a _binary literal matches by the column's collation, BINARY x binary)
+    "SELECT id FROM g WHERE v LIKE BINARY 'a' OR v LIKE _binary 'B%' OR v NOT LIKE _binary '%' ORDER BY id",
 ]
 
 
