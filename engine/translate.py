@@ -558,6 +558,12 @@ class Translator:
                         out.append("ESCAPE '\\'")
                 else:
                     self.add_arg(("bytes", nxt.param))
+                    if word == "BINARY" and ((i > 0 and toks[i - 1].kind == "op" and toks[i - 1].text in _COMPARISONS)
+                                             or (k < end and toks[k].kind == "op" and toks[k].text in _COMPARISONS)):
+                        # compared: byte for byte whatever the other operand's collation (a
+                        # column's would win over the literal's own in SQLite); a _binary
+                        # literal takes the other side's, as MariaDB compares them
+                        out.append("COLLATE BINARY")
                 i += 2
                 continue
             if word in TYPED_LITERALS and nxt is not None and nxt.kind == "param":
@@ -613,7 +619,7 @@ class Translator:
                     out.append(("NOT " if negated else "") + "mysql_like_bin(")
                     self.add_arg(nxt.param)
                     out.append(f", {' '.join(emitted)}, '\\')")
-                    i += 2
+                    i += 4 if i + 2 < end and toks[i + 2].is_word("COLLATE") else 2
                     continue
                 out.append("LIKE")
                 if nxt is not None and nxt.kind == "param" and not (
@@ -805,17 +811,22 @@ class Translator:
 
     def like_bin(self, i: int, operand: _LikeOperand | None) -> tuple[list[str], bool] | None:
         """For `col [NOT] LIKE <literal>` at tokens[i], col a character column of a binary
-        collation (utf8mb4_bin, JSON), where a call can stand for the comparison (after a
+        collation (utf8mb4_bin, JSON) or the literal followed by `COLLATE <name>_bin`, where a
+        call can stand for the comparison (after a
         boundary, before nothing binding tighter than LIKE): the column as emitted and NOT;
         the LIKE is then `mysql_like_bin(pattern, col, '\\')` (`collation.like_bin`), matching
         case and accents as MariaDB's LIKE under utf8mb4_bin. `operand`: `like_operand(i)`."""
         toks = self.tokens
         after = toks[i + 2] if i + 2 < len(toks) else None
+        collated = after is not None and after.is_word("COLLATE") and i + 3 < len(toks) \
+            and toks[i + 3].kind in ("word", "ident") and toks[i + 3].text.lower().endswith("_bin")
+        if collated:  # `col LIKE 'x' COLLATE utf8mb4_bin`: the pattern's collation decides
+            after = toks[i + 4] if i + 4 < len(toks) else None
         if operand is None or after is not None and (after.is_word("COLLATE", "ESCAPE") or after.kind == "op" and after.text not in (
                 ")", ",", ";", "=", "<>", "!=", "<", "<=", ">", ">=", "<=>", "||", "&&")):
             return None
         before, _, col, emitted, negated = operand
-        if not col.text_binary:
+        if not (col.text_binary or collated):
             return None
         if not (before.is_word("WHERE", "AND", "OR", "NOT", "ON", "SELECT", "WHEN", "THEN", "ELSE", "DISTINCT")
                 or before.kind == "op" and before.text in ("(", ",", "&&", "||")):

@@ -41,8 +41,9 @@ DECIMAL column ordered with the integers first; LEAD / LAG with a default (Maria
 it); COUNT(DISTINCT a, b) refused with 1235; WITH ROLLUP's text group values ordered binary
 (MariaDB: by the column's collation); adjacent literals ('a' 'b', MySQL's 'ab') a syntax error;
 BINARY before a name or call that is not compared or matched (`SELECT BINARY v`) an error;
-`v = BINARY 'A'` for a utf8mb4_general_ci column v
-holding 'a' 1 (0: binary); JSON_ARRAYAGG / JSON_OBJECTAGG with DISTINCT, ORDER BY, LIMIT or OVER refused with 1235; a number
+an ENUM column IN a list mixing strings and numbers (c IN ('a', 2) holds for 'a' and 'b': each
+item compared by its own type; here for 'a' only);
+JSON_ARRAYAGG / JSON_OBJECTAGG with DISTINCT, ORDER BY, LIMIT or OVER refused with 1235; a number
 literal inside JSON_OBJECT / JSON_ARRAY written from its value (2.50 as 2.5, 1e3 as 1000.0);
 DATE x'..' a syntax error 1064 (1525 here); a TIME literal stored in a DATE / DATETIME / TIMESTAMP
 column dated today (refused with 1235); CHARSET() / COLLATION() of a string function's result
@@ -364,6 +365,13 @@ QUERIES = [
     "SELECT 'A' NOT LIKE _binary 'a', 'A' NOT LIKE 'a', _binary 'a' NOT LIKE _binary 'A', 'b' LIKE _binary 'B'",
     # (against a column, a _binary literal matches by the column's collation, BINARY x binary)
     "SELECT id FROM g WHERE v LIKE BINARY 'a' OR v LIKE _binary 'B%' OR v NOT LIKE _binary '%' ORDER BY id",
+    # BINARY 'x' compared with a column compares binary (it took the column's collation: v =
+    # BINARY 'A' held for 'a'); a LIKE pattern said COLLATE x_bin matches by code points
+    "SELECT id, v = BINARY 'A', BINARY 'A' = v, v = _binary 'A', v <> BINARY 'a', v >= BINARY 'a' FROM g ORDER BY id",
+    "SELECT id FROM g WHERE v = BINARY 'A' OR BINARY 'b' < v ORDER BY id",
+    "SELECT id, v LIKE 'A' COLLATE utf8mb4_bin, v LIKE 'A' COLLATE utf8mb4_general_ci, v NOT LIKE 'a%' COLLATE utf8mb4_bin"
+    " FROM g ORDER BY id",
+    "SELECT id FROM g WHERE v LIKE 'a%' COLLATE utf8mb4_bin ORDER BY id",
 ]
 
 
