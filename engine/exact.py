@@ -393,6 +393,25 @@ class Finder:
             others = [_member_number(o) for o in others]
         return left, others
 
+    def members_in_mixed(self, left: Expr, items: list[Expr], negate: bool, end: int) -> Expr:
+        """`left` (an ENUM or SET column) [NOT] IN a list of numbers and strings: each item
+        compared by its own type, as MariaDB compares them (`c IN ('a', 2)` holds for 'a' and for
+        the second member): the column's text IN the strings OR its number IN the numbers,
+        three-valued as one IN."""
+        numbers = [item for item in items if self.is_number(item)]
+        texts = [item for item in items if not self.is_number(item)]
+        parts: list[tuple] = [("raw", "NOT ((" if negate else "((")]
+        for column, group in ((left.emit(), texts), (_member_number(left).emit(), numbers)):
+            if group is numbers:
+                parts.append(("raw", ") OR ("))
+            parts += [column, ("raw", "IN (")]
+            for n, item in enumerate(group):
+                parts += [("raw", ",")] if n else []
+                parts.append(item.emit())
+            parts.append(("raw", ")"))
+        parts.append(("raw", "))"))
+        return Expr(left.start, end, INT, ("seq", *parts))
+
     def is_number(self, e: Expr) -> bool:
         """A numeric expression, or a literal holding a number in this execution (recorded)."""
         if e.kind == "lit":
@@ -423,6 +442,8 @@ class Finder:
                 self.scan(j + 2, end - 1)
                 return self.native(left.start, end, INT, [left])
             items = self.list_of(j + 2, end - 1)
+            if left.kind == "member" and len({self.is_number(item) for item in items}) == 2:
+                return self.members_in_mixed(left, items, negate, end)
             left, items = self.numbers_against_members(left, items)
             if not self.decimal_side(left, *items):
                 e = self.native(left.start, end, INT, [left, *items])

@@ -41,8 +41,6 @@ DECIMAL column ordered with the integers first; LEAD / LAG with a default (Maria
 it); COUNT(DISTINCT a, b) refused with 1235; WITH ROLLUP's text group values ordered binary
 (MariaDB: by the column's collation); adjacent literals ('a' 'b', MySQL's 'ab') a syntax error;
 BINARY before a name or call that is not compared or matched (`SELECT BINARY v`) an error;
-an ENUM column IN a list mixing strings and numbers (c IN ('a', 2) holds for 'a' and 'b': each
-item compared by its own type; here for 'a' only);
 JSON_ARRAYAGG / JSON_OBJECTAGG with DISTINCT, ORDER BY, LIMIT or OVER refused with 1235; a number
 literal inside JSON_OBJECT / JSON_ARRAY written from its value (2.50 as 2.5, 1e3 as 1000.0);
 DATE x'..' a syntax error 1064 (1525 here); a TIME literal stored in a DATE / DATETIME / TIMESTAMP
@@ -372,6 +370,12 @@ QUERIES = [
     "SELECT id, v LIKE 'A' COLLATE utf8mb4_bin, v LIKE 'A' COLLATE utf8mb4_general_ci, v NOT LIKE 'a%' COLLATE utf8mb4_bin"
     " FROM g ORDER BY id",
     "SELECT id FROM g WHERE v LIKE 'a%' COLLATE utf8mb4_bin ORDER BY id",
+    # an ENUM column IN a list of strings and numbers: each item by its own type (it compared
+    # the numbers as texts)
+    "CREATE TABLE en (id INT PRIMARY KEY, c ENUM('a','b','c'))",
+    "INSERT INTO en VALUES (1, 'a'), (2, 'b'), (3, 'c'), (4, NULL)",
+    "SELECT id, c IN ('a', 2), c IN ('z', 3), c NOT IN (1, 'c'), c IN (NULL, 'x', 9), c IN ('B', 1) FROM en ORDER BY id",
+    "SELECT id FROM en WHERE c IN ('a', 2) OR c NOT IN ('b', 1, 'a') ORDER BY id",
 ]
 
 
