@@ -1363,7 +1363,19 @@ def json_text(doc: Any) -> Any:
     not JSON as it is."""
     if doc is None or _json(doc) is _INVALID:
         return doc
-    text = _to_str(doc)
+    return _rewritten(_to_str(doc), " ")
+
+
+def json_compact(doc: Any) -> str | None:
+    """JSON_COMPACT: the document with nothing between its tokens, numbers as written; NULL for
+    NULL or text that is not JSON (MariaDB's NULL, with a warning)."""
+    if doc is None or _json(doc) is _INVALID:
+        return None
+    return _rewritten(_to_str(doc), "")
+
+
+def _rewritten(text: str, gap: str) -> str:
+    """JSON `text` with `gap` after each ',' and ':' outside strings and no other blank."""
     out: list[str] = []
     in_string = escaped = False
     for ch in text:
@@ -1379,7 +1391,7 @@ def json_text(doc: Any) -> Any:
             in_string = True
             out.append(ch)
         elif ch in ",:":
-            out.append(ch + " ")
+            out.append(ch + gap)
         elif not ch.isspace():
             out.append(ch)
     return "".join(out)
@@ -1846,7 +1858,7 @@ def register(conn: sqlite3.Connection, state: ConnectionState) -> None:
         "monthname": (1, lambda v: None if (d := _date(v)) is None else _MONTH_NAMES[d.month - 1]),
         "time_to_sec": (1, time_to_sec), "mysql_round_double": (2, round_double),
         "mysql_cast_int": (3, cast_int), "timediff": (2, timediff), "json_length": (-1, json_length),
-        "json_keys": (-1, json_keys), "mysql_json_text": (1, json_text), "json_type": (1, json_type), "make_set": (-1, make_set),
+        "json_keys": (-1, json_keys), "mysql_json_text": (1, json_text), "json_compact": (1, json_compact), "json_type": (1, json_type), "make_set": (-1, make_set),
         "export_set": (-1, export_set), "mysql_extract": (2, extract), "mysql_substr": (-1, substring),
         "convert_tz": (3, convert_tz),
         "from_days": (1, lambda n: None if n is None else "0000-00-00" if _int(n) < 366 else

@@ -12,7 +12,7 @@ POSITION(x IN y), MOD, XOR, IS UNKNOWN, N'...', JSON_LENGTH / KEYS / TYPE, MAKE_
 GROUP BY ... WITH ROLLUP (super-aggregate rows in MariaDB's order, HAVING over them, ORDER BY 1221),
 a view whose SELECT compares a DECIMAL column with a literal or a column with a _binary literal
 (its literals were read from the outer statement's: an IndexError, or no rows),
-QUARTER, BIT_LENGTH, WEEKOFYEAR, INTERVAL(N, N1, ...), JSON_ARRAYAGG / JSON_OBJECTAGG, DECIMAL / DOUBLE columns and
+QUARTER, BIT_LENGTH, WEEKOFYEAR, INTERVAL(N, N1, ...), JSON_ARRAYAGG / JSON_OBJECTAGG, JSON_COMPACT, DECIMAL / DOUBLE columns and
 expressions (SUM(c), c * 2, e / 2) inside JSON_OBJECT / JSON_ARRAY / JSON_SET / JSON_ARRAYAGG (JSON
 numbers written as MariaDB writes them: 1.50, -1), INET_ATON / INET_NTOA, TIME_FORMAT, JSON_MERGE_PATCH, GREATEST /
 LEAST (strings by the collation, numbers with strings as DOUBLEs, dates with strings as dates), a
@@ -376,6 +376,10 @@ QUERIES = [
     "INSERT INTO en VALUES (1, 'a'), (2, 'b'), (3, 'c'), (4, NULL)",
     "SELECT id, c IN ('a', 2), c IN ('z', 3), c NOT IN (1, 'c'), c IN (NULL, 'x', 9), c IN ('B', 1) FROM en ORDER BY id",
     "SELECT id FROM en WHERE c IN ('a', 2) OR c NOT IN ('b', 1, 'a') ORDER BY id",
+    # JSON_COMPACT (it was 1305): numbers and strings as written, NULL for text that is not JSON
+    "SELECT JSON_COMPACT('{\"a\": 1, \"b\": [1, 2.50, \"x, y: z\"], \"c\": {\"d\" : null}}'),"
+    " JSON_COMPACT('[ 1 , 2 ]'), JSON_COMPACT(NULL), JSON_COMPACT('not json'), JSON_COMPACT('1e2'),"
+    " JSON_COMPACT('  [true,false]  '), JSON_COMPACT(JSON_OBJECT('a', 1, 'b', 'x')), JSON_COMPACT(1)",
 ]
 
 

@@ -208,6 +208,8 @@ QUERIES = [
     "SELECT x FROM (SELECT TIME '10:11:12.5' AS x UNION SELECT TIME '1:00') q ORDER BY x",
     # CHARSET() / COLLATION(): a VARCHAR whatever the argument (they were 1305)
     "SELECT id, CHARSET('a'), COLLATION(d), CHARSET(1) AS c1, COLLATION(f) c2 FROM t ORDER BY id",
+    # JSON_COMPACT (it was 1305)
+    "SELECT JSON_COMPACT('{\"a\": 1, \"b\": [1, 2.50]}'), JSON_COMPACT(NULL), JSON_COMPACT('x')",
 ]
 
 # statements whose result columns are compared by name and type code only (their values are
