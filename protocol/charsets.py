@@ -29,9 +29,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from protocol.errors import ER_UNKNOWN_CHARACTER_SET, ER_WRONG_VALUE_FOR_VAR, SQLError
-from protocol.messages import ColumnDefinition
-
-CHARSET_BINARY = 63
+from protocol.messages import CHARSET_BINARY, ColumnDefinition
 
 # cp1252 with its undefined bytes mapped to the C1 controls of the same number
 _LATIN1_TABLE = "".join(
@@ -188,3 +186,10 @@ def result_rows(columns: Sequence[ColumnDefinition], rows: Sequence[Sequence[obj
             row = tuple(values)
         out.append(row)
     return out
+
+
+def for_results(columns: Sequence[ColumnDefinition], rows: Sequence[Sequence[object]], results: Charset,
+                ) -> tuple[tuple[ColumnDefinition, ...], Sequence[Sequence[object]]]:
+    """`columns` and `rows` as a client whose character_set_results is `results` receives them
+    (`result_column`, `result_rows`)."""
+    return tuple(result_column(col, results) for col in columns), result_rows(columns, rows, results)

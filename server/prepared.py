@@ -79,7 +79,7 @@ from protocol.binary import (
     decode_stmt_command,
     plain_execute,
 )
-from protocol.charsets import Charset, result_rows
+from protocol.charsets import Charset, for_results
 from protocol.charsets import result_column as charset_column
 from protocol.errors import (
     ER_BAD_DB_ERROR,
@@ -707,9 +707,9 @@ class PreparedStatements:
                     return
                 columns, encoded_columns = kept.head.columns, kept.head.encoded_columns
         else:
-            results = session.results_charset
-            columns = result_columns(result, results)
-            rows = result.rows if results is None else result_rows(columns, result.rows, results)
+            columns, rows = result_columns(result), result.rows
+            if session.results_charset is not None:
+                columns, rows = for_results(columns, rows, session.results_charset)
             columns, encoded = carried_rows(columns, rows)
         status = session.status_flags()
         if flags & CURSOR_TYPE_READ_ONLY:

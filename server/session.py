@@ -88,9 +88,8 @@ from protocol.charsets import (
     CHARSETS,
     Charset,
     collation_charset,
-    result_rows,
+    for_results,
 )
-from protocol.charsets import result_column as charset_column
 from protocol.connection import (
     DEFAULT_SERVER_CAPABILITIES,
     NEED_DATA,
@@ -943,9 +942,8 @@ class ClientSession(asyncio.Protocol):
         cs = self.results_charset
         if cs is None:
             return message
-        columns = message.columns
-        return ResultSet(tuple(charset_column(col, cs) for col in columns), result_rows(columns, message.rows, cs),
-                         message.status, message.warnings)
+        columns, rows = for_results(message.columns, message.rows, cs)
+        return ResultSet(columns, rows, message.status, message.warnings)
 
     def has_privilege(self, *privileges: str) -> bool:
         account = self.account
