@@ -1,5 +1,5 @@
 """The slave's applier and its group commit in one process: process CPU per replicated
-transaction.
+transaction; `--shape write_only`: oltp_write_only's four writes.
 
     python bench/applier_bench.py [--transactions 3000] [--batch 4] [--thread-cpu] [--profile tottime]
     python bench/applier_bench.py --tree A --tree B [--rounds 3]   (interleaved, medians)
@@ -27,8 +27,11 @@ if str(Path(__file__).resolve().parent) not in sys.path:  # bench/: the in-proce
     sys.path.insert(0, str(Path(__file__).resolve().parent))
 from inprocess import print_thread_cpu, run_trees, thread_cpu  # noqa: E402
 
+ROWS = 1000  # the table's rows for --shape write_only
 
-async def measure(transactions: int, batch: int, profile: str | None = None, show_threads: bool = False) -> float:
+
+async def measure(transactions: int, batch: int, profile: str | None = None, show_threads: bool = False,
+                  shape: str = "insert") -> float:
     from binlog.writer import BinlogWriter
     from engine import Engine, StatementContext
     from master.binlog_end import BinlogEnd
@@ -78,10 +81,21 @@ async def measure(transactions: int, batch: int, profile: str | None = None, sho
         c = "68487932199-96439406143-93774651418-41631865787-96406072701-20604855487-25459966574-28203206787-41238978918-19503783441"
         pad = "22195207048-70116052123-74140395089-76317954521-98694025897"
 
+        def query(sql: str) -> bytes:
+            return stream.event(Query(db="sbtest", status_vars=STATUS_VARS, query=sql))
+
+        def insert(n: int, row: int) -> bytes:
+            return query(f"INSERT INTO sbtest1 (id, k, c, pad) VALUES ({row}, {row * 7 % 10007}, '{c}', '{pad}')")
+
         def transaction(n: int) -> list[bytes]:
-            return [stream.event(MariaGtid(seq_no=n, domain_id=0, flags2=FL_TRANSACTIONAL)),
-                    stream.event(Query(db="sbtest", status_vars=STATUS_VARS, query=f"INSERT INTO sbtest1 (id, k, c, pad) VALUES ({n}, {n * 7 % 10007}, '{c}', '{pad}')")),
-                    stream.event(Xid(n))]
+            gtid = stream.event(MariaGtid(seq_no=n, domain_id=0, flags2=FL_TRANSACTIONAL))
+            if shape == "insert" or n <= ROWS:
+                return [gtid, insert(n, n), stream.event(Xid(n))]
+            # sysbench oltp_write_only's writes: two UPDATEs, a DELETE and the INSERT of the same id
+            a, b, d = n * 7 % ROWS + 1, n * 13 % ROWS + 1, n * 17 % ROWS + 1
+            return [gtid, query(f"UPDATE sbtest1 SET k=k+1 WHERE id={a}"),
+                    query(f"UPDATE sbtest1 SET c='{c[::-1]}' WHERE id={b}"),
+                    query(f"DELETE FROM sbtest1 WHERE id={d}"), insert(n, d), stream.event(Xid(n))]
 
         applier = Applier(engine, relay, table_columns=lambda db, table: None,
                           make_context=lambda **kw: StatementContext(**kw), commit=gc.commit_replicated)
@@ -98,10 +112,18 @@ async def measure(transactions: int, batch: int, profile: str | None = None, sho
                 await asyncio.sleep(0.001)
 
         await until(2)
+        if shape != "insert":  # the rows the writes find, applied before the clock starts
+            append([e for k in range(1, ROWS + 1) for e in transaction(k)])
+            applier.notify()
+            await until(2 + ROWS, ROWS)
+            first_timed = ROWS + 1
+        else:
+            first_timed = 1
         # the master's events, made before the clock starts (the IO task's part is not timed
         # beyond its append and flush)
-        batches = {first: [e for k in range(first, min(first + batch, transactions + 1)) for e in transaction(k)]
-                   for first in range(1, transactions + 1, batch)}
+        last_timed = first_timed + transactions - 1
+        batches = {first: [e for k in range(first, min(first + batch, last_timed + 1)) for e in transaction(k)]
+                   for first in range(first_timed, last_timed + 1, batch)}
         profiler = None
         if profile:
             import cProfile
@@ -109,8 +131,8 @@ async def measure(transactions: int, batch: int, profile: str | None = None, sho
             profiler.enable()
         threads0 = thread_cpu()
         t0 = time.process_time()
-        for first in range(1, transactions + 1, batch):
-            last = min(first + batch - 1, transactions)
+        for first in range(first_timed, last_timed + 1, batch):
+            last = min(first + batch - 1, last_timed)
             append(batches[first])
             applier.notify()
             await until(2 + last, last)
@@ -134,6 +156,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--transactions", type=int, default=3000)
     parser.add_argument("--batch", type=int, default=4, help="transactions per IO batch")
+    parser.add_argument("--shape", choices=("insert", "write_only"), default="insert",
+                        help="each transaction one INSERT (oltp_insert), or oltp_write_only's four writes")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--profile", metavar="SORT", help="cProfile one run, print the top functions by SORT (tottime, cumulative)")
     parser.add_argument("--thread-cpu", action="store_true", help="also print each thread's user and system CPU")
@@ -142,10 +166,11 @@ def main() -> None:
     args = parser.parse_args()
     if args.one or args.profile or not args.tree:
         import uvloop
-        result = uvloop.run(measure(args.transactions, args.batch, args.profile, args.thread_cpu))
+        result = uvloop.run(measure(args.transactions, args.batch, args.profile, args.thread_cpu, args.shape))
         print(json.dumps(result) if args.one else f"{result:.1f} µs of process CPU per transaction")
         return
-    run_trees(str(Path(__file__).resolve()), ["--transactions", str(args.transactions), "--batch", str(args.batch)],
+    run_trees(str(Path(__file__).resolve()),
+              ["--transactions", str(args.transactions), "--batch", str(args.batch), "--shape", args.shape],
               args.tree, args.rounds)
 
 if __name__ == "__main__":

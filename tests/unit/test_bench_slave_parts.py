@@ -13,8 +13,9 @@ from tests.support.bench_scripts import load_bench as _bench
 
 
 @pytest.mark.parametrize("batch", [1, 5])
-async def test_applier_bench_applies_every_transaction(batch):
-    assert await _bench("applier_bench").measure(23, batch) > 0
+@pytest.mark.parametrize("shape", ["insert", "write_only"])
+async def test_applier_bench_applies_every_transaction(batch, shape):
+    assert await _bench("applier_bench").measure(23, batch, shape=shape) > 0
 
 
 @pytest.mark.parametrize("burst", [1, 4])
