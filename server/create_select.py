@@ -10,19 +10,26 @@ makes the same table and reads the same rows. When the INSERT fails the table is
 as MariaDB leaves no table after a failed CREATE ... SELECT. IF NOT EXISTS of an existing table
 inserts nothing and notes 1050.
 
-Not supported (1235, the engine's answer): column definitions or table options before the
-SELECT (`CREATE TABLE t (a INT) SELECT ...`, `... ENGINE=x SELECT`), CREATE TEMPORARY TABLE.
+Column definitions and table options may come before the SELECT (`CREATE TABLE t (a INT, z INT
+DEFAULT 7, PRIMARY KEY (a)) ENGINE=InnoDB [IGNORE | REPLACE] [AS] SELECT ...`). As MariaDB's, the
+table's columns are then the declared columns the SELECT does not name, in their order, then the
+SELECT's columns in its order, each one declared keeping its declaration, then the declared keys;
+the rows go in as `INSERT [IGNORE] INTO` or `REPLACE INTO` (a duplicate key without either fails
+the statement, 1062, and leaves no table); the options are the CREATE TABLE's.
+
+Not supported (1235, the engine's answer): CREATE TEMPORARY TABLE ... SELECT.
 """
 
 from __future__ import annotations
 
 import contextlib
 import re
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from engine.coltypes import ColumnType, column_ddl
 from engine.lexer import mysql_ident
-from protocol.errors import ER_NO_DB_ERROR, ER_TABLE_EXISTS_ERROR, SQLError
+from protocol.errors import ER_DUP_FIELDNAME, ER_NO_DB_ERROR, ER_TABLE_EXISTS_ERROR, SQLError
 from protocol.messages import OK
 from server.sql import tokenize
 
@@ -30,23 +37,96 @@ if TYPE_CHECKING:
     from server.session import ClientSession
 
 _NAME = r"(?:`(?:[^`]|``)+`|[A-Za-z0-9_$]+)"
-_CREATE_SELECT = re.compile(
-    rf"\s*CREATE\s+TABLE\s+(?P<exists>IF\s+NOT\s+EXISTS\s+)?(?P<first>{_NAME})(?:\s*\.\s*(?P<second>{_NAME}))?"
-    rf"\s+(?:AS\s+)?(?P<select>\(?\s*SELECT\b.*?)\s*;?\s*\Z", re.IGNORECASE | re.DOTALL)
+_CREATE_TABLE = re.compile(
+    rf"\s*CREATE\s+TABLE\s+(?P<exists>IF\s+NOT\s+EXISTS\s+)?(?P<first>{_NAME})(?:\s*\.\s*(?P<second>{_NAME}))?",
+    re.IGNORECASE)
+_RENAMED = re.compile(r"(.+):\d+")
+# what a declared item of the list starts with when it is a key, not a column
+_KEY_WORDS = {"PRIMARY", "KEY", "INDEX", "UNIQUE", "CONSTRAINT", "FOREIGN", "FULLTEXT", "SPATIAL", "CHECK", "PERIOD"}
+
+
+@dataclass(frozen=True)
+class _Parts:
+    """A CREATE TABLE ... SELECT cut at its parts (texts of the statement)."""
+
+    declared: list[str]  # the items of the definition list, as written
+    options: str  # the table options before the SELECT
+    duplicates: str  # "", "IGNORE" or "REPLACE"
+    select: str
 
 
 def _unquote(name: str) -> str:
     return name[1:-1].replace("``", "`") if name.startswith("`") else name
 
 
+def _parts(sql: str, head_end: int) -> _Parts | None:
+    """`sql` past its CREATE TABLE name, cut as MariaDB reads it: `[(definitions)] [options]
+    [IGNORE | REPLACE] [AS] SELECT ...` (or `(SELECT ...)`); None when no SELECT follows."""
+    tokens = [t for t in tokenize(sql) if t.pos >= head_end]
+    i, declared = 0, []
+    if _opens_select(tokens, 0):
+        return _Parts([], "", "", sql[tokens[0].pos:])
+    if tokens and tokens[0].kind == "OP" and tokens[0].text == "(":
+        close = _closing(tokens, 0)
+        if close is None:
+            return None
+        declared = _items(sql, tokens[1:close], tokens[close].pos)
+        i = close + 1
+    start = tokens[i].pos if i < len(tokens) else len(sql)
+    while i < len(tokens) and not (tokens[i].is_word("IGNORE", "REPLACE", "AS", "SELECT") or _opens_select(tokens, i)):
+        i += 1
+    if i == len(tokens):
+        return None
+    options = sql[start:tokens[i].pos].strip()
+    duplicates = ""
+    if tokens[i].is_word("IGNORE", "REPLACE"):
+        duplicates, i = tokens[i].upper, i + 1
+    if i < len(tokens) and tokens[i].is_word("AS"):
+        i += 1
+    if i == len(tokens) or not (tokens[i].is_word("SELECT") or _opens_select(tokens, i)):
+        return None
+    return _Parts(declared, options, duplicates, sql[tokens[i].pos:])
+
+
+def _opens_select(tokens: list, i: int) -> bool:
+    return (i + 1 < len(tokens) and tokens[i].kind == "OP" and tokens[i].text == "("
+            and tokens[i + 1].is_word("SELECT"))
+
+
+def _closing(tokens: list, i: int) -> int | None:
+    """The index of the parenthesis closing the one at `i`."""
+    depth = 0
+    for k in range(i, len(tokens)):
+        if tokens[k].kind == "OP" and tokens[k].text in "()":
+            depth += 1 if tokens[k].text == "(" else -1
+            if depth == 0:
+                return k
+    return None
+
+
+def _items(sql: str, tokens: list, end: int) -> list[str]:
+    """The comma-separated items of a definition list, as written (`tokens` inside its
+    parentheses, `end` where the closing one is)."""
+    items, depth, first = [], 0, 0
+    for k, tok in enumerate([*tokens, None]):
+        if tok is None or (depth == 0 and tok.kind == "OP" and tok.text == ","):
+            if k > first:
+                items.append(sql[tokens[first].pos:tokens[k].pos if tok is not None else end].strip())
+            first = k + 1
+        elif tok.kind == "OP" and tok.text in "()":
+            depth += 1 if tok.text == "(" else -1
+    return items
+
+
 async def create_select(session: ClientSession, sql: str) -> Any:
     """Run `sql` when it is a CREATE TABLE ... SELECT (the module's header); None when it is not."""
-    m = _CREATE_SELECT.match(sql)
-    if m is None:
+    m = _CREATE_TABLE.match(sql)
+    parts = _parts(sql, m.end()) if m is not None else None
+    if parts is None:
         return None
     es = session.engine_session
     assert es is not None
-    select = m.group("select")
+    select = parts.select.rstrip().rstrip(";").rstrip()
     if select.startswith("(") and select.endswith(")") and _closes_at_end(select):
         select = select[1:-1]
     first, second = _unquote(m.group("first")), m.group("second")
@@ -63,12 +143,21 @@ async def create_select(session: ClientSession, sql: str) -> Any:
             return OK(warnings=1)
         raise SQLError(ER_TABLE_EXISTS_ERROR, name)
     described = await es.describe_select(select)
-    lines = [f"  {mysql_ident(column)} {_definition(es.engine, kind)}"
-             for column, kind in zip(described.columns, described.column_types, strict=True)]
-    await session.execute(f"CREATE TABLE {target} (\n" + ",\n".join(lines) + "\n)")
+    selected = {column.lower() for column in described.columns}
+    for column in described.columns:  # SQLite names a derived table's repeated column `a:1`
+        repeated = _RENAMED.fullmatch(column)
+        if repeated is not None and repeated.group(1).lower() in selected:
+            raise SQLError(ER_DUP_FIELDNAME, repeated.group(1))
+    columns, keys = _declared(parts.declared)
+    lines = [text for column, text in columns.items() if column not in selected]
+    lines += [columns.get(column.lower()) or f"{mysql_ident(column)} {_definition(es.engine, kind)}"
+              for column, kind in zip(described.columns, described.column_types, strict=True)]
+    options = f" {parts.options}" if parts.options else ""
+    await session.execute(f"CREATE TABLE {target} (\n  " + ",\n  ".join(lines + keys) + f"\n){options}")
+    verb = {"IGNORE": "INSERT IGNORE", "REPLACE": "REPLACE"}.get(parts.duplicates, "INSERT")
     try:
         result = await session.execute(
-            f"INSERT INTO {target} ({', '.join(mysql_ident(c) for c in described.columns)}) {select}")
+            f"{verb} INTO {target} ({', '.join(mysql_ident(c) for c in described.columns)}) {select}")
         if es.in_transaction:  # (autocommit off: a CREATE ... SELECT commits as DDL does)
             await session.execute("COMMIT")
     except BaseException:
@@ -76,6 +165,19 @@ async def create_select(session: ClientSession, sql: str) -> Any:
             await session.execute(f"DROP TABLE IF EXISTS {target}")
         raise
     return OK(result.affected_rows, 0, warnings=len(result.warnings), info=result.info)
+
+
+def _declared(items: list[str]) -> tuple[dict[str, str], list[str]]:
+    """A definition list's columns (by lower-case name, in order) and keys, as written."""
+    columns: dict[str, str] = {}
+    keys: list[str] = []
+    for item in items:
+        head = tokenize(item)[0]
+        if head.kind == "WORD" and head.upper in _KEY_WORDS:
+            keys.append(item)
+        else:  # (a QUOTED token's text is the name itself)
+            columns[head.text.lower()] = item
+    return columns, keys
 
 
 def _definition(engine: Any, kind: Any) -> str:
