@@ -470,42 +470,49 @@ class DdlParser:
         return DdlAction(names[0][0], drop_views=found, noop=not found, notes=notes)
 
     def rename_tables(self) -> DdlAction:
+        """RENAME TABLE a TO b [, c TO d ...]: the pairs one after the other, as MariaDB renames
+        them, so that a later pair sees the earlier ones (`a TO tmp, b TO a, tmp TO b` swaps)."""
         cur = self.cur
         action = DdlAction("")
+        after: dict[tuple[str, str], Table | None] = {}  # (schema, lower name) -> as the pairs so far left it
+
+        def now(schema: str, name: str) -> Table | None:
+            key = (schema, name.lower())
+            return after[key] if key in after else self.catalog(schema, name)
+
         while True:
             schema, name = self.table_name()
             cur.expect("TO")
             new_schema, new_name = self.table_name()
-            table = copy.deepcopy(self.existing(schema, name))
+            old = now(schema, name)
+            if old is None:
+                raise SQLError(ER_NO_SUCH_TABLE, schema, name)
             if new_schema != schema:
                 raise SQLError(ER_UNKNOWN_ERROR, "RENAME TABLE across databases is not supported")
-            if self.catalog(new_schema, new_name) is not None or self.view_of(new_schema, new_name) is not None:
+            if now(new_schema, new_name) is not None or self.view_of(new_schema, new_name) is not None:
                 raise SQLError(ER_TABLE_EXISTS_ERROR, new_name)
             action.schema = schema
+            table = copy.deepcopy(old)
             if table.checks:  # its CHECKs name the table they fail for: made again under the new name
-                old = self.existing(schema, name)
                 table.name = new_name
-                rebuilt = self.rebuild(table, old, {})
-                action.sql.extend(rebuilt.sql)
-                action.delete.extend(rebuilt.delete)
-                action.reset_auto.extend(rebuilt.reset_auto)
-                action.put.append(table)
-                if not cur.accept_op(","):
-                    break
-                continue
-            action.sql.append(f"ALTER TABLE {quote_ident(schema)}.{quote_ident(table.name)} RENAME TO {quote_ident(new_name)}")
-            for index in table.indexes:
-                if not index.primary:
-                    action.sql.append(f"DROP INDEX {quote_ident(schema)}.{quote_ident(sqlite_index_name(table.name, index.name))}")
-            action.delete.append((schema, table.name))
-            action.reset_auto.append((schema, table.name))
-            table.name = new_name
-            for index in table.indexes:
-                if not index.primary:
-                    action.sql.append(table.sqlite_index(index))
-            action.put.append(table)
+                action.sql.extend(self.rebuild(table, old, {}, name_free=True).sql)
+            else:
+                action.sql.append(f"ALTER TABLE {quote_ident(schema)}.{quote_ident(old.name)} RENAME TO {quote_ident(new_name)}")
+                for index in table.indexes:
+                    if not index.primary:
+                        action.sql.append(f"DROP INDEX {quote_ident(schema)}.{quote_ident(sqlite_index_name(old.name, index.name))}")
+                table.name = new_name
+                for index in table.indexes:
+                    if not index.primary:
+                        action.sql.append(table.sqlite_index(index))
+            after[(schema, old.name.lower())] = None
+            after[(schema, new_name.lower())] = table
+            action.delete.append((schema, old.name))  # (as its catalog row names it)
+            action.reset_auto.extend([(schema, old.name), (schema, new_name)])
             if not cur.accept_op(","):
                 break
+        # the catalog as the last pair leaves it: every old name's entry is removed before any is written
+        action.put.extend(table for table in after.values() if table is not None)
         return self.done(action)
 
     def create_index(self, unique: bool) -> DdlAction:
@@ -712,8 +719,9 @@ class DdlParser:
             return table.columns.index(col) + 1
         return None
 
-    def rebuild(self, table: Table, old: Table, renamed: dict[str, str]) -> DdlAction:
-        """Create the new table beside the old one, copy rows, swap, re-index."""
+    def rebuild(self, table: Table, old: Table, renamed: dict[str, str], *, name_free: bool = False) -> DdlAction:
+        """Create the new table beside the old one, copy rows, swap, re-index. `name_free`: the
+        caller found a new name free (RENAME TABLE, against what its earlier pairs left)."""
         schema = old.schema
         q = quote_ident
         tmp = f"__alter_{old.name}"
@@ -739,7 +747,8 @@ class DdlParser:
         sql.extend(table.sqlite_index(i) for i in table.indexes if not i.primary)
         action = DdlAction(schema, sql, put=[table], reset_auto=[(schema, old.name), (schema, table.name)])
         if table.name != old.name:
-            if self.catalog(schema, table.name) is not None or self.view_of(schema, table.name) is not None:
+            if not name_free and (self.catalog(schema, table.name) is not None
+                                  or self.view_of(schema, table.name) is not None):
                 raise SQLError(ER_TABLE_EXISTS_ERROR, table.name)
             action.delete.append((schema, old.name))
         return action
