@@ -1,6 +1,6 @@
 """Statements answered from the engine's catalog: SHOW DATABASES, SHOW [FULL] TABLES, SHOW CREATE
 TABLE / DATABASE, SHOW [FULL] COLUMNS (FULL: MariaDB's nine columns), SHOW INDEX, SHOW [STORAGE]
-ENGINES, DESCRIBE, USE, ANALYZE/OPTIMIZE/CHECK TABLE; SHOW EVENTS / TRIGGERS / PROCEDURE,
+ENGINES, DESCRIBE, USE, ANALYZE/OPTIMIZE/CHECK/REPAIR TABLE; SHOW EVENTS / TRIGGERS / PROCEDURE,
 FUNCTION, PACKAGE [BODY] STATUS (always empty: there are none), each listing's columns typed as
 MariaDB declares them. They read the in-memory catalog only (no SQLite call), so they run on the
 event loop; SHOW TABLE STATUS, whose numbers need the tables read, is answered as the SELECT over
@@ -19,6 +19,7 @@ from protocol.errors import (
     ER_BAD_DB_ERROR,
     ER_NO_DB_ERROR,
     ER_NO_SUCH_TABLE,
+    ER_NONUNIQ_TABLE,
     ER_NOT_SUPPORTED_YET,
     ER_WRONG_OBJECT,
     SQLError,
@@ -106,6 +107,7 @@ _LISTINGS = {
     "triggers": "Trigger varchar(64), Event varchar(6), Table varchar(64), Statement longtext?, Timing varchar(6),"
                 " Created datetime(2)?, sql_mode varchar(8192), Definer varchar(384)?,"
                 " character_set_client varchar(32), collation_connection varchar(64), Database Collation varchar(64)",
+    "open_tables": "Database varchar(64), Table varchar(64), In_use bigint(1), Name_locked bigint(4)",
     "routines": "Db varchar(64), Name varchar(64), Type varchar(13), Definer varchar(384), Modified datetime,"
                 " Created datetime, Security_type varchar(7), Comment longtext, character_set_client varchar(32),"
                 " collation_connection varchar(64), Database Collation varchar(64)",
@@ -135,6 +137,55 @@ def _schema(cur: TokenCursor, session: Session) -> str:
     if not session.engine.has_database(name):
         raise SQLError(ER_BAD_DB_ERROR, name)
     return name
+
+
+# what MariaDB's InnoDB answers for a table before (or instead of) its status row
+_MAINTENANCE_NOTES = {
+    "optimize": [("note", "Table does not support optimize, doing recreate + analyze instead"), ("status", "OK")],
+    "repair": [("note", "The storage engine for the table doesn't support repair")],
+}
+
+
+def _maintain(cur: TokenCursor, session: Session, op: str) -> Result:
+    """ANALYZE / CHECK / OPTIMIZE / REPAIR [NO_WRITE_TO_BINLOG | LOCAL] TABLE t, ... [options]:
+    nothing to do on this engine; MariaDB's rows per table (a table named twice is 1066, one that
+    does not exist or is a view an Error row and 'Operation failed', as mysql_admin_table)."""
+    cur.accept("NO_WRITE_TO_BINLOG", "LOCAL")
+    if not cur.accept("TABLE"):
+        cur.expect("TABLES")
+    named: list[tuple[str, str]] = []
+    while True:
+        schema, name = cur.qualified()
+        schema = schema or session.database
+        if schema is None:
+            raise SQLError(ER_NO_DB_ERROR)
+        if (schema, name) in named:
+            raise SQLError(ER_NONUNIQ_TABLE, name)
+        named.append((schema, name))
+        if not cur.accept_op(","):
+            break
+    persistent = op == "analyze" and cur.accept("PERSISTENT")  # (and its FOR ...: engine-independent statistics)
+    rows = []
+    for schema, name in named:
+        shown = f"{schema}.{name}"
+        engine = session.engine
+        table = engine.table(schema, name)
+        if table is None and engine.view(schema, name) is not None:
+            if op == "check":
+                rows.append((shown, op, "status", "OK"))
+                continue
+            failed = SQLError(ER_WRONG_OBJECT, schema, name, "BASE TABLE")
+        elif table is None:
+            failed = SQLError(ER_NO_SUCH_TABLE, schema, name)
+        else:
+            shown = f"{table.schema}.{table.name}"
+            answers = _MAINTENANCE_NOTES.get(op, [("status", "OK")])
+            if persistent:
+                answers = [("status", "Engine-independent statistics collected"), *answers]
+            rows.extend((shown, op, kind, text) for kind, text in answers)
+            continue
+        rows += [(shown, op, "Error", failed.message), (shown, op, "status", "Operation failed")]
+    return _result(["Table", "Op", "Msg_type", "Msg_text"], rows, session)
 
 
 def _table(cur: TokenCursor, session: Session):
@@ -174,17 +225,8 @@ def run_admin(session: Session, cur: TokenCursor, shape: str) -> Result | AsSele
             column = _like(str(cur.literal()) if cur.peek().kind == "param" else cur.ident())
             rows = [r for r in rows if column.match(r[0])]
         return _listing("columns", rows, session)
-    if cur.accept("ANALYZE", "OPTIMIZE", "CHECK"):
-        op = cur.tokens[0].text.lower()
-        cur.accept("NO_WRITE_TO_BINLOG", "LOCAL")
-        cur.expect("TABLE")
-        rows = []
-        while True:
-            table = _table(cur, session)
-            rows.append((f"{table.schema}.{table.name}", op, "status", "OK"))
-            if not cur.accept_op(","):
-                break
-        return _result(["Table", "Op", "Msg_type", "Msg_text"], rows, session)
+    if cur.accept("ANALYZE", "OPTIMIZE", "CHECK", "REPAIR"):
+        return _maintain(cur, session, cur.tokens[0].text.lower())
     cur.expect("SHOW")
     if cur.accept("DATABASES", "SCHEMAS"):
         pattern = _filter(cur)
@@ -206,6 +248,18 @@ def run_admin(session: Session, cur: TokenCursor, shape: str) -> Result | AsSele
         elif cur.accept("WHERE"):
             rows = _where_equal(cur, columns, rows)
         return _listing(kind, rows, session)
+    if cur.accept("OPEN"):  # every table of the engine is open (its database file attached): none in use
+        cur.expect("TABLES")
+        schemas = [_schema(cur, session)] if cur.peek() is not None and cur.peek().is_word("FROM", "IN") \
+            else engine.databases()
+        pattern = _filter(cur)
+        rows = [(schema, name, 0, 0) for schema in schemas
+                for name in sorted([t.name for t in engine.catalog.get(schema, {}).values()]
+                                   + [v.name for v in engine.views.get(schema, {}).values()])
+                if pattern is None or pattern.match(name)]
+        if pattern is None and cur.accept("WHERE"):
+            rows = _where_equal(cur, columns_of("open_tables"), rows)
+        return _listing("open_tables", rows, session)
     full = cur.accept("FULL")
     if cur.accept("TABLES"):
         schema = _schema(cur, session)

@@ -162,7 +162,7 @@ class Privileges:
         if first in ("CREATE", "DROP", "ALTER", "RENAME", "TRUNCATE"):
             self._check_ddl(tokens, words)
             return _ALLOWED
-        if first in ("SHOW", "DESCRIBE", "DESC", "EXPLAIN", "ANALYZE", "OPTIMIZE", "CHECK", "LOCK"):
+        if first in ("SHOW", "DESCRIBE", "DESC", "EXPLAIN", "ANALYZE", "OPTIMIZE", "CHECK", "REPAIR", "LOCK"):
             verdict = self._check_admin(tokens, words)
             if verdict is not None:
                 return verdict
@@ -318,16 +318,20 @@ class Privileges:
             if cur.peek() in ("SELECT", "INSERT", "UPDATE", "DELETE", "REPLACE", "WITH"):
                 return None
             return self._see_table(*cur.table(), "SELECT")
-        if cur.accept("ANALYZE", "OPTIMIZE", "CHECK"):
+        if cur.accept("ANALYZE", "OPTIMIZE", "CHECK", "REPAIR"):
             cur.accept("NO_WRITE_TO_BINLOG", "LOCAL")
             cur.accept("TABLE", "TABLES")
-            needed = ("SELECT", "INSERT") if words[0] != "CHECK" else ("SELECT",)
             needs: list[Need] = []
             while True:
-                needs.append((*cur.table(), needed))
+                needs.append((*cur.table(), ("SELECT", "INSERT")))
                 if not cur.accept_op(","):
                     break
-            self._require(needs)
+            if words[0] != "CHECK":
+                self._require(needs)
+                return _ALLOWED
+            for db, table, _ in needs:  # CHECK TABLE: any privilege on the table will do, as MariaDB's
+                if db is not None and not self.account.sees_table(db, table):
+                    raise self._table_denied(("SELECT",), db, table)
             return _ALLOWED
         if cur.accept("LOCK"):
             cur.accept("TABLE", "TABLES")
@@ -365,6 +369,8 @@ class Privileges:
             if account.holds("SHOW DATABASES", ""):
                 return _ALLOWED
             return Verdict(keep=lambda row: row[0] == INFORMATION_SCHEMA or account.sees_database(row[0]))
+        if cur.accept("OPEN"):  # SHOW OPEN TABLES: the tables the account may see
+            return Verdict(keep=lambda row: account.sees_table(row[0], row[1]))
         status = cur.accept_seq("TABLE", "STATUS")
         if status or cur.accept("TABLES"):
             db = cur.name() if cur.accept("FROM", "IN") else self.session.database

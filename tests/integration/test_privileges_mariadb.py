@@ -52,7 +52,8 @@ READS = [
     "SELECT * FROM q.t WHERE EXISTS (SELECT 1 FROM {T} x WHERE x.id = q.t.id) FOR UPDATE",
     "SET @v = (SELECT MAX(a) FROM {T})", "SELECT @w := a FROM {T}", "DO (SELECT 1 FROM {T})",
     "SELECT 1 UNION SELECT a FROM {T}", "/* c */ SELECT * FROM {T}", "/*!40101 SELECT * FROM {T} */",
-    "EXPLAIN SELECT * FROM {T}", "CHECKSUM TABLE {T}", "ANALYZE TABLE {T}",
+    "EXPLAIN SELECT * FROM {T}", "CHECKSUM TABLE {T}", "ANALYZE TABLE {T}", "CHECK TABLE {T}",
+    "OPTIMIZE TABLE {T}", "REPAIR TABLE {T}",
 ]
 WRITES = [
     "INSERT INTO {T} (id, a) VALUES ({n}, 1)", "INSERT INTO {T} VALUES ({n}, 1)",
@@ -77,7 +78,8 @@ SHOWS = [
     "SHOW CREATE TABLE {T}", "DESCRIBE {T}", "DESC {T}", "SHOW COLUMNS FROM {T}", "SHOW FULL COLUMNS FROM {T}",
     "SHOW INDEX FROM {T}", "SHOW KEYS FROM {T}",
 ]
-DB_STATEMENTS = ["USE {db}", "SHOW TABLES FROM {db}", "SHOW CREATE DATABASE {db}", "SHOW TABLE STATUS FROM {db}"]
+DB_STATEMENTS = ["USE {db}", "SHOW TABLES FROM {db}", "SHOW CREATE DATABASE {db}", "SHOW TABLE STATUS FROM {db}",
+                 "SHOW OPEN TABLES FROM {db}"]
 INFO_SCHEMA = [
     "SELECT table_schema, table_name FROM information_schema.tables WHERE table_schema IN ('q', 'p')",
     "SELECT table_name, column_name FROM information_schema.columns WHERE table_schema IN ('q', 'p')",
