@@ -172,6 +172,22 @@ def literal_texts(sql: str) -> list[str]:
     return [m.group() for m in _LITERALS.finditer(sql) if m.lastgroup != "skip"]
 
 
+def replace_literals(sql: str, texts: dict[int, str]) -> str:
+    """`sql` with the literal of each index of `texts` (`extract`'s order) written as its text
+    there (an executable comment's content taken out of it, as `extract` reads it)."""
+    if "/*!" in sql:
+        sql = _EXEC_COMMENT.sub(r" \1 ", sql)
+    parts: list[str] = []
+    last = 0
+    found = (m for m in _LITERALS.finditer(sql) if m.lastgroup != "skip")
+    for n, m in enumerate(found):
+        if n in texts:
+            parts += (sql[last:m.start()], texts[n])
+            last = m.end()
+    parts.append(sql[last:])
+    return "".join(parts)
+
+
 @dataclass(frozen=True, slots=True)
 class Token:
     kind: str  # word, ident (backticked/double-quoted identifier), param, var, sysvar, op

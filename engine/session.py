@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from engine import coltypes, explain, functions, values
+from engine import charset_literals, coltypes, explain, functions, values
 from engine.admin import AsSelect, run_admin
 from engine.catalog import TokenCursor, mysql_literal, sql_literal
 from engine.connections import ATTACH_LIMIT, Snapshot
@@ -56,6 +56,7 @@ from engine.translate import (
     USER,
     Plan,
 )
+from protocol.charsets import Charset
 from protocol.errors import (
     ER_BAD_DB_ERROR,
     ER_BAD_FIELD_ERROR,
@@ -142,6 +143,11 @@ class Session:
         self.sql_log_bin = True  # off: the session's statements are committed, never binlogged
         self._unlogged = False  # the open transaction wrote with sql_log_bin off
         self.user_vars: dict[str, object] = {}
+        # the session's character_set_connection when it is not utf8 (its string literals are
+        # that character set's: engine.charset_literals), and whether the client's
+        # character_set_results converts answers; both set by the server shell
+        self.connection_charset: Charset | None = None
+        self.items_converted = True
         # `@@variable` text -> its value (set by the server shell, which owns the variables;
         # None: statements reading system variables are refused)
         self.sysvar_reader: Callable[[str], object] | None = None
@@ -222,11 +228,27 @@ class Session:
 
     def _plan(self, sql: str) -> tuple[Plan, list[object]]:
         """The statement's plan and literals, without running it."""
+        plan, params, _ = self._planned(sql)
+        return plan, params
+
+    def _planned(self, sql: str) -> tuple[Plan, list[object], dict[int, str]]:
+        """The statement's plan, its literals as the plan reads them, and the literals a replica's
+        statement writes otherwise (`_charset_literals`)."""
         try:
             shape, params = extract(sql)
-            return self.engine.plan_for(shape, self._database, params, self.visible, self.live_reader), params
+            plan = self.engine.plan_for(shape, self._database, params, self.visible, self.live_reader)
         except SyntaxError_ as exc:
             raise exc.with_literals(sql) from None
+        params, logged = self._charset_literals(plan, params)
+        return plan, params, logged
+
+    def _charset_literals(self, plan: Plan, params: list[object]) -> tuple[list[object], dict[int, str]]:
+        """`params` as `plan` reads them where a string literal is not utf8 (a latin1
+        connection's, `_latin1 '..'`: `engine.charset_literals.read`), and the literals the
+        binlog's statement writes otherwise; on a utf8 connection, with no introducer, `params`."""
+        if (self.connection_charset is None and not plan.introduced) or plan.kind not in ("write", "select"):
+            return params, {}
+        return charset_literals.read(plan, params, self.connection_charset, self.items_converted)
 
     async def access(self, sql: str) -> Access:
         """What `sql` would read and write, for the shell's privilege check (accounts without
@@ -321,9 +343,10 @@ class Session:
         engine = self.engine
         shape, params = extract(sql)
         plan = engine.plan_for(shape, self._database, params, self.visible, self.live_reader)
+        params, logged = self._charset_literals(plan, params)
         kind = plan.kind
         if kind == "write":
-            return await self._write(sql, plan, params, context)
+            return await self._write(sql, plan, params, context, logged)
         if kind == "select":
             return await self._select(sql, plan, params, context, lock_reads)
         if kind == "begin":
@@ -653,7 +676,7 @@ class Session:
                 or not self._holds_lock and engine.writer_lock.locked()):  # (before the plan: cheap)
             return None
         try:
-            plan, params = self._plan(sql)
+            plan, params, logged = self._planned(sql)
         except SQLError:
             return None  # `execute` raises it
         if plan.kind != "write" or not plan.inline or plan.returning is not None:
@@ -663,29 +686,31 @@ class Session:
                 return None
             self._holds_lock = True
         self._in_txn = True
-        write = self._write_args(sql, plan, params, None)
+        write = self._write_args(sql, plan, params, None, logged)
         return self._written(write, *self.engine._w_write(*write.call(False)))
 
-    def _write_args(self, sql: str, plan: Plan, params, context) -> _Write:
-        """A write's plan (the found-rows variant), arguments and what its binlog entry carries."""
+    def _write_args(self, sql: str, plan: Plan, params, context, logged: dict[int, str]) -> _Write:
+        """A write's plan (the found-rows variant), arguments and what its binlog entry carries
+        (`logged`: the literals it writes otherwise, `_charset_literals`)."""
         if plan.changed is not None:
             plan = plan.found if self.found_rows else plan.changed
         timestamp = self._now(context)
         args = self._args(plan, params, context, timestamp, sql)
         rand_seed = self._rand_for(plan, context)
         written = sql  # as the client wrote it: RETURNING's names read its literals
+        sql = charset_literals.logged(sql, logged)
         if plan.sysvars:  # the binlog carries the values read here, not the names
             sql = inline_sysvars(sql, lambda text: _literal(self._sysvar(text)), self._account_literal)
         last_id = args_last_id(context, self.last_insert_id) if plan.uses_last_id else None
         return _Write(self, plan, args, sql, written, params, context, timestamp, rand_seed, last_id)
 
-    async def _write(self, sql: str, plan: Plan, params, context) -> Result:
+    async def _write(self, sql: str, plan: Plan, params, context, logged: dict[int, str]) -> Result:
         engine = self.engine
         if self._read_only:
             if self._in_txn:
                 raise SQLError(ER_CANT_EXECUTE_IN_READ_ONLY_TRANSACTION)
             self._read_only = False  # (its transaction ended by a DDL's implicit commit)
-        write = self._write_args(sql, plan, params, context)
+        write = self._write_args(sql, plan, params, context, logged)
         if not self.autocommit:
             self._in_txn = True
         end = not self._in_txn
@@ -946,7 +971,9 @@ class Session:
             parser.shape = shape
             return parsing(parser.parse)
 
-        parse()  # a syntax error commits nothing
+        parsed = parse()  # a syntax error commits nothing
+        if self.connection_charset is not None and not sql.isascii():
+            charset_literals.check_ddl(parsed, engine.table)  # nor a latin1 literal it would keep
         self._end_snapshot()
         await self._acquire()
         try:

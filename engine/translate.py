@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine import collation, infoschema, values
-from engine.catalog import CHAR_TYPES, Column, Table, mysql_literal
+from engine.catalog import BLOB_TYPES, CHAR_TYPES, Column, Table, mysql_literal
 from engine.collation import GENERAL_CI
 from engine.coltypes import CHARSET_BINARY
 from engine.exact import AGGREGATE_CALLS, NUMBER_VALUES, Finder, member_number
@@ -81,6 +81,15 @@ STORE = "store"
 # TIMESTAMP 'x', its value read from the string as MariaDB's parser reads it (`values.typed_literal`)
 TYPED = "typed"
 TYPED_LITERALS = {"DATE": "date", "TIME": "time", "TIMESTAMP": "datetime"}
+# How a string literal is read (`Plan.charset_contexts`): by its characters (TEXT), by its bytes
+# in its own character set (BYTES), as a select item alone (ITEM: its characters, sent in its own
+# character set to a client whose character_set_results is NULL), or both (MIXED: refused).
+TEXT, BYTES, ITEM, MIXED = "text", "bytes", "item", "mixed"
+# the calls that read their one argument's bytes, and the ones that read only its characters
+_BYTE_CALLS = frozenset({"LENGTH", "OCTET_LENGTH", "BIT_LENGTH", "HEX", "MD5", "SHA1", "SHA", "CRC32", "TO_BASE64"})
+_CHARACTER_CALLS = frozenset({"CHAR_LENGTH", "CHARACTER_LENGTH"})
+# the calls whose result takes the character set of their arguments' strongest (a column's)
+_AGGREGATING_CALLS = frozenset({"CONCAT", "CONCAT_WS"})
 
 CLAUSE_WORDS = {
     "WHERE", "GROUP", "ORDER", "HAVING", "LIMIT", "SET", "UNION", "WINDOW", "FOR", "LOCK", "VALUES",
@@ -149,9 +158,27 @@ FSP_NAMES = {  # the calls that take a fractional-seconds precision, by the name
 }
 
 
+def _read_beside(col: Column | None) -> str | None:
+    """How a string compared with `col` is read: as the column's bytes when it is binary, else
+    as characters converted to its character set (a number or a date: its characters); None
+    without a column."""
+    if col is None:
+        return None
+    return BYTES if col.base in BLOB_TYPES else TEXT
+
+
+def _matched_by(operand: _LikeOperand | None) -> str | None:
+    """How a LIKE pattern is read when `operand` (`Translator.like_operand`) is what it matches:
+    TEXT against a column of characters; None otherwise."""
+    if operand is None or operand[2].base not in CHAR_TYPES:
+        return None
+    return TEXT
+
+
 def is_introducer(t: Token) -> bool:
     """A string literal's character set introducer (`_utf8mb4'x'`, `N'x'`), dropped: every
-    string here is utf8mb4 (`_binary` aside, which makes bytes)."""
+    string here is utf8mb4 (`_binary` aside, which makes bytes), a `_latin1` one's value read as
+    latin1 (`Plan.introduced`, engine.charset_literals)."""
     return t.kind == "word" and (t.upper == "N" or t.upper.startswith("_") and t.upper[1:].lower() in (
         "utf8", "utf8mb4", "utf8mb3", "latin1", "ascii"))
 
@@ -187,6 +214,14 @@ class Plan:
     # compared with a number is compared as numbers: `exact.Finder.convert_operands`); another
     # execution of the shape whose literals differ in kind has its own plan (`Engine.plan_for`)
     literal_kinds: tuple[tuple[int, bool], ...] = ()
+    # how each string literal is read where a string of a character set other than utf8mb4 (a
+    # latin1 connection's, `_latin1 X'..'`) reads otherwise than its UTF-8 would: literal index ->
+    # TEXT, BYTES, ITEM or MIXED (`Translator.literal_context`); engine.charset_literals refuses
+    # such a string anywhere it has none
+    charset_contexts: dict[int, str] = field(default_factory=dict)
+    # (literal index, its introducer upper-cased: "_LATIN1", "_BINARY", "N", ...) for each
+    # literal written after one
+    introduced: tuple[tuple[int, str], ...] = ()
     sysvars: bool = False  # reads @@variables: a write is binlogged with their values inlined
     calc_found: bool = False  # SQL_CALC_FOUND_ROWS: FOUND_ROWS() counts the rows without LIMIT
     result_types: SelectTypes | UnionTypes | None = None  # SELECT: the MySQL type of each result column
@@ -268,6 +303,12 @@ class Translator:
         self.alias_at: dict[int, tuple[int, int]] = {}
         self.exact: dict[int, tuple[int, tuple]] = {}  # regions computed exactly (engine.exact): start -> (end, tree)
         self.kinds: dict[int, bool] = {}  # literals whose kind the translation read (`Plan.literal_kinds`)
+        self.charset_contexts: dict[int, str] = {}  # `Plan.charset_contexts`
+        self.introduced: dict[int, str] = {}  # `Plan.introduced`
+        self._openers: list[int] | None = None  # (`opener`)
+        self._lists: dict[int, str | None] = {}  # an IN list's or a call's '(' -> how it reads a literal
+        self._named: list[tuple[str, Table]] | None = None  # (`named_column`)
+        self._select_list_end: int | None = None  # (`item_context`)
         self.view_of: Callable[[str, str], Any] = lambda schema, name: None  # -> catalog.View | None
         self.views_in: Callable[[str], list] = lambda schema: []  # a schema's views (information_schema)
         self.expanding: tuple[tuple[str, str], ...] = ()  # the views being expanded (a cycle is 1462)
@@ -460,6 +501,7 @@ class Translator:
                 continue
             if kind == "param":
                 self.add_arg(tok.param)
+                self.read_as(tok.param, self.literal_context(i))
                 if self.compared_off_column(i):
                     out.append("COLLATE " + GENERAL_CI)
                 i += 1
@@ -542,6 +584,9 @@ class Translator:
                 i += 1
                 continue
             if word in ("_BINARY", "BINARY") and nxt is not None and nxt.kind == "param":
+                self.read_as(nxt.param, BYTES)
+                if word == "_BINARY":
+                    self.introduced[nxt.param] = word
                 pattern = i > 0 and toks[i - 1].is_word("LIKE")
                 k = self.past_not(i + 2, end)
                 if (pattern or (k < end and toks[k].is_word("LIKE"))) and (
@@ -568,6 +613,7 @@ class Translator:
                 continue
             if word in TYPED_LITERALS and nxt is not None and nxt.kind == "param":
                 self.add_arg((TYPED, nxt.param, self.typed_kind(i)))
+                self.read_as(nxt.param, TEXT)
                 i += 2
                 continue
             if word == "BINARY" and (found := self.binary_operand(i, end)) is not None:
@@ -578,6 +624,7 @@ class Translator:
                 i = stop
                 continue
             if is_introducer(tok) and nxt is not None and nxt.kind == "param":
+                self.introduced[nxt.param] = word
                 i += 1
                 continue
             if is_call:
@@ -618,6 +665,7 @@ class Translator:
                     del out[len(out) - negated - len(emitted):]
                     out.append(("NOT " if negated else "") + "mysql_like_bin(")
                     self.add_arg(nxt.param)
+                    self.read_as(nxt.param, _matched_by(operand))
                     out.append(f", {' '.join(emitted)}, '\\')")
                     i += 4 if i + 2 < end and toks[i + 2].is_word("COLLATE") else 2
                     continue
@@ -625,6 +673,7 @@ class Translator:
                 if nxt is not None and nxt.kind == "param" and not (
                         i + 2 < end and toks[i + 2].is_word("ESCAPE")):
                     self.add_arg(nxt.param)
+                    self.read_as(nxt.param, _matched_by(operand))
                     out.append("ESCAPE '\\'")
                     column = self.like_column(i, operand)
                     if column is not None:
@@ -638,6 +687,126 @@ class Translator:
             out.append(tok.text)
             i += 1
         return i
+
+    # --- how a string literal is read (`Plan.charset_contexts`) ------------------------------
+
+    def read_as(self, param: int, context: str | None) -> None:
+        """Literal `param` is read as `context` (TEXT, BYTES, ITEM; None: in a way not told)
+        here; read two ways, or once in a way not told, it is MIXED."""
+        known = self.charset_contexts.get(param, context)
+        self.charset_contexts[param] = known if context is not None and known == context else MIXED
+
+    def literal_context(self, i: int) -> str | None:
+        """How the literal at tokens[i] (after its introducer, if any) is read, as far as this
+        translation can tell the place: BYTES where MariaDB reads a string's bytes in its own
+        character set (compared with a binary column, the one argument of LENGTH, HEX, MD5 ...,
+        CAST(x AS BINARY)), TEXT where it reads only its characters or converts it to a
+        column's character set first (compared with, or IN the list of, any other column; the
+        one argument of CHAR_LENGTH; beside a column of characters in CONCAT), ITEM for a
+        select item alone; None anywhere else (a comparison with another literal compares under
+        the literal's own collation, latin1_swedish_ci, which this engine has not)."""
+        toks = self.tokens
+        n = len(toks)
+        start = i - 1 if i > 0 and is_introducer(toks[i - 1]) else i
+        before = toks[start - 1] if start > 0 else None
+        after = toks[i + 1] if i + 1 < n else None
+        if after is not None and after.is_word("COLLATE"):
+            return None
+        if before is not None and before.kind == "op" and before.text in _COMPARISONS:
+            return _read_beside(self.column_at(start - 2, -1))
+        if after is not None and after.kind == "op" and after.text in _COMPARISONS:
+            return _read_beside(self.column_at(i + 2, 1))
+        if before is None:
+            return None
+        if (before.is_word("SELECT", "DISTINCT") or before.kind == "op" and before.text == ",") \
+                and self.item_context(start, i) is not None:
+            return ITEM
+        if after is None or before.kind != "op" or before.text not in ("(", ","):
+            return None
+        if before.text == "(" and start > 1 and toks[start - 2].is_word("CAST") and after.is_word("AS") \
+                and i + 3 < n and toks[i + 2].is_word("BINARY") and toks[i + 3].text == ")":
+            return BYTES
+        if after.kind == "op" and after.text in (",", ")"):
+            return self.argument_context(start, i)
+        return None
+
+    def argument_context(self, start: int, i: int) -> str | None:
+        """`literal_context` of a literal standing alone between '(' or ',' and ',' or ')' at
+        tokens[start:i + 1]: an argument of a call, or an item of an IN list."""
+        toks = self.tokens
+        k = self.opener(start)
+        if k < 1:
+            return None
+        head = toks[k - 1]
+        if head.kind != "word":
+            return None
+        lone = start == k + 1 and toks[i + 1].text == ")"
+        if head.upper in _BYTE_CALLS and lone:
+            return BYTES
+        if head.upper in _CHARACTER_CALLS and lone:
+            return TEXT
+        if k not in self._lists:  # (once per list: an IN list may hold thousands)
+            self._lists[k] = self.list_context(k)
+        return self._lists[k]
+
+    def list_context(self, k: int) -> str | None:
+        """How a literal standing alone in the list whose '(' is tokens[k] is read: as compared
+        with x in `x IN (...)`, TEXT in CONCAT / CONCAT_WS beside a column of characters."""
+        toks = self.tokens
+        head = toks[k - 1]
+        if head.is_word("IN"):
+            left = k - 2 - (k > 2 and toks[k - 2].is_word("NOT"))
+            return _read_beside(self.column_at(left, -1))
+        if head.upper in _AGGREGATING_CALLS:
+            j, _ = self.close_of(k - 1)
+            arguments, _ = split_top(toks[k + 1:j])
+            columns = [self.column_at(k + 1 + sum(len(a) + 1 for a in arguments[:m]), 1)
+                       for m, a in enumerate(arguments) if len(a) in (1, 3)]
+            if any(col is not None and col.base not in BLOB_TYPES and col.affinity == "TEXT" for col in columns):
+                return TEXT
+        return None
+
+    def opener(self, k: int) -> int:
+        """The index of the '(' tokens[k] is inside (-1: none), from one pass over the tokens."""
+        if self._openers is None:
+            openers, stack = [], [-1]
+            for n, t in enumerate(self.tokens):
+                openers.append(stack[-1])
+                if t.kind == "op" and t.text == "(":
+                    stack.append(n)
+                elif t.kind == "op" and t.text == ")" and len(stack) > 1:
+                    stack.pop()
+            self._openers = openers
+        return self._openers[k]
+
+    def item_context(self, start: int, i: int) -> str | None:
+        """ITEM when the literal at tokens[start:i + 1] is a whole item of the statement's one
+        SELECT list (no UNION: a branch's column takes its type from every branch), else None."""
+        toks = self.tokens
+        after = toks[i + 1] if i + 1 < len(toks) else None
+        if self.opener(start) != -1 or after is not None and (
+                after.kind == "op" and after.text not in (",", ";") or after.is_word(*_NOT_BOUNDARY, "AND", "OR", "XOR")):
+            return None
+        if self._select_list_end is None:  # the first clause word outside parentheses (-1: not a SELECT)
+            clauses = [k for k, t in enumerate(toks) if k and t.kind == "word" and self.opener(k) == -1
+                       and t.upper in CLAUSE_WORDS | {"EXCEPT", "INTERSECT"}]
+            union = any(toks[k].is_word("UNION", "EXCEPT", "INTERSECT") for k in clauses)
+            self._select_list_end = -1 if union or not toks[0].is_word("SELECT") else (clauses or [len(toks)])[0]
+        return ITEM if start < self._select_list_end else None
+
+    def column_at(self, k: int, step: int) -> Column | None:
+        """The column one statement table has that the bare, maybe qualified, name at tokens[k]
+        names (reading back with step -1, forward with 1; `bare_column`), else None."""
+        if not self.bare_column(k, step):
+            return None
+        toks = self.tokens
+        names = [toks[k].text]
+        while 0 <= k + 2 * step < len(toks) and toks[k + step].kind == "op" and toks[k + step].text == ".":
+            k += 2 * step
+            names.append(toks[k].text)
+        if step < 0:
+            names.reverse()
+        return self.named_column(names) if len(names) <= 3 else None
 
     def typed_kind(self, i: int) -> str:
         """The kind ("date", "time", "datetime") of the typed literal DATE 'x' / TIME 'x' /
@@ -1517,7 +1686,14 @@ class Translator:
                 self.full_tokens = [*self.tokens[:k], Token("word", "SELECT", -1, t.start, t.end),
                                     *self.tokens[k + 1:]]
                 self.tokens = self.tokens[:k]
+                self.tokens_changed()
                 return
+
+    def tokens_changed(self) -> None:
+        """What was read from the tokens, read again from the tokens now there."""
+        self._finder = None
+        self._openers = self._named = self._select_list_end = None
+        self._lists = {}
 
     def plan_returning(self, target: tuple[str, str], ordered: bool = False, auto: Column | None = None) -> Plan:
         """INSERT/REPLACE/DELETE ... RETURNING select_list (MariaDB 10.5+): SQLite's own RETURNING,
@@ -1529,7 +1705,7 @@ class Translator:
         ret = self.returning_at
         assert ret is not None
         self.tokens = toks = self.full_tokens
-        self._finder = None
+        self.tokens_changed()
         schema, name = target
         table = self.need_table(schema, name)
         ref = self.target_alias or table.name
@@ -1590,7 +1766,8 @@ class Translator:
                     uses_last_id=self.uses_last_id, uses_rand=self.uses_rand,
                     auto_dirty=self.auto_dirty, cacheable=self.cacheable,
                     sets_last_id=self.sets_last_id, upsert=self.upsert, calc_found=self.calc_found,
-                    literal_kinds=tuple(sorted(self.kinds.items())), **kw)
+                    literal_kinds=tuple(sorted(self.kinds.items())), charset_contexts=self.charset_contexts,
+                    introduced=tuple(self.introduced.items()), **kw)
 
     def plan_select(self) -> Plan:
         if any(t.is_word("ROLLUP") and self.tokens[n - 1].is_word("WITH") for n, t in enumerate(self.tokens) if n):
@@ -1943,9 +2120,17 @@ class Translator:
     def enum_or_set(self, names: list[str]) -> Column | None:
         """The ENUM or SET column `names` ([[db.]table.]column) of the statement's tables, when
         exactly one of them has a column by that name; else None."""
-        found = [col for alias, table in self.statement_tables()
+        col = self.named_column(names)
+        return col if col is not None and col.base in ("enum", "set") else None
+
+    def named_column(self, names: list[str]) -> Column | None:
+        """The column `names` ([[db.]table.]column) names when exactly one of the statement's
+        tables has a column by that name; else None."""
+        if self._named is None:  # (the statement's tables, read once)
+            self._named = self.statement_tables()
+        found = [col for alias, table in self._named
                  if (len(names) == 1 or alias == names[-2].lower()) and (col := table.column(names[-1])) is not None]
-        return found[0] if len(found) == 1 and found[0].base in ("enum", "set") else None
+        return found[0] if len(found) == 1 else None
 
     def member_column(self, names: list[str]) -> tuple[str, tuple[str, ...]] | None:
         """`enum_or_set` as `exact.Finder` takes it: "enum" / "set" and the members."""
@@ -2329,8 +2514,15 @@ class Translator:
             start += 1
         if end - start != 1 or toks[start].kind != "param":
             return False
+        param = toks[start].param
+        if start > span[0] and toks[start - 1].kind == "word" and (toks[start - 1].upper == "_BINARY"
+                                                                   or is_introducer(toks[start - 1])):
+            self.introduced[param] = toks[start - 1].upper
+        # a binary column stores a string's bytes in its own character set, a column of
+        # characters its characters (MariaDB converts it to the column's)
+        self.read_as(param, BYTES if binary is True or col.base in BLOB_TYPES else TEXT)
         where = f"`{schema}`.`{table}`.`{col.name}`"
-        self.add_arg((STORE, toks[start].param, binary, col, row, where, negative, self.ignore))
+        self.add_arg((STORE, param, binary, col, row, where, negative, self.ignore))
         return True
 
     def emit_upsert(self, i: int, table: Table) -> int:

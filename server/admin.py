@@ -97,6 +97,15 @@ _SESSION_GTID = frozenset({"gtid_domain_id", "gtid_seq_no", "server_id"})
 _FOR = re.compile(r"\bFOR\b", re.IGNORECASE)
 
 
+def _refuse_latin1_variable(session: ClientSession, expression: str) -> None:
+    """1235 for a user variable set to a string of characters beyond ASCII that `expression`
+    may make of a latin1 literal (one written on a latin1 connection, or `_latin1`): MariaDB's
+    variable keeps that string's character set, which a variable here has not (its bytes would
+    be its UTF-8). A string made of columns' values is utf8mb4, as here."""
+    if (session.engine_session.connection_charset is not None and not expression.isascii()) \
+            or "_latin1" in expression.lower():
+        raise SQLError(ER_NOT_SUPPORTED_YET, "a user variable set to a latin1 string with characters beyond ASCII")
+
 class _NotOurs(Exception):
     """A SELECT item we cannot evaluate: the engine gets the statement."""
 
@@ -454,6 +463,8 @@ class Admin:
             if not simple:  # an expression (1 + 2, NOW(), (SELECT ...)): the engine evaluates it
                 t.i = start
                 value = await self._evaluate(session, t)
+            if target[0] == "user" and isinstance(value, str) and not value.isascii():
+                _refuse_latin1_variable(session, t.sql[t.items[start].pos:t.peek().pos if t.peek() else len(t.sql)])
             assignments.append((target, value, tok))
             if t.at_end():
                 break

@@ -229,10 +229,11 @@ def register(server: Server) -> None:
         SystemVariable("max_allowed_packet", server.max_allowed_packet, B, dynamic=True,
                        check=check_int(1024, 1 << 30)),
         SystemVariable("net_buffer_length", 16384, B, dynamic=True, check=check_int(1024, 1 << 20)),
-        # the two a connection's text is converted by (ClientSession.charsets_changed)
+        # the three a connection's text is converted and read by (ClientSession.charsets_changed)
         SystemVariable("character_set_client", "utf8mb4", B, dynamic=True, check=_client_charset,
                        session_set=_set_connection_charset("character_set_client")),
-        SystemVariable("character_set_connection", "utf8mb4", B, dynamic=True, check=_charset_names),
+        SystemVariable("character_set_connection", "utf8mb4", B, dynamic=True, check=_charset_names,
+                       session_set=_set_connection_charset("character_set_connection")),
         SystemVariable("character_set_results", "utf8mb4", B, dynamic=True,
                        check=lambda x: None if x is None else _client_charset(x, "character_set_results"),
                        session_set=_set_connection_charset("character_set_results")),

@@ -264,13 +264,17 @@ def _plain_values(values: list[Any], types: list[ParamType]) -> list[Any] | None
     """The values as the engine reads them back from the bound text, when each is plain: an int
     `literal` writes as digits alone (no sign, within SQLite's integer), or text sent as a string
     type that is UTF-8 and that `literal` quotes without escaping anything (and without `@` or
-    `/*`, which the shell reads in a statement's text before the engine does); else None."""
+    `/*`, which the shell reads in a statement's text before the engine does); else None. Text
+    read in a client's character set (`in_client_charset`) is plain when ASCII only: the
+    engine reads other text of a latin1 connection by where it stands (engine.charset_literals)."""
     plain = []
     for value, ptype in zip(values, types, strict=True):
         if type(value) is int:
             if not 0 <= value <= _SIGNED_MAX:
                 return None
         elif isinstance(value, (bytes, bytearray, memoryview, str)) and ptype.type not in _BINARY_TYPES:
+            if isinstance(value, str) and not value.isascii():
+                return None
             if not isinstance(value, str):
                 try:
                     value = bytes(value).decode("utf-8")

@@ -876,6 +876,7 @@ class ClientSession(asyncio.Protocol):
         self.engine_session.user_text, self.engine_session.current_user_text = old.user_text, old.current_user_text
         self.engine_session.found_rows = old.found_rows
         self.engine_session.database = database
+        self.engine_charsets()
         apply_isolation(self)
         self.write(self.conn.send(OK(status=self.status_flags())))  # type: ignore[union-attr]
 
@@ -935,6 +936,17 @@ class ClientSession(asyncio.Protocol):
         results = CHARSETS.get(self.sysvars.get("character_set_results"))  # type: ignore[arg-type]
         self.results_charset = results if results is not None and (results.converts or results is BINARY) else None
         self.prepared.forget_kept()
+        if self.engine_session is not None:
+            self.engine_charsets()
+
+    def engine_charsets(self) -> None:
+        """The engine session reads string literals in character_set_connection (a latin1 one's
+        bytes where they matter: `engine.charset_literals`), a select item of one sent in its own
+        character set when character_set_results is NULL or binary."""
+        name = str(self.sysvars.get("character_set_connection")).lower()
+        connection = None if name in ("utf8mb4", "utf8mb3", "utf8") else CHARSETS.get(name, Charset(name, 0, 4, True))
+        self.engine_session.connection_charset = connection
+        self.engine_session.items_converted = self.sysvars.get("character_set_results") not in (None, "binary")
 
     def in_results_charset(self, message: ResultSet) -> ResultSet:
         """`message` as a client of `results_charset` receives it (its column names and text in

@@ -7,20 +7,27 @@ latin1 characters, error messages in latin1, 1115 / 1231 for a character set it 
 rows as a utf8mb4 client reads them afterwards; a MariaDB replica of our master stores the row a
 latin1 client wrote as the master did.
 
-Left out, where the two still differ (MariaDB's answer first): a string literal is utf8mb4 here
-whatever character_set_connection says, so on a latin1 connection LENGTH('é') 1 (2), HEX('é') 'E9'
-('C3A9'), 'café' into a BLOB column stores 636166E9 (636166C3A9), and a literal's column definition
-under character_set_results NULL says 8 (45)."""
+A latin1 connection's string literals and string parameters are latin1 strings, as MariaDB's: their
+bytes where MariaDB reads bytes ('café' into a BLOB, VARBINARY or BINARY column stores 636166E9,
+LENGTH('é') is 1, HEX('é') 'E9', CAST('é' AS BINARY), a binary column compared with one), their
+characters where it converts them (a column of characters stores C3A9); a BLOB-typed parameter is
+binary. A MariaDB replica and ours store what the master stored (the binlog's statement carries
+`_latin1 X'..'`). Where the engine cannot tell which a non-ASCII one is read as (an expression
+over it, a comparison with another literal under latin1_swedish_ci, a user variable, a select item
+under character_set_results NULL) it refuses the statement with 1235, held here with MariaDB's
+answer beside it."""
 
 from __future__ import annotations
 
+import io
 import subprocess
 
 import pymysql
 import pytest
 
 from protocol.charsets import LATIN1
-from tests.support.daemons import wait_for
+from tests.support.daemons import Daemon, wait_for
+from tests.support.failover import REPL_PASSWORD, REPL_USER
 from tests.support.mariadb import mariadb_available
 from tests.support.mariadb_compare import mariadb_and_ours, reference_ours_and_replica
 
@@ -120,13 +127,19 @@ def _cli(port: int) -> list[bytes]:
     return out
 
 
+def _each(servers: tuple, setup: list[str], *sessions) -> list[tuple]:
+    """`setup` run on each server, then each of `sessions` on its port: per server, their answers."""
+    answers = []
+    for server in servers:
+        for sql in setup:
+            server.query(sql)
+        answers.append(tuple(session(server.port) for session in sessions))
+    return answers
+
+
 def test_a_latin1_client_gets_what_mariadb_gives_it(tmp_path) -> None:
     with mariadb_and_ours(tmp_path) as (mariadb, ours):
-        answers = []
-        for server in (mariadb, ours):
-            for sql in SETUP:
-                server.query(sql)
-            answers.append((_session(server.port), _prepared(server.port), _cli(server.port)))
+        answers = _each((mariadb, ours), SETUP, _session, _prepared, _cli)
         _latin1_against(mariadb)
     (theirs, ours_) = answers
     for name, t, o in zip(("text", "prepared", "cli"), theirs, ours_, strict=True):
@@ -182,3 +195,113 @@ def test_a_row_a_latin1_client_wrote_reaches_a_mariadb_replica_as_the_master_sto
 def _has_table(server) -> bool:
     return bool(server.query("SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA = 'd'"
                              " AND TABLE_NAME = 't'")[0][0])
+
+
+BYTES_SETUP = [
+    "CREATE DATABASE d",
+    "CREATE TABLE d.t (id INT PRIMARY KEY, b BLOB, vb VARBINARY(10), bn BINARY(6), v VARCHAR(10), x TEXT)"
+    " DEFAULT CHARSET=utf8mb4",
+]
+_ROWS = "SELECT id, HEX(b), HEX(vb), HEX(bn), HEX(v), HEX(x) FROM t ORDER BY id"
+
+
+def _bytes_session(port: int) -> list[tuple]:
+    """A latin1 client's literals where their bytes matter, then its prepared statements' string
+    and BLOB parameters."""
+    import mysql.connector
+
+    latin1 = _connect(port, "latin1")
+    try:
+        out = [_run(latin1, sql) for sql in (
+            "INSERT INTO t VALUES (1, 'café', 'café', 'café', 'café', 'café')",
+            "INSERT INTO t SET id = 2, vb = 'Ø', v = 'Ø'",
+            "UPDATE t SET b = 'ñ', x = 'ñ' WHERE id = 2",
+            "INSERT INTO t (id, vb) VALUES (2, 'x') ON DUPLICATE KEY UPDATE vb = 'þ€'",
+            "INSERT INTO t (id, b, v) VALUES (3, _latin1 X'E9', _latin1 X'E9')",
+            "INSERT INTO t (id, b, v) VALUES (4, _binary 'é', 'ok')",
+            "INSERT INTO t (id, b, v) VALUES (5, _latin1 'é', _binary 'é')",
+            _ROWS,
+            "SELECT LENGTH('é'), HEX('é'), CHAR_LENGTH('é'), OCTET_LENGTH('€'), BIT_LENGTH('é'), MD5('é'),"
+            " CRC32('é'), TO_BASE64('é')",
+            "SELECT 'é', 'ü' AS u, CAST('é' AS BINARY), HEX(CAST('é' AS BINARY)), HEX(BINARY 'é'), HEX(_binary 'é'),"
+            " HEX(_latin1 'é'), LENGTH(_latin1 X'E9'), _latin1 X'E9'",
+            "SELECT id FROM t WHERE b = 'café' OR vb IN ('x', 'þ€') OR bn = 'café'",
+            "SELECT id FROM t WHERE v = 'CAFÉ' OR v IN ('Ø') OR v LIKE 'caf_'",
+            "SELECT id, CONCAT(v, 'ß'), HEX(CONCAT(v, 'ß')) FROM t WHERE 'café' = v",
+            "DELETE FROM t WHERE vb = 'Ø'",
+        )]
+    finally:
+        latin1.close()
+    conn = mysql.connector.connect(host="127.0.0.1", port=port, user="root", password="", database="d",
+                                   charset="latin1", use_pure=True, autocommit=True)
+    try:
+        cur = conn.cursor(prepared=True)
+        for sql, args in (("INSERT INTO t (id, b, vb, v) VALUES (?, ?, ?, ?)", (10, "crème", "£", "crème")),
+                          ("INSERT INTO t (id, b) VALUES (?, ?)", (11, io.BytesIO(b"caf\xe9"))),  # a BLOB type
+                          ("INSERT INTO t (id, v) VALUES (?, ?)", (12, io.BytesIO(b"caf\xe9"))),
+                          ("SELECT LENGTH(?), HEX(?), HEX(?)", ("é", "é", io.BytesIO(b"\xe9"))),
+                          ("SELECT id FROM t WHERE b = ?", ("crème",)),
+                          (_ROWS, ())):
+            try:
+                cur.execute(sql, args)
+                out.append([tuple(r) for r in cur.fetchall()] if cur.description else cur.rowcount)
+            except mysql.connector.Error as exc:
+                out.append(("error", exc.errno))
+    finally:
+        conn.close()
+    return out
+
+
+# What ours refuses with 1235 on a latin1 connection, and MariaDB's answer
+REFUSED = [
+    ("SELECT 'ü' = 'y', 'ä' < 'z'", ((1, 0),)),  # latin1_swedish_ci
+    ("SELECT HEX(UPPER('é')), HEX(CONCAT('é', 1))", (("C9", "E931"),)),
+    ("INSERT INTO t (id, b) VALUES (20, CONCAT('é', 'x'))", 1),  # stores E978
+    ("SELECT LENGTH(_utf8mb4 'é'), HEX(N'é')", ((1, "E9"),)),  # the latin1 byte taken as utf8mb4
+    ("SET @b = 'é'", 0),  # then HEX(@b) is E9, CHARSET(@b) latin1
+    ("CREATE TABLE t5 (id INT PRIMARY KEY, b VARBINARY(4) DEFAULT 'é')", 0),  # its DEFAULT E9
+    ("CREATE VIEW w AS SELECT 'é' AS x", 0),  # kept with its character_set_client latin1
+]
+
+
+def _refused(port: int) -> list[tuple]:
+    latin1 = _connect(port, "latin1")
+    try:
+        out = [_run(latin1, sql) for sql, _ in REFUSED]
+        _run(latin1, "SET character_set_results = NULL")
+        out.append(_run(latin1, "SELECT 'é'"))  # MariaDB: E9, charsetnr 8
+        return out
+    finally:
+        latin1.close()
+
+
+def test_a_latin1_literals_bytes_are_read_where_mariadb_reads_them_else_refused(tmp_path) -> None:
+    with mariadb_and_ours(tmp_path) as (mariadb, ours):
+        (theirs, theirs_refused), (mine, mine_refused) = _each((mariadb, ours), BYTES_SETUP, _bytes_session, _refused)
+    for i, (a, b) in enumerate(zip(theirs, mine, strict=True)):
+        assert _comparable(a) == _comparable(b) if isinstance(a, tuple) else a == b, \
+            f"step {i}:\n MariaDB {a}\n ours    {b}"
+    assert theirs[7][1][0] == (1, "636166E9", "636166E9", "636166E90000", "636166C3A9", "636166C3A9")
+    for (sql, want), got, refused in zip(REFUSED, theirs_refused, mine_refused, strict=False):
+        assert got[1] == want, f"MariaDB: {sql} {got}"
+        assert refused[:2] == ("error", 1235), f"ours: {sql} {refused}"
+    assert theirs_refused[-1][1] == (("é",),) and theirs_refused[-1][2][0][2] == 8
+    assert mine_refused[-1][:2] == ("error", 1235)
+
+
+def test_a_latin1_literals_bytes_reach_a_mariadb_replica_and_ours_as_the_master_stored_them(tmp_path) -> None:
+    with reference_ours_and_replica(tmp_path) as (reference, ours, replica):
+        slave = Daemon("slave", tmp_path / "slave", [
+            "--server-id=3", "--master-host=127.0.0.1", f"--master-port={ours.port}",
+            f"--master-user={REPL_USER}", f"--master-password={REPL_PASSWORD}"]).start()
+        try:
+            _each((reference, ours), BYTES_SETUP, _bytes_session)
+            want = reference.query("SELECT id, HEX(b), HEX(vb), HEX(bn), HEX(v), HEX(x) FROM d.t ORDER BY id")
+            assert ours.query("SELECT id, HEX(b), HEX(vb), HEX(bn), HEX(v), HEX(x) FROM d.t ORDER BY id") == want
+            for follower in (replica, slave):
+                wait_for(lambda f=follower: _has_table(f) and f.query("SELECT COUNT(*) FROM d.t")[0][0] == len(want),
+                         timeout=60)
+                assert follower.query("SELECT id, HEX(b), HEX(vb), HEX(bn), HEX(v), HEX(x) FROM d.t ORDER BY id") \
+                    == want
+        finally:
+            slave.stop()
