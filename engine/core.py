@@ -1368,6 +1368,8 @@ class Engine:
     def _w_duplicate_value(self, table: Table, cols: list[str], plan: Plan, args) -> str:
         """The value MySQL names in 1062 ('a-b' for a composite key), found among the statement's
         rows for an INSERT; '?' when it cannot be told."""
+        if plan.selects:
+            return self._w_duplicate_selected(table, cols, plan, args)
         lower = [c.lower() for c in plan.insert_columns]
         if not plan.insert_columns or any(c.lower() not in lower for c in cols) or not plan.nrows:
             return "?"
@@ -1391,6 +1393,29 @@ class Engine:
                 return "-".join(_show(v) for v in values)
             seen.add(key)
         return "-".join(_show(v) for v in candidates[0])
+
+    def _w_duplicate_selected(self, table: Table, cols: list[str], plan: Plan, args) -> str:
+        """An INSERT ... SELECT's value in 1062: its SELECT read again (the failed statement left
+        the table as before it) up to the first row whose key the table or an earlier row holds,
+        as MariaDB stops there; '?' when the translation's SELECT cannot be told apart."""
+        m = _INSERT_SELECT.match(plan.sql)
+        if m is None:
+            return "?"
+        named = [c.replace('""', '"') for c in _QUOTED_NAME.findall(m.group("cols") or "")] \
+            or [c.name for c in table.columns]
+        lower = [c.lower() for c in named]
+        if any(c.lower() not in lower for c in cols):
+            return "?"
+        at = [lower.index(c.lower()) for c in cols]
+        where = " AND ".join(f"{quote_ident(c)} = ?" for c in cols)
+        held = f"SELECT 1 FROM {quote_ident(table.schema)}.{quote_ident(table.name)} WHERE {where}"
+        seen = set()
+        for row in self._wconn.execute(m.group("select"), args):
+            values = tuple(row[k] for k in at)
+            if values in seen or self._wconn.execute(held, values).fetchone():
+                return "-".join(_show(v) for v in values)
+            seen.add(values)
+        return "?"
 
     def _w_ddl(self, action: DdlAction, log: tuple) -> None:
         self._w_end(True)  # the implicit commit of the open transaction
@@ -1759,6 +1784,12 @@ def _select_apart(plan: Plan, args: list, table: Table | None) -> _Apart | None:
     one = f"{m.group('head')} VALUES ({', '.join('?' * len(columns))}){tail}"
     return _Apart(one, columns, tail_args, select=select, select_args=select_args,
                   numbered=plan.auto_select_slot is not None)
+
+
+# an INSERT ... SELECT as the translation writes it (`translate`: INSERT INTO "db"."t" ("c", ...) SELECT ...)
+_INSERT_SELECT = re.compile(r'INSERT INTO "(?:[^"]|"")*"\."(?:[^"]|"")*"(?: \((?P<cols>(?:"(?:[^"]|"")*"(?:, )?)+)\))? '
+                            r"(?P<select>SELECT\b.*)", re.DOTALL)
+_QUOTED_NAME = re.compile(r'"((?:[^"]|"")*)"')
 
 
 def _show(v: object) -> str:
