@@ -844,7 +844,9 @@ class _Typer:
             return self.time_of_args(word, args, inner)
         if word == "TIMESTAMPADD" and len(args) == 3 and args[2] is not None and inner and inner[0].kind == "word":
             return _with_interval(args[2], inner[0].upper)
-        if word in _TEMPORAL_FUNCS:
+        if word == "FROM_UNIXTIME" and len(args) > 1:  # with a format: a string, as DATE_FORMAT's
+            word = "DATE_FORMAT"
+        elif word in _TEMPORAL_FUNCS:
             code = _TEMPORAL_FUNCS[word]
             fsp = 0
             if code != FieldType.DATE and len(inner) == 1 and inner[0].kind == "param":
