@@ -10,7 +10,9 @@ equal on every input, tests/unit/test_lexer_native.py)
   literal becomes `?` in the shape and its value, decoded with MySQL's rules, goes to the list:
   strings with backslash escapes and the doubled quote of their own kind, numbers as int (below
   2**63), the digits as text (BIGINT UNSIGNED and beyond) or float (a fraction or an exponent),
-  hex as bytes, bits as int. Without literals the shape is `sql` itself.
+  hex as bytes, bits as int. Without literals the shape is `sql` itself. A string that follows
+  a string with nothing but blanks (space, \t, \n, \r, \f, \v) and comments between is MySQL's
+  one literal, their values concatenated ('a' 'b' is 'ab'): one `?`, one value, what was between dropped.
 - None: the text has a bare `?` (the Python path raises 1064 with its position). Executable
   comments are replaced by the caller before.
 - Character classes are Python's for str patterns: \w is alphanumeric or `_`, \d a Unicode
@@ -254,6 +256,35 @@ static int append_steal(PyObject *list, PyObject *item) {
     return r;
 }
 
+/* Nothing but MySQL's blanks and comments in t[a:b] (between two adjacent string literals;
+   a comment there is whole, the pass having skipped it). */
+static int gap_only(const Text *t, Py_ssize_t a, Py_ssize_t b) {
+    Py_ssize_t i = a;
+    while (i < b) {
+        Py_UCS4 c = PyUnicode_READ(t->kind, t->data, i), d = ch(t, i + 1), e;
+        if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v') {
+            i++;
+        } else if (c == '/' && d == '*') {
+            Py_ssize_t k = i + 2;
+            while (k + 1 < b && !(PyUnicode_READ(t->kind, t->data, k) == '*'
+                                  && PyUnicode_READ(t->kind, t->data, k + 1) == '/'))
+                k++;
+            if (k + 1 >= b)
+                return 0;
+            i = k + 2;
+        } else if (c == '#' || (c == '-' && d == '-' && ((e = ch(t, i + 2)) == ' ' || e == '\t'
+                                                         || e == '\r' || e == '\n'))) {
+            Py_ssize_t k = find_char(t, i, '\n');
+            if (k < 0 || k >= b)
+                return 0;
+            i = k + 1;
+        } else {
+            return 0;
+        }
+    }
+    return 1;
+}
+
 static PyObject *QMARK;
 static PyObject *EMPTY;
 
@@ -270,6 +301,7 @@ static PyObject *extract(PyObject *module, PyObject *sql) {
     if (params == NULL)
         return NULL;
     Py_ssize_t pos = 0, last = 0;
+    int after_str = 0;  /* the last literal was a string, ending at `last` */
     while (pos < t.n) {
         Py_UCS4 c = PyUnicode_READ(t.kind, t.data, pos);
         Py_ssize_t end = -1;
@@ -365,6 +397,20 @@ static PyObject *extract(PyObject *module, PyObject *sql) {
             pos++;
             continue;
         }
+        if (lit == LIT_STR && after_str && gap_only(&t, last, pos)) {  /* 'a' 'b': one literal */
+            PyObject *tail = string_value(sql, &t, pos, end);
+            if (tail == NULL)
+                goto fail;
+            Py_ssize_t n = PyList_GET_SIZE(params) - 1;
+            PyObject *joined = PyUnicode_Concat(PyList_GET_ITEM(params, n), tail);
+            Py_DECREF(tail);
+            if (joined == NULL)
+                goto fail;
+            PyList_SetItem(params, n, joined);  /* (steals joined, drops the old value) */
+            last = pos = end;
+            continue;
+        }
+        after_str = lit == LIT_STR;
         PyObject *value;
         switch (lit) {
         case LIT_STR: value = string_value(sql, &t, pos, end); break;

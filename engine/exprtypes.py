@@ -89,6 +89,7 @@ _TYPED_LITERALS = {"DATE": FieldType.DATE, "TIME": FieldType.TIME, "TIMESTAMP": 
 _NILADIC = {"CURRENT_TIMESTAMP", "LOCALTIME", "LOCALTIMESTAMP", "CURRENT_DATE", "CURRENT_TIME",
             "UTC_TIMESTAMP", "UTC_DATE", "UTC_TIME", "CURRENT_USER"}
 _CONSTANT_FLAGS = ColumnFlag.BINARY | ColumnFlag.NOT_NULL
+_STRING_TYPES = (FieldType.VAR_STRING, FieldType.STRING, FieldType.BLOB)
 _EXACT = {FieldType.TINY, FieldType.SHORT, FieldType.INT24, FieldType.LONG, FieldType.LONGLONG,
           FieldType.YEAR, FieldType.BIT}
 
@@ -580,6 +581,9 @@ class _Typer:
     # --- expressions: a small precedence climber over the item's tokens ------------------------
 
     def expr(self, toks: list[Token], i: int, min_prec: int = 0) -> tuple[ColumnType, int]:
+        if toks[i].kind == "var" and i + 1 < len(toks) and toks[i + 1].kind == "op" and toks[i + 1].text == ":=":
+            ct, i = self.expr(toks, i + 2)  # @x := value (the lowest precedence: all that follows)
+            return _assigned(ct), i
         left, i = self.unary(toks, i)
         while i < len(toks):
             t = toks[i]
@@ -628,7 +632,7 @@ class _Typer:
                 return int_type(21, ColumnFlag.BINARY | ColumnFlag.UNSIGNED), i
             if t.text == "-" and toks[i - 1].kind == "param" and ct.type in _EXACT | {FieldType.NEWDECIMAL}:
                 return replace(ct, flags=ct.flags & ~ColumnFlag.UNSIGNED), i  # -5: the literal's own type
-            if t.text == "-" and ct.type in (FieldType.VAR_STRING, FieldType.STRING, FieldType.BLOB):
+            if t.text == "-" and ct.type in _STRING_TYPES:
                 return DOUBLE, i  # -'12': a string read as a number
             if t.text == "-" and ct.type in _TEMPORAL_DIGITS:  # -time_col: a number (DECIMAL)
                 return decimal_type(_TEMPORAL_DIGITS[ct.type] + ct.decimals, ct.decimals), i
@@ -665,7 +669,7 @@ class _Typer:
             if word in _TYPED_LITERALS and nxt is not None and nxt.kind == "param":
                 return self.typed_literal(word, nxt.param), i + 2
             if word == "BINARY" and nxt is not None:  # BINARY x: x's bytes as a binary string
-                ct, j = self.primary(toks, i + 1)
+                ct, j = self.unary(toks, i + 1)
                 return varchar(ct.length, binary=True, flags=ct.flags & ColumnFlag.NOT_NULL), j
             if word.startswith("_") and nxt is not None and nxt.kind == "param":
                 return self.primary(toks, i + 1)
@@ -767,7 +771,7 @@ class _Typer:
                 return min(len(found.group(1)), 6) if found else 0
         if ct.type == FieldType.NEWDECIMAL:
             return min(ct.decimals, 6)
-        if ct.type in (FieldType.VAR_STRING, FieldType.STRING, FieldType.BLOB):
+        if ct.type in _STRING_TYPES:
             return 6
         return 0
 
@@ -948,6 +952,8 @@ class _Typer:
         if word in _STRING_FUNCS:
             chars = [a.length // 4 if a and a.charset != 63 else (a.length if a else 64) for a in args]
             if word == "CONCAT" and chars:  # MariaDB's: the arguments' lengths added up
+                if any(a is not None and a.charset == 63 and a.type in _STRING_TYPES for a in args):
+                    return varchar(sum(a.length if a else 64 for a in args), binary=True)  # a binary string's
                 return _text_type(sum(chars))
             return _text_type(max(chars) if chars else 64)
         raise _Unknown
@@ -1181,9 +1187,25 @@ def _unify(types: Sequence[ColumnType | None]) -> ColumnType:
             scale = max(t.decimals for t in known)
             return decimal_type(max(t.length - t.decimals for t in known) + scale, scale)
         return LONGLONG if any(t.length >= 11 for t in known) else int_type(max(t.length for t in known))
-    binary = any(t.charset == 63 and t.type in (FieldType.VAR_STRING, FieldType.STRING, FieldType.BLOB)
+    binary = any(t.charset == 63 and t.type in _STRING_TYPES
                  for t in known)
     return varchar(min(max(t.length for t in known), _MAX_LENGTH // (1 if binary else MB)), binary=binary)
+
+
+def _assigned(ct: ColumnType) -> ColumnType:
+    """The type of `@x := value` from the value's, as MariaDB's Item_func_set_user_var types it:
+    an integer a LONG up to 9 digits, else a LONGLONG; a date or time its text, a VARCHAR; NULL
+    an empty binary VARCHAR; any other the value's own."""
+    not_null = ct.flags & ColumnFlag.NOT_NULL
+    if ct.type in _EXACT:
+        code = FieldType.LONG if ct.length <= 9 else FieldType.LONGLONG
+        return ColumnType(code, ct.length, 0, CHARSET_BINARY, ct.flags & (ColumnFlag.UNSIGNED | ColumnFlag.NOT_NULL)
+                          | ColumnFlag.BINARY)
+    if ct.type in _TEMPORAL_DIGITS:
+        return varchar(ct.length, flags=not_null)
+    if ct.type == FieldType.NULL:
+        return varchar(0, binary=True)
+    return ct
 
 
 def _digits(t: ColumnType) -> int:

@@ -107,6 +107,9 @@ class SessionFunctions:
     def __init__(self, rand: RandState):
         self.rand = rand
         self.set_last_id: int | None = None
+        # the user variables the current statement assigned (@x := expr), by lower-case name:
+        # the session's once the statement ends (`Session`), None while it assigned none
+        self.assigned: dict[str, Any] | None = None
         # rows an ON DUPLICATE KEY UPDATE, or an UPDATE (`mysql_matched`), changed / left as they were
         self.upserts_changed = 0
         self.upserts_unchanged = 0
@@ -127,6 +130,7 @@ class SessionFunctions:
         (`NamedLocks.holds_any`): the locks are its session's, not the next one's."""
         self.rand = rand
         self.set_last_id = None
+        self.assigned = None
         self.upserts_changed = self.upserts_unchanged = 0
         self.warnings = []
         self.stored_rows.clear()
@@ -1495,6 +1499,7 @@ UNBOUNDED = frozenset({
 # (`engine.core`, "Threads"): they wait, or change the session's or the server's state
 VOLATILE = frozenset({
     "uuid", "uuid_short", "mysql_rand", "unix_timestamp", "mysql_unix_timestamp", "mysql_set_last_id",
+    "mysql_set_var", "mysql_get_var",
     "mysql_upsert_mark", "mysql_matched", "mysql_sleep", "get_lock", "release_lock", "release_all_locks", "is_free_lock",
     "is_used_lock",
 })
@@ -1764,6 +1769,34 @@ def register(conn: sqlite3.Connection, state: ConnectionState) -> None:
             state.fx.set_last_id = int(value)
         return value
 
+    def mysql_set_var(name: str, value: Any) -> Any:
+        """@name := value, row by row in the order SQLite evaluates it: the value, which the
+        statement's later reads see and the session keeps after it."""
+        if state.fx is not None:
+            if state.fx.assigned is None:
+                state.fx.assigned = {}
+            state.fx.assigned[name] = value
+        return value
+
+    def mysql_get_var(name: str, start: Any, after_assignment: Any) -> Any:
+        """@name in a statement that assigns it: its value now, as MariaDB reads it there, typed
+        when the statement begins: by its value then (`start`: an integer stays an integer, a
+        string a string ...); a variable that had none a string once an assignment before this
+        read (`after_assignment`) made it, else NULL throughout."""
+        fx = state.fx
+        value = fx.assigned[name] if fx is not None and fx.assigned and name in fx.assigned else start
+        if value is None:
+            return None
+        if start is None:
+            return _to_str(value) if after_assignment else None
+        if isinstance(start, bool | int):
+            return _int(value)
+        if isinstance(start, float):
+            return float(_num(value))
+        if isinstance(start, bytes):
+            return _to_bytes(value)
+        return _to_str(value)
+
     def mysql_sleep(seconds: Any) -> int | None:
         if seconds is None:
             return None
@@ -1852,6 +1885,7 @@ def register(conn: sqlite3.Connection, state: ConnectionState) -> None:
         "mysql_bit_xor": (2, bit_xor), "mysql_bit_not": (1, bit_not), "truncate": (2, truncate), "regexp": (2, regexp), "mysql_isnull": (1, mysql_isnull),
         "ascii": (1, lambda s: None if s is None else (ord(_to_str(s)[0]) if _to_str(s) else 0)),
         "mysql_rand": (-1, mysql_rand), "mysql_set_last_id": (1, mysql_set_last_id),
+        "mysql_set_var": (2, mysql_set_var), "mysql_get_var": (3, mysql_get_var),
         "mysql_upsert_mark": (2, mysql_upsert_mark), "mysql_matched": (3, mysql_matched), "mysql_date_add": (4, date_add),
         "mysql_temporal": (3, mysql_temporal), "yearweek": (-1, yearweek),
         "dayname": (1, lambda v: None if (d := _date(v)) is None else _DAY_NAMES[d.weekday()]),

@@ -136,17 +136,36 @@ def _extract_py(sql: str) -> tuple[str, list[object]]:
     return _literals_py(sql)
 
 
-def _literals_py(sql: str) -> tuple[str, list[object]]:
-    params: list[object] = []
-    parts: list[str] = []
-    last = 0
+# what may stand between two strings that are one literal: MySQL's blanks, comments
+_GAP = re.compile(r"(?:[ \t\n\r\f\v]+|/\*.*?\*/|--(?=[ \t\r\n])[^\n]*\n|\#[^\n]*\n)*", re.S)
+
+
+def _literal_spans(sql: str) -> list[tuple[str, list[tuple[int, int]]]]:
+    """(kind, spans) of each literal, in order: a string that follows a string with nothing but
+    blanks and comments between is one literal with it ('a' 'b', MySQL's concatenation), one
+    span each."""
+    found: list[tuple[str, list[tuple[int, int]]]] = []
     for m in _LITERALS.finditer(sql):
         kind = m.lastgroup or ""
         if kind == "skip":
             continue
-        text = m.group(kind)
+        if kind == "str" and found and found[-1][0] == "str" \
+                and _GAP.fullmatch(sql, found[-1][1][-1][1], m.start()):
+            found[-1][1].append(m.span())
+            continue
+        found.append((kind, [m.span()]))
+    return found
+
+
+def _literals_py(sql: str) -> tuple[str, list[object]]:
+    params: list[object] = []
+    parts: list[str] = []
+    last = 0
+    for kind, spans in _literal_spans(sql):
+        start, end = spans[0][0], spans[-1][1]
+        text = sql[start:end]
         if kind == "str":
-            value: object = decode_string(text)
+            value: object = "".join(decode_string(sql[a:b]) for a, b in spans)
         elif kind == "num":
             value = decode_number(text)
         elif kind == "hex":
@@ -154,11 +173,11 @@ def _literals_py(sql: str) -> tuple[str, list[object]]:
         elif kind == "bits":
             value = decode_bits(text)
         else:
-            raise syntax_error(sql[m.start():])
-        parts.append(sql[last:m.start()])
+            raise syntax_error(sql[start:])
+        parts.append(sql[last:start])
         parts.append("?")
         params.append(value)
-        last = m.end()
+        last = end
     if not params:
         return sql, params
     parts.append(sql[last:])
@@ -166,10 +185,11 @@ def _literals_py(sql: str) -> tuple[str, list[object]]:
 
 
 def literal_texts(sql: str) -> list[str]:
-    """The literals' source texts, in `extract`'s order (for result column names)."""
+    """The literals' source texts, in `extract`'s order (for result column names): adjacent
+    strings ('a' 'b') one text, as they are one literal."""
     if "/*!" in sql:
         sql = _EXEC_COMMENT.sub(r" \1 ", sql)
-    return [m.group() for m in _LITERALS.finditer(sql) if m.lastgroup != "skip"]
+    return [sql[spans[0][0]:spans[-1][1]] for _, spans in _literal_spans(sql)]
 
 
 def replace_literals(sql: str, texts: dict[int, str]) -> str:

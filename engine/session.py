@@ -593,6 +593,9 @@ class Session:
         returned; SQL_CALC_FOUND_ROWS counts them again after) and ROW_COUNT() set."""
         if plan.sets_last_id:
             self._take_last_id()
+        if self._fx.assigned is not None:  # @x := ...: the session's variables from now on
+            self.user_vars.update(self._fx.assigned)
+            self._fx.assigned = None
         self.found, self.row_count = len(rows), -1
         if plan.names is not None:
             names = _column_names(plan.names, names, sql, params)

@@ -315,6 +315,8 @@ class Translator:
         self.returning_at: int | None = None  # token index of a write's RETURNING
         self.full_tokens: list[Token] = tokens  # with RETURNING read as SELECT
         self.target_alias: str | None = None  # DELETE FROM t AS alias
+        # @x := expr: the token index of each assignment's variable, by lower-case name (`plan`)
+        self.assigned_vars: dict[str, list[int]] = {}
 
     # --- helpers ---------------------------------------------------------------------------
 
@@ -506,6 +508,9 @@ class Translator:
                     out.append("COLLATE " + GENERAL_CI)
                 i += 1
                 continue
+            if kind == "var" and self.assigned_vars:
+                i = self.emit_user_var(i, end)
+                continue
             if kind == "var":
                 self.add_arg(("var", tok.text))
                 i += 1
@@ -583,7 +588,8 @@ class Translator:
                         "SQL_SMALL_RESULT", "SQL_BIG_RESULT", "SQL_BUFFER_RESULT"):
                 i += 1
                 continue
-            if word in ("_BINARY", "BINARY") and nxt is not None and nxt.kind == "param":
+            if word in ("_BINARY", "BINARY") and nxt is not None and nxt.kind == "param" and not (
+                    word == "BINARY" and self.number_param(nxt.param)):
                 self.read_as(nxt.param, BYTES)
                 if word == "_BINARY":
                     self.introduced[nxt.param] = word
@@ -617,11 +623,19 @@ class Translator:
                 i += 2
                 continue
             if word == "BINARY" and (found := self.binary_operand(i, end)) is not None:
-                stop, liked = found
+                start, stop, liked = found
                 out.append("CAST((" if liked else "(")
-                self.emit_range(i + 1, stop)
+                self.emit_range(start, stop)
                 out.append(") AS BLOB)" if liked else ") COLLATE BINARY")
                 i = stop
+                continue
+            if word == "BINARY" and (found := self.binary_end(i + 1, end)) is not None:
+                # BINARY x elsewhere: x's bytes, a binary string (ordered, grouped, compared,
+                # concatenated byte for byte)
+                out.append("CAST((")
+                self.emit_range(*found)
+                out.append(") AS BLOB)")
+                i = found[1]
                 continue
             if is_introducer(tok) and nxt is not None and nxt.kind == "param":
                 self.introduced[nxt.param] = word
@@ -808,6 +822,77 @@ class Translator:
             names.reverse()
         return self.named_column(names) if len(names) <= 3 else None
 
+    def emit_user_var(self, i: int, end: int) -> int:
+        """@x at tokens[i] in a statement that assigns a user variable (`assigned_vars`): an
+        assignment `@x := expr` as `mysql_set_var`, evaluated row by row where SQLite evaluates
+        it; a read of a variable the statement assigns as `mysql_get_var` (the value the rows
+        before set, typed as MariaDB types the read); any other a per-statement argument."""
+        toks = self.tokens
+        name = toks[i].text.lower()
+        quoted = "'" + name.replace("'", "''") + "'"
+        if i + 1 < end and toks[i + 1].kind == "op" and toks[i + 1].text == ":=":
+            stop = self.assignment_end(i + 2, end)
+            if stop == i + 2:
+                raise self.error_at(stop)
+            self.out.append(f"mysql_set_var({quoted}, (")
+            self.emit_range(i + 2, stop)
+            self.out.append("))")
+            return stop
+        assignments = self.assigned_vars.get(name)
+        if assignments is None:
+            self.add_arg(("var", toks[i].text))
+            return i + 1
+        self.out.append(f"mysql_get_var({quoted}, ")
+        self.add_arg(("var", toks[i].text))
+        self.out.append(f", {int(assignments[0] < i)})")
+        return i + 1
+
+    def assignment_end(self, i: int, end: int) -> int:
+        """The end of the value of an assignment `@x := value` starting at tokens[i]: the lowest
+        precedence operator's, it runs to a ',' or ')' around it, a clause word or an alias."""
+        toks = self.tokens
+
+        def ends_at(k: int) -> bool:
+            t = toks[k]
+            if k == i or t.kind not in ("word", "ident"):
+                return False
+            if t.kind == "word" and t.upper in _ASSIGNMENT_END:
+                return True
+            return _ends_operand(toks[k - 1]) and toks[k - 1].text != "." and not (  # an alias without AS
+                t.kind == "word" and t.upper in _VALUE_WORDS) and not (k + 1 < end and toks[k + 1].text in "(.")
+
+        return self.value_end(i, end, ends_at)
+
+    def check_assignment_order(self) -> None:
+        """A SELECT that assigns a user variable in its select list is evaluated row by row in
+        the order MariaDB sends its rows, after ORDER BY; SQLite computes a select list before
+        its sort. So such a SELECT may be ordered only by what SQLite reads in order: its one
+        table's INTEGER PRIMARY KEY; any other ORDER BY is refused (1235), not answered with
+        the variable's values in another order."""
+        toks = self.main_select()
+        offset = len(self.tokens) - len(toks)
+        depth, from_at, order_at = 0, len(toks), None
+        for k, t in enumerate(toks):
+            if t.kind == "op" and t.text in "()":
+                depth += 1 if t.text == "(" else -1
+            elif depth == 0 and t.is_word("FROM") and from_at == len(toks):
+                from_at = k
+            elif depth == 0 and t.is_word("BY") and k and toks[k - 1].is_word("ORDER"):
+                order_at = k + 1
+        if order_at is None or not any(offset <= k < offset + from_at for ks in self.assigned_vars.values()
+                                       for k in ks):
+            return
+        stop = next((k for k in range(order_at, len(toks)) if toks[k].is_word(*_ORDER_ITEM_END)
+                     and not toks[k].is_word("ASC", "DESC")), len(toks))
+        order = [t for t in toks[order_at:stop] if not t.is_word("ASC", "DESC")]
+        tables = self.statement_tables()
+        key = tables[0][1].rowid_alias() if len(tables) == 1 else None
+        if key is None or not order or order[-1].kind not in ("word", "ident") \
+                or order[-1].text.lower() != key.name.lower() \
+                or not all(t.text == "." for t in order[-2::-2]) or len(order) > 5:
+            raise SQLError(ER_NOT_SUPPORTED_YET, "a user variable assigned in the select list of a SELECT"
+                                                 " ordered by other than its table's integer primary key")
+
     def typed_kind(self, i: int) -> str:
         """The kind ("date", "time", "datetime") of the typed literal DATE 'x' / TIME 'x' /
         TIMESTAMP 'x' at tokens[i], whose value the statement's execution reads from the string
@@ -855,29 +940,48 @@ class Translator:
                 col.text_binary for _, table in self.statement_tables() for col in table.columns)
         return self._ci_literals
 
-    def binary_operand(self, i: int, end: int) -> tuple[int, bool] | None:
-        """The end of the operand of `BINARY` at tokens[i] (a name, a call, a parenthesized
-        expression) when that operand is compared (=, <>, <, ... on either side, or as the left
-        operand of [NOT] IN or [NOT] BETWEEN) or matched ([NOT] LIKE), and whether it is the
-        latter. MySQL compares and matches it as a binary string, byte by byte: SQLite's BINARY
-        collation compares text so (its IN and BETWEEN take their left operand's collation),
-        the LIKE function (`collation.like`) matches a BLOB so. Else None (BINARY elsewhere stays
-        a syntax error here: its result is a binary string, which this translation does not
-        make)."""
+    def binary_operand(self, i: int, end: int) -> tuple[int, int, bool] | None:
+        """The span of the operand of `BINARY` at tokens[i] (a name, a call, a parenthesized
+        expression; past a BINARY repeated) when that operand is compared (=, <>, <, ... on
+        either side, or as the left operand of [NOT] IN or [NOT] BETWEEN) or matched ([NOT]
+        LIKE), and whether it is the latter. MySQL compares and matches it as a binary string,
+        byte by byte: SQLite's BINARY collation compares text so (its IN and BETWEEN take their
+        left operand's collation), the LIKE function (`collation.like`) matches a BLOB so. Else
+        None (BINARY elsewhere is its operand cast to a BLOB: `binary_end`)."""
         toks = self.tokens
-        stop = self.operand_end(i + 1, end)
-        if stop is None:
+        found = self.binary_end(i + 1, end)
+        if found is None or toks[found[0]].is_word("NULL", "TRUE", "FALSE"):
             return None
+        start, stop = found
         before = toks[i - 1] if i > 0 else None
         k = self.past_not(stop, end)
         after = toks[k] if k < end else None
         if after is not None and after.is_word("LIKE"):
-            return stop, True
+            return start, stop, True
         if (before is not None and before.kind == "op" and before.text in _COMPARISONS) or (
                 after is not None and (after.kind == "op" and after.text in _COMPARISONS
                                        or after.is_word("IN", "BETWEEN"))):
-            return stop, False
+            return start, stop, False
         return None
+
+    def number_param(self, param: int) -> bool:
+        """Whether the literal `param` holds a number (the plan then depends on its kind)."""
+        number = type(self.params[param]) in NUMBER_VALUES
+        self.kinds[param] = number
+        return number
+
+    def binary_end(self, i: int, end: int) -> tuple[int, int] | None:
+        """The span of the operand of a `BINARY` before tokens[i], as MySQL's grammar binds it (a
+        simple expression: a signed literal, a variable, a name, a call, a parenthesized
+        expression, NULL, TRUE, FALSE), past any BINARY repeated (BINARY BINARY x is BINARY x);
+        None for another."""
+        toks = self.tokens
+        while i < end and toks[i].is_word("BINARY"):
+            i += 1
+        if i < end and toks[i].is_word("NULL", "TRUE", "FALSE"):
+            return i, i + 1
+        stop = self.operand_end(i, end)
+        return None if stop is None else (i, stop)
 
     def literal_operand(self, k: int) -> bool:
         """Whether tokens[k] is a literal standing alone as an operand (the token before or after
@@ -1661,9 +1765,20 @@ class Translator:
 
     def plan(self) -> Plan:
         self.expand_joined_stars()
-        first = self.tokens[0].upper if self.tokens else ""
+        toks = self.tokens
+        if any(t.kind == "op" and t.text == ":=" for t in toks):
+            for k, t in enumerate(toks[:-1]):
+                if t.kind == "var" and toks[k + 1].kind == "op" and toks[k + 1].text == ":=":
+                    self.assigned_vars.setdefault(t.text.lower(), []).append(k)
+        first = toks[0].upper if toks else ""
         if first in ("SELECT", "WITH") or (self.tokens and self.tokens[0].text == "("):
+            if self.assigned_vars:
+                self.check_assignment_order()
             return self.plan_select()
+        if self.assigned_vars:
+            # a write's rows would depend on the order each server evaluates them in, which a
+            # statement-format binlog does not carry: refused rather than replicated apart
+            raise SQLError(ER_NOT_SUPPORTED_YET, "assigning a user variable (@x := ...) in a statement that writes")
         if first in ("INSERT", "REPLACE"):
             self.split_returning()
             return self.plan_insert()
@@ -2201,8 +2316,9 @@ class Translator:
                 names.append(None)
                 continue
             wanted = True
-            if len(item) == 1 and item[0].kind == "param":
-                names.append(("value", item[0].param))
+            if item[-1].kind == "param" and (len(item) == 1 or len(item) == 2 and (
+                    is_introducer(item[0]) or item[0].is_word("_BINARY"))):
+                names.append(("value", item[-1].param))  # _utf8mb4'a', N'a': named a, as 'a'
                 continue
             parts: list[object] = []
             pos = item[0].start
@@ -2426,11 +2542,13 @@ class Translator:
             return {"ignore": ignore and insert}
         return {"auto_insert": True, "ids_returned": insert and (ignore or self.upsert), "ignore": ignore and insert}
 
-    def value_end(self, i: int) -> int:
-        """The end of one value expression starting at tokens[i] (a depth-0 ',' or ')')."""
+    def value_end(self, i: int, end: int | None = None, ends_at: Callable[[int], bool] | None = None) -> int:
+        """The end of one value expression starting at tokens[i] (a depth-0 ',' or ')', or a
+        depth-0 token where `ends_at(k)` holds), `end` at most."""
         toks = self.tokens
+        end = len(toks) if end is None else end
         depth = 0
-        while i < len(toks):
+        while i < end:
             t = toks[i]
             if t.kind == "op":
                 if t.text == "(":
@@ -2441,6 +2559,8 @@ class Translator:
                     depth -= 1
                 elif t.text == "," and depth == 0:
                     return i
+            elif depth == 0 and ends_at is not None and ends_at(i):
+                return i
             i += 1
         return i
 
@@ -2859,6 +2979,12 @@ class Translator:
             raise self.error_at(end)
         self.out.append(")")
         return self.finish("write", target=(schema, table.name))
+
+
+# what ends the value of an assignment @x := value (besides a ',' or ')' around it, an alias)
+_ASSIGNMENT_END = CLAUSE_WORDS | JOIN_WORDS | {"FROM", "AS"}
+# the words that may follow an operand inside a value (not an alias)
+_VALUE_WORDS = frozenset({"END", "COLLATE", "ESCAPE", "NULL", "TRUE", "FALSE", "UNKNOWN"}) | UNIT_WORDS
 
 
 def _ends_operand(tok: Token) -> bool:

@@ -27,7 +27,9 @@ NAMES latin1 made the connection's collation latin1_general_ci, not latin1_swedi
 scalar subquery of more than one row 1242 (it gave its first row; an aggregate
 without GROUP BY, a subquery reading no table and a derived table are not checked), subqueries,
 joins, UNION, window functions, CTEs, NULL handling, aggregates, ordering; arithmetic on literals
-only (`0.1 + 0.2`, an exact DECIMAL) under IN and BETWEEN.
+only (`0.1 + 0.2`, an exact DECIMAL) under IN and BETWEEN; BINARY x outside a comparison (a binary
+string: selected, ordered, grouped, concatenated); adjacent string literals ('a' 'b' is 'ab');
+user variables assigned in a SELECT (@r := @r + 1 row by row, in the select list and WHERE).
 
 Left out, where the two still differ (MariaDB's answer first): ROUND(2.5e0) 2 (here 3: the
 literal 2.5e0 reaches the engine as the same float as the DECIMAL 2.5); 0.1e0 + 0.2e0 = 0.3e0
@@ -39,9 +41,9 @@ JSON_INSERT at an index past an array's end (MariaDB appends, SQLite's
 json_insert only at $[#]); TRUE inside JSON_ARRAY / JSON_OBJECT is 1 (MariaDB's true); a UNION of an INT and a
 DECIMAL column ordered with the integers first; LEAD / LAG with a default (MariaDB 10.11 refuses
 it); COUNT(DISTINCT a, b) refused with 1235; WITH ROLLUP's text group values ordered binary
-(MariaDB: by the column's collation); adjacent literals ('a' 'b', MySQL's 'ab') a syntax error;
-BINARY before a name or call that is not compared or matched (`SELECT BINARY v`) an error;
-JSON_ARRAYAGG / JSON_OBJECTAGG with DISTINCT, ORDER BY, LIMIT or OVER refused with 1235; a number
+(MariaDB: by the column's collation); a user variable assigned in the select list of a
+SELECT ordered by other than its table's integer primary key, or in a statement that writes
+(INSERT ... SELECT @x := ..., UPDATE ... SET c = @x := ...), refused with 1235; JSON_ARRAYAGG / JSON_OBJECTAGG with DISTINCT, ORDER BY, LIMIT or OVER refused with 1235; a number
 literal inside JSON_OBJECT / JSON_ARRAY written from its value (2.50 as 2.5, 1e3 as 1000.0);
 DATE x'..' a syntax error 1064 (1525 here); a TIME literal stored in a DATE / DATETIME / TIMESTAMP
 column dated today (refused with 1235); CHARSET() / COLLATION() of a string function's result
@@ -380,6 +382,33 @@ QUERIES = [
     "SELECT JSON_COMPACT('{\"a\": 1, \"b\": [1, 2.50, \"x, y: z\"], \"c\": {\"d\" : null}}'),"
     " JSON_COMPACT('[ 1 , 2 ]'), JSON_COMPACT(NULL), JSON_COMPACT('not json'), JSON_COMPACT('1e2'),"
     " JSON_COMPACT('  [true,false]  '), JSON_COMPACT(JSON_OBJECT('a', 1, 'b', 'x')), JSON_COMPACT(1)",
+    # BINARY x outside a comparison: x's bytes, a binary string, ordered, grouped and
+    # concatenated byte for byte (it was 1054 "Unknown column 'BINARY'")
+    "SELECT BINARY b, BINARY a, BINARY -a, BINARY NULL, BINARY 1.5, BINARY BINARY b FROM t ORDER BY id",
+    "SELECT id, b FROM t ORDER BY BINARY b DESC, id",
+    "SELECT BINARY b AS q, COUNT(*) FROM t GROUP BY BINARY b ORDER BY q",
+    "SELECT CONCAT(BINARY b, 'x'), LENGTH(BINARY b), BINARY b LIKE 'x', BINARY b + 1 FROM t ORDER BY id",
+    "SELECT id FROM t WHERE BINARY BINARY b = 'x' ORDER BY id",
+    # adjacent strings are one literal (they were 1064), named by its value, with blanks or
+    # comments between
+    "SELECT 'a' 'b', 'a' \"b\" 'c', _utf8mb4'a' 'b', N'a' 'b', CONCAT('a' 'b', 'c'), 'a' /* c */ 'b'",
+    "SELECT id FROM t WHERE b = 'x' '' ORDER BY id",
+    # @x := value in a SELECT (it was 1064): evaluated row by row, in the select list and in
+    # WHERE; a read of a variable the statement assigns typed by its value when it begins (one
+    # without a value: a string after its assignment, NULL before); the session keeps the last
+    "SELECT @x := 5, @x, @y := 'abc', @y, @z := 1.5, @z, @w := NULL, @w",
+    "SELECT @x, @y, @z, @w",
+    "SELECT @r := 0",
+    "SELECT id, @r := @r + 1 FROM t ORDER BY id",
+    "SELECT @r",
+    "SELECT @s := 0",
+    "SELECT id, a, @s := @s + IFNULL(a, 0) AS tot FROM t ORDER BY id DESC",
+    "SELECT @s",
+    "SELECT @r := 0",
+    "SELECT id FROM t WHERE (@r := @r + 1) <= 2 ORDER BY id",
+    "SELECT @r, @r := @r + 1, @r := @r + 1, @r",
+    "SELECT @nv, @nv := 1, @nv FROM t ORDER BY id",
+    "SELECT @nv",
 ]
 
 

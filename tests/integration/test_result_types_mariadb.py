@@ -49,7 +49,8 @@ a parameter is named with its value here ('? + 1' in MariaDB); CURRENT_USER() na
 MariaDB's test server has 'root@127.0.0.1'); `-7 = SOME (SELECT 5 UNION SELECT NULL)` NULL here as
 the SQL standard and `-7 IN (5, NULL)` have it (MariaDB 10.11 answers 0); an IN list mixing
 strings and numbers after an ENUM (`e IN ('a', 4)`: MariaDB compares each item by its own type,
-here all as strings); a DATE in arithmetic (`d + 0`, `DATE 'x' + 0`) a BIGINT in MariaDB (an INT
+here all as strings); a read of a user variable the statement assigns, typed from its
+rows here (MariaDB: a LONGBLOB when it was a string or had no value); a DATE in arithmetic (`d + 0`, `DATE 'x' + 0`) a BIGINT in MariaDB (an INT
 here)."""
 
 from __future__ import annotations
@@ -210,6 +211,13 @@ QUERIES = [
     "SELECT id, CHARSET('a'), COLLATION(d), CHARSET(1) AS c1, COLLATION(f) c2 FROM t ORDER BY id",
     # JSON_COMPACT (it was 1305)
     "SELECT JSON_COMPACT('{\"a\": 1, \"b\": [1, 2.50]}'), JSON_COMPACT(NULL), JSON_COMPACT('x')",
+    # BINARY x anywhere: a binary string (VARBINARY, charset binary; it was 1054 "Unknown column
+    # 'BINARY'" outside a comparison); adjacent strings one literal named by its value (1064)
+    "SELECT BINARY u, BINARY id, BINARY -id, BINARY NULL, CONCAT(BINARY u, 'x'), BINARY u LIKE 'a',"
+    " LENGTH(BINARY u) FROM d.e ORDER BY BINARY u, id",
+    "SELECT 'a' 'b', 'a' \"b\" 'c', _utf8mb4'a' 'b', CONCAT('a' 'b', 'c'), 'a' 'b' AS c",
+    # @x := value: the value's type, an integer a LONG up to 9 digits (it was 1064)
+    "SELECT @x := 5, @y := 'abc', @z := 1.5, @w := NULL, @a := id, @d := d FROM t ORDER BY id",
 ]
 
 # statements whose result columns are compared by name and type code only (their values are

@@ -628,3 +628,26 @@ async def test_like_on_a_binary_collation_column_counts_case_and_accents(engine,
     assert await rows("SELECT id FROM lb WHERE lb.b NOT LIKE 'A%' ORDER BY id") == [(1,), (3,), (4,)]
     assert await rows("SELECT id, b LIKE '_b', CASE WHEN b LIKE 'e%' THEN 1 ELSE 0 END FROM lb ORDER BY id") == \
         [(1, 1, 0), (2, 0, 0), (3, 1, 0), (4, 1, 1)]
+
+
+async def test_user_variables_assigned_in_a_select_row_by_row(engine, db):
+    await run(engine, db, "CREATE TABLE e (id INT PRIMARY KEY, n INT)")
+    await run(engine, db, "INSERT INTO e VALUES (1, 10), (2, 20), (3, 30)")
+    db.user_vars["r"] = 0
+    assert (await run(engine, db, "SELECT id, @r := @r + 1, @r FROM e ORDER BY id DESC")).rows == [
+        (3, 1, 1), (2, 2, 2), (1, 3, 3)]
+    assert db.user_vars["r"] == 3  # the last value assigned, the session's after the statement
+    assert (await run(engine, db, "SELECT @n, @n := 5, @n, @r := n FROM e WHERE id = 2")).rows == [
+        (None, 5, "5", 20)]  # a variable that had no value: NULL before, a string after
+    assert db.user_vars["n"] == 5 and db.user_vars["r"] == 20
+
+
+async def test_user_variable_assignments_that_cannot_replicate_or_keep_order_are_refused(engine, db):
+    await run(engine, db, "CREATE TABLE e (id INT PRIMARY KEY, n INT)")
+    await run(engine, db, "INSERT INTO e VALUES (1, 10), (2, 20)")
+    for sql in ("INSERT INTO e SELECT @m := id + 10, n FROM e", "UPDATE e SET n = @u := n + 1",
+                "SELECT id, @r := @r + 1 FROM e ORDER BY n"):
+        with pytest.raises(SQLError) as e:
+            await run(engine, db, sql)
+        assert code_of(e) == 1235
+    assert (await run(engine, db, "SELECT id, n FROM e ORDER BY id")).rows == [(1, 10), (2, 20)]

@@ -63,6 +63,8 @@ CASES = [
     "select 1 -- 'comment'\n, 2 --x, 3 #'c'\n, 4 /* '5' */ 6 /* 7",
     "select 1--2, a.1, a1, _1, $1, 1$, 1_000, 1a",
     "select '\u00e9\u20ac', 'plain', \u00e9 1, \u0663, 1\u0663, \u0663.5, 1.\u0663, '\U0001f600' 2",
+    "select 'a' 'b', 'a'\"b\" 'c', _utf8mb4'a'\n\t'b', 'a' /* c */ 'b' -- c\n 'd' #c\n'e', 'a' --x\n 'b'",
+    "select 'a' \f\v'b', x'41' 'b', 'a' x'41', 1 'b', 'a' 1 'b', 'a' /* 'b' 'c'",
     "select ?", "select 1, '?' , ?", "select `?`, '?', /* ? */ 1",
     "",
     "'", "\"", "`", "x'", "0x", "-", "--", "/*", "#",
@@ -88,6 +90,16 @@ def test_a_doubled_quote_of_the_other_kind_is_kept():
     assert extract("select 'a\"\"\\n', \"b''\\t\"")[1] == ['a""\n', "b''\t"]
 
 
+def test_adjacent_strings_are_one_literal_on_both_paths():
+    # MySQL's text_literal: strings with only blanks and comments between concatenate; a hex
+    # literal or a number next to a string does not (the string is then an alias)
+    sql = "select 'a' \"b\" 'c', _utf8mb4'a'\n'b' /* x */ 'c', x'41' 'b', 'it''s' # c\n ' ok'"
+    for found in (extract(sql), _extract_py(sql)):
+        assert found == ("select ?, _utf8mb4?, ? ?, ?", ["abc", "abc", b"A", "b", "it's ok"])
+    assert lexer.literal_texts(sql) == ["'a' \"b\" 'c'", "'a'\n'b' /* x */ 'c'", "x'41'", "'b'",
+                                        "'it''s' # c\n ' ok'"]
+
+
 def test_a_bare_question_mark_is_1064_on_both_paths():
     with pytest.raises(SyntaxError_):
         extract("SELECT ?")
@@ -101,7 +113,7 @@ def test_executable_comments_are_read_on_both_paths():
     assert extract(sql)[1] == ["x"]
 
 
-ALPHABET = list("`'\"\\/*-#xXbB0123456789.?eE+ \t\n\r_$aZ%n") + ["\u00e9", "\u0663", "\u20ac", "\U0001f600", "\0"]
+ALPHABET = list("`'\"\\/*-#xXbB0123456789.?eE+ \t\n\r\f\v_$aZ%n") + ["\u00e9", "\u0663", "\u20ac", "\U0001f600", "\0"]
 
 
 @pytest.mark.skipif(native is None, reason="engine._lexer not built")
