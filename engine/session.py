@@ -1131,7 +1131,7 @@ def _fmt_time(ts: int, fmt: str) -> str:
 def _names_without_literals(templates: list[Any] | None) -> bool:
     """No column name of `Plan.names` is read from a literal (`_column_names`' templates)."""
     return templates is None or all(
-        t is None or (t[0] != "value" and not any(isinstance(part, int) for part in t[1])) for t in templates)
+        t is None or (t[0] == "text" and not any(isinstance(part, int) for part in t[1])) for t in templates)
 
 
 def _column_names(templates: list[Any], names: list[str], sql: str, params: list[Any]) -> list[str]:
@@ -1142,7 +1142,12 @@ def _column_names(templates: list[Any], names: list[str], sql: str, params: list
     for template, name in zip(templates, names, strict=False):
         if template is None:
             out.append(name)
-        elif template[0] == "value" and isinstance(params[template[1]], str):
+            continue
+        if template[0] == "introduced":  # a string named by its value, a hex or bit literal as written
+            if raw is None:
+                raw = literal_texts(sql)
+            template = ("value", template[1]) if raw[template[1]][:1] in "'\"" else ("text", template[2])
+        if template[0] == "value" and isinstance(params[template[1]], str):
             # SELECT 'abc' names its column abc (bytes that are not UTF-8 as '?', as MariaDB)
             name = params[template[1]]
             out.append(name if name.isascii() else _utf8_name(name))

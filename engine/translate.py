@@ -2316,9 +2316,8 @@ class Translator:
                 names.append(None)
                 continue
             wanted = True
-            if item[-1].kind == "param" and (len(item) == 1 or len(item) == 2 and (
-                    is_introducer(item[0]) or item[0].is_word("_BINARY"))):
-                names.append(("value", item[-1].param))  # _utf8mb4'a', N'a': named a, as 'a'
+            if item[-1].kind == "param" and len(item) == 1:
+                names.append(("value", item[-1].param))
                 continue
             parts: list[object] = []
             pos = item[0].start
@@ -2328,6 +2327,10 @@ class Translator:
                     parts.append(t.param)
                     pos = t.end
             parts.append(self.shape[pos:item[-1].end])
+            if item[-1].kind == "param" and len(item) == 2 and (is_introducer(item[0]) or item[0].is_word("_BINARY")):
+                # _utf8mb4'a', N'a': named a, as 'a'; _latin1 X'E9' as written (`session._column_names`)
+                names.append(("introduced", item[-1].param, parts))
+                continue
             names.append(("text", parts))
         return names if wanted else None
 
