@@ -57,7 +57,7 @@ def open_connection(path: Path, state: functions.ConnectionState, synchronous: s
     conn.execute("PRAGMA case_sensitive_like=OFF")
     functions.register(conn, state)
     infoschema.register(conn)
-    decimal_math.register(conn)
+    decimal_math.register(conn, functions.divided_by_zero(state))
     conn.create_collation(DECIMAL_COLLATION, values.compare_decimal)
     collation.register(conn)
     return conn

@@ -7,7 +7,7 @@ its shortest text, which is the literal as written); NULL in, NULL out. The resu
 MySQL's scale rules, which are Python's decimal ones: a + b and a - b keep the larger scale,
 a * b the sum of the scales, SUM its argument's; a / b and AVG have the dividend's scale +
 div_precision_increment (4), rounded half up (ROUND_HALF_UP, as MySQL's decimal_div); a division
-by zero is NULL. A result goes back as its exact text, read only by the result row encoder
+by zero is NULL, reported as MySQL's warning 1365 through `register`'s `divided_by_zero`. A result goes back as its exact text, read only by the result row encoder
 (`coltypes.text_value`, which gives it the expression's declared scale): the translator only
 uses these functions for whole select-list items of a top-level SELECT whose value nothing else
 in the statement compares or sorts (texts would compare as strings there).
@@ -16,6 +16,7 @@ in the statement compares or sorts (texts would compare as strings there).
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable
 from decimal import (
     ROUND_CEILING,
     ROUND_DOWN,
@@ -248,8 +249,26 @@ AGGREGATES = {"mysql_dec_sum": _Sum, "mysql_dec_avg": _Avg}
 OPERATORS = {"+": "mysql_dec_add", "-": "mysql_dec_sub", "*": "mysql_dec_mul", "/": "mysql_dec_div"}
 
 
-def register(conn: sqlite3.Connection) -> None:
+# the calls whose second argument divides: 0 there is NULL and, with a dividend, MySQL's 1365 warning
+DIVISIONS = frozenset({"mysql_dec_div", "mysql_dec_mod", "mysql_dec_intdiv"})
+
+
+def noting_zero(divide: Callable[[Any, Any], Any], divided_by_zero: Callable[[], None]) -> Callable[[Any, Any], Any]:
+    """`divide(a, b)` that calls `divided_by_zero()` when b is 0 and a is not NULL (MySQL warns
+    then, not for NULL / 0); the check runs only on a NULL answer."""
+    def run(a: Any, b: Any) -> Any:
+        out = divide(a, b)
+        if out is None and a is not None and b is not None and _dec(b) == 0:
+            divided_by_zero()
+        return out
+    return run
+
+
+def register(conn: sqlite3.Connection, divided_by_zero: Callable[[], None] | None = None) -> None:
+    """The functions on `conn`; `divided_by_zero`: what a division by 0 reports (`noting_zero`)."""
     for name, fn in FUNCTIONS.items():
+        if divided_by_zero is not None and name in DIVISIONS:
+            fn = noting_zero(fn, divided_by_zero)
         conn.create_function(name, 2, fn, deterministic=True)
     for name, fn in VARIADIC.items():
         conn.create_function(name, -1, fn, deterministic=True)

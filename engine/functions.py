@@ -138,6 +138,11 @@ class SessionFunctions:
         self.sleeping = False
         self.running_on(None)
 
+    def warn(self, warning: tuple[str, int, str]) -> None:
+        """A warning or note (level, code, message) of the running statement's expressions, kept
+        after the stored values' warnings of the rows before (`stored_rows`), before the next."""
+        self.warnings.append((max(self.stored_rows.values(), default=0) + 0.5, *warning))
+
     def start_statement(self) -> None:
         if self.interrupted.is_set():  # (no lock taken when unset; a KILL racing this stays set)
             self.interrupted.clear()
@@ -240,10 +245,11 @@ def _to_str(v: Any) -> str:
 
 
 
-def _extreme(greater: bool) -> Callable[..., Any]:
+def _extreme(greater: bool, warn: Callable[[tuple[str, int, str]], None] | None = None) -> Callable[..., Any]:
     """GREATEST / LEAST as MariaDB compares: NULL if any argument is; strings by the
     connection's collation (utf8mb4_general_ci: 'a' < 'B'); integers as integers; any other mix
-    as DOUBLEs, the answer a DOUBLE (GREATEST(1, 2.5, '3') is 3). (DECIMAL arguments take
+    as DOUBLEs, the answer a DOUBLE (GREATEST(1, 2.5, '3') is 3), a string there that is no
+    number given to `warn` (1292, `values.number_warning`). (DECIMAL arguments take
     engine.exact's mysql_dec_greatest.)"""
     def pick(*args: Any) -> Any:
         if not args or any(a is None for a in args):
@@ -257,6 +263,10 @@ def _extreme(greater: bool) -> Callable[..., Any]:
             return best
         if all(isinstance(a, bytes) for a in args) or all(type(a) is int for a in args):
             return max(args) if greater else min(args)
+        if warn is not None:
+            for a in args:
+                if type(a) is str and (warning := values.number_warning(a, "DOUBLE")) is not None:
+                    warn(warning)
         numbers = [float(_num(a)) for a in args]
         return max(numbers) if greater else min(numbers)
     return pick
@@ -1732,11 +1742,35 @@ def _text_or_bytes(fn):
     return call
 
 
+def warner(state: ConnectionState) -> Callable[[tuple[str, int, str]], None]:
+    """What a function calls with a warning of the statement running on `state`'s connection
+    (`SessionFunctions.warn`; none kept outside a session's statement)."""
+    def warn(warning: tuple[str, int, str]) -> None:
+        if state.fx is not None:
+            state.fx.warn(warning)
+    return warn
+
+
+def divided_by_zero(state: ConnectionState) -> Callable[[], None]:
+    """What a division by 0 of a read or a lenient write calls: MySQL's warning 1365."""
+    warn = warner(state)
+    division = ("Warning", ER_DIVISION_BY_ZERO.code, ER_DIVISION_BY_ZERO.format())
+    return lambda: warn(division)
+
+
 def register(conn: sqlite3.Connection, state: ConnectionState) -> None:
     def session_fx() -> SessionFunctions:
         if state.fx is None:
             state.fx = SessionFunctions(RandState(int(time.time()), id(state)))
         return state.fx
+
+    warn = warner(state)
+
+    def mysql_cast_int(value: Any, kind: str, unsigned: int) -> int | str | None:
+        """CAST(x AS SIGNED / UNSIGNED) (`cast_int`), a string that is no integer warned of."""
+        if type(value) is str and kind != "dec" and (warning := values.number_warning(value, "INTEGER")):
+            warn(warning)
+        return cast_int(value, kind, unsigned)
 
     def mysql_rand(seed: Any = None) -> float:
         if seed is not None:
@@ -1863,14 +1897,14 @@ def register(conn: sqlite3.Connection, state: ConnectionState) -> None:
         "json_unquote": (1, json_unquote), "json_value": (2, json_value), "json_contains": (-1, json_contains),
         "mysql_json_valid": (1, json_valid),
         "dayofyear": (1, _part(7)), "quarter": (1, quarter), "conv": (3, conv), "mysql_nonzero": (1, nonzero), "mysql_one_row": (1, one_row), "mysql_check": (4, mysql_check), "mysql_double_text": (1, double_text),
-        "mysql_greatest": (-1, _extreme(True)), "mysql_least": (-1, _extreme(False)),
+        "mysql_greatest": (-1, _extreme(True, warn)), "mysql_least": (-1, _extreme(False, warn)),
         "master_pos_wait": (-1, lambda *args: None),  # not a slave here (a slave's role answers it)
         "concat": (-1, concat), "concat_ws": (-1, concat_ws),
         "unix_timestamp": (-1, unix_timestamp), "mysql_unix_timestamp": (-1, unix_timestamp),
         "from_unixtime": (-1, from_unixtime), "date_format": (2, date_format),
         "year": (1, _part(0)), "month": (1, _part(1)), "day": (1, _part(2)), "hour": (1, _part(3)),
         "minute": (1, _part(4)), "second": (1, _part(5)),
-        "mysql_left": (2, left), "mysql_right": (2, right), "mysql_mod": (2, mysql_mod),
+        "mysql_left": (2, left), "mysql_right": (2, right), "mysql_mod": (2, decimal_math.noting_zero(mysql_mod, divided_by_zero(state))),
         "mysql_mod_strict": (2, strict_division(mysql_mod)),
         **{name + "_strict": (2, strict_division(decimal_math.FUNCTIONS[name]))
            for name in ("mysql_dec_div", "mysql_dec_mod", "mysql_dec_intdiv")},
@@ -1891,7 +1925,7 @@ def register(conn: sqlite3.Connection, state: ConnectionState) -> None:
         "dayname": (1, lambda v: None if (d := _date(v)) is None else _DAY_NAMES[d.weekday()]),
         "monthname": (1, lambda v: None if (d := _date(v)) is None else _MONTH_NAMES[d.month - 1]),
         "time_to_sec": (1, time_to_sec), "mysql_round_double": (2, round_double),
-        "mysql_cast_int": (3, cast_int), "timediff": (2, timediff), "json_length": (-1, json_length),
+        "mysql_cast_int": (3, mysql_cast_int), "timediff": (2, timediff), "json_length": (-1, json_length),
         "json_keys": (-1, json_keys), "mysql_json_text": (1, json_text), "json_compact": (1, json_compact), "json_type": (1, json_type), "make_set": (-1, make_set),
         "export_set": (-1, export_set), "mysql_extract": (2, extract), "mysql_substr": (-1, substring),
         "convert_tz": (3, convert_tz),

@@ -16,6 +16,7 @@ Errors are `SQLError`s with MySQL codes, never sqlite3's."""
 from __future__ import annotations
 
 import asyncio
+import math
 import re
 import time
 from collections.abc import Callable
@@ -49,6 +50,7 @@ from engine.translate import (
     FOUND,
     LAST_ID,
     NOW,
+    NUMBER_TEXT,
     ROW_COUNT,
     STORE,
     TYPED,
@@ -61,6 +63,7 @@ from protocol.errors import (
     ER_BAD_DB_ERROR,
     ER_BAD_FIELD_ERROR,
     ER_BAD_NULL_ERROR,
+    ER_BINLOG_UNSAFE_STATEMENT,
     ER_CANT_EXECUTE_IN_READ_ONLY_TRANSACTION,
     ER_LOCK_WAIT_TIMEOUT,
     ER_NOT_SUPPORTED_YET,
@@ -324,6 +327,8 @@ class Session:
             return None
         plan = prepared.plan
         self._rand_for(plan, None)
+        if self._fx.warnings:
+            self._fx.warnings = []
         try:
             answer = self.engine._pool.query_on_loop(plan.sql, _bytes_where_not_utf8(params), self._fx,
                                                      self._database, self._read_view(), names=False)
@@ -337,7 +342,7 @@ class Session:
         if convert is not None:
             rows = [convert(row) for row in rows]
         return Result(columns=prepared.names, column_types=prepared.types, rows=rows,
-                      in_transaction=self.in_transaction)
+                      in_transaction=self.in_transaction, warnings=self._warnings() if self._fx.warnings else ())
 
     async def _execute(self, sql: str, context: StatementContext | None, lock_reads: bool = True) -> Result:
         engine = self.engine
@@ -372,7 +377,8 @@ class Session:
             return await self._explain(sql, shape, params, context)
         if kind == "do":  # DO expr, ...: the SELECT of them (the same literals), its rows dropped
             select = engine.plan_for(_do_select(shape), self._database, params, self.visible, self.live_reader)
-            await self._select(sql, select, params, context, lock_reads=False)
+            done = await self._select(sql, select, params, context, lock_reads=False)
+            return self._result(warnings=done.warnings)
         return self._result()
 
     async def _explain(self, sql: str, shape: str, params, context) -> Result:
@@ -494,6 +500,11 @@ class Session:
                 args.append(values.binary_literal(params[source[1]]))
             elif source[0] == TYPED:
                 args.append(values.typed_literal(source[2], params[source[1]]))
+            elif source[0] == NUMBER_TEXT:  # a string an exact computation reads as a number
+                value = params[source[1]]
+                if type(value) is str and (warning := values.number_warning(value, source[2])) is not None:
+                    self._fx.warnings.append((0, *warning))
+                args.append(value)
             else:
                 raise AssertionError(source)
         return args
@@ -600,7 +611,15 @@ class Session:
         if plan.names is not None:
             names = _column_names(plan.names, names, sql, params)
         types, rows = result_types(plan, names, rows, sql, params)
-        return Result(columns=names, column_types=types, rows=rows, in_transaction=self.in_transaction)
+        return Result(columns=names, column_types=types, rows=rows, in_transaction=self.in_transaction,
+                      warnings=self._warnings() if self._fx.warnings else ())
+
+    def _warnings(self) -> tuple[tuple[str, int, str], ...]:
+        """The statement's warnings and notes as SHOW WARNINGS lists them: by row, and in a row
+        in the order they came (`SessionFunctions.warn`)."""
+        if not self._fx.warnings:
+            return ()
+        return tuple(warning[1:] for warning in sorted(self._fx.warnings, key=_row_of))
 
     async def _acquire(self, across: bool = False, timeout: float | None = None) -> None:
         """Take the writer lock for this statement's write; `across`: it is kept after the
@@ -788,6 +807,8 @@ class Session:
             affected = matched if self.found_rows else changed
         for row, name in plan.nulls_stored:
             self._fx.warnings.append((row, "Warning", ER_BAD_NULL_ERROR.code, SQLError(ER_BAD_NULL_ERROR, name).message))
+        if plan.unsafe and self.sql_log_bin:  # (MariaDB's notes 1592: only for a statement it binlogs)
+            self._fx.warnings.extend((math.inf, "Note", ER_BINLOG_UNSAFE_STATEMENT.code, note) for note in plan.unsafe)
         info = ""
         if plan.nrows > 1 or plan.selects:  # what MySQL says after a multi-row INSERT / REPLACE: the rows that met a key
             records = plan.nrows or self._fx.records
@@ -807,9 +828,8 @@ class Session:
             names, types, rows = returned_columns(plan.returning, names, rows, write.written, write.params)
             return Result(columns=names, column_types=types, rows=rows, affected_rows=affected,
                           last_insert_id=client_id, in_transaction=self.in_transaction, committed=committed)
-        warnings = tuple(warning[1:] for warning in sorted(self._fx.warnings, key=_row_of)) if self._fx.warnings else ()
         return Result(affected_rows=affected, last_insert_id=client_id, info=info,
-                      in_transaction=self.in_transaction, committed=committed, warnings=warnings)
+                      in_transaction=self.in_transaction, committed=committed, warnings=self._warnings())
 
     async def describe(self, sql: str) -> Result | None:
         """The result columns of a write that returns rows (INSERT/REPLACE/DELETE ... RETURNING),

@@ -30,7 +30,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine import collation, infoschema, values
+from engine import collation, decimal_math, infoschema, values
 from engine.catalog import BLOB_TYPES, CHAR_TYPES, Column, Table, mysql_literal
 from engine.collation import GENERAL_CI
 from engine.coltypes import CHARSET_BINARY
@@ -52,6 +52,7 @@ from engine.exprtypes import (
     split_top,
 )
 from engine.lexer import Token, extract, literal_texts, quote_ident, syntax_error, tokenize
+from engine.unsafe import unsafe_notes
 from protocol.errors import (
     ER_BAD_FIELD_ERROR,
     ER_BAD_NULL_ERROR,
@@ -80,6 +81,12 @@ STORE = "store"
 # (TYPED, literal index, "date" | "time" | "datetime"): the typed literal DATE 'x', TIME 'x' or
 # TIMESTAMP 'x', its value read from the string as MariaDB's parser reads it (`values.typed_literal`)
 TYPED = "typed"
+# (NUMBER_TEXT, literal index, "DOUBLE" | "DECIMAL"): a literal that is not a number (the plan is
+# keyed by its kind), read as one by an exact computation: bound as it is, and a string that is
+# no number throughout is MariaDB's 1292 of that type (`values.number_warning`)
+NUMBER_TEXT = "numtext"
+# the exact calls that read a string operand as a DECIMAL (the others, arithmetic, as a DOUBLE)
+_DECIMAL_READS = frozenset({"mysql_dec_intdiv", "mysql_dec_cmp", "mysql_dec_nseq", "mysql_dec_in", "mysql_dec_cast"})
 TYPED_LITERALS = {"DATE": "date", "TIME": "time", "TIMESTAMP": "datetime"}
 # How a string literal is read (`Plan.charset_contexts`): by its characters (TEXT), by its bytes
 # in its own character set (BYTES), as a select item alone (ITEM: its characters, sent in its own
@@ -143,8 +150,6 @@ _QUANTIFIED_BOUNDARY = frozenset({"AND", "OR", "NOT", "XOR", "WHERE", "ON", "HAV
 # words that, beside a name, make it part of an expression rather than a whole operand
 _NOT_BOUNDARY = frozenset({"COLLATE", "IS", "LIKE", "IN", "BETWEEN", "REGEXP", "RLIKE", "DIV", "MOD", "ESCAPE",
                            "INTERVAL", "BINARY"})
-# the exact (DECIMAL) calls whose second argument divides: 0 there fails a write (`strict_division`)
-_DIVISIONS = frozenset({"mysql_dec_div", "mysql_dec_mod", "mysql_dec_intdiv"})
 # words that begin no plain operand a division's divisor could be
 _NOT_OPERANDS = frozenset({"CASE", "INTERVAL", "NOT", "EXISTS", "SELECT", "BINARY", "_BINARY", "NULL", "TRUE", "FALSE"})
 # words that end a WHERE / ON / HAVING conjunct
@@ -243,6 +248,8 @@ class Plan:
     # INSERT IGNORE's NULLs for NOT NULL columns, stored as the implicit default: (row, column),
     # each a warning 1048
     nulls_stored: tuple[tuple[int, str], ...] = ()
+    # a write MariaDB calls unsafe to binlog as a statement: its notes' messages (`engine.unsafe`)
+    unsafe: tuple[str, ...] = ()
     # the event loop may run it itself (Engine.plan_for, `engine.core`'s "Threads"): a write
     # SQLite runs in bounded time, or a read without side effects
     inline: bool = False
@@ -396,6 +403,8 @@ class Translator:
                 args.append(("const", values.stored_literal(source, literals, texts)))
             elif type(source) is tuple and source[0] == TYPED:
                 args.append(("const", values.typed_literal(source[2], literals[source[1]])))
+            elif type(source) is tuple and source[0] == NUMBER_TEXT:
+                args.append(("const", literals[source[1]]))
             else:
                 args.append(source)
         plan.args = args
@@ -1877,6 +1886,8 @@ class Translator:
         kw.setdefault("user_vars", tuple(dict.fromkeys(a[1] for a in args if type(a) is tuple and a[0] == "var")))
         kw.setdefault("sysvars", any((type(a) is tuple and a[0] == "sysvar") or a == USER or a == CURRENT_USER
                                      for a in args))
+        if kind == "write":
+            kw.setdefault("unsafe", unsafe_notes(self.tokens))
         return Plan(kind=kind, sql=" ".join(self.out), args=args, identity=identity,
                     uses_last_id=self.uses_last_id, uses_rand=self.uses_rand,
                     auto_dirty=self.auto_dirty, cacheable=self.cacheable,
@@ -2141,24 +2152,30 @@ class Translator:
                         finder.aliases[item[-1].text.lower()] = e.cat
         self.scan_exact(finder, start, len(toks))
 
-    def emit_exact(self, end: int, tree: tuple) -> int:
-        """Emit an `engine.exact` tree; returns `end`."""
+    def emit_exact(self, end: int, tree: tuple, read_as: str = "DOUBLE") -> int:
+        """Emit an `engine.exact` tree; returns `end`. `read_as`: what the call around reads a
+        string literal as (its 1292's type)."""
         kind = tree[0]
         if kind == "call":
-            strict = self.strict_division and tree[1] in _DIVISIONS  # 0 fails a write (functions.strict_division)
+            strict = self.strict_division and tree[1] in decimal_math.DIVISIONS  # 0 fails a write (functions.strict_division)
             self.out.append(tree[1] + ("_strict(" if strict else "("))
+            inner = "DECIMAL" if tree[1] in _DECIMAL_READS else "DOUBLE"
             for k, arg in enumerate(tree[2:]):
                 if k:
                     self.out.append(",")
-                self.emit_exact(end, arg)
+                self.emit_exact(end, arg, inner)
             self.out.append(")")
         elif kind == "seq":
             for part in tree[1:]:
-                self.emit_exact(end, part)
+                self.emit_exact(end, part, read_as)
         elif kind == "raw":
             self.out.append(tree[1])
         elif kind == "dec":  # a literal as its exact text
-            self.add_arg((STORE, tree[1], False, values.NUMBER, 1, "", False, False))
+            number = self.kinds[tree[1]] = type(self.params[tree[1]]) in NUMBER_VALUES
+            if number:
+                self.add_arg((STORE, tree[1], False, values.NUMBER, 1, "", False, False))
+            else:
+                self.add_arg((NUMBER_TEXT, tree[1], read_as))
         else:  # tokens [start, stop), emitted as usual (the region starting there aside)
             region = self.exact.pop(tree[1], None)
             self.emit_range(tree[1], tree[2])

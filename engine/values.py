@@ -30,6 +30,7 @@ from engine.coltypes import format_double
 from protocol.errors import (
     ER_DATA_TOO_LONG,
     ER_NOT_SUPPORTED_YET,
+    ER_TRUNCATED_NUMBER,
     ER_TRUNCATED_WRONG_VALUE,
     ER_TRUNCATED_WRONG_VALUE_FOR_FIELD,
     ER_WARN_DATA_OUT_OF_RANGE,
@@ -44,6 +45,19 @@ _TEXT_BYTES = {"tinytext": 255, "text": 65535, "mediumtext": 16777215, "longtext
 _BLOB_BYTES = {"tinyblob": 255, "blob": 65535, "mediumblob": 16777215, "longblob": 4294967295}
 # a string's leading number, as MySQL reads one ('12abc' is 12); also engine.functions' and decimal_math's
 NUMBER_PREFIX = re.compile(r"\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
+_INTEGER_PREFIX = re.compile(r"\s*[+-]?\d+")
+
+
+def number_warning(text: str, what: str) -> tuple[str, int, str] | None:
+    """What MariaDB says of the string `text` read as a number of type `what` ("DOUBLE",
+    "INTEGER", "DECIMAL"): nothing for a number throughout (leading spaces allowed), a note 1292
+    for one followed by spaces only, else a warning 1292 ('12abc', 'abc', '', and for INTEGER
+    '1.5'), as (level, code, message)."""
+    m = (_INTEGER_PREFIX if what == "INTEGER" else NUMBER_PREFIX).match(text)
+    if m is not None and m.end() == len(text):
+        return None
+    level = "Note" if m is not None and not text[m.end():].strip(" ") else "Warning"
+    return (level, ER_TRUNCATED_NUMBER.code, ER_TRUNCATED_NUMBER.format(what, text))
 # a literal that an exact DECIMAL computation reads (`engine.exact`): bound as its exact text,
 # as written (never the float the lexer made of `1.5`)
 NUMBER = Column("number", "longtext")

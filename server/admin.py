@@ -429,6 +429,7 @@ class Admin:
             ):
                 return self._set_transaction(session, sql, _SCOPES.get(word))
         assignments: list[tuple[Any, Any, Any]] = []
+        warnings: list[tuple[str, int, str]] = []  # the expressions' (SET @x = 1/0: 1365)
         scope: Scope | None = None
         while True:
             scope_word = t.accept_word("GLOBAL", "SESSION", "LOCAL")
@@ -462,7 +463,7 @@ class Admin:
                 simple = False
             if not simple:  # an expression (1 + 2, NOW(), (SELECT ...)): the engine evaluates it
                 t.i = start
-                value = await self._evaluate(session, t)
+                value = await self._evaluate(session, t, warnings)
             if target[0] == "user" and isinstance(value, str) and not value.isascii():
                 _refuse_latin1_variable(session, t.sql[t.items[start].pos:t.peek().pos if t.peek() else len(t.sql)])
             assignments.append((target, value, tok))
@@ -493,6 +494,9 @@ class Admin:
                 await self._set_autocommit(session, value)
             else:
                 await variables.apply(target[1], value, target[2], session)
+        if warnings:
+            session.diagnostics = warnings
+            return OK(warnings=len(warnings))
         return _OK
 
     async def _set_statement_for(self, session: ClientSession, sql: str) -> Any:
@@ -568,9 +572,9 @@ class Admin:
             return t, inner.strip()
         raise parse_error(sql, len(sql))
 
-    async def _evaluate(self, session: ClientSession, t: Tokens) -> Any:
+    async def _evaluate(self, session: ClientSession, t: Tokens, warnings: list | None = None) -> Any:
         """Evaluate the expression from the cursor to the next top-level ',' (or the end) with
-        the engine (`SELECT expr`) and return its value."""
+        the engine (`SELECT expr`) and return its value; its warnings added to `warnings`."""
         first = t.peek()
         if first is None:
             raise t.error()
@@ -587,6 +591,8 @@ class Admin:
         end = tok.pos if tok is not None else len(t.sql)
         # through the privilege check: `SET @a = (SELECT a FROM t)` reads t
         result = await session._checked_execute("SELECT " + t.sql[first.pos:end].strip().rstrip(";"), "SELECT")
+        if warnings is not None:
+            warnings.extend(result.warnings)
         if not result.rows:
             return None
         return result.rows[0][0]

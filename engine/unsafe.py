@@ -1,0 +1,95 @@
+"""Which writes MariaDB calls unsafe to binlog as statements: the notes 1592 it gives with
+binlog_format=STATEMENT (ours) for a statement it writes to the binlog.
+
+Contract. `unsafe_notes(tokens)` reads an INSERT / REPLACE / UPDATE / DELETE's tokens once, when
+the statement's shape is translated (the plan keeps the notes, `Plan.unsafe`), and returns the
+messages of the notes MariaDB 10.11 gives, in its order (the order of sql/sql_lex.h's
+BINLOG_STMT_UNSAFE_* flags): a LIMIT anywhere in the statement (ORDER BY does not make it safe
+there); a system variable other than those a QUERY event carries (any @@global one); a system
+function (UUID(), USER(), SYSDATE(), FOUND_ROWS(), GET_LOCK(), ..., RAND() but in an INSERT,
+whose seed the binlog carries); INSERT IGNORE ... SELECT; INSERT ... SELECT ... ON DUPLICATE KEY
+UPDATE; REPLACE ... SELECT; UPDATE IGNORE. The engine session adds them to the statement's
+warnings only when it logs the statement (sql_log_bin). Not read: the kinds MariaDB decides
+from the tables (auto-increment columns written after a SELECT of another table, two unique
+keys under ON DUPLICATE KEY UPDATE, an auto-increment column not first in a composite key),
+CREATE TABLE ... SELECT, and LIMIT 0 (MariaDB binlogs no such UPDATE or DELETE).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from engine.lexer import Token
+from protocol.errors import ER_BINLOG_UNSAFE_STATEMENT
+
+_LIMIT = "The statement is unsafe because it uses a LIMIT clause. This is unsafe because the set of rows included cannot be predicted"
+_SYSTEM_VARIABLE = "Statement is unsafe because it uses a system variable that may have a different value on the slave"
+_SYSTEM_FUNCTION = "Statement is unsafe because it uses a system function that may return a different value on the slave"
+_ORDER = "This order cannot be predicted and may differ on master and the slave"
+_INSERT_IGNORE_SELECT = ("INSERT IGNORE... SELECT is unsafe because the order in which rows are retrieved by the "
+                         f"SELECT determines which (if any) rows are ignored. {_ORDER}")
+_INSERT_SELECT_UPDATE = ("INSERT... SELECT... ON DUPLICATE KEY UPDATE is unsafe because the order in which rows are "
+                         f"retrieved by the SELECT determines which (if any) rows are updated. {_ORDER}")
+_REPLACE_SELECT = ("REPLACE... SELECT is unsafe because the order in which rows are retrieved by the SELECT "
+                   f"determines which (if any) rows are replaced. {_ORDER}")
+_UPDATE_IGNORE = ("UPDATE IGNORE is unsafe because the order in which rows are updated determines which (if any) "
+                  f"rows are ignored. {_ORDER}")
+
+# the session variables a QUERY event carries (or a replica takes from its context), which a
+# statement may read safely; every other one, and any @@global one, is unsafe
+_SAFE_VARIABLES = frozenset({
+    "auto_increment_increment", "auto_increment_offset", "character_set_client", "character_set_connection",
+    "character_set_database", "character_set_server", "collation_connection", "collation_database",
+    "collation_server", "explicit_defaults_for_timestamp", "foreign_key_checks", "identity", "last_insert_id",
+    "lc_time_names", "pseudo_thread_id", "rand_seed1", "rand_seed2", "sql_auto_is_null", "time_zone",
+    "timestamp", "unique_checks",
+})
+_SYSTEM_FUNCTIONS = frozenset({
+    "UUID", "UUID_SHORT", "SYS_GUID", "USER", "CURRENT_USER", "SESSION_USER", "SYSTEM_USER", "CURRENT_ROLE",
+    "SYSDATE", "VERSION", "FOUND_ROWS", "ROW_COUNT", "GET_LOCK", "RELEASE_LOCK", "RELEASE_ALL_LOCKS",
+    "IS_FREE_LOCK", "IS_USED_LOCK", "SLEEP", "MASTER_POS_WAIT", "MASTER_GTID_WAIT", "LOAD_FILE",
+})
+_NILADIC = frozenset({"CURRENT_USER", "CURRENT_ROLE"})  # functions also written without parentheses
+_MODIFIERS = frozenset({"LOW_PRIORITY", "DELAYED", "HIGH_PRIORITY", "QUICK"})
+
+
+def unsafe_notes(tokens: Sequence[Token]) -> tuple[str, ...]:
+    """The messages of the notes 1592 MariaDB gives for the write `tokens` (see the header)."""
+    if not tokens:
+        return ()
+    verb = tokens[0].upper if tokens[0].kind == "word" else ""
+    k = 1
+    while k < len(tokens) and tokens[k].kind == "word" and tokens[k].upper in _MODIFIERS:
+        k += 1
+    ignore = k < len(tokens) and tokens[k].is_word("IGNORE")
+    limit = selects = upsert = variable = function = False
+    for n, tok in enumerate(tokens):
+        if tok.kind == "sysvar":
+            variable = variable or _unsafe_variable(tok.text)
+        elif tok.kind == "word":
+            word = tok.upper
+            call = n + 1 < len(tokens) and tokens[n + 1].kind == "op" and tokens[n + 1].text == "("
+            if word == "LIMIT":
+                limit = True
+            elif word == "SELECT":
+                selects = True
+            elif word == "DUPLICATE" and tokens[n - 1].is_word("ON"):
+                upsert = True
+            elif word in _SYSTEM_FUNCTIONS and (call or word in _NILADIC) or word == "RAND" and call and verb != "INSERT":
+                function = True
+    notes = [_LIMIT] if limit else []
+    notes += [_SYSTEM_VARIABLE] if variable else []
+    notes += [_SYSTEM_FUNCTION] if function else []
+    if selects and verb == "INSERT":
+        notes += [_INSERT_IGNORE_SELECT] if ignore else []
+        notes += [_INSERT_SELECT_UPDATE] if upsert else []
+    notes += [_REPLACE_SELECT] if selects and verb == "REPLACE" else []
+    notes += [_UPDATE_IGNORE] if ignore and verb == "UPDATE" else []
+    return tuple(ER_BINLOG_UNSAFE_STATEMENT.format(note) for note in notes)
+
+
+def _unsafe_variable(text: str) -> bool:
+    """Whether reading the system variable `text` (@@name, @@session.name, @@global.name) is
+    unsafe to binlog as a statement."""
+    scope, _, name = text[2:].rpartition(".")
+    return scope.lower() == "global" or name.lower() not in _SAFE_VARIABLES
