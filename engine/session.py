@@ -54,6 +54,7 @@ from engine.translate import (
     TYPED,
     UNIX_NOW,
     USER,
+    WRITTEN,
     Plan,
 )
 from protocol.errors import (
@@ -471,6 +472,11 @@ class Session:
                 args.append(values.binary_literal(params[source[1]]))
             elif source[0] == TYPED:
                 args.append(values.typed_literal(source[2], params[source[1]]))
+            elif source[0] == WRITTEN:
+                if texts is None and any(type(params[n]) is float for n in source[1] if n >= 0):
+                    texts = literal_texts(sql)
+                args.append("\n".join(texts[n] if n >= 0 and type(params[n]) is float and texts
+                                       and n < len(texts) else "" for n in source[1]))
             else:
                 raise AssertionError(source)
         return args
@@ -574,7 +580,9 @@ class Session:
         if plan.names is not None:
             names = _column_names(plan.names, names, sql, params)
         types, rows = result_types(plan, names, rows, sql, params)
-        return Result(columns=names, column_types=types, rows=rows, in_transaction=self.in_transaction)
+        warnings = tuple(warning[1:] for warning in self._fx.warnings)  # (a JSON function's)
+        return Result(columns=names, column_types=types, rows=rows, in_transaction=self.in_transaction,
+                      warnings=warnings)
 
     async def _acquire(self, across: bool = False, timeout: float | None = None) -> None:
         """Take the writer lock for this statement's write; `across`: it is kept after the
