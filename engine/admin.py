@@ -316,16 +316,13 @@ def run_admin(session: Session, cur: TokenCursor, shape: str) -> Result | AsSele
     if cur.accept("INDEX", "INDEXES", "KEYS"):
         cur.expect("FROM", "IN")
         table = _table(cur, session)
-        rows = []
-        for index in table.indexes:
-            for seq, col in enumerate(index.columns, 1):
-                column = table.column(col)
-                rows.append((table.name, 0 if index.unique else 1, "PRIMARY" if index.primary else index.name,
-                             seq, col, "A", None, None, None, "YES" if column and column.nullable else "",
-                             "BTREE", "", "", "NO"))
+        # information_schema.STATISTICS' rows of the table, in its order (the indexes', each
+        # one's columns): Cardinality counted there; any WHERE over the listing's columns
+        where = ""
         if cur.accept("WHERE"):
-            rows = _where_equal(cur, columns_of("index"), rows)
-        return _listing("index", rows, session)
+            where = f" AND ({shape[cur.peek().start:]})" if not cur.at_end() else ""
+        return AsSelect(_INDEX + f" WHERE `__schema` = ? AND `__table` = ?{where}",
+                        [table.schema, table.name, *cur.params])
     if cur.accept("TABLE"):
         cur.expect("STATUS")
         schema = _schema(cur, session)
@@ -360,6 +357,14 @@ _COLUMN_PRIVILEGES = "select,insert,update,references"
 _TEXT_TYPES = ("char", "varchar", "tinytext", "text", "mediumtext", "longtext", "enum", "set")
 # SHOW TABLE STATUS is information_schema.TABLES under MariaDB's listing names (as MariaDB
 # answers it), so its numbers are TABLES' (rows counted, the next AUTO_INCREMENT) and so are its types
+_INDEX = ("SELECT `Table`, `Non_unique`, `Key_name`, `Seq_in_index`, `Column_name`, `Collation`, `Cardinality`,"
+          " `Sub_part`, `Packed`, `Null`, `Index_type`, `Comment`, `Index_comment`, `Ignored`"
+          " FROM (SELECT TABLE_SCHEMA AS `__schema`, TABLE_NAME AS `__table`, TABLE_NAME AS `Table`,"
+          " NON_UNIQUE AS `Non_unique`, INDEX_NAME AS `Key_name`, SEQ_IN_INDEX AS `Seq_in_index`,"
+          " COLUMN_NAME AS `Column_name`, COLLATION AS `Collation`, CARDINALITY AS `Cardinality`,"
+          " SUB_PART AS `Sub_part`, PACKED AS `Packed`, NULLABLE AS `Null`, INDEX_TYPE AS `Index_type`,"
+          " COMMENT AS `Comment`, INDEX_COMMENT AS `Index_comment`, IGNORED AS `Ignored`"
+          " FROM information_schema.STATISTICS) AS `__index`")
 _TABLE_STATUS = ("SELECT `Name`, `Engine`, `Version`, `Row_format`, `Rows`, `Avg_row_length`, `Data_length`,"
                  " `Max_data_length`, `Index_length`, `Data_free`, `Auto_increment`, `Create_time`, `Update_time`,"
                  " `Check_time`, `Collation`, `Checksum`, `Create_options`, `Comment`, `Max_index_length`,"

@@ -46,9 +46,9 @@ from protocol.messages import ColumnFlag, FieldType
 _COMPARE_OPS = {"=", "<", ">", "<=", ">=", "!=", "<>", "<=>"}
 _COMPARE_WORDS = {"AND", "OR", "NOT", "LIKE", "IS", "IN", "BETWEEN", "REGEXP", "RLIKE", "XOR", "EXISTS"}
 # JSON functions whose value is a JSON document (typed with the "json" format)
-_JSON_VALUED = frozenset({"JSON_OBJECT", "JSON_ARRAY", "JSON_EXTRACT", "JSON_SET", "JSON_INSERT", "JSON_REPLACE",
+JSON_VALUED = frozenset({"JSON_OBJECT", "JSON_ARRAY", "JSON_EXTRACT", "JSON_SET", "JSON_INSERT", "JSON_REPLACE",
                           "JSON_REMOVE", "JSON_MERGE", "JSON_MERGE_PATCH", "JSON_MERGE_PRESERVE", "JSON_KEYS",
-                          "JSON_QUERY", "JSON_ARRAY_INSERT", "JSON_COMPACT"})
+                          "JSON_QUERY", "JSON_ARRAY_INSERT", "JSON_ARRAY_APPEND", "JSON_COMPACT"})
 _STRING_FUNCS = {"JSON_QUOTE", "JSON_UNQUOTE", "CONCAT", "CONCAT_WS", "UPPER", "LOWER", "UCASE", "LCASE", "SUBSTRING", "SUBSTR", "MID",
                  "LEFT", "RIGHT", "TRIM", "LTRIM", "RTRIM", "REPLACE", "REPEAT", "REVERSE", "LPAD", "RPAD",
                  "DATABASE", "SCHEMA", "USER", "CURRENT_USER", "SESSION_USER", "SYSTEM_USER", "VERSION",
@@ -943,7 +943,7 @@ class _Typer:
                               format_name="" if word == "GROUP_CONCAT" else "json")
         if word in ("CHARSET", "COLLATION"):  # a name (MariaDB's VARCHAR(64), whatever the argument)
             return varchar(64)
-        if word in _JSON_VALUED:  # a VARCHAR whose value is JSON (MariaDB's "json" format)
+        if word in JSON_VALUED:  # a VARCHAR whose value is JSON (MariaDB's "json" format)
             chars = [a.length // 4 if a and a.charset != 63 else 64 for a in args]
             return replace(_text_type(max(sum(chars) * 2, 16)), format_name="json")
         if word in ("HEX", "TO_BASE64", "UNHEX", "FROM_BASE64", "COMPRESS"):

@@ -31,11 +31,19 @@ from datetime import UTC, date, datetime, timedelta
 from decimal import ROUND_HALF_UP, Context, Decimal, InvalidOperation
 from typing import Any
 
-from engine import collation, decimal_math, values
+from engine import collation, decimal_math, jsondoc, values
 from engine.coltypes import format_double
 from protocol.errors import (
     ER_CONSTRAINT_FAILED,
     ER_DIVISION_BY_ZERO,
+    ER_JSON_BAD_CHR,
+    ER_JSON_DEPTH,
+    ER_JSON_EOS,
+    ER_JSON_ESCAPING,
+    ER_JSON_PATH_EOS,
+    ER_JSON_PATH_NO_WILDCARD,
+    ER_JSON_PATH_SYNTAX,
+    ER_JSON_SYNTAX,
     ER_QUERY_INTERRUPTED,
     ER_SUBQUERY_NO_1_ROW,
     ER_TOO_BIG_PRECISION,
@@ -1411,6 +1419,114 @@ def _rewritten(text: str, gap: str) -> str:
     return "".join(out)
 
 
+def json_array_edit(name: str, warnings: list, kinds: str, written: str, doc: Any, *pairs: Any) -> str | None:
+    """JSON_ARRAY_APPEND / JSON_ARRAY_INSERT (`name` their lower-case name) of `doc` with each
+    (path, value) of `pairs` in turn, as MariaDB 10.11's: written as its json_nice writes an
+    edited document (`jsondoc.text`), the rest of the document as it was written. `kinds`: "S"
+    in a strict write (a warning fails the statement instead), then one letter per value: "j" a
+    JSON function's document (inserted as JSON), "b" TRUE / FALSE, "d" a DECIMAL, "f" a DOUBLE,
+    "l" / "m" a literal / a negated one, "-" by the value (a string quoted, NULL null);
+    `written`: per value a line, the text of a number literal with a point or an exponent.
+
+    APPEND: the value goes at the end of the array at the path, or an array is made of what is
+    there and the value; a path that leads nowhere makes the result NULL. INSERT: the path's
+    last step is an index of an array (else NULL): the value goes before that element, or at the
+    end past it (`[last]`, `[-n]`: after the element they name); a path to no array leaves the
+    document as it is. NULL for a NULL document or path; NULL with MariaDB's warning for text
+    that is not JSON (4036-4040) or a path it refuses (4041, 4042; 4044 for wildcards)."""
+    if doc is None:
+        return None
+    insert = name == "json_array_insert"
+    texts = written.split("\n")
+    data: Any = None
+    for n in range(0, len(pairs) - 1, 2):
+        path, value = pairs[n], pairs[n + 1]
+        if path is None:
+            return None
+        try:
+            steps = jsondoc.parse_path(_to_str(path))
+        except jsondoc.JsonPathError as exc:
+            if exc.reason == "eos":
+                return _json_warning(warnings, kinds, ER_JSON_PATH_EOS, n + 2, name)
+            return _json_warning(warnings, kinds, ER_JSON_PATH_SYNTAX, n + 2, name, exc.position)
+        if any(step.wild for step in steps):
+            return _json_warning(warnings, kinds, ER_JSON_PATH_NO_WILDCARD, n + 2, name)
+        if data is None:
+            try:
+                data = jsondoc.parse(_json_source(doc))
+            except jsondoc.JsonError as exc:
+                return _json_text_warning(warnings, kinds, exc, 1, name)
+        item = _json_item(value, kinds[1 + n // 2], texts[n // 2] if n // 2 < len(texts) else "")
+        if insert:
+            if not steps or steps[-1].key is not None:
+                return None
+            found, parent, _, _ = jsondoc.find(data, steps[:-1])
+            if found and type(parent) is list:
+                step, size = steps[-1], len(parent)
+                at = jsondoc.element(parent, step) if step.from_end else min(step.index, size)
+                parent.insert(size if at is None else at + 1 if step.from_end else at, item)
+            continue
+        found, target, container, place = jsondoc.find(data, steps)
+        if not found:
+            return None
+        if type(target) is list:
+            target.append(item)
+        else:
+            data = jsondoc.replace_at(data, container, place, [target, item])
+    return jsondoc.text(data)
+
+
+def _json_source(value: Any) -> str:
+    """A document argument as text (a DOUBLE as MariaDB writes it)."""
+    return format_double(value) if isinstance(value, float) else _to_str(value)
+
+
+def _json_item(value: Any, kind: str, written: str) -> Any:
+    """A JSON_ARRAY_APPEND / _INSERT value as a `jsondoc` value, by its `kind` and the literal's
+    `written` text (json_array_edit)."""
+    if value is None:
+        return jsondoc.Raw("null")
+    if written and kind in "lm":  # a DOUBLE literal (1e2) by its value, a DECIMAL one as written
+        text = ("-" if kind == "m" else "") + written
+        return jsondoc.Raw(format_double(float(text)) if "e" in written.lower() else text)
+    if kind == "j":
+        try:
+            return jsondoc.parse(_to_str(value))
+        except jsondoc.JsonError:
+            pass
+    elif kind == "b":
+        return jsondoc.Raw("true" if _num(value) else "false")
+    elif kind == "f" or (kind == "-" and isinstance(value, float)):
+        return jsondoc.Raw(format_double(float(value)))
+    elif kind == "d" or isinstance(value, int):
+        return jsondoc.Raw(str(value))
+    return jsondoc.quote(_to_str(value))
+
+
+_JSON_TEXT_ERRORS = {"eos": ER_JSON_EOS, "syntax": ER_JSON_SYNTAX, "bad_chr": ER_JSON_BAD_CHR,
+                     "escaping": ER_JSON_ESCAPING, "depth": ER_JSON_DEPTH}
+
+
+def _json_text_warning(warnings: list, kinds: str, exc: jsondoc.JsonError, arg: int, name: str) -> None:
+    """MariaDB's warning for argument `arg` of `name` that is not JSON (`_json_warning`)."""
+    error = _JSON_TEXT_ERRORS[exc.reason]
+    if exc.reason == "eos":
+        return _json_warning(warnings, kinds, error, arg, name)
+    if exc.reason == "depth":
+        return _json_warning(warnings, kinds, error, jsondoc.DEPTH_LIMIT, arg, name, exc.position)
+    return _json_warning(warnings, kinds, error, arg, name, exc.position)
+
+
+def _json_warning(warnings: list, kinds: str, error: Any, *args: Any) -> None:
+    """NULL, with MariaDB's warning `error`; in a strict write (`kinds` begins with "S") the
+    statement fails with it, as MariaDB's strict mode makes the warning an error."""
+    exc = SQLError(error, *args)
+    if kinds.startswith("S"):
+        raise_sql(exc)
+    warnings.append((0, "Warning", exc.code, exc.message))
+    return None
+
+
 def json_length(doc: Any, path: Any = "$") -> int | None:
     """JSON_LENGTH: an array's elements, an object's members, 1 for a scalar."""
     ok, value = _at_path(doc, path)
@@ -1939,6 +2055,10 @@ def register(conn: sqlite3.Connection, state: ConnectionState) -> None:
         "to_seconds": (1, lambda v: None if (dt := _dt(v)) is None
                        else (dt.toordinal() + 365) * 86400 + dt.hour * 3600 + dt.minute * 60 + dt.second),
         "json_depth": (1, json_depth),
+        "mysql_json_array_append": (-1, lambda kinds, *args: json_array_edit(
+            "json_array_append", session_fx().warnings, kinds, *args)),
+        "mysql_json_array_insert": (-1, lambda kinds, *args: json_array_edit(
+            "json_array_insert", session_fx().warnings, kinds, *args)),
         # MariaDB's JSON_QUOTE of NULL or of a number is NULL (SQLite's json_quote writes null, 1)
         "json_quote": (1, lambda v: json.dumps(v.decode("utf-8", "surrogateescape") if isinstance(v, bytes) else v,
                                                ensure_ascii=False) if isinstance(v, str | bytes) else None),

@@ -220,11 +220,25 @@ def register(conn: sqlite3.Connection) -> None:
     same connection, so in the reader's snapshot, and outside the statement's compiled table
     accesses: listing a table in TABLES needs no SELECT privilege on it, as in MySQL."""
 
+    counted: dict[tuple[str, str], tuple[tuple[int, int], int]] = {}
+
     def table_rows(schema: str, table: str) -> int | None:
+        """The table's rows (TABLES.TABLE_ROWS, each index column's CARDINALITY): counted, and
+        kept until a commit of any connection (SQLite's data_version) or one of this one's own
+        writes (total_changes) may have changed them, so that listing a big table's indexes
+        again and again counts it once."""
         try:
-            return conn.execute(f"SELECT count(*) FROM {quote_ident(schema)}.{quote_ident(table)}").fetchone()[0]
+            version = (conn.execute(f"PRAGMA {quote_ident(schema)}.data_version").fetchone()[0], conn.total_changes)
+            known = counted.get((schema, table))
+            if known is not None and known[0] == version:
+                return known[1]
+            rows = conn.execute(f"SELECT count(*) FROM {quote_ident(schema)}.{quote_ident(table)}").fetchone()[0]
         except sqlite3.OperationalError:
             return None  # its file is not attached to this connection (beyond ATTACH_LIMIT databases)
+        if len(counted) >= 1024:
+            counted.clear()
+        counted[(schema, table)] = (version, rows)
+        return rows
 
     def next_auto(schema: str, table: str, column: str, start: int) -> int | None:
         try:
@@ -308,9 +322,10 @@ def _rows(name: str, schemas: Iterable[str], tables: Callable[[str], Iterable[Ta
                     for seq, col_name in enumerate(index.columns, 1):
                         indexed = table.column(col_name)
                         rows.append(("def", schema, table.name, 0 if index.unique else 1, schema,
-                                     "PRIMARY" if index.primary else index.name, seq, col_name, "A", None, None,
-                                     None, "YES" if indexed is not None and indexed.nullable else "", "BTREE", "",
-                                     "", "NO"))
+                                     "PRIMARY" if index.primary else index.name, seq, col_name, "A",
+                                     _Sql(f"__is_table_rows({sql_literal(schema)}, {sql_literal(table.name)})"),
+                                     None, None, "YES" if indexed is not None and indexed.nullable else "", "BTREE",
+                                     "", "", "NO"))
     return rows
 
 

@@ -56,6 +56,7 @@ from engine.translate import (
     TYPED,
     UNIX_NOW,
     USER,
+    WRITTEN,
     Plan,
 )
 from protocol.charsets import Charset
@@ -505,6 +506,11 @@ class Session:
                 if type(value) is str and (warning := values.number_warning(value, source[2])) is not None:
                     self._fx.warnings.append((0, *warning))
                 args.append(value)
+            elif source[0] == WRITTEN:
+                if texts is None and any(type(params[n]) is float for n in source[1] if n >= 0):
+                    texts = literal_texts(sql)
+                args.append("\n".join(texts[n] if n >= 0 and type(params[n]) is float and texts
+                                       and n < len(texts) else "" for n in source[1]))
             else:
                 raise AssertionError(source)
         return args

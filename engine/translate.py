@@ -36,6 +36,7 @@ from engine.collation import GENERAL_CI
 from engine.coltypes import CHARSET_BINARY
 from engine.exact import AGGREGATE_CALLS, NUMBER_VALUES, Finder, member_number
 from engine.exprtypes import (
+    JSON_VALUED,
     UNIT_WORDS,
     Derived,
     SelectTypes,
@@ -66,6 +67,7 @@ from protocol.errors import (
     ER_UNKNOWN_TABLE,
     ER_UPDATE_TABLE_USED,
     ER_VIEW_RECURSIVE,
+    ER_WRONG_PARAMCOUNT_TO_NATIVE_FCT,
     ER_WRONG_USAGE,
     ER_WRONG_VALUE_COUNT_ON_ROW,
     SQLError,
@@ -87,6 +89,9 @@ TYPED = "typed"
 NUMBER_TEXT = "numtext"
 # the exact calls that read a string operand as a DECIMAL (the others, arithmetic, as a DOUBLE)
 _DECIMAL_READS = frozenset({"mysql_dec_intdiv", "mysql_dec_cmp", "mysql_dec_nseq", "mysql_dec_in", "mysql_dec_cast"})
+# (WRITTEN, (literal index or -1, ...)): the texts of those literals that are numbers with a point
+# or an exponent as the statement writes them (1.50, 1e2), one a line ("" for any other)
+WRITTEN = "written"
 TYPED_LITERALS = {"DATE": "date", "TIME": "time", "TIMESTAMP": "datetime"}
 # How a string literal is read (`Plan.charset_contexts`): by its characters (TEXT), by its bytes
 # in its own character set (BYTES), as a select item alone (ITEM: its characters, sent in its own
@@ -1266,6 +1271,8 @@ class Translator:
             j, at = self.close_of(i, lambda t: t.is_word("IN" if word == "POSITION" else "FROM"))
             if at is not None:
                 return self.emit_keyword_call(i, word, j, at)
+        if word in ("JSON_ARRAY_APPEND", "JSON_ARRAY_INSERT"):
+            return self.emit_json_edit(i, word)
         if word in _JSON_MADE and not self._in_json and not self.in_json_call(i):
             # MariaDB writes ", " and ": " between members; SQLite's json_object() nothing. Only a
             # call outside every JSON function is rewritten: an inner one must reach the function
@@ -1401,6 +1408,54 @@ class Translator:
                 self.out.append("))" if number == "double" else ")")
             lo = hi + 1
 
+    def emit_json_edit(self, i: int, word: str) -> int:
+        """JSON_ARRAY_APPEND / JSON_ARRAY_INSERT(doc, path, value, ...) at tokens[i]:
+        `mysql_json_array_append(kinds, doc, path, value, ...)` (functions.json_array_edit), `kinds`
+        "S" in a strict write (a JSON warning is then the statement's error) and a letter per
+        value (`json_value_kind`); inside another JSON function made JSON for SQLite (`json()`), as
+        MariaDB inserts the document there. Any other count of arguments is MariaDB's 1582."""
+        close, _ = self.close_of(i)
+        parts = split_top(self.tokens[i + 2:close])[0]
+        if len(parts) < 3 or len(parts) % 2 == 0:
+            raise SQLError(ER_WRONG_PARAMCOUNT_TO_NATIVE_FCT, word)
+        bounds, lo = [], i + 2
+        for part in parts:
+            bounds.append((lo, lo + len(part)))
+            lo += len(part) + 1
+        kinds = ("S" if self.strict_division else "-") + "".join(
+            self.json_value_kind(lo, hi) for lo, hi in bounds[2::2])
+        as_json = self._in_json or self.in_json_call(i)
+        self.out.append(("json(" if as_json else "") + f"mysql_{word.lower()}('{kinds}',")
+        # the number literals' texts, as the statement writes them (MariaDB's 1.50, 1e2)
+        self.add_arg((WRITTEN, tuple(self.tokens[hi - 1].param if kind in "lm" else -1
+                                     for kind, (_, hi) in zip(kinds[1:], bounds[2::2], strict=True))))
+        for lo, hi in bounds:
+            self.out.append(",")
+            self.emit_range(lo, hi)
+        self.out.append("))" if as_json else ")")
+        return close + 1
+
+    def json_value_kind(self, lo: int, hi: int) -> str:
+        """How a JSON function writes the value tokens[lo:hi] into a document: "j" a JSON
+        function's document, "b" TRUE / FALSE (true, false), "l" / "m" a literal / a negated
+        one (a number literal as written: `WRITTEN`), "d" / "f" a DECIMAL / DOUBLE expression
+        (its digits, MariaDB's text of a double), "-" by the value."""
+        toks = self.tokens
+        first = toks[lo]
+        if hi == lo + 1 and first.is_word("TRUE", "FALSE"):
+            return "b"
+        if toks[hi - 1].kind == "param" and (hi == lo + 1 or hi == lo + 2 and first.text == "-"):
+            return "l" if hi == lo + 1 else "m"
+        if first.kind == "word" and first.upper in JSON_VALUED and lo + 1 < hi \
+                and toks[lo + 1].text == "(" and self.close_of(lo)[0] == hi - 1:
+            return "j"
+        ct = self.expr_type(lo, hi)
+        if ct is None:
+            return "-"
+        if ct.format_name == "json":  # a JSON column
+            return "j"
+        return "d" if ct.type == FieldType.NEWDECIMAL else "f" if ct.type in (FieldType.DOUBLE, FieldType.FLOAT) else "-"
+
     def emit_json_agg(self, i: int, word: str) -> int:
         """JSON_ARRAYAGG(value) / JSON_OBJECTAGG(key, value): `mysql_json_arrayagg(value, kind)` /
         `mysql_json_objectagg(key, value, kind)` (engine.functions), `kind` telling how the value
@@ -1434,13 +1489,17 @@ class Translator:
         """"decimal" or "double" when tokens[lo:hi] are an expression of that type (a column,
         SUM(c), c * 2 ...), else None. (A float literal's text is taken as its value's repr:
         2.5 a DECIMAL, 1e3 one too.)"""
-        ct = SelectTypes([], self.statement_tables()).expr_type(
-            self.tokens[lo:hi], self.params, lambda: [repr(p) for p in self.params])
+        ct = self.expr_type(lo, hi)
         if ct is None:
             return None
         if ct.type == FieldType.NEWDECIMAL:
             return "decimal"
         return "double" if ct.type in (FieldType.DOUBLE, FieldType.FLOAT) else None
+
+    def expr_type(self, lo: int, hi: int) -> Any:
+        """The `ColumnType` of the expression tokens[lo:hi], None when not known."""
+        return SelectTypes([], self.statement_tables()).expr_type(
+            self.tokens[lo:hi], self.params, lambda: [repr(p) for p in self.params])
 
     def in_json_call(self, i: int) -> bool:
         """Whether tokens[i] is inside the arguments of a call of a JSON_ function."""

@@ -211,6 +211,18 @@ CR_SERVER_LOST = MySQLError(2013, "HY000", "Lost connection to MySQL server duri
 ER_SUBQUERIES_NOT_SUPPORTED = MySQLError(1970, "42000", "%s does not support subqueries or stored functions")
 ER_DUP_CONSTRAINT_NAME = MySQLError(1826, "HY000", "Duplicate %s constraint name '%s'")
 ER_CONSTRAINT_FAILED = MySQLError(4025, "23000", "CONSTRAINT `%s` failed for `%s`.`%s`")
+ER_WRONG_PARAMCOUNT_TO_NATIVE_FCT = MySQLError(1582, "42000", "Incorrect parameter count in the call to native function '%s'")
+# MariaDB's JSON warnings (errors in a strict write): the argument's number, the function's name
+ER_JSON_BAD_CHR = MySQLError(4036, "HY000", "Character disallowed in JSON in argument %d to function '%s' at position %d")
+ER_JSON_EOS = MySQLError(4037, "HY000", "Unexpected end of JSON text in argument %d to function '%s'")
+ER_JSON_SYNTAX = MySQLError(4038, "HY000", "Syntax error in JSON text in argument %d to function '%s' at position %d")
+ER_JSON_ESCAPING = MySQLError(4039, "HY000", "Incorrect escaping in JSON text in argument %d to function '%s' at position %d")
+ER_JSON_DEPTH = MySQLError(
+    4040, "HY000", "Limit of %d on JSON nested structures depth is reached in argument %d to function '%s' at position %d")
+ER_JSON_PATH_EOS = MySQLError(4041, "HY000", "Unexpected end of JSON path in argument %d to function '%s'")
+ER_JSON_PATH_SYNTAX = MySQLError(4042, "HY000", "Syntax error in JSON path in argument %d to function '%s' at position %d")
+ER_JSON_PATH_NO_WILDCARD = MySQLError(
+    4044, "HY000", "Wildcards or range in JSON path not allowed in argument %d to function '%s'")
 ER_GENERATED_COLUMN_FUNCTION_IS_NOT_ALLOWED = MySQLError(
     1901, "HY000", "Function or expression '%s' cannot be used in the %s clause of `%s`")
 ER_OPTION_PREVENTS_STATEMENT = MySQLError(1290, "HY000", "The MariaDB server is running with the %s option so it cannot execute this statement")

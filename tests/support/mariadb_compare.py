@@ -41,6 +41,32 @@ def answer(conn: pymysql.connections.Connection, sql: str) -> tuple:
         return ("rows", tuple(tuple(row) for row in cur.fetchall()))
 
 
+def described_answers(port: int, database: str, queries: Sequence[str]) -> list[tuple]:
+    """For each query on one connection (PyMySQL, autocommit): (query, "error", code, message),
+    or (query, the rows or the affected count, each result column's (name, type code,
+    decimals), the statement's warnings as SHOW WARNINGS lists them)."""
+    conn = pymysql.connect(host="127.0.0.1", port=port, user="root", password="", database=database, autocommit=True)
+    out: list[tuple] = []
+    try:
+        with conn.cursor() as cur:
+            for sql in queries:
+                try:
+                    cur.execute(sql)
+                except pymysql.MySQLError as exc:
+                    out.append((sql, "error", exc.args[0], exc.args[1]))
+                    continue
+                rows = cur.fetchall() if cur.description else cur.rowcount
+                columns = [(f.name, f.type_code, f.scale) for f in cur._result.fields] if cur.description else []
+                warnings = ()
+                if cur._result.warning_count:
+                    cur.execute("SHOW WARNINGS")
+                    warnings = cur.fetchall()
+                out.append((sql, rows, columns, warnings))
+    finally:
+        conn.close()
+    return out
+
+
 def both_answer(reference: Any, ours: Any, setup: Sequence[str], queries: Sequence[str],
                 database: str = "d") -> tuple[list[tuple], list[tuple]]:
     """`setup` run on each server, then (query, `answer`) for each query on one connection to
