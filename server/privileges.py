@@ -162,7 +162,7 @@ class Privileges:
         if first in ("CREATE", "DROP", "ALTER", "RENAME", "TRUNCATE"):
             self._check_ddl(tokens, words)
             return _ALLOWED
-        if first in ("SHOW", "DESCRIBE", "DESC", "EXPLAIN", "ANALYZE", "OPTIMIZE", "CHECK", "LOCK"):
+        if first in ("SHOW", "DESCRIBE", "DESC", "EXPLAIN", "ANALYZE", "OPTIMIZE", "CHECK", "CHECKSUM", "LOCK"):
             verdict = self._check_admin(tokens, words)
             if verdict is not None:
                 return verdict
@@ -318,10 +318,10 @@ class Privileges:
             if cur.peek() in ("SELECT", "INSERT", "UPDATE", "DELETE", "REPLACE", "WITH"):
                 return None
             return self._see_table(*cur.table(), "SELECT")
-        if cur.accept("ANALYZE", "OPTIMIZE", "CHECK"):
+        if cur.accept("ANALYZE", "OPTIMIZE", "CHECK", "CHECKSUM"):
             cur.accept("NO_WRITE_TO_BINLOG", "LOCAL")
             cur.accept("TABLE", "TABLES")
-            needed = ("SELECT", "INSERT") if words[0] != "CHECK" else ("SELECT",)
+            needed = ("SELECT", "INSERT") if words[0] in ("ANALYZE", "OPTIMIZE") else ("SELECT",)
             needs: list[Need] = []
             while True:
                 needs.append((*cur.table(), needed))
