@@ -1,6 +1,7 @@
 """Statements answered from the engine's catalog: SHOW DATABASES, SHOW [FULL] TABLES, SHOW CREATE
 TABLE / DATABASE, SHOW [FULL] COLUMNS (FULL: MariaDB's nine columns), SHOW INDEX, SHOW [STORAGE]
-ENGINES, DESCRIBE, USE, ANALYZE/OPTIMIZE/CHECK/REPAIR TABLE; SHOW EVENTS / TRIGGERS / PROCEDURE,
+ENGINES, DESCRIBE, USE, ANALYZE/OPTIMIZE/CHECK/REPAIR TABLE, CHECKSUM TABLE (its reads: `engine.checksum`,
+run by the session); SHOW EVENTS / TRIGGERS / PROCEDURE,
 FUNCTION, PACKAGE [BODY] STATUS (always empty: there are none), each listing's columns typed as
 MariaDB declares them. They read the in-memory catalog only (no SQLite call), so they run on the
 event loop; SHOW TABLE STATUS, whose numbers need the tables read, is answered as the SELECT over
@@ -12,8 +13,9 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from engine import infoschema
+from engine import checksum, infoschema
 from engine.catalog import TokenCursor
+from engine.lexer import syntax_error
 from engine.results import Result, column_types
 from protocol.errors import (
     ER_BAD_DB_ERROR,
@@ -21,6 +23,7 @@ from protocol.errors import (
     ER_NO_SUCH_TABLE,
     ER_NONUNIQ_TABLE,
     ER_NOT_SUPPORTED_YET,
+    ER_UNKNOWN_TABLE,
     ER_WRONG_OBJECT,
     SQLError,
 )
@@ -108,6 +111,7 @@ _LISTINGS = {
                 " Created datetime(2)?, sql_mode varchar(8192), Definer varchar(384)?,"
                 " character_set_client varchar(32), collation_connection varchar(64), Database Collation varchar(64)",
     "open_tables": "Database varchar(64), Table varchar(64), In_use bigint(1), Name_locked bigint(4)",
+    "checksum": "Table varchar(512)?, Checksum bigint(21)?",
     "routines": "Db varchar(64), Name varchar(64), Type varchar(13), Definer varchar(384), Modified datetime,"
                 " Created datetime, Security_type varchar(7), Comment longtext, character_set_client varchar(32),"
                 " collation_connection varchar(64), Database Collation varchar(64)",
@@ -124,6 +128,13 @@ def _listing(kind: str, rows: list[tuple], session: Session, first: str | None =
         columns[0] = first
     return Result(columns=columns, column_types=infoschema.result_types(declared), rows=rows,
                   in_transaction=session.in_transaction)
+
+
+def checksum_answer(rows: list[tuple], warnings: list[tuple[str, int, str]], session: Session) -> Result:
+    """CHECKSUM TABLE's answer: a row per table, with its tables' errors as warnings."""
+    result = _listing("checksum", rows, session)
+    result.warnings = tuple(warnings)
+    return result
 
 
 def columns_of(kind: str) -> list[str]:
@@ -213,8 +224,53 @@ class AsSelect:
     params: list[object]
 
 
-def run_admin(session: Session, cur: TokenCursor, shape: str) -> Result | AsSelect:
+def _checksum_tables(session: Session, cur: TokenCursor, shape: str) -> checksum.ChecksumTables:
+    """CHECKSUM TABLE[S] t [, t ...] [QUICK | EXTENDED], answered as MariaDB answers it for InnoDB
+    tables: QUICK's number is NULL (no live checksum is kept), a name that is no table NULL with
+    the error as a warning, an information_schema view 0; any column it cannot count as
+    MariaDB does refuses the whole statement (1235) before anything is read."""
+    cur.accept("TABLES") or cur.expect("TABLE")
+    named = []
+    while True:
+        schema, name = cur.qualified()
+        schema = schema or session.database
+        if schema is None:
+            raise SQLError(ER_NO_DB_ERROR)
+        named.append((schema, name))
+        if not cur.accept_op(","):
+            break
+    quick = cur.accept("QUICK")
+    if quick or cur.accept("EXTENDED"):
+        comma = cur.peek()
+        if cur.accept_op(","):  # MariaDB's parser stops past the comma: near ' t2'
+            raise syntax_error(shape[comma.start + 1:])
+    if not cur.at_end():
+        raise cur.error()
+    tables = []
+    for schema, name in named:
+        shown = f"{schema}.{name}"
+        if schema.lower() == infoschema.NAME:  # (MariaDB reads its views empty here)
+            known = infoschema.table(name) is not None
+            error = None if known else SQLError(ER_UNKNOWN_TABLE, name, infoschema.NAME)
+            tables.append(checksum.TableChecksum(f"{infoschema.NAME}.{name}", value=0 if known else None, error=error))
+            continue
+        table = session.engine.table(schema, name)
+        if table is None:
+            wrong = session.engine.view(schema, name) is not None
+            error = SQLError(ER_WRONG_OBJECT, schema, name, "BASE TABLE") if wrong else \
+                SQLError(ER_NO_SUCH_TABLE, schema, name)
+            tables.append(checksum.TableChecksum(shown, error=error))
+        elif quick:
+            tables.append(checksum.TableChecksum(f"{table.schema}.{table.name}"))
+        else:
+            tables.append(checksum.read(table))
+    return checksum.ChecksumTables(tables)
+
+
+def run_admin(session: Session, cur: TokenCursor, shape: str) -> Result | AsSelect | checksum.ChecksumTables:
     engine = session.engine
+    if cur.accept("CHECKSUM"):
+        return _checksum_tables(session, cur, shape)
     if cur.accept("USE"):
         session.database = cur.ident()
         return _result([], [], session)

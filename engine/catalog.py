@@ -63,6 +63,10 @@ class Column:
     auto_increment: bool = False
     binary: bool = False
     comment: str | None = None
+    # the character set its definition or its table's default named (CHARACTER SET, CHARSET, a
+    # COLLATE's), lower-case, utf8 as utf8mb3; None: the server's utf8mb4. Values are stored as
+    # Unicode text whatever it says: it decides only the bytes CHECKSUM TABLE reads (`checksum`)
+    charset: str | None = None
 
     @property
     def members(self) -> list[str]:
@@ -200,6 +204,13 @@ class Table:
     # TABLE), and whose LIKE (the engine's: `collation`) searches no index
     general_ci: bool = False
     checks: list[Check] = field(default_factory=list)
+    charset: str | None = None  # its DEFAULT CHARSET (or COLLATE's), for columns defined later
+    row_format: str | None = None  # its ROW_FORMAT= (upper-case), as declared: only CHECKSUM TABLE reads it
+
+    def define_charset(self, col: Column) -> None:
+        """A character column defined without a character set takes the table's default."""
+        if col.charset is None and col.base in CHAR_TYPES:
+            col.charset = self.charset
 
     def ci_column(self, name: str) -> Column | None:
         """The column `name` if it is a character column compared under GENERAL_CI."""
@@ -625,6 +636,8 @@ def parse_column(cur: TokenCursor, name: str, indexes: list[Index],
                                   "fixed": "decimal", "bool": "tinyint", "boolean": "tinyint"}.get(base, base))
     if base in ("bool", "boolean"):
         col.args = ["1"]
+    if base in ("nchar", "nvarchar"):  # NATIONAL CHARACTER: utf8mb3
+        col.charset = "utf8mb3"
     if base == "serial":
         col.base, col.unsigned, col.nullable, col.auto_increment = "bigint", True, False, True
     if cur.accept_op("("):
@@ -688,12 +701,13 @@ def parse_column(cur: TokenCursor, name: str, indexes: list[Index],
             col.comment = str(cur.literal())
         elif cur.accept("CHARACTER"):
             cur.expect("SET")
-            cur.ident()
+            col.charset = charset_name(cur.ident())
         elif cur.accept("CHARSET"):
-            cur.ident()
+            col.charset = charset_name(cur.ident())
         elif cur.accept("COLLATE"):
             coll = cur.ident().lower()
             col.binary = col.binary or coll.endswith("_bin")
+            col.charset = col.charset or collation_charset(coll)
         elif cur.accept("BINARY"):
             col.binary = True
         elif tok.is_word("AS", "GENERATED"):  # [GENERATED ALWAYS] AS (expr) [VIRTUAL | STORED | PERSISTENT]
@@ -833,11 +847,41 @@ def _skip_index_options(cur: TokenCursor) -> None:
             return
 
 
-def parse_table_options(cur: TokenCursor) -> int | None:
-    """ENGINE=..., DEFAULT CHARSET=..., AUTO_INCREMENT=n ... (dropped, except AUTO_INCREMENT)."""
-    auto_start = None
+def charset_name(name: str) -> str:
+    """A character set's name as the catalog keeps it (lower-case; utf8 is utf8mb3)."""
+    name = name.lower()
+    return "utf8mb3" if name == "utf8" else name
+
+
+def collation_charset(collation: str) -> str:
+    """The character set a collation belongs to (binary: binary)."""
+    return charset_name(collation.split("_", 1)[0])
+
+
+@dataclass
+class TableOptions:
+    """The table options the catalog keeps: AUTO_INCREMENT=n, the default character set
+    (DEFAULT CHARSET / CHARACTER SET / COLLATE), CONVERT TO CHARACTER SET's (ALTER TABLE), and
+    ROW_FORMAT=."""
+
+    auto_increment: int | None = None
+    charset: str | None = None
+    convert: str | None = None
+    row_format: str | None = None
+
+
+def parse_table_options(cur: TokenCursor) -> TableOptions:
+    """ENGINE=..., DEFAULT CHARSET=..., AUTO_INCREMENT=n ... (the others dropped)."""
+    options = TableOptions()
     while not cur.at_end():
         if cur.accept_op(","):
+            continue
+        if cur.accept("CONVERT"):  # CONVERT TO CHARACTER SET x [COLLATE y]
+            cur.expect("TO")
+            if not cur.accept("CHARSET"):
+                cur.expect("CHARACTER")
+                cur.expect("SET")
+            options.convert = options.charset = charset_name(cur.ident())
             continue
         cur.accept("DEFAULT")
         tok = cur.next()
@@ -857,8 +901,14 @@ def parse_table_options(cur: TokenCursor) -> int | None:
         else:
             value = cur.ident()
         if word == "AUTO_INCREMENT":
-            auto_start = int(value)
-    return auto_start
+            options.auto_increment = int(value)
+        elif word in ("CHARACTER", "CHAR", "CHARSET"):
+            options.charset = charset_name(str(value))
+        elif word == "COLLATE" and options.charset is None:
+            options.charset = collation_charset(str(value))
+        elif word == "ROW_FORMAT":
+            options.row_format = str(value).upper()
+    return options
 
 
 def primary_not_null(table: Table) -> None:

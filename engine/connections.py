@@ -1,12 +1,12 @@
-"""The engine's SQLite connections: how each one is opened (WAL, the engine's synchronous level,
-the MySQL functions, information_schema and the DECIMAL collation registered), and the readers:
-`ReaderPool` hands a reader connection to a reader thread for one query, or pins one in a
-session's REPEATABLE READ `Snapshot` for its transaction; `access` compiles (never runs) a
-statement on a reader to learn what it reads and writes. A connection is used by one thread at a
-time: the writer connection by the writer thread only, a reader by the reader thread running its
-query (a pinned one by its session's queries, one at a time). Readers see only what SQLite has
-committed. A connection holds at most ATTACH_LIMIT database files; a reader attaches what a
-query reports missing by the rules in `engine.core`'s header (a snapshot never mixes views).
+"""The engine's SQLite connections: how each one is opened (WAL, the engine's synchronous level, the
+MySQL functions, information_schema, CHECKSUM TABLE's aggregate and the DECIMAL collation
+registered), and the readers: `ReaderPool` hands a reader connection to a reader thread for one
+query, or pins one in a session's REPEATABLE READ `Snapshot` for its transaction; `access` compiles
+(never runs) a statement on a reader to learn what it reads and writes. A connection is used by one
+thread at a time: the writer connection by the writer thread only, a reader by the reader thread
+running its query (a pinned one by its session's queries, one at a time). Readers see only what
+SQLite has committed. A connection holds at most ATTACH_LIMIT database files; a reader attaches
+what a query reports missing by the rules in `engine.core`'s header (a snapshot never mixes views).
 
 The loop's reader (`ReaderPool.query_on_loop`): one more reader connection, used by the event
 loop thread only, for a plain read outside a snapshot (`engine.core`'s header, "Threads"). It
@@ -32,7 +32,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from engine import collation, decimal_math, functions, infoschema, values
+from engine import checksum, collation, decimal_math, functions, infoschema, values
 from engine.catalog import DECIMAL_COLLATION
 from engine.errors import SQLITE_INPUT_ERRORS, map_sqlite_error
 from engine.lexer import quote_ident
@@ -58,6 +58,7 @@ def open_connection(path: Path, state: functions.ConnectionState, synchronous: s
     functions.register(conn, state)
     infoschema.register(conn)
     decimal_math.register(conn, functions.divided_by_zero(state))
+    checksum.register(conn)
     conn.create_collation(DECIMAL_COLLATION, values.compare_decimal)
     collation.register(conn)
     return conn

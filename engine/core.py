@@ -1593,7 +1593,7 @@ class Engine:
             return Plan("do", "", [])
         if first in ("CREATE", "DROP", "ALTER", "RENAME", "TRUNCATE"):
             return Plan("ddl", "", [], cacheable=False)
-        if first in ("SHOW", "DESCRIBE", "DESC", "USE", "ANALYZE", "OPTIMIZE", "CHECK", "REPAIR") or (
+        if first in ("SHOW", "DESCRIBE", "DESC", "USE", "ANALYZE", "OPTIMIZE", "CHECK", "REPAIR", "CHECKSUM") or (
                 first == "EXPLAIN" and second not in ("SELECT", "INSERT", "UPDATE", "DELETE", "REPLACE")):
             return Plan("admin", "", [], cacheable=False)
         if first in ("LOCK", "UNLOCK"):

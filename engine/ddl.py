@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 from engine import values
 from engine.catalog import (
+    CHAR_TYPES,
     INT_TYPES,
     NUMERIC_TYPES,
     REAL_TYPES,
@@ -238,7 +239,11 @@ class DdlParser:
                     break
                 cur.expect_op(",")
             table = Table(schema, name, columns, indexes, foreign_keys=foreign_keys, checks=checks)
-            table.auto_increment_start = parse_table_options(cur)  # (1235 at a SELECT)
+            options = parse_table_options(cur)  # (1235 at a SELECT)
+            table.auto_increment_start, table.charset = options.auto_increment, options.charset
+            table.row_format = options.row_format
+            for col in columns:
+                table.define_charset(col)
         self.done(DdlAction(schema))
         if self.catalog(schema, name) is not None or self.view_of(schema, name) is not None:
             if if_not_exists:
@@ -665,9 +670,17 @@ class DdlParser:
             table.name = new_name
             return
         # table options (ENGINE=..., AUTO_INCREMENT=..., DEFAULT CHARSET=...)
-        start = parse_table_options(cur)
-        if start is not None:
-            table.auto_increment_start = start
+        options = parse_table_options(cur)
+        if options.auto_increment is not None:
+            table.auto_increment_start = options.auto_increment
+        if options.charset is not None:
+            table.charset = options.charset
+        if options.row_format is not None:
+            table.row_format = options.row_format
+        if options.convert is not None:  # every character column converted, ENUM and SET too
+            for col in table.columns:
+                if col.base in CHAR_TYPES and col.charset != "binary" and not col.binary:
+                    col.charset = options.convert
 
     def add_column(self, table: Table) -> None:
         cur = self.cur
@@ -677,6 +690,7 @@ class DdlParser:
         indexes: list[Index] = []
         foreign_keys: list[ForeignKey] = []
         col = parse_column(cur, name, indexes, foreign_keys, table.checks)
+        table.define_charset(col)
         position = self.position(table)
         table.columns.insert(position if position is not None else len(table.columns), col)
         table.foreign_keys.extend(foreign_keys)
@@ -694,6 +708,7 @@ class DdlParser:
         indexes: list[Index] = []
         table.checks = [c for c in table.checks if c.column is None or c.column.lower() != old.name.lower()]
         col = parse_column(self.cur, new_name, indexes, checks=table.checks)
+        table.define_charset(col)
         at = table.columns.index(old)
         table.columns.remove(old)
         position = self.position(table)

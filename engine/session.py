@@ -25,8 +25,9 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from engine import charset_literals, coltypes, explain, functions, values
-from engine.admin import AsSelect, run_admin
+from engine.admin import AsSelect, checksum_answer, run_admin
 from engine.catalog import TokenCursor, mysql_literal, sql_literal
+from engine.checksum import ChecksumTables
 from engine.connections import ATTACH_LIMIT, Snapshot
 from engine.ddl import DdlAction, DdlParser
 from engine.errors import in_clause, parsing
@@ -1041,7 +1042,30 @@ class Session:
         if isinstance(answer, AsSelect):  # (its literals: the statement's, in order, then its own)
             plan = self.engine.plan_for(answer.shape, self._database, answer.params, self.visible, self.live_reader)
             return await self._select(sql, plan, answer.params, context, lock_reads=False)
+        if isinstance(answer, ChecksumTables):
+            return await self._checksums(answer)
         return answer
+
+    async def _checksums(self, answer: ChecksumTables) -> Result:
+        """CHECKSUM TABLE: each table's read (`engine.checksum`) in this statement's view, the
+        transaction's snapshot, or on the writer while this session holds the writer lock."""
+        engine = self.engine
+        snapshot = None if self._holds_lock else self._read_view()
+        rows, warnings = [], []
+        for table in answer.tables:
+            value = table.value
+            if table.sql is not None:
+                if self._holds_lock:
+                    _, found = await engine._on_writer(engine._r_query_writer, table.sql, table.args, self._fx,
+                                                       self._database)
+                else:
+                    _, found = await engine._on_reader(engine._pool.query, table.sql, table.args, self._fx,
+                                                       self._database, snapshot)
+                value = found[0][0]
+            if table.error is not None:
+                warnings.append(("Error", table.error.code, table.error.message))
+            rows.append((table.name, value))
+        return checksum_answer(rows, warnings, self)
 
     async def set_autocommit(self, value: bool) -> CommittedTxn | None:
         """SET autocommit: turning it on commits an open transaction, as MySQL does."""

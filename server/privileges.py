@@ -162,7 +162,7 @@ class Privileges:
         if first in ("CREATE", "DROP", "ALTER", "RENAME", "TRUNCATE"):
             self._check_ddl(tokens, words)
             return _ALLOWED
-        if first in ("SHOW", "DESCRIBE", "DESC", "EXPLAIN", "ANALYZE", "OPTIMIZE", "CHECK", "REPAIR", "LOCK"):
+        if first in ("SHOW", "DESCRIBE", "DESC", "EXPLAIN", "ANALYZE", "OPTIMIZE", "CHECK", "CHECKSUM", "REPAIR", "LOCK"):
             verdict = self._check_admin(tokens, words)
             if verdict is not None:
                 return verdict
@@ -318,12 +318,13 @@ class Privileges:
             if cur.peek() in ("SELECT", "INSERT", "UPDATE", "DELETE", "REPLACE", "WITH"):
                 return None
             return self._see_table(*cur.table(), "SELECT")
-        if cur.accept("ANALYZE", "OPTIMIZE", "CHECK", "REPAIR"):
+        if cur.accept("ANALYZE", "OPTIMIZE", "CHECK", "CHECKSUM", "REPAIR"):
             cur.accept("NO_WRITE_TO_BINLOG", "LOCAL")
             cur.accept("TABLE", "TABLES")
+            needed = ("SELECT",) if words[0] == "CHECKSUM" else ("SELECT", "INSERT")
             needs: list[Need] = []
             while True:
-                needs.append((*cur.table(), ("SELECT", "INSERT")))
+                needs.append((*cur.table(), needed))
                 if not cur.accept_op(","):
                     break
             if words[0] != "CHECK":
