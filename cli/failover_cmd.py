@@ -5,7 +5,8 @@ server what a DBA would (@@server_id, @@read_only, @@log_bin, @@gtid_binlog_pos,
 @@gtid_current_pos, @@gtid_slave_pos, SHOW ALL SLAVES STATUS), runs the plan's statements one by
 one, printing each, and prints the topology it finds afterwards. A `KickWriters` step kills
 with `KILL CONNECTION` (1094, a connection already gone, is fine) and polls SHOW PROCESSLIST
-until the killed connections are gone, within --wait-timeout. Nothing is changed when the
+until the killed connections are gone, within --wait-timeout. A `LiftDelay` step reads the
+candidate's relay log position after its STOP SLAVE and names it in the CHANGE MASTER TO. Nothing is changed when the
 planner refuses or with `--dry-run`. A failed step stops the run at once and says which servers
 were already changed. A server that cannot be connected to counts as gone; one that answers a
 query with an error stops the run before anything changes (a live master must never be taken for
@@ -27,6 +28,7 @@ from cli.failover_plan import (
     CatchUp,
     Credentials,
     KickWriters,
+    LiftDelay,
     Plan,
     Refusal,
     Replica,
@@ -115,6 +117,7 @@ def _replica(client: Client, lacking: list[str]) -> Replica | None:
         io_error=str(row.get("Last_IO_Error") or ""),
         sql_errno=_int(row.get("Last_SQL_Errno")),
         sql_error=str(row.get("Last_SQL_Error") or ""),
+        sql_delay=_int(row.get("SQL_Delay")),
     )
 
 
@@ -191,6 +194,22 @@ def _wait_applied(session: Session, server: Address, position: GtidPosition) -> 
                          f"(MASTER_GTID_WAIT answered {answer})")
 
 
+def _lift_delay(session: Session, server: Address) -> None:
+    """`LiftDelay`: the relay log position is read once the SQL thread stopped, so the SQL
+    thread goes on from exactly where it stopped (an older position would apply twice)."""
+    with session.connect(server) as client:
+        click.echo("    STOP SLAVE")
+        client.query("STOP SLAVE")
+        rows = client.rows_as_dicts("SHOW SLAVE STATUS")
+        if not rows or not rows[0].get("Relay_Log_File"):
+            raise StepFailed(f"{server} shows no relay log position (SHOW SLAVE STATUS)")
+        relay_file, relay_pos = str(rows[0]["Relay_Log_File"]), _int(rows[0].get("Relay_Log_Pos"))
+        for sql in (f"CHANGE MASTER TO MASTER_DELAY = 0, RELAY_LOG_FILE = {quote(relay_file)}, "
+                    f"RELAY_LOG_POS = {relay_pos}", "START SLAVE SQL_THREAD"):
+            click.echo(f"    {sql}")
+            client.query(sql)
+
+
 def _processlist(client: Client) -> list[tuple[int, str, str]]:
     return [(_int(r.get("Id")), str(r.get("User") or ""), str(r.get("Command") or ""))
             for r in client.rows_as_dicts("SHOW PROCESSLIST")]
@@ -244,6 +263,8 @@ def run_step(session: Session, step: Step) -> None:
             for sql, shown in zip(step.statements, step.shown, strict=True):
                 click.echo(f"    {shown}")
                 client.query(sql)
+    elif isinstance(step, LiftDelay):
+        _lift_delay(session, step.server)
     elif isinstance(step, WaitApplied):
         _wait_applied(session, step.server, step.position)
     elif isinstance(step, CatchUp):
@@ -258,6 +279,9 @@ def print_plan(plan: Plan) -> None:
         if isinstance(step, Run):
             for shown in step.shown:
                 click.echo(f"    {shown}")
+        elif isinstance(step, LiftDelay):
+            click.echo("    STOP SLAVE; CHANGE MASTER TO MASTER_DELAY = 0, RELAY_LOG_FILE = <its Relay_Log_File>, "
+                       "RELAY_LOG_POS = <its Relay_Log_Pos>; START SLAVE SQL_THREAD")
         elif isinstance(step, WaitApplied):
             click.echo(f"    SELECT MASTER_GTID_WAIT('{step.position}', timeout)")
         elif isinstance(step, KickWriters):
@@ -379,7 +403,10 @@ def _setup(servers: str, user: str, password: str, replication_user: str | None,
 def failover(servers: str, user: str, password: str, replication_user: str | None,
              replication_password: str | None, wait_timeout: float, connect_timeout: float,
              dry_run: bool) -> None:
-    """The master is gone: promote the most advanced replica, repoint the others by GTID."""
+    """The master is gone: promote the most advanced replica, repoint the others by GTID.
+
+    The candidate applies everything it received first; a delayed one (MASTER_DELAY) has its
+    delay lifted for that (CHANGE MASTER TO MASTER_DELAY = 0 at its relay log position)."""
     addresses, session, creds, states = _setup(servers, user, password, replication_user,
                                                replication_password, wait_timeout, connect_timeout)
     named = sorted({s.replica.master for s in states if s.replica is not None} - set(addresses))

@@ -45,6 +45,12 @@ not copied):
   fails (undone as well) when it moved. A former master that came back and is rejoined
   (`read_only` ON first) has its clients kicked the same way before it starts replicating,
   so none of them writes an errant transaction into the replica it becomes.
+- A delayed candidate (SQL_Delay, MASTER_DELAY): a failover must apply everything it received
+  before promoting it, so when it has not, the delay is lifted first (`LiftDelay`: STOP SLAVE,
+  then CHANGE MASTER TO MASTER_DELAY = 0 with RELAY_LOG_FILE / RELAY_LOG_POS at its SQL
+  thread's position, which keeps a MariaDB replica's relay log, then START SLAVE SQL_THREAD),
+  then the wait. A switchover keeps the delay (a planned move: the old master is alive and read
+  only while the candidate catches up, up to --wait-timeout, undone past it); its plan notes it.
 - Promotion is `STOP SLAVE; RESET SLAVE ALL; SET GLOBAL read_only = OFF;
   SET GLOBAL rpl_semi_sync_master_enabled = ON; SET GLOBAL rpl_semi_sync_slave_enabled = OFF`;
   a repointed replica gets `STOP SLAVE; CHANGE MASTER TO ..., MASTER_USE_GTID = slave_pos;
@@ -94,6 +100,7 @@ class Replica:
     io_error: str = ""
     sql_errno: int = 0
     sql_error: str = ""
+    sql_delay: int = 0  # SQL_Delay (MASTER_DELAY)
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,6 +166,18 @@ class WaitApplied:
 
 
 @dataclass(frozen=True, slots=True)
+class LiftDelay:
+    """`server` applies what it received without its MASTER_DELAY: `STOP SLAVE`, then its
+    SQL thread's relay log position read from SHOW SLAVE STATUS, `CHANGE MASTER TO
+    MASTER_DELAY = 0, RELAY_LOG_FILE = .., RELAY_LOG_POS = ..` at that position (without them
+    MariaDB's CHANGE MASTER TO purges the relay log: what it received and had not applied
+    would be lost), `START SLAVE SQL_THREAD` (the master is gone)."""
+
+    server: Address
+    why: str
+
+
+@dataclass(frozen=True, slots=True)
 class CatchUp:
     """Read `source`'s `@@gtid_binlog_pos` when this step runs (after it turned read-only and
     its writers were kicked), wait as `WaitApplied` until `server` applied it, then read it
@@ -178,7 +197,7 @@ class KickWriters:
     why: str
 
 
-Step = Run | WaitApplied | CatchUp | KickWriters
+Step = Run | LiftDelay | WaitApplied | CatchUp | KickWriters
 
 # SHOW PROCESSLIST's Command of the connections a kick leaves alone: replication dumps and the
 # server's own threads (MariaDB's replica threads, event scheduler, background daemons).
@@ -374,6 +393,9 @@ def plan_failover(servers: Sequence[ServerState], creds: Credentials,
     steps: list[Step] = []
     received = candidate.replica.io_pos
     if received and not received_applied(candidate):
+        if candidate.replica.sql_delay:
+            steps.append(LiftDelay(candidate.address, f"lift its MASTER_DELAY ({candidate.replica.sql_delay} s): "
+                                                      "apply what it received now"))
         steps.append(WaitApplied(candidate.address, "apply the relay log to its end", received))
     steps.append(_promote(candidate.address))
     steps.extend(_repoint(candidate, others, creds))
@@ -512,6 +534,10 @@ def plan_switchover(servers: Sequence[ServerState], new_master: Address,
         _demote(master.address, new_master, creds,
                 why=f"demote to a semi-sync replica of {new_master}"),
     ]
-    return Plan(new_master, tuple(steps), (f"the master {master.address} stays alive as a replica",),
+    notes = (f"the master {master.address} stays alive as a replica",)
+    if candidate.replica.sql_delay:
+        notes += (f"{new_master} applies with MASTER_DELAY {candidate.replica.sql_delay} s: the "
+                  "catch-up waits for it, up to --wait-timeout (lift it first to switch over sooner)",)
+    return Plan(new_master, tuple(steps), notes,
                 undo=(Run(master.address, "give the old master its writes back", writable, writable),),
                 undo_before=3)

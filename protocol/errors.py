@@ -133,6 +133,8 @@ ER_BASE64_DECODE_ERROR = MySQLError(1575, "HY000", "Decoding of base64 string fa
 # MariaDB's wording, for the default (unnamed) connection
 ER_SLAVE_MUST_STOP = MySQLError(
     1198, "HY000", "This operation cannot be performed as you have a running slave ''; run STOP SLAVE '' first")
+ER_MASTER_DELAY_VALUE_OUT_OF_RANGE = MySQLError(
+    1729, "HY000", "The requested value %s for the master delay exceeds the maximum %s")
 ER_RELAY_LOG_INIT = MySQLError(1380, "HY000", "Failed initializing relay log position: %s")
 ER_BAD_SLAVE = MySQLError(1200, "HY000", "The server is not configured as slave; fix in config file or with CHANGE MASTER TO")
 ER_CANT_UPDATE_WITH_READLOCK = MySQLError(1223, "HY000", "Can't execute the query because you have a conflicting read lock")

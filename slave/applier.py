@@ -51,6 +51,14 @@ Contract
   gtid_strict_mode (`strict_mode()`) a GTID not above its domain's last one stops the applier
   before it with ER_GTID_STRICT_OUT_OF_ORDER (1950). `wait_for_gtids` (MASTER_GTID_WAIT) is woken
   by each commit that moves the position, no polling.
+- MASTER_DELAY (`sql_delay()`, MariaDB's `sql_delay_event`): before every event but a ROTATE
+  or FORMAT_DESCRIPTION (and the relay log's own), the task waits until the slave's clock has
+  passed the event's timestamp + clock_diff_with_master (the IO task's, measured from the
+  master's UNIX_TIMESTAMP() at connect) + MASTER_DELAY, applying the batch read before it
+  first; one timer per wait, ended by `stop` (the event is read again at the next start).
+  `delay_end` is SQL_Remaining_Delay's source and the running state's. The wait holds only the
+  applier: the IO task receives, writes the relay log and acks as before, and MASTER_POS_WAIT /
+  MASTER_GTID_WAIT wait for the delayed apply.
 - Commit seam. A batch goes to the `commit` callable given at construction (`CommitReplicated`)
   as `ReadyTransaction`s: the statements, the applier's position after each (`meta`), the
   server_id of the server that first wrote it (from its events) and whether it is a user
@@ -158,6 +166,10 @@ _PLAIN_FIRST = frozenset(c for c in OTHER_FIRST
                          if c.isalpha() and c.upper() not in {p[0] for p in USER_STATEMENT_PREFIXES})
 
 
+# Slave_SQL_Running_State, MariaDB's texts
+STATE_IDLE = "Slave has read all relay log; waiting for more updates"
+STATE_DELAYING = "Waiting until MASTER_DELAY seconds after master executed event"
+
 # The meta keys (engine.meta()) holding the applier's position.
 META_RELAY_FILE = "relay_log_file"
 META_RELAY_POS = "relay_log_pos"
@@ -222,8 +234,14 @@ class Applier:
         binlog_recent: Callable[[int], Gtid | None] = lambda _domain: None,
         purge: Callable[[], bool] = lambda: True,
         commit_wait: Callable[[], float] = lambda: 0.0,
+        sql_delay: Callable[[], int] = lambda: 0,
+        clock_diff_with_master: Callable[[], int] = lambda: 0,
+        clock: Callable[[], float] = time.time,
     ) -> None:
         self.engine = engine
+        self.sql_delay = sql_delay  # MASTER_DELAY, in seconds (`_delay`)
+        self.clock_diff_with_master = clock_diff_with_master  # the slave's clock minus the master's
+        self.clock = clock
         self.commit_wait = commit_wait  # slave_commit_wait_usec, in seconds (see `_gather`)
         self.purge = purge  # relay_log_purge: drop each relay file once applied
         self.strict_mode = strict_mode
@@ -268,6 +286,10 @@ class Applier:
         self._notify_gap = float("inf")
         self._gathering: asyncio.Future[None] | None = None
         self._urgent = 0
+        # `_delay`: while the task waits for MASTER_DELAY, when the wait ends (the slave's
+        # clock, whole seconds) and the future that `stop` or the timer settles
+        self.delay_end: int | None = None
+        self._delaying: asyncio.Future[None] | None = None
 
     # -- position ---------------------------------------------------------------------------------
     def load_position(self) -> None:
@@ -373,6 +395,45 @@ class Applier:
         self._stopping = True
         self._wakeup.set()
         self._end_gather()
+        if self._delaying is not None:
+            _resolve(self._delaying)
+
+    @property
+    def state(self) -> str:
+        """Slave_SQL_Running_State (MariaDB's texts) of a running SQL task."""
+        return STATE_DELAYING if self.delay_end is not None else STATE_IDLE
+
+    def remaining_delay(self) -> int | None:
+        """SQL_Remaining_Delay: the seconds left while the task waits for MASTER_DELAY, else None."""
+        end = self.delay_end
+        return None if end is None else max(0, end - int(self.clock()))
+
+    async def _delay(self, timestamp: int) -> None:
+        """MASTER_DELAY (MariaDB's `sql_delay_event`): an event the master executed at
+        `timestamp` (its clock) is applied once the slave's clock has passed `timestamp` +
+        clock_diff_with_master + MASTER_DELAY, in whole seconds as MariaDB counts them: the wait
+        is that end minus the current second, from now, so an event received within the second
+        the master stamped it is applied no sooner than MASTER_DELAY after its receipt. One
+        timer, no polling; `stop` ends the wait (the event is then not applied). The IO task
+        receives, writes and acks on its own meanwhile."""
+        delay = self.sql_delay()
+        if not delay or not timestamp:
+            return
+        end = timestamp + self.clock_diff_with_master() + delay
+        now = int(self.clock())
+        if end <= now or self._stopping:
+            return
+        await self._flush()  # what was read before it is due already: applied first
+        loop = asyncio.get_running_loop()
+        waiting = self._delaying = loop.create_future()
+        self.delay_end = end
+        timer = loop.call_later(end - now, _resolve, waiting)
+        try:
+            await waiting
+        finally:
+            timer.cancel()
+            self._delaying = None
+            self.delay_end = None
 
     async def _gather(self) -> None:
         """slave_commit_wait_usec: a transaction that wakes the applier from idle waits up to
@@ -532,13 +593,17 @@ class Applier:
 
     # -- one event ------------------------------------------------------------------------------
     async def _event(self, stream: _Stream, ev: bytes | memoryview, end: int, verify: bool = True) -> None:
-        self.executed_events += 1
         try:
             # (an FD's own algorithm byte decides its checksum, whatever `checksum` says: decode_event's rule)
             h, body = decode_parts(ev, stream.checksum, verify=verify)
         except ProtocolError as e:  # (a short event too: its header cannot be read)
             raise ApplierError(ER_SLAVE_RELAY_LOG_READ_FAILURE.code, ER_SLAVE_RELAY_LOG_READ_FAILURE.format(e.message)) from None
         t = h.type_code
+        if t != TYPE_FD and t != TYPE_ROTATE and h.server_id != self.relay.server_id:
+            await self._delay(h.timestamp)  # MASTER_DELAY (MariaDB delays every event but these)
+            if self._stopping:
+                return  # stopped while it waited: not applied, read again at the next start
+        self.executed_events += 1
         if isinstance(body, FormatDescription):
             stream.checksum = body.checksum
             if h.server_id == self.relay.server_id:  # our own, first in every relay file

@@ -237,6 +237,7 @@ class IoTask:
         self.last_error = ""
         self.master_server_id = 0
         self.master_clock_offset = 0.0
+        self.clock_diff_with_master = 0  # MASTER_DELAY's clock correction (slave/applier.py)
         self.received_heartbeats = 0
         self.last_heartbeat = 0.0
         self.semi_sync = False
@@ -543,9 +544,13 @@ class IoTask:
         answer = await link.query("SELECT UNIX_TIMESTAMP()")
         if isinstance(answer, ResultSet) and answer.rows and answer.rows[0][0]:
             try:
-                self.master_clock_offset = float(answer.rows[0][0]) - time.time()
+                master_now, now = float(answer.rows[0][0]), time.time()
             except ValueError:
                 self.master_clock_offset = 0.0
+            else:
+                self.master_clock_offset = master_now - now
+                # MariaDB's clock_diff_with_master: whole seconds, the slave's minus the master's
+                self.clock_diff_with_master = int(now) - int(master_now)
         answer = await link.query("SHOW VARIABLES LIKE 'SERVER_ID'")
         if isinstance(answer, ResultSet) and answer.rows:
             master_id = int(answer.rows[0][1] or 0)

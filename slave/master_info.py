@@ -11,6 +11,8 @@ Contract
   log itself (see slave/relay_log.py), which is the only place where it is durable together with
   the events. `log_file`/`log_pos` here are the place to start from when the relay log holds no
   event of the master (first start, after CHANGE MASTER TO MASTER_LOG_FILE=..., after RESET SLAVE).
+- `sql_delay` (MASTER_DELAY) is kept here with the connection settings (MariaDB keeps it in
+  relay-log.info; both survive a restart). A file written before the option existed: 0.
 - `use_gtid` (MASTER_USE_GTID) says how the IO task asks for the binlog; by GTID, the GTIDs to
   start after are not here but in the engine (`@@gtid_slave_pos`) and the relay log.
 - Passwords are stored in clear, as MySQL's master.info does; the file is created mode 0600.
@@ -42,6 +44,10 @@ class MasterInfo:
     # and `current_pos` ask by GTID (@slave_connect_state). A file written before the option
     # existed has no line for it: `no`, the way it always replicated.
     use_gtid: str = "no"
+    # MASTER_DELAY (SHOW SLAVE STATUS's SQL_Delay): seconds the SQL task keeps each event back
+    # after the master executed it (slave/applier.py). Kept with the connection settings, so it
+    # survives a restart; RESET SLAVE [ALL] sets it back to 0, as MariaDB's.
+    sql_delay: int = 0
 
     @property
     def configured(self) -> bool:

@@ -7,6 +7,9 @@ Contract
 - Where the IO task starts (the resume rule of slave/relay_log.py): the position after the last
   complete transaction in the relay log; when the relay log holds none of the master's events,
   master.info's MASTER_LOG_FILE/POS (from CHANGE MASTER TO; the master's first binlog if empty).
+- MASTER_DELAY (master.info's `sql_delay`) is read by the applier before each event; CHANGE
+  MASTER TO sets it (both threads stopped, as every CHANGE MASTER TO here and in MariaDB),
+  RESET SLAVE [ALL] sets it back to 0.
 - CHANGE MASTER TO with MASTER_LOG_FILE/POS, or a change of MASTER_HOST/PORT, starts over: the
   relay log is deleted (as mysqld does) and the applier continues from the new relay log.
 - By GTID (master.info's `use_gtid`, MASTER_USE_GTID): the IO task asks for the GTIDs after
@@ -34,6 +37,7 @@ from typing import Any
 from protocol.errors import (
     ER_BAD_SLAVE,
     ER_IMPLICIT_USING_GTID,
+    ER_NOT_SUPPORTED_YET,
     ER_RELAY_LOG_INIT,
     ER_SLAVE_MUST_STOP,
     ER_WARN_OPTION_IGNORED,
@@ -135,6 +139,8 @@ class Replication:
             commit=commit_replicated,
             strict_mode=gtid_strict_mode, binlog_recent=binlog_recent, purge=relay_log_purge,
             commit_wait=commit_wait,
+            sql_delay=lambda: self.info.sql_delay,
+            clock_diff_with_master=lambda: self.io.clock_diff_with_master if self.io else 0,
         )
         # The SQL thread's stored position (@@gtid_slave_pos above all) from the start: the first
         # IO task asks by GTID from it before the SQL task has run (the relay log may hold no GTID).
@@ -293,8 +299,13 @@ class Replication:
         if self.io_running or self.sql_running:
             raise SQLError(ER_SLAVE_MUST_STOP)
         notes: list[tuple[str, int, str]] = []  # MariaDB 10.11's notes
-        by_position = [option for option, field in (("MASTER_LOG_FILE", "log_file"), ("MASTER_LOG_POS", "log_pos"))
-                       if field in changes]
+        self._check_relay_position(changes)
+        by_position = [option for option, field in (
+            ("MASTER_LOG_FILE", "log_file"), ("MASTER_LOG_POS", "log_pos"),
+            ("RELAY_LOG_FILE", "relay_log_file"), ("RELAY_LOG_POS", "relay_log_pos"),
+        ) if field in changes]
+        changes.pop("relay_log_file", None)  # checked above: the SQL thread stays where it is
+        changes.pop("relay_log_pos", None)
         if by_position and changes.get("use_gtid", "no") != "no":  # by GTID: the position is ignored
             notes += [("Note", ER_WARN_OPTION_IGNORED.code, ER_WARN_OPTION_IGNORED.format(o)) for o in by_position]
             changes.pop("log_file", None)
@@ -326,6 +337,21 @@ class Replication:
             self.io.received_heartbeats = 0
         return notes
 
+    def _check_relay_position(self, changes: dict[str, Any]) -> None:
+        """RELAY_LOG_FILE / RELAY_LOG_POS: only the SQL thread's own position (SHOW SLAVE STATUS's
+        Relay_Log_File / Relay_Log_Pos), without a new master position; anything else is 1235.
+        MariaDB purges the relay log at every CHANGE MASTER TO that names neither, and a failover
+        tool lifting a delayed replica's MASTER_DELAY names them to keep it; here the relay log
+        is kept unless the source changes, so they change nothing but Using_Gtid (as MariaDB's:
+        a position in the relay log is a file/position setting, note 4190)."""
+        if "relay_log_file" not in changes and "relay_log_pos" not in changes:
+            return
+        here = (self.applier.relay_file or (self.relay.current or ""), self.applier.relay_pos)
+        wanted = (changes.get("relay_log_file", here[0]), changes.get("relay_log_pos", here[1]))
+        if wanted != here or "log_file" in changes or "log_pos" in changes:
+            raise SQLError(ER_NOT_SUPPORTED_YET,
+                           "RELAY_LOG_FILE / RELAY_LOG_POS other than the SQL thread's position")
+
     def _drop_relay_log(self, master_file: str, master_pos: int) -> None:
         self.relay.reset()
         self.relay_resume = None
@@ -352,8 +378,10 @@ class Replication:
             master_info.remove(self.datadir)
             self.info = MasterInfo(heartbeat_period=default_period, connect_retry=self.info.connect_retry)
         else:
-            # RESET SLAVE keeps the connection settings, forgets the position (MySQL 5.7).
-            self._store_info(self.info.with_changes(log_file="", log_pos=4, heartbeat_period=default_period))
+            # RESET SLAVE keeps the connection settings, forgets the position (MySQL 5.7) and
+            # MASTER_DELAY (MariaDB's clear_sql_delay).
+            self._store_info(self.info.with_changes(log_file="", log_pos=4, heartbeat_period=default_period,
+                                                    sql_delay=0))
 
     # -- SHOW SLAVE STATUS ------------------------------------------------------------------------
     def status_row(self) -> tuple[Any, ...] | None:
@@ -421,11 +449,9 @@ class Replication:
             Last_SQL_Error=applier.last_error,
             Master_Server_Id=io.master_server_id if io is not None else 0,
             Master_Info_File=str(self.datadir / master_info.FILE_NAME),
-            SQL_Delay=0,
-            SQL_Remaining_Delay=None,
-            Slave_SQL_Running_State=(
-                "Slave has read all relay log; waiting for more updates" if self.sql_running else ""
-            ),
+            SQL_Delay=self.info.sql_delay,
+            SQL_Remaining_Delay=applier.remaining_delay(),
+            Slave_SQL_Running_State=applier.state if self.sql_running else "",
             Master_Retry_Count=86400,
             Auto_Position=0,
             Using_Gtid=_USING_GTID.get(self.info.use_gtid, "No"),

@@ -5,7 +5,8 @@ Contract
 - Client commits and read_only are the node's (a client's write, allowed once read_only is OFF,
   goes through the source side's group commit; the applier's stored position is unchanged).
 - Claims the replica statements: CHANGE MASTER TO (with MASTER_USE_GTID = no | slave_pos |
-  current_pos), START SLAVE / STOP SLAVE [IO_THREAD | SQL_THREAD], RESET SLAVE [ALL], SHOW
+  current_pos, MASTER_DELAY = 0 .. 2^31-1 (1729 past it, 1064 for a sign, a fraction cut, as
+  MariaDB's), RELAY_LOG_FILE / RELAY_LOG_POS naming the SQL thread's position), START SLAVE / STOP SLAVE [IO_THREAD | SQL_THREAD], RESET SLAVE [ALL], SHOW
   SLAVE STATUS (MariaDB 10.11's columns in order, then MySQL 5.7's others), SHOW ALL SLAVES
   STATUS (MariaDB's), each also spelled REPLICA / REPLICAS, SELECT MASTER_POS_WAIT('file', pos
   [, timeout]) and SELECT MASTER_GTID_WAIT('gtid-list' [, timeout]) (both wait for the SQL
@@ -31,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 from config.node import DEFAULT_COMMIT_WAIT_USEC, MAX_COMMIT_WAIT_USEC
 from protocol.errors import (
     ER_MASTER_CONNECTION_NOT_FOUND,
+    ER_MASTER_DELAY_VALUE_OUT_OF_RANGE,
     ER_NOT_SUPPORTED_YET,
     ER_PARSE_ERROR,
     ER_SLAVE_MUST_STOP,
@@ -40,7 +42,7 @@ from protocol.errors import (
 from protocol.gtid import GtidPosition, parse_gtid_list
 from protocol.messages import OK, FieldType, ResultSet, column
 from server.role import Role
-from server.sql import Tokens
+from server.sql import Tokens, parse_error
 from server.variables import Scope, SystemVariable, check_bool, check_int
 from slave.replication import ALL_STATUS_COLUMNS, STATUS_COLUMNS, USE_GTID, Replication
 
@@ -63,7 +65,14 @@ _CHANGE_OPTIONS = {
     "MASTER_SSL_CA": ("ssl_ca", "str"),
     "MASTER_SSL_VERIFY_SERVER_CERT": ("ssl_verify_server_cert", "bool"),
     "MASTER_USE_GTID": ("use_gtid", "gtid_mode"),
+    "MASTER_DELAY": ("sql_delay", "delay"),
+    # the SQL thread's own position only (Replication.change_master): how a failover tool keeps
+    # a MariaDB replica's relay log through CHANGE MASTER TO MASTER_DELAY = 0
+    "RELAY_LOG_FILE": ("relay_log_file", "str"),
+    "RELAY_LOG_POS": ("relay_log_pos", "int"),
 }
+# MariaDB's MASTER_DELAY_MAX (sql/rpl_mi.h): the largest delay, in seconds
+MASTER_DELAY_MAX = (1 << 31) - 1
 
 
 class SlaveRole(Role):
@@ -396,6 +405,10 @@ def _parse_change_master(toks: Tokens) -> dict[str, Any]:
                 if value.kind != "WORD" or value.upper not in USE_GTID:
                     raise ValueError
                 changes[field] = USE_GTID[value.upper]
+            elif kind == "delay":  # MariaDB's ulong_num: a fraction is cut, a sign is a syntax error
+                if value.kind != "NUMBER" or not isinstance(value.value, int | float) or value.value < 0:
+                    raise ValueError
+                changes[field] = int(value.value)
             elif kind == "bool":  # 0 | 1, as mysqld's CHANGE MASTER TO grammar
                 if value.kind != "NUMBER" or value.value not in (0, 1):
                     raise ValueError
@@ -405,11 +418,9 @@ def _parse_change_master(toks: Tokens) -> dict[str, Any]:
                     raise ValueError
                 changes[field] = float(value.value)  # type: ignore[arg-type]
         except ValueError:
-            raise SQLError(
-                ER_PARSE_ERROR,
-                f"check the manual that corresponds to your MariaDB server version for the right "
-                f"syntax to use near '{value.text}' at line 1",
-            ) from None
+            raise parse_error(toks.sql, value.pos) from None  # near the value and what follows
+        if option == "MASTER_DELAY" and changes[field] > MASTER_DELAY_MAX:
+            raise SQLError(ER_MASTER_DELAY_VALUE_OUT_OF_RANGE, changes[field], MASTER_DELAY_MAX)
         if not toks.accept_op(","):
             break
     toks.expect_end()

@@ -4,7 +4,7 @@ replicating by GTID with MariaDB's built-in semi-sync (AFTER_SYNC, strict mode).
 What is proven here:
 - failover after kill -9 of the master under a writer: `--dry-run` prints the plan and changes
   nothing; the run picks the replica that received the most (not the one that applied the
-  most), waits until its relay log is applied, promotes it (read_only OFF, semi-sync master
+  most), lifts its MASTER_DELAY keeping its relay log, waits until that is applied, promotes it (read_only OFF, semi-sync master
   ON), repoints the other by GTID, every acknowledged commit is on both, new writes replicate with semi-sync acks; a
   second run says the master is there and changes nothing;
 - switchover with everything alive: a failover finds the master and does nothing; a candidate
@@ -102,6 +102,9 @@ def test_failover_after_kill9_of_the_master(topology):
     assert dry.returncode == 0, dry.stderr
     assert "plan (dry run" in dry.stdout and "RESET SLAVE ALL" in dry.stdout
     assert f"127.0.0.1:{r2.port}: apply the relay log to its end" in dry.stdout
+    # its delay is lifted first, at its relay log position (MariaDB's CHANGE MASTER TO without
+    # one purges the relay log: the acknowledged commits only it received would be lost)
+    assert f"127.0.0.1:{r2.port}: lift its MASTER_DELAY (10 s)" in dry.stdout
     assert "replpw" not in dry.stdout  # the password is never printed
     for r in (r2, r3):
         assert slave_row(r.port) is not None and value(r.port, "SELECT @@read_only") == 1
@@ -109,6 +112,7 @@ def test_failover_after_kill9_of_the_master(topology):
     done = run_tool("failover", "--servers", servers, *creds)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "MASTER_GTID_WAIT" in done.stdout and "new topology:" in done.stdout
+    assert "CHANGE MASTER TO MASTER_DELAY = 0, RELAY_LOG_FILE = " in done.stdout
     promoted, other = r2, r3
     assert_promoted(promoted.port)
     wait_until(lambda: is_replica_of(other.port, promoted.port), what="the other replica to follow")

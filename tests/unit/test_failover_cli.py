@@ -137,3 +137,43 @@ def test_a_connection_that_does_not_go_fails_the_switchover_and_gives_the_writes
         failover_cmd.execute(failover_cmd.Session("root", "", 1, 0.3), plan)
     assert "connections 1 of h:1 were still there" in str(failed.value) and "undone" in str(failed.value)
     assert server.statements[-1] == "SET GLOBAL read_only = OFF"
+
+
+def test_lifting_a_delay_names_the_relay_log_position_read_after_the_stop(monkeypatch):
+    """Without RELAY_LOG_FILE / RELAY_LOG_POS, MariaDB's CHANGE MASTER TO purges the relay log
+    (what the candidate received would be lost); the position is the one after STOP SLAVE."""
+    from cli import failover_cmd
+    from cli.failover_plan import Address, LiftDelay
+
+    class Replica:
+        def __init__(self):
+            self.statements: list[str] = []
+            self.relay = ("relay-bin.000002", 700)  # the SQL thread moves on until it stops
+
+        def client(self, *args, **kw):
+            return self
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return False
+
+        def query(self, sql):
+            self.statements.append(sql)
+            if sql == "STOP SLAVE":
+                self.relay = ("relay-bin.000002", 1238)
+            return [], []
+
+        def rows_as_dicts(self, sql):
+            assert sql == "SHOW SLAVE STATUS"
+            return [{"Relay_Log_File": self.relay[0], "Relay_Log_Pos": self.relay[1]}]
+
+    server = Replica()
+    monkeypatch.setattr(failover_cmd, "Client", server.client)
+    failover_cmd.run_step(failover_cmd.Session("root", "", 1, 5), LiftDelay(Address("h", 1), "lift"))
+    assert server.statements == [
+        "STOP SLAVE",
+        "CHANGE MASTER TO MASTER_DELAY = 0, RELAY_LOG_FILE = 'relay-bin.000002', RELAY_LOG_POS = 1238",
+        "START SLAVE SQL_THREAD",
+    ]

@@ -10,6 +10,7 @@ from cli.failover_plan import (
     CatchUp,
     Credentials,
     KickWriters,
+    LiftDelay,
     Plan,
     Refusal,
     Replica,
@@ -34,8 +35,8 @@ def pos(text: str) -> GtidPosition:
 def replica(address: Address, io: str, applied: str | None = None, *, master: Address = M,
             io_running: str = "Connecting", server_id: int = 0, **kw) -> ServerState:
     applied = io if applied is None else applied
-    fields = {k: kw.pop(k) for k in ("sql_running", "io_errno", "io_error", "sql_errno", "sql_error")
-              if k in kw}
+    fields = {k: kw.pop(k) for k in ("sql_running", "io_errno", "io_error", "sql_errno", "sql_error",
+                                     "sql_delay") if k in kw}
     return ServerState(
         address, reachable=True, server_id=server_id or address.port, read_only=True,
         current_pos=pos(kw.pop("current", applied)), slave_pos=pos(applied),
@@ -81,6 +82,24 @@ def test_failover_promotes_the_most_received_and_waits_for_its_relay_log():
     assert "MASTER_USE_GTID = slave_pos" in repoint.statements[1]
     assert "'secret'" in repoint.statements[1] and "secret" not in " ".join(repoint.shown)
     assert any("10.0.0.1:3306" in note and "--init-rpl-role SLAVE" in note for note in plan.notes)
+
+
+def test_a_delayed_candidate_has_its_delay_lifted_before_the_wait_and_a_switchover_notes_it():
+    plan = plan_failover([down(M), replica(A, "0-1-10", "0-1-7", sql_delay=3600), replica(B, "0-1-9")], CREDS)
+    assert isinstance(plan, Plan) and plan.new_master == A
+    lift, wait, promote, _repoint = plan.steps
+    assert lift == LiftDelay(A, lift.why) and "3600 s" in lift.why
+    assert wait == WaitApplied(A, wait.why, pos("0-1-10"))
+    assert isinstance(promote, Run) and promote.statements == PROMOTE
+    # applied everything it received already: nothing to lift (RESET SLAVE ALL clears the delay)
+    plan = plan_failover([down(M), replica(A, "0-1-10", sql_delay=3600), replica(B, "0-1-9")], CREDS)
+    assert isinstance(plan, Plan) and not any(isinstance(s, LiftDelay | WaitApplied) for s in plan.steps)
+    # a switchover keeps the delay: the catch-up waits for it, the plan says so
+    servers = [master(M, "0-1-10"), replica(A, "0-1-10", io_running="Yes", sql_delay=30),
+               replica(B, "0-1-9", io_running="Yes")]
+    plan = plan_switchover(servers, A, CREDS)
+    assert isinstance(plan, Plan) and not any(isinstance(s, LiftDelay) for s in plan.steps)
+    assert any("MASTER_DELAY 30 s" in note for note in plan.notes)
 
 
 def test_failover_ties_go_to_the_most_applied_then_the_first_listed():
