@@ -31,7 +31,7 @@ from datetime import UTC, date, datetime, timedelta
 from decimal import ROUND_HALF_UP, Context, Decimal, InvalidOperation
 from typing import Any
 
-from engine import collation, decimal_math, jsondoc, values
+from engine import collation, decimal_math, jsondoc, locales, values
 from engine.coltypes import format_double
 from protocol.errors import (
     ER_CONSTRAINT_FAILED,
@@ -47,6 +47,7 @@ from protocol.errors import (
     ER_QUERY_INTERRUPTED,
     ER_SUBQUERY_NO_1_ROW,
     ER_TOO_BIG_PRECISION,
+    ER_UNKNOWN_LOCALE,
     SQLError,
 )
 
@@ -373,15 +374,42 @@ def _case(convert):
     return fn
 
 
+_EN_US = locales.number_format("en_US")
+
+
 def mysql_format(value: Any, places: Any, locale: Any = None) -> str | None:
-    """FORMAT(X, D): X rounded half up to D decimals (exactly, for a DECIMAL's text), with ','
-    between thousands ('en_US', the only locale here)."""
+    """FORMAT(X, D[, locale]): X rounded half up to D decimals (exactly, for a DECIMAL's text),
+    written with the locale's decimal point and thousands grouping (`engine.locales`; en_US's
+    without one, or for a name MariaDB has not: `format_locale` warns of it)."""
     if value is None or places is None:
         return None
     number = Decimal(repr(value)) if isinstance(value, float) else _decimal_of(value)
     digits = min(max(_int(places), 0), 38)
     rounded = number.quantize(Decimal(1).scaleb(-digits), rounding=ROUND_HALF_UP, context=_WIDE)
-    return f"{rounded:,.{digits}f}"
+    point, separator, grouping = (locale is not None and locales.number_format(_to_str(locale))) or _EN_US
+    text = f"{rounded if rounded else rounded.copy_abs():.{digits}f}"  # (-0.4 is '0', as MySQL's)
+    sign, text = ("-", text[1:]) if text.startswith("-") else ("", text)
+    whole, _, fraction = text.partition(".")
+    if grouping:
+        groups, size = [], grouping[0]
+        while len(whole) > size:
+            whole, group = whole[:-size], whole[-size:]
+            groups.append(group)
+            size = grouping[-1]
+        whole = separator.join([whole, *reversed(groups)])
+    return sign + whole + (point + fraction if fraction else "")
+
+
+def format_locale(warn: Callable[[tuple[str, int, str]], None]) -> Callable[..., str | None]:
+    """FORMAT as the statement runs it: a locale MariaDB has not is warned of (1649), once a call."""
+    def fn(value: Any, places: Any, *locale: Any) -> str | None:
+        if not locale:
+            return mysql_format(value, places)
+        locale = locale[0]
+        if locale is None or locales.number_format(_to_str(locale)) is None:  # (NULL named 'NULL')
+            warn(("Warning", ER_UNKNOWN_LOCALE.code, ER_UNKNOWN_LOCALE.format("NULL" if locale is None else _to_str(locale))))
+        return mysql_format(value, places, locale)
+    return fn
 
 
 def _decimal_of(value: Any) -> Decimal:
@@ -1994,7 +2022,7 @@ def register(conn: sqlite3.Connection, state: ConnectionState) -> None:
         return value if value is None or not digits else f"{value}.{'0' * digits}"
 
     fns = {
-        "mysql_fsp": (3, mysql_fsp), "mysql_format": (-1, mysql_format), "upper": (1, _case(str.upper)), "lower": (1, _case(str.lower)), "mysql_store": (2, mysql_store), "mysql_store_check": (2, mysql_store_check), "mysql_sleep": (1, mysql_sleep), "get_lock": (2, get_lock),
+        "mysql_fsp": (3, mysql_fsp), "mysql_format": (-1, format_locale(warn)), "upper": (1, _case(str.upper)), "lower": (1, _case(str.lower)), "mysql_store": (2, mysql_store), "mysql_store_check": (2, mysql_store_check), "mysql_sleep": (1, mysql_sleep), "get_lock": (2, get_lock),
         "release_lock": (1, lambda n: None if n is None else LOCKS.release(session_fx(), _to_str(n))),
         "release_all_locks": (0, lambda: LOCKS.release_all(session_fx())),
         "is_free_lock": (1, lambda n: None if n is None else int(LOCKS.owner(_to_str(n)) is None)),
