@@ -164,7 +164,21 @@ async def create_select(session: ClientSession, sql: str) -> Any:
         with contextlib.suppress(SQLError):
             await session.execute(f"DROP TABLE IF EXISTS {target}")
         raise
-    return OK(result.affected_rows, 0, warnings=len(result.warnings), info=result.info)
+    warnings = [(level, code, _as_create(message)) for level, code, message in result.warnings]
+    session.diagnostics = warnings  # (SHOW WARNINGS: an OK's warnings are the statement's own)
+    return OK(result.affected_rows, 0, warnings=len(warnings), info=result.info)
+
+
+# the INSERT / REPLACE ... SELECT's unsafe-statement notes (1592) as MariaDB words them for a
+# CREATE TABLE ... IGNORE / REPLACE SELECT
+_CREATE_NOTES = (("INSERT IGNORE... SELECT is unsafe", "CREATE... IGNORE SELECT is unsafe"),
+                 ("REPLACE... SELECT is unsafe", "CREATE... REPLACE SELECT is unsafe"))
+
+
+def _as_create(message: str) -> str:
+    for written, said in _CREATE_NOTES:
+        message = message.replace(written, said)
+    return message
 
 
 def _declared(items: list[str]) -> tuple[dict[str, str], list[str]]:

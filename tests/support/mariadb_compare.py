@@ -147,14 +147,16 @@ def id_answers(port: int, database: str, statements: Sequence[str]) -> list[tupl
 
 
 @contextmanager
-def reference_ours_and_replica(base: Path) -> Iterator[tuple[MariaDBServer, Daemon, MariaDBServer]]:
-    """A MariaDB without a binlog to compare with (no "unsafe statement" notes), our master with
-    the replication account, and a MariaDB replica following it by GTID; stopped on the way out."""
+def reference_ours_and_replica(base: Path, reference_log_bin: str | None = None
+                               ) -> Iterator[tuple[MariaDBServer, Daemon, MariaDBServer]]:
+    """A MariaDB to compare with (without a binlog, unless `reference_log_bin` names one: then
+    its "unsafe statement" notes too), our master with the replication account, and a MariaDB
+    replica following it by GTID; stopped on the way out."""
     from tests.support.failover import REPL_PASSWORD, REPL_USER, attach
 
     started: list[Any] = []
     try:
-        reference = MariaDBServer(base / "mdb", log_bin=None).start()
+        reference = MariaDBServer(base / "mdb", log_bin=reference_log_bin).start()
         started.append(reference)
         ours = Daemon("master", base / "ours", ["--server-id=1"]).start()
         started.append(ours)
