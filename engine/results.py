@@ -47,6 +47,13 @@ class LoggedStatement:
                                 dict(self.user_vars), self.foreign_key_checks)
 
 
+# the sql_mode flags that change how a statement is read or what it answers, which the engine
+# does not follow: a session may not set them (1235, `server.core_variables`) and the applier
+# stops at a replicated statement written under one, rather than answer otherwise than MariaDB
+UNFOLLOWED_SQL_MODES = ("PIPES_AS_CONCAT", "ANSI_QUOTES", "HIGH_NOT_PRECEDENCE", "NO_BACKSLASH_ESCAPES",
+                        "PAD_CHAR_TO_FULL_LENGTH", "EMPTY_STRING_IS_NULL")
+
+
 @dataclass
 class CommittedTxn:
     """What one call committed (logically), in order. `binlog_transactions()` splits it the way

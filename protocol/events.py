@@ -736,6 +736,31 @@ def foreign_key_checks(status_vars: bytes | memoryview) -> bool:
     return not (flags2 or 0) & OPTION_NO_FOREIGN_KEY_CHECKS
 
 
+# sql_mode's bits as Q_SQL_MODE_CODE carries them: MariaDB's mode names in bit order
+SQL_MODES = (
+    "REAL_AS_FLOAT", "PIPES_AS_CONCAT", "ANSI_QUOTES", "IGNORE_SPACE", "IGNORE_BAD_TABLE_OPTIONS",
+    "ONLY_FULL_GROUP_BY", "NO_UNSIGNED_SUBTRACTION", "NO_DIR_IN_CREATE", "POSTGRESQL", "ORACLE", "MSSQL",
+    "DB2", "MAXDB", "NO_KEY_OPTIONS", "NO_TABLE_OPTIONS", "NO_FIELD_OPTIONS", "MYSQL323", "MYSQL40", "ANSI",
+    "NO_AUTO_VALUE_ON_ZERO", "NO_BACKSLASH_ESCAPES", "STRICT_TRANS_TABLES", "STRICT_ALL_TABLES",
+    "NO_ZERO_IN_DATE", "NO_ZERO_DATE", "ALLOW_INVALID_DATES", "ERROR_FOR_DIVISION_BY_ZERO", "TRADITIONAL",
+    "NO_AUTO_CREATE_USER", "HIGH_NOT_PRECEDENCE", "NO_ENGINE_SUBSTITUTION", "PAD_CHAR_TO_FULL_LENGTH",
+    "EMPTY_STRING_IS_NULL", "SIMULTANEOUS_ASSIGNMENT", "TIME_ROUND_FRACTIONAL",
+)
+
+
+def sql_mode_names(mask: int) -> list[str]:
+    """The names of the modes a Q_SQL_MODE_CODE value sets, in bit order."""
+    return [name for bit, name in enumerate(SQL_MODES) if mask >> bit & 1]
+
+
+def sql_mode(status_vars: bytes | memoryview) -> int:
+    """A QUERY's sql_mode (0 when it carries none). MySQL and MariaDB write flags2 first and
+    sql_mode second: then its 8 bytes are read; otherwise the status variables are decoded."""
+    if len(status_vars) >= 14 and status_vars[0] == Q_FLAGS2_CODE and status_vars[5] == Q_SQL_MODE_CODE:
+        return int.from_bytes(status_vars[6:14], "little")
+    return decode_status_vars(status_vars).sql_mode or 0
+
+
 def decode_status_vars(data: bytes | memoryview) -> QueryStatus:
     """Decode a QUERY_EVENT's status variables (RemoteProtocolError when one is truncated)."""
     values: dict[str, Any] = {}

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from engine.infoschema import COLLATIONS
+from engine.results import UNFOLLOWED_SQL_MODES
 from engine.session import READ_COMMITTED, REPEATABLE_READ
 from protocol.charsets import charset_named, collation_charset
 from protocol.errors import (
@@ -22,6 +23,7 @@ from protocol.errors import (
     ER_UNKNOWN_LOCALE,
     SQLError,
 )
+from protocol.events import SQL_MODES
 from server.connection_control import (
     DEFAULT_FAILED_CONNECTIONS_THRESHOLD,
     DEFAULT_MIN_CONNECTION_DELAY_MS,
@@ -244,7 +246,7 @@ def register(server: Server) -> None:
         SystemVariable("collation_connection", "utf8mb4_general_ci", B, dynamic=True, check=_collation_names),
         SystemVariable("collation_server", "utf8mb4_general_ci", B, dynamic=True, check=_collation_names),
         SystemVariable("collation_database", "utf8mb4_general_ci", B, dynamic=True, check=_collation_names),
-        SystemVariable("sql_mode", SQL_MODE, B, dynamic=True, check=check_sql_mode),
+        SystemVariable("sql_mode", SQL_MODE, B, dynamic=True, check=check_served_sql_mode),
         SystemVariable("time_zone", "SYSTEM", B, dynamic=True, check=check_str),
         SystemVariable("system_time_zone", tz),
         SystemVariable("timestamp", None, S, dynamic=True,
@@ -436,17 +438,8 @@ def core_status(server: Server) -> dict[str, Any]:
     return out
 
 
-# MariaDB's sql_mode names in its bit order (how SELECT @@sql_mode lists them), and what the
-# combination modes add to themselves.
-SQL_MODES = (
-    "REAL_AS_FLOAT", "PIPES_AS_CONCAT", "ANSI_QUOTES", "IGNORE_SPACE", "IGNORE_BAD_TABLE_OPTIONS",
-    "ONLY_FULL_GROUP_BY", "NO_UNSIGNED_SUBTRACTION", "NO_DIR_IN_CREATE", "POSTGRESQL", "ORACLE", "MSSQL",
-    "DB2", "MAXDB", "NO_KEY_OPTIONS", "NO_TABLE_OPTIONS", "NO_FIELD_OPTIONS", "MYSQL323", "MYSQL40", "ANSI",
-    "NO_AUTO_VALUE_ON_ZERO", "NO_BACKSLASH_ESCAPES", "STRICT_TRANS_TABLES", "STRICT_ALL_TABLES",
-    "NO_ZERO_IN_DATE", "NO_ZERO_DATE", "ALLOW_INVALID_DATES", "ERROR_FOR_DIVISION_BY_ZERO", "TRADITIONAL",
-    "NO_AUTO_CREATE_USER", "HIGH_NOT_PRECEDENCE", "NO_ENGINE_SUBSTITUTION", "PAD_CHAR_TO_FULL_LENGTH",
-    "EMPTY_STRING_IS_NULL", "SIMULTANEOUS_ASSIGNMENT", "TIME_ROUND_FRACTIONAL",
-)
+# what the combination modes add to themselves (SQL_MODES: the names in bit order, how SELECT
+# @@sql_mode lists them)
 _DB_LIKE = ("PIPES_AS_CONCAT", "ANSI_QUOTES", "IGNORE_SPACE", "NO_KEY_OPTIONS", "NO_TABLE_OPTIONS", "NO_FIELD_OPTIONS")
 _COMBINED = {
     "ANSI": ("REAL_AS_FLOAT", "PIPES_AS_CONCAT", "ANSI_QUOTES", "IGNORE_SPACE"),
@@ -458,6 +451,16 @@ _COMBINED = {
     "MYSQL323": ("HIGH_NOT_PRECEDENCE",), "MYSQL40": ("HIGH_NOT_PRECEDENCE",),
 }
 _MODE_ORDER = {name: i for i, name in enumerate(SQL_MODES)}
+
+
+def check_served_sql_mode(value: Any) -> str:
+    """SET sql_mode (`check_sql_mode`), but 1235 for a mode the engine does not follow
+    (UNFOLLOWED_SQL_MODES, alone or through ANSI, ORACLE, MYSQL40 ...)."""
+    modes = check_sql_mode(value)
+    refused = [mode for mode in UNFOLLOWED_SQL_MODES if mode in modes.split(",")]
+    if refused:
+        raise SQLError(ER_NOT_SUPPORTED_YET, f"sql_mode {refused[0]}")
+    return modes
 
 
 def check_sql_mode(value: Any) -> str:

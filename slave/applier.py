@@ -94,8 +94,10 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from binlog.reader import BinlogFileError, iter_open_events, open_binlog
+from engine.results import UNFOLLOWED_SQL_MODES
 from protocol.errors import (
     ER_GTID_STRICT_OUT_OF_ORDER,
+    ER_NOT_SUPPORTED_YET,
     ER_SLAVE_CONVERSION_FAILED,
     ER_SLAVE_RELAY_LOG_READ_FAILURE,
     ER_UNKNOWN_ERROR,
@@ -108,6 +110,7 @@ from protocol.events import (
     INTVAR_INSERT_ID,
     INTVAR_LAST_INSERT_ID,
     ROWS_STMT_END_F,
+    SQL_MODES,
     TYPE_FD,
     TYPE_GTID,
     TYPE_GTID_LIST,
@@ -132,6 +135,8 @@ from protocol.events import (
     decode_parts,
     event_type,
     foreign_key_checks,
+    sql_mode,
+    sql_mode_names,
     user_var_value,
 )
 from protocol.gtid import GtidPosition, gtid_wait_reached
@@ -146,6 +151,9 @@ from slave.rows import (
     decode_rows,
     is_rows_event,
 )
+
+# the sql_mode bits of UNFOLLOWED_SQL_MODES, as a QUERY's Q_SQL_MODE_CODE carries them
+_UNFOLLOWED_MASK = sum(1 << SQL_MODES.index(name) for name in UNFOLLOWED_SQL_MODES)
 
 log = logging.getLogger("semisync.slave.sql")
 
@@ -693,6 +701,12 @@ class Applier:
     async def _statement(self, stream: _Stream, q: Query, sql: str, timestamp: int, end: int) -> None:
         """A QUERY that is a statement to run (not a boundary, not a user statement): into the
         open transaction with the context its prefix events gave it."""
+        if (mode := sql_mode(q.status_vars)) & _UNFOLLOWED_MASK:
+            # written under a sql_mode the engine does not follow: stop before it, as for a failure
+            unfollowed = next(name for name in sql_mode_names(mode) if name in UNFOLLOWED_SQL_MODES)
+            message = SQLError(ER_NOT_SUPPORTED_YET, f"sql_mode {unfollowed}").message
+            raise ApplierError(ER_NOT_SUPPORTED_YET.code,
+                               f"Error '{message}' on query. Default database: '{q.db or ''}'. Query: '{sql}'")
         ctx = self.make_context(
             timestamp=timestamp,
             insert_id=stream.insert_id,

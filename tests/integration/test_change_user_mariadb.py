@@ -32,7 +32,7 @@ SETUP = [
 # (change to (user, password, database)) or a statement, in order, on one connection
 STEPS = [
     "SET @v = 5",
-    "SET SESSION sql_mode = 'ANSI'",
+    "SET SESSION sql_mode = 'TRADITIONAL'",
     ("cuser", "wrong", None),
     "SELECT @v, @@session.sql_mode = @@global.sql_mode, DATABASE()",
     "USE cu2",

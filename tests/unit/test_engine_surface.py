@@ -250,6 +250,25 @@ def test_sql_mode_is_listed_as_mariadb_lists_it(value, shown):
     assert check_sql_mode(value) == shown
 
 
+@pytest.mark.parametrize("value, refused", [
+    ("ANSI_QUOTES", "ANSI_QUOTES"), ("ANSI", "PIPES_AS_CONCAT"), ("ORACLE", "PIPES_AS_CONCAT"),
+    ("MYSQL40", "HIGH_NOT_PRECEDENCE"), ("NO_BACKSLASH_ESCAPES,STRICT_TRANS_TABLES", "NO_BACKSLASH_ESCAPES"),
+    ("pad_char_to_full_length", "PAD_CHAR_TO_FULL_LENGTH"), ("EMPTY_STRING_IS_NULL", "EMPTY_STRING_IS_NULL"),
+])
+def test_a_sql_mode_the_engine_does_not_follow_is_refused(value, refused):
+    """SET sql_mode of a mode that would change answers unfollowed is 1235, never accepted."""
+    from server.core_variables import check_served_sql_mode
+    with pytest.raises(SQLError) as error:
+        check_served_sql_mode(value)
+    assert error.value.code == 1235 and refused in error.value.message
+
+
+def test_the_modes_the_engine_follows_or_that_change_no_answer_are_accepted():
+    from server.core_variables import check_served_sql_mode
+    for value in ("TRADITIONAL", "NO_AUTO_VALUE_ON_ZERO,STRICT_TRANS_TABLES", "", "ONLY_FULL_GROUP_BY"):
+        assert check_served_sql_mode(value) is not None
+
+
 @pytest.mark.parametrize("value", ["bogus", " strict_trans_tables "])
 def test_an_unknown_sql_mode_is_refused(value):
     from server.core_variables import check_sql_mode

@@ -10,7 +10,7 @@ import os
 
 import slave.applier as applier_module
 from engine import Engine, StatementContext
-from protocol.events import Query, Rotate
+from protocol.events import Query, Rotate, Xid
 from slave.applier import (
     MAX_BATCH_TRANSACTIONS,
     META_MASTER_FILE,
@@ -435,4 +435,25 @@ async def test_transactions_arriving_further_apart_than_the_wait_are_applied_at_
     await gathered_in_one_commit(relay, applier, commits, (3, 4), applied=4, wait=wait, gap=0.2)
     applier.stop()
     await asyncio.wait_for(task, 5)
+    await engine.close()
+
+
+async def test_a_statement_written_under_a_sql_mode_the_engine_does_not_follow_stops_the_applier(tmp_path):
+    """ANSI_QUOTES (and the other UNFOLLOWED_SQL_MODES) in a QUERY's sql_mode: its text means
+    otherwise than the engine would read it ("4" an identifier), so the applier stops before it
+    with 1235, the transactions before it applied, rather than store other rows than its master."""
+    from protocol.events import SQL_MODES, encode_status_vars
+    relay = Relay(tmp_path)
+    relay.transactions([1, 2])
+    good_end = relay.log.size
+    ansi = 1 << SQL_MODES.index("ANSI_QUOTES") | 1 << SQL_MODES.index("STRICT_TRANS_TABLES")
+    written = encode_status_vars(flags2=0, sql_mode=ansi)
+    relay.append([relay.stream.event(Query(db="d", query="BEGIN")),
+                  relay.stream.event(Query(db="d", query='INSERT INTO t VALUES ("4")', status_vars=written)),
+                  relay.stream.event(Xid(4))])
+    engine, _ = await open_engine(tmp_path)
+    applier = make_applier(engine, relay)
+    await asyncio.wait_for(applier.run(), 10)  # stops on the statement
+    assert applier.last_errno == 1235 and "sql_mode ANSI_QUOTES" in applier.last_error
+    assert await count_rows(engine) == 2 and applier.relay_pos == good_end
     await engine.close()
