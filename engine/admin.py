@@ -344,9 +344,9 @@ def run_admin(session: Session, cur: TokenCursor, shape: str) -> Result | AsSele
         return _listing("columns", rows, session)
     if cur.accept("STORAGE"):
         cur.expect("ENGINES")
-        return _listing("engines", [_ENGINE], session)
+        return _listing("engines", [infoschema.ENGINE_ROW], session)
     if cur.accept("ENGINES"):
-        return _listing("engines", [_ENGINE], session)
+        return _listing("engines", [infoschema.ENGINE_ROW], session)
     if cur.accept("CREATE"):
         if cur.accept("DATABASE", "SCHEMA"):
             name = cur.ident()
@@ -407,8 +407,6 @@ def run_admin(session: Session, cur: TokenCursor, shape: str) -> Result | AsSele
 
 # What the engine honestly is: transactional (one writer at a time, table-level), savepoints,
 # no XA. It answers to InnoDB, the name every table is created and shown with.
-_ENGINE = ("InnoDB", "DEFAULT", "Transactional tables on SQLite (one writer at a time, table-level locking), "
-           "answering to the name InnoDB", "YES", "NO", "YES")
 _COLUMN_PRIVILEGES = "select,insert,update,references"
 _TEXT_TYPES = ("char", "varchar", "tinytext", "text", "mediumtext", "longtext", "enum", "set")
 # SHOW TABLE STATUS is information_schema.TABLES under MariaDB's listing names (as MariaDB

@@ -141,6 +141,14 @@ _DECLARED_TEXT = {
         TIME int(7), STATE varchar(64)?, INFO longtext?, TIME_MS decimal(22,3), STAGE tinyint(2),
         MAX_STAGE tinyint(2), PROGRESS decimal(7,3), MEMORY_USED bigint(7), MAX_MEMORY_USED bigint(7),
         EXAMINED_ROWS int(7), QUERY_ID bigint(4), INFO_BINARY blob?, TID bigint(4)""",
+    "plugins": """
+        PLUGIN_NAME varchar(64), PLUGIN_VERSION varchar(20), PLUGIN_STATUS varchar(16), PLUGIN_TYPE varchar(80),
+        PLUGIN_TYPE_VERSION varchar(20), PLUGIN_LIBRARY varchar(64)?, PLUGIN_LIBRARY_VERSION varchar(20)?,
+        PLUGIN_AUTHOR varchar(64)?, PLUGIN_DESCRIPTION longtext?, PLUGIN_LICENSE varchar(80), LOAD_OPTION varchar(64),
+        PLUGIN_MATURITY varchar(12), PLUGIN_AUTH_VERSION varchar(80)?""",
+    "engines": """
+        ENGINE varchar(64), SUPPORT varchar(8), COMMENT varchar(160), TRANSACTIONS varchar(3)?, XA varchar(3)?,
+        SAVEPOINTS varchar(3)?""",
     "statistics": """
         TABLE_CATALOG varchar(512), TABLE_SCHEMA varchar(64), TABLE_NAME varchar(64), NON_UNIQUE bigint(1),
         INDEX_SCHEMA varchar(64), INDEX_NAME varchar(64), SEQ_IN_INDEX int(2)_unsigned,
@@ -152,7 +160,10 @@ _DECLARED_TEXT = {
 # The views whose rows are the server shell's, read through the session when the statement is
 # planned (such plans are never cached): PROCESSLIST, and the system and status variables.
 LIVE = frozenset({"processlist", "global_variables", "session_variables", "global_status", "session_status",
-                  "global_priv"})
+                  "global_priv", "plugins"})
+# ENGINES' one row (SHOW ENGINES too): the engine, answering to the name InnoDB
+ENGINE_ROW = ("InnoDB", "DEFAULT", "Transactional tables on SQLite (one writer at a time, table-level locking), "
+              "answering to the name InnoDB", "YES", "NO", "YES")
 # The `mysql` schema's tables a server shell answers (`mysql.global_priv`: its accounts, their
 # global privileges as MariaDB's access bits); live rows too, read under the name `global_priv`.
 MYSQL = "mysql"
@@ -423,6 +434,8 @@ def subquery(name: str, schemas: Iterable[str], tables: Callable[[str], Iterable
         rows = live_rows(name) if live_rows is not None else []
     elif name in ("character_sets", "collations"):
         rows = list(CHARACTER_SETS if name == "character_sets" else COLLATIONS)
+    elif name == "engines":
+        rows = [ENGINE_ROW]
     else:
         rows = _rows(name, schemas, tables, views)
     return _values(columns, rows, " COLLATE NOCASE" if name in _NOCASE else "")

@@ -35,6 +35,16 @@ BUILTIN_ROWS = (
     ("InnoDB", "ACTIVE", "STORAGE ENGINE", None, "GPL"),
 )
 SHOW_PLUGINS_COLUMNS = ("Name", "Status", "Type", "Library", "License")
+# information_schema.PLUGINS' other columns of each built-in: version, type version, author,
+# description, load option, maturity (as MariaDB 10.11 lists its own, the InnoDB row this engine's)
+_BUILTIN_DETAILS = {
+    "binlog": ("1.0", "101119.0", "MySQL AB", "This is a pseudo storage engine to represent the binlog in a transaction",
+               "FORCE", "Stable"),
+    "mysql_native_password": ("1.0", "2.2", "R.J.Silk, Sergei Golubchik", "Native MySQL authentication", "FORCE",
+                              "Stable"),
+    "InnoDB": ("10.11", "101119.0", "semisync", "Transactional tables on SQLite, answering to the name InnoDB", "ON",
+               "Stable"),
+}
 
 
 class PluginManager:
@@ -99,6 +109,16 @@ class PluginManager:
 
     def show_rows(self) -> list[tuple[str, str, str, str | None, str]]:
         return [*BUILTIN_ROWS, *self.registry.show_plugins()]
+
+    def infoschema_rows(self) -> list[tuple]:
+        """information_schema.PLUGINS: SHOW PLUGINS' rows with MariaDB's other columns."""
+        rows = []
+        for name, status, kind, library, license_ in self.show_rows():
+            version, type_version, author, description, load, maturity = _BUILTIN_DETAILS.get(
+                name, ("1.0", "2.0", "semisync", f"{name}: semi-synchronous replication", "ON", "Stable"))
+            rows.append((name, version, status, kind, type_version, library, None if library is None else "1.15",
+                         author, description, license_, load, maturity, version))
+        return rows
 
     def flush_status(self) -> None:
         self.registry.flush_status()

@@ -1283,6 +1283,8 @@ class ClientSession(asyncio.Protocol):
         mysql.global_priv's (1142 without SELECT on it)."""
         if view == "processlist":
             return processlist.infoschema_rows(self.server, processlist.shown_user(self))
+        if view == "plugins":
+            return self.server.plugins.infoschema_rows()
         if view == "global_priv":  # mysql.global_priv: password hashes, for SELECT on it only
             if self.account is None or not self.account.may_read("mysql", "global_priv"):
                 raise SQLError(ER_TABLEACCESS_DENIED_ERROR, "SELECT", self.user, self.host, "mysql", "global_priv")
