@@ -998,7 +998,7 @@ class Engine:
                 self._w_need((missing,))
 
     def _w_write(self, plan: Plan, args, end: bool, forced: int | None, rand, database, log: tuple,
-                 fk_checks: bool = True):
+                 fk_checks: bool = True, zero_is_value: bool = False):
         target = plan.target[0] if plan.target else None
         if target is not None and (target not in self._w_attached or self._fk.linked(target)):
             self._w_need((target,))
@@ -1015,7 +1015,7 @@ class Engine:
             apart = _values_apart(plan, args) if plan.nrows else _select_apart(plan, args, self.table(*plan.target))
         if apart is None and plan.auto_slots is not None:
             args = list(args)
-            generated = self._w_assign_ids(plan, args, forced)
+            generated = self._w_assign_ids(plan, args, forced, zero_is_value)
             first = generated[0] if generated else None
         elif apart is None and plan.auto_select_slot is not None:
             args = list(args)
@@ -1034,7 +1034,7 @@ class Engine:
             if replaced is not None:
                 affected = replaced
             elif apart is not None:
-                affected, ids, first, generated = self._w_rows_apart(plan, args, apart, forced)
+                affected, ids, first, generated = self._w_rows_apart(plan, args, apart, forced, zero_is_value)
             else:
                 cur = self._w_execute(plan.sql, args)
                 if plan.returning is not None:  # RETURNING: the rows are read before the cascades
@@ -1153,7 +1153,7 @@ class Engine:
         nxt = self._w_counter(plan)
         return forced if forced is not None else nxt
 
-    def _w_assign_ids(self, plan: Plan, args: list, forced: int | None) -> list[int]:
+    def _w_assign_ids(self, plan: Plan, args: list, forced: int | None, zero_is_value: bool = False) -> list[int]:
         """The ids handed to a VALUES list's rows that leave theirs to AUTO_INCREMENT, in order,
         every row written (`engine.autoinc`; `forced`: the first one, as the binlog's INSERT_ID
         says)."""
@@ -1162,19 +1162,21 @@ class Engine:
         generated: list[int] = []
         for row, slot in enumerate(plan.auto_slots, 1):
             if slot is not None:
-                taken = self._w_row_id(plan, args, slot, ids, row)
+                taken = self._w_row_id(plan, args, slot, ids, row, zero_is_value)
                 if taken is not None:
                     generated.append(taken)
             ids.done(True)
         self._auto[key] = ids.counter
         return generated
 
-    def _w_row_id(self, plan: Plan, args: list, slot: int, ids: autoinc.StatementIds, row: int) -> int | None:
+    def _w_row_id(self, plan: Plan, args: list, slot: int, ids: autoinc.StatementIds, row: int,
+                  zero_is_value: bool = False) -> int | None:
         """The id of one row whose AUTO_INCREMENT value is `args[slot]`: taken from `ids` (and
         put in `args`) when the row leaves it to AUTO_INCREMENT, else None (the row's own value
-        told to `ids`)."""
+        told to `ids`). 0 leaves it to AUTO_INCREMENT too, unless `zero_is_value` (sql_mode
+        NO_AUTO_VALUE_ON_ZERO: only NULL does)."""
         value = args[slot]
-        if value is None or value == 0 or value == "0" or value == "":
+        if value is None or (not zero_is_value and (value == 0 or value == "0" or value == "")):
             taken = ids.take()
             if taken > _ROWID_MAX:  # the key is SQLite's rowid: no id past it (MariaDB's 167 at a type's end)
                 table = self.table(*plan.target)
@@ -1190,7 +1192,7 @@ class Engine:
             ids.given(explicit)
         return None
 
-    def _w_rows_apart(self, plan: Plan, args: list, apart: _Apart, forced: int | None
+    def _w_rows_apart(self, plan: Plan, args: list, apart: _Apart, forced: int | None, zero_is_value: bool = False
                       ) -> tuple[int, list, int | None, list[int]]:
         """INSERT IGNORE, and an INSERT ... ON DUPLICATE KEY UPDATE whose rows may leave their
         ids to AUTO_INCREMENT, run a row at a time as MariaDB runs them: each row's values
@@ -1214,7 +1216,7 @@ class Engine:
             if fx is not None:
                 fx.records = len(rows)
             for n, (computed, row_args, slot) in enumerate(rows, 1):
-                taken = self._w_row_id(plan, row_args, slot, ids, n) if slot is not None else None
+                taken = self._w_row_id(plan, row_args, slot, ids, n, zero_is_value) if slot is not None else None
                 values = self._w_execute(computed, row_args).fetchone() if computed is not None else row_args
                 marks = fx.upserts_changed + fx.upserts_unchanged if fx is not None else 0
                 cur = self._w_execute(apart.one, [*values, *apart.tail_args])

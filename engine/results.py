@@ -28,6 +28,7 @@ class StatementContext:
     rand_seed: tuple[int, int] | None = None
     user_vars: dict[str, object] = field(default_factory=dict)
     foreign_key_checks: bool = True  # off: the master ran it with foreign_key_checks=0 (Q_FLAGS2)
+    no_auto_value_on_zero: bool = False  # the master ran it with sql_mode NO_AUTO_VALUE_ON_ZERO (Q_SQL_MODE)
 
 
 @dataclass(frozen=True)
@@ -41,10 +42,11 @@ class LoggedStatement:
     rand_seed: tuple[int, int] | None = None  # RAND() seeds before the statement (RAND event)
     user_vars: tuple[tuple[str, object], ...] = ()  # @variables read, with their values (USER_VAR events)
     foreign_key_checks: bool = True  # the session's foreign_key_checks when it ran
+    no_auto_value_on_zero: bool = False  # sql_mode NO_AUTO_VALUE_ON_ZERO when it ran: 0 an id, not a request
 
     def context(self) -> StatementContext:
         return StatementContext(self.timestamp, self.insert_id, self.last_insert_id, self.rand_seed,
-                                dict(self.user_vars), self.foreign_key_checks)
+                                dict(self.user_vars), self.foreign_key_checks, self.no_auto_value_on_zero)
 
 
 # the sql_mode flags that change how a statement is read or what it answers, which the engine

@@ -130,7 +130,8 @@ class _Write:
         session, context = self.session, self.context
         forced = context.insert_id if context is not None else None
         log = (session._database, self.sql, self.timestamp, self.last_id, self.rand_seed)
-        return (self.plan, self.args, end, forced, session._fx, session._database, log, session._fk_checks(context))
+        return (self.plan, self.args, end, forced, session._fx, session._database, log, session._fk_checks(context),
+                session._zero_is_value(context))
 
 
 class Session:
@@ -145,6 +146,9 @@ class Session:
         self.found_rows = False  # CLIENT_FOUND_ROWS: UPDATE reports matched rather than changed rows
         self.fixed_time: int | None = None  # SET timestamp = n: the statements' time (`_now`)
         self.foreign_key_checks = True  # the session's foreign_key_checks
+        # sql_mode NO_AUTO_VALUE_ON_ZERO (set by the server shell): 0 into an AUTO_INCREMENT
+        # column is stored as 0, only NULL takes the next id
+        self.no_auto_value_on_zero = False
         self.sql_log_bin = True  # off: the session's statements are committed, never binlogged
         self._unlogged = False  # the open transaction wrote with sql_log_bin off
         self.user_vars: dict[str, object] = {}
@@ -206,6 +210,10 @@ class Session:
     def _fk_checks(self, context: StatementContext | None) -> bool:
         """foreign_key_checks for one statement: a replayed one's own (the master's), else the session's."""
         return self.foreign_key_checks if context is None else self.foreign_key_checks and context.foreign_key_checks
+
+    def _zero_is_value(self, context: StatementContext | None) -> bool:
+        """NO_AUTO_VALUE_ON_ZERO for one statement: a replayed one's own (the master's), else the session's."""
+        return self.no_auto_value_on_zero if context is None else context.no_auto_value_on_zero
 
     def _log(self, stmt: LoggedStatement) -> None:
         """The statement into the transaction's binlog statements, unless sql_log_bin is off."""
@@ -790,7 +798,7 @@ class Session:
                 db=self._database, sql=write.sql, timestamp=write.timestamp, insert_id=first_id,
                 last_insert_id=write.last_id, is_ddl=False, rand_seed=write.rand_seed,
                 user_vars=tuple((name, self._user_var(name, context)) for name in plan.user_vars),
-                foreign_key_checks=self._fk_checks(context)))
+                foreign_key_checks=self._fk_checks(context), no_auto_value_on_zero=self._zero_is_value(context)))
         else:
             self._unlogged = True
         client_id = last_row

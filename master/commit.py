@@ -906,6 +906,7 @@ def _logged(statement: tuple[Any, ...], ddl: bool) -> LoggedStatement:
         is_ddl=ddl, rand_seed=getattr(context, "rand_seed", None),
         user_vars=tuple((getattr(context, "user_vars", None) or {}).items()),
         foreign_key_checks=getattr(context, "foreign_key_checks", True),
+        no_auto_value_on_zero=getattr(context, "no_auto_value_on_zero", False),
     )
 
 

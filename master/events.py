@@ -14,7 +14,8 @@ Contract
   them in parallel within the domain's order only).
 - Every QUERY carries the status variables a replica needs to execute it as we did: flags2 0
   (autocommit, unique and foreign key checks on; OPTION_NO_FOREIGN_KEY_CHECKS for a statement run
-  with foreign_key_checks=0, as MariaDB writes it), sql_mode 0, catalog `std`, auto_increment 1/1,
+  with foreign_key_checks=0, as MariaDB writes it), sql_mode 0 (NO_AUTO_VALUE_ON_ZERO for a statement
+  run under it: its 0 into an AUTO_INCREMENT column is that id), catalog `std`, auto_increment 1/1,
   utf8mb4 character sets, and time zone `+00:00` (our NOW() is UTC). MariaDB's `mysqlbinlog`
   turns them into `SET @@session...` lines; a MariaDB replica applies them per event.
 """
@@ -36,6 +37,7 @@ from protocol.events import (
     LOG_EVENT_SUPPRESS_USE_F,
     OPTION_NO_FOREIGN_KEY_CHECKS,
     REAL_RESULT,
+    SQL_MODES,
     STRING_RESULT,
     TYPE_GTID,
     TYPE_INTVAR,
@@ -56,31 +58,32 @@ from protocol.events import (
 UTF8MB4_GENERAL_CI = 45
 BINARY = 63
 
-STATUS_VARS = encode_status_vars(
-    flags2=0,
-    sql_mode=0,
-    catalog="std",
-    auto_increment=(1, 1),
-    charset=(UTF8MB4_GENERAL_CI, UTF8MB4_GENERAL_CI, UTF8MB4_GENERAL_CI),
-    time_zone="+00:00",
-)
+def _status_vars(fk_checks: bool, zero_is_value: bool) -> bytes:
+    return encode_status_vars(
+        flags2=0 if fk_checks else OPTION_NO_FOREIGN_KEY_CHECKS,
+        sql_mode=_NO_AUTO_VALUE_ON_ZERO if zero_is_value else 0,
+        catalog="std",
+        auto_increment=(1, 1),
+        charset=(UTF8MB4_GENERAL_CI, UTF8MB4_GENERAL_CI, UTF8MB4_GENERAL_CI),
+        time_zone="+00:00",
+    )
 
+
+_NO_AUTO_VALUE_ON_ZERO = 1 << SQL_MODES.index("NO_AUTO_VALUE_ON_ZERO")
+STATUS_VARS = _status_vars(True, False)
 # the same for a statement run with foreign_key_checks=0 (MariaDB's flags2 bit for it)
-STATUS_VARS_NO_FK_CHECKS = encode_status_vars(
-    flags2=OPTION_NO_FOREIGN_KEY_CHECKS,
-    sql_mode=0,
-    catalog="std",
-    auto_increment=(1, 1),
-    charset=(UTF8MB4_GENERAL_CI, UTF8MB4_GENERAL_CI, UTF8MB4_GENERAL_CI),
-    time_zone="+00:00",
-)
+STATUS_VARS_NO_FK_CHECKS = _status_vars(False, False)
+# a statement's status variables by (foreign_key_checks, sql_mode NO_AUTO_VALUE_ON_ZERO): the
+# only session state a statement carries beside its INTVAR / RAND / USER_VAR events
+_STATUS_VARS = {(fk, zero): _status_vars(fk, zero) for fk in (True, False) for zero in (True, False)}
 
 # (type_code, body, timestamp, flags): binlog.writer.EventSpec
 EventSpec = tuple[int, bytes, int, int]
 
 
-def query_event(sql: str, db: str | None, timestamp: int, thread_id: int, fk_checks: bool = True) -> EventSpec:
-    body = query_body(thread_id, db or "", sql, STATUS_VARS if fk_checks else STATUS_VARS_NO_FK_CHECKS)
+def query_event(sql: str, db: str | None, timestamp: int, thread_id: int, fk_checks: bool = True,
+                zero_is_value: bool = False) -> EventSpec:
+    body = query_body(thread_id, db or "", sql, _STATUS_VARS[fk_checks, zero_is_value])
     return (TYPE_QUERY, body, timestamp, 0)
 
 
@@ -119,7 +122,8 @@ def transaction_events(
     by `gtid`'s GTID event (None: by BEGIN, a binlog without GTIDs)."""
     first = statements[0]
     if first.is_ddl:
-        query = query_event(first.sql, first.db, first.timestamp, thread_id, getattr(first, "foreign_key_checks", True))
+        query = query_event(first.sql, first.db, first.timestamp, thread_id, getattr(first, "foreign_key_checks", True),
+                            getattr(first, "no_auto_value_on_zero", False))
         if gtid is None:
             return [query]
         return [gtid_event(gtid, GTID_FLAGS_STANDALONE, first.timestamp), query]
@@ -138,6 +142,7 @@ def transaction_events(
             events.append((EventType.RAND_EVENT, Rand(seed1, seed2).encode(), ts, 0))
         for name, value in getattr(stmt, "user_vars", ()):
             events.append((EventType.USER_VAR_EVENT, user_var(name, value).encode(), ts, 0))
-        events.append(query_event(stmt.sql, stmt.db, ts, thread_id, getattr(stmt, "foreign_key_checks", True)))
+        events.append(query_event(stmt.sql, stmt.db, ts, thread_id, getattr(stmt, "foreign_key_checks", True),
+                                  getattr(stmt, "no_auto_value_on_zero", False)))
     events.append((TYPE_XID, xid_body(xid), statements[-1].timestamp, 0))
     return events

@@ -159,6 +159,11 @@ def _client_charset(value: Any, variable: str = "character_set_client") -> str:
     return charset_named(check_str(value), variable).name
 
 
+def _set_sql_mode(session: ClientSession, value: Any) -> None:
+    session.sysvars["sql_mode"] = value
+    session.engine_sql_mode()
+
+
 def _set_connection_charset(name: str) -> Callable[[ClientSession, Any], None]:
     def set_session(session: ClientSession, value: Any) -> None:
         session.sysvars[name] = value
@@ -246,7 +251,8 @@ def register(server: Server) -> None:
         SystemVariable("collation_connection", "utf8mb4_general_ci", B, dynamic=True, check=_collation_names),
         SystemVariable("collation_server", "utf8mb4_general_ci", B, dynamic=True, check=_collation_names),
         SystemVariable("collation_database", "utf8mb4_general_ci", B, dynamic=True, check=_collation_names),
-        SystemVariable("sql_mode", SQL_MODE, B, dynamic=True, check=check_served_sql_mode),
+        SystemVariable("sql_mode", SQL_MODE, B, dynamic=True, check=check_served_sql_mode,
+                       session_set=_set_sql_mode),
         SystemVariable("time_zone", "SYSTEM", B, dynamic=True, check=check_str),
         SystemVariable("system_time_zone", tz),
         SystemVariable("timestamp", None, S, dynamic=True,

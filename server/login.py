@@ -148,6 +148,7 @@ def _open_engine_session(session: ClientSession) -> None:
     engine_session.current_user_text = f"{session.account.user}@{session.account.host}"
     engine_session.live_reader = session.read_infoschema
     session.engine_charsets()
+    session.engine_sql_mode()
     # CLIENT_FOUND_ROWS (PyMySQL's default): UPDATE reports matched rather than changed rows.
     engine_session.found_rows = bool(conn.login.capabilities & Capability.CLIENT_FOUND_ROWS)
     if not server.variables.get("autocommit", None, Scope.GLOBAL):

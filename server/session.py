@@ -877,6 +877,7 @@ class ClientSession(asyncio.Protocol):
         self.engine_session.found_rows = old.found_rows
         self.engine_session.database = database
         self.engine_charsets()
+        self.engine_sql_mode()
         apply_isolation(self)
         self.write(self.conn.send(OK(status=self.status_flags())))  # type: ignore[union-attr]
 
@@ -938,6 +939,12 @@ class ClientSession(asyncio.Protocol):
         self.prepared.forget_kept()
         if self.engine_session is not None:
             self.engine_charsets()
+
+    def engine_sql_mode(self) -> None:
+        """The engine session follows the session's sql_mode where the engine follows one:
+        NO_AUTO_VALUE_ON_ZERO (the modes it does not follow cannot be set: core_variables)."""
+        modes = str(self.sysvars.get("sql_mode") or "").split(",")
+        self.engine_session.no_auto_value_on_zero = "NO_AUTO_VALUE_ON_ZERO" in modes
 
     def engine_charsets(self) -> None:
         """The engine session reads string literals in character_set_connection (a latin1 one's

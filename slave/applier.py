@@ -154,6 +154,7 @@ from slave.rows import (
 
 # the sql_mode bits of UNFOLLOWED_SQL_MODES, as a QUERY's Q_SQL_MODE_CODE carries them
 _UNFOLLOWED_MASK = sum(1 << SQL_MODES.index(name) for name in UNFOLLOWED_SQL_MODES)
+_NO_AUTO_VALUE_ON_ZERO = 1 << SQL_MODES.index("NO_AUTO_VALUE_ON_ZERO")
 
 log = logging.getLogger("semisync.slave.sql")
 
@@ -714,6 +715,7 @@ class Applier:
             rand_seed=stream.rand_seed,
             user_vars=dict(stream.user_vars),
             foreign_key_checks=foreign_key_checks(q.status_vars),
+            no_auto_value_on_zero=bool(mode & _NO_AUTO_VALUE_ON_ZERO),
         )
         stream.statements.append((sql, ctx, q.db or None))
         stream.reset_context()

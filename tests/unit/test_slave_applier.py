@@ -457,3 +457,26 @@ async def test_a_statement_written_under_a_sql_mode_the_engine_does_not_follow_s
     assert applier.last_errno == 1235 and "sql_mode ANSI_QUOTES" in applier.last_error
     assert await count_rows(engine) == 2 and applier.relay_pos == good_end
     await engine.close()
+
+
+async def test_a_statement_written_under_no_auto_value_on_zero_keeps_its_zero_id(tmp_path):
+    """sql_mode NO_AUTO_VALUE_ON_ZERO in a QUERY's status variables (what our master and MariaDB
+    write for a statement run under it): its 0 into an AUTO_INCREMENT column is that id on the
+    replica too; the same statement without the mode takes the next id."""
+    from protocol.events import SQL_MODES, encode_status_vars
+    relay = Relay(tmp_path)
+    zero = encode_status_vars(flags2=0, sql_mode=1 << SQL_MODES.index("NO_AUTO_VALUE_ON_ZERO"))
+    relay.append([relay.stream.event(Query(db="d", query="CREATE TABLE a (id INT AUTO_INCREMENT PRIMARY KEY, v INT)")),
+                  relay.stream.event(Query(db="d", query="BEGIN")),
+                  relay.stream.event(Query(db="d", query="INSERT INTO a VALUES (0, 1)", status_vars=zero)),
+                  relay.stream.event(Query(db="d", query="INSERT INTO a VALUES (0, 2)")),
+                  relay.stream.event(Xid(9))])
+    engine, _ = await open_engine(tmp_path)
+    applier = make_applier(engine, relay)
+    task = asyncio.create_task(applier.run())
+    await until(lambda: applier.applied_transactions >= 3)
+    applier.stop()
+    await asyncio.wait_for(task, 10)
+    result = await engine.session(0).execute("SELECT id, v FROM d.a ORDER BY id")
+    assert [tuple(r) for r in result.rows] == [(0, 1), (1, 2)] and applier.last_errno == 0
+    await engine.close()
