@@ -61,12 +61,20 @@ _INT_FUNCS = {"INTERVAL": 2, "LENGTH": 10, "OCTET_LENGTH": 10, "BIT_LENGTH": 10,
               "ASCII": 3, "ORD": 10, "FIND_IN_SET": 3, "STRCMP": 2, "CRC32": 10, "TO_DAYS": 7,
               "MICROSECOND": 6, "DATEDIFF": 8, "FIELD": 3, "JSON_VALID": 1, "JSON_CONTAINS": 1,
               "JSON_LENGTH": 10, "JSON_DEPTH": 10, "WEEK": 2, "YEARWEEK": 6, "PERIOD_DIFF": 6, "PERIOD_ADD": 6,
-              "GET_LOCK": 1, "RELEASE_LOCK": 1, "IS_FREE_LOCK": 1, "IS_USED_LOCK": 10}
+              "GET_LOCK": 1, "RELEASE_LOCK": 1, "IS_FREE_LOCK": 1, "IS_USED_LOCK": 10, "IS_IPV4": 1, "IS_IPV6": 1,
+              "IS_IPV4_COMPAT": 1, "IS_IPV4_MAPPED": 1, "UNCOMPRESSED_LENGTH": 10}
 _BIG_FUNCS = {"INET_ATON": 21, "COUNT": 21, "LAST_INSERT_ID": 21, "UNIX_TIMESTAMP": 17, "ROW_COUNT": 21,
               "FOUND_ROWS": 21, "BIT_COUNT": 2, "TIMESTAMPDIFF": 21, "TO_SECONDS": 12}
 _DOUBLE_FUNCS = {"RAND", "SQRT", "POW", "POWER", "EXP", "LN", "LOG", "LOG2", "LOG10", "SIN", "COS",
                  "TAN", "ASIN", "ACOS", "ATAN", "ATAN2", "PI", "DEGREES", "RADIANS", "STD", "STDDEV",
                  "VARIANCE", "VAR_POP", "VAR_SAMP", "STDDEV_POP", "STDDEV_SAMP"}
+# string functions whose type is their own whatever the arguments
+_OWN_TYPES = {
+    "GET_FORMAT": ColumnType(FieldType.VAR_STRING, 17 * MB, 0, CHARSET_UTF8MB4_GENERAL_CI, 0),
+    "INET6_ATON": ColumnType(FieldType.VAR_STRING, 16, 0, CHARSET_BINARY, ColumnFlag.BINARY),
+    "INET6_NTOA": ColumnType(FieldType.VAR_STRING, 39 * MB, 0, CHARSET_UTF8MB4_GENERAL_CI, 0),
+    "UNCOMPRESS": ColumnType(FieldType.LONG_BLOB, 16777216, STRING_DEC, CHARSET_BINARY, ColumnFlag.BINARY),
+}
 _VARIANCE_FUNCS = {"STD", "STDDEV", "STDDEV_POP", "STDDEV_SAMP", "VARIANCE", "VAR_POP", "VAR_SAMP"}
 # functions that read their arguments as numbers: an ENUM or SET argument is its number
 _NUMBER_ARGS = {"SUM", "AVG", "ABS", "ROUND", "TRUNCATE", "FLOOR", "CEIL", "CEILING", "MOD", "SIGN"}
@@ -946,9 +954,19 @@ class _Typer:
         if word in JSON_VALUED:  # a VARCHAR whose value is JSON (MariaDB's "json" format)
             chars = [a.length // 4 if a and a.charset != 63 else 64 for a in args]
             return replace(_text_type(max(sum(chars) * 2, 16)), format_name="json")
-        if word in ("HEX", "TO_BASE64", "UNHEX", "FROM_BASE64", "COMPRESS"):
-            binary = word in ("UNHEX", "FROM_BASE64", "COMPRESS")
+        if word in ("HEX", "TO_BASE64", "UNHEX", "FROM_BASE64"):
+            binary = word in ("UNHEX", "FROM_BASE64")
             return varchar(512, binary=binary)
+        if word in _OWN_TYPES:
+            return _OWN_TYPES[word]
+        if word == "CHAR":  # 4 bytes an argument, a binary string unless USING names a character set
+            using = next((k for k, t in enumerate(inner) if t.is_word("USING")), None)
+            binary = using is None or inner[using + 1:] and inner[using + 1].text.lower() == "binary"
+            return ColumnType(FieldType.VAR_STRING, 4 * len(args), STRING_DEC,
+                              CHARSET_BINARY if binary else CHARSET_UTF8MB4_GENERAL_CI, ColumnFlag.BINARY if binary else 0)
+        if word == "COMPRESS":  # MariaDB's bound: the argument's bytes and a fifth, and 12
+            size = first.length if first is not None else 0
+            return ColumnType(FieldType.VAR_STRING, size * 120 // 100 + 12, STRING_DEC, CHARSET_BINARY, ColumnFlag.BINARY)
         if word in _STRING_FUNCS:
             chars = [a.length // 4 if a and a.charset != 63 else (a.length if a else 64) for a in args]
             if word == "CONCAT" and chars:  # MariaDB's: the arguments' lengths added up

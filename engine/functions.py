@@ -31,7 +31,7 @@ from datetime import UTC, date, datetime, timedelta
 from decimal import ROUND_HALF_UP, Context, Decimal, InvalidOperation
 from typing import Any
 
-from engine import collation, decimal_math, jsondoc, locales, values
+from engine import collation, decimal_math, jsondoc, locales, strfuncs, values
 from engine.coltypes import format_double
 from protocol.errors import (
     ER_CONSTRAINT_FAILED,
@@ -2016,6 +2016,16 @@ def register(conn: sqlite3.Connection, state: ConnectionState) -> None:
         except SQLError as exc:
             raise_sql(exc)
 
+    def mysql_char(charset: str, *args: Any) -> bytes | str | None:
+        """CHAR(N, ... [USING charset]): each argument read as an integer (a string that is none
+        warned of, as CAST does), NULLs skipped (`strfuncs.mysql_char`)."""
+        numbers: list[int | None] = []
+        for arg in args:
+            if type(arg) is str and (warning := values.number_warning(arg, "INTEGER")):
+                warn(warning)
+            numbers.append(None if arg is None else int(cast_int(arg, "lit", 0) or 0))
+        return strfuncs.mysql_char(charset, numbers, warn)
+
     def mysql_fsp(value: Any, digits: Any, name: str) -> Any:
         if not isinstance(digits, int) or not 0 <= digits <= 6:
             raise_sql(SQLError(ER_TOO_BIG_PRECISION, name))
@@ -2105,6 +2115,12 @@ def register(conn: sqlite3.Connection, state: ConnectionState) -> None:
         "bin": (1, lambda n: None if n is None else format(_int(n) & ((1 << 64) - 1), "b")),
         "oct": (1, lambda n: None if n is None else format(_int(n) & ((1 << 64) - 1), "o")),
         "bit_count": (1, lambda n: None if n is None else bin(_int(n) & ((1 << 64) - 1)).count("1")),
+        "mysql_char": (-1, mysql_char), "mysql_get_format": (2, strfuncs.get_format),
+        "inet6_aton": (1, strfuncs.inet6_aton), "inet6_ntoa": (1, strfuncs.inet6_ntoa),
+        "is_ipv4": (1, strfuncs.is_ipv4), "is_ipv6": (1, strfuncs.is_ipv6),
+        "is_ipv4_compat": (1, strfuncs.ipv6_test(False, warn)), "is_ipv4_mapped": (1, strfuncs.ipv6_test(True, warn)),
+        "compress": (1, strfuncs.compress), "uncompress": (1, strfuncs.uncompress(warn)),
+        "uncompressed_length": (1, strfuncs.uncompressed_length(warn)),
     }
     # typeshed's create_aggregate wants step(int) and finalize() -> int; SQLite passes any values
     # (n_arg of them) and takes any SQLite value back, as these aggregates use

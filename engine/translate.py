@@ -30,7 +30,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine import collation, decimal_math, infoschema, values
+from engine import collation, decimal_math, infoschema, strfuncs, values
 from engine.catalog import BLOB_TYPES, CHAR_TYPES, Column, Table, mysql_literal
 from engine.collation import GENERAL_CI
 from engine.coltypes import CHARSET_BINARY
@@ -1261,6 +1261,14 @@ class Translator:
             self.unit_at = i + 2
             self.out.append(f"mysql_{word.lower()}")
             return i + 1
+        if word == "GET_FORMAT":  # GET_FORMAT(DATE | TIME | DATETIME | TIMESTAMP, standard): the kind a text
+            if i + 2 >= len(toks) or toks[i + 2].upper not in strfuncs.GET_FORMAT_KINDS or toks[i + 2].kind != "word":
+                raise self.error_at(i + 2)
+            self.unit_at = i + 2
+            self.out.append("mysql_get_format")
+            return i + 1
+        if word == "CHAR":
+            return self.emit_char(i)
         if word in ("DATE_ADD", "DATE_SUB", "ADDDATE", "SUBDATE"):
             return self.emit_date_add(i, -1 if word in ("DATE_SUB", "SUBDATE") else 1)
         if word == "CAST" or word == "CONVERT":
@@ -1313,6 +1321,50 @@ class Translator:
             return i + 1
         self.out.append(FUNC_RENAME.get(word, toks[i].text))
         return i + 1
+
+    def emit_char(self, i: int) -> int:
+        """CHAR(N, ... [USING charset]) at tokens[i]: mysql_char(charset, N, ...), a binary string
+        without USING; a character set this engine holds no text in is refused (1235)."""
+        toks = self.tokens
+        j, using = self.close_of(i, lambda t: t.is_word("USING"))
+        end = j if using is None else using
+        if end == i + 2:  # CHAR(): MariaDB's syntax error
+            raise self.error_at(end)
+        charset = "binary"
+        if using is not None:
+            if using + 2 != j:
+                raise self.error_at(using + 1)
+            charset = toks[using + 1].text.lower()
+            if charset not in strfuncs.CHAR_CHARSETS:
+                raise SQLError(ER_NOT_SUPPORTED_YET, f"CHAR(... USING {charset})")
+        self.out.append(f"mysql_char('{charset}'")
+        start = i + 2
+        while start < end:
+            stop = self.argument_end(start, end)
+            self.out.append(", ")
+            if stop == start + 1 and toks[start].kind == "param" and isinstance(self.params[toks[start].param], bytes):
+                # a hex or bit literal, a number where CHAR reads one (MySQL's hybrid)
+                self.cacheable = False
+                self.out.append(str(int.from_bytes(self.params[toks[start].param], "big")))
+            else:
+                self.emit_range(start, stop)
+            start = stop + 1
+        self.out.append(")")
+        return j + 1
+
+    def argument_end(self, start: int, end: int) -> int:
+        """The index of the ',' at this level ending the argument that begins at tokens[start]
+        (`end` for the last)."""
+        depth = 0
+        for k in range(start, end):
+            t = self.tokens[k]
+            if t.kind == "op" and t.text == "(":
+                depth += 1
+            elif t.kind == "op" and t.text == ")":
+                depth -= 1
+            elif depth == 0 and t.kind == "op" and t.text == ",":
+                return k
+        return end
 
     def emit_charset(self, i: int, word: str) -> int:
         """CHARSET(x) / COLLATION(x) at tokens[i], known from x's form, as MariaDB answers: a

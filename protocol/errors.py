@@ -141,6 +141,11 @@ ER_CANT_UPDATE_WITH_READLOCK = MySQLError(1223, "HY000", "Can't execute the quer
 ER_UDF_EXISTS = MySQLError(1125, "HY000", "Function '%s' already exists")
 ER_CANT_OPEN_LIBRARY = MySQLError(1126, "HY000", "Can't open shared library '%s' (errno: %s, %s)")
 ER_CANT_FIND_DL_ENTRY = MySQLError(1127, "HY000", "Can't find symbol '%s' in library")
+ER_TOO_BIG_FOR_UNCOMPRESS = MySQLError(1256, "HY000", "Uncompressed data size too large; the maximum size is %d "
+                                       "(probably, length of uncompressed data was corrupted)")
+ER_ZLIB_Z_BUF_ERROR = MySQLError(1258, "HY000", "ZLIB: Not enough room in the output buffer "
+                                 "(probably, length of uncompressed data was corrupted)")
+ER_ZLIB_Z_DATA_ERROR = MySQLError(1259, "HY000", "ZLIB: Input data corrupted")
 ER_INVALID_CHARACTER_STRING = MySQLError(1300, "HY000", "Invalid %s character string: '%s'")
 ER_SP_DOES_NOT_EXIST = MySQLError(1305, "42000", "%s %s does not exist")
 ER_QUERY_INTERRUPTED = MySQLError(1317, "70100", "Query execution was interrupted")

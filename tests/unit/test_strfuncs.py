@@ -1,0 +1,66 @@
+"""engine.strfuncs against answers read from MariaDB 10.11: CHAR's bytes, GET_FORMAT's table,
+the INET6 parsers and printer, COMPRESS's format and UNCOMPRESS's warnings."""
+
+from engine import strfuncs
+
+
+def _warnings():
+    seen = []
+    return seen, seen.append
+
+
+def test_char_bytes_and_charsets():
+    seen, warn = _warnings()
+    assert strfuncs.mysql_char("binary", [77, 121, 83, 81, 76], warn) == b"MySQL"
+    assert strfuncs.mysql_char("binary", [233, None, 256, -1, 1 << 32], warn) == b"\xe9\x01\x00\xff\xff\xff\xff\x00"
+    assert strfuncs.mysql_char("utf8mb4", [0xC3A9], warn) == "é"
+    assert strfuncs.mysql_char("utf8mb4", [0x41, 0xE9], warn) is None
+    assert strfuncs.mysql_char("utf8", [0xF09F9880], warn) is None
+    assert strfuncs.mysql_char("utf8mb4", [0xF09F9880], warn) == "\U0001F600"
+    assert seen == [("Warning", 1300, "Invalid utf8mb4 character string: 'E9'"),
+                    ("Warning", 1300, "Invalid utf8mb3 character string: 'F09F98'")]
+
+
+def test_get_format():
+    assert strfuncs.get_format("DATE", "usa") == "%m.%d.%Y"
+    assert strfuncs.get_format("TIMESTAMP", "EUR") == "%Y-%m-%d %H.%i.%s"
+    assert strfuncs.get_format("TIME", "INTERNAL") == "%H%i%s"
+    assert strfuncs.get_format("DATE", "usa ") is None
+    assert strfuncs.get_format("DATE", None) is None
+
+
+def test_inet6_round_trips():
+    for text in ("::1", "10.0.5.9", "fdfe::5a55:caff:fefa:9089", "::ffff:1.2.3.4", "::1.2.3.4", "2001:db8:0:1::1", "1::"):
+        assert strfuncs.inet6_ntoa(strfuncs.inet6_aton(text)) == text
+    assert strfuncs.inet6_aton("1:2:3:4:5:6:7::") == bytes.fromhex("00010002000300040005000600070000")
+    assert strfuncs.inet6_aton("1.2.3.04") == b"\x01\x02\x03\x04"
+    for bad in ("1::2::3", "1.2.3", " ::1", "::1 ", "256.1.1.1", ":1::", "1::2:", "1.2.3.0004", "12345::", ""):
+        assert strfuncs.inet6_aton(bad) is None, bad
+    assert strfuncs.inet6_ntoa("abc") is None
+    assert strfuncs.inet6_ntoa(bytes.fromhex("000000000000000000000000000100ff")) == "::0.1.0.255"
+
+
+def test_ip_predicates():
+    seen, warn = _warnings()
+    assert (strfuncs.is_ipv4("10.0.5.9"), strfuncs.is_ipv4("10.0.5.256"), strfuncs.is_ipv6("::1"),
+            strfuncs.is_ipv6("10.0.5.9")) == (1, 0, 1, 0)
+    compat, mapped = strfuncs.ipv6_test(False, warn), strfuncs.ipv6_test(True, warn)
+    assert compat(strfuncs.inet6_aton("::10.0.5.9")) == 1
+    assert compat(strfuncs.inet6_aton("::1")) == 0
+    assert mapped(strfuncs.inet6_aton("::ffff:10.0.5.9")) == 1
+    assert mapped(bytes.fromhex("ab7f20")) == 0
+    assert seen == [("Warning", 1292, "Incorrect inet6 value: '\\xAB\\x7F '")]
+
+
+def test_compress_format_and_uncompress_warnings():
+    assert strfuncs.compress("abc").hex().upper() == "03000000789C4B4C4A0600024D0127"
+    assert strfuncs.compress("") == b""
+    seen, warn = _warnings()
+    uncompress, length = strfuncs.uncompress(warn), strfuncs.uncompressed_length(warn)
+    assert uncompress(strfuncs.compress("abc ")) == b"abc "
+    assert length("garbage") == 577921383
+    assert uncompress("garbage") is None
+    assert uncompress(bytes.fromhex("01000000789C4B4C4A0600024D0127")) is None
+    assert uncompress(bytes.fromhex("00000000789C4B4C4A0600024D0127")) is None
+    assert uncompress(bytes.fromhex("0300000078")) is None
+    assert [code for _, code, _ in seen] == [1256, 1258, 1259, 1259]
