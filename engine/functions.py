@@ -1073,14 +1073,15 @@ def mysql_hex(value: Any) -> str | None:
     return _bytes(value).hex().upper()
 
 
-def unhex(value: Any) -> bytes | None:
+def unhex(value: Any) -> str | bytes | None:
+    """UNHEX: the bytes, held as a binary string is (`values.binary_value`: so UNHEX('41') = 'A')."""
     if value is None:
         return None
     text = _to_str(value)
     if len(text) % 2:
         text = "0" + text
     try:
-        return bytes.fromhex(text)
+        return values.binary_value(bytes.fromhex(text))
     except ValueError:
         return None
 

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 from engine.coltypes import format_double
+from engine.values import binary_value
 from protocol.errors import (
     ER_INVALID_CHARACTER_STRING,
     ER_TOO_BIG_FOR_UNCOMPRESS,
@@ -50,8 +51,8 @@ def mysql_char(charset: str, numbers: list[int | None], warn: Warn) -> bytes | s
     well formed in it (the bad bytes in hex, up to 3 of them, as MariaDB's message shows them)."""
     out = b"".join(char_bytes(n) for n in numbers if n is not None)
     name = CHAR_CHARSETS[charset]
-    if name == "binary":
-        return out
+    if name == "binary":  # held as a binary string is (TEXT when UTF-8: equal to the same bytes' literal)
+        return binary_value(out)
     good = _well_formed_prefix(out, name == "utf8mb3")
     if good == len(out):
         return out.decode("utf-8")
@@ -171,7 +172,11 @@ def inet6_aton(value: Any) -> bytes | None:
 def inet6_ntoa(value: Any) -> str | None:
     """INET6_NTOA of a binary string of 4 or 16 bytes (any other argument, a character string
     included, is NULL): the IPv4 dotted form, or the IPv6 form of lower-case groups with the
-    longest run of zero groups as '::' and the IPv4-compatible / -mapped forms' dotted tail."""
+    longest run of zero groups as '::' and the IPv4-compatible / -mapped forms' dotted tail. A
+    binary string whose bytes are UTF-8 is held as TEXT (`values.binary_value`: a VARBINARY
+    column's 10.0.0.1): text of 4 or 16 bytes is read as those bytes."""
+    if isinstance(value, str):
+        value = value.encode("utf-8", "surrogateescape")
     if not isinstance(value, bytes) or len(value) not in (4, 16):
         return None
     if len(value) == 4:
@@ -232,7 +237,10 @@ def _address(value: Any, size: int) -> bytes | None:
     if isinstance(value, bytes):
         return value if len(value) == size else None
     text = _text(value)
-    return ipv4_bytes(text) if size == 4 else ipv6_bytes(text)
+    parsed = ipv4_bytes(text) if size == 4 else ipv6_bytes(text)
+    if parsed is None and size == 16 and len(raw := text.encode("utf-8", "surrogateescape")) == size:
+        return raw  # a binary string held as TEXT (`inet6_ntoa`)
+    return parsed
 
 
 def _err_conv(value: Any) -> str:

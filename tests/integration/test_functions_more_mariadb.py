@@ -26,6 +26,9 @@ SETUP = [
     "CREATE DATABASE d DEFAULT CHARSET utf8mb4 COLLATE utf8mb4_general_ci",
     "CREATE TABLE d.t (id INT PRIMARY KEY, ts INT, f VARCHAR(20))",
     "INSERT INTO d.t VALUES (1, 1709596800, '%Y-%m'), (2, 0, '%d')",
+    "CREATE TABLE d.ip (id INT PRIMARY KEY, a VARBINARY(16))",
+    "INSERT INTO d.ip VALUES (1, INET6_ATON('10.0.0.1')), (2, INET6_ATON('::1.2.3.4')), (3, INET6_ATON('2001:db8::1')),"
+    " (4, INET6_ATON('::ffff:10.0.0.1'))",
 ]
 
 QUERIES = [
@@ -71,6 +74,11 @@ QUERIES = [
     " UNCOMPRESS(UNHEX('00000000789C4B4C4A0600024D0127')), UNCOMPRESSED_LENGTH(UNHEX('0A000000'))",
     "SHOW WARNINGS",
     "SELECT UNCOMPRESS(COMPRESS(f)), INET6_NTOA(INET6_ATON(CONCAT('10.0.0.', id))) FROM t ORDER BY id",
+    # a binary string compared with a string: byte for byte (CHAR(65) = 'A' and UNHEX('41') = 'A' were 0)
+    "SELECT CHAR(65) = 'A', UNHEX('41') = 'A', HEX(CHAR(233)), HEX(UNHEX('E9')), LENGTH(CHAR(0xC3, 0xA9)),"
+    " CHAR(233) = UNHEX('E9'), CONCAT(CHAR(65), 'b'), UNHEX('C3A9') = 'é'",
+    # a VARBINARY column's addresses (those whose bytes are UTF-8 are held as TEXT here)
+    "SELECT id, INET6_NTOA(a), IS_IPV4_COMPAT(a), IS_IPV4_MAPPED(a), HEX(a), LENGTH(a) FROM ip ORDER BY id",
 ]
 
 

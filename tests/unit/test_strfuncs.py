@@ -11,7 +11,7 @@ def _warnings():
 
 def test_char_bytes_and_charsets():
     seen, warn = _warnings()
-    assert strfuncs.mysql_char("binary", [77, 121, 83, 81, 76], warn) == b"MySQL"
+    assert strfuncs.mysql_char("binary", [77, 121, 83, 81, 76], warn) == "MySQL"  # (UTF-8 bytes held as TEXT)
     assert strfuncs.mysql_char("binary", [233, None, 256, -1, 1 << 32], warn) == b"\xe9\x01\x00\xff\xff\xff\xff\x00"
     assert strfuncs.mysql_char("utf8mb4", [0xC3A9], warn) == "é"
     assert strfuncs.mysql_char("utf8mb4", [0x41, 0xE9], warn) is None
@@ -64,3 +64,12 @@ def test_compress_format_and_uncompress_warnings():
     assert uncompress(bytes.fromhex("00000000789C4B4C4A0600024D0127")) is None
     assert uncompress(bytes.fromhex("0300000078")) is None
     assert [code for _, code, _ in seen] == [1256, 1258, 1259, 1259]
+
+
+def test_a_binary_string_held_as_text_is_read_as_its_bytes():
+    """A VARBINARY value whose bytes are UTF-8 is held as TEXT (`values.binary_value`): INET6_NTOA
+    and IS_IPV4_COMPAT read it as those bytes (10.0.0.1, ::1.2.3.4)."""
+    warned: list = []
+    assert strfuncs.inet6_ntoa("\n\x00\x00\x01") == "10.0.0.1"
+    assert strfuncs.inet6_ntoa(bytes(12).decode() + "\x01\x02\x03\x04") == "::1.2.3.4"
+    assert strfuncs.ipv6_test(False, warned.append)(bytes(12).decode() + "\x01\x02\x03\x04") == 1 and not warned
