@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from datetime import datetime
 from typing import TYPE_CHECKING
 
 from engine import checksum, infoschema
@@ -23,6 +24,7 @@ from protocol.errors import (
     ER_NO_SUCH_TABLE,
     ER_NONUNIQ_TABLE,
     ER_NOT_SUPPORTED_YET,
+    ER_UNKNOWN_STORAGE_ENGINE,
     ER_UNKNOWN_TABLE,
     ER_WRONG_OBJECT,
     SQLError,
@@ -342,6 +344,15 @@ def run_admin(session: Session, cur: TokenCursor, shape: str) -> Result | AsSele
                     for r in rows]
             return _listing("full_columns", rows, session)
         return _listing("columns", rows, session)
+    if cur.accept("ENGINE"):  # SHOW ENGINE name STATUS | MUTEX | LOGS
+        name = cur.ident()
+        status = cur.accept("STATUS")
+        if not status:
+            cur.expect("MUTEX", "LOGS")
+        if name.lower() != "innodb":
+            raise SQLError(ER_UNKNOWN_STORAGE_ENGINE, name)
+        rows = [("InnoDB", "", _INNODB_STATUS.format(datetime.now().strftime("%Y-%m-%d %H:%M:%S")))] if status else []
+        return _result(["Type", "Name", "Status"], rows, session)
     if cur.accept("STORAGE"):
         cur.expect("ENGINES")
         return _listing("engines", [infoschema.ENGINE_ROW], session)
@@ -408,6 +419,18 @@ def run_admin(session: Session, cur: TokenCursor, shape: str) -> Result | AsSele
 # What the engine honestly is: transactional (one writer at a time, table-level), savepoints,
 # no XA. It answers to InnoDB, the name every table is created and shown with.
 _COLUMN_PRIVILEGES = "select,insert,update,references"
+# SHOW ENGINE INNODB STATUS's text: the monitor's frame around what this engine can say of itself
+_INNODB_STATUS = """
+=====================================
+{} 0x0 INNODB MONITOR OUTPUT
+=====================================
+This InnoDB is SQLite (one writer at a time), answering to the name InnoDB: it has none of
+InnoDB's monitor sections. Its state is in SHOW GLOBAL STATUS, SHOW PROCESSLIST and
+information_schema.
+----------------------------
+END OF INNODB MONITOR OUTPUT
+============================
+"""
 _TEXT_TYPES = ("char", "varchar", "tinytext", "text", "mediumtext", "longtext", "enum", "set")
 # SHOW TABLE STATUS is information_schema.TABLES under MariaDB's listing names (as MariaDB
 # answers it), so its numbers are TABLES' (rows counted, the next AUTO_INCREMENT) and so are its types

@@ -191,6 +191,7 @@ ER_WRONG_AUTO_KEY = MySQLError(1075, "42000", "Incorrect table definition; there
 ER_CANT_DROP_FIELD_OR_KEY = MySQLError(1091, "42000", "Can't DROP %s `%s`; check that it exists")
 ER_WRONG_VALUE_COUNT_ON_ROW = MySQLError(1136, "21S01", "Column count doesn't match value count at row %d")
 ER_NON_UNIQ_ERROR = MySQLError(1052, "23000", "Column '%s' in %s is ambiguous")
+ER_UNKNOWN_STORAGE_ENGINE = MySQLError(1286, "42000", "Unknown storage engine '%s'")
 ER_NONUNIQ_TABLE = MySQLError(1066, "42000", "Not unique table/alias: '%s'")
 ER_WRONG_DB_NAME = MySQLError(1102, "42000", "Incorrect database name '%s'")
 ER_TOO_MANY_DATABASES = MySQLError(1105, "HY000", "Too many databases in use at once: the embedded engine holds at most %d %s")

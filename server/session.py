@@ -205,6 +205,7 @@ STATEMENT_PRIVILEGES: dict[str, tuple[str, ...]] = {
     "PURGE BINARY": (SUPER, "BINLOG ADMIN"),
     "PURGE MASTER": (SUPER, "BINLOG ADMIN"),
     "FLUSH BINARY": ("RELOAD",),
+    "SHOW ENGINE": ("PROCESS",),
 }
 _SHOW_SLAVE_HOSTS = re.compile(r"\s*SHOW\s+(SLAVE|REPLICA)\s+HOSTS\b", re.IGNORECASE)
 # Role commands needing REPLICATION SLAVE.

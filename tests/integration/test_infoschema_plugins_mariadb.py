@@ -1,4 +1,7 @@
 """information_schema.PLUGINS and information_schema.ENGINES (both 1109 "Unknown table" before),
+and SHOW ENGINE name STATUS | MUTEX | LOGS (1064 before: monitoring tools run SHOW ENGINE INNODB
+STATUS; here its text is the monitor's frame around a note of what this engine is, MUTEX and LOGS
+empty, an engine not listed 1286, PROCESS wanted as MariaDB wants it),
 against a live MariaDB 10.11: the built-in plugins' rows
 (binlog, mysql_native_password) and the InnoDB engine's as MariaDB lists them. PLUGINS holds
 SHOW PLUGINS' rows, so the semi-sync plugins installed here are listed ACTIVE (MariaDB 10.11 has
@@ -9,6 +12,7 @@ does not list information_schema's own views' columns here."""
 
 from __future__ import annotations
 
+import pymysql
 import pytest
 
 from tests.support.mariadb import mariadb_available
@@ -27,6 +31,10 @@ QUERIES = [
     " FROM information_schema.PLUGINS WHERE PLUGIN_NAME IN ('binlog', 'mysql_native_password') ORDER BY 1",
     "SELECT ENGINE, SUPPORT, TRANSACTIONS, SAVEPOINTS FROM information_schema.ENGINES WHERE ENGINE = 'InnoDB'",
     "SELECT COUNT(*) > 0 FROM information_schema.PLUGINS WHERE PLUGIN_TYPE = 'STORAGE ENGINE' AND PLUGIN_STATUS = 'ACTIVE'",
+    "SHOW ENGINE INNODB MUTEX",
+    "SHOW ENGINE innodb LOGS",
+    "SHOW ENGINE nosuch STATUS",
+    "CREATE USER 'mon'@'%' IDENTIFIED BY 'pw'",
 ]
 
 
@@ -38,3 +46,16 @@ def test_plugins_and_engines_as_mariadb_lists_them(tmp_path):
         assert master.query(semisync) == [("rpl_semi_sync_master", "ACTIVE"), ("rpl_semi_sync_slave", "ACTIVE")]
         master.query("UNINSTALL PLUGIN rpl_semi_sync_slave")
         assert master.query(semisync) == [("rpl_semi_sync_master", "ACTIVE")]
+
+
+def test_show_engine_innodb_status_as_mariadb_frames_it(tmp_path):
+    with mariadb_and_ours(tmp_path) as (reference, master):
+        for server in (reference, master):
+            (row,) = server.query("SHOW ENGINE INNODB STATUS")
+            assert row[:2] == ("InnoDB", "") and "INNODB MONITOR OUTPUT" in row[2]
+            assert "END OF INNODB MONITOR OUTPUT" in row[2]
+            server.query("CREATE USER 'mon'@'127.0.0.1' IDENTIFIED BY 'pw'")
+            with pytest.raises(pymysql.err.OperationalError) as denied:
+                pymysql.connect(host="127.0.0.1", port=server.port, user="mon", password="pw").cursor().execute(
+                    "SHOW ENGINE INNODB STATUS")
+            assert denied.value.args[0] == 1227
