@@ -281,6 +281,8 @@ def text_value(ct: ColumnType, v: object) -> object:
     if code in (FieldType.DATETIME, FieldType.TIMESTAMP, FieldType.TIME):
         return _temporal_text(v, ct.decimals, code) if isinstance(v, str) else v
     if code == FieldType.BIT:
+        if isinstance(v, str) and v.isdigit():  # kept as its digits (`catalog.Column.unsigned_64`)
+            v = int(v)
         if isinstance(v, int):
             return v.to_bytes(max((ct.length + 7) // 8, 1), "big")
         return v
