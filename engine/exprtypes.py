@@ -473,6 +473,8 @@ class Derived:
             types = self.select.types(typer.params, typer.texts)
             if not isinstance(self.select, SelectTypes) or self.select._static is None:
                 typer.read_params = True  # (its types read the statement's literals)
+        if any(t is not None and t.bit_digits for t in types):  # a column of its own now (sent as bytes)
+            types = [replace(t, bit_digits=False) if t is not None and t.bit_digits else t for t in types]
         return types if len(types) == len(self.names) else None
 
     def index(self, name: str) -> int | None:
@@ -914,6 +916,8 @@ class _Typer:
             ct = _unify(candidates)
             if ct.type in (FieldType.VAR_STRING, FieldType.STRING) and ct.charset != 63:
                 ct = ColumnType(FieldType.VAR_STRING, ct.length, STRING_DEC, ct.charset, ct.flags & ~ColumnFlag.BLOB)
+            if ct.type == FieldType.BIT:
+                ct = replace(ct, bit_digits=True)
             return ct
         if word in ("ROUND", "TRUNCATE", "FLOOR", "CEIL", "CEILING"):
             if first is None:

@@ -114,7 +114,8 @@ def stored_literal(source: tuple, params: list[object], texts: list[str] | None,
     """The value of a literal the translation has stored as a column would (`translate.STORE`:
     literal index, read as (False, True for _binary, a typed literal's kind), Column, row number,
     `db`.`t`.`c`, negated, IGNORE); a number with a point exactly as written: `texts`, the
-    statement's `lexer.literal_texts`, needed (not None) when params[index] is a float."""
+    statement's `lexer.literal_texts`, needed (not None) when params[index] is a float, or a
+    string for a BIT column (a number past BIGINT and a quoted string of its digits differ there)."""
     _, index, binary, col, row, where, negative, lenient = source
     v = params[index]
     if type(binary) is str:  # DATE 'x' / TIME 'x' / TIMESTAMP 'x': its value, then stored as one
@@ -128,6 +129,8 @@ def stored_literal(source: tuple, params: list[object], texts: list[str] | None,
         v = v.copy_negate() if isinstance(v, Decimal) else -v  # type: ignore[operator]  # (no context rounding)
     elif binary and isinstance(v, str):
         v = v.encode("utf-8", "surrogateescape")
+    elif col.base == "bit" and type(v) is str and v.isdigit() and texts is not None and texts[index][:1] not in "'\"":
+        v = Decimal(v)  # a number past BIGINT kept as its digits (`lexer.decode_number`): a number, not a string
     return store(col, v, row, where, lenient, warnings)
 
 
@@ -268,18 +271,15 @@ def _bit(col: Column, value: object, row: int) -> int | str:
     rounded half away from zero (a negative one, or one past 64 bits, is 1264), a DOUBLE past
     BIGINT the bits of BIGINT's minimum (2^63, as MariaDB converts it); a string or a binary
     string (X'..', 0x..) is its bytes read as a big-endian number, leading zero bytes allowed. A
-    value past M bits is 1406 (under IGNORE: the maximum, warned of as 1264, `store`). A number
-    literal past BIGINT arrives as its digits (`lexer.decode_number`, also B'..'): a string of
-    19 digits or more is read as that number (as bytes it could never fit)."""
+    value past M bits is 1406 (under IGNORE: the maximum, warned of as 1264, `store`)."""
     bits = _fsp(col) or 1
     if isinstance(value, float):
         value = int(Decimal(repr(value)).to_integral_value(rounding=ROUND_HALF_UP, context=EXACT)) if -(
             1 << 63) <= value < 1 << 63 else -(1 << 63)
     if isinstance(value, int):
         n = value + (1 << 64) if bits == 64 and -(1 << 63) <= value < 0 else int(value)
-    elif isinstance(value, Decimal) or isinstance(value, str) and len(value) > 18 and value.isascii() \
-            and value.isdigit():
-        n = int(Decimal(value).to_integral_value(rounding=ROUND_HALF_UP, context=EXACT))
+    elif isinstance(value, Decimal):
+        n = int(value.to_integral_value(rounding=ROUND_HALF_UP, context=EXACT))
         if not 0 <= n < 1 << 64:
             raise SQLError(ER_WARN_DATA_OUT_OF_RANGE, col.name, row)
     else:

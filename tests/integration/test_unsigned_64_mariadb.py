@@ -4,7 +4,8 @@ keep their digits: `catalog.Column.unsigned_64`). Every function and operator th
 integer reads them as the numbers they are (HEX, BIN, OCT, CONV, & | ^ ~ << >>, BIT_COUNT,
 arithmetic, comparisons, ORDER BY, aggregates, CAST, CHECKSUM TABLE), BIT stores what MariaDB's
 Field_bit stores (numbers, strings and X'..' / B'..' literals as big-endian bytes, 1406 past M
-bits, IGNORE's maximum with 1264), both protocols send the values as MariaDB does, and replicas
+bits, IGNORE's maximum with 1264), both protocols send the values as MariaDB does (a BIT
+column's as its bytes, MAX(b) or GREATEST(b, c) as its digits), and replicas
 of our master (ours and MariaDB) replaying the statements hold the same values."""
 
 from __future__ import annotations
@@ -75,6 +76,8 @@ BIT_STATEMENTS = [
     "INSERT INTO b VALUES (17, -1, 0)",
     "INSERT INTO b VALUES (18, -1.5, 0)",
     "INSERT INTO b VALUES (19, 1e19, x'')",
+    "INSERT INTO b VALUES (25, '9223372036854775808', 0)",
+    "INSERT INTO b VALUES (26, '12345678', '1')",
     "INSERT IGNORE INTO b VALUES (20, 1, 256)",
     "INSERT IGNORE INTO b VALUES (21, 1, -1)",
     "INSERT IGNORE INTO b VALUES (22, 1, 'ab')",
@@ -91,6 +94,8 @@ BIT_STATEMENTS = [
     "SELECT id FROM b WHERE y = 255 ORDER BY id",
     "SELECT id FROM b ORDER BY x, id",
     "SELECT SUM(x), SUM(y) FROM b",
+    "SELECT MAX(x), MIN(y), GREATEST(x, y), IFNULL(x, y) FROM b WHERE id IN (1, 4)",
+    "SELECT m FROM (SELECT MAX(x) m FROM b) t",
     "CHECKSUM TABLE b",
 ]
 
