@@ -24,15 +24,14 @@ already (the column's `mysql_decimal` collation, index usable): there only the l
 bound exact. A scalar subquery has its item's category. A region whose value is a DECIMAL gets
 `COLLATE mysql_decimal`, so that ORDER BY, GROUP BY, DISTINCT, MIN and MAX (and an alias or
 position naming it) order its texts by value. Integer, float and string expressions are never
-changed (SQLite's own operators: no Python per row). A comparison (and IN, BETWEEN) of a number
+changed (SQLite's own operators: no Python per row), but for the bit operators below. A comparison (and IN, BETWEEN) of a number
 with a string compares numbers, as MySQL's: the string side becomes `CAST(x AS NUMERIC)`
 (`convert_operands`); where a literal's kind decides it, the literal's value is read (`literal`) and
-the literal recorded in `kinds`, which the plan is then keyed by (`Plan.literal_kinds`). Also MySQL's `^` (bitwise XOR) and `~`
-(64-bit unsigned) and the logical XOR become functions, which SQLite lacks, and so do `&`, `|`,
-`<<`, `>>` with a DECIMAL operand or a literal past BIGINT (SQLite reads a BIGINT UNSIGNED's
-digits past 2^63 as its largest integer), their value then a `dec` (its digits past 2^63); HEX of
-a DECIMAL is the number's hex (`mysql_hex_number`), not its text's; CAST(x AS SIGNED) of a
-BIGINT UNSIGNED or BIT column takes its bits. A scalar subquery that
+the literal recorded in `kinds`, which the plan is then keyed by (`Plan.literal_kinds`). Also MySQL's bit
+operators (`^`, which SQLite lacks, `~`, `&`, `|`, `<<`, `>>`: 64 bits unsigned where SQLite's
+are signed) and the logical XOR become functions, a bit operator's value a `dec` (its digits past
+2^63); HEX of a DECIMAL is the number's hex (`mysql_hex_number`), not its text's; CAST(x AS
+SIGNED) of a BIGINT UNSIGNED or BIT column takes its bits. A scalar subquery that
 may return several rows (it reads a table, and does not aggregate without GROUP BY) is checked:
 `(SELECT * FROM (q) WHERE mysql_one_row((SELECT count(*) FROM (SELECT 1 FROM (q) LIMIT 2))))`,
 1242 past one row as MySQL's (SQLite gives the first), its value and affinity q's (a derived table
@@ -312,9 +311,10 @@ class Finder:
     def binary(self, a: Expr, op: str, b: Expr) -> Expr:
         if op not in _ARITH:  # bit and logical operators read an ENUM / SET as its number too
             a, b = _member_number(a), _member_number(b)
-        if op in _BIT_OPS and (op == "^" or DEC in (a.cat, b.cat) or self.past_bigint(a) or self.past_bigint(b)):
-            # 64 bits unsigned, a DECIMAL's number rounded (SQLite's operators read a BIGINT
-            # UNSIGNED's digits past 2^63 as its largest integer); past 2^63 the result's digits
+        if op in _BIT_OPS:
+            # MySQL's are over 64 bits unsigned (-1 | 0 is 2^64-1, 1 << 63 is 2^63), a DECIMAL's
+            # number rounded; SQLite's are signed (and read a BIGINT UNSIGNED's digits past 2^63
+            # as its largest integer): past 2^63 the result's digits
             return Expr(a.start, b.stop, DEC, ("call", _BIT_OPS[op], a.emit(), b.emit()))
         if op == "XOR":  # (SQLite has no logical XOR)
             return Expr(a.start, b.stop, INT, ("call", "mysql_xor", a.emit(), b.emit()))

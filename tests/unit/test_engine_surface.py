@@ -341,6 +341,13 @@ async def test_update_ignore_computes_on_its_tables_columns_exactly(db):
     assert await one(db, "SELECT CAST(u AS CHAR), d FROM g") == ("18446744073709551614", "1234567890123456789012.35")
 
 
+async def test_bit_operators_are_unsigned_on_signed_integers_too(db):
+    """MySQL's & | << >> are over 64 bits unsigned, SQLite's signed: -1 | 0 is 2^64-1, not -1."""
+    result = await db.execute("SELECT 1 << 63, -1 | 0, -1 >> 1, -1 & 5, -8 >> 1, 1 << 64, 5 & NULL")
+    assert [[int(v) if isinstance(v, str) else v for v in r] for r in result.rows] == [
+        [1 << 63, (1 << 64) - 1, (1 << 63) - 1, 5, ((1 << 64) - 8) >> 1, 0, None]]
+
+
 @pytest.mark.parametrize("sql, code", [
     ("SELECT 1 $ 2", 1064),  # a token SQLite cannot read: a syntax error, not 1105
 ])
