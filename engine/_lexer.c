@@ -10,8 +10,8 @@ equal on every input, tests/unit/test_lexer_native.py)
   literal becomes `?` in the shape and its value, decoded with MySQL's rules, goes to the list:
   strings with backslash escapes and the doubled quote of their own kind, numbers as int (below
   2**63), the digits as text (BIGINT UNSIGNED and beyond) or float (a fraction or an exponent),
-  hex as bytes, bits as int. Without literals the shape is `sql` itself. A string that follows
-  a string with nothing but blanks (space, \t, \n, \r, \f, \v) and comments between is MySQL's
+  hex as bytes, bits as int (past 2**63 - 1 its digits). Without literals the shape is `sql`
+  itself. A string that follows a string with nothing but blanks (space, \t, \n, \r, \f, \v) and comments between is MySQL's
   one literal, their values concatenated ('a' 'b' is 'ab'): one `?`, one value, what was between dropped.
 - None: the text has a bare `?` (the Python path raises 1064 with its position). Executable
   comments are replaced by the caller before.
@@ -207,7 +207,8 @@ static PyObject *hex_value(const Text *t, Py_ssize_t start, Py_ssize_t end) {
     return out;
 }
 
-/* B'..' or 0b..: the bits as an int (no digits: 0). */
+/* B'..' or 0b..: the bits as an int (no digits: 0); past 2**63 - 1 its decimal digits, as a
+   number's (SQLite binds no larger int). */
 static PyObject *bits_value(PyObject *sql, const Text *t, Py_ssize_t start, Py_ssize_t end) {
     Py_ssize_t a = start + 2, b = ch(t, start + 1) == '\'' ? end - 1 : end;
     if (a == b)
@@ -217,6 +218,15 @@ static PyObject *bits_value(PyObject *sql, const Text *t, Py_ssize_t start, Py_s
         return NULL;
     PyObject *out = PyLong_FromUnicodeObject(digits, 2);
     Py_DECREF(digits);
+    if (out == NULL)
+        return NULL;
+    int overflow = 0;
+    (void)PyLong_AsLongLongAndOverflow(out, &overflow);
+    if (overflow) {
+        PyObject *text = PyObject_Str(out);
+        Py_DECREF(out);
+        return text;
+    }
     return out;
 }
 

@@ -5,7 +5,9 @@ SQLite keeps only affinities, so the MySQL definition of every table is kept her
 JSON in the schema file's `__engine_catalog` table, in the same SQLite transaction as the DDL that
 changed it. The in-memory `Catalog` is owned by the engine and changed only from the event loop.
 Mapping rules: integer types -> INTEGER (an AUTO_INCREMENT integer primary key becomes SQLite's
-rowid alias `INTEGER PRIMARY KEY`), char/text/enum/set/date/time types -> TEXT (character columns
+rowid alias `INTEGER PRIMARY KEY`), but BIGINT UNSIGNED and BIT (values to 2^64-1) -> TEXT holding
+the decimal digits under the `mysql_decimal` collation (`Column.unsigned_64`; tables created before
+kept BIT as INTEGER), char/text/enum/set/date/time types -> TEXT (character columns
 `COLLATE mysql_general_ci`, MariaDB's default utf8mb4_general_ci: `engine.collation`; JSON and
 `_bin` columns binary; tables created before kept SQLite's NOCASE), float/double -> REAL,
 decimal -> TEXT holding the exact decimal (`engine.values.store`) with the `mysql_decimal`
@@ -126,8 +128,15 @@ class Column:
         return self.affinity == "TEXT" and (self.binary or self.base == "json")
 
     @property
+    def unsigned_64(self) -> bool:
+        """BIGINT UNSIGNED or BIT(M): values to 2^64-1, above SQLite's integers (2^63-1), so the
+        column holds every value as its decimal digits (TEXT, DECIMAL_COLLATION), read as a
+        number by `engine.exact` (a DECIMAL there) and by the functions that take an integer."""
+        return self.base == "bit" or self.base == "bigint" and self.unsigned
+
+    @property
     def affinity(self) -> str:
-        if self.base == "bigint" and self.unsigned:
+        if self.unsigned_64:
             return "TEXT"  # above 2^63-1 SQLite has no integer: exact digits, DECIMAL_COLLATION
         if self.base in INT_TYPES:
             return "INTEGER"
@@ -321,7 +330,7 @@ class Table:
                 parts.append("DEFAULT CURRENT_TIMESTAMP")
             if col.text_ci:
                 parts.append("COLLATE " + GENERAL_CI)
-            elif col.base in NUMERIC_TYPES or col.affinity == "TEXT" and col.base == "bigint":
+            elif col.base in NUMERIC_TYPES or col.unsigned_64:
                 parts.append("COLLATE " + DECIMAL_COLLATION)
             defs.append(" ".join(parts))
         pk = self.primary

@@ -55,6 +55,9 @@ class ColumnType:
     # a table column's own result column: (schema, table as the statement names it, table, column),
     # what the column definition says of where it comes from (an expression: None)
     origin: tuple[str, str, str, str] | None = None
+    # a BIT function's value (MAX(b), GREATEST(b, c)): sent as its decimal digits, as MariaDB's
+    # Item sends it (a column's value, a derived table's or a UNION's too, goes as its bytes)
+    bit_digits: bool = False
 
     @property
     def is_binary_string(self) -> bool:
@@ -66,7 +69,7 @@ class ColumnType:
 
     def with_flags(self, flags: int) -> ColumnType:
         return ColumnType(self.type, self.length, self.decimals, self.charset, flags, self.pad_to, self.format_name,
-                          self.origin)
+                          self.origin, self.bit_digits)
 
 
 STRING_CODES = frozenset({FieldType.STRING, FieldType.VAR_STRING, FieldType.VARCHAR, FieldType.BLOB,
@@ -281,8 +284,10 @@ def text_value(ct: ColumnType, v: object) -> object:
     if code in (FieldType.DATETIME, FieldType.TIMESTAMP, FieldType.TIME):
         return _temporal_text(v, ct.decimals, code) if isinstance(v, str) else v
     if code == FieldType.BIT:
+        if isinstance(v, str) and v.isdigit():  # kept as its digits (`catalog.Column.unsigned_64`)
+            v = int(v)
         if isinstance(v, int):
-            return v.to_bytes(max((ct.length + 7) // 8, 1), "big")
+            return str(v).encode() if ct.bit_digits else v.to_bytes(max((ct.length + 7) // 8, 1), "big")
         return v
     if ct.charset == CHARSET_BINARY and code in STRING_CODES:
         raw = v if isinstance(v, bytes) else str(v).encode("utf-8", "surrogateescape")

@@ -1335,7 +1335,8 @@ class Engine:
             conn.execute("RELEASE __replace")
         return affected
 
-    def _w_write_error(self, exc: sqlite3.Error | UnicodeEncodeError, plan: Plan, args, database) -> SQLError:
+    def _w_write_error(self, exc: sqlite3.Error | UnicodeEncodeError | OverflowError, plan: Plan, args,
+                       database) -> SQLError:
         msg = str(exc)
         fk = fk_error(exc) if isinstance(exc, sqlite3.Error) else None
         if fk is not None:

@@ -29,12 +29,15 @@ from protocol.errors import (
     SQLError,
 )
 
-# What SQLite raises for a statement it refuses, before running any of it: its own errors, and
-# a statement text or string value that is not UTF-8 (the client's bytes, kept as surrogates).
-SQLITE_INPUT_ERRORS = (sqlite3.Error, UnicodeEncodeError)
+# What SQLite raises for a statement it refuses, before running any of it: its own errors, a
+# statement text or string value that is not UTF-8 (the client's bytes, kept as surrogates), and
+# an integer argument past its signed 64 bits (such values are bound as their digits: a bug).
+SQLITE_INPUT_ERRORS = (sqlite3.Error, UnicodeEncodeError, OverflowError)
 
 
-def map_sqlite_error(exc: sqlite3.Error | UnicodeEncodeError, database: str | None) -> SQLError:
+def map_sqlite_error(exc: sqlite3.Error | UnicodeEncodeError | OverflowError, database: str | None) -> SQLError:
+    if isinstance(exc, OverflowError):
+        return SQLError(ER_NOT_SUPPORTED_YET, "an integer value past 64 bits here")
     if isinstance(exc, UnicodeEncodeError):
         bad = exc.object[exc.start : exc.end].encode("utf-8", "surrogateescape")
         return SQLError(ER_INVALID_CHARACTER_STRING, "utf8mb4", bad.hex().upper())

@@ -4,7 +4,7 @@ compute them exactly (SQLite's arithmetic on them is a double, wrong beyond ~15 
 Contract. `Finder(tokens, lookup).scan(lo, hi)` walks the expressions of tokens[lo:hi] (each
 clause's expressions, subqueries and function arguments included) with MySQL's operator
 precedence, and types them by category from the schema (`lookup(names)` -> the column's
-`ColumnType`): `dec` (DECIMAL, BIGINT UNSIGNED, which SQLite holds as exact text), `int`, `float`,
+`ColumnType`): `dec` (DECIMAL, BIGINT UNSIGNED and BIT, which SQLite holds as exact text), `int`, `float`,
 `str` (a character or binary string column but ENUM and SET, a string function), `lit` (a
 literal: its kind is known only per execution, the shape is shared), `other`. It
 returns the regions to emit differently, start token -> (end, tree), where a tree is
@@ -24,11 +24,14 @@ already (the column's `mysql_decimal` collation, index usable): there only the l
 bound exact. A scalar subquery has its item's category. A region whose value is a DECIMAL gets
 `COLLATE mysql_decimal`, so that ORDER BY, GROUP BY, DISTINCT, MIN and MAX (and an alias or
 position naming it) order its texts by value. Integer, float and string expressions are never
-changed (SQLite's own operators: no Python per row). A comparison (and IN, BETWEEN) of a number
+changed (SQLite's own operators: no Python per row), but for the bit operators below. A comparison (and IN, BETWEEN) of a number
 with a string compares numbers, as MySQL's: the string side becomes `CAST(x AS NUMERIC)`
 (`convert_operands`); where a literal's kind decides it, the literal's value is read (`literal`) and
-the literal recorded in `kinds`, which the plan is then keyed by (`Plan.literal_kinds`). Also MySQL's `^` (bitwise XOR) and `~`
-(64-bit unsigned) and the logical XOR become functions, which SQLite lacks. A scalar subquery that
+the literal recorded in `kinds`, which the plan is then keyed by (`Plan.literal_kinds`). Also MySQL's bit
+operators (`^`, which SQLite lacks, `~`, `&`, `|`, `<<`, `>>`: 64 bits unsigned where SQLite's
+are signed) and the logical XOR become functions, a bit operator's value a `dec` (its digits past
+2^63); HEX of a DECIMAL is the number's hex (`mysql_hex_number`), not its text's; CAST(x AS
+SIGNED) of a BIGINT UNSIGNED or BIT column takes its bits. A scalar subquery that
 may return several rows (it reads a table, and does not aggregate without GROUP BY) is checked:
 `(SELECT * FROM (q) WHERE mysql_one_row((SELECT count(*) FROM (SELECT 1 FROM (q) LIMIT 2))))`,
 1242 past one row as MySQL's (SQLite gives the first), its value and affinity q's (a derived table
@@ -79,6 +82,8 @@ _DEC_FUNCS = {"ABS": "mysql_dec_abs", "FLOOR": "mysql_dec_floor", "CEIL": "mysql
               "CEILING": "mysql_dec_ceil", "ROUND": "mysql_dec_round", "TRUNCATE": "mysql_dec_truncate",
               "GREATEST": "mysql_dec_greatest", "LEAST": "mysql_dec_least", "MOD": "mysql_dec_mod",
               "SUM": "mysql_dec_sum", "AVG": "mysql_dec_avg"}
+_BIT_OPS = {"^": "mysql_bit_xor", "&": "mysql_bit_and", "|": "mysql_bit_or", "<<": "mysql_bit_shl",
+            ">>": "mysql_bit_shr"}
 _SAME_AS_ARGS = {"MIN", "MAX", "ANY_VALUE", "IFNULL", "COALESCE", "NULLIF", "IF"}
 _INT_RESULT = {"COUNT", "LENGTH", "OCTET_LENGTH", "CHAR_LENGTH", "CHARACTER_LENGTH", "LOCATE", "INSTR",
                "POSITION", "YEAR", "MONTH", "DAY", "DAYOFMONTH", "HOUR", "MINUTE", "SECOND", "SIGN",
@@ -112,6 +117,11 @@ _STOP = {"SELECT", "FROM", "WHERE", "GROUP", "ORDER", "BY", "HAVING", "LIMIT", "
 _STARTS_AFTER = {"SELECT", "WHERE", "HAVING", "ON", "BY", "WHEN", "THEN", "ELSE", "AND", "OR", "XOR",
                  "NOT", "DISTINCT", "ALL", "DISTINCTROW", "SQL_CALC_FOUND_ROWS", "SQL_NO_CACHE",
                  "SQL_CACHE", "HIGH_PRIORITY", "STRAIGHT_JOIN", "RETURNING"}
+
+
+def _unsigned_64(ct: ColumnType) -> bool:
+    """A BIGINT UNSIGNED or BIT column: its values held as their digits (`Column.unsigned_64`)."""
+    return ct.type == FieldType.BIT or ct.type == FieldType.LONGLONG and bool(ct.flags & ColumnFlag.UNSIGNED)
 
 
 class _Fail(Exception):
@@ -301,8 +311,11 @@ class Finder:
     def binary(self, a: Expr, op: str, b: Expr) -> Expr:
         if op not in _ARITH:  # bit and logical operators read an ENUM / SET as its number too
             a, b = _member_number(a), _member_number(b)
-        if op == "^":
-            return Expr(a.start, b.stop, INT, ("call", "mysql_bit_xor", a.emit(), b.emit()))
+        if op in _BIT_OPS:
+            # MySQL's are over 64 bits unsigned (-1 | 0 is 2^64-1, 1 << 63 is 2^63), a DECIMAL's
+            # number rounded; SQLite's are signed (and read a BIGINT UNSIGNED's digits past 2^63
+            # as its largest integer): past 2^63 the result's digits
+            return Expr(a.start, b.stop, DEC, ("call", _BIT_OPS[op], a.emit(), b.emit()))
         if op == "XOR":  # (SQLite has no logical XOR)
             return Expr(a.start, b.stop, INT, ("call", "mysql_xor", a.emit(), b.emit()))
         if op in _ARITH:
@@ -424,6 +437,11 @@ class Finder:
         self.kinds[e.param] = number
         return number
 
+    def past_bigint(self, e: Expr) -> bool:
+        """Whether `e` is a literal holding a number past BIGINT, kept as its digits (recorded in
+        `kinds`): an operand SQLite would read as its largest integer."""
+        return e.kind == "lit" and not self.number_literal(e) and _digits(self.literal(e.param))
+
     @staticmethod
     def by_collation(col: Expr, others: list[Expr]) -> bool:
         """A stored DECIMAL column against literals or stored DECIMAL columns: SQLite compares
@@ -512,7 +530,7 @@ class Finder:
         t = self.toks[i]
         if t.kind == "op" and t.text == "-":
             inner = _as_number(self.unary(i + 1))
-            if inner.kind == "lit" and not self.number_literal(inner) and _digits(self.literal(inner.param)):
+            if self.past_bigint(inner):
                 # a number past BIGINT (kept as its digits): negated exactly, not as SQLite's REAL
                 return Expr(i, inner.stop, DEC, ("call", "mysql_dec_neg", ("dec", inner.param)))
             if inner.kind == "lit":
@@ -524,7 +542,7 @@ class Finder:
             return self.unary(i + 1)
         if t.kind == "op" and t.text == "~":
             inner = _member_number(self.unary(i + 1))
-            return Expr(i, inner.stop, INT, ("call", "mysql_bit_not", inner.emit()))
+            return Expr(i, inner.stop, DEC, ("call", "mysql_bit_not", inner.emit()))
         if (t.kind == "op" and t.text == "!") or t.is_word("NOT"):
             inner = _member_number(self.expr(i + 1, 4 if t.is_word("NOT") else 12))
             return self.native(i, inner.stop, INT, [inner])
@@ -588,7 +606,7 @@ class Finder:
                 cat = self.aliases.get(names[0].lower(), OTHER) if len(names) == 1 else OTHER
                 return Expr(i, j, cat)
             code = ct.type
-            if code == FieldType.NEWDECIMAL or (code == FieldType.LONGLONG and ct.unsigned):
+            if code == FieldType.NEWDECIMAL or _unsigned_64(ct):
                 return Expr(i, j, DEC, None, "col", column=ct)
             if code in INTEGER_CODES:
                 return Expr(i, j, INT, None, "bigint" if code == FieldType.LONGLONG else "", column=ct)
@@ -735,6 +753,8 @@ class Finder:
         if word in _NUMBER_ARGS or word in ("GREATEST", "LEAST") and any(
                 a.kind != "member" and self.is_number(a) for a in args):
             args = [_member_number(a) for a in args]  # an ENUM / SET read as its number
+        if word == "HEX" and len(args) == 1 and args[0].cat == DEC:  # a number's hex digits, not its text's
+            return Expr(i, end, STR, ("call", "mysql_hex_number", args[0].emit()))
         if word in ("ROUND", "TRUNCATE") and 1 <= len(args) <= 2 and args[0].kind in ("lit", "neglit", "litexpr"):
             # a literal number is a DECIMAL (1234.5678, ROUND(.., -2) 1200, not SQLite's double)
             return Expr(i, end, DEC, ("call", _DEC_FUNCS[word], args[0].exact(),
@@ -802,6 +822,8 @@ class Finder:
         if name in _INT_TARGETS and not toks[k].is_word("USING") and (
                 k + 2 == end - 1 or k + 3 == end - 1 and toks[k + 2].is_word("INTEGER", "INT")):
             kind = {DEC: "dec", FLOAT: "double", LIT: "lit"}.get(inner.cat, "") if inner is not None else ""
+            if inner is not None and inner.column is not None and _unsigned_64(inner.column):
+                kind = ""  # an unsigned 64-bit integer's digits: SIGNED takes its bits
             operand = inner.emit() if inner is not None else ("tokens", i + 2, k)
             return Expr(i, end, INT, ("call", "mysql_cast_int", operand, ("raw", f"'{kind}'"),
                                       ("raw", "1" if name == "UNSIGNED" else "0")))

@@ -481,6 +481,8 @@ class Derived:
             types = self.select.types(typer.params, typer.texts)
             if not isinstance(self.select, SelectTypes) or self.select._static is None:
                 typer.read_params = True  # (its types read the statement's literals)
+        if any(t is not None and t.bit_digits for t in types):  # a column of its own now (sent as bytes)
+            types = [replace(t, bit_digits=False) if t is not None and t.bit_digits else t for t in types]
         return types if len(types) == len(self.names) else None
 
     def index(self, name: str) -> int | None:
@@ -806,7 +808,8 @@ class _Typer:
             return decimal_type(len(whole.lstrip("0") or "0") + len(frac), len(frac), _CONSTANT_FLAGS)
         if isinstance(value, bytes):
             return varchar(len(value), binary=True, flags=ColumnFlag.NOT_NULL | ColumnFlag.UNSIGNED)
-        if value.isdigit() and self.texts()[n].isdigit():  # a number past BIGINT, kept as its digits
+        if value.isdigit() and (self.texts()[n].isdigit() or self.texts()[n][:2].lower() in ("b'", "0b")):
+            # a number past BIGINT (B'..' too), kept as its digits
             if int(value) < 1 << 64:
                 return int_type(len(value), _CONSTANT_FLAGS | ColumnFlag.UNSIGNED)
             return decimal_type(len(value), 0, _CONSTANT_FLAGS)
@@ -921,6 +924,8 @@ class _Typer:
             ct = _unify(candidates)
             if ct.type in (FieldType.VAR_STRING, FieldType.STRING) and ct.charset != 63:
                 ct = ColumnType(FieldType.VAR_STRING, ct.length, STRING_DEC, ct.charset, ct.flags & ~ColumnFlag.BLOB)
+            if ct.type == FieldType.BIT:
+                ct = replace(ct, bit_digits=True)
             return ct
         if word in ("ROUND", "TRUNCATE", "FLOOR", "CEIL", "CEILING"):
             if first is None:

@@ -323,6 +323,8 @@ def _num(value: Any) -> float:
 def _int(value: Any) -> int:
     if isinstance(value, int):
         return value
+    if isinstance(value, str) and value.isascii() and value.isdigit():
+        return int(value)  # a BIGINT UNSIGNED or BIT's digits: exact past a double's 2^53
     number = _num(value)
     if math.isnan(number):
         return 0
@@ -422,6 +424,36 @@ def _decimal_of(value: Any) -> Decimal:
 
 def bit_xor(a: Any, b: Any) -> int | str | None:
     return None if a is None or b is None else _as_sqlite(_unsigned(a) ^ _unsigned(b))
+
+
+def bit_and(a: Any, b: Any) -> int | str | None:
+    return None if a is None or b is None else _as_sqlite(_unsigned(a) & _unsigned(b))
+
+
+def bit_or(a: Any, b: Any) -> int | str | None:
+    return None if a is None or b is None else _as_sqlite(_unsigned(a) | _unsigned(b))
+
+
+def bit_shl(a: Any, b: Any) -> int | str | None:
+    """x << n over 64 bits unsigned, n read as MySQL's 32-bit unsigned shift count (its low 32
+    bits: 2^63 + 1 is 1, -1 is 4294967295); a shift of 64 or more is 0."""
+    if a is None or b is None:
+        return None
+    n = _unsigned(b) & 0xFFFFFFFF
+    return _as_sqlite(_unsigned(a) << n & _UINT64 if n < 64 else 0)
+
+
+def bit_shr(a: Any, b: Any) -> int | str | None:
+    if a is None or b is None:
+        return None
+    n = _unsigned(b) & 0xFFFFFFFF
+    return _as_sqlite(_unsigned(a) >> n if n < 64 else 0)
+
+
+def hex_number(value: Any) -> str | None:
+    """HEX() of a number held as text (a DECIMAL, a BIGINT UNSIGNED or BIT's digits): its 64-bit
+    value's hex digits, as `mysql_hex` gives an integer's."""
+    return None if value is None else format(_unsigned(value), "X")
 
 
 def bit_not(a: Any) -> int | str | None:
@@ -2071,7 +2103,9 @@ def register(conn: sqlite3.Connection, state: ConnectionState) -> None:
         "uuid": (0, lambda: mysql_uuid(session_fx().rand)), "octet_length": (1, octet_length),
         "bit_length": (1, lambda value: None if (n := octet_length(value)) is None else 8 * n),
         "mysql_locate": (-1, mysql_locate), "substring_index": (3, substring_index),
-        "mysql_bit_xor": (2, bit_xor), "mysql_bit_not": (1, bit_not), "truncate": (2, truncate), "regexp": (2, regexp), "mysql_isnull": (1, mysql_isnull),
+        "mysql_bit_xor": (2, bit_xor), "mysql_bit_not": (1, bit_not),
+        "mysql_bit_and": (2, bit_and), "mysql_bit_or": (2, bit_or), "mysql_bit_shl": (2, bit_shl),
+        "mysql_bit_shr": (2, bit_shr), "mysql_hex_number": (1, hex_number), "truncate": (2, truncate), "regexp": (2, regexp), "mysql_isnull": (1, mysql_isnull),
         "ascii": (1, lambda s: None if s is None else (ord(_to_str(s)[0]) if _to_str(s) else 0)),
         "mysql_rand": (-1, mysql_rand), "mysql_set_last_id": (1, mysql_set_last_id),
         "mysql_set_var": (2, mysql_set_var), "mysql_get_var": (3, mysql_get_var),

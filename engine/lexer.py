@@ -84,9 +84,11 @@ def decode_hex(text: str) -> bytes:
     return bytes.fromhex(digits)
 
 
-def decode_bits(text: str) -> int:
+def decode_bits(text: str) -> int | str:
+    """B'..' or 0b..: its number (past BIGINT its decimal digits, as `decode_number`'s)."""
     digits = text[2:-1] if text[1] == "'" else text[2:]
-    return int(digits or "0", 2)
+    n = int(digits or "0", 2)
+    return n if n < 1 << 63 else str(n)
 
 
 class SyntaxError_(SQLError):

@@ -2217,14 +2217,18 @@ class Translator:
 
         lookup = self.table_named
         tables: list[tuple[str, Table]] = []
+        # the target after UPDATE / INSERT's modifiers (UPDATE IGNORE t, INSERT IGNORE INTO t)
+        at = 1
+        while at < len(toks) and toks[at].is_word("LOW_PRIORITY", "DELAYED", "HIGH_PRIORITY", "IGNORE"):
+            at += 1
         for k, t in enumerate(toks):
             if t.is_word("FROM") or (k == 0 and t.is_word("UPDATE")):
-                head = [Token("word", "FROM")] + (toks[1:] if k == 0 else toks[k + 1:])
+                head = [Token("word", "FROM")] + (toks[at:] if k == 0 else toks[k + 1:])
                 if k == 0:
                     head = head[:next((n for n, x in enumerate(head) if x.is_word("SET")), len(head))]
                 tables += from_tables(head, 0, lookup)
         if toks and toks[0].is_word("INSERT", "REPLACE"):
-            at = 2 if len(toks) > 2 and toks[1].is_word("INTO") else 1
+            at += 1 if at < len(toks) and toks[at].is_word("INTO") else 0
             found = from_tables([Token("word", "FROM"), *toks[at:at + 3]], 0, lookup)
             tables += [(name, table) for name, table in found[:1]]
         return tables

@@ -7,7 +7,9 @@ store the same value. It returns what SQLite keeps, or raises MariaDB's strict-m
 1264 (out of range), 1265 (truncated: `12abc` into an integer, a value not in an ENUM), 1292 /
 1366 (not a value of that type; a string that is not valid utf8mb4 for a text column), 1406
 (too long); an INSERT or UPDATE IGNORE (`lenient`) stores such a value adjusted instead, as
-MariaDB does with a warning (`adjusted`). Integers are rounded half away from zero; DECIMAL(p,s) is rounded half up to s
+MariaDB does with a warning (`adjusted`). Integers are rounded half away from zero (a BIGINT
+UNSIGNED or BIT(M) value past SQLite's integers kept as its digits; BIT as MariaDB's Field_bit
+stores it, `_bit`); DECIMAL(p,s) is rounded half up to s
 digits (Python's decimal, never a float) and kept as its exact text; binary strings are bytes
 (any byte value; BINARY(n) padded with zero bytes; held as `binary_value` says), text
 columns get str (CHAR(n) without its trailing spaces, as MariaDB returns it without
@@ -81,8 +83,8 @@ def target(col: Column, where: str, lenient: bool = False) -> str | None:
     the column an expression's value is written to, checked and converted by `store` as a
     literal is (strict mode for expressions: UPDATE t SET tiny = tiny + 200 is 1264; `lenient`,
     under IGNORE: adjusted, with a warning). None for the types whose expression values are
-    stored as SQLite computes them (temporal, ENUM/SET, JSON, BIT, YEAR, floats)."""
-    if col.base not in _STRICT_BASES or col.base in ("bit", "year"):
+    stored as SQLite computes them (temporal, ENUM/SET, JSON, YEAR, floats)."""
+    if col.base not in _STRICT_BASES or col.base == "year":
         return None
     key = f"{where} {col.type_text}{' IGNORE' if lenient else ''}"
     _TARGETS[key] = (col, where, lenient)
@@ -112,7 +114,8 @@ def stored_literal(source: tuple, params: list[object], texts: list[str] | None,
     """The value of a literal the translation has stored as a column would (`translate.STORE`:
     literal index, read as (False, True for _binary, a typed literal's kind), Column, row number,
     `db`.`t`.`c`, negated, IGNORE); a number with a point exactly as written: `texts`, the
-    statement's `lexer.literal_texts`, needed (not None) when params[index] is a float."""
+    statement's `lexer.literal_texts`, needed (not None) when params[index] is a float, or a
+    string for a BIT column (a number past BIGINT and a quoted string of its digits differ there)."""
     _, index, binary, col, row, where, negative, lenient = source
     v = params[index]
     if type(binary) is str:  # DATE 'x' / TIME 'x' / TIMESTAMP 'x': its value, then stored as one
@@ -126,6 +129,8 @@ def stored_literal(source: tuple, params: list[object], texts: list[str] | None,
         v = v.copy_negate() if isinstance(v, Decimal) else -v  # type: ignore[operator]  # (no context rounding)
     elif binary and isinstance(v, str):
         v = v.encode("utf-8", "surrogateescape")
+    elif col.base == "bit" and type(v) is str and v.isdigit() and texts is not None and texts[index][:1] not in "'\"":
+        v = Decimal(v)  # a number past BIGINT kept as its digits (`lexer.decode_number`): a number, not a string
     return store(col, v, row, where, lenient, warnings)
 
 
@@ -144,7 +149,8 @@ def store(col: Column, value: object, row: int, where: str, lenient: bool = Fals
             raise
         if warnings is not None:  # (a string cut, a date zeroed: "truncated", as MariaDB says it then)
             truncated = exc.code in (ER_DATA_TOO_LONG.code, ER_TRUNCATED_WRONG_VALUE.code)
-            warning = SQLError(WARN_DATA_TRUNCATED, col.name, row) if truncated else exc
+            warning = SQLError(ER_WARN_DATA_OUT_OF_RANGE, col.name, row) if col.base == "bit" else SQLError(
+                WARN_DATA_TRUNCATED, col.name, row) if truncated else exc
             warnings.append((row, "Warning", warning.code, warning.message))
         return adjusted(col, value, row, where)
 
@@ -164,9 +170,11 @@ def implicit_default(col: Column) -> object:
 
 def adjusted(col: Column, value: object, row: int, where: str) -> object:
     """What IGNORE stores for a value strict mode refuses: a number's leading digits (0 without
-    any) clipped to the column's range, a string cut to the column's length, '' for an ENUM,
-    the zero date or time; MariaDB's choices."""
+    any) clipped to the column's range, a BIT's maximum, a string cut to the column's length, ''
+    for an ENUM, the zero date or time; MariaDB's choices."""
     base = col.base
+    if base == "bit":  # its maximum (a BIT column's value is never refused for its kind)
+        return _bit(col, (1 << (_fsp(col) or 1)) - 1, row)
     text = value.decode("utf-8", "surrogateescape") if isinstance(value, bytes) else str(value)
     if base in INT_TYPES or base in NUMERIC_TYPES or base == "decimal" or base in REAL_TYPES:
         m = NUMBER_PREFIX.match(text) if not isinstance(value, int | float | Decimal) else None
@@ -207,6 +215,8 @@ def _store(col: Column, value: object, row: int, where: str) -> object:
     base = col.base
     if base in INT_TYPES and base not in ("bit", "year"):
         return _integer(col, value, row, where)
+    if base == "bit":
+        return _bit(col, value, row)
     if base in NUMERIC_TYPES or base == "decimal":
         return _decimal(col, value, row, where)
     if base in REAL_TYPES:
@@ -253,6 +263,31 @@ def _integer(col: Column, value: object, row: int, where: str) -> int | str:
     if not low <= n <= high:
         raise SQLError(ER_WARN_DATA_OUT_OF_RANGE, col.name, row)
     return n if n < 1 << 63 else str(n)  # BIGINT UNSIGNED above SQLite's integers: its digits
+
+
+def _bit(col: Column, value: object, row: int) -> int | str:
+    """BIT(M) as MariaDB's Field_bit stores it: an unsigned number of M bits. An integer is its
+    bits (BIT(64) takes a negative one's two's complement: -1 is 2^64-1), a number with a point
+    rounded half away from zero (a negative one, or one past 64 bits, is 1264), a DOUBLE past
+    BIGINT the bits of BIGINT's minimum (2^63, as MariaDB converts it); a string or a binary
+    string (X'..', 0x..) is its bytes read as a big-endian number, leading zero bytes allowed. A
+    value past M bits is 1406 (under IGNORE: the maximum, warned of as 1264, `store`)."""
+    bits = _fsp(col) or 1
+    if isinstance(value, float):
+        value = int(Decimal(repr(value)).to_integral_value(rounding=ROUND_HALF_UP, context=EXACT)) if -(
+            1 << 63) <= value < 1 << 63 else -(1 << 63)
+    if isinstance(value, int):
+        n = value + (1 << 64) if bits == 64 and -(1 << 63) <= value < 0 else int(value)
+    elif isinstance(value, Decimal):
+        n = int(value.to_integral_value(rounding=ROUND_HALF_UP, context=EXACT))
+        if not 0 <= n < 1 << 64:
+            raise SQLError(ER_WARN_DATA_OUT_OF_RANGE, col.name, row)
+    else:
+        raw = value if isinstance(value, bytes) else str(value).encode("utf-8", "surrogateescape")
+        n = int.from_bytes(raw, "big")
+    if not 0 <= n < 1 << bits:
+        raise SQLError(ER_DATA_TOO_LONG, col.name, row)
+    return n if n < 1 << 63 else str(n)
 
 
 def _decimal(col: Column, value: object, row: int, where: str) -> str:

@@ -152,6 +152,15 @@ def reference_ours_and_replica(base: Path, reference_log_bin: str | None = None
     """A MariaDB to compare with (without a binlog, unless `reference_log_bin` names one: then
     its "unsafe statement" notes too), our master with the replication account, and a MariaDB
     replica following it by GTID; stopped on the way out."""
+    with reference_ours_and_replicas(base, reference_log_bin=reference_log_bin) as (reference, ours, (replica,)):
+        yield reference, ours, replica
+
+
+@contextmanager
+def reference_ours_and_replicas(base: Path, our_slave: bool = False, reference_log_bin: str | None = None
+                                ) -> Iterator[tuple[MariaDBServer, Daemon, list]]:
+    """`reference_ours_and_replica`'s servers, the replicas of our master in a list: the MariaDB
+    replica, then (`our_slave`) our slave following it too."""
     from tests.support.failover import REPL_PASSWORD, REPL_USER, attach
 
     started: list[Any] = []
@@ -162,10 +171,14 @@ def reference_ours_and_replica(base: Path, reference_log_bin: str | None = None
         started.append(ours)
         ours.query(f"CREATE USER {REPL_USER}@'%' IDENTIFIED BY '{REPL_PASSWORD}'")
         ours.query(f"GRANT REPLICATION SLAVE, REPLICATION CLIENT ON *.* TO {REPL_USER}@'%'")
-        replica = MariaDBServer(base / "replica", server_id=2).start()
-        started.append(replica)
-        attach(replica.port, ours.port)
-        yield reference, ours, replica
+        replicas: list[Any] = [MariaDBServer(base / "replica", server_id=2).start()]
+        started.append(replicas[0])
+        if our_slave:
+            replicas.append(Daemon("slave", base / "ours-slave", ["--server-id=3"]).start())
+            started.append(replicas[1])
+        for replica in replicas:
+            attach(replica.port, ours.port)
+        yield reference, ours, replicas
     finally:
         for server in reversed(started):
             server.stop()

@@ -318,6 +318,55 @@ async def test_bit_operators_sqlite_lacks_are_mysqls_64_bit_unsigned_ones(db):
                                                18446744073709551615, 2, None, 4]]
 
 
+async def test_unsigned_64_bit_values_are_read_as_numbers(db):
+    """BIGINT UNSIGNED and BIT columns hold values past 2^63 as their digits (SQLite's integers
+    stop there): HEX, BIN, BIT_COUNT, the bit operators, CAST AS SIGNED and comparisons read the
+    number, as MariaDB does, never the digits' text or SQLite's largest integer."""
+    await run(db.engine, db, "CREATE TABLE w (id INT PRIMARY KEY, u BIGINT UNSIGNED, b BIT(64), y BIT(8))")
+    await run(db.engine, db, "INSERT INTO w VALUES (1, 18446744073709551615, 18446744073709551615, 255),"
+                             " (2, 9223372036854775808, b'1000000000000000000000000000000000000000000000000000000000000000',"
+                             " x'7F'), (3, 5, x'FFFFFFFFFFFFFFFF', 'a')")
+    result = await db.execute("SELECT HEX(u), HEX(b), BIN(u), BIT_COUNT(b), u & 1, u | 1, u >> 1, u << 1, 1 << u,"
+                              " b & 1, CAST(u AS SIGNED), CAST(b AS SIGNED), b + 0, HEX(y), y + 0 FROM w ORDER BY id")
+    ones = "1" * 64
+    # (a number past 2^63 leaves SQLite as its digits; HEX and BIN are strings)
+    assert [[int(v) if isinstance(v, str) and v.isdigit() and 2 < k != 13 else v for k, v in enumerate(r)]
+            for r in result.rows] == [
+        ["FFFFFFFFFFFFFFFF", "FFFFFFFFFFFFFFFF", ones, 64, 1, (1 << 64) - 1, (1 << 63) - 1, (1 << 64) - 2, 0,
+         1, -1, -1, (1 << 64) - 1, "FF", 255],
+        ["8000000000000000", "8000000000000000", "1" + "0" * 63, 1, 0, (1 << 63) + 1, 1 << 62, 0, 1,
+         0, -(1 << 63), -(1 << 63), 1 << 63, "7F", 127],
+        ["5", "FFFFFFFFFFFFFFFF", "101", 64, 1, 5, 2, 10, 32, 1, 5, -1, (1 << 64) - 1, "61", 97]]
+    found = await db.execute("SELECT id FROM w WHERE b = 18446744073709551615 OR u BETWEEN 9223372036854775807"
+                             " AND 9223372036854775809 ORDER BY b, id")
+    assert [r[0] for r in found.rows] == [2, 1, 3]
+    for sql, code in [("INSERT INTO w VALUES (4, 1, 1, 256)", 1406), ("INSERT INTO w VALUES (4, 1, 1, 'ab')", 1406),
+                      ("INSERT INTO w VALUES (4, 1, 18446744073709551616, 1)", 1264),
+                      ("INSERT INTO w VALUES (4, 1, x'010000000000000000', 1)", 1406)]:
+        with pytest.raises(SQLError) as raised:
+            await run(db.engine, db, sql)
+        assert raised.value.error.code == code, sql
+    await run(db.engine, db, "UPDATE w SET b = b + 1, y = y - 1 WHERE id = 2")
+    assert await one(db, "SELECT b + 0, y + 0 FROM w WHERE id = 2") in [((1 << 63) + 1, 126),
+                                                                       (str((1 << 63) + 1), 126)]
+
+
+async def test_update_ignore_computes_on_its_tables_columns_exactly(db):
+    """UPDATE IGNORE t reads t's column types as UPDATE t does (IGNORE is no table name): a
+    BIGINT UNSIGNED or DECIMAL computed exactly, not as SQLite's double."""
+    await run(db.engine, db, "CREATE TABLE g (id INT PRIMARY KEY, u BIGINT UNSIGNED, d DECIMAL(30,2))")
+    await run(db.engine, db, "INSERT INTO g VALUES (1, 18446744073709551615, 1234567890123456789012.34)")
+    await run(db.engine, db, "UPDATE IGNORE g SET u = u - 1, d = d + 0.01 WHERE id = 1")
+    assert await one(db, "SELECT CAST(u AS CHAR), d FROM g") == ("18446744073709551614", "1234567890123456789012.35")
+
+
+async def test_bit_operators_are_unsigned_on_signed_integers_too(db):
+    """MySQL's & | << >> are over 64 bits unsigned, SQLite's signed: -1 | 0 is 2^64-1, not -1."""
+    result = await db.execute("SELECT 1 << 63, -1 | 0, -1 >> 1, -1 & 5, -8 >> 1, 1 << 64, 5 & NULL")
+    assert [[int(v) if isinstance(v, str) else v for v in r] for r in result.rows] == [
+        [1 << 63, (1 << 64) - 1, (1 << 63) - 1, 5, ((1 << 64) - 8) >> 1, 0, None]]
+
+
 @pytest.mark.parametrize("sql, code", [
     ("SELECT 1 $ 2", 1064),  # a token SQLite cannot read: a syntax error, not 1105
 ])

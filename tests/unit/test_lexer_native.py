@@ -84,6 +84,14 @@ def test_a_text_without_literals_is_its_own_shape():
     assert extract(sql) == (sql, [])
 
 
+def test_a_bit_literal_past_bigint_is_its_digits_on_both_paths():
+    # SQLite binds no int past 2^63 - 1: such a B'..' is kept as its decimal digits, as a number is
+    sql = "select b'1" + "0" * 63 + "', 0b" + "1" * 64 + ", b'" + "1" * 63 + "'"
+    want = ["9223372036854775808", "18446744073709551615", (1 << 63) - 1]
+    assert _extract_py(sql)[1] == want
+    assert extract(sql)[1] == want
+
+
 def test_a_doubled_quote_of_the_other_kind_is_kept():
     # MySQL: inside '...' a "" is two characters (only '' reads as one), and the other way round
     assert _extract_py("select 'a\"\"\\n', \"b''\\t\"")[1] == ['a""\n', "b''\t"]

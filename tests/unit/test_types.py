@@ -117,6 +117,32 @@ def test_strict_mode_errors_with_mariadbs_wording():
         1292, "Incorrect datetime value: 'notadate' for column `db`.`t`.`c` at row 1")
 
 
+def test_bit_values_stored_as_mariadbs_field_bit():
+    bit64, bit8 = Column("b", "bit", ["64"]), Column("y", "bit", ["8"])
+    assert store(bit64, 18446744073709551615, 1, "") == "18446744073709551615"  # (passed on as its digits)
+    assert store(bit64, b"\xff" * 8, 1, "") == "18446744073709551615"
+    assert store(bit64, b"\x00\x00" + b"\x80" + b"\x00" * 7, 1, "") == str(1 << 63)  # leading zero bytes
+    assert store(bit64, -1, 1, "") == str((1 << 64) - 1) and store(bit64, 1e19, 1, "") == str(1 << 63)
+    assert store(bit8, "a", 1, "") == 97 and store(bit8, Decimal("2.5"), 1, "") == 3 and store(bit8, True, 1, "") == 1
+    for col, value, code in [(bit8, 256, 1406), (bit8, -1, 1406), (bit8, "ab", 1406), (bit64, b"\x01" + b"\x00" * 8, 1406),
+                             (bit64, "18446744073709551615", 1406),
+                             (bit64, Decimal("18446744073709551616"), 1264), (bit64, Decimal("-1.5"), 1264)]:
+        with pytest.raises(SQLError) as raised:
+            store(col, value, 1, "")
+        assert raised.value.code == code, value
+    warnings: list = []
+    assert store(bit8, 256, 1, "", lenient=True, warnings=warnings) == 255  # IGNORE: the maximum, 1264
+    assert [w[2] for w in warnings] == [1264]
+
+
+def test_a_bit_column_is_sent_as_its_bytes_a_bit_function_as_its_digits():
+    column, highest = types_of("SELECT bits, MAX(bits) FROM t")
+    [derived] = types_of("SELECT d.m FROM (SELECT MAX(bits) m FROM t) d")  # (a column of its own again)
+    assert column.type == highest.type == derived.type == FieldType.BIT
+    assert text_value(column, "4095") == text_value(derived, "4095") == b"\x0f\xff"
+    assert text_value(highest, "4095") == b"4095"
+
+
 def test_values_stored_exactly():
     big = Decimal("9" * 35 + "." + "9" * 30)
     assert store(Column("c", "decimal", ["65", "30"]), big.copy_negate(), 1, "") == "-" + str(big)
