@@ -37,7 +37,7 @@ from protocol.events import (
     LOG_EVENT_SUPPRESS_USE_F,
     OPTION_NO_FOREIGN_KEY_CHECKS,
     REAL_RESULT,
-    SQL_MODES,
+    SQL_MODE_NO_AUTO_VALUE_ON_ZERO,
     STRING_RESULT,
     TYPE_GTID,
     TYPE_INTVAR,
@@ -61,7 +61,7 @@ BINARY = 63
 def _status_vars(fk_checks: bool, zero_is_value: bool) -> bytes:
     return encode_status_vars(
         flags2=0 if fk_checks else OPTION_NO_FOREIGN_KEY_CHECKS,
-        sql_mode=_NO_AUTO_VALUE_ON_ZERO if zero_is_value else 0,
+        sql_mode=SQL_MODE_NO_AUTO_VALUE_ON_ZERO if zero_is_value else 0,
         catalog="std",
         auto_increment=(1, 1),
         charset=(UTF8MB4_GENERAL_CI, UTF8MB4_GENERAL_CI, UTF8MB4_GENERAL_CI),
@@ -69,13 +69,10 @@ def _status_vars(fk_checks: bool, zero_is_value: bool) -> bytes:
     )
 
 
-_NO_AUTO_VALUE_ON_ZERO = 1 << SQL_MODES.index("NO_AUTO_VALUE_ON_ZERO")
-STATUS_VARS = _status_vars(True, False)
-# the same for a statement run with foreign_key_checks=0 (MariaDB's flags2 bit for it)
-STATUS_VARS_NO_FK_CHECKS = _status_vars(False, False)
 # a statement's status variables by (foreign_key_checks, sql_mode NO_AUTO_VALUE_ON_ZERO): the
 # only session state a statement carries beside its INTVAR / RAND / USER_VAR events
 _STATUS_VARS = {(fk, zero): _status_vars(fk, zero) for fk in (True, False) for zero in (True, False)}
+STATUS_VARS = _STATUS_VARS[True, False]  # a statement of the defaults
 
 # (type_code, body, timestamp, flags): binlog.writer.EventSpec
 EventSpec = tuple[int, bytes, int, int]

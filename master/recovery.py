@@ -85,6 +85,7 @@ from protocol.events import (
     FL_STANDALONE,
     INTVAR_INSERT_ID,
     INTVAR_LAST_INSERT_ID,
+    SQL_MODE_NO_AUTO_VALUE_ON_ZERO,
     EventType,
     Gtid,
     Intvar,
@@ -96,7 +97,7 @@ from protocol.events import (
     decode_event,
     decode_header,
     event_type,
-    foreign_key_checks,
+    statement_modes,
     user_var_value,
 )
 from protocol.position import BinlogPosition, file_sequence
@@ -153,6 +154,14 @@ class RecoveryReport:
             f"one(s) the applier skips); cut {self.torn_bytes} torn "
             f"byte(s) and {self.partial_bytes} byte(s) of an incomplete transaction"
         )
+
+
+def _follow_modes(context: StatementContext, status_vars: bytes | memoryview) -> None:
+    """What a binlogged statement ran under that its replay follows (`statement_modes`):
+    foreign_key_checks, and sql_mode NO_AUTO_VALUE_ON_ZERO (a 0 it wrote into an AUTO_INCREMENT
+    column is that id)."""
+    context.foreign_key_checks, mode = statement_modes(status_vars)
+    context.no_auto_value_on_zero = bool(mode & SQL_MODE_NO_AUTO_VALUE_ON_ZERO)
 
 
 def replay_start(names: list[str], meta: dict[str, str]) -> BinlogPosition | None:
@@ -237,7 +246,7 @@ def read_transactions(
                         pending = None
                     else:
                         context.timestamp = event.header.timestamp
-                        context.foreign_key_checks = foreign_key_checks(body.status_vars)
+                        _follow_modes(context, body.status_vars)
                         pending.append((sql, context, db))
                     context = StatementContext()
                 elif " ".join(sql.split(None, 2)[:2]).upper().startswith(_USER_STATEMENTS):
@@ -247,7 +256,7 @@ def read_transactions(
                     context = StatementContext()
                 else:  # DDL: its own transaction
                     context.timestamp = event.header.timestamp
-                    context.foreign_key_checks = foreign_key_checks(body.status_vars)
+                    _follow_modes(context, body.status_vars)
                     yield BinlogTransaction([(sql, context, db)], _lone_start(standalone, pending_start, name, offset),
                                             end, replicated)
                     context = StatementContext()

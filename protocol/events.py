@@ -725,17 +725,6 @@ def _s(b: bytes) -> str:
     return bytes(b).decode("utf-8", "surrogateescape")
 
 
-def foreign_key_checks(status_vars: bytes | memoryview) -> bool:
-    """False when a QUERY's flags2 says it ran with foreign_key_checks=0 (no flags2: on).
-    MySQL and MariaDB write flags2 first: then only its 4 bytes are read (the applier asks this
-    of every statement it applies); otherwise the status variables are decoded up to it."""
-    if len(status_vars) >= 5 and status_vars[0] == Q_FLAGS2_CODE:
-        flags2: int | None = int.from_bytes(status_vars[1:5], "little")
-    else:
-        flags2 = decode_status_vars(status_vars).flags2
-    return not (flags2 or 0) & OPTION_NO_FOREIGN_KEY_CHECKS
-
-
 # sql_mode's bits as Q_SQL_MODE_CODE carries them: MariaDB's mode names in bit order
 SQL_MODES = (
     "REAL_AS_FLOAT", "PIPES_AS_CONCAT", "ANSI_QUOTES", "IGNORE_SPACE", "IGNORE_BAD_TABLE_OPTIONS",
@@ -753,12 +742,20 @@ def sql_mode_names(mask: int) -> list[str]:
     return [name for bit, name in enumerate(SQL_MODES) if mask >> bit & 1]
 
 
-def sql_mode(status_vars: bytes | memoryview) -> int:
-    """A QUERY's sql_mode (0 when it carries none). MySQL and MariaDB write flags2 first and
-    sql_mode second: then its 8 bytes are read; otherwise the status variables are decoded."""
+SQL_MODE_NO_AUTO_VALUE_ON_ZERO = 1 << SQL_MODES.index("NO_AUTO_VALUE_ON_ZERO")
+
+
+def statement_modes(status_vars: bytes | memoryview) -> tuple[bool, int]:
+    """What a QUERY ran under that its replay must follow: (foreign_key_checks, sql_mode); no
+    flags2: checks on, no sql_mode: 0. MySQL and MariaDB write flags2 first and sql_mode second:
+    then their bytes are read; otherwise the status variables are decoded (the applier and crash
+    recovery ask this of every statement they replay)."""
     if len(status_vars) >= 14 and status_vars[0] == Q_FLAGS2_CODE and status_vars[5] == Q_SQL_MODE_CODE:
-        return int.from_bytes(status_vars[6:14], "little")
-    return decode_status_vars(status_vars).sql_mode or 0
+        flags2, mode = int.from_bytes(status_vars[1:5], "little"), int.from_bytes(status_vars[6:14], "little")
+    else:
+        decoded = decode_status_vars(status_vars)
+        flags2, mode = decoded.flags2 or 0, decoded.sql_mode or 0
+    return not flags2 & OPTION_NO_FOREIGN_KEY_CHECKS, mode
 
 
 def decode_status_vars(data: bytes | memoryview) -> QueryStatus:

@@ -110,6 +110,7 @@ from protocol.events import (
     INTVAR_INSERT_ID,
     INTVAR_LAST_INSERT_ID,
     ROWS_STMT_END_F,
+    SQL_MODE_NO_AUTO_VALUE_ON_ZERO,
     SQL_MODES,
     TYPE_FD,
     TYPE_GTID,
@@ -134,9 +135,8 @@ from protocol.events import (
     decode_event,
     decode_parts,
     event_type,
-    foreign_key_checks,
-    sql_mode,
     sql_mode_names,
+    statement_modes,
     user_var_value,
 )
 from protocol.gtid import GtidPosition, gtid_wait_reached
@@ -154,7 +154,6 @@ from slave.rows import (
 
 # the sql_mode bits of UNFOLLOWED_SQL_MODES, as a QUERY's Q_SQL_MODE_CODE carries them
 _UNFOLLOWED_MASK = sum(1 << SQL_MODES.index(name) for name in UNFOLLOWED_SQL_MODES)
-_NO_AUTO_VALUE_ON_ZERO = 1 << SQL_MODES.index("NO_AUTO_VALUE_ON_ZERO")
 
 log = logging.getLogger("semisync.slave.sql")
 
@@ -702,7 +701,8 @@ class Applier:
     async def _statement(self, stream: _Stream, q: Query, sql: str, timestamp: int, end: int) -> None:
         """A QUERY that is a statement to run (not a boundary, not a user statement): into the
         open transaction with the context its prefix events gave it."""
-        if (mode := sql_mode(q.status_vars)) & _UNFOLLOWED_MASK:
+        fk_checks, mode = statement_modes(q.status_vars)
+        if mode & _UNFOLLOWED_MASK:
             # written under a sql_mode the engine does not follow: stop before it, as for a failure
             unfollowed = next(name for name in sql_mode_names(mode) if name in UNFOLLOWED_SQL_MODES)
             message = SQLError(ER_NOT_SUPPORTED_YET, f"sql_mode {unfollowed}").message
@@ -714,8 +714,8 @@ class Applier:
             last_insert_id=stream.last_insert_id,
             rand_seed=stream.rand_seed,
             user_vars=dict(stream.user_vars),
-            foreign_key_checks=foreign_key_checks(q.status_vars),
-            no_auto_value_on_zero=bool(mode & _NO_AUTO_VALUE_ON_ZERO),
+            foreign_key_checks=fk_checks,
+            no_auto_value_on_zero=bool(mode & SQL_MODE_NO_AUTO_VALUE_ON_ZERO),
         )
         stream.statements.append((sql, ctx, q.db or None))
         stream.reset_context()

@@ -50,10 +50,10 @@ from protocol.events import (
     encode_status_vars,
     event_checksum_ok,
     event_size_at,
-    foreign_key_checks,
     format_description_checksum,
     set_log_pos,
     split_events,
+    statement_modes,
     type_name,
 )
 
@@ -227,7 +227,7 @@ def test_status_vars_all_known_codes_round_trip():
 
 @pytest.mark.parametrize("flags2", [None, 0, 0x01000000, OPTION_NO_FOREIGN_KEY_CHECKS, 0xFFFFFFFF])
 @pytest.mark.parametrize("first", ["flags2", "sql_mode"])
-def test_foreign_key_checks_reads_flags2_first_or_decoded_alike(flags2, first):
+def test_statement_modes_read_flags2_first_or_decoded_alike(flags2, first):
     rest = encode_status_vars(sql_mode=2, catalog="std", charset=(33, 33, 8), xid=7)
     if flags2 is None:
         raw = rest
@@ -236,8 +236,8 @@ def test_foreign_key_checks_reads_flags2_first_or_decoded_alike(flags2, first):
     else:  # flags2 after another variable: decoded up to it
         raw = encode_status_vars(sql_mode=2) + encode_status_vars(flags2=flags2, catalog="std")
     expected = not (decode_status_vars(raw).flags2 or 0) & OPTION_NO_FOREIGN_KEY_CHECKS
-    assert foreign_key_checks(raw) is expected
-    assert foreign_key_checks(memoryview(raw)) is expected
+    assert statement_modes(raw) == (expected, 2)
+    assert statement_modes(memoryview(raw)) == (expected, 2)
     assert expected is (flags2 is None or not flags2 & OPTION_NO_FOREIGN_KEY_CHECKS)
 
 

@@ -200,3 +200,20 @@ async def test_a_zero_filled_tail_is_cut_as_a_torn_one(setup):
     assert path.stat().st_size == end.pos and scan_file(path).clean
     assert await rows(engine) == [(1, "a", None)]
     await engine.close()
+
+
+async def test_a_statement_written_under_no_auto_value_on_zero_replays_its_zero_id(setup):
+    """The binlog's QUERY carries sql_mode NO_AUTO_VALUE_ON_ZERO for a statement run under it
+    (master.events): recovery replays its 0 as that id, as the master stored it and as replicas
+    do; the same statement without the mode takes the next id."""
+    engine, writer, tmp_path = setup
+    zero = Stmt("INSERT INTO r.t (id, v) VALUES (0, 'zero')")
+    zero.no_auto_value_on_zero = True
+    writer.append(transaction_events([zero], xid=2, thread_id=1))
+    writer.append(transaction_events([Stmt("INSERT INTO r.t (id, v) VALUES (0, 'gen')", insert_id=1)],
+                                     xid=3, thread_id=1))
+    writer.flush()
+    engine = await reopen(engine, tmp_path)
+    assert (await recover(engine, tmp_path, "mysql-bin")).replayed == 2
+    assert await rows(engine) == [(0, "zero", None), (1, "gen", None)]
+    await engine.close()
