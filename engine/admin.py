@@ -31,6 +31,7 @@ from protocol.errors import (
 )
 
 if TYPE_CHECKING:
+    from engine.core import Engine
     from engine.session import Session
 
 
@@ -201,6 +202,12 @@ def _maintain(cur: TokenCursor, session: Session, op: str) -> Result:
     return _result(["Table", "Op", "Msg_type", "Msg_text"], rows, session)
 
 
+def _tables_and_views(engine: Engine, schema: str) -> list[str]:
+    """A database's table and view names, sorted (SHOW TABLES, SHOW OPEN TABLES)."""
+    return sorted([t.name for t in engine.catalog.get(schema, {}).values()]
+                  + [v.name for v in engine.views.get(schema, {}).values()])
+
+
 def _table(cur: TokenCursor, session: Session):
     schema, name = cur.qualified()
     if cur.accept("FROM", "IN"):
@@ -311,9 +318,7 @@ def run_admin(session: Session, cur: TokenCursor, shape: str) -> Result | AsSele
         schemas = [_schema(cur, session)] if cur.peek() is not None and cur.peek().is_word("FROM", "IN") \
             else engine.databases()
         pattern = _filter(cur)
-        rows = [(schema, name, 0, 0) for schema in schemas
-                for name in sorted([t.name for t in engine.catalog.get(schema, {}).values()]
-                                   + [v.name for v in engine.views.get(schema, {}).values()])
+        rows = [(schema, name, 0, 0) for schema in schemas for name in _tables_and_views(engine, schema)
                 if pattern is None or pattern.match(name)]
         if pattern is None and cur.accept("WHERE"):
             rows = _where_equal(cur, columns_of("open_tables"), rows)
@@ -325,8 +330,7 @@ def run_admin(session: Session, cur: TokenCursor, shape: str) -> Result | AsSele
         if schema.lower() == infoschema.NAME:
             names = sorted(name.upper() for name in infoschema.COLUMNS)
         else:
-            names = sorted([t.name for t in engine.catalog.get(schema, {}).values()]
-                           + [v.name for v in engine.views.get(schema, {}).values()])
+            names = _tables_and_views(engine, schema)
         names = [n for n in names if pattern is None or pattern.match(n)]
         if full:
             kind = {n: "VIEW" for n in (v.name for v in engine.views.get(schema, {}).values())}

@@ -1380,8 +1380,7 @@ class Engine:
         if nrows == 0 or len(args) % nrows:
             return "?"
         width = len(args) // nrows
-        where = " AND ".join(f"{quote_ident(c)} = ?" for c in cols)
-        sql = f"SELECT 1 FROM {quote_ident(table.schema)}.{quote_ident(table.name)} WHERE {where}"
+        sql = _key_held(table, cols)
         candidates = []
         for r in range(nrows):
             row = args[r * width:(r + 1) * width]
@@ -1410,8 +1409,7 @@ class Engine:
         if any(c.lower() not in lower for c in cols):
             return "?"
         at = [lower.index(c.lower()) for c in cols]
-        where = " AND ".join(f"{quote_ident(c)} = ?" for c in cols)
-        held = f"SELECT 1 FROM {quote_ident(table.schema)}.{quote_ident(table.name)} WHERE {where}"
+        held = _key_held(table, cols)
         seen = set()
         for row in self._wconn.execute(m.group("select"), args):
             values = tuple(row[k] for k in at)
@@ -1793,6 +1791,12 @@ def _select_apart(plan: Plan, args: list, table: Table | None) -> _Apart | None:
 _INSERT_SELECT = re.compile(r'INSERT INTO "(?:[^"]|"")*"\."(?:[^"]|"")*"(?: \((?P<cols>(?:"(?:[^"]|"")*"(?:, )?)+)\))? '
                             r"(?P<select>SELECT\b.*)", re.DOTALL)
 _QUOTED_NAME = re.compile(r'"((?:[^"]|"")*)"')
+
+
+def _key_held(table: Table, cols: list[str]) -> str:
+    """The query of whether `table` holds a key's values (`cols`' values bound in order), for 1062's value."""
+    where = " AND ".join(f"{quote_ident(c)} = ?" for c in cols)
+    return f"SELECT 1 FROM {quote_ident(table.schema)}.{quote_ident(table.name)} WHERE {where}"
 
 
 def _show(v: object) -> str:

@@ -219,13 +219,5 @@ def _copied(col: Any) -> str:
 
 def _closes_at_end(text: str) -> bool:
     """The parenthesis `text` starts with closes at its end."""
-    depth = 0
     tokens = tokenize(text)
-    for k, tok in enumerate(tokens):
-        if tok.kind == "OP" and tok.text == "(":
-            depth += 1
-        elif tok.kind == "OP" and tok.text == ")":
-            depth -= 1
-            if depth == 0:
-                return k == len(tokens) - 1
-    return False
+    return _closing(tokens, 0) == len(tokens) - 1
