@@ -28,9 +28,11 @@ from engine.lexer import Token, mysql_ident, quote_ident, syntax_error
 from protocol.errors import (
     ER_BAD_FIELD_ERROR,
     ER_DUP_FIELDNAME,
+    ER_FEATURE_DISABLED,
     ER_KEY_COLUMN_DOES_NOT_EXIST,
     ER_MULTIPLE_PRI_KEY,
     ER_NOT_SUPPORTED_YET,
+    ER_UNKNOWN_CHARACTER_SET,
     ER_UNKNOWN_ERROR,
     ER_WRONG_AUTO_KEY,
     ER_WRONG_FK_DEF,
@@ -114,6 +116,8 @@ class Column:
         args = self.args
         if not args and base in DISPLAY_WIDTH:
             args = [str(DISPLAY_WIDTH[base] - (1 if self.unsigned and base != "bigint" else 0))]
+        elif base in ("enum", "set"):
+            args = [quoted_text(member) for member in self.members]
         text = base + (f"({','.join(args)})" if args else "")
         return text + (" unsigned" if self.unsigned else "")
 
@@ -214,7 +218,8 @@ class Table:
     general_ci: bool = False
     checks: list[Check] = field(default_factory=list)
     charset: str | None = None  # its DEFAULT CHARSET (or COLLATE's), for columns defined later
-    row_format: str | None = None  # its ROW_FORMAT= (upper-case), as declared: only CHECKSUM TABLE reads it
+    row_format: str | None = None  # its ROW_FORMAT= (upper-case), as declared: CHECKSUM TABLE reads it
+    comment: str | None = None  # its COMMENT=, shown by SHOW CREATE TABLE and TABLES.TABLE_COMMENT
 
     def define_charset(self, col: Column) -> None:
         """A character column defined without a character set takes the table's default."""
@@ -360,7 +365,7 @@ class Table:
         AUTO_INCREMENT=n when above 1, as MariaDB shows it)."""
         lines = []
         for col in self.columns:
-            line = f"  {mysql_ident(col.name)} {col.type_text}"
+            line = f"  {mysql_ident(col.name)} {col.type_text}{self.charset_clause(col)}"
             if col.base == "timestamp" and col.nullable:
                 line += " NULL"  # (MariaDB's: a TIMESTAMP may be NOT NULL without saying so)
             if col.auto_increment:
@@ -370,7 +375,7 @@ class Table:
             if col.on_update_now:
                 line += " ON UPDATE current_timestamp()"
             if col.comment:
-                line += " COMMENT " + mysql_literal(col.comment)
+                line += " COMMENT " + quoted_text(col.comment)
             for check in self.checks:
                 if check.column is not None and check.column.lower() == col.name.lower():
                     line += f" CHECK ({check.clause})"
@@ -387,8 +392,34 @@ class Table:
             lines.append(f"  CONSTRAINT {mysql_ident(fk.name)} {fk.describe(self.schema)}")
         lines.extend(f"  CONSTRAINT {mysql_ident(c.name)} CHECK ({c.clause})" for c in self.checks if c.column is None)
         counter = f" AUTO_INCREMENT={auto_increment}" if auto_increment is not None and auto_increment > 1 else ""
+        charset = self.charset or "utf8mb4"
+        options = f" ROW_FORMAT={self.row_format}" if self.row_format else ""
+        if self.comment:
+            options += " COMMENT=" + quoted_text(self.comment)
         return (f"CREATE TABLE {mysql_ident(self.name)} (\n" + ",\n".join(lines)
-                + f"\n) ENGINE=InnoDB{counter} DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_general_ci")
+                + f"\n) ENGINE=InnoDB{counter} DEFAULT CHARSET={charset} COLLATE={default_collation(charset)}{options}")
+
+    def charset_clause(self, col: Column) -> str:
+        """A character column's CHARACTER SET ... COLLATE ... as SHOW CREATE TABLE writes it: only
+        where its character set is not the table's default or it compares in binary (_bin)."""
+        if col.base not in CHAR_TYPES or col.base == "json":
+            return ""
+        charset, table_charset = col.charset or "utf8mb4", self.charset or "utf8mb4"
+        if charset == table_charset and not col.binary:
+            return ""
+        if charset == "binary":
+            return " CHARACTER SET binary"
+        return f" CHARACTER SET {charset} COLLATE {charset + '_bin' if col.binary else default_collation(charset)}"
+
+    @property
+    def collation(self) -> str:
+        """The table's default collation (TABLES.TABLE_COLLATION, SHOW TABLE STATUS)."""
+        return default_collation(self.charset or "utf8mb4")
+
+    @property
+    def create_options(self) -> str:
+        """TABLES.CREATE_OPTIONS: the options declared beyond MariaDB's defaults that it lists."""
+        return f"row_format={self.row_format}" if self.row_format else ""
 
     def describe(self) -> list[tuple]:
         """DESCRIBE's rows. Key as MySQL's: PRI for every column of the primary key (without
@@ -469,6 +500,13 @@ class View:
 
 
 VIEW_PREFIX = "\x00view:"  # catalog keys of views: never a table name
+
+
+def quoted_text(text: str) -> str:
+    """A text quoted as SHOW CREATE TABLE writes a COMMENT or an ENUM's member (MariaDB's
+    `append_unescaped`: a quote doubled, a backslash and the control characters escaped)."""
+    escaped = text.replace("\\", "\\\\").replace("'", "''").replace("\0", "\\0").replace("\n", "\\n")
+    return "'" + escaped.replace("\r", "\\r").replace("\032", "\\Z") + "'"
 
 
 def mysql_literal(value: object) -> str:
@@ -672,19 +710,7 @@ def parse_column(cur: TokenCursor, name: str, indexes: list[Index],
         elif cur.accept("NULL"):
             col.nullable = True
         elif cur.accept("DEFAULT"):
-            if cur.peek() is not None and cur.peek().is_word(*_NOW_WORDS):
-                cur.next()
-                if cur.accept_op("("):
-                    if not cur.accept_op(")"):
-                        cur.literal()
-                        cur.expect_op(")")
-                col.default_now = True
-            elif cur.peek() is not None and cur.peek().text == "(":
-                cur.expect_op("(")
-                col.default, col.has_default = typed_default(col, cur.literal()), True
-                cur.expect_op(")")
-            else:
-                col.default, col.has_default = typed_default(col, cur.literal()), True
+            parse_default(cur, col)
         elif cur.accept("ON"):
             cur.expect("UPDATE")
             tok = cur.next()
@@ -740,6 +766,23 @@ def parse_column(cur: TokenCursor, name: str, indexes: list[Index],
         else:
             raise cur.error()
     return col
+
+
+def parse_default(cur: TokenCursor, col: Column) -> None:
+    """The value after DEFAULT (a column definition's, ALTER COLUMN ... SET DEFAULT's)."""
+    if cur.peek() is not None and cur.peek().is_word(*_NOW_WORDS):
+        cur.next()
+        if cur.accept_op("("):
+            if not cur.accept_op(")"):
+                cur.literal()
+                cur.expect_op(")")
+        col.default, col.has_default, col.default_now = None, False, True
+    elif cur.peek() is not None and cur.peek().text == "(":
+        cur.expect_op("(")
+        col.default, col.has_default, col.default_now = typed_default(col, cur.literal()), True, False
+        cur.expect_op(")")
+    else:
+        col.default, col.has_default, col.default_now = typed_default(col, cur.literal()), True, False
 
 
 def parse_table_element(cur: TokenCursor, columns: list[Column], indexes: list[Index],
@@ -856,10 +899,38 @@ def _skip_index_options(cur: TokenCursor) -> None:
             return
 
 
+# a character set's default collation where it is not <charset>_general_ci (MariaDB 10.11's)
+_DEFAULT_COLLATIONS = {
+    "latin1": "latin1_swedish_ci", "binary": "binary", "dec8": "dec8_swedish_ci", "hp8": "hp8_english_ci",
+    "swe7": "swe7_swedish_ci", "latin5": "latin5_turkish_ci", "big5": "big5_chinese_ci", "gbk": "gbk_chinese_ci",
+    "gb2312": "gb2312_chinese_ci", "sjis": "sjis_japanese_ci", "ujis": "ujis_japanese_ci",
+    "cp932": "cp932_japanese_ci", "eucjpms": "eucjpms_japanese_ci", "euckr": "euckr_korean_ci",
+    "tis620": "tis620_thai_ci",
+}
+
+
+def default_collation(charset: str) -> str:
+    """A character set's default collation, as MariaDB 10.11 names it."""
+    return _DEFAULT_COLLATIONS.get(charset, charset + "_general_ci")
+
+
+# MariaDB 10.11's character sets (SHOW CHARACTER SET)
+CHARSETS = frozenset({
+    "armscii8", "ascii", "big5", "binary", "cp1250", "cp1251", "cp1256", "cp1257", "cp850", "cp852", "cp866",
+    "cp932", "dec8", "eucjpms", "euckr", "gb2312", "gbk", "geostd8", "greek", "hebrew", "hp8", "keybcs2", "koi8r",
+    "koi8u", "latin1", "latin2", "latin5", "latin7", "macce", "macroman", "sjis", "swe7", "tis620", "ucs2", "ujis",
+    "utf16", "utf16le", "utf32", "utf8mb3", "utf8mb4",
+})
+
+
 def charset_name(name: str) -> str:
-    """A character set's name as the catalog keeps it (lower-case; utf8 is utf8mb3)."""
+    """A character set's name as the catalog keeps it (lower-case; utf8 is utf8mb3); 1115 for
+    a name MariaDB does not know."""
     name = name.lower()
-    return "utf8mb3" if name == "utf8" else name
+    name = "utf8mb3" if name == "utf8" else name
+    if name not in CHARSETS:
+        raise SQLError(ER_UNKNOWN_CHARACTER_SET, name)
+    return name
 
 
 def collation_charset(collation: str) -> str:
@@ -870,13 +941,14 @@ def collation_charset(collation: str) -> str:
 @dataclass
 class TableOptions:
     """The table options the catalog keeps: AUTO_INCREMENT=n, the default character set
-    (DEFAULT CHARSET / CHARACTER SET / COLLATE), CONVERT TO CHARACTER SET's (ALTER TABLE), and
-    ROW_FORMAT=."""
+    (DEFAULT CHARSET / CHARACTER SET / COLLATE), CONVERT TO CHARACTER SET's (ALTER TABLE),
+    ROW_FORMAT= and COMMENT=."""
 
     auto_increment: int | None = None
     charset: str | None = None
     convert: str | None = None
     row_format: str | None = None
+    comment: str | None = None
 
 
 def parse_table_options(cur: TokenCursor) -> TableOptions:
@@ -897,8 +969,12 @@ def parse_table_options(cur: TokenCursor) -> TableOptions:
         if tok.kind != "word":
             raise cur.error()
         word = tok.upper
+        if word == "FORCE":  # ALTER TABLE's FORCE among the options: a rebuild, which every ALTER is
+            continue
         if word in ("AS", "SELECT", "IGNORE", "REPLACE"):  # CREATE TABLE ... [AS] SELECT: not table options
             raise SQLError(ER_NOT_SUPPORTED_YET, "CREATE TABLE ... SELECT")
+        if word == "PARTITION":  # PARTITION BY ...: MariaDB's answer where its partition plugin is not built
+            raise SQLError(ER_FEATURE_DISABLED, "partitioning", "--with-plugin-partition")
         if word == "CHARACTER" or word == "CHAR":
             cur.expect("SET")
         cur.accept_op("=")
@@ -917,6 +993,8 @@ def parse_table_options(cur: TokenCursor) -> TableOptions:
             options.charset = collation_charset(str(value))
         elif word == "ROW_FORMAT":
             options.row_format = str(value).upper()
+        elif word == "COMMENT":
+            options.comment = str(value)
     return options
 
 
@@ -928,6 +1006,18 @@ def primary_not_null(table: Table) -> None:
         col = table.column(name)
         if col is not None:
             col.nullable = False
+
+
+def order_indexes(table: Table) -> None:
+    """The keys in MariaDB's order (its `sort_keys`, which SHOW CREATE TABLE and SHOW INDEX
+    follow): unique keys first, those over NOT NULL columns before the others and the primary
+    key first among them, then the other keys; each group in its declared order."""
+    def rank(index: Index) -> tuple[int, int, int]:
+        if not index.unique:
+            return 1, 0, 0
+        nullable = any((col := table.column(name)) is None or col.nullable for name in index.columns)
+        return 0, int(nullable), int(not index.primary)
+    table.indexes.sort(key=rank)
 
 
 def check_table(table: Table) -> None:

@@ -30,7 +30,9 @@ from engine.catalog import (
     check_table,
     mysql_literal,
     number_checks,
+    order_indexes,
     parse_column,
+    parse_default,
     parse_table_element,
     parse_table_options,
     primary_not_null,
@@ -52,6 +54,7 @@ from protocol.errors import (
     ER_DUP_KEYNAME,
     ER_GENERATED_COLUMN_FUNCTION_IS_NOT_ALLOWED,
     ER_KEY_COLUMN_DOES_NOT_EXIST,
+    ER_KEY_DOES_NOT_EXISTS,
     ER_MULTIPLE_PRI_KEY,
     ER_NO_DB_ERROR,
     ER_NO_SUCH_TABLE,
@@ -139,6 +142,8 @@ class DdlParser:
             cur.accept("TEMPORARY")
             if cur.accept("TABLE"):
                 return self.create_table()
+            if cur.accept("SEQUENCE"):
+                raise SQLError(ER_NOT_SUPPORTED_YET, "CREATE SEQUENCE")
             unique = cur.accept("UNIQUE")
             cur.accept("FULLTEXT", "SPATIAL")
             if cur.accept("INDEX"):
@@ -227,6 +232,7 @@ class DdlParser:
             src_schema, src_name = self.table_name()
             table = copy.deepcopy(self.existing(src_schema, src_name))
             table.schema, table.name = schema, name
+            table.auto_increment_start = None  # the copy counts from 1, as MariaDB's
         else:
             columns: list[Column] = []
             indexes: list[Index] = []
@@ -241,7 +247,7 @@ class DdlParser:
             table = Table(schema, name, columns, indexes, foreign_keys=foreign_keys, checks=checks)
             options = parse_table_options(cur)  # (1235 at a SELECT)
             table.auto_increment_start, table.charset = options.auto_increment, options.charset
-            table.row_format = options.row_format
+            table.row_format, table.comment = options.row_format, options.comment
             for col in columns:
                 table.define_charset(col)
         self.done(DdlAction(schema))
@@ -251,6 +257,7 @@ class DdlParser:
             raise SQLError(ER_TABLE_EXISTS_ERROR, name)
         self.name_indexes(table)
         primary_not_null(table)
+        order_indexes(table)
         check_table(table)
         self.translate_checks(table)
         self.check_foreign_keys(table, table.foreign_keys)
@@ -531,8 +538,9 @@ class DdlParser:
         while not cur.at_end():  # USING BTREE, ALGORITHM=..., LOCK=...
             cur.next()
         table = copy.deepcopy(old)
-        self.add_index(table, Index(name, cols, unique=unique))
-        return DdlAction(schema, [table.sqlite_index(table.indexes[-1])], put=[table])
+        index = Index(name, cols, unique=unique)
+        self.add_index(table, index)
+        return DdlAction(schema, [table.sqlite_index(index)], put=[table])
 
     @staticmethod
     def add_index(table: Table, index: Index) -> None:
@@ -543,6 +551,7 @@ class DdlParser:
                 raise SQLError(ER_KEY_COLUMN_DOES_NOT_EXIST, name)
         index.columns = [table.must_column(c).name for c in index.columns]
         table.indexes.append(index)
+        order_indexes(table)
 
     @staticmethod
     def drop_index(table: Table, name: str) -> None:
@@ -564,6 +573,7 @@ class DdlParser:
                 break
         self.done(DdlAction(schema))
         primary_not_null(table)
+        order_indexes(table)
         check_table(table)
         self.translate_checks(table)
         action = self.rebuild(table, old, renamed)
@@ -652,7 +662,36 @@ class DdlParser:
             new_name = cur.ident()
             self.replace_column(table, old_name, new_name, renamed)
             return
+        if cur.accept("ALTER"):  # ALTER [COLUMN] c SET DEFAULT v | DROP DEFAULT
+            cur.accept("COLUMN")
+            name = cur.ident()
+            col = table.column(name)
+            if col is None:
+                raise SQLError(ER_BAD_FIELD_ERROR, name, table.name)
+            if cur.accept("DROP"):
+                cur.expect("DEFAULT")
+                col.default, col.has_default, col.default_now = None, False, False
+            else:
+                cur.expect("SET")
+                cur.expect("DEFAULT")
+                parse_default(cur, col)
+            return
+        if cur.accept("FORCE"):  # a rebuild, which every ALTER TABLE is here
+            return
         if cur.accept("RENAME"):
+            if cur.accept("INDEX", "KEY"):
+                if cur.peek() is not None and cur.peek().is_word("PRIMARY"):
+                    raise cur.error()  # the primary key keeps its name (MariaDB's grammar)
+                old_name = cur.ident()
+                cur.expect("TO")
+                new_name = cur.ident()
+                index = next((i for i in table.indexes if not i.primary and i.name.lower() == old_name.lower()), None)
+                if index is None:
+                    raise SQLError(ER_KEY_DOES_NOT_EXISTS, old_name, table.name)
+                if any(i is not index and i.name.lower() == new_name.lower() for i in table.indexes):
+                    raise SQLError(ER_DUP_KEYNAME, new_name)
+                index.name = new_name
+                return
             if cur.accept("COLUMN"):
                 old_name = cur.ident()
                 cur.expect("TO")
@@ -677,6 +716,8 @@ class DdlParser:
             table.charset = options.charset
         if options.row_format is not None:
             table.row_format = options.row_format
+        if options.comment is not None:
+            table.comment = options.comment
         if options.convert is not None:  # every character column converted, ENUM and SET too
             for col in table.columns:
                 if col.base in CHAR_TYPES and col.charset != "binary" and not col.binary:

@@ -286,8 +286,8 @@ def _table_row(schema: str, table: Table) -> tuple:
     rows, data = f"__is_table_rows({names})", f"__is_table_bytes({names}, 0)"
     return ("def", schema, table.name, "BASE TABLE", "InnoDB", 10, "Dynamic", _Sql(rows),
             _Sql(f"CASE WHEN {rows} > 0 THEN {data} / {rows} ELSE 0 END"), _Sql(data), 0,
-            _Sql(f"__is_table_bytes({names}, 1)"), 0, next_id, None, None, None, "utf8mb4_general_ci", None, "", "",
-            0, "N")
+            _Sql(f"__is_table_bytes({names}, 1)"), 0, next_id, None, None, None, table.collation, None,
+            table.create_options, table.comment or "", 0, "N")
 
 
 def _view_row(name: str, view) -> tuple:
