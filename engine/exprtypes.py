@@ -48,8 +48,9 @@ _COMPARE_WORDS = {"AND", "OR", "NOT", "LIKE", "IS", "IN", "BETWEEN", "REGEXP", "
 # JSON functions whose value is a JSON document (typed with the "json" format)
 JSON_VALUED = frozenset({"JSON_OBJECT", "JSON_ARRAY", "JSON_EXTRACT", "JSON_SET", "JSON_INSERT", "JSON_REPLACE",
                           "JSON_REMOVE", "JSON_MERGE", "JSON_MERGE_PATCH", "JSON_MERGE_PRESERVE", "JSON_KEYS",
-                          "JSON_QUERY", "JSON_ARRAY_INSERT", "JSON_ARRAY_APPEND", "JSON_COMPACT"})
-_STRING_FUNCS = {"JSON_QUOTE", "JSON_UNQUOTE", "CONCAT", "CONCAT_WS", "UPPER", "LOWER", "UCASE", "LCASE", "SUBSTRING", "SUBSTR", "MID",
+                          "JSON_QUERY", "JSON_ARRAY_INSERT", "JSON_ARRAY_APPEND", "JSON_COMPACT", "JSON_SEARCH",
+                          "JSON_NORMALIZE"})
+_STRING_FUNCS = {"JSON_QUOTE", "JSON_UNQUOTE", "JSON_VALUE", "CONCAT", "CONCAT_WS", "UPPER", "LOWER", "UCASE", "LCASE", "SUBSTRING", "SUBSTR", "MID",
                  "LEFT", "RIGHT", "TRIM", "LTRIM", "RTRIM", "REPLACE", "REPEAT", "REVERSE", "LPAD", "RPAD",
                  "DATABASE", "SCHEMA", "USER", "CURRENT_USER", "SESSION_USER", "SYSTEM_USER", "VERSION",
                  "DATE_FORMAT", "HEX", "MD5", "SHA1", "SHA2", "UUID", "FORMAT",
@@ -60,6 +61,7 @@ _INT_FUNCS = {"INTERVAL": 2, "LENGTH": 10, "OCTET_LENGTH": 10, "BIT_LENGTH": 10,
               "WEEKDAY": 1, "WEEKOFYEAR": 2, "QUARTER": 1, "ISNULL": 1, "SIGN": 2, "CONNECTION_ID": 10,
               "ASCII": 3, "ORD": 10, "FIND_IN_SET": 3, "STRCMP": 2, "CRC32": 10, "TO_DAYS": 7,
               "MICROSECOND": 6, "DATEDIFF": 8, "FIELD": 3, "JSON_VALID": 1, "JSON_CONTAINS": 1,
+              "JSON_CONTAINS_PATH": 1, "JSON_OVERLAPS": 1, "JSON_EQUALS": 1, "JSON_EXISTS": 1,
               "JSON_LENGTH": 10, "JSON_DEPTH": 10, "WEEK": 2, "YEARWEEK": 6, "PERIOD_DIFF": 6, "PERIOD_ADD": 6,
               "GET_LOCK": 1, "RELEASE_LOCK": 1, "IS_FREE_LOCK": 1, "IS_USED_LOCK": 10, "IS_IPV4": 1, "IS_IPV6": 1,
               "IS_IPV4_COMPAT": 1, "IS_IPV4_MAPPED": 1, "UNCOMPRESSED_LENGTH": 10}
@@ -69,7 +71,11 @@ _DOUBLE_FUNCS = {"RAND", "SQRT", "POW", "POWER", "EXP", "LN", "LOG", "LOG2", "LO
                  "TAN", "ASIN", "ACOS", "ATAN", "ATAN2", "PI", "DEGREES", "RADIANS", "STD", "STDDEV",
                  "VARIANCE", "VAR_POP", "VAR_SAMP", "STDDEV_POP", "STDDEV_SAMP"}
 # string functions whose type is their own whatever the arguments
+_MAX_LENGTH = 4294967295  # a column definition's length field (a LONGTEXT's)
 _OWN_TYPES = {
+    "JSON_PRETTY": ColumnType(FieldType.LONG_BLOB, _MAX_LENGTH, 0, CHARSET_UTF8MB4_GENERAL_CI, 0),
+    "JSON_DETAILED": ColumnType(FieldType.LONG_BLOB, _MAX_LENGTH, 0, CHARSET_UTF8MB4_GENERAL_CI, 0),
+    "JSON_LOOSE": ColumnType(FieldType.VAR_STRING, 16 * MB, 0, CHARSET_UTF8MB4_GENERAL_CI, 0),
     "GET_FORMAT": ColumnType(FieldType.VAR_STRING, 17 * MB, 0, CHARSET_UTF8MB4_GENERAL_CI, 0),
     "INET6_ATON": ColumnType(FieldType.VAR_STRING, 16, 0, CHARSET_BINARY, ColumnFlag.BINARY),
     "INET6_NTOA": ColumnType(FieldType.VAR_STRING, 39 * MB, 0, CHARSET_UTF8MB4_GENERAL_CI, 0),
@@ -1159,7 +1165,6 @@ def _numeric(ct: ColumnType) -> bool:
     return ct.type in _EXACT or ct.type in (FieldType.NEWDECIMAL, FieldType.DOUBLE, FieldType.FLOAT)
 
 
-_MAX_LENGTH = 4294967295  # a column definition's length field (a LONGTEXT's)
 
 
 def _origin(alias: str, table: Table, col) -> ColumnType:

@@ -40,6 +40,7 @@ from protocol.errors import (
     ER_JSON_DEPTH,
     ER_JSON_EOS,
     ER_JSON_ESCAPING,
+    ER_JSON_ONE_OR_ALL,
     ER_JSON_PATH_EOS,
     ER_JSON_PATH_NO_WILDCARD,
     ER_JSON_PATH_SYNTAX,
@@ -48,6 +49,7 @@ from protocol.errors import (
     ER_SUBQUERY_NO_1_ROW,
     ER_TOO_BIG_PRECISION,
     ER_UNKNOWN_LOCALE,
+    ER_WRONG_ARGUMENTS,
     SQLError,
 )
 
@@ -1336,17 +1338,6 @@ def _at_path(doc: Any, path: Any) -> tuple[bool, Any]:
     return (False, None) if data is _INVALID else _json_path(data, _to_str(path))
 
 
-def json_value(doc: Any, path: Any) -> str | None:
-    """MariaDB's JSON_VALUE: the scalar at `path` as text (a string unquoted), NULL for an
-    object, an array, a JSON null or nothing there."""
-    ok, value = _at_path(doc, path)
-    if not ok or value is None or isinstance(value, (dict, list)):
-        return None
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return value if isinstance(value, str) else json.dumps(value)
-
-
 def _json_path(data: Any, path: str) -> tuple[bool, Any]:
     if not path.startswith("$"):
         raise ValueError(f"Invalid JSON path expression {path!r}")
@@ -1414,32 +1405,6 @@ def _json_text(data: Any) -> str:
     return json.dumps(data, ensure_ascii=False, separators=(", ", ": "))
 
 
-def _merge_patch(target: Any, patch: Any) -> Any:
-    if not isinstance(patch, dict):
-        return patch
-    merged = dict(target) if isinstance(target, dict) else {}
-    for key, value in patch.items():
-        if value is None:
-            merged.pop(key, None)
-        else:
-            merged[key] = _merge_patch(merged.get(key), value)
-    return merged
-
-
-def json_merge_patch(*docs: Any) -> str | None:
-    """JSON_MERGE_PATCH (RFC 7396, left to right), written as MariaDB writes JSON; NULL when an
-    argument is NULL or not JSON."""
-    if len(docs) < 2 or any(d is None for d in docs):
-        return None
-    data = [_json(d) for d in docs]
-    if any(d is _INVALID for d in data):
-        return None
-    merged = data[0]
-    for patch in data[1:]:
-        merged = _merge_patch(merged, patch)
-    return _json_text(merged)
-
-
 def json_text(doc: Any) -> Any:
     """A JSON document rewritten as MariaDB writes it: ", " between members and elements, ": "
     after a key, nothing else between tokens, numbers as written (1.50 stays 1.50); text that is
@@ -1480,36 +1445,37 @@ def _rewritten(text: str, gap: str) -> str:
     return "".join(out)
 
 
-def json_array_edit(name: str, warnings: list, kinds: str, written: str, doc: Any, *pairs: Any) -> str | None:
-    """JSON_ARRAY_APPEND / JSON_ARRAY_INSERT (`name` their lower-case name) of `doc` with each
-    (path, value) of `pairs` in turn, as MariaDB 10.11's: written as its json_nice writes an
-    edited document (`jsondoc.text`), the rest of the document as it was written. `kinds`: "S"
-    in a strict write (a warning fails the statement instead), then one letter per value: "j" a
-    JSON function's document (inserted as JSON), "b" TRUE / FALSE, "d" a DECIMAL, "f" a DOUBLE,
-    "l" / "m" a literal / a negated one, "-" by the value (a string quoted, NULL null);
-    `written`: per value a line, the text of a number literal with a point or an exponent.
+def json_edit(name: str, warnings: list, kinds: str, written: str, doc: Any, *pairs: Any) -> str | None:
+    """JSON_ARRAY_APPEND / JSON_ARRAY_INSERT / JSON_SET / JSON_INSERT / JSON_REPLACE (`name` their
+    lower-case name) of `doc` with each (path, value) of `pairs` in turn, as MariaDB 10.11's:
+    written as its json_nice writes an edited document (`jsondoc.text`), the rest of the document
+    as it was written. `kinds`: "S" in a strict write (a warning fails the statement instead),
+    then one letter per value: "j" a JSON function's document (inserted as JSON), "b" TRUE /
+    FALSE, "d" a DECIMAL, "f" a DOUBLE, "l" / "m" a literal / a negated one, "-" by the value (a
+    string quoted, NULL null); `written`: per value a line, the text of a number literal with a
+    point or an exponent.
 
     APPEND: the value goes at the end of the array at the path, or an array is made of what is
-    there and the value; a path that leads nowhere makes the result NULL. INSERT: the path's
-    last step is an index of an array (else NULL): the value goes before that element, or at the
-    end past it (`[last]`, `[-n]`: after the element they name); a path to no array leaves the
-    document as it is. NULL for a NULL document or path; NULL with MariaDB's warning for text
-    that is not JSON (4036-4040) or a path it refuses (4041, 4042; 4044 for wildcards)."""
+    there and the value; a path that leads nowhere makes the result NULL. ARRAY_INSERT: the
+    path's last step is an index of an array (else NULL): the value goes before that element,
+    or at the end past it (`[last]`, `[-n]`: after the element they name); a path to no array
+    leaves the document as it is. SET / INSERT / REPLACE (`_json_put`): what the path names is
+    replaced (SET, REPLACE), a missing key is added and an index past an array's end (or before
+    its start) appends (SET, INSERT), `[n]` (n > 0) of what is not an array makes an array of it
+    and the value; a path whose parent is not there changes nothing. NULL for a NULL document or
+    path; NULL with MariaDB's warning for text that is not JSON (4036-4040) or a path it refuses
+    (4041, 4042; 4044 for wildcards)."""
     if doc is None:
         return None
-    insert = name == "json_array_insert"
     texts = written.split("\n")
     data: Any = None
     for n in range(0, len(pairs) - 1, 2):
         path, value = pairs[n], pairs[n + 1]
         if path is None:
             return None
-        try:
-            steps = jsondoc.parse_path(_to_str(path))
-        except jsondoc.JsonPathError as exc:
-            if exc.reason == "eos":
-                return _json_warning(warnings, kinds, ER_JSON_PATH_EOS, n + 2, name)
-            return _json_warning(warnings, kinds, ER_JSON_PATH_SYNTAX, n + 2, name, exc.position)
+        steps = _json_steps(warnings, kinds, path, n + 2, name)
+        if steps is None:
+            return None
         if any(step.wild for step in steps):
             return _json_warning(warnings, kinds, ER_JSON_PATH_NO_WILDCARD, n + 2, name)
         if data is None:
@@ -1518,7 +1484,7 @@ def json_array_edit(name: str, warnings: list, kinds: str, written: str, doc: An
             except jsondoc.JsonError as exc:
                 return _json_text_warning(warnings, kinds, exc, 1, name)
         item = _json_item(value, kinds[1 + n // 2], texts[n // 2] if n // 2 < len(texts) else "")
-        if insert:
+        if name == "json_array_insert":
             if not steps or steps[-1].key is not None:
                 return None
             found, parent, _, _ = jsondoc.find(data, steps[:-1])
@@ -1526,6 +1492,9 @@ def json_array_edit(name: str, warnings: list, kinds: str, written: str, doc: An
                 step, size = steps[-1], len(parent)
                 at = jsondoc.element(parent, step) if step.from_end else min(step.index, size)
                 parent.insert(size if at is None else at + 1 if step.from_end else at, item)
+            continue
+        if name != "json_array_append":
+            data = _json_put(data, steps, item, name != "json_insert", name != "json_replace")
             continue
         found, target, container, place = jsondoc.find(data, steps)
         if not found:
@@ -1537,6 +1506,46 @@ def json_array_edit(name: str, warnings: list, kinds: str, written: str, doc: An
     return jsondoc.text(data)
 
 
+def _json_put(data: Any, steps: list, item: Any, replace: bool, add: bool) -> Any:
+    """`data` with `item` put at `steps` (JSON_SET: both, JSON_REPLACE: `replace`, JSON_INSERT:
+    `add`; json_edit)."""
+    if not steps:
+        return item if replace else data
+    found, parent, container, place = jsondoc.find(data, steps[:-1])
+    if not found:
+        return data
+    last = steps[-1]
+    if last.key is not None:
+        if isinstance(parent, jsondoc.Members):
+            at = jsondoc.key_at(parent, last.key)
+            if at is None and add:
+                parent.append((jsondoc.quote(last.key), item))
+            elif at is not None and replace:
+                parent[at] = (parent[at][0], item)
+        return data
+    if type(parent) is list:
+        at = jsondoc.element(parent, last)
+        if at is None and add:
+            parent.append(item)
+        elif at is not None and replace:
+            parent[at] = item
+        return data
+    if last.index == 0:  # lax: [0] (or [last]) of what is not an array is itself
+        return jsondoc.replace_at(data, container, place, item) if replace else data
+    return jsondoc.replace_at(data, container, place, [parent, item]) if add else data
+
+
+def _json_steps(warnings: list, kinds: str, path: Any, arg: int, name: str) -> list | None:
+    """The steps of the path argument `arg` of `name`; None with MariaDB's warning (4041, 4042)
+    when it refuses the path."""
+    try:
+        return jsondoc.parse_path(_to_str(path))
+    except jsondoc.JsonPathError as exc:
+        if exc.reason == "eos":
+            return _json_warning(warnings, kinds, ER_JSON_PATH_EOS, arg, name)
+        return _json_warning(warnings, kinds, ER_JSON_PATH_SYNTAX, arg, name, exc.position)
+
+
 def _json_source(value: Any) -> str:
     """A document argument as text (a DOUBLE as MariaDB writes it)."""
     return format_double(value) if isinstance(value, float) else _to_str(value)
@@ -1544,7 +1553,7 @@ def _json_source(value: Any) -> str:
 
 def _json_item(value: Any, kind: str, written: str) -> Any:
     """A JSON_ARRAY_APPEND / _INSERT value as a `jsondoc` value, by its `kind` and the literal's
-    `written` text (json_array_edit)."""
+    `written` text (json_edit)."""
     if value is None:
         return jsondoc.Raw("null")
     if written and kind in "lm":  # a DOUBLE literal (1e2) by its value, a DECIMAL one as written
@@ -1586,6 +1595,247 @@ def _json_warning(warnings: list, kinds: str, error: Any, *args: Any) -> None:
         raise_sql(exc)
     warnings.append((0, "Warning", exc.code, exc.message))
     return None
+
+
+def _json_doc(warnings: list, doc: Any, arg: int, name: str) -> Any:
+    """Argument `arg` of `name` as a parsed document (`jsondoc`); _INVALID, with MariaDB's
+    warning, for text that is not JSON."""
+    try:
+        return jsondoc.parse(_json_source(doc))
+    except jsondoc.JsonError as exc:
+        _json_text_warning(warnings, "-", exc, arg, name)
+        return _INVALID
+
+
+def _json_docs(warnings: list, docs: tuple, name: str) -> list | None:
+    """Every argument of `name` as a parsed document; None if one is NULL or not JSON (warned)."""
+    if any(doc is None for doc in docs):
+        return None
+    parsed = []
+    for arg, doc in enumerate(docs, 1):
+        data = _json_doc(warnings, doc, arg, name)
+        if data is _INVALID:
+            return None
+        parsed.append(data)
+    return parsed
+
+
+def _one_or_all(warnings: list, mode: Any, name: str) -> str | None:
+    """The "one" / "all" argument (the second) of `name`, None (warned, 4046) for anything else."""
+    word = _to_str(mode).lower()
+    if word not in ("one", "all"):
+        return _json_warning(warnings, "-", ER_JSON_ONE_OR_ALL, 2, name)
+    return word
+
+
+def json_contains_path(warnings: list, doc: Any, mode: Any, *paths: Any) -> int | None:
+    """JSON_CONTAINS_PATH(doc, 'one' | 'all', path, ...): whether one / every path (wildcards
+    followed) leads to a value. NULL for a NULL argument, with a warning for text that is not
+    JSON, a path MariaDB refuses or a mode that is neither word."""
+    if doc is None or mode is None or any(path is None for path in paths):
+        return None
+    word = _one_or_all(warnings, mode, "json_contains_path")
+    if word is None:
+        return None
+    data = _json_doc(warnings, doc, 1, "json_contains_path")
+    if data is _INVALID:
+        return None
+    found = []
+    for n, path in enumerate(paths, 3):
+        steps = _json_steps(warnings, "-", path, n, "json_contains_path")
+        if steps is None:
+            return None
+        found.append(bool(jsondoc.matches(data, steps)))
+    return int(any(found) if word == "one" else all(found))
+
+
+def json_exists(doc: Any, path: Any) -> int | None:
+    """JSON_EXISTS(doc, path): whether the path leads to a value; NULL, without a warning, for a
+    NULL argument, text that is not JSON or a path MariaDB refuses."""
+    if doc is None or path is None:
+        return None
+    try:
+        data, steps = jsondoc.parse(_json_source(doc)), jsondoc.parse_path(_to_str(path))
+    except (jsondoc.JsonError, jsondoc.JsonPathError):
+        return None
+    return int(bool(jsondoc.matches(data, steps)))
+
+
+def json_query(warnings: list, doc: Any, path: Any, scalar: bool = False) -> str | None:
+    """JSON_QUERY(doc, path): the object or array at the path as the document writes it (NULL for
+    a scalar); with `scalar` JSON_VALUE: the scalar there, a string unquoted, true / false as
+    1 / 0, NULL for a JSON null, an object or an array. NULL for a NULL argument or nothing
+    there; without a warning for text that is not JSON, with one for a path MariaDB refuses."""
+    name = "json_value" if scalar else "json_query"
+    if doc is None or path is None:
+        return None
+    steps = _json_steps(warnings, "-", path, 2, name)
+    if steps is None:
+        return None
+    try:
+        data, spans = jsondoc.parse_spans(_json_source(doc))
+    except jsondoc.JsonError:
+        return None
+    found = jsondoc.matches(data, steps)
+    if not found:
+        return None
+    value = found[0][1]
+    if not scalar:
+        return spans[id(value)] if isinstance(value, list) else None
+    if isinstance(value, list) or value == "null":
+        return None
+    if value[0] == '"':
+        return jsondoc.unquote(value)
+    return {"true": "1", "false": "0"}.get(value, value)
+
+
+def json_search(warnings: list, doc: Any, mode: Any, pattern: Any, escape: Any = None, *paths: Any) -> str | None:
+    """JSON_SEARCH(doc, 'one' | 'all', pattern[, escape[, path ...]]): the path (one: the first,
+    all: every one, an array of them when more than one) of each scalar within the document, or
+    within what the paths lead to, whose text (a string's characters, a number or a literal as
+    written) is LIKE the pattern under utf8mb4_general_ci, `escape` its escape character
+    (NULL: '\\'; more than one character: error 1210). NULL when none matches or for a NULL
+    document, mode, pattern or path; warned as JSON_CONTAINS_PATH."""
+    if doc is None or mode is None or pattern is None or any(path is None for path in paths):
+        return None
+    escape = "\\" if escape is None else _to_str(escape)
+    if len(escape) > 1:
+        raise_sql(SQLError(ER_WRONG_ARGUMENTS, "ESCAPE"))
+    word = _one_or_all(warnings, mode, "json_search")
+    if word is None:
+        return None
+    data = _json_doc(warnings, doc, 1, "json_search")
+    if data is _INVALID:
+        return None
+    starts = [("$", data)]
+    if paths:
+        starts = []
+        for n, path in enumerate(paths, 5):
+            steps = _json_steps(warnings, "-", path, n, "json_search")
+            if steps is None:
+                return None
+            starts += jsondoc.matches(data, steps)
+    text = _to_str(pattern)
+    found: list[str] = []
+    for start, value in starts:
+        for path, scalar in jsondoc.scalars(value, start):
+            chars = jsondoc.unquote(scalar) if scalar[0] == '"' else scalar
+            if path not in found and collation.like(text, chars, escape or None):
+                found.append(path)
+                if word == "one":
+                    return jsondoc.quote(path)
+    if not found:
+        return None
+    return jsondoc.quote(found[0]) if len(found) == 1 else jsondoc.text([jsondoc.quote(p) for p in found])
+
+
+def _json_equal(a: Any, b: Any) -> bool:
+    """Two parsed values alike: numbers by value, strings by their characters, objects by their
+    members whatever their order, arrays element by element."""
+    if isinstance(a, jsondoc.Members) or isinstance(b, jsondoc.Members):
+        return isinstance(a, jsondoc.Members) and isinstance(b, jsondoc.Members) \
+            and jsondoc.normalized(a) == jsondoc.normalized(b)
+    if isinstance(a, list) or isinstance(b, list):
+        return type(a) is list and type(b) is list and len(a) == len(b) \
+            and all(_json_equal(x, y) for x, y in zip(a, b, strict=True))
+    return jsondoc.normalized(a) == jsondoc.normalized(b)
+
+
+def json_overlaps(warnings: list, one: Any, other: Any) -> int | None:
+    """JSON_OVERLAPS: whether two arrays share an element, two objects a key with equal values, a
+    scalar is an array's element (or equal to the other scalar). NULL for a NULL argument or
+    text that is not JSON (warned)."""
+    docs = _json_docs(warnings, (one, other), "json_overlaps")
+    if docs is None:
+        return None
+    a, b = docs
+    if type(a) is not list:
+        a, b = b, a
+    if type(a) is list:
+        if type(b) is list:
+            return int(any(_json_equal(x, y) for x in a for y in b))
+        return int(any(_json_equal(x, b) for x in a))
+    if isinstance(a, jsondoc.Members) and isinstance(b, jsondoc.Members):
+        return int(any(jsondoc.unquote(k) == jsondoc.unquote(j) and _json_equal(x, y) for k, x in a for j, y in b))
+    return int(_json_equal(a, b))
+
+
+def json_equals(warnings: list, one: Any, other: Any) -> int | None:
+    """JSON_EQUALS: whether two documents are alike once normalized (JSON_NORMALIZE)."""
+    docs = _json_docs(warnings, (one, other), "json_equals")
+    return None if docs is None else int(jsondoc.normalized(docs[0]) == jsondoc.normalized(docs[1]))
+
+
+def json_normalize(warnings: list, doc: Any) -> str | None:
+    """JSON_NORMALIZE: the document as `jsondoc.normalized` writes it."""
+    docs = _json_docs(warnings, (doc,), "json_normalize")
+    return None if docs is None else jsondoc.normalized(docs[0])
+
+
+def json_detailed(warnings: list, doc: Any, tab: Any = 4) -> str | None:
+    """JSON_DETAILED / JSON_PRETTY(doc[, tab size]): `jsondoc.detailed`."""
+    docs = _json_docs(warnings, (doc,), "json_detailed")
+    return None if docs is None else jsondoc.detailed(docs[0], 4 if tab is None else _int(tab))
+
+
+def json_loose(warnings: list, doc: Any) -> str | None:
+    """JSON_LOOSE: the document with ", " between items and ": " after a key (`jsondoc.text`)."""
+    docs = _json_docs(warnings, (doc,), "json_loose")
+    return None if docs is None else jsondoc.text(docs[0])
+
+
+def _merge_preserve(a: Any, b: Any) -> Any:
+    if isinstance(a, jsondoc.Members) and isinstance(b, jsondoc.Members):
+        merged = jsondoc.Members(a)
+        for key, value in b:
+            at = jsondoc.key_at(merged, jsondoc.unquote(key))
+            if at is None:
+                merged.append((key, value))
+            else:
+                merged[at] = (merged[at][0], _merge_preserve(merged[at][1], value))
+        return merged
+    return (a if type(a) is list else [a]) + (b if type(b) is list else [b])
+
+
+def _merge_patch(target: Any, patch: Any) -> Any:
+    if not isinstance(patch, jsondoc.Members):
+        return patch
+    merged = jsondoc.Members(target) if isinstance(target, jsondoc.Members) else jsondoc.Members()
+    for key, value in patch:
+        at = jsondoc.key_at(merged, jsondoc.unquote(key))
+        if value == "null":
+            if at is not None:
+                del merged[at]
+        elif at is None:
+            merged.append((key, _merge_patch(None, value)))
+        else:
+            merged[at] = (merged[at][0], _merge_patch(merged[at][1], value))
+    return merged
+
+
+def json_merge_patch(warnings: list, *docs: Any) -> str | None:
+    """JSON_MERGE_PATCH (RFC 7396, left to right), values as written; NULL when an argument is
+    NULL or not JSON (warned)."""
+    return _json_merged(warnings, docs, "json_merge_patch", _merge_patch)
+
+
+def json_merge_preserve(warnings: list, *docs: Any) -> str | None:
+    """JSON_MERGE / JSON_MERGE_PRESERVE, left to right: two objects' members together (a key in
+    both: its values merged), anything else as arrays concatenated (a value that is not an
+    array as an array of it). NULL for a NULL argument or text that is not JSON (warned)."""
+    return _json_merged(warnings, docs, "json_merge_preserve", _merge_preserve)
+
+
+def _json_merged(warnings: list, docs: tuple, name: str, merge: Any) -> str | None:
+    """The documents `docs` of `name` merged left to right by `merge`, written as MariaDB writes
+    an edited document; NULL for a NULL argument or text that is not JSON (warned)."""
+    parsed = _json_docs(warnings, docs, name)
+    if parsed is None:
+        return None
+    merged = parsed[0]
+    for doc in parsed[1:]:
+        merged = merge(merged, doc)
+    return jsondoc.text(merged)
 
 
 def json_length(doc: Any, path: Any = "$") -> int | None:
@@ -2080,8 +2330,8 @@ def register(conn: sqlite3.Connection, state: ConnectionState) -> None:
         "mysql_timestampadd": (3, lambda unit, n, d: date_add(d, n, unit, 1)), "last_day": (1, last_day), "dayofweek": (1, dayofweek),
         "weekday": (1, weekday), "week": (-1, week),
         "weekofyear": (1, lambda value: week(value, 3)), "time_format": (2, time_format),
-        "inet_aton": (1, inet_aton), "inet_ntoa": (1, inet_ntoa), "json_merge_patch": (-1, json_merge_patch), "mysql_json_extract": (-1, json_extract),
-        "json_unquote": (1, json_unquote), "json_value": (2, json_value), "json_contains": (-1, json_contains),
+        "inet_aton": (1, inet_aton), "inet_ntoa": (1, inet_ntoa), "mysql_json_extract": (-1, json_extract),
+        "json_unquote": (1, json_unquote), "json_contains": (-1, json_contains),
         "mysql_json_valid": (1, json_valid),
         "dayofyear": (1, _part(7)), "quarter": (1, quarter), "conv": (3, conv), "mysql_nonzero": (1, nonzero), "mysql_one_row": (1, one_row), "mysql_check": (4, mysql_check), "mysql_double_text": (1, double_text),
         "mysql_greatest": (-1, _extreme(True, warn)), "mysql_least": (-1, _extreme(False, warn)),
@@ -2128,10 +2378,15 @@ def register(conn: sqlite3.Connection, state: ConnectionState) -> None:
         "to_seconds": (1, lambda v: None if (dt := _dt(v)) is None
                        else (dt.toordinal() + 365) * 86400 + dt.hour * 3600 + dt.minute * 60 + dt.second),
         "json_depth": (1, json_depth),
-        "mysql_json_array_append": (-1, lambda kinds, *args: json_array_edit(
-            "json_array_append", session_fx().warnings, kinds, *args)),
-        "mysql_json_array_insert": (-1, lambda kinds, *args: json_array_edit(
-            "json_array_insert", session_fx().warnings, kinds, *args)),
+        **{name: (-1, lambda *args, fn=fn: fn(session_fx().warnings, *args)) for name, fn in (
+            ("json_contains_path", json_contains_path), ("json_search", json_search), ("json_overlaps", json_overlaps),
+            ("json_equals", json_equals), ("json_normalize", json_normalize), ("json_detailed", json_detailed),
+            ("json_loose", json_loose), ("json_merge_preserve", json_merge_preserve),
+            ("json_merge_patch", json_merge_patch), ("json_query", json_query),
+            ("json_value", lambda warnings, doc, path: json_query(warnings, doc, path, True)))},
+        "json_exists": (2, json_exists),
+        **{f"mysql_{name}": (-1, lambda kinds, *args, name=name: json_edit(name, session_fx().warnings, kinds, *args))
+           for name in ("json_array_append", "json_array_insert", "json_set", "json_insert", "json_replace")},
         # MariaDB's JSON_QUOTE of NULL or of a number is NULL (SQLite's json_quote writes null, 1)
         "json_quote": (1, lambda v: json.dumps(v.decode("utf-8", "surrogateescape") if isinstance(v, bytes) else v,
                                                ensure_ascii=False) if isinstance(v, str | bytes) else None),

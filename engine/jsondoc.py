@@ -1,5 +1,7 @@
 """JSON documents as MariaDB 10.11's json_lib reads and writes them, for the JSON functions
-that edit a document in place (JSON_ARRAY_APPEND, JSON_ARRAY_INSERT).
+that edit a document in place (JSON_ARRAY_APPEND, JSON_ARRAY_INSERT, JSON_SET, JSON_INSERT,
+JSON_REPLACE) and those that read, compare or rewrite one (JSON_SEARCH, JSON_CONTAINS_PATH,
+JSON_QUERY, JSON_NORMALIZE, JSON_DETAILED, JSON_MERGE ...).
 
 `parse` reads a document into lists (arrays), `Members` (objects, their keys kept as written,
 duplicates too) and `Raw` scalars (numbers, strings with their escapes, true / false / null,
@@ -14,8 +16,10 @@ json_lib accepts and a strict reader would not ('[-]', '[1.]', '["\\x"]') is acc
 `parse_path` reads a JSON path as json_lib's path scanner does (`lax`, `$`, `.key`, `."key"`,
 `[n]`, `[last]`, `[last-n]`, `[-n]`; the wildcards `.*`, `[*]`, `**` and ranges `[a to b]`
 are read and marked, the editing functions refuse them with 4044); `JsonPathError` carries
-its reason and position. `find` follows a path in lax mode: `[0]` of a value that is not an
-array is the value itself.
+its reason and position. `find` follows a path without wildcards in lax mode: `[0]` of a value
+that is not an array is the value itself; `matches` follows one with them, to every value it
+reaches. `parse_spans` keeps each array's and object's text as written (JSON_QUERY answers it);
+`detailed` and `normalized` write a value as JSON_DETAILED and JSON_NORMALIZE do.
 """
 
 from __future__ import annotations
@@ -55,16 +59,25 @@ class JsonPathError(Exception):
 class Step:
     """One step of a path: a key (`key`, unescaped), or an array index: `index` counted from the
     start, or from the end when `from_end` (`[last]` is 0, `[last-1]` 1, `[-1]` 0); `wild` for
-    `*`, `**` and ranges."""
+    the wildcards: "member" (`.*`), "element" (`[*]`), "any" (`**`: any depth, then the next
+    step) and "range" (`[index to upto]`, `upto` None for `last`); "" for none."""
     key: str | None = None
     index: int = 0
     from_end: bool = False
-    wild: bool = False
+    wild: str = ""
+    upto: int | None = None
 
 
 def parse(text: str) -> Any:
     """The document `text` as lists, `Members` and `Raw` scalars; `JsonError` if it is not JSON."""
     return _Scanner(text).document()
+
+
+def parse_spans(text: str) -> tuple[Any, dict[int, str]]:
+    """`parse`, and for each array and object of the result (by its id) its text as written."""
+    scanner = _Scanner(text)
+    scanner.spans = {}
+    return scanner.document(), scanner.spans
 
 
 def text(value: Any) -> str:
@@ -153,6 +166,7 @@ class _Scanner:
         self.doc = doc
         self.i = 0
         self.depth = 0
+        self.spans: dict[int, str] | None = None
 
     def fail(self, reason: str, position: int | None = None) -> JsonError:
         return JsonError(reason, self.i if position is None else position)
@@ -186,8 +200,11 @@ class _Scanner:
             self.depth += 1
             if self.depth >= DEPTH_LIMIT:
                 raise self.fail("depth")
+            start = self.i - 1
             value = self.array() if ch == "[" else self.object()
             self.depth -= 1
+            if self.spans is not None:
+                self.spans[id(value)] = self.doc[start:self.i]
             return value
         if ch == '"':
             return Raw(self.doc[self.i - 1:self.string()])
@@ -378,7 +395,7 @@ class _PathScanner:
                 if self.peek() not in (".", "["):
                     self.i += self.peek() is not None
                     raise JsonPathError("syntax", self.i + 1)
-                steps.append(Step(wild=True))
+                steps.append(Step(wild="any"))
             else:
                 self.i -= 1
                 raise self.fail()
@@ -389,7 +406,7 @@ class _PathScanner:
             raise self.fail()
         if ch == "*":
             self.i += 1
-            return Step(wild=True)
+            return Step(wild="member")
         if ch == '"':  # ."quoted key"
             start = self.i
             self.i += 1
@@ -412,7 +429,7 @@ class _PathScanner:
         ch = self.peek()
         if ch == "*":
             self.i += 1
-            step = Step(wild=True)
+            step = Step(wild="element")
         elif ch == "l":
             self.i += 1
             self.word("ast")
@@ -434,13 +451,14 @@ class _PathScanner:
             self.i += 1
             self.word("o")
             self.blanks()
+            upto = None
             if self.peek() == "l":
                 self.i += 1
                 self.word("ast")
             else:
-                self.digits()
+                upto = self.digits()
             self.blanks()
-            step = Step(wild=True)
+            step = Step(index=step.index, wild="range", upto=upto)
         if self.peek() != "]":
             raise self.fail()
         self.i += 1
@@ -486,6 +504,11 @@ def find(doc: Any, steps: list[Step]) -> tuple[bool, Any, Any, Any]:
     return True, value, container, place
 
 
+def key_at(members: Members, key: str) -> int | None:
+    """The position of the first member of an object whose key is `key` (unescaped), or None."""
+    return next((k for k, (written, _) in enumerate(members) if unquote(written) == key), None)
+
+
 def replace_at(doc: Any, container: Any, place: Any, value: Any) -> Any:
     """`doc` with the value at (container, place) (from `find`) made `value`."""
     if container is None:
@@ -495,3 +518,111 @@ def replace_at(doc: Any, container: Any, place: Any, value: Any) -> Any:
     else:
         container[place] = value
     return doc
+
+
+def matches(doc: Any, steps: list[Step]) -> list[tuple[str, Any]]:
+    """Every (path as MariaDB writes a found one, value) that `steps` reach in a parsed document,
+    wildcards followed, in the document's order; lax as `find`."""
+    out: list[tuple[str, Any]] = []
+    _match(doc, steps, 0, "$", out)
+    return out
+
+
+def _match(value: Any, steps: list[Step], k: int, path: str, out: list) -> None:
+    if k == len(steps):
+        out.append((path, value))
+        return
+    step = steps[k]
+    if step.wild == "any":  # the next step here, or anywhere below
+        _match(value, steps, k + 1, path, out)
+        for sub, item in _children(value, path):
+            _match(item, steps, k, sub, out)
+        return
+    if isinstance(value, Members):
+        if step.key is None and not step.wild:
+            if step.index == 0:  # lax: [0] of what is not an array is itself
+                _match(value, steps, k + 1, path, out)
+            return
+        for sub, (key, item) in zip(_paths(value, path), value, strict=True):
+            if step.wild == "member" or step.key is not None and unquote(key) == step.key:
+                _match(item, steps, k + 1, sub, out)
+        return
+    if isinstance(value, list):
+        if step.key is not None or step.wild == "member":
+            return
+        if step.wild == "element":
+            chosen = range(len(value))
+        elif step.wild == "range":
+            chosen = range(step.index, len(value) if step.upto is None else min(step.upto + 1, len(value)))
+        else:
+            at = element(value, step)
+            chosen = range(0) if at is None else range(at, at + 1)
+        for at in chosen:
+            _match(value[at], steps, k + 1, f"{path}[{at}]", out)
+        return
+    if step.key is None and not step.wild and step.index == 0:
+        _match(value, steps, k + 1, path, out)
+
+
+def _paths(members: Members, path: str) -> list[str]:
+    return [f"{path}.{unquote(key)}" for key, _ in members]
+
+
+def _children(value: Any, path: str) -> list[tuple[str, Any]]:
+    """The members or elements of a value with their paths (none for a scalar)."""
+    if isinstance(value, Members):
+        return list(zip(_paths(value, path), (item for _, item in value), strict=True))
+    if isinstance(value, list):
+        return [(f"{path}[{at}]", item) for at, item in enumerate(value)]
+    return []
+
+
+def scalars(value: Any, path: str = "$") -> list[tuple[str, Raw]]:
+    """Every scalar within a value (itself if it is one), with its path, in the document's order."""
+    if not isinstance(value, list):
+        return [(path, value)]
+    return [found for sub, item in _children(value, path) for found in scalars(item, sub)]
+
+
+def detailed(value: Any, tab: int = 4, depth: int = 0) -> str:
+    """A value as MariaDB's JSON_DETAILED writes it: each member and element on its own line,
+    indented `tab` blanks a level, a container after a key on the line below it; an array of
+    at most one element that is no container, and scalars, on one line; an empty object as
+    '{', a new line, '}'."""
+    pad, inner = " " * (tab * depth), " " * (tab * (depth + 1))
+    if isinstance(value, Members):
+        lines = [f"{inner}{key}: " + (f"\n{inner}" + detailed(item, tab, depth + 1)
+                                      if isinstance(item, list) else item) for key, item in value]
+        return "{\n" + "".join(line + ",\n" for line in lines[:-1]) + (lines[-1] + "\n" if lines else "") + pad + "}"
+    if isinstance(value, list):
+        if len(value) <= 1 and not any(isinstance(item, list) for item in value):
+            return "[" + "".join(value) + "]"
+        return "[\n" + ",\n".join(inner + detailed(item, tab, depth + 1) for item in value) + "\n" + pad + "]"
+    return value
+
+
+def normalized(value: Any) -> str:
+    """A value as MariaDB's JSON_NORMALIZE writes it: no blanks, an object's members ordered by
+    key (duplicates kept, in their order), every number as a double in E notation with all its
+    digits ('1.0E0', '1.2345678E7'), strings and literals as written."""
+    if isinstance(value, Members):
+        ordered = sorted(value, key=lambda member: unquote(member[0]).encode("utf-8"))
+        return "{" + ",".join(f"{key}:{normalized(item)}" for key, item in ordered) + "}"
+    if isinstance(value, list):
+        return "[" + ",".join(normalized(item) for item in value) + "]"
+    if value[0] == "-" or "0" <= value[0] <= "9":
+        return _e_notation(value)
+    return value
+
+
+def _e_notation(number: str) -> str:
+    digits = number.lstrip("-")
+    mantissa, _, exp = digits.lower().partition("e")
+    whole, _, frac = mantissa.partition(".")
+    all_digits = (whole + frac).lstrip("0")
+    if not all_digits:
+        return "0.0E0"
+    exponent = (int(exp) if exp else 0) + len(whole) - 1 - (len(whole + frac) - len((whole + frac).lstrip("0")))
+    all_digits = all_digits.rstrip("0")
+    sign = "-" if number.startswith("-") else ""
+    return f"{sign}{all_digits[0]}.{all_digits[1:] or '0'}E{exponent}"

@@ -122,12 +122,23 @@ FUNC_RENAME = {
     "CEIL": "mysql_ceil", "CEILING": "mysql_ceil", "SLEEP": "mysql_sleep", "HEX": "mysql_hex",
     "INSERT": "mysql_insert", "JSON_EXTRACT": "mysql_json_extract", "JSON_VALID": "mysql_json_valid",
     "POW": "pow", "DAYOFWEEK": "dayofweek", "FORMAT": "mysql_format", "QUOTE": "mysql_quote",
+    "JSON_MERGE": "json_merge_preserve", "JSON_PRETTY": "json_detailed",
 }
 CAST_TYPES = {"SIGNED": "INTEGER", "UNSIGNED": "INTEGER", "CHAR": "TEXT", "DECIMAL": "REAL",
               "DATETIME": "TEXT", "DATE": "TEXT", "TIME": "TEXT", "BINARY": "BLOB", "DOUBLE": "REAL",
               "FLOAT": "REAL", "INTEGER": "INTEGER", "INT": "INTEGER", "NCHAR": "TEXT", "JSON": "TEXT"}
 # the JSON functions whose document SQLite writes without MariaDB's ", " and ": " separators
-_JSON_MADE = ("JSON_OBJECT", "JSON_ARRAY", "JSON_SET", "JSON_INSERT", "JSON_REPLACE", "JSON_REMOVE")
+_JSON_MADE = ("JSON_OBJECT", "JSON_ARRAY", "JSON_REMOVE")
+# the JSON functions that put values into a document at paths (functions.json_edit)
+_JSON_EDITS = ("JSON_ARRAY_APPEND", "JSON_ARRAY_INSERT", "JSON_SET", "JSON_INSERT", "JSON_REPLACE")
+# the JSON functions whose count of arguments is checked here (the fewest, the most: None for
+# any), past which MariaDB answers 1582
+_JSON_ARGUMENTS = {
+    "JSON_CONTAINS_PATH": (3, None), "JSON_SEARCH": (3, None), "JSON_OVERLAPS": (2, 2), "JSON_EQUALS": (2, 2),
+    "JSON_NORMALIZE": (1, 1), "JSON_PRETTY": (1, 2), "JSON_DETAILED": (1, 2), "JSON_LOOSE": (1, 1),
+    "JSON_EXISTS": (2, 2), "JSON_QUERY": (2, 2), "JSON_VALUE": (2, 2), "JSON_MERGE": (2, None),
+    "JSON_MERGE_PRESERVE": (2, None), "JSON_MERGE_PATCH": (2, None),
+}
 INTERVAL_UNITS = {"MICROSECOND", "SECOND", "MINUTE", "HOUR", "DAY", "WEEK", "MONTH", "QUARTER", "YEAR"}
 WORD_RENAME = {"DIV": "/", "MOD": "%", "RLIKE": "REGEXP", "SEPARATOR": ","}  # GROUP_CONCAT(x SEPARATOR ',')
 NOW_WORDS = {"NOW", "CURRENT_TIMESTAMP", "LOCALTIME", "LOCALTIMESTAMP", "SYSDATE"}
@@ -1279,8 +1290,13 @@ class Translator:
             j, at = self.close_of(i, lambda t: t.is_word("IN" if word == "POSITION" else "FROM"))
             if at is not None:
                 return self.emit_keyword_call(i, word, j, at)
-        if word in ("JSON_ARRAY_APPEND", "JSON_ARRAY_INSERT"):
+        if word in _JSON_EDITS:
             return self.emit_json_edit(i, word)
+        if word in _JSON_ARGUMENTS:
+            fewest, most = _JSON_ARGUMENTS[word]
+            count = len(split_top(toks[i + 2:self.close_of(i)[0]])[0])
+            if count < fewest or most is not None and count > most:
+                raise SQLError(ER_WRONG_PARAMCOUNT_TO_NATIVE_FCT, word)
         if word in _JSON_MADE and not self._in_json and not self.in_json_call(i):
             # MariaDB writes ", " and ": " between members; SQLite's json_object() nothing. Only a
             # call outside every JSON function is rewritten: an inner one must reach the function
@@ -1450,8 +1466,7 @@ class Translator:
             hi = lo + len(part)  # (the parts are the tokens between the top-level commas)
             if n:
                 self.out.append(",")
-            value = n % 2 == 1 if word == "JSON_OBJECT" else True if word == "JSON_ARRAY" else \
-                n >= 2 and n % 2 == 0 if word in ("JSON_SET", "JSON_INSERT", "JSON_REPLACE") else False
+            value = n % 2 == 1 if word == "JSON_OBJECT" else word == "JSON_ARRAY"
             number = self.number_kind(lo, hi) if value else None
             if number is not None:
                 self.out.append("json(mysql_double_text(" if number == "double" else "json(")
@@ -1461,8 +1476,8 @@ class Translator:
             lo = hi + 1
 
     def emit_json_edit(self, i: int, word: str) -> int:
-        """JSON_ARRAY_APPEND / JSON_ARRAY_INSERT(doc, path, value, ...) at tokens[i]:
-        `mysql_json_array_append(kinds, doc, path, value, ...)` (functions.json_array_edit), `kinds`
+        """A call `_JSON_EDITS` names, (doc, path, value, ...) at tokens[i], e.g. JSON_SET:
+        `mysql_json_set(kinds, doc, path, value, ...)` (functions.json_edit), `kinds`
         "S" in a strict write (a JSON warning is then the statement's error) and a letter per
         value (`json_value_kind`); inside another JSON function made JSON for SQLite (`json()`), as
         MariaDB inserts the document there. Any other count of arguments is MariaDB's 1582."""
@@ -1528,7 +1543,7 @@ class Translator:
             self.out.append(",")
             start = comma + 1
         first = toks[start]
-        if first.kind == "word" and first.upper in _JSON_MADE and start + 1 < close \
+        if first.kind == "word" and first.upper in _JSON_MADE + _JSON_EDITS and start + 1 < close \
                 and self.close_of(start)[0] == close - 1:
             kind = "json"
         else:
