@@ -496,11 +496,12 @@ class Engine:
             torn, self._torn = self._torn, None
             lagging, statements, meta = torn
             try:
-                for target, db, sql, ts, last_id, seed, insert_id, _is_ddl in statements:
+                for target, db, sql, ts, last_id, seed, insert_id, _is_ddl, *mode in statements:
                     if target is not None and target not in lagging:
                         continue
                     session._database = db
-                    context = StatementContext(ts, insert_id, last_id, tuple(seed) if seed else None)
+                    context = StatementContext(ts, insert_id, last_id, tuple(seed) if seed else None,
+                                               sql_mode=mode[0] if mode else None)
                     try:
                         await session.execute(sql, context)
                     except SQLError as exc:
@@ -998,7 +999,7 @@ class Engine:
                 self._w_need((missing,))
 
     def _w_write(self, plan: Plan, args, end: bool, forced: int | None, rand, database, log: tuple,
-                 fk_checks: bool = True, zero_is_value: bool = False):
+                 fk_checks: bool = True, zero_is_value: bool = False, sql_mode: int | None = None):
         target = plan.target[0] if plan.target else None
         if target is not None and (target not in self._w_attached or self._fk.linked(target)):
             self._w_need((target,))
@@ -1074,7 +1075,8 @@ class Engine:
             if affected <= 0:
                 first = None
         self._touched.add(plan.target[0])
-        self._txn_log.append([plan.target[0], *log, first, False])
+        # (a torn group's rerun: its sql_mode last, when not the default's)
+        self._txn_log.append([plan.target[0], *log, first, False] + ([] if sql_mode is None else [sql_mode]))
         if plan.auto_dirty:
             self._auto_stale.add((plan.target[0], plan.target[1].lower()))
         if end:
@@ -1514,12 +1516,14 @@ class Engine:
     # --- planning ----------------------------------------------------------------------------
 
     def plan_for(self, shape: str, database: str | None, params: list[object], visible: Any = None,
-                 live_rows: Callable[[str], list[tuple]] | None = None) -> Plan:
+                 live_rows: Callable[[str], list[tuple]] | None = None, mode: int = 0) -> Plan:
         """The cached translation of `shape`. `visible` (a privilege check's `sees_database(db)`,
         `sees_table(db, t)`, `sees_columns(db, t)`) narrows what information_schema lists;
         `live_rows(view)` gives the rows of information_schema's server views (PROCESSLIST, the
-        variables) now; such plans are not cached."""
-        key: tuple = (shape, database, self._catalog_version)
+        variables) now; such plans are not cached. `mode`: the session's `results.write_mode`
+        (0, the default sql_mode's, or the plans of another, cached apart)."""
+        key: tuple = (shape, database, self._catalog_version) if not mode else (
+            shape, database, self._catalog_version, mode)
         plan = self._plans.get(key) if visible is None else None
         if plan is not None and plan.literal_kinds:
             plan, key = self._of_kinds(plan, key, params)
@@ -1527,10 +1531,10 @@ class Engine:
             return plan
         lowered = shape.lower()
         if infoschema.reads_live(lowered) or (visible is not None and infoschema.NAME in lowered):
-            return parsing(self._make_plan, shape, database, params, visible, live_rows)
+            return parsing(self._make_plan, shape, database, params, visible, live_rows, mode)
         plan = self._plans.get(key)
         if plan is None:
-            plan = parsing(self._make_plan, shape, database, params)
+            plan = parsing(self._make_plan, shape, database, params, None, None, mode)
             plan.inline = self._inline(plan)
             for counted in (plan.changed, plan.found):  # (the same rows, counted)
                 if counted is not None:
@@ -1575,7 +1579,7 @@ class Engine:
                        for fk in child.foreign_keys if (fk.ref_schema, fk.ref_table.lower()) == parent)
 
     def _make_plan(self, shape: str, database: str | None, params: list[object], visible: Any = None,
-                   live_rows: Callable[[str], list[tuple]] | None = None) -> Plan:
+                   live_rows: Callable[[str], list[tuple]] | None = None, mode: int = 0) -> Plan:
         tokens = tokenize(shape)
         if not tokens:
             raise SQLError(ER_EMPTY_QUERY)
@@ -1613,6 +1617,7 @@ class Engine:
                                     {schema for schema in self.schemas if visible.sees_database(schema)},
                                     lambda schema: tables(schema, visible.sees_columns), live_rows)
         translator.view_of = self.view
+        translator.write_mode = mode
         translator.views_in = lambda schema: list(self.views.get(schema, {}).values())
         return translator.plan()
 

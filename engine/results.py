@@ -14,6 +14,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from protocol.events import SQL_MODES
+
 # A replicated statement: (sql, context, default database[, table whose row it must find]).
 ReplicatedStatement = tuple[Any, ...]
 
@@ -29,6 +31,7 @@ class StatementContext:
     user_vars: dict[str, object] = field(default_factory=dict)
     foreign_key_checks: bool = True  # off: the master ran it with foreign_key_checks=0 (Q_FLAGS2)
     no_auto_value_on_zero: bool = False  # the master ran it with sql_mode NO_AUTO_VALUE_ON_ZERO (Q_SQL_MODE)
+    sql_mode: int | None = None  # the sql_mode bits it ran under (Q_SQL_MODE); None: the default's strictness
 
 
 @dataclass(frozen=True)
@@ -43,10 +46,38 @@ class LoggedStatement:
     user_vars: tuple[tuple[str, object], ...] = ()  # @variables read, with their values (USER_VAR events)
     foreign_key_checks: bool = True  # the session's foreign_key_checks when it ran
     no_auto_value_on_zero: bool = False  # sql_mode NO_AUTO_VALUE_ON_ZERO when it ran: 0 an id, not a request
+    # the session's sql_mode bits when it ran under another strictness than the default's
+    # (`write_mode` not 0), written in its QUERY as they are; None: written as the defaults'
+    sql_mode: int | None = None
 
     def context(self) -> StatementContext:
         return StatementContext(self.timestamp, self.insert_id, self.last_insert_id, self.rand_seed,
-                                dict(self.user_vars), self.foreign_key_checks, self.no_auto_value_on_zero)
+                                dict(self.user_vars), self.foreign_key_checks, self.no_auto_value_on_zero,
+                                self.sql_mode)
+
+
+# How a write stores what the default sql_mode (STRICT_TRANS_TABLES, ERROR_FOR_DIVISION_BY_ZERO)
+# refuses, as a plan's translation follows it (`write_mode`; 0: the default's, refused):
+# LAX_VALUES, no STRICT_TRANS_TABLES / STRICT_ALL_TABLES: a value out of its column's range or
+# kind stored adjusted with a warning (`engine.values.adjusted`), a NULL for a NOT NULL column of
+# a multi-row INSERT and a NOT NULL column without a default left out stored as its implicit
+# default (warnings 1048, 1364); DIVISION_NULL, not both strict and ERROR_FOR_DIVISION_BY_ZERO:
+# a division by zero in a write is NULL. QUIET_DIVISION (no ERROR_FOR_DIVISION_BY_ZERO: a
+# division by zero is no warning) changes only a statement's warnings.
+LAX_VALUES, DIVISION_NULL, QUIET_DIVISION = 1, 2, 4
+_STRICT = 1 << SQL_MODES.index("STRICT_TRANS_TABLES") | 1 << SQL_MODES.index("STRICT_ALL_TABLES")
+_DIVISION_ERROR = 1 << SQL_MODES.index("ERROR_FOR_DIVISION_BY_ZERO")
+
+
+def write_mode(sql_mode: int | None) -> int:
+    """The `LAX_VALUES` | `DIVISION_NULL` | `QUIET_DIVISION` of the sql_mode bits `sql_mode`
+    (None: the default sql_mode, 0)."""
+    if sql_mode is None:
+        return 0
+    mode = 0 if sql_mode & _STRICT else LAX_VALUES | DIVISION_NULL
+    if not sql_mode & _DIVISION_ERROR:
+        mode |= DIVISION_NULL | QUIET_DIVISION
+    return mode
 
 
 # the sql_mode flags that change how a statement is read or what it answers, which the engine

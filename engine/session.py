@@ -41,7 +41,15 @@ from engine.lexer import (
     syntax_error,
     tokenize,
 )
-from engine.results import Access, CommittedTxn, LoggedStatement, Result, StatementContext
+from engine.results import (
+    QUIET_DIVISION,
+    Access,
+    CommittedTxn,
+    LoggedStatement,
+    Result,
+    StatementContext,
+    write_mode,
+)
 from engine.translate import (
     CONN_ID,
     CURDATE,
@@ -67,7 +75,9 @@ from protocol.errors import (
     ER_BAD_NULL_ERROR,
     ER_BINLOG_UNSAFE_STATEMENT,
     ER_CANT_EXECUTE_IN_READ_ONLY_TRANSACTION,
+    ER_DIVISION_BY_ZERO,
     ER_LOCK_WAIT_TIMEOUT,
+    ER_NO_DEFAULT_FOR_FIELD,
     ER_NOT_SUPPORTED_YET,
     ER_QUERY_INTERRUPTED,
     ER_SP_DOES_NOT_EXIST,
@@ -131,7 +141,7 @@ class _Write:
         forced = context.insert_id if context is not None else None
         log = (session._database, self.sql, self.timestamp, self.last_id, self.rand_seed)
         return (self.plan, self.args, end, forced, session._fx, session._database, log, session._fk_checks(context),
-                session._zero_is_value(context))
+                session._zero_is_value(context), session._sql_mode(context))
 
 
 class Session:
@@ -149,6 +159,11 @@ class Session:
         # sql_mode NO_AUTO_VALUE_ON_ZERO (set by the server shell): 0 into an AUTO_INCREMENT
         # column is stored as 0, only NULL takes the next id
         self.no_auto_value_on_zero = False
+        # how the session's writes store what strict mode refuses (`results.write_mode`; 0: the
+        # default sql_mode's, strict), and then its sql_mode bits, which its writes are binlogged
+        # with (`follow_sql_mode`)
+        self.write_mode = 0
+        self.sql_mode: int | None = None
         self.sql_log_bin = True  # off: the session's statements are committed, never binlogged
         self._unlogged = False  # the open transaction wrote with sql_log_bin off
         self.user_vars: dict[str, object] = {}
@@ -214,6 +229,18 @@ class Session:
     def _zero_is_value(self, context: StatementContext | None) -> bool:
         """NO_AUTO_VALUE_ON_ZERO for one statement: a replayed one's own (the master's), else the session's."""
         return self.no_auto_value_on_zero if context is None else context.no_auto_value_on_zero
+
+    def follow_sql_mode(self, sql_mode: int, zero_is_value: bool) -> None:
+        """The session's sql_mode, as its bits (Q_SQL_MODE's), set by the server shell: its
+        NO_AUTO_VALUE_ON_ZERO (`zero_is_value`) and its strictness (`write_mode`)."""
+        self.no_auto_value_on_zero = zero_is_value
+        self.write_mode = write_mode(sql_mode)
+        self.sql_mode = sql_mode if self.write_mode else None
+
+    def _sql_mode(self, context: StatementContext | None) -> int | None:
+        """The sql_mode bits one statement runs under when not the default's strictness: a
+        replayed one's own (the master's), else the session's; None: the default's."""
+        return self.sql_mode if context is None else context.sql_mode
 
     def _log(self, stmt: LoggedStatement) -> None:
         """The statement into the transaction's binlog statements, unless sql_log_bin is off."""
@@ -357,7 +384,8 @@ class Session:
     async def _execute(self, sql: str, context: StatementContext | None, lock_reads: bool = True) -> Result:
         engine = self.engine
         shape, params = extract(sql)
-        plan = engine.plan_for(shape, self._database, params, self.visible, self.live_reader)
+        mode = self.write_mode if context is None else write_mode(context.sql_mode)
+        plan = engine.plan_for(shape, self._database, params, self.visible, self.live_reader, mode)
         params, logged = self._charset_literals(plan, params)
         kind = plan.kind
         if kind == "write":
@@ -635,6 +663,8 @@ class Session:
         in the order they came (`SessionFunctions.warn`)."""
         if not self._fx.warnings:
             return ()
+        if self.write_mode & QUIET_DIVISION:  # (no ERROR_FOR_DIVISION_BY_ZERO: x / 0 is NULL, unremarked)
+            self._fx.warnings = [w for w in self._fx.warnings if w[2] != ER_DIVISION_BY_ZERO.code]
         return tuple(warning[1:] for warning in sorted(self._fx.warnings, key=_row_of))
 
     async def _acquire(self, across: bool = False, timeout: float | None = None) -> None:
@@ -799,7 +829,8 @@ class Session:
                 db=self._database, sql=write.sql, timestamp=write.timestamp, insert_id=first_id,
                 last_insert_id=write.last_id, is_ddl=False, rand_seed=write.rand_seed,
                 user_vars=tuple((name, self._user_var(name, context)) for name in plan.user_vars),
-                foreign_key_checks=self._fk_checks(context), no_auto_value_on_zero=self._zero_is_value(context)))
+                foreign_key_checks=self._fk_checks(context), no_auto_value_on_zero=self._zero_is_value(context),
+                sql_mode=self._sql_mode(context)))
         else:
             self._unlogged = True
         client_id = last_row
@@ -823,6 +854,9 @@ class Session:
             affected = matched if self.found_rows else changed
         for row, name in plan.nulls_stored:
             self._fx.warnings.append((row, "Warning", ER_BAD_NULL_ERROR.code, SQLError(ER_BAD_NULL_ERROR, name).message))
+        for name in plan.defaults_taken:
+            self._fx.warnings.append((0, "Warning", ER_NO_DEFAULT_FOR_FIELD.code,
+                                      SQLError(ER_NO_DEFAULT_FOR_FIELD, name).message))
         if plan.unsafe and self.sql_log_bin:  # (MariaDB's notes 1592: only for a statement it binlogs)
             self._fx.warnings.extend((math.inf, "Note", ER_BINLOG_UNSAFE_STATEMENT.code, note) for note in plan.unsafe)
         info = ""

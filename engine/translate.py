@@ -53,6 +53,7 @@ from engine.exprtypes import (
     split_top,
 )
 from engine.lexer import Token, extract, literal_texts, quote_ident, syntax_error, tokenize
+from engine.results import DIVISION_NULL, LAX_VALUES
 from engine.unsafe import unsafe_notes
 from protocol.errors import (
     ER_BAD_FIELD_ERROR,
@@ -264,6 +265,9 @@ class Plan:
     # INSERT IGNORE's NULLs for NOT NULL columns, stored as the implicit default: (row, column),
     # each a warning 1048
     nulls_stored: tuple[tuple[int, str], ...] = ()
+    # LAX_VALUES: the NOT NULL columns without a default an INSERT leaves out, stored as their
+    # implicit default, each a warning 1364
+    defaults_taken: tuple[str, ...] = ()
     # a write MariaDB calls unsafe to binlog as a statement: its notes' messages (`engine.unsafe`)
     unsafe: tuple[str, ...] = ()
     # the event loop may run it itself (Engine.plan_for, `engine.core`'s "Threads"): a write
@@ -303,7 +307,10 @@ class Translator:
         self._ci_literals: bool | None = None  # (`compared_off_column`)
         self._select_aliases: set[str] | None = None  # (`member_order`)
         self._in_json = False  # emitting the arguments of a call `_JSON_MADE` names (`emit_call`)
-        self.ignore = False  # INSERT / UPDATE IGNORE: a literal strict mode refuses is stored adjusted
+        self.ignore = False  # INSERT / UPDATE IGNORE
+        # how the session's sql_mode has a write store what strict mode refuses (`engine.results.write_mode`)
+        self.write_mode = 0
+        self.lenient = False  # IGNORE or LAX_VALUES: a value strict mode refuses is stored adjusted
         self.nulls_stored: list[tuple[int, str]] = []  # `Plan.nulls_stored`
         # a write (not IGNORE): a division by zero fails it (strict mode's ERROR_FOR_DIVISION_BY_ZERO)
         self.strict_division = False
@@ -2488,9 +2495,8 @@ class Translator:
         ignore = False
         while i < len(toks) and toks[i].is_word("LOW_PRIORITY", "DELAYED", "HIGH_PRIORITY", "IGNORE"):
             ignore = ignore or toks[i].upper == "IGNORE"
-            self.ignore = ignore
             i += 1
-        self.strict_division = not ignore
+        self.modifiers(ignore)
         if i < len(toks) and toks[i].is_word("INTO"):
             i += 1
         i, schema, name = self.read_table_name(i)
@@ -2608,14 +2614,16 @@ class Translator:
         # an ENUM NOT NULL without a default has its first member as the default (MariaDB's)
         extra_enum = [c for c in table.columns if c.base == "enum" and not c.nullable and not c.has_default
                       and c.members and c.name.lower() not in lower]
-        for col in table.columns:  # strict mode: a NOT NULL column without default must be given
-            if col.name.lower() not in lower and not (col.nullable or col.has_default or col.auto_increment
-                                                      or col.default_now or col in extra_enum):
-                raise SQLError(ER_NO_DEFAULT_FOR_FIELD, col.name)
+        # strict mode: a NOT NULL column without default must be given; LAX_VALUES: it holds
+        # its implicit default, with a warning 1364
+        extra_implicit = [c for c in table.columns if c.name.lower() not in lower and not (
+            c.nullable or c.has_default or c.auto_increment or c.default_now or c in extra_enum)]
+        if extra_implicit and not self.write_mode & LAX_VALUES:
+            raise SQLError(ER_NO_DEFAULT_FOR_FIELD, extra_implicit[0].name)
         rowid = table.rowid_alias()
         extra_now = [c.name for c in table.columns if c.default_now and c.name.lower() not in lower]
         auto_missing = auto is not None and auto.name.lower() not in lower
-        out_cols = (list(columns) + extra_now + [c.name for c in extra_enum]
+        out_cols = (list(columns) + extra_now + [c.name for c in extra_enum] + [c.name for c in extra_implicit]
                     + ([auto.name] if auto is not None and auto_missing else []))
         self.out.append("(" + ", ".join(quote_ident(c) for c in out_cols) + ") VALUES")
         auto_slots: list[int | None] = []
@@ -2653,9 +2661,10 @@ class Translator:
                         self.add_arg(("const", None))
                         continue
                     if col is rowid or not col.nullable:  # SQLite would make up a rowid
-                        if not self.ignore:
+                        if not (self.ignore or (self.write_mode & LAX_VALUES and len(rows) > 1)):
                             raise SQLError(ER_BAD_NULL_ERROR, col.name)
-                        # IGNORE: the column's implicit default, with 1048 as a warning
+                        # IGNORE, or LAX_VALUES in a multi-row INSERT: the column's implicit
+                        # default, with 1048 as a warning
                         self.add_arg(("const", values.implicit_default(col)))
                         self.nulls_stored.append((n + 1, col.name))
                         continue
@@ -2670,6 +2679,9 @@ class Translator:
             for col in extra_enum:
                 self.out.append(",")
                 self.add_arg(("const", col.members[0]))
+            for col in extra_implicit:
+                self.out.append(",")
+                self.add_arg(("const", values.implicit_default(col)))
             if auto_missing:
                 self.out.append(",")
                 slot = len(self.args)
@@ -2682,7 +2694,15 @@ class Translator:
             raise self.error_at(i)
         return self.finish("write", target=(schema, table.name), insert_columns=columns,
                            auto_slots=auto_slots if auto is not None else None, nrows=len(rows),
-                           nulls_stored=tuple(self.nulls_stored), **self.insert_ids(table, ignore))
+                           nulls_stored=tuple(self.nulls_stored), **self.insert_ids(table, ignore),
+                           defaults_taken=tuple(c.name for c in extra_implicit))
+
+    def modifiers(self, ignore: bool) -> None:
+        """An INSERT's or UPDATE's IGNORE and the session's `write_mode`: how its values are
+        stored (`lenient`) and whether a division by zero fails it."""
+        self.ignore = ignore
+        self.lenient = ignore or bool(self.write_mode & LAX_VALUES)
+        self.strict_division = not ignore and not self.write_mode & DIVISION_NULL
 
     def insert_ids(self, table: Table, ignore: bool) -> dict[str, bool]:
         """An INSERT / REPLACE's `Plan.auto_insert` and `Plan.ids_returned` (REPLACE inserts
@@ -2747,7 +2767,7 @@ class Translator:
         row) unless `by_sqlite` is false; any other goes through `mysql_store` (DECIMAL rounded to its scale,
         strings' lengths ...)."""
         e = self.value_exact(start, end)
-        key = values.target(col, f"`{schema}`.`{table}`.`{col.name}`", self.ignore)
+        key = values.target(col, f"`{schema}`.`{table}`.`{col.name}`", self.lenient)
         if key is None:
             return None
         region = self.exact.get(start)
@@ -2792,7 +2812,7 @@ class Translator:
         # characters its characters (MariaDB converts it to the column's)
         self.read_as(param, BYTES if binary is True or col.base in BLOB_TYPES else TEXT)
         where = f"`{schema}`.`{table}`.`{col.name}`"
-        self.add_arg((STORE, param, binary, col, row, where, negative, self.ignore))
+        self.add_arg((STORE, param, binary, col, row, where, negative, self.lenient))
         return True
 
     def emit_upsert(self, i: int, table: Table) -> int:
@@ -2920,9 +2940,8 @@ class Translator:
         ignore = False
         while i < len(toks) and toks[i].is_word("LOW_PRIORITY", "IGNORE"):
             ignore = ignore or toks[i].upper == "IGNORE"
-            self.ignore = ignore
             i += 1
-        self.strict_division = not ignore
+        self.modifiers(ignore)
         set_at = next((k for k in range(i, len(toks)) if toks[k].is_word("SET")), len(toks))
         if any(t.text == "," or t.is_word("JOIN", "STRAIGHT_JOIN") for t in toks[i:set_at]):
             return self.plan_multi_update(i, set_at, ignore)

@@ -6,8 +6,9 @@ UPDATE ... SET assigns to a column (the translator marks those arguments, see
 store the same value. It returns what SQLite keeps, or raises MariaDB's strict-mode error:
 1264 (out of range), 1265 (truncated: `12abc` into an integer, a value not in an ENUM), 1292 /
 1366 (not a value of that type; a string that is not valid utf8mb4 for a text column), 1406
-(too long); an INSERT or UPDATE IGNORE (`lenient`) stores such a value adjusted instead, as
-MariaDB does with a warning (`adjusted`). Integers are rounded half away from zero (a BIGINT
+(too long); an INSERT or UPDATE IGNORE, and any write under a sql_mode without
+STRICT_TRANS_TABLES / STRICT_ALL_TABLES (`engine.results.write_mode`), (`lenient`) stores such a
+value adjusted instead, as MariaDB does with a warning (`adjusted`). Integers are rounded half away from zero (a BIGINT
 UNSIGNED or BIT(M) value past SQLite's integers kept as its digits; BIT as MariaDB's Field_bit
 stores it, `_bit`); DECIMAL(p,s) is rounded half up to s
 digits (Python's decimal, never a float) and kept as its exact text; binary strings are bytes

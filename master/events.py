@@ -15,7 +15,9 @@ Contract
 - Every QUERY carries the status variables a replica needs to execute it as we did: flags2 0
   (autocommit, unique and foreign key checks on; OPTION_NO_FOREIGN_KEY_CHECKS for a statement run
   with foreign_key_checks=0, as MariaDB writes it), sql_mode 0 (NO_AUTO_VALUE_ON_ZERO for a statement
-  run under it: its 0 into an AUTO_INCREMENT column is that id), catalog `std`, auto_increment 1/1,
+  run under it: its 0 into an AUTO_INCREMENT column is that id; a statement run under another
+  strictness than the default's, `LoggedStatement.sql_mode`, its session's sql_mode bits, as MariaDB
+  writes them: a replica then stores the values it adjusted as it did), catalog `std`, auto_increment 1/1,
   utf8mb4 character sets, and time zone `+00:00` (our NOW() is UTC). MariaDB's `mysqlbinlog`
   turns them into `SET @@session...` lines; a MariaDB replica applies them per event.
 """
@@ -58,10 +60,10 @@ from protocol.events import (
 UTF8MB4_GENERAL_CI = 45
 BINARY = 63
 
-def _status_vars(fk_checks: bool, zero_is_value: bool) -> bytes:
+def _status_vars(fk_checks: bool, sql_mode: int) -> bytes:
     return encode_status_vars(
         flags2=0 if fk_checks else OPTION_NO_FOREIGN_KEY_CHECKS,
-        sql_mode=SQL_MODE_NO_AUTO_VALUE_ON_ZERO if zero_is_value else 0,
+        sql_mode=sql_mode,
         catalog="std",
         auto_increment=(1, 1),
         charset=(UTF8MB4_GENERAL_CI, UTF8MB4_GENERAL_CI, UTF8MB4_GENERAL_CI),
@@ -71,7 +73,8 @@ def _status_vars(fk_checks: bool, zero_is_value: bool) -> bytes:
 
 # a statement's status variables by (foreign_key_checks, sql_mode NO_AUTO_VALUE_ON_ZERO): the
 # only session state a statement carries beside its INTVAR / RAND / USER_VAR events
-_STATUS_VARS = {(fk, zero): _status_vars(fk, zero) for fk in (True, False) for zero in (True, False)}
+_STATUS_VARS = {(fk, zero): _status_vars(fk, SQL_MODE_NO_AUTO_VALUE_ON_ZERO if zero else 0)
+                for fk in (True, False) for zero in (True, False)}
 STATUS_VARS = _STATUS_VARS[True, False]  # a statement of the defaults
 
 # (type_code, body, timestamp, flags): binlog.writer.EventSpec
@@ -79,9 +82,16 @@ EventSpec = tuple[int, bytes, int, int]
 
 
 def query_event(sql: str, db: str | None, timestamp: int, thread_id: int, fk_checks: bool = True,
-                zero_is_value: bool = False) -> EventSpec:
-    body = query_body(thread_id, db or "", sql, _STATUS_VARS[fk_checks, zero_is_value])
-    return (TYPE_QUERY, body, timestamp, 0)
+                zero_is_value: bool = False, sql_mode: int | None = None) -> EventSpec:
+    """`sql_mode`: the bits written when not the default's (then `zero_is_value` is among them)."""
+    status = _STATUS_VARS[fk_checks, zero_is_value] if sql_mode is None else _status_vars(fk_checks, sql_mode)
+    return (TYPE_QUERY, query_body(thread_id, db or "", sql, status), timestamp, 0)
+
+
+def statement_query(stmt: Any, thread_id: int, timestamp: int) -> EventSpec:
+    """The QUERY event of an engine `LoggedStatement` (with what its session ran it under)."""
+    return query_event(stmt.sql, stmt.db, timestamp, thread_id, getattr(stmt, "foreign_key_checks", True),
+                       getattr(stmt, "no_auto_value_on_zero", False), getattr(stmt, "sql_mode", None))
 
 
 def user_var(name: str, value: object) -> UserVar:
@@ -119,8 +129,7 @@ def transaction_events(
     by `gtid`'s GTID event (None: by BEGIN, a binlog without GTIDs)."""
     first = statements[0]
     if first.is_ddl:
-        query = query_event(first.sql, first.db, first.timestamp, thread_id, getattr(first, "foreign_key_checks", True),
-                            getattr(first, "no_auto_value_on_zero", False))
+        query = statement_query(first, thread_id, first.timestamp)
         if gtid is None:
             return [query]
         return [gtid_event(gtid, GTID_FLAGS_STANDALONE, first.timestamp), query]
@@ -139,7 +148,6 @@ def transaction_events(
             events.append((EventType.RAND_EVENT, Rand(seed1, seed2).encode(), ts, 0))
         for name, value in getattr(stmt, "user_vars", ()):
             events.append((EventType.USER_VAR_EVENT, user_var(name, value).encode(), ts, 0))
-        events.append(query_event(stmt.sql, stmt.db, ts, thread_id, getattr(stmt, "foreign_key_checks", True),
-                                  getattr(stmt, "no_auto_value_on_zero", False)))
+        events.append(statement_query(stmt, thread_id, ts))
     events.append((TYPE_XID, xid_body(xid), statements[-1].timestamp, 0))
     return events

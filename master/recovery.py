@@ -159,9 +159,10 @@ class RecoveryReport:
 def _follow_modes(context: StatementContext, status_vars: bytes | memoryview) -> None:
     """What a binlogged statement ran under that its replay follows (`statement_modes`):
     foreign_key_checks, and sql_mode NO_AUTO_VALUE_ON_ZERO (a 0 it wrote into an AUTO_INCREMENT
-    column is that id)."""
+    column is that id) and its strictness (a value it stored adjusted is stored so again)."""
     context.foreign_key_checks, mode = statement_modes(status_vars)
     context.no_auto_value_on_zero = bool(mode & SQL_MODE_NO_AUTO_VALUE_ON_ZERO)
+    context.sql_mode = mode
 
 
 def replay_start(names: list[str], meta: dict[str, str]) -> BinlogPosition | None:

@@ -459,6 +459,11 @@ _COMBINED = {
 _MODE_ORDER = {name: i for i, name in enumerate(SQL_MODES)}
 
 
+def sql_mode_bits(modes: str) -> int:
+    """A canonical sql_mode list (`check_sql_mode`'s) as its bits, as Q_SQL_MODE_CODE carries them."""
+    return sum(1 << _MODE_ORDER[name] for name in modes.split(",") if name in _MODE_ORDER)
+
+
 def check_served_sql_mode(value: Any) -> str:
     """SET sql_mode (`check_sql_mode`), but 1235 for a mode the engine does not follow
     (UNFOLLOWED_SQL_MODES, alone or through ANSI, ORACLE, MYSQL40 ...)."""

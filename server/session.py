@@ -144,7 +144,7 @@ from protocol.messages import (
 from protocol.packets import encode_packet
 from server import create_select, load_data, processlist
 from server import sql as sqltext
-from server.core_variables import apply_isolation
+from server.core_variables import apply_isolation, sql_mode_bits
 from server.login import change_user, log_in
 from server.prepared import (
     ANSWERED_LATER,
@@ -943,9 +943,10 @@ class ClientSession(asyncio.Protocol):
 
     def engine_sql_mode(self) -> None:
         """The engine session follows the session's sql_mode where the engine follows one:
-        NO_AUTO_VALUE_ON_ZERO (the modes it does not follow cannot be set: core_variables)."""
-        modes = str(self.sysvars.get("sql_mode") or "").split(",")
-        self.engine_session.no_auto_value_on_zero = "NO_AUTO_VALUE_ON_ZERO" in modes
+        NO_AUTO_VALUE_ON_ZERO, strictness and ERROR_FOR_DIVISION_BY_ZERO (the modes it does not
+        follow cannot be set: core_variables)."""
+        modes = str(self.sysvars.get("sql_mode") or "")
+        self.engine_session.follow_sql_mode(sql_mode_bits(modes), "NO_AUTO_VALUE_ON_ZERO" in modes.split(","))
 
     def engine_charsets(self) -> None:
         """The engine session reads string literals in character_set_connection (a latin1 one's

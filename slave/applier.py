@@ -716,6 +716,7 @@ class Applier:
             user_vars=dict(stream.user_vars),
             foreign_key_checks=fk_checks,
             no_auto_value_on_zero=bool(mode & SQL_MODE_NO_AUTO_VALUE_ON_ZERO),
+            sql_mode=mode,  # (its strictness: what it stored adjusted is stored so here)
         )
         stream.statements.append((sql, ctx, q.db or None))
         stream.reset_context()

@@ -217,3 +217,18 @@ async def test_a_statement_written_under_no_auto_value_on_zero_replays_its_zero_
     assert (await recover(engine, tmp_path, "mysql-bin")).replayed == 2
     assert await rows(engine) == [(0, "zero", None), (1, "gen", None)]
     await engine.close()
+
+
+async def test_a_statement_written_non_strict_replays_its_adjusted_value(setup):
+    """A statement run without STRICT_TRANS_TABLES stored a too-long string cut to its column; its
+    QUERY carries that sql_mode (master.events) and recovery replays it so (the engine's strict
+    mode refused it: 1406, and recovery stopped)."""
+    engine, writer, tmp_path = setup
+    lax = Stmt("INSERT INTO r.t (id, v) VALUES (1, 'abcdefghijkl')")
+    lax.sql_mode = 0
+    writer.append(transaction_events([lax], xid=2, thread_id=1))
+    writer.flush()
+    engine = await reopen(engine, tmp_path)
+    assert (await recover(engine, tmp_path, "mysql-bin")).replayed == 1
+    assert await rows(engine) == [(1, "abcdefghij", None)]
+    await engine.close()
