@@ -160,8 +160,8 @@ class Session:
         # column is stored as 0, only NULL takes the next id
         self.no_auto_value_on_zero = False
         # how the session's writes store what strict mode refuses (`results.write_mode`; 0: the
-        # default sql_mode's, strict), and then its sql_mode bits, which its writes are binlogged
-        # with (`follow_sql_mode`)
+        # default sql_mode's, strict), and its sql_mode bits, which its statements are binlogged
+        # with (`follow_sql_mode`; None: never set, the default sql_mode)
         self.write_mode = 0
         self.sql_mode: int | None = None
         self.sql_log_bin = True  # off: the session's statements are committed, never binlogged
@@ -235,11 +235,11 @@ class Session:
         NO_AUTO_VALUE_ON_ZERO (`zero_is_value`) and its strictness (`write_mode`)."""
         self.no_auto_value_on_zero = zero_is_value
         self.write_mode = write_mode(sql_mode)
-        self.sql_mode = sql_mode if self.write_mode else None
+        self.sql_mode = sql_mode
 
     def _sql_mode(self, context: StatementContext | None) -> int | None:
-        """The sql_mode bits one statement runs under when not the default's strictness: a
-        replayed one's own (the master's), else the session's; None: the default's."""
+        """The sql_mode bits one statement runs under: a replayed one's own (the master's), else
+        the session's; None: the default sql_mode."""
         return self.sql_mode if context is None else context.sql_mode
 
     def _log(self, stmt: LoggedStatement) -> None:
@@ -1068,7 +1068,7 @@ class Session:
             self._release()
             raise
         self._log(LoggedStatement(db=self._database, sql=sql, timestamp=timestamp, is_ddl=True,
-                                  foreign_key_checks=self._fk_checks(context)))
+                                  foreign_key_checks=self._fk_checks(context), sql_mode=self._sql_mode(context)))
         self.row_count = 0
         committed = CommittedTxn(self._statements)
         self._statements = []

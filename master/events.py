@@ -14,10 +14,11 @@ Contract
   them in parallel within the domain's order only).
 - Every QUERY carries the status variables a replica needs to execute it as we did: flags2 0
   (autocommit, unique and foreign key checks on; OPTION_NO_FOREIGN_KEY_CHECKS for a statement run
-  with foreign_key_checks=0, as MariaDB writes it), sql_mode 0 (NO_AUTO_VALUE_ON_ZERO for a statement
-  run under it: its 0 into an AUTO_INCREMENT column is that id; a statement run under another
-  strictness than the default's, `LoggedStatement.sql_mode`, its session's sql_mode bits, as MariaDB
-  writes them: a replica then stores the values it adjusted as it did), catalog `std`, auto_increment 1/1,
+  with foreign_key_checks=0, as MariaDB writes it), sql_mode the bits of the session's sql_mode
+  (`LoggedStatement.sql_mode`; a statement without one, the default sql_mode's, with
+  NO_AUTO_VALUE_ON_ZERO where it ran under it), as MariaDB writes them: a replica then stores what
+  the statement stored (an id for its 0 into an AUTO_INCREMENT column under NO_AUTO_VALUE_ON_ZERO,
+  values adjusted without strict mode), catalog `std`, auto_increment 1/1,
   utf8mb4 character sets, and time zone `+00:00` (our NOW() is UTC). MariaDB's `mysqlbinlog`
   turns them into `SET @@session...` lines; a MariaDB replica applies them per event.
 """
@@ -29,6 +30,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from protocol.events import (
+    DEFAULT_SQL_MODE,
     FL_ALLOW_PARALLEL,
     FL_DDL,
     FL_STANDALONE,
@@ -71,11 +73,23 @@ def _status_vars(fk_checks: bool, sql_mode: int) -> bytes:
     )
 
 
-# a statement's status variables by (foreign_key_checks, sql_mode NO_AUTO_VALUE_ON_ZERO): the
-# only session state a statement carries beside its INTVAR / RAND / USER_VAR events
-_STATUS_VARS = {(fk, zero): _status_vars(fk, SQL_MODE_NO_AUTO_VALUE_ON_ZERO if zero else 0)
-                for fk in (True, False) for zero in (True, False)}
-STATUS_VARS = _STATUS_VARS[True, False]  # a statement of the defaults
+# a statement's status variables by (foreign_key_checks, sql_mode bits): the only session state
+# a statement carries beside its INTVAR / RAND / USER_VAR events; built once per pair seen (a
+# server's sessions run under a few sql_modes; past _STATUS_VARS_KEPT pairs they are built each time)
+_STATUS_VARS: dict[tuple[bool, int], bytes] = {}
+_STATUS_VARS_KEPT = 64
+
+
+def status_vars(fk_checks: bool, sql_mode: int) -> bytes:
+    got = _STATUS_VARS.get((fk_checks, sql_mode))
+    if got is None:
+        got = _status_vars(fk_checks, sql_mode)
+        if len(_STATUS_VARS) < _STATUS_VARS_KEPT:
+            _STATUS_VARS[fk_checks, sql_mode] = got
+    return got
+
+
+STATUS_VARS = status_vars(True, DEFAULT_SQL_MODE)  # a statement of the defaults
 
 # (type_code, body, timestamp, flags): binlog.writer.EventSpec
 EventSpec = tuple[int, bytes, int, int]
@@ -83,9 +97,11 @@ EventSpec = tuple[int, bytes, int, int]
 
 def query_event(sql: str, db: str | None, timestamp: int, thread_id: int, fk_checks: bool = True,
                 zero_is_value: bool = False, sql_mode: int | None = None) -> EventSpec:
-    """`sql_mode`: the bits written when not the default's (then `zero_is_value` is among them)."""
-    status = _STATUS_VARS[fk_checks, zero_is_value] if sql_mode is None else _status_vars(fk_checks, sql_mode)
-    return (TYPE_QUERY, query_body(thread_id, db or "", sql, status), timestamp, 0)
+    """`sql_mode`: the session's sql_mode bits (None: the default sql_mode's, with
+    NO_AUTO_VALUE_ON_ZERO where `zero_is_value`), written as MariaDB writes them."""
+    if sql_mode is None:
+        sql_mode = DEFAULT_SQL_MODE | SQL_MODE_NO_AUTO_VALUE_ON_ZERO if zero_is_value else DEFAULT_SQL_MODE
+    return (TYPE_QUERY, query_body(thread_id, db or "", sql, status_vars(fk_checks, sql_mode)), timestamp, 0)
 
 
 def statement_query(stmt: Any, thread_id: int, timestamp: int) -> EventSpec:

@@ -743,6 +743,10 @@ def sql_mode_names(mask: int) -> list[str]:
 
 
 SQL_MODE_NO_AUTO_VALUE_ON_ZERO = 1 << SQL_MODES.index("NO_AUTO_VALUE_ON_ZERO")
+# MariaDB 10.11's default sql_mode as those bits (what a session that never set one runs under)
+DEFAULT_SQL_MODE_NAMES = ("STRICT_TRANS_TABLES", "ERROR_FOR_DIVISION_BY_ZERO", "NO_AUTO_CREATE_USER",
+                          "NO_ENGINE_SUBSTITUTION")
+DEFAULT_SQL_MODE = sum(1 << SQL_MODES.index(name) for name in DEFAULT_SQL_MODE_NAMES)
 
 
 def statement_modes(status_vars: bytes | memoryview) -> tuple[bool, int]:

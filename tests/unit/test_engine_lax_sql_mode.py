@@ -86,7 +86,7 @@ async def test_the_default_sql_mode_still_refuses(db):
             await db.execute(sql)
         assert err.value.code == code
     result = await run(db, "INSERT INTO t (id, nn) VALUES (2, 1)")
-    assert result.committed.statements[0].sql_mode is None  # (written as the defaults)
+    assert result.committed.statements[0].sql_mode == STRICT | DIVISION  # (written as the session ran it)
 
 
 async def test_without_error_for_division_by_zero_a_write_stores_null(db):
@@ -106,3 +106,28 @@ async def test_a_replayed_statement_follows_the_masters_sql_mode(db):
         await run(db, "INSERT INTO t (id, v, nn) VALUES (2, 'abcdefgh', 1)", StatementContext())
     assert err.value.code == 1406
     assert await rows(db) == [(1, "abcde", None, None, None, 1)]
+
+
+def test_a_statement_is_binlogged_with_its_sessions_sql_mode():
+    """Every QUERY carries its session's sql_mode bits, the default sql_mode's for a session that
+    set none (a replica that reads 0 replays it without strict mode, another plan), as MariaDB
+    writes them; the applier's reading of them gives back the strictness it ran under."""
+    from engine.results import LoggedStatement
+    from master.events import transaction_events
+    from protocol.events import (
+        DEFAULT_SQL_MODE,
+        SQL_MODE_NO_AUTO_VALUE_ON_ZERO,
+        decode_parts,
+        encode_events,
+        statement_modes,
+    )
+
+    def written(**kw):
+        specs = transaction_events([LoggedStatement("d", "INSERT INTO t VALUES (1)", 1, **kw)], xid=1, thread_id=1)
+        _, query = decode_parts(encode_events(specs[1:2], server_id=1, offset=4, checksum=False)[0][1], False)
+        return statement_modes(query.status_vars)[1]
+
+    assert written() == DEFAULT_SQL_MODE and write_mode(DEFAULT_SQL_MODE) == 0
+    assert written(no_auto_value_on_zero=True) == DEFAULT_SQL_MODE | SQL_MODE_NO_AUTO_VALUE_ON_ZERO
+    assert written(sql_mode=STRICT) == STRICT
+    assert written(sql_mode=0) == 0 and write_mode(0) == LAX_VALUES | DIVISION_NULL | QUIET_DIVISION
