@@ -181,6 +181,11 @@ def query_kind(text: memoryview | bytes) -> str:
     return _statement_kind_words(head)
 
 
+# the largest master position the compiled scan holds (a signed 64-bit log_pos); past it the
+# events are fed one by one
+_SCAN_POS_MAX = (1 << 63) - 1
+
+
 class GroupTracker:
     """Follows the master's coordinates and the transaction boundaries through its events.
 
@@ -269,7 +274,7 @@ class GroupTracker:
         if scan is None:
             return None
         master = self.master
-        if master is None:
+        if master is None or master.pos > _SCAN_POS_MAX:  # (a ROTATE may name any 64-bit position)
             return TakenRun(start, -1, [], [])
         opened = self._open_gtid
         held = None if opened is None else (opened.domain_id, opened.server_id, opened.seq_no)

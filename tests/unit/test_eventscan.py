@@ -232,3 +232,18 @@ def test_a_read_of_oltp_insert_transactions_is_taken_whole():
     assert run is not None and run.stop == len(stream) and run.last_boundary == len(stream) - 1
     assert run.positions[-1] == pos and tracker.master == BinlogPosition(MASTER, pos)
     assert [str(g) for g in run.closed] == ["0-1-8"] and tracker.at_boundary
+
+
+@built
+def test_a_master_position_past_the_scans_range_is_fed_one_by_one():
+    """A ROTATE may name any 64-bit position; past a signed 64-bit one the compiled scan takes
+    nothing (it raised OverflowError on the next event) and `feed` decides, as it does alone."""
+    rotate = (b"\x01\x00\x00\x00\x04\x01\x00\x00\x00,\x00\x00\x00\x00\x00\x00\x00\x00\x00"
+              + (1 << 63).to_bytes(8, "little") + MASTER.encode())
+    unknown = b"\x01\x00\x00\x00\xa2\x01\x00\x00\x00&\x00\x00\x00\x00\x00\x00\x00\x00\x00" + bytes(19)
+    tracker = fresh(False, BinlogPosition(MASTER, 4))
+    for event in (rotate, unknown):
+        run = tracker.take_run([memoryview(event)], 0)
+        assert run is not None and run.stop == 0
+        tracker.feed(event)
+    assert tracker.master == BinlogPosition(MASTER, 1 << 63)
