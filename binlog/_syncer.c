@@ -74,9 +74,12 @@ static void write_whole(int fd, const void *buf, size_t n) {
 
 enum { KIND_FSYNC, KIND_FDATASYNC, KIND_FSYNC_SEND, KIND_CLOSE, SEND_MAX = 2048, SEND_WAIT_MS = 10000 };
 
+#define THREAD_NAME "semisync-fsync"
+
 static void *serve(void *arg) {
     Ends ends = *(Ends *)arg;
     free(arg);
+    pthread_setname_np(pthread_self(), THREAD_NAME);  /* as ps, top and py-spy show it */
     int32_t request[2];
     char payload[SEND_MAX];
     while (read_whole(ends.requests, request, sizeof request) == 1) {
