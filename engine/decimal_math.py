@@ -15,6 +15,7 @@ in the statement compares or sorts (texts would compare as strings there).
 
 from __future__ import annotations
 
+import math
 import sqlite3
 from collections.abc import Callable
 from decimal import (
@@ -73,7 +74,9 @@ def _binary(op):
     return fn
 
 
-def _negate(a: Any) -> str | None:
+def _negate(a: Any) -> str | float | None:
+    if isinstance(a, float):  # a literal with an exponent: a DOUBLE
+        return -a
     x = _dec(a)
     return None if x is None else _text(_CONTEXT.minus(x))
 
@@ -148,10 +151,30 @@ def _pick(better):
     return fn
 
 
-def _round(a: Any, places: Any = 0, rounding: str = ROUND_HALF_UP) -> str | None:
+def round_double(x: Any, d: Any) -> float | None:
+    """ROUND of a DOUBLE as MySQL's my_double_round: the value scaled by 10^d rounded half to
+    even (rint), where SQLite's round() goes half away from zero (ROUND(2.5e0) is 2 here)."""
+    if x is None or d is None:
+        return None
+    value, d = float(x) if isinstance(x, int | float) else float(_dec(x) or 0), int(_dec(d) or 0)
+    try:
+        scale = 10.0 ** abs(d)
+    except OverflowError:
+        return 0.0 if d < 0 else value
+    if d < 0:
+        return 0.0 if math.isinf(scale) else float(round(value / scale)) * scale
+    scaled = value * scale
+    return value if math.isinf(scaled) else float(round(scaled)) / scale
+
+
+def _round(a: Any, places: Any = 0, rounding: str = ROUND_HALF_UP) -> str | float | None:
     """ROUND/TRUNCATE of an exact number: half away from zero (MySQL's decimal rounding) or
     toward zero, to `places` digits (negative: tens, hundreds ...); the result keeps
-    max(places, 0) decimals, no more than the argument had."""
+    max(places, 0) decimals, no more than the argument had. ROUND of a float, a literal with an
+    exponent (a DOUBLE: the translation binds any other literal as its exact text), is
+    `round_double`'s."""
+    if isinstance(a, float) and rounding == ROUND_HALF_UP:
+        return round_double(a, places)
     x = _dec(a)
     if x is None or places is None:
         return None

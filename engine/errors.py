@@ -12,9 +12,11 @@ import re
 import sqlite3
 
 from engine import functions
-from engine.lexer import extract, syntax_error, tokenize
+from engine.exact import LITERAL_MARK
+from engine.lexer import extract, literal_texts, syntax_error, tokenize
 from protocol.errors import (
     ER_BAD_FIELD_ERROR,
+    ER_DATA_OUT_OF_RANGE,
     ER_INVALID_CHARACTER_STRING,
     ER_INVALID_GROUP_FUNC_USE,
     ER_NO_SUCH_TABLE,
@@ -88,6 +90,19 @@ def map_sqlite_error(exc: sqlite3.Error | UnicodeEncodeError | OverflowError, da
 _CLAUSES = {"SELECT": "SELECT", "FROM": "FROM", "ON": "ON", "WHERE": "WHERE", "GROUP": "GROUP BY",
             "HAVING": "HAVING", "ORDER": "ORDER BY", "SET": "SET", "VALUES": "VALUES", "VALUE": "VALUES",
             "USING": "USING"}
+
+
+def with_literal_texts(error: SQLError, sql: str) -> SQLError:
+    """1690's printed expression with each marked literal (`exact.LITERAL_MARK`) as the statement
+    writes it (`lexer.literal_texts`: 1e308, not the float's 1e+308). Any other error is returned
+    as it is."""
+    if error.error is not ER_DATA_OUT_OF_RANGE or LITERAL_MARK not in error.message:
+        return error
+    texts = literal_texts(sql)
+    parts = error.message.split(LITERAL_MARK)
+    for n in range(1, len(parts), 2):
+        parts[n] = texts[int(parts[n])] if int(parts[n]) < len(texts) else "?"
+    return SQLError(error.error, message="".join(parts))
 
 
 def in_clause(error: SQLError, sql: str) -> SQLError:

@@ -43,7 +43,14 @@ argument of SUM, AVG, ABS, ROUND ... (and GREATEST / LEAST beside a number) and 
 number; elsewhere it is its text (against a string, MIN / MAX). CAST(x AS SIGNED /
 UNSIGNED) becomes `mysql_cast_int` told what x is (a DECIMAL rounds half away from zero, a
 DOUBLE half to even, a string reads its leading integer) and ROUND of a DOUBLE
-`mysql_round_double` (half to even, as MySQL's rint). An expression outside the grammar
+`mysql_round_double` (half to even, as MySQL's rint). Integer + - * keep MySQL's range
+(`arithmetic`): each expression carries its integer kind (BIGINT, BIGINT UNSIGNED, or a literal's,
+decided by its value) and the bits its magnitude may take; where they may pass 63 bits (a BIGINT
+column, INT * INT * INT), or an operand is unsigned, or the operands are literals only, the sum
+is `mysql_int_add` / `_sub` / `_mul`, which fail with 1690 past BIGINT (BIGINT UNSIGNED) and
+a literal expression past DOUBLE, naming the expression as MariaDB prints it (`printed`, its
+literals marked for the statement's texts); anything narrower (an INT column's `k + 1`) stays
+SQLite's. An expression outside the grammar
 (INTERVAL arithmetic, row constructors ...) is left as written (SQLite's double where it
 computes on DECIMALs), its subexpressions still found.
 """
@@ -69,6 +76,9 @@ _PREC = {"OR": 1, "||": 1, "XOR": 2, "AND": 3, "&&": 3, "=": 5, "<=>": 5, ">=": 
          ">": 5, "!=": 5, "<>": 5, "IS": 5, "LIKE": 5, "REGEXP": 5, "RLIKE": 5, "IN": 5, "BETWEEN": 5,
          "NOT": 5, "SOUNDS": 5, "|": 6, "&": 7, "<<": 8, ">>": 8, "+": 9, "-": 9, "*": 10, "/": 10,
          "DIV": 10, "%": 10, "MOD": 10, "^": 11}
+LITERAL_MARK = "\x01"  # a literal in a printed expression: the mark, its index, the mark
+_INT_BITS = {FieldType.TINY: 7, FieldType.SHORT: 15, FieldType.INT24: 23, FieldType.LONG: 31, FieldType.LONGLONG: 63}
+_CHECKED = {"+": "mysql_int_add", "-": "mysql_int_sub", "*": "mysql_int_mul"}
 NUMBER_VALUES = (int, float, Decimal)  # a literal that holds a number (`Finder.number_literal`)
 _TEMPORAL_NAMES = {FieldType.DATE: "date", FieldType.DATETIME: "datetime", FieldType.TIMESTAMP: "timestamp",
                    FieldType.TIME: "time"}
@@ -141,6 +151,12 @@ class Expr:
     column: ColumnType | None = None  # a bare column reference: its type (a typed literal's type)
     # an ENUM or SET column (kind "member"): "enum" or "set" and its members, in order
     members: tuple[str, tuple[str, ...]] | None = None
+    # an integer's kind ("s" BIGINT, "u" BIGINT UNSIGNED, "l" a literal's value decides) and the
+    # bits its magnitude may take (`Finder.arithmetic`); "" for any other expression
+    ints: str = ""
+    bits: int = 0
+    printed: str = ""  # as MariaDB prints it (`printed`), where arithmetic reads it
+    prec: int = 100  # its operator's precedence (_PREC; 100 an operand)
 
     def emit(self) -> tuple:
         """As written (regions inside found by the emitter)."""
@@ -153,6 +169,35 @@ class Expr:
         if self.kind == "neglit":
             return ("call", "mysql_dec_neg", ("dec", self.param))
         return self.emit()
+
+
+def _integer(e: Expr) -> tuple[str, int] | None:
+    """`e`'s integer kind and magnitude bits, None when it is no integer. An integer expression
+    of unknown width (COUNT(*), LENGTH(s)) and a literal are taken to fit in 31 bits: SQLite adds
+    them to INT columns natively (a literal past 2^31 beside an INT column can make a sum overflow
+    unnoticed, a SELECT's value SQLite's REAL, a write's 1264 out of the column's range)."""
+    if e.ints:
+        return e.ints, e.bits
+    if e.cat == INT:
+        return "s", 31
+    if e.cat == LIT and e.tree is None:
+        return "l", 31
+    return None
+
+
+def printed(e: Expr, toks: list[Token], prec: int = 0, right: bool = False) -> str:
+    """`e` as MariaDB prints an expression (1690's message): operators between spaces, a
+    parenthesis only where precedence needs one, a column `db`.`table`.`column`, a literal
+    marked (LITERAL_MARK, its index) for the statement's text of it."""
+    text = e.printed or " ".join(t.text for t in toks[e.start:e.stop])
+    return f"({text})" if e.prec < prec or right and e.prec == prec else text
+
+
+def _column_printed(ct: ColumnType, names: list[str]) -> str:
+    origin = ct.origin
+    if origin is None:
+        return ".".join(f"`{n}`" for n in names)
+    return f"`{origin[0]}`.`{origin[1]}`.`{origin[3]}`"
 
 
 def _digits(value: object) -> bool:
@@ -315,21 +360,52 @@ class Finder:
             # MySQL's are over 64 bits unsigned (-1 | 0 is 2^64-1, 1 << 63 is 2^63), a DECIMAL's
             # number rounded; SQLite's are signed (and read a BIGINT UNSIGNED's digits past 2^63
             # as its largest integer): past 2^63 the result's digits
-            return Expr(a.start, b.stop, DEC, ("call", _BIT_OPS[op], a.emit(), b.emit()))
+            return Expr(a.start, b.stop, DEC, ("call", _BIT_OPS[op], a.emit(), b.emit()), ints="u", bits=64)
         if op == "XOR":  # (SQLite has no logical XOR)
             return Expr(a.start, b.stop, INT, ("call", "mysql_xor", a.emit(), b.emit()))
         if op in _ARITH:
             a, b = _as_number(a), _as_number(b)
+            if op in _CHECKED and (e := self.arithmetic(a, op, b)) is not None:
+                return e
             cats = {a.cat, b.cat}
             if cats <= NUMERIC and NULL not in cats and (DEC in cats or (op == "/" and cats <= {INT, LIT}
                                                                           and INT in cats)):
                 cat = INT if op == "DIV" else DEC
-                return Expr(a.start, b.stop, cat, ("call", _ARITH[op], a.exact(), b.exact()))
+                unsigned = op == "DIV" and "u" in (a.ints, b.ints)  # u DIV 2 is a BIGINT UNSIGNED
+                prec = _PREC[op]
+                return Expr(a.start, b.stop, cat, ("call", _ARITH[op], a.exact(), b.exact()),
+                            ints="u" if unsigned else "", bits=64 if unsigned else 0, prec=prec,
+                            printed=f"{printed(a, self.toks, prec)} {op} {printed(b, self.toks, prec, True)}")
             if cats == {LIT}:  # literals only: `1.5 + 0.1` is a DECIMAL (integers stay integers)
                 return Expr(a.start, b.stop, LIT, ("call", _ARITH[op], a.exact(), b.exact()), "litexpr")
             cat = INT if cats <= {INT, LIT} and op != "/" else FLOAT  # (strings and dates: MySQL's double)
             return self.native(a.start, b.stop, cat, [a, b])
         return self.native(a.start, b.stop, INT, [a, b])  # logical and bit operators
+
+    def arithmetic(self, a: Expr, op: str, b: Expr) -> Expr | None:
+        """a + b, a - b, a * b of integers with MySQL's range (`functions._checked`: 1690 past
+        BIGINT, or BIGINT UNSIGNED if an operand is one), None for other operands. SQLite computes
+        it natively where its magnitude fits 63 bits (`_integer`), else the checked call; literals
+        alone and an unsigned operand are computed by the call too (a non-integer literal
+        exactly, as the `decimal_math` call they had)."""
+        ka, kb = _integer(a), _integer(b)
+        if ka is None or kb is None:
+            return None
+        prec = _PREC[op]
+        text = f"{printed(a, self.toks, prec)} {op} {printed(b, self.toks, prec, True)}"
+        kinds = ka[0] + kb[0]
+        bits = ka[1] + kb[1] if op == "*" else max(ka[1], kb[1]) + 1
+        if {a.cat, b.cat} == {LIT} or "u" in kinds:
+            cat, kind, ints, fallback = (LIT, "litexpr", "l", "d") if {a.cat, b.cat} == {LIT} else (DEC, "", "u", "d")
+        elif bits >= 63:
+            cat, kind, ints, fallback = INT, "", "s", "f"
+        else:
+            e = self.native(a.start, b.stop, INT, [a, b])
+            e.ints, e.bits, e.printed, e.prec = "s", bits, text, prec
+            return e
+        call = ("call", _CHECKED[op], a.exact(), b.exact(), ("raw", f"'{kinds}{fallback}'"), ("raw", sql_literal(text)))
+        return Expr(a.start, b.stop, cat, call, kind, ints=ints, bits=64 if ints == "u" else 63, printed=text,
+                    prec=prec)
 
     def decimal_side(self, *sides: Expr) -> bool:
         """A DECIMAL among numeric sides, or literals only with an exact sum of literals among
@@ -532,17 +608,26 @@ class Finder:
             inner = _as_number(self.unary(i + 1))
             if self.past_bigint(inner):
                 # a number past BIGINT (kept as its digits): negated exactly, not as SQLite's REAL
-                return Expr(i, inner.stop, DEC, ("call", "mysql_dec_neg", ("dec", inner.param)))
+                text = "-" + printed(inner, self.toks, 12)
+                return Expr(i, inner.stop, DEC, ("call", "mysql_dec_neg", ("dec", inner.param)), ints="l", bits=63,
+                            printed=text)
+            text = "-" + printed(inner, self.toks, 12)
             if inner.kind == "lit":
-                return Expr(i, inner.stop, LIT, None, "neglit", inner.param)  # -5: still a literal
+                return Expr(i, inner.stop, LIT, None, "neglit", inner.param, printed=text)  # -5: still a literal
             if inner.cat == DEC:
                 return Expr(i, inner.stop, DEC, ("call", "mysql_dec_neg", inner.exact()))
-            return self.native(i, inner.stop, inner.cat, [inner])
+            if inner.cat == INT and inner.ints == "s" and inner.bits >= 63:  # -(-2^63) is past BIGINT
+                return Expr(i, inner.stop, INT, ("call", "mysql_int_neg", inner.emit(), ("raw", sql_literal(text))),
+                            ints="s", bits=63, printed=text, prec=12)
+            e = self.native(i, inner.stop, inner.cat, [inner])
+            e.ints, e.bits, e.printed, e.prec = inner.ints, inner.bits, text, 12
+            return e
         if t.kind == "op" and t.text == "+":
             return self.unary(i + 1)
         if t.kind == "op" and t.text == "~":
             inner = _member_number(self.unary(i + 1))
-            return Expr(i, inner.stop, DEC, ("call", "mysql_bit_not", inner.emit()))
+            return Expr(i, inner.stop, DEC, ("call", "mysql_bit_not", inner.emit()), ints="u", bits=64,
+                        printed="~" + printed(inner, self.toks, 12), prec=12)
         if (t.kind == "op" and t.text == "!") or t.is_word("NOT"):
             inner = _member_number(self.expr(i + 1, 4 if t.is_word("NOT") else 12))
             return self.native(i, inner.stop, INT, [inner])
@@ -552,7 +637,7 @@ class Finder:
         toks = self.toks
         t = toks[i]
         if t.kind == "param":
-            return Expr(i, i + 1, LIT, None, "lit", t.param)
+            return Expr(i, i + 1, LIT, None, "lit", t.param, printed=f"{LITERAL_MARK}{t.param}{LITERAL_MARK}")
         if t.kind in ("var", "sysvar"):
             return Expr(i, i + 1, OTHER)
         if t.kind == "op" and t.text == "(":
@@ -567,9 +652,9 @@ class Finder:
             inner = self.expr(i + 1, 0)
             if inner.stop != end - 1:
                 raise _Fail  # a row constructor (a, b)
-            if inner.tree is None:
-                return Expr(i, end, inner.cat, None, inner.kind if inner.kind == "col" else "")
-            return Expr(i, end, inner.cat, ("seq", ("raw", "("), inner.tree, ("raw", ")")))
+            tree = None if inner.tree is None else ("seq", ("raw", "("), inner.tree, ("raw", ")"))
+            return Expr(i, end, inner.cat, tree, inner.kind if inner.kind == "col" else "", ints=inner.ints, bits=inner.bits,
+                printed=printed(inner, self.toks), prec=inner.prec)
         if t.kind == "word":
             word = t.upper
             nxt = toks[i + 1] if i + 1 < self.stop else None
@@ -606,10 +691,14 @@ class Finder:
                 cat = self.aliases.get(names[0].lower(), OTHER) if len(names) == 1 else OTHER
                 return Expr(i, j, cat)
             code = ct.type
-            if code == FieldType.NEWDECIMAL or _unsigned_64(ct):
+            if code == FieldType.NEWDECIMAL:
                 return Expr(i, j, DEC, None, "col", column=ct)
+            if _unsigned_64(ct):
+                return Expr(i, j, DEC, None, "col", column=ct, ints="u", bits=64, printed=_column_printed(ct, names))
             if code in INTEGER_CODES:
-                return Expr(i, j, INT, None, "bigint" if code == FieldType.LONGLONG else "", column=ct)
+                return Expr(i, j, INT, None, "bigint" if code == FieldType.LONGLONG else "", column=ct, ints="s",
+                            bits=_INT_BITS.get(code, 31) + (code != FieldType.LONGLONG and ct.unsigned),
+                            printed=_column_printed(ct, names))
             if code in (FieldType.DOUBLE, FieldType.FLOAT):
                 return Expr(i, j, FLOAT, column=ct)
             if code in (FieldType.DATE, FieldType.TIME, FieldType.DATETIME, FieldType.TIMESTAMP):
@@ -755,6 +844,8 @@ class Finder:
             args = [_member_number(a) for a in args]  # an ENUM / SET read as its number
         if word == "HEX" and len(args) == 1 and args[0].cat == DEC:  # a number's hex digits, not its text's
             return Expr(i, end, STR, ("call", "mysql_hex_number", args[0].emit()))
+        if word == "HEX" and len(args) == 1 and self.past_bigint(args[0]):  # 18446744073709551615: FFFFFFFFFFFFFFFF
+            return Expr(i, end, STR, ("call", "mysql_hex_number", ("dec", args[0].param)))
         if word in ("ROUND", "TRUNCATE") and 1 <= len(args) <= 2 and args[0].kind in ("lit", "neglit", "litexpr"):
             # a literal number is a DECIMAL (1234.5678, ROUND(.., -2) 1200, not SQLite's double)
             return Expr(i, end, DEC, ("call", _DEC_FUNCS[word], args[0].exact(),
@@ -825,8 +916,12 @@ class Finder:
             if inner is not None and inner.column is not None and _unsigned_64(inner.column):
                 kind = ""  # an unsigned 64-bit integer's digits: SIGNED takes its bits
             operand = inner.emit() if inner is not None else ("tokens", i + 2, k)
+            inner_text = printed(inner, self.toks) if inner is not None else "?"
+            target_text = "unsigned" if name == "UNSIGNED" else "signed"
             return Expr(i, end, INT, ("call", "mysql_cast_int", operand, ("raw", f"'{kind}'"),
-                                      ("raw", "1" if name == "UNSIGNED" else "0")))
+                                      ("raw", "1" if name == "UNSIGNED" else "0")),
+                        ints="u" if name == "UNSIGNED" else "s", bits=64 if name == "UNSIGNED" else 63,
+                        printed=f"cast({inner_text} as {target_text})")
         if inner is not None:
             self.root(inner)
         cat = INT if name in ("SIGNED", "UNSIGNED", "INTEGER", "INT") else FLOAT if name in ("DOUBLE", "FLOAT",

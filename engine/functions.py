@@ -20,8 +20,10 @@ import calendar
 import hashlib
 import json
 import math
+import operator
 import re
 import sqlite3
+import sys
 import threading
 import time
 import uuid
@@ -35,6 +37,7 @@ from engine import collation, decimal_math, jsondoc, locales, strfuncs, values
 from engine.coltypes import format_double
 from protocol.errors import (
     ER_CONSTRAINT_FAILED,
+    ER_DATA_OUT_OF_RANGE,
     ER_DIVISION_BY_ZERO,
     ER_JSON_BAD_CHR,
     ER_JSON_DEPTH,
@@ -365,6 +368,71 @@ def _as_sqlite(n: int) -> int | str:
     return n if n < 1 << 63 else str(n)  # above SQLite's integers: its digits (as BIGINT UNSIGNED)
 
 
+def out_of_range(what: str, printed: str) -> None:
+    """Fail the statement with 1690: `printed` is the expression as MariaDB prints it, its
+    literals marked (`exact.LITERAL_MARK`) until the statement's texts replace them
+    (`errors.with_literal_texts`)."""
+    raise_sql(SQLError(ER_DATA_OUT_OF_RANGE, what, printed))
+
+
+_INT_RANGES = {"s": ("BIGINT", -(1 << 63), (1 << 63) - 1), "u": ("BIGINT UNSIGNED", 0, _UINT64)}
+
+
+def _int_kind(value: Any, kind: str) -> str:
+    """An operand's integer kind, 's' (BIGINT) or 'u' (BIGINT UNSIGNED), or '' for a number of
+    another kind. `kind` is what the translation knew: 's' or 'u', or 'l' for a literal, whose
+    value decides (an integer is a BIGINT, digits past 2^63 a BIGINT UNSIGNED, past 2^64 a
+    DECIMAL)."""
+    if type(value) is int:
+        return "s" if kind == "l" else kind
+    if isinstance(value, str) and value.lstrip("-").isdigit() and kind in "lu":
+        n = int(value)  # (a literal past BIGINT, negated or not, is its digits)
+        return "u" if 0 <= n <= _UINT64 else "s" if -(1 << 63) <= n < 0 else ""
+    return ""
+
+
+def _checked(op: Callable[[int, int], int], exact: str) -> Callable[..., Any]:
+    """MySQL's integer `op` on BIGINT and BIGINT UNSIGNED operands: 1690 out of the result's
+    range (BIGINT UNSIGNED if an operand is one), where SQLite would turn to a REAL and the
+    exact functions to digits past 64 bits. `kinds` is each operand's kind (`_int_kind`) and what
+    any other number computes as: 'd' exactly (`exact`, a `decimal_math` function), 'f' as SQLite's
+    double; 1690 for a double beyond DOUBLE."""
+    inexact = decimal_math.FUNCTIONS[exact]
+
+    def fn(a: Any, b: Any, kinds: str, printed: str) -> Any:
+        if a is None or b is None:
+            return None
+        ka, kb = _int_kind(a, kinds[0]), _int_kind(b, kinds[1])
+        if ka and kb:
+            n = op(int(a), int(b))
+            what, low, high = _INT_RANGES["u" if "u" in (ka, kb) else "s"]
+            if not low <= n <= high:
+                out_of_range(what, printed)
+            return _as_sqlite(n)
+        if kinds[2] == "f":
+            value: Any = op(_num(a), _num(b))  # type: ignore[arg-type]
+            if isinstance(value, float) and math.isinf(value):
+                out_of_range("DOUBLE", printed)
+            return value
+        value = inexact(a, b)
+        if (isinstance(a, float) or isinstance(b, float)) and value is not None and abs(
+                float(value)) > sys.float_info.max:  # (a literal with an exponent: a DOUBLE)
+            out_of_range("DOUBLE", printed)
+        return value
+    return fn
+
+
+def _checked_neg(a: Any, printed: str) -> Any:
+    """-a of a BIGINT: 1690 for -(-2^63)."""
+    if a is None:
+        return None
+    if type(a) is int:
+        if a == -(1 << 63):
+            out_of_range("BIGINT", printed)
+        return -a
+    return -_num(a)
+
+
 def _case(convert):
     """UPPER/LOWER over all of Unicode (SQLite's own convert ASCII only), one character to one
     as MySQL's collations map them ('ß' stays 'ß'); a binary string is left as it is."""
@@ -454,8 +522,13 @@ def bit_shr(a: Any, b: Any) -> int | str | None:
 
 def hex_number(value: Any) -> str | None:
     """HEX() of a number held as text (a DECIMAL, a BIGINT UNSIGNED or BIT's digits): its 64-bit
-    value's hex digits, as `mysql_hex` gives an integer's."""
-    return None if value is None else format(_unsigned(value), "X")
+    value's hex digits, as `mysql_hex` gives an integer's; past 2^64 the largest (MariaDB's
+    conversion saturates)."""
+    if value is None:
+        return None
+    if isinstance(value, str) and value.isdigit() and int(value) > _UINT64:
+        return format(_UINT64, "X")
+    return format(_unsigned(value), "X")
 
 
 def bit_not(a: Any) -> int | str | None:
@@ -1038,22 +1111,6 @@ def cast_int(value: Any, kind: str, unsigned: int) -> int | str | None:
 def _clipped(n: int, unsigned: int) -> int:
     """A number rounded to an integer, clipped to the CAST target's range."""
     return min(max(n, 0), _U64 - 1) if unsigned else min(max(n, -(1 << 63)), (1 << 63) - 1)
-
-
-def round_double(x: Any, d: Any) -> float | None:
-    """ROUND of a DOUBLE as MySQL's my_double_round: the value scaled by 10^d rounded half to
-    even (rint), where SQLite's round() goes half away from zero (ROUND(2.5e0) is 2 here)."""
-    if x is None or d is None:
-        return None
-    value, d = float(_num(x)), _int(d)
-    try:
-        scale = 10.0 ** abs(d)
-    except OverflowError:
-        return 0.0 if d < 0 else value
-    if d < 0:
-        return 0.0 if math.isinf(scale) else float(round(value / scale)) * scale
-    scaled = value * scale
-    return value if math.isinf(scaled) else float(round(scaled)) / scale
 
 
 def regexp(pattern: Any, value: Any) -> int | None:
@@ -2355,7 +2412,10 @@ def register(conn: sqlite3.Connection, state: ConnectionState) -> None:
         "mysql_locate": (-1, mysql_locate), "substring_index": (3, substring_index),
         "mysql_bit_xor": (2, bit_xor), "mysql_bit_not": (1, bit_not),
         "mysql_bit_and": (2, bit_and), "mysql_bit_or": (2, bit_or), "mysql_bit_shl": (2, bit_shl),
-        "mysql_bit_shr": (2, bit_shr), "mysql_hex_number": (1, hex_number), "truncate": (2, truncate), "regexp": (2, regexp), "mysql_isnull": (1, mysql_isnull),
+        "mysql_bit_shr": (2, bit_shr), "mysql_int_add": (4, _checked(operator.add, "mysql_dec_add")),
+        "mysql_int_sub": (4, _checked(operator.sub, "mysql_dec_sub")),
+        "mysql_int_mul": (4, _checked(operator.mul, "mysql_dec_mul")), "mysql_int_neg": (2, _checked_neg),
+        "mysql_hex_number": (1, hex_number), "truncate": (2, truncate), "regexp": (2, regexp), "mysql_isnull": (1, mysql_isnull),
         "ascii": (1, lambda s: None if s is None else (ord(_to_str(s)[0]) if _to_str(s) else 0)),
         "mysql_rand": (-1, mysql_rand), "mysql_set_last_id": (1, mysql_set_last_id),
         "mysql_set_var": (2, mysql_set_var), "mysql_get_var": (3, mysql_get_var),
@@ -2363,7 +2423,7 @@ def register(conn: sqlite3.Connection, state: ConnectionState) -> None:
         "mysql_temporal": (3, mysql_temporal), "yearweek": (-1, yearweek),
         "dayname": (1, lambda v: None if (d := _date(v)) is None else _DAY_NAMES[d.weekday()]),
         "monthname": (1, lambda v: None if (d := _date(v)) is None else _MONTH_NAMES[d.month - 1]),
-        "time_to_sec": (1, time_to_sec), "mysql_round_double": (2, round_double),
+        "time_to_sec": (1, time_to_sec), "mysql_round_double": (2, decimal_math.round_double),
         "mysql_cast_int": (3, mysql_cast_int), "timediff": (2, timediff), "json_length": (-1, json_length),
         "json_keys": (-1, json_keys), "mysql_json_text": (1, json_text), "json_compact": (1, json_compact), "json_type": (1, json_type), "make_set": (-1, make_set),
         "export_set": (-1, export_set), "mysql_extract": (2, extract), "mysql_substr": (-1, substring),

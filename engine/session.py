@@ -30,7 +30,7 @@ from engine.catalog import TokenCursor, mysql_literal, sql_literal
 from engine.checksum import ChecksumTables
 from engine.connections import ATTACH_LIMIT, Snapshot
 from engine.ddl import DdlAction, DdlParser
-from engine.errors import in_clause, parsing
+from engine.errors import in_clause, parsing, with_literal_texts
 from engine.exprtypes import SelectTypes
 from engine.lexer import (
     SyntaxError_,
@@ -261,7 +261,7 @@ class Session:
         except SyntaxError_ as exc:
             raise exc.with_literals(sql) from None
         except SQLError as exc:
-            placed = in_clause(exc, sql)
+            placed = in_clause(with_literal_texts(exc, sql), sql)
             if placed is exc:
                 raise
             raise placed from None

@@ -250,7 +250,7 @@ def test_decimal_computation_is_exact_wherever_it_is_and_only_there():
     assert "mysql_dec_add" in _translated("SELECT n + 1 FROM t")
     assert "mysql_dec_sum( mysql_dec_mul(" in _translated("SELECT id, SUM(n * id) AS s FROM t GROUP BY id")
     assert "mysql_dec_div( mysql_dec_neg(" in _translated("SELECT -n / 3 FROM t ORDER BY id")
-    assert "mysql_dec_mul" in _translated("SELECT u * 2 FROM t")  # BIGINT UNSIGNED: exact text too
+    assert "mysql_int_mul" in _translated("SELECT u * 2 FROM t")  # BIGINT UNSIGNED: exact, in its range
     assert "mysql_dec_cmp( mysql_dec_mul( n , ? ) , ? ) > 0" in _translated("SELECT id FROM t WHERE n * 2 > 5")
     assert "COLLATE mysql_decimal" in _translated("SELECT n + 1 AS s FROM t ORDER BY s")
     assert "mysql_dec_cmp( s , ? )" in _translated("SELECT SUM(n) s FROM t HAVING s > 1")
