@@ -1011,7 +1011,7 @@ class Engine:
         generated: list[int] = []
         apart = None  # rows run one at a time (`_w_rows_apart`)
         if plan.returning is None and (plan.ignore or (plan.ids_returned and (
-                plan.nrows > 1 or plan.auto_select_slot is not None))):
+                plan.nrows > 1 or plan.auto_select_slot is not None or plan.auto_selected_at is not None))):
             args = list(args)
             apart = _values_apart(plan, args) if plan.nrows else _select_apart(plan, args, self.table(*plan.target))
         if apart is None and plan.auto_slots is not None:
@@ -1031,7 +1031,7 @@ class Engine:
                 chosen = self._w_execute(plan.returning_order, args[:len(args) - len(plan.returning.args)])
                 order = {rowid: n for n, (rowid,) in enumerate(chosen)}
             returned = ids = None
-            replaced = self._w_replace(plan, args) if plan.replaces else None
+            replaced = self._w_replace(plan, args, zero_is_value) if plan.replaces else None
             if replaced is not None:
                 affected = replaced
             elif apart is not None:
@@ -1213,15 +1213,25 @@ class Engine:
         try:
             rows: Iterable[tuple[str | None, list, int | None]] = apart.rows
             if apart.select is not None:  # all its rows first, as MariaDB reads a SELECT of the table it fills
-                rows = [(None, [*row, None] if apart.numbered else list(row), len(row) if apart.numbered else None)
+                rows = [(None, [*row, None] if apart.numbered else list(row), len(row) if apart.numbered else apart.slot)
                         for row in self._w_execute(apart.select, apart.select_args).fetchall()]
+                if rows and len(rows[0][1]) != len(apart.columns):
+                    raise SQLError(ER_WRONG_VALUE_COUNT_ON_ROW, 1)  # (a SELECT of another width)
             if fx is not None:
                 fx.records = len(rows)
             for n, (computed, row_args, slot) in enumerate(rows, 1):
                 taken = self._w_row_id(plan, row_args, slot, ids, n, zero_is_value) if slot is not None else None
                 values = self._w_execute(computed, row_args).fetchone() if computed is not None else row_args
                 marks = fx.upserts_changed + fx.upserts_unchanged if fx is not None else 0
-                cur = self._w_execute(apart.one, [*values, *apart.tail_args])
+                try:
+                    cur = self._w_execute(apart.one, [*values, *apart.tail_args])
+                except sqlite3.IntegrityError as exc:  # the row is the one that met the key
+                    cols = _unique_failed(exc)
+                    if cols is None or table is None:
+                        raise
+                    lower = [c.lower() for c in apart.columns]
+                    met = [values[lower.index(c.lower())] if c.lower() in lower else "?" for c in cols]
+                    raise SQLError(ER_DUP_ENTRY, "-".join(_show(v) for v in met), table.key_name_for(cols)) from None
                 got = [value for (value,) in cur] if plan.ids_returned else []
                 count = max(cur.rowcount, 0)
                 affected += count
@@ -1264,15 +1274,16 @@ class Engine:
                 return ("Warning", error.code, error.message)
         return None
 
-    def _w_replace(self, plan: Plan, args) -> int | None:
+    def _w_replace(self, plan: Plan, args, zero_is_value: bool = False) -> int | None:
         """REPLACE ... VALUES or ... SELECT (no RETURNING) run a row at a time, as MariaDB runs
         it: each row's values are computed (a VALUES row's expressions, as the statement would
         store them, just before it goes in; a SELECT's rows all before the first), the rows they
         meet on any unique key (one whose values are all non-NULL) are deleted, and the row is
         inserted. Returns MariaDB's affected rows, those inserted plus those deleted (SQLite's
         REPLACE counts only the inserts); None for any other statement, or a SELECT that numbers
-        AUTO_INCREMENT ids itself (SQLite runs it whole). Several rows run in a savepoint: a
-        failing row undoes the others."""
+        AUTO_INCREMENT ids itself (SQLite runs it whole). A SELECT row leaving its AUTO_INCREMENT
+        value to the table (0 or NULL) is refused (1235: no id is handed out here). Several rows run
+        in a savepoint: a failing row undoes the others."""
         table = self.table(*plan.target) if plan.target and plan.returning is None else None
         m = None if table is None else _REPLACE_VALUES.match(plan.sql) or _REPLACE_SELECT.match(plan.sql)
         if m is None:
@@ -1299,6 +1310,11 @@ class Engine:
             if any(len(row) != len(columns) for row in rows):
                 return None  # (SQLite's error for it)
             count = len(rows)
+            auto = table.auto_column
+            at = columns.index(auto.name.lower()) if auto is not None and auto.name.lower() in columns else None
+            if at is not None and any(row[at] is None or (not zero_is_value and row[at] in (0, "0", ""))
+                                      for row in rows):
+                raise SQLError(ER_NOT_SUPPORTED_YET, "REPLACE ... SELECT leaving AUTO_INCREMENT values to the table")
             if self._wstate.fx is not None:
                 self._wstate.fx.records = count
         select = f"SELECT rowid FROM {quote_ident(table.schema)}.{quote_ident(table.name)} WHERE "
@@ -1344,9 +1360,8 @@ class Engine:
         if fk is not None:
             return fk
         table = self.table(*plan.target) if plan.target else None
-        m = re.match(r"UNIQUE constraint failed: (.+)", msg)
-        if m and table is not None:
-            cols = [c.strip().split(".")[-1] for c in m.group(1).split(",")]
+        cols = _unique_failed(exc)
+        if cols is not None and table is not None:
             return SQLError(ER_DUP_ENTRY, self._w_duplicate_value(table, cols, plan, args),
                             f"{table.key_name_for(cols)}")
         if plan.returning is not None and msg.startswith("no such column: "):
@@ -1704,17 +1719,18 @@ class _Apart:
     row's values (`columns`) with `tail_args` after them; the rows are `rows`, each the SELECT
     that computes a VALUES row's values, its arguments and the index of its AUTO_INCREMENT
     argument, or for INSERT ... SELECT the rows of `select` (`select_args`), an id added last
-    to each when `numbered`. `estimate`: the rows MariaDB reserves ids for at once (0: unknown)."""
+    to each when `numbered`, else at `slot` each row's own AUTO_INCREMENT value (None: the rows give
+    none). `estimate`: the rows MariaDB reserves ids for at once (0: unknown)."""
 
-    __slots__ = ("one", "columns", "tail_args", "rows", "select", "select_args", "numbered", "estimate")
+    __slots__ = ("one", "columns", "tail_args", "rows", "select", "select_args", "numbered", "slot", "estimate")
 
     def __init__(self, one: str, columns: list[str], tail_args: list, rows=None, select=None, select_args=(),
-                 numbered=False, estimate=0):
+                 numbered=False, slot=None, estimate=0):
         self.one, self.columns, self.tail_args = one, columns, tail_args
         self.rows: list[tuple[str | None, list, int | None]] = rows if rows is not None else []
         self.select: str | None = select
         self.select_args: list = list(select_args)
-        self.numbered, self.estimate = numbered, estimate
+        self.numbered, self.slot, self.estimate = numbered, slot, estimate
 
 
 def _insert_head(plan: Plan) -> tuple[re.Match, list[str]] | None:
@@ -1789,13 +1805,19 @@ def _select_apart(plan: Plan, args: list, table: Table | None) -> _Apart | None:
         tail = tail[len(" WHERE true"):]
     one = f"{m.group('head')} VALUES ({', '.join('?' * len(columns))}){tail}"
     return _Apart(one, columns, tail_args, select=select, select_args=select_args,
-                  numbered=plan.auto_select_slot is not None)
+                  numbered=plan.auto_select_slot is not None, slot=plan.auto_selected_at)
 
 
 # an INSERT ... SELECT as the translation writes it (`translate`: INSERT INTO "db"."t" ("c", ...) SELECT ...)
 _INSERT_SELECT = re.compile(r'INSERT INTO "(?:[^"]|"")*"\."(?:[^"]|"")*"(?: \((?P<cols>(?:"(?:[^"]|"")*"(?:, )?)+)\))? '
                             r"(?P<select>SELECT\b.*)", re.DOTALL)
 _QUOTED_NAME = re.compile(r'"((?:[^"]|"")*)"')
+
+
+def _unique_failed(exc: BaseException) -> list[str] | None:
+    """The columns of the unique key SQLite's error says a row met; None for another error."""
+    m = re.match(r"UNIQUE constraint failed: (.+)", str(exc))
+    return None if m is None else [c.strip().split(".")[-1] for c in m.group(1).split(",")]
 
 
 def _key_held(table: Table, cols: list[str]) -> str:

@@ -39,6 +39,7 @@ from engine.catalog import (
     sql_literal,
     sqlite_index_name,
 )
+from engine.exprtypes import repeated_name, selected_names
 from engine.lexer import extract, literal_texts, mysql_ident, quote_ident, tokenize
 from engine.translate import STORE, Translator
 from protocol.errors import (
@@ -444,6 +445,11 @@ class DdlParser:
         start = cur.i
         if start >= len(cur.tokens) or not (cur.peek().is_word("SELECT", "WITH") or cur.peek().text == "("):
             raise cur.error()
+        # its columns' names, given or its SELECT's, are a table's: none repeated (1060)
+        repeated = repeated_name(columns or selected_names(
+            cur.tokens[start:], lambda s, n: self.catalog(s or self.database, n), self.shape) or [])
+        if repeated is not None:
+            raise SQLError(ER_DUP_FIELDNAME, repeated)
         pieces: list[str] = []
         shape_end = cur.tokens[start].start
         shape = self.shape

@@ -28,6 +28,7 @@ from protocol.errors import (
     ER_TABLE_EXISTS_ERROR,
     ER_UNKNOWN_ERROR,
     ER_WRONG_NUMBER_OF_COLUMNS_IN_SELECT,
+    ER_WRONG_VALUE_COUNT_ON_ROW,
     SQLError,
 )
 
@@ -74,6 +75,8 @@ def map_sqlite_error(exc: sqlite3.Error | UnicodeEncodeError | OverflowError, da
         error = SQLError(ER_BAD_FIELD_ERROR, "?", f"{m.group(2)} BY")
         error.term = int(m.group(1))  # type: ignore[attr-defined]
         return error
+    if re.fullmatch(r"table \S+ has \d+ columns but \d+ values were supplied|\d+ values for \d+ columns", msg):
+        return SQLError(ER_WRONG_VALUE_COUNT_ON_ROW, 1)  # INSERT ... SELECT of another width
     if re.match(r"SELECTs to the left and right of \w+ do not have the same number of result columns", msg):
         return SQLError(ER_WRONG_NUMBER_OF_COLUMNS_IN_SELECT)
     if msg == "user-defined function raised exception" and (error := functions.raised()) is not None:

@@ -289,7 +289,7 @@ def drop_alias(item: list[Token]) -> list[Token]:
 
 _NOT_ALIAS = frozenset({"JOIN", "STRAIGHT_JOIN", "INNER", "CROSS", "LEFT", "RIGHT", "OUTER", "NATURAL", "ON",
                         "USING", "WHERE", "GROUP", "ORDER", "HAVING", "LIMIT", "UNION", "FOR", "LOCK", "USE",
-                        "FORCE", "IGNORE", "WINDOW", "INTO", "PARTITION", "EXCEPT", "INTERSECT"})
+                        "FORCE", "IGNORE", "WINDOW", "INTO", "PARTITION", "EXCEPT", "INTERSECT", "FETCH", "OFFSET"})
 
 
 def _alias(tokens: list[Token], i: int) -> tuple[str | None, int]:
@@ -518,10 +518,50 @@ def derived(inner: list[Token], lookup, literals: tuple[list[object], Any] | Non
     return Derived(names, branches[0] if len(branches) == 1 else UnionTypes(branches), literals)
 
 
-def _item_names(items: list[list[Token]], tables: list[tuple[str, Table | Derived]]) -> list[str | None] | None:
+def selected_names(select: list[Token], lookup, shape: str) -> list[str | None] | None:
+    """The names MariaDB gives the columns of the SELECT `select` (of a statement whose shape is
+    `shape`; a UNION's are its first branch's): `_item_names`', an expression without literals
+    named by its text as written (one with literals, whose name is their text, None); None when
+    a wildcard's columns are not known (a bare `*` over a join with USING or NATURAL lists the
+    common columns once: `joined_columns`)."""
+    part = set_branches(select)[0]
+    while part and part[0].text == "(" and _skip_parens(part, 0) == len(part):
+        part = part[1:-1]
+    found = select_items(part)
+    if found is None:
+        return None
+    items, end = found
+    if any(item and item[-1].text == "*" for item in items) and any(t.is_word("USING", "NATURAL") for t in part):
+        return None
+    return _item_names(items, from_tables(part, end, lookup), shape)
+
+
+def repeated_name(names: Sequence[str | None]) -> str | None:
+    """The first of `names` that repeats an earlier one (column names compare case-insensitively;
+    SQLite names a derived table's repeated `a` `a:1`, which counts as `a`), as MariaDB's 1060
+    names it; None when none repeats."""
+    seen = {name.lower() for name in names if name is not None}
+    earlier: set[str] = set()
+    for name in names:
+        if name is None:
+            continue
+        renamed = _RENAMED.fullmatch(name)
+        if renamed is not None and renamed.group(1).lower() in seen:
+            return renamed.group(1)
+        if name.lower() in earlier:
+            return name
+        earlier.add(name.lower())
+    return None
+
+
+_RENAMED = re.compile(r"(.+):\d+")
+
+
+def _item_names(items: list[list[Token]], tables: list[tuple[str, Table | Derived]],
+                shape: str | None = None) -> list[str | None] | None:
     """The names a SELECT's columns go by outside it: an alias, a column's own name, a wildcard's
-    columns (None: an unnamed expression; the whole list None when a wildcard's columns are
-    not known)."""
+    columns, with `shape` an expression without literals by its text (None: an unnamed
+    expression; the whole list None when a wildcard's columns are not known)."""
     names: list[str | None] = []
     for item in items:
         if item and item[-1].text == "*" and (len(item) == 1 or item[-2].text == "."):
@@ -541,6 +581,9 @@ def _item_names(items: list[list[Token]], tables: list[tuple[str, Table | Derive
             names.append(item[-1].text)
         elif bare and bare[-1].kind in ("word", "ident") and (len(bare) == 1 or bare[-2].text == "."):
             names.append(bare[-1].text)
+        elif shape is not None and bare and bare[0].start >= 0 and bare[-1].end > bare[0].start \
+                and not any(t.kind == "param" for t in bare):
+            names.append(shape[bare[0].start:bare[-1].end])
         else:
             names.append(None)
     return names

@@ -15,10 +15,15 @@ DATE 'x' / TIME 'x' / TIMESTAMP 'x' (`TYPED` arguments), CHARSET(x) / COLLATION(
 (`emit_charset`), index hints / FOR UPDATE / DUAL dropped, INSERT IGNORE / REPLACE / ON DUPLICATE KEY UPDATE /
 INSERT ... SET. For INSERT ... VALUES into a table with an AUTO_INCREMENT column, every row's
 value of that column becomes an argument (`Plan.auto_slots`) so that the engine can hand out
-MySQL's ids (0/NULL/DEFAULT/absent = next id), exactly reproducible from a binlog INSERT_ID.
+MySQL's ids (0/NULL/DEFAULT/absent = next id), exactly reproducible from a binlog INSERT_ID; an
+INSERT ... SELECT whose rows give that column its values names it (`Plan.auto_selected_at`) for
+the engine to run the rows one at a time by the same rule.
 Expressions on DECIMAL values, in any clause, become calls of `engine.decimal_math`'s exact
 functions (`engine.exact` finds them; `Translator.exact` holds them by start token). A value an
 UPDATE/INSERT computes for a column is stored as a literal is (`values.target`: strict mode).
+A table value constructor `VALUES (..), (..)` is read as SELECTs joined by UNION ALL
+(`values_as_selects`), `[OFFSET n ROWS] FETCH FIRST m ROWS ONLY` as LIMIT (`emit_fetch`), and a
+derived table, CTE or view whose columns repeat a name is MariaDB's 1060 (`check_column_names`).
 INSERT/REPLACE/DELETE ... RETURNING keeps SQLite's RETURNING, its list planned as the SELECT of
 the list from the target (`Plan.returning`: names, types, and a LIMIT 0 form that describes it).
 """
@@ -46,7 +51,9 @@ from engine.exprtypes import (
     drop_alias,
     from_tables,
     joined_columns,
+    repeated_name,
     select_items,
+    selected_names,
     set_branches,
     skip_parens,
     split_select,
@@ -58,6 +65,8 @@ from engine.unsafe import unsafe_notes
 from protocol.errors import (
     ER_BAD_FIELD_ERROR,
     ER_BAD_NULL_ERROR,
+    ER_DUP_FIELDNAME,
+    ER_EMPTY_ROW_IN_TVC,
     ER_NO_DB_ERROR,
     ER_NO_DEFAULT_FOR_FIELD,
     ER_NO_SUCH_TABLE,
@@ -68,6 +77,8 @@ from protocol.errors import (
     ER_UNKNOWN_TABLE,
     ER_UPDATE_TABLE_USED,
     ER_VIEW_RECURSIVE,
+    ER_WITH_TIES_NEEDS_ORDER,
+    ER_WRONG_NUMBER_OF_VALUES_IN_TVC,
     ER_WRONG_PARAMCOUNT_TO_NATIVE_FCT,
     ER_WRONG_USAGE,
     ER_WRONG_VALUE_COUNT_ON_ROW,
@@ -111,7 +122,7 @@ CLAUSE_WORDS = {
 }
 JOIN_WORDS = {"JOIN", "STRAIGHT_JOIN"}
 JOIN_MODIFIERS = {"INNER", "CROSS", "LEFT", "RIGHT", "OUTER", "NATURAL", "FULL"}
-NOT_ALIAS = CLAUSE_WORDS | JOIN_WORDS | JOIN_MODIFIERS | {"FORCE", "USE", "IGNORE", "AS", "PARTITION"}
+NOT_ALIAS = CLAUSE_WORDS | JOIN_WORDS | JOIN_MODIFIERS | {"FORCE", "USE", "IGNORE", "AS", "PARTITION", "FETCH", "OFFSET"}
 
 FUNC_RENAME = {
     "IF": "iif", "GREATEST": "mysql_greatest", "LEAST": "mysql_least", "CHAR_LENGTH": "length",
@@ -214,6 +225,9 @@ class Plan:
     target: Any = None  # (schema, table) written, for kind == "write"
     auto_slots: Any = None  # list[int | None] | None:  # per VALUES row: arg index of the AUTO_INCREMENT value
     auto_select_slot: int | None = None  # INSERT ... SELECT: arg index of the first id to number from
+    # INSERT ... SELECT whose rows give the AUTO_INCREMENT column: its index in `insert_columns`
+    # (the rows run one at a time, `Engine._w_rows_apart`: 0 / NULL take the next id)
+    auto_selected_at: int | None = None
     auto_dirty: bool = False  # ids may have been set outside auto_slots (INSERT ... SELECT, UPDATE)
     insert_columns: list[str] = field(default_factory=list)
     uses_last_id: bool = False
@@ -574,6 +588,9 @@ class Translator:
             is_call = nxt is not None and nxt.kind == "op" and nxt.text == "("
             if is_call and word in ("DIV", "MOD") and i > 0 and _ends_operand(toks[i - 1]):
                 is_call = False  # x DIV (y), x MOD (y): the operators (MOD(x, y) is the function)
+            if word in ("OFFSET", "FETCH") and (past := self.emit_fetch(i, end)) is not None:
+                i = past
+                continue
             if word in ("LIMIT", "OFFSET"):  # a negative count is MySQL's syntax error (SQLite's: no limit)
                 for k in (i + 1, i + 3):
                     if k < end and toks[k].kind == "op" and toks[k].text == "-" \
@@ -853,6 +870,67 @@ class Translator:
         if step < 0:
             names.reverse()
         return self.named_column(names) if len(names) <= 3 else None
+
+    def emit_fetch(self, i: int, end: int) -> int | None:
+        """`OFFSET n {ROW | ROWS}` and / or `FETCH {FIRST | NEXT} [m] {ROW | ROWS} ONLY` (MariaDB
+        10.6+) at tokens[i], as SQLite's `LIMIT m OFFSET n` (m 1 when not written, every row
+        without FETCH); returns the index past it, or None when tokens[i] starts no such clause
+        (LIMIT's OFFSET n). As MariaDB's parser: a syntax error after LIMIT, in an UPDATE or
+        DELETE, or for a count that is no integer; WITH TIES needs ORDER BY (4180) and is not
+        done here (1235)."""
+        toks = self.tokens
+        offset = count = None
+        fetched = False
+        k = i
+        if toks[k].is_word("OFFSET"):
+            if not (k + 2 < end and toks[k + 1].kind == "param" and toks[k + 2].is_word("ROW", "ROWS")):
+                return None
+            offset, k = k + 1, k + 3
+        if k + 1 < end and toks[k].is_word("FETCH") and toks[k + 1].is_word("FIRST", "NEXT"):
+            fetched, k = True, k + 2
+            if k < end and toks[k].kind == "param":
+                count, k = k, k + 1
+            if not (k < end and toks[k].is_word("ROW", "ROWS")):
+                raise self.error_at(k)
+            k += 1
+            if k + 1 < end and toks[k].is_word("WITH") and toks[k + 1].is_word("TIES"):
+                if not self.earlier_word(i, "ORDER"):
+                    raise SQLError(ER_WITH_TIES_NEEDS_ORDER)
+                raise SQLError(ER_NOT_SUPPORTED_YET, "FETCH ... WITH TIES")
+            if not (k < end and toks[k].is_word("ONLY")):
+                raise self.error_at(k)
+            k += 1
+        elif offset is None:
+            return None
+        for at in (offset, count):
+            value = self.params[toks[at].param] if at is not None else 0
+            if type(value) is not int:
+                raise self.error_at(at)
+        if self.earlier_word(i, "LIMIT") or (toks[0].is_word("UPDATE", "DELETE") and self.earlier_word(i, None)):
+            raise self.error_at(i)
+        self.out.append("LIMIT")
+        if count is not None:
+            self.add_arg(toks[count].param)
+        else:
+            self.out.append("1" if fetched else "-1")  # (-1: SQLite's no limit)
+        if offset is not None:
+            self.out.append("OFFSET")
+            self.add_arg(toks[offset].param)
+        return k
+
+    def earlier_word(self, i: int, word: str | None) -> bool:
+        """A `word` comes before tokens[i] in its parentheses' level (with None: tokens[i] is
+        outside any parentheses)."""
+        depth = 0
+        for j in range(i - 1, -1, -1):
+            t = self.tokens[j]
+            if t.kind == "op" and t.text in "()":
+                depth += 1 if t.text == ")" else -1
+                if depth < 0:
+                    return False
+            elif depth == 0 and word is not None and t.is_word(word):
+                return True
+        return word is None
 
     def emit_user_var(self, i: int, end: int) -> int:
         """@x at tokens[i] in a statement that assigns a user variable (`assigned_vars`): an
@@ -1177,6 +1255,129 @@ class Translator:
                     pass
             self._ctes = found
         return self._ctes
+
+    def values_as_selects(self) -> None:
+        """A table value constructor `VALUES (a, b), (c, d)` (MariaDB 10.3+: a statement, a
+        derived table, a UNION's branch, an IN's subquery) read as `SELECT a, b UNION ALL SELECT
+        c, d` (as a derived table after UNION [DISTINCT], EXCEPT or INTERSECT, whose duplicates
+        are the whole constructor's): its columns named by its first row, typed by all rows, as
+        MariaDB's. Rows of different widths are 4099, an empty row 4141."""
+        toks = self.tokens
+        out: list[Token] = []
+        k = 0
+        while k < len(toks):
+            t = toks[k]
+            if not (t.is_word("VALUES") and self.starts_query(k)):
+                out.append(t)
+                k += 1
+                continue
+            rows: list[list[Token]] = []
+            k += 1
+            while True:
+                if k >= len(toks) or toks[k].text != "(":
+                    raise self.error_at(k)
+                close = skip_parens(toks, k)
+                rows.append(toks[k + 1:close - 1])
+                if not rows[-1]:
+                    raise SQLError(ER_EMPTY_ROW_IN_TVC)
+                if len(split_top(rows[-1])[0]) != len(split_top(rows[0])[0]):
+                    raise SQLError(ER_WRONG_NUMBER_OF_VALUES_IN_TVC)
+                k = close
+                if k < len(toks) and toks[k].kind == "op" and toks[k].text == ",":
+                    k += 1
+                    continue
+                break
+            select, union, all_, from_ = (Token("word", word, -1, t.start, t.start)
+                                          for word in ("SELECT", "UNION", "ALL", "FROM"))
+            star, opened, closed = (Token("op", op, -1, t.start, t.start) for op in "*()")
+            before = out[-1] if out else None
+            wrapped = len(rows) > 1 and before is not None and before.is_word("UNION", "EXCEPT", "INTERSECT", "DISTINCT")
+            if wrapped:
+                out += [select, star, from_, opened]
+            for n, row in enumerate(rows):
+                out += [union, all_, select, *row] if n else [select, *row]
+            if wrapped:
+                out += [closed, Token("ident", "__values", -1, t.start, t.start)]
+        if len(out) != len(toks) or any(a is not b for a, b in zip(out, toks, strict=True)):
+            self.tokens = self.full_tokens = out
+            self.tokens_changed()
+
+    def starts_query(self, k: int) -> bool:
+        """tokens[k] is where a query may start: the statement's start, after '(' or after UNION /
+        EXCEPT / INTERSECT [ALL | DISTINCT] (not INSERT's VALUES nor the VALUES() function)."""
+        toks = self.tokens
+        before = toks[k - 1] if k else None
+        if before is not None and before.is_word("ALL", "DISTINCT"):
+            before = toks[k - 2] if k > 1 else None
+            return before is not None and before.is_word("UNION", "EXCEPT", "INTERSECT")
+        return before is None or (before.kind == "op" and before.text == "(") or before.is_word(
+            "UNION", "EXCEPT", "INTERSECT")
+
+    def check_column_names(self) -> None:
+        """MariaDB's 1060 for a derived table, or a common table expression, whose columns would
+        repeat a name (`exprtypes.repeated_name`): a CTE's column list, else its SELECT's names
+        (`exprtypes.selected_names`); SQLite would name the second `a:1`. Read when the shape is
+        planned: a name read from a literal (SELECT 1, 1) is not checked."""
+        toks = self.tokens
+        if not any(t.is_word("SELECT") for t in toks[1:]):
+            return
+        ctes = self.cte_names()
+
+        def lookup(schema: str | None, name: str) -> Table | Derived | None:
+            return None if schema is None and name.lower() in ctes else self.table_or_view(schema, name)
+
+        def check(names: list[str | None] | None) -> None:
+            repeated = repeated_name(names or [])
+            if repeated is not None:
+                raise SQLError(ER_DUP_FIELDNAME, repeated)
+
+        for k, t in enumerate(toks):
+            if t.is_word("WITH"):
+                for listed, select in self.cte_parts(k):
+                    check(listed if listed is not None else selected_names(select, lookup, self.shape))
+            elif t.kind == "op" and t.text == "(" and k + 1 < len(toks) and toks[k + 1].is_word("SELECT", "WITH") \
+                    and self.in_from(k):
+                check(selected_names(toks[k + 1:skip_parens(toks, k) - 1], lookup, self.shape))
+
+    def cte_parts(self, k: int) -> list[tuple[list[str | None] | None, list[Token]]]:
+        """The common table expressions of the WITH at tokens[k]: each one's column list (None
+        without one) and its SELECT's tokens."""
+        toks, parts = self.tokens, []
+        j = k + 2 if k + 1 < len(toks) and toks[k + 1].is_word("RECURSIVE") else k + 1
+        try:
+            while j < len(toks) and toks[j].kind in ("word", "ident"):
+                j += 1
+                listed: list[str | None] | None = None
+                if toks[j].text == "(":
+                    end = skip_parens(toks, j)
+                    listed = [x.text for x in toks[j + 1:end - 1] if x.kind in ("word", "ident")]
+                    j = end
+                if not toks[j].is_word("AS"):
+                    break
+                end = skip_parens(toks, j + 1)
+                parts.append((listed, toks[j + 2:end - 1]))
+                if end >= len(toks) or toks[end].text != ",":
+                    break
+                j = end + 1
+        except (Unknown, IndexError):
+            pass
+        return parts
+
+    def in_from(self, k: int) -> bool:
+        """tokens[k] opens a table reference of a FROM clause (a derived table)."""
+        toks, depth = self.tokens, 0
+        for j in range(k - 1, -1, -1):
+            t = toks[j]
+            if t.kind == "op" and t.text in "()":
+                depth += 1 if t.text == ")" else -1
+                if depth < 0:
+                    return False
+            elif depth == 0 and t.kind == "word" and (t.upper in CLAUSE_WORDS or t.upper in JOIN_WORDS
+                                                      or t.upper == "FROM"):
+                return t.upper == "FROM" or t.upper in JOIN_WORDS
+            elif depth == 0 and j == k - 1 and not (t.kind == "op" and t.text == ","):
+                return False
+        return False
 
     def name_unless_aliased(self, i: int, table: str) -> None:
         """A subquery standing for `table` is referable by the table's own name, as MySQL allows,
@@ -1906,7 +2107,10 @@ class Translator:
                 toks[at:at + 1] = expanded
 
     def plan(self) -> Plan:
+        if any(t.is_word("VALUES") for t in self.tokens):
+            self.values_as_selects()
         self.expand_joined_stars()
+        self.check_column_names()
         toks = self.tokens
         if any(t.kind == "op" and t.text == ":=" for t in toks):
             for k, t in enumerate(toks[:-1]):
@@ -2583,7 +2787,8 @@ class Translator:
                 select_slot = len(self.args)
                 self.add_arg(("const", None))
                 self.out.append("+ row_number() OVER () - 1 FROM (")
-            elif columns is not None:
+            else:  # the columns always named: the engine reads them (`Engine._w_rows_apart`)
+                columns = columns if columns is not None else [c.name for c in table.columns]
                 self.out.append("(" + ", ".join(quote_ident(c) for c in columns) + ")")
             on_at = next((k for k in range(i, len(toks)) if toks[k].is_word("ON") and k + 1 < len(toks)
                           and toks[k + 1].is_word("DUPLICATE")), len(toks))
@@ -2591,8 +2796,15 @@ class Translator:
                 self.select_exact(self.finder(), i)
             else:
                 self.scan_exact(self.finder(), i, on_at)
-            self.store_selected(i, table, columns or [c.name for c in table.columns])
+            listed = select_items(toks[i:])
+            if listed is not None and all(item and item[-1].text != "*" for item in listed[0]) \
+                    and len(listed[0]) != len(columns):
+                raise SQLError(ER_WRONG_VALUE_COUNT_ON_ROW, 1)
+            self.store_selected(i, table, columns)
             i = self.emit_range(i, len(toks), stop_words=frozenset({"ON"}))
+            # the SELECT gives the AUTO_INCREMENT column its values: a row's 0 or NULL takes the
+            # next id, row by row, as a VALUES row's does
+            selected_at = columns.index(auto.name) if auto is not None and not numbered and verb == "INSERT" else None
             if numbered:
                 self.out.append(")")
             else:
@@ -2602,8 +2814,14 @@ class Translator:
                 i = self.emit_upsert(i, table)
             if i != len(toks):
                 raise self.error_at(i)
-            return self.finish("write", target=(schema, table.name), insert_columns=columns or [],
-                               auto_select_slot=select_slot, selects=True, **self.insert_ids(table, ignore))
+            ids = self.insert_ids(table, ignore)
+            if selected_at is not None:
+                if self.returning_at is not None:
+                    raise SQLError(ER_NOT_SUPPORTED_YET, "INSERT ... SELECT ... RETURNING that gives AUTO_INCREMENT "
+                                                         "its values")
+                ids["ids_returned"] = True
+            return self.finish("write", target=(schema, table.name), insert_columns=columns,
+                               auto_select_slot=select_slot, auto_selected_at=selected_at, selects=True, **ids)
         if columns is None:
             columns = [c.name for c in table.columns]
         for n, row in enumerate(rows, 1):

@@ -237,6 +237,9 @@ ER_JSON_PATH_SYNTAX = MySQLError(4042, "HY000", "Syntax error in JSON path in ar
 ER_JSON_PATH_NO_WILDCARD = MySQLError(
     4044, "HY000", "Wildcards or range in JSON path not allowed in argument %d to function '%s'")
 ER_JSON_ONE_OR_ALL = MySQLError(4046, "HY000", "Argument %d to function '%s' must be \"one\" or \"all\".")
+ER_WRONG_NUMBER_OF_VALUES_IN_TVC = MySQLError(4099, "HY000", "The used table value constructor has a different number of values")
+ER_EMPTY_ROW_IN_TVC = MySQLError(4141, "HY000", "Row with no elements is not allowed in table value constructor in this context")
+ER_WITH_TIES_NEEDS_ORDER = MySQLError(4180, "HY000", "FETCH ... WITH TIES requires ORDER BY clause to be present")
 ER_GENERATED_COLUMN_FUNCTION_IS_NOT_ALLOWED = MySQLError(
     1901, "HY000", "Function or expression '%s' cannot be used in the %s clause of `%s`")
 ER_OPTION_PREVENTS_STATEMENT = MySQLError(1290, "HY000", "The MariaDB server is running with the %s option so it cannot execute this statement")

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from engine.coltypes import ColumnType, column_ddl
+from engine.exprtypes import repeated_name
 from engine.lexer import mysql_ident
 from protocol.errors import ER_DUP_FIELDNAME, ER_NO_DB_ERROR, ER_TABLE_EXISTS_ERROR, SQLError
 from protocol.messages import OK
@@ -40,7 +41,6 @@ _NAME = r"(?:`(?:[^`]|``)+`|[A-Za-z0-9_$]+)"
 _CREATE_TABLE = re.compile(
     rf"\s*CREATE\s+TABLE\s+(?P<exists>IF\s+NOT\s+EXISTS\s+)?(?P<first>{_NAME})(?:\s*\.\s*(?P<second>{_NAME}))?",
     re.IGNORECASE)
-_RENAMED = re.compile(r"(.+):\d+")
 # what a declared item of the list starts with when it is a key, not a column
 _KEY_WORDS = {"PRIMARY", "KEY", "INDEX", "UNIQUE", "CONSTRAINT", "FOREIGN", "FULLTEXT", "SPATIAL", "CHECK", "PERIOD"}
 
@@ -143,11 +143,10 @@ async def create_select(session: ClientSession, sql: str) -> Any:
             return OK(warnings=1)
         raise SQLError(ER_TABLE_EXISTS_ERROR, name)
     described = await es.describe_select(select)
+    repeated = repeated_name(described.columns)  # (SQLite names the derived table's second `a` `a:1`)
+    if repeated is not None:
+        raise SQLError(ER_DUP_FIELDNAME, repeated)
     selected = {column.lower() for column in described.columns}
-    for column in described.columns:  # SQLite names a derived table's repeated column `a:1`
-        repeated = _RENAMED.fullmatch(column)
-        if repeated is not None and repeated.group(1).lower() in selected:
-            raise SQLError(ER_DUP_FIELDNAME, repeated.group(1))
     columns, keys = _declared(parts.declared)
     lines = [text for column, text in columns.items() if column not in selected]
     lines += [columns.get(column.lower()) or f"{mysql_ident(column)} {_definition(es.engine, kind)}"

@@ -69,6 +69,12 @@ STATEMENTS = [
     "INSERT INTO s VALUES ('a'), ('new1'), ('b'), ('new2')",
     "INSERT INTO t (u) SELECT v FROM s ON DUPLICATE KEY UPDATE n = n + 10",
     "INSERT INTO t (u) VALUES ('y1')",
+    # the SELECT gives the AUTO_INCREMENT column: 0 and NULL take the next id, row by row
+    "INSERT INTO t (id, u) SELECT 0, 'sel0'",
+    "INSERT INTO t (id, u) SELECT NULL, 'n1' UNION ALL SELECT 0, 'n2' UNION ALL SELECT 300, 'n3' UNION ALL SELECT 0, 'n4'",
+    "INSERT INTO t SELECT 0, CONCAT(v, '2'), 7 FROM s ORDER BY v",
+    "INSERT IGNORE INTO t SELECT 0, v, 8 FROM s ORDER BY v",
+    "INSERT INTO t (u) VALUES ('y2')",
 ]
 
 

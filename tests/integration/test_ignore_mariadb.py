@@ -85,6 +85,7 @@ WARNED = [
     "INSERT IGNORE INTO w VALUES (20, NULL, NULL, NULL), (21, 'a', NULL, 'x'), (22, 'zz', NULL, 'y')",
     "INSERT IGNORE INTO w (id, u, n, e) SELECT id + 100, CONCAT(u, 'bcdef'), n + 300, 'y' FROM w WHERE id < 3",
     "INSERT IGNORE INTO w (id, u, n, e) SELECT id, u, n, e FROM w WHERE id < 3",
+    "INSERT IGNORE INTO w SELECT * FROM w WHERE id < 4",  # no column list: a 1062 per row left out too
     "UPDATE IGNORE w SET n = n - 1000 WHERE id BETWEEN 1 AND 4",
     "UPDATE IGNORE w SET u = CONCAT(u, u, u) WHERE id IN (1, 2, 3)",
     "UPDATE w SET n = n WHERE id < 5",

@@ -209,6 +209,75 @@ async def test_insert_ids_as_mariadb(engine, db):
     assert [i for (i,) in r.rows] == [1, 2, 3, 50, 60, 61, 64, 80, 201, 202]
 
 
+async def test_insert_select_giving_auto_increment_zero_or_null_takes_the_next_id(engine, db):
+    """INSERT ... SELECT whose rows give the AUTO_INCREMENT column 0 or NULL: each such row takes
+    the next id, as a VALUES row does (MariaDB 10.11's ids for these statements; the binlog's
+    INSERT_ID is the first one), a row's own id moves the next one; a SELECT of another width
+    is 1136; REPLACE ... SELECT leaving an id to the table is refused (1235)."""
+    await run(engine, db, "CREATE TABLE t (id INT AUTO_INCREMENT PRIMARY KEY, v VARCHAR(5))")
+    r = await run(engine, db, "INSERT INTO t (id, v) SELECT 0, 'x'")
+    assert (r.affected_rows, r.last_insert_id) == (1, 1)
+    assert r.committed.statements[0].insert_id == 1
+    r = await run(engine, db, "INSERT INTO t SELECT NULL, 'a' UNION ALL SELECT 10, 'b' UNION ALL SELECT 0, 'c'")
+    assert (r.affected_rows, r.last_insert_id) == (3, 2)
+    assert [row for row in (await run(engine, db, "SELECT id, v FROM t ORDER BY id")).rows] == [
+        (1, "x"), (2, "a"), (10, "b"), (11, "c")]
+    for sql in ("INSERT INTO t SELECT 1", "INSERT INTO t (v) SELECT 1, 2", "INSERT INTO t SELECT * FROM t, t AS u"):
+        with pytest.raises(SQLError) as e:
+            await run(engine, db, sql)
+        assert code_of(e) == 1136, sql
+    with pytest.raises(SQLError) as e:
+        await run(engine, db, "INSERT INTO t SELECT id, v FROM t WHERE id = 10")
+    assert (code_of(e), e.value.message) == (1062, "Duplicate entry '10' for key 'PRIMARY'")
+    with pytest.raises(SQLError) as e:
+        await run(engine, db, "REPLACE INTO t SELECT 0, 'r'")
+    assert code_of(e) == 1235
+    assert (await run(engine, db, "REPLACE INTO t SELECT 10, 'r'")).affected_rows == 2
+
+
+async def test_offset_rows_and_fetch_first_are_limit(engine, db):
+    """`[OFFSET n ROWS] FETCH {FIRST | NEXT} [m] ROWS ONLY` (MariaDB 10.6+) reads as LIMIT m
+    OFFSET n (m 1 when left out, every row without FETCH); after LIMIT or in a DELETE it is a
+    syntax error, WITH TIES 4180 without ORDER BY and 1235 with it."""
+    await run(engine, db, "CREATE TABLE t (id INT PRIMARY KEY)")
+    await run(engine, db, "INSERT INTO t VALUES (1), (2), (3), (4)")
+    for sql, ids in (("SELECT id FROM t ORDER BY id FETCH FIRST 2 ROWS ONLY", [1, 2]),
+                     ("SELECT id FROM t ORDER BY id OFFSET 1 ROW FETCH NEXT 2 ROWS ONLY", [2, 3]),
+                     ("SELECT id FROM t ORDER BY id OFFSET 2 ROWS", [3, 4]),
+                     ("SELECT id FROM t ORDER BY id DESC FETCH FIRST ROW ONLY", [4]),
+                     ("SELECT id FROM t WHERE id IN (SELECT id FROM t ORDER BY id FETCH FIRST 1 ROWS ONLY)", [1])):
+        assert [i for (i,) in (await run(engine, db, sql)).rows] == ids, sql
+    for sql, code in (("SELECT id FROM t ORDER BY id LIMIT 1 FETCH FIRST 1 ROWS ONLY", 1064),
+                      ("DELETE FROM t ORDER BY id FETCH FIRST 1 ROWS ONLY", 1064),
+                      ("SELECT id FROM t FETCH FIRST 1 ROWS WITH TIES", 4180),
+                      ("SELECT id FROM t ORDER BY id FETCH FIRST 1 ROWS WITH TIES", 1235)):
+        with pytest.raises(SQLError) as e:
+            await run(engine, db, sql)
+        assert code_of(e) == code, sql
+
+
+async def test_table_value_constructor_reads_as_selects(engine, db):
+    """`VALUES (a, b), (c, d)` as a statement, a derived table, a UNION's branch (the whole
+    constructor's duplicates removed after UNION) and an IN's subquery: named by its first row,
+    typed by all; 4099 for rows of different widths, 4141 for an empty one; INSERT's VALUES and
+    the VALUES() function are left alone."""
+    r = await run(engine, db, "VALUES (1, 'a'), (2.5, NULL)")
+    assert r.columns == ["1", "a"] and r.rows == [("1.0", "a"), ("2.5", None)]  # (DECIMAL as its text)
+    assert r.column_types[0].type == FieldType.NEWDECIMAL
+    assert (await run(engine, db, "SELECT 1 UNION VALUES (1), (1)")).rows == [(1,)]
+    assert (await run(engine, db, "SELECT 1 UNION ALL VALUES (1), (1)")).rows == [(1,), (1,), (1,)]
+    assert (await run(engine, db, "SELECT COUNT(*) FROM (VALUES (1, 2), (3, 4)) AS t")).rows == [(2,)]
+    await run(engine, db, "CREATE TABLE t (id INT PRIMARY KEY, v INT)")
+    await run(engine, db, "INSERT INTO t VALUES (1, 1), (2, 2), (3, 3)")
+    await run(engine, db, "INSERT INTO t (id, v) VALUES (3, 0) ON DUPLICATE KEY UPDATE v = VALUES(v) + 10")
+    assert (await run(engine, db, "SELECT id, v FROM t WHERE id IN (VALUES (1), (3)) ORDER BY id")).rows == [
+        (1, 1), (3, 10)]
+    for sql, code in (("VALUES (1, 2), (3)", 4099), ("VALUES ()", 4141)):
+        with pytest.raises(SQLError) as e:
+            await run(engine, db, sql)
+        assert code_of(e) == code, sql
+
+
 async def test_replace_counts_the_rows_it_deletes_as_mariadb(engine, db):
     """REPLACE's affected rows are the rows inserted plus the rows deleted: MariaDB 10.11's
     counts for this sequence, run against it (a row meeting two rows on two unique keys: 3; a

@@ -89,3 +89,26 @@ async def test_views_survive_a_restart(tmp_path):
         assert await rows(engine, session, "SELECT j FROM v") == [(6,)]
     finally:
         await engine.close()
+
+
+async def test_repeated_column_names_of_a_derived_table_cte_or_view_are_1060(engine, db):
+    """A derived table's, a common table expression's or a view's columns are a table's: a name
+    repeated (case-insensitively) is MariaDB's 1060 naming the second as written; the top-level
+    SELECT may repeat one, a CTE's or view's column list renames them."""
+    for sql, repeated in (("SELECT * FROM (SELECT 1 AS a, 2 AS A) d", "A"),
+                          ("SELECT d.i FROM (SELECT i, s, i FROM t) d", "i"),
+                          ("SELECT * FROM (SELECT *, s FROM t) d", "s"),
+                          ("SELECT * FROM (SELECT COUNT(*), count(*) FROM t) d", "count(*)"),
+                          ("SELECT * FROM t WHERE i IN (SELECT a FROM (SELECT 1 AS a, 2 AS a) d)", "a"),
+                          ("WITH c AS (SELECT 1 AS a, 2 AS a) SELECT 1", "a"),
+                          ("WITH c (x, x) AS (SELECT 1, 2) SELECT * FROM c", "x"),
+                          ("CREATE VIEW w AS SELECT i, I FROM t", "I"),
+                          ("CREATE VIEW w (x, x) AS SELECT 1, 2", "x")):
+        with pytest.raises(SQLError) as e:
+            await run(engine, db, sql)
+        assert (e.value.code, e.value.message) == (1060, f"Duplicate column name '{repeated}'"), sql
+    assert await rows(engine, db, "SELECT 1 AS a, 2 AS a") == [(1, 2)]
+    assert await rows(engine, db, "WITH c (x, y) AS (SELECT 1 AS a, 2 AS a) SELECT * FROM c") == [(1, 2)]
+    assert await rows(engine, db, "SELECT * FROM (SELECT 1 AS b, 2 AS a UNION SELECT 2 AS a, 2 AS a) d") == [(1, 2), (2, 2)]
+    await run(engine, db, "CREATE VIEW w (x, y) AS SELECT i, i FROM t")
+    assert await rows(engine, db, "SELECT * FROM w WHERE x = 1") == [(1, 1)]
