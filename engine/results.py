@@ -29,6 +29,13 @@ class StatementContext:
     user_vars: dict[str, object] = field(default_factory=dict)
     foreign_key_checks: bool = True  # off: the master ran it with foreign_key_checks=0 (Q_FLAGS2)
     no_auto_value_on_zero: bool = False  # the master ran it with sql_mode NO_AUTO_VALUE_ON_ZERO (Q_SQL_MODE)
+    microseconds: int | None = None  # the fraction of `timestamp` the statement read (Q_HRNOW)
+
+
+def statement_time(stamp: int | list[int]) -> tuple[int, int | None]:
+    """A statement's time as the engine's redo record keeps it: its timestamp, or [timestamp,
+    microseconds] when it read them -> (timestamp, microseconds or None)."""
+    return (stamp, None) if isinstance(stamp, int) else (stamp[0], stamp[1])
 
 
 @dataclass(frozen=True)
@@ -43,10 +50,12 @@ class LoggedStatement:
     user_vars: tuple[tuple[str, object], ...] = ()  # @variables read, with their values (USER_VAR events)
     foreign_key_checks: bool = True  # the session's foreign_key_checks when it ran
     no_auto_value_on_zero: bool = False  # sql_mode NO_AUTO_VALUE_ON_ZERO when it ran: 0 an id, not a request
+    microseconds: int | None = None  # the fraction of its time it read (NOW(6) ...): binlogged as Q_HRNOW
 
     def context(self) -> StatementContext:
         return StatementContext(self.timestamp, self.insert_id, self.last_insert_id, self.rand_seed,
-                                dict(self.user_vars), self.foreign_key_checks, self.no_auto_value_on_zero)
+                                dict(self.user_vars), self.foreign_key_checks, self.no_auto_value_on_zero,
+                                self.microseconds)
 
 
 # the sql_mode flags that change how a statement is read or what it answers, which the engine

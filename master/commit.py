@@ -907,6 +907,7 @@ def _logged(statement: tuple[Any, ...], ddl: bool) -> LoggedStatement:
         user_vars=tuple((getattr(context, "user_vars", None) or {}).items()),
         foreign_key_checks=getattr(context, "foreign_key_checks", True),
         no_auto_value_on_zero=getattr(context, "no_auto_value_on_zero", False),
+        microseconds=getattr(context, "microseconds", None),
     )
 
 
