@@ -29,6 +29,7 @@ from protocol.errors import (
     ER_BAD_FIELD_ERROR,
     ER_DUP_FIELDNAME,
     ER_FEATURE_DISABLED,
+    ER_INVALID_ON_UPDATE,
     ER_KEY_COLUMN_DOES_NOT_EXIST,
     ER_MULTIPLE_PRI_KEY,
     ER_NOT_SUPPORTED_YET,
@@ -64,6 +65,9 @@ class Column:
     has_default: bool = False
     default_now: bool = False  # DEFAULT CURRENT_TIMESTAMP
     on_update_now: bool = False
+    # DEFAULT CURRENT_TIMESTAMP(n)'s n where it is below the column's fractional digits (None:
+    # the column's, as MariaDB takes an n of 0, none or above them); ON UPDATE's is the column's
+    default_fsp: int | None = None
     auto_increment: bool = False
     binary: bool = False
     comment: str | None = None
@@ -90,12 +94,26 @@ class Column:
             return f"b'{value:b}'"
         return str(value)
 
+    @property
+    def fsp(self) -> int:
+        """A DATETIME's, TIMESTAMP's or TIME's fractional digits (0 for any other type)."""
+        return int(self.args[0]) if self.base in ("datetime", "timestamp", "time") and self.args else 0
+
+    def now_digits(self, on_update: bool = False) -> int:
+        """The fractional digits of the time its DEFAULT (or ON UPDATE) CURRENT_TIMESTAMP stores."""
+        return self.fsp if on_update or self.default_fsp is None else self.default_fsp
+
+    def now_text(self, on_update: bool = False) -> str:
+        """Its DEFAULT (or ON UPDATE) CURRENT_TIMESTAMP as MariaDB shows it."""
+        digits = self.now_digits(on_update)
+        return f"current_timestamp({digits or ''})"
+
     def null_and_default(self) -> str:
         """' NOT NULL' and the DEFAULT clause as SHOW CREATE TABLE writes them (AUTO_INCREMENT
         aside)."""
         text = "" if self.nullable else " NOT NULL"
         if self.default_now:
-            return text + " DEFAULT current_timestamp()"
+            return text + " DEFAULT " + self.now_text()
         if self.has_default and self.default is not None:
             return text + " DEFAULT " + str(self.default_sql())
         return text + (" DEFAULT NULL" if self.nullable else "")
@@ -373,7 +391,7 @@ class Table:
             else:
                 line += col.null_and_default()
             if col.on_update_now:
-                line += " ON UPDATE current_timestamp()"
+                line += " ON UPDATE " + col.now_text(on_update=True)
             if col.comment:
                 line += " COMMENT " + quoted_text(col.comment)
             for check in self.checks:
@@ -444,12 +462,12 @@ class Table:
             key = keys.get(col.name.lower(), "")
             default = None
             if col.default_now:
-                default = "current_timestamp()"
+                default = col.now_text()
             elif col.has_default and col.default is not None:
                 default = col.default_shown()
             extra = "auto_increment" if col.auto_increment else ""
             if col.on_update_now:
-                extra = "on update current_timestamp()"
+                extra = "on update " + col.now_text(on_update=True)
             rows.append((col.name, col.type_text, "YES" if col.nullable else "NO", key, default, extra))
         return rows
 
@@ -716,8 +734,9 @@ def parse_column(cur: TokenCursor, name: str, indexes: list[Index],
             tok = cur.next()
             if not tok.is_word(*_NOW_WORDS):
                 raise cur.error()
-            if cur.accept_op("("):
-                cur.expect_op(")")
+            digits = _now_digits(cur)
+            if digits is not None and digits < col.fsp:
+                raise SQLError(ER_INVALID_ON_UPDATE, name)
             col.on_update_now = True
         elif cur.accept("AUTO_INCREMENT"):
             col.auto_increment = True
@@ -768,15 +787,24 @@ def parse_column(cur: TokenCursor, name: str, indexes: list[Index],
     return col
 
 
+def _now_digits(cur: TokenCursor) -> int | None:
+    """CURRENT_TIMESTAMP's optional (n) after its name (None: no n)."""
+    if not cur.accept_op("(") or cur.accept_op(")"):
+        return None
+    digits = cur.literal()
+    cur.expect_op(")")
+    if not isinstance(digits, int):
+        raise cur.error()
+    return digits
+
+
 def parse_default(cur: TokenCursor, col: Column) -> None:
     """The value after DEFAULT (a column definition's, ALTER COLUMN ... SET DEFAULT's)."""
     if cur.peek() is not None and cur.peek().is_word(*_NOW_WORDS):
         cur.next()
-        if cur.accept_op("("):
-            if not cur.accept_op(")"):
-                cur.literal()
-                cur.expect_op(")")
+        digits = _now_digits(cur)
         col.default, col.has_default, col.default_now = None, False, True
+        col.default_fsp = digits if digits and digits < col.fsp else None
     elif cur.peek() is not None and cur.peek().text == "(":
         cur.expect_op("(")
         col.default, col.has_default, col.default_now = typed_default(col, cur.literal()), True, False

@@ -154,7 +154,7 @@ from engine.errors import SQLITE_INPUT_ERRORS, map_sqlite_error, parsing
 from engine.exact import NUMBER_VALUES
 from engine.foreign_keys import FkTriggers, fk_error
 from engine.lexer import quote_ident, syntax_error, tokenize
-from engine.results import ReplicatedStatement, StatementContext
+from engine.results import ReplicatedStatement, StatementContext, statement_time
 from engine.session import PLAN_CACHE_SIZE, Session
 from engine.translate import Plan, Translator
 from protocol.errors import (
@@ -500,8 +500,9 @@ class Engine:
                     if target is not None and target not in lagging:
                         continue
                     session._database = db
+                    ts, micros = statement_time(ts)
                     context = StatementContext(ts, insert_id, last_id, tuple(seed) if seed else None,
-                                               sql_mode=mode[0] if mode else None)
+                                               sql_mode=mode[0] if mode else None, microseconds=micros)
                     try:
                         await session.execute(sql, context)
                     except SQLError as exc:

@@ -249,6 +249,12 @@ class ConnectionState:
     fx: SessionFunctions | None = None
 
 
+def now_stored(now: str, micros: int, digits: int, width: int) -> str:
+    """The statement's time as a DATETIME(width) / TIMESTAMP(width) column's DEFAULT or ON UPDATE
+    CURRENT_TIMESTAMP(digits) stores it: `digits` of its microseconds, zeros to `width`."""
+    return f"{now}.{f'{micros:06d}'[:digits]:0<{width}}"
+
+
 def _to_str(v: Any) -> str:
     if isinstance(v, bytes):
         return v.decode("utf-8", "surrogateescape")
@@ -2366,13 +2372,15 @@ def register(conn: sqlite3.Connection, state: ConnectionState) -> None:
             numbers.append(None if arg is None else int(cast_int(arg, "lit", 0) or 0))
         return strfuncs.mysql_char(charset, numbers, warn)
 
-    def mysql_fsp(value: Any, digits: Any, name: str) -> Any:
+    def mysql_fsp(value: Any, micros: int, digits: Any, name: str) -> Any:
+        """NOW(n) and friends: the statement's time with its microseconds' first n digits
+        (MariaDB truncates them)."""
         if not isinstance(digits, int) or not 0 <= digits <= 6:
             raise_sql(SQLError(ER_TOO_BIG_PRECISION, name))
-        return value if value is None or not digits else f"{value}.{'0' * digits}"
+        return value if value is None or not digits else f"{value}.{micros:06d}"[:len(value) + 1 + digits]
 
     fns = {
-        "mysql_fsp": (3, mysql_fsp), "mysql_format": (-1, format_locale(warn)), "upper": (1, _case(str.upper)), "lower": (1, _case(str.lower)), "mysql_store": (2, mysql_store), "mysql_store_check": (2, mysql_store_check), "mysql_sleep": (1, mysql_sleep), "get_lock": (2, get_lock),
+        "mysql_fsp": (4, mysql_fsp), "mysql_now_stored": (4, now_stored), "mysql_format": (-1, format_locale(warn)), "upper": (1, _case(str.upper)), "lower": (1, _case(str.lower)), "mysql_store": (2, mysql_store), "mysql_store_check": (2, mysql_store_check), "mysql_sleep": (1, mysql_sleep), "get_lock": (2, get_lock),
         "release_lock": (1, lambda n: None if n is None else LOCKS.release(session_fx(), _to_str(n))),
         "release_all_locks": (0, lambda: LOCKS.release_all(session_fx())),
         "is_free_lock": (1, lambda n: None if n is None else int(LOCKS.owner(_to_str(n)) is None)),

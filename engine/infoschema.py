@@ -317,7 +317,7 @@ def _rows(name: str, schemas: Iterable[str], tables: Callable[[str], Iterable[Ta
                 described = {r[0]: r for r in table.describe()}
                 for n, col in enumerate(table.columns, 1):
                     _, type_text, nullable, key, _default, extra = described[col.name]
-                    default = "current_timestamp()" if col.default_now else (
+                    default = col.now_text() if col.default_now else (
                         col.default_sql() if col.has_default and col.default is not None else
                         "NULL" if col.nullable and not col.auto_increment else None)
                     chars = col.base in CHAR_TYPES

@@ -32,6 +32,13 @@ class StatementContext:
     foreign_key_checks: bool = True  # off: the master ran it with foreign_key_checks=0 (Q_FLAGS2)
     no_auto_value_on_zero: bool = False  # the master ran it with sql_mode NO_AUTO_VALUE_ON_ZERO (Q_SQL_MODE)
     sql_mode: int | None = None  # the sql_mode bits it ran under (Q_SQL_MODE); None: the default's strictness
+    microseconds: int | None = None  # the fraction of `timestamp` the statement read (Q_HRNOW)
+
+
+def statement_time(stamp: int | list[int]) -> tuple[int, int | None]:
+    """A statement's time as the engine's redo record keeps it: its timestamp, or [timestamp,
+    microseconds] when it read them -> (timestamp, microseconds or None)."""
+    return (stamp, None) if isinstance(stamp, int) else (stamp[0], stamp[1])
 
 
 @dataclass(frozen=True)
@@ -46,14 +53,15 @@ class LoggedStatement:
     user_vars: tuple[tuple[str, object], ...] = ()  # @variables read, with their values (USER_VAR events)
     foreign_key_checks: bool = True  # the session's foreign_key_checks when it ran
     no_auto_value_on_zero: bool = False  # sql_mode NO_AUTO_VALUE_ON_ZERO when it ran: 0 an id, not a request
-    # the session's sql_mode bits when it ran under another strictness than the default's
-    # (`write_mode` not 0), written in its QUERY as they are; None: written as the defaults'
+    # the session's sql_mode bits, written in its QUERY as they are (None: a session that set
+    # none, written as the default sql_mode's)
     sql_mode: int | None = None
+    microseconds: int | None = None  # the fraction of its time it read (NOW(6) ...): binlogged as Q_HRNOW
 
     def context(self) -> StatementContext:
         return StatementContext(self.timestamp, self.insert_id, self.last_insert_id, self.rand_seed,
                                 dict(self.user_vars), self.foreign_key_checks, self.no_auto_value_on_zero,
-                                self.sql_mode)
+                                self.sql_mode, self.microseconds)
 
 
 # How a write stores what the default sql_mode (STRICT_TRANS_TABLES, ERROR_FOR_DIVISION_BY_ZERO)

@@ -59,6 +59,7 @@ from engine.translate import (
     FOUND,
     LAST_ID,
     NOW,
+    NOW_US,
     NUMBER_TEXT,
     ROW_COUNT,
     STORE,
@@ -134,12 +135,14 @@ class _Write:
     timestamp: int
     rand_seed: Any
     last_id: int | None  # the LAST_INSERT_ID() it reads, when it reads one
+    micros: int | None  # its time's microseconds, when it reads them (NOW(6) ...)
 
     def call(self, end: bool) -> tuple:
         """`Engine._w_write`'s arguments; `end`: the statement ends its transaction."""
         session, context = self.session, self.context
         forced = context.insert_id if context is not None else None
-        log = (session._database, self.sql, self.timestamp, self.last_id, self.rand_seed)
+        stamp = self.timestamp if self.micros is None else [self.timestamp, self.micros]  # `results.statement_time`
+        log = (session._database, self.sql, stamp, self.last_id, self.rand_seed)
         return (self.plan, self.args, end, forced, session._fx, session._database, log, session._fk_checks(context),
                 session._zero_is_value(context), session._sql_mode(context))
 
@@ -155,6 +158,8 @@ class Session:
         self.autocommit = True
         self.found_rows = False  # CLIENT_FOUND_ROWS: UPDATE reports matched rather than changed rows
         self.fixed_time: int | None = None  # SET timestamp = n: the statements' time (`_now`)
+        self.fixed_micros = 0  # and its microseconds
+        self._micros = 0  # the running statement's time's microseconds (`_now`)
         self.foreign_key_checks = True  # the session's foreign_key_checks
         # sql_mode NO_AUTO_VALUE_ON_ZERO (set by the server shell): 0 into an AUTO_INCREMENT
         # column is stored as 0, only NULL takes the next id
@@ -472,12 +477,17 @@ class Session:
     def _now(self, context: StatementContext | None) -> int:
         """The statement's time (NOW() and friends, the binlog's timestamp): a replayed
         statement's own, else the session's SET timestamp = n (as MariaDB's: what a replay of
-        mariadb-binlog's output relies on), else the clock."""
+        mariadb-binlog's output relies on), else the clock. Its microseconds (NOW(6)) are kept
+        for the statement's arguments (`_micros`)."""
         if context is not None and context.timestamp is not None:
+            self._micros = context.microseconds or 0
             return context.timestamp
         if self.fixed_time is not None:
+            self._micros = self.fixed_micros
             return self.fixed_time
-        return int(time.time())
+        now = time.time_ns() // 1000
+        self._micros = now % 1_000_000
+        return now // 1_000_000
 
     def _args(self, plan: Plan, params: list[object], context: StatementContext | None,
               timestamp: int, sql: str = "") -> list[object]:
@@ -508,6 +518,8 @@ class Session:
                 args.append(_fmt_time(timestamp, "%Y-%m-%d %H:%M:%S"))
             elif source == UNIX_NOW:
                 args.append(timestamp)
+            elif source == NOW_US:
+                args.append(self._micros)
             elif source == CURDATE:
                 args.append(_fmt_time(timestamp, "%Y-%m-%d"))
             elif source == CURTIME:
@@ -770,7 +782,8 @@ class Session:
         if plan.sysvars:  # the binlog carries the values read here, not the names
             sql = inline_sysvars(sql, lambda text: _literal(self._sysvar(text)), self._account_literal)
         last_id = args_last_id(context, self.last_insert_id) if plan.uses_last_id else None
-        return _Write(self, plan, args, sql, written, params, context, timestamp, rand_seed, last_id)
+        micros = self._micros if plan.uses_fraction else None
+        return _Write(self, plan, args, sql, written, params, context, timestamp, rand_seed, last_id, micros)
 
     async def _write(self, sql: str, plan: Plan, params, context, logged: dict[int, str]) -> Result:
         engine = self.engine
@@ -830,7 +843,7 @@ class Session:
                 last_insert_id=write.last_id, is_ddl=False, rand_seed=write.rand_seed,
                 user_vars=tuple((name, self._user_var(name, context)) for name in plan.user_vars),
                 foreign_key_checks=self._fk_checks(context), no_auto_value_on_zero=self._zero_is_value(context),
-                sql_mode=self._sql_mode(context)))
+                sql_mode=self._sql_mode(context), microseconds=write.micros))
         else:
             self._unlogged = True
         client_id = last_row

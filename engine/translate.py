@@ -89,6 +89,7 @@ from protocol.messages import FieldType
 # Per-execution argument sources (besides an int: the index of a literal of the statement).
 NOW, CURDATE, CURTIME, UNIX_NOW, LAST_ID, DATABASE, CONN_ID, FOUND, ROW_COUNT, USER, CURRENT_USER = (
     "now", "curdate", "curtime", "unix", "lastid", "db", "connid", "found", "rowcount", "user", "curuser")
+NOW_US = "nowus"  # the statement's time's microseconds (NOW(6): binlogged as Q_HRNOW when read)
 # (STORE, literal index, read as (False; True: a _binary literal; a typed literal's kind, see
 # TYPED), Column, row number, `db`.`t`.`c`, negated, IGNORE: stored adjusted)
 STORE = "store"
@@ -234,6 +235,7 @@ class Plan:
     sets_last_id: bool = False  # LAST_INSERT_ID(expr)
     upsert: bool = False  # ON DUPLICATE KEY UPDATE: affected rows counted MySQL's way
     uses_rand: bool = False
+    uses_fraction: bool = False  # reads the statement's time's microseconds (NOW_US)
     names: list[Any] | None = None  # select-list column names needing the statement's literals
     nrows: int = 0  # INSERT ... VALUES: number of rows
     user_vars: tuple[str, ...] = ()  # @variables the statement reads (binlogged as USER_VAR events)
@@ -337,6 +339,7 @@ class Translator:
         self.args: list[object] = []
         self.uses_last_id = False
         self.uses_rand = False
+        self.uses_fraction = False  # reads NOW_US
         self.calc_found = False  # SQL_CALC_FOUND_ROWS
         self.unit_at = -1  # token index of a TIMESTAMPDIFF/TIMESTAMPADD unit
         self.auto_dirty = False
@@ -372,6 +375,22 @@ class Translator:
     def add_arg(self, source: object) -> None:
         self.out.append("?")
         self.args.append(source)
+
+    def add_now(self, col: Column, on_update: bool = False) -> None:
+        """The statement's time as `col` stores it for its DEFAULT (or ON UPDATE)
+        CURRENT_TIMESTAMP: a DATE its date, a TIME its time of day, with the column's
+        fractional digits (`Column.now_digits` of them the time's, the rest zeros)."""
+        source = CURDATE if col.base == "date" else CURTIME if col.base == "time" else NOW
+        width = col.fsp
+        if not width:
+            self.add_arg(source)
+            return
+        self.out.append("mysql_now_stored(")
+        self.add_arg(source)
+        self.out.append(",")
+        self.add_arg(NOW_US)
+        self.out.append(f", {col.now_digits(on_update)}, {width})")
+        self.uses_fraction = True
 
     def qualify(self, schema: str | None, table: str) -> tuple[str, str]:
         if schema is None:
@@ -457,6 +476,7 @@ class Translator:
         plan = self.translated(view.select, view.schema, (*self.expanding, key))
         self.args.extend(plan.args)
         self.uses_rand |= plan.uses_rand
+        self.uses_fraction |= plan.uses_fraction
         self.uses_last_id |= plan.uses_last_id
         if view.columns:
             names = ", ".join(quote_ident(c) for c in view.columns)
@@ -1456,13 +1476,16 @@ class Translator:
             self.add_arg(source)
             return i + 3
         if word in FSP_NAMES and i + 3 < len(toks) and toks[i + 2].kind == "param" and toks[i + 3].text == ")":
-            # NOW(6): the statement's time with that many fractional digits (zeros: the time a
-            # statement runs at, and replays at on a replica, is a whole second)
+            # NOW(6): the statement's time with that many fractional digits (its microseconds
+            # binlogged with the statement, so that a replica reads the same time)
             self.out.append("mysql_fsp(")
             self.add_arg(CALLS[word])
             self.out.append(",")
+            self.add_arg(NOW_US)
+            self.out.append(",")
             self.add_arg(toks[i + 2].param)
             self.out.append(f", '{FSP_NAMES[word]}')")
+            self.uses_fraction = True
             return i + 4
         if word == "UNIX_TIMESTAMP":
             self.out.append("mysql_unix_timestamp")
@@ -2226,7 +2249,7 @@ class Translator:
         if kind == "write":
             kw.setdefault("unsafe", unsafe_notes(self.tokens))
         return Plan(kind=kind, sql=" ".join(self.out), args=args, identity=identity,
-                    uses_last_id=self.uses_last_id, uses_rand=self.uses_rand,
+                    uses_last_id=self.uses_last_id, uses_rand=self.uses_rand, uses_fraction=self.uses_fraction,
                     auto_dirty=self.auto_dirty, cacheable=self.cacheable,
                     sets_last_id=self.sets_last_id, upsert=self.upsert, calc_found=self.calc_found,
                     literal_kinds=tuple(sorted(self.kinds.items())), charset_contexts=self.charset_contexts,
@@ -2779,14 +2802,26 @@ class Translator:
             # INSERT ... SELECT
             auto = table.auto_column
             numbered = columns is not None and auto is not None and auto.name not in columns
+            named = {c.lower() for c in columns or ()}
+            # columns left out whose DEFAULT is CURRENT_TIMESTAMP take the statement's time
+            extra_now = [c for c in table.columns if c.default_now and c.name.lower() not in named] \
+                if columns is not None else []
             select_slot = None
-            if columns is not None and auto is not None and numbered:
-                # the engine numbers the rows from the next AUTO_INCREMENT id, in the SELECT's order
-                self.out.append("(" + ", ".join(quote_ident(c) for c in [*columns, auto.name]) + ")")
-                self.out.append("SELECT *,")
-                select_slot = len(self.args)
-                self.add_arg(("const", None))
-                self.out.append("+ row_number() OVER () - 1 FROM (")
+            if columns is not None and (numbered or extra_now):
+                added = [c.name for c in extra_now] + ([auto.name] if auto is not None and numbered else [])
+                self.out.append("(" + ", ".join(quote_ident(c) for c in [*columns, *added]) + ")")
+                if numbered:
+                    # the engine numbers the rows from the next AUTO_INCREMENT id, in the SELECT's order
+                    self.out.append("SELECT *,")
+                    select_slot = len(self.args)
+                    self.add_arg(("const", None))
+                    self.out.append("+ row_number() OVER () - 1 FROM (")
+                if extra_now:  # (inside the numbering: its rows are the SELECT's with these)
+                    self.out.append("SELECT *")
+                    for col in extra_now:
+                        self.out.append(",")
+                        self.add_now(col)
+                    self.out.append("FROM (")
             else:  # the columns always named: the engine reads them (`Engine._w_rows_apart`)
                 columns = columns if columns is not None else [c.name for c in table.columns]
                 self.out.append("(" + ", ".join(quote_ident(c) for c in columns) + ")")
@@ -2805,9 +2840,9 @@ class Translator:
             # the SELECT gives the AUTO_INCREMENT column its values: a row's 0 or NULL takes the
             # next id, row by row, as a VALUES row's does
             selected_at = columns.index(auto.name) if auto is not None and not numbered and verb == "INSERT" else None
-            if numbered:
-                self.out.append(")")
-            else:
+            if numbered or extra_now:
+                self.out.append(")" * (numbered + bool(extra_now)))
+            if not numbered:
                 self.auto_dirty = True
             if i < len(toks):
                 self.out.append("WHERE true")  # SQLite's upsert-after-SELECT parsing rule
@@ -2839,9 +2874,10 @@ class Translator:
         if extra_implicit and not self.write_mode & LAX_VALUES:
             raise SQLError(ER_NO_DEFAULT_FOR_FIELD, extra_implicit[0].name)
         rowid = table.rowid_alias()
-        extra_now = [c.name for c in table.columns if c.default_now and c.name.lower() not in lower]
+        extra_now = [c for c in table.columns if c.default_now and c.name.lower() not in lower]
         auto_missing = auto is not None and auto.name.lower() not in lower
-        out_cols = (list(columns) + extra_now + [c.name for c in extra_enum] + [c.name for c in extra_implicit]
+        out_cols = (list(columns) + [c.name for c in extra_now] + [c.name for c in extra_enum]
+                    + [c.name for c in extra_implicit]
                     + ([auto.name] if auto is not None and auto_missing else []))
         self.out.append("(" + ", ".join(quote_ident(c) for c in out_cols) + ") VALUES")
         auto_slots: list[int | None] = []
@@ -2865,7 +2901,7 @@ class Translator:
                         slot = len(self.args)
                         self.add_arg(("const", None))
                     elif col.default_now:
-                        self.add_arg(NOW)
+                        self.add_now(col)
                     else:
                         self.add_arg(("const", col.default if col.has_default else None))
                     continue
@@ -2891,9 +2927,9 @@ class Translator:
                 if self.emit_stored(span, col, n + 1, schema, table.name):
                     continue
                 self.emit_value(span[0], span[1], col, schema, table.name)
-            for _ in extra_now:
+            for col in extra_now:
                 self.out.append(",")
-                self.add_arg(NOW)
+                self.add_now(col)
             for col in extra_enum:
                 self.out.append(",")
                 self.add_arg(("const", col.members[0]))
@@ -3041,7 +3077,18 @@ class Translator:
         self.out.append("ON CONFLICT DO UPDATE SET")
         first = len(self.assigned)
         end = self.emit_assignments(i + 4, len(toks), table)
-        self.mark_upsert_updates(self.assigned[first:])
+        assigned = self.assigned[first:]
+        names = {name.lower() for name, *_ in assigned}
+        stamped = [c for c in table.columns if c.on_update_now and c.name.lower() not in names]
+        changed, changed_args = self.changed_condition(assigned) if stamped else ([], [])
+        self.mark_upsert_updates(assigned)
+        for col in stamped:  # ON UPDATE CURRENT_TIMESTAMP: the statement's time where the row changes
+            self.out.append(f", {quote_ident(col.name)} = CASE WHEN (")
+            self.out.extend(changed)
+            self.args.extend(changed_args)
+            self.out.append(") THEN")
+            self.add_now(col, on_update=True)
+            self.out.append(f"ELSE {quote_ident(col.name)} END")
         self.upsert = True
         return end
 
@@ -3110,7 +3157,10 @@ class Translator:
                 k += 1
             self.substitute_assigned(start, j, earlier)
             if j - start == 1 and toks[start].is_word("DEFAULT"):  # SET c = DEFAULT
-                self.add_arg(NOW if target.default_now else ("const", target.default if target.has_default else None))
+                if target.default_now:
+                    self.add_now(target)
+                else:
+                    self.add_arg(("const", target.default if target.has_default else None))
             elif not self.emit_stored((start, j), target, 1, table.schema, table.name):
                 self.emit_value(start, j, target, table.schema, table.name)
             earlier[target.name.lower()] = len(self.assigned)
@@ -3182,7 +3232,7 @@ class Translator:
         for col in table.columns:
             if col.on_update_now and col.name.lower() not in set_cols:
                 self.out.append(", " + quote_ident(col.name) + " =")
-                self.add_arg(NOW)
+                self.add_now(col, on_update=True)
         self.scan_exact(self.finder(), i, len(toks))
         prefix_out, prefix_args = len(self.out), len(self.args)
         has_where = i < len(toks) and toks[i].is_word("WHERE")
@@ -3251,7 +3301,7 @@ class Translator:
         for column in table.columns:
             if column.on_update_now and column.name.lower() not in assigned:
                 out.append(", " + quote_ident(column.name) + " =")
-                self.add_arg(NOW)
+                self.add_now(column, on_update=True)
         out.append(f"FROM (SELECT {quote_ident(ref)}.rowid AS \"__rid\"")
         self.scan_exact(self.finder(), start, set_at)
         self.scan_exact(self.finder(), where_at, len(toks))

@@ -908,6 +908,7 @@ def _logged(statement: tuple[Any, ...], ddl: bool) -> LoggedStatement:
         foreign_key_checks=getattr(context, "foreign_key_checks", True),
         no_auto_value_on_zero=getattr(context, "no_auto_value_on_zero", False),
         sql_mode=getattr(context, "sql_mode", None),
+        microseconds=getattr(context, "microseconds", None),
     )
 
 

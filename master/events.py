@@ -96,18 +96,25 @@ EventSpec = tuple[int, bytes, int, int]
 
 
 def query_event(sql: str, db: str | None, timestamp: int, thread_id: int, fk_checks: bool = True,
-                zero_is_value: bool = False, sql_mode: int | None = None) -> EventSpec:
+                zero_is_value: bool = False, sql_mode: int | None = None,
+                microseconds: int | None = None) -> EventSpec:
     """`sql_mode`: the session's sql_mode bits (None: the default sql_mode's, with
-    NO_AUTO_VALUE_ON_ZERO where `zero_is_value`), written as MariaDB writes them."""
+    NO_AUTO_VALUE_ON_ZERO where `zero_is_value`), written as MariaDB writes them; `microseconds`:
+    the fraction of `timestamp` the statement read (MariaDB's Q_HRNOW, last of the status
+    variables here as there)."""
     if sql_mode is None:
         sql_mode = DEFAULT_SQL_MODE | SQL_MODE_NO_AUTO_VALUE_ON_ZERO if zero_is_value else DEFAULT_SQL_MODE
-    return (TYPE_QUERY, query_body(thread_id, db or "", sql, status_vars(fk_checks, sql_mode)), timestamp, 0)
+    status = status_vars(fk_checks, sql_mode)
+    if microseconds is not None:
+        status += encode_status_vars(microseconds=microseconds)
+    return (TYPE_QUERY, query_body(thread_id, db or "", sql, status), timestamp, 0)
 
 
 def statement_query(stmt: Any, thread_id: int, timestamp: int) -> EventSpec:
     """The QUERY event of an engine `LoggedStatement` (with what its session ran it under)."""
     return query_event(stmt.sql, stmt.db, timestamp, thread_id, getattr(stmt, "foreign_key_checks", True),
-                       getattr(stmt, "no_auto_value_on_zero", False), getattr(stmt, "sql_mode", None))
+                       getattr(stmt, "no_auto_value_on_zero", False), getattr(stmt, "sql_mode", None),
+                       getattr(stmt, "microseconds", None))
 
 
 def user_var(name: str, value: object) -> UserVar:

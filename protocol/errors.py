@@ -130,6 +130,7 @@ ER_UNKNOWN_CHARACTER_SET = MySQLError(1115, "42000", "Unknown character set: '%s
 ER_KEY_DOES_NOT_EXISTS = MySQLError(1176, "42000", "Key '%s' doesn't exist in table '%s'")
 ER_FEATURE_DISABLED = MySQLError(1289, "HY000", "The '%s' feature is disabled; you need MariaDB built with '%s' to "
                                                 "have it working")
+ER_INVALID_ON_UPDATE = MySQLError(1294, "HY000", "Invalid ON UPDATE clause for '%s' column")
 ER_COLLATION_CHARSET_MISMATCH = MySQLError(1253, "42000", "COLLATION '%s' is not valid for CHARACTER SET '%s'")
 ER_UNKNOWN_LOCALE = MySQLError(1649, "HY000", "Unknown locale: '%s'")
 ER_BASE64_DECODE_ERROR = MySQLError(1575, "HY000", "Decoding of base64 string failed")

@@ -713,7 +713,7 @@ class QueryStatus:
     invoker_user: str | None = None
     invoker_host: str | None = None
     updated_db_names: tuple[str, ...] | None = None
-    microseconds: int | None = None
+    microseconds: int | None = None  # Q_MICROSECONDS (MySQL) or Q_HRNOW (MariaDB)
     explicit_defaults_for_timestamp: int | None = None
     xid: int | None = None
     # Codes seen, in order; decoding stops at the first code we do not know (its length is unknown).
@@ -762,6 +762,16 @@ def statement_modes(status_vars: bytes | memoryview) -> tuple[bool, int]:
     return not flags2 & OPTION_NO_FOREIGN_KEY_CHECKS, mode
 
 
+def statement_microseconds(status_vars: bytes | memoryview) -> int | None:
+    """The fraction of a QUERY's time its statement read (NOW(6), a DATETIME(6) column's
+    DEFAULT CURRENT_TIMESTAMP(6): MariaDB's Q_HRNOW), which its replay must read too; None when
+    the statement read none (most: the variables are decoded only when Q_HRNOW's code may be
+    among them)."""
+    if Q_HRNOW not in bytes(status_vars):
+        return None
+    return decode_status_vars(status_vars).microseconds
+
+
 def decode_status_vars(data: bytes | memoryview) -> QueryStatus:
     """Decode a QUERY_EVENT's status variables (RemoteProtocolError when one is truncated)."""
     values: dict[str, Any] = {}
@@ -808,7 +818,7 @@ def decode_status_vars(data: bytes | memoryview) -> QueryStatus:
             values["invoker_host"] = _s(v.host.data)
         elif code == Q_UPDATED_DB_NAMES:
             values["updated_db_names"] = tuple(_s(n) for n in v)
-        elif code == Q_MICROSECONDS:
+        elif code in (Q_MICROSECONDS, Q_HRNOW):
             values["microseconds"] = v
         elif code == Q_EXPLICIT_DEFAULTS_FOR_TIMESTAMP:
             values["explicit_defaults_for_timestamp"] = v
@@ -852,9 +862,11 @@ def encode_status_vars(
     collation_database: int | None = None,
     invoker: tuple[str, str] | None = None,
     updated_db_names: list[str] | None = None,
+    microseconds: int | None = None,
     xid: int | None = None,
 ) -> bytes:
-    """Build QUERY_EVENT status variables in the order MariaDB writes them."""
+    """Build QUERY_EVENT status variables in the order MariaDB writes them (`microseconds`:
+    MariaDB's Q_HRNOW, the fraction of the statement's time it read)."""
     items: list[tuple[int, Any]] = []
     if flags2 is not None:
         items.append((Q_FLAGS2_CODE, flags2))
@@ -876,6 +888,8 @@ def encode_status_vars(
         items.append((Q_INVOKER, {"user": {"data": _text(invoker[0])}, "host": {"data": _text(invoker[1])}}))
     if updated_db_names is not None:
         items.append((Q_UPDATED_DB_NAMES, [_text(n) for n in updated_db_names]))
+    if microseconds is not None:
+        items.append((Q_HRNOW, microseconds))
     if xid is not None:
         items.append((Q_XID, xid))
     out = bytearray()

@@ -9,6 +9,7 @@ import socket
 import ssl
 import time
 from collections.abc import Callable
+from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from engine.infoschema import COLLATIONS
@@ -69,6 +70,7 @@ def _timestamp_set(session: ClientSession, value: Any) -> None:
     es = session.engine_session
     if es is not None:
         es.fixed_time = int(value) if value else None
+        es.fixed_micros = int(Decimal(str(value)) % 1 * 1_000_000) if value else 0  # NOW(6)'s fraction
 
 
 def _fk_checks_get(session: ClientSession) -> bool:

@@ -136,6 +136,7 @@ from protocol.events import (
     decode_parts,
     event_type,
     sql_mode_names,
+    statement_microseconds,
     statement_modes,
     user_var_value,
 )
@@ -717,6 +718,7 @@ class Applier:
             foreign_key_checks=fk_checks,
             no_auto_value_on_zero=bool(mode & SQL_MODE_NO_AUTO_VALUE_ON_ZERO),
             sql_mode=mode,  # (its strictness: what it stored adjusted is stored so here)
+            microseconds=statement_microseconds(q.status_vars),
         )
         stream.statements.append((sql, ctx, q.db or None))
         stream.reset_context()

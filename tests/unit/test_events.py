@@ -53,6 +53,7 @@ from protocol.events import (
     format_description_checksum,
     set_log_pos,
     split_events,
+    statement_microseconds,
     statement_modes,
     type_name,
 )
@@ -239,6 +240,21 @@ def test_statement_modes_read_flags2_first_or_decoded_alike(flags2, first):
     assert statement_modes(raw) == (expected, 2)
     assert statement_modes(memoryview(raw)) == (expected, 2)
     assert expected is (flags2 is None or not flags2 & OPTION_NO_FOREIGN_KEY_CHECKS)
+
+
+def test_statement_microseconds_from_mariadbs_hrnow():
+    """Q_HRNOW (MariaDB's code 128, three bytes) after the others, as MariaDB writes it: the
+    fraction of the statement's time its replay reads; none without it, even where another
+    variable's bytes hold 0x80."""
+    plain = encode_status_vars(flags2=0, sql_mode=0x80, catalog="std", time_zone="+00:00")
+    with_fraction = encode_status_vars(flags2=0, sql_mode=0x80, catalog="std", time_zone="+00:00",
+                                       microseconds=987654)
+    assert with_fraction == plain + bytes([128]) + (987654).to_bytes(3, "little")
+    assert statement_microseconds(with_fraction) == 987654
+    assert statement_microseconds(memoryview(with_fraction)) == 987654
+    assert decode_status_vars(with_fraction).microseconds == 987654
+    assert statement_microseconds(plain) is None
+    assert statement_microseconds(b"") is None
 
 
 def test_format_description_checksum_and_post_header_table():
