@@ -208,13 +208,20 @@ def _tables_and_views(engine: Engine, schema: str) -> list[str]:
                   + [v.name for v in engine.views.get(schema, {}).values()])
 
 
-def _table(cur: TokenCursor, session: Session):
+def _table(cur: TokenCursor, session: Session, views: bool = False):
+    """The table named next (`views`: an information_schema view too, by its declared columns,
+    for DESCRIBE and SHOW COLUMNS; 1109 for a view it lacks, as MariaDB says)."""
     schema, name = cur.qualified()
     if cur.accept("FROM", "IN"):
         schema = cur.ident()
     schema = schema or session.database
     if schema is None:
         raise SQLError(ER_NO_DB_ERROR)
+    if views and schema.lower() == infoschema.NAME:
+        view = infoschema.table(name)
+        if view is None:
+            raise SQLError(ER_UNKNOWN_TABLE, name, infoschema.NAME)
+        return view
     return _table_named(session, schema, name)
 
 
@@ -284,7 +291,7 @@ def run_admin(session: Session, cur: TokenCursor, shape: str) -> Result | AsSele
         session.database = cur.ident()
         return _result([], [], session)
     if cur.accept("DESCRIBE", "DESC", "EXPLAIN"):
-        table = _table(cur, session)
+        table = _table(cur, session, views=True)
         rows = table.describe()
         if not cur.at_end():
             column = _like(str(cur.literal()) if cur.peek().kind == "param" else cur.ident())
@@ -339,13 +346,17 @@ def run_admin(session: Session, cur: TokenCursor, shape: str) -> Result | AsSele
         return _listing("tables", [(n,) for n in names], session, f"Tables_in_{schema}")
     if cur.accept("COLUMNS", "FIELDS"):
         cur.expect("FROM", "IN")
-        table = _table(cur, session)
+        table = _table(cur, session, views=True)
         pattern = _filter(cur)
         rows = [r for r in table.describe() if pattern is None or pattern.match(r[0])]
         if full:  # MariaDB's nine columns: Collation after Type, Privileges and Comment at the end
             comments = {c.name: c.comment or "" for c in table.columns}
-            rows = [(r[0], r[1], _collation(table.column(r[0])), *r[2:], _COLUMN_PRIVILEGES, comments[r[0]])
-                    for r in rows]
+            if table.schema == infoschema.NAME:  # its views' text is utf8mb3, read only
+                rows = [(r[0], r[1], infoschema.view_collation(table.column(r[0])), *r[2:], "select", "")
+                        for r in rows]
+            else:
+                rows = [(r[0], r[1], _collation(table.column(r[0])), *r[2:], _COLUMN_PRIVILEGES, comments[r[0]])
+                        for r in rows]
             return _listing("full_columns", rows, session)
         return _listing("columns", rows, session)
     if cur.accept("ENGINE"):  # SHOW ENGINE name STATUS | MUTEX | LOGS

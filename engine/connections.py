@@ -46,6 +46,8 @@ ATTACH_LIMIT = 10  # SQLite's SQLITE_MAX_ATTACHED (the most files one connection
 # query stopped after LOOP_READ_STEPS of them (at most a few hundred microseconds).
 LOOP_READ_CHECK = 1000
 LOOP_READ_STEPS = 20_000
+PAGE_CACHE_BYTES = 32 << 20  # each connection's page cache (what innodb_buffer_pool_size reports)
+PAGE_SIZE = 4096  # SQLite's default page size, which the engine's files keep (innodb_page_size)
 
 
 def open_connection(path: Path, state: functions.ConnectionState, synchronous: str = "FULL") -> sqlite3.Connection:
@@ -53,7 +55,7 @@ def open_connection(path: Path, state: functions.ConnectionState, synchronous: s
     conn.execute("PRAGMA busy_timeout=10000")
     conn.execute("PRAGMA journal_mode=WAL")
     conn.execute(f"PRAGMA synchronous={synchronous}")
-    conn.execute("PRAGMA cache_size=-32768")
+    conn.execute(f"PRAGMA cache_size=-{PAGE_CACHE_BYTES // 1024}")
     conn.execute("PRAGMA case_sensitive_like=OFF")
     functions.register(conn, state)
     infoschema.register(conn)

@@ -1,7 +1,8 @@
 """A read-only `information_schema` (SCHEMATA, TABLES, COLUMNS, STATISTICS, KEY_COLUMN_USAGE,
 TABLE_CONSTRAINTS, REFERENTIAL_CONSTRAINTS, CHARACTER_SETS, COLLATIONS, PROCESSLIST,
-GLOBAL_VARIABLES, SESSION_VARIABLES, GLOBAL_STATUS, SESSION_STATUS, with MariaDB 10.11's columns;
-the rows of PROCESSLIST and of the variables (`LIVE`) are the server shell's, read through the
+GLOBAL_VARIABLES, SESSION_VARIABLES, GLOBAL_STATUS, SESSION_STATUS, INNODB_TRX, INNODB_LOCKS,
+INNODB_LOCK_WAITS, with MariaDB 10.11's columns;
+the rows of PROCESSLIST, of the variables and of the transactions (`LIVE`) are the server shell's, read through the
 session when the statement is planned (such plans are never cached), the variables' names
 upper-case and compared without regard to case, as MariaDB's; every view's result columns
 typed from MariaDB's declared columns (`table`), never from their values; FILES, PARTITIONS,
@@ -141,6 +142,26 @@ _DECLARED_TEXT = {
         TIME int(7), STATE varchar(64)?, INFO longtext?, TIME_MS decimal(22,3), STAGE tinyint(2),
         MAX_STAGE tinyint(2), PROGRESS decimal(7,3), MEMORY_USED bigint(7), MAX_MEMORY_USED bigint(7),
         EXAMINED_ROWS int(7), QUERY_ID bigint(4), INFO_BINARY blob?, TID bigint(4)""",
+    "innodb_trx": """
+        trx_id bigint(21)_unsigned, trx_state varchar(13), trx_started datetime,
+        trx_requested_lock_id varchar(81)?, trx_wait_started datetime?, trx_weight bigint(21)_unsigned,
+        trx_mysql_thread_id bigint(21)_unsigned, trx_query varchar(1024)?, trx_operation_state varchar(64)?,
+        trx_tables_in_use bigint(21)_unsigned, trx_tables_locked bigint(21)_unsigned,
+        trx_lock_structs bigint(21)_unsigned, trx_lock_memory_bytes bigint(21)_unsigned,
+        trx_rows_locked bigint(21)_unsigned, trx_rows_modified bigint(21)_unsigned,
+        trx_concurrency_tickets bigint(21)_unsigned,
+        trx_isolation_level enum('READ UNCOMMITTED','READ COMMITTED','REPEATABLE READ','SERIALIZABLE'),
+        trx_unique_checks int(1), trx_foreign_key_checks int(1), trx_last_foreign_key_error varchar(256)?,
+        trx_is_read_only int(1), trx_autocommit_non_locking int(1)""",
+    "innodb_locks": """
+        lock_id varchar(81), lock_trx_id bigint(21)_unsigned,
+        lock_mode enum('S','S,GAP','X','X,GAP','IS','IS,GAP','IX','IX,GAP','AUTO_INC'),
+        lock_type enum('RECORD','TABLE'), lock_table varchar(1024), lock_index varchar(1024)?,
+        lock_space int(11)_unsigned?, lock_page int(11)_unsigned?, lock_rec int(11)_unsigned?,
+        lock_data varchar(8192)?""",
+    "innodb_lock_waits": """
+        requesting_trx_id bigint(21)_unsigned, requested_lock_id varchar(81),
+        blocking_trx_id bigint(21)_unsigned, blocking_lock_id varchar(81)""",
     "plugins": """
         PLUGIN_NAME varchar(64), PLUGIN_VERSION varchar(20), PLUGIN_STATUS varchar(16), PLUGIN_TYPE varchar(80),
         PLUGIN_TYPE_VERSION varchar(20), PLUGIN_LIBRARY varchar(64)?, PLUGIN_LIBRARY_VERSION varchar(20)?,
@@ -158,9 +179,10 @@ _DECLARED_TEXT = {
 }
 
 # The views whose rows are the server shell's, read through the session when the statement is
-# planned (such plans are never cached): PROCESSLIST, and the system and status variables.
+# planned (such plans are never cached): PROCESSLIST, the system and status variables, and the
+# transactions and writer-lock waits of its sessions (INNODB_TRX, INNODB_LOCKS, INNODB_LOCK_WAITS).
 LIVE = frozenset({"processlist", "global_variables", "session_variables", "global_status", "session_status",
-                  "global_priv", "plugins"})
+                  "global_priv", "plugins", "innodb_trx", "innodb_locks", "innodb_lock_waits"})
 # ENGINES' one row (SHOW ENGINES too): the engine, answering to the name InnoDB
 ENGINE_ROW = ("InnoDB", "DEFAULT", "Transactional tables on SQLite (one writer at a time, table-level locking), "
               "answering to the name InnoDB", "YES", "NO", "YES")
@@ -178,20 +200,30 @@ def reads_live(lowered_sql: str) -> bool:
     return any(name in lowered_sql for name in LIVE)
 
 
-_SPEC = re.compile(r"(\w+)(?:\(([\d,]+)\))?(_unsigned)?(\?)?\Z")
+_SPEC = re.compile(r"(\w+)(?:\(([\d,]+|'.*')\))?(_unsigned)?(\?)?\Z")
+_ITEM = re.compile(r"(.+?) (enum\(.*\)\??|\S+)\Z")
+_MEMBER = re.compile(r"'(?:[^']|'')*'")
 
 
 def declared_column(name: str, spec: str) -> Column:
-    """A column declared as `spec` ("varchar(64)", "bigint(21)_unsigned?": "?" when nullable)."""
+    """A column declared as `spec` ("varchar(64)", "bigint(21)_unsigned?": "?" when nullable;
+    "enum('a','b,c')": its members quoted, a member may hold a comma)."""
     match = _SPEC.match(spec)
     assert match is not None, spec
     base, args, unsigned, nullable = match.groups()
-    return Column(name, base, args.split(",") if args else [], unsigned=bool(unsigned), nullable=bool(nullable))
+    members = _MEMBER.findall(args) if args and args.startswith("'") else args.split(",") if args else []
+    return Column(name, base, members, unsigned=bool(unsigned), nullable=bool(nullable))
 
 
 def declared_columns(text: str) -> list[Column]:
-    """Columns declared as "NAME spec, NAME spec, ..." (a name may have spaces: "Time zone")."""
-    return [declared_column(*item.rsplit(" ", 1)) for item in re.split(r",\s+", text.strip())]
+    """Columns declared as "NAME spec, NAME spec, ..." (a name may have spaces: "Time zone"; an
+    enum's members are separated by commas without a space)."""
+    columns = []
+    for item in re.split(r",\s+", text.strip()):
+        match = _ITEM.match(item)
+        assert match is not None, item
+        columns.append(declared_column(*match.groups()))
+    return columns
 
 
 def result_types(columns: list[Column]) -> list[ColumnType]:
@@ -301,9 +333,44 @@ def _view_row(name: str, view) -> tuple:
             view.security, "utf8mb4", "utf8mb4_general_ci", view.algorithm)
 
 
+_LONG_TYPES = frozenset({"longtext", "blob"})
+
+
+def view_collation(col: Column | None) -> str | None:
+    """The collation of one of information_schema's own columns (its text is utf8mb3)."""
+    return "utf8mb3_general_ci" if col is not None and col.base in CHAR_TYPES else None
+
+
+def _own_rows(name: str) -> list[tuple]:
+    """information_schema's own views, in TABLES ("SYSTEM VIEW": MariaDB builds each as a
+    temporary table when it is read, MEMORY or, with a long text column, Aria; their sizes and
+    times are those of that table of the moment: not listed here, 0 and NULL) and in COLUMNS
+    (utf8mb3 text, read only: privilege "select")."""
+    rows: list[tuple] = []
+    for view in sorted(_DECLARED):
+        columns, shown = _DECLARED[view], view if view == "user_variables" else view.upper()
+        if name == "tables":
+            aria = any(c.base in _LONG_TYPES for c in columns)
+            rows.append(("def", NAME, shown, "SYSTEM VIEW", "Aria" if aria else "MEMORY", 11,
+                         "Page" if aria else "Fixed", None, 0, 0, 0, 0, 0, None, None, None, None,
+                         "utf8mb3_general_ci", None, None, "", 0, "Y"))
+            continue
+        described = table(view).describe()
+        for n, col in enumerate(columns, 1):
+            chars, octets = _char_lengths(col, 3)
+            if col.base == "enum":  # MariaDB's for its views' enums: the longest member's bytes, a third of them in characters
+                octets = max(len(member) - 2 for member in col.args)
+                chars = octets // 3
+            collation = view_collation(col)
+            rows.append(("def", NAME, shown, col.name, n, None, described[n - 1][2], col.base, chars, octets,
+                         *_numeric(col), collation and "utf8mb3", collation, described[n - 1][1], "", "",
+                         "select", "", "NEVER", None))
+    return rows
+
+
 def _rows(name: str, schemas: Iterable[str], tables: Callable[[str], Iterable[Table]],
           views: Callable[[str], Iterable] = lambda schema: ()) -> list[tuple]:
-    rows: list[tuple] = []
+    rows: list[tuple] = _own_rows(name) if name in ("tables", "columns") else []
     for schema in sorted(schemas):
         if name == "schemata":
             rows.append(("def", schema, "utf8mb4", "utf8mb4_general_ci", None, ""))
@@ -347,23 +414,23 @@ _BYTES_OF = {"tinytext": 255, "text": 65535, "mediumtext": 16777215, "longtext":
              "tinyblob": 255, "blob": 65535, "mediumblob": 16777215, "longblob": 4294967295}
 
 
-def _char_lengths(col: Column) -> tuple[int | None, int | None]:
+def _char_lengths(col: Column, width: int = 4) -> tuple[int | None, int | None]:
     """CHARACTER_MAXIMUM_LENGTH and CHARACTER_OCTET_LENGTH as MariaDB gives them (utf8mb4: 4
-    bytes a character where the length counts characters; a TEXT's and a BLOB's in bytes, an
-    ENUM's its longest member, a SET's all members with their commas)."""
+    bytes a character, `width`, where the length counts characters; a TEXT's and a BLOB's in
+    bytes, an ENUM's its longest member, a SET's all members with their commas)."""
     base = col.base
     if base in _BYTES_OF:
         return _BYTES_OF[base], _BYTES_OF[base]
     if base in ("enum", "set"):
         members = [len(a[1:-1].replace("''", "'")) for a in col.args]
         chars = (max(members, default=0) if base == "enum" else sum(members) + max(len(members) - 1, 0))
-        return chars, chars * 4
+        return chars, chars * width
     if not (col.args and col.args[0].isdigit()):
         return None, None
     length = int(col.args[0])
     if base in ("binary", "varbinary"):
         return length, length
-    return (length, length * 4) if base in CHAR_TYPES else (None, None)
+    return (length, length * width) if base in CHAR_TYPES else (None, None)
 
 
 def _numeric(col: Column) -> tuple:

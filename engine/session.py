@@ -122,6 +122,22 @@ class PreparedRead:
     convert: Callable[[tuple], tuple] | None
 
 
+@dataclass(frozen=True, slots=True)
+class OpenTransaction:
+    """What information_schema.INNODB_TRX shows of a session's open transaction
+    (`Session.open_transaction`): when it began (wall clock; None: it is the running
+    statement's own, an autocommit write), whether it writes (holds or waits for the writer
+    lock: InnoDB gives such a transaction an id), since when it waits for that lock (None: not
+    waiting), and how it reads."""
+
+    started: float | None
+    writer: bool
+    waiting_since: float | None
+    read_only: bool
+    isolation: str
+    foreign_key_checks: bool
+
+
 @dataclass(slots=True)
 class _Write:
     """One write statement, ready to run on the writer connection (`Engine._w_write`)."""
@@ -191,6 +207,8 @@ class Session:
         self.found = 0  # FOUND_ROWS(): rows the last SELECT returned (or would have without LIMIT)
         self.row_count = -1  # ROW_COUNT(): rows the last statement changed (-1 after a SELECT)
         self._in_txn = False  # inside BEGIN ... COMMIT (or autocommit=0)
+        self._txn_started = 0.0  # when the open transaction (`_in_txn`) began, wall clock
+        self._wait_started = 0.0  # when the current wait for the writer lock (`_lock_wait`) began
         self._read_only = False  # the open transaction began READ ONLY (its writes are 1792)
         self._holds_lock = False
         self._pinned = False  # apply_transaction keeps the lock across statements
@@ -399,7 +417,7 @@ class Session:
             return await self._select(sql, plan, params, context, lock_reads)
         if kind == "begin":
             committed = await self._end_transaction(commit=True)
-            self._in_txn = True
+            self._begin_now()
             self._read_only = _READ_ONLY.search(shape) is not None
             if self.isolation == REPEATABLE_READ and "CONSISTENT" in shape.upper():
                 await self._take_snapshot()
@@ -605,7 +623,8 @@ class Session:
         if lock_reads and self._locks(plan):
             # SELECT ... FOR UPDATE: the rows must not change before this transaction ends, so it
             # becomes a writer now (and reads what it will update, as InnoDB's locking read does)
-            self._in_txn = True
+            if not self._in_txn:
+                self._begin_now()
             await self._acquire(across=True, timeout=self._lock_wait_of(plan, params))
         if self._holds_lock:
             names, rows = await engine._on_writer(engine._r_query_writer, plan.sql, args, self._fx, self._database)
@@ -652,7 +671,7 @@ class Session:
         """A read's view: the transaction's snapshot under REPEATABLE READ, else the latest
         commit (None). Without autocommit the read begins the transaction."""
         if self._in_txn is False and not self.autocommit:
-            self._in_txn = True
+            self._begin_now()
         return self._snapshot if self._in_txn and self.isolation == REPEATABLE_READ else None
 
     def _selected(self, plan: Plan, names: list[str], rows: list[tuple], sql: str, params) -> Result:
@@ -679,6 +698,23 @@ class Session:
             self._fx.warnings = [w for w in self._fx.warnings if w[2] != ER_DIVISION_BY_ZERO.code]
         return tuple(warning[1:] for warning in sorted(self._fx.warnings, key=_row_of))
 
+    def _begin_now(self) -> None:
+        """A transaction begins (BEGIN, or the first statement without autocommit)."""
+        self._in_txn = True
+        self._txn_started = time.time()
+
+    def open_transaction(self) -> OpenTransaction | None:
+        """The session's open transaction as INNODB_TRX lists it; None when it has none (nor
+        runs a write that holds or waits for the writer lock). A transaction is listed from
+        its BEGIN (InnoDB lists one from its first read of a table)."""
+        waiting = self._lock_wait is not None
+        writer = self._holds_lock or waiting
+        if not (self._in_txn or writer):
+            return None
+        return OpenTransaction(self._txn_started if self._in_txn else None, writer,
+                               self._wait_started if waiting else None, self._read_only, self.isolation,
+                               self.foreign_key_checks)
+
     async def _acquire(self, across: bool = False, timeout: float | None = None) -> None:
         """Take the writer lock for this statement's write; `across`: it is kept after the
         statement (a transaction's writes), so it is taken only once no committed group waits
@@ -694,6 +730,7 @@ class Session:
         loop = asyncio.get_running_loop()
         limit = self.engine.lock_wait_timeout if timeout is None else timeout
         deadline = loop.time() + limit
+        self._wait_started = time.time()
         if across:
             settle.wanted += 1  # no group opens before this session holds the lock
         wait = None
@@ -765,7 +802,8 @@ class Session:
             if self._named_savepoints or not self._take_free(True):
                 return None
             self._holds_lock = True
-        self._in_txn = True
+        if not self._in_txn:
+            self._begin_now()
         write = self._write_args(sql, plan, params, None, logged)
         return self._written(write, *self.engine._w_write(*write.call(False)))
 
@@ -792,8 +830,8 @@ class Session:
                 raise SQLError(ER_CANT_EXECUTE_IN_READ_ONLY_TRANSACTION)
             self._read_only = False  # (its transaction ended by a DDL's implicit commit)
         write = self._write_args(sql, plan, params, context, logged)
-        if not self.autocommit:
-            self._in_txn = True
+        if not self.autocommit and not self._in_txn:
+            self._begin_now()
         end = not self._in_txn
         await self._acquire(across=not end)
         try:
@@ -936,7 +974,8 @@ class Session:
             if plan.kind == "savepoint":
                 return self._result()  # MySQL: a savepoint outside a transaction ends with it
             raise SQLError(ER_SP_DOES_NOT_EXIST, "SAVEPOINT", plan.sql)
-        self._in_txn = True
+        if not self._in_txn:
+            self._begin_now()
         if not self._holds_lock:
             # nothing written in this transaction yet: the savepoint is only a name until its
             # first write (taking the writer now would end a REPEATABLE READ snapshot, e.g.
@@ -979,7 +1018,7 @@ class Session:
         if self._holds_lock or "CONSISTENT" in sql.upper() or self._kind(sql) != "begin":
             return None
         self._end_unwritten()
-        self._in_txn = True
+        self._begin_now()
         self._read_only = _READ_ONLY.search(sql) is not None
         return self._result()
 

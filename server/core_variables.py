@@ -12,6 +12,7 @@ from collections.abc import Callable
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
+from engine.connections import PAGE_CACHE_BYTES, PAGE_SIZE
 from engine.infoschema import COLLATIONS
 from engine.results import UNFOLLOWED_SQL_MODES
 from engine.session import READ_COMMITTED, REPEATABLE_READ
@@ -357,8 +358,28 @@ def register(server: Server) -> None:
         SystemVariable("explicit_defaults_for_timestamp", True, B, dynamic=True, check=check_bool),
         SystemVariable("system_versioning_insert_history", False, B, dynamic=True, check=check_bool),
         SystemVariable("lc_time_names", "en_US", B, dynamic=True, check=_lc_time_names),
+        *_storage_variables(server),
     )
     v.add_status(lambda: core_status(server))
+
+
+def _storage_variables(server: Server) -> list[SystemVariable]:
+    """InnoDB's variables that monitoring tools read (mysqld_exporter, pt-mysql-summary,
+    pt-variable-advisor), read only: the engine's own value where it has one (its page cache,
+    page size, fsync at commit), else MariaDB 10.11's default where it is what the engine does
+    too (one file per database rather than per table, but never a shared system tablespace);
+    a SET is refused (1238), as the engine follows none of them."""
+    synchronous = getattr(server.engine, "synchronous", "FULL")
+    return [
+        SystemVariable("innodb_buffer_pool_size", PAGE_CACHE_BYTES),
+        SystemVariable("innodb_page_size", PAGE_SIZE),
+        # FULL: every commit fsynced (1); NORMAL: written at commit, fsynced later (2)
+        SystemVariable("innodb_flush_log_at_trx_commit", 1 if synchronous == "FULL" else 2),
+        SystemVariable("innodb_file_per_table", True),
+        SystemVariable("innodb_default_row_format", "dynamic"),
+        SystemVariable("innodb_stats_on_metadata", False),
+        SystemVariable("innodb_autoinc_lock_mode", 1),
+    ]
 
 
 def _path_text(server: Server, which: str) -> str | None:
@@ -401,6 +422,7 @@ _COM = {
     "Com_slave_stop": ("STOP SLAVE",), "Com_install_plugin": ("INSTALL PLUGIN",),
     "Com_uninstall_plugin": ("UNINSTALL PLUGIN",), "Com_flush": ("FLUSH",),
     "Com_show_binlogs": ("SHOW BINARY",), "Com_truncate": ("TRUNCATE",),
+    "Com_prepare_sql": ("PREPARE",), "Com_execute_sql": ("EXECUTE",), "Com_dealloc_sql": ("DEALLOCATE",),
     # the binary protocol's commands (server/prepared.py counts them)
     "Com_stmt_prepare": (), "Com_stmt_execute": (), "Com_stmt_fetch": (), "Com_stmt_reset": (),
     "Com_stmt_send_long_data": (), "Com_stmt_close": (),
@@ -420,6 +442,10 @@ def core_status(server: Server) -> dict[str, Any]:
         "Uptime": server.uptime,
         "Uptime_since_flush_status": server.uptime,
         "Threads_connected": len(sessions),
+        # the query cache: none here (query_cache_size 0), so empty and never hit
+        **dict.fromkeys(("Qcache_free_blocks", "Qcache_free_memory", "Qcache_hits", "Qcache_inserts",
+                         "Qcache_lowmem_prunes", "Qcache_not_cached", "Qcache_queries_in_cache",
+                         "Qcache_total_blocks"), 0),
         "Threads_running": max(running, 1),
         "Threads_created": st.connections,
         "Threads_cached": 0,

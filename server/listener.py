@@ -40,6 +40,7 @@ from server.plugins import PluginManager
 from server.role import Role
 from server.session import ClientSession
 from server.tls import certificate_files, server_context
+from server.transactions import TransactionIds
 from server.users import UserStore
 from server.variables import Variables
 
@@ -139,6 +140,7 @@ class Server:
         self.connection_control = ConnectionControl()
         self.stats = ServerStats()
         self.sessions: dict[int, ClientSession] = {}
+        self.transactions = TransactionIds()  # INNODB_TRX's ids (server/transactions.py)
         self.variables = Variables()
         self.datadir.mkdir(parents=True, exist_ok=True)
         self.users = UserStore(self.datadir / "users.json")

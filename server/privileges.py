@@ -432,7 +432,9 @@ class Privileges:
                 wanted: tuple[str, ...] = ("SELECT",)
                 if verb is not None and not targeted and word in ("INTO", "UPDATE", "FROM"):
                     wanted, targeted = verb, True
-                if db is not None and table.lower() not in ctes:
+                # (information_schema is read without a grant: its views say who may read what)
+                if db is not None and table.lower() not in ctes and not (
+                        db.lower() == INFORMATION_SCHEMA and wanted == ("SELECT",)):
                     needs.append((db, table, wanted))
                 while cur.peek_kind() == "word" and cur.peek() not in _NOT_NAMES and cur.peek() != "":
                     cur.i += 1  # an alias

@@ -142,7 +142,7 @@ from protocol.messages import (
     text_row_payloads,
 )
 from protocol.packets import encode_packet
-from server import create_select, load_data, processlist
+from server import create_select, load_data, processlist, transactions
 from server import sql as sqltext
 from server.core_variables import apply_isolation, sql_mode_bits
 from server.login import change_user, log_in
@@ -1287,13 +1287,16 @@ class ClientSession(asyncio.Protocol):
 
     def read_infoschema(self, view: str) -> list[tuple]:
         """The rows of information_schema's server views (`view` lower-case: processlist,
-        global_variables, session_variables, global_status, session_status) as this session
+        global_variables, session_variables, global_status, session_status, plugins, innodb_trx,
+        innodb_locks, innodb_lock_waits: server/transactions.py) as this session
         may see them; the variables' names upper-case, as MariaDB lists them; global_priv is
         mysql.global_priv's (1142 without SELECT on it)."""
         if view == "processlist":
             return processlist.infoschema_rows(self.server, processlist.shown_user(self))
         if view == "plugins":
             return self.server.plugins.infoschema_rows()
+        if view.startswith("innodb_"):
+            return transactions.infoschema_rows(self, view)
         if view == "global_priv":  # mysql.global_priv: password hashes, for SELECT on it only
             if self.account is None or not self.account.may_read("mysql", "global_priv"):
                 raise SQLError(ER_TABLEACCESS_DENIED_ERROR, "SELECT", self.user, self.host, "mysql", "global_priv")

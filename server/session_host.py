@@ -8,7 +8,8 @@ Contract
 - Members, by what a session does with them:
   * its identity and accounting: `next_connection_id()` once, `register_session` before the
     greeting, `unregister_session` at its end (twice is harmless), `sessions` (counted against
-    max_connections; listed by SHOW PROCESSLIST), `stats` (`SessionStats`: the counters
+    max_connections; listed by SHOW PROCESSLIST), `transactions` (the ids INNODB_TRX gives their
+    transactions), `stats` (`SessionStats`: the counters
     behind the status variables that a session increments, only on the loop thread);
   * login: `server_version` (the greeting), `tls_context` (None: no TLS offered), `users`
     (accounts), `connection_control` (host blocking, login delays);
@@ -32,6 +33,7 @@ if TYPE_CHECKING:
     from server.connection_control import ConnectionControl
     from server.role import Role
     from server.session import ClientSession
+    from server.transactions import TransactionIds
     from server.users import UserStore
     from server.variables import Variables
 
@@ -63,6 +65,9 @@ class SessionHost(Protocol):
 
     @property
     def engine(self) -> Engine: ...
+
+    @property
+    def transactions(self) -> TransactionIds: ...
 
     @property
     def variables(self) -> Variables: ...

@@ -3,7 +3,8 @@ splitting and a tokenizer for the admin statements.
 
 Contract
 - `head(sql)` is the hot-path dispatch key: the first two words upper-cased, joined by a space
-  (one regex match; leading comments are skipped on a slower path). It never raises.
+  (one regex match; comments before or after the first word are skipped on a slower path). It
+  never raises.
 - `split_statements(sql)` splits on `;` outside quotes, backticks and comments, drops empty
   pieces, and is only used when the client enabled CLIENT_MULTI_STATEMENTS.
 - `tokenize(sql)` turns an admin statement into `Token`s; a string the tokenizer cannot read
@@ -19,6 +20,8 @@ from dataclasses import dataclass
 from protocol.errors import ER_PARSE_ERROR, SQLError
 
 _HEAD = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_$]*)(?:\s+([A-Za-z0-9_$]+))?")
+_WORD = re.compile(r"([A-Za-z0-9_$]+)")
+_COMMENT_NEXT = re.compile(r"\s*(?:/\*(?![!+])|#|--\s)")
 _COMMENTS = re.compile(r"(?:\s+|/\*(?![!+]).*?\*/|(?:--\s|#)[^\n]*(?:\n|$))*", re.DOTALL)
 
 
@@ -34,6 +37,9 @@ def head(sql: str) -> str:
             return ""
     first, second = m.groups()
     if second is None:
+        # a comment between the first two words (pt-variable-advisor's SHOW /*40003 GLOBAL*/ VARIABLES)
+        if _COMMENT_NEXT.match(sql, m.end()) and (n := _WORD.match(sql, _COMMENTS.match(sql, m.end()).end())):
+            return f"{first.upper()} {n.group(1).upper()}"
         return first.upper()
     return f"{first.upper()} {second.upper()}"
 

@@ -1,4 +1,5 @@
-"""engine/: transactions, the writer lock, group commit, visibility, lock wait timeout, meta."""
+"""engine/: transactions, the writer lock, group commit, visibility, lock wait timeout, meta; what
+INNODB_TRX lists of a transaction (`Session.open_transaction`)."""
 
 from __future__ import annotations
 
@@ -1001,3 +1002,31 @@ async def test_savepoints_named_before_the_first_write_still_undo_it(engine):
     async with engine.writer_lock:
         await engine.commit_group({})
     assert (await b.execute("SELECT v FROM t")).rows == [(2,)]
+
+
+# --- what information_schema.INNODB_TRX lists (Session.open_transaction) -----------------------
+
+
+async def test_a_transaction_from_begin_a_writer_from_its_write_a_waiter_while_it_waits(engine):
+    a, b = session(engine, 1), session(engine, 2)
+    assert a.open_transaction() is None
+    before = time.time()
+    await a.execute("BEGIN")
+    trx = a.open_transaction()
+    assert trx is not None and not trx.writer and trx.waiting_since is None and trx.started >= before
+    await a.execute("INSERT INTO t (v) VALUES (1)")
+    assert a.open_transaction().writer and a.open_transaction().started == trx.started
+    write = asyncio.create_task(b.execute("INSERT INTO t (v) VALUES (2)"))  # autocommit: waits
+    await asyncio.sleep(0.05)
+    waiting = b.open_transaction()
+    assert waiting is not None and waiting.writer and waiting.started is None
+    assert waiting.waiting_since is not None and waiting.waiting_since >= before
+    assert engine.writer_lock.parties() == [a, b]
+    await a.execute("COMMIT")
+    await write
+    assert a.open_transaction() is None and b.open_transaction() is None
+    a.autocommit = False
+    await a.execute("SELECT * FROM t")  # the first read without autocommit begins one
+    assert a.open_transaction() is not None and a.open_transaction().isolation == a.isolation
+    await a.execute("ROLLBACK")
+    assert a.open_transaction() is None

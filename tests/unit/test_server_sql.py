@@ -104,3 +104,10 @@ def test_arbitrary_text_never_breaks_the_helpers(text):
 def test_split_inverts_joining_with_semicolons(statements):
     assert split_statements(";".join(statements)) == statements
     assert split_statements(" ;\n".join(statements) + ";") == statements
+
+
+def test_head_skips_a_comment_between_the_first_two_words():
+    assert head("SHOW /*40003 GLOBAL*/ VARIABLES") == "SHOW VARIABLES"  # pt-variable-advisor's
+    assert head("SHOW # why\n STATUS") == "SHOW STATUS"
+    assert head("COMMIT") == "COMMIT" and head("SELECT * FROM t") == "SELECT"
+    assert head("SELECT /*!1 x*/ 1") == "SELECT"  # an executable comment is kept: not skipped
