@@ -126,6 +126,8 @@ class _Counters:
     net_wait_time: int = 0
     wait_pos_backtraverse: int = 0
     timefunc_failures: int = 0
+    request_ack: int = 0  # events sent asking a slave for an ack
+    get_ack: int = 0  # acks received
 
     def zero(self) -> None:
         for f in fields(self):
@@ -266,11 +268,13 @@ class SemiSyncMasterPlugin(
         c = self._counters
         values: dict[str, int | str] = {
             "clients": self._clients,
+            "get_ack": c.get_ack,
             "net_avg_wait_time": c.net_wait_time // c.net_waits if c.net_waits else 0,
             "net_wait_time": c.net_wait_time,
             "net_waits": c.net_waits,
             "no_times": c.no_times,
             "no_tx": c.no_tx,
+            "request_ack": c.request_ack,
             "status": on_off(self.status),
             "timefunc_failures": c.timefunc_failures,
             "tx_avg_wait_time": c.tx_wait_time // c.tx_waits if c.tx_waits else 0,
@@ -470,6 +474,7 @@ class SemiSyncMasterPlugin(
             if (end in active or not on) and self._needs_ack(end):
                 flag = _ACK
                 dump.flagged.append((end, self._clock()))
+                self._counters.request_ack += 1
             headers[i] = _with_flag(headers[i], dump.offset, flag)
 
     def _before_batch(self, dump: _Dump, headers: MutableSequence[bytes], batch: SendBatch) -> None:
@@ -488,6 +493,7 @@ class SemiSyncMasterPlugin(
                 i = places.index(pos)
                 headers[i] = _with_flag(headers[i], at, _ACK)
                 dump.flagged.append((end, self._clock()))
+                self._counters.request_ack += 1
         last = batch.last_end()
         if last is not None:
             dump.in_flight = last
@@ -551,6 +557,7 @@ class SemiSyncMasterPlugin(
                 f"semi-sync ack for {position} from slave {dump.server_id} is beyond the last "
                 f"event sent to it ({dump.in_flight})"
             )
+        self._counters.get_ack += 1
         now = self._clock()
         while dump.flagged and not position < dump.flagged[0][0]:
             sent_at = dump.flagged.popleft()[1]

@@ -149,6 +149,7 @@ class Replication:
         self._io_task: asyncio.Task[None] | None = None
         self._sql_task: asyncio.Task[None] | None = None
         self.received_heartbeats = 0  # of earlier IO tasks (WL#342: reset by CHANGE MASTER)
+        self.sent_acks = 0  # semi-sync acks of earlier IO tasks (Rpl_semi_sync_slave_send_ack)
         self._pending_meta: dict[str, Any] | None = None  # applier position to store after a reset
         self._last_io: tuple[int, str] = (0, "")
         self._persisting: asyncio.Task[None] | None = None  # SET GLOBAL gtid_slave_pos's commit
@@ -165,6 +166,11 @@ class Replication:
     @property
     def heartbeats(self) -> int:
         return self.received_heartbeats + (self.io.received_heartbeats if self.io else 0)
+
+    @property
+    def acks(self) -> int:
+        """The semi-sync acks the IO tasks sent."""
+        return self.sent_acks + (self.io.acks_sent if self.io else 0)
 
     def start_position(self) -> BinlogPosition:
         if self.io is not None:
@@ -228,6 +234,7 @@ class Replication:
                 )
             if self.io is not None:
                 self.received_heartbeats += self.io.received_heartbeats
+                self.sent_acks += self.io.acks_sent
             settings = IoSettings(
                 host=self.info.host or "", port=self.info.port, user=self.info.user,
                 password=self.info.password, server_id=self.server_id,
@@ -467,6 +474,7 @@ class Replication:
         return {
             "Slave_heartbeat_period": f"{self.info.heartbeat_period:.3f}",
             "Slave_received_heartbeats": self.heartbeats,
+            "Rpl_semi_sync_slave_send_ack": self.acks,  # (MariaDB's: sent by the IO task, not the plugin)
             "Slave_running": "ON" if self.io_running and self.sql_running and self.io and self.io.running == "Yes" else "OFF",
             "Slave_last_heartbeat": (
                 time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(self.io.last_heartbeat))

@@ -173,7 +173,8 @@ class SlaveRole(Role):
     def status_variables(self) -> Mapping[str, Any]:
         rep = self.replication
         if rep is None:
-            return {"Slave_heartbeat_period": "0.000", "Slave_received_heartbeats": 0, "Slave_running": "OFF"}
+            return {"Slave_heartbeat_period": "0.000", "Slave_received_heartbeats": 0, "Rpl_semi_sync_slave_send_ack": 0,
+                    "Slave_running": "OFF"}
         return rep.status_variables()
 
     # -- lifecycle ---------------------------------------------------------------------------------

@@ -77,6 +77,10 @@ def test_semi_sync_replica_acks_every_commit(tmp_path):
         delta = inserts_counted(master, range(200))
         assert delta["yes_tx"] == 200 and delta["no_tx"] == 0 and delta["tx_waits"] > 0
         assert replica.status("Rpl_semi_sync_slave_status")["Rpl_semi_sync_slave_status"] == "ON"
+        # the acks the MariaDB replica counts sending, the master counts receiving
+        sent = replica.status("Rpl_semi_sync_slave_send_ack")["Rpl_semi_sync_slave_send_ack"]
+        wait_for(lambda: status(master, "Rpl_semi_sync_master_get_ack") == sent, 10, message="the acks received")
+        assert int(sent) >= 200 and int(status(master, "Rpl_semi_sync_master_request_ack")) >= int(sent)
         hosts = master.query("SHOW SLAVE HOSTS")
         assert hosts[0][0] == 2 and hosts[0][4] == "mysql-bin.000001" and hosts[0][5] > 0  # its latest ack
         wait_caught_up(master, replica)

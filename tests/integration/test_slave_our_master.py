@@ -132,6 +132,13 @@ def test_two_slaves_500_transactions_and_kill_of_a_dump_session(tmp_path):
             st = slave_status(s.port)
             assert st["Slave_IO_Running"] == "Yes" and st["Slave_SQL_Running"] == "Yes"
             assert s.status("Rpl_semi_sync_slave_status")["Rpl_semi_sync_slave_status"] == "ON"
+        # every ack a slave sent the master received, each answering events sent asking for one
+        sent = lambda: [int(s.status("Rpl_semi_sync_slave_send_ack")["Rpl_semi_sync_slave_send_ack"])  # noqa: E731
+                        for s in slaves]
+        got = lambda: int(master.status("Rpl_semi_sync_master_get_ack")["Rpl_semi_sync_master_get_ack"])  # noqa: E731
+        wait_until(lambda: sum(sent()) == got(), what="the acks sent received")
+        requested = int(master.status("Rpl_semi_sync_master_request_ack")["Rpl_semi_sync_master_request_ack"])
+        assert all(n > 0 for n in sent()) and 500 <= got() <= requested
 
         # KILL slave1's dump session: it reconnects within master_connect_retry.
         old = set(dump_sessions(master))

@@ -30,8 +30,8 @@ from tests.support.semisync_harness import (
 STATUS_NAMES = {
     "Rpl_semi_sync_master_" + n
     for n in (
-        "clients net_avg_wait_time net_wait_time net_waits no_times no_tx status timefunc_failures "
-        "tx_avg_wait_time tx_wait_time tx_waits wait_pos_backtraverse wait_sessions yes_tx"
+        "clients get_ack net_avg_wait_time net_wait_time net_waits no_times no_tx request_ack status "
+        "timefunc_failures tx_avg_wait_time tx_wait_time tx_waits wait_pos_backtraverse wait_sessions yes_tx"
     ).split()
 }
 
@@ -217,6 +217,7 @@ def test_net_wait_time_is_the_round_trip_of_flagged_events(fl):
     m.send(dump, pos(200))
     fl.advance(0.001)
     m.ack(dump, pos(200))  # one cumulative ack for both flagged events
+    assert (m.status("request_ack"), m.status("get_ack")) == (2, 1)
     assert m.status("net_waits") == 2
     assert m.status("net_wait_time") == 3000 + 1000
     assert m.status("net_avg_wait_time") == 2000
