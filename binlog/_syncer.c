@@ -79,7 +79,6 @@ enum { KIND_FSYNC, KIND_FDATASYNC, KIND_FSYNC_SEND, KIND_CLOSE, SEND_MAX = 2048,
 static void *serve(void *arg) {
     Ends ends = *(Ends *)arg;
     free(arg);
-    pthread_setname_np(pthread_self(), THREAD_NAME);  /* as ps, top and py-spy show it */
     int32_t request[2];
     char payload[SEND_MAX];
     while (read_whole(ends.requests, request, sizeof request) == 1) {
@@ -137,6 +136,9 @@ static PyObject *start(PyObject *self, PyObject *noargs) {
         sigfillset(&all);
         pthread_sigmask(SIG_SETMASK, &all, &old);
         rc = pthread_create(&thread, &attr, serve, ends);
+        if (rc == 0)  /* named before open() returns (ps, top and py-spy show it): it serves until
+                         the requests pipe closes, so it is still there */
+            pthread_setname_np(thread, THREAD_NAME);
         pthread_sigmask(SIG_SETMASK, &old, NULL);
         pthread_attr_destroy(&attr);
     }

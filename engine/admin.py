@@ -20,10 +20,14 @@ from engine.lexer import syntax_error
 from engine.results import Result, column_types
 from protocol.errors import (
     ER_BAD_DB_ERROR,
+    ER_EVENT_DOES_NOT_EXIST,
+    ER_FEATURE_DISABLED,
     ER_NO_DB_ERROR,
     ER_NO_SUCH_TABLE,
     ER_NONUNIQ_TABLE,
     ER_NOT_SUPPORTED_YET,
+    ER_SP_DOES_NOT_EXIST,
+    ER_TRG_DOES_NOT_EXIST,
     ER_UNKNOWN_STORAGE_ENGINE,
     ER_UNKNOWN_TABLE,
     ER_WRONG_OBJECT,
@@ -114,6 +118,8 @@ _LISTINGS = {
                 " Created datetime(2)?, sql_mode varchar(8192), Definer varchar(384)?,"
                 " character_set_client varchar(32), collation_connection varchar(64), Database Collation varchar(64)",
     "open_tables": "Database varchar(64), Table varchar(64), In_use bigint(1), Name_locked bigint(4)",
+    "profiles": "Query_ID int(20), Duration double, Query varchar(40)",
+    "profile": "Status varchar(30), Duration decimal(9,6)",
     "checksum": "Table varchar(512)?, Checksum bigint(21)?",
     "routines": "Db varchar(64), Name varchar(64), Type varchar(13), Definer varchar(384), Modified datetime,"
                 " Created datetime, Security_type varchar(7), Comment longtext, character_set_client varchar(32),"
@@ -165,6 +171,9 @@ def _maintain(cur: TokenCursor, session: Session, op: str) -> Result:
     nothing to do on this engine; MariaDB's rows per table (a table named twice is 1066, one that
     does not exist or is a view an Error row and 'Operation failed', as mysql_admin_table)."""
     cur.accept("NO_WRITE_TO_BINLOG", "LOCAL")
+    if op == "analyze" and cur.peek() is not None and cur.peek().is_word(
+            "SELECT", "UPDATE", "DELETE", "INSERT", "REPLACE", "FORMAT", "WITH", "VALUES"):
+        raise SQLError(ER_NOT_SUPPORTED_YET, "ANALYZE statement")  # (MariaDB's EXPLAIN with its execution)
     if not cur.accept("TABLE"):
         cur.expect("TABLES")
     named: list[tuple[str, str]] = []
@@ -291,6 +300,9 @@ def run_admin(session: Session, cur: TokenCursor, shape: str) -> Result | AsSele
         session.database = cur.ident()
         return _result([], [], session)
     if cur.accept("DESCRIBE", "DESC", "EXPLAIN"):
+        if cur.peek() is not None and cur.peek().is_word("FORMAT") and cur.peek(1) is not None \
+                and cur.peek(1).text == "=":
+            raise SQLError(ER_NOT_SUPPORTED_YET, "EXPLAIN FORMAT=JSON")  # (the traditional rows only)
         table = _table(cur, session, views=True)
         rows = table.describe()
         if not cur.at_end():
@@ -302,7 +314,7 @@ def run_admin(session: Session, cur: TokenCursor, shape: str) -> Result | AsSele
     cur.expect("SHOW")
     if cur.accept("DATABASES", "SCHEMAS"):
         pattern = _filter(cur)
-        names = [infoschema.NAME, *engine.databases()]
+        names = sorted([infoschema.NAME, *engine.databases()])  # (MariaDB lists them by name)
         rows = [(name,) for name in names if pattern is None or pattern.match(name)]
         return _listing("databases", rows, session)
     collations = cur.accept("COLLATION")
@@ -374,6 +386,14 @@ def run_admin(session: Session, cur: TokenCursor, shape: str) -> Result | AsSele
     if cur.accept("ENGINES"):
         return _listing("engines", [infoschema.ENGINE_ROW], session)
     if cur.accept("CREATE"):
+        if cur.peek() is not None and cur.peek().is_word("PROCEDURE", "FUNCTION", "TRIGGER", "EVENT", "PACKAGE"):
+            kind = cur.next().upper  # no stored program exists here (`ddl.DdlParser.drop_routine`)
+            _, name = cur.qualified()
+            if kind == "TRIGGER":
+                raise SQLError(ER_TRG_DOES_NOT_EXIST)
+            if kind == "EVENT":
+                raise SQLError(ER_EVENT_DOES_NOT_EXIST, name)
+            raise SQLError(ER_SP_DOES_NOT_EXIST, kind, name)  # (MariaDB names it without its database)
         if cur.accept("DATABASE", "SCHEMA"):
             name = cur.ident()
             if not engine.has_database(name):
@@ -426,9 +446,71 @@ def run_admin(session: Session, cur: TokenCursor, shape: str) -> Result | AsSele
             return _empty_listing(cur, word.lower(), session)
     if cur.accept("PROCEDURE", "FUNCTION", "PACKAGE"):
         cur.accept("BODY")
+        if cur.accept("CODE"):  # as a MariaDB built without debugging answers it
+            raise SQLError(ER_FEATURE_DISABLED, "SHOW PROCEDURE|FUNCTION CODE", "--with-debug")
         cur.expect("STATUS")
         return _empty_listing(cur, "routines", session)
+    if cur.accept("PRIVILEGES"):
+        if not cur.at_end():
+            raise cur.error()
+        return Result(columns=["Privilege", "Context", "Comment"], column_types=["string"] * 3, rows=list(PRIVILEGES),
+                      in_transaction=session.in_transaction)  # (typed as MariaDB's: strings of no declared length)
+    # profiling is never on (@@profiling 0, as MariaDB's default): no query was profiled
+    if cur.accept("PROFILES"):
+        if not cur.at_end():
+            raise cur.error()
+        return _listing("profiles", [], session)
+    if cur.accept("PROFILE"):
+        while not cur.at_end():  # [type, ...] [FOR QUERY n] [LIMIT n [OFFSET m]]
+            cur.next()
+        return _listing("profile", [], session)
     raise cur.error()
+
+
+# SHOW PRIVILEGES: MariaDB 10.11's rows, in its order
+PRIVILEGES = (
+    ("Alter", "Tables", "To alter the table"),
+    ("Alter routine", "Functions,Procedures", "To alter or drop stored functions/procedures"),
+    ("Create", "Databases,Tables,Indexes", "To create new databases and tables"),
+    ("Create routine", "Databases", "To use CREATE FUNCTION/PROCEDURE"),
+    ("Create temporary tables", "Databases", "To use CREATE TEMPORARY TABLE"),
+    ("Create view", "Tables", "To create new views"),
+    ("Create user", "Server Admin", "To create new users"),
+    ("Delete", "Tables", "To delete existing rows"),
+    ("Delete history", "Tables", "To delete versioning table historical rows"),
+    ("Drop", "Databases,Tables", "To drop databases, tables, and views"),
+    ("Event", "Server Admin", "To create, alter, drop and execute events"),
+    ("Execute", "Functions,Procedures", "To execute stored routines"),
+    ("File", "File access on server", "To read and write files on the server"),
+    ("Grant option", "Databases,Tables,Functions,Procedures", "To give to other users those privileges you possess"),
+    ("Index", "Tables", "To create or drop indexes"),
+    ("Insert", "Tables", "To insert data into tables"),
+    ("Lock tables", "Databases", "To use LOCK TABLES (together with SELECT privilege)"),
+    ("Process", "Server Admin", "To view the plain text of currently executing queries"),
+    ("Proxy", "Server Admin", "To make proxy user possible"),
+    ("References", "Databases,Tables", "To have references on tables"),
+    ("Reload", "Server Admin", "To reload or refresh tables, logs and privileges"),
+    ("Binlog admin", "Server", "To purge binary logs"),
+    ("Binlog monitor", "Server", "To use SHOW BINLOG STATUS and SHOW BINARY LOG"),
+    ("Binlog replay", "Server", "To use BINLOG (generated by mariadb-binlog)"),
+    ("Replication master admin", "Server", "To monitor connected slaves"),
+    ("Replication slave admin", "Server", "To start/stop slave and apply binlog events"),
+    ("Slave monitor", "Server", "To use SHOW SLAVE STATUS and SHOW RELAYLOG EVENTS"),
+    ("Replication slave", "Server Admin", "To read binary log events from the master"),
+    ("Select", "Tables", "To retrieve rows from table"),
+    ("Show databases", "Server Admin", "To see all databases with SHOW DATABASES"),
+    ("Show view", "Tables", "To see views with SHOW CREATE VIEW"),
+    ("Shutdown", "Server Admin", "To shut down the server"),
+    ("Super", "Server Admin", "To use KILL thread, SET GLOBAL, CHANGE MASTER, etc."),
+    ("Trigger", "Tables", "To use triggers"),
+    ("Create tablespace", "Server Admin", "To create/alter/drop tablespaces"),
+    ("Update", "Tables", "To update existing rows"),
+    ("Set user", "Server", "To create views and stored routines with a different definer"),
+    ("Federated admin", "Server", "To execute the CREATE SERVER, ALTER SERVER, DROP SERVER statements"),
+    ("Connection admin", "Server", "To bypass connection limits and kill other users' connections"),
+    ("Read_only admin", "Server", "To perform write operations even if @@read_only=ON"),
+    ("Usage", "Server Admin", "No privileges - allow connect only"),
+)
 
 
 # What the engine honestly is: transactional (one writer at a time, table-level), savepoints,

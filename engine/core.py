@@ -146,7 +146,7 @@ from pathlib import Path
 from typing import Any
 
 from engine import autoinc, functions, infoschema
-from engine.catalog import VIEW_PREFIX, Table, View
+from engine.catalog import VIEW_PREFIX, Table, TokenCursor, View
 from engine.concurrency import Settle, ThreadLane, WriterLock
 from engine.connections import ATTACH_LIMIT, ReaderPool, open_connection
 from engine.ddl import DdlAction
@@ -166,6 +166,7 @@ from protocol.errors import (
     ER_EMPTY_QUERY,
     ER_KEY_NOT_FOUND,
     ER_LOCK_WAIT_TIMEOUT,
+    ER_NO_DB_ERROR,
     ER_NO_DEFAULT_FOR_FIELD,
     ER_NO_SUCH_TABLE,
     ER_NOT_SUPPORTED_YET,
@@ -1619,6 +1620,15 @@ class Engine:
             return Plan("admin", "", [], cacheable=False)
         if first in ("LOCK", "UNLOCK"):
             return Plan("noop", "", [])
+        if first == "CALL":  # no stored procedure exists here (CREATE PROCEDURE is 1235)
+            cur = TokenCursor(tokens, params, shape)
+            cur.next()
+            schema, name = cur.qualified()
+            if (schema or database) is None:
+                raise SQLError(ER_NO_DB_ERROR)
+            raise SQLError(ER_SP_DOES_NOT_EXIST, "PROCEDURE", f"{schema or database}.{name}")
+        if first in ("XA", "HANDLER"):
+            raise SQLError(ER_NOT_SUPPORTED_YET, "XA transactions" if first == "XA" else "HANDLER")
         if first == "EXPLAIN":
             return Plan("explain", "", [], cacheable=False)
         if visible is None:

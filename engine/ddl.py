@@ -53,6 +53,7 @@ from protocol.errors import (
     ER_DUP_CONSTRAINT_NAME,
     ER_DUP_FIELDNAME,
     ER_DUP_KEYNAME,
+    ER_EVENT_DOES_NOT_EXIST,
     ER_GENERATED_COLUMN_FUNCTION_IS_NOT_ALLOWED,
     ER_KEY_COLUMN_DOES_NOT_EXIST,
     ER_KEY_DOES_NOT_EXISTS,
@@ -61,8 +62,10 @@ from protocol.errors import (
     ER_NO_SUCH_TABLE,
     ER_NOT_SUPPORTED_YET,
     ER_ROW_IS_REFERENCED_TABLE,
+    ER_SP_DOES_NOT_EXIST,
     ER_SUBQUERIES_NOT_SUPPORTED,
     ER_TABLE_EXISTS_ERROR,
+    ER_TRG_DOES_NOT_EXIST,
     ER_TRUNCATE_ILLEGAL_FK,
     ER_UNKNOWN_ERROR,
     ER_UNKNOWN_VIEW,
@@ -72,6 +75,23 @@ from protocol.errors import (
 )
 
 RESERVED_SCHEMAS = {"main", "temp", "information_schema", "performance_schema", "mysql", "sys"}
+_ROUTINES = ("PROCEDURE", "FUNCTION", "TRIGGER", "EVENT")
+
+
+def _routine_word(cur: TokenCursor) -> str | None:
+    """CREATE [OR REPLACE] [DEFINER = user] [AGGREGATE] PROCEDURE / FUNCTION / TRIGGER / EVENT /
+    PACKAGE ...: that word (None for any other CREATE), read without moving the cursor."""
+    i = cur.i
+    if cur.tokens[i:i + 1] and cur.tokens[i].is_word("DEFINER"):
+        i += 2  # DEFINER =
+        while i < len(cur.tokens) and not cur.tokens[i].is_word(*_ROUTINES, "PACKAGE", "AGGREGATE", "VIEW", "SQL",
+                                                                 "ALGORITHM"):
+            i += 1  # 'user'@'host', CURRENT_USER[()]
+    if i < len(cur.tokens) and cur.tokens[i].is_word("AGGREGATE"):
+        i += 1
+    if i < len(cur.tokens) and cur.tokens[i].is_word(*_ROUTINES, "PACKAGE"):
+        return cur.tokens[i].upper
+    return None
 
 
 @dataclass
@@ -135,6 +155,9 @@ class DdlParser:
         cur = self.cur
         if cur.accept("CREATE"):
             replace = cur.accept_words("OR", "REPLACE")
+            routine = _routine_word(cur)
+            if routine is not None:  # no stored programs here (none can exist: see `drop_routine`)
+                raise SQLError(ER_NOT_SUPPORTED_YET, f"CREATE {routine}")
             options = self.view_options()
             if options is not None:
                 return self.create_view(options, replace=replace, alter=False)
@@ -152,6 +175,8 @@ class DdlParser:
         elif cur.accept("DROP"):
             if cur.accept("DATABASE", "SCHEMA"):
                 return self.drop_database()
+            if cur.peek() is not None and cur.peek().is_word(*_ROUTINES):
+                return self.drop_routine(cur.next().upper)
             if cur.accept("VIEW"):
                 return self.drop_view()
             cur.accept("TEMPORARY")
@@ -165,6 +190,9 @@ class DdlParser:
                 self.drop_index(table, name)
                 return self.done(self.rebuild(table, self.existing(schema, table_name), {}))
         elif cur.accept("ALTER"):
+            if cur.peek() is not None and cur.peek().is_word(*_ROUTINES):
+                kind = cur.next().upper
+                raise self.missing_routine(kind, *self.routine_name(kind))
             options = self.view_options()
             if options is not None:
                 return self.create_view(options, replace=True, alter=True)
@@ -188,6 +216,39 @@ class DdlParser:
             return self.done(DdlAction(schema, [f"DELETE FROM {quote_ident(schema)}.{quote_ident(name)}"],
                                        reset_auto=[(schema, name)]))
         raise cur.error()
+
+    # --- stored programs: none exist ----------------------------------------------------------
+
+    def routine_name(self, kind: str) -> tuple[str, str]:
+        """A stored program's [db.]name (a trigger's or event's in the current database when
+        unqualified, as the others'; 1046 without one)."""
+        schema, name = self.cur.qualified()
+        schema = schema or self.database
+        if schema is None:
+            raise SQLError(ER_NO_DB_ERROR)
+        return schema, name
+
+    @staticmethod
+    def missing_routine(kind: str, schema: str, name: str) -> SQLError:
+        """MariaDB's error for a stored program that does not exist."""
+        if kind == "TRIGGER":
+            return SQLError(ER_TRG_DOES_NOT_EXIST)
+        if kind == "EVENT":
+            return SQLError(ER_EVENT_DOES_NOT_EXIST, name)
+        return SQLError(ER_SP_DOES_NOT_EXIST, kind, f"{schema}.{name}")
+
+    def drop_routine(self, kind: str) -> DdlAction:
+        """DROP PROCEDURE / FUNCTION / TRIGGER / EVENT [IF EXISTS] x: the server keeps no stored
+        programs (CREATE of one is 1235), so none exists: MariaDB's error, or with IF EXISTS its
+        note (still binlogged, as MariaDB does)."""
+        if_exists = self.cur.accept_words("IF", "EXISTS")
+        schema, name = self.routine_name(kind)
+        self.done(DdlAction(schema))
+        if not if_exists:
+            raise self.missing_routine(kind, schema, name)
+        note = SQLError(ER_SP_DOES_NOT_EXIST, "Event", name) if kind == "EVENT" else self.missing_routine(
+            kind, schema, name)
+        return DdlAction(schema, noop=True, notes=[note])
 
     # --- databases -------------------------------------------------------------------------
 

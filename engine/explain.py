@@ -22,7 +22,8 @@ import re
 from dataclasses import dataclass
 
 COLUMNS = ["id", "select_type", "table", "type", "possible_keys", "key", "key_len", "ref", "rows", "Extra"]
-COLUMN_TYPES = ["integer", "string", "string", "string", "string", "string", "string", "string", "integer", "string"]
+# (`rows` a string, as MariaDB 10.11 types it: its text, or NULL)
+COLUMN_TYPES = ["integer", "string", "string", "string", "string", "string", "string", "string", "string", "string"]
 
 _ACCESS = re.compile(
     r"(?P<op>SCAN|SEARCH) (?P<table>\S+)(?: AS (?P<alias>\S+))?"
@@ -95,7 +96,8 @@ def rows(found: list[Access], notes: list[str], has_where: bool, delete: bool = 
         if n == 0:
             extra += notes
         key_len = None if a.key_len is None else str(a.key_len)
-        out.append((1, "SIMPLE", a.table, a.type, a.key, a.key, key_len, a.ref, a.rows, "; ".join(extra)))
+        out.append((1, "SIMPLE", a.table, a.type, a.key, a.key, key_len, a.ref, None if a.rows is None else str(a.rows),
+                    "; ".join(extra)))
     return out
 
 

@@ -245,12 +245,14 @@ def table(name: str) -> Table | None:
 
 
 # the character sets and collations the server speaks (MariaDB 10.11's rows for them)
-CHARACTER_SETS = [("utf8mb4", "utf8mb4_general_ci", "UTF-8 Unicode", 4), ("utf8mb3", "utf8mb3_general_ci", "UTF-8 Unicode", 3),
-                  ("latin1", "latin1_swedish_ci", "cp1252 West European", 1), ("ascii", "ascii_general_ci", "US ASCII", 1),
+# (in MariaDB's order: the character sets by their default collation's id, each one's collations
+# after it by id)
+CHARACTER_SETS = [("latin1", "latin1_swedish_ci", "cp1252 West European", 1), ("ascii", "ascii_general_ci", "US ASCII", 1),
+                  ("utf8mb3", "utf8mb3_general_ci", "UTF-8 Unicode", 3), ("utf8mb4", "utf8mb4_general_ci", "UTF-8 Unicode", 4),
                   ("binary", "binary", "Binary pseudo charset", 1)]
-COLLATIONS = [("utf8mb4_general_ci", "utf8mb4", 45, "Yes", "Yes", 1), ("utf8mb4_bin", "utf8mb4", 46, "", "Yes", 1),
-              ("utf8mb4_unicode_ci", "utf8mb4", 224, "", "Yes", 8), ("utf8mb3_general_ci", "utf8mb3", 33, "Yes", "Yes", 1),
-              ("latin1_swedish_ci", "latin1", 8, "Yes", "Yes", 1), ("ascii_general_ci", "ascii", 11, "Yes", "Yes", 1),
+COLLATIONS = [("latin1_swedish_ci", "latin1", 8, "Yes", "Yes", 1), ("ascii_general_ci", "ascii", 11, "Yes", "Yes", 1),
+              ("utf8mb3_general_ci", "utf8mb3", 33, "Yes", "Yes", 1), ("utf8mb4_general_ci", "utf8mb4", 45, "Yes", "Yes", 1),
+              ("utf8mb4_bin", "utf8mb4", 46, "", "Yes", 1), ("utf8mb4_unicode_ci", "utf8mb4", 224, "", "Yes", 8),
               ("binary", "binary", 63, "Yes", "Yes", 1)]
 
 

@@ -82,6 +82,9 @@ from protocol.errors import (
     ER_NOT_SUPPORTED_YET,
     ER_QUERY_INTERRUPTED,
     ER_SP_DOES_NOT_EXIST,
+    ER_SP_FETCH_NO_DATA,
+    ER_TOO_MANY_ROWS,
+    ER_WRONG_NUMBER_OF_COLUMNS_IN_SELECT,
     SQLError,
 )
 
@@ -371,7 +374,7 @@ class Session:
         typer = plan.result_types
         types = typer.static_types() if isinstance(typer, SelectTypes) else None
         if (literals != params or list(map(type, literals)) != list(map(type, params))
-                or not plan.identity or not _names_without_literals(plan.names) or plan.locking
+                or not plan.identity or not _names_without_literals(plan.names) or plan.locking or plan.into_vars
                 or plan.sets_last_id or plan.uses_rand or types is None or types != result.column_types):
             return None
         types = list(types)
@@ -414,6 +417,8 @@ class Session:
         if kind == "write":
             return await self._write(sql, plan, params, context, logged)
         if kind == "select":
+            if plan.into_vars:
+                return self._into(plan.into_vars, await self._select(sql, plan, params, context, lock_reads))
             return await self._select(sql, plan, params, context, lock_reads)
         if kind == "begin":
             committed = await self._end_transaction(commit=True)
@@ -480,6 +485,22 @@ class Session:
 
     def _result(self, **kw) -> Result:
         return Result(in_transaction=self.in_transaction, **kw)
+
+    def _into(self, names: tuple[str, ...], selected: Result) -> Result:
+        """SELECT ... INTO @a, ...: the one row's values into the user variables, no rows
+        answered; none, the warning 1329 and the variables unchanged; more than one, 1172 after
+        the first row's values were set, as MariaDB's."""
+        rows = selected.rows or []
+        if rows and len(rows[0]) != len(names):
+            raise SQLError(ER_WRONG_NUMBER_OF_COLUMNS_IN_SELECT)
+        if not rows:
+            return self._result(warnings=(*selected.warnings, ("Warning", ER_SP_FETCH_NO_DATA.code,
+                                                                SQLError(ER_SP_FETCH_NO_DATA).message)))
+        for name, value in zip(names, rows[0], strict=True):
+            self.user_vars[name] = value
+        if len(rows) > 1:
+            raise SQLError(ER_TOO_MANY_ROWS)
+        return self._result(warnings=selected.warnings)
 
     async def _take_snapshot(self) -> None:
         """START TRANSACTION WITH CONSISTENT SNAPSHOT: the transaction's read view of every
@@ -953,6 +974,15 @@ class Session:
         names, types, _ = returned_columns(described, names, [], sql, params)
         await self.access(sql)  # the whole write compiles (an aggregate in the list is 1111)
         return Result(columns=names, column_types=types)
+
+    def sets_variables(self, sql: str) -> bool:
+        """Whether `sql` is a SELECT ... INTO @a, ... (a prepare must not run it: no columns, and
+        its variables are set when it executes); False when it does not plan."""
+        try:
+            plan, _ = self._plan(sql)
+        except SQLError:
+            return False
+        return bool(plan.into_vars)
 
     async def describe_select(self, sql: str) -> Result:
         """A SELECT's result columns, their names and MySQL types (a table column's with its

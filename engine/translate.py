@@ -236,6 +236,7 @@ class Plan:
     upsert: bool = False  # ON DUPLICATE KEY UPDATE: affected rows counted MySQL's way
     uses_rand: bool = False
     uses_fraction: bool = False  # reads the statement's time's microseconds (NOW_US)
+    into_vars: tuple[str, ...] = ()  # SELECT ... INTO @a, ...: the variables its one row sets
     names: list[Any] | None = None  # select-list column names needing the statement's literals
     nrows: int = 0  # INSERT ... VALUES: number of rows
     user_vars: tuple[str, ...] = ()  # @variables the statement reads (binlogged as USER_VAR events)
@@ -340,6 +341,7 @@ class Translator:
         self.uses_last_id = False
         self.uses_rand = False
         self.uses_fraction = False  # reads NOW_US
+        self.into_vars: tuple[str, ...] = ()  # SELECT ... INTO @a, ... (`take_into`)
         self.calc_found = False  # SQL_CALC_FOUND_ROWS
         self.unit_at = -1  # token index of a TIMESTAMPDIFF/TIMESTAMPADD unit
         self.auto_dirty = False
@@ -2130,6 +2132,8 @@ class Translator:
                 toks[at:at + 1] = expanded
 
     def plan(self) -> Plan:
+        if self.tokens and (self.tokens[0].is_word("SELECT", "WITH") or self.tokens[0].text == "("):
+            self.take_into()
         if any(t.is_word("VALUES") for t in self.tokens):
             self.values_as_selects()
         self.expand_joined_stars()
@@ -2157,6 +2161,31 @@ class Translator:
             self.split_returning()
             return self.plan_delete()
         raise self.error_at(0)
+
+    def take_into(self) -> None:
+        """SELECT ... INTO @a, @b (after the select list, or last): the user variables the
+        session sets from the one row (`Plan.into_vars`); the clause's tokens are dropped, the
+        rest planned as the SELECT it is. INTO OUTFILE / DUMPFILE (a file on the server) 1235."""
+        toks, depth = self.tokens, 0
+        for k, t in enumerate(toks):
+            if t.kind == "op" and t.text in "()":
+                depth += 1 if t.text == "(" else -1
+            elif depth == 0 and t.is_word("INTO"):
+                j = k + 1
+                if j < len(toks) and toks[j].is_word("OUTFILE", "DUMPFILE"):
+                    raise SQLError(ER_NOT_SUPPORTED_YET, f"SELECT ... INTO {toks[j].upper}")
+                names: list[str] = []
+                while j < len(toks) and toks[j].kind == "var":
+                    names.append(toks[j].text)
+                    j += 1
+                    if not (j + 1 < len(toks) and toks[j].text == "," and toks[j + 1].kind == "var"):
+                        break
+                    j += 1
+                if not names:  # INTO a stored program's local variable: there are none here
+                    raise self.error_at(j)
+                self.tokens = toks[:k] + toks[j:]
+                self.into_vars = tuple(names)
+                return
 
     def split_returning(self) -> None:
         """A depth-0 RETURNING ends the write proper: its planner sees the tokens before it, and
@@ -2250,6 +2279,7 @@ class Translator:
             kw.setdefault("unsafe", unsafe_notes(self.tokens))
         return Plan(kind=kind, sql=" ".join(self.out), args=args, identity=identity,
                     uses_last_id=self.uses_last_id, uses_rand=self.uses_rand, uses_fraction=self.uses_fraction,
+                    into_vars=self.into_vars,
                     auto_dirty=self.auto_dirty, cacheable=self.cacheable,
                     sets_last_id=self.sets_last_id, upsert=self.upsert, calc_found=self.calc_found,
                     literal_kinds=tuple(sorted(self.kinds.items())), charset_contexts=self.charset_contexts,

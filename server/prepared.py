@@ -539,7 +539,9 @@ class PreparedStatements:
             self.txn_statements_any = True
         probe = stmt.bind([None] * stmt.param_count, [ParamType(FieldType.NULL)] * stmt.param_count)
         server = session.server
-        if keyword in _DESCRIBED or sql.lstrip().startswith("("):
+        if stmt.select and session.engine_session.sets_variables(probe):
+            pass  # SELECT ... INTO @a: no columns, nothing set before it executes (MariaDB's prepare)
+        elif keyword in _DESCRIBED or sql.lstrip().startswith("("):
             # run with NULLs, or with zeros where a NULL cannot stand (`LIMIT ?`): what fails on
             # both values is the execution's to report, as mysqld's prepare leaves it
             result = await _text_errors_only(session.run_statement(probe))
