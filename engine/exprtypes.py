@@ -53,7 +53,7 @@ _STRING_FUNCS = {"JSON_QUOTE", "JSON_UNQUOTE", "CONCAT", "CONCAT_WS", "UPPER", "
                  "LEFT", "RIGHT", "TRIM", "LTRIM", "RTRIM", "REPLACE", "REPEAT", "REVERSE", "LPAD", "RPAD",
                  "DATABASE", "SCHEMA", "USER", "CURRENT_USER", "SESSION_USER", "SYSTEM_USER", "VERSION",
                  "DATE_FORMAT", "HEX", "MD5", "SHA1", "SHA2", "UUID", "FORMAT",
-                 "INSERT", "SPACE", "QUOTE", "CHAR_LENGTH", "TIME_FORMAT", "INET_NTOA"}
+                 "INSERT", "SPACE", "QUOTE", "CHAR_LENGTH", "TIME_FORMAT", "INET_NTOA", "NATURAL_SORT_KEY"}
 _INT_FUNCS = {"INTERVAL": 2, "LENGTH": 10, "OCTET_LENGTH": 10, "BIT_LENGTH": 10, "CHAR_LENGTH": 10, "CHARACTER_LENGTH": 10,
               "LOCATE": 11, "INSTR": 11, "POSITION": 11, "YEAR": 4, "MONTH": 2, "DAY": 2,
               "DAYOFMONTH": 2, "HOUR": 2, "MINUTE": 2, "SECOND": 2, "DAYOFWEEK": 1, "DAYOFYEAR": 3,
@@ -62,11 +62,12 @@ _INT_FUNCS = {"INTERVAL": 2, "LENGTH": 10, "OCTET_LENGTH": 10, "BIT_LENGTH": 10,
               "MICROSECOND": 6, "DATEDIFF": 8, "FIELD": 3, "JSON_VALID": 1, "JSON_CONTAINS": 1,
               "JSON_LENGTH": 10, "JSON_DEPTH": 10, "WEEK": 2, "YEARWEEK": 6, "PERIOD_DIFF": 6, "PERIOD_ADD": 6,
               "GET_LOCK": 1, "RELEASE_LOCK": 1, "IS_FREE_LOCK": 1, "IS_USED_LOCK": 10, "IS_IPV4": 1, "IS_IPV6": 1,
-              "IS_IPV4_COMPAT": 1, "IS_IPV4_MAPPED": 1, "UNCOMPRESSED_LENGTH": 10}
+              "IS_IPV4_COMPAT": 1, "IS_IPV4_MAPPED": 1, "UNCOMPRESSED_LENGTH": 10, "LENGTHB": 10, "CRC32C": 10,
+              "BENCHMARK": 1, "COERCIBILITY": 1}
 _BIG_FUNCS = {"INET_ATON": 21, "COUNT": 21, "LAST_INSERT_ID": 21, "UNIX_TIMESTAMP": 17, "ROW_COUNT": 21,
               "FOUND_ROWS": 21, "BIT_COUNT": 2, "TIMESTAMPDIFF": 21, "TO_SECONDS": 12}
 _DOUBLE_FUNCS = {"RAND", "SQRT", "POW", "POWER", "EXP", "LN", "LOG", "LOG2", "LOG10", "SIN", "COS",
-                 "TAN", "ASIN", "ACOS", "ATAN", "ATAN2", "PI", "DEGREES", "RADIANS", "STD", "STDDEV",
+                 "TAN", "COT", "ASIN", "ACOS", "ATAN", "ATAN2", "PI", "DEGREES", "RADIANS", "STD", "STDDEV",
                  "VARIANCE", "VAR_POP", "VAR_SAMP", "STDDEV_POP", "STDDEV_SAMP"}
 # string functions whose type is their own whatever the arguments
 _OWN_TYPES = {
@@ -74,6 +75,11 @@ _OWN_TYPES = {
     "INET6_ATON": ColumnType(FieldType.VAR_STRING, 16, 0, CHARSET_BINARY, ColumnFlag.BINARY),
     "INET6_NTOA": ColumnType(FieldType.VAR_STRING, 39 * MB, 0, CHARSET_UTF8MB4_GENERAL_CI, 0),
     "UNCOMPRESS": ColumnType(FieldType.LONG_BLOB, 16777216, STRING_DEC, CHARSET_BINARY, ColumnFlag.BINARY),
+    "SFORMAT": ColumnType(FieldType.LONG_BLOB, 4294967295, STRING_DEC, CHARSET_UTF8MB4_GENERAL_CI, 0),
+    "CHR": varchar(1),
+    "PASSWORD": varchar(41),
+    "OLD_PASSWORD": varchar(16),
+    "SYS_GUID": varchar(32),
 }
 _VARIANCE_FUNCS = {"STD", "STDDEV", "STDDEV_POP", "STDDEV_SAMP", "VARIANCE", "VAR_POP", "VAR_SAMP"}
 # functions that read their arguments as numbers: an ENUM or SET argument is its number
@@ -192,6 +198,11 @@ _SELECT_LIST_END = ("FROM", "INTO", "UNION", "WHERE", "LIMIT", "ORDER", "GROUP",
                     "EXCEPT", "INTERSECT")
 
 
+def within_group(tokens: list[Token], k: int) -> bool:
+    """tokens[k] is the GROUP of PERCENTILE_CONT(f) WITHIN GROUP (...), no GROUP BY clause."""
+    return k > 0 and tokens[k].is_word("GROUP") and tokens[k - 1].is_word("WITHIN")
+
+
 def split_top(tokens: list[Token], i: int = 0, end_words: tuple[str, ...] = ()) -> tuple[list[list[Token]], int]:
     """tokens[i:] split at the commas outside parentheses, up to a word of `end_words` outside
     them (or the end): the parts and the index reached."""
@@ -203,7 +214,7 @@ def split_top(tokens: list[Token], i: int = 0, end_words: tuple[str, ...] = ()) 
             depth += 1
         elif t.kind == "op" and t.text == ")":
             depth -= 1
-        elif depth == 0 and end_words and t.is_word(*end_words):
+        elif depth == 0 and end_words and t.is_word(*end_words) and not within_group(tokens, i):
             break
         if depth == 0 and t.kind == "op" and t.text == ",":
             parts.append([])
@@ -839,6 +850,13 @@ class _Typer:
         if word in ("COUNT",):
             return int_type(21, _CONSTANT_FLAGS), _skip_parens(toks, i + 1)
         args, end = self.args(toks, i + 1)
+        if word in ("PERCENTILE_CONT", "PERCENTILE_DISC") and end + 5 < len(toks) and toks[end].is_word("WITHIN"):
+            # WITHIN GROUP (ORDER BY x [ASC | DESC]): PERCENTILE_DISC is of x's type
+            close = _skip_parens(toks, end + 2)
+            ordered = toks[end + 5:close - 1]
+            if ordered and ordered[-1].is_word("ASC", "DESC"):
+                ordered = ordered[:-1]
+            args, end = [self.expr(ordered, 0)[0] if word == "PERCENTILE_DISC" else None], close
         ct = self.function(word, args, toks[i + 2:end - 1])
         if end < len(toks) and toks[end].is_word("OVER"):  # a window function: the same type
             end = _skip_parens(toks, end + 1) if end + 1 < len(toks) and toks[end + 1].text == "(" else end + 2
@@ -848,6 +866,12 @@ class _Typer:
         if word in _NUMBER_ARGS:
             args = [_member_number(a) for a in args]
         first = args[0] if args else None
+        if word in ("MEDIAN", "PERCENTILE_CONT"):  # a DOUBLE shown with 10 decimals
+            return replace(DOUBLE, decimals=10)
+        if word == "NAME_CONST":  # its value's
+            if len(args) != 2 or args[1] is None:
+                raise _Unknown
+            return args[1]
         if word in ("DATE_ADD", "DATE_SUB", "ADDDATE", "SUBDATE"):
             interval = any(t.is_word("INTERVAL") for t in inner)
             if first is None or not inner or interval and inner[-1].kind != "word":
@@ -917,7 +941,7 @@ class _Typer:
                 return datetime_type(FieldType.DATETIME, max(a.decimals for a in dated))
             if texts and rest:
                 return DOUBLE
-        if word in _SAME_AS_ARG or word == "IF" or word == "IFNULL":
+        if word in _SAME_AS_ARG or word in ("IF", "IFNULL", "PERCENTILE_DISC"):  # (PERCENTILE_DISC: its values')
             candidates = args[1:] if word == "IF" else args
             if not candidates or any(a is None for a in candidates):
                 raise _Unknown

@@ -35,6 +35,7 @@ from engine import collation, decimal_math, jsondoc, locales, strfuncs, values
 from engine.coltypes import format_double
 from protocol.errors import (
     ER_CONSTRAINT_FAILED,
+    ER_DATA_OUT_OF_RANGE,
     ER_DIVISION_BY_ZERO,
     ER_JSON_BAD_CHR,
     ER_JSON_DEPTH,
@@ -44,10 +45,12 @@ from protocol.errors import (
     ER_JSON_PATH_NO_WILDCARD,
     ER_JSON_PATH_SYNTAX,
     ER_JSON_SYNTAX,
+    ER_NOT_SUPPORTED_YET,
     ER_QUERY_INTERRUPTED,
     ER_SUBQUERY_NO_1_ROW,
     ER_TOO_BIG_PRECISION,
     ER_UNKNOWN_LOCALE,
+    ER_WRONG_VALUE_FOR_TYPE,
     SQLError,
 )
 
@@ -1685,7 +1688,7 @@ UNBOUNDED = frozenset({
 # not deterministic (SQLite must not fold them), and so never run on the event loop
 # (`engine.core`, "Threads"): they wait, or change the session's or the server's state
 VOLATILE = frozenset({
-    "uuid", "uuid_short", "mysql_rand", "unix_timestamp", "mysql_unix_timestamp", "mysql_set_last_id",
+    "uuid", "uuid_short", "sys_guid", "mysql_rand", "unix_timestamp", "mysql_unix_timestamp", "mysql_set_last_id",
     "mysql_set_var", "mysql_get_var",
     "mysql_upsert_mark", "mysql_matched", "mysql_sleep", "get_lock", "release_lock", "release_all_locks", "is_free_lock",
     "is_used_lock",
@@ -1819,6 +1822,44 @@ def _sort_key(v: Any) -> tuple:
     return (2, collation.key(_to_str(v)))
 
 
+class _Percentile:
+    """PERCENTILE_CONT(f) / PERCENTILE_DISC(f) WITHIN GROUP (ORDER BY x [DESC]) OVER (PARTITION
+    BY ...), MEDIAN(x) (PERCENTILE_CONT(0.5)): a window function over the whole partition (the
+    translation admits no ORDER BY in its OVER), its non-NULL values in the order named.
+    step(f, x, descending, discrete)."""
+
+    def __init__(self) -> None:
+        self.values: list[Any] = []
+        self.fraction = 0.0
+        self.descending = self.discrete = False
+
+    def step(self, fraction: Any, value: Any, descending: Any, discrete: Any) -> None:
+        self.fraction, self.descending, self.discrete = float(fraction), bool(descending), bool(discrete)
+        if value is not None:
+            self.values.append(value)
+
+    def inverse(self, fraction: Any, value: Any, descending: Any, discrete: Any) -> None:
+        if value is not None:
+            self.values.remove(value)
+
+    def value(self) -> Any:
+        if not self.values:
+            return None
+        ordered = sorted(self.values, key=_sort_key, reverse=self.descending)
+        if self.discrete:  # the first value whose cumulative distribution reaches f
+            n = len(ordered)
+            return ordered[max(math.ceil(round(self.fraction * n, 9)) - 1, 0)]
+        numbers = [_num(v) for v in ordered]
+        place = self.fraction * (len(numbers) - 1)
+        low, high = math.floor(place), math.ceil(place)
+        if low == high:
+            return numbers[low]
+        return (high - place) * numbers[low] + (place - low) * numbers[high]
+
+    def finalize(self) -> Any:
+        return self.value()
+
+
 class _BitAggregate:
     """BIT_XOR / BIT_OR / BIT_AND over unsigned 64-bit integers (NULLs skipped)."""
 
@@ -1933,6 +1974,16 @@ def divided_by_zero(state: ConnectionState) -> Callable[[], None]:
     warn = warner(state)
     division = ("Warning", ER_DIVISION_BY_ZERO.code, ER_DIVISION_BY_ZERO.format())
     return lambda: warn(division)
+
+
+def cot(x: Any) -> float | None:
+    """COT(x); at a tangent of 0, MariaDB's 1690."""
+    if x is None:
+        return None
+    tangent = math.tan(_num(x))
+    if not tangent:
+        raise_sql(SQLError(ER_DATA_OUT_OF_RANGE, "DOUBLE", f"cot({_to_str(x)})"))
+    return 1 / tangent
 
 
 def register(conn: sqlite3.Connection, state: ConnectionState) -> None:
@@ -2051,20 +2102,52 @@ def register(conn: sqlite3.Connection, state: ConnectionState) -> None:
 
     def mysql_char(charset: str, *args: Any) -> bytes | str | None:
         """CHAR(N, ... [USING charset]): each argument read as an integer (a string that is none
-        warned of, as CAST does), NULLs skipped (`strfuncs.mysql_char`)."""
+        warned of, as CAST does), NULLs skipped (`strfuncs.mysql_char`). `charset` 'latin1:item'
+        ('ascii:item') is the call a whole select item is: any other CHAR(... USING latin1) whose
+        bytes are not ASCII fails with 1235 (`strfuncs.NARROW_CHARSETS`)."""
         numbers: list[int | None] = []
         for arg in args:
             if type(arg) is str and (warning := values.number_warning(arg, "INTEGER")):
                 warn(warning)
             numbers.append(None if arg is None else int(cast_int(arg, "lit", 0) or 0))
-        return strfuncs.mysql_char(charset, numbers, warn)
+        charset, _, place = charset.partition(":")
+        out = strfuncs.mysql_char(charset, numbers, warn)
+        if charset in strfuncs.NARROW_CHARSETS and place != "item" and out is not None \
+                and any(n is not None and n & 0xFFFFFFFF > 0x7F for n in numbers):
+            raise_sql(SQLError(ER_NOT_SUPPORTED_YET, f"CHAR(... USING {charset}) of a code past 127 but as a select item"))
+        return out
 
     def mysql_fsp(value: Any, digits: Any, name: str) -> Any:
         if not isinstance(digits, int) or not 0 <= digits <= 6:
             raise_sql(SQLError(ER_TOO_BIG_PRECISION, name))
         return value if value is None or not digits else f"{value}.{'0' * digits}"
 
+    format_string = strfuncs.sformat(warn)
+
+    def sformat(fmt: Any, *args: Any) -> str | None:
+        try:
+            return format_string(fmt, *args)
+        except strfuncs.Unsupported as exc:
+            raise_sql(SQLError(ER_NOT_SUPPORTED_YET, str(exc)))
+            raise
+
+    def benchmark(count: Any, _value: Any) -> int | None:
+        """BENCHMARK(count, expr): 0, its expression evaluated (once: the translation refuses one
+        with effects, `translate.BENCHMARK_EFFECTS`); NULL for a NULL or negative count (1411)."""
+        if count is None:
+            return None
+        n = _int(count)
+        if n < 0:
+            warn(("Warning", ER_WRONG_VALUE_FOR_TYPE.code, ER_WRONG_VALUE_FOR_TYPE.format("count", n, "benchmark")))
+            return None
+        return 0
+
     fns = {
+        "sformat": (-1, sformat), "mysql_benchmark": (2, benchmark), "natural_sort_key": (1, strfuncs.natural_sort_key),
+        "chr": (1, lambda n: None if n is None else mysql_char("utf8mb4", n)), "crc32c": (-1, strfuncs.crc32c),
+        "password": (1, strfuncs.password), "old_password": (1, strfuncs.old_password),
+        "cot": (1, cot),
+        "sys_guid": (0, lambda: mysql_uuid(session_fx().rand).replace("-", "")),
         "mysql_fsp": (3, mysql_fsp), "mysql_format": (-1, format_locale(warn)), "upper": (1, _case(str.upper)), "lower": (1, _case(str.lower)), "mysql_store": (2, mysql_store), "mysql_store_check": (2, mysql_store_check), "mysql_sleep": (1, mysql_sleep), "get_lock": (2, get_lock),
         "release_lock": (1, lambda n: None if n is None else LOCKS.release(session_fx(), _to_str(n))),
         "release_all_locks": (0, lambda: LOCKS.release_all(session_fx())),
@@ -2164,6 +2247,7 @@ def register(conn: sqlite3.Connection, state: ConnectionState) -> None:
                             ("var_pop", _Variance), ("var_samp", _VarSamp), ("stddev_samp", _StdDevSamp)):
         conn.create_aggregate(name, 1, aggregate)  # type: ignore[arg-type]
     conn.create_aggregate("mysql_group_concat", -1, _GroupConcat)  # type: ignore[arg-type]
+    conn.create_window_function("mysql_percentile", 4, _Percentile)  # type: ignore[arg-type]
     conn.create_aggregate("mysql_json_arrayagg", 2, _JsonArrayAgg)  # type: ignore[arg-type]
     conn.create_aggregate("mysql_json_objectagg", 3, _JsonObjectAgg)  # type: ignore[arg-type]
     for name, (nargs, fn) in fns.items():
