@@ -54,7 +54,7 @@ _STRING_FUNCS = {"JSON_QUOTE", "JSON_UNQUOTE", "CONCAT", "CONCAT_WS", "UPPER", "
                  "DATABASE", "SCHEMA", "USER", "CURRENT_USER", "SESSION_USER", "SYSTEM_USER", "VERSION",
                  "DATE_FORMAT", "HEX", "MD5", "SHA1", "SHA2", "UUID", "FORMAT",
                  "INSERT", "SPACE", "QUOTE", "CHAR_LENGTH", "TIME_FORMAT", "INET_NTOA", "NATURAL_SORT_KEY"}
-_INT_FUNCS = {"INTERVAL": 2, "LENGTH": 10, "OCTET_LENGTH": 10, "BIT_LENGTH": 10, "CHAR_LENGTH": 10, "CHARACTER_LENGTH": 10,
+_INT_FUNCS = {"INTERVAL": 2, "LENGTH": 10, "OCTET_LENGTH": 10, "CHAR_LENGTH": 10, "CHARACTER_LENGTH": 10,
               "LOCATE": 11, "INSTR": 11, "POSITION": 11, "YEAR": 4, "MONTH": 2, "DAY": 2,
               "DAYOFMONTH": 2, "HOUR": 2, "MINUTE": 2, "SECOND": 2, "DAYOFWEEK": 1, "DAYOFYEAR": 3,
               "WEEKDAY": 1, "WEEKOFYEAR": 2, "QUARTER": 1, "ISNULL": 1, "SIGN": 2, "CONNECTION_ID": 10,
@@ -63,9 +63,12 @@ _INT_FUNCS = {"INTERVAL": 2, "LENGTH": 10, "OCTET_LENGTH": 10, "BIT_LENGTH": 10,
               "JSON_LENGTH": 10, "JSON_DEPTH": 10, "WEEK": 2, "YEARWEEK": 6, "PERIOD_DIFF": 6, "PERIOD_ADD": 6,
               "GET_LOCK": 1, "RELEASE_LOCK": 1, "IS_FREE_LOCK": 1, "IS_USED_LOCK": 10, "IS_IPV4": 1, "IS_IPV6": 1,
               "IS_IPV4_COMPAT": 1, "IS_IPV4_MAPPED": 1, "UNCOMPRESSED_LENGTH": 10, "LENGTHB": 10, "CRC32C": 10,
-              "BENCHMARK": 1, "COERCIBILITY": 1}
+              "BENCHMARK": 1, "COERCIBILITY": 1, "REGEXP_INSTR": 11}
 _BIG_FUNCS = {"INET_ATON": 21, "COUNT": 21, "LAST_INSERT_ID": 21, "UNIX_TIMESTAMP": 17, "ROW_COUNT": 21,
-              "FOUND_ROWS": 21, "BIT_COUNT": 2, "TIMESTAMPDIFF": 21, "TO_SECONDS": 12}
+              "FOUND_ROWS": 21, "BIT_COUNT": 2, "TIMESTAMPDIFF": 21, "TO_SECONDS": 12, "BIT_LENGTH": 11,
+              "UUID_SHORT": 21}
+# string functions MariaDB describes with 0 decimals (others: 39)
+_NO_DECIMALS = frozenset({"DAYNAME", "MONTHNAME", "DATE_FORMAT", "TIME_FORMAT", "HEX", "INET_NTOA"})
 _DOUBLE_FUNCS = {"RAND", "SQRT", "POW", "POWER", "EXP", "LN", "LOG", "LOG2", "LOG10", "SIN", "COS",
                  "TAN", "COT", "ASIN", "ACOS", "ATAN", "ATAN2", "PI", "DEGREES", "RADIANS", "STD", "STDDEV",
                  "VARIANCE", "VAR_POP", "VAR_SAMP", "STDDEV_POP", "STDDEV_SAMP"}
@@ -80,6 +83,12 @@ _OWN_TYPES = {
     "PASSWORD": varchar(41),
     "OLD_PASSWORD": varchar(16),
     "SYS_GUID": varchar(32),
+    "CURRENT_ROLE": varchar(128),
+    "DAYNAME": replace(varchar(9), decimals=0),
+    "MONTHNAME": replace(varchar(9), decimals=0),
+    "RANDOM_BYTES": replace(varchar(1024, binary=True), decimals=STRING_DEC),
+    "AES_ENCRYPT": replace(varchar(16, binary=True), decimals=STRING_DEC),
+    "AES_DECRYPT": replace(varchar(16, binary=True), decimals=STRING_DEC),
 }
 _VARIANCE_FUNCS = {"STD", "STDDEV", "STDDEV_POP", "STDDEV_SAMP", "VARIANCE", "VAR_POP", "VAR_SAMP"}
 # functions that read their arguments as numbers: an ENUM or SET argument is its number
@@ -754,7 +763,7 @@ class _Typer:
         3, a literal's own digits: '09:00:00.5' has 1); ADDTIME / SUBTIME a DATETIME or a TIME
         as their first argument is one (of a string the type is the rows')."""
         parts, _ = split_top(list(inner))
-        read = 2 if word in ("TIMEDIFF", "ADDTIME", "SUBTIME") else 1
+        read = 2 if word in ("TIMEDIFF", "ADDTIME", "SUBTIME") or word == "TIMESTAMP" and len(parts) == 2 else 1
         if len(parts) < read or len(args) < read:
             raise _Unknown
         fsp = max(self.fraction_digits(part, ct) for part, ct in zip(parts[:read], args[:read], strict=True))
@@ -868,6 +877,16 @@ class _Typer:
         first = args[0] if args else None
         if word in ("MEDIAN", "PERCENTILE_CONT"):  # a DOUBLE shown with 10 decimals
             return replace(DOUBLE, decimals=10)
+        if word == "ADD_MONTHS":  # DATE_ADD(d, INTERVAL n MONTH)'s
+            if first is None:
+                raise _Unknown
+            return _with_interval(first, "MONTH")
+        if word == "SEC_TO_TIME":  # the fraction digits of a DECIMAL, 6 of a DOUBLE or a string
+            if first is None:
+                raise _Unknown
+            fsp = min(first.decimals, 6) if first.type == FieldType.NEWDECIMAL else \
+                6 if first.type in (FieldType.DOUBLE, FieldType.FLOAT) or first.type in _STRING_TYPES else 0
+            return datetime_type(FieldType.TIME, fsp)
         if word == "NAME_CONST":  # its value's
             if len(args) != 2 or args[1] is None:
                 raise _Unknown
@@ -876,7 +895,11 @@ class _Typer:
             interval = any(t.is_word("INTERVAL") for t in inner)
             if first is None or not inner or interval and inner[-1].kind != "word":
                 raise _Unknown
-            return _with_interval(first, inner[-1].upper if interval else "DAY")
+            ct = _with_interval(first, inner[-1].upper if interval else "DAY")
+            if ct.type == FieldType.STRING and first.origin is None and first.type != FieldType.NULL:
+                # a string literal's written fraction digits ('... 00:00:00.5': 1)
+                ct = replace(ct, decimals=self.fraction_digits(split_top(list(inner))[0][0], first))
+            return ct
         if word == "STR_TO_DATE":
             return self.str_to_date(inner)
         if word in _FSP_FROM_ARGS and args:
@@ -941,8 +964,9 @@ class _Typer:
                 return datetime_type(FieldType.DATETIME, max(a.decimals for a in dated))
             if texts and rest:
                 return DOUBLE
-        if word in _SAME_AS_ARG or word in ("IF", "IFNULL", "PERCENTILE_DISC"):  # (PERCENTILE_DISC: its values')
-            candidates = args[1:] if word == "IF" else args
+        if word in _SAME_AS_ARG or word in ("IF", "IFNULL", "PERCENTILE_DISC", "LAST_VALUE"):
+            # (PERCENTILE_DISC: its values'; LAST_VALUE(a, ..., z), not the window function: z's)
+            candidates = args[1:] if word == "IF" else args[-1:] if word == "LAST_VALUE" else args
             if not candidates or any(a is None for a in candidates):
                 raise _Unknown
             ct = _unify(candidates)
@@ -985,7 +1009,8 @@ class _Typer:
             return replace(_text_type(max(sum(chars) * 2, 16)), format_name="json")
         if word in ("HEX", "TO_BASE64", "UNHEX", "FROM_BASE64"):
             binary = word in ("UNHEX", "FROM_BASE64")
-            return varchar(512, binary=binary)
+            ct = varchar(512, binary=binary)
+            return replace(ct, decimals=0 if word == "HEX" else STRING_DEC if word == "FROM_BASE64" else ct.decimals)
         if word in _OWN_TYPES:
             return _OWN_TYPES[word]
         if word == "CHAR":  # 4 bytes an argument, a binary string unless USING names a character set
@@ -1002,7 +1027,8 @@ class _Typer:
                 if any(a is not None and a.charset == 63 and a.type in _STRING_TYPES for a in args):
                     return varchar(sum(a.length if a else 64 for a in args), binary=True)  # a binary string's
                 return _text_type(sum(chars))
-            return _text_type(max(chars) if chars else 64)
+            ct = _text_type(max(chars) if chars else 64)
+            return replace(ct, decimals=0) if word in _NO_DECIMALS else ct
         raise _Unknown
 
     def cast(self, toks: list[Token], i: int, word: str) -> tuple[ColumnType, int]:
@@ -1108,7 +1134,8 @@ _DAY_UNITS = frozenset({"YEAR", "QUARTER", "MONTH", "WEEK", "DAY", "YEAR_MONTH"}
 def _with_interval(left: ColumnType, unit: str) -> ColumnType:
     """A date +/- INTERVAL (or DATE_ADD ...), as MariaDB types it: a DATE plus whole days or more
     is a DATE, plus a time unit a DATETIME; a DATETIME or TIMESTAMP gives a DATETIME (6 digits of
-    fraction with a MICROSECOND unit). Of anything else (a string) the type is the rows'."""
+    fraction with a MICROSECOND unit); a string or NULL a CHAR. Of anything else the type is the
+    rows'."""
     fsp = 6 if "MICROSECOND" in unit else 0
     if left.type == FieldType.DATE:
         if unit in _DAY_UNITS:
@@ -1116,6 +1143,9 @@ def _with_interval(left: ColumnType, unit: str) -> ColumnType:
         return datetime_type(FieldType.DATETIME, fsp)
     if left.type in (FieldType.DATETIME, FieldType.TIMESTAMP):
         return datetime_type(FieldType.DATETIME, max(fsp, left.decimals))
+    if left.type == FieldType.NULL or left.type in _STRING_TYPES and left.charset != CHARSET_BINARY:
+        # (a column's string may hold any fraction: 6 decimals; a literal's, NULL's none)
+        return ColumnType(FieldType.STRING, 29 * MB, 6 if left.origin is not None else 0, CHARSET_UTF8MB4_GENERAL_CI, 0)
     raise _Unknown
 
 

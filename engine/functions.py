@@ -3,7 +3,8 @@
 All are deterministic given their arguments, except `mysql_rand()`, which draws from the running
 statement's session generator (`RandState`, MySQL's own algorithm, so a binlogged RAND_SEED
 reproduces the master's values) through the connection's `ConnectionState`, and the functions
-of the server's state: UUID(), UUID_SHORT(), SLEEP() and the named locks (GET_LOCK ...).
+of the server's state: UUID(), SYS_GUID(), UUID_SHORT(), SLEEP() and the named locks (GET_LOCK
+...), and RANDOM_BYTES() (a replica draws its own, as MariaDB's does).
 
 Named locks (`NamedLocks`, one per process = per server) belong to a session's
 `SessionFunctions`; a session releases them all when it ends. SLEEP() and a GET_LOCK() wait
@@ -20,6 +21,7 @@ import calendar
 import hashlib
 import json
 import math
+import os
 import re
 import sqlite3
 import threading
@@ -760,9 +762,12 @@ def time_to_sec(value: Any) -> int | None:
 
 
 def sec_to_time(value: Any) -> str | None:
-    """SEC_TO_TIME: '[-]HH:MM:SS', clipped to TIME's range as MySQL's."""
+    """SEC_TO_TIME: '[-]HH:MM:SS[.ffffff]' (a fraction of a DOUBLE, DECIMAL or string argument
+    kept), clipped to TIME's range as MySQL's."""
     if value is None:
         return None
+    if not isinstance(value, int) and (seconds := _num(value)) != int(seconds):
+        return _time_text(seconds)
     n = _int(value)
     sign = "-" if n < 0 else ""
     n = min(abs(n), values.TIME_MAX_HOURS * 3600 + 59 * 60 + 59)
@@ -1688,7 +1693,7 @@ UNBOUNDED = frozenset({
 # not deterministic (SQLite must not fold them), and so never run on the event loop
 # (`engine.core`, "Threads"): they wait, or change the session's or the server's state
 VOLATILE = frozenset({
-    "uuid", "uuid_short", "sys_guid", "mysql_rand", "unix_timestamp", "mysql_unix_timestamp", "mysql_set_last_id",
+    "uuid", "uuid_short", "sys_guid", "random_bytes", "mysql_rand", "unix_timestamp", "mysql_unix_timestamp", "mysql_set_last_id",
     "mysql_set_var", "mysql_get_var",
     "mysql_upsert_mark", "mysql_matched", "mysql_sleep", "get_lock", "release_lock", "release_all_locks", "is_free_lock",
     "is_used_lock",
@@ -1976,6 +1981,107 @@ def divided_by_zero(state: ConnectionState) -> Callable[[], None]:
     return lambda: warn(division)
 
 
+def timestamp(value: Any, *delta: Any) -> str | None:
+    """TIMESTAMP(x): x as a DATETIME; TIMESTAMP(x, t): that plus the time t."""
+    dt = _dt(value)
+    if dt is None:
+        return None
+    if not delta:
+        return _datetime_text(dt)
+    seconds = _seconds(delta[0])
+    return None if seconds is None else _datetime_text(dt + timedelta(seconds=seconds))
+
+
+def _out_of_range(name: str, *args: Any) -> None:
+    raise_sql(SQLError(ER_DATA_OUT_OF_RANGE, "DOUBLE", f"{name}({','.join(_to_str(a) for a in args)})"))
+
+
+def mysql_exp(x: Any) -> float | None:
+    """EXP(x); past DOUBLE's range MariaDB's 1690 (SQLite's exp gives inf)."""
+    if x is None:
+        return None
+    try:
+        return math.exp(_num(x))
+    except OverflowError:
+        _out_of_range("exp", x)
+        raise
+
+
+def mysql_pow(x: Any, y: Any) -> float | None:
+    """POW(x, y); past DOUBLE's range or outside its domain (0 to a negative power, a negative
+    number to a fraction) MariaDB's 1690 (SQLite's pow gives inf or NULL)."""
+    if x is None or y is None:
+        return None
+    try:
+        out = math.pow(_num(x), _num(y))
+    except (OverflowError, ValueError):
+        out = math.inf
+    if math.isinf(out) or math.isnan(out):
+        _out_of_range("pow", x, y)
+    return out
+
+
+def logarithm(base: Callable[[float], float], warn: Callable[[tuple[str, int, str]], None]) -> Callable[..., Any]:
+    """LN / LOG2 / LOG10 / LOG(x) and LOG(b, x): NULL with MariaDB's warning 1365 for x <= 0 (or a
+    base <= 0 or 1)."""
+    division = ("Warning", ER_DIVISION_BY_ZERO.code, ER_DIVISION_BY_ZERO.format())
+
+    def fn(*args: Any) -> float | None:
+        if any(a is None for a in args):
+            return None
+        numbers = [_num(a) for a in args]
+        if any(n <= 0 for n in numbers) or len(numbers) == 2 and numbers[0] == 1:
+            warn(division)
+            return None
+        return base(numbers[0]) if len(numbers) == 1 else math.log(numbers[1]) / math.log(numbers[0])
+    return fn
+
+
+def aes_key(key: Any) -> bytes:
+    """AES_ENCRYPT's 128-bit key: the key's bytes XORed into 16 bytes in turn (my_aes_create_key)."""
+    folded = bytearray(16)
+    for n, byte in enumerate(_to_bytes(key)):
+        folded[n % 16] ^= byte
+    return bytes(folded)
+
+
+def aes_encrypt(value: Any, key: Any) -> bytes | None:
+    """AES_ENCRYPT(s, key): AES-128-ECB of s padded as PKCS#7 (MariaDB 10.11's only mode)."""
+    if value is None or key is None:
+        return None
+    from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
+
+    data = _to_bytes(value)
+    pad = 16 - len(data) % 16
+    encryptor = Cipher(algorithms.AES(aes_key(key)), modes.ECB()).encryptor()  # noqa: S305 - MariaDB's mode
+    return encryptor.update(data + bytes([pad]) * pad) + encryptor.finalize()
+
+
+def aes_decrypt(value: Any, key: Any) -> bytes | None:
+    """AES_DECRYPT(s, key): AES_ENCRYPT undone; NULL for a length or padding it cannot have made."""
+    if value is None or key is None:
+        return None
+    from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
+
+    data = _to_bytes(value)
+    if not data or len(data) % 16:
+        return None
+    decryptor = Cipher(algorithms.AES(aes_key(key)), modes.ECB()).decryptor()  # noqa: S305 - MariaDB's mode
+    plain = decryptor.update(data) + decryptor.finalize()
+    pad = plain[-1]
+    if not 1 <= pad <= 16 or plain[-pad:] != bytes([pad]) * pad:
+        return None
+    return plain[:-pad]
+
+
+def random_bytes(n: Any) -> bytes | None:
+    """RANDOM_BYTES(n): n random bytes, 0 to 1024 of them (NULL past that)."""
+    if n is None:
+        return None
+    count = _int(n)
+    return os.urandom(count) if 0 <= count <= 1024 else None
+
+
 def cot(x: Any) -> float | None:
     """COT(x); at a tangent of 0, MariaDB's 1690."""
     if x is None:
@@ -2143,6 +2249,11 @@ def register(conn: sqlite3.Connection, state: ConnectionState) -> None:
         return 0
 
     fns = {
+        "timestamp": (-1, timestamp), "exp": (1, mysql_exp), "pow": (2, mysql_pow),
+        "ln": (1, logarithm(math.log, warn)), "log": (-1, logarithm(math.log10, warn)),
+        "log2": (1, logarithm(math.log2, warn)), "log10": (1, logarithm(math.log10, warn)),
+        "aes_encrypt": (2, aes_encrypt), "aes_decrypt": (2, aes_decrypt), "random_bytes": (1, random_bytes),
+        "mysql_last_value": (-1, lambda *args: args[-1] if args else None),
         "sformat": (-1, sformat), "mysql_benchmark": (2, benchmark), "natural_sort_key": (1, strfuncs.natural_sort_key),
         "chr": (1, lambda n: None if n is None else mysql_char("utf8mb4", n)), "crc32c": (-1, strfuncs.crc32c),
         "password": (1, strfuncs.password), "old_password": (1, strfuncs.old_password),
@@ -2218,7 +2329,6 @@ def register(conn: sqlite3.Connection, state: ConnectionState) -> None:
         # MariaDB's JSON_QUOTE of NULL or of a number is NULL (SQLite's json_quote writes null, 1)
         "json_quote": (1, lambda v: json.dumps(v.decode("utf-8", "surrogateescape") if isinstance(v, bytes) else v,
                                                ensure_ascii=False) if isinstance(v, str | bytes) else None),
-        "timestamp": (1, lambda v: None if (dt := _dt(v)) is None else _datetime_text(dt)),
         "makedate": (2, makedate),
         "maketime": (3, lambda h, m, sec: None if None in (h, m, sec) or not (0 <= _int(m) < 60 and 0 <= _num(sec) < 60)
                      else _time_text(_int(h) * 3600 + (-1 if _int(h) < 0 else 1) * (_int(m) * 60 + _num(sec)))),

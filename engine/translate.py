@@ -1273,6 +1273,14 @@ class Translator:
             return self.emit_coercibility(i)
         if word == "SFORMAT":
             return self.emit_sformat(i)
+        if word == "CURRENT_ROLE" and closes:  # no role is ever set here
+            self.add_arg(("const", None))
+            return i + 3
+        if word == "ADD_MONTHS":  # DATE_ADD(d, INTERVAL n MONTH)
+            return self.emit_date_add(i, 1, "MONTH")
+        if word == "LAST_VALUE" and not ((j := self.close_of(i)[0]) + 1 < len(toks) and toks[j + 1].is_word("OVER")):
+            self.out.append("mysql_last_value")  # LAST_VALUE(a, ..., z): z, all evaluated
+            return i + 1
         if word in ("MEDIAN", "PERCENTILE_CONT", "PERCENTILE_DISC"):
             return self.emit_percentile(i, word)
         if word == "BENCHMARK":
@@ -1766,8 +1774,9 @@ class Translator:
         self.out.append(f", '{mode or 'BOTH'}')")
         return j + 1
 
-    def emit_date_add(self, i: int, sign: int) -> int:
-        """DATE_ADD(d, INTERVAL n unit) / DATE_SUB / ADDDATE(d, n days)."""
+    def emit_date_add(self, i: int, sign: int, bare_unit: str = "DAY") -> int:
+        """DATE_ADD(d, INTERVAL n unit) / DATE_SUB / ADDDATE(d, n days) / ADD_MONTHS(d, n) (a
+        bare n counts `bare_unit`s)."""
         toks = self.tokens
         close, comma = self.close_of(i)
         if comma is None:
@@ -1781,7 +1790,7 @@ class Translator:
                 raise SQLError(ER_NOT_SUPPORTED_YET, f"INTERVAL unit {unit.text}")
             self.emit_range(comma + 2, close - 1)
         else:
-            unit = Token("word", "DAY")
+            unit = Token("word", bare_unit)
             self.emit_range(comma + 1, close)
         self.out.append(f", '{unit.upper}', {sign})")
         return close + 1

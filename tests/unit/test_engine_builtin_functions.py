@@ -79,3 +79,23 @@ async def test_percentiles_over_the_whole_partition(session):
     assert await _error(session, "SELECT PERCENTILE_CONT(NULL) WITHIN GROUP (ORDER BY n) OVER () FROM e") == 4104
     assert await _error(session, "SELECT MEDIAN(v) OVER () FROM e") == 4101
     assert await _error(session, "SELECT PERCENTILE_CONT(n) WITHIN GROUP (ORDER BY n) OVER () FROM e") == 1235
+
+
+async def test_timestamp_add_months_last_value_current_role(session):
+    assert await _rows(session, "SELECT TIMESTAMP('2020-01-01', '10:00:00.5'), ADD_MONTHS('2020-01-31', 1),"
+                                " LAST_VALUE(1, 'z'), CURRENT_ROLE()") == [("2020-01-01 10:00:00.5", "2020-02-29", "z", None)]
+
+
+async def test_exp_and_pow_out_of_range_fail_and_logarithms_of_nonpositives_are_null(session):
+    for sql in ("SELECT EXP(710)", "SELECT POW(2, 1024)", "SELECT POW(0, -1)", "SELECT POW(-8, 0.5)"):
+        assert await _error(session, sql) == 1690, sql
+    engine, s = session
+    result = await run(engine, s, "SELECT LN(0), LOG(2, 8), LOG(1, 8), LOG2(8), LOG10(-1)")
+    assert [tuple(row) for row in result.rows] == [(None, "3", None, "3", None)]
+    assert [w[1] for w in result.warnings] == [1365, 1365, 1365]
+
+
+async def test_aes_round_trip_and_sec_to_time_fraction(session):
+    assert await _rows(session, "SELECT HEX(AES_ENCRYPT('a', 'k')), AES_DECRYPT(AES_ENCRYPT('abc', 'k'), 'k'),"
+                                " AES_DECRYPT('x', 'k'), SEC_TO_TIME(1.5), SEC_TO_TIME(5)") == \
+        [("53E61674DBCC997DD27BD802A2EB9F22", b"abc", None, "00:00:01.5", "00:00:05")]
