@@ -53,7 +53,8 @@ _STRING_FUNCS = {"JSON_QUOTE", "JSON_UNQUOTE", "CONCAT", "CONCAT_WS", "UPPER", "
                  "LEFT", "RIGHT", "TRIM", "LTRIM", "RTRIM", "REPLACE", "REPEAT", "REVERSE", "LPAD", "RPAD",
                  "DATABASE", "SCHEMA", "USER", "CURRENT_USER", "SESSION_USER", "SYSTEM_USER", "VERSION",
                  "DATE_FORMAT", "HEX", "MD5", "SHA1", "SHA2", "UUID", "FORMAT",
-                 "INSERT", "SPACE", "QUOTE", "CHAR_LENGTH", "TIME_FORMAT", "INET_NTOA", "NATURAL_SORT_KEY"}
+                 "INSERT", "SPACE", "QUOTE", "CHAR_LENGTH", "TIME_FORMAT", "INET_NTOA", "NATURAL_SORT_KEY",
+                 "SOUNDEX"}
 _INT_FUNCS = {"INTERVAL": 2, "LENGTH": 10, "OCTET_LENGTH": 10, "CHAR_LENGTH": 10, "CHARACTER_LENGTH": 10,
               "LOCATE": 11, "INSTR": 11, "POSITION": 11, "YEAR": 4, "MONTH": 2, "DAY": 2,
               "DAYOFMONTH": 2, "HOUR": 2, "MINUTE": 2, "SECOND": 2, "DAYOFWEEK": 1, "DAYOFYEAR": 3,
@@ -1162,6 +1163,11 @@ def _binary(op: str, a: ColumnType, b: ColumnType) -> ColumnType:
         return int_type(max(a.length - a.decimals, 1), flags | (a.flags | b.flags) & ColumnFlag.UNSIGNED)
     floating = (FieldType.DOUBLE, FieldType.FLOAT)
     if a.type in floating or b.type in floating or not _numeric(a) or not _numeric(b):
+        # MariaDB's decimals: the operands' most (PI()'s 6; a float column's or a string's 31,
+        # which shows all digits), 4 more for a division
+        decimals = max(a.decimals, b.decimals) if _numeric(a) and _numeric(b) else NOT_FIXED_DEC
+        if decimals < NOT_FIXED_DEC and op in ("+", "-", "*", "/"):
+            return ColumnType(FieldType.DOUBLE, 23, min(decimals + 4, NOT_FIXED_DEC) if op == "/" else decimals, 63, flags)
         return ColumnType(FieldType.DOUBLE, 23, NOT_FIXED_DEC, 63, flags)
     if op == "/":
         scale = min(a.decimals + 4, 30)

@@ -2254,7 +2254,7 @@ def register(conn: sqlite3.Connection, state: ConnectionState) -> None:
         "log2": (1, logarithm(math.log2, warn)), "log10": (1, logarithm(math.log10, warn)),
         "aes_encrypt": (2, aes_encrypt), "aes_decrypt": (2, aes_decrypt), "random_bytes": (1, random_bytes),
         "mysql_last_value": (-1, lambda *args: args[-1] if args else None),
-        "sformat": (-1, sformat), "mysql_benchmark": (2, benchmark), "natural_sort_key": (1, strfuncs.natural_sort_key),
+        "sformat": (-1, sformat), "soundex": (1, strfuncs.soundex), "mysql_benchmark": (2, benchmark), "natural_sort_key": (1, strfuncs.natural_sort_key),
         "chr": (1, lambda n: None if n is None else mysql_char("utf8mb4", n)), "crc32c": (-1, strfuncs.crc32c),
         "password": (1, strfuncs.password), "old_password": (1, strfuncs.old_password),
         "cot": (1, cot),

@@ -5,8 +5,8 @@ its table of formats), INET6_ATON / INET6_NTOA / IS_IPV4 / IS_IPV6 / IS_IPV4_COM
 IS_IPV4_MAPPED (plugin/type_inet: Inet4::ascii_to_ipv4, Inet6::ascii_to_ipv6, Inet6::to_string),
 COMPRESS / UNCOMPRESS / UNCOMPRESSED_LENGTH (Item_func_compress: a 4-byte little-endian length,
 then zlib's stream at its default level; the empty string compresses to itself),
-NATURAL_SORT_KEY, SFORMAT (the fmt library's format strings, the common forms), PASSWORD /
-OLD_PASSWORD, CRC32C.
+NATURAL_SORT_KEY, SFORMAT (the fmt library's format strings, the common forms), SOUNDEX,
+PASSWORD / OLD_PASSWORD, CRC32C.
 
 A binary result is `bytes` (SQLite's BLOB: clients get a binary string); a character result `str`.
 """
@@ -465,6 +465,31 @@ def _format_one(value: Any, spec: str) -> str:
     if sign or alternate or zero:
         raise Unsupported(f"SFORMAT() of the format specification '{spec}' for a string")
     return format(_text(value), spec)
+
+
+# ----------------------------------------------------------------------------- SOUNDEX
+
+_SOUNDEX_CODES = dict(zip("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "01230120022455012623010202", strict=True))
+
+
+def soundex(value: Any) -> str | None:
+    """SOUNDEX(s) as MariaDB's (Item_func_soundex): from the first letter on (nothing before it
+    counts; no letter: ''), that letter (ASCII ones upper-cased), then each letter's code that is
+    not 0 nor the last code written (a vowel between two letters of one code does not part them;
+    a letter past ASCII codes as a vowel), padded with 0s to 4 characters, never cut."""
+    if value is None:
+        return None
+    letters = [c for c in _text(value) if c.isalpha()]
+    if not letters:
+        return ""
+    first = letters[0].upper() if letters[0].isascii() else letters[0]
+    out, last = [first], _SOUNDEX_CODES.get(first, "0")
+    for c in letters[1:]:
+        code = _SOUNDEX_CODES.get(c.upper(), "0") if c.isascii() else "0"
+        if code != "0" and code != last:
+            out.append(code)
+            last = code
+    return "".join(out).ljust(4, "0")
 
 
 # ----------------------------------------------------------------------------- PASSWORD, CRC32C

@@ -1557,6 +1557,8 @@ class Translator:
             return collation if collation.startswith("utf8mb4_") and self.charset_of(arg[:-2]) != "binary" else None
         if len(arg) == 1 and arg[0].is_word("NULL", "TRUE", "FALSE"):
             return "binary"
+        if len(arg) == 3 and arg[0].kind == "word" and arg[0].upper in _SYSCONST_CALLS and arg[1].text == "(":
+            return "utf8mb3_general_ci"  # USER(), DATABASE(), VERSION() ...: MariaDB's utf8mb3 names
         if any(is_introducer(t) and nxt.kind == "param" for t, nxt in zip(arg, arg[1:], strict=False)):
             return None  # (N'x', _latin1'x': a character set this engine does not keep)
         tables = self.statement_tables()

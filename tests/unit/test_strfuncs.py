@@ -120,3 +120,10 @@ def test_password_old_password_crc32c():
     assert strfuncs.crc32c("a") == 3251651376
     assert strfuncs.crc32c(1, "a") == 867942451
     assert strfuncs.crc32c(None) is None
+
+
+def test_soundex():
+    assert [strfuncs.soundex(s) for s in ("Robert", "Tymczak", "Ashcraft", "Pfister", " hello", "Ab-cd")] == \
+        ["R163", "T520", "A2613", "P236", "H400", "A123"]
+    assert [strfuncs.soundex(s) for s in ("", "123", "é", "ÀBC", "aéb", "x")] == ["", "", "é000", "À120", "A100", "X000"]
+    assert strfuncs.soundex(None) is None
