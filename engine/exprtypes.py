@@ -876,7 +876,7 @@ class _Typer:
         if word in _NUMBER_ARGS:
             args = [_member_number(a) for a in args]
         first = args[0] if args else None
-        if word in ("MEDIAN", "PERCENTILE_CONT"):  # a DOUBLE shown with 10 decimals
+        if word in ("MEDIAN", "PERCENTILE_CONT", "CUME_DIST", "PERCENT_RANK"):  # a DOUBLE shown with 10 decimals
             return replace(DOUBLE, decimals=10)
         if word == "ADD_MONTHS":  # DATE_ADD(d, INTERVAL n MONTH)'s
             if first is None:

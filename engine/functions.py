@@ -1888,7 +1888,9 @@ class _BitAggregate:
 
 class _Variance:
     """STDDEV / STD / STDDEV_POP / VARIANCE / VAR_POP (population) and STDDEV_SAMP / VAR_SAMP
-    (sample) as MySQL's: NULLs skipped, NULL over no rows (or one row, for a sample)."""
+    (sample) as MySQL's: NULLs skipped, NULL over no rows (or one row, for a sample); over a
+    window's whole partition too (the translation admits no ordered window, over which MariaDB
+    answers otherwise; `inverse` takes a row that left a frame out, as SQLite asks of one)."""
 
     sample = False
     root = False
@@ -1908,6 +1910,22 @@ class _Variance:
             diff = x - self.mean
             self.mean += diff / self.count
             self.squares += diff * (x - self.mean)
+
+    def inverse(self, value: Any) -> None:
+        """The recurrence undone for a row leaving a window's frame (Item_sum_variance::remove)."""
+        if value is None:
+            return
+        x = float(_num(value))
+        if self.count == 1:
+            self.count, self.mean, self.squares = 0, 0.0, 0.0
+            return
+        previous = (self.mean * self.count - x) / (self.count - 1)
+        self.squares -= (x - self.mean) * (x - previous)
+        self.mean = previous
+        self.count -= 1
+
+    def value(self) -> float | None:
+        return self.finalize()
 
     def finalize(self) -> float | None:
         n = self.count
@@ -2352,10 +2370,12 @@ def register(conn: sqlite3.Connection, state: ConnectionState) -> None:
     }
     # typeshed's create_aggregate wants step(int) and finalize() -> int; SQLite passes any values
     # (n_arg of them) and takes any SQLite value back, as these aggregates use
-    for name, aggregate in (("bit_xor", _BitXor), ("bit_or", _BitOr), ("bit_and", _BitAnd), ("std", _StdDev),
-                            ("stddev", _StdDev), ("stddev_pop", _StdDev), ("variance", _Variance),
-                            ("var_pop", _Variance), ("var_samp", _VarSamp), ("stddev_samp", _StdDevSamp)):
+    for name, aggregate in (("bit_xor", _BitXor), ("bit_or", _BitOr), ("bit_and", _BitAnd)):
         conn.create_aggregate(name, 1, aggregate)  # type: ignore[arg-type]
+    # (a window function is an aggregate too, where no OVER follows it)
+    for name, window in (("std", _StdDev), ("stddev", _StdDev), ("stddev_pop", _StdDev), ("variance", _Variance),
+                         ("var_pop", _Variance), ("var_samp", _VarSamp), ("stddev_samp", _StdDevSamp)):
+        conn.create_window_function(name, 1, window)  # type: ignore[arg-type]
     conn.create_aggregate("mysql_group_concat", -1, _GroupConcat)  # type: ignore[arg-type]
     conn.create_window_function("mysql_percentile", 4, _Percentile)  # type: ignore[arg-type]
     conn.create_aggregate("mysql_json_arrayagg", 2, _JsonArrayAgg)  # type: ignore[arg-type]

@@ -133,6 +133,7 @@ FUNC_RENAME = {
 # takes), which BENCHMARK would evaluate count times and mysql_benchmark evaluates once
 BENCHMARK_EFFECTS = frozenset({"RAND", "UUID", "UUID_SHORT", "SYS_GUID", "SLEEP", "GET_LOCK", "RELEASE_LOCK",
                                "RELEASE_ALL_LOCKS", "LAST_INSERT_ID", "BENCHMARK", "NEXTVAL", "SETVAL"})
+_VARIANCE_CALLS = frozenset({"STD", "STDDEV", "STDDEV_POP", "STDDEV_SAMP", "VARIANCE", "VAR_POP", "VAR_SAMP"})
 # COERCIBILITY() of a call to one of these: a system constant's (3)
 _SYSCONST_CALLS = frozenset({"USER", "CURRENT_USER", "SESSION_USER", "SYSTEM_USER", "DATABASE", "SCHEMA", "VERSION",
                              "CURRENT_ROLE"})
@@ -1283,6 +1284,12 @@ class Translator:
             return i + 1
         if word in ("MEDIAN", "PERCENTILE_CONT", "PERCENTILE_DISC"):
             return self.emit_percentile(i, word)
+        if word in _VARIANCE_CALLS and (j := self.close_of(i)[0]) + 1 < len(toks) and toks[j + 1].is_word("OVER"):
+            # over the whole partition, as MariaDB; its answers over an ordered window (a frame
+            # of some rows; a NULL) are not the frame's variance, and a named window is not read
+            if j + 2 >= len(toks) or toks[j + 2].text != "(" or \
+                    self.close_of(j + 1, lambda t: t.is_word("ORDER", "ROWS", "RANGE", "GROUPS"))[1] is not None:
+                raise SQLError(ER_NOT_SUPPORTED_YET, f"{word}() over an ordered or a named window")
         if word == "BENCHMARK":
             j, _ = self.close_of(i)
             if any(t.kind == "word" and t.upper in BENCHMARK_EFFECTS or t.text == ":=" for t in toks[i + 2:j]):

@@ -20,7 +20,12 @@ DOUBLE's range or POW outside its domain (1690), LN / LOG / LOG2 / LOG10 of x <=
 DAYNAME, MONTHNAME, DATE_FORMAT, TIME_FORMAT, HEX, INET_NTOA (no decimals), FROM_BASE64,
 REGEXP_INSTR, BIT_LENGTH, UUID_SHORT; SOUNDEX (SQLite's: 'Tymczak' T522, NULL '?000');
 arithmetic on PI() (its 6 decimals, as MariaDB shows it); CHARSET / COLLATION of USER(),
-DATABASE(), VERSION() ... (utf8mb3).
+DATABASE(), VERSION() ... (utf8mb3); CUME_DIST / PERCENT_RANK shown with MariaDB's 10 decimals
+(all digits here before); STD / VARIANCE and the others over a window (SQLite refused them as
+window functions), over an ordered window refused with 1235 (MariaDB's answers there are not
+the frame's variance: STDDEV_SAMP(n) OVER (ORDER BY id ROWS BETWEEN 1 PRECEDING AND 1
+FOLLOWING) of 10, 20, ... is 21.2132 on its first row; VAR_POP(x) OVER (ORDER BY id) 0 on a
+row whose x is NULL).
 
 Left out, where the two still differ: answers refused with 1235 (CHAR(... USING latin1) of a
 non-ASCII code other than as a select item, BENCHMARK of an expression with effects, COERCIBILITY
@@ -155,6 +160,10 @@ MORE = [
     " SOUNDEX('Ashcraft'), SOUNDEX('Lloyd'), SOUNDEX('Pfister'), SOUNDEX(' hello'), SOUNDEX('Ab-cd'), SOUNDEX('ÀBC'),"
     " SOUNDEX('aéb'), SOUNDEX(123), SOUNDEX('x'), SOUNDEX(v) FROM e WHERE id = 1",
     "SELECT PI() / 2, PI() - 1, 1.5 + PI(), x * PI(), PI() * 1e0, -PI(), PI() * PI() FROM e WHERE id = 1",
+    "SELECT id, CUME_DIST() OVER (ORDER BY n), PERCENT_RANK() OVER (ORDER BY n), MEDIAN(n) OVER () + 1 FROM e ORDER BY id",
+    "SELECT id, STD(n) OVER (), VARIANCE(n) OVER (), VAR_POP(x) OVER (), STD(x) OVER (PARTITION BY c),"
+    " STDDEV_SAMP(n) OVER (PARTITION BY c), VAR_SAMP(x) OVER (PARTITION BY c) FROM e ORDER BY id",
+    "SELECT c, STD(n), VARIANCE(x), STDDEV_SAMP(n) FROM e GROUP BY c ORDER BY c",
     "SELECT CHARSET(USER()), CHARSET(DATABASE()), CHARSET(VERSION()), CHARSET(CURRENT_USER()), CHARSET(SCHEMA()),"
     " COLLATION(DATABASE())",
 ]

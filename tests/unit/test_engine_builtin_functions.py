@@ -99,3 +99,30 @@ async def test_aes_round_trip_and_sec_to_time_fraction(session):
     assert await _rows(session, "SELECT HEX(AES_ENCRYPT('a', 'k')), AES_DECRYPT(AES_ENCRYPT('abc', 'k'), 'k'),"
                                 " AES_DECRYPT('x', 'k'), SEC_TO_TIME(1.5), SEC_TO_TIME(5)") == \
         [("53E61674DBCC997DD27BD802A2EB9F22", b"abc", None, "00:00:01.5", "00:00:05")]
+
+
+def test_variance_inverse_leaves_the_recurrence_of_the_rows_left():
+    from engine.functions import _StdDevSamp
+
+    values = [10, 20.5, None, -3, 7]
+    window = _StdDevSamp()
+    for v in values:
+        window.step(v)
+    window.inverse(values[0])
+    window.inverse(values[2])
+    fresh = _StdDevSamp()
+    for v in values[1:]:
+        fresh.step(v)
+    assert window.count == fresh.count == 3
+    assert abs(window.value() - fresh.value()) < 1e-12
+    window.inverse(20.5), window.inverse(-3), window.inverse(7)
+    assert window.value() is None and window.count == 0
+
+
+async def test_variances_over_an_ordered_or_named_window_are_refused(session):
+    assert await _rows(session, "SELECT id, STD(n) OVER (PARTITION BY c) FROM e ORDER BY id") == \
+        [(1, "10.0000"), (2, "0.0000"), (3, "10.0000"), (4, "0.0000")]
+    for sql in ("SELECT STD(n) OVER (ORDER BY id ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) FROM e",
+                "SELECT VAR_POP(n) OVER (PARTITION BY c ORDER BY id) FROM e",
+                "SELECT VARIANCE(n) OVER w FROM e WINDOW w AS (PARTITION BY c)"):
+        assert await _error(session, sql) == 1235, sql
