@@ -54,8 +54,9 @@ _STRING_FUNCS = {"JSON_QUOTE", "JSON_UNQUOTE", "JSON_VALUE", "CONCAT", "CONCAT_W
                  "LEFT", "RIGHT", "TRIM", "LTRIM", "RTRIM", "REPLACE", "REPEAT", "REVERSE", "LPAD", "RPAD",
                  "DATABASE", "SCHEMA", "USER", "CURRENT_USER", "SESSION_USER", "SYSTEM_USER", "VERSION",
                  "DATE_FORMAT", "HEX", "MD5", "SHA1", "SHA2", "UUID", "FORMAT",
-                 "INSERT", "SPACE", "QUOTE", "CHAR_LENGTH", "TIME_FORMAT", "INET_NTOA"}
-_INT_FUNCS = {"INTERVAL": 2, "LENGTH": 10, "OCTET_LENGTH": 10, "BIT_LENGTH": 10, "CHAR_LENGTH": 10, "CHARACTER_LENGTH": 10,
+                 "INSERT", "SPACE", "QUOTE", "CHAR_LENGTH", "TIME_FORMAT", "INET_NTOA", "NATURAL_SORT_KEY",
+                 "SOUNDEX"}
+_INT_FUNCS = {"INTERVAL": 2, "LENGTH": 10, "OCTET_LENGTH": 10, "CHAR_LENGTH": 10, "CHARACTER_LENGTH": 10,
               "LOCATE": 11, "INSTR": 11, "POSITION": 11, "YEAR": 4, "MONTH": 2, "DAY": 2,
               "DAYOFMONTH": 2, "HOUR": 2, "MINUTE": 2, "SECOND": 2, "DAYOFWEEK": 1, "DAYOFYEAR": 3,
               "WEEKDAY": 1, "WEEKOFYEAR": 2, "QUARTER": 1, "ISNULL": 1, "SIGN": 2, "CONNECTION_ID": 10,
@@ -64,11 +65,15 @@ _INT_FUNCS = {"INTERVAL": 2, "LENGTH": 10, "OCTET_LENGTH": 10, "BIT_LENGTH": 10,
               "JSON_CONTAINS_PATH": 1, "JSON_OVERLAPS": 1, "JSON_EQUALS": 1, "JSON_EXISTS": 1,
               "JSON_LENGTH": 10, "JSON_DEPTH": 10, "WEEK": 2, "YEARWEEK": 6, "PERIOD_DIFF": 6, "PERIOD_ADD": 6,
               "GET_LOCK": 1, "RELEASE_LOCK": 1, "IS_FREE_LOCK": 1, "IS_USED_LOCK": 10, "IS_IPV4": 1, "IS_IPV6": 1,
-              "IS_IPV4_COMPAT": 1, "IS_IPV4_MAPPED": 1, "UNCOMPRESSED_LENGTH": 10}
+              "IS_IPV4_COMPAT": 1, "IS_IPV4_MAPPED": 1, "UNCOMPRESSED_LENGTH": 10, "LENGTHB": 10, "CRC32C": 10,
+              "BENCHMARK": 1, "COERCIBILITY": 1, "REGEXP_INSTR": 11}
 _BIG_FUNCS = {"INET_ATON": 21, "COUNT": 21, "LAST_INSERT_ID": 21, "UNIX_TIMESTAMP": 17, "ROW_COUNT": 21,
-              "FOUND_ROWS": 21, "BIT_COUNT": 2, "TIMESTAMPDIFF": 21, "TO_SECONDS": 12}
+              "FOUND_ROWS": 21, "BIT_COUNT": 2, "TIMESTAMPDIFF": 21, "TO_SECONDS": 12, "BIT_LENGTH": 11,
+              "UUID_SHORT": 21}
+# string functions MariaDB describes with 0 decimals (others: 39)
+_NO_DECIMALS = frozenset({"DAYNAME", "MONTHNAME", "DATE_FORMAT", "TIME_FORMAT", "HEX", "INET_NTOA"})
 _DOUBLE_FUNCS = {"RAND", "SQRT", "POW", "POWER", "EXP", "LN", "LOG", "LOG2", "LOG10", "SIN", "COS",
-                 "TAN", "ASIN", "ACOS", "ATAN", "ATAN2", "PI", "DEGREES", "RADIANS", "STD", "STDDEV",
+                 "TAN", "COT", "ASIN", "ACOS", "ATAN", "ATAN2", "PI", "DEGREES", "RADIANS", "STD", "STDDEV",
                  "VARIANCE", "VAR_POP", "VAR_SAMP", "STDDEV_POP", "STDDEV_SAMP"}
 # string functions whose type is their own whatever the arguments
 _MAX_LENGTH = 4294967295  # a column definition's length field (a LONGTEXT's)
@@ -80,6 +85,17 @@ _OWN_TYPES = {
     "INET6_ATON": ColumnType(FieldType.VAR_STRING, 16, 0, CHARSET_BINARY, ColumnFlag.BINARY),
     "INET6_NTOA": ColumnType(FieldType.VAR_STRING, 39 * MB, 0, CHARSET_UTF8MB4_GENERAL_CI, 0),
     "UNCOMPRESS": ColumnType(FieldType.LONG_BLOB, 16777216, STRING_DEC, CHARSET_BINARY, ColumnFlag.BINARY),
+    "SFORMAT": ColumnType(FieldType.LONG_BLOB, 4294967295, STRING_DEC, CHARSET_UTF8MB4_GENERAL_CI, 0),
+    "CHR": varchar(1),
+    "PASSWORD": varchar(41),
+    "OLD_PASSWORD": varchar(16),
+    "SYS_GUID": varchar(32),
+    "CURRENT_ROLE": varchar(128),
+    "DAYNAME": replace(varchar(9), decimals=0),
+    "MONTHNAME": replace(varchar(9), decimals=0),
+    "RANDOM_BYTES": replace(varchar(1024, binary=True), decimals=STRING_DEC),
+    "AES_ENCRYPT": replace(varchar(16, binary=True), decimals=STRING_DEC),
+    "AES_DECRYPT": replace(varchar(16, binary=True), decimals=STRING_DEC),
 }
 _VARIANCE_FUNCS = {"STD", "STDDEV", "STDDEV_POP", "STDDEV_SAMP", "VARIANCE", "VAR_POP", "VAR_SAMP"}
 # functions that read their arguments as numbers: an ENUM or SET argument is its number
@@ -198,6 +214,11 @@ _SELECT_LIST_END = ("FROM", "INTO", "UNION", "WHERE", "LIMIT", "ORDER", "GROUP",
                     "EXCEPT", "INTERSECT")
 
 
+def within_group(tokens: list[Token], k: int) -> bool:
+    """tokens[k] is the GROUP of PERCENTILE_CONT(f) WITHIN GROUP (...), no GROUP BY clause."""
+    return k > 0 and tokens[k].is_word("GROUP") and tokens[k - 1].is_word("WITHIN")
+
+
 def split_top(tokens: list[Token], i: int = 0, end_words: tuple[str, ...] = ()) -> tuple[list[list[Token]], int]:
     """tokens[i:] split at the commas outside parentheses, up to a word of `end_words` outside
     them (or the end): the parts and the index reached."""
@@ -209,7 +230,7 @@ def split_top(tokens: list[Token], i: int = 0, end_words: tuple[str, ...] = ()) 
             depth += 1
         elif t.kind == "op" and t.text == ")":
             depth -= 1
-        elif depth == 0 and end_words and t.is_word(*end_words):
+        elif depth == 0 and end_words and t.is_word(*end_words) and not within_group(tokens, i):
             break
         if depth == 0 and t.kind == "op" and t.text == ",":
             parts.append([])
@@ -792,7 +813,7 @@ class _Typer:
         3, a literal's own digits: '09:00:00.5' has 1); ADDTIME / SUBTIME a DATETIME or a TIME
         as their first argument is one (of a string the type is the rows')."""
         parts, _ = split_top(list(inner))
-        read = 2 if word in ("TIMEDIFF", "ADDTIME", "SUBTIME") else 1
+        read = 2 if word in ("TIMEDIFF", "ADDTIME", "SUBTIME") or word == "TIMESTAMP" and len(parts) == 2 else 1
         if len(parts) < read or len(args) < read:
             raise _Unknown
         fsp = max(self.fraction_digits(part, ct) for part, ct in zip(parts[:read], args[:read], strict=True))
@@ -888,6 +909,13 @@ class _Typer:
         if word in ("COUNT",):
             return int_type(21, _CONSTANT_FLAGS), _skip_parens(toks, i + 1)
         args, end = self.args(toks, i + 1)
+        if word in ("PERCENTILE_CONT", "PERCENTILE_DISC") and end + 5 < len(toks) and toks[end].is_word("WITHIN"):
+            # WITHIN GROUP (ORDER BY x [ASC | DESC]): PERCENTILE_DISC is of x's type
+            close = _skip_parens(toks, end + 2)
+            ordered = toks[end + 5:close - 1]
+            if ordered and ordered[-1].is_word("ASC", "DESC"):
+                ordered = ordered[:-1]
+            args, end = [self.expr(ordered, 0)[0] if word == "PERCENTILE_DISC" else None], close
         ct = self.function(word, args, toks[i + 2:end - 1])
         if end < len(toks) and toks[end].is_word("OVER"):  # a window function: the same type
             end = _skip_parens(toks, end + 1) if end + 1 < len(toks) and toks[end + 1].text == "(" else end + 2
@@ -897,11 +925,31 @@ class _Typer:
         if word in _NUMBER_ARGS:
             args = [_member_number(a) for a in args]
         first = args[0] if args else None
+        if word in ("MEDIAN", "PERCENTILE_CONT", "CUME_DIST", "PERCENT_RANK"):  # a DOUBLE shown with 10 decimals
+            return replace(DOUBLE, decimals=10)
+        if word == "ADD_MONTHS":  # DATE_ADD(d, INTERVAL n MONTH)'s
+            if first is None:
+                raise _Unknown
+            return _with_interval(first, "MONTH")
+        if word == "SEC_TO_TIME":  # the fraction digits of a DECIMAL, 6 of a DOUBLE or a string
+            if first is None:
+                raise _Unknown
+            fsp = min(first.decimals, 6) if first.type == FieldType.NEWDECIMAL else \
+                6 if first.type in (FieldType.DOUBLE, FieldType.FLOAT) or first.type in _STRING_TYPES else 0
+            return datetime_type(FieldType.TIME, fsp)
+        if word == "NAME_CONST":  # its value's
+            if len(args) != 2 or args[1] is None:
+                raise _Unknown
+            return args[1]
         if word in ("DATE_ADD", "DATE_SUB", "ADDDATE", "SUBDATE"):
             interval = any(t.is_word("INTERVAL") for t in inner)
             if first is None or not inner or interval and inner[-1].kind != "word":
                 raise _Unknown
-            return _with_interval(first, inner[-1].upper if interval else "DAY")
+            ct = _with_interval(first, inner[-1].upper if interval else "DAY")
+            if ct.type == FieldType.STRING and first.origin is None and first.type != FieldType.NULL:
+                # a string literal's written fraction digits ('... 00:00:00.5': 1)
+                ct = replace(ct, decimals=self.fraction_digits(split_top(list(inner))[0][0], first))
+            return ct
         if word == "STR_TO_DATE":
             return self.str_to_date(inner)
         if word in _FSP_FROM_ARGS and args:
@@ -966,8 +1014,9 @@ class _Typer:
                 return datetime_type(FieldType.DATETIME, max(a.decimals for a in dated))
             if texts and rest:
                 return DOUBLE
-        if word in _SAME_AS_ARG or word == "IF" or word == "IFNULL":
-            candidates = args[1:] if word == "IF" else args
+        if word in _SAME_AS_ARG or word in ("IF", "IFNULL", "PERCENTILE_DISC", "LAST_VALUE"):
+            # (PERCENTILE_DISC: its values'; LAST_VALUE(a, ..., z), not the window function: z's)
+            candidates = args[1:] if word == "IF" else args[-1:] if word == "LAST_VALUE" else args
             if not candidates or any(a is None for a in candidates):
                 raise _Unknown
             ct = _unify(candidates)
@@ -1010,7 +1059,8 @@ class _Typer:
             return replace(_text_type(max(sum(chars) * 2, 16)), format_name="json")
         if word in ("HEX", "TO_BASE64", "UNHEX", "FROM_BASE64"):
             binary = word in ("UNHEX", "FROM_BASE64")
-            return varchar(512, binary=binary)
+            ct = varchar(512, binary=binary)
+            return replace(ct, decimals=0 if word == "HEX" else STRING_DEC if word == "FROM_BASE64" else ct.decimals)
         if word in _OWN_TYPES:
             return _OWN_TYPES[word]
         if word == "CHAR":  # 4 bytes an argument, a binary string unless USING names a character set
@@ -1027,7 +1077,8 @@ class _Typer:
                 if any(a is not None and a.charset == 63 and a.type in _STRING_TYPES for a in args):
                     return varchar(sum(a.length if a else 64 for a in args), binary=True)  # a binary string's
                 return _text_type(sum(chars))
-            return _text_type(max(chars) if chars else 64)
+            ct = _text_type(max(chars) if chars else 64)
+            return replace(ct, decimals=0) if word in _NO_DECIMALS else ct
         raise _Unknown
 
     def cast(self, toks: list[Token], i: int, word: str) -> tuple[ColumnType, int]:
@@ -1133,7 +1184,8 @@ _DAY_UNITS = frozenset({"YEAR", "QUARTER", "MONTH", "WEEK", "DAY", "YEAR_MONTH"}
 def _with_interval(left: ColumnType, unit: str) -> ColumnType:
     """A date +/- INTERVAL (or DATE_ADD ...), as MariaDB types it: a DATE plus whole days or more
     is a DATE, plus a time unit a DATETIME; a DATETIME or TIMESTAMP gives a DATETIME (6 digits of
-    fraction with a MICROSECOND unit). Of anything else (a string) the type is the rows'."""
+    fraction with a MICROSECOND unit); a string or NULL a CHAR. Of anything else the type is the
+    rows'."""
     fsp = 6 if "MICROSECOND" in unit else 0
     if left.type == FieldType.DATE:
         if unit in _DAY_UNITS:
@@ -1141,6 +1193,9 @@ def _with_interval(left: ColumnType, unit: str) -> ColumnType:
         return datetime_type(FieldType.DATETIME, fsp)
     if left.type in (FieldType.DATETIME, FieldType.TIMESTAMP):
         return datetime_type(FieldType.DATETIME, max(fsp, left.decimals))
+    if left.type == FieldType.NULL or left.type in _STRING_TYPES and left.charset != CHARSET_BINARY:
+        # (a column's string may hold any fraction: 6 decimals; a literal's, NULL's none)
+        return ColumnType(FieldType.STRING, 29 * MB, 6 if left.origin is not None else 0, CHARSET_UTF8MB4_GENERAL_CI, 0)
     raise _Unknown
 
 
@@ -1157,6 +1212,11 @@ def _binary(op: str, a: ColumnType, b: ColumnType) -> ColumnType:
         return int_type(max(a.length - a.decimals, 1), flags | (a.flags | b.flags) & ColumnFlag.UNSIGNED)
     floating = (FieldType.DOUBLE, FieldType.FLOAT)
     if a.type in floating or b.type in floating or not _numeric(a) or not _numeric(b):
+        # MariaDB's decimals: the operands' most (PI()'s 6; a float column's or a string's 31,
+        # which shows all digits), 4 more for a division
+        decimals = max(a.decimals, b.decimals) if _numeric(a) and _numeric(b) else NOT_FIXED_DEC
+        if decimals < NOT_FIXED_DEC and op in ("+", "-", "*", "/"):
+            return ColumnType(FieldType.DOUBLE, 23, min(decimals + 4, NOT_FIXED_DEC) if op == "/" else decimals, 63, flags)
         return ColumnType(FieldType.DOUBLE, 23, NOT_FIXED_DEC, 63, flags)
     if op == "/":
         scale = min(a.decimals + 4, 30)

@@ -3,7 +3,8 @@
 All are deterministic given their arguments, except `mysql_rand()`, which draws from the running
 statement's session generator (`RandState`, MySQL's own algorithm, so a binlogged RAND_SEED
 reproduces the master's values) through the connection's `ConnectionState`, and the functions
-of the server's state: UUID(), UUID_SHORT(), SLEEP() and the named locks (GET_LOCK ...).
+of the server's state: UUID(), SYS_GUID(), UUID_SHORT(), SLEEP() and the named locks (GET_LOCK
+...), and RANDOM_BYTES() (a replica draws its own, as MariaDB's does).
 
 Named locks (`NamedLocks`, one per process = per server) belong to a session's
 `SessionFunctions`; a session releases them all when it ends. SLEEP() and a GET_LOCK() wait
@@ -21,6 +22,7 @@ import hashlib
 import json
 import math
 import operator
+import os
 import re
 import sqlite3
 import sys
@@ -48,11 +50,13 @@ from protocol.errors import (
     ER_JSON_PATH_NO_WILDCARD,
     ER_JSON_PATH_SYNTAX,
     ER_JSON_SYNTAX,
+    ER_NOT_SUPPORTED_YET,
     ER_QUERY_INTERRUPTED,
     ER_SUBQUERY_NO_1_ROW,
     ER_TOO_BIG_PRECISION,
     ER_UNKNOWN_LOCALE,
     ER_WRONG_ARGUMENTS,
+    ER_WRONG_VALUE_FOR_TYPE,
     SQLError,
 )
 
@@ -838,9 +842,12 @@ def time_to_sec(value: Any) -> int | None:
 
 
 def sec_to_time(value: Any) -> str | None:
-    """SEC_TO_TIME: '[-]HH:MM:SS', clipped to TIME's range as MySQL's."""
+    """SEC_TO_TIME: '[-]HH:MM:SS[.ffffff]' (a fraction of a DOUBLE, DECIMAL or string argument
+    kept), clipped to TIME's range as MySQL's."""
     if value is None:
         return None
+    if not isinstance(value, int) and (seconds := _num(value)) != int(seconds):
+        return _time_text(seconds)
     n = _int(value)
     sign = "-" if n < 0 else ""
     n = min(abs(n), values.TIME_MAX_HOURS * 3600 + 59 * 60 + 59)
@@ -1998,7 +2005,7 @@ UNBOUNDED = frozenset({
 # not deterministic (SQLite must not fold them), and so never run on the event loop
 # (`engine.core`, "Threads"): they wait, or change the session's or the server's state
 VOLATILE = frozenset({
-    "uuid", "uuid_short", "mysql_rand", "unix_timestamp", "mysql_unix_timestamp", "mysql_set_last_id",
+    "uuid", "uuid_short", "sys_guid", "random_bytes", "mysql_rand", "unix_timestamp", "mysql_unix_timestamp", "mysql_set_last_id",
     "mysql_set_var", "mysql_get_var",
     "mysql_upsert_mark", "mysql_matched", "mysql_sleep", "get_lock", "release_lock", "release_all_locks", "is_free_lock",
     "is_used_lock",
@@ -2132,6 +2139,44 @@ def _sort_key(v: Any) -> tuple:
     return (2, collation.key(_to_str(v)))
 
 
+class _Percentile:
+    """PERCENTILE_CONT(f) / PERCENTILE_DISC(f) WITHIN GROUP (ORDER BY x [DESC]) OVER (PARTITION
+    BY ...), MEDIAN(x) (PERCENTILE_CONT(0.5)): a window function over the whole partition (the
+    translation admits no ORDER BY in its OVER), its non-NULL values in the order named.
+    step(f, x, descending, discrete)."""
+
+    def __init__(self) -> None:
+        self.values: list[Any] = []
+        self.fraction = 0.0
+        self.descending = self.discrete = False
+
+    def step(self, fraction: Any, value: Any, descending: Any, discrete: Any) -> None:
+        self.fraction, self.descending, self.discrete = float(fraction), bool(descending), bool(discrete)
+        if value is not None:
+            self.values.append(value)
+
+    def inverse(self, fraction: Any, value: Any, descending: Any, discrete: Any) -> None:
+        if value is not None:
+            self.values.remove(value)
+
+    def value(self) -> Any:
+        if not self.values:
+            return None
+        ordered = sorted(self.values, key=_sort_key, reverse=self.descending)
+        if self.discrete:  # the first value whose cumulative distribution reaches f
+            n = len(ordered)
+            return ordered[max(math.ceil(round(self.fraction * n, 9)) - 1, 0)]
+        numbers = [_num(v) for v in ordered]
+        place = self.fraction * (len(numbers) - 1)
+        low, high = math.floor(place), math.ceil(place)
+        if low == high:
+            return numbers[low]
+        return (high - place) * numbers[low] + (place - low) * numbers[high]
+
+    def finalize(self) -> Any:
+        return self.value()
+
+
 class _BitAggregate:
     """BIT_XOR / BIT_OR / BIT_AND over unsigned 64-bit integers (NULLs skipped)."""
 
@@ -2155,7 +2200,9 @@ class _BitAggregate:
 
 class _Variance:
     """STDDEV / STD / STDDEV_POP / VARIANCE / VAR_POP (population) and STDDEV_SAMP / VAR_SAMP
-    (sample) as MySQL's: NULLs skipped, NULL over no rows (or one row, for a sample)."""
+    (sample) as MySQL's: NULLs skipped, NULL over no rows (or one row, for a sample); over a
+    window's whole partition too (the translation admits no ordered window, over which MariaDB
+    answers otherwise; `inverse` takes a row that left a frame out, as SQLite asks of one)."""
 
     sample = False
     root = False
@@ -2175,6 +2222,22 @@ class _Variance:
             diff = x - self.mean
             self.mean += diff / self.count
             self.squares += diff * (x - self.mean)
+
+    def inverse(self, value: Any) -> None:
+        """The recurrence undone for a row leaving a window's frame (Item_sum_variance::remove)."""
+        if value is None:
+            return
+        x = float(_num(value))
+        if self.count == 1:
+            self.count, self.mean, self.squares = 0, 0.0, 0.0
+            return
+        previous = (self.mean * self.count - x) / (self.count - 1)
+        self.squares -= (x - self.mean) * (x - previous)
+        self.mean = previous
+        self.count -= 1
+
+    def value(self) -> float | None:
+        return self.finalize()
 
     def finalize(self) -> float | None:
         n = self.count
@@ -2246,6 +2309,117 @@ def divided_by_zero(state: ConnectionState) -> Callable[[], None]:
     warn = warner(state)
     division = ("Warning", ER_DIVISION_BY_ZERO.code, ER_DIVISION_BY_ZERO.format())
     return lambda: warn(division)
+
+
+def timestamp(value: Any, *delta: Any) -> str | None:
+    """TIMESTAMP(x): x as a DATETIME; TIMESTAMP(x, t): that plus the time t."""
+    dt = _dt(value)
+    if dt is None:
+        return None
+    if not delta:
+        return _datetime_text(dt)
+    seconds = _seconds(delta[0])
+    return None if seconds is None else _datetime_text(dt + timedelta(seconds=seconds))
+
+
+def _out_of_range(name: str, *args: Any) -> None:
+    raise_sql(SQLError(ER_DATA_OUT_OF_RANGE, "DOUBLE", f"{name}({','.join(_to_str(a) for a in args)})"))
+
+
+def mysql_exp(x: Any) -> float | None:
+    """EXP(x); past DOUBLE's range MariaDB's 1690 (SQLite's exp gives inf)."""
+    if x is None:
+        return None
+    try:
+        return math.exp(_num(x))
+    except OverflowError:
+        _out_of_range("exp", x)
+        raise
+
+
+def mysql_pow(x: Any, y: Any) -> float | None:
+    """POW(x, y); past DOUBLE's range or outside its domain (0 to a negative power, a negative
+    number to a fraction) MariaDB's 1690 (SQLite's pow gives inf or NULL)."""
+    if x is None or y is None:
+        return None
+    try:
+        out = math.pow(_num(x), _num(y))
+    except (OverflowError, ValueError):
+        out = math.inf
+    if math.isinf(out) or math.isnan(out):
+        _out_of_range("pow", x, y)
+    return out
+
+
+def logarithm(base: Callable[[float], float], warn: Callable[[tuple[str, int, str]], None]) -> Callable[..., Any]:
+    """LN / LOG2 / LOG10 / LOG(x) and LOG(b, x): NULL with MariaDB's warning 1365 for x <= 0 (or a
+    base <= 0 or 1)."""
+    division = ("Warning", ER_DIVISION_BY_ZERO.code, ER_DIVISION_BY_ZERO.format())
+
+    def fn(*args: Any) -> float | None:
+        if any(a is None for a in args):
+            return None
+        numbers = [_num(a) for a in args]
+        if any(n <= 0 for n in numbers) or len(numbers) == 2 and numbers[0] == 1:
+            warn(division)
+            return None
+        return base(numbers[0]) if len(numbers) == 1 else math.log(numbers[1]) / math.log(numbers[0])
+    return fn
+
+
+def aes_key(key: Any) -> bytes:
+    """AES_ENCRYPT's 128-bit key: the key's bytes XORed into 16 bytes in turn (my_aes_create_key)."""
+    folded = bytearray(16)
+    for n, byte in enumerate(_to_bytes(key)):
+        folded[n % 16] ^= byte
+    return bytes(folded)
+
+
+def aes_encrypt(value: Any, key: Any) -> bytes | None:
+    """AES_ENCRYPT(s, key): AES-128-ECB of s padded as PKCS#7 (MariaDB 10.11's only mode)."""
+    if value is None or key is None:
+        return None
+    from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
+
+    data = _to_bytes(value)
+    pad = 16 - len(data) % 16
+    encryptor = Cipher(algorithms.AES(aes_key(key)), modes.ECB()).encryptor()  # noqa: S305 - MariaDB's mode
+    return encryptor.update(data + bytes([pad]) * pad) + encryptor.finalize()
+
+
+def aes_decrypt(value: Any, key: Any) -> bytes | None:
+    """AES_DECRYPT(s, key): AES_ENCRYPT undone; NULL for a length or padding it cannot have made."""
+    if value is None or key is None:
+        return None
+    from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
+
+    data = _to_bytes(value)
+    if not data or len(data) % 16:
+        return None
+    decryptor = Cipher(algorithms.AES(aes_key(key)), modes.ECB()).decryptor()  # noqa: S305 - MariaDB's mode
+    plain = decryptor.update(data) + decryptor.finalize()
+    pad = plain[-1]
+    if not 1 <= pad <= 16 or plain[-pad:] != bytes([pad]) * pad:
+        return None
+    return plain[:-pad]
+
+
+def random_bytes(n: Any) -> bytes | None:
+    """RANDOM_BYTES(n): n random bytes, 0 to 1024 of them (NULL past that)."""
+    if n is None:
+        return None
+    count = _int(n)
+    return os.urandom(count) if 0 <= count <= 1024 else None
+
+
+def cot(x: Any) -> float | None:
+    """COT(x); at a tangent of 0, MariaDB's 1690."""
+    if x is None:
+        return None
+    tangent = math.tan(_num(x))
+    if not tangent:
+        raise_sql(SQLError(ER_DATA_OUT_OF_RANGE, "DOUBLE", f"cot({_to_str(x)})"))
+    return 1 / tangent
 
 
 def register(conn: sqlite3.Connection, state: ConnectionState) -> None:
@@ -2364,13 +2538,20 @@ def register(conn: sqlite3.Connection, state: ConnectionState) -> None:
 
     def mysql_char(charset: str, *args: Any) -> bytes | str | None:
         """CHAR(N, ... [USING charset]): each argument read as an integer (a string that is none
-        warned of, as CAST does), NULLs skipped (`strfuncs.mysql_char`)."""
+        warned of, as CAST does), NULLs skipped (`strfuncs.mysql_char`). `charset` 'latin1:item'
+        ('ascii:item') is the call a whole select item is: any other CHAR(... USING latin1) whose
+        bytes are not ASCII fails with 1235 (`strfuncs.NARROW_CHARSETS`)."""
         numbers: list[int | None] = []
         for arg in args:
             if type(arg) is str and (warning := values.number_warning(arg, "INTEGER")):
                 warn(warning)
             numbers.append(None if arg is None else int(cast_int(arg, "lit", 0) or 0))
-        return strfuncs.mysql_char(charset, numbers, warn)
+        charset, _, place = charset.partition(":")
+        out = strfuncs.mysql_char(charset, numbers, warn)
+        if charset in strfuncs.NARROW_CHARSETS and place != "item" and out is not None \
+                and any(n is not None and n & 0xFFFFFFFF > 0x7F for n in numbers):
+            raise_sql(SQLError(ER_NOT_SUPPORTED_YET, f"CHAR(... USING {charset}) of a code past 127 but as a select item"))
+        return out
 
     def mysql_fsp(value: Any, micros: int, digits: Any, name: str) -> Any:
         """NOW(n) and friends: the statement's time with its microseconds' first n digits
@@ -2379,7 +2560,37 @@ def register(conn: sqlite3.Connection, state: ConnectionState) -> None:
             raise_sql(SQLError(ER_TOO_BIG_PRECISION, name))
         return value if value is None or not digits else f"{value}.{micros:06d}"[:len(value) + 1 + digits]
 
+    format_string = strfuncs.sformat(warn)
+
+    def sformat(fmt: Any, *args: Any) -> str | None:
+        try:
+            return format_string(fmt, *args)
+        except strfuncs.Unsupported as exc:
+            raise_sql(SQLError(ER_NOT_SUPPORTED_YET, str(exc)))
+            raise
+
+    def benchmark(count: Any, _value: Any) -> int | None:
+        """BENCHMARK(count, expr): 0, its expression evaluated (once: the translation refuses one
+        with effects, `translate.BENCHMARK_EFFECTS`); NULL for a NULL or negative count (1411)."""
+        if count is None:
+            return None
+        n = _int(count)
+        if n < 0:
+            warn(("Warning", ER_WRONG_VALUE_FOR_TYPE.code, ER_WRONG_VALUE_FOR_TYPE.format("count", n, "benchmark")))
+            return None
+        return 0
+
     fns = {
+        "timestamp": (-1, timestamp), "exp": (1, mysql_exp), "pow": (2, mysql_pow),
+        "ln": (1, logarithm(math.log, warn)), "log": (-1, logarithm(math.log10, warn)),
+        "log2": (1, logarithm(math.log2, warn)), "log10": (1, logarithm(math.log10, warn)),
+        "aes_encrypt": (2, aes_encrypt), "aes_decrypt": (2, aes_decrypt), "random_bytes": (1, random_bytes),
+        "mysql_last_value": (-1, lambda *args: args[-1] if args else None),
+        "sformat": (-1, sformat), "soundex": (1, strfuncs.soundex), "mysql_benchmark": (2, benchmark), "natural_sort_key": (1, strfuncs.natural_sort_key),
+        "chr": (1, lambda n: None if n is None else mysql_char("utf8mb4", n)), "crc32c": (-1, strfuncs.crc32c),
+        "password": (1, strfuncs.password), "old_password": (1, strfuncs.old_password),
+        "cot": (1, cot),
+        "sys_guid": (0, lambda: mysql_uuid(session_fx().rand).replace("-", "")),
         "mysql_fsp": (4, mysql_fsp), "mysql_now_stored": (4, now_stored), "mysql_format": (-1, format_locale(warn)), "upper": (1, _case(str.upper)), "lower": (1, _case(str.lower)), "mysql_store": (2, mysql_store), "mysql_store_check": (2, mysql_store_check), "mysql_sleep": (1, mysql_sleep), "get_lock": (2, get_lock),
         "release_lock": (1, lambda n: None if n is None else LOCKS.release(session_fx(), _to_str(n))),
         "release_all_locks": (0, lambda: LOCKS.release_all(session_fx())),
@@ -2458,7 +2669,6 @@ def register(conn: sqlite3.Connection, state: ConnectionState) -> None:
         # MariaDB's JSON_QUOTE of NULL or of a number is NULL (SQLite's json_quote writes null, 1)
         "json_quote": (1, lambda v: json.dumps(v.decode("utf-8", "surrogateescape") if isinstance(v, bytes) else v,
                                                ensure_ascii=False) if isinstance(v, str | bytes) else None),
-        "timestamp": (1, lambda v: None if (dt := _dt(v)) is None else _datetime_text(dt)),
         "makedate": (2, makedate),
         "maketime": (3, lambda h, m, sec: None if None in (h, m, sec) or not (0 <= _int(m) < 60 and 0 <= _num(sec) < 60)
                      else _time_text(_int(h) * 3600 + (-1 if _int(h) < 0 else 1) * (_int(m) * 60 + _num(sec)))),
@@ -2482,11 +2692,14 @@ def register(conn: sqlite3.Connection, state: ConnectionState) -> None:
     }
     # typeshed's create_aggregate wants step(int) and finalize() -> int; SQLite passes any values
     # (n_arg of them) and takes any SQLite value back, as these aggregates use
-    for name, aggregate in (("bit_xor", _BitXor), ("bit_or", _BitOr), ("bit_and", _BitAnd), ("std", _StdDev),
-                            ("stddev", _StdDev), ("stddev_pop", _StdDev), ("variance", _Variance),
-                            ("var_pop", _Variance), ("var_samp", _VarSamp), ("stddev_samp", _StdDevSamp)):
+    for name, aggregate in (("bit_xor", _BitXor), ("bit_or", _BitOr), ("bit_and", _BitAnd)):
         conn.create_aggregate(name, 1, aggregate)  # type: ignore[arg-type]
+    # (a window function is an aggregate too, where no OVER follows it)
+    for name, window in (("std", _StdDev), ("stddev", _StdDev), ("stddev_pop", _StdDev), ("variance", _Variance),
+                         ("var_pop", _Variance), ("var_samp", _VarSamp), ("stddev_samp", _StdDevSamp)):
+        conn.create_window_function(name, 1, window)  # type: ignore[arg-type]
     conn.create_aggregate("mysql_group_concat", -1, _GroupConcat)  # type: ignore[arg-type]
+    conn.create_window_function("mysql_percentile", 4, _Percentile)  # type: ignore[arg-type]
     conn.create_aggregate("mysql_json_arrayagg", 2, _JsonArrayAgg)  # type: ignore[arg-type]
     conn.create_aggregate("mysql_json_objectagg", 3, _JsonObjectAgg)  # type: ignore[arg-type]
     for name, (nargs, fn) in fns.items():

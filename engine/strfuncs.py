@@ -4,21 +4,28 @@ CHAR(N, ... [USING charset]) (sql/item_strfunc.cc Item_func_char), GET_FORMAT (s
 its table of formats), INET6_ATON / INET6_NTOA / IS_IPV4 / IS_IPV6 / IS_IPV4_COMPAT /
 IS_IPV4_MAPPED (plugin/type_inet: Inet4::ascii_to_ipv4, Inet6::ascii_to_ipv6, Inet6::to_string),
 COMPRESS / UNCOMPRESS / UNCOMPRESSED_LENGTH (Item_func_compress: a 4-byte little-endian length,
-then zlib's stream at its default level; the empty string compresses to itself).
+then zlib's stream at its default level; the empty string compresses to itself),
+NATURAL_SORT_KEY, SFORMAT (the fmt library's format strings, the common forms), SOUNDEX,
+PASSWORD / OLD_PASSWORD, CRC32C.
 
 A binary result is `bytes` (SQLite's BLOB: clients get a binary string); a character result `str`.
 """
 
 from __future__ import annotations
 
+import hashlib
+import math
+import re
 import zlib
 from collections.abc import Callable
 from typing import Any
 
 from engine.coltypes import format_double
 from engine.values import binary_value
+from protocol.charsets import CHARSETS
 from protocol.errors import (
     ER_INVALID_CHARACTER_STRING,
+    ER_SFORMAT,
     ER_TOO_BIG_FOR_UNCOMPRESS,
     ER_TRUNCATED_WRONG_VALUE,
     ER_WRONG_VALUE,
@@ -35,8 +42,13 @@ _U32 = 0xFFFFFFFF
 # ----------------------------------------------------------------------------- CHAR
 
 # the character sets CHAR(... USING cs) is answered in: a binary string, or text this engine holds
-# (utf8mb4, and utf8mb3's subset of it); the name in warning 1300
-CHAR_CHARSETS = {"binary": "binary", "utf8mb4": "utf8mb4", "utf8": "utf8mb3", "utf8mb3": "utf8mb3"}
+# (utf8mb4, and utf8mb3's subset of it); the name in warning 1300. A single-byte one (latin1,
+# ascii) is answered as the text a client reads (`NARROW_CHARSETS`)
+CHAR_CHARSETS = {"binary": "binary", "utf8mb4": "utf8mb4", "utf8": "utf8mb3", "utf8mb3": "utf8mb3",
+                 "latin1": "latin1", "ascii": "ascii"}
+# CHAR(... USING latin1 / ascii): their bytes are one thing to MariaDB (LENGTH, HEX read them) and
+# the text a client reads another (ascii's bytes past 0x7F read as '?'); only that text is held
+NARROW_CHARSETS = frozenset({"latin1", "ascii"})
 
 
 def char_bytes(number: int) -> bytes:
@@ -51,6 +63,8 @@ def mysql_char(charset: str, numbers: list[int | None], warn: Warn) -> bytes | s
     well formed in it (the bad bytes in hex, up to 3 of them, as MariaDB's message shows them)."""
     out = b"".join(char_bytes(n) for n in numbers if n is not None)
     name = CHAR_CHARSETS[charset]
+    if name in NARROW_CHARSETS:
+        return CHARSETS[name].decode(out) if name == "latin1" else out.decode("ascii", "replace").replace("\ufffd", "?")
     if name == "binary":  # held as a binary string is (TEXT when UTF-8: equal to the same bytes' literal)
         return binary_value(out)
     good = _well_formed_prefix(out, name == "utf8mb3")
@@ -329,3 +343,198 @@ def _text(value: Any) -> str:
     if isinstance(value, float):
         return format_double(value)
     return str(value)
+
+
+# ----------------------------------------------------------------------------- NATURAL_SORT_KEY
+
+
+def _natural_number(match: re.Match[str]) -> str:
+    """A run of digits in NATURAL_SORT_KEY's key: its leading zeros dropped (one 0 kept for a
+    zero), after its length less one written as 9s and a last digit (19 -> '991')."""
+    digits = match.group(0).lstrip("0") or "0"
+    n = len(digits) - 1
+    return "9" * (n // 9) + str(n % 9) + digits
+
+
+def natural_sort_key(value: Any) -> str | None:
+    """NATURAL_SORT_KEY(s): s with each run of ASCII digits rewritten so that keys compared as
+    strings order numbers by value (Item_func_natural_sort_key)."""
+    if value is None:
+        return None
+    return _DIGIT_RUN.sub(_natural_number, _text(value))
+
+
+_DIGIT_RUN = re.compile(r"[0-9]+")
+
+
+# ----------------------------------------------------------------------------- SFORMAT
+
+class Unsupported(Exception):
+    """A format SFORMAT takes that this module does not write (the statement answers 1235)."""
+
+
+# fmt's format specification as far as it is written here: [[fill]align][sign][#][0][width]
+# [.precision][type]; dynamic widths ({:{}}), locale ('L') and the other types are not
+_FORMAT_SPEC = re.compile(r"(?:(.)?([<>^]))?([-+ ])?(#)?(0)?(\d+)?(?:\.(\d+))?([sdxXobcBeEfFgG]?)\Z", re.S)
+_INT_TYPES = frozenset("dxXobBc")
+_FLOAT_TYPES = frozenset("eEfFgG")
+
+
+def sformat(warn: Warn) -> Callable[..., str | None]:
+    """SFORMAT(format, args...): the fmt library's format string of the arguments (integers and
+    DOUBLEs as numbers, anything else as its text), NULL when one of them is NULL; a format
+    fmt refuses (an argument it names missing, a type that is not the argument's) NULL with
+    warning 4183 giving fmt's message. Positional fields ({}, {1}) with the specification above;
+    any other (a named field, a dynamic width) raises `Unsupported`."""
+    def fn(fmt: Any, *args: Any) -> str | None:
+        if fmt is None or any(a is None for a in args):
+            return None
+        try:
+            return _sformat(_text(fmt), args)
+        except _FormatError as exc:
+            warn(_warning(ER_SFORMAT, str(exc)))
+            return None
+    return fn
+
+
+class _FormatError(Exception):
+    """fmt's format_error: the message SFORMAT's warning carries."""
+
+
+def _sformat(fmt: str, args: tuple) -> str:
+    out: list[str] = []
+    i, n, automatic, manual = 0, len(fmt), 0, False
+    while i < n:
+        c = fmt[i]
+        if c in "{}" and fmt[i + 1:i + 2] == c:
+            out.append(c)
+            i += 2
+        elif c == "}":
+            raise _FormatError("unmatched '}' in format string")
+        elif c == "{":
+            end = fmt.find("}", i)
+            if end < 0:
+                raise _FormatError("invalid format string")
+            name, _, spec = fmt[i + 1:end].partition(":")
+            if name == "":
+                if manual:
+                    raise _FormatError("cannot switch from manual to automatic argument indexing")
+                index, automatic = automatic, automatic + 1
+            elif name.isdigit() and name.isascii():
+                if automatic:
+                    raise _FormatError("cannot switch from automatic to manual argument indexing")
+                index, manual = int(name), True
+            else:
+                raise Unsupported(f"SFORMAT() of the field {{{name}}}")
+            if index >= len(args):
+                raise _FormatError("argument not found")
+            out.append(_format_one(args[index], spec))
+            i = end + 1
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out)
+
+
+def _format_one(value: Any, spec: str) -> str:
+    m = _FORMAT_SPEC.match(spec)
+    if m is None:
+        raise Unsupported(f"SFORMAT() of the format specification '{spec}'")
+    fill, align, sign, alternate, zero, width, precision, kind = m.groups()
+    if isinstance(value, bool | int):
+        if kind and kind not in _INT_TYPES:
+            raise _FormatError("invalid type specifier")
+        if precision is not None or kind == "B":
+            raise Unsupported(f"SFORMAT() of the format specification '{spec}'")
+        return format(value, spec)
+    if isinstance(value, float):
+        if kind and kind not in _FLOAT_TYPES:
+            raise _FormatError("invalid type specifier")
+        if kind or precision is not None:
+            return format(value, spec)
+        # fmt's shortest form: Python's, without the '.0' it keeps on an integral value
+        text = repr(abs(value))
+        text = ("-" if value < 0 or math.copysign(1, value) < 0 else "+" if sign == "+" else
+                " " if sign == " " else "") + (text[:-2] if text.endswith(".0") else text)
+        if zero and not align:
+            body = text.lstrip("+- ")
+            return text[:len(text) - len(body)] + body.rjust(int(width or 0) - len(text) + len(body), "0")
+        return format(text, f"{fill or ''}{align or '>'}{width or ''}")
+    if kind and kind != "s":
+        raise _FormatError("invalid type specifier")
+    if sign or alternate or zero:
+        raise Unsupported(f"SFORMAT() of the format specification '{spec}' for a string")
+    return format(_text(value), spec)
+
+
+# ----------------------------------------------------------------------------- SOUNDEX
+
+_SOUNDEX_CODES = dict(zip("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "01230120022455012623010202", strict=True))
+
+
+def soundex(value: Any) -> str | None:
+    """SOUNDEX(s) as MariaDB's (Item_func_soundex): from the first letter on (nothing before it
+    counts; no letter: ''), that letter (ASCII ones upper-cased), then each letter's code that is
+    not 0 nor the last code written (a vowel between two letters of one code does not part them;
+    a letter past ASCII codes as a vowel), padded with 0s to 4 characters, never cut."""
+    if value is None:
+        return None
+    letters = [c for c in _text(value) if c.isalpha()]
+    if not letters:
+        return ""
+    first = letters[0].upper() if letters[0].isascii() else letters[0]
+    out, last = [first], _SOUNDEX_CODES.get(first, "0")
+    for c in letters[1:]:
+        code = _SOUNDEX_CODES.get(c.upper(), "0") if c.isascii() else "0"
+        if code != "0" and code != last:
+            out.append(code)
+            last = code
+    return "".join(out).ljust(4, "0")
+
+
+# ----------------------------------------------------------------------------- PASSWORD, CRC32C
+
+
+def password(value: Any) -> str:
+    """PASSWORD(s): '*' and SHA1(SHA1(s)) in upper-case hex; '' for '' and for NULL."""
+    data = b"" if value is None else _to_bytes(value)
+    if not data:
+        return ""
+    return "*" + hashlib.sha1(hashlib.sha1(data).digest()).hexdigest().upper()
+
+
+def old_password(value: Any) -> str:
+    """OLD_PASSWORD(s): MySQL 3.23's hash (hash_password), spaces and tabs skipped."""
+    data = b"" if value is None else _to_bytes(value)
+    if not data:
+        return ""
+    nr, add, nr2 = 1345345333, 7, 0x12345671
+    for byte in data:
+        if byte in b" \t":
+            continue
+        nr ^= (((nr & 63) + add) * byte + (nr << 8)) & _U32
+        nr2 = (nr2 + ((nr2 << 8) ^ nr)) & _U32
+        add += byte
+    return f"{nr & 0x7FFFFFFF:08x}{nr2 & 0x7FFFFFFF:08x}"
+
+
+def _crc32c_table() -> list[int]:
+    table = []
+    for n in range(256):
+        for _ in range(8):
+            n = (n >> 1) ^ 0x82F63B78 if n & 1 else n >> 1
+        table.append(n)
+    return table
+
+
+_CRC32C = _crc32c_table()
+
+
+def crc32c(*args: Any) -> int | None:
+    """CRC32C([crc, ] s): the Castagnoli CRC of s's bytes, continuing from crc when given."""
+    if any(a is None for a in args):
+        return None
+    crc = (int(args[0]) if len(args) == 2 else 0) & _U32 ^ _U32
+    for byte in _to_bytes(args[-1]):
+        crc = _CRC32C[(crc ^ byte) & 0xFF] ^ (crc >> 8)
+    return crc ^ _U32

@@ -58,6 +58,7 @@ from engine.exprtypes import (
     skip_parens,
     split_select,
     split_top,
+    within_group,
 )
 from engine.lexer import Token, extract, literal_texts, quote_ident, syntax_error, tokenize
 from engine.results import DIVISION_NULL, LAX_VALUES
@@ -74,10 +75,14 @@ from protocol.errors import (
     ER_NON_UNIQ_ERROR,
     ER_NON_UPDATABLE_TABLE,
     ER_NOT_SUPPORTED_YET,
+    ER_PERCENTILE_NOT_NUMERIC,
+    ER_PERCENTILE_NOT_NUMERIC_TYPE,
+    ER_PERCENTILE_RANGE,
     ER_UNKNOWN_TABLE,
     ER_UPDATE_TABLE_USED,
     ER_VIEW_RECURSIVE,
     ER_WITH_TIES_NEEDS_ORDER,
+    ER_WRONG_ARGUMENTS,
     ER_WRONG_NUMBER_OF_VALUES_IN_TVC,
     ER_WRONG_PARAMCOUNT_TO_NATIVE_FCT,
     ER_WRONG_USAGE,
@@ -111,7 +116,7 @@ TYPED_LITERALS = {"DATE": "date", "TIME": "time", "TIMESTAMP": "datetime"}
 # character set to a client whose character_set_results is NULL), or both (MIXED: refused).
 TEXT, BYTES, ITEM, MIXED = "text", "bytes", "item", "mixed"
 # the calls that read their one argument's bytes, and the ones that read only its characters
-_BYTE_CALLS = frozenset({"LENGTH", "OCTET_LENGTH", "BIT_LENGTH", "HEX", "MD5", "SHA1", "SHA", "CRC32", "TO_BASE64"})
+_BYTE_CALLS = frozenset({"LENGTH", "LENGTHB", "OCTET_LENGTH", "BIT_LENGTH", "HEX", "MD5", "SHA1", "SHA", "CRC32", "TO_BASE64"})
 _CHARACTER_CALLS = frozenset({"CHAR_LENGTH", "CHARACTER_LENGTH"})
 # the calls whose result takes the character set of their arguments' strongest (a column's)
 _AGGREGATING_CALLS = frozenset({"CONCAT", "CONCAT_WS"})
@@ -136,7 +141,16 @@ FUNC_RENAME = {
     "INSERT": "mysql_insert", "JSON_EXTRACT": "mysql_json_extract", "JSON_VALID": "mysql_json_valid",
     "POW": "pow", "DAYOFWEEK": "dayofweek", "FORMAT": "mysql_format", "QUOTE": "mysql_quote",
     "JSON_MERGE": "json_merge_preserve", "JSON_PRETTY": "json_detailed",
+    "LENGTHB": "octet_length", "BENCHMARK": "mysql_benchmark",
 }
+# the words of an expression with effects (a session's or the server's state, the time it
+# takes), which BENCHMARK would evaluate count times and mysql_benchmark evaluates once
+BENCHMARK_EFFECTS = frozenset({"RAND", "UUID", "UUID_SHORT", "SYS_GUID", "SLEEP", "GET_LOCK", "RELEASE_LOCK",
+                               "RELEASE_ALL_LOCKS", "LAST_INSERT_ID", "BENCHMARK", "NEXTVAL", "SETVAL"})
+_VARIANCE_CALLS = frozenset({"STD", "STDDEV", "STDDEV_POP", "STDDEV_SAMP", "VARIANCE", "VAR_POP", "VAR_SAMP"})
+# COERCIBILITY() of a call to one of these: a system constant's (3)
+_SYSCONST_CALLS = frozenset({"USER", "CURRENT_USER", "SESSION_USER", "SYSTEM_USER", "DATABASE", "SCHEMA", "VERSION",
+                             "CURRENT_ROLE"})
 CAST_TYPES = {"SIGNED": "INTEGER", "UNSIGNED": "INTEGER", "CHAR": "TEXT", "DECIMAL": "REAL",
               "DATETIME": "TEXT", "DATE": "TEXT", "TIME": "TEXT", "BINARY": "BLOB", "DOUBLE": "REAL",
               "FLOAT": "REAL", "INTEGER": "INTEGER", "INT": "INTEGER", "NCHAR": "TEXT", "JSON": "TEXT"}
@@ -874,7 +888,7 @@ class Translator:
             return None
         if self._select_list_end is None:  # the first clause word outside parentheses (-1: not a SELECT)
             clauses = [k for k, t in enumerate(toks) if k and t.kind == "word" and self.opener(k) == -1
-                       and t.upper in CLAUSE_WORDS | {"EXCEPT", "INTERSECT"}]
+                       and t.upper in CLAUSE_WORDS | {"EXCEPT", "INTERSECT"} and not within_group(toks, k)]
             union = any(toks[k].is_word("UNION", "EXCEPT", "INTERSECT") for k in clauses)
             self._select_list_end = -1 if union or not toks[0].is_word("SELECT") else (clauses or [len(toks)])[0]
         return ITEM if start < self._select_list_end else None
@@ -1496,8 +1510,34 @@ class Translator:
             self.sets_last_id = True
             self.out.append("mysql_set_last_id")
             return i + 1
-        if word in ("RAND", "UUID"):  # UUID() draws from RAND()'s generator: replayed from the RAND event
+        if word in ("RAND", "UUID", "SYS_GUID"):  # UUID() draws from RAND()'s generator: replayed from the RAND event
             self.uses_rand = True
+        if word == "NAME_CONST":
+            return self.emit_name_const(i)
+        if word == "COERCIBILITY":
+            return self.emit_coercibility(i)
+        if word == "SFORMAT":
+            return self.emit_sformat(i)
+        if word == "CURRENT_ROLE" and closes:  # no role is ever set here
+            self.add_arg(("const", None))
+            return i + 3
+        if word == "ADD_MONTHS":  # DATE_ADD(d, INTERVAL n MONTH)
+            return self.emit_date_add(i, 1, "MONTH")
+        if word == "LAST_VALUE" and not ((j := self.close_of(i)[0]) + 1 < len(toks) and toks[j + 1].is_word("OVER")):
+            self.out.append("mysql_last_value")  # LAST_VALUE(a, ..., z): z, all evaluated
+            return i + 1
+        if word in ("MEDIAN", "PERCENTILE_CONT", "PERCENTILE_DISC"):
+            return self.emit_percentile(i, word)
+        if word in _VARIANCE_CALLS and (j := self.close_of(i)[0]) + 1 < len(toks) and toks[j + 1].is_word("OVER"):
+            # over the whole partition, as MariaDB; its answers over an ordered window (a frame
+            # of some rows; a NULL) are not the frame's variance, and a named window is not read
+            if j + 2 >= len(toks) or toks[j + 2].text != "(" or \
+                    self.close_of(j + 1, lambda t: t.is_word("ORDER", "ROWS", "RANGE", "GROUPS"))[1] is not None:
+                raise SQLError(ER_NOT_SUPPORTED_YET, f"{word}() over an ordered or a named window")
+        if word == "BENCHMARK":
+            j, _ = self.close_of(i)
+            if any(t.kind == "word" and t.upper in BENCHMARK_EFFECTS or t.text == ":=" for t in toks[i + 2:j]):
+                raise SQLError(ER_NOT_SUPPORTED_YET, "BENCHMARK() of an expression with effects")
         if word in ("TIMESTAMPDIFF", "TIMESTAMPADD"):  # the unit, a bare word, becomes a text argument
             unit = toks[i + 2] if i + 2 < len(toks) else None
             if unit is None or unit.upper not in INTERVAL_UNITS:
@@ -1586,6 +1626,8 @@ class Translator:
             charset = toks[using + 1].text.lower()
             if charset not in strfuncs.CHAR_CHARSETS:
                 raise SQLError(ER_NOT_SUPPORTED_YET, f"CHAR(... USING {charset})")
+            if charset in strfuncs.NARROW_CHARSETS and self.item_context(i, j) is not None:
+                charset += ":item"  # read only as the text a client gets (functions.mysql_char)
         self.out.append(f"mysql_char('{charset}'")
         start = i + 2
         while start < end:
@@ -1599,6 +1641,123 @@ class Translator:
                 self.emit_range(start, stop)
             start = stop + 1
         self.out.append(")")
+        return j + 1
+
+    def emit_name_const(self, i: int) -> int:
+        """NAME_CONST('name', value) at tokens[i]: the value, a literal (a signed number, a
+        string, NULL), which `select_names` names the column after; anything else is 1210."""
+        toks = self.tokens
+        j, comma = self.close_of(i)
+        value = toks[comma + 1:j] if comma is not None else []
+        if value and value[0].kind == "op" and value[0].text in "+-" and len(value) == 2:
+            literal = value[1].kind == "param" and isinstance(self.params[value[1].param], int | float)
+        else:
+            literal = len(value) == 1 and (value[0].kind == "param" or value[0].is_word("NULL", "TRUE", "FALSE"))
+        if comma != i + 3 or toks[i + 2].kind != "param" or not isinstance(self.params[toks[i + 2].param], str) \
+                or not literal:
+            raise SQLError(ER_WRONG_ARGUMENTS, "NAME_CONST")
+        self.out.append("(")
+        self.emit_range(comma + 1, j)
+        self.out.append(")")
+        return j + 1
+
+    def emit_percentile(self, i: int, word: str) -> int:
+        """MEDIAN(x) OVER (...) and PERCENTILE_CONT(f) / PERCENTILE_DISC(f) WITHIN GROUP (ORDER BY x
+        [ASC | DESC]) OVER (...) at tokens[i]: mysql_percentile(f, x, descending, discrete) over
+        the same window, which MariaDB allows no ORDER BY (a syntax error, as there). f is a
+        number literal in [0, 1] (4103 outside, 4104 for NULL; any other expression is 1235);
+        PERCENTILE_CONT's x a number (4101 for a string)."""
+        toks = self.tokens
+        j, _ = self.close_of(i)
+        if word == "MEDIAN":
+            fraction, lo, hi, descending, over = "0.5", i + 2, j, False, j + 1
+        else:
+            if not (j + 5 < len(toks) and toks[j + 1].is_word("WITHIN") and toks[j + 2].is_word("GROUP")
+                    and toks[j + 3].text == "(" and toks[j + 4].is_word("ORDER") and toks[j + 5].is_word("BY")):
+                raise self.error_at(j + 1)
+            k, _ = self.close_of(j + 2)
+            lo, hi = j + 6, k
+            descending = toks[hi - 1].is_word("DESC")
+            if toks[hi - 1].is_word("ASC", "DESC"):
+                hi -= 1
+            arg = toks[i + 2:j]
+            if len(arg) == 1 and arg[0].is_word("NULL"):
+                raise SQLError(ER_PERCENTILE_NOT_NUMERIC, word.lower())
+            value = self.params[arg[0].param] if len(arg) == 1 and arg[0].kind == "param" else None
+            if not isinstance(value, int | float):
+                raise SQLError(ER_NOT_SUPPORTED_YET, f"{word}() of a fraction that is not a number literal")
+            if not 0 <= value <= 1:
+                raise SQLError(ER_PERCENTILE_RANGE, word.lower())
+            fraction, over = repr(float(value)), k + 1
+        if over >= len(toks) or not toks[over].is_word("OVER") or over + 1 >= len(toks) or toks[over + 1].text != "(":
+            raise self.error_at(over)
+        window_end, order = self.close_of(over, lambda t: t.is_word("ORDER"))
+        if order is not None:
+            raise self.error_at(order)
+        if word != "PERCENTILE_DISC":
+            ct = self.expr_type(lo, hi)
+            if ct is not None and ct.type in (FieldType.VAR_STRING, FieldType.STRING, FieldType.BLOB):
+                raise SQLError(ER_PERCENTILE_NOT_NUMERIC_TYPE, "percentile_cont")
+        self.out.append(f"mysql_percentile({fraction}, ")
+        self.emit_range(lo, hi)
+        self.out.append(f", {int(descending)}, {int(word == 'PERCENTILE_DISC')}) ")
+        return over
+
+    def emit_sformat(self, i: int) -> int:
+        """SFORMAT(format, args...) at tokens[i]: a DECIMAL argument read as the DOUBLE MariaDB
+        hands fmt (1.50 is written 1.5), the others as they are."""
+        j, _ = self.close_of(i)
+        self.out.append("sformat(")
+        start, first = i + 2, True
+        while start < j:
+            stop = self.argument_end(start, j)
+            if not first:
+                self.out.append(", ")
+            ct = None if first else self.expr_type(start, stop)
+            if ct is not None and ct.type == FieldType.NEWDECIMAL:
+                self.out.append("CAST((")
+                self.emit_range(start, stop)
+                self.out.append(") AS REAL)")
+            else:
+                self.emit_range(start, stop)
+            start, first = stop + 1, False
+        self.out.append(")")
+        return j + 1
+
+    def emit_coercibility(self, i: int) -> int:
+        """COERCIBILITY(x) at tokens[i], known from x's form as MariaDB answers: 0 for x COLLATE c,
+        2 for a column of characters or a user variable, 3 for a system constant (USER(),
+        DATABASE() ...), 4 for a string literal, 5 for a number (literal, numeric or temporal
+        column), 6 for NULL. Any other x (a function's, whose answer MariaDB derives from its
+        arguments') is refused with 1235. A literal's kind decides: the plan is not cached."""
+        toks = self.tokens
+        j, comma = self.close_of(i)
+        if comma is not None or j == i + 2:
+            raise self.error_at(comma if comma is not None else j)
+        arg = toks[i + 2:j]
+        self.cacheable = False
+        level: int | None = None
+        if len(arg) >= 3 and arg[-2].is_word("COLLATE"):
+            level = 0
+        elif len(arg) == 1 and arg[0].kind == "param":
+            value = self.params[arg[0].param]
+            level = 4 if isinstance(value, str | bytes) else 5
+        elif len(arg) == 2 and is_introducer(arg[0]) and arg[1].kind == "param":
+            level = 4
+        elif len(arg) == 1 and arg[0].is_word("NULL"):
+            level = 6
+        elif len(arg) == 1 and arg[0].is_word("TRUE", "FALSE"):
+            level = 5
+        elif len(arg) == 1 and arg[0].kind == "var":  # @x
+            level = 2
+        elif len(arg) == 3 and arg[0].kind == "word" and arg[0].upper in _SYSCONST_CALLS and arg[1].text == "(":
+            level = 3
+        elif all(t.kind in ("word", "ident") for t in arg[::2]) and all(t.text == "." for t in arg[1::2]) \
+                and len(arg) % 2 == 1 and (col := self.named_column([t.text for t in arg[::2]])) is not None:
+            level = 2 if col.base in CHAR_TYPES else 5
+        if level is None:
+            raise SQLError(ER_NOT_SUPPORTED_YET, "COERCIBILITY() of this expression")
+        self.add_arg(("const", level))
         return j + 1
 
     def argument_end(self, start: int, end: int) -> int:
@@ -1654,6 +1813,8 @@ class Translator:
             return collation if collation.startswith("utf8mb4_") and self.charset_of(arg[:-2]) != "binary" else None
         if len(arg) == 1 and arg[0].is_word("NULL", "TRUE", "FALSE"):
             return "binary"
+        if len(arg) == 3 and arg[0].kind == "word" and arg[0].upper in _SYSCONST_CALLS and arg[1].text == "(":
+            return "utf8mb3_general_ci"  # USER(), DATABASE(), VERSION() ...: MariaDB's utf8mb3 names
         if any(is_introducer(t) and nxt.kind == "param" for t, nxt in zip(arg, arg[1:], strict=False)):
             return None  # (N'x', _latin1'x': a character set this engine does not keep)
         tables = self.statement_tables()
@@ -1870,8 +2031,9 @@ class Translator:
         self.out.append(f", '{mode or 'BOTH'}')")
         return j + 1
 
-    def emit_date_add(self, i: int, sign: int) -> int:
-        """DATE_ADD(d, INTERVAL n unit) / DATE_SUB / ADDDATE(d, n days)."""
+    def emit_date_add(self, i: int, sign: int, bare_unit: str = "DAY") -> int:
+        """DATE_ADD(d, INTERVAL n unit) / DATE_SUB / ADDDATE(d, n days) / ADD_MONTHS(d, n) (a
+        bare n counts `bare_unit`s)."""
         toks = self.tokens
         close, comma = self.close_of(i)
         if comma is None:
@@ -1885,7 +2047,7 @@ class Translator:
                 raise SQLError(ER_NOT_SUPPORTED_YET, f"INTERVAL unit {unit.text}")
             self.emit_range(comma + 2, close - 1)
         else:
-            unit = Token("word", "DAY")
+            unit = Token("word", bare_unit)
             self.emit_range(comma + 1, close)
         self.out.append(f", '{unit.upper}', {sign})")
         return close + 1
@@ -2463,7 +2625,7 @@ class Translator:
                         break  # the end of this SELECT's parentheses
                     depth -= 1
                 elif depth == 0 and tok.is_word("GROUP", "HAVING", "ORDER", "LIMIT", "UNION", "WINDOW", "FOR",
-                                                 "LOCK", "INTO", "EXCEPT", "INTERSECT"):
+                                                 "LOCK", "INTO", "EXCEPT", "INTERSECT") and not within_group(toks, k):
                     clause = tok.upper
                     if clause in ("UNION", "EXCEPT", "INTERSECT"):
                         break
@@ -2729,6 +2891,9 @@ class Translator:
             wanted = True
             if item[-1].kind == "param" and len(item) == 1:
                 names.append(("value", item[-1].param))
+                continue
+            if item[0].is_word("NAME_CONST") and len(item) > 3 and item[2].kind == "param":
+                names.append(("value", item[2].param))  # named by its first argument
                 continue
             parts: list[object] = []
             pos = item[0].start

@@ -73,3 +73,57 @@ def test_a_binary_string_held_as_text_is_read_as_its_bytes():
     assert strfuncs.inet6_ntoa("\n\x00\x00\x01") == "10.0.0.1"
     assert strfuncs.inet6_ntoa(bytes(12).decode() + "\x01\x02\x03\x04") == "::1.2.3.4"
     assert strfuncs.ipv6_test(False, warned.append)(bytes(12).decode() + "\x01\x02\x03\x04") == 1 and not warned
+
+
+def test_char_in_a_single_byte_charset_is_the_text_a_client_reads():
+    seen, warn = _warnings()
+    assert strfuncs.mysql_char("latin1", [233, 128, 129, 0x4142], warn) == "é€\x81AB"
+    assert strfuncs.mysql_char("ascii", [65, 233], warn) == "A?"
+    assert seen == []
+
+
+def test_natural_sort_key():
+    assert [strfuncs.natural_sort_key(s) for s in ("a10", "a010", "a0", "a0001", "x1.5y", "", "abc")] == \
+        ["a110", "a110", "a00", "a01", "x01.05y", "", "abc"]
+    assert strfuncs.natural_sort_key("1234567890") == "901234567890"
+    assert strfuncs.natural_sort_key("12345678901234567890") == "99112345678901234567890"
+    assert strfuncs.natural_sort_key(123) == "2123"
+    assert strfuncs.natural_sort_key(None) is None
+
+
+def test_sformat():
+    seen, warn = _warnings()
+    f = strfuncs.sformat(warn)
+    assert [f("{} {}", 1, "a"), f("{1} {0}", "a", "b"), f("{:^5}|", "ab"), f("{:05}", 42), f("{:.2f}", 3.14159),
+            f("{:#x}", 255), f("{{}}"), f("{:e}", 1234.5), f("{:*^7}", "x"), f("{:+d}", 5)] == \
+        ["1 a", "b a", " ab  |", "00042", "3.14", "0xff", "{}", "1.234500e+03", "***x***", "+5"]
+    assert [f("{}", 1.0), f("{}", 0.1), f("{}", 1e20), f("{}", -0.5), f("{:08}", -2.5), f("{:+}", 2.5)] == \
+        ["1", "0.1", "1e+20", "-0.5", "-00002.5", "+2.5"]
+    assert f("{}", None) is None and f(None, 1) is None
+    assert [f("{} {}", 1), f("{:d}", "a"), f("{:d}", 1.5), f("{}{0}", "a")] == [None] * 4
+    assert [w[2] for w in seen] == ["SFORMAT error: argument not found", "SFORMAT error: invalid type specifier",
+                                    "SFORMAT error: invalid type specifier",
+                                    "SFORMAT error: cannot switch from automatic to manual argument indexing"]
+    for unsupported in ("{a}", "{:{}}", "{:L}", "{0.x}"):
+        try:
+            f(unsupported, 1, 2)
+        except strfuncs.Unsupported:
+            continue
+        raise AssertionError(unsupported)
+
+
+def test_password_old_password_crc32c():
+    assert strfuncs.password("a") == "*667F407DE7C6AD07358FA38DAED7828A72014B4E"
+    assert strfuncs.password("") == strfuncs.password(None) == ""
+    assert strfuncs.old_password("a") == "60671c896665c3fa"
+    assert strfuncs.old_password("") == ""
+    assert strfuncs.crc32c("a") == 3251651376
+    assert strfuncs.crc32c(1, "a") == 867942451
+    assert strfuncs.crc32c(None) is None
+
+
+def test_soundex():
+    assert [strfuncs.soundex(s) for s in ("Robert", "Tymczak", "Ashcraft", "Pfister", " hello", "Ab-cd")] == \
+        ["R163", "T520", "A2613", "P236", "H400", "A123"]
+    assert [strfuncs.soundex(s) for s in ("", "123", "é", "ÀBC", "aéb", "x")] == ["", "", "é000", "À120", "A100", "X000"]
+    assert strfuncs.soundex(None) is None
