@@ -395,10 +395,11 @@ def run_admin(session: Session, cur: TokenCursor, shape: str) -> Result | AsSele
                 raise SQLError(ER_EVENT_DOES_NOT_EXIST, name)
             raise SQLError(ER_SP_DOES_NOT_EXIST, kind, name)  # (MariaDB names it without its database)
         if cur.accept("DATABASE", "SCHEMA"):
+            if_not_exists = cur.accept_words("IF", "NOT", "EXISTS")
             name = cur.ident()
             if not engine.has_database(name):
                 raise SQLError(ER_BAD_DB_ERROR, name)
-            text = f"CREATE DATABASE `{name}` /*!40100 DEFAULT CHARACTER SET utf8mb4 COLLATE utf8mb4_general_ci */"
+            text = engine.options_of(name).show_create(name, if_not_exists)
             return _result(["Database", "Create Database"], [(name, text)], session)
         if cur.accept("VIEW"):
             qualifier, name = cur.qualified()

@@ -27,6 +27,8 @@ from engine.coltypes import ColumnType, declared_type, member_text
 from engine.lexer import Token, mysql_ident, quote_ident, syntax_error
 from protocol.errors import (
     ER_BAD_FIELD_ERROR,
+    ER_COLLATION_CHARSET_MISMATCH,
+    ER_CONFLICTING_DECLARATIONS,
     ER_DUP_FIELDNAME,
     ER_FEATURE_DISABLED,
     ER_INVALID_ON_UPDATE,
@@ -34,6 +36,7 @@ from protocol.errors import (
     ER_MULTIPLE_PRI_KEY,
     ER_NOT_SUPPORTED_YET,
     ER_UNKNOWN_CHARACTER_SET,
+    ER_UNKNOWN_COLLATION,
     ER_UNKNOWN_ERROR,
     ER_WRONG_AUTO_KEY,
     ER_WRONG_FK_DEF,
@@ -75,6 +78,19 @@ class Column:
     # COLLATE's), lower-case, utf8 as utf8mb3; None: the server's utf8mb4. Values are stored as
     # Unicode text whatever it says: it decides only the bytes CHECKSUM TABLE reads (`checksum`)
     charset: str | None = None
+    # its collation where that is neither its character set's default nor its _bin one
+    # (`binary`): shown only, values compare under GENERAL_CI (or in binary) whatever it says
+    collation: str | None = None
+
+    @property
+    def collation_name(self) -> str:
+        """The collation MariaDB names for the column (a character column's)."""
+        charset = self.charset or "utf8mb4"
+        if self.collation is not None:
+            return self.collation
+        if charset == "binary":
+            return "binary"
+        return charset + "_bin" if self.binary else default_collation(charset)
 
     @property
     def members(self) -> list[str]:
@@ -236,13 +252,26 @@ class Table:
     general_ci: bool = False
     checks: list[Check] = field(default_factory=list)
     charset: str | None = None  # its DEFAULT CHARSET (or COLLATE's), for columns defined later
+    # its default collation where that is not its character set's (a COLLATE=, its database's)
+    collate: str | None = None
     row_format: str | None = None  # its ROW_FORMAT= (upper-case), as declared: CHECKSUM TABLE reads it
     comment: str | None = None  # its COMMENT=, shown by SHOW CREATE TABLE and TABLES.TABLE_COMMENT
 
     def define_charset(self, col: Column) -> None:
-        """A character column defined without a character set takes the table's default."""
+        """A character column defined without a character set takes the table's default, and
+        its default collation (a _bin one: the column compares in binary)."""
         if col.charset is None and col.base in CHAR_TYPES:
             col.charset = self.charset
+            if self.collate is not None and col.base != "json":
+                col.binary = col.binary or self.collate.endswith("_bin")
+                if col.collation_name != self.collate:
+                    col.collation = self.collate
+
+    def take_default(self, charset: str | None, collation: str | None) -> None:
+        """The table's default character set and collation (`collate` kept only where it is not
+        the character set's default)."""
+        self.charset = charset
+        self.collate = None if charset is None or collation == default_collation(charset) else collation
 
     def ci_column(self, name: str) -> Column | None:
         """The column `name` if it is a character column compared under GENERAL_CI."""
@@ -415,7 +444,7 @@ class Table:
         if self.comment:
             options += " COMMENT=" + quoted_text(self.comment)
         return (f"CREATE TABLE {mysql_ident(self.name)} (\n" + ",\n".join(lines)
-                + f"\n) ENGINE=InnoDB{counter} DEFAULT CHARSET={charset} COLLATE={default_collation(charset)}{options}")
+                + f"\n) ENGINE=InnoDB{counter} DEFAULT CHARSET={charset} COLLATE={self.collation}{options}")
 
     def charset_clause(self, col: Column) -> str:
         """A character column's CHARACTER SET ... COLLATE ... as SHOW CREATE TABLE writes it: only
@@ -423,16 +452,16 @@ class Table:
         if col.base not in CHAR_TYPES or col.base == "json":
             return ""
         charset, table_charset = col.charset or "utf8mb4", self.charset or "utf8mb4"
-        if charset == table_charset and not col.binary:
+        if charset == table_charset and col.collation_name == self.collation:
             return ""
         if charset == "binary":
             return " CHARACTER SET binary"
-        return f" CHARACTER SET {charset} COLLATE {charset + '_bin' if col.binary else default_collation(charset)}"
+        return f" CHARACTER SET {charset} COLLATE {col.collation_name}"
 
     @property
     def collation(self) -> str:
         """The table's default collation (TABLES.TABLE_COLLATION, SHOW TABLE STATUS)."""
-        return default_collation(self.charset or "utf8mb4")
+        return self.collate or default_collation(self.charset or "utf8mb4")
 
     @property
     def create_options(self) -> str:
@@ -762,6 +791,9 @@ def parse_column(cur: TokenCursor, name: str, indexes: list[Index],
             coll = cur.ident().lower()
             col.binary = col.binary or coll.endswith("_bin")
             col.charset = col.charset or collation_charset(coll)
+            coll = "utf8mb3_" + coll[5:] if coll.startswith("utf8_") else coll
+            if COLLATION_CHARSETS.get(coll) == col.charset and coll != col.collation_name:
+                col.collation = coll
         elif cur.accept("BINARY"):
             col.binary = True
         elif tok.is_word("AS", "GENERATED"):  # [GENERATED ALWAYS] AS (expr) [VIRTUAL | STORED | PERSISTENT]
@@ -966,14 +998,131 @@ def collation_charset(collation: str) -> str:
     return charset_name(collation.split("_", 1)[0])
 
 
+# MariaDB 10.11's collations of each character set beyond the four every one has (its default,
+# the default's _nopad_ one, _bin and _nopad_bin), without the character set's prefix
+_UCA_COLLATIONS = (
+    "unicode_ci unicode_nopad_ci unicode_520_ci unicode_520_nopad_ci icelandic_ci latvian_ci romanian_ci "
+    "slovenian_ci polish_ci estonian_ci spanish_ci swedish_ci turkish_ci czech_ci danish_ci lithuanian_ci "
+    "slovak_ci spanish2_ci roman_ci persian_ci esperanto_ci hungarian_ci sinhala_ci german2_ci "
+    "croatian_mysql561_ci croatian_ci myanmar_ci thai_520_w2 vietnamese_ci")
+_MORE_COLLATIONS = {
+    "cp1250": "croatian_ci czech_cs polish_ci", "cp1251": "bulgarian_ci general_cs ukrainian_ci",
+    "cp1257": "lithuanian_ci", "latin1": "danish_ci general_ci general_cs german1_ci german2_ci spanish_ci",
+    "latin2": "croatian_ci czech_cs hungarian_ci", "latin7": "estonian_cs general_cs",
+    "ucs2": _UCA_COLLATIONS + " general_mysql500_ci", "utf8mb3": _UCA_COLLATIONS + " general_mysql500_ci",
+    "utf16": _UCA_COLLATIONS, "utf32": _UCA_COLLATIONS, "utf8mb4": _UCA_COLLATIONS,
+}
+
+
+def _charset_collations(charset: str) -> set[str]:
+    if charset == "binary":
+        return {"binary"}
+    default = default_collation(charset)
+    suffixes = ["bin", "nopad_bin", *_MORE_COLLATIONS.get(charset, "").split()]
+    return {default, default[:-3] + "_nopad_ci", *(f"{charset}_{suffix}" for suffix in suffixes)}
+
+
+COLLATION_CHARSETS = {name: charset for charset in CHARSETS for name in _charset_collations(charset)}
+
+
+def collation_named(name: str) -> tuple[str, str]:
+    """The character set and the name of the collation `name` names (any case; utf8_... is
+    utf8mb3_...): 1273 for one MariaDB 10.11 does not know, 1235 for its UCA 14.0.0 ones, which
+    belong to no one character set."""
+    name = name.lower()
+    if name.startswith("utf8_"):
+        name = "utf8mb3_" + name[5:]
+    charset = COLLATION_CHARSETS.get(name)
+    if charset is not None:
+        return charset, name
+    if "uca1400" in name:
+        raise SQLError(ER_NOT_SUPPORTED_YET, f"COLLATE {name}")
+    raise SQLError(ER_UNKNOWN_COLLATION, name)
+
+
+SERVER_CHARSET, SERVER_COLLATION = "utf8mb4", "utf8mb4_general_ci"  # character_set_server, collation_server
+
+
+@dataclass
+class DatabaseOptions:
+    """A database's options, MariaDB's db.opt: its default character set and collation (the
+    server's where CREATE DATABASE names none), which a table made in it without its own takes,
+    and its COMMENT. Kept in the database file's catalog under `DATABASE_KEY`."""
+
+    charset: str = SERVER_CHARSET
+    collation: str = SERVER_COLLATION
+    comment: str = ""
+
+    def show_create(self, name: str, if_not_exists: bool = False) -> str:
+        """SHOW CREATE DATABASE's text."""
+        exists = "/*!32312 IF NOT EXISTS*/ " if if_not_exists else ""
+        collate = "" if self.charset == "binary" else f" COLLATE {self.collation}"
+        comment = f" COMMENT {quoted_text(self.comment)}" if self.comment else ""
+        return (f"CREATE DATABASE {exists}{mysql_ident(name)} /*!40100 DEFAULT CHARACTER SET {self.charset}"
+                f"{collate} */{comment}")
+
+    def to_json(self) -> str:
+        return json.dumps({"database": asdict(self)})
+
+    @staticmethod
+    def from_json(text: str) -> DatabaseOptions:
+        return DatabaseOptions(**json.loads(text)["database"])
+
+
+DATABASE_KEY = "\x00database"  # the catalog key of the database's options: never a table name
+
+
+def parse_database_options(cur: TokenCursor, options: DatabaseOptions) -> DatabaseOptions:
+    """CREATE / ALTER DATABASE's options ([DEFAULT] CHARACTER SET / CHARSET [=] name | DEFAULT,
+    [DEFAULT] COLLATE [=] name | DEFAULT, COMMENT [=] 'text') over `options`, the database's as
+    they were (the server's for CREATE), checked as MariaDB's: 1115, 1273, a second different
+    CHARACTER SET or COLLATE 1302, a collation of another character set 1253; 1064 for none."""
+    charset = collation = comment = None
+    while not cur.at_end():
+        cur.accept("DEFAULT")
+        tok = cur.next()
+        if tok.is_word("CHARACTER"):
+            cur.expect("SET")
+        elif not tok.is_word("CHARSET", "COLLATE", "COMMENT"):
+            cur.i -= 1
+            raise cur.error()
+        cur.accept_op("=")
+        if tok.is_word("COMMENT"):
+            comment = str(cur.literal())
+            continue
+        default = cur.accept("DEFAULT")
+        value = None if default else str(cur.literal() if cur.peek().kind == "param" else cur.ident())
+        if tok.is_word("COLLATE"):
+            named = SERVER_COLLATION if default else collation_named(value)[1]  # type: ignore[arg-type]
+            if collation is not None and collation != named:
+                raise SQLError(ER_CONFLICTING_DECLARATIONS, "COLLATE ", collation, "COLLATE ", named)
+            collation = named
+        else:
+            named = SERVER_CHARSET if default else charset_name(value)  # type: ignore[arg-type]
+            if charset is not None and charset != named:
+                raise SQLError(ER_CONFLICTING_DECLARATIONS, "CHARACTER SET ", charset, "CHARACTER SET ", named)
+            charset = named
+    if charset is None and collation is None and comment is None:
+        raise cur.error()
+    if collation is not None and charset is not None and COLLATION_CHARSETS[collation] != charset:
+        raise SQLError(ER_COLLATION_CHARSET_MISMATCH, collation, charset)
+    if collation is not None:
+        charset = COLLATION_CHARSETS[collation]
+    elif charset is not None:
+        collation = default_collation(charset)
+    return DatabaseOptions(charset or options.charset, collation or options.collation,
+                           options.comment if comment is None else comment)
+
+
 @dataclass
 class TableOptions:
     """The table options the catalog keeps: AUTO_INCREMENT=n, the default character set
-    (DEFAULT CHARSET / CHARACTER SET / COLLATE), CONVERT TO CHARACTER SET's (ALTER TABLE),
-    ROW_FORMAT= and COMMENT=."""
+    (DEFAULT CHARSET / CHARACTER SET / COLLATE) and collation (COLLATE's, one of that character
+    set's), CONVERT TO CHARACTER SET's (ALTER TABLE), ROW_FORMAT= and COMMENT=."""
 
     auto_increment: int | None = None
     charset: str | None = None
+    collate: str | None = None
     convert: str | None = None
     row_format: str | None = None
     comment: str | None = None
@@ -1017,8 +1166,11 @@ def parse_table_options(cur: TokenCursor) -> TableOptions:
             options.auto_increment = int(value)
         elif word in ("CHARACTER", "CHAR", "CHARSET"):
             options.charset = charset_name(str(value))
-        elif word == "COLLATE" and options.charset is None:
-            options.charset = collation_charset(str(value))
+        elif word == "COLLATE":
+            collate = str(value).lower()
+            collate = "utf8mb3_" + collate[5:] if collate.startswith("utf8_") else collate
+            options.charset = options.charset or collation_charset(collate)
+            options.collate = collate if COLLATION_CHARSETS.get(collate) == options.charset else None
         elif word == "ROW_FORMAT":
             options.row_format = str(value).upper()
         elif word == "COMMENT":

@@ -146,7 +146,7 @@ from pathlib import Path
 from typing import Any
 
 from engine import autoinc, functions, infoschema
-from engine.catalog import VIEW_PREFIX, Table, TokenCursor, View
+from engine.catalog import DATABASE_KEY, VIEW_PREFIX, DatabaseOptions, Table, TokenCursor, View
 from engine.concurrency import Settle, ThreadLane, WriterLock
 from engine.connections import ATTACH_LIMIT, ReaderPool, open_connection
 from engine.ddl import DdlAction
@@ -257,6 +257,8 @@ class Engine:
         self._w_attached: collections.OrderedDict[str, Path] = collections.OrderedDict()
         self.catalog: dict[str, dict[str, Table]] = {}  # schema -> lower(table) -> Table
         self.views: dict[str, dict[str, View]] = {}  # schema -> lower(view) -> View (never in catalog)
+        # schema -> its options (CREATE / ALTER DATABASE's); a schema without: the server's
+        self.database_options: dict[str, DatabaseOptions] = {}
         self._catalog_version = 0
         self._plans: dict[tuple, Plan] = {}
         # (translated sql, catalog version) -> what it reads and writes (Session.access)
@@ -544,17 +546,28 @@ class Engine:
         views = self.views.get(schema)
         return None if views is None else views.get(name.lower())
 
+    def options_of(self, name: str) -> DatabaseOptions:
+        """The options of database `name` (information_schema's: utf8mb3's)."""
+        if name.lower() == infoschema.NAME:
+            return infoschema.DATABASE_OPTIONS
+        return self.database_options.get(name) or DatabaseOptions()
+
     def _w_read_catalog(self, name: str) -> dict[str, Table]:
-        """One schema file's catalog rows: its tables (returned) and its views (into `views`)."""
+        """One schema file's catalog rows: its tables (returned), its views (into `views`) and
+        its options (into `database_options`)."""
         tables, views = {}, {}
+        options = DatabaseOptions()
         for key, text in self._wconn.execute(f"SELECT name, def FROM {quote_ident(name)}.{CATALOG_TABLE}"):
-            if key.startswith(VIEW_PREFIX):
+            if key == DATABASE_KEY:
+                options = DatabaseOptions.from_json(text)
+            elif key.startswith(VIEW_PREFIX):
                 view = View.from_json(text)
                 views[view.name.lower()] = view
             else:
                 table = Table.from_json(text)
                 tables[table.name.lower()] = table
         self.views = {**self.views, name: views}
+        self.database_options = {**self.database_options, name: options}
         return tables
 
     def meta(self) -> dict[str, str]:
@@ -1455,6 +1468,10 @@ class Engine:
             name = action.create_schema
             self._w_attach(name, self.datadir / f"{name}.sqlite")
             self._touched.add(name)
+            if action.database_options is not None:
+                self._w_begin()
+                self._w_put_options(name, action.database_options)
+                self._w_end(True)
             return
         if action.drop_schema is not None:
             name = action.drop_schema
@@ -1476,6 +1493,7 @@ class Engine:
             self.schemas = {k: v for k, v in self.schemas.items() if k != name}
             self.catalog = {k: v for k, v in self.catalog.items() if k != name}
             self.views = {k: v for k, v in self.views.items() if k != name}
+            self.database_options = {k: v for k, v in self.database_options.items() if k != name}
             self._touched.discard(name)
             self._touched.add("main")
             self._after_ddl([])
@@ -1500,6 +1518,8 @@ class Engine:
             for view in action.put_views:
                 conn.execute(f"INSERT OR REPLACE INTO {quote_ident(view.schema)}.{CATALOG_TABLE} (name, def) "
                              "VALUES (?, ?)", (VIEW_PREFIX + view.name.lower(), view.to_json()))
+            if action.database_options is not None:
+                self._w_put_options(action.schema, action.database_options)
         except (sqlite3.Error, SQLError) as exc:
             self._w_end(False)
             raise (exc if isinstance(exc, SQLError) else map_sqlite_error(exc, action.schema)) from None
@@ -1522,6 +1542,13 @@ class Engine:
         self.views = views
         self._touched.add(action.schema)
         self._after_ddl(action.reset_auto)
+
+    def _w_put_options(self, name: str, options: DatabaseOptions) -> None:
+        """A database's options into its file's catalog, inside the writer's open transaction
+        (the map follows at once: DDL is never rolled back once applied)."""
+        self._wconn.execute(f"INSERT OR REPLACE INTO {quote_ident(name)}.{CATALOG_TABLE} (name, def) VALUES (?, ?)",
+                            (DATABASE_KEY, options.to_json()))
+        self.database_options = {**self.database_options, name: options}
 
     def _after_ddl(self, reset_auto) -> None:
         for schema, name in reset_auto:
@@ -1645,6 +1672,7 @@ class Engine:
         translator.view_of = self.view
         translator.write_mode = mode
         translator.views_in = lambda schema: list(self.views.get(schema, {}).values())
+        translator.options_of = self.options_of
         return translator.plan()
 
 

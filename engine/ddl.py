@@ -1,4 +1,4 @@
-"""DDL statements (CREATE/DROP DATABASE, CREATE/DROP/ALTER/RENAME/TRUNCATE TABLE, CREATE/DROP INDEX)
+"""DDL statements (CREATE/ALTER/DROP DATABASE, CREATE/DROP/ALTER/RENAME/TRUNCATE TABLE, CREATE/DROP INDEX)
 parsed into a `DdlAction`: the SQLite statements to run plus the catalog changes to make once they
 succeeded. CREATE [OR REPLACE] / ALTER VIEW store a `View` (its SELECT text) in the catalog;
 DROP VIEW removes it (4092 for a name that is no view; a no-op with IF EXISTS, binlogged as
@@ -22,6 +22,7 @@ from engine.catalog import (
     REAL_TYPES,
     Check,
     Column,
+    DatabaseOptions,
     ForeignKey,
     Index,
     Table,
@@ -32,6 +33,7 @@ from engine.catalog import (
     number_checks,
     order_indexes,
     parse_column,
+    parse_database_options,
     parse_default,
     parse_table_element,
     parse_table_options,
@@ -46,6 +48,7 @@ from protocol.errors import (
     ER_BAD_DB_ERROR,
     ER_BAD_FIELD_ERROR,
     ER_BAD_TABLE_ERROR,
+    ER_CANT_CREATE_FILE,
     ER_CANT_CREATE_TABLE,
     ER_CANT_DROP_FIELD_OR_KEY,
     ER_DB_CREATE_EXISTS,
@@ -71,6 +74,7 @@ from protocol.errors import (
     ER_UNKNOWN_VIEW,
     ER_WRONG_DB_NAME,
     ER_WRONG_OBJECT,
+    ER_WRONG_USAGE,
     SQLError,
 )
 
@@ -105,6 +109,8 @@ class DdlAction:
     check_foreign_keys: list[tuple[Table, ForeignKey]] = field(default_factory=list)
     create_schema: str | None = None
     drop_schema: str | None = None
+    # the options of the database it creates (`create_schema`) or alters (`schema`)
+    database_options: DatabaseOptions | None = None
     noop: bool = False  # IF [NOT] EXISTS made it a no-op (still binlogged, as MySQL does)
     put_views: list[View] = field(default_factory=list)
     drop_views: list[tuple[str, str]] = field(default_factory=list)
@@ -131,6 +137,7 @@ class DdlParser:
         self.added_keys: list[ForeignKey] = []  # by ALTER TABLE ... ADD FOREIGN KEY
         self.view_of: Callable[[str, str], View | None] = lambda schema, name: None
         self.shape = ""  # the statement's shape (the tokens' text), for a view's SELECT
+        self.database_options: Callable[[str], DatabaseOptions] = lambda schema: DatabaseOptions()
 
     def table_name(self) -> tuple[str, str]:
         schema, name = self.cur.qualified()
@@ -193,6 +200,8 @@ class DdlParser:
             if cur.peek() is not None and cur.peek().is_word(*_ROUTINES):
                 kind = cur.next().upper
                 raise self.missing_routine(kind, *self.routine_name(kind))
+            if cur.accept("DATABASE", "SCHEMA"):
+                return self.alter_database()
             options = self.view_options()
             if options is not None:
                 return self.create_view(options, replace=True, alter=True)
@@ -256,8 +265,7 @@ class DdlParser:
         cur = self.cur
         if_not_exists = cur.accept_words("IF", "NOT", "EXISTS")
         name = cur.ident()
-        while not cur.at_end():  # [DEFAULT] CHARACTER SET / COLLATE ...
-            cur.next()
+        options = parse_database_options(cur, DatabaseOptions()) if not cur.at_end() else DatabaseOptions()
         if not name or len(name) > 64 or name.startswith(".") or any(c in name for c in "/\\\0"):
             raise SQLError(ER_WRONG_DB_NAME, name)  # the name is a file name in the datadir
         if name.lower() in RESERVED_SCHEMAS or name.startswith("__engine"):
@@ -266,7 +274,27 @@ class DdlParser:
             if if_not_exists:
                 return DdlAction(name, noop=True, notes=[SQLError(ER_DB_CREATE_EXISTS, name)])
             raise SQLError(ER_DB_CREATE_EXISTS, name)
-        return DdlAction(name, create_schema=name)
+        return DdlAction(name, create_schema=name, database_options=options)
+
+    def alter_database(self) -> DdlAction:
+        """ALTER DATABASE [name] options: the current database's without a name (1046 without
+        one); MariaDB's error 1 (its db.opt not written) for a database that does not exist."""
+        cur = self.cur
+        if cur.peek().kind == "ident" or cur.peek().kind == "word" and not cur.peek().is_word(
+                "DEFAULT", "CHARACTER", "CHARSET", "COLLATE", "COMMENT", "UPGRADE"):
+            name = cur.ident()
+        elif self.database is None:
+            raise SQLError(ER_NO_DB_ERROR)
+        else:
+            name = self.database
+        if cur.accept("UPGRADE"):  # (MariaDB's for a name made by MySQL 5.0's file names only)
+            raise SQLError(ER_WRONG_USAGE, "ALTER DATABASE UPGRADE DATA DIRECTORY NAME", "name")
+        options = parse_database_options(cur, self.database_options(name))
+        if name not in self.schemas:
+            if name.lower() in RESERVED_SCHEMAS:
+                raise SQLError(ER_NOT_SUPPORTED_YET, f"ALTER DATABASE {name}")
+            raise SQLError(ER_CANT_CREATE_FILE, f"./{name}/db.opt", '2 "No such file or directory"')
+        return DdlAction(name, database_options=options)
 
     def drop_database(self) -> DdlAction:
         cur = self.cur
@@ -308,7 +336,12 @@ class DdlParser:
                 cur.expect_op(",")
             table = Table(schema, name, columns, indexes, foreign_keys=foreign_keys, checks=checks)
             options = parse_table_options(cur)  # (1235 at a SELECT)
-            table.auto_increment_start, table.charset = options.auto_increment, options.charset
+            table.auto_increment_start = options.auto_increment
+            if options.charset is not None:
+                table.take_default(options.charset, options.collate)
+            else:  # the database's
+                defaults = self.database_options(schema)
+                table.take_default(defaults.charset, defaults.collation)
             table.row_format, table.comment = options.row_format, options.comment
             for col in columns:
                 table.define_charset(col)
@@ -780,7 +813,7 @@ class DdlParser:
         if options.auto_increment is not None:
             table.auto_increment_start = options.auto_increment
         if options.charset is not None:
-            table.charset = options.charset
+            table.take_default(options.charset, options.collate)
         if options.row_format is not None:
             table.row_format = options.row_format
         if options.comment is not None:
@@ -788,7 +821,8 @@ class DdlParser:
         if options.convert is not None:  # every character column converted, ENUM and SET too
             for col in table.columns:
                 if col.base in CHAR_TYPES and col.charset != "binary" and not col.binary:
-                    col.charset = options.convert
+                    col.charset = col.collation = None
+                    table.define_charset(col)
 
     def add_column(self, table: Table) -> None:
         cur = self.cur

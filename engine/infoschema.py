@@ -17,11 +17,13 @@ import re
 import sqlite3
 from collections.abc import Callable, Iterable
 
-from engine.catalog import CHAR_TYPES, NUMERIC_TYPES, Column, Table, sql_literal
+from engine.catalog import CHAR_TYPES, NUMERIC_TYPES, Column, DatabaseOptions, Table, sql_literal
+from engine.collation import GENERAL_CI
 from engine.coltypes import ColumnType
 from engine.lexer import quote_ident
 
 NAME = "information_schema"
+DATABASE_OPTIONS = DatabaseOptions("utf8mb3", "utf8mb3_general_ci")  # SHOW CREATE DATABASE information_schema
 
 # Every view's columns with MariaDB 10.11's declared types ("NAME type", "?" when nullable): its
 # result columns are typed from them, never from the rows (a column of NULLs is still a BIGINT).
@@ -193,6 +195,17 @@ MYSQL_COLUMNS = {"global_priv": ["Host", "User", "Priv"]}
 # Views whose text columns compare without regard to case, as MariaDB's utf8_general_ci columns
 # do (VARIABLE_NAME = 'rpl_semi_sync_master_enabled' finds RPL_SEMI_SYNC_MASTER_ENABLED).
 _NOCASE = frozenset({"global_variables", "session_variables", "global_status", "session_status"})
+# Every other view's text columns compare, sort and group under GENERAL_CI, as MariaDB's
+# utf8mb3_general_ci ones (ORDER BY CONSTRAINT_NAME puts 'f_ibfk_1' before 'PRIMARY'), but for the
+# names MariaDB looks a view's rows up by (its `idx_field1` / `idx_field2`): `TABLE_NAME = 'T1'`
+# opens the table by its name, which finds no table t1 with lower_case_table_names=0; those stay
+# binary, so that an equality with them answers as MariaDB's (their order is binary too).
+_LOOKUP = {
+    "schemata": ("SCHEMA_NAME",), "referential_constraints": ("CONSTRAINT_SCHEMA", "TABLE_NAME"),
+    "check_constraints": ("CONSTRAINT_SCHEMA", "TABLE_NAME"), "events": ("EVENT_SCHEMA", "EVENT_NAME"),
+    **dict.fromkeys(("tables", "columns", "statistics", "views", "table_constraints", "key_column_usage"),
+                    ("TABLE_SCHEMA", "TABLE_NAME")),
+}
 
 
 def reads_live(lowered_sql: str) -> bool:
@@ -343,6 +356,20 @@ def view_collation(col: Column | None) -> str | None:
     return "utf8mb3_general_ci" if col is not None and col.base in CHAR_TYPES else None
 
 
+# a character set's longest character in bytes (MariaDB's mbmaxlen), where not 1
+_WIDTHS = {"utf8mb4": 4, "utf8mb3": 3, "ucs2": 2, "utf16": 4, "utf16le": 4, "utf32": 4, "big5": 2, "gbk": 2,
+           "gb2312": 2, "sjis": 2, "cp932": 2, "euckr": 2, "ujis": 3, "eucjpms": 3}
+
+
+def _column_collation(col: Column) -> tuple[str | None, str | None]:
+    """COLUMNS' CHARACTER_SET_NAME and COLLATION_NAME of a table's column (a JSON's utf8mb4_bin)."""
+    if col.base not in CHAR_TYPES:
+        return None, None
+    if col.base == "json":
+        return "utf8mb4", "utf8mb4_bin"
+    return col.charset or "utf8mb4", col.collation_name
+
+
 def _own_rows(name: str) -> list[tuple]:
     """information_schema's own views, in TABLES ("SYSTEM VIEW": MariaDB builds each as a
     temporary table when it is read, MEMORY or, with a long text column, Aria; their sizes and
@@ -371,11 +398,13 @@ def _own_rows(name: str) -> list[tuple]:
 
 
 def _rows(name: str, schemas: Iterable[str], tables: Callable[[str], Iterable[Table]],
-          views: Callable[[str], Iterable] = lambda schema: ()) -> list[tuple]:
+          views: Callable[[str], Iterable] = lambda schema: (),
+          options: Callable[[str], DatabaseOptions] = lambda schema: DatabaseOptions()) -> list[tuple]:
     rows: list[tuple] = _own_rows(name) if name in ("tables", "columns") else []
     for schema in sorted(schemas):
         if name == "schemata":
-            rows.append(("def", schema, "utf8mb4", "utf8mb4_general_ci", None, ""))
+            defaults = options(schema)
+            rows.append(("def", schema, defaults.charset, defaults.collation, None, defaults.comment))
             continue
         if name in ("tables", "views"):
             rows.extend(_view_row(name, view) for view in sorted(views(schema), key=lambda v: v.name))
@@ -389,10 +418,9 @@ def _rows(name: str, schemas: Iterable[str], tables: Callable[[str], Iterable[Ta
                     default = col.now_text() if col.default_now else (
                         col.default_sql() if col.has_default and col.default is not None else
                         "NULL" if col.nullable and not col.auto_increment else None)
-                    chars = col.base in CHAR_TYPES
                     rows.append(("def", schema, table.name, col.name, n, default, nullable, col.base,
-                                 *_char_lengths(col), *_numeric(col),
-                                 "utf8mb4" if chars else None, "utf8mb4_general_ci" if chars else None,
+                                 *_char_lengths(col, _WIDTHS.get(col.charset or "utf8mb4", 1)), *_numeric(col),
+                                 *_column_collation(col),
                                  type_text, key, extra, "select,insert,update,references",
                                  col.comment or "", "NEVER", None))
             elif name in ("key_column_usage", "table_constraints", "referential_constraints", "check_constraints"):
@@ -492,7 +520,8 @@ def _constraint_rows(name: str, table: Table, tables: Callable[[str], Iterable[T
 
 def subquery(name: str, schemas: Iterable[str], tables: Callable[[str], Iterable[Table]],
              live_rows: Callable[[str], list[tuple]] | None = None,
-             views: Callable[[str], Iterable] = lambda schema: ()) -> str | None:
+             views: Callable[[str], Iterable] = lambda schema: (),
+             options: Callable[[str], DatabaseOptions] = lambda schema: DatabaseOptions()) -> str | None:
     """SQLite SQL for `information_schema.<name>` (None: no such view). `live_rows(name)`: the rows
     a LIVE view shows the asking session (none when the engine runs without a server shell)."""
     columns = COLUMNS.get(name.lower())
@@ -506,8 +535,14 @@ def subquery(name: str, schemas: Iterable[str], tables: Callable[[str], Iterable
     elif name == "engines":
         rows = [ENGINE_ROW]
     else:
-        rows = _rows(name, schemas, tables, views)
-    return _values(columns, rows, " COLLATE NOCASE" if name in _NOCASE else "")
+        rows = _rows(name, schemas, tables, views, options)
+    if name in _NOCASE:
+        collations = [" COLLATE NOCASE"] * len(columns)
+    else:
+        lookup = _LOOKUP.get(name, ())
+        collations = [f" COLLATE {GENERAL_CI}" if col.base in CHAR_TYPES and col.name not in lookup else ""
+                      for col in _DECLARED[name]]
+    return _values(columns, rows, collations)
 
 
 def mysql_subquery(name: str, live_rows: Callable[[str], list[tuple]] | None) -> str | None:
@@ -515,11 +550,13 @@ def mysql_subquery(name: str, live_rows: Callable[[str], list[tuple]] | None) ->
     columns = MYSQL_COLUMNS.get(name.lower())
     if columns is None:
         return None
-    return _values(columns, live_rows(name.lower()) if live_rows is not None else [], "")
+    return _values(columns, live_rows(name.lower()) if live_rows is not None else [], [""] * len(columns))
 
 
-def _values(columns: list[str], rows: list[tuple], collate: str) -> str:
-    names = ", ".join(f"column{n}{collate} AS {quote_ident(c)}" for n, c in enumerate(columns, 1))
+def _values(columns: list[str], rows: list[tuple], collations: list[str]) -> str:
+    """The rows as a subquery of VALUES, each column named and given its COLLATE clause."""
+    names = ", ".join(f"column{n}{collate} AS {quote_ident(c)}"
+                      for n, (c, collate) in enumerate(zip(columns, collations, strict=True), 1))
     if not rows:
         return "(SELECT " + ", ".join(f"NULL AS {quote_ident(c)}" for c in columns) + " WHERE 0)"
     values = ", ".join("(" + ", ".join(v if isinstance(v, _Sql) else sql_literal(v) for v in row) + ")"

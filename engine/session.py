@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from engine import charset_literals, coltypes, explain, functions, values
 from engine.admin import AsSelect, checksum_answer, run_admin
-from engine.catalog import TokenCursor, mysql_literal, sql_literal
+from engine.catalog import SERVER_COLLATION, TokenCursor, mysql_literal, sql_literal
 from engine.checksum import ChecksumTables
 from engine.connections import ATTACH_LIMIT, Snapshot
 from engine.ddl import DdlAction, DdlParser
@@ -174,6 +174,10 @@ class Session:
         self.engine = engine
         self.connection_id = connection_id
         self._database: str | None = None
+        # @@collation_database (and so @@character_set_database): the default database's, taken
+        # when it becomes the default (USE) and when this session alters it, the server's without
+        # one; SET changes it until then, as MariaDB's `thd->db_charset`
+        self.collation_database = SERVER_COLLATION
         self.autocommit = True
         self.found_rows = False  # CLIENT_FOUND_ROWS: UPDATE reports matched rather than changed rows
         self.fixed_time: int | None = None  # SET timestamp = n: the statements' time (`_now`)
@@ -238,6 +242,7 @@ class Session:
         if name is not None and not self.engine.has_database(name):
             raise SQLError(ER_BAD_DB_ERROR, name)
         self._database = name
+        self.collation_database = SERVER_COLLATION if name is None else self.engine.options_of(name).collation
 
     @property
     def in_transaction(self) -> bool:
@@ -1123,6 +1128,7 @@ class Session:
             parser.foreign_key_checks = self._fk_checks(context)
             parser.all_tables = lambda: [t for tables in engine.catalog.values() for t in tables.values()]
             parser.view_of = engine.view
+            parser.database_options = engine.options_of
             parser.shape = shape
             return parsing(parser.parse)
 
@@ -1152,6 +1158,10 @@ class Session:
         self._log(LoggedStatement(db=self._database, sql=sql, timestamp=timestamp, is_ddl=True,
                                   foreign_key_checks=self._fk_checks(context), sql_mode=self._sql_mode(context)))
         self.row_count = 0
+        if action.drop_schema is not None and action.drop_schema == self._database:
+            self.database = None  # (MariaDB's: no default database then)
+        elif action.database_options is not None and action.schema == self._database:
+            self.collation_database = self.engine.options_of(action.schema).collation
         committed = CommittedTxn(self._statements)
         self._statements = []
         self._in_txn = False

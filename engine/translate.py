@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine import collation, decimal_math, infoschema, strfuncs, values
-from engine.catalog import BLOB_TYPES, CHAR_TYPES, Column, Table, mysql_literal
+from engine.catalog import BLOB_TYPES, CHAR_TYPES, Column, DatabaseOptions, Table, mysql_literal
 from engine.collation import GENERAL_CI
 from engine.coltypes import CHARSET_BINARY
 from engine.exact import AGGREGATE_CALLS, NUMBER_VALUES, Finder, member_number
@@ -374,6 +374,7 @@ class Translator:
         self._select_list_end: int | None = None  # (`item_context`)
         self.view_of: Callable[[str, str], Any] = lambda schema, name: None  # -> catalog.View | None
         self.views_in: Callable[[str], list] = lambda schema: []  # a schema's views (information_schema)
+        self.options_of: Callable[[str], DatabaseOptions] = lambda schema: DatabaseOptions()  # (SCHEMATA)
         self.expanding: tuple[tuple[str, str], ...] = ()  # the views being expanded (a cycle is 1462)
         self.returning_at: int | None = None  # token index of a write's RETURNING
         self.full_tokens: list[Token] = tokens  # with RETURNING read as SELECT
@@ -452,7 +453,7 @@ class Translator:
         shape, literals = extract(text)
         sub = Translator(tokenize(shape), shape, database, self.catalog, self.schemas, literals,
                          self.catalog_tables, self.listed_schemas, self.column_tables, self.live_rows)
-        sub.view_of, sub.views_in = self.view_of, self.views_in
+        sub.view_of, sub.views_in, sub.options_of = self.view_of, self.views_in, self.options_of
         sub.expanding = expanding
         sub.expand_joined_stars()
         return sub, literals
@@ -1439,7 +1440,8 @@ class Translator:
         i, schema, table = self.read_table_name(i)
         if schema.lower() == infoschema.NAME:
             tables_of = self.column_tables if table.lower() == "columns" else self.tables_of
-            view = infoschema.subquery(table, self.listed_schemas, tables_of, self.live_rows, self.views_in)
+            view = infoschema.subquery(table, self.listed_schemas, tables_of, self.live_rows, self.views_in,
+                                       self.options_of)
             if view is None:
                 raise SQLError(ER_UNKNOWN_TABLE, table, infoschema.NAME)  # MariaDB's word for a view it lacks
             self.out.append(view)

@@ -25,6 +25,7 @@ class MySQLError:
 
 
 # The codes MySQL uses (include/mysqld_error.h); templates follow the server's wording.
+ER_CANT_CREATE_FILE = MySQLError(1, "HY000", "Can't create/write to file '%s' (Errcode: %s)")
 ER_ERROR_ON_WRITE = MySQLError(1026, "HY000", "Error writing file '%s' (errno: %s)")
 ER_KEY_NOT_FOUND = MySQLError(1032, "HY000", "Can't find record in '%s'")
 ER_CON_COUNT_ERROR = MySQLError(1040, "08004", "Too many connections")
@@ -137,6 +138,7 @@ ER_KEY_DOES_NOT_EXISTS = MySQLError(1176, "42000", "Key '%s' doesn't exist in ta
 ER_FEATURE_DISABLED = MySQLError(1289, "HY000", "The '%s' feature is disabled; you need MariaDB built with '%s' to "
                                                 "have it working")
 ER_INVALID_ON_UPDATE = MySQLError(1294, "HY000", "Invalid ON UPDATE clause for '%s' column")
+ER_CONFLICTING_DECLARATIONS = MySQLError(1302, "HY000", "Conflicting declarations: '%s%s' and '%s%s'")
 ER_COLLATION_CHARSET_MISMATCH = MySQLError(1253, "42000", "COLLATION '%s' is not valid for CHARACTER SET '%s'")
 ER_UNKNOWN_LOCALE = MySQLError(1649, "HY000", "Unknown locale: '%s'")
 ER_BASE64_DECODE_ERROR = MySQLError(1575, "HY000", "Decoding of base64 string failed")

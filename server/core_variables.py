@@ -12,6 +12,7 @@ from collections.abc import Callable
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
+from engine.catalog import COLLATION_CHARSETS, SERVER_COLLATION, default_collation
 from engine.connections import PAGE_CACHE_BYTES, PAGE_SIZE
 from engine.infoschema import COLLATIONS
 from engine.results import UNFOLLOWED_SQL_MODES
@@ -83,6 +84,27 @@ def _fk_checks_set(session: ClientSession, value: Any) -> None:
     es = session.engine_session
     if es is not None:
         es.foreign_key_checks = bool(value)
+
+
+def _collation_database_get(session: ClientSession) -> str:
+    """@@collation_database: the engine session's (its default database's, or as SET)."""
+    es = session.engine_session
+    return es.collation_database if es is not None else SERVER_COLLATION
+
+
+def _collation_database_set(session: ClientSession, value: Any) -> None:
+    es = session.engine_session
+    if es is not None:
+        es.collation_database = value
+
+
+def _charset_database_get(session: ClientSession) -> str:
+    collation = _collation_database_get(session)
+    return COLLATION_CHARSETS.get(collation) or collation.split("_", 1)[0]
+
+
+def _charset_database_set(session: ClientSession, value: Any) -> None:
+    _collation_database_set(session, default_collation(value))
 
 
 def _session_only(name: str) -> Callable[[Any], None]:
@@ -248,12 +270,16 @@ def register(server: Server) -> None:
                        check=lambda x: None if x is None else _client_charset(x, "character_set_results"),
                        session_set=_set_connection_charset("character_set_results")),
         SystemVariable("character_set_server", "utf8mb4", B, dynamic=True, check=_charset_names),
-        SystemVariable("character_set_database", "utf8mb4", B, dynamic=True, check=_charset_names),
+        # the default database's (`_collation_database_get`)
+        SystemVariable("character_set_database", "utf8mb4", B, dynamic=True, check=_charset_names,
+                       session_get=_charset_database_get,
+                       session_set=_charset_database_set),
         SystemVariable("character_set_system", "utf8mb3"),
         SystemVariable("character_set_filesystem", "binary", B, dynamic=True, check=_charset_names),
         SystemVariable("collation_connection", "utf8mb4_general_ci", B, dynamic=True, check=_collation_names),
         SystemVariable("collation_server", "utf8mb4_general_ci", B, dynamic=True, check=_collation_names),
-        SystemVariable("collation_database", "utf8mb4_general_ci", B, dynamic=True, check=_collation_names),
+        SystemVariable("collation_database", "utf8mb4_general_ci", B, dynamic=True, check=_collation_names,
+                       session_get=_collation_database_get, session_set=_collation_database_set),
         SystemVariable("sql_mode", SQL_MODE, B, dynamic=True, check=check_served_sql_mode,
                        session_set=_set_sql_mode),
         SystemVariable("time_zone", "SYSTEM", B, dynamic=True, check=check_str),

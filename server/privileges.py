@@ -279,6 +279,13 @@ class Privileges:
                 cur.skip_to("ON")
                 needs.append((*cur.table(), ("INDEX",)))
         elif cur.accept("ALTER"):
+            if cur.accept("DATABASE", "SCHEMA"):  # (its name, else the current database's)
+                named = cur.peek_kind() == "ident" or cur.peek_kind() == "word" and cur.peek() not in (
+                    "DEFAULT", "CHARACTER", "CHARSET", "COLLATE", "COMMENT", "UPGRADE")
+                db = cur.name() if named else default
+                if db is not None:
+                    self._require_db(db, "ALTER")
+                return
             cur.accept("ONLINE", "IGNORE")
             if self._view_name(cur, needs, ("CREATE VIEW", "DROP")):
                 pass

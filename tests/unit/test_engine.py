@@ -604,7 +604,7 @@ async def test_information_schema_describes_the_catalog(engine, db):
                               "WHERE t.table_schema = 'test' AND t.table_name = 'a'")
     assert r.rows == [(1,)]
     r = await run(engine, db, "SELECT index_name, column_name FROM information_schema.statistics ORDER BY 1")
-    assert r.rows == [("PRIMARY", "id"), ("kn", "name")]
+    assert r.rows == [("kn", "name"), ("PRIMARY", "id")]  # (utf8mb3_general_ci's order, as MariaDB's)
     s = engine.session(5)
     s.database = "information_schema"
     assert (await s.execute("SELECT schema_name FROM schemata")).rows == [("test",)]
