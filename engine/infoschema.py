@@ -392,7 +392,8 @@ def _rows(name: str, schemas: Iterable[str], tables: Callable[[str], Iterable[Ta
                                  *_char_lengths(col), *_numeric(col),
                                  "utf8mb4" if chars else None, "utf8mb4_general_ci" if chars else None,
                                  type_text, key, extra, "select,insert,update,references",
-                                 col.comment or "", "NEVER", None))
+                                 col.comment or "", "NEVER" if col.generated is None else "ALWAYS",
+                                 col.generated_printed or None))
             elif name in ("key_column_usage", "table_constraints", "referential_constraints", "check_constraints"):
                 rows.extend(_constraint_rows(name, table, tables))
             elif name == "statistics":

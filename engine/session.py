@@ -82,6 +82,7 @@ from protocol.errors import (
     ER_NOT_SUPPORTED_YET,
     ER_QUERY_INTERRUPTED,
     ER_SP_DOES_NOT_EXIST,
+    ER_WARNING_NON_DEFAULT_VALUE_FOR_GENERATED_COLUMN,
     SQLError,
 )
 
@@ -905,6 +906,9 @@ class Session:
             affected = matched if self.found_rows else changed
         for row, name in plan.nulls_stored:
             self._fx.warnings.append((row, "Warning", ER_BAD_NULL_ERROR.code, SQLError(ER_BAD_NULL_ERROR, name).message))
+        for row, name, table in plan.generated_ignored:
+            self._fx.warnings.append((row, "Warning", ER_WARNING_NON_DEFAULT_VALUE_FOR_GENERATED_COLUMN.code,
+                                      SQLError(ER_WARNING_NON_DEFAULT_VALUE_FOR_GENERATED_COLUMN, name, table).message))
         for name in plan.defaults_taken:
             self._fx.warnings.append((0, "Warning", ER_NO_DEFAULT_FOR_FIELD.code,
                                       SQLError(ER_NO_DEFAULT_FOR_FIELD, name).message))
