@@ -24,7 +24,8 @@ from typing import Any
 
 from engine.collation import GENERAL_CI
 from engine.coltypes import ColumnType, declared_type, member_text
-from engine.lexer import Token, mysql_ident, quote_ident, syntax_error
+from engine.genexpr import printed
+from engine.lexer import Token, literal_texts, mysql_ident, quote_ident, syntax_error
 from protocol.errors import (
     ER_BAD_FIELD_ERROR,
     ER_COLLATION_CHARSET_MISMATCH,
@@ -91,6 +92,21 @@ class Column:
         if charset == "binary":
             return "binary"
         return charset + "_bin" if self.binary else default_collation(charset)
+
+    # a generated column (`GENERATED ALWAYS AS (expr)`): its expression as written (MySQL text,
+    # `TokenCursor.clause`'s), as MariaDB prints it (`engine.genexpr`), and translated for
+    # SQLite's own generated column (`engine.ddl`); `stored`: STORED / PERSISTENT, else VIRTUAL
+    generated: str | None = None
+    generated_printed: str = ""
+    generated_sqlite: str = ""
+    stored: bool = False
+
+    @property
+    def generated_extra(self) -> str:
+        """DESCRIBE's and COLUMNS.EXTRA's word for a generated column ("" for any other)."""
+        if self.generated is None:
+            return ""
+        return "STORED GENERATED" if self.stored else "VIRTUAL GENERATED"
 
     @property
     def members(self) -> list[str]:
@@ -372,7 +388,9 @@ class Table:
                 parts.append("INTEGER PRIMARY KEY")
             else:
                 parts.append(col.affinity)
-            if not col.nullable:
+            if col.generated is not None:
+                parts.append(f"GENERATED ALWAYS AS ({col.generated_sqlite}) {'STORED' if col.stored else 'VIRTUAL'}")
+            elif not col.nullable:
                 parts.append("NOT NULL")
             if col.has_default and col.default is not None:
                 # a DECIMAL's as the column holds its values: its digits to its scale (0.00)
@@ -413,12 +431,13 @@ class Table:
         lines = []
         for col in self.columns:
             line = f"  {mysql_ident(col.name)} {col.type_text}{self.charset_clause(col)}"
-            if col.base == "timestamp" and col.nullable:
-                line += " NULL"  # (MariaDB's: a TIMESTAMP may be NOT NULL without saying so)
-            if col.auto_increment:
-                line += " AUTO_INCREMENT" if col.nullable else " NOT NULL AUTO_INCREMENT"
+            if col.generated is not None:  # (neither NULL nor DEFAULT: MariaDB's grammar has none)
+                line += f" GENERATED ALWAYS AS ({col.generated_printed}) {'STORED' if col.stored else 'VIRTUAL'}"
+            elif col.auto_increment:  # (a nullable TIMESTAMP says NULL: MariaDB's may be NOT NULL unsaid)
+                line += (" NULL" if col.base == "timestamp" and col.nullable else "") + (
+                    " AUTO_INCREMENT" if col.nullable else " NOT NULL AUTO_INCREMENT")
             else:
-                line += col.null_and_default()
+                line += (" NULL" if col.base == "timestamp" and col.nullable else "") + col.null_and_default()
             if col.on_update_now:
                 line += " ON UPDATE " + col.now_text(on_update=True)
             if col.comment:
@@ -494,7 +513,7 @@ class Table:
                 default = col.now_text()
             elif col.has_default and col.default is not None:
                 default = col.default_shown()
-            extra = "auto_increment" if col.auto_increment else ""
+            extra = "auto_increment" if col.auto_increment else col.generated_extra
             if col.on_update_now:
                 extra = "on update " + col.now_text(on_update=True)
             rows.append((col.name, col.type_text, "YES" if col.nullable else "NO", key, default, extra))
@@ -747,6 +766,8 @@ def parse_column(cur: TokenCursor, name: str, indexes: list[Index],
         tok = cur.peek()
         if tok.kind == "op" and tok.text in (",", ")"):
             break
+        if col.generated is not None and tok.is_word("NOT", "NULL", "DEFAULT", "ON", "AUTO_INCREMENT"):
+            raise cur.error()  # (MariaDB's grammar: none of these after a generated column's AS)
         if cur.accept("UNSIGNED"):
             col.unsigned = True
         elif cur.accept("SIGNED", "ZEROFILL"):
@@ -797,7 +818,7 @@ def parse_column(cur: TokenCursor, name: str, indexes: list[Index],
         elif cur.accept("BINARY"):
             col.binary = True
         elif tok.is_word("AS", "GENERATED"):  # [GENERATED ALWAYS] AS (expr) [VIRTUAL | STORED | PERSISTENT]
-            raise SQLError(ER_NOT_SUPPORTED_YET, "generated columns")
+            parse_generated(cur, col)
         elif cur.accept("CHECK"):
             clause = cur.clause()
             if checks is not None:
@@ -817,6 +838,18 @@ def parse_column(cur: TokenCursor, name: str, indexes: list[Index],
         else:
             raise cur.error()
     return col
+
+
+def parse_generated(cur: TokenCursor, col: Column) -> None:
+    """[GENERATED ALWAYS] AS (expr) [VIRTUAL | STORED | PERSISTENT] of a column definition."""
+    if cur.accept("GENERATED"):
+        cur.expect("ALWAYS")
+    cur.expect("AS")
+    start = cur.i
+    col.generated = cur.clause()
+    col.generated_printed = printed(cur.tokens[start + 1:cur.i - 1], cur.params, literal_texts(cur.text))
+    col.stored = cur.accept("STORED", "PERSISTENT")
+    cur.accept("VIRTUAL")
 
 
 def _now_digits(cur: TokenCursor) -> int | None:

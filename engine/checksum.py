@@ -16,7 +16,8 @@ little-endian, DECIMAL in decimal2bin's format, DATE / DATETIME / TIMESTAMP / TI
 CHAR(n) padded with spaces to n times its character set's longest character, BINARY(n) with zero
 bytes. Character columns are written in the character set their definition names
 (`Column.charset`: utf8mb4, utf8mb3, latin1 (MariaDB's cp1252), ascii, binary); a column in any
-other is refused with 1235 by `layout`, before anything is read, never given a number of its own.
+other is refused with 1235 by `layout`, before anything is read, never given a number of its own;
+so is a table with generated columns.
 
 `layout(table)` describes a table's rows once, as text; the SQLite aggregate
 `mysql_checksum(layout, column, ...)`, registered on every connection, folds the rows one at a
@@ -85,7 +86,10 @@ def read(table: Table) -> TableChecksum:
 
 def layout(table: Table) -> str:
     """The table's row as `mysql_checksum` reads it: whether its records are packed, and per
-    column whether it may be NULL and how its value is written."""
+    column whether it may be NULL and how its value is written; a table with generated columns is
+    refused with 1235 (MariaDB's record places them otherwise)."""
+    if any(col.generated is not None for col in table.columns):
+        raise SQLError(ER_NOT_SUPPORTED_YET, "CHECKSUM TABLE of a table with generated columns")
     packed = table.row_format in ("DYNAMIC", "PAGE") or any(
         col.base in _STRING_VALUED and (table.row_format != "FIXED" or col.base in _BLOB_FLAGGED)
         for col in table.columns)

@@ -11,6 +11,7 @@ one recipe SQLite supports for every change.
 from __future__ import annotations
 
 import copy
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
@@ -42,6 +43,7 @@ from engine.catalog import (
     sqlite_index_name,
 )
 from engine.exprtypes import repeated_name, selected_names
+from engine.functions import VOLATILE
 from engine.lexer import extract, literal_texts, mysql_ident, quote_ident, tokenize
 from engine.translate import STORE, Translator
 from protocol.errors import (
@@ -72,12 +74,19 @@ from protocol.errors import (
     ER_TRUNCATE_ILLEGAL_FK,
     ER_UNKNOWN_ERROR,
     ER_UNKNOWN_VIEW,
+    ER_UNSUPPORTED_ACTION_ON_GENERATED_COLUMN,
     ER_WRONG_DB_NAME,
     ER_WRONG_OBJECT,
     ER_WRONG_USAGE,
     SQLError,
 )
 
+# what a generated column may not read: the statement's time, random numbers, the session
+_NOW_WORDS = ("NOW", "LOCALTIME", "LOCALTIMESTAMP", "CURRENT_TIMESTAMP")
+_UNREPEATABLE = (*_NOW_WORDS, "SYSDATE", "CURDATE", "CURRENT_DATE", "CURTIME", "CURRENT_TIME", "UTC_TIMESTAMP",
+                 "UTC_DATE", "UTC_TIME", "RAND", "UUID", "UUID_SHORT", "CONNECTION_ID", "USER", "CURRENT_USER",
+                 "SESSION_USER", "SYSTEM_USER", "DATABASE", "SCHEMA", "LAST_INSERT_ID", "ROW_COUNT", "FOUND_ROWS",
+                 "SLEEP", "GET_LOCK", "RELEASE_LOCK", "IS_FREE_LOCK", "IS_USED_LOCK", "BENCHMARK", "VERSION")
 RESERVED_SCHEMAS = {"main", "temp", "information_schema", "performance_schema", "mysql", "sys"}
 _ROUTINES = ("PROCEDURE", "FUNCTION", "TRIGGER", "EVENT")
 
@@ -355,6 +364,7 @@ class DdlParser:
         order_indexes(table)
         check_table(table)
         self.translate_checks(table)
+        self.translate_generated(table)
         self.check_foreign_keys(table, table.foreign_keys)
         return DdlAction(schema, table.sqlite_create(), put=[table], reset_auto=[(schema, name)])
 
@@ -371,15 +381,50 @@ class DdlParser:
             check.sqlite = self.check_sqlite(table, check)
 
     def check_sqlite(self, table: Table, check: Check) -> str:
-        """A CHECK's condition for SQLite: as this engine translates `SELECT (condition) FROM
-        table`, its literals written in. A condition that reads anything but the row's columns
-        and constants (NOW(), @variables, USER(), a subquery) is MariaDB's 1901."""
+        """A CHECK's condition for SQLite (`expression_sqlite`); one that reads anything but the
+        row's columns and constants (NOW(), @variables, USER(), a subquery) is MariaDB's 1901."""
         refused = SQLError(ER_GENERATED_COLUMN_FUNCTION_IS_NOT_ALLOWED, check.clause, "CHECK", check.name)
-        sql = f"SELECT ({check.clause}) FROM {mysql_ident(table.schema)}.{mysql_ident(table.name)}"
+        return self.expression_sqlite(table, check.clause, refused, "CHECK")
+
+    def translate_generated(self, table: Table) -> None:
+        """Each generated column's expression translated for SQLite (`Column.generated_sqlite`).
+        SQLite computes a generated column from the row alone, so an expression that reads
+        anything else (NOW(), RAND(), @variables, a subquery) is refused: MariaDB's 1901 naming
+        the function for a STORED column or a subquery; a VIRTUAL column, which MariaDB computes
+        at each read, 1235."""
+        for col in table.columns:
+            if col.generated is None:
+                continue
+            shape, _ = extract(col.generated)
+            tokens = tokenize(shape)
+            called = next((t.text.lower() for n, t in enumerate(tokens) if t.is_word(*_UNREPEATABLE)
+                           and (n + 1 < len(tokens) and tokens[n + 1].text == "(" or t.is_word(*_NOW_WORDS))), None)
+            if any(t.is_word("SELECT") for t in tokens):
+                called = "select ..."
+            elif called in ("now", "localtime", "localtimestamp", "current_timestamp"):
+                called = "current_timestamp()"
+            elif called is not None:
+                called += "()"
+            if col.stored or called == "select ...":
+                refused = SQLError(ER_GENERATED_COLUMN_FUNCTION_IS_NOT_ALLOWED, called or col.generated_printed,
+                                   "GENERATED ALWAYS AS", col.name)
+            else:
+                refused = SQLError(ER_NOT_SUPPORTED_YET, "a VIRTUAL column computed from anything but its row")
+            if called is not None:
+                raise refused
+            col.generated_sqlite = self.expression_sqlite(table, col.generated, refused, "GENERATED ALWAYS AS")
+            if any(re.search(rf"\b{name}\s*\(", col.generated_sqlite) for name in VOLATILE):
+                raise refused
+
+    def expression_sqlite(self, table: Table, clause: str, refused: SQLError, where: str) -> str:
+        """An expression over `table`'s row for SQLite: as this engine translates `SELECT
+        (clause) FROM table`, its literals written in; `refused` where it reads a value of the
+        running statement, 1235 `where` for a subquery."""
+        sql = f"SELECT ({clause}) FROM {mysql_ident(table.schema)}.{mysql_ident(table.name)}"
         shape, params = extract(sql)
         tokens = tokenize(shape)
         if any(t.is_word("SELECT") for t in tokens[1:]):
-            raise SQLError(ER_SUBQUERIES_NOT_SUPPORTED, "CHECK")
+            raise SQLError(ER_SUBQUERIES_NOT_SUPPORTED, where)
 
         def lookup(schema: str | None, name: str) -> Table | None:
             same = schema == table.schema and name.lower() == table.name.lower()
@@ -676,6 +721,7 @@ class DdlParser:
         order_indexes(table)
         check_table(table)
         self.translate_checks(table)
+        self.translate_generated(table)
         action = self.rebuild(table, old, renamed)
         if self.foreign_key_checks:
             action.check_foreign_keys = [(table, fk) for fk in self.added_keys]
@@ -850,6 +896,8 @@ class DdlParser:
         indexes: list[Index] = []
         table.checks = [c for c in table.checks if c.column is None or c.column.lower() != old.name.lower()]
         col = parse_column(self.cur, new_name, indexes, checks=table.checks)
+        if old.generated is not None and col.generated is None:  # (MariaDB's: its values are not kept)
+            raise SQLError(ER_UNSUPPORTED_ACTION_ON_GENERATED_COLUMN)
         table.define_charset(col)
         at = table.columns.index(old)
         table.columns.remove(old)
@@ -887,6 +935,8 @@ class DdlParser:
         new_cols, old_exprs = [], []
         for col in table.columns:
             source = old.column(renamed.get(col.name, col.name))
+            if col.generated is not None:
+                continue  # (SQLite computes it)
             if source is not None:
                 new_cols.append(q(col.name))
                 old_exprs.append(q(source.name))

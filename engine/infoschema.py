@@ -422,7 +422,8 @@ def _rows(name: str, schemas: Iterable[str], tables: Callable[[str], Iterable[Ta
                                  *_char_lengths(col, _WIDTHS.get(col.charset or "utf8mb4", 1)), *_numeric(col),
                                  *_column_collation(col),
                                  type_text, key, extra, "select,insert,update,references",
-                                 col.comment or "", "NEVER", None))
+                                 col.comment or "", "NEVER" if col.generated is None else "ALWAYS",
+                                 col.generated_printed or None))
             elif name in ("key_column_usage", "table_constraints", "referential_constraints", "check_constraints"):
                 rows.extend(_constraint_rows(name, table, tables))
             elif name == "statistics":

@@ -84,6 +84,7 @@ from protocol.errors import (
     ER_SP_DOES_NOT_EXIST,
     ER_SP_FETCH_NO_DATA,
     ER_TOO_MANY_ROWS,
+    ER_WARNING_NON_DEFAULT_VALUE_FOR_GENERATED_COLUMN,
     ER_WRONG_NUMBER_OF_COLUMNS_IN_SELECT,
     SQLError,
 )
@@ -931,6 +932,9 @@ class Session:
             affected = matched if self.found_rows else changed
         for row, name in plan.nulls_stored:
             self._fx.warnings.append((row, "Warning", ER_BAD_NULL_ERROR.code, SQLError(ER_BAD_NULL_ERROR, name).message))
+        for row, name, table in plan.generated_ignored:
+            self._fx.warnings.append((row, "Warning", ER_WARNING_NON_DEFAULT_VALUE_FOR_GENERATED_COLUMN.code,
+                                      SQLError(ER_WARNING_NON_DEFAULT_VALUE_FOR_GENERATED_COLUMN, name, table).message))
         for name in plan.defaults_taken:
             self._fx.warnings.append((0, "Warning", ER_NO_DEFAULT_FOR_FIELD.code,
                                       SQLError(ER_NO_DEFAULT_FOR_FIELD, name).message))

@@ -81,6 +81,7 @@ from protocol.errors import (
     ER_UNKNOWN_TABLE,
     ER_UPDATE_TABLE_USED,
     ER_VIEW_RECURSIVE,
+    ER_WARNING_NON_DEFAULT_VALUE_FOR_GENERATED_COLUMN,
     ER_WITH_TIES_NEEDS_ORDER,
     ER_WRONG_ARGUMENTS,
     ER_WRONG_NUMBER_OF_VALUES_IN_TVC,
@@ -299,6 +300,9 @@ class Plan:
     # LAX_VALUES: the NOT NULL columns without a default an INSERT leaves out, stored as their
     # implicit default, each a warning 1364
     defaults_taken: tuple[str, ...] = ()
+    # IGNORE or LAX_VALUES: the values given to generated columns, left out, each (row, column,
+    # table) a warning 1906 (strict mode's error)
+    generated_ignored: tuple[tuple[int, str, str], ...] = ()
     # a write MariaDB calls unsafe to binlog as a statement: its notes' messages (`engine.unsafe`)
     unsafe: tuple[str, ...] = ()
     # the event loop may run it itself (Engine.plan_for, `engine.core`'s "Threads"): a write
@@ -343,6 +347,7 @@ class Translator:
         self.write_mode = 0
         self.lenient = False  # IGNORE or LAX_VALUES: a value strict mode refuses is stored adjusted
         self.nulls_stored: list[tuple[int, str]] = []  # `Plan.nulls_stored`
+        self.generated_ignored: list[tuple[int, str, str]] = []  # `Plan.generated_ignored`
         # a write (not IGNORE): a division by zero fails it (strict mode's ERROR_FOR_DIVISION_BY_ZERO)
         self.strict_division = False
         self.assigned: list[tuple[str, int, int, int, int]] = []  # SET col: out/args spans of its value
@@ -2441,6 +2446,7 @@ class Translator:
                                      for a in args))
         if kind == "write":
             kw.setdefault("unsafe", unsafe_notes(self.tokens))
+            kw.setdefault("generated_ignored", tuple(self.generated_ignored))
         return Plan(kind=kind, sql=" ".join(self.out), args=args, identity=identity,
                     uses_last_id=self.uses_last_id, uses_rand=self.uses_rand, uses_fraction=self.uses_fraction,
                     into_vars=self.into_vars,
@@ -2997,6 +3003,8 @@ class Translator:
                 break
         else:
             # INSERT ... SELECT
+            if any(c.generated is not None and (columns is None or c.name in columns) for c in table.columns):
+                raise SQLError(ER_NOT_SUPPORTED_YET, "INSERT ... SELECT into a generated column")
             auto = table.auto_column
             numbered = columns is not None and auto is not None and auto.name not in columns
             named = {c.lower() for c in columns or ()}
@@ -3060,6 +3068,18 @@ class Translator:
             if len(row) != len(columns) and not (not row and columns):
                 raise SQLError(ER_WRONG_VALUE_COUNT_ON_ROW, n)
         auto = table.auto_column
+        column_defs = [table.must_column(c) for c in columns]
+        # a generated column's value is SQLite's: DEFAULT or NULL given for it is left out, any
+        # other value 1906 (IGNORE, LAX_VALUES: left out with the warning)
+        computed = {k for k, col in enumerate(column_defs) if col.generated is not None}
+        for n, row in enumerate(rows, 1):
+            for k in computed.intersection(range(len(row))):
+                start, end = row[k]
+                if end - start != 1 or not toks[start].is_word("DEFAULT", "NULL"):
+                    self.ignore_generated(column_defs[k], table, n)
+        columns = [c for k, c in enumerate(columns) if k not in computed]
+        column_defs = [c for k, c in enumerate(column_defs) if k not in computed]
+        rows = [[span for k, span in enumerate(row) if k not in computed] for row in rows]
         lower = [c.lower() for c in columns]
         # an ENUM NOT NULL without a default has its first member as the default (MariaDB's)
         extra_enum = [c for c in table.columns if c.base == "enum" and not c.nullable and not c.has_default
@@ -3078,7 +3098,6 @@ class Translator:
                     + ([auto.name] if auto is not None and auto_missing else []))
         self.out.append("(" + ", ".join(quote_ident(c) for c in out_cols) + ") VALUES")
         auto_slots: list[int | None] = []
-        column_defs = [table.must_column(c) for c in columns]
         for n, row in enumerate(rows):
             if n:
                 self.out.append(",")
@@ -3147,6 +3166,13 @@ class Translator:
                            auto_slots=auto_slots if auto is not None else None, nrows=len(rows),
                            nulls_stored=tuple(self.nulls_stored), **self.insert_ids(table, ignore),
                            defaults_taken=tuple(c.name for c in extra_implicit))
+
+    def ignore_generated(self, col: Column, table: Table, row: int) -> None:
+        """A value other than DEFAULT given to a generated column: strict mode's 1906, else
+        (IGNORE, LAX_VALUES) a warning, the value left out."""
+        if not self.lenient:
+            raise SQLError(ER_WARNING_NON_DEFAULT_VALUE_FOR_GENERATED_COLUMN, col.name, table.name)
+        self.generated_ignored.append((row, col.name, table.name))
 
     def modifiers(self, ignore: bool) -> None:
         """An INSERT's or UPDATE's IGNORE and the session's `write_mode`: how its values are
@@ -3292,7 +3318,7 @@ class Translator:
     def changed_condition(self, assigned: list[tuple[str, int, int, int, int]]) -> tuple[list[str], list[object]]:
         """`a IS NOT (new a) OR b IS NOT (new b) ...` for emitted assignments (SQL, its arguments):
         whether a SET changes the row. Compared binary: 'abc' -> 'ABC' is a change."""
-        sql: list[str] = []
+        sql: list[str] = [] if assigned else ["0"]  # (only generated columns assigned: no change)
         sql_args: list[object] = []
         for n, (name, o1, a1, o2, a2) in enumerate(assigned):
             sql.append(("OR " if n else "") + f"{quote_ident(name)} IS NOT (")
@@ -3322,9 +3348,6 @@ class Translator:
         first = True
         earlier: dict[str, int] = {}  # column assigned so far -> its entry in self.assigned
         while i < end:
-            if not first:
-                self.out.append(",")
-            first = False
             while i + 2 < end and toks[i + 1].text == "." and toks[i + 1].kind == "op":
                 i += 2  # t.c, db.t.c
             col = toks[i]
@@ -3335,8 +3358,6 @@ class Translator:
                 self.auto_dirty = True
             if i + 1 >= end or toks[i + 1].text != "=":
                 raise self.error_at(i + 1)
-            self.out.append(quote_ident(target.name) + " =")
-            span = (target.name, len(self.out), len(self.args))
             start = i + 2
             j = self.value_end(start)
             # stop at a depth-0 clause word (WHERE / ORDER / LIMIT) inside the last value
@@ -3352,6 +3373,19 @@ class Translator:
                     j = k
                     break
                 k += 1
+            if target.generated is not None:  # SQLite computes it: the assignment left out
+                if j - start != 1 or not toks[start].is_word("DEFAULT"):
+                    self.ignore_generated(target, table, 0)
+                if j < end and toks[j].text == ",":
+                    i = j + 1
+                    continue
+                i = j
+                break
+            if not first:
+                self.out.append(",")
+            first = False
+            self.out.append(quote_ident(target.name) + " =")
+            span = (target.name, len(self.out), len(self.args))
             self.substitute_assigned(start, j, earlier)
             if j - start == 1 and toks[start].is_word("DEFAULT"):  # SET c = DEFAULT
                 if target.default_now:
@@ -3426,6 +3460,9 @@ class Translator:
         set_cols = {toks[k].text.lower() for k in range(i, len(toks) - 1)
                     if toks[k + 1].text == "=" and toks[k].kind in ("word", "ident")}
         i = self.emit_assignments(i + 1, len(toks), table, frozenset({"WHERE", "ORDER", "LIMIT"}))
+        if self.out[-1] == "SET":  # only generated columns assigned (IGNORE, LAX_VALUES): no change
+            base = next(c for c in table.columns if c.generated is None)
+            self.out.append(f"{quote_ident(base.name)} = {quote_ident(base.name)}")
         for col in table.columns:
             if col.on_update_now and col.name.lower() not in set_cols:
                 self.out.append(", " + quote_ident(col.name) + " =")

@@ -255,6 +255,9 @@ ER_EMPTY_ROW_IN_TVC = MySQLError(4141, "HY000", "Row with no elements is not all
 ER_WITH_TIES_NEEDS_ORDER = MySQLError(4180, "HY000", "FETCH ... WITH TIES requires ORDER BY clause to be present")
 ER_GENERATED_COLUMN_FUNCTION_IS_NOT_ALLOWED = MySQLError(
     1901, "HY000", "Function or expression '%s' cannot be used in the %s clause of `%s`")
+ER_UNSUPPORTED_ACTION_ON_GENERATED_COLUMN = MySQLError(1907, "HY000", "This is not yet supported for generated columns")
+ER_WARNING_NON_DEFAULT_VALUE_FOR_GENERATED_COLUMN = MySQLError(
+    1906, "HY000", "The value specified for generated column '%s' in table '%s' has been ignored")
 ER_OPTION_PREVENTS_STATEMENT = MySQLError(1290, "HY000", "The MariaDB server is running with the %s option so it cannot execute this statement")
 
 
