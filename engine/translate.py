@@ -128,6 +128,9 @@ CLAUSE_WORDS = {
     "RETURNING",
 }
 JOIN_WORDS = {"JOIN", "STRAIGHT_JOIN"}
+# what may stand between SELECT and its select list (MariaDB's select options)
+_SELECT_MODIFIERS = ("SELECT", "ALL", "DISTINCT", "DISTINCTROW", "HIGH_PRIORITY", "STRAIGHT_JOIN", "SQL_SMALL_RESULT",
+                     "SQL_BIG_RESULT", "SQL_BUFFER_RESULT", "SQL_CACHE", "SQL_NO_CACHE", "SQL_CALC_FOUND_ROWS")
 JOIN_MODIFIERS = {"INNER", "CROSS", "LEFT", "RIGHT", "OUTER", "NATURAL", "FULL"}
 NOT_ALIAS = CLAUSE_WORDS | JOIN_WORDS | JOIN_MODIFIERS | {"FORCE", "USE", "IGNORE", "AS", "PARTITION", "FETCH", "OFFSET"}
 
@@ -656,6 +659,9 @@ class Translator:
                 i += 1
                 continue
             if word in JOIN_WORDS:
+                if word == "STRAIGHT_JOIN" and i > 0 and toks[i - 1].is_word(*_SELECT_MODIFIERS):
+                    i += 1  # SELECT STRAIGHT_JOIN ...: the join order as written, SQLite's own choice here
+                    continue
                 out.append("JOIN")
                 in_tables = expect_table = True
                 i += 1

@@ -11,7 +11,7 @@ OUTFILE are 1235 (were 1064, or 1146 for EXPLAIN FORMAT=JSON). SHOW PRIVILEGES, 
 PROFILE answer (were 1064); SHOW DATABASES lists by name and SHOW CHARACTER SET / COLLATION in
 MariaDB's order (information_schema came first; utf8mb4 before utf8mb3); SHOW MASTER STATUS has
 MariaDB's four columns (a fifth, MySQL's Executed_Gtid_Set, was there); EXPLAIN's rows is a
-string, as MariaDB types it. Each statement runs on a stock MariaDB and on our master."""
+string, as MariaDB types it; SELECT STRAIGHT_JOIN is the select option (it was 1064). Each statement runs on a stock MariaDB and on our master."""
 
 from __future__ import annotations
 
@@ -75,6 +75,10 @@ QUERIES = [
     "SELECT COLLATION_NAME FROM information_schema.COLLATIONS WHERE COLLATION_NAME IN ('latin1_swedish_ci',"
     " 'ascii_general_ci', 'utf8mb3_general_ci', 'utf8mb4_general_ci', 'utf8mb4_bin', 'utf8mb4_unicode_ci', 'binary')",
     "EXPLAIN SELECT * FROM d.e WHERE id = 1",
+    # SELECT STRAIGHT_JOIN, a select option (it was read as a join: 1064)
+    "SELECT SQL_NO_CACHE STRAIGHT_JOIN HIGH_PRIORITY id FROM d.e ORDER BY id LIMIT 1",
+    "SELECT STRAIGHT_JOIN e.id, o.v FROM d.e STRAIGHT_JOIN d.e AS o ON o.id = e.id ORDER BY e.id",
+    "SELECT id FROM d.e WHERE id IN (SELECT DISTINCT STRAIGHT_JOIN id FROM d.e WHERE id > 1) ORDER BY id",
 ]
 
 # MariaDB runs these; this server answers its 1235 (no stored programs, XA, HANDLER, JSON plans)
