@@ -461,6 +461,9 @@ def core_status(server: Server) -> dict[str, Any]:
         "Open_tables": 0,
         "Opened_tables": 0,
         "Table_locks_waited": 0,
+        # the engine's pages and its page cache (innodb_page_size, innodb_buffer_pool_size)
+        "Innodb_page_size": PAGE_SIZE,
+        "Innodb_buffer_pool_pages_total": PAGE_CACHE_BYTES // PAGE_SIZE,
         "Connection_control_delay_generated": server.connection_control.delays_generated,
         "Ssl_cipher": "",  # the asking session's (ClientSession.session_status); "" elsewhere
         "Ssl_version": "",

@@ -4,7 +4,9 @@ word), pt-mysql-summary (stopped at its query cache section without the Qcache_*
 at Com_prepare_sql), and prometheus-mysqld-exporter's global_variables collector, which exports
 the InnoDB variables tools look at (`SELECT @@innodb_buffer_pool_size` was 1193): read only,
 the engine's own values where it has them, MariaDB 10.11's defaults (compared with a live one)
-where they say what the engine does too."""
+where they say what the engine does too; and the exporter's default collectors with mysql.user and
+the perf_schema ones scraping without an error (INNODB_CMP / INNODB_CMPMEM were 1109,
+performance_schema's tables and mysql.user 1146), what they read compared with MariaDB."""
 
 from __future__ import annotations
 
@@ -84,12 +86,80 @@ def test_mysqld_exporter_exports_the_innodb_variables(master):
         assert metrics["mysql_up"] == 1
         assert metrics["mysql_global_variables_innodb_buffer_pool_size"] == 33554432
         assert metrics["mysql_global_variables_innodb_file_per_table"] == 1
-        # (the default collectors info_schema.innodb_cmp and innodb_cmpmem still fail: 1109)
         errors = {name: value for name, value in metrics.items()
-                  if name.startswith("mysql_exporter_scrape_errors_total") and value and "innodb_cmp" not in name}
+                  if name.startswith("mysql_exporter_scrape_errors_total") and value}
         assert errors == {}
     finally:
         proc.terminate()
         proc.wait(20)
     with pymysql.connect(host="127.0.0.1", port=master.port, user="root") as conn:
         assert conn.thread_id() > 0
+
+
+@needs_mariadb
+def test_what_the_exporter_reads_as_mariadb_answers_it(tmp_path):
+    """INNODB_CMP / INNODB_CMPMEM (were 1109): a row of zeros per compressed page size, as for
+    tables never compressed (MariaDB's rows past our 4 KiB pages left out); performance_schema
+    (1146): MariaDB's tables with the schema OFF, its default, each empty; mysql.user (1146): the
+    view over the accounts; SHOW GLOBAL STATUS / VARIABLES counted in Com_show_status /
+    Com_show_variables (were not counted)."""
+    setup = ["CREATE DATABASE d", "CREATE USER mon@'%' IDENTIFIED BY 'pw'",
+             "GRANT PROCESS, REPLICATION CLIENT, SELECT ON *.* TO mon@'%'"]
+    queries = [
+        "SELECT * FROM information_schema.INNODB_CMP WHERE page_size <= 4096",
+        "SELECT * FROM information_schema.INNODB_CMPMEM_RESET WHERE page_size <= 4096",
+        "SELECT * FROM information_schema.INNODB_CMP_PER_INDEX",
+        "SELECT COUNT(*), SUM(COUNT_STAR) FROM performance_schema.events_statements_summary_by_digest",
+        "SELECT OBJECT_SCHEMA, OBJECT_NAME, COUNT_READ FROM performance_schema.table_io_waits_summary_by_table",
+        "SELECT * FROM performance_schema.memory_summary_global_by_event_name",
+        "SELECT * FROM performance_schema.no_such_table",
+        "SELECT user, host, Password, Select_priv, Process_priv, Repl_slave_priv, Repl_client_priv,"
+        " Delete_history_priv, ssl_type, max_questions, max_user_connections, plugin, authentication_string,"
+        " password_expired, is_role, max_statement_time FROM mysql.user WHERE user = 'mon'",
+        "SHOW SESSION STATUS LIKE 'Com_show_status'",
+        "SHOW GLOBAL STATUS LIKE 'Com_show_stat%'",
+        "SHOW SESSION STATUS LIKE 'Com_show_status'",
+        "SHOW GLOBAL VARIABLES LIKE 'no_such_variable'",
+        "SHOW SESSION STATUS LIKE 'Com_show_variables'",
+    ]
+    with mariadb_and_ours(tmp_path) as (reference, ours):
+        theirs, mine = both_answer(reference, ours, setup, queries)
+        assert mine == theirs
+        assert ours.query("SHOW GLOBAL STATUS WHERE Variable_name IN ('Innodb_page_size', 'Innodb_buffer_pool_pages_total')"
+                          ) == [("Innodb_buffer_pool_pages_total", "8192"), ("Innodb_page_size", "4096")]
+
+
+PERF_SCHEMA_COLLECTORS = ("tableiowaits", "indexiowaits", "tablelocks", "eventsstatements", "eventswaits",
+                          "file_events", "file_instances", "memory_events")
+
+
+@pytest.mark.skipif(EXPORTER is None, reason="exporter not installed (make test installs it)")
+def test_mysqld_exporter_default_and_dba_collectors_scrape_without_errors(master):
+    """The exporter's default collectors (global_status, global_variables, slave_status,
+    info_schema.innodb_cmp / innodb_cmpmem, query_response_time) with mysql.user and its
+    privileges, and the perf_schema collectors: no scrape error, and their metrics where there
+    are rows to make them from."""
+    assert EXPORTER is not None  # (skipped otherwise)
+    web = free_port()
+    proc = subprocess.Popen(
+        [EXPORTER, f"--web.listen-address=127.0.0.1:{web}", "--collect.mysql.user", "--collect.mysql.user.privileges",
+         *(f"--collect.perf_schema.{name}" for name in PERF_SCHEMA_COLLECTORS)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        env={**os.environ, "DATA_SOURCE_NAME": f"root:@(127.0.0.1:{master.port})/"})
+    try:
+        metrics = wait_for(lambda: scrape(web), timeout=30, message="mysqld_exporter to answer")
+        assert metrics["mysql_up"] == 1
+        errors = {name: value for name, value in metrics.items()
+                  if name.startswith("mysql_exporter_scrape_errors_total") and value}
+        assert errors == {}
+        for page_size in ("1024", "2048", "4096"):
+            assert metrics[f'mysql_info_schema_innodb_cmp_compress_ops_total{{"page_size": "{page_size}"}}'] == 0
+            assert metrics[f'mysql_info_schema_innodb_cmpmem_pages_used_total{{"buffer_pool": "0", "page_size": "{page_size}"}}'] == 0
+        root = '{"hostmask": "%", "mysql_user": "root"}'
+        assert metrics[f"mysql_mysql_max_connections{root}"] == 0
+        assert metrics['mysql_global_status_innodb_page_size'] == 4096
+        assert metrics['mysql_global_status_commands_total{"command": "admin_commands"}'] >= 1  # its pings
+        assert metrics['mysql_global_status_commands_total{"command": "show_status"}'] >= 1
+    finally:
+        proc.terminate()
+        proc.wait(20)
