@@ -2,7 +2,8 @@
 TABLE_CONSTRAINTS, REFERENTIAL_CONSTRAINTS, CHARACTER_SETS, COLLATIONS, PROCESSLIST,
 GLOBAL_VARIABLES, SESSION_VARIABLES, GLOBAL_STATUS, SESSION_STATUS, INNODB_TRX, INNODB_LOCKS,
 INNODB_LOCK_WAITS, INNODB_CMP / INNODB_CMPMEM (a row of zero counters per compressed page size: nothing
-here is compressed), with MariaDB 10.11's columns, and the `mysql` tables the server shell answers
+here is compressed), INNODB_METRICS (every monitor never enabled: engine/innodb_metrics.py), with
+MariaDB 10.11's columns, and the `mysql` tables the server shell answers
 (`mysql.global_priv`, `mysql.user`);
 the rows of PROCESSLIST, of the variables and of the transactions (`LIVE`) are the server shell's, read through the
 session when the statement is planned (such plans are never cached), the variables' names
@@ -19,7 +20,9 @@ import re
 import sqlite3
 from collections.abc import Callable, Iterable
 
+from engine import innodb_metrics
 from engine.catalog import CHAR_TYPES, NUMERIC_TYPES, Column, Table, sql_literal
+from engine.collation import GENERAL_CI
 from engine.coltypes import ColumnType
 from engine.lexer import quote_ident
 
@@ -185,6 +188,12 @@ _DECLARED_TEXT = {
     **dict.fromkeys(("innodb_cmpmem", "innodb_cmpmem_reset"), """
         page_size int(5), buffer_pool_instance int(11), pages_used int(11), pages_free int(11),
         relocation_ops bigint(21), relocation_time int(11)"""),
+    "innodb_metrics": """
+        NAME varchar(193), SUBSYSTEM varchar(193), COUNT bigint(21), MAX_COUNT bigint(21)?, MIN_COUNT bigint(21)?,
+        AVG_COUNT float?, COUNT_RESET bigint(21), MAX_COUNT_RESET bigint(21)?, MIN_COUNT_RESET bigint(21)?,
+        AVG_COUNT_RESET float?, TIME_ENABLED datetime?, TIME_DISABLED datetime?, TIME_ELAPSED bigint(21)?,
+        TIME_RESET datetime?, ENABLED int(1), TYPE enum('value','status_counter','set_owner','set_member','counter'),
+        COMMENT varchar(193)""",
     **dict.fromkeys(("innodb_cmp_per_index", "innodb_cmp_per_index_reset"), """
         database_name varchar(64), table_name varchar(64), index_name varchar(64), compress_ops int(11),
         compress_ops_ok int(11), compress_time int(11), uncompress_ops int(11), uncompress_time int(11)"""),
@@ -226,6 +235,9 @@ _MYSQL_USER = re.compile(r"\bmysql`?\s*\.\s*`?user\b")
 # Views whose text columns compare without regard to case, as MariaDB's utf8_general_ci columns
 # do (VARIABLE_NAME = 'rpl_semi_sync_master_enabled' finds RPL_SEMI_SYNC_MASTER_ENABLED).
 _NOCASE = frozenset({"global_variables", "session_variables", "global_status", "session_status"})
+# Columns of any view that compare without regard to case, as MariaDB's do: a column's name
+# (COLUMNS.COLUMN_NAME = 'id' finds ID)
+_CASELESS_COLUMNS = frozenset({"COLUMN_NAME"})
 
 
 def reads_live(lowered_sql: str) -> bool:
@@ -557,9 +569,11 @@ def subquery(name: str, schemas: Iterable[str], tables: Callable[[str], Iterable
         rows = [ENGINE_ROW]
     elif name.startswith("innodb_cmp"):
         rows = _compression_rows(name)
+    elif name == "innodb_metrics":
+        rows = innodb_metrics.rows()
     else:
         rows = _rows(name, schemas, tables, views)
-    return values_sql(columns, rows, " COLLATE NOCASE" if name in _NOCASE else "")
+    return values_sql(columns, rows, " COLLATE NOCASE" if name in _NOCASE else "", _CASELESS_COLUMNS)
 
 
 def mysql_subquery(name: str, live_rows: Callable[[str], list[tuple]] | None) -> str | None:
@@ -571,9 +585,12 @@ def mysql_subquery(name: str, live_rows: Callable[[str], list[tuple]] | None) ->
     return values_sql(columns, live_rows(name.lower()) if live_rows is not None else [])
 
 
-def values_sql(columns: list[str], rows: list[tuple], collate: str = "") -> str:
-    """A subquery of `rows` under `columns`' names (none: the names over no rows)."""
-    names = ", ".join(f"column{n}{collate} AS {quote_ident(c)}" for n, c in enumerate(columns, 1))
+def values_sql(columns: list[str], rows: list[tuple], collate: str = "",
+               caseless: frozenset[str] = frozenset()) -> str:
+    """A subquery of `rows` under `columns`' names (none: the names over no rows), every column
+    under `collate`, or those named in `caseless` compared as utf8mb3_general_ci compares."""
+    names = ", ".join(f"column{n}{f' COLLATE {GENERAL_CI}' if c in caseless else collate} AS {quote_ident(c)}"
+                      for n, c in enumerate(columns, 1))
     if not rows:
         return "(SELECT " + ", ".join(f"NULL AS {quote_ident(c)}" for c in columns) + " WHERE 0)"
     values = ", ".join("(" + ", ".join(v if isinstance(v, _Sql) else sql_literal(v) for v in row) + ")"

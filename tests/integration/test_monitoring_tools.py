@@ -13,6 +13,8 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import threading
+import time
 
 import pymysql
 import pytest
@@ -98,14 +100,21 @@ def test_mysqld_exporter_exports_the_innodb_variables(master):
 
 @needs_mariadb
 def test_what_the_exporter_reads_as_mariadb_answers_it(tmp_path):
-    """INNODB_CMP / INNODB_CMPMEM (were 1109): a row of zeros per compressed page size, as for
+    """INNODB_CMP / INNODB_CMPMEM (were 1109, as INNODB_METRICS): a row of zeros per compressed page size, as for
     tables never compressed (MariaDB's rows past our 4 KiB pages left out); performance_schema
     (1146): MariaDB's tables with the schema OFF, its default, each empty; mysql.user (1146): the
     view over the accounts; SHOW GLOBAL STATUS / VARIABLES counted in Com_show_status /
     Com_show_variables (were not counted)."""
-    setup = ["CREATE DATABASE d", "CREATE USER mon@'%' IDENTIFIED BY 'pw'",
+    setup = ["CREATE DATABASE d", "CREATE TABLE d.t (id INT PRIMARY KEY)", "CREATE USER mon@'%' IDENTIFIED BY 'pw'",
              "GRANT PROCESS, REPLICATION CLIENT, SELECT ON *.* TO mon@'%'"]
     queries = [
+        # INNODB_METRICS (was 1109): every counter MariaDB has, as with its monitors never enabled
+        "SELECT NAME, SUBSYSTEM, TYPE, COMMENT FROM information_schema.INNODB_METRICS",
+        "SELECT * FROM information_schema.INNODB_METRICS WHERE NAME = 'metadata_table_handles_opened'",
+        # a column's name compared without regard to case (found nothing)
+        "SELECT column_name FROM information_schema.columns WHERE table_name = 'INNODB_METRICS'"
+        " AND column_name IN ('status', 'enabled')",
+        "SELECT COUNT(*) FROM information_schema.columns WHERE table_schema = 'd' AND table_name = 't' AND column_name = 'ID'",
         "SELECT * FROM information_schema.INNODB_CMP WHERE page_size <= 4096",
         "SELECT * FROM information_schema.INNODB_CMPMEM_RESET WHERE page_size <= 4096",
         "SELECT * FROM information_schema.INNODB_CMP_PER_INDEX",
@@ -129,6 +138,40 @@ def test_what_the_exporter_reads_as_mariadb_answers_it(tmp_path):
                           ) == [("Innodb_buffer_pool_pages_total", "8192"), ("Innodb_page_size", "4096")]
 
 
+def _one_lock_wait(server) -> dict[str, str]:
+    """A write waiting 0.3 s or more for another transaction's; the status after it."""
+    shown = "SHOW GLOBAL STATUS WHERE Variable_name IN ('Innodb_row_lock_current_waits', 'Innodb_row_lock_waits')"
+    for sql in ("CREATE DATABASE d", "CREATE TABLE d.t (id INT PRIMARY KEY, v INT)", "INSERT INTO d.t VALUES (1, 0)"):
+        server.query(sql)
+    holder, waiter = server.connect("d"), server.connect("d")
+    try:
+        with holder.cursor() as cur:
+            cur.execute("BEGIN")
+            cur.execute("UPDATE t SET v = v + 1 WHERE id = 1")
+        blocked = threading.Thread(target=waiter.cursor().execute, args=("UPDATE t SET v = v + 1 WHERE id = 1",))
+        blocked.start()
+        wait_for(lambda: server.query(shown) == [("Innodb_row_lock_current_waits", "1"), ("Innodb_row_lock_waits", "1")],
+                 timeout=10, message="the write to wait")
+        time.sleep(0.3)
+        holder.commit()
+        blocked.join(10)
+        return dict(server.query("SHOW GLOBAL STATUS LIKE 'Innodb_row_lock%'"))
+    finally:
+        holder.close()
+        waiter.close()
+
+
+@needs_mariadb
+def test_lock_waits_counted_as_mariadbs_row_lock_waits(tmp_path):
+    """Innodb_row_lock_* (were absent): a write waiting for another transaction's, counted with
+    its milliseconds, as MariaDB counts the same wait for InnoDB's row lock."""
+    with mariadb_and_ours(tmp_path) as (reference, ours):
+        for status in (_one_lock_wait(reference), _one_lock_wait(ours)):
+            assert (status["Innodb_row_lock_current_waits"], status["Innodb_row_lock_waits"]) == ("0", "1")
+            assert 300 <= int(status["Innodb_row_lock_time"]) == int(status["Innodb_row_lock_time_max"]) < 10000
+            assert status["Innodb_row_lock_time_avg"] == status["Innodb_row_lock_time"]
+
+
 PERF_SCHEMA_COLLECTORS = ("tableiowaits", "indexiowaits", "tablelocks", "eventsstatements", "eventswaits",
                           "file_events", "file_instances", "memory_events")
 
@@ -137,13 +180,13 @@ PERF_SCHEMA_COLLECTORS = ("tableiowaits", "indexiowaits", "tablelocks", "eventss
 def test_mysqld_exporter_default_and_dba_collectors_scrape_without_errors(master):
     """The exporter's default collectors (global_status, global_variables, slave_status,
     info_schema.innodb_cmp / innodb_cmpmem, query_response_time) with mysql.user and its
-    privileges, and the perf_schema collectors: no scrape error, and their metrics where there
+    privileges, info_schema.innodb_metrics and the perf_schema collectors: no scrape error, and their metrics where there
     are rows to make them from."""
     assert EXPORTER is not None  # (skipped otherwise)
     web = free_port()
     proc = subprocess.Popen(
         [EXPORTER, f"--web.listen-address=127.0.0.1:{web}", "--collect.mysql.user", "--collect.mysql.user.privileges",
-         *(f"--collect.perf_schema.{name}" for name in PERF_SCHEMA_COLLECTORS)],
+         "--collect.info_schema.innodb_metrics", *(f"--collect.perf_schema.{name}" for name in PERF_SCHEMA_COLLECTORS)],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         env={**os.environ, "DATA_SOURCE_NAME": f"root:@(127.0.0.1:{master.port})/"})
     try:

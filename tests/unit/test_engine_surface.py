@@ -233,6 +233,11 @@ async def test_what_monitoring_reads_typed_as_mariadb_declares_it(engine, db):
     assert cmp.rows == [(1024, 0), (2048, 0), (4096, 0)]
     assert [ct.type for ct in cmp.column_types] == [FieldType.LONG] * 2
     assert (await db.execute("SELECT * FROM information_schema.INNODB_CMP_PER_INDEX")).rows == []
+    metrics = await db.execute("SELECT COUNT(*), MAX(ENABLED), MAX(COUNT) FROM information_schema.INNODB_METRICS")
+    assert metrics.rows == [(195, 0, 0)]
+    named = await db.execute("SELECT COLUMN_NAME FROM information_schema.COLUMNS WHERE TABLE_NAME = 'INNODB_METRICS'"
+                             " AND COLUMN_NAME IN ('status', 'enabled')")
+    assert named.rows == [("ENABLED",)]  # a column's name compared without regard to case
     digest = await db.execute("SELECT COUNT(*), SUM(COUNT_STAR) FROM performance_schema.events_statements_summary_by_digest")
     assert digest.rows == [(0, None)]
     waits = await db.execute("SELECT EVENT_NAME, COUNT_STAR FROM performance_schema.events_waits_summary_global_by_event_name")
