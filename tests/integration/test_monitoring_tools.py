@@ -21,7 +21,8 @@ import pytest
 
 from tests.integration.test_operability import scrape
 from tests.support.daemons import Daemon, wait_for
-from tests.support.mariadb import mariadb_available
+from tests.support.failover import REPL_PASSWORD, REPL_USER, attach
+from tests.support.mariadb import MariaDBServer, mariadb_available
 from tests.support.mariadb_compare import both_answer, mariadb_and_ours
 from tests.support.net import free_port
 
@@ -170,6 +171,54 @@ def test_lock_waits_counted_as_mariadbs_row_lock_waits(tmp_path):
             assert (status["Innodb_row_lock_current_waits"], status["Innodb_row_lock_waits"]) == ("0", "1")
             assert 300 <= int(status["Innodb_row_lock_time"]) == int(status["Innodb_row_lock_time_max"]) < 10000
             assert status["Innodb_row_lock_time_avg"] == status["Innodb_row_lock_time"]
+
+
+ACKS = ("Rpl_semi_sync_master_get_ack", "Rpl_semi_sync_master_request_ack")
+
+
+def _acks_counted(master, slave) -> list[tuple[str, ...]]:
+    """A semi-sync pair: the master's ack counters after three acked transactions, then after
+    FLUSH LOCAL STATUS on both servers."""
+    master.query(f"CREATE USER {REPL_USER}@'%' IDENTIFIED BY '{REPL_PASSWORD}'")
+    master.query(f"GRANT REPLICATION SLAVE, REPLICATION CLIENT ON *.* TO {REPL_USER}@'%'")
+    master.query("CREATE DATABASE d")
+    master.query("CREATE TABLE d.t (id INT PRIMARY KEY)")
+    master.query("SET GLOBAL rpl_semi_sync_master_enabled = 1")
+    slave.query("SET GLOBAL rpl_semi_sync_slave_enabled = 1")
+    attach(slave.port, master.port)
+    wait_for(lambda: master.status("Rpl_semi_sync_master_clients") == {"Rpl_semi_sync_master_clients": "1"},
+             timeout=30, message="the slave to connect with semi-sync")
+    for n in range(3):
+        master.query(f"INSERT INTO d.t VALUES ({n})")
+    counted = []
+    for flush in (False, True):
+        if flush:
+            master.query("FLUSH LOCAL STATUS")
+            slave.query("FLUSH LOCAL STATUS")
+        shown = master.status("Rpl_semi_sync_master_%ack")
+        counted.append(tuple(shown[name] for name in ACKS))
+    return counted
+
+
+@needs_mariadb
+def test_semi_sync_acks_counted_as_mariadb_counts_them(tmp_path):
+    """Rpl_semi_sync_master_get_ack / _request_ack (were absent): one per acked transaction,
+    left by FLUSH STATUS, on a MariaDB pair and on ours alike."""
+    answers = []
+    for kind in ("mariadb", "ours"):
+        if kind == "mariadb":
+            master, slave = MariaDBServer(tmp_path / "mdb-m"), MariaDBServer(tmp_path / "mdb-s", server_id=2)
+        else:
+            master = Daemon("master", tmp_path / "ours-m", ["--server-id=1"])
+            slave = Daemon("slave", tmp_path / "ours-s", ["--server-id=2"])
+        try:
+            master.start()
+            slave.start()
+            answers.append(_acks_counted(master, slave))
+        finally:
+            slave.stop()
+            master.stop()
+    assert answers[1] == answers[0] == [("3", "3")] * 2
 
 
 PERF_SCHEMA_COLLECTORS = ("tableiowaits", "indexiowaits", "tablelocks", "eventsstatements", "eventswaits",
