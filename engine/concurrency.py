@@ -23,6 +23,7 @@ import asyncio
 import collections
 import queue
 import threading
+import time
 
 from protocol.errors import ER_SERVER_SHUTDOWN, SQLError
 
@@ -43,6 +44,13 @@ class WriterLock:
         self._timer: asyncio.TimerHandle | None = None
         self._timer_at = 0.0  # when `_timer` fires: never after a waiting waiter's deadline
         self._timer_loop: asyncio.AbstractEventLoop | None = None  # the loop `_timer` is on
+        # the counted waits so far (a statement's, `enqueue(counted=True)`: SHOW STATUS's
+        # Innodb_row_lock_*): how many began, their seconds and the longest, added when each
+        # ends; when each one waiting began (monotonic)
+        self.waits = 0
+        self.wait_seconds = 0.0
+        self.longest_wait = 0.0
+        self._since: dict[asyncio.Future, float] = {}
 
     @property
     def owner(self) -> object | None:
@@ -72,13 +80,17 @@ class WriterLock:
             self.abandon(fut, owner)
             raise
 
-    def enqueue(self, owner: object, timeout: float | None = None) -> asyncio.Future:
+    def enqueue(self, owner: object, timeout: float | None = None, *, counted: bool = False) -> asyncio.Future:
         """Queue `owner` behind the waiters, without a task: the future is settled with None
         when ownership passes to `owner`, with TimeoutError after `timeout` seconds. An await
         of it that ends in an exception (its timeout, its cancellation: KILL QUERY cancels it,
-        a cancelled task cancels what it awaits) must call `abandon(fut, owner)`."""
+        a cancelled task cancels what it awaits) must call `abandon(fut, owner)`. A `counted`
+        wait is a statement's, which InnoDB would count as a row-lock wait."""
         loop = asyncio.get_running_loop()
         fut = loop.create_future()
+        if counted:
+            self.waits += 1
+            self._since[fut] = time.monotonic()
         if timeout is None:
             self._waiters.append((fut, owner, None))
             return fut
@@ -120,6 +132,18 @@ class WriterLock:
         else:
             fut.cancel()
             self._forget(fut)
+            self._ended(fut)
+
+    def waiting(self) -> int:
+        """How many counted waits for the lock are under way."""
+        return len(self._since)
+
+    def _ended(self, fut: asyncio.Future) -> None:
+        since = self._since.pop(fut, None)
+        if since is not None:
+            waited = time.monotonic() - since
+            self.wait_seconds += waited
+            self.longest_wait = max(self.longest_wait, waited)
 
     def _forget(self, fut: asyncio.Future) -> None:
         for entry in self._waiters:
@@ -134,7 +158,9 @@ class WriterLock:
             if not fut.done():
                 self._owner = owner
                 fut.set_result(None)
+                self._ended(fut)
                 return
+            self._ended(fut)
 
     async def __aenter__(self) -> WriterLock:
         await self.acquire(asyncio.current_task())

@@ -1,7 +1,10 @@
 """A read-only `information_schema` (SCHEMATA, TABLES, COLUMNS, STATISTICS, KEY_COLUMN_USAGE,
 TABLE_CONSTRAINTS, REFERENTIAL_CONSTRAINTS, CHARACTER_SETS, COLLATIONS, PROCESSLIST,
 GLOBAL_VARIABLES, SESSION_VARIABLES, GLOBAL_STATUS, SESSION_STATUS, INNODB_TRX, INNODB_LOCKS,
-INNODB_LOCK_WAITS, with MariaDB 10.11's columns;
+INNODB_LOCK_WAITS, INNODB_CMP / INNODB_CMPMEM (a row of zero counters per compressed page size: nothing
+here is compressed), INNODB_METRICS (every monitor never enabled: engine/innodb_metrics.py), with
+MariaDB 10.11's columns, and the `mysql` tables the server shell answers
+(`mysql.global_priv`, `mysql.user`);
 the rows of PROCESSLIST, of the variables and of the transactions (`LIVE`) are the server shell's, read through the
 session when the statement is planned (such plans are never cached), the variables' names
 upper-case and compared without regard to case, as MariaDB's; every view's result columns
@@ -17,6 +20,7 @@ import re
 import sqlite3
 from collections.abc import Callable, Iterable
 
+from engine import innodb_metrics
 from engine.catalog import CHAR_TYPES, NUMERIC_TYPES, Column, DatabaseOptions, Table, sql_literal
 from engine.collation import GENERAL_CI
 from engine.coltypes import ColumnType
@@ -178,6 +182,22 @@ _DECLARED_TEXT = {
         COLUMN_NAME varchar(64), COLLATION varchar(1)?, CARDINALITY bigint(21)?, SUB_PART bigint(3)?,
         PACKED varchar(10)?, NULLABLE varchar(3), INDEX_TYPE varchar(16), COMMENT varchar(16)?,
         INDEX_COMMENT varchar(1024), IGNORED varchar(3)""",
+    # InnoDB's compression statistics: no page here is ever compressed (`_compression_rows`)
+    **dict.fromkeys(("innodb_cmp", "innodb_cmp_reset"), """
+        page_size int(5), compress_ops int(11), compress_ops_ok int(11), compress_time int(11),
+        uncompress_ops int(11), uncompress_time int(11)"""),
+    **dict.fromkeys(("innodb_cmpmem", "innodb_cmpmem_reset"), """
+        page_size int(5), buffer_pool_instance int(11), pages_used int(11), pages_free int(11),
+        relocation_ops bigint(21), relocation_time int(11)"""),
+    "innodb_metrics": """
+        NAME varchar(193), SUBSYSTEM varchar(193), COUNT bigint(21), MAX_COUNT bigint(21)?, MIN_COUNT bigint(21)?,
+        AVG_COUNT float?, COUNT_RESET bigint(21), MAX_COUNT_RESET bigint(21)?, MIN_COUNT_RESET bigint(21)?,
+        AVG_COUNT_RESET float?, TIME_ENABLED datetime?, TIME_DISABLED datetime?, TIME_ELAPSED bigint(21)?,
+        TIME_RESET datetime?, ENABLED int(1), TYPE enum('value','status_counter','set_owner','set_member','counter'),
+        COMMENT varchar(193)""",
+    **dict.fromkeys(("innodb_cmp_per_index", "innodb_cmp_per_index_reset"), """
+        database_name varchar(64), table_name varchar(64), index_name varchar(64), compress_ops int(11),
+        compress_ops_ok int(11), compress_time int(11), uncompress_ops int(11), uncompress_time int(11)"""),
 }
 
 # The views whose rows are the server shell's, read through the session when the statement is
@@ -188,10 +208,31 @@ LIVE = frozenset({"processlist", "global_variables", "session_variables", "globa
 # ENGINES' one row (SHOW ENGINES too): the engine, answering to the name InnoDB
 ENGINE_ROW = ("InnoDB", "DEFAULT", "Transactional tables on SQLite (one writer at a time, table-level locking), "
               "answering to the name InnoDB", "YES", "NO", "YES")
-# The `mysql` schema's tables a server shell answers (`mysql.global_priv`: its accounts, their
-# global privileges as MariaDB's access bits); live rows too, read under the name `global_priv`.
+# The `mysql` schema's tables a server shell answers, with MariaDB 10.11's columns:
+# `mysql.global_priv` (its accounts, their global privileges as MariaDB's access bits) and
+# `mysql.user` (MariaDB's view over global_priv: a column per privilege bit, the limits and the
+# authentication); live rows, read under the names `global_priv` and `user`.
 MYSQL = "mysql"
-MYSQL_COLUMNS = {"global_priv": ["Host", "User", "Priv"]}
+_MYSQL_DECLARED_TEXT = {
+    "global_priv": "Host char(255), User char(128), Priv longtext",
+    "user": """
+        Host char(255), User char(128), Password longtext?, Select_priv varchar(1)?, Insert_priv varchar(1)?,
+        Update_priv varchar(1)?, Delete_priv varchar(1)?, Create_priv varchar(1)?, Drop_priv varchar(1)?,
+        Reload_priv varchar(1)?, Shutdown_priv varchar(1)?, Process_priv varchar(1)?, File_priv varchar(1)?,
+        Grant_priv varchar(1)?, References_priv varchar(1)?, Index_priv varchar(1)?, Alter_priv varchar(1)?,
+        Show_db_priv varchar(1)?, Super_priv varchar(1)?, Create_tmp_table_priv varchar(1)?,
+        Lock_tables_priv varchar(1)?, Execute_priv varchar(1)?, Repl_slave_priv varchar(1)?,
+        Repl_client_priv varchar(1)?, Create_view_priv varchar(1)?, Show_view_priv varchar(1)?,
+        Create_routine_priv varchar(1)?, Alter_routine_priv varchar(1)?, Create_user_priv varchar(1)?,
+        Event_priv varchar(1)?, Trigger_priv varchar(1)?, Create_tablespace_priv varchar(1)?,
+        Delete_history_priv varchar(1)?, ssl_type varchar(9)?, ssl_cipher longtext, x509_issuer longtext,
+        x509_subject longtext, max_questions bigint(20)_unsigned, max_updates bigint(20)_unsigned,
+        max_connections bigint(20)_unsigned, max_user_connections bigint(21), plugin longtext,
+        authentication_string longtext, password_expired varchar(1), is_role varchar(1)?, default_role longtext,
+        max_statement_time decimal(12,6)""",
+}
+# `mysql.user` named in a statement (a LIVE view's name is too common a word to look for alone)
+_MYSQL_USER = re.compile(r"\bmysql`?\s*\.\s*`?user\b")
 # Views whose text columns compare without regard to case, as MariaDB's utf8_general_ci columns
 # do (VARIABLE_NAME = 'rpl_semi_sync_master_enabled' finds RPL_SEMI_SYNC_MASTER_ENABLED).
 _NOCASE = frozenset({"global_variables", "session_variables", "global_status", "session_status"})
@@ -210,7 +251,7 @@ _LOOKUP = {
 
 def reads_live(lowered_sql: str) -> bool:
     """Whether a statement (lower-cased) may read a view whose rows the server shell gives."""
-    return any(name in lowered_sql for name in LIVE)
+    return any(name in lowered_sql for name in LIVE) or _MYSQL_USER.search(lowered_sql) is not None
 
 
 _SPEC = re.compile(r"(\w+)(?:\(([\d,]+|'.*')\))?(_unsigned)?(\?)?\Z")
@@ -247,6 +288,7 @@ def result_types(columns: list[Column]) -> list[ColumnType]:
 
 _DECLARED = {name: declared_columns(text) for name, text in _DECLARED_TEXT.items()}
 COLUMNS = {name: [col.name for col in columns] for name, columns in _DECLARED.items()}
+_MYSQL_DECLARED = {name: declared_columns(text) for name, text in _MYSQL_DECLARED_TEXT.items()}
 
 
 def table(name: str) -> Table | None:
@@ -397,6 +439,24 @@ def _own_rows(name: str) -> list[tuple]:
     return rows
 
 
+def mysql_table(name: str) -> Table | None:
+    """The declared columns of `mysql.<name>` where the server shell answers it (None: not one)."""
+    declared = _MYSQL_DECLARED.get(name.lower())
+    return None if declared is None else Table(MYSQL, name.lower(), list(declared))
+
+
+def _compression_rows(name: str) -> list[tuple]:
+    """INNODB_CMP's and INNODB_CMPMEM's rows (their _RESET twins' too): MariaDB's one row per
+    compressed page size, 1 KiB up to the page size (innodb_page_size), every counter 0, as for
+    tables that are never compressed; the per-index views list nothing."""
+    from engine.connections import PAGE_SIZE  # (engine.connections imports this module)
+
+    if "per_index" in name:
+        return []
+    sizes = [1024 << shift for shift in range(PAGE_SIZE.bit_length() - 10)]
+    return [(size, 0, 0, 0, 0, 0) for size in sizes]
+
+
 def _rows(name: str, schemas: Iterable[str], tables: Callable[[str], Iterable[Table]],
           views: Callable[[str], Iterable] = lambda schema: (),
           options: Callable[[str], DatabaseOptions] = lambda schema: DatabaseOptions()) -> list[tuple]:
@@ -535,6 +595,10 @@ def subquery(name: str, schemas: Iterable[str], tables: Callable[[str], Iterable
         rows = list(CHARACTER_SETS if name == "character_sets" else COLLATIONS)
     elif name == "engines":
         rows = [ENGINE_ROW]
+    elif name.startswith("innodb_cmp"):
+        rows = _compression_rows(name)
+    elif name == "innodb_metrics":
+        rows = innodb_metrics.rows()
     else:
         rows = _rows(name, schemas, tables, views, options)
     if name in _NOCASE:
@@ -548,10 +612,17 @@ def subquery(name: str, schemas: Iterable[str], tables: Callable[[str], Iterable
 
 def mysql_subquery(name: str, live_rows: Callable[[str], list[tuple]] | None) -> str | None:
     """SQLite SQL for `mysql.<name>` where the server shell answers it (None: not one of those)."""
-    columns = MYSQL_COLUMNS.get(name.lower())
-    if columns is None:
+    shape = mysql_table(name)
+    if shape is None:
         return None
-    return _values(columns, live_rows(name.lower()) if live_rows is not None else [], [""] * len(columns))
+    columns = [col.name for col in shape.columns]
+    return values_sql(columns, live_rows(name.lower()) if live_rows is not None else [])
+
+
+def values_sql(columns: list[str], rows: list[tuple]) -> str:
+    """A subquery of `rows` under `columns`' names (none: the names over no rows), compared as
+    SQLite compares them (`engine.perfschema`'s tables)."""
+    return _values(columns, rows, [""] * len(columns))
 
 
 def _values(columns: list[str], rows: list[tuple], collations: list[str]) -> str:

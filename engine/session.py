@@ -766,7 +766,7 @@ class Session:
                 self._lock_wait = settle.closed()  # interrupt() cancels it
                 await asyncio.wait_for(self._lock_wait, limit)
             if not lock.try_acquire(self):
-                wait = self._lock_wait = lock.enqueue(self, max(0.0, deadline - loop.time()))  # no task
+                wait = self._lock_wait = lock.enqueue(self, max(0.0, deadline - loop.time()), counted=True)  # no task
                 await wait  # cancelling the caller cancels the wait too
         except TimeoutError:
             if wait is not None:

@@ -35,7 +35,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine import collation, decimal_math, infoschema, strfuncs, values
+from engine import collation, decimal_math, infoschema, perfschema, strfuncs, values
 from engine.catalog import BLOB_TYPES, CHAR_TYPES, Column, DatabaseOptions, Table, mysql_literal
 from engine.collation import GENERAL_CI
 from engine.coltypes import CHARSET_BINARY
@@ -1461,6 +1461,10 @@ class Translator:
                 system := infoschema.mysql_subquery(table, self.live_rows)) is not None:
             self.out.append(system)
             self.name_unless_aliased(i, table)
+        elif schema not in self.schemas and schema.lower() == perfschema.NAME and (
+                system := perfschema.subquery(table)) is not None:
+            self.out.append(system)
+            self.name_unless_aliased(i, table)
         elif schema not in self.schemas:
             raise SQLError(ER_NO_SUCH_TABLE, schema, table)
         elif self.catalog(schema, table) is None and (view := self.view_of(schema, table)) is not None:
@@ -2258,11 +2262,16 @@ class Translator:
 
     def table_named(self, schema: str | None, name: str) -> Table | None:
         """The table `[schema.]name` the statement names (its database by default;
-        information_schema's views too), or None."""
+        information_schema's views, the `mysql` tables the server shell answers and
+        performance_schema's tables too), or None."""
         schema = schema or self.database
         if schema is not None and schema.lower() == infoschema.NAME:
             return infoschema.table(name)
-        return self.catalog(schema, name) if schema in self.schemas else None
+        if schema in self.schemas:
+            return self.catalog(schema, name)
+        if schema is not None and schema.lower() == infoschema.MYSQL:
+            return infoschema.mysql_table(name)
+        return perfschema.table(name) if schema is not None and schema.lower() == perfschema.NAME else None
 
     def table_or_view(self, schema: str | None, name: str) -> Table | Derived | None:
         """`table_named`, or a view as the derived table of its SELECT (`exprtypes.derived`,

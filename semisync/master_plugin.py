@@ -126,8 +126,6 @@ class _Counters:
     net_wait_time: int = 0
     wait_pos_backtraverse: int = 0
     timefunc_failures: int = 0
-    request_ack: int = 0  # events sent asking a slave for an ack
-    get_ack: int = 0  # acks received
 
     def zero(self) -> None:
         for f in fields(self):
@@ -175,6 +173,10 @@ class SemiSyncMasterPlugin(
         self._on = False
         self._clients = 0
         self._counters = _Counters()
+        # acks asked of slaves (events sent flagged) and acks received: since startup, as
+        # MariaDB's Rpl_semi_sync_master_request_ack / _get_ack (FLUSH STATUS leaves them)
+        self._acks_requested = 0
+        self._acks_received = 0
         self._container = AckContainer(self._count)
         self._gate = CommitGate(self._on_wait_timeout)
         self._reply: BinlogPosition | None = None  # largest position N slaves acked; only grows
@@ -268,13 +270,11 @@ class SemiSyncMasterPlugin(
         c = self._counters
         values: dict[str, int | str] = {
             "clients": self._clients,
-            "get_ack": c.get_ack,
             "net_avg_wait_time": c.net_wait_time // c.net_waits if c.net_waits else 0,
             "net_wait_time": c.net_wait_time,
             "net_waits": c.net_waits,
             "no_times": c.no_times,
             "no_tx": c.no_tx,
-            "request_ack": c.request_ack,
             "status": on_off(self.status),
             "timefunc_failures": c.timefunc_failures,
             "tx_avg_wait_time": c.tx_wait_time // c.tx_waits if c.tx_waits else 0,
@@ -285,7 +285,11 @@ class SemiSyncMasterPlugin(
             "yes_tx": c.yes_tx,
         }
         prefixes = ("Rpl_semi_sync_master_", "Rpl_semi_sync_source_") if aliases else ("Rpl_semi_sync_master_",)
-        return {prefix + key: value for prefix in prefixes for key, value in values.items()}
+        shown = {prefix + key: value for prefix in prefixes for key, value in values.items()}
+        # MariaDB's own, which MySQL 8 has no source_ name for
+        shown["Rpl_semi_sync_master_get_ack"] = self._acks_received
+        shown["Rpl_semi_sync_master_request_ack"] = self._acks_requested
+        return shown
 
     def flush_status(self) -> None:
         """FLUSH STATUS: zero the counters (not the gauges: clients, status, wait_sessions)."""
@@ -474,7 +478,7 @@ class SemiSyncMasterPlugin(
             if (end in active or not on) and self._needs_ack(end):
                 flag = _ACK
                 dump.flagged.append((end, self._clock()))
-                self._counters.request_ack += 1
+                self._acks_requested += 1
             headers[i] = _with_flag(headers[i], dump.offset, flag)
 
     def _before_batch(self, dump: _Dump, headers: MutableSequence[bytes], batch: SendBatch) -> None:
@@ -493,7 +497,7 @@ class SemiSyncMasterPlugin(
                 i = places.index(pos)
                 headers[i] = _with_flag(headers[i], at, _ACK)
                 dump.flagged.append((end, self._clock()))
-                self._counters.request_ack += 1
+                self._acks_requested += 1
         last = batch.last_end()
         if last is not None:
             dump.in_flight = last
@@ -557,7 +561,7 @@ class SemiSyncMasterPlugin(
                 f"semi-sync ack for {position} from slave {dump.server_id} is beyond the last "
                 f"event sent to it ({dump.in_flight})"
             )
-        self._counters.get_ack += 1
+        self._acks_received += 1
         now = self._clock()
         while dump.flagged and not position < dump.flagged[0][0]:
             sent_at = dump.flagged.popleft()[1]

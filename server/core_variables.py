@@ -487,6 +487,10 @@ def core_status(server: Server) -> dict[str, Any]:
         "Open_tables": 0,
         "Opened_tables": 0,
         "Table_locks_waited": 0,
+        # the engine's pages and its page cache (innodb_page_size, innodb_buffer_pool_size)
+        "Innodb_page_size": PAGE_SIZE,
+        "Innodb_buffer_pool_pages_total": PAGE_CACHE_BYTES // PAGE_SIZE,
+        **_lock_waits(server),
         "Connection_control_delay_generated": server.connection_control.delays_generated,
         "Ssl_cipher": "",  # the asking session's (ClientSession.session_status); "" elsewhere
         "Ssl_version": "",
@@ -496,6 +500,21 @@ def core_status(server: Server) -> dict[str, Any]:
     for name in _COM:
         out[name] = com.get(name, 0)
     return out
+
+
+def _lock_waits(server: Server) -> dict[str, int]:
+    """Innodb_row_lock_*: the waits for the engine's one writer lock, the lock a write waits for
+    where InnoDB would wait for a row's (INNODB_LOCK_WAITS lists the same waits); times in
+    milliseconds, as InnoDB's."""
+    lock = server.engine.writer_lock
+    waited_ms = int(lock.wait_seconds * 1000)
+    return {
+        "Innodb_row_lock_current_waits": lock.waiting(),
+        "Innodb_row_lock_time": waited_ms,
+        "Innodb_row_lock_time_avg": waited_ms // lock.waits if lock.waits else 0,
+        "Innodb_row_lock_time_max": int(lock.longest_wait * 1000),
+        "Innodb_row_lock_waits": lock.waits,
+    }
 
 
 # what the combination modes add to themselves (SQL_MODES: the names in bit order, how SELECT

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 import time
 from collections import Counter
 from collections.abc import Awaitable, Callable, Mapping
@@ -62,6 +63,11 @@ def _version_number(server_version: str) -> int:
     return major * 10000 + minor * 100 + patch
 
 
+# SHOW GLOBAL / SESSION / LOCAL <what>: the word after the scope (comments around it skipped)
+_SCOPES = frozenset({"SHOW GLOBAL", "SHOW SESSION", "SHOW LOCAL"})
+_SCOPED_SHOW = re.compile(r"(?is)(?:\s|/\*.*?\*/)*show\b(?:\s|/\*.*?\*/)*(?:global|session|local)\b(?:\s|/\*.*?\*/)*(\w+)")
+
+
 class ServerStats:
     """Counters behind the core status variables (plain ints: only the loop thread writes)."""
 
@@ -82,12 +88,16 @@ class ServerStats:
         self.max_statement_time_exceeded = 0
         self.com: Counter[str] = Counter()
 
-    def count_command(self, keyword: str) -> None:
+    def count_command(self, keyword: str, sql: str = "") -> None:
         """Count a statement under its Com_ name (unknown statements are not counted, so
-        that clients cannot grow the table)."""
+        that clients cannot grow the table); SHOW GLOBAL / SESSION / LOCAL STATUS and
+        VARIABLES by the word after the scope, read from `sql`, as mysqld counts them."""
         name = COM_BY_KEYWORD.get(keyword)
         if name is None:
-            name = COM_BY_KEYWORD.get(keyword.partition(" ")[0])
+            if keyword in _SCOPES and (shown := _SCOPED_SHOW.match(sql)) is not None:
+                name = COM_BY_KEYWORD.get(f"SHOW {shown.group(1).upper()}")
+            else:
+                name = COM_BY_KEYWORD.get(keyword.partition(" ")[0])
             if name is None:
                 return
         self.com[name] += 1

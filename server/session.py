@@ -799,6 +799,7 @@ class ClientSession(asyncio.Protocol):
         conn = self.conn
         assert conn is not None
         if isinstance(event, ComPing):
+            self.server.stats.com["Com_admin_commands"] += 1  # (mysqld's com_other)
             self.write(conn.send(OK(status=self.status_flags())))
         elif isinstance(event, ComInitDB):
             await self._respond_one(self._guarded(self.server.admin.use_database(self, event.db)))
@@ -823,6 +824,7 @@ class ClientSession(asyncio.Protocol):
         elif isinstance(event, ComUnknown) and event.code == ChangeUser.COMMAND:
             await change_user(self, event.payload)
         elif isinstance(event, ComUnknown) and event.code == COM_STATISTICS:
+            self.server.stats.com["Com_show_status"] += 1  # (as mysqld counts it)
             self._statistics()
         elif isinstance(event, ComUnknown) and event.code == COM_REFRESH:
             try:
@@ -1239,7 +1241,7 @@ class ClientSession(asyncio.Protocol):
                 raise SQLError(ER_EMPTY_QUERY)
             return await self._checked_execute(sql, "")
         server = self.server
-        server.stats.count_command(keyword)
+        server.stats.count_command(keyword, sql)
         if self.diagnostics and keyword not in _DIAGNOSTIC_STATEMENTS and not (
             keyword == "SELECT" and "@@" in sql  # SELECT @@warning_count reads them
         ):
@@ -1290,17 +1292,20 @@ class ClientSession(asyncio.Protocol):
         global_variables, session_variables, global_status, session_status, plugins, innodb_trx,
         innodb_locks, innodb_lock_waits: server/transactions.py) as this session
         may see them; the variables' names upper-case, as MariaDB lists them; global_priv is
-        mysql.global_priv's (1142 without SELECT on it)."""
+        mysql.global_priv's and user mysql.user's (1142 without SELECT on it)."""
         if view == "processlist":
             return processlist.infoschema_rows(self.server, processlist.shown_user(self))
         if view == "plugins":
             return self.server.plugins.infoschema_rows()
         if view.startswith("innodb_"):
             return transactions.infoschema_rows(self, view)
-        if view == "global_priv":  # mysql.global_priv: password hashes, for SELECT on it only
-            if self.account is None or not self.account.may_read("mysql", "global_priv"):
-                raise SQLError(ER_TABLEACCESS_DENIED_ERROR, "SELECT", self.user, self.host, "mysql", "global_priv")
-            return [(a.host, a.user, a.global_priv()) for a in self.server.users.accounts()]
+        if view in ("global_priv", "user"):  # mysql.global_priv, mysql.user: password hashes, for SELECT on it only
+            if self.account is None or not self.account.may_read("mysql", view):
+                raise SQLError(ER_TABLEACCESS_DENIED_ERROR, "SELECT", self.user, self.host, "mysql", view)
+            accounts = self.server.users.accounts()
+            if view == "user":
+                return [a.user_row() for a in accounts]
+            return [(a.host, a.user, a.global_priv()) for a in accounts]
         variables = self.server.variables
         if view.endswith("_status"):
             rows = variables.show_status(None, self.session_status(view == "global_status"))

@@ -50,7 +50,7 @@ class SessionStats(Protocol):
     errors: int
     com: Counter[str]
 
-    def count_command(self, keyword: str) -> None: ...
+    def count_command(self, keyword: str, sql: str = "") -> None: ...
 
 
 class SessionHost(Protocol):

@@ -76,6 +76,8 @@ _ACCESS_ORDER = (
 ACCESS_BITS = {name: 1 << bit for bit, name in enumerate(_ACCESS_ORDER)} | {
     REPLICATION_CLIENT: 1 << _ACCESS_ORDER.index("BINLOG MONITOR")}
 _ALL_ACCESS = (1 << len(_ACCESS_ORDER)) - 1 - ACCESS_BITS[GRANT_OPTION]
+# mysql.user's Y / N columns: the access bits from SELECT (bit 0) to DELETE HISTORY
+_USER_PRIV_COLUMNS = _ACCESS_ORDER.index("DELETE HISTORY") + 1
 # The order SHOW GRANTS lists privileges in, and 1142/1227 name them in: MariaDB's bit order.
 ORDER = [REPLICATION_CLIENT if p == "BINLOG MONITOR" else p for p in _ACCESS_ORDER if p != GRANT_OPTION]
 
@@ -121,6 +123,15 @@ class Account:
         return json.dumps({"access": self.access, "plugin": "mysql_native_password",
                            "authentication_string": hash_to_text(self.password_hash) if self.password_hash else ""},
                           separators=(",", ":"))
+
+    def user_row(self) -> tuple:
+        """The account as MariaDB's mysql.user view shows it: its `global_priv` read column by
+        column (each privilege bit of `access` as Y / N, bit 0 first), no resource limits, never
+        expired, not a role."""
+        access, auth = self.access, hash_to_text(self.password_hash) if self.password_hash else ""
+        flags = tuple("Y" if access >> bit & 1 else "N" for bit in range(_USER_PRIV_COLUMNS))
+        return (self.host, self.user, auth, *flags, "ANY" if self.require_ssl else "", "", "", "",
+                0, 0, 0, 0, "mysql_native_password", auth, "N", "N", "", "0.000000")
 
     def may_read(self, db: str, table: str) -> bool:
         """SELECT on `db`.`table` at any level (global, database, table)."""

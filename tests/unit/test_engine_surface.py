@@ -226,6 +226,29 @@ async def test_show_engines_table_status_full_columns(engine, db):
     assert full.rows[0][2] is None
 
 
+async def test_what_monitoring_reads_typed_as_mariadb_declares_it(engine, db):
+    """INNODB_CMP's zero counters per page size up to the engine's 4 KiB pages; performance_schema
+    as MariaDB's with the schema OFF: its tables, empty; mysql.user's columns typed as declared."""
+    cmp = await db.execute("SELECT page_size, compress_ops FROM information_schema.INNODB_CMP")
+    assert cmp.rows == [(1024, 0), (2048, 0), (4096, 0)]
+    assert [ct.type for ct in cmp.column_types] == [FieldType.LONG] * 2
+    assert (await db.execute("SELECT * FROM information_schema.INNODB_CMP_PER_INDEX")).rows == []
+    metrics = await db.execute("SELECT COUNT(*), MAX(ENABLED), MAX(COUNT) FROM information_schema.INNODB_METRICS")
+    assert metrics.rows == [(195, 0, 0)]
+    named = await db.execute("SELECT COLUMN_NAME FROM information_schema.COLUMNS WHERE TABLE_NAME = 'INNODB_METRICS'"
+                             " AND COLUMN_NAME IN ('status', 'enabled')")
+    assert named.rows == [("ENABLED",)]  # a column's name compared without regard to case
+    digest = await db.execute("SELECT COUNT(*), SUM(COUNT_STAR) FROM performance_schema.events_statements_summary_by_digest")
+    assert digest.rows == [(0, None)]
+    waits = await db.execute("SELECT EVENT_NAME, COUNT_STAR FROM performance_schema.events_waits_summary_global_by_event_name")
+    assert waits.rows == [] and [ct.type for ct in waits.column_types] == [FieldType.VAR_STRING, FieldType.LONGLONG]
+    with pytest.raises(SQLError) as missing:
+        await db.execute("SELECT * FROM performance_schema.no_such_table")
+    assert missing.value.code == 1146
+    user = await db.execute("SELECT max_questions, max_statement_time FROM mysql.user")  # (no server shell: no rows)
+    assert user.rows == [] and [ct.type for ct in user.column_types] == [FieldType.LONGLONG, FieldType.NEWDECIMAL]
+
+
 def test_uuid_short_increases():
     a, b = functions.uuid_short(), functions.uuid_short()
     assert b == a + 1

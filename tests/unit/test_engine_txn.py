@@ -169,6 +169,28 @@ async def test_a_timed_out_waiter_is_skipped_and_the_lock_stays_fifo():
     assert lock.owner is None and lock.try_acquire("b")
 
 
+async def test_a_statements_waits_for_the_writer_lock_are_counted(engine):
+    """Innodb_row_lock_*'s numbers: a session's write that waits is counted, with its time, when
+    it gets the lock or gives up; a wait that is not a statement's (`enqueue` not counted) is not."""
+    lock = engine.writer_lock
+    holder, waiter = session(engine, 1), session(engine, 2)
+    await holder.execute("BEGIN")
+    await holder.execute("INSERT INTO t (v) VALUES (1)")
+    blocked = asyncio.ensure_future(waiter.execute("INSERT INTO t (v) VALUES (2)"))
+    for _ in range(100):
+        if lock.waiting():
+            break
+        await asyncio.sleep(0.01)
+    assert (lock.waiting(), lock.waits, lock.wait_seconds) == (1, 1, 0.0)
+    internal = lock.enqueue("internal")
+    await asyncio.sleep(0.05)
+    await holder.execute("COMMIT")
+    await asyncio.wait_for(blocked, 5)
+    assert lock.waiting() == 0 and lock.waits == 1 and 0.04 < lock.wait_seconds == lock.longest_wait < 5
+    lock.abandon(internal, "internal")
+    assert lock.waits == 1
+
+
 async def _times_out(lock: WriterLock, wait: asyncio.Future, owner: str) -> None:
     """`wait` ends in TimeoutError (within a second), and its waiter abandons it."""
     with pytest.raises(TimeoutError):

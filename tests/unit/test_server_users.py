@@ -99,3 +99,24 @@ def test_database_patterns_apply_as_mysqld_orders_them(tmp_path):
     assert acc.database_privileges("P") == {"UPDATE"} and acc.database_privileges("Pz") == set()  # case counts
     assert [line.split(" ON ")[1].split(" TO")[0] for line in acc.grants()[1:]] == [
         "`my\\_db`.*", "`pab`.*", "`_`.*", "`pa%`.*", "`p%`.*"]  # names (no wildcard) first
+
+
+def test_mysql_user_row_reads_the_access_bits_as_mariadbs_view():
+    from server.listener import ServerStats
+    from server.users import Account
+
+    account = Account("mon", "%", native_password_hash("pw"), {"PROCESS", "REPLICATION CLIENT"}, require_ssl=True)
+    row = account.user_row()
+    flags = dict(zip(["Select", "Insert", "Update", "Delete", "Create", "Drop", "Reload", "Shutdown", "Process",
+                      "File", "Grant", "References", "Index", "Alter", "Show_db", "Super", "Create_tmp_table",
+                      "Lock_tables", "Execute", "Repl_slave", "Repl_client", "Create_view", "Show_view",
+                      "Create_routine", "Alter_routine", "Create_user", "Event", "Trigger", "Create_tablespace",
+                      "Delete_history"], row[3:33], strict=True))
+    assert {name for name, flag in flags.items() if flag == "Y"} == {"Process", "Repl_client"}
+    assert row[:3] == ("%", "mon", row[42]) and row[2].startswith("*")  # Password: the native hash
+    assert row[33] == "ANY" and row[37:41] == (0, 0, 0, 0) and row[41] == "mysql_native_password"
+    assert len(row) == 47
+    stats = ServerStats()  # SHOW GLOBAL STATUS counted as mysqld counts it
+    stats.count_command("SHOW GLOBAL", "SHOW /* c */ GLOBAL STATUS LIKE 'x'")
+    stats.count_command("SHOW SESSION", "show session variables")
+    assert stats.com == {"Com_show_status": 1, "Com_show_variables": 1}
