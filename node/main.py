@@ -255,7 +255,8 @@ class NodeDaemon:
                 return None
             pk = {c.lower() for c in table.primary.columns} if table.primary is not None else set()
             return [
-                SlaveColumn(c.name, c.base.lower(), bool(c.unsigned), tuple(c.args or ()), c.name.lower() in pk)
+                SlaveColumn(c.name, c.base.lower(), bool(c.unsigned), tuple(c.args or ()), c.name.lower() in pk,
+                            c.generated is not None)
                 for c in table.columns
             ]
 

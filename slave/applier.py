@@ -915,6 +915,7 @@ class SlaveColumn:
     unsigned: bool = False
     args: tuple[str, ...] = ()  # enum/set members (quoted), lengths
     primary: bool = False
+    generated: bool = False  # GENERATED ALWAYS AS (...): the slave computes it, a row image's value is skipped
 
 
 def _column_info(col: SlaveColumn) -> tuple[str, str, bool, tuple[str, ...]]:
@@ -984,16 +985,16 @@ def _row_statement(layout: TableLayout, columns: list[Any], change: RowChange) -
     def pairs(image: tuple[Any, ...]) -> list[tuple[str, str]]:
         out = []
         for i, value in enumerate(image):
-            if value is MISSING:
-                continue
             col = columns[i]
+            if value is MISSING or col.generated:
+                continue
             out.append((_column_info(col)[0], _literal(value, col, layout.types[i])))
         return out
 
     def where(image: tuple[Any, ...]) -> str:
         cond = []
         for i, value in enumerate(image):
-            if value is MISSING or (keys and i not in keys):
+            if value is MISSING or (keys and i not in keys) or columns[i].generated:
                 continue
             name = _ident(_column_info(columns[i])[0])
             lit = _literal(value, columns[i], layout.types[i])

@@ -288,3 +288,37 @@ def test_row_events_change_one_row_each_and_a_missing_row_stops_the_applier_with
                        what="the update applied once its row is there")
     finally:
         master.stop()
+
+
+def test_row_events_of_a_table_with_generated_columns(tmp_path):
+    """ROW format from MariaDB carries the generated columns' values in its row images: the
+    slave computes its own (SQLite refuses a write into one) and finds rows by the others."""
+    master = MariaDBServer(tmp_path / "master", binlog_format="ROW").start()
+    try:
+        master.execute_all([
+            "CREATE USER repl@'%' IDENTIFIED BY 'replpw'",
+            "GRANT REPLICATION SLAVE ON *.* TO repl@'%'",
+            "CREATE DATABASE d",
+            "CREATE TABLE d.g (id INT PRIMARY KEY, a INT, twice INT AS (a * 2) VIRTUAL,"
+            " label VARCHAR(20) AS (CONCAT('n', a)) STORED, KEY (label)) DEFAULT CHARSET=utf8mb4",
+            "CREATE TABLE d.gk (a INT, b INT AS (a + 1) PERSISTENT)",
+            "INSERT INTO d.g (id, a) VALUES (1, 10), (2, 20), (3, 30)",
+            "INSERT INTO d.gk (a) VALUES (1), (2)",
+        ])
+        config = slave_config(tmp_path, master, rpl_semi_sync_slave_enabled=False)
+        with SlaveThread(config) as slave:
+            rows = "SELECT * FROM d.g ORDER BY id"
+            keyless = "SELECT * FROM d.gk ORDER BY a"
+            wait_until(lambda: query(slave.port, rows) == master.query(rows), what="the first rows")
+            master.execute_all([
+                "UPDATE d.g SET a = 11 WHERE id = 1",
+                "DELETE FROM d.g WHERE id = 2",
+                "UPDATE d.gk SET a = 5 WHERE a = 2",
+                "DELETE FROM d.gk WHERE a = 1",
+            ])
+            assert master.query(rows) == [(1, 11, 22, "n11"), (3, 30, 60, "n30")]
+            wait_until(lambda: query(slave.port, rows) == master.query(rows)
+                       and query(slave.port, keyless) == master.query(keyless), what="the row changes applied")
+            assert slave_status(slave.port)["Last_SQL_Errno"] in (0, "0")
+    finally:
+        master.stop()
