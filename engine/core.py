@@ -1029,6 +1029,8 @@ class Engine:
                 plan.nrows > 1 or plan.auto_select_slot is not None or plan.auto_selected_at is not None))):
             args = list(args)
             apart = _values_apart(plan, args) if plan.nrows else _select_apart(plan, args, self.table(*plan.target))
+            if apart is not None and self._w_ids_all_given(plan, apart, zero_is_value):
+                apart = None  # every row names its id: the one INSERT ... SELECT stores them as they are
         if apart is None and plan.auto_slots is not None:
             args = list(args)
             generated = self._w_assign_ids(plan, args, forced, zero_is_value)
@@ -1208,6 +1210,23 @@ class Engine:
         if explicit <= _ROWID_MAX:  # (one past it fails to be stored: the counter stays)
             ids.given(explicit)
         return None
+
+    def _w_ids_all_given(self, plan: Plan, apart: _Apart, zero_is_value: bool) -> bool:
+        """An INSERT ... SELECT whose rows give the AUTO_INCREMENT column its values (no IGNORE, no
+        upsert, a SELECT without RAND()) where no row's value asks for the next id (NULL, or 0
+        without NO_AUTO_VALUE_ON_ZERO): the rows need not run one at a time. The SELECT runs once
+        more here, filtered, in the writer's transaction (nothing changes between the two)."""
+        if plan.auto_selected_at is None or plan.ignore or plan.upsert or plan.uses_rand or apart.select is None:
+            return False
+        names = ", ".join(f"c{n}" for n in range(len(apart.columns)))
+        at = f"c{apart.slot}"
+        asks = f"{at} IS NULL" if zero_is_value else f"{at} IS NULL OR {at} IN (0, '0', '')"  # (`_w_row_id`'s zeros)
+        try:
+            found = self._w_execute(f"WITH __s({names}) AS ({apart.select}) SELECT 1 FROM __s WHERE {asks} LIMIT 1",
+                                    apart.select_args).fetchone()
+        except sqlite3.Error:  # (a SELECT of another width: the rows one at a time say 1136)
+            return False
+        return found is None
 
     def _w_rows_apart(self, plan: Plan, args: list, apart: _Apart, forced: int | None, zero_is_value: bool = False
                       ) -> tuple[int, list, int | None, list[int]]:
@@ -1435,6 +1454,9 @@ class Engine:
         m = _INSERT_SELECT.match(plan.sql)
         if m is None:
             return "?"
+        select = m.group("select")
+        if plan.ids_returned and table.auto_column is not None:  # (the ids it reads back: not the SELECT's)
+            select = select.removesuffix(f" RETURNING {quote_ident(table.auto_column.name)}")
         named = [c.replace('""', '"') for c in _QUOTED_NAME.findall(m.group("cols") or "")] \
             or [c.name for c in table.columns]
         lower = [c.lower() for c in named]
@@ -1443,7 +1465,7 @@ class Engine:
         at = [lower.index(c.lower()) for c in cols]
         held = _key_held(table, cols)
         seen = set()
-        for row in self._wconn.execute(m.group("select"), args):
+        for row in self._wconn.execute(select, args):
             values = tuple(row[k] for k in at)
             if values in seen or self._wconn.execute(held, values).fetchone():
                 return "-".join(_show(v) for v in values)
