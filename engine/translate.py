@@ -3264,8 +3264,8 @@ class Translator:
             return None
         region = self.exact.get(start)
         inner = region[1] if region is not None and region[0] == end else ("tokens", start, end)
-        if e is not None and e.kind == "neglit":
-            inner = e.exact()  # -9223372036854775808: exact, never a double
+        if e is not None and e.kind == "neglit" and col.base not in ("enum", "set"):
+            inner = e.exact()  # -9223372036854775808: exact, never a double (an ENUM's or SET's -1 a number)
         stored = "'" + key.replace("'", "''") + "'"
         bounds = values.int_range(col)
         if by_sqlite and bounds is not None and e is not None and e.cat == "int":

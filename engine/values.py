@@ -19,8 +19,11 @@ PAD_CHAR_TO_FULL_LENGTH); DATE, DATETIME and TIMESTAMP values in any form MariaD
 ('2024-01-05', '2024-01-05 01:02:03'), what it refuses (2024-02-30, 24:00:00, a TIMESTAMP out of
 its range) is 1292 (`temporal_text`, which also gives a literal compared with such a column the
 column's form: `engine.exact`); DATETIME/TIME keep their declared fractional digits exactly
-(MariaDB truncates the rest); a TIME beyond +-838:59:59.999999 is 1292. A typed literal (DATE 'x',
-TIME 'x', TIMESTAMP 'x') is read more strictly, as MariaDB's parser reads it (`typed_literal`: 1525).
+(MariaDB truncates the rest); a TIME beyond +-838:59:59.999999 is 1292 (a number is its digits:
+10203 is 01:02:03); a YEAR is its 4-digit number (`_year`), an ENUM and a SET take a number as
+an index or bits. An expression's value into any of these, a number's and a string's columns goes
+through the same `store` (`target`, `mysql_store`); only JSON and floats keep SQLite's value. A
+typed literal (DATE 'x', TIME 'x', TIMESTAMP 'x') is read more strictly, as MariaDB's parser reads it (`typed_literal`: 1525).
 """
 
 from __future__ import annotations
@@ -75,8 +78,8 @@ _DELIMITED_DATE = re.compile(r"(\d{1,4})[^\w\s]+(\d{1,2})[^\w\s]+(\d{1,2})"
 
 # target() keys -> the column an expression is stored in, and whether under IGNORE
 _TARGETS: dict[str, tuple[Column, str, bool]] = {}
-_STRICT_BASES = INT_TYPES | NUMERIC_TYPES | BLOB_TYPES | {"char", "varchar", "tinytext", "text", "mediumtext",
-                                                          "longtext"}
+_STRICT_BASES = INT_TYPES | NUMERIC_TYPES | BLOB_TYPES | TIME_TYPES | {
+    "char", "varchar", "tinytext", "text", "mediumtext", "longtext", "enum", "set"}
 
 
 def target(col: Column, where: str, lenient: bool = False) -> str | None:
@@ -84,8 +87,8 @@ def target(col: Column, where: str, lenient: bool = False) -> str | None:
     the column an expression's value is written to, checked and converted by `store` as a
     literal is (strict mode for expressions: UPDATE t SET tiny = tiny + 200 is 1264; `lenient`,
     under IGNORE: adjusted, with a warning). None for the types whose expression values are
-    stored as SQLite computes them (temporal, ENUM/SET, JSON, YEAR, floats)."""
-    if col.base not in _STRICT_BASES or col.base == "year":
+    stored as SQLite computes them (JSON, floats)."""
+    if col.base not in _STRICT_BASES:
         return None
     key = f"{where} {col.type_text}{' IGNORE' if lenient else ''}"
     _TARGETS[key] = (col, where, lenient)
@@ -94,7 +97,7 @@ def target(col: Column, where: str, lenient: bool = False) -> str | None:
 
 def store_target(key: str, value: object, row: int, warnings: list | None = None) -> object:
     col, where, lenient = _TARGETS[key]
-    if isinstance(value, str) and (col.base in INT_TYPES or col.base in NUMERIC_TYPES):
+    if isinstance(value, str) and (col.base in INT_TYPES or col.base in NUMERIC_TYPES) and col.base != "year":
         try:
             value = Decimal(value)  # an exact number computed as its text (engine.exact)
         except InvalidOperation:
@@ -148,12 +151,15 @@ def store(col: Column, value: object, row: int, where: str, lenient: bool = Fals
     except SQLError as exc:
         if exc.code not in _ADJUSTABLE:
             raise
+        stored = adjusted(col, value, row, where)
         if warnings is not None:  # (a string cut, a date zeroed: "truncated", as MariaDB says it then)
             truncated = exc.code in (ER_DATA_TOO_LONG.code, ER_TRUNCATED_WRONG_VALUE.code)
-            warning = SQLError(ER_WARN_DATA_OUT_OF_RANGE, col.name, row) if col.base == "bit" else SQLError(
+            # (BIT's maximum, and a time clipped to TIME's range: out of range)
+            past = col.base == "bit" or col.base == "time" and str(stored).lstrip("-").startswith(f"{TIME_MAX_HOURS}:")
+            warning = SQLError(ER_WARN_DATA_OUT_OF_RANGE, col.name, row) if past else SQLError(
                 WARN_DATA_TRUNCATED, col.name, row) if truncated else exc
             warnings.append((row, "Warning", warning.code, warning.message))
-        return adjusted(col, value, row, where)
+        return stored
 
 
 _ADJUSTABLE = frozenset(e.code for e in (ER_WARN_DATA_OUT_OF_RANGE, WARN_DATA_TRUNCATED, ER_TRUNCATED_WRONG_VALUE,
@@ -172,10 +178,13 @@ def implicit_default(col: Column) -> object:
 def adjusted(col: Column, value: object, row: int, where: str) -> object:
     """What IGNORE stores for a value strict mode refuses: a number's leading digits (0 without
     any) clipped to the column's range, a BIT's maximum, a string cut to the column's length, ''
-    for an ENUM, the zero date or time; MariaDB's choices."""
+    for an ENUM, the zero date, a time past TIME's range its end, any other the zero time, a YEAR
+    out of range 0000 (`_year`); MariaDB's choices."""
     base = col.base
     if base == "bit":  # its maximum (a BIT column's value is never refused for its kind)
         return _bit(col, (1 << (_fsp(col) or 1)) - 1, row)
+    if base == "year":
+        return _year(col, value, row, where, lenient=True)
     text = value.decode("utf-8", "surrogateescape") if isinstance(value, bytes) else str(value)
     if base in INT_TYPES or base in NUMERIC_TYPES or base == "decimal" or base in REAL_TYPES:
         m = NUMBER_PREFIX.match(text) if not isinstance(value, int | float | Decimal) else None
@@ -203,6 +212,11 @@ def adjusted(col: Column, value: object, row: int, where: str) -> object:
         return ""
     if base == "set":  # the members it names, the others dropped
         return _set(col, value, row, lenient=True)
+    if base == "time":  # a time past the range: its end (838:59:59), as MariaDB clips it
+        m = _TEMPORAL.match(text.strip())
+        end = _time_whole(m.group(1), clip=True) if m is not None else None
+        if end is not None:
+            return end + _fraction("999999", _fsp(col), True)
     if base in TIME_TYPES:  # the zero value
         return temporal_text("00:00:00" if base == "time" else "0000-00-00", base, _fsp(col), stored=True)
     raise SQLError(ER_TRUNCATED_WRONG_VALUE_FOR_FIELD, base, _shown(text), where, row)
@@ -216,6 +230,8 @@ def _store(col: Column, value: object, row: int, where: str) -> object:
     base = col.base
     if base in INT_TYPES and base not in ("bit", "year"):
         return _integer(col, value, row, where)
+    if base == "year":
+        return _year(col, value, row, where)
     if base == "bit":
         return _bit(col, value, row)
     if base in NUMERIC_TYPES or base == "decimal":
@@ -264,6 +280,36 @@ def _integer(col: Column, value: object, row: int, where: str) -> int | str:
     if not low <= n <= high:
         raise SQLError(ER_WARN_DATA_OUT_OF_RANGE, col.name, row)
     return n if n < 1 << 63 else str(n)  # BIGINT UNSIGNED above SQLite's integers: its digits
+
+
+def _year(col: Column, value: object, row: int, where: str, lenient: bool = False) -> int:
+    """YEAR as MariaDB's Field_year stores it, kept as the year's number (0 for 0000): 1901 ..
+    2155 as they are, 1 .. 69 the 2000s, 70 .. 99 the 1900s, 0 0000 (a string's '0' and '00'
+    2000, its '0000' 0000); a number with a point rounded half away from zero, a DOUBLE
+    truncated; anything else 1264. A string is read as its leading number: 1366 without one,
+    1265 with more after it. `lenient`: 0000 for a value out of range or a string without a
+    number, a string's leading number for one with more after it (the warning is `store`'s)."""
+    text, m = None, None
+    if isinstance(value, float):
+        n = int(value) if 0.0 <= value <= 2155.0 else -1
+    elif isinstance(value, int | Decimal):
+        n = int(Decimal(value).to_integral_value(rounding=ROUND_HALF_UP, context=EXACT))
+    else:
+        text = value.decode("utf-8", "surrogateescape") if isinstance(value, bytes) else str(value)
+        m = NUMBER_PREFIX.match(text)
+        n = int(Decimal(m.group(0).strip()).to_integral_value(rounding=ROUND_HALF_UP, context=EXACT)) if m else 0
+    if n < 0 or 100 <= n <= 1900 or n > 2155:
+        if lenient:
+            return 0
+        raise SQLError(ER_WARN_DATA_OUT_OF_RANGE, col.name, row)
+    if text is not None and not lenient:
+        if m is None:
+            raise SQLError(ER_TRUNCATED_WRONG_VALUE_FOR_FIELD, "integer", _shown(text), where, row)
+        if text[m.end():].strip():
+            raise SQLError(WARN_DATA_TRUNCATED, col.name, row)
+    if n == 0 and (text is None or len(text) == 4 or m is None):
+        return 0
+    return n + 2000 if n < 70 else n + 1900 if n < 100 else n
 
 
 def _bit(col: Column, value: object, row: int) -> int | str:
@@ -366,30 +412,41 @@ def _text(col: Column, value: object, row: int, where: str) -> str:
 
 
 def _enum(col: Column, value: object, row: int) -> object:
+    """An ENUM column's value as MariaDB's Field_enum stores it: a member named without regard
+    to case or trailing spaces, or a number (a number with a point truncated; a string of
+    digits too, that is no member's name) as the member's index, 0 the empty value '' only
+    from a string; anything else 1265."""
     members = col.members
-    if isinstance(value, int) and not isinstance(value, bool):
+    if isinstance(value, float | Decimal):
+        value = int(value)
+    if isinstance(value, int):
         if 1 <= value <= len(members):
             return members[value - 1]
-        if value == 0:
-            return ""
         raise SQLError(WARN_DATA_TRUNCATED, col.name, row)
-    text = str(value).rstrip(" ")
+    text = (value.decode("utf-8", "surrogateescape") if isinstance(value, bytes) else str(value)).rstrip(" ")
     for member in members:
         if member.lower() == text.lower():
             return member
+    if text.isdigit() and len(text) < 6 and int(text) <= len(members):
+        return members[int(text) - 1] if int(text) else ""
     raise SQLError(WARN_DATA_TRUNCATED, col.name, row)
 
 
 def _set(col: Column, value: object, row: int, lenient: bool = False) -> str:
     """A SET column's value as MariaDB stores it: its members in the column's order, each once
-    ('c,a,a' is 'a,c'); a number is the bits of the members. A name that is no member is 1265
-    (dropped when `lenient`)."""
+    ('c,a,a' is 'a,c'); a number is the bits of the members (a number with a point truncated; a
+    string of digits too, that names no member). A name that is no member is 1265 (dropped when
+    `lenient`)."""
     members = col.members
-    if isinstance(value, int) and not isinstance(value, bool):
+    if isinstance(value, float | Decimal):
+        value = int(value)
+    if isinstance(value, int):
         if 0 <= value < 1 << len(members) or lenient:
             return ",".join(m for n, m in enumerate(members) if value >> n & 1)
         raise SQLError(WARN_DATA_TRUNCATED, col.name, row)
     text = value.decode("utf-8", "surrogateescape") if isinstance(value, bytes) else str(value)
+    if text.isdigit() and not any(m.lower() == text.lower() for m in members):
+        return _set(col, int(text), row, lenient)
     chosen: set[int] = set()
     for part in text.split(",") if text else ():
         found = next((n for n, m in enumerate(members) if m.lower() == part.rstrip(" ").lower()), None)
@@ -402,10 +459,8 @@ def _set(col: Column, value: object, row: int, lenient: bool = False) -> str:
 
 
 def _temporal(col: Column, value: object, row: int, where: str) -> object:
-    if col.base == "time" and isinstance(value, Decimal):
-        return float(value)
-    if not isinstance(value, str if col.base == "time" else (str, int, float, Decimal)) or isinstance(value, bool):
-        return value
+    if col.base == "time" and isinstance(value, int | float | Decimal):  # 10203 is 01:02:03
+        value = format(Decimal(repr(value)), "f") if isinstance(value, float) else str(value)
     text = temporal_text(value, col.base, _fsp(col), stored=True)
     if text is None:  # (MariaDB names a TIMESTAMP's value a datetime value)
         raise SQLError(ER_TRUNCATED_WRONG_VALUE, col.base if col.base in ("date", "time") else "datetime",
@@ -444,12 +499,15 @@ def date_parts(value: object) -> tuple[list[int], str] | None:
     parts, ' ' or 'T' before the time, a 2-digit year 70-99 in the 1900s, else the 2000s) or
     digits only (YYMMDD, YYYYMMDD, YYMMDDHHMMSS, YYYYMMDDHHMMSS, two digits a part after the
     year, a last part of one digit too: '24010' is 2024-01-00); a number as its digits, zero
-    padded to the nearest of those lengths. Out of range (month 13, 2024-02-30, 24:00:00): None;
+    padded to the nearest of those lengths, within number_to_datetime's ranges (1 .. 100,
+    691232 .. 700100 ... are none). Out of range (month 13, 2024-02-30, 24:00:00): None;
     zero dates and zero parts are values (no NO_ZERO_DATE in the default sql_mode)."""
     if isinstance(value, (int, float, Decimal)):
         if value < 0:
             return None
         whole, _, frac = format(Decimal(str(value)) if isinstance(value, float) else value, "f").partition(".")
+        if int(whole) and not any(low <= int(whole) <= high for low, high in _NUMBER_DATES):
+            return None
         n = len(whole)
         whole = whole.zfill(6 if n <= 6 else 8 if n <= 8 else 12 if n <= 12 else 14)
         text = whole + ("." + frac if frac else "")
@@ -478,6 +536,12 @@ def date_parts(value: object) -> tuple[list[int], str] | None:
     if day > 31 or (month and day > _month_days(year, month)):
         return None
     return fields, frac
+
+
+# the numbers MariaDB reads as a date (my_time.c's number_to_datetime): YYMMDD, YYYYMMDD,
+# YYMMDDhhmmss, YYYYMMDDhhmmss, a 2-digit year 00-69 in the 2000s, 70-99 in the 1900s
+_NUMBER_DATES = ((101, 691231), (700101, 991231), (10000101, 99991231), (101000000, 691231235959),
+                 (700101000000, 991231235959), (10000101000000, 99991231235959))
 
 
 def _month_days(year: int, month: int) -> int:
@@ -582,9 +646,10 @@ def _fraction(digits: str, fsp: int, stored: bool) -> str:
     return "." + digits
 
 
-def _time_whole(text: str) -> str | None:
+def _time_whole(text: str, clip: bool = False) -> str | None:
     """A TIME literal's whole part ('D HH:MM[:SS]', 'H:MM[:SS]', '[[H]MM]SS') as '[-]H:MM:SS',
-    or None beyond the range (+-838:59:59) or with minutes or seconds over 59."""
+    or None beyond the range (+-838:59:59) or with minutes or seconds over 59; `clip`: the end
+    of the range for a time past it, None for any other."""
     sign = "-" if text.startswith("-") else ""
     days, _, clock = text.lstrip("-").rpartition(" ")
     if "-" in days:  # a DATETIME: its time
@@ -601,8 +666,8 @@ def _time_whole(text: str) -> str | None:
             return None
         h += int(days) * 24
     if h > TIME_MAX_HOURS or m > 59 or s > 59:
-        return None
-    return f"{sign}{h:02d}:{m:02d}:{s:02d}"
+        return f"{sign}{TIME_MAX_HOURS}:59:59" if clip and m <= 59 and s <= 59 and h > TIME_MAX_HOURS else None
+    return None if clip else f"{sign}{h:02d}:{m:02d}:{s:02d}"
 
 
 def _shown(text: str) -> str:

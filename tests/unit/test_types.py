@@ -15,7 +15,7 @@ from engine.catalog import Column, Index, Table
 from engine.coltypes import ColumnType, converter, declared_type, from_rows, text_value
 from engine.exprtypes import SelectTypes, from_tables, split_select
 from engine.lexer import extract, literal_texts, tokenize
-from engine.values import compare_decimal, store, temporal_text, typed_literal
+from engine.values import compare_decimal, store, target, temporal_text, typed_literal
 from protocol.errors import SQLError
 from protocol.messages import ColumnFlag, FieldType
 
@@ -226,6 +226,38 @@ def test_ignore_stores_what_strict_mode_refuses_adjusted():
     assert lenient("double", "1.5e3x") == 1500.0
     with pytest.raises(SQLError):
         store(Column("c", "tinyint"), 300, 1, "`db`.`t`.`c`")  # strict without IGNORE
+
+
+def test_year_enum_set_and_time_values_stored_as_mariadbs_fields():
+    """A computed value (`target`: every DATE / DATETIME / TIMESTAMP / TIME / YEAR / ENUM / SET
+    column has one) stored as MariaDB's Field_year, Field_enum, Field_set, Field_time store it."""
+    year, en, st, tm = Column("y", "year"), Column("e", "enum", ["'x'", "'y'"]), Column("s", "set", ["'a'", "'b'"]), \
+        Column("t", "time", ["2"])
+    for col in (year, en, st, tm, Column("d", "date"), Column("d", "datetime"), Column("d", "timestamp")):
+        assert target(col, "`db`.`t`.`c`") is not None
+    assert [store(year, v, 1, "") for v in (99, 5, 0, "0", "00", "0000", " 5 ", "2024.6", Decimal("2024.6"), 2024.6,
+                                            1901, 2155)] == [1999, 2005, 0, 2000, 2000, 0, 2005, 2025, 2025, 2024,
+                                                             1901, 2155]
+    assert [store(en, v, 1, "") for v in (2, 1.6, Decimal("2.5"), "1", "Y ", "0")] == ["y", "x", "y", "x", "y", ""]
+    assert [store(st, v, 1, "") for v in (3, 2.5, "2", "b,a,b", "")] == ["a,b", "b", "b", "a,b", ""]
+    assert [store(tm, v, 1, "") for v in (10203, -10203, Decimal("10203.567"), 1.5)] == [
+        "01:02:03.00", "-01:02:03.00", "01:02:03.56", "00:00:01.50"]
+    assert store(Column("d", "date"), 20240105, 1, "") == "2024-01-05"
+    for col, value, code in [(year, 1800, 1264), (year, 100, 1264), (year, 2156, 1264), (year, "abc", 1366),
+                             (year, "", 1366), (year, "12abc", 1265), (en, 0, 1265), (en, 3, 1265), (en, "", 1265),
+                             (st, 4, 1265), (st, -1, 1265), (st, "a,,b", 1265), (tm, 10270, 1292),
+                             (tm, 8390000, 1292), (Column("d", "date"), 1, 1292), (Column("d", "date"), 1000000, 1292)]:
+        with pytest.raises(SQLError) as raised:
+            store(col, value, 1, "`db`.`t`.`c`")
+        assert raised.value.code == code, (col.base, value)
+    warnings: list = []
+    assert store(year, 1800, 1, "", lenient=True, warnings=warnings) == 0
+    assert store(year, "12abc", 1, "", lenient=True, warnings=warnings) == 2012
+    assert store(tm, 8390000, 1, "", lenient=True, warnings=warnings) == "838:59:59.99"
+    assert store(tm, "-900:00:00", 1, "", lenient=True, warnings=warnings) == "-838:59:59.99"
+    assert store(st, -1, 1, "", lenient=True, warnings=warnings) == "a,b"
+    assert store(en, 0, 1, "", lenient=True, warnings=warnings) == ""
+    assert [w[2] for w in warnings] == [1264, 1265, 1264, 1264, 1265, 1265]
 
 
 def test_decimal_collation_orders_by_value():
