@@ -363,6 +363,7 @@ class Translator:
         self.uses_last_id = False
         self.uses_rand = False
         self.uses_fraction = False  # reads NOW_US
+        self.in_upsert = False  # emitting ON DUPLICATE KEY UPDATE's assignments
         self.into_vars: tuple[str, ...] = ()  # SELECT ... INTO @a, ... (`take_into`)
         self.calc_found = False  # SQL_CALC_FOUND_ROWS
         self.unit_at = -1  # token index of a TIMESTAMPDIFF/TIMESTAMPADD unit
@@ -3279,6 +3280,8 @@ class Translator:
         """A literal (a `_binary` or typed literal too) assigned to `col`: an argument the engine
         converts as the column stores it (`engine.values.store`: strict mode). False for
         expressions."""
+        if self.in_upsert:  # ON DUPLICATE KEY UPDATE's: stored (and refused) only for a row it updates
+            return False
         toks = self.tokens
         start, end = span
         binary: bool | str = end - start == 2 and toks[start].kind == "word" and toks[start].upper in (
@@ -3314,7 +3317,9 @@ class Translator:
             raise self.error_at(i)
         self.out.append("ON CONFLICT DO UPDATE SET")
         first = len(self.assigned)
+        self.in_upsert = True  # (its literals checked only where a row updates: `emit_stored`)
         end = self.emit_assignments(i + 4, len(toks), table)
+        self.in_upsert = False
         assigned = self.assigned[first:]
         names = {name.lower() for name, *_ in assigned}
         stamped = [c for c in table.columns if c.on_update_now and c.name.lower() not in names]

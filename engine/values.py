@@ -34,6 +34,7 @@ from decimal import ROUND_HALF_UP, Context, Decimal, InvalidOperation
 from engine.catalog import BLOB_TYPES, INT_TYPES, NUMERIC_TYPES, REAL_TYPES, TIME_TYPES, Column
 from engine.coltypes import format_double
 from protocol.errors import (
+    ER_BAD_NULL_ERROR,
     ER_DATA_TOO_LONG,
     ER_NOT_SUPPORTED_YET,
     ER_TRUNCATED_NUMBER,
@@ -146,6 +147,12 @@ def store(col: Column, value: object, row: int, where: str, lenient: bool = Fals
     message) (`adjusted`)."""
     if not lenient:
         return _store(col, value, row, where)
+    if value is None and not col.nullable and not col.auto_increment:
+        # an expression's NULL for a NOT NULL column: its implicit default, warned of (MariaDB's
+        # 1048 as a warning; SQLite's OR IGNORE would leave the row out, OR ABORT fail it)
+        if warnings is not None:
+            warnings.append((row, "Warning", ER_BAD_NULL_ERROR.code, SQLError(ER_BAD_NULL_ERROR, col.name).message))
+        return implicit_default(col)
     try:
         return _store(col, value, row, where)
     except SQLError as exc:
