@@ -145,7 +145,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from engine import autoinc, functions, infoschema
+from engine import autoinc, functions, infoschema, multiwrite
 from engine.catalog import DATABASE_KEY, VIEW_PREFIX, DatabaseOptions, Table, TokenCursor, View
 from engine.concurrency import Settle, ThreadLane, WriterLock
 from engine.connections import ATTACH_LIMIT, ReaderPool, open_connection
@@ -1016,12 +1016,14 @@ class Engine:
     def _w_write(self, plan: Plan, args, end: bool, forced: int | None, rand, database, log: tuple,
                  fk_checks: bool = True, zero_is_value: bool = False, sql_mode: int | None = None):
         target = plan.target[0] if plan.target else None
-        if target is not None and (target not in self._w_attached or self._fk.linked(target)):
-            self._w_need((target,))
+        multi = plan.multi
+        if target is not None and (target not in self._w_attached or self._fk.linked(target) or multi is not None):
+            self._w_need(multi.schemas if multi is not None else (target,))
         self._w_begin()
         self._fk.enabled = fk_checks
         # a parent whose keys cascade: the statement and its cascades are undone together
-        guard = plan.target is not None and (plan.target[0], plan.target[1].lower()) in self._fk.cascading
+        guard = plan.target is not None and ((plan.target[0], plan.target[1].lower()) in self._fk.cascading
+                                             or (multi is not None and multi.cascades(self._fk.cascading)))
         first = None
         generated: list[int] = []
         apart = None  # rows run one at a time (`_w_rows_apart`)
@@ -1053,6 +1055,11 @@ class Engine:
                 affected = replaced
             elif apart is not None:
                 affected, ids, first, generated = self._w_rows_apart(plan, args, apart, forced, zero_is_value)
+            elif multi is not None:
+                affected = multiwrite.run(self._wconn, self._w_execute, multi, plan.sql, args, rand)
+                self._touched.update(multi.schemas)
+                if plan.auto_dirty:
+                    self._auto_stale.update((t.schema, t.name.lower()) for t in multi.targets)
             else:
                 cur = self._w_execute(plan.sql, args)
                 if plan.returning is not None:  # RETURNING: the rows are read before the cascades

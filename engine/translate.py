@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from engine import collation, decimal_math, infoschema, perfschema, strfuncs, values
@@ -61,6 +61,7 @@ from engine.exprtypes import (
     within_group,
 )
 from engine.lexer import Token, extract, literal_texts, quote_ident, syntax_error, tokenize
+from engine.multiwrite import MultiWrite, Target
 from engine.results import DIVISION_NULL, LAX_VALUES
 from engine.unsafe import unsafe_notes
 from protocol.errors import (
@@ -311,6 +312,9 @@ class Plan:
     # the event loop may run it itself (Engine.plan_for, `engine.core`'s "Threads"): a write
     # SQLite runs in bounded time, or a read without side effects
     inline: bool = False
+    # a multi-table UPDATE / DELETE: `sql` is the snapshot of its join, the targets written from
+    # it by the writer (`engine.multiwrite`)
+    multi: MultiWrite | None = None
 
     @property
     def replaces(self) -> bool:
@@ -3514,24 +3518,22 @@ class Translator:
         return plan
 
     def plan_multi_update(self, start: int, set_at: int, ignore: bool) -> Plan:
-        """UPDATE <join> SET ... WHERE ...: the assignments of one table, computed over the join in
-        a subquery and applied by rowid (SQLite's UPDATE ... FROM)."""
+        """UPDATE <join> SET t1.a = ..., t2.b = ... WHERE ...: a snapshot of the join, its target
+        rows and their new values (`engine.multiwrite`). An assignment reading a column another
+        assigns reads, in MariaDB, the new value or the old by its join order: 1235."""
         toks = self.tokens
         refs = self.join_tables(start, set_at)
         where_at = next((k for k in range(set_at, len(toks)) if toks[k].is_word("WHERE")), len(toks))
         if any(t.is_word("ORDER", "LIMIT") for t in toks[set_at:]):
-            raise self.error_at(set_at)  # MySQL refuses ORDER BY / LIMIT with a multi-table UPDATE
+            raise SQLError(ER_NOT_SUPPORTED_YET, "ORDER BY or LIMIT in a multi-table UPDATE")
         assignments: list[tuple[tuple[str, str, str], str, int, int]] = []
         k = set_at + 1
         while k < where_at:
             if k + 4 < where_at and toks[k + 1].text == "." and toks[k + 3].text == ".":
                 k += 2  # db.t.c: the table's name (or alias) decides
-            if k + 2 < where_at and toks[k + 1].text == ".":
-                qualifier, col, k = toks[k].text, toks[k + 2].text, k + 3
-                owners = [r for r in refs if r[2] == qualifier]
-            else:
-                qualifier, col, k = "", toks[k].text, k + 1
-                owners = [r for r in refs if (t := self.catalog(r[0], r[1])) is not None and t.column(col)]
+            qualifier = toks[k].text if k + 2 < where_at and toks[k + 1].text == "." else ""
+            owners = self.column_owners(refs, qualifier, toks[k + 2 if qualifier else k].text)
+            col, k = toks[k + 2 if qualifier else k].text, k + (3 if qualifier else 1)
             if not owners:
                 raise SQLError(ER_BAD_FIELD_ERROR, f"{qualifier}.{col}" if qualifier else col, "field list")
             if len(owners) > 1:
@@ -3541,34 +3543,72 @@ class Translator:
             value_end = min(self.value_end(k + 1), where_at)
             assignments.append((owners[0], col, k + 1, value_end))
             k = value_end + 1 if value_end < where_at and toks[value_end].text == "," else value_end
-        targets = {a[0] for a in assignments}
-        if len(targets) != 1:
-            raise SQLError(ER_NOT_SUPPORTED_YET, "UPDATE of several tables in one statement")
-        schema, name, ref = targets.pop()
-        table = self.need_table(schema, name)
-        out = self.out
-        out.append(f"UPDATE {'OR IGNORE ' if ignore else ''}{self.table_sql(schema, table.name)} AS \"__t\" SET")
-        sets = [f"{quote_ident(table.must_column(col).name)} = \"__u\".\"v{n}\""
-                for n, (_, col, _, _) in enumerate(assignments)]
-        out.append(", ".join(sets))
-        assigned = {col.lower() for _, col, _, _ in assignments}
-        for column in table.columns:
-            if column.on_update_now and column.name.lower() not in assigned:
-                out.append(", " + quote_ident(column.name) + " =")
-                self.add_now(column, on_update=True)
-        out.append(f"FROM (SELECT {quote_ident(ref)}.rowid AS \"__rid\"")
+        assigned = {(ref, col.lower()) for (_, _, ref), col, _, _ in assignments}
+        for (_, _, ref), col, v1, v2 in assignments:
+            if any(read != (ref, col.lower()) for read in self.columns_read(refs, v1, v2) & assigned):
+                raise SQLError(ER_NOT_SUPPORTED_YET, "an assignment of a multi-table UPDATE reading a column "
+                                                     "another assigns")
+        owners_in_order = list(dict.fromkeys(owner for owner, _, _, _ in assignments))
+        if ignore and len(owners_in_order) > 1:
+            raise SQLError(ER_NOT_SUPPORTED_YET, "UPDATE IGNORE of several tables")
         self.scan_exact(self.finder(), start, set_at)
         self.scan_exact(self.finder(), where_at, len(toks))
-        for n, (_, col, v1, v2) in enumerate(assignments):
-            out.append(", (")
-            self.emit_value(v1, v2, table.must_column(col), schema, table.name)
-            out.append(f") AS \"v{n}\"")
+        out = self.out
+        out.append("SELECT")
+        targets = []
+        for schema, name, ref in owners_in_order:
+            table = self.need_table(schema, name)
+            mine = [(table.must_column(col), v1, v2) for owner, col, v1, v2 in assignments if owner[2] == ref]
+            names = {column.name.lower() for column, _, _ in mine}
+            stamped = [c for c in table.columns if c.on_update_now and c.name.lower() not in names]
+            at = sum(1 + len(t.columns) + len(t.stamped) for t in targets)
+            out.append(("," if targets else "") + f"{quote_ident(ref)}.rowid")
+            for column, v1, v2 in mine:
+                if column is table.auto_column:
+                    self.auto_dirty = True
+                out.append(", (")
+                self.emit_value(v1, v2, column, schema, table.name)
+                out.append(")")
+            for column in stamped:
+                out.append(",")
+                self.add_now(column, on_update=True)
+            targets.append(Target(schema, table.name, at, tuple(c.name for c, _, _ in mine),
+                                  tuple(c.name for c in stamped), ignore))
+        self.emit_join(start, set_at, where_at)
+        plan = self.finish("write", target=(targets[0].schema, targets[0].name), multi=MultiWrite(tuple(targets)), counts_rows=True)
+        changed, found = replace(plan), replace(plan, multi=MultiWrite(tuple(targets), every=True))
+        plan.changed, plan.found = changed, found
+        return plan
+
+    def column_owners(self, refs: list[tuple[str, str, str]], qualifier: str, col: str) -> list[tuple[str, str, str]]:
+        """The tables of a join (`join_tables`) a column reference may name: its qualifier's, or
+        every table that has such a column."""
+        if qualifier:
+            return [r for r in refs if r[2] == qualifier]
+        return [r for r in refs if (t := self.catalog(r[0], r[1])) is not None and t.column(col)]
+
+    def columns_read(self, refs: list[tuple[str, str, str]], start: int, end: int) -> set[tuple[str, str]]:
+        """(table's name in the statement, lower-case column) of each column tokens[start:end]
+        may read (an unqualified name: of every table that has it)."""
+        toks = self.tokens
+        found = set()
+        for k in range(start, end):
+            t = toks[k]
+            if t.kind not in ("word", "ident") or (k + 1 < end and toks[k + 1].text in (".", "(")):
+                continue
+            qualifier = toks[k - 2].text if k - 2 >= start and toks[k - 1].text == "." else ""
+            found.update((r[2], t.text.lower()) for r in self.column_owners(refs, qualifier, t.text))
+        return found
+
+    def emit_join(self, start: int, join_end: int, where_at: int) -> None:
+        """FROM <tokens[start:join_end]> <tokens[where_at:]> (the token before `start` becomes FROM)."""
+        toks = self.tokens
         toks[start - 1] = Token("word", "FROM", -1, toks[start - 1].start, toks[start - 1].end)
-        self.emit_range(start - 1, set_at)
+        self.emit_range(start - 1, join_end)
         if where_at < len(toks):
-            self.emit_range(where_at, len(toks))
-        out.append(') AS "__u" WHERE "__t".rowid = "__u"."__rid"')
-        return self.finish("write", target=(schema, table.name))
+            end = self.emit_range(where_at, len(toks))
+            if end != len(toks):
+                raise self.error_at(end)
 
     def plan_delete(self) -> Plan:
         toks = self.tokens
@@ -3582,6 +3622,8 @@ class Translator:
         j, _, _ = self.read_table_name(i + 1)
         if j + 1 < len(toks) and toks[j].text == "." and toks[j + 1].text == "*":
             j += 2  # DELETE FROM t.* USING ...
+        if j < len(toks) and toks[j].text == ",":  # DELETE FROM t1, t2 USING ...
+            j = self.clause_at(j, ("USING",))
         if j < len(toks) and toks[j].is_word("USING"):
             return self.plan_multi_delete(i + 1, j)  # DELETE FROM t USING t JOIN ...
         i, schema, name = self.read_table_name(i + 1)
@@ -3642,34 +3684,78 @@ class Translator:
         return found
 
     def plan_multi_delete(self, target_at: int, join_at: int) -> Plan:
-        """DELETE t FROM <join> WHERE ... / DELETE FROM t USING <join> WHERE ...: one target table,
-        its rows chosen by rowid through the join."""
+        """DELETE t1[, t2 ...] FROM <join> WHERE ... / DELETE FROM t1[, t2 ...] USING <join> WHERE
+        ...: one target's rows chosen by rowid through the join; several targets' from a snapshot
+        of the join (`engine.multiwrite`)."""
         toks = self.tokens
-        after, target_schema, target = self.read_table_name(target_at)
-        if after + 1 < len(toks) and toks[after].text == "." and toks[after + 1].text == "*":
-            after += 2  # DELETE t.* FROM ...
-        if toks[after].text == "," or (target_at != join_at and after != join_at):
-            raise SQLError(ER_NOT_SUPPORTED_YET, "DELETE from several tables")
+        named: list[tuple[str, str]] = []
+        after = target_at
+        while True:
+            after, target_schema, target = self.read_table_name(after)
+            if after + 1 < len(toks) and toks[after].text == "." and toks[after + 1].text == "*":
+                after += 2  # DELETE t.* FROM ...
+            named.append((target_schema, target))
+            if after >= len(toks) or toks[after].text != ",":
+                break
+            after += 1
+        if target_at != join_at and after != join_at:
+            raise self.error_at(after)
         if self.returning_at is not None:  # MariaDB's grammar has no RETURNING for a join
             raise syntax_error(self.shape[self.full_tokens[self.returning_at].start:])
         if target_at == join_at and not toks[after].is_word("FROM"):
             raise self.error_at(after)
-        # the target names a table of the join, or its alias
+        # each target names a table of the join, or its alias
         if toks[after].is_word("USING"):  # the join follows, as after FROM
             toks[after] = Token("word", "FROM", -1, toks[after].start, toks[after].end)
-        found = [t for t in self.join_tables(after + 1, len(toks)) if t[2] == target]
-        if not found:
-            raise SQLError(ER_NO_SUCH_TABLE, target_schema, target)
+        where_at = self.clause_at(after + 1, ("WHERE",))
+        limited = self.clause_at(after + 1, ("ORDER", "LIMIT"))
+        if limited < len(toks):  # MariaDB's grammar has none for a join
+            raise self.error_at(limited)
+        refs = self.join_tables(after + 1, where_at)
+        found = []
+        for target_schema, target in named:
+            match = [t for t in refs if t[2] == target]
+            if not match:
+                raise SQLError(ER_NO_SUCH_TABLE, target_schema, target)
+            found.append(match[0])
+        found = list(dict.fromkeys(found))
+        self.scan_exact(self.finder(), after, len(toks))
+        if len(found) > 1:
+            return self.plan_delete_several(found, after, where_at)
         schema, name, alias = found[0]
         table = self.need_table(schema, name)
         self.out.append(f"DELETE FROM {self.table_sql(schema, table.name)} WHERE rowid IN (SELECT "
                         f"{quote_ident(alias)}.rowid")
-        self.scan_exact(self.finder(), after, len(toks))
         end = self.emit_range(after, len(toks))
         if end != len(toks):
             raise self.error_at(end)
         self.out.append(")")
         return self.finish("write", target=(schema, table.name))
+
+    def plan_delete_several(self, found: list[tuple[str, str, str]], from_at: int, where_at: int) -> Plan:
+        """DELETE of several targets: the rowids of each from one snapshot of the join. Targets
+        one of which references another (a foreign key) are deleted in an order MariaDB's join
+        decides: 1235."""
+        tables = [self.need_table(schema, name) for schema, name, _ in found]
+        keys = {(t.schema, t.name.lower()) for t in tables}
+        if any((fk.ref_schema, fk.ref_table.lower()) in keys for t in tables for fk in t.foreign_keys):
+            raise SQLError(ER_NOT_SUPPORTED_YET, "DELETE from several tables one of which references another")
+        self.out.append("SELECT " + ", ".join(f"{quote_ident(ref)}.rowid" for _, _, ref in found))
+        self.emit_join(from_at + 1, where_at, where_at)
+        targets = tuple(Target(t.schema, t.name, n) for n, t in enumerate(tables))
+        return self.finish("write", target=(tables[0].schema, tables[0].name), multi=MultiWrite(targets))
+
+    def clause_at(self, start: int, words: tuple[str, ...]) -> int:
+        """Where the first of `words` at depth 0 is in tokens[start:] (len(tokens) when none)."""
+        toks = self.tokens
+        depth = 0
+        for k in range(start, len(toks)):
+            t = toks[k]
+            if t.kind == "op" and t.text in "()":
+                depth += 1 if t.text == "(" else -1
+            elif depth == 0 and t.is_word(*words):
+                return k
+        return len(toks)
 
 
 # what ends the value of an assignment @x := value (besides a ',' or ')' around it, an alias)

@@ -562,9 +562,21 @@ async def test_multi_table_delete_with_one_target(engine, joined):
     assert r.affected_rows == 2
     assert (await run(engine, db, "SELECT id FROM a")).rows == [(2,)]
     assert (await run(engine, db, "SELECT id FROM b")).rows == [(3,)]
-    with pytest.raises(SQLError) as e:
-        await run(engine, db, "DELETE a, b FROM a JOIN b ON a.id = b.a_id")
-    assert code_of(e) == 1235
+
+
+
+async def test_multi_table_delete_of_several_targets_deletes_what_the_join_found(engine, joined):
+    db = joined
+    r = await run(engine, db, "DELETE a, b FROM a JOIN b ON a.id = b.a_id WHERE b.w >= 20")
+    assert r.affected_rows == 4  # each table's rows the join found, summed
+    assert (await run(engine, db, "SELECT id FROM a")).rows == [(1,)]
+    assert (await run(engine, db, "SELECT id FROM b")).rows == [(1,)]
+    r = await run(engine, db, "DELETE FROM a.*, b USING a LEFT JOIN b ON a.id = b.a_id")
+    assert r.affected_rows == 2
+    for sql in ("DELETE a, b FROM a JOIN b ON a.id = b.a_id LIMIT 1", "DELETE FROM a, b USING a, b ORDER BY a.id"):
+        with pytest.raises(SQLError) as e:
+            await run(engine, db, sql)
+        assert code_of(e) == 1064
 
 
 async def test_multi_table_update_of_one_table(engine, joined):
@@ -574,11 +586,31 @@ async def test_multi_table_update_of_one_table(engine, joined):
     assert (await run(engine, db, "SELECT v FROM a ORDER BY id")).rows == [(11,), (2,), (31,)]
     await run(engine, db, "UPDATE a x, b SET w = x.v * 2 WHERE x.id = b.a_id AND b.id = 2")
     assert (await run(engine, db, "SELECT w FROM b ORDER BY id")).rows == [(10,), (62,), (20,)]
-    for sql, code in [("UPDATE a, b SET id = 5", 1052), ("UPDATE a, b SET a.v = 1, b.w = 2", 1235),
-                      ("UPDATE a, b SET a.nope = 1", 1054)]:
+    for sql, code in [("UPDATE a, b SET id = 5", 1052), ("UPDATE a, b SET a.nope = 1", 1054)]:
         with pytest.raises(SQLError) as e:
             await run(engine, db, sql)
         assert code_of(e) == code
+
+
+async def test_multi_table_update_of_several_tables_reads_the_rows_before_it(engine, joined):
+    db = joined
+    sql = "UPDATE a JOIN b ON a.id = b.a_id SET a.v = a.v + b.id, b.w = b.w + a.id WHERE b.id >= 2"
+    r = await run(engine, db, sql)
+    assert (r.affected_rows, r.info) == (4, "Rows matched: 4  Changed: 4  Warnings: 0")
+    assert (await run(engine, db, "SELECT v FROM a ORDER BY id")).rows == [(1,), (5,), (5,)]
+    assert (await run(engine, db, "SELECT w FROM b ORDER BY id")).rows == [(10,), (33,), (22,)]
+    r = await run(engine, db, "UPDATE a, b SET a.v = 7, b.w = 10 WHERE a.id = b.a_id AND a.id = 1")
+    assert (r.affected_rows, r.info) == (1, "Rows matched: 2  Changed: 1  Warnings: 0")
+    db.found_rows = True
+    assert (await run(engine, db, "UPDATE a, b SET a.v = 1, b.w = 10 WHERE a.id = b.a_id")).affected_rows == 6
+    # what MariaDB answers by its join order: refused
+    for sql in ("UPDATE a, b SET a.v = 1, b.w = a.v WHERE a.id = b.a_id",
+                "UPDATE a, b SET a.v = b.w, b.w = 0 WHERE a.id = b.a_id",
+                "UPDATE a, b SET a.v = 1, b.w = 2 LIMIT 1", "UPDATE a, b SET a.v = b.id"):
+        with pytest.raises(SQLError) as e:
+            await run(engine, db, sql)
+        assert code_of(e) == 1235
+    assert (await run(engine, db, "SELECT v FROM a ORDER BY id")).rows == [(1,), (1,), (1,)]
 
 
 async def test_on_duplicate_key_update_counts_rows_like_mysql(engine, db):
