@@ -259,7 +259,7 @@ def _temporal_text(v: object, fsp: int, code: int) -> str:
         whole += " 00:00:00"
     if not fsp:
         return whole
-    return whole + "." + (frac + "000000")[:fsp]
+    return whole + "." + (frac + "000000")[:min(fsp, 6)]  # (unfixed, 39: six)
 
 
 def text_value(ct: ColumnType, v: object) -> object:

@@ -98,6 +98,8 @@ _TEMPORAL_FUNCS = {
 # functions whose result keeps the fraction digits of the arguments it reads (`time_of_args`)
 _FSP_FROM_ARGS = {"TIME": FieldType.TIME, "TIMEDIFF": FieldType.TIME, "TIMESTAMP": FieldType.DATETIME,
                   "CONVERT_TZ": FieldType.DATETIME, "ADDTIME": FieldType.DATETIME, "SUBTIME": FieldType.DATETIME}
+# functions of a time's seconds or of seconds, typed by the digits of their argument (`seconds_function`)
+_SECONDS_FUNCS = frozenset({"UNIX_TIMESTAMP", "TIME_TO_SEC", "SEC_TO_TIME", "FROM_UNIXTIME"})
 # the typed literals DATE 'x', TIME 'x', TIMESTAMP 'x' (`translate.TYPED_LITERALS`)
 _TYPED_LITERALS = {"DATE": FieldType.DATE, "TIME": FieldType.TIME, "TIMESTAMP": FieldType.DATETIME}
 _NILADIC = {"CURRENT_TIMESTAMP", "LOCALTIME", "LOCALTIMESTAMP", "CURRENT_DATE", "CURRENT_TIME",
@@ -787,12 +789,12 @@ class _Typer:
         return datetime_type(FieldType.DATETIME, fsp)
 
     def time_of_args(self, word: str, args: list[ColumnType | None], inner: Sequence[Token]) -> ColumnType:
-        """TIME(x), TIMESTAMP(x), CONVERT_TZ(x, ...), TIMEDIFF(a, b), ADDTIME / SUBTIME(a, b) as
+        """TIME(x), TIMESTAMP(x[, t]), CONVERT_TZ(x, ...), TIMEDIFF(a, b), ADDTIME / SUBTIME(a, b) as
         MariaDB types them: the fraction digits of the arguments they read (a DATETIME(3) column's
         3, a literal's own digits: '09:00:00.5' has 1); ADDTIME / SUBTIME a DATETIME or a TIME
         as their first argument is one (of a string the type is the rows')."""
         parts, _ = split_top(list(inner))
-        read = 2 if word in ("TIMEDIFF", "ADDTIME", "SUBTIME") else 1
+        read = 2 if word in ("TIMEDIFF", "ADDTIME", "SUBTIME") or word == "TIMESTAMP" and len(args) == 2 else 1
         if len(parts) < read or len(args) < read:
             raise _Unknown
         fsp = max(self.fraction_digits(part, ct) for part, ct in zip(parts[:read], args[:read], strict=True))
@@ -804,6 +806,27 @@ class _Typer:
                 return datetime_type(FieldType.TIME, fsp)
             raise _Unknown
         return datetime_type(_FSP_FROM_ARGS[word], fsp)
+
+    def seconds_function(self, word: str, arg: ColumnType | None, inner: Sequence[Token]) -> ColumnType:
+        """UNIX_TIMESTAMP(x) and TIME_TO_SEC(x) as MariaDB types them: a DECIMAL with the
+        fraction digits of the time they read (a DOUBLE's 6), a BIGINT without; SEC_TO_TIME(n)
+        and FROM_UNIXTIME(n) a TIME / DATETIME with the digits of the number they read (a
+        DECIMAL's scale, at most 6; a DOUBLE's or a string's 6 for SEC_TO_TIME, unfixed (39) for
+        FROM_UNIXTIME)."""
+        if arg is None:
+            raise _Unknown
+        if word in ("UNIX_TIMESTAMP", "TIME_TO_SEC"):
+            fsp = 6 if arg.type in (FieldType.DOUBLE, FieldType.FLOAT) else self.fraction_digits(inner, arg)
+            return decimal_type(16 + fsp, fsp) if fsp else int_type(17)
+        if arg.type == FieldType.NEWDECIMAL:
+            fsp = min(arg.decimals, 6)
+        elif arg.type in _EXACT or arg.type == FieldType.NULL:
+            fsp = 0
+        elif word == "SEC_TO_TIME":
+            fsp = 6
+        else:
+            return replace(datetime_type(_TEMPORAL_FUNCS[word], 6), decimals=STRING_DEC)
+        return datetime_type(_TEMPORAL_FUNCS[word], fsp)
 
     def negative_places(self, inner: Sequence[Token]) -> bool:
         """Whether ROUND's second argument is a negative number literal."""
@@ -908,6 +931,8 @@ class _Typer:
             return self.time_of_args(word, args, inner)
         if word == "TIMESTAMPADD" and len(args) == 3 and args[2] is not None and inner and inner[0].kind == "word":
             return _with_interval(args[2], inner[0].upper)
+        if word in _SECONDS_FUNCS and len(args) == 1 and len(inner):
+            return self.seconds_function(word, first, inner)
         if word == "FROM_UNIXTIME" and len(args) > 1:  # with a format: a string, as DATE_FORMAT's
             word = "DATE_FORMAT"
         elif word in _TEMPORAL_FUNCS:
@@ -1027,6 +1052,8 @@ class _Typer:
                 if any(a is not None and a.charset == 63 and a.type in _STRING_TYPES for a in args):
                     return varchar(sum(a.length if a else 64 for a in args), binary=True)  # a binary string's
                 return _text_type(sum(chars))
+            if word in ("DATE_FORMAT", "TIME_FORMAT"):  # (MariaDB's decimals: 0, not a string's 39)
+                return replace(_text_type(max(chars) if chars else 64), decimals=0)
             return _text_type(max(chars) if chars else 64)
         raise _Unknown
 

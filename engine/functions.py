@@ -3,7 +3,8 @@
 All are deterministic given their arguments, except `mysql_rand()`, which draws from the running
 statement's session generator (`RandState`, MySQL's own algorithm, so a binlogged RAND_SEED
 reproduces the master's values) through the connection's `ConnectionState`, and the functions
-of the server's state: UUID(), UUID_SHORT(), SLEEP() and the named locks (GET_LOCK ...).
+of the server's state: UUID(), UUID_SHORT(), SLEEP(), SYSDATE() (the clock as the call runs)
+and the named locks (GET_LOCK ...).
 
 Named locks (`NamedLocks`, one per process = per server) belong to a session's
 `SessionFunctions`; a session releases them all when it ends. SLEEP() and a GET_LOCK() wait
@@ -601,22 +602,50 @@ def _clock(value: Any) -> tuple[int, int, int, int] | None:
     return h, m, sec, int(frac or 0)
 
 
-def unix_timestamp(*args: Any) -> int | None:
-    """UNIX_TIMESTAMP(): now; UNIX_TIMESTAMP(x): x's seconds since the epoch, NULL for NULL."""
+_TIMESTAMP_END = 1 << 31  # TIMESTAMP's range ends before 2038-01-19 03:14:08 UTC
+
+
+def unix_timestamp(*args: Any) -> int | float | None:
+    """UNIX_TIMESTAMP(): now; UNIX_TIMESTAMP(x): x's seconds since the epoch with its
+    microseconds (a float where it has some: the result column's DECIMAL scale, typed from the
+    argument, shows them), NULL for NULL and outside TIMESTAMP's range."""
     if not args:
         return int(time.time())
     dt = _dt(args[0])
-    return int(dt.timestamp()) if dt else None
+    if dt is None or not 0 <= dt.timestamp() < _TIMESTAMP_END:
+        return None
+    seconds = int(dt.timestamp())
+    return seconds + dt.microsecond / 1e6 if dt.microsecond else seconds
+
+
+def _exact_number(value: Any) -> Decimal:
+    """A numeric argument as MariaDB reads it, exactly: a float by its shortest text (the
+    literal 1700000000.123456 keeps its six digits), a string by its leading number."""
+    if isinstance(value, int):
+        return Decimal(value)
+    if isinstance(value, float):
+        return Decimal(repr(value)) if math.isfinite(value) else Decimal(0)
+    found = values.NUMBER_PREFIX.match(_to_str(value))
+    try:
+        return Decimal(found.group()) if found else Decimal(0)
+    except InvalidOperation:
+        return Decimal(0)
 
 
 def from_unixtime(value: Any, fmt: Any = None) -> str | None:
+    """FROM_UNIXTIME(n[, format]): n's time to the microsecond (digits past six truncated); NULL
+    for NULL and outside TIMESTAMP's range."""
     if value is None:
         return None
+    number = _exact_number(value)
+    if not 0 <= number < _TIMESTAMP_END:
+        return None
+    seconds = int(number)
     try:
-        dt = datetime.fromtimestamp(_num(value), tz=UTC)
+        dt = datetime.fromtimestamp(seconds, tz=UTC).replace(microsecond=int((number - seconds) * 1_000_000))
     except (OverflowError, ValueError, OSError):
         return None  # out of the DATETIME range: NULL, as MySQL
-    return date_format(dt.strftime("%Y-%m-%d %H:%M:%S"), fmt) if fmt else dt.strftime("%Y-%m-%d %H:%M:%S")
+    return date_format(_datetime_text(dt), fmt) if fmt else _datetime_text(dt)
 
 
 _DAY_NAMES = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
@@ -832,19 +861,25 @@ def inet_ntoa(value: Any) -> str | None:
     return ".".join(str(b) for b in n.to_bytes(4, "big"))
 
 
-def time_to_sec(value: Any) -> int | None:
+def time_to_sec(value: Any) -> int | float | None:
+    """TIME_TO_SEC: a time's signed seconds, with its microseconds where it has some (the
+    result's DECIMAL scale is the argument's fraction digits)."""
     seconds = _seconds(value)
-    return None if seconds is None else int(seconds)  # (toward zero: whole seconds)
+    if seconds is None:
+        return None
+    return int(seconds) if seconds == int(seconds) else round(seconds, 6)
 
 
 def sec_to_time(value: Any) -> str | None:
-    """SEC_TO_TIME: '[-]HH:MM:SS', clipped to TIME's range as MySQL's."""
+    """SEC_TO_TIME: '[-]HH:MM:SS[.ffffff]' (digits past six truncated), clipped to TIME's
+    range as MySQL's (the result's fraction digits, the argument's, cut the clip's)."""
     if value is None:
         return None
-    n = _int(value)
-    sign = "-" if n < 0 else ""
-    n = min(abs(n), values.TIME_MAX_HOURS * 3600 + 59 * 60 + 59)
-    return f"{sign}{n // 3600:02d}:{n // 60 % 60:02d}:{n % 60:02d}"
+    number = _exact_number(value)
+    micros = min(int(abs(number) * 1_000_000), (values.TIME_MAX_HOURS * 3600 + 3599) * 10**6 + 999999)
+    whole, frac = divmod(micros, 10**6)
+    text = f"{'-' if number < 0 else ''}{whole // 3600:02d}:{whole // 60 % 60:02d}:{whole % 60:02d}"
+    return text + (f".{frac:06d}" if frac else "")
 
 
 def _seconds(value: Any) -> float | None:
@@ -891,6 +926,17 @@ def addtime(value: Any, delta: Any, sign: int) -> str | None:
         return _datetime_text(out)
     base = _seconds(value)
     return None if base is None else _time_text(base + sign * seconds)
+
+
+def timestamp(value: Any, delta: Any = None) -> str | None:
+    """TIMESTAMP(x): x as a DATETIME; TIMESTAMP(x, t): that plus the time t."""
+    dt = _dt(value)
+    if dt is None:
+        return None
+    if delta is None:
+        return _datetime_text(dt)
+    seconds = _seconds(delta)
+    return None if seconds is None else _datetime_text(dt + timedelta(microseconds=round(seconds * 1e6)))
 
 
 def makedate(year: Any, day: Any) -> str | None:
@@ -2000,7 +2046,7 @@ UNBOUNDED = frozenset({
 VOLATILE = frozenset({
     "uuid", "uuid_short", "mysql_rand", "unix_timestamp", "mysql_unix_timestamp", "mysql_set_last_id",
     "mysql_set_var", "mysql_get_var",
-    "mysql_upsert_mark", "mysql_matched", "mysql_sleep", "get_lock", "release_lock", "release_all_locks", "is_free_lock",
+    "mysql_upsert_mark", "mysql_matched", "mysql_sleep", "mysql_sysdate", "get_lock", "release_lock", "release_all_locks", "is_free_lock",
     "is_used_lock",
 })
 
@@ -2379,7 +2425,17 @@ def register(conn: sqlite3.Connection, state: ConnectionState) -> None:
             raise_sql(SQLError(ER_TOO_BIG_PRECISION, name))
         return value if value is None or not digits else f"{value}.{micros:06d}"[:len(value) + 1 + digits]
 
+    def mysql_sysdate(digits: Any) -> str:
+        """SYSDATE(n): the clock's time as the call runs (not the statement's: SET timestamp
+        does not fix it, two calls differ), n digits of its microseconds."""
+        if not isinstance(digits, int) or not 0 <= digits <= 6:
+            raise_sql(SQLError(ER_TOO_BIG_PRECISION, "sysdate"))
+        seconds, micros = divmod(time.time_ns() // 1000, 1_000_000)
+        text = datetime.fromtimestamp(seconds, tz=UTC).strftime("%Y-%m-%d %H:%M:%S")
+        return f"{text}.{micros:06d}"[:len(text) + 1 + digits] if digits else text
+
     fns = {
+        "mysql_sysdate": (1, mysql_sysdate),
         "mysql_fsp": (4, mysql_fsp), "mysql_now_stored": (4, now_stored), "mysql_format": (-1, format_locale(warn)), "upper": (1, _case(str.upper)), "lower": (1, _case(str.lower)), "mysql_store": (2, mysql_store), "mysql_store_check": (2, mysql_store_check), "mysql_sleep": (1, mysql_sleep), "get_lock": (2, get_lock),
         "release_lock": (1, lambda n: None if n is None else LOCKS.release(session_fx(), _to_str(n))),
         "release_all_locks": (0, lambda: LOCKS.release_all(session_fx())),
@@ -2458,7 +2514,7 @@ def register(conn: sqlite3.Connection, state: ConnectionState) -> None:
         # MariaDB's JSON_QUOTE of NULL or of a number is NULL (SQLite's json_quote writes null, 1)
         "json_quote": (1, lambda v: json.dumps(v.decode("utf-8", "surrogateescape") if isinstance(v, bytes) else v,
                                                ensure_ascii=False) if isinstance(v, str | bytes) else None),
-        "timestamp": (1, lambda v: None if (dt := _dt(v)) is None else _datetime_text(dt)),
+        "timestamp": (-1, timestamp),
         "makedate": (2, makedate),
         "maketime": (3, lambda h, m, sec: None if None in (h, m, sec) or not (0 <= _int(m) < 60 and 0 <= _num(sec) < 60)
                      else _time_text(_int(h) * 3600 + (-1 if _int(h) < 0 else 1) * (_int(m) * 60 + _num(sec)))),

@@ -1469,6 +1469,16 @@ class Translator:
         """name( ... ): per-execution values, renamed functions, CAST and friends."""
         toks = self.tokens
         closes = i + 2 < len(toks) and toks[i + 2].kind == "op" and toks[i + 2].text == ")"
+        if word == "SYSDATE":  # the clock as the call runs, not the statement's time (sysdate_is_now OFF)
+            self.out.append("mysql_sysdate(")
+            if closes:
+                self.out.append("0)")
+                return i + 3
+            if i + 3 < len(toks) and toks[i + 2].kind == "param" and toks[i + 3].text == ")":
+                self.add_arg(toks[i + 2].param)
+                self.out.append(")")
+                return i + 4
+            raise self.error_at(i + 2)
         if word in CALLS and closes:
             source = CALLS[word]
             if source == LAST_ID:
