@@ -645,6 +645,7 @@ class _Typer:
         if toks[i].kind == "var" and i + 1 < len(toks) and toks[i + 1].kind == "op" and toks[i + 1].text == ":=":
             ct, i = self.expr(toks, i + 2)  # @x := value (the lowest precedence: all that follows)
             return _assigned(ct), i
+        start = i
         left, i = self.unary(toks, i)
         while i < len(toks):
             t = toks[i]
@@ -673,10 +674,11 @@ class _Typer:
                 left = BOOLEAN
                 continue
             if op in ("+", "-") and i + 1 < len(toks) and toks[i + 1].is_word("INTERVAL"):
-                _, i = self.unary(toks, i + 2)  # date +/- INTERVAL n unit
+                operand, value_at = toks[start:i], i + 2
+                _, i = self.unary(toks, value_at)  # date +/- INTERVAL n unit
                 if i >= len(toks) or toks[i].kind != "word":
                     raise _Unknown
-                left = _with_interval(left, toks[i].upper)
+                left = self.with_interval(left, operand, toks[i].upper, toks[value_at:i])
                 i += 1
                 continue
             right, i = self.expr(toks, i + 1, prec + 1)
@@ -828,6 +830,28 @@ class _Typer:
             return replace(datetime_type(_TEMPORAL_FUNCS[word], 6), decimals=STRING_DEC)
         return datetime_type(_TEMPORAL_FUNCS[word], fsp)
 
+    def with_interval(self, left: ColumnType, operand: Sequence[Token], unit: str,
+                      amount: Sequence[Token]) -> ColumnType:
+        """`operand` (of type `left`) +/- INTERVAL `amount` `unit`, DATE_ADD and its kin: of a
+        temporal operand `_with_interval`'s type; of a string literal (or NULL) MariaDB's CHAR,
+        whose text has the fraction digits of the literal (those written) or of the interval (6
+        with a MICROSECOND unit; a SECOND's number its own, a DOUBLE's or a string's 6),
+        whichever are more (`ColumnType.temporal_text`; `functions.date_add` writes them). Of
+        any other string the type is the rows'."""
+        digits = 6 if "MICROSECOND" in unit else 0
+        if unit == "SECOND":
+            ct, end = self.expr(list(amount), 0)
+            if end != len(amount):
+                raise _Unknown
+            digits = 6 if ct.type not in _EXACT and ct.type != FieldType.NEWDECIMAL else min(ct.decimals, 6)
+        literal = len(operand) == 1 and operand[0].kind == "param"
+        if left.type != FieldType.NULL and not (literal and left.type in _STRING_TYPES and left.charset != CHARSET_BINARY):
+            return _with_interval(left, unit, digits)
+        if left.type != FieldType.NULL:
+            digits = max(digits, self.fraction_digits(operand, left))
+        return ColumnType(FieldType.STRING, (19 + (digits + 1 if digits else 0)) * MB, digits,
+                          CHARSET_UTF8MB4_GENERAL_CI, 0, temporal_text=True)
+
     def negative_places(self, inner: Sequence[Token]) -> bool:
         """Whether ROUND's second argument is a negative number literal."""
         parts, _ = split_top(list(inner))
@@ -924,7 +948,11 @@ class _Typer:
             interval = any(t.is_word("INTERVAL") for t in inner)
             if first is None or not inner or interval and inner[-1].kind != "word":
                 raise _Unknown
-            return _with_interval(first, inner[-1].upper if interval else "DAY")
+            parts, _ = split_top(list(inner))
+            if len(parts) != 2:
+                raise _Unknown
+            return self.with_interval(first, parts[0], inner[-1].upper if interval else "DAY",
+                                      parts[1][1:-1] if interval else parts[1])
         if word == "STR_TO_DATE":
             return self.str_to_date(inner)
         if word in _FSP_FROM_ARGS and args:
@@ -1157,11 +1185,13 @@ def _flags(a: ColumnType, b: ColumnType) -> int:
 _DAY_UNITS = frozenset({"YEAR", "QUARTER", "MONTH", "WEEK", "DAY", "YEAR_MONTH"})
 
 
-def _with_interval(left: ColumnType, unit: str) -> ColumnType:
+def _with_interval(left: ColumnType, unit: str, fsp: int | None = None) -> ColumnType:
     """A date +/- INTERVAL (or DATE_ADD ...), as MariaDB types it: a DATE plus whole days or more
-    is a DATE, plus a time unit a DATETIME; a DATETIME or TIMESTAMP gives a DATETIME (6 digits of
-    fraction with a MICROSECOND unit). Of anything else (a string) the type is the rows'."""
-    fsp = 6 if "MICROSECOND" in unit else 0
+    is a DATE, plus a time unit a DATETIME; a DATETIME or TIMESTAMP gives a DATETIME (with the
+    interval's fraction digits `fsp`: 6 with a MICROSECOND unit, a SECOND's number's own). Of
+    anything else (a string) the type is the rows'."""
+    if fsp is None:
+        fsp = 6 if "MICROSECOND" in unit else 0
     if left.type == FieldType.DATE:
         if unit in _DAY_UNITS:
             return datetime_type(FieldType.DATE, 0)

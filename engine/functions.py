@@ -730,12 +730,33 @@ def date_format(value: Any, fmt: Any) -> str | None:
 _UNIT_SECONDS = {"MICROSECOND": 1e-6, "SECOND": 1, "MINUTE": 60, "HOUR": 3600, "DAY": 86400, "WEEK": 604800}
 
 
-def date_add(value: Any, n: Any, unit: str, sign: int) -> str | None:
-    """MySQL's date arithmetic: DATE_ADD/DATE_SUB and `d +/- INTERVAL n unit` (NULL out of range)."""
+def date_add(value: Any, n: Any, unit: str, sign: int, literal: int = 0) -> str | None:
+    """MySQL's date arithmetic: DATE_ADD/DATE_SUB and `d +/- INTERVAL n unit` (NULL out of range).
+    A DATETIME's text has its microseconds where it has some; of a string `literal` (MariaDB's
+    CHAR result) exactly the fraction digits of the literal or of the interval, whichever are
+    more (`exprtypes` types it so)."""
     try:
-        return _date_add(value, n, unit, sign)
+        text = _date_add(value, n, unit, sign)
     except (OverflowError, ValueError):
         return None
+    if not literal or text is None or len(text) == 10 or type(value) is not str:
+        return text
+    found = re.search(r"\.(\d+)\s*$", value)
+    digits = max(min(len(found.group(1)), 6) if found else 0, _interval_digits(n, unit))
+    whole, _, frac = text.partition(".")
+    return f"{whole}.{(frac + '000000')[:digits]}" if digits else whole
+
+
+def _interval_digits(n: Any, unit: str) -> int:
+    """The fraction digits an INTERVAL gives a string's date arithmetic: 6 with a MICROSECOND
+    unit; a SECOND's number its own (a float's shortest text's), a string's 6."""
+    if "MICROSECOND" in unit:
+        return 6
+    if unit != "SECOND" or isinstance(n, int):
+        return 0
+    if isinstance(n, float):
+        return min(len(repr(n).partition(".")[2]), 6) if "e" not in repr(n) else 6
+    return 6
 
 
 # a compound INTERVAL unit: the simple units of its parts, in the order its value writes them
@@ -2483,7 +2504,7 @@ def register(conn: sqlite3.Connection, state: ConnectionState) -> None:
         "ascii": (1, lambda s: None if s is None else (ord(_to_str(s)[0]) if _to_str(s) else 0)),
         "mysql_rand": (-1, mysql_rand), "mysql_set_last_id": (1, mysql_set_last_id),
         "mysql_set_var": (2, mysql_set_var), "mysql_get_var": (3, mysql_get_var),
-        "mysql_upsert_mark": (2, mysql_upsert_mark), "mysql_matched": (3, mysql_matched), "mysql_date_add": (4, date_add),
+        "mysql_upsert_mark": (2, mysql_upsert_mark), "mysql_matched": (3, mysql_matched), "mysql_date_add": (-1, date_add),
         "mysql_temporal": (3, mysql_temporal), "yearweek": (-1, yearweek),
         "dayname": (1, lambda v: None if (d := _date(v)) is None else _DAY_NAMES[d.weekday()]),
         "monthname": (1, lambda v: None if (d := _date(v)) is None else _MONTH_NAMES[d.month - 1]),

@@ -1895,7 +1895,8 @@ class Translator:
         else:
             unit = Token("word", "DAY")
             self.emit_range(comma + 1, close)
-        self.out.append(f", '{unit.upper}', {sign})")
+        literal = int(comma == i + 3 and toks[i + 2].kind == "param")  # (a string's digits: `functions.date_add`)
+        self.out.append(f", '{unit.upper}', {sign}, {literal})")
         return close + 1
 
     def emit_interval(self, i: int, end: int, sign: int) -> int:
@@ -1925,10 +1926,11 @@ class Translator:
             j += 1
         if j >= end:
             raise self.error_at(i)
+        literal = int(out[k:] == ["?"] and i > 0 and toks[i - 1].kind == "param")
         out.insert(k, "mysql_date_add(")
         out.append(",")
         self.emit_range(i + 2, j)
-        out.append(f", '{toks[j].upper}', {sign})")
+        out.append(f", '{toks[j].upper}', {sign}, {literal})")
         return j + 1
 
     def emit_quantified(self, i: int, any_row: bool) -> int:

@@ -4,16 +4,19 @@ a DATETIME(n) / TIMESTAMP(n) column, a string or a number with one) is a DECIMAL
 time's digits (it was a BIGINT, the fraction dropped), UNIX_TIMESTAMP() alone the statement's
 time (SET timestamp was ignored), TIME_TO_SEC likewise; FROM_UNIXTIME(n) and SEC_TO_TIME(n)
 keep n's fraction and take its digits (they dropped it); TIMESTAMP(x, t) adds a time (1105
-before); DATE_FORMAT / TIME_FORMAT have MariaDB's 0 decimals. SYSDATE(n) is the clock's time
+before); DATE_FORMAT / TIME_FORMAT have MariaDB's 0 decimals. DATE_ADD / + INTERVAL of a string
+literal is MariaDB's CHAR whose text has the literal's or the interval's fraction digits
+('2024-01-01' + INTERVAL 1.5 SECOND is '2024-01-01 00:00:01.5'; it was a VARCHAR with six), of a
+DATETIME a DATETIME with a SECOND interval's digits (it dropped them). SYSDATE(n) is the clock's time
 as the call runs (it was the statement's time: SET timestamp fixed it). A string written with
 digits past the microsecond into a DATETIME / TIMESTAMP / TIME column, and a DATE's value with a
 time of day, are stored cut with MariaDB's note 1265 (none before). LOAD DATA gives every row the
 statement's one time for a DEFAULT CURRENT_TIMESTAMP(6) column (each row took its own), and a
 MariaDB replica and our slave store the same.
 
-Left out, where the two still differ: DATE_ADD / + INTERVAL of a string is MariaDB's CHAR with
-the interval's fraction digits ('2024-01-01' + INTERVAL 1.5 SECOND is '2024-01-01
-00:00:01.5'; ours a VARCHAR with six), UNIX_TIMESTAMP of a TIME (MariaDB: today's), the 1292
+Left out, where the two still differ: date arithmetic on a string column or expression
+(MariaDB's CHAR with six digits; ours a VARCHAR with the digits there are) and TIMESTAMPADD of a
+string, UNIX_TIMESTAMP of a TIME (MariaDB: today's), the 1292
 warnings of an argument that is no time or number and CAST's notes for digits past the
 microsecond; an UPDATE notes a cut value once (MariaDB: for each row it changes)."""
 
@@ -72,6 +75,22 @@ QUERIES = [
     " FROM t ORDER BY id",
     "SELECT DATE_FORMAT(a, '%f %s'), DATE_FORMAT('2024-01-01 10:00:00.5', '%f'), TIME_FORMAT(t3, '%f')"
     " FROM t ORDER BY id",
+    # date arithmetic: on a string literal MariaDB's CHAR with the literal's or the interval's digits
+    "SELECT DATE_ADD('2024-01-01', INTERVAL 1 DAY), DATE_ADD('2024-01-01', INTERVAL 1 HOUR),"
+    " DATE_ADD('2024-01-01 10:00:00.5', INTERVAL 1 DAY), ADDDATE('2024-01-01 10:00:00.25', 1)",
+    "SELECT DATE_ADD('2024-01-01 10:00:00.5', INTERVAL 1 SECOND), DATE_ADD('2024-01-01 10:00:00.5', INTERVAL 1.25 SECOND),"
+    " DATE_SUB('2024-01-01', INTERVAL 1.123 SECOND), DATE_ADD('2024-01-01', INTERVAL '1.5' SECOND),"
+    " DATE_ADD('2024-01-01', INTERVAL 1e0 SECOND), DATE_ADD(NULL, INTERVAL 1 DAY)",
+    "SELECT DATE_ADD('2024-01-01', INTERVAL 1 MICROSECOND), DATE_ADD('2024-01-01 10:00:00', INTERVAL 0 MICROSECOND),"
+    " '2024-01-01' + INTERVAL 1 MONTH, '2024-01-01 10:00:00' + INTERVAL 250000 MICROSECOND,"
+    " DATE_SUB('2024-01-01 10:00:00', INTERVAL '1:1.000002' MINUTE_MICROSECOND)",
+    "SELECT DATE_ADD('2024-01-01 10:00:00', INTERVAL 1.5 SECOND) = '2024-01-01 10:00:01.5'",
+    "CREATE TABLE cs AS SELECT DATE_ADD('2024-01-01 10:00:00.5', INTERVAL 1 SECOND) AS x,"
+    " DATE_ADD('2024-01-01', INTERVAL 1 DAY) AS y",
+    "SELECT * FROM cs",
+    # ... and on a DATETIME a DATETIME with the interval's digits
+    "SELECT DATE_ADD(d, INTERVAL 1.5 SECOND), d + INTERVAL 1.25 SECOND, d - INTERVAL 1e0 SECOND,"
+    " DATE_ADD(CAST('2024-01-01' AS DATE), INTERVAL 1.5 SECOND), DATE_ADD(a, INTERVAL 1 MICROSECOND) FROM t ORDER BY id",
     # SYSDATE: the clock as the call runs, whatever SET timestamp says
     "SELECT SYSDATE() > NOW(), SYSDATE(6) > NOW(6), SYSDATE(3) > '2024-01-01', LENGTH(SYSDATE(4)), SYSDATE(7)",
     "SET TIMESTAMP=DEFAULT",

@@ -2,7 +2,8 @@
 server (tests/integration/test_fractional_functions_mariadb.py compares with the real one):
 UNIX_TIMESTAMP / TIME_TO_SEC keep the fraction of the time they read and are DECIMALs of its
 digits, FROM_UNIXTIME / SEC_TO_TIME keep the fraction of the number they read (past six digits
-truncated) and take its digits, TIMESTAMP(x, t) adds a time, DATE_FORMAT has no decimals;
+truncated) and take its digits, TIMESTAMP(x, t) adds a time, DATE_FORMAT has no decimals, date
+arithmetic on a string literal has its or the interval's digits;
 SYSDATE is the clock as the call runs, `Session.one_statement_time` LOAD DATA's one time; a
 time stored cut is MariaDB's note 1265."""
 
@@ -13,7 +14,14 @@ import pytest
 from engine import Engine
 from engine.catalog import Column
 from engine.coltypes import declared_type, text_value
-from engine.functions import from_unixtime, sec_to_time, time_to_sec, timestamp, unix_timestamp
+from engine.functions import (
+    date_add,
+    from_unixtime,
+    sec_to_time,
+    time_to_sec,
+    timestamp,
+    unix_timestamp,
+)
 from engine.translate import STORE
 from engine.values import stored_literal
 from protocol.messages import FieldType
@@ -63,6 +71,24 @@ def test_from_unixtime_and_sec_to_time_read_the_numbers_digits_exactly():
 def test_fraction_digits_type_the_result_as_mariadb(expr, code, decimals):
     (ct,) = types_of(f"SELECT {expr} FROM t")
     assert (ct.type, ct.decimals) == (code, decimals)
+
+
+def test_date_arithmetic_on_a_string_literal_has_the_literals_or_the_intervals_digits():
+    assert date_add("2024-01-01 10:00:00.5", 1, "DAY", 1, 1) == "2024-01-02 10:00:00.5"
+    assert date_add("2024-01-01", 1.5, "SECOND", 1, 1) == "2024-01-01 00:00:01.5"
+    assert date_add("2024-01-01 10:00:00", 0, "MICROSECOND", 1, 1) == "2024-01-01 10:00:00.000000"
+    assert date_add("2024-01-01", "1.5", "SECOND", 1, 1) == "2024-01-01 00:00:01.500000"
+    assert date_add("2024-01-01", 1, "DAY", 1, 1) == "2024-01-02"
+    assert date_add("2024-01-01 10:00:00.5", 1, "DAY", 1) == "2024-01-02 10:00:00.500000"  # (no literal)
+    (char,) = types_of("SELECT DATE_ADD('2024-01-01', INTERVAL 1.50 SECOND) FROM t")
+    assert (char.type, char.decimals, char.temporal_text) == (FieldType.STRING, 2, True)
+    assert text_value(char, "2024-01-01 00:00:01.5") == "2024-01-01 00:00:01.50" and text_value(char, "2024-01-02") \
+        == "2024-01-02"
+    (dt,) = types_of("SELECT dt - INTERVAL 1.5 SECOND FROM t")  # (a DATETIME(6))
+    assert (dt.type, dt.decimals) == (FieldType.DATETIME, 6)
+    (d3,) = types_of("SELECT DATE_ADD(CAST(v AS DATETIME), INTERVAL 1.125 SECOND) FROM t")
+    assert (d3.type, d3.decimals) == (FieldType.DATETIME, 3)
+    assert types_of("SELECT DATE_ADD(v, INTERVAL 1 DAY) FROM t") == [None]  # (a column's: the rows')
 
 
 def test_an_unfixed_fraction_is_sent_with_six_digits():
