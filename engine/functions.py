@@ -52,6 +52,7 @@ from protocol.errors import (
     ER_QUERY_INTERRUPTED,
     ER_SUBQUERY_NO_1_ROW,
     ER_TOO_BIG_PRECISION,
+    ER_TRUNCATED_NUMBER,
     ER_UNKNOWN_LOCALE,
     ER_WRONG_ARGUMENTS,
     SQLError,
@@ -77,6 +78,20 @@ def mysql_cast_temporal(value: Any, base: str, fsp: Any) -> str | None:
     if value is None:
         return None
     return values.temporal_text(value, base, _int(fsp) if fsp is not None else 0, stored=True)
+
+
+def _noting_cut_times(warn: Callable[[tuple[str, int, str]], None], fn: Callable[..., Any]) -> Callable[..., Any]:
+    """`fn` (CAST to a time, UNIX_TIMESTAMP) with MariaDB's note 1292 when its first argument is
+    a string written with digits past the microsecond (cut), naming what it reads: a datetime
+    when it has a date, else a time."""
+    def call(*args: Any) -> Any:
+        answer = fn(*args)
+        value = args[0] if args else None
+        if answer is not None and type(value) is str and values.PAST_MICROSECONDS.search(value):
+            kind = "datetime" if re.match(r"\s*\d+-", value) else "time"
+            warn(("Note", ER_TRUNCATED_NUMBER.code, ER_TRUNCATED_NUMBER.format(kind, value)))
+        return answer
+    return call
 
 
 def raise_sql(exc: SQLError) -> None:
@@ -2479,7 +2494,8 @@ def register(conn: sqlite3.Connection, state: ConnectionState) -> None:
         "mysql_greatest": (-1, _extreme(True, warn)), "mysql_least": (-1, _extreme(False, warn)),
         "master_pos_wait": (-1, lambda *args: None),  # not a slave here (a slave's role answers it)
         "concat": (-1, concat), "concat_ws": (-1, concat_ws),
-        "unix_timestamp": (-1, unix_timestamp), "mysql_unix_timestamp": (-1, unix_timestamp),
+        "unix_timestamp": (-1, unix_timestamp),
+        "mysql_unix_timestamp": (-1, _noting_cut_times(warn, unix_timestamp)),
         "from_unixtime": (-1, from_unixtime), "date_format": (2, date_format),
         "year": (1, _part(0)), "month": (1, _part(1)), "day": (1, _part(2)), "hour": (1, _part(3)),
         "minute": (1, _part(4)), "second": (1, _part(5)),
@@ -2541,7 +2557,7 @@ def register(conn: sqlite3.Connection, state: ConnectionState) -> None:
                      else _time_text(_int(h) * 3600 + (-1 if _int(h) < 0 else 1) * (_int(m) * 60 + _num(sec)))),
         "period_add": (2, period_add),
         "period_diff": (2, lambda a, b: None if a is None or b is None
-                        else _period_months(_int(a)) - _period_months(_int(b))), "mysql_cast_temporal": (3, mysql_cast_temporal),
+                        else _period_months(_int(a)) - _period_months(_int(b))), "mysql_cast_temporal": (3, _noting_cut_times(warn, mysql_cast_temporal)),
         "ord": (1, lambda v: None if v is None else int.from_bytes(_to_str(v)[:1].encode("utf-8", "surrogateescape"),
                                                                    "big")),
         "mysql_xor": (2, lambda a, b: None if a is None or b is None else int(bool(_num(a))) ^ int(bool(_num(b)))),

@@ -137,7 +137,8 @@ def stored_literal(source: tuple, params: list[object], texts: list[str] | None,
     return store(col, v, row, where, lenient, warnings)
 
 
-_PAST_MICROSECONDS = re.compile(r"[.]\d{7,}\s*$")
+# a time written with digits past the microsecond (stored and cast cut, with a note)
+PAST_MICROSECONDS = re.compile(r"[.]\d{7,}\s*$")
 
 
 def _cut_time(base: str, value: object) -> bool:
@@ -145,7 +146,7 @@ def _cut_time(base: str, value: object) -> bool:
     string with digits past the microsecond, or a DATE's string or integer with a time of day
     (its fraction alone is dropped without one)."""
     if base != "date":
-        return type(value) is str and _PAST_MICROSECONDS.search(value) is not None
+        return type(value) is str and PAST_MICROSECONDS.search(value) is not None
     found = date_parts(value) if type(value) is str or type(value) is int else None
     return found is not None and any(found[0][3:])
 

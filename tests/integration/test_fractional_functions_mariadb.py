@@ -10,15 +10,17 @@ literal is MariaDB's CHAR whose text has the literal's or the interval's fractio
 DATETIME a DATETIME with a SECOND interval's digits (it dropped them). SYSDATE(n) is the clock's time
 as the call runs (it was the statement's time: SET timestamp fixed it). A string written with
 digits past the microsecond into a DATETIME / TIMESTAMP / TIME column, and a DATE's value with a
-time of day, are stored cut with MariaDB's note 1265 (none before). LOAD DATA gives every row the
+time of day, are stored cut with MariaDB's note 1265 (none before), and read by CAST or
+UNIX_TIMESTAMP with its note 1292 (none before). LOAD DATA gives every row the
 statement's one time for a DEFAULT CURRENT_TIMESTAMP(6) column (each row took its own), and a
 MariaDB replica and our slave store the same.
 
 Left out, where the two still differ: date arithmetic on a string column or expression
 (MariaDB's CHAR with six digits; ours a VARCHAR with the digits there are) and TIMESTAMPADD of a
-string, UNIX_TIMESTAMP of a TIME (MariaDB: today's), the 1292
-warnings of an argument that is no time or number and CAST's notes for digits past the
-microsecond; an UPDATE notes a cut value once (MariaDB: for each row it changes)."""
+string, UNIX_TIMESTAMP of a TIME (MariaDB: today's), the 1292 warnings of an argument that is
+no time or number; an UPDATE notes a cut value once (MariaDB: for each row it changes); a
+DATETIME or TIME parameter of a prepared statement selected as it is (`SELECT ?`) comes back a
+string (MariaDB: a DATETIME / TIME), as it is bound as a quoted literal."""
 
 from __future__ import annotations
 
@@ -91,6 +93,10 @@ QUERIES = [
     # ... and on a DATETIME a DATETIME with the interval's digits
     "SELECT DATE_ADD(d, INTERVAL 1.5 SECOND), d + INTERVAL 1.25 SECOND, d - INTERVAL 1e0 SECOND,"
     " DATE_ADD(CAST('2024-01-01' AS DATE), INTERVAL 1.5 SECOND), DATE_ADD(a, INTERVAL 1 MICROSECOND) FROM t ORDER BY id",
+    # a string past the microsecond read as a time: cut, with a note
+    "SELECT CAST('2024-01-01 10:00:00.1234567' AS DATETIME(6)), CAST('10:00:00.1234567' AS TIME),"
+    " CAST('2024-01-01 10:00:00.1234567' AS DATE), CAST('2024-01-01 10:00:00.123456' AS DATETIME(3))",
+    "SELECT CAST('2024-01-01 10:00:00.1234567' AS TIME(2)), UNIX_TIMESTAMP('2024-01-01 10:00:00.1234567')",
     # SYSDATE: the clock as the call runs, whatever SET timestamp says
     "SELECT SYSDATE() > NOW(), SYSDATE(6) > NOW(6), SYSDATE(3) > '2024-01-01', LENGTH(SYSDATE(4)), SYSDATE(7)",
     "SET TIMESTAMP=DEFAULT",

@@ -98,13 +98,16 @@ def test_an_unfixed_fraction_is_sent_with_six_digits():
         == "2024-01-01 10:00:00.50"
 
 
-async def test_sysdate_is_the_clock_as_the_call_runs_and_load_data_time_is_one(tmp_path):
+async def test_sysdate_is_the_clock_as_the_call_runs_a_cut_cast_notes_and_load_data_time_is_one(tmp_path):
     engine = await Engine.open(tmp_path / "db", readers=1)
     session = engine.session(1)
     try:
         session.fixed_time, session.fixed_micros = 1_000_000_000, 500_000  # SET timestamp
         result = await session.execute("SELECT SYSDATE(6) > NOW(6), NOW(6), LENGTH(SYSDATE(2)), SYSDATE() > NOW()")
         assert [tuple(row) for row in result.rows] == [(1, "2001-09-09 01:46:40.500000", 22, 1)]
+        result = await session.execute("SELECT CAST('10:00:00.1234567' AS TIME(6)), CAST('10:00:00.5' AS TIME(6))")
+        assert [tuple(row) for row in result.rows] == [("10:00:00.123456", "10:00:00.500000")]
+        assert list(result.warnings) == [("Note", 1292, "Truncated incorrect time value: '10:00:00.1234567'")]
         with session.one_statement_time():  # SET timestamp's time stays
             assert session.fixed_time == 1_000_000_000
         session.fixed_time = None
