@@ -833,18 +833,19 @@ class _Typer:
     def with_interval(self, left: ColumnType, operand: Sequence[Token], unit: str,
                       amount: Sequence[Token]) -> ColumnType:
         """`operand` (of type `left`) +/- INTERVAL `amount` `unit`, DATE_ADD and its kin: of a
-        temporal operand `_with_interval`'s type; of a string literal (or NULL) MariaDB's CHAR,
-        whose text has the fraction digits of the literal (those written) or of the interval (6
-        with a MICROSECOND unit; a SECOND's number its own, a DOUBLE's or a string's 6),
-        whichever are more (`ColumnType.temporal_text`; `functions.date_add` writes them). Of
-        any other string the type is the rows'."""
+        temporal operand `_with_interval`'s type; of a string literal or a character column (or
+        NULL) MariaDB's CHAR, whose text has the fraction digits of the operand (a literal's
+        written ones, a column's 6) or of the interval (6 with a MICROSECOND unit; a SECOND's
+        number its own, a DOUBLE's or a string's 6), whichever are more
+        (`ColumnType.temporal_text`; `functions.date_add` writes them). Of any other string the
+        type is the rows'."""
         digits = 6 if "MICROSECOND" in unit else 0
         if unit == "SECOND":
             ct, end = self.expr(list(amount), 0)
             if end != len(amount):
                 raise _Unknown
             digits = 6 if ct.type not in _EXACT and ct.type != FieldType.NEWDECIMAL else min(ct.decimals, 6)
-        literal = len(operand) == 1 and operand[0].kind == "param"
+        literal = len(operand) == 1 and operand[0].kind == "param" or _is_name(list(operand)) and left.origin is not None
         if left.type != FieldType.NULL and not (literal and left.type in _STRING_TYPES and left.charset != CHARSET_BINARY):
             return _with_interval(left, unit, digits)
         if left.type != FieldType.NULL:

@@ -745,19 +745,21 @@ def date_format(value: Any, fmt: Any) -> str | None:
 _UNIT_SECONDS = {"MICROSECOND": 1e-6, "SECOND": 1, "MINUTE": 60, "HOUR": 3600, "DAY": 86400, "WEEK": 604800}
 
 
-def date_add(value: Any, n: Any, unit: str, sign: int, literal: int = 0) -> str | None:
+def date_add(value: Any, n: Any, unit: str, sign: int, operand: int = 0) -> str | None:
     """MySQL's date arithmetic: DATE_ADD/DATE_SUB and `d +/- INTERVAL n unit` (NULL out of range).
-    A DATETIME's text has its microseconds where it has some; of a string `literal` (MariaDB's
-    CHAR result) exactly the fraction digits of the literal or of the interval, whichever are
-    more (`exprtypes` types it so)."""
+    A DATETIME's text has its microseconds where it has some; of a string (MariaDB's CHAR
+    result; `operand` 1: a literal, 2: a character column) exactly the fraction digits of the
+    literal (those written; a column's 6) or of the interval, whichever are more (`exprtypes`
+    types it so)."""
     try:
         text = _date_add(value, n, unit, sign)
     except (OverflowError, ValueError):
         return None
-    if not literal or text is None or len(text) == 10 or type(value) is not str:
+    if not operand or text is None or len(text) == 10 or type(value) is not str:
         return text
-    found = re.search(r"\.(\d+)\s*$", value)
-    digits = max(min(len(found.group(1)), 6) if found else 0, _interval_digits(n, unit))
+    found = re.search(r"\.(\d+)\s*$", value) if operand == 1 else None
+    written = 6 if operand == 2 else min(len(found.group(1)), 6) if found else 0
+    digits = max(written, _interval_digits(n, unit))
     whole, _, frac = text.partition(".")
     return f"{whole}.{(frac + '000000')[:digits]}" if digits else whole
 

@@ -5,8 +5,10 @@ time's digits (it was a BIGINT, the fraction dropped), UNIX_TIMESTAMP() alone th
 time (SET timestamp was ignored), TIME_TO_SEC likewise; FROM_UNIXTIME(n) and SEC_TO_TIME(n)
 keep n's fraction and take its digits (they dropped it); TIMESTAMP(x, t) adds a time (1105
 before); DATE_FORMAT / TIME_FORMAT have MariaDB's 0 decimals. DATE_ADD / + INTERVAL of a string
-literal is MariaDB's CHAR whose text has the literal's or the interval's fraction digits
-('2024-01-01' + INTERVAL 1.5 SECOND is '2024-01-01 00:00:01.5'; it was a VARCHAR with six), of a
+literal or a character column is MariaDB's CHAR whose text has the literal's (a column's 6) or
+the interval's fraction digits ('2024-01-01' + INTERVAL 1.5 SECOND is '2024-01-01 00:00:01.5';
+it was a VARCHAR with six; of a VARCHAR's '2024-01-01 10:00:00' plus a day '2024-01-02
+10:00:00.000000', it had none), of a
 DATETIME a DATETIME with a SECOND interval's digits (it dropped them). SYSDATE(n) is the clock's time
 as the call runs (it was the statement's time: SET timestamp fixed it). A string written with
 digits past the microsecond into a DATETIME / TIMESTAMP / TIME column, and a DATE's value with a
@@ -15,9 +17,8 @@ UNIX_TIMESTAMP with its note 1292 (none before). LOAD DATA gives every row the
 statement's one time for a DEFAULT CURRENT_TIMESTAMP(6) column (each row took its own), and a
 MariaDB replica and our slave store the same.
 
-Left out, where the two still differ: date arithmetic on a string column or expression
-(MariaDB's CHAR with six digits; ours a VARCHAR with the digits there are) and TIMESTAMPADD of a
-string, UNIX_TIMESTAMP of a TIME (MariaDB: today's), the 1292 warnings of an argument that is
+Left out, where the two still differ: date arithmetic on any other string expression (MariaDB's
+CHAR with six digits; ours a VARCHAR with the digits there are) and TIMESTAMPADD of a string, UNIX_TIMESTAMP of a TIME (MariaDB: today's), the 1292 warnings of an argument that is
 no time or number; an UPDATE notes a cut value once (MariaDB: for each row it changes); a
 DATETIME or TIME parameter of a prepared statement selected as it is (`SELECT ?`) comes back a
 string (MariaDB: a DATETIME / TIME), as it is bound as a quoted literal."""
@@ -90,6 +91,14 @@ QUERIES = [
     "CREATE TABLE cs AS SELECT DATE_ADD('2024-01-01 10:00:00.5', INTERVAL 1 SECOND) AS x,"
     " DATE_ADD('2024-01-01', INTERVAL 1 DAY) AS y",
     "SELECT * FROM cs",
+    "SELECT DATE_ADD(s, INTERVAL 1 DAY), s + INTERVAL 1 SECOND, t.s - INTERVAL 1 HOUR, DATE_ADD(s, INTERVAL 1.5 SECOND)"
+    " FROM t WHERE id = 1",
+    "CREATE TABLE vs (s VARCHAR(30))",
+    "INSERT INTO vs VALUES ('2024-01-01 10:00:00'), ('2024-01-01')",
+    "SELECT DATE_ADD(s, INTERVAL 1 DAY), vs.s + INTERVAL 1 SECOND FROM vs ORDER BY s",
+    "SELECT COUNT(*) FROM vs WHERE DATE_ADD(s, INTERVAL 1 DAY) > '2024-01-02 10:00:00'",
+    "UPDATE vs SET s = DATE_ADD(s, INTERVAL 1 DAY)",
+    "SELECT s FROM vs ORDER BY s",
     # ... and on a DATETIME a DATETIME with the interval's digits
     "SELECT DATE_ADD(d, INTERVAL 1.5 SECOND), d + INTERVAL 1.25 SECOND, d - INTERVAL 1e0 SECOND,"
     " DATE_ADD(CAST('2024-01-01' AS DATE), INTERVAL 1.5 SECOND), DATE_ADD(a, INTERVAL 1 MICROSECOND) FROM t ORDER BY id",

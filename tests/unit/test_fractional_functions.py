@@ -3,7 +3,7 @@ server (tests/integration/test_fractional_functions_mariadb.py compares with the
 UNIX_TIMESTAMP / TIME_TO_SEC keep the fraction of the time they read and are DECIMALs of its
 digits, FROM_UNIXTIME / SEC_TO_TIME keep the fraction of the number they read (past six digits
 truncated) and take its digits, TIMESTAMP(x, t) adds a time, DATE_FORMAT has no decimals, date
-arithmetic on a string literal has its or the interval's digits;
+arithmetic on a string literal or character column has its or the interval's digits;
 SYSDATE is the clock as the call runs, `Session.one_statement_time` LOAD DATA's one time; a
 time stored cut is MariaDB's note 1265."""
 
@@ -73,7 +73,7 @@ def test_fraction_digits_type_the_result_as_mariadb(expr, code, decimals):
     assert (ct.type, ct.decimals) == (code, decimals)
 
 
-def test_date_arithmetic_on_a_string_literal_has_the_literals_or_the_intervals_digits():
+def test_date_arithmetic_on_a_string_has_the_literals_the_columns_or_the_intervals_digits():
     assert date_add("2024-01-01 10:00:00.5", 1, "DAY", 1, 1) == "2024-01-02 10:00:00.5"
     assert date_add("2024-01-01", 1.5, "SECOND", 1, 1) == "2024-01-01 00:00:01.5"
     assert date_add("2024-01-01 10:00:00", 0, "MICROSECOND", 1, 1) == "2024-01-01 10:00:00.000000"
@@ -88,7 +88,11 @@ def test_date_arithmetic_on_a_string_literal_has_the_literals_or_the_intervals_d
     assert (dt.type, dt.decimals) == (FieldType.DATETIME, 6)
     (d3,) = types_of("SELECT DATE_ADD(CAST(v AS DATETIME), INTERVAL 1.125 SECOND) FROM t")
     assert (d3.type, d3.decimals) == (FieldType.DATETIME, 3)
-    assert types_of("SELECT DATE_ADD(v, INTERVAL 1 DAY) FROM t") == [None]  # (a column's: the rows')
+    (column,) = types_of("SELECT DATE_ADD(v, INTERVAL 1 DAY) FROM t")  # (a character column's: 6)
+    assert (column.type, column.decimals) == (FieldType.STRING, 6)
+    assert types_of("SELECT DATE_ADD(CONCAT(v, ''), INTERVAL 1 DAY) FROM t") == [None]  # (the rows')
+    assert date_add("2024-01-01 10:00:00", 1, "DAY", 1, 2) == "2024-01-02 10:00:00.000000"
+    assert date_add("2024-01-01", 1, "DAY", 1, 2) == "2024-01-02"
 
 
 def test_an_unfixed_fraction_is_sent_with_six_digits():
