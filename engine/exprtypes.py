@@ -41,6 +41,7 @@ from engine.coltypes import (
     varchar,
 )
 from engine.lexer import Token
+from engine.values import date_parts, temporal_text
 from protocol.messages import ColumnFlag, FieldType
 
 _COMPARE_OPS = {"=", "<", ">", "<=", ">=", "!=", "<>", "<=>"}
@@ -866,7 +867,8 @@ class _Typer:
 
     def fraction_digits(self, part: Sequence[Token], ct: ColumnType | None) -> int:
         """The fraction digits MariaDB gives a time read from the argument `part` of type `ct`:
-        a temporal type's own, a string literal's written ones, 6 for any other string."""
+        a temporal type's own, a string literal's written ones (6 when it is no time), 6 for any
+        other string."""
         if ct is None:
             raise _Unknown
         if ct.type in (FieldType.DATETIME, FieldType.TIMESTAMP, FieldType.TIME):
@@ -875,7 +877,10 @@ class _Typer:
             value = self.param(part[0].param)
             if isinstance(value, str):
                 found = re.search(r"\.(\d+)\s*$", value)
-                return min(len(found.group(1)), 6) if found else 0
+                if found:
+                    return min(len(found.group(1)), 6)
+                # (a string that is no time: MariaDB's six)
+                return 0 if date_parts(value) or temporal_text(value, "time", 0) else 6
         if ct.type == FieldType.NEWDECIMAL:
             return min(ct.decimals, 6)
         if ct.type in _STRING_TYPES:

@@ -121,11 +121,20 @@ QUERIES = [
 ]
 
 
+# a string literal that is no time: NULL, of six fraction digits (MariaDB's 1292 warnings for it
+# are left out: only the rows and the columns are compared)
+NO_TIME = [
+    "SELECT TIME('abc'), TIMESTAMP('abc'), UNIX_TIMESTAMP('abc'), DATE_ADD('x', INTERVAL 1 DAY),"
+    " TIMEDIFF('abc', '10:00:00'), TIME_TO_SEC('abc'), TIME(''), UNIX_TIMESTAMP('')",
+]
+
+
 def test_fractional_temporal_functions_as_mariadb(tmp_path):
     with mariadb_and_ours(tmp_path) as (reference, master):
-        theirs, ours = both_described(reference, master, SETUP, QUERIES)
+        theirs, ours = both_described(reference, master, SETUP, QUERIES + NO_TIME)
+        theirs[-1], ours[-1] = theirs[-1][:3], ours[-1][:3]
         assert theirs[2][1] == ((1700000002, 1700000002.5, 1700000002.5, 1700000002),)
-        assert [q for q, t, o in zip(QUERIES, theirs, ours, strict=True) if t != o] == []
+        assert [q for q, t, o in zip(QUERIES + NO_TIME, theirs, ours, strict=True) if t != o] == []
 
 
 def _load(port: int, path, timestamp: str | None = None) -> None:

@@ -67,6 +67,8 @@ def test_from_unixtime_and_sec_to_time_read_the_numbers_digits_exactly():
     ("SEC_TO_TIME(id)", FieldType.TIME, 0),
     ("TIMESTAMP('2024-01-01', '10:00:00.5')", FieldType.DATETIME, 1),
     ("DATE_FORMAT(dt, '%f')", FieldType.VAR_STRING, 0), ("TIME_FORMAT(dt, '%f')", FieldType.VAR_STRING, 0),
+    ("UNIX_TIMESTAMP('abc')", FieldType.NEWDECIMAL, 6), ("TIME('abc')", FieldType.TIME, 6),
+    ("TIME('10:00')", FieldType.TIME, 0),
 ])
 def test_fraction_digits_type_the_result_as_mariadb(expr, code, decimals):
     (ct,) = types_of(f"SELECT {expr} FROM t")
