@@ -853,7 +853,8 @@ def quarter(value: Any) -> int | None:
 
 def time_format(value: Any, fmt: Any) -> str | None:
     """TIME_FORMAT: DATE_FORMAT's hour, minute, second and microsecond specifiers over a TIME
-    (hours past 23 as they are); any other specifier makes it NULL, as MariaDB's."""
+    (hours past 23 as they are), a negative time's text led by its sign; any other specifier
+    makes it NULL, as MariaDB's."""
     clock = _clock(value)
     if clock is None or fmt is None:
         return None
@@ -874,7 +875,7 @@ def time_format(value: Any, fmt: Any) -> str | None:
         else:
             out.append(text[k])
             k += 1
-    return "".join(out)
+    return ("-" if _to_str(value).lstrip().startswith("-") else "") + "".join(out)
 
 
 def inet_aton(value: Any) -> int | None:

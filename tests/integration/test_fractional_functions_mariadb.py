@@ -4,7 +4,8 @@ a DATETIME(n) / TIMESTAMP(n) column, a string or a number with one) is a DECIMAL
 time's digits (it was a BIGINT, the fraction dropped), UNIX_TIMESTAMP() alone the statement's
 time (SET timestamp was ignored), TIME_TO_SEC likewise; FROM_UNIXTIME(n) and SEC_TO_TIME(n)
 keep n's fraction and take its digits (they dropped it); TIMESTAMP(x, t) adds a time (1105
-before); DATE_FORMAT / TIME_FORMAT have MariaDB's 0 decimals. DATE_ADD / + INTERVAL of a string
+before); DATE_FORMAT / TIME_FORMAT have MariaDB's 0 decimals, TIME_FORMAT of a negative time a
+leading sign (none before). DATE_ADD / + INTERVAL of a string
 literal or a character column is MariaDB's CHAR whose text has the literal's (a column's 6) or
 the interval's fraction digits ('2024-01-01' + INTERVAL 1.5 SECOND is '2024-01-01 00:00:01.5';
 it was a VARCHAR with six; of a VARCHAR's '2024-01-01 10:00:00' plus a day '2024-01-02
@@ -76,8 +77,8 @@ QUERIES = [
     "SELECT SEC_TO_TIME(i), SEC_TO_TIME(n), SEC_TO_TIME(f), SEC_TO_TIME(s) FROM t WHERE id > 1 ORDER BY id",
     "SELECT TIMESTAMP('2024-01-01', '10:00:00.5'), TIMESTAMP('2024-01-01 01:00:00', '10:00:00'), TIMESTAMP(a, tm)"
     " FROM t ORDER BY id",
-    "SELECT DATE_FORMAT(a, '%f %s'), DATE_FORMAT('2024-01-01 10:00:00.5', '%f'), TIME_FORMAT(t3, '%f')"
-    " FROM t ORDER BY id",
+    "SELECT DATE_FORMAT(a, '%f %s'), DATE_FORMAT('2024-01-01 10:00:00.5', '%f'), TIME_FORMAT(t3, '%f'),"
+    " TIME_FORMAT(tm, '%H:%i:%s.%f'), TIME_FORMAT('-00:00:01', 'x%T') FROM t ORDER BY id",
     # date arithmetic: on a string literal MariaDB's CHAR with the literal's or the interval's digits
     "SELECT DATE_ADD('2024-01-01', INTERVAL 1 DAY), DATE_ADD('2024-01-01', INTERVAL 1 HOUR),"
     " DATE_ADD('2024-01-01 10:00:00.5', INTERVAL 1 DAY), ADDDATE('2024-01-01 10:00:00.25', 1)",

@@ -2,7 +2,8 @@
 server (tests/integration/test_fractional_functions_mariadb.py compares with the real one):
 UNIX_TIMESTAMP / TIME_TO_SEC keep the fraction of the time they read and are DECIMALs of its
 digits, FROM_UNIXTIME / SEC_TO_TIME keep the fraction of the number they read (past six digits
-truncated) and take its digits, TIMESTAMP(x, t) adds a time, DATE_FORMAT has no decimals, date
+truncated) and take its digits, TIMESTAMP(x, t) adds a time, TIME_FORMAT keeps a negative time's
+sign, DATE_FORMAT has no decimals, date
 arithmetic on a string literal or character column has its or the interval's digits;
 SYSDATE is the clock as the call runs, `Session.one_statement_time` LOAD DATA's one time; a
 time stored cut is MariaDB's note 1265."""
@@ -18,6 +19,7 @@ from engine.functions import (
     date_add,
     from_unixtime,
     sec_to_time,
+    time_format,
     time_to_sec,
     timestamp,
     unix_timestamp,
@@ -52,6 +54,7 @@ def test_from_unixtime_and_sec_to_time_read_the_numbers_digits_exactly():
     assert timestamp("2024-01-01", "10:00:00.5") == "2024-01-01 10:00:00.500000"
     assert timestamp("2024-01-01 01:00:00", "-02:00:00") == "2023-12-31 23:00:00"
     assert timestamp("2024-01-01 01:00:00.5") == "2024-01-01 01:00:00.500000"
+    assert time_format("-01:00:00.5", "%H:%i %f") == "-01:00 500000" and time_format("-00:00:01", "x%T") == "-x00:00:01"
 
 
 @pytest.mark.parametrize(("expr", "code", "decimals"), [
