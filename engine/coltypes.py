@@ -58,6 +58,9 @@ class ColumnType:
     # a BIT function's value (MAX(b), GREATEST(b, c)): sent as its decimal digits, as MariaDB's
     # Item sends it (a column's value, a derived table's or a UNION's too, goes as its bytes)
     bit_digits: bool = False
+    # date arithmetic on a string (DATE_ADD('2024-01-01 10:00', INTERVAL 1 SECOND)): MariaDB's
+    # CHAR, a DATETIME's text with exactly `decimals` fraction digits, a DATE's as it is
+    temporal_text: bool = False
 
     @property
     def is_binary_string(self) -> bool:
@@ -69,7 +72,7 @@ class ColumnType:
 
     def with_flags(self, flags: int) -> ColumnType:
         return ColumnType(self.type, self.length, self.decimals, self.charset, flags, self.pad_to, self.format_name,
-                          self.origin, self.bit_digits)
+                          self.origin, self.bit_digits, self.temporal_text)
 
 
 STRING_CODES = frozenset({FieldType.STRING, FieldType.VAR_STRING, FieldType.VARCHAR, FieldType.BLOB,
@@ -259,7 +262,7 @@ def _temporal_text(v: object, fsp: int, code: int) -> str:
         whole += " 00:00:00"
     if not fsp:
         return whole
-    return whole + "." + (frac + "000000")[:fsp]
+    return whole + "." + (frac + "000000")[:min(fsp, 6)]  # (unfixed, 39: six)
 
 
 def text_value(ct: ColumnType, v: object) -> object:
@@ -283,6 +286,8 @@ def text_value(ct: ColumnType, v: object) -> object:
         return v
     if code in (FieldType.DATETIME, FieldType.TIMESTAMP, FieldType.TIME):
         return _temporal_text(v, ct.decimals, code) if isinstance(v, str) else v
+    if ct.temporal_text:
+        return _temporal_text(v, ct.decimals, FieldType.DATETIME) if isinstance(v, str) and len(v) > 10 else v
     if code == FieldType.BIT:
         if isinstance(v, str) and v.isdigit():  # kept as its digits (`catalog.Column.unsigned_64`)
             v = int(v)
@@ -299,7 +304,8 @@ def text_value(ct: ColumnType, v: object) -> object:
 
 def converter(types: list[ColumnType]):
     """A function mapping a stored row to its wire values, or None when no column needs it."""
-    todo = [(i, ct) for i, ct in enumerate(types) if ct.type not in _PASS_THROUGH or ct.is_binary_string]
+    todo = [(i, ct) for i, ct in enumerate(types)
+            if ct.type not in _PASS_THROUGH or ct.is_binary_string or ct.temporal_text]
     if not todo:
         return None
 
@@ -338,7 +344,7 @@ def column_ddl(t: ColumnType) -> str:
     elif code in (FieldType.VAR_STRING, FieldType.VARCHAR, FieldType.STRING):
         chars = t.length if binary else t.length // MB
         kind = ("binary" if code == FieldType.STRING else "varbinary") if binary else \
-            ("char" if code == FieldType.STRING else "varchar")
+            ("char" if code == FieldType.STRING and not t.temporal_text else "varchar")
         text = f"{kind}({chars})"
     elif code in (FieldType.BLOB, FieldType.TINY_BLOB, FieldType.MEDIUM_BLOB, FieldType.LONG_BLOB):
         size = t.length if binary else t.length // MB

@@ -41,6 +41,7 @@ from engine.coltypes import (
     varchar,
 )
 from engine.lexer import Token
+from engine.values import date_parts, temporal_text
 from protocol.messages import ColumnFlag, FieldType
 
 _COMPARE_OPS = {"=", "<", ">", "<=", ">=", "!=", "<>", "<=>"}
@@ -114,6 +115,8 @@ _TEMPORAL_FUNCS = {
 # functions whose result keeps the fraction digits of the arguments it reads (`time_of_args`)
 _FSP_FROM_ARGS = {"TIME": FieldType.TIME, "TIMEDIFF": FieldType.TIME, "TIMESTAMP": FieldType.DATETIME,
                   "CONVERT_TZ": FieldType.DATETIME, "ADDTIME": FieldType.DATETIME, "SUBTIME": FieldType.DATETIME}
+# functions of a time's seconds or of seconds, typed by the digits of their argument (`seconds_function`)
+_SECONDS_FUNCS = frozenset({"UNIX_TIMESTAMP", "TIME_TO_SEC", "SEC_TO_TIME", "FROM_UNIXTIME"})
 # the typed literals DATE 'x', TIME 'x', TIMESTAMP 'x' (`translate.TYPED_LITERALS`)
 _TYPED_LITERALS = {"DATE": FieldType.DATE, "TIME": FieldType.TIME, "TIMESTAMP": FieldType.DATETIME}
 _NILADIC = {"CURRENT_TIMESTAMP", "LOCALTIME", "LOCALTIMESTAMP", "CURRENT_DATE", "CURRENT_TIME",
@@ -664,6 +667,7 @@ class _Typer:
         if toks[i].kind == "var" and i + 1 < len(toks) and toks[i + 1].kind == "op" and toks[i + 1].text == ":=":
             ct, i = self.expr(toks, i + 2)  # @x := value (the lowest precedence: all that follows)
             return _assigned(ct), i
+        start = i
         left, i = self.unary(toks, i)
         while i < len(toks):
             t = toks[i]
@@ -692,10 +696,11 @@ class _Typer:
                 left = BOOLEAN
                 continue
             if op in ("+", "-") and i + 1 < len(toks) and toks[i + 1].is_word("INTERVAL"):
-                _, i = self.unary(toks, i + 2)  # date +/- INTERVAL n unit
+                operand, value_at = toks[start:i], i + 2
+                _, i = self.unary(toks, value_at)  # date +/- INTERVAL n unit
                 if i >= len(toks) or toks[i].kind != "word":
                     raise _Unknown
-                left = _with_interval(left, toks[i].upper)
+                left = self.with_interval(left, operand, toks[i].upper, toks[value_at:i])
                 i += 1
                 continue
             right, i = self.expr(toks, i + 1, prec + 1)
@@ -808,7 +813,7 @@ class _Typer:
         return datetime_type(FieldType.DATETIME, fsp)
 
     def time_of_args(self, word: str, args: list[ColumnType | None], inner: Sequence[Token]) -> ColumnType:
-        """TIME(x), TIMESTAMP(x), CONVERT_TZ(x, ...), TIMEDIFF(a, b), ADDTIME / SUBTIME(a, b) as
+        """TIME(x), TIMESTAMP(x[, t]), CONVERT_TZ(x, ...), TIMEDIFF(a, b), ADDTIME / SUBTIME(a, b) as
         MariaDB types them: the fraction digits of the arguments they read (a DATETIME(3) column's
         3, a literal's own digits: '09:00:00.5' has 1); ADDTIME / SUBTIME a DATETIME or a TIME
         as their first argument is one (of a string the type is the rows')."""
@@ -826,6 +831,50 @@ class _Typer:
             raise _Unknown
         return datetime_type(_FSP_FROM_ARGS[word], fsp)
 
+    def seconds_function(self, word: str, arg: ColumnType | None, inner: Sequence[Token]) -> ColumnType:
+        """UNIX_TIMESTAMP(x) and TIME_TO_SEC(x) as MariaDB types them: a DECIMAL with the
+        fraction digits of the time they read (a DOUBLE's 6), a BIGINT without; SEC_TO_TIME(n)
+        and FROM_UNIXTIME(n) a TIME / DATETIME with the digits of the number they read (a
+        DECIMAL's scale, at most 6; a DOUBLE's or a string's 6 for SEC_TO_TIME, unfixed (39) for
+        FROM_UNIXTIME)."""
+        if arg is None:
+            raise _Unknown
+        if word in ("UNIX_TIMESTAMP", "TIME_TO_SEC"):
+            fsp = 6 if arg.type in (FieldType.DOUBLE, FieldType.FLOAT) else self.fraction_digits(inner, arg)
+            return decimal_type(16 + fsp, fsp) if fsp else int_type(17)
+        if arg.type == FieldType.NEWDECIMAL:
+            fsp = min(arg.decimals, 6)
+        elif arg.type in _EXACT or arg.type == FieldType.NULL:
+            fsp = 0
+        elif word == "SEC_TO_TIME":
+            fsp = 6
+        else:
+            return replace(datetime_type(_TEMPORAL_FUNCS[word], 6), decimals=STRING_DEC)
+        return datetime_type(_TEMPORAL_FUNCS[word], fsp)
+
+    def with_interval(self, left: ColumnType, operand: Sequence[Token], unit: str,
+                      amount: Sequence[Token]) -> ColumnType:
+        """`operand` (of type `left`) +/- INTERVAL `amount` `unit`, DATE_ADD and its kin: of a
+        temporal operand `_with_interval`'s type; of a string literal or a character column (or
+        NULL) MariaDB's CHAR, whose text has the fraction digits of the operand (a literal's
+        written ones, a column's 6) or of the interval (6 with a MICROSECOND unit; a SECOND's
+        number its own, a DOUBLE's or a string's 6), whichever are more
+        (`ColumnType.temporal_text`; `functions.date_add` writes them). Of any other string the
+        type is the rows'."""
+        digits = 6 if "MICROSECOND" in unit else 0
+        if unit == "SECOND":
+            ct, end = self.expr(list(amount), 0)
+            if end != len(amount):
+                raise _Unknown
+            digits = 6 if ct.type not in _EXACT and ct.type != FieldType.NEWDECIMAL else min(ct.decimals, 6)
+        literal = len(operand) == 1 and operand[0].kind == "param" or _is_name(list(operand)) and left.origin is not None
+        if left.type != FieldType.NULL and not (literal and left.type in _STRING_TYPES and left.charset != CHARSET_BINARY):
+            return _with_interval(left, unit, digits)
+        if left.type != FieldType.NULL:
+            digits = max(digits, self.fraction_digits(operand, left))
+        return ColumnType(FieldType.STRING, (19 + (digits + 1 if digits else 0)) * MB, digits,
+                          CHARSET_UTF8MB4_GENERAL_CI, 0, temporal_text=True)
+
     def negative_places(self, inner: Sequence[Token]) -> bool:
         """Whether ROUND's second argument is a negative number literal."""
         parts, _ = split_top(list(inner))
@@ -839,7 +888,8 @@ class _Typer:
 
     def fraction_digits(self, part: Sequence[Token], ct: ColumnType | None) -> int:
         """The fraction digits MariaDB gives a time read from the argument `part` of type `ct`:
-        a temporal type's own, a string literal's written ones, 6 for any other string."""
+        a temporal type's own, a string literal's written ones (6 when it is no time), 6 for any
+        other string."""
         if ct is None:
             raise _Unknown
         if ct.type in (FieldType.DATETIME, FieldType.TIMESTAMP, FieldType.TIME):
@@ -848,7 +898,10 @@ class _Typer:
             value = self.param(part[0].param)
             if isinstance(value, str):
                 found = re.search(r"\.(\d+)\s*$", value)
-                return min(len(found.group(1)), 6) if found else 0
+                if found:
+                    return min(len(found.group(1)), 6)
+                # (a string that is no time: MariaDB's six)
+                return 0 if date_parts(value) or temporal_text(value, "time", 0) else 6
         if ct.type == FieldType.NEWDECIMAL:
             return min(ct.decimals, 6)
         if ct.type in _STRING_TYPES:
@@ -945,17 +998,19 @@ class _Typer:
             interval = any(t.is_word("INTERVAL") for t in inner)
             if first is None or not inner or interval and inner[-1].kind != "word":
                 raise _Unknown
-            ct = _with_interval(first, inner[-1].upper if interval else "DAY")
-            if ct.type == FieldType.STRING and first.origin is None and first.type != FieldType.NULL:
-                # a string literal's written fraction digits ('... 00:00:00.5': 1)
-                ct = replace(ct, decimals=self.fraction_digits(split_top(list(inner))[0][0], first))
-            return ct
+            parts, _ = split_top(list(inner))
+            if len(parts) != 2:
+                raise _Unknown
+            return self.with_interval(first, parts[0], inner[-1].upper if interval else "DAY",
+                                      parts[1][1:-1] if interval else parts[1])
         if word == "STR_TO_DATE":
             return self.str_to_date(inner)
         if word in _FSP_FROM_ARGS and args:
             return self.time_of_args(word, args, inner)
         if word == "TIMESTAMPADD" and len(args) == 3 and args[2] is not None and inner and inner[0].kind == "word":
             return _with_interval(args[2], inner[0].upper)
+        if word in _SECONDS_FUNCS and len(args) == 1 and len(inner):
+            return self.seconds_function(word, first, inner)
         if word == "FROM_UNIXTIME" and len(args) > 1:  # with a format: a string, as DATE_FORMAT's
             word = "DATE_FORMAT"
         elif word in _TEMPORAL_FUNCS:
@@ -1181,12 +1236,14 @@ def _flags(a: ColumnType, b: ColumnType) -> int:
 _DAY_UNITS = frozenset({"YEAR", "QUARTER", "MONTH", "WEEK", "DAY", "YEAR_MONTH"})
 
 
-def _with_interval(left: ColumnType, unit: str) -> ColumnType:
+def _with_interval(left: ColumnType, unit: str, fsp: int | None = None) -> ColumnType:
     """A date +/- INTERVAL (or DATE_ADD ...), as MariaDB types it: a DATE plus whole days or more
-    is a DATE, plus a time unit a DATETIME; a DATETIME or TIMESTAMP gives a DATETIME (6 digits of
-    fraction with a MICROSECOND unit); a string or NULL a CHAR. Of anything else the type is the
-    rows'."""
-    fsp = 6 if "MICROSECOND" in unit else 0
+    is a DATE, plus a time unit a DATETIME; a DATETIME or TIMESTAMP gives a DATETIME (with the
+    interval's fraction digits `fsp`: 6 with a MICROSECOND unit, a SECOND's number's own); a
+    string or NULL a CHAR (`Types.with_interval` types a string literal's and a character
+    column's). Of anything else the type is the rows'."""
+    if fsp is None:
+        fsp = 6 if "MICROSECOND" in unit else 0
     if left.type == FieldType.DATE:
         if unit in _DAY_UNITS:
             return datetime_type(FieldType.DATE, 0)

@@ -3,8 +3,9 @@
 All are deterministic given their arguments, except `mysql_rand()`, which draws from the running
 statement's session generator (`RandState`, MySQL's own algorithm, so a binlogged RAND_SEED
 reproduces the master's values) through the connection's `ConnectionState`, and the functions
-of the server's state: UUID(), SYS_GUID(), UUID_SHORT(), SLEEP() and the named locks (GET_LOCK
-...), and RANDOM_BYTES() (a replica draws its own, as MariaDB's does).
+of the server's state: UUID(), SYS_GUID(), UUID_SHORT(), SLEEP(), SYSDATE() (the clock as the
+call runs) and the named locks (GET_LOCK ...), and RANDOM_BYTES() (a replica draws its own, as
+MariaDB's does).
 
 Named locks (`NamedLocks`, one per process = per server) belong to a session's
 `SessionFunctions`; a session releases them all when it ends. SLEEP() and a GET_LOCK() wait
@@ -54,6 +55,7 @@ from protocol.errors import (
     ER_QUERY_INTERRUPTED,
     ER_SUBQUERY_NO_1_ROW,
     ER_TOO_BIG_PRECISION,
+    ER_TRUNCATED_NUMBER,
     ER_UNKNOWN_LOCALE,
     ER_WRONG_ARGUMENTS,
     ER_WRONG_VALUE_FOR_TYPE,
@@ -80,6 +82,20 @@ def mysql_cast_temporal(value: Any, base: str, fsp: Any) -> str | None:
     if value is None:
         return None
     return values.temporal_text(value, base, _int(fsp) if fsp is not None else 0, stored=True)
+
+
+def _noting_cut_times(warn: Callable[[tuple[str, int, str]], None], fn: Callable[..., Any]) -> Callable[..., Any]:
+    """`fn` (CAST to a time, UNIX_TIMESTAMP) with MariaDB's note 1292 when its first argument is
+    a string written with digits past the microsecond (cut), naming what it reads: a datetime
+    when it has a date, else a time."""
+    def call(*args: Any) -> Any:
+        answer = fn(*args)
+        value = args[0] if args else None
+        if answer is not None and type(value) is str and values.PAST_MICROSECONDS.search(value):
+            kind = "datetime" if re.match(r"\s*\d+-", value) else "time"
+            warn(("Note", ER_TRUNCATED_NUMBER.code, ER_TRUNCATED_NUMBER.format(kind, value)))
+        return answer
+    return call
 
 
 def raise_sql(exc: SQLError) -> None:
@@ -605,22 +621,50 @@ def _clock(value: Any) -> tuple[int, int, int, int] | None:
     return h, m, sec, int(frac or 0)
 
 
-def unix_timestamp(*args: Any) -> int | None:
-    """UNIX_TIMESTAMP(): now; UNIX_TIMESTAMP(x): x's seconds since the epoch, NULL for NULL."""
+_TIMESTAMP_END = 1 << 31  # TIMESTAMP's range ends before 2038-01-19 03:14:08 UTC
+
+
+def unix_timestamp(*args: Any) -> int | float | None:
+    """UNIX_TIMESTAMP(): now; UNIX_TIMESTAMP(x): x's seconds since the epoch with its
+    microseconds (a float where it has some: the result column's DECIMAL scale, typed from the
+    argument, shows them), NULL for NULL and outside TIMESTAMP's range."""
     if not args:
         return int(time.time())
     dt = _dt(args[0])
-    return int(dt.timestamp()) if dt else None
+    if dt is None or not 0 <= dt.timestamp() < _TIMESTAMP_END:
+        return None
+    seconds = int(dt.timestamp())
+    return seconds + dt.microsecond / 1e6 if dt.microsecond else seconds
+
+
+def _exact_number(value: Any) -> Decimal:
+    """A numeric argument as MariaDB reads it, exactly: a float by its shortest text (the
+    literal 1700000000.123456 keeps its six digits), a string by its leading number."""
+    if isinstance(value, int):
+        return Decimal(value)
+    if isinstance(value, float):
+        return Decimal(repr(value)) if math.isfinite(value) else Decimal(0)
+    found = values.NUMBER_PREFIX.match(_to_str(value))
+    try:
+        return Decimal(found.group()) if found else Decimal(0)
+    except InvalidOperation:
+        return Decimal(0)
 
 
 def from_unixtime(value: Any, fmt: Any = None) -> str | None:
+    """FROM_UNIXTIME(n[, format]): n's time to the microsecond (digits past six truncated); NULL
+    for NULL and outside TIMESTAMP's range."""
     if value is None:
         return None
+    number = _exact_number(value)
+    if not 0 <= number < _TIMESTAMP_END:
+        return None
+    seconds = int(number)
     try:
-        dt = datetime.fromtimestamp(_num(value), tz=UTC)
+        dt = datetime.fromtimestamp(seconds, tz=UTC).replace(microsecond=int((number - seconds) * 1_000_000))
     except (OverflowError, ValueError, OSError):
         return None  # out of the DATETIME range: NULL, as MySQL
-    return date_format(dt.strftime("%Y-%m-%d %H:%M:%S"), fmt) if fmt else dt.strftime("%Y-%m-%d %H:%M:%S")
+    return date_format(_datetime_text(dt), fmt) if fmt else _datetime_text(dt)
 
 
 _DAY_NAMES = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
@@ -705,12 +749,35 @@ def date_format(value: Any, fmt: Any) -> str | None:
 _UNIT_SECONDS = {"MICROSECOND": 1e-6, "SECOND": 1, "MINUTE": 60, "HOUR": 3600, "DAY": 86400, "WEEK": 604800}
 
 
-def date_add(value: Any, n: Any, unit: str, sign: int) -> str | None:
-    """MySQL's date arithmetic: DATE_ADD/DATE_SUB and `d +/- INTERVAL n unit` (NULL out of range)."""
+def date_add(value: Any, n: Any, unit: str, sign: int, operand: int = 0) -> str | None:
+    """MySQL's date arithmetic: DATE_ADD/DATE_SUB and `d +/- INTERVAL n unit` (NULL out of range).
+    A DATETIME's text has its microseconds where it has some; of a string (MariaDB's CHAR
+    result; `operand` 1: a literal, 2: a character column) exactly the fraction digits of the
+    literal (those written; a column's 6) or of the interval, whichever are more (`exprtypes`
+    types it so)."""
     try:
-        return _date_add(value, n, unit, sign)
+        text = _date_add(value, n, unit, sign)
     except (OverflowError, ValueError):
         return None
+    if not operand or text is None or len(text) == 10 or type(value) is not str:
+        return text
+    found = re.search(r"\.(\d+)\s*$", value) if operand == 1 else None
+    written = 6 if operand == 2 else min(len(found.group(1)), 6) if found else 0
+    digits = max(written, _interval_digits(n, unit))
+    whole, _, frac = text.partition(".")
+    return f"{whole}.{(frac + '000000')[:digits]}" if digits else whole
+
+
+def _interval_digits(n: Any, unit: str) -> int:
+    """The fraction digits an INTERVAL gives a string's date arithmetic: 6 with a MICROSECOND
+    unit; a SECOND's number its own (a float's shortest text's), a string's 6."""
+    if "MICROSECOND" in unit:
+        return 6
+    if unit != "SECOND" or isinstance(n, int):
+        return 0
+    if isinstance(n, float):
+        return min(len(repr(n).partition(".")[2]), 6) if "e" not in repr(n) else 6
+    return 6
 
 
 # a compound INTERVAL unit: the simple units of its parts, in the order its value writes them
@@ -790,7 +857,8 @@ def quarter(value: Any) -> int | None:
 
 def time_format(value: Any, fmt: Any) -> str | None:
     """TIME_FORMAT: DATE_FORMAT's hour, minute, second and microsecond specifiers over a TIME
-    (hours past 23 as they are); any other specifier makes it NULL, as MariaDB's."""
+    (hours past 23 as they are), a negative time's text led by its sign; any other specifier
+    makes it NULL, as MariaDB's."""
     clock = _clock(value)
     if clock is None or fmt is None:
         return None
@@ -811,7 +879,7 @@ def time_format(value: Any, fmt: Any) -> str | None:
         else:
             out.append(text[k])
             k += 1
-    return "".join(out)
+    return ("-" if _to_str(value).lstrip().startswith("-") else "") + "".join(out)
 
 
 def inet_aton(value: Any) -> int | None:
@@ -836,22 +904,25 @@ def inet_ntoa(value: Any) -> str | None:
     return ".".join(str(b) for b in n.to_bytes(4, "big"))
 
 
-def time_to_sec(value: Any) -> int | None:
+def time_to_sec(value: Any) -> int | float | None:
+    """TIME_TO_SEC: a time's signed seconds, with its microseconds where it has some (the
+    result's DECIMAL scale is the argument's fraction digits)."""
     seconds = _seconds(value)
-    return None if seconds is None else int(seconds)  # (toward zero: whole seconds)
+    if seconds is None:
+        return None
+    return int(seconds) if seconds == int(seconds) else round(seconds, 6)
 
 
 def sec_to_time(value: Any) -> str | None:
-    """SEC_TO_TIME: '[-]HH:MM:SS[.ffffff]' (a fraction of a DOUBLE, DECIMAL or string argument
-    kept), clipped to TIME's range as MySQL's."""
+    """SEC_TO_TIME: '[-]HH:MM:SS[.ffffff]' (digits past six truncated), clipped to TIME's
+    range as MySQL's (the result's fraction digits, the argument's, cut the clip's)."""
     if value is None:
         return None
-    if not isinstance(value, int) and (seconds := _num(value)) != int(seconds):
-        return _time_text(seconds)
-    n = _int(value)
-    sign = "-" if n < 0 else ""
-    n = min(abs(n), values.TIME_MAX_HOURS * 3600 + 59 * 60 + 59)
-    return f"{sign}{n // 3600:02d}:{n // 60 % 60:02d}:{n % 60:02d}"
+    number = _exact_number(value)
+    micros = min(int(abs(number) * 1_000_000), (values.TIME_MAX_HOURS * 3600 + 3599) * 10**6 + 999999)
+    whole, frac = divmod(micros, 10**6)
+    text = f"{'-' if number < 0 else ''}{whole // 3600:02d}:{whole // 60 % 60:02d}:{whole % 60:02d}"
+    return text + (f".{frac:06d}" if frac else "")
 
 
 def _seconds(value: Any) -> float | None:
@@ -898,6 +969,17 @@ def addtime(value: Any, delta: Any, sign: int) -> str | None:
         return _datetime_text(out)
     base = _seconds(value)
     return None if base is None else _time_text(base + sign * seconds)
+
+
+def timestamp(value: Any, delta: Any = None) -> str | None:
+    """TIMESTAMP(x): x as a DATETIME; TIMESTAMP(x, t): that plus the time t."""
+    dt = _dt(value)
+    if dt is None:
+        return None
+    if delta is None:
+        return _datetime_text(dt)
+    seconds = _seconds(delta)
+    return None if seconds is None else _datetime_text(dt + timedelta(microseconds=round(seconds * 1e6)))
 
 
 def makedate(year: Any, day: Any) -> str | None:
@@ -2007,7 +2089,7 @@ UNBOUNDED = frozenset({
 VOLATILE = frozenset({
     "uuid", "uuid_short", "sys_guid", "random_bytes", "mysql_rand", "unix_timestamp", "mysql_unix_timestamp", "mysql_set_last_id",
     "mysql_set_var", "mysql_get_var",
-    "mysql_upsert_mark", "mysql_matched", "mysql_sleep", "get_lock", "release_lock", "release_all_locks", "is_free_lock",
+    "mysql_upsert_mark", "mysql_matched", "mysql_sleep", "mysql_sysdate", "get_lock", "release_lock", "release_all_locks", "is_free_lock",
     "is_used_lock",
 })
 
@@ -2311,17 +2393,6 @@ def divided_by_zero(state: ConnectionState) -> Callable[[], None]:
     return lambda: warn(division)
 
 
-def timestamp(value: Any, *delta: Any) -> str | None:
-    """TIMESTAMP(x): x as a DATETIME; TIMESTAMP(x, t): that plus the time t."""
-    dt = _dt(value)
-    if dt is None:
-        return None
-    if not delta:
-        return _datetime_text(dt)
-    seconds = _seconds(delta[0])
-    return None if seconds is None else _datetime_text(dt + timedelta(seconds=seconds))
-
-
 def _out_of_range(name: str, *args: Any) -> None:
     raise_sql(SQLError(ER_DATA_OUT_OF_RANGE, "DOUBLE", f"{name}({','.join(_to_str(a) for a in args)})"))
 
@@ -2580,7 +2651,17 @@ def register(conn: sqlite3.Connection, state: ConnectionState) -> None:
             return None
         return 0
 
+    def mysql_sysdate(digits: Any) -> str:
+        """SYSDATE(n): the clock's time as the call runs (not the statement's: SET timestamp
+        does not fix it, two calls differ), n digits of its microseconds."""
+        if not isinstance(digits, int) or not 0 <= digits <= 6:
+            raise_sql(SQLError(ER_TOO_BIG_PRECISION, "sysdate"))
+        seconds, micros = divmod(time.time_ns() // 1000, 1_000_000)
+        text = datetime.fromtimestamp(seconds, tz=UTC).strftime("%Y-%m-%d %H:%M:%S")
+        return f"{text}.{micros:06d}"[:len(text) + 1 + digits] if digits else text
+
     fns = {
+        "mysql_sysdate": (1, mysql_sysdate),
         "timestamp": (-1, timestamp), "exp": (1, mysql_exp), "pow": (2, mysql_pow),
         "ln": (1, logarithm(math.log, warn)), "log": (-1, logarithm(math.log10, warn)),
         "log2": (1, logarithm(math.log2, warn)), "log10": (1, logarithm(math.log10, warn)),
@@ -2613,7 +2694,8 @@ def register(conn: sqlite3.Connection, state: ConnectionState) -> None:
         "mysql_greatest": (-1, _extreme(True, warn)), "mysql_least": (-1, _extreme(False, warn)),
         "master_pos_wait": (-1, lambda *args: None),  # not a slave here (a slave's role answers it)
         "concat": (-1, concat), "concat_ws": (-1, concat_ws),
-        "unix_timestamp": (-1, unix_timestamp), "mysql_unix_timestamp": (-1, unix_timestamp),
+        "unix_timestamp": (-1, unix_timestamp),
+        "mysql_unix_timestamp": (-1, _noting_cut_times(warn, unix_timestamp)),
         "from_unixtime": (-1, from_unixtime), "date_format": (2, date_format),
         "year": (1, _part(0)), "month": (1, _part(1)), "day": (1, _part(2)), "hour": (1, _part(3)),
         "minute": (1, _part(4)), "second": (1, _part(5)),
@@ -2638,7 +2720,7 @@ def register(conn: sqlite3.Connection, state: ConnectionState) -> None:
         "ascii": (1, lambda s: None if s is None else (ord(_to_str(s)[0]) if _to_str(s) else 0)),
         "mysql_rand": (-1, mysql_rand), "mysql_set_last_id": (1, mysql_set_last_id),
         "mysql_set_var": (2, mysql_set_var), "mysql_get_var": (3, mysql_get_var),
-        "mysql_upsert_mark": (2, mysql_upsert_mark), "mysql_matched": (3, mysql_matched), "mysql_date_add": (4, date_add),
+        "mysql_upsert_mark": (2, mysql_upsert_mark), "mysql_matched": (3, mysql_matched), "mysql_date_add": (-1, date_add),
         "mysql_temporal": (3, mysql_temporal), "yearweek": (-1, yearweek),
         "dayname": (1, lambda v: None if (d := _date(v)) is None else _DAY_NAMES[d.weekday()]),
         "monthname": (1, lambda v: None if (d := _date(v)) is None else _MONTH_NAMES[d.month - 1]),
@@ -2674,7 +2756,7 @@ def register(conn: sqlite3.Connection, state: ConnectionState) -> None:
                      else _time_text(_int(h) * 3600 + (-1 if _int(h) < 0 else 1) * (_int(m) * 60 + _num(sec)))),
         "period_add": (2, period_add),
         "period_diff": (2, lambda a, b: None if a is None or b is None
-                        else _period_months(_int(a)) - _period_months(_int(b))), "mysql_cast_temporal": (3, mysql_cast_temporal),
+                        else _period_months(_int(a)) - _period_months(_int(b))), "mysql_cast_temporal": (3, _noting_cut_times(warn, mysql_cast_temporal)),
         "ord": (1, lambda v: None if v is None else int.from_bytes(_to_str(v)[:1].encode("utf-8", "surrogateescape"),
                                                                    "big")),
         "mysql_xor": (2, lambda a, b: None if a is None or b is None else int(bool(_num(a))) ^ int(bool(_num(b)))),

@@ -19,7 +19,8 @@ import asyncio
 import math
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
@@ -533,6 +534,20 @@ class Session:
         now = time.time_ns() // 1000
         self._micros = now % 1_000_000
         return now // 1_000_000
+
+    @contextmanager
+    def one_statement_time(self) -> Iterator[None]:
+        """The statements run inside take one statement's time: the clock's now, read once,
+        unless SET timestamp already fixes it (LOAD DATA runs its rows as INSERTs of their own;
+        MariaDB gives every row of its one statement the same DEFAULT CURRENT_TIMESTAMP)."""
+        if self.fixed_time is not None:
+            yield
+            return
+        self.fixed_time, self.fixed_micros = divmod(time.time_ns() // 1000, 1_000_000)
+        try:
+            yield
+        finally:
+            self.fixed_time, self.fixed_micros = None, 0
 
     def _args(self, plan: Plan, params: list[object], context: StatementContext | None,
               timestamp: int, sql: str = "") -> list[object]:

@@ -173,6 +173,8 @@ _JSON_ARGUMENTS = {
 }
 INTERVAL_UNITS = {"MICROSECOND", "SECOND", "MINUTE", "HOUR", "DAY", "WEEK", "MONTH", "QUARTER", "YEAR"}
 WORD_RENAME = {"DIV": "/", "MOD": "%", "RLIKE": "REGEXP", "SEPARATOR": ","}  # GROUP_CONCAT(x SEPARATOR ',')
+# the character columns whose date arithmetic is MariaDB's CHAR with six fraction digits
+_TEXT_COLUMNS = frozenset({"char", "varchar", "tinytext", "text", "mediumtext", "longtext"})
 NOW_WORDS = {"NOW", "CURRENT_TIMESTAMP", "LOCALTIME", "LOCALTIMESTAMP", "SYSDATE"}
 NILADIC = {  # usable without parentheses
     "CURRENT_TIMESTAMP": NOW, "LOCALTIME": NOW, "LOCALTIMESTAMP": NOW,
@@ -1507,6 +1509,16 @@ class Translator:
         """name( ... ): per-execution values, renamed functions, CAST and friends."""
         toks = self.tokens
         closes = i + 2 < len(toks) and toks[i + 2].kind == "op" and toks[i + 2].text == ")"
+        if word == "SYSDATE":  # the clock as the call runs, not the statement's time (sysdate_is_now OFF)
+            self.out.append("mysql_sysdate(")
+            if closes:
+                self.out.append("0)")
+                return i + 3
+            if i + 3 < len(toks) and toks[i + 2].kind == "param" and toks[i + 3].text == ")":
+                self.add_arg(toks[i + 2].param)
+                self.out.append(")")
+                return i + 4
+            raise self.error_at(i + 2)
         if word in CALLS and closes:
             source = CALLS[word]
             if source == LAST_ID:
@@ -2071,8 +2083,23 @@ class Translator:
         else:
             unit = Token("word", bare_unit)
             self.emit_range(comma + 1, close)
-        self.out.append(f", '{unit.upper}', {sign})")
+        self.out.append(f", '{unit.upper}', {sign}, {self.date_operand(i + 2, comma)})")
         return close + 1
+
+    def date_operand(self, start: int, end: int) -> int:
+        """What date arithmetic's operand tokens[start:end] is, for the digits of its text
+        (`functions.date_add`): 1 a literal, 2 a character column of the statement's tables (one
+        only by that name), 0 anything else."""
+        toks = self.tokens
+        if end == start + 1 and toks[start].kind == "param":
+            return 1
+        names = toks[start:end]
+        if len(names) not in (1, 3) or any(t.kind not in ("word", "ident") for t in names[::2]) \
+                or len(names) == 3 and names[1].text != ".":
+            return 0
+        found = [col for alias, table in self.statement_tables()
+                 if (len(names) == 1 or alias == names[0].text.lower()) and (col := table.column(names[-1].text))]
+        return 2 if len(found) == 1 and found[0].base in _TEXT_COLUMNS else 0
 
     def emit_interval(self, i: int, end: int, sign: int) -> int:
         """`operand +/- INTERVAL n unit`: wrap the operand already emitted."""
@@ -2101,10 +2128,16 @@ class Translator:
             j += 1
         if j >= end:
             raise self.error_at(i)
+        operand = 0
+        for start in (i - 1, i - 3):  # a literal or a (qualified) name, as emitted
+            if start >= 0 and "".join(out[k:]).replace('"', "").lower() == "".join(
+                    "?" if t.kind == "param" else t.text for t in toks[start:i]).lower():
+                operand = self.date_operand(start, i)
+                break
         out.insert(k, "mysql_date_add(")
         out.append(",")
         self.emit_range(i + 2, j)
-        out.append(f", '{toks[j].upper}', {sign})")
+        out.append(f", '{toks[j].upper}', {sign}, {operand})")
         return j + 1
 
     def emit_quantified(self, i: int, any_row: bool) -> int:

@@ -136,7 +136,23 @@ def stored_literal(source: tuple, params: list[object], texts: list[str] | None,
         v = v.encode("utf-8", "surrogateescape")
     elif col.base == "bit" and type(v) is str and v.isdigit() and texts is not None and texts[index][:1] not in "'\"":
         v = Decimal(v)  # a number past BIGINT kept as its digits (`lexer.decode_number`): a number, not a string
+    elif warnings is not None and col.base in TIME_TYPES and _cut_time(col.base, v):
+        warnings.append((row, "Note", WARN_DATA_TRUNCATED.code, SQLError(WARN_DATA_TRUNCATED, col.name, row).message))
     return store(col, v, row, where, lenient, warnings)
+
+
+# a time written with digits past the microsecond (stored and cast cut, with a note)
+PAST_MICROSECONDS = re.compile(r"[.]\d{7,}\s*$")
+
+
+def _cut_time(base: str, value: object) -> bool:
+    """Whether a `base` column stores the literal `value` cut, with MariaDB's note 1265: a
+    string with digits past the microsecond, or a DATE's string or integer with a time of day
+    (its fraction alone is dropped without one)."""
+    if base != "date":
+        return type(value) is str and PAST_MICROSECONDS.search(value) is not None
+    found = date_parts(value) if type(value) is str or type(value) is int else None
+    return found is not None and any(found[0][3:])
 
 
 def store(col: Column, value: object, row: int, where: str, lenient: bool = False,

@@ -317,8 +317,10 @@ class Admin:
             return self.server.variables.get("version", session)
         if name == "CONNECTION_ID" and not args:
             return session.connection_id
-        if name == "UNIX_TIMESTAMP" and not args:
-            return int(time.time())
+        if name == "UNIX_TIMESTAMP" and not args:  # the statement's time: SET timestamp's, else the clock's
+            es = session.engine_session
+            fixed = es.fixed_time if es is not None else None
+            return int(time.time()) if fixed is None else fixed
         if name == "LAST_INSERT_ID" and not args:
             es = session.engine_session
             return int(getattr(es, "last_insert_id", 0) or 0)

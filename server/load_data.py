@@ -15,7 +15,8 @@ its implicit default (1263); a row meeting a key is skipped with a warning (LOCA
 unless REPLACE is said: the client's file cannot be stopped half-way). The rows then go in as
 INSERT IGNORE (a row at a time) or REPLACE statements through the session's statement path, in
 one transaction (or a savepoint of the client's), so that the binlog carries plain statements
-any replica runs, and a failing row undoes the whole load as MariaDB's statement does. The answer is
+any replica runs, and a failing row undoes the whole load as MariaDB's statement does; they all
+take one statement's time (a DEFAULT CURRENT_TIMESTAMP alike in every row). The answer is
 MariaDB's: "Records: r  Deleted: d  Skipped: s  Warnings: w" and the warnings in row order.
 
 Not supported (MariaDB's not-supported error, 1235): LOAD DATA without LOCAL (the server's own
@@ -259,11 +260,12 @@ async def load_data(session: ClientSession, sql: str) -> OK:
     own_transaction = not session.engine_session.in_transaction
     await session.execute("BEGIN" if own_transaction else "SAVEPOINT __load_data")
     try:
-        for start in range(0, len(stored), per):
-            chunk = stored[start:start + per]
-            result = await session.execute(head + ", ".join(f"({', '.join(row)})" for row in chunk))
-            affected += result.affected_rows
-            warnings.extend((start + 1, *warning) for warning in result.warnings)
+        with session.engine_session.one_statement_time():  # (every row's DEFAULT CURRENT_TIMESTAMP alike)
+            for start in range(0, len(stored), per):
+                chunk = stored[start:start + per]
+                result = await session.execute(head + ", ".join(f"({', '.join(row)})" for row in chunk))
+                affected += result.affected_rows
+                warnings.extend((start + 1, *warning) for warning in result.warnings)
     except BaseException:
         await session.execute("ROLLBACK" if own_transaction else "ROLLBACK TO SAVEPOINT __load_data")
         raise

@@ -17,7 +17,12 @@ import pytest
 
 from tests.support.daemons import wait_for
 from tests.support.mariadb import mariadb_available
-from tests.support.mariadb_compare import both_answer, mariadb_and_ours, reference_ours_and_replicas
+from tests.support.mariadb_compare import (
+    both_answer,
+    mariadb_and_ours,
+    reference_ours_and_replicas,
+    rows_or_none,
+)
 
 pytestmark = [
     pytest.mark.mariadb,
@@ -103,11 +108,5 @@ def test_replicas_store_the_masters_microseconds(tmp_path):
         # the clock's microseconds: not all six of these can be zero but by a one-in-10^30 chance
         assert any(value.microsecond for row in want for value in row[2:] if value is not None)
         for replica in replicas:
-            wait_for(lambda r=replica: _rows(r) == want, 90, message=f"d.f on {replica}")
-
-
-def _rows(server):
-    try:
-        return server.query("SELECT * FROM d.f ORDER BY id")
-    except Exception:  # noqa: BLE001 - not made yet
-        return None
+            wait_for(lambda r=replica: rows_or_none(r, "SELECT * FROM d.f ORDER BY id") == want, 90,
+                     message=f"d.f on {replica}")

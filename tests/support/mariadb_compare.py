@@ -1,6 +1,7 @@
 """The same statements on a stock MariaDB 10.11 and on our master, answers compared: a fresh
 pair of servers, a replay of (account, statement) steps over one connection per account, and
-prepared statements' counts and ids (mysql-connector-python, COM_STMT_EXECUTE)."""
+prepared statements' counts and ids (mysql-connector-python, COM_STMT_EXECUTE); a replica's
+rows polled until it has made them (`rows_or_none`)."""
 
 from __future__ import annotations
 
@@ -65,6 +66,27 @@ def described_answers(port: int, database: str, queries: Sequence[str]) -> list[
     finally:
         conn.close()
     return out
+
+
+def both_described(reference: Any, ours: Any, setup: Sequence[str], queries: Sequence[str],
+                   database: str = "d") -> tuple[list[tuple], list[tuple]]:
+    """`setup` run on each server, then `described_answers` of `queries` on `database`: MariaDB's
+    list, then ours."""
+    answers = []
+    for server in (reference, ours):
+        for sql in setup:
+            server.query(sql)
+        answers.append(described_answers(server.port, database, queries))
+    return answers[0], answers[1]
+
+
+def rows_or_none(server: Any, sql: str) -> list[tuple] | None:
+    """`sql`'s rows on `server`, None while they cannot be read (a replica that has not made the
+    table yet)."""
+    try:
+        return server.query(sql)
+    except Exception:  # noqa: BLE001 - not made yet
+        return None
 
 
 def both_answer(reference: Any, ours: Any, setup: Sequence[str], queries: Sequence[str],
