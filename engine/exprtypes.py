@@ -1250,9 +1250,12 @@ def _with_interval(left: ColumnType, unit: str, fsp: int | None = None) -> Colum
         return datetime_type(FieldType.DATETIME, fsp)
     if left.type in (FieldType.DATETIME, FieldType.TIMESTAMP):
         return datetime_type(FieldType.DATETIME, max(fsp, left.decimals))
-    if left.type == FieldType.NULL or left.type in _STRING_TYPES and left.charset != CHARSET_BINARY:
-        # (a column's string may hold any fraction: 6 decimals; a literal's, NULL's none)
-        return ColumnType(FieldType.STRING, 29 * MB, 6 if left.origin is not None else 0, CHARSET_UTF8MB4_GENERAL_CI, 0)
+    if left.type == FieldType.NULL:
+        return ColumnType(FieldType.STRING, 29 * MB, 0, CHARSET_UTF8MB4_GENERAL_CI, 0)
+    if left.type in _STRING_TYPES and left.charset != CHARSET_BINARY:
+        # a column's or an expression's string may hold any fraction: its text has 6 digits
+        # (a literal's are its own: `Types.with_interval`)
+        return ColumnType(FieldType.STRING, 29 * MB, 6, CHARSET_UTF8MB4_GENERAL_CI, 0, temporal_text=True)
     raise _Unknown
 
 

@@ -95,7 +95,8 @@ def test_date_arithmetic_on_a_string_has_the_literals_the_columns_or_the_interva
     assert (d3.type, d3.decimals) == (FieldType.DATETIME, 3)
     (column,) = types_of("SELECT DATE_ADD(v, INTERVAL 1 DAY) FROM t")  # (a character column's: 6)
     assert (column.type, column.decimals) == (FieldType.STRING, 6)
-    assert types_of("SELECT DATE_ADD(CONCAT(v, ''), INTERVAL 1 DAY) FROM t") == [None]  # (the rows')
+    (expression,) = types_of("SELECT DATE_ADD(CONCAT(v, ''), INTERVAL 1 DAY) FROM t")  # (as a column's)
+    assert (expression.type, expression.decimals, expression.temporal_text) == (FieldType.STRING, 6, True)
     assert date_add("2024-01-01 10:00:00", 1, "DAY", 1, 2) == "2024-01-02 10:00:00.000000"
     assert date_add("2024-01-01", 1, "DAY", 1, 2) == "2024-01-02"
 
