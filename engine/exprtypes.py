@@ -981,9 +981,10 @@ class _Typer:
         if word in ("MEDIAN", "PERCENTILE_CONT", "CUME_DIST", "PERCENT_RANK"):  # a DOUBLE shown with 10 decimals
             return replace(DOUBLE, decimals=10)
         if word == "ADD_MONTHS":  # DATE_ADD(d, INTERVAL n MONTH)'s
-            if first is None:
+            parts, _ = split_top(list(inner))
+            if first is None or len(parts) != 2:
                 raise _Unknown
-            return _with_interval(first, "MONTH")
+            return self.with_interval(first, parts[0], "MONTH", parts[1])
         if word == "SEC_TO_TIME":  # the fraction digits of a DECIMAL, 6 of a DOUBLE or a string
             if first is None:
                 raise _Unknown
@@ -1008,7 +1009,10 @@ class _Typer:
         if word in _FSP_FROM_ARGS and args:
             return self.time_of_args(word, args, inner)
         if word == "TIMESTAMPADD" and len(args) == 3 and args[2] is not None and inner and inner[0].kind == "word":
-            return _with_interval(args[2], inner[0].upper)
+            parts, _ = split_top(list(inner))
+            if len(parts) != 3:
+                raise _Unknown
+            return self.with_interval(args[2], parts[2], inner[0].upper, parts[1])
         if word in _SECONDS_FUNCS and len(args) == 1 and len(inner):
             return self.seconds_function(word, first, inner)
         if word == "FROM_UNIXTIME" and len(args) > 1:  # with a format: a string, as DATE_FORMAT's
