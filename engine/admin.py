@@ -16,18 +16,16 @@ from typing import TYPE_CHECKING
 
 from engine import checksum, infoschema
 from engine.catalog import TokenCursor
+from engine.ddl import missing_routine
 from engine.lexer import syntax_error
 from engine.results import Result, column_types
 from protocol.errors import (
     ER_BAD_DB_ERROR,
-    ER_EVENT_DOES_NOT_EXIST,
     ER_FEATURE_DISABLED,
     ER_NO_DB_ERROR,
     ER_NO_SUCH_TABLE,
     ER_NONUNIQ_TABLE,
     ER_NOT_SUPPORTED_YET,
-    ER_SP_DOES_NOT_EXIST,
-    ER_TRG_DOES_NOT_EXIST,
     ER_UNKNOWN_STORAGE_ENGINE,
     ER_UNKNOWN_TABLE,
     ER_WRONG_OBJECT,
@@ -389,11 +387,7 @@ def run_admin(session: Session, cur: TokenCursor, shape: str) -> Result | AsSele
         if cur.peek() is not None and cur.peek().is_word("PROCEDURE", "FUNCTION", "TRIGGER", "EVENT", "PACKAGE"):
             kind = cur.next().upper  # no stored program exists here (`ddl.DdlParser.drop_routine`)
             _, name = cur.qualified()
-            if kind == "TRIGGER":
-                raise SQLError(ER_TRG_DOES_NOT_EXIST)
-            if kind == "EVENT":
-                raise SQLError(ER_EVENT_DOES_NOT_EXIST, name)
-            raise SQLError(ER_SP_DOES_NOT_EXIST, kind, name)  # (MariaDB names it without its database)
+            raise missing_routine(kind, name)  # (MariaDB names it without its database)
         if cur.accept("DATABASE", "SCHEMA"):
             if_not_exists = cur.accept_words("IF", "NOT", "EXISTS")
             name = cur.ident()

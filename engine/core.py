@@ -149,7 +149,7 @@ from engine import autoinc, functions, infoschema, multiwrite
 from engine.catalog import DATABASE_KEY, VIEW_PREFIX, DatabaseOptions, Table, TokenCursor, View
 from engine.concurrency import Settle, ThreadLane, WriterLock
 from engine.connections import ATTACH_LIMIT, ReaderPool, open_connection
-from engine.ddl import DdlAction
+from engine.ddl import DdlAction, missing_routine
 from engine.errors import SQLITE_INPUT_ERRORS, map_sqlite_error, parsing
 from engine.exact import NUMBER_VALUES
 from engine.foreign_keys import FkTriggers, fk_error
@@ -1682,7 +1682,7 @@ class Engine:
             schema, name = cur.qualified()
             if (schema or database) is None:
                 raise SQLError(ER_NO_DB_ERROR)
-            raise SQLError(ER_SP_DOES_NOT_EXIST, "PROCEDURE", f"{schema or database}.{name}")
+            raise missing_routine("PROCEDURE", name, schema or database)
         if first in ("XA", "HANDLER"):
             raise SQLError(ER_NOT_SUPPORTED_YET, "XA transactions" if first == "XA" else "HANDLER")
         if first == "EXPLAIN":

@@ -91,6 +91,17 @@ RESERVED_SCHEMAS = {"main", "temp", "information_schema", "performance_schema", 
 _ROUTINES = ("PROCEDURE", "FUNCTION", "TRIGGER", "EVENT")
 
 
+def missing_routine(kind: str, name: str, schema: str | None = None) -> SQLError:
+    """MariaDB's error for a stored program (PROCEDURE, FUNCTION, PACKAGE, TRIGGER, EVENT) that
+    does not exist; a procedure's or function's named `schema`.`name` (SHOW CREATE names it
+    without its database: `schema` None)."""
+    if kind == "TRIGGER":
+        return SQLError(ER_TRG_DOES_NOT_EXIST)
+    if kind == "EVENT":
+        return SQLError(ER_EVENT_DOES_NOT_EXIST, name)
+    return SQLError(ER_SP_DOES_NOT_EXIST, kind, name if schema is None else f"{schema}.{name}")
+
+
 def _routine_word(cur: TokenCursor) -> str | None:
     """CREATE [OR REPLACE] [DEFINER = user] [AGGREGATE] PROCEDURE / FUNCTION / TRIGGER / EVENT /
     PACKAGE ...: that word (None for any other CREATE), read without moving the cursor."""
@@ -208,7 +219,8 @@ class DdlParser:
         elif cur.accept("ALTER"):
             if cur.peek() is not None and cur.peek().is_word(*_ROUTINES):
                 kind = cur.next().upper
-                raise self.missing_routine(kind, *self.routine_name(kind))
+                schema, name = self.routine_name(kind)
+                raise missing_routine(kind, name, schema)
             if cur.accept("DATABASE", "SCHEMA"):
                 return self.alter_database()
             options = self.view_options()
@@ -246,15 +258,6 @@ class DdlParser:
             raise SQLError(ER_NO_DB_ERROR)
         return schema, name
 
-    @staticmethod
-    def missing_routine(kind: str, schema: str, name: str) -> SQLError:
-        """MariaDB's error for a stored program that does not exist."""
-        if kind == "TRIGGER":
-            return SQLError(ER_TRG_DOES_NOT_EXIST)
-        if kind == "EVENT":
-            return SQLError(ER_EVENT_DOES_NOT_EXIST, name)
-        return SQLError(ER_SP_DOES_NOT_EXIST, kind, f"{schema}.{name}")
-
     def drop_routine(self, kind: str) -> DdlAction:
         """DROP PROCEDURE / FUNCTION / TRIGGER / EVENT [IF EXISTS] x: the server keeps no stored
         programs (CREATE of one is 1235), so none exists: MariaDB's error, or with IF EXISTS its
@@ -263,9 +266,8 @@ class DdlParser:
         schema, name = self.routine_name(kind)
         self.done(DdlAction(schema))
         if not if_exists:
-            raise self.missing_routine(kind, schema, name)
-        note = SQLError(ER_SP_DOES_NOT_EXIST, "Event", name) if kind == "EVENT" else self.missing_routine(
-            kind, schema, name)
+            raise missing_routine(kind, name, schema)
+        note = SQLError(ER_SP_DOES_NOT_EXIST, "Event", name) if kind == "EVENT" else missing_routine(kind, name, schema)
         return DdlAction(schema, noop=True, notes=[note])
 
     # --- databases -------------------------------------------------------------------------

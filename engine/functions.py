@@ -2654,11 +2654,9 @@ def register(conn: sqlite3.Connection, state: ConnectionState) -> None:
     def mysql_sysdate(digits: Any) -> str:
         """SYSDATE(n): the clock's time as the call runs (not the statement's: SET timestamp
         does not fix it, two calls differ), n digits of its microseconds."""
-        if not isinstance(digits, int) or not 0 <= digits <= 6:
-            raise_sql(SQLError(ER_TOO_BIG_PRECISION, "sysdate"))
         seconds, micros = divmod(time.time_ns() // 1000, 1_000_000)
-        text = datetime.fromtimestamp(seconds, tz=UTC).strftime("%Y-%m-%d %H:%M:%S")
-        return f"{text}.{micros:06d}"[:len(text) + 1 + digits] if digits else text
+        return mysql_fsp(datetime.fromtimestamp(seconds, tz=UTC).strftime("%Y-%m-%d %H:%M:%S"), micros, digits,
+                         "sysdate")
 
     fns = {
         "mysql_sysdate": (1, mysql_sysdate),
