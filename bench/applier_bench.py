@@ -3,6 +3,7 @@ transaction; `--shape write_only`: oltp_write_only's four writes.
 
     python bench/applier_bench.py [--transactions 3000] [--batch 4] [--thread-cpu] [--profile tottime]
     python bench/applier_bench.py --tree A --tree B [--rounds 3]   (interleaved, medians)
+    python bench/applier_bench.py --instructions --tree A --tree B  (callgrind's count per transaction)
 
 A relay log (real files) receives sysbench `oltp_insert`-shaped transactions from a MariaDB-style
 master (GTID, INSERT, XID with CRC32), `--batch` of them per IO batch, each batch made readable
@@ -25,7 +26,7 @@ from pathlib import Path
 
 if str(Path(__file__).resolve().parent) not in sys.path:  # bench/: the in-process benches' helpers
     sys.path.insert(0, str(Path(__file__).resolve().parent))
-from inprocess import print_thread_cpu, run_trees, thread_cpu  # noqa: E402
+from inprocess import print_thread_cpu, run_trees, run_trees_counted, thread_cpu  # noqa: E402
 
 ROWS = 1000  # the table's rows for --shape write_only
 
@@ -104,7 +105,8 @@ async def measure(transactions: int, batch: int, profile: str | None = None, sho
         async def until(count: int, seq_no: int | None = None) -> None:
             """Until the applier has applied `count` transactions (the last one's GTID, when
             given, is waited for as MASTER_GTID_WAIT does: woken by the commit, no polling)."""
-            if seq_no is not None and not await applier.wait_for_gtids([Gtid(0, 1, seq_no)], 10):
+            # (300 s: long enough for a run under valgrind, `--instructions`)
+            if seq_no is not None and not await applier.wait_for_gtids([Gtid(0, 1, seq_no)], 300):
                 raise RuntimeError(f"applier stopped or stuck: {applier.last_error}")
             while applier.applied_transactions < count:
                 if task.done():
@@ -162,6 +164,8 @@ def main() -> None:
     parser.add_argument("--profile", metavar="SORT", help="cProfile one run, print the top functions by SORT (tottime, cumulative)")
     parser.add_argument("--thread-cpu", action="store_true", help="also print each thread's user and system CPU")
     parser.add_argument("--tree", action="append", default=[], help="a source tree to run (repeatable)")
+    parser.add_argument("--instructions", action="store_true",
+                        help="count each tree's instructions per transaction with valgrind (runs of 100 and 500)")
     parser.add_argument("--one", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.one or args.profile or not args.tree:
@@ -169,8 +173,11 @@ def main() -> None:
         result = uvloop.run(measure(args.transactions, args.batch, args.profile, args.thread_cpu, args.shape))
         print(json.dumps(result) if args.one else f"{result:.1f} µs of process CPU per transaction")
         return
-    run_trees(str(Path(__file__).resolve()),
-              ["--transactions", str(args.transactions), "--batch", str(args.batch), "--shape", args.shape],
+    script = str(Path(__file__).resolve())
+    if args.instructions:
+        run_trees_counted(script, ["--batch", str(args.batch), "--shape", args.shape], args.tree, 100, 500)
+        return
+    run_trees(script, ["--transactions", str(args.transactions), "--batch", str(args.batch), "--shape", args.shape],
               args.tree, args.rounds)
 
 if __name__ == "__main__":

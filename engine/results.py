@@ -41,7 +41,7 @@ def statement_time(stamp: int | list[int]) -> tuple[int, int | None]:
     return (stamp, None) if isinstance(stamp, int) else (stamp[0], stamp[1])
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class LoggedStatement:
     db: str | None
     sql: str  # the original MySQL text

@@ -830,7 +830,7 @@ def _group_state_setter(group: list[_Ticket]) -> Callable[[str | None], None]:
     return set_state
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class _Statement:
     """A binlogged statement that is not an engine transaction (see `append_statement`)."""
 
@@ -840,6 +840,13 @@ class _Statement:
     insert_id: int | None = None
     last_insert_id: int | None = None
     is_ddl: bool = True
+    # what `master.events.transaction_events` reads of an engine `LoggedStatement`: the defaults
+    rand_seed: None = None
+    user_vars: tuple = ()
+    foreign_key_checks: bool = True
+    no_auto_value_on_zero: bool = False
+    sql_mode: int | None = None
+    microseconds: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -896,19 +903,15 @@ class _ReplicatedTxn:
 
 
 def _logged(statement: tuple[Any, ...], ddl: bool) -> LoggedStatement:
-    """A replicated statement as the binlog carries it: the context it was applied with (the
-    origin's timestamp, INSERT_ID, LAST_INSERT_ID, RAND seeds, user variables)."""
+    """A replicated statement as the binlog carries it: the context it was applied with (an
+    engine `StatementContext`: the origin's timestamp, INSERT_ID, LAST_INSERT_ID, RAND seeds,
+    user variables, what its session ran it under)."""
     sql, context, db = statement[0], statement[1], statement[2]
-    timestamp = getattr(context, "timestamp", None)
+    timestamp = context.timestamp
     return LoggedStatement(
-        db=db, sql=sql, timestamp=int(time.time()) if timestamp is None else timestamp,
-        insert_id=getattr(context, "insert_id", None), last_insert_id=getattr(context, "last_insert_id", None),
-        is_ddl=ddl, rand_seed=getattr(context, "rand_seed", None),
-        user_vars=tuple((getattr(context, "user_vars", None) or {}).items()),
-        foreign_key_checks=getattr(context, "foreign_key_checks", True),
-        no_auto_value_on_zero=getattr(context, "no_auto_value_on_zero", False),
-        sql_mode=getattr(context, "sql_mode", None),
-        microseconds=getattr(context, "microseconds", None),
+        db, sql, int(time.time()) if timestamp is None else timestamp, context.insert_id,
+        context.last_insert_id, ddl, context.rand_seed, tuple(context.user_vars.items()),
+        context.foreign_key_checks, context.no_auto_value_on_zero, context.sql_mode, context.microseconds,
     )
 
 

@@ -112,9 +112,8 @@ def query_event(sql: str, db: str | None, timestamp: int, thread_id: int, fk_che
 
 def statement_query(stmt: Any, thread_id: int, timestamp: int) -> EventSpec:
     """The QUERY event of an engine `LoggedStatement` (with what its session ran it under)."""
-    return query_event(stmt.sql, stmt.db, timestamp, thread_id, getattr(stmt, "foreign_key_checks", True),
-                       getattr(stmt, "no_auto_value_on_zero", False), getattr(stmt, "sql_mode", None),
-                       getattr(stmt, "microseconds", None))
+    return query_event(stmt.sql, stmt.db, timestamp, thread_id, stmt.foreign_key_checks,
+                       stmt.no_auto_value_on_zero, stmt.sql_mode, stmt.microseconds)
 
 
 def user_var(name: str, value: object) -> UserVar:
@@ -166,10 +165,10 @@ def transaction_events(
             events.append((TYPE_INTVAR, intvar_body(INTVAR_LAST_INSERT_ID, stmt.last_insert_id), ts, 0))
         if stmt.insert_id is not None:
             events.append((TYPE_INTVAR, intvar_body(INTVAR_INSERT_ID, stmt.insert_id), ts, 0))
-        if getattr(stmt, "rand_seed", None) is not None:
+        if stmt.rand_seed is not None:
             seed1, seed2 = stmt.rand_seed
             events.append((EventType.RAND_EVENT, Rand(seed1, seed2).encode(), ts, 0))
-        for name, value in getattr(stmt, "user_vars", ()):
+        for name, value in stmt.user_vars:
             events.append((EventType.USER_VAR_EVENT, user_var(name, value).encode(), ts, 0))
         events.append(statement_query(stmt, thread_id, ts))
     events.append((TYPE_XID, xid_body(xid), statements[-1].timestamp, 0))

@@ -97,8 +97,7 @@ from protocol.events import (
     decode_event,
     decode_header,
     event_type,
-    statement_microseconds,
-    statement_modes,
+    statement_replay,
     user_var_value,
 )
 from protocol.position import BinlogPosition, file_sequence
@@ -158,14 +157,13 @@ class RecoveryReport:
 
 
 def _follow_modes(context: StatementContext, status_vars: bytes | memoryview) -> None:
-    """What a binlogged statement ran under that its replay follows (`statement_modes`):
+    """What a binlogged statement ran under that its replay follows (`statement_replay`):
     foreign_key_checks, sql_mode NO_AUTO_VALUE_ON_ZERO (a 0 it wrote into an AUTO_INCREMENT
     column is that id), its strictness (a value it stored adjusted is stored so again) and the
     microseconds of its time it read (Q_HRNOW)."""
-    context.foreign_key_checks, mode = statement_modes(status_vars)
+    context.foreign_key_checks, mode, context.microseconds = statement_replay(status_vars)
     context.no_auto_value_on_zero = bool(mode & SQL_MODE_NO_AUTO_VALUE_ON_ZERO)
     context.sql_mode = mode
-    context.microseconds = statement_microseconds(status_vars)
 
 
 def replay_start(names: list[str], meta: dict[str, str]) -> BinlogPosition | None:

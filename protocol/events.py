@@ -762,6 +762,28 @@ def statement_modes(status_vars: bytes | memoryview) -> tuple[bool, int]:
     return not flags2 & OPTION_NO_FOREIGN_KEY_CHECKS, mode
 
 
+_REPLAY_MODES: dict[bytes, tuple[bool, int, None]] = {}
+_REPLAY_MODES_KEPT = 256  # distinct status variables kept (a session's statements share theirs)
+
+
+def statement_replay(status_vars: bytes) -> tuple[bool, int, int | None]:
+    """`statement_modes` and `statement_microseconds` of one QUERY: (foreign_key_checks,
+    sql_mode, microseconds). The answers for status variables without Q_HRNOW are kept (a
+    session writes the same ones for all its statements: the applier and crash recovery ask
+    once per distinct value)."""
+    got = _REPLAY_MODES.get(status_vars)
+    if got is not None:
+        return got
+    fk_checks, mode = statement_modes(status_vars)
+    microseconds = statement_microseconds(status_vars)
+    if microseconds is not None:
+        return fk_checks, mode, microseconds
+    answer = (fk_checks, mode, None)
+    if len(_REPLAY_MODES) < _REPLAY_MODES_KEPT:
+        _REPLAY_MODES[bytes(status_vars)] = answer
+    return answer
+
+
 def statement_microseconds(status_vars: bytes | memoryview) -> int | None:
     """The fraction of a QUERY's time its statement read (NOW(6), a DATETIME(6) column's
     DEFAULT CURRENT_TIMESTAMP(6): MariaDB's Q_HRNOW), which its replay must read too; None when

@@ -136,8 +136,7 @@ from protocol.events import (
     decode_parts,
     event_type,
     sql_mode_names,
-    statement_microseconds,
-    statement_modes,
+    statement_replay,
     user_var_value,
 )
 from protocol.gtid import GtidPosition, gtid_wait_reached
@@ -702,7 +701,7 @@ class Applier:
     async def _statement(self, stream: _Stream, q: Query, sql: str, timestamp: int, end: int) -> None:
         """A QUERY that is a statement to run (not a boundary, not a user statement): into the
         open transaction with the context its prefix events gave it."""
-        fk_checks, mode = statement_modes(q.status_vars)
+        fk_checks, mode, microseconds = statement_replay(q.status_vars)
         if mode & _UNFOLLOWED_MASK:
             # written under a sql_mode the engine does not follow: stop before it, as for a failure
             unfollowed = next(name for name in sql_mode_names(mode) if name in UNFOLLOWED_SQL_MODES)
@@ -718,7 +717,7 @@ class Applier:
             foreign_key_checks=fk_checks,
             no_auto_value_on_zero=bool(mode & SQL_MODE_NO_AUTO_VALUE_ON_ZERO),
             sql_mode=mode,  # (its strictness: what it stored adjusted is stored so here)
-            microseconds=statement_microseconds(q.status_vars),
+            microseconds=microseconds,
         )
         stream.statements.append((sql, ctx, q.db or None))
         stream.reset_context()

@@ -9,16 +9,14 @@ import pytest
 from binlog.reader import iter_events, scan_file
 from binlog.writer import BinlogWriter
 from engine.core import Engine
+from engine.results import LoggedStatement
 from master.events import transaction_events
 from master.recovery import recover, replay_start
 from protocol.position import BinlogPosition
 
 
-class Stmt:
-    def __init__(self, sql, db="r", ts=1700000000, insert_id=None, last_insert_id=None, is_ddl=False):
-        self.sql, self.db, self.timestamp = sql, db, ts
-        self.insert_id, self.last_insert_id, self.is_ddl = insert_id, last_insert_id, is_ddl
-        self.rand_seed = None
+def Stmt(sql, db="r", ts=1700000000, insert_id=None, last_insert_id=None, is_ddl=False):  # noqa: N802
+    return LoggedStatement(db, sql, ts, insert_id, last_insert_id, is_ddl)
 
 
 @pytest.fixture

@@ -13,6 +13,7 @@ from binlog.index import read_index
 from binlog.reader import iter_events, scan_file
 from binlog.writer import BinlogWriter
 from engine.core import Engine
+from engine.results import LoggedStatement
 from master.events import transaction_events
 from master.recovery import recover
 from protocol.events import EventType, MariaGtid, decode_header, in_use_flag, query_text
@@ -21,10 +22,8 @@ from protocol.position import BinlogPosition
 SERVER_VERSION = "10.11.99-semisync-log"
 
 
-class Stmt:
-    def __init__(self, sql, db="r", ts=1700000000, is_ddl=False):
-        self.sql, self.db, self.timestamp, self.is_ddl = sql, db, ts, is_ddl
-        self.insert_id = self.last_insert_id = self.rand_seed = None
+def Stmt(sql, db="r", ts=1700000000, is_ddl=False):  # noqa: N802
+    return LoggedStatement(db, sql, ts, is_ddl=is_ddl)
 
 
 def _writer(path, max_size=1 << 20):
