@@ -215,6 +215,36 @@ def test_slow_queries_counts_statements_over_long_query_time(tmp_path: Path) -> 
     assert mine[2] - mine[1] == theirs[2] - theirs[1] == 1
 
 
+def _every_statement_slow(server: Any) -> int:
+    """Slow_queries of a session with long_query_time 0 (every statement is slower) after
+    plain SELECTs and executions of a prepared SELECT, the commands our server answers on
+    receipt while no log is open, and a BEGIN / write / COMMIT."""
+    conn = mysql.connector.connect(host="127.0.0.1", port=server.port, user="root", password="",
+                                   ssl_disabled=True, autocommit=True)
+    cur = conn.cursor()
+    cur.execute("SET long_query_time=0")
+    cur.execute("CREATE DATABASE IF NOT EXISTS r")
+    cur.execute("CREATE TABLE IF NOT EXISTS r.t (id INT PRIMARY KEY, v INT)")
+    prepared = conn.cursor(prepared=True)
+    for n in range(5):
+        cur.execute(f"SELECT {n}")
+        cur.fetchall()
+        prepared.execute("SELECT ? + 1", (n,))
+        prepared.fetchall()
+        for sql in ("BEGIN", f"INSERT INTO r.t VALUES ({n}, {n})", "COMMIT"):
+            cur.execute(sql)
+    cur.execute("SHOW SESSION STATUS LIKE 'Slow_queries'")
+    counted = int(cur.fetchall()[0][1])
+    conn.close()
+    return counted
+
+
+def test_slow_queries_counts_the_commands_answered_on_receipt(tmp_path: Path) -> None:
+    with mariadb_and_ours(tmp_path) as (reference, ours):
+        theirs, mine = _every_statement_slow(reference), _every_statement_slow(ours)
+    assert mine == theirs and mine > 20
+
+
 def _rotation(server: Any) -> dict[str, str]:
     """The logs on; for each FLUSH, the files it reopens moved away first: which statements end
     up in which file."""
