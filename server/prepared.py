@@ -597,13 +597,14 @@ class PreparedStatements:
         values = in_client_charset(values, types, session.conn.client_charset)  # type: ignore[union-attr]
         stmt.types = types
         stmt.cursor = None
-        if session.server.query_logs.active:
+        logged = session.server.query_logs.active
+        if logged:
             text = stmt.bind(values, types)
             session.log_statement("Execute", text, text)
         result, kept = self._read_now(stmt, values, types) if stmt.select else (None, None)
         if result is None:
             result = await session.run_statement(stmt.bind(values, types))
-        if session.server.query_logs.slow is not None:
+        if logged:
             session.logged_result = result
         if not getattr(result, "columns", None):
             session.send_result(result)
