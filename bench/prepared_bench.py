@@ -62,10 +62,18 @@ def cases() -> dict[str, Any]:
     class Stats:
         com: dict[str, int] = {"Com_stmt_execute": 0}
 
+    class QueryLogs:  # (both off: what the statement path asks of server/query_logs.py)
+        active = False
+        slow = None
+        general = None
+
     class Server:
         stats = Stats()
+        query_logs = QueryLogs()
 
     class Conn:
+        client_charset = None  # (utf8mb4: parameters taken as sent)
+
         def send(self, message: Any) -> bytes:
             return b"".join(message.payloads(caps))
 
@@ -73,6 +81,7 @@ def cases() -> dict[str, Any]:
         server = Server()
         conn = Conn()
         rows: list[tuple] = []
+        results_charset = None  # answers sent as stored
 
         async def run_statement(self, sql: str) -> Result:
             return Result(columns=["c"], column_types=[types["c"]], rows=self.rows)

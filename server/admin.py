@@ -95,6 +95,8 @@ _ACCOUNT_WRITES = frozenset({"CREATE USER", "DROP USER", "ALTER USER", "CREATE R
 # what a session's own GTIDs are numbered by
 _SESSION_GTID = frozenset({"gtid_domain_id", "gtid_seq_no", "server_id"})
 _FOR = re.compile(r"\bFOR\b", re.IGNORECASE)
+# FLUSH <kind> LOGS (FLUSH LOGS alone: every kind)
+_LOGS_KINDS = frozenset({"LOGS", "SLOW", "GENERAL", "ERROR", "ENGINE", "RELAY"})
 
 
 def _refuse_latin1_variable(session: ClientSession, expression: str) -> None:
@@ -745,7 +747,9 @@ class Admin:
             self.server.stats.flush()
             self.server.plugins.flush_status()
             return _OK
-        if what in ("PRIVILEGES", "TABLES", "TABLE", "LOGS", "HOSTS", "USER_RESOURCES", "QUERY"):
+        if what in _LOGS_KINDS:
+            return self._flush_logs(session, t, what)
+        if what in ("PRIVILEGES", "TABLES", "TABLE", "HOSTS", "USER_RESOURCES", "QUERY"):
             session.require(ALL, "RELOAD")  # SUPER is not enough (MariaDB 10.11)
             if what == "HOSTS":
                 self.server.connection_control.flush_hosts()
@@ -756,6 +760,28 @@ class Admin:
                 await session.lock_for_backup()
             return _OK
         return None
+
+    def _flush_logs(self, session: ClientSession, t: Tokens, what: str) -> Any:
+        """FLUSH LOGS, and FLUSH <kind> LOGS [, <kind> LOGS ...] (SLOW, GENERAL; ERROR, ENGINE
+        and RELAY have nothing to reopen here, BINARY is the role's): the query logs' files
+        closed and opened again (server/query_logs.py), what a DBA's log rotation asks."""
+        slow = general = False
+        while True:
+            if what == "LOGS":
+                slow = general = True
+            else:
+                t.expect_word("LOGS")
+                slow = slow or what == "SLOW"
+                general = general or what == "GENERAL"
+            if t.at_end():
+                break
+            t.expect_op(",")
+            what = t.next().upper
+            if what not in _LOGS_KINDS:
+                raise t.error()
+        session.require(ALL, "RELOAD")
+        self.server.query_logs.reopen(slow=slow, general=general)
+        return _OK
 
     async def binlog_statement(self, session: ClientSession, sql: str, keyword: str) -> Any:
         """BINLOG 'base64' (what mariadb-binlog prints for events it cannot write as SQL):

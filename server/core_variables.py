@@ -225,12 +225,17 @@ def _completion_type(value: Any) -> str:
     return name
 
 
+def host_name() -> str:
+    """@@hostname, which names the query logs' default files."""
+    try:
+        return socket.gethostname()
+    except OSError:
+        return "localhost"
+
+
 def register(server: Server) -> None:
     v = server.variables
-    try:
-        hostname = socket.gethostname()
-    except OSError:
-        hostname = "localhost"
+    hostname = host_name()
     tz = time.strftime("%Z") or "UTC"
     v.add(
         # a session's own value numbers its GTIDs and marks its events (mariadb-binlog's SET)
@@ -385,8 +390,86 @@ def register(server: Server) -> None:
         SystemVariable("system_versioning_insert_history", False, B, dynamic=True, check=check_bool),
         SystemVariable("lc_time_names", "en_US", B, dynamic=True, check=_lc_time_names),
         *_storage_variables(server),
+        *_query_log_variables(server),
     )
     v.add_status(lambda: core_status(server))
+
+
+_LOG_SETTINGS = ("slow_query_log", "slow_query_log_file", "general_log", "general_log_file", "log_output")
+
+
+def _query_log_variables(server: Server) -> list[SystemVariable]:
+    """The slow and general query logs' variables (server/query_logs.py): setting one opens or
+    closes the files as all of them now say. The session's long_query_time is kept on the
+    session too (`ClientSession.slow_after`), what the end of each statement compares with."""
+    logs = server.query_logs
+
+    def reconfigure(name: str) -> Callable[[Any], None]:
+        def on_set(value: Any) -> None:
+            now = {n: server.variables.get(n, None, Scope.GLOBAL) for n in _LOG_SETTINGS}
+            now[name] = value
+            logs.configure(slow_on=now["slow_query_log"], slow_file=now["slow_query_log_file"],
+                           general_on=now["general_log"], general_file=now["general_log_file"],
+                           to_file="FILE" in now["log_output"].split(","))
+        return on_set
+
+    def log_file(value: Any) -> str:
+        # mysqld's check: the file's directory must exist (1231), and the name is not a directory
+        name = check_str(value)
+        path = logs.path(name)
+        if not name or path.is_dir() or not path.parent.is_dir():
+            raise ValueError(name)
+        return name
+
+    def set_long_query_time(session: ClientSession, value: Any) -> None:
+        session.sysvars["long_query_time"] = session.slow_after = value
+
+    return [
+        SystemVariable("slow_query_log", False, B, dynamic=True, check=check_bool, on_set=reconfigure("slow_query_log")),
+        SystemVariable("slow_query_log_file", logs.default_slow_file, G, dynamic=True, check=log_file,
+                       on_set=reconfigure("slow_query_log_file")),
+        SystemVariable("general_log", False, G, dynamic=True, check=check_bool, on_set=reconfigure("general_log")),
+        SystemVariable("general_log_file", logs.default_general_file, G, dynamic=True, check=log_file,
+                       on_set=reconfigure("general_log_file")),
+        SystemVariable("log_output", "FILE", G, dynamic=True, check=_log_output, on_set=reconfigure("log_output")),
+        SystemVariable("long_query_time", 10.0, B, dynamic=True, check=check_double(0.0, 31536000.0),
+                       session_set=set_long_query_time),
+        # what the engine cannot tell (whether a plan used an index, how many rows it read):
+        # only the value under which MariaDB logs as this server does
+        SystemVariable("log_queries_not_using_indexes", False, B, dynamic=True,
+                       check=_only_off("log_queries_not_using_indexes")),
+        SystemVariable("min_examined_row_limit", 0, B, dynamic=True, check=_only_zero("min_examined_row_limit")),
+        SystemVariable("log_slow_admin_statements", True, B, dynamic=True, check=check_bool),
+    ]
+
+
+def _log_output(value: Any) -> str:
+    """log_output: FILE, NONE, or a list of them; TABLE (mysql.slow_log, mysql.general_log) is
+    not kept here: 1235. An unknown or empty name is 1231, as MariaDB's set."""
+    names = {item.strip().upper() for item in check_str(value).split(",")}
+    if not names or not names <= {"FILE", "TABLE", "NONE"} or "" in names:
+        raise ValueError(value)
+    if "TABLE" in names:
+        raise SQLError(ER_NOT_SUPPORTED_YET, "log_output=TABLE")
+    return ",".join(name for name in ("NONE", "FILE") if name in names)
+
+
+def _only_off(name: str) -> Callable[[Any], bool]:
+    def check(value: Any) -> bool:
+        if check_bool(value):
+            raise SQLError(ER_NOT_SUPPORTED_YET, f"{name}=ON")
+        return False
+    return check
+
+
+def _only_zero(name: str) -> Callable[[Any], int]:
+    within = check_int(0, 2**64 - 1)
+
+    def check(value: Any) -> int:
+        if within(value):
+            raise SQLError(ER_NOT_SUPPORTED_YET, f"{name} above 0")
+        return 0
+    return check
 
 
 def _storage_variables(server: Server) -> list[SystemVariable]:
@@ -483,7 +566,7 @@ def core_status(server: Server) -> dict[str, Any]:
         "Queries": st.questions,
         "Bytes_received": st.bytes_received,
         "Bytes_sent": st.bytes_sent,
-        "Slow_queries": 0,
+        "Slow_queries": st.slow_queries,
         "Open_tables": 0,
         "Opened_tables": 0,
         "Table_locks_waited": 0,

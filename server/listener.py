@@ -25,7 +25,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import re
+import sys
 import time
 from collections import Counter
 from collections.abc import Awaitable, Callable, Mapping
@@ -38,6 +40,7 @@ from server.admin import Admin
 from server.connection_control import ConnectionControl
 from server.core_variables import COM_BY_KEYWORD
 from server.plugins import PluginManager
+from server.query_logs import QueryLogs, header
 from server.role import Role
 from server.session import ClientSession
 from server.tls import certificate_files, server_context
@@ -73,7 +76,7 @@ class ServerStats:
 
     __slots__ = ("started", "questions", "connections", "aborted_connects", "aborted_clients",
                  "bytes_received", "bytes_sent", "errors", "com", "max_used_connections",
-                 "max_statement_time_exceeded")
+                 "max_statement_time_exceeded", "slow_queries")
 
     def __init__(self) -> None:
         self.started = time.monotonic()
@@ -86,6 +89,7 @@ class ServerStats:
         self.errors = 0
         self.max_used_connections = 0
         self.max_statement_time_exceeded = 0
+        self.slow_queries = 0  # statements over their session's long_query_time (Slow_queries)
         self.com: Counter[str] = Counter()
 
     def count_command(self, keyword: str, sql: str = "") -> None:
@@ -111,6 +115,7 @@ class ServerStats:
         self.aborted_clients = 0
         self.aborted_connects = 0
         self.max_statement_time_exceeded = 0
+        self.slow_queries = 0
         self.com.clear()
 
 
@@ -159,6 +164,9 @@ class Server:
         self.tls_context = server_context(self.tls_files) if self.tls_files is not None else None
         self.require_secure_transport = require_secure_transport
         self.users.ensure_root(root_password)
+        # the slow and general query logs, opened by their variables (core_variables)
+        self.query_logs = QueryLogs(self.datadir, core_variables.host_name(), lambda: header(
+            os.path.abspath(sys.argv[0] or sys.executable), server_version.removeprefix("5.5.5-"), self.port, ""))
         self.plugins = PluginManager(self, self.datadir / "plugins.json", **(plugin_options or {}))
         self.admin = Admin(self)
         self._next_id = 0
@@ -264,6 +272,7 @@ class Server:
         if leftover:
             await asyncio.wait(leftover, timeout=max(0.5, deadline - loop.time()))
         await self.role.shutdown(deadline)
+        self.query_logs.close()
         if self._listener is not None:
             try:
                 await asyncio.wait_for(self._listener.wait_closed(), max(0.1, deadline - loop.time()))

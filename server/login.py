@@ -85,10 +85,17 @@ async def log_in(session: ClientSession) -> bool:
     assert login is not None
     await _connection_control_delay(session, login.user)
     account = server.users.match(login.user, session.host)
+    general = server.query_logs.general
+    if general is not None:  # mysqld's general log: the login as asked, before it is decided
+        general.line(session.connection_id, "Connect", f"{login.user}@{session.host} on {login.database or ''} "
+                     f"using {'SSL/TLS' if session.tls is not None else 'TCP/IP'}")
     if account is None or not conn.verify_password(account.password_hash):
         server.stats.aborted_connects += 1
         control.login_failed(login.user, session.host)
         using = "YES" if conn.auth_response else "NO"
+        if general is not None:
+            general.line(session.connection_id, "Connect", f"Access denied for user '{login.user}'@'{session.host}' "
+                         f"(using password: {using})")
         session.write(conn.send(ERR.from_error(ER_ACCESS_DENIED_ERROR, login.user, session.host, using)))
         return False
     if session.tls is None and (

@@ -490,6 +490,7 @@ class PreparedStatements:
             elif isinstance(command, ComStmtFetch):
                 self._fetch(command)
             elif isinstance(command, ComStmtReset):
+                self._logged_command("Reset stmt")
                 stmt = self._find(command.statement_id, "mysqld_stmt_reset")
                 stmt.long_data.clear()
                 stmt.long_data_error = False
@@ -504,6 +505,7 @@ class PreparedStatements:
                 conn.send_nothing()
             else:
                 assert isinstance(command, ComStmtClose)
+                self._logged_command("Close stmt")
                 self._drop(command.statement_id)
                 conn.send_nothing()
         except SQLError as exc:
@@ -513,10 +515,18 @@ class PreparedStatements:
                 raise
             session.send_error(SQLError(exc.error))  # MySQL's wording
 
+    def _logged_command(self, name: str) -> None:
+        """The general log's line of a command without text (COM_STMT_RESET, COM_STMT_CLOSE)."""
+        general = self.session.server.query_logs.general
+        if general is not None:
+            general.line(self.session.connection_id, name, "")
+
     async def _prepare(self, command: ComStmtPrepare) -> None:
         session = self.session
         client = session.conn.client_charset  # type: ignore[union-attr]
         sql = command.query.decode("utf-8", "surrogateescape") if client is None else client.decode(command.query)
+        if session.server.query_logs.general is not None:
+            session.server.query_logs.general.line(session.connection_id, "Prepare", sql)
         if "/*!" in sql or "/*M!" in sql:
             sql = sqltext.unwrap_comments(sql, session.server.version_number)
         pieces = split_placeholders(sql)
@@ -587,9 +597,15 @@ class PreparedStatements:
         values = in_client_charset(values, types, session.conn.client_charset)  # type: ignore[union-attr]
         stmt.types = types
         stmt.cursor = None
+        logged = session.server.query_logs.active
+        if logged:
+            text = stmt.bind(values, types)
+            session.log_statement("Execute", text, text)
         result, kept = self._read_now(stmt, values, types) if stmt.select else (None, None)
         if result is None:
             result = await session.run_statement(stmt.bind(values, types))
+        if logged:
+            session.logged_result = result
         if not getattr(result, "columns", None):
             session.send_result(result)
             return

@@ -67,6 +67,13 @@ Contract
 - max_statement_time (MariaDB's, seconds): a statement still running that long after it
   started is interrupted as by KILL QUERY, for itself only, and fails with 1969
   (`run_statement`, `limit_statement`; SET STATEMENT re-arms it with its own value).
+- The query logs (server/query_logs.py): a COM_QUERY or COM_STMT_EXECUTE is timed by the clock
+  reads that set `since` (SHOW PROCESSLIST's Time) at its start and at its end, a command
+  answered on receipt from the receipt's own start; one longer than the session's
+  long_query_time (`slow_after`) counts in Slow_queries, logs off or on (`_slow`). While either
+  log is open the commands are not answered on receipt: each takes the task's path, which
+  writes the general log's line when it starts (`log_statement`) and the slow log's entry when
+  it ends.
 """
 
 from __future__ import annotations
@@ -182,6 +189,11 @@ COM_SHUTDOWN = 0x08
 COM_STATISTICS = 0x09
 COM_REFRESH = 0x07
 REFRESH_HOSTS = 0x08  # COM_REFRESH's flag for FLUSH HOSTS (`mariadb-admin flush-hosts`)
+# what log_slow_admin_statements OFF keeps out of the slow log (MariaDB's admin statements)
+_ADMIN_STATEMENTS = frozenset({
+    "ALTER TABLE", "CREATE INDEX", "DROP INDEX", "OPTIMIZE TABLE", "ANALYZE TABLE", "CHECK TABLE",
+    "REPAIR TABLE", "OPTIMIZE", "ANALYZE", "CHECK", "REPAIR",
+})
 _DIAGNOSTIC_STATEMENTS = frozenset({"SHOW WARNINGS", "SHOW ERRORS", "SHOW COUNT"})
 
 # Statements (dispatch keyword) that need one of these privileges, whoever executes them
@@ -289,6 +301,14 @@ class ClientSession(asyncio.Protocol):
         self._statement_start = 0.0
         self._timed_out = False
         self.statements_timed_out = 0  # Max_statement_time_exceeded (SHOW SESSION STATUS)
+        # the slow query log (server/query_logs.py): the session's long_query_time, its
+        # Slow_queries, its Bytes_sent, and while the slow log is open the running statement's
+        # text and what was sent before it (`_slow`)
+        self.slow_after = float(self.sysvars.get("long_query_time", 10.0))
+        self.slow_queries = 0
+        self.bytes_sent = 0
+        self._logged: tuple[str, int] | None = None
+        self.logged_result: Any = None
         self._shutting_down = False
         self._login_timeout: asyncio.Timeout | None = None
         self._multi = False
@@ -364,7 +384,7 @@ class ClientSession(asyncio.Protocol):
             return
         waiter = self._wakeup
         waiting = waiter is not None and not waiter.done()
-        if waiting and self.engine_session is not None:  # logged in: commands
+        if waiting and self.engine_session is not None and not self.server.query_logs.active:  # logged in: commands
             try:
                 if self._answered_on_receipt(data):  # (it takes `data` into the connection)
                     return  # the task waits on for the next command
@@ -395,6 +415,7 @@ class ClientSession(asyncio.Protocol):
         if self._paused or self._shutting_down or self._killed or self._received is not None:
             conn.receive_data(data)
             return False
+        started = time.monotonic()  # (Slow_queries: what the task's path times with `since`)
         payload = conn.whole_command(data)
         if payload is not None:
             if not (payload[0] == COM_STMT_EXECUTE and self.prepared.kept_any and self.prepared.kept_answer(payload)):
@@ -405,7 +426,9 @@ class ClientSession(asyncio.Protocol):
                     return False
                 if not self._answered_now(event):
                     return False
-            self.since = time.monotonic()  # idle from now (Time, wait_timeout)
+            self.since = now = time.monotonic()  # idle from now (Time, wait_timeout)
+            if now - started > self.slow_after:
+                self._slow(now - started)
             return True
         conn.receive_data(data)
         for _ in range(YIELD_EVERY):
@@ -419,9 +442,12 @@ class ClientSession(asyncio.Protocol):
                 return True
             if not self._answered_now(event):
                 return False
+            self.since = now = time.monotonic()
+            if now - started > self.slow_after:
+                self._slow(now - started)
             if conn.drained:  # (what the next `next_event` would say)
-                self.since = time.monotonic()
                 return True
+            started = now
         return False
 
     def _answered_now(self, event: Any) -> bool:
@@ -507,6 +533,8 @@ class ClientSession(asyncio.Protocol):
         values: dict[str, Any] = {"Ssl_cipher": tls.cipher if tls else "", "Ssl_version": tls.version if tls else ""}
         if not global_scope:
             values["Max_statement_time_exceeded"] = self.statements_timed_out
+            values["Slow_queries"] = self.slow_queries
+            values["Bytes_sent"] = self.bytes_sent
         return values
 
     def _resume_reading(self) -> None:
@@ -551,6 +579,7 @@ class ClientSession(asyncio.Protocol):
     def write(self, data: bytes) -> None:
         transport = self.transport
         if transport is not None and not transport.is_closing():
+            self.bytes_sent += len(data)  # (the slow log's Bytes_sent: the protocol's bytes, as mysqld's)
             if self.tls is not None:
                 data = self.tls.encrypt(data)
             self.server.stats.bytes_sent += len(data)
@@ -768,6 +797,8 @@ class ClientSession(asyncio.Protocol):
                 self._send_err_if_possible(ERR.from_exception(exc))
                 continue
             if isinstance(event, ConnectionClosed) or isinstance(event, ComQuit):
+                if type(event) is ComQuit and server.query_logs.general is not None:
+                    server.query_logs.general.line(self.connection_id, "Quit", "")
                 return
             if self._shutting_down and type(event) is not _CommitBegun:
                 self.write(self.conn.send(ERR.from_error(ER_SERVER_SHUTDOWN)))  # type: ignore[union-attr]
@@ -786,8 +817,11 @@ class ClientSession(asyncio.Protocol):
                 self._query_killed = False
                 self.info = None
                 if self.command in ("Query", "Execute", "Sleep"):
+                    now = time.monotonic()
+                    if self.command != "Sleep" and now - self.since > self.slow_after:
+                        self._slow(now - self.since)
                     self.command = "Sleep"
-                    self.since = time.monotonic()  # idle from now (Time, wait_timeout)
+                    self.since = now  # idle from now (Time, wait_timeout)
             if self._raw_reader is not None:
                 # A role took the connection over (binlog dump): it owns it until it closes.
                 await self.closed()
@@ -802,6 +836,8 @@ class ClientSession(asyncio.Protocol):
             self.server.stats.com["Com_admin_commands"] += 1  # (mysqld's com_other)
             self.write(conn.send(OK(status=self.status_flags())))
         elif isinstance(event, ComInitDB):
+            if self.server.query_logs.general is not None:
+                self.server.query_logs.general.line(self.connection_id, "Init DB", event.db)
             await self._respond_one(self._guarded(self.server.admin.use_database(self, event.db)))
         elif isinstance(event, ComProcessKill):
             await self._respond_one(self._guarded(self.server.admin.kill(self, event.connection_id, query=False)))
@@ -856,7 +892,7 @@ class ClientSession(asyncio.Protocol):
         uptime = max(server.uptime, 1)
         text = (
             f"Uptime: {server.uptime}  Threads: {len(server.sessions)}  "
-            f"Questions: {server.stats.questions}  Slow queries: 0  Opens: 0  Open tables: 0  "
+            f"Questions: {server.stats.questions}  Slow queries: {server.stats.slow_queries}  Opens: 0  Open tables: 0  "
             f"Queries per second avg: {server.stats.questions / uptime:.3f}"
         )
         conn = self.conn
@@ -892,6 +928,7 @@ class ClientSession(asyncio.Protocol):
         self.user_vars.clear()
         self.prepared.close_all()
         self.sysvars = self.server.variables.session_defaults()
+        self.slow_after = float(self.sysvars.get("long_query_time", 10.0))
         login = self.conn.login if self.conn is not None else None
         self.take_charset_number(None if login is None else login.charset)  # (the login's, as MariaDB's)
 
@@ -987,8 +1024,13 @@ class ClientSession(asyncio.Protocol):
             statements = sqltext.split_statements(sql)
         else:
             statements = [sql]
+        logged = self.server.query_logs.active
+        if logged:
+            self.log_statement("Query", sql, statements[0])
         last = len(statements) - 1
         for i, statement in enumerate(statements):
+            if i and logged:
+                self._logged = (statement, self.bytes_sent)
             try:
                 result = self._run_now(statement)
                 if result is None:
@@ -999,6 +1041,54 @@ class ClientSession(asyncio.Protocol):
             self._send_result(result, _MORE if i < last else 0)
             if self._raw_reader is not None or self._killed:
                 return
+            if i < last:  # each statement of a multi-statement is timed apart, as mysqld's
+                self.logged_result = result
+                now = time.monotonic()
+                if now - self.since > self.slow_after:
+                    self._slow(now - self.since)
+                self.since = now
+            elif logged:
+                self.logged_result = result
+
+    def log_statement(self, command: str, text: str, statement: str) -> None:
+        """A statement begins while a query log is open: the general log's line (`command`
+        with `text`, as received), and for the slow log the statement (`statement`, what its
+        entry shows) and the bytes sent before it."""
+        logs = self.server.query_logs
+        if logs.general is not None:
+            logs.general.line(self.connection_id, command, text)
+        if logs.slow is not None:
+            self._logged = (statement, self.bytes_sent)
+            self.logged_result = None
+
+    def _slow(self, took: float) -> None:
+        """A statement ran longer than long_query_time (`took` seconds): counted (Slow_queries,
+        whether or not the slow log is open, as mysqld's), and written to the slow log when it is
+        open and the session's slow_query_log is ON (an admin statement only with
+        log_slow_admin_statements)."""
+        self.slow_queries += 1
+        self.server.stats.slow_queries += 1
+        slow = self.server.query_logs.slow
+        logged, self._logged = self._logged, None
+        if slow is None or logged is None or not self.sysvars.get("slow_query_log"):
+            return
+        statement, sent_before = logged
+        if (not self.sysvars.get("log_slow_admin_statements", True)
+                and sqltext.head(statement) in _ADMIN_STATEMENTS):
+            return
+        result, self.logged_result = self.logged_result, None
+        rows = getattr(result, "rows", None)
+        slow.entry(user_host=self.user_host(), thread_id=self.connection_id, db=self.database,
+                   query_time=took, rows_sent=len(rows) if rows is not None and getattr(result, "columns", None) else 0,
+                   rows_affected=getattr(result, "affected_rows", 0) or 0,
+                   bytes_sent=self.bytes_sent - sent_before, statement=statement)
+
+    def user_host(self) -> str:
+        """The slow log's "# User@Host:": the account's user, the login name, the host (no name
+        is resolved: empty) and the address, as mysqld writes them."""
+        account = self.account
+        user = account.user if account is not None else self.user
+        return f"{user}[{self.user}] @  [{self.host}]"
 
     async def run_statement(self, statement: str) -> Any:
         """One statement of COM_QUERY or COM_STMT_EXECUTE: `execute` with KILL QUERY's rules

@@ -16,7 +16,8 @@ Contract
   * statements: `variables` (system variables: defaults of a new session, limits, @@ reads),
     `engine` (one engine session per client session, the writer lock for FLUSH TABLES WITH READ
     LOCK), `role` (claims statements and commands first, and commits transactions), `admin`
-    (the shell's own statements), `version_number` (executable comments);
+    (the shell's own statements), `version_number` (executable comments), `query_logs`
+    (the slow and general query logs: server/query_logs.py);
   * `uptime` (COM_STATISTICS) and `request_shutdown()` (COM_SHUTDOWN: only sets a flag).
 """
 
@@ -31,6 +32,7 @@ if TYPE_CHECKING:
     from engine.core import Engine
     from server.admin import Admin
     from server.connection_control import ConnectionControl
+    from server.query_logs import QueryLogs
     from server.role import Role
     from server.session import ClientSession
     from server.transactions import TransactionIds
@@ -40,9 +42,10 @@ if TYPE_CHECKING:
 
 class SessionStats(Protocol):
     """The server's counters a session moves (status variables: Questions, Aborted_connects,
-    Aborted_clients, Bytes_received, Bytes_sent, the Com_* counts)."""
+    Aborted_clients, Bytes_received, Bytes_sent, Slow_queries, the Com_* counts)."""
 
     questions: int
+    slow_queries: int
     aborted_connects: int
     aborted_clients: int
     bytes_received: int
@@ -100,3 +103,6 @@ class SessionHost(Protocol):
     def unregister_session(self, session: ClientSession) -> None: ...
 
     def request_shutdown(self) -> None: ...
+
+    @property
+    def query_logs(self) -> QueryLogs: ...

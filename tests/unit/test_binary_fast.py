@@ -221,7 +221,8 @@ class _Session:
         self.result = result
         self.conn = _Conn()
         self.results_charset = None  # answers sent as stored
-        self.server = SimpleNamespace(stats=SimpleNamespace(com=Counter()))
+        self.server = SimpleNamespace(stats=SimpleNamespace(com=Counter()),
+                                      query_logs=SimpleNamespace(active=False, slow=None, general=None))
 
     async def run_statement(self, sql: str) -> Result:
         return self.result
