@@ -2,8 +2,9 @@
 # Both install what they need on a fresh Debian 12 machine (run as root).
 PYTHON ?= python3
 # gcc + libc6-dev: pip builds the C parts (setup.py) with them; zlib1g-dev: the slave's receiver
-# thread (slave/_receiver.c) checks CRC32 footers with zlib
-APT_PACKAGES := mariadb-server mariadb-client sysbench docker-compose prometheus prometheus-mysqld-exporter openjdk-17-jre-headless gcc libc6-dev zlib1g-dev libmariadb-java percona-toolkit openjdk-17-jdk-headless strace
+# thread (slave/_receiver.c) checks CRC32 footers with zlib; php-cli + php-mysql: PHP's mysqlnd
+# (tests/integration/test_php_mysqlnd_mariadb.py); percona-toolkit brings Perl's DBD::mysql
+APT_PACKAGES := mariadb-server mariadb-client sysbench docker-compose prometheus prometheus-mysqld-exporter openjdk-17-jre-headless gcc libc6-dev zlib1g-dev libmariadb-java percona-toolkit openjdk-17-jdk-headless strace php-cli php-mysql
 PYTEST_ARGS ?=
 
 .PHONY: test demo deps apt-deps pip-deps node-deps lint

@@ -57,6 +57,7 @@ _STRING_FUNCS = {"JSON_QUOTE", "JSON_UNQUOTE", "JSON_VALUE", "CONCAT", "CONCAT_W
                  "DATE_FORMAT", "HEX", "MD5", "SHA1", "SHA2", "UUID", "FORMAT",
                  "INSERT", "SPACE", "QUOTE", "CHAR_LENGTH", "TIME_FORMAT", "INET_NTOA", "NATURAL_SORT_KEY",
                  "SOUNDEX"}
+_ACCOUNT_FUNCS = frozenset({"USER", "CURRENT_USER", "SESSION_USER", "SYSTEM_USER"})
 _INT_FUNCS = {"INTERVAL": 2, "LENGTH": 10, "OCTET_LENGTH": 10, "CHAR_LENGTH": 10, "CHARACTER_LENGTH": 10,
               "LOCATE": 11, "INSTR": 11, "POSITION": 11, "YEAR": 4, "MONTH": 2, "DAY": 2,
               "DAYOFMONTH": 2, "HOUR": 2, "MINUTE": 2, "SECOND": 2, "DAYOFWEEK": 1, "DAYOFYEAR": 3,
@@ -1130,6 +1131,8 @@ class _Typer:
         if word == "COMPRESS":  # MariaDB's bound: the argument's bytes and a fifth, and 12
             size = first.length if first is not None else 0
             return ColumnType(FieldType.VAR_STRING, size * 120 // 100 + 12, STRING_DEC, CHARSET_BINARY, ColumnFlag.BINARY)
+        if word in _ACCOUNT_FUNCS:  # MariaDB's user@host bound: 384 characters
+            return _text_type(384)
         if word in _STRING_FUNCS:
             chars = [a.length // 4 if a and a.charset != 63 else (a.length if a else 64) for a in args]
             if word == "CONCAT" and chars:  # MariaDB's: the arguments' lengths added up

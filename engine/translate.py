@@ -200,6 +200,9 @@ _QUANTIFIED_BOUNDARY = frozenset({"AND", "OR", "NOT", "XOR", "WHERE", "ON", "HAV
 # words that, beside a name, make it part of an expression rather than a whole operand
 _NOT_BOUNDARY = frozenset({"COLLATE", "IS", "LIKE", "IN", "BETWEEN", "REGEXP", "RLIKE", "DIV", "MOD", "ESCAPE",
                            "INTERVAL", "BINARY"})
+# words after which a statement is not over (`ends_statement`)
+_STATEMENT_GOES_ON = (*_QUANTIFIED_BOUNDARY, *_NOT_BOUNDARY, "FROM", "BY", "AS", "JOIN", "VALUES", "LIMIT",
+                      "OFFSET", "INTO", "AND", "OR", "XOR")
 # words that begin no plain operand a division's divisor could be
 _NOT_OPERANDS = frozenset({"CASE", "INTERVAL", "NOT", "EXISTS", "SELECT", "BINARY", "_BINARY", "NULL", "TRUE", "FALSE"})
 # words that end a WHERE / ON / HAVING conjunct
@@ -400,9 +403,23 @@ class Translator:
     # --- helpers ---------------------------------------------------------------------------
 
     def error_at(self, i: int) -> SQLError:
+        if i < len(self.tokens) - 1 and self.ends_statement(i):
+            i += 1  # a second statement without CLIENT_MULTI_STATEMENTS: mysqld is near its text
         if i >= len(self.tokens):
             return syntax_error("")
         return syntax_error(self.shape[self.tokens[i].start:])
+
+    def ends_statement(self, i: int) -> bool:
+        """Is token `i` a ';' that mysqld's grammar reads as the end of a whole statement (outside
+        parentheses, after something that can end one)?"""
+        tokens = self.tokens
+        if not (tokens[i].kind == "op" and tokens[i].text == ";") or i == 0:
+            return False
+        depth = sum(1 if t.text == "(" else -1 for t in tokens[:i] if t.kind == "op" and t.text in "()")
+        before = tokens[i - 1]
+        if before.kind == "op":
+            return depth == 0 and before.text == ")"
+        return depth == 0 and not before.is_word(*_STATEMENT_GOES_ON)
 
     def add_arg(self, source: object) -> None:
         self.out.append("?")

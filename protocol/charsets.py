@@ -158,7 +158,8 @@ def result_column(col: ColumnDefinition, results: Charset) -> ColumnDefinition:
     charset, length = col.charset, col.length
     if charset != CHARSET_BINARY:
         charset = results.number
-        length = min(length // _mbmaxlen(col.charset) * results.mbmaxlen, 0xFFFFFFFF)
+        if length != 0xFFFFFFFF:  # (a LONGTEXT's, JSON's: MariaDB's cap whatever the character set)
+            length = min(length // _mbmaxlen(col.charset) * results.mbmaxlen, 0xFFFFFFFF)
     return ColumnDefinition(text(col.name), col.type, charset, length, col.flags, col.decimals, text(col.schema),
                             text(col.table), text(col.org_table), text(col.org_name), col.catalog,
                             col.type_name, col.format_name)

@@ -666,6 +666,10 @@ class ServerConnection:
             wire, seq = frame_payloads(message.payloads(self.capabilities), self._seq)
         elif isinstance(message, OK):
             wire, seq = encode_packet(message.encode(self.capabilities), self._seq)
+        elif isinstance(message, EOF) and self.capabilities & Capability.CLIENT_DEPRECATE_EOF:
+            # a command's EOF (my_eof: COM_SET_OPTION, COM_SHUTDOWN) is mysqld's OK-0xFE then
+            ok = OK(status=message.status, warnings=message.warnings)
+            wire, seq = encode_packet(ok.encode(self.capabilities, EOF_HEADER), self._seq)
         elif isinstance(message, EOF):
             wire, seq = encode_packet(message.encode(), self._seq)
         else:

@@ -35,7 +35,7 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from protocol.auth import hash_to_text, native_password_hash
-from protocol.charsets import charset_named, default_collation
+from protocol.charsets import charset_named, collation_number, default_collation
 from protocol.errors import (
     ER_BAD_DB_ERROR,
     ER_BASE64_DECODE_ERROR,
@@ -54,7 +54,14 @@ from protocol.errors import (
     SQLError,
 )
 from protocol.events import EventFramingError, EventType, event_type, split_events
-from protocol.messages import OK, FieldType, ResultSet, column
+from protocol.messages import (
+    CHARSET_UTF8MB4_GENERAL_CI,
+    OK,
+    ColumnFlag,
+    FieldType,
+    ResultSet,
+    column,
+)
 from server.plugins import SHOW_PLUGINS_COLUMNS
 from server.privileges import set_global_needs
 from server.processlist import processlist, shown_user
@@ -70,6 +77,12 @@ if TYPE_CHECKING:
 Handler = Callable[["ClientSession", str, str], Awaitable[Any]]
 
 _VAR_COLUMNS = (column("Variable_name"), column("Value"))
+# SHOW WARNINGS / SHOW ERRORS, described as MariaDB's: VARCHAR(7), INT UNSIGNED(4), VARCHAR(512)
+_DIAGNOSTIC_COLUMNS = (
+    column("Level", length=7 * 4, charset=CHARSET_UTF8MB4_GENERAL_CI, flags=ColumnFlag.NOT_NULL, decimals=39),
+    column("Code", FieldType.LONG, 4, flags=ColumnFlag.NOT_NULL | ColumnFlag.UNSIGNED | ColumnFlag.BINARY),
+    column("Message", length=512 * 4, charset=CHARSET_UTF8MB4_GENERAL_CI, flags=ColumnFlag.NOT_NULL, decimals=39),
+)
 _OK = OK()
 
 # SELECT without FROM that we answer: a function call as the second word, or any '@'.
@@ -212,8 +225,7 @@ class Admin:
                 offset, count = (first, t.integer()) if t.accept_op(",") else (0, first)
                 shown = shown[offset:offset + count]
             t.expect_end()
-            return ResultSet((column("Level"), column("Code", FieldType.LONG), column("Message")),
-                             tuple(shown))
+            return ResultSet(_DIAGNOSTIC_COLUMNS, tuple(shown))
         # GRANTS
         account: Account | None
         if t.accept_word("FOR"):
@@ -491,6 +503,7 @@ class Admin:
         for target, value, _ in assignments:
             if target[0] == "names":
                 session.sysvars.update(value)
+                session.results_collation = collation_number(value["collation_connection"])
                 session.charsets_changed()
             elif target[0] == "user":
                 session.user_vars[target[1]] = value

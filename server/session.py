@@ -93,6 +93,8 @@ from protocol.binary import COM_STMT_EXECUTE, STMT_COMMANDS, ResultHead
 from protocol.charsets import (
     BINARY,
     CHARSETS,
+    COLLATION_NAMES,
+    UTF8MB4,
     Charset,
     collation_charset,
     for_results,
@@ -128,6 +130,7 @@ from protocol.errors import (
     SQLError,
 )
 from protocol.messages import (
+    CHARSET_UTF8MB4_GENERAL_CI,
     EOF,
     ERR,
     MARIADB_CLIENT_EXTENDED_METADATA,
@@ -187,6 +190,8 @@ TEXT_HEADS = 64
 COM_RESET_CONNECTION = 0x1F
 COM_SHUTDOWN = 0x08
 COM_STATISTICS = 0x09
+COM_SET_OPTION = 0x1B
+MULTI_STATEMENTS_ON, MULTI_STATEMENTS_OFF = 0, 1  # COM_SET_OPTION's two options
 COM_REFRESH = 0x07
 REFRESH_HOSTS = 0x08  # COM_REFRESH's flag for FLUSH HOSTS (`mariadb-admin flush-hosts`)
 # what log_slow_admin_statements OFF keeps out of the slow log (MariaDB's admin statements)
@@ -324,6 +329,10 @@ class ClientSession(asyncio.Protocol):
         # character_set_results when answers are converted for it (latin1, ascii; binary: the
         # column definitions only); None: sent as stored (the utf8 family, NULL)
         self.results_charset: Charset | None = None
+        # the collation a column of characters names to the client (a definition's charsetnr):
+        # the handshake's or SET NAMES ... COLLATE's, as MariaDB's; None: character_set_results'
+        # default (after SET character_set_results)
+        self.results_collation: int | None = None
 
     # -- asyncio.Protocol -----------------------------------------------------------------------
 
@@ -344,6 +353,9 @@ class ClientSession(asyncio.Protocol):
             # (a JSON column or value is then tagged with the "json" format, as MariaDB's)
             DEFAULT_SERVER_CAPABILITIES & ~Capability.CLIENT_LONG_PASSWORD,
             mariadb_capabilities=MARIADB_CLIENT_EXTENDED_METADATA,
+            # collation_server's number at start (utf8mb4_general_ci), as mysqld's greeting: a
+            # client that names no character set (PHP's mysqlnd) takes this one
+            charset=CHARSET_UTF8MB4_GENERAL_CI,
             max_packet=server.variables.get("max_allowed_packet", None, Scope.GLOBAL),
             tls=server.tls_context is not None,
         )
@@ -859,6 +871,8 @@ class ClientSession(asyncio.Protocol):
             await self._reset_connection()
         elif isinstance(event, ComUnknown) and event.code == ChangeUser.COMMAND:
             await change_user(self, event.payload)
+        elif isinstance(event, ComUnknown) and event.code == COM_SET_OPTION:
+            self._set_option(event.payload)
         elif isinstance(event, ComUnknown) and event.code == COM_STATISTICS:
             self.server.stats.com["Com_show_status"] += 1  # (as mysqld counts it)
             self._statistics()
@@ -883,6 +897,18 @@ class ClientSession(asyncio.Protocol):
             handled = await self.server.role.handle_command(self, event)
             if not handled:
                 self._send_error(SQLError(ER_UNKNOWN_COM_ERROR))
+
+    def _set_option(self, payload: bytes) -> None:
+        """COM_SET_OPTION (mysql_set_server_option; PHP's multi_query sends it around its query):
+        multi-statements on (0) or off (1) for this connection, answered with an EOF, as mysqld
+        does; any other option is an unknown command."""
+        self.server.stats.com["Com_set_option"] += 1
+        option = int.from_bytes(payload[:2], "little") if len(payload) == 2 else None
+        if option not in (MULTI_STATEMENTS_ON, MULTI_STATEMENTS_OFF):
+            self._send_error(SQLError(ER_UNKNOWN_COM_ERROR))
+            return
+        self._multi = option == MULTI_STATEMENTS_ON
+        self.write(self.conn.send(EOF(status=self.status_flags())))  # type: ignore[union-attr]
 
     def _statistics(self) -> None:
         """COM_STATISTICS (`mysqladmin status`): one text packet, mysqld's wording. The
@@ -959,10 +985,12 @@ class ClientSession(asyncio.Protocol):
         MariaDB's thd_init_client_charset sets them; a number that is none of ours
         (protocol.charsets.COLLATION_NAMES) leaves the server's defaults."""
         found = None if number is None else collation_charset(number)
+        self.results_collation = None
         if found is not None:
             cs, collation = found
             self.sysvars.update(character_set_client=cs.name, character_set_connection=cs.name,
                                 character_set_results=cs.name, collation_connection=collation)
+            self.results_collation = number
         self.charsets_changed()
 
     def charsets_changed(self) -> None:
@@ -975,7 +1003,14 @@ class ClientSession(asyncio.Protocol):
         if self.conn is not None:
             self.conn.client_charset = client if client is not None and client.converts else None
         results = CHARSETS.get(self.sysvars.get("character_set_results"))  # type: ignore[arg-type]
-        self.results_charset = results if results is not None and (results.converts or results is BINARY) else None
+        number = self.results_collation
+        if results is not None and number is not None and number != results.number \
+                and COLLATION_NAMES.get(number, "").partition("_")[0] == results.name:
+            results = replace(results, number=number)  # (utf8mb4_unicode_ci: 224)
+        # answers as stored for utf8mb4_general_ci (what the engine's columns say) and NULL;
+        # converted (texts) or described again (utf8mb3's lengths, another collation) otherwise
+        self.results_charset = (results if results is not None and (results.converts or results is BINARY
+                                                                    or results.number != UTF8MB4.number) else None)
         self.prepared.forget_kept()
         if self.engine_session is not None:
             self.engine_charsets()

@@ -13,17 +13,14 @@ whose privileges then apply."""
 
 from __future__ import annotations
 
-import json
 import shutil
-import subprocess
-from pathlib import Path
 
 import pytest
 
+from tests.support.client_probes import NODE_DIR, node_steps, step_differences
 from tests.support.mariadb import mariadb_available
 from tests.support.mariadb_compare import mariadb_and_ours
 
-NODE_DIR = Path(__file__).resolve().parents[1] / "support" / "node"
 NODE = shutil.which("node")
 
 pytestmark = [
@@ -34,19 +31,11 @@ pytestmark = [
 ]
 
 
-def _answers(port: int) -> list:
-    done = subprocess.run([NODE, str(NODE_DIR / "mysql2_probe.js"), str(port)], capture_output=True, text=True,
-                          timeout=120, cwd=NODE_DIR)
-    assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout)
-
-
 def test_mysql2_answers_as_from_mariadb(tmp_path):
     with mariadb_and_ours(tmp_path) as (reference, master):
-        theirs, ours = _answers(reference.port), _answers(master.port)
+        theirs, ours = node_steps("mysql2_probe.js", reference.port), node_steps("mysql2_probe.js", master.port)
     by_step = dict(map(tuple, theirs))
     # what the comparison stands on: MariaDB's own answers for a few of the steps
     assert by_step["query: JSON values"]["rows"][0][1] == {"object": '{"a":[1,2]}'}
     assert by_step["changeUser"] == "ok" and by_step["its privileges"]["error"] == 1142
-    differences = [(t[0], t[1], o[1]) for t, o in zip(theirs, ours, strict=True) if t != o]
-    assert differences == []
+    assert step_differences(theirs, ours) == []

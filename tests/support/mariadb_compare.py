@@ -17,9 +17,11 @@ from tests.support.mariadb import MariaDBServer
 
 
 @contextmanager
-def mariadb_and_ours(base: Path, mariadb_id: int = 1, ours_id: int = 1) -> Iterator[tuple[MariaDBServer, Daemon]]:
-    """A MariaDB and our master with these server_ids, stopped on the way out."""
-    mariadb = MariaDBServer(base / "mdb", server_id=mariadb_id)
+def mariadb_and_ours(base: Path, mariadb_id: int = 1, ours_id: int = 1,
+                     mariadb_extra: Sequence[str] = ()) -> Iterator[tuple[MariaDBServer, Daemon]]:
+    """A MariaDB (started with `mariadb_extra` options) and our master with these server_ids,
+    stopped on the way out."""
+    mariadb = MariaDBServer(base / "mdb", server_id=mariadb_id, extra=mariadb_extra)
     ours = Daemon("master", base / "ours", [f"--server-id={ours_id}"])
     try:
         mariadb.start()
@@ -87,6 +89,11 @@ def rows_or_none(server: Any, sql: str) -> list[tuple] | None:
         return server.query(sql)
     except Exception:  # noqa: BLE001 - not made yet
         return None
+
+
+# The server character set ours has (Debian's packaged MariaDB configures the same): a reference
+# MariaDB started with these options greets a client with the collation ours greets it with.
+OUR_SERVER_CHARSET = ("--character-set-server=utf8mb4", "--collation-server=utf8mb4_general_ci")
 
 
 def both_answer(reference: Any, ours: Any, setup: Sequence[str], queries: Sequence[str],

@@ -11,6 +11,7 @@ from protocol.charsets import (
     ASCII,
     BINARY,
     LATIN1,
+    UTF8MB3,
     UTF8MB4,
     charset_named,
     collation_charset,
@@ -81,3 +82,12 @@ def test_a_com_query_is_read_in_the_connection_s_charset() -> None:
     payload = b"\x03INSERT INTO t VALUES ('caf\xe9 \x80')"
     assert decode_command(payload, LATIN1) == ComQuery("INSERT INTO t VALUES ('café €')")
     assert decode_command(payload) == ComQuery("INSERT INTO t VALUES ('caf\udce9 \udc80')")  # UTF-8, bytes kept
+
+
+def test_a_longtext_keeps_its_length_in_every_character_set():
+    """MariaDB caps a column's length at 4294967295 and a LONGTEXT's or JSON's stays that for a
+    utf8mb3 or latin1 client; a TEXT's scales (65535 characters' bytes)."""
+    longtext = ColumnDefinition("j", FieldType.BLOB, 45, 0xFFFFFFFF)
+    assert result_column(longtext, LATIN1).length == 0xFFFFFFFF
+    assert result_column(longtext, UTF8MB3).length == 0xFFFFFFFF
+    assert result_column(ColumnDefinition("t", FieldType.BLOB, 45, 262140), UTF8MB3).length == 196605

@@ -761,3 +761,21 @@ def test_whole_command_takes_nothing_while_bytes_wait_or_an_answer_is_due():
     server, _ = login()
     server.receive_data(b"")  # the peer closed its side
     assert server.whole_command(execute) is None
+
+
+# -- a command's EOF (my_eof) ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("deprecate_eof", [False, True])
+def test_a_commands_eof_is_ok_0xfe_under_deprecate_eof(deprecate_eof):
+    """COM_SET_OPTION and COM_SHUTDOWN end with mysqld's my_eof: an EOF packet, or under
+    CLIENT_DEPRECATE_EOF an OK packet with the 0xFE header (Protocol::send_eof)."""
+    caps = DEFAULT_CLIENT_CAPABILITIES | Capability.CLIENT_DEPRECATE_EOF if deprecate_eof \
+        else DEFAULT_CLIENT_CAPABILITIES & ~Capability.CLIENT_DEPRECATE_EOF
+    server, _ = login(client_caps=caps)
+    server.receive_data(b"\x03\x00\x00\x00\x1b\x00\x00")  # COM_SET_OPTION MULTI_STATEMENTS_ON
+    assert server.next_event() is not NEED_DATA
+    wire = server.send(EOF(0, ServerStatus.AUTOCOMMIT))
+    body = b"\xfe\x00\x00\x02\x00\x00\x00" if deprecate_eof else b"\xfe\x00\x00\x02\x00"
+    assert wire == len(body).to_bytes(3, "little") + b"\x01" + body
+    assert server.state is ServerState.COMMAND

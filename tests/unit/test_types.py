@@ -330,3 +330,9 @@ def test_create_select_column_types_from_result_types():
     assert column_ddl(NULL_TYPE) == "binary(0) DEFAULT NULL"
     assert column_ddl(DOUBLE) == "double DEFAULT NULL"
     assert column_ddl(datetime_type(12, 0, ColumnFlag.NOT_NULL)) == "datetime NOT NULL"
+
+
+def test_account_functions_are_384_characters_as_mariadbs():
+    """USER(), CURRENT_USER() and the like: user@host in MariaDB's 384 characters (was 64)."""
+    for ct in types_of("SELECT USER(), CURRENT_USER(), CURRENT_USER, SESSION_USER(), SYSTEM_USER()"):
+        assert ct is not None and (ct.type, ct.length, ct.decimals) == (FieldType.VAR_STRING, 384 * 4, 39)
