@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import errno
 import os
+import time
 
 import pytest
 
@@ -67,13 +68,12 @@ async def test_a_cancelled_wait_leaves_the_next_answers_matched(tmp_path):
 @native
 async def test_a_closed_syncer_answers_nothing_more_and_its_thread_ends(tmp_path):
     fd = os.open(tmp_path / "f", os.O_WRONLY | os.O_CREAT)
-    threads_before = _syncer_threads()
+    before = _syncer_threads()
     s = syncer.NativeSyncer.open()
-    for _ in range(100):  # (its name seen in /proc as the kernel shows it)
-        if _syncer_threads() == threads_before + 1:
-            break
-        await asyncio.sleep(0.01)
-    assert _syncer_threads() == threads_before + 1
+    # (its thread seen in /proc by the name the kernel shows; other tests' syncer threads may end
+    # meanwhile, so the new one is told apart by its id)
+    ours = await _until(lambda: _syncer_threads() - before)
+    assert len(ours) == 1
     await s.fsync(fd)
     s.close()
     s.close()  # twice is once
@@ -84,25 +84,31 @@ async def test_a_closed_syncer_answers_nothing_more_and_its_thread_ends(tmp_path
     in_flight.close()  # its answer, if the thread writes one, goes to a closed pipe: dropped
     with pytest.raises(OSError):
         await waiting
-    for _ in range(100):
-        if _syncer_threads() == threads_before:
-            break
-        await asyncio.sleep(0.01)
-    assert _syncer_threads() == threads_before
+    await _until(lambda: not ours & _syncer_threads())
+    assert not ours & _syncer_threads()
     os.close(fd)
 
 
-def _syncer_threads() -> int:
-    """The process's syncer threads, by the name `_syncer.c` gives them (other tests' threads may
-    end meanwhile)."""
-    count = 0
+async def _until(probe, seconds: float = 30):
+    """`probe()` once it is true, polled for up to `seconds` (a loaded machine schedules a new or
+    ending thread late); its last value otherwise."""
+    deadline = time.monotonic() + seconds
+    while not (got := probe()) and time.monotonic() < deadline:
+        await asyncio.sleep(0.01)
+    return got
+
+
+def _syncer_threads() -> set[str]:
+    """The ids of the process's syncer threads, by the name `_syncer.c` gives them."""
+    found = set()
     for task in os.listdir("/proc/self/task"):
         try:
             with open(f"/proc/self/task/{task}/comm") as comm:
-                count += comm.read().strip() == "semisync-fsync"
+                if comm.read().strip() == "semisync-fsync":
+                    found.add(task)
         except OSError:  # (a thread ended meanwhile: ENOENT or ESRCH)
             pass
-    return count
+    return found
 
 
 async def test_the_io_task_takes_the_compiled_syncer_for_the_real_fsync_only():

@@ -46,7 +46,10 @@ async def _through(where: Path, receiver: bool, reads, max_relay_log_size: int =
 
     async def replicate(master: FakeMaster, journal: list) -> None:
         for events, flagged in reads(master):
+            before = len(journal)
             master.send(events, flagged)
+            if flagged:  # acknowledged before the next read is sent (one read each, however loaded)
+                await settle(journal, before + 1)
             await asyncio.sleep(0.15)
         await settle(journal, 1)
 
