@@ -1,7 +1,9 @@
 """`semisync status`: the semi-sync state of a running master or slave, as a table.
 
 It speaks only SQL a DBA could type: SHOW GLOBAL STATUS/VARIABLES, SHOW MASTER STATUS,
-SHOW SLAVE HOSTS and SHOW SLAVE STATUS. A server with a SHOW SLAVE STATUS row is shown as a
+information_schema.RPL_SEMI_SYNC_SLAVES (the registered slaves and their acked positions; empty
+without the semi-sync master plugin; SHOW SLAVE HOSTS where the table does not exist, as on a
+MariaDB) and SHOW SLAVE STATUS. A server with a SHOW SLAVE STATUS row is shown as a
 slave, any other as a master. Cannot connect: one line on stderr, exit 1.
 """
 
@@ -60,15 +62,20 @@ def master_report(client: Client) -> list[str]:
             status.get("Rpl_semi_sync_master_wait_sessions", "-"),
         ),
     ]
-    hosts = client.rows_as_dicts("SHOW SLAVE HOSTS")
+    try:
+        hosts = client.rows_as_dicts("SELECT SERVER_ID, HOST, PORT, ACKED_LOG_FILE, ACKED_LOG_POS"
+                                     " FROM information_schema.RPL_SEMI_SYNC_SLAVES ORDER BY SERVER_ID")
+    except ClientError:  # a server without the table (MariaDB): its slaves, no acked position
+        hosts = [{"SERVER_ID": h.get("Server_id"), "HOST": h.get("Host"), "PORT": h.get("Port")}
+                 for h in client.rows_as_dicts("SHOW SLAVE HOSTS")]
     lines.append(f"slaves ({len(hosts)})")
     header = f"  {'SERVER_ID':>9}  {'HOST':<15} {'PORT':>5}  {'ACKED POSITION':<28} LAG"
     lines.append(header)
     for h in hosts:
-        acked_file, acked_pos = h.get("Acked_Log_File"), h.get("Acked_Log_Pos")
+        acked_file, acked_pos = h.get("ACKED_LOG_FILE"), h.get("ACKED_LOG_POS")
         acked = f"{acked_file}:{acked_pos}" if acked_file else "-"
         lines.append(
-            f"  {h.get('Server_id', '?'):>9}  {str(h.get('Host') or '-'):<15} {str(h.get('Port') or '-'):>5}  "
+            f"  {h.get('SERVER_ID', '?'):>9}  {str(h.get('HOST') or '-'):<15} {str(h.get('PORT') or '-'):>5}  "
             f"{acked:<28} {_lag(file, pos, acked_file, acked_pos)}"
         )
     return lines

@@ -2,8 +2,9 @@
 TABLE_CONSTRAINTS, REFERENTIAL_CONSTRAINTS, CHARACTER_SETS, COLLATIONS, PROCESSLIST,
 GLOBAL_VARIABLES, SESSION_VARIABLES, GLOBAL_STATUS, SESSION_STATUS, INNODB_TRX, INNODB_LOCKS,
 INNODB_LOCK_WAITS, INNODB_CMP / INNODB_CMPMEM (a row of zero counters per compressed page size: nothing
-here is compressed), INNODB_METRICS (every monitor never enabled: engine/innodb_metrics.py), with
-MariaDB 10.11's columns, and the `mysql` tables the server shell answers
+here is compressed), INNODB_METRICS (every monitor never enabled: engine/innodb_metrics.py),
+RPL_SEMI_SYNC_SLAVES (the semi-sync master plugin's: each registered slave's acked position), with
+MariaDB 10.11's columns where MariaDB has the view, and the `mysql` tables the server shell answers
 (`mysql.global_priv`, `mysql.user`);
 the rows of PROCESSLIST, of the variables and of the transactions (`LIVE`) are the server shell's, read through the
 session when the statement is planned (such plans are never cached), the variables' names
@@ -173,6 +174,11 @@ _DECLARED_TEXT = {
         PLUGIN_TYPE_VERSION varchar(20), PLUGIN_LIBRARY varchar(64)?, PLUGIN_LIBRARY_VERSION varchar(20)?,
         PLUGIN_AUTHOR varchar(64)?, PLUGIN_DESCRIPTION longtext?, PLUGIN_LICENSE varchar(80), LOAD_OPTION varchar(64),
         PLUGIN_MATURITY varchar(12), PLUGIN_AUTH_VERSION varchar(80)?""",
+    # the semi-sync master plugin's (the server answers it while the plugin is installed): each
+    # registered slave, as SHOW SLAVE HOSTS, and its latest semi-sync ack
+    "rpl_semi_sync_slaves": """
+        SERVER_ID int(10)_unsigned, HOST varchar(60), PORT int(10)_unsigned, ACKED_LOG_FILE varchar(512)?,
+        ACKED_LOG_POS bigint(21)_unsigned?""",
     "engines": """
         ENGINE varchar(64), SUPPORT varchar(8), COMMENT varchar(160), TRANSACTIONS varchar(3)?, XA varchar(3)?,
         SAVEPOINTS varchar(3)?""",
@@ -204,7 +210,7 @@ _DECLARED_TEXT = {
 # planned (such plans are never cached): PROCESSLIST, the system and status variables, and the
 # transactions and writer-lock waits of its sessions (INNODB_TRX, INNODB_LOCKS, INNODB_LOCK_WAITS).
 LIVE = frozenset({"processlist", "global_variables", "session_variables", "global_status", "session_status",
-                  "global_priv", "plugins", "innodb_trx", "innodb_locks", "innodb_lock_waits"})
+                  "global_priv", "plugins", "rpl_semi_sync_slaves", "innodb_trx", "innodb_locks", "innodb_lock_waits"})
 # ENGINES' one row (SHOW ENGINES too): the engine, answering to the name InnoDB
 ENGINE_ROW = ("InnoDB", "DEFAULT", "Transactional tables on SQLite (one writer at a time, table-level locking), "
               "answering to the name InnoDB", "YES", "NO", "YES")

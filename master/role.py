@@ -15,9 +15,8 @@ Contract
   MariaDB's words; the dump does not start and the connection stays usable.
 - ROLLBACK runs on the engine, then calls the `after_rollback` hook.
 - Master statements: SHOW MASTER STATUS, SHOW BINARY LOGS (= SHOW MASTER LOGS), SHOW BINLOG
-  EVENTS, SHOW SLAVE HOSTS (MySQL's columns, then each slave's latest semi-sync ack as
-  Acked_Log_File / Acked_Log_Pos), FLUSH BINARY LOGS (and FLUSH LOGS), PURGE BINARY LOGS TO (ER_LOG_IN_USE
-  for a file a dump session still reads) and BEFORE 'datetime' (`purge_before`: MariaDB's
+  EVENTS, SHOW SLAVE HOSTS (MariaDB's four columns), FLUSH BINARY LOGS (and FLUSH LOGS), PURGE
+  BINARY LOGS TO (ER_LOG_IN_USE for a file a dump session still reads) and BEFORE 'datetime' (`purge_before`: MariaDB's
   purge_logs_before_date, by file modification time, stopping silently at a file in use), RESET MASTER (binlog reset, `after_reset_master`, dump
   sessions ended; the GTID state is cleared), `SELECT BINLOG_GTID_POS(file, pos)` (the GTID
   position a dump from there starts at, from the file's GTID_LIST and its GTID events before
@@ -26,6 +25,8 @@ Contract
   mysqld's implicit commit), then run between commit groups under the engine's writer lock
   (`GroupCommit.exclusive`; interruptible while they wait for it, whole once their work
   starts: `_exclusive`); readers (SHOW ...) read up to the published end.
+- `semisync_slaves()`: information_schema.RPL_SEMI_SYNC_SLAVES' rows, one per registered slave
+  (as SHOW SLAVE HOSTS lists them) with its latest semi-sync ack (NULLs before its first).
 - Variables: log_bin ON, log_bin_basename, log_bin_index, binlog_format STATEMENT,
   binlog_checksum, sync_binlog, max_binlog_size and binlog_error_action (dynamic), gtid_mode OFF
   (MySQL's GTIDs; log_slave_updates is the node's); MariaDB's gtid_binlog_pos and
@@ -73,6 +74,7 @@ from protocol.gtid import (
 from protocol.messages import (
     ERR,
     OK,
+    SHOW_TEXT_DECIMALS,
     ComBinlogDump,
     ComBinlogDumpGtid,
     ComRegisterSlave,
@@ -94,6 +96,10 @@ log = logging.getLogger("semisync.master")
 
 _RELOAD = (ALL, "RELOAD")  # SUPER is not enough (MariaDB 10.11)
 _REPLICATION_CLIENT = (ALL, SUPER, REPLICATION_CLIENT, REPLICATION_SLAVE)
+# SHOW SLAVE HOSTS: MariaDB 10.11's four columns; each slave's acked position is
+# RPL_SEMI_SYNC_SLAVES' (`semisync_slaves`)
+_SLAVE_HOSTS_COLUMNS = (column("Server_id", FieldType.LONG), column("Host", decimals=SHOW_TEXT_DECIMALS),
+                        column("Port", FieldType.LONG), column("Master_id", FieldType.LONG))
 
 
 @dataclass
@@ -421,16 +427,20 @@ class MasterRole(Role):
         if what in ("SLAVE", "REPLICA", "REPLICAS") and (what == "REPLICAS" or t.accept_word("HOSTS")):
             t.expect_end()
             session.require(ALL, "REPLICATION MASTER ADMIN")
-            # MySQL's columns, then where each slave's latest semi-sync ack stands (ours)
-            rows = []
-            for slave in sorted(self.slaves.values(), key=lambda s: s.server_id):
-                acked = self.acks.acked.get(slave.server_id)
-                rows.append((slave.server_id, slave.host, slave.port, slave.master_id,
-                             acked.file if acked else None, acked.pos if acked else None))
-            return ResultSet((column("Server_id", FieldType.LONG), column("Host"), column("Port", FieldType.LONG),
-                              column("Master_id", FieldType.LONG), column("Acked_Log_File"),
-                              column("Acked_Log_Pos", FieldType.LONGLONG)), tuple(rows))
+            rows = tuple((s.server_id, s.host, s.port, s.master_id) for s in self._registered())
+            return ResultSet(_SLAVE_HOSTS_COLUMNS, rows)
         return None
+
+    def _registered(self) -> list[SlaveHost]:
+        return sorted(self.slaves.values(), key=lambda s: s.server_id)
+
+    def semisync_slaves(self) -> list[tuple]:
+        rows = []
+        for slave in self._registered():
+            acked = self.acks.acked.get(slave.server_id)
+            rows.append((slave.server_id, slave.host, slave.port,
+                         acked.file if acked else None, acked.pos if acked else None))
+        return rows
 
     def _binary_logs(self) -> list[tuple[str, int]]:
         end = self.end.position

@@ -292,6 +292,7 @@ class NodeDaemon:
             binlog_recent=gtids.state.most_recent if cfg.log_slave_updates else lambda _domain: None,
             relay_log_purge=self._relay_log_purge,
             commit_wait=self._commit_wait,
+            thread_id=server.next_connection_id,
         )
 
     def _commit_wait(self) -> float:

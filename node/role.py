@@ -91,6 +91,17 @@ class NodeRole(Role):
     def status_variables(self) -> Mapping[str, Any]:
         return {**self.source.status_variables(), **self.replica.status_variables()}
 
+    # -- replication threads and tables -------------------------------------------------------
+
+    def system_threads(self) -> list[tuple[int, str, float, str]]:
+        return self.replica.system_threads()
+
+    async def kill_thread(self, connection_id: int) -> bool:
+        return await self.replica.kill_thread(connection_id)
+
+    def semisync_slaves(self) -> list[tuple]:
+        return self.source.semisync_slaves()
+
     # -- statements ---------------------------------------------------------------------------
 
     def side(self, sql: str, keyword: str) -> Role:

@@ -1018,6 +1018,10 @@ _NUMERIC_TYPES = frozenset({
 })
 
 
+# The decimals MariaDB describes a SHOW statement's text columns with (its NOT_FIXED_DEC, 39)
+SHOW_TEXT_DECIMALS = 39
+
+
 def column(name: str, type: int = FieldType.VAR_STRING, length: int | None = None, **kw: Any) -> ColumnDefinition:
     """A column definition with the charset and flags a server would give such a column."""
     if type in _NUMERIC_TYPES:

@@ -701,6 +701,12 @@ class Admin:
     async def kill(self, session: ClientSession, target_id: int, *, query: bool) -> Any:
         target = self.server.sessions.get(target_id)
         if target is None:
+            # a replication thread of the role's ("system user": another user's)
+            if any(t[0] == target_id for t in self.server.role.system_threads()):
+                if not session.has_privilege(*_CONNECTION_ADMIN):
+                    raise SQLError(ER_KILL_DENIED_ERROR, target_id)
+                if await self.server.role.kill_thread(target_id):
+                    return _OK
             raise SQLError(ER_NO_SUCH_THREAD, target_id)
         if target.user != session.user and not session.has_privilege(*_CONNECTION_ADMIN):
             raise SQLError(ER_KILL_DENIED_ERROR, target_id)

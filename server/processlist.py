@@ -4,10 +4,13 @@ Contract: a row is read from the session's public fields at the moment of the st
 `connection_id`, `user`, `peer`, `database`, `command` ("Sleep", "Query", "Connect",
 "Binlog Dump", ...), the seconds since the command began, `state` (a session waiting in a hook
 sets it through `set_state`, e.g. "Waiting for semi-sync ACK from slave") and `info` (the
-running statement; the first 100 characters unless FULL). Sessions are listed by id.
+running statement; the first 100 characters unless FULL). The role's replication threads
+(`Role.system_threads`: a replica's Slave_IO and Slave_SQL while they run) are listed with them
+as MariaDB lists its own: user "system user", host "", db and info NULL, the time since the
+thread started. Rows are listed by id.
 information_schema.PROCESSLIST has the same rows in MariaDB's columns (INFO never cut; no stages,
 progress or memory accounting here: 0; TID the event loop's OS thread, which runs every session).
-An account without PROCESS sees only its own user's sessions, in both.
+An account without PROCESS sees only its own user's sessions (no thread), in both.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ import time
 from decimal import Decimal
 from typing import TYPE_CHECKING
 
-from protocol.messages import FieldType, ResultSet, column
+from protocol.messages import SHOW_TEXT_DECIMALS, FieldType, ResultSet, column
 from server.users import ALL, SUPER
 
 if TYPE_CHECKING:
@@ -26,13 +29,13 @@ if TYPE_CHECKING:
 
 COLUMNS = (
     column("Id", FieldType.LONGLONG),
-    column("User"),
-    column("Host"),
-    column("db"),
-    column("Command"),
+    column("User", decimals=SHOW_TEXT_DECIMALS),
+    column("Host", decimals=SHOW_TEXT_DECIMALS),
+    column("db", decimals=SHOW_TEXT_DECIMALS),
+    column("Command", decimals=SHOW_TEXT_DECIMALS),
     column("Time", FieldType.LONG),
-    column("State"),
-    column("Info"),
+    column("State", decimals=SHOW_TEXT_DECIMALS),
+    column("Info", decimals=SHOW_TEXT_DECIMALS),
     column("Progress", FieldType.DOUBLE, decimals=3),
 )
 
@@ -42,20 +45,28 @@ def shown_user(session: ClientSession) -> str | None:
     return None if session.has_privilege(ALL, SUPER, "PROCESS") else session.user
 
 
-def _shown(server: SessionHost, user: str | None) -> list[tuple[int, ClientSession, float]]:
-    """(id, session, seconds since its command began) of the sessions listed, by id."""
+_SYSTEM_USER = "system user"
+
+
+def _shown(server: SessionHost, user: str | None) -> list[tuple[int, str, str, str | None, str, float, str, str | None]]:
+    """(id, user, host, db, command, seconds since its command began, state, info) of the
+    sessions and threads listed, by id."""
     now = time.monotonic()
-    return [(cid, s, now - s.since) for cid, s in sorted(server.sessions.items())
-            if user is None or s.user == user]
+    rows = [(cid, s.user, s.peer, s.database, s.command, now - s.since, s.state or "", s.info)
+            for cid, s in server.sessions.items() if user is None or s.user == user]
+    if user is None:
+        rows.extend((cid, _SYSTEM_USER, "", None, command, now - since, state, None)
+                    for cid, command, since, state in server.role.system_threads())
+    return sorted(rows, key=lambda row: row[0])
 
 
 def infoschema_rows(server: SessionHost, user: str | None = None) -> list[tuple]:
     """information_schema.PROCESSLIST's rows (MariaDB 10.11's 18 columns)."""
     tid = threading.get_native_id()
     rows = []
-    for cid, s, elapsed in _shown(server, user):
-        info_binary = None if s.info is None else s.info.encode("utf-8", "surrogateescape")
-        rows.append((cid, s.user, s.peer, s.database, s.command, int(elapsed), s.state or "", s.info,
+    for cid, who, peer, db, command, elapsed, state, info in _shown(server, user):
+        info_binary = None if info is None else info.encode("utf-8", "surrogateescape")
+        rows.append((cid, who, peer, db, command, int(elapsed), state, info,
                      Decimal(f"{elapsed * 1000:.3f}"), 0, 0, Decimal("0.000"), 0, 0, 0, 0, info_binary, tid))
     return rows
 
@@ -63,9 +74,8 @@ def infoschema_rows(server: SessionHost, user: str | None = None) -> list[tuple]
 def processlist(server: SessionHost, *, full: bool, user: str | None = None) -> ResultSet:
     """The result set; `user` limits it to one user's sessions (no PROCESS privilege)."""
     rows = []
-    for cid, s, elapsed in _shown(server, user):
-        info = s.info
+    for cid, who, peer, db, command, elapsed, state, info in _shown(server, user):
         if info is not None and not full:
             info = info[:100]
-        rows.append((cid, s.user, s.peer, s.database, s.command, int(elapsed), s.state or "", info, "0.000"))
+        rows.append((cid, who, peer, db, command, int(elapsed), state, info, "0.000"))
     return ResultSet(COLUMNS, tuple(rows))

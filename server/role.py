@@ -58,6 +58,11 @@ Contract
   MariaDB binlogs it (passwords only as `IDENTIFIED BY PASSWORD '*HEX'`), so a master may write
   it to its binlog. The slave's applier replays such a statement with
   `server.apply_user_statement(sql)`.
+- Replication threads and tables: `system_threads()` are the role's threads the processlist
+  lists next to the sessions (a replica's Slave_IO / Slave_SQL), each with a connection id the
+  server gave out; KILL of an id no session has goes to `kill_thread(id)` (False: no such
+  thread, 1094). `semisync_slaves()` are information_schema.RPL_SEMI_SYNC_SLAVES' rows, which
+  the server shows only while the semi-sync master plugin is installed.
 """
 
 from __future__ import annotations
@@ -99,6 +104,20 @@ class Role:
     def status_variables(self) -> Mapping[str, Any]:
         """Current values of the role's status variables (name -> value), read per SHOW STATUS."""
         return {}
+
+    # -- replication threads and tables ---------------------------------------------------
+
+    def system_threads(self) -> list[tuple[int, str, float, str]]:
+        """(connection id, Command, start time on the monotonic clock, State) of each thread."""
+        return []
+
+    async def kill_thread(self, connection_id: int) -> bool:
+        """Stop the thread with this id; False when none of `system_threads()` has it."""
+        return False
+
+    def semisync_slaves(self) -> list[tuple]:
+        """(SERVER_ID, HOST, PORT, ACKED_LOG_FILE, ACKED_LOG_POS) of each registered slave."""
+        return []
 
     # -- statements -----------------------------------------------------------------------
 

@@ -1414,14 +1414,20 @@ class ClientSession(asyncio.Protocol):
 
     def read_infoschema(self, view: str) -> list[tuple]:
         """The rows of information_schema's server views (`view` lower-case: processlist,
-        global_variables, session_variables, global_status, session_status, plugins, innodb_trx,
-        innodb_locks, innodb_lock_waits: server/transactions.py) as this session
+        global_variables, session_variables, global_status, session_status, plugins,
+        rpl_semi_sync_slaves (empty unless the semi-sync master plugin is installed and the account
+        may SHOW SLAVE HOSTS), innodb_trx, innodb_locks, innodb_lock_waits: server/transactions.py) as this session
         may see them; the variables' names upper-case, as MariaDB lists them; global_priv is
         mysql.global_priv's and user mysql.user's (1142 without SELECT on it)."""
         if view == "processlist":
             return processlist.infoschema_rows(self.server, processlist.shown_user(self))
         if view == "plugins":
             return self.server.plugins.infoschema_rows()
+        if view == "rpl_semi_sync_slaves":  # the semi-sync master plugin's, as SHOW SLAVE HOSTS needs
+            if not self.server.plugins.registry.is_installed("rpl_semi_sync_master") or not self.has_privilege(
+                    ALL, "REPLICATION MASTER ADMIN"):
+                return []
+            return self.server.role.semisync_slaves()
         if view.startswith("innodb_"):
             return transactions.infoschema_rows(self, view)
         if view in ("global_priv", "user"):  # mysql.global_priv, mysql.user: password hashes, for SELECT on it only

@@ -221,6 +221,7 @@ class ReadyTransaction:
     user_statement: bool = False  # statements[0] is a user statement the user store applied
     gtid: Gtid | None = None  # its MariaDB GTID (the origin's), None from a master without GTIDs
     gtid_slave_pos: GtidPosition | None = None  # @@gtid_slave_pos after it (its meta's, as a value)
+    master_start: tuple[str, int] = ("", 0)  # the master's file and position before it (shown should it fail)
 
 
 # The commit seam: all of the transactions with the last one's meta, or none (SQLError).
@@ -745,6 +746,7 @@ class Applier:
         replayed = bool(statements and self._skip)  # by crash recovery: in our binlog already
         if gtid is not None and not replayed:
             self._check_strict(gtid)  # before anything of it counts as read
+        master_start = (self.master_file, self.master_pos)
         if stream.master_end:
             self.master_pos = stream.master_end
         timestamp, server_id = stream.timestamp, stream.server_id
@@ -765,7 +767,7 @@ class Applier:
         if gtid is not None:
             self._read_pos = self._read_pos.with_gtid(gtid)
         ready = ReadyTransaction(statements, self._meta(self.relay_file, end), end, timestamp, server_id,
-                                 user_statement, gtid, self._read_pos)
+                                 user_statement, gtid, self._read_pos, master_start)
         self._batch.append(ready)
         self._batch_statements += len(statements)
         if alone or len(self._batch) >= MAX_BATCH_TRANSACTIONS or self._batch_statements >= MAX_BATCH_STATEMENTS:
@@ -800,7 +802,8 @@ class Applier:
             try:
                 await self._commit_shielded([ready])
             except SQLError as e:
-                self.master_pos = int(ready.meta[META_MASTER_POS])  # as it was when it failed
+                # Relay_Master_Log_File / Exec_Master_Log_Pos: where the failing transaction starts, as MariaDB's
+                self.master_file, self.master_pos = ready.master_start
                 self._read_pos = self.gtid_slave_pos
                 sql, _ctx, db, *_ = ready.statements[-1] if ready.statements else ("", None, None)
                 failing = getattr(e, "statement", None) or sql
@@ -824,8 +827,8 @@ class Applier:
         self.last_master_timestamp = last.timestamp
         self.applied_transactions += len(batch)
         for t in batch:
-            if t.statements and not t.user_statement:
-                if str(t.statements[0][0]).lstrip()[:7].upper().startswith(_DML):
+            if t.statements:  # (a user statement is DDL too, as MariaDB counts it)
+                if not t.user_statement and str(t.statements[0][0]).lstrip()[:7].upper().startswith(_DML):
                     self.transactional_groups += 1
                 else:
                     self.ddl_groups += 1

@@ -22,6 +22,11 @@ Contract
   1618); otherwise the setting is kept. `SET GLOBAL gtid_slave_pos` needs both threads stopped (1198, nothing changes); by
   GTID it also drops the relay log, which was read for the old position.
 - `rpl_semi_sync_slave_enabled` is read by the semi-sync plugin at each IO task start.
+- The processlist's replication threads (`threads()`, as a MariaDB replica lists them): each
+  task takes a connection id of the server (`thread_id`) when START SLAVE starts it and is
+  listed as "system user"'s Slave_IO / Slave_SQL row, its state the IO task's / applier's,
+  until it stops. KILL [QUERY] of such an id stops that thread as STOP SLAVE IO_THREAD /
+  SQL_THREAD does (`kill_thread`), without an error of its own.
 """
 
 from __future__ import annotations
@@ -113,6 +118,7 @@ class Replication:
         binlog_recent: Callable[[int], Gtid | None] = lambda _domain: None,
         relay_log_purge: Callable[[], bool] = lambda: True,
         commit_wait: Callable[[], float] = lambda: 0.0,
+        thread_id: Callable[[], int] = lambda: 0,
     ) -> None:
         self.datadir = Path(datadir)
         self.server_id = server_id
@@ -124,6 +130,7 @@ class Replication:
         self.max_relay_log_size = max_relay_log_size
         self.gtid_strict_mode = gtid_strict_mode
         self.binlog_state = binlog_state
+        self.thread_id = thread_id
         self.info = master_info.load(self.datadir) or defaults
         self.relay = RelayLog(self.datadir, relay_basename, server_id)
         recovered = self.relay.recover()
@@ -153,6 +160,9 @@ class Replication:
         self._pending_meta: dict[str, Any] | None = None  # applier position to store after a reset
         self._last_io: tuple[int, str] = (0, "")
         self._persisting: asyncio.Task[None] | None = None  # SET GLOBAL gtid_slave_pos's commit
+        # the running tasks' processlist ids and start times (loop clock): (id, since)
+        self._io_thread: tuple[int, float] = (0, 0.0)
+        self._sql_thread: tuple[int, float] = (0, 0.0)
 
     # -- state ------------------------------------------------------------------------------------
     @property
@@ -224,8 +234,6 @@ class Replication:
         if self._persisting is not None:
             await self._persisting
             self._persisting = None
-        if sql and not self.sql_running:
-            self._sql_task = asyncio.create_task(self.applier.run(), name="slave-sql")
         if io and not self.io_running:
             if self.net_timeout < self.info.heartbeat_period:
                 log.warning(
@@ -254,6 +262,11 @@ class Replication:
                 io_pos=io_pos, rescan_io_pos=self.gtid_io_start if self.using_gtid else None,
             )
             self._io_task = asyncio.create_task(self.io.run(), name="slave-io")
+            self._io_thread = (self.thread_id(), time.monotonic())
+        # (after the IO thread: its id is the lower one, as a MariaDB replica's)
+        if sql and not self.sql_running:
+            self._sql_task = asyncio.create_task(self.applier.run(), name="slave-sql")
+            self._sql_thread = (self.thread_id(), time.monotonic())
 
     async def stop(self, io: bool = True, sql: bool = True, timeout: float = 10.0) -> None:
         if self._persisting is not None:  # SET GLOBAL gtid_slave_pos's commit ends first
@@ -389,6 +402,26 @@ class Replication:
             # MASTER_DELAY (MariaDB's clear_sql_delay).
             self._store_info(self.info.with_changes(log_file="", log_pos=4, heartbeat_period=default_period,
                                                     sql_delay=0))
+
+    # -- the processlist's replication threads -------------------------------------------------------
+    def threads(self) -> list[tuple[int, str, float, str]]:
+        """(id, command, start time on the monotonic clock, state) of each running thread."""
+        rows = []
+        if self.io_running and self.io is not None:
+            rows.append((self._io_thread[0], "Slave_IO", self._io_thread[1], self.io.state))
+        if self.sql_running:
+            rows.append((self._sql_thread[0], "Slave_SQL", self._sql_thread[1], self.applier.state))
+        return rows
+
+    async def kill_thread(self, connection_id: int) -> bool:
+        """KILL of a running thread's id: that thread stopped; False when no thread has it."""
+        if self.io_running and self._io_thread[0] == connection_id:
+            await self.stop(io=True, sql=False)
+            return True
+        if self.sql_running and self._sql_thread[0] == connection_id:
+            await self.stop(io=False, sql=True)
+            return True
+        return False
 
     # -- SHOW SLAVE STATUS ------------------------------------------------------------------------
     def status_row(self) -> tuple[Any, ...] | None:

@@ -40,7 +40,7 @@ from protocol.errors import (
     SQLError,
 )
 from protocol.gtid import GtidPosition, parse_gtid_list
-from protocol.messages import OK, FieldType, ResultSet, column
+from protocol.messages import OK, SHOW_TEXT_DECIMALS, FieldType, ResultSet, column
 from server.role import Role
 from server.sql import Tokens, parse_error
 from server.variables import Scope, SystemVariable, check_bool, check_int
@@ -177,6 +177,13 @@ class SlaveRole(Role):
                     "Slave_running": "OFF"}
         return rep.status_variables()
 
+    # -- the processlist's replication threads ------------------------------------------------------
+    def system_threads(self) -> list[tuple[int, str, float, str]]:
+        return self.replication.threads() if self.replication is not None else []
+
+    async def kill_thread(self, connection_id: int) -> bool:
+        return self.replication is not None and await self.replication.kill_thread(connection_id)
+
     # -- lifecycle ---------------------------------------------------------------------------------
     async def start(self) -> None:
         assert self.server is not None
@@ -276,7 +283,7 @@ class SlaveRole(Role):
             toks.expect_end()
             columns, row = (ALL_STATUS_COLUMNS, rep.all_status_row()) if every else (STATUS_COLUMNS, rep.status_row())
             types = tuple(STATUS_COLUMN_TYPES.get(c, FieldType.VAR_STRING) for c in columns)
-            return ResultSet(tuple(column(c, t) for c, t in zip(columns, types, strict=True)),
+            return ResultSet(tuple(_status_column(c, t) for c, t in zip(columns, types, strict=True)),
                              (tuple(_cell(v, t) for v, t in zip(row, types, strict=True)),) if row else ())
         if keyword == "CHANGE MASTER":
             changes = _parse_change_master(toks)
@@ -363,6 +370,13 @@ STATUS_COLUMN_TYPES: dict[str, int] = {
     ), FieldType.LONGLONG),
     "Slave_heartbeat_period": FieldType.DOUBLE,
 }
+
+
+def _status_column(name: str, type_: int) -> Any:
+    """A status column as MariaDB describes it: its text as a SHOW's, the heartbeat period with 3 decimals."""
+    if type_ == FieldType.VAR_STRING:
+        return column(name, type_, decimals=SHOW_TEXT_DECIMALS)
+    return column(name, type_, decimals=3) if type_ == FieldType.DOUBLE else column(name, type_)
 
 
 def _cell(value: Any, type_: int) -> Any:

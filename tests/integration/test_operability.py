@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -178,12 +179,20 @@ def test_mysqld_exporter_agrees_with_our_endpoint(cluster):
     web = free_port()
     env = {**os.environ, "DATA_SOURCE_NAME": f"root:@(127.0.0.1:{cluster.port})/"}
     proc = subprocess.Popen(
-        ["prometheus-mysqld-exporter", f"--web.listen-address=127.0.0.1:{web}"],
+        ["prometheus-mysqld-exporter", f"--web.listen-address=127.0.0.1:{web}", "--collect.slave_hosts"],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env,
     )
     try:
         theirs = wait_for(lambda: scrape(web), timeout=30, message="mysqld_exporter to answer")
         assert theirs["mysql_up"] == 1
+        # SHOW SLAVE HOSTS in MariaDB's 4 columns (the collector scans 4 or 5: 6 were a scrape error)
+        errors = {name: value for name, value in theirs.items()
+                  if name.startswith("mysql_exporter_scrape_errors_total") and value}
+        assert errors == {}
+        # (this exporter names the series mysql_heartbeat_mysql_slave_hosts_info)
+        hosts = sorted(json.loads(name[name.index("{"):])["server_id"]
+                       for name in theirs if "mysql_slave_hosts_info{" in name)
+        assert hosts == ["2", "3"]
         ours = scrape(cluster.metrics_port)
         names = [n for n in ours if n.startswith("mysql_global_status_rpl_semi_sync_master_")]
         # Counters that only move with traffic are stable here (no writes while we compare).
@@ -205,6 +214,10 @@ def test_status_command_on_master_slave_and_closed_port(cluster):
     master = run_status("--port", str(cluster.port))
     assert master.returncode == 0, master.stderr
     assert "master" in master.stdout and "clients 2" in master.stdout and "status ON" in master.stdout
+    # each slave's acked position, from information_schema.RPL_SEMI_SYNC_SLAVES
+    for server_id in (2, 3):
+        assert re.search(rf"^\s+{server_id}\s+127\.0\.0\.1\s+\d+\s+mysql-bin\.\d{{6}}:\d+ ", master.stdout, re.M), \
+            master.stdout
     slave = run_status("--port", str(cluster.port + 1))
     assert slave.returncode == 0, slave.stderr
     assert "slave" in slave.stdout and "IO running Yes" in slave.stdout and "semi-sync status ON" in slave.stdout
