@@ -64,6 +64,7 @@ from engine.lexer import Token, extract, literal_texts, quote_ident, syntax_erro
 from engine.multiwrite import MultiWrite, Target
 from engine.results import DIVISION_NULL, LAX_VALUES
 from engine.unsafe import unsafe_notes
+from protocol.charsets import CHARSETS
 from protocol.errors import (
     ER_BAD_FIELD_ERROR,
     ER_BAD_NULL_ERROR,
@@ -232,10 +233,13 @@ def _matched_by(operand: _LikeOperand | None) -> str | None:
 
 def is_introducer(t: Token) -> bool:
     """A string literal's character set introducer (`_utf8mb4'x'`, `N'x'`), dropped: every
-    string here is utf8mb4 (`_binary` aside, which makes bytes), a `_latin1` one's value read as
-    latin1 (`Plan.introduced`, engine.charset_literals)."""
-    return t.kind == "word" and (t.upper == "N" or t.upper.startswith("_") and t.upper[1:].lower() in (
-        "utf8", "utf8mb4", "utf8mb3", "latin1", "ascii"))
+    string here is utf8mb4 (`_binary` aside, which makes bytes), a `_latin1` or `_cp1251` one's
+    value read in its character set (`Plan.introduced`, engine.charset_literals)."""
+    return t.kind == "word" and (t.upper == "N" or t.upper.startswith("_") and t.upper[1:].lower() in _INTRODUCERS)
+
+
+# the character sets whose introducer `is_introducer` drops: utf8 and each one a connection speaks
+_INTRODUCERS = frozenset({"utf8", *CHARSETS}) - {"binary"}
 
 
 @dataclass

@@ -89,6 +89,7 @@ from protocol.charsets import (
     Charset,
     collation_charset,
     for_results,
+    unspoken_collation,
 )
 from protocol.connection import (
     DEFAULT_SERVER_CAPABILITIES,
@@ -114,6 +115,7 @@ from protocol.errors import (
     ER_SPECIFIC_ACCESS_DENIED_ERROR,
     ER_STATEMENT_TIMEOUT,
     ER_TABLEACCESS_DENIED_ERROR,
+    ER_UNKNOWN_CHARACTER_SET,
     ER_UNKNOWN_COM_ERROR,
     ER_UNKNOWN_ERROR,
     MySQLError,
@@ -920,7 +922,12 @@ class ClientSession(asyncio.Protocol):
         """A handshake's (or COM_CHANGE_USER's) character set, by its collation's number: the
         session's character_set_client, _connection, _results and collation_connection, as
         MariaDB's thd_init_client_charset sets them; a number that is none of ours
-        (protocol.charsets.COLLATION_NAMES) leaves the server's defaults."""
+        (protocol.charsets.COLLATION_NAMES) leaves the server's defaults, as MariaDB's, except
+        one of a character set MariaDB speaks and this server does not (`unspoken_collation`):
+        1115, the session unchanged, rather than its bytes read in another character set."""
+        unspoken = None if number is None else unspoken_collation(number)
+        if unspoken is not None:
+            raise SQLError(ER_UNKNOWN_CHARACTER_SET, unspoken)
         found = None if number is None else collation_charset(number)
         if found is not None:
             cs, collation = found
