@@ -35,7 +35,7 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from protocol.auth import hash_to_text, native_password_hash
-from protocol.charsets import charset_named, default_collation, introduced_charset
+from protocol.charsets import charset_named, collation_number, default_collation, introduced_charset
 from protocol.errors import (
     ER_BAD_DB_ERROR,
     ER_BASE64_DECODE_ERROR,
@@ -495,6 +495,7 @@ class Admin:
         for target, value, _ in assignments:
             if target[0] == "names":
                 session.sysvars.update(value)
+                session.results_collation = collation_number(value["collation_connection"])
                 session.charsets_changed()
             elif target[0] == "user":
                 session.user_vars[target[1]] = value

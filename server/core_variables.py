@@ -192,6 +192,8 @@ def _set_sql_mode(session: ClientSession, value: Any) -> None:
 def _set_connection_charset(name: str) -> Callable[[ClientSession, Any], None]:
     def set_session(session: ClientSession, value: Any) -> None:
         session.sysvars[name] = value
+        if name == "character_set_results":
+            session.results_collation = None  # (the set's default collation, as MariaDB's)
         session.charsets_changed()
     return set_session
 

@@ -306,6 +306,10 @@ class ClientSession(asyncio.Protocol):
         # character_set_results when answers are converted for it (latin1, ascii; binary: the
         # column definitions only); None: sent as stored (the utf8 family, NULL)
         self.results_charset: Charset | None = None
+        # the collation a login or SET NAMES made character_set_results (MariaDB's holds one): the
+        # number a converted column's definition says when it is not the set's default; None
+        # after SET character_set_results, which takes the set's default
+        self.results_collation: int | None = None
 
     # -- asyncio.Protocol -----------------------------------------------------------------------
 
@@ -933,6 +937,7 @@ class ClientSession(asyncio.Protocol):
             cs, collation = found
             self.sysvars.update(character_set_client=cs.name, character_set_connection=cs.name,
                                 character_set_results=cs.name, collation_connection=collation)
+        self.results_collation = None if found is None else number
         self.charsets_changed()
 
     def charsets_changed(self) -> None:
@@ -946,6 +951,9 @@ class ClientSession(asyncio.Protocol):
             self.conn.client_charset = client if client is not None and client.converts else None
         results = CHARSETS.get(self.sysvars.get("character_set_results"))  # type: ignore[arg-type]
         self.results_charset = results if results is not None and (results.converts or results is BINARY) else None
+        collation = None if self.results_collation is None else collation_charset(self.results_collation)
+        if results is not None and results.converts and collation is not None and collation[0] is results:
+            self.results_charset = replace(results, number=self.results_collation)
         self.prepared.forget_kept()
         if self.engine_session is not None:
             self.engine_charsets()
