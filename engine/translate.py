@@ -279,7 +279,7 @@ class Plan:
     # execution of the shape whose literals differ in kind has its own plan (`Engine.plan_for`)
     literal_kinds: tuple[tuple[int, bool], ...] = ()
     # how each string literal is read where a string of a character set other than utf8mb4 (a
-    # latin1 connection's, `_latin1 X'..'`) reads otherwise than its UTF-8 would: literal index ->
+    # latin1 or cp1251 connection's, `_latin1 X'..'`) reads otherwise than its UTF-8 would: literal index ->
     # TEXT, BYTES, ITEM or MIXED (`Translator.literal_context`); engine.charset_literals refuses
     # such a string anywhere it has none
     charset_contexts: dict[int, str] = field(default_factory=dict)
@@ -826,7 +826,8 @@ class Translator:
         column's character set first (compared with, or IN the list of, any other column; the
         one argument of CHAR_LENGTH; beside a column of characters in CONCAT), ITEM for a
         select item alone; None anywhere else (a comparison with another literal compares under
-        the literal's own collation, latin1_swedish_ci, which this engine has not)."""
+        the literal's own collation, latin1_swedish_ci or cp1251_general_ci ..., which this engine
+        has not)."""
         toks = self.tokens
         n = len(toks)
         start = i - 1 if i > 0 and is_introducer(toks[i - 1]) else i

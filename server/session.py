@@ -303,7 +303,7 @@ class ClientSession(asyncio.Protocol):
         self.prepared = PreparedStatements(self)  # COM_STMT_*
         # the column blocks of the text result sets sent, by (names, types): `_send_result`
         self._text_heads: dict[tuple[tuple[str, ...], tuple[Any, ...]], ResultHead] = {}
-        # character_set_results when answers are converted for it (latin1, ascii; binary: the
+        # character_set_results when answers are converted for it (latin1, cp1251, gbk ...; binary: the
         # column definitions only); None: sent as stored (the utf8 family, NULL)
         self.results_charset: Charset | None = None
         # the collation a login or SET NAMES made character_set_results (MariaDB's holds one): the
@@ -966,7 +966,7 @@ class ClientSession(asyncio.Protocol):
         self.engine_session.follow_sql_mode(sql_mode_bits(modes), "NO_AUTO_VALUE_ON_ZERO" in modes.split(","))
 
     def engine_charsets(self) -> None:
-        """The engine session reads string literals in character_set_connection (a latin1 one's
+        """The engine session reads string literals in character_set_connection (a latin1 or cp1251 one's
         bytes where they matter: `engine.charset_literals`), a select item of one sent in its own
         character set when character_set_results is NULL or binary."""
         name = str(self.sysvars.get("character_set_connection")).lower()
