@@ -3,24 +3,25 @@
 Contract
 - The engine holds every string as UTF-8 text. A string literal of another character set (any
   non-ASCII string literal, or string parameter of a prepared statement, on a connection whose
-  character_set_connection is latin1; a `_latin1 '..'` / `_latin1 X'..'` literal on any
-  connection) is that character set's bytes to MariaDB: a binary column stores them, LENGTH
+  character_set_connection is latin1, cp1251, gbk or another that protocol.charsets converts
+  for (ascii aside); a `_latin1 '..'` / `_cp1251 X'..'` literal of one on any connection) is
+  that character set's bytes to MariaDB: a binary column stores them, LENGTH
   counts them, HEX writes them, while a column of characters stores its characters converted.
 - `read(plan, params, connection, items_converted)` gives the literals as the plan reads them:
-  where the translation read a literal by its bytes (`translate.BYTES`) it gets its latin1 bytes
+  where the translation read a literal by its bytes (`translate.BYTES`) it gets its bytes in its character set
   (`values.binary_value`), by its characters (TEXT, or ITEM when the client's
   character_set_results converts answers) its text; anywhere else, or read both ways, the
   statement is refused with 1235, never answered otherwise than MariaDB would answer it. An
   ASCII string is the same bytes in every character set here and is left as it is.
 - A non-ASCII literal after `N`, `_utf8`, `_utf8mb3`, `_utf8mb4` or `_ascii`, or any non-ASCII
-  literal on a connection of another character set than utf8 or latin1, is refused (1235):
+  literal on an ascii connection or one of a character set not in protocol.charsets, is refused (1235):
   MariaDB reads the connection's bytes in that character set, which these strings do not keep.
-- DDL keeps a literal's text: `check_ddl` refuses (1235) one on a latin1 connection that would
+- DDL keeps a literal's text: `check_ddl` refuses (1235) one on such a connection that would
   keep a non-ASCII one where MariaDB keeps its bytes (a binary column's DEFAULT) or reads it
   again later (a view's SELECT, a CHECK's condition), as MariaDB does with the connection's
   character sets it keeps beside them.
-- The statement a replica runs carries what `read` decided: each such latin1 literal written as
-  `_latin1 X'..'` (after an introducer: `X'..'`), which MariaDB and this engine read alike on
+- The statement a replica runs carries what `read` decided: each such literal written as
+  `_latin1 X'..'`, `_cp1251 X'..'` ... (after an introducer: `X'..'`), which MariaDB and this engine read alike on
   the utf8mb4 connection a binlog's statements run on (`logged`).
 """
 
@@ -33,7 +34,7 @@ from engine.catalog import BLOB_TYPES, Table
 from engine.lexer import replace_literals
 from engine.translate import BYTES, ITEM, TEXT, Plan
 from engine.values import binary_value
-from protocol.charsets import LATIN1, Charset
+from protocol.charsets import Charset, introduced_charset
 from protocol.errors import ER_NOT_SUPPORTED_YET, SQLError
 
 # the introducers (upper-cased, as `Plan.introduced` holds them) of a character set read as utf8
@@ -56,35 +57,38 @@ def read(plan: Plan, params: list[object], connection: Charset | None,
     logged: dict[int, str] = {}
     for n, value in enumerate(params):
         word = introduced.get(n)
-        if word == "_LATIN1":
+        cs = introduced_charset(word)
+        if cs is not None:
             if isinstance(value, bytes):
-                text = LATIN1.decode(value)
+                text = cs.decode(value)
             elif isinstance(value, str):  # the literal's bytes as the connection sent them
-                text = value if connection is LATIN1 or value.isascii() else LATIN1.decode(
+                text = value if connection is cs or value.isascii() else cs.decode(
                     value.encode("utf-8", "surrogateescape"))
-                if connection not in (None, LATIN1) and not value.isascii():
-                    raise _refused(f"a _latin1 string with characters beyond ASCII on a {connection.name} connection")
+                if connection not in (None, cs) and not value.isascii():
+                    raise _refused(f"a _{cs.name} string with characters beyond ASCII on a {connection.name}"
+                                   " connection")
             else:
                 continue
             if text.isascii():
                 out[n] = text
                 continue
             if isinstance(value, str):
-                logged[n] = "X'" + LATIN1.encode(text).hex().upper() + "'"
+                logged[n] = "X'" + cs.encode(text).hex().upper() + "'"
         elif type(value) is str and not value.isascii() and connection is not None:
-            if word in _UTF8_INTRODUCERS or connection is not LATIN1:
+            # (read here: a connection of a character set whose strings its introducer would name)
+            if word in _UTF8_INTRODUCERS or introduced_charset(f"_{connection.name}") is not connection:
                 raise _refused(f"a string with characters beyond ASCII introduced otherwise than by the "
                                f"{connection.name} connection's character set")
-            text = value
-            logged[n] = ("X'" if word is not None else "_latin1 X'") + LATIN1.encode(text).hex().upper() + "'"
+            cs, text = connection, value
+            logged[n] = ("X'" if word is not None else f"_{cs.name} X'") + cs.encode(text).hex().upper() + "'"
         else:
             continue
-        out[n] = _as_read(plan.charset_contexts.get(n), text, items_converted)
+        out[n] = _as_read(plan.charset_contexts.get(n), text, items_converted, cs)
     return out, logged
 
 
 def check_ddl(action: Any, table: Callable[[str, str], Table | None]) -> None:
-    """1235 for the DDL `action` of a latin1 connection (see the module's contract) when a table
+    """1235 for the DDL `action` of a connection of another character set than utf8 (see the module's contract) when a table
     it writes has a binary column with a new non-ASCII DEFAULT, a new CHECK or view with non-ASCII
     text; `table(schema, name)`: the catalog's table before it."""
     for made in action.put:
@@ -94,18 +98,20 @@ def check_ddl(action: Any, table: Callable[[str, str], Table | None]) -> None:
         if any(col.base in BLOB_TYPES and isinstance(col.default, str) and not col.default.isascii()
                and (col.name, col.base, col.default) not in old_defaults for col in made.columns) \
                 or any(not c.clause.isascii() and c.clause not in old_checks for c in made.checks):
-            raise _refused("a latin1 string with characters beyond ASCII in a binary column's DEFAULT or a CHECK")
+            raise _refused("a string of the connection's character set with characters beyond ASCII in a binary"
+                           " column's DEFAULT or a CHECK")
     if any(not view.select.isascii() for view in action.put_views):
-        raise _refused("a view written on a latin1 connection with characters beyond ASCII")
+        raise _refused("a view written with characters beyond ASCII on a connection of another character set"
+                       " than utf8")
 
 
-def _as_read(context: str | None, text: str, items_converted: bool) -> Any:
-    """The value a latin1 string `text` takes where the plan reads it as `context`."""
+def _as_read(context: str | None, text: str, items_converted: bool, cs: Charset) -> Any:
+    """The value a string `text` of `cs` takes where the plan reads it as `context`."""
     if context == BYTES:
-        return binary_value(LATIN1.encode(text))
+        return binary_value(cs.encode(text))
     if context == TEXT or context == ITEM and items_converted:
         return text
-    raise _refused("a latin1 string with characters beyond ASCII in this place")
+    raise _refused(f"a {cs.name} string with characters beyond ASCII in this place")
 
 
 def logged(sql: str, texts: dict[int, str]) -> str:

@@ -316,7 +316,7 @@ class Session:
         return plan, params, logged
 
     def _charset_literals(self, plan: Plan, params: list[object]) -> tuple[list[object], dict[int, str]]:
-        """`params` as `plan` reads them where a string literal is not utf8 (a latin1
+        """`params` as `plan` reads them where a string literal is not utf8 (a latin1 or cp1251
         connection's, `_latin1 '..'`: `engine.charset_literals.read`), and the literals the
         binlog's statement writes otherwise; on a utf8 connection, with no introducer, `params`."""
         if (self.connection_charset is None and not plan.introduced) or plan.kind not in ("write", "select"):
@@ -1153,7 +1153,7 @@ class Session:
 
         parsed = parse()  # a syntax error commits nothing
         if self.connection_charset is not None and not sql.isascii():
-            charset_literals.check_ddl(parsed, engine.table)  # nor a latin1 literal it would keep
+            charset_literals.check_ddl(parsed, engine.table)  # nor a connection's literal it would keep
         self._end_snapshot()
         await self._acquire()
         try:

@@ -21,7 +21,7 @@ from collections.abc import Callable
 from typing import Any
 
 from engine.coltypes import format_double
-from engine.values import binary_value
+from engine.values import binary_value, printable
 from protocol.charsets import CHARSETS
 from protocol.errors import (
     ER_INVALID_CHARACTER_STRING,
@@ -262,7 +262,7 @@ def _err_conv(value: Any) -> str:
     other byte as \\xHH."""
     if not isinstance(value, bytes):
         return _text(value)
-    return "".join(chr(b) if 0x20 <= b < 0x7F else f"\\x{b:02X}" for b in value)
+    return printable(value)
 
 
 # ----------------------------------------------------------------------------- COMPRESS

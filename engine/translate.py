@@ -64,6 +64,7 @@ from engine.lexer import Token, extract, literal_texts, quote_ident, syntax_erro
 from engine.multiwrite import MultiWrite, Target
 from engine.results import DIVISION_NULL, LAX_VALUES
 from engine.unsafe import unsafe_notes
+from protocol.charsets import CHARSETS
 from protocol.errors import (
     ER_BAD_FIELD_ERROR,
     ER_BAD_NULL_ERROR,
@@ -235,10 +236,13 @@ def _matched_by(operand: _LikeOperand | None) -> str | None:
 
 def is_introducer(t: Token) -> bool:
     """A string literal's character set introducer (`_utf8mb4'x'`, `N'x'`), dropped: every
-    string here is utf8mb4 (`_binary` aside, which makes bytes), a `_latin1` one's value read as
-    latin1 (`Plan.introduced`, engine.charset_literals)."""
-    return t.kind == "word" and (t.upper == "N" or t.upper.startswith("_") and t.upper[1:].lower() in (
-        "utf8", "utf8mb4", "utf8mb3", "latin1", "ascii"))
+    string here is utf8mb4 (`_binary` aside, which makes bytes), a `_latin1` or `_cp1251` one's
+    value read in its character set (`Plan.introduced`, engine.charset_literals)."""
+    return t.kind == "word" and (t.upper == "N" or t.upper.startswith("_") and t.upper[1:].lower() in _INTRODUCERS)
+
+
+# the character sets whose introducer `is_introducer` drops: utf8 and each one a connection speaks
+_INTRODUCERS = frozenset({"utf8", *CHARSETS}) - {"binary"}
 
 
 @dataclass
@@ -278,7 +282,7 @@ class Plan:
     # execution of the shape whose literals differ in kind has its own plan (`Engine.plan_for`)
     literal_kinds: tuple[tuple[int, bool], ...] = ()
     # how each string literal is read where a string of a character set other than utf8mb4 (a
-    # latin1 connection's, `_latin1 X'..'`) reads otherwise than its UTF-8 would: literal index ->
+    # latin1 or cp1251 connection's, `_latin1 X'..'`) reads otherwise than its UTF-8 would: literal index ->
     # TEXT, BYTES, ITEM or MIXED (`Translator.literal_context`); engine.charset_literals refuses
     # such a string anywhere it has none
     charset_contexts: dict[int, str] = field(default_factory=dict)
@@ -839,7 +843,8 @@ class Translator:
         column's character set first (compared with, or IN the list of, any other column; the
         one argument of CHAR_LENGTH; beside a column of characters in CONCAT), ITEM for a
         select item alone; None anywhere else (a comparison with another literal compares under
-        the literal's own collation, latin1_swedish_ci, which this engine has not)."""
+        the literal's own collation, latin1_swedish_ci or cp1251_general_ci ..., which this engine
+        has not)."""
         toks = self.tokens
         n = len(toks)
         start = i - 1 if i > 0 and is_introducer(toks[i - 1]) else i

@@ -403,6 +403,13 @@ def binary_value(raw: bytes) -> str | bytes:
         return raw
 
 
+def printable(raw: bytes, limit: int | None = None) -> str:
+    """Bytes as MariaDB's convert_to_printable shows them in a message: printable ASCII as
+    itself, any other byte as \\xHH; past `limit` bytes, '...'."""
+    shown = "".join(chr(b) if 0x20 <= b < 0x7F else f"\\x{b:02X}" for b in raw[:limit])
+    return shown + "..." if limit is not None and len(raw) > limit else shown
+
+
 def _text(col: Column, value: object, row: int, where: str) -> str:
     if isinstance(value, bytes):
         raw = value
@@ -418,9 +425,8 @@ def _text(col: Column, value: object, row: int, where: str) -> str:
         try:
             value = raw.decode("utf-8")
         except UnicodeDecodeError as exc:
-            bad = raw[exc.start:exc.start + 2]
-            shown = "".join(f"\\x{b:02X}" for b in bad)
-            raise SQLError(ER_TRUNCATED_WRONG_VALUE_FOR_FIELD, "string", shown, where, row) from None
+            raise SQLError(ER_TRUNCATED_WRONG_VALUE_FOR_FIELD, "string", printable(raw[exc.start:], 6), where,
+                           row) from None
     assert isinstance(value, str)
     if col.base == "char":  # CHAR drops trailing spaces (MariaDB pads it and strips them when read)
         value = value.rstrip(" ")

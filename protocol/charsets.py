@@ -3,23 +3,34 @@
 Contract
 - `CHARSETS` holds the character sets this server converts a connection's text for, by the name
   `character_set_client` / `character_set_results` take (MariaDB 10.11's names; `utf8` is
-  `utf8mb3`): latin1, ascii, binary, utf8mb3, utf8mb4. `charset_named` refuses any other name
-  as MariaDB refuses an unknown one (1115), and one MariaDB knows but does not take from a client
-  (ucs2, utf16, utf16le, utf32) as it does (1231). `collation_named` / `COLLATION_NAMES` give
-  the collations of those character sets by name and number (a handshake names one by number).
+  `utf8mb3`): latin1, ascii, binary, utf8mb3, utf8mb4, and each of MariaDB's other client
+  character sets whose mapping a Python codec gives byte for byte (`_CODECS`: cp1250, cp1251,
+  cp1257, cp850, cp852, koi8r, latin2, latin5, latin7, macce, macroman, euckr (MariaDB's is
+  cp949), gb2312, gbk). `charset_named` refuses any other name as MariaDB refuses an unknown one
+  (1115), MariaDB's own client sets whose mapping no codec here gives (big5, sjis, cp932, ujis,
+  eucjpms, greek, hebrew, koi8u, cp866, cp1256, tis620, armscii8, dec8, hp8, swe7, keybcs2,
+  geostd8) included: their bytes would be stored as other characters than MariaDB's. One MariaDB
+  knows but does not take from a client (ucs2, utf16, utf16le, utf32) is refused as MariaDB does
+  (1231). `collation_named` / `COLLATION_NAMES` give the collations of those character sets by
+  name and number (a handshake names one by number); `unspoken_collation` names the character
+  set of a handshake's number that is MariaDB's but not ours (the login is refused with 1115
+  rather than reading its bytes in another character set).
 - Text inside the server is `str`; the wire's text is UTF-8 with surrogateescape
   (`protocol.packets.decode_text`): a byte that is not UTF-8 survives as a lone surrogate.
-  `Charset.decode` reads a client's bytes in its character set into that form: latin1 gives
-  every byte its character, ascii and the utf8 family leave a byte they cannot read as a
-  surrogate (the engine then refuses it as MariaDB does: 1366), binary leaves every byte as it
-  is (a binary connection's bytes are taken as they are, as MariaDB takes them).
+  `Charset.decode` reads a client's bytes in its character set into that form through its
+  Python codec: latin1 gives every byte its character, the others leave a byte they cannot read
+  (one MariaDB converts to '?') as a surrogate (the engine then refuses it as MariaDB does:
+  1366), binary leaves every byte as it is (a binary connection's bytes are taken as they are,
+  as MariaDB takes them).
 - `Charset.encode` writes text in the character set, a character it cannot hold as '?' (MariaDB's
   conversion), a surrogate as the byte it stands for. `Charset.wire_text` is the str whose wire
   form (`encode_text`) is those bytes: what an error message or a column name carries to a
   client of that character set through the protocol's str fields.
 - MySQL's latin1 is Windows cp1252 with its five undefined bytes (0x81 0x8D 0x8F 0x90 0x9D) read
   as U+0081 U+008D U+008F U+0090 U+009D, one to one (MariaDB's ctype-latin1.c), held equal to a
-  live MariaDB for all 256 bytes by tests/integration/test_client_charsets_mariadb.py.
+  live MariaDB for all 256 bytes by tests/integration/test_client_charsets_mariadb.py, as are the
+  other single-byte sets; the multi-byte ones for every two-byte code and every BMP character
+  MariaDB converts to them.
 """
 
 from __future__ import annotations
@@ -36,6 +47,18 @@ _LATIN1_TABLE = "".join(
     bytes((b,)).decode("cp1252") if b not in (0x81, 0x8D, 0x8F, 0x90, 0x9D) else chr(b) for b in range(256)
 )
 _LATIN1_ENCODING = codecs.charmap_build(_LATIN1_TABLE)
+
+
+def _latin1_codec(name: str) -> codecs.CodecInfo | None:
+    """MySQL's latin1 as the Python codec `mysql_latin1`."""
+    if name != "mysql_latin1":
+        return None
+    return codecs.CodecInfo(name=name, encode=lambda text, errors="strict": codecs.charmap_encode(
+        text, errors, _LATIN1_ENCODING), decode=lambda raw, errors="strict": codecs.charmap_decode(
+        raw, errors, _LATIN1_TABLE))
+
+
+codecs.register(_latin1_codec)
 
 
 def _mysql_replace(exc: UnicodeError) -> tuple[str | bytes, int]:
@@ -56,29 +79,23 @@ codecs.register_error("mysql_replace", _mysql_replace)
 @dataclass(frozen=True, slots=True)
 class Charset:
     """A character set a connection speaks: its name, the number of its default collation (what
-    a column definition's charsetnr says for it), its longest character in bytes, and whether
-    its text differs from the wire's UTF-8 (`converts`: latin1, ascii)."""
+    a column definition's charsetnr says for it), its longest character in bytes, whether its
+    text differs from the wire's UTF-8 (`converts`: all but binary and the utf8 family), and the
+    Python codec that reads and writes it."""
 
     name: str
     number: int
     mbmaxlen: int
     converts: bool
+    codec: str = "utf-8"
 
     def decode(self, raw: bytes) -> str:
         """A client's bytes in this character set as text (see the module's contract)."""
-        if self.name == "latin1":
-            return codecs.charmap_decode(raw, "strict", _LATIN1_TABLE)[0]
-        if self.name == "ascii":
-            return raw.decode("ascii", "surrogateescape")
-        return raw.decode("utf-8", "surrogateescape")
+        return raw.decode(self.codec, "surrogateescape")
 
     def encode(self, text: str) -> bytes:
         """`text` in this character set: '?' for a character it cannot hold."""
-        if self.name == "latin1":
-            return codecs.charmap_encode(text, "mysql_replace", _LATIN1_ENCODING)[0]
-        if self.name == "ascii":
-            return text.encode("ascii", "mysql_replace")
-        return text.encode("utf-8", "surrogateescape")
+        return text.encode(self.codec, "mysql_replace" if self.converts else "surrogateescape")
 
     def wire_text(self, text: str) -> str:
         """The str the protocol sends as `text` in this character set (ASCII text as it is)."""
@@ -87,15 +104,34 @@ class Charset:
         return self.encode(text).decode("utf-8", "surrogateescape")
 
 
-LATIN1 = Charset("latin1", 8, 1, True)
-ASCII = Charset("ascii", 11, 1, True)
+LATIN1 = Charset("latin1", 8, 1, True, "mysql_latin1")
+ASCII = Charset("ascii", 11, 1, True, "ascii")
 BINARY = Charset("binary", CHARSET_BINARY, 1, False)
 UTF8MB3 = Charset("utf8mb3", 33, 3, False)
 UTF8MB4 = Charset("utf8mb4", 45, 4, False)
-CHARSETS = {cs.name: cs for cs in (LATIN1, ASCII, BINARY, UTF8MB3, UTF8MB4)}
+# MariaDB's other client character sets a Python codec maps as MariaDB does (the module's
+# contract): name -> (its default collation's number, mbmaxlen, codec)
+_CODECS = {
+    "cp1250": (26, 1, "cp1250"), "cp1251": (51, 1, "cp1251"), "cp1257": (59, 1, "cp1257"),
+    "cp850": (4, 1, "cp850"), "cp852": (40, 1, "cp852"), "koi8r": (7, 1, "koi8_r"),
+    "latin2": (9, 1, "iso8859_2"), "latin5": (30, 1, "iso8859_9"), "latin7": (41, 1, "iso8859_13"),
+    "macce": (38, 1, "mac_latin2"), "macroman": (39, 1, "mac_roman"), "euckr": (19, 2, "cp949"),
+    "gb2312": (24, 2, "gb2312"), "gbk": (28, 2, "gbk"),
+}
+CHARSETS = {cs.name: cs for cs in (LATIN1, ASCII, BINARY, UTF8MB3, UTF8MB4, *(
+    Charset(name, number, mbmaxlen, True, codec) for name, (number, mbmaxlen, codec) in _CODECS.items()))}
 _ALIASES = {"utf8": "utf8mb3"}
 # MariaDB's character sets that a client connection may not speak (1231 for character_set_client)
 _NOT_FOR_CLIENTS = frozenset({"ucs2", "utf16", "utf16le", "utf32"})
+# MariaDB 10.11's collation numbers (below 256) of the client character sets no codec here maps
+# as MariaDB does (the module's contract)
+_UNSPOKEN_NUMBERS = {
+    "big5": (1, 84), "dec8": (3, 69), "hp8": (6, 72), "swe7": (10, 82), "ujis": (12, 91), "sjis": (13, 88),
+    "hebrew": (16, 71), "tis620": (18, 89), "koi8u": (22, 75), "greek": (25, 70), "armscii8": (32, 64),
+    "cp866": (36, 68), "keybcs2": (37, 73), "cp1256": (57, 67), "geostd8": (92, 93), "cp932": (95, 96),
+    "eucjpms": (97, 98),
+}
+_UNSPOKEN = {number: name for name, numbers in _UNSPOKEN_NUMBERS.items() for number in numbers}
 
 _UCA_SUFFIXES = ("unicode_ci", "icelandic_ci", "latvian_ci", "romanian_ci", "slovenian_ci", "polish_ci",
                  "estonian_ci", "spanish_ci", "swedish_ci", "turkish_ci", "czech_ci", "danish_ci",
@@ -110,6 +146,15 @@ COLLATION_NAMES: dict[int, str] = {
     83: "utf8mb3_bin", 94: "latin1_spanish_ci", 223: "utf8mb3_general_mysql500_ci",
     **{192 + i: f"utf8mb3_{suffix}" for i, suffix in enumerate(_UCA_SUFFIXES)},
     **{224 + i: f"utf8mb4_{suffix}" for i, suffix in enumerate(_UCA_SUFFIXES)},
+    2: "latin2_czech_cs", 4: "cp850_general_ci", 7: "koi8r_general_ci", 9: "latin2_general_ci",
+    14: "cp1251_bulgarian_ci", 19: "euckr_korean_ci", 20: "latin7_estonian_cs", 21: "latin2_hungarian_ci",
+    23: "cp1251_ukrainian_ci", 24: "gb2312_chinese_ci", 26: "cp1250_general_ci", 27: "latin2_croatian_ci",
+    28: "gbk_chinese_ci", 29: "cp1257_lithuanian_ci", 30: "latin5_turkish_ci", 34: "cp1250_czech_cs",
+    38: "macce_general_ci", 39: "macroman_general_ci", 40: "cp852_general_ci", 41: "latin7_general_ci",
+    42: "latin7_general_cs", 43: "macce_bin", 44: "cp1250_croatian_ci", 50: "cp1251_bin", 51: "cp1251_general_ci",
+    52: "cp1251_general_cs", 53: "macroman_bin", 58: "cp1257_bin", 59: "cp1257_general_ci", 66: "cp1250_bin",
+    74: "koi8r_bin", 77: "latin2_bin", 78: "latin5_bin", 79: "latin7_bin", 80: "cp850_bin", 81: "cp852_bin",
+    85: "euckr_bin", 86: "gb2312_bin", 87: "gbk_bin", 99: "cp1250_polish_ci",
 }
 _COLLATION_NUMBERS = {name: number for number, name in COLLATION_NAMES.items()}
 
@@ -133,6 +178,22 @@ def collation_charset(number: int) -> tuple[Charset, str] | None:
     if name is None:
         return None
     return charset_named(name.partition("_")[0]), name
+
+
+def unspoken_collation(number: int) -> str | None:
+    """The name of collation `number`'s character set when it is MariaDB's client character set
+    that this server does not speak (the module's contract), else None."""
+    return _UNSPOKEN.get(number)
+
+
+def introduced_charset(word: str | None) -> Charset | None:
+    """The character set the introducer `word` (`_cp1251`, any case) names when a string after
+    it is that character set's bytes, as a connection of it sends them: latin1, cp1251, gbk ...,
+    every one of CHARSETS that converts but ascii (whose strings are ASCII); else None."""
+    if word is None or not word.startswith("_"):
+        return None
+    cs = CHARSETS.get(word[1:].lower())
+    return cs if cs is not None and cs.converts and cs is not ASCII else None
 
 
 def default_collation(cs: Charset) -> str:

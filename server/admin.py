@@ -35,7 +35,7 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from protocol.auth import hash_to_text, native_password_hash
-from protocol.charsets import charset_named, collation_number, default_collation
+from protocol.charsets import charset_named, collation_number, default_collation, introduced_charset
 from protocol.errors import (
     ER_BAD_DB_ERROR,
     ER_BASE64_DECODE_ERROR,
@@ -112,14 +112,20 @@ _FOR = re.compile(r"\bFOR\b", re.IGNORECASE)
 _LOGS_KINDS = frozenset({"LOGS", "SLOW", "GENERAL", "ERROR", "ENGINE", "RELAY"})
 
 
-def _refuse_latin1_variable(session: ClientSession, expression: str) -> None:
+def _refuse_charset_variable(session: ClientSession, expression: str) -> None:
     """1235 for a user variable set to a string of characters beyond ASCII that `expression`
-    may make of a latin1 literal (one written on a latin1 connection, or `_latin1`): MariaDB's
-    variable keeps that string's character set, which a variable here has not (its bytes would
-    be its UTF-8). A string made of columns' values is utf8mb4, as here."""
+    may make of a literal of another character set than utf8 (one written on a latin1 or cp1251
+    connection, or after `_latin1`, `_cp1251` ...): MariaDB's variable keeps that string's
+    character set, which a variable here has not (its bytes would be its UTF-8). A string made
+    of columns' values is utf8mb4, as here."""
     if (session.engine_session.connection_charset is not None and not expression.isascii()) \
-            or "_latin1" in expression.lower():
-        raise SQLError(ER_NOT_SUPPORTED_YET, "a user variable set to a latin1 string with characters beyond ASCII")
+            or any(introduced_charset(word) for word in _INTRODUCER_WORD.findall(expression)):
+        raise SQLError(ER_NOT_SUPPORTED_YET, "a user variable set to a string of another character set than utf8"
+                       " with characters beyond ASCII")
+
+
+_INTRODUCER_WORD = re.compile(r"(?<![\w$])_\w+")
+
 
 class _NotOurs(Exception):
     """A SELECT item we cannot evaluate: the engine gets the statement."""
@@ -481,7 +487,7 @@ class Admin:
                 t.i = start
                 value = await self._evaluate(session, t, warnings)
             if target[0] == "user" and isinstance(value, str) and not value.isascii():
-                _refuse_latin1_variable(session, t.sql[t.items[start].pos:t.peek().pos if t.peek() else len(t.sql)])
+                _refuse_charset_variable(session, t.sql[t.items[start].pos:t.peek().pos if t.peek() else len(t.sql)])
             assignments.append((target, value, tok))
             if t.at_end():
                 break

@@ -30,6 +30,7 @@ import logging
 from typing import TYPE_CHECKING
 
 from protocol.auth import verify_native_password
+from protocol.charsets import unspoken_collation
 from protocol.connection import NATIVE_PASSWORD_PLUGIN, ConnectionClosed, TlsRequest
 from protocol.errors import (
     ER_ACCESS_DENIED_ERROR,
@@ -37,6 +38,7 @@ from protocol.errors import (
     ER_CON_COUNT_ERROR,
     ER_NOT_SUPPORTED_AUTH_MODE,
     ER_SECURE_TRANSPORT_REQUIRED,
+    ER_UNKNOWN_CHARACTER_SET,
     ER_UNKNOWN_COM_ERROR,
     RemoteProtocolError,
     SQLError,
@@ -127,7 +129,11 @@ async def log_in(session: ClientSession) -> bool:
             return False
         session.engine_session.database = login.database
     session._multi = bool(conn.capabilities & _MULTI)
-    session.take_charset_number(login.charset)
+    try:
+        session.take_charset_number(login.charset)
+    except SQLError as exc:
+        session.write(conn.send(ERR(exc.error.code, exc.error.sqlstate, exc.message)))
+        return False
     session.write(conn.send(OK(status=session.status_flags())))
     session.set_command("Sleep")
     session.state = None
@@ -189,6 +195,10 @@ async def change_user(session: ClientSession, body: bytes) -> None:
         return
     if request.auth_plugin_name not in (None, "", NATIVE_PASSWORD_PLUGIN):
         session.send_error(SQLError(ER_NOT_SUPPORTED_AUTH_MODE))
+        return
+    unspoken = None if request.charset is None else unspoken_collation(request.charset)
+    if unspoken is not None:  # (take_charset_number's refusal, before the session is ended)
+        session.send_error(SQLError(ER_UNKNOWN_CHARACTER_SET, unspoken))
         return
     before = (session.account, session._all_privileges, session.privileges, session.user)
     database = session.engine_session.database

@@ -266,7 +266,8 @@ def _plain_values(values: list[Any], types: list[ParamType]) -> list[Any] | None
     type that is UTF-8 and that `literal` quotes without escaping anything (and without `@` or
     `/*`, which the shell reads in a statement's text before the engine does); else None. Text
     read in a client's character set (`in_client_charset`) is plain when ASCII only: the
-    engine reads other text of a latin1 connection by where it stands (engine.charset_literals)."""
+    engine reads other text of a latin1 (cp1251, gbk ...) connection by where it stands
+    (engine.charset_literals)."""
     plain = []
     for value, ptype in zip(values, types, strict=True):
         if type(value) is int:

@@ -98,6 +98,7 @@ from protocol.charsets import (
     Charset,
     collation_charset,
     for_results,
+    unspoken_collation,
 )
 from protocol.connection import (
     DEFAULT_SERVER_CAPABILITIES,
@@ -123,6 +124,7 @@ from protocol.errors import (
     ER_SPECIFIC_ACCESS_DENIED_ERROR,
     ER_STATEMENT_TIMEOUT,
     ER_TABLEACCESS_DENIED_ERROR,
+    ER_UNKNOWN_CHARACTER_SET,
     ER_UNKNOWN_COM_ERROR,
     ER_UNKNOWN_ERROR,
     MySQLError,
@@ -326,7 +328,7 @@ class ClientSession(asyncio.Protocol):
         self.prepared = PreparedStatements(self)  # COM_STMT_*
         # the column blocks of the text result sets sent, by (names, types): `_send_result`
         self._text_heads: dict[tuple[tuple[str, ...], tuple[Any, ...]], ResultHead] = {}
-        # character_set_results when answers are converted for it (latin1, ascii; binary: the
+        # character_set_results when answers are converted for it (latin1, cp1251, gbk ...; binary: the
         # column definitions only); None: sent as stored (the utf8 family, NULL)
         self.results_charset: Charset | None = None
         # the collation a column of characters names to the client (a definition's charsetnr):
@@ -983,7 +985,12 @@ class ClientSession(asyncio.Protocol):
         """A handshake's (or COM_CHANGE_USER's) character set, by its collation's number: the
         session's character_set_client, _connection, _results and collation_connection, as
         MariaDB's thd_init_client_charset sets them; a number that is none of ours
-        (protocol.charsets.COLLATION_NAMES) leaves the server's defaults."""
+        (protocol.charsets.COLLATION_NAMES) leaves the server's defaults, as MariaDB's, except
+        one of a character set MariaDB speaks and this server does not (`unspoken_collation`):
+        1115, the session unchanged, rather than its bytes read in another character set."""
+        unspoken = None if number is None else unspoken_collation(number)
+        if unspoken is not None:
+            raise SQLError(ER_UNKNOWN_CHARACTER_SET, unspoken)
         found = None if number is None else collation_charset(number)
         self.results_collation = None
         if found is not None:
@@ -1023,7 +1030,7 @@ class ClientSession(asyncio.Protocol):
         self.engine_session.follow_sql_mode(sql_mode_bits(modes), "NO_AUTO_VALUE_ON_ZERO" in modes.split(","))
 
     def engine_charsets(self) -> None:
-        """The engine session reads string literals in character_set_connection (a latin1 one's
+        """The engine session reads string literals in character_set_connection (a latin1 or cp1251 one's
         bytes where they matter: `engine.charset_literals`), a select item of one sent in its own
         character set when character_set_results is NULL or binary."""
         name = str(self.sysvars.get("character_set_connection")).lower()

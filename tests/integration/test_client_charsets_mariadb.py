@@ -117,14 +117,17 @@ def _prepared(port: int) -> list[tuple]:
 def _cli(port: int) -> list[bytes]:
     """The `mariadb` CLI with --default-character-set=latin1: a latin1 statement on its stdin, the
     rows as it prints them (the bytes the server sent)."""
-    out = []
-    for sql in (b"INSERT INTO t VALUES (20, 'gar\xe7on', NULL, NULL)",
-                b"SELECT id, v, HEX(v) FROM t WHERE id IN (1, 3, 20) ORDER BY id"):
-        run = subprocess.run(["mariadb", "--no-defaults", "-h", "127.0.0.1", "-P", str(port), "-u", "root",
-                              "--default-character-set=latin1", "-N", "-B", "d"],
-                             input=sql, capture_output=True, timeout=30)
-        out.append(run.stdout + run.stderr)
-    return out
+    return [cli(port, "latin1", sql) for sql in (b"INSERT INTO t VALUES (20, 'gar\xe7on', NULL, NULL)",
+                                                 b"SELECT id, v, HEX(v) FROM t WHERE id IN (1, 3, 20) ORDER BY id")]
+
+
+def cli(port: int, charset: str, sql: bytes) -> bytes:
+    """What the `mariadb` CLI with --default-character-set=`charset` prints (the bytes the server
+    sent, and any error) for `sql` on its stdin, on database d."""
+    run = subprocess.run(["mariadb", "--no-defaults", "-h", "127.0.0.1", "-P", str(port), "-u", "root",
+                          f"--default-character-set={charset}", "-N", "-B", "d"],
+                         input=sql, capture_output=True, timeout=30)
+    return run.stdout + run.stderr
 
 
 def _each(servers: tuple, setup: list[str], *sessions) -> list[tuple]:

@@ -11,7 +11,7 @@ import pytest
 
 from engine import Engine
 from engine.lexer import replace_literals
-from protocol.charsets import ASCII, LATIN1
+from protocol.charsets import ASCII, CHARSETS, LATIN1
 from protocol.errors import SQLError
 from tests.unit.test_engine import run
 
@@ -137,6 +137,22 @@ async def test_another_connection_character_set_refuses_a_non_ascii_literal(engi
     _, session = await _sessions(engine)
     session.connection_charset = ASCII
     await _refused(engine, session, "INSERT INTO t (id, v) VALUES (1, 'é')")
+
+
+async def test_a_cp1251_or_gbk_literal_is_its_bytes_in_a_binary_column_and_logged_introduced(engine):
+    utf8, session = await _sessions(engine)
+    for n, (name, text, raw) in enumerate((("cp1251", "Жук", "C6F3EA"), ("gbk", "中文", "D6D0CEC4")), 1):
+        session.connection_charset = CHARSETS[name]
+        logged = await _logged(engine, session, f"INSERT INTO t (id, b, v) VALUES ({n}, '{text}', '{text}')")
+        assert logged == f"INSERT INTO t (id, b, v) VALUES ({n}, _{name} X'{raw}', _{name} X'{raw}')"
+        assert await _hex_row(engine, utf8, n) == (raw, None, None, text.encode().hex().upper(), None)
+        # the replica's statement, on a utf8mb4 session, stores the same
+        await run(engine, utf8, logged.replace(f"({n},", f"({n + 10},"))
+        assert await _hex_row(engine, utf8, n + 10) == await _hex_row(engine, utf8, n)
+        result = await run(engine, session, f"SELECT LENGTH('{text}'), HEX('{text}'), CHAR_LENGTH('{text}')")
+        assert result.rows == [(len(raw) // 2, raw, len(text))]
+        await _refused(engine, session, f"SELECT '{text}' = 'x'")  # under its own collation in MariaDB
+    await _refused(engine, session, "INSERT INTO t (id, v) VALUES (5, _cp1251 'Ж')")  # on a gbk connection
 
 
 def test_replace_literals_rewrites_the_literals_named_by_their_index():

@@ -1,4 +1,5 @@
-"""protocol.charsets: MySQL's latin1 both ways, '?' for what a character set cannot hold, the
+"""protocol.charsets: MySQL's latin1 both ways, the other character sets a Python codec maps as
+MariaDB does (cp1251, koi8r, gbk, euckr ...), '?' for what a character set cannot hold, the
 column definitions and rows a latin1 client is sent, the names a connection may take, and a
 COM_QUERY read in the connection's character set (tests/integration/test_client_charsets_mariadb.py
 holds the same against a live MariaDB)."""
@@ -10,14 +11,17 @@ import pytest
 from protocol.charsets import (
     ASCII,
     BINARY,
+    CHARSETS,
     LATIN1,
     UTF8MB3,
     UTF8MB4,
     charset_named,
     collation_charset,
     default_collation,
+    introduced_charset,
     result_column,
     result_rows,
+    unspoken_collation,
 )
 from protocol.errors import SQLError
 from protocol.messages import ColumnDefinition, ComQuery, FieldType, decode_command
@@ -74,7 +78,10 @@ def test_the_names_a_connection_may_take() -> None:
     assert utf16.value.code == 1231
     assert collation_charset(8) == (LATIN1, "latin1_swedish_ci")
     assert collation_charset(224) == (UTF8MB4, "utf8mb4_unicode_ci")
-    assert collation_charset(51) is None  # cp1251: not one of ours
+    assert collation_charset(51) == (CHARSETS["cp1251"], "cp1251_general_ci")
+    assert collation_charset(87) == (CHARSETS["gbk"], "gbk_bin")
+    assert collation_charset(13) is None and unspoken_collation(13) == "sjis"  # (a login of it: 1115)
+    assert unspoken_collation(51) is None and unspoken_collation(8) is None and unspoken_collation(300) is None
     assert default_collation(LATIN1) == "latin1_swedish_ci"
 
 
@@ -91,3 +98,44 @@ def test_a_longtext_keeps_its_length_in_every_character_set():
     assert result_column(longtext, LATIN1).length == 0xFFFFFFFF
     assert result_column(longtext, UTF8MB3).length == 0xFFFFFFFF
     assert result_column(ColumnDefinition("t", FieldType.BLOB, 45, 262140), UTF8MB3).length == 196605
+
+
+def test_the_codec_charsets_read_and_write_their_bytes() -> None:
+    cp1251, gbk, euckr, koi8r = (CHARSETS[name] for name in ("cp1251", "gbk", "euckr", "koi8r"))
+    assert cp1251.decode(b"\xcf\xf0\xe8\xe2\xe5\xf2") == "Привет" and cp1251.encode("Ёж €") == b"\xa8\xe6 \x88"
+    assert cp1251.decode(b"a\x98b") == "a\udc98b"  # a byte cp1251 has not: kept, for the engine's 1366
+    assert cp1251.encode(cp1251.decode(b"a\x98b")) == b"a\x98b"
+    assert cp1251.encode("中 é 😀") == b"? ? ?"
+    assert gbk.decode(b"\xd6\xd0\xce\xc4") == "中文" and gbk.encode("中文 ж é") == b"\xd6\xd0\xce\xc4 \xa7\xd8 \xa8\xa6"
+    assert gbk.encode("€😀") == b"??"
+    assert euckr.decode(b"\x81\x41") == "갂"  # MariaDB's euckr is cp949
+    assert koi8r.encode("Съешь") == b"\xf3\xdf\xc5\xdb\xd8"
+    assert (cp1251.number, cp1251.mbmaxlen, gbk.number, gbk.mbmaxlen) == (51, 1, 28, 2)
+
+
+def test_a_codec_charset_client_s_column_definitions_say_its_number_and_its_maxlen() -> None:
+    text = ColumnDefinition("Ж", FieldType.VAR_STRING, 45, 80, org_name="Ж", table="t")
+    cp1251, gbk = CHARSETS["cp1251"], CHARSETS["gbk"]
+    assert result_column(text, cp1251) == ColumnDefinition("\udcc6", FieldType.VAR_STRING, 51, 20,
+                                                           org_name="\udcc6", table="t")
+    assert result_column(text, gbk).charset == 28 and result_column(text, gbk).length == 40
+    assert result_column(ColumnDefinition("g", charset=28, length=40), cp1251).length == 20
+    columns = (ColumnDefinition("v", charset=45), ColumnDefinition("b", FieldType.BLOB, 63))
+    assert result_rows(columns, [("中文", "中文")], gbk) == [(b"\xd6\xd0\xce\xc4", "中文")]
+
+
+def test_the_charsets_a_connection_may_name_and_those_it_may_not() -> None:
+    assert charset_named("CP1251") is CHARSETS["cp1251"] and charset_named("gbk").codec == "gbk"
+    assert default_collation(CHARSETS["koi8r"]) == "koi8r_general_ci"
+    for name in ("sjis", "big5", "cp932", "ujis", "greek", "hebrew", "koi8u", "cp866", "cp1256", "swe7"):
+        with pytest.raises(SQLError) as refused:
+            charset_named(name)
+        assert refused.value.code == 1115, name
+    assert introduced_charset("_CP1251") is CHARSETS["cp1251"] and introduced_charset("_latin1") is LATIN1
+    assert introduced_charset("_ascii") is None and introduced_charset("_utf8mb4") is None
+    assert introduced_charset("_binary") is None and introduced_charset("N") is None
+
+
+def test_a_com_query_is_read_in_a_codec_charset() -> None:
+    assert decode_command(b"\x03SELECT '\xcf\xf0'", CHARSETS["cp1251"]) == ComQuery("SELECT 'Пр'")
+    assert decode_command(b"\x03SELECT '\xd6\xd0'", CHARSETS["gbk"]) == ComQuery("SELECT '中'")

@@ -112,6 +112,11 @@ def test_strict_mode_errors_with_mariadbs_wording():
     assert err(Column("c", "int"), "12abc") == (1265, "Data truncated for column 'c' at row 1")
     assert err(Column("c", "text"), "\udcff\x00") == (
         1366, "Incorrect string value: '\\xFF\\x00' for column `db`.`t`.`c` at row 1")
+    # (six bytes at most from the first it cannot read, printable ASCII as itself, as MariaDB's)
+    assert err(Column("c", "text"), "a\udce9bcdefghij")[1] == (
+        "Incorrect string value: '\\xE9bcdef...' for column `db`.`t`.`c` at row 1")
+    assert err(Column("c", "text"), "\udce9\\x\x01y")[1] == (
+        "Incorrect string value: '\\xE9\\x\\x01y' for column `db`.`t`.`c` at row 1")
     assert err(Column("c", "enum", ["'a'", "'b'"]), "c")[0] == 1265
     assert err(Column("c", "datetime"), "notadate") == (
         1292, "Incorrect datetime value: 'notadate' for column `db`.`t`.`c` at row 1")
