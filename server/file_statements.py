@@ -22,9 +22,9 @@ Contract
   calls `select_into_file`, which needs the FILE privilege (1227), takes the clause out of the
   text, runs the SELECT that is left through the session (its privileges, its warnings) and
   writes the rows: the file is created exclusively (1086 when it exists) with mode 0644, as
-  sql_class.cc's create_file, and the OK carries the row count. OUTFILE's bytes are
-  select_export::send_data's (`export_rows`); DUMPFILE's are select_dump's: each value's bytes
-  as they are, NULL as one zero byte, no separators, and 1172 at the third row (MariaDB's
+  sql_class.cc's create_file, and the OK carries the row count (and MariaDB's 1287 note when
+  the clause follows a FROM or a UNION). OUTFILE's bytes are select_export::send_data's
+  (`export_rows`); DUMPFILE's are select_dump's: each value's bytes as they are, NULL as one zero byte, no separators, and 1172 at the third row (MariaDB's
   check runs after the second row is written: two rows are accepted, as there).
 - `read_server_file` is LOAD DATA INFILE's read: FILE (else 1045, as MariaDB's), the
   secure_file_priv check, stat (13), a regular file or a FIFO (1085).
@@ -170,7 +170,7 @@ def by_options(t: Tokens, target: Any, options: dict[str, str]) -> None:
 # quoted text and comments (skipped), parentheses (depth) and the words the clause search needs
 _SCAN = re.compile(
     r"""'(?:[^'\\]|\\.|'')*'|"(?:[^"\\]|\\.|"")*"|`(?:[^`]|``)*`|/\*.*?\*/|(?:--\s|\#)[^\n]*
-      |(?P<open>\()|(?P<close>\))|(?<![\w$@.])(?P<word>FROM|INTO)(?![\w$])""",
+      |(?P<open>\()|(?P<close>\))|(?<![\w$@.])(?P<word>FROM|UNION|INTO)(?![\w$])""",
     re.IGNORECASE | re.DOTALL | re.VERBOSE,
 )
 _CLAUSE_WORDS = frozenset({"INTO", "OUTFILE", "DUMPFILE", "CHARACTER", "SET", "CHARSET", "FIELDS", "COLUMNS",
@@ -181,7 +181,7 @@ _CLAUSE_WORDS = frozenset({"INTO", "OUTFILE", "DUMPFILE", "CHARACTER", "SET", "C
 class IntoFileClause:
     export: Export
     select: str  # the statement without the clause
-    after_from: bool  # the clause follows the FROM: MariaDB's deprecation note 1287
+    after_from: bool  # the clause follows a FROM or UNION: MariaDB's deprecation note 1287
     charset: str = "binary"
 
 
@@ -201,8 +201,8 @@ def into_file_clause(sql: str) -> IntoFileClause:
 
 
 def _into_file(sql: str, pos: int = 0) -> tuple[int, bool] | None:
-    """Where the first depth-0 INTO OUTFILE / DUMPFILE from `pos` begins, and whether a FROM
-    comes before it; None without one."""
+    """Where the first depth-0 INTO OUTFILE / DUMPFILE from `pos` begins, and whether a FROM or
+    UNION comes before it; None without one."""
     depth, after_from = 0, False
     for m in _SCAN.finditer(sql, pos):
         if m.group("open"):
@@ -210,7 +210,7 @@ def _into_file(sql: str, pos: int = 0) -> tuple[int, bool] | None:
         elif m.group("close"):
             depth -= 1
         elif m.group("word") and depth == 0:
-            if m.group("word").upper() == "FROM":
+            if m.group("word").upper() in ("FROM", "UNION"):
                 after_from = True
             elif _FILE_WORD.match(sql, m.end()):
                 return m.start(), after_from

@@ -26,7 +26,11 @@ either way), and a failing row undoes the whole load as MariaDB's statement does
 take one statement's time (a DEFAULT CURRENT_TIMESTAMP alike in every row). The answer is
 MariaDB's: "Records: r  Deleted: d  Skipped: s  Warnings: w" and the warnings in row order.
 
-Not supported (MariaDB's not-supported error, 1235): LOAD XML, user variables in the column list and SET; CHARACTER SET other than utf8 /
+A column list may name user variables (@x: set to the row's field, its text, before the row's
+INSERT) and SET col = expr, ... computes columns from them; that INSERT reads them, so the binlog
+carries their values with it (User_var events) and a row at a time goes in.
+
+Not supported (MariaDB's not-supported error, 1235): LOAD XML; CHARACTER SET other than utf8 /
 utf8mb4 / binary. A client that did not allow LOCAL, or a server with local_infile OFF, gets
 4166, as from MariaDB.
 """
@@ -85,6 +89,8 @@ class LoadData:
     lines_starting: str = ""
     ignore_lines: int = 0
     columns: list[str] = field(default_factory=list)
+    # SET column = expression, ...: each expression's text (it may read the row's @variables)
+    assignments: list[tuple[str, str]] = field(default_factory=list)
     local: bool = True  # LOCAL: the client's file; else the server's
     optionally: bool = False  # (OPTIONALLY ENCLOSED BY: the same reading as ENCLOSED BY)
 
@@ -123,19 +129,41 @@ def parse(sql: str) -> LoadData:
             while True:
                 tok = t.peek()
                 if tok is not None and tok.kind == "USERVAR":
-                    raise SQLError(ER_NOT_SUPPORTED_YET, "user variables in LOAD DATA's column list")
-                load.columns.append(t.name())
+                    t.next()
+                    load.columns.append("@" + str(tok.value))
+                else:
+                    load.columns.append(t.name())
                 if t.accept_op(")"):
                     break
                 t.expect_op(",")
     if t.accept_word("SET"):
-        raise SQLError(ER_NOT_SUPPORTED_YET, "LOAD DATA ... SET")
+        while True:
+            column = t.name()
+            t.expect_op("=")
+            load.assignments.append((column, _expression(t)))
+            if not t.accept_op(","):
+                break
     t.expect_end()
     if len(load.enclosed) > 1 or len(load.escaped) > 1:
         raise SQLError(ER_NOT_SUPPORTED_YET, "ENCLOSED BY or ESCAPED BY of more than one character")
     if not load.lines_terminated and not load.fields_terminated:
         raise SQLError(ER_NOT_SUPPORTED_YET, "fixed-width rows (empty FIELDS and LINES TERMINATED BY)")
     return load
+
+
+def _expression(t: Tokens) -> str:
+    """The text of a SET assignment's expression: up to a comma outside parentheses, or the end."""
+    depth, start = 0, t.peek()
+    if start is None:
+        raise t.error()
+    while (tok := t.peek()) is not None:
+        if tok.kind == "OP" and tok.text == "," and depth == 0:
+            break
+        if tok.kind == "OP" and tok.text in "()":
+            depth += 1 if tok.text == "(" else -1
+        t.next()
+    end = tok.pos if tok is not None else len(t.sql)
+    return t.sql[start.pos:end].strip()
 
 
 _ESCAPED = {"0": "\0", "b": "\b", "n": "\n", "r": "\r", "t": "\t", "Z": "\x1a"}
@@ -238,10 +266,17 @@ async def load_data(session: ClientSession, sql: str) -> OK:
     table = engine.table(schema, load.table)
     if table is None:
         raise SQLError(ER_NO_SUCH_TABLE, schema, load.table)
-    columns = [table.column(name) for name in load.columns] if load.columns else list(table.columns)
-    for name, col in zip(load.columns, columns, strict=False):
+    # each field's target: a column, or a user variable's name ("@x", set for the row's SET)
+    targets: list[Any] = ([name if name.startswith("@") else table.column(name) for name in load.columns]
+                          if load.columns else list(table.columns))
+    assigned = [table.column(name) for name, _ in load.assignments]
+    for name, col in zip(load.columns, targets, strict=False):  # (no list: the table's columns)
         if col is None:
             raise SQLError(ER_BAD_FIELD_ERROR, name, "field list")
+    for (name, _), col in zip(load.assignments, assigned, strict=True):
+        if col is None:
+            raise SQLError(ER_BAD_FIELD_ERROR, name, "SELECT")  # (MariaDB's clause name for SET)
+    columns = [target for target in targets if not isinstance(target, str)] + assigned
     if load.local:
         data = await session.read_local_infile(load.filename)
     else:
@@ -253,7 +288,15 @@ async def load_data(session: ClientSession, sql: str) -> OK:
     replace = load.duplicates == "REPLACE"
     ignore = load.duplicates == "IGNORE" or load.local and not replace
     lenient = ignore or load.local or bool(session.engine_session.write_mode & LAX_VALUES)
-    stored = [_stored_row(fields, columns, n, warnings, where, lenient) for n, fields in enumerate(rows, 1)]
+    stored, variables = [], []
+    cut: SQLError | None = None  # strict mode: a row with too many fields ends the load after its write
+    for n, fields in enumerate(rows, 1):
+        row, row_variables = _stored_row(fields, targets, n, warnings, where, lenient)
+        stored.append(row + [f"({expression})" for _, expression in load.assignments])
+        variables.append(row_variables)
+        if not lenient and len(fields) > len(targets):
+            cut = SQLError(ER_WARN_TOO_MANY_RECORDS, n)
+            break
     # a column the list leaves out that has no default: MariaDB's one 1364 warning for it, in
     # every mode, and its implicit default in every row (check_that_all_fields_are_given_values)
     named = {col.name.lower() for col in columns}
@@ -266,7 +309,8 @@ async def load_data(session: ClientSession, sql: str) -> OK:
     verb = "REPLACE" if replace else "INSERT IGNORE" if ignore else "INSERT"
     head = (f"{verb} INTO {mysql_ident(schema)}.{mysql_ident(table.name)} "
             f"({', '.join(mysql_ident(col.name) for col in [*columns, *unset])}) VALUES ")
-    per = ROWS_PER_INSERT if replace else 1  # (IGNORE's warnings and a plain INSERT's 1062 name their row)
+    # (IGNORE's warnings and a plain INSERT's 1062 name their row; a row's @variables are its own)
+    per = ROWS_PER_INSERT if replace and not any(variables) else 1
     affected = 0
     own_transaction = not session.engine_session.in_transaction
     await session.execute("BEGIN" if own_transaction else "SAVEPOINT __load_data")
@@ -274,11 +318,18 @@ async def load_data(session: ClientSession, sql: str) -> OK:
         with session.engine_session.one_statement_time():  # (every row's DEFAULT CURRENT_TIMESTAMP alike)
             for start in range(0, len(stored), per):
                 chunk = stored[start:start + per]
+                session.user_vars.update(variables[start])
                 result = await session.execute(head + ", ".join(f"({', '.join(row)})" for row in chunk))
                 affected += result.affected_rows
                 warnings.extend((start + 1, *warning) for warning in result.warnings)
-    except BaseException:
+        if cut is not None:
+            raise cut
+    except BaseException as exc:
         await session.execute("ROLLBACK" if own_transaction else "ROLLBACK TO SAVEPOINT __load_data")
+        if load.assignments and isinstance(exc, SQLError) and exc.code == ER_BAD_FIELD_ERROR.code:
+            # a SET expression reading a column of the row (MariaDB's are the row's values):
+            # an INSERT's VALUES cannot
+            raise SQLError(ER_NOT_SUPPORTED_YET, "a column of the row in LOAD DATA ... SET") from None
         raise
     await session.execute("COMMIT" if own_transaction else "RELEASE SAVEPOINT __load_data")
     records = len(rows)
@@ -290,20 +341,29 @@ async def load_data(session: ClientSession, sql: str) -> OK:
               info=f"Records: {records}  Deleted: {deleted}  Skipped: {skipped}  Warnings: {len(shown)}")
 
 
-def _stored_row(fields: list[str | None], columns: list, row: int, warnings: list, table: str,
-                lenient: bool) -> list[str]:
+def _stored_row(fields: list[str | None], targets: list, row: int, warnings: list, table: str,
+                lenient: bool) -> tuple[list[str], dict[str, str | None]]:
     """One row's fields as the SQL literals of the values its columns store (`lenient`: LOAD
     DATA's lenient conversions, their warnings added to `warnings`, keyed by row: MariaDB gives
-    1262 after the row's write, the others before; else strict mode's errors)."""
-    if len(fields) > len(columns):
-        _adjusted(lenient, warnings, row + 0.5, SQLError(ER_WARN_TOO_MANY_RECORDS, row))
-    out = []
-    for k, col in enumerate(columns):
+    1262 after the row's write, the others before; else strict mode's errors), and the values
+    of its user variables (a target "@x": the field's text, NULL for \\N or a missing field)."""
+    if len(fields) > len(targets) and lenient:  # (strict mode's error: after the row, `load_data`)
+        warnings.append((row + 0.5, "Warning", ER_WARN_TOO_MANY_RECORDS.code,
+                         SQLError(ER_WARN_TOO_MANY_RECORDS, row).message))
+    out: list[str] = []
+    variables: dict[str, str | None] = {}
+    for k, col in enumerate(targets):
         if k >= len(fields):
+            if isinstance(col, str):  # (a variable without its field: NULL, unremarked)
+                variables[col[1:]] = None
+                continue
             _adjusted(lenient, warnings, row, SQLError(ER_WARN_TOO_FEW_RECORDS, row))
             out.append("DEFAULT" if _defaulted(col) else _literal(values.implicit_default(col)))
             continue
         value: Any = fields[k]
+        if isinstance(col, str):
+            variables[col[1:]] = value
+            continue
         if value is None:
             if col.nullable or col.auto_increment:
                 out.append("NULL")
@@ -313,7 +373,7 @@ def _stored_row(fields: list[str | None], columns: list, row: int, warnings: lis
         else:
             value = values.store(col, value, row, f"{table}.`{col.name}`", lenient, warnings)
         out.append(_literal(value))
-    return out
+    return out, variables
 
 
 def _defaulted(col) -> bool:

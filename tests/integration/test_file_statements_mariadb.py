@@ -6,15 +6,16 @@ mode, the answer's row count and warnings (1287, 1475, 1366); INTO DUMPFILE (raw
 a zero byte, 1172 at the third row); 1086 for a file that exists. LOAD DATA INFILE of those
 files: the rows, the duplicate key (1062, nothing loaded), IGNORE and REPLACE, strict mode's
 errors and IGNORE's warnings, a column list leaving out a column without a default (one 1364
-warning, the implicit default), a missing file (13); the loaded rows then reach a MariaDB replica
+warning, the implicit default), user variables in the column list and SET, a missing file
+(13); the loaded rows then reach a MariaDB replica
 and our slave through our binlog. secure_file_priv (a directory, its subdirectories, paths
 outside and relative ones: 1290; read-only, 1238) and the FILE privilege (1227 for OUTFILE,
 1045 for LOAD DATA INFILE) as MariaDB answers them, and our default (NULL: every file refused).
 `mariadb-dump --tab` writes the same .txt files from ours as from MariaDB (and the same .sql
 but for its header), and `mariadb-import` (with and without --local) loads them back.
 
-Left out: LOAD XML (1235 here), LOAD DATA's SET and user variables (1235), and REPLACE of a
-row by an identical one (MariaDB counts no deletion; our REPLACE statement does)."""
+Left out: LOAD XML (1235 here), a SET expression reading a column of the row (1235), and
+REPLACE of a row by an identical one (MariaDB counts no deletion; our REPLACE statement does)."""
 
 from __future__ import annotations
 
@@ -51,6 +52,7 @@ SETUP = [
     "NULL, NULL, NULL, NULL)",
     "CREATE TABLE f.u LIKE f.t",
     "CREATE TABLE f.v (id INT PRIMARY KEY, n INT NOT NULL, s VARCHAR(3)) DEFAULT CHARSET=utf8mb4",
+    "CREATE TABLE f.s (id INT PRIMARY KEY, n INT NOT NULL, s VARCHAR(10), dt DATE) DEFAULT CHARSET=utf8mb4",
 ]
 
 STATEMENTS = [
@@ -86,6 +88,13 @@ STATEMENTS = [
     "LOAD DATA INFILE 'FILES/short.txt' INTO TABLE f.v (id)",
     "LOAD DATA INFILE 'FILES/g.txt' IGNORE INTO TABLE f.v FIELDS TERMINATED BY '|' IGNORE 1 LINES",
     "SELECT * FROM f.v ORDER BY id",
+    "SELECT 1, 'x', '03/04/2020', 5 UNION SELECT 2, NULL, '31/12/1999', 6 INTO OUTFILE 'FILES/set.txt'",
+    "LOAD DATA INFILE 'FILES/set.txt' INTO TABLE f.s (id, @s, @d, n) "
+    "SET s = CONCAT(IFNULL(@s, 'null'), '!'), dt = STR_TO_DATE(@d, '%d/%m/%Y')",
+    "SELECT * FROM f.s ORDER BY id",
+    "LOAD DATA INFILE 'FILES/set.txt' REPLACE INTO TABLE f.s (id, @a, @b, @c, @e) SET n = @c + 100",
+    "SELECT @a, @b, @c, @e",
+    "LOAD DATA INFILE 'FILES/set.txt' INTO TABLE f.s (id, @a) SET nope = 1",
 ]
 
 
@@ -141,7 +150,7 @@ def test_outfile_and_load_data_infile_as_mariadb_and_replicated(tmp_path):
         assert set(files) >= {"a.txt", "b.csv", "c.csv", "d.txt", "e.txt", "g.txt", "h.bin", "i.bin", "j.bin"}
         assert files["h.bin"] == (0o100644, b"\0A\n\t\xff")
         assert written(mine) == files
-        for table in ("u", "v"):  # the binlog's statements give both replicas the loaded rows
+        for table in ("u", "v", "s"):  # the binlog's statements give both replicas the loaded rows
             sql = f"SELECT * FROM f.{table} ORDER BY id"
             loaded = rows(ours, sql)
             assert loaded == rows(reference, sql)

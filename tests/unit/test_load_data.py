@@ -24,11 +24,13 @@ def test_parse_reads_every_clause_and_refuses_what_is_not_supported():
     assert parse("LOAD DATA LOCAL INFILE 'f' INTO TABLE t") == LoadData("f", None, "t")
     assert parse("LOAD DATA INFILE 'f' IGNORE INTO TABLE t") == LoadData("f", None, "t", "IGNORE", local=False)
     for sql in ("LOAD XML LOCAL INFILE 'f' INTO TABLE t", "LOAD XML INFILE 'f' INTO TABLE t",
-                "LOAD DATA LOCAL INFILE 'f' INTO TABLE t (@a, b)", "LOAD DATA LOCAL INFILE 'f' INTO TABLE t SET a = 1",
                 "LOAD DATA LOCAL INFILE 'f' INTO TABLE t CHARACTER SET latin1"):
         with pytest.raises(SQLError) as refused:
             parse(sql)
         assert refused.value.code == 1235, sql
+    assert parse("LOAD DATA INFILE 'f' INTO TABLE t (@a, b, @`c`) SET d = CONCAT(@a, ','), e = (1, 2) > (0, 1)") \
+        == LoadData("f", None, "t", columns=["@a", "b", "@c"], assignments=[("d", "CONCAT(@a, ',')"),
+                                                                           ("e", "(1, 2) > (0, 1)")], local=False)
     with pytest.raises(SQLError) as bad:
         parse("LOAD DATA LOCAL INFILE 'f' INTO t")
     assert bad.value.code == 1064
