@@ -195,14 +195,15 @@ def into_file_clause(sql: str) -> IntoFileClause:
     clause = _parse_clause(sql, items)
     clause.select = f"{sql[:start]} {sql[end:]}"
     clause.after_from = after_from
-    if _into_file(sql, end) is not None:  # (a second one)
-        raise parse_error(sql, end)
+    second = _into_file(sql, end, any_into=True)
+    if second is not None:  # (another INTO after it: MariaDB's syntax error there)
+        raise parse_error(sql, second[0])
     return clause
 
 
-def _into_file(sql: str, pos: int = 0) -> tuple[int, bool] | None:
-    """Where the first depth-0 INTO OUTFILE / DUMPFILE from `pos` begins, and whether a FROM or
-    UNION comes before it; None without one."""
+def _into_file(sql: str, pos: int = 0, any_into: bool = False) -> tuple[int, bool] | None:
+    """Where the first depth-0 INTO OUTFILE / DUMPFILE (`any_into`: INTO) from `pos` begins, and
+    whether a FROM or UNION comes before it; None without one."""
     depth, after_from = 0, False
     for m in _SCAN.finditer(sql, pos):
         if m.group("open"):
@@ -212,7 +213,7 @@ def _into_file(sql: str, pos: int = 0) -> tuple[int, bool] | None:
         elif m.group("word") and depth == 0:
             if m.group("word").upper() in ("FROM", "UNION"):
                 after_from = True
-            elif _FILE_WORD.match(sql, m.end()):
+            elif any_into or _FILE_WORD.match(sql, m.end()):
                 return m.start(), after_from
     return None
 
@@ -358,7 +359,12 @@ async def select_into_file(session: ClientSession, sql: str) -> OK:
         converted: list[tuple[str, int, str]] = []
         if clause.charset != "binary":
             rows = [_converted(row, selected.columns, n, converted) for n, row in enumerate(rows, 1)]
-        data, ambiguous = export_rows(rows, numeric_columns(list(selected.column_types)), export)
+        try:
+            data, ambiguous = export_rows(rows, numeric_columns(list(selected.column_types)), export)
+        except SQLError as exc:
+            if exc.code == ER_WRONG_FIELD_TERMINATORS.code:  # (MariaDB's check follows the file's creation)
+                await asyncio.to_thread(_create, path, b"")
+            raise
         if ambiguous:
             warnings.append(("Warning", ER_AMBIGUOUS_FIELD_TERM.code, SQLError(ER_AMBIGUOUS_FIELD_TERM).message))
         warnings += [*selected.warnings, *converted]

@@ -3,7 +3,8 @@ server/load_data.py): SELECT ... INTO OUTFILE of a table of every column type wi
 options, CSV options (OPTIONALLY ENCLOSED BY, LINES STARTING BY, CRLF), no escape character,
 an ambiguous FIELDS TERMINATED BY and CHARACTER SET utf8mb4, byte for byte and with the file's
 mode, the answer's row count and warnings (1287, 1475, 1366); INTO DUMPFILE (raw bytes, NULL as
-a zero byte, 1172 at the third row); 1086 for a file that exists. LOAD DATA INFILE of those
+a zero byte, 1172 at the third row); 1086 for a file that exists, 1064 for a second INTO, 1083
+for a two-character ENCLOSED BY (the file made empty first). LOAD DATA INFILE of those
 files: the rows, the duplicate key (1062, nothing loaded), IGNORE and REPLACE, strict mode's
 errors and IGNORE's warnings, a column list leaving out a column without a default (one 1364
 warning, the implicit default), user variables in the column list and SET, a missing file
@@ -65,6 +66,8 @@ STATEMENTS = [
     "SELECT * FROM f.t ORDER BY id DESC INTO OUTFILE 'FILES/e.txt' CHARACTER SET utf8mb4 "
     "FIELDS TERMINATED BY 'n' LINES TERMINATED BY ''",
     "SELECT id, 1.5, 'x', NULL, id * 2, CONCAT(vc, '|') FROM f.t INTO OUTFILE 'FILES/g.txt' COLUMNS TERMINATED BY '|'",
+    "SELECT 1 INTO OUTFILE 'FILES/k.txt' FROM DUAL INTO @a",
+    "SELECT 1 INTO OUTFILE 'FILES/l.txt' FIELDS ENCLOSED BY 'ab'",
     "SELECT vb FROM f.t WHERE id = 1 INTO DUMPFILE 'FILES/h.bin'",
     "SELECT id, vc FROM f.t WHERE id < 3 INTO DUMPFILE 'FILES/i.bin'",
     "SELECT id FROM f.t INTO DUMPFILE 'FILES/j.bin'",

@@ -90,6 +90,7 @@ def test_the_clause_is_taken_out_of_the_select():
     for sql, code in (("SELECT 1 INTO OUTFILE 'f' CHARACTER SET latin1", 1235),
                       ("SELECT 1 INTO DUMPFILE 'f' FIELDS TERMINATED BY ','", 1064),
                       ("SELECT 1 INTO OUTFILE 'f' INTO OUTFILE 'g'", 1064),
+                      ("SELECT 1 INTO OUTFILE 'f' FROM DUAL INTO @a", 1064),
                       ("SELECT 1 INTO OUTFILE 'f' FIELDS", 1064)):
         with pytest.raises(SQLError) as refused:
             into_file_clause(sql)
