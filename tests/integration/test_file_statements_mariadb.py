@@ -13,9 +13,11 @@ and our slave through our binlog. secure_file_priv (a directory, its subdirector
 outside and relative ones: 1290; read-only, 1238) and the FILE privilege (1227 for OUTFILE,
 1045 for LOAD DATA INFILE) as MariaDB answers them, and our default (NULL: every file refused).
 `mariadb-dump --tab` writes the same .txt files from ours as from MariaDB (and the same .sql
-but for its header), and `mariadb-import` (with and without --local) loads them back.
+but for its header), and `mariadb-import` (with and without --local) loads them back. Our slave
+of a MariaDB master stops (1235) at the master's LOAD DATA INFILE, logged as its file's events.
 
-Left out: LOAD XML (1235 here), a SET expression reading a column of the row (1235), and
+Left out: LOAD XML (1235 here), a SET expression reading a column of the row (1235), applying
+a MariaDB master's Begin_load_query / Execute_load_query (the slave stops), and
 REPLACE of a row by an identical one (MariaDB counts no deletion; our REPLACE statement does)."""
 
 from __future__ import annotations
@@ -260,3 +262,29 @@ def test_mariadb_dump_tab_and_mariadb_import_round_trip(tmp_path):
     finally:
         ours.stop()
         reference.stop()
+
+
+def test_our_slave_stops_at_a_mariadb_masters_load_data_file(tmp_path):
+    """A MariaDB master logs LOAD DATA INFILE as its file's bytes (Begin_load_query) and the
+    statement that loads them (Execute_load_query); our applier does not apply those and stops
+    there with 1235, rather than skip the rows."""
+    from tests.support.slave_daemon import slave_status
+
+    files = tmp_path / "files"
+    files.mkdir()
+    (files / "ids.txt").write_text("1\n2\n")
+    master = MariaDBServer(tmp_path / "mdb").start()
+    slave = Daemon("slave", tmp_path / "slave", [
+        "--server-id=3", "--master-host=127.0.0.1", f"--master-port={master.port}",
+        "--master-user=repl", "--master-password=replpw", "--master-connect-retry=1"])
+    try:
+        run_all(master, ["CREATE USER repl@'%' IDENTIFIED BY 'replpw'", "GRANT REPLICATION SLAVE ON *.* TO repl@'%'"])
+        slave.start()
+        run_all(master, ["CREATE DATABASE l", "CREATE TABLE l.t (id INT PRIMARY KEY)",
+                         f"LOAD DATA INFILE '{files}/ids.txt' INTO TABLE l.t", "INSERT INTO l.t VALUES (3)"])
+        wait_for(lambda: int(slave_status(slave.port)["Last_SQL_Errno"]) == 1235, 60, message="the applier's stop")
+        assert "LOAD DATA INFILE replicated as its file" in slave_status(slave.port)["Last_SQL_Error"]
+        assert rows(slave, "SELECT * FROM l.t") == []
+    finally:
+        slave.stop()
+        master.stop()
