@@ -92,6 +92,17 @@ class BinlogErrorAction(enum.StrEnum):
     IGNORE_ERROR = "IGNORE_ERROR"  # go on: replay the group from the binlog before the next one
 
 
+def parse_secure_file_priv(value: Any) -> str | None:
+    """secure_file_priv: None (unset or NULL: disabled), "" (any directory) or a directory."""
+    if value is None or (isinstance(value, str) and value.strip().upper() == "NULL"):
+        return None
+    if isinstance(value, Path):
+        return str(value)
+    if isinstance(value, str):
+        return str(Path(value.strip()).expanduser()) if value.strip() else ""
+    raise ValueError("allowed a directory, empty or NULL")
+
+
 def _heartbeat(value: Any) -> float:
     return parse_seconds(value, 0.001, 4294967, zero_disables=True)
 
@@ -119,6 +130,18 @@ class NodeConfig(DaemonConfig):
         metavar="BOOL",
         help="refuse client writes (1290) while ON; the replica's applier is never refused; "
         "SET GLOBAL read_only changes it at run time",
+    )
+    secure_file_priv: Annotated[str | None, checked(parse_secure_file_priv)] = option(
+        None,
+        metavar="DIR",
+        shown="NULL (disabled)",
+        help="where SELECT ... INTO OUTFILE / DUMPFILE and LOAD DATA INFILE (the server's own "
+        "files, FILE privilege) may read and write: DIR = files in it or below it (it must exist "
+        "at start), empty = any directory the daemon's user reaches, NULL = none (1290), the "
+        "default: such files are the daemon's own, beside a datadir holding every row and the "
+        "password hashes, so they are opened only where an operator says. A relative name is "
+        "the datadir's, as MariaDB's (a bare one in DATADIR/<database>/, which has no such "
+        "directories here). Read-only at run time (@@secure_file_priv)",
     )
     log_bin: Annotated[str, checked(parse_basename)] = option(
         "mysql-bin",

@@ -55,7 +55,7 @@ BLOB_TYPES = {"binary", "varbinary", "tinyblob", "blob", "mediumblob", "longblob
 ALL_TYPES = INT_TYPES | REAL_TYPES | NUMERIC_TYPES | CHAR_TYPES | TIME_TYPES | BLOB_TYPES
 DECIMAL_COLLATION = "mysql_decimal"  # registered on every connection: compares decimal texts by value
 PART_KEY = 16384  # MySQL's PART_KEY_FLAG: the column is in some index
-DISPLAY_WIDTH = {"tinyint": 4, "smallint": 6, "mediumint": 9, "int": 11, "integer": 11, "bigint": 20}
+DISPLAY_WIDTH = {"tinyint": 4, "smallint": 6, "mediumint": 9, "int": 11, "integer": 11, "bigint": 20, "year": 4}
 
 
 @dataclass

@@ -4,7 +4,8 @@
 client's bytes, kept as surrogates), `parsing` for a parser running off the end of a malformed
 statement (the client's syntax error). `in_clause` then names the clause an unknown or
 ambiguous column is in, as MariaDB 10.11 does ("Unknown column 'x' in 'WHERE'"), from the
-statement's text: SQLite's errors do not say."""
+statement's text: SQLite's errors do not say. `IntoFile` is the one refusal the server shell
+acts on (SELECT ... INTO OUTFILE / DUMPFILE: it writes the file); left alone it is 1235."""
 
 from __future__ import annotations
 
@@ -36,6 +37,15 @@ from protocol.errors import (
 # statement text or string value that is not UTF-8 (the client's bytes, kept as surrogates), and
 # an integer argument past its signed 64 bits (such values are bound as their digits: a bug).
 SQLITE_INPUT_ERRORS = (sqlite3.Error, UnicodeEncodeError, OverflowError)
+
+
+class IntoFile(SQLError):
+    """SELECT ... INTO OUTFILE / DUMPFILE: a file on the server, which the server shell writes
+    (server/file_statements.py) from the SELECT without the clause; where nothing does (a
+    prepared statement, a stored program's body), MariaDB's not-supported error, 1235."""
+
+    def __init__(self, kind: str) -> None:
+        super().__init__(ER_NOT_SUPPORTED_YET, f"SELECT ... INTO {kind}")
 
 
 def map_sqlite_error(exc: sqlite3.Error | UnicodeEncodeError | OverflowError, database: str | None) -> SQLError:

@@ -39,6 +39,7 @@ from engine import collation, decimal_math, infoschema, perfschema, strfuncs, va
 from engine.catalog import BLOB_TYPES, CHAR_TYPES, Column, DatabaseOptions, Table, mysql_literal
 from engine.collation import GENERAL_CI
 from engine.coltypes import CHARSET_BINARY
+from engine.errors import IntoFile
 from engine.exact import AGGREGATE_CALLS, NUMBER_VALUES, Finder, member_number
 from engine.exprtypes import (
     JSON_VALUED,
@@ -2409,7 +2410,8 @@ class Translator:
     def take_into(self) -> None:
         """SELECT ... INTO @a, @b (after the select list, or last): the user variables the
         session sets from the one row (`Plan.into_vars`); the clause's tokens are dropped, the
-        rest planned as the SELECT it is. INTO OUTFILE / DUMPFILE (a file on the server) 1235."""
+        rest planned as the SELECT it is. INTO OUTFILE / DUMPFILE (a file on the server) raise
+        `IntoFile`, which the server shell answers by writing the file."""
         toks, depth = self.tokens, 0
         for k, t in enumerate(toks):
             if t.kind == "op" and t.text in "()":
@@ -2417,7 +2419,7 @@ class Translator:
             elif depth == 0 and t.is_word("INTO"):
                 j = k + 1
                 if j < len(toks) and toks[j].is_word("OUTFILE", "DUMPFILE"):
-                    raise SQLError(ER_NOT_SUPPORTED_YET, f"SELECT ... INTO {toks[j].upper}")
+                    raise IntoFile(toks[j].upper)
                 names: list[str] = []
                 while j < len(toks) and toks[j].kind == "var":
                     names.append(toks[j].text)

@@ -26,6 +26,12 @@ class MySQLError:
 
 # The codes MySQL uses (include/mysqld_error.h); templates follow the server's wording.
 ER_CANT_CREATE_FILE = MySQLError(1, "HY000", "Can't create/write to file '%s' (Errcode: %s)")
+ER_CANT_GET_STAT = MySQLError(13, "HY000", "Can't get stat of '%s' (Errcode: %s)")
+ER_WRONG_FIELD_TERMINATORS = MySQLError(1083, "42000", "Field separator argument is not what is expected; check the manual")
+ER_TEXTFILE_NOT_READABLE = MySQLError(1085, "HY000", "The file '%s' must be in the database directory or be readable by all")
+ER_FILE_EXISTS_ERROR = MySQLError(1086, "HY000", "File '%s' already exists")
+ER_WARN_DEPRECATED_SYNTAX = MySQLError(1287, "HY000", "'%s' is deprecated and will be removed in a future release. Please use %s instead")
+ER_AMBIGUOUS_FIELD_TERM = MySQLError(1475, "HY000", "First character of the FIELDS TERMINATED string is ambiguous; please use non-optional and non-empty FIELDS ENCLOSED BY")
 ER_ERROR_ON_WRITE = MySQLError(1026, "HY000", "Error writing file '%s' (errno: %s)")
 ER_KEY_NOT_FOUND = MySQLError(1032, "HY000", "Can't find record in '%s'")
 ER_CON_COUNT_ERROR = MySQLError(1040, "08004", "Too many connections")

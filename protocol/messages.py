@@ -1047,15 +1047,19 @@ def _row_value(value: object) -> bytes:
         return encode_lenenc_bytes(_raw(value))
     if value is None:
         return b"\xfb"
+    return encode_lenenc_bytes(text_value(value))
+
+
+def text_value(value: object) -> bytes:
+    """A non-NULL value of a result row as a text row carries it (and SELECT ... INTO OUTFILE
+    writes it)."""
     if isinstance(value, str):
-        raw = _raw(value)
-    elif isinstance(value, bytes | bytearray | memoryview):
-        raw = bytes(value)
-    elif isinstance(value, bool):
-        raw = b"1" if value else b"0"
-    else:
-        raw = str(value).encode()
-    return encode_lenenc_bytes(raw)
+        return _raw(value)
+    if isinstance(value, bytes | bytearray | memoryview):
+        return bytes(value)
+    if isinstance(value, bool):
+        return b"1" if value else b"0"
+    return str(value).encode()
 
 
 try:  # the compiled twin of the row loops below and in protocol.binary (protocol/_rows.c)

@@ -261,6 +261,7 @@ def register(server: Server) -> None:
         SystemVariable("version_ssl_library", ssl.OPENSSL_VERSION),
         SystemVariable("require_secure_transport", server.require_secure_transport, G, dynamic=True,
                        check=check_bool),
+        SystemVariable("secure_file_priv", server.file_access.variable),  # (read-only: set at start)
         SystemVariable("local_infile", True, G, dynamic=True, check=check_bool),  # (OFF: LOAD DATA LOCAL is 4166)
         SystemVariable("socket", ""),
         SystemVariable("autocommit", True, B, dynamic=True, check=check_bool,

@@ -39,6 +39,7 @@ from server import core_variables
 from server.admin import Admin
 from server.connection_control import ConnectionControl
 from server.core_variables import COM_BY_KEYWORD
+from server.file_statements import FileAccess
 from server.plugins import PluginManager
 from server.query_logs import QueryLogs, header
 from server.role import Role
@@ -140,6 +141,7 @@ class Server:
         ssl_key: Path | None = None,
         ssl_ca: Path | None = None,
         require_secure_transport: bool = False,
+        secure_file_priv: str | None = None,
     ) -> None:
         self.role = role
         self.bind_address = bind_address
@@ -163,6 +165,8 @@ class Server:
         self.tls_files = certificate_files(self.datadir, ssl_cert, ssl_key, ssl_ca) if tls else None
         self.tls_context = server_context(self.tls_files) if self.tls_files is not None else None
         self.require_secure_transport = require_secure_transport
+        # the directory of the server-side file statements (server/file_statements.py)
+        self.file_access = FileAccess.configured(secure_file_priv, self.datadir)
         self.users.ensure_root(root_password)
         # the slow and general query logs, opened by their variables (core_variables)
         self.query_logs = QueryLogs(self.datadir, core_variables.host_name(), lambda: header(
@@ -210,6 +214,7 @@ class Server:
             ssl_key=config.ssl_key,
             ssl_ca=config.ssl_ca,
             require_secure_transport=config.require_secure_transport,
+            secure_file_priv=config.secure_file_priv,
         )
 
     # -- lifecycle ---------------------------------------------------------------------------------

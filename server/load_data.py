@@ -1,26 +1,36 @@
-"""LOAD DATA LOCAL INFILE: the client's file read into a table, as MariaDB 10.11 reads it.
+"""LOAD DATA [LOCAL] INFILE: the client's file, or the server's, read into a table, as MariaDB
+10.11 reads it.
 
-    LOAD DATA [LOW_PRIORITY | CONCURRENT] LOCAL INFILE 'file' [REPLACE | IGNORE]
+    LOAD DATA [LOW_PRIORITY | CONCURRENT] [LOCAL] INFILE 'file' [REPLACE | IGNORE]
         INTO TABLE t [CHARACTER SET cs]
         [{FIELDS | COLUMNS} [TERMINATED BY 's'] [[OPTIONALLY] ENCLOSED BY 'c'] [ESCAPED BY 'c']]
         [LINES [STARTING BY 's'] [TERMINATED BY 's']]
         [IGNORE n {LINES | ROWS}] [(column, ...)]
 
-The file comes through the protocol's LOCAL INFILE exchange (`ClientSession.read_local_infile`),
+With LOCAL the file comes through the protocol's LOCAL INFILE exchange
+(`ClientSession.read_local_infile`); without, it is the server's own, read under the FILE
+privilege and secure_file_priv (`file_statements.read_server_file`: 1045, 1290, 13). It
 is cut into rows and fields by MySQL's rules (`split_rows`: sql_load.cc's READ_INFO), and each
 field is stored as the column stores it, leniently as LOAD DATA does in MariaDB: a value strict
 mode would refuse is adjusted with a warning, a row with too few fields gives the missing
 columns their defaults (1261), one with too many drops the rest (1262), \\N for a NOT NULL column
-its implicit default (1263); a row meeting a key is skipped with a warning (LOCAL is IGNORE
-unless REPLACE is said: the client's file cannot be stopped half-way). The rows then go in as
-INSERT IGNORE (a row at a time) or REPLACE statements through the session's statement path, in
+its implicit default (1263), a column the list leaves out that has no default its implicit
+default (one 1364 for the statement, in any mode); a row meeting a key is skipped with a warning (LOCAL is IGNORE
+unless REPLACE is said: the client's file cannot be stopped half-way). Without LOCAL, IGNORE
+does that too; without either, strict mode (as MariaDB's) makes those adjustments errors and a
+duplicate key fails the load (1062). The rows then go in as INSERT IGNORE (a row at a time),
+INSERT or REPLACE statements through the session's statement path, in
 one transaction (or a savepoint of the client's), so that the binlog carries plain statements
-any replica runs, and a failing row undoes the whole load as MariaDB's statement does; they all
+any replica runs (where MariaDB's master would log the file's bytes: a replica loads the same rows
+either way), and a failing row undoes the whole load as MariaDB's statement does; they all
 take one statement's time (a DEFAULT CURRENT_TIMESTAMP alike in every row). The answer is
 MariaDB's: "Records: r  Deleted: d  Skipped: s  Warnings: w" and the warnings in row order.
 
-Not supported (MariaDB's not-supported error, 1235): LOAD DATA without LOCAL (the server's own
-files), LOAD XML, user variables in the column list and SET; CHARACTER SET other than utf8 /
+A column list may name user variables (@x: set to the row's field, its text, before the row's
+INSERT) and SET col = expr, ... computes columns from them; that INSERT reads them, so the binlog
+carries their values with it (User_var events) and a row at a time goes in.
+
+Not supported (MariaDB's not-supported error, 1235): LOAD XML; CHARACTER SET other than utf8 /
 utf8mb4 / binary. A client that did not allow LOCAL, or a server with local_infile OFF, gets
 4166, as from MariaDB.
 """
@@ -33,10 +43,12 @@ from typing import TYPE_CHECKING, Any
 
 from engine import values
 from engine.lexer import mysql_ident
+from engine.results import LAX_VALUES
 from protocol.errors import (
     ER_BAD_FIELD_ERROR,
     ER_LOAD_INFILE_CAPABILITY_DISABLED,
     ER_NO_DB_ERROR,
+    ER_NO_DEFAULT_FOR_FIELD,
     ER_NO_SUCH_TABLE,
     ER_NOT_SUPPORTED_YET,
     ER_WARN_NULL_TO_NOTNULL,
@@ -45,6 +57,13 @@ from protocol.errors import (
     SQLError,
 )
 from protocol.messages import OK, Capability
+from server.file_statements import (
+    FIELDS_OPTIONS,
+    LINES_OPTIONS,
+    by_options,
+    read_server_file,
+    require_file_privilege,
+)
 from server.sql import Tokens
 from server.user_statements import string_literal
 from server.variables import Scope
@@ -52,7 +71,7 @@ from server.variables import Scope
 if TYPE_CHECKING:
     from server.session import ClientSession
 
-ROWS_PER_INSERT = 500  # rows of one INSERT (REPLACE or plain; IGNORE goes a row at a time)
+ROWS_PER_INSERT = 500  # rows of one REPLACE (INSERT and INSERT IGNORE go a row at a time)
 
 
 @dataclass
@@ -70,6 +89,10 @@ class LoadData:
     lines_starting: str = ""
     ignore_lines: int = 0
     columns: list[str] = field(default_factory=list)
+    # SET column = expression, ...: each expression's text (it may read the row's @variables)
+    assignments: list[tuple[str, str]] = field(default_factory=list)
+    local: bool = True  # LOCAL: the client's file; else the server's
+    optionally: bool = False  # (OPTIONALLY ENCLOSED BY: the same reading as ENCLOSED BY)
 
 
 def parse(sql: str) -> LoadData:
@@ -80,8 +103,7 @@ def parse(sql: str) -> LoadData:
         raise SQLError(ER_NOT_SUPPORTED_YET, "LOAD XML")
     t.expect_word("DATA")
     t.accept_word("LOW_PRIORITY", "CONCURRENT")
-    if not t.accept_word("LOCAL"):
-        raise SQLError(ER_NOT_SUPPORTED_YET, "LOAD DATA INFILE of the server's files (LOAD DATA LOCAL INFILE is)")
+    local = t.accept_word("LOCAL") is not None
     t.expect_word("INFILE")
     filename = string_literal(t)
     duplicates = t.accept_word("REPLACE", "IGNORE") or ""
@@ -89,16 +111,16 @@ def parse(sql: str) -> LoadData:
     t.expect_word("TABLE")
     first = t.name()
     schema, table = (first, t.name()) if t.accept_op(".") else (None, first)
-    load = LoadData(filename, schema, table, duplicates)
+    load = LoadData(filename, schema, table, duplicates, local=local)
     if t.accept_word("CHARACTER"):
         t.expect_word("SET")
         charset = t.name().lower()
         if charset not in ("utf8", "utf8mb4", "utf8mb3", "binary"):
             raise SQLError(ER_NOT_SUPPORTED_YET, f"LOAD DATA CHARACTER SET {charset}")
     if t.accept_word("FIELDS", "COLUMNS"):
-        _by_options(t, load, _FIELDS_OPTIONS)
+        by_options(t, load, FIELDS_OPTIONS)
     if t.accept_word("LINES"):
-        _by_options(t, load, _LINES_OPTIONS)
+        by_options(t, load, LINES_OPTIONS)
     if t.accept_word("IGNORE"):
         load.ignore_lines = t.integer()
         t.expect_word("LINES", "ROWS")
@@ -107,13 +129,20 @@ def parse(sql: str) -> LoadData:
             while True:
                 tok = t.peek()
                 if tok is not None and tok.kind == "USERVAR":
-                    raise SQLError(ER_NOT_SUPPORTED_YET, "user variables in LOAD DATA's column list")
-                load.columns.append(t.name())
+                    t.next()
+                    load.columns.append("@" + str(tok.value))
+                else:
+                    load.columns.append(t.name())
                 if t.accept_op(")"):
                     break
                 t.expect_op(",")
     if t.accept_word("SET"):
-        raise SQLError(ER_NOT_SUPPORTED_YET, "LOAD DATA ... SET")
+        while True:
+            column = t.name()
+            t.expect_op("=")
+            load.assignments.append((column, _expression(t)))
+            if not t.accept_op(","):
+                break
     t.expect_end()
     if len(load.enclosed) > 1 or len(load.escaped) > 1:
         raise SQLError(ER_NOT_SUPPORTED_YET, "ENCLOSED BY or ESCAPED BY of more than one character")
@@ -122,26 +151,19 @@ def parse(sql: str) -> LoadData:
     return load
 
 
-# FIELDS' and LINES' `WORD BY 'string'` options: the LoadData field each sets
-_FIELDS_OPTIONS = {"TERMINATED": "fields_terminated", "ENCLOSED": "enclosed", "ESCAPED": "escaped"}
-_LINES_OPTIONS = {"STARTING": "lines_starting", "TERMINATED": "lines_terminated"}
-
-
-def _by_options(t: Tokens, load: LoadData, options: dict[str, str]) -> None:
-    """FIELDS' or LINES' options, one at least (FIELDS' ENCLOSED BY may be OPTIONALLY)."""
-    seen = False
-    while True:
-        if "ENCLOSED" in options and t.accept_word("OPTIONALLY"):
-            word = t.expect_word("ENCLOSED")
-        else:
-            word = t.accept_word(*options)
-            if word is None:
-                break
-        t.expect_word("BY")
-        setattr(load, options[word], string_literal(t))
-        seen = True
-    if not seen:
+def _expression(t: Tokens) -> str:
+    """The text of a SET assignment's expression: up to a comma outside parentheses, or the end."""
+    depth, start = 0, t.peek()
+    if start is None:
         raise t.error()
+    while (tok := t.peek()) is not None:
+        if tok.kind == "OP" and tok.text == "," and depth == 0:
+            break
+        if tok.kind == "OP" and tok.text in "()":
+            depth += 1 if tok.text == "(" else -1
+        t.next()
+    end = tok.pos if tok is not None else len(t.sql)
+    return t.sql[start.pos:end].strip()
 
 
 _ESCAPED = {"0": "\0", "b": "\b", "n": "\n", "r": "\r", "t": "\t", "Z": "\x1a"}
@@ -228,11 +250,13 @@ def split_rows(text: str, load: LoadData) -> list[list[str | None]]:
 
 
 async def load_data(session: ClientSession, sql: str) -> OK:
-    """Run the LOAD DATA LOCAL statement `sql` for `session` (the module's header)."""
+    """Run the LOAD DATA [LOCAL] statement `sql` for `session` (the module's header)."""
     load = parse(sql)
     conn = session.conn
     assert conn is not None and session.engine_session is not None
-    if not conn.capabilities & Capability.CLIENT_LOCAL_FILES or not session.server.variables.get(
+    if not load.local:
+        require_file_privilege(session)
+    elif not conn.capabilities & Capability.CLIENT_LOCAL_FILES or not session.server.variables.get(
             "local_infile", None, Scope.GLOBAL):
         raise SQLError(ER_LOAD_INFILE_CAPABILITY_DISABLED)
     schema = load.schema or session.engine_session.database
@@ -242,20 +266,51 @@ async def load_data(session: ClientSession, sql: str) -> OK:
     table = engine.table(schema, load.table)
     if table is None:
         raise SQLError(ER_NO_SUCH_TABLE, schema, load.table)
-    columns = [table.column(name) for name in load.columns] if load.columns else list(table.columns)
-    for name, col in zip(load.columns, columns, strict=False):
+    # each field's target: a column, or a user variable's name ("@x", set for the row's SET)
+    targets: list[Any] = ([name if name.startswith("@") else table.column(name) for name in load.columns]
+                          if load.columns else list(table.columns))
+    assigned = [table.column(name) for name, _ in load.assignments]
+    for name, col in zip(load.columns, targets, strict=False):  # (no list: the table's columns)
         if col is None:
             raise SQLError(ER_BAD_FIELD_ERROR, name, "field list")
-    data = await session.read_local_infile(load.filename)
+    for (name, _), col in zip(load.assignments, assigned, strict=True):
+        if col is None:
+            raise SQLError(ER_BAD_FIELD_ERROR, name, "SELECT")  # (MariaDB's clause name for SET)
+    columns = [target for target in targets if not isinstance(target, str)] + assigned
+    if load.local:
+        data = await session.read_local_infile(load.filename)
+    else:
+        data = await read_server_file(session, load.filename, schema)
     rows = split_rows(data.decode("utf-8", "surrogateescape"), load)
     warnings: list[tuple[int, str, int, str]] = []
     where = f"`{schema}`.`{table.name}`"
-    stored = [_stored_row(fields, columns, n, warnings, where) for n, fields in enumerate(rows, 1)]
     # LOCAL without REPLACE is IGNORE: the client's file cannot be stopped half-way (MariaDB's rule)
     replace = load.duplicates == "REPLACE"
-    head = (f"{'REPLACE' if replace else 'INSERT IGNORE'} INTO {mysql_ident(schema)}.{mysql_ident(table.name)} "
-            f"({', '.join(mysql_ident(col.name) for col in columns)}) VALUES ")
-    per = ROWS_PER_INSERT if replace else 1
+    ignore = load.duplicates == "IGNORE" or load.local and not replace
+    lenient = ignore or load.local or bool(session.engine_session.write_mode & LAX_VALUES)
+    stored, variables = [], []
+    cut: SQLError | None = None  # strict mode: a row with too many fields ends the load after its write
+    for n, fields in enumerate(rows, 1):
+        row, row_variables = _stored_row(fields, targets, n, warnings, where, lenient)
+        stored.append(row + [f"({expression})" for _, expression in load.assignments])
+        variables.append(row_variables)
+        if not lenient and len(fields) > len(targets):
+            cut = SQLError(ER_WARN_TOO_MANY_RECORDS, n)
+            break
+    # a column the list leaves out that has no default: MariaDB's one 1364 warning for it, in
+    # every mode, and its implicit default in every row (check_that_all_fields_are_given_values)
+    named = {col.name.lower() for col in columns}
+    unset = [col for col in table.columns
+             if col.name.lower() not in named and col.generated is None and not _defaulted(col)]
+    for col in unset:
+        warnings.append((0, "Warning", ER_NO_DEFAULT_FOR_FIELD.code, SQLError(ER_NO_DEFAULT_FOR_FIELD, col.name).message))
+        for row in stored:
+            row.append(_literal(values.implicit_default(col)))
+    verb = "REPLACE" if replace else "INSERT IGNORE" if ignore else "INSERT"
+    head = (f"{verb} INTO {mysql_ident(schema)}.{mysql_ident(table.name)} "
+            f"({', '.join(mysql_ident(col.name) for col in [*columns, *unset])}) VALUES ")
+    # (IGNORE's warnings and a plain INSERT's 1062 name their row; a row's @variables are its own)
+    per = ROWS_PER_INSERT if replace and not any(variables) else 1
     affected = 0
     own_transaction = not session.engine_session.in_transaction
     await session.execute("BEGIN" if own_transaction else "SAVEPOINT __load_data")
@@ -263,48 +318,74 @@ async def load_data(session: ClientSession, sql: str) -> OK:
         with session.engine_session.one_statement_time():  # (every row's DEFAULT CURRENT_TIMESTAMP alike)
             for start in range(0, len(stored), per):
                 chunk = stored[start:start + per]
+                session.user_vars.update(variables[start])
                 result = await session.execute(head + ", ".join(f"({', '.join(row)})" for row in chunk))
                 affected += result.affected_rows
                 warnings.extend((start + 1, *warning) for warning in result.warnings)
-    except BaseException:
+        if cut is not None:
+            raise cut
+    except BaseException as exc:
         await session.execute("ROLLBACK" if own_transaction else "ROLLBACK TO SAVEPOINT __load_data")
+        if load.assignments and isinstance(exc, SQLError) and exc.code == ER_BAD_FIELD_ERROR.code:
+            # a SET expression reading a column of the row (MariaDB's are the row's values):
+            # an INSERT's VALUES cannot
+            raise SQLError(ER_NOT_SUPPORTED_YET, "a column of the row in LOAD DATA ... SET") from None
         raise
     await session.execute("COMMIT" if own_transaction else "RELEASE SAVEPOINT __load_data")
     records = len(rows)
     deleted = affected - records if replace else 0
-    skipped = 0 if replace else records - affected
+    skipped = records - affected if ignore else 0
     shown = [warning[1:] for warning in sorted(warnings, key=lambda warning: warning[0])]
     session.diagnostics = shown
     return OK(affected, 0, warnings=len(shown),
               info=f"Records: {records}  Deleted: {deleted}  Skipped: {skipped}  Warnings: {len(shown)}")
 
 
-def _stored_row(fields: list[str | None], columns: list, row: int, warnings: list, table: str) -> list[str]:
-    """One row's fields as the SQL literals of the values its columns store (LOAD DATA's lenient
-    conversions, their warnings added to `warnings`, keyed by row: MariaDB gives 1262 after the
-    row's write, the others before)."""
-    if len(fields) > len(columns):
+def _stored_row(fields: list[str | None], targets: list, row: int, warnings: list, table: str,
+                lenient: bool) -> tuple[list[str], dict[str, str | None]]:
+    """One row's fields as the SQL literals of the values its columns store (`lenient`: LOAD
+    DATA's lenient conversions, their warnings added to `warnings`, keyed by row: MariaDB gives
+    1262 after the row's write, the others before; else strict mode's errors), and the values
+    of its user variables (a target "@x": the field's text, NULL for \\N or a missing field)."""
+    if len(fields) > len(targets) and lenient:  # (strict mode's error: after the row, `load_data`)
         warnings.append((row + 0.5, "Warning", ER_WARN_TOO_MANY_RECORDS.code,
                          SQLError(ER_WARN_TOO_MANY_RECORDS, row).message))
-    out = []
-    for k, col in enumerate(columns):
+    out: list[str] = []
+    variables: dict[str, str | None] = {}
+    for k, col in enumerate(targets):
         if k >= len(fields):
-            warnings.append((row, "Warning", ER_WARN_TOO_FEW_RECORDS.code, SQLError(ER_WARN_TOO_FEW_RECORDS, row).message))
-            defaulted = col.nullable or col.has_default or col.auto_increment or col.default_now
-            out.append("DEFAULT" if defaulted else _literal(values.implicit_default(col)))
+            if isinstance(col, str):  # (a variable without its field: NULL, unremarked)
+                variables[col[1:]] = None
+                continue
+            _adjusted(lenient, warnings, row, SQLError(ER_WARN_TOO_FEW_RECORDS, row))
+            out.append("DEFAULT" if _defaulted(col) else _literal(values.implicit_default(col)))
             continue
         value: Any = fields[k]
+        if isinstance(col, str):
+            variables[col[1:]] = value
+            continue
         if value is None:
             if col.nullable or col.auto_increment:
                 out.append("NULL")
                 continue
-            warnings.append((row, "Warning", ER_WARN_NULL_TO_NOTNULL.code,
-                             SQLError(ER_WARN_NULL_TO_NOTNULL, col.name, row).message))
+            _adjusted(lenient, warnings, row, SQLError(ER_WARN_NULL_TO_NOTNULL, col.name, row))
             value = values.implicit_default(col)
         else:
-            value = values.store(col, value, row, f"{table}.`{col.name}`", True, warnings)
+            value = values.store(col, value, row, f"{table}.`{col.name}`", lenient, warnings)
         out.append(_literal(value))
-    return out
+    return out, variables
+
+
+def _defaulted(col) -> bool:
+    """Whether a column left without a value has a default of its own (else its type's implicit one)."""
+    return col.nullable or col.has_default or col.auto_increment or col.default_now
+
+
+def _adjusted(lenient: bool, warnings: list, row: float, error: SQLError) -> None:
+    """A row's adjustment: a warning when lenient, else strict mode's error."""
+    if not lenient:
+        raise error
+    warnings.append((row, "Warning", error.code, error.message))
 
 
 def _literal(value: Any) -> str:

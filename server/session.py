@@ -88,6 +88,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
+from engine.errors import IntoFile
 from protocol.auth import make_salt
 from protocol.binary import COM_STMT_EXECUTE, STMT_COMMANDS, ResultHead
 from protocol.charsets import (
@@ -154,7 +155,7 @@ from protocol.messages import (
     text_row_payloads,
 )
 from protocol.packets import encode_packet
-from server import create_select, load_data, processlist, transactions
+from server import create_select, file_statements, load_data, processlist, transactions
 from server import sql as sqltext
 from server.core_variables import apply_isolation, sql_mode_bits
 from server.login import change_user, log_in
@@ -1384,7 +1385,7 @@ class ClientSession(asyncio.Protocol):
                 required = STATEMENT_PRIVILEGES["SHOW REPLICAS"]
             if required is not None:
                 self.require(*required)
-        if keyword.startswith("LOAD"):  # LOAD DATA LOCAL INFILE: the client's file into a table
+        if keyword.startswith("LOAD"):  # LOAD DATA [LOCAL] INFILE: a file into a table
             return await load_data.load_data(self, sql)
         if keyword == "CREATE TABLE" and "SELECT" in sql.upper():  # CREATE TABLE ... SELECT
             made = await create_select.create_select(self, sql)
@@ -1405,7 +1406,10 @@ class ClientSession(asyncio.Protocol):
             raise SQLError(ER_OPTION_PREVENTS_STATEMENT, "--read-only")  # MariaDB 10.11: READ_ONLY ADMIN writes
         if self._backup_lock is not None and first in WRITE_KEYWORDS:
             raise SQLError(ER_CANT_UPDATE_WITH_READLOCK)
-        return await self._checked_execute(sql, first)
+        try:
+            return await self._checked_execute(sql, first)
+        except IntoFile:  # SELECT ... INTO OUTFILE / DUMPFILE: the file is the server's to write
+            return await file_statements.select_into_file(self, sql)
 
     async def _checked_execute(self, sql: str, first: str) -> Any:
         """An engine statement, after the privilege check of an account without ALL."""

@@ -15,6 +15,7 @@ The engine parses everything else; nothing here interprets DML.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from protocol.errors import ER_PARSE_ERROR, SQLError
@@ -184,9 +185,9 @@ def parse_error(sql: str, pos: int) -> SQLError:
     )
 
 
-def tokenize(sql: str) -> list[Token]:
-    tokens: list[Token] = []
-    pos = 0
+def iter_tokens(sql: str, pos: int = 0) -> Iterator[Token]:
+    """The tokens of `sql` from `pos` on, one at a time (a caller may stop before a part it
+    does not read)."""
     n = len(sql)
     while pos < n:
         m = _TOKEN.match(sql, pos)
@@ -209,11 +210,11 @@ def tokenize(sql: str) -> list[Token]:
                     body = body[len(prefix):]
                     break
             name = unquote(body) if body.startswith("`") else body
-            tokens.append(Token("SYSVAR", text, (scope, name.lower()), start))
+            yield Token("SYSVAR", text, (scope, name.lower()), start)
         elif kind == "uservar":
             body = text[1:]
             name = unquote(body) if body[0] in "`'\"" else body
-            tokens.append(Token("USERVAR", text, name.lower(), start))
+            yield Token("USERVAR", text, name.lower(), start)
         elif kind == "number":
             if text.lower().startswith("0x"):
                 value: object = int(text, 16)
@@ -221,15 +222,19 @@ def tokenize(sql: str) -> list[Token]:
                 value = int(text)
             else:
                 value = float(text)
-            tokens.append(Token("NUMBER", text, value, start))
+            yield Token("NUMBER", text, value, start)
         elif kind == "string":
-            tokens.append(Token("STRING", unquote(text), None, start))
+            yield Token("STRING", unquote(text), None, start)
         elif kind == "quoted":
-            tokens.append(Token("QUOTED", unquote(text), None, start))
+            yield Token("QUOTED", unquote(text), None, start)
         elif kind == "word":
-            tokens.append(Token("WORD", text, None, start))
+            yield Token("WORD", text, None, start)
         else:
-            tokens.append(Token("OP", text, None, start))
+            yield Token("OP", text, None, start)
+
+
+def tokenize(sql: str) -> list[Token]:
+    tokens = list(iter_tokens(sql))
     while tokens and tokens[-1].kind == "OP" and tokens[-1].text == ";":
         tokens.pop()
     return tokens
@@ -238,9 +243,9 @@ def tokenize(sql: str) -> list[Token]:
 class Tokens:
     """A cursor over tokens with the few helpers the admin parsers need."""
 
-    def __init__(self, sql: str) -> None:
+    def __init__(self, sql: str, items: list[Token] | None = None) -> None:
         self.sql = sql
-        self.items = tokenize(sql)
+        self.items = tokenize(sql) if items is None else items  # (`items`: a part of the text's)
         self.i = 0
 
     def peek(self, k: int = 0) -> Token | None:

@@ -36,7 +36,9 @@ Contract
   replayed through the server's user store (`server.apply_user_statement`); a failure there is
   logged and skipped, never stops the applier.
 - Any other error stops the applier with Last_SQL_Errno / Last_SQL_Error (MySQL's wording); the
-  IO task keeps running. START SLAVE [SQL_THREAD] retries from the saved position.
+  IO task keeps running. A MariaDB master's statement-format LOAD DATA INFILE (its file as
+  Begin_load_query / Append_block events, then Execute_load_query) stops it with 1235: the
+  file's rows are not applied, and skipping them would lose them silently. START SLAVE [SQL_THREAD] retries from the saved position.
 - Relay log files the applier has finished are purged when relay_log_purge is ON (the
   default; OFF keeps them, for an audit of the relay log; never the one the IO task writes),
   once the engine has fsynced what was applied from them (`Engine.sync`; a stopped applier
@@ -122,6 +124,7 @@ from protocol.events import (
     TYPE_TABLE_MAP,
     TYPE_USER_VAR,
     TYPE_XID,
+    EventType,
     FormatDescription,
     Gtid,
     Intvar,
@@ -172,6 +175,12 @@ _DML = ("INSERT", "UPDATE", "DELETE", "REPLACE")  # the statements a batch may h
 # UPDATE ...; ASCII only, as OTHER_FIRST).
 _PLAIN_FIRST = frozenset(c for c in OTHER_FIRST
                          if c.isalpha() and c.upper() not in {p[0] for p in USER_STATEMENT_PREFIXES})
+
+
+# a statement-format LOAD DATA INFILE as a MariaDB master logs it: its file's bytes, then the
+# statement that loads them; not applied here, so the applier stops at the first of them
+_LOAD_FILE_EVENTS = frozenset({int(EventType.BEGIN_LOAD_QUERY_EVENT), int(EventType.APPEND_BLOCK_EVENT),
+                               int(EventType.EXECUTE_LOAD_QUERY_EVENT)})
 
 
 # Slave_SQL_Running_State, MariaDB's texts
@@ -654,6 +663,10 @@ class Applier:
         elif t == TYPE_TABLE_MAP:
             assert isinstance(body, TableMap)
             stream.tables[body.table_id] = TableLayout.from_table_map(body)
+        elif t in _LOAD_FILE_EVENTS:  # (skipping them would leave the file's rows out)
+            raise ApplierError(ER_NOT_SUPPORTED_YET.code, SQLError(
+                ER_NOT_SUPPORTED_YET, "LOAD DATA INFILE replicated as its file (Begin_load_query, "
+                "Execute_load_query events)").message)
         elif is_rows_event(t):
             assert isinstance(body, Rows)
             self._rows(stream, t, body, h.timestamp)

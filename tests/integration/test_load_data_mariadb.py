@@ -21,7 +21,7 @@ import pytest
 
 from tests.support.daemons import wait_for
 from tests.support.mariadb import mariadb_available
-from tests.support.mariadb_compare import reference_ours_and_replica
+from tests.support.mariadb_compare import ok_answer, reference_ours_and_replica
 
 pytestmark = [
     pytest.mark.mariadb,
@@ -65,20 +65,9 @@ def answers(port: int, files) -> list[tuple]:
                            local_infile=True)
     out: list[tuple] = []
     try:
-        with conn.cursor() as cur:
-            for sql in statements(files):
-                try:
-                    affected = cur.execute(sql)
-                except pymysql.MySQLError as exc:
-                    out.append((sql, "error", exc.args[0]))
-                    continue
-                result = conn._result  # (PyMySQL keeps the OK's warning count and info there)
-                rows = cur.fetchall() if cur.description else ()
-                shown = ()
-                if result.warning_count:
-                    cur.execute("SHOW WARNINGS")
-                    shown = cur.fetchall()
-                out.append((sql, affected, rows, result.message, result.warning_count, shown))
+        for sql in statements(files):
+            answer = ok_answer(conn, sql)
+            out.append((sql, *answer[:2]) if answer[0] == "error" else (sql, *answer))
     finally:
         conn.close()
     plain = pymysql.connect(host="127.0.0.1", port=port, user="root", database="ld", autocommit=True)

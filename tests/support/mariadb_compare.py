@@ -44,6 +44,23 @@ def answer(conn: pymysql.connections.Connection, sql: str) -> tuple:
         return ("rows", tuple(tuple(row) for row in cur.fetchall()))
 
 
+def ok_answer(conn: pymysql.connections.Connection, sql: str) -> tuple:
+    """("error", code, message), or the statement's affected-row count, rows, the OK's info
+    ("Records: ..."), its warning count and the warnings SHOW WARNINGS lists."""
+    with conn.cursor() as cur:
+        try:
+            affected = cur.execute(sql)
+        except pymysql.MySQLError as exc:
+            return ("error", exc.args[0], exc.args[1])
+        result = conn._result  # (PyMySQL keeps the OK's warning count and info there)
+        rows = cur.fetchall() if cur.description else ()
+        shown = ()
+        if result.warning_count:
+            cur.execute("SHOW WARNINGS")
+            shown = cur.fetchall()
+        return (affected, rows, result.message, result.warning_count, shown)
+
+
 def described_answers(port: int, database: str, queries: Sequence[str]) -> list[tuple]:
     """For each query on one connection (PyMySQL, autocommit): (query, "error", code, message),
     or (query, the rows or the affected count, each result column's (name, type code,
@@ -186,17 +203,18 @@ def reference_ours_and_replica(base: Path, reference_log_bin: str | None = None
 
 
 @contextmanager
-def reference_ours_and_replicas(base: Path, our_slave: bool = False, reference_log_bin: str | None = None
-                                ) -> Iterator[tuple[MariaDBServer, Daemon, list]]:
+def reference_ours_and_replicas(base: Path, our_slave: bool = False, reference_log_bin: str | None = None,
+                                master_args: Sequence[str] = ()) -> Iterator[tuple[MariaDBServer, Daemon, list]]:
     """`reference_ours_and_replica`'s servers, the replicas of our master in a list: the MariaDB
-    replica, then (`our_slave`) our slave following it too."""
+    replica, then (`our_slave`) our slave following it too; `master_args`: our master's options
+    besides its server id."""
     from tests.support.failover import REPL_PASSWORD, REPL_USER, attach
 
     started: list[Any] = []
     try:
         reference = MariaDBServer(base / "mdb", log_bin=reference_log_bin).start()
         started.append(reference)
-        ours = Daemon("master", base / "ours", ["--server-id=1"]).start()
+        ours = Daemon("master", base / "ours", ["--server-id=1", *master_args]).start()
         started.append(ours)
         ours.query(f"CREATE USER {REPL_USER}@'%' IDENTIFIED BY '{REPL_PASSWORD}'")
         ours.query(f"GRANT REPLICATION SLAVE, REPLICATION CLIENT ON *.* TO {REPL_USER}@'%'")

@@ -109,7 +109,7 @@ def security_options() -> dict[str, tuple[str, str]]:
 # INTERFACE.md's "Roles, GTIDs and failover": options of the one server named outside the tables
 ROLE_OPTIONS = {"--log-slave-updates", "--read-only", "--init-rpl-role", "--gtid-domain-id", "--gtid-strict-mode"}
 # options INTERFACE.md does not name, each a MariaDB server option under MariaDB's name
-MARIADB_OPTIONS = {"--relay-log-purge"}
+MARIADB_OPTIONS = {"--relay-log-purge", "--secure-file-priv"}
 # options of ours INTERFACE.md does not name (the README's tables do): tuning without a MariaDB
 # counterpart of that name
 OUR_OPTIONS = {"--slave-commit-wait-usec"}

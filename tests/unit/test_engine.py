@@ -392,6 +392,15 @@ async def test_ddl_alter_show_describe(engine, db):
     await run(engine, db, "DROP DATABASE IF EXISTS test")
 
 
+async def test_a_year_column_shows_its_display_width(engine, db):
+    """MariaDB 10.11 writes YEAR as year(4) in SHOW CREATE TABLE and DESCRIBE (mariadb-dump's
+    CREATE TABLE has it)."""
+    await run(engine, db, "CREATE TABLE y (id INT PRIMARY KEY, yr YEAR, y4 YEAR(4) NOT NULL)")
+    create = (await run(engine, db, "SHOW CREATE TABLE y")).rows[0][1]
+    assert "`yr` year(4) DEFAULT NULL" in create and "`y4` year(4) NOT NULL" in create
+    assert [row[1] for row in (await run(engine, db, "DESCRIBE y")).rows] == ["int(11)", "year(4)", "year(4)"]
+
+
 @pytest.mark.parametrize(
     "sql, code",
     [

@@ -19,14 +19,18 @@ def test_parse_reads_every_clause_and_refuses_what_is_not_supported():
     load = parse("LOAD DATA LOCAL INFILE '/f.csv' REPLACE INTO TABLE d.t CHARACTER SET utf8mb4 "
                  "FIELDS TERMINATED BY ',' OPTIONALLY ENCLOSED BY '\"' ESCAPED BY '\\\\' "
                  "LINES STARTING BY 'x' TERMINATED BY '\\r\\n' IGNORE 2 ROWS (a, `b`)")
-    assert load == LoadData("/f.csv", "d", "t", "REPLACE", ",", '"', "\\", "\r\n", "x", 2, ["a", "b"])
+    assert load == LoadData("/f.csv", "d", "t", "REPLACE", ",", '"', "\\", "\r\n", "x", 2, ["a", "b"],
+                            optionally=True)
     assert parse("LOAD DATA LOCAL INFILE 'f' INTO TABLE t") == LoadData("f", None, "t")
-    for sql in ("LOAD DATA INFILE 'f' INTO TABLE t", "LOAD XML LOCAL INFILE 'f' INTO TABLE t",
-                "LOAD DATA LOCAL INFILE 'f' INTO TABLE t (@a, b)", "LOAD DATA LOCAL INFILE 'f' INTO TABLE t SET a = 1",
+    assert parse("LOAD DATA INFILE 'f' IGNORE INTO TABLE t") == LoadData("f", None, "t", "IGNORE", local=False)
+    for sql in ("LOAD XML LOCAL INFILE 'f' INTO TABLE t", "LOAD XML INFILE 'f' INTO TABLE t",
                 "LOAD DATA LOCAL INFILE 'f' INTO TABLE t CHARACTER SET latin1"):
         with pytest.raises(SQLError) as refused:
             parse(sql)
         assert refused.value.code == 1235, sql
+    assert parse("LOAD DATA INFILE 'f' INTO TABLE t (@a, b, @`c`) SET d = CONCAT(@a, ','), e = (1, 2) > (0, 1)") \
+        == LoadData("f", None, "t", columns=["@a", "b", "@c"], assignments=[("d", "CONCAT(@a, ',')"),
+                                                                           ("e", "(1, 2) > (0, 1)")], local=False)
     with pytest.raises(SQLError) as bad:
         parse("LOAD DATA LOCAL INFILE 'f' INTO t")
     assert bad.value.code == 1064
