@@ -105,6 +105,7 @@ def measure(name: str, code: Path, workload: str, threads: int, events: int) -> 
         try:
             bench = Sysbench(table_size=1000, ps_mode="auto", seconds=0)
             port = cluster.master.port
+            cluster.master.query("CREATE DATABASE sbtest")
             bench.checked(workload, port, "prepare", "ours")
             warm = subprocess.run(bench.args(workload, port, threads) + ["--events=50", "run"],
                                   capture_output=True, text=True, timeout=TIMEOUT)
