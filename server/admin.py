@@ -62,10 +62,11 @@ from protocol.messages import (
     ResultSet,
     column,
 )
+from server import sql_prepared
 from server.plugins import SHOW_PLUGINS_COLUMNS
 from server.privileges import set_global_needs
 from server.processlist import processlist, shown_user
-from server.sql import Tokens, head, parse_error
+from server.sql import Tokens, head, parse_error, top_level_cuts
 from server.user_statements import USER_ADMIN, UserStatements, hash_text, string_literal
 from server.users import ALL, SUPER, Account
 from server.variables import DEFAULT, Double, Scope, like_matcher, select_value
@@ -142,7 +143,7 @@ class Admin:
             "USE": self.use,
             "KILL": self.kill_statement,
             "CREATE": self._account_write(self.user_statements.create),
-            "DROP": self._account_write(self.user_statements.drop),
+            "DROP": self._drop,
             "ALTER": self._account_write(self.user_statements.alter),
             "GRANT": self._account_write(self.user_statements.grant),
             "REVOKE": self._account_write(self.user_statements.revoke),
@@ -152,7 +153,17 @@ class Admin:
             "UNLOCK": self.unlock,
             "SHUTDOWN": self.shutdown,
             "BINLOG": self.binlog_statement,
+            "PREPARE": sql_prepared.prepare,
+            "EXECUTE": sql_prepared.execute,
+            "DEALLOCATE": sql_prepared.deallocate,
         }
+        self._drop_account = self._account_write(self.user_statements.drop)
+
+    async def _drop(self, session: ClientSession, sql: str, keyword: str) -> Any:
+        """DROP PREPARE (server/sql_prepared.py) or an account's DROP."""
+        if keyword == "DROP PREPARE":
+            return await sql_prepared.deallocate(session, sql, keyword)
+        return await self._drop_account(session, sql, keyword)
 
     def _account_write(self, handler: Handler) -> Handler:
         """An account statement (CREATE / DROP / ALTER USER, GRANT, REVOKE) writes the user
@@ -601,19 +612,11 @@ class Admin:
         first = t.peek()
         if first is None:
             raise t.error()
-        depth = 0
-        while (tok := t.peek()) is not None:
-            if tok.kind == "OP":
-                if tok.text == "(":
-                    depth += 1
-                elif tok.text == ")":
-                    depth -= 1
-                elif tok.text == "," and depth == 0:
-                    break
-            t.i += 1
+        t.i = top_level_cuts(t.items, t.i)[0]
+        tok = t.peek()
         end = tok.pos if tok is not None else len(t.sql)
         # through the privilege check: `SET @a = (SELECT a FROM t)` reads t
-        result = await session._checked_execute("SELECT " + t.sql[first.pos:end].strip().rstrip(";"), "SELECT")
+        result = await session.evaluate_select("SELECT " + t.sql[first.pos:end].strip().rstrip(";"))
         if warnings is not None:
             warnings.extend(result.warnings)
         if not result.rows:

@@ -534,7 +534,8 @@ _COM = {
     "Com_slave_stop": ("STOP SLAVE",), "Com_install_plugin": ("INSTALL PLUGIN",),
     "Com_uninstall_plugin": ("UNINSTALL PLUGIN",), "Com_flush": ("FLUSH",),
     "Com_show_binlogs": ("SHOW BINARY",), "Com_truncate": ("TRUNCATE",),
-    "Com_prepare_sql": ("PREPARE",), "Com_execute_sql": ("EXECUTE",), "Com_dealloc_sql": ("DEALLOCATE",),
+    "Com_prepare_sql": ("PREPARE",), "Com_execute_sql": ("EXECUTE",), "Com_dealloc_sql": ("DEALLOCATE", "DROP PREPARE"),
+    "Com_execute_immediate": ("EXECUTE IMMEDIATE",),
     # the binary protocol's commands (server/prepared.py counts them)
     "Com_stmt_prepare": (), "Com_stmt_execute": (), "Com_stmt_fetch": (), "Com_stmt_reset": (),
     "Com_stmt_send_long_data": (), "Com_stmt_close": (),

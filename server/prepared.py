@@ -40,6 +40,12 @@ Contract
   not read gives 1835 (ER_MALFORMED_PACKET), a parameter block that does not read (too short,
   unknown type, bytes left over, never bound) 1210 "Incorrect arguments to mysqld_stmt_execute"
   as mysqld's set_parameters; either way the connection and the statement stay usable.
+- SQL-level statements (server/sql_prepared.py) are prepared here as COM_STMT_PREPARE prepares
+  (`prepare_named`; the describing statements run through `ClientSession.execute`, a write's
+  privileges checked as mysqld's prepare checks them: 1142), kept under their names apart
+  from the ids, counted with them (Prepared_stmt_count, max_prepared_stmt_count; an EXECUTE
+  IMMEDIATE's for its run, past the limit too) and deallocated with them (`close_all`).
+  PREPARE, EXECUTE, DEALLOCATE and DROP PREPARE are not prepared (1295), by either protocol.
 - Binary rows are encoded by the type code of the column definitions sent with them; a column
   whose declared type cannot carry one of the values is sent as VAR_STRING instead, never as a
   wrong value (`carried_rows`: each row is encoded once, when COM_STMT_EXECUTE answers, a
@@ -53,7 +59,7 @@ import decimal
 import math
 import re
 import weakref
-from collections.abc import Awaitable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -96,6 +102,7 @@ from protocol.errors import (
     ER_PS_MANY_PARAM,
     ER_STMT_HAS_NO_OPEN_CURSOR,
     ER_UNKNOWN_STMT_HANDLER,
+    ER_UNSUPPORTED_PS,
     ER_UPDATE_TABLE_USED,
     ER_WRONG_ARGUMENTS,
     ER_WRONG_VALUE_COUNT_ON_ROW,
@@ -122,6 +129,9 @@ if TYPE_CHECKING:
 MAX_PARAMS = 65535  # the prepare answer's 2-byte count
 # Statements that answer with rows: described at prepare by running them with NULL parameters.
 _DESCRIBED = frozenset({"SELECT", "SHOW", "DESC", "DESCRIBE", "EXPLAIN", "WITH", "VALUES", "TABLE", "("})
+# Statements that cannot be prepared (MariaDB's 1295): the prepared statements' own, and
+# DROP PREPARE (`head`).
+_NOT_PREPARED = frozenset({"PREPARE", "EXECUTE", "DEALLOCATE"})
 # Writes that may be answered on receipt inside a transaction (`answer_on_receipt`, and
 # COM_QUERY's in `ClientSession._run_now`).
 WRITES_NOW = ("INSERT", "UPDATE", "DELETE", "REPLACE")
@@ -352,6 +362,14 @@ class PreparedStatement:
             out.append(self.pieces[i + 1])
         return "".join(out)
 
+    def bind_text(self, literals: list[str]) -> str:
+        """The text with each placeholder replaced by its literal's text."""
+        out = [self.pieces[0]]
+        for i, text in enumerate(literals):
+            out.append(text)
+            out.append(self.pieces[i + 1])
+        return "".join(out)
+
 
 async def _text_errors_only(planned: Awaitable[Any]) -> Any:
     """What `planned` answers; None when it fails on the probe's values (1048 ...), which is the
@@ -423,6 +441,7 @@ class PreparedStatements:
     def __init__(self, session: ClientSession) -> None:
         self.session = session
         self._statements: dict[int, PreparedStatement] = {}
+        self._named: dict[str, PreparedStatement] = {}  # PREPARE name FROM ...: by the name lower case
         self._next_id = 1
         self.kept_any = False  # some statement kept its read (`answer_on_receipt` may answer)
         self.writes_any = False  # some statement writes (answered on receipt inside a transaction)
@@ -433,22 +452,19 @@ class PreparedStatements:
     def _limit(self) -> int:
         return self.session.server.variables.get("max_prepared_stmt_count", None, Scope.GLOBAL)
 
-    def _add(self, stmt: PreparedStatement) -> None:
-        server = self.session.server
-        _HELD[server] = _HELD.get(server, 0) + 1
-        self._statements[stmt.id] = stmt
-
     def _drop(self, statement_id: int) -> PreparedStatement | None:
         stmt = self._statements.pop(statement_id, None)
         if stmt is not None:
-            server = self.session.server
-            _HELD[server] = max(0, _HELD.get(server, 0) - 1)
+            self.release(stmt)
         return stmt
 
     def close_all(self) -> None:
-        """The session ends (or COM_RESET_CONNECTION): every statement is deallocated."""
+        """The session ends (or COM_RESET_CONNECTION, COM_CHANGE_USER): every statement is
+        deallocated, the named ones (PREPARE) too."""
         for statement_id in list(self._statements):
             self._drop(statement_id)
+        for name in list(self._named):
+            self.deallocate(name, None)
 
     @staticmethod
     def held(server: SessionHost) -> int:
@@ -528,16 +544,30 @@ class PreparedStatements:
         sql = command.query.decode("utf-8", "surrogateescape") if client is None else client.decode(command.query)
         if session.server.query_logs.general is not None:
             session.server.query_logs.general.line(session.connection_id, "Prepare", sql)
+        stmt = await self._prepared(sql, session.run_statement)
+        self._statements[stmt.id] = stmt
+        session.write(session.conn.send(PrepareOK(  # type: ignore[union-attr]
+            stmt.id, stmt.columns, stmt.param_count, status=session.status_flags(),
+        )))
+
+    async def _prepared(self, sql: str, run: Callable[[str], Awaitable[Any]], limited: bool = True,
+                        ) -> PreparedStatement:
+        """A statement prepared from `sql` and counted as held (`_HELD`); `run` runs the
+        statements that describe it (the session's `run_statement` for a command, `execute`
+        inside a statement); `limited`: refused past max_prepared_stmt_count (1461)."""
+        session = self.session
         if "/*!" in sql or "/*M!" in sql:
             sql = sqltext.unwrap_comments(sql, session.server.version_number)
         pieces = split_placeholders(sql)
         if len(pieces) - 1 > MAX_PARAMS:
             raise SQLError(ER_PS_MANY_PARAM)
-        if self.held(session.server) >= self._limit():
+        if limited and self.held(session.server) >= self._limit():
             raise SQLError(ER_MAX_PREPARED_STMT_COUNT_REACHED, self._limit())
         stmt = PreparedStatement(self._next_id, pieces)
         head = sqltext.head(sql)
         keyword = head.partition(" ")[0]
+        if keyword in _NOT_PREPARED or head == "DROP PREPARE":
+            raise SQLError(ER_UNSUPPORTED_PS)
         stmt.select = keyword == "SELECT"
         if keyword in WRITES_NOW and head == sqltext.head(pieces[0]):  # (the values never change it)
             stmt.write = head
@@ -555,10 +585,10 @@ class PreparedStatements:
         elif keyword in _DESCRIBED or sql.lstrip().startswith("("):
             # run with NULLs, or with zeros where a NULL cannot stand (`LIMIT ?`): what fails on
             # both values is the execution's to report, as mysqld's prepare leaves it
-            result = await _text_errors_only(session.run_statement(probe))
+            result = await _text_errors_only(run(probe))
             if result is None:
                 zeros = stmt.bind([0] * stmt.param_count, [ParamType(FieldType.LONGLONG)] * stmt.param_count)
-                result = await _text_errors_only(session.run_statement(zeros))
+                result = await _text_errors_only(run(zeros))
             if getattr(result, "columns", None):
                 stmt.columns = result_columns(result, session.results_charset)
         elif not server.role.claims(head) and keyword not in server.admin.handlers:
@@ -571,10 +601,52 @@ class PreparedStatements:
                 stmt.columns = result_columns(described, session.results_charset)
             await _text_errors_only(session.engine_session.access(probe))
         self._next_id += 1
-        self._add(stmt)
-        session.write(session.conn.send(PrepareOK(  # type: ignore[union-attr]
-            stmt.id, stmt.columns, stmt.param_count, status=session.status_flags(),
-        )))
+        _HELD[server] = _HELD.get(server, 0) + 1
+        return stmt
+
+    # -- SQL-level statements (server/sql_prepared.py) ------------------------------------------
+
+    async def prepare_named(self, name: str | None, sql: str) -> PreparedStatement:
+        """PREPARE name FROM sql (a name free, whatever its case), or with `name` None the
+        statement of an EXECUTE IMMEDIATE (held until `release`, whatever
+        max_prepared_stmt_count says, as MariaDB's). Several statements in `sql`
+        are MariaDB's 1064 near the second."""
+        statements = sqltext.split_statements(sql)
+        if len(statements) > 1:
+            raise sqltext.parse_error(sql, sql.find(statements[1], len(statements[0])))
+        session = self.session
+        stmt = await self._prepared(sql, session.execute, limited=name is not None)
+        if stmt.write is not None and session.privileges is not None:
+            # a write's privileges are checked when it is prepared too (1142), as mysqld's
+            try:
+                await session.privileges.check(stmt.bind_text(["NULL"] * stmt.param_count), stmt.write.partition(" ")[0])
+            except SQLError:
+                self.release(stmt)
+                raise
+        if name is not None:
+            self._named[name.lower()] = stmt
+        return stmt
+
+    def named(self, name: str) -> PreparedStatement:
+        """The statement PREPAREd as `name` (any case); 1243 for EXECUTE when there is none."""
+        stmt = self._named.get(name.lower())
+        if stmt is None:
+            raise SQLError(ER_UNKNOWN_STMT_HANDLER, name, "EXECUTE")
+        return stmt
+
+    def deallocate(self, name: str, command: str | None) -> None:
+        """DEALLOCATE PREPARE name (`command` the one 1243 names when there is none), or with
+        `command` None a PREPARE's replacing of the statement under `name`, if any."""
+        stmt = self._named.pop(name.lower(), None)
+        if stmt is not None:
+            self.release(stmt)
+        elif command is not None:
+            raise SQLError(ER_UNKNOWN_STMT_HANDLER, name, command)
+
+    def release(self, stmt: PreparedStatement) -> None:
+        """`stmt` no longer held (Prepared_stmt_count)."""
+        server = self.session.server
+        _HELD[server] = max(0, _HELD.get(server, 0) - 1)
 
     async def _execute(self, command: ComStmtExecute) -> None:
         session = self.session

@@ -52,12 +52,14 @@ Contract
   answered, or a malformed one, counts against its host.
 - Privileges: an account without ALL PRIVILEGES gets a `privileges` checker at login
   (server/privileges.py); every engine statement, and every SET that evaluates one, passes it
-  before the engine runs it. With ALL, `privileges` is None and nothing is checked.
+  before the engine runs it (`evaluate_select` for a SET's or an EXECUTE's values). With ALL, `privileges` is None and nothing is checked.
 - The binary protocol (COM_STMT_*) is `self.prepared` (server/prepared.py): it runs each
   execution through `run_statement`, the path of every COM_QUERY statement (a SELECT the loop
   answers at once, of either protocol, through `run_read_now` / `run_prepared_read`: what
   `run_statement` would do for it, without yielding), and answers with `send_result` /
   `send_error` or its own binary answers through `conn.send`.
+  SQL-level PREPARE / EXECUTE (server/sql_prepared.py, an admin handler) keep their
+  statements there too, under their names, and run an execution through `execute`.
 - KILL: `kill()` closes the connection; a statement running in a role is cancelled, one inside
   the engine or the group commit (`committing`: `role.commit`, a user statement's binlog group)
   completes first (its answer goes nowhere). `kill_query()` fails
@@ -1410,6 +1412,11 @@ class ClientSession(asyncio.Protocol):
             return await self._checked_execute(sql, first)
         except IntoFile:  # SELECT ... INTO OUTFILE / DUMPFILE: the file is the server's to write
             return await file_statements.select_into_file(self, sql)
+
+    async def evaluate_select(self, sql: str) -> Any:
+        """A SELECT of expressions (a SET's, an EXECUTE's USING values) run by the engine after
+        the privilege check, not counted as a statement of the client's."""
+        return await self._checked_execute(sql, "SELECT")
 
     async def _checked_execute(self, sql: str, first: str) -> Any:
         """An engine statement, after the privilege check of an account without ALL."""

@@ -240,6 +240,27 @@ def tokenize(sql: str) -> list[Token]:
     return tokens
 
 
+def top_level_cuts(items: list[Token], start: int, stop_word: str | None = None) -> list[int]:
+    """The indexes of the commas outside parentheses from `start` on, then the index where the
+    list ends: the end of `items`, or the first `stop_word` outside parentheses."""
+    cuts = []
+    depth = 0
+    for i in range(start, len(items)):
+        tok = items[i]
+        if tok.kind == "OP":
+            if tok.text == "(":
+                depth += 1
+            elif tok.text == ")":
+                depth -= 1
+            elif tok.text == "," and depth == 0:
+                cuts.append(i)
+        elif depth == 0 and stop_word is not None and tok.is_word(stop_word):
+            cuts.append(i)
+            return cuts
+    cuts.append(len(items))
+    return cuts
+
+
 class Tokens:
     """A cursor over tokens with the few helpers the admin parsers need."""
 
