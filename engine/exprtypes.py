@@ -42,6 +42,7 @@ from engine.coltypes import (
 )
 from engine.lexer import Token
 from engine.values import date_parts, temporal_text
+from protocol.charsets import mbmaxlen
 from protocol.messages import ColumnFlag, FieldType
 
 _COMPARE_OPS = {"=", "<", ">", "<=", ">=", "!=", "<>", "<=>"}
@@ -101,6 +102,8 @@ _OWN_TYPES = {
 _VARIANCE_FUNCS = {"STD", "STDDEV", "STDDEV_POP", "STDDEV_SAMP", "VARIANCE", "VAR_POP", "VAR_SAMP"}
 # functions that read their arguments as numbers: an ENUM or SET argument is its number
 _NUMBER_ARGS = {"SUM", "AVG", "ABS", "ROUND", "TRUNCATE", "FLOOR", "CEIL", "CEILING", "MOD", "SIGN"}
+_WINDOW_FUNCS = frozenset({"ROW_NUMBER", "RANK", "DENSE_RANK", "NTILE", "PERCENT_RANK", "CUME_DIST", "LAG", "LEAD",
+                           "FIRST_VALUE", "LAST_VALUE", "NTH_VALUE"})
 _SAME_AS_ARG = {"MIN", "MAX", "ABS", "IFNULL", "COALESCE", "NULLIF", "GREATEST", "LEAST", "ANY_VALUE"}
 _TEMPORAL_FUNCS = {
     "NOW": FieldType.DATETIME, "SYSDATE": FieldType.DATETIME, "CURRENT_TIMESTAMP": FieldType.DATETIME,
@@ -960,8 +963,11 @@ class _Typer:
         if word in ("CAST", "CONVERT"):
             return self.cast(toks, i, word)
         if word in ("COUNT",):
-            return int_type(21, _CONSTANT_FLAGS), _skip_parens(toks, i + 1)
+            ct, end = int_type(21, _CONSTANT_FLAGS), _skip_parens(toks, i + 1)
+            return ct, _after_window(toks, end)
         args, end = self.args(toks, i + 1)
+        if end < len(toks) and toks[end].is_word("OVER") and word in _WINDOW_FUNCS:
+            return self.window(word, args, toks[i + 2:end - 1]), _after_window(toks, end)
         if word in ("PERCENTILE_CONT", "PERCENTILE_DISC") and end + 5 < len(toks) and toks[end].is_word("WITHIN"):
             # WITHIN GROUP (ORDER BY x [ASC | DESC]): PERCENTILE_DISC is of x's type
             close = _skip_parens(toks, end + 2)
@@ -969,17 +975,46 @@ class _Typer:
             if ordered and ordered[-1].is_word("ASC", "DESC"):
                 ordered = ordered[:-1]
             args, end = [self.expr(ordered, 0)[0] if word == "PERCENTILE_DISC" else None], close
+            if word == "PERCENTILE_DISC":  # one of the values, as LAG's
+                return self.window(word, args, ordered), _after_window(toks, end)
         ct = self.function(word, args, toks[i + 2:end - 1])
-        if end < len(toks) and toks[end].is_word("OVER"):  # a window function: the same type
-            end = _skip_parens(toks, end + 1) if end + 1 < len(toks) and toks[end + 1].text == "(" else end + 2
-        return ct, end
+        return ct, _after_window(toks, end)  # an aggregate over a window: the same type
+
+    def window(self, word: str, args: list[ColumnType | None], inner: Sequence[Token]) -> ColumnType:
+        """A window function's type as MariaDB's: the numbering ones a BIGINT never NULL, the
+        distributions a DOUBLE of 10 decimals, LAG / LEAD / FIRST_VALUE / LAST_VALUE / NTH_VALUE
+        and PERCENTILE_DISC their argument's as a temporary table's field holds it (NULL allowed,
+        binary unless characters, a string with 39 decimals, a DOUBLE or FLOAT 23 wide, a TEXT
+        four times its length, an integer literal a BIGINT)."""
+        if word in ("ROW_NUMBER", "RANK", "DENSE_RANK", "NTILE"):
+            return int_type(21, _CONSTANT_FLAGS)
+        if word in ("PERCENT_RANK", "CUME_DIST"):
+            return replace(DOUBLE, length=17, decimals=10)
+        first = args[0] if args else None
+        if first is None:
+            raise _Unknown
+        flags = first.flags & ColumnFlag.UNSIGNED | (ColumnFlag.BINARY if first.charset == CHARSET_BINARY else 0)
+        ct = replace(first, flags=flags, origin=None, bit_digits=False)
+        if first.type in (FieldType.DOUBLE, FieldType.FLOAT):
+            ct = replace(ct, length=23)
+        elif first.type in _STRING_TYPES:
+            ct = replace(ct, decimals=STRING_DEC)
+        if first.type == FieldType.BLOB:  # a TEXT's, as its temporary field is declared
+            if first.length >= _MAX_LENGTH:
+                ct = replace(ct, type=FieldType.LONG_BLOB, flags=ColumnFlag.BINARY)
+            else:
+                ct = replace(ct, length=min(first.length * 4, _MAX_LENGTH))
+        operand = split_top(list(inner))[0][0]
+        if first.type == FieldType.LONG and len(operand) == 1 and operand[0].kind == "param":
+            ct = replace(ct, type=FieldType.LONGLONG)  # (an integer literal's Item_int)
+        return ct
 
     def function(self, word: str, args: list[ColumnType | None], inner: Sequence[Token] = ()) -> ColumnType:
         if word in _NUMBER_ARGS:
             args = [_member_number(a) for a in args]
         first = args[0] if args else None
         if word in ("MEDIAN", "PERCENTILE_CONT", "CUME_DIST", "PERCENT_RANK"):  # a DOUBLE shown with 10 decimals
-            return replace(DOUBLE, decimals=10)
+            return replace(DOUBLE, length=18 if word in ("MEDIAN", "PERCENTILE_CONT") else 17, decimals=10)
         if word == "ADD_MONTHS":  # DATE_ADD(d, INTERVAL n MONTH)'s
             parts, _ = split_top(list(inner))
             if first is None or len(parts) != 2:
@@ -1160,10 +1195,8 @@ class _Typer:
             raise _Unknown
         name = target[0].upper
         nums = [int(v) for t in target if t.kind == "param" and isinstance(v := self.param(t.param), int)]
-        if name in ("SIGNED", "INTEGER", "INT"):
-            return int_type(21, ColumnFlag.BINARY), end
-        if name == "UNSIGNED":
-            return int_type(21, ColumnFlag.BINARY | ColumnFlag.UNSIGNED), end
+        if name in ("SIGNED", "INTEGER", "INT", "UNSIGNED"):
+            return self.int_cast(inner[:split], name == "UNSIGNED"), end
         if name in ("DECIMAL", "NUMERIC"):
             precision = int(nums[0]) if nums else 10
             return decimal_type(precision, int(nums[1]) if len(nums) > 1 else 0, ColumnFlag.BINARY), end
@@ -1178,6 +1211,31 @@ class _Typer:
         if name == "BINARY":
             return varchar(int(nums[0]) if nums else 255, binary=True), end
         raise _Unknown
+
+    def int_cast(self, operand: list[Token], unsigned: bool) -> ColumnType:
+        """CAST(x AS SIGNED / UNSIGNED) as MariaDB's Item_func_signed / _unsigned: as wide as x
+        in characters (a DOUBLE 20) up to 21, at least 2 (signed) or 1, LONG up to 9; UNSIGNED
+        of what may be negative (not an unsigned column, NULL or a literal of 0 or more) 20."""
+        try:
+            ct, stop = self.expr(operand, 0)
+        except (_Unknown, IndexError):
+            ct, stop = None, -1
+        flags = ColumnFlag.BINARY | (ColumnFlag.UNSIGNED if unsigned else 0)
+        if ct is None or stop != len(operand):
+            return int_type(21, flags)
+        flags |= ct.flags & ColumnFlag.NOT_NULL
+        value = self.param(operand[0].param) if len(operand) == 1 and operand[0].kind == "param" else None
+        if unsigned and not (ct.flags & ColumnFlag.UNSIGNED or ct.type == FieldType.NULL
+                             or type(value) is int and value >= 0):
+            return int_type(20, flags)
+        if ct.type in (FieldType.DOUBLE, FieldType.FLOAT):
+            chars = 20
+        elif ct.type in _STRING_TYPES and ct.charset != CHARSET_BINARY:
+            chars = ct.length // mbmaxlen(ct.charset)
+        else:
+            chars = ct.length
+        length = max(min(chars, 21), 1 if unsigned else 2)
+        return ColumnType(FieldType.LONG if length < 10 else FieldType.LONGLONG, length, 0, CHARSET_BINARY, flags)
 
     def case(self, toks: list[Token], i: int) -> tuple[ColumnType, int]:
         depth, j = 0, i
@@ -1210,6 +1268,13 @@ _PREC = {"OR": 1, "||": 1, "XOR": 2, "AND": 3, "&&": 3, "NOT": 4, "BETWEEN": 5, 
          "<=": 5, "<": 5, ">": 5, "!=": 5, "<>": 5, "IS": 5, "LIKE": 5, "REGEXP": 5, "RLIKE": 5, "IN": 5,
          "|": 6, "&": 7, "<<": 8, ">>": 8, "+": 9, "-": 9, "*": 10, "/": 10, "DIV": 10, "%": 10, "MOD": 10,
          "^": 11}
+
+
+def _after_window(toks: list[Token], end: int) -> int:
+    """The index after `OVER (...)` or `OVER name` at toks[end], `end` itself without one."""
+    if end < len(toks) and toks[end].is_word("OVER"):
+        return _skip_parens(toks, end + 1) if end + 1 < len(toks) and toks[end + 1].text == "(" else end + 2
+    return end
 
 
 def _skip_parens(toks: list[Token], i: int) -> int:

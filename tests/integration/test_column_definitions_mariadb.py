@@ -1,0 +1,78 @@
+"""Result column definitions in full as MariaDB 10.11 sends them: each column's name, type code,
+length, decimals, flags and character set number, with the rows, over the text protocol and the
+binary one (COM_STMT_PREPARE's definitions, COM_STMT_EXECUTE's and its binary rows), on a stock
+MariaDB and on our master (`mariadb_compare.defined_answers`).
+
+Covered: CAST(x AS SIGNED / UNSIGNED / INTEGER) as wide as x (a DOUBLE 20, at most 21), an INT
+up to 9 characters, UNSIGNED of what may be negative 20 wide (they were all BIGINT(21)), and a
+date's or time's value its digits (CAST(DATE '2024-01-05' AS SIGNED) 20240105: it was 2024);
+INT column times a DECIMAL literal rounded half away from zero (it was rounded half to even);
+the window functions: ROW_NUMBER / RANK / DENSE_RANK / NTILE / COUNT never NULL, PERCENT_RANK /
+CUME_DIST / MEDIAN / PERCENTILE_CONT DOUBLEs 17 or 18 wide, LAG / LEAD / FIRST_VALUE /
+LAST_VALUE / NTH_VALUE / PERCENTILE_DISC their argument's type as a temporary field holds it
+(they were typed from their rows: a BIGINT, a VARCHAR, a DECIMAL as a string)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.support.mariadb import mariadb_available
+from tests.support.mariadb_compare import defined_answers, mariadb_and_ours
+
+pytestmark = [
+    pytest.mark.timeout(300),
+    pytest.mark.skipif(not mariadb_available(), reason="mariadb-server not installed"),
+]
+
+SETUP = [
+    "CREATE DATABASE d",
+    "CREATE TABLE d.t (id INT PRIMARY KEY, a INT, b BIGINT UNSIGNED, c DECIMAL(10,2), e DECIMAL(5,3), f DOUBLE,"
+    " g FLOAT, s VARCHAR(20), l VARCHAR(10) CHARACTER SET latin1, x TEXT, d DATE, dt DATETIME(3), tm TIME(2),"
+    " ts TIMESTAMP NULL, y YEAR, j JSON, bn VARBINARY(8), ti TINYINT, si SMALLINT UNSIGNED, bt BIT(5))"
+    " DEFAULT CHARSET=utf8mb4",
+    "INSERT INTO d.t VALUES (1, 5, 7, 12.34, 1.5, 2.5, 1.25, 'abc', 'xyz', 'long text', '2024-01-05',"
+    " '2024-01-05 10:11:12.345', '10:11:12.34', '2024-03-01 00:00:00', 2024, '{\"a\":1}', 'bb', -3, 9, 5),"
+    " (2, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,"
+    " NULL), (3, -7, 0, -1.5, 0.001, -0.5, 3, 'Q', 'é', '', '2023-12-31', '2023-12-31 23:59:59', '-01:00:00', NULL,"
+    " 1999, '[1,2]', '', 100, 65535, 31)",
+]
+
+_CAST_OPERANDS = ["a", "ti", "si", "b", "c", "e", "f", "g", "s", "l", "x", "d", "dt", "tm", "ts", "y", "j", "bn", "bt",
+                  "1", "12345678901", "'12'", "1.5", "-1.5", "1e3", "NULL", "'abcdefghijklmnopqrstuvwxyz'", "a+1",
+                  "-a", "X'0102'", "CONCAT(a)", "DATE '2024-01-05'", "TIME '-01:00:00'"]
+
+QUERIES = [
+    *(f"SELECT {', '.join(f'CAST({x} AS {target})' for x in _CAST_OPERANDS)} FROM t ORDER BY id"
+      for target in ("SIGNED", "UNSIGNED", "INTEGER")),
+    "SELECT LAG(id) OVER (ORDER BY id), FIRST_VALUE(id) OVER (ORDER BY id), LAG(a, 2) OVER (ORDER BY id),"
+    " LEAD(d) OVER (ORDER BY id), LAG(f) OVER (ORDER BY id), LAG(b) OVER (ORDER BY id), LAG(l) OVER (ORDER BY id),"
+    " LAG(j) OVER (ORDER BY id), LAG(x) OVER (ORDER BY id), LAG(tm) OVER (ORDER BY id), LEAD(c) OVER (ORDER BY id),"
+    " FIRST_VALUE(s) OVER (ORDER BY id), LAST_VALUE(d) OVER (ORDER BY id), NTH_VALUE(dt, 2) OVER (ORDER BY id)"
+    " FROM t ORDER BY id",
+    "SELECT LAG(a+1) OVER (ORDER BY id), LAG(1) OVER (ORDER BY id), FIRST_VALUE('abc') OVER (ORDER BY id),"
+    " NTH_VALUE(c, 1) OVER (ORDER BY id), LAST_VALUE(bt) OVER (ORDER BY id), LAG(y) OVER (ORDER BY id),"
+    " LAG(ti) OVER (ORDER BY id), LAG(g) OVER (ORDER BY id), LAG(bn) OVER (ORDER BY id) FROM t ORDER BY id",
+    "SELECT NTILE(2) OVER (ORDER BY id), ROW_NUMBER() OVER (ORDER BY id), RANK() OVER (ORDER BY id),"
+    " DENSE_RANK() OVER (ORDER BY id), PERCENT_RANK() OVER (ORDER BY id), CUME_DIST() OVER (ORDER BY id)"
+    " FROM t ORDER BY id",
+    "SELECT SUM(a) OVER (ORDER BY id), COUNT(*) OVER (), AVG(c) OVER (PARTITION BY id), MAX(s) OVER (),"
+    " MIN(d) OVER () FROM t ORDER BY id",
+    "SELECT MEDIAN(a) OVER (), PERCENTILE_CONT(0.5) WITHIN GROUP (ORDER BY a) OVER (),"
+    " PERCENTILE_DISC(0.5) WITHIN GROUP (ORDER BY c) OVER (), COUNT(a) OVER () FROM t ORDER BY id",
+]
+
+
+def _differences(theirs: list[tuple], ours: list[tuple]) -> str:
+    return "\n".join(f"{t[0]}\n    MariaDB {t[1:]}\n    ours    {o[1:]}"
+                     for t, o in zip(theirs, ours, strict=True) if t != o)
+
+
+def test_column_definitions_as_mariadb(tmp_path):
+    with mariadb_and_ours(tmp_path) as (reference, master):
+        for server in (reference, master):
+            for sql in SETUP:
+                server.query(sql)
+        theirs, ours = defined_answers(reference.port, "d", QUERIES), defined_answers(master.port, "d", QUERIES)
+    # what the comparison stands on: MariaDB's own definition of a CAST of an INT column
+    assert theirs[0][1][0][0] == ("CAST(a AS SIGNED)", 8, 11, 0, 128, 63)
+    assert _differences(theirs, ours) == ""
