@@ -3304,6 +3304,11 @@ class Translator:
         inner = region[1] if region is not None and region[0] == end else ("tokens", start, end)
         if e is not None and e.kind == "neglit" and col.base not in ("enum", "set"):
             inner = e.exact()  # -9223372036854775808: exact, never a double (an ENUM's or SET's -1 a number)
+        elif e is not None and e.kind == "lit" and col.base == "year" and isinstance(self.params[e.param], float):
+            # 99.5 is MariaDB's DECIMAL, rounded half away from zero into a YEAR (100: 1264), not a
+            # DOUBLE's truncation (the plan is keyed by the literal being a number)
+            self.kinds[e.param] = True
+            inner = e.exact()
         stored = "'" + key.replace("'", "''") + "'"
         bounds = values.int_range(col)
         if by_sqlite and bounds is not None and e is not None and e.cat == "int":

@@ -10,14 +10,25 @@ INT column times a DECIMAL literal rounded half away from zero (it was rounded h
 the window functions: ROW_NUMBER / RANK / DENSE_RANK / NTILE / COUNT never NULL, PERCENT_RANK /
 CUME_DIST / MEDIAN / PERCENTILE_CONT DOUBLEs 17 or 18 wide, LAG / LEAD / FIRST_VALUE /
 LAST_VALUE / NTH_VALUE / PERCENTILE_DISC their argument's type as a temporary field holds it
-(they were typed from their rows: a BIGINT, a VARCHAR, a DECIMAL as a string)."""
+(they were typed from their rows: a BIGINT, a VARCHAR, a DECIMAL as a string).
+
+Also a literal with a point selected into a YEAR column (INSERT ... SELECT 69.5) stored as
+MariaDB's DECIMAL is, rounded half away from zero (1970; 99.5 is 100, 1264), on the master and on
+its replicas: it was truncated as a DOUBLE (2069, and 99.5 stored 1999)."""
 
 from __future__ import annotations
 
 import pytest
 
+from tests.support.daemons import wait_for
 from tests.support.mariadb import mariadb_available
-from tests.support.mariadb_compare import defined_answers, mariadb_and_ours
+from tests.support.mariadb_compare import (
+    answer,
+    defined_answers,
+    mariadb_and_ours,
+    reference_ours_and_replicas,
+    rows_or_none,
+)
 
 pytestmark = [
     pytest.mark.timeout(300),
@@ -76,3 +87,29 @@ def test_column_definitions_as_mariadb(tmp_path):
     # what the comparison stands on: MariaDB's own definition of a CAST of an INT column
     assert theirs[0][1][0][0] == ("CAST(a AS SIGNED)", 8, 11, 0, 128, 63)
     assert _differences(theirs, ours) == ""
+
+
+# INSERT ... SELECT of literals with a point into a YEAR column (the last one 1264)
+YEAR_WRITES = [f"INSERT INTO y (id, y) SELECT {n}, {value}" for n, value in enumerate(
+    ("69.5", "2000.5", "1.5", "1969.5", "70.5", "0.5", "2155.4", "69.4", "99.5"), start=1)]
+
+
+def test_year_from_a_selected_decimal_as_mariadb_on_replicas_too(tmp_path):
+    with reference_ours_and_replicas(tmp_path, our_slave=True) as (reference, master, replicas):
+        answers = []
+        for server in (reference, master):
+            server.query("CREATE DATABASE d")
+            server.query("CREATE TABLE d.y (id INT PRIMARY KEY, y YEAR)")
+            conn = server.connect("d")
+            try:
+                answers.append([answer(conn, sql) for sql in YEAR_WRITES])
+            finally:
+                conn.close()
+        theirs, ours = answers
+        assert theirs[-1][:2] == ("error", 1264)  # (what the comparison stands on)
+        assert ours == theirs
+        want = reference.query("SELECT id, y FROM d.y ORDER BY id")
+        assert master.query("SELECT id, y FROM d.y ORDER BY id") == want
+        for replica in replicas:
+            wait_for(lambda r=replica: rows_or_none(r, "SELECT id, y FROM d.y ORDER BY id") == want, 90,
+                     message=lambda r=replica: f"{r} to hold the master's rows")
