@@ -12,11 +12,19 @@ CUME_DIST / MEDIAN / PERCENTILE_CONT DOUBLEs 17 or 18 wide, LAG / LEAD / FIRST_V
 LAST_VALUE / NTH_VALUE / PERCENTILE_DISC their argument's type as a temporary field holds it
 (they were typed from their rows: a BIGINT, a VARCHAR, a DECIMAL as a string).
 
+A date or time parameter of a prepared SELECT is of its type, DATE, TIME or DATETIME, and its
+value one (`SELECT ?` with a MYSQL_TYPE_DATETIME parameter was a VARCHAR holding its text,
+DATE_ADD(?, INTERVAL 1 DAY) a CHAR); compared by type code, decimals and values (MariaDB's
+lengths for a parameter, 19 for a DATETIME with a fraction, 23 for a TIME, and its column name
+'?', differ here).
+
 Also a literal with a point selected into a YEAR column (INSERT ... SELECT 69.5) stored as
 MariaDB's DECIMAL is, rounded half away from zero (1970; 99.5 is 100, 1264), on the master and on
 its replicas: it was truncated as a DOUBLE (2069, and 99.5 stored 1999)."""
 
 from __future__ import annotations
+
+import datetime
 
 import pytest
 
@@ -113,3 +121,33 @@ def test_year_from_a_selected_decimal_as_mariadb_on_replicas_too(tmp_path):
         for replica in replicas:
             wait_for(lambda r=replica: rows_or_none(r, "SELECT id, y FROM d.y ORDER BY id") == want, 90,
                      message=lambda r=replica: f"{r} to hold the master's rows")
+
+
+_DATETIME, _DATE, _TIME = 12, 10, 11  # MYSQL_TYPE_*
+PARAMETERS = [
+    ("SELECT ?", ((_DATETIME, datetime.datetime(2024, 1, 2, 3, 4, 5)),)),
+    ("SELECT ?", ((_DATETIME, datetime.datetime(2024, 1, 2, 3, 4, 5, 120000)),)),
+    ("SELECT ?", ((_DATE, datetime.date(2024, 1, 2)),)),
+    ("SELECT ?", ((_TIME, datetime.timedelta(hours=3, seconds=5)),)),
+    ("SELECT ?", ((_TIME, datetime.timedelta(hours=-3, microseconds=5)),)),
+    ("SELECT ? AS x, id FROM t ORDER BY id", ((_DATETIME, datetime.datetime(2024, 1, 2, 3, 4, 5)),)),
+    ("SELECT id FROM t WHERE d < ? ORDER BY id", ((_DATE, datetime.date(2024, 1, 2)),)),
+    ("SELECT CONCAT(?, 'x'), DATE_ADD(?, INTERVAL 1 DAY)", ((_DATE, datetime.date(2024, 1, 2)),) * 2),
+    ("SELECT COALESCE(?, d) FROM t ORDER BY id", ((_DATETIME, datetime.datetime(2024, 1, 2, 3, 4, 5)),)),
+]
+
+
+def _typed(answer: tuple) -> tuple:
+    """A prepared answer's execution: each column's type code and decimals, and the rows."""
+    _, executed, rows = answer
+    return [(code, decimals) for _, code, _, decimals, _, _ in executed], rows
+
+
+def test_temporal_parameters_of_a_select_as_mariadb(tmp_path):
+    with mariadb_and_ours(tmp_path) as (reference, master):
+        for server in (reference, master):
+            for sql in SETUP:
+                server.query(sql)
+        theirs, ours = (defined_answers(server.port, "d", PARAMETERS) for server in (reference, master))
+    assert _typed(theirs[0][2]) == ([(12, 0)], [(datetime.datetime(2024, 1, 2, 3, 4, 5),)])  # (what it stands on)
+    assert [_typed(o[2]) for o in ours] == [_typed(t[2]) for t in theirs]
