@@ -545,12 +545,14 @@ def derived(inner: list[Token], lookup, literals: tuple[list[object], Any] | Non
     return Derived(names, branches[0] if len(branches) == 1 else UnionTypes(branches), literals)
 
 
-def selected_names(select: list[Token], lookup, shape: str) -> list[str | None] | None:
+def selected_names(select: list[Token], lookup, shape: str, params: list[object] | None = None
+                   ) -> list[str | None] | None:
     """The names MariaDB gives the columns of the SELECT `select` (of a statement whose shape is
     `shape`; a UNION's are its first branch's): `_item_names`', an expression without literals
     named by its text as written (one with literals, whose name is their text, None); None when
     a wildcard's columns are not known (a bare `*` over a join with USING or NATURAL lists the
-    common columns once: `joined_columns`)."""
+    common columns once: `joined_columns`). With `params`, a lone integer, string or NULL literal is
+    named by its value too (SELECT 1, 'a', NULL: `1`, `a`, `NULL`)."""
     part = set_branches(select)[0]
     while part and part[0].text == "(" and _skip_parens(part, 0) == len(part):
         part = part[1:-1]
@@ -560,7 +562,7 @@ def selected_names(select: list[Token], lookup, shape: str) -> list[str | None] 
     items, end = found
     if any(item and item[-1].text == "*" for item in items) and any(t.is_word("USING", "NATURAL") for t in part):
         return None
-    return _item_names(items, from_tables(part, end, lookup), shape)
+    return _item_names(items, from_tables(part, end, lookup), shape, params)
 
 
 def repeated_name(names: Sequence[str | None]) -> str | None:
@@ -585,7 +587,7 @@ _RENAMED = re.compile(r"(.+):\d+")
 
 
 def _item_names(items: list[list[Token]], tables: list[tuple[str, Table | Derived]],
-                shape: str | None = None) -> list[str | None] | None:
+                shape: str | None = None, params: list[object] | None = None) -> list[str | None] | None:
     """The names a SELECT's columns go by outside it: an alias, a column's own name, a wildcard's
     columns, with `shape` an expression without literals by its text (None: an unnamed
     expression; the whole list None when a wildcard's columns are not known)."""
@@ -611,6 +613,11 @@ def _item_names(items: list[list[Token]], tables: list[tuple[str, Table | Derive
         elif shape is not None and bare and bare[0].start >= 0 and bare[-1].end > bare[0].start \
                 and not any(t.kind == "param" for t in bare):
             names.append(shape[bare[0].start:bare[-1].end])
+        elif params is not None and len(bare) == 1 and bare[0].is_word("NULL"):
+            names.append("NULL")
+        elif params is not None and len(bare) == 1 and bare[0].kind == "param" and \
+                type(params[bare[0].param]) in (int, str):
+            names.append(str(params[bare[0].param]))
         else:
             names.append(None)
     return names

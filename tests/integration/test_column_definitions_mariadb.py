@@ -10,7 +10,9 @@ INT column times a DECIMAL literal rounded half away from zero (it was rounded h
 the window functions: ROW_NUMBER / RANK / DENSE_RANK / NTILE / COUNT never NULL, PERCENT_RANK /
 CUME_DIST / MEDIAN / PERCENTILE_CONT DOUBLEs 17 or 18 wide, LAG / LEAD / FIRST_VALUE /
 LAST_VALUE / NTH_VALUE / PERCENTILE_DISC their argument's type as a temporary field holds it
-(they were typed from their rows: a BIGINT, a VARCHAR, a DECIMAL as a string).
+(they were typed from their rows: a BIGINT, a VARCHAR, a DECIMAL as a string); a derived
+table's or a CTE's columns named alike by integer, string or NULL literals, SELECT * FROM
+(SELECT 1, 1) t, MariaDB's 1060 (it answered, naming the columns '?' and '?:1').
 
 A date or time parameter of a prepared SELECT is of its type, DATE, TIME or DATETIME, and its
 value one (`SELECT ?` with a MYSQL_TYPE_DATETIME parameter was a VARCHAR holding its text,
@@ -78,6 +80,16 @@ QUERIES = [
     " MIN(d) OVER () FROM t ORDER BY id",
     "SELECT MEDIAN(a) OVER (), PERCENTILE_CONT(0.5) WITHIN GROUP (ORDER BY a) OVER (),"
     " PERCENTILE_DISC(0.5) WITHIN GROUP (ORDER BY c) OVER (), COUNT(a) OVER () FROM t ORDER BY id",
+    # a derived table's or CTE's columns named alike by their literals: 1060 (the same shape
+    # with other values answers)
+    "SELECT COUNT(*) FROM (SELECT 1, 2) t2",
+    "SELECT * FROM (SELECT 1, 1) t2",
+    "SELECT COUNT(*) FROM (SELECT 1, 1) t2",
+    "SELECT COUNT(*) FROM (SELECT 1, 2) t2",
+    "SELECT * FROM (SELECT 'a', 'A') t2",
+    "SELECT * FROM (SELECT NULL, NULL) t2",
+    "SELECT * FROM (SELECT id, 'id' FROM t) t2",
+    "WITH c AS (SELECT 1, 1) SELECT * FROM c",
 ]
 
 
