@@ -733,6 +733,9 @@ class _Typer:
                 return decimal_type(_TEMPORAL_DIGITS[ct.type] + ct.decimals, ct.decimals), i
             if ct.type in _EXACT:
                 return int_type(ct.length + 1), i
+            if t.text == "-" and ct.type == FieldType.NEWDECIMAL:  # -c: one character more
+                return ColumnType(ct.type, ct.length + 1, ct.decimals, CHARSET_BINARY,
+                                  ct.flags & ColumnFlag.NOT_NULL | ColumnFlag.BINARY), i
             return ct, i
         if t.kind == "op" and t.text == "!" or t.is_word("NOT"):
             _, i = self.unary(toks, i + 1)
@@ -932,7 +935,7 @@ class _Typer:
             return NULL_TYPE
         if isinstance(value, bool | int):
             digits = len(str(abs(value)))
-            return int_type(digits + (1 if value < 0 else 0), _CONSTANT_FLAGS)
+            return replace(int_type(digits + (1 if value < 0 else 0), _CONSTANT_FLAGS), literal=True)
         if isinstance(value, float):
             text = self.texts()[n].lstrip("+-")
             if "e" in text or "E" in text:
@@ -1344,8 +1347,9 @@ def _binary(op: str, a: ColumnType, b: ColumnType) -> ColumnType:
     flags = _flags(a, b)
     if op in ("|", "&", "<<", ">>", "^"):
         return int_type(21, ColumnFlag.BINARY | ColumnFlag.UNSIGNED)
-    if op == "DIV":
-        return int_type(max(a.length - a.decimals, 1), flags | (a.flags | b.flags) & ColumnFlag.UNSIGNED)
+    if op == "DIV":  # an integer as wide as the dividend's integer part (an integer's length)
+        whole = _precision(a) - a.decimals if a.type == FieldType.NEWDECIMAL else a.length - a.decimals
+        return int_type(max(whole, 1), flags & ~ColumnFlag.NOT_NULL | (a.flags | b.flags) & ColumnFlag.UNSIGNED)
     floating = (FieldType.DOUBLE, FieldType.FLOAT)
     if a.type in floating or b.type in floating or not _numeric(a) or not _numeric(b):
         # MariaDB's decimals: the operands' most (PI()'s 6; a float column's or a string's 31,
@@ -1354,19 +1358,25 @@ def _binary(op: str, a: ColumnType, b: ColumnType) -> ColumnType:
         if decimals < NOT_FIXED_DEC and op in ("+", "-", "*", "/"):
             return ColumnType(FieldType.DOUBLE, 23, min(decimals + 4, NOT_FIXED_DEC) if op == "/" else decimals, 63, flags)
         return ColumnType(FieldType.DOUBLE, 23, NOT_FIXED_DEC, 63, flags)
-    if op == "/":
+    # MariaDB's result precisions (Item_func_div, _mul, _additive_op, _mod::result_precision)
+    if op == "/":  # (NULL when dividing by zero)
         scale = min(a.decimals + 4, 30)
-        return decimal_type(min(a.length - a.decimals + b.decimals + scale, 65), scale, flags)
+        return decimal_type(min(_precision(a) + b.decimals + 4, 65), scale, flags & ~ColumnFlag.NOT_NULL)
     if a.type == FieldType.NEWDECIMAL or b.type == FieldType.NEWDECIMAL:
-        if op == "*":  # MySQL: the precisions add up, as the scales do
+        if op == "*":  # the precisions add up, as the scales do
             scale = a.decimals + b.decimals
             return decimal_type(min(_precision(a) + _precision(b), 65), min(scale, 30), flags)
         scale = max(a.decimals, b.decimals)
-        digits = max(a.length - a.decimals, b.length - b.decimals) + 1
+        if op in ("%", "MOD"):  # the wider operand's precision, the dividend's sign
+            return decimal_type(min(max(_precision(a), _precision(b)), 65), min(scale, 30),
+                                flags & ~ColumnFlag.NOT_NULL | a.flags & ColumnFlag.UNSIGNED)
+        digits = max(_precision(a) - a.decimals, _precision(b) - b.decimals) + 1
         return decimal_type(min(digits + scale, 65), min(scale, 30), flags)
-    length = (a.length + b.length) if op == "*" else max(a.length, b.length) + 1
     unsigned = (a.flags | b.flags) & ColumnFlag.UNSIGNED  # (MySQL's, without NO_UNSIGNED_SUBTRACTION)
-    return int_type(length, flags | unsigned)
+    if op in ("%", "MOD"):
+        return int_type(max(a.length, b.length) + 1, flags & ~ColumnFlag.NOT_NULL | unsigned)
+    digits = _precision(a) + _precision(b) if op == "*" else max(_precision(a), _precision(b)) + 1
+    return int_type(digits + (0 if unsigned else 1), flags | unsigned)
 
 
 _TEMPORAL_DIGITS: dict[int, int] = {FieldType.DATE: 8, FieldType.TIME: 7, FieldType.DATETIME: 14, FieldType.TIMESTAMP: 14}
@@ -1394,10 +1404,13 @@ def _member_number(ct: ColumnType | None) -> ColumnType | None:
 
 
 def _precision(ct: ColumnType) -> int:
-    """A number type's digits (a DECIMAL's length less its sign and point)."""
-    if ct.type != FieldType.NEWDECIMAL:
-        return ct.length
-    return ct.length - (1 if ct.decimals else 0) - (0 if ct.flags & ColumnFlag.UNSIGNED else 1)
+    """A number type's digits (a DECIMAL's length less its sign and point, an integer's less its
+    sign, an integer literal's its own)."""
+    if ct.type == FieldType.NEWDECIMAL:
+        return ct.length - (1 if ct.decimals else 0) - (0 if ct.flags & ColumnFlag.UNSIGNED else 1)
+    if ct.type in _EXACT and not ct.literal:
+        return max(ct.length - (0 if ct.flags & ColumnFlag.UNSIGNED else 1), 1)
+    return ct.length
 
 
 def _numeric(ct: ColumnType) -> bool:

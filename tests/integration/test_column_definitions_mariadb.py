@@ -10,7 +10,11 @@ INT column times a DECIMAL literal rounded half away from zero (it was rounded h
 the window functions: ROW_NUMBER / RANK / DENSE_RANK / NTILE / COUNT never NULL, PERCENT_RANK /
 CUME_DIST / MEDIAN / PERCENTILE_CONT DOUBLEs 17 or 18 wide, LAG / LEAD / FIRST_VALUE /
 LAST_VALUE / NTH_VALUE / PERCENTILE_DISC their argument's type as a temporary field holds it
-(they were typed from their rows: a BIGINT, a VARCHAR, a DECIMAL as a string); a derived
+(they were typed from their rows: a BIGINT, a VARCHAR, a DECIMAL as a string); DECIMAL
+arithmetic (+ - * / DIV MOD, unary -) as wide as MariaDB's result precisions, an INT column of 10
+digits and an integer literal of its own (a * 2.5 was 15 wide, MariaDB 14; 1 + 2 2, MariaDB 3), a
+division, DIV or MOD of constants possibly NULL; CAST(id * 2.5 AS SIGNED) rounded half away from
+zero as a DECIMAL (it was 2 for 2.5, MariaDB 3); a derived
 table's or a CTE's columns named alike by integer, string or NULL literals, SELECT * FROM
 (SELECT 1, 1) t, MariaDB's 1060 (it answered, naming the columns '?' and '?:1').
 
@@ -80,6 +84,17 @@ QUERIES = [
     " MIN(d) OVER () FROM t ORDER BY id",
     "SELECT MEDIAN(a) OVER (), PERCENTILE_CONT(0.5) WITHIN GROUP (ORDER BY a) OVER (),"
     " PERCENTILE_DISC(0.5) WITHIN GROUP (ORDER BY c) OVER (), COUNT(a) OVER () FROM t ORDER BY id",
+    # DECIMAL and integer arithmetic: MariaDB's result precisions (an INT column's 10 digits, an
+    # integer literal's own), a division, DIV or MOD possibly NULL
+    "SELECT a*2.5, id*2.5, c*2, c*a, 2*2.5, c*e, a+c, c-1, c+e, a/3, c/e, c DIV 2, c MOD 3, -c, b*1.5,"
+    " si*1.5, ti+1.5, c*-2, a*-2.5 FROM t ORDER BY id",
+    "SELECT a+1, a*2, a-b, b+1, ti*si, a DIV 2, a/2, 1/3, 1.0/3, 5 DIV 2, 7 MOD 2, 2.50*1.5, a % 3, f*2, g+1, f/c"
+    " FROM t ORDER BY id",
+    "SELECT c+1, c+1.5, 1.5+c, c-c, c*c, c/c, c/3, 10/c, e/a, b/2, si/2, ti/ti, -e, e*e*e, b MOD 1.5"
+    " FROM t ORDER BY id",
+    "SELECT 1+2, 1.5+2.25, 10/4, 2*3.5, 100 DIV 7, 7.5 MOD 2, -1.5*2, 12345678901*1.5, 0.1+0.2 FROM t ORDER BY id",
+    "SELECT CAST(id*2.5 AS SIGNED), CAST(a*2.5 AS SIGNED), SUM(c), AVG(c), SUM(a), AVG(a), SUM(e*2), MAX(c+1)"
+    " FROM t GROUP BY id ORDER BY id",
     # a derived table's or CTE's columns named alike by their literals: 1060 (the same shape
     # with other values answers)
     "SELECT COUNT(*) FROM (SELECT 1, 2) t2",
