@@ -1120,10 +1120,13 @@ class _Typer:
                 return DOUBLE
         if word in _SAME_AS_ARG or word in ("IF", "IFNULL", "PERCENTILE_DISC", "LAST_VALUE"):
             # (PERCENTILE_DISC: its values'; LAST_VALUE(a, ..., z), not the window function: z's)
-            candidates = args[1:] if word == "IF" else args[-1:] if word == "LAST_VALUE" else args
+            candidates = args[1:] if word == "IF" else args[-1:] if word == "LAST_VALUE" else \
+                args[:1] if word == "NULLIF" else args  # (NULLIF(a, b): a's type)
             if not candidates or any(a is None for a in candidates):
                 raise _Unknown
             ct = _unify(candidates)
+            if ct.type == FieldType.NEWDECIMAL:  # (a DECIMAL column's own definition is not binary)
+                ct = replace(ct, flags=ct.flags | ColumnFlag.BINARY)
             if ct.type in (FieldType.VAR_STRING, FieldType.STRING) and ct.charset != 63:
                 ct = ColumnType(FieldType.VAR_STRING, ct.length, STRING_DEC, ct.charset, ct.flags & ~ColumnFlag.BLOB)
             if ct.type == FieldType.BIT:
@@ -1455,17 +1458,18 @@ def _unify(types: Sequence[ColumnType | None]) -> ColumnType:
     first = known[0]
     if all(t.type == first.type and t.charset == first.charset for t in known):
         longest = max(known, key=lambda t: (t.length, t.decimals))
-        return ColumnType(first.type, longest.length, max(t.decimals for t in known), first.charset,
-                          first.flags & ~(ColumnFlag.PRI_KEY | ColumnFlag.UNIQUE_KEY | ColumnFlag.MULTIPLE_KEY
-                                          | ColumnFlag.AUTO_INCREMENT | 16384), first.pad_to)
+        flags = first.flags & ~(ColumnFlag.PRI_KEY | ColumnFlag.UNIQUE_KEY | ColumnFlag.MULTIPLE_KEY
+                                | ColumnFlag.AUTO_INCREMENT | 16384)
+        return ColumnType(first.type, longest.length, max(t.decimals for t in known), first.charset, flags,
+                          first.pad_to)
     if all(t.type in _TEMPORAL_DIGITS for t in known):  # mixed dates and times: a DATETIME
         return datetime_type(FieldType.DATETIME, max(t.decimals for t in known))
     if all(_numeric(t) for t in known):
         if any(t.type in (FieldType.DOUBLE, FieldType.FLOAT) for t in known):
             return DOUBLE
-        if any(t.type == FieldType.NEWDECIMAL for t in known):
+        if any(t.type == FieldType.NEWDECIMAL for t in known):  # the widest integer part, the most decimals
             scale = max(t.decimals for t in known)
-            return decimal_type(max(t.length - t.decimals for t in known) + scale, scale)
+            return decimal_type(max(_precision(t) - t.decimals for t in known) + scale, scale)
         return LONGLONG if any(t.length >= 11 for t in known) else int_type(max(t.length for t in known))
     binary = any(t.charset == 63 and t.type in _STRING_TYPES
                  for t in known)

@@ -14,7 +14,9 @@ LAST_VALUE / NTH_VALUE / PERCENTILE_DISC their argument's type as a temporary fi
 arithmetic (+ - * / DIV MOD, unary -) as wide as MariaDB's result precisions, an INT column of 10
 digits and an integer literal of its own (a * 2.5 was 15 wide, MariaDB 14; 1 + 2 2, MariaDB 3), a
 division, DIV or MOD of constants possibly NULL; CAST(id * 2.5 AS SIGNED) rounded half away from
-zero as a DECIMAL (it was 2 for 2.5, MariaDB 3); a derived
+zero as a DECIMAL (it was 2 for 2.5, MariaDB 3); IF / IFNULL / GREATEST / LEAST of an INT and a
+DECIMAL as wide as their widest integer part (they were one wider), NULLIF its first argument's
+type, and ABS / MIN / MAX / LEAST of a DECIMAL column binary as MariaDB's; a derived
 table's or a CTE's columns named alike by integer, string or NULL literals, SELECT * FROM
 (SELECT 1, 1) t, MariaDB's 1060 (it answered, naming the columns '?' and '?:1').
 
@@ -95,6 +97,10 @@ QUERIES = [
     "SELECT 1+2, 1.5+2.25, 10/4, 2*3.5, 100 DIV 7, 7.5 MOD 2, -1.5*2, 12345678901*1.5, 0.1+0.2 FROM t ORDER BY id",
     "SELECT CAST(id*2.5 AS SIGNED), CAST(a*2.5 AS SIGNED), SUM(c), AVG(c), SUM(a), AVG(a), SUM(e*2), MAX(c+1)"
     " FROM t GROUP BY id ORDER BY id",
+    # IF / IFNULL / NULLIF / GREATEST / LEAST / ABS / MIN / MAX over DECIMAL and INT
+    "SELECT GREATEST(a, c), LEAST(c, 1.5), IF(a > 0, c, a), IFNULL(a, c), NULLIF(c, 1), ABS(c) FROM t ORDER BY id",
+    "SELECT SUM(c), AVG(c), MIN(c), MAX(c), SUM(e), AVG(a), SUM(b), AVG(b), SUM(ti), SUM(f), AVG(f), COUNT(c),"
+    " BIT_AND(a), GROUP_CONCAT(c) FROM t",
     # a derived table's or CTE's columns named alike by their literals: 1060 (the same shape
     # with other values answers)
     "SELECT COUNT(*) FROM (SELECT 1, 2) t2",
