@@ -61,6 +61,9 @@ class ColumnType:
     # date arithmetic on a string (DATE_ADD('2024-01-01 10:00', INTERVAL 1 SECOND)): MariaDB's
     # CHAR, a DATETIME's text with exactly `decimals` fraction digits, a DATE's as it is
     temporal_text: bool = False
+    # an integer literal: its digits are its decimal precision (a column's or an expression's
+    # length counts a sign), as MariaDB's Item_int has it
+    literal: bool = False
 
     @property
     def is_binary_string(self) -> bool:
@@ -72,7 +75,7 @@ class ColumnType:
 
     def with_flags(self, flags: int) -> ColumnType:
         return ColumnType(self.type, self.length, self.decimals, self.charset, flags, self.pad_to, self.format_name,
-                          self.origin, self.bit_digits, self.temporal_text)
+                          self.origin, self.bit_digits, self.temporal_text, self.literal)
 
 
 STRING_CODES = frozenset({FieldType.STRING, FieldType.VAR_STRING, FieldType.VARCHAR, FieldType.BLOB,

@@ -912,7 +912,10 @@ class Finder:
         name = target.upper if target is not None else ""
         if name in _INT_TARGETS and not toks[k].is_word("USING") and (
                 k + 2 == end - 1 or k + 3 == end - 1 and toks[k + 2].is_word("INTEGER", "INT")):
-            kind = {DEC: "dec", FLOAT: "double", LIT: "lit"}.get(inner.cat, "") if inner is not None else ""
+            # (an INT one computed by SQLite, `a * 2.5`, is MySQL's DECIMAL where it is not whole)
+            kind = {DEC: "dec", FLOAT: "double", LIT: "lit", INT: "lit"}.get(inner.cat, "") if inner is not None else ""
+            if inner is not None and inner.kind in ("temporal", "typedlit"):
+                kind = "temporal"  # a date or time's digits: 20240105, 101112
             if inner is not None and inner.column is not None and _unsigned_64(inner.column):
                 kind = ""  # an unsigned 64-bit integer's digits: SIGNED takes its bits
             operand = inner.emit() if inner is not None else ("tokens", i + 2, k)

@@ -42,6 +42,7 @@ from engine.coltypes import (
 )
 from engine.lexer import Token
 from engine.values import date_parts, temporal_text
+from protocol.charsets import mbmaxlen
 from protocol.messages import ColumnFlag, FieldType
 
 _COMPARE_OPS = {"=", "<", ">", "<=", ">=", "!=", "<>", "<=>"}
@@ -102,6 +103,8 @@ _OWN_TYPES = {
 _VARIANCE_FUNCS = {"STD", "STDDEV", "STDDEV_POP", "STDDEV_SAMP", "VARIANCE", "VAR_POP", "VAR_SAMP"}
 # functions that read their arguments as numbers: an ENUM or SET argument is its number
 _NUMBER_ARGS = {"SUM", "AVG", "ABS", "ROUND", "TRUNCATE", "FLOOR", "CEIL", "CEILING", "MOD", "SIGN"}
+_WINDOW_FUNCS = frozenset({"ROW_NUMBER", "RANK", "DENSE_RANK", "NTILE", "PERCENT_RANK", "CUME_DIST", "LAG", "LEAD",
+                           "FIRST_VALUE", "LAST_VALUE", "NTH_VALUE"})
 _SAME_AS_ARG = {"MIN", "MAX", "ABS", "IFNULL", "COALESCE", "NULLIF", "GREATEST", "LEAST", "ANY_VALUE"}
 _TEMPORAL_FUNCS = {
     "NOW": FieldType.DATETIME, "SYSDATE": FieldType.DATETIME, "CURRENT_TIMESTAMP": FieldType.DATETIME,
@@ -543,12 +546,14 @@ def derived(inner: list[Token], lookup, literals: tuple[list[object], Any] | Non
     return Derived(names, branches[0] if len(branches) == 1 else UnionTypes(branches), literals)
 
 
-def selected_names(select: list[Token], lookup, shape: str) -> list[str | None] | None:
+def selected_names(select: list[Token], lookup, shape: str, params: list[object] | None = None
+                   ) -> list[str | None] | None:
     """The names MariaDB gives the columns of the SELECT `select` (of a statement whose shape is
     `shape`; a UNION's are its first branch's): `_item_names`', an expression without literals
     named by its text as written (one with literals, whose name is their text, None); None when
     a wildcard's columns are not known (a bare `*` over a join with USING or NATURAL lists the
-    common columns once: `joined_columns`)."""
+    common columns once: `joined_columns`). With `params`, a lone integer, string or NULL literal is
+    named by its value too (SELECT 1, 'a', NULL: `1`, `a`, `NULL`)."""
     part = set_branches(select)[0]
     while part and part[0].text == "(" and _skip_parens(part, 0) == len(part):
         part = part[1:-1]
@@ -558,7 +563,7 @@ def selected_names(select: list[Token], lookup, shape: str) -> list[str | None] 
     items, end = found
     if any(item and item[-1].text == "*" for item in items) and any(t.is_word("USING", "NATURAL") for t in part):
         return None
-    return _item_names(items, from_tables(part, end, lookup), shape)
+    return _item_names(items, from_tables(part, end, lookup), shape, params)
 
 
 def repeated_name(names: Sequence[str | None]) -> str | None:
@@ -583,7 +588,7 @@ _RENAMED = re.compile(r"(.+):\d+")
 
 
 def _item_names(items: list[list[Token]], tables: list[tuple[str, Table | Derived]],
-                shape: str | None = None) -> list[str | None] | None:
+                shape: str | None = None, params: list[object] | None = None) -> list[str | None] | None:
     """The names a SELECT's columns go by outside it: an alias, a column's own name, a wildcard's
     columns, with `shape` an expression without literals by its text (None: an unnamed
     expression; the whole list None when a wildcard's columns are not known)."""
@@ -609,6 +614,11 @@ def _item_names(items: list[list[Token]], tables: list[tuple[str, Table | Derive
         elif shape is not None and bare and bare[0].start >= 0 and bare[-1].end > bare[0].start \
                 and not any(t.kind == "param" for t in bare):
             names.append(shape[bare[0].start:bare[-1].end])
+        elif params is not None and len(bare) == 1 and bare[0].is_word("NULL"):
+            names.append("NULL")
+        elif params is not None and len(bare) == 1 and bare[0].kind == "param" and \
+                type(params[bare[0].param]) in (int, str):
+            names.append(str(params[bare[0].param]))
         else:
             names.append(None)
     return names
@@ -724,6 +734,9 @@ class _Typer:
                 return decimal_type(_TEMPORAL_DIGITS[ct.type] + ct.decimals, ct.decimals), i
             if ct.type in _EXACT:
                 return int_type(ct.length + 1), i
+            if t.text == "-" and ct.type == FieldType.NEWDECIMAL:  # -c: one character more
+                return ColumnType(ct.type, ct.length + 1, ct.decimals, CHARSET_BINARY,
+                                  ct.flags & ColumnFlag.NOT_NULL | ColumnFlag.BINARY), i
             return ct, i
         if t.kind == "op" and t.text == "!" or t.is_word("NOT"):
             _, i = self.unary(toks, i + 1)
@@ -923,7 +936,7 @@ class _Typer:
             return NULL_TYPE
         if isinstance(value, bool | int):
             digits = len(str(abs(value)))
-            return int_type(digits + (1 if value < 0 else 0), _CONSTANT_FLAGS)
+            return replace(int_type(digits + (1 if value < 0 else 0), _CONSTANT_FLAGS), literal=True)
         if isinstance(value, float):
             text = self.texts()[n].lstrip("+-")
             if "e" in text or "E" in text:
@@ -961,8 +974,11 @@ class _Typer:
         if word in ("CAST", "CONVERT"):
             return self.cast(toks, i, word)
         if word in ("COUNT",):
-            return int_type(21, _CONSTANT_FLAGS), _skip_parens(toks, i + 1)
+            ct, end = int_type(21, _CONSTANT_FLAGS), _skip_parens(toks, i + 1)
+            return ct, _after_window(toks, end)
         args, end = self.args(toks, i + 1)
+        if end < len(toks) and toks[end].is_word("OVER") and word in _WINDOW_FUNCS:
+            return self.window(word, args, toks[i + 2:end - 1]), _after_window(toks, end)
         if word in ("PERCENTILE_CONT", "PERCENTILE_DISC") and end + 5 < len(toks) and toks[end].is_word("WITHIN"):
             # WITHIN GROUP (ORDER BY x [ASC | DESC]): PERCENTILE_DISC is of x's type
             close = _skip_parens(toks, end + 2)
@@ -970,17 +986,46 @@ class _Typer:
             if ordered and ordered[-1].is_word("ASC", "DESC"):
                 ordered = ordered[:-1]
             args, end = [self.expr(ordered, 0)[0] if word == "PERCENTILE_DISC" else None], close
+            if word == "PERCENTILE_DISC":  # one of the values, as LAG's
+                return self.window(word, args, ordered), _after_window(toks, end)
         ct = self.function(word, args, toks[i + 2:end - 1])
-        if end < len(toks) and toks[end].is_word("OVER"):  # a window function: the same type
-            end = _skip_parens(toks, end + 1) if end + 1 < len(toks) and toks[end + 1].text == "(" else end + 2
-        return ct, end
+        return ct, _after_window(toks, end)  # an aggregate over a window: the same type
+
+    def window(self, word: str, args: list[ColumnType | None], inner: Sequence[Token]) -> ColumnType:
+        """A window function's type as MariaDB's: the numbering ones a BIGINT never NULL, the
+        distributions a DOUBLE of 10 decimals, LAG / LEAD / FIRST_VALUE / LAST_VALUE / NTH_VALUE
+        and PERCENTILE_DISC their argument's as a temporary table's field holds it (NULL allowed,
+        binary unless characters, a string with 39 decimals, a DOUBLE or FLOAT 23 wide, a TEXT
+        four times its length, an integer literal a BIGINT)."""
+        if word in ("ROW_NUMBER", "RANK", "DENSE_RANK", "NTILE"):
+            return int_type(21, _CONSTANT_FLAGS)
+        if word in ("PERCENT_RANK", "CUME_DIST"):
+            return replace(DOUBLE, length=17, decimals=10)
+        first = args[0] if args else None
+        if first is None:
+            raise _Unknown
+        flags = first.flags & ColumnFlag.UNSIGNED | (ColumnFlag.BINARY if first.charset == CHARSET_BINARY else 0)
+        ct = replace(first, flags=flags, origin=None, bit_digits=False)
+        if first.type in (FieldType.DOUBLE, FieldType.FLOAT):
+            ct = replace(ct, length=23)
+        elif first.type in _STRING_TYPES:
+            ct = replace(ct, decimals=STRING_DEC)
+        if first.type == FieldType.BLOB:  # a TEXT's, as its temporary field is declared
+            if first.length >= _MAX_LENGTH:
+                ct = replace(ct, type=FieldType.LONG_BLOB, flags=ColumnFlag.BINARY)
+            else:
+                ct = replace(ct, length=min(first.length * 4, _MAX_LENGTH))
+        operand = split_top(list(inner))[0][0]
+        if first.type == FieldType.LONG and len(operand) == 1 and operand[0].kind == "param":
+            ct = replace(ct, type=FieldType.LONGLONG)  # (an integer literal's Item_int)
+        return ct
 
     def function(self, word: str, args: list[ColumnType | None], inner: Sequence[Token] = ()) -> ColumnType:
         if word in _NUMBER_ARGS:
             args = [_member_number(a) for a in args]
         first = args[0] if args else None
         if word in ("MEDIAN", "PERCENTILE_CONT", "CUME_DIST", "PERCENT_RANK"):  # a DOUBLE shown with 10 decimals
-            return replace(DOUBLE, decimals=10)
+            return replace(DOUBLE, length=18 if word in ("MEDIAN", "PERCENTILE_CONT") else 17, decimals=10)
         if word == "ADD_MONTHS":  # DATE_ADD(d, INTERVAL n MONTH)'s
             parts, _ = split_top(list(inner))
             if first is None or len(parts) != 2:
@@ -1076,10 +1121,13 @@ class _Typer:
                 return DOUBLE
         if word in _SAME_AS_ARG or word in ("IF", "IFNULL", "PERCENTILE_DISC", "LAST_VALUE"):
             # (PERCENTILE_DISC: its values'; LAST_VALUE(a, ..., z), not the window function: z's)
-            candidates = args[1:] if word == "IF" else args[-1:] if word == "LAST_VALUE" else args
+            candidates = args[1:] if word == "IF" else args[-1:] if word == "LAST_VALUE" else \
+                args[:1] if word == "NULLIF" else args  # (NULLIF(a, b): a's type)
             if not candidates or any(a is None for a in candidates):
                 raise _Unknown
             ct = _unify(candidates)
+            if ct.type == FieldType.NEWDECIMAL:  # (a DECIMAL column's own definition is not binary)
+                ct = replace(ct, flags=ct.flags | ColumnFlag.BINARY)
             if ct.type in (FieldType.VAR_STRING, FieldType.STRING) and ct.charset != 63:
                 ct = ColumnType(FieldType.VAR_STRING, ct.length, STRING_DEC, ct.charset, ct.flags & ~ColumnFlag.BLOB)
             if ct.type == FieldType.BIT:
@@ -1163,10 +1211,8 @@ class _Typer:
             raise _Unknown
         name = target[0].upper
         nums = [int(v) for t in target if t.kind == "param" and isinstance(v := self.param(t.param), int)]
-        if name in ("SIGNED", "INTEGER", "INT"):
-            return int_type(21, ColumnFlag.BINARY), end
-        if name == "UNSIGNED":
-            return int_type(21, ColumnFlag.BINARY | ColumnFlag.UNSIGNED), end
+        if name in ("SIGNED", "INTEGER", "INT", "UNSIGNED"):
+            return self.int_cast(inner[:split], name == "UNSIGNED"), end
         if name in ("DECIMAL", "NUMERIC"):
             precision = int(nums[0]) if nums else 10
             return decimal_type(precision, int(nums[1]) if len(nums) > 1 else 0, ColumnFlag.BINARY), end
@@ -1181,6 +1227,31 @@ class _Typer:
         if name == "BINARY":
             return varchar(int(nums[0]) if nums else 255, binary=True), end
         raise _Unknown
+
+    def int_cast(self, operand: list[Token], unsigned: bool) -> ColumnType:
+        """CAST(x AS SIGNED / UNSIGNED) as MariaDB's Item_func_signed / _unsigned: as wide as x
+        in characters (a DOUBLE 20) up to 21, at least 2 (signed) or 1, LONG up to 9; UNSIGNED
+        of what may be negative (not an unsigned column, NULL or a literal of 0 or more) 20."""
+        try:
+            ct, stop = self.expr(operand, 0)
+        except (_Unknown, IndexError):
+            ct, stop = None, -1
+        flags = ColumnFlag.BINARY | (ColumnFlag.UNSIGNED if unsigned else 0)
+        if ct is None or stop != len(operand):
+            return int_type(21, flags)
+        flags |= ct.flags & ColumnFlag.NOT_NULL
+        value = self.param(operand[0].param) if len(operand) == 1 and operand[0].kind == "param" else None
+        if unsigned and not (ct.flags & ColumnFlag.UNSIGNED or ct.type == FieldType.NULL
+                             or type(value) is int and value >= 0):
+            return int_type(20, flags)
+        if ct.type in (FieldType.DOUBLE, FieldType.FLOAT):
+            chars = 20
+        elif ct.type in _STRING_TYPES and ct.charset != CHARSET_BINARY:
+            chars = ct.length // mbmaxlen(ct.charset)
+        else:
+            chars = ct.length
+        length = max(min(chars, 21), 1 if unsigned else 2)
+        return ColumnType(FieldType.LONG if length < 10 else FieldType.LONGLONG, length, 0, CHARSET_BINARY, flags)
 
     def case(self, toks: list[Token], i: int) -> tuple[ColumnType, int]:
         depth, j = 0, i
@@ -1213,6 +1284,13 @@ _PREC = {"OR": 1, "||": 1, "XOR": 2, "AND": 3, "&&": 3, "NOT": 4, "BETWEEN": 5, 
          "<=": 5, "<": 5, ">": 5, "!=": 5, "<>": 5, "IS": 5, "LIKE": 5, "REGEXP": 5, "RLIKE": 5, "IN": 5,
          "|": 6, "&": 7, "<<": 8, ">>": 8, "+": 9, "-": 9, "*": 10, "/": 10, "DIV": 10, "%": 10, "MOD": 10,
          "^": 11}
+
+
+def _after_window(toks: list[Token], end: int) -> int:
+    """The index after `OVER (...)` or `OVER name` at toks[end], `end` itself without one."""
+    if end < len(toks) and toks[end].is_word("OVER"):
+        return _skip_parens(toks, end + 1) if end + 1 < len(toks) and toks[end + 1].text == "(" else end + 2
+    return end
 
 
 def _skip_parens(toks: list[Token], i: int) -> int:
@@ -1275,8 +1353,9 @@ def _binary(op: str, a: ColumnType, b: ColumnType) -> ColumnType:
     flags = _flags(a, b)
     if op in ("|", "&", "<<", ">>", "^"):
         return int_type(21, ColumnFlag.BINARY | ColumnFlag.UNSIGNED)
-    if op == "DIV":
-        return int_type(max(a.length - a.decimals, 1), flags | (a.flags | b.flags) & ColumnFlag.UNSIGNED)
+    if op == "DIV":  # an integer as wide as the dividend's integer part (an integer's length)
+        whole = _precision(a) - a.decimals if a.type == FieldType.NEWDECIMAL else a.length - a.decimals
+        return int_type(max(whole, 1), flags & ~ColumnFlag.NOT_NULL | (a.flags | b.flags) & ColumnFlag.UNSIGNED)
     floating = (FieldType.DOUBLE, FieldType.FLOAT)
     if a.type in floating or b.type in floating or not _numeric(a) or not _numeric(b):
         # MariaDB's decimals: the operands' most (PI()'s 6; a float column's or a string's 31,
@@ -1285,19 +1364,25 @@ def _binary(op: str, a: ColumnType, b: ColumnType) -> ColumnType:
         if decimals < NOT_FIXED_DEC and op in ("+", "-", "*", "/"):
             return ColumnType(FieldType.DOUBLE, 23, min(decimals + 4, NOT_FIXED_DEC) if op == "/" else decimals, 63, flags)
         return ColumnType(FieldType.DOUBLE, 23, NOT_FIXED_DEC, 63, flags)
-    if op == "/":
+    # MariaDB's result precisions (Item_func_div, _mul, _additive_op, _mod::result_precision)
+    if op == "/":  # (NULL when dividing by zero)
         scale = min(a.decimals + 4, 30)
-        return decimal_type(min(a.length - a.decimals + b.decimals + scale, 65), scale, flags)
+        return decimal_type(min(_precision(a) + b.decimals + 4, 65), scale, flags & ~ColumnFlag.NOT_NULL)
     if a.type == FieldType.NEWDECIMAL or b.type == FieldType.NEWDECIMAL:
-        if op == "*":  # MySQL: the precisions add up, as the scales do
+        if op == "*":  # the precisions add up, as the scales do
             scale = a.decimals + b.decimals
             return decimal_type(min(_precision(a) + _precision(b), 65), min(scale, 30), flags)
         scale = max(a.decimals, b.decimals)
-        digits = max(a.length - a.decimals, b.length - b.decimals) + 1
+        if op in ("%", "MOD"):  # the wider operand's precision, the dividend's sign
+            return decimal_type(min(max(_precision(a), _precision(b)), 65), min(scale, 30),
+                                flags & ~ColumnFlag.NOT_NULL | a.flags & ColumnFlag.UNSIGNED)
+        digits = max(_precision(a) - a.decimals, _precision(b) - b.decimals) + 1
         return decimal_type(min(digits + scale, 65), min(scale, 30), flags)
-    length = (a.length + b.length) if op == "*" else max(a.length, b.length) + 1
     unsigned = (a.flags | b.flags) & ColumnFlag.UNSIGNED  # (MySQL's, without NO_UNSIGNED_SUBTRACTION)
-    return int_type(length, flags | unsigned)
+    if op in ("%", "MOD"):
+        return int_type(max(a.length, b.length) + 1, flags & ~ColumnFlag.NOT_NULL | unsigned)
+    digits = _precision(a) + _precision(b) if op == "*" else max(_precision(a), _precision(b)) + 1
+    return int_type(digits + (0 if unsigned else 1), flags | unsigned)
 
 
 _TEMPORAL_DIGITS: dict[int, int] = {FieldType.DATE: 8, FieldType.TIME: 7, FieldType.DATETIME: 14, FieldType.TIMESTAMP: 14}
@@ -1325,10 +1410,13 @@ def _member_number(ct: ColumnType | None) -> ColumnType | None:
 
 
 def _precision(ct: ColumnType) -> int:
-    """A number type's digits (a DECIMAL's length less its sign and point)."""
-    if ct.type != FieldType.NEWDECIMAL:
-        return ct.length
-    return ct.length - (1 if ct.decimals else 0) - (0 if ct.flags & ColumnFlag.UNSIGNED else 1)
+    """A number type's digits (a DECIMAL's length less its sign and point, an integer's less its
+    sign, an integer literal's its own)."""
+    if ct.type == FieldType.NEWDECIMAL:
+        return ct.length - (1 if ct.decimals else 0) - (0 if ct.flags & ColumnFlag.UNSIGNED else 1)
+    if ct.type in _EXACT and not ct.literal:
+        return max(ct.length - (0 if ct.flags & ColumnFlag.UNSIGNED else 1), 1)
+    return ct.length
 
 
 def _numeric(ct: ColumnType) -> bool:
@@ -1373,17 +1461,18 @@ def _unify(types: Sequence[ColumnType | None]) -> ColumnType:
     first = known[0]
     if all(t.type == first.type and t.charset == first.charset for t in known):
         longest = max(known, key=lambda t: (t.length, t.decimals))
-        return ColumnType(first.type, longest.length, max(t.decimals for t in known), first.charset,
-                          first.flags & ~(ColumnFlag.PRI_KEY | ColumnFlag.UNIQUE_KEY | ColumnFlag.MULTIPLE_KEY
-                                          | ColumnFlag.AUTO_INCREMENT | 16384), first.pad_to)
+        flags = first.flags & ~(ColumnFlag.PRI_KEY | ColumnFlag.UNIQUE_KEY | ColumnFlag.MULTIPLE_KEY
+                                | ColumnFlag.AUTO_INCREMENT | 16384)
+        return ColumnType(first.type, longest.length, max(t.decimals for t in known), first.charset, flags,
+                          first.pad_to)
     if all(t.type in _TEMPORAL_DIGITS for t in known):  # mixed dates and times: a DATETIME
         return datetime_type(FieldType.DATETIME, max(t.decimals for t in known))
     if all(_numeric(t) for t in known):
         if any(t.type in (FieldType.DOUBLE, FieldType.FLOAT) for t in known):
             return DOUBLE
-        if any(t.type == FieldType.NEWDECIMAL for t in known):
+        if any(t.type == FieldType.NEWDECIMAL for t in known):  # the widest integer part, the most decimals
             scale = max(t.decimals for t in known)
-            return decimal_type(max(t.length - t.decimals for t in known) + scale, scale)
+            return decimal_type(max(_precision(t) - t.decimals for t in known) + scale, scale)
         return LONGLONG if any(t.length >= 11 for t in known) else int_type(max(t.length for t in known))
     binary = any(t.charset == 63 and t.type in _STRING_TYPES
                  for t in known)

@@ -1165,6 +1165,7 @@ def truncate(x: Any, d: Any) -> float | int | None:
 
 
 _INT_PREFIX = re.compile(r"\s*([-+]?)(\d+)")
+_TEMPORAL_DIGITS = re.compile(r"[^-\d]|(?<=\d)-")  # a date's or time's separators, not a TIME's sign
 _U64 = 1 << 64
 
 
@@ -1172,6 +1173,7 @@ def cast_int(value: Any, kind: str, unsigned: int) -> int | str | None:
     """CAST(value AS SIGNED / UNSIGNED) as MariaDB's: `kind` is what the value is to MySQL
     ("dec": a DECIMAL, exact text included, rounded half away from zero; "lit": a literal, whose
     float is a DECIMAL literal; "double": rounded half to even; anything else by its Python type).
+    ("temporal": a date or time's text, its digits: '2024-01-05' is 20240105, '-01:00:00' -10000).
     A string reads its leading integer ('1.7' is 1, 'x' 0), clipped to 64 bits unsigned; a
     number beyond the target's range is clipped; SIGNED takes an unsigned 64-bit value's bits
     (18446744073709551615 is -1), UNSIGNED a negative integer's (-1 is 18446744073709551615).
@@ -1180,7 +1182,10 @@ def cast_int(value: Any, kind: str, unsigned: int) -> int | str | None:
         return None
     if isinstance(value, bytes):
         value = _to_str(value)
-    if isinstance(value, str) and kind != "dec":
+    if kind == "temporal" and isinstance(value, str):
+        n = int(_TEMPORAL_DIGITS.sub("", value.partition(".")[0]) or 0)
+        n = max(n, 0) if unsigned else n  # (a negative TIME is UNSIGNED 0)
+    elif isinstance(value, str) and kind != "dec":
         m = _INT_PREFIX.match(value)
         n = 0 if m is None else int(m.group(1) + m.group(2))
         n = max(n, -(1 << 63)) if n < 0 else min(n, _U64 - 1)

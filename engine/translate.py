@@ -1395,7 +1395,8 @@ class Translator:
         """MariaDB's 1060 for a derived table, or a common table expression, whose columns would
         repeat a name (`exprtypes.repeated_name`): a CTE's column list, else its SELECT's names
         (`exprtypes.selected_names`); SQLite would name the second `a:1`. Read when the shape is
-        planned: a name read from a literal (SELECT 1, 1) is not checked."""
+        planned; a name read from an integer, string or NULL literal (SELECT 1, 1) from this
+        statement's values, its plan then not cached."""
         toks = self.tokens
         if not any(t.is_word("SELECT") for t in toks[1:]):
             return
@@ -1404,7 +1405,13 @@ class Translator:
         def lookup(schema: str | None, name: str) -> Table | Derived | None:
             return None if schema is None and name.lower() in ctes else self.table_or_view(schema, name)
 
-        def check(names: list[str | None] | None) -> None:
+        def check(names: list[str | None] | None, select: list[Token] | None = None) -> None:
+            if select is not None and names is not None and len(names) > 1 and None in names:
+                # literals' names: read from this statement's values, so the plan is not cached
+                literal_named = selected_names(select, lookup, self.shape, self.params)
+                if literal_named != names:
+                    self.cacheable = False
+                    names = literal_named
             repeated = repeated_name(names or [])
             if repeated is not None:
                 raise SQLError(ER_DUP_FIELDNAME, repeated)
@@ -1412,10 +1419,14 @@ class Translator:
         for k, t in enumerate(toks):
             if t.is_word("WITH"):
                 for listed, select in self.cte_parts(k):
-                    check(listed if listed is not None else selected_names(select, lookup, self.shape))
+                    if listed is not None:
+                        check(listed)
+                    else:
+                        check(selected_names(select, lookup, self.shape), select)
             elif t.kind == "op" and t.text == "(" and k + 1 < len(toks) and toks[k + 1].is_word("SELECT", "WITH") \
                     and self.in_from(k):
-                check(selected_names(toks[k + 1:skip_parens(toks, k) - 1], lookup, self.shape))
+                select = toks[k + 1:skip_parens(toks, k) - 1]
+                check(selected_names(select, lookup, self.shape), select)
 
     def cte_parts(self, k: int) -> list[tuple[list[str | None] | None, list[Token]]]:
         """The common table expressions of the WITH at tokens[k]: each one's column list (None
@@ -3328,6 +3339,11 @@ class Translator:
         inner = region[1] if region is not None and region[0] == end else ("tokens", start, end)
         if e is not None and e.kind == "neglit" and col.base not in ("enum", "set"):
             inner = e.exact()  # -9223372036854775808: exact, never a double (an ENUM's or SET's -1 a number)
+        elif e is not None and e.kind == "lit" and col.base == "year" and isinstance(self.params[e.param], float):
+            # 99.5 is MariaDB's DECIMAL, rounded half away from zero into a YEAR (100: 1264), not a
+            # DOUBLE's truncation (the plan is keyed by the literal being a number)
+            self.kinds[e.param] = True
+            inner = e.exact()
         stored = "'" + key.replace("'", "''") + "'"
         bounds = values.int_range(col)
         if by_sqlite and bounds is not None and e is not None and e.cat == "int":

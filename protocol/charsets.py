@@ -205,7 +205,7 @@ def collation_number(name: str) -> int | None:
     return _COLLATION_NUMBERS.get(name.lower())
 
 
-def _mbmaxlen(number: int) -> int:
+def mbmaxlen(number: int) -> int:
     """The longest character in bytes of collation `number`'s character set (4: not one of ours)."""
     name = COLLATION_NAMES.get(number)
     return 4 if name is None else CHARSETS[name.partition("_")[0]].mbmaxlen
@@ -220,7 +220,7 @@ def result_column(col: ColumnDefinition, results: Charset) -> ColumnDefinition:
     if charset != CHARSET_BINARY:
         charset = results.number
         if length != 0xFFFFFFFF:  # (a LONGTEXT's, JSON's: MariaDB's cap whatever the character set)
-            length = min(length // _mbmaxlen(col.charset) * results.mbmaxlen, 0xFFFFFFFF)
+            length = min(length // mbmaxlen(col.charset) * results.mbmaxlen, 0xFFFFFFFF)
     return ColumnDefinition(text(col.name), col.type, charset, length, col.flags, col.decimals, text(col.schema),
                             text(col.table), text(col.org_table), text(col.org_name), col.catalog,
                             col.type_name, col.format_name)

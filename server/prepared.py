@@ -332,6 +332,11 @@ def _int_values(stmt: PreparedStatement, block: bytes) -> list[int] | None:
     return list(values)
 
 
+# a date or time parameter's typed literal in a SELECT (`PreparedStatement.bind`)
+_TYPED_LITERAL = {datetime.datetime: "TIMESTAMP", datetime.date: "DATE", datetime.timedelta: "TIME"}
+_TEMPORAL_VALUES = tuple(_TYPED_LITERAL)
+
+
 @dataclass
 class PreparedStatement:
     id: int
@@ -356,9 +361,16 @@ class PreparedStatement:
         return len(self.pieces) - 1
 
     def bind(self, values: list[Any], types: list[ParamType]) -> str:
+        """The statement's text with the values as literals; in a SELECT (which is not
+        binlogged) a date or time value as a typed literal, DATE '..', TIME '..', TIMESTAMP '..':
+        of its type, as a MariaDB parameter of that type is (`SELECT ?` a DATETIME, `? + 1` a
+        number, not a string)."""
         out = [self.pieces[0]]
         for i, value in enumerate(values):
-            out.append(literal(value, types[i]))
+            text = literal(value, types[i])
+            if self.select and isinstance(value, _TEMPORAL_VALUES):
+                text = _TYPED_LITERAL[type(value)] + " " + text
+            out.append(text)
             out.append(self.pieces[i + 1])
         return "".join(out)
 

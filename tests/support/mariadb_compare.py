@@ -1,7 +1,8 @@
 """The same statements on a stock MariaDB 10.11 and on our master, answers compared: a fresh
 pair of servers, a replay of (account, statement) steps over one connection per account, and
-prepared statements' counts and ids (mysql-connector-python, COM_STMT_EXECUTE); a replica's
-rows polled until it has made them (`rows_or_none`)."""
+prepared statements' counts and ids (mysql-connector-python, COM_STMT_EXECUTE); result column
+definitions in full over the text and the binary protocol (`defined_answers`); a replica's rows
+polled until it has made them (`rows_or_none`)."""
 
 from __future__ import annotations
 
@@ -229,3 +230,79 @@ def reference_ours_and_replicas(base: Path, our_slave: bool = False, reference_l
     finally:
         for server in reversed(started):
             server.stop()
+
+
+def _definition(packet: bytes) -> tuple:
+    """A column definition packet as (name, type code, length, decimals, flags, charsetnr)."""
+    from pymysql.protocol import FieldDescriptorPacket
+
+    field = FieldDescriptorPacket(packet, "utf8")
+    return (field.name, field.type_code, field.length, field.scale, field.flags, field.charsetnr)
+
+
+def _binary_answer(conn: pymysql.connections.Connection, sql: str, params: Sequence[tuple[int, Any]]) -> tuple:
+    """COM_STMT_PREPARE then COM_STMT_EXECUTE of `sql` with `params` ((MySQL type code, value),
+    sent with that type): ("error", code, message) or (the prepare answer's column definitions,
+    the execute answer's, its rows decoded by those)."""
+    from protocol.binary import ParamType, decode_binary_row, encode_execute_params
+    from protocol.messages import ColumnDefinition
+
+    def read() -> bytes:
+        return conn._read_packet().get_all_data()
+
+    def block(count: int) -> list[bytes]:
+        packets = [read() for _ in range(count)]
+        if count:
+            read()  # EOF (PyMySQL does not ask CLIENT_DEPRECATE_EOF)
+        return packets
+
+    try:
+        conn._execute_command(0x16, sql.encode())
+        first = read()
+        stmt_id = first[1:5]
+        columns, count = int.from_bytes(first[5:7], "little"), int.from_bytes(first[7:9], "little")
+        block(count)
+        prepared = [_definition(p) for p in block(columns)]
+        types = [ParamType(code) for code, _ in params]
+        conn._execute_command(0x17, stmt_id + b"\x00" + (1).to_bytes(4, "little")
+                              + encode_execute_params(types, [value for _, value in params]))
+        head = read()
+        if head[0] == 0:
+            executed, rows = [], []
+        else:
+            executed = [_definition(p) for p in block(head[0])]
+            decoders = [ColumnDefinition(name, type=code, flags=flags, decimals=decimals)
+                        for name, code, _, decimals, flags, _ in executed]
+            rows = []
+            while (payload := read())[0] != 0xFE or len(payload) >= 9:
+                rows.append(decode_binary_row(payload, decoders))
+        conn._execute_command(0x19, stmt_id)
+    except pymysql.MySQLError as exc:
+        return ("error", exc.args[0], exc.args[1])
+    return (prepared, executed, rows)
+
+
+def defined_answers(port: int, database: str, queries: Sequence[str | tuple[str, Sequence[tuple[int, Any]]]]
+                    ) -> list[tuple]:
+    """Each query's result columns in full, (name, type code, length, decimals, flags, charsetnr),
+    with its rows: over the text protocol (PyMySQL; a query given with parameters, (sql, ((MySQL
+    type code, value), ...)), runs only prepared), then prepared (COM_STMT_PREPARE's definitions,
+    COM_STMT_EXECUTE's, the binary rows decoded). An error is ("error", code, message)."""
+    conn = pymysql.connect(host="127.0.0.1", port=port, user="root", password="", database=database, autocommit=True)
+    out: list[tuple] = []
+    try:
+        for query in queries:
+            sql, params = (query, ()) if isinstance(query, str) else query
+            text: tuple = ()
+            if not params:
+                with conn.cursor() as cur:
+                    try:
+                        cur.execute(sql)
+                        text = ([(f.name, f.type_code, f.length, f.scale, f.flags, f.charsetnr)
+                                 for f in cur._result.fields or ()], cur.fetchall())
+                    except pymysql.MySQLError as exc:
+                        text = ("error", exc.args[0], exc.args[1])
+            out.append((sql, text, _binary_answer(conn, sql, params)))
+    finally:
+        conn.close()
+    return out
