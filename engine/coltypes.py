@@ -166,6 +166,23 @@ def declared_type(base: str, args: list[str], unsigned: bool, binary: bool, zero
     return varchar(255)
 
 
+def sysvar_type(value: object, charset: int = CHARSET_UTF8MB4_GENERAL_CI, mbmaxlen: int = MB) -> ColumnType:
+    """`SELECT @@name`'s column as MariaDB describes it, from the variable's value: a boolean a
+    BIGINT of length 1, an integer a BIGINT(21) UNSIGNED (unless it is negative), a float a
+    DOUBLE(21) with 6 decimals, a string (NULL too) a VARCHAR of as many characters as it has, in
+    the connection's `charset` (character_set_results' collation number, `mbmaxlen` bytes a
+    character)."""
+    if isinstance(value, bool):
+        return ColumnType(FieldType.LONGLONG, 1, 0, CHARSET_BINARY, ColumnFlag.BINARY)
+    if isinstance(value, int):
+        unsigned = ColumnFlag.UNSIGNED if value >= 0 else 0
+        return ColumnType(FieldType.LONGLONG, 21, 0, CHARSET_BINARY, ColumnFlag.BINARY | unsigned)
+    if isinstance(value, float):
+        return ColumnType(FieldType.DOUBLE, 21, 6, CHARSET_BINARY, ColumnFlag.BINARY)
+    chars = 0 if value is None else len(str(value))
+    return ColumnType(FieldType.VAR_STRING, chars * mbmaxlen, STRING_DEC, charset, 0)
+
+
 def member_text(text: str) -> str:
     """An ENUM / SET member as declared ('it''s') -> its text (it's)."""
     if len(text) >= 2 and text[0] == text[-1] == "'":
