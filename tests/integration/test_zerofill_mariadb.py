@@ -5,7 +5,7 @@ column's name, type code, UNSIGNED / ZEROFILL flags and decimals) and over the b
 
 Covered: a ZEROFILL column's values padded with zeros to its display width (INT(5) 42 '00042',
 TINYINT 3 '003', BIGINT, FLOAT(7,2) '0003.50', DOUBLE to 22 places, DECIMAL(8,2) '000001.50',
-also through a derived table, a view, ORDER BY and GROUP BY), ZEROFILL making the column UNSIGNED
+also through a derived table, a view, ORDER BY and GROUP BY, and mariadb-dump's INSERTs), ZEROFILL making the column UNSIGNED
 (SHOW CREATE TABLE's `int(5) unsigned zerofill`, a default width one less: `tinyint(3)`), the
 column definition's ZEROFILL flag; an expression over it not padded and without the flag (a+0,
 MAX(a), a scalar subquery, CASE, a UNION of it); a string function's, LIKE's and CAST AS CHAR's
@@ -18,6 +18,9 @@ Left out, where the two still differ: the display lengths and BINARY flag of exp
 the column (MariaDB widens a+0 to 11), a UNION's row order."""
 
 from __future__ import annotations
+
+import shutil
+import subprocess
 
 import pymysql
 import pytest
@@ -142,3 +145,15 @@ def test_writes_over_zerofill_columns_replicate(tmp_path):
         assert theirs[2][2] == "000042|0000"
         assert ours.query("SELECT id, a, t, y FROM d.w ORDER BY id") == theirs
         assert replica.query("SELECT id, a, t, y FROM d.w ORDER BY id") == theirs
+
+
+def _dump(port: int) -> str:
+    return subprocess.run(["mariadb-dump", "-h127.0.0.1", f"-P{port}", "-uroot", "--compact", "--skip-comments",
+                           "d", "z"], capture_output=True, text=True, check=True, timeout=60).stdout
+
+
+@pytest.mark.skipif(not shutil.which("mariadb-dump"), reason="needs mariadb-client (mariadb-dump)")
+def test_mariadb_dump_writes_the_table_as_from_mariadb(tmp_path):
+    ((theirs, ours),) = each_askers_answers(tmp_path, SETUP, _dump)
+    assert "(1,00042,0003.50,0000000000000000002.25,000001.50,00000000000000000007,003,0000000012,0000,005)" in theirs
+    assert ours == theirs
