@@ -64,6 +64,9 @@ class Column:
     base: str  # lower-case MySQL type name
     args: list[str] = field(default_factory=list)  # (255) / (10,2) / enum values (quoted)
     unsigned: bool = False
+    # ZEROFILL (a number column; it makes the column UNSIGNED): its values shown padded with
+    # zeros to its display width (`coltypes.converter`)
+    zerofill: bool = False
     nullable: bool = True
     default: object = None  # value of DEFAULT literal
     has_default: bool = False
@@ -166,10 +169,12 @@ class Column:
         args = self.args
         if not args and base in DISPLAY_WIDTH:
             args = [str(DISPLAY_WIDTH[base] - (1 if self.unsigned and base != "bigint" else 0))]
+        elif not args and base == "year":
+            args = ["4"]
         elif base in ("enum", "set"):
             args = [quoted_text(member) for member in self.members]
         text = base + (f"({','.join(args)})" if args else "")
-        return text + (" unsigned" if self.unsigned else "")
+        return text + (" unsigned" if self.unsigned else "") + (" zerofill" if self.zerofill else "")
 
     @property
     def text_ci(self) -> bool:
@@ -298,7 +303,7 @@ class Table:
 
     def result_type(self, col: Column) -> ColumnType:
         """The description of `col` in a result set, with its NOT NULL and key flags."""
-        ct = declared_type(col.base, col.args, col.unsigned, col.binary)
+        ct = declared_type(col.base, col.args, col.unsigned, col.binary, col.zerofill)
         flags = ct.flags
         name = col.name.lower()
         if not col.nullable:
@@ -770,7 +775,10 @@ def parse_column(cur: TokenCursor, name: str, indexes: list[Index],
             raise cur.error()  # (MariaDB's grammar: none of these after a generated column's AS)
         if cur.accept("UNSIGNED"):
             col.unsigned = True
-        elif cur.accept("SIGNED", "ZEROFILL"):
+        elif cur.accept("ZEROFILL"):
+            if col.base in DISPLAY_WIDTH or col.base in REAL_TYPES or col.base in NUMERIC_TYPES:
+                col.unsigned = col.zerofill = True
+        elif cur.accept("SIGNED"):
             pass
         elif cur.accept("NOT"):
             cur.expect("NULL")

@@ -9,7 +9,9 @@ same object is what a binary-protocol row encoder needs: `type`, `flags & UNSIGN
 `text_value` turns what SQLite stores into the bytes/str MySQL sends for that type: DECIMAL with
 its declared scale, integral floats of integer columns as integers, binary strings as bytes
 (BINARY(n) padded with zero bytes), BIT as its big-endian bytes, temporal values with exactly
-their declared fractional digits.
+their declared fractional digits; a ZEROFILL column's (a YEAR's) text padded with zeros to its
+display width (`converter`; only a column, a derived table's or a view's column carries the flag,
+never an expression over it: `engine.exprtypes`).
 """
 
 from __future__ import annotations
@@ -109,10 +111,10 @@ def datetime_type(code: int, fsp: int, flags: int = ColumnFlag.BINARY) -> Column
     return ColumnType(code, base + (fsp + 1 if fsp else 0), fsp, CHARSET_BINARY, flags)
 
 
-def declared_type(base: str, args: list[str], unsigned: bool, binary: bool) -> ColumnType:
+def declared_type(base: str, args: list[str], unsigned: bool, binary: bool, zerofill: bool = False) -> ColumnType:
     """The description of a table column of MySQL type `base(args)` (flags for keys and NOT NULL
     are the caller's)."""
-    flags = ColumnFlag.UNSIGNED if unsigned else 0
+    flags = (ColumnFlag.UNSIGNED if unsigned else 0) | (ColumnFlag.ZEROFILL if zerofill else 0)
     nums = [int(a) for a in args if a.isdigit()]
     if base in _INT_CODES:
         code, width = _INT_CODES[base]
@@ -125,10 +127,11 @@ def declared_type(base: str, args: list[str], unsigned: bool, binary: bool) -> C
         precision = nums[0] if nums else 10
         scale = nums[1] if len(nums) > 1 else 0
         return decimal_type(precision, scale, flags)
-    if base == "float":
-        return ColumnType(FieldType.FLOAT, 12, NOT_FIXED_DEC, CHARSET_BINARY, flags)
-    if base in ("double", "real"):
-        return ColumnType(FieldType.DOUBLE, 22, NOT_FIXED_DEC, CHARSET_BINARY, flags)
+    if base in ("float", "double", "real"):
+        code, length = (FieldType.FLOAT, 12) if base == "float" else (FieldType.DOUBLE, 22)
+        if len(nums) == 2:  # FLOAT(M,D): M wide, D decimals
+            return ColumnType(code, nums[0], nums[1], CHARSET_BINARY, flags)
+        return ColumnType(code, length, NOT_FIXED_DEC, CHARSET_BINARY, flags)
     if base == "bit":
         return ColumnType(FieldType.BIT, nums[0] if nums else 1, 0, CHARSET_BINARY, ColumnFlag.UNSIGNED)
     if base == "year":
@@ -164,6 +167,23 @@ def declared_type(base: str, args: list[str], unsigned: bool, binary: bool) -> C
         n = sum(len(v) for v in values) + max(len(values) - 1, 0)
         return ColumnType(FieldType.STRING, n * MB, 0, CHARSET_UTF8MB4_GENERAL_CI, ColumnFlag.SET)
     return varchar(255)
+
+
+def sysvar_type(value: object, charset: int = CHARSET_UTF8MB4_GENERAL_CI, mbmaxlen: int = MB) -> ColumnType:
+    """`SELECT @@name`'s column as MariaDB describes it, from the variable's value: a boolean a
+    BIGINT of length 1, an integer a BIGINT(21) UNSIGNED (unless it is negative), a float a
+    DOUBLE(21) with 6 decimals, a string (NULL too) a VARCHAR of as many characters as it has, in
+    the connection's `charset` (character_set_results' collation number, `mbmaxlen` bytes a
+    character)."""
+    if isinstance(value, bool):
+        return ColumnType(FieldType.LONGLONG, 1, 0, CHARSET_BINARY, ColumnFlag.BINARY)
+    if isinstance(value, int):
+        unsigned = ColumnFlag.UNSIGNED if value >= 0 else 0
+        return ColumnType(FieldType.LONGLONG, 21, 0, CHARSET_BINARY, ColumnFlag.BINARY | unsigned)
+    if isinstance(value, float):
+        return ColumnType(FieldType.DOUBLE, 21, 6, CHARSET_BINARY, ColumnFlag.BINARY)
+    chars = 0 if value is None else len(str(value))
+    return ColumnType(FieldType.VAR_STRING, chars * mbmaxlen, STRING_DEC, charset, 0)
 
 
 def member_text(text: str) -> str:
@@ -309,8 +329,9 @@ def converter(types: list[ColumnType]):
     """A function mapping a stored row to its wire values, or None when no column needs it."""
     todo = [(i, ct) for i, ct in enumerate(types)
             if ct.type not in _PASS_THROUGH or ct.is_binary_string or ct.temporal_text]
+    padded = [(i, ct.length) for i, ct in enumerate(types) if ct.flags & ColumnFlag.ZEROFILL]
     if not todo:
-        return None
+        return _padding(None, padded) if padded else None
 
     def convert(row: tuple) -> tuple:
         out = list(row)
@@ -320,7 +341,32 @@ def converter(types: list[ColumnType]):
                 out[i] = text_value(ct, v)
         return tuple(out)
 
-    return convert
+    return _padding(convert, padded) if padded else convert
+
+
+def zerofill_text(v: object, width: int, decimals: int, code: int) -> str | None:
+    """A ZEROFILL column's value (a YEAR's) as a string function reads it, `mysql_zerofill`:
+    its text padded as the column's result column shows it (CONCAT(a) is '00042')."""
+    if v is None:
+        return None
+    return str(text_value(ColumnType(code, width, decimals), v)).zfill(width)
+
+
+def _padding(convert, padded: list[tuple[int, int]]):
+    """`convert` followed by the padding of ZEROFILL columns (a YEAR's too: 0 is '0000'): their
+    text with zeros before it to the column's display width, as MariaDB's text protocol sends
+    it, and its binary protocol a DECIMAL's (an integer's or a float's binary form is its
+    number, which `protocol.binary` reads back from that text)."""
+
+    def pad(row: tuple) -> tuple:
+        out = list(row if convert is None else convert(row))
+        for i, width in padded:
+            v = out[i]
+            if v is not None:
+                out[i] = str(v).zfill(width)
+        return tuple(out)
+
+    return pad
 
 
 _PASS_THROUGH = frozenset({FieldType.VAR_STRING, FieldType.STRING, FieldType.BLOB, FieldType.NULL,

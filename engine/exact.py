@@ -31,7 +31,9 @@ the literal recorded in `kinds`, which the plan is then keyed by (`Plan.literal_
 operators (`^`, which SQLite lacks, `~`, `&`, `|`, `<<`, `>>`: 64 bits unsigned where SQLite's
 are signed) and the logical XOR become functions, a bit operator's value a `dec` (its digits past
 2^63); HEX of a DECIMAL is the number's hex (`mysql_hex_number`), not its text's; CAST(x AS
-SIGNED) of a BIGINT UNSIGNED or BIT column takes its bits. A scalar subquery that
+SIGNED) of a BIGINT UNSIGNED or BIT column takes its bits. A ZEROFILL column (a YEAR) read as a
+string (a string function's argument, LIKE's operands, CAST AS CHAR) is its padded text
+(`mysql_zerofill`: CONCAT(a) '00042', as MariaDB's). A scalar subquery that
 may return several rows (it reads a table, and does not aggregate without GROUP BY) is checked:
 `(SELECT * FROM (q) WHERE mysql_one_row((SELECT count(*) FROM (SELECT 1 FROM (q) LIMIT 2))))`,
 1242 past one row as MySQL's (SQLite gives the first), its value and affinity q's (a derived table
@@ -105,6 +107,9 @@ _STR_RESULT = {"CONCAT", "CONCAT_WS", "UPPER", "LOWER", "UCASE", "LCASE", "SUBST
 _FLOAT_RESULT = {"RAND", "SQRT", "POW", "POWER", "EXP", "LN", "LOG", "LOG2", "LOG10", "SIN", "COS",
                  "TAN", "ASIN", "ACOS", "ATAN", "ATAN2", "PI", "DEGREES", "RADIANS", "STD", "STDDEV",
                  "VARIANCE", "VAR_POP", "VAR_SAMP", "STDDEV_POP", "STDDEV_SAMP"}
+# functions that read their arguments as strings: a ZEROFILL column's padded text (`_zerofilled`)
+_READ_AS_TEXT = (_STR_RESULT - {"HEX", "ELT", "SPACE"}) | {
+    "LENGTH", "CHAR_LENGTH", "CHARACTER_LENGTH", "OCTET_LENGTH", "LOCATE", "INSTR"}
 # functions that read their arguments as numbers (an ENUM or SET argument as its number)
 _NUMBER_ARGS = {*_DEC_FUNCS, *_FLOAT_RESULT, "SIGN", "BIT_AND", "BIT_OR", "BIT_XOR", "BIT_COUNT"} - {"GREATEST", "LEAST"}
 # aggregate functions (a SELECT that calls one outside parentheses, without GROUP BY, is one row)
@@ -219,6 +224,15 @@ def _as_number(e: Expr) -> Expr:
     if e.kind not in ("temporal", "typedlit"):
         return e
     return Expr(e.start, e.stop, DEC, ("call", "mysql_temporal_number", e.emit()))
+
+
+def _zerofilled(e: Expr) -> Expr:
+    """A ZEROFILL column (a YEAR) read as a string: its padded text (`mysql_zerofill`)."""
+    ct = e.column
+    if ct is None or e.tree is not None or not ct.flags & ColumnFlag.ZEROFILL or e.kind in ("typedlit", "member"):
+        return e
+    args = (("raw", str(n)) for n in (ct.length, ct.decimals, ct.type))
+    return Expr(e.start, e.stop, STR, ("call", "mysql_zerofill", e.emit(), *args))
 
 
 def _member_number(e: Expr) -> Expr:
@@ -573,7 +587,7 @@ class Finder:
             stop = right.stop
             if self.word(stop, "ESCAPE"):
                 stop = self.expr(stop + 1, 6).stop
-            return self.native(left.start, stop, INT, [left, right])
+            return self.native(left.start, stop, INT, [_zerofilled(left), _zerofilled(right)])
         raise _Fail
 
     def list_of(self, lo: int, hi: int) -> list[Expr]:
@@ -839,6 +853,8 @@ class Finder:
             cat = INT if word in _INT_RESULT else FLOAT if word in _FLOAT_RESULT else STR if word in _STR_RESULT \
                 else OTHER
             return Expr(i, end, cat)
+        if word in _READ_AS_TEXT:
+            args = [_zerofilled(a) for a in args]
         if word in _NUMBER_ARGS or word in ("GREATEST", "LEAST") and any(
                 a.kind != "member" and self.is_number(a) for a in args):
             args = [_member_number(a) for a in args]  # an ENUM / SET read as its number
@@ -926,7 +942,7 @@ class Finder:
                         ints="u" if name == "UNSIGNED" else "s", bits=64 if name == "UNSIGNED" else 63,
                         printed=f"cast({inner_text} as {target_text})")
         if inner is not None:
-            self.root(inner)
+            self.root(_zerofilled(inner) if name in ("CHAR", "NCHAR", "BINARY") else inner)
         cat = INT if name in ("SIGNED", "UNSIGNED", "INTEGER", "INT") else FLOAT if name in ("DOUBLE", "FLOAT",
                                                                                            "REAL") else OTHER
         return Expr(i, end, cat)

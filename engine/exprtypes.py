@@ -182,7 +182,7 @@ class SelectTypes:
                 ct, end = typer.expr(item, 0)
                 if end != len(item):
                     raise _Unknown
-                out.append(ct if _is_name(item) else _no_origin(ct))  # (an expression has no table)
+                out.append(ct if _is_name(item) else _computed(ct))
             except (_Unknown, IndexError):
                 out.append(None)
         if not typer.read_params:
@@ -210,8 +210,10 @@ class UnionTypes:
                 continue
             ct = _unify(column)
             nullable = any(not c.flags & ColumnFlag.NOT_NULL for c in column)
-            out.append(ColumnType(ct.type, ct.length, ct.decimals, ct.charset,
-                                  ct.flags & ~ColumnFlag.NOT_NULL if nullable else ct.flags, ct.pad_to))
+            flags = ct.flags & ~ColumnFlag.NOT_NULL if nullable else ct.flags
+            if ct.type != FieldType.YEAR:  # (a UNION of numbers pads none; a YEAR's '0000' stays)
+                flags &= ~ColumnFlag.ZEROFILL
+            out.append(ColumnType(ct.type, ct.length, ct.decimals, ct.charset, flags, ct.pad_to))
         return out
 
 
@@ -1430,6 +1432,14 @@ def _origin(alias: str, table: Table, col) -> ColumnType:
     alias, else its own name), the table, the column."""
     shown = table.name if alias == table.name.lower() else alias
     return replace(table.result_type(col), origin=(table.schema, shown, table.name, col.name))
+
+
+def _computed(ct: ColumnType) -> ColumnType:
+    """An expression's type from its operand's: no table, and no ZEROFILL (MariaDB pads a column's
+    own values, and a derived table's or a view's column, never what is computed from them)."""
+    if ct.origin is None and not ct.flags & ColumnFlag.ZEROFILL:
+        return ct
+    return replace(ct, origin=None, flags=ct.flags & ~ColumnFlag.ZEROFILL)
 
 
 def _no_origin(ct: ColumnType | None) -> ColumnType | None:

@@ -37,7 +37,7 @@ from decimal import ROUND_HALF_UP, Context, Decimal, InvalidOperation
 from typing import Any
 
 from engine import collation, decimal_math, jsondoc, locales, strfuncs, values
-from engine.coltypes import format_double
+from engine.coltypes import format_double, zerofill_text
 from protocol.errors import (
     ER_CONSTRAINT_FAILED,
     ER_DATA_OUT_OF_RANGE,
@@ -2719,7 +2719,7 @@ def register(conn: sqlite3.Connection, state: ConnectionState) -> None:
         "mysql_bit_shr": (2, bit_shr), "mysql_int_add": (4, _checked(operator.add, "mysql_dec_add")),
         "mysql_int_sub": (4, _checked(operator.sub, "mysql_dec_sub")),
         "mysql_int_mul": (4, _checked(operator.mul, "mysql_dec_mul")), "mysql_int_neg": (2, _checked_neg),
-        "mysql_hex_number": (1, hex_number), "truncate": (2, truncate), "regexp": (2, regexp), "mysql_isnull": (1, mysql_isnull),
+        "mysql_hex_number": (1, hex_number), "mysql_zerofill": (4, zerofill_text), "truncate": (2, truncate), "regexp": (2, regexp), "mysql_isnull": (1, mysql_isnull),
         "ascii": (1, lambda s: None if s is None else (ord(_to_str(s)[0]) if _to_str(s) else 0)),
         "mysql_rand": (-1, mysql_rand), "mysql_set_last_id": (1, mysql_set_last_id),
         "mysql_set_var": (2, mysql_set_var), "mysql_get_var": (3, mysql_get_var),

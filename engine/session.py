@@ -205,6 +205,8 @@ class Session:
         # `@@variable` text -> its value (set by the server shell, which owns the variables;
         # None: statements reading system variables are refused)
         self.sysvar_reader: Callable[[str], object] | None = None
+        # `@@variable` text -> its result column's type (`coltypes.sysvar_type` of its value)
+        self.sysvar_type: Callable[[str], coltypes.ColumnType] | None = None
         # USER() (user@host of the client) and CURRENT_USER() (the account), as the server logged in
         self.user_text = ""
         self.current_user_text = ""
@@ -727,7 +729,7 @@ class Session:
         self.found, self.row_count = len(rows), -1
         if plan.names is not None:
             names = _column_names(plan.names, names, sql, params)
-        types, rows = result_types(plan, names, rows, sql, params)
+        types, rows = result_types(plan, names, rows, sql, params, self.sysvar_type)
         return Result(columns=names, column_types=types, rows=rows, in_transaction=self.in_transaction,
                       warnings=self._warnings() if self._fx.warnings else ())
 
@@ -1244,16 +1246,22 @@ class Session:
         await self._end_transaction(commit=False)
 
 
-def result_types(plan: Plan, names: list[str], rows: list[tuple], sql: str,
-                 params: list[object]) -> tuple[list[coltypes.ColumnType], list[tuple]]:
-    """Each result column's MySQL type (from the schema and the expression; for an expression
-    the typer does not know, the one type all its values fit) and the rows in that type's text
-    form (DECIMAL scale, binary strings as bytes, fractional seconds ...)."""
+def result_types(plan: Plan, names: list[str], rows: list[tuple], sql: str, params: list[object],
+                 sysvar_type: Callable[[str], coltypes.ColumnType] | None = None,
+                 ) -> tuple[list[coltypes.ColumnType], list[tuple]]:
+    """Each result column's MySQL type (from the schema and the expression; a bare `@@name` item
+    by `sysvar_type`; for an expression the typer does not know, the one type all its values
+    fit) and the rows in that type's text form (DECIMAL scale, binary strings as bytes,
+    fractional seconds ...)."""
     typed: list[coltypes.ColumnType | None] = []
-    if plan.result_types is not None:
-        typed = plan.result_types.types(params, lambda: literal_texts(sql))
+    typer = plan.result_types
+    if typer is not None:
+        typed = typer.types(params, lambda: literal_texts(sql))
     if len(typed) != len(names):
         typed = [None] * len(names)
+    if sysvar_type is not None and isinstance(typer, SelectTypes) and len(typer.items) == len(typed):
+        typed = [sysvar_type(item[0].text) if t is None and len(item) == 1 and item[0].kind == "sysvar" else t
+                 for t, item in zip(typed, typer.items, strict=True)]
     types = [t if t is not None else coltypes.from_rows(rows, i) for i, t in enumerate(typed)]
     convert = coltypes.converter(types)
     if convert is not None:

@@ -838,7 +838,7 @@ def _row_payloads(columns: Sequence[ColumnDefinition], rows: Sequence[Sequence[A
     return BinaryRowEncoder(columns).encode_rows(rows)
 
 
-PARAM_DEFINITION = ColumnDefinition("?", FieldType.VAR_STRING, charset=63, length=0, flags=ColumnFlag.BINARY)
+PARAM_DEFINITION = ColumnDefinition("?", FieldType.NULL, charset=63, length=0, flags=ColumnFlag.BINARY)
 
 
 @dataclass(frozen=True, slots=True)

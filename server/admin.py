@@ -34,6 +34,7 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
+from engine.coltypes import ColumnType
 from protocol.auth import hash_to_text, native_password_hash
 from protocol.charsets import charset_named, collation_number, default_collation, introduced_charset
 from protocol.errors import (
@@ -63,6 +64,7 @@ from protocol.messages import (
     column,
 )
 from server import sql_prepared
+from server.columns import result_column
 from server.plugins import SHOW_PLUGINS_COLUMNS
 from server.privileges import set_global_needs
 from server.processlist import processlist, shown_user
@@ -303,9 +305,7 @@ class Admin:
         if kind == "STRING":
             return tok.text
         if kind == "SYSVAR":
-            scope_name, name = _sysvar(tok)
-            scope = _SCOPES.get(scope_name) if scope_name else None
-            return select_value(self.server.variables.get(name, session, scope))
+            return select_value(self._sysvar(session, tok))
         if kind == "USERVAR":
             return session.user_vars.get(str(tok.value))
         if kind == "OP" and tok.text == "(":
@@ -329,6 +329,12 @@ class Admin:
         if kind == "QUOTED" and bare_words:
             return tok.text
         raise _NotOurs()
+
+    def _sysvar(self, session: ClientSession, tok: Any) -> Any:
+        """The value of the system variable `tok` names (`@@[scope.]name`)."""
+        scope_name, name = _sysvar(tok)
+        scope = _SCOPES.get(scope_name) if scope_name else None
+        return self.server.variables.get(name, session, scope)
 
     def _function(self, session: ClientSession, name: str, t: Tokens) -> Any:
         args = []
@@ -384,13 +390,22 @@ class Admin:
         t.expect_word("SELECT")
         columns = []
         row = []
+        types: list[ColumnType | None] = []
         try:
             while True:
                 first = t.peek()
                 if first is None:
                     return None
+                if first.kind in ("NUMBER", "STRING"):
+                    return None  # a literal among them: the engine's, which types each item as MariaDB
                 start = t.i
-                value = self._value(session, t, bare_words=False)
+                if first.kind == "SYSVAR":
+                    raw = self._sysvar(session, t.next())
+                    value = select_value(raw)
+                    types.append(session.sysvar_column(raw))
+                else:
+                    value = self._value(session, t, bare_words=False)
+                    types.append(None)
                 if first.kind == "USERVAR" and t.i == start + 1 and not isinstance(value, (int, float)):
                     value = _UserString(value)
                 end_tok = t.peek()
@@ -417,7 +432,8 @@ class Admin:
                 return None
         except _NotOurs:
             return None
-        defs = tuple(_column_for(name, value) for name, value in zip(columns, row, strict=True))
+        defs = tuple(_column_for(name, value) if kind is None else result_column(name, kind)
+                     for name, value, kind in zip(columns, row, types, strict=True))
         values = tuple(v.value if isinstance(v, _UserString) else v for v in row)
         rows = () if limit == 0 else (values,)
         return ResultSet(defs, rows)

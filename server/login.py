@@ -157,6 +157,7 @@ def _open_engine_session(session: ClientSession) -> None:
     engine_session = session.engine_session = server.engine.session(session.connection_id)
     engine_session.user_vars = session.user_vars  # one dict: SET @a here, @a in DML there
     engine_session.sysvar_reader = session.read_sysvar
+    engine_session.sysvar_type = session.sysvar_type
     engine_session.user_text = f"{session.user}@{session.host}"
     engine_session.current_user_text = f"{session.account.user}@{session.account.host}"
     engine_session.live_reader = session.read_infoschema

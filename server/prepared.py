@@ -46,6 +46,12 @@ Contract
   from the ids, counted with them (Prepared_stmt_count, max_prepared_stmt_count; an EXECUTE
   IMMEDIATE's for its run, past the limit too) and deallocated with them (`close_all`).
   PREPARE, EXECUTE, DEALLOCATE and DROP PREPARE are not prepared (1295), by either protocol.
+- A SELECT's item that is a placeholder alone (`SELECT ?`, `? AS p`: `bare_placeholders`) is
+  answered as MariaDB's: NULL-typed in the prepare answer, and in each execution's column
+  definitions named '?' (or its alias) and typed by the value bound (`param_type`: the integer,
+  DOUBLE, DECIMAL, DATETIME or DATE type it was sent as, a string a CHAR of its characters),
+  which the column definitions sent with every execution's rows carry; such a statement's read is
+  never kept. Parameter definitions are NULL-typed, as MariaDB's.
 - Binary rows are encoded by the type code of the column definitions sent with them; a column
   whose declared type cannot carry one of the values is sent as VAR_STRING instead, never as a
   wrong value (`carried_rows`: each row is encoded once, when COM_STMT_EXECUTE answers, a
@@ -60,9 +66,21 @@ import math
 import re
 import weakref
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
+from engine.coltypes import (
+    CHARSET_BINARY,
+    CHARSET_UTF8MB4_GENERAL_CI,
+    MB,
+    NOT_FIXED_DEC,
+    NULL_TYPE,
+    STRING_DEC,
+    ColumnType,
+)
+from engine.exprtypes import drop_alias, select_items
+from engine.lexer import extract, tokenize
+from engine.results import Result
 from protocol.binary import (
     COM_STMT_EXECUTE,
     CURSOR_TYPE_READ_ONLY,
@@ -112,6 +130,7 @@ from protocol.errors import (
 from protocol.messages import (
     OK,
     ColumnDefinition,
+    ColumnFlag,
     ComUnknown,
     FieldType,
     ResultSet,
@@ -355,6 +374,9 @@ class PreparedStatement:
     # the layout of the last parameter block of plain integers `answer_on_receipt` read, with
     # the bound types it was read with (`_int_values`)
     int_params: tuple[list[ParamType], IntParams | None] | None = None
+    # its select items that are a placeholder alone: (result column, parameter, has an alias)
+    # (`bare_placeholders`)
+    bare: tuple[tuple[int, int, bool], ...] = ()
 
     @property
     def param_count(self) -> int:
@@ -438,6 +460,83 @@ def carried_rows(columns: tuple[ColumnDefinition, ...], rows: Sequence[Sequence[
             if col.type in _TEXT_TYPES:
                 raise
             carried[exc.column] = _as_text_column(col)
+
+
+_MARK = "semisync_placeholder_"
+
+
+def bare_placeholders(pieces: list[str]) -> tuple[tuple[int, int, bool], ...]:
+    """(result column, parameter, has an alias) of each item of a SELECT's list that is a
+    placeholder alone (`SELECT ?`, `SELECT ? AS p`): MariaDB names its column '?' (or the alias),
+    NULL-typed at prepare, and types it by the value each execution binds (`param_type`). Items
+    after a wildcard are not counted (how many columns it gives is not known here)."""
+    if len(pieces) < 2 or sqltext.head(pieces[0]).partition(" ")[0] != "SELECT":
+        return ()
+    text = pieces[0] + "".join(f" {_MARK}{k} {piece}" for k, piece in enumerate(pieces[1:]))
+    try:
+        found = select_items(tokenize(extract(text)[0]))
+    except SQLError:
+        return ()
+    out = []
+    for at, item in enumerate(found[0] if found is not None else ()):
+        if item and item[-1].text == "*":
+            break
+        core = drop_alias(item)
+        if len(core) == 1 and core[0].text.startswith(_MARK):
+            out.append((at, int(core[0].text[len(_MARK):]), len(core) != len(item)))
+    return tuple(out)
+
+
+_PARAM_INT_LENGTHS = {FieldType.TINY: 4, FieldType.SHORT: 6, FieldType.INT24: 9, FieldType.LONG: 11,
+                      FieldType.LONGLONG: 21}
+_PARAM_STRINGS = frozenset({FieldType.VAR_STRING, FieldType.STRING, FieldType.VARCHAR, FieldType.BLOB,
+                            FieldType.TINY_BLOB, FieldType.MEDIUM_BLOB, FieldType.LONG_BLOB})
+
+
+def param_type(ptype: ParamType, value: Any) -> ColumnType | None:
+    """The result column of a bare placeholder bound to `value` as `ptype`, as MariaDB types it
+    (None: a type it is not known for here, the engine's typing of the literal stays)."""
+    if value is None:
+        return NULL_TYPE
+    code = ptype.type
+    flags = ColumnFlag.NOT_NULL | ColumnFlag.BINARY
+    if code in _PARAM_INT_LENGTHS:
+        unsigned = ColumnFlag.UNSIGNED if ptype.unsigned else 0
+        return ColumnType(code, _PARAM_INT_LENGTHS[code], 0, CHARSET_BINARY, flags | unsigned)
+    if code == FieldType.DOUBLE:
+        return ColumnType(code, 23, NOT_FIXED_DEC, CHARSET_BINARY, flags)
+    if code in (FieldType.DECIMAL, FieldType.NEWDECIMAL):
+        try:
+            _sign, digits, exponent = decimal.Decimal(str(value)).as_tuple()
+        except decimal.InvalidOperation:
+            return None
+        scale = max(-int(exponent), 0)
+        return ColumnType(FieldType.DECIMAL, max(len(digits), scale + 1) + (1 if scale else 0) + 1, scale,
+                          CHARSET_BINARY, flags)
+    if code in (FieldType.DATETIME, FieldType.TIMESTAMP) and isinstance(value, datetime.datetime):
+        return ColumnType(FieldType.DATETIME, 19, 6 if value.microsecond else 0, CHARSET_BINARY, flags)
+    if code == FieldType.DATE and isinstance(value, datetime.date):
+        return ColumnType(FieldType.DATE, 10, 0, CHARSET_BINARY, flags)
+    if code in _PARAM_STRINGS and isinstance(value, str | bytes):
+        chars = len(value.decode("utf-8", "surrogateescape") if isinstance(value, bytes) else value)
+        return ColumnType(FieldType.STRING, chars * MB, STRING_DEC, CHARSET_UTF8MB4_GENERAL_CI, ColumnFlag.NOT_NULL)
+    return None
+
+
+def typed_by_values(result: Any, bare: tuple[tuple[int, int, bool], ...], values: list[Any],
+                    types: list[ParamType]) -> Any:
+    """`result` (the engine's) with its bare placeholders' columns named and typed as MariaDB's
+    execution answer has them (`bare_placeholders`, `param_type`)."""
+    names, kinds = list(result.columns), list(result.column_types)
+    for at, k, aliased in bare:
+        if at >= len(names):
+            continue
+        if not aliased:
+            names[at] = "?"
+        ct = param_type(types[k], values[k])
+        if ct is not None:
+            kinds[at] = ct
+    return replace(result, columns=names, column_types=kinds)
 
 
 def _kept(read: PreparedRead, keyword: str, kinds: tuple[type, ...], result: Any, capabilities: int) -> KeptRead:
@@ -603,6 +702,12 @@ class PreparedStatements:
                 result = await _text_errors_only(run(zeros))
             if getattr(result, "columns", None):
                 stmt.columns = result_columns(result, session.results_charset)
+                stmt.bare = bare_placeholders(pieces) if stmt.select else ()
+                columns = list(stmt.columns)
+                for at, _k, aliased in stmt.bare:
+                    if at < len(columns):
+                        columns[at] = result_column(columns[at].name if aliased else "?", NULL_TYPE)
+                stmt.columns = tuple(columns)
         elif not server.role.claims(head) and keyword not in server.admin.handlers:
             # an engine statement: planned, not run (1064, 1146 ... as mysqld's prepare)
             # INSERT/REPLACE/DELETE ... RETURNING: its columns, described without writing,
@@ -694,6 +799,8 @@ class PreparedStatements:
         if not getattr(result, "columns", None):
             session.send_result(result)
             return
+        if stmt.bare and isinstance(result, Result):
+            result = typed_by_values(result, stmt.bare, values, types)
         self._answer_rows(stmt, command.flags, result, kept)
 
     def answer_on_receipt(self, event: Any) -> bool:
@@ -844,7 +951,7 @@ class PreparedStatements:
         sql = stmt.bind(values, types)
         keyword = sqltext.head(sql)
         result = session.run_read_now(sql, keyword)
-        if (result is not None and kinds is not None and keyword == sqltext.head(stmt.pieces[0])
+        if (result is not None and kinds is not None and not stmt.bare and keyword == sqltext.head(stmt.pieces[0])
                 and session.results_charset is None):  # (a kept read's answer is not converted)
             read = session.engine_session.prepare_read(sql, plain, result)  # type: ignore[arg-type]
             stmt.kept = None if read is None else _kept(read, keyword, kinds, result, session.conn.capabilities)

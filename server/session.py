@@ -90,6 +90,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
+from engine import coltypes
+from engine.coltypes import ColumnType
 from engine.errors import IntoFile
 from protocol.auth import make_salt
 from protocol.binary import COM_STMT_EXECUTE, STMT_COMMANDS, ResultHead
@@ -942,6 +944,7 @@ class ClientSession(asyncio.Protocol):
         self.engine_session = server.engine.session(self.connection_id)
         self.engine_session.user_vars = self.user_vars
         self.engine_session.sysvar_reader = self.read_sysvar
+        self.engine_session.sysvar_type = self.sysvar_type
         self.engine_session.live_reader = self.read_infoschema
         self.engine_session.user_text, self.engine_session.current_user_text = old.user_text, old.current_user_text
         self.engine_session.found_rows = old.found_rows
@@ -1465,13 +1468,28 @@ class ClientSession(asyncio.Protocol):
     def read_sysvar(self, text: str) -> Any:
         """`@@name`, `@@global.name`, `@@session.name` as SELECT shows it (the engine reads
         system variables through this; 1193 for an unknown one)."""
+        return select_value(self._sysvar(text))
+
+    def sysvar_type(self, text: str) -> ColumnType:
+        """`SELECT @@name`'s result column (`read_sysvar`'s text), as MariaDB types it."""
+        return self.sysvar_column(self._sysvar(text))
+
+    def sysvar_column(self, value: Any) -> ColumnType:
+        """The result column of a system variable of `value`: a string's in character_set_results
+        (`coltypes.sysvar_type`)."""
+        results = CHARSETS.get(self.sysvars.get("character_set_results"))  # type: ignore[arg-type]
+        if results is None or results is BINARY:
+            return coltypes.sysvar_type(value)
+        return coltypes.sysvar_type(value, results.number, results.mbmaxlen)
+
+    def _sysvar(self, text: str) -> Any:
         scope: Scope | None = None
         name = text[2:]
         prefix, dot, rest = name.partition(".")
         if dot and prefix.lower() in ("global", "session", "local"):
             scope = Scope.GLOBAL if prefix.lower() == "global" else Scope.SESSION
             name = rest
-        return select_value(self.server.variables.get(name.lower(), self, scope))
+        return self.server.variables.get(name.lower(), self, scope)
 
     def isolate_next_transaction(self, level: str) -> None:
         """SET TRANSACTION ISOLATION LEVEL without a scope: `level` for the next transaction

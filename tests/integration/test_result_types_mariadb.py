@@ -59,7 +59,7 @@ import pymysql
 import pytest
 
 from tests.support.mariadb import mariadb_available
-from tests.support.mariadb_compare import mariadb_and_ours
+from tests.support.mariadb_compare import answer_differences, each_askers_answers
 
 pytestmark = [
     pytest.mark.timeout(300),
@@ -331,20 +331,11 @@ def _binary_answers(port: int) -> list[tuple]:
     return out
 
 
-def _differences(theirs: list[tuple], ours: list[tuple]) -> str:
-    return "\n".join(f"{t[0]}\n    MariaDB {t[1:]}\n    ours    {o[1:]}"
-                     for t, o in zip(theirs, ours, strict=True) if t != o)
-
-
 def test_result_columns_as_mariadb(tmp_path):
-    with mariadb_and_ours(tmp_path) as (reference, master):
-        for server in (reference, master):
-            for sql in SETUP:
-                server.query(sql)
-        theirs_text, ours_text = _text_answers(reference.port), _text_answers(master.port)
-        theirs_binary, ours_binary = _binary_answers(reference.port), _binary_answers(master.port)
+    (theirs_text, ours_text), (theirs_binary, ours_binary) = each_askers_answers(
+        tmp_path, SETUP, _text_answers, _binary_answers)
     # what the comparison stands on: MariaDB's own answers for a few of the cases
     assert ("SELECT USER() FROM t LIMIT 1", [("USER()", 253)], (("root@127.0.0.1",),)) in theirs_text
     assert ("DROP DATABASE zz", 3) in theirs_text
-    assert _differences(theirs_text, ours_text) == ""
-    assert _differences(theirs_binary, ours_binary) == ""
+    assert answer_differences(theirs_text, ours_text) == ""
+    assert answer_differences(theirs_binary, ours_binary) == ""

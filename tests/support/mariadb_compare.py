@@ -151,16 +151,38 @@ def differences(steps: Sequence[tuple[str, str]], theirs: list[tuple], mine: lis
                      for (who, sql), t, m in zip(steps, theirs, mine, strict=True) if t != m)
 
 
+def each_askers_answers(base: Path, setup: Sequence[str], *askers) -> list[tuple[list[tuple], list[tuple]]]:
+    """A fresh MariaDB and our master, `setup` run on each, then for each asker (a function of a
+    port: its answers as a list) MariaDB's answers and ours."""
+    with mariadb_and_ours(base) as (reference, ours):
+        for server in (reference, ours):
+            for sql in setup:
+                server.query(sql)
+        return [(ask(reference.port), ask(ours.port)) for ask in askers]
+
+
+def answer_differences(theirs: list[tuple], ours: list[tuple]) -> str:
+    """The (statement, ...) answers that differ, MariaDB's then ours ("" when none)."""
+    return "\n".join(f"{t[0]}\n    MariaDB {t[1:]}\n    ours    {o[1:]}"
+                     for t, o in zip(theirs, ours, strict=True) if t != o)
+
+
+def connector_connection(port: int, database: str):
+    """A mysql-connector-python connection as root, autocommit, its pure-Python protocol (the one
+    whose prepared cursor speaks COM_STMT_EXECUTE)."""
+    import mysql.connector
+
+    return mysql.connector.connect(host="127.0.0.1", port=port, user="root", password="", database=database,
+                                   use_pure=True, autocommit=True)
+
+
 def prepared_answers(port: int, database: str, statements: Sequence[tuple[str, tuple]],
                      rows: bool = False) -> list[tuple]:
     """(statement, affected rows, the client's lastrowid) for each prepared statement executed with
     its values, autocommit, through mysql-connector-python's pure-Python protocol (COM_STMT_EXECUTE:
     the values' Python types choose their MySQL types); `rows`: (statement, values, the rows it
     returned) instead."""
-    import mysql.connector
-
-    conn = mysql.connector.connect(host="127.0.0.1", port=port, user="root", password="", database=database,
-                                   use_pure=True, autocommit=True)
+    conn = connector_connection(port, database)
     try:
         cur = conn.cursor(prepared=True)
         out = []
