@@ -776,6 +776,7 @@ class Applier:
 
     # -- LOAD DATA INFILE as its file's events ---------------------------------------------------
     async def _load_event(self, stream: _Stream, body: Body, h: EventHeader, end: int) -> None:
+        """One of a LOAD DATA's events (the module's header)."""
         if isinstance(body, AppendBlock):  # (BeginLoadQuery is one)
             self._spool(stream, body, h.server_id)
         elif isinstance(body, ExecuteLoadQuery):
@@ -830,6 +831,7 @@ class Applier:
             await self._commit(stream, end)
 
     def _drop_load_files(self) -> None:
+        """Remove the spooled files a stopped run left (their events are read again)."""
         for path in self.relay.datadir.glob(f"{LOAD_FILE_PREFIX}{self.relay.server_id}-*.data"):
             path.unlink(missing_ok=True)
 
