@@ -13,8 +13,11 @@ from typing import Any
 
 from protocol.events import (
     AnnotateRows,
+    AppendBlock,
     BinlogCheckpoint,
+    DeleteFile,
     Event,
+    ExecuteLoadQuery,
     FormatDescription,
     GtidList,
     Heartbeat,
@@ -78,6 +81,11 @@ ROW_FIELDS: dict[str, str] = {
     "column_types": "list[int]",
     "rows_flags": "int",
     "log_ident": "str",
+    "file_id": "int",
+    "block_len": "int",
+    "fn_pos_start": "int",
+    "fn_pos_end": "int",
+    "dup_handling": "int",
 }
 
 INTVAR_NAMES = {1: "LAST_INSERT_ID", 2: "INSERT_ID"}
@@ -86,12 +94,19 @@ INTVAR_NAMES = {1: "LAST_INSERT_ID", 2: "INSERT_ID"}
 def describe(ev: Event) -> dict[str, Any]:
     """The decoded fields of an event's body, as JSON-ready values."""
     b = ev.body
-    if isinstance(b, Query):
+    if isinstance(b, Query | ExecuteLoadQuery):
         st = b.status
         out: dict[str, Any] = {"db": b.db, "query": b.query, "thread_id": b.thread_id, "exec_time": b.exec_time, "error_code": b.error_code}
         if st.sql_mode is not None:
             out["sql_mode"] = st.sql_mode
+        if isinstance(b, ExecuteLoadQuery):  # (the file's name in `query`: bytes fn_pos_start to fn_pos_end)
+            out.update(file_id=b.file_id, fn_pos_start=b.fn_pos_start, fn_pos_end=b.fn_pos_end,
+                       dup_handling=b.dup_handling)
         return out
+    if isinstance(b, AppendBlock):  # (and BEGIN_LOAD_QUERY): a LOAD DATA file's block
+        return {"file_id": b.file_id, "block_len": len(b.block)}
+    if isinstance(b, DeleteFile):
+        return {"file_id": b.file_id}
     if isinstance(b, Xid):
         return {"xid": b.xid}
     if isinstance(b, Rotate):

@@ -19,9 +19,11 @@ round-trip form, strings and blobs as X'..' (introduced by their column's charac
 optional metadata names it, `_latin1 X'E9'`, so a target converts them to its own), TIMESTAMP in UTC under `time_zone='+00:00'`, ENUM/SET
 as their numbers; `<=>` matches NULL. Column names come from the TABLE_MAP's optional metadata
 (binlog_row_metadata=FULL): without them an INSERT of a whole row is positional, and an UPDATE or
-DELETE cannot be written: that is an error naming the table and the setting, never a guess. Rows
-run under sql_mode NO_AUTO_VALUE_ON_ZERO (a stored 0 stays 0) with the event's foreign-key and
-unique-check flags, as a replica applies them.
+DELETE cannot be written: that is an error naming the table and the setting, never a guess. A
+LOAD DATA INFILE logged as its file's events (BEGIN_LOAD_QUERY, APPEND_BLOCK, EXECUTE_LOAD_QUERY)
+is not written either: an error naming the event and its file_id. Rows run under sql_mode
+NO_AUTO_VALUE_ON_ZERO (a stored 0 stays 0) with the event's foreign-key and unique-check flags,
+as a replica applies them.
 
 `--stop-datetime T` (local time, as mariadb-binlog reads it): output ends before the first event
 whose timestamp is T or later; a transaction open there is rolled back. `--start-datetime`
@@ -50,8 +52,10 @@ from protocol.events import (
     OPTION_NO_FOREIGN_KEY_CHECKS,
     USER_VAR_UNSIGNED_F,
     AnnotateRows,
+    AppendBlock,
     Event,
     EventType,
+    ExecuteLoadQuery,
     FormatDescription,
     Intvar,
     MariaGtid,
@@ -246,6 +250,9 @@ class SqlWriter:
             self.tables[body.table_id] = _Table(body)
         elif isinstance(body, Rows) and is_rows_event(t):
             self._rows(ev, body)
+        elif isinstance(body, AppendBlock | ExecuteLoadQuery):  # (BEGIN_LOAD_QUERY is an AppendBlock)
+            raise SqlError(f"LOAD DATA INFILE logged as its file's events ({ev.header.type_name}, file_id "
+                           f"{body.file_id}): not written as SQL")
         elif isinstance(body, AnnotateRows):  # the statement the rows came from, as a comment
             self.out.write(b"".join(b"#Q> " + line.encode("utf-8", "surrogateescape") + b"\n"
                                     for line in body.query.splitlines()))

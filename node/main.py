@@ -54,6 +54,7 @@ from semisync.interface import ReplicationInterface
 from server.daemon import run_foreground
 from server.files import secure_datadir
 from server.listener import Server
+from server.load_data import replicated_load
 from slave.applier import SlaveColumn
 from slave.master_info import MasterInfo
 from slave.replication import DEFAULT_USE_GTID, STATUS_COLUMNS, Replication
@@ -293,6 +294,7 @@ class NodeDaemon:
             relay_log_purge=self._relay_log_purge,
             commit_wait=self._commit_wait,
             thread_id=server.next_connection_id,
+            load_rows=lambda sql, db, data, mode: replicated_load(engine, sql, db, data, mode),
         )
 
     def _commit_wait(self) -> float:

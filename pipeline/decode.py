@@ -138,7 +138,8 @@ _TYPED = frozenset({
     EventType.FORMAT_DESCRIPTION_EVENT, EventType.ROTATE_EVENT, EventType.INTVAR_EVENT,
     EventType.RAND_EVENT, EventType.USER_VAR_EVENT, EventType.STOP_EVENT,
     EventType.HEARTBEAT_LOG_EVENT, EventType.HEARTBEAT_LOG_EVENT_V2, EventType.GTID_LIST_EVENT,
-    EventType.BINLOG_CHECKPOINT_EVENT, *FAST_TYPES,
+    EventType.BINLOG_CHECKPOINT_EVENT, EventType.BEGIN_LOAD_QUERY_EVENT, EventType.APPEND_BLOCK_EVENT,
+    EventType.EXECUTE_LOAD_QUERY_EVENT, EventType.DELETE_FILE_EVENT, *FAST_TYPES,
 })
 _TYPE_NAMES = pa.array([type_name(code) for code in range(256)], pa.string())
 _IS_ROWS_V2 = np.zeros(256, dtype=bool)

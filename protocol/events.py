@@ -964,6 +964,98 @@ class Query(Body):
         return decode_status_vars(self.status_vars)
 
 
+# A statement-format LOAD DATA [LOCAL] INFILE as MariaDB's master logs it (sql_load.cc): the
+# file's bytes in blocks under a file_id (BEGIN_LOAD_QUERY, then APPEND_BLOCKs; a block is at
+# most read_buffer_size bytes of a server-side file, one network packet of a client's), then
+# EXECUTE_LOAD_QUERY, the statement that loads them; DELETE_FILE when the load failed with
+# nothing to replay (log_event.h's Begin_load_query_log_event ... Delete_file_log_event).
+# EXECUTE_LOAD_QUERY's dup_handling (enum_load_dup_handling): what the slave's statement says
+LOAD_DUP_ERROR, LOAD_DUP_IGNORE, LOAD_DUP_REPLACE = 0, 1, 2
+_LOAD_DUP_WORDS = {LOAD_DUP_ERROR: b"", LOAD_DUP_IGNORE: b" IGNORE", LOAD_DUP_REPLACE: b" REPLACE"}
+
+
+@dataclass(frozen=True, slots=True)
+class AppendBlock(Body):
+    """APPEND_BLOCK_EVENT: the next block of file `file_id`."""
+
+    TYPE_CODE: ClassVar[int] = EventType.APPEND_BLOCK_EVENT
+    _WIRE: ClassVar[Construct] = Struct("file_id" / Int32ul, "block" / GreedyBytes)
+    file_id: int
+    block: bytes
+
+
+class BeginLoadQuery(AppendBlock):
+    """BEGIN_LOAD_QUERY_EVENT: a LOAD DATA's file starts; its first block (APPEND_BLOCK's layout)."""
+
+    __slots__ = ()
+    TYPE_CODE: ClassVar[int] = EventType.BEGIN_LOAD_QUERY_EVENT
+
+
+@dataclass(frozen=True, slots=True)
+class DeleteFile(Body):
+    """DELETE_FILE_EVENT: the load of file `file_id` failed on the master; nothing to load."""
+
+    TYPE_CODE: ClassVar[int] = EventType.DELETE_FILE_EVENT
+    _WIRE: ClassVar[Construct] = Struct("file_id" / Int32ul, Terminated)
+    file_id: int
+
+
+@dataclass(frozen=True, slots=True)
+class ExecuteLoadQuery(Body):
+    """EXECUTE_LOAD_QUERY_EVENT: a QUERY whose statement loads file `file_id`. Bytes
+    [fn_pos_start, fn_pos_end) of the statement are the master's " LOCAL INFILE 'name' [REPLACE |
+    IGNORE]", which the slave replaces with its own copy of the file (`statement`)."""
+
+    TYPE_CODE: ClassVar[int] = EventType.EXECUTE_LOAD_QUERY_EVENT
+    _WIRE: ClassVar[Construct] = Struct(
+        *Query._WIRE.subcons[:5],  # QUERY's post-header, then this event's
+        "file_id" / Int32ul,
+        "fn_pos_start" / Int32ul,
+        "fn_pos_end" / Int32ul,
+        "dup_handling" / Int8ul,
+        *Query._WIRE.subcons[5:],
+    )
+    thread_id: int = 0
+    exec_time: int = 0
+    error_code: int = 0
+    file_id: int = 0
+    fn_pos_start: int = 0
+    fn_pos_end: int = 0
+    dup_handling: int = LOAD_DUP_ERROR
+    db: str = ""
+    query: str = ""
+    status_vars: bytes = b""
+
+    def _to_wire(self) -> dict[str, Any]:
+        return {**{name: getattr(self, name) for name in _field_names(type(self))},
+                "db": _text(self.db), "query": _text(self.query)}
+
+    @classmethod
+    def _decode(cls, body: memoryview, header: EventHeader) -> ExecuteLoadQuery:
+        p = _parse(cls._WIRE, body, "EXECUTE_LOAD_QUERY_EVENT")
+        if not p.fn_pos_start <= p.fn_pos_end <= len(p.query):
+            raise RemoteProtocolError("corrupt EXECUTE_LOAD_QUERY_EVENT: file name offsets outside its statement")
+        return cls(p.thread_id, p.exec_time, p.error_code, p.file_id, p.fn_pos_start, p.fn_pos_end,
+                   p.dup_handling, _s(p.db), _s(p.query), bytes(p.status_vars))
+
+    def statement(self, file_name: str) -> str:
+        """The statement that loads `file_name` as the slave runs it (MariaDB's
+        Execute_load_query_log_event::do_apply_event): the master's file part, LOCAL with it,
+        replaced by INFILE 'file_name', the duplicate handling the master decided on and INTO."""
+        query = _text(self.query)
+        own = b" INFILE " + _text(_quoted(file_name)) + _LOAD_DUP_WORDS.get(self.dup_handling, b"") + b" INTO"
+        return _s(query[:self.fn_pos_start] + own + query[self.fn_pos_end:])
+
+    @property
+    def status(self) -> QueryStatus:
+        return decode_status_vars(self.status_vars)
+
+
+def _quoted(text: str) -> str:
+    """A string literal of `text` (a file name)."""
+    return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
 @dataclass(frozen=True, slots=True)
 class Xid(Body):
     """XID_EVENT: COMMIT of a transaction on a transactional engine."""
@@ -1585,6 +1677,10 @@ _BODIES: dict[int, type[Body]] = {
     EventType.BINLOG_CHECKPOINT_EVENT: BinlogCheckpoint,
     EventType.ANNOTATE_ROWS_EVENT: AnnotateRows,
     EventType.TABLE_MAP_EVENT: TableMap,
+    EventType.BEGIN_LOAD_QUERY_EVENT: BeginLoadQuery,
+    EventType.APPEND_BLOCK_EVENT: AppendBlock,
+    EventType.DELETE_FILE_EVENT: DeleteFile,
+    EventType.EXECUTE_LOAD_QUERY_EVENT: ExecuteLoadQuery,
     **{t: Rows for t in ROWS_V1_TYPES | ROWS_V2_TYPES},
 }
 

@@ -30,6 +30,11 @@ A column list may name user variables (@x: set to the row's field, its text, bef
 INSERT) and SET col = expr, ... computes columns from them; that INSERT reads them, so the binlog
 carries their values with it (User_var events) and a row at a time goes in.
 
+A MariaDB master's LOAD DATA reaches our slave as its file's events and the statement
+(`replicated_load`, the applier's `load_rows` seam): the same parse, the same rows and the same
+statements (`load_statements`), strict or lenient as the event's sql_mode and duplicate handling
+say, run in the applier's transaction instead of a session's.
+
 Not supported (MariaDB's not-supported error, 1235): LOAD XML; CHARACTER SET other than utf8 /
 utf8mb4 / binary. A client that did not allow LOCAL, or a server with local_infile OFF, gets
 4166, as from MariaDB.
@@ -43,7 +48,7 @@ from typing import TYPE_CHECKING, Any
 
 from engine import values
 from engine.lexer import mysql_ident
-from engine.results import LAX_VALUES
+from engine.results import LAX_VALUES, write_mode
 from protocol.errors import (
     ER_BAD_FIELD_ERROR,
     ER_LOAD_INFILE_CAPABILITY_DISABLED,
@@ -175,11 +180,14 @@ def split_rows(text: str, load: LoadData) -> list[list[str | None]]:
     may lack it), a line is read from after LINES STARTING BY (one without it is skipped), fields
     end at FIELDS TERMINATED BY; ENCLOSED BY quotes a field (its doubled quote is one, a quote
     ends it only before a terminator), ESCAPED BY escapes the next character (\\0 \\b \\n \\r \\t
-    \\Z as those characters, any other as itself). The first IGNORE n lines are skipped."""
+    \\Z as those characters, any other as itself). IGNORE n LINES skips the first n lines
+    before that, each to its LINES TERMINATED BY whatever it holds (READ_INFO::next_line: an
+    escaped character is passed over, a quote is not; LINES STARTING BY plays no part)."""
     rows: list[list[str | None]] = []
     line_end, field_end = load.lines_terminated, load.fields_terminated
     quote, esc, start_by = load.enclosed, load.escaped, load.lines_starting
-    i, n, skip = 0, len(text), load.ignore_lines
+    n = len(text)
+    i = _after_lines(text, load.ignore_lines, line_end, esc)
     while i < n:
         if start_by:
             found = text.find(start_by, i)
@@ -242,11 +250,109 @@ def split_rows(text: str, load: LoadData) -> list[list[str | None]]:
             if line_end and text.startswith(line_end, i):
                 i += len(line_end)
             break
-        if skip:
-            skip -= 1
-            continue
         rows.append(row)
     return rows
+
+
+def _after_lines(text: str, lines: int, line_end: str, esc: str) -> int:
+    """Where the text goes on after its first `lines` lines (none without a line terminator)."""
+    i, n = 0, len(text)
+    if not line_end:
+        return 0
+    for _ in range(lines):
+        while i < n and not text.startswith(line_end, i):
+            i += 2 if esc and text[i] == esc else 1
+        i += len(line_end)
+    return min(i, n)
+
+
+def load_targets(load: LoadData, table: Any) -> list[Any]:
+    """Each field's target: a column of `table`, or a user variable's name ("@x", set for the
+    row's SET); 1054 for a column the table lacks."""
+    targets: list[Any] = ([name if name.startswith("@") else table.column(name) for name in load.columns]
+                          if load.columns else list(table.columns))
+    for name, col in zip(load.columns, targets, strict=False):  # (no list: the table's columns)
+        if col is None:
+            raise SQLError(ER_BAD_FIELD_ERROR, name, "field list")
+    for name, _ in load.assignments:
+        if table.column(name) is None:
+            raise SQLError(ER_BAD_FIELD_ERROR, name, "SELECT")  # (MariaDB's clause name for SET)
+    return targets
+
+
+@dataclass
+class LoadRows:
+    """A file's rows as the statements that store them (`load_statements`)."""
+
+    statements: list[tuple[str, dict[str, str | None]]]  # each INSERT / REPLACE, with its row's @variables
+    records: int  # the file's rows
+    replace: bool
+    ignore: bool  # a row meeting a key is skipped with a warning
+    warnings: list[tuple[float, str, int, str]]  # (row, level, code, message): those found before the writes
+    per: int  # rows per statement
+    cut: SQLError | None = None  # strict mode: a row with too many fields ends the load after its write
+
+
+def load_statements(load: LoadData, schema: str, table: Any, targets: list[Any], data: bytes,
+                    lax_values: bool) -> LoadRows:
+    """The rows of the file's bytes `data` cut by `load`'s options (`split_rows`) and stored as
+    the module's header says, as the INSERT IGNORE (a row at a time), INSERT or REPLACE
+    statements that write them; `lax_values`: the sql_mode is not strict."""
+    rows = split_rows(data.decode("utf-8", "surrogateescape"), load)
+    warnings: list[tuple[float, str, int, str]] = []
+    where = f"`{schema}`.`{table.name}`"
+    # LOCAL without REPLACE is IGNORE: the client's file cannot be stopped half-way (MariaDB's rule)
+    replace = load.duplicates == "REPLACE"
+    ignore = load.duplicates == "IGNORE" or load.local and not replace
+    lenient = ignore or load.local or lax_values
+    stored, variables = [], []
+    cut: SQLError | None = None
+    for n, fields in enumerate(rows, 1):
+        row, row_variables = _stored_row(fields, targets, n, warnings, where, lenient)
+        stored.append(row + [f"({expression})" for _, expression in load.assignments])
+        variables.append(row_variables)
+        if not lenient and len(fields) > len(targets):
+            cut = SQLError(ER_WARN_TOO_MANY_RECORDS, n)
+            break
+    # a column the list leaves out that has no default: MariaDB's one 1364 warning for it, in
+    # every mode, and its implicit default in every row (check_that_all_fields_are_given_values)
+    columns = [target for target in targets if not isinstance(target, str)]
+    columns += [table.column(name) for name, _ in load.assignments]
+    named = {col.name.lower() for col in columns}
+    unset = [col for col in table.columns
+             if col.name.lower() not in named and col.generated is None and not _defaulted(col)]
+    for col in unset:
+        warnings.append((0, "Warning", ER_NO_DEFAULT_FOR_FIELD.code, SQLError(ER_NO_DEFAULT_FOR_FIELD, col.name).message))
+        for row in stored:
+            row.append(_literal(values.implicit_default(col)))
+    verb = "REPLACE" if replace else "INSERT IGNORE" if ignore else "INSERT"
+    head = (f"{verb} INTO {mysql_ident(schema)}.{mysql_ident(table.name)} "
+            f"({', '.join(mysql_ident(col.name) for col in [*columns, *unset])}) VALUES ")
+    # (IGNORE's warnings and a plain INSERT's 1062 name their row; a row's @variables are its own)
+    per = ROWS_PER_INSERT if replace and not any(variables) else 1
+    statements = [(head + ", ".join(f"({', '.join(row)})" for row in stored[start:start + per]), variables[start])
+                  for start in range(0, len(stored), per)]
+    return LoadRows(statements, len(rows), replace, ignore, warnings, per, cut)
+
+
+def replicated_load(engine: Any, sql: str, database: str | None, data: bytes,
+                    sql_mode: int | None) -> list[tuple[str, dict[str, str | None]]]:
+    """A MariaDB master's LOAD DATA as its slave runs it (the statement of an Execute_load_query
+    event, its file's bytes `data`, the event's default database and sql_mode): the statements
+    that store its rows, each with its row's @variables; SQLError where the statement fails
+    (parse's, 1046, 1146, 1054, strict mode's)."""
+    load = parse(sql)
+    schema = load.schema or database
+    if schema is None:
+        raise SQLError(ER_NO_DB_ERROR)
+    table = engine.table(schema, load.table)
+    if table is None:
+        raise SQLError(ER_NO_SUCH_TABLE, schema, load.table)
+    rows = load_statements(load, schema, table, load_targets(load, table), data,
+                           bool(write_mode(sql_mode) & LAX_VALUES))
+    if rows.cut is not None:  # (the statement fails whole: nothing of it is committed)
+        raise rows.cut
+    return rows.statements
 
 
 async def load_data(session: ClientSession, sql: str) -> OK:
@@ -266,64 +372,26 @@ async def load_data(session: ClientSession, sql: str) -> OK:
     table = engine.table(schema, load.table)
     if table is None:
         raise SQLError(ER_NO_SUCH_TABLE, schema, load.table)
-    # each field's target: a column, or a user variable's name ("@x", set for the row's SET)
-    targets: list[Any] = ([name if name.startswith("@") else table.column(name) for name in load.columns]
-                          if load.columns else list(table.columns))
-    assigned = [table.column(name) for name, _ in load.assignments]
-    for name, col in zip(load.columns, targets, strict=False):  # (no list: the table's columns)
-        if col is None:
-            raise SQLError(ER_BAD_FIELD_ERROR, name, "field list")
-    for (name, _), col in zip(load.assignments, assigned, strict=True):
-        if col is None:
-            raise SQLError(ER_BAD_FIELD_ERROR, name, "SELECT")  # (MariaDB's clause name for SET)
-    columns = [target for target in targets if not isinstance(target, str)] + assigned
+    targets = load_targets(load, table)
     if load.local:
         data = await session.read_local_infile(load.filename)
     else:
         data = await read_server_file(session, load.filename, schema)
-    rows = split_rows(data.decode("utf-8", "surrogateescape"), load)
-    warnings: list[tuple[int, str, int, str]] = []
-    where = f"`{schema}`.`{table.name}`"
-    # LOCAL without REPLACE is IGNORE: the client's file cannot be stopped half-way (MariaDB's rule)
-    replace = load.duplicates == "REPLACE"
-    ignore = load.duplicates == "IGNORE" or load.local and not replace
-    lenient = ignore or load.local or bool(session.engine_session.write_mode & LAX_VALUES)
-    stored, variables = [], []
-    cut: SQLError | None = None  # strict mode: a row with too many fields ends the load after its write
-    for n, fields in enumerate(rows, 1):
-        row, row_variables = _stored_row(fields, targets, n, warnings, where, lenient)
-        stored.append(row + [f"({expression})" for _, expression in load.assignments])
-        variables.append(row_variables)
-        if not lenient and len(fields) > len(targets):
-            cut = SQLError(ER_WARN_TOO_MANY_RECORDS, n)
-            break
-    # a column the list leaves out that has no default: MariaDB's one 1364 warning for it, in
-    # every mode, and its implicit default in every row (check_that_all_fields_are_given_values)
-    named = {col.name.lower() for col in columns}
-    unset = [col for col in table.columns
-             if col.name.lower() not in named and col.generated is None and not _defaulted(col)]
-    for col in unset:
-        warnings.append((0, "Warning", ER_NO_DEFAULT_FOR_FIELD.code, SQLError(ER_NO_DEFAULT_FOR_FIELD, col.name).message))
-        for row in stored:
-            row.append(_literal(values.implicit_default(col)))
-    verb = "REPLACE" if replace else "INSERT IGNORE" if ignore else "INSERT"
-    head = (f"{verb} INTO {mysql_ident(schema)}.{mysql_ident(table.name)} "
-            f"({', '.join(mysql_ident(col.name) for col in [*columns, *unset])}) VALUES ")
-    # (IGNORE's warnings and a plain INSERT's 1062 name their row; a row's @variables are its own)
-    per = ROWS_PER_INSERT if replace and not any(variables) else 1
+    rows = load_statements(load, schema, table, targets, data,
+                           bool(session.engine_session.write_mode & LAX_VALUES))
+    warnings = rows.warnings
     affected = 0
     own_transaction = not session.engine_session.in_transaction
     await session.execute("BEGIN" if own_transaction else "SAVEPOINT __load_data")
     try:
         with session.engine_session.one_statement_time():  # (every row's DEFAULT CURRENT_TIMESTAMP alike)
-            for start in range(0, len(stored), per):
-                chunk = stored[start:start + per]
-                session.user_vars.update(variables[start])
-                result = await session.execute(head + ", ".join(f"({', '.join(row)})" for row in chunk))
+            for k, (statement, variables) in enumerate(rows.statements):
+                session.user_vars.update(variables)
+                result = await session.execute(statement)
                 affected += result.affected_rows
-                warnings.extend((start + 1, *warning) for warning in result.warnings)
-        if cut is not None:
-            raise cut
+                warnings.extend((k * rows.per + 1, *warning) for warning in result.warnings)
+        if rows.cut is not None:
+            raise rows.cut
     except BaseException as exc:
         await session.execute("ROLLBACK" if own_transaction else "ROLLBACK TO SAVEPOINT __load_data")
         if load.assignments and isinstance(exc, SQLError) and exc.code == ER_BAD_FIELD_ERROR.code:
@@ -332,9 +400,9 @@ async def load_data(session: ClientSession, sql: str) -> OK:
             raise SQLError(ER_NOT_SUPPORTED_YET, "a column of the row in LOAD DATA ... SET") from None
         raise
     await session.execute("COMMIT" if own_transaction else "RELEASE SAVEPOINT __load_data")
-    records = len(rows)
-    deleted = affected - records if replace else 0
-    skipped = records - affected if ignore else 0
+    records = rows.records
+    deleted = affected - records if rows.replace else 0
+    skipped = records - affected if rows.ignore else 0
     shown = [warning[1:] for warning in sorted(warnings, key=lambda warning: warning[0])]
     session.diagnostics = shown
     return OK(affected, 0, warnings=len(shown),

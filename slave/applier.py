@@ -35,10 +35,22 @@ Contract
 - User and grant statements (CREATE/DROP/ALTER/RENAME USER, GRANT, REVOKE, SET PASSWORD) are
   replayed through the server's user store (`server.apply_user_statement`); a failure there is
   logged and skipped, never stops the applier.
+- A MariaDB master's statement-format LOAD DATA [LOCAL] INFILE: its file's blocks
+  (Begin_load_query, Append_block) are appended to a file in the datadir as they are read
+  (SQL_LOAD-<our server_id>-<origin>-<file_id>.data, as MariaDB's slave writes them), never held
+  in memory; Execute_load_query runs its statement on that file (MariaDB's rewrite: the master's
+  file name and LOCAL replaced by it, with the master's duplicate handling) through the `load_rows`
+  seam (`server.load_data.replicated_load`: the file cut into rows and stored as the server's own
+  LOAD DATA stores them), whose INSERT / REPLACE statements join the event's transaction with its
+  context (timestamp, sql_mode, user variables with each row's @variables, INSERT_ID on the
+  first); with log_slave_updates the binlog carries those statements, which any replica applies.
+  The file is removed then, and by Delete_file (the load failed on the master); files a stopped
+  run left are removed at the next start, which reads the load's events again from the relay log
+  (the position moves only past whole transactions). A load that failed part-way on the master
+  (Execute_load_query with an error code: rows of a non-transactional table kept up to the
+  error), or a server without the seam, stops the applier with 1235.
 - Any other error stops the applier with Last_SQL_Errno / Last_SQL_Error (MySQL's wording); the
-  IO task keeps running. A MariaDB master's statement-format LOAD DATA INFILE (its file as
-  Begin_load_query / Append_block events, then Execute_load_query) stops it with 1235: the
-  file's rows are not applied, and skipping them would lose them silently. START SLAVE [SQL_THREAD] retries from the saved position.
+  IO task keeps running. START SLAVE [SQL_THREAD] retries from the saved position.
 - Relay log files the applier has finished are purged when relay_log_purge is ON (the
   default; OFF keeps them, for an audit of the relay log; never the one the IO task writes),
   once the engine has fsynced what was applied from them (`Engine.sync`; a stopped applier
@@ -124,7 +136,13 @@ from protocol.events import (
     TYPE_TABLE_MAP,
     TYPE_USER_VAR,
     TYPE_XID,
+    AppendBlock,
+    BeginLoadQuery,
+    Body,
+    DeleteFile,
+    EventHeader,
     EventType,
+    ExecuteLoadQuery,
     FormatDescription,
     Gtid,
     Intvar,
@@ -178,9 +196,16 @@ _PLAIN_FIRST = frozenset(c for c in OTHER_FIRST
 
 
 # a statement-format LOAD DATA INFILE as a MariaDB master logs it: its file's bytes, then the
-# statement that loads them; not applied here, so the applier stops at the first of them
+# statement that loads them (or DELETE_FILE: the load failed)
 _LOAD_FILE_EVENTS = frozenset({int(EventType.BEGIN_LOAD_QUERY_EVENT), int(EventType.APPEND_BLOCK_EVENT),
-                               int(EventType.EXECUTE_LOAD_QUERY_EVENT)})
+                               int(EventType.EXECUTE_LOAD_QUERY_EVENT), int(EventType.DELETE_FILE_EVENT)})
+# the spooled files' names, in the slave's datadir (MariaDB's slave_load_file_stem)
+LOAD_FILE_PREFIX = "SQL_LOAD-"
+
+# The rows seam: (the LOAD DATA statement an Execute_load_query event runs, its default database,
+# its file's bytes, its sql_mode) -> the statements that store its rows, each with its row's
+# @variables (server.load_data.replicated_load); SQLError where the load fails.
+LoadRows = Callable[[str, str | None, bytes, int | None], list[tuple[str, dict[str, Any]]]]
 
 
 # Slave_SQL_Running_State, MariaDB's texts
@@ -255,8 +280,10 @@ class Applier:
         sql_delay: Callable[[], int] = lambda: 0,
         clock_diff_with_master: Callable[[], int] = lambda: 0,
         clock: Callable[[], float] = time.time,
+        load_rows: LoadRows | None = None,
     ) -> None:
         self.engine = engine
+        self.load_rows = load_rows  # None: a LOAD DATA's file events stop the applier (1235)
         self.sql_delay = sql_delay  # MASTER_DELAY, in seconds (`_delay`)
         self.clock_diff_with_master = clock_diff_with_master  # the slave's clock minus the master's
         self.clock = clock
@@ -509,6 +536,7 @@ class Applier:
             await asyncio.wait([self._committing])
         self.load_position()
         self._batch, self._batch_statements = [], 0
+        self._drop_load_files()  # of a run that stopped mid-load: its events are read again
         stream = _Stream()
         if self.relay_file and self.relay.path(self.relay_file).exists():
             self._prime(stream)
@@ -663,10 +691,8 @@ class Applier:
         elif t == TYPE_TABLE_MAP:
             assert isinstance(body, TableMap)
             stream.tables[body.table_id] = TableLayout.from_table_map(body)
-        elif t in _LOAD_FILE_EVENTS:  # (skipping them would leave the file's rows out)
-            raise ApplierError(ER_NOT_SUPPORTED_YET.code, SQLError(
-                ER_NOT_SUPPORTED_YET, "LOAD DATA INFILE replicated as its file (Begin_load_query, "
-                "Execute_load_query events)").message)
+        elif t in _LOAD_FILE_EVENTS:
+            await self._load_event(stream, body, h, end)
         elif is_rows_event(t):
             assert isinstance(body, Rows)
             self._rows(stream, t, body, h.timestamp)
@@ -715,6 +741,17 @@ class Applier:
     async def _statement(self, stream: _Stream, q: Query, sql: str, timestamp: int, end: int) -> None:
         """A QUERY that is a statement to run (not a boundary, not a user statement): into the
         open transaction with the context its prefix events gave it."""
+        stream.statements.append((sql, self._context(stream, q, sql, timestamp), q.db or None))
+        stream.reset_context()
+        if not stream.in_group:
+            await self._commit(stream, end)
+
+    def _context(self, stream: _Stream, q: Query | ExecuteLoadQuery, sql: str, timestamp: int,
+                 row_vars: dict[str, Any] | None = None, first: bool = True) -> Any:
+        """The context a statement of `q` runs with: its prefix events' and its status
+        variables' (`row_vars`: a loaded row's @variables over the user variables; `first`: the
+        statement that takes the INSERT_ID); a sql_mode the engine does not follow stops the
+        applier before it."""
         fk_checks, mode, microseconds = statement_replay(q.status_vars)
         if mode & _UNFOLLOWED_MASK:
             # written under a sql_mode the engine does not follow: stop before it, as for a failure
@@ -722,21 +759,81 @@ class Applier:
             message = SQLError(ER_NOT_SUPPORTED_YET, f"sql_mode {unfollowed}").message
             raise ApplierError(ER_NOT_SUPPORTED_YET.code,
                                f"Error '{message}' on query. Default database: '{q.db or ''}'. Query: '{sql}'")
-        ctx = self.make_context(
+        user_vars = dict(stream.user_vars)
+        if row_vars:
+            user_vars.update(row_vars)
+        return self.make_context(
             timestamp=timestamp,
-            insert_id=stream.insert_id,
+            insert_id=stream.insert_id if first else None,
             last_insert_id=stream.last_insert_id,
             rand_seed=stream.rand_seed,
-            user_vars=dict(stream.user_vars),
+            user_vars=user_vars,
             foreign_key_checks=fk_checks,
             no_auto_value_on_zero=bool(mode & SQL_MODE_NO_AUTO_VALUE_ON_ZERO),
             sql_mode=mode,  # (its strictness: what it stored adjusted is stored so here)
             microseconds=microseconds,
         )
-        stream.statements.append((sql, ctx, q.db or None))
+
+    # -- LOAD DATA INFILE as its file's events ---------------------------------------------------
+    async def _load_event(self, stream: _Stream, body: Body, h: EventHeader, end: int) -> None:
+        """One of a LOAD DATA's events (the module's header)."""
+        if isinstance(body, AppendBlock):  # (BeginLoadQuery is one)
+            self._spool(stream, body, h.server_id)
+        elif isinstance(body, ExecuteLoadQuery):
+            await self._load(stream, body, h.timestamp, end)
+        elif isinstance(body, DeleteFile):
+            _drop(stream.loads.pop(body.file_id, None))
+            if not stream.in_group and not stream.statements:  # (as any event that applies nothing)
+                await self._advance(stream, end)
+
+    def _spool(self, stream: _Stream, body: AppendBlock, origin: int) -> None:
+        """A block of a LOAD DATA's file: appended to its file in the datadir (MariaDB's
+        SQL_LOAD-* file), never held in memory; BEGIN_LOAD_QUERY starts the file anew."""
+        spool = stream.loads.get(body.file_id)
+        if isinstance(body, BeginLoadQuery):
+            _drop(spool)
+            path = self.relay.path(f"{LOAD_FILE_PREFIX}{self.relay.server_id}-{origin}-{body.file_id}.data")
+            spool = stream.loads[body.file_id] = open(path, "wb")  # noqa: SIM115 - closed by _load / _drop
+        elif spool is None:
+            raise ApplierError(ER_SLAVE_RELAY_LOG_READ_FAILURE.code, ER_SLAVE_RELAY_LOG_READ_FAILURE.format(
+                f"Append_block for file_id {body.file_id} without its Begin_load_query"))
+        spool.write(body.block)
+
+    async def _load(self, stream: _Stream, q: ExecuteLoadQuery, timestamp: int, end: int) -> None:
+        """EXECUTE_LOAD_QUERY: its statement loads the spooled file, in the open transaction,
+        as the statements that store its rows (`load_rows`), each with the event's context (the
+        INSERT_ID its first one); the file is gone after it."""
+        spool = stream.loads.pop(q.file_id, None)
+        if spool is None:
+            raise ApplierError(ER_SLAVE_RELAY_LOG_READ_FAILURE.code, ER_SLAVE_RELAY_LOG_READ_FAILURE.format(
+                f"Execute_load_query for file_id {q.file_id} without its Begin_load_query"))
+        spool.close()
+        path = Path(spool.name)
+        try:
+            sql = q.statement(str(path))
+            if self.load_rows is None or q.error_code:
+                # (a load that failed part-way on the master: its non-transactional table keeps
+                # the rows before the error, which this engine cannot reproduce)
+                what = (f"LOAD DATA INFILE that failed on the master (error {q.error_code})" if q.error_code
+                        else "LOAD DATA INFILE replicated as its file (Begin_load_query, Execute_load_query events)")
+                raise ApplierError(ER_NOT_SUPPORTED_YET.code, SQLError(ER_NOT_SUPPORTED_YET, what).message)
+            try:
+                rows = self.load_rows(sql, q.db or None, path.read_bytes(), statement_replay(q.status_vars)[1])
+            except SQLError as e:
+                raise ApplierError(
+                    e.code, f"Error '{e.message}' on query. Default database: '{q.db or ''}'. Query: '{sql}'") from None
+        finally:
+            path.unlink(missing_ok=True)
+        for k, (statement, variables) in enumerate(rows):
+            stream.statements.append((statement, self._context(stream, q, sql, timestamp, variables, k == 0), q.db or None))
         stream.reset_context()
         if not stream.in_group:
             await self._commit(stream, end)
+
+    def _drop_load_files(self) -> None:
+        """Remove the spooled files a stopped run left (their events are read again)."""
+        for path in self.relay.datadir.glob(f"{LOAD_FILE_PREFIX}{self.relay.server_id}-*.data"):
+            path.unlink(missing_ok=True)
 
     async def _user_statement(self, sql: str) -> bool:
         """Apply a user statement to the user store; False if it failed (logged, skipped)."""
@@ -888,6 +985,7 @@ class _Stream:
         self.timestamp = 0
         self.server_id = 0
         self.gtid: Gtid | None = None  # the GTID event that began the current transaction
+        self.loads: dict[int, BinaryIO] = {}  # LOAD DATA files being spooled, by file_id
         self.reset_context()
 
     def begin(self) -> None:
@@ -905,7 +1003,17 @@ class _Stream:
         self.gtid = None
         self.statements = []
         self.tables = {}
+        for spool in self.loads.values():
+            _drop(spool)
+        self.loads = {}
         self.reset_context()
+
+
+def _drop(spool: BinaryIO | None) -> None:
+    """Close and remove a spooled LOAD DATA file."""
+    if spool is not None:
+        spool.close()
+        Path(spool.name).unlink(missing_ok=True)
 
 
 def _consume(future: asyncio.Future[None]) -> None:

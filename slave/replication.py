@@ -52,7 +52,7 @@ from protocol.gtid import BinlogState, Gtid, GtidPosition, current_pos
 from protocol.position import BinlogPosition
 from semisync.interface import BinlogRelayIODelegate
 from slave import master_info
-from slave.applier import Applier, CommitReplicated, SlaveColumn
+from slave.applier import Applier, CommitReplicated, LoadRows, SlaveColumn
 from slave.io_task import IoSettings, IoTask
 from slave.master_info import MasterInfo
 from slave.relay_log import RelayLog
@@ -119,6 +119,7 @@ class Replication:
         relay_log_purge: Callable[[], bool] = lambda: True,
         commit_wait: Callable[[], float] = lambda: 0.0,
         thread_id: Callable[[], int] = lambda: 0,
+        load_rows: LoadRows | None = None,
     ) -> None:
         self.datadir = Path(datadir)
         self.server_id = server_id
@@ -148,6 +149,7 @@ class Replication:
             commit_wait=commit_wait,
             sql_delay=lambda: self.info.sql_delay,
             clock_diff_with_master=lambda: self.io.clock_diff_with_master if self.io else 0,
+            load_rows=load_rows,
         )
         # The SQL thread's stored position (@@gtid_slave_pos above all) from the start: the first
         # IO task asks by GTID from it before the SQL task has run (the relay log may hold no GTID).

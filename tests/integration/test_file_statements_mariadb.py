@@ -14,10 +14,12 @@ outside and relative ones: 1290; read-only, 1238) and the FILE privilege (1227 f
 1045 for LOAD DATA INFILE) as MariaDB answers them, and our default (NULL: every file refused).
 `mariadb-dump --tab` writes the same .txt files from ours as from MariaDB (and the same .sql
 but for its header), and `mariadb-import` (with and without --local) loads them back. Our slave
-of a MariaDB master stops (1235) at the master's LOAD DATA INFILE, logged as its file's events.
+of a MariaDB master applies its LOAD DATA [LOCAL] INFILE, logged as its file's events
+(Begin_load_query, Append_block, Execute_load_query, Delete_file), and logs the rows for a
+MariaDB replica of its own; killed in the middle of a load it loads the file once.
 
-Left out: LOAD XML (1235 here), a SET expression reading a column of the row (1235), applying
-a MariaDB master's Begin_load_query / Execute_load_query (the slave stops), and
+Left out: LOAD XML (1235 here), a SET expression reading a column of the row (1235), a master's
+load that failed part-way into a non-transactional table (the slave stops with 1235), and
 REPLACE of a row by an identical one (MariaDB counts no deletion; our REPLACE statement does)."""
 
 from __future__ import annotations
@@ -264,27 +266,130 @@ def test_mariadb_dump_tab_and_mariadb_import_round_trip(tmp_path):
         reference.stop()
 
 
-def test_our_slave_stops_at_a_mariadb_masters_load_data_file(tmp_path):
-    """A MariaDB master logs LOAD DATA INFILE as its file's bytes (Begin_load_query) and the
-    statement that loads them (Execute_load_query); our applier does not apply those and stops
-    there with 1235, rather than skip the rows."""
+# A MariaDB master's LOAD DATA [LOCAL] INFILE reaches our slave as its file's events
+# (Begin_load_query, Append_blocks, Execute_load_query; Delete_file for a failed one)
+LOAD_SETUP = [
+    "CREATE DATABASE l CHARACTER SET utf8mb4",
+    "CREATE TABLE l.t (id INT PRIMARY KEY, s VARCHAR(40), n INT, ts TIMESTAMP NULL DEFAULT CURRENT_TIMESTAMP) "
+    "DEFAULT CHARSET=utf8mb4",
+    "CREATE TABLE l.big (id INT AUTO_INCREMENT PRIMARY KEY, k INT, v VARCHAR(20)) DEFAULT CHARSET=utf8mb4",
+    "CREATE TABLE l.m (id INT PRIMARY KEY, s VARCHAR(10)) ENGINE=MyISAM",
+    "INSERT INTO l.m VALUES (1, 'kept')",
+]
+LOADS = [  # (LOCAL through the client, the statement); FILES is the master's secure_file_priv
+    (True, "LOAD DATA LOCAL INFILE 'FILES/a.csv' INTO TABLE l.t FIELDS TERMINATED BY ',' OPTIONALLY ENCLOSED BY '\"' "
+           "ESCAPED BY '\\\\' LINES STARTING BY '>' TERMINATED BY '\\r\\n' IGNORE 1 LINES (id, @s) "
+           "SET s = UPPER(@s), n = LENGTH(@s)"),
+    (False, "LOAD DATA INFILE 'FILES/big.txt' INTO TABLE l.big (k, v)"),
+    (False, "LOAD DATA INFILE 'FILES/b.txt' REPLACE INTO TABLE l.t FIELDS TERMINATED BY '|' (id, s)"),
+    (False, "LOAD DATA INFILE 'FILES/b.txt' IGNORE INTO TABLE l.t FIELDS TERMINATED BY '|' LINES TERMINATED BY '\\n' "
+            "(id, s, @skip)"),
+    (True, "LOAD DATA LOCAL INFILE 'FILES/b.txt' INTO TABLE l.t FIELDS TERMINATED BY '|' (id, s)"),
+    (False, "LOAD DATA INFILE 'FILES/b.txt' INTO TABLE l.t FIELDS TERMINATED BY '|' (id, s)"),  # 1062: not logged
+    (False, "LOAD DATA INFILE 'FILES/m.txt' INTO TABLE l.m"),  # 1062 at its first row: Delete_file
+]
+
+
+def load_files(files) -> None:
+    (files / "a.csv").write_bytes(b'header\r\n>1,"x, \\"y\\""\r\nno prefix\r\n>2,\\N\r\n>3,plain\r\n')
+    (files / "big.txt").write_text("".join(f"{i}\tvalue {i}\n" for i in range(20000)))  # > 128 KiB: several blocks
+    (files / "b.txt").write_text("2|two\n7|seven\n")
+    (files / "m.txt").write_text("1\tdup\n2\tafter\n")
+
+
+def load(port: int, files, local: bool, sql: str) -> tuple:
+    conn = pymysql.connect(host="127.0.0.1", port=port, user="root", autocommit=True, local_infile=local)
+    try:
+        with conn.cursor() as cur:
+            return ("ok", cur.execute(sql.replace("FILES", str(files))))
+    except pymysql.MySQLError as exc:
+        return ("error", exc.args[0])
+    finally:
+        conn.close()
+
+
+LOADED = ["SELECT * FROM l.t ORDER BY id", "SELECT * FROM l.big ORDER BY id", "SELECT * FROM l.m ORDER BY id"]
+
+
+def test_our_slave_applies_a_mariadb_masters_load_data_and_logs_its_rows(tmp_path):
+    """Our slave (log_slave_updates) of a MariaDB master applies its LOAD DATA [LOCAL] INFILE
+    logged as the file's events: the rows equal the master's (the options, SET, REPLACE and
+    IGNORE, a file of several blocks with generated ids, the timestamp), a failed load changes
+    nothing, and a MariaDB replica of our slave gets the same rows from our binlog; killed and
+    restarted in the middle of a load's events, it loads the file once."""
+    from tests.support.failover import REPL_PASSWORD, REPL_USER, attach
     from tests.support.slave_daemon import slave_status
 
     files = tmp_path / "files"
     files.mkdir()
-    (files / "ids.txt").write_text("1\n2\n")
-    master = MariaDBServer(tmp_path / "mdb").start()
+    os.chmod(files, 0o777)
+    load_files(files)
+    master = MariaDBServer(tmp_path / "mdb", extra=[f"--secure-file-priv={files}", "--local-infile=1"]).start()
+    slave = Daemon("slave", tmp_path / "slave", [
+        "--server-id=3", "--master-host=127.0.0.1", f"--master-port={master.port}",
+        f"--master-user={REPL_USER}", f"--master-password={REPL_PASSWORD}", "--master-connect-retry=1"])
+    replica = MariaDBServer(tmp_path / "replica", server_id=4)
+    try:
+        run_all(master, [f"CREATE USER {REPL_USER}@'%' IDENTIFIED BY '{REPL_PASSWORD}'",
+                         f"GRANT REPLICATION SLAVE, REPLICATION CLIENT ON *.* TO {REPL_USER}@'%'", *LOAD_SETUP])
+        slave.start()
+        replica.start()
+        attach(replica.port, slave.port)
+        answers = [load(master.port, files, local, sql) for local, sql in LOADS]
+        assert [answer[0] for answer in answers] == ["ok"] * 5 + ["error"] * 2
+        binlog = subprocess.run(["mariadb-binlog", *map(str, master.binlog_files())], capture_output=True,
+                                text=True, check=True).stdout
+        assert "#Append_block: file_id: 2" in binlog and "#Delete_file: file_id=" in binlog
+        expected = [rows(master, sql) for sql in LOADED]
+        assert len(expected[1]) == 20000 and expected[0][0][1:3] == ('X, "Y"', 6)
+
+        def same(server) -> bool:
+            return [rows(server, sql) for sql in LOADED] == expected
+
+        wait_for(lambda: same(slave), 120,
+                 message=lambda: f"our slave's rows\n{slave_status(slave.port)}\n{slave.tail()}")
+        wait_for(lambda: same(replica), 120, message="the MariaDB replica of our slave")
+        assert not list((tmp_path / "slave").rglob("SQL_LOAD-*"))  # each spooled file dropped
+
+        # killed while it applies a load's events, restarted: the file loaded once, from the relay log
+        run_all(master, ["TRUNCATE l.big"])
+        wait_for(lambda: rows(slave, "SELECT COUNT(*) FROM l.big") == [(0,)], 60, message="the TRUNCATE")
+        assert load(master.port, files, False, LOADS[1][1]) == ("ok", 20000)
+        slave.kill9()
+        slave.start()
+        expected = [rows(master, sql) for sql in LOADED]
+        wait_for(lambda: same(slave), 120,
+                 message=lambda: f"our slave's rows after a restart\n{slave_status(slave.port)}\n{slave.tail()}")
+        wait_for(lambda: same(replica), 120, message="the MariaDB replica after our slave's restart")
+        assert int(slave_status(slave.port)["Last_SQL_Errno"]) == 0
+    finally:
+        replica.stop()
+        slave.stop()
+        master.stop()
+
+
+def test_our_slave_stops_at_a_load_that_failed_part_way_on_the_master(tmp_path):
+    """A load into a MyISAM table that fails after some rows keeps them on the master, logged as
+    an Execute_load_query with the error: our slave stops there with 1235 rather than load a
+    different set of rows."""
+    from tests.support.slave_daemon import slave_status
+
+    files = tmp_path / "files"
+    files.mkdir()
+    (files / "m.txt").write_text("2\tin\n1\tdup\n")
+    master = MariaDBServer(tmp_path / "mdb", extra=[f"--secure-file-priv={files}"]).start()
     slave = Daemon("slave", tmp_path / "slave", [
         "--server-id=3", "--master-host=127.0.0.1", f"--master-port={master.port}",
         "--master-user=repl", "--master-password=replpw", "--master-connect-retry=1"])
     try:
         run_all(master, ["CREATE USER repl@'%' IDENTIFIED BY 'replpw'", "GRANT REPLICATION SLAVE ON *.* TO repl@'%'"])
         slave.start()
-        run_all(master, ["CREATE DATABASE l", "CREATE TABLE l.t (id INT PRIMARY KEY)",
-                         f"LOAD DATA INFILE '{files}/ids.txt' INTO TABLE l.t", "INSERT INTO l.t VALUES (3)"])
+        run_all(master, LOAD_SETUP[:1] + LOAD_SETUP[3:])
+        assert load(master.port, files, False, f"LOAD DATA INFILE '{files}/m.txt' INTO TABLE l.m") == ("error", 1062)
+        assert rows(master, "SELECT * FROM l.m ORDER BY id") == [(1, "kept"), (2, "in")]
         wait_for(lambda: int(slave_status(slave.port)["Last_SQL_Errno"]) == 1235, 60, message="the applier's stop")
-        assert "LOAD DATA INFILE replicated as its file" in slave_status(slave.port)["Last_SQL_Error"]
-        assert rows(slave, "SELECT * FROM l.t") == []
+        assert "LOAD DATA INFILE that failed on the master (error 1062)" in slave_status(slave.port)["Last_SQL_Error"]
+        assert rows(slave, "SELECT * FROM l.m") == [(1, "kept")]
     finally:
         slave.stop()
         master.stop()

@@ -3,8 +3,8 @@ loaded through PyMySQL (local_infile) into both servers give the same rows, coun
 ("Records: r  Deleted: d  Skipped: s  Warnings: w") and warnings: quoted fields with the
 terminator inside, doubled and escaped quotes, \\N, IGNORE n LINES, rows with too few or too
 many fields, duplicate keys (skipped: LOCAL is IGNORE unless REPLACE), REPLACE with a column list
-and LINES STARTING BY, \\N for NOT NULL columns, an impossible date; a missing file (the client
-sends nothing: 0 rows), an unknown table, a load inside a transaction that is rolled back, a
+and LINES STARTING BY, IGNORE n LINES counting a first line without the prefix, \\N for NOT NULL
+columns, an impossible date; a missing file (the client sends nothing: 0 rows), an unknown table, a load inside a transaction that is rolled back, a
 client that did not allow LOCAL and a server with local_infile OFF (4166). The loaded rows then reach a MariaDB replica of our
 master through the binlog, and the `mariadb` client's --local-infile loads a file too.
 
@@ -33,11 +33,12 @@ FILES = {
     "a.csv": 'id,v,n\n1,"a,b",10\n2,\\N,\n3,"q""x",30,extra\n4\n5,"e\\"x",50\n',
     "b.tsv": "\\N\t2020-01-01\n5\t\\N\n6\t2021-02-30\n",
     "c.txt": "xx 1;\"o'k\";7|xx 2;NULL;8|junk|xx 3;\\N;\\N|",
+    "d.txt": "first line|xx 7;h;70|no prefix|xx 8;i;80|",
 }
 
 
 def statements(files) -> list[str]:
-    a, b, c = (files / name for name in FILES)
+    a, b, c, d = (files / name for name in FILES)
     csv = "FIELDS TERMINATED BY ',' OPTIONALLY ENCLOSED BY '\"' IGNORE 1 LINES"
     return [
         f"LOAD DATA LOCAL INFILE '{a}' INTO TABLE t {csv}",
@@ -48,6 +49,8 @@ def statements(files) -> list[str]:
         "SELECT * FROM u",
         f"LOAD DATA LOCAL INFILE '{c}' REPLACE INTO TABLE t FIELDS TERMINATED BY ';' ENCLOSED BY '\"' "
         "LINES STARTING BY 'xx ' TERMINATED BY '|' (id, v, n)",
+        f"LOAD DATA LOCAL INFILE '{d}' INTO TABLE t FIELDS TERMINATED BY ';' "
+        "LINES STARTING BY 'xx ' TERMINATED BY '|' IGNORE 1 LINES (id, v, n)",
         "SELECT * FROM t ORDER BY id",
         f"LOAD DATA LOCAL INFILE '{files / 'missing.csv'}' INTO TABLE t",
         f"LOAD DATA LOCAL INFILE '{a}' INTO TABLE nope",

@@ -19,14 +19,19 @@ from protocol.events import (
     FL_TRANSACTIONAL,
     HEADER_LEN,
     INTVAR_INSERT_ID,
+    LOAD_DUP_REPLACE,
     LOG_EVENT_ARTIFICIAL_F,
     MAX_EVENT_SIZE,
     OPTION_NO_FOREIGN_KEY_CHECKS,
     AnnotateRows,
+    AppendBlock,
+    BeginLoadQuery,
     BinlogCheckpoint,
+    DeleteFile,
     EventFramingError,
     EventHeader,
     EventType,
+    ExecuteLoadQuery,
     FormatDescription,
     Gtid,
     GtidList,
@@ -134,6 +139,25 @@ GOLDEN = {
     "XID_EVENT_NOCRC": bytes.fromhex(
         "3a5b026b10010000001b0000004003000000000600000000000000"
     ),
+    # -- LOAD DATA INFILE '.../a.txt' REPLACE INTO TABLE t of "1\tx\n2\t<16384 y>\n" (its last block,
+    # and the statement), and a failed LOAD DATA INFILE into a MyISAM table (its one block, Delete_file)
+    "APPEND_BLOCK_EVENT": bytes.fromhex(
+        "adbb156b090100000022000000444400000000010000007979797979790a4a832963"
+    ),
+    "EXECUTE_LOAD_QUERY_EVENT": bytes.fromhex(
+        "adbb156b1201000000f000000034450000000006000000000000000100001a0001000000090000003b00000002"
+        "00000000010100002054000000000603737464042d002d0008006c004c4f4144204441544120494e46494c4520"
+        "272f746d702f6c6f616465762f6361702f66696c65732f612e74787427205245504c41434520494e544f205441"
+        "424c4520607460204649454c4453205445524d494e4154454420425920275c742720454e434c4f534544204259"
+        "202727204553434150454420425920275c5c27204c494e4553205445524d494e4154454420425920275c6e2720"
+        "28606964602c2060736029b1ccae51"
+    ),
+    "BEGIN_LOAD_QUERY_EVENT": bytes.fromhex(
+        "adbb156b1101000000210000009e45000000000200000031096475700a52609560"
+    ),
+    "DELETE_FILE_EVENT": bytes.fromhex(
+        "adbb156b0b010000001b000000b945000000000200000000fa88f5"
+    ),
 }
 
 EXPECTED = {
@@ -155,6 +179,9 @@ EXPECTED = {
     "RAND_EVENT": Rand(535077168, 551204091),
     "ROTATE_EVENT": Rotate(4, "master-bin.000002"),
     "STOP_EVENT": Stop(),
+    "APPEND_BLOCK_EVENT": AppendBlock(1, b"yyyyyy\n"),
+    "BEGIN_LOAD_QUERY_EVENT": BeginLoadQuery(2, b"1\tdup\n"),
+    "DELETE_FILE_EVENT": DeleteFile(2),
     "ANNOTATE_ROWS_EVENT_NOCRC": AnnotateRows("INSERT INTO d.t (v, ts) VALUES ('a', NOW())"),
     "TABLE_MAP_EVENT_NOCRC": TableMap(18, 1, "d", "t", b"\x03\x0f\x12", b"\x14\x00\x00", b"\x06"),
     "WRITE_ROWS_EVENT_V1_NOCRC": Rows(
@@ -185,6 +212,20 @@ def test_golden_event_decodes_and_reencodes_byte_for_byte(name):
         checksum=_checksum(name),
     )
     assert again == raw
+
+
+def test_execute_load_query_names_the_slaves_file_in_place_of_the_masters():
+    q = decode_event(GOLDEN["EXECUTE_LOAD_QUERY_EVENT"], checksum=True).body
+    assert isinstance(q, ExecuteLoadQuery)
+    assert (q.file_id, q.fn_pos_start, q.fn_pos_end, q.dup_handling, q.error_code, q.db) == (1, 9, 59, LOAD_DUP_REPLACE, 0, "l")
+    assert q.query[q.fn_pos_start:q.fn_pos_end] == " INFILE '/tmp/loadev/cap/files/a.txt' REPLACE INTO"
+    assert q.statement("/data/SQL_LOAD-2-1-1.data") == (
+        "LOAD DATA INFILE '/data/SQL_LOAD-2-1-1.data' REPLACE INTO TABLE `t` FIELDS TERMINATED BY '\\t' "
+        "ENCLOSED BY '' ESCAPED BY '\\\\' LINES TERMINATED BY '\\n' (`id`, `s`)")
+    assert q.status.sql_mode is not None
+    with pytest.raises(RemoteProtocolError):  # (the file name's offsets past the statement)
+        ExecuteLoadQuery._decode(memoryview(ExecuteLoadQuery(fn_pos_start=3, fn_pos_end=9, query="LOAD").encode()),
+                                 decode_header(GOLDEN["EXECUTE_LOAD_QUERY_EVENT"]))
 
 
 def test_golden_headers():

@@ -47,6 +47,12 @@ def test_rows_and_fields_by_mysqls_rules():
     assert split_rows("1\tNULL\t\\N\t\\0\n", tab) == [["1", "NULL", None, "\0"]]
     starting = LoadData("f", None, "t", fields_terminated=";", lines_terminated="|", lines_starting="xx ")
     assert split_rows("xx 1;a|junk|pre xx 2;b|", starting) == [["1", "a"], ["2", "b"]]
+    # IGNORE n LINES counts lines to their terminator, prefix or not, an escaped one passed over
+    # (MariaDB 10.11 loads rows 1, 2 and 3 of this file)
+    headed = LoadData("f", None, "t", fields_terminated=",", lines_terminated="\r\n", lines_starting=">",
+                      ignore_lines=1)
+    assert split_rows("header\r\n>1,a\r\nno prefix\r\n>2,b\r\n>3,c\r\n", headed) == [["1", "a"], ["2", "b"], ["3", "c"]]
+    assert split_rows("h\\\n1\n2\n", LoadData("f", None, "t", ignore_lines=1)) == [["2"]]
 
 
 def test_the_local_infile_exchange():
