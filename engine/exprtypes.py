@@ -308,7 +308,7 @@ def drop_alias(item: list[Token]) -> list[Token]:
     if len(item) > 1 and item[-1].kind in ("word", "ident") and (
             item[-2].kind in ("word", "ident", "param") or item[-2].text == ")") \
             and not item[-2].is_word("NOT", "IS", "AND", "OR", "LIKE", "IN", "NULL", "TRUE", "FALSE", "CASE",
-                                     "WHEN", "THEN", "ELSE", "_BINARY", "BINARY", "INTERVAL") \
+                                     "WHEN", "THEN", "ELSE", "_BINARY", "BINARY", "INTERVAL", "DIV", "MOD", "XOR") \
             and not item[-1].is_word("NULL", "TRUE", "FALSE", "END", "UNKNOWN") \
             and not item[-2].text.startswith("_"):
         return item[:-1]
@@ -485,6 +485,26 @@ def set_branches(tokens: list[Token]) -> list[list[Token]]:
         parts[-1].append(t)
         k += 1
     return parts
+
+
+def set_operations(tokens: list[Token], start: int = 0) -> list[tuple[int, int]]:
+    """The spans (lo, hi) of the queries that combine SELECTs by UNION / EXCEPT / INTERSECT: the
+    one at tokens[start:] and each parenthesized one, at any depth."""
+    spans = []
+    for lo in [start] + [k + 1 for k in range(start, len(tokens) - 1)
+                         if tokens[k].kind == "op" and tokens[k].text == "(" and tokens[k + 1].is_word("SELECT")]:
+            depth, k = 0, lo
+            combined = False
+            while k < len(tokens) and depth >= 0:
+                t = tokens[k]
+                if t.kind == "op" and t.text in "()":
+                    depth += 1 if t.text == "(" else -1
+                elif depth == 0 and t.is_word("UNION", "EXCEPT", "INTERSECT"):
+                    combined = True
+                k += 1
+            if combined:
+                spans.append((lo, k - 1 if depth < 0 else k))
+    return spans
 
 
 class Derived:

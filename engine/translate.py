@@ -56,6 +56,7 @@ from engine.exprtypes import (
     select_items,
     selected_names,
     set_branches,
+    set_operations,
     skip_parens,
     split_select,
     split_top,
@@ -2788,10 +2789,10 @@ class Translator:
         """The regions of the SELECT at tokens[start:], its select-list aliases typed first (HAVING
         and ORDER BY may name them)."""
         toks = self.tokens
+        index = {id(t): k for k, t in enumerate(toks)}
         found = select_items(toks[start:])
         if found is not None:
             items, _ = found
-            index = {id(t): k for k, t in enumerate(toks)}
             for item in items:
                 bare = split_select([toks[start], *item])
                 expr = bare[0][0] if bare else []
@@ -2803,13 +2804,24 @@ class Translator:
                     if len(expr) < len(item):
                         finder.aliases[item[-1].text.lower()] = e.cat
         self.scan_exact(finder, start, len(toks))
+        for lo, hi in set_operations(toks, start):
+            branches = []
+            for part in set_branches(toks[lo:hi]):
+                bare = split_select(part)
+                if bare is None or any(not expr or expr[-1].text == "*" for expr in bare[0]):
+                    break  # a parenthesized branch, a wildcard: left as SQLite compares them
+                branches.append([(index[id(expr[0])], index[id(expr[-1])] + 1) for expr in bare[0]])
+            else:
+                finder.set_columns(branches)
+        self.exact.update(finder.regions)
+        finder.regions.clear()
 
     def emit_exact(self, end: int, tree: tuple, read_as: str = "DOUBLE") -> int:
         """Emit an `engine.exact` tree; returns `end`. `read_as`: what the call around reads a
         string literal as (its 1292's type)."""
         kind = tree[0]
         if kind == "call":
-            strict = self.strict_division and tree[1] in decimal_math.DIVISIONS  # 0 fails a write (functions.strict_division)
+            strict = self.strict_division and (tree[1] in decimal_math.DIVISIONS or tree[1] == "mysql_mod")  # 0 fails a write (functions.strict_division)
             self.out.append(tree[1] + ("_strict(" if strict else "("))
             inner = "DECIMAL" if tree[1] in _DECIMAL_READS else "DOUBLE"
             for k, arg in enumerate(tree[2:]):

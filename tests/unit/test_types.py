@@ -300,6 +300,40 @@ def test_decimal_computation_is_exact_wherever_it_is_and_only_there():
         assert "mysql_dec_" not in _translated(sql), sql
 
 
+def test_union_of_a_decimal_column_merges_decimal_texts_collated_by_value():
+    """A UNION column MySQL makes a DECIMAL gets every branch's value as its decimal text under
+    `mysql_decimal` (SQLite orders integers and reals before texts, and keeps 5 apart from
+    '5.00'); a DOUBLE or string beside it is left alone."""
+    sql = _translated("SELECT id FROM t UNION SELECT n FROM t UNION ALL SELECT 1.5 ORDER BY 1")
+    assert "CAST( id AS TEXT) COLLATE mysql_decimal" in sql
+    assert "n COLLATE mysql_decimal" in sql
+    assert sql.count("COLLATE mysql_decimal") == 3
+    inner = _translated("SELECT MAX(k) FROM (SELECT id AS k FROM t UNION SELECT n FROM t) s")
+    assert inner.count("COLLATE mysql_decimal") == 2
+    for other in ("SELECT x FROM t UNION SELECT n FROM t", "SELECT v FROM t UNION SELECT n FROM t",
+                  "SELECT id FROM t UNION SELECT id FROM t"):
+        assert "mysql_decimal" not in _translated(other), other
+
+
+def test_mod_and_div_of_a_double_or_a_non_integer_literal_are_mysqls():
+    """SQLite's % and / read 2.5 as 2 and divide a DOUBLE as a real: MOD with a DOUBLE is fmod,
+    an integer MOD a literal the exact remainder, DIV the exact quotient truncated."""
+    assert "mysql_dec_mod( id , ? )" in _translated("SELECT id MOD 2.5 FROM t")
+    assert "mysql_dec_mod( id , ? )" in _translated("SELECT id % 2.5 FROM t")
+    assert "mysql_dec_intdiv( id , ? )" in _translated("SELECT id DIV 2.5 FROM t")
+    assert "mysql_mod( x , ? )" in _translated("SELECT x MOD 2 FROM t")
+    assert "mysql_mod(" not in _translated("SELECT id % id FROM t")  # integers: SQLite's own
+    # the column after MOD / DIV is the operand, not an alias: typed as MariaDB's DECIMAL
+    assert [(ct.type, ct.decimals) for ct in types_of("SELECT n MOD n, id MOD n FROM t")] == [
+        (FieldType.NEWDECIMAL, 2), (FieldType.NEWDECIMAL, 2)]
+    from engine import decimal_math as dm
+    from engine.functions import mysql_mod
+
+    assert (mysql_mod(-7.5, 2), mysql_mod(7, -2.5)) == (-1.5, 2.0)  # the dividend's sign
+    assert dm.FUNCTIONS["mysql_dec_mod"](-7, 2.5) == "-2.0"
+    assert dm.FUNCTIONS["mysql_dec_intdiv"](-7, 2.5) == -2
+
+
 def test_decimal_functions_keep_mysql_scales():
     from engine import decimal_math as dm
 
