@@ -3344,18 +3344,21 @@ class Translator:
         row) unless `by_sqlite` is false; any other goes through `mysql_store` (DECIMAL rounded to its scale,
         strings' lengths ...)."""
         e = self.value_exact(start, end)
-        key = values.target(col, f"`{schema}`.`{table}`.`{col.name}`", self.lenient)
-        if key is None:
-            return None
         region = self.exact.get(start)
         inner = region[1] if region is not None and region[0] == end else ("tokens", start, end)
+        exact = e is not None and e.cat == "dec"  # a DECIMAL's text: a number (to a YEAR too)
         if e is not None and e.kind == "neglit" and col.base not in ("enum", "set"):
             inner = e.exact()  # -9223372036854775808: exact, never a double (an ENUM's or SET's -1 a number)
+            exact = True
         elif e is not None and e.kind == "lit" and col.base == "year" and isinstance(self.params[e.param], float):
             # 99.5 is MariaDB's DECIMAL, rounded half away from zero into a YEAR (100: 1264), not a
             # DOUBLE's truncation (the plan is keyed by the literal being a number)
             self.kinds[e.param] = True
             inner = e.exact()
+            exact = True
+        key = values.target(col, f"`{schema}`.`{table}`.`{col.name}`", self.lenient, exact)
+        if key is None:
+            return None
         stored = "'" + key.replace("'", "''") + "'"
         bounds = values.int_range(col)
         if by_sqlite and bounds is not None and e is not None and e.cat == "int":

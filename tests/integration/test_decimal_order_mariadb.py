@@ -9,7 +9,11 @@ literal with a point, of DOUBLE columns, with negative operands (a MOD 2.5 was S
 remainder, 5 MOD 2.5 = 1.0 where MariaDB's is 0.0; -7 DIV 2.5 was -2.8, f MOD 2 0 for 2.5), and
 a MOD by 0 NULL with the warning 1365 (it had none). Writes storing them (INSERT ... SELECT of a
 MOD and of a UNION ordered with LIMIT) hold MariaDB's rows on our master, our slave and a MariaDB
-replica."""
+replica.
+
+A DECIMAL into a YEAR column: a negative one is 1264 even where it rounds to 0 (-0.4 stored 0000
+here), and a DECIMAL expression's or literal's 0.4 selected is the number 0, 0000 (it was read as
+the string '0.4', 2000); the string '0.4' stays 2000."""
 
 from __future__ import annotations
 
@@ -18,6 +22,7 @@ import pytest
 from tests.support.daemons import wait_for
 from tests.support.mariadb import mariadb_available
 from tests.support.mariadb_compare import (
+    answer,
     both_answer,
     both_described,
     mariadb_and_ours,
@@ -85,4 +90,39 @@ def test_writes_of_mod_and_union_values_on_replicas_too(tmp_path):
         assert master.query("SELECT id, m, q FROM d.r ORDER BY id") == want
         for replica in replicas:
             wait_for(lambda r=replica: rows_or_none(r, "SELECT id, m, q FROM d.r ORDER BY id") == want, 90,
+                     message=lambda r=replica: f"{r} to hold the master's rows")
+
+
+YEAR_WRITES = [
+    "CREATE TABLE y (id INT PRIMARY KEY, y YEAR)",
+    "INSERT INTO y SELECT 1, -0.4",
+    "INSERT INTO y VALUES (2, -0.4)",
+    "INSERT INTO y SELECT 3, 0.4",
+    "INSERT INTO y VALUES (4, 0.4)",
+    "INSERT INTO y SELECT 5, e FROM t WHERE id = 3",
+    "INSERT INTO y SELECT 6, c + 1 FROM t WHERE id = 2",
+    "INSERT INTO y SELECT 7, c - 12 FROM t WHERE id = 1",
+    "INSERT INTO y VALUES (8, '0.4')",
+    "INSERT INTO y SELECT 9, 69.5",
+]
+
+
+def test_decimal_into_year_as_mariadb_on_replicas_too(tmp_path):
+    with reference_ours_and_replicas(tmp_path, our_slave=True) as (reference, master, replicas):
+        answers = []
+        for server in (reference, master):
+            for sql in SETUP:
+                server.query(sql)
+            conn = server.connect("d")
+            try:
+                answers.append([answer(conn, sql) for sql in YEAR_WRITES])
+            finally:
+                conn.close()
+        theirs, ours = answers
+        assert ours == theirs
+        rows = "SELECT id, y + 0 FROM d.y ORDER BY id"
+        want = reference.query(rows)
+        assert master.query(rows) == want
+        for replica in replicas:
+            wait_for(lambda r=replica: rows_or_none(r, rows) == want, 90,
                      message=lambda r=replica: f"{r} to hold the master's rows")

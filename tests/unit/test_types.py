@@ -265,6 +265,23 @@ def test_year_enum_set_and_time_values_stored_as_mariadbs_fields():
     assert [w[2] for w in warnings] == [1264, 1265, 1264, 1264, 1265, 1265]
 
 
+def test_a_decimal_into_year_is_a_number_and_negative_ones_are_out_of_range():
+    """A DECIMAL's text (an exact expression's value, `target(..., exact=True)`) is the number a
+    YEAR stores, 0.4 0000 where the string '0.4' is 2000; a negative DECIMAL is 1264 even where
+    it rounds to 0."""
+    from engine.values import store_target
+
+    year = Column("y", "year")
+    exact, text = target(year, "`db`.`t`.`y`", exact=True), target(year, "`db`.`t`.`y`")
+    assert (store_target(exact, "0.4", 1), store_target(text, "0.4", 1)) == (0, 2000)
+    assert store_target(exact, "69.5", 1) == 1970
+    for value in (Decimal("-0.4"), Decimal("-0.5")):
+        with pytest.raises(SQLError) as raised:
+            store(year, value, 1, "`db`.`t`.`y`")
+        assert raised.value.code == 1264
+    assert store(year, Decimal("-0.4"), 1, "", lenient=True, warnings=[]) == 0
+
+
 def test_decimal_collation_orders_by_value():
     values = ["10", "3.50", "-0.5", "12345678901234567890.00000000000000000002", "3.5", "9"]
     ordered = sorted(values, key=functools.cmp_to_key(compare_decimal))
