@@ -182,6 +182,8 @@ def _round(a: Any, places: Any = 0, rounding: str = ROUND_HALF_UP) -> str | floa
     scale = min(max(n, 0), _scale(x))
     quantum = Decimal(1).scaleb(-n)
     rounded = x.quantize(quantum, rounding=rounding, context=_CONTEXT) if n >= -70 else Decimal(0)
+    if not rounded:
+        rounded = rounded.copy_abs()  # (MySQL's decimal_round: ROUND(-2.00, -1) is 0, not -0)
     return _text(rounded.quantize(Decimal(1).scaleb(-scale), context=_CONTEXT))
 
 

@@ -24,7 +24,8 @@ already (the column's `mysql_decimal` collation, index usable): there only the l
 bound exact. A scalar subquery has its item's category. A region whose value is a DECIMAL gets
 `COLLATE mysql_decimal`, so that ORDER BY, GROUP BY, DISTINCT, MIN and MAX (and an alias or
 position naming it) order its texts by value; a UNION's column MySQL makes a DECIMAL gets that in
-every branch, an integer branch's value as its text (`set_columns`). MOD / % / DIV with a DOUBLE
+every branch, an integer branch's value as its text, and one MySQL makes a DOUBLE its DECIMAL
+branches' values as doubles (`set_columns`). MOD / % / DIV with a DOUBLE
 or a literal beside an integer are MySQL's (`remainder`: SQLite's read 2.5 as 2). Integer, float and string expressions are never
 changed (SQLite's own operators: no Python per row), but for the bit operators below. A comparison (and IN, BETWEEN) of a number
 with a string compares numbers, as MySQL's: the string side becomes `CAST(x AS NUMERIC)`
@@ -315,7 +316,8 @@ class Finder:
         DECIMALs, integers, number literals, NULL) gets every branch's value as its decimal text
         `COLLATE mysql_decimal`, which SQLite takes from the leftmost branch for the merged
         column: its UNION's duplicates and its ORDER BY compare values (SQLite's own would put
-        every integer before every text, and keep 5 apart from '5.00')."""
+        every integer before every text, and keep 5 apart from '5.00'); one MySQL makes a DOUBLE
+        (a DOUBLE branch beside them) gets its DECIMAL branches' values as doubles."""
         if len({len(items) for items in branches}) != 1:
             return
         for spans in zip(*branches, strict=True):
@@ -324,8 +326,13 @@ class Finder:
                 continue
             exprs: list[Expr] = [e for e in found if e is not None]
             if not any(e.cat == DEC for e in exprs) or not all(
-                    e.cat in (DEC, INT, NULL) or e.kind in ("lit", "neglit") and self.number_literal(e)
+                    e.cat in (DEC, INT, NULL, FLOAT) or e.kind in ("lit", "neglit") and self.number_literal(e)
                     for e in exprs):
+                continue
+            if any(e.cat == FLOAT for e in exprs):  # a DOUBLE column: the DECIMALs as doubles
+                for e in exprs:
+                    if e.cat == DEC:
+                        self.regions[e.start] = (e.stop, ("seq", ("raw", "CAST("), e.emit(), ("raw", "AS REAL)")))
                 continue
             for e in exprs:
                 value = e.exact() if e.cat in (DEC, LIT, NULL) else ("seq", ("raw", "CAST("), e.emit(),

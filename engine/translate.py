@@ -389,6 +389,7 @@ class Translator:
         # a HAVING's names of select-list aliases: token index -> the aliased expression's tokens
         self.alias_at: dict[int, tuple[int, int]] = {}
         self.exact: dict[int, tuple[int, tuple]] = {}  # regions computed exactly (engine.exact): start -> (end, tree)
+        self.merged: set[int] = set()  # a UNION's bare column items rewritten (`set_columns`): their first tokens' ids
         self.kinds: dict[int, bool] = {}  # literals whose kind the translation read (`Plan.literal_kinds`)
         self.charset_contexts: dict[int, str] = {}  # `Plan.charset_contexts`
         self.introduced: dict[int, str] = {}  # `Plan.introduced`
@@ -1544,6 +1545,15 @@ class Translator:
         """name( ... ): per-execution values, renamed functions, CAST and friends."""
         toks = self.tokens
         closes = i + 2 < len(toks) and toks[i + 2].kind == "op" and toks[i + 2].text == ")"
+        if word in ("LAG", "LEAD"):
+            commas, depth = [], 0
+            for k in range(i + 2, skip_parens(toks, i + 1) - 1):
+                if toks[k].kind == "op" and toks[k].text in "()":
+                    depth += 1 if toks[k].text == "(" else -1
+                elif depth == 0 and toks[k].text == ",":
+                    commas.append(k)
+            if len(commas) > 1:  # MariaDB 10.11's grammar takes LAG(x [, n]) only: a default is 1064
+                raise syntax_error(self.shape[toks[commas[1]].end:])
         if word == "SYSDATE":  # the clock as the call runs, not the statement's time (sysdate_is_now OFF)
             self.out.append("mysql_sysdate(")
             if closes:
@@ -2813,6 +2823,7 @@ class Translator:
                 branches.append([(index[id(expr[0])], index[id(expr[-1])] + 1) for expr in bare[0]])
             else:
                 finder.set_columns(branches)
+                self.merged.update(id(toks[lo]) for spans in branches for lo, _ in spans if lo in finder.regions)
         self.exact.update(finder.regions)
         finder.regions.clear()
 
@@ -2980,13 +2991,13 @@ class Translator:
                 len(item) > 1 and item[-1].kind in ("word", "ident") and (
                     item[-2].kind in ("word", "ident", "param") or item[-2].text == ")")
                 and not item[-2].is_word("NOT", "IS", "AND", "OR", "LIKE", "IN", "NULL", "TRUE", "FALSE",
-                                         "BINARY", "_BINARY", "COLLATE")
+                                         "BINARY", "_BINARY", "COLLATE", "OVER", "DIV", "MOD", "XOR")
                 and not item[-1].is_word("NULL", "TRUE", "FALSE", "END")
                 and not (item[-1].upper in UNIT_WORDS and any(t.is_word("INTERVAL") for t in item)))
             plain = len(item) % 2 == 1 and all(t.kind in ("word", "ident") for t in item[::2]) and \
                 all(t.kind == "op" and t.text == "." for t in item[1::2]) and \
                 not any(t.kind == "word" and t.upper in NILADIC for t in item)  # [db.][table.]column
-            if plain and not aliased and item[-1].text != item[-1].text.lower():
+            if plain and not aliased and (item[-1].text != item[-1].text.lower() or id(item[0]) in self.merged):
                 # MySQL names a column by the identifier as written (SELECT Event_name), SQLite by
                 # its declaration; an all lower-case one is left to SQLite (the common case,
                 # kept free of this per-execution step)

@@ -13,7 +13,15 @@ replica.
 
 A DECIMAL into a YEAR column: a negative one is 1264 even where it rounds to 0 (-0.4 stored 0000
 here), and a DECIMAL expression's or literal's 0.4 selected is the number 0, 0000 (it was read as
-the string '0.4', 2000); the string '0.4' stays 2000."""
+the string '0.4', 2000); the string '0.4' stays 2000.
+
+Definitions (`defined_answers`, text and binary protocol): CASE of DECIMALs binary (it was not),
+COALESCE with an argument never NULL NOT NULL, an integer COALESCE binary, a UNION's DECIMAL
+column not binary (it was), ROUND(c, 1) / TRUNCATE(c, 1) / ROUND(c) / ROUND(c, 3) / ROUND(e, -1)
+of a DECIMAL(10,2) as wide as MariaDB's (they were 2 wider, ROUND(c, 3) 2 decimals; ROUND(-2.00,
+-1) was -0), ABS of an INT a BIGINT, ROW_NUMBER() OVER w (a named window) never NULL (`w` was
+read as an alias); LAG / LEAD with a third argument MariaDB 10.11's 1064 (it answered); a UNION
+of a DOUBLE and a DECIMAL column ordered as doubles (5.00 and 12.34 came after 2.5 as texts)."""
 
 from __future__ import annotations
 
@@ -25,6 +33,7 @@ from tests.support.mariadb_compare import (
     answer,
     both_answer,
     both_described,
+    defined_answers,
     mariadb_and_ours,
     reference_ours_and_replicas,
     rows_or_none,
@@ -58,6 +67,15 @@ DIVIDED = [
 ]
 
 
+def assert_same_rows(reference, master, replicas, rows: str) -> None:
+    """`rows` on our master as on the reference MariaDB, and on each replica once it has them."""
+    want = reference.query(rows)
+    assert master.query(rows) == want
+    for replica in replicas:
+        wait_for(lambda r=replica: rows_or_none(r, rows) == want, 90,
+                 message=lambda r=replica: f"{r} to hold the master's rows")
+
+
 def test_decimal_union_columns_ordered_by_value_as_mariadb(tmp_path):
     with mariadb_and_ours(tmp_path) as (reference, master):
         theirs, ours = both_answer(reference, master, SETUP, ORDERED)
@@ -86,11 +104,7 @@ def test_writes_of_mod_and_union_values_on_replicas_too(tmp_path):
         for server in (reference, master):
             for sql in SETUP + WRITES:
                 server.query(sql)
-        want = reference.query("SELECT id, m, q FROM d.r ORDER BY id")
-        assert master.query("SELECT id, m, q FROM d.r ORDER BY id") == want
-        for replica in replicas:
-            wait_for(lambda r=replica: rows_or_none(r, "SELECT id, m, q FROM d.r ORDER BY id") == want, 90,
-                     message=lambda r=replica: f"{r} to hold the master's rows")
+        assert_same_rows(reference, master, replicas, "SELECT id, m, q FROM d.r ORDER BY id")
 
 
 YEAR_WRITES = [
@@ -120,9 +134,30 @@ def test_decimal_into_year_as_mariadb_on_replicas_too(tmp_path):
                 conn.close()
         theirs, ours = answers
         assert ours == theirs
-        rows = "SELECT id, y + 0 FROM d.y ORDER BY id"
-        want = reference.query(rows)
-        assert master.query(rows) == want
-        for replica in replicas:
-            wait_for(lambda r=replica: rows_or_none(r, rows) == want, 90,
-                     message=lambda r=replica: f"{r} to hold the master's rows")
+        assert_same_rows(reference, master, replicas, "SELECT id, y + 0 FROM d.y ORDER BY id")
+
+
+DEFINED = [
+    "SELECT CASE WHEN id > 1 THEN c ELSE e END, CASE id WHEN 1 THEN c END, COALESCE(c, a, 1.5), COALESCE(a, 1),"
+    " COALESCE(NULL, c) FROM t ORDER BY id",
+    "SELECT a FROM t UNION SELECT c FROM t ORDER BY 1",
+    "SELECT ROUND(c, 1), TRUNCATE(c, 1), ROUND(c), ROUND(c, 3), TRUNCATE(c, 0), ROUND(e, -1), ABS(a), ABS(c)"
+    " FROM t ORDER BY id",
+    "SELECT ROW_NUMBER() OVER w FROM t WINDOW w AS (ORDER BY id)",
+    "SELECT LAG(a, 1, 0) OVER (ORDER BY id) FROM t",
+    "SELECT LEAD(COALESCE(a, 1), 1, 0) OVER (ORDER BY id) FROM t",
+    "SELECT LAG(a, 1) OVER (ORDER BY id) FROM t",
+    "SELECT c MOD e, a MOD c, a MOD 2.5, f MOD 2 FROM t ORDER BY id",
+    "SELECT c FROM t UNION ALL SELECT a FROM t UNION ALL SELECT 1.5 ORDER BY c",
+]
+
+
+def test_decimal_definitions_as_mariadb(tmp_path):
+    with mariadb_and_ours(tmp_path) as (reference, master):
+        for server in (reference, master):
+            for sql in SETUP:
+                server.query(sql)
+        assert defined_answers(master.port, "d", DEFINED) == defined_answers(reference.port, "d", DEFINED)
+        ordered = ["SELECT f FROM t UNION SELECT c FROM t ORDER BY 1"]
+        theirs, ours = both_answer(reference, master, [], ordered)
+    assert ours == theirs

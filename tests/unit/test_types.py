@@ -327,7 +327,8 @@ def test_union_of_a_decimal_column_merges_decimal_texts_collated_by_value():
     assert sql.count("COLLATE mysql_decimal") == 3
     inner = _translated("SELECT MAX(k) FROM (SELECT id AS k FROM t UNION SELECT n FROM t) s")
     assert inner.count("COLLATE mysql_decimal") == 2
-    for other in ("SELECT x FROM t UNION SELECT n FROM t", "SELECT v FROM t UNION SELECT n FROM t",
+    assert "CAST( n AS REAL)" in _translated("SELECT x FROM t UNION SELECT n FROM t")  # a DOUBLE column
+    for other in ("SELECT v FROM t UNION SELECT n FROM t",
                   "SELECT id FROM t UNION SELECT id FROM t"):
         assert "mysql_decimal" not in _translated(other), other
 
@@ -349,6 +350,30 @@ def test_mod_and_div_of_a_double_or_a_non_integer_literal_are_mysqls():
     assert (mysql_mod(-7.5, 2), mysql_mod(7, -2.5)) == (-1.5, 2.0)  # the dividend's sign
     assert dm.FUNCTIONS["mysql_dec_mod"](-7, 2.5) == "-2.0"
     assert dm.FUNCTIONS["mysql_dec_intdiv"](-7, 2.5) == -2
+
+
+def test_decimal_function_definitions_as_mariadbs():
+    """ROUND / TRUNCATE of a DECIMAL(10,2) as wide as MariaDB's (Item_func_round), ABS of an INT a
+    BIGINT, CASE of DECIMALs binary, COALESCE NOT NULL with an argument never NULL, a named
+    window's ROW_NUMBER() never NULL (OVER w is no alias)."""
+    shapes = [(ct.type, ct.length, ct.decimals) for ct in types_of(
+        "SELECT ROUND(n, 1), TRUNCATE(n, 1), ROUND(n), ROUND(n, 3), ROUND(n, -1), ABS(id) FROM t")]
+    assert shapes == [(FieldType.NEWDECIMAL, 12, 1), (FieldType.NEWDECIMAL, 11, 1), (FieldType.NEWDECIMAL, 10, 0),
+                      (FieldType.NEWDECIMAL, 13, 3), (FieldType.NEWDECIMAL, 10, 0), (FieldType.LONGLONG, 11, 0)]
+    case, coalesce, numbered = types_of(
+        "SELECT CASE WHEN id > 1 THEN n END, COALESCE(n, 1.5), ROW_NUMBER() OVER w FROM t WINDOW w AS (ORDER BY id)")
+    assert case.flags & ColumnFlag.BINARY
+    assert coalesce.flags & ColumnFlag.NOT_NULL and numbered.flags & ColumnFlag.NOT_NULL
+    from engine import decimal_math as dm
+
+    assert dm.VARIADIC["mysql_dec_round"]("-2.00", -1) == "0"  # not -0
+
+
+def test_lag_with_a_default_is_mariadbs_syntax_error():
+    with pytest.raises(SQLError) as raised:
+        _translated("SELECT LAG(id, 1, 0) OVER (ORDER BY id) FROM t")
+    assert raised.value.code == 1064
+    assert "mysql_dec" not in _translated("SELECT LEAD(COALESCE(id, 1), 1) OVER (ORDER BY id) FROM t")
 
 
 def test_decimal_functions_keep_mysql_scales():
