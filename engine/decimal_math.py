@@ -194,7 +194,9 @@ def _integral(rounding: str):
     return fn
 
 
-def _mod(a: Any, b: Any) -> str | None:
+def _mod(a: Any, b: Any) -> int | str | None:
+    if isinstance(a, int) and isinstance(b, int):  # integers: an integer (-12 MOD 2 is 0, not -0)
+        return None if b == 0 else (abs(a) % abs(b)) * (-1 if a < 0 else 1)
     x, y = _dec(a), _dec(b)
     if x is None or y is None or y == 0:
         return None

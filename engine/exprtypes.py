@@ -1391,8 +1391,10 @@ def _binary(op: str, a: ColumnType, b: ColumnType) -> ColumnType:
     if op in ("|", "&", "<<", ">>", "^"):
         return int_type(21, ColumnFlag.BINARY | ColumnFlag.UNSIGNED)
     if op == "DIV":  # an integer as wide as the dividend's integer part (an integer's length)
-        whole = _precision(a) - a.decimals if a.type == FieldType.NEWDECIMAL else a.length - a.decimals
-        return int_type(max(whole, 1), flags & ~ColumnFlag.NOT_NULL | (a.flags | b.flags) & ColumnFlag.UNSIGNED)
+        whole = _precision(a) - a.decimals if a.type in (FieldType.NEWDECIMAL, *_INTEGERS) else a.length - a.decimals
+        # (type_handler_long_or_longlong: past 9 digits a BIGINT)
+        return ColumnType(FieldType.LONGLONG if whole > 9 else FieldType.LONG, max(whole, 1), 0, CHARSET_BINARY,
+                          flags & ~ColumnFlag.NOT_NULL | (a.flags | b.flags) & ColumnFlag.UNSIGNED)
     floating = (FieldType.DOUBLE, FieldType.FLOAT)
     if a.type in floating or b.type in floating or not _numeric(a) or not _numeric(b):
         # MariaDB's decimals: the operands' most (PI()'s 6; a float column's or a string's 31,
@@ -1416,8 +1418,8 @@ def _binary(op: str, a: ColumnType, b: ColumnType) -> ColumnType:
         digits = max(_precision(a) - a.decimals, _precision(b) - b.decimals) + 1
         return decimal_type(min(digits + scale, 65), min(scale, 30), flags)
     unsigned = (a.flags | b.flags) & ColumnFlag.UNSIGNED  # (MySQL's, without NO_UNSIGNED_SUBTRACTION)
-    if op in ("%", "MOD"):
-        return int_type(max(a.length, b.length) + 1, flags & ~ColumnFlag.NOT_NULL | unsigned)
+    if op in ("%", "MOD"):  # (Item_func_mod: the wider operand's length)
+        return int_type(max(a.length, b.length), flags & ~ColumnFlag.NOT_NULL | unsigned)
     digits = _precision(a) + _precision(b) if op == "*" else max(_precision(a), _precision(b)) + 1
     return int_type(digits + (0 if unsigned else 1), flags | unsigned)
 

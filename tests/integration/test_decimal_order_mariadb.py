@@ -21,7 +21,9 @@ column not binary (it was), ROUND(c, 1) / TRUNCATE(c, 1) / ROUND(c) / ROUND(c, 3
 of a DECIMAL(10,2) as wide as MariaDB's (they were 2 wider, ROUND(c, 3) 2 decimals; ROUND(-2.00,
 -1) was -0), ABS of an INT a BIGINT, ROW_NUMBER() OVER w (a named window) never NULL (`w` was
 read as an alias); LAG / LEAD with a third argument MariaDB 10.11's 1064 (it answered); a UNION
-of a DOUBLE and a DECIMAL column ordered as doubles (5.00 and 12.34 came after 2.5 as texts)."""
+of a DOUBLE and a DECIMAL column ordered as doubles (5.00 and 12.34 came after 2.5 as texts); an
+integer MOD as wide as its wider operand, an integer DIV as its dividend's digits, a BIGINT past 9
+(they were one wider, INT DIV an INT), -12 MOD 2 0 (it was -0)."""
 
 from __future__ import annotations
 
@@ -64,6 +66,7 @@ DIVIDED = [
     "SELECT f MOD 2, a MOD f, f DIV 2, -a MOD 2.5, a MOD -2.5 FROM t ORDER BY id",
     "SELECT c MOD 2, c DIV e, c MOD e FROM t ORDER BY id",
     "SELECT id FROM t WHERE a MOD 2.5 = 0 ORDER BY id",
+    "SELECT -a MOD 2, -a MOD 2.5, a MOD -2 FROM t ORDER BY id",
 ]
 
 
@@ -149,6 +152,7 @@ DEFINED = [
     "SELECT LAG(a, 1) OVER (ORDER BY id) FROM t",
     "SELECT c MOD e, a MOD c, a MOD 2.5, f MOD 2 FROM t ORDER BY id",
     "SELECT c FROM t UNION ALL SELECT a FROM t UNION ALL SELECT 1.5 ORDER BY c",
+    "SELECT a MOD 2, a MOD id, id MOD 3, a % 0, a MOD -2, a DIV 2.5, a DIV 2, c DIV 2 FROM t ORDER BY id",
 ]
 
 

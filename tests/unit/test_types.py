@@ -349,6 +349,9 @@ def test_mod_and_div_of_a_double_or_a_non_integer_literal_are_mysqls():
 
     assert (mysql_mod(-7.5, 2), mysql_mod(7, -2.5)) == (-1.5, 2.0)  # the dividend's sign
     assert dm.FUNCTIONS["mysql_dec_mod"](-7, 2.5) == "-2.0"
+    assert (dm.FUNCTIONS["mysql_dec_mod"](-12, 2), dm.FUNCTIONS["mysql_dec_mod"](-7, -2)) == (0, -1)  # integers
+    assert [(ct.type, ct.length) for ct in types_of("SELECT id MOD 2, id DIV 2 FROM t")] == [
+        (FieldType.LONGLONG, 11), (FieldType.LONGLONG, 10)]
     assert dm.FUNCTIONS["mysql_dec_intdiv"](-7, 2.5) == -2
 
 
