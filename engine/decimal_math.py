@@ -182,6 +182,8 @@ def _round(a: Any, places: Any = 0, rounding: str = ROUND_HALF_UP) -> str | floa
     scale = min(max(n, 0), _scale(x))
     quantum = Decimal(1).scaleb(-n)
     rounded = x.quantize(quantum, rounding=rounding, context=_CONTEXT) if n >= -70 else Decimal(0)
+    if not rounded:
+        rounded = rounded.copy_abs()  # (MySQL's decimal_round: ROUND(-2.00, -1) is 0, not -0)
     return _text(rounded.quantize(Decimal(1).scaleb(-scale), context=_CONTEXT))
 
 
@@ -192,7 +194,9 @@ def _integral(rounding: str):
     return fn
 
 
-def _mod(a: Any, b: Any) -> str | None:
+def _mod(a: Any, b: Any) -> int | str | None:
+    if isinstance(a, int) and isinstance(b, int):  # integers: an integer (-12 MOD 2 is 0, not -0)
+        return None if b == 0 else (abs(a) % abs(b)) * (-1 if a < 0 else 1)
     x, y = _dec(a), _dec(b)
     if x is None or y is None or y == 0:
         return None

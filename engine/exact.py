@@ -23,7 +23,10 @@ column against literals or another stored DECIMAL column, which SQLite compares 
 already (the column's `mysql_decimal` collation, index usable): there only the literals are
 bound exact. A scalar subquery has its item's category. A region whose value is a DECIMAL gets
 `COLLATE mysql_decimal`, so that ORDER BY, GROUP BY, DISTINCT, MIN and MAX (and an alias or
-position naming it) order its texts by value. Integer, float and string expressions are never
+position naming it) order its texts by value; a UNION's column MySQL makes a DECIMAL gets that in
+every branch, an integer branch's value as its text, and one MySQL makes a DOUBLE its DECIMAL
+branches' values as doubles (`set_columns`). MOD / % / DIV with a DOUBLE
+or a literal beside an integer are MySQL's (`remainder`: SQLite's read 2.5 as 2). Integer, float and string expressions are never
 changed (SQLite's own operators: no Python per row), but for the bit operators below. A comparison (and IN, BETWEEN) of a number
 with a string compares numbers, as MySQL's: the string side becomes `CAST(x AS NUMERIC)`
 (`convert_operands`); where a literal's kind decides it, the literal's value is read (`literal`) and
@@ -88,6 +91,7 @@ _MIDNIGHT = (FieldType.DATETIME, FieldType.TIMESTAMP)
 _TYPED_LITERALS = {"DATE": FieldType.DATE, "TIME": FieldType.TIME, "TIMESTAMP": FieldType.DATETIME}
 _INT_TARGETS = ("SIGNED", "UNSIGNED", "INTEGER", "INT")
 _COMPARE = {"=", "<=>", ">=", "<=", "<", ">", "!=", "<>"}
+_REMAINDERS = ("%", "MOD", "DIV")
 _ARITH = {"+": "mysql_dec_add", "-": "mysql_dec_sub", "*": "mysql_dec_mul", "/": "mysql_dec_div",
           "%": "mysql_dec_mod", "MOD": "mysql_dec_mod", "DIV": "mysql_dec_intdiv"}
 _DEC_FUNCS = {"ABS": "mysql_dec_abs", "FLOOR": "mysql_dec_floor", "CEIL": "mysql_dec_ceil",
@@ -320,6 +324,35 @@ class Finder:
             tree = ("seq", e.tree, COLLATE) if e.cat == DEC else e.tree
             self.regions[e.start] = (e.stop, tree)
 
+    def set_columns(self, branches: list[list[tuple[int, int]]]) -> None:
+        """The select items of a UNION's (EXCEPT's, INTERSECT's) branches, each branch's items as
+        (lo, hi) spans: a column MySQL makes a DECIMAL (a DECIMAL branch beside exact numbers:
+        DECIMALs, integers, number literals, NULL) gets every branch's value as its decimal text
+        `COLLATE mysql_decimal`, which SQLite takes from the leftmost branch for the merged
+        column: its UNION's duplicates and its ORDER BY compare values (SQLite's own would put
+        every integer before every text, and keep 5 apart from '5.00'); one MySQL makes a DOUBLE
+        (a DOUBLE branch beside them) gets its DECIMAL branches' values as doubles."""
+        if len({len(items) for items in branches}) != 1:
+            return
+        for spans in zip(*branches, strict=True):
+            found = [self.within(lo, hi) for lo, hi in spans]
+            if any(e is None or e.stop != hi for e, (_, hi) in zip(found, spans, strict=True)):
+                continue
+            exprs: list[Expr] = [e for e in found if e is not None]
+            if not any(e.cat == DEC for e in exprs) or not all(
+                    e.cat in (DEC, INT, NULL, FLOAT) or e.kind in ("lit", "neglit") and self.number_literal(e)
+                    for e in exprs):
+                continue
+            if any(e.cat == FLOAT for e in exprs):  # a DOUBLE column: the DECIMALs as doubles
+                for e in exprs:
+                    if e.cat == DEC:
+                        self.regions[e.start] = (e.stop, ("seq", ("raw", "CAST("), e.emit(), ("raw", "AS REAL)")))
+                continue
+            for e in exprs:
+                value = e.exact() if e.cat in (DEC, LIT, NULL) else ("seq", ("raw", "CAST("), e.emit(),
+                                                                     ("raw", "AS TEXT)"))
+                self.regions[e.start] = (e.stop, ("seq", value, COLLATE))
+
     def can_start(self, t: Token) -> bool:
         if t.kind in ("param", "ident", "var", "sysvar"):
             return True
@@ -392,9 +425,23 @@ class Finder:
                             printed=f"{printed(a, self.toks, prec)} {op} {printed(b, self.toks, prec, True)}")
             if cats == {LIT}:  # literals only: `1.5 + 0.1` is a DECIMAL (integers stay integers)
                 return Expr(a.start, b.stop, LIT, ("call", _ARITH[op], a.exact(), b.exact()), "litexpr")
+            if op in _REMAINDERS and cats <= {INT, FLOAT, LIT} and cats != {INT}:
+                return self.remainder(a, op, b, cats)
             cat = INT if cats <= {INT, LIT} and op != "/" else FLOAT  # (strings and dates: MySQL's double)
             return self.native(a.start, b.stop, cat, [a, b])
         return self.native(a.start, b.stop, INT, [a, b])  # logical and bit operators
+
+    def remainder(self, a: Expr, op: str, b: Expr, cats: set[str]) -> Expr:
+        """a MOD b, a % b, a DIV b of numbers that are not all integer columns (SQLite's % and /
+        read a literal 2.5 as 2, and / of a DOUBLE is no integer division): MOD of a DOUBLE is
+        `mysql_mod` (fmod, the dividend's sign), else of an integer and a literal the exact
+        remainder (5 MOD 2.5 is 0.0); DIV the exact quotient truncated. A divisor of 0 is NULL
+        with the warning 1365 (a write's error under strict mode)."""
+        if op == "DIV":
+            return Expr(a.start, b.stop, INT, ("call", "mysql_dec_intdiv", a.exact(), b.exact()), prec=_PREC[op])
+        if FLOAT in cats:
+            return Expr(a.start, b.stop, FLOAT, ("call", "mysql_mod", a.emit(), b.emit()), prec=_PREC[op])
+        return Expr(a.start, b.stop, DEC, ("call", "mysql_dec_mod", a.exact(), b.exact()), prec=_PREC[op])
 
     def arithmetic(self, a: Expr, op: str, b: Expr) -> Expr | None:
         """a + b, a - b, a * b of integers with MySQL's range (`functions._checked`: 1690 past

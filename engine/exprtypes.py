@@ -105,6 +105,7 @@ _VARIANCE_FUNCS = {"STD", "STDDEV", "STDDEV_POP", "STDDEV_SAMP", "VARIANCE", "VA
 _NUMBER_ARGS = {"SUM", "AVG", "ABS", "ROUND", "TRUNCATE", "FLOOR", "CEIL", "CEILING", "MOD", "SIGN"}
 _WINDOW_FUNCS = frozenset({"ROW_NUMBER", "RANK", "DENSE_RANK", "NTILE", "PERCENT_RANK", "CUME_DIST", "LAG", "LEAD",
                            "FIRST_VALUE", "LAST_VALUE", "NTH_VALUE"})
+_INTEGERS = frozenset({FieldType.TINY, FieldType.SHORT, FieldType.INT24, FieldType.LONG, FieldType.LONGLONG})
 _SAME_AS_ARG = {"MIN", "MAX", "ABS", "IFNULL", "COALESCE", "NULLIF", "GREATEST", "LEAST", "ANY_VALUE"}
 _TEMPORAL_FUNCS = {
     "NOW": FieldType.DATETIME, "SYSDATE": FieldType.DATETIME, "CURRENT_TIMESTAMP": FieldType.DATETIME,
@@ -209,6 +210,8 @@ class UnionTypes:
                 out.append(None)
                 continue
             ct = _unify(column)
+            if ct.type == FieldType.NEWDECIMAL:  # (MariaDB's merged DECIMAL is not binary)
+                ct = replace(ct, flags=ct.flags & ~ColumnFlag.BINARY)
             nullable = any(not c.flags & ColumnFlag.NOT_NULL for c in column)
             flags = ct.flags & ~ColumnFlag.NOT_NULL if nullable else ct.flags
             if ct.type != FieldType.YEAR:  # (a UNION of numbers pads none; a YEAR's '0000' stays)
@@ -310,7 +313,7 @@ def drop_alias(item: list[Token]) -> list[Token]:
     if len(item) > 1 and item[-1].kind in ("word", "ident") and (
             item[-2].kind in ("word", "ident", "param") or item[-2].text == ")") \
             and not item[-2].is_word("NOT", "IS", "AND", "OR", "LIKE", "IN", "NULL", "TRUE", "FALSE", "CASE",
-                                     "WHEN", "THEN", "ELSE", "_BINARY", "BINARY", "INTERVAL") \
+                                     "WHEN", "THEN", "ELSE", "_BINARY", "BINARY", "INTERVAL", "DIV", "MOD", "XOR", "OVER") \
             and not item[-1].is_word("NULL", "TRUE", "FALSE", "END", "UNKNOWN") \
             and not item[-2].text.startswith("_"):
         return item[:-1]
@@ -487,6 +490,26 @@ def set_branches(tokens: list[Token]) -> list[list[Token]]:
         parts[-1].append(t)
         k += 1
     return parts
+
+
+def set_operations(tokens: list[Token], start: int = 0) -> list[tuple[int, int]]:
+    """The spans (lo, hi) of the queries that combine SELECTs by UNION / EXCEPT / INTERSECT: the
+    one at tokens[start:] and each parenthesized one, at any depth."""
+    spans = []
+    for lo in [start] + [k + 1 for k in range(start, len(tokens) - 1)
+                         if tokens[k].kind == "op" and tokens[k].text == "(" and tokens[k + 1].is_word("SELECT")]:
+            depth, k = 0, lo
+            combined = False
+            while k < len(tokens) and depth >= 0:
+                t = tokens[k]
+                if t.kind == "op" and t.text in "()":
+                    depth += 1 if t.text == "(" else -1
+                elif depth == 0 and t.is_word("UNION", "EXCEPT", "INTERSECT"):
+                    combined = True
+                k += 1
+            if combined:
+                spans.append((lo, k - 1 if depth < 0 else k))
+    return spans
 
 
 class Derived:
@@ -1121,6 +1144,10 @@ class _Typer:
                 return datetime_type(FieldType.DATETIME, max(a.decimals for a in dated))
             if texts and rest:
                 return DOUBLE
+        if word == "ABS" and first is not None and first.type in _INTEGERS:
+            # MariaDB's type_handler_long_or_longlong: an INT past 9 characters (INT(11)) a BIGINT
+            return ColumnType(FieldType.LONGLONG if first.length > 9 else FieldType.LONG, first.length, 0, CHARSET_BINARY,
+                              ColumnFlag.BINARY | first.flags & (ColumnFlag.NOT_NULL | ColumnFlag.UNSIGNED))
         if word in _SAME_AS_ARG or word in ("IF", "IFNULL", "PERCENTILE_DISC", "LAST_VALUE"):
             # (PERCENTILE_DISC: its values'; LAST_VALUE(a, ..., z), not the window function: z's)
             candidates = args[1:] if word == "IF" else args[-1:] if word == "LAST_VALUE" else \
@@ -1129,6 +1156,10 @@ class _Typer:
                 raise _Unknown
             ct = _unify(candidates)
             if ct.type == FieldType.NEWDECIMAL:  # (a DECIMAL column's own definition is not binary)
+                ct = replace(ct, flags=ct.flags | ColumnFlag.BINARY)
+            if word == "COALESCE" and any(a.flags & ColumnFlag.NOT_NULL for a in candidates):
+                ct = replace(ct, flags=ct.flags | ColumnFlag.NOT_NULL)  # (one argument never NULL)
+            if word == "COALESCE" and ct.type in _INTEGERS:  # (an integer is binary)
                 ct = replace(ct, flags=ct.flags | ColumnFlag.BINARY)
             if ct.type in (FieldType.VAR_STRING, FieldType.STRING) and ct.charset != 63:
                 ct = ColumnType(FieldType.VAR_STRING, ct.length, STRING_DEC, ct.charset, ct.flags & ~ColumnFlag.BLOB)
@@ -1154,10 +1185,13 @@ class _Typer:
                     return decimal_type(digits + 1, 0, ColumnFlag.BINARY)
                 return int_type(max(first.length - first.decimals, 1), ColumnFlag.BINARY)
             scale = 0
-            if len(inner) >= 3 and inner[-1].kind == "param":
+            if len(inner) >= 3 and inner[-1].kind == "param" and inner[-2].text == ",":  # (-1: none)
                 value = self.param(inner[-1].param)
-                scale = value if isinstance(value, int) and value >= 0 else 0
-            return decimal_type(first.length, min(scale, first.decimals), ColumnFlag.BINARY)
+                scale = min(value, 30) if isinstance(value, int) and value >= 0 else 0
+            # MariaDB's (Item_func_round::fix_arg_decimal): the decimals dropped leave the
+            # precision (those added widen it), ROUND one digit more for the carry
+            carry = 1 if word == "ROUND" and scale < first.decimals else 0
+            return decimal_type(_precision(first) + carry - (first.decimals - scale), scale, ColumnFlag.BINARY)
         if word == "GROUP_CONCAT" or word in ("JSON_ARRAYAGG", "JSON_OBJECTAGG"):
             # a text of up to group_concat_max_len (1M) bytes: MariaDB's BLOB type
             return ColumnType(FieldType.BLOB, 16777216, 0, CHARSET_UTF8MB4_GENERAL_CI, 0,
@@ -1279,7 +1313,10 @@ class _Typer:
             j += 1
         if not results or j >= len(toks):
             raise _Unknown
-        return _unify(results), j + 1
+        ct = _unify(results)
+        if ct.type == FieldType.NEWDECIMAL:  # (binary as any DECIMAL expression, a column's too)
+            ct = replace(ct, flags=ct.flags | ColumnFlag.BINARY)
+        return ct, j + 1
 
 
 _PREC = {"OR": 1, "||": 1, "XOR": 2, "AND": 3, "&&": 3, "NOT": 4, "BETWEEN": 5, "=": 5, "<=>": 5, ">=": 5,
@@ -1356,8 +1393,10 @@ def _binary(op: str, a: ColumnType, b: ColumnType) -> ColumnType:
     if op in ("|", "&", "<<", ">>", "^"):
         return int_type(21, ColumnFlag.BINARY | ColumnFlag.UNSIGNED)
     if op == "DIV":  # an integer as wide as the dividend's integer part (an integer's length)
-        whole = _precision(a) - a.decimals if a.type == FieldType.NEWDECIMAL else a.length - a.decimals
-        return int_type(max(whole, 1), flags & ~ColumnFlag.NOT_NULL | (a.flags | b.flags) & ColumnFlag.UNSIGNED)
+        whole = _precision(a) - a.decimals if a.type in (FieldType.NEWDECIMAL, *_INTEGERS) else a.length - a.decimals
+        # (type_handler_long_or_longlong: past 9 digits a BIGINT)
+        return ColumnType(FieldType.LONGLONG if whole > 9 else FieldType.LONG, max(whole, 1), 0, CHARSET_BINARY,
+                          flags & ~ColumnFlag.NOT_NULL | (a.flags | b.flags) & ColumnFlag.UNSIGNED)
     floating = (FieldType.DOUBLE, FieldType.FLOAT)
     if a.type in floating or b.type in floating or not _numeric(a) or not _numeric(b):
         # MariaDB's decimals: the operands' most (PI()'s 6; a float column's or a string's 31,
@@ -1381,8 +1420,8 @@ def _binary(op: str, a: ColumnType, b: ColumnType) -> ColumnType:
         digits = max(_precision(a) - a.decimals, _precision(b) - b.decimals) + 1
         return decimal_type(min(digits + scale, 65), min(scale, 30), flags)
     unsigned = (a.flags | b.flags) & ColumnFlag.UNSIGNED  # (MySQL's, without NO_UNSIGNED_SUBTRACTION)
-    if op in ("%", "MOD"):
-        return int_type(max(a.length, b.length) + 1, flags & ~ColumnFlag.NOT_NULL | unsigned)
+    if op in ("%", "MOD"):  # (Item_func_mod: the wider operand's length)
+        return int_type(max(a.length, b.length), flags & ~ColumnFlag.NOT_NULL | unsigned)
     digits = _precision(a) + _precision(b) if op == "*" else max(_precision(a), _precision(b)) + 1
     return int_type(digits + (0 if unsigned else 1), flags | unsigned)
 

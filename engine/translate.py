@@ -56,6 +56,7 @@ from engine.exprtypes import (
     select_items,
     selected_names,
     set_branches,
+    set_operations,
     skip_parens,
     split_select,
     split_top,
@@ -388,6 +389,7 @@ class Translator:
         # a HAVING's names of select-list aliases: token index -> the aliased expression's tokens
         self.alias_at: dict[int, tuple[int, int]] = {}
         self.exact: dict[int, tuple[int, tuple]] = {}  # regions computed exactly (engine.exact): start -> (end, tree)
+        self.merged: set[int] = set()  # a UNION's bare column items rewritten (`set_columns`): their first tokens' ids
         self.kinds: dict[int, bool] = {}  # literals whose kind the translation read (`Plan.literal_kinds`)
         self.charset_contexts: dict[int, str] = {}  # `Plan.charset_contexts`
         self.introduced: dict[int, str] = {}  # `Plan.introduced`
@@ -1543,6 +1545,15 @@ class Translator:
         """name( ... ): per-execution values, renamed functions, CAST and friends."""
         toks = self.tokens
         closes = i + 2 < len(toks) and toks[i + 2].kind == "op" and toks[i + 2].text == ")"
+        if word in ("LAG", "LEAD"):
+            commas, depth = [], 0
+            for k in range(i + 2, skip_parens(toks, i + 1) - 1):
+                if toks[k].kind == "op" and toks[k].text in "()":
+                    depth += 1 if toks[k].text == "(" else -1
+                elif depth == 0 and toks[k].text == ",":
+                    commas.append(k)
+            if len(commas) > 1:  # MariaDB 10.11's grammar takes LAG(x [, n]) only: a default is 1064
+                raise syntax_error(self.shape[toks[commas[1]].end:])
         if word == "SYSDATE":  # the clock as the call runs, not the statement's time (sysdate_is_now OFF)
             self.out.append("mysql_sysdate(")
             if closes:
@@ -2788,10 +2799,10 @@ class Translator:
         """The regions of the SELECT at tokens[start:], its select-list aliases typed first (HAVING
         and ORDER BY may name them)."""
         toks = self.tokens
+        index = {id(t): k for k, t in enumerate(toks)}
         found = select_items(toks[start:])
         if found is not None:
             items, _ = found
-            index = {id(t): k for k, t in enumerate(toks)}
             for item in items:
                 bare = split_select([toks[start], *item])
                 expr = bare[0][0] if bare else []
@@ -2803,13 +2814,25 @@ class Translator:
                     if len(expr) < len(item):
                         finder.aliases[item[-1].text.lower()] = e.cat
         self.scan_exact(finder, start, len(toks))
+        for lo, hi in set_operations(toks, start):
+            branches = []
+            for part in set_branches(toks[lo:hi]):
+                bare = split_select(part)
+                if bare is None or any(not expr or expr[-1].text == "*" for expr in bare[0]):
+                    break  # a parenthesized branch, a wildcard: left as SQLite compares them
+                branches.append([(index[id(expr[0])], index[id(expr[-1])] + 1) for expr in bare[0]])
+            else:
+                finder.set_columns(branches)
+                self.merged.update(id(toks[lo]) for spans in branches for lo, _ in spans if lo in finder.regions)
+        self.exact.update(finder.regions)
+        finder.regions.clear()
 
     def emit_exact(self, end: int, tree: tuple, read_as: str = "DOUBLE") -> int:
         """Emit an `engine.exact` tree; returns `end`. `read_as`: what the call around reads a
         string literal as (its 1292's type)."""
         kind = tree[0]
         if kind == "call":
-            strict = self.strict_division and tree[1] in decimal_math.DIVISIONS  # 0 fails a write (functions.strict_division)
+            strict = self.strict_division and (tree[1] in decimal_math.DIVISIONS or tree[1] == "mysql_mod")  # 0 fails a write (functions.strict_division)
             self.out.append(tree[1] + ("_strict(" if strict else "("))
             inner = "DECIMAL" if tree[1] in _DECIMAL_READS else "DOUBLE"
             for k, arg in enumerate(tree[2:]):
@@ -2968,13 +2991,13 @@ class Translator:
                 len(item) > 1 and item[-1].kind in ("word", "ident") and (
                     item[-2].kind in ("word", "ident", "param") or item[-2].text == ")")
                 and not item[-2].is_word("NOT", "IS", "AND", "OR", "LIKE", "IN", "NULL", "TRUE", "FALSE",
-                                         "BINARY", "_BINARY", "COLLATE")
+                                         "BINARY", "_BINARY", "COLLATE", "OVER", "DIV", "MOD", "XOR")
                 and not item[-1].is_word("NULL", "TRUE", "FALSE", "END")
                 and not (item[-1].upper in UNIT_WORDS and any(t.is_word("INTERVAL") for t in item)))
             plain = len(item) % 2 == 1 and all(t.kind in ("word", "ident") for t in item[::2]) and \
                 all(t.kind == "op" and t.text == "." for t in item[1::2]) and \
                 not any(t.kind == "word" and t.upper in NILADIC for t in item)  # [db.][table.]column
-            if plain and not aliased and item[-1].text != item[-1].text.lower():
+            if plain and not aliased and (item[-1].text != item[-1].text.lower() or id(item[0]) in self.merged):
                 # MySQL names a column by the identifier as written (SELECT Event_name), SQLite by
                 # its declaration; an all lower-case one is left to SQLite (the common case,
                 # kept free of this per-execution step)
@@ -3332,18 +3355,21 @@ class Translator:
         row) unless `by_sqlite` is false; any other goes through `mysql_store` (DECIMAL rounded to its scale,
         strings' lengths ...)."""
         e = self.value_exact(start, end)
-        key = values.target(col, f"`{schema}`.`{table}`.`{col.name}`", self.lenient)
-        if key is None:
-            return None
         region = self.exact.get(start)
         inner = region[1] if region is not None and region[0] == end else ("tokens", start, end)
+        exact = e is not None and e.cat == "dec"  # a DECIMAL's text: a number (to a YEAR too)
         if e is not None and e.kind == "neglit" and col.base not in ("enum", "set"):
             inner = e.exact()  # -9223372036854775808: exact, never a double (an ENUM's or SET's -1 a number)
+            exact = True
         elif e is not None and e.kind == "lit" and col.base == "year" and isinstance(self.params[e.param], float):
             # 99.5 is MariaDB's DECIMAL, rounded half away from zero into a YEAR (100: 1264), not a
             # DOUBLE's truncation (the plan is keyed by the literal being a number)
             self.kinds[e.param] = True
             inner = e.exact()
+            exact = True
+        key = values.target(col, f"`{schema}`.`{table}`.`{col.name}`", self.lenient, exact)
+        if key is None:
+            return None
         stored = "'" + key.replace("'", "''") + "'"
         bounds = values.int_range(col)
         if by_sqlite and bounds is not None and e is not None and e.cat == "int":

@@ -83,22 +83,24 @@ _STRICT_BASES = INT_TYPES | NUMERIC_TYPES | BLOB_TYPES | TIME_TYPES | {
     "char", "varchar", "tinytext", "text", "mediumtext", "longtext", "enum", "set"}
 
 
-def target(col: Column, where: str, lenient: bool = False) -> str | None:
+def target(col: Column, where: str, lenient: bool = False, exact: bool = False) -> str | None:
     """The key under which `mysql_store(value, key)` (a SQLite function, see `functions`) finds
     the column an expression's value is written to, checked and converted by `store` as a
     literal is (strict mode for expressions: UPDATE t SET tiny = tiny + 200 is 1264; `lenient`,
     under IGNORE: adjusted, with a warning). None for the types whose expression values are
-    stored as SQLite computes them (JSON, floats)."""
+    stored as SQLite computes them (JSON, floats). `exact`: the value is a DECIMAL's text
+    (`engine.exact`), which a YEAR reads as a number (a string '0.4' is 2000, the DECIMAL 0000)."""
     if col.base not in _STRICT_BASES:
         return None
-    key = f"{where} {col.type_text}{' IGNORE' if lenient else ''}"
+    key = f"{where} {col.type_text}{' IGNORE' if lenient else ''}{' EXACT' if exact and col.base == 'year' else ''}"
     _TARGETS[key] = (col, where, lenient)
     return key
 
 
 def store_target(key: str, value: object, row: int, warnings: list | None = None) -> object:
     col, where, lenient = _TARGETS[key]
-    if isinstance(value, str) and (col.base in INT_TYPES or col.base in NUMERIC_TYPES) and col.base != "year":
+    if isinstance(value, str) and (col.base in INT_TYPES or col.base in NUMERIC_TYPES) and (
+            col.base != "year" or key.endswith(" EXACT")):
         try:
             value = Decimal(value)  # an exact number computed as its text (engine.exact)
         except InvalidOperation:
@@ -309,14 +311,15 @@ def _year(col: Column, value: object, row: int, where: str, lenient: bool = Fals
     """YEAR as MariaDB's Field_year stores it, kept as the year's number (0 for 0000): 1901 ..
     2155 as they are, 1 .. 69 the 2000s, 70 .. 99 the 1900s, 0 0000 (a string's '0' and '00'
     2000, its '0000' 0000); a number with a point rounded half away from zero, a DOUBLE
-    truncated; anything else 1264. A string is read as its leading number: 1366 without one,
+    truncated; anything else (a negative number too) 1264. A string is read as its leading number: 1366 without one,
     1265 with more after it. `lenient`: 0000 for a value out of range or a string without a
     number, a string's leading number for one with more after it (the warning is `store`'s)."""
     text, m = None, None
     if isinstance(value, float):
         n = int(value) if 0.0 <= value <= 2155.0 else -1
     elif isinstance(value, int | Decimal):
-        n = int(Decimal(value).to_integral_value(rounding=ROUND_HALF_UP, context=EXACT))
+        # (a negative number is out of range even where it rounds to 0: -0.4 is 1264)
+        n = int(Decimal(value).to_integral_value(rounding=ROUND_HALF_UP, context=EXACT)) if value >= 0 else -1
     else:
         text = value.decode("utf-8", "surrogateescape") if isinstance(value, bytes) else str(value)
         m = NUMBER_PREFIX.match(text)

@@ -265,6 +265,23 @@ def test_year_enum_set_and_time_values_stored_as_mariadbs_fields():
     assert [w[2] for w in warnings] == [1264, 1265, 1264, 1264, 1265, 1265]
 
 
+def test_a_decimal_into_year_is_a_number_and_negative_ones_are_out_of_range():
+    """A DECIMAL's text (an exact expression's value, `target(..., exact=True)`) is the number a
+    YEAR stores, 0.4 0000 where the string '0.4' is 2000; a negative DECIMAL is 1264 even where
+    it rounds to 0."""
+    from engine.values import store_target
+
+    year = Column("y", "year")
+    exact, text = target(year, "`db`.`t`.`y`", exact=True), target(year, "`db`.`t`.`y`")
+    assert (store_target(exact, "0.4", 1), store_target(text, "0.4", 1)) == (0, 2000)
+    assert store_target(exact, "69.5", 1) == 1970
+    for value in (Decimal("-0.4"), Decimal("-0.5")):
+        with pytest.raises(SQLError) as raised:
+            store(year, value, 1, "`db`.`t`.`y`")
+        assert raised.value.code == 1264
+    assert store(year, Decimal("-0.4"), 1, "", lenient=True, warnings=[]) == 0
+
+
 def test_decimal_collation_orders_by_value():
     values = ["10", "3.50", "-0.5", "12345678901234567890.00000000000000000002", "3.5", "9"]
     ordered = sorted(values, key=functools.cmp_to_key(compare_decimal))
@@ -298,6 +315,68 @@ def test_decimal_computation_is_exact_wherever_it_is_and_only_there():
                 "SELECT id FROM t WHERE n = 1.5 OR n BETWEEN 1 AND 2 OR n IN (1, 2.5)",
                 "UPDATE t SET id = id + 1 WHERE id = 5", "SELECT SUM(id), AVG(x), v FROM t GROUP BY v"]:
         assert "mysql_dec_" not in _translated(sql), sql
+
+
+def test_union_of_a_decimal_column_merges_decimal_texts_collated_by_value():
+    """A UNION column MySQL makes a DECIMAL gets every branch's value as its decimal text under
+    `mysql_decimal` (SQLite orders integers and reals before texts, and keeps 5 apart from
+    '5.00'); a DOUBLE or string beside it is left alone."""
+    sql = _translated("SELECT id FROM t UNION SELECT n FROM t UNION ALL SELECT 1.5 ORDER BY 1")
+    assert "CAST( id AS TEXT) COLLATE mysql_decimal" in sql
+    assert "n COLLATE mysql_decimal" in sql
+    assert sql.count("COLLATE mysql_decimal") == 3
+    inner = _translated("SELECT MAX(k) FROM (SELECT id AS k FROM t UNION SELECT n FROM t) s")
+    assert inner.count("COLLATE mysql_decimal") == 2
+    assert "CAST( n AS REAL)" in _translated("SELECT x FROM t UNION SELECT n FROM t")  # a DOUBLE column
+    for other in ("SELECT v FROM t UNION SELECT n FROM t",
+                  "SELECT id FROM t UNION SELECT id FROM t"):
+        assert "mysql_decimal" not in _translated(other), other
+
+
+def test_mod_and_div_of_a_double_or_a_non_integer_literal_are_mysqls():
+    """SQLite's % and / read 2.5 as 2 and divide a DOUBLE as a real: MOD with a DOUBLE is fmod,
+    an integer MOD a literal the exact remainder, DIV the exact quotient truncated."""
+    assert "mysql_dec_mod( id , ? )" in _translated("SELECT id MOD 2.5 FROM t")
+    assert "mysql_dec_mod( id , ? )" in _translated("SELECT id % 2.5 FROM t")
+    assert "mysql_dec_intdiv( id , ? )" in _translated("SELECT id DIV 2.5 FROM t")
+    assert "mysql_mod( x , ? )" in _translated("SELECT x MOD 2 FROM t")
+    assert "mysql_mod(" not in _translated("SELECT id % id FROM t")  # integers: SQLite's own
+    # the column after MOD / DIV is the operand, not an alias: typed as MariaDB's DECIMAL
+    assert [(ct.type, ct.decimals) for ct in types_of("SELECT n MOD n, id MOD n FROM t")] == [
+        (FieldType.NEWDECIMAL, 2), (FieldType.NEWDECIMAL, 2)]
+    from engine import decimal_math as dm
+    from engine.functions import mysql_mod
+
+    assert (mysql_mod(-7.5, 2), mysql_mod(7, -2.5)) == (-1.5, 2.0)  # the dividend's sign
+    assert dm.FUNCTIONS["mysql_dec_mod"](-7, 2.5) == "-2.0"
+    assert (dm.FUNCTIONS["mysql_dec_mod"](-12, 2), dm.FUNCTIONS["mysql_dec_mod"](-7, -2)) == (0, -1)  # integers
+    assert [(ct.type, ct.length) for ct in types_of("SELECT id MOD 2, id DIV 2 FROM t")] == [
+        (FieldType.LONGLONG, 11), (FieldType.LONGLONG, 10)]
+    assert dm.FUNCTIONS["mysql_dec_intdiv"](-7, 2.5) == -2
+
+
+def test_decimal_function_definitions_as_mariadbs():
+    """ROUND / TRUNCATE of a DECIMAL(10,2) as wide as MariaDB's (Item_func_round), ABS of an INT a
+    BIGINT, CASE of DECIMALs binary, COALESCE NOT NULL with an argument never NULL, a named
+    window's ROW_NUMBER() never NULL (OVER w is no alias)."""
+    shapes = [(ct.type, ct.length, ct.decimals) for ct in types_of(
+        "SELECT ROUND(n, 1), TRUNCATE(n, 1), ROUND(n), ROUND(n, 3), ROUND(n, -1), ABS(id) FROM t")]
+    assert shapes == [(FieldType.NEWDECIMAL, 12, 1), (FieldType.NEWDECIMAL, 11, 1), (FieldType.NEWDECIMAL, 10, 0),
+                      (FieldType.NEWDECIMAL, 13, 3), (FieldType.NEWDECIMAL, 10, 0), (FieldType.LONGLONG, 11, 0)]
+    case, coalesce, numbered = types_of(
+        "SELECT CASE WHEN id > 1 THEN n END, COALESCE(n, 1.5), ROW_NUMBER() OVER w FROM t WINDOW w AS (ORDER BY id)")
+    assert case.flags & ColumnFlag.BINARY
+    assert coalesce.flags & ColumnFlag.NOT_NULL and numbered.flags & ColumnFlag.NOT_NULL
+    from engine import decimal_math as dm
+
+    assert dm.VARIADIC["mysql_dec_round"]("-2.00", -1) == "0"  # not -0
+
+
+def test_lag_with_a_default_is_mariadbs_syntax_error():
+    with pytest.raises(SQLError) as raised:
+        _translated("SELECT LAG(id, 1, 0) OVER (ORDER BY id) FROM t")
+    assert raised.value.code == 1064
+    assert "mysql_dec" not in _translated("SELECT LEAD(COALESCE(id, 1), 1) OVER (ORDER BY id) FROM t")
 
 
 def test_decimal_functions_keep_mysql_scales():
