@@ -95,6 +95,7 @@ ER_VIEW_RECURSIVE = MySQLError(1462, "HY000", "`%s`.`%s` contains view recursion
 ER_NON_INSERTABLE_TABLE = MySQLError(1471, "HY000", "The target table %s of the %s is not insertable-into")
 ER_MASTER_FATAL_ERROR_READING_BINLOG = MySQLError(1236, "HY000", "Got fatal error %s from master when reading data from binary log: '%s'")
 ER_INCORRECT_GLOBAL_LOCAL_VAR = MySQLError(1238, "HY000", "Variable '%s' is a %s variable")
+ER_VARIABLE_IS_READONLY = MySQLError(1621, "HY000", "%s variable '%s' is read-only. Use SET %s to assign the value")
 ER_INSIDE_TRANSACTION_PREVENTS_SWITCH_SQL_LOG_BIN = MySQLError(
     1694, "HY000", "Cannot modify @@session.sql_log_bin inside a transaction")
 ER_INSIDE_TRANSACTION_PREVENTS_SWITCH_GTID_DOMAIN_ID_SEQ_NO = MySQLError(
@@ -205,6 +206,8 @@ ER_MULTIPLE_PRI_KEY = MySQLError(1068, "42000", "Multiple primary key defined")
 ER_DIVISION_BY_ZERO = MySQLError(1365, "22012", "Division by 0")
 # a string read as a number that is not one throughout (a warning; trailing spaces a note)
 ER_TRUNCATED_NUMBER = MySQLError(1292, "22007", "Truncated incorrect %s value: '%s'")
+WARN_OPTION_BELOW_LIMIT = MySQLError(1708, "HY000", "The value of '%s' should be no less than the value of '%s'")
+ER_DATA_OVERFLOW = MySQLError(1916, "22003", "Got overflow when converting '%s' to %s. Value truncated")
 # a note on a statement binlogged as a statement that a replica may not apply alike (sql/share/errmsg)
 ER_BINLOG_UNSAFE_STATEMENT = MySQLError(
     1592, "HY000", "Unsafe statement written to the binary log using statement format since BINLOG_FORMAT = STATEMENT. %s")
@@ -294,7 +297,11 @@ class LocalProtocolError(ProtocolError):
 
 
 class SQLError(Exception):
-    """A MySQL error to report to a client as an ERR packet (not a protocol violation)."""
+    """A MySQL error to report to a client as an ERR packet (not a protocol violation).
+    `warnings`: what the statement had warned of before it failed, which SHOW WARNINGS lists
+    before the error (a SET's clamped value ahead of the variable it refused)."""
+
+    warnings: tuple[tuple[str, int, str], ...] = ()
 
     def __init__(self, error: MySQLError, *args: object, message: str | None = None):
         self.error = error
