@@ -229,6 +229,8 @@ def _collation_names(value: Any) -> str:
 def _lc_time_names(value: Any) -> str:
     """lc_time_names: en_US only (by name or as locale 0, mariadb-binlog's form): the engine
     names months and days in English; another locale is refused (1649), never shown wrong."""
+    if isinstance(value, (float, Decimal)):
+        raise TypeError(value)  # (1232, as MariaDB's)
     if value == 0 or (isinstance(value, str) and value.lower() == "en_us"):
         return "en_US"
     raise SQLError(ER_UNKNOWN_LOCALE, display(value))
@@ -312,7 +314,7 @@ def register(server: Server) -> None:
         SystemVariable("system_time_zone", tz),
         SystemVariable("timestamp", None, S, dynamic=True,
                        session_get=lambda s: s.sysvars.get("timestamp") or round(time.time(), 6),
-                       check=lambda x: float(x) if x is not None else None, session_set=_timestamp_set),
+                       check=check_double(0.0, 2147483647.0), session_set=_timestamp_set),
         SystemVariable("lower_case_table_names", 0),
         # READ-COMMITTED is what the engine does by default (not InnoDB's REPEATABLE-READ).
         SystemVariable("transaction_isolation", "READ-COMMITTED", B, dynamic=True,

@@ -226,14 +226,19 @@ def check_enum(*allowed: str) -> Callable[[Any], str]:
             return allowed[value]
         if isinstance(value, str) and value.upper() in names:
             return names[value.upper()]
+        if isinstance(value, (float, Decimal)):
+            raise TypeError(value)  # (a DECIMAL or DOUBLE is no enum's index, as MariaDB's)
         raise ValueError(value)
 
     return check
 
 
 def check_str(value: Any) -> str:
+    """A string variable's text; a DECIMAL or DOUBLE is the wrong type (1232), as MariaDB's."""
     if value is None:
         raise ValueError(value)
+    if isinstance(value, (float, Decimal)):
+        raise TypeError(value)
     if isinstance(value, bool):
         return str(int(value))
     return str(value)
@@ -433,8 +438,9 @@ class Variables:
             raise SQLError(ER_GLOBAL_VARIABLE, var.name)
         if var.session_read_only:
             raise SQLError(ER_VARIABLE_IS_READONLY, "SESSION", var.name, "GLOBAL")
-        if value is DEFAULT:
-            return Assignment(var, Scope.SESSION, var.checked(var.get_global()))
+        if value is DEFAULT:  # the global value, or a session-only variable's default
+            default = var.get_global() if var.scope & Scope.GLOBAL else DEFAULT
+            return Assignment(var, Scope.SESSION, var.checked(default))
         return Assignment(var, Scope.SESSION, var.checked(value, warnings, strict))
 
     def assign(self, assignment: Assignment, session: ClientSession | None) -> None:

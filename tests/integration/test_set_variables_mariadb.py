@@ -5,7 +5,8 @@ SHOW WARNINGS are compared, and the values read back (SELECT @@, SHOW VARIABLES)
 A numeric value out of its variable's range, or off its block size, is clamped with warning 1292
 naming the value given (1231 instead under STRICT_ALL_TABLES, not under STRICT_TRANS_TABLES); a
 number past 64 bits is first read as the nearest signed 64-bit integer with 1916; a DOUBLE's value
-quoted as MariaDB prints it; a string to an integer variable is 1232; max_allowed_packet below
+quoted as MariaDB prints it; a string to a numeric variable is 1232, and so is a DECIMAL or DOUBLE
+to a string or enum one (SET timestamp: a DOUBLE in [0, 2^31-1]); max_allowed_packet below
 net_buffer_length adds 1708, and their session values are read only (1621). A SET of several
 variables changes none when one of them is refused; its warnings come in the assignments' order,
 an expression's (1/0: 1365) among them; SET STATEMENT's warnings come before its statement's.
@@ -205,9 +206,33 @@ SEMISYNC = [
     "SHOW GLOBAL VARIABLES LIKE 'rpl_semi_sync_master_timeout'",
 ]
 
+TYPES = [
+    "SET timestamp = -1",
+    "SELECT @@timestamp > 1000000000",
+    "SET timestamp = 5000000000",
+    "SELECT @@timestamp",
+    "SET timestamp = '5'",
+    "SET timestamp = NULL",
+    "SET timestamp = 'abc'",
+    "SET timestamp = 1.5",
+    "SELECT @@timestamp",
+    "SET timestamp = DEFAULT",
+    "SELECT @@timestamp > 1000000000",
+    "SET timestamp = 12345",
+    "SET timestamp = 0",
+    "SELECT @@timestamp > 1000000000",
+    "SET completion_type = 1.5",
+    "SET sql_mode = 1.5",
+    "SET GLOBAL log_output = 1.5",
+    "SET lc_time_names = 1.5",
+    "SET character_set_client = 1.5",
+    "SET time_zone = 1.5",
+    "SET sql_safe_updates = 1.5",
+]
+
 FAMILIES = {"timeouts": TIMEOUTS, "counts": COUNTS, "sizes": SIZES, "doubles": DOUBLES,
             "strictness": STRICTNESS, "several": SEVERAL, "statement_for": STATEMENT_FOR,
-            "semisync": SEMISYNC}
+            "semisync": SEMISYNC, "types": TYPES}
 
 
 @pytest.mark.parametrize("family", FAMILIES)

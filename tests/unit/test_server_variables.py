@@ -17,6 +17,7 @@ from server.variables import (
     check_double,
     check_enum,
     check_int,
+    check_str,
     like_matcher,
 )
 
@@ -218,3 +219,19 @@ def test_a_session_read_only_value_is_set_globally_only(registry):
     assert code(registry.set, "net_buffer_length", 2048, None, s) == 1621
     registry.set("net_buffer_length", 2048, Scope.GLOBAL, s)
     assert registry.get("net_buffer_length", None, Scope.GLOBAL) == 2048
+
+
+def test_session_only_default_and_the_types_mariadb_refuses(registry):
+    registry.add(SystemVariable("timestamp", None, Scope.SESSION, dynamic=True,
+                                check=check_double(0.0, 2147483647.0)))
+    s = session()
+    assert registry.check_set("timestamp", DEFAULT, None, s, []).value is None  # the clock again
+    warnings = []
+    assert registry.check_set("timestamp", -1, None, s, warnings).value == 0.0
+    assert [code for _, code, _ in warnings] == [1292]
+    assert code(registry.set, "timestamp", None, None, s) == 1232
+    assert code(registry.set, "timestamp", "5", None, s) == 1232
+    assert code(registry.set, "binlog_format", 1.5, Scope.GLOBAL, s) == 1232
+    assert code(registry.set, "binlog_format", Decimal("1.5"), Scope.GLOBAL, s) == 1232
+    with pytest.raises(TypeError):
+        check_str(1.5)
