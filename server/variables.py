@@ -120,10 +120,12 @@ class SystemVariable:
 
 # -- value checkers for SET (ValueError: bad value, TypeError: wrong type) -------------------
 
-_BOOL_WORDS = {"ON": True, "TRUE": True, "1": True, "OFF": False, "FALSE": False, "0": False}
+_BOOL_WORDS = {"ON": True, "OFF": False}
 
 
 def check_bool(value: Any) -> bool:
+    """A boolean variable (MariaDB's Sys_var_mybool): 0 or 1, or the string ON or OFF in any
+    case (TRUE / FALSE are the integers 1 / 0; the strings '1', 'TRUE' are 1231)."""
     if isinstance(value, bool):
         return value
     if isinstance(value, int):

@@ -6,7 +6,8 @@ A numeric value out of its variable's range, or off its block size, is clamped w
 naming the value given (1231 instead under STRICT_ALL_TABLES, not under STRICT_TRANS_TABLES); a
 number past 64 bits is first read as the nearest signed 64-bit integer with 1916; a DOUBLE's value
 quoted as MariaDB prints it; a string to a numeric variable is 1232, and so is a DECIMAL or DOUBLE
-to a string or enum one (SET timestamp: a DOUBLE in [0, 2^31-1]); max_allowed_packet below
+to a string or enum one (SET timestamp: a DOUBLE in [0, 2^31-1]); a boolean takes 0, 1, TRUE,
+FALSE and the strings ON and OFF only ('1', 'true': 1231); max_allowed_packet below
 net_buffer_length adds 1708, and their session values are read only (1621). A SET of several
 variables changes none when one of them is refused; its warnings come in the assignments' order,
 an expression's (1/0: 1365) among them; SET STATEMENT's warnings come before its statement's.
@@ -230,9 +231,43 @@ TYPES = [
     "SET sql_safe_updates = 1.5",
 ]
 
+BOOLEANS = [
+    "SET sql_safe_updates = TRUE",
+    "SET sql_safe_updates = FALSE",
+    "SET sql_safe_updates = 'OFF'",
+    "SET sql_safe_updates = 2",
+    "SET sql_safe_updates = -1",
+    "SET sql_safe_updates = NULL",
+    "SET sql_safe_updates = '1'",
+    "SET sql_safe_updates = 'true'",
+    "SET sql_safe_updates = 1e0",
+    "SET sql_safe_updates = 1 + 0",
+    "SET sql_safe_updates = ON",
+    "SELECT @@sql_safe_updates",
+    "SET sql_safe_updates = DEFAULT",
+    "SET GLOBAL local_infile = OFF",
+    "SELECT @@global.local_infile",
+    "SET GLOBAL local_infile = DEFAULT",
+    "SET foreign_key_checks = 'yes'",
+    "SET unique_checks = 3",
+    "SET sql_quote_show_create = 0.0",
+    "SET sql_notes = ''",
+    "SET sql_log_bin = 2",
+    "SET check_constraint_checks = 'ON '",
+    "SET @@session.sql_auto_is_null = 'On'",
+    "SELECT @@sql_auto_is_null",
+    "SET sql_auto_is_null = DEFAULT",
+    "SET GLOBAL read_only = 2",
+    "SET GLOBAL require_secure_transport = 'x'",
+    "SET autocommit = -1",
+    "SET autocommit = '0'",
+    "SELECT @@autocommit",
+    "SET autocommit = 1",
+]
+
 FAMILIES = {"timeouts": TIMEOUTS, "counts": COUNTS, "sizes": SIZES, "doubles": DOUBLES,
             "strictness": STRICTNESS, "several": SEVERAL, "statement_for": STATEMENT_FOR,
-            "semisync": SEMISYNC, "types": TYPES}
+            "semisync": SEMISYNC, "types": TYPES, "booleans": BOOLEANS}
 
 
 @pytest.mark.parametrize("family", FAMILIES)

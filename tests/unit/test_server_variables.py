@@ -235,3 +235,11 @@ def test_session_only_default_and_the_types_mariadb_refuses(registry):
     assert code(registry.set, "binlog_format", Decimal("1.5"), Scope.GLOBAL, s) == 1232
     with pytest.raises(TypeError):
         check_str(1.5)
+
+
+@pytest.mark.parametrize(("given", "word", "value"),
+                         [("1", "on", True), ("0", "OFF", False), ("true", "On", True), ("FALSE", "off", False)])
+def test_booleans_take_the_strings_on_and_off_only(given, word, value):
+    with pytest.raises(ValueError):
+        check_bool(given)  # (the bare words TRUE / FALSE reach it as 1 / 0)
+    assert check_bool(word) is value
