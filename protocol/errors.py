@@ -31,6 +31,8 @@ ER_WRONG_FIELD_TERMINATORS = MySQLError(1083, "42000", "Field separator argument
 ER_TEXTFILE_NOT_READABLE = MySQLError(1085, "HY000", "The file '%s' must be in the database directory or be readable by all")
 ER_FILE_EXISTS_ERROR = MySQLError(1086, "HY000", "File '%s' already exists")
 ER_WARN_DEPRECATED_SYNTAX = MySQLError(1287, "HY000", "'%s' is deprecated and will be removed in a future release. Please use %s instead")
+ER_WARN_DEPRECATED_SYNTAX_NO_REPLACEMENT = MySQLError(
+    1287, "HY000", "'%s' is deprecated and will be removed in a future release")
 ER_AMBIGUOUS_FIELD_TERM = MySQLError(1475, "HY000", "First character of the FIELDS TERMINATED string is ambiguous; please use non-optional and non-empty FIELDS ENCLOSED BY")
 ER_ERROR_ON_WRITE = MySQLError(1026, "HY000", "Error writing file '%s' (errno: %s)")
 ER_KEY_NOT_FOUND = MySQLError(1032, "HY000", "Can't find record in '%s'")

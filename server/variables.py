@@ -9,10 +9,10 @@ Contract
   size) the value is clamped as MariaDB's Sys_var_integer / Sys_var_double do, with warning 1292
   naming the value given, or refused with 1231 under STRICT_ALL_TABLES; SET reads the warnings
   through `Variables.check_set`. A variable whose session value only SET GLOBAL changes is
-  `session_read_only` (1621 for SET SESSION, as MariaDB's max_allowed_packet). A global value
-  that must be durable when SET answers OK names a `settled` coroutine: `Variables.apply` (the
-  SET statement's path) awaits it after `on_set`, so the OK follows the commit
-  (gtid_slave_pos). A SET of several variables checks every value (`check_set`) before it
+  `session_read_only` (1621 for SET SESSION, as MariaDB's max_allowed_packet); a `deprecated`
+  one warns 1287 at every SET, before its value is checked. A global value that must be durable
+  when SET answers OK names a `settled` coroutine: `Variables.apply` (the SET statement's path)
+  awaits it after `on_set`, so the OK follows the commit (gtid_slave_pos). A SET of several variables checks every value (`check_set`) before it
   assigns any (`assign`), so that one refused value changes nothing. Session values live in
   `ClientSession.sysvars` (copied from the globals of the BOTH-scope variables when the session
   starts, as mysqld does); a variable may instead route its session value through
@@ -47,6 +47,8 @@ from protocol.errors import (
     ER_TRUNCATED_NUMBER,
     ER_UNKNOWN_SYSTEM_VARIABLE,
     ER_VARIABLE_IS_READONLY,
+    ER_WARN_DEPRECATED_SYNTAX,
+    ER_WARN_DEPRECATED_SYNTAX_NO_REPLACEMENT,
     ER_WRONG_TYPE_FOR_VAR,
     ER_WRONG_VALUE_FOR_VAR,
     SQLError,
@@ -89,6 +91,8 @@ class SystemVariable:
     session_read_only: bool = False  # the session value follows SET GLOBAL only (1621)
     # the warnings a SET GLOBAL of a good value still earns (MariaDB's on_check warnings)
     advise: Callable[[Any], list[Diagnostic]] | None = None
+    # MariaDB's deprecated variables: every SET warns (1287), naming the replacement if any
+    deprecated: bool | str = False
 
     def __post_init__(self) -> None:
         self.name = self.name.lower()
@@ -116,6 +120,14 @@ class SystemVariable:
             raise SQLError(ER_WRONG_TYPE_FOR_VAR, self.name) from None
         except ValueError:
             raise SQLError(ER_WRONG_VALUE_FOR_VAR, self.name, display(value, null="NULL")) from None
+
+
+def _deprecation(var: SystemVariable) -> Diagnostic:
+    if isinstance(var.deprecated, str):
+        return ("Warning", ER_WARN_DEPRECATED_SYNTAX.code,
+                ER_WARN_DEPRECATED_SYNTAX.format(f"@@{var.name}", f"'@@{var.deprecated}'"))
+    return ("Warning", ER_WARN_DEPRECATED_SYNTAX_NO_REPLACEMENT.code,
+            ER_WARN_DEPRECATED_SYNTAX_NO_REPLACEMENT.format(f"@@{var.name}"))
 
 
 # -- value checkers for SET (ValueError: bad value, TypeError: wrong type) -------------------
@@ -427,6 +439,8 @@ class Variables:
         var = self.lookup(name)
         if not var.dynamic:
             raise SQLError(ER_INCORRECT_GLOBAL_LOCAL_VAR, var.name, "read only")
+        if var.deprecated and warnings is not None:  # (before the value's own check, as MariaDB's)
+            warnings.append(_deprecation(var))
         strict = isinstance(var.check, Bounds) and session is not None and (
             "STRICT_ALL_TABLES" in str(session.sysvars.get("sql_mode", "")))
         if scope is Scope.GLOBAL:

@@ -7,7 +7,8 @@ naming the value given (1231 instead under STRICT_ALL_TABLES, not under STRICT_T
 number past 64 bits is first read as the nearest signed 64-bit integer with 1916; a DOUBLE's value
 quoted as MariaDB prints it; a string to a numeric variable is 1232, and so is a DECIMAL or DOUBLE
 to a string or enum one (SET timestamp: a DOUBLE in [0, 2^31-1]); a boolean takes 0, 1, TRUE,
-FALSE and the strings ON and OFF only ('1', 'true': 1231); max_allowed_packet below
+FALSE and the strings ON and OFF only ('1', 'true': 1231); a deprecated variable's SET warns
+1287 (big_tables, storage_engine) before its value is checked; max_allowed_packet below
 net_buffer_length adds 1708, and their session values are read only (1621). A SET of several
 variables changes none when one of them is refused; its warnings come in the assignments' order,
 an expression's (1/0: 1365) among them; SET STATEMENT's warnings come before its statement's.
@@ -15,8 +16,11 @@ an expression's (1/0: 1365) among them; SET STATEMENT's warnings come before its
 Left out, where the two still differ: variables MariaDB does not have (transaction_isolation,
 max_execution_time, rpl_semi_sync_master_wait_for_slave_count, connection_control_*), and the
 DEFAULTs this server chooses otherwise (sync_binlog 1: every commit fsynced), SHOW WARNINGS after
-SET STATEMENT refused a variable (MariaDB lists its error twice), and a SET of several variables
-of which a plugin's refuses its value (the plugin checks it as it takes it, after those before)."""
+SET STATEMENT refused a variable (MariaDB lists its error twice), a SET of several variables
+of which a plugin's refuses its value (the plugin checks it as it takes it, after those before),
+a DECIMAL quotient given to a DOUBLE variable (SET long_query_time = 1/3: 1232 here, the engine's
+quotient having 4 decimals where MariaDB's has 9), SET STATEMENT long_query_time (1971 here), and
+pseudo_slave_mode's 1231 warning "change was ineffective"."""
 
 from __future__ import annotations
 
@@ -251,6 +255,10 @@ BOOLEANS = [
     "SET foreign_key_checks = 'yes'",
     "SET unique_checks = 3",
     "SET sql_quote_show_create = 0.0",
+    "SET big_tables = 0",
+    "SET big_tables = 0.0",
+    "SET SESSION storage_engine = 'InnoDB'",
+    "SELECT @@big_tables, @@storage_engine",
     "SET sql_notes = ''",
     "SET sql_log_bin = 2",
     "SET check_constraint_checks = 'ON '",

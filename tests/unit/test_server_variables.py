@@ -243,3 +243,17 @@ def test_booleans_take_the_strings_on_and_off_only(given, word, value):
     with pytest.raises(ValueError):
         check_bool(given)  # (the bare words TRUE / FALSE reach it as 1 / 0)
     assert check_bool(word) is value
+
+
+def test_a_deprecated_variable_warns_before_its_value_is_checked(registry):
+    registry.add(SystemVariable("storage_engine", "InnoDB", Scope.BOTH, dynamic=True, check=check_str,
+                                deprecated="default_storage_engine"),
+                 SystemVariable("big_tables", False, Scope.BOTH, dynamic=True, check=check_bool, deprecated=True))
+    s = session()
+    warnings = []
+    registry.check_set("storage_engine", "InnoDB", None, s, warnings)
+    assert warnings == [("Warning", 1287, "'@@storage_engine' is deprecated and will be removed in a future "
+                                          "release. Please use '@@default_storage_engine' instead")]
+    warnings = []
+    assert code(registry.check_set, "big_tables", 0.5, None, s, warnings) == 1232
+    assert warnings == [("Warning", 1287, "'@@big_tables' is deprecated and will be removed in a future release")]
