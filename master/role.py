@@ -177,7 +177,7 @@ class MasterRole(Role):
             SystemVariable("sync_binlog", self._sync_binlog, Scope.GLOBAL, dynamic=True,
                            check=check_int(0, 2**32 - 1), on_set=self._set_sync_binlog),
             SystemVariable("max_binlog_size", w.max_size, Scope.GLOBAL, dynamic=True,
-                           check=check_int(4096, 1 << 30), on_set=set_max_size),
+                           check=check_int(4096, 1 << 30, 4096), on_set=set_max_size),
             SystemVariable("binlog_error_action", self._binlog_error_action, Scope.GLOBAL, dynamic=True,
                            check=check_enum(*BINLOG_ERROR_ACTIONS), on_set=self._set_binlog_error_action),
             SystemVariable("gtid_mode", "OFF"),  # MySQL's GTIDs: never; ours are MariaDB's

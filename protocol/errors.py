@@ -31,6 +31,8 @@ ER_WRONG_FIELD_TERMINATORS = MySQLError(1083, "42000", "Field separator argument
 ER_TEXTFILE_NOT_READABLE = MySQLError(1085, "HY000", "The file '%s' must be in the database directory or be readable by all")
 ER_FILE_EXISTS_ERROR = MySQLError(1086, "HY000", "File '%s' already exists")
 ER_WARN_DEPRECATED_SYNTAX = MySQLError(1287, "HY000", "'%s' is deprecated and will be removed in a future release. Please use %s instead")
+ER_WARN_DEPRECATED_SYNTAX_NO_REPLACEMENT = MySQLError(
+    1287, "HY000", "'%s' is deprecated and will be removed in a future release")
 ER_AMBIGUOUS_FIELD_TERM = MySQLError(1475, "HY000", "First character of the FIELDS TERMINATED string is ambiguous; please use non-optional and non-empty FIELDS ENCLOSED BY")
 ER_ERROR_ON_WRITE = MySQLError(1026, "HY000", "Error writing file '%s' (errno: %s)")
 ER_KEY_NOT_FOUND = MySQLError(1032, "HY000", "Can't find record in '%s'")
@@ -95,6 +97,7 @@ ER_VIEW_RECURSIVE = MySQLError(1462, "HY000", "`%s`.`%s` contains view recursion
 ER_NON_INSERTABLE_TABLE = MySQLError(1471, "HY000", "The target table %s of the %s is not insertable-into")
 ER_MASTER_FATAL_ERROR_READING_BINLOG = MySQLError(1236, "HY000", "Got fatal error %s from master when reading data from binary log: '%s'")
 ER_INCORRECT_GLOBAL_LOCAL_VAR = MySQLError(1238, "HY000", "Variable '%s' is a %s variable")
+ER_VARIABLE_IS_READONLY = MySQLError(1621, "HY000", "%s variable '%s' is read-only. Use SET %s to assign the value")
 ER_INSIDE_TRANSACTION_PREVENTS_SWITCH_SQL_LOG_BIN = MySQLError(
     1694, "HY000", "Cannot modify @@session.sql_log_bin inside a transaction")
 ER_INSIDE_TRANSACTION_PREVENTS_SWITCH_GTID_DOMAIN_ID_SEQ_NO = MySQLError(
@@ -205,6 +208,8 @@ ER_MULTIPLE_PRI_KEY = MySQLError(1068, "42000", "Multiple primary key defined")
 ER_DIVISION_BY_ZERO = MySQLError(1365, "22012", "Division by 0")
 # a string read as a number that is not one throughout (a warning; trailing spaces a note)
 ER_TRUNCATED_NUMBER = MySQLError(1292, "22007", "Truncated incorrect %s value: '%s'")
+WARN_OPTION_BELOW_LIMIT = MySQLError(1708, "HY000", "The value of '%s' should be no less than the value of '%s'")
+ER_DATA_OVERFLOW = MySQLError(1916, "22003", "Got overflow when converting '%s' to %s. Value truncated")
 # a note on a statement binlogged as a statement that a replica may not apply alike (sql/share/errmsg)
 ER_BINLOG_UNSAFE_STATEMENT = MySQLError(
     1592, "HY000", "Unsafe statement written to the binary log using statement format since BINLOG_FORMAT = STATEMENT. %s")
@@ -294,7 +299,11 @@ class LocalProtocolError(ProtocolError):
 
 
 class SQLError(Exception):
-    """A MySQL error to report to a client as an ERR packet (not a protocol violation)."""
+    """A MySQL error to report to a client as an ERR packet (not a protocol violation).
+    `warnings`: what the statement had warned of before it failed, which SHOW WARNINGS lists
+    before the error (a SET's clamped value ahead of the variable it refused)."""
+
+    warnings: tuple[tuple[str, int, str], ...] = ()
 
     def __init__(self, error: MySQLError, *args: object, message: str | None = None):
         self.error = error

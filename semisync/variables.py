@@ -10,8 +10,10 @@ Contract
   (refused: these variables are integers), or `None` for `DEFAULT`.
 - Errors are MySQL's: a value of the wrong type is `ER_WRONG_TYPE_FOR_VAR` (1232), a value out of
   range or not among the allowed words is `ER_WRONG_VALUE_FOR_VAR` (1231), an unknown name is
-  `ER_UNKNOWN_SYSTEM_VARIABLE` (1193). mysqld clamps out-of-range integers with a warning; we
-  refuse them instead, because a silently changed timeout or slave count is worse than an error.
+  `ER_UNKNOWN_SYSTEM_VARIABLE` (1193). An integer variable's range is public
+  (`variable_range`): the server's SET clamps a value into it first, with mysqld's warning
+  (1292), so that a changed timeout or slave count is never silent; `parse` refuses one out of
+  range.
 - Booleans take `ON|OFF|1|0|TRUE|FALSE` (any case), as mysqld does; they display as `ON`/`OFF`
   and read as 1/0 through `SELECT @@var`. Enums take their names (any case) or their index.
 - MySQL 8 renamed master/slave to source/replica; `aliases` lists the accepted other names.
@@ -285,6 +287,12 @@ class PluginVariables:
         """`SELECT @@name` (aliases accepted): 1/0 for booleans."""
         self._require_installed(name)
         return self._vars.select_value(name)
+
+    def variable_range(self, name: str) -> tuple[int, int] | None:
+        """(minimum, maximum) of an integer variable, None for another kind."""
+        self._require_installed(name)
+        spec = self._vars.spec(name)
+        return (spec.minimum, spec.maximum) if spec.kind is Kind.UINT else None
 
     def _validate(self, name: str, value: object) -> tuple[VariableSpec, bool | int | str, bool | int | str]:
         """(spec, old, new) for `SET GLOBAL name = value`, after validation; stores the new value."""

@@ -32,6 +32,7 @@ import base64
 import re
 import time
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from engine.coltypes import ColumnType
@@ -43,6 +44,7 @@ from protocol.errors import (
     ER_COLLATION_CHARSET_MISMATCH,
     ER_CONNECTION_KILLED,
     ER_GLOBAL_VARIABLE,
+    ER_INCORRECT_GLOBAL_LOCAL_VAR,
     ER_INSIDE_TRANSACTION_PREVENTS_SWITCH_GTID_DOMAIN_ID_SEQ_NO,
     ER_INSIDE_TRANSACTION_PREVENTS_SWITCH_SQL_LOG_BIN,
     ER_KILL_DENIED_ERROR,
@@ -71,7 +73,7 @@ from server.processlist import processlist, shown_user
 from server.sql import Tokens, head, parse_error, top_level_cuts
 from server.user_statements import USER_ADMIN, UserStatements, hash_text, string_literal
 from server.users import ALL, SUPER, Account
-from server.variables import DEFAULT, Double, Scope, like_matcher, select_value
+from server.variables import DEFAULT, Assignment, Double, Scope, like_matcher, select_value
 
 if TYPE_CHECKING:
     from server.listener import Server
@@ -477,8 +479,8 @@ class Admin:
                 word in _SCOPES and (nxt := t.peek(1)) is not None and nxt.is_word("TRANSACTION")
             ):
                 return self._set_transaction(session, sql, _SCOPES.get(word))
-        assignments: list[tuple[Any, Any, Any]] = []
-        warnings: list[tuple[str, int, str]] = []  # the expressions' (SET @x = 1/0: 1365)
+        # (target, value, its expression's warnings (SET @x = 1/0: 1365))
+        assignments: list[tuple[Any, Any, list]] = []
         scope: Scope | None = None
         while True:
             scope_word = t.accept_word("GLOBAL", "SESSION", "LOCAL")
@@ -488,7 +490,7 @@ class Admin:
             if tok.is_word("NAMES", "CHARACTER", "CHARSET") and scope_word is None and not (
                     (nxt := t.peek()) is not None and nxt.kind == "OP" and nxt.text in ("=", ":=")):
                 t.i -= 1
-                assignments.append((("names",), self._names(t), tok))
+                assignments.append((("names",), self._names(t), []))
                 if t.at_end():
                     break
                 t.expect_op(",")
@@ -504,6 +506,7 @@ class Admin:
                 raise t.error()
             t.expect_op("=", ":=")
             start = t.i
+            noted: list[tuple[str, int, str]] = []
             try:
                 value = self._value(session, t, bare_words=target[0] == "sys")
                 nxt = t.peek()
@@ -512,28 +515,29 @@ class Admin:
                 simple = False
             if not simple:  # an expression (1 + 2, NOW(), (SELECT ...)): the engine evaluates it
                 t.i = start
-                value = await self._evaluate(session, t, warnings)
+                value = await self._evaluate(session, t, noted)
             if target[0] == "user" and isinstance(value, str) and not value.isascii():
                 _refuse_charset_variable(session, t.sql[t.items[start].pos:t.peek().pos if t.peek() else len(t.sql)])
-            assignments.append((target, value, tok))
+            assignments.append((target, value, noted))
             if t.at_end():
                 break
             t.expect_op(",")
-        # Check every system variable first, so that a bad one changes nothing.
+        # Every system variable checked first, so that a bad one changes nothing; the warnings
+        # in the assignments' order, each expression's before its variable's clamping (MariaDB's).
         variables = self.server.variables
-        for target, value, _ in assignments:
+        warnings: list[tuple[str, int, str]] = []
+        checked: list[Any] = []
+        for target, _, _ in assignments:  # an unknown name first, before any value's warning
             if target[0] == "sys":
-                var = variables.lookup(target[1])
-                if target[2] is Scope.GLOBAL:
-                    session.require(ALL, *set_global_needs(var.name))
-                elif var.name == "sql_log_bin":
-                    if value is not DEFAULT:
-                        var.checked(value)  # a bad value first (1231), as MariaDB
-                    _may_switch_sql_log_bin(session)
-                elif var.name in _SESSION_GTID:
-                    _may_set_session_gtid(session, var.name, value)
-                del var
-        for target, value, _ in assignments:
+                variables.lookup(target[1])
+        try:
+            for target, value, noted in assignments:
+                warnings.extend(noted)
+                checked.append(value if target[0] != "sys" else self._check_set(session, target, value, warnings))
+        except SQLError as exc:
+            exc.warnings = tuple(warnings)
+            raise
+        for (target, _, _), value in zip(assignments, checked, strict=True):
             if target[0] == "names":
                 session.sysvars.update(value)
                 session.results_collation = collation_number(value["collation_connection"])
@@ -541,13 +545,28 @@ class Admin:
             elif target[0] == "user":
                 session.user_vars[target[1]] = value
             elif target[1] == "autocommit" and target[2] is not Scope.GLOBAL:
-                await self._set_autocommit(session, value)
+                await self._set_autocommit(session, value.value)
             else:
-                await variables.apply(target[1], value, target[2], session)
+                await variables.apply(value, session)
         if warnings:
             session.diagnostics = warnings
             return OK(warnings=len(warnings))
         return _OK
+
+    def _check_set(self, session: ClientSession, target: tuple, value: Any, warnings: list) -> Assignment:
+        """One `SET [scope] name = value` checked: the privileges and session conditions it
+        needs, then the variable's own check (`Variables.check_set`)."""
+        variables = self.server.variables
+        var = variables.lookup(target[1])
+        if target[2] is Scope.GLOBAL:
+            session.require(ALL, *set_global_needs(var.name))
+        elif var.name == "sql_log_bin":
+            if value is not DEFAULT:
+                var.checked(value)  # a bad value first (1231), as MariaDB
+            _may_switch_sql_log_bin(session)
+        elif var.name in _SESSION_GTID:
+            _may_set_session_gtid(session, var.name, value)
+        return variables.check_set(var.name, value, target[2], session, warnings)
 
     async def _set_statement_for(self, session: ClientSession, sql: str) -> Any:
         """SET STATEMENT name = value [, ...] FOR statement: the session values for that one
@@ -582,25 +601,36 @@ class Admin:
                 raise
             # quote the whole statement from the bad token on, as mysqld does
             raise parse_error(sql, t.items[t.i].pos if not t.at_end() else len(t.sql)) from None
-        for name, value in assignments:
-            var = variables.lookup(name)
-            if not var.scope & Scope.SESSION:
-                raise SQLError(ER_GLOBAL_VARIABLE, var.name)
-            if var.name in _NO_SET_STATEMENT:
-                raise SQLError(ER_SET_STATEMENT_NOT_SUPPORTED, var.name)
-            if var.name == "sql_log_bin":
-                _may_switch_sql_log_bin(session)
-            elif var.name in _SESSION_GTID:
-                _may_set_session_gtid(session, var.name, value)
-        saved: list[tuple[str, Any]] = []
+        warnings: list[tuple[str, int, str]] = []  # the values' clamping, before the statement's
+        checked: list[Assignment] = []
         try:
             for name, value in assignments:
+                var = variables.lookup(name)
+                if not var.dynamic:
+                    raise SQLError(ER_INCORRECT_GLOBAL_LOCAL_VAR, var.name, "read only")
+                if not var.scope & Scope.SESSION:
+                    raise SQLError(ER_GLOBAL_VARIABLE, var.name)
+                if var.name in _NO_SET_STATEMENT:
+                    raise SQLError(ER_SET_STATEMENT_NOT_SUPPORTED, var.name)
+                if var.name == "sql_log_bin":
+                    _may_switch_sql_log_bin(session)
+                elif var.name in _SESSION_GTID:
+                    _may_set_session_gtid(session, var.name, value)
+                checked.append(variables.check_set(var.name, value, Scope.SESSION, session, warnings))
+        except SQLError as exc:
+            exc.warnings = tuple(warnings)
+            raise
+        saved: list[tuple[str, Any]] = []
+        try:
+            for assignment in checked:
+                name = assignment.variable.name
                 before = variables.get(name, session, Scope.SESSION)
-                variables.set(name, value, Scope.SESSION, session)
+                variables.assign(assignment, session)
                 saved.append((name, before))
                 if name == "max_statement_time":  # the limit of this very statement
                     session.limit_statement(session.sysvars.get(name) or 0.0)
-            return await session.execute(inner)
+            result = await session.execute(inner)
+            return _warned_first(session, result, warnings) if warnings else result
         finally:
             for name, before in reversed(saved):
                 variables.set(name, before, Scope.SESSION, session)
@@ -639,8 +669,7 @@ class Admin:
             return None
         return result.rows[0][0]
 
-    async def _set_autocommit(self, session: ClientSession, value: Any) -> None:
-        on = self.server.variables.lookup("autocommit").checked(value)
+    async def _set_autocommit(self, session: ClientSession, on: bool) -> None:
         committed = await session.engine_session.set_autocommit(on)
         if committed is not None:  # SET autocommit=1 commits an open transaction, as in mysqld
             await session.commit(committed)
@@ -915,6 +944,16 @@ def _column_for(name: str, value: Any) -> Any:
     if isinstance(value, float):
         return column(name, FieldType.DOUBLE)
     return column(name, FieldType.VAR_STRING)
+
+
+def _warned_first(session: ClientSession, result: Any, warnings: list[tuple[str, int, str]]) -> Any:
+    """A statement's answer with `warnings` before its own (SET STATEMENT's clamped values):
+    an engine result carries its warnings, the shell's answers leave theirs in the session's
+    diagnostics area and count them in their OK or EOF."""
+    if isinstance(result, (OK, ResultSet)) or result is None:
+        session.diagnostics = [*warnings, *session.diagnostics]
+        return replace(result if result is not None else _OK, warnings=len(session.diagnostics))
+    return replace(result, warnings=(*warnings, *result.warnings))
 
 
 def _may_switch_sql_log_bin(session: ClientSession) -> None:

@@ -24,6 +24,7 @@ from protocol.errors import (
     ER_UNKNOWN_CHARACTER_SET,
     ER_UNKNOWN_COLLATION,
     ER_UNKNOWN_LOCALE,
+    WARN_OPTION_BELOW_LIMIT,
     SQLError,
 )
 from protocol.events import SQL_MODES
@@ -34,6 +35,7 @@ from server.connection_control import (
 )
 from server.prepared import PreparedStatements
 from server.variables import (
+    Diagnostic,
     Scope,
     SystemVariable,
     check_bool,
@@ -168,6 +170,19 @@ def _set_read_only(server: Server, value: bool) -> None:
         raise SQLError(ER_INCORRECT_GLOBAL_LOCAL_VAR, "read_only", "read only") from None
 
 
+def _packet_below_buffer(server: Server, packet: int | None, buffer: int | None) -> list[Diagnostic]:
+    """1708 when SET GLOBAL leaves max_allowed_packet below net_buffer_length (MariaDB's
+    check_max_allowed_packet / check_net_buffer_length), the one set given, the other read."""
+    if packet is None:
+        packet = server.variables.get("max_allowed_packet", None, G)
+    if buffer is None:
+        buffer = server.variables.get("net_buffer_length", None, G)
+    if packet >= buffer:
+        return []
+    return [("Warning", WARN_OPTION_BELOW_LIMIT.code,
+             WARN_OPTION_BELOW_LIMIT.format("max_allowed_packet", "net_buffer_length"))]
+
+
 def _charset_names(value: Any) -> str:
     return check_str(value).lower()
 
@@ -214,6 +229,8 @@ def _collation_names(value: Any) -> str:
 def _lc_time_names(value: Any) -> str:
     """lc_time_names: en_US only (by name or as locale 0, mariadb-binlog's form): the engine
     names months and days in English; another locale is refused (1649), never shown wrong."""
+    if isinstance(value, (float, Decimal)):
+        raise TypeError(value)  # (1232, as MariaDB's)
     if value == 0 or (isinstance(value, str) and value.lower() == "en_us"):
         return "en_US"
     raise SQLError(ER_UNKNOWN_LOCALE, display(value))
@@ -266,9 +283,12 @@ def register(server: Server) -> None:
         SystemVariable("socket", ""),
         SystemVariable("autocommit", True, B, dynamic=True, check=check_bool,
                        session_get=_autocommit_get, session_set=_autocommit_set),
+        # a session's value is the global one at its start; SET SESSION is 1621, as MariaDB's
         SystemVariable("max_allowed_packet", server.max_allowed_packet, B, dynamic=True,
-                       check=check_int(1024, 1 << 30)),
-        SystemVariable("net_buffer_length", 16384, B, dynamic=True, check=check_int(1024, 1 << 20)),
+                       check=check_int(1024, 1 << 30, 1024), default=16 << 20, session_read_only=True,
+                       advise=lambda value: _packet_below_buffer(server, value, None)),
+        SystemVariable("net_buffer_length", 16384, B, dynamic=True, check=check_int(1024, 1 << 20, 1024),
+                       session_read_only=True, advise=lambda value: _packet_below_buffer(server, None, value)),
         # the three a connection's text is converted and read by (ClientSession.charsets_changed)
         SystemVariable("character_set_client", "utf8mb4", B, dynamic=True, check=_client_charset,
                        session_set=_set_connection_charset("character_set_client")),
@@ -294,7 +314,7 @@ def register(server: Server) -> None:
         SystemVariable("system_time_zone", tz),
         SystemVariable("timestamp", None, S, dynamic=True,
                        session_get=lambda s: s.sysvars.get("timestamp") or round(time.time(), 6),
-                       check=lambda x: float(x) if x is not None else None, session_set=_timestamp_set),
+                       check=check_double(0.0, 2147483647.0), session_set=_timestamp_set),
         SystemVariable("lower_case_table_names", 0),
         # READ-COMMITTED is what the engine does by default (not InnoDB's REPEATABLE-READ).
         SystemVariable("transaction_isolation", "READ-COMMITTED", B, dynamic=True,
@@ -308,7 +328,7 @@ def register(server: Server) -> None:
         SystemVariable("net_write_timeout", 60, B, dynamic=True, check=check_int(1, 31536000)),
         SystemVariable("net_read_timeout", 30, B, dynamic=True, check=check_int(1, 31536000)),
         SystemVariable("connect_timeout", 10, G, dynamic=True, check=check_int(2, 31536000)),
-        SystemVariable("lock_wait_timeout", 86400, B, dynamic=True, check=check_int(1, 31536000)),
+        SystemVariable("lock_wait_timeout", 86400, B, dynamic=True, check=check_int(0, 31536000)),
         SystemVariable("innodb_lock_wait_timeout", 50, B, dynamic=True, check=check_int(0, 100000000)),
         SystemVariable("read_only", dynamic=True, check=check_bool, getter=lambda: server.role.read_only,
                        on_set=lambda value: _set_read_only(server, value)),
@@ -331,7 +351,7 @@ def register(server: Server) -> None:
         SystemVariable("gtid_domain_id", 0),
         SystemVariable("gtid_strict_mode", False),
         SystemVariable("server_uuid", _server_uuid(server)),
-        SystemVariable("max_connections", 151, G, dynamic=True, check=check_int(1, 100000)),
+        SystemVariable("max_connections", 151, G, dynamic=True, check=check_int(10, 100000)),
         SystemVariable("max_connect_errors", server.max_connect_errors, G, dynamic=True,
                        check=check_int(1, 4294967295)),
         # server/prepared.py: statements prepared at once, all sessions together (MariaDB's default)
@@ -350,7 +370,8 @@ def register(server: Server) -> None:
         SystemVariable("have_query_cache", "YES"),
         SystemVariable("performance_schema", False),
         SystemVariable("default_storage_engine", "InnoDB", B, dynamic=True, check=check_str),
-        SystemVariable("storage_engine", "InnoDB", B, dynamic=True, check=check_str),
+        SystemVariable("storage_engine", "InnoDB", B, dynamic=True, check=check_str,
+                       deprecated="default_storage_engine"),
         SystemVariable("auto_increment_increment", 1, B, dynamic=True, check=check_int(1, 65535)),
         SystemVariable("auto_increment_offset", 1, B, dynamic=True, check=check_int(1, 65535)),
         SystemVariable("sql_select_limit", 2**64 - 1, B, dynamic=True, check=check_int(0, 2**64 - 1)),
@@ -359,10 +380,10 @@ def register(server: Server) -> None:
         SystemVariable("foreign_key_checks", True, B, dynamic=True, check=check_bool,
                        session_get=_fk_checks_get, session_set=_fk_checks_set),
         SystemVariable("unique_checks", True, B, dynamic=True, check=check_bool),
-        SystemVariable("big_tables", False, B, dynamic=True, check=check_bool),
+        SystemVariable("big_tables", False, B, dynamic=True, check=check_bool, deprecated=True),
         SystemVariable("sql_notes", True, B, dynamic=True, check=check_bool),
         SystemVariable("sql_quote_show_create", True, B, dynamic=True, check=check_bool),
-        SystemVariable("group_concat_max_len", 1048576, B, dynamic=True, check=check_int(4, _ULONG)),
+        SystemVariable("group_concat_max_len", 1048576, B, dynamic=True, check=check_int(4, 1 << 30)),
         SystemVariable("max_execution_time", 0, B, dynamic=True, check=check_int(0, _ULONG)),
         # seconds, 0 = no limit; ClientSession.run_statement enforces it (1969)
         SystemVariable("max_statement_time", 0.0, B, dynamic=True, check=check_double(0.0, 31536000.0)),

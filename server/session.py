@@ -981,7 +981,7 @@ class ClientSession(asyncio.Protocol):
 
     def _send_error(self, exc: SQLError) -> None:
         self.server.stats.errors += 1
-        self.diagnostics = [("Error", exc.error.code, exc.message)]
+        self.diagnostics = [*exc.warnings, ("Error", exc.error.code, exc.message)]
         message = exc.message if self.results_charset is None else self.results_charset.wire_text(exc.message)
         self.write(self.conn.send(ERR(exc.error.code, exc.error.sqlstate, message)))  # type: ignore[union-attr]
 

@@ -18,11 +18,10 @@ here once)."""
 
 from __future__ import annotations
 
-import pymysql
 import pytest
 
 from tests.support.mariadb import mariadb_available
-from tests.support.mariadb_compare import mariadb_and_ours
+from tests.support.mariadb_compare import mariadb_and_ours, warned_answers
 
 pytestmark = [
     pytest.mark.timeout(300),
@@ -84,25 +83,7 @@ STATEMENTS = [
 def warned(server) -> list[tuple]:
     """Per statement: its rows or error, its packet's warning count, and SHOW WARNINGS after it
     (not after a SET of sql_log_bin, which MariaDB's list outlives)."""
-    conn = server.connect("d")
-    out: list[tuple] = []
-    try:
-        with conn.cursor() as cur:
-            for sql in STATEMENTS:
-                try:
-                    cur.execute(sql)
-                    answer = tuple(cur.fetchall()) if cur.description else ("ok",)
-                    count = conn._result.warning_count  # (PyMySQL keeps the OK's / EOF's count there)
-                except pymysql.MySQLError as exc:
-                    answer, count = ("error", exc.args[0]), None
-                shown = ()
-                if "sql_log_bin" not in sql:
-                    cur.execute("SHOW WARNINGS")
-                    shown = tuple(cur.fetchall())
-                out.append((sql, answer, count, shown))
-        return out
-    finally:
-        conn.close()
+    return warned_answers(server, STATEMENTS, lambda sql, count: "sql_log_bin" not in sql)
 
 
 def test_expression_warnings_and_unsafe_notes_as_mariadb(tmp_path):

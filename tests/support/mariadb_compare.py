@@ -6,7 +6,7 @@ polled until it has made them (`rows_or_none`)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -60,6 +60,32 @@ def ok_answer(conn: pymysql.connections.Connection, sql: str) -> tuple:
             cur.execute("SHOW WARNINGS")
             shown = cur.fetchall()
         return (affected, rows, result.message, result.warning_count, shown)
+
+
+def warned_answers(server: Any, statements: Sequence[str], listed: Callable[[str, int | None], bool],
+                   database: str = "d") -> list[tuple]:
+    """For each statement on one connection: (statement, its rows or ("ok",) or ("error", code,
+    message), its OK's / EOF's warning count (None for an error), what SHOW WARNINGS lists after
+    it where `listed(statement, count)`, else ())."""
+    conn = server.connect(database)
+    out: list[tuple] = []
+    try:
+        with conn.cursor() as cur:
+            for sql in statements:
+                try:
+                    cur.execute(sql)
+                    answer = tuple(cur.fetchall()) if cur.description else ("ok",)
+                    count = conn._result.warning_count  # (PyMySQL keeps the OK's / EOF's count there)
+                except pymysql.MySQLError as exc:
+                    answer, count = ("error", exc.args[0], exc.args[1]), None
+                shown = ()
+                if listed(sql, count):
+                    cur.execute("SHOW WARNINGS")
+                    shown = tuple(cur.fetchall())
+                out.append((sql, answer, count, shown))
+        return out
+    finally:
+        conn.close()
 
 
 def described_answers(port: int, database: str, queries: Sequence[str]) -> list[tuple]:

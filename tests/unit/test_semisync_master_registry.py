@@ -44,6 +44,9 @@ class AuditPlugin(BinlogStorageObserver):
     def set_variable(self, name, value):
         pass
 
+    def variable_range(self, name):
+        return None
+
     def status_variables(self):
         return {"Audit_flushes": self.flushes} if self.installed else {}
 

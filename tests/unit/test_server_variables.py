@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from decimal import Decimal
 from types import SimpleNamespace
 
 import pytest
@@ -13,8 +14,10 @@ from server.variables import (
     SystemVariable,
     Variables,
     check_bool,
+    check_double,
     check_enum,
     check_int,
+    check_str,
     like_matcher,
 )
 
@@ -92,6 +95,9 @@ class FakePlugin:
     def get_variable(self, name):
         return int(self.value)
 
+    def variable_range(self, name):
+        return None
+
     def set_variable(self, name, value):
         if value is None:
             self.value = False
@@ -132,3 +138,122 @@ def test_like_escapes():
     assert like_matcher("a\\_b")("a_b")
     assert not like_matcher("a\\_b")("axb")
     assert like_matcher("%semi%")("RPL_SEMI_SYNC")
+
+
+# MariaDB 10.11's answers to SET of a numeric variable: (bounds, value given, value stored,
+# the warnings' codes and quoted values). getopt_ull_limit_value's order: the maximum, the
+# block size (rounded down), the minimum; past 64 bits the nearest signed 64-bit integer (1916).
+CLAMPING = [
+    (check_int(1, 31536000), 0, 1, [(1292, "0")]),
+    (check_int(1, 31536000), -1, 1, [(1292, "-1")]),
+    (check_int(1, 31536000), 28800, 28800, []),
+    (check_int(1, 31536000), 99999999999, 31536000, [(1292, "99999999999")]),
+    (check_int(1, 31536000), 2**64 - 1, 31536000, [(1292, "18446744073709551615")]),
+    (check_int(1, 31536000), 2**64, 31536000,
+     [(1916, "18446744073709551616"), (1292, "9223372036854775807")]),
+    (check_int(1, 31536000), -(2**63) - 1, 1,
+     [(1916, "-9223372036854775809"), (1292, "-9223372036854775808")]),
+    (check_int(0, 2**64 - 1), 10**20, 2**63 - 1, [(1916, "100000000000000000000")]),
+    (check_int(1024, 1 << 30, 1024), 1025, 1024, [(1292, "1025")]),
+    (check_int(1024, 1 << 30, 1024), 5000, 4096, [(1292, "5000")]),
+    (check_int(1024, 1 << 30, 1024), 0, 1024, [(1292, "0")]),
+    (check_int(1024, 1 << 30, 1024), (1 << 30) + 1, 1 << 30, [(1292, "1073741825")]),
+    (check_int(1024, 1 << 30, 1024), 16384, 16384, []),
+    (check_int(4096, 1 << 30, 4096), 4095, 4096, [(1292, "4095")]),
+    (check_double(0.0, 31536000.0), -1, 0.0, [(1292, "-1")]),
+    (check_double(0.0, 31536000.0), 1.5e30, 31536000.0, [(1292, "1.5e30")]),
+    (check_double(0.0, 31536000.0), 10**20, 31536000.0, [(1292, "1e20")]),
+    (check_double(0.0, 31536000.0), -1e15, 0.0, [(1292, "-1e15")]),
+    (check_double(0.0, 31536000.0), -123456789012345678, 0.0, [(1292, "-1.2345678901234568e17")]),
+    (check_double(0.0, 31536000.0), -1.5e-7, 0.0, [(1292, "-0.00000015")]),
+    (check_double(0.0, 31536000.0), -1.23456789012345678, 0.0, [(1292, "-1.2345678901234567")]),
+    (check_double(0.0, 31536000.0), 31536000.5, 31536000.0, [(1292, "31536000.5")]),
+    (check_double(0.0, 31536000.0), Decimal("-0.5"), 0.0, [(1292, "-0.5")]),
+    (check_double(0.0, 31536000.0), 0.000001, 0.000001, []),
+]
+
+
+@pytest.mark.parametrize(("bounds", "given", "stored", "warned"), CLAMPING)
+def test_numeric_values_clamped_with_mariadbs_warnings(bounds, given, stored, warned):
+    warnings = []
+    assert bounds.fitted("v", given, warnings, False) == stored
+    assert [(code, message.split("'")[1]) for _, code, message in warnings] == warned
+    assert all(level == "Warning" for level, _, _ in warnings)
+    assert bounds(given) == stored  # (a plain check clamps silently)
+
+
+def test_clamping_refused_under_strict_all_tables():
+    warnings = []
+    with pytest.raises(SQLError) as err:
+        check_int(1, 100).fitted("wait_timeout", 2**64, warnings, True)
+    assert (err.value.code, err.value.message) == (
+        1231, "Variable 'wait_timeout' can't be set to the value of '9223372036854775807'")
+    assert [code for _, code, _ in warnings] == [1916]
+    assert check_int(1, 100).fitted("wait_timeout", 50, [], True) == 50
+
+
+@pytest.mark.parametrize("given", ["100", 100.0, Decimal("100"), None, True])
+def test_integer_variables_take_integers_only(given):
+    with pytest.raises(TypeError):
+        check_int(1, 1000)(given)
+
+
+def test_check_set_warns_and_changes_nothing(registry):
+    s = session()
+    s.sysvars.update(registry.session_defaults())
+    warnings = []
+    assignment = registry.check_set("wait_timeout", 0, None, s, warnings)
+    assert registry.get("wait_timeout", s) == 100  # not yet assigned
+    assert warnings == [("Warning", 1292, "Truncated incorrect wait_timeout value: '0'")]
+    registry.assign(assignment, s)
+    assert registry.get("wait_timeout", s) == 1
+    s.sysvars["sql_mode"] = "STRICT_ALL_TABLES"
+    assert code(registry.check_set, "wait_timeout", 0, None, s, []) == 1231
+    assert registry.check_set("wait_timeout", DEFAULT, Scope.GLOBAL, s, warnings).value == 100
+
+
+def test_a_session_read_only_value_is_set_globally_only(registry):
+    registry.add(SystemVariable("net_buffer_length", 16384, Scope.BOTH, dynamic=True,
+                                check=check_int(1024, 1 << 20, 1024), session_read_only=True))
+    s = session()
+    assert code(registry.set, "net_buffer_length", 2048, None, s) == 1621
+    registry.set("net_buffer_length", 2048, Scope.GLOBAL, s)
+    assert registry.get("net_buffer_length", None, Scope.GLOBAL) == 2048
+
+
+def test_session_only_default_and_the_types_mariadb_refuses(registry):
+    registry.add(SystemVariable("timestamp", None, Scope.SESSION, dynamic=True,
+                                check=check_double(0.0, 2147483647.0)))
+    s = session()
+    assert registry.check_set("timestamp", DEFAULT, None, s, []).value is None  # the clock again
+    warnings = []
+    assert registry.check_set("timestamp", -1, None, s, warnings).value == 0.0
+    assert [code for _, code, _ in warnings] == [1292]
+    assert code(registry.set, "timestamp", None, None, s) == 1232
+    assert code(registry.set, "timestamp", "5", None, s) == 1232
+    assert code(registry.set, "binlog_format", 1.5, Scope.GLOBAL, s) == 1232
+    assert code(registry.set, "binlog_format", Decimal("1.5"), Scope.GLOBAL, s) == 1232
+    with pytest.raises(TypeError):
+        check_str(1.5)
+
+
+@pytest.mark.parametrize(("given", "word", "value"),
+                         [("1", "on", True), ("0", "OFF", False), ("true", "On", True), ("FALSE", "off", False)])
+def test_booleans_take_the_strings_on_and_off_only(given, word, value):
+    with pytest.raises(ValueError):
+        check_bool(given)  # (the bare words TRUE / FALSE reach it as 1 / 0)
+    assert check_bool(word) is value
+
+
+def test_a_deprecated_variable_warns_before_its_value_is_checked(registry):
+    registry.add(SystemVariable("storage_engine", "InnoDB", Scope.BOTH, dynamic=True, check=check_str,
+                                deprecated="default_storage_engine"),
+                 SystemVariable("big_tables", False, Scope.BOTH, dynamic=True, check=check_bool, deprecated=True))
+    s = session()
+    warnings = []
+    registry.check_set("storage_engine", "InnoDB", None, s, warnings)
+    assert warnings == [("Warning", 1287, "'@@storage_engine' is deprecated and will be removed in a future "
+                                          "release. Please use '@@default_storage_engine' instead")]
+    warnings = []
+    assert code(registry.check_set, "big_tables", 0.5, None, s, warnings) == 1232
+    assert warnings == [("Warning", 1287, "'@@big_tables' is deprecated and will be removed in a future release")]
