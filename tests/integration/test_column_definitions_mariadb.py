@@ -36,14 +36,13 @@ import datetime
 
 import pytest
 
-from tests.support.daemons import wait_for
 from tests.support.mariadb import mariadb_available
 from tests.support.mariadb_compare import (
-    answer,
+    assert_same_rows,
+    both_answer,
     defined_answers,
     mariadb_and_ours,
     reference_ours_and_replicas,
-    rows_or_none,
 )
 
 pytestmark = [
@@ -137,23 +136,11 @@ YEAR_WRITES = [f"INSERT INTO y (id, y) SELECT {n}, {value}" for n, value in enum
 
 def test_year_from_a_selected_decimal_as_mariadb_on_replicas_too(tmp_path):
     with reference_ours_and_replicas(tmp_path, our_slave=True) as (reference, master, replicas):
-        answers = []
-        for server in (reference, master):
-            server.query("CREATE DATABASE d")
-            server.query("CREATE TABLE d.y (id INT PRIMARY KEY, y YEAR)")
-            conn = server.connect("d")
-            try:
-                answers.append([answer(conn, sql) for sql in YEAR_WRITES])
-            finally:
-                conn.close()
-        theirs, ours = answers
-        assert theirs[-1][:2] == ("error", 1264)  # (what the comparison stands on)
+        setup = ["CREATE DATABASE d", "CREATE TABLE d.y (id INT PRIMARY KEY, y YEAR)"]
+        theirs, ours = both_answer(reference, master, setup, YEAR_WRITES)
+        assert theirs[-1][1][:2] == ("error", 1264)  # (what the comparison stands on)
         assert ours == theirs
-        want = reference.query("SELECT id, y FROM d.y ORDER BY id")
-        assert master.query("SELECT id, y FROM d.y ORDER BY id") == want
-        for replica in replicas:
-            wait_for(lambda r=replica: rows_or_none(r, "SELECT id, y FROM d.y ORDER BY id") == want, 90,
-                     message=lambda r=replica: f"{r} to hold the master's rows")
+        assert_same_rows(reference, master, replicas, "SELECT id, y FROM d.y ORDER BY id")
 
 
 _DATETIME, _DATE, _TIME = 12, 10, 11  # MYSQL_TYPE_*

@@ -29,16 +29,14 @@ from __future__ import annotations
 
 import pytest
 
-from tests.support.daemons import wait_for
 from tests.support.mariadb import mariadb_available
 from tests.support.mariadb_compare import (
-    answer,
+    assert_same_rows,
     both_answer,
     both_described,
     defined_answers,
     mariadb_and_ours,
     reference_ours_and_replicas,
-    rows_or_none,
 )
 
 pytestmark = [
@@ -68,15 +66,6 @@ DIVIDED = [
     "SELECT id FROM t WHERE a MOD 2.5 = 0 ORDER BY id",
     "SELECT -a MOD 2, -a MOD 2.5, a MOD -2 FROM t ORDER BY id",
 ]
-
-
-def assert_same_rows(reference, master, replicas, rows: str) -> None:
-    """`rows` on our master as on the reference MariaDB, and on each replica once it has them."""
-    want = reference.query(rows)
-    assert master.query(rows) == want
-    for replica in replicas:
-        wait_for(lambda r=replica: rows_or_none(r, rows) == want, 90,
-                 message=lambda r=replica: f"{r} to hold the master's rows")
 
 
 def test_decimal_union_columns_ordered_by_value_as_mariadb(tmp_path):
@@ -126,16 +115,7 @@ YEAR_WRITES = [
 
 def test_decimal_into_year_as_mariadb_on_replicas_too(tmp_path):
     with reference_ours_and_replicas(tmp_path, our_slave=True) as (reference, master, replicas):
-        answers = []
-        for server in (reference, master):
-            for sql in SETUP:
-                server.query(sql)
-            conn = server.connect("d")
-            try:
-                answers.append([answer(conn, sql) for sql in YEAR_WRITES])
-            finally:
-                conn.close()
-        theirs, ours = answers
+        theirs, ours = both_answer(reference, master, SETUP, YEAR_WRITES)
         assert ours == theirs
         assert_same_rows(reference, master, replicas, "SELECT id, y + 0 FROM d.y ORDER BY id")
 

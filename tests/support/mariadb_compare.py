@@ -13,7 +13,7 @@ from typing import Any
 
 import pymysql
 
-from tests.support.daemons import Daemon
+from tests.support.daemons import Daemon, wait_for
 from tests.support.mariadb import MariaDBServer
 
 
@@ -133,6 +133,15 @@ def rows_or_none(server: Any, sql: str) -> list[tuple] | None:
         return server.query(sql)
     except Exception:  # noqa: BLE001 - not made yet
         return None
+
+
+def assert_same_rows(reference: Any, master: Any, replicas: Sequence[Any], rows: str) -> None:
+    """`rows` on our master as on the reference MariaDB, and on each replica once it has them."""
+    want = reference.query(rows)
+    assert master.query(rows) == want
+    for replica in replicas:
+        wait_for(lambda r=replica: rows_or_none(r, rows) == want, 90,
+                 message=lambda r=replica: f"{r} to hold the master's rows")
 
 
 # The server character set ours has (Debian's packaged MariaDB configures the same): a reference
