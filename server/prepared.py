@@ -49,7 +49,8 @@ Contract
 - A SELECT's item that is a placeholder alone (`SELECT ?`, `? AS p`: `bare_placeholders`) is
   answered as MariaDB's: NULL-typed in the prepare answer, and in each execution's column
   definitions named '?' (or its alias) and typed by the value bound (`param_type`: the integer,
-  DOUBLE, DECIMAL, DATETIME or DATE type it was sent as, a string a CHAR of its characters),
+  DOUBLE, DECIMAL / NEWDECIMAL, DATETIME or DATE type it was sent as; a string sent as STRING a
+  CHAR of its characters, as VAR_STRING or VARCHAR a VARCHAR, as a blob type that blob, binary),
   which the column definitions sent with every execution's rows carry; such a statement's read is
   never kept. Parameter definitions are NULL-typed, as MariaDB's.
 - Binary rows are encoded by the type code of the column definitions sent with them; a column
@@ -489,13 +490,17 @@ def bare_placeholders(pieces: list[str]) -> tuple[tuple[int, int, bool], ...]:
 
 _PARAM_INT_LENGTHS = {FieldType.TINY: 4, FieldType.SHORT: 6, FieldType.INT24: 9, FieldType.LONG: 11,
                       FieldType.LONGLONG: 21}
-_PARAM_STRINGS = frozenset({FieldType.VAR_STRING, FieldType.STRING, FieldType.VARCHAR, FieldType.BLOB,
-                            FieldType.TINY_BLOB, FieldType.MEDIUM_BLOB, FieldType.LONG_BLOB})
+# a string parameter's result column: as sent, VARCHAR as VAR_STRING (in the connection's
+# collation); a blob's as sent, binary
+_PARAM_TEXTS = {FieldType.STRING: FieldType.STRING, FieldType.VAR_STRING: FieldType.VAR_STRING,
+                FieldType.VARCHAR: FieldType.VAR_STRING}
+_PARAM_BLOBS = frozenset({FieldType.BLOB, FieldType.TINY_BLOB, FieldType.MEDIUM_BLOB, FieldType.LONG_BLOB})
 
 
 def param_type(ptype: ParamType, value: Any) -> ColumnType | None:
-    """The result column of a bare placeholder bound to `value` as `ptype`, as MariaDB types it
-    (None: a type it is not known for here, the engine's typing of the literal stays)."""
+    """The result column of a bare placeholder bound to `value` as `ptype`, as MariaDB types it:
+    of the type it was sent as (None: a type it is not known for here, the engine's typing of
+    the literal stays)."""
     if value is None:
         return NULL_TYPE
     code = ptype.type
@@ -511,16 +516,21 @@ def param_type(ptype: ParamType, value: Any) -> ColumnType | None:
         except decimal.InvalidOperation:
             return None
         scale = max(-int(exponent), 0)
-        return ColumnType(FieldType.DECIMAL, max(len(digits), scale + 1) + (1 if scale else 0) + 1, scale,
-                          CHARSET_BINARY, flags)
+        return ColumnType(code, max(len(digits), scale + 1) + (1 if scale else 0) + 1, scale, CHARSET_BINARY, flags)
     if code in (FieldType.DATETIME, FieldType.TIMESTAMP) and isinstance(value, datetime.datetime):
         return ColumnType(FieldType.DATETIME, 19, 6 if value.microsecond else 0, CHARSET_BINARY, flags)
     if code == FieldType.DATE and isinstance(value, datetime.date):
         return ColumnType(FieldType.DATE, 10, 0, CHARSET_BINARY, flags)
-    if code in _PARAM_STRINGS and isinstance(value, str | bytes):
-        chars = len(value.decode("utf-8", "surrogateescape") if isinstance(value, bytes) else value)
-        return ColumnType(FieldType.STRING, chars * MB, STRING_DEC, CHARSET_UTF8MB4_GENERAL_CI, ColumnFlag.NOT_NULL)
-    return None
+    if not isinstance(value, str | bytes):
+        return None
+    if code in _PARAM_BLOBS:
+        size = len(value.encode() if isinstance(value, str) else value)
+        return ColumnType(code, size, STRING_DEC, CHARSET_BINARY, flags)
+    text = _PARAM_TEXTS.get(code)
+    if text is None:
+        return None
+    chars = len(value.decode("utf-8", "surrogateescape") if isinstance(value, bytes) else value)
+    return ColumnType(text, chars * MB, STRING_DEC, CHARSET_UTF8MB4_GENERAL_CI, ColumnFlag.NOT_NULL)
 
 
 def typed_by_values(result: Any, bare: tuple[tuple[int, int, bool], ...], values: list[Any],

@@ -58,6 +58,10 @@ STATEMENTS = [
 
 
 def _answers(port: int) -> list[tuple]:
+    return _answers_of(port, STATEMENTS)
+
+
+def _answers_of(port: int, statements: list[tuple[str, tuple]]) -> list[tuple]:
     """(statement, values, each column definition mysql-connector-python read for it, at prepare
     and at execute, as (name, type, length, flags, decimals, charset), the rows it decoded)."""
     import mysql.connector.protocol as protocol
@@ -80,7 +84,7 @@ def _answers(port: int) -> list[tuple]:
     conn = connector_connection(port, "d")
     out: list[tuple] = []
     try:
-        for sql, values in STATEMENTS:
+        for sql, values in statements:
             cur = conn.cursor(prepared=True)
             captured.clear()
             cur.execute(sql, values)
@@ -98,4 +102,46 @@ def test_a_bare_placeholder_is_typed_by_its_value_as_mariadb(tmp_path):
     # what the comparison stands on: MariaDB's own answer for one of them (the prepare answer's
     # parameter and column, then the execution's column)
     assert theirs[2][2] == [("?", 6, 0, 128, 0, 63), ("?", 6, 0, 128, 0, 63), ("?", 1, 4, 161, 0, 63)]
+    assert answer_differences(theirs, ours) == ""
+
+
+# (the type code a parameter is sent as, its value): MariaDB answers a string sent as STRING a
+# CHAR, as VAR_STRING or VARCHAR a VARCHAR, a blob type as that blob, binary, as long as its
+# bytes, and a DECIMAL as the DECIMAL or NEWDECIMAL it was sent as
+SENT_AS = [(code, value) for code in (0, 246) for value in ("1.50", "-7")] + [
+    (code, value) for code in (253, 254, 15, 249, 250, 251) for value in ("ab", "héllo", b"\x80b")
+] + [(252, "héllo")]
+
+
+def _answers_sent_as(port: int) -> list[tuple]:
+    """(type code, value, the execution's column definition, the rows) for `SELECT ?` with each
+    value of SENT_AS sent as its type code (mysql-connector-python's execute packet with the
+    parameter's type byte rewritten)."""
+    import mysql.connector.protocol as protocol
+
+    make_execute = protocol.MySQLProtocol.make_stmt_execute
+    sent_as: list[int] = []
+
+    def rewritten(self, statement_id, data=(), parameters=(), flags=0, *args, **kwargs):
+        packet = bytearray(make_execute(self, statement_id, data, parameters, flags, *args, **kwargs))
+        # statement id, flags, iteration count, the NULL bitmap, new-params-bound, then the types
+        packet[4 + 1 + 4 + (len(data) + 7) // 8 + 1] = sent_as[0]
+        return bytes(packet)
+
+    protocol.MySQLProtocol.make_stmt_execute = rewritten
+    try:
+        answers = []
+        for code, value in SENT_AS:
+            sent_as[:] = [code]
+            (_sql, _values, columns, rows), = _answers_of(port, [("SELECT ?", (value,))])
+            answers.append((code, value, columns[-1], rows))
+        return answers
+    finally:
+        protocol.MySQLProtocol.make_stmt_execute = make_execute
+
+
+def test_a_bare_placeholder_is_typed_as_the_type_it_was_sent_as(tmp_path):
+    ((theirs, ours),) = each_askers_answers(tmp_path, SETUP, _answers_sent_as)
+    assert theirs[2][2] == ("?", 246, 5, 129, 2, 63)  # MariaDB's: the NEWDECIMAL it was sent as
+    assert theirs[4][2][:2] == ("?", 253)  # and a VAR_STRING
     assert answer_differences(theirs, ours) == ""

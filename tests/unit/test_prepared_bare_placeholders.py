@@ -29,9 +29,15 @@ def test_a_bare_placeholder_is_typed_by_its_bound_value():
     assert (tiny.type, tiny.length, tiny.flags) == (FieldType.TINY, 4, flags | ColumnFlag.UNSIGNED)
     assert param_type(ParamType(FieldType.LONGLONG), -5).flags == flags
     assert param_type(ParamType(FieldType.VAR_STRING), "héllo").length == 20
-    assert param_type(ParamType(FieldType.VAR_STRING), b"\x01\x02").type == FieldType.STRING
+    # of the type it was sent as: STRING a CHAR, VAR_STRING / VARCHAR a VARCHAR, a blob binary
+    assert param_type(ParamType(FieldType.VAR_STRING), b"\x01\x02").type == FieldType.VAR_STRING
+    assert param_type(ParamType(FieldType.VARCHAR), "ab").type == FieldType.VAR_STRING
+    assert param_type(ParamType(FieldType.STRING), "ab").type == FieldType.STRING
+    blob = param_type(ParamType(FieldType.MEDIUM_BLOB), "héllo")
+    assert (blob.type, blob.length, blob.charset, blob.flags) == (FieldType.MEDIUM_BLOB, 6, 63, flags)
     dec = param_type(ParamType(FieldType.NEWDECIMAL), decimal.Decimal("1.50"))
-    assert (dec.type, dec.length, dec.decimals) == (FieldType.DECIMAL, 5, 2)
+    assert (dec.type, dec.length, dec.decimals) == (FieldType.NEWDECIMAL, 5, 2)
+    assert param_type(ParamType(FieldType.DECIMAL), decimal.Decimal("1.50")).type == FieldType.DECIMAL
     assert param_type(ParamType(FieldType.DATETIME), datetime.datetime(2024, 1, 2, 3, 4, 5, 1)).decimals == 6
     assert param_type(ParamType(FieldType.LONGLONG), None) == NULL_TYPE
     assert param_type(ParamType(FieldType.TIME), datetime.timedelta(hours=1)) is None
@@ -39,4 +45,4 @@ def test_a_bare_placeholder_is_typed_by_its_bound_value():
     typed = typed_by_values(result, ((0, 0, False), (2, 1, True)), ["a", 2],
                             [ParamType(FieldType.VAR_STRING), ParamType(FieldType.TINY)])
     assert typed.columns == ["?", "v", "p"]
-    assert [getattr(ct, "type", ct) for ct in typed.column_types] == [FieldType.STRING, "string", FieldType.TINY]
+    assert [getattr(ct, "type", ct) for ct in typed.column_types] == [FieldType.VAR_STRING, "string", FieldType.TINY]
