@@ -523,7 +523,6 @@ information_schema.
 END OF INNODB MONITOR OUTPUT
 ============================
 """
-_TEXT_TYPES = ("char", "varchar", "tinytext", "text", "mediumtext", "longtext", "enum", "set")
 # SHOW TABLE STATUS is information_schema.TABLES under MariaDB's listing names (as MariaDB
 # answers it), so its numbers are TABLES' (rows counted, the next AUTO_INCREMENT) and so are its types
 _INDEX = ("SELECT `Table`, `Non_unique`, `Key_name`, `Seq_in_index`, `Column_name`, `Collation`, `Cardinality`,"
@@ -549,9 +548,7 @@ _TABLE_STATUS = ("SELECT `Name`, `Engine`, `Version`, `Row_format`, `Rows`, `Avg
 
 
 def _collation(column) -> str | None:
-    if column is None or column.base not in _TEXT_TYPES:
-        return None
-    return "utf8mb4_bin" if column.binary else "utf8mb4_general_ci"
+    return None if column is None else infoschema.column_collation(column)[1]
 
 
 def _empty_listing(cur: TokenCursor, kind: str, session: Session) -> Result:

@@ -9,7 +9,7 @@ rowid alias `INTEGER PRIMARY KEY`), but BIGINT UNSIGNED and BIT (values to 2^64-
 the decimal digits under the `mysql_decimal` collation (`Column.unsigned_64`; tables created before
 kept BIT as INTEGER), char/text/enum/set/date/time types -> TEXT (character columns
 `COLLATE mysql_general_ci`, MariaDB's default utf8mb4_general_ci: `engine.collation`; JSON and
-`_bin` columns binary; tables created before kept SQLite's NOCASE), float/double -> REAL,
+`_bin` columns binary, a JSON column checked by json_valid as MariaDB's; tables created before kept SQLite's NOCASE), float/double -> REAL,
 decimal -> TEXT holding the exact decimal (`engine.values.store`) with the `mysql_decimal`
 collation, which compares, sorts, groups and indexes by numeric value (tables created before
 kept NUMERIC: exact to 15 digits), blob/binary -> BLOB.
@@ -52,6 +52,7 @@ CHAR_TYPES = {"char", "varchar", "tinytext", "text", "mediumtext", "longtext", "
               "nchar", "nvarchar", "character"}
 TIME_TYPES = {"date", "datetime", "timestamp", "time"}
 BLOB_TYPES = {"binary", "varbinary", "tinyblob", "blob", "mediumblob", "longblob"}
+_EXPRESSION_DEFAULTS = {"tinytext", "text", "mediumtext", "longtext", "json", "tinyblob", "blob", "mediumblob", "longblob"}
 ALL_TYPES = INT_TYPES | REAL_TYPES | NUMERIC_TYPES | CHAR_TYPES | TIME_TYPES | BLOB_TYPES
 DECIMAL_COLLATION = "mysql_decimal"  # registered on every connection: compares decimal texts by value
 PART_KEY = 16384  # MySQL's PART_KEY_FLAG: the column is in some index
@@ -156,11 +157,14 @@ class Column:
     def default_sql(self) -> str | None:
         """The DEFAULT value as MariaDB writes it in SHOW CREATE TABLE and
         information_schema.COLUMNS: a number (and a BIT) bare, any other quoted with its quotes
-        doubled and its backslashes escaped (None: none, or NULL)."""
+        doubled (in a TEXT's, BLOB's or JSON's DEFAULT, an expression in MariaDB: escaped \\') and
+        its backslashes escaped (None: none, or NULL)."""
         shown = self.default_shown()
         if shown is None or self.base in INT_TYPES or self.base in REAL_TYPES or self.base in NUMERIC_TYPES \
                 or self.base == "bit" and isinstance(self.default, int):
             return shown
+        if self.base in _EXPRESSION_DEFAULTS:  # an expression's string literal, as MariaDB prints one
+            return "'" + shown.replace("\\", "\\\\").replace("'", "\\'") + "'"
         return "'" + shown.replace("\\", "\\\\").replace("'", "''") + "'"
 
     @property
@@ -175,6 +179,12 @@ class Column:
             args = [quoted_text(member) for member in self.members]
         text = base + (f"({','.join(args)})" if args else "")
         return text + (" unsigned" if self.unsigned else "") + (" zerofill" if self.zerofill else "")
+
+    @property
+    def shown_type(self) -> str:
+        """The type SHOW CREATE TABLE, SHOW COLUMNS and information_schema show: a JSON column's is
+        LONGTEXT (MariaDB's JSON is LONGTEXT utf8mb4_bin checked by `json_valid`: `parse_column`)."""
+        return "longtext" if self.base == "json" else self.type_text
 
     @property
     def text_ci(self) -> bool:
@@ -257,6 +267,12 @@ class Check:
     clause: str
     column: str | None = None
     sqlite: str = ""
+    printed: str = ""  # the condition as MariaDB prints it (`engine.genexpr`; "": `clause`)
+
+    @property
+    def shown(self) -> str:
+        """The condition as SHOW CREATE TABLE and information_schema show it."""
+        return self.printed or self.clause
 
 
 @dataclass
@@ -435,7 +451,7 @@ class Table:
         AUTO_INCREMENT=n when above 1, as MariaDB shows it)."""
         lines = []
         for col in self.columns:
-            line = f"  {mysql_ident(col.name)} {col.type_text}{self.charset_clause(col)}"
+            line = f"  {mysql_ident(col.name)} {col.shown_type}{self.charset_clause(col)}"
             if col.generated is not None:  # (neither NULL nor DEFAULT: MariaDB's grammar has none)
                 line += f" GENERATED ALWAYS AS ({col.generated_printed}) {'STORED' if col.stored else 'VIRTUAL'}"
             elif col.auto_increment:  # (a nullable TIMESTAMP says NULL: MariaDB's may be NOT NULL unsaid)
@@ -449,7 +465,7 @@ class Table:
                 line += " COMMENT " + quoted_text(col.comment)
             for check in self.checks:
                 if check.column is not None and check.column.lower() == col.name.lower():
-                    line += f" CHECK ({check.clause})"
+                    line += f" CHECK ({check.shown})"
             lines.append(line)
         for index in self.indexes:
             cols = ",".join(mysql_ident(c) for c in index.columns)
@@ -461,7 +477,7 @@ class Table:
                 lines.append(f"  KEY {mysql_ident(index.name)} ({cols})")
         for fk in self.foreign_keys:
             lines.append(f"  CONSTRAINT {mysql_ident(fk.name)} {fk.describe(self.schema)}")
-        lines.extend(f"  CONSTRAINT {mysql_ident(c.name)} CHECK ({c.clause})" for c in self.checks if c.column is None)
+        lines.extend(f"  CONSTRAINT {mysql_ident(c.name)} CHECK ({c.shown})" for c in self.checks if c.column is None)
         counter = f" AUTO_INCREMENT={auto_increment}" if auto_increment is not None and auto_increment > 1 else ""
         charset = self.charset or "utf8mb4"
         options = f" ROW_FORMAT={self.row_format}" if self.row_format else ""
@@ -473,14 +489,17 @@ class Table:
     def charset_clause(self, col: Column) -> str:
         """A character column's CHARACTER SET ... COLLATE ... as SHOW CREATE TABLE writes it: only
         where its character set is not the table's default or it compares in binary (_bin)."""
-        if col.base not in CHAR_TYPES or col.base == "json":
+        if col.base not in CHAR_TYPES:
             return ""
         charset, table_charset = col.charset or "utf8mb4", self.charset or "utf8mb4"
-        if charset == table_charset and col.collation_name == self.collation:
+        collation = col.collation_name
+        if col.base == "json":
+            charset, collation = "utf8mb4", "utf8mb4_bin"
+        if charset == table_charset and collation == self.collation:
             return ""
         if charset == "binary":
             return " CHARACTER SET binary"
-        return f" CHARACTER SET {charset} COLLATE {col.collation_name}"
+        return f" CHARACTER SET {charset} COLLATE {collation}"
 
     @property
     def collation(self) -> str:
@@ -517,11 +536,12 @@ class Table:
             if col.default_now:
                 default = col.now_text()
             elif col.has_default and col.default is not None:
-                default = col.default_shown()
+                # a TEXT's, BLOB's or JSON's DEFAULT is an expression in MariaDB: shown quoted
+                default = col.default_sql() if col.base in _EXPRESSION_DEFAULTS else col.default_shown()
             extra = "auto_increment" if col.auto_increment else col.generated_extra
             if col.on_update_now:
                 extra = "on update " + col.now_text(on_update=True)
-            rows.append((col.name, col.type_text, "YES" if col.nullable else "NO", key, default, extra))
+            rows.append((col.name, col.shown_type, "YES" if col.nullable else "NO", key, default, extra))
         return rows
 
 
@@ -828,9 +848,10 @@ def parse_column(cur: TokenCursor, name: str, indexes: list[Index],
         elif tok.is_word("AS", "GENERATED"):  # [GENERATED ALWAYS] AS (expr) [VIRTUAL | STORED | PERSISTENT]
             parse_generated(cur, col)
         elif cur.accept("CHECK"):
-            clause = cur.clause()
+            check = parse_check(cur, name)
             if checks is not None:
-                checks.append(Check(name, clause, column=name))
+                check.column = name
+                checks.append(check)
         elif cur.accept("REFERENCES"):
             ref_schema, ref_table = cur.qualified()
             fk = ForeignKey("", [name], ref_schema or "", ref_table, cur.name_list())
@@ -845,7 +866,18 @@ def parse_column(cur: TokenCursor, name: str, indexes: list[Index],
             cur.ident()
         else:
             raise cur.error()
+    if col.base == "json" and checks is not None and not any(c.column == name for c in checks):
+        # MariaDB's JSON: a LONGTEXT whose values json_valid checks (4025), unless the column
+        # declares a CHECK of its own
+        checks.append(Check(name, f"json_valid({mysql_ident(name)})", column=name))
     return col
+
+
+def parse_check(cur: TokenCursor, name: str) -> Check:
+    """CHECK's (condition) at the cursor, named `name`."""
+    start = cur.i
+    clause = cur.clause()
+    return Check(name, clause, printed=printed(cur.tokens[start + 1:cur.i - 1], cur.params, literal_texts(cur.text)))
 
 
 def parse_generated(cur: TokenCursor, col: Column) -> None:
@@ -921,9 +953,9 @@ def parse_table_element(cur: TokenCursor, columns: list[Column], indexes: list[I
             foreign_keys.append(fk)
         return
     if cur.accept("CHECK"):
-        clause = cur.clause()
+        check = parse_check(cur, symbol or "")
         if checks is not None:
-            checks.append(Check(symbol or "", clause))
+            checks.append(check)
         return
     name = cur.ident()
     columns.append(parse_column(cur, name, indexes, foreign_keys, checks))

@@ -128,6 +128,7 @@ _NILADIC = {"CURRENT_TIMESTAMP", "LOCALTIME", "LOCALTIMESTAMP", "CURRENT_DATE", 
             "UTC_TIMESTAMP", "UTC_DATE", "UTC_TIME", "CURRENT_USER"}
 _CONSTANT_FLAGS = ColumnFlag.BINARY | ColumnFlag.NOT_NULL
 _STRING_TYPES = (FieldType.VAR_STRING, FieldType.STRING, FieldType.BLOB)
+_BLOB_TYPES = (FieldType.TINY_BLOB, FieldType.BLOB, FieldType.MEDIUM_BLOB, FieldType.LONG_BLOB)
 _EXACT = {FieldType.TINY, FieldType.SHORT, FieldType.INT24, FieldType.LONG, FieldType.LONGLONG,
           FieldType.YEAR, FieldType.BIT}
 
@@ -786,17 +787,17 @@ class _Typer:
                 return NULL_TYPE, i + 1
             if word in ("TRUE", "FALSE"):
                 return int_type(1, _CONSTANT_FLAGS), i + 1
-            if word in ("_BINARY", "BINARY") and nxt is not None and nxt.kind == "param":
+            if word == "_BINARY" and nxt is not None and nxt.kind == "param":
                 value = self.param(nxt.param)
                 n = len(value) if isinstance(value, bytes | str) else 0
-                return varchar(n, binary=True, flags=ColumnFlag.NOT_NULL), i + 2
+                return replace(varchar(n, binary=True, flags=ColumnFlag.NOT_NULL), decimals=STRING_DEC), i + 2
             if word in _TYPED_LITERALS and nxt is not None and nxt.kind == "param":
                 return self.typed_literal(word, nxt.param), i + 2
-            if word == "BINARY" and nxt is not None:  # BINARY x: x's bytes as a binary string
+            if word == "BINARY" and nxt is not None:  # BINARY x: x's bytes as a binary string (nullable)
                 ct, j = self.unary(toks, i + 1)
-                return varchar(ct.length, binary=True, flags=ct.flags & ColumnFlag.NOT_NULL), j
-            if word.startswith("_") and nxt is not None and nxt.kind == "param":
-                return self.primary(toks, i + 1)
+                return varchar(ct.length, binary=True), j
+            if (word.startswith("_") or word == "N") and nxt is not None and nxt.kind == "param":
+                return self.primary(toks, i + 1)  # _charset'..', N'..': the string literal's type
             if word in ("ANY", "SOME", "ALL") and nxt is not None and nxt.text == "(" \
                     and i + 2 < len(toks) and toks[i + 2].is_word("SELECT"):
                 return NULL_TYPE, _skip_parens(toks, i + 1)  # x op ANY (...): the comparison's BOOLEAN
@@ -1258,11 +1259,44 @@ class _Typer:
             code = {"DATE": FieldType.DATE, "DATETIME": FieldType.DATETIME, "TIME": FieldType.TIME}[name]
             return datetime_type(code, int(nums[0]) if nums else 0), end
         if name in ("CHAR", "NCHAR", "VARCHAR"):
-            ct = varchar(int(nums[0]) if nums else 255)
-            return ColumnType(ct.type, ct.length, 0, ct.charset, ct.flags), end
-        if name == "BINARY":
-            return varchar(int(nums[0]) if nums else 255, binary=True), end
+            chars = int(nums[0]) if nums else self.cast_chars(inner[:split])
+            ct = varchar(chars)
+            # MariaDB's string type for its bytes: a VARCHAR below 64 KiB, then a blob (whose
+            # length it gives four times over, at most 4 GiB - 1)
+            size = chars * 4
+            if size < 65536:
+                return ColumnType(ct.type, ct.length, 0, ct.charset, ct.flags), end
+            code = FieldType.MEDIUM_BLOB if size < 16777216 else FieldType.LONG_BLOB
+            return ColumnType(code, min(size * 4, 4294967295), 0, ct.charset, ct.flags), end
+        if name == "BINARY":  # without a length: x's bytes as typed ('ab' 8); a blob from 64 KiB
+            size = int(nums[0]) if nums else self.cast_bytes(inner[:split])
+            ct = varchar(size, binary=True)
+            if size >= 65536:
+                ct = replace(ct, type=FieldType.MEDIUM_BLOB if size < 16777216 else FieldType.LONG_BLOB)
+            return ct, end
         raise _Unknown
+
+    def cast_bytes(self, operand: list[Token]) -> int:
+        """CAST(x AS BINARY)'s length without one: x's (255 where its type is not known here)."""
+        try:
+            ct, _stop = self.expr(operand, 0)
+        except (_Unknown, IndexError):
+            return 255
+        return 255 if ct is None else ct.length
+
+    def cast_chars(self, operand: list[Token]) -> int:
+        """CAST(x AS CHAR)'s characters without a length: as many as x's (MariaDB's: BIGINT
+        UNSIGNED 20, VARCHAR(30) 30, NULL 0); 255 where x's type is not known here."""
+        try:
+            ct, _stop = self.expr(operand, 0)
+        except (_Unknown, IndexError):
+            return 255
+        if ct is None:
+            return 255
+        if ct.type == FieldType.NULL:
+            return 0
+        text = ct.charset != CHARSET_BINARY and (ct.type in _STRING_TYPES or ct.type in _BLOB_TYPES)
+        return ct.length // 4 if text else ct.length
 
     def int_cast(self, operand: list[Token], unsigned: bool) -> ColumnType:
         """CAST(x AS SIGNED / UNSIGNED) as MariaDB's Item_func_signed / _unsigned: as wide as x

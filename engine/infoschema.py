@@ -409,8 +409,9 @@ _WIDTHS = {"utf8mb4": 4, "utf8mb3": 3, "ucs2": 2, "utf16": 4, "utf16le": 4, "utf
            "gb2312": 2, "sjis": 2, "cp932": 2, "euckr": 2, "ujis": 3, "eucjpms": 3}
 
 
-def _column_collation(col: Column) -> tuple[str | None, str | None]:
-    """COLUMNS' CHARACTER_SET_NAME and COLLATION_NAME of a table's column (a JSON's utf8mb4_bin)."""
+def column_collation(col: Column) -> tuple[str | None, str | None]:
+    """COLUMNS' CHARACTER_SET_NAME and COLLATION_NAME of a table's column (a JSON's utf8mb4_bin);
+    SHOW FULL COLUMNS' Collation too."""
     if col.base not in CHAR_TYPES:
         return None, None
     if col.base == "json":
@@ -484,9 +485,10 @@ def _rows(name: str, schemas: Iterable[str], tables: Callable[[str], Iterable[Ta
                     default = col.now_text() if col.default_now else (
                         col.default_sql() if col.has_default and col.default is not None else
                         "NULL" if col.nullable and not col.auto_increment else None)
-                    rows.append(("def", schema, table.name, col.name, n, default, nullable, col.base,
+                    rows.append(("def", schema, table.name, col.name, n, default, nullable,
+                                 "longtext" if col.base == "json" else col.base,
                                  *_char_lengths(col, _WIDTHS.get(col.charset or "utf8mb4", 1)), *_numeric(col),
-                                 *_column_collation(col),
+                                 *column_collation(col),
                                  type_text, key, extra, "select,insert,update,references",
                                  col.comment or "", "NEVER" if col.generated is None else "ALWAYS",
                                  col.generated_printed or None))
@@ -553,7 +555,7 @@ def _constraint_rows(name: str, table: Table, tables: Callable[[str], Iterable[T
     """PRIMARY KEY, UNIQUE, FOREIGN KEY and CHECK constraints of one table, in MariaDB's columns."""
     schema, rows = table.schema, list[tuple]()
     if name == "check_constraints":
-        return [("def", schema, table.name, c.name, "Table" if c.column is None else "Column", c.clause)
+        return [("def", schema, table.name, c.name, "Table" if c.column is None else "Column", c.shown)
                 for c in table.checks]
     for index in table.indexes:
         if not index.unique:

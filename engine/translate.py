@@ -2328,7 +2328,8 @@ class Translator:
                 self.add_arg(size.param)
             self.out.append(")")
             return j + 1
-        text = CAST_TYPES[target] == "TEXT"  # a DOUBLE as MariaDB writes it (functions.double_text)
+        # a DOUBLE as MariaDB writes it (functions.double_text), for characters or their bytes
+        text = CAST_TYPES[target] in ("TEXT", "BLOB")
         if size is not None and target in ("CHAR", "NCHAR", "BINARY"):  # CHAR(n): its first n characters
             self.out.append("substr(CAST(" + ("mysql_double_text(" if text else ""))
             self.emit_range(i + 2, split)

@@ -209,8 +209,8 @@ def _definition(engine: Any, kind: Any) -> str:
 
 def _copied(col: Any) -> str:
     """A table column's definition as CREATE TABLE ... SELECT copies it (MariaDB's)."""
-    if col.base == "json":
-        return "longtext CHARACTER SET utf8mb4 COLLATE utf8mb4_bin DEFAULT NULL"
+    if col.base == "json":  # its DEFAULT kept, its json_valid CHECK not
+        return "longtext CHARACTER SET utf8mb4 COLLATE utf8mb4_bin" + col.null_and_default()
     if col.auto_increment:
         return col.type_text + " NOT NULL DEFAULT 0"
     return col.type_text + col.null_and_default()

@@ -18,7 +18,10 @@ zero as a DECIMAL (it was 2 for 2.5, MariaDB 3); IF / IFNULL / GREATEST / LEAST 
 DECIMAL as wide as their widest integer part (they were one wider), NULLIF its first argument's
 type, and ABS / MIN / MAX / LEAST of a DECIMAL column binary as MariaDB's; a derived
 table's or a CTE's columns named alike by integer, string or NULL literals, SELECT * FROM
-(SELECT 1, 1) t, MariaDB's 1060 (it answered, naming the columns '?' and '?:1').
+(SELECT 1, 1) t, MariaDB's 1060 (it answered, naming the columns '?' and '?:1'); CAST(x AS CHAR)
+and CAST(x AS BINARY) as long as x (they were 255 characters; a TEXT's a MEDIUM_BLOB in
+MariaDB), BINARY x as long as x's bytes and nullable (BINARY 'ab' was 2 long, NOT NULL), a
+_binary literal's decimals 39 (0), N'x' as long as its text (1,024).
 
 A date or time parameter of a prepared SELECT is of its type, DATE, TIME or DATETIME, and its
 value one (`SELECT ?` with a MYSQL_TYPE_DATETIME parameter was a VARCHAR holding its text,
@@ -70,6 +73,11 @@ _CAST_OPERANDS = ["a", "ti", "si", "b", "c", "e", "f", "g", "s", "l", "x", "d", 
 QUERIES = [
     *(f"SELECT {', '.join(f'CAST({x} AS {target})' for x in _CAST_OPERANDS)} FROM t ORDER BY id"
       for target in ("SIGNED", "UNSIGNED", "INTEGER")),
+    # (a BIT's and a latin1 column's CHAR / BINARY values differ here: their text, UTF-8 bytes)
+    *(f"SELECT {', '.join(f'CAST({x} AS {target})' for x in _CAST_OPERANDS if x not in ('bt', 'l'))} FROM t ORDER BY id"
+      for target in ("CHAR", "BINARY")),
+    "SELECT _binary'ab', BINARY 'ab', BINARY 5, BINARY a, N'x', n'\u00e9\u00e9', _utf8mb4'x', X'0102', CAST(s AS CHAR(5))"
+    " FROM t ORDER BY id",
     "SELECT LAG(id) OVER (ORDER BY id), FIRST_VALUE(id) OVER (ORDER BY id), LAG(a, 2) OVER (ORDER BY id),"
     " LEAD(d) OVER (ORDER BY id), LAG(f) OVER (ORDER BY id), LAG(b) OVER (ORDER BY id), LAG(l) OVER (ORDER BY id),"
     " LAG(j) OVER (ORDER BY id), LAG(x) OVER (ORDER BY id), LAG(tm) OVER (ORDER BY id), LEAD(c) OVER (ORDER BY id),"

@@ -50,8 +50,8 @@ async def test_checks_survive_a_restart_and_a_rebuild(tmp_path):
             await _run(engine, "INSERT INTO t2 VALUES (100, 2, 0)")
         assert refused.value.message == "CONSTRAINT `CONSTRAINT_1` failed for `d`.`t2`"
         (shown,) = await _run(engine, "SHOW CREATE TABLE t2")
-        assert "`a` decimal(5,2) DEFAULT NULL CHECK (a > 1.5)" in shown.rows[0][1]
-        assert "CONSTRAINT `CONSTRAINT_1` CHECK (id < 100)" in shown.rows[0][1]
+        assert "`a` decimal(5,2) DEFAULT NULL CHECK (`a` > 1.5)" in shown.rows[0][1]
+        assert "CONSTRAINT `CONSTRAINT_1` CHECK (`id` < 100)" in shown.rows[0][1]
         (rows,) = await _run(engine, "SELECT id, a, b FROM t2")
         assert [tuple(r) for r in rows.rows] == [(1, "2.00", None)]
     finally:
