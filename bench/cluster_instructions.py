@@ -3,7 +3,7 @@ callgrind: what `bench/sysbench_semisync.py` measures as CPU time, in a unit thi
 and wakeups do not move.
 
     python bench/cluster_instructions.py [--workload oltp_insert] [--threads 4] [--events 400]
-                                         [--tree NAME=PATH ...]
+                                         [--reads 2000] [--tree NAME=PATH ...]
 
 For each tree in turn: a master and two slaves as sysbench_semisync.py's `ours` starts them
 (semi-sync AFTER_SYNC, one ack, sync_binlog=1, slaves acking after their fsync), each under
@@ -15,6 +15,15 @@ transactions, so compare trees at equal group sizes). A process under callgrind 
 times slower: the cluster commits a few transactions a second, semi-sync stays on (its timeout
 is raised to 60 s), and a run of 400 events takes minutes. Not a test; counts, not waits (an
 fsync's time, a wakeup's latency).
+
+Reads on a slave: `--workload slave_point_select` runs sysbench_semisync.py's workload of that
+name (`oltp_point_select`, `--reads` events, against the first slave while the master takes
+`--events` `oltp_insert` transactions, both with `--threads`) and prints, besides the above per
+(read + insert), the read slave's instructions per read with the other slave's count taken out
+(the same inserts applied, the same idle work on timers, no reads); `slave_point_select_idle`
+runs the reads alone (the master idle): a read's own cost, without the applier beside it. Under
+callgrind a run lasts long enough that a process's idle work on timers is a visible part of the
+counts: the other slave's count is what that part weighs.
 """
 
 from __future__ import annotations
@@ -32,11 +41,12 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from sysbench_semisync import Cluster, Sysbench, parse_tree  # noqa: E402
+from sysbench_semisync import SLAVE_READS, Cluster, Sysbench, parse_tree  # noqa: E402
 
 from tests.support.daemons import Daemon, wait_for  # noqa: E402
 
 TIMEOUT = 600.0  # a daemon's start, semi-sync's readiness, a catch-up: all slowed by callgrind
+IDLE_READS = SLAVE_READS + "_idle"  # the reads on the first slave with the master idle
 
 
 def _under_callgrind(daemon: Daemon, out: Path) -> Daemon:
@@ -53,7 +63,11 @@ def start_counted(code: Path, tmp: Path) -> tuple[Cluster, dict[int, Path]]:
     def daemon(role: str, name: str, args: list[str]) -> Daemon:
         out = tmp / f"{name}.callgrind"
         d = _under_callgrind(Daemon(role, tmp / name, args, code=code), out)
-        d.start(timeout=TIMEOUT)
+        try:
+            d.start(timeout=TIMEOUT)
+        except BaseException:  # not serving in time (a loaded machine): no process outlives the run
+            d.stop()
+            raise
         assert d.proc is not None
         dumps[d.proc.pid] = out
         return d
@@ -99,40 +113,67 @@ def _status(cluster: Cluster, name: str) -> int:
     return int(cluster.master.status(name).get(name, 0))
 
 
-def measure(name: str, code: Path, workload: str, threads: int, events: int) -> None:
+def _sysbench(bench: Sysbench, test: str, port: int, threads: int, events: int) -> subprocess.Popen[str]:
+    return subprocess.Popen(bench.args(test, port, threads) + [f"--events={events}", "run"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def _done(proc: subprocess.Popen[str], what: str) -> int:
+    """The transactions a sysbench run completed (it must succeed)."""
+    out, err = proc.communicate(timeout=4 * TIMEOUT)
+    if proc.returncode != 0:
+        raise SystemExit(f"sysbench {what} failed:\n{out[-2000:]}{err[-2000:]}")
+    return int(re.search(r"transactions:\s+(\d+)", out).group(1))  # type: ignore[union-attr]
+
+
+def measure(name: str, code: Path, workload: str, threads: int, events: int, reads: int,
+            keep: Path | None = None) -> None:
+    read_workload = workload in (SLAVE_READS, IDLE_READS)
     with tempfile.TemporaryDirectory() as tmp:
         cluster, dumps = start_counted(code, Path(tmp))
         try:
             bench = Sysbench(table_size=1000, ps_mode="auto", seconds=0)
             port = cluster.master.port
+            reader = cluster.slaves[0].port
+            writes = "oltp_insert" if read_workload else workload
             cluster.master.query("CREATE DATABASE sbtest")
-            bench.checked(workload, port, "prepare", "ours")
-            warm = subprocess.run(bench.args(workload, port, threads) + ["--events=50", "run"],
-                                  capture_output=True, text=True, timeout=TIMEOUT)
-            if warm.returncode != 0:
-                raise SystemExit(f"sysbench warm-up failed:\n{warm.stdout[-2000:]}{warm.stderr[-2000:]}")
+            bench.checked(writes, port, "prepare", "ours")
+            _done(_sysbench(bench, writes, port, threads, 50), "warm-up")
             cluster.wait_caught_up()
+            if read_workload:
+                _done(_sysbench(bench, "oltp_point_select", reader, threads, 200), "read warm-up")
             groups0, yes0 = _status(cluster, "Binlog_group_commits"), _status(cluster, "Rpl_semi_sync_master_yes_tx")
             for pid in dumps:
                 _callgrind_control("--zero", pid)
-            run = subprocess.run(bench.args(workload, port, threads) + [f"--events={events}", "run"],
-                                 capture_output=True, text=True, timeout=4 * TIMEOUT)
-            if run.returncode != 0:
-                raise SystemExit(f"sysbench run failed:\n{run.stdout[-2000:]}{run.stderr[-2000:]}")
-            done = int(re.search(r"transactions:\s+(\d+)", run.stdout).group(1))  # type: ignore[union-attr]
+            runs = [] if workload == IDLE_READS else [_sysbench(bench, writes, port, threads, events)]
+            if read_workload:
+                runs.append(_sysbench(bench, "oltp_point_select", reader, threads, reads))
+            done = [_done(run, "run") for run in runs]
             wait_for(cluster.caught_up, TIMEOUT, interval=1.0, message="slaves to apply the master's binlog")
             since = time.time() - 1
             for pid in dumps:
                 _callgrind_control("--dump", pid)
             counts = [_dumped(dumps[pid], since) for pid in cluster.pids()]
+            if keep is not None:  # for callgrind_annotate: master.callgrind.N, slave2..., slave3...
+                keep.mkdir(parents=True, exist_ok=True)
+                for out in dumps.values():
+                    for dump in out.parent.glob(out.name + ".*"):
+                        shutil.copy(dump, keep / f"{name}-{dump.name}")
             groups = _status(cluster, "Binlog_group_commits") - groups0
             yes = _status(cluster, "Rpl_semi_sync_master_yes_tx") - yes0
         finally:
             cluster.stop()
-    per = " / ".join(f"{c / done:,.0f}" for c in counts)
-    print(f"{name}: {workload} {threads} thread(s), {done} transactions ({yes} semi-sync acked, "
-          f"{done / groups if groups else float('nan'):.1f} per group): instructions per transaction "
-          f"master / slave / slave {per}", flush=True)
+    total = sum(done)
+    per = " / ".join(f"{c / total:,.0f}" for c in counts)
+    inserts = 0 if workload == IDLE_READS else done[0]
+    line = (f"{name}: {workload} {threads} thread(s), {total} transactions ({yes} semi-sync acked, "
+            f"{inserts / groups if groups else float('nan'):.1f} per group): instructions per transaction "
+            f"master / slave / slave {per}")
+    if read_workload:
+        read_count = done[-1]
+        line += (f"; {read_count} reads, {inserts} inserts: the read slave's instructions per read "
+                 f"{(counts[1] - counts[2]) / read_count:,.0f} (the other slave's count taken out)")
+    print(line, flush=True)
 
 
 def main() -> None:
@@ -140,12 +181,16 @@ def main() -> None:
     parser.add_argument("--workload", default="oltp_insert")
     parser.add_argument("--threads", type=int, default=4)
     parser.add_argument("--events", type=int, default=400)
+    parser.add_argument("--reads", type=int, default=2000,
+                        help=f"point selects on the first slave ({SLAVE_READS}, {IDLE_READS})")
     parser.add_argument("--tree", action="append", default=[], metavar="NAME=PATH",
                         help="a source tree with its C parts built (repeatable; default: this one)")
+    parser.add_argument("--keep-dumps", type=Path, metavar="DIR",
+                        help="copy each process's callgrind dumps here (for callgrind_annotate)")
     args = parser.parse_args()
     trees = [parse_tree(spec) for spec in args.tree] or [("this", Path(__file__).resolve().parents[1])]
     for name, code in trees:
-        measure(name, code, args.workload, args.threads, args.events)
+        measure(name, code, args.workload, args.threads, args.events, args.reads, args.keep_dumps)
 
 
 if __name__ == "__main__":
