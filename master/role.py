@@ -15,7 +15,8 @@ Contract
   MariaDB's words; the dump does not start and the connection stays usable.
 - ROLLBACK runs on the engine, then calls the `after_rollback` hook.
 - Master statements: SHOW MASTER STATUS, SHOW BINARY LOGS (= SHOW MASTER LOGS), SHOW BINLOG
-  EVENTS, SHOW SLAVE HOSTS (MariaDB's four columns), FLUSH BINARY LOGS (and FLUSH LOGS), PURGE
+  EVENTS, SHOW SLAVE HOSTS (MariaDB's four columns), FLUSH BINARY LOGS (and FLUSH LOGS: then the files older than
+  binlog_expire_logs_seconds are purged as by BEFORE, `_purge_expired`), PURGE
   BINARY LOGS TO (ER_LOG_IN_USE for a file a dump session still reads) and BEFORE 'datetime' (`purge_before`: MariaDB's
   purge_logs_before_date, by file modification time, stopping silently at a file in use), RESET MASTER (binlog reset, `after_reset_master`, dump
   sessions ended; the GTID state is cleared), `SELECT BINLOG_GTID_POS(file, pos)` (the GTID
@@ -40,6 +41,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
+import time
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -536,6 +538,16 @@ class MasterRole(Role):
             self.end.publish(self.writer.end_position)
 
         await self._exclusive(session, work)
+        await self._purge_expired(session)
+
+    async def _purge_expired(self, session: Any = None) -> None:
+        """After FLUSH BINARY LOGS: the files older than binlog_expire_logs_seconds (expire_logs_days)
+        go, as `purge_before` purges (a file a dump session still reads stays, with those after
+        it), MariaDB's rotate_and_purge; 0 keeps every file."""
+        assert self.server is not None
+        seconds = self.server.variables.get("binlog_expire_logs_seconds", None, Scope.GLOBAL)
+        if seconds:
+            await self.purge_before(time.time() - seconds, session)
 
     async def purge_to(self, name: str, session: Any = None) -> None:
         async def work() -> None:

@@ -294,3 +294,33 @@ def test_purge_before_stops_at_a_file_a_dump_reads_as_mariadb(pair):
     theirs, mine = seen
     assert theirs == ((1, 2, 3), ("ok",), (1, 2, 3)), theirs
     assert mine == theirs
+
+
+def test_flush_binary_logs_purges_expired_files_as_mariadb(pair):
+    """FLUSH BINARY LOGS with binlog_expire_logs_seconds (or expire_logs_days) set: the files
+    last modified before now minus that many seconds go, oldest first up to the first that is
+    newer, as PURGE BINARY LOGS BEFORE; with 0, none. Same files left on both servers."""
+    day = 86400
+    steps = []
+    for server, directory in zip(pair, (pair[0].datadir, pair[1].datadir), strict=True):
+        for _ in range(4):
+            server.query("FLUSH BINARY LOGS")
+        if server is pair[0]:
+            _checkpointed(server)
+        now = time.time()
+        # files 1..4 of 5: three days old, two days old, four days old, an hour old
+        _age_files(server, directory, [now - 3 * day, now - 2 * day, now - 4 * day, now - 3600])
+        seen = [_binlogs(server)]
+        server.query("SET GLOBAL binlog_expire_logs_seconds = 0")
+        server.query("FLUSH BINARY LOGS")
+        seen.append(_binlogs(server))
+        server.query("SET GLOBAL expire_logs_days = 1")
+        if server is pair[0]:
+            _checkpointed(server)
+        server.query("FLUSH BINARY LOGS")
+        seen.append(_binlogs(server))
+        server.query("SET GLOBAL expire_logs_days = DEFAULT")
+        steps.append(seen)
+    theirs, mine = steps
+    assert theirs == [(1, 2, 3, 4, 5), (1, 2, 3, 4, 5, 6), (4, 5, 6, 7)], theirs
+    assert mine == theirs
