@@ -19,7 +19,8 @@ Contract (who may call what, what is durable when):
 - `append(...)` takes one transaction (or commit group): each event's log_pos is set to its end
   offset in the file. If the file has reached `max_size` after a flush, `flush()` rotates: ROTATE
   event, fsync, close, new file with magic + FORMAT_DESCRIPTION_EVENT, index updated (fsync), so
-  rotation never splits a transaction appended in one call.
+  rotation never splits a transaction appended in one call. After such a rotation by size
+  `on_size_rotated` (when set) is called, on the thread that rotated.
 - `append_raw(event)` appends an already-encoded event unchanged (a relay log keeps the master's
   log_pos, as MySQL's relay log does); the caller is responsible for its checksum matching ours.
 - `start_file(checksum)` ends the current file as it is (no ROTATE) and starts the next one of
@@ -140,6 +141,7 @@ class BinlogWriter:
         self.server_id = server_id
         self.checksum = checksum
         self.max_size = max_size
+        self.on_size_rotated: Callable[[], None] | None = None  # (the master's expiry of old files)
         self.server_version = server_version
         self.mark_in_use = mark_in_use  # LOG_EVENT_BINLOG_IN_USE_F in the FD while a file is written
         self.index_prefix = index_prefix  # before each name in the index (binlog.index.write_index)
@@ -552,6 +554,9 @@ class BinlogWriter:
         except OSError as exc:
             log.error("binlog rotation after %s failed, it stays the active file until the next try: %s",
                       self._name, exc)
+            return
+        if self.on_size_rotated is not None:
+            self.on_size_rotated()
 
     def format_description(self, flags: int = LOG_EVENT_BINLOG_IN_USE_F) -> bytes:
         """Our FORMAT_DESCRIPTION_EVENT as written at offset 4 of each new file."""

@@ -15,7 +15,9 @@ Contract
   MariaDB's words; the dump does not start and the connection stays usable.
 - ROLLBACK runs on the engine, then calls the `after_rollback` hook.
 - Master statements: SHOW MASTER STATUS, SHOW BINARY LOGS (= SHOW MASTER LOGS), SHOW BINLOG
-  EVENTS, SHOW SLAVE HOSTS (MariaDB's four columns), FLUSH BINARY LOGS (and FLUSH LOGS), PURGE
+  EVENTS, SHOW SLAVE HOSTS (MariaDB's four columns), FLUSH BINARY LOGS (and FLUSH LOGS; after
+  it and after a rotation by size the files older than binlog_expire_logs_seconds are purged
+  as by BEFORE, `_purge_expired`), PURGE
   BINARY LOGS TO (ER_LOG_IN_USE for a file a dump session still reads) and BEFORE 'datetime' (`purge_before`: MariaDB's
   purge_logs_before_date, by file modification time, stopping silently at a file in use), RESET MASTER (binlog reset, `after_reset_master`, dump
   sessions ended; the GTID state is cleared), `SELECT BINLOG_GTID_POS(file, pos)` (the GTID
@@ -40,6 +42,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
+import time
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -150,6 +153,7 @@ class MasterRole(Role):
         self.dumps: dict[int, DumpSession] = {}  # connection_id -> dump
         self.slaves: dict[int, SlaveHost] = {}  # server_id -> registration
         self.source = BinlogSource(writer.directory, writer.basename, server_id, end)
+        self._expiring: asyncio.Task[None] | None = None  # `_expire_after_rotation`'s purge
 
     @property
     def directory(self) -> Path:
@@ -238,9 +242,20 @@ class MasterRole(Role):
 
     async def start(self) -> None:
         self.acks.start()
+        loop = asyncio.get_running_loop()
+
+        def size_rotated() -> None:  # (on the thread that rotated: never fails the rotation)
+            try:
+                loop.call_soon_threadsafe(self._expire_after_rotation)
+            except RuntimeError:  # the loop is closed: the server stopped
+                pass
+
+        self.writer.on_size_rotated = size_rotated
 
     async def shutdown(self, deadline: float) -> None:
         loop = asyncio.get_running_loop()
+        if self._expiring is not None:  # (a purge begun is let finish, as the commits are)
+            await asyncio.wait({self._expiring}, timeout=max(0.1, deadline - loop.time()))
         for dump in list(self.dumps.values()):
             dump.stop()
             dump.session.close()
@@ -536,6 +551,36 @@ class MasterRole(Role):
             self.end.publish(self.writer.end_position)
 
         await self._exclusive(session, work)
+        await self._purge_expired(session)
+
+    async def _purge_expired(self, session: Any = None) -> None:
+        """After FLUSH BINARY LOGS or a rotation by size: the files older than
+        binlog_expire_logs_seconds (expire_logs_days) go, as `purge_before` purges (a file a dump
+        session still reads stays, with those after it), MariaDB's rotate_and_purge; 0 keeps
+        every file."""
+        seconds = self._expire_seconds()
+        if seconds:
+            await self.purge_before(time.time() - seconds, session)
+
+    def _expire_seconds(self) -> int:
+        """binlog_expire_logs_seconds (0 while the role serves no server)."""
+        if self.server is None:
+            return 0
+        return self.server.variables.get("binlog_expire_logs_seconds", None, Scope.GLOBAL)
+
+    def _expire_after_rotation(self) -> None:
+        """The binlog rotated by size (`BinlogWriter.on_size_rotated`, from the thread that
+        rotated, through the loop): `_purge_expired` runs as a task of its own, once the group
+        that filled the file is over (it needs the writer's side, `_exclusive`); one at a time."""
+        if not self._expire_seconds() or (self._expiring is not None and not self._expiring.done()):
+            return
+        self._expiring = asyncio.get_running_loop().create_task(self._purge_expired_logged())
+
+    async def _purge_expired_logged(self) -> None:
+        try:
+            await self._purge_expired()
+        except (OSError, SQLError) as exc:  # (tried again at the next rotation)
+            log.error("purging the binlog files older than binlog_expire_logs_seconds failed: %s", exc)
 
     async def purge_to(self, name: str, session: Any = None) -> None:
         async def work() -> None:

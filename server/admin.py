@@ -104,7 +104,7 @@ _NO_SET_STATEMENT = frozenset({
     # when the session's value is back, so it is refused rather than ignored)
     "character_set_results",
     "collation_connection", "default_master_connection", "debug_sync", "interactive_timeout", "last_insert_id",
-    "log_slow_filter", "log_slow_rate_limit", "log_slow_verbosity", "long_query_time", "min_examined_row_limit",
+    "log_slow_filter", "log_slow_rate_limit", "log_slow_verbosity", "min_examined_row_limit",
     "profiling", "profiling_history_size", "query_cache_type", "rand_seed1", "rand_seed2", "skip_replication",
     "slow_query_log", "sql_log_off", "tx_isolation", "transaction_isolation", "wait_timeout",
 })
@@ -621,6 +621,8 @@ class Admin:
             exc.warnings = tuple(warnings)
             raise
         saved: list[tuple[str, Any]] = []
+        if warnings:  # (the earlier statement's warnings go, as for any statement raising its own)
+            session.diagnostics = []
         try:
             for assignment in checked:
                 name = assignment.variable.name
@@ -632,8 +634,11 @@ class Admin:
             result = await session.execute(inner)
             return _warned_first(session, result, warnings) if warnings else result
         finally:
+            statement_slow_after = session.slow_after
             for name, before in reversed(saved):
                 variables.set(name, before, Scope.SESSION, session)
+                if name == "long_query_time":  # the statement is timed with its own value, as MariaDB's
+                    session.slow_after_back, session.slow_after = session.slow_after, statement_slow_after
 
     @staticmethod
     def _statement_options(sql: str) -> tuple[Tokens, str]:

@@ -5,10 +5,12 @@ read), registered on a `Server` at construction. A role or a plugin may replace 
 
 from __future__ import annotations
 
+import resource
 import socket
 import ssl
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
@@ -24,6 +26,7 @@ from protocol.errors import (
     ER_UNKNOWN_CHARACTER_SET,
     ER_UNKNOWN_COLLATION,
     ER_UNKNOWN_LOCALE,
+    ER_WARN_CANT_DROP_DEFAULT_KEYCACHE,
     WARN_OPTION_BELOW_LIMIT,
     SQLError,
 )
@@ -35,6 +38,7 @@ from server.connection_control import (
 )
 from server.prepared import PreparedStatements
 from server.variables import (
+    Bounds,
     Diagnostic,
     Scope,
     SystemVariable,
@@ -160,6 +164,11 @@ def _session_server_id(session: ClientSession) -> int:
 
 def _set_session_server_id(session: ClientSession, value: Any) -> None:
     session.sysvars["server_id"] = value
+
+
+def _set_select_limit(session: ClientSession, value: Any) -> None:
+    session.sysvars["sql_select_limit"] = value
+    session.take_select_limit()
 
 
 def _set_read_only(server: Server, value: bool) -> None:
@@ -365,8 +374,6 @@ def register(server: Server) -> None:
                        dynamic=True, check=check_int(DEFAULT_MIN_CONNECTION_DELAY_MS, MAX_CONNECTION_DELAY_MS)),
         SystemVariable("thread_handling", "one-thread-per-connection"),
         SystemVariable("init_connect", "", G, dynamic=True, check=check_str),
-        SystemVariable("query_cache_type", "OFF"),
-        SystemVariable("query_cache_size", 0),
         SystemVariable("have_query_cache", "YES"),
         SystemVariable("performance_schema", False),
         SystemVariable("default_storage_engine", "InnoDB", B, dynamic=True, check=check_str),
@@ -374,7 +381,9 @@ def register(server: Server) -> None:
                        deprecated="default_storage_engine"),
         SystemVariable("auto_increment_increment", 1, B, dynamic=True, check=check_int(1, 65535)),
         SystemVariable("auto_increment_offset", 1, B, dynamic=True, check=check_int(1, 65535)),
-        SystemVariable("sql_select_limit", 2**64 - 1, B, dynamic=True, check=check_int(0, 2**64 - 1)),
+        # the rows of a top-level SELECT without LIMIT (ClientSession._limited)
+        SystemVariable("sql_select_limit", 2**64 - 1, B, dynamic=True, check=check_int(0, 2**64 - 1),
+                       session_set=_set_select_limit),
         SystemVariable("sql_auto_is_null", False, B, dynamic=True, check=check_bool),
         SystemVariable("sql_safe_updates", False, B, dynamic=True, check=check_bool),
         SystemVariable("foreign_key_checks", True, B, dynamic=True, check=check_bool,
@@ -415,6 +424,7 @@ def register(server: Server) -> None:
         SystemVariable("lc_time_names", "en_US", B, dynamic=True, check=_lc_time_names),
         *_storage_variables(server),
         *_query_log_variables(server),
+        *_tuning_variables(),
     )
     v.add_status(lambda: core_status(server))
 
@@ -513,6 +523,133 @@ def _storage_variables(server: Server) -> list[SystemVariable]:
         SystemVariable("innodb_stats_on_metadata", False),
         SystemVariable("innodb_autoinc_lock_mode", 1),
     ]
+
+
+_ULONGLONG = 2**64 - 1
+
+
+def _tuning_variables() -> list[SystemVariable]:
+    """mysqld's buffer, cache and thread sizes that a DBA's my.cnf and SET carry and monitoring
+    scripts read (mysqld_exporter, pt-mysql-summary, pt-variable-advisor, mysqltuner): MariaDB
+    10.11's value, range, block size, scope and dynamism each (its SHOW VARIABLES, SELECT @@
+    and SET answers, clamping warnings included), and no effect here: the engine sizes none
+    of these buffers and keeps no query cache (Qcache_* stay 0), key cache, thread cache or
+    table cache. The read-only ones show the value a stock MariaDB 10.11 starts with."""
+    def sized(name: str, value: int, low: int, high: int = _ULONGLONG, block: int = 1,
+              scope: Scope = B) -> SystemVariable:
+        return SystemVariable(name, value, scope, dynamic=True, check=check_int(low, high, block))
+
+    def switch(name: str, value: bool, scope: Scope = B) -> SystemVariable:
+        return SystemVariable(name, value, scope, dynamic=True, check=check_bool)
+
+    return [
+        # per-session buffers (sorting, joins, scans, in-memory temporary tables)
+        sized("sort_buffer_size", 2097152, 1024),
+        sized("join_buffer_size", 262144, 128, block=128),
+        sized("read_buffer_size", 131072, 8192, 2147483647, 4096),
+        sized("read_rnd_buffer_size", 262144, 1, 2147483647),
+        sized("tmp_table_size", 16777216, 0, block=16384),
+        sized("max_heap_table_size", 16777216, 16384, block=1024),
+        sized("bulk_insert_buffer_size", 8388608, 0),
+        sized("max_sort_length", 1024, 64, 8388608),
+        sized("max_length_for_sort_data", 1024, 4, 8388608),
+        sized("max_tmp_tables", 32, 1, _ULONG),
+        sized("optimizer_search_depth", 62, 0, 62),
+        sized("optimizer_prune_level", 2, 0, 2),
+        # (not without effect: only its default is taken, `_divisions_at_four`)
+        SystemVariable("div_precision_increment", 4, B, dynamic=True, check=_Refusing(0, 38, refusal=_divisions_at_four)),
+        sized("log_warnings", 2, 0, _ULONG),
+        switch("low_priority_updates", False),
+        # the binlog's transaction caches: a transaction's statements are held in memory here
+        sized("binlog_cache_size", 32768, 4096, block=4096, scope=G),
+        sized("binlog_stmt_cache_size", 32768, 4096, block=4096, scope=G),
+        sized("max_binlog_cache_size", _ULONGLONG - 4095, 4096, block=4096, scope=G),
+        sized("max_binlog_stmt_cache_size", _ULONGLONG - 4095, 4096, block=4096, scope=G),
+        # caches of threads, tables, table definitions, MyISAM keys and the query cache
+        SystemVariable("thread_cache_size", 200, G, dynamic=True, check=check_int(0, 16384), default=256),
+        sized("table_open_cache", 2000, 10, 1048576, scope=G),
+        sized("table_definition_cache", 400, 400, 2097152, scope=G),
+        SystemVariable("key_buffer_size", 134217728, G, dynamic=True, check=_Refusing(0, _ULONGLONG, 4096, refusal=_no_default_keycache)),
+        sized("key_cache_block_size", 1024, 512, 16384, 512, scope=G),
+        sized("myisam_sort_buffer_size", 134216704, 4096, 1152921504606846975),
+        SystemVariable("query_cache_type", "OFF", B, dynamic=True, check=check_enum("OFF", "ON", "DEMAND")),
+        sized("query_cache_size", 1048576, 0, block=1024, scope=G),
+        sized("query_cache_limit", 1048576, 0, _ULONG, scope=G),
+        sized("query_cache_min_res_unit", 4096, 0, _ULONG, 8, scope=G),
+        switch("query_cache_wlock_invalidate", False),
+        switch("query_cache_strip_comments", False),
+        SystemVariable("concurrent_insert", "AUTO", G, dynamic=True, check=check_enum("NEVER", "AUTO", "ALWAYS")),
+        SystemVariable("delay_key_write", "ON", G, dynamic=True, check=check_enum("OFF", "ON", "ALL")),
+        sized("slow_launch_time", 2, 0, 31536000, scope=G),
+        *_binlog_expiry(),
+        # InnoDB's I/O and buffer tuning (the engine's pages: `_storage_variables`)
+        sized("innodb_log_file_size", 100663296, 4194304, block=4096, scope=G),
+        sized("innodb_io_capacity", 200, 100, _ULONG, scope=G),
+        sized("innodb_io_capacity_max", 2000, 100, _ULONG, scope=G),
+        sized("innodb_read_io_threads", 4, 1, 64, scope=G),
+        sized("innodb_write_io_threads", 4, 2, 64, scope=G),
+        sized("innodb_purge_threads", 4, 1, 32, scope=G),
+        SystemVariable("innodb_max_dirty_pages_pct", 90.0, G, dynamic=True, check=check_double(0.0, 99.999)),
+        switch("innodb_adaptive_hash_index", False, G),
+        switch("innodb_stats_persistent", True, G),
+        switch("innodb_strict_mode", True),
+        # read only: fixed at MariaDB's start
+        SystemVariable("thread_stack", 299008),
+        SystemVariable("open_files_limit", _open_files_limit()),
+        SystemVariable("innodb_log_buffer_size", 16777216),
+        SystemVariable("innodb_flush_method", "O_DIRECT"),
+        SystemVariable("innodb_doublewrite", True),
+        SystemVariable("innodb_open_files", 2000),
+        SystemVariable("aria_pagecache_buffer_size", 134217728),
+    ]
+
+
+@dataclass(frozen=True, slots=True)
+class _Refusing(Bounds):
+    """A `Bounds` whose value, once fitted (and warned of), may still be refused: `refusal`
+    gives the SQLError for a value SET may not store, else None."""
+
+    refusal: Callable[[int], SQLError | None] = lambda value: None
+
+    def fitted(self, name: str, value: Any, warnings: list[Diagnostic], strict: bool) -> Any:
+        fitted = Bounds.fitted(self, name, value, warnings, strict)
+        refused = self.refusal(fitted)
+        if refused is not None:
+            raise refused
+        return fitted
+
+
+def _no_default_keycache(size: int) -> SQLError | None:
+    """key_buffer_size 0: MariaDB keeps its default key cache (1438)."""
+    return SQLError(ER_WARN_CANT_DROP_DEFAULT_KEYCACHE) if size == 0 else None
+
+
+def _divisions_at_four(increment: int) -> SQLError | None:
+    """div_precision_increment: the engine divides with MariaDB's default scale increment, 4
+    (engine/decimal_math.py, and the types of / in engine/exprtypes.py); another is 1235."""
+    return SQLError(ER_NOT_SUPPORTED_YET, f"div_precision_increment={increment}") if increment != 4 else None
+
+
+_DAY = 86400
+
+
+def _binlog_expiry() -> list[SystemVariable]:
+    """binlog_expire_logs_seconds and expire_logs_days, one setting in two units as MariaDB
+    10.6+ keeps it (SET of either changes both); the master purges by it (master/role.py)."""
+    seconds = SystemVariable("binlog_expire_logs_seconds", 0, G, dynamic=True, check=check_int(0, 99 * _DAY))
+
+    def set_days(days: float) -> None:
+        seconds.value = int(days * _DAY)
+
+    days = SystemVariable("expire_logs_days", 0.0, G, dynamic=True, check=check_double(0.0, 99.0),
+                          getter=lambda: seconds.value / _DAY, on_set=set_days)
+    return [seconds, days]
+
+
+def _open_files_limit() -> int:
+    """The process's file descriptor limit (mysqld shows the one it got)."""
+    soft, _hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    return soft if soft != resource.RLIM_INFINITY else _ULONG
 
 
 def _path_text(server: Server, which: str) -> str | None:

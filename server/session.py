@@ -72,10 +72,17 @@ Contract
 - The query logs (server/query_logs.py): a COM_QUERY or COM_STMT_EXECUTE is timed by the clock
   reads that set `since` (SHOW PROCESSLIST's Time) at its start and at its end, a command
   answered on receipt from the receipt's own start; one longer than the session's
-  long_query_time (`slow_after`) counts in Slow_queries, logs off or on (`_slow`). While either
-  log is open the commands are not answered on receipt: each takes the task's path, which
-  writes the general log's line when it starts (`log_statement`) and the slow log's entry when
-  it ends.
+  long_query_time (`slow_after`; under SET STATEMENT long_query_time = n FOR, n until the
+  statement was timed: `statement_timed`) counts in Slow_queries, logs off or on (`_slow`).
+  While either log is open the commands are not answered on receipt: each takes the task's
+  path, which writes the general log's line when it starts (`log_statement`) and the slow log's
+  entry when it ends.
+- SHOW WARNINGS' list (`diagnostics`): a statement's own warnings or error replace it; a
+  statement without any keeps it unless it names a table (`_clears_warnings`, MariaDB's rule),
+  and SHOW WARNINGS / ERRORS / COUNT(*) never clear it.
+- sql_select_limit below its maximum (`select_limit`) cuts a top-level SELECT's rows and those
+  of the SHOW statements MariaDB answers from information_schema (`_limited`); while it is set,
+  no statement is answered on the loop (`_reads_now`), so that the fast paths never look at it.
 """
 
 from __future__ import annotations
@@ -207,6 +214,49 @@ _ADMIN_STATEMENTS = frozenset({
     "REPAIR TABLE", "OPTIMIZE", "ANALYZE", "CHECK", "REPAIR",
 })
 _DIAGNOSTIC_STATEMENTS = frozenset({"SHOW WARNINGS", "SHOW ERRORS", "SHOW COUNT"})
+# SHOW statements (the word after SHOW [FULL | GLOBAL | SESSION | LOCAL]) that MariaDB answers
+# from information_schema, as a SELECT that sql_select_limit limits
+_SELECT_LIMITED_SHOWS = frozenset({
+    "TABLES", "DATABASES", "SCHEMAS", "TABLE", "COLUMNS", "FIELDS", "INDEX", "INDEXES", "KEYS", "VARIABLES",
+    "STATUS", "CHARACTER", "CHARSET", "COLLATION", "ENGINES", "STORAGE", "PLUGINS", "OPEN", "TRIGGERS", "EVENTS",
+})
+_SHOW_MODIFIERS = frozenset({"FULL", "GLOBAL", "SESSION", "LOCAL", "EXTENDED"})
+
+
+def _select_limited(keyword: str, sql: str) -> bool:
+    """Whether sql_select_limit limits the statement's rows: a SELECT (WITH ... SELECT), or one
+    of `_SELECT_LIMITED_SHOWS`."""
+    first, _, second = keyword.partition(" ")
+    if first in ("SELECT", "WITH"):
+        return True
+    if first != "SHOW":
+        return False
+    if second in _SHOW_MODIFIERS:
+        second = next((word for word in _leading_words(sql)[1:] if word not in _SHOW_MODIFIERS), "")
+    return second in _SELECT_LIMITED_SHOWS
+
+
+def _leading_words(sql: str) -> list[str]:
+    """The first four words of `sql`, upper-case ([] for text the tokenizer cannot read: the
+    statement's own parse answers it)."""
+    try:
+        return [tok.text.upper() for tok in sqltext.iter_tokens(sql) if tok.kind == "WORD"][:4]
+    except SQLError:
+        return []
+
+
+# statements (first word) that name tables, whatever follows (`_clears_warnings`); EXECUTE's
+# prepared statement is taken to
+_TABLE_STATEMENTS = frozenset({
+    "INSERT", "UPDATE", "DELETE", "REPLACE", "LOAD", "TRUNCATE", "CHECK", "ANALYZE", "OPTIMIZE", "REPAIR",
+    "CHECKSUM", "LOCK", "HANDLER", "DESCRIBE", "DESC", "EXPLAIN", "TABLE", "CALL", "EXECUTE", "WITH", "VALUES",
+})
+# CREATE / ALTER / DROP / RENAME of these (the second word) name tables; of a database, a user,
+# a role and the like, none
+_TABLE_OBJECTS = frozenset({
+    "TABLE", "TABLES", "TEMPORARY", "INDEX", "UNIQUE", "FULLTEXT", "SPATIAL", "VIEW", "TRIGGER", "OR", "ONLINE",
+    "IGNORE", "DEFINER", "ALGORITHM", "SQL",
+})
 
 # Statements (dispatch keyword) that need one of these privileges, whoever executes them
 # (SHOW SLAVE STATUS and SHOW SLAVE HOSTS share a keyword: `_SHOW_SLAVE_HOSTS` tells them apart).
@@ -317,6 +367,12 @@ class ClientSession(asyncio.Protocol):
         # Slow_queries, its Bytes_sent, and while the slow log is open the running statement's
         # text and what was sent before it (`_slow`)
         self.slow_after = float(self.sysvars.get("long_query_time", 10.0))
+        # sql_select_limit below its maximum: the rows a top-level SELECT returns (`_limited`)
+        self.select_limit: int | None = None
+        self.take_select_limit()
+        # the session's long_query_time while `slow_after` is a SET STATEMENT's, until that
+        # statement was timed (`statement_timed`)
+        self.slow_after_back: float | None = None
         self.slow_queries = 0
         self.bytes_sent = 0
         self._logged: tuple[str, int] | None = None
@@ -839,6 +895,8 @@ class ClientSession(asyncio.Protocol):
                     now = time.monotonic()
                     if self.command != "Sleep" and now - self.since > self.slow_after:
                         self._slow(now - self.since)
+                    if self.slow_after_back is not None:
+                        self.statement_timed()
                     self.command = "Sleep"
                     self.since = now  # idle from now (Time, wait_timeout)
             if self._raw_reader is not None:
@@ -963,6 +1021,7 @@ class ClientSession(asyncio.Protocol):
         self.prepared.close_all()
         self.sysvars = self.server.variables.session_defaults()
         self.slow_after = float(self.sysvars.get("long_query_time", 10.0))
+        self.take_select_limit()
         login = self.conn.login if self.conn is not None else None
         self.take_charset_number(None if login is None else login.charset)  # (the login's, as MariaDB's)
 
@@ -1094,6 +1153,8 @@ class ClientSession(asyncio.Protocol):
                 now = time.monotonic()
                 if now - self.since > self.slow_after:
                     self._slow(now - self.since)
+                if self.slow_after_back is not None:
+                    self.statement_timed()
                 self.since = now
             elif logged:
                 self.logged_result = result
@@ -1179,7 +1240,7 @@ class ClientSession(asyncio.Protocol):
             return None
         result = self.engine_session.select_now(statement)
         if result is not None:
-            self._counted(keyword)
+            self._counted(keyword, statement)
         return result
 
     def run_begin_now(self, statement: str, keyword: str) -> Any:
@@ -1191,7 +1252,7 @@ class ClientSession(asyncio.Protocol):
             return None
         result = self.engine_session.begin_now(statement)
         if result is not None:
-            self._counted(keyword)
+            self._counted(keyword, statement)
         return result
 
     def run_commit_now(self, statement: str, keyword: str, command: str = "Query") -> Any:
@@ -1208,7 +1269,7 @@ class ClientSession(asyncio.Protocol):
         result = es.commit_now(statement)
         if result is None:
             return None
-        self._counted(keyword)
+        self._counted(keyword, statement)
         if result.committed is None:
             return result
         self._in_commit = True  # (KILL and shutdown leave the session alone: see `committing`)
@@ -1242,7 +1303,7 @@ class ClientSession(asyncio.Protocol):
             return None
         result = self.engine_session.read_prepared(prepared, params)
         if result is not None:
-            self._counted(keyword)
+            self._counted(keyword, None)
         return result
 
     def run_write_now(self, statement: str, keyword: str) -> Any:
@@ -1258,10 +1319,10 @@ class ClientSession(asyncio.Protocol):
         try:
             result = es.write_now(statement)
         except SQLError:
-            self._counted(keyword)
+            self._counted(keyword, statement)
             raise
         if result is not None:
-            self._counted(keyword)
+            self._counted(keyword, statement)
         return result
 
     def _reads_now(self, keyword: str) -> bool:
@@ -1269,14 +1330,64 @@ class ClientSession(asyncio.Protocol):
         way: no KILL QUERY pending, no next-transaction isolation to restore, an account with
         every privilege, no statement time limit, no role statement."""
         return not (self._query_killed or self._next_isolation or not self._all_privileges
-                    or self.sysvars.get("max_statement_time") or self.server.role.claims(keyword))
+                    or self.sysvars.get("max_statement_time") or self.select_limit is not None
+                    or self.server.role.claims(keyword))
 
-    def _counted(self, keyword: str) -> None:
-        """What `execute` does for a read without `@` (one that reads @@warning_count keeps the
-        diagnostics: the admin handlers claim it)."""
+    def _counted(self, keyword: str, statement: str | None) -> None:
+        """What `execute` does first for a statement the loop answers (`statement` None: a
+        prepared read's)."""
         self.server.stats.count_command(keyword)
-        if self.diagnostics:
+        if self.diagnostics and self._clears_warnings(keyword, statement):
             self.diagnostics = []
+
+    @staticmethod
+    def _clears_warnings(keyword: str, statement: str | None) -> bool:
+        """Whether a statement starts with an empty warnings list: one that names a table (a
+        write, table DDL or administration, a SHOW answered from information_schema or of a
+        table's definition, a SELECT, SET or DO reading one); the others (SELECT 1, SET @a = 1,
+        USE, BEGIN, CREATE DATABASE, GRANT, FLUSH, SHOW PROCESSLIST ...) keep the previous
+        statement's, as MariaDB clears the list for a statement with tables only (a statement's
+        own warnings replace it anyway). The diagnostic statements never clear it
+        (`_DIAGNOSTIC_STATEMENTS`); nor is this asked while the list is empty, so that it costs
+        a statement nothing then."""
+        if statement is None:  # (a prepared read)
+            return True
+        first, _, second = keyword.partition(" ")
+        if first in _TABLE_STATEMENTS:
+            return True
+        if first in ("CREATE", "ALTER", "DROP", "RENAME"):
+            return second in _TABLE_OBJECTS
+        if first == "SHOW":
+            return _select_limited(keyword, statement) or second == "CREATE" and any(
+                word in ("TABLE", "VIEW", "TRIGGER") for word in _leading_words(statement))
+        return first in ("SELECT", "SET", "DO") and sqltext.names_a_table(statement)
+
+    def statement_timed(self) -> None:
+        """A statement run under SET STATEMENT long_query_time was timed with that value: the
+        session's is back."""
+        self.slow_after, self.slow_after_back = self.slow_after_back, None
+
+    def take_select_limit(self) -> None:
+        """The session's sql_select_limit as `select_limit` (None at its maximum: no limit)."""
+        limit = self.sysvars.get("sql_select_limit")
+        self.select_limit = None if limit is None or limit >= 2**64 - 1 else int(limit)
+
+    def _limited(self, sql: str, result: Any) -> Any:
+        """A top-level SELECT's (or a SHOW's that MariaDB answers as a SELECT) result cut to
+        sql_select_limit rows, unless it has its own LIMIT (subqueries, INSERT ... SELECT and
+        the like are never limited by it); FOUND_ROWS() then counts the rows returned, unless
+        SQL_CALC_FOUND_ROWS counted them."""
+        limit = self.select_limit
+        rows = getattr(result, "rows", None)
+        if limit is None or rows is None or len(rows) <= limit or sqltext.limits_itself(sql):
+            return result
+        if isinstance(result, ResultSet):
+            result = replace(result, rows=tuple(rows)[:limit])
+        else:
+            result.rows = rows[:limit]
+        if self.engine_session is not None and "SQL_CALC_FOUND_ROWS" not in sql.upper():
+            self.engine_session.found = limit
+        return result
 
     def limit_statement(self, seconds: float) -> None:
         """max_statement_time (MariaDB's): the running statement is interrupted `seconds` after
@@ -1378,11 +1489,15 @@ class ClientSession(asyncio.Protocol):
             if sqltext.is_blank(sql):
                 raise SQLError(ER_EMPTY_QUERY)
             return await self._checked_execute(sql, "")
+        if self.select_limit is not None and _select_limited(keyword, sql):
+            return self._limited(sql, await self._dispatch(sql, keyword))
+        return await self._dispatch(sql, keyword)
+
+    async def _dispatch(self, sql: str, keyword: str) -> Any:
+        """`execute` of a statement with a leading keyword."""
         server = self.server
         server.stats.count_command(keyword, sql)
-        if self.diagnostics and keyword not in _DIAGNOSTIC_STATEMENTS and not (
-            keyword == "SELECT" and "@@" in sql  # SELECT @@warning_count reads them
-        ):
+        if self.diagnostics and keyword not in _DIAGNOSTIC_STATEMENTS and self._clears_warnings(keyword, sql):
             self.diagnostics = []
         if self._all_privileges is False:
             required = STATEMENT_PRIVILEGES.get(keyword)

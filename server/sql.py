@@ -7,6 +7,8 @@ Contract
   never raises.
 - `split_statements(sql)` splits on `;` outside quotes, backticks and comments, drops empty
   pieces, and is only used when the client enabled CLIENT_MULTI_STATEMENTS.
+- `names_a_table(sql)` and `limits_itself(sql)` look at a statement only where a session's
+  state asks (warnings to keep, a sql_select_limit to apply), never on the hot path.
 - `tokenize(sql)` turns an admin statement into `Token`s; a string the tokenizer cannot read
   raises SQLError(ER_PARSE_ERROR) with mysqld's "near '...' at line 1" wording.
 The engine parses everything else; nothing here interprets DML.
@@ -259,6 +261,45 @@ def top_level_cuts(items: list[Token], start: int, stop_word: str | None = None)
             return cuts
     cuts.append(len(items))
     return cuts
+
+
+def names_a_table(sql: str) -> bool:
+    """Whether `sql` reads a table: a FROM of a SELECT (the statement's or one in parentheses)
+    followed by anything but DUAL. A FROM inside a function's parentheses (EXTRACT, TRIM,
+    SUBSTRING) names none; text the tokenizer cannot read counts as naming one."""
+    try:
+        tokens = tokenize(sql)
+    except SQLError:
+        return True
+    selects = [False]  # per parenthesis depth: whether that group is a SELECT
+    for i, tok in enumerate(tokens):
+        if tok.kind == "OP":
+            if tok.text == "(":
+                selects.append(False)
+            elif tok.text == ")" and len(selects) > 1:
+                selects.pop()
+        elif tok.is_word("SELECT"):
+            selects[-1] = True
+        elif tok.is_word("FROM") and selects[-1]:
+            following = tokens[i + 1] if i + 1 < len(tokens) else None
+            if following is None or not following.is_word("DUAL"):
+                return True
+    return False
+
+
+def limits_itself(sql: str) -> bool:
+    """Whether a SELECT has its own row limit: LIMIT (or FETCH FIRST/NEXT) outside parentheses,
+    which sql_select_limit then leaves alone, as MariaDB's."""
+    depth = 0
+    try:
+        for tok in iter_tokens(sql):
+            if tok.kind == "OP":
+                depth += (tok.text == "(") - (tok.text == ")")
+            elif depth == 0 and tok.is_word("LIMIT", "FETCH"):
+                return True
+    except SQLError:
+        return False
+    return False
 
 
 class Tokens:

@@ -294,3 +294,65 @@ def test_purge_before_stops_at_a_file_a_dump_reads_as_mariadb(pair):
     theirs, mine = seen
     assert theirs == ((1, 2, 3), ("ok",), (1, 2, 3)), theirs
     assert mine == theirs
+
+
+_DAY = 86400
+
+
+def _files_aged(server: Any, pair: tuple[Any, Any], ages: list[float]) -> None:
+    """FLUSH BINARY LOGS until the server has a file more than `ages` lists, then the files but
+    the active one last modified that many seconds ago (MariaDB's checkpointed first)."""
+    for _ in ages:
+        server.query("FLUSH BINARY LOGS")
+    if server is pair[0]:
+        _checkpointed(server)
+    now = time.time()
+    _age_files(server, server.datadir, [now - age for age in ages])
+
+
+def test_flush_binary_logs_purges_expired_files_as_mariadb(pair):
+    """FLUSH BINARY LOGS with binlog_expire_logs_seconds (or expire_logs_days) set: the files
+    last modified before now minus that many seconds go, oldest first up to the first that is
+    newer, as PURGE BINARY LOGS BEFORE; with 0, none. Same files left on both servers."""
+    steps = []
+    for server in pair:
+        # files 1..4 of 5: three days old, two days old, four days old, an hour old
+        _files_aged(server, pair, [3 * _DAY, 2 * _DAY, 4 * _DAY, 3600])
+        seen = [_binlogs(server)]
+        server.query("SET GLOBAL binlog_expire_logs_seconds = 0")
+        server.query("FLUSH BINARY LOGS")
+        seen.append(_binlogs(server))
+        server.query("SET GLOBAL expire_logs_days = 1")
+        if server is pair[0]:
+            _checkpointed(server)
+        server.query("FLUSH BINARY LOGS")
+        seen.append(_binlogs(server))
+        server.query("SET GLOBAL expire_logs_days = DEFAULT")
+        steps.append(seen)
+    theirs, mine = steps
+    assert theirs == [(1, 2, 3, 4, 5), (1, 2, 3, 4, 5, 6), (4, 5, 6, 7)], theirs
+    assert mine == theirs
+
+
+def test_rotation_by_size_purges_expired_files_as_mariadb(pair):
+    """A binlog that reaches max_binlog_size rotates, and then the files older than
+    binlog_expire_logs_seconds go (MariaDB purges after its binlog checkpoint, ours once the
+    group is over: both in the background, so the files are polled). Same files left."""
+    left = []
+    for server in pair:
+        _files_aged(server, pair, [3 * _DAY, 2 * _DAY, 3600])  # files 1..3 of 4
+        server.query("SET GLOBAL binlog_expire_logs_seconds = 86400")
+        server.query("SET GLOBAL max_binlog_size = 4096")
+        server.query("CREATE DATABASE grow")
+        server.query("CREATE TABLE grow.t (id INT PRIMARY KEY, v TEXT) ENGINE=InnoDB")
+        i = 0
+        while _binlogs(server)[-1] == 4:
+            server.query(f"INSERT INTO grow.t VALUES ({i}, '{'x' * 500}')")
+            i += 1
+        wait_until(lambda s=server: _binlogs(s)[0] == 3, timeout=30, what="the expired files purged")
+        left.append(_binlogs(server)[:2])
+        server.query("SET GLOBAL binlog_expire_logs_seconds = DEFAULT")
+        server.query("SET GLOBAL max_binlog_size = DEFAULT")
+    theirs, mine = left
+    assert theirs == (3, 4), theirs
+    assert mine == theirs

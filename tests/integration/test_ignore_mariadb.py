@@ -16,9 +16,7 @@ the implicit default; here the row is left), a NULL bound by a prepared statemen
 column under INSERT IGNORE (the row is left out, without a warning); an UPDATE IGNORE storing an
 adjusted literal in several rows (MariaDB warns once per row, here once) or a value in rows it
 leaves unchanged (MariaDB warns for them too), and an UPDATE's "at row n" (MariaDB counts the
-rows it read, here the rows it changed); and which statements keep the last statement's
-warnings (MariaDB keeps them across statements that use no table, CREATE DATABASE or USE; here
-every statement but SHOW WARNINGS / ERRORS / COUNT(*) and SELECT @@... starts a new list)."""
+rows it read, here the rows it changed)."""
 
 from __future__ import annotations
 

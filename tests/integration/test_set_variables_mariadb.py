@@ -19,8 +19,15 @@ DEFAULTs this server chooses otherwise (sync_binlog 1: every commit fsynced), SH
 SET STATEMENT refused a variable (MariaDB lists its error twice), a SET of several variables
 of which a plugin's refuses its value (the plugin checks it as it takes it, after those before),
 a DECIMAL quotient given to a DOUBLE variable (SET long_query_time = 1/3: 1232 here, the engine's
-quotient having 4 decimals where MariaDB's has 9), SET STATEMENT long_query_time (1971 here), and
-pseudo_slave_mode's 1231 warning "change was ineffective"."""
+quotient having 4 decimals where MariaDB's has 9), pseudo_slave_mode's 1231 warning "change was
+ineffective", and div_precision_increment other than 4 (1235 here: the engine divides with 4).
+
+The buffer, cache and thread sizes a my.cnf carries (sort_buffer_size, join_buffer_size,
+tmp_table_size, max_heap_table_size, binlog_cache_size, thread_cache_size, table_open_cache,
+key_buffer_size, query_cache_*, innodb_io_capacity ...): MariaDB's values, ranges, block sizes,
+scopes and read-only ones (1238), SET key_buffer_size = 0 refused (1438); expire_logs_days and
+binlog_expire_logs_seconds, one setting in two units; SET STATEMENT long_query_time, which times
+its own statement (Slow_queries)."""
 
 from __future__ import annotations
 
@@ -188,6 +195,87 @@ STATEMENT_FOR = [
     "SELECT * FROM t",
     "SET STATEMENT auto_increment_increment = 'x' FOR SELECT 1",
     "SET STATEMENT max_statement_time = -1 FOR SELECT 2",
+    "SET STATEMENT long_query_time = 5 FOR SELECT @@long_query_time",
+    "SELECT @@long_query_time",
+    "SET STATEMENT long_query_time = -1 FOR SELECT 3",
+    "SHOW SESSION STATUS LIKE 'Slow_queries'",
+    "SET STATEMENT long_query_time = 0 FOR SELECT 4",
+    "SHOW SESSION STATUS LIKE 'Slow_queries'",
+    "SELECT 5",
+    "SHOW SESSION STATUS LIKE 'Slow_queries'",
+    "SET STATEMENT sort_buffer_size = 100000, div_precision_increment = 4 FOR SELECT @@sort_buffer_size",
+]
+
+TUNING = [
+    "SELECT @@sort_buffer_size, @@join_buffer_size, @@read_buffer_size, @@read_rnd_buffer_size",
+    "SELECT @@tmp_table_size, @@max_heap_table_size, @@bulk_insert_buffer_size, @@max_sort_length",
+    "SELECT @@global.binlog_cache_size, @@global.binlog_stmt_cache_size, @@global.max_binlog_cache_size",
+    "SELECT @@global.max_binlog_stmt_cache_size, @@global.table_open_cache, @@global.table_definition_cache",
+    "SELECT @@global.key_buffer_size, @@global.key_cache_block_size, @@global.query_cache_size",
+    "SELECT @@query_cache_type, @@global.query_cache_limit, @@global.query_cache_min_res_unit",
+    "SELECT @@concurrent_insert, @@delay_key_write, @@low_priority_updates, @@innodb_strict_mode",
+    "SELECT @@innodb_io_capacity, @@innodb_io_capacity_max, @@innodb_read_io_threads, @@innodb_purge_threads",
+    "SELECT @@innodb_max_dirty_pages_pct, @@innodb_adaptive_hash_index, @@innodb_doublewrite",
+    "SELECT @@thread_stack, @@innodb_log_buffer_size, @@innodb_flush_method, @@div_precision_increment",
+    "SHOW VARIABLES LIKE 'sort_buffer_size'",
+    "SHOW GLOBAL VARIABLES LIKE 'query_cache%'",
+    "SHOW GLOBAL VARIABLES LIKE 'innodb_max_dirty_pages_pct'",
+    "SET sort_buffer_size = 1",
+    "SELECT @@sort_buffer_size, @@global.sort_buffer_size",
+    "SET GLOBAL sort_buffer_size = 3000000",
+    "SELECT @@sort_buffer_size, @@global.sort_buffer_size",
+    "SET GLOBAL sort_buffer_size = DEFAULT",
+    "SET sort_buffer_size = DEFAULT",
+    "SET join_buffer_size = 1000",
+    "SET read_buffer_size = 9000",
+    "SET tmp_table_size = 20000",
+    "SET max_heap_table_size = 20000",
+    "SELECT @@join_buffer_size, @@read_buffer_size, @@tmp_table_size, @@max_heap_table_size",
+    "SET sort_buffer_size = '100000'",
+    "SET sort_buffer_size = 1.5",
+    "SET SESSION thread_cache_size = 10",
+    "SET GLOBAL thread_cache_size = 20000",
+    "SET GLOBAL thread_cache_size = DEFAULT",
+    "SELECT @@global.thread_cache_size",
+    "SET GLOBAL binlog_cache_size = 5000",
+    "SET GLOBAL max_binlog_cache_size = 18446744073709551615",
+    "SELECT @@global.binlog_cache_size, @@global.max_binlog_cache_size",
+    "SET GLOBAL table_open_cache = 5",
+    "SET GLOBAL key_buffer_size = 0",
+    "SET GLOBAL key_buffer_size = 100",
+    "SET GLOBAL key_buffer_size = 5000",
+    "SELECT @@global.key_buffer_size",
+    "SET GLOBAL query_cache_type = 'DEMAND'",
+    "SET GLOBAL query_cache_type = 'xx'",
+    "SET GLOBAL query_cache_size = 1000",
+    "SELECT @@global.query_cache_type, @@global.query_cache_size",
+    "SET GLOBAL innodb_max_dirty_pages_pct = 100",
+    "SELECT @@innodb_max_dirty_pages_pct",
+    "SET GLOBAL innodb_io_capacity = 50",
+    "SET GLOBAL thread_stack = 1",
+    "SET GLOBAL innodb_log_buffer_size = 1",
+    "SET GLOBAL innodb_doublewrite = 0",
+    "SET div_precision_increment = 4",
+    "SET div_precision_increment = DEFAULT",
+]
+
+EXPIRY = [
+    "SELECT @@global.expire_logs_days, @@global.binlog_expire_logs_seconds",
+    "SET GLOBAL expire_logs_days = 1",
+    "SELECT @@global.expire_logs_days, @@global.binlog_expire_logs_seconds",
+    "SET GLOBAL binlog_expire_logs_seconds = 3600",
+    "SELECT @@global.expire_logs_days, @@global.binlog_expire_logs_seconds",
+    "SHOW GLOBAL VARIABLES LIKE '%expire_logs%'",
+    "SET GLOBAL expire_logs_days = 1.5",
+    "SELECT @@global.expire_logs_days, @@global.binlog_expire_logs_seconds",
+    "SET GLOBAL expire_logs_days = 100",
+    "SET GLOBAL binlog_expire_logs_seconds = 8553601",
+    "SELECT @@global.expire_logs_days, @@global.binlog_expire_logs_seconds",
+    "SET GLOBAL expire_logs_days = 'x'",
+    "SET expire_logs_days = 1",
+    "SET SESSION binlog_expire_logs_seconds = 1",
+    "SET GLOBAL expire_logs_days = DEFAULT",
+    "SELECT @@global.expire_logs_days, @@global.binlog_expire_logs_seconds",
 ]
 
 SEMISYNC = [
@@ -275,7 +363,7 @@ BOOLEANS = [
 
 FAMILIES = {"timeouts": TIMEOUTS, "counts": COUNTS, "sizes": SIZES, "doubles": DOUBLES,
             "strictness": STRICTNESS, "several": SEVERAL, "statement_for": STATEMENT_FOR,
-            "semisync": SEMISYNC, "types": TYPES, "booleans": BOOLEANS}
+            "semisync": SEMISYNC, "types": TYPES, "booleans": BOOLEANS, "tuning": TUNING, "expiry": EXPIRY}
 
 
 @pytest.mark.parametrize("family", FAMILIES)

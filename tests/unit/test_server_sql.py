@@ -7,7 +7,16 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from protocol.errors import SQLError
-from server.sql import Tokens, head, is_blank, split_statements, tokenize, unwrap_comments
+from server.sql import (
+    Tokens,
+    head,
+    is_blank,
+    limits_itself,
+    names_a_table,
+    split_statements,
+    tokenize,
+    unwrap_comments,
+)
 
 
 @pytest.mark.parametrize(
@@ -111,3 +120,91 @@ def test_head_skips_a_comment_between_the_first_two_words():
     assert head("SHOW # why\n STATUS") == "SHOW STATUS"
     assert head("COMMIT") == "COMMIT" and head("SELECT * FROM t") == "SELECT"
     assert head("SELECT /*!1 x*/ 1") == "SELECT"  # an executable comment is kept: not skipped
+
+
+_NAMES_A_TABLE = [
+    ("SELECT 1", False),
+    ("SELECT 1 FROM DUAL", False),
+    ("SELECT EXTRACT(YEAR FROM NOW())", False),
+    ("SELECT TRIM(LEADING 'a' FROM 'ab'), SUBSTRING('abc' FROM 2)", False),
+    ("SET @a = 'FROM t'", False),
+    ("SELECT * FROM t", True),
+    ("select a from `t`", True),
+    ("SELECT (SELECT a FROM t)", True),
+    ("SELECT 1 FROM DUAL WHERE 1 IN (SELECT a FROM t)", True),
+    ("SELECT * FROM (SELECT 1) x", True),
+    ("SET @a = (SELECT a FROM t LIMIT 1)", True),
+    ("DO (SELECT COUNT(*) FROM t)", True),
+    ("SELECT 'unterminated", True),
+]
+_LIMITS_ITSELF = [
+    ("SELECT * FROM t", False),
+    ("SELECT * FROM t WHERE a IN (SELECT a FROM u LIMIT 1)", False),
+    ("SELECT * FROM (SELECT a FROM u LIMIT 2) x", False),
+    ("SELECT 'LIMIT 1'", False),
+    ("SELECT * FROM t LIMIT 3", True),
+    ("SELECT * FROM t UNION SELECT * FROM u limit 3", True),
+    ("SELECT * FROM t ORDER BY a FETCH FIRST 2 ROWS ONLY", True),
+]
+
+
+@pytest.mark.parametrize(
+    "question, sql, expected",
+    [(names_a_table, *case) for case in _NAMES_A_TABLE] + [(limits_itself, *case) for case in _LIMITS_ITSELF],
+)
+def test_what_a_statement_names(question, sql, expected):
+    """names_a_table (a FROM of a SELECT, not DUAL) and limits_itself (LIMIT / FETCH outside
+    parentheses)."""
+    assert question(sql) is expected
+
+
+@pytest.mark.parametrize(
+    "sql, clears",
+    [
+        ("SELECT 1", False),
+        ("SET @a = 1", False),
+        ("USE d", False),
+        ("BEGIN", False),
+        ("CREATE DATABASE d2", False),
+        ("DROP USER u@localhost", False),
+        ("GRANT SELECT ON d.* TO u@localhost", False),
+        ("SHOW PROCESSLIST", False),
+        ("SHOW FULL PROCESSLIST", False),
+        ("SHOW CREATE DATABASE d", False),
+        ("SELECT * FROM t", True),
+        ("INSERT INTO t VALUES (1)", True),
+        ("CREATE TABLE t (a INT)", True),
+        ("CREATE OR REPLACE VIEW v AS SELECT 1", True),
+        ("SHOW TABLES", True),
+        ("SHOW GLOBAL VARIABLES LIKE 'x'", True),
+        ("SHOW CREATE TABLE t", True),
+        ("LOCK TABLES t READ", True),
+        ("EXECUTE s", True),
+    ],
+)
+def test_statements_that_start_a_new_warnings_list(sql, clears):
+    from server.session import ClientSession
+
+    assert ClientSession._clears_warnings(head(sql), sql) is clears
+
+
+@pytest.mark.parametrize(
+    "sql, limited",
+    [
+        ("SELECT * FROM t", True),
+        ("WITH x AS (SELECT 1) SELECT * FROM x", True),
+        ("SHOW TABLES", True),
+        ("SHOW FULL TABLES", True),
+        ("SHOW SESSION VARIABLES LIKE 'a%'", True),
+        ("SHOW TABLE STATUS", True),
+        ("SHOW GRANTS", False),
+        ("SHOW FULL PROCESSLIST", False),
+        ("SHOW SLAVE STATUS", False),
+        ("SHOW WARNINGS", False),
+        ("INSERT INTO t SELECT * FROM u", False),
+    ],
+)
+def test_statements_sql_select_limit_limits(sql, limited):
+    from server.session import _select_limited
+
+    assert _select_limited(head(sql), sql) is limited

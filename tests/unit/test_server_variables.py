@@ -257,3 +257,39 @@ def test_a_deprecated_variable_warns_before_its_value_is_checked(registry):
     warnings = []
     assert code(registry.check_set, "big_tables", 0.5, None, s, warnings) == 1232
     assert warnings == [("Warning", 1287, "'@@big_tables' is deprecated and will be removed in a future release")]
+
+
+def _tuning_registry() -> Variables:
+    from server.core_variables import _tuning_variables
+
+    v = Variables()
+    v.add(_tuning_variables())
+    return v
+
+
+def test_expire_logs_days_and_seconds_are_one_setting():
+    v = _tuning_registry()
+    v.set("expire_logs_days", 1.5, Scope.GLOBAL, None)
+    assert v.get("binlog_expire_logs_seconds", None, Scope.GLOBAL) == 129600
+    v.set("binlog_expire_logs_seconds", 3600, Scope.GLOBAL, None)
+    assert v.get("expire_logs_days", None, Scope.GLOBAL) == pytest.approx(3600 / 86400)
+    assert v.show_variables(None, Scope.GLOBAL, like_matcher("expire_logs_days")) == [("expire_logs_days", "0.041667")]
+    v.set("expire_logs_days", DEFAULT, Scope.GLOBAL, None)
+    assert v.get("binlog_expire_logs_seconds", None, Scope.GLOBAL) == 0
+    assert code(v.set, "expire_logs_days", 1, None, session()) == 1229
+
+
+def test_tuning_variables_clamp_and_refuse_as_mariadb():
+    v = _tuning_registry()
+    s = SimpleNamespace(sysvars=v.session_defaults())
+    warnings: list = []
+    v.assign(v.check_set("join_buffer_size", 1000, None, s, warnings), s)
+    assert v.get("join_buffer_size", s) == 896 and [w[1] for w in warnings] == [1292]
+    assert code(v.set, "key_buffer_size", 0, Scope.GLOBAL, s) == 1438
+    assert code(v.set, "key_buffer_size", 100, Scope.GLOBAL, s) == 1438  # (rounded down to 0)
+    assert code(v.set, "div_precision_increment", 8, None, s) == 1235
+    v.set("div_precision_increment", 4, None, s)
+    assert code(v.set, "thread_stack", 1, Scope.GLOBAL, s) == 1238
+    assert code(v.set, "thread_cache_size", 1, None, s) == 1229
+    v.set("thread_cache_size", DEFAULT, Scope.GLOBAL, s)
+    assert v.get("thread_cache_size", s, Scope.GLOBAL) == 256
