@@ -7,7 +7,8 @@ Contract (MySQL 5.7's ack receiver thread, seed 003)
   the loop (no queue, no task wakeup per ack: one ack per slave per commit group), so no dump
   coroutine ever blocks on reading an ack and acks are handled in arrival order. Bytes that
   arrive before `start()` wait for it; after `stop()` they are ignored.
-- Bytes go through the session's own sans-IO connection (`ServerConnection` in DUMPING state):
+- Bytes go through the session's own sans-IO connection (`ServerConnection` in DUMPING state;
+  an ack that arrives alone, the usual, through `whole_ack`, which decides it as `next_event`):
   a semi-sync ack (magic, length, file name validated there) goes to the `handle_ack` hook of
   the binlog transmit delegate the dump runs its hooks on (`semisync.interface`; the semi-sync
   master plugin observes it), then to `on_ack` (the shell's metrics).
@@ -76,6 +77,14 @@ class AckReceiver:
         if session.is_closed:
             return
         conn = session.conn
+        try:
+            ack = conn.whole_ack(data)  # one ack alone: the packet taken without the buffer
+        except ProtocolError as e:
+            self._drop(dump, e.message)
+            return
+        if ack is not None:
+            self._take(dump, ack)
+            return
         conn.receive_data(data)
         while True:
             try:
@@ -86,15 +95,21 @@ class AckReceiver:
             if event is NEED_DATA:
                 return
             if isinstance(event, SemiSyncAck):
-                try:
-                    self._ack(dump, event)
-                except ProtocolError as e:
-                    self._drop(dump, e.message)
+                if not self._take(dump, event):
                     return
             elif isinstance(event, ComQuit | ConnectionClosed):
                 dump.stop()
                 session.close()
                 return
+
+    def _take(self, dump: DumpSession, ack: SemiSyncAck) -> bool:
+        """`_ack`; False when the slave broke the rules (its connection dropped)."""
+        try:
+            self._ack(dump, ack)
+        except ProtocolError as e:
+            self._drop(dump, e.message)
+            return False
+        return True
 
     def _ack(self, dump: DumpSession, ack: SemiSyncAck) -> None:
         param = dump.param

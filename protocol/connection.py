@@ -527,6 +527,20 @@ class ServerConnection:
         self._machine.fire(T.RECV_COMMAND)
         return payload
 
+    def whole_ack(self, data: bytes) -> SemiSyncAck | None:
+        """What `receive_data(data)` then `next_event()` read when `data` is exactly one whole
+        packet (not COM_QUIT), nothing else buffered, while a semi-sync dump waits for acks: its
+        ack, decoded and checked as `next_event` does (a malformed one raises what `next_event`
+        would, the connection then as after it); else None, having taken nothing (then
+        `receive_data(data)`). A slave sends one ack per read batch of the master's: this is
+        how nearly every ack arrives."""
+        if self._machine.state is not S.DUMPING or not self._semisync or self._peer_closed:
+            return None
+        payload = self._decoder.whole(data)
+        if payload is None or payload == _QUIT_PAYLOAD:
+            return None
+        return self._dump_input(payload)
+
     def next_event(self) -> Any:
         """The next event: NEED_DATA, HandshakeResponse, AuthSwitchResponse, a Command,
         SemiSyncAck (while dumping) or ConnectionClosed."""

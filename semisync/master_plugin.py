@@ -169,6 +169,7 @@ class SemiSyncMasterPlugin(
         self._vars = Variables(MASTER_VARIABLES)
         for spec, value in self._vars.initial(settings):
             self._vars.store(spec, value)
+        self._stored()
         self._installed = False
         self._on = False
         self._clients = 0
@@ -340,16 +341,16 @@ class SemiSyncMasterPlugin(
     def waits_after_sync(self) -> bool:
         # switched OFF (no slave acks), after_sync counts the group as async and returns
         return (self._enabled and self._installed and self._on
-                and self._vars[MASTER_WAIT_POINT.name] == "AFTER_SYNC")
+                and self._wait_point == "AFTER_SYNC")
 
     async def after_sync(self, param: StorageParam) -> CommitVerdict | None:
-        if self._vars[MASTER_WAIT_POINT.name] == "AFTER_SYNC":
+        if self._wait_point == "AFTER_SYNC":
             states = [s.set_state for s in param.sessions if s.set_state is not None]
             return await self._wait(param.position, param.transactions, states)
         return None
 
     async def after_commit(self, param: TransParam) -> CommitVerdict | None:
-        if self._vars[MASTER_WAIT_POINT.name] == "AFTER_COMMIT":
+        if self._wait_point == "AFTER_COMMIT":
             states = [param.set_state] if param.set_state is not None else []
             return await self._wait(param.position, param.transactions, states)
         return None
@@ -642,21 +643,14 @@ class SemiSyncMasterPlugin(
 
     # -----------------------------------------------------------------------------------------
 
-    @property
-    def _enabled(self) -> bool:
-        return bool(self._vars[MASTER_ENABLED.name])
-
-    @property
-    def _count(self) -> int:
-        return int(self._vars[MASTER_WAIT_FOR_SLAVE_COUNT.name])
-
-    @property
-    def _wait_no_slave(self) -> bool:
-        return bool(self._vars[MASTER_WAIT_NO_SLAVE.name])
-
-    @property
-    def _timeout_seconds(self) -> float:
-        return int(self._vars[MASTER_TIMEOUT.name]) / 1000.0
+    def _stored(self) -> None:
+        super()._stored()
+        v = self._vars
+        self._enabled = bool(v[MASTER_ENABLED.name])
+        self._count = int(v[MASTER_WAIT_FOR_SLAVE_COUNT.name])
+        self._wait_no_slave = bool(v[MASTER_WAIT_NO_SLAVE.name])
+        self._timeout_seconds = int(v[MASTER_TIMEOUT.name]) / 1000.0
+        self._wait_point = str(v[MASTER_WAIT_POINT.name])
 
 
 def _is_binlog_event(event: SendParam) -> bool:

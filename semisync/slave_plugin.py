@@ -94,6 +94,7 @@ class SemiSyncSlavePlugin(PluginVariables, BinlogRelayIOObserver):
         self._vars = Variables(SLAVE_VARIABLES)
         for spec, value in self._vars.initial(settings):
             self._vars.store(spec, value)
+        self._stored()
         self._installed = False
         self._tasks: dict[int, _IoTask] = {}  # id(state) -> state, for the global status
 

@@ -274,6 +274,7 @@ class PluginVariables:
     _vars: Variables
     _installed: bool
     _trace_spec: VariableSpec
+    _trace_level: int
     _log: logging.Logger
 
     def knows_variable(self, name: str) -> bool:
@@ -300,12 +301,18 @@ class PluginVariables:
         spec, new = self._vars.parse(name, value)
         old = self._vars[spec.name]
         self._vars.store(spec, new)
+        self._stored()
         return spec, old, new
+
+    def _stored(self) -> None:
+        """The settings the hooks read, kept as plain attributes: refreshed after every store
+        (construction, `SET GLOBAL`), so that no hook looks a variable up."""
+        self._trace_level = int(self._vars[self._trace_spec.name])
 
     def _require_installed(self, name: str) -> None:
         if not self._installed:
             raise SQLError(ER_UNKNOWN_SYSTEM_VARIABLE, name)
 
     def _trace(self, bit: int, message: str, *args: object) -> None:
-        if int(self._vars[self._trace_spec.name]) & bit:
+        if self._trace_level & bit:
             self._log.debug(message, *args)

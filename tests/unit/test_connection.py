@@ -57,6 +57,7 @@ from protocol.messages import (
 )
 from protocol.packets import MAX_PAYLOAD, PacketDecoder, encode_packet
 from protocol.position import BinlogPosition
+from protocol.semisync_wire import encode_ack
 
 SALT = make_salt(bytes(range(40, 60)))
 PASSWORD = "pw"
@@ -761,6 +762,86 @@ def test_whole_command_takes_nothing_while_bytes_wait_or_an_answer_is_due():
     server, _ = login()
     server.receive_data(b"")  # the peer closed its side
     assert server.whole_command(execute) is None
+
+
+def _dumping(semisync: bool = True) -> ServerConnection:
+    server, client = login()
+    pump(client.binlog_dump(4, 0, 2, "mysql-bin.000001", semisync=semisync), server)
+    server.start_dump(semisync=semisync)
+    return server
+
+
+def _whole_ack_cases() -> list[tuple[str, bytes, bool]]:
+    """(what, bytes received on a semi-sync dump, whether an ack is taken whole)."""
+    ack = encode_packet(encode_ack(BinlogPosition("mysql-bin.000001", 4321)), 0)[0]
+    return [
+        ("one ack", ack, True),
+        ("an ack of a long position", encode_packet(encode_ack(BinlogPosition("b.000009", 1 << 40)), 0)[0], True),
+        ("a bad magic", encode_packet(b"\xee" + ack[5:], 0)[0], True),
+        ("too short", encode_packet(b"\xef\x01\x02", 0)[0], True),
+        ("a NUL in the name", encode_packet(b"\xef" + bytes(8) + b"a\x00b", 0)[0], True),
+        ("COM_QUIT", encode_packet(b"\x01", 0)[0], False),
+        ("two acks", ack + ack, False),
+        ("an ack and a part", ack + ack[:2], False),
+        ("a part", ack[:-1], False),
+        ("a header only", ack[:4], False),
+        ("sequence id 1", encode_packet(ack[4:], 1)[0], False),
+        ("an empty packet", encode_packet(b"", 0)[0], False),
+        ("a length that says more", bytes([len(ack) - 3, 0, 0, 0]) + ack[4:], False),
+        ("above the dump's input limit", encode_packet(b"\xef" + bytes(DUMP_INPUT_MAX_PACKET), 0)[0], False),
+    ]
+
+
+def _read_all(conn: ServerConnection, data: bytes) -> list[Any]:
+    """Every event `receive_data(data)` then `next_event()` read, an error as (code, fatal), and the state."""
+    out: list[Any] = []
+    conn.receive_data(data)
+    while True:
+        try:
+            event = conn.next_event()
+        except RemoteProtocolError as exc:
+            out.append((exc.error, exc.fatal))
+            break
+        out.append(event)
+        if event is NEED_DATA or conn.state is ServerState.CLOSED:
+            break
+    return [*out, conn.state]
+
+
+@pytest.mark.parametrize("what, data, taken", _whole_ack_cases(), ids=[c[0] for c in _whole_ack_cases()])
+def test_whole_ack_reads_what_receive_data_and_next_event_read(what, data, taken):
+    """`whole_ack` (the ack receiver's path for nearly every ack) takes a packet only when
+    `data` is exactly one whole packet of a semi-sync dump's input, deciding it as `next_event`
+    does (the same ack, or the same error and state); else it takes nothing, and the usual path
+    reads the same bytes as it would have."""
+    server, reference = _dumping(), _dumping()
+    expected = _read_all(reference, data)
+    try:
+        got = server.whole_ack(data)
+    except RemoteProtocolError as exc:
+        got = (exc.error, exc.fatal)
+    assert (got is not None) == taken
+    if taken:
+        assert got == expected[0] and server.state is reference.state
+        if isinstance(got, SemiSyncAck):
+            assert server.next_event() is NEED_DATA and expected[1:] == [NEED_DATA, ServerState.DUMPING]
+    else:
+        assert server._decoder.buffered == 0 and server.state is ServerState.DUMPING
+        assert _read_all(server, data) == expected
+
+
+def test_whole_ack_takes_nothing_while_bytes_wait_or_outside_a_semisync_dump():
+    ack = encode_packet(encode_ack(BinlogPosition("mysql-bin.000001", 4321)), 0)[0]
+    server = _dumping()
+    server.receive_data(ack[:3])  # a packet begun
+    assert server.whole_ack(ack) is None and server._decoder.buffered == 3
+    server = _dumping(semisync=False)  # an ack there is the peer's error, on the usual path
+    assert server.whole_ack(ack) is None
+    server = _dumping()
+    server.receive_data(b"")  # the peer closed its side
+    assert server.whole_ack(ack) is None
+    server, _ = login()  # not dumping
+    assert server.whole_ack(ack) is None and server.state is ServerState.COMMAND
 
 
 # -- a command's EOF (my_eof) ------------------------------------------------------------------

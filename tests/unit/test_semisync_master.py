@@ -488,6 +488,35 @@ def test_install_again_starts_from_the_given_settings(fl):
     assert again.get_variable("rpl_semi_sync_master_enabled") == 0
 
 
+def _kept_settings_match_the_variables(plugin: SemiSyncMasterPlugin) -> None:
+    look = plugin.get_variable
+    assert (plugin._enabled, plugin._count, plugin._wait_no_slave, plugin._timeout_seconds, plugin._wait_point,
+            plugin._trace_level) == (
+        bool(look("rpl_semi_sync_master_enabled")), look("rpl_semi_sync_master_wait_for_slave_count"),
+        bool(look("rpl_semi_sync_master_wait_no_slave")), look("rpl_semi_sync_master_timeout") / 1000.0,
+        look("rpl_semi_sync_master_wait_point"), look("rpl_semi_sync_master_trace_level"))
+
+
+def test_the_settings_the_hooks_read_are_the_variables_after_every_store(fl):
+    """The hooks read the plugin's settings as attributes kept at every store (`_stored`),
+    not through the variables: at construction and after each SET GLOBAL (by name or alias,
+    DEFAULT too) they are what `@@` shows."""
+    plugin = SemiSyncMasterPlugin(MasterHarness(fl).interface, clock=fl.clock, settings={
+        "rpl_semi_sync_master_timeout": "50", "rpl_semi_sync_master_trace_level": "16"})
+    plugin.install()
+    _kept_settings_match_the_variables(plugin)
+    for name, value in [
+        ("rpl_semi_sync_master_enabled", 1), ("rpl_semi_sync_master_timeout", 1234),
+        ("rpl_semi_sync_source_timeout", 7), ("rpl_semi_sync_master_wait_point", "AFTER_COMMIT"),
+        ("rpl_semi_sync_master_wait_for_slave_count", 3), ("rpl_semi_sync_master_wait_no_slave", 0),
+        ("rpl_semi_sync_master_trace_level", 255), ("rpl_semi_sync_master_wait_point", "after_sync"),
+        ("rpl_semi_sync_master_wait_for_slave_count", None), ("rpl_semi_sync_master_enabled", 0),
+        ("rpl_semi_sync_master_trace_level", None), ("rpl_semi_sync_master_timeout", None),
+    ]:
+        plugin.set_variable(name, value)
+        _kept_settings_match_the_variables(plugin)
+
+
 def test_shutdown_waits_up_to_the_grace_period_then_releases(fl):
     m = MasterHarness(fl)
     dump = m.connect(2)
