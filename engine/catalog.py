@@ -38,7 +38,9 @@ from protocol.errors import (
     ER_NOT_SUPPORTED_YET,
     ER_UNKNOWN_CHARACTER_SET,
     ER_UNKNOWN_COLLATION,
+    ER_UNKNOWN_DATA_TYPE,
     ER_UNKNOWN_ERROR,
+    ER_UNKNOWN_OPTION,
     ER_WRONG_AUTO_KEY,
     ER_WRONG_FK_DEF,
     SQLError,
@@ -52,6 +54,14 @@ CHAR_TYPES = {"char", "varchar", "tinytext", "text", "mediumtext", "longtext", "
               "nchar", "nvarchar", "character"}
 TIME_TYPES = {"date", "datetime", "timestamp", "time"}
 BLOB_TYPES = {"binary", "varbinary", "tinyblob", "blob", "mediumblob", "longblob"}
+# the table options MariaDB's InnoDB knows (others: 1911)
+_TABLE_OPTIONS = frozenset({
+    "ENGINE", "TYPE", "AUTO_INCREMENT", "AVG_ROW_LENGTH", "CHARACTER", "CHAR", "CHARSET", "CHECKSUM", "TABLE_CHECKSUM",
+    "COLLATE", "COMMENT", "CONNECTION", "DATA", "INDEX", "DELAY_KEY_WRITE", "ENCRYPTED", "ENCRYPTION_KEY_ID",
+    "IETF_QUOTES", "INSERT_METHOD", "KEY_BLOCK_SIZE", "MAX_ROWS", "MIN_ROWS", "PACK_KEYS", "PAGE_CHECKSUM",
+    "PAGE_COMPRESSED", "PAGE_COMPRESSION_LEVEL", "PASSWORD", "ROW_FORMAT", "STATS_AUTO_RECALC", "STATS_PERSISTENT",
+    "STATS_SAMPLE_PAGES", "TABLESPACE", "TRANSACTIONAL", "UNION", "SEQUENCE", "STORAGE",
+})
 _EXPRESSION_DEFAULTS = {"tinytext", "text", "mediumtext", "longtext", "json", "tinyblob", "blob", "mediumblob", "longblob"}
 ALL_TYPES = INT_TYPES | REAL_TYPES | NUMERIC_TYPES | CHAR_TYPES | TIME_TYPES | BLOB_TYPES
 DECIMAL_COLLATION = "mysql_decimal"  # registered on every connection: compares decimal texts by value
@@ -175,6 +185,8 @@ class Column:
             args = [str(DISPLAY_WIDTH[base] - (1 if self.unsigned and base != "bigint" else 0))]
         elif not args and base == "year":
             args = ["4"]
+        elif base == "decimal" and len(args) < 2:  # DECIMAL is DECIMAL(10,0), DECIMAL(M) DECIMAL(M,0)
+            args = [args[0] if args else "10", "0"]
         elif base in ("enum", "set"):
             args = [quoted_text(member) for member in self.members]
         text = base + (f"({','.join(args)})" if args else "")
@@ -637,8 +649,15 @@ class TokenCursor:
         return tok
 
     def error(self) -> Exception:
-        rest = " ".join(t.text for t in self.tokens[self.i:])
-        return syntax_error(rest)
+        """1064 near the cursor: the statement's text from there, its tokens as far apart as they
+        stand in the statement (literals as `?`, which `SyntaxError_.with_literals` writes out)."""
+        rest = self.tokens[self.i:]
+        pieces: list[str] = []
+        for k, tok in enumerate(rest):
+            if k:
+                pieces.append(" " * max(tok.start - rest[k - 1].end, 0))
+            pieces.append(tok.text)
+        return syntax_error("".join(pieces))
 
     def accept(self, *words: str) -> bool:
         if self.peek().is_word(*words):
@@ -764,6 +783,8 @@ def parse_column(cur: TokenCursor, name: str, indexes: list[Index],
     tok = cur.next()
     base = tok.text.lower()
     if tok.kind != "word" or base not in ALL_TYPES:
+        if tok.kind in ("word", "ident"):  # a name in a type's place, NOT too (MariaDB's 4161)
+            raise SQLError(ER_UNKNOWN_DATA_TYPE, tok.text)
         cur.i -= 1
         raise cur.error()
     if base == "double" and cur.accept("PRECISION"):
@@ -771,7 +792,8 @@ def parse_column(cur: TokenCursor, name: str, indexes: list[Index],
     if base == "character" and cur.accept("VARYING"):
         base = "varchar"
     col = Column(name=name, base={"character": "char", "nchar": "char", "nvarchar": "varchar", "dec": "decimal",
-                                  "fixed": "decimal", "bool": "tinyint", "boolean": "tinyint"}.get(base, base))
+                                  "fixed": "decimal", "numeric": "decimal", "bool": "tinyint",
+                                  "boolean": "tinyint"}.get(base, base))
     if base in ("bool", "boolean"):
         col.args = ["1"]
     if base in ("nchar", "nvarchar"):  # NATIONAL CHARACTER: utf8mb3
@@ -927,6 +949,8 @@ def parse_table_element(cur: TokenCursor, columns: list[Column], indexes: list[I
     if cur.accept("CONSTRAINT"):
         if not (cur.peek() and cur.peek().is_word("PRIMARY", "UNIQUE", "FOREIGN", "CHECK")):
             symbol = cur.ident()
+        if not (cur.peek() and cur.peek().is_word("PRIMARY", "UNIQUE", "FOREIGN", "CHECK")):
+            raise cur.error()  # (MariaDB's grammar: a CONSTRAINT names only these)
     if cur.accept("PRIMARY"):
         cur.expect("KEY")
         if cur.peek() is not None and cur.peek().kind in ("word", "ident") and not cur.peek().is_word("USING"):
@@ -944,7 +968,8 @@ def parse_table_element(cur: TokenCursor, columns: list[Column], indexes: list[I
             name = cur.ident()
         cur.accept("USING") and cur.ident()
         cols = cur.name_list()
-        indexes.append(Index(name or cols[0], cols, unique=unique))
+        # a UNIQUE constraint's index named by its CONSTRAINT symbol when it names none itself
+        indexes.append(Index(name or (symbol if unique else None) or cols[0], cols, unique=unique))
         _skip_index_options(cur)
         return
     if cur.accept("FOREIGN"):
@@ -1227,6 +1252,10 @@ def parse_table_options(cur: TokenCursor) -> TableOptions:
             raise SQLError(ER_FEATURE_DISABLED, "partitioning", "--with-plugin-partition")
         if word == "CHARACTER" or word == "CHAR":
             cur.expect("SET")
+        elif word in ("DATA", "INDEX"):  # DATA DIRECTORY / INDEX DIRECTORY
+            cur.expect("DIRECTORY")
+        elif word not in _TABLE_OPTIONS:
+            raise SQLError(ER_UNKNOWN_OPTION, tok.text)
         cur.accept_op("=")
         value_tok = cur.peek()
         if value_tok is None:

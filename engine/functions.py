@@ -1469,21 +1469,27 @@ def yearweek(value: Any, mode: Any = 0) -> int | None:
     return year * 100 + number
 
 
-def json_extract(doc: Any, *paths: Any) -> str | None:
+def json_extract(warnings: list, doc: Any, *paths: Any) -> str | None:
+    """JSON_EXTRACT(doc, path, ...): the value at the path as the document writes it (strings
+    with their escapes, numbers as written: `jsondoc`), members and elements ", " and ": " apart;
+    an array of every value found for several paths or a wildcard; NULL for a NULL argument, text
+    that is not JSON (MariaDB's warning) or nothing found."""
     if doc is None or any(p is None for p in paths):
         return None
-    data = _json(doc)
+    data = _json_doc(warnings, doc, 1, "json_extract")
     if data is _INVALID:
         return None
-    found = []
-    for path in paths:
-        ok, value = _json_path(data, _to_str(path))
-        if ok:
-            found.append(value)
+    found: list[Any] = []
+    several = len(paths) > 1
+    for n, path in enumerate(paths, 2):
+        steps = _json_steps(warnings, "-", path, n, "json_extract")
+        if steps is None:
+            return None
+        several = several or any(step.wild for step in steps)
+        found.extend(value for _path, value in jsondoc.matches(data, steps))
     if not found:
         return None
-    out = found[0] if len(paths) == 1 else found
-    return _json_text(out)
+    return jsondoc.text(found if several else found[0])
 
 
 def _at_path(doc: Any, path: Any) -> tuple[bool, Any]:
@@ -2690,7 +2696,7 @@ def register(conn: sqlite3.Connection, state: ConnectionState) -> None:
         "mysql_timestampadd": (3, lambda unit, n, d: date_add(d, n, unit, 1)), "last_day": (1, last_day), "dayofweek": (1, dayofweek),
         "weekday": (1, weekday), "week": (-1, week),
         "weekofyear": (1, lambda value: week(value, 3)), "time_format": (2, time_format),
-        "inet_aton": (1, inet_aton), "inet_ntoa": (1, inet_ntoa), "mysql_json_extract": (-1, json_extract),
+        "inet_aton": (1, inet_aton), "inet_ntoa": (1, inet_ntoa), "mysql_json_extract": (-1, lambda *args: json_extract(session_fx().warnings, *args)),
         "json_unquote": (1, json_unquote), "json_contains": (-1, json_contains),
         "mysql_json_valid": (1, json_valid),
         "dayofyear": (1, _part(7)), "quarter": (1, quarter), "conv": (3, conv), "mysql_nonzero": (1, nonzero), "mysql_one_row": (1, one_row), "mysql_check": (4, mysql_check), "mysql_double_text": (1, double_text),
