@@ -212,6 +212,7 @@ ER_DIVISION_BY_ZERO = MySQLError(1365, "22012", "Division by 0")
 ER_TRUNCATED_NUMBER = MySQLError(1292, "22007", "Truncated incorrect %s value: '%s'")
 WARN_OPTION_BELOW_LIMIT = MySQLError(1708, "HY000", "The value of '%s' should be no less than the value of '%s'")
 ER_DATA_OVERFLOW = MySQLError(1916, "22003", "Got overflow when converting '%s' to %s. Value truncated")
+ER_BAD_DATA = MySQLError(1918, "22007", "Encountered illegal value '%s' when converting to %s")
 # a note on a statement binlogged as a statement that a replica may not apply alike (sql/share/errmsg)
 ER_BINLOG_UNSAFE_STATEMENT = MySQLError(
     1592, "HY000", "Unsafe statement written to the binary log using statement format since BINLOG_FORMAT = STATEMENT. %s")

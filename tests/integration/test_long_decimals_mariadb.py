@@ -1,5 +1,5 @@
 """DECIMAL literals and values with more digits than a double holds, compared with a stock
-MariaDB 10.11 (`mariadb_compare.both_answer`, `defined_answers`).
+MariaDB 10.11 (`mariadb_compare.both_answer`, `defined_answers`, `raw_parameter_answers`).
 
 Covered: a literal with a point and more than 15 digits selected alone or negated (it was read
 as a double: 1.23456789012345678901234567890123456789 came back
@@ -11,7 +11,10 @@ decimals); their column definitions; a DECIMAL(M,D) column past MariaDB's limits
 MariaDB refuses it (D past 38 1425, M past 65 1426, M below D 1427; they were created). Writes
 storing such literals and values (INSERT, INSERT ... SELECT of them and of arithmetic on them,
 ON DUPLICATE KEY UPDATE a = literal, UPDATE SET b = b + literal, a column DEFAULT) hold
-MariaDB's rows on our master, our slave and a MariaDB replica."""
+MariaDB's rows on our master, our slave and a MariaDB replica.
+A DECIMAL parameter over the binary protocol: its digits kept (17 before), the text of one that
+is no number read as its leading number with MariaDB's warnings 1918 / 1916 (it was refused with
+1210)."""
 
 from __future__ import annotations
 
@@ -23,6 +26,7 @@ from tests.support.mariadb_compare import (
     both_answer,
     defined_answers,
     mariadb_and_ours,
+    raw_parameter_answers,
     reference_ours_and_replicas,
 )
 
@@ -130,3 +134,22 @@ def test_long_decimal_writes_on_replicas_too(tmp_path):
                 server.query(sql)
         assert_same_rows(reference, master, replicas, "SELECT id, a, b FROM d.t ORDER BY id")
         assert_same_rows(reference, master, replicas, "SELECT id, x, y, z FROM d.u ORDER BY id")
+
+
+NEWDECIMAL = 246
+TEXTS = [LONG.encode(), b"99999999999999999999999999999999999999999999999999999999999999999999.5", b"12ab",
+         b" 3", b"1e2", b"-", b"", b"1.2.3", b"0x10", b"abc", b".5", b" -7x", b"NaN", b"1e", b"1e999", b"-1e999",
+         b"1e-999", b"1" * 81 + b".5", b"1" * 82]
+
+
+def test_decimal_parameters_as_mariadb(tmp_path):
+    # the values and warnings (the column's type code is `prepared.param_type`'s)
+    with mariadb_and_ours(tmp_path) as (reference, master):
+        for server in (reference, master):
+            server.query("CREATE DATABASE d")
+        theirs = raw_parameter_answers(reference.port, "d", "SELECT ?", NEWDECIMAL, TEXTS)
+        ours = raw_parameter_answers(master.port, "d", "SELECT ?", NEWDECIMAL, TEXTS)
+        assert ours == theirs
+        theirs = raw_parameter_answers(reference.port, "d", "SELECT ? + 1", NEWDECIMAL, TEXTS[:6])
+        ours = raw_parameter_answers(master.port, "d", "SELECT ? + 1", NEWDECIMAL, TEXTS[:6])
+    assert ours == theirs
