@@ -99,7 +99,7 @@ SIZES = [
     "ALTER TABLE d.w MODIFY x DECIMAL(40,39)",
     "ALTER TABLE d.w CHANGE x x2 DECIMAL(66,1)",
     "INSERT INTO d.w (x) VALUES (0.12345678901234567890123456789012345678)",
-    "SELECT x, x * x FROM d.w",
+    "SELECT x, x * 2, x / 3 FROM d.w",
 ]
 
 
