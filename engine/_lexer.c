@@ -9,7 +9,8 @@ equal on every input, tests/unit/test_lexer_native.py)
   of its last doubled pair; a number ends where the pattern's lookahead lets it end). Each
   literal becomes `?` in the shape and its value, decoded with MySQL's rules, goes to the list:
   strings with backslash escapes and the doubled quote of their own kind, numbers as int (below
-  2**63), the digits as text (BIGINT UNSIGNED and beyond) or float (a fraction or an exponent),
+  2**63), the digits as text (BIGINT UNSIGNED and beyond), float (an exponent, or a point
+  and at most 15 digits) or decimal.Decimal (a point and more digits: exact),
   hex as bytes, bits as int (past 2**63 - 1 its digits). Without literals the shape is `sql`
   itself. A string that follows a string with nothing but blanks (space, \t, \n, \r, \f, \v) and comments between is MySQL's
   one literal, their values concatenated ('a' 'b' is 'ab'): one `?`, one value, what was between dropped.
@@ -230,18 +231,37 @@ static PyObject *bits_value(PyObject *sql, const Text *t, Py_ssize_t start, Py_s
     return out;
 }
 
-/* A number: float with a dot or an exponent, else int below 2**63, else its digits. */
+/* A number with a point and more digits than a double holds, as an exact decimal.Decimal. */
+static PyObject *exact_decimal(PyObject *text) {
+    PyObject *module = PyImport_ImportModule("decimal");
+    if (module == NULL)
+        return NULL;
+    PyObject *out = PyObject_CallMethod(module, "Decimal", "O", text);
+    Py_DECREF(module);
+    return out;
+}
+
+/* A number: with an exponent a float; with a point a float, or a Decimal past EXACT_DIGITS
+   digits; else int below 2**63, else its digits. */
+#define EXACT_DIGITS 15
 static PyObject *number_value(PyObject *sql, Py_ssize_t start, Py_ssize_t end, const Text *t) {
     PyObject *text = PyUnicode_Substring(sql, start, end);
     if (text == NULL)
         return NULL;
+    int point = 0;
     for (Py_ssize_t i = start; i < end; i++) {
         Py_UCS4 c = PyUnicode_READ(t->kind, t->data, i);
-        if (c == '.' || c == 'e' || c == 'E') {
+        if (c == 'e' || c == 'E') {
             PyObject *f = PyFloat_FromString(text);
             Py_DECREF(text);
             return f;
         }
+        point |= c == '.';
+    }
+    if (point) {
+        PyObject *out = end - start - 1 > EXACT_DIGITS ? exact_decimal(text) : PyFloat_FromString(text);
+        Py_DECREF(text);
+        return out;
     }
     PyObject *n = PyLong_FromUnicodeObject(text, 10);
     if (n == NULL) {

@@ -23,7 +23,13 @@ from decimal import Decimal
 from typing import Any
 
 from engine.collation import GENERAL_CI
-from engine.coltypes import ColumnType, declared_type, member_text
+from engine.coltypes import (
+    DECIMAL_MAX_PRECISION,
+    DECIMAL_MAX_SCALE,
+    ColumnType,
+    declared_type,
+    member_text,
+)
 from engine.genexpr import printed
 from engine.lexer import Token, literal_texts, mysql_ident, quote_ident, syntax_error
 from protocol.errors import (
@@ -34,8 +40,11 @@ from protocol.errors import (
     ER_FEATURE_DISABLED,
     ER_INVALID_ON_UPDATE,
     ER_KEY_COLUMN_DOES_NOT_EXIST,
+    ER_M_BIGGER_THAN_D,
     ER_MULTIPLE_PRI_KEY,
     ER_NOT_SUPPORTED_YET,
+    ER_TOO_BIG_PRECISION,
+    ER_TOO_BIG_SCALE,
     ER_UNKNOWN_CHARACTER_SET,
     ER_UNKNOWN_COLLATION,
     ER_UNKNOWN_DATA_TYPE,
@@ -133,7 +142,7 @@ class Column:
         value = self.default
         if value is None or isinstance(value, bool):
             return None if value is None else str(int(value))
-        if self.base == "decimal" and isinstance(value, int | float | Decimal):
+        if self.base == "decimal" and (isinstance(value, int | float | Decimal) or _exact_text(value)):
             scale = int(self.args[1]) if len(self.args) > 1 and self.args[1].strip().isdigit() else 0
             return f"{Decimal(str(value)):.{scale}f}"
         if self.base == "bit" and isinstance(value, int):
@@ -709,7 +718,7 @@ class TokenCursor:
         if tok.kind == "op" and tok.text in "-+":
             self.i += 1
             value = self.literal()
-            if not isinstance(value, (int, float)):
+            if not isinstance(value, (int, float, Decimal)):
                 raise self.error()
             return -value if tok.text == "-" else value
         if tok.is_word("NULL"):
@@ -762,8 +771,31 @@ class TokenCursor:
             self.expect_op(",")
 
 
+def _exact_text(value: object) -> bool:
+    """Whether `value` is the text `typed_default` keeps of a long number: digits, a point, digits."""
+    whole, point, fraction = str(value).removeprefix("-").partition(".")
+    return bool(point) and whole.isdigit() and fraction.isdigit()
+
+
+def check_decimal_size(args: list[str], name: str) -> None:
+    """DECIMAL(M,D)'s bounds, as MariaDB checks a column's or a CAST's: D at most 38 (1425), M at
+    most 65 (1426), M not below D (1427); `name` the column or the expression cast."""
+    precision = int(args[0]) if args and args[0].isdigit() else 10
+    scale = int(args[1]) if len(args) > 1 and args[1].isdigit() else 0
+    if scale > DECIMAL_MAX_SCALE:
+        raise SQLError(ER_TOO_BIG_SCALE, name, DECIMAL_MAX_SCALE)
+    if precision > DECIMAL_MAX_PRECISION:
+        raise SQLError(ER_TOO_BIG_PRECISION, name, DECIMAL_MAX_PRECISION)
+    if precision < scale:
+        raise SQLError(ER_M_BIGGER_THAN_D, name)
+
+
 def typed_default(col: Column, value: object) -> object:
-    """DEFAULT '0' on a number column is the number 0, as MySQL shows it."""
+    """DEFAULT '0' on a number column is the number 0, as MySQL shows it. A number with more
+    digits than a double holds (`lexer.decode_number`'s Decimal) is kept as its exact text
+    (`default_shown` reads a DECIMAL's), a double for an integer or floating column."""
+    if isinstance(value, Decimal):
+        return float(value) if col.base in INT_TYPES or col.base in REAL_TYPES else format(value, "f")
     if isinstance(value, str) and (col.base in INT_TYPES or col.base in REAL_TYPES or col.base in NUMERIC_TYPES):
         try:
             return int(value) if col.base in INT_TYPES else float(value)
@@ -807,6 +839,8 @@ def parse_column(cur: TokenCursor, name: str, indexes: list[Index],
             if cur.accept_op(")"):
                 break
             cur.expect_op(",")
+    if col.base == "decimal":
+        check_decimal_size(col.args, name)
     if col.base in ("binary", "varbinary") or base.endswith("blob"):
         col.binary = True
     while not cur.at_end():

@@ -30,6 +30,8 @@ from protocol.messages import (
 # MySQL's "decimals" for results without a fixed scale.
 NOT_FIXED_DEC = 31  # FLOAT/DOUBLE
 STRING_DEC = 39  # string expressions
+DECIMAL_MAX_SCALE = 38  # MariaDB's largest DECIMAL scale (a result's, a literal's; MySQL's is 30)
+DECIMAL_MAX_PRECISION = 65
 MB = 4  # utf8mb4: bytes per character in a column's length
 _EXACT = Context(prec=200)
 

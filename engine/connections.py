@@ -29,6 +29,7 @@ import re
 import sqlite3
 import threading
 from collections.abc import Callable
+from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -48,6 +49,11 @@ LOOP_READ_CHECK = 1000
 LOOP_READ_STEPS = 20_000
 PAGE_CACHE_BYTES = 32 << 20  # each connection's page cache (what innodb_buffer_pool_size reports)
 PAGE_SIZE = 4096  # SQLite's default page size, which the engine's files keep (innodb_page_size)
+
+# A literal number with more digits than a double holds is a Decimal (`lexer.decode_number`); where
+# the translation binds it as SQLite's own number (not as its exact text: `engine.exact`,
+# `Translator.exact_item`), it is the double it was before
+sqlite3.register_adapter(Decimal, float)
 
 
 def open_connection(path: Path, state: functions.ConnectionState, synchronous: str = "FULL") -> sqlite3.Connection:

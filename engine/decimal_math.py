@@ -28,10 +28,10 @@ from decimal import (
 )
 from typing import Any
 
+from engine.coltypes import DECIMAL_MAX_SCALE
 from engine.values import NUMBER_PREFIX
 
 DIV_PRECISION_INCREMENT = 4  # MySQL's default div_precision_increment
-MAX_SCALE = 30  # DECIMAL's largest scale
 _CONTEXT = Context(prec=200, rounding=ROUND_HALF_UP)
 
 
@@ -58,7 +58,7 @@ def _text(d: Decimal | None) -> str | None:
 def _divide(a: Decimal, b: Decimal) -> Decimal | None:
     if b == 0:
         return None
-    scale = min(_scale(a) + DIV_PRECISION_INCREMENT, MAX_SCALE)
+    scale = min(_scale(a) + DIV_PRECISION_INCREMENT, DECIMAL_MAX_SCALE)
     return _CONTEXT.divide(a, b).quantize(Decimal(1).scaleb(-scale), context=_CONTEXT)
 
 

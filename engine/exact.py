@@ -15,10 +15,11 @@ returns the regions to emit differently, start token -> (end, tree), where a tre
   ("dec", param)            a literal bound as its exact text (never a float)
 What becomes a call: + - * / DIV % and unary - with a DECIMAL operand, / of two exact integers
 (MySQL's division is DECIMAL), arithmetic on literals only (`0.1 + 0.2`; integers stay
-integers), a temporal column in arithmetic (its number, 20200102030405.5); SUM, AVG (also
-DISTINCT and OVER), ABS, ROUND, TRUNCATE, FLOOR, CEIL, GREATEST, LEAST, MOD, NULLIF of DECIMAL
-arguments; SUM and AVG of a BIGINT column; CAST(x AS DECIMAL(m,d)); CASE d WHEN ...;
-comparisons, BETWEEN and IN with a DECIMAL side (`mysql_dec_cmp`), except a stored DECIMAL
+integers), comparisons and ABS / GREATEST ... of literals only where one has more digits than a
+double holds (the lexer's Decimal: `exact_literal`, its kind recorded, `literal_kind`), a
+temporal column in arithmetic (its number, 20200102030405.5); SUM, AVG (also DISTINCT and OVER),
+ABS, ROUND, TRUNCATE, FLOOR, CEIL, GREATEST, LEAST, MOD, NULLIF of DECIMAL arguments; SUM and
+AVG of a BIGINT column; CAST(x AS DECIMAL(m,d)); CASE d WHEN ...; comparisons, BETWEEN and IN with a DECIMAL side (`mysql_dec_cmp`), except a stored DECIMAL
 column against literals or another stored DECIMAL column, which SQLite compares by value
 already (the column's `mysql_decimal` collation, index usable): there only the literals are
 bound exact. A scalar subquery has its item's category. A region whose value is a DECIMAL gets
@@ -85,6 +86,15 @@ LITERAL_MARK = "\x01"  # a literal in a printed expression: the mark, its index,
 _INT_BITS = {FieldType.TINY: 7, FieldType.SHORT: 15, FieldType.INT24: 23, FieldType.LONG: 31, FieldType.LONGLONG: 63}
 _CHECKED = {"+": "mysql_int_add", "-": "mysql_int_sub", "*": "mysql_int_mul"}
 NUMBER_VALUES = (int, float, Decimal)  # a literal that holds a number (`Finder.number_literal`)
+EXACT = "exact"  # the kind of a literal number with more digits than a double holds (`literal_kind`)
+
+
+def literal_kind(value: object) -> bool | str:
+    """A literal's kind as a plan read it (`Plan.literal_kinds`): EXACT for a number with a point
+    and more digits than a double holds (`lexer.decode_number`'s Decimal), True for any other
+    number, False for anything else."""
+    return EXACT if type(value) is Decimal else type(value) in NUMBER_VALUES
+
 _TEMPORAL_NAMES = {FieldType.DATE: "date", FieldType.DATETIME: "datetime", FieldType.TIMESTAMP: "timestamp",
                    FieldType.TIME: "time"}
 _MIDNIGHT = (FieldType.DATETIME, FieldType.TIMESTAMP)
@@ -264,14 +274,14 @@ def member_number(column: tuple, base: str, members: tuple[str, ...] | list[str]
 class Finder:
     def __init__(self, tokens: list[Token], lookup: Callable[[list[str]], ColumnType | None],
                  aliases: dict[str, str] | None = None, literal: Callable[[int], object] = lambda n: None,
-                 kinds: dict[int, bool] | None = None,
+                 kinds: dict[int, bool | str] | None = None,
                  members: Callable[[list[str]], tuple[str, tuple[str, ...]] | None] = lambda names: None) -> None:
         self.toks = tokens
         self.lookup = lookup  # [[db.]table.]column -> ColumnType | None
         self.members = members  # an ENUM or SET column's "enum" / "set" and members, by name
         self.literal = literal  # a literal's value in this execution, by its index
         # the literals whose kind (a number or not) the regions depend on: index -> a number
-        self.kinds: dict[int, bool] = {} if kinds is None else kinds
+        self.kinds: dict[int, bool | str] = {} if kinds is None else kinds
         self.aliases = aliases if aliases is not None else {}  # select-list alias -> category
         self.regions: dict[int, tuple[int, tuple]] = {}
         self.stop = len(tokens)
@@ -470,12 +480,21 @@ class Finder:
 
     def decimal_side(self, *sides: Expr) -> bool:
         """A DECIMAL among numeric sides, or literals only with an exact sum of literals among
-        them (`0.1 + 0.2 IN (0.3)`): compared as DECIMALs (SQLite would compare the sum's exact
-        text with a number)."""
+        them (`0.1 + 0.2 IN (0.3)`) or a number past a double's digits (`exact_literal`):
+        compared as DECIMALs (SQLite would compare the sum's exact text with a number)."""
         cats = {s.cat for s in sides}
         if LIT in cats and cats <= {LIT, NULL}:
-            return any(s.kind == "litexpr" for s in sides)
+            exact = [self.exact_literal(s) for s in sides]  # (each one's kind recorded)
+            return any(exact) or any(s.kind == "litexpr" for s in sides)
         return DEC in cats and cats <= NUMERIC
+
+    def exact_literal(self, e: Expr) -> bool:
+        """Whether `e` is a literal, maybe negated, holding a number with more digits than a
+        double holds (`literal_kind`, recorded in `kinds`): a DECIMAL SQLite cannot compute."""
+        if e.kind not in ("lit", "neglit"):
+            return False
+        kind = self.kinds[e.param] = literal_kind(self.literal(e.param))
+        return kind == EXACT
 
     def compare(self, a: Expr, op: str, b: Expr) -> Expr:
         a, (b,) = self.numbers_against_members(a, [b])
@@ -570,9 +589,8 @@ class Finder:
 
     def number_literal(self, e: Expr) -> bool:
         """Whether the literal `e` holds a number in this execution (recorded in `kinds`)."""
-        number = type(self.literal(e.param)) in NUMBER_VALUES
-        self.kinds[e.param] = number
-        return number
+        kind = self.kinds[e.param] = literal_kind(self.literal(e.param))
+        return kind is not False
 
     def past_bigint(self, e: Expr) -> bool:
         """Whether `e` is a literal holding a number past BIGINT, kept as its digits (recorded in

@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from decimal import Decimal
 from typing import Any
 
 from engine.catalog import Table
@@ -27,6 +28,7 @@ from engine.coltypes import (
     BOOLEAN,
     CHARSET_BINARY,
     CHARSET_UTF8MB4_GENERAL_CI,
+    DECIMAL_MAX_SCALE,
     DOUBLE,
     LONGLONG,
     MB,
@@ -963,7 +965,7 @@ class _Typer:
         if isinstance(value, bool | int):
             digits = len(str(abs(value)))
             return replace(int_type(digits + (1 if value < 0 else 0), _CONSTANT_FLAGS), literal=True)
-        if isinstance(value, float):
+        if isinstance(value, float | Decimal):  # (a Decimal: `lexer.decode_number`'s long number)
             text = self.texts()[n].lstrip("+-")
             if "e" in text or "E" in text:
                 return ColumnType(FieldType.DOUBLE, len(text), NOT_FIXED_DEC, 63, _CONSTANT_FLAGS)
@@ -1129,7 +1131,7 @@ class _Typer:
                 raise _Unknown
             if first.type in (FieldType.DOUBLE, FieldType.FLOAT):
                 return DOUBLE
-            dec = min((first.decimals if first.type == FieldType.NEWDECIMAL else 0) + 4, 30)
+            dec = min((first.decimals if first.type == FieldType.NEWDECIMAL else 0) + 4, DECIMAL_MAX_SCALE)
             return decimal_type(min(_digits(first) + 4, 65), dec, ColumnFlag.BINARY)
         if word == "MOD" and len(args) == 2 and first is not None and args[1] is not None:
             return _binary("%", first, args[1])
@@ -1188,7 +1190,7 @@ class _Typer:
             scale = 0
             if len(inner) >= 3 and inner[-1].kind == "param" and inner[-2].text == ",":  # (-1: none)
                 value = self.param(inner[-1].param)
-                scale = min(value, 30) if isinstance(value, int) and value >= 0 else 0
+                scale = min(value, DECIMAL_MAX_SCALE) if isinstance(value, int) and value >= 0 else 0
             # MariaDB's (Item_func_round::fix_arg_decimal): the decimals dropped leave the
             # precision (those added widen it), ROUND one digit more for the carry
             carry = 1 if word == "ROUND" and scale < first.decimals else 0
@@ -1441,18 +1443,18 @@ def _binary(op: str, a: ColumnType, b: ColumnType) -> ColumnType:
         return ColumnType(FieldType.DOUBLE, 23, NOT_FIXED_DEC, 63, flags)
     # MariaDB's result precisions (Item_func_div, _mul, _additive_op, _mod::result_precision)
     if op == "/":  # (NULL when dividing by zero)
-        scale = min(a.decimals + 4, 30)
+        scale = min(a.decimals + 4, DECIMAL_MAX_SCALE)
         return decimal_type(min(_precision(a) + b.decimals + 4, 65), scale, flags & ~ColumnFlag.NOT_NULL)
     if a.type == FieldType.NEWDECIMAL or b.type == FieldType.NEWDECIMAL:
         if op == "*":  # the precisions add up, as the scales do
             scale = a.decimals + b.decimals
-            return decimal_type(min(_precision(a) + _precision(b), 65), min(scale, 30), flags)
+            return decimal_type(min(_precision(a) + _precision(b), 65), min(scale, DECIMAL_MAX_SCALE), flags)
         scale = max(a.decimals, b.decimals)
         if op in ("%", "MOD"):  # the wider operand's precision, the dividend's sign
-            return decimal_type(min(max(_precision(a), _precision(b)), 65), min(scale, 30),
+            return decimal_type(min(max(_precision(a), _precision(b)), 65), min(scale, DECIMAL_MAX_SCALE),
                                 flags & ~ColumnFlag.NOT_NULL | a.flags & ColumnFlag.UNSIGNED)
         digits = max(_precision(a) - a.decimals, _precision(b) - b.decimals) + 1
-        return decimal_type(min(digits + scale, 65), min(scale, 30), flags)
+        return decimal_type(min(digits + scale, 65), min(scale, DECIMAL_MAX_SCALE), flags)
     unsigned = (a.flags | b.flags) & ColumnFlag.UNSIGNED  # (MySQL's, without NO_UNSIGNED_SUBTRACTION)
     if op in ("%", "MOD"):  # (Item_func_mod: the wider operand's length)
         return int_type(max(a.length, b.length), flags & ~ColumnFlag.NOT_NULL | unsigned)

@@ -2639,7 +2639,7 @@ def register(conn: sqlite3.Connection, state: ConnectionState) -> None:
         """NOW(n) and friends: the statement's time with its microseconds' first n digits
         (MariaDB truncates them)."""
         if not isinstance(digits, int) or not 0 <= digits <= 6:
-            raise_sql(SQLError(ER_TOO_BIG_PRECISION, name))
+            raise_sql(SQLError(ER_TOO_BIG_PRECISION, name, 6))
         return value if value is None or not digits else f"{value}.{micros:06d}"[:len(value) + 1 + digits]
 
     format_string = strfuncs.sformat(warn)

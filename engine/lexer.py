@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from decimal import Decimal
 
 from protocol.errors import ER_PARSE_ERROR, SQLError
 
@@ -68,9 +69,18 @@ def decode_string(text: str) -> str:
     return _ESCAPE_RE[text[0]].sub(_unescape_match, body)
 
 
-def decode_number(text: str) -> int | float | str:
-    if "." in text or "e" in text or "E" in text:
+# the digits a double holds exactly (DBL_DIG): a number with a point and more is a Decimal
+EXACT_DIGITS = 15
+
+
+def decode_number(text: str) -> int | float | Decimal | str:
+    """A number literal's value: with an exponent a float (MySQL's DOUBLE); with a point a float,
+    or past EXACT_DIGITS digits its exact Decimal (MySQL's DECIMAL literal, which a float would
+    round); without either an int, past BIGINT its digits."""
+    if "e" in text or "E" in text:
         return float(text)
+    if "." in text:
+        return Decimal(text) if len(text) - 1 > EXACT_DIGITS else float(text)
     n = int(text)
     # BIGINT UNSIGNED (and larger) literals are beyond SQLite's integers: kept as their digits,
     # as engine.values keeps such a stored value, never bound as an int SQLite refuses

@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from engine import charset_literals, coltypes, explain, functions, values
@@ -619,9 +620,9 @@ class Session:
                     self._fx.warnings.append((0, *warning))
                 args.append(value)
             elif source[0] == WRITTEN:
-                if texts is None and any(type(params[n]) is float for n in source[1] if n >= 0):
+                if texts is None and any(type(params[n]) in _WRITTEN_NUMBERS for n in source[1] if n >= 0):
                     texts = literal_texts(sql)
-                args.append("\n".join(texts[n] if n >= 0 and type(params[n]) is float and texts
+                args.append("\n".join(texts[n] if n >= 0 and type(params[n]) in _WRITTEN_NUMBERS and texts
                                        and n < len(texts) else "" for n in source[1]))
             else:
                 raise AssertionError(source)
@@ -1276,6 +1277,11 @@ def returned_columns(described: Plan, names: list[str], rows: list[tuple], sql: 
         names = _column_names(described.names, names, sql, params)
     types, rows = result_types(described, names, rows, sql, params)
     return names, types, rows
+
+
+# the literals a WRITTEN argument gives the text of: numbers with a point or an exponent
+# (a Decimal: `lexer.decode_number`'s long number)
+_WRITTEN_NUMBERS = (float, Decimal)
 
 
 def _as_held(v: object) -> object:

@@ -33,6 +33,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from decimal import Decimal
 from typing import Any
 
 from engine import collation, decimal_math, infoschema, perfschema, strfuncs, values
@@ -40,7 +41,7 @@ from engine.catalog import BLOB_TYPES, CHAR_TYPES, Column, DatabaseOptions, Tabl
 from engine.collation import GENERAL_CI
 from engine.coltypes import CHARSET_BINARY
 from engine.errors import IntoFile
-from engine.exact import AGGREGATE_CALLS, NUMBER_VALUES, Finder, member_number
+from engine.exact import AGGREGATE_CALLS, EXACT, Finder, literal_kind, member_number
 from engine.exprtypes import (
     JSON_VALUED,
     UNIT_WORDS,
@@ -282,7 +283,7 @@ class Plan:
     # (literal index, holds a number) for each literal whose kind the SQL depends on (a string
     # compared with a number is compared as numbers: `exact.Finder.convert_operands`); another
     # execution of the shape whose literals differ in kind has its own plan (`Engine.plan_for`)
-    literal_kinds: tuple[tuple[int, bool], ...] = ()
+    literal_kinds: tuple[tuple[int, bool | str], ...] = ()
     # how each string literal is read where a string of a character set other than utf8mb4 (a
     # latin1 or cp1251 connection's, `_latin1 X'..'`) reads otherwise than its UTF-8 would: literal index ->
     # TEXT, BYTES, ITEM or MIXED (`Translator.literal_context`); engine.charset_literals refuses
@@ -390,7 +391,7 @@ class Translator:
         self.alias_at: dict[int, tuple[int, int]] = {}
         self.exact: dict[int, tuple[int, tuple]] = {}  # regions computed exactly (engine.exact): start -> (end, tree)
         self.merged: set[int] = set()  # a UNION's bare column items rewritten (`set_columns`): their first tokens' ids
-        self.kinds: dict[int, bool] = {}  # literals whose kind the translation read (`Plan.literal_kinds`)
+        self.kinds: dict[int, bool | str] = {}  # literals whose kind the translation read (`Plan.literal_kinds`)
         self.charset_contexts: dict[int, str] = {}  # `Plan.charset_contexts`
         self.introduced: dict[int, str] = {}  # `Plan.introduced`
         self._openers: list[int] | None = None  # (`opener`)
@@ -624,8 +625,10 @@ class Translator:
                 i += 1
                 continue
             if kind == "param":
-                self.add_arg(tok.param)
-                self.read_as(tok.param, self.literal_context(i))
+                context = self.literal_context(i)
+                if not self.exact_item(i, context):
+                    self.add_arg(tok.param)
+                self.read_as(tok.param, context)
                 if self.compared_off_column(i):
                     out.append("COLLATE " + GENERAL_CI)
                 i += 1
@@ -829,6 +832,29 @@ class Translator:
             out.append(tok.text)
             i += 1
         return i
+
+    def exact_item(self, i: int, context: str | None) -> bool:
+        """Whether the literal at tokens[i] is a select item alone (or negated: `SELECT -1.5`)
+        holding a number with more digits than a double holds (`lexer.decode_number`'s Decimal),
+        now bound as its exact text (a DECIMAL's, which the result's encoder reads), its `-`
+        taken into it. The plan of any literal item is keyed by its kind (`literal_kind`), so
+        that a double's plan never binds such a number."""
+        toks = self.tokens
+        param = toks[i].param
+        negated = context is None and i > 1 and toks[i - 1].kind == "op" and toks[i - 1].text == "-" \
+            and (toks[i - 2].is_word("SELECT", "DISTINCT") or toks[i - 2].kind == "op" and toks[i - 2].text == ",") \
+            and self.item_context(i - 1, i) is not None
+        if context != ITEM and not negated:
+            return False
+        kind = self.kinds[param] = literal_kind(self.params[param])
+        if kind != EXACT:
+            return False
+        if negated:
+            if self.out[-1] != "-":
+                return False
+            self.out.pop()  # the `-`, emitted just before
+        self.add_arg((STORE, param, False, values.NUMBER, 1, "", negated, False))
+        return True
 
     # --- how a string literal is read (`Plan.charset_contexts`) ------------------------------
 
@@ -1089,8 +1115,7 @@ class Translator:
         (`values.typed_literal`: 1525 for one that is no such value). A number after the word is
         MariaDB's syntax error; the plan depends on the literal holding none (`kinds`)."""
         param = self.tokens[i + 1].param
-        number = type(self.params[param]) in NUMBER_VALUES
-        self.kinds[param] = number
+        number = (self.kinds.setdefault(param, literal_kind(self.params[param])) is not False)
         if number:
             raise self.error_at(i + 1)
         return TYPED_LITERALS[self.tokens[i].upper]
@@ -1156,8 +1181,7 @@ class Translator:
 
     def number_param(self, param: int) -> bool:
         """Whether the literal `param` holds a number (the plan then depends on its kind)."""
-        number = type(self.params[param]) in NUMBER_VALUES
-        self.kinds[param] = number
+        number = (self.kinds.setdefault(param, literal_kind(self.params[param])) is not False)
         return number
 
     def binary_end(self, i: int, end: int) -> tuple[int, int] | None:
@@ -1729,7 +1753,7 @@ class Translator:
         j, comma = self.close_of(i)
         value = toks[comma + 1:j] if comma is not None else []
         if value and value[0].kind == "op" and value[0].text in "+-" and len(value) == 2:
-            literal = value[1].kind == "param" and isinstance(self.params[value[1].param], int | float)
+            literal = value[1].kind == "param" and isinstance(self.params[value[1].param], int | float | Decimal)
         else:
             literal = len(value) == 1 and (value[0].kind == "param" or value[0].is_word("NULL", "TRUE", "FALSE"))
         if comma != i + 3 or toks[i + 2].kind != "param" or not isinstance(self.params[toks[i + 2].param], str) \
@@ -1763,7 +1787,7 @@ class Translator:
             if len(arg) == 1 and arg[0].is_word("NULL"):
                 raise SQLError(ER_PERCENTILE_NOT_NUMERIC, word.lower())
             value = self.params[arg[0].param] if len(arg) == 1 and arg[0].kind == "param" else None
-            if not isinstance(value, int | float):
+            if not isinstance(value, int | float | Decimal):
                 raise SQLError(ER_NOT_SUPPORTED_YET, f"{word}() of a fraction that is not a number literal")
             if not 0 <= value <= 1:
                 raise SQLError(ER_PERCENTILE_RANGE, word.lower())
@@ -2847,7 +2871,7 @@ class Translator:
         elif kind == "raw":
             self.out.append(tree[1])
         elif kind == "dec":  # a literal as its exact text
-            number = self.kinds[tree[1]] = type(self.params[tree[1]]) in NUMBER_VALUES
+            number = (self.kinds.setdefault(tree[1], literal_kind(self.params[tree[1]])) is not False)
             if number:
                 self.add_arg((STORE, tree[1], False, values.NUMBER, 1, "", False, False))
             else:
@@ -3362,12 +3386,15 @@ class Translator:
         if e is not None and e.kind == "neglit" and col.base not in ("enum", "set"):
             inner = e.exact()  # -9223372036854775808: exact, never a double (an ENUM's or SET's -1 a number)
             exact = True
-        elif e is not None and e.kind == "lit" and col.base == "year" and isinstance(self.params[e.param], float):
-            # 99.5 is MariaDB's DECIMAL, rounded half away from zero into a YEAR (100: 1264), not a
-            # DOUBLE's truncation (the plan is keyed by the literal being a number)
-            self.kinds[e.param] = True
-            inner = e.exact()
-            exact = True
+        elif e is not None and e.kind == "lit" and col.base not in ("enum", "set"):
+            # a number with more digits than a double holds is its exact text; into a YEAR also
+            # 99.5, MariaDB's DECIMAL, rounded half away from zero (100: 1264), not a DOUBLE's
+            # truncation (the plan is keyed by the literal's kind)
+            value = self.params[e.param]
+            kind = self.kinds[e.param] = literal_kind(value)
+            if kind == EXACT or col.base == "year" and kind is True and type(value) is not int:
+                inner = e.exact()
+                exact = True
         key = values.target(col, f"`{schema}`.`{table}`.`{col.name}`", self.lenient, exact)
         if key is None:
             return None
@@ -3395,7 +3422,7 @@ class Translator:
             binary = self.typed_kind(start)
         negative = end - start == 2 and toks[start].kind == "op" and toks[start].text in "-+" \
             and isinstance(self.params[toks[start + 1].param] if toks[start + 1].kind == "param" else None,
-                           int | float)
+                           int | float | Decimal)
         if binary or negative:
             negative = negative and toks[start].text == "-"
             start += 1

@@ -19,7 +19,9 @@ Contracts:
   `RemoteProtocolError(ER_MALFORMED_PACKET, fatal=False)`: the server answers it with an ERR
   and keeps the connection.
 - Parameter values come out as Python values: None, int, float, `decimal.Decimal` (DECIMAL,
-  NEWDECIMAL), bytes (strings and blobs, in the client's encoding, uninterpreted),
+  NEWDECIMAL whose text is a finite number; any other text stays its bytes, whose leading
+  number the server reads, as mysqld does), bytes (strings and blobs, in the client's
+  encoding, uninterpreted),
   `datetime.date`, `datetime.datetime`, `datetime.timedelta` (TIME).
 - Binary rows are encoded by each column's MySQL type code, flags and decimals, i.e. from the
   column definition that is sent with them: a `BinaryRowEncoder` decides each column's value
@@ -38,6 +40,7 @@ import datetime
 import decimal
 import functools
 import operator
+import re
 import struct
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, fields
@@ -274,6 +277,8 @@ _INTEGERS: dict[int, tuple[struct.Struct, struct.Struct]] = {  # type -> (signed
 _FLOAT = struct.Struct("<f")
 _DOUBLE = struct.Struct("<d")
 _DECIMALS = frozenset({FieldType.DECIMAL, FieldType.NEWDECIMAL})
+# a DECIMAL parameter's text that is a number (`decimal.Decimal` reads more: NaN, Infinity, 1_0)
+_DECIMAL_TEXT = re.compile(rb"[ \t\n\r\f\v]*[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?[ \t\n\r\f\v]*")
 _DATES = frozenset({FieldType.DATE, FieldType.NEWDATE})
 _DATETIMES = frozenset({FieldType.DATETIME, FieldType.TIMESTAMP, FieldType.DATETIME2, FieldType.TIMESTAMP2})
 _TIMES = frozenset({FieldType.TIME, FieldType.TIME2})
@@ -369,11 +374,8 @@ def _read_value(ftype: int, unsigned: bool, data: bytes, pos: int) -> tuple[Any,
     raw, end = decode_lenenc_bytes(data, pos)
     if raw is None:
         raise ValueError("NULL marker in place of a length")
-    if ftype in _DECIMALS:
-        value = decimal.Decimal(raw.decode("ascii"))
-        if not value.is_finite():
-            raise ValueError("DECIMAL is not a number")
-        return value, end
+    if ftype in _DECIMALS and _DECIMAL_TEXT.fullmatch(raw):
+        return decimal.Decimal(raw.decode("ascii")), end
     return bytes(raw), end
 
 

@@ -107,8 +107,10 @@ from protocol.binary import (
 from protocol.charsets import Charset, for_results
 from protocol.charsets import result_column as charset_column
 from protocol.errors import (
+    ER_BAD_DATA,
     ER_BAD_DB_ERROR,
     ER_BAD_FIELD_ERROR,
+    ER_DATA_OVERFLOW,
     ER_EMPTY_QUERY,
     ER_INVALID_GROUP_FUNC_USE,
     ER_MAX_PREPARED_STMT_COUNT_REACHED,
@@ -207,11 +209,13 @@ def split_placeholders(sql: str) -> list[str]:
 _TIME_MAX_HOURS = 838  # TIME's range: -838:59:59.999999 .. 838:59:59.999999
 _ESCAPES = {0: b"\\0", 10: b"\\n", 13: b"\\r", 26: b"\\Z", 34: b'\\"', 39: b"\\'", 92: b"\\\\"}
 _ESCAPE_TABLE = {k: v.decode() for k, v in _ESCAPES.items()}
-_DECIMAL_TEXT = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?\Z")
+_DECIMAL_TYPES = frozenset({FieldType.DECIMAL, FieldType.NEWDECIMAL})
 _BINARY_TYPES = frozenset({
     FieldType.TINY_BLOB, FieldType.MEDIUM_BLOB, FieldType.LONG_BLOB, FieldType.BLOB, FieldType.GEOMETRY,
     FieldType.BIT,
 })
+# the types whose text `_plain_values` does not take as a plain string (a DECIMAL's is a number)
+_NOT_PLAIN_TEXT = _BINARY_TYPES | _DECIMAL_TYPES
 
 
 def _float_text(value: float) -> str:
@@ -228,8 +232,41 @@ def _fraction(us: int) -> str:
     return f".{us:06d}" if us else ""
 
 
-def literal(value: Any, ptype: ParamType) -> str:
-    """One bound parameter as SQL text, as MySQL inlines it in a statement-based binlog."""
+# the digits mysqld's decimal parameter holds (decimal_t's nine words of nine digits): an integer
+# part of more overflows to DECIMAL(65)'s largest value, the fraction is cut to the words left
+_DECIMAL_WORDS, _WORD_DIGITS = 9, 9
+_DECIMAL_OVERFLOW = "9" * 65
+# the leading number of a DECIMAL parameter's text (mysqld's str2my_decimal reads it, the rest ignored)
+_DECIMAL_PREFIX = re.compile(rb"[ \t\n\r\f\v]*([+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)")
+
+
+def _decimal_param(value: decimal.Decimal | bytes, warnings: list | None) -> str:
+    """A DECIMAL parameter (a number, or the bytes of a text that is none: `protocol.binary`) as
+    mysqld reads it: the text's leading number (0 without one, with the warning 1918), in
+    nine words of nine digits (an integer part past them is 65 nines, with the warning 1916;
+    the fraction cut to the words left), written without an exponent (1e2 is 100)."""
+    if not isinstance(value, decimal.Decimal):
+        found = _DECIMAL_PREFIX.match(bytes(value))
+        if found is None:
+            if warnings is not None:
+                warnings.append(("Warning", ER_BAD_DATA.code, ER_BAD_DATA.format("", "DECIMAL")))
+            return "0"
+        value = decimal.Decimal(found.group(1).decode("ascii"))
+    whole = max(value.adjusted() + 1, 0)
+    if whole > _DECIMAL_WORDS * _WORD_DIGITS:
+        if warnings is not None:
+            warnings.append(("Warning", ER_DATA_OVERFLOW.code, ER_DATA_OVERFLOW.format("", "DECIMAL")))
+        return ("-" if value < 0 else "") + _DECIMAL_OVERFLOW
+    fraction = (_DECIMAL_WORDS - -(-whole // _WORD_DIGITS)) * _WORD_DIGITS
+    if value.as_tuple().exponent < -fraction:  # type: ignore[operator]
+        value = value.quantize(decimal.Decimal(1).scaleb(-fraction), rounding=decimal.ROUND_DOWN,
+                               context=decimal.Context(prec=_DECIMAL_WORDS * _WORD_DIGITS * 2))
+    return "0" if not value else format(value, "f")
+
+
+def literal(value: Any, ptype: ParamType, warnings: list | None = None) -> str:
+    """One bound parameter as SQL text, as MySQL inlines it in a statement-based binlog; the
+    warnings reading it gives (a DECIMAL's: `_decimal_param`) appended to `warnings`."""
     if value is None:
         return "NULL"
     if isinstance(value, bool):
@@ -238,8 +275,8 @@ def literal(value: Any, ptype: ParamType) -> str:
         return str(value)
     if isinstance(value, float):
         return _float_text(value)
-    if isinstance(value, decimal.Decimal):
-        return str(value)  # the digits as the client sent them: exact, scale kept
+    if isinstance(value, decimal.Decimal):  # the digits as the client sent them: exact, scale kept
+        return _decimal_param(value, warnings)
     if isinstance(value, datetime.datetime):
         return f"'{value:%Y-%m-%d %H:%M:%S}{_fraction(value.microsecond)}'"
     if isinstance(value, datetime.date):
@@ -259,9 +296,9 @@ def literal(value: Any, ptype: ParamType) -> str:
         if hours > _TIME_MAX_HOURS:  # mysqld clips a TIME parameter to the range, fraction kept
             hours, minutes, seconds = _TIME_MAX_HOURS, 59, 59
         return f"'{sign}{hours:02d}:{minutes:02d}:{seconds:02d}{_fraction(value.microseconds)}'"
+    if ptype.type in _DECIMAL_TYPES:
+        return _decimal_param(value, warnings)
     raw = bytes(value)
-    if ptype.type in (FieldType.DECIMAL, FieldType.NEWDECIMAL) and _DECIMAL_TEXT.match(raw.decode("latin-1")):
-        return raw.decode("ascii")
     if ptype.type not in _BINARY_TYPES:
         try:
             text = raw.decode("utf-8")
@@ -303,7 +340,7 @@ def _plain_values(values: list[Any], types: list[ParamType]) -> list[Any] | None
         if type(value) is int:
             if not 0 <= value <= _SIGNED_MAX:
                 return None
-        elif isinstance(value, (bytes, bytearray, memoryview, str)) and ptype.type not in _BINARY_TYPES:
+        elif isinstance(value, (bytes, bytearray, memoryview, str)) and ptype.type not in _NOT_PLAIN_TEXT:
             if isinstance(value, str) and not value.isascii():
                 return None
             if not isinstance(value, str):
@@ -317,9 +354,6 @@ def _plain_values(values: list[Any], types: list[ParamType]) -> list[Any] | None
             return None
         plain.append(value)
     return plain
-
-
-_DECIMAL_TYPES = frozenset({FieldType.DECIMAL, FieldType.NEWDECIMAL})
 
 
 def in_client_charset(values: list[Any], types: list[ParamType], client: Charset | None) -> list[Any]:
@@ -383,14 +417,14 @@ class PreparedStatement:
     def param_count(self) -> int:
         return len(self.pieces) - 1
 
-    def bind(self, values: list[Any], types: list[ParamType]) -> str:
+    def bind(self, values: list[Any], types: list[ParamType], warnings: list | None = None) -> str:
         """The statement's text with the values as literals; in a SELECT (which is not
         binlogged) a date or time value as a typed literal, DATE '..', TIME '..', TIMESTAMP '..':
         of its type, as a MariaDB parameter of that type is (`SELECT ?` a DATETIME, `? + 1` a
-        number, not a string)."""
+        number, not a string). The warnings reading the values gives go to `warnings`."""
         out = [self.pieces[0]]
         for i, value in enumerate(values):
-            text = literal(value, types[i])
+            text = literal(value, types[i], warnings)
             if self.select and isinstance(value, _TEMPORAL_VALUES):
                 text = _TYPED_LITERAL[type(value)] + " " + text
             out.append(text)
@@ -543,7 +577,10 @@ def typed_by_values(result: Any, bare: tuple[tuple[int, int, bool], ...], values
             continue
         if not aliased:
             names[at] = "?"
-        ct = param_type(types[k], values[k])
+        value = values[k]
+        if types[k].type in _DECIMAL_TYPES and value is not None:  # the number `literal` reads
+            value = decimal.Decimal(_decimal_param(value, None))
+        ct = param_type(types[k], value)
         if ct is not None:
             kinds[at] = ct
     return replace(result, columns=names, column_types=kinds)
@@ -801,9 +838,13 @@ class PreparedStatements:
         if logged:
             text = stmt.bind(values, types)
             session.log_statement("Execute", text, text)
-        result, kept = self._read_now(stmt, values, types) if stmt.select else (None, None)
+        warned: list[tuple[str, int, str]] = []  # reading the values' (a DECIMAL's: `literal`)
+        result, kept = self._read_now(stmt, values, types, warned) if stmt.select else (None, None)
         if result is None:
-            result = await session.run_statement(stmt.bind(values, types))
+            warned.clear()
+            result = await session.run_statement(stmt.bind(values, types, warned))
+        if warned and isinstance(result, Result):
+            result = replace(result, warnings=(*warned, *result.warnings))
         if logged:
             session.logged_result = result
         if not getattr(result, "columns", None):
@@ -859,7 +900,11 @@ class PreparedStatements:
             elif stmt.commit is not None:
                 result = session.run_commit_now(stmt.pieces[0], stmt.commit, "Execute")
             else:
-                result = session.run_write_now(stmt.bind(values, types), stmt.write)  # type: ignore[arg-type]
+                warned: list = []
+                sql = stmt.bind(values, types, warned)
+                if warned:  # (the statement path gives them)
+                    return False
+                result = session.run_write_now(sql, stmt.write)  # type: ignore[arg-type]
         except SQLError as exc:  # (a failed write: the statement path's error too)
             result = exc
         return self._executed(stmt, types, result, None, 0)
@@ -935,17 +980,20 @@ class PreparedStatements:
             if session.results_charset is not None:
                 columns, rows = for_results(columns, rows, session.results_charset)
             columns, encoded = carried_rows(columns, rows)
+        warnings = getattr(result, "warnings", ())
+        if warnings:  # (the statement began with none)
+            session.diagnostics = list(warnings)
         status = session.status_flags()
         if flags & CURSOR_TYPE_READ_ONLY:
             stmt.cursor = encoded
             stmt.cursor_columns = columns
             session.write(conn.send(BinaryResultSet(columns, (), status, cursor=True)))
         else:
-            session.write(conn.send(BinaryResultSet(columns, status=status, encoded_rows=encoded,
-                                                    encoded_columns=encoded_columns)))
+            session.write(conn.send(BinaryResultSet(columns, status=status, warnings=len(warnings),
+                                                    encoded_rows=encoded, encoded_columns=encoded_columns)))
 
     def _read_now(self, stmt: PreparedStatement, values: list[Any], types: list[ParamType],
-                  ) -> tuple[Any, KeptRead | None]:
+                  warnings: list | None = None) -> tuple[Any, KeptRead | None]:
         """A SELECT's result when the loop answers it at once, else None, and the `KeptRead` it
         came through: the one an earlier execution kept, when the values are plain and of its
         kinds, else none (`run_read_now` of the bound text, whose read is kept when it
@@ -958,7 +1006,7 @@ class PreparedStatements:
             result = session.run_prepared_read(kept.read, kept.keyword, plain)  # type: ignore[arg-type]
             if result is not None:
                 return result, kept
-        sql = stmt.bind(values, types)
+        sql = stmt.bind(values, types, warnings)
         keyword = sqltext.head(sql)
         result = session.run_read_now(sql, keyword)
         if (result is not None and kinds is not None and not stmt.bare and keyword == sqltext.head(stmt.pieces[0])

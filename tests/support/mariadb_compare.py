@@ -297,46 +297,78 @@ def _definition(packet: bytes) -> tuple:
     return (field.name, field.type_code, field.length, field.scale, field.flags, field.charsetnr)
 
 
-def _binary_answer(conn: pymysql.connections.Connection, sql: str, params: Sequence[tuple[int, Any]]) -> tuple:
-    """COM_STMT_PREPARE then COM_STMT_EXECUTE of `sql` with `params` ((MySQL type code, value),
-    sent with that type): ("error", code, message) or (the prepare answer's column definitions,
-    the execute answer's, its rows decoded by those)."""
-    from protocol.binary import ParamType, decode_binary_row, encode_execute_params
+def _prepared_execution(conn: pymysql.connections.Connection, sql: str, block: bytes) -> tuple:
+    """COM_STMT_PREPARE of `sql`, COM_STMT_EXECUTE with the parameter block `block`, then
+    COM_STMT_CLOSE: (the prepare answer's column definitions, the execute answer's, its rows
+    decoded by those)."""
+    from protocol.binary import decode_binary_row
     from protocol.messages import ColumnDefinition
 
     def read() -> bytes:
         return conn._read_packet().get_all_data()
 
-    def block(count: int) -> list[bytes]:
+    def definitions(count: int) -> list[bytes]:
         packets = [read() for _ in range(count)]
         if count:
             read()  # EOF (PyMySQL does not ask CLIENT_DEPRECATE_EOF)
         return packets
 
+    conn._execute_command(0x16, sql.encode())
+    first = read()
+    stmt_id = first[1:5]
+    columns, count = int.from_bytes(first[5:7], "little"), int.from_bytes(first[7:9], "little")
+    definitions(count)
+    prepared = [_definition(p) for p in definitions(columns)]
+    conn._execute_command(0x17, stmt_id + b"\x00" + (1).to_bytes(4, "little") + block)
+    head = read()
+    if head[0] == 0:
+        executed, rows = [], []
+    else:
+        executed = [_definition(p) for p in definitions(head[0])]
+        decoders = [ColumnDefinition(name, type=code, flags=flags, decimals=decimals)
+                    for name, code, _, decimals, flags, _ in executed]
+        rows = []
+        while (payload := read())[0] != 0xFE or len(payload) >= 9:
+            rows.append(decode_binary_row(payload, decoders))
+    conn._execute_command(0x19, stmt_id)
+    return (prepared, executed, rows)
+
+
+def _binary_answer(conn: pymysql.connections.Connection, sql: str, params: Sequence[tuple[int, Any]]) -> tuple:
+    """COM_STMT_PREPARE then COM_STMT_EXECUTE of `sql` with `params` ((MySQL type code, value),
+    sent with that type): ("error", code, message) or (the prepare answer's column definitions,
+    the execute answer's, its rows decoded by those)."""
+    from protocol.binary import ParamType, encode_execute_params
+
+    types = [ParamType(code) for code, _ in params]
     try:
-        conn._execute_command(0x16, sql.encode())
-        first = read()
-        stmt_id = first[1:5]
-        columns, count = int.from_bytes(first[5:7], "little"), int.from_bytes(first[7:9], "little")
-        block(count)
-        prepared = [_definition(p) for p in block(columns)]
-        types = [ParamType(code) for code, _ in params]
-        conn._execute_command(0x17, stmt_id + b"\x00" + (1).to_bytes(4, "little")
-                              + encode_execute_params(types, [value for _, value in params]))
-        head = read()
-        if head[0] == 0:
-            executed, rows = [], []
-        else:
-            executed = [_definition(p) for p in block(head[0])]
-            decoders = [ColumnDefinition(name, type=code, flags=flags, decimals=decimals)
-                        for name, code, _, decimals, flags, _ in executed]
-            rows = []
-            while (payload := read())[0] != 0xFE or len(payload) >= 9:
-                rows.append(decode_binary_row(payload, decoders))
-        conn._execute_command(0x19, stmt_id)
+        return _prepared_execution(conn, sql, encode_execute_params(types, [value for _, value in params]))
     except pymysql.MySQLError as exc:
         return ("error", exc.args[0], exc.args[1])
-    return (prepared, executed, rows)
+
+
+def raw_parameter_answers(port: int, database: str, sql: str, type_code: int, texts: Sequence[bytes]) -> list[tuple]:
+    """`sql` (one placeholder) executed once per text, each on a fresh connection (MariaDB's SHOW
+    WARNINGS may keep an older list), the text sent as the parameter's bytes under `type_code`
+    whatever it holds (a DECIMAL that is no number: `encode_execute_params` refuses one): (text,
+    rows decoded by the execute answer's column definitions, SHOW WARNINGS), or (text, "error",
+    code, message)."""
+    from protocol.packets import encode_lenenc_bytes
+
+    out: list[tuple] = []
+    for text in texts:
+        conn = pymysql.connect(host="127.0.0.1", port=port, user="root", password="", database=database,
+                               autocommit=True)
+        try:
+            _, _, rows = _prepared_execution(conn, sql, b"\x00\x01" + bytes((type_code, 0)) + encode_lenenc_bytes(text))
+            with conn.cursor() as cur:
+                cur.execute("SHOW WARNINGS")
+                out.append((text, rows, cur.fetchall()))
+        except pymysql.MySQLError as exc:
+            out.append((text, "error", exc.args[0], exc.args[1]))
+        finally:
+            conn.close()
+    return out
 
 
 def defined_answers(port: int, database: str, queries: Sequence[str | tuple[str, Sequence[tuple[int, Any]]]]

@@ -161,6 +161,15 @@ def test_float_double_decimal_strings_and_nulls():
     assert decode_execute_params(block, 6, None) == (values, types)
 
 
+@pytest.mark.parametrize("text", [b"12ab", b"", b"-", b"1.2.3", b"0x10", b"NaN", b"Infinity", b"1_0", b" 3 x"])
+def test_a_decimal_parameter_that_is_no_number_is_its_bytes(text):
+    # mysqld reads its leading number (server.prepared.literal), where this refused it with 1210
+    block = bytes.fromhex("00 01 f600") + bytes((len(text),)) + text
+    assert decode_execute_params(block, 1, None) == ([text], [ParamType(FieldType.NEWDECIMAL)])
+    digits = bytes.fromhex("00 01 0000 05") + b" -1e2"
+    assert decode_execute_params(digits, 1, None)[0] == [decimal.Decimal("-100")]
+
+
 def test_binary_row_null_bitmap_has_offset_two():
     cols = [column("a", FieldType.LONGLONG), column("b", FieldType.VAR_STRING), column("c", FieldType.DOUBLE)]
     row = encode_binary_row(cols, [1, "ab", None])
@@ -276,6 +285,40 @@ def test_placeholders_outside_literals_identifiers_and_comments():
 ])
 def test_literals_as_mysql_inlines_them(value, ptype, text):
     assert literal(value, ptype) == text
+
+
+LONG = "1.23456789012345678901234567890123456789"
+
+
+@pytest.mark.parametrize(("value", "text", "warning"), [
+    (decimal.Decimal(LONG), LONG, None),
+    (decimal.Decimal("1E+2"), "100", None),  # no exponent: a DECIMAL, not a DOUBLE literal
+    (b"12ab", "12", None),  # the leading number, as mysqld's str2my_decimal reads it
+    (b" -7x", "-7", None),
+    (b"1.2.3", "1.2", None),
+    (b"0x10", "0", None),
+    (b"1e", "1", None),
+    (b"", "0", 1918),
+    (b"-", "0", 1918),
+    (b"NaN", "0", 1918),
+    (decimal.Decimal("1e999"), "9" * 65, 1916),  # past nine words of nine digits: DECIMAL(65)'s largest
+    (decimal.Decimal("-1e82"), "-" + "9" * 65, 1916),
+    (decimal.Decimal("1" * 81 + ".5"), "1" * 81, None),  # no word left for the fraction
+    (decimal.Decimal("1e-999"), "0", None),
+    (decimal.Decimal("1e-40"), "0." + "0" * 39 + "1", None),
+])
+def test_decimal_parameters_as_mysqld_reads_them(value, text, warning):
+    warnings: list = []
+    assert literal(value, ParamType(FieldType.NEWDECIMAL), warnings) == text
+    assert [code for _, code, _ in warnings] == ([warning] if warning else [])
+    assert literal(value, ParamType(FieldType.DECIMAL)) == text
+    if warning == 1918:
+        assert warnings[0] == ("Warning", 1918, "Encountered illegal value '' when converting to DECIMAL")
+
+
+def test_a_long_decimal_parameter_reads_back_exact():
+    _shape, values = extract("SELECT " + literal(decimal.Decimal(LONG), ParamType(FieldType.NEWDECIMAL)))
+    assert values == [decimal.Decimal(LONG)]
 
 
 def test_float_literals_read_back_as_the_same_value():

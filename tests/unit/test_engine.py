@@ -779,3 +779,33 @@ async def test_user_variable_assignments_that_cannot_replicate_or_keep_order_are
             await run(engine, db, sql)
         assert code_of(e) == 1235
     assert (await run(engine, db, "SELECT id, n FROM e ORDER BY id")).rows == [(1, 10), (2, 20)]
+
+
+LONG = "1.23456789012345678901234567890123456789"
+
+
+async def test_long_decimal_literals_are_exact_whatever_plan_came_first(engine, db):
+    # one shape, `SELECT ?`: a short literal's plan binds a double, a long one's its exact text
+    for sql, want in [("SELECT 1.5", "1.5"), (f"SELECT {LONG}", LONG), ("SELECT 7", "7"), (f"SELECT -{LONG}", "-" + LONG),
+                      ("SELECT -2.5", "-2.5"), (f"SELECT ABS(-{LONG})", LONG), (f"SELECT {LONG} + 0", LONG)]:
+        assert [str(v) for v in (await run(engine, db, sql)).rows[0]] == [want], sql
+    r = await run(engine, db, f"SELECT {LONG} = 1.2345678901234567890123456789012345678, {LONG} * 2")
+    assert r.rows == [(0, "2.46913578024691357802469135780246913578")]
+
+
+async def test_a_long_decimal_default_is_kept_exact(engine, db):
+    await run(engine, db, "CREATE TABLE u (id INT PRIMARY KEY, y DECIMAL(30,25) DEFAULT 1.2345678901234567890123,"
+                          " z DECIMAL(30,25) DEFAULT -1.2345678901234567890123, c VARCHAR(30) DEFAULT 1.2345678901234567890123)")
+    await run(engine, db, "INSERT INTO u (id) VALUES (1)")
+    r = await run(engine, db, "SELECT y, z, c FROM u")
+    assert r.rows == [("1.2345678901234567890123000", "-1.2345678901234567890123000", "1.2345678901234567890123")]
+
+
+async def test_long_decimal_literals_are_stored_exact_by_insert_select_and_upserts(engine, db):
+    await run(engine, db, "CREATE TABLE t (id INT PRIMARY KEY, a DECIMAL(40,38))")
+    await run(engine, db, "INSERT INTO t SELECT 1, 1.5")  # (a short literal's plan first)
+    await run(engine, db, f"INSERT INTO t SELECT 2, {LONG}")
+    await run(engine, db, "INSERT INTO t VALUES (2, 0) ON DUPLICATE KEY UPDATE a = 1.5")
+    await run(engine, db, "INSERT INTO t VALUES (1, 0) ON DUPLICATE KEY UPDATE a = 1.23456789012345678901234567890123456788")
+    r = await run(engine, db, "SELECT a FROM t ORDER BY id")
+    assert r.rows == [("1.23456789012345678901234567890123456788",), ("1.50000000000000000000000000000000000000",)]

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import shutil
 import sysconfig
+from decimal import Decimal
 from pathlib import Path
 
 import pytest
@@ -55,6 +56,7 @@ CASES = [
     "SELECT 1",
     "SELECT @@version",
     "select 1.5e, 1.e5, 1., .5, 1.x, 1e5x, 1e+5, 1e-5x, 2E9, 0.0e0",
+    "select 1.234567890123456, 1.2345678901234567, 123456789012345.6, .0000000000000001, 1234567890123456.e2",
     "select x'0f', X'', x'1', x'zz', 0x1F, 0x1g, 0X1F, b'101', B'', 0b11, 0b12, 0b",
     "select 'a\\nb''c', \"q\"\"\", 'a\"\"\\n', \"it's\", '\\%\\_\\Z\\0\\b\\r\\t\\x'",
     "select 18446744073709551615, 9223372036854775807, 9223372036854775808, 99999999999999999999999",
@@ -90,6 +92,15 @@ def test_a_bit_literal_past_bigint_is_its_digits_on_both_paths():
     want = ["9223372036854775808", "18446744073709551615", (1 << 63) - 1]
     assert _extract_py(sql)[1] == want
     assert extract(sql)[1] == want
+
+
+def test_a_number_with_a_point_past_a_doubles_digits_is_exact_on_both_paths():
+    # a double holds 15 digits (MySQL's DECIMAL literal keeps every one); an exponent is a DOUBLE
+    sql = "select 1.23456789012345678901234567890123456789, 123456789012345.6, 12345678901234.5, 1.5, 1.2345678901234567e0"
+    want = [Decimal("1.23456789012345678901234567890123456789"), Decimal("123456789012345.6"), 12345678901234.5,
+            1.5, 1.2345678901234567]
+    for values in (_extract_py(sql)[1], extract(sql)[1]):
+        assert values == want and list(map(type, values)) == list(map(type, want))
 
 
 def test_a_doubled_quote_of_the_other_kind_is_kept():

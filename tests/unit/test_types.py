@@ -379,6 +379,60 @@ def test_lag_with_a_default_is_mariadbs_syntax_error():
     assert "mysql_dec" not in _translated("SELECT LEAD(COALESCE(id, 1), 1) OVER (ORDER BY id) FROM t")
 
 
+LONG = "1.23456789012345678901234567890123456789"
+
+
+def test_a_long_decimal_literal_is_bound_as_its_exact_text():
+    """A literal with more digits than a double holds (the lexer's Decimal) selected alone or
+    negated is bound as its exact text (`Translator.exact_item`), its plan keyed by the
+    literal's kind; literals only compared, or under ABS / GREATEST, compare and compute as
+    DECIMALs. A short literal stays the double SQLite binds."""
+    from engine.exact import EXACT
+    from engine.translate import STORE, Translator
+
+    def plan(sql):
+        shape, params = extract(sql)
+        return Translator(tokenize(shape), shape, "db", lambda schema, name: TABLE if name == "t" else None,
+                          {"db"}, params).plan()
+
+    alone, negated, short = plan(f"SELECT {LONG}"), plan(f"SELECT -{LONG}"), plan("SELECT 1.5")
+    assert alone.args[0][0] == STORE and alone.literal_kinds == ((0, EXACT),)
+    assert negated.args[0][0] == STORE and negated.args[0][6] and "-" not in negated.sql
+    assert short.args == [0] and short.literal_kinds == ((0, True),)
+    assert "mysql_dec_cmp" in _translated(f"SELECT {LONG} = 1.2345678901234567890123456789012345678")
+    assert "mysql_dec_abs( mysql_dec_neg(" in _translated(f"SELECT ABS(-{LONG})")
+    assert "mysql_dec_greatest" in _translated(f"SELECT GREATEST({LONG}, 1)")
+    assert "mysql_dec_" not in _translated("SELECT ABS(-1.5), GREATEST(1.5, 1), 1.5 = 1.5")
+    assert "mysql_dec_" not in _translated("UPDATE t SET id = id + 1 WHERE id = 5")
+    ct, = types_of(f"SELECT {LONG} * 2")
+    assert (ct.type, ct.decimals) == (FieldType.NEWDECIMAL, 38)
+
+
+def test_decimal_results_keep_mariadbs_largest_scale_38():
+    from engine import decimal_math as dm
+
+    assert dm.FUNCTIONS["mysql_dec_mul"](LONG, 2) == "2.46913578024691357802469135780246913578"
+    assert dm.FUNCTIONS["mysql_dec_div"](LONG, 3) == "0.41152263004115226300411522630041152263"
+    assert [(ct.type, ct.decimals) for ct in types_of("SELECT n * n * n * n * n * n * n * n * n * n * n * n"
+                                                      " * n * n * n * n * n * n * n * n, n / 3 FROM t")] == [
+        (FieldType.NEWDECIMAL, 38), (FieldType.NEWDECIMAL, 6)]
+
+
+@pytest.mark.parametrize(("args", "code"), [
+    (["65", "38"], None), (["65"], None), ([], None), (["38", "38"], None),
+    (["65", "39"], 1425), (["66", "2"], 1426), (["5", "6"], 1427), (["66", "39"], 1425),
+])
+def test_decimal_column_sizes_within_mariadbs_limits(args, code):
+    from engine.catalog import check_decimal_size
+
+    if code is None:
+        check_decimal_size(args, "x")
+        return
+    with pytest.raises(SQLError) as raised:
+        check_decimal_size(args, "x")
+    assert raised.value.code == code and "'x'" in raised.value.message
+
+
 def test_decimal_functions_keep_mysql_scales():
     from engine import decimal_math as dm
 
