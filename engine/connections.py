@@ -1,6 +1,6 @@
 """The engine's SQLite connections: how each one is opened (WAL, the engine's synchronous level, the
-MySQL functions, information_schema, CHECKSUM TABLE's aggregate and the DECIMAL collation
-registered), and the readers: `ReaderPool` hands a reader connection to a reader thread for one
+MySQL functions, information_schema, CHECKSUM TABLE's aggregate, the DECIMAL collation and
+SOUNDS LIKE's registered), and the readers: `ReaderPool` hands a reader connection to a reader thread for one
 query, or pins one in a session's REPEATABLE READ `Snapshot` for its transaction; `access` compiles
 (never runs) a statement on a reader to learn what it reads and writes. A connection is used by one
 thread at a time: the writer connection by the writer thread only, a reader by the reader thread
@@ -33,7 +33,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from engine import checksum, collation, decimal_math, functions, infoschema, values
+from engine import checksum, collation, decimal_math, functions, infoschema, strfuncs, values
 from engine.catalog import DECIMAL_COLLATION
 from engine.errors import SQLITE_INPUT_ERRORS, map_sqlite_error
 from engine.lexer import quote_ident
@@ -68,6 +68,7 @@ def open_connection(path: Path, state: functions.ConnectionState, synchronous: s
     decimal_math.register(conn, functions.divided_by_zero(state))
     checksum.register(conn)
     conn.create_collation(DECIMAL_COLLATION, values.compare_decimal)
+    conn.create_collation(strfuncs.SOUNDEX_COLLATION, strfuncs.compare_soundex)
     collation.register(conn)
     return conn
 

@@ -1664,9 +1664,7 @@ class Engine:
             return savepoint
         if first in ("BEGIN", "COMMIT", "ROLLBACK") or (first == "START" and second == "TRANSACTION"):
             kind = {"BEGIN": "begin", "START": "begin", "COMMIT": "commit", "ROLLBACK": "rollback"}[first]
-            if kind == "commit" and "RELEASE" in (t.upper for t in tokens):
-                raise SQLError(ER_NOT_SUPPORTED_YET, "COMMIT RELEASE")
-            return Plan(kind, "", [])
+            return Plan(kind, _completion(tokens, shape) if kind in ("commit", "rollback") else "", [])
         if first == "DO":  # DO expr, ...: the session runs the SELECT of them and drops its rows
             return Plan("do", "", [])
         if first in ("CREATE", "DROP", "ALTER", "RENAME", "TRUNCATE"):
@@ -1908,6 +1906,43 @@ def _canonical(v: object) -> object:
     if isinstance(v, float) and v.is_integer():
         return int(v)
     return v
+
+
+def _completion(tokens: list, shape: str) -> str:
+    """COMMIT / ROLLBACK [WORK] [AND [NO] CHAIN] [[NO] RELEASE]: what follows the transaction's
+    end, "chain" (the next one begins, in the same access mode), "release" (the connection
+    closes after the answer) or ""; AND CHAIN with RELEASE is MariaDB's syntax error."""
+    words = [t.upper for t in tokens]
+    n = len(tokens)
+    i = 2 if words[1:2] == ["WORK"] else 1
+
+    def near(at: int) -> SQLError:
+        return syntax_error(shape[tokens[at].start:] if at < n else "")
+
+    def expect(word: str) -> None:
+        nonlocal i
+        if i >= n or words[i] != word:
+            raise near(i)
+        i += 1
+
+    then = ""
+    if i < n and words[i] == "AND":
+        i += 1
+        if i < n and words[i] == "NO":
+            i += 1
+            expect("CHAIN")
+        else:
+            expect("CHAIN")
+            then = "chain"
+    if i < n and words[i] == "NO":
+        i += 1
+        expect("RELEASE")
+    elif i < n and words[i] == "RELEASE" and not then:
+        i += 1
+        then = "release"
+    if i < n:
+        raise near(i)
+    return then
 
 
 def _savepoint_statement(words: list[str], tokens) -> Plan | None:

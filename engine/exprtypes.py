@@ -48,7 +48,7 @@ from protocol.charsets import mbmaxlen
 from protocol.messages import ColumnFlag, FieldType
 
 _COMPARE_OPS = {"=", "<", ">", "<=", ">=", "!=", "<>", "<=>"}
-_COMPARE_WORDS = {"AND", "OR", "NOT", "LIKE", "IS", "IN", "BETWEEN", "REGEXP", "RLIKE", "XOR", "EXISTS"}
+_COMPARE_WORDS = {"AND", "OR", "NOT", "LIKE", "IS", "IN", "BETWEEN", "REGEXP", "RLIKE", "XOR", "EXISTS", "SOUNDS"}
 # JSON functions whose value is a JSON document (typed with the "json" format)
 JSON_VALUED = frozenset({"JSON_OBJECT", "JSON_ARRAY", "JSON_EXTRACT", "JSON_SET", "JSON_INSERT", "JSON_REPLACE",
                           "JSON_REMOVE", "JSON_MERGE", "JSON_MERGE_PATCH", "JSON_MERGE_PRESERVE", "JSON_KEYS",
@@ -723,6 +723,8 @@ class _Typer:
             if op == "NOT":
                 i += 1
                 continue  # NOT LIKE / NOT IN / NOT BETWEEN: the next operator decides
+            if op == "SOUNDS":  # SOUNDS LIKE: one operator of two words
+                i += 1
             if op == "IN":
                 i = _skip_parens(toks, i + 1)
                 left = BOOLEAN
@@ -1356,7 +1358,7 @@ class _Typer:
 
 
 _PREC = {"OR": 1, "||": 1, "XOR": 2, "AND": 3, "&&": 3, "NOT": 4, "BETWEEN": 5, "=": 5, "<=>": 5, ">=": 5,
-         "<=": 5, "<": 5, ">": 5, "!=": 5, "<>": 5, "IS": 5, "LIKE": 5, "REGEXP": 5, "RLIKE": 5, "IN": 5,
+         "<=": 5, "<": 5, ">": 5, "!=": 5, "<>": 5, "IS": 5, "LIKE": 5, "SOUNDS": 5, "REGEXP": 5, "RLIKE": 5, "IN": 5,
          "|": 6, "&": 7, "<<": 8, ">>": 8, "+": 9, "-": 9, "*": 10, "/": 10, "DIV": 10, "%": 10, "MOD": 10,
          "^": 11}
 
@@ -1422,12 +1424,12 @@ def _with_interval(left: ColumnType, unit: str, fsp: int | None = None) -> Colum
 def _binary(op: str, a: ColumnType, b: ColumnType) -> ColumnType:
     if op in _COMPARE_OPS or op in _COMPARE_WORDS or op in ("||", "&&"):
         return BOOLEAN
+    if op in ("|", "&", "<<", ">>", "^"):  # a BIGINT UNSIGNED, of NULL too
+        return int_type(21, ColumnFlag.BINARY | ColumnFlag.UNSIGNED)
     if a.type == FieldType.NULL or b.type == FieldType.NULL:
         return NULL_TYPE if op in ("+", "-", "*", "/", "%", "MOD", "DIV") else BOOLEAN
     a, b = _as_number(a), _as_number(b)
     flags = _flags(a, b)
-    if op in ("|", "&", "<<", ">>", "^"):
-        return int_type(21, ColumnFlag.BINARY | ColumnFlag.UNSIGNED)
     if op == "DIV":  # an integer as wide as the dividend's integer part (an integer's length)
         whole = _precision(a) - a.decimals if a.type in (FieldType.NEWDECIMAL, *_INTEGERS) else a.length - a.decimals
         # (type_handler_long_or_longlong: past 9 digits a BIGINT)

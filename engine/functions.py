@@ -518,6 +518,18 @@ def _decimal_of(value: Any) -> Decimal:
         return Decimal(0)
 
 
+def distinct_key(compared: str, *row: Any) -> str | None:
+    """COUNT(DISTINCT e1, e2 ...)'s one value for SQLite's one-argument DISTINCT: None when any
+    value is NULL (MySQL leaves such a row out), else a text equal for two rows exactly when
+    MySQL finds them the same. `compared` has a letter per value: "c" for one compared under
+    utf8mb4_general_ci (its weights: 'a' and 'A ' are one value), "b" for one compared by its
+    bytes (a _bin or binary string)."""
+    if None in row:
+        return None
+    return repr(tuple(collation.key(v) if how == "c" and isinstance(v, str) else v
+                      for how, v in zip(compared, row, strict=True)))
+
+
 def bit_xor(a: Any, b: Any) -> int | str | None:
     return None if a is None or b is None else _as_sqlite(_unsigned(a) ^ _unsigned(b))
 
@@ -2720,7 +2732,7 @@ def register(conn: sqlite3.Connection, state: ConnectionState) -> None:
         "uuid": (0, lambda: mysql_uuid(session_fx().rand)), "octet_length": (1, octet_length),
         "bit_length": (1, lambda value: None if (n := octet_length(value)) is None else 8 * n),
         "mysql_locate": (-1, mysql_locate), "substring_index": (3, substring_index),
-        "mysql_bit_xor": (2, bit_xor), "mysql_bit_not": (1, bit_not),
+        "mysql_bit_xor": (2, bit_xor), "mysql_bit_not": (1, bit_not), "mysql_distinct_key": (-1, distinct_key),
         "mysql_bit_and": (2, bit_and), "mysql_bit_or": (2, bit_or), "mysql_bit_shl": (2, bit_shl),
         "mysql_bit_shr": (2, bit_shr), "mysql_int_add": (4, _checked(operator.add, "mysql_dec_add")),
         "mysql_int_sub": (4, _checked(operator.sub, "mysql_dec_sub")),

@@ -148,6 +148,9 @@ class Result:
     committed: CommittedTxn | None = None
     # the statement's notes and warnings, (level, code, message) as SHOW WARNINGS lists them
     warnings: tuple[tuple[str, int, str], ...] = ()
+    # COMMIT / ROLLBACK ... RELEASE: the connection ends after this answer (a class attribute,
+    # not a field: no statement's Result pays for it; set on the instance that releases)
+    release = False
 
 
 

@@ -437,12 +437,15 @@ class Session:
             if self.isolation == REPEATABLE_READ and "CONSISTENT" in shape.upper():
                 await self._take_snapshot()
             return self._result(committed=committed)
-        if kind == "commit":
-            committed = await self._end_transaction(commit=True)
-            return self._result(committed=committed)
-        if kind == "rollback":
-            await self._end_transaction(commit=False)
-            return self._result()
+        if kind in ("commit", "rollback"):
+            read_only = self._read_only
+            committed = await self._end_transaction(commit=kind == "commit")
+            if plan.sql == "chain":  # AND CHAIN: the next transaction, in the same access mode
+                self._begin_now()
+                self._read_only = read_only
+            result = self._result(committed=committed)
+            result.release = plan.sql == "release"
+            return result
         if kind in ("savepoint", "rollback_to", "release"):
             return await self._savepoint(sql, plan, context)
         if kind == "ddl":
@@ -1084,7 +1087,11 @@ class Session:
         released at its next operation, the lock let go): the same Result, whose `committed`
         the caller hands to the group commit in this same step. None for any other statement
         (nothing of the session changed). The shell's path for a COMMIT answered as it arrives."""
-        if self._kind(sql) != "commit":
+        try:
+            plan = self._plan(sql)[0]
+        except SQLError:
+            return None  # (`execute` raises it)
+        if plan.kind != "commit" or plan.sql:  # (AND CHAIN, RELEASE: `execute`'s)
             return None
         return self._result(committed=self._end_committed())
 

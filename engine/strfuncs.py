@@ -5,7 +5,8 @@ its table of formats), INET6_ATON / INET6_NTOA / IS_IPV4 / IS_IPV6 / IS_IPV4_COM
 IS_IPV4_MAPPED (plugin/type_inet: Inet4::ascii_to_ipv4, Inet6::ascii_to_ipv6, Inet6::to_string),
 COMPRESS / UNCOMPRESS / UNCOMPRESSED_LENGTH (Item_func_compress: a 4-byte little-endian length,
 then zlib's stream at its default level; the empty string compresses to itself),
-NATURAL_SORT_KEY, SFORMAT (the fmt library's format strings, the common forms), SOUNDEX,
+NATURAL_SORT_KEY, SFORMAT (the fmt library's format strings, the common forms), SOUNDEX and
+`a SOUNDS LIKE b` (SOUNDEX(a) = SOUNDEX(b) under utf8mb4_general_ci: `SOUNDEX_COLLATION`),
 PASSWORD / OLD_PASSWORD, CRC32C.
 
 A binary result is `bytes` (SQLite's BLOB: clients get a binary string); a character result `str`.
@@ -20,6 +21,7 @@ import zlib
 from collections.abc import Callable
 from typing import Any
 
+from engine import collation
 from engine.coltypes import format_double
 from engine.values import binary_value, printable
 from protocol.charsets import CHARSETS
@@ -476,10 +478,11 @@ def soundex(value: Any) -> str | None:
     """SOUNDEX(s) as MariaDB's (Item_func_soundex): from the first letter on (nothing before it
     counts; no letter: ''), that letter (ASCII ones upper-cased), then each letter's code that is
     not 0 nor the last code written (a vowel between two letters of one code does not part them;
-    a letter past ASCII codes as a vowel), padded with 0s to 4 characters, never cut."""
+    a letter past ASCII codes as a vowel), padded with 0s to 4 characters, never cut. A letter is
+    an ASCII one or any character from U+00C0 on (my_uni_isalpha: '×', '日' and '😀' too)."""
     if value is None:
         return None
-    letters = [c for c in _text(value) if c.isalpha()]
+    letters = [c for c in _text(value) if c.isascii() and c.isalpha() or c >= "\u00c0"]
     if not letters:
         return ""
     first = letters[0].upper() if letters[0].isascii() else letters[0]
@@ -490,6 +493,16 @@ def soundex(value: Any) -> str | None:
             out.append(code)
             last = code
     return "".join(out).ljust(4, "0")
+
+
+# `a SOUNDS LIKE b` is `a COLLATE mysql_soundex = b`: two texts equal when their SOUNDEX are equal
+SOUNDEX_COLLATION = "mysql_soundex"
+
+
+def compare_soundex(a: str, b: str) -> int:
+    """The SOUNDEX_COLLATION's order: SOUNDEX(a) against SOUNDEX(b) under utf8mb4_general_ci
+    (MariaDB compares the two SOUNDEX values as strings of that collation)."""
+    return collation.compare(soundex(a), soundex(b))
 
 
 # ----------------------------------------------------------------------------- PASSWORD, CRC32C

@@ -39,7 +39,7 @@ from typing import Any
 from engine import collation, decimal_math, infoschema, perfschema, strfuncs, values
 from engine.catalog import BLOB_TYPES, CHAR_TYPES, Column, DatabaseOptions, Table, mysql_literal
 from engine.collation import GENERAL_CI
-from engine.coltypes import CHARSET_BINARY
+from engine.coltypes import CHARSET_BINARY, STRING_CODES
 from engine.errors import IntoFile
 from engine.exact import AGGREGATE_CALLS, EXACT, Finder, literal_kind, member_number
 from engine.exprtypes import (
@@ -95,7 +95,7 @@ from protocol.errors import (
     ER_WRONG_VALUE_COUNT_ON_ROW,
     SQLError,
 )
-from protocol.messages import FieldType
+from protocol.messages import ColumnFlag, FieldType
 
 # Per-execution argument sources (besides an int: the index of a literal of the statement).
 NOW, CURDATE, CURTIME, UNIX_NOW, LAST_ID, DATABASE, CONN_ID, FOUND, ROW_COUNT, USER, CURRENT_USER = (
@@ -797,6 +797,12 @@ class Translator:
                 continue
             if word == "XOR":
                 raise SQLError(ER_NOT_SUPPORTED_YET, "XOR")
+            if word == "SOUNDS" and nxt is not None and nxt.is_word("LIKE"):
+                # the COLLATE binds to the left operand's last term, whose collation the whole
+                # operand takes: SOUNDEX(a) = SOUNDEX(b) (strfuncs.compare_soundex)
+                out.append(f"COLLATE {strfuncs.SOUNDEX_COLLATION} =")
+                i += 2
+                continue
             if word == "COLLATE" and nxt is not None and nxt.kind in ("word", "ident"):
                 out.append("COLLATE BINARY" if nxt.text.lower().endswith("_bin") else "COLLATE " + GENERAL_CI)
                 i += 2
@@ -1696,7 +1702,7 @@ class Translator:
             self.out.append("ln")
             return i + 1
         if word == "COUNT" and i + 2 < len(toks) and toks[i + 2].is_word("DISTINCT") and self.close_of(i)[1] is not None:
-            raise SQLError(ER_NOT_SUPPORTED_YET, "COUNT(DISTINCT) of more than one expression")
+            return self.emit_count_distinct(i)
         if word in ("CHARSET", "COLLATION"):
             return self.emit_charset(i, word)
         if word == "GROUP_CONCAT":
@@ -2248,6 +2254,33 @@ class Translator:
                    "WHEN MIN(c) = 0 THEN 0 WHEN COUNT(*) = COUNT(c) THEN 1 END")
         out.append(f"FROM {name}_c)")
         return close
+
+    def emit_count_distinct(self, i: int) -> int:
+        """COUNT(DISTINCT e1, e2 ...) at tokens[i]: SQLite's DISTINCT aggregates take one
+        argument, so each row's values become one (`mysql_distinct_key`), told which of them
+        compare by their bytes (a _bin or binary string; the others, strings under
+        utf8mb4_general_ci, by their weights)."""
+        close, _ = self.close_of(i)
+        k = i + 3
+        parts, _ = split_top(self.tokens[k:close])
+        compared = []
+        for part in parts:
+            if not part:  # `COUNT(DISTINCT a, )`
+                raise self.error_at(k)
+            ct = self.expr_type(k, k + len(part))
+            compared.append("b" if ct is not None and ct.type in STRING_CODES and (
+                ct.is_binary_string or ct.flags & ColumnFlag.BINARY) else "c")
+            k += len(part) + 1
+        if close + 1 < len(self.tokens) and self.tokens[close + 1].is_word("OVER"):
+            raise SQLError(ER_NOT_SUPPORTED_YET, "COUNT(DISTINCT) aggregate as window function")
+        self.out.append(f"count(DISTINCT mysql_distinct_key('{''.join(compared)}'")
+        k = i + 3
+        for part in parts:
+            self.out.append(",")
+            self.emit_range(k, k + len(part))
+            k += len(part) + 1
+        self.out.append("))")
+        return close + 1
 
     def emit_group_concat(self, i: int) -> int:
         """GROUP_CONCAT([DISTINCT] e [, e ...] [ORDER BY k [ASC|DESC] ...] [SEPARATOR s]): SQLite's

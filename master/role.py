@@ -400,13 +400,16 @@ class MasterRole(Role):
         return None
 
     async def _rollback(self, session: Any, sql: str) -> Any:
-        """ROLLBACK runs on the engine as usual; then the `after_rollback` hook (WL#4398)."""
+        """ROLLBACK runs on the engine as usual; then the `after_rollback` hook (WL#4398); with
+        RELEASE the session ends after its answer."""
         es = session.engine_session
         had_transaction = es.in_transaction
         result = await es.execute(sql)
         transaction = self.interface.transaction
         if transaction and had_transaction:
             transaction.after_rollback(TransParam(session.connection_id, self.server_id, None, session.set_state))
+        if result.release:  # ROLLBACK RELEASE
+            session.kill_after_reply()
         return result
 
     async def _implicit_commit(self, session: Any) -> None:

@@ -276,6 +276,16 @@ ER_UNSUPPORTED_ACTION_ON_GENERATED_COLUMN = MySQLError(1907, "HY000", "This is n
 ER_WARNING_NON_DEFAULT_VALUE_FOR_GENERATED_COLUMN = MySQLError(
     1906, "HY000", "The value specified for generated column '%s' in table '%s' has been ignored")
 ER_OPTION_PREVENTS_STATEMENT = MySQLError(1290, "HY000", "The MariaDB server is running with the %s option so it cannot execute this statement")
+# SIGNAL / RESIGNAL (sql_signal.cc); a signalled condition carries its own code and SQLSTATE
+ER_SP_COND_MISMATCH = MySQLError(1319, "42000", "Undefined CONDITION: %s")
+ER_SP_BAD_SQLSTATE = MySQLError(1407, "42000", "Bad SQLSTATE: '%s'")
+ER_DUP_SIGNAL_SET = MySQLError(1641, "42000", "Duplicate condition information item '%s'")
+ER_SIGNAL_WARN = MySQLError(1642, "01000", "Unhandled user-defined warning condition")
+ER_SIGNAL_NOT_FOUND = MySQLError(1643, "02000", "Unhandled user-defined not found condition")
+ER_SIGNAL_EXCEPTION = MySQLError(1644, "HY000", "Unhandled user-defined exception condition")
+ER_RESIGNAL_WITHOUT_ACTIVE_HANDLER = MySQLError(1645, "0K000", "RESIGNAL when handler not active")
+ER_WARN_COND_ITEM_TRUNCATED = MySQLError(1647, "HY000", "Data truncated for condition item '%s'")
+ER_COND_ITEM_TOO_LONG = MySQLError(1648, "HY000", "Data too long for condition item '%s'")
 
 
 class ProtocolError(Exception):

@@ -15,7 +15,8 @@ Contract
   table, USE, KILL, CREATE USER, DROP USER, GRANT, REVOKE, INSTALL PLUGIN, UNINSTALL PLUGIN,
   FLUSH STATUS|PRIVILEGES|TABLES|LOGS|HOSTS, FLUSH TABLES WITH READ LOCK / UNLOCK TABLES (the
   session holds the engine's writer lock: no other write and no commit until it unlocks or
-  disconnects, as a backup's consistent point needs), SHUTDOWN (sets the server's shutdown request).
+  disconnects, as a backup's consistent point needs), SHUTDOWN (sets the server's shutdown request),
+  SIGNAL / RESIGNAL (server/conditions.py), HELP (its form checked, then 1235: no help tables).
 - The account statements (CREATE / ALTER / DROP USER, GRANT, REVOKE, SHOW CREATE USER) are
   `UserStatements`' (server/user_statements.py), routed from `handlers`; each replicates as a
   fully qualified statement (`after_user_change`), which a slave applies through
@@ -65,7 +66,7 @@ from protocol.messages import (
     ResultSet,
     column,
 )
-from server import sql_prepared
+from server import conditions, sql_prepared
 from server.columns import result_column
 from server.plugins import SHOW_PLUGINS_COLUMNS
 from server.privileges import set_global_needs
@@ -160,6 +161,9 @@ class Admin:
             "PREPARE": sql_prepared.prepare,
             "EXECUTE": sql_prepared.execute,
             "DEALLOCATE": sql_prepared.deallocate,
+            "HELP": self.help_statement,
+            "SIGNAL": conditions.signal,
+            "RESIGNAL": conditions.signal,
         }
         self._drop_account = self._account_write(self.user_statements.drop)
 
@@ -887,6 +891,18 @@ class Admin:
         session.unlock_backup()
         return None  # the engine answers UNLOCK TABLES (nothing else to undo)
 
+
+    async def help_statement(self, session: ClientSession, sql: str, keyword: str) -> Any:
+        """HELP topic: MariaDB answers from its help tables (mysql.help_topic ..., which
+        mariadb-install-db fills), which this server does not hold, and whose topics decide the
+        answer even for an unknown one: 1235 for MariaDB's form (one name or string), else 1064."""
+        t = Tokens(sql)
+        t.next()
+        if t.next().kind not in ("WORD", "QUOTED", "STRING"):
+            t.i -= 1
+            raise t.error()
+        t.expect_end()
+        raise SQLError(ER_NOT_SUPPORTED_YET, "HELP")
 
     async def shutdown(self, session: ClientSession, sql: str, keyword: str) -> Any:
         """SHUTDOWN (MariaDB's statement; `mysqladmin shutdown`): ask the daemon to stop."""

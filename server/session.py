@@ -1146,7 +1146,10 @@ class ClientSession(asyncio.Protocol):
                 self._send_error(exc)
                 return  # mysqld stops a multi-statement at the first error
             self._send_result(result, _MORE if i < last else 0)
-            if self._raw_reader is not None or self._killed:
+            if self._killed:  # (KILL of itself, RELEASE: the answer goes out, then the end)
+                self.close()
+                return
+            if self._raw_reader is not None:
                 return
             if i < last:  # each statement of a multi-statement is timed apart, as mysqld's
                 self.logged_result = result
@@ -1633,6 +1636,8 @@ class ClientSession(asyncio.Protocol):
                 apply_isolation(self)
         if result.committed is not None:
             await self.commit(result.committed)
+        if result.release:  # COMMIT / ROLLBACK RELEASE
+            self.kill_after_reply()
         return result
 
     async def commit(self, committed: Any) -> None:

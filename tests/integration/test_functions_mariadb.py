@@ -40,7 +40,7 @@ replace() writes -1 as '-1.0'); QUOTE(NULL) and CHAR() binary strings;
 JSON_INSERT at an index past an array's end (MariaDB appends, SQLite's
 json_insert only at $[#]); TRUE inside JSON_ARRAY / JSON_OBJECT is 1 (MariaDB's true); a UNION of an INT and a
 DECIMAL column ordered with the integers first; LEAD / LAG with a default (MariaDB 10.11 refuses
-it); COUNT(DISTINCT a, b) refused with 1235; WITH ROLLUP's text group values ordered binary
+it); WITH ROLLUP's text group values ordered binary
 (MariaDB: by the column's collation); a user variable assigned in the select list of a
 SELECT ordered by other than its table's integer primary key, or in a statement that writes
 (INSERT ... SELECT @x := ..., UPDATE ... SET c = @x := ...), refused with 1235; JSON_ARRAYAGG / JSON_OBJECTAGG with DISTINCT, ORDER BY, LIMIT or OVER refused with 1235; a number

@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from engine import Engine, functions
+from engine import Engine, functions, strfuncs
 from protocol.errors import SQLError
 from protocol.messages import FieldType
 from tests.unit.test_engine import run
@@ -572,3 +572,27 @@ async def test_select_star_over_using_or_natural_lists_the_common_columns_once_f
     assert (r.columns, r.rows) == (["g", "id", "w", "v"], [(5, 2, 20, None)])
     r = await db.execute("SELECT * FROM p, q")  # no USING: every table's columns in turn
     assert r.columns == ["id", "g", "v", "g", "id", "w"]
+
+
+async def test_count_distinct_of_several_expressions_counts_rows_without_null(db):
+    """COUNT(DISTINCT a, b): each distinct combination once, a row with any NULL left out,
+    strings compared by the column's collation ('x' and 'X ' one value under general_ci)."""
+    await run(db.engine, db, "CREATE TABLE c (id INT PRIMARY KEY, a INT, s VARCHAR(5), k VARCHAR(5) COLLATE utf8mb4_bin)")
+    await run(db.engine, db, "INSERT INTO c VALUES (1, 1, 'x', 'x'), (2, 1, 'X ', 'X'), (3, NULL, 'x', 'x'),"
+                             " (4, 2, NULL, 'x'), (5, 2, 'y', 'y')")
+    result = await db.execute("SELECT COUNT(DISTINCT a, s), COUNT(DISTINCT a, k), COUNT(DISTINCT s, k) FROM c")
+    assert result.rows == [(2, 4, 3)]
+    result = await db.execute("SELECT a, COUNT(DISTINCT s, k) FROM c GROUP BY a ORDER BY a")
+    assert result.rows == [(None, 1), (1, 2), (2, 1)]
+
+
+async def test_sounds_like_compares_soundex_values(db):
+    result = await db.execute("SELECT 'Robert' SOUNDS LIKE 'Rupert', 'a' SOUNDS LIKE 'b', NULL SOUNDS LIKE 'a',"
+                              " NOT 'a' SOUNDS LIKE 'b', 'é' SOUNDS LIKE 'É'")
+    assert result.rows == [(1, 0, None, 1, 1)]
+    assert result.column_types[0].type == FieldType.LONG
+
+
+def test_soundex_takes_every_character_from_u00c0_as_a_letter():
+    """MariaDB's my_uni_isalpha: an emoji is a letter (its first), with a vowel's code."""
+    assert strfuncs.soundex("😀abc") == "😀120"

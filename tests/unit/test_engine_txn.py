@@ -1052,3 +1052,33 @@ async def test_a_transaction_from_begin_a_writer_from_its_write_a_waiter_while_i
     assert a.open_transaction() is not None and a.open_transaction().isolation == a.isolation
     await a.execute("ROLLBACK")
     assert a.open_transaction() is None
+
+
+async def test_and_chain_begins_the_next_transaction_in_the_same_access_mode(engine):
+    s = session(engine, 1)
+    await s.execute("BEGIN")
+    await s.execute("INSERT INTO t (v) VALUES (1)")
+    r = await s.execute("COMMIT AND CHAIN")
+    assert r.committed is not None and r.in_transaction and not r.release
+    await s.execute("INSERT INTO t (v) VALUES (2)")
+    r = await s.execute("ROLLBACK WORK AND CHAIN NO RELEASE")
+    assert r.committed is None and r.in_transaction
+    await s.execute("START TRANSACTION READ ONLY")
+    await s.execute("COMMIT AND CHAIN")
+    with pytest.raises(SQLError) as e:
+        await s.execute("INSERT INTO t (v) VALUES (3)")
+    assert e.value.code == 1792  # still READ ONLY
+    r = await s.execute("ROLLBACK AND NO CHAIN")
+    assert not r.in_transaction
+
+
+async def test_release_is_told_and_the_forms_mariadb_refuses_are_1064(engine):
+    s = session(engine, 1)
+    assert (await s.execute("COMMIT RELEASE")).release
+    assert (await s.execute("ROLLBACK WORK RELEASE")).release
+    assert not (await s.execute("COMMIT NO RELEASE")).release
+    for sql, near in [("COMMIT AND CHAIN RELEASE", "RELEASE"), ("COMMIT NO CHAIN", "CHAIN"), ("COMMIT AND", ""),
+                      ("ROLLBACK RELEASE NO RELEASE", "NO RELEASE")]:
+        with pytest.raises(SQLError) as e:
+            await s.execute(sql)
+        assert e.value.code == 1064 and f"near '{near}'" in e.value.message, sql
