@@ -186,7 +186,6 @@ ER_NO_DEFAULT_FOR_FIELD = MySQLError(1364, "HY000", "Field '%s' doesn't have a d
 ER_CANT_EXECUTE_IN_READ_ONLY_TRANSACTION = MySQLError(1792, "25006", "Cannot execute statement in a READ ONLY transaction")
 ER_AUTOINC_ERANGE = MySQLError(167, "22003", "Out of range value for column '%s' at row %d")  # (handler error)
 # %s: BIGINT, BIGINT UNSIGNED or DOUBLE; then the expression as MariaDB prints it
-ER_DATA_OUT_OF_RANGE = MySQLError(1690, "22003", "%s value is out of range in '%s'")
 ER_WARN_DATA_OUT_OF_RANGE = MySQLError(1264, "22003", "Out of range value for column '%s' at row %d")
 WARN_DATA_TRUNCATED = MySQLError(1265, "01000", "Data truncated for column '%s' at row %d")
 ER_TRUNCATED_WRONG_VALUE = MySQLError(1292, "22007", "Incorrect %s value: '%s' for column %s at row %d")
