@@ -98,6 +98,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import datetime
+import functools
 import logging
 import os
 import time
@@ -297,7 +298,7 @@ class Applier:
         self.make_context = make_context
         self.apply_user_statement = apply_user_statement
         self.master_clock_offset = master_clock_offset
-        self._wakeup = asyncio.Event()
+        self._idle: asyncio.Future[None] | None = None  # the loop's wait for `notify` or `stop`
         self._stopping = False
         self.running = False
         self.last_errno = 0
@@ -318,7 +319,9 @@ class Applier:
         # @@gtid_slave_pos as committed, and as it stands after the batch read so far
         self.gtid_slave_pos = GtidPosition()
         self._read_pos = self.gtid_slave_pos
-        self._pos_changed = asyncio.Event()  # set (and replaced) whenever gtid_slave_pos moves
+        # set (and dropped) when gtid_slave_pos moves; made by the first waiter only: a commit
+        # nobody waits for makes no Event
+        self._pos_changed: asyncio.Event | None = None
         self._committing: asyncio.Future[None] | None = None  # the commit seam's call in flight
         # Complete transactions read but not yet applied (see `_flush`).
         self._batch: list[ReadyTransaction] = []
@@ -353,8 +356,9 @@ class Applier:
         return self._meta(self.relay_file, self.relay_pos)
 
     def _moved(self) -> None:
-        self._pos_changed.set()
-        self._pos_changed = asyncio.Event()
+        changed, self._pos_changed = self._pos_changed, None
+        if changed is not None:
+            changed.set()
 
     async def wait_for_gtids(self, wanted: Sequence[Gtid], timeout: float | None) -> bool:
         """MASTER_GTID_WAIT: True once `@@gtid_slave_pos` reaches `wanted` (woken by each
@@ -364,6 +368,8 @@ class Applier:
         with self.urgent():
             while not gtid_wait_reached(wanted, self.gtid_slave_pos):
                 changed = self._pos_changed
+                if changed is None:
+                    changed = self._pos_changed = asyncio.Event()
                 if deadline is None:
                     await changed.wait()
                     continue
@@ -429,16 +435,28 @@ class Applier:
         """Where the next event to apply starts (with a relay file)."""
         return self.relay.position_of(self.relay_file, self.relay_pos)
 
+    def _applied_up_to(self, readable: BinlogPosition) -> bool:
+        """Nothing to apply before `readable`: no relay file yet, or the next event to apply
+        starts at or after it (`_position() >= readable`; in the current file, the offsets)."""
+        if not self.relay_file:
+            return True
+        if readable.file == self.relay_file:
+            return self.relay_pos >= readable.pos
+        return self._position() >= readable
+
     # -- lifecycle ----------------------------------------------------------------------------
     def notify(self) -> None:
         """More of the relay log is readable (the IO task, after each batch it made durable)."""
         now = time.monotonic()
         self._notify_gap, self._last_notify = now - self._last_notify, now
-        self._wakeup.set()
+        idle = self._idle
+        if idle is not None and not idle.done():
+            idle.set_result(None)
 
     def stop(self) -> None:
         self._stopping = True
-        self._wakeup.set()
+        if self._idle is not None:
+            _resolve(self._idle)
         self._end_gather()
         if self._delaying is not None:
             _resolve(self._delaying)
@@ -552,14 +570,15 @@ class Applier:
                 if files:
                     self.relay_file, self.relay_pos = files[0], 4
                     stream = _Stream()
-            if readable is None or not self.relay_file or self._position() >= readable:
-                self._wakeup.clear()
-                if self._stopping:
-                    break
-                readable = self.relay.readable
-                if readable is None or not self.relay_file or self._position() >= readable:
-                    await self._wakeup.wait()
-                    await self._gather()
+            if readable is None or self._applied_up_to(readable):
+                # nothing to apply: wait for the next `notify` (or `stop`); neither can come
+                # between the check and the wait (no await between them, all on the loop)
+                idle = self._idle = asyncio.get_running_loop().create_future()
+                try:
+                    await idle
+                finally:
+                    self._idle = None
+                await self._gather()
                 continue
             end = readable.pos if readable.file == self.relay_file else None
             await self._apply_range(stream, end)
@@ -579,7 +598,10 @@ class Applier:
                     self.relay.purge_before(nxt)
                 except OSError as e:  # e.g. a full disk: the index stays as it was, purged later
                     log.warning("slave SQL: could not purge relay log files before %s: %s", nxt, e)
-            await asyncio.sleep(0)
+            readable = self.relay.readable
+            if readable is not None and not self._applied_up_to(readable):
+                # more to apply: the loop's other work first (nothing more: the wait above yields)
+                await asyncio.sleep(0)
         # stopped: what it applied is durable before CHANGE MASTER or RESET SLAVE drops the relay log
         await self.engine.sync()
 
@@ -927,9 +949,13 @@ class Applier:
         """The commit seam, not cancelled with the applier: a group commit that has written the
         binlog must reach the engine with its position (a cancelled leader would leave its data
         for a later group to commit without the applier's position)."""
-        self._committing = asyncio.ensure_future(self.commit(transactions))
-        self._committing.add_done_callback(_consume)
-        await asyncio.shield(self._committing)
+        loop = asyncio.get_running_loop()
+        committing = self._committing = loop.create_task(self.commit(transactions))
+        # what asyncio.shield does, in one done callback that also retrieves the outcome: the
+        # applier waits on a future of its own, so that cancelling it leaves the commit running
+        outcome = loop.create_future()
+        committing.add_done_callback(functools.partial(_pass_outcome, outcome))
+        await outcome
 
     def _applied(self, batch: list[ReadyTransaction]) -> None:
         last = batch[-1]
@@ -1016,10 +1042,20 @@ def _drop(spool: BinaryIO | None) -> None:
         Path(spool.name).unlink(missing_ok=True)
 
 
-def _consume(future: asyncio.Future[None]) -> None:
-    """Retrieve a commit's outcome (a shielded one may end after its caller was cancelled)."""
-    if not future.cancelled():
-        future.exception()
+def _pass_outcome(outcome: asyncio.Future[None], committing: asyncio.Future[None]) -> None:
+    """A commit's outcome passed to the future its caller waits on (`_commit_shielded`), and
+    retrieved even when that caller was cancelled (the commit ended after it)."""
+    if committing.cancelled():
+        if not outcome.done():
+            outcome.cancel()
+        return
+    exc = committing.exception()
+    if outcome.done():
+        return
+    if exc is not None:
+        outcome.set_exception(exc)
+    else:
+        outcome.set_result(None)
 
 
 # -- SQL for row changes ------------------------------------------------------------------------------

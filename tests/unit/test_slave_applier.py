@@ -480,3 +480,25 @@ async def test_a_statement_written_under_no_auto_value_on_zero_keeps_its_zero_id
     result = await engine.session(0).execute("SELECT id, v FROM d.a ORDER BY id")
     assert [tuple(r) for r in result.rows] == [(0, 1), (1, 2)] and applier.last_errno == 0
     await engine.close()
+
+
+async def test_applied_up_to_is_the_position_compared_with_what_is_readable(tmp_path):
+    """`_applied_up_to` compares offsets in the current file and positions across files: the
+    answer of `not relay_file or _position() >= readable` for every case, the other file's
+    order decided by its number."""
+    from protocol.position import BinlogPosition
+
+    relay = Relay(tmp_path)
+    engine, _commits = await open_engine(tmp_path)
+    applier = make_applier(engine, relay)
+    try:
+        for relay_file in ("", "relay-bin.000001", "relay-bin.000002"):
+            for relay_pos in (4, 100, 101):
+                applier.relay_file, applier.relay_pos = relay_file, relay_pos
+                for readable in (BinlogPosition(f, p) for f in ("relay-bin.000001", "relay-bin.000002", "relay-bin.000010")
+                                 for p in (4, 100, 101, 500)):
+                    reference = not relay_file or applier._position() >= readable
+                    assert applier._applied_up_to(readable) is reference, (relay_file, relay_pos, readable)
+    finally:
+        await engine.close()
+

@@ -320,3 +320,23 @@ async def test_a_restarted_io_thread_asks_from_the_stored_gtid_slave_pos(tmp_pat
     await until(lambda: rep.applier.running)  # a stop before the SQL task ran waits for its timeout
     await rep.stop()
     await engine.close()
+
+
+async def test_a_commit_nobody_waits_for_makes_no_event_and_a_timed_waiter_is_woken_by_the_next(tmp_path):
+    """`_moved` sets the Event a MASTER_GTID_WAIT made and drops it; a commit nobody waits for
+    makes none."""
+    relay = Relay(tmp_path)
+    engine, _commits = await open_engine(tmp_path)
+    applier = make_applier(engine, relay)
+    task = asyncio.create_task(applier.run())
+    await until(lambda: applier.applied_transactions == 2)
+    assert applier._pos_changed is None
+    waiter = asyncio.create_task(applier.wait_for_gtids([Gtid(0, 1, 3)], 5))
+    await until(lambda: applier._pos_changed is not None)
+    relay.append(relay.stream.gtid_transaction(0, 1, 3, 1))
+    applier.notify()
+    assert await asyncio.wait_for(waiter, 5) is True
+    assert applier._pos_changed is None
+    applier.stop()
+    await asyncio.wait_for(task, 5)
+    await engine.close()
