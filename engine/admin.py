@@ -433,6 +433,11 @@ def run_admin(session: Session, cur: TokenCursor, shape: str) -> Result | AsSele
         if not cur.at_end():
             raise cur.error()
         return AsSelect(_TABLE_STATUS + " WHERE `__schema` = ? ORDER BY `Name`", [schema])
+    for word in ("TABLE_STATISTICS", "INDEX_STATISTICS", "USER_STATISTICS", "CLIENT_STATISTICS"):
+        if cur.accept(word):  # MariaDB's user statistics: its information_schema view (empty here)
+            if not cur.at_end():
+                raise cur.error()
+            return AsSelect(f"SELECT * FROM information_schema.{word}", [])
     # no events, triggers or stored routines exist here: their listings are empty, with mysqld's
     # columns (mariadb-dump --events/--triggers/--routines reads them)
     for word in ("EVENTS", "TRIGGERS"):

@@ -10,7 +10,8 @@ the rows of PROCESSLIST, of the variables and of the transactions (`LIVE`) are t
 session when the statement is planned (such plans are never cached), the variables' names
 upper-case and compared without regard to case, as MariaDB's; every view's result columns
 typed from MariaDB's declared columns (`table`), never from their values; FILES, PARTITIONS,
-TRIGGERS, ROUTINES and EVENTS always empty) built from the
+TRIGGERS, ROUTINES, EVENTS and the user statistics (TABLE_ / INDEX_ / USER_ / CLIENT_STATISTICS: userstat
+is never ON here) always empty) built from the
 engine's catalog: a reference to `information_schema.X` becomes a subquery over VALUES, inlined
 into the translation (plans are cached per catalog version, so they never show a stale catalog).
 Enough for clients that reflect tables (python-mysql-replication, ORMs), not a full one."""
@@ -122,6 +123,28 @@ _DECLARED_TEXT = {
     "collations": """
         COLLATION_NAME varchar(64), CHARACTER_SET_NAME varchar(32)?, ID bigint(11)?, IS_DEFAULT varchar(3)?,
         IS_COMPILED varchar(3), SORTLEN bigint(3)""",
+    # MariaDB's user statistics (userstat, OFF: never collected here, so always empty)
+    "table_statistics": """
+        TABLE_SCHEMA varchar(192), TABLE_NAME varchar(192), ROWS_READ bigint(21), ROWS_CHANGED bigint(21),
+        ROWS_CHANGED_X_INDEXES bigint(21)""",
+    "index_statistics": """
+        TABLE_SCHEMA varchar(192), TABLE_NAME varchar(192), INDEX_NAME varchar(192), ROWS_READ bigint(21)""",
+    "user_statistics": """
+        USER varchar(128), TOTAL_CONNECTIONS int(11), CONCURRENT_CONNECTIONS int(11), CONNECTED_TIME int(11), BUSY_TIME double, CPU_TIME double,
+        BYTES_RECEIVED bigint(21), BYTES_SENT bigint(21), BINLOG_BYTES_WRITTEN bigint(21), ROWS_READ bigint(21),
+        ROWS_SENT bigint(21), ROWS_DELETED bigint(21), ROWS_INSERTED bigint(21), ROWS_UPDATED bigint(21),
+        SELECT_COMMANDS bigint(21), UPDATE_COMMANDS bigint(21), OTHER_COMMANDS bigint(21),
+        COMMIT_TRANSACTIONS bigint(21), ROLLBACK_TRANSACTIONS bigint(21), DENIED_CONNECTIONS bigint(21),
+        LOST_CONNECTIONS bigint(21), ACCESS_DENIED bigint(21), EMPTY_QUERIES bigint(21),
+        TOTAL_SSL_CONNECTIONS bigint(21)_unsigned, MAX_STATEMENT_TIME_EXCEEDED bigint(21)""",
+    "client_statistics": """
+        CLIENT varchar(64), TOTAL_CONNECTIONS bigint(21), CONCURRENT_CONNECTIONS bigint(21), CONNECTED_TIME bigint(21), BUSY_TIME double, CPU_TIME double,
+        BYTES_RECEIVED bigint(21), BYTES_SENT bigint(21), BINLOG_BYTES_WRITTEN bigint(21), ROWS_READ bigint(21),
+        ROWS_SENT bigint(21), ROWS_DELETED bigint(21), ROWS_INSERTED bigint(21), ROWS_UPDATED bigint(21),
+        SELECT_COMMANDS bigint(21), UPDATE_COMMANDS bigint(21), OTHER_COMMANDS bigint(21),
+        COMMIT_TRANSACTIONS bigint(21), ROLLBACK_TRANSACTIONS bigint(21), DENIED_CONNECTIONS bigint(21),
+        LOST_CONNECTIONS bigint(21), ACCESS_DENIED bigint(21), EMPTY_QUERIES bigint(21),
+        TOTAL_SSL_CONNECTIONS bigint(21)_unsigned, MAX_STATEMENT_TIME_EXCEEDED bigint(21)""",
     "files": """
         FILE_ID bigint(4), FILE_NAME varchar(512)?, FILE_TYPE varchar(20), TABLESPACE_NAME varchar(64)?,
         TABLE_CATALOG varchar(64), TABLE_SCHEMA varchar(64)?, TABLE_NAME varchar(64)?,

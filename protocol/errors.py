@@ -160,7 +160,8 @@ ER_SLAVE_MUST_STOP = MySQLError(
 ER_MASTER_DELAY_VALUE_OUT_OF_RANGE = MySQLError(
     1729, "HY000", "The requested value %s for the master delay exceeds the maximum %s")
 ER_RELAY_LOG_INIT = MySQLError(1380, "HY000", "Failed initializing relay log position: %s")
-ER_BAD_SLAVE = MySQLError(1200, "HY000", "The server is not configured as slave; fix in config file or with CHANGE MASTER TO")
+ER_BAD_SLAVE = MySQLError(1200, "HY000", "Misconfigured slave: MASTER_HOST was not set; Fix in config file or with CHANGE MASTER TO")
+ER_PASSWD_LENGTH = MySQLError(1372, "HY000", "Password hash should be a %d-digit hexadecimal number")
 ER_CANT_UPDATE_WITH_READLOCK = MySQLError(1223, "HY000", "Can't execute the query because you have a conflicting read lock")
 ER_UDF_EXISTS = MySQLError(1125, "HY000", "Function '%s' already exists")
 ER_CANT_OPEN_LIBRARY = MySQLError(1126, "HY000", "Can't open shared library '%s' (errno: %s, %s)")

@@ -114,6 +114,8 @@ _ACCOUNT_WRITES = frozenset({"CREATE USER", "DROP USER", "ALTER USER", "CREATE R
 # what a session's own GTIDs are numbered by
 _SESSION_GTID = frozenset({"gtid_domain_id", "gtid_seq_no", "server_id"})
 _FOR = re.compile(r"\bFOR\b", re.IGNORECASE)
+# FLUSH TABLE_STATISTICS, INDEX_STATISTICS ... (a list of them)
+_USER_STATISTICS = frozenset({"TABLE_STATISTICS", "INDEX_STATISTICS", "USER_STATISTICS", "CLIENT_STATISTICS"})
 # FLUSH <kind> LOGS (FLUSH LOGS alone: every kind)
 _LOGS_KINDS = frozenset({"LOGS", "SLOW", "GENERAL", "ERROR", "ENGINE", "RELAY"})
 
@@ -718,7 +720,11 @@ class Admin:
             t.expect_op(")")
         else:
             new_hash = hash_text(t, t.next().text)
-        t.expect_end()
+        if t.accept_op(","):  # SET PASSWORD = ..., var = ... (mariadb-admin's `password`): the rest first
+            rest = t.next()
+            await self.set_statement(session, "SET " + t.sql[rest.pos:], "SET")
+        else:
+            t.expect_end()
         assert account is not None
         self.server.users.set_password(account, new_hash)
         await self.server.role.after_user_change(
@@ -831,6 +837,13 @@ class Admin:
             return _OK
         if what in _LOGS_KINDS:
             return self._flush_logs(session, t, what)
+        if what in _USER_STATISTICS:  # MariaDB's user statistics, never collected here (userstat OFF)
+            while t.accept_op(","):
+                if t.next().upper not in _USER_STATISTICS:
+                    raise t.error()
+            t.expect_end()
+            session.require(ALL, "RELOAD")
+            return _OK
         if what in ("PRIVILEGES", "TABLES", "TABLE", "HOSTS", "USER_RESOURCES", "QUERY"):
             session.require(ALL, "RELOAD")  # SUPER is not enough (MariaDB 10.11)
             if what == "HOSTS":

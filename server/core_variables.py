@@ -474,6 +474,12 @@ def _query_log_variables(server: Server) -> list[SystemVariable]:
                        check=_only_off("log_queries_not_using_indexes")),
         SystemVariable("min_examined_row_limit", 0, B, dynamic=True, check=_only_zero("min_examined_row_limit")),
         SystemVariable("log_slow_admin_statements", True, B, dynamic=True, check=check_bool),
+        # ON: this session's statements stay out of the general log (`ClientSession.general_log`)
+        SystemVariable("sql_log_off", False, B, dynamic=True, check=check_bool),
+        # MariaDB's user statistics (TABLE_ / INDEX_ / USER_ / CLIENT_STATISTICS): never collected here
+        SystemVariable("userstat", False, G, dynamic=True, check=_only_off("userstat")),
+        # pre-4.1 password hashes (mysql_old_password): no login here checks them
+        SystemVariable("old_passwords", False, B, dynamic=True, check=_only_off("old_passwords")),
     ]
 
 

@@ -692,7 +692,7 @@ class PreparedStatements:
 
     def _logged_command(self, name: str) -> None:
         """The general log's line of a command without text (COM_STMT_RESET, COM_STMT_CLOSE)."""
-        general = self.session.server.query_logs.general
+        general = self.session.general_log
         if general is not None:
             general.line(self.session.connection_id, name, "")
 
@@ -700,8 +700,8 @@ class PreparedStatements:
         session = self.session
         client = session.conn.client_charset  # type: ignore[union-attr]
         sql = command.query.decode("utf-8", "surrogateescape") if client is None else client.decode(command.query)
-        if session.server.query_logs.general is not None:
-            session.server.query_logs.general.line(session.connection_id, "Prepare", sql)
+        if (general := session.general_log) is not None:
+            general.line(session.connection_id, "Prepare", sql)
         stmt = await self._prepared(sql, session.run_statement)
         self._statements[stmt.id] = stmt
         session.write(session.conn.send(PrepareOK(  # type: ignore[union-attr]

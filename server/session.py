@@ -207,6 +207,7 @@ COM_STATISTICS = 0x09
 COM_SET_OPTION = 0x1B
 MULTI_STATEMENTS_ON, MULTI_STATEMENTS_OFF = 0, 1  # COM_SET_OPTION's two options
 COM_REFRESH = 0x07
+COM_DEBUG = 0x0D  # mysql_dump_debug_info (`mariadb-admin debug`): SUPER, then an EOF
 REFRESH_HOSTS = 0x08  # COM_REFRESH's flag for FLUSH HOSTS (`mariadb-admin flush-hosts`)
 # what log_slow_admin_statements OFF keeps out of the slow log (MariaDB's admin statements)
 _ADMIN_STATEMENTS = frozenset({
@@ -872,8 +873,8 @@ class ClientSession(asyncio.Protocol):
                 self._send_err_if_possible(ERR.from_exception(exc))
                 continue
             if isinstance(event, ConnectionClosed) or isinstance(event, ComQuit):
-                if type(event) is ComQuit and server.query_logs.general is not None:
-                    server.query_logs.general.line(self.connection_id, "Quit", "")
+                if type(event) is ComQuit and (general := self.general_log) is not None:
+                    general.line(self.connection_id, "Quit", "")
                 return
             if self._shutting_down and type(event) is not _CommitBegun:
                 self.write(self.conn.send(ERR.from_error(ER_SERVER_SHUTDOWN)))  # type: ignore[union-attr]
@@ -913,8 +914,8 @@ class ClientSession(asyncio.Protocol):
             self.server.stats.com["Com_admin_commands"] += 1  # (mysqld's com_other)
             self.write(conn.send(OK(status=self.status_flags())))
         elif isinstance(event, ComInitDB):
-            if self.server.query_logs.general is not None:
-                self.server.query_logs.general.line(self.connection_id, "Init DB", event.db)
+            if (general := self.general_log) is not None:
+                general.line(self.connection_id, "Init DB", event.db)
             await self._respond_one(self._guarded(self.server.admin.use_database(self, event.db)))
         elif isinstance(event, ComProcessKill):
             await self._respond_one(self._guarded(self.server.admin.kill(self, event.connection_id, query=False)))
@@ -950,6 +951,13 @@ class ClientSession(asyncio.Protocol):
             if event.payload[:1] and event.payload[0] & REFRESH_HOSTS:
                 self.server.connection_control.flush_hosts()
             self.write(conn.send(OK(status=self.status_flags())))
+        elif isinstance(event, ComUnknown) and event.code == COM_DEBUG:
+            try:  # (mysqld writes its debug information to the error log; nothing to write here)
+                self.require(ALL, SUPER)
+            except SQLError as exc:
+                self._send_error(exc)
+                return
+            self.write(conn.send(EOF(status=self.status_flags())))
         elif isinstance(event, ComUnknown) and event.code == COM_SHUTDOWN:
             try:
                 self.require(ALL, SUPER, "SHUTDOWN")
@@ -1162,13 +1170,19 @@ class ClientSession(asyncio.Protocol):
             elif logged:
                 self.logged_result = result
 
+    @property
+    def general_log(self) -> Any:
+        """The general log while it is open, unless this session's sql_log_off is ON."""
+        general = self.server.query_logs.general
+        return None if general is None or self.sysvars.get("sql_log_off") else general
+
     def log_statement(self, command: str, text: str, statement: str) -> None:
         """A statement begins while a query log is open: the general log's line (`command`
         with `text`, as received), and for the slow log the statement (`statement`, what its
         entry shows) and the bytes sent before it."""
         logs = self.server.query_logs
-        if logs.general is not None:
-            logs.general.line(self.connection_id, command, text)
+        if (general := self.general_log) is not None:
+            general.line(self.connection_id, command, text)
         if logs.slow is not None:
             self._logged = (statement, self.bytes_sent)
             self.logged_result = None

@@ -22,6 +22,7 @@ Contract
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any
 
 from protocol.auth import hash_from_text, hash_to_text, native_password_hash
@@ -35,7 +36,7 @@ from protocol.errors import (
     ER_NONEXISTING_GRANT,
     ER_NONEXISTING_TABLE_GRANT,
     ER_NOT_SUPPORTED_YET,
-    ER_PARSE_ERROR,
+    ER_PASSWD_LENGTH,
     ER_PASSWORD_NO_MATCH,
     ER_REVOKE_GRANTS,
     ER_TABLEACCESS_DENIED_ERROR,
@@ -490,10 +491,18 @@ def string_literal(t: Tokens) -> str:
 
 
 def hash_text(t: Tokens, text: str) -> bytes:
+    """A mysql_native_password hash as written ('*' and 40 hex digits, or empty); a pre-4.1
+    hash (16 hex digits, mysql_old_password's, which no login here checks) 1235, anything else
+    MariaDB's 1372."""
     try:
         return hash_from_text(text)
     except ValueError:
-        raise SQLError(ER_PARSE_ERROR, f"password hash should be a 41-digit hexadecimal number near '{text}'") from None
+        if _OLD_HASH.fullmatch(text):
+            raise SQLError(ER_NOT_SUPPORTED_YET, "pre-4.1 password hashes (mysql_old_password)") from None
+        raise SQLError(ER_PASSWD_LENGTH, 41) from None
+
+
+_OLD_HASH = re.compile(r"[0-9A-Fa-f]{16}")
 
 
 def _create_statement(account: Account) -> str:
