@@ -31,6 +31,17 @@ from engine.lexer import quote_ident
 NAME = "information_schema"
 DATABASE_OPTIONS = DatabaseOptions("utf8mb3", "utf8mb3_general_ci")  # SHOW CREATE DATABASE information_schema
 
+# USER_STATISTICS' and CLIENT_STATISTICS' columns after the first (their first three counters
+# int(11) in one, bigint(21) in the other)
+_ACTIVITY = """
+        TOTAL_CONNECTIONS {counter}, CONCURRENT_CONNECTIONS {counter}, CONNECTED_TIME {counter}, BUSY_TIME double,
+        CPU_TIME double, BYTES_RECEIVED bigint(21), BYTES_SENT bigint(21), BINLOG_BYTES_WRITTEN bigint(21),
+        ROWS_READ bigint(21), ROWS_SENT bigint(21), ROWS_DELETED bigint(21), ROWS_INSERTED bigint(21),
+        ROWS_UPDATED bigint(21), SELECT_COMMANDS bigint(21), UPDATE_COMMANDS bigint(21), OTHER_COMMANDS bigint(21),
+        COMMIT_TRANSACTIONS bigint(21), ROLLBACK_TRANSACTIONS bigint(21), DENIED_CONNECTIONS bigint(21),
+        LOST_CONNECTIONS bigint(21), ACCESS_DENIED bigint(21), EMPTY_QUERIES bigint(21),
+        TOTAL_SSL_CONNECTIONS bigint(21)_unsigned, MAX_STATEMENT_TIME_EXCEEDED bigint(21)"""
+
 # Every view's columns with MariaDB 10.11's declared types ("NAME type", "?" when nullable): its
 # result columns are typed from them, never from the rows (a column of NULLs is still a BIGINT).
 _DECLARED_TEXT = {
@@ -129,22 +140,8 @@ _DECLARED_TEXT = {
         ROWS_CHANGED_X_INDEXES bigint(21)""",
     "index_statistics": """
         TABLE_SCHEMA varchar(192), TABLE_NAME varchar(192), INDEX_NAME varchar(192), ROWS_READ bigint(21)""",
-    "user_statistics": """
-        USER varchar(128), TOTAL_CONNECTIONS int(11), CONCURRENT_CONNECTIONS int(11), CONNECTED_TIME int(11), BUSY_TIME double, CPU_TIME double,
-        BYTES_RECEIVED bigint(21), BYTES_SENT bigint(21), BINLOG_BYTES_WRITTEN bigint(21), ROWS_READ bigint(21),
-        ROWS_SENT bigint(21), ROWS_DELETED bigint(21), ROWS_INSERTED bigint(21), ROWS_UPDATED bigint(21),
-        SELECT_COMMANDS bigint(21), UPDATE_COMMANDS bigint(21), OTHER_COMMANDS bigint(21),
-        COMMIT_TRANSACTIONS bigint(21), ROLLBACK_TRANSACTIONS bigint(21), DENIED_CONNECTIONS bigint(21),
-        LOST_CONNECTIONS bigint(21), ACCESS_DENIED bigint(21), EMPTY_QUERIES bigint(21),
-        TOTAL_SSL_CONNECTIONS bigint(21)_unsigned, MAX_STATEMENT_TIME_EXCEEDED bigint(21)""",
-    "client_statistics": """
-        CLIENT varchar(64), TOTAL_CONNECTIONS bigint(21), CONCURRENT_CONNECTIONS bigint(21), CONNECTED_TIME bigint(21), BUSY_TIME double, CPU_TIME double,
-        BYTES_RECEIVED bigint(21), BYTES_SENT bigint(21), BINLOG_BYTES_WRITTEN bigint(21), ROWS_READ bigint(21),
-        ROWS_SENT bigint(21), ROWS_DELETED bigint(21), ROWS_INSERTED bigint(21), ROWS_UPDATED bigint(21),
-        SELECT_COMMANDS bigint(21), UPDATE_COMMANDS bigint(21), OTHER_COMMANDS bigint(21),
-        COMMIT_TRANSACTIONS bigint(21), ROLLBACK_TRANSACTIONS bigint(21), DENIED_CONNECTIONS bigint(21),
-        LOST_CONNECTIONS bigint(21), ACCESS_DENIED bigint(21), EMPTY_QUERIES bigint(21),
-        TOTAL_SSL_CONNECTIONS bigint(21)_unsigned, MAX_STATEMENT_TIME_EXCEEDED bigint(21)""",
+    "user_statistics": "USER varchar(128), " + _ACTIVITY.format(counter="int(11)"),
+    "client_statistics": "CLIENT varchar(64), " + _ACTIVITY.format(counter="bigint(21)"),
     "files": """
         FILE_ID bigint(4), FILE_NAME varchar(512)?, FILE_TYPE varchar(20), TABLESPACE_NAME varchar(64)?,
         TABLE_CATALOG varchar(64), TABLE_SCHEMA varchar(64)?, TABLE_NAME varchar(64)?,
