@@ -32,7 +32,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from engine import checksum, collation, decimal_math, functions, infoschema, values
+from engine import checksum, collation, decimal_math, fixedbin, functions, infoschema, values
 from engine.catalog import DECIMAL_COLLATION
 from engine.errors import SQLITE_INPUT_ERRORS, map_sqlite_error
 from engine.lexer import quote_ident
@@ -63,6 +63,7 @@ def open_connection(path: Path, state: functions.ConnectionState, synchronous: s
     checksum.register(conn)
     conn.create_collation(DECIMAL_COLLATION, values.compare_decimal)
     collation.register(conn)
+    fixedbin.register(conn)
     return conn
 
 
