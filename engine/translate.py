@@ -36,7 +36,15 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from engine import collation, decimal_math, infoschema, perfschema, strfuncs, values
-from engine.catalog import BLOB_TYPES, CHAR_TYPES, Column, DatabaseOptions, Table, mysql_literal
+from engine.catalog import (
+    BLOB_TYPES,
+    CHAR_TYPES,
+    FIXEDBIN_TYPES,
+    Column,
+    DatabaseOptions,
+    Table,
+    mysql_literal,
+)
 from engine.collation import GENERAL_CI
 from engine.coltypes import CHARSET_BINARY
 from engine.errors import IntoFile
@@ -159,6 +167,8 @@ _VARIANCE_CALLS = frozenset({"STD", "STDDEV", "STDDEV_POP", "STDDEV_SAMP", "VARI
 # COERCIBILITY() of a call to one of these: a system constant's (3)
 _SYSCONST_CALLS = frozenset({"USER", "CURRENT_USER", "SESSION_USER", "SYSTEM_USER", "DATABASE", "SCHEMA", "VERSION",
                              "CURRENT_ROLE"})
+# the operators MariaDB refuses a UUID, INET6 or INET4 operand of (4078, 4079)
+_ARITHMETIC_OPS = frozenset({"+", "-", "*", "/", "%", "&", "|", "^", "~", "<<", ">>"})
 CAST_TYPES = {"SIGNED": "INTEGER", "UNSIGNED": "INTEGER", "CHAR": "TEXT", "DECIMAL": "REAL",
               "DATETIME": "TEXT", "DATE": "TEXT", "TIME": "TEXT", "BINARY": "BLOB", "DOUBLE": "REAL",
               "FLOAT": "REAL", "INTEGER": "INTEGER", "INT": "INTEGER", "NCHAR": "TEXT", "JSON": "TEXT"}
@@ -1430,6 +1440,41 @@ class Translator:
                 select = toks[k + 1:skip_parens(toks, k) - 1]
                 check(selected_names(select, lookup, self.shape), select)
 
+    def check_fixedbin_operands(self) -> None:
+        """1235 for a UUID, INET6 or INET4 column where MariaDB reads its binary value or refuses
+        it (HEX(x), BINARY x, CAST(x AS BINARY): its bytes; arithmetic: 4078 / 4079), which the
+        column's text here would answer otherwise. Read when the shape is planned, only for a
+        statement whose tables have such a column."""
+        if self._named is None:
+            self._named = self.statement_tables()
+        if not any(col.base in FIXEDBIN_TYPES for _, table in self._named for col in table.columns):
+            return
+        toks = self.tokens
+        for k, t in enumerate(toks):
+            if t.kind not in ("ident", "word") or k + 1 < len(toks) and toks[k + 1].text in (".", "("):
+                continue
+            start, names = k, [t.text]
+            while start >= 2 and toks[start - 1].text == ".":
+                start -= 2
+                names.insert(0, toks[start].text)
+            col = self.named_column(names) if len(names) <= 3 else None
+            if col is None or col.base not in FIXEDBIN_TYPES:
+                continue
+            before = toks[start - 1] if start else None
+            call = toks[start - 2] if start >= 2 and before is not None and before.text == "(" else None
+            after = toks[k + 1] if k + 1 < len(toks) else None
+            what = None
+            if any(x is not None and (x.kind == "op" and x.text in _ARITHMETIC_OPS or x.is_word("DIV", "MOD"))
+                   for x in (before, after)):
+                what = "arithmetic"
+            elif before is not None and before.is_word("BINARY") or call is not None and call.is_word("HEX"):
+                what = "BINARY" if before.is_word("BINARY") else "HEX()"
+            elif call is not None and call.is_word("CAST", "CONVERT") and k + 2 < len(toks) \
+                    and (after.is_word("AS") or after.text == ",") and toks[k + 2].is_word("BINARY"):
+                what = "CAST AS BINARY"
+            if what is not None:
+                raise SQLError(ER_NOT_SUPPORTED_YET, f"{what} of {col.base.upper()} values")
+
     def cte_parts(self, k: int) -> list[tuple[list[str | None] | None, list[Token]]]:
         """The common table expressions of the WITH at tokens[k]: each one's column list (None
         without one) and its SELECT's tokens."""
@@ -2406,6 +2451,7 @@ class Translator:
             self.values_as_selects()
         self.expand_joined_stars()
         self.check_column_names()
+        self.check_fixedbin_operands()
         toks = self.tokens
         if any(t.kind == "op" and t.text == ":=" for t in toks):
             for k, t in enumerate(toks[:-1]):
