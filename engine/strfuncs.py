@@ -21,7 +21,7 @@ from collections.abc import Callable
 from typing import Any
 
 from engine.coltypes import format_double
-from engine.fixedbin import ipv4_bytes, ipv6_bytes, ipv6_text
+from engine.fixedbin import canonical, ipv4_bytes, ipv6_bytes, ipv6_text
 from engine.values import binary_value, printable
 from protocol.charsets import CHARSETS
 from protocol.errors import (
@@ -138,6 +138,19 @@ def inet6_ntoa(value: Any) -> str | None:
     if len(value) == 4:
         return ".".join(str(b) for b in value)
     return ipv6_text(value)
+
+
+def fixedbin_cast(warn: Warn) -> Callable[[Any, str], str | None]:
+    """CAST(x AS UUID / INET6 / INET4): the value's canonical text (`fixedbin.canonical`); text
+    that names none NULL with warning 1292."""
+    def cast(value: Any, kind: str) -> str | None:
+        if value is None:
+            return None
+        text = canonical(kind, value if isinstance(value, bytes) else _text(value))
+        if text is None:
+            warn(("Warning", ER_TRUNCATED_WRONG_VALUE.code, ER_WRONG_VALUE.format(kind, _err_conv(value))))
+        return text
+    return cast
 
 
 def is_ipv4(value: Any) -> int | None:

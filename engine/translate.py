@@ -35,7 +35,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from engine import collation, decimal_math, infoschema, perfschema, strfuncs, values
+from engine import collation, decimal_math, fixedbin, infoschema, perfschema, strfuncs, values
 from engine.catalog import (
     BLOB_TYPES,
     CHAR_TYPES,
@@ -80,6 +80,7 @@ from protocol.errors import (
     ER_BAD_NULL_ERROR,
     ER_DUP_FIELDNAME,
     ER_EMPTY_ROW_IN_TVC,
+    ER_ILLEGAL_PARAMETER_DATA_TYPES2_FOR_OPERATION,
     ER_NO_DB_ERROR,
     ER_NO_DEFAULT_FOR_FIELD,
     ER_NO_SUCH_TABLE,
@@ -169,9 +170,11 @@ _SYSCONST_CALLS = frozenset({"USER", "CURRENT_USER", "SESSION_USER", "SYSTEM_USE
                              "CURRENT_ROLE"})
 # the operators MariaDB refuses a UUID, INET6 or INET4 operand of (4078, 4079)
 _ARITHMETIC_OPS = frozenset({"+", "-", "*", "/", "%", "&", "|", "^", "~", "<<", ">>"})
+_COMPARISON_OPS = frozenset({"=", "<", ">", "<=", ">=", "<>", "!=", "<=>"})
 CAST_TYPES = {"SIGNED": "INTEGER", "UNSIGNED": "INTEGER", "CHAR": "TEXT", "DECIMAL": "REAL",
               "DATETIME": "TEXT", "DATE": "TEXT", "TIME": "TEXT", "BINARY": "BLOB", "DOUBLE": "REAL",
-              "FLOAT": "REAL", "INTEGER": "INTEGER", "INT": "INTEGER", "NCHAR": "TEXT", "JSON": "TEXT"}
+              "FLOAT": "REAL", "INTEGER": "INTEGER", "INT": "INTEGER", "NCHAR": "TEXT", "JSON": "TEXT",
+              "UUID": "TEXT", "INET6": "TEXT", "INET4": "TEXT"}
 # the JSON functions whose document SQLite writes without MariaDB's ", " and ": " separators
 _JSON_MADE = ("JSON_OBJECT", "JSON_ARRAY", "JSON_REMOVE")
 # the JSON functions that put values into a document at paths (functions.json_edit)
@@ -1474,6 +1477,30 @@ class Translator:
                 what = "CAST AS BINARY"
             if what is not None:
                 raise SQLError(ER_NOT_SUPPORTED_YET, f"{what} of {col.base.upper()} values")
+            self.check_fixedbin_compared(col, k, start)
+
+    def check_fixedbin_compared(self, col: Column, k: int, start: int) -> None:
+        """MariaDB's 4078 for the column at tokens[start:k + 1] compared with a number literal
+        (which the collation would read as text that names no value); the plan is keyed by the
+        literal's kind (`Plan.literal_kinds`)."""
+        toks = self.tokens
+        other = None
+        if k + 2 < len(toks) and toks[k + 1].kind == "op" and toks[k + 1].text in _COMPARISON_OPS:
+            op, other, first = toks[k + 1].text, toks[k + 2], True
+        elif start >= 2 and toks[start - 1].kind == "op" and toks[start - 1].text in _COMPARISON_OPS:
+            op, other, first = toks[start - 1].text, toks[start - 2], False
+        if other is None or other.kind != "param" or not isinstance(other.param, int) \
+                or other.param >= len(self.params):
+            return
+        value = self.params[other.param]
+        number = self.kinds[other.param] = type(value) in NUMBER_VALUES
+        if not number:
+            return
+        if isinstance(value, float):  # (1.5 and 1e0 alike: MariaDB names a decimal and a double)
+            raise SQLError(ER_NOT_SUPPORTED_YET, f"comparing {col.base.upper()} values with a number")
+        kind = "int" if isinstance(value, int) else "decimal"
+        names = (col.base, kind) if first else (kind, col.base)
+        raise SQLError(ER_ILLEGAL_PARAMETER_DATA_TYPES2_FOR_OPERATION, *names, "<>" if op == "!=" else op)
 
     def cte_parts(self, k: int) -> list[tuple[list[str | None] | None, list[Token]]]:
         """The common table expressions of the WITH at tokens[k]: each one's column list (None
@@ -2359,6 +2386,11 @@ class Translator:
             self.out.append("mysql_cast_int(")
             self.emit_range(i + 2, split)
             self.out.append(f", '', {int(target == 'UNSIGNED')})")
+            return j + 1
+        if target.lower() in FIXEDBIN_TYPES and split + 2 == j:  # its canonical text, under its collation
+            self.out.append("(mysql_fixedbin_cast(")
+            self.emit_range(i + 2, split)
+            self.out.append(f", '{target.lower()}') COLLATE {fixedbin.COLLATIONS[target.lower()]})")
             return j + 1
         size = toks[split + 3] if split + 5 == j and toks[split + 2].text == "(" else None
         if size is not None and size.kind != "param":

@@ -94,3 +94,15 @@ def test_result_columns_as_mariadbs():
         assert (ct.type, ct.length, ct.decimals, ct.charset) == (FieldType.STRING, length, 0, 45)
         assert ct.flags == ColumnFlag.BINARY | ColumnFlag.UNSIGNED
         assert ct.type_name == kind
+
+
+def test_cast_to_the_types():
+    from engine import strfuncs
+
+    seen: list = []
+    cast = strfuncs.fixedbin_cast(seen.append)
+    assert cast("6CCD780CBABA102695645B8C656024DB", "uuid") == "6ccd780c-baba-1026-9564-5b8c656024db"
+    assert cast(b"\x0a\x00\x00\x02", "inet4") == "10.0.0.2"
+    assert cast(None, "inet6") is None
+    assert cast("zz", "uuid") is None
+    assert seen == [("Warning", 1292, "Incorrect uuid value: 'zz'")]
