@@ -9,13 +9,17 @@ orders values as MariaDB's records do: an INET by its address bytes, a UUID by i
 except a time-based one (version 1 to 5, variant bit set), whose segments are compared node
 first and time low last (`uuid_key`, sql_type_uuid.h's memory_to_record). The collation reads
 any text form of either side, so a literal written as '6CCD780CBABA...' or '{...}' compares as
-the value it names; text that names no value sorts before every value and equals none.
+the value it names; text that names no value sorts before every value and equals none; a literal compared with
+such a column is bound as its canonical text, text that names none as NULL (`bound`), as
+MariaDB compares it.
 """
 
 from __future__ import annotations
 
 import sqlite3
 from functools import lru_cache
+
+from protocol.errors import ER_TRUNCATED_WRONG_VALUE, ER_WRONG_VALUE
 
 KINDS = ("uuid", "inet6", "inet4")
 # each kind's binary size and longest text (a result column's characters)
@@ -150,6 +154,19 @@ def canonical(kind: str, value: str | bytes) -> str | None:
     """The text a column of `kind` holds for `value` (None: not a value of it)."""
     raw = value_bytes(kind, value)
     return None if raw is None else text_of(kind, raw)
+
+
+def bound(kind: str, value: object, warnings: list | None) -> object:
+    """A literal compared with a column of `kind`, as MariaDB reads it: the value's canonical
+    text; text that names none NULL, with warning 1292 in `warnings` (row 0: the statement's)."""
+    if not isinstance(value, str | bytes):
+        return value
+    text = canonical(kind, value)
+    if text is None and warnings is not None:
+        shown = value if isinstance(value, str) else "".join(
+            chr(b) if 0x20 <= b < 0x7F else f"\\x{b:02X}" for b in value)
+        warnings.append((0, "Warning", ER_TRUNCATED_WRONG_VALUE.code, ER_WRONG_VALUE.format(kind, shown)))
+    return text
 
 
 def uuid_key(raw: bytes) -> bytes:

@@ -115,6 +115,10 @@ STORE = "store"
 # (TYPED, literal index, "date" | "time" | "datetime"): the typed literal DATE 'x', TIME 'x' or
 # TIMESTAMP 'x', its value read from the string as MariaDB's parser reads it (`values.typed_literal`)
 TYPED = "typed"
+# (FIXEDBIN, literal index, "uuid" | "inet6" | "inet4"): a string compared with such a column,
+# bound as the value's canonical text, NULL (warning 1292) for text that names none, as MariaDB
+# compares it (`fixedbin.bound`)
+FIXEDBIN = "fixedbin"
 # (NUMBER_TEXT, literal index, "DOUBLE" | "DECIMAL"): a literal that is not a number (the plan is
 # keyed by its kind), read as one by an exact computation: bound as it is, and a string that is
 # no number throughout is MariaDB's 1292 of that type (`values.number_warning`)
@@ -409,6 +413,7 @@ class Translator:
         self._openers: list[int] | None = None  # (`opener`)
         self._lists: dict[int, str | None] = {}  # an IN list's or a call's '(' -> how it reads a literal
         self._named: list[tuple[str, Table]] | None = None  # (`named_column`)
+        self.fixedbin_literals: dict[int, str] = {}  # string literals compared with a UUID / INET column
         self._select_list_end: int | None = None  # (`item_context`)
         self.view_of: Callable[[str, str], Any] = lambda schema, name: None  # -> catalog.View | None
         self.views_in: Callable[[str], list] = lambda schema: []  # a schema's views (information_schema)
@@ -530,6 +535,8 @@ class Translator:
                 args.append(("const", values.typed_literal(source[2], literals[source[1]])))
             elif type(source) is tuple and source[0] == NUMBER_TEXT:
                 args.append(("const", literals[source[1]]))
+            elif type(source) is tuple and source[0] == FIXEDBIN:
+                args.append(("const", fixedbin.bound(source[2], literals[source[1]], None)))
             else:
                 args.append(source)
         plan.args = args
@@ -637,7 +644,8 @@ class Translator:
                 i += 1
                 continue
             if kind == "param":
-                self.add_arg(tok.param)
+                compared = self.fixedbin_literals.get(tok.param)
+                self.add_arg(tok.param if compared is None else (FIXEDBIN, tok.param, compared))
                 self.read_as(tok.param, self.literal_context(i))
                 if self.compared_off_column(i):
                     out.append("COLLATE " + GENERAL_CI)
@@ -1495,6 +1503,7 @@ class Translator:
         value = self.params[other.param]
         number = self.kinds[other.param] = type(value) in NUMBER_VALUES
         if not number:
+            self.fixedbin_literals[other.param] = col.base
             return
         if isinstance(value, float):  # (1.5 and 1e0 alike: MariaDB names a decimal and a double)
             raise SQLError(ER_NOT_SUPPORTED_YET, f"comparing {col.base.upper()} values with a number")

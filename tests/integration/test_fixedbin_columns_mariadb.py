@@ -109,6 +109,13 @@ QUERIES = WRITES + [
     "SELECT CAST(u AS CHAR), CONCAT(u, ''), LENGTH(u), LENGTH(i6), UPPER(i6) FROM t WHERE id = 1",
     "SELECT t1.id, t2.id FROM t t1 JOIN t t2 ON t1.u = t2.u WHERE t1.id < 5 ORDER BY t1.id",
     "SELECT DISTINCT i4 FROM t ORDER BY i4",
+    # text that names no value compares as NULL, with a warning
+    "SELECT id, u = 'junk' FROM t WHERE id < 3 ORDER BY id",
+    "SHOW WARNINGS",
+    "SELECT id FROM t WHERE NOT (u = 'junk') ORDER BY id",
+    "SELECT id FROM t WHERE i6 <> 'x' ORDER BY id",
+    "SELECT id FROM t WHERE i6 = X'00000000000000000000ffff01020304'",
+    "SELECT id FROM t WHERE '10.0.0.2' = i4",
     # a number compared with one: 4078 (the same shapes with strings planned before and after)
     "SELECT id FROM t WHERE u = 1",
     "SELECT u = 12 FROM t WHERE id = 1",

@@ -106,3 +106,13 @@ def test_cast_to_the_types():
     assert cast(None, "inet6") is None
     assert cast("zz", "uuid") is None
     assert seen == [("Warning", 1292, "Incorrect uuid value: 'zz'")]
+
+
+def test_literals_compared_with_the_types():
+    warnings: list = []
+    assert fixedbin.bound("uuid", "6CCD780CBABA102695645B8C656024DB", warnings) == "6ccd780c-baba-1026-9564-5b8c656024db"
+    assert fixedbin.bound("inet4", 7, warnings) == 7  # (a number: the translator's 4078)
+    assert fixedbin.bound("inet6", "junk", warnings) is None
+    assert fixedbin.bound("inet4", b"\x01\x02", warnings) is None
+    assert warnings == [(0, "Warning", 1292, "Incorrect inet6 value: 'junk'"),
+                        (0, "Warning", 1292, "Incorrect inet4 value: '\\x01\\x02'")]
