@@ -1493,6 +1493,10 @@ class Translator:
         literal's kind (`Plan.literal_kinds`)."""
         toks = self.tokens
         other = None
+        at = k + 2 if k + 1 < len(toks) and toks[k + 1].is_word("NOT") else k + 1
+        if at + 1 < len(toks) and toks[at].is_word("IN", "BETWEEN"):
+            self.fixedbin_listed(col, at)
+            return
         if k + 2 < len(toks) and toks[k + 1].kind == "op" and toks[k + 1].text in _COMPARISON_OPS:
             op, other, first = toks[k + 1].text, toks[k + 2], True
         elif start >= 2 and toks[start - 1].kind == "op" and toks[start - 1].text in _COMPARISON_OPS:
@@ -1505,11 +1509,44 @@ class Translator:
         if not number:
             self.fixedbin_literals[other.param] = col.base
             return
+        self.number_compared(col, value, "<>" if op == "!=" else op, first)
+
+    @staticmethod
+    def number_compared(col: Column, value: object, op: str, first: bool) -> None:
+        """MariaDB's 4078 for `col` compared (`op`) with the number literal `value` (`first`:
+        the column is the left operand)."""
         if isinstance(value, float):  # (1.5 and 1e0 alike: MariaDB names a decimal and a double)
             raise SQLError(ER_NOT_SUPPORTED_YET, f"comparing {col.base.upper()} values with a number")
         kind = "int" if isinstance(value, int) else "decimal"
         names = (col.base, kind) if first else (kind, col.base)
-        raise SQLError(ER_ILLEGAL_PARAMETER_DATA_TYPES2_FOR_OPERATION, *names, "<>" if op == "!=" else op)
+        raise SQLError(ER_ILLEGAL_PARAMETER_DATA_TYPES2_FOR_OPERATION, *names, op)
+
+    def fixedbin_listed(self, col: Column, at: int) -> None:
+        """The strings of `col IN ('..', ...)` or `col BETWEEN '..' AND '..'` (tokens[at] the IN or
+        BETWEEN) read as `check_fixedbin_compared` reads one, when every item is a string
+        literal (the plan keyed by their kinds); any other list is left as it is."""
+        toks = self.tokens
+        if toks[at].is_word("BETWEEN"):
+            items = [at + 1, at + 3] if at + 3 < len(toks) and toks[at + 2].is_word("AND") else []
+        elif toks[at + 1].text == "(":
+            close = skip_parens(toks, at + 1) - 1
+            items = list(range(at + 2, close, 2))
+            if any(toks[n].text != "," for n in range(at + 3, close, 2)):
+                return
+        else:
+            return
+        if not items or any(toks[n].kind != "param" or not isinstance(toks[n].param, int)
+                            or toks[n].param >= len(self.params) for n in items):
+            return
+        for n in items:
+            value = self.params[toks[n].param]
+            if self.kinds.setdefault(toks[n].param, type(value) in NUMBER_VALUES):
+                self.number_compared(col, value, toks[at].text.lower(), True)
+        if any(not isinstance(self.params[toks[n].param], str | bytes) for n in items):
+            return
+        for n in items:
+            self.kinds[toks[n].param] = False
+            self.fixedbin_literals[toks[n].param] = col.base
 
     def cte_parts(self, k: int) -> list[tuple[list[str | None] | None, list[Token]]]:
         """The common table expressions of the WITH at tokens[k]: each one's column list (None

@@ -116,6 +116,13 @@ QUERIES = WRITES + [
     "SELECT id FROM t WHERE i6 <> 'x' ORDER BY id",
     "SELECT id FROM t WHERE i6 = X'00000000000000000000ffff01020304'",
     "SELECT id FROM t WHERE '10.0.0.2' = i4",
+    "SELECT id FROM t WHERE u IN ('junk', '6CCD780CBABA102695645B8C656024DB')",
+    "SELECT id FROM t WHERE u NOT IN ('junk', '00000000000000000000000000000000') ORDER BY id",
+    "SELECT id, i4 IN ('10.0.0.2', 'x') FROM t ORDER BY id",
+    "SELECT id FROM t WHERE i4 NOT BETWEEN 'a' AND '10.0.0.3' ORDER BY id",
+    "SELECT id FROM t WHERE i6 BETWEEN '::' AND '::FFFF:255.255.255.255' ORDER BY id",
+    "SELECT id FROM t WHERE i4 IN ('10.0.0.2', 7)",
+    "SELECT id FROM t WHERE i4 BETWEEN 1 AND '10.0.0.3'",
     # a number compared with one: 4078 (the same shapes with strings planned before and after)
     "SELECT id FROM t WHERE u = 1",
     "SELECT u = 12 FROM t WHERE id = 1",
