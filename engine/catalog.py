@@ -9,7 +9,9 @@ rowid alias `INTEGER PRIMARY KEY`), but BIGINT UNSIGNED and BIT (values to 2^64-
 the decimal digits under the `mysql_decimal` collation (`Column.unsigned_64`; tables created before
 kept BIT as INTEGER), char/text/enum/set/date/time types -> TEXT (character columns
 `COLLATE mysql_general_ci`, MariaDB's default utf8mb4_general_ci: `engine.collation`; JSON and
-`_bin` columns binary, a JSON column checked by json_valid as MariaDB's; tables created before kept SQLite's NOCASE), float/double -> REAL,
+`_bin` columns binary, a JSON column checked by json_valid as MariaDB's; tables created before kept SQLite's NOCASE),
+UUID / INET6 / INET4 -> TEXT holding the value's canonical text under the type's own collation
+(`engine.fixedbin`: MariaDB's sort order), float/double -> REAL,
 decimal -> TEXT holding the exact decimal (`engine.values.store`) with the `mysql_decimal`
 collation, which compares, sorts, groups and indexes by numeric value (tables created before
 kept NUMERIC: exact to 15 digits), blob/binary -> BLOB.
@@ -22,6 +24,7 @@ from dataclasses import asdict, dataclass, field
 from decimal import Decimal
 from typing import Any
 
+from engine import fixedbin
 from engine.collation import GENERAL_CI
 from engine.coltypes import (
     DECIMAL_MAX_PRECISION,
@@ -38,6 +41,7 @@ from protocol.errors import (
     ER_CONFLICTING_DECLARATIONS,
     ER_DUP_FIELDNAME,
     ER_FEATURE_DISABLED,
+    ER_INVALID_DEFAULT,
     ER_INVALID_ON_UPDATE,
     ER_KEY_COLUMN_DOES_NOT_EXIST,
     ER_M_BIGGER_THAN_D,
@@ -51,6 +55,7 @@ from protocol.errors import (
     ER_UNKNOWN_ERROR,
     ER_UNKNOWN_OPTION,
     ER_WRONG_AUTO_KEY,
+    ER_WRONG_FIELD_SPEC,
     ER_WRONG_FK_DEF,
     SQLError,
 )
@@ -71,8 +76,9 @@ _TABLE_OPTIONS = frozenset({
     "PAGE_COMPRESSED", "PAGE_COMPRESSION_LEVEL", "PASSWORD", "ROW_FORMAT", "STATS_AUTO_RECALC", "STATS_PERSISTENT",
     "STATS_SAMPLE_PAGES", "TABLESPACE", "TRANSACTIONAL", "UNION", "SEQUENCE", "STORAGE",
 })
+FIXEDBIN_TYPES = set(fixedbin.KINDS)  # UUID, INET6, INET4: canonical text under their collation
 _EXPRESSION_DEFAULTS = {"tinytext", "text", "mediumtext", "longtext", "json", "tinyblob", "blob", "mediumblob", "longblob"}
-ALL_TYPES = INT_TYPES | REAL_TYPES | NUMERIC_TYPES | CHAR_TYPES | TIME_TYPES | BLOB_TYPES
+ALL_TYPES = INT_TYPES | REAL_TYPES | NUMERIC_TYPES | CHAR_TYPES | TIME_TYPES | BLOB_TYPES | FIXEDBIN_TYPES
 DECIMAL_COLLATION = "mysql_decimal"  # registered on every connection: compares decimal texts by value
 PART_KEY = 16384  # MySQL's PART_KEY_FLAG: the column is in some index
 DISPLAY_WIDTH = {"tinyint": 4, "smallint": 6, "mediumint": 9, "int": 11, "integer": 11, "bigint": 20, "year": 4}
@@ -198,6 +204,8 @@ class Column:
             args = [args[0] if args else "10", "0"]
         elif base in ("enum", "set"):
             args = [quoted_text(member) for member in self.members]
+        elif base in FIXEDBIN_TYPES:
+            args = []  # (UUID(10) is read, and shown as uuid)
         text = base + (f"({','.join(args)})" if args else "")
         return text + (" unsigned" if self.unsigned else "") + (" zerofill" if self.zerofill else "")
 
@@ -444,6 +452,8 @@ class Table:
                 parts.append("COLLATE " + GENERAL_CI)
             elif col.base in NUMERIC_TYPES or col.unsigned_64:
                 parts.append("COLLATE " + DECIMAL_COLLATION)
+            elif col.base in FIXEDBIN_TYPES:
+                parts.append("COLLATE " + fixedbin.COLLATIONS[col.base])
             defs.append(" ".join(parts))
         pk = self.primary
         if pk is not None and rowid is None:
@@ -849,6 +859,9 @@ def parse_column(cur: TokenCursor, name: str, indexes: list[Index],
             break
         if col.generated is not None and tok.is_word("NOT", "NULL", "DEFAULT", "ON", "AUTO_INCREMENT"):
             raise cur.error()  # (MariaDB's grammar: none of these after a generated column's AS)
+        if col.base in FIXEDBIN_TYPES and tok.is_word("UNSIGNED", "SIGNED", "ZEROFILL", "CHARACTER", "CHARSET",
+                                                      "BINARY"):
+            raise cur.error()  # (a type of no character set, no sign)
         if cur.accept("UNSIGNED"):
             col.unsigned = True
         elif cur.accept("ZEROFILL"):
@@ -922,11 +935,26 @@ def parse_column(cur: TokenCursor, name: str, indexes: list[Index],
             cur.ident()
         else:
             raise cur.error()
+    if col.base in FIXEDBIN_TYPES:
+        fixedbin_definition(col)
     if col.base == "json" and checks is not None and not any(c.column == name for c in checks):
         # MariaDB's JSON: a LONGTEXT whose values json_valid checks (4025), unless the column
         # declares a CHECK of its own
         checks.append(Check(name, f"json_valid({mysql_ident(name)})", column=name))
     return col
+
+
+def fixedbin_definition(col: Column) -> None:
+    """A UUID's, INET6's or INET4's definition checked as MariaDB checks it: no AUTO_INCREMENT
+    (1063), a DEFAULT that is a value of the type (1067), kept as its canonical text."""
+    if col.auto_increment:
+        raise SQLError(ER_WRONG_FIELD_SPEC, col.name)
+    if col.has_default and col.default is not None:
+        value = col.default if isinstance(col.default, str | bytes) else None
+        text = fixedbin.canonical(col.base, value) if value is not None else None
+        if text is None:
+            raise SQLError(ER_INVALID_DEFAULT, col.name)
+        col.default = text
 
 
 def parse_check(cur: TokenCursor, name: str) -> Check:

@@ -20,6 +20,7 @@ import math
 from dataclasses import dataclass
 from decimal import Context, Decimal, InvalidOperation
 
+from engine.fixedbin import TEXT_LENGTH
 from protocol.messages import (
     CHARSET_BINARY,
     CHARSET_UTF8MB4_GENERAL_CI,
@@ -68,6 +69,8 @@ class ColumnType:
     # an integer literal: its digits are its decimal precision (a column's or an expression's
     # length counts a sign), as MariaDB's Item_int has it
     literal: bool = False
+    # MariaDB's extended type info's data type name: "uuid", "inet6", "inet4" (`engine.fixedbin`)
+    type_name: str = ""
 
     @property
     def is_binary_string(self) -> bool:
@@ -79,7 +82,7 @@ class ColumnType:
 
     def with_flags(self, flags: int) -> ColumnType:
         return ColumnType(self.type, self.length, self.decimals, self.charset, flags, self.pad_to, self.format_name,
-                          self.origin, self.bit_digits, self.temporal_text, self.literal)
+                          self.origin, self.bit_digits, self.temporal_text, self.literal, self.type_name)
 
 
 STRING_CODES = frozenset({FieldType.STRING, FieldType.VAR_STRING, FieldType.VARCHAR, FieldType.BLOB,
@@ -161,6 +164,8 @@ def declared_type(base: str, args: list[str], unsigned: bool, binary: bool, zero
     if base == "json":
         return ColumnType(FieldType.BLOB, 4294967295, 0, CHARSET_UTF8MB4_GENERAL_CI,
                           ColumnFlag.BLOB | ColumnFlag.BINARY, format_name="json")
+    if base in TEXT_LENGTH:  # its canonical text, as MariaDB's Field_fbt describes it
+        return fixedbin_type(base, ColumnFlag.BINARY | ColumnFlag.UNSIGNED)
     if base in ("enum", "set"):
         values = [member_text(a) for a in args]
         if base == "enum":
@@ -169,6 +174,12 @@ def declared_type(base: str, args: list[str], unsigned: bool, binary: bool, zero
         n = sum(len(v) for v in values) + max(len(values) - 1, 0)
         return ColumnType(FieldType.STRING, n * MB, 0, CHARSET_UTF8MB4_GENERAL_CI, ColumnFlag.SET)
     return varchar(255)
+
+
+def fixedbin_type(kind: str, flags: int) -> ColumnType:
+    """A UUID's, INET6's or INET4's value: a CHAR of its longest text, utf8mb4."""
+    return ColumnType(FieldType.STRING, TEXT_LENGTH[kind] * MB, 0, CHARSET_UTF8MB4_GENERAL_CI, flags,
+                      type_name=kind)
 
 
 def sysvar_type(value: object, charset: int = CHARSET_UTF8MB4_GENERAL_CI, mbmaxlen: int = MB) -> ColumnType:
@@ -392,6 +403,8 @@ def column_ddl(t: ColumnType) -> str:
         text = "double" + unsigned
     elif code == FieldType.FLOAT:
         text = "float" + unsigned
+    elif t.type_name:
+        text = t.type_name
     elif code in (FieldType.VAR_STRING, FieldType.VARCHAR, FieldType.STRING):
         chars = t.length if binary else t.length // MB
         kind = ("binary" if code == FieldType.STRING else "varbinary") if binary else \

@@ -33,7 +33,16 @@ from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from engine import checksum, collation, decimal_math, functions, infoschema, strfuncs, values
+from engine import (
+    checksum,
+    collation,
+    decimal_math,
+    fixedbin,
+    functions,
+    infoschema,
+    strfuncs,
+    values,
+)
 from engine.catalog import DECIMAL_COLLATION
 from engine.errors import SQLITE_INPUT_ERRORS, map_sqlite_error
 from engine.lexer import quote_ident
@@ -70,6 +79,7 @@ def open_connection(path: Path, state: functions.ConnectionState, synchronous: s
     conn.create_collation(DECIMAL_COLLATION, values.compare_decimal)
     conn.create_collation(strfuncs.SOUNDEX_COLLATION, strfuncs.compare_soundex)
     collation.register(conn)
+    fixedbin.register(conn)
     return conn
 
 

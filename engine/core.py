@@ -145,7 +145,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from engine import autoinc, functions, infoschema, multiwrite
+from engine import autoinc, fixedbin, functions, infoschema, multiwrite
 from engine.catalog import DATABASE_KEY, VIEW_PREFIX, DatabaseOptions, Table, TokenCursor, View
 from engine.concurrency import Settle, ThreadLane, WriterLock
 from engine.connections import ATTACH_LIMIT, ReaderPool, open_connection
@@ -1445,14 +1445,14 @@ class Engine:
             values = [row[lower.index(c.lower())] for c in cols]
             candidates.append(values)
             if self._wconn.execute(sql, values).fetchone():
-                return "-".join(_show(v) for v in values)
+                return _key_shown(table, cols, values)
         seen = set()
         for values in candidates:  # a duplicate within the statement itself
             key = tuple(values)
             if key in seen:
-                return "-".join(_show(v) for v in values)
+                return _key_shown(table, cols, values)
             seen.add(key)
-        return "-".join(_show(v) for v in candidates[0])
+        return _key_shown(table, cols, candidates[0])
 
     def _w_duplicate_selected(self, table: Table, cols: list[str], plan: Plan, args) -> str:
         """An INSERT ... SELECT's value in 1062: its SELECT read again (the failed statement left
@@ -1475,7 +1475,7 @@ class Engine:
         for row in self._wconn.execute(select, args):
             values = tuple(row[k] for k in at)
             if values in seen or self._wconn.execute(held, values).fetchone():
-                return "-".join(_show(v) for v in values)
+                return _key_shown(table, cols, values)
             seen.add(values)
         return "?"
 
@@ -1890,6 +1890,18 @@ def _key_held(table: Table, cols: list[str]) -> str:
     """The query of whether `table` holds a key's values (`cols`' values bound in order), for 1062's value."""
     where = " AND ".join(f"{quote_ident(c)} = ?" for c in cols)
     return f"SELECT 1 FROM {quote_ident(table.schema)}.{quote_ident(table.name)} WHERE {where}"
+
+
+def _key_shown(table: Table, cols: list[str], values) -> str:
+    """A key's values as 1062 names them: a UUID's or an INET's as its column holds it (the
+    statement may write it otherwise)."""
+    shown = []
+    for name, v in zip(cols, values, strict=True):
+        col = table.column(name)
+        if col is not None and col.base in fixedbin.KINDS and isinstance(v, str | bytes):
+            v = fixedbin.canonical(col.base, v) or v
+        shown.append(_show(v))
+    return "-".join(shown)
 
 
 def _show(v: object) -> str:

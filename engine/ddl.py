@@ -15,9 +15,11 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from engine import values
+from engine import fixedbin, values
 from engine.catalog import (
+    BLOB_TYPES,
     CHAR_TYPES,
+    FIXEDBIN_TYPES,
     INT_TYPES,
     NUMERIC_TYPES,
     REAL_TYPES,
@@ -940,11 +942,16 @@ class DdlParser:
             if col.generated is not None:
                 continue  # (SQLite computes it)
             if source is not None:
+                if source.base != col.base and (col.base in FIXEDBIN_TYPES
+                                                or source.base in FIXEDBIN_TYPES and col.base in BLOB_TYPES):
+                    # (MariaDB converts each row's value, or its 16 bytes; the copy here moves text)
+                    raise SQLError(ER_NOT_SUPPORTED_YET, f"ALTER TABLE changing a {source.base} column to {col.base}")
                 new_cols.append(q(col.name))
                 old_exprs.append(q(source.name))
             elif not col.nullable and not col.has_default and not col.auto_increment:
                 # MySQL fills a new NOT NULL column with the type's implicit default
-                implicit = 0 if col.base in INT_TYPES | REAL_TYPES | NUMERIC_TYPES else ""
+                implicit = 0 if col.base in INT_TYPES | REAL_TYPES | NUMERIC_TYPES else \
+                    fixedbin.ZERO_TEXT[col.base] if col.base in FIXEDBIN_TYPES else ""
                 new_cols.append(q(col.name))
                 old_exprs.append(sql_literal(implicit))
         sql = [create]

@@ -39,9 +39,11 @@ from engine.coltypes import (
     datetime_type,
     decimal_type,
     declared_type,
+    fixedbin_type,
     int_type,
     varchar,
 )
+from engine.fixedbin import canonical
 from engine.lexer import Token
 from engine.values import date_parts, temporal_text
 from protocol.charsets import mbmaxlen
@@ -1272,6 +1274,11 @@ class _Typer:
                 return ColumnType(ct.type, ct.length, 0, ct.charset, ct.flags), end
             code = FieldType.MEDIUM_BLOB if size < 16777216 else FieldType.LONG_BLOB
             return ColumnType(code, min(size * 4, 4294967295), 0, ct.charset, ct.flags), end
+        if name in ("UUID", "INET6", "INET4"):  # NOT NULL: a literal that is a value of the type
+            operand = inner[:split]
+            value = self.param(operand[0].param) if len(operand) == 1 and operand[0].kind == "param" else None
+            valid = isinstance(value, str | bytes) and canonical(name.lower(), value) is not None
+            return fixedbin_type(name.lower(), ColumnFlag.UNSIGNED | (ColumnFlag.NOT_NULL if valid else 0)), end
         if name == "BINARY":  # without a length: x's bytes as typed ('ab' 8); a blob from 64 KiB
             size = int(nums[0]) if nums else self.cast_bytes(inner[:split])
             ct = varchar(size, binary=True)

@@ -2790,6 +2790,7 @@ def register(conn: sqlite3.Connection, state: ConnectionState) -> None:
         "inet6_aton": (1, strfuncs.inet6_aton), "inet6_ntoa": (1, strfuncs.inet6_ntoa),
         "is_ipv4": (1, strfuncs.is_ipv4), "is_ipv6": (1, strfuncs.is_ipv6),
         "is_ipv4_compat": (1, strfuncs.ipv6_test(False, warn)), "is_ipv4_mapped": (1, strfuncs.ipv6_test(True, warn)),
+        "mysql_fixedbin_cast": (2, strfuncs.fixedbin_cast(warn)),
         "compress": (1, strfuncs.compress), "uncompress": (1, strfuncs.uncompress(warn)),
         "uncompressed_length": (1, strfuncs.uncompressed_length(warn)),
     }

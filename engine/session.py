@@ -26,7 +26,7 @@ from datetime import UTC, datetime
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
-from engine import charset_literals, coltypes, explain, functions, values
+from engine import charset_literals, coltypes, explain, fixedbin, functions, values
 from engine.admin import AsSelect, checksum_answer, run_admin
 from engine.catalog import SERVER_COLLATION, TokenCursor, mysql_literal, sql_literal
 from engine.checksum import ChecksumTables
@@ -58,6 +58,7 @@ from engine.translate import (
     CURRENT_USER,
     CURTIME,
     DATABASE,
+    FIXEDBIN,
     FOUND,
     LAST_ID,
     NOW,
@@ -617,6 +618,8 @@ class Session:
                 args.append(values.binary_literal(params[source[1]]))
             elif source[0] == TYPED:
                 args.append(values.typed_literal(source[2], params[source[1]]))
+            elif source[0] == FIXEDBIN:
+                args.append(fixedbin.bound(source[2], params[source[1]], self._fx.warnings))
             elif source[0] == NUMBER_TEXT:  # a string an exact computation reads as a number
                 value = params[source[1]]
                 if type(value) is str and (warning := values.number_warning(value, source[2])) is not None:

@@ -23,6 +23,7 @@ from typing import Any
 
 from engine import collation
 from engine.coltypes import format_double
+from engine.fixedbin import canonical, ipv4_bytes, ipv6_bytes, ipv6_text
 from engine.values import binary_value, printable
 from protocol.charsets import CHARSETS
 from protocol.errors import (
@@ -117,65 +118,6 @@ def get_format(kind: str, standard: Any) -> str | None:
 
 # ----------------------------------------------------------------------------- INET6
 
-def ipv4_bytes(text: str) -> bytes | None:
-    """Inet4::ascii_to_ipv4: four dotted decimal groups of 1 to 3 digits, each at most 255."""
-    if not 7 <= len(text) <= 15:
-        return None
-    groups = text.split(".")
-    if len(groups) != 4 or not all(g and len(g) <= 3 and g.isascii() and g.isdigit() for g in groups):
-        return None
-    values = [int(g) for g in groups]
-    return bytes(values) if max(values) <= 255 else None
-
-
-def ipv6_bytes(text: str) -> bytes | None:
-    """Inet6::ascii_to_ipv6: hex groups of 1 to 4 digits, one '::' gap at most, an IPv4 address in
-    the last 4 bytes allowed."""
-    if not 2 <= len(text) <= 39:
-        return None
-    if text[0] == ":" and text[1] != ":":
-        return None
-    out = bytearray()
-    gap: int | None = None
-    start = 1 if text[0] == ":" else 0
-    p, group_start, digits, value = start, start, 0, 0
-    while p < len(text):
-        c = text[p]
-        p += 1
-        if c == ":":
-            group_start = p
-            if not digits:
-                if gap is not None:
-                    return None
-                gap = len(out)
-                continue
-            if p >= len(text) or len(out) + 2 > 16:
-                return None
-            out += value.to_bytes(2, "big")
-            digits = value = 0
-        elif c == ".":
-            v4 = ipv4_bytes(text[group_start:]) if len(out) + 4 <= 16 else None
-            if v4 is None:
-                return None
-            out += v4
-            digits = 0
-            break
-        else:
-            if c not in "0123456789abcdefABCDEF" or digits >= 4:
-                return None
-            value = value << 4 | int(c, 16)
-            digits += 1
-    if digits:
-        if len(out) + 2 > 16:
-            return None
-        out += value.to_bytes(2, "big")
-    if gap is not None:
-        if len(out) == 16:
-            return None
-        out[gap:gap] = bytes(16 - len(out))
-    return bytes(out) if len(out) == 16 else None
-
-
 def inet6_aton(value: Any) -> bytes | None:
     """INET6_ATON: an IPv4 address's 4 bytes or an IPv6 address's 16, NULL for anything else
     (the argument read as text)."""
@@ -197,28 +139,20 @@ def inet6_ntoa(value: Any) -> str | None:
         return None
     if len(value) == 4:
         return ".".join(str(b) for b in value)
-    words = [int.from_bytes(value[i:i + 2], "big") for i in range(0, 16, 2)]
-    gap_pos, gap_len, run_pos, run_len = -1, -1, -1, -1
-    for i, w in enumerate(words + [1]):  # (a sentinel ends the last run)
-        if w == 0:
-            run_pos, run_len = (run_pos, run_len + 1) if run_pos >= 0 else (i, 1)
-        elif run_pos >= 0:
-            if run_len > gap_len:
-                gap_pos, gap_len = run_pos, run_len
-            run_pos, run_len = -1, -1
-    parts: list[str] = []
-    i = 0
-    while i < 8:
-        if i == gap_pos:
-            parts.append("::" if i == 0 else ":")
-            i += gap_len
-            continue
-        if i == 6 and gap_pos == 0 and (gap_len == 6 or gap_len == 5 and words[5] == 0xFFFF):
-            parts.append(".".join(str(b) for b in value[12:]))
-            break
-        parts.append(f"{words[i]:x}" + (":" if i < 7 else ""))
-        i += 1
-    return "".join(parts)
+    return ipv6_text(value)
+
+
+def fixedbin_cast(warn: Warn) -> Callable[[Any, str], str | None]:
+    """CAST(x AS UUID / INET6 / INET4): the value's canonical text (`fixedbin.canonical`); text
+    that names none NULL with warning 1292."""
+    def cast(value: Any, kind: str) -> str | None:
+        if value is None:
+            return None
+        text = canonical(kind, value if isinstance(value, bytes) else _text(value))
+        if text is None:
+            warn(("Warning", ER_TRUNCATED_WRONG_VALUE.code, ER_WRONG_VALUE.format(kind, _err_conv(value))))
+        return text
+    return cast
 
 
 def is_ipv4(value: Any) -> int | None:

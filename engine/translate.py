@@ -36,8 +36,16 @@ from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from typing import Any
 
-from engine import collation, decimal_math, infoschema, perfschema, strfuncs, values
-from engine.catalog import BLOB_TYPES, CHAR_TYPES, Column, DatabaseOptions, Table, mysql_literal
+from engine import collation, decimal_math, fixedbin, infoschema, perfschema, strfuncs, values
+from engine.catalog import (
+    BLOB_TYPES,
+    CHAR_TYPES,
+    FIXEDBIN_TYPES,
+    Column,
+    DatabaseOptions,
+    Table,
+    mysql_literal,
+)
 from engine.collation import GENERAL_CI
 from engine.coltypes import CHARSET_BINARY, STRING_CODES
 from engine.errors import IntoFile
@@ -73,6 +81,7 @@ from protocol.errors import (
     ER_BAD_NULL_ERROR,
     ER_DUP_FIELDNAME,
     ER_EMPTY_ROW_IN_TVC,
+    ER_ILLEGAL_PARAMETER_DATA_TYPES2_FOR_OPERATION,
     ER_NO_DB_ERROR,
     ER_NO_DEFAULT_FOR_FIELD,
     ER_NO_SUCH_TABLE,
@@ -107,6 +116,10 @@ STORE = "store"
 # (TYPED, literal index, "date" | "time" | "datetime"): the typed literal DATE 'x', TIME 'x' or
 # TIMESTAMP 'x', its value read from the string as MariaDB's parser reads it (`values.typed_literal`)
 TYPED = "typed"
+# (FIXEDBIN, literal index, "uuid" | "inet6" | "inet4"): a string compared with such a column,
+# bound as the value's canonical text, NULL (warning 1292) for text that names none, as MariaDB
+# compares it (`fixedbin.bound`)
+FIXEDBIN = "fixedbin"
 # (NUMBER_TEXT, literal index, "DOUBLE" | "DECIMAL"): a literal that is not a number (the plan is
 # keyed by its kind), read as one by an exact computation: bound as it is, and a string that is
 # no number throughout is MariaDB's 1292 of that type (`values.number_warning`)
@@ -160,9 +173,13 @@ _VARIANCE_CALLS = frozenset({"STD", "STDDEV", "STDDEV_POP", "STDDEV_SAMP", "VARI
 # COERCIBILITY() of a call to one of these: a system constant's (3)
 _SYSCONST_CALLS = frozenset({"USER", "CURRENT_USER", "SESSION_USER", "SYSTEM_USER", "DATABASE", "SCHEMA", "VERSION",
                              "CURRENT_ROLE"})
+# the operators MariaDB refuses a UUID, INET6 or INET4 operand of (4078, 4079)
+_ARITHMETIC_OPS = frozenset({"+", "-", "*", "/", "%", "&", "|", "^", "~", "<<", ">>"})
+_COMPARISON_OPS = frozenset({"=", "<", ">", "<=", ">=", "<>", "!=", "<=>"})
 CAST_TYPES = {"SIGNED": "INTEGER", "UNSIGNED": "INTEGER", "CHAR": "TEXT", "DECIMAL": "REAL",
               "DATETIME": "TEXT", "DATE": "TEXT", "TIME": "TEXT", "BINARY": "BLOB", "DOUBLE": "REAL",
-              "FLOAT": "REAL", "INTEGER": "INTEGER", "INT": "INTEGER", "NCHAR": "TEXT", "JSON": "TEXT"}
+              "FLOAT": "REAL", "INTEGER": "INTEGER", "INT": "INTEGER", "NCHAR": "TEXT", "JSON": "TEXT",
+              "UUID": "TEXT", "INET6": "TEXT", "INET4": "TEXT"}
 # the JSON functions whose document SQLite writes without MariaDB's ", " and ": " separators
 _JSON_MADE = ("JSON_OBJECT", "JSON_ARRAY", "JSON_REMOVE")
 # the JSON functions that put values into a document at paths (functions.json_edit)
@@ -397,6 +414,7 @@ class Translator:
         self._openers: list[int] | None = None  # (`opener`)
         self._lists: dict[int, str | None] = {}  # an IN list's or a call's '(' -> how it reads a literal
         self._named: list[tuple[str, Table]] | None = None  # (`named_column`)
+        self.fixedbin_literals: dict[int, str] = {}  # string literals compared with a UUID / INET column
         self._select_list_end: int | None = None  # (`item_context`)
         self.view_of: Callable[[str, str], Any] = lambda schema, name: None  # -> catalog.View | None
         self.views_in: Callable[[str], list] = lambda schema: []  # a schema's views (information_schema)
@@ -518,6 +536,8 @@ class Translator:
                 args.append(("const", values.typed_literal(source[2], literals[source[1]])))
             elif type(source) is tuple and source[0] == NUMBER_TEXT:
                 args.append(("const", literals[source[1]]))
+            elif type(source) is tuple and source[0] == FIXEDBIN:
+                args.append(("const", fixedbin.bound(source[2], literals[source[1]], None)))
             else:
                 args.append(source)
         plan.args = args
@@ -627,7 +647,8 @@ class Translator:
             if kind == "param":
                 context = self.literal_context(i)
                 if not self.exact_item(i, context):
-                    self.add_arg(tok.param)
+                    compared = self.fixedbin_literals.get(tok.param)
+                    self.add_arg(tok.param if compared is None else (FIXEDBIN, tok.param, compared))
                 self.read_as(tok.param, context)
                 if self.compared_off_column(i):
                     out.append("COLLATE " + GENERAL_CI)
@@ -1459,6 +1480,103 @@ class Translator:
                     and self.in_from(k):
                 select = toks[k + 1:skip_parens(toks, k) - 1]
                 check(selected_names(select, lookup, self.shape), select)
+
+    def check_fixedbin_operands(self) -> None:
+        """1235 for a UUID, INET6 or INET4 column where MariaDB reads its binary value or refuses
+        it (HEX(x), BINARY x, CAST(x AS BINARY): its bytes; arithmetic: 4078 / 4079), which the
+        column's text here would answer otherwise. Read when the shape is planned, only for a
+        statement whose tables have such a column."""
+        if self._named is None:
+            self._named = self.statement_tables()
+        if not any(col.base in FIXEDBIN_TYPES for _, table in self._named for col in table.columns):
+            return
+        toks = self.tokens
+        for k, t in enumerate(toks):
+            if t.kind not in ("ident", "word") or k + 1 < len(toks) and toks[k + 1].text in (".", "("):
+                continue
+            start, names = k, [t.text]
+            while start >= 2 and toks[start - 1].text == ".":
+                start -= 2
+                names.insert(0, toks[start].text)
+            col = self.named_column(names) if len(names) <= 3 else None
+            if col is None or col.base not in FIXEDBIN_TYPES:
+                continue
+            before = toks[start - 1] if start else None
+            call = toks[start - 2] if start >= 2 and before is not None and before.text == "(" else None
+            after = toks[k + 1] if k + 1 < len(toks) else None
+            what = None
+            if any(x is not None and (x.kind == "op" and x.text in _ARITHMETIC_OPS or x.is_word("DIV", "MOD"))
+                   for x in (before, after)):
+                what = "arithmetic"
+            elif before is not None and before.is_word("BINARY") or call is not None and call.is_word("HEX"):
+                what = "BINARY" if before.is_word("BINARY") else "HEX()"
+            elif call is not None and call.is_word("CAST", "CONVERT") and k + 2 < len(toks) \
+                    and (after.is_word("AS") or after.text == ",") and toks[k + 2].is_word("BINARY"):
+                what = "CAST AS BINARY"
+            if what is not None:
+                raise SQLError(ER_NOT_SUPPORTED_YET, f"{what} of {col.base.upper()} values")
+            self.check_fixedbin_compared(col, k, start)
+
+    def check_fixedbin_compared(self, col: Column, k: int, start: int) -> None:
+        """MariaDB's 4078 for the column at tokens[start:k + 1] compared with a number literal
+        (which the collation would read as text that names no value); the plan is keyed by the
+        literal's kind (`Plan.literal_kinds`)."""
+        toks = self.tokens
+        other = None
+        at = k + 2 if k + 1 < len(toks) and toks[k + 1].is_word("NOT") else k + 1
+        if at + 1 < len(toks) and toks[at].is_word("IN", "BETWEEN"):
+            self.fixedbin_listed(col, at)
+            return
+        if k + 2 < len(toks) and toks[k + 1].kind == "op" and toks[k + 1].text in _COMPARISON_OPS:
+            op, other, first = toks[k + 1].text, toks[k + 2], True
+        elif start >= 2 and toks[start - 1].kind == "op" and toks[start - 1].text in _COMPARISON_OPS:
+            op, other, first = toks[start - 1].text, toks[start - 2], False
+        if other is None or other.kind != "param" or not isinstance(other.param, int) \
+                or other.param >= len(self.params):
+            return
+        value = self.params[other.param]
+        kind = self.kinds[other.param] = literal_kind(value)
+        if not kind:
+            self.fixedbin_literals[other.param] = col.base
+            return
+        self.number_compared(col, value, "<>" if op == "!=" else op, first)
+
+    @staticmethod
+    def number_compared(col: Column, value: object, op: str, first: bool) -> None:
+        """MariaDB's 4078 for `col` compared (`op`) with the number literal `value` (`first`:
+        the column is the left operand)."""
+        if isinstance(value, float):  # (1.5 and 1e0 alike: MariaDB names a decimal and a double)
+            raise SQLError(ER_NOT_SUPPORTED_YET, f"comparing {col.base.upper()} values with a number")
+        kind = "int" if isinstance(value, int) else "decimal"
+        names = (col.base, kind) if first else (kind, col.base)
+        raise SQLError(ER_ILLEGAL_PARAMETER_DATA_TYPES2_FOR_OPERATION, *names, op)
+
+    def fixedbin_listed(self, col: Column, at: int) -> None:
+        """The strings of `col IN ('..', ...)` or `col BETWEEN '..' AND '..'` (tokens[at] the IN or
+        BETWEEN) read as `check_fixedbin_compared` reads one, when every item is a string
+        literal (the plan keyed by their kinds); any other list is left as it is."""
+        toks = self.tokens
+        if toks[at].is_word("BETWEEN"):
+            items = [at + 1, at + 3] if at + 3 < len(toks) and toks[at + 2].is_word("AND") else []
+        elif toks[at + 1].text == "(":
+            close = skip_parens(toks, at + 1) - 1
+            items = list(range(at + 2, close, 2))
+            if any(toks[n].text != "," for n in range(at + 3, close, 2)):
+                return
+        else:
+            return
+        if not items or any(toks[n].kind != "param" or not isinstance(toks[n].param, int)
+                            or toks[n].param >= len(self.params) for n in items):
+            return
+        for n in items:
+            value = self.params[toks[n].param]
+            if self.kinds.setdefault(toks[n].param, literal_kind(value)):
+                self.number_compared(col, value, toks[at].text.lower(), True)
+        if any(not isinstance(self.params[toks[n].param], str | bytes) for n in items):
+            return
+        for n in items:
+            self.kinds[toks[n].param] = False
+            self.fixedbin_literals[toks[n].param] = col.base
 
     def cte_parts(self, k: int) -> list[tuple[list[str | None] | None, list[Token]]]:
         """The common table expressions of the WITH at tokens[k]: each one's column list (None
@@ -2372,6 +2490,11 @@ class Translator:
             self.emit_range(i + 2, split)
             self.out.append(f", '', {int(target == 'UNSIGNED')})")
             return j + 1
+        if target.lower() in FIXEDBIN_TYPES and split + 2 == j:  # its canonical text, under its collation
+            self.out.append("(mysql_fixedbin_cast(")
+            self.emit_range(i + 2, split)
+            self.out.append(f", '{target.lower()}') COLLATE {fixedbin.COLLATIONS[target.lower()]})")
+            return j + 1
         size = toks[split + 3] if split + 5 == j and toks[split + 2].text == "(" else None
         if size is not None and size.kind != "param":
             raise self.error_at(split + 3)
@@ -2463,6 +2586,7 @@ class Translator:
             self.values_as_selects()
         self.expand_joined_stars()
         self.check_column_names()
+        self.check_fixedbin_operands()
         toks = self.tokens
         if any(t.kind == "op" and t.text == ":=" for t in toks):
             for k, t in enumerate(toks[:-1]):

@@ -21,7 +21,8 @@ its range) is 1292 (`temporal_text`, which also gives a literal compared with su
 column's form: `engine.exact`); DATETIME/TIME keep their declared fractional digits exactly
 (MariaDB truncates the rest); a TIME beyond +-838:59:59.999999 is 1292 (a number is its digits:
 10203 is 01:02:03); a YEAR is its 4-digit number (`_year`), an ENUM and a SET take a number as
-an index or bits. An expression's value into any of these, a number's and a string's columns goes
+an index or bits; a UUID, INET6 or INET4 is its canonical text (`engine.fixedbin`: 1292 for
+text that names none, 4078 for a number). An expression's value into any of these, a number's and a string's columns goes
 through the same `store` (`target`, `mysql_store`); only JSON and floats keep SQLite's value. A
 typed literal (DATE 'x', TIME 'x', TIMESTAMP 'x') is read more strictly, as MariaDB's parser reads it (`typed_literal`: 1525).
 """
@@ -31,10 +32,20 @@ from __future__ import annotations
 import re
 from decimal import ROUND_HALF_UP, Context, Decimal, InvalidOperation
 
-from engine.catalog import BLOB_TYPES, INT_TYPES, NUMERIC_TYPES, REAL_TYPES, TIME_TYPES, Column
+from engine import fixedbin
+from engine.catalog import (
+    BLOB_TYPES,
+    FIXEDBIN_TYPES,
+    INT_TYPES,
+    NUMERIC_TYPES,
+    REAL_TYPES,
+    TIME_TYPES,
+    Column,
+)
 from engine.coltypes import format_double
 from protocol.errors import (
     ER_BAD_NULL_ERROR,
+    ER_CANNOT_CAST_ON_ASSIGNMENT,
     ER_DATA_TOO_LONG,
     ER_NOT_SUPPORTED_YET,
     ER_TRUNCATED_NUMBER,
@@ -79,7 +90,7 @@ _DELIMITED_DATE = re.compile(r"(\d{1,4})[^\w\s]+(\d{1,2})[^\w\s]+(\d{1,2})"
 
 # target() keys -> the column an expression is stored in, and whether under IGNORE
 _TARGETS: dict[str, tuple[Column, str, bool]] = {}
-_STRICT_BASES = INT_TYPES | NUMERIC_TYPES | BLOB_TYPES | TIME_TYPES | {
+_STRICT_BASES = INT_TYPES | NUMERIC_TYPES | BLOB_TYPES | TIME_TYPES | FIXEDBIN_TYPES | {
     "char", "varchar", "tinytext", "text", "mediumtext", "longtext", "enum", "set"}
 
 
@@ -165,6 +176,8 @@ def store(col: Column, value: object, row: int, where: str, lenient: bool = Fals
     message) (`adjusted`)."""
     if not lenient:
         return _store(col, value, row, where)
+    if col.base in FIXEDBIN_TYPES and value is not None:
+        return _fixedbin(col, value, row, where, warnings)
     if value is None and not col.nullable and not col.auto_increment:
         # an expression's NULL for a NOT NULL column: its implicit default, warned of (MariaDB's
         # 1048 as a warning; SQLite's OR IGNORE would leave the row out, OR ABORT fail it)
@@ -210,6 +223,8 @@ def adjusted(col: Column, value: object, row: int, where: str) -> object:
         return _bit(col, (1 << (_fsp(col) or 1)) - 1, row)
     if base == "year":
         return _year(col, value, row, where, lenient=True)
+    if base in FIXEDBIN_TYPES:
+        return fixedbin.ZERO_TEXT[base]
     text = value.decode("utf-8", "surrogateescape") if isinstance(value, bytes) else str(value)
     if base in INT_TYPES or base in NUMERIC_TYPES or base == "decimal" or base in REAL_TYPES:
         m = NUMBER_PREFIX.match(text) if not isinstance(value, int | float | Decimal) else None
@@ -274,9 +289,29 @@ def _store(col: Column, value: object, row: int, where: str) -> object:
         return _set(col, value, row)
     if base in TIME_TYPES:
         return _temporal(col, value, row, where)
+    if base in FIXEDBIN_TYPES:
+        return _fixedbin(col, value, row, where)
     if isinstance(value, Decimal):  # a number with a point into a column of another kind
         return int(value) if value == value.to_integral_value() else float(value)
     return value
+
+
+def _fixedbin(col: Column, value: object, row: int, where: str, warnings: list | None = None) -> str | None:
+    """A UUID, INET6 or INET4: text in its text form, or a binary string of its size, stored as
+    its canonical text; a number is 4078 (IGNORE too); other text 1292, which `warnings` (IGNORE)
+    takes instead: then NULL is stored, or for a NOT NULL column the zero value, as MariaDB's."""
+    if isinstance(value, bool | int | float | Decimal):
+        kind = "int" if isinstance(value, int) else "decimal" if isinstance(value, Decimal) else "double"
+        raise SQLError(ER_CANNOT_CAST_ON_ASSIGNMENT, kind, col.base, where)
+    text = fixedbin.canonical(col.base, value if isinstance(value, bytes) else str(value))
+    if text is not None:
+        return text
+    shown = printable(value) if isinstance(value, bytes) else _shown(str(value))
+    error = SQLError(ER_TRUNCATED_WRONG_VALUE, col.base, shown, where, row)
+    if warnings is None:
+        raise error
+    warnings.append((row, "Warning", error.code, error.message))
+    return None if col.nullable else fixedbin.ZERO_TEXT[col.base]
 
 
 def _number(col: Column, value: object, row: int, where: str, kind: str) -> Decimal:

@@ -191,6 +191,12 @@ ER_WARN_DATA_OUT_OF_RANGE = MySQLError(1264, "22003", "Out of range value for co
 WARN_DATA_TRUNCATED = MySQLError(1265, "01000", "Data truncated for column '%s' at row %d")
 ER_TRUNCATED_WRONG_VALUE = MySQLError(1292, "22007", "Incorrect %s value: '%s' for column %s at row %d")
 ER_WRONG_VALUE = MySQLError(1525, "HY000", "Incorrect %s value: '%s'")
+ER_WRONG_FIELD_SPEC = MySQLError(1063, "42000", "Incorrect column specifier for column '%s'")
+ER_INVALID_DEFAULT = MySQLError(1067, "42000", "Invalid default value for '%s'")
+# a value of a type that does not convert to the column's (an integer into a UUID column)
+ER_CANNOT_CAST_ON_ASSIGNMENT = MySQLError(4078, "HY000", "Cannot cast '%s' as '%s' in assignment of %s")
+ER_ILLEGAL_PARAMETER_DATA_TYPES2_FOR_OPERATION = MySQLError(
+    4078, "HY000", "Illegal parameter data types %s and %s for operation '%s'")
 ER_TRUNCATED_WRONG_VALUE_FOR_FIELD = MySQLError(1366, "22007", "Incorrect %s value: '%s' for column %s at row %d")
 ER_DATA_TOO_LONG = MySQLError(1406, "22001", "Data too long for column '%s' at row %d")
 ER_NOT_SUPPORTED_AUTH_MODE = MySQLError(1251, "08004", "Client does not support authentication protocol requested by server; consider upgrading MariaDB client")

@@ -37,7 +37,8 @@ def result_column(name: str, kind: ColumnType | str) -> ColumnDefinition:
         # (a length past the field's 4 bytes is sent as its largest, as MariaDB's)
         schema, table, org_table, org_name = ct.origin or ("", "", "", "")
         plain = ColumnDefinition(name, ct.type, ct.charset, min(ct.length, 0xFFFFFFFF), ct.flags, ct.decimals,
-                                 schema, table, org_table, org_name, format_name=ct.format_name)
+                                 schema, table, org_table, org_name, type_name=ct.type_name,
+                                 format_name=ct.format_name)
         col = _EncodedColumn(*(getattr(plain, f.name) for f in fields(ColumnDefinition)))
         object.__setattr__(col, "_wire", plain.encode())
         object.__setattr__(col, "_extended", plain.encode(True))

@@ -5,6 +5,8 @@ and InnoDB foreign key enforcement (1452, 1451, CASCADE, foreign_key_checks=0)."
 
 from __future__ import annotations
 
+import uuid
+
 import pymysql
 import pytest
 
@@ -18,15 +20,18 @@ from sqlalchemy import (  # noqa: E402
     MetaData,
     String,
     Table,
+    Uuid,
     create_engine,
     inspect,
     select,
     text,
 )
+from sqlalchemy.dialects import mysql  # noqa: E402
 from sqlalchemy.orm import DeclarativeBase, Session, joinedload, relationship, selectinload  # noqa: E402
 from sqlalchemy.schema import AddConstraint, CreateIndex, ForeignKeyConstraint  # noqa: E402
 
 from tests.support.mariadb import MariaDBServer, mariadb_available  # noqa: E402
+from tests.support.mariadb_compare import OUR_SERVER_CHARSET  # noqa: E402
 from tests.support.master import master_fixture  # noqa: E402,F401 (the `master` fixture)
 
 pytestmark = pytest.mark.timeout(240)
@@ -218,5 +223,58 @@ def test_foreign_keys_and_reflection_as_mariadb(master, tmp_path):
             engine.dispose()
         assert transcripts[0] == transcripts[1]
         assert reflections[0] == reflections[1]
+    finally:
+        mariadb.stop()
+
+
+class DeviceBase(DeclarativeBase):
+    pass
+
+
+class Device(DeviceBase):
+    """SQLAlchemy 2's `Uuid` is MariaDB's UUID from 10.7 on; the MariaDB dialect's INET4 / INET6."""
+    __tablename__ = "devices"
+    id = Column(Uuid, primary_key=True, default=uuid.uuid4)
+    address = Column(mysql.INET6, nullable=False, unique=True)
+    legacy = Column(mysql.INET4)
+    owner = Column(Uuid(as_uuid=False))
+
+
+@pytest.mark.skipif(not mariadb_available(), reason="needs Debian's MariaDB packages")
+@pytest.mark.filterwarnings("ignore:Did not recognize type 'inet")  # (SQLAlchemy's reflection, either server)
+def test_uuid_and_inet_models_as_mariadb(master, tmp_path):
+    """A model with `Uuid`, INET6 and INET4 columns: its CREATE TABLE (a syntax error before),
+    uuid.UUID values written and read back, queries by them, and the reflected columns, on our
+    master as on a stock MariaDB 10.11."""
+    mariadb = MariaDBServer(tmp_path / "mariadb", extra=OUR_SERVER_CHARSET).start()
+    ids = [uuid.UUID("6ccd780c-baba-1026-9564-5b8c656024db"), uuid.UUID("00000002-0000-1001-8000-000000000000"),
+           uuid.UUID("00000001-0000-0000-ffff-000000000000")]
+    try:
+        answers = []
+        for port, server in ((master.port, master), (mariadb.port, mariadb)):
+            server.query("CREATE DATABASE dev")
+            engine = create_engine(f"mysql+pymysql://root@127.0.0.1:{port}/dev")
+            Device.__table__.create(engine)
+            with Session(engine) as session:
+                session.add_all([Device(id=ids[0], address="2001:DB8::1", legacy="10.0.0.1", owner=str(ids[1])),
+                                 Device(id=ids[1], address="::ffff:1.2.3.4"),
+                                 Device(id=ids[2], address="fe80::0001", legacy="192.168.0.1")])
+                session.commit()
+                rows = [(d.id, d.address, d.legacy, d.owner) for d in session.scalars(select(Device).order_by(Device.id))]
+                found = session.get(Device, ids[1])
+                found = (found.id, found.address, found.legacy)
+                by_address = session.scalars(select(Device.id).where(Device.address == "FE80::1")).all()
+                made = Device(address="::2")
+                session.add(made)
+                session.commit()
+                generated = isinstance(session.get(Device, made.id).id, uuid.UUID)
+            insp = inspect(engine)
+            columns = [(c["name"], repr(c["type"]), c["nullable"]) for c in insp.get_columns("devices")]
+            with engine.connect() as conn:
+                shown = conn.execute(text("SHOW CREATE TABLE devices")).one()[1]
+            answers.append((rows, found, by_address, generated, columns, shown))
+            engine.dispose()
+        assert answers[1][0][0][0] == ids[1]  # (MariaDB's order: the time-based UUID first)
+        assert answers[0] == answers[1]
     finally:
         mariadb.stop()
