@@ -75,6 +75,9 @@ _TABLE_OPTIONS = frozenset({
     "IETF_QUOTES", "INSERT_METHOD", "KEY_BLOCK_SIZE", "MAX_ROWS", "MIN_ROWS", "PACK_KEYS", "PAGE_CHECKSUM",
     "PAGE_COMPRESSED", "PAGE_COMPRESSION_LEVEL", "PASSWORD", "ROW_FORMAT", "STATS_AUTO_RECALC", "STATS_PERSISTENT",
     "STATS_SAMPLE_PAGES", "TABLESPACE", "TRANSACTIONAL", "UNION", "SEQUENCE", "STORAGE",
+    # ALTER TABLE's clauses read with them: ALGORITHM= / LOCK= (how, not what), DISABLE / ENABLE
+    # KEYS (mariadb-dump's), DISCARD / IMPORT TABLESPACE: nothing for this engine to do
+    "ALGORITHM", "LOCK", "DISABLE", "ENABLE", "DISCARD", "IMPORT",
 })
 FIXEDBIN_TYPES = set(fixedbin.KINDS)  # UUID, INET6, INET4: canonical text under their collation
 _EXPRESSION_DEFAULTS = {"tinytext", "text", "mediumtext", "longtext", "json", "tinyblob", "blob", "mediumblob", "longblob"}
@@ -1293,6 +1296,10 @@ def parse_table_options(cur: TokenCursor) -> TableOptions:
     options = TableOptions()
     while not cur.at_end():
         if cur.accept_op(","):
+            nxt = cur.peek()
+            if nxt.kind == "word" and nxt.upper not in _TABLE_OPTIONS and nxt.upper not in ("DEFAULT", "CONVERT", "FORCE"):
+                cur.i -= 1  # the comma before another ALTER TABLE clause (ADD, DROP ...): the caller's
+                return options
             continue
         if cur.accept("CONVERT"):  # CONVERT TO CHARACTER SET x [COLLATE y]
             cur.expect("TO")

@@ -4,7 +4,8 @@ or a scale as decimal(10,0) / decimal(M,0) (they were shown numeric(12,4), decim
 `CONSTRAINT name UNIQUE (...)` naming its index (it was named after its first column);
 CONSTRAINT before anything but PRIMARY / UNIQUE / FOREIGN / CHECK a syntax error (it was taken);
 a name where a column's type goes 4161 (1064); an unknown table option 1911 (it was taken
-silently); a syntax error's text as the statement has it (its tokens were joined by single
+silently), ALTER TABLE's ALGORITHM= / LOCK= before another clause (its ADD COLUMN was
+dropped, read as table options), DISABLE / ENABLE KEYS; a syntax error's text as the statement has it (its tokens were joined by single
 spaces: `INDEX ( g )`)."""
 
 from __future__ import annotations
@@ -39,6 +40,13 @@ QUERIES = [
     " AVG_ROW_LENGTH=100 MAX_ROWS=10 MIN_ROWS=1 DELAY_KEY_WRITE=0 COMMENT='c' DEFAULT CHARSET=utf8mb4",
     "ALTER TABLE m FOO=1",
     "ALTER TABLE m STATS_SAMPLE_PAGES=10, AUTO_INCREMENT=5",
+    # ALTER TABLE's clauses beside table options (mariadb-dump's DISABLE KEYS; ALGORITHM / LOCK
+    # before another clause, whose ADD COLUMN was read as options and dropped)
+    "CREATE TABLE k (id INT PRIMARY KEY, a INT, KEY ka (a)) CHARSET utf8mb4",
+    "ALTER TABLE k DISABLE KEYS", "ALTER TABLE k ENABLE KEYS", "/*!40000 ALTER TABLE k DISABLE KEYS */",
+    "ALTER TABLE k ADD COLUMN b INT, ALGORITHM=INPLACE, LOCK=NONE", "ALTER TABLE k ALGORITHM=COPY, ADD COLUMN c INT",
+    "ALTER TABLE k DROP COLUMN a, LOCK=SHARED", "ALTER TABLE k ENGINE=InnoDB, ALGORITHM=INPLACE",
+    "SHOW CREATE TABLE k",
 ]
 
 
