@@ -563,6 +563,8 @@ class Session:
             self._fx.warnings = []
         if plan.identity:
             return _bytes_where_not_utf8(params)
+        if plan.hybrids:  # (never an identity plan)
+            params = values.hybrid_params(params, plan.hybrids)
         args: list[object] = []
         texts: list[str] | None = None  # the literals' texts, read once, for a number with a point
         stored: dict[int, object] | None = None  # a literal stored twice (UPDATE's changed-rows test): once
@@ -1264,7 +1266,8 @@ def result_types(plan: Plan, names: list[str], rows: list[tuple], sql: str, para
     typed: list[coltypes.ColumnType | None] = []
     typer = plan.result_types
     if typer is not None:
-        typed = typer.types(params, lambda: literal_texts(sql))
+        typed = typer.types(values.hybrid_params(params, plan.hybrids) if plan.hybrids else params,
+                            lambda: literal_texts(sql))
     if len(typed) != len(names):
         typed = [None] * len(names)
     if sysvar_type is not None and isinstance(typer, SelectTypes) and len(typer.items) == len(typed):
@@ -1303,7 +1306,7 @@ def _as_held(v: object) -> object:
             return v
         except UnicodeEncodeError:
             return v.encode("utf-8", "surrogateescape")
-    if type(v) is bytes:
+    if isinstance(v, bytes):  # (X'..', or a hybrid read as a string: `values.hybrid_params`)
         return values.binary_value(v)
     return v
 

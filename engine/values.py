@@ -24,6 +24,8 @@ column's form: `engine.exact`); DATETIME/TIME keep their declared fractional dig
 an index or bits. An expression's value into any of these, a number's and a string's columns goes
 through the same `store` (`target`, `mysql_store`); only JSON and floats keep SQLite's value. A
 typed literal (DATE 'x', TIME 'x', TIMESTAMP 'x') is read more strictly, as MariaDB's parser reads it (`typed_literal`: 1525).
+A hybrid literal (0x.., b'..': `lexer.Hybrid`) stores its number into a number column (INT,
+DECIMAL, DOUBLE, BIT, YEAR) and its bytes into any other.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from decimal import ROUND_HALF_UP, Context, Decimal, InvalidOperation
 
 from engine.catalog import BLOB_TYPES, INT_TYPES, NUMERIC_TYPES, REAL_TYPES, TIME_TYPES, Column
 from engine.coltypes import format_double
+from engine.lexer import Hybrid
 from protocol.errors import (
     ER_BAD_NULL_ERROR,
     ER_DATA_TOO_LONG,
@@ -125,6 +128,8 @@ def stored_literal(source: tuple, params: list[object], texts: list[str] | None,
     string for a BIT column (a number past BIGINT and a quoted string of its digits differ there)."""
     _, index, binary, col, row, where, negative, lenient = source
     v = params[index]
+    if type(v) is Hybrid:
+        v = _hybrid_stored(v, col)
     if type(binary) is str:  # DATE 'x' / TIME 'x' / TIMESTAMP 'x': its value, then stored as one
         return store(col, _typed_stored(binary, typed_literal(binary, v), col), row, where, lenient, warnings)
     if isinstance(v, float):  # a number with a point: exactly as written (DECIMAL), unless a DOUBLE (1e20)
@@ -141,6 +146,28 @@ def stored_literal(source: tuple, params: list[object], texts: list[str] | None,
     elif warnings is not None and col.base in TIME_TYPES and _cut_time(col.base, v):
         warnings.append((row, "Note", WARN_DATA_TRUNCATED.code, SQLError(WARN_DATA_TRUNCATED, col.name, row).message))
     return store(col, v, row, where, lenient, warnings)
+
+
+_NUMBER_COLUMNS = INT_TYPES | REAL_TYPES | NUMERIC_TYPES
+
+
+def _hybrid_stored(v: Hybrid, col: Column) -> object:
+    """A hybrid literal as `col` stores it: its number into a number column, else its bytes."""
+    if col.base not in _NUMBER_COLUMNS:
+        return bytes(v)
+    number = v.number
+    return Decimal(number) if type(number) is str else number
+
+
+def hybrid_params(params: list[object], hybrids: tuple[tuple[int, bool], ...]) -> list[object]:
+    """The statement's literals with each hybrid read as a number (`Plan.hybrids`) as its number
+    (`Hybrid.number`); the others stay `Hybrid`s, which a
+    stored value reads by its column (`stored_literal`) and anything else as bytes."""
+    params = list(params)
+    for n, numeric in hybrids:
+        if numeric:
+            params[n] = params[n].number  # type: ignore[attr-defined]
+    return params
 
 
 # a time written with digits past the microsecond (stored and cast cut, with a note)
