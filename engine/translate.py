@@ -135,9 +135,10 @@ STORE = "store"
 # (TYPED, literal index, "date" | "time" | "datetime"): the typed literal DATE 'x', TIME 'x' or
 # TIMESTAMP 'x', its value read from the string as MariaDB's parser reads it (`values.typed_literal`)
 TYPED = "typed"
-# (NUMBER_TEXT, literal index, "DOUBLE" | "DECIMAL"): a literal that is not a number (the plan is
-# keyed by its kind), read as one by an exact computation: bound as it is, and a string that is
-# no number throughout is MariaDB's 1292 of that type (`values.number_warning`)
+# (NUMBER_TEXT, literal index, "DOUBLE" | "DECIMAL", strict): a literal that is not a number (the
+# plan is keyed by its kind), read as one by an exact computation: bound as it is, and a string
+# (X'..' too) that is no number throughout is MariaDB's warning 1292 of that type
+# (`values.number_warning`), an error in a strict INSERT / UPDATE (`strict`, `Translator.modifiers`)
 NUMBER_TEXT = "numtext"
 # the exact calls that read a string operand as a DECIMAL (the others, arithmetic, as a DOUBLE)
 _DECIMAL_READS = frozenset({"mysql_dec_intdiv", "mysql_dec_cmp", "mysql_dec_nseq", "mysql_dec_in", "mysql_dec_cast"})
@@ -413,6 +414,8 @@ class Translator:
         self.generated_ignored: list[tuple[int, str, str]] = []  # `Plan.generated_ignored`
         # a write (not IGNORE): a division by zero fails it (strict mode's ERROR_FOR_DIVISION_BY_ZERO)
         self.strict_division = False
+        # a strict INSERT / UPDATE: a string read as a number that is none fails it (NUMBER_TEXT)
+        self.strict_values = False
         self.assigned: list[tuple[str, int, int, int, int]] = []  # SET col: out/args spans of its value
         self.shape = shape
         self.database = database
@@ -3075,7 +3078,7 @@ class Translator:
             if number:
                 self.add_arg((STORE, tree[1], False, values.NUMBER, 1, "", False, False))
             else:
-                self.add_arg((NUMBER_TEXT, tree[1], read_as))
+                self.add_arg((NUMBER_TEXT, tree[1], read_as, self.strict_values))
         else:  # tokens [start, stop), emitted as usual (the region starting there aside)
             region = self.exact.pop(tree[1], None)
             self.emit_range(tree[1], tree[2])
@@ -3512,10 +3515,12 @@ class Translator:
 
     def modifiers(self, ignore: bool) -> None:
         """An INSERT's or UPDATE's IGNORE and the session's `write_mode`: how its values are
-        stored (`lenient`) and whether a division by zero fails it."""
+        stored (`lenient`), whether a division by zero fails it, and a string read as a number
+        that is none (`strict_values`)."""
         self.ignore = ignore
         self.lenient = ignore or bool(self.write_mode & LAX_VALUES)
         self.strict_division = not ignore and not self.write_mode & DIVISION_NULL
+        self.strict_values = not self.lenient
 
     def insert_ids(self, table: Table, ignore: bool) -> dict[str, bool]:
         """An INSERT / REPLACE's `Plan.auto_insert` and `Plan.ids_returned` (REPLACE inserts

@@ -58,16 +58,19 @@ NUMBER_PREFIX = re.compile(r"\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
 _INTEGER_PREFIX = re.compile(r"\s*[+-]?\d+")
 
 
-def number_warning(text: str, what: str) -> tuple[str, int, str] | None:
+def number_warning(text: str | bytes, what: str) -> tuple[str, int, str] | None:
     """What MariaDB says of the string `text` read as a number of type `what` ("DOUBLE",
     "INTEGER", "DECIMAL"): nothing for a number throughout (leading spaces allowed), a note 1292
     for one followed by spaces only, else a warning 1292 ('12abc', 'abc', '', and for INTEGER
-    '1.5'), as (level, code, message)."""
+    '1.5'), as (level, code, message); a binary string's bytes shown as `printable` shows them."""
+    shown = text
+    if isinstance(text, bytes):
+        shown, text = printable(text), text.decode("latin-1")
     m = (_INTEGER_PREFIX if what == "INTEGER" else NUMBER_PREFIX).match(text)
     if m is not None and m.end() == len(text):
         return None
     level = "Note" if m is not None and not text[m.end():].strip(" ") else "Warning"
-    return (level, ER_TRUNCATED_NUMBER.code, ER_TRUNCATED_NUMBER.format(what, text))
+    return (level, ER_TRUNCATED_NUMBER.code, ER_TRUNCATED_NUMBER.format(what, shown))
 # a literal that an exact DECIMAL computation reads (`engine.exact`): bound as its exact text,
 # as written (never the float the lexer made of `1.5`)
 NUMBER = Column("number", "longtext")

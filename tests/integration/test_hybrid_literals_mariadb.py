@@ -5,7 +5,9 @@ operators, compared with a number or a number column, IN and BETWEEN beside numb
 number, SUM / ABS / ROUND ..., stored into an INT, DECIMAL, DOUBLE or BIGINT UNSIGNED column,
 also from INSERT ... SELECT); X'..' is a string everywhere (`lexer.Hybrid`,
 `translate.Translator.read_hybrids`). The writes replay alike on a MariaDB replica and our slave
-(the binlog keeps the literals' text)."""
+(the binlog keeps the literals' text). A string an INSERT or UPDATE reads as a number that is
+none (X'20' + 1, 'abc' + 1) fails it under strict mode with 1292, as MariaDB's, a warning
+elsewhere (`translate.NUMBER_TEXT`)."""
 
 from __future__ import annotations
 
@@ -70,6 +72,31 @@ def test_hybrid_literals_as_mariadb(tmp_path):
                 server.query(sql)
         theirs, ours = (described_answers(server.port, "d", QUERIES) for server in (reference, master))
     assert theirs[0][1] == ((17, 32, 1, 18446744073709551615, 15, -16, 5),)
+    assert [(t, o) for t, o in zip(theirs, ours, strict=True) if t != o] == []
+
+
+STRICT_WRITES = [
+    "INSERT INTO t (id, i) VALUES (3, 'abc' + 1)",
+    "INSERT INTO t (id, i) VALUES (4, X'20' + 1)",
+    "UPDATE t SET i = 'x1' + 1 WHERE id = 1",
+    "INSERT INTO t (id, i) SELECT 8, 'abc' * 1.5",
+    "INSERT IGNORE INTO t (id, i) VALUES (5, 'abc' + 1)",
+    "INSERT INTO t (id, f) VALUES (6, '12 ' + 1)",
+    "INSERT INTO t (id, f) VALUES (7, X'31' + 1)",
+    "DO X'10' + 0, X'41' + 1",
+    "SET sql_mode = ''",
+    "INSERT INTO t (id, i) VALUES (9, 'abc' + 1)",
+    "SELECT * FROM t ORDER BY id",
+]
+
+
+def test_a_string_that_is_no_number_fails_a_strict_write_as_mariadb(tmp_path):
+    with mariadb_and_ours(tmp_path) as (reference, master):
+        for server in (reference, master):
+            for sql in SETUP:
+                server.query(sql)
+        theirs, ours = (described_answers(server.port, "d", STRICT_WRITES) for server in (reference, master))
+    assert theirs[1][1:3] == ("error", 1292)
     assert [(t, o) for t, o in zip(theirs, ours, strict=True) if t != o] == []
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine import Engine
+from engine import Engine, values
 from engine.lexer import HYBRID_MARK, Hybrid, _extract_py, extract
 from protocol.errors import ER_NOT_SUPPORTED_YET, SQLError
 from tests.unit.test_engine import run
@@ -93,3 +93,17 @@ async def test_what_is_not_told_here_is_1235(db):
         with pytest.raises(SQLError) as excinfo:
             await db.execute(sql)
         assert excinfo.value.code == ER_NOT_SUPPORTED_YET.code, sql
+
+
+def test_a_binary_string_read_as_a_number_is_warned_of_as_printed():
+    assert values.number_warning(b"\x10", "DOUBLE") == ("Warning", 1292, "Truncated incorrect DOUBLE value: '\\x10'")
+    assert values.number_warning(b"12", "DOUBLE") is None
+
+
+async def test_a_string_that_is_no_number_fails_a_strict_write(db):
+    for sql in ("INSERT INTO t (id, i) VALUES (3, X'20' + 1)", "UPDATE t SET i = 'x1' + 1"):
+        with pytest.raises(SQLError) as excinfo:
+            await db.run(sql)
+        assert excinfo.value.code == 1292, sql
+    await db.run("INSERT IGNORE INTO t (id, i) VALUES (3, X'20' + 1)")
+    assert await rows(db, "SELECT id, i FROM t") == [(3, 1)]
