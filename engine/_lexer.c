@@ -11,10 +11,11 @@ equal on every input, tests/unit/test_lexer_native.py)
   strings with backslash escapes and the doubled quote of their own kind, numbers as int (below
   2**63), the digits as text (BIGINT UNSIGNED and beyond), float (an exponent, or a point
   and at most 15 digits) or decimal.Decimal (a point and more digits: exact),
-  hex as bytes, bits as int (past 2**63 - 1 its digits). Without literals the shape is `sql`
+  X'..' as bytes. Without literals the shape is `sql`
   itself. A string that follows a string with nothing but blanks (space, \t, \n, \r, \f, \v) and comments between is MySQL's
   one literal, their values concatenated ('a' 'b' is 'ab'): one `?`, one value, what was between dropped.
-- None: the text has a bare `?` (the Python path raises 1064 with its position). Executable
+- None: the text has a bare `?` (the Python path raises 1064 with its position), or a 0x.. or
+  bit literal (MariaDB's hybrid: the Python path builds its value and marks the shape). Executable
   comments are replaced by the caller before.
 - Character classes are Python's for str patterns: \w is alphanumeric or `_`, \d a Unicode
   decimal digit; the first character of a number, hex and bit digits are ASCII.
@@ -208,29 +209,6 @@ static PyObject *hex_value(const Text *t, Py_ssize_t start, Py_ssize_t end) {
     return out;
 }
 
-/* B'..' or 0b..: the bits as an int (no digits: 0); past 2**63 - 1 its decimal digits, as a
-   number's (SQLite binds no larger int). */
-static PyObject *bits_value(PyObject *sql, const Text *t, Py_ssize_t start, Py_ssize_t end) {
-    Py_ssize_t a = start + 2, b = ch(t, start + 1) == '\'' ? end - 1 : end;
-    if (a == b)
-        return PyLong_FromLong(0);
-    PyObject *digits = PyUnicode_Substring(sql, a, b);
-    if (digits == NULL)
-        return NULL;
-    PyObject *out = PyLong_FromUnicodeObject(digits, 2);
-    Py_DECREF(digits);
-    if (out == NULL)
-        return NULL;
-    int overflow = 0;
-    (void)PyLong_AsLongLongAndOverflow(out, &overflow);
-    if (overflow) {
-        PyObject *text = PyObject_Str(out);
-        Py_DECREF(out);
-        return text;
-    }
-    return out;
-}
-
 /* A number with a point and more digits than a double holds, as an exact decimal.Decimal. */
 static PyObject *exact_decimal(PyObject *text) {
     PyObject *module = PyImport_ImportModule("decimal");
@@ -418,6 +396,11 @@ static PyObject *extract(PyObject *module, PyObject *sql) {
                     lit = LIT_NUM;
             }
         }
+        if (lit == LIT_BITS || (lit == LIT_HEX && c == '0')) {  /* a hybrid: the Python path's */
+            Py_DECREF(params);
+            Py_XDECREF(parts);
+            Py_RETURN_NONE;
+        }
         if (lit == LIT_NONE) {
             if (c == '?') {  /* not MySQL: the Python path raises 1064 where it stands */
                 Py_DECREF(params);
@@ -445,7 +428,6 @@ static PyObject *extract(PyObject *module, PyObject *sql) {
         switch (lit) {
         case LIT_STR: value = string_value(sql, &t, pos, end); break;
         case LIT_HEX: value = hex_value(&t, pos, end); break;
-        case LIT_BITS: value = bits_value(sql, &t, pos, end); break;
         default: value = number_value(sql, pos, end, &t); break;
         }
         if (append_steal(params, value) < 0)

@@ -34,7 +34,7 @@ from engine.coltypes import (
     member_text,
 )
 from engine.genexpr import printed
-from engine.lexer import Token, literal_texts, mysql_ident, quote_ident, syntax_error
+from engine.lexer import Hybrid, Token, literal_texts, mysql_ident, quote_ident, syntax_error
 from protocol.errors import (
     ER_BAD_FIELD_ERROR,
     ER_COLLATION_CHARSET_MISMATCH,
@@ -635,6 +635,11 @@ def quoted_text(text: str) -> str:
 
 
 def mysql_literal(value: object) -> str:
+    """`value` as MySQL text: a 0x.. or b'..' literal (`lexer.Hybrid`) as 0x.., other bytes X'..'."""
+    if type(value) is Hybrid:
+        return "0x" + value.hex() if value else "b''"
+    if isinstance(value, bytes):
+        return "X'" + value.hex() + "'"
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return repr(value)
     return "'" + str(value).replace("\\", "\\\\").replace("'", "\\'") + "'"
@@ -751,7 +756,7 @@ class TokenCursor:
         for tok in self.tokens[start + 1:self.i - 1]:
             if tok.kind == "param":
                 value = self.params[tok.param]
-                text = "X'" + value.hex() + "'" if isinstance(value, bytes) else mysql_literal(value)
+                text = mysql_literal(value)
             else:
                 text = tok.text
             if pieces and not (pieces[-1] == "(" or text in (")", ",") or (text == "(" and pieces[-1][-1:].isalnum())):
@@ -806,7 +811,13 @@ def check_decimal_size(args: list[str], name: str) -> None:
 def typed_default(col: Column, value: object) -> object:
     """DEFAULT '0' on a number column is the number 0, as MySQL shows it. A number with more
     digits than a double holds (`lexer.decode_number`'s Decimal) is kept as its exact text
-    (`default_shown` reads a DECIMAL's), a double for an integer or floating column."""
+    (`default_shown` reads a DECIMAL's), a double for an integer or floating column. A 0x.. or
+    b'..' literal (`lexer.Hybrid`) is its number on a number column; a binary string default is
+    not kept here (1235)."""
+    if type(value) is Hybrid and col.base in INT_TYPES | REAL_TYPES | NUMERIC_TYPES:
+        value = value.number  # (then as the number written in digits)
+    if isinstance(value, bytes):
+        raise SQLError(ER_NOT_SUPPORTED_YET, "a binary string as a column's DEFAULT")
     if isinstance(value, Decimal):
         return float(value) if col.base in INT_TYPES or col.base in REAL_TYPES else format(value, "f")
     if isinstance(value, str) and (col.base in INT_TYPES or col.base in REAL_TYPES or col.base in NUMERIC_TYPES):

@@ -600,7 +600,7 @@ class DdlParser:
             pieces.append(shape[shape_end:tok.start] if pieces else "")
             if tok.kind == "param":
                 value = cur.params[tok.param]
-                pieces.append("X'" + value.hex() + "'" if isinstance(value, bytes) else mysql_literal(value))
+                pieces.append(mysql_literal(value))
             else:
                 pieces.append(tok.text)
             shape_end = tok.end

@@ -14,7 +14,7 @@ import sqlite3
 
 from engine import functions
 from engine.exact import LITERAL_MARK
-from engine.lexer import extract, literal_texts, syntax_error, tokenize
+from engine.lexer import decode_bits, decode_hex, extract, literal_texts, syntax_error, tokenize
 from protocol.errors import (
     ER_BAD_FIELD_ERROR,
     ER_DATA_OUT_OF_RANGE,
@@ -107,15 +107,21 @@ _CLAUSES = {"SELECT": "SELECT", "FROM": "FROM", "ON": "ON", "WHERE": "WHERE", "G
 
 def with_literal_texts(error: SQLError, sql: str) -> SQLError:
     """1690's printed expression with each marked literal (`exact.LITERAL_MARK`) as the statement
-    writes it (`lexer.literal_texts`: 1e308, not the float's 1e+308). Any other error is returned
-    as it is."""
+    writes it (`lexer.literal_texts`: 1e308, not the float's 1e+308), a hybrid as MariaDB prints
+    one (0x and its bytes' lower-case hex: b'1' is 0x01). Any other error is returned as it is."""
     if error.error is not ER_DATA_OUT_OF_RANGE or LITERAL_MARK not in error.message:
         return error
-    texts = literal_texts(sql)
+    texts = [_printed_literal(text) for text in literal_texts(sql)]
     parts = error.message.split(LITERAL_MARK)
     for n in range(1, len(parts), 2):
         parts[n] = texts[int(parts[n])] if int(parts[n]) < len(texts) else "?"
     return SQLError(error.error, message="".join(parts))
+
+
+def _printed_literal(text: str) -> str:
+    if text[:2] not in ("0x", "0b") and text[:2].lower() != "b'":
+        return text
+    return "0x" + (decode_hex(text) if text[1] == "x" else decode_bits(text)).hex()
 
 
 def in_clause(error: SQLError, sql: str) -> SQLError:

@@ -70,7 +70,7 @@ from decimal import Decimal
 from engine.catalog import sql_literal
 from engine.coltypes import INTEGER_CODES, STRING_CODES, ColumnType, datetime_type
 from engine.exprtypes import Unknown, skip_parens, split_select
-from engine.lexer import Token
+from engine.lexer import Hybrid, Token
 from protocol.messages import ColumnFlag, FieldType
 
 DEC, INT, FLOAT, LIT, OTHER, NULL, STR = "dec", "int", "float", "lit", "other", "null", "str"
@@ -87,12 +87,18 @@ _INT_BITS = {FieldType.TINY: 7, FieldType.SHORT: 15, FieldType.INT24: 23, FieldT
 _CHECKED = {"+": "mysql_int_add", "-": "mysql_int_sub", "*": "mysql_int_mul"}
 NUMBER_VALUES = (int, float, Decimal)  # a literal that holds a number (`Finder.number_literal`)
 EXACT = "exact"  # the kind of a literal number with more digits than a double holds (`literal_kind`)
+HYBRID = "hybrid"  # the kind of a 0x.. or bit literal (`lexer.Hybrid`) whose number is a BIGINT
+HYBRID_DIGITS = "hybrid digits"  # ... whose number is past BIGINT (its digits)
 
 
 def literal_kind(value: object) -> bool | str:
     """A literal's kind as a plan read it (`Plan.literal_kinds`): EXACT for a number with a point
     and more digits than a double holds (`lexer.decode_number`'s Decimal), True for any other
-    number, False for anything else."""
+    number, HYBRID or HYBRID_DIGITS for a 0x.. or bit literal (as its number's kind differs: the
+    translation reads it as a string or a number by its place, never as this kind,
+    `translate.Translator.read_hybrids`), False for anything else."""
+    if type(value) is Hybrid:
+        return HYBRID if type(value.number) is int else HYBRID_DIGITS
     return EXACT if type(value) is Decimal else type(value) in NUMBER_VALUES
 
 _TEMPORAL_NAMES = {FieldType.DATE: "date", FieldType.DATETIME: "datetime", FieldType.TIMESTAMP: "timestamp",
@@ -126,6 +132,10 @@ _READ_AS_TEXT = (_STR_RESULT - {"HEX", "ELT", "SPACE"}) | {
     "LENGTH", "CHAR_LENGTH", "CHARACTER_LENGTH", "OCTET_LENGTH", "LOCATE", "INSTR"}
 # functions that read their arguments as numbers (an ENUM or SET argument as its number)
 _NUMBER_ARGS = {*_DEC_FUNCS, *_FLOAT_RESULT, "SIGN", "BIT_AND", "BIT_OR", "BIT_XOR", "BIT_COUNT"} - {"GREATEST", "LEAST"}
+NUMBER_ARGS = frozenset(_NUMBER_ARGS)
+# what a call gives: a string, a number (`translate.Translator.operand_kind`)
+STRING_CALLS = frozenset(_STR_RESULT)
+NUMBER_CALLS = frozenset(_INT_RESULT | _FLOAT_RESULT | _NUMBER_ARGS | set(_DEC_FUNCS))
 # aggregate functions (a SELECT that calls one outside parentheses, without GROUP BY, is one row)
 AGGREGATE_CALLS = frozenset({"COUNT", "SUM", "AVG", "MIN", "MAX", "GROUP_CONCAT", "BIT_AND", "BIT_OR", "BIT_XOR",
                              "STD", "STDDEV", "STDDEV_POP", "STDDEV_SAMP", "VARIANCE", "VAR_POP", "VAR_SAMP",
@@ -275,7 +285,8 @@ class Finder:
     def __init__(self, tokens: list[Token], lookup: Callable[[list[str]], ColumnType | None],
                  aliases: dict[str, str] | None = None, literal: Callable[[int], object] = lambda n: None,
                  kinds: dict[int, bool | str] | None = None,
-                 members: Callable[[list[str]], tuple[str, tuple[str, ...]] | None] = lambda names: None) -> None:
+                 members: Callable[[list[str]], tuple[str, tuple[str, ...]] | None] = lambda names: None,
+                 unsigned: dict[int, bool] | None = None) -> None:
         self.toks = tokens
         self.lookup = lookup  # [[db.]table.]column -> ColumnType | None
         self.members = members  # an ENUM or SET column's "enum" / "set" and members, by name
@@ -285,6 +296,8 @@ class Finder:
         self.aliases = aliases if aliases is not None else {}  # select-list alias -> category
         self.regions: dict[int, tuple[int, tuple]] = {}
         self.stop = len(tokens)
+        # the literals read as a BIGINT UNSIGNED (a hybrid's number, `lexer.Hybrid`): index -> True
+        self.unsigned = {} if unsigned is None else unsigned
 
     # --- the walk ------------------------------------------------------------------------------
 
@@ -716,7 +729,10 @@ class Finder:
         toks = self.toks
         t = toks[i]
         if t.kind == "param":
-            return Expr(i, i + 1, LIT, None, "lit", t.param, printed=f"{LITERAL_MARK}{t.param}{LITERAL_MARK}")
+            e = Expr(i, i + 1, LIT, None, "lit", t.param, printed=f"{LITERAL_MARK}{t.param}{LITERAL_MARK}")
+            if self.unsigned.get(t.param):
+                e.ints, e.bits = "u", 64
+            return e
         if t.kind in ("var", "sysvar"):
             return Expr(i, i + 1, OTHER)
         if t.kind == "op" and t.text == "(":

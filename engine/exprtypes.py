@@ -977,8 +977,8 @@ class _Typer:
             return decimal_type(len(whole.lstrip("0") or "0") + len(frac), len(frac), _CONSTANT_FLAGS)
         if isinstance(value, bytes):
             return varchar(len(value), binary=True, flags=ColumnFlag.NOT_NULL | ColumnFlag.UNSIGNED)
-        if value.isdigit() and (self.texts()[n].isdigit() or self.texts()[n][:2].lower() in ("b'", "0b")):
-            # a number past BIGINT (B'..' too), kept as its digits
+        if value.isdigit() and (self.texts()[n].isdigit() or self.texts()[n][:2].lower() in ("b'", "0b", "0x")):
+            # a number past BIGINT (a hybrid's too: `lexer.Hybrid.number`), kept as its digits
             if int(value) < 1 << 64:
                 return int_type(len(value), _CONSTANT_FLAGS | ColumnFlag.UNSIGNED)
             return decimal_type(len(value), 0, _CONSTANT_FLAGS)

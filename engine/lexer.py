@@ -11,6 +11,15 @@ The pass has two implementations held equal by tests (`tests/unit/test_lexer_nat
 module `engine._lexer` (built by `pip install`, optional) and `_literals_py` here, the reference
 and the fallback when the module was not built. `extract` uses the C one when it is there.
 
+A 0x.. or b'..' / 0b.. literal is MariaDB's hybrid: a binary string where a string is read and an
+unsigned integer where a number is (arithmetic, a comparison with a number, CAST to a number, a
+number column's value); X'..' is a binary string everywhere. Its value is a `Hybrid` (bytes that
+know their number), and the shape of a statement holding one ends with HYBRID_MARK, so that its
+translations, which read each hybrid by its place (`translate.Translator.read_hybrids`), are never
+those of a statement with other literals there (a text that writes the mark itself is told apart by
+its plans' `literal_kinds`, which then hold every literal's kind). The C pass leaves a statement
+with a hybrid to the Python one.
+
 `tokenize(shape)` (slow path, once per shape) splits a shape into `Token`s for the translator.
 """
 
@@ -87,18 +96,35 @@ def decode_number(text: str) -> int | float | Decimal | str:
     return n if n < 1 << 63 else text
 
 
+# ends the shape of a statement with a hybrid literal (a comment: the tokenizer skips it)
+HYBRID_MARK = "\n/*hybrid*/"
+class Hybrid(bytes):
+    """The value of a 0x.. or b'..' / 0b.. literal: its bytes, and `number` where it is read as one."""
+
+    __slots__ = ()
+
+    @property
+    def number(self) -> int | str:
+        """Its last 8 bytes (MariaDB's) as an unsigned integer, past BIGINT its decimal digits (as
+        `decode_number`'s)."""
+        n = int.from_bytes(self[-8:], "big")
+        return n if n < 1 << 63 else str(n)
+
+
 def decode_hex(text: str) -> bytes:
-    digits = text[2:-1] if text[1] == "'" else text[2:]
+    """X'..' (bytes) or 0x.. (a `Hybrid`): the digits as bytes, an odd count read with a leading 0."""
+    hybrid = text[1] != "'"
+    digits = text[2:] if hybrid else text[2:-1]
     if len(digits) % 2:
         digits = "0" + digits
-    return bytes.fromhex(digits)
+    return Hybrid.fromhex(digits) if hybrid else bytes.fromhex(digits)
 
 
-def decode_bits(text: str) -> int | str:
-    """B'..' or 0b..: its number (past BIGINT its decimal digits, as `decode_number`'s)."""
+def decode_bits(text: str) -> Hybrid:
+    """B'..' or 0b..: its bits as bytes, as few as hold them (none for no digits)."""
     digits = text[2:-1] if text[1] == "'" else text[2:]
     n = int(digits or "0", 2)
-    return n if n < 1 << 63 else str(n)
+    return Hybrid(n.to_bytes((len(digits) + 7) // 8, "big"))
 
 
 class SyntaxError_(SQLError):
@@ -122,6 +148,7 @@ class SyntaxError_(SQLError):
 
 
 def _near_message(near: str) -> str:
+    near = near.split(HYBRID_MARK, 1)[0]
     return ("check the manual that corresponds to your MariaDB server version for the right syntax "
             f"to use near '{near[:80]}' at line 1")
 
@@ -136,7 +163,7 @@ def extract(sql: str) -> tuple[str, list[object]]:
         sql = _EXEC_COMMENT.sub(r" \1 ", sql)
     if _native is not None:
         found = _native.extract(sql)
-        if found is not None:  # None: a bare `?`, which the Python pass reports
+        if found is not None:  # None: a bare `?`, which the Python pass reports, or a hybrid
             return found
     return _literals_py(sql)
 
@@ -193,6 +220,8 @@ def _literals_py(sql: str) -> tuple[str, list[object]]:
     if not params:
         return sql, params
     parts.append(sql[last:])
+    if any(type(v) is Hybrid for v in params):
+        parts.append(HYBRID_MARK)
     return "".join(parts), params
 
 

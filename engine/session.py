@@ -87,6 +87,7 @@ from protocol.errors import (
     ER_SP_DOES_NOT_EXIST,
     ER_SP_FETCH_NO_DATA,
     ER_TOO_MANY_ROWS,
+    ER_TRUNCATED_NUMBER,
     ER_WARNING_NON_DEFAULT_VALUE_FOR_GENERATED_COLUMN,
     ER_WRONG_NUMBER_OF_COLUMNS_IN_SELECT,
     SQLError,
@@ -564,6 +565,8 @@ class Session:
             self._fx.warnings = []
         if plan.identity:
             return _bytes_where_not_utf8(params)
+        if plan.hybrids:  # (never an identity plan)
+            params = values.hybrid_params(params, plan.hybrids)
         args: list[object] = []
         texts: list[str] | None = None  # the literals' texts, read once, for a number with a point
         stored: dict[int, object] | None = None  # a literal stored twice (UPDATE's changed-rows test): once
@@ -622,7 +625,10 @@ class Session:
                 args.append(fixedbin.bound(source[2], params[source[1]], self._fx.warnings))
             elif source[0] == NUMBER_TEXT:  # a string an exact computation reads as a number
                 value = params[source[1]]
-                if type(value) is str and (warning := values.number_warning(value, source[2])) is not None:
+                if (type(value) is str or isinstance(value, bytes)) \
+                        and (warning := values.number_warning(value, source[2])) is not None:
+                    if source[3] and warning[0] == "Warning":  # (a strict INSERT / UPDATE's)
+                        raise SQLError(ER_TRUNCATED_NUMBER, message=warning[2])
                     self._fx.warnings.append((0, *warning))
                 args.append(value)
             elif source[0] == WRITTEN:
@@ -1267,7 +1273,8 @@ def result_types(plan: Plan, names: list[str], rows: list[tuple], sql: str, para
     typed: list[coltypes.ColumnType | None] = []
     typer = plan.result_types
     if typer is not None:
-        typed = typer.types(params, lambda: literal_texts(sql))
+        typed = typer.types(values.hybrid_params(params, plan.hybrids) if plan.hybrids else params,
+                            lambda: literal_texts(sql))
     if len(typed) != len(names):
         typed = [None] * len(names)
     if sysvar_type is not None and isinstance(typer, SelectTypes) and len(typer.items) == len(typed):
@@ -1306,7 +1313,7 @@ def _as_held(v: object) -> object:
             return v
         except UnicodeEncodeError:
             return v.encode("utf-8", "surrogateescape")
-    if type(v) is bytes:
+    if isinstance(v, bytes):  # (X'..', or a hybrid read as a string: `values.hybrid_params`)
         return values.binary_value(v)
     return v
 

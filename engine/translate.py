@@ -41,6 +41,9 @@ from engine.catalog import (
     BLOB_TYPES,
     CHAR_TYPES,
     FIXEDBIN_TYPES,
+    INT_TYPES,
+    NUMERIC_TYPES,
+    REAL_TYPES,
     Column,
     DatabaseOptions,
     Table,
@@ -49,7 +52,16 @@ from engine.catalog import (
 from engine.collation import GENERAL_CI
 from engine.coltypes import CHARSET_BINARY, STRING_CODES
 from engine.errors import IntoFile
-from engine.exact import AGGREGATE_CALLS, EXACT, Finder, literal_kind, member_number
+from engine.exact import (
+    AGGREGATE_CALLS,
+    EXACT,
+    NUMBER_ARGS,
+    NUMBER_CALLS,
+    STRING_CALLS,
+    Finder,
+    literal_kind,
+    member_number,
+)
 from engine.exprtypes import (
     JSON_VALUED,
     UNIT_WORDS,
@@ -71,7 +83,16 @@ from engine.exprtypes import (
     split_top,
     within_group,
 )
-from engine.lexer import Token, extract, literal_texts, quote_ident, syntax_error, tokenize
+from engine.lexer import (
+    HYBRID_MARK,
+    Hybrid,
+    Token,
+    extract,
+    literal_texts,
+    quote_ident,
+    syntax_error,
+    tokenize,
+)
 from engine.multiwrite import MultiWrite, Target
 from engine.results import DIVISION_NULL, LAX_VALUES
 from engine.unsafe import unsafe_notes
@@ -120,9 +141,10 @@ TYPED = "typed"
 # bound as the value's canonical text, NULL (warning 1292) for text that names none, as MariaDB
 # compares it (`fixedbin.bound`)
 FIXEDBIN = "fixedbin"
-# (NUMBER_TEXT, literal index, "DOUBLE" | "DECIMAL"): a literal that is not a number (the plan is
-# keyed by its kind), read as one by an exact computation: bound as it is, and a string that is
-# no number throughout is MariaDB's 1292 of that type (`values.number_warning`)
+# (NUMBER_TEXT, literal index, "DOUBLE" | "DECIMAL", strict): a literal that is not a number (the
+# plan is keyed by its kind), read as one by an exact computation: bound as it is, and a string
+# (X'..' too) that is no number throughout is MariaDB's warning 1292 of that type
+# (`values.number_warning`), an error in a strict INSERT / UPDATE (`strict`, `Translator.modifiers`)
 NUMBER_TEXT = "numtext"
 # the exact calls that read a string operand as a DECIMAL (the others, arithmetic, as a DOUBLE)
 _DECIMAL_READS = frozenset({"mysql_dec_intdiv", "mysql_dec_cmp", "mysql_dec_nseq", "mysql_dec_in", "mysql_dec_cast"})
@@ -139,6 +161,19 @@ _BYTE_CALLS = frozenset({"LENGTH", "LENGTHB", "OCTET_LENGTH", "BIT_LENGTH", "HEX
 _CHARACTER_CALLS = frozenset({"CHAR_LENGTH", "CHARACTER_LENGTH"})
 # the calls whose result takes the character set of their arguments' strongest (a column's)
 _AGGREGATING_CALLS = frozenset({"CONCAT", "CONCAT_WS"})
+# what reads a hybrid literal beside it as a number (`Translator.numeric_place`)
+_ARITHMETIC_OPS = frozenset({"+", "-", "*", "/", "%", "^", "&", "|", "<<", ">>", "~"})
+_NUMBER_CASTS = frozenset({"SIGNED", "UNSIGNED", "INT", "INTEGER", "DECIMAL", "DEC", "NUMERIC", "FIXED",
+                           "DOUBLE", "FLOAT", "REAL"})
+_NUMBER_COLUMNS = INT_TYPES | REAL_TYPES | NUMERIC_TYPES
+
+
+# words a parenthesized operand may follow that call nothing (`Translator.operand_kind`)
+_CONDITION_WORDS = ("WHERE", "AND", "OR", "XOR", "NOT", "ON", "HAVING", "WHEN", "THEN", "ELSE", "SELECT", "SET")
+
+
+def _arithmetic(t: Token | None) -> bool:
+    return t is not None and (t.kind == "op" and t.text in _ARITHMETIC_OPS or t.is_word("DIV", "MOD"))
 
 CLAUSE_WORDS = {
     "WHERE", "GROUP", "ORDER", "HAVING", "LIMIT", "SET", "UNION", "WINDOW", "FOR", "LOCK", "VALUES",
@@ -297,6 +332,9 @@ class Plan:
     # an UPDATE (`changed`, `found`) that counts the rows it matched and changed (`mysql_matched`)
     counts_rows: bool = False
     cacheable: bool = True  # False when literals were inlined (ORDER BY 2)
+    # the 0x.. and bit literals (`lexer.Hybrid`): (literal index, read as a number here); the
+    # session binds each as its number, or as its bytes (`values.hybrid_params`)
+    hybrids: tuple[tuple[int, bool], ...] = ()
     # (literal index, holds a number) for each literal whose kind the SQL depends on (a string
     # compared with a number is compared as numbers: `exact.Finder.convert_operands`); another
     # execution of the shape whose literals differ in kind has its own plan (`Engine.plan_for`)
@@ -386,6 +424,8 @@ class Translator:
         self.generated_ignored: list[tuple[int, str, str]] = []  # `Plan.generated_ignored`
         # a write (not IGNORE): a division by zero fails it (strict mode's ERROR_FOR_DIVISION_BY_ZERO)
         self.strict_division = False
+        # a strict INSERT / UPDATE: a string read as a number that is none fails it (NUMBER_TEXT)
+        self.strict_values = False
         self.assigned: list[tuple[str, int, int, int, int]] = []  # SET col: out/args spans of its value
         self.shape = shape
         self.database = database
@@ -425,6 +465,8 @@ class Translator:
         self.target_alias: str | None = None  # DELETE FROM t AS alias
         # @x := expr: the token index of each assignment's variable, by lower-case name (`plan`)
         self.assigned_vars: dict[str, list[int]] = {}
+        self.hybrids: dict[int, bool] | None = None  # `Plan.hybrids` (`read_hybrids`)
+        self.raw_params = params  # the statement's literals, hybrids as written (`read_hybrids`)
 
     # --- helpers ---------------------------------------------------------------------------
 
@@ -507,14 +549,15 @@ class Translator:
                        expanding: tuple[tuple[str, str], ...]) -> tuple[Translator, list[object]]:
         """A Translator of its own for the SELECT `text` in `database` (over the same catalog,
         views and live rows; `expanding`: the views it is inside of), its joined stars expanded,
-        and `text`'s literals."""
+        and `text`'s literals (a hybrid as the translation reads it: `read_hybrids`)."""
         shape, literals = extract(text)
         sub = Translator(tokenize(shape), shape, database, self.catalog, self.schemas, literals,
                          self.catalog_tables, self.listed_schemas, self.column_tables, self.live_rows)
         sub.view_of, sub.views_in, sub.options_of = self.view_of, self.views_in, self.options_of
         sub.expanding = expanding
+        sub.read_hybrids()
         sub.expand_joined_stars()
-        return sub, literals
+        return sub, sub.params
 
     def translated(self, text: str, database: str | None, expanding: tuple[tuple[str, str], ...] = ()) -> Plan:
         """The plan of the SELECT `text` translated by a Translator of its own in `database` (a
@@ -882,6 +925,121 @@ class Translator:
             self.out.pop()  # the `-`, emitted just before
         self.add_arg((STORE, param, False, values.NUMBER, 1, "", negated, False))
         return True
+
+    # --- hybrid literals: 0x.. and b'..' (`lexer.Hybrid`) -------------------------------------
+
+    def read_hybrids(self) -> None:
+        """Each 0x.. or bit literal as this translation reads it: its number where MariaDB reads
+        a number (`numeric_place`), else its bytes. `self.params` then holds that value, which the
+        rest of the translation types and computes with, and `self.hybrids` which it is (once per
+        translation; `raw_params` keeps the statement's own)."""
+        if self.hybrids is not None:
+            return
+        self.raw_params, self.hybrids = self.params, {}
+        if not any(type(p) is Hybrid for p in self.params):
+            return
+        params = list(self.params)
+        for i, tok in enumerate(self.tokens):
+            value = params[tok.param] if tok.kind == "param" else None
+            if type(value) is not Hybrid:
+                continue
+            numeric = self.numeric_place(i)
+            params[tok.param] = value.number if numeric else bytes(value)
+            self.hybrids[tok.param] = numeric
+        self.params = params
+        self._named = self._openers = None  # (read before the statement's tables are final)
+
+    def hybrid_as_number(self, param: int) -> None:
+        """The hybrid literal `param`, read as a string so far, is read as its number (a select
+        item an INSERT ... SELECT stores into a number column)."""
+        self.params[param] = self.raw_params[param].number  # type: ignore[attr-defined]
+        self.hybrids[param] = True  # type: ignore[index]
+
+    def numeric_place(self, i: int) -> bool:
+        """Whether MariaDB reads the literal at tokens[i] as a number: an operand of arithmetic or
+        a bit operator, compared with (BETWEEN, IN) a number, the operand of CAST / CONVERT to a
+        number, an argument of a function of numbers (ABS, SUM ...). Elsewhere it is a string
+        (its value stored into a column is the column's: `values.stored_literal`); compared with
+        an operand whose type this translation cannot tell (`operand_kind`), or an argument of
+        GREATEST / LEAST, 1235."""
+        toks = self.tokens
+        n = len(toks)
+        before = toks[i - 1] if i else None
+        after = toks[i + 1] if i + 1 < n else None
+        if _arithmetic(before) or _arithmetic(after):
+            return True
+        if before is not None and before.kind == "op" and before.text in _COMPARISONS:
+            return self.compared_number(i - 2, -1)
+        if after is not None and after.kind == "op" and after.text in _COMPARISONS:
+            return self.compared_number(i + 2, 1)
+        if after is not None and after.is_word("BETWEEN", "IN"):
+            return self.compared_number(i + 2 + after.is_word("IN"), 1)
+        if before is not None and before.is_word("BETWEEN"):
+            return self.compared_number(i - 2, -1)
+        if before is not None and before.is_word("AND") and i >= 4 and toks[i - 3].is_word("BETWEEN"):
+            return self.compared_number(i - 4, -1)
+        if before is None or after is None or before.kind != "op" or before.text not in ("(", ","):
+            return False
+        k = self.opener(i)
+        head = toks[k - 1] if k >= 1 else None
+        if head is None or head.kind != "word":
+            return False
+        if head.upper in ("CAST", "CONVERT") and i + 2 < n and (after.is_word("AS") or after.text == ",") \
+                and toks[i + 2].upper in _NUMBER_CASTS:
+            return True
+        if head.is_word("IN") and k >= 2:
+            return self.compared_number(k - 2 - toks[k - 2].is_word("NOT"), -1)
+        if head.is_word("GREATEST", "LEAST"):  # (a DOUBLE beside a number, not done here)
+            raise SQLError(ER_NOT_SUPPORTED_YET, f"a hex or bit literal in {head.upper}")
+        return head.upper in NUMBER_ARGS and after.kind == "op" and after.text in (",", ")")
+
+    def compared_number(self, k: int, step: int) -> bool:
+        """Whether a hybrid literal compared with the operand whose nearest token is tokens[k]
+        (reading back with step -1, forward with 1) is compared as a number (1235 where its
+        type is not told here)."""
+        kind = self.operand_kind(k, step)
+        if kind is None:
+            raise SQLError(ER_NOT_SUPPORTED_YET, "a hex or bit literal compared with this expression")
+        return kind == "number"
+
+    def operand_kind(self, k: int, step: int) -> str | None:
+        """"number" or "string" for the operand whose nearest token is tokens[k]: a literal, a
+        column, arithmetic, a call of a function whose value is one; None for any other."""
+        toks = self.tokens
+        n = len(toks)
+        if not 0 <= k < n:
+            return None
+        t = toks[k]
+        if 0 <= k + step < n and _arithmetic(toks[k + step]):
+            return "number"
+        if t.kind == "param":
+            value = self.params[t.param]  # (the statement's own: hybrids not read yet)
+            if type(value) is str and len(value) > 18 and value.isdigit():
+                # a number past BIGINT (`lexer.decode_number`) and a quoted string of its digits
+                # are alike here (a shorter number is an int)
+                return None
+            return "number" if type(value) in (int, float, Decimal) else "string"
+        if t.kind == "op" and t.text in "()" and 0 <= k + 2 * step < n and toks[k + 2 * step].text == "()"[step > 0] \
+                and toks[k + 2 * step].kind == "op" and not (step < 0 and k >= 3 and toks[k - 3].kind == "word"
+                                                             and not toks[k - 3].is_word(*_CONDITION_WORDS)):
+            return self.operand_kind(k + step, step)  # (x): x's (not a call's)
+        if t.kind == "op" and t.text == ")" and step < 0:
+            opened = self.opener(k)
+            head = toks[opened - 1] if opened >= 1 else None
+        elif t.kind == "word" and step > 0 and k + 1 < n and toks[k + 1].text == "(":
+            head = t
+        else:
+            col = self.column_at(k, step)
+            if col is None:
+                return None
+            if col.base in _NUMBER_COLUMNS:
+                return "number"
+            return "string" if col.base in CHAR_TYPES or col.base in BLOB_TYPES else None
+        if head is None or head.kind != "word":
+            return None
+        if head.upper in STRING_CALLS:
+            return "string"
+        return "number" if head.upper in NUMBER_CALLS else None
 
     # --- how a string literal is read (`Plan.charset_contexts`) ------------------------------
 
@@ -2580,6 +2738,7 @@ class Translator:
                 toks[at:at + 1] = expanded
 
     def plan(self) -> Plan:
+        self.read_hybrids()
         if self.tokens and (self.tokens[0].is_word("SELECT", "WITH") or self.tokens[0].text == "("):
             self.take_into()
         if any(t.is_word("VALUES") for t in self.tokens):
@@ -2721,7 +2880,10 @@ class Translator:
         elif auto is not None:
             self.out.append(f"RETURNING {quote_ident(auto.name)}")
         args = self.args
-        identity = len(args) == len(self.params) and all(a == n for n, a in enumerate(args))
+        identity = len(args) == len(self.params) and all(a == n for n, a in enumerate(args)) and not self.hybrids
+        if self.hybrids or HYBRID_MARK in self.shape:  # (a text writing the mark: `lexer`'s header)
+            self.kinds.update((n, literal_kind(p)) for n, p in enumerate(self.raw_params))
+            kw.setdefault("hybrids", tuple(sorted(self.hybrids.items())) if self.hybrids else ())
         kw.setdefault("user_vars", tuple(dict.fromkeys(a[1] for a in args if type(a) is tuple and a[0] == "var")))
         kw.setdefault("sysvars", any((type(a) is tuple and a[0] == "sysvar") or a == USER or a == CURRENT_USER
                                      for a in args))
@@ -2737,6 +2899,7 @@ class Translator:
                     introduced=tuple(self.introduced.items()), **kw)
 
     def plan_select(self) -> Plan:
+        self.read_hybrids()
         if any(t.is_word("ROLLUP") and self.tokens[n - 1].is_word("WITH") for n, t in enumerate(self.tokens) if n):
             return self.plan_rollup()
         types = self.select_types()
@@ -2850,7 +3013,7 @@ class Translator:
                 pieces.append(self.shape[tokens[n - 1].end:t.start] if tokens[n - 1].end <= t.start else " ")
             if t.kind == "param":
                 value = self.params[t.param]
-                pieces.append("X'" + value.hex() + "'" if isinstance(value, bytes) else mysql_literal(value))
+                pieces.append(mysql_literal(value))
             elif t.kind == "rolled":  # a rolled-up group expression (`rolled_up`)
                 pieces.append("NULL")
             else:
@@ -2938,7 +3101,7 @@ class Translator:
     def new_finder(self) -> Finder:
         return Finder(self.tokens, SelectTypes([], self.statement_tables()).column_type,
                       literal=lambda n: self.params[n] if n < len(self.params) else None, kinds=self.kinds,
-                      members=self.member_column)
+                      members=self.member_column, unsigned=self.hybrids or {})
 
     def statement_tables(self) -> list[tuple[str, Table]]:
         """Every table the statement names, by alias: the FROM clauses at any depth, the target
@@ -3032,7 +3195,7 @@ class Translator:
             if number:
                 self.add_arg((STORE, tree[1], False, values.NUMBER, 1, "", False, False))
             else:
-                self.add_arg((NUMBER_TEXT, tree[1], read_as))
+                self.add_arg((NUMBER_TEXT, tree[1], read_as, self.strict_values))
         else:  # tokens [start, stop), emitted as usual (the region starting there aside)
             region = self.exact.pop(tree[1], None)
             self.emit_range(tree[1], tree[2])
@@ -3469,10 +3632,12 @@ class Translator:
 
     def modifiers(self, ignore: bool) -> None:
         """An INSERT's or UPDATE's IGNORE and the session's `write_mode`: how its values are
-        stored (`lenient`) and whether a division by zero fails it."""
+        stored (`lenient`), whether a division by zero fails it, and a string read as a number
+        that is none (`strict_values`)."""
         self.ignore = ignore
         self.lenient = ignore or bool(self.write_mode & LAX_VALUES)
         self.strict_division = not ignore and not self.write_mode & DIVISION_NULL
+        self.strict_values = not self.lenient
 
     def insert_ids(self, table: Table, ignore: bool) -> dict[str, bool]:
         """An INSERT / REPLACE's `Plan.auto_insert` and `Plan.ids_returned` (REPLACE inserts
@@ -3517,6 +3682,9 @@ class Translator:
             if not item or item[-1].text == "*":
                 return
             start, end = index[id(item[0])], index[id(item[-1])] + 1
+            if end == start + 1 and self.hybrids and self.hybrids.get(item[0].param) is False \
+                    and table.must_column(name).base in _NUMBER_COLUMNS:
+                self.hybrid_as_number(item[0].param)
             tree = self.value_tree(start, end, table.must_column(name), table.schema, table.name, by_sqlite=False)
             if tree is not None:
                 self.exact[start] = (end, tree)

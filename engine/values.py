@@ -25,6 +25,8 @@ an index or bits; a UUID, INET6 or INET4 is its canonical text (`engine.fixedbin
 text that names none, 4078 for a number). An expression's value into any of these, a number's and a string's columns goes
 through the same `store` (`target`, `mysql_store`); only JSON and floats keep SQLite's value. A
 typed literal (DATE 'x', TIME 'x', TIMESTAMP 'x') is read more strictly, as MariaDB's parser reads it (`typed_literal`: 1525).
+A hybrid literal (0x.., b'..': `lexer.Hybrid`) stores its number into a number column (INT,
+DECIMAL, DOUBLE, BIT, YEAR) and its bytes into any other.
 """
 
 from __future__ import annotations
@@ -43,6 +45,7 @@ from engine.catalog import (
     Column,
 )
 from engine.coltypes import format_double
+from engine.lexer import Hybrid
 from protocol.errors import (
     ER_BAD_NULL_ERROR,
     ER_CANNOT_CAST_ON_ASSIGNMENT,
@@ -66,16 +69,19 @@ NUMBER_PREFIX = re.compile(r"\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
 _INTEGER_PREFIX = re.compile(r"\s*[+-]?\d+")
 
 
-def number_warning(text: str, what: str) -> tuple[str, int, str] | None:
+def number_warning(text: str | bytes, what: str) -> tuple[str, int, str] | None:
     """What MariaDB says of the string `text` read as a number of type `what` ("DOUBLE",
     "INTEGER", "DECIMAL"): nothing for a number throughout (leading spaces allowed), a note 1292
     for one followed by spaces only, else a warning 1292 ('12abc', 'abc', '', and for INTEGER
-    '1.5'), as (level, code, message)."""
+    '1.5'), as (level, code, message); a binary string's bytes shown as `printable` shows them."""
+    shown = text
+    if isinstance(text, bytes):
+        shown, text = printable(text), text.decode("latin-1")
     m = (_INTEGER_PREFIX if what == "INTEGER" else NUMBER_PREFIX).match(text)
     if m is not None and m.end() == len(text):
         return None
     level = "Note" if m is not None and not text[m.end():].strip(" ") else "Warning"
-    return (level, ER_TRUNCATED_NUMBER.code, ER_TRUNCATED_NUMBER.format(what, text))
+    return (level, ER_TRUNCATED_NUMBER.code, ER_TRUNCATED_NUMBER.format(what, shown))
 # a literal that an exact DECIMAL computation reads (`engine.exact`): bound as its exact text,
 # as written (never the float the lexer made of `1.5`)
 NUMBER = Column("number", "longtext")
@@ -136,6 +142,8 @@ def stored_literal(source: tuple, params: list[object], texts: list[str] | None,
     string for a BIT column (a number past BIGINT and a quoted string of its digits differ there)."""
     _, index, binary, col, row, where, negative, lenient = source
     v = params[index]
+    if type(v) is Hybrid:
+        v = _hybrid_stored(v, col)
     if type(binary) is str:  # DATE 'x' / TIME 'x' / TIMESTAMP 'x': its value, then stored as one
         return store(col, _typed_stored(binary, typed_literal(binary, v), col), row, where, lenient, warnings)
     if isinstance(v, float):  # a number with a point: exactly as written (DECIMAL), unless a DOUBLE (1e20)
@@ -152,6 +160,28 @@ def stored_literal(source: tuple, params: list[object], texts: list[str] | None,
     elif warnings is not None and col.base in TIME_TYPES and _cut_time(col.base, v):
         warnings.append((row, "Note", WARN_DATA_TRUNCATED.code, SQLError(WARN_DATA_TRUNCATED, col.name, row).message))
     return store(col, v, row, where, lenient, warnings)
+
+
+_NUMBER_COLUMNS = INT_TYPES | REAL_TYPES | NUMERIC_TYPES
+
+
+def _hybrid_stored(v: Hybrid, col: Column) -> object:
+    """A hybrid literal as `col` stores it: its number into a number column, else its bytes."""
+    if col.base not in _NUMBER_COLUMNS:
+        return bytes(v)
+    number = v.number
+    return Decimal(number) if type(number) is str else number
+
+
+def hybrid_params(params: list[object], hybrids: tuple[tuple[int, bool], ...]) -> list[object]:
+    """The statement's literals with each hybrid read as a number (`Plan.hybrids`) as its number
+    (`Hybrid.number`); the others stay `Hybrid`s, which a
+    stored value reads by its column (`stored_literal`) and anything else as bytes."""
+    params = list(params)
+    for n, numeric in hybrids:
+        if numeric:
+            params[n] = params[n].number  # type: ignore[attr-defined]
+    return params
 
 
 # a time written with digits past the microsecond (stored and cast cut, with a note)

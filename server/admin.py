@@ -309,6 +309,8 @@ class Admin:
                 raise _NotOurs()
             return -value if tok.text == "-" else value
         if kind == "NUMBER":
+            if not bare_words and tok.text[:2] == "0x":
+                raise _NotOurs()  # a hybrid, a user variable's binary string: the engine's (`lexer.Hybrid`)
             return tok.value
         if kind == "STRING":
             return tok.text

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from engine import Engine, StatementContext
-from engine.lexer import extract, tokenize
+from engine.lexer import HYBRID_MARK, Hybrid, extract, tokenize
 from protocol.errors import SQLError
 from protocol.messages import FieldType
 
@@ -52,8 +52,9 @@ def code_of(excinfo) -> int:
 def test_extract_replaces_literals_and_decodes_mysql_escapes():
     shape, params = extract(r"INSERT INTO t VALUES (0, -12, 1.5, 'it\'s', 'a\\b\nc', "
                             r"'x''y', "  "\"dq\", X'4142', 0x43, `col1`) -- 7")
-    assert shape == "INSERT INTO t VALUES (?, -?, ?, ?, ?, ?, ?, ?, ?, `col1`) -- 7"
+    assert shape == "INSERT INTO t VALUES (?, -?, ?, ?, ?, ?, ?, ?, ?, `col1`) -- 7" + HYBRID_MARK
     assert params == [0, 12, 1.5, "it's", "a\\b\nc", "x'y", "dq", b"AB", b"C"]
+    assert type(params[7]) is bytes and type(params[8]) is Hybrid  # X'..' a string, 0x.. a hybrid
 
 
 def test_extract_keeps_identifiers_with_digits_and_comments():
