@@ -981,6 +981,8 @@ class PreparedStatements:
                 columns, rows = for_results(columns, rows, session.results_charset)
             columns, encoded = carried_rows(columns, rows)
         warnings = getattr(result, "warnings", ())
+        if not isinstance(warnings, list | tuple):  # (a shell answer's warning count: none to list)
+            warnings = ()
         if warnings:  # (the statement began with none)
             session.diagnostics = list(warnings)
         status = session.status_flags()
