@@ -449,9 +449,8 @@ class Applier:
         """More of the relay log is readable (the IO task, after each batch it made durable)."""
         now = time.monotonic()
         self._notify_gap, self._last_notify = now - self._last_notify, now
-        idle = self._idle
-        if idle is not None and not idle.done():
-            idle.set_result(None)
+        if self._idle is not None:
+            _resolve(self._idle)
 
     def stop(self) -> None:
         self._stopping = True
