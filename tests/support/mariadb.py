@@ -3,6 +3,10 @@
 Each instance gets its own datadir, socket and free port, runs as root with `--no-defaults` (so
 nothing in /etc/mysql applies), and is stopped by `stop()` (SIGTERM, then SIGKILL). Used as a real
 peer: as a master whose binlogs and semi-sync we check against, and as a replica of our master.
+
+A new datadir is a copy of one `mariadb-install-db` made once per mariadbd binary (`_installed`,
+kept in the temporary directory): an install runs the server's bootstrap for seconds, a copy of its
+34 MB takes milliseconds, and the suites start a few hundred servers.
 """
 
 from __future__ import annotations
@@ -11,6 +15,7 @@ import os
 import shutil
 import signal
 import subprocess
+import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -20,6 +25,46 @@ from tests.support.net import free_port, wait_serving
 
 MARIADBD = shutil.which("mariadbd") or "/usr/sbin/mariadbd"
 INSTALL_DB = shutil.which("mariadb-install-db") or "/usr/bin/mariadb-install-db"
+# redo log size of every server here (`MariaDBServer.args`); the installed datadir is made with it
+INNODB_LOG_FILE_SIZE = "16M"
+
+
+def _installed() -> Path:
+    """The datadir `mariadb-install-db` makes for this mariadbd (root without a password, no test
+    database), made once and kept under the temporary directory by the binary's size and time.
+    Made apart and renamed into place, so that a concurrent run of the tests either finds it
+    whole or makes its own and drops it."""
+    binary = os.stat(MARIADBD)
+    where = Path(tempfile.gettempdir()) / f"semisync-mariadb-datadir-{binary.st_size}-{binary.st_mtime_ns}"
+    if where.is_dir():
+        return where
+    making = Path(tempfile.mkdtemp(prefix=where.name + ".", dir=where.parent))
+    try:
+        (making / "tmp").mkdir()
+        subprocess.run(
+            [
+                INSTALL_DB,
+                "--no-defaults",
+                f"--datadir={making / 'data'}",
+                "--user=root",
+                "--auth-root-authentication-method=normal",
+                "--skip-test-db",
+                f"--tmpdir={making / 'tmp'}",
+                f"--innodb-log-file-size={INNODB_LOG_FILE_SIZE}",
+            ],
+            check=True,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        )
+        (making / "tmp").rmdir()
+        try:
+            os.rename(making, where)
+        except OSError:  # made meanwhile by another run
+            if not where.is_dir():
+                raise
+    finally:
+        shutil.rmtree(making, ignore_errors=True)
+    return where
 
 
 class MariaDBServer:
@@ -55,7 +100,7 @@ class MariaDBServer:
             f"--binlog-format={binlog_format}",
             f"--binlog-checksum={binlog_checksum}",
             "--innodb-buffer-pool-size=32M",
-            "--innodb-log-file-size=16M",
+            f"--innodb-log-file-size={INNODB_LOG_FILE_SIZE}",
             "--skip-name-resolve",
             "--performance-schema=OFF",
             "--max-connections=200",
@@ -68,20 +113,7 @@ class MariaDBServer:
     def start(self, timeout: float = 60.0) -> MariaDBServer:
         (self.basedir / "tmp").mkdir(parents=True, exist_ok=True)  # never share /tmp with other servers
         if not self.datadir.exists():
-            subprocess.run(
-                [
-                    INSTALL_DB,
-                    "--no-defaults",
-                    f"--datadir={self.datadir}",
-                    "--user=root",
-                    "--auth-root-authentication-method=normal",
-                    "--skip-test-db",
-                    f"--tmpdir={self.basedir / 'tmp'}",
-                ],
-                check=True,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.PIPE,
-            )
+            shutil.copytree(_installed() / "data", self.datadir, symlinks=True)
         self.proc = subprocess.Popen(self.args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         wait_serving(self.connect, self.proc, timeout, lambda: f"MariaDB did not start:\n{self.error_log()}")
         return self
