@@ -60,13 +60,16 @@ def ids(port: int) -> set[int]:
 
 
 def attach(replica_port: int, master_port: int) -> None:
-    """CHANGE MASTER TO the master by GTID (slave_pos), START SLAVE."""
+    """CHANGE MASTER TO the master by GTID (slave_pos), START SLAVE; a lost master retried every
+    second (MariaDB's default MASTER_CONNECT_RETRY is 60 s: a replica of a restarted server
+    would wait that long)."""
     conn = connect(replica_port)
     try:
         with conn.cursor() as cur:
             cur.execute(
                 f"CHANGE MASTER TO MASTER_HOST='127.0.0.1', MASTER_PORT={master_port}, "
-                f"MASTER_USER='{REPL_USER}', MASTER_PASSWORD='{REPL_PASSWORD}', MASTER_USE_GTID=slave_pos")
+                f"MASTER_USER='{REPL_USER}', MASTER_PASSWORD='{REPL_PASSWORD}', MASTER_USE_GTID=slave_pos, "
+                "MASTER_CONNECT_RETRY=1")
             cur.execute("START SLAVE")
     finally:
         conn.close()
