@@ -1323,8 +1323,9 @@ class Engine:
         inserted. Returns MariaDB's affected rows, those inserted plus those deleted (SQLite's
         REPLACE counts only the inserts); None for any other statement, or a SELECT that numbers
         AUTO_INCREMENT ids itself (SQLite runs it whole). A SELECT row leaving its AUTO_INCREMENT
-        value to the table (0 or NULL) is refused (1235: no id is handed out here). Several rows run
-        in a savepoint: a failing row undoes the others."""
+        value to the table (0 or NULL) is refused (1235: no id is handed out here). A row replaced by
+        an equal one counts once where MariaDB updates in place (below). Several rows run in a
+        savepoint: a failing row undoes the others."""
         table = self.table(*plan.target) if plan.target and plan.returning is None else None
         m = None if table is None else _REPLACE_VALUES.match(plan.sql) or _REPLACE_SELECT.match(plan.sql)
         if m is None:
@@ -1369,6 +1370,12 @@ class Engine:
             keys.append((select + " AND ".join(f"{quote_ident(c)} = ?" for c in index.columns),
                          [columns.index(c) for c in key_names]))
         one = f"{m.group('head')} ({', '.join(quote_ident(c) for c in columns)}) VALUES ({', '.join('?' * len(columns))})"
+        # MariaDB updates the row met in place when its key is the table's last unique one and no
+        # foreign key references the table (write_record's ha_update_row): a row stored as it
+        # was is not counted as deleted (HA_ERR_RECORD_IS_THE_SAME). Here: the one unique key.
+        whole = None
+        if len(keys) == 1 and not self._fk.referenced(table):
+            whole = f"SELECT * FROM {quote_ident(table.schema)}.{quote_ident(table.name)} WHERE rowid = ?"
         conn = self._wconn
         several = count > 1
         if several:
@@ -1383,8 +1390,13 @@ class Engine:
                     key = [values[i] for i in positions]
                     if None not in key:
                         met.update(rowid for (rowid,) in self._w_execute(sql, key))
+                before = self._w_execute(whole, list(met)).fetchone() if whole is not None and met else None
                 self._w_execute(one, values)
-                affected += 1 + len(met)
+                if before is not None and before == self._w_execute(whole, [conn.execute(
+                        "SELECT last_insert_rowid()").fetchone()[0]]).fetchone():
+                    affected += 1
+                else:
+                    affected += 1 + len(met)
         except BaseException:
             if several and conn.in_transaction:
                 conn.execute("ROLLBACK TO __replace")

@@ -1256,9 +1256,10 @@ class _Typer:
         nums = [int(v) for t in target if t.kind == "param" and isinstance(v := self.param(t.param), int)]
         if name in ("SIGNED", "INTEGER", "INT", "UNSIGNED"):
             return self.int_cast(inner[:split], name == "UNSIGNED"), end
-        if name in ("DECIMAL", "NUMERIC"):
+        if name in ("DECIMAL", "NUMERIC"):  # NULL where x may be (a string that is no number is 0)
             precision = int(nums[0]) if nums else 10
-            return decimal_type(precision, int(nums[1]) if len(nums) > 1 else 0, ColumnFlag.BINARY), end
+            flags = ColumnFlag.BINARY | (self.operand_flags(inner[:split]) & ColumnFlag.NOT_NULL)
+            return decimal_type(precision, int(nums[1]) if len(nums) > 1 else 0, flags), end
         if name in ("DOUBLE", "FLOAT", "REAL"):
             return (DOUBLE if name != "FLOAT" else declared_type("float", [], False, False)), end
         if name in ("DATE", "DATETIME", "TIME"):
@@ -1286,6 +1287,14 @@ class _Typer:
                 ct = replace(ct, type=FieldType.MEDIUM_BLOB if size < 16777216 else FieldType.LONG_BLOB)
             return ct, end
         raise _Unknown
+
+    def operand_flags(self, operand: list[Token]) -> int:
+        """The column flags of a CAST's operand, 0 where its type is not known here."""
+        try:
+            ct, stop = self.expr(operand, 0)
+        except (_Unknown, IndexError):
+            return 0
+        return 0 if ct is None or stop != len(operand) else ct.flags
 
     def cast_bytes(self, operand: list[Token]) -> int:
         """CAST(x AS BINARY)'s length without one: x's (255 where its type is not known here)."""

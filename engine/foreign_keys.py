@@ -149,6 +149,11 @@ class FkTriggers:
         if orphan is not None:
             raise SQLError(ER_NO_REFERENCED_ROW_2, constraint_text(child, fk))
 
+    def referenced(self, parent: Table) -> bool:
+        """Whether an installed foreign key references `parent`."""
+        key = (parent.schema, parent.name.lower())
+        return any((fk.ref_schema, fk.ref_table.lower()) == key for _child, fk in self._keys)
+
     def linked(self, name: str) -> bool:
         return name in self._links
 

@@ -324,7 +324,7 @@ HANDSHAKE_RESPONSE_41 = c.Struct(
     "capabilities" / c.Int32ul,
     "max_packet_size" / c.Int32ul,
     "charset" / c.Int8ul,
-    "filler" / c.Const(bytes(19)),
+    "filler" / c.Padding(19),  # zeros sent, anything read: MariaDB skips them unread
     # MySQL: reserved zeros. MariaDB client (CLIENT_MYSQL clear): extended capabilities.
     "mariadb_capabilities" / c.Int32ul,
     "user" / _cstring(),
@@ -351,7 +351,7 @@ SSL_REQUEST = c.Struct(  # the SSLRequest: the login's fixed head alone, CLIENT_
     "capabilities" / c.Int32ul,
     "max_packet_size" / c.Int32ul,
     "charset" / c.Int8ul,
-    "filler" / c.Const(bytes(19)),
+    "filler" / c.Padding(19),  # zeros sent, anything read: MariaDB skips them unread
     "mariadb_capabilities" / c.Int32ul,
     c.Terminated,
 )

@@ -61,6 +61,7 @@ from protocol.events import EventFramingError, EventType, event_type, split_even
 from protocol.messages import (
     CHARSET_UTF8MB4_GENERAL_CI,
     OK,
+    ColumnDefinition,
     ColumnFlag,
     FieldType,
     ResultSet,
@@ -82,7 +83,21 @@ if TYPE_CHECKING:
 
 Handler = Callable[["ClientSession", str, str], Awaitable[Any]]
 
-_VAR_COLUMNS = (column("Variable_name"), column("Value"))
+
+
+def _variable_columns(table: str) -> tuple[ColumnDefinition, ...]:
+    """SHOW VARIABLES / STATUS's columns as MariaDB describes them: information_schema's `table`
+    (SESSION_STATUS ...), VARIABLE_NAME VARCHAR(64) and VARIABLE_VALUE VARCHAR(4096), NOT NULL."""
+    flags = ColumnFlag.NOT_NULL | ColumnFlag.NO_DEFAULT_VALUE
+    return tuple(column(name, length=chars * 4, charset=CHARSET_UTF8MB4_GENERAL_CI, flags=flags,
+                        schema="information_schema", table=table, org_table=table, org_name=org_name)
+                 for name, org_name, chars in (("Variable_name", "VARIABLE_NAME", 64),
+                                               ("Value", "VARIABLE_VALUE", 4096)))
+
+
+# SHOW [GLOBAL | SESSION] VARIABLES | STATUS -> its columns
+_VAR_COLUMNS = {(scope, what): _variable_columns(f"{scope}_{what}")
+                for scope in ("GLOBAL", "SESSION") for what in ("VARIABLES", "STATUS")}
 # SHOW WARNINGS / SHOW ERRORS, described as MariaDB's: VARCHAR(7), INT UNSIGNED(4), VARCHAR(512)
 _DIAGNOSTIC_COLUMNS = (
     column("Level", length=7 * 4, charset=CHARSET_UTF8MB4_GENERAL_CI, flags=ColumnFlag.NOT_NULL, decimals=39),
@@ -230,7 +245,7 @@ class Admin:
             else:
                 # Ssl_* are the asking connection's at either scope, as MariaDB shows them
                 rows = self.server.variables.show_status(match, session.session_status(scope_word == "GLOBAL"))
-            return ResultSet(_VAR_COLUMNS, tuple(rows))
+            return ResultSet(_VAR_COLUMNS["GLOBAL" if scope_word == "GLOBAL" else "SESSION", what], tuple(rows))
         if scope_word is not None:
             raise t.error()
         if what == "PROCESSLIST":

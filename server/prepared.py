@@ -439,6 +439,36 @@ class PreparedStatement:
             out.append(self.pieces[i + 1])
         return "".join(out)
 
+    def as_written(self, exc: SQLError) -> SQLError:
+        """`exc`, which the statement's description raised on its text bound with NULLs or zeros
+        (`_prepared`); a 1064 points into the statement as written instead, `?` where the literal
+        stood: mysqld's prepare parses the placeholders themselves ('SELEC ?' is near 'SELEC ?',
+        not near 'SELEC 0')."""
+        text = sqltext.near_text(exc)
+        if text is None or self.param_count == 0:
+            return exc
+        for literal_text in ("NULL", "0"):
+            bound = self.bind_text([literal_text] * self.param_count)
+            at = bound.rfind(text)
+            if at < 0 or (at + len(text) != len(bound) and len(text) < sqltext.NEAR_LENGTH):
+                continue
+            return sqltext.parse_error("?".join(self.pieces), _written_offset(self.pieces, literal_text, at))
+        return exc
+
+
+def _written_offset(pieces: Sequence[str], literal_text: str, at: int) -> int:
+    """Where offset `at` of the text bound with `literal_text` in every placeholder falls in
+    the text as written (the placeholder itself when `at` is inside a literal)."""
+    bound = written = 0
+    for i, piece in enumerate(pieces):
+        if at < bound + len(piece) or i == len(pieces) - 1:
+            return written + min(at - bound, len(piece))
+        bound, written = bound + len(piece), written + len(piece)
+        if at < bound + len(literal_text):
+            return written
+        bound, written = bound + len(literal_text), written + 1
+    return written
+
 
 async def _text_errors_only(planned: Awaitable[Any]) -> Any:
     """What `planned` answers; None when it fails on the probe's values (1048 ...), which is the
@@ -736,6 +766,21 @@ class PreparedStatements:
         elif keyword == "COMMIT" and len(pieces) == 1:
             stmt.commit = head
             self.txn_statements_any = True
+        try:
+            await self._describe(stmt, sql, keyword, head, run)
+        except SQLError as exc:
+            raise stmt.as_written(exc) from None
+        server = session.server
+        self._next_id += 1
+        _HELD[server] = _HELD.get(server, 0) + 1
+        return stmt
+
+    async def _describe(self, stmt: PreparedStatement, sql: str, keyword: str, head: str,
+                        run: Callable[[str], Awaitable[Any]]) -> None:
+        """`stmt`'s columns, and the errors of its text, found by running or planning it with
+        NULLs or zeros for its placeholders (`_prepared`)."""
+        session = self.session
+        pieces = stmt.pieces
         probe = stmt.bind([None] * stmt.param_count, [ParamType(FieldType.NULL)] * stmt.param_count)
         server = session.server
         if stmt.select and session.engine_session.sets_variables(probe):
@@ -764,9 +809,6 @@ class PreparedStatements:
             if described is not None:
                 stmt.columns = result_columns(described, session.results_charset)
             await _text_errors_only(session.engine_session.access(probe))
-        self._next_id += 1
-        _HELD[server] = _HELD.get(server, 0) + 1
-        return stmt
 
     # -- SQL-level statements (server/sql_prepared.py) ------------------------------------------
 

@@ -1151,7 +1151,7 @@ class ClientSession(asyncio.Protocol):
                 if result is None:
                     result = await self.run_statement(statement)
             except SQLError as exc:
-                self._send_error(exc)
+                self._send_error(exc if i == last else sqltext.in_packet(exc, sql, statements, i))
                 return  # mysqld stops a multi-statement at the first error
             self._send_result(result, _MORE if i < last else 0)
             if self._killed:  # (KILL of itself, RELEASE: the answer goes out, then the end)

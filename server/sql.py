@@ -6,7 +6,8 @@ Contract
   (one regex match; comments before or after the first word are skipped on a slower path). It
   never raises.
 - `split_statements(sql)` splits on `;` outside quotes, backticks and comments, drops empty
-  pieces, and is only used when the client enabled CLIENT_MULTI_STATEMENTS.
+  pieces, and is only used when the client enabled CLIENT_MULTI_STATEMENTS; a 1064 in one of
+  the pieces quotes the packet on past the piece (`in_packet`), as mysqld's.
 - `names_a_table(sql)` and `limits_itself(sql)` look at a statement only where a session's
   state asks (warnings to keep, a sql_select_limit to apply), never on the hot path.
 - `tokenize(sql)` turns an admin statement into `Token`s; a string the tokenizer cannot read
@@ -178,8 +179,31 @@ def unquote(text: str) -> str:
     return re.sub(r"\\(.)", lambda m: _ESCAPES.get(m.group(1), m.group(1)), body, flags=re.DOTALL)
 
 
+NEAR_LENGTH = 80  # the most of the text a 1064 quotes
+_NEAR = re.compile(r"to use near '(.*)' at line 1$", re.DOTALL)
+
+
+def near_text(exc: SQLError) -> str | None:
+    """The text a 1064 `exc` quotes, None for another error."""
+    m = _NEAR.search(exc.message) if exc.code == ER_PARSE_ERROR.code else None
+    return None if m is None else m.group(1)
+
+
+def in_packet(exc: SQLError, sql: str, statements: list[str], i: int) -> SQLError:
+    """`exc` from `statements[i]`, one of the pieces `split_statements(sql)` gave: a 1064 that
+    quotes the piece to its end quotes on into the statements after it, as mysqld's, which
+    parses the packet in place ('SELEC 2; SELECT 3' near 'SELEC 2; SELECT 3')."""
+    near = near_text(exc)
+    if near is None or len(near) >= NEAR_LENGTH or not statements[i].endswith(near):
+        return exc
+    end = 0
+    for statement in statements[:i + 1]:
+        end = sql.find(statement, end) + len(statement)
+    return parse_error(sql, end - len(near))
+
+
 def parse_error(sql: str, pos: int) -> SQLError:
-    near = sql[pos:pos + 80]
+    near = sql[pos:pos + NEAR_LENGTH]
     return SQLError(
         ER_PARSE_ERROR,
         f"check the manual that corresponds to your MariaDB server version for the right syntax "

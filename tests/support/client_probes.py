@@ -1,4 +1,4 @@
-"""A client's probe script (tests/support/node, php, perl: one run of a client nobody on the
+"""A client's probe script (tests/support/node, php, perl, go, ruby: one run of a client nobody on the
 project wrote, printing everything it saw) run against one server, and two runs compared step by
 step. The integration tests run each probe on a stock MariaDB and on ours."""
 

@@ -3,8 +3,10 @@
 tests/integration/test_php_mysqlnd_mariadb.py, test_node_mysql_mariadb.py,
 test_perl_dbd_mysql_mariadb.py): COM_SET_OPTION turning multi-statements on and off, the
 greeting's collation, the collation column definitions name (the handshake's, SET NAMES ...
-COLLATE's, character_set_results' default), SHOW WARNINGS' column definitions, and where a
-second statement sent without multi-statements is a syntax error."""
+COLLATE's, character_set_results' default), SHOW WARNINGS' and SHOW VARIABLES / STATUS' column
+definitions, where a second statement sent without multi-statements is a syntax error, and what
+a syntax error in one statement of a multi-statement quotes (Ruby's mysql2 and Go's
+go-sql-driver: tests/integration/test_ruby_mysql2_mariadb.py, test_go_sql_driver_mariadb.py)."""
 
 from __future__ import annotations
 
@@ -94,3 +96,35 @@ def test_show_warnings_columns_are_mariadbs(shell):
         described = [(f.type_code, f.length, f.flags, f.scale, f.charsetnr) for f in cur._result.fields]
         assert described == [(253, 21, 1, 39, 33), (3, 4, 161, 0, 63), (253, 1536, 1, 39, 33)]
         assert cur.fetchall()[0][:2] == ("Warning", 1292)
+
+
+@pytest.mark.parametrize(("sql", "table"), [
+    ("SHOW SESSION STATUS LIKE 'Ssl_version'", "SESSION_STATUS"), ("SHOW STATUS LIKE 'Uptime'", "SESSION_STATUS"),
+    ("SHOW GLOBAL STATUS LIKE 'Uptime'", "GLOBAL_STATUS"), ("SHOW VARIABLES LIKE 'version'", "SESSION_VARIABLES"),
+    ("SHOW GLOBAL VARIABLES LIKE 'version'", "GLOBAL_VARIABLES"),
+])
+def test_show_variables_and_status_columns_are_mariadbs(shell, sql, table):
+    # information_schema's VARIABLE_NAME and VARIABLE_VALUE, NOT NULL (Go's ColumnTypes().Nullable())
+    with shell.connect(charset="utf8mb4") as conn, conn.cursor() as cur:
+        cur.execute(sql)
+        described = [(f.name, f.type_code, f.length, f.flags, f.charsetnr, f.db, f.table_name, f.org_name)
+                     for f in cur._result.fields]
+        assert described == [("Variable_name", 253, 256, 4097, 45, b"information_schema", table, "VARIABLE_NAME"),
+                             ("Value", 253, 16384, 4097, 45, b"information_schema", table, "VARIABLE_VALUE")]
+
+
+def test_a_multi_statements_syntax_error_quotes_the_packet_on(shell):
+    flags = pymysql.constants.CLIENT.MULTI_STATEMENTS
+    with shell.connect(client_flag=flags) as conn, conn.cursor() as cur:
+        with pytest.raises(pymysql.err.ProgrammingError) as info:
+            cur.execute("SELEC 1;SELECT 2")
+        assert info.value.args == (ER_PARSE_ERROR.code, _near("SELEC 1;SELECT 2"))
+        cur.execute("SELECT 1; SELECT 2 FRO x ; SELECT 3")
+        with pytest.raises(pymysql.err.ProgrammingError) as info:
+            cur.nextset()
+        assert info.value.args == (ER_PARSE_ERROR.code, _near("x ; SELECT 3"))
+
+
+def _near(text: str) -> str:
+    return ("You have an error in your SQL syntax; check the manual that corresponds to your MariaDB server "
+            f"version for the right syntax to use near '{text}' at line 1")

@@ -6,13 +6,16 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from protocol.errors import SQLError
+from protocol.errors import ER_NO_SUCH_TABLE, SQLError
 from server.sql import (
     Tokens,
     head,
+    in_packet,
     is_blank,
     limits_itself,
     names_a_table,
+    near_text,
+    parse_error,
     split_statements,
     tokenize,
     unwrap_comments,
@@ -208,3 +211,21 @@ def test_statements_sql_select_limit_limits(sql, limited):
     from server.session import _select_limited
 
     assert _select_limited(head(sql), sql) is limited
+
+
+def test_a_syntax_error_in_a_multi_statement_quotes_the_packet_on():
+    sql = "SELECT 1; SELEC 2 ;SELECT 3"
+    statements = split_statements(sql)
+    assert in_packet(parse_error(statements[1], 0), sql, statements, 1).message.endswith(
+        "near 'SELEC 2 ;SELECT 3' at line 1")
+    pieces = ["SELECT 1 FRO x", "SELECT 2"]
+    assert in_packet(parse_error(pieces[0], 9), "SELECT 1 FRO x; SELECT 2", pieces, 0).message.endswith(
+        "near 'FRO x; SELECT 2' at line 1")
+    # quoting less than to the piece's end, 80 characters already, or no 1064: as it was
+    short = parse_error("SELECT 1 FRO", 9)
+    assert in_packet(short, "SELECT 1 FRO x; SELECT 2", pieces, 0) is short
+    long = "SELEC " + "x" * 100
+    assert in_packet(parse_error(long, 0), long + "; SELECT 2", [long, "SELECT 2"], 0).message == parse_error(long, 0).message
+    other = SQLError(ER_NO_SUCH_TABLE, "d", "t")
+    assert in_packet(other, sql, statements, 1) is other
+    assert near_text(other) is None and near_text(parse_error("SELEC 2", 0)) == "SELEC 2"

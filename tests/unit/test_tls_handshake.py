@@ -31,6 +31,15 @@ def test_ssl_request_golden_bytes():
         SslRequest.decode(wire + b"\x00")
 
 
+def test_an_ssl_request_filler_is_read_past_whatever_it_holds():
+    # go-sql-driver/mysql 1.5 leaves the greeting's bytes in it; mysqld reads no filler
+    wire = SslRequest(Capability.CLIENT_PROTOCOL_41, 1 << 24, 45).encode()
+    garbage = wire[:9] + b".11.99-MariaDB-semi" + wire[28:]
+    assert SslRequest.decode(garbage) == SslRequest.decode(wire)
+    login = HandshakeResponse(Capability.CLIENT_PROTOCOL_41 | Capability.CLIENT_SECURE_CONNECTION, "root").encode()
+    assert HandshakeResponse.decode(login[:9] + bytes(range(1, 20)) + login[28:]).user == "root"
+
+
 def test_sequence_ids_of_an_upgraded_login():
     server = ServerConnection(7, "10.11.99-semisync", SALT, tls=True)
     client = ClientConnection("repl", "pw", tls=True)

@@ -74,6 +74,14 @@ def test_expressions_get_mysql_result_types(expr, code, decimals, charset):
     assert (ct.type, ct.decimals, ct.charset) == (code, decimals, charset)
 
 
+def test_a_decimal_cast_is_null_only_where_its_operand_may_be():
+    # MariaDB's Item_decimal_typecast: CAST('abc' AS DECIMAL) is 0, never NULL
+    types = types_of("SELECT CAST(1.25 AS DECIMAL(5,2)), CAST('abc' AS DECIMAL), CAST(id + 1 AS DECIMAL), "
+                     "CONVERT(id, DECIMAL), CAST(NULL AS DECIMAL), CAST(n AS DECIMAL), CAST(some_udf(id) AS DECIMAL) "
+                     "FROM t")
+    assert [bool(ct.flags & ColumnFlag.NOT_NULL) for ct in types] == [True, True, True, True, False, False, False]
+
+
 def test_an_unknown_expression_is_typed_by_all_its_values_never_the_first_row():
     assert types_of("SELECT some_udf(id) FROM t") == [None]
     assert from_rows([(0,), (3.5,)], 0).type == FieldType.DOUBLE
