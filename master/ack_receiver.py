@@ -20,6 +20,7 @@ Contract (MySQL 5.7's ack receiver thread, seed 003)
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Callable
 
@@ -55,36 +56,39 @@ class AckReceiver:
 
     def attach(self, dump: DumpSession) -> None:
         """Take over the read side of `dump`'s connection."""
-
-        def received(data: bytes) -> None:
-            if self._running:
-                self._receive(dump, data)
-            elif self._running is None:
-                self._early.append((dump, data))
-
-        dump.session.set_raw_reader(received)
+        dump.session.set_raw_reader(functools.partial(self._receive, dump))
 
     def _receive(self, dump: DumpSession, data: bytes) -> None:
+        """What arrived on `dump`'s connection (the data callback), acted on at once. An ack
+        that arrives alone (one per read batch of the dump: nearly every one) is taken here,
+        without the connection's buffer and without a call per layer; anything else goes
+        through `feed`."""
+        if not self._running:
+            if self._running is None:
+                self._early.append((dump, data))
+            return
         try:
+            session = dump.session
+            if session.is_closed:
+                return
+            try:
+                ack = session.conn.whole_ack(data)  # one ack alone: the packet taken without the buffer
+                if ack is not None:
+                    self._ack(dump, ack)
+                    return
+            except ProtocolError as e:  # a malformed ack, or one the plugin refuses
+                self._drop(dump, e.message)
+                return
             self.feed(dump, data)
         except Exception:  # our bug: never let it stop the acks of the other slaves
             log.exception("ack receiver: unexpected error on the dump of slave %s", dump.slave_server_id)
             dump.session.close()
 
     def feed(self, dump: DumpSession, data: bytes) -> None:
-        """Decode what arrived on `dump`'s connection and act on it (synchronously)."""
+        """Decode what arrived on `dump`'s connection through its buffer and act on it
+        (synchronously): parts of packets, several packets, COM_QUIT, the peer's close."""
         session = dump.session
-        if session.is_closed:
-            return
         conn = session.conn
-        try:
-            ack = conn.whole_ack(data)  # one ack alone: the packet taken without the buffer
-        except ProtocolError as e:
-            self._drop(dump, e.message)
-            return
-        if ack is not None:
-            self._take(dump, ack)
-            return
         conn.receive_data(data)
         while True:
             try:
@@ -95,21 +99,15 @@ class AckReceiver:
             if event is NEED_DATA:
                 return
             if isinstance(event, SemiSyncAck):
-                if not self._take(dump, event):
+                try:
+                    self._ack(dump, event)
+                except ProtocolError as e:  # the slave broke the rules: its connection dropped
+                    self._drop(dump, e.message)
                     return
             elif isinstance(event, ComQuit | ConnectionClosed):
                 dump.stop()
                 session.close()
                 return
-
-    def _take(self, dump: DumpSession, ack: SemiSyncAck) -> bool:
-        """`_ack`; False when the slave broke the rules (its connection dropped)."""
-        try:
-            self._ack(dump, ack)
-        except ProtocolError as e:
-            self._drop(dump, e.message)
-            return False
-        return True
 
     def _ack(self, dump: DumpSession, ack: SemiSyncAck) -> None:
         param = dump.param

@@ -21,25 +21,32 @@ Contract
   (RESET MASTER deletes the files and starts `.000001` again) calls `drop_tail()` before it.
   A failed group write publishes nothing: the file is cut back to the published end, which the
   tail still describes.
+- Followers (`follow(push)`): callables run by `publish`, synchronously and in order, after the
+  position, the tail and the generation are updated and the shared future settled. A dump session
+  parked at the end follows, so that the group just published is sent from the publishing call
+  instead of through a wakeup of the dump's task (`DumpSession._pushed`). A follower must not
+  raise, nor follow or unfollow while it runs.
 Everything runs on the event loop's thread.
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 
 from binlog.writer import WrittenGroup
 from protocol.position import BinlogPosition
 
 
 class BinlogEnd:
-    __slots__ = ("position", "generation", "tail", "_changed")
+    __slots__ = ("position", "generation", "tail", "_changed", "_followers")
 
     def __init__(self, position: BinlogPosition) -> None:
         self.position = position
         self.generation = 0
         self.tail: WrittenGroup | None = None
         self._changed: asyncio.Future[None] | None = None
+        self._followers: list[Callable[[], None]] = []
 
     def publish(self, position: BinlogPosition, tail: WrittenGroup | None = None) -> None:
         self.position = position
@@ -50,6 +57,15 @@ class BinlogEnd:
         changed, self._changed = self._changed, None
         if changed is not None and not changed.done():
             changed.set_result(None)
+        for push in self._followers:
+            push()
+
+    def follow(self, push: Callable[[], None]) -> None:
+        """Run `push()` at every publish from now on, until `unfollow(push)`."""
+        self._followers.append(push)
+
+    def unfollow(self, push: Callable[[], None]) -> None:
+        self._followers.remove(push)
 
     def drop_tail(self) -> None:
         """Forget `tail` (its file's bytes are about to change without a publish first)."""

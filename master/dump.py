@@ -31,9 +31,13 @@ Contract (who may call what, which rule each step follows)
   takes that group's events from memory instead, as the writer encoded them: the same events,
   offsets and bytes the file holds there, never past the published end. Any other position (a
   catch-up, a slave connecting in the middle, another file, a group too large to be kept)
-  reads the file. When it waited `@master_heartbeat_period` (nanoseconds, 0 = none) with nothing
-  to send, it sends a HEARTBEAT (type 27, body = current file name, log_pos = current position,
-  timestamp 0).
+  reads the file. A session that sends every group as it comes (no GTID skipping, a slave of
+  capability 4) and is parked at the published end gets such a group sent from the publishing
+  call itself (`_pushed`, while its own task is suspended in that wait: still the connection's
+  one writer): the same batch, hooks and bytes as when it is woken to send it. When it waited
+  `@master_heartbeat_period` (nanoseconds, 0 = none) with nothing to send (since the wait began
+  or the last group sent from a publish), it sends a HEARTBEAT (type 27, body = current file
+  name, log_pos = current position, timestamp 0).
 - Checksums: a slave that ran `SET @master_binlog_checksum= @@global.binlog_checksum` gets the
   events as they are in the file (CRC32 when the file has it). A checksum-unaware slave gets
   every event without its CRC32 footer (event_size fixed) and FORMAT_DESCRIPTIONs saying NONE.
@@ -371,6 +375,8 @@ class DumpClient(Protocol):
     def conn(self) -> ServerConnection: ...  # logged in: the sans-IO connection, DUMPING once started
     @property
     def is_closed(self) -> bool: ...
+    @property
+    def writing_paused(self) -> bool: ...  # the transport is above its high-water mark
     def write(self, data: bytes) -> None: ...
     async def drain(self) -> None: ...
     async def closed(self) -> None: ...
@@ -420,6 +426,13 @@ class DumpSession:
         self._on_start = on_start
         self._stopped = False
         self._wake: asyncio.Future[None] | None = None  # the wait in progress (`_wait`)
+        # a dump that sends every group as it comes is sent to from the publish (`_pushed`)
+        self._pushes = self.capability >= CAPABILITY_GTID and self.skipper is None
+        self._push = self._pushed  # (one bound method: follow and unfollow the same)
+        self._push_error: Exception | None = None
+        self._seen = 0  # the generation the dump has sent up to, while it waits
+        self._idle_since = 0.0  # the loop time the heartbeat period runs from, while it waits
+        self._timer: asyncio.TimerHandle | None = None
         self._closed_waiter: asyncio.Future[None] | None = None  # the session's closing, while streaming
 
     @property
@@ -574,6 +587,7 @@ class DumpSession:
                     batch = skipper.filter(batch, crc)
                     if skipper.done:
                         self.skipper = None
+                        self._pushes = self.capability >= CAPABILITY_GTID
                 if self.capability < CAPABILITY_GTID:
                     batch = [(o, sent) for o, event in batch if (sent := compatible_event(event, self.capability, crc))]
                 if batch:
@@ -613,11 +627,15 @@ class DumpSession:
 
     async def _wait(self, end: BinlogEnd, generation: int) -> bool:
         """Wait for a publish, the end of the dump or the heartbeat period; False on a timeout.
-        One future per wait, which is once per commit group per slave: the publish's shared
-        future, the session's closing and `stop()` settle it through `_wake_up`, and so does the
-        heartbeat timer; no task is made or cancelled per wait."""
-        changed = end.changed(generation)
-        if changed is None:
+
+        At most one future and one heartbeat timer per wait, and no task. A dump that takes every
+        group as it comes (no GTID skipping, no capability rewriting: `_pushes`) follows the
+        binlog end (`BinlogEnd.follow`): each publish runs `_pushed`, which sends the group it
+        made visible from the publishing call when the dump stands at its start, and otherwise
+        settles this wait; such a dump stays parked across any number of groups, and its timer
+        measures the idleness since the last group it sent (`_beat`). Any other dump waits on
+        the publish's shared future. The session's closing and `stop()` settle the wait too."""
+        if end.generation != generation:
             return True
         loop = asyncio.get_running_loop()
         if self._closed_waiter is None:
@@ -626,22 +644,89 @@ class DumpSession:
         if self._ended() or self._closed_waiter.done():
             return True
         wake = self._wake = loop.create_future()
-        changed.add_done_callback(self._wake_up)
-        timer = loop.call_later(self.period, self._wake_up) if self.period else None
+        self._seen = generation
+        pushes = self._pushes
+        changed = None
+        if pushes:
+            end.follow(self._push)
+        else:
+            changed = end.changed(generation)
+            assert changed is not None
+            changed.add_done_callback(self._wake_up)
+        period = self.period
+        if period:
+            self._idle_since = loop.time()
+            self._timer = loop.call_later(period, self._beat)
         try:
             await wake
         finally:
             self._wake = None
-            changed.remove_done_callback(self._wake_up)  # the shared future outlives this wait
-            if timer is not None:
-                timer.cancel()
-        # published; or stopped or closed (the caller's loop sees it); else the heartbeat is due
-        return end.generation != generation or self._ended() or self._closed_waiter.done()
+            if changed is None:
+                end.unfollow(self._push)
+            else:
+                changed.remove_done_callback(self._wake_up)  # the shared future outlives this wait
+            if self._timer is not None:
+                self._timer.cancel()
+                self._timer = None
+        error, self._push_error = self._push_error, None
+        if error is not None:
+            raise error
+        if self._seen != generation:  # groups were sent from the publish: drain before the next
+            await self.session.drain()
+        # a publish not sent from it; or stopped or closed (the caller's loop sees it); else the
+        # heartbeat is due
+        return end.generation != self._seen or self._ended() or self._closed_waiter.done()
 
     def _wake_up(self, _: object = None) -> None:
         wake = self._wake
         if wake is not None and not wake.done():
             wake.set_result(None)
+
+    def _pushed(self) -> None:
+        """At a publish, while the dump is parked in `_wait` (its task suspended, so this is the
+        dump's one writer): the group the publish made visible (`BinlogEnd.tail`), sent as
+        `_send_file` sends it when it stands at the group's start; in any other case (another
+        file or offset, a group larger than a batch, the transport above its high-water mark,
+        the dump ending) the wait is settled and `_send_file` decides. After a write that took
+        the transport above its high-water mark the wait is settled too, so the dump drains
+        before anything more is sent. An error of the write goes to the dump's task."""
+        wake = self._wake
+        if wake is None or wake.done():
+            return
+        end = self.source.end
+        tail = end.tail
+        session = self.session
+        if (tail is None or tail.start != self.pos or tail.file != self.file
+                or tail.end - tail.start > _BATCH_BYTES or session.writing_paused
+                or self._stopped or session.is_closed):
+            wake.set_result(None)
+            return
+        try:
+            self._send_batch(tail.events)
+        except Exception as e:  # (the dump's task raises it, as if it had written; never the publish)
+            self._push_error = e
+            wake.set_result(None)
+            return
+        self._seen = end.generation
+        if self.period:
+            self._idle_since = asyncio.get_running_loop().time()
+        if session.writing_paused:
+            wake.set_result(None)
+
+    def _beat(self) -> None:
+        """The heartbeat timer of a wait: due `period` after the wait began or after the last
+        group `_pushed` sent, whichever is later; armed again for the rest when a push came
+        in between (uvloop's timers are of millisecond resolution: within 1 ms is due)."""
+        self._timer = None
+        wake = self._wake
+        if wake is None or wake.done():
+            return
+        loop = asyncio.get_running_loop()
+        left = self._idle_since + self.period - loop.time()
+        if left > 0.001:
+            self._timer = loop.call_later(left, self._beat)
+            return
+        wake.set_result(None)
 
     def _damaged(self, e: DamagedBinlog) -> DumpError:
         """ERR 1236 for a binlog this dump cannot read, worded as mysqld's (with where the dump

@@ -158,23 +158,30 @@ class SendBatch(Sequence[SendParam]):
     or artificial): an observer that decides a whole batch reads these plain ints and builds no
     object per event. Read-only."""
 
-    __slots__ = ("file", "places", "_routes", "_params")
+    __slots__ = ("file", "places", "_routes", "_params", "_last_end")
 
     def __init__(self, file: str, routes: Sequence[tuple[int, int, int]]) -> None:
         self.file = file
         self._routes = routes
         self.places = [0 if flags & LOG_EVENT_ARTIFICIAL_F else log_pos for _, log_pos, flags in routes]
         self._params: list[SendParam] | None = None
+        self._last_end: BinlogPosition | None | bool = False  # False: not computed yet
 
     def __len__(self) -> int:
         return len(self._routes)
 
     def last_end(self) -> BinlogPosition | None:
-        """The end of the batch's last event with a place (None: no event has one)."""
-        for pos in reversed(self.places):
-            if pos:
-                return BinlogPosition(self.file, pos)
-        return None
+        """The end of the batch's last event with a place (None: no event has one); computed
+        once (asked before and after the write)."""
+        last = self._last_end
+        if last is False:
+            last = None
+            for pos in reversed(self.places):
+                if pos:
+                    last = BinlogPosition(self.file, pos)
+                    break
+            self._last_end = last
+        return last  # type: ignore[return-value]
 
     def __getitem__(self, index):  # type: ignore[override]
         params = self._params

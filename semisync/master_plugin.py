@@ -90,10 +90,6 @@ WAITING_STATE = "Waiting for semi-sync ACK from slave"
 _USER_VARS = ("rpl_semi_sync_slave", "rpl_semi_sync_replica")
 
 
-def _micros(seconds: float) -> int:
-    return max(0, round(seconds * 1_000_000))
-
-
 def wants_semi_sync(user_vars: Mapping[str, Any]) -> bool:
     """Did the dump connection `SET @rpl_semi_sync_slave = 1` (or the MySQL 8 name)?"""
     for name in _USER_VARS:
@@ -394,8 +390,9 @@ class SemiSyncMasterPlugin(
         if outcome is Outcome.ACKED:
             c.yes_tx += transactions
             c.tx_waits += 1
-            c.tx_wait_time += _micros(self._clock() - start)
-            self._trace(TRACE_DETAIL, "commit at %s acked", position)
+            c.tx_wait_time += max(0, round((self._clock() - start) * 1_000_000))  # µs
+            if self._trace_level & TRACE_DETAIL:
+                self._log.debug("commit at %s acked", position)
             return None
         c.no_tx += transactions
         if self._stopping or outcome is Outcome.SHUTDOWN:
@@ -564,15 +561,19 @@ class SemiSyncMasterPlugin(
             )
         self._acks_received += 1
         now = self._clock()
-        while dump.flagged and not position < dump.flagged[0][0]:
-            sent_at = dump.flagged.popleft()[1]
-            self._counters.net_waits += 1
-            self._counters.net_wait_time += _micros(now - sent_at)
-            self._trace(TRACE_NET_WAIT, "ack round trip from slave %d: %.3f ms", dump.server_id, (now - sent_at) * 1e3)
+        flagged, trace = dump.flagged, self._trace_level  # (the trace level read here, not per call)
+        while flagged and not position < flagged[0][0]:
+            took = now - flagged.popleft()[1]
+            counters = self._counters
+            counters.net_waits += 1
+            counters.net_wait_time += max(0, round(took * 1_000_000))  # µs
+            if trace & TRACE_NET_WAIT:
+                self._log.debug("ack round trip from slave %d: %.3f ms", dump.server_id, took * 1e3)
             if self.on_ack_round_trip is not None:
-                self.on_ack_round_trip(dump.server_id, now - sent_at)
-        self._trace(TRACE_DETAIL, "got reply at %s from slave %d", position, dump.server_id)
-        self._ack(dump.server_id, position)
+                self.on_ack_round_trip(dump.server_id, took)
+        if trace & TRACE_DETAIL:
+            self._log.debug("got reply at %s from slave %d", position, dump.server_id)
+        self._advance(self._container.insert(dump.server_id, position))  # _ack
 
     def _ack(self, server_id: int, position: BinlogPosition) -> None:
         self._advance(self._container.insert(server_id, position))
@@ -587,9 +588,10 @@ class SemiSyncMasterPlugin(
                     break
                 del self._active[first]
             released = self._gate.release_up_to(replicated)
-            if released:
-                self._trace(TRACE_DETAIL, "released %d waiter(s) up to %s", released, replicated)
-        self._try_switch_on()
+            if released and self._trace_level & TRACE_DETAIL:
+                self._log.debug("released %d waiter(s) up to %s", released, replicated)
+        if not self._on:
+            self._try_switch_on()
 
     # -----------------------------------------------------------------------------------------
     # Switching

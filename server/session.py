@@ -691,6 +691,11 @@ class ClientSession(asyncio.Protocol):
     def is_closed(self) -> bool:
         return self._closed.done()
 
+    @property
+    def writing_paused(self) -> bool:
+        """The transport's write buffer is above its high-water mark (`drain` would wait)."""
+        return self._paused
+
     def close(self) -> None:
         if self.transport is not None and not self.transport.is_closing():
             self.transport.close()

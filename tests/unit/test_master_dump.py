@@ -28,6 +28,7 @@ from protocol.events import (
     decode_event,
     decode_header,
     event_checksum_ok,
+    event_type,
 )
 from protocol.messages import BINLOG_DUMP_NON_BLOCK, EOF, ERR, OK, ComBinlogDump
 from protocol.position import BinlogPosition
@@ -48,6 +49,7 @@ class FakeSession:
         self.raw_reader = None
         self.command = "Query"
         self.state = None
+        self.writing_paused = False
         self._closed = asyncio.get_running_loop().create_future()
 
     def write(self, data: bytes) -> None:
@@ -588,3 +590,189 @@ async def test_a_damaged_binlog_ends_the_dump_with_1236_and_its_position(binlog,
     events = events_of(packets)
     last = decode_header(events[-1])
     assert last.type_code == EventType.XID_EVENT and last.log_pos == good_end.pos
+
+
+async def _groups_to_a_semisync_slave(binlog, pushes: bool):
+    """A semi-sync dump at the binlog's end, sent groups as a group commit publishes them: three
+    with their events (`tail`), one without, two published at once (a read back from the file),
+    one more with its events; each acked by the slave. What the slave received, the plugin's
+    counters, and how many batches were sent from inside `publish`."""
+    plugin, receiver, end, session, slave, dump = semisync_dump(binlog, {"mariadb_slave_capability": 4})
+    dump._pushes = pushes
+    inside = [False]
+    from_publish = [0]
+    send_batch = dump._send_batch
+
+    def counted(batch):
+        from_publish[0] += inside[0]
+        send_batch(batch)
+
+    dump._send_batch = counted
+    task = asyncio.create_task(dump.run())
+    received = await collect(slave, lambda packets: len(packets) >= 2)  # ROTATE, FD
+
+    def has_xid(packets):
+        return any(isinstance(p, BinlogPacket) and p.payload[2 + 4] == EventType.XID_EVENT for p in packets)
+
+    async def group(n: int, *, tail: bool = True, groups: int = 1) -> None:
+        for _ in range(groups):
+            group_end = write_transactions(binlog, n) if not tail else None
+            if tail:
+                append_transactions(binlog, n)
+                group_end = binlog.write_group(False)
+            plugin.after_flush(StorageParam(n, group_end))
+        inside[0] = True
+        end.publish(group_end, binlog.last_group if tail else None)
+        inside[0] = False
+        # the leader's after_sync right after its publish: at the gate before the ack is read
+        waiting = asyncio.create_task(plugin.after_sync(StorageParam(n, group_end)))
+        await asyncio.sleep(0)
+        received.extend(await collect(slave, has_xid))
+        session.raw_reader(slave.client.ack(group_end))
+        await asyncio.wait_for(waiting, 2)
+
+    for n in (1, 3, 2):
+        await group(n)
+    await group(2, tail=False)
+    await group(1, tail=False, groups=2)
+    await group(4)
+    dump.stop()
+    await asyncio.wait_for(task, 2)
+    status = plugin.status_variables()
+    for timed in ("Rpl_semi_sync_master_net_avg_wait_time", "Rpl_semi_sync_master_net_wait_time",
+                  "Rpl_semi_sync_master_tx_avg_wait_time", "Rpl_semi_sync_master_tx_wait_time"):
+        status.pop(timed, None)
+    await receiver.stop()
+    return bytes(session.out), received, status, receiver.acks, dump.events_sent, from_publish[0]
+
+
+async def test_a_group_sent_from_the_publish_is_what_the_woken_dump_sends(tmp_path):
+    """`DumpSession._pushed` (the group sent from the publishing call) against the dump woken to
+    send it (`_send_file`): the same bytes to the slave, the same acks accepted, the same
+    Rpl_semi_sync_* counters; and the groups with their events were sent from the publish."""
+    runs = []
+    for pushes in (False, True):
+        writer = BinlogWriter(tmp_path / str(pushes), "mysql-bin", server_id=1, checksum=True, max_size=1 << 20,
+                              server_version="5.7.44-semisync-log")
+        writer.open()
+        try:
+            runs.append(await _groups_to_a_semisync_slave(writer, pushes))
+        finally:
+            writer.close()
+    (pulled, pulled_packets, pulled_status, pulled_acks, pulled_sent, none), (pushed, *rest) = runs
+    pushed_packets, pushed_status, pushed_acks, pushed_sent, from_publish = rest
+    assert none == 0 and from_publish == 4  # the four groups published with their events
+    # the same bytes after the ROTATE and the FORMAT_DESCRIPTION (whose creation time is its file's)
+    first_two = [4 + int.from_bytes(out[:3], "little") for out in (pushed, pulled)]
+    first_two = [n + 4 + int.from_bytes(out[n:n + 3], "little") for n, out in zip(first_two, (pushed, pulled), strict=True)]
+    assert first_two[0] == first_two[1] and pushed[first_two[0]:] == pulled[first_two[1]:]
+    assert [p.payload for p in pushed_packets[2:]] == [p.payload for p in pulled_packets[2:]]
+    assert sum(p.payload[1] for p in pushed_packets if isinstance(p, BinlogPacket)) == 7  # each group end
+    assert pushed_status == pulled_status and pushed_status["Rpl_semi_sync_master_yes_tx"] == 6
+    assert pushed_acks == pulled_acks == 6 and pushed_sent == pulled_sent
+
+
+async def test_groups_sent_from_the_publish_put_the_heartbeat_off_and_a_paused_transport_is_drained(binlog):
+    """A dump parked at the end keeps one wait across the groups sent from the publish: its
+    heartbeat comes a period after the last of them, never between them; and a transport
+    above its high-water mark gets no group from the publish: the dump is woken and sends it
+    from its task, then drains, as a dump woken for every group does."""
+    end = BinlogEnd(binlog.end_position)
+    period = 0.3
+    session, slave, dump = make_dump(binlog, end, {"master_binlog_checksum": "CRC32", "mariadb_slave_capability": 4,
+                                                   "master_heartbeat_period": int(period * 1e9)})
+    task = asyncio.create_task(dump.run())
+    await collect(slave, lambda packets: len(packets) >= 2)
+    loop = asyncio.get_running_loop()
+    began = loop.time()
+    sent_at = []
+    for i in range(8):  # 8 x 50 ms: longer than the period
+        append_transactions(binlog, 1, i)
+        before = len(session.out)
+        end.publish(binlog.write_group(False), binlog.last_group)
+        assert len(session.out) > before  # sent by the publish itself
+        sent_at.append(loop.time())
+        await asyncio.sleep(0.05)
+    if max(b - a for a, b in zip([began, *sent_at[:-1]], sent_at, strict=True)) < period:  # (a loaded machine can stall)
+        assert all(event_type(e) != EventType.HEARTBEAT_LOG_EVENT for e in events_of(slave.packets()))
+    hb = await collect(slave, lambda packets: len(packets) >= 1)
+    assert event_type(events_of(hb)[0]) == EventType.HEARTBEAT_LOG_EVENT
+    assert loop.time() - sent_at[-1] >= period - 0.002
+
+    drained = []
+
+    async def drain():
+        drained.append(loop.time())
+        session.writing_paused = False
+
+    session.drain = drain
+    session.writing_paused = True
+    append_transactions(binlog, 2, 100)
+    before = len(session.out)
+    end.publish(binlog.write_group(False), binlog.last_group)
+    assert len(session.out) == before  # not from the publish: the transport is paused
+    packets = await collect(slave, lambda packets: sum(
+        event_type(e) == EventType.XID_EVENT for e in events_of(packets)) == 2)
+    assert drained and not session.writing_paused
+    assert [event_type(e) for e in events_of(packets) if event_type(e) != EventType.HEARTBEAT_LOG_EVENT] == [
+        EventType.QUERY_EVENT, EventType.QUERY_EVENT, EventType.XID_EVENT] * 2
+    dump.stop()
+    await asyncio.wait_for(task, 2)
+
+
+async def _acks_delivered(binlog, deliver: str):
+    """Three groups to a semi-sync slave, each acked, the acks reaching the receiver `deliver`ed:
+    'whole' (one packet per read, `whole_ack`), 'bytes' (byte by byte, the buffer), 'two' (the
+    last two acks in one read); then an ack beyond what was sent. What the receiver and the
+    plugin made of them."""
+    plugin, receiver, end, session, slave, dump = semisync_dump(binlog, {"mariadb_slave_capability": 4})
+    task = asyncio.create_task(dump.run())
+    await collect(slave, lambda packets: len(packets) >= 2)
+    waits, acks = [], []
+    for n in (1, 2, 3):
+        append_transactions(binlog, n)
+        group_end = binlog.write_group(False)
+        plugin.after_flush(StorageParam(n, group_end))
+        end.publish(group_end, binlog.last_group)
+        waits.append(asyncio.create_task(plugin.after_sync(StorageParam(n, group_end))))
+        await asyncio.sleep(0)
+        await collect(slave, lambda packets: any(isinstance(p, BinlogPacket) and p.payload[1] for p in packets))
+        acks.append(slave.client.ack(group_end))
+    if deliver == "whole":
+        reads = acks
+    elif deliver == "bytes":
+        reads = [bytes([b]) for ack in acks for b in ack]
+    else:
+        reads = [acks[0], acks[1] + acks[2]]
+    for data in reads:
+        session.raw_reader(data)
+    outcomes = await asyncio.wait_for(asyncio.gather(*waits), 2)
+    status = plugin.status_variables()
+    for timed in ("Rpl_semi_sync_master_net_avg_wait_time", "Rpl_semi_sync_master_net_wait_time",
+                  "Rpl_semi_sync_master_tx_avg_wait_time", "Rpl_semi_sync_master_tx_wait_time"):
+        status.pop(timed, None)
+    before = (receiver.acks, dict(receiver.acked), receiver.dropped, status, outcomes)
+    session.raw_reader(slave.client.ack(BinlogPosition(group_end.file, group_end.pos + 1000)))
+    await asyncio.wait_for(task, 2)
+    await receiver.stop()
+    return before, receiver.dropped, session.is_closed
+
+
+async def test_acks_read_whole_byte_by_byte_or_together_are_taken_alike(tmp_path):
+    """The receiver's ack read alone (`AckReceiver._receive` on `whole_ack`) against the same
+    acks through the connection's buffer (`feed`): the same acks accepted, the same positions,
+    the same Rpl_semi_sync_* counters and waits released; an ack beyond what was sent drops the
+    slave either way."""
+    runs = {}
+    for deliver in ("whole", "bytes", "two"):
+        writer = BinlogWriter(tmp_path / deliver, "mysql-bin", server_id=1, checksum=True, max_size=1 << 20,
+                              server_version="5.7.44-semisync-log")
+        writer.open()
+        try:
+            runs[deliver] = await _acks_delivered(writer, deliver)
+        finally:
+            writer.close()
+    assert runs["whole"] == runs["bytes"] == runs["two"]
+    (acks, acked, dropped, status, _), dropped_after, closed = runs["whole"]
+    assert acks == 3 and dropped == 0 and dropped_after == 1 and closed
+    assert status["Rpl_semi_sync_master_yes_tx"] == 3 and status["Rpl_semi_sync_master_net_waits"] == 3
