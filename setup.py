@@ -14,6 +14,8 @@
   loop);
 - `engine/_collation.c`, utf8mb4_general_ci as a SQLite collation (`engine.collation.register`;
   else `engine.collation.compare`, a Python call per comparison);
+- `protocol/_position.c`, `BinlogPosition` as a compiled type (`protocol.position`; else
+  `protocol.position.PyBinlogPosition`);
 - `slave/_receiver.c` (with `protocol/_dumpscan.h`, linked with zlib), the thread that reads,
   writes, fsyncs and acks a slave's dump (`slave.receiver.NativeReceiver`; else the IO task
   reads on its loop)."""
@@ -30,6 +32,8 @@ setup(ext_modules=[
     Extension("protocol._eventscan", ["protocol/_eventscan.c"], optional=True,
               extra_compile_args=["-O2", "-Wall", "-Wextra"]),
     Extension("protocol._rows", ["protocol/_rows.c"], optional=True,
+              extra_compile_args=["-O2", "-Wall", "-Wextra"]),
+    Extension("protocol._position", ["protocol/_position.c"], optional=True,
               extra_compile_args=["-O2", "-Wall", "-Wextra"]),
     Extension("engine._collation", ["engine/_collation.c"], optional=True,
               extra_compile_args=["-O2", "-Wall", "-Wextra"]),

@@ -4,12 +4,20 @@ Positions are values, never bare tuples. They order the way MySQL orders them: f
 file's numeric extension (`mysql-bin.000009` < `mysql-bin.000010` < `mysql-bin.1000000`), then by
 offset. Positions in files of different basenames do not compare (a `LocalProtocolError` is raised
 by `__lt__`), because no replication rule can use such a comparison.
+
+Two implementations with one contract, held equal by tests/unit/test_position.py (one battery of
+behaviours run against both): the compiled type of `protocol/_position.c` (built by `pip install`,
+optional), which `BinlogPosition` is where it was built, and `PyBinlogPosition` here, the
+reference and the fallback. Both order positions of different files through `_lt_other_files`.
+A master builds and compares positions a few dozen times per commit group, a slave for every
+applied batch.
 """
 
 from __future__ import annotations
 
 from dataclasses import FrozenInstanceError
 from functools import total_ordering
+from typing import TYPE_CHECKING
 
 
 def file_sequence(name: str) -> tuple[str, int]:
@@ -32,7 +40,7 @@ _set_pos = _Fields.pos.__set__  # type: ignore[attr-defined]
 
 
 @total_ordering
-class BinlogPosition(_Fields):
+class PyBinlogPosition(_Fields):
     """An immutable value: equal and hashed by (file, pos), ordered as the header says."""
 
     __slots__ = ()
@@ -50,11 +58,11 @@ class BinlogPosition(_Fields):
     def __delattr__(self, name: str) -> None:
         raise FrozenInstanceError(f"cannot delete field {name!r}")
 
-    def __reduce__(self) -> tuple[type[BinlogPosition], tuple[str, int]]:
-        return BinlogPosition, (self.file, self.pos)
+    def __reduce__(self) -> tuple[type[PyBinlogPosition], tuple[str, int]]:
+        return PyBinlogPosition, (self.file, self.pos)
 
     def __eq__(self, other: object) -> bool:
-        if other.__class__ is not BinlogPosition:
+        if other.__class__ is not PyBinlogPosition:
             return NotImplemented
         return self.pos == other.pos and self.file == other.file  # type: ignore[attr-defined]
 
@@ -64,22 +72,33 @@ class BinlogPosition(_Fields):
     def __repr__(self) -> str:
         return f"BinlogPosition(file={self.file!r}, pos={self.pos!r})"
 
-    def _key(self) -> tuple[int, int]:
-        return file_sequence(self.file)[1], self.pos
-
     def __lt__(self, other: object) -> bool:
-        if not isinstance(other, BinlogPosition):
+        if not isinstance(other, PyBinlogPosition):
             return NotImplemented
         if self.file == other.file:  # the usual case (positions of the active file): no name parsing
             return self.pos < other.pos
-        if file_sequence(self.file)[0] != file_sequence(other.file)[0]:
-            from protocol.errors import LocalProtocolError
-
-            raise LocalProtocolError(f"cannot order positions of different binlogs: {self} vs {other}")
-        return self._key() < other._key()
+        return _lt_other_files(self, other)
 
     def __str__(self) -> str:
         return f"{self.file}:{self.pos}"
 
+
+def _lt_other_files(a: PyBinlogPosition, b: PyBinlogPosition) -> bool:
+    """`a < b` for positions in files of different names: by numeric extension, then offset."""
+    (base_a, seq_a), (base_b, seq_b) = file_sequence(a.file), file_sequence(b.file)
+    if base_a != base_b:
+        from protocol.errors import LocalProtocolError
+
+        raise LocalProtocolError(f"cannot order positions of different binlogs: {a} vs {b}")
+    return (seq_a, a.pos) < (seq_b, b.pos)
+
+
+if TYPE_CHECKING:
+    BinlogPosition = PyBinlogPosition
+else:
+    try:
+        from protocol._position import BinlogPosition
+    except ImportError:  # built without a C compiler
+        BinlogPosition = PyBinlogPosition
 
 ZERO = BinlogPosition("", 0)
