@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from engine import checksum, infoschema
 from engine.catalog import TokenCursor
+from engine.coltypes import varchar
 from engine.ddl import missing_routine
 from engine.lexer import syntax_error
 from engine.results import Result, column_types
@@ -31,6 +32,7 @@ from protocol.errors import (
     ER_WRONG_OBJECT,
     SQLError,
 )
+from protocol.messages import ColumnFlag
 
 if TYPE_CHECKING:
     from engine.core import Engine
@@ -88,6 +90,13 @@ def _where_equal(cur: TokenCursor, columns: list[str], rows: list[tuple]) -> lis
 def _result(columns: list[str], rows: list[tuple], session: Session) -> Result:
     return Result(columns=columns, column_types=column_types(rows, len(columns)) if rows else ["string"] * len(columns),
                   rows=rows, in_transaction=session.in_transaction)
+
+
+def _shown_create(columns: list[tuple[str, int]], row: tuple, session: Session) -> Result:
+    """A SHOW CREATE answer of one row: NOT NULL VARCHARs of MariaDB's lengths in characters."""
+    return Result(columns=[name for name, _ in columns],
+                  column_types=[varchar(chars, flags=ColumnFlag.NOT_NULL) for _, chars in columns],
+                  rows=[row], in_transaction=session.in_transaction)
 
 
 # The listings' columns as MariaDB 10.11 declares them ("?": nullable; `infoschema.declared_columns`),
@@ -230,6 +239,11 @@ def _table(cur: TokenCursor, session: Session, views: bool = False):
             raise SQLError(ER_UNKNOWN_TABLE, name, infoschema.NAME)
         return view
     return _table_named(session, schema, name)
+
+
+def _show_create_view(view, session: Session) -> Result:
+    return _shown_create([("View", 64), ("Create View", 1024), ("character_set_client", 32), ("collation_connection", 64)],
+                         (view.name, view.show_create(), "utf8mb4", "utf8mb4_general_ci"), session)
 
 
 def _table_named(session: Session, schema: str, name: str):
@@ -394,7 +408,7 @@ def run_admin(session: Session, cur: TokenCursor, shape: str) -> Result | AsSele
             if not engine.has_database(name):
                 raise SQLError(ER_BAD_DB_ERROR, name)
             text = engine.options_of(name).show_create(name, if_not_exists)
-            return _result(["Database", "Create Database"], [(name, text)], session)
+            return _shown_create([("Database", 64), ("Create Database", 1024)], (name, text), session)
         if cur.accept("VIEW"):
             qualifier, name = cur.qualified()
             view_schema = qualifier or session.database
@@ -404,12 +418,18 @@ def run_admin(session: Session, cur: TokenCursor, shape: str) -> Result | AsSele
             if view is None:
                 table = _table_named(session, view_schema, name)
                 raise SQLError(ER_WRONG_OBJECT, table.schema, table.name, "VIEW")
-            return _result(["View", "Create View", "character_set_client", "collation_connection"],
-                           [(view.name, view.show_create(), "utf8mb4", "utf8mb4_general_ci")], session)
+            return _show_create_view(view, session)
         cur.expect("TABLE")
-        table = _table(cur, session)
+        qualifier, name = cur.qualified()
+        schema = qualifier or session.database
+        if schema is None:
+            raise SQLError(ER_NO_DB_ERROR)
+        view = engine.view(schema, name)
+        if view is not None:  # SHOW CREATE TABLE of a view: SHOW CREATE VIEW's answer, as MariaDB's
+            return _show_create_view(view, session)
+        table = _table_named(session, schema, name)
         next_id = engine.next_auto_increment(table) if table.auto_column is not None else None
-        return _result(["Table", "Create Table"], [(table.name, table.show_create(next_id))], session)
+        return _shown_create([("Table", 64), ("Create Table", 1024)], (table.name, table.show_create(next_id)), session)
     if cur.accept("INDEX", "INDEXES", "KEYS"):
         cur.expect("FROM", "IN")
         table = _table(cur, session)
