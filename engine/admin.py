@@ -106,8 +106,9 @@ _LISTINGS = {
     "full_columns": "Field varchar(64), Type longtext, Collation varchar(64)?, Null varchar(3), Key varchar(3),"
                     " Default longtext?, Extra varchar(80), Privileges varchar(80), Comment varchar(1024)",
     "databases": "Database varchar(64)",
-    "tables": "Tables varchar(64)",
-    "full_tables": "Tables varchar(64), Table_type varchar(64)",
+    # (a name's 64 characters and the 9 of a `#mysql50#` prefix)
+    "tables": "Tables varchar(73)",
+    "full_tables": "Tables varchar(73), Table_type varchar(64)",
     "engines": "Engine varchar(64), Support varchar(8), Comment varchar(160), Transactions varchar(3)?, XA varchar(3)?,"
                " Savepoints varchar(3)?",
     "charsets": "Charset varchar(32), Description varchar(60), Default collation varchar(64), Maxlen bigint(3)",
@@ -226,7 +227,8 @@ def _tables_and_views(engine: Engine, schema: str) -> list[str]:
 
 def _table(cur: TokenCursor, session: Session, views: bool = False):
     """The table named next (`views`: an information_schema view too, by its declared columns,
-    for DESCRIBE and SHOW COLUMNS; 1109 for a view it lacks, as MariaDB says)."""
+    for DESCRIBE and SHOW COLUMNS; 1109 for a view it lacks, as MariaDB says; a view of a
+    database 1235)."""
     schema, name = cur.qualified()
     if cur.accept("FROM", "IN"):
         schema = cur.ident()
@@ -238,6 +240,9 @@ def _table(cur: TokenCursor, session: Session, views: bool = False):
         if view is None:
             raise SQLError(ER_UNKNOWN_TABLE, name, infoschema.NAME)
         return view
+    if views and session.engine.view(schema, name) is not None:
+        # a view's columns are its SELECT's, whose defaults and keys MariaDB derives in its own way
+        raise SQLError(ER_NOT_SUPPORTED_YET, "DESCRIBE or SHOW COLUMNS of a view")
     return _table_named(session, schema, name)
 
 
@@ -473,8 +478,9 @@ def run_admin(session: Session, cur: TokenCursor, shape: str) -> Result | AsSele
     if cur.accept("PRIVILEGES"):
         if not cur.at_end():
             raise cur.error()
-        return Result(columns=["Privilege", "Context", "Comment"], column_types=["string"] * 3, rows=list(PRIVILEGES),
-                      in_transaction=session.in_transaction)  # (typed as MariaDB's: strings of no declared length)
+        types = [varchar(chars, flags=ColumnFlag.NOT_NULL) for chars in (10, 15, 64)]  # MariaDB's lengths
+        return Result(columns=["Privilege", "Context", "Comment"], column_types=types, rows=list(PRIVILEGES),
+                      in_transaction=session.in_transaction)
     # profiling is never on (@@profiling 0, as MariaDB's default): no query was profiled
     if cur.accept("PROFILES"):
         if not cur.at_end():

@@ -23,12 +23,14 @@ from __future__ import annotations
 import re
 import sqlite3
 from collections.abc import Callable, Iterable
+from dataclasses import replace
 
 from engine import innodb_metrics
 from engine.catalog import CHAR_TYPES, NUMERIC_TYPES, Column, DatabaseOptions, Table, sql_literal
 from engine.collation import GENERAL_CI
 from engine.coltypes import ColumnType
 from engine.lexer import quote_ident
+from protocol.messages import ColumnFlag
 
 NAME = "information_schema"
 DATABASE_OPTIONS = DatabaseOptions("utf8mb3", "utf8mb3_general_ci")  # SHOW CREATE DATABASE information_schema
@@ -329,9 +331,24 @@ def declared_columns(text: str) -> list[Column]:
     return columns
 
 
+class SchemaView(Table):
+    """An information_schema view (or a SHOW listing, which MariaDB builds on one) as MariaDB
+    describes its result columns: those of the temporary table it fills, every column without a
+    default (NO_DEFAULT_VALUE), a longtext MariaDB's Longtext of 65535 utf8mb3 characters (an
+    expression's text, a default's, a generated column's, a CHECK's, 65532: MAX_FIELD_VARCHARLENGTH),
+    described in utf8mb4's 4 bytes each."""
+
+    def result_type(self, col: Column) -> ColumnType:
+        ct = super().result_type(col)
+        if col.base == "longtext":
+            chars = 65532 if col.name in ("COLUMN_DEFAULT", "Default", "GENERATION_EXPRESSION", "CHECK_CLAUSE") else 65535
+            ct = replace(ct, length=chars * 3 * 4)
+        return ct.with_flags(ct.flags | ColumnFlag.NO_DEFAULT_VALUE)
+
+
 def result_types(columns: list[Column]) -> list[ColumnType]:
     """The result-set descriptions of declared columns (NOT NULL flags included)."""
-    shape = Table(NAME, "", columns)
+    shape = SchemaView(NAME, "", columns)
     return [shape.result_type(col) for col in columns]
 
 
@@ -345,7 +362,7 @@ def table(name: str) -> Table | None:
     declared = _DECLARED.get(name.lower())
     if declared is None:
         return None
-    return Table(NAME, name.upper(), list(declared))
+    return SchemaView(NAME, name.upper(), list(declared))
 
 
 # the character sets and collations the server speaks (MariaDB 10.11's rows for them)

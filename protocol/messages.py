@@ -1029,6 +1029,14 @@ def show_text(name: str, chars: int, nullable: bool = False) -> ColumnDefinition
                   flags=0 if nullable else ColumnFlag.NOT_NULL)
 
 
+def schema_text(name: str, chars: int, nullable: bool = False) -> ColumnDefinition:
+    """A text column of a SHOW statement MariaDB answers from an information_schema table (SHOW
+    VARIABLES, SHOW PLUGINS ...): a VARCHAR of `chars` characters, utf8mb4, without a default,
+    NOT NULL unless `nullable`."""
+    flags = ColumnFlag.NO_DEFAULT_VALUE | (0 if nullable else ColumnFlag.NOT_NULL)
+    return column(name, length=chars * 4, charset=CHARSET_UTF8MB4_GENERAL_CI, flags=flags)
+
+
 def show_number(name: str, code: int, length: int, unsigned: bool = False) -> ColumnDefinition:
     """A SHOW statement's NOT NULL integer column of `length` digits, as MariaDB describes it."""
     flags = ColumnFlag.NOT_NULL | ColumnFlag.BINARY | (ColumnFlag.UNSIGNED if unsigned else 0)

@@ -59,6 +59,7 @@ from protocol.errors import (
 )
 from protocol.events import EventFramingError, EventType, event_type, split_events
 from protocol.messages import (
+    CHARSET_BINARY,
     CHARSET_UTF8MB4_GENERAL_CI,
     MASTER_STATUS_COLUMNS,
     OK,
@@ -66,6 +67,7 @@ from protocol.messages import (
     FieldType,
     ResultSet,
     column,
+    schema_text,
     show_text,
 )
 from server import conditions, sql_prepared
@@ -84,7 +86,7 @@ if TYPE_CHECKING:
 
 Handler = Callable[["ClientSession", str, str], Awaitable[Any]]
 
-_VAR_COLUMNS = (column("Variable_name"), column("Value"))
+_VAR_COLUMNS = (schema_text("Variable_name", 64), schema_text("Value", 4096))
 # SHOW WARNINGS / SHOW ERRORS, described as MariaDB's: VARCHAR(7), INT UNSIGNED(4), VARCHAR(512)
 _DIAGNOSTIC_COLUMNS = (
     column("Level", length=7 * 4, charset=CHARSET_UTF8MB4_GENERAL_CI, flags=ColumnFlag.NOT_NULL, decimals=39),
@@ -99,9 +101,14 @@ _FUNCTIONS = frozenset({
     "CONNECTION_ID", "UNIX_TIMESTAMP", "LAST_INSERT_ID",
 })
 # Their result columns as MariaDB types them: DATABASE() a name of 64 characters, the account
-# functions user@host of 384; VERSION() (NOT NULL, its text's length) is typed where it is read.
+# functions user@host of 384, LAST_INSERT_ID() and CONNECTION_ID() UNSIGNED NOT NULL; VERSION() (NOT NULL, its text's length) is typed where it is read.
 _FUNCTION_TYPES = {"DATABASE": varchar(64), "SCHEMA": varchar(64),
-                   **dict.fromkeys(("USER", "CURRENT_USER", "SESSION_USER", "SYSTEM_USER"), varchar(384))}
+                   **dict.fromkeys(("USER", "CURRENT_USER", "SESSION_USER", "SYSTEM_USER"), varchar(384)),
+                   "LAST_INSERT_ID": ColumnType(FieldType.LONGLONG, 21, 0, CHARSET_BINARY,
+                                                ColumnFlag.NOT_NULL | ColumnFlag.UNSIGNED | ColumnFlag.BINARY),
+                   "CONNECTION_ID": ColumnType(FieldType.LONG, 10, 0, CHARSET_BINARY,
+                                               ColumnFlag.NOT_NULL | ColumnFlag.UNSIGNED | ColumnFlag.BINARY),
+                   "UNIX_TIMESTAMP": ColumnType(FieldType.LONGLONG, 17, 0, CHARSET_BINARY, ColumnFlag.BINARY)}
 _SCOPES = {"GLOBAL": Scope.GLOBAL, "SESSION": Scope.SESSION, "LOCAL": Scope.SESSION}
 _CONNECTION_ADMIN = (ALL, SUPER, "CONNECTION ADMIN")
 # Session variables SET STATEMENT refuses with 1971 (MariaDB 10.11's list, sys_vars.cc NO_SET_STMT).
@@ -247,7 +254,7 @@ class Admin:
         if what == "PLUGINS":
             t.expect_end()
             plugins = self.server.plugins.show_rows()
-            return ResultSet(tuple(column(c) for c in SHOW_PLUGINS_COLUMNS), tuple(plugins))
+            return ResultSet(SHOW_PLUGINS_COLUMNS, tuple(plugins))
         if what in ("WARNINGS", "ERRORS"):
             if what == "ERRORS":
                 shown = [d for d in session.diagnostics if d[0] == "Error"]

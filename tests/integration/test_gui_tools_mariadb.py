@@ -9,9 +9,14 @@ prepared (`defined_answers`), with the rows; or the error. Statements whose valu
 server's own (its version, the login's account host, binlog names, sizes and times, the character
 sets and engines it has) compare their columns only.
 
-It found: information_schema's columns named as declared (TABLE_NAME) where a tool names them in
-lower case (`SELECT table_name FROM information_schema.tables`: MariaDB names the column as
-written); USER_PRIVILEGES, SCHEMA_PRIVILEGES, TABLE_PRIVILEGES, COLUMN_PRIVILEGES, PARAMETERS and
+It found: the result columns of information_schema's views and of the SHOW listings MariaDB
+builds on them (SHOW [FULL] COLUMNS, INDEX, TABLE STATUS, [FULL] TABLES, VARIABLES, STATUS,
+PLUGINS ...) without NO_DEFAULT_VALUE and with LONGTEXT's length where MariaDB's are MEDIUMTEXT-
+sized; a NOT NULL table column without a default without NO_DEFAULT_VALUE; HEX() of a string
+and of a number, LAST_INSERT_ID(), CONNECTION_ID(), UNIX_TIMESTAMP(), SHOW PRIVILEGES described
+with other lengths or flags; information_schema's columns named as declared (TABLE_NAME) where a
+tool names them in lower case (`SELECT table_name FROM information_schema.tables`: MariaDB names
+the column as written); USER_PRIVILEGES, SCHEMA_PRIVILEGES, TABLE_PRIVILEGES, COLUMN_PRIVILEGES, PARAMETERS and
 COLLATION_CHARACTER_SET_APPLICABILITY unknown (1109); EXPLAIN PARTITIONS read as DESCRIBE of a
 table `PARTITIONS` (1146; EXPLAIN EXTENDED likewise: now 1235, its note being MariaDB's rewrite of
 the statement); SHOW CREATE TABLE of a view 1146 (MariaDB answers SHOW CREATE VIEW's result);
@@ -19,9 +24,13 @@ EXPLAIN's columns, SHOW [FULL] PROCESSLIST's, SHOW GRANTS', SHOW MASTER STATUS',
 SHOW CREATE TABLE / VIEW / DATABASE's and SELECT DATABASE() / USER() / CURRENT_USER / VERSION()'s
 described with other lengths, flags, decimals or character set than MariaDB's.
 
-Left out, where the two still differ (MariaDB's answer first): SHOW [FULL] COLUMNS of a view and
-its rows in information_schema.COLUMNS (here 1146 and none); SHOW CREATE VIEW's text (MariaDB
-prints its own rewrite of the SELECT, here the SELECT as written); EXPLAIN EXTENDED and EXPLAIN
+Left out, where the two still differ (MariaDB's answer first): DESCRIBE / SHOW [FULL] COLUMNS of a
+view (here 1235, it was 1146) and its rows in information_schema.COLUMNS (here none); a
+comparison's NOT NULL flag (`column_key = 'PRI'`: compared TYPED); COM_STMT_PREPARE of a SHOW
+listing (MariaDB describes no column, here every one: COLUMNS compares the text answer's and the
+execution's); mysql.user's column definitions (its Password a LONGBLOB of 39 decimals, its
+privilege columns' decimals 39, here 0); SHOW CREATE VIEW's text (MariaDB prints its own rewrite
+of the SELECT, here the SELECT as written); EXPLAIN EXTENDED and EXPLAIN
 FORMAT=JSON (1235 here); triggers, stored routines and events (CREATE is 1235 here: their
 listings are empty on both); the `mysql` privilege tables besides user and global_priv (db,
 tables_priv, columns_priv, procs_priv, proxies_priv, roles_mapping: 1146 here);
@@ -67,29 +76,29 @@ FULL, TYPED, COLUMNS, TYPED_COLUMNS = "full", "typed", "columns", "typed columns
 # decimals alone.
 TOOLS = {
     "adminer": [
-        ("SELECT SCHEMA_NAME FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = 'd'", TYPED),
+        ("SELECT SCHEMA_NAME FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = 'd'", FULL),
         ("SELECT USER()", FULL),
         ("SELECT TABLE_NAME, TABLE_TYPE FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE()"
-         " ORDER BY TABLE_NAME", TYPED),
-        ("SHOW TABLES IN `d`", TYPED),
+         " ORDER BY TABLE_NAME", FULL),
+        ("SHOW TABLES IN `d`", FULL),
         ("SELECT TABLE_NAME AS Name, Engine, TABLE_COMMENT AS Comment FROM information_schema.TABLES"
-         " WHERE TABLE_SCHEMA = DATABASE() ORDER BY Name", TYPED),
-        ("SHOW TABLE STATUS LIKE 'p'", TYPED_COLUMNS),
-        ("SHOW FULL COLUMNS FROM `p`", TYPED),
-        ("SHOW FULL COLUMNS FROM `c`", TYPED),
-        ("SHOW INDEX FROM `c`", TYPED),
+         " WHERE TABLE_SCHEMA = DATABASE() ORDER BY Name", FULL),
+        ("SHOW TABLE STATUS LIKE 'p'", COLUMNS),
+        ("SHOW FULL COLUMNS FROM `p`", FULL),
+        ("SHOW FULL COLUMNS FROM `c`", FULL),
+        ("SHOW INDEX FROM `c`", FULL),
         ("SHOW CREATE TABLE `c`", FULL),
         ("SHOW CREATE TABLE `v`", COLUMNS),
         ("SHOW CREATE VIEW `v`", COLUMNS),
-        ("SHOW TRIGGERS LIKE 'c'", TYPED),
+        ("SHOW TRIGGERS LIKE 'c'", FULL),
         ("SELECT ROUTINE_NAME, ROUTINE_TYPE, DTD_IDENTIFIER FROM information_schema.ROUTINES"
-         " WHERE ROUTINE_SCHEMA = 'd'", TYPED),
-        ("SELECT LAST_INSERT_ID()", TYPED),
+         " WHERE ROUTINE_SCHEMA = 'd'", FULL),
+        ("SELECT LAST_INSERT_ID()", FULL),
         ("EXPLAIN PARTITIONS SELECT * FROM `p`", FULL),
         ("EXPLAIN PARTITIONS SELECT * FROM `p` WHERE `id` = 2", FULL),
-        ("SELECT SQL_CALC_FOUND_ROWS `id`, `name` FROM `p` LIMIT 2", TYPED),
+        ("SELECT SQL_CALC_FOUND_ROWS `id`, `name` FROM `p` LIMIT 2", FULL),
         ("SELECT FOUND_ROWS()", FULL),
-        ("SELECT HEX(`name`) FROM `p` WHERE `id` = 1 LIMIT 1", TYPED),
+        ("SELECT HEX(`name`) FROM `p` WHERE `id` = 1 LIMIT 1", FULL),
         ("SHOW FULL PROCESSLIST", COLUMNS),
         ("SHOW CREATE DATABASE `d`", FULL),
     ],
@@ -100,113 +109,118 @@ TOOLS = {
          " UNION SELECT `GRANTEE`, `IS_GRANTABLE` FROM `INFORMATION_SCHEMA`.`TABLE_PRIVILEGES`"
          " UNION SELECT `GRANTEE`, `IS_GRANTABLE` FROM `INFORMATION_SCHEMA`.`SCHEMA_PRIVILEGES`"
          " UNION SELECT `GRANTEE`, `IS_GRANTABLE` FROM `INFORMATION_SCHEMA`.`USER_PRIVILEGES`) t"
-         " WHERE `IS_GRANTABLE` = 'YES' AND '''u1''@''%''' LIKE `GRANTEE` LIMIT 1", TYPED),
+         " WHERE `IS_GRANTABLE` = 'YES' AND '''u1''@''%''' LIKE `GRANTEE` LIMIT 1", FULL),
         ("SELECT `PRIVILEGE_TYPE` FROM `INFORMATION_SCHEMA`.`USER_PRIVILEGES`"
-         " WHERE GRANTEE = '''u2''@''localhost''' AND PRIVILEGE_TYPE = 'CREATE USER'", TYPED),
+         " WHERE GRANTEE = '''u2''@''localhost''' AND PRIVILEGE_TYPE = 'CREATE USER'", FULL),
         ("SELECT `SCHEMA_NAME` FROM `INFORMATION_SCHEMA`.`SCHEMATA`, (SELECT DB_first_level"
          " FROM (SELECT DISTINCT SUBSTRING_INDEX(SCHEMA_NAME, '_', 1) DB_first_level"
          " FROM INFORMATION_SCHEMA.SCHEMATA WHERE TRUE) t ORDER BY DB_first_level ASC LIMIT 0, 100) t2"
          " WHERE TRUE AND 1 = LOCATE(CONCAT(DB_first_level, '_'), CONCAT(SCHEMA_NAME, '_'))"
-         " AND SCHEMA_NAME = 'd' ORDER BY SCHEMA_NAME ASC", TYPED),
+         " AND SCHEMA_NAME = 'd' ORDER BY SCHEMA_NAME ASC", FULL),
         ("SELECT `TABLE_NAME` AS `Name`, `TABLE_TYPE` AS `TABLE_TYPE` FROM `INFORMATION_SCHEMA`.`TABLES`"
-         " WHERE `TABLE_SCHEMA` = 'd' ORDER BY `TABLE_NAME`", TYPED),
+         " WHERE `TABLE_SCHEMA` = 'd' ORDER BY `TABLE_NAME`", FULL),
         ("SELECT @@lower_case_table_names", FULL),
         ("SHOW MASTER STATUS", COLUMNS),
         ("SHOW BINARY LOGS", COLUMNS),
-        ("SELECT `id`, `name`, `made` FROM `d`.`p` WHERE 1 ORDER BY `id` ASC LIMIT 0, 25", TYPED),
-        ("SELECT COUNT(*) FROM `d`.`p`", TYPED),
-        ("SHOW INDEXES FROM `d`.`p`", TYPED),
+        ("SELECT `id`, `name`, `made` FROM `d`.`p` WHERE 1 ORDER BY `id` ASC LIMIT 0, 25", FULL),
+        ("SELECT COUNT(*) FROM `d`.`p`", FULL),
+        ("SHOW INDEXES FROM `d`.`p`", FULL),
         ("SELECT * FROM `information_schema`.`PARTITIONS` WHERE `TABLE_SCHEMA` = 'd' AND `TABLE_NAME` = 'p'"
-         " AND `PARTITION_NAME` IS NOT NULL", TYPED),
+         " AND `PARTITION_NAME` IS NOT NULL", FULL),
     ],
     "heidisql": [
-        ("SELECT CONNECTION_ID()", TYPED_COLUMNS),
-        ("SHOW /*!50002 FULL*/ TABLES FROM `d`", TYPED),
-        ("SHOW TABLE STATUS FROM `d`", TYPED_COLUMNS),
+        ("SELECT CONNECTION_ID()", COLUMNS),
+        ("SHOW VARIABLES LIKE 'lower_case_%'", FULL),
+        ("SHOW SESSION VARIABLES WHERE Variable_name = 'autocommit'", FULL),
+        ("SHOW GLOBAL STATUS LIKE 'Uptime'", COLUMNS),
+        ("SHOW /*!50002 FULL*/ TABLES FROM `d`", FULL),
+        ("SHOW TABLE STATUS FROM `d`", COLUMNS),
         ("SELECT *, EVENT_SCHEMA AS `Db`, EVENT_NAME AS `Name` FROM information_schema.`EVENTS`"
-         " WHERE `EVENT_SCHEMA` = 'd'", TYPED),
-        ("SHOW FUNCTION STATUS WHERE `Db` = 'd'", TYPED),
-        ("SHOW PROCEDURE STATUS WHERE `Db` = 'd'", TYPED),
-        ("SHOW TRIGGERS FROM `d`", TYPED),
+         " WHERE `EVENT_SCHEMA` = 'd'", FULL),
+        ("SHOW FUNCTION STATUS WHERE `Db` = 'd'", FULL),
+        ("SHOW PROCEDURE STATUS WHERE `Db` = 'd'", FULL),
+        ("SHOW TRIGGERS FROM `d`", FULL),
         ("SELECT * FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = 'd' AND TABLE_NAME = 'p'"
-         " ORDER BY ORDINAL_POSITION", TYPED),
-        ("SHOW INDEXES FROM `p` FROM `d`", TYPED),
+         " ORDER BY ORDINAL_POSITION", FULL),
+        ("SHOW INDEXES FROM `p` FROM `d`", FULL),
         ("SELECT * FROM information_schema.REFERENTIAL_CONSTRAINTS WHERE TABLE_NAME = 'c'"
-         " AND CONSTRAINT_SCHEMA = 'd'", TYPED),
+         " AND CONSTRAINT_SCHEMA = 'd'", FULL),
         ("SELECT * FROM information_schema.KEY_COLUMN_USAGE WHERE TABLE_SCHEMA = 'd' AND TABLE_NAME = 'c'"
-         " AND REFERENCED_TABLE_NAME IS NOT NULL", TYPED),
+         " AND REFERENCED_TABLE_NAME IS NOT NULL", FULL),
         ("SELECT * FROM information_schema.CHECK_CONSTRAINTS WHERE CONSTRAINT_SCHEMA = 'd' AND TABLE_NAME = 'p'",
-         TYPED),
+         FULL),
         ("SHOW CREATE TABLE `d`.`v`", COLUMNS),
         ("SHOW CREATE TABLE `d`.`p`", FULL),
         ("SHOW PROCESSLIST", COLUMNS),
-        ("SELECT `p`.* FROM `d`.`p` LIMIT 1000", TYPED),
+        ("SELECT `p`.* FROM `d`.`p` LIMIT 1000", FULL),
     ],
     "dbeaver": [
-        ("SELECT * FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = 'd'", TYPED_COLUMNS),
-        ("SHOW FULL TABLES FROM `d`", TYPED),
+        ("SELECT * FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = 'd'", COLUMNS),
+        ("SHOW FULL TABLES FROM `d`", FULL),
         ("SELECT * FROM information_schema.TABLE_CONSTRAINTS WHERE TABLE_SCHEMA = 'd' AND TABLE_NAME = 'c'"
-         " ORDER BY CONSTRAINT_NAME", TYPED),
+         " ORDER BY CONSTRAINT_NAME", FULL),
         ("SELECT kc.CONSTRAINT_NAME, kc.TABLE_NAME, kc.COLUMN_NAME, kc.ORDINAL_POSITION,"
          " kc.REFERENCED_TABLE_SCHEMA, kc.REFERENCED_TABLE_NAME, kc.REFERENCED_COLUMN_NAME,"
          " rc.UPDATE_RULE, rc.DELETE_RULE FROM information_schema.KEY_COLUMN_USAGE kc"
          " JOIN information_schema.REFERENTIAL_CONSTRAINTS rc ON rc.CONSTRAINT_SCHEMA = kc.CONSTRAINT_SCHEMA"
-         " AND rc.CONSTRAINT_NAME = kc.CONSTRAINT_NAME WHERE kc.TABLE_SCHEMA = 'd' AND kc.TABLE_NAME = 'c'", TYPED),
+         " AND rc.CONSTRAINT_NAME = kc.CONSTRAINT_NAME WHERE kc.TABLE_SCHEMA = 'd' AND kc.TABLE_NAME = 'c'", FULL),
         ("SELECT * FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = 'd' AND TABLE_NAME = 'p'"
-         " ORDER BY INDEX_NAME, SEQ_IN_INDEX", TYPED),
-        ("SELECT * FROM information_schema.VIEWS WHERE TABLE_SCHEMA = 'd'", TYPED_COLUMNS),
-        ("SELECT * FROM information_schema.TRIGGERS WHERE TRIGGER_SCHEMA = 'd'", TYPED),
-        ("SELECT * FROM information_schema.ROUTINES WHERE ROUTINE_SCHEMA = 'd'", TYPED),
-        ("SELECT * FROM information_schema.PARAMETERS WHERE SPECIFIC_SCHEMA = 'd'", TYPED),
-        ("SHOW ENGINES", TYPED_COLUMNS),
-        ("SHOW CHARSET", TYPED_COLUMNS),
-        ("SHOW COLLATION", TYPED_COLUMNS),
-        ("SHOW PLUGINS", TYPED_COLUMNS),
+         " ORDER BY INDEX_NAME, SEQ_IN_INDEX", FULL),
+        ("SELECT * FROM information_schema.VIEWS WHERE TABLE_SCHEMA = 'd'", COLUMNS),
+        ("SELECT * FROM information_schema.TRIGGERS WHERE TRIGGER_SCHEMA = 'd'", FULL),
+        ("SELECT * FROM information_schema.ROUTINES WHERE ROUTINE_SCHEMA = 'd'", FULL),
+        ("SELECT * FROM information_schema.PARAMETERS WHERE SPECIFIC_SCHEMA = 'd'", FULL),
+        ("SHOW ENGINES", COLUMNS),
+        ("SHOW CHARSET", COLUMNS),
+        ("SHOW COLLATION", COLUMNS),
+        ("SHOW PLUGINS", COLUMNS),
+        ("SHOW PRIVILEGES", COLUMNS),
         ("SHOW GRANTS FOR 'u1'@'%'", FULL),
         ("SELECT * FROM information_schema.USER_PRIVILEGES WHERE GRANTEE LIKE '''u%'"
-         " ORDER BY GRANTEE, PRIVILEGE_TYPE", TYPED),
+         " ORDER BY GRANTEE, PRIVILEGE_TYPE", FULL),
         ("SELECT * FROM information_schema.SCHEMA_PRIVILEGES WHERE GRANTEE LIKE '''u%'"
-         " ORDER BY GRANTEE, PRIVILEGE_TYPE", TYPED),
+         " ORDER BY GRANTEE, PRIVILEGE_TYPE", FULL),
         ("SELECT * FROM information_schema.TABLE_PRIVILEGES WHERE GRANTEE LIKE '''u%'"
-         " ORDER BY GRANTEE, PRIVILEGE_TYPE", TYPED),
-        ("SELECT * FROM information_schema.COLUMN_PRIVILEGES", TYPED),
+         " ORDER BY GRANTEE, PRIVILEGE_TYPE", FULL),
+        ("SELECT * FROM information_schema.COLUMN_PRIVILEGES", FULL),
         ("SELECT DATABASE()", FULL),
     ],
     "metabase_grafana": [
-        ("SELECT table_name FROM information_schema.tables WHERE table_schema = 'd' ORDER BY table_name", TYPED),
+        ("SELECT table_name FROM information_schema.tables WHERE table_schema = 'd' ORDER BY table_name", FULL),
         ("SELECT column_name, data_type FROM information_schema.columns WHERE table_schema = 'd'"
-         " AND table_name = 'p' ORDER BY ordinal_position", TYPED),
+         " AND table_name = 'p' ORDER BY ordinal_position", FULL),
         ("SELECT c.column_name AS name, c.column_type AS `database-type`, c.ordinal_position - 1 AS"
          " `database-position`, c.column_comment AS `field-comment`, c.column_key = 'PRI' AS pk"
          " FROM information_schema.columns c WHERE c.table_schema = 'd' AND c.table_name = 'c'"
          " ORDER BY c.ordinal_position", TYPED),
         ("SELECT table_schema, table_name, table_comment AS description FROM information_schema.tables"
-         " WHERE table_schema = 'd' AND table_type = 'BASE TABLE' ORDER BY table_name", TYPED),
+         " WHERE table_schema = 'd' AND table_type = 'BASE TABLE' ORDER BY table_name", FULL),
         ("SELECT kcu.column_name, kcu.referenced_table_name, kcu.referenced_column_name"
          " FROM information_schema.key_column_usage kcu WHERE kcu.table_schema = 'd'"
-         " AND kcu.referenced_table_name IS NOT NULL", TYPED),
-        ("SELECT UNIX_TIMESTAMP(made) AS time_sec, id AS value FROM p ORDER BY made, id", TYPED),
+         " AND kcu.referenced_table_name IS NOT NULL", FULL),
+        ("SELECT UNIX_TIMESTAMP(made) AS time_sec, id AS value FROM p ORDER BY made, id", FULL),
         ("SELECT @@session.time_zone", FULL),
+        ("SELECT UNIX_TIMESTAMP()", COLUMNS),
         ("SELECT VERSION()", TYPED_COLUMNS),
     ],
     "workbench_datagrip": [
-        ("SHOW SESSION VARIABLES LIKE 'lower_case_table_names'", TYPED),
+        ("SHOW SESSION VARIABLES LIKE 'lower_case_table_names'", FULL),
         ("SELECT CURRENT_USER", COLUMNS),
         ("SELECT SCHEMA()", FULL),
         ("select table_name, table_type, engine, table_comment from information_schema.tables"
-         " where table_schema = 'd' order by table_name", TYPED),
+         " where table_schema = 'd' order by table_name", FULL),
         ("select grantee, privilege_type, is_grantable from information_schema.user_privileges"
-         " where grantee = '''u1''@''%''' order by privilege_type", TYPED),
+         " where grantee = '''u1''@''%''' order by privilege_type", FULL),
         ("select * from information_schema.schema_privileges where grantee like '''u1%'"
-         " order by privilege_type", TYPED),
+         " order by privilege_type", FULL),
         ("select table_name, privilege_type from information_schema.table_privileges"
-         " where table_schema = 'd' order by privilege_type", TYPED),
-        ("select * from information_schema.parameters where specific_schema = 'd'", TYPED),
+         " where table_schema = 'd' order by privilege_type", FULL),
+        ("select * from information_schema.parameters where specific_schema = 'd'", FULL),
         ("select collation_name, character_set_name, id, is_default"
          " from information_schema.collation_character_set_applicability"
-         " where collation_name in ('utf8mb4_general_ci', 'utf8mb4_bin', 'latin1_swedish_ci') order by id", TYPED),
+         " where collation_name in ('utf8mb4_general_ci', 'utf8mb4_bin', 'latin1_swedish_ci') order by id", FULL),
         ("select * from information_schema.COLLATION_CHARACTER_SET_APPLICABILITY"
-         " where COLLATION_NAME = 'utf8mb4_unicode_ci'", TYPED),
+         " where COLLATION_NAME = 'utf8mb4_unicode_ci'", FULL),
         ("EXPLAIN SELECT * FROM p WHERE id = 1", FULL),
     ],
 }

@@ -9,6 +9,7 @@ import pytest
 
 from engine import Engine
 from protocol.errors import SQLError
+from protocol.messages import ColumnFlag
 from server.users import ALL, REPLICATION_CLIENT, Account
 
 
@@ -68,3 +69,28 @@ def test_privilege_rows_list_each_level_in_mariadbs_order():
     assert Account("u3", "%").privilege_rows("user_privileges") == [("'u3'@'%'", "def", "USAGE", "NO")]
     every = Account("u2", "localhost", privileges={ALL}, grant_option=True).privilege_rows("user_privileges")
     assert every[0] == ("'u2'@'localhost'", "def", "SELECT", "YES") and len(every) == 38
+
+
+async def test_columns_without_a_default_are_flagged_as_mariadbs(session):
+    """NO_DEFAULT_VALUE on a NOT NULL column without a default (not on what is computed from it)
+    and on every column of an information_schema view or SHOW listing, whose long texts are
+    MariaDB's Longtext(65535) (a default's text 65532) in utf8mb4."""
+    await session.execute("CREATE TABLE f (a INT PRIMARY KEY AUTO_INCREMENT, b INT NOT NULL, c INT NOT NULL DEFAULT 1,"
+                           " d INT, e TEXT NOT NULL)")
+    await session.engine.commit_group({})
+    result = await session.execute("SELECT a, b, c, d, e, MAX(b), (SELECT b FROM f LIMIT 1) FROM f")
+    flagged = [bool(ct.flags & ColumnFlag.NO_DEFAULT_VALUE) for ct in result.column_types]
+    assert flagged == [False, True, False, False, True, False, False]
+    result = await session.execute("SELECT TABLE_NAME, CHECK_OPTION, VIEW_DEFINITION FROM information_schema.VIEWS")
+    no_default = ColumnFlag.NO_DEFAULT_VALUE | ColumnFlag.NOT_NULL
+    assert [(ct.flags, ct.length) for ct in result.column_types] == [
+        (no_default, 256), (no_default, 32), (no_default | ColumnFlag.BLOB, 786420)]
+    listing = await session.execute("SHOW FULL COLUMNS FROM p")
+    assert [ct.length for ct in listing.column_types][1::4] == [786420, 786384]  # Type, Default
+
+
+async def test_describing_a_view_is_not_supported(session):
+    for sql in ("DESCRIBE v", "SHOW FULL COLUMNS FROM v", "SHOW COLUMNS FROM d.v"):
+        with pytest.raises(SQLError) as refused:
+            await session.execute(sql)
+        assert refused.value.error.code == 1235, sql
