@@ -11,7 +11,8 @@ MariaDB 10.11's columns where MariaDB has the view, and the `mysql` tables the s
 the rows of PROCESSLIST, of the variables, of the grants and of the transactions (`LIVE`) are the server shell's, read through the
 session when the statement is planned (such plans are never cached), the variables' names
 upper-case and compared without regard to case, as MariaDB's; every view's result columns
-typed from MariaDB's declared columns (`table`), never from their values; FILES, PARTITIONS,
+typed from MariaDB's declared columns (`table`), never from their values; PARTITIONS one row
+per table (none is partitioned), FILES,
 TRIGGERS, ROUTINES, PARAMETERS, EVENTS, COLUMN_PRIVILEGES and the user statistics (TABLE_ / INDEX_ / USER_ / CLIENT_STATISTICS: userstat
 is never ON here) always empty) built from the
 engine's catalog: a reference to `information_schema.X` becomes a subquery over VALUES, inlined
@@ -538,6 +539,10 @@ def _rows(name: str, schemas: Iterable[str], tables: Callable[[str], Iterable[Ta
         for table in sorted(tables(schema), key=lambda t: t.name):
             if name == "tables":
                 rows.append(_table_row(schema, table))
+            elif name == "partitions":  # a table of no partitions: one row, its sizes TABLES'
+                sizes = _table_row(schema, table)
+                rows.append(("def", schema, table.name, *[None] * 9, *sizes[7:10], None, *sizes[11:13],
+                             None, None, None, None, "", "", None))
             elif name == "columns":
                 described = {r[0]: r for r in table.describe()}
                 for n, col in enumerate(table.columns, 1):

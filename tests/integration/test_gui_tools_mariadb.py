@@ -14,7 +14,8 @@ builds on them (SHOW [FULL] COLUMNS, INDEX, TABLE STATUS, [FULL] TABLES, VARIABL
 PLUGINS ...) without NO_DEFAULT_VALUE and with LONGTEXT's length where MariaDB's are MEDIUMTEXT-
 sized; a NOT NULL table column without a default without NO_DEFAULT_VALUE; HEX() of a string
 and of a number, LAST_INSERT_ID(), CONNECTION_ID(), UNIX_TIMESTAMP(), SHOW PRIVILEGES described
-with other lengths or flags; information_schema's columns named as declared (TABLE_NAME) where a
+with other lengths or flags; information_schema.PARTITIONS empty (MariaDB: a row for each table,
+its PARTITION_NAME NULL); information_schema's columns named as declared (TABLE_NAME) where a
 tool names them in lower case (`SELECT table_name FROM information_schema.tables`: MariaDB names
 the column as written); USER_PRIVILEGES, SCHEMA_PRIVILEGES, TABLE_PRIVILEGES, COLUMN_PRIVILEGES, PARAMETERS and
 COLLATION_CHARACTER_SET_APPLICABILITY unknown (1109); EXPLAIN PARTITIONS read as DESCRIBE of a
@@ -170,6 +171,10 @@ TOOLS = {
         ("SELECT * FROM information_schema.TRIGGERS WHERE TRIGGER_SCHEMA = 'd'", FULL),
         ("SELECT * FROM information_schema.ROUTINES WHERE ROUTINE_SCHEMA = 'd'", FULL),
         ("SELECT * FROM information_schema.PARAMETERS WHERE SPECIFIC_SCHEMA = 'd'", FULL),
+        ("SELECT TABLE_SCHEMA, TABLE_NAME, PARTITION_NAME, SUBPARTITION_NAME, PARTITION_ORDINAL_POSITION,"
+         " PARTITION_METHOD, PARTITION_EXPRESSION, PARTITION_DESCRIPTION, TABLE_ROWS, MAX_DATA_LENGTH, DATA_FREE,"
+         " CHECK_TIME, CHECKSUM, PARTITION_COMMENT, NODEGROUP, TABLESPACE_NAME FROM information_schema.PARTITIONS"
+         " WHERE TABLE_SCHEMA = 'd' ORDER BY TABLE_NAME", FULL),
         ("SHOW ENGINES", COLUMNS),
         ("SHOW CHARSET", COLUMNS),
         ("SHOW COLLATION", COLUMNS),

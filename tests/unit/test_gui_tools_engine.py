@@ -39,6 +39,9 @@ async def test_information_schema_columns_are_named_as_written(session):
                                                                   [("utf8mb4_general_ci", "Yes")])
     result = await session.execute("SELECT * FROM information_schema.PARAMETERS")
     assert result.columns[:3] == ["SPECIFIC_CATALOG", "SPECIFIC_SCHEMA", "SPECIFIC_NAME"] and not result.rows
+    result = await session.execute("SELECT TABLE_NAME, PARTITION_NAME, TABLE_ROWS FROM information_schema.PARTITIONS"
+                                   " WHERE TABLE_SCHEMA = 'd'")
+    assert [tuple(r) for r in result.rows] == [("p", None, 0)]  # a table, not partitioned; no view
 
 
 async def test_explain_partitions_adds_a_null_partitions_column_and_extended_is_refused(session):
