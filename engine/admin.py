@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from engine import checksum, infoschema
 from engine.catalog import TokenCursor
+from engine.coltypes import varchar
 from engine.ddl import missing_routine
 from engine.lexer import syntax_error
 from engine.results import Result, column_types
@@ -31,6 +32,7 @@ from protocol.errors import (
     ER_WRONG_OBJECT,
     SQLError,
 )
+from protocol.messages import ColumnFlag
 
 if TYPE_CHECKING:
     from engine.core import Engine
@@ -90,6 +92,13 @@ def _result(columns: list[str], rows: list[tuple], session: Session) -> Result:
                   rows=rows, in_transaction=session.in_transaction)
 
 
+def _shown_create(columns: list[tuple[str, int]], row: tuple, session: Session) -> Result:
+    """A SHOW CREATE answer of one row: NOT NULL VARCHARs of MariaDB's lengths in characters."""
+    return Result(columns=[name for name, _ in columns],
+                  column_types=[varchar(chars, flags=ColumnFlag.NOT_NULL) for _, chars in columns],
+                  rows=[row], in_transaction=session.in_transaction)
+
+
 # The listings' columns as MariaDB 10.11 declares them ("?": nullable; `infoschema.declared_columns`),
 # so a column is typed the same whatever its rows hold (a listing's NULLs stay a DATETIME).
 _LISTINGS = {
@@ -97,8 +106,9 @@ _LISTINGS = {
     "full_columns": "Field varchar(64), Type longtext, Collation varchar(64)?, Null varchar(3), Key varchar(3),"
                     " Default longtext?, Extra varchar(80), Privileges varchar(80), Comment varchar(1024)",
     "databases": "Database varchar(64)",
-    "tables": "Tables varchar(64)",
-    "full_tables": "Tables varchar(64), Table_type varchar(64)",
+    # (a name's 64 characters and the 9 of a `#mysql50#` prefix)
+    "tables": "Tables varchar(73)",
+    "full_tables": "Tables varchar(73), Table_type varchar(64)",
     "engines": "Engine varchar(64), Support varchar(8), Comment varchar(160), Transactions varchar(3)?, XA varchar(3)?,"
                " Savepoints varchar(3)?",
     "charsets": "Charset varchar(32), Description varchar(60), Default collation varchar(64), Maxlen bigint(3)",
@@ -217,7 +227,8 @@ def _tables_and_views(engine: Engine, schema: str) -> list[str]:
 
 def _table(cur: TokenCursor, session: Session, views: bool = False):
     """The table named next (`views`: an information_schema view too, by its declared columns,
-    for DESCRIBE and SHOW COLUMNS; 1109 for a view it lacks, as MariaDB says)."""
+    for DESCRIBE and SHOW COLUMNS; 1109 for a view it lacks, as MariaDB says; a view of a
+    database 1235)."""
     schema, name = cur.qualified()
     if cur.accept("FROM", "IN"):
         schema = cur.ident()
@@ -229,7 +240,15 @@ def _table(cur: TokenCursor, session: Session, views: bool = False):
         if view is None:
             raise SQLError(ER_UNKNOWN_TABLE, name, infoschema.NAME)
         return view
+    if views and session.engine.view(schema, name) is not None:
+        # a view's columns are its SELECT's, whose defaults and keys MariaDB derives in its own way
+        raise SQLError(ER_NOT_SUPPORTED_YET, "DESCRIBE or SHOW COLUMNS of a view")
     return _table_named(session, schema, name)
+
+
+def _show_create_view(view, session: Session) -> Result:
+    return _shown_create([("View", 64), ("Create View", 1024), ("character_set_client", 32), ("collation_connection", 64)],
+                         (view.name, view.show_create(), "utf8mb4", "utf8mb4_general_ci"), session)
 
 
 def _table_named(session: Session, schema: str, name: str):
@@ -394,7 +413,7 @@ def run_admin(session: Session, cur: TokenCursor, shape: str) -> Result | AsSele
             if not engine.has_database(name):
                 raise SQLError(ER_BAD_DB_ERROR, name)
             text = engine.options_of(name).show_create(name, if_not_exists)
-            return _result(["Database", "Create Database"], [(name, text)], session)
+            return _shown_create([("Database", 64), ("Create Database", 1024)], (name, text), session)
         if cur.accept("VIEW"):
             qualifier, name = cur.qualified()
             view_schema = qualifier or session.database
@@ -404,12 +423,18 @@ def run_admin(session: Session, cur: TokenCursor, shape: str) -> Result | AsSele
             if view is None:
                 table = _table_named(session, view_schema, name)
                 raise SQLError(ER_WRONG_OBJECT, table.schema, table.name, "VIEW")
-            return _result(["View", "Create View", "character_set_client", "collation_connection"],
-                           [(view.name, view.show_create(), "utf8mb4", "utf8mb4_general_ci")], session)
+            return _show_create_view(view, session)
         cur.expect("TABLE")
-        table = _table(cur, session)
+        qualifier, name = cur.qualified()
+        schema = qualifier or session.database
+        if schema is None:
+            raise SQLError(ER_NO_DB_ERROR)
+        view = engine.view(schema, name)
+        if view is not None:  # SHOW CREATE TABLE of a view: SHOW CREATE VIEW's answer, as MariaDB's
+            return _show_create_view(view, session)
+        table = _table_named(session, schema, name)
         next_id = engine.next_auto_increment(table) if table.auto_column is not None else None
-        return _result(["Table", "Create Table"], [(table.name, table.show_create(next_id))], session)
+        return _shown_create([("Table", 64), ("Create Table", 1024)], (table.name, table.show_create(next_id)), session)
     if cur.accept("INDEX", "INDEXES", "KEYS"):
         cur.expect("FROM", "IN")
         table = _table(cur, session)
@@ -453,8 +478,9 @@ def run_admin(session: Session, cur: TokenCursor, shape: str) -> Result | AsSele
     if cur.accept("PRIVILEGES"):
         if not cur.at_end():
             raise cur.error()
-        return Result(columns=["Privilege", "Context", "Comment"], column_types=["string"] * 3, rows=list(PRIVILEGES),
-                      in_transaction=session.in_transaction)  # (typed as MariaDB's: strings of no declared length)
+        types = [varchar(chars, flags=ColumnFlag.NOT_NULL) for chars in (10, 15, 64)]  # MariaDB's lengths
+        return Result(columns=["Privilege", "Context", "Comment"], column_types=types, rows=list(PRIVILEGES),
+                      in_transaction=session.in_transaction)
     # profiling is never on (@@profiling 0, as MariaDB's default): no query was profiled
     if cur.accept("PROFILES"):
         if not cur.at_end():

@@ -356,6 +356,8 @@ class Table:
         name = col.name.lower()
         if not col.nullable:
             flags |= ColumnFlag.NOT_NULL
+            if not (col.has_default or col.default_now or col.auto_increment or col.generated is not None):
+                flags |= ColumnFlag.NO_DEFAULT_VALUE  # an INSERT must name it (MariaDB's NO_DEFAULT_VALUE_FLAG)
         if col.auto_increment:
             flags |= ColumnFlag.AUTO_INCREMENT
         for index in self.indexes:

@@ -1681,8 +1681,10 @@ class Engine:
             return Plan("do", "", [])
         if first in ("CREATE", "DROP", "ALTER", "RENAME", "TRUNCATE"):
             return Plan("ddl", "", [], cacheable=False)
+        explained = ("SELECT", "INSERT", "UPDATE", "DELETE", "REPLACE")
         if first in ("SHOW", "DESCRIBE", "DESC", "USE", "ANALYZE", "OPTIMIZE", "CHECK", "REPAIR", "CHECKSUM") or (
-                first == "EXPLAIN" and second not in ("SELECT", "INSERT", "UPDATE", "DELETE", "REPLACE")):
+                first == "EXPLAIN" and second not in explained and not (
+                    second in ("EXTENDED", "PARTITIONS") and len(tokens) > 2 and tokens[2].upper in explained)):
             return Plan("admin", "", [], cacheable=False)
         if first in ("LOCK", "UNLOCK"):
             return Plan("noop", "", [])

@@ -1,4 +1,6 @@
-"""EXPLAIN SELECT / UPDATE / DELETE / INSERT / REPLACE as MariaDB shapes it, from SQLite's plan.
+"""EXPLAIN [PARTITIONS] SELECT / UPDATE / DELETE / INSERT / REPLACE as MariaDB shapes it, from
+SQLite's plan (PARTITIONS: a `partitions` column of NULLs after `table`; EXTENDED, whose note is
+MariaDB's own rewrite of the statement, 1235).
 
 The statement is translated as it would run and SQLite's `EXPLAIN QUERY PLAN` of the translation
 is read; each table access (a SCAN or SEARCH step) becomes one MariaDB row: id, select_type,
@@ -21,9 +23,17 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from engine.coltypes import STRING_DEC, ColumnType, varchar
+from protocol.messages import CHARSET_BINARY, CHARSET_UTF8MB4_GENERAL_CI, ColumnFlag, FieldType
+
 COLUMNS = ["id", "select_type", "table", "type", "possible_keys", "key", "key_len", "ref", "rows", "Extra"]
-# (`rows` a string, as MariaDB 10.11 types it: its text, or NULL)
-COLUMN_TYPES = ["integer", "string", "string", "string", "string", "string", "string", "string", "string", "string"]
+# MariaDB 10.11's result columns (`rows` a string: its text, or NULL): a BIGINT UNSIGNED(3) id,
+# VARCHARs of its lengths in characters, select_type and Extra NOT NULL
+COLUMN_TYPES = [ColumnType(FieldType.LONGLONG, 3, 0, CHARSET_BINARY, ColumnFlag.BINARY | ColumnFlag.UNSIGNED),
+                varchar(19, flags=ColumnFlag.NOT_NULL), varchar(64), varchar(10), varchar(4096), varchar(64),
+                varchar(4096), varchar(2048), varchar(64), varchar(255, flags=ColumnFlag.NOT_NULL)]
+# EXPLAIN PARTITIONS' column after `table`: NULL, no table here is partitioned
+PARTITIONS_TYPE = ColumnType(FieldType.MEDIUM_BLOB, 25264128, STRING_DEC, CHARSET_UTF8MB4_GENERAL_CI, 0)
 
 _ACCESS = re.compile(
     r"(?P<op>SCAN|SEARCH) (?P<table>\S+)(?: AS (?P<alias>\S+))?"

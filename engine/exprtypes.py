@@ -834,7 +834,8 @@ class _Typer:
         ct, stop = self.expr(found[0][0], 0)
         if stop != len(found[0][0]):
             raise _Unknown
-        return ColumnType(ct.type, ct.length, ct.decimals, ct.charset, ct.flags & ~ColumnFlag.NOT_NULL, ct.pad_to), end
+        flags = ct.flags & ~(ColumnFlag.NOT_NULL | ColumnFlag.NO_DEFAULT_VALUE)
+        return ColumnType(ct.type, ct.length, ct.decimals, ct.charset, flags, ct.pad_to), end
 
     def param(self, n: int) -> object:
         self.read_params = True
@@ -1210,6 +1211,10 @@ class _Typer:
             return replace(_text_type(max(sum(chars) * 2, 16)), format_name="json")
         if word in ("HEX", "TO_BASE64", "UNHEX", "FROM_BASE64"):
             binary = word in ("UNHEX", "FROM_BASE64")
+            if word == "HEX" and first is not None and first.type in (FieldType.VAR_STRING, FieldType.STRING):
+                return replace(varchar(first.length * 2), decimals=0)  # two digits a byte of the string
+            if word == "HEX" and first is not None and _numeric(first):
+                return replace(varchar(16), decimals=0)  # a number's 64 bits
             ct = varchar(512, binary=binary)
             return replace(ct, decimals=0 if word == "HEX" else STRING_DEC if word == "FROM_BASE64" else ct.decimals)
         if word in _OWN_TYPES:
@@ -1528,11 +1533,12 @@ def _origin(alias: str, table: Table, col) -> ColumnType:
 
 
 def _computed(ct: ColumnType) -> ColumnType:
-    """An expression's type from its operand's: no table, and no ZEROFILL (MariaDB pads a column's
-    own values, and a derived table's or a view's column, never what is computed from them)."""
-    if ct.origin is None and not ct.flags & ColumnFlag.ZEROFILL:
+    """An expression's type from its operand's: no table, no ZEROFILL (MariaDB pads a column's
+    own values, and a derived table's or a view's column, never what is computed from them) and
+    no NO_DEFAULT_VALUE (a column's own)."""
+    if ct.origin is None and not ct.flags & (ColumnFlag.ZEROFILL | ColumnFlag.NO_DEFAULT_VALUE):
         return ct
-    return replace(ct, origin=None, flags=ct.flags & ~ColumnFlag.ZEROFILL)
+    return replace(ct, origin=None, flags=ct.flags & ~(ColumnFlag.ZEROFILL | ColumnFlag.NO_DEFAULT_VALUE))
 
 
 def _no_origin(ct: ColumnType | None) -> ColumnType | None:
@@ -1565,7 +1571,7 @@ def _unify(types: Sequence[ColumnType | None]) -> ColumnType:
     if all(t.type == first.type and t.charset == first.charset for t in known):
         longest = max(known, key=lambda t: (t.length, t.decimals))
         flags = first.flags & ~(ColumnFlag.PRI_KEY | ColumnFlag.UNIQUE_KEY | ColumnFlag.MULTIPLE_KEY
-                                | ColumnFlag.AUTO_INCREMENT | 16384)
+                                | ColumnFlag.AUTO_INCREMENT | ColumnFlag.NO_DEFAULT_VALUE | 16384)
         return ColumnType(first.type, longest.length, max(t.decimals for t in known), first.charset, flags,
                           first.pad_to)
     if all(t.type in _TEMPORAL_DIGITS for t in known):  # mixed dates and times: a DATETIME

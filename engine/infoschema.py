@@ -1,16 +1,19 @@
 """A read-only `information_schema` (SCHEMATA, TABLES, COLUMNS, STATISTICS, KEY_COLUMN_USAGE,
-TABLE_CONSTRAINTS, REFERENTIAL_CONSTRAINTS, CHARACTER_SETS, COLLATIONS, PROCESSLIST,
+TABLE_CONSTRAINTS, REFERENTIAL_CONSTRAINTS, CHARACTER_SETS, COLLATIONS,
+COLLATION_CHARACTER_SET_APPLICABILITY, PROCESSLIST, USER_PRIVILEGES, SCHEMA_PRIVILEGES,
+TABLE_PRIVILEGES (the accounts' grants, `server.users.Account.privilege_rows`),
 GLOBAL_VARIABLES, SESSION_VARIABLES, GLOBAL_STATUS, SESSION_STATUS, INNODB_TRX, INNODB_LOCKS,
 INNODB_LOCK_WAITS, INNODB_CMP / INNODB_CMPMEM (a row of zero counters per compressed page size: nothing
 here is compressed), INNODB_METRICS (every monitor never enabled: engine/innodb_metrics.py),
 RPL_SEMI_SYNC_SLAVES (the semi-sync master plugin's: each registered slave's acked position), with
 MariaDB 10.11's columns where MariaDB has the view, and the `mysql` tables the server shell answers
 (`mysql.global_priv`, `mysql.user`);
-the rows of PROCESSLIST, of the variables and of the transactions (`LIVE`) are the server shell's, read through the
+the rows of PROCESSLIST, of the variables, of the grants and of the transactions (`LIVE`) are the server shell's, read through the
 session when the statement is planned (such plans are never cached), the variables' names
 upper-case and compared without regard to case, as MariaDB's; every view's result columns
-typed from MariaDB's declared columns (`table`), never from their values; FILES, PARTITIONS,
-TRIGGERS, ROUTINES, EVENTS and the user statistics (TABLE_ / INDEX_ / USER_ / CLIENT_STATISTICS: userstat
+typed from MariaDB's declared columns (`table`), never from their values; PARTITIONS one row
+per table (none is partitioned), FILES,
+TRIGGERS, ROUTINES, PARAMETERS, EVENTS, COLUMN_PRIVILEGES and the user statistics (TABLE_ / INDEX_ / USER_ / CLIENT_STATISTICS: userstat
 is never ON here) always empty) built from the
 engine's catalog: a reference to `information_schema.X` becomes a subquery over VALUES, inlined
 into the translation (plans are cached per catalog version, so they never show a stale catalog).
@@ -21,12 +24,14 @@ from __future__ import annotations
 import re
 import sqlite3
 from collections.abc import Callable, Iterable
+from dataclasses import replace
 
 from engine import innodb_metrics
 from engine.catalog import CHAR_TYPES, NUMERIC_TYPES, Column, DatabaseOptions, Table, sql_literal
 from engine.collation import GENERAL_CI
 from engine.coltypes import ColumnType
 from engine.lexer import quote_ident
+from protocol.messages import ColumnFlag
 
 NAME = "information_schema"
 DATABASE_OPTIONS = DatabaseOptions("utf8mb3", "utf8mb3_general_ci")  # SHOW CREATE DATABASE information_schema
@@ -189,6 +194,26 @@ _DECLARED_TEXT = {
     "innodb_lock_waits": """
         requesting_trx_id bigint(21)_unsigned, requested_lock_id varchar(81),
         blocking_trx_id bigint(21)_unsigned, blocking_lock_id varchar(81)""",
+    "parameters": """
+        SPECIFIC_CATALOG varchar(512), SPECIFIC_SCHEMA varchar(64), SPECIFIC_NAME varchar(64), ORDINAL_POSITION int(21),
+        PARAMETER_MODE varchar(5)?, PARAMETER_NAME varchar(64)?, DATA_TYPE varchar(64),
+        CHARACTER_MAXIMUM_LENGTH int(21)?, CHARACTER_OCTET_LENGTH int(21)?, NUMERIC_PRECISION int(21)?,
+        NUMERIC_SCALE int(21)?, DATETIME_PRECISION bigint(21)_unsigned?, CHARACTER_SET_NAME varchar(64)?,
+        COLLATION_NAME varchar(64)?, DTD_IDENTIFIER longtext, ROUTINE_TYPE varchar(9)""",
+    "user_privileges": """
+        GRANTEE varchar(385), TABLE_CATALOG varchar(512), PRIVILEGE_TYPE varchar(64), IS_GRANTABLE varchar(3)""",
+    "schema_privileges": """
+        GRANTEE varchar(385), TABLE_CATALOG varchar(512), TABLE_SCHEMA varchar(64), PRIVILEGE_TYPE varchar(64),
+        IS_GRANTABLE varchar(3)""",
+    "table_privileges": """
+        GRANTEE varchar(385), TABLE_CATALOG varchar(512), TABLE_SCHEMA varchar(64), TABLE_NAME varchar(64),
+        PRIVILEGE_TYPE varchar(64), IS_GRANTABLE varchar(3)""",
+    "column_privileges": """
+        GRANTEE varchar(385), TABLE_CATALOG varchar(512), TABLE_SCHEMA varchar(64), TABLE_NAME varchar(64),
+        COLUMN_NAME varchar(64), PRIVILEGE_TYPE varchar(64), IS_GRANTABLE varchar(3)""",
+    "collation_character_set_applicability": """
+        COLLATION_NAME varchar(64), CHARACTER_SET_NAME varchar(32), FULL_COLLATION_NAME varchar(64), ID bigint(11),
+        IS_DEFAULT varchar(3)""",
     "plugins": """
         PLUGIN_NAME varchar(64), PLUGIN_VERSION varchar(20), PLUGIN_STATUS varchar(16), PLUGIN_TYPE varchar(80),
         PLUGIN_TYPE_VERSION varchar(20), PLUGIN_LIBRARY varchar(64)?, PLUGIN_LIBRARY_VERSION varchar(20)?,
@@ -230,7 +255,8 @@ _DECLARED_TEXT = {
 # planned (such plans are never cached): PROCESSLIST, the system and status variables, and the
 # transactions and writer-lock waits of its sessions (INNODB_TRX, INNODB_LOCKS, INNODB_LOCK_WAITS).
 LIVE = frozenset({"processlist", "global_variables", "session_variables", "global_status", "session_status",
-                  "global_priv", "plugins", "rpl_semi_sync_slaves", "innodb_trx", "innodb_locks", "innodb_lock_waits"})
+                  "user_privileges", "schema_privileges", "table_privileges", "global_priv", "plugins",
+                  "rpl_semi_sync_slaves", "innodb_trx", "innodb_locks", "innodb_lock_waits"})
 # ENGINES' one row (SHOW ENGINES too): the engine, answering to the name InnoDB
 ENGINE_ROW = ("InnoDB", "DEFAULT", "Transactional tables on SQLite (one writer at a time, table-level locking), "
               "answering to the name InnoDB", "YES", "NO", "YES")
@@ -306,9 +332,24 @@ def declared_columns(text: str) -> list[Column]:
     return columns
 
 
+class SchemaView(Table):
+    """An information_schema view (or a SHOW listing, which MariaDB builds on one) as MariaDB
+    describes its result columns: those of the temporary table it fills, every column without a
+    default (NO_DEFAULT_VALUE), a longtext MariaDB's Longtext of 65535 utf8mb3 characters (an
+    expression's text, a default's, a generated column's, a CHECK's, 65532: MAX_FIELD_VARCHARLENGTH),
+    described in utf8mb4's 4 bytes each."""
+
+    def result_type(self, col: Column) -> ColumnType:
+        ct = super().result_type(col)
+        if col.base == "longtext":
+            chars = 65532 if col.name in ("COLUMN_DEFAULT", "Default", "GENERATION_EXPRESSION", "CHECK_CLAUSE") else 65535
+            ct = replace(ct, length=chars * 3 * 4)
+        return ct.with_flags(ct.flags | ColumnFlag.NO_DEFAULT_VALUE)
+
+
 def result_types(columns: list[Column]) -> list[ColumnType]:
     """The result-set descriptions of declared columns (NOT NULL flags included)."""
-    shape = Table(NAME, "", columns)
+    shape = SchemaView(NAME, "", columns)
     return [shape.result_type(col) for col in columns]
 
 
@@ -322,7 +363,7 @@ def table(name: str) -> Table | None:
     declared = _DECLARED.get(name.lower())
     if declared is None:
         return None
-    return Table(NAME, name.upper(), list(declared))
+    return SchemaView(NAME, name.upper(), list(declared))
 
 
 # the character sets and collations the server speaks (MariaDB 10.11's rows for them)
@@ -498,6 +539,10 @@ def _rows(name: str, schemas: Iterable[str], tables: Callable[[str], Iterable[Ta
         for table in sorted(tables(schema), key=lambda t: t.name):
             if name == "tables":
                 rows.append(_table_row(schema, table))
+            elif name == "partitions":  # a table of no partitions: one row, its sizes TABLES'
+                sizes = _table_row(schema, table)
+                rows.append(("def", schema, table.name, *[None] * 9, *sizes[7:10], None, *sizes[11:13],
+                             None, None, None, None, "", "", None))
             elif name == "columns":
                 described = {r[0]: r for r in table.describe()}
                 for n, col in enumerate(table.columns, 1):
@@ -621,6 +666,8 @@ def subquery(name: str, schemas: Iterable[str], tables: Callable[[str], Iterable
         rows = live_rows(name) if live_rows is not None else []
     elif name in ("character_sets", "collations"):
         rows = list(CHARACTER_SETS if name == "character_sets" else COLLATIONS)
+    elif name == "collation_character_set_applicability":
+        rows = [(collation, charset, collation, number, default) for collation, charset, number, default, _, _ in COLLATIONS]
     elif name == "engines":
         rows = [ENGINE_ROW]
     elif name.startswith("innodb_cmp"):

@@ -100,7 +100,7 @@ READ_COMMITTED, REPEATABLE_READ = "READ-COMMITTED", "REPEATABLE-READ"
 PLAN_CACHE_SIZE = 4096  # entries of the engine's plan cache, and of its access cache
 
 
-_EXPLAIN_PREFIX = re.compile(r"^\s*EXPLAIN\s+(?:EXTENDED\s+|PARTITIONS\s+)?", re.I)
+_EXPLAIN_PREFIX = re.compile(r"^\s*EXPLAIN\s+(?:(EXTENDED|PARTITIONS)\s+)?", re.I)
 _TRAILING_LIMIT = re.compile(r"\sLIMIT\s+\?(?:\s*(?:,|OFFSET)\s*\?)?\s*$", re.I)
 
 
@@ -465,6 +465,9 @@ class Session:
     async def _explain(self, sql: str, shape: str, params, context) -> Result:
         """EXPLAIN [EXTENDED|PARTITIONS] SELECT/UPDATE/DELETE/INSERT/REPLACE (engine/explain.py)."""
         engine = self.engine
+        modifier = _EXPLAIN_PREFIX.match(shape).group(1)
+        if modifier and modifier.upper() == "EXTENDED":
+            raise SQLError(ER_NOT_SUPPORTED_YET, "EXPLAIN EXTENDED")
         inner = _EXPLAIN_PREFIX.sub("", shape, count=1)
         plan = engine.plan_for(inner, self._database, params, self.visible, self.live_reader)
         if plan.kind not in ("select", "write"):
@@ -484,8 +487,12 @@ class Session:
                 access.key_len = explain.key_len(engine.table(access.schema, access.name), access)
         has_where = re.search(r"\bWHERE\b", inner, re.I) is not None
         rows = explain.rows(found, notes, has_where, delete=inner.lstrip()[:6].upper() == "DELETE")
-        return Result(columns=list(explain.COLUMNS), column_types=list(explain.COLUMN_TYPES),
-                      rows=rows, in_transaction=self.in_transaction)
+        columns, types = list(explain.COLUMNS), list(explain.COLUMN_TYPES)
+        if modifier:  # PARTITIONS: NULL after `table`, nothing is partitioned here
+            columns.insert(3, "partitions")
+            types.insert(3, explain.PARTITIONS_TYPE)
+            rows = [(*row[:3], None, *row[3:]) for row in rows]
+        return Result(columns=columns, column_types=types, rows=rows, in_transaction=self.in_transaction)
 
     async def _count_rows(self, schema: str | None, name: str | None) -> int | None:
         """The row count of a table SQLite's plan names (None when it names the main file)."""

@@ -448,6 +448,7 @@ class Translator:
         self.alias_at: dict[int, tuple[int, int]] = {}
         self.exact: dict[int, tuple[int, tuple]] = {}  # regions computed exactly (engine.exact): start -> (end, tree)
         self.merged: set[int] = set()  # a UNION's bare column items rewritten (`set_columns`): their first tokens' ids
+        self.reads_infoschema = False  # an information_schema view inlined: its columns are declared upper-case
         self.kinds: dict[int, bool | str] = {}  # literals whose kind the translation read (`Plan.literal_kinds`)
         self.charset_contexts: dict[int, str] = {}  # `Plan.charset_contexts`
         self.introduced: dict[int, str] = {}  # `Plan.introduced`
@@ -1804,6 +1805,7 @@ class Translator:
                                        self.options_of)
             if view is None:
                 raise SQLError(ER_UNKNOWN_TABLE, table, infoschema.NAME)  # MariaDB's word for a view it lacks
+            self.reads_infoschema = True
             self.out.append(view)
             self.name_unless_aliased(i, table)
         elif schema not in self.schemas and schema.lower() == infoschema.MYSQL and (
@@ -3323,6 +3325,7 @@ class Translator:
         items, _ = found
         names: list[object] = []
         wanted = False
+        as_written = self.reads_infoschema and _names_infoschema(self.tokens if tokens is None else tokens)
         for item in items:
             if not item or (item[-1].text == "*" and (len(item) == 1 or item[-2].text == ".")):
                 return None  # a wildcard: SQLite's names are the columns' names
@@ -3342,10 +3345,13 @@ class Translator:
             plain = len(item) % 2 == 1 and all(t.kind in ("word", "ident") for t in item[::2]) and \
                 all(t.kind == "op" and t.text == "." for t in item[1::2]) and \
                 not any(t.kind == "word" and t.upper in NILADIC for t in item)  # [db.][table.]column
-            if plain and not aliased and (item[-1].text != item[-1].text.lower() or id(item[0]) in self.merged):
+            if plain and not aliased and (item[-1].text != item[-1].text.lower() or id(item[0]) in self.merged
+                                          or as_written):
                 # MySQL names a column by the identifier as written (SELECT Event_name), SQLite by
                 # its declaration; an all lower-case one is left to SQLite (the common case,
-                # kept free of this per-execution step)
+                # kept free of this per-execution step) but where information_schema's upper-case
+                # declarations would name it (SELECT table_name FROM information_schema.tables;
+                # through a derived table MariaDB names it as the derived table's column)
                 wanted = True
                 names.append(("text", [item[-1].text]))
                 continue
@@ -4227,3 +4233,16 @@ def _ends_operand(tok: Token) -> bool:
 _OPERATOR_WORDS = frozenset({"AND", "OR", "NOT", "XOR", "DIV", "MOD", "IS", "IN", "LIKE", "BETWEEN", "SELECT",
                              "WHERE", "ON", "WHEN", "THEN", "ELSE", "CASE", "BY", "HAVING", "SET", "VALUES",
                              "RETURN", "INTERVAL", "DISTINCT", "ALL", "ANY", "SOME", "EXISTS", "REGEXP", "RLIKE"})
+
+
+def _names_infoschema(tokens: list[Token]) -> bool:
+    """Whether a SELECT's own FROM (not a subquery's or a derived table's) names an
+    information_schema view."""
+    depth = 0
+    for n, t in enumerate(tokens):
+        if t.kind == "op" and t.text in "()":
+            depth += 1 if t.text == "(" else -1
+        elif depth == 0 and t.text.lower() == "information_schema" and n + 1 < len(tokens) \
+                and tokens[n + 1].text == ".":
+            return True
+    return False

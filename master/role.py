@@ -76,6 +76,7 @@ from protocol.gtid import (
 )
 from protocol.messages import (
     ERR,
+    MASTER_STATUS_COLUMNS,
     OK,
     SHOW_TEXT_DECIMALS,
     ComBinlogDump,
@@ -84,6 +85,8 @@ from protocol.messages import (
     FieldType,
     ResultSet,
     column,
+    show_number,
+    show_text,
 )
 from semisync.interface import ReplicationInterface, TransParam
 from server.role import Role
@@ -430,15 +433,14 @@ class MasterRole(Role):
             session.require(*_REPLICATION_CLIENT)
             end = self.end.position
             return ResultSet(
-                (column("File"), column("Position", FieldType.LONGLONG), column("Binlog_Do_DB"),
-                 column("Binlog_Ignore_DB")),  # (MariaDB's four: no MySQL Executed_Gtid_Set)
+                MASTER_STATUS_COLUMNS,  # (MariaDB's four: no MySQL Executed_Gtid_Set)
                 ((end.file, end.pos, "", ""),),
             )
         if what in ("BINARY", "MASTER"):
             t.expect_word("LOGS")
             t.expect_end()
             session.require(*_REPLICATION_CLIENT)
-            return ResultSet((column("Log_name"), column("File_size", FieldType.LONGLONG)),
+            return ResultSet((show_text("Log_name", 255), show_number("File_size", FieldType.LONGLONG, 20, unsigned=True)),
                              tuple(self._binary_logs()))
         if what == "BINLOG":
             return await self._show_binlog_events(session, t)

@@ -1022,6 +1022,27 @@ _NUMERIC_TYPES = frozenset({
 SHOW_TEXT_DECIMALS = 39
 
 
+def show_text(name: str, chars: int, nullable: bool = False) -> ColumnDefinition:
+    """A SHOW statement's text column as MariaDB describes it: a VARCHAR of `chars` characters,
+    utf8mb4, NOT NULL unless `nullable`."""
+    return column(name, length=chars * 4, charset=CHARSET_UTF8MB4_GENERAL_CI, decimals=SHOW_TEXT_DECIMALS,
+                  flags=0 if nullable else ColumnFlag.NOT_NULL)
+
+
+def schema_text(name: str, chars: int, nullable: bool = False) -> ColumnDefinition:
+    """A text column of a SHOW statement MariaDB answers from an information_schema table (SHOW
+    VARIABLES, SHOW PLUGINS ...): a VARCHAR of `chars` characters, utf8mb4, without a default,
+    NOT NULL unless `nullable`."""
+    flags = ColumnFlag.NO_DEFAULT_VALUE | (0 if nullable else ColumnFlag.NOT_NULL)
+    return column(name, length=chars * 4, charset=CHARSET_UTF8MB4_GENERAL_CI, flags=flags)
+
+
+def show_number(name: str, code: int, length: int, unsigned: bool = False) -> ColumnDefinition:
+    """A SHOW statement's NOT NULL integer column of `length` digits, as MariaDB describes it."""
+    flags = ColumnFlag.NOT_NULL | ColumnFlag.BINARY | (ColumnFlag.UNSIGNED if unsigned else 0)
+    return column(name, code, length, flags=flags)
+
+
 def column(name: str, type: int = FieldType.VAR_STRING, length: int | None = None, **kw: Any) -> ColumnDefinition:
     """A column definition with the charset and flags a server would give such a column."""
     if type in _NUMERIC_TYPES:
@@ -1156,3 +1177,8 @@ def encode_result_set(result: ResultSet, seq: int, capabilities: int = 0) -> tup
 
 
 Response = OK | ERR | EOF | ResultSet
+
+
+# SHOW MASTER STATUS's columns (MariaDB's four)
+MASTER_STATUS_COLUMNS = (show_text("File", 512), show_number("Position", FieldType.LONGLONG, 20, unsigned=True),
+                         show_text("Binlog_Do_DB", 255), show_text("Binlog_Ignore_DB", 255))

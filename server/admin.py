@@ -36,7 +36,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from engine.coltypes import ColumnType
+from engine.coltypes import ColumnType, varchar
 from protocol.auth import hash_to_text, native_password_hash
 from protocol.charsets import charset_named, collation_number, default_collation, introduced_charset
 from protocol.errors import (
@@ -59,13 +59,16 @@ from protocol.errors import (
 )
 from protocol.events import EventFramingError, EventType, event_type, split_events
 from protocol.messages import (
+    CHARSET_BINARY,
     CHARSET_UTF8MB4_GENERAL_CI,
+    MASTER_STATUS_COLUMNS,
     OK,
     ColumnDefinition,
     ColumnFlag,
     FieldType,
     ResultSet,
     column,
+    show_text,
 )
 from server import conditions, sql_prepared
 from server.columns import result_column
@@ -111,6 +114,15 @@ _FUNCTIONS = frozenset({
     "DATABASE", "SCHEMA", "USER", "CURRENT_USER", "SESSION_USER", "SYSTEM_USER", "VERSION",
     "CONNECTION_ID", "UNIX_TIMESTAMP", "LAST_INSERT_ID",
 })
+# Their result columns as MariaDB types them: DATABASE() a name of 64 characters, the account
+# functions user@host of 384, LAST_INSERT_ID() and CONNECTION_ID() UNSIGNED NOT NULL; VERSION() (NOT NULL, its text's length) is typed where it is read.
+_FUNCTION_TYPES = {"DATABASE": varchar(64), "SCHEMA": varchar(64),
+                   **dict.fromkeys(("USER", "CURRENT_USER", "SESSION_USER", "SYSTEM_USER"), varchar(384)),
+                   "LAST_INSERT_ID": ColumnType(FieldType.LONGLONG, 21, 0, CHARSET_BINARY,
+                                                ColumnFlag.NOT_NULL | ColumnFlag.UNSIGNED | ColumnFlag.BINARY),
+                   "CONNECTION_ID": ColumnType(FieldType.LONG, 10, 0, CHARSET_BINARY,
+                                               ColumnFlag.NOT_NULL | ColumnFlag.UNSIGNED | ColumnFlag.BINARY),
+                   "UNIX_TIMESTAMP": ColumnType(FieldType.LONGLONG, 17, 0, CHARSET_BINARY, ColumnFlag.BINARY)}
 _SCOPES = {"GLOBAL": Scope.GLOBAL, "SESSION": Scope.SESSION, "LOCAL": Scope.SESSION}
 _CONNECTION_ADMIN = (ALL, SUPER, "CONNECTION ADMIN")
 # Session variables SET STATEMENT refuses with 1971 (MariaDB 10.11's list, sys_vars.cc NO_SET_STMT).
@@ -211,7 +223,7 @@ class Admin:
         if second == "MASTER" and [t.upper for t in Tokens(sql).items] == ["SHOW", "MASTER", "STATUS"]:
             # the role did not answer it: this server writes no binlog (a slave), and MariaDB
             # without log_bin answers with no row
-            return ResultSet(tuple(column(c) for c in ("File", "Position", "Binlog_Do_DB", "Binlog_Ignore_DB")), ())
+            return ResultSet(MASTER_STATUS_COLUMNS, ())
         if second == "CREATE":
             return self.user_statements.show_create_user(session, sql)
         if second not in ("VARIABLES", "STATUS", "GLOBAL", "SESSION", "LOCAL", "PROCESSLIST",
@@ -256,7 +268,7 @@ class Admin:
         if what == "PLUGINS":
             t.expect_end()
             plugins = self.server.plugins.show_rows()
-            return ResultSet(tuple(column(c) for c in SHOW_PLUGINS_COLUMNS), tuple(plugins))
+            return ResultSet(SHOW_PLUGINS_COLUMNS, tuple(plugins))
         if what in ("WARNINGS", "ERRORS"):
             if what == "ERRORS":
                 shown = [d for d in session.diagnostics if d[0] == "Error"]
@@ -277,7 +289,7 @@ class Admin:
             t.expect_end()
             account = session.account
         assert account is not None
-        return ResultSet((column(f"Grants for {account.user}@{account.host}"),),
+        return ResultSet((show_text(f"Grants for {account.user}@{account.host}", 1024),),
                          tuple((line,) for line in account.grants()))
 
     def _show_filter(self, t: Tokens) -> Callable[[str], Any] | None:
@@ -430,7 +442,12 @@ class Admin:
                     types.append(session.sysvar_column(raw))
                 else:
                     value = self._value(session, t, bare_words=False)
-                    types.append(None)
+                    called = first.kind == "WORD" and (t.i == start + 3 or (
+                        t.i == start + 1 and first.upper == "CURRENT_USER"))  # name() or CURRENT_USER
+                    if called and first.upper == "VERSION":
+                        types.append(varchar(len(value), flags=ColumnFlag.NOT_NULL))
+                    else:
+                        types.append(_FUNCTION_TYPES.get(first.upper) if called else None)
                 if first.kind == "USERVAR" and t.i == start + 1 and not isinstance(value, (int, float)):
                     value = _UserString(value)
                 end_tok = t.peek()

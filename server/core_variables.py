@@ -325,6 +325,7 @@ def register(server: Server) -> None:
                        session_get=lambda s: s.sysvars.get("timestamp") or round(time.time(), 6),
                        check=check_double(0.0, 2147483647.0), session_set=_timestamp_set),
         SystemVariable("lower_case_table_names", 0),
+        SystemVariable("lower_case_file_system", False),  # table names are case-sensitive here
         # READ-COMMITTED is what the engine does by default (not InnoDB's REPEATABLE-READ).
         SystemVariable("transaction_isolation", "READ-COMMITTED", B, dynamic=True,
                        check=check_enum(*ISOLATION), session_set=_isolation_set),

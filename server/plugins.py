@@ -21,6 +21,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from protocol.messages import schema_text
 from semisync.plugin_registry import PluginRegistry
 
 if TYPE_CHECKING:
@@ -34,7 +35,8 @@ BUILTIN_ROWS = (
     ("mysql_native_password", "ACTIVE", "AUTHENTICATION", None, "GPL"),
     ("InnoDB", "ACTIVE", "STORAGE ENGINE", None, "GPL"),
 )
-SHOW_PLUGINS_COLUMNS = ("Name", "Status", "Type", "Library", "License")
+SHOW_PLUGINS_COLUMNS = (schema_text("Name", 64), schema_text("Status", 16), schema_text("Type", 80),
+                        schema_text("Library", 64, nullable=True), schema_text("License", 80))
 # information_schema.PLUGINS' other columns of each built-in: version, type version, author,
 # description, load option, maturity (as MariaDB 10.11 lists its own, the InnoDB row this engine's)
 _BUILTIN_DETAILS = {

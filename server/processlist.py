@@ -20,7 +20,16 @@ import time
 from decimal import Decimal
 from typing import TYPE_CHECKING
 
-from protocol.messages import SHOW_TEXT_DECIMALS, FieldType, ResultSet, column
+from protocol.messages import (
+    CHARSET_UTF8MB4_GENERAL_CI,
+    SHOW_TEXT_DECIMALS,
+    ColumnFlag,
+    FieldType,
+    ResultSet,
+    column,
+    show_number,
+    show_text,
+)
 from server.users import ALL, SUPER
 
 if TYPE_CHECKING:
@@ -28,16 +37,19 @@ if TYPE_CHECKING:
     from server.session_host import SessionHost
 
 COLUMNS = (
-    column("Id", FieldType.LONGLONG),
-    column("User", decimals=SHOW_TEXT_DECIMALS),
-    column("Host", decimals=SHOW_TEXT_DECIMALS),
-    column("db", decimals=SHOW_TEXT_DECIMALS),
-    column("Command", decimals=SHOW_TEXT_DECIMALS),
-    column("Time", FieldType.LONG),
-    column("State", decimals=SHOW_TEXT_DECIMALS),
-    column("Info", decimals=SHOW_TEXT_DECIMALS),
-    column("Progress", FieldType.DOUBLE, decimals=3),
+    show_number("Id", FieldType.LONGLONG, 11),
+    show_text("User", 128),
+    show_text("Host", 64),
+    show_text("db", 64, nullable=True),
+    show_text("Command", 16),
+    show_number("Time", FieldType.LONG, 7),
+    show_text("State", 30, nullable=True),
+    show_text("Info", 100, nullable=True),
+    column("Progress", FieldType.DOUBLE, 7, decimals=3, flags=ColumnFlag.NOT_NULL | ColumnFlag.BINARY),
 )
+# SHOW FULL PROCESSLIST's Info: a LONGTEXT (max_allowed_packet's bound)
+FULL_COLUMNS = (*COLUMNS[:7], column("Info", FieldType.LONG_BLOB, 201326592, charset=CHARSET_UTF8MB4_GENERAL_CI,
+                                     decimals=SHOW_TEXT_DECIMALS, flags=0), COLUMNS[8])
 
 
 def shown_user(session: ClientSession) -> str | None:
@@ -78,4 +90,4 @@ def processlist(server: SessionHost, *, full: bool, user: str | None = None) -> 
         if info is not None and not full:
             info = info[:100]
         rows.append((cid, who, peer, db, command, int(elapsed), state, info, "0.000"))
-    return ResultSet(COLUMNS, tuple(rows))
+    return ResultSet(FULL_COLUMNS if full else COLUMNS, tuple(rows))

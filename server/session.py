@@ -1574,9 +1574,11 @@ class ClientSession(asyncio.Protocol):
         """The rows of information_schema's server views (`view` lower-case: processlist,
         global_variables, session_variables, global_status, session_status, plugins,
         rpl_semi_sync_slaves (empty unless the semi-sync master plugin is installed and the account
-        may SHOW SLAVE HOSTS), innodb_trx, innodb_locks, innodb_lock_waits: server/transactions.py) as this session
-        may see them; the variables' names upper-case, as MariaDB lists them; global_priv is
-        mysql.global_priv's and user mysql.user's (1142 without SELECT on it)."""
+        may SHOW SLAVE HOSTS), innodb_trx, innodb_locks, innodb_lock_waits: server/transactions.py,
+        user_privileges, schema_privileges, table_privileges (every account's with SELECT on
+        mysql, else the session's own) as this session may see them; the variables' names
+        upper-case, as MariaDB lists them; global_priv is mysql.global_priv's and user
+        mysql.user's (1142 without SELECT on it)."""
         if view == "processlist":
             return processlist.infoschema_rows(self.server, processlist.shown_user(self))
         if view == "plugins":
@@ -1588,6 +1590,12 @@ class ClientSession(asyncio.Protocol):
             return self.server.role.semisync_slaves()
         if view.startswith("innodb_"):
             return transactions.infoschema_rows(self, view)
+        if view.endswith("_privileges"):  # USER_ / SCHEMA_ / TABLE_PRIVILEGES: others' rows for SELECT on mysql only
+            accounts = self.server.users.accounts()
+            if self.account is None or not self.account.holds("SELECT", "mysql"):
+                accounts = [a for a in accounts if self.account is not None
+                            and (a.user, a.host) == (self.account.user, self.account.host)]
+            return [row for account in accounts for row in account.privilege_rows(view)]
         if view in ("global_priv", "user"):  # mysql.global_priv, mysql.user: password hashes, for SELECT on it only
             if self.account is None or not self.account.may_read("mysql", view):
                 raise SQLError(ER_TABLEACCESS_DENIED_ERROR, "SELECT", self.user, self.host, "mysql", view)

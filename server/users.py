@@ -133,6 +133,21 @@ class Account:
         return (self.host, self.user, auth, *flags, "ANY" if self.require_ssl else "", "", "", "",
                 0, 0, 0, 0, "mysql_native_password", auth, "N", "N", "", "0.000000")
 
+    def privilege_rows(self, view: str) -> list[tuple]:
+        """The account's rows of information_schema.USER_PRIVILEGES, SCHEMA_PRIVILEGES or
+        TABLE_PRIVILEGES (`view` lower-case) as MariaDB 10.11 lists them: per level, each
+        privilege held there in MariaDB's bit order, IS_GRANTABLE YES where the level holds the
+        grant option (no row of its own); a level holding nothing else one USAGE row."""
+        if view == "user_privileges":
+            held = set(_ACCESS_ORDER) if ALL in self.privileges else {
+                "BINLOG MONITOR" if p == REPLICATION_CLIENT else p for p in self.privileges}
+            return _privilege_rows((self.name, "def"), held, self.grant_option)
+        if view == "schema_privileges":
+            return [row for db, held in self.databases.items()
+                    for row in _privilege_rows((self.name, "def", db), held, GRANT_OPTION in held)]
+        return [row for (db, table), held in self.tables.items()
+                for row in _privilege_rows((self.name, "def", db, table), held, GRANT_OPTION in held)]
+
     def may_read(self, db: str, table: str) -> bool:
         """SELECT on `db`.`table` at any level (global, database, table)."""
         return (self.has("SELECT") or "SELECT" in self.database_privileges(db)
@@ -229,6 +244,11 @@ def _generality(pattern: str, maxlen: int = 64) -> tuple[int, int, int, int]:
 @functools.lru_cache(maxsize=256)
 def _db_matcher(pattern: str) -> Callable[[str], object]:
     return like_matcher(pattern, ignore_case=False)
+
+
+def _privilege_rows(level: tuple, held: set[str], grantable: bool) -> list[tuple]:
+    shown_held = [p for p in _ACCESS_ORDER if p != GRANT_OPTION and p in held] or ["USAGE"]
+    return [(*level, p, "YES" if grantable else "NO") for p in shown_held]
 
 
 def _level_line(held: set[str], every: frozenset[str], on: str, to: str) -> str:
