@@ -22,7 +22,8 @@ Expressions on DECIMAL values, in any clause, become calls of `engine.decimal_ma
 functions (`engine.exact` finds them; `Translator.exact` holds them by start token). A value an
 UPDATE/INSERT computes for a column is stored as a literal is (`values.target`: strict mode).
 A table value constructor `VALUES (..), (..)` is read as SELECTs joined by UNION ALL
-(`values_as_selects`), `[OFFSET n ROWS] FETCH FIRST m ROWS ONLY` as LIMIT (`emit_fetch`), and a
+(`values_as_selects`), a query expression in brackets as the same query without them or as a
+derived table, UNION DISTINCT as UNION (`query_forms`), `[OFFSET n ROWS] FETCH FIRST m ROWS ONLY` as LIMIT (`emit_fetch`), and a
 derived table, CTE or view whose columns repeat a name is MariaDB's 1060 (`check_column_names`).
 INSERT/REPLACE/DELETE ... RETURNING keeps SQLite's RETURNING, its list planned as the SELECT of
 the list from the target (`Plan.returning`: names, types, and a LIMIT 0 form that describes it).
@@ -390,6 +391,11 @@ class Plan:
 
 
 # what may follow a bare name that is a whole ORDER BY item
+_SET_OPERATORS = ("UNION", "EXCEPT", "INTERSECT")
+# words before a '(' whose brackets may hold a query alone (a subquery, a derived table, a CTE)
+_QUERY_OPENERS = ("IN", "EXISTS", "FROM", "JOIN", "ANY", "SOME", "ALL", "AS", "SELECT", "WHERE", "AND", "OR",
+                  "NOT", "ON", "HAVING", "WHEN", "THEN", "ELSE", "DISTINCT", "UNION", "EXCEPT", "INTERSECT", "XOR",
+                  "LATERAL", "BY", "IS", "LIKE", "SET", "WITH")
 _ORDER_ITEM_END = ("ASC", "DESC", "LIMIT", "OFFSET", "FOR", "LOCK", "INTO", "WINDOW", "UNION", "EXCEPT", "INTERSECT")
 
 
@@ -556,6 +562,7 @@ class Translator:
         sub.view_of, sub.views_in, sub.options_of = self.view_of, self.views_in, self.options_of
         sub.expanding = expanding
         sub.read_hybrids()
+        sub.query_forms()
         sub.expand_joined_stars()
         return sub, sub.params
 
@@ -1590,6 +1597,110 @@ class Translator:
         if len(out) != len(toks) or any(a is not b for a, b in zip(out, toks, strict=True)):
             self.tokens = self.full_tokens = out
             self.tokens_changed()
+
+    def query_forms(self) -> None:
+        """Query forms SQLite's grammar has no room for, read as the same query in its forms:
+        `UNION DISTINCT` as `UNION`, and query expressions in brackets (MariaDB 10.4+: `(SELECT
+        ..) UNION (SELECT ..) ORDER BY 1`, `((SELECT 1))`, `INSERT INTO t (SELECT ..)`) without
+        them. A bracketed query alone (the statement, a subquery's
+        or derived table's whole body) loses its brackets, unless both it and the query around it
+        order or limit; a member of a UNION / EXCEPT / INTERSECT loses them when it is a plain
+        SELECT, else (its own ORDER BY / LIMIT, a set operation or WITH of its own) it becomes the
+        derived table `SELECT * FROM (..) AS __bracketN`, whose columns are its own. Innermost
+        brackets first, so that what a bracket holds is already SQLite's."""
+        toks = self.tokens
+        distinct = [k for k, t in enumerate(toks[1:], 1) if t.is_word("DISTINCT") and toks[k - 1].is_word("UNION")]
+        for k, t in enumerate(toks[1:], 1):
+            if t.is_word("ALL") and toks[k - 1].is_word("EXCEPT", "INTERSECT"):
+                raise SQLError(ER_NOT_SUPPORTED_YET, f"{toks[k - 1].upper} ALL")
+        if not distinct and not any(t.kind == "op" and t.text == "(" and toks[k + 1].is_word("SELECT", "WITH")
+                                    for k, t in enumerate(toks[:-1])):
+            return
+        toks = [t for k, t in enumerate(toks) if k not in distinct]
+        source = self.insert_source_at(toks)
+        changed = bool(distinct)
+        for k in range(len(toks) - 2, -1, -1):
+            if not (toks[k].kind == "op" and toks[k].text == "(" and self.brackets_query(toks, k, source)):
+                continue
+            close = skip_parens(toks, k)
+            inner = toks[k + 1:close - 1]
+            depth, own_tail, combined = 0, False, inner[0].is_word("WITH")
+            for t in inner:
+                if t.kind == "op" and t.text in "()":
+                    depth += 1 if t.text == "(" else -1
+                elif depth == 0 and t.is_word("ORDER", "LIMIT", "FETCH", "OFFSET"):
+                    own_tail = True
+                elif depth == 0 and t.is_word("UNION", "EXCEPT", "INTERSECT"):
+                    combined = True
+            after = toks[close] if close < len(toks) else None
+            member = after is not None and after.is_word(*_SET_OPERATORS) or self.follows_set_operator(toks, k)
+            outer_tail = after is not None and after.is_word("ORDER", "LIMIT", "FETCH")
+            if after is not None and after.is_word("FOR", "LOCK") and self.follows_set_operator(toks, k):
+                raise SQLError(ER_WRONG_USAGE, "lock options", "SELECT in brackets")
+            # SQLite combines left to right, so a first member's own set operation needs no brackets
+            leftmost = member and not self.follows_set_operator(toks, k) and not inner[0].is_word("WITH")
+            if (not member and not (own_tail and outer_tail)) or (member and not own_tail and (leftmost or not combined)):
+                toks[k:close] = inner
+            else:
+                at = toks[k]
+                toks[k:k] = [Token("word", "SELECT", -1, at.start, at.start), Token("op", "*", -1, at.start, at.start),
+                             Token("word", "FROM", -1, at.start, at.start)]
+                toks.insert(close + 3, Token("ident", f"__bracket{k}", -1, at.start, at.start))
+            changed = True
+        if changed:
+            self.tokens = self.full_tokens = toks
+            self.tokens_changed()
+
+    @staticmethod
+    def insert_source_at(toks: list[Token]) -> int:
+        """INSERT / REPLACE ... (SELECT ..): the index of the '(' that opens the bracketed query the
+        rows come from, else -1."""
+        if not toks or not toks[0].is_word("INSERT", "REPLACE"):
+            return -1
+        k = 1
+        while k < len(toks):
+            t = toks[k]
+            if t.is_word("VALUES", "VALUE", "SET", "SELECT", "WITH"):
+                return -1
+            if t.kind == "op" and t.text == "(":
+                j = k
+                while j < len(toks) and toks[j].text == "(" and toks[j].kind == "op":
+                    j += 1
+                if j < len(toks) and toks[j].is_word("SELECT", "WITH"):
+                    return k
+                k = skip_parens(toks, k)
+                continue
+            k += 1
+        return -1
+
+    @staticmethod
+    def follows_set_operator(toks: list[Token], k: int) -> bool:
+        before = toks[k - 1] if k else None
+        if before is not None and before.is_word("ALL", "DISTINCT") and k > 1:
+            before = toks[k - 2]
+        return before is not None and before.is_word(*_SET_OPERATORS)
+
+    def brackets_query(self, toks: list[Token], k: int, source: int) -> bool:
+        """Does the '(' at toks[k] open a query expression where a query may stand: the statement,
+        INSERT's source, a member of a set operation, or the whole body of brackets that hold a
+        query (a subquery, a derived table, a CTE's query), not a call's argument?"""
+        j = k
+        while j < len(toks) and toks[j].kind == "op" and toks[j].text == "(":
+            j += 1
+        if j >= len(toks) or not toks[j].is_word("SELECT", "WITH"):
+            return False
+        if k == 0 or k == source or self.follows_set_operator(toks, k):
+            return True
+        if not (toks[k - 1].kind == "op" and toks[k - 1].text == "("):
+            return False
+        opener = toks[k - 2] if k > 1 else None
+        if k - 1 != source and opener is not None and not (
+                opener.kind == "op" and opener.text != ")" or opener.is_word(*_QUERY_OPENERS)):
+            return False  # f((SELECT 1)): a call's argument
+        close = skip_parens(toks, k)
+        after = toks[close] if close < len(toks) else None
+        return after is not None and (after.kind == "op" and after.text == ")" or after.is_word(
+            *_SET_OPERATORS, "ORDER", "LIMIT", "FETCH"))
 
     def starts_query(self, k: int) -> bool:
         """tokens[k] is where a query may start: the statement's start, after '(' or after UNION /
@@ -2743,6 +2854,7 @@ class Translator:
             self.take_into()
         if any(t.is_word("VALUES") for t in self.tokens):
             self.values_as_selects()
+        self.query_forms()
         self.expand_joined_stars()
         self.check_column_names()
         self.check_fixedbin_operands()
