@@ -236,7 +236,7 @@ NOW_WORDS = {"NOW", "CURRENT_TIMESTAMP", "LOCALTIME", "LOCALTIMESTAMP", "SYSDATE
 NILADIC = {  # usable without parentheses
     "CURRENT_TIMESTAMP": NOW, "LOCALTIME": NOW, "LOCALTIMESTAMP": NOW,
     "CURRENT_DATE": CURDATE, "CURRENT_TIME": CURTIME, "UTC_TIMESTAMP": NOW, "UTC_DATE": CURDATE,
-    "UTC_TIME": CURTIME, "CURRENT_USER": CURRENT_USER,
+    "UTC_TIME": CURTIME, "CURRENT_USER": CURRENT_USER, "CURRENT_ROLE": ("const", None),  # no role is ever set here
 }
 CALLS = {  # name() -> per-execution argument
     "NOW": NOW, "SYSDATE": NOW, "CURRENT_TIMESTAMP": NOW, "LOCALTIME": NOW, "LOCALTIMESTAMP": NOW,
@@ -1913,6 +1913,8 @@ class Translator:
             tables_of = self.column_tables if table.lower() == "columns" else self.tables_of
             view = infoschema.subquery(table, self.listed_schemas, tables_of, self.live_rows, self.views_in,
                                        self.options_of)
+            if view is None and table.lower() in infoschema.UNANSWERED:
+                raise SQLError(ER_NOT_SUPPORTED_YET, f"information_schema.{table.upper()}")
             if view is None:
                 raise SQLError(ER_UNKNOWN_TABLE, table, infoschema.NAME)  # MariaDB's word for a view it lacks
             self.out.append(view)
