@@ -8,7 +8,10 @@ binlog to a MariaDB replica and our slave and leave the same rows there.
 Left out, where the two still differ: EXCEPT ALL / INTERSECT ALL (rows there, 1235 here), a WITH
 inside a member's brackets (1064 there, rows here), and the type of a UNION's column read through
 a scalar subquery or a CTE, bracketed or not (`SELECT (SELECT 1 UNION SELECT 1)`: INT there,
-BIGINT here)."""
+BIGINT here), and the name of an unaliased column of a member read as a derived table (one
+with its own ORDER BY / LIMIT, or alone inside brackets that order or limit again: `(SELECT 1
+LIMIT 1) UNION (SELECT 2)` names it 1 there, SQLite's name here, as for any derived table's
+unnamed column: test_statement_forms_mariadb)."""
 
 from __future__ import annotations
 
