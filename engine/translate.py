@@ -454,6 +454,7 @@ class Translator:
         self.alias_at: dict[int, tuple[int, int]] = {}
         self.exact: dict[int, tuple[int, tuple]] = {}  # regions computed exactly (engine.exact): start -> (end, tree)
         self.merged: set[int] = set()  # a UNION's bare column items rewritten (`set_columns`): their first tokens' ids
+        self.bracket_wrappers: set[int] = set()  # ids of the SELECTs `query_forms` wrapped a member in
         self.kinds: dict[int, bool | str] = {}  # literals whose kind the translation read (`Plan.literal_kinds`)
         self.charset_contexts: dict[int, str] = {}  # `Plan.charset_contexts`
         self.introduced: dict[int, str] = {}  # `Plan.introduced`
@@ -1645,6 +1646,7 @@ class Translator:
                 at = toks[k]
                 toks[k:k] = [Token("word", "SELECT", -1, at.start, at.start), Token("op", "*", -1, at.start, at.start),
                              Token("word", "FROM", -1, at.start, at.start)]
+                self.bracket_wrappers.add(id(toks[k]))
                 toks.insert(close + 3, Token("ident", f"__bracket{k}", -1, at.start, at.start))
             changed = True
         if changed:
@@ -3022,7 +3024,7 @@ class Translator:
         end = self.emit_range(0, len(self.tokens))
         if end != len(self.tokens):
             raise self.error_at(end)
-        return self.finish("select", names=self.select_names(self.main_select()), locking=self.locking,
+        return self.finish("select", names=self.select_names(self.named_select()), locking=self.locking,
                            lock_wait=self.lock_wait, result_types=types)
 
     def plan_rollup(self) -> Plan:
@@ -3146,6 +3148,14 @@ class Translator:
                 depth += 1 if t.text == "(" else -1
             elif depth == 0 and t.is_word("SELECT"):
                 return toks[k:]
+        return toks
+
+    def named_select(self) -> list[Token]:
+        """`main_select`, past the `SELECT * FROM (` of a first member `query_forms` read as a
+        derived table: the bracketed query's own items name the columns, as MariaDB's."""
+        toks = self.main_select()
+        while toks and id(toks[0]) in self.bracket_wrappers:
+            toks = toks[4:]
         return toks
 
     def having_aliases(self) -> None:

@@ -8,10 +8,9 @@ binlog to a MariaDB replica and our slave and leave the same rows there.
 Left out, where the two still differ: EXCEPT ALL / INTERSECT ALL (rows there, 1235 here), a WITH
 inside a member's brackets (1064 there, rows here), and the type of a UNION's column read through
 a scalar subquery or a CTE, bracketed or not (`SELECT (SELECT 1 UNION SELECT 1)`: INT there,
-BIGINT here), and the name of an unaliased column of a member read as a derived table (one
-with its own ORDER BY / LIMIT, or alone inside brackets that order or limit again: `(SELECT 1
-LIMIT 1) UNION (SELECT 2)` names it 1 there, SQLite's name here, as for any derived table's
-unnamed column: test_statement_forms_mariadb)."""
+BIGINT here), and the decimals of a string column of a member read as a derived table (one
+with its own ORDER BY / LIMIT, or alone inside brackets that order or limit again: `((SELECT
+'a') LIMIT 1) ORDER BY 1`: 0 there, 39 here, as for any derived table's string column)."""
 
 from __future__ import annotations
 
@@ -59,6 +58,9 @@ BRACKETED = [
     "((SELECT a FROM t) UNION (SELECT b FROM u)) ORDER BY 1 DESC LIMIT 2",
     "((SELECT a FROM t ORDER BY a DESC LIMIT 2) ORDER BY a LIMIT 1) UNION ALL (SELECT 7) ORDER BY 1 DESC",
     "(SELECT 1 AS n) UNION (SELECT 2) UNION ALL (SELECT 2) ORDER BY n DESC",
+    "(SELECT 1 ORDER BY 1 LIMIT 1) UNION (SELECT 2) ORDER BY 1",
+    "(SELECT 1 + 1 LIMIT 1) UNION ALL (SELECT 3)",
+    "(SELECT 1 LIMIT 1) ORDER BY 1 LIMIT 1",
     "SELECT * FROM ((SELECT 1 AS x) UNION ALL (SELECT 2)) AS d ORDER BY x",
     "SELECT * FROM ((SELECT a FROM t ORDER BY a DESC LIMIT 1)) AS d",
     "SELECT a FROM t WHERE a IN ((SELECT 1) UNION (SELECT b FROM u)) ORDER BY a",
