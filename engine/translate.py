@@ -1602,8 +1602,8 @@ class Translator:
     def query_forms(self) -> None:
         """Query forms SQLite's grammar has no room for, read as the same query in its forms:
         `UNION DISTINCT` as `UNION`, and query expressions in brackets (MariaDB 10.4+: `(SELECT
-        ..) UNION (SELECT ..) ORDER BY 1`, `((SELECT 1))`, `INSERT INTO t (SELECT ..)`) without
-        them. A bracketed query alone (the statement, a subquery's
+        ..) UNION (SELECT ..) ORDER BY 1`, `((SELECT 1))`, `INSERT INTO t (SELECT ..)`, `WITH c AS
+        (..) (SELECT ..)`) without them. A bracketed query alone (the statement, a subquery's
         or derived table's whole body) loses its brackets, unless both it and the query around it
         order or limit; a member of a UNION / EXCEPT / INTERSECT loses them when it is a plain
         SELECT, else (its own ORDER BY / LIMIT, a set operation or WITH of its own) it becomes the
@@ -1618,10 +1618,10 @@ class Translator:
                                     for k, t in enumerate(toks[:-1])):
             return
         toks = [t for k, t in enumerate(toks) if k not in distinct]
-        source = self.insert_source_at(toks)
+        starts = (self.insert_source_at(toks), self.with_query_at(toks))
         changed = bool(distinct)
         for k in range(len(toks) - 2, -1, -1):
-            if not (toks[k].kind == "op" and toks[k].text == "(" and self.brackets_query(toks, k, source)):
+            if not (toks[k].kind == "op" and toks[k].text == "(" and self.brackets_query(toks, k, starts)):
                 continue
             close = skip_parens(toks, k)
             inner = toks[k + 1:close - 1]
@@ -1676,27 +1676,47 @@ class Translator:
         return -1
 
     @staticmethod
+    def with_query_at(toks: list[Token]) -> int:
+        """WITH ... (SELECT ..): the index past the common table expressions, where the query
+        begins, else -1."""
+        if not toks or not toks[0].is_word("WITH"):
+            return -1
+        k = 2 if len(toks) > 1 and toks[1].is_word("RECURSIVE") else 1
+        while k < len(toks):
+            k += 1  # the name
+            if k < len(toks) and toks[k].kind == "op" and toks[k].text == "(":  # its column list
+                k = skip_parens(toks, k)
+            if not (k + 1 < len(toks) and toks[k].is_word("AS") and toks[k + 1].text == "("):
+                return -1
+            k = skip_parens(toks, k + 1)
+            if not (k < len(toks) and toks[k].kind == "op" and toks[k].text == ","):
+                return k
+            k += 1
+        return -1
+
+    @staticmethod
     def follows_set_operator(toks: list[Token], k: int) -> bool:
         before = toks[k - 1] if k else None
         if before is not None and before.is_word("ALL", "DISTINCT") and k > 1:
             before = toks[k - 2]
         return before is not None and before.is_word(*_SET_OPERATORS)
 
-    def brackets_query(self, toks: list[Token], k: int, source: int) -> bool:
+    def brackets_query(self, toks: list[Token], k: int, starts: tuple[int, ...]) -> bool:
         """Does the '(' at toks[k] open a query expression where a query may stand: the statement,
-        INSERT's source, a member of a set operation, or the whole body of brackets that hold a
-        query (a subquery, a derived table, a CTE's query), not a call's argument?"""
+        `starts` (INSERT's source, the query after WITH's tables), a member of a set operation,
+        or the whole body of brackets that hold a query (a subquery, a derived table, a CTE's
+        query), not a call's argument?"""
         j = k
         while j < len(toks) and toks[j].kind == "op" and toks[j].text == "(":
             j += 1
         if j >= len(toks) or not toks[j].is_word("SELECT", "WITH"):
             return False
-        if k == 0 or k == source or self.follows_set_operator(toks, k):
+        if k == 0 or k in starts or self.follows_set_operator(toks, k):
             return True
         if not (toks[k - 1].kind == "op" and toks[k - 1].text == "("):
             return False
         opener = toks[k - 2] if k > 1 else None
-        if k - 1 != source and opener is not None and not (
+        if k - 1 not in starts and opener is not None and not (
                 opener.kind == "op" and opener.text != ")" or opener.is_word(*_QUERY_OPENERS)):
             return False  # f((SELECT 1)): a call's argument
         close = skip_parens(toks, k)

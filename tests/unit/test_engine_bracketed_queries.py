@@ -39,6 +39,8 @@ async def rows(engine, session, sql):
     ("((SELECT 1) UNION (SELECT 2)) UNION ALL (SELECT 2) ORDER BY 1", [(1,), (2,), (2,)]),
     ("(SELECT 4) UNION ALL ((SELECT 1) UNION (SELECT 1)) ORDER BY 1", [(1,), (4,)]),
     ("SELECT a FROM t UNION DISTINCT SELECT 1 ORDER BY 1", [(1,), (2,), (3,)]),
+    ("WITH c AS (SELECT 5 AS x) (SELECT x FROM c) UNION ALL (SELECT a FROM t ORDER BY a LIMIT 1) ORDER BY 1",
+     [(1,), (5,)]),
     ("SELECT a, COALESCE((SELECT 5), 2), ((SELECT 6)) FROM t WHERE a IN ((SELECT 1) UNION (SELECT 3)) ORDER BY a",
      [(1, 5, 6), (3, 5, 6)]),
 ])
