@@ -325,6 +325,9 @@ class Table:
     collate: str | None = None
     row_format: str | None = None  # its ROW_FORMAT= (upper-case), as declared: CHECKSUM TABLE reads it
     comment: str | None = None  # its COMMENT=, shown by SHOW CREATE TABLE and TABLES.TABLE_COMMENT
+    # the options MariaDB keeps that change nothing here (MIN_ROWS=, PACK_KEYS= ...: `KEPT_OPTIONS`),
+    # name -> value as SHOW CREATE TABLE prints it; those at their default are left out
+    kept_options: dict[str, str] = field(default_factory=dict)
 
     def define_charset(self, col: Column) -> None:
         """A character column defined without a character set takes the table's default, and
@@ -516,7 +519,7 @@ class Table:
         lines.extend(f"  CONSTRAINT {mysql_ident(c.name)} CHECK ({c.shown})" for c in self.checks if c.column is None)
         counter = f" AUTO_INCREMENT={auto_increment}" if auto_increment is not None and auto_increment > 1 else ""
         charset = self.charset or "utf8mb4"
-        options = f" ROW_FORMAT={self.row_format}" if self.row_format else ""
+        options = "".join(f" {name}={value}" for name, value in self.printed_options())
         if self.comment:
             options += " COMMENT=" + quoted_text(self.comment)
         return (f"CREATE TABLE {mysql_ident(self.name)} (\n" + ",\n".join(lines)
@@ -542,10 +545,21 @@ class Table:
         """The table's default collation (TABLES.TABLE_COLLATION, SHOW TABLE STATUS)."""
         return self.collate or default_collation(self.charset or "utf8mb4")
 
+    def printed_options(self) -> list[tuple[str, str]]:
+        """The options kept (`kept_options`) and ROW_FORMAT, in the order MariaDB's SHOW CREATE
+        TABLE prints them (its `store_create_info`)."""
+        kept = self.kept_options
+        printed = [(name, kept[name]) for name in KEPT_OPTIONS[:-1] if name in kept]
+        if self.row_format:
+            printed.append(("ROW_FORMAT", self.row_format))
+        if "KEY_BLOCK_SIZE" in kept:
+            printed.append(("KEY_BLOCK_SIZE", kept["KEY_BLOCK_SIZE"]))
+        return printed
+
     @property
     def create_options(self) -> str:
         """TABLES.CREATE_OPTIONS: the options declared beyond MariaDB's defaults that it lists."""
-        return f"row_format={self.row_format}" if self.row_format else ""
+        return " ".join(f"{name.lower()}={value}" for name, value in self.printed_options())
 
     def describe(self) -> list[tuple]:
         """DESCRIBE's rows. Key as MySQL's: PRI for every column of the primary key (without
@@ -1294,7 +1308,7 @@ def parse_database_options(cur: TokenCursor, options: DatabaseOptions) -> Databa
 class TableOptions:
     """The table options the catalog keeps: AUTO_INCREMENT=n, the default character set
     (DEFAULT CHARSET / CHARACTER SET / COLLATE) and collation (COLLATE's, one of that character
-    set's), CONVERT TO CHARACTER SET's (ALTER TABLE), ROW_FORMAT= and COMMENT=."""
+    set's), CONVERT TO CHARACTER SET's (ALTER TABLE), ROW_FORMAT=, COMMENT= and `KEPT_OPTIONS`."""
 
     auto_increment: int | None = None
     charset: str | None = None
@@ -1302,6 +1316,28 @@ class TableOptions:
     convert: str | None = None
     row_format: str | None = None
     comment: str | None = None
+    kept: dict[str, str | None] = field(default_factory=dict)  # `KEPT_OPTIONS` given (None: to its default)
+
+
+# The table options MariaDB keeps (SHOW CREATE TABLE, TABLES.CREATE_OPTIONS, so mariadb-dump)
+# that change nothing here, in the order it prints them (ROW_FORMAT before KEY_BLOCK_SIZE).
+KEPT_OPTIONS = ("MIN_ROWS", "MAX_ROWS", "AVG_ROW_LENGTH", "PACK_KEYS", "STATS_PERSISTENT", "STATS_AUTO_RECALC",
+                "STATS_SAMPLE_PAGES", "CHECKSUM", "DELAY_KEY_WRITE", "KEY_BLOCK_SIZE")
+# those whose 0 is a value printed (0 / 1 / DEFAULT); the others' 0 is their default, never printed
+_SWITCHED_OPTIONS = frozenset({"PACK_KEYS", "STATS_PERSISTENT", "STATS_AUTO_RECALC"})
+
+
+def _kept_value(name: str, value: object) -> str | None:
+    """A kept option's value as MariaDB prints it; None for its default (DEFAULT, or a 0 that is)."""
+    text = str(value).upper()
+    if text == "DEFAULT":
+        return None
+    number = int(text)
+    if name in _SWITCHED_OPTIONS:
+        return "1" if number else "0"
+    if name in ("CHECKSUM", "DELAY_KEY_WRITE"):
+        return "1" if number else None
+    return str(number) if number else None
 
 
 def parse_table_options(cur: TokenCursor) -> TableOptions:
@@ -1355,10 +1391,21 @@ def parse_table_options(cur: TokenCursor) -> TableOptions:
             collate = "utf8mb3_" + collate[5:] if collate.startswith("utf8_") else collate
             options.charset = options.charset or collation_charset(collate)
             options.collate = collate if COLLATION_CHARSETS.get(collate) == options.charset else None
-        elif word == "ROW_FORMAT":
-            options.row_format = str(value).upper()
+        elif word == "ROW_FORMAT":  # ("": DEFAULT, none)
+            options.row_format = "" if str(value).upper() == "DEFAULT" else str(value).upper()
         elif word == "COMMENT":
             options.comment = str(value)
+        elif word in KEPT_OPTIONS or word == "TABLE_CHECKSUM":
+            name = "CHECKSUM" if word == "TABLE_CHECKSUM" else word
+            try:
+                if value_tok.kind == "param" and not isinstance(value, int):
+                    raise ValueError(value)  # a number or DEFAULT only
+                kept = _kept_value(name, value)
+            except ValueError:
+                cur.i -= 1  # near the value, as MariaDB's grammar
+                raise cur.error() from None
+            if options.kept.get(name) != "1" or name not in ("CHECKSUM", "DELAY_KEY_WRITE"):
+                options.kept[name] = kept  # (MariaDB's flags: a 0 after a 1 in one statement stays 1)
     return options
 
 

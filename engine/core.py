@@ -1935,9 +1935,10 @@ def _canonical(v: object) -> object:
 
 
 def _completion(tokens: list, shape: str) -> str:
-    """COMMIT / ROLLBACK [WORK] [AND [NO] CHAIN] [[NO] RELEASE]: what follows the transaction's
-    end, "chain" (the next one begins, in the same access mode), "release" (the connection
-    closes after the answer) or ""; AND CHAIN with RELEASE is MariaDB's syntax error."""
+    """COMMIT / ROLLBACK [WORK] [AND [NO] CHAIN] [[NO] RELEASE]: the clauses written, as words
+    joined by a space: "chain" (the next transaction begins, in the same access mode) or
+    "no_chain", "release" (the connection closes after the answer) or "no_release"; "" for none
+    (completion_type then decides). AND CHAIN with RELEASE is MariaDB's syntax error."""
     words = [t.upper for t in tokens]
     n = len(tokens)
     i = 2 if words[1:2] == ["WORK"] else 1
@@ -1951,24 +1952,26 @@ def _completion(tokens: list, shape: str) -> str:
             raise near(i)
         i += 1
 
-    then = ""
+    said: list[str] = []
     if i < n and words[i] == "AND":
         i += 1
         if i < n and words[i] == "NO":
             i += 1
             expect("CHAIN")
+            said.append("no_chain")
         else:
             expect("CHAIN")
-            then = "chain"
+            said.append("chain")
     if i < n and words[i] == "NO":
         i += 1
         expect("RELEASE")
-    elif i < n and words[i] == "RELEASE" and not then:
+        said.append("no_release")
+    elif i < n and words[i] == "RELEASE" and said != ["chain"]:
         i += 1
-        then = "release"
+        said.append("release")
     if i < n:
         raise near(i)
-    return then
+    return " ".join(said)
 
 
 def _savepoint_statement(words: list[str], tokens) -> Plan | None:

@@ -355,7 +355,8 @@ class DdlParser:
             else:  # the database's
                 defaults = self.database_options(schema)
                 table.take_default(defaults.charset, defaults.collation)
-            table.row_format, table.comment = options.row_format, options.comment
+            table.row_format, table.comment = options.row_format or None, options.comment
+            table.kept_options = {name: value for name, value in options.kept.items() if value is not None}
             for col in columns:
                 table.define_charset(col)
         self.done(DdlAction(schema))
@@ -865,9 +866,14 @@ class DdlParser:
         if options.charset is not None:
             table.take_default(options.charset, options.collate)
         if options.row_format is not None:
-            table.row_format = options.row_format
+            table.row_format = options.row_format or None
         if options.comment is not None:
             table.comment = options.comment
+        for name, value in options.kept.items():  # the others kept as they were, as MariaDB's ALTER
+            if value is None:
+                table.kept_options.pop(name, None)
+            else:
+                table.kept_options[name] = value
         if options.convert is not None:  # every character column converted, ENUM and SET too
             for col in table.columns:
                 if col.base in CHAR_TYPES and col.charset != "binary" and not col.binary:

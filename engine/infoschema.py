@@ -3,7 +3,7 @@ TABLE_CONSTRAINTS, REFERENTIAL_CONSTRAINTS, CHARACTER_SETS, COLLATIONS,
 COLLATION_CHARACTER_SET_APPLICABILITY, PROCESSLIST, USER_PRIVILEGES, SCHEMA_PRIVILEGES,
 TABLE_PRIVILEGES (the accounts' grants, `server.users.Account.privilege_rows`),
 GLOBAL_VARIABLES, SESSION_VARIABLES, GLOBAL_STATUS, SESSION_STATUS, INNODB_TRX, INNODB_LOCKS,
-INNODB_LOCK_WAITS, INNODB_CMP / INNODB_CMPMEM (a row of zero counters per compressed page size: nothing
+INNODB_LOCK_WAITS, ENABLED_ROLES / APPLICABLE_ROLES (no role exists here), INNODB_CMP / INNODB_CMPMEM (a row of zero counters per compressed page size: nothing
 here is compressed), INNODB_METRICS (every monitor never enabled: engine/innodb_metrics.py),
 RPL_SEMI_SYNC_SLAVES (the semi-sync master plugin's: each registered slave's acked position), with
 MariaDB 10.11's columns where MariaDB has the view, and the `mysql` tables the server shell answers
@@ -14,7 +14,7 @@ upper-case and compared without regard to case, as MariaDB's; every view's resul
 typed from MariaDB's declared columns (`table`), never from their values; PARTITIONS one row
 per table (none is partitioned), FILES,
 TRIGGERS, ROUTINES, PARAMETERS, EVENTS, COLUMN_PRIVILEGES and the user statistics (TABLE_ / INDEX_ / USER_ / CLIENT_STATISTICS: userstat
-is never ON here) always empty) built from the
+is never ON here) always empty; SYSTEM_VARIABLES (`UNANSWERED`) 1235) built from the
 engine's catalog: a reference to `information_schema.X` becomes a subquery over VALUES, inlined
 into the translation (plans are cached per catalog version, so they never show a stale catalog).
 Enough for clients that reflect tables (python-mysql-replication, ORMs), not a full one."""
@@ -224,6 +224,8 @@ _DECLARED_TEXT = {
     "rpl_semi_sync_slaves": """
         SERVER_ID int(10)_unsigned, HOST varchar(60), PORT int(10)_unsigned, ACKED_LOG_FILE varchar(512)?,
         ACKED_LOG_POS bigint(21)_unsigned?""",
+    "enabled_roles": "ROLE_NAME varchar(128)?",
+    "applicable_roles": "GRANTEE varchar(385), ROLE_NAME varchar(128), IS_GRANTABLE varchar(3), IS_DEFAULT varchar(3)?",
     "engines": """
         ENGINE varchar(64), SUPPORT varchar(8), COMMENT varchar(160), TRANSACTIONS varchar(3)?, XA varchar(3)?,
         SAVEPOINTS varchar(3)?""",
@@ -652,6 +654,10 @@ def _constraint_rows(name: str, table: Table, tables: Callable[[str], Iterable[T
     return rows
 
 
+# MariaDB's views not answered here: a read is 1235, never rows that would be wrong
+UNANSWERED = frozenset({"system_variables"})
+
+
 def subquery(name: str, schemas: Iterable[str], tables: Callable[[str], Iterable[Table]],
              live_rows: Callable[[str], list[tuple]] | None = None,
              views: Callable[[str], Iterable] = lambda schema: (),
@@ -670,6 +676,8 @@ def subquery(name: str, schemas: Iterable[str], tables: Callable[[str], Iterable
         rows = [(collation, charset, collation, number, default) for collation, charset, number, default, _, _ in COLLATIONS]
     elif name == "engines":
         rows = [ENGINE_ROW]
+    elif name == "enabled_roles":  # no role exists here: the session's none, as MariaDB lists it
+        rows = [(None,)]
     elif name.startswith("innodb_cmp"):
         rows = _compression_rows(name)
     elif name == "innodb_metrics":

@@ -232,6 +232,9 @@ class Session:
         # REPEATABLE READ (InnoDB's default: a transaction reads one snapshot); the shell maps
         # SET [SESSION] TRANSACTION ISOLATION LEVEL / tx_isolation onto it
         self.isolation = READ_COMMITTED
+        # completion_type (set by the shell): what a COMMIT / ROLLBACK that does not say is
+        # followed by, 0 nothing (NO_CHAIN), 1 the next transaction (CHAIN), 2 a disconnect (RELEASE)
+        self.completion = 0
         self._statements: list[LoggedStatement] = []
         # A privilege check's view (`sees_database`, `sees_table`) narrowing information_schema;
         # None: everything is listed.
@@ -442,11 +445,12 @@ class Session:
         if kind in ("commit", "rollback"):
             read_only = self._read_only
             committed = await self._end_transaction(commit=kind == "commit")
-            if plan.sql == "chain":  # AND CHAIN: the next transaction, in the same access mode
-                self._begin_now()
+            said = plan.sql.split()  # the clauses written (`core._completion`), else completion_type's
+            if "chain" in said or self.completion == 1 and "no_chain" not in said:
+                self._begin_now()  # the next transaction, in the same access mode
                 self._read_only = read_only
             result = self._result(committed=committed)
-            result.release = plan.sql == "release"
+            result.release = "release" in said or self.completion == 2 and "no_release" not in said
             return result
         if kind in ("savepoint", "rollback_to", "release"):
             return await self._savepoint(sql, plan, context)
@@ -1107,7 +1111,7 @@ class Session:
             plan = self._plan(sql)[0]
         except SQLError:
             return None  # (`execute` raises it)
-        if plan.kind != "commit" or plan.sql:  # (AND CHAIN, RELEASE: `execute`'s)
+        if plan.kind != "commit" or plan.sql or self.completion:  # (CHAIN, RELEASE: `execute`'s)
             return None
         return self._result(committed=self._end_committed())
 

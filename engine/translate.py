@@ -22,7 +22,8 @@ Expressions on DECIMAL values, in any clause, become calls of `engine.decimal_ma
 functions (`engine.exact` finds them; `Translator.exact` holds them by start token). A value an
 UPDATE/INSERT computes for a column is stored as a literal is (`values.target`: strict mode).
 A table value constructor `VALUES (..), (..)` is read as SELECTs joined by UNION ALL
-(`values_as_selects`), `[OFFSET n ROWS] FETCH FIRST m ROWS ONLY` as LIMIT (`emit_fetch`), and a
+(`values_as_selects`), a query expression in brackets as the same query without them or as a
+derived table, UNION DISTINCT as UNION (`query_forms`), `[OFFSET n ROWS] FETCH FIRST m ROWS ONLY` as LIMIT (`emit_fetch`), and a
 derived table, CTE or view whose columns repeat a name is MariaDB's 1060 (`check_column_names`).
 INSERT/REPLACE/DELETE ... RETURNING keeps SQLite's RETURNING, its list planned as the SELECT of
 the list from the target (`Plan.returning`: names, types, and a LIMIT 0 form that describes it).
@@ -235,7 +236,7 @@ NOW_WORDS = {"NOW", "CURRENT_TIMESTAMP", "LOCALTIME", "LOCALTIMESTAMP", "SYSDATE
 NILADIC = {  # usable without parentheses
     "CURRENT_TIMESTAMP": NOW, "LOCALTIME": NOW, "LOCALTIMESTAMP": NOW,
     "CURRENT_DATE": CURDATE, "CURRENT_TIME": CURTIME, "UTC_TIMESTAMP": NOW, "UTC_DATE": CURDATE,
-    "UTC_TIME": CURTIME, "CURRENT_USER": CURRENT_USER,
+    "UTC_TIME": CURTIME, "CURRENT_USER": CURRENT_USER, "CURRENT_ROLE": ("const", None),  # no role is ever set here
 }
 CALLS = {  # name() -> per-execution argument
     "NOW": NOW, "SYSDATE": NOW, "CURRENT_TIMESTAMP": NOW, "LOCALTIME": NOW, "LOCALTIMESTAMP": NOW,
@@ -390,6 +391,11 @@ class Plan:
 
 
 # what may follow a bare name that is a whole ORDER BY item
+_SET_OPERATORS = ("UNION", "EXCEPT", "INTERSECT")
+# words before a '(' whose brackets may hold a query alone (a subquery, a derived table, a CTE)
+_QUERY_OPENERS = ("IN", "EXISTS", "FROM", "JOIN", "ANY", "SOME", "ALL", "AS", "SELECT", "WHERE", "AND", "OR",
+                  "NOT", "ON", "HAVING", "WHEN", "THEN", "ELSE", "DISTINCT", "UNION", "EXCEPT", "INTERSECT", "XOR",
+                  "LATERAL", "BY", "IS", "LIKE", "SET", "WITH")
 _ORDER_ITEM_END = ("ASC", "DESC", "LIMIT", "OFFSET", "FOR", "LOCK", "INTO", "WINDOW", "UNION", "EXCEPT", "INTERSECT")
 
 
@@ -449,6 +455,7 @@ class Translator:
         self.exact: dict[int, tuple[int, tuple]] = {}  # regions computed exactly (engine.exact): start -> (end, tree)
         self.merged: set[int] = set()  # a UNION's bare column items rewritten (`set_columns`): their first tokens' ids
         self.reads_infoschema = False  # an information_schema view inlined: its columns are declared upper-case
+        self.bracket_wrappers: set[int] = set()  # ids of the SELECTs `query_forms` wrapped a member in
         self.kinds: dict[int, bool | str] = {}  # literals whose kind the translation read (`Plan.literal_kinds`)
         self.charset_contexts: dict[int, str] = {}  # `Plan.charset_contexts`
         self.introduced: dict[int, str] = {}  # `Plan.introduced`
@@ -557,6 +564,7 @@ class Translator:
         sub.view_of, sub.views_in, sub.options_of = self.view_of, self.views_in, self.options_of
         sub.expanding = expanding
         sub.read_hybrids()
+        sub.query_forms()
         sub.expand_joined_stars()
         return sub, sub.params
 
@@ -1592,6 +1600,131 @@ class Translator:
             self.tokens = self.full_tokens = out
             self.tokens_changed()
 
+    def query_forms(self) -> None:
+        """Query forms SQLite's grammar has no room for, read as the same query in its forms:
+        `UNION DISTINCT` as `UNION`, and query expressions in brackets (MariaDB 10.4+: `(SELECT
+        ..) UNION (SELECT ..) ORDER BY 1`, `((SELECT 1))`, `INSERT INTO t (SELECT ..)`, `WITH c AS
+        (..) (SELECT ..)`) without them. A bracketed query alone (the statement, a subquery's
+        or derived table's whole body) loses its brackets, unless both it and the query around it
+        order or limit; a member of a UNION / EXCEPT / INTERSECT loses them when it is a plain
+        SELECT, else (its own ORDER BY / LIMIT, a set operation or WITH of its own) it becomes the
+        derived table `SELECT * FROM (..) AS __bracketN`, whose columns are its own. Innermost
+        brackets first, so that what a bracket holds is already SQLite's."""
+        toks = self.tokens
+        distinct = [k for k, t in enumerate(toks[1:], 1) if t.is_word("DISTINCT") and toks[k - 1].is_word("UNION")]
+        for k, t in enumerate(toks[1:], 1):
+            if t.is_word("ALL") and toks[k - 1].is_word("EXCEPT", "INTERSECT"):
+                raise SQLError(ER_NOT_SUPPORTED_YET, f"{toks[k - 1].upper} ALL")
+        if not distinct and not any(t.kind == "op" and t.text == "(" and toks[k + 1].is_word("SELECT", "WITH")
+                                    for k, t in enumerate(toks[:-1])):
+            return
+        toks = [t for k, t in enumerate(toks) if k not in distinct]
+        starts = (self.insert_source_at(toks), self.with_query_at(toks))
+        changed = bool(distinct)
+        for k in range(len(toks) - 2, -1, -1):
+            if not (toks[k].kind == "op" and toks[k].text == "(" and self.brackets_query(toks, k, starts)):
+                continue
+            close = skip_parens(toks, k)
+            inner = toks[k + 1:close - 1]
+            depth, own_tail, combined = 0, False, inner[0].is_word("WITH")
+            for t in inner:
+                if t.kind == "op" and t.text in "()":
+                    depth += 1 if t.text == "(" else -1
+                elif depth == 0 and t.is_word("ORDER", "LIMIT", "FETCH", "OFFSET"):
+                    own_tail = True
+                elif depth == 0 and t.is_word("UNION", "EXCEPT", "INTERSECT"):
+                    combined = True
+            after = toks[close] if close < len(toks) else None
+            member = after is not None and after.is_word(*_SET_OPERATORS) or self.follows_set_operator(toks, k)
+            outer_tail = after is not None and after.is_word("ORDER", "LIMIT", "FETCH")
+            if after is not None and after.is_word("FOR", "LOCK") and self.follows_set_operator(toks, k):
+                raise SQLError(ER_WRONG_USAGE, "lock options", "SELECT in brackets")
+            # SQLite combines left to right, so a first member's own set operation needs no brackets
+            leftmost = member and not self.follows_set_operator(toks, k) and not inner[0].is_word("WITH")
+            if (not member and not (own_tail and outer_tail)) or (member and not own_tail and (leftmost or not combined)):
+                toks[k:close] = inner
+            else:
+                at = toks[k]
+                toks[k:k] = [Token("word", "SELECT", -1, at.start, at.start), Token("op", "*", -1, at.start, at.start),
+                             Token("word", "FROM", -1, at.start, at.start)]
+                self.bracket_wrappers.add(id(toks[k]))
+                toks.insert(close + 3, Token("ident", f"__bracket{k}", -1, at.start, at.start))
+            changed = True
+        if changed:
+            self.tokens = self.full_tokens = toks
+            self.tokens_changed()
+
+    @staticmethod
+    def insert_source_at(toks: list[Token]) -> int:
+        """INSERT / REPLACE ... (SELECT ..): the index of the '(' that opens the bracketed query the
+        rows come from, else -1."""
+        if not toks or not toks[0].is_word("INSERT", "REPLACE"):
+            return -1
+        k = 1
+        while k < len(toks):
+            t = toks[k]
+            if t.is_word("VALUES", "VALUE", "SET", "SELECT", "WITH"):
+                return -1
+            if t.kind == "op" and t.text == "(":
+                j = k
+                while j < len(toks) and toks[j].text == "(" and toks[j].kind == "op":
+                    j += 1
+                if j < len(toks) and toks[j].is_word("SELECT", "WITH"):
+                    return k
+                k = skip_parens(toks, k)
+                continue
+            k += 1
+        return -1
+
+    @staticmethod
+    def with_query_at(toks: list[Token]) -> int:
+        """WITH ... (SELECT ..): the index past the common table expressions, where the query
+        begins, else -1."""
+        if not toks or not toks[0].is_word("WITH"):
+            return -1
+        k = 2 if len(toks) > 1 and toks[1].is_word("RECURSIVE") else 1
+        while k < len(toks):
+            k += 1  # the name
+            if k < len(toks) and toks[k].kind == "op" and toks[k].text == "(":  # its column list
+                k = skip_parens(toks, k)
+            if not (k + 1 < len(toks) and toks[k].is_word("AS") and toks[k + 1].text == "("):
+                return -1
+            k = skip_parens(toks, k + 1)
+            if not (k < len(toks) and toks[k].kind == "op" and toks[k].text == ","):
+                return k
+            k += 1
+        return -1
+
+    @staticmethod
+    def follows_set_operator(toks: list[Token], k: int) -> bool:
+        before = toks[k - 1] if k else None
+        if before is not None and before.is_word("ALL", "DISTINCT") and k > 1:
+            before = toks[k - 2]
+        return before is not None and before.is_word(*_SET_OPERATORS)
+
+    def brackets_query(self, toks: list[Token], k: int, starts: tuple[int, ...]) -> bool:
+        """Does the '(' at toks[k] open a query expression where a query may stand: the statement,
+        `starts` (INSERT's source, the query after WITH's tables), a member of a set operation,
+        or the whole body of brackets that hold a query (a subquery, a derived table, a CTE's
+        query), not a call's argument?"""
+        j = k
+        while j < len(toks) and toks[j].kind == "op" and toks[j].text == "(":
+            j += 1
+        if j >= len(toks) or not toks[j].is_word("SELECT", "WITH"):
+            return False
+        if k == 0 or k in starts or self.follows_set_operator(toks, k):
+            return True
+        if not (toks[k - 1].kind == "op" and toks[k - 1].text == "("):
+            return False
+        opener = toks[k - 2] if k > 1 else None
+        if k - 1 not in starts and opener is not None and not (
+                opener.kind == "op" and opener.text != ")" or opener.is_word(*_QUERY_OPENERS)):
+            return False  # f((SELECT 1)): a call's argument
+        close = skip_parens(toks, k)
+        after = toks[close] if close < len(toks) else None
+        return after is not None and (after.kind == "op" and after.text == ")" or after.is_word(
+            *_SET_OPERATORS, "ORDER", "LIMIT", "FETCH"))
+
     def starts_query(self, k: int) -> bool:
         """tokens[k] is where a query may start: the statement's start, after '(' or after UNION /
         EXCEPT / INTERSECT [ALL | DISTINCT] (not INSERT's VALUES nor the VALUES() function)."""
@@ -1803,6 +1936,8 @@ class Translator:
             tables_of = self.column_tables if table.lower() == "columns" else self.tables_of
             view = infoschema.subquery(table, self.listed_schemas, tables_of, self.live_rows, self.views_in,
                                        self.options_of)
+            if view is None and table.lower() in infoschema.UNANSWERED:
+                raise SQLError(ER_NOT_SUPPORTED_YET, f"information_schema.{table.upper()}")
             if view is None:
                 raise SQLError(ER_UNKNOWN_TABLE, table, infoschema.NAME)  # MariaDB's word for a view it lacks
             self.reads_infoschema = True
@@ -2745,6 +2880,7 @@ class Translator:
             self.take_into()
         if any(t.is_word("VALUES") for t in self.tokens):
             self.values_as_selects()
+        self.query_forms()
         self.expand_joined_stars()
         self.check_column_names()
         self.check_fixedbin_operands()
@@ -2910,7 +3046,7 @@ class Translator:
         end = self.emit_range(0, len(self.tokens))
         if end != len(self.tokens):
             raise self.error_at(end)
-        return self.finish("select", names=self.select_names(self.main_select()), locking=self.locking,
+        return self.finish("select", names=self.select_names(self.named_select()), locking=self.locking,
                            lock_wait=self.lock_wait, result_types=types)
 
     def plan_rollup(self) -> Plan:
@@ -3034,6 +3170,14 @@ class Translator:
                 depth += 1 if t.text == "(" else -1
             elif depth == 0 and t.is_word("SELECT"):
                 return toks[k:]
+        return toks
+
+    def named_select(self) -> list[Token]:
+        """`main_select`, past the `SELECT * FROM (` of a first member `query_forms` read as a
+        derived table: the bracketed query's own items name the columns, as MariaDB's."""
+        toks = self.main_select()
+        while toks and id(toks[0]) in self.bracket_wrappers:
+            toks = toks[4:]
         return toks
 
     def having_aliases(self) -> None:

@@ -513,6 +513,10 @@ class Admin:
             word = second.upper
             if word == "PASSWORD":
                 return await self._set_password(session, t)
+            if word == "ROLE" and not ((nxt := t.peek(1)) is not None and nxt.kind == "OP"):
+                return self.user_statements.set_role(t)
+            if word == "DEFAULT" and (nxt := t.peek(1)) is not None and nxt.is_word("ROLE"):
+                return self.user_statements.set_default_role(session, t)
             if word == "STATEMENT" and not ((nxt := t.peek(1)) is not None and nxt.kind == "OP"):
                 return await self._set_statement_for(session, sql)
             if word == "TRANSACTION" or (

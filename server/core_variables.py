@@ -245,12 +245,19 @@ def _lc_time_names(value: Any) -> str:
     raise SQLError(ER_UNKNOWN_LOCALE, display(value))
 
 
-def _completion_type(value: Any) -> str:
-    """completion_type: NO_CHAIN only (COMMIT AND CHAIN / RELEASE implied are not implemented)."""
-    name = check_enum("NO_CHAIN", "CHAIN", "RELEASE")(value)
-    if name != "NO_CHAIN":
-        raise SQLError(ER_NOT_SUPPORTED_YET, f"completion_type={name}")
-    return name
+COMPLETION_TYPES = ("NO_CHAIN", "CHAIN", "RELEASE")
+
+
+def _completion_set(session: ClientSession, value: Any) -> None:
+    """completion_type -> the engine session: what a COMMIT / ROLLBACK without AND [NO] CHAIN
+    or [NO] RELEASE is followed by."""
+    session.sysvars["completion_type"] = value
+    apply_completion(session)
+
+
+def apply_completion(session: ClientSession) -> None:
+    if session.engine_session is not None:
+        session.engine_session.completion = COMPLETION_TYPES.index(session.sysvars.get("completion_type", "NO_CHAIN"))
 
 
 def host_name() -> str:
@@ -417,7 +424,8 @@ def register(server: Server) -> None:
         SystemVariable("pseudo_slave_mode", False, S, dynamic=True, check=check_bool),
         SystemVariable("skip_parallel_replication", False, S, dynamic=True, check=check_bool),
         SystemVariable("max_delayed_threads", 20, B, dynamic=True, check=check_int(0, 16384)),
-        SystemVariable("completion_type", "NO_CHAIN", B, dynamic=True, check=_completion_type),
+        SystemVariable("completion_type", "NO_CHAIN", B, dynamic=True, check=check_enum(*COMPLETION_TYPES),
+                       session_set=_completion_set),
         SystemVariable("check_constraint_checks", True, B, dynamic=True, check=check_bool),
         SystemVariable("sql_if_exists", False, B, dynamic=True, check=check_bool),
         SystemVariable("explicit_defaults_for_timestamp", True, B, dynamic=True, check=check_bool),

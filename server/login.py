@@ -44,7 +44,7 @@ from protocol.errors import (
     SQLError,
 )
 from protocol.messages import ERR, OK, AuthSwitchResponse, Capability, ChangeUser, HandshakeResponse
-from server.core_variables import apply_isolation
+from server.core_variables import apply_completion, apply_isolation
 from server.privileges import Privileges
 from server.tls import TlsChannel
 from server.users import ALL, SUPER, Account
@@ -168,6 +168,7 @@ def _open_engine_session(session: ClientSession) -> None:
     if not server.variables.get("autocommit", None, Scope.GLOBAL):
         engine_session.autocommit = False
     apply_isolation(session)
+    apply_completion(session)
 
 
 def _check_database(session: ClientSession, database: str) -> None:

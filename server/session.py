@@ -168,7 +168,7 @@ from protocol.messages import (
 from protocol.packets import encode_packet
 from server import create_select, file_statements, load_data, processlist, transactions
 from server import sql as sqltext
-from server.core_variables import apply_isolation, sql_mode_bits
+from server.core_variables import apply_completion, apply_isolation, sql_mode_bits
 from server.login import change_user, log_in
 from server.prepared import (
     ANSWERED_LATER,
@@ -1023,6 +1023,7 @@ class ClientSession(asyncio.Protocol):
         self.engine_charsets()
         self.engine_sql_mode()
         apply_isolation(self)
+        apply_completion(self)
         self.write(self.conn.send(OK(status=self.status_flags())))  # type: ignore[union-attr]
 
     async def start_again(self) -> None:

@@ -1,6 +1,7 @@
 """The account statements every server answers itself: CREATE / ALTER / DROP USER, GRANT,
 REVOKE and SHOW CREATE USER (`Admin.handlers` routes their keywords here; `Admin` keeps SHOW
-GRANTS, SET PASSWORD and the rest).
+GRANTS, SET PASSWORD and the rest), and the role statements as a server without roles answers
+them.
 
 Contract
 - A handler is `handler(session, sql, keyword) -> OK | None` as in server/admin.py: None means
@@ -18,6 +19,11 @@ Contract
   (NO_AUTO_CREATE_USER: 1133). Every change is handed to `role.after_user_change` as one fully
   qualified statement (passwords as hashes, levels qualified: a slave has no current database),
   which a slave applies through `Admin.apply_user_statement`.
+- Roles: none exists here (CREATE ROLE is 1235), so CURRENT_ROLE() is always NULL and an
+  account's default role none: SET ROLE NONE and SET DEFAULT ROLE NONE [FOR account] succeed
+  and change nothing (so nothing is binlogged), a named role (SET ROLE, SET DEFAULT ROLE, GRANT
+  role TO, REVOKE role FROM) is MariaDB's 1959, DROP ROLE MariaDB's answer for roles that do not
+  exist (1396, or IF EXISTS notes 1976).
 """
 
 from __future__ import annotations
@@ -25,12 +31,15 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
+from engine.lexer import mysql_ident
 from protocol.auth import hash_from_text, hash_to_text, native_password_hash
 from protocol.errors import (
     ER_ACCESS_DENIED_ERROR,
     ER_CANNOT_USER,
     ER_DBACCESS_DENIED_ERROR,
     ER_ILLEGAL_GRANT_FOR_TABLE,
+    ER_INVALID_CURRENT_USER,
+    ER_INVALID_ROLE,
     ER_NO_DB_ERROR,
     ER_NO_SUCH_TABLE,
     ER_NONEXISTING_GRANT,
@@ -39,6 +48,7 @@ from protocol.errors import (
     ER_PASSWD_LENGTH,
     ER_PASSWORD_NO_MATCH,
     ER_REVOKE_GRANTS,
+    ER_ROLE_DROP_EXISTS,
     ER_TABLEACCESS_DENIED_ERROR,
     ER_USER_CREATE_EXISTS,
     ER_USER_DROP_EXISTS,
@@ -87,6 +97,80 @@ class UserStatements:
         if account.require_ssl:
             stmt += " REQUIRE SSL"
         return ResultSet((column(f"CREATE USER for {account.user}@{account.host}"),), ((stmt,),))
+
+    @staticmethod
+    def _role_name(t: Tokens) -> tuple[str, bool]:
+        """A role name (a word, `quoted` or 'string'), and whether it is NONE (any quoting, as
+        MariaDB reads it)."""
+        tok = t.next()
+        if tok.kind not in ("WORD", "QUOTED", "STRING"):
+            raise t.error()
+        return tok.text, tok.text.upper() == "NONE"
+
+    def set_role(self, t: Tokens) -> OK:
+        """SET ROLE {NONE | role}: the session stays without a role; a role is 1959."""
+        t.expect_word("ROLE")
+        if t.peek() is not None and t.peek().is_word("DEFAULT"):  # type: ignore[union-attr]
+            raise t.error()  # MariaDB's grammar has no SET ROLE DEFAULT
+        name, none = self._role_name(t)
+        t.expect_end()
+        if not none:
+            raise SQLError(ER_INVALID_ROLE, mysql_ident(name))
+        return _OK
+
+    @staticmethod
+    def refuse_role_grant(t: Tokens, preposition: str) -> None:
+        """GRANT role TO / REVOKE role FROM (the first token is no privilege): 1959, as no role
+        exists here."""
+        first, then = t.peek(), t.peek(1)
+        if first is not None and then is not None and then.is_word(preposition) and first.kind != "OP" \
+                and first.text.upper() not in KNOWN_PRIVILEGES:
+            raise SQLError(ER_INVALID_ROLE, mysql_ident(first.text))
+
+    def set_default_role(self, session: ClientSession, t: Tokens) -> OK:
+        """SET DEFAULT ROLE {NONE | CURRENT_ROLE | role} [FOR account]: a role is 1959; another
+        account's needs UPDATE on the mysql database (1044) and must exist (1960), as MariaDB."""
+        t.expect_word("DEFAULT")
+        t.expect_word("ROLE")
+        current = t.peek() is not None and t.peek().is_word("CURRENT_ROLE")  # type: ignore[union-attr]
+        name, none = self._role_name(t)
+        if not (none or current):
+            raise SQLError(ER_INVALID_ROLE, mysql_ident(name))
+        if t.accept_word("FOR"):
+            own = session.account
+            assert own is not None
+            if t.accept_word("CURRENT_USER"):
+                if t.accept_op("("):
+                    t.expect_op(")")
+            else:
+                user, host = self._user_host(t)
+                if (user, host.lower()) != (own.user, own.host.lower()):
+                    if not own.holds("UPDATE", "mysql"):
+                        raise SQLError(ER_DBACCESS_DENIED_ERROR, own.user, own.host, "mysql")
+                    if self.server.users.get(user, host) is None:
+                        raise SQLError(ER_INVALID_CURRENT_USER)
+        t.expect_end()
+        return _OK
+
+    def role_statement(self, session: ClientSession, sql: str, verb: str) -> OK:
+        """CREATE ROLE (1235: no roles here) and DROP ROLE [IF EXISTS] of roles, none of which
+        exists (1396 naming them, or a 1976 note each)."""
+        session.require(*USER_ADMIN)
+        t = Tokens(sql)
+        t.expect_word(verb)
+        t.expect_word("ROLE")
+        if verb == "CREATE":
+            raise SQLError(ER_NOT_SUPPORTED_YET, "CREATE ROLE")
+        if_exists = t.accept_word("IF") is not None
+        if if_exists:
+            t.expect_word("EXISTS")
+        names = [self._role_name(t)[0]]
+        while t.accept_op(","):
+            names.append(self._role_name(t)[0])
+        t.expect_end()
+        if not if_exists:
+            raise SQLError(ER_CANNOT_USER, "DROP ROLE", ",".join(f"'{name}'" for name in names))
+        return _noted(session, [SQLError(ER_ROLE_DROP_EXISTS, name) for name in names])
 
     def account_ref(self, t: Tokens, session: ClientSession) -> Account:
         if t.accept_word("CURRENT_USER"):
@@ -195,6 +279,8 @@ class UserStatements:
         return native_password_hash(string_literal(t))
 
     async def create(self, session: ClientSession, sql: str, keyword: str) -> Any:
+        if keyword == "CREATE ROLE":
+            return self.role_statement(session, sql, "CREATE")
         if keyword != "CREATE USER":
             return None
         session.require(*USER_ADMIN)
@@ -267,6 +353,8 @@ class UserStatements:
         return _OK
 
     async def drop(self, session: ClientSession, sql: str, keyword: str) -> Any:
+        if keyword == "DROP ROLE":
+            return self.role_statement(session, sql, "DROP")
         if keyword != "DROP USER":
             return None
         t, if_exists = self._user_statement(session, sql, "DROP")
@@ -355,6 +443,7 @@ class UserStatements:
     async def grant(self, session: ClientSession, sql: str, keyword: str) -> Any:
         t = Tokens(sql)
         t.expect_word("GRANT")
+        self.refuse_role_grant(t, "TO")
         privileges, columns = self._privileges(t)
         db, table = self._level(t, session, privileges, columns)
         t.expect_word("TO")
@@ -389,6 +478,7 @@ class UserStatements:
     async def revoke(self, session: ClientSession, sql: str, keyword: str) -> Any:
         t = Tokens(sql)
         t.expect_word("REVOKE")
+        self.refuse_role_grant(t, "FROM")
         if _revokes_everything(t):
             return await self._revoke_all(session, t)
         privileges, columns = self._privileges(t)

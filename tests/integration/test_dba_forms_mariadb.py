@@ -6,15 +6,18 @@ its bytes), `a SOUNDS LIKE b`, SOUNDEX of non-ASCII text (every character from U
 letter), the bit operators' type beside NULL (BIGINT UNSIGNED). COMMIT / ROLLBACK [WORK]
 [AND [NO] CHAIN] [[NO] RELEASE]: AND CHAIN begins the next transaction in the same access mode,
 RELEASE closes the connection after the OK, the forms MariaDB's grammar refuses 1064; the rows
-a MariaDB replica and our slave of our master hold after them are MariaDB's. SIGNAL / RESIGNAL
+a MariaDB replica and our slave of our master hold after them are MariaDB's; completion_type
+(NO_CHAIN / CHAIN / RELEASE, by name or number) does the same for a COMMIT / ROLLBACK that says
+neither, AND NO CHAIN and NO RELEASE override it, a chained transaction keeps the access mode.
+SIGNAL / RESIGNAL
 outside a stored program: the error (its MYSQL_ERRNO, SQLSTATE and MESSAGE_TEXT) or, for class
 '01', the OK and its warning; every refusal (1064, 1054, 1231, 1319, 1407, 1641, 1645, 1648) and
 SHOW WARNINGS after each, with and without strict mode. HELP: MariaDB's forms 1064 as there;
 a topic, known or not, 1235 (MariaDB answers from its help tables, which decide even what an
 unknown topic gets).
 
-Left out, where the two still differ (MariaDB's answer first): SET completion_type = CHAIN /
-RELEASE (here 1235); SOUNDEX of a binary string (a
+Left out, where the two still differ (MariaDB's answer first): SET completion_type = RELEASE
+with the reserved word unquoted (1064; accepted here); SOUNDEX of a binary string (a
 VARBINARY column's, x'C3A9') reads its bytes, ASCII letters only, and is a binary string (here
 its text's, 'é000')."""
 
@@ -99,6 +102,34 @@ def test_commit_and_rollback_chain_and_release_as_mariadbs(tmp_path):
             # reads the server's FIN or the reset its command met is the network's timing)
             assert [(sql, a[:2]) for sql, a in mine[-1:]] == [(statements[-1], ("error", 2013))]
             assert [(sql, a[:2]) for sql, a in theirs[-1:]] == [(statements[-1], ("error", 2013))]
+            assert mine[:-1] == theirs[:-1]
+        assert_same_rows(reference, ours, replicas, "SELECT * FROM d.w ORDER BY id")
+
+
+COMPLETION_TYPES = [
+    "SET completion_type = CHAIN", "SELECT @@completion_type, @@global.completion_type",
+    "BEGIN", "INSERT INTO w VALUES (1, 1)", "COMMIT", "SELECT @@in_transaction",
+    "INSERT INTO w VALUES (2, 2)", "ROLLBACK WORK", "SELECT @@in_transaction",
+    "INSERT INTO w VALUES (3, 3)", "COMMIT AND NO CHAIN", "SELECT @@in_transaction",
+    "SET completion_type = 1", "START TRANSACTION READ ONLY", "COMMIT", "INSERT INTO w VALUES (4, 4)",
+    "ROLLBACK AND NO CHAIN", "SET TRANSACTION ISOLATION LEVEL SERIALIZABLE", "BEGIN", "COMMIT",
+    "SELECT @@in_transaction", "INSERT INTO w VALUES (5, 5)", "COMMIT AND NO CHAIN",
+    "SET completion_type = 'no_chain'", "SELECT @@completion_type", "SET completion_type = 3",
+    "SET completion_type = 'bogus'", "SET completion_type = NULL", "SET completion_type = 2",
+    "SELECT @@completion_type", "SET completion_type = DEFAULT", "SELECT @@completion_type",
+    "SET completion_type = 'RELEASE'", "BEGIN", "INSERT INTO w VALUES (6, 6)", "COMMIT NO RELEASE",
+    "SELECT @@in_transaction", "SET autocommit = 0", "INSERT INTO w VALUES (7, 7)", "COMMIT", "SELECT 1",
+]
+
+ROLLBACK_TYPE_RELEASE = ["SET completion_type = 2", "BEGIN", "INSERT INTO w VALUES (8, 8)", "ROLLBACK", "SELECT 1"]
+
+
+def test_completion_type_as_mariadbs(tmp_path):
+    with reference_ours_and_replicas(tmp_path, our_slave=True) as (reference, ours, replicas):
+        for setup, statements in ((COMPLETION_SETUP, COMPLETION_TYPES), ([], ROLLBACK_TYPE_RELEASE)):
+            theirs, mine = both_answer(reference, ours, setup, statements)
+            assert [(sql, a[:2]) for sql, a in theirs[-1:]] == [(statements[-1], ("error", 2013))]
+            assert [(sql, a[:2]) for sql, a in mine[-1:]] == [(statements[-1], ("error", 2013))]
             assert mine[:-1] == theirs[:-1]
         assert_same_rows(reference, ours, replicas, "SELECT * FROM d.w ORDER BY id")
 

@@ -1,10 +1,13 @@
-"""USER(), CURRENT_USER() and VERSION() inside the engine's statements: the session's client and
+"""USER(), CURRENT_USER(), CURRENT_ROLE and VERSION() inside the engine's statements: the session's client and
 account as the server logged them in, the server's @@version; a write that calls USER() or
 CURRENT_USER() is binlogged with their values written in (a replica's applier has neither)."""
 
 from __future__ import annotations
 
+import pytest
+
 from engine import Engine
+from protocol.errors import SQLError
 
 
 async def test_account_functions_read_the_session_and_are_binlogged_as_values(tmp_path):
@@ -28,6 +31,26 @@ async def test_account_functions_read_the_session_and_are_binlogged_as_values(tm
         await engine.commit_group({})
         rows = await session.execute("SELECT id, u, c FROM t ORDER BY id")
         assert [tuple(r) for r in rows.rows] == [(1, "app@10.0.0.5", "by app@%"), (2, "USER()", "10.11.99-test")]
+        await session.close()
+    finally:
+        await engine.close()
+
+
+async def test_current_role_with_and_without_parentheses_is_null(tmp_path):
+    """No role exists here: CURRENT_ROLE, as CURRENT_ROLE(), is NULL (not a column name),
+    information_schema.ENABLED_ROLES one NULL row, APPLICABLE_ROLES none. (SYSTEM_VARIABLES, which
+    is not answered here, is 1235.)"""
+    engine = await Engine.open(tmp_path / "db", readers=1)
+    try:
+        session = engine.session(7)
+        result = await session.execute("SELECT CURRENT_ROLE, current_role(), CURRENT_ROLE IS NULL")
+        assert [tuple(r) for r in result.rows] == [(None, None, 1)]
+        result = await session.execute("SELECT * FROM information_schema.ENABLED_ROLES")
+        assert [tuple(r) for r in result.rows] == [(None,)]
+        assert (await session.execute("SELECT * FROM information_schema.APPLICABLE_ROLES")).rows == []
+        with pytest.raises(SQLError) as e:
+            await session.execute("SELECT * FROM information_schema.SYSTEM_VARIABLES")
+        assert e.value.code == 1235
         await session.close()
     finally:
         await engine.close()

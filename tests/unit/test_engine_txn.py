@@ -333,6 +333,25 @@ async def test_rollback_group_discards_logically_committed_transactions(engine):
     assert e.value.code == 1146
 
 
+async def test_completion_type_follows_a_commit_or_rollback_that_says_neither(engine):
+    """completion = 1 (CHAIN): the next transaction begins, unless AND NO CHAIN; 2 (RELEASE): the
+    result asks for a disconnect, unless NO RELEASE; never COMMIT's answer-on-receipt path."""
+    a = session(engine, 1)
+    a.completion = 1
+    await a.execute("BEGIN")
+    await a.execute("INSERT INTO t (v) VALUES (1)")
+    assert a.commit_now("COMMIT") is None
+    r = await a.execute("COMMIT")
+    assert r.committed is not None and r.in_transaction and not r.release
+    r = await a.execute("ROLLBACK AND NO CHAIN")
+    assert not r.in_transaction
+    a.completion = 2
+    await a.execute("BEGIN")
+    assert (await a.execute("COMMIT NO RELEASE")).release is False
+    r = await a.execute("ROLLBACK")
+    assert r.release and not r.in_transaction
+
+
 async def test_ddl_commits_the_open_transaction_first(engine):
     a = session(engine, 1)
     await a.execute("BEGIN")
