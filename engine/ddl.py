@@ -46,7 +46,7 @@ from engine.catalog import (
 )
 from engine.exprtypes import repeated_name, selected_names
 from engine.functions import VOLATILE
-from engine.lexer import extract, literal_texts, mysql_ident, quote_ident, tokenize
+from engine.lexer import Token, extract, literal_texts, mysql_ident, quote_ident, tokenize
 from engine.translate import STORE, Translator
 from protocol.errors import (
     ER_BAD_DB_ERROR,
@@ -150,6 +150,9 @@ class DdlParser:
     def __init__(self, cur: TokenCursor, database: str | None, catalog, schemas: set[str]):
         self.cur = cur
         self.database = database
+        # the account running the statement as a DEFINER writes it (`user`@`host`), None where
+        # none logged in (a replica's applier: the statement names its definer)
+        self.current_user: str | None = None
         self.catalog = catalog
         self.schemas = schemas
         # foreign_key_checks=0 (mariadb-dump's): a foreign key may reference a table not made yet,
@@ -552,18 +555,37 @@ class DdlParser:
             options["algorithm"] = cur.ident().upper()
         if cur.accept("DEFINER"):
             cur.expect_op("=")
-            parts = []
-            while not (cur.at_end() or cur.peek().is_word("SQL", "VIEW")):
-                tok = cur.next()  # 'user'@'host', CURRENT_USER[()]
-                parts.append(str(self.cur.params[tok.param]) if tok.kind == "param" else tok.text)
-            user = "".join(parts)
-            if "@" in user and not user.upper().startswith("CURRENT_USER"):
-                name, _, host = user.partition("@")
-                options["definer"] = f"{mysql_ident(name.strip('`'))}@{mysql_ident(host.strip('`'))}"
+            definer = self.account()
+            if definer is not None:
+                options["definer"] = definer
         if cur.accept("SQL"):
             cur.expect("SECURITY")
             options["security"] = cur.ident().upper()
         return options if cur.accept("VIEW") else None
+
+    def account(self) -> str | None:
+        """A DEFINER's account as `user`@`host`: 'user'@'host' (each part a string, a name or a
+        backticked name; `user` alone is `user`@`%`), or CURRENT_USER[()], the account running
+        the statement (None where none does: the view keeps its default)."""
+        cur = self.cur
+        if cur.accept("CURRENT_USER"):
+            if cur.accept_op("("):
+                cur.expect_op(")")
+            return self.current_user
+        user, host = self.account_part(cur.next()), "%"
+        if not cur.at_end() and cur.peek().kind == "var":  # `user`@`host`, user@host: the lexer's @variable
+            host = cur.next().text
+        elif cur.accept_op("@"):
+            host = self.account_part(cur.next())
+        return f"{mysql_ident(user)}@{mysql_ident(host)}"
+
+    def account_part(self, tok: Token) -> str:
+        if tok.kind == "param" and isinstance(self.cur.params[tok.param], str):
+            return self.cur.params[tok.param]
+        if tok.kind in ("ident", "word"):
+            return tok.text
+        self.cur.i -= 1
+        raise self.cur.error()
 
     def create_view(self, options: dict[str, str], *, replace: bool, alter: bool) -> DdlAction:
         """CREATE [OR REPLACE] / ALTER ... VIEW v [(cols)] AS SELECT ...: the SELECT is kept as
@@ -607,6 +629,8 @@ class DdlParser:
             shape_end = tok.end
         select = "".join(pieces).rstrip(" ;")
         view = View(schema, name, select, columns)
+        if self.current_user is not None:  # MariaDB's default definer: the account creating it
+            view.definer = self.current_user
         for key in ("definer", "security", "algorithm"):
             if key in options:
                 setattr(view, key, options[key])
@@ -615,7 +639,14 @@ class DdlParser:
                 if key not in options:
                     setattr(view, key, getattr(existing, key))
         cur.i = len(cur.tokens)
-        return self.done(DdlAction(schema, put_views=[view]))
+        # binlogged as MariaDB's mysql_create_view writes it: every option spelled out, so that a
+        # replica (whose applier has no account) makes the view with the master's definer
+        named = mysql_ident(name) if schema == self.database else f"{mysql_ident(schema)}.{mysql_ident(name)}"
+        listed = "(" + ", ".join(mysql_ident(c) for c in columns) + ")" if columns else ""
+        mode = "ALTER" if alter else "CREATE OR REPLACE" if replace else "CREATE"
+        logged = (f"{mode} ALGORITHM={view.algorithm} DEFINER={view.definer} SQL SECURITY {view.security} "
+                  f"VIEW {named}{listed} AS {select}")
+        return self.done(DdlAction(schema, put_views=[view], logged=logged))
 
     def drop_view(self) -> DdlAction:
         """DROP VIEW [IF EXISTS] v, ... [RESTRICT | CASCADE]: 4092 names every one that is no view."""

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from engine import charset_literals, coltypes, explain, fixedbin, functions, values
 from engine.admin import AsSelect, checksum_answer, run_admin
-from engine.catalog import SERVER_COLLATION, TokenCursor, mysql_literal, sql_literal
+from engine.catalog import SERVER_COLLATION, TokenCursor, mysql_ident, mysql_literal, sql_literal
 from engine.checksum import ChecksumTables
 from engine.connections import ATTACH_LIMIT, Snapshot
 from engine.ddl import DdlAction, DdlParser
@@ -1179,6 +1179,9 @@ class Session:
             parser.view_of = engine.view
             parser.database_options = engine.options_of
             parser.shape = shape
+            if self.current_user_text:
+                user, _, host = self.current_user_text.rpartition("@")
+                parser.current_user = f"{mysql_ident(user)}@{mysql_ident(host)}"
             return parsing(parser.parse)
 
         parsed = parse()  # a syntax error commits nothing
