@@ -36,7 +36,16 @@ from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from typing import Any
 
-from engine import collation, decimal_math, fixedbin, infoschema, perfschema, strfuncs, values
+from engine import (
+    collation,
+    decimal_math,
+    fixedbin,
+    infoschema,
+    perfschema,
+    strfuncs,
+    values,
+    viewcols,
+)
 from engine.catalog import (
     BLOB_TYPES,
     CHAR_TYPES,
@@ -1800,7 +1809,7 @@ class Translator:
             return i
         i, schema, table = self.read_table_name(i)
         if schema.lower() == infoschema.NAME:
-            tables_of = self.column_tables if table.lower() == "columns" else self.tables_of
+            tables_of = self.tables_and_views if table.lower() == "columns" else self.tables_of
             view = infoschema.subquery(table, self.listed_schemas, tables_of, self.live_rows, self.views_in,
                                        self.options_of)
             if view is None:
@@ -2713,6 +2722,51 @@ class Translator:
         if view.columns:  # CREATE VIEW v (a, b) AS ...: its own names
             found.names = list(view.columns) if found.names is None or len(found.names) == len(view.columns) else None
         return found
+
+    def view_table(self, schema: str, name: str) -> Table:
+        """The view `schema`.`name`'s stand-in table, its columns described from its SELECT's
+        result types (`viewcols`); `viewcols.Unknown` where they cannot be told as MariaDB's."""
+        view = self.view_of(schema, name)
+        found = self.table_or_view(schema, name)
+        if view is None or not isinstance(found, Derived) or found.select is None or found.literals is None:
+            raise viewcols.Unknown
+        types = found.select.types(*found.literals)
+        if any(viewcols.nullable_unknown(tokens) for tokens in self.views_read(view)):
+            raise viewcols.Unknown
+        items = found.select.items if isinstance(found.select, SelectTypes) else []
+        plain = None
+        if len(items) == len(types):
+            sub, _ = self.sub_translator(view.select, view.schema, ())
+            plain = viewcols.plain_items(sub.tokens, items, found.literals[1]())
+        if plain is None:
+            plain = [False] * len(types)
+        return viewcols.stand_in(view.schema, view.name, found.names, types, self.catalog, plain)
+
+    def views_read(self, view, seen: frozenset = frozenset()) -> list[list[Token]]:
+        """The tokens of `view`'s SELECT and of every view it reads, in turn (a name that is a
+        view where it stands, qualified or in the view's database)."""
+        tokens = tokenize(extract(view.select)[0])
+        out = [tokens]
+        for k, tok in enumerate(tokens):
+            if tok.kind not in ("word", "ident") or k + 1 < len(tokens) and tokens[k + 1].text in (".", "("):
+                continue
+            qualified = k >= 2 and tokens[k - 1].text == "." and tokens[k - 2].kind in ("word", "ident")
+            schema = tokens[k - 2].text if qualified else view.schema
+            inner = self.view_of(schema, tok.text) if schema in self.schemas else None
+            if inner is not None and (inner.schema, inner.name.lower()) not in seen:
+                out += self.views_read(inner, seen | {(view.schema, view.name.lower())})
+        return out
+
+    def tables_and_views(self, schema: str) -> list[Table]:
+        """information_schema.COLUMNS' tables of `schema`: its tables and its views' stand-ins
+        (a view whose columns cannot be told lists none)."""
+        tables = list(self.column_tables(schema))
+        for view in self.views_in(schema):
+            try:
+                tables.append(self.view_table(view.schema, view.name))
+            except viewcols.Unknown:
+                pass
+        return tables
 
     def expand_joined_stars(self) -> None:
         """A bare `*` of a SELECT (any, subqueries too) whose FROM joins with NATURAL or USING
