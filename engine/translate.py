@@ -81,6 +81,7 @@ from engine.exprtypes import (
     derived,
     drop_alias,
     from_tables,
+    is_name,
     joined_columns,
     repeated_name,
     select_items,
@@ -2719,6 +2720,7 @@ class Translator:
             return None
         sub, literals = self.sub_translator(view.select, view.schema, (*self.expanding, (view.schema, view.name.lower())))
         found = derived(sub.tokens, sub.table_or_view, (literals, lambda: literal_texts(view.select)))
+        found.view = view
         if view.columns:  # CREATE VIEW v (a, b) AS ...: its own names
             found.names = list(view.columns) if found.names is None or len(found.names) == len(view.columns) else None
         return found
@@ -2733,14 +2735,48 @@ class Translator:
         types = found.select.types(*found.literals)
         if any(viewcols.nullable_unknown(tokens) for tokens in self.views_read(view)):
             raise viewcols.Unknown
-        items = found.select.items if isinstance(found.select, SelectTypes) else []
-        plain = None
-        if len(items) == len(types):
+        plain: list = [False] * len(types)
+        if isinstance(found.select, SelectTypes):
             sub, _ = self.sub_translator(view.select, view.schema, ())
-            plain = viewcols.plain_items(sub.tokens, items, found.literals[1]())
-        if plain is None:
-            plain = [False] * len(types)
+            tables, items = found.select.tables, found.select.items
+            per_item = viewcols.plain_items(sub.tokens, items, found.literals[1](), tables)
+            if per_item is not None:
+                plain = []
+                for ok, item in zip(per_item, items, strict=True):
+                    if item[-1].text == "*" and (len(item) == 1 or item[-2].text == "."):
+                        plain += self.star_columns(tables, item)
+                    else:  # a column of a view it reads: that view's column
+                        plain.append(self.through_view(tables, item) if not ok and is_name(item) else ok)
+                if len(plain) != len(types):
+                    raise viewcols.Unknown
         return viewcols.stand_in(view.schema, view.name, found.names, types, self.catalog, plain)
+
+    def through_view(self, tables: list[tuple[str, Table | Derived]], item: list[Token]) -> Column | bool:
+        """The stand-in column of the view among `tables` (the FROM tables by alias) that the
+        column name `item` reads (False: none)."""
+        names = [tok.text for tok in item[::2]]
+        for alias, table in tables:
+            if not isinstance(table, Derived) or table.view is None or (len(names) > 1 and alias != names[-2].lower()):
+                continue
+            k = table.index(names[-1].lower())
+            if k is not None:
+                return self.view_table(table.view.schema, table.view.name).columns[k]
+        return False
+
+    def star_columns(self, tables: list[tuple[str, Table | Derived]], item: list[Token]) -> list[Column | bool]:
+        """What `*` or `t.*` over `tables` gives `viewcols.stand_in`: a table's columns by their
+        types' origins (False), a view's its stand-in columns."""
+        out: list[Column | bool] = []
+        for alias, table in tables:
+            if len(item) > 1 and alias != item[0].text.lower():
+                continue
+            if isinstance(table, Table):
+                out += [False] * len(table.columns)
+            elif table.view is not None:
+                out += self.view_table(table.view.schema, table.view.name).columns
+            else:
+                raise viewcols.Unknown
+        return out
 
     def views_read(self, view, seen: frozenset = frozenset()) -> list[list[Token]]:
         """The tokens of `view`'s SELECT and of every view it reads, in turn (a name that is a

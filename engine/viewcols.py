@@ -5,20 +5,24 @@ COLUMNS and information_schema.COLUMNS read for a view (what mariadb-dump writes
 Each column comes from its result type in the view's SELECT (`exprtypes`, the typing that
 describes the view's result set, `Translator.table_or_view`). A column that is a table's column
 (its type's `origin`) is that column again: its type, character set and DEFAULT (an
-AUTO_INCREMENT column's DEFAULT 0: no key, no AUTO_INCREMENT in a view), NULL where the SELECT
-makes it so (an outer join's side). An expression's column is the field MariaDB makes for the
-item: an integer of its display width, a DECIMAL of its digits, a DOUBLE, a string literal's
-VARCHAR of the connection's utf8mb4, NULL's BINARY(0), temporal types; NOT NULL with its type's
-zero as DEFAULT, a nullable one without. What that typing cannot tell as MariaDB says (a string
-computed from columns, whose character set MariaDB derives from theirs; a column the typer does
-not type; a long string, which MariaDB turns into a TEXT) makes the whole view's description
-answer 1235, never a wrong type; information_schema.COLUMNS then lists no column of that view.
+AUTO_INCREMENT column's DEFAULT 0: no key, no AUTO_INCREMENT in a view). A column of a view it
+reads (by name or `*`) is that view's stand-in column. An expression's column is the field
+MariaDB makes for the item, for the items `plain_items` allows: a string or unsigned number
+literal (an integer of its display width, a DECIMAL of its digits, a VARCHAR of the connection's
+utf8mb4), NULL (BINARY(0)), COUNT(...) under GROUP BY, + - * of integer and DECIMAL columns and
+numbers, CONCAT of string literals and character columns of one character set (that set's
+VARCHAR, always nullable); NOT NULL with its type's zero as DEFAULT, a nullable one without.
+Anything else (another function, a derived table, a UNION's computed column, an outer join or an
+aggregate without GROUP BY anywhere in the views it reads, whose NULLs MariaDB decides otherwise,
+a string longer than 512 characters, which MariaDB makes a TEXT) makes the whole view's
+description answer 1235, never a wrong type; information_schema.COLUMNS then lists no column of
+that view.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from engine.catalog import Column, Table
 from engine.coltypes import ColumnType
@@ -28,6 +32,7 @@ from protocol.messages import CHARSET_BINARY, CHARSET_UTF8MB4_GENERAL_CI, Column
 
 _INTEGERS = {FieldType.TINY: "tinyint", FieldType.SHORT: "smallint", FieldType.INT24: "mediumint",
              FieldType.LONG: "int", FieldType.LONGLONG: "bigint"}
+_INTEGER_BASES = ("tinyint", "smallint", "mediumint", "int", "integer", "bigint")
 _LONGEST_VARCHAR = 512  # characters: a longer string expression's field is a TEXT (CONVERT_IF_BIGGER_TO_BLOB)
 
 
@@ -36,10 +41,10 @@ class Unknown(Exception):
 
 
 def stand_in(schema: str, name: str, names: list[str | None] | None, types: list[ColumnType | None],
-             base_table, plain: list[bool]) -> Table:
+             base_table, plain: list[bool | str | Column | Concat]) -> Table:
     """The view `schema`.`name`'s stand-in table: a column per result column `names[k]` of
     type `types[k]` (`base_table(schema, table)`: a column's origin table; `plain[k]`: the k-th
-    item is an expression `plain_items` allows). Unknown when a column cannot be described."""
+    item is an expression `plain_items` allows, or the column of a view it reads, taken as it is). Unknown when a column cannot be described."""
     if names is None or len(names) != len(types) or any(n is None for n in names):
         raise Unknown
     columns = [_column(own, ct, base_table, ok) for own, ct, ok in zip(names, types, plain, strict=True)]
@@ -53,26 +58,107 @@ _AGGREGATES = ("COUNT", "SUM", "AVG", "MIN", "MAX", "GROUP_CONCAT", "BIT_AND", "
                "JSON_OBJECTAGG")
 
 
-def plain_items(tokens, items, texts: list[str]) -> list[bool] | None:
+@dataclass(frozen=True)
+class Concat:
+    """CONCAT(...) of string literals and character columns of one character set: MariaDB's
+    VARCHAR of that set (utf8mb4 for literals alone), always nullable."""
+
+    charset: str
+
+
+def plain_items(tokens, items, texts: list[str], tables) -> list[bool | str | Concat] | None:
     """Which select-list `items` (alias dropped) of the view's SELECT `tokens` are expressions
     whose field this module tells as MariaDB makes it: a string or unsigned number literal
-    (`texts`: the SELECT's literals as written), NULL, COUNT(...) under GROUP BY. None: none of
-    its columns can be told (an outer join, whose columns MariaDB makes nullable; an aggregate
-    without GROUP BY, which makes every other column nullable)."""
+    (`texts`: the SELECT's literals as written), NULL, COUNT(...) under GROUP BY, + - * of
+    integer or DECIMAL columns of `tables` (the FROM tables by alias) and unsigned numbers, a
+    CONCAT (`Concat`); a number's "number", a string literal's "string", NULL's True. None: none of its columns can be told (an outer join, whose columns
+    MariaDB makes nullable; an aggregate without GROUP BY, which makes every other column
+    nullable)."""
     if nullable_unknown(tokens):
         return None
-    out = []
+    out: list[bool | str | Concat] = []
     for item in items:
         if len(item) == 1 and item[0].kind == "param":
-            text = texts[item[0].param]
-            out.append(text.startswith(("'", '"')) or _PLAIN_NUMBER.match(text) is not None)
+            out.append(_literal(item[0], texts) or False)
         elif len(item) == 1 and item[0].is_word("NULL"):
             out.append(True)
         elif item and item[0].is_word("COUNT") and len(item) > 2 and item[1].text == "(":
-            out.append(item[-1].text == ")")
+            out.append("number" if item[-1].text == ")" else False)
+        elif item and item[0].is_word("CONCAT") and len(item) > 2 and item[1].text == "(" and item[-1].text == ")":
+            out.append(_concat(item[2:-1], texts, tables) or False)
         else:
-            out.append(False)
+            out.append("number" if _arithmetic(item, texts, tables) else False)
     return out
+
+
+def _literal(tok, texts: list[str]) -> str | None:
+    """A literal's kind, "string" or "number" (unsigned, no exponent); None: any other."""
+    if tok.kind != "param":
+        return None
+    text = texts[tok.param]
+    if text.startswith(("'", '"')):
+        return "string"
+    return "number" if _PLAIN_NUMBER.match(text) else None
+
+
+def _operands(tokens, separators: tuple[str, ...]) -> list[list] | None:
+    """`tokens` split at `separators` (no parentheses: None where one is)."""
+    parts: list[list] = [[]]
+    for tok in tokens:
+        if tok.kind == "op" and tok.text in ("(", ")"):
+            return None
+        if tok.kind == "op" and tok.text in separators:
+            parts.append([])
+        else:
+            parts[-1].append(tok)
+    return parts
+
+
+def _named_column(operand, tables) -> Column | None:
+    """The column of one of `tables` (not a derived table) the name `operand` reads."""
+    if not operand or len(operand) % 2 == 0 or any(t.kind not in ("word", "ident") for t in operand[::2]) \
+            or any(t.text != "." for t in operand[1::2]):
+        return None
+    names = [t.text for t in operand[::2]]
+    for alias, table in tables:
+        if len(names) > 1 and alias != names[-2].lower():
+            continue
+        col = table.column(names[-1]) if isinstance(table, Table) else None
+        if col is not None:
+            return col
+    return None
+
+
+def _arithmetic(item, texts: list[str], tables) -> bool:
+    operands = _operands(item, ("+", "-", "*"))
+    if operands is None or len(operands) < 2:
+        return False
+    named = 0
+    for operand in operands:
+        if len(operand) == 1 and _literal(operand[0], texts) == "number":
+            continue
+        col = _named_column(operand, tables)
+        if col is None or not (col.base in _INTEGER_BASES or col.base == "decimal") or col.zerofill:
+            return False
+        named += 1
+    return named > 0
+
+
+def _concat(args, texts: list[str], tables) -> Concat | None:
+    operands = _operands(args, (",",))
+    if operands is None:
+        return None
+    charsets = set()
+    for operand in operands:
+        if len(operand) == 1 and _literal(operand[0], texts) == "string":
+            continue
+        col = _named_column(operand, tables)
+        if col is None or col.base not in ("char", "varchar") or col.binary or col.collation is not None:
+            return None
+        charsets.add(col.charset or "utf8mb4")
+    if len(charsets) > 1:
+        return None
+    return Concat(charsets.pop() if charsets else "utf8mb4")
 
 
 def nullable_unknown(tokens) -> bool:
@@ -89,7 +175,16 @@ def refused(schema: str, name: str) -> SQLError:
     return SQLError(ER_NOT_SUPPORTED_YET, f"DESCRIBE or SHOW COLUMNS of the view {schema}.{name}")
 
 
-def _column(name: str, ct: ColumnType | None, base_table, plain: bool) -> Column:
+def _column(name: str, ct: ColumnType | None, base_table, plain: bool | str | Column | Concat) -> Column:
+    if isinstance(plain, Column):
+        return replace(plain, name=name)
+    if isinstance(plain, Concat):
+        if ct is None or ct.type != FieldType.VAR_STRING or ct.charset != CHARSET_UTF8MB4_GENERAL_CI:
+            raise Unknown
+        chars = ct.length // mbmaxlen(ct.charset)
+        if chars > _LONGEST_VARCHAR:
+            raise Unknown
+        return Column(name, "varchar", [str(chars)], charset=None if plain.charset == "utf8mb4" else plain.charset)
     if ct is None:
         raise Unknown
     nullable = not ct.flags & ColumnFlag.NOT_NULL
@@ -104,6 +199,10 @@ def _column(name: str, ct: ColumnType | None, base_table, plain: bool) -> Column
         return replace(col, name=name, nullable=nullable, auto_increment=False, comment=None)
     if not plain:
         raise Unknown
+    if plain == "number" and ct.type not in _INTEGERS and ct.type != FieldType.NEWDECIMAL \
+            or plain == "string" and (ct.type != FieldType.VAR_STRING or ct.length == 0) \
+            or plain is True and ct.type != FieldType.NULL:
+        raise Unknown  # (the result type of a number or string MariaDB's field does not follow: '' is its CHAR(0))
     return _computed(name, ct, nullable)
 
 
@@ -117,8 +216,6 @@ def _computed(name: str, ct: ColumnType, nullable: bool) -> Column:
         precision = ct.length - (ct.decimals > 0) - (not unsigned)
         col = Column(name, "decimal", [str(precision), str(ct.decimals)], unsigned=unsigned)
         zero = 0
-    elif ct.type == FieldType.DOUBLE and ct.decimals == 31:
-        col, zero = Column(name, "double", unsigned=unsigned), 0
     elif ct.type == FieldType.NULL:
         return Column(name, "binary", ["0"], binary=True, charset="binary")
     elif ct.type == FieldType.VAR_STRING and ct.charset == CHARSET_BINARY and not ct.format_name and not ct.type_name:

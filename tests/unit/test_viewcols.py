@@ -26,13 +26,15 @@ def test_a_tables_column_is_that_column_and_an_auto_increment_one_defaults_to_ze
     assert table.describe() == [("id", "int(11)", "NO", "", None, ""), ("kk", "int(11)", "NO", "", "0", "")]
 
 
-def test_literals_are_typed_as_mariadbs_fields_and_a_computed_string_is_unknown():
+def test_literals_are_typed_as_mariadbs_fields_and_what_is_not_told_is_unknown():
     types = [int_type(1, ColumnFlag.BINARY | ColumnFlag.NOT_NULL), varchar(3, flags=ColumnFlag.NOT_NULL), NULL_TYPE]
-    table = viewcols.stand_in("d", "w", ["lit", "s", "nl"], types, lookup, [True, True, True])
+    table = viewcols.stand_in("d", "w", ["lit", "s", "nl"], types, lookup, ["number", "string", True])
     assert table.describe() == [("lit", "int(1)", "NO", "", "0", ""), ("s", "varchar(3)", "NO", "", "", ""),
                                 ("nl", "binary(0)", "YES", "", None, "")]
     with pytest.raises(viewcols.Unknown):
         viewcols.stand_in("d", "w", ["y"], [varchar(6)], lookup, [False])
+    with pytest.raises(viewcols.Unknown):  # (a number literal MariaDB types otherwise than its result)
+        viewcols.stand_in("d", "w", ["u64"], [varchar(20, flags=ColumnFlag.NOT_NULL)], lookup, ["number"])
 
 
 def test_an_outer_join_or_an_aggregate_without_group_by_leaves_null_unknown():
