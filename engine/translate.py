@@ -2733,22 +2733,25 @@ class Translator:
         if view is None or not isinstance(found, Derived) or found.select is None or found.literals is None:
             raise viewcols.Unknown
         types = found.select.types(*found.literals)
-        if any(viewcols.nullable_unknown(tokens) for tokens in self.views_read(view)):
-            raise viewcols.Unknown
         plain: list = [False] * len(types)
         if isinstance(found.select, SelectTypes):
             sub, _ = self.sub_translator(view.select, view.schema, ())
             tables, items = found.select.tables, found.select.items
             per_item = viewcols.plain_items(sub.tokens, items, found.literals[1](), tables)
-            if per_item is not None:
-                plain = []
-                for ok, item in zip(per_item, items, strict=True):
-                    if item[-1].text == "*" and (len(item) == 1 or item[-2].text == "."):
-                        plain += self.star_columns(tables, item)
-                    else:  # a column of a view it reads: that view's column
-                        plain.append(self.through_view(tables, item) if not ok and is_name(item) else ok)
-                if len(plain) != len(types):
-                    raise viewcols.Unknown
+            if per_item is None:
+                raise viewcols.Unknown
+            outer = viewcols.outer_nullable(sub.tokens) or set()
+            plain = []
+            for ok, item in zip(per_item, items, strict=True):
+                if item[-1].text == "*" and (len(item) == 1 or item[-2].text == "."):
+                    plain += self.star_columns(tables, item, outer)
+                elif ok in (False, "nullable") and is_name(item):  # a column of a view it reads: that view's
+                    through = self.through_view(tables, item)
+                    plain.append(ok if through is False else ("nullable", through) if ok else through)
+                else:
+                    plain.append(ok)
+            if len(plain) != len(types):
+                raise viewcols.Unknown
         return viewcols.stand_in(view.schema, view.name, found.names, types, self.catalog, plain)
 
     def through_view(self, tables: list[tuple[str, Table | Derived]], item: list[Token]) -> Column | bool:
@@ -2763,34 +2766,22 @@ class Translator:
                 return self.view_table(table.view.schema, table.view.name).columns[k]
         return False
 
-    def star_columns(self, tables: list[tuple[str, Table | Derived]], item: list[Token]) -> list[Column | bool]:
+    def star_columns(self, tables: list[tuple[str, Table | Derived]], item: list[Token],
+                     outer: set[str]) -> list[Any]:
         """What `*` or `t.*` over `tables` gives `viewcols.stand_in`: a table's columns by their
-        types' origins (False), a view's its stand-in columns."""
-        out: list[Column | bool] = []
+        types' origins (False), a view's its stand-in columns; "nullable" for those of the tables
+        an outer join makes so (`outer`)."""
+        out: list[Any] = []
         for alias, table in tables:
             if len(item) > 1 and alias != item[0].text.lower():
                 continue
             if isinstance(table, Table):
-                out += [False] * len(table.columns)
+                out += ["nullable" if alias in outer else False] * len(table.columns)
             elif table.view is not None:
-                out += self.view_table(table.view.schema, table.view.name).columns
+                columns = self.view_table(table.view.schema, table.view.name).columns
+                out += [("nullable", c) for c in columns] if alias in outer else columns
             else:
                 raise viewcols.Unknown
-        return out
-
-    def views_read(self, view, seen: frozenset = frozenset()) -> list[list[Token]]:
-        """The tokens of `view`'s SELECT and of every view it reads, in turn (a name that is a
-        view where it stands, qualified or in the view's database)."""
-        tokens = tokenize(extract(view.select)[0])
-        out = [tokens]
-        for k, tok in enumerate(tokens):
-            if tok.kind not in ("word", "ident") or k + 1 < len(tokens) and tokens[k + 1].text in (".", "("):
-                continue
-            qualified = k >= 2 and tokens[k - 1].text == "." and tokens[k - 2].kind in ("word", "ident")
-            schema = tokens[k - 2].text if qualified else view.schema
-            inner = self.view_of(schema, tok.text) if schema in self.schemas else None
-            if inner is not None and (inner.schema, inner.name.lower()) not in seen:
-                out += self.views_read(inner, seen | {(view.schema, view.name.lower())})
         return out
 
     def tables_and_views(self, schema: str) -> list[Table]:

@@ -5,24 +5,25 @@ COLUMNS and information_schema.COLUMNS read for a view (what mariadb-dump writes
 Each column comes from its result type in the view's SELECT (`exprtypes`, the typing that
 describes the view's result set, `Translator.table_or_view`). A column that is a table's column
 (its type's `origin`) is that column again: its type, character set and DEFAULT (an
-AUTO_INCREMENT column's DEFAULT 0: no key, no AUTO_INCREMENT in a view). A column of a view it
-reads (by name or `*`) is that view's stand-in column. An expression's column is the field
-MariaDB makes for the item, for the items `plain_items` allows: a string or unsigned number
-literal (an integer of its display width, a DECIMAL of its digits, a VARCHAR of the connection's
-utf8mb4), NULL (BINARY(0)), COUNT(...) under GROUP BY, + - * of integer and DECIMAL columns and
-numbers, CONCAT of string literals and character columns of one character set (that set's
-VARCHAR, always nullable); NOT NULL with its type's zero as DEFAULT, a nullable one without.
-Anything else (another function, a derived table, a UNION's computed column, an outer join or an
-aggregate without GROUP BY anywhere in the views it reads, whose NULLs MariaDB decides otherwise,
-a string longer than 512 characters, which MariaDB makes a TEXT) makes the whole view's
-description answer 1235, never a wrong type; information_schema.COLUMNS then lists no column of
-that view.
+AUTO_INCREMENT column's DEFAULT 0: no key, no AUTO_INCREMENT in a view), nullable where a LEFT
+JOIN makes its table so (`outer_nullable`; a NOT NULL column without DEFAULT then keeps none:
+`ViewColumn.no_default`). A column of a view it reads (by name or `*`) is that view's stand-in
+column. An expression's column is the field MariaDB makes for the item, for the items
+`plain_items` allows: a string or unsigned number literal (an integer of its display width, a
+DECIMAL of its digits, a VARCHAR of the connection's utf8mb4), NULL (BINARY(0)), COUNT(...)
+under GROUP BY, and without an outer join + - * of integer and DECIMAL columns and numbers and
+CONCAT of string literals and character columns of one character set (that set's VARCHAR,
+always nullable); NOT NULL with its type's zero as DEFAULT, a nullable one without. Anything
+else (another function, a derived table, a UNION's computed column, a RIGHT, FULL or NATURAL
+join, an aggregate without GROUP BY, whose NULLs MariaDB decides otherwise, a string longer than
+512 characters, which MariaDB makes a TEXT) makes the whole view's description answer 1235,
+never a wrong type; information_schema.COLUMNS then lists no column of that view.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 
 from engine.catalog import Column, Table
 from engine.coltypes import ColumnType
@@ -36,23 +37,47 @@ _INTEGER_BASES = ("tinyint", "smallint", "mediumint", "int", "integer", "bigint"
 _LONGEST_VARCHAR = 512  # characters: a longer string expression's field is a TEXT (CONVERT_IF_BIGGER_TO_BLOB)
 
 
+@dataclass
+class ViewColumn(Column):
+    """A view's column; `no_default`: one an outer join makes nullable whose table column has
+    no DEFAULT (COLUMN_DEFAULT none, not 'NULL': MariaDB's field keeps its NO_DEFAULT_VALUE)."""
+
+    no_default: bool = False
+
+
+class StandIn(Table):
+    """A view's stand-in table (never stored)."""
+
+    def null_default(self, col: Column) -> bool:
+        return super().null_default(col) and not (isinstance(col, ViewColumn) and col.no_default)
+
+
 class Unknown(Exception):
     """A view column whose description this module cannot tell as MariaDB does."""
 
 
 def stand_in(schema: str, name: str, names: list[str | None] | None, types: list[ColumnType | None],
-             base_table, plain: list[bool | str | Column | Concat]) -> Table:
+             base_table, plain: list) -> Table:
     """The view `schema`.`name`'s stand-in table: a column per result column `names[k]` of
     type `types[k]` (`base_table(schema, table)`: a column's origin table; `plain[k]`: the k-th
     item is an expression `plain_items` allows, or the column of a view it reads, taken as it is). Unknown when a column cannot be described."""
     if names is None or len(names) != len(types) or any(n is None for n in names):
         raise Unknown
     columns = [_column(own, ct, base_table, ok) for own, ct, ok in zip(names, types, plain, strict=True)]
-    return Table(schema, name, columns)
+    return StandIn(schema, name, columns)
+
+
+def _view_column(col: Column, **changes) -> ViewColumn:
+    """`col` as a view's column, with `changes`."""
+    own = {f.name: getattr(col, f.name) for f in fields(col)}
+    return ViewColumn(**{**own, **changes})
 
 
 _PLAIN_NUMBER = re.compile(r"\d+(\.\d*)?$")
 _OUTER_JOINS = ("LEFT", "RIGHT", "FULL", "NATURAL")
+_AFTER_TABLE = ("ON", "USING", "JOIN", "INNER", "CROSS", "LEFT", "RIGHT", "NATURAL", "STRAIGHT_JOIN", "WHERE", "GROUP",
+                "ORDER", "HAVING", "LIMIT", "WINDOW", "UNION", "EXCEPT", "INTERSECT", "FOR", "LOCK", "USE", "FORCE",
+                "IGNORE", "PROCEDURE", "INTO")
 _AGGREGATES = ("COUNT", "SUM", "AVG", "MIN", "MAX", "GROUP_CONCAT", "BIT_AND", "BIT_OR", "BIT_XOR", "STD",
                "STDDEV", "STDDEV_POP", "STDDEV_SAMP", "VARIANCE", "VAR_POP", "VAR_SAMP", "JSON_ARRAYAGG",
                "JSON_OBJECTAGG")
@@ -76,9 +101,16 @@ def plain_items(tokens, items, texts: list[str], tables) -> list[bool | str | Co
     nullable)."""
     if nullable_unknown(tokens):
         return None
+    outer = outer_nullable(tokens)
+    if outer is None:
+        return None
     out: list[bool | str | Concat] = []
     for item in items:
-        if len(item) == 1 and item[0].kind == "param":
+        if outer and _read_by_name(item) is not None:
+            out.append("nullable" if _alias_of(item, tables) in outer else False)
+        elif outer and not (len(item) == 1 and item[0].kind == "param" or item[0].is_word("COUNT", "NULL")):
+            out.append(False)  # (an expression over an outer join's side: its NULL not told here)
+        elif len(item) == 1 and item[0].kind == "param":
             out.append(_literal(item[0], texts) or False)
         elif len(item) == 1 and item[0].is_word("NULL"):
             out.append(True)
@@ -89,6 +121,26 @@ def plain_items(tokens, items, texts: list[str], tables) -> list[bool | str | Co
         else:
             out.append("number" if _arithmetic(item, texts, tables) else False)
     return out
+
+
+def _read_by_name(operand) -> list[str] | None:
+    """The names of a (maybe qualified) column name, else None."""
+    if not operand or len(operand) % 2 == 0 or any(t.kind not in ("word", "ident") for t in operand[::2]) \
+            or any(t.text != "." for t in operand[1::2]):
+        return None
+    return [t.text for t in operand[::2]]
+
+
+def _alias_of(item, tables) -> str | None:
+    """The alias of the table among `tables` whose column the name `item` reads."""
+    names = _read_by_name(item) or []
+    for alias, table in tables:
+        if len(names) > 1 and alias != names[-2].lower():
+            continue
+        if len(names) > 1 or (table.column(names[-1]) if isinstance(table, Table) else table.index(names[-1].lower())
+                              ) is not None:
+            return alias
+    return None
 
 
 def _literal(tok, texts: list[str]) -> str | None:
@@ -116,10 +168,9 @@ def _operands(tokens, separators: tuple[str, ...]) -> list[list] | None:
 
 def _named_column(operand, tables) -> Column | None:
     """The column of one of `tables` (not a derived table) the name `operand` reads."""
-    if not operand or len(operand) % 2 == 0 or any(t.kind not in ("word", "ident") for t in operand[::2]) \
-            or any(t.text != "." for t in operand[1::2]):
+    names = _read_by_name(operand)
+    if names is None:
         return None
-    names = [t.text for t in operand[::2]]
     for alias, table in tables:
         if len(names) > 1 and alias != names[-2].lower():
             continue
@@ -161,11 +212,37 @@ def _concat(args, texts: list[str], tables) -> Concat | None:
     return Concat(charsets.pop() if charsets else "utf8mb4")
 
 
+def outer_nullable(tokens) -> set[str] | None:
+    """The aliases (or names) of the tables a SELECT's LEFT [OUTER] JOINs make nullable; None
+    where that is not told here (RIGHT, FULL or NATURAL joins, a parenthesized join, an outer
+    join beside a subquery)."""
+    joins = [k for k, tok in enumerate(tokens) if tok.kind == "word" and tok.is_word(*_OUTER_JOINS)
+             and not (k + 1 < len(tokens) and tokens[k + 1].text == "(")]  # (LEFT(s, n) is a function)
+    if not joins:
+        return set()
+    if any(not tokens[k].is_word("LEFT") for k in joins) or sum(tok.is_word("SELECT") for tok in tokens) > 1:
+        return None
+    out = set()
+    for k in joins:
+        i = k + 2 if k + 1 < len(tokens) and tokens[k + 1].is_word("OUTER") else k + 1
+        if not (i + 1 < len(tokens) and tokens[i].is_word("JOIN") and tokens[i + 1].kind in ("word", "ident")):
+            return None
+        i += 1
+        if i + 2 < len(tokens) and tokens[i + 1].text == ".":
+            i += 2
+        name, i = tokens[i].text, i + 1
+        if i < len(tokens) and tokens[i].is_word("AS"):
+            i += 1
+        if i < len(tokens) and (tokens[i].kind == "ident" or tokens[i].kind == "word" and not tokens[i].is_word(
+                *_AFTER_TABLE)):
+            name = tokens[i].text
+        out.add(name.lower())
+    return out
+
+
 def nullable_unknown(tokens) -> bool:
-    """A SELECT (a view's, or a view's it reads) whose columns' NULL this module cannot tell: an
-    outer join, or an aggregate without GROUP BY (MariaDB makes the other columns nullable)."""
-    if any(tok.kind == "word" and tok.is_word(*_OUTER_JOINS) for tok in tokens):
-        return True
+    """A SELECT whose columns' NULL this module cannot tell: an aggregate without GROUP BY
+    (MariaDB makes the other columns nullable)."""
     aggregate = any(tok.is_word(*_AGGREGATES) and k + 1 < len(tokens) and tokens[k + 1].text == "("
                     for k, tok in enumerate(tokens))
     return aggregate and not any(tok.is_word("GROUP") for tok in tokens)
@@ -175,9 +252,13 @@ def refused(schema: str, name: str) -> SQLError:
     return SQLError(ER_NOT_SUPPORTED_YET, f"DESCRIBE or SHOW COLUMNS of the view {schema}.{name}")
 
 
-def _column(name: str, ct: ColumnType | None, base_table, plain: bool | str | Column | Concat) -> Column:
+def _column(name: str, ct: ColumnType | None, base_table, plain) -> Column:
     if isinstance(plain, Column):
         return replace(plain, name=name)
+    if isinstance(plain, tuple):  # ("nullable", a view's column): an outer join's side
+        inner = plain[1]
+        no_default = not inner.nullable and not inner.has_default or isinstance(inner, ViewColumn) and inner.no_default
+        return _view_column(inner, name=name, nullable=True, no_default=no_default)
     if isinstance(plain, Concat):
         if ct is None or ct.type != FieldType.VAR_STRING or ct.charset != CHARSET_UTF8MB4_GENERAL_CI:
             raise Unknown
@@ -196,8 +277,13 @@ def _column(name: str, ct: ColumnType | None, base_table, plain: bool | str | Co
             raise Unknown
         if col.auto_increment and not col.has_default:
             col = replace(col, has_default=True, default=0)  # (MariaDB's field keeps its zero)
-        return replace(col, name=name, nullable=nullable, auto_increment=False, comment=None)
-    if not plain:
+        no_default = False
+        if plain == "nullable":  # (an outer join's side)
+            no_default = not col.nullable and not col.has_default and not col.default_now
+            nullable = True
+        return _view_column(col, name=name, nullable=nullable, auto_increment=False, comment=None,
+                            no_default=no_default)
+    if not plain or plain == "nullable":
         raise Unknown
     if plain == "number" and ct.type not in _INTEGERS and ct.type != FieldType.NEWDECIMAL \
             or plain == "string" and (ct.type != FieldType.VAR_STRING or ct.length == 0) \

@@ -1,7 +1,7 @@
 """A view's columns as MariaDB 10.11 describes them (1235 for every view before): DESCRIBE, SHOW
-[FULL] COLUMNS / SHOW FIELDS and information_schema.COLUMNS of views over columns, joins, literals,
-COUNT(*) under GROUP BY, + - * of numbers, CONCAT, a column list, views of views, against a live MariaDB; a view whose
-columns `engine.viewcols` cannot tell (CONCAT of a number, an outer join, a view of one) answers
+[FULL] COLUMNS / SHOW FIELDS and information_schema.COLUMNS of views over columns, joins, LEFT
+JOINs (their tables' columns nullable), literals, COUNT(*) under GROUP BY, + - * of numbers,
+CONCAT, a column list, views of views, against a live MariaDB; a view whose columns `engine.viewcols` cannot tell (CONCAT of a number, a RIGHT JOIN, a view of one) answers
 1235. And `mariadb-dump` of a database holding views, which reads SHOW FIELDS of each view to
 write its stand-in table (rc 2 before): its output of ours is its output of MariaDB but for the
 server version and the views' DEFINER and SELECT, and loads into a fresh MariaDB and a fresh
@@ -47,11 +47,17 @@ SETUP = [
     "CREATE VIEW d.wa AS SELECT w.id, w.a FROM d.w AS w JOIN d.u ON u.id = w.id",
     "CREATE VIEW d.wb AS SELECT * FROM d.w2",
     "CREATE VIEW d.wc (x, y) AS SELECT * FROM d.w",
+    "CREATE VIEW d.wd AS SELECT t.id, u.name, u.id AS uid, u.t_id, t.b, t.k FROM d.t LEFT JOIN d.u ON u.t_id = t.id",
+    "CREATE VIEW d.we AS SELECT w.*, u.name, COUNT(*) AS n FROM d.u LEFT OUTER JOIN d.w ON w.id = u.t_id"
+    " GROUP BY w.id, w.a, u.name",
+    "CREATE VIEW d.wf AS SELECT x.*, t.id AS tid FROM d.t LEFT JOIN d.l AS x ON x.id = t.id",
+    "CREATE VIEW d.wg AS SELECT id, name, uid FROM d.wd",
 ]
 
 QUERIES = [
     "DESCRIBE d.w", "DESCRIBE d.w2", "DESCRIBE d.w3", "DESCRIBE d.w4", "DESCRIBE d.w6",
     "DESCRIBE d.w7", "DESCRIBE d.w8", "DESCRIBE d.w9", "DESCRIBE d.wa", "DESCRIBE d.wb", "DESCRIBE d.wc",
+    "DESCRIBE d.wd", "DESCRIBE d.we", "DESCRIBE d.wf", "DESCRIBE d.wg",
     "SHOW FULL COLUMNS FROM d.w8",
     "SHOW FULL COLUMNS FROM d.w3", "SHOW FIELDS FROM w2 FROM d", "SHOW COLUMNS FROM d.w3 LIKE 'a%'",
     "SELECT * FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = 'd' AND TABLE_NAME LIKE 'w%'"
@@ -61,7 +67,7 @@ QUERIES = [
 # views whose columns are not told here: their DESCRIBE answers 1235
 REFUSED = [
     "CREATE VIEW d.x1 AS SELECT CONCAT(a, 1) AS y FROM d.t",
-    "CREATE VIEW d.x2 AS SELECT t.id, u.name FROM d.t LEFT JOIN d.u ON u.t_id = t.id",
+    "CREATE VIEW d.x2 AS SELECT t.id, u.name FROM d.t RIGHT JOIN d.u ON u.t_id = t.id",
     "CREATE VIEW d.x3 AS SELECT id FROM d.x2",
 ]
 
@@ -112,7 +118,7 @@ def _load(port: int, dump: str) -> None:
     assert loaded.returncode == 0, loaded.stderr
 
 
-VIEWS = ["w", "w2", "w3", "w4", "w6", "w7", "w8", "w9", "wa", "wb", "wc"]
+VIEWS = ["w", "w2", "w3", "w4", "w6", "w7", "w8", "w9", "wa", "wb", "wc", "wd", "we", "wf", "wg"]
 READ_BACK = [f"SELECT * FROM d.{view} ORDER BY 1, 2" for view in VIEWS] + [f"DESCRIBE d.{view}" for view in VIEWS] + [
     "SELECT * FROM d.t ORDER BY id", "SHOW FULL TABLES FROM d"]
 

@@ -37,7 +37,18 @@ def test_literals_are_typed_as_mariadbs_fields_and_what_is_not_told_is_unknown()
         viewcols.stand_in("d", "w", ["u64"], [varchar(20, flags=ColumnFlag.NOT_NULL)], lookup, ["number"])
 
 
-def test_an_outer_join_or_an_aggregate_without_group_by_leaves_null_unknown():
-    assert viewcols.nullable_unknown(tokenize(extract("SELECT a FROM t LEFT JOIN u ON 1")[0]))
+def tokens(sql: str) -> list:
+    return tokenize(extract(sql)[0])
+
+
+def test_a_left_joins_tables_are_nullable_and_other_outer_joins_unknown():
+    assert viewcols.outer_nullable(tokens("SELECT a FROM t JOIN v ON 1 LEFT JOIN d.u AS x ON 1 LEFT OUTER JOIN w ON 1")) \
+        == {"x", "w"}
+    assert viewcols.outer_nullable(tokens("SELECT LEFT(a, 2) FROM t")) == set()
+    assert viewcols.outer_nullable(tokens("SELECT a FROM t RIGHT JOIN u ON 1")) is None
+    assert viewcols.outer_nullable(tokens("SELECT a FROM t LEFT JOIN u ON u.id IN (SELECT 1)")) is None
+
+
+def test_an_aggregate_without_group_by_leaves_null_unknown():
     assert viewcols.nullable_unknown(tokenize(extract("SELECT a, COUNT(*) FROM t")[0]))
     assert not viewcols.nullable_unknown(tokenize(extract("SELECT a, COUNT(*) FROM t GROUP BY a")[0]))
