@@ -228,7 +228,7 @@ def _tables_and_views(engine: Engine, schema: str) -> list[str]:
 def _table(cur: TokenCursor, session: Session, views: bool = False):
     """The table named next (`views`: an information_schema view too, by its declared columns,
     for DESCRIBE and SHOW COLUMNS; 1109 for a view it lacks, as MariaDB says; a view of a
-    database 1235)."""
+    database its stand-in table, `Engine.view_table`)."""
     schema, name = cur.qualified()
     if cur.accept("FROM", "IN"):
         schema = cur.ident()
@@ -241,8 +241,7 @@ def _table(cur: TokenCursor, session: Session, views: bool = False):
             raise SQLError(ER_UNKNOWN_TABLE, name, infoschema.NAME)
         return view
     if views and session.engine.view(schema, name) is not None:
-        # a view's columns are its SELECT's, whose defaults and keys MariaDB derives in its own way
-        raise SQLError(ER_NOT_SUPPORTED_YET, "DESCRIBE or SHOW COLUMNS of a view")
+        return session.engine.view_table(schema, name)  # (its columns from its SELECT: `viewcols`)
     return _table_named(session, schema, name)
 
 

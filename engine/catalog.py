@@ -561,6 +561,11 @@ class Table:
         """TABLES.CREATE_OPTIONS: the options declared beyond MariaDB's defaults that it lists."""
         return " ".join(f"{name.lower()}={value}" for name, value in self.printed_options())
 
+    def null_default(self, col: Column) -> bool:
+        """information_schema.COLUMNS' COLUMN_DEFAULT of `col` without a DEFAULT: 'NULL' (True)
+        or none (a NOT NULL or AUTO_INCREMENT column's; `viewcols.StandIn` says for a view's)."""
+        return col.nullable and not col.auto_increment
+
     def describe(self) -> list[tuple]:
         """DESCRIBE's rows. Key as MySQL's: PRI for every column of the primary key (without
         one, of the first UNIQUE key of NOT NULL columns, which InnoDB takes as primary), else

@@ -145,7 +145,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from engine import autoinc, fixedbin, functions, infoschema, multiwrite
+from engine import autoinc, fixedbin, functions, infoschema, multiwrite, viewcols
 from engine.catalog import DATABASE_KEY, VIEW_PREFIX, DatabaseOptions, Table, TokenCursor, View
 from engine.concurrency import Settle, ThreadLane, WriterLock
 from engine.connections import ATTACH_LIMIT, ReaderPool, open_connection
@@ -545,6 +545,18 @@ class Engine:
     def view(self, schema: str, name: str) -> View | None:
         views = self.views.get(schema)
         return None if views is None else views.get(name.lower())
+
+    def view_table(self, schema: str, name: str) -> Table:
+        """The view's stand-in table, as DESCRIBE and SHOW COLUMNS read it (`viewcols`; 1235
+        where its columns cannot be told as MariaDB tells them)."""
+        translator = Translator([], "", schema, self.table, set(self.schemas), [])
+        translator.view_of = self.view
+        translator.views_in = lambda schema: list(self.views.get(schema, {}).values())
+        translator.options_of = self.options_of
+        try:
+            return translator.view_table(schema, name)
+        except viewcols.Unknown:
+            raise viewcols.refused(schema, name) from None
 
     def options_of(self, name: str) -> DatabaseOptions:
         """The options of database `name` (information_schema's: utf8mb3's)."""

@@ -188,7 +188,7 @@ class SelectTypes:
                 ct, end = typer.expr(item, 0)
                 if end != len(item):
                     raise _Unknown
-                out.append(ct if _is_name(item) else _computed(ct))
+                out.append(ct if is_name(item) else _computed(ct))
             except (_Unknown, IndexError):
                 out.append(None)
         if not typer.read_params:
@@ -530,6 +530,7 @@ class Derived:
         # a view's: its SELECT's own literals and their texts' reader, which type it (not the
         # statement's, as a derived table written in the statement is)
         self.literals = literals
+        self.view: Any = None  # the catalog.View it stands for (`Translator.table_or_view`), if one
 
     def column(self, name: str) -> None:
         return None  # (no catalog column: `_Typer` reads its columns through `types`)
@@ -914,7 +915,7 @@ class _Typer:
             if end != len(amount):
                 raise _Unknown
             digits = 6 if ct.type not in _EXACT and ct.type != FieldType.NEWDECIMAL else min(ct.decimals, 6)
-        literal = len(operand) == 1 and operand[0].kind == "param" or _is_name(list(operand)) and left.origin is not None
+        literal = len(operand) == 1 and operand[0].kind == "param" or is_name(list(operand)) and left.origin is not None
         if left.type != FieldType.NULL and not (literal and left.type in _STRING_TYPES and left.charset != CHARSET_BINARY):
             return _with_interval(left, unit, digits)
         if left.type != FieldType.NULL:
@@ -1545,7 +1546,7 @@ def _no_origin(ct: ColumnType | None) -> ColumnType | None:
     return replace(ct, origin=None) if ct is not None and ct.origin is not None else ct
 
 
-def _is_name(item: list[Token]) -> bool:
+def is_name(item: list[Token]) -> bool:
     """A select item that is a bare, maybe qualified, column name."""
     return len(item) % 2 == 1 and all(t.kind in ("word", "ident") for t in item[::2]) \
         and all(t.kind == "op" and t.text == "." for t in item[1::2])

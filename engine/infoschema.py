@@ -551,7 +551,7 @@ def _rows(name: str, schemas: Iterable[str], tables: Callable[[str], Iterable[Ta
                     _, type_text, nullable, key, _default, extra = described[col.name]
                     default = col.now_text() if col.default_now else (
                         col.default_sql() if col.has_default and col.default is not None else
-                        "NULL" if col.nullable and not col.auto_increment else None)
+                        "NULL" if table.null_default(col) else None)
                     rows.append(("def", schema, table.name, col.name, n, default, nullable,
                                  "longtext" if col.base == "json" else col.base,
                                  *_char_lengths(col, _WIDTHS.get(col.charset or "utf8mb4", 1)), *_numeric(col),

@@ -37,7 +37,16 @@ from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from typing import Any
 
-from engine import collation, decimal_math, fixedbin, infoschema, perfschema, strfuncs, values
+from engine import (
+    collation,
+    decimal_math,
+    fixedbin,
+    infoschema,
+    perfschema,
+    strfuncs,
+    values,
+    viewcols,
+)
 from engine.catalog import (
     BLOB_TYPES,
     CHAR_TYPES,
@@ -73,6 +82,7 @@ from engine.exprtypes import (
     derived,
     drop_alias,
     from_tables,
+    is_name,
     joined_columns,
     repeated_name,
     select_items,
@@ -1933,7 +1943,7 @@ class Translator:
             return i
         i, schema, table = self.read_table_name(i)
         if schema.lower() == infoschema.NAME:
-            tables_of = self.column_tables if table.lower() == "columns" else self.tables_of
+            tables_of = self.tables_and_views if table.lower() == "columns" else self.tables_of
             view = infoschema.subquery(table, self.listed_schemas, tables_of, self.live_rows, self.views_in,
                                        self.options_of)
             if view is None and table.lower() in infoschema.UNANSWERED:
@@ -2845,9 +2855,80 @@ class Translator:
             return None
         sub, literals = self.sub_translator(view.select, view.schema, (*self.expanding, (view.schema, view.name.lower())))
         found = derived(sub.tokens, sub.table_or_view, (literals, lambda: literal_texts(view.select)))
+        found.view = view
         if view.columns:  # CREATE VIEW v (a, b) AS ...: its own names
             found.names = list(view.columns) if found.names is None or len(found.names) == len(view.columns) else None
         return found
+
+    def view_table(self, schema: str, name: str) -> Table:
+        """The view `schema`.`name`'s stand-in table, its columns described from its SELECT's
+        result types (`viewcols`); `viewcols.Unknown` where they cannot be told as MariaDB's."""
+        view = self.view_of(schema, name)
+        found = self.table_or_view(schema, name)
+        if view is None or not isinstance(found, Derived) or found.select is None or found.literals is None:
+            raise viewcols.Unknown
+        types = found.select.types(*found.literals)
+        plain: list = [False] * len(types)
+        if isinstance(found.select, SelectTypes):
+            sub, _ = self.sub_translator(view.select, view.schema, ())
+            tables, items = found.select.tables, found.select.items
+            per_item = viewcols.plain_items(sub.tokens, items, found.literals[1](), tables)
+            if per_item is None:
+                raise viewcols.Unknown
+            outer = viewcols.outer_nullable(sub.tokens) or set()
+            plain = []
+            for ok, item in zip(per_item, items, strict=True):
+                if item[-1].text == "*" and (len(item) == 1 or item[-2].text == "."):
+                    plain += self.star_columns(tables, item, outer)
+                elif ok in (False, "nullable") and is_name(item):  # a column of a view it reads: that view's
+                    through = self.through_view(tables, item)
+                    plain.append(ok if through is False else ("nullable", through) if ok else through)
+                else:
+                    plain.append(ok)
+            if len(plain) != len(types):
+                raise viewcols.Unknown
+        return viewcols.stand_in(view.schema, view.name, found.names, types, self.catalog, plain)
+
+    def through_view(self, tables: list[tuple[str, Table | Derived]], item: list[Token]) -> Column | bool:
+        """The stand-in column of the view among `tables` (the FROM tables by alias) that the
+        column name `item` reads (False: none)."""
+        names = [tok.text for tok in item[::2]]
+        for alias, table in tables:
+            if not isinstance(table, Derived) or table.view is None or (len(names) > 1 and alias != names[-2].lower()):
+                continue
+            k = table.index(names[-1].lower())
+            if k is not None:
+                return self.view_table(table.view.schema, table.view.name).columns[k]
+        return False
+
+    def star_columns(self, tables: list[tuple[str, Table | Derived]], item: list[Token],
+                     outer: set[str]) -> list[Any]:
+        """What `*` or `t.*` over `tables` gives `viewcols.stand_in`: a table's columns by their
+        types' origins (False), a view's its stand-in columns; "nullable" for those of the tables
+        an outer join makes so (`outer`)."""
+        out: list[Any] = []
+        for alias, table in tables:
+            if len(item) > 1 and alias != item[0].text.lower():
+                continue
+            if isinstance(table, Table):
+                out += ["nullable" if alias in outer else False] * len(table.columns)
+            elif table.view is not None:
+                columns = self.view_table(table.view.schema, table.view.name).columns
+                out += [("nullable", c) for c in columns] if alias in outer else columns
+            else:
+                raise viewcols.Unknown
+        return out
+
+    def tables_and_views(self, schema: str) -> list[Table]:
+        """information_schema.COLUMNS' tables of `schema`: its tables and its views' stand-ins
+        (a view whose columns cannot be told lists none)."""
+        tables = list(self.column_tables(schema))
+        for view in self.views_in(schema):
+            try:
+                tables.append(self.view_table(view.schema, view.name))
+            except viewcols.Unknown:
+                pass
+        return tables
 
     def expand_joined_stars(self) -> None:
         """A bare `*` of a SELECT (any, subqueries too) whose FROM joins with NATURAL or USING

@@ -92,8 +92,13 @@ async def test_columns_without_a_default_are_flagged_as_mariadbs(session):
     assert [ct.length for ct in listing.column_types][1::4] == [786420, 786384]  # Type, Default
 
 
-async def test_describing_a_view_is_not_supported(session):
-    for sql in ("DESCRIBE v", "SHOW FULL COLUMNS FROM v", "SHOW COLUMNS FROM d.v"):
-        with pytest.raises(SQLError) as refused:
-            await session.execute(sql)
-        assert refused.value.error.code == 1235, sql
+async def test_describing_a_view_lists_its_columns_and_one_it_cannot_tell_is_not_supported(session):
+    for sql in ("DESCRIBE v", "SHOW COLUMNS FROM d.v"):
+        listing = await session.execute(sql)
+        assert listing.rows == [("id", "int(11)", "NO", "", None, ""), ("name", "varchar(20)", "YES", "", None, "")]
+    full = await session.execute("SHOW FULL COLUMNS FROM v")
+    assert [row[2] for row in full.rows] == [None, "utf8mb4_general_ci"]
+    await session.execute("CREATE VIEW d.v2 AS SELECT CONCAT(name, 1) AS c FROM d.p")
+    with pytest.raises(SQLError) as refused:
+        await session.execute("DESCRIBE v2")
+    assert refused.value.error.code == 1235
