@@ -144,6 +144,11 @@ class DdlAction:
     notes: list[SQLError] = field(default_factory=list)
 
 
+def account_text(user: str, host: str) -> str:
+    """An account as a DEFINER writes it: `user`@`host`."""
+    return f"{mysql_ident(user)}@{mysql_ident(host)}"
+
+
 class DdlParser:
     """`catalog(schema, table)` -> Table | None; `schemas` the existing schema names."""
 
@@ -577,7 +582,7 @@ class DdlParser:
             host = cur.next().text
         elif cur.accept_op("@"):
             host = self.account_part(cur.next())
-        return f"{mysql_ident(user)}@{mysql_ident(host)}"
+        return account_text(user, host)
 
     def account_part(self, tok: Token) -> str:
         if tok.kind == "param" and isinstance(self.cur.params[tok.param], str):

@@ -28,10 +28,10 @@ from typing import TYPE_CHECKING, Any
 
 from engine import charset_literals, coltypes, explain, fixedbin, functions, values
 from engine.admin import AsSelect, checksum_answer, run_admin
-from engine.catalog import SERVER_COLLATION, TokenCursor, mysql_ident, mysql_literal, sql_literal
+from engine.catalog import SERVER_COLLATION, TokenCursor, mysql_literal, sql_literal
 from engine.checksum import ChecksumTables
 from engine.connections import ATTACH_LIMIT, Snapshot
-from engine.ddl import DdlAction, DdlParser
+from engine.ddl import DdlAction, DdlParser, account_text
 from engine.errors import in_clause, parsing, with_literal_texts
 from engine.exprtypes import SelectTypes
 from engine.lexer import (
@@ -1181,7 +1181,7 @@ class Session:
             parser.shape = shape
             if self.current_user_text:
                 user, _, host = self.current_user_text.rpartition("@")
-                parser.current_user = f"{mysql_ident(user)}@{mysql_ident(host)}"
+                parser.current_user = account_text(user, host)
             return parsing(parser.parse)
 
         parsed = parse()  # a syntax error commits nothing
