@@ -363,16 +363,28 @@ class Table:
                 flags |= ColumnFlag.NO_DEFAULT_VALUE  # an INSERT must name it (MariaDB's NO_DEFAULT_VALUE_FLAG)
         if col.auto_increment:
             flags |= ColumnFlag.AUTO_INCREMENT
+        if col.on_update_now:
+            flags |= ColumnFlag.ON_UPDATE_NOW
+        if col.base == "timestamp" and (col.default_now or col.on_update_now):  # a TIMESTAMP set by itself
+            flags |= ColumnFlag.TIMESTAMP
+        primary = self.acting_primary()
         for index in self.indexes:
             names = [c.lower() for c in index.columns]
             if name not in names:
                 continue
             flags |= PART_KEY
-            if index.primary:
+            if index is primary:
                 flags |= ColumnFlag.PRI_KEY
             elif names[0] == name:
                 flags |= ColumnFlag.UNIQUE_KEY if index.unique else ColumnFlag.MULTIPLE_KEY
         return ct.with_flags(flags)
+
+    def acting_primary(self) -> Index | None:
+        """The primary key, or without one the first UNIQUE key of NOT NULL columns, which
+        InnoDB takes as primary (MariaDB shows PRI for its columns)."""
+        return self.primary or next(
+            (i for i in self.indexes if i.unique and all((c := self.column(n)) is not None and not c.nullable
+                                                         for n in i.columns)), None)
 
     def must_column(self, name: str, where: str = "field list") -> Column:
         col = self.column(name)
@@ -571,9 +583,7 @@ class Table:
         one, of the first UNIQUE key of NOT NULL columns, which InnoDB takes as primary), else
         UNI for the column of a one-column UNIQUE key, else MUL for the first column of any
         other key."""
-        primary = self.primary or next(
-            (i for i in self.indexes if i.unique and all((c := self.column(n)) is not None and not c.nullable
-                                                         for n in i.columns)), None)
+        primary = self.acting_primary()
         keys: dict[str, str] = {}
         for index in self.indexes:
             if index is primary:

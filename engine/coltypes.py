@@ -166,13 +166,14 @@ def declared_type(base: str, args: list[str], unsigned: bool, binary: bool, zero
                           ColumnFlag.BLOB | ColumnFlag.BINARY, format_name="json")
     if base in TEXT_LENGTH:  # its canonical text, as MariaDB's Field_fbt describes it
         return fixedbin_type(base, ColumnFlag.BINARY | ColumnFlag.UNSIGNED)
-    if base in ("enum", "set"):
+    if base in ("enum", "set"):  # a _bin collation's members are BINARY, as a CHAR's
         values = [member_text(a) for a in args]
+        flag = ColumnFlag.BINARY if binary else 0
         if base == "enum":
             n = max((len(v) for v in values), default=0)
-            return ColumnType(FieldType.STRING, n * MB, 0, CHARSET_UTF8MB4_GENERAL_CI, ColumnFlag.ENUM)
+            return ColumnType(FieldType.STRING, n * MB, 0, CHARSET_UTF8MB4_GENERAL_CI, ColumnFlag.ENUM | flag)
         n = sum(len(v) for v in values) + max(len(values) - 1, 0)
-        return ColumnType(FieldType.STRING, n * MB, 0, CHARSET_UTF8MB4_GENERAL_CI, ColumnFlag.SET)
+        return ColumnType(FieldType.STRING, n * MB, 0, CHARSET_UTF8MB4_GENERAL_CI, ColumnFlag.SET | flag)
     return varchar(255)
 
 

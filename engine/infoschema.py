@@ -27,10 +27,18 @@ from collections.abc import Callable, Iterable
 from dataclasses import replace
 
 from engine import innodb_metrics
-from engine.catalog import CHAR_TYPES, NUMERIC_TYPES, Column, DatabaseOptions, Table, sql_literal
+from engine.catalog import (
+    CHAR_TYPES,
+    NUMERIC_TYPES,
+    Column,
+    DatabaseOptions,
+    Table,
+    TokenCursor,
+    sql_literal,
+)
 from engine.collation import GENERAL_CI
 from engine.coltypes import ColumnType
-from engine.lexer import quote_ident
+from engine.lexer import extract, quote_ident, tokenize
 from protocol.messages import ColumnFlag
 
 NAME = "information_schema"
@@ -263,9 +271,11 @@ LIVE = frozenset({"processlist", "global_variables", "session_variables", "globa
 ENGINE_ROW = ("InnoDB", "DEFAULT", "Transactional tables on SQLite (one writer at a time, table-level locking), "
               "answering to the name InnoDB", "YES", "NO", "YES")
 # The `mysql` schema's tables a server shell answers, with MariaDB 10.11's columns:
-# `mysql.global_priv` (its accounts, their global privileges as MariaDB's access bits) and
+# `mysql.global_priv` (its accounts, their global privileges as MariaDB's access bits),
 # `mysql.user` (MariaDB's view over global_priv: a column per privilege bit, the limits and the
-# authentication); live rows, read under the names `global_priv` and `user`.
+# authentication), the grants below the global level (`db`, `tables_priv`; `columns_priv`,
+# `procs_priv`, `proxies_priv` and `roles_mapping` hold nothing here: no column, routine, proxy or
+# role grants exist); live rows, read under their names.
 MYSQL = "mysql"
 _MYSQL_DECLARED_TEXT = {
     "global_priv": "Host char(255), User char(128), Priv longtext",
@@ -285,8 +295,39 @@ _MYSQL_DECLARED_TEXT = {
         authentication_string longtext, password_expired varchar(1), is_role varchar(1)?, default_role longtext,
         max_statement_time decimal(12,6)""",
 }
-# `mysql.user` named in a statement (a LIVE view's name is too common a word to look for alone)
-_MYSQL_USER = re.compile(r"\bmysql`?\s*\.\s*`?user\b")
+# The grant tables as MariaDB 10.11 defines them (its scripts/mysql_system_tables.sql), read by
+# the DDL parser: their columns' flags (keys, defaults, binary collation) are the tables'.
+_YN = "enum('N','Y') CHARACTER SET utf8mb3 COLLATE utf8mb3_general_ci NOT NULL DEFAULT 'N'"
+_KEY = "Host char(255) NOT NULL DEFAULT '', {} User char(128) NOT NULL DEFAULT '', "
+_STAMP = "Timestamp timestamp NOT NULL DEFAULT current_timestamp() ON UPDATE current_timestamp()"
+_GRANTOR = "Grantor varchar(384) NOT NULL DEFAULT ''"
+_SET = "CHARACTER SET utf8mb3 COLLATE utf8mb3_general_ci NOT NULL DEFAULT ''"
+_COLUMN_PRIV = f"Column_priv set('Select','Insert','Update','References') {_SET}"
+_MYSQL_CREATE = {
+    "db": _KEY.format("Db char(64) NOT NULL DEFAULT '',") + ", ".join(f"{name}_priv {_YN}" for name in (
+        "Select", "Insert", "Update", "Delete", "Create", "Drop", "Grant", "References", "Index", "Alter",
+        "Create_tmp_table", "Lock_tables", "Create_view", "Show_view", "Create_routine", "Alter_routine",
+        "Execute", "Event", "Trigger", "Delete_history")) + ", PRIMARY KEY (Host, Db, User), KEY User (User)",
+    "tables_priv": _KEY.format("Db char(64) NOT NULL DEFAULT '',") + "Table_name char(64) NOT NULL DEFAULT '', "
+    f"{_GRANTOR}, {_STAMP}, Table_priv set('Select','Insert','Update','Delete','Create','Drop','Grant',"
+    "'References','Index','Alter','Create View','Show view','Trigger','Delete versioning rows') "
+    f"{_SET}, {_COLUMN_PRIV}, PRIMARY KEY (Host, Db, User, Table_name), KEY Grantor (Grantor)",
+    "columns_priv": _KEY.format("Db char(64) NOT NULL DEFAULT '',") + "Table_name char(64) NOT NULL DEFAULT '', "
+    f"Column_name char(64) NOT NULL DEFAULT '', {_STAMP}, {_COLUMN_PRIV}, "
+    "PRIMARY KEY (Host, Db, User, Table_name, Column_name)",
+    "procs_priv": _KEY.format("Db char(64) NOT NULL DEFAULT '',") + "Routine_name char(64) CHARACTER SET utf8mb3 "
+    "COLLATE utf8mb3_general_ci NOT NULL DEFAULT '', Routine_type enum('FUNCTION','PROCEDURE','PACKAGE',"
+    f"'PACKAGE BODY') NOT NULL, {_GRANTOR}, Proc_priv set('Execute','Alter Routine','Grant') {_SET}, {_STAMP}, "
+    "PRIMARY KEY (Host, Db, User, Routine_name, Routine_type), KEY Grantor (Grantor)",
+    "proxies_priv": _KEY.format("") + "Proxied_host char(255) NOT NULL DEFAULT '', Proxied_user char(128) NOT NULL "
+    f"DEFAULT '', With_grant tinyint(1) NOT NULL DEFAULT 0, {_GRANTOR}, {_STAMP}, "
+    "PRIMARY KEY (Host, User, Proxied_host, Proxied_user), KEY Grantor (Grantor)",
+    "roles_mapping": _KEY.format("") + f"Role char(128) NOT NULL DEFAULT '', Admin_option {_YN}, "
+    "UNIQUE KEY Host (Host, User, Role)",
+}
+_MYSQL_PARSED: dict[str, Table] = {}
+# a `mysql` table named in a statement (`user`, `db`: too common words to look for alone)
+_MYSQL_USER = re.compile(r"\bmysql`?\s*\.\s*`?(?:user|db|tables_priv|columns_priv|procs_priv|proxies_priv|roles_mapping)\b")
 # Views whose text columns compare without regard to case, as MariaDB's utf8_general_ci columns
 # do (VARIABLE_NAME = 'rpl_semi_sync_master_enabled' finds RPL_SEMI_SYNC_MASTER_ENABLED).
 _NOCASE = frozenset({"global_variables", "session_variables", "global_status", "session_status"})
@@ -309,7 +350,7 @@ def reads_live(lowered_sql: str) -> bool:
 
 
 _SPEC = re.compile(r"(\w+)(?:\(([\d,]+|'.*')\))?(_unsigned)?(\?)?\Z")
-_ITEM = re.compile(r"(.+?) (enum\(.*\)\??|\S+)\Z")
+_ITEM = re.compile(r"(.+?) ((?:enum|set)\(.*\)\??|\S+)\Z")
 _MEMBER = re.compile(r"'(?:[^']|'')*'")
 
 
@@ -510,9 +551,23 @@ def _own_rows(name: str) -> list[tuple]:
 
 
 def mysql_table(name: str) -> Table | None:
-    """The declared columns of `mysql.<name>` where the server shell answers it (None: not one)."""
-    declared = _MYSQL_DECLARED.get(name.lower())
-    return None if declared is None else Table(MYSQL, name.lower(), list(declared))
+    """The table `mysql.<name>` where the server shell answers it (None: not one)."""
+    name = name.lower()
+    declared = _MYSQL_DECLARED.get(name)
+    if declared is not None:
+        return Table(MYSQL, name, list(declared))
+    if name not in _MYSQL_CREATE:
+        return None
+    if name not in _MYSQL_PARSED:
+        from engine.ddl import (
+            DdlParser,  # the DDL parser reads this module's catalog through translate
+        )
+
+        sql = f"CREATE TABLE {name} ({_MYSQL_CREATE[name]}) DEFAULT CHARSET=utf8mb3 COLLATE=utf8mb3_bin"
+        shape, params = extract(sql)
+        _MYSQL_PARSED[name] = DdlParser(TokenCursor(tokenize(shape), params, sql), MYSQL, lambda schema, table: None,
+                                        {MYSQL}).parse().put[0]
+    return _MYSQL_PARSED[name]
 
 
 def _compression_rows(name: str) -> list[tuple]:

@@ -162,6 +162,7 @@ class ColumnFlag(enum.IntFlag):
     TIMESTAMP = 1024
     SET = 2048
     NO_DEFAULT_VALUE = 4096
+    ON_UPDATE_NOW = 8192
     NUM = 32768
 
 

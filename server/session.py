@@ -198,6 +198,15 @@ WRITE_KEYWORDS = frozenset({
 })
 # Fairness (module header): the commands a pipelining client gets in a row before the others run.
 YIELD_EVERY = 16
+# The `mysql` tables the server shell answers: each account's rows of each (no column, routine,
+# proxy or role grants exist, so those tables are empty)
+_MYSQL_ROWS: dict[str, Callable[[Account], list[tuple]]] = {
+    "user": lambda a: [a.user_row()],
+    "global_priv": lambda a: [(a.host, a.user, a.global_priv())],
+    "db": Account.db_rows,
+    "tables_priv": Account.tables_priv_rows,
+    **dict.fromkeys(("columns_priv", "procs_priv", "proxies_priv", "roles_mapping"), lambda a: []),
+}
 # the column blocks of text results a connection keeps (`ClientSession._text_head`; 0: none, each
 # result set is built whole)
 TEXT_HEADS = 64
@@ -1578,8 +1587,9 @@ class ClientSession(asyncio.Protocol):
         may SHOW SLAVE HOSTS), innodb_trx, innodb_locks, innodb_lock_waits: server/transactions.py,
         user_privileges, schema_privileges, table_privileges (every account's with SELECT on
         mysql, else the session's own) as this session may see them; the variables' names
-        upper-case, as MariaDB lists them; global_priv is mysql.global_priv's and user
-        mysql.user's (1142 without SELECT on it)."""
+        upper-case, as MariaDB lists them; global_priv, user, db, tables_priv, columns_priv,
+        procs_priv, proxies_priv and roles_mapping are the `mysql` tables' (1142 without SELECT
+        on the table)."""
         if view == "processlist":
             return processlist.infoschema_rows(self.server, processlist.shown_user(self))
         if view == "plugins":
@@ -1597,13 +1607,10 @@ class ClientSession(asyncio.Protocol):
                 accounts = [a for a in accounts if self.account is not None
                             and (a.user, a.host) == (self.account.user, self.account.host)]
             return [row for account in accounts for row in account.privilege_rows(view)]
-        if view in ("global_priv", "user"):  # mysql.global_priv, mysql.user: password hashes, for SELECT on it only
+        if view in _MYSQL_ROWS:  # the `mysql` tables: for SELECT on them only
             if self.account is None or not self.account.may_read("mysql", view):
                 raise SQLError(ER_TABLEACCESS_DENIED_ERROR, "SELECT", self.user, self.host, "mysql", view)
-            accounts = self.server.users.accounts()
-            if view == "user":
-                return [a.user_row() for a in accounts]
-            return [(a.host, a.user, a.global_priv()) for a in accounts]
+            return [row for account in self.server.users.accounts() for row in _MYSQL_ROWS[view](account)]
         variables = self.server.variables
         if view.endswith("_status"):
             rows = variables.show_status(None, self.session_status(view == "global_status"))

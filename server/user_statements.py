@@ -466,7 +466,7 @@ class UserStatements:
                 await self.server.role.after_user_change(session, _create_statement(account))
             elif pw is not None:
                 users.set_password(account, pw)
-            users.grant(account, privileges, grant_option, db, table)
+            users.grant(account, privileges, grant_option, db, table, f"{session.user}@{session.host}")
             if db is None:
                 statement = account.grants()[0]
             else:

@@ -105,6 +105,7 @@ class Account:
     require_ssl: bool = False  # CREATE/ALTER USER ... REQUIRE SSL: logins only over TLS
     databases: dict[str, set[str]] = field(default_factory=dict)  # db -> privileges (ON db.*)
     tables: dict[tuple[str, str], set[str]] = field(default_factory=dict)  # (db, table lower) -> ...
+    grantors: dict[tuple[str, str], str] = field(default_factory=dict)  # (db, table lower) -> 'user@host'
 
     @property
     def name(self) -> str:
@@ -147,6 +148,21 @@ class Account:
                     for row in _privilege_rows((self.name, "def", db), held, GRANT_OPTION in held)]
         return [row for (db, table), held in self.tables.items()
                 for row in _privilege_rows((self.name, "def", db, table), held, GRANT_OPTION in held)]
+
+    def db_rows(self) -> list[tuple]:
+        """The account's rows of mysql.db: one per database grant, each privilege Y / N in the
+        table's column order (a level holding every database privilege holds ALL, DELETE HISTORY
+        included, as GRANT ALL gives it)."""
+        return [(self.host, db, self.user, *_flags(held, _DB_COLUMNS, DB_PRIVILEGES))
+                for db, held in self.databases.items()]
+
+    def tables_priv_rows(self) -> list[tuple]:
+        """The account's rows of mysql.tables_priv: one per table grant, its grantor, the
+        timestamp MariaDB leaves zero, the privileges as the SET column's members."""
+        return [(self.host, db, self.user, table, self.grantors.get((db, table), ""), "0000-00-00 00:00:00",
+                 ",".join(member for member, privilege in _TABLE_MEMBERS
+                          if privilege in held or (privilege == "DELETE HISTORY" and TABLE_PRIVILEGES <= held)), "")
+                for (db, table), held in self.tables.items()]
 
     def may_read(self, db: str, table: str) -> bool:
         """SELECT on `db`.`table` at any level (global, database, table)."""
@@ -246,6 +262,22 @@ def _db_matcher(pattern: str) -> Callable[[str], object]:
     return like_matcher(pattern, ignore_case=False)
 
 
+# mysql.db's privilege columns (Select_priv ... Delete_history_priv) in order, by privilege
+_DB_COLUMNS = ("SELECT", "INSERT", "UPDATE", "DELETE", "CREATE", "DROP", GRANT_OPTION, "REFERENCES", "INDEX",
+               "ALTER", "CREATE TEMPORARY TABLES", "LOCK TABLES", "CREATE VIEW", "SHOW VIEW", "CREATE ROUTINE",
+               "ALTER ROUTINE", "EXECUTE", "EVENT", "TRIGGER", "DELETE HISTORY")
+# mysql.tables_priv's Table_priv members in order, with the privilege each stands for
+_TABLE_MEMBERS = (("Select", "SELECT"), ("Insert", "INSERT"), ("Update", "UPDATE"), ("Delete", "DELETE"),
+                  ("Create", "CREATE"), ("Drop", "DROP"), ("Grant", GRANT_OPTION), ("References", "REFERENCES"),
+                  ("Index", "INDEX"), ("Alter", "ALTER"), ("Create View", "CREATE VIEW"), ("Show view", "SHOW VIEW"),
+                  ("Trigger", "TRIGGER"), ("Delete versioning rows", "DELETE HISTORY"))
+
+
+def _flags(held: set[str], columns: tuple[str, ...], every: frozenset[str]) -> tuple[str, ...]:
+    whole = every <= held
+    return tuple("Y" if p in held or (whole and p == "DELETE HISTORY") else "N" for p in columns)
+
+
 def _privilege_rows(level: tuple, held: set[str], grantable: bool) -> list[tuple]:
     shown_held = [p for p in _ACCESS_ORDER if p != GRANT_OPTION and p in held] or ["USAGE"]
     return [(*level, p, "YES" if grantable else "NO") for p in shown_held]
@@ -294,6 +326,7 @@ class UserStore:
                 require_ssl=bool(item.get("require_ssl", False)),
                 databases={d["db"]: set(d["privileges"]) for d in item.get("databases", [])},
                 tables={(t["db"], t["table"]): set(t["privileges"]) for t in item.get("tables", [])},
+                grantors={(t["db"], t["table"]): t["grantor"] for t in item.get("tables", []) if "grantor" in t},
             )
             self._accounts[(account.user, account.host.lower())] = account
 
@@ -308,7 +341,8 @@ class UserStore:
                     "grant_option": a.grant_option,
                     "require_ssl": a.require_ssl,
                     "databases": [{"db": d, "privileges": sorted(p)} for d, p in sorted(a.databases.items())],
-                    "tables": [{"db": d, "table": t, "privileges": sorted(p)}
+                    "tables": [{"db": d, "table": t, "privileges": sorted(p),
+                                **({"grantor": a.grantors[(d, t)]} if (d, t) in a.grantors else {})}
                                for (d, t), p in sorted(a.tables.items())],
                 }
                 for a in self._accounts.values()
@@ -372,9 +406,10 @@ class UserStore:
         self._save()
 
     def grant(self, account: Account, privileges: set[str], grant_option: bool,
-              db: str | None = None, table: str | None = None) -> None:
-        """GRANT at the global level (db None), on `db`.* (table None) or on `db`.`table`;
-        the caller has checked that the level may hold `privileges`."""
+              db: str | None = None, table: str | None = None, grantor: str = "") -> None:
+        """GRANT at the global level (db None), on `db`.* (table None) or on `db`.`table` by
+        `grantor` ('user@host', kept for a table's grant as mysql.tables_priv shows it); the
+        caller has checked that the level may hold `privileges`."""
         if db is None:
             account.privileges |= privileges
             account.privileges.discard("USAGE")
@@ -389,6 +424,8 @@ class UserStore:
                 held.add(GRANT_OPTION)
             if not held:  # GRANT USAGE ON db.*: nothing to keep
                 _level(account, db, table, create=False, drop=True)
+            elif table is not None:
+                account.grantors[(db, table.lower())] = grantor
         self._save()
 
     def revoke(self, account: Account, privileges: set[str], db: str | None = None,
@@ -417,6 +454,7 @@ class UserStore:
         account.grant_option = False
         account.databases.clear()
         account.tables.clear()
+        account.grantors.clear()
         self._save()
 
     def set_require_ssl(self, account: Account, require: bool) -> None:
@@ -433,6 +471,8 @@ def _level(account: Account, db: str, table: str | None, *, create: bool, drop: 
     levels: dict = account.databases if table is None else account.tables
     key = db if table is None else (db, table.lower())
     if drop:
+        if table is not None:
+            account.grantors.pop(key, None)
         return levels.pop(key, None)
     held = levels.get(key)
     if held is None and create:
