@@ -586,6 +586,8 @@ def _rows(name: str, schemas: Iterable[str], tables: Callable[[str], Iterable[Ta
           views: Callable[[str], Iterable] = lambda schema: (),
           options: Callable[[str], DatabaseOptions] = lambda schema: DatabaseOptions()) -> list[tuple]:
     rows: list[tuple] = _own_rows(name) if name in ("tables", "columns") else []
+    if name == "schemata":  # information_schema itself, first, as MariaDB lists it
+        rows.append(("def", NAME, "utf8mb3", "utf8mb3_general_ci", None, ""))
     for schema in sorted(schemas):
         if name == "schemata":
             defaults = options(schema)

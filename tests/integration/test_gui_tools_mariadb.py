@@ -77,6 +77,10 @@ FULL, TYPED, COLUMNS, TYPED_COLUMNS = "full", "typed", "columns", "typed columns
 TOOLS = {
     "adminer": [
         ("SELECT SCHEMA_NAME FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = 'd'", FULL),
+        ("SELECT * FROM information_schema.SCHEMATA WHERE SCHEMA_NAME IN ('information_schema', 'd')"
+         " ORDER BY SCHEMA_NAME", COLUMNS),
+        ("SELECT SCHEMA_NAME, DEFAULT_CHARACTER_SET_NAME, DEFAULT_COLLATION_NAME FROM information_schema.SCHEMATA"
+         " WHERE SCHEMA_NAME IN ('information_schema', 'd') ORDER BY SCHEMA_NAME", FULL),
         ("SELECT USER()", FULL),
         ("SELECT TABLE_NAME, TABLE_TYPE FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE()"
          " ORDER BY TABLE_NAME", FULL),
