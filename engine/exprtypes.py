@@ -46,7 +46,7 @@ from engine.coltypes import (
 from engine.fixedbin import canonical
 from engine.lexer import Token
 from engine.values import date_parts, temporal_text
-from protocol.charsets import mbmaxlen
+from protocol.charsets import CHARSETS, mbmaxlen
 from protocol.messages import ColumnFlag, FieldType
 
 _COMPARE_OPS = {"=", "<", ">", "<=", ">=", "!=", "<>", "<=>"}
@@ -1166,8 +1166,12 @@ class _Typer:
             ct = _unify(candidates)
             if ct.type == FieldType.NEWDECIMAL:  # (a DECIMAL column's own definition is not binary)
                 ct = replace(ct, flags=ct.flags | ColumnFlag.BINARY)
-            if word == "COALESCE" and any(a.flags & ColumnFlag.NOT_NULL for a in candidates):
-                ct = replace(ct, flags=ct.flags | ColumnFlag.NOT_NULL)  # (one argument never NULL)
+            # never NULL as MariaDB's maybe_null says: COALESCE one argument never NULL; IF,
+            # GREATEST, LEAST all of them; IFNULL(a, b) b; NULLIF may always be
+            never = {"COALESCE": any, "IF": all, "GREATEST": all, "LEAST": all}.get(word, all)(
+                a.flags & ColumnFlag.NOT_NULL for a in (args[1:] if word == "IFNULL" else candidates))
+            if word in ("COALESCE", "IF", "IFNULL", "NULLIF", "GREATEST", "LEAST"):
+                ct = _never_null(ct, never and word != "NULLIF")
             if word == "COALESCE" and ct.type in _INTEGERS:  # (an integer is binary)
                 ct = replace(ct, flags=ct.flags | ColumnFlag.BINARY)
             if ct.type in (FieldType.VAR_STRING, FieldType.STRING) and ct.charset != 63:
@@ -1305,10 +1309,28 @@ class _Typer:
     def cast_bytes(self, operand: list[Token]) -> int:
         """CAST(x AS BINARY)'s length without one: x's (255 where its type is not known here)."""
         try:
-            ct, _stop = self.expr(operand, 0)
+            ct, stop = self.expr(operand, 0)
         except (_Unknown, IndexError):
             return 255
-        return 255 if ct is None else ct.length
+        if ct is None:
+            return 255
+        charset = self.column_charset(operand) if stop == len(operand) and ct.type in _STRING_TYPES else None
+        if charset in CHARSETS and CHARSETS[charset].converts:  # a latin1 (cp1251 ...) column's bytes
+            return ct.length // MB * CHARSETS[charset].mbmaxlen
+        return ct.length
+
+    def column_charset(self, operand: list[Token]) -> str | None:
+        """The character set of the table column `operand` names ([alias.]name), None for any
+        other operand or a column of utf8mb4, the default."""
+        if len(operand) not in (1, 3) or any(t.kind not in ("word", "ident") for t in operand[::2]):
+            return None
+        name, alias = operand[-1].text.lower(), operand[0].text.lower() if len(operand) == 3 else None
+        for own, table in self.scope:
+            if (alias is None or own == alias) and not isinstance(table, Derived):
+                col = table.column(name)
+                if col is not None:
+                    return col.charset
+        return None
 
     def cast_chars(self, operand: list[Token]) -> int:
         """CAST(x AS CHAR)'s characters without a length: as many as x's (MariaDB's: BIGINT
@@ -1350,7 +1372,7 @@ class _Typer:
         return ColumnType(FieldType.LONG if length < 10 else FieldType.LONGLONG, length, 0, CHARSET_BINARY, flags)
 
     def case(self, toks: list[Token], i: int) -> tuple[ColumnType, int]:
-        depth, j = 0, i
+        depth, j, else_given = 0, i, False
         results: list[ColumnType] = []
         while j < len(toks):
             t = toks[j]
@@ -1361,6 +1383,7 @@ class _Typer:
                 if depth == 0:
                     break
             elif depth == 1 and t.is_word("THEN", "ELSE"):
+                else_given = else_given or t.is_word("ELSE")
                 k = j + 1
                 d = 0
                 while k < len(toks) and not (d == 0 and toks[k].is_word("WHEN", "ELSE", "END")):
@@ -1373,7 +1396,7 @@ class _Typer:
             j += 1
         if not results or j >= len(toks):
             raise _Unknown
-        ct = _unify(results)
+        ct = _never_null(_unify(results), else_given and all(r.flags & ColumnFlag.NOT_NULL for r in results))
         if ct.type == FieldType.NEWDECIMAL:  # (binary as any DECIMAL expression, a column's too)
             ct = replace(ct, flags=ct.flags | ColumnFlag.BINARY)
         return ct, j + 1
@@ -1587,6 +1610,13 @@ def _unify(types: Sequence[ColumnType | None]) -> ColumnType:
     binary = any(t.charset == 63 and t.type in _STRING_TYPES
                  for t in known)
     return varchar(min(max(t.length for t in known), _MAX_LENGTH // (1 if binary else MB)), binary=binary)
+
+
+def _never_null(ct: ColumnType, never: bool) -> ColumnType:
+    """`ct` flagged NOT_NULL when `never`, else without the flag (a CASE without ELSE, IF of a
+    nullable value: MariaDB's maybe_null)."""
+    flags = ct.flags | ColumnFlag.NOT_NULL if never else ct.flags & ~ColumnFlag.NOT_NULL
+    return ct if flags == ct.flags else replace(ct, flags=flags)
 
 
 def _assigned(ct: ColumnType) -> ColumnType:

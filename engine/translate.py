@@ -700,6 +700,8 @@ class Translator:
                     continue
                 elif text == "/":
                     out.append("* 1.0 /")
+                elif text in ("->", "->>"):  # MySQL's JSON operators, which MariaDB has not: its 1064 at '>'
+                    raise syntax_error(self.shape[tok.start + 1:])
                 elif text in (":=", "{", "}", ";"):
                     raise self.error_at(i)
                 else:
@@ -2817,15 +2819,36 @@ class Translator:
         text = CAST_TYPES[target] in ("TEXT", "BLOB")
         if size is not None and target in ("CHAR", "NCHAR", "BINARY"):  # CHAR(n): its first n characters
             self.out.append("substr(CAST(" + ("mysql_double_text(" if text else ""))
-            self.emit_range(i + 2, split)
+            self.emit_cast_operand(i + 2, split, target)
             self.out.append((")" if text else "") + f" AS {CAST_TYPES[target]}), 1, ")
             self.add_arg(size.param)
             self.out.append(")")
             return j + 1
         self.out.append("CAST(" + ("mysql_double_text(" if text else ""))
-        self.emit_range(i + 2, split)
+        self.emit_cast_operand(i + 2, split, target)
         self.out.append((")" if text else "") + " AS " + CAST_TYPES[target] + ")")
         return j + 1
+
+    def emit_cast_operand(self, lo: int, hi: int, target: str) -> None:
+        """CAST's operand tokens[lo:hi] to a string `target`: a BIT column as its bytes (b'1000001'
+        is 'A', as MariaDB's Field_bit gives them), a column of latin1 (cp1251, ...) to BINARY
+        as its bytes in that character set; anything else as written."""
+        col = self.column_at(lo, 1) if target in ("CHAR", "NCHAR", "BINARY") else None
+        end = lo + 1
+        while end + 1 < hi and self.tokens[end].text == ".":
+            end += 2
+        if col is None or end != hi:
+            self.emit_range(lo, hi)
+        elif col.base == "bit":
+            self.out.append("mysql_bit_bytes(")
+            self.emit_range(lo, hi)
+            self.out.append(f", {int(col.args[0]) if col.args else 1}, {int(target != 'BINARY')})")
+        elif target == "BINARY" and col.charset in CHARSETS and CHARSETS[col.charset].converts:
+            self.out.append("mysql_charset_bytes(")
+            self.emit_range(lo, hi)
+            self.out.append(f", '{col.charset}')")
+        else:
+            self.emit_range(lo, hi)
 
     # --- statements --------------------------------------------------------------------------
 
