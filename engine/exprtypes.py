@@ -1609,7 +1609,10 @@ def _unify(types: Sequence[ColumnType | None]) -> ColumnType:
         return LONGLONG if any(t.length >= 11 for t in known) else int_type(max(t.length for t in known))
     binary = any(t.charset == 63 and t.type in _STRING_TYPES
                  for t in known)
-    return varchar(min(max(t.length for t in known), _MAX_LENGTH // (1 if binary else MB)), binary=binary)
+    # (in characters: a string's length is its bytes, a number's its characters)
+    chars = max(t.length if binary or t.charset == CHARSET_BINARY or t.type not in _STRING_TYPES
+                else t.length // mbmaxlen(t.charset) for t in known)
+    return varchar(min(chars, _MAX_LENGTH // (1 if binary else MB)), binary=binary)
 
 
 def _never_null(ct: ColumnType, never: bool) -> ColumnType:
