@@ -101,6 +101,24 @@ def literal_kind(value: object) -> bool | str:
         return HYBRID if type(value.number) is int else HYBRID_DIGITS
     return EXACT if type(value) is Decimal else type(value) in NUMBER_VALUES
 
+BINARY_STRING, CHARACTER_STRING = "binary string", "character string"  # (`string_kind`)
+
+
+def string_kind(value: object) -> bool | str:
+    """A literal's kind where the translation read whether it is a binary string (X'..': bytes)
+    or a string of characters (`translate.Translator.binary_argument`): BINARY_STRING or
+    CHARACTER_STRING for those, `literal_kind` for anything else (`Plan.literal_kinds`)."""
+    if type(value) is bytes:
+        return BINARY_STRING
+    return CHARACTER_STRING if type(value) is str else literal_kind(value)
+
+
+def plan_kind(value: object, recorded: bool | str) -> bool | str:
+    """`value`'s kind as a plan recorded one (`recorded`): `string_kind` where that is what it
+    read, else `literal_kind`."""
+    return string_kind(value) if recorded in (BINARY_STRING, CHARACTER_STRING) else literal_kind(value)
+
+
 _TEMPORAL_NAMES = {FieldType.DATE: "date", FieldType.DATETIME: "datetime", FieldType.TIMESTAMP: "timestamp",
                    FieldType.TIME: "time"}
 _MIDNIGHT = (FieldType.DATETIME, FieldType.TIMESTAMP)

@@ -62,6 +62,7 @@ _STRING_FUNCS = {"JSON_QUOTE", "JSON_UNQUOTE", "JSON_VALUE", "CONCAT", "CONCAT_W
                  "DATE_FORMAT", "HEX", "MD5", "SHA1", "SHA2", "UUID", "FORMAT",
                  "INSERT", "SPACE", "QUOTE", "CHAR_LENGTH", "TIME_FORMAT", "INET_NTOA", "NATURAL_SORT_KEY",
                  "SOUNDEX"}
+_CASE_CALLS = frozenset({"UPPER", "LOWER", "UCASE", "LCASE", "REVERSE"})  # a binary string's are its bytes
 _ACCOUNT_FUNCS = frozenset({"USER", "CURRENT_USER", "SESSION_USER", "SYSTEM_USER"})
 _INT_FUNCS = {"INTERVAL": 2, "LENGTH": 10, "OCTET_LENGTH": 10, "CHAR_LENGTH": 10, "CHARACTER_LENGTH": 10,
               "LOCATE": 11, "INSTR": 11, "POSITION": 11, "YEAR": 4, "MONTH": 2, "DAY": 2,
@@ -1236,9 +1237,16 @@ class _Typer:
             return _text_type(384)
         if word in _STRING_FUNCS:
             chars = [a.length // 4 if a and a.charset != 63 else (a.length if a else 64) for a in args]
+            if word in _CASE_CALLS and len(args) == 1 and first is not None and first.charset == 63 \
+                    and (first.type in _STRING_TYPES or first.type in _BLOB_TYPES):  # a binary string, as it is
+                code = first.type if first.type in _BLOB_TYPES else FieldType.VAR_STRING
+                return replace(varchar(first.length, binary=True), type=code, decimals=STRING_DEC)
             if word == "CONCAT" and chars:  # MariaDB's: the arguments' lengths added up
                 if any(a is not None and a.charset == 63 and a.type in _STRING_TYPES for a in args):
-                    return varchar(sum(a.length if a else 64 for a in args), binary=True)  # a binary string's
+                    # a binary string's: each argument's bytes, a string of characters as many
+                    # as its characters
+                    return replace(varchar(sum(a.length if a.charset == 63 else a.length // mbmaxlen(a.charset)
+                                               if a else 64 for a in args), binary=True), decimals=STRING_DEC)
                 return _text_type(sum(chars))
             ct = _text_type(max(chars) if chars else 64)
             return replace(ct, decimals=0) if word in _NO_DECIMALS else ct

@@ -10,7 +10,9 @@ on our master, our slave and a MariaDB replica. JSON_EXTRACT compared with a str
 unquoted: '"w"' = 'w') and with a number (its number) as MariaDB's comparator reads it, IN and LIKE
 reading its text as written; `->` and `->>`, which MariaDB 10.11 has not, its 1064 (they ran as
 SQLite's). CAST of a BIT column AS CHAR / BINARY its bytes (it was its digits, '65'), of a latin1
-column AS BINARY its latin1 bytes (they were UTF-8's)."""
+column AS BINARY its latin1 bytes (they were UTF-8's). A binary string (X'..', 0x.., _binary,
+a VARBINARY or BLOB column, CAST AS BINARY, CONCAT of one) left as it is by UPPER / LOWER and
+typed binary (UPPER(0x61) was 'A', utf8mb4), CAST(X'0a000002' AS INET4) 10.0.0.2 (it was NULL)."""
 
 from __future__ import annotations
 
@@ -45,7 +47,7 @@ PASSED_ON = [
     f"SELECT COALESCE(NULL, {LONG}), IFNULL(NULL, {LONG}), NULLIF({LONG}, 0)",
     f"SELECT CASE WHEN 1 THEN {LONG} ELSE 0 END, CASE 1 WHEN 1 THEN {LONG} END",
     f"SELECT CONCAT({LONG}), CONCAT('a', {LONG}), GREATEST({LONG}, 0), LEAST({LONG}, 2)",
-    f"SELECT IF(1, 0.00000000000000000000000000001, 0), COALESCE(NULL, 12345678901234567890.123456789012)",
+    "SELECT IF(1, 0.00000000000000000000000000001, 0), COALESCE(NULL, 12345678901234567890.123456789012)",
     f"SELECT IF(1, {LONG}, 0) + 1, IF(1, {LONG}, 0) * id FROM t ORDER BY id",
     f"SELECT id + {LONG}, id * {LONG}, {LONG} - id, -{LONG} + id FROM t ORDER BY id",
     f"SELECT IF(id = 1, NULL, {LONG}), IFNULL(d, 1.5), IFNULL(s, {LONG}) FROM t ORDER BY id",
@@ -162,3 +164,34 @@ def test_casts_of_bit_and_latin1_columns_as_mariadb(tmp_path):
             for sql in CAST_SETUP:
                 server.query(sql)
         assert defined_answers(master.port, "d", CASTS) == defined_answers(reference.port, "d", CASTS)
+
+
+BINARY_SETUP = [
+    "CREATE DATABASE d",
+    "CREATE TABLE d.v (id INT PRIMARY KEY, vb VARBINARY(10), bb BLOB, c VARCHAR(10))",
+    "INSERT INTO d.v VALUES (1, X'41', 'ab', 'xY'), (2, X'6162', X'0a000002', NULL)",
+]
+
+# a string literal's statement shape is X'..''s: each plan kept apart by the literal's kind
+BINARY_STRINGS = [
+    "SELECT UPPER('abc')",
+    "SELECT UPPER(X'616263')",
+    "SELECT UPPER('xyz')",
+    "SELECT UPPER(0x61)",
+    "SELECT UPPER(X'61'), LCASE(0x41), UPPER(_binary'abc'), UPPER(BINARY 'abc'), LOWER(CAST('ABC' AS BINARY))",
+    "SELECT REVERSE(X'6162'), UPPER(CONCAT(X'61', 'b')), UPPER(X'c3a9'), LOWER(X'C389'), CONCAT(X'41', 'b')",
+    "SELECT UPPER(vb), LOWER(vb), UPPER(c), UPPER(bb), LCASE(CONCAT(vb, c)) FROM v ORDER BY id",
+    "SELECT CAST(X'0a000002' AS INET4), CAST(0x0a000002 AS INET4), CAST('10.0.0.2' AS INET4)",
+    "SELECT CAST(X'20010db8000000000000000000000001' AS INET6), CAST(X'0a0000' AS INET4)",
+    "SELECT CAST(bb AS INET4), CAST(vb AS INET4) FROM v ORDER BY id",
+    "SELECT CAST('10.0.0.3' AS INET4)",
+]
+
+
+def test_binary_strings_kept_binary_as_mariadb(tmp_path):
+    with mariadb_and_ours(tmp_path, mariadb_extra=OUR_SERVER_CHARSET) as (reference, master):
+        for server in (reference, master):
+            for sql in BINARY_SETUP:
+                server.query(sql)
+        theirs = defined_answers(reference.port, "d", BINARY_STRINGS)
+        assert defined_answers(master.port, "d", BINARY_STRINGS) == theirs
