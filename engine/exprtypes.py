@@ -1245,8 +1245,9 @@ class _Typer:
                 if any(a is not None and a.charset == 63 and a.type in _STRING_TYPES for a in args):
                     # a binary string's: each argument's bytes, a string of characters as many
                     # as its characters
-                    return replace(varchar(sum(a.length if a.charset == 63 else a.length // mbmaxlen(a.charset)
-                                               if a else 64 for a in args), binary=True), decimals=STRING_DEC)
+                    size = sum(64 if a is None else a.length if a.charset == 63 else a.length // mbmaxlen(a.charset)
+                               for a in args)
+                    return replace(varchar(size, binary=True), decimals=STRING_DEC)
                 return _text_type(sum(chars))
             ct = _text_type(max(chars) if chars else 64)
             return replace(ct, decimals=0) if word in _NO_DECIMALS else ct

@@ -56,13 +56,19 @@ PASSED_ON = [
 ]
 
 
+def _defined_as_mariadb(base, setup: list[str], queries: list[str]) -> None:
+    """`setup` on a MariaDB and on our master, then each query's result columns and rows over the
+    text protocol and prepared (`defined_answers`) the same on both."""
+    with mariadb_and_ours(base, mariadb_extra=OUR_SERVER_CHARSET) as (reference, master):
+        for server in (reference, master):
+            for sql in setup:
+                server.query(sql)
+        assert defined_answers(master.port, "d", queries) == defined_answers(reference.port, "d", queries)
+
+
 def test_long_decimals_passed_on_as_mariadb(tmp_path):
     # values, result types and flags, over the text protocol and prepared
-    with mariadb_and_ours(tmp_path) as (reference, master):
-        for server in (reference, master):
-            for sql in SETUP:
-                server.query(sql)
-        assert defined_answers(master.port, "d", PASSED_ON) == defined_answers(reference.port, "d", PASSED_ON)
+    _defined_as_mariadb(tmp_path, SETUP, PASSED_ON)
 
 
 VALUES = [
@@ -159,11 +165,7 @@ CASTS = [
 
 
 def test_casts_of_bit_and_latin1_columns_as_mariadb(tmp_path):
-    with mariadb_and_ours(tmp_path, mariadb_extra=OUR_SERVER_CHARSET) as (reference, master):
-        for server in (reference, master):
-            for sql in CAST_SETUP:
-                server.query(sql)
-        assert defined_answers(master.port, "d", CASTS) == defined_answers(reference.port, "d", CASTS)
+    _defined_as_mariadb(tmp_path, CAST_SETUP, CASTS)
 
 
 BINARY_SETUP = [
@@ -189,9 +191,4 @@ BINARY_STRINGS = [
 
 
 def test_binary_strings_kept_binary_as_mariadb(tmp_path):
-    with mariadb_and_ours(tmp_path, mariadb_extra=OUR_SERVER_CHARSET) as (reference, master):
-        for server in (reference, master):
-            for sql in BINARY_SETUP:
-                server.query(sql)
-        theirs = defined_answers(reference.port, "d", BINARY_STRINGS)
-        assert defined_answers(master.port, "d", BINARY_STRINGS) == theirs
+    _defined_as_mariadb(tmp_path, BINARY_SETUP, BINARY_STRINGS)
