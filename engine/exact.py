@@ -19,7 +19,10 @@ integers), comparisons and ABS / GREATEST ... of literals only where one has mor
 double holds (the lexer's Decimal: `exact_literal`, its kind recorded, `literal_kind`), a
 temporal column in arithmetic (its number, 20200102030405.5); SUM, AVG (also DISTINCT and OVER),
 ABS, ROUND, TRUNCATE, FLOOR, CEIL, GREATEST, LEAST, MOD, NULLIF of DECIMAL arguments; SUM and
-AVG of a BIGINT column; CAST(x AS DECIMAL(m,d)); CASE d WHEN ...; comparisons, BETWEEN and IN with a DECIMAL side (`mysql_dec_cmp`), except a stored DECIMAL
+AVG of a BIGINT column; CAST(x AS DECIMAL(m,d)); CASE d WHEN ...; a literal past a double's
+digits beside a column in arithmetic, passed on by IF / IFNULL / COALESCE / NULLIF / CASE, a
+scalar subquery's or a UNION branch's item, an argument of GREATEST / LEAST or of a string
+function (its digits), bound as its exact text, a DECIMAL (`exact_operand`); comparisons, BETWEEN and IN with a DECIMAL side (`mysql_dec_cmp`), except a stored DECIMAL
 column against literals or another stored DECIMAL column, which SQLite compares by value
 already (the column's `mysql_decimal` collation, index usable): there only the literals are
 bound exact. A scalar subquery has its item's category. A region whose value is a DECIMAL gets
@@ -31,7 +34,9 @@ or a literal beside an integer are MySQL's (`remainder`: SQLite's read 2.5 as 2)
 changed (SQLite's own operators: no Python per row), but for the bit operators below. A comparison (and IN, BETWEEN) of a number
 with a string compares numbers, as MySQL's: the string side becomes `CAST(x AS NUMERIC)`
 (`convert_operands`); where a literal's kind decides it, the literal's value is read (`literal`) and
-the literal recorded in `kinds`, which the plan is then keyed by (`Plan.literal_kinds`). Also MySQL's bit
+the literal recorded in `kinds`, which the plan is then keyed by (`Plan.literal_kinds`).
+JSON_EXTRACT(...) compared with a string is a JSON string unquoted, with a number its number, as
+MariaDB's comparator reads it (`json_compared`). Also MySQL's bit
 operators (`^`, which SQLite lacks, `~`, `&`, `|`, `<<`, `>>`: 64 bits unsigned where SQLite's
 are signed) and the logical XOR become functions, a bit operator's value a `dec` (its digits past
 2^63); HEX of a DECIMAL is the number's hex (`mysql_hex_number`), not its text's; CAST(x AS
@@ -101,12 +106,13 @@ def literal_kind(value: object) -> bool | str:
         return HYBRID if type(value.number) is int else HYBRID_DIGITS
     return EXACT if type(value) is Decimal else type(value) in NUMBER_VALUES
 
+
 BINARY_STRING, CHARACTER_STRING = "binary string", "character string"  # (`string_kind`)
 
 
 def string_kind(value: object) -> bool | str:
     """A literal's kind where the translation read whether it is a binary string (X'..': bytes)
-    or a string of characters (`translate.Translator.binary_argument`): BINARY_STRING or
+    or a string of characters (`translate.Translator.binary_string`): BINARY_STRING or
     CHARACTER_STRING for those, `literal_kind` for anything else (`Plan.literal_kinds`)."""
     if type(value) is bytes:
         return BINARY_STRING
@@ -532,11 +538,11 @@ class Finder:
 
     def passed_on(self, values: list[Expr]) -> list[Expr]:
         """`values` (the values IF / IFNULL / COALESCE / CASE give) with their exact literals as
-        DECIMALs (`exact_operand`) where the result is then a DECIMAL, as MySQL's; else as they
-        were (a DOUBLE beside them: SQLite computes doubles) or a string."""
+        DECIMALs (`exact_operand`) where the result is then a DECIMAL, or a string (the number's
+        digits), as MySQL's; else as they were (beside a DOUBLE, which SQLite computes)."""
         exact = [self.exact_operand(v) for v in values]
         if self.common(exact) == DEC or all(v.cat in (DEC, STR, NULL) for v in exact):
-            return exact  # (beside strings: the number's digits as its string)
+            return exact
         return values
 
     def exact_literal(self, e: Expr) -> bool:
