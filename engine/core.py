@@ -151,7 +151,7 @@ from engine.concurrency import Settle, ThreadLane, WriterLock
 from engine.connections import ATTACH_LIMIT, ReaderPool, open_connection
 from engine.ddl import DdlAction, missing_routine
 from engine.errors import SQLITE_INPUT_ERRORS, map_sqlite_error, parsing
-from engine.exact import literal_kind
+from engine.exact import plan_kind
 from engine.foreign_keys import FkTriggers, fk_error
 from engine.lexer import quote_ident, syntax_error, tokenize
 from engine.results import ReplicatedStatement, StatementContext, statement_time
@@ -1645,7 +1645,7 @@ class Engine:
     def _of_kinds(self, plan: Plan, key: tuple, params: list[object]) -> tuple[Plan | None, tuple]:
         """`plan`, cached under `key`, if `params` hold numbers where its translation read
         numbers (`Plan.literal_kinds`); else the plan cached for these kinds, if any, and its key."""
-        kinds = tuple(n < len(params) and literal_kind(params[n]) for n, _ in plan.literal_kinds)
+        kinds = tuple(n < len(params) and plan_kind(params[n], kind) for n, kind in plan.literal_kinds)
         if kinds == tuple(number for _, number in plan.literal_kinds):
             return plan, key
         key = (*key, kinds)

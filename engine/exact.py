@@ -19,7 +19,10 @@ integers), comparisons and ABS / GREATEST ... of literals only where one has mor
 double holds (the lexer's Decimal: `exact_literal`, its kind recorded, `literal_kind`), a
 temporal column in arithmetic (its number, 20200102030405.5); SUM, AVG (also DISTINCT and OVER),
 ABS, ROUND, TRUNCATE, FLOOR, CEIL, GREATEST, LEAST, MOD, NULLIF of DECIMAL arguments; SUM and
-AVG of a BIGINT column; CAST(x AS DECIMAL(m,d)); CASE d WHEN ...; comparisons, BETWEEN and IN with a DECIMAL side (`mysql_dec_cmp`), except a stored DECIMAL
+AVG of a BIGINT column; CAST(x AS DECIMAL(m,d)); CASE d WHEN ...; a literal past a double's
+digits beside a column in arithmetic, passed on by IF / IFNULL / COALESCE / NULLIF / CASE, a
+scalar subquery's or a UNION branch's item, an argument of GREATEST / LEAST or of a string
+function (its digits), bound as its exact text, a DECIMAL (`exact_operand`); comparisons, BETWEEN and IN with a DECIMAL side (`mysql_dec_cmp`), except a stored DECIMAL
 column against literals or another stored DECIMAL column, which SQLite compares by value
 already (the column's `mysql_decimal` collation, index usable): there only the literals are
 bound exact. A scalar subquery has its item's category. A region whose value is a DECIMAL gets
@@ -31,7 +34,9 @@ or a literal beside an integer are MySQL's (`remainder`: SQLite's read 2.5 as 2)
 changed (SQLite's own operators: no Python per row), but for the bit operators below. A comparison (and IN, BETWEEN) of a number
 with a string compares numbers, as MySQL's: the string side becomes `CAST(x AS NUMERIC)`
 (`convert_operands`); where a literal's kind decides it, the literal's value is read (`literal`) and
-the literal recorded in `kinds`, which the plan is then keyed by (`Plan.literal_kinds`). Also MySQL's bit
+the literal recorded in `kinds`, which the plan is then keyed by (`Plan.literal_kinds`).
+JSON_EXTRACT(...) compared with a string is a JSON string unquoted, with a number its number, as
+MariaDB's comparator reads it (`json_compared`). Also MySQL's bit
 operators (`^`, which SQLite lacks, `~`, `&`, `|`, `<<`, `>>`: 64 bits unsigned where SQLite's
 are signed) and the logical XOR become functions, a bit operator's value a `dec` (its digits past
 2^63); HEX of a DECIMAL is the number's hex (`mysql_hex_number`), not its text's; CAST(x AS
@@ -100,6 +105,25 @@ def literal_kind(value: object) -> bool | str:
     if type(value) is Hybrid:
         return HYBRID if type(value.number) is int else HYBRID_DIGITS
     return EXACT if type(value) is Decimal else type(value) in NUMBER_VALUES
+
+
+BINARY_STRING, CHARACTER_STRING = "binary string", "character string"  # (`string_kind`)
+
+
+def string_kind(value: object) -> bool | str:
+    """A literal's kind where the translation read whether it is a binary string (X'..': bytes)
+    or a string of characters (`translate.Translator.binary_string`): BINARY_STRING or
+    CHARACTER_STRING for those, `literal_kind` for anything else (`Plan.literal_kinds`)."""
+    if type(value) is bytes:
+        return BINARY_STRING
+    return CHARACTER_STRING if type(value) is str else literal_kind(value)
+
+
+def plan_kind(value: object, recorded: bool | str) -> bool | str:
+    """`value`'s kind as a plan recorded one (`recorded`): `string_kind` where that is what it
+    read, else `literal_kind`."""
+    return string_kind(value) if recorded in (BINARY_STRING, CHARACTER_STRING) else literal_kind(value)
+
 
 _TEMPORAL_NAMES = {FieldType.DATE: "date", FieldType.DATETIME: "datetime", FieldType.TIMESTAMP: "timestamp",
                    FieldType.TIME: "time"}
@@ -175,7 +199,7 @@ class Expr:
     tree: tuple | None = None  # None: emitted as written
     kind: str = ""  # "col": a stored DECIMAL column; "lit": a literal; "neglit": -literal;
     # "litexpr": arithmetic on literals only; "bigint": a BIGINT column; "temporal": a date/time one;
-    # "typedlit": DATE 'x', TIME 'x', TIMESTAMP 'x'
+    # "typedlit": DATE 'x', TIME 'x', TIMESTAMP 'x'; "json": JSON_EXTRACT(...)
     param: int = -1
     column: ColumnType | None = None  # a bare column reference: its type (a typed literal's type)
     # an ENUM or SET column (kind "member"): "enum" or "set" and its members, in order
@@ -361,7 +385,7 @@ class Finder:
             found = [self.within(lo, hi) for lo, hi in spans]
             if any(e is None or e.stop != hi for e, (_, hi) in zip(found, spans, strict=True)):
                 continue
-            exprs: list[Expr] = [e for e in found if e is not None]
+            exprs: list[Expr] = [self.exact_operand(e) for e in found if e is not None]
             if not any(e.cat == DEC for e in exprs) or not all(
                     e.cat in (DEC, INT, NULL, FLOAT) or e.kind in ("lit", "neglit") and self.number_literal(e)
                     for e in exprs):
@@ -435,6 +459,8 @@ class Finder:
             return Expr(a.start, b.stop, INT, ("call", "mysql_xor", a.emit(), b.emit()))
         if op in _ARITH:
             a, b = _as_number(a), _as_number(b)
+            if (a.cat == LIT) != (b.cat == LIT) and NULL not in (a.cat, b.cat):
+                a, b = self.exact_operand(a), self.exact_operand(b)  # `id + 1.2345678901234567890`
             if op in _CHECKED and (e := self.arithmetic(a, op, b)) is not None:
                 return e
             cats = {a.cat, b.cat}
@@ -501,6 +527,24 @@ class Finder:
             return any(exact) or any(s.kind == "litexpr" for s in sides)
         return DEC in cats and cats <= NUMERIC
 
+    def exact_operand(self, e: Expr) -> Expr:
+        """`e`, or where it is a literal (maybe negated) holding a number past a double's digits
+        (`exact_literal`, its kind recorded), that literal as a DECIMAL bound as its exact text:
+        an operand of arithmetic, a value IF / CASE / COALESCE pass on, a string function's
+        argument, which SQLite would otherwise read as a double (1.2345678901234567000...)."""
+        if not self.exact_literal(e):
+            return e
+        return Expr(e.start, e.stop, DEC, e.exact(), printed=e.printed, prec=e.prec)
+
+    def passed_on(self, values: list[Expr]) -> list[Expr]:
+        """`values` (the values IF / IFNULL / COALESCE / CASE give) with their exact literals as
+        DECIMALs (`exact_operand`) where the result is then a DECIMAL, or a string (the number's
+        digits), as MySQL's; else as they were (beside a DOUBLE, which SQLite computes)."""
+        exact = [self.exact_operand(v) for v in values]
+        if self.common(exact) == DEC or all(v.cat in (DEC, STR, NULL) for v in exact):
+            return exact
+        return values
+
     def exact_literal(self, e: Expr) -> bool:
         """Whether `e` is a literal, maybe negated, holding a number with more digits than a
         double holds (`literal_kind`, recorded in `kinds`): a DECIMAL SQLite cannot compute."""
@@ -510,6 +554,7 @@ class Finder:
         return kind == EXACT
 
     def compare(self, a: Expr, op: str, b: Expr) -> Expr:
+        a, b = self.json_compared(a, b), self.json_compared(b, a)
         a, (b,) = self.numbers_against_members(a, [b])
         if not self.decimal_side(a, b):
             e = self.native(a.start, b.stop, INT, [a, b])
@@ -523,6 +568,20 @@ class Finder:
         sql = "!=" if op == "<>" else op
         return Expr(a.start, b.stop, INT, ("seq", ("raw", "("), ("call", "mysql_dec_cmp", a.exact(), b.exact()),
                                            ("raw", f"{sql} 0)")))
+
+    def json_compared(self, e: Expr, other: Expr) -> Expr:
+        """`e`, or where it is JSON_EXTRACT(...) compared with `other`, its value as MariaDB's
+        comparison reads a JSON value: against a number its number (`mysql_json_compared_number`:
+        '"5"' is 5, true 1), against a string a JSON string unquoted (`mysql_json_compared_text`:
+        '"w"' = 'w'), SQLite's text of it anywhere else (beside another JSON value, a value of a
+        type not told)."""
+        if e.kind != "json" or other.kind == "json":
+            return e
+        if self.is_number(other):
+            return Expr(e.start, e.stop, FLOAT, ("call", "mysql_json_compared_number", e.emit()))
+        if other.cat == STR or other.kind == "lit" or self.word(other.start, "_BINARY", "BINARY"):
+            return Expr(e.start, e.stop, STR, ("call", "mysql_json_compared_text", e.emit()))
+        return e
 
     def convert_operands(self, left: Expr, others: list[Expr]) -> None:
         """Operands of `left`'s comparisons with `others` converted as MySQL compares them, where
@@ -848,7 +907,11 @@ class Finder:
         saved = dict(self.regions)
         e = self.within(start, start + len(item))
         self.regions = saved  # typed only: its regions were found by the scan
-        return e.cat if e is not None and e.stop == start + len(item) else OTHER
+        if e is None or e.stop != start + len(item):
+            return OTHER
+        e = self.exact_operand(e)  # `(SELECT 1.2345678901234567890)`: its exact text
+        self.root(e)
+        return e.cat
 
     def case(self, i: int) -> Expr:
         j = i + 1
@@ -877,6 +940,11 @@ class Finder:
             j = otherwise.stop
         if not self.word(j, "END"):
             raise _Fail
+        exact = dict(zip(map(id, results), self.passed_on(results), strict=True))
+        parts = [exact.get(id(p), p) for p in parts]
+        whens = [(cond, exact[id(result)]) for cond, result in whens]
+        otherwise = exact[id(otherwise)] if otherwise is not None else None
+        results = list(exact.values())
         cat = self.common(results)
         if subject is None or not self.decimal_side(subject, *(cond for cond, _ in whens)):
             return self.native(i, j + 1, cat, parts)
@@ -947,6 +1015,8 @@ class Finder:
             # a literal number is a DECIMAL (1234.5678, ROUND(.., -2) 1200, not SQLite's double)
             return Expr(i, end, DEC, ("call", _DEC_FUNCS[word], args[0].exact(),
                                       args[1].emit() if len(args) == 2 else ("raw", "0")))
+        if word in ("GREATEST", "LEAST"):
+            args = [self.exact_operand(a) for a in args]  # GREATEST(id, 1.2345678901234567890)
         if word in _DEC_FUNCS and args and self.decimal_side(*args):
             if word in ("SUM", "AVG", "ABS", "FLOOR", "CEIL", "CEILING") and len(args) != 1:
                 raise _Fail
@@ -967,9 +1037,17 @@ class Finder:
         if word == "NULLIF" and len(args) == 2 and self.decimal_side(*args):
             return Expr(i, end, DEC, ("seq", ("raw", "iif("), ("call", "mysql_dec_cmp", args[0].exact(), args[1].exact()),
                                       ("raw", "= 0, NULL,"), args[0].exact(), ("raw", ")")))
+        if word == "JSON_EXTRACT":  # compared as a JSON value (`json_compared`)
+            e = self.native(i, end, STR, args)
+            e.kind = "json"
+            return e
         if word in _SAME_AS_ARGS:
-            values = args[1:] if word == "IF" else args[:1] if word == "NULLIF" else args
+            head = 1 if word == "IF" else 0
+            values = self.passed_on(args[head:head + 1] if word == "NULLIF" else args[head:])
+            args[head:head + len(values)] = values
             return self.native(i, end, self.common(values), args)
+        if word in _READ_AS_TEXT or word == "FORMAT":  # a long number's digits, as written
+            args = [self.exact_operand(a) for a in args]
         if word in ("SUM", "AVG") and len(args) == 1 and args[0].kind == "bigint":
             # a BIGINT's sum leaves SQLite's integers (its sum() fails, its avg() rounds)
             return Expr(i, end, DEC, ("call", _DEC_FUNCS[word], args[0].emit()))

@@ -46,7 +46,7 @@ from engine.coltypes import (
 from engine.fixedbin import canonical
 from engine.lexer import Token
 from engine.values import date_parts, temporal_text
-from protocol.charsets import mbmaxlen
+from protocol.charsets import CHARSETS, mbmaxlen
 from protocol.messages import ColumnFlag, FieldType
 
 _COMPARE_OPS = {"=", "<", ">", "<=", ">=", "!=", "<>", "<=>"}
@@ -62,6 +62,7 @@ _STRING_FUNCS = {"JSON_QUOTE", "JSON_UNQUOTE", "JSON_VALUE", "CONCAT", "CONCAT_W
                  "DATE_FORMAT", "HEX", "MD5", "SHA1", "SHA2", "UUID", "FORMAT",
                  "INSERT", "SPACE", "QUOTE", "CHAR_LENGTH", "TIME_FORMAT", "INET_NTOA", "NATURAL_SORT_KEY",
                  "SOUNDEX"}
+_CASE_CALLS = frozenset({"UPPER", "LOWER", "UCASE", "LCASE", "REVERSE"})  # a binary string's are its bytes
 _ACCOUNT_FUNCS = frozenset({"USER", "CURRENT_USER", "SESSION_USER", "SYSTEM_USER"})
 _INT_FUNCS = {"INTERVAL": 2, "LENGTH": 10, "OCTET_LENGTH": 10, "CHAR_LENGTH": 10, "CHARACTER_LENGTH": 10,
               "LOCATE": 11, "INSTR": 11, "POSITION": 11, "YEAR": 4, "MONTH": 2, "DAY": 2,
@@ -1166,8 +1167,12 @@ class _Typer:
             ct = _unify(candidates)
             if ct.type == FieldType.NEWDECIMAL:  # (a DECIMAL column's own definition is not binary)
                 ct = replace(ct, flags=ct.flags | ColumnFlag.BINARY)
-            if word == "COALESCE" and any(a.flags & ColumnFlag.NOT_NULL for a in candidates):
-                ct = replace(ct, flags=ct.flags | ColumnFlag.NOT_NULL)  # (one argument never NULL)
+            # never NULL as MariaDB's maybe_null says: COALESCE one argument never NULL; IF,
+            # GREATEST, LEAST all of them; IFNULL(a, b) b; NULLIF may always be
+            never = {"COALESCE": any, "IF": all, "GREATEST": all, "LEAST": all}.get(word, all)(
+                a.flags & ColumnFlag.NOT_NULL for a in (args[1:] if word == "IFNULL" else candidates))
+            if word in ("COALESCE", "IF", "IFNULL", "NULLIF", "GREATEST", "LEAST"):
+                ct = _never_null(ct, never and word != "NULLIF")
             if word == "COALESCE" and ct.type in _INTEGERS:  # (an integer is binary)
                 ct = replace(ct, flags=ct.flags | ColumnFlag.BINARY)
             if ct.type in (FieldType.VAR_STRING, FieldType.STRING) and ct.charset != 63:
@@ -1232,9 +1237,17 @@ class _Typer:
             return _text_type(384)
         if word in _STRING_FUNCS:
             chars = [a.length // 4 if a and a.charset != 63 else (a.length if a else 64) for a in args]
+            if word in _CASE_CALLS and len(args) == 1 and first is not None and first.charset == 63 \
+                    and (first.type in _STRING_TYPES or first.type in _BLOB_TYPES):  # a binary string, as it is
+                code = first.type if first.type in _BLOB_TYPES else FieldType.VAR_STRING
+                return replace(varchar(first.length, binary=True), type=code, decimals=STRING_DEC)
             if word == "CONCAT" and chars:  # MariaDB's: the arguments' lengths added up
                 if any(a is not None and a.charset == 63 and a.type in _STRING_TYPES for a in args):
-                    return varchar(sum(a.length if a else 64 for a in args), binary=True)  # a binary string's
+                    # a binary string's: each argument's bytes, a string of characters as many
+                    # as its characters
+                    size = sum(64 if a is None else a.length if a.charset == 63 else a.length // mbmaxlen(a.charset)
+                               for a in args)
+                    return replace(varchar(size, binary=True), decimals=STRING_DEC)
                 return _text_type(sum(chars))
             ct = _text_type(max(chars) if chars else 64)
             return replace(ct, decimals=0) if word in _NO_DECIMALS else ct
@@ -1305,10 +1318,28 @@ class _Typer:
     def cast_bytes(self, operand: list[Token]) -> int:
         """CAST(x AS BINARY)'s length without one: x's (255 where its type is not known here)."""
         try:
-            ct, _stop = self.expr(operand, 0)
+            ct, stop = self.expr(operand, 0)
         except (_Unknown, IndexError):
             return 255
-        return 255 if ct is None else ct.length
+        if ct is None:
+            return 255
+        charset = self.column_charset(operand) if stop == len(operand) and ct.type in _STRING_TYPES else None
+        if charset in CHARSETS and CHARSETS[charset].converts:  # a latin1 (cp1251 ...) column's bytes
+            return ct.length // MB * CHARSETS[charset].mbmaxlen
+        return ct.length
+
+    def column_charset(self, operand: list[Token]) -> str | None:
+        """The character set of the table column `operand` names ([alias.]name), None for any
+        other operand or a column of utf8mb4, the default."""
+        if len(operand) not in (1, 3) or any(t.kind not in ("word", "ident") for t in operand[::2]):
+            return None
+        name, alias = operand[-1].text.lower(), operand[0].text.lower() if len(operand) == 3 else None
+        for own, table in self.scope:
+            if (alias is None or own == alias) and not isinstance(table, Derived):
+                col = table.column(name)
+                if col is not None:
+                    return col.charset
+        return None
 
     def cast_chars(self, operand: list[Token]) -> int:
         """CAST(x AS CHAR)'s characters without a length: as many as x's (MariaDB's: BIGINT
@@ -1350,7 +1381,7 @@ class _Typer:
         return ColumnType(FieldType.LONG if length < 10 else FieldType.LONGLONG, length, 0, CHARSET_BINARY, flags)
 
     def case(self, toks: list[Token], i: int) -> tuple[ColumnType, int]:
-        depth, j = 0, i
+        depth, j, else_given = 0, i, False
         results: list[ColumnType] = []
         while j < len(toks):
             t = toks[j]
@@ -1361,6 +1392,7 @@ class _Typer:
                 if depth == 0:
                     break
             elif depth == 1 and t.is_word("THEN", "ELSE"):
+                else_given = else_given or t.is_word("ELSE")
                 k = j + 1
                 d = 0
                 while k < len(toks) and not (d == 0 and toks[k].is_word("WHEN", "ELSE", "END")):
@@ -1373,7 +1405,7 @@ class _Typer:
             j += 1
         if not results or j >= len(toks):
             raise _Unknown
-        ct = _unify(results)
+        ct = _never_null(_unify(results), else_given and all(r.flags & ColumnFlag.NOT_NULL for r in results))
         if ct.type == FieldType.NEWDECIMAL:  # (binary as any DECIMAL expression, a column's too)
             ct = replace(ct, flags=ct.flags | ColumnFlag.BINARY)
         return ct, j + 1
@@ -1586,7 +1618,17 @@ def _unify(types: Sequence[ColumnType | None]) -> ColumnType:
         return LONGLONG if any(t.length >= 11 for t in known) else int_type(max(t.length for t in known))
     binary = any(t.charset == 63 and t.type in _STRING_TYPES
                  for t in known)
-    return varchar(min(max(t.length for t in known), _MAX_LENGTH // (1 if binary else MB)), binary=binary)
+    # (in characters: a string's length is its bytes, a number's its characters)
+    chars = max(t.length if binary or t.charset == CHARSET_BINARY or t.type not in _STRING_TYPES
+                else t.length // mbmaxlen(t.charset) for t in known)
+    return varchar(min(chars, _MAX_LENGTH // (1 if binary else MB)), binary=binary)
+
+
+def _never_null(ct: ColumnType, never: bool) -> ColumnType:
+    """`ct` flagged NOT_NULL when `never`, else without the flag (a CASE without ELSE, IF of a
+    nullable value: MariaDB's maybe_null)."""
+    flags = ct.flags | ColumnFlag.NOT_NULL if never else ct.flags & ~ColumnFlag.NOT_NULL
+    return ct if flags == ct.flags else replace(ct, flags=flags)
 
 
 def _assigned(ct: ColumnType) -> ColumnType:

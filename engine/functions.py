@@ -38,6 +38,7 @@ from typing import Any
 
 from engine import collation, decimal_math, jsondoc, locales, strfuncs, values
 from engine.coltypes import format_double, zerofill_text
+from protocol.charsets import CHARSETS
 from protocol.errors import (
     ER_CONSTRAINT_FAILED,
     ER_DATA_OUT_OF_RANGE,
@@ -1504,6 +1505,63 @@ def json_extract(warnings: list, doc: Any, *paths: Any) -> str | None:
     return jsondoc.text(found if several else found[0])
 
 
+def bit_bytes(value: Any, width: int, characters: int) -> str | bytes | None:
+    """A BIT(width) column's value as MariaDB's Field_bit gives it as a string: its bits in
+    (width + 7) // 8 bytes, big-endian (held as a binary string is: `values.binary_value`); as
+    `characters`, those bytes read as UTF-8, each byte that is none '?' (CAST AS CHAR)."""
+    if value is None:
+        return None
+    raw = _int(value).to_bytes(max((width + 7) // 8, 1), "big")
+    if not characters:
+        return values.binary_value(raw)
+    text = raw.decode("utf-8", "surrogateescape")
+    return "".join("?" if "\udc80" <= ch <= "\udcff" else ch for ch in text)
+
+
+def charset_bytes(value: Any, charset: str) -> bytes | None:
+    """A latin1 (cp1251, gbk ...) column's value as its bytes in that character set (what
+    MariaDB's CAST(x AS BINARY) of it gives)."""
+    if value is None:
+        return None
+    return CHARSETS[charset].encode(_to_str(value))
+
+
+def json_compared_text(value: Any) -> Any:
+    """JSON_EXTRACT's value where it is compared with a string, as MariaDB's Arg_comparator
+    compares one: a JSON string unquoted (its escapes read: '"a\\u0062"' is 'ab'), any other value
+    (a number, true, null, an array) its text as written."""
+    if value is None:
+        return None
+    text = _to_str(value)
+    if text.startswith('"'):
+        try:
+            parsed = jsondoc.parse(text)
+        except jsondoc.JsonError:
+            return value
+        return jsondoc.unquote(parsed) if type(parsed) is jsondoc.Raw and parsed.startswith('"') else value
+    return value
+
+
+def json_compared_number(value: Any) -> Any:
+    """JSON_EXTRACT's value where it is compared with a number, as MariaDB reads it (its
+    val_real): a number as itself, a string's leading number (0 without one), true 1; false,
+    null, an array or an object 0."""
+    if value is None:
+        return None
+    text = _to_str(value).strip()
+    if text == "true":
+        return 1
+    if text.startswith('"'):
+        text = _to_str(json_compared_text(text))
+    elif text[:1] in ("[", "{"):
+        return 0
+    m = values.NUMBER_PREFIX.match(text)
+    if not m:
+        return 0
+    number = m.group().strip()
+    return int(number) if number.lstrip("+-").isdigit() and len(number) < 19 else float(number)
+
+
 def _at_path(doc: Any, path: Any) -> tuple[bool, Any]:
     """(found, the value) at `path` of the JSON document `doc`; not found for a NULL argument or
     a document that is not JSON."""
@@ -2747,7 +2805,8 @@ def register(conn: sqlite3.Connection, state: ConnectionState) -> None:
         "monthname": (1, lambda v: None if (d := _date(v)) is None else _MONTH_NAMES[d.month - 1]),
         "time_to_sec": (1, time_to_sec), "mysql_round_double": (2, decimal_math.round_double),
         "mysql_cast_int": (3, mysql_cast_int), "timediff": (2, timediff), "json_length": (-1, json_length),
-        "json_keys": (-1, json_keys), "mysql_json_text": (1, json_text), "json_compact": (1, json_compact), "json_type": (1, json_type), "make_set": (-1, make_set),
+        "json_keys": (-1, json_keys), "mysql_json_text": (1, json_text), "mysql_bit_bytes": (3, bit_bytes), "mysql_charset_bytes": (2, charset_bytes),
+        "mysql_json_compared_text": (1, json_compared_text), "mysql_json_compared_number": (1, json_compared_number), "json_compact": (1, json_compact), "json_type": (1, json_type), "make_set": (-1, make_set),
         "export_set": (-1, export_set), "mysql_extract": (2, extract), "mysql_substr": (-1, substring),
         "convert_tz": (3, convert_tz),
         "from_days": (1, lambda n: None if n is None else "0000-00-00" if _int(n) < 366 else

@@ -71,6 +71,7 @@ from engine.exact import (
     Finder,
     literal_kind,
     member_number,
+    string_kind,
 )
 from engine.exprtypes import (
     JSON_VALUED,
@@ -467,6 +468,9 @@ class Translator:
         self.reads_infoschema = False  # an information_schema view inlined: its columns are declared upper-case
         self.bracket_wrappers: set[int] = set()  # ids of the SELECTs `query_forms` wrapped a member in
         self.kinds: dict[int, bool | str] = {}  # literals whose kind the translation read (`Plan.literal_kinds`)
+        # literals whose binary-ness the translation read (`exact.string_kind`), kept apart from
+        # `kinds`, where a kind other than False reads as a number
+        self.string_kinds: dict[int, bool | str] = {}
         self.charset_contexts: dict[int, str] = {}  # `Plan.charset_contexts`
         self.introduced: dict[int, str] = {}  # `Plan.introduced`
         self._openers: list[int] | None = None  # (`opener`)
@@ -700,6 +704,8 @@ class Translator:
                     continue
                 elif text == "/":
                     out.append("* 1.0 /")
+                elif text in ("->", "->>"):  # MySQL's JSON operators, which MariaDB has not: its 1064 at '>'
+                    raise syntax_error(self.shape[tok.start + 1:])
                 elif text in (":=", "{", "}", ";"):
                     raise self.error_at(i)
                 else:
@@ -2038,6 +2044,13 @@ class Translator:
         if word == "UNIX_TIMESTAMP":
             self.out.append("mysql_unix_timestamp")
             return i + 1
+        if word in ("UPPER", "LOWER", "UCASE", "LCASE") and self.binary_argument(i):
+            # a binary string has no case: MariaDB leaves it as it is (SQLite holds X'61' as 'a')
+            j, _ = self.close_of(i)
+            self.out.append("(")
+            self.emit_range(i + 2, j)
+            self.out.append(")")
+            return j + 1
         if word == "LAST_INSERT_ID":  # LAST_INSERT_ID(expr): returns expr, which becomes the session's value
             self.sets_last_id = True
             self.out.append("mysql_set_last_id")
@@ -2489,6 +2502,21 @@ class Translator:
             return "decimal"
         return "double" if ct.type in (FieldType.DOUBLE, FieldType.FLOAT) else None
 
+    def binary_argument(self, i: int) -> bool:
+        """Whether the argument of the call at tokens[i] is a binary string (`binary_string`)."""
+        return self.binary_string(i + 2, self.close_of(i)[0])
+
+    def binary_string(self, lo: int, hi: int) -> bool:
+        """Whether tokens[lo:hi] is a binary string (X'..', _binary '..', a VARBINARY or BLOB
+        column, CAST(x AS BINARY), CONCAT of one ...): its literals' kinds (`exact.string_kind`)
+        recorded, as a string literal's shape is X'..''s."""
+        raw = self.raw_params if self.raw_params is not None else self.params
+        for tok in self.tokens[lo:hi]:
+            if tok.kind == "param":
+                self.string_kinds[tok.param] = string_kind(raw[tok.param])
+        ct = self.expr_type(lo, hi)
+        return ct is not None and ct.charset == CHARSET_BINARY and ct.type in STRING_CODES
+
     def expr_type(self, lo: int, hi: int) -> Any:
         """The `ColumnType` of the expression tokens[lo:hi], None when not known."""
         return SelectTypes([], self.statement_tables()).expr_type(
@@ -2796,9 +2824,12 @@ class Translator:
             self.out.append(f", '', {int(target == 'UNSIGNED')})")
             return j + 1
         if target.lower() in FIXEDBIN_TYPES and split + 2 == j:  # its canonical text, under its collation
-            self.out.append("(mysql_fixedbin_cast(")
+            # (a binary string read as its bytes: X'0a000002' is 10.0.0.2, SQLite holds it as text)
+            binary = self.binary_string(i + 2, split)
+            self.out.append("(mysql_fixedbin_cast(" + ("CAST(" if binary else ""))
             self.emit_range(i + 2, split)
-            self.out.append(f", '{target.lower()}') COLLATE {fixedbin.COLLATIONS[target.lower()]})")
+            self.out.append((" AS BLOB)" if binary else "") + f", '{target.lower()}') "
+                            f"COLLATE {fixedbin.COLLATIONS[target.lower()]})")
             return j + 1
         size = toks[split + 3] if split + 5 == j and toks[split + 2].text == "(" else None
         if size is not None and size.kind != "param":
@@ -2817,15 +2848,36 @@ class Translator:
         text = CAST_TYPES[target] in ("TEXT", "BLOB")
         if size is not None and target in ("CHAR", "NCHAR", "BINARY"):  # CHAR(n): its first n characters
             self.out.append("substr(CAST(" + ("mysql_double_text(" if text else ""))
-            self.emit_range(i + 2, split)
+            self.emit_cast_operand(i + 2, split, target)
             self.out.append((")" if text else "") + f" AS {CAST_TYPES[target]}), 1, ")
             self.add_arg(size.param)
             self.out.append(")")
             return j + 1
         self.out.append("CAST(" + ("mysql_double_text(" if text else ""))
-        self.emit_range(i + 2, split)
+        self.emit_cast_operand(i + 2, split, target)
         self.out.append((")" if text else "") + " AS " + CAST_TYPES[target] + ")")
         return j + 1
+
+    def emit_cast_operand(self, lo: int, hi: int, target: str) -> None:
+        """CAST's operand tokens[lo:hi] to a string `target`: a BIT column as its bytes (b'1000001'
+        is 'A', as MariaDB's Field_bit gives them), a column of latin1 (cp1251, ...) to BINARY
+        as its bytes in that character set; anything else as written."""
+        col = self.column_at(lo, 1) if target in ("CHAR", "NCHAR", "BINARY") else None
+        end = lo + 1
+        while end + 1 < hi and self.tokens[end].text == ".":
+            end += 2
+        if col is None or end != hi:
+            self.emit_range(lo, hi)
+        elif col.base == "bit":
+            self.out.append("mysql_bit_bytes(")
+            self.emit_range(lo, hi)
+            self.out.append(f", {int(col.args[0]) if col.args else 1}, {int(target != 'BINARY')})")
+        elif target == "BINARY" and col.charset in CHARSETS and CHARSETS[col.charset].converts:
+            self.out.append("mysql_charset_bytes(")
+            self.emit_range(lo, hi)
+            self.out.append(f", '{col.charset}')")
+        else:
+            self.emit_range(lo, hi)
 
     # --- statements --------------------------------------------------------------------------
 
@@ -3114,7 +3166,8 @@ class Translator:
                     into_vars=self.into_vars,
                     auto_dirty=self.auto_dirty, cacheable=self.cacheable,
                     sets_last_id=self.sets_last_id, upsert=self.upsert, calc_found=self.calc_found,
-                    literal_kinds=tuple(sorted(self.kinds.items())), charset_contexts=self.charset_contexts,
+                    literal_kinds=tuple(sorted({**self.kinds, **self.string_kinds}.items())),
+                    charset_contexts=self.charset_contexts,
                     introduced=tuple(self.introduced.items()), **kw)
 
     def plan_select(self) -> Plan:

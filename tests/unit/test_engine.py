@@ -833,3 +833,35 @@ async def test_long_decimal_literals_are_stored_exact_by_insert_select_and_upser
     await run(engine, db, "INSERT INTO t VALUES (1, 0) ON DUPLICATE KEY UPDATE a = 1.23456789012345678901234567890123456788")
     r = await run(engine, db, "SELECT a FROM t ORDER BY id")
     assert r.rows == [("1.23456789012345678901234567890123456788",), ("1.50000000000000000000000000000000000000",)]
+
+
+async def test_a_binary_literal_keeps_its_case_and_its_own_plan(engine, db):
+    """UPPER / LOWER leave a binary string as it is (X'61' stays 'a'); X'61' and 'a' share a
+    shape, so the plan that read which one it was is kept per kind (`exact.string_kind`)."""
+    async def value(sql):
+        return (await run(engine, db, sql)).rows[0][0]
+    assert await value("SELECT UPPER('a')") == "A"
+    assert await value("SELECT UPPER(X'61')") in ("a", b"a")
+    assert await value("SELECT UPPER('b')") == "B"
+    assert await value("SELECT CAST(X'0a000002' AS INET4)") == "10.0.0.2"
+    shape, _ = extract("SELECT UPPER('a')")
+    text, binary = engine.plan_for(shape, "test", ["a"]), engine.plan_for(shape, "test", [b"a"])
+    assert text is not binary and "UPPER" in text.sql and "UPPER" not in binary.sql
+    assert engine.plan_for(shape, "test", ["c"]) is text and engine.plan_for(shape, "test", [b"c"]) is binary
+
+
+async def test_json_extract_compares_as_mariadbs_comparator(engine, db):
+    """JSON_EXTRACT's value against a string is a JSON string unquoted, against a number its
+    number (`functions.json_compared_text` / `json_compared_number`)."""
+    await run(engine, db, "CREATE TABLE j (id INT PRIMARY KEY, doc JSON)")
+    await run(engine, db, """INSERT INTO j VALUES (1, '{"k": "w"}'), (2, '{"k": 5}'), (3, '{"k": "5x"}')""")
+
+    async def ids(where):
+        return [i for (i,) in (await run(engine, db, f"SELECT id FROM j WHERE {where} ORDER BY id")).rows]
+    assert await ids("JSON_EXTRACT(doc, '$.k') = 'w'") == [1]
+    assert await ids("""JSON_EXTRACT(doc, '$.k') = '"w"'""") == []
+    assert await ids("JSON_EXTRACT(doc, '$.k') = 5") == [2, 3]
+    assert await ids("JSON_EXTRACT(doc, '$.k') > 4") == [2, 3]
+    with pytest.raises(SQLError) as excinfo:
+        await run(engine, db, "SELECT doc->>'$.k' FROM j")
+    assert excinfo.value.code == 1064

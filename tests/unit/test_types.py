@@ -482,3 +482,28 @@ def test_account_functions_are_384_characters_as_mariadbs():
     """USER(), CURRENT_USER() and the like: user@host in MariaDB's 384 characters (was 64)."""
     for ct in types_of("SELECT USER(), CURRENT_USER(), CURRENT_USER, SESSION_USER(), SYSTEM_USER()"):
         assert ct is not None and (ct.type, ct.length, ct.decimals) == (FieldType.VAR_STRING, 384 * 4, 39)
+
+
+def test_a_long_decimal_literal_passed_on_stays_exact():
+    """A long literal a value of IF / COALESCE / CASE, a string function's argument, or beside a
+    column in arithmetic is bound as its exact text and computed as a DECIMAL
+    (`exact.Finder.exact_operand`), its plan keyed by its kind; a short one stays SQLite's."""
+    from engine.exact import EXACT
+    from engine.translate import STORE, Translator
+
+    def plan(sql):
+        shape, params = extract(sql)
+        return Translator(tokenize(shape), shape, "db", lambda schema, name: TABLE if name == "t" else None,
+                          {"db"}, params).plan()
+
+    for sql in (f"SELECT IF(1, {LONG}, 0)", f"SELECT COALESCE(NULL, {LONG})", f"SELECT CONCAT('a', {LONG})",
+                f"SELECT CASE WHEN id = 1 THEN {LONG} ELSE 0 END FROM t", f"SELECT (SELECT {LONG})"):
+        exact = plan(sql)
+        assert any(type(a) is tuple and a[0] == STORE for a in exact.args), sql
+        assert EXACT in dict(exact.literal_kinds).values(), sql
+    assert "mysql_dec_add" in _translated(f"SELECT id + {LONG} FROM t")
+    assert "mysql_dec_greatest" in _translated(f"SELECT GREATEST(id, {LONG}) FROM t")
+    assert "mysql_dec_" not in _translated("SELECT id + 1.5, IF(1, 1.5, 0), GREATEST(id, 2) FROM t")
+    assert plan("SELECT IF(1, 1.5, 0)").args == [0, 1, 2]
+    ct, = types_of(f"SELECT IFNULL(v, {LONG}) FROM t")
+    assert (ct.type, ct.length) == (FieldType.VAR_STRING, 41 * 4)  # characters, not v's bytes (40)
