@@ -7,5 +7,4 @@
 - `dump`: `DumpSession`, one slave's binlog dump (WL#5721 Binlog_sender, WL#342 heartbeats).
 - `ack_receiver`: the one task reading every dump connection (semi-sync acks).
 - `role`: `MasterRole`: commands, source statements, variables.
-- `show_binlog`: SHOW BINLOG EVENTS rows.
 """

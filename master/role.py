@@ -50,15 +50,15 @@ from typing import Any
 
 from binlog.index import read_index
 from binlog.reader import iter_events
+from binlog.show_events import EVENT_COLUMNS, binlog_event_rows
 from binlog.writer import BinlogWriter
 from master.ack_receiver import AckReceiver
 from master.binlog_end import BinlogEnd
 from master.commit import ABORT_SERVER, BINLOG_ERROR_ACTIONS, GroupCommit, write_error
 from master.dump import BinlogSource, DumpSession
 from master.gtid_state import BinlogGtids, file_gtid_list, file_gtid_lists, gtids_in
-from master.show_binlog import COLUMNS as BINLOG_EVENT_COLUMNS
-from master.show_binlog import binlog_event_rows
 from protocol.errors import (
+    ER_ERROR_WHEN_EXECUTING_COMMAND,
     ER_LOG_IN_USE,
     ER_MASTER_FATAL_ERROR_READING_BINLOG,
     ER_SLAVE_FATAL_ERROR,
@@ -78,7 +78,6 @@ from protocol.messages import (
     ERR,
     MASTER_STATUS_COLUMNS,
     OK,
-    SHOW_TEXT_DECIMALS,
     ComBinlogDump,
     ComBinlogDumpGtid,
     ComRegisterSlave,
@@ -104,8 +103,9 @@ _RELOAD = (ALL, "RELOAD")  # SUPER is not enough (MariaDB 10.11)
 _REPLICATION_CLIENT = (ALL, SUPER, REPLICATION_CLIENT, REPLICATION_SLAVE)
 # SHOW SLAVE HOSTS: MariaDB 10.11's four columns; each slave's acked position is
 # RPL_SEMI_SYNC_SLAVES' (`semisync_slaves`)
-_SLAVE_HOSTS_COLUMNS = (column("Server_id", FieldType.LONG), column("Host", decimals=SHOW_TEXT_DECIMALS),
-                        column("Port", FieldType.LONG), column("Master_id", FieldType.LONG))
+_SLAVE_HOSTS_COLUMNS = (show_number("Server_id", FieldType.LONG, 10, unsigned=True), show_text("Host", 20),
+                        show_number("Port", FieldType.LONG, 7, unsigned=True),
+                        show_number("Master_id", FieldType.LONG, 10, unsigned=True))
 
 
 @dataclass
@@ -486,20 +486,18 @@ class MasterRole(Role):
         if t.accept_word("IN"):
             name = t.name()
         if t.accept_word("FROM"):
-            start = _number(t)
+            start = t.integer()
         if t.accept_word("LIMIT"):
-            limit = _number(t)
+            limit = t.integer()
             if t.accept_op(","):
-                offset, limit = limit, _number(t)
+                offset, limit = limit, t.integer()
         t.expect_end()
         if name not in names:
-            raise SQLError(ER_MASTER_FATAL_ERROR_READING_BINLOG, message="Could not find target log")
+            raise SQLError(ER_ERROR_WHEN_EXECUTING_COMMAND, "SHOW BINLOG EVENTS", "Could not find target log")
         end = self.end.position
         bound = end.pos if name == end.file else None
         rows = await asyncio.to_thread(binlog_event_rows, self.directory / name, name, start, limit, offset, bound)
-        columns = tuple(column(c, FieldType.LONGLONG) if c in ("Pos", "Server_id", "End_log_pos") else column(c)
-                        for c in BINLOG_EVENT_COLUMNS)
-        return ResultSet(columns, tuple(rows))
+        return ResultSet(EVENT_COLUMNS, tuple(rows))
 
     async def _binlog_gtid_pos(self, t: Tokens, sql: str) -> Any:
         """`SELECT BINLOG_GTID_POS(file, pos)`: the GTID position a dump from (file, pos) starts
@@ -690,9 +688,3 @@ def _gtid_pos_in(path: Path, pos: int, bound: int | None) -> str | None:
     return str(binlog_gtid_pos(listed, gtids_in(path, pos)))
 
 
-def _number(t: Tokens) -> int:
-    tok = t.next()
-    if tok.kind != "NUMBER" or not isinstance(tok.value, int):
-        t.i -= 1
-        raise t.error()
-    return tok.value

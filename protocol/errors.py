@@ -98,6 +98,7 @@ ER_M_BIGGER_THAN_D = MySQLError(1427, "42000", "For float(M,D), double(M,D) or d
 ER_WARN_CANT_DROP_DEFAULT_KEYCACHE = MySQLError(1438, "HY000", "Cannot drop default keycache")
 ER_VIEW_RECURSIVE = MySQLError(1462, "HY000", "`%s`.`%s` contains view recursion")
 ER_NON_INSERTABLE_TABLE = MySQLError(1471, "HY000", "The target table %s of the %s is not insertable-into")
+ER_ERROR_WHEN_EXECUTING_COMMAND = MySQLError(1220, "HY000", "Error when executing command %s: %s")
 ER_MASTER_FATAL_ERROR_READING_BINLOG = MySQLError(1236, "HY000", "Got fatal error %s from master when reading data from binary log: '%s'")
 ER_INCORRECT_GLOBAL_LOCAL_VAR = MySQLError(1238, "HY000", "Variable '%s' is a %s variable")
 ER_VARIABLE_IS_READONLY = MySQLError(1621, "HY000", "%s variable '%s' is read-only. Use SET %s to assign the value")

@@ -29,8 +29,10 @@ import logging
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from binlog.show_events import EVENT_COLUMNS, binlog_event_rows
 from config.node import DEFAULT_COMMIT_WAIT_USEC, MAX_COMMIT_WAIT_USEC
 from protocol.errors import (
+    ER_ERROR_WHEN_EXECUTING_COMMAND,
     ER_MASTER_CONNECTION_NOT_FOUND,
     ER_MASTER_DELAY_VALUE_OUT_OF_RANGE,
     ER_NOT_SUPPORTED_YET,
@@ -40,7 +42,7 @@ from protocol.errors import (
     SQLError,
 )
 from protocol.gtid import GtidPosition, parse_gtid_list
-from protocol.messages import OK, SHOW_TEXT_DECIMALS, FieldType, ResultSet, column
+from protocol.messages import OK, ColumnFlag, FieldType, ResultSet, column, show_number, show_text
 from server.role import Role
 from server.sql import Tokens, parse_error
 from server.variables import Scope, SystemVariable, check_bool, check_int
@@ -81,7 +83,7 @@ class SlaveRole(Role):
         "CHANGE MASTER", "START SLAVE", "STOP SLAVE", "RESET SLAVE", "SHOW SLAVE",
         # MariaDB 10.5+ spellings
         "START REPLICA", "STOP REPLICA", "RESET REPLICA", "SHOW REPLICA", "SHOW ALL",
-        "SELECT MASTER_POS_WAIT", "SELECT MASTER_GTID_WAIT",
+        "SELECT MASTER_POS_WAIT", "SELECT MASTER_GTID_WAIT", "SHOW RELAYLOG",
     })
 
     def __init__(
@@ -264,6 +266,33 @@ class SlaveRole(Role):
         reached = await rep.applier.wait_for_gtids(wanted, timeout)
         return ResultSet((column(name, FieldType.LONG),), ((0 if reached else -1,),))
 
+    async def _show_relaylog_events(self, rep: Replication, toks: Tokens) -> Any:
+        """SHOW RELAYLOG ['connection'] EVENTS [IN 'file'] [FROM pos] [LIMIT [offset,] count]:
+        the relay log's events as SHOW BINLOG EVENTS shows a binlog's, from its first file by
+        default; a file not in its index is 1220, as MariaDB's; no relay log yet, no rows."""
+        toks.expect_word("SHOW")
+        toks.expect_word("RELAYLOG")
+        _connection_name(toks)
+        toks.expect_word("EVENTS")
+        files = rep.relay.files()
+        name = files[0] if files else ""
+        start, limit, offset = 4, None, 0
+        if toks.accept_word("IN"):
+            name = toks.name()
+        if toks.accept_word("FROM"):
+            start = toks.integer()
+        if toks.accept_word("LIMIT"):
+            limit = toks.integer()
+            if toks.accept_op(","):
+                offset, limit = limit, toks.integer()
+        toks.expect_end()
+        if not files:
+            return ResultSet(EVENT_COLUMNS, ())
+        if name not in files:
+            raise SQLError(ER_ERROR_WHEN_EXECUTING_COMMAND, "SHOW RELAYLOG EVENTS", "Could not find target log")
+        rows = await asyncio.to_thread(binlog_event_rows, rep.relay.path(name), name, start, limit, offset, None)
+        return ResultSet(EVENT_COLUMNS, tuple(rows))
+
     async def execute(self, session: ClientSession, sql: str, keyword: str) -> Any:
         rep = self.replication
         assert rep is not None
@@ -273,6 +302,8 @@ class SlaveRole(Role):
             return await self._master_pos_wait(rep, toks)
         if keyword == "SELECT MASTER_GTID_WAIT":
             return await self._master_gtid_wait(rep, toks)
+        if keyword == "SHOW RELAYLOG":
+            return await self._show_relaylog_events(rep, toks)
         if keyword in ("SHOW ALL", "SHOW SLAVE"):  # SHOW ALL SLAVES STATUS / SHOW SLAVE STATUS
             toks.expect_word("SHOW")
             every = bool(toks.accept_word("ALL"))
@@ -372,11 +403,36 @@ STATUS_COLUMN_TYPES: dict[str, int] = {
 }
 
 
+# Each status column's width as MariaDB 10.11 describes it: a text's characters, a number's
+# digits (sql/slave.cc show_master_info_get_fields); MySQL's columns MariaDB lacks as MySQL 5.7's.
+STATUS_COLUMN_WIDTHS: dict[str, int] = {
+    "Connection_name": 192, "Slave_SQL_State": 30, "Slave_IO_State": 30, "Master_Host": 766, "Master_User": 385,
+    "Master_Port": 7, "Connect_Retry": 10, "Read_Master_Log_Pos": 10, "Relay_Log_Pos": 10, "Slave_IO_Running": 3,
+    "Slave_SQL_Running": 3, "Replicate_Do_DB": 20, "Replicate_Ignore_DB": 20, "Replicate_Do_Table": 20,
+    "Replicate_Ignore_Table": 23, "Replicate_Wild_Do_Table": 24, "Replicate_Wild_Ignore_Table": 28,
+    "Last_Errno": 4, "Last_Error": 20, "Skip_Counter": 10, "Exec_Master_Log_Pos": 10, "Relay_Log_Space": 10,
+    "Until_Condition": 6, "Until_Log_Pos": 10, "Master_SSL_Allowed": 7, "Seconds_Behind_Master": 10,
+    "Master_SSL_Verify_Server_Cert": 3, "Last_IO_Errno": 4, "Last_IO_Error": 20, "Last_SQL_Errno": 4,
+    "Last_SQL_Error": 20, "Master_Server_Id": 8, "Using_Gtid": 11, "Gtid_IO_Pos": 30, "Parallel_Mode": 12,
+    "SQL_Delay": 10, "SQL_Remaining_Delay": 8, "Slave_SQL_Running_State": 20, "Slave_DDL_Groups": 20,
+    "Slave_Non_Transactional_Groups": 20, "Slave_Transactional_Groups": 20, "Replicate_Rewrite_DB": 23,
+    "Retried_transactions": 10, "Max_relay_log_size": 10, "Executed_log_entries": 10,
+    "Slave_received_heartbeats": 10, "Slave_heartbeat_period": 10, "Gtid_Slave_Pos": 5,
+    "Master_UUID": 36, "Master_Retry_Count": 10, "Last_IO_Error_Timestamp": 20, "Last_SQL_Error_Timestamp": 20,
+    "Auto_Position": 1, "Channel_Name": 64, "Master_TLS_Version": 32,
+}
+_PATH_WIDTH = 512  # a file name's or a list's (FN_REFLEN), the width of every column not above
+
+
 def _status_column(name: str, type_: int) -> Any:
-    """A status column as MariaDB describes it: its text as a SHOW's, the heartbeat period with 3 decimals."""
+    """A status column as MariaDB describes it: NOT NULL, a text of its width, an unsigned number
+    of its digits, the heartbeat period a DOUBLE with 3 decimals."""
+    width = STATUS_COLUMN_WIDTHS.get(name, _PATH_WIDTH)
     if type_ == FieldType.VAR_STRING:
-        return column(name, type_, decimals=SHOW_TEXT_DECIMALS)
-    return column(name, type_, decimals=3) if type_ == FieldType.DOUBLE else column(name, type_)
+        return show_text(name, width)
+    if type_ == FieldType.DOUBLE:
+        return column(name, type_, width, decimals=3, flags=ColumnFlag.NOT_NULL | ColumnFlag.BINARY)
+    return show_number(name, type_, width, unsigned=True)
 
 
 def _cell(value: Any, type_: int) -> Any:

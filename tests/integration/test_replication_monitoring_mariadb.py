@@ -17,7 +17,7 @@ import pytest
 from tests.support.daemons import Daemon, wait_for
 from tests.support.failover import REPL_PASSWORD, REPL_USER, attach
 from tests.support.mariadb import MariaDBServer, mariadb_available
-from tests.support.mariadb_compare import answer, described_answers
+from tests.support.mariadb_compare import answer, defined_answers, described_answers
 
 pytestmark = [
     pytest.mark.timeout(300),
@@ -200,3 +200,38 @@ def test_slave_status_running_stopped_and_failed_as_a_mariadb_replica_of_the_sam
     finally:
         for server in reversed(started):
             server.stop()
+
+
+def _relay_file(server) -> str:
+    conn = server.connect(cursorclass=pymysql.cursors.DictCursor)
+    try:
+        with conn.cursor() as cur:
+            cur.execute("SHOW SLAVE STATUS")
+            return cur.fetchone()["Relay_Log_File"]
+    finally:
+        conn.close()
+
+
+def test_replication_show_statements_described_as_mariadb_and_the_relay_log_shown(tmp_path):
+    """SHOW SLAVE STATUS (MariaDB's 54 columns; MySQL's after them), SHOW ALL SLAVES STATUS, SHOW
+    SLAVE HOSTS, SHOW BINLOG EVENTS and SHOW RELAYLOG EVENTS described column by column as
+    MariaDB describes them (each was VARCHAR(1024) / BIGINT(21) without NOT NULL; SHOW RELAYLOG
+    EVENTS was 1064); a missing file 1220, another connection 1617; the relay log's last two
+    events the master's GTID and CREATE DATABASE as its SHOW BINLOG EVENTS lists them."""
+    with two_pairs(tmp_path) as ((mariadb, mariadb_replica), (ours, our_slave)):
+        on_master = ["SHOW SLAVE HOSTS", "SHOW BINLOG EVENTS LIMIT 2", "SHOW BINLOG EVENTS IN 'nosuch'"]
+        on_replica = ["SHOW SLAVE STATUS", "SHOW ALL SLAVES STATUS", "SHOW RELAYLOG EVENTS LIMIT 1",
+                      "SHOW RELAYLOG '' EVENTS LIMIT 1, 1", "SHOW RELAYLOG EVENTS IN 'nosuch'", "SHOW RELAYLOG 'x' EVENTS"]
+        answers = []
+        for master, replica in ((mariadb, mariadb_replica), (ours, our_slave)):
+            described = defined_answers(master.port, "d", on_master) + defined_answers(replica.port, "d", on_replica)
+            answers.append([(sql, text[0] if text[0] != "error" else text[:2]) for sql, text, _ in described])
+            relay = replica.query(f"SHOW RELAYLOG EVENTS IN '{_relay_file(replica)}'")
+            logged = master.query("SHOW BINLOG EVENTS")
+            assert [row[2:] for row in relay[-2:]] == [row[2:] for row in logged[-2:]]
+            assert relay[-1][2:] == ("Query", 1, logged[-1][4], "CREATE DATABASE d")
+        theirs, mine = answers
+        status = len(on_master)  # SHOW SLAVE STATUS
+        assert len(mine[status][1]) == 65 and mine[status][1][:54] == theirs[status][1]
+        mine[status] = theirs[status]
+        assert mine == theirs, [(t, m) for t, m in zip(theirs, mine, strict=True) if t != m]

@@ -1,9 +1,11 @@
-"""`SHOW BINLOG EVENTS`: the rows MySQL shows for the events of one binlog file.
+"""`SHOW BINLOG EVENTS` and `SHOW RELAYLOG EVENTS`: the rows MySQL shows for the events of one
+binlog-format file (a binlog, or a relay log: the same layout).
 
 Contract: `binlog_event_rows(path, name, start, limit, offset, end)` reads the file (up to `end`,
-the published end position when the file is the active one; never past it) and returns MySQL's
+the published end position when the file is the active binlog; never past it) and returns MySQL's
 columns Log_name, Pos, Event_type, Server_id, End_log_pos, Info (MariaDB's names and words for
-its GTID, GTID_LIST and BINLOG_CHECKPOINT events). Runs in a worker thread.
+its GTID, GTID_LIST and BINLOG_CHECKPOINT events), described as MariaDB describes them
+(`EVENT_COLUMNS`). Runs in a worker thread.
 """
 
 from __future__ import annotations
@@ -19,8 +21,12 @@ from protocol.events import (
     decode_event,
     decode_header,
 )
+from protocol.messages import FieldType, show_number, show_text
 
-COLUMNS = ("Log_name", "Pos", "Event_type", "Server_id", "End_log_pos", "Info")
+# MariaDB 10.11's definitions of the six columns (Log_event::init_show_field_list)
+EVENT_COLUMNS = (show_text("Log_name", 20), show_number("Pos", FieldType.LONGLONG, 21, unsigned=True),
+                 show_text("Event_type", 20), show_number("Server_id", FieldType.LONG, 10, unsigned=True),
+                 show_number("End_log_pos", FieldType.LONGLONG, 21, unsigned=True), show_text("Info", 20))
 
 _NAMES: dict[int, str] = {
     EventType.QUERY_EVENT: "Query",
