@@ -1645,9 +1645,15 @@ class Engine:
     def _of_kinds(self, plan: Plan, key: tuple, params: list[object]) -> tuple[Plan | None, tuple]:
         """`plan`, cached under `key`, if `params` hold numbers where its translation read
         numbers (`Plan.literal_kinds`); else the plan cached for these kinds, if any, and its key."""
-        kinds = tuple(n < len(params) and plan_kind(params[n], kind) for n, kind in plan.literal_kinds)
-        if kinds == tuple(number for _, number in plan.literal_kinds):
+        count = len(params)
+        for n, recorded in plan.literal_kinds:
+            if recorded is True and n < count and type(params[n]) is int:
+                continue  # an integer where the plan read a number (the common case, no call)
+            if (n < count and plan_kind(params[n], recorded)) != recorded:
+                break
+        else:
             return plan, key
+        kinds = tuple(n < count and plan_kind(params[n], kind) for n, kind in plan.literal_kinds)
         key = (*key, kinds)
         return self._plans.get(key), key
 
