@@ -247,7 +247,7 @@ def _table(cur: TokenCursor, session: Session, views: bool = False):
 
 def _show_create_view(view, session: Session) -> Result:
     return _shown_create([("View", 64), ("Create View", 1024), ("character_set_client", 32), ("collation_connection", 64)],
-                         (view.name, view.show_create(), "utf8mb4", "utf8mb4_general_ci"), session)
+                         (view.name, view.show_create(session.database), "utf8mb4", "utf8mb4_general_ci"), session)
 
 
 def _table_named(session: Session, schema: str, name: str):
