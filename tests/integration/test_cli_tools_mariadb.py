@@ -24,6 +24,7 @@ from tests.support.daemons import wait_for
 from tests.support.mariadb import mariadb_available
 from tests.support.mariadb_compare import (
     OUR_SERVER_CHARSET,
+    both_answer,
     mariadb_and_ours,
     reference_ours_and_replicas,
     rows_or_none,
@@ -85,6 +86,18 @@ def test_check_analyze_optimize_and_repair_tools_answer_as_mariadb(tmp_path):
                          ["--check-upgrade", "--all-databases"], ["d", "t", "u"], ["--databases", "d", "nosuch"]):
                 theirs, mine = _tool(tool, reference.port, *args), _tool(tool, ours.port, *args)
                 assert (mine[0], _ours_only(mine[1])) == (theirs[0], _ours_only(theirs[1])), (tool, args)
+
+
+def test_the_table_maintenance_statements_answer_as_mariadb(tmp_path):
+    # (the VIEW forms are mariadb-upgrade's; they were a 1064)
+    queries = ["CHECK TABLE t, u QUICK", "CHECK TABLE t FOR UPGRADE", "CHECK TABLE nosuch", "ANALYZE LOCAL TABLE t, u",
+               "ANALYZE TABLE t PERSISTENT FOR ALL", "OPTIMIZE NO_WRITE_TO_BINLOG TABLE t", "REPAIR TABLE t USE_FRM",
+               "REPAIR TABLE vv", "CHECK VIEW vv", "CHECK VIEW t", "CHECK VIEW nosuch", "CHECK VIEW vv, t FOR UPGRADE",
+               "CHECK VIEW vv QUICK", "REPAIR VIEW vv", "REPAIR VIEW t", "REPAIR NO_WRITE_TO_BINLOG VIEW vv",
+               "REPAIR VIEW vv, t FROM MYSQL", "REPAIR VIEW nosuch", "CHECKSUM TABLE t QUICK"]
+    with mariadb_and_ours(tmp_path, mariadb_extra=OUR_SERVER_CHARSET) as (reference, ours):
+        theirs, mine = both_answer(reference, ours, SETUP, queries)
+    assert [(q, a) for (q, a), (_, b) in zip(mine, theirs, strict=True) if a != b] == []
 
 
 def test_mariadb_show_lists_databases_tables_columns_keys_and_counts_as_mariadb(tmp_path):
