@@ -177,12 +177,15 @@ _MAINTENANCE_NOTES = {
 def _maintain(cur: TokenCursor, session: Session, op: str) -> Result:
     """ANALYZE / CHECK / OPTIMIZE / REPAIR [NO_WRITE_TO_BINLOG | LOCAL] TABLE t, ... [options]:
     nothing to do on this engine; MariaDB's rows per table (a table named twice is 1066, one that
-    does not exist or is a view an Error row and 'Operation failed', as mysql_admin_table)."""
+    does not exist or is a view an Error row and 'Operation failed', as mysql_admin_table).
+    CHECK VIEW v, ... [FOR UPGRADE] and REPAIR VIEW v, ... [FROM MYSQL] (mariadb-upgrade's):
+    a view's status OK, a table's as CHECK / REPAIR TABLE answer it."""
     cur.accept("NO_WRITE_TO_BINLOG", "LOCAL")
     if op == "analyze" and cur.peek() is not None and cur.peek().is_word(
             "SELECT", "UPDATE", "DELETE", "INSERT", "REPLACE", "FORMAT", "WITH", "VALUES"):
         raise SQLError(ER_NOT_SUPPORTED_YET, "ANALYZE statement")  # (MariaDB's EXPLAIN with its execution)
-    if not cur.accept("TABLE"):
+    views = op in ("check", "repair") and cur.accept("VIEW")
+    if not views and not cur.accept("TABLE"):
         cur.expect("TABLES")
     named: list[tuple[str, str]] = []
     while True:
@@ -196,13 +199,18 @@ def _maintain(cur: TokenCursor, session: Session, op: str) -> Result:
         if not cur.accept_op(","):
             break
     persistent = op == "analyze" and cur.accept("PERSISTENT")  # (and its FOR ...: engine-independent statistics)
+    if views:
+        if cur.accept("FOR" if op == "check" else "FROM"):
+            cur.expect("UPGRADE" if op == "check" else "MYSQL")
+        if not cur.at_end():
+            raise cur.error()
     rows = []
     for schema, name in named:
         shown = f"{schema}.{name}"
         engine = session.engine
         table = engine.table(schema, name)
         if table is None and engine.view(schema, name) is not None:
-            if op == "check":
+            if op == "check" or views:
                 rows.append((shown, op, "status", "OK"))
                 continue
             failed = SQLError(ER_WRONG_OBJECT, schema, name, "BASE TABLE")
@@ -247,7 +255,7 @@ def _table(cur: TokenCursor, session: Session, views: bool = False):
 
 def _show_create_view(view, session: Session) -> Result:
     return _shown_create([("View", 64), ("Create View", 1024), ("character_set_client", 32), ("collation_connection", 64)],
-                         (view.name, view.show_create(), "utf8mb4", "utf8mb4_general_ci"), session)
+                         (view.name, view.show_create(session.database), "utf8mb4", "utf8mb4_general_ci"), session)
 
 
 def _table_named(session: Session, schema: str, name: str):

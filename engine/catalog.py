@@ -83,7 +83,6 @@ FIXEDBIN_TYPES = set(fixedbin.KINDS)  # UUID, INET6, INET4: canonical text under
 _EXPRESSION_DEFAULTS = {"tinytext", "text", "mediumtext", "longtext", "json", "tinyblob", "blob", "mediumblob", "longblob"}
 ALL_TYPES = INT_TYPES | REAL_TYPES | NUMERIC_TYPES | CHAR_TYPES | TIME_TYPES | BLOB_TYPES | FIXEDBIN_TYPES
 DECIMAL_COLLATION = "mysql_decimal"  # registered on every connection: compares decimal texts by value
-PART_KEY = 16384  # MySQL's PART_KEY_FLAG: the column is in some index
 DISPLAY_WIDTH = {"tinyint": 4, "smallint": 6, "mediumint": 9, "int": 11, "integer": 11, "bigint": 20, "year": 4}
 
 
@@ -372,7 +371,7 @@ class Table:
             names = [c.lower() for c in index.columns]
             if name not in names:
                 continue
-            flags |= PART_KEY
+            flags |= ColumnFlag.PART_KEY
             if index is primary:
                 flags |= ColumnFlag.PRI_KEY
             elif names[0] == name:
@@ -642,13 +641,16 @@ class View:
     def to_json(self) -> str:
         return json.dumps({"view": self.__dict__})
 
-    def show_create(self) -> str:
-        """SHOW CREATE VIEW's text in MariaDB's layout (the SELECT as it was written)."""
+    def show_create(self, database: str | None = None) -> str:
+        """SHOW CREATE VIEW's text in MariaDB's layout (the SELECT as it was written) for a
+        session whose current database is `database`: the view's name qualified only when it is
+        another one's (so that a dump's text, run in another database, makes the view there)."""
         # the SELECT as written, so a column list stays in the header (as MySQL 8 prints it;
         # MariaDB folds it into the SELECT's aliases): replaying the text makes the same view
         columns = f" ({', '.join(mysql_ident(c) for c in self.columns)})" if self.columns else ""
+        name = mysql_ident(self.name) if database == self.schema else f"{mysql_ident(self.schema)}.{mysql_ident(self.name)}"
         return (f"CREATE ALGORITHM={self.algorithm} DEFINER={self.definer} SQL SECURITY {self.security} "
-                f"VIEW {mysql_ident(self.schema)}.{mysql_ident(self.name)}{columns} AS {self.select}")
+                f"VIEW {name}{columns} AS {self.select}")
 
     @staticmethod
     def from_json(text: str) -> View:
@@ -986,6 +988,10 @@ def parse_column(cur: TokenCursor, name: str, indexes: list[Index],
         # MariaDB's JSON: a LONGTEXT whose values json_valid checks (4025), unless the column
         # declares a CHECK of its own
         checks.append(Check(name, f"json_valid({mysql_ident(name)})", column=name))
+    if base == "serial" and not any(index.unique and index.columns == [name] for index in indexes):
+        # SERIAL is BIGINT UNSIGNED NOT NULL AUTO_INCREMENT UNIQUE: MariaDB's key named after the
+        # column, left out where a PRIMARY KEY or UNIQUE of the column alone already is one
+        indexes.append(Index(name, [name], unique=True))
     return col
 
 

@@ -13,6 +13,11 @@ Contract
   character_set_results converts answers) its text; anywhere else, or read both ways, the
   statement is refused with 1235, never answered otherwise than MariaDB would answer it. An
   ASCII string is the same bytes in every character set here and is left as it is.
+- A binary connection's (SET NAMES binary: mydumper's, myloader's) non-ASCII string, bare or
+  after `_binary`, is its bytes: read by its bytes (BYTES) it is them, stored in a column of the
+  utf8 family (STORED) it is the characters they are in UTF-8, as MariaDB copies them there;
+  anywhere else, or stored when they are not UTF-8, 1235. The statement a replica runs has the
+  bytes as `X'..'` where they were read as bytes.
 - A non-ASCII literal after `N`, `_utf8`, `_utf8mb3`, `_utf8mb4` or `_ascii`, or any non-ASCII
   literal on an ascii connection or one of a character set not in protocol.charsets, is refused (1235):
   MariaDB reads the connection's bytes in that character set, which these strings do not keep.
@@ -32,9 +37,9 @@ from typing import Any
 
 from engine.catalog import BLOB_TYPES, Table
 from engine.lexer import replace_literals
-from engine.translate import BYTES, ITEM, TEXT, Plan
+from engine.translate import BYTES, ITEM, STORED, TEXT, Plan
 from engine.values import binary_value
-from protocol.charsets import Charset, introduced_charset
+from protocol.charsets import BINARY, Charset, introduced_charset
 from protocol.errors import ER_NOT_SUPPORTED_YET, SQLError
 
 # the introducers (upper-cased, as `Plan.introduced` holds them) of a character set read as utf8
@@ -74,6 +79,11 @@ def read(plan: Plan, params: list[object], connection: Charset | None,
                 continue
             if isinstance(value, str):
                 logged[n] = "X'" + cs.encode(text).hex().upper() + "'"
+        elif type(value) is str and not value.isascii() and connection is BINARY and word in (None, "_BINARY"):
+            out[n], logged_text = _binary_read(plan.charset_contexts.get(n), value)
+            if logged_text is not None:
+                logged[n] = logged_text
+            continue
         elif type(value) is str and not value.isascii() and connection is not None:
             # (read here: a connection of a character set whose strings its introducer would name)
             if word in _UTF8_INTRODUCERS or introduced_charset(f"_{connection.name}") is not connection:
@@ -85,6 +95,17 @@ def read(plan: Plan, params: list[object], connection: Charset | None,
             continue
         out[n] = _as_read(plan.charset_contexts.get(n), text, items_converted, cs)
     return out, logged
+
+
+def _binary_read(context: str | None, value: str) -> tuple[Any, str | None]:
+    """A binary connection's non-ASCII string `value` (its bytes as the wire's text holds them)
+    where the plan reads it as `context`, and its text in the binlog's statement (None: as it is)."""
+    raw = value.encode("utf-8", "surrogateescape")
+    if context == BYTES:
+        return binary_value(raw), "X'" + raw.hex().upper() + "'"
+    if context == STORED and raw.decode("utf-8", "replace") == value:
+        return value, None
+    raise _refused("a binary connection's string with bytes beyond ASCII in this place")
 
 
 def check_ddl(action: Any, table: Callable[[str, str], Table | None]) -> None:
@@ -109,7 +130,7 @@ def _as_read(context: str | None, text: str, items_converted: bool, cs: Charset)
     """The value a string `text` of `cs` takes where the plan reads it as `context`."""
     if context == BYTES:
         return binary_value(cs.encode(text))
-    if context == TEXT or context == ITEM and items_converted:
+    if context in (TEXT, STORED) or context == ITEM and items_converted:
         return text
     raise _refused(f"a {cs.name} string with characters beyond ASCII in this place")
 

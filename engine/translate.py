@@ -166,8 +166,10 @@ WRITTEN = "written"
 TYPED_LITERALS = {"DATE": "date", "TIME": "time", "TIMESTAMP": "datetime"}
 # How a string literal is read (`Plan.charset_contexts`): by its characters (TEXT), by its bytes
 # in its own character set (BYTES), as a select item alone (ITEM: its characters, sent in its own
-# character set to a client whose character_set_results is NULL), or both (MIXED: refused).
-TEXT, BYTES, ITEM, MIXED = "text", "bytes", "item", "mixed"
+# character set to a client whose character_set_results is NULL), or both (MIXED: refused);
+# STORED: by its characters, stored in a column of the utf8 family (where a binary connection's
+# bytes are copied, and so read as UTF-8).
+TEXT, BYTES, ITEM, MIXED, STORED = "text", "bytes", "item", "mixed", "stored"
 # the calls that read their one argument's bytes, and the ones that read only its characters
 _BYTE_CALLS = frozenset({"LENGTH", "LENGTHB", "OCTET_LENGTH", "BIT_LENGTH", "HEX", "MD5", "SHA1", "SHA", "CRC32", "TO_BASE64"})
 _CHARACTER_CALLS = frozenset({"CHAR_LENGTH", "CHARACTER_LENGTH"})
@@ -4045,7 +4047,8 @@ class Translator:
             self.introduced[param] = toks[start - 1].upper
         # a binary column stores a string's bytes in its own character set, a column of
         # characters its characters (MariaDB converts it to the column's)
-        self.read_as(param, BYTES if binary is True or col.base in BLOB_TYPES else TEXT)
+        utf8 = col.charset is None or col.charset.startswith("utf8")
+        self.read_as(param, BYTES if binary is True or col.base in BLOB_TYPES else STORED if utf8 else TEXT)
         where = f"`{schema}`.`{table}`.`{col.name}`"
         self.add_arg((STORE, param, binary, col, row, where, negative, self.lenient))
         return True

@@ -96,6 +96,7 @@ from protocol.messages import (
     ComQuery,
     ComQuit,
     ComRegisterSlave,
+    FieldList,
     Handshake,
     HandshakeResponse,
     LocalInfileRequest,
@@ -650,7 +651,7 @@ class ServerConnection:
 
     # -- output -------------------------------------------------------------------------------
 
-    def send(self, message: OK | ERR | EOF | ResultSet | AuthSwitchRequest | BinaryResponse) -> bytes:
+    def send(self, message: OK | ERR | EOF | ResultSet | FieldList | AuthSwitchRequest | BinaryResponse) -> bytes:
         """Bytes for one response (or an auth switch request during login)."""
         state = self._machine.state
         if isinstance(message, AuthSwitchRequest):
@@ -676,7 +677,7 @@ class ServerConnection:
             return wire
         more = bool(message.status & _MORE_RESULTS)
         self._machine.fire(T.SEND_MORE if more else T.SEND_RESPONSE)
-        if isinstance(message, (ResultSet, *BINARY_RESPONSES)):
+        if isinstance(message, (ResultSet, FieldList, *BINARY_RESPONSES)):
             wire, seq = frame_payloads(message.payloads(self.capabilities), self._seq)
         elif isinstance(message, OK):
             wire, seq = encode_packet(message.encode(self.capabilities), self._seq)

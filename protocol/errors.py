@@ -237,6 +237,7 @@ ER_NON_UNIQ_ERROR = MySQLError(1052, "23000", "Column '%s' in %s is ambiguous")
 ER_UNKNOWN_STORAGE_ENGINE = MySQLError(1286, "42000", "Unknown storage engine '%s'")
 ER_NONUNIQ_TABLE = MySQLError(1066, "42000", "Not unique table/alias: '%s'")
 ER_WRONG_DB_NAME = MySQLError(1102, "42000", "Incorrect database name '%s'")
+ER_WRONG_TABLE_NAME = MySQLError(1103, "42000", "Incorrect table name '%s'")
 ER_TOO_MANY_DATABASES = MySQLError(1105, "HY000", "Too many databases in use at once: the embedded engine holds at most %d %s")
 # engine/ foreign keys (InnoDB's wording; the parenthesis names the constraint as MariaDB does)
 ER_ROW_IS_REFERENCED_TABLE = MySQLError(1451, "23000", "Cannot delete or update a parent row: a foreign key constraint fails")  # DROP TABLE

@@ -163,6 +163,7 @@ class ColumnFlag(enum.IntFlag):
     SET = 2048
     NO_DEFAULT_VALUE = 4096
     ON_UPDATE_NOW = 8192
+    PART_KEY = 16384
     NUM = 32768
 
 
@@ -751,6 +752,18 @@ _QUIT = ComQuit()
 _PING = ComPing()
 
 
+# what MariaDB's alloc_query drops from a query's end (its my_isspace characters and ';')
+_QUERY_TAIL = " \t\n\v\f\r;"
+
+
+def _ended_at_nul(sql: str) -> str:
+    """A COM_QUERY's text as MariaDB's lexer reads it: a NUL that is its last character once
+    trailing spaces and ';' are dropped ends it (a C client such as mariadb-slap sends the
+    string's terminating NUL); a NUL anywhere else stays (a syntax error outside a string)."""
+    body = sql.rstrip(_QUERY_TAIL)
+    return body[:-1] if body.endswith("\0") else sql
+
+
 def decode_command(payload: bytes, client_charset: Any = None) -> Command:
     """Decode a command packet's payload. Malformed known commands raise a non-fatal
     `RemoteProtocolError(ER_MALFORMED_PACKET)`; unknown command bytes give `ComUnknown`.
@@ -760,9 +773,8 @@ def decode_command(payload: bytes, client_charset: Any = None) -> Command:
         return ComUnknown(COM_SLEEP)
     code = payload[0]
     if code == COM_QUERY:  # the hot path
-        if client_charset is not None:
-            return ComQuery(client_charset.decode(payload[1:]))
-        return ComQuery(_text(payload[1:]))
+        sql = client_charset.decode(payload[1:]) if client_charset is not None else _text(payload[1:])
+        return ComQuery(_ended_at_nul(sql) if "\0" in sql else sql)
     if code == COM_QUIT or code == COM_PING:
         if len(payload) != 1:
             raise RemoteProtocolError(f"command {code:#x} carries trailing bytes",
@@ -1162,6 +1174,29 @@ class ResultSet:
             out.append(EOF(self.warnings, self.status).encode())
         out.extend(text_row_payloads(self.rows, width))
         if deprecate_eof:
+            out.append(OK(0, 0, self.status, self.warnings).encode(capabilities, header=EOF_HEADER))
+        else:
+            out.append(EOF(self.warnings, self.status).encode())
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class FieldList:
+    """COM_FIELD_LIST's answer (mysql_list_fields; `mariadb-show -v` counts a table's columns
+    with it): no column count, each column's definition followed by its default value as a
+    text row's value (NULL: 0xFB), then an EOF (OK-with-0xFE under CLIENT_DEPRECATE_EOF), as
+    mysqld_list_fields sends them (`Protocol::SEND_DEFAULTS`)."""
+
+    columns: tuple[ColumnDefinition, ...]
+    defaults: tuple[str | None, ...]
+    status: int = ServerStatus.AUTOCOMMIT
+    warnings: int = 0
+
+    def payloads(self, capabilities: int = 0) -> list[bytes]:
+        extended = bool(capabilities & EXTENDED_METADATA)
+        out = [col.encode(extended) + _row_value(default)
+               for col, default in zip(self.columns, self.defaults, strict=True)]
+        if capabilities & DEPRECATE_EOF:
             out.append(OK(0, 0, self.status, self.warnings).encode(capabilities, header=EOF_HEADER))
         else:
             out.append(EOF(self.warnings, self.status).encode())

@@ -17,8 +17,8 @@ columns their defaults (1261), one with too many drops the rest (1262), \\N for 
 its implicit default (1263), a column the list leaves out that has no default its implicit
 default (one 1364 for the statement, in any mode); a row meeting a key is skipped with a warning (LOCAL is IGNORE
 unless REPLACE is said: the client's file cannot be stopped half-way). Without LOCAL, IGNORE
-does that too; without either, strict mode (as MariaDB's) makes those adjustments errors and a
-duplicate key fails the load (1062). The rows then go in as INSERT IGNORE (a row at a time),
+does that too; without IGNORE (LOCAL REPLACE, REPLACE, neither), strict mode (as MariaDB's)
+makes those adjustments errors, and without REPLACE a duplicate key fails the load (1062). The rows then go in as INSERT IGNORE (a row at a time),
 INSERT or REPLACE statements through the session's statement path, in
 one transaction (or a savepoint of the client's), so that the binlog carries plain statements
 any replica runs (where MariaDB's master would log the file's bytes: a replica loads the same rows
@@ -304,7 +304,7 @@ def load_statements(load: LoadData, schema: str, table: Any, targets: list[Any],
     # LOCAL without REPLACE is IGNORE: the client's file cannot be stopped half-way (MariaDB's rule)
     replace = load.duplicates == "REPLACE"
     ignore = load.duplicates == "IGNORE" or load.local and not replace
-    lenient = ignore or load.local or lax_values
+    lenient = ignore or lax_values
     stored, variables = [], []
     cut: SQLError | None = None
     for n, fields in enumerate(rows, 1):

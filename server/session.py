@@ -160,13 +160,14 @@ from protocol.messages import (
     ComQuit,
     ComRegisterSlave,
     ComUnknown,
+    FieldList,
     ResultSet,
     ServerStatus,
     decode_command,
     text_row_payloads,
 )
 from protocol.packets import encode_packet
-from server import create_select, file_statements, load_data, processlist, transactions
+from server import create_select, field_list, file_statements, load_data, processlist, transactions
 from server import sql as sqltext
 from server.core_variables import apply_completion, apply_isolation, sql_mode_bits
 from server.login import change_user, log_in
@@ -216,6 +217,7 @@ COM_STATISTICS = 0x09
 COM_SET_OPTION = 0x1B
 MULTI_STATEMENTS_ON, MULTI_STATEMENTS_OFF = 0, 1  # COM_SET_OPTION's two options
 COM_REFRESH = 0x07
+COM_FIELD_LIST = 0x04  # mysql_list_fields (`mariadb-show -v`): server/field_list.py
 COM_DEBUG = 0x0D  # mysql_dump_debug_info (`mariadb-admin debug`): SUPER, then an EOF
 REFRESH_HOSTS = 0x08  # COM_REFRESH's flag for FLUSH HOSTS (`mariadb-admin flush-hosts`)
 # what log_slow_admin_statements OFF keeps out of the slow log (MariaDB's admin statements)
@@ -966,6 +968,8 @@ class ClientSession(asyncio.Protocol):
             if event.payload[:1] and event.payload[0] & REFRESH_HOSTS:
                 self.server.connection_control.flush_hosts()
             self.write(conn.send(OK(status=self.status_flags())))
+        elif isinstance(event, ComUnknown) and event.code == COM_FIELD_LIST:
+            await self._respond_one(self._guarded(field_list.field_list(self, event.payload)))
         elif isinstance(event, ComUnknown) and event.code == COM_DEBUG:
             try:  # (mysqld writes its debug information to the error log; nothing to write here)
                 self.require(ALL, SUPER)
@@ -1476,7 +1480,7 @@ class ClientSession(asyncio.Protocol):
         conn = self.conn
         assert conn is not None
         flags = self.status_flags() | more
-        if isinstance(result, (OK, ResultSet)):
+        if isinstance(result, (OK, ResultSet, FieldList)):
             message = replace(result, status=flags)
         elif result is None:
             message = OK(status=flags)

@@ -18,7 +18,9 @@ Contract
   A user is created only by CREATE USER or by a GRANT that gives its password
   (NO_AUTO_CREATE_USER: 1133). Every change is handed to `role.after_user_change` as one fully
   qualified statement (passwords as hashes, levels qualified: a slave has no current database),
-  which a slave applies through `Admin.apply_user_statement`.
+  which a slave applies through `Admin.apply_user_statement`; CREATE USER IF NOT EXISTS of an
+  account that exists and DROP USER IF EXISTS of one that does not are handed on too (MariaDB
+  binlogs them: a replica whose accounts differ makes or drops it).
 - Roles: none exists here (CREATE ROLE is 1235), so CURRENT_ROLE() is always NULL and an
   account's default role none: SET ROLE NONE and SET DEFAULT ROLE NONE [FOR account] succeed
   and change nothing (so nothing is binlogged), a named role (SET ROLE, SET DEFAULT ROLE, GRANT
@@ -307,6 +309,9 @@ class UserStatements:
         for user, host, pw in specs:
             if users.get(user, host) is not None and not or_replace:
                 notes.append(SQLError(ER_USER_CREATE_EXISTS, user, host))
+                # binlogged all the same, as MariaDB's: a replica without the account makes it
+                await self.server.role.after_user_change(
+                    session, _create_text(f"IF NOT EXISTS '{user}'@'{host}'", pw, bool(require_ssl)))
                 continue
             account = users.create(user, host, pw)
             if require_ssl:
@@ -369,6 +374,8 @@ class UserStatements:
                 await self.server.role.after_user_change(session, f"DROP USER '{user}'@'{host}'")
             else:
                 notes.append(SQLError(ER_USER_DROP_EXISTS, user, host))
+                # binlogged all the same, as MariaDB's: a replica that has the account drops it
+                await self.server.role.after_user_change(session, f"DROP USER IF EXISTS '{user}'@'{host}'")
         return _noted(session, notes)
 
     def _privileges(self, t: Tokens) -> tuple[set[str], bool]:
@@ -596,10 +603,15 @@ _OLD_HASH = re.compile(r"[0-9A-Fa-f]{16}")
 
 
 def _create_statement(account: Account) -> str:
-    stmt = f"CREATE USER {account.name}"
-    if account.password_hash:
-        stmt += f" IDENTIFIED BY PASSWORD '{hash_to_text(account.password_hash)}'"
-    if account.require_ssl:
+    return _create_text(account.name, account.password_hash, account.require_ssl)
+
+
+def _create_text(named: str, password_hash: bytes, require_ssl: bool) -> str:
+    """CREATE USER `named` (an account, after IF NOT EXISTS if so) as the binlog carries it."""
+    stmt = f"CREATE USER {named}"
+    if password_hash:
+        stmt += f" IDENTIFIED BY PASSWORD '{hash_to_text(password_hash)}'"
+    if require_ssl:
         stmt += " REQUIRE SSL"
     return stmt
 

@@ -11,7 +11,8 @@ Contract
   STATUS (MariaDB's), each also spelled REPLICA / REPLICAS, SELECT MASTER_POS_WAIT('file', pos
   [, timeout]) and SELECT MASTER_GTID_WAIT('gtid-list' [, timeout]) (both wait for the SQL
   thread; MASTER_GTID_WAIT is woken by the applier's commits, 0 reached, -1 timed out).
-  Each takes MariaDB's connection name where it does ('' only: the default connection; another
+  Each takes MariaDB's connection name where it does, or the session's
+  @@default_master_connection when it names none ('' only: the default connection; another
   is 1617). Errors are mysqld's: 1198 (running slave), 1200 (no master configured), 1064
   (syntax), 1941/1943 (a malformed GTID list).
 - System variables: slave_net_timeout (dynamic, an integer as MariaDB's; a warning when it is below the heartbeat
@@ -116,6 +117,9 @@ class SlaveRole(Role):
             SystemVariable("relay_log_recovery", True),
             SystemVariable("relay_log_info_repository", "TABLE"),
             SystemVariable("master_info_repository", "FILE"),
+            # the connection name a statement naming none means (MariaDB's multi-source; only ''
+            # exists here, `_connection_name`)
+            SystemVariable("default_master_connection", "", Scope.SESSION, dynamic=True, check=_connection_text),
             SystemVariable(
                 "gtid_slave_pos", "", dynamic=True, check=self._check_gtid_slave_pos,
                 getter=lambda: str(self.gtid_slave_pos()), on_set=self._set_gtid_slave_pos,
@@ -309,7 +313,7 @@ class SlaveRole(Role):
             every = bool(toks.accept_word("ALL"))
             toks.expect_word(*(("SLAVES", "REPLICAS") if every else ("SLAVE", "REPLICA")))
             if not every:
-                _connection_name(toks)
+                _connection_name(toks, session)
             toks.expect_word("STATUS")
             toks.expect_end()
             columns, row = (ALL_STATUS_COLUMNS, rep.all_status_row()) if every else (STATUS_COLUMNS, rep.status_row())
@@ -317,7 +321,7 @@ class SlaveRole(Role):
             return ResultSet(tuple(_status_column(c, t) for c, t in zip(columns, types, strict=True)),
                              (tuple(_cell(v, t) for v, t in zip(row, types, strict=True)),) if row else ())
         if keyword == "CHANGE MASTER":
-            changes = _parse_change_master(toks)
+            changes = _parse_change_master(toks, session)
             notes = rep.change_master(changes)
             await rep.persist_reset()
             warnings = len(notes)
@@ -328,7 +332,7 @@ class SlaveRole(Role):
         if keyword in ("START SLAVE", "STOP SLAVE"):
             toks.next()
             toks.next()
-            _connection_name(toks)
+            _connection_name(toks, session)
             io = sql_thread = True
             if not toks.at_end():
                 threads = set()
@@ -346,7 +350,7 @@ class SlaveRole(Role):
         if keyword == "RESET SLAVE":
             toks.next()
             toks.next()
-            _connection_name(toks)
+            _connection_name(toks, session)
             all_ = bool(toks.accept_word("ALL"))
             toks.expect_end()
             rep.reset(all_, default_period=self.net_timeout / 2)
@@ -355,17 +359,29 @@ class SlaveRole(Role):
         return None
 
 
-def _connection_name(toks: Tokens, creates: bool = False) -> None:
-    """MariaDB's multi-source connection name after SLAVE / MASTER: only the default one ('')
-    exists here; another is 1617 (there is none by that name) or, to make one, 1235."""
+def _connection_name(toks: Tokens, session: ClientSession | None, creates: bool = False) -> None:
+    """MariaDB's multi-source connection name after SLAVE / MASTER (none given: the session's
+    @@default_master_connection, '' without a session): only the default one ('') exists here; another is 1617
+    (there is none by that name) or, to make one, 1235."""
     tok = toks.peek()
-    if tok is None or tok.kind != "STRING":
-        return
-    toks.next()
-    if tok.text:
+    if tok is not None and tok.kind == "STRING":
+        toks.next()
+        name = tok.text
+    else:
+        name = session.server.variables.get("default_master_connection", session) if session is not None else ""
+    if name:
         if creates:
             raise SQLError(ER_NOT_SUPPORTED_YET, "multi-source replication (a named master connection)")
-        raise SQLError(ER_MASTER_CONNECTION_NOT_FOUND, tok.text)
+        raise SQLError(ER_MASTER_CONNECTION_NOT_FOUND, name)
+
+
+def _connection_text(value: Any) -> str:
+    """SET default_master_connection's value: a string (1232 for a number, 1231 for NULL)."""
+    if value is None:
+        raise ValueError(value)
+    if not isinstance(value, str):
+        raise TypeError(value)
+    return value
 
 
 def _gtid_list(text: str) -> tuple[Any, ...]:
@@ -448,10 +464,10 @@ def _cell(value: Any, type_: int) -> Any:
     return int(value)
 
 
-def _parse_change_master(toks: Tokens) -> dict[str, Any]:
+def _parse_change_master(toks: Tokens, session: ClientSession | None = None) -> dict[str, Any]:
     toks.expect_word("CHANGE")
     toks.expect_word("MASTER")
-    _connection_name(toks, creates=True)
+    _connection_name(toks, session, creates=True)
     toks.expect_word("TO")
     changes: dict[str, Any] = {}
     while True:

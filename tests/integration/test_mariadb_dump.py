@@ -19,6 +19,7 @@ import pytest
 
 from tests.support.daemons import Daemon
 from tests.support.mariadb import MariaDBServer, mariadb_available
+from tests.support.mariadb_compare import rows_or_none
 from tests.support.slave_daemon import wait_until
 
 pytestmark = [
@@ -31,37 +32,52 @@ pytestmark = [
 TABLES = "SELECT id, v FROM d.t ORDER BY id", "SELECT k, COUNT(*) FROM d.nokey GROUP BY k ORDER BY k"
 
 
-def test_a_replica_seeded_from_a_dump_taken_under_load_replicates_exactly_the_rest(tmp_path):
-    master = Daemon("master", tmp_path / "master", ["--server-id=1"]).start()
-    replica = None
-    stop = threading.Event()
-    written = [0]
+class _Writer(threading.Thread):
+    """A client writing to d.t and d.nokey of `master` until `stop`, in transactions of two
+    statements between single-statement ones; `written` counts its rounds."""
 
-    def writer() -> None:
-        conn = master.connect()
+    def __init__(self, master: Daemon) -> None:
+        super().__init__(daemon=True)
+        self.master = master
+        self.stop = threading.Event()
+        self.written = 0
+
+    def run(self) -> None:
+        conn = self.master.connect()
         with conn.cursor() as cur:
             i = 1000
-            while not stop.is_set():
+            while not self.stop.is_set():
                 cur.execute(f"INSERT INTO d.t (v) VALUES ({i})")
                 cur.execute("BEGIN")
                 cur.execute(f"INSERT INTO d.nokey VALUES ({i % 50})")
                 cur.execute(f"UPDATE d.t SET v = v + 1 WHERE id = {i % 100 + 1}")
                 cur.execute("COMMIT")
                 i += 1
-                written[0] = i
+                self.written = i
         conn.close()
 
+
+def _writing_master(base) -> tuple[Daemon, _Writer]:
+    """Our master with the replication account, d.t's first 100 rows and d.nokey, and a
+    `_Writer` under way."""
+    master = Daemon("master", base / "master", ["--server-id=1"]).start()
+    master.query("CREATE USER repl@'%' IDENTIFIED BY 'replpw'")
+    master.query("GRANT REPLICATION SLAVE ON *.* TO repl@'%'")
+    master.query("CREATE DATABASE d")
+    master.query("CREATE TABLE d.t (id INT AUTO_INCREMENT PRIMARY KEY, v INT)")
+    master.query("CREATE TABLE d.nokey (k INT)")
+    for i in range(100):
+        master.query(f"INSERT INTO d.t (v) VALUES ({i})")
+    writer = _Writer(master)
+    writer.start()
+    wait_until(lambda: writer.written > 1100, what="the writer is under way")
+    return master, writer
+
+
+def test_a_replica_seeded_from_a_dump_taken_under_load_replicates_exactly_the_rest(tmp_path):
+    replica = None
+    master, thread = _writing_master(tmp_path)
     try:
-        master.query("CREATE USER repl@'%' IDENTIFIED BY 'replpw'")
-        master.query("GRANT REPLICATION SLAVE ON *.* TO repl@'%'")
-        master.query("CREATE DATABASE d")
-        master.query("CREATE TABLE d.t (id INT AUTO_INCREMENT PRIMARY KEY, v INT)")
-        master.query("CREATE TABLE d.nokey (k INT)")
-        for i in range(100):
-            master.query(f"INSERT INTO d.t (v) VALUES ({i})")
-        thread = threading.Thread(target=writer, daemon=True)
-        thread.start()
-        wait_until(lambda: written[0] > 1100, what="the writer is under way")
 
         dump = subprocess.run(
             ["mariadb-dump", "-h127.0.0.1", f"-P{master.port}", "-uroot", "--master-data=2",
@@ -71,9 +87,9 @@ def test_a_replica_seeded_from_a_dump_taken_under_load_replicates_exactly_the_re
         assert dump.returncode == 0, dump.stderr
         coordinates = re.search(r"CHANGE MASTER TO MASTER_LOG_FILE='([^']+)', MASTER_LOG_POS=(\d+);", dump.stdout)
         assert coordinates, dump.stdout[:2000]
-        at_dump = written[0]
-        wait_until(lambda: written[0] > at_dump + 100, what="writes after the dump")
-        stop.set()
+        at_dump = thread.written
+        wait_until(lambda: thread.written > at_dump + 100, what="writes after the dump")
+        thread.stop.set()
         thread.join(timeout=30)
 
         replica = MariaDBServer(tmp_path / "replica", server_id=2, log_bin=None).start()
@@ -94,8 +110,45 @@ def test_a_replica_seeded_from_a_dump_taken_under_load_replicates_exactly_the_re
 
         wait_until(replica_has_all, timeout=60, what="the seeded replica has exactly the master's rows")
     finally:
-        stop.set()
+        thread.stop.set()
         if replica is not None:
+            replica.stop()
+        master.stop()
+
+
+def test_a_new_slave_of_ours_and_a_new_mariadb_replica_seeded_from_a_master_data_1_dump_reach_the_masters_rows(
+        tmp_path):
+    """The DBA's workflow: each new replica is pointed at the master first (a CHANGE MASTER naming
+    the host forgets the coordinates), then loads a --single-transaction --master-data=1 dump,
+    whose CHANGE MASTER sets them, then START SLAVE."""
+    master, thread = _writing_master(tmp_path)
+    replicas: list = []
+    try:
+        dump = subprocess.run(
+            ["mariadb-dump", "-h127.0.0.1", f"-P{master.port}", "-uroot", "--master-data=1", "--single-transaction",
+             "--databases", "d"], capture_output=True, text=True, timeout=120)
+        assert dump.returncode == 0, dump.stderr
+        assert re.search(r"^CHANGE MASTER TO MASTER_LOG_FILE='[^']+', MASTER_LOG_POS=\d+;$", dump.stdout, re.M)
+        at_dump = thread.written
+        wait_until(lambda: thread.written > at_dump + 100, what="writes after the dump")
+        replicas = [MariaDBServer(tmp_path / "replica", server_id=2, log_bin=None),
+                    Daemon("slave", tmp_path / "slave", ["--server-id=3"])]
+        for replica in replicas:
+            replica.start()
+            replica.query(f"CHANGE MASTER TO MASTER_HOST='127.0.0.1', MASTER_PORT={master.port}, "
+                          "MASTER_USER='repl', MASTER_PASSWORD='replpw', MASTER_CONNECT_RETRY=1")
+            load = subprocess.run(["mariadb", "-h127.0.0.1", f"-P{replica.port}", "-uroot"], input=dump.stdout,
+                                  capture_output=True, text=True, timeout=120)
+            assert load.returncode == 0, load.stderr
+            replica.query("START SLAVE")
+        thread.stop.set()
+        thread.join(timeout=30)
+        for replica in replicas:
+            wait_until(lambda r=replica: all(rows_or_none(r, q) == master.query(q) for q in TABLES), timeout=90,
+                       what=f"{replica} to reach exactly the master's rows")
+    finally:
+        thread.stop.set()
+        for replica in replicas:
             replica.stop()
         master.stop()
 

@@ -35,6 +35,7 @@ from protocol.messages import (
     ComQuit,
     ComRegisterSlave,
     ComUnknown,
+    FieldList,
     FieldType,
     Handshake,
     HandshakeResponse,
@@ -428,3 +429,25 @@ def test_column_definition_with_mariadb_extended_type_info():
         ColumnDefinition("n").encode()[names_end - 1:]
     uuid = ColumnDefinition("u", type_name="uuid").encode(True)
     assert b"\x06\x00\x04uuid" in uuid
+
+
+def test_a_querys_last_nul_ends_it_as_mariadbs_lexer_reads_it():
+    # (mariadb-slap sends its statements' terminating NUL; one before trailing spaces and ';' too)
+    for sent, read in ((b"SELECT 1\x00", "SELECT 1"), (b"SELECT 1 \x00", "SELECT 1 "), (b"SELECT 1\x00 ;\n", "SELECT 1"),
+                       (b"SELECT 1;\x00", "SELECT 1;"), (b"\x00", ""), (b"SELECT 1\x00\x00", "SELECT 1\x00"),
+                       (b"SELECT 'a\x00b'", "SELECT 'a\x00b'"), (b"SELECT 1\x00 2", "SELECT 1\x00 2")):
+        assert decode_command(b"\x03" + sent) == ComQuery(read), sent
+
+
+def test_a_field_list_answer_is_mariadbs_bytes():
+    # MariaDB 10.11's answer to COM_FIELD_LIST 't' for `id INT AUTO_INCREMENT PRIMARY KEY` and
+    # a nullable VARCHAR(20) without a default, on a utf8mb4 connection
+    columns = (ColumnDefinition("id", FieldType.LONG, 63, 11, 0x4203, 0, "d", "t", "t", "id"),
+               ColumnDefinition("v", FieldType.VAR_STRING, 45, 80, 0, 0, "d", "t", "t", "v"))
+    answer = FieldList(columns, ("0", None), status=0)
+    assert answer.payloads() == [
+        b"\x03def\x01d\x01t\x01t\x02id\x02id\x0c?\x00\x0b\x00\x00\x00\x03\x03B\x00\x00\x00\x010",
+        b"\x03def\x01d\x01t\x01t\x01v\x01v\x0c-\x00P\x00\x00\x00\xfd\x00\x00\x00\x00\x00\xfb",
+        b"\xfe\x00\x00\x00\x00",
+    ]
+    assert answer.payloads(Capability.CLIENT_DEPRECATE_EOF)[-1] == b"\xfe\x00\x00\x00\x00\x00\x00"  # (an OK)
