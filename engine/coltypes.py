@@ -200,6 +200,51 @@ def sysvar_type(value: object, charset: int = CHARSET_UTF8MB4_GENERAL_CI, mbmaxl
     return ColumnType(FieldType.VAR_STRING, chars * mbmaxlen, STRING_DEC, charset, 0)
 
 
+# A user variable's string column: MariaDB's Item_func_get_user_var, a LONGBLOB of 16M characters
+_USER_VAR_CHARS = (1 << 24) - 1
+
+
+def uservar_type(value: object, is_set: bool, charset: int = CHARSET_UTF8MB4_GENERAL_CI,
+                 mbmaxlen: int = MB) -> ColumnType:
+    """`SELECT @name`'s column as MariaDB describes it, from the variable's value: an integer a
+    BIGINT(20) (UNSIGNED past a signed one's range), a float a DOUBLE(23), a Decimal a
+    DECIMAL(65,38), a string a LONGBLOB in the connection's `charset`, a binary string (NULL
+    too, and 16,777,216 for a variable never set) a binary LONGBLOB."""
+    if isinstance(value, bool | int):
+        unsigned = ColumnFlag.UNSIGNED if value >= 1 << 63 else 0
+        return ColumnType(FieldType.LONGLONG, 20, 0, CHARSET_BINARY, ColumnFlag.BINARY | unsigned)
+    if isinstance(value, float):
+        return ColumnType(FieldType.DOUBLE, 23, NOT_FIXED_DEC, CHARSET_BINARY, ColumnFlag.BINARY)
+    if isinstance(value, Decimal):
+        return ColumnType(FieldType.NEWDECIMAL, 83, 38, CHARSET_BINARY, ColumnFlag.BINARY)
+    if isinstance(value, str):
+        return ColumnType(FieldType.LONG_BLOB, _USER_VAR_CHARS * mbmaxlen, STRING_DEC, charset, 0)
+    length = _USER_VAR_CHARS if value is not None or is_set else _USER_VAR_CHARS + 1
+    return ColumnType(FieldType.LONG_BLOB, length, STRING_DEC, CHARSET_BINARY, ColumnFlag.BINARY)
+
+
+def held_value(value: object, ct: ColumnType) -> object:
+    """A result value of type `ct` as a user variable holds it (`uservar_type` reads it back): a
+    DECIMAL's as a Decimal of its digits, a float's as a float, an integer's as an int, a binary
+    string's as bytes, anything else (temporal values too) as its text."""
+    if value is None:
+        return None
+    code = ct.type
+    if code in (FieldType.NEWDECIMAL, FieldType.DECIMAL):
+        return Decimal(str(value))
+    if code in (FieldType.DOUBLE, FieldType.FLOAT):
+        return float(value)  # type: ignore[arg-type]
+    if code in _HELD_INTEGERS:
+        return int(value)  # type: ignore[call-overload]
+    if ct.is_binary_string:
+        return value if isinstance(value, bytes) else str(value).encode("utf-8", "surrogateescape")
+    return value.decode("utf-8", "surrogateescape") if isinstance(value, bytes) else str(value)
+
+
+_HELD_INTEGERS = frozenset({FieldType.TINY, FieldType.SHORT, FieldType.INT24, FieldType.LONG, FieldType.LONGLONG,
+                            FieldType.YEAR})
+
+
 def member_text(text: str) -> str:
     """An ENUM / SET member as declared ('it''s') -> its text (it's)."""
     if len(text) >= 2 and text[0] == text[-1] == "'":

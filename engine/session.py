@@ -210,6 +210,9 @@ class Session:
         self.sysvar_reader: Callable[[str], object] | None = None
         # `@@variable` text -> its result column's type (`coltypes.sysvar_type` of its value)
         self.sysvar_type: Callable[[str], coltypes.ColumnType] | None = None
+        # a user variable's value and whether it was set -> its result column's type
+        # (`coltypes.uservar_type` in the connection's character set)
+        self.uservar_type: Callable[[object, bool], coltypes.ColumnType] | None = None
         # USER() (user@host of the client) and CURRENT_USER() (the account), as the server logged in
         self.user_text = ""
         self.current_user_text = ""
@@ -624,8 +627,9 @@ class Session:
                 args.append(self.row_count)
             elif source[0] == "const":
                 args.append(source[1])
-            elif source[0] == "var":
-                args.append(self._user_var(source[1], context))
+            elif source[0] == "var":  # a DECIMAL's digits as text: SQLite would take a double
+                value = self._user_var(source[1], context)
+                args.append(format(value, "f") if type(value) is Decimal else value)
             elif source[0] == "sysvar":
                 args.append(self._sysvar(source[1]))
             elif source[0] == "bytes":
@@ -667,6 +671,14 @@ class Session:
             return False
         self.last_insert_id = value
         return True
+
+    def _bare_user_var(self, name: str) -> tuple[coltypes.ColumnType, object]:
+        """A select-list item `@name`: its column (`uservar_type`) and value, the variable's as
+        it holds it (a DECIMAL's own digits: SQLite read it as a double)."""
+        assert self.uservar_type is not None
+        value = self.user_vars.get(name.lower())
+        ct = self.uservar_type(value, name.lower() in self.user_vars)
+        return ct, format(value, "f") if isinstance(value, Decimal) else value
 
     def _user_var(self, name: str, context: StatementContext | None) -> object:
         if context is not None and name in context.user_vars:
@@ -753,7 +765,8 @@ class Session:
         self.found, self.row_count = len(rows), -1
         if plan.names is not None:
             names = _column_names(plan.names, names, sql, params)
-        types, rows = result_types(plan, names, rows, sql, params, self.sysvar_type)
+        types, rows = result_types(plan, names, rows, sql, params, self.sysvar_type,
+                                   self._bare_user_var if self.uservar_type is not None else None)
         return Result(columns=names, column_types=types, rows=rows, in_transaction=self.in_transaction,
                       warnings=self._warnings() if self._fx.warnings else ())
 
@@ -1279,9 +1292,11 @@ class Session:
 
 def result_types(plan: Plan, names: list[str], rows: list[tuple], sql: str, params: list[object],
                  sysvar_type: Callable[[str], coltypes.ColumnType] | None = None,
+                 user_var: Callable[[str], tuple[coltypes.ColumnType, object]] | None = None,
                  ) -> tuple[list[coltypes.ColumnType], list[tuple]]:
     """Each result column's MySQL type (from the schema and the expression; a bare `@@name` item
-    by `sysvar_type`; for an expression the typer does not know, the one type all its values
+    by `sysvar_type`; a bare `@name` item, in a statement that assigns none, by `user_var`, its
+    value the variable's; for an expression the typer does not know, the one type all its values
     fit) and the rows in that type's text form (DECIMAL scale, binary strings as bytes,
     fractional seconds ...)."""
     typed: list[coltypes.ColumnType | None] = []
@@ -1298,6 +1313,12 @@ def result_types(plan: Plan, names: list[str], rows: list[tuple], sql: str, para
     convert = coltypes.converter(types)
     if convert is not None:
         rows = [convert(row) for row in rows]
+    if user_var is not None and isinstance(typer, SelectTypes) and len(typer.items) == len(types) \
+            and "mysql_set_var(" not in plan.sql:
+        for i, item in enumerate(typer.items):
+            if len(item) == 1 and item[0].kind == "var":
+                types[i], value = user_var(item[0].text)
+                rows = [(*row[:i], value, *row[i + 1:]) for row in rows]
     return types, rows
 
 

@@ -27,9 +27,11 @@ from __future__ import annotations
 
 import struct
 from collections.abc import Sequence
+from decimal import Decimal
 from typing import Any
 
 from protocol.events import (
+    DECIMAL_RESULT,
     DEFAULT_SQL_MODE,
     FL_ALLOW_PARALLEL,
     FL_DDL,
@@ -52,6 +54,7 @@ from protocol.events import (
     Gtid,
     Rand,
     UserVar,
+    encode_packed_decimal,
     encode_status_vars,
     gtid_body,
     intvar_body,
@@ -128,6 +131,9 @@ def user_var(name: str, value: object) -> UserVar:
         return UserVar(name, type=INT_RESULT, charset=BINARY, value=raw, flags=USER_VAR_UNSIGNED_F if unsigned else 0)
     if isinstance(value, float):
         return UserVar(name, type=REAL_RESULT, charset=BINARY, value=struct.pack("<d", value))
+    if isinstance(value, Decimal):  # precision, scale, the packed digits (MariaDB's DECIMAL_RESULT)
+        precision, scale, packed = encode_packed_decimal(value)
+        return UserVar(name, type=DECIMAL_RESULT, charset=BINARY, value=bytes((precision, scale)) + packed)
     if isinstance(value, bytes | bytearray | memoryview):
         return UserVar(name, type=STRING_RESULT, charset=BINARY, value=bytes(value))
     return UserVar(name, type=STRING_RESULT, charset=UTF8MB4_GENERAL_CI,

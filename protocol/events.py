@@ -1192,6 +1192,38 @@ def decode_packed_decimal(data: bytes | memoryview, pos: int, precision: int, sc
     return Decimal(("-" if negative else "") + text), end
 
 
+def encode_packed_decimal(value: Decimal) -> tuple[int, int, bytes]:
+    """`value` as MySQL's packed DECIMAL (`decode_packed_decimal`'s inverse) of its own digits:
+    (precision, scale, bytes), precision at least 1 (0.5 is DECIMAL(1,1))."""
+    sign, digits, exponent = value.as_tuple()
+    assert isinstance(exponent, int), "a finite Decimal"
+    text = "".join(map(str, digits))
+    scale = max(-exponent, 0)
+    text = text + "0" * max(exponent, 0)
+    intg_text = text[:len(text) - scale] if scale < len(text) else ""
+    frac_text = text[len(text) - scale:] if scale else ""
+    frac_text = frac_text.rjust(scale, "0")
+    intg_text = intg_text.lstrip("0")
+    intg = len(intg_text)
+    out = bytearray()
+    lead = intg % _DIG_PER_DEC
+    if lead:
+        out += int(intg_text[:lead]).to_bytes(_DIG_TO_BYTES[lead], "big")
+    for at in range(lead, intg, _DIG_PER_DEC):
+        out += int(intg_text[at:at + _DIG_PER_DEC]).to_bytes(4, "big")
+    whole = scale - scale % _DIG_PER_DEC
+    for at in range(0, whole, _DIG_PER_DEC):
+        out += int(frac_text[at:at + _DIG_PER_DEC]).to_bytes(4, "big")
+    if scale % _DIG_PER_DEC:
+        out += int(frac_text[whole:]).to_bytes(_DIG_TO_BYTES[scale % _DIG_PER_DEC], "big")
+    if not out:  # 0: one digit
+        intg, out = 1, bytearray(1)
+    if sign and any(out):
+        out = bytearray(b ^ 0xFF for b in out)
+    out[0] ^= 0x80
+    return intg + scale, scale, bytes(out)
+
+
 def user_var_value(body: UserVar, errors: str = "surrogateescape") -> object:
     """The value a USER_VAR_EVENT sets: None, int (signed, or unsigned with UNSIGNED_F), float,
     Decimal (value = precision, scale, packed decimal), bytes (binary strings) or str (other

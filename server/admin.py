@@ -34,9 +34,10 @@ import re
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
+from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
-from engine.coltypes import ColumnType, varchar
+from engine.coltypes import ColumnType, held_value, varchar
 from protocol.auth import hash_to_text, native_password_hash
 from protocol.charsets import charset_named, collation_number, default_collation, introduced_charset
 from protocol.errors import (
@@ -336,8 +337,10 @@ class Admin:
                 raise _NotOurs()
             return -value if tok.text == "-" else value
         if kind == "NUMBER":
-            if not bare_words and tok.text[:2] == "0x":
-                raise _NotOurs()  # a hybrid, a user variable's binary string: the engine's (`lexer.Hybrid`)
+            if not bare_words and (tok.text[:2] == "0x" or type(tok.value) is float):
+                # a hybrid (a user variable's binary string: `lexer.Hybrid`), a DECIMAL or a
+                # DOUBLE literal: the engine's, which types it
+                raise _NotOurs()
             return tok.value
         if kind == "STRING":
             return tok.text
@@ -448,8 +451,10 @@ class Admin:
                         types.append(varchar(len(value), flags=ColumnFlag.NOT_NULL))
                     else:
                         types.append(_FUNCTION_TYPES.get(first.upper) if called else None)
-                if first.kind == "USERVAR" and t.i == start + 1 and not isinstance(value, (int, float)):
-                    value = _UserString(value)
+                if first.kind == "USERVAR" and t.i == start + 1:  # @x: typed by the value it holds
+                    types[-1] = session.uservar_column(value, str(first.value) in session.user_vars)
+                    if isinstance(value, Decimal):
+                        value = format(value, "f")  # its own digits
                 end_tok = t.peek()
                 text = sql[first.pos:end_tok.pos if end_tok is not None else len(sql)].strip().rstrip(";").rstrip()
                 if t.accept_word("AS"):
@@ -476,8 +481,7 @@ class Admin:
             return None
         defs = tuple(_column_for(name, value) if kind is None else result_column(name, kind)
                      for name, value, kind in zip(columns, row, types, strict=True))
-        values = tuple(v.value if isinstance(v, _UserString) else v for v in row)
-        rows = () if limit == 0 else (values,)
+        rows = () if limit == 0 else (tuple(row),)
         return ResultSet(defs, rows)
 
     # -- SET ---------------------------------------------------------------------------------------
@@ -559,7 +563,7 @@ class Admin:
                 simple = False
             if not simple:  # an expression (1 + 2, NOW(), (SELECT ...)): the engine evaluates it
                 t.i = start
-                value = await self._evaluate(session, t, noted)
+                value = await self._evaluate(session, t, noted, typed=target[0] == "user")
             if target[0] == "user" and isinstance(value, str) and not value.isascii():
                 _refuse_charset_variable(session, t.sql[t.items[start].pos:t.peek().pos if t.peek() else len(t.sql)])
             assignments.append((target, value, noted))
@@ -701,9 +705,12 @@ class Admin:
             return t, inner.strip()
         raise parse_error(sql, len(sql))
 
-    async def _evaluate(self, session: ClientSession, t: Tokens, warnings: list | None = None) -> Any:
+    async def _evaluate(self, session: ClientSession, t: Tokens, warnings: list | None = None,
+                        typed: bool = False) -> Any:
         """Evaluate the expression from the cursor to the next top-level ',' (or the end) with
-        the engine (`SELECT expr`) and return its value; its warnings added to `warnings`."""
+        the engine (`SELECT expr`) and return its value; its warnings added to `warnings`.
+        `typed` (a user variable's value): held in the result's type, as MariaDB's variable
+        keeps it (`held_value`)."""
         first = t.peek()
         if first is None:
             raise t.error()
@@ -716,6 +723,8 @@ class Admin:
             warnings.extend(result.warnings)
         if not result.rows:
             return None
+        if typed and result.column_types:
+            return held_value(result.rows[0][0], result.column_types[0])
         return result.rows[0][0]
 
     async def _set_autocommit(self, session: ClientSession, on: bool) -> None:
@@ -995,18 +1004,7 @@ def _sysvar(tok: Any) -> tuple[str | None, str]:
     return scope_name, name
 
 
-class _UserString:
-    """A string or NULL read from a user variable: MariaDB types that column LONGBLOB."""
-
-    __slots__ = ("value",)
-
-    def __init__(self, value: Any) -> None:
-        self.value = value
-
-
 def _column_for(name: str, value: Any) -> Any:
-    if isinstance(value, _UserString):
-        return column(name, FieldType.LONG_BLOB)
     if name.upper() == "CONNECTION_ID()":
         return column(name, FieldType.LONG)
     if isinstance(value, bool) or isinstance(value, int):

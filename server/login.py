@@ -158,6 +158,7 @@ def _open_engine_session(session: ClientSession) -> None:
     engine_session.user_vars = session.user_vars  # one dict: SET @a here, @a in DML there
     engine_session.sysvar_reader = session.read_sysvar
     engine_session.sysvar_type = session.sysvar_type
+    engine_session.uservar_type = session.uservar_column
     engine_session.user_text = f"{session.user}@{session.host}"
     engine_session.current_user_text = f"{session.account.user}@{session.account.host}"
     engine_session.live_reader = session.read_infoschema

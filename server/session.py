@@ -1030,6 +1030,7 @@ class ClientSession(asyncio.Protocol):
         self.engine_session.user_vars = self.user_vars
         self.engine_session.sysvar_reader = self.read_sysvar
         self.engine_session.sysvar_type = self.sysvar_type
+        self.engine_session.uservar_type = self.uservar_column
         self.engine_session.live_reader = self.read_infoschema
         self.engine_session.user_text, self.engine_session.current_user_text = old.user_text, old.current_user_text
         self.engine_session.found_rows = old.found_rows
@@ -1639,6 +1640,14 @@ class ClientSession(asyncio.Protocol):
         if results is None or results is BINARY:
             return coltypes.sysvar_type(value)
         return coltypes.sysvar_type(value, results.number, results.mbmaxlen)
+
+    def uservar_column(self, value: Any, is_set: bool) -> ColumnType:
+        """The result column of a user variable holding `value` (`is_set`: it was ever set): a
+        string's in character_set_results (`coltypes.uservar_type`)."""
+        results = CHARSETS.get(self.sysvars.get("character_set_results"))  # type: ignore[arg-type]
+        if results is None or results is BINARY:
+            return coltypes.uservar_type(value, is_set)
+        return coltypes.uservar_type(value, is_set, results.number, results.mbmaxlen)
 
     def _sysvar(self, text: str) -> Any:
         scope: Scope | None = None

@@ -388,7 +388,7 @@ def defined_answers(port: int, database: str, queries: Sequence[str | tuple[str,
                     try:
                         cur.execute(sql)
                         text = ([(f.name, f.type_code, f.length, f.scale, f.flags, f.charsetnr)
-                                 for f in cur._result.fields or ()], cur.fetchall())
+                                 for f in getattr(cur._result, "fields", None) or ()], cur.fetchall())
                     except pymysql.MySQLError as exc:
                         text = ("error", exc.args[0], exc.args[1])
             out.append((sql, text, _binary_answer(conn, sql, params)))

@@ -34,6 +34,7 @@ from protocol.events import (
     decode_event,
     decode_header,
     decode_packed_decimal,
+    encode_packed_decimal,
     event_checksum_ok,
     event_size_at,
     event_type,
@@ -127,6 +128,16 @@ def test_packed_decimal():
     assert decode_packed_decimal(b"??" + PACKED_NEGATIVE, 2, 14, 4) == (Decimal("-1234567890.1234"), 9)
     with pytest.raises(RemoteProtocolError):
         decode_packed_decimal(PACKED[:-1], 0, 14, 4)
+
+
+def test_packed_decimal_encoded_as_decimal2bin_and_read_back():
+    assert encode_packed_decimal(Decimal("1234567890.1234")) == (14, 4, PACKED)  # the documented bytes
+    assert encode_packed_decimal(Decimal("-1234567890.1234")) == (14, 4, PACKED_NEGATIVE)
+    assert encode_packed_decimal(Decimal("1.50")) == (3, 2, bytes.fromhex("8132"))
+    for text in ("0", "-0", "0.5", "-0.0005", "100", "1E+3", "0.000", "12345678901234567890.5",
+                 "1.2345678901234567890123", "-123456789.123456789", "999999999999999999.999999999"):
+        precision, scale, packed = encode_packed_decimal(Decimal(text))
+        assert decode_packed_decimal(packed, 0, precision, scale) == (Decimal(text), len(packed)), text
 
 
 @pytest.mark.parametrize(("body", "value"), [
