@@ -177,9 +177,9 @@ def expression_column(name: str, ct: ColumnType) -> Column:
                 or ct.length == 0 else ("varbinary" if binary else "varchar")
             return Column(name, kind, [str(chars)], binary=binary or binary_collation, charset=charset,
                           collation=collation, nullable=nullable)
-        kind = "blob" if binary else "text"
-        kind = (f"tiny{kind}" if ct.length <= 255 else kind if ct.length <= 65535 else
-                f"medium{kind}" if ct.length <= 16777215 else f"long{kind}")
+        kind = "blob" if binary else "text"  # (by its characters: a result's length says them times mbmaxlen)
+        kind = (f"tiny{kind}" if chars <= 255 else kind if chars <= 65535 else
+                f"medium{kind}" if chars <= 16777215 else f"long{kind}")
         return Column(name, kind, binary=binary or binary_collation, charset=charset, collation=collation,
                       nullable=nullable)
     if ct.type in _TIMES:

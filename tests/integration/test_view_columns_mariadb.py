@@ -76,7 +76,7 @@ SHAPES = [
     " f DOUBLE, g TEXT, k INT NOT NULL, dt DATE, fl FLOAT, l1 VARCHAR(4) CHARACTER SET latin1 NOT NULL, tm TIME(3),"
     " y YEAR, bl BLOB, e ENUM('p','q')) DEFAULT CHARSET=utf8mb4",
     "CREATE VIEW d.s1 AS SELECT UPPER(a) AS ua, LENGTH(a) AS la, NOW() AS n, ABS(id) AS ab, SUM(b) AS sb, AVG(id) AS av,"
-    " MAX(c) AS mc, MIN(a) AS ma, COUNT(a) AS ca FROM d.m GROUP BY id",
+    " MAX(c) AS mc, MIN(a) AS ma, COUNT(a) AS ca, GROUP_CONCAT(a) AS gc FROM d.m GROUP BY id",
     "CREATE VIEW d.s2 AS SELECT SUM(b) AS sb, COUNT(*) AS n, MAX(a) AS ma, id, 5 AS five, id + 1 AS p, 'x' AS s,"
     " COUNT(*) + 1 AS c1 FROM d.m",
     "CREATE VIEW d.s3 AS SELECT x.id, x.a, x.n FROM (SELECT id, a, id * 2 AS n FROM d.m) AS x",
