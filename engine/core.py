@@ -149,7 +149,7 @@ from engine import autoinc, fixedbin, functions, infoschema, multiwrite, viewcol
 from engine.catalog import DATABASE_KEY, VIEW_PREFIX, DatabaseOptions, Table, TokenCursor, View
 from engine.concurrency import Settle, ThreadLane, WriterLock
 from engine.connections import ATTACH_LIMIT, ReaderPool, open_connection
-from engine.ddl import DdlAction, missing_routine
+from engine.ddl import VIEW_NAME_ERRORS, DdlAction, missing_routine
 from engine.errors import SQLITE_INPUT_ERRORS, map_sqlite_error, parsing
 from engine.exact import plan_kind
 from engine.foreign_keys import FkTriggers, fk_error
@@ -1556,6 +1556,8 @@ class Engine:
         self._w_need(needed & self.schemas.keys())
         self._w_begin()
         try:
+            for sql, args in action.view_selects:
+                self._w_check_view(sql, args)
             for sql in action.sql:
                 conn.execute(sql)
             for child, fk in action.check_foreign_keys:
@@ -1595,6 +1597,16 @@ class Engine:
         self.views = views
         self._touched.add(action.schema)
         self._after_ddl(action.reset_auto)
+
+    def _w_check_view(self, sql: str, args) -> None:
+        """A view's SELECT compiled, never run (`DdlAction.view_selects`): MariaDB's error of
+        its names raised, any other let be."""
+        try:
+            self._w_execute("EXPLAIN " + sql, args).fetchall()
+        except SQLITE_INPUT_ERRORS as exc:
+            error = map_sqlite_error(exc, None)
+            if error.code in VIEW_NAME_ERRORS:
+                raise error from None
 
     def _w_put_options(self, name: str, options: DatabaseOptions) -> None:
         """A database's options into its file's catalog, inside the writer's open transaction

@@ -14,6 +14,7 @@ import copy
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from decimal import Decimal
 
 from engine import fixedbin, values
 from engine.catalog import (
@@ -67,6 +68,7 @@ from protocol.errors import (
     ER_MULTIPLE_PRI_KEY,
     ER_NO_DB_ERROR,
     ER_NO_SUCH_TABLE,
+    ER_NON_UNIQ_ERROR,
     ER_NOT_SUPPORTED_YET,
     ER_ROW_IS_REFERENCED_TABLE,
     ER_SP_DOES_NOT_EXIST,
@@ -84,6 +86,7 @@ from protocol.errors import (
 )
 
 # what a generated column may not read: the statement's time, random numbers, the session
+_NUMBER_TEXT = re.compile(r"(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?")
 _NOW_WORDS = ("NOW", "LOCALTIME", "LOCALTIMESTAMP", "CURRENT_TIMESTAMP")
 _UNREPEATABLE = (*_NOW_WORDS, "SYSDATE", "CURDATE", "CURRENT_DATE", "CURTIME", "CURRENT_TIME", "UTC_TIMESTAMP",
                  "UTC_DATE", "UTC_TIME", "RAND", "UUID", "UUID_SHORT", "CONNECTION_ID", "USER", "CURRENT_USER",
@@ -120,6 +123,13 @@ def _routine_word(cur: TokenCursor) -> str | None:
     return None
 
 
+# what MariaDB's CREATE / ALTER VIEW answers of its SELECT's names: an unknown database, table or
+# column, an ambiguous column (not an unknown function's 1305: one MariaDB has and this engine
+# lacks would stop a replica's applier, where the view is made and only reading it fails)
+VIEW_NAME_ERRORS = frozenset({ER_BAD_DB_ERROR.code, ER_NO_SUCH_TABLE.code, ER_BAD_FIELD_ERROR.code,
+                              ER_NON_UNIQ_ERROR.code})
+
+
 @dataclass
 class DdlAction:
     schema: str  # the schema whose file the action writes (for the commit's meta)
@@ -135,6 +145,11 @@ class DdlAction:
     database_options: DatabaseOptions | None = None
     noop: bool = False  # IF [NOT] EXISTS made it a no-op (still binlogged, as MySQL does)
     put_views: list[View] = field(default_factory=list)
+    # each view's SELECT as reading it runs (SQL and arguments: `Session`'s plan of it), compiled
+    # on the writer before the view is stored, so that a SELECT naming an unknown table or column
+    # fails the statement with MariaDB's error (`VIEW_NAME_ERRORS`) and makes nothing (another
+    # error, of what this engine does not run, still makes it, as MariaDB would)
+    view_selects: list[tuple[str, list[object]]] = field(default_factory=list)
     drop_views: list[tuple[str, str]] = field(default_factory=list)
     # DROP VIEW naming existing and missing views: the existing ones are dropped (and only they
     # binlogged, as `logged`), then the statement answers 4092, as MariaDB does
@@ -624,11 +639,15 @@ class DdlParser:
         pieces: list[str] = []
         shape_end = cur.tokens[start].start
         shape = self.shape
+        texts = literal_texts(cur.text)
         for tok in cur.tokens[start:]:
             pieces.append(shape[shape_end:tok.start] if pieces else "")
             if tok.kind == "param":
                 value = cur.params[tok.param]
-                pieces.append(mysql_literal(value))
+                written = texts[tok.param] if len(texts) == len(cur.params) else ""
+                # a number as written (1e3 a DOUBLE, 1.50 two decimals: its type is its text's)
+                pieces.append(written if _NUMBER_TEXT.fullmatch(written) and isinstance(value, int | float | Decimal)
+                              and not isinstance(value, bool) else mysql_literal(value))
             else:
                 pieces.append(tok.text)
             shape_end = tok.end

@@ -46,7 +46,7 @@ from engine.coltypes import (
 from engine.fixedbin import canonical
 from engine.lexer import Token
 from engine.values import date_parts, temporal_text
-from protocol.charsets import CHARSETS, mbmaxlen
+from protocol.charsets import CHARSETS, collation_number, mbmaxlen
 from protocol.messages import ColumnFlag, FieldType
 
 _COMPARE_OPS = {"=", "<", ">", "<=", ">=", "!=", "<>", "<=>"}
@@ -108,10 +108,17 @@ _OWN_TYPES = {
 _VARIANCE_FUNCS = {"STD", "STDDEV", "STDDEV_POP", "STDDEV_SAMP", "VARIANCE", "VAR_POP", "VAR_SAMP"}
 # functions that read their arguments as numbers: an ENUM or SET argument is its number
 _NUMBER_ARGS = {"SUM", "AVG", "ABS", "ROUND", "TRUNCATE", "FLOOR", "CEIL", "CEILING", "MOD", "SIGN"}
+_AGGREGATES = ("COUNT", "SUM", "AVG", "MIN", "MAX", "GROUP_CONCAT", "BIT_AND", "BIT_OR", "BIT_XOR", "STD",
+               "STDDEV", "STDDEV_POP", "STDDEV_SAMP", "VARIANCE", "VAR_POP", "VAR_SAMP", "JSON_ARRAYAGG",
+               "JSON_OBJECTAGG")
 _WINDOW_FUNCS = frozenset({"ROW_NUMBER", "RANK", "DENSE_RANK", "NTILE", "PERCENT_RANK", "CUME_DIST", "LAG", "LEAD",
                            "FIRST_VALUE", "LAST_VALUE", "NTH_VALUE"})
+_KEY_FLAGS = ColumnFlag.PRI_KEY | ColumnFlag.UNIQUE_KEY | ColumnFlag.MULTIPLE_KEY | 16384  # (16384: PART_KEY)
 _INTEGERS = frozenset({FieldType.TINY, FieldType.SHORT, FieldType.INT24, FieldType.LONG, FieldType.LONGLONG})
 _SAME_AS_ARG = {"MIN", "MAX", "ABS", "IFNULL", "COALESCE", "NULLIF", "GREATEST", "LEAST", "ANY_VALUE"}
+# the clock's functions, whose one argument is a precision
+_CLOCK_FUNCS = frozenset({"NOW", "SYSDATE", "CURRENT_TIMESTAMP", "LOCALTIME", "LOCALTIMESTAMP", "UTC_TIMESTAMP", "CURTIME",
+                          "CURRENT_TIME", "UTC_TIME"})
 _TEMPORAL_FUNCS = {
     "NOW": FieldType.DATETIME, "SYSDATE": FieldType.DATETIME, "CURRENT_TIMESTAMP": FieldType.DATETIME,
     "LOCALTIME": FieldType.DATETIME, "LOCALTIMESTAMP": FieldType.DATETIME, "UTC_TIMESTAMP": FieldType.DATETIME,
@@ -147,19 +154,25 @@ class SelectTypes:
     items: list[list[Token]]  # select-list items, aliases dropped
     tables: list[tuple[str, Table]]  # FROM tables in order, by lower-case alias (or name)
     scope: list[tuple[str, Table]] | None = None  # every table of the statement (subqueries' too)
+    # the FROM tables (by alias) an outer join makes nullable (`outer_joined`; None: not told)
+    outer: frozenset[str] | None = frozenset()
+    # `grouping`'s: columns read as nullable outside aggregates, and by a window function (whose
+    # columns lose their keys too)
+    grouped: bool = False
+    windowed: bool = False
     _static: list[ColumnType | None] | None = field(default=None, repr=False)
 
     def column_type(self, names: list[str]) -> ColumnType | None:
         """The type of the column `names` ([[db.]table.]column) of the FROM tables, or None."""
         try:
-            return _Typer(self.tables, [], list, self.scope).column(names)
+            return _Typer(self.tables, [], list, self.scope, self.outer).column(names)
         except _Unknown:
             return None
 
     def expr_type(self, tokens: list[Token], params: list[object], texts) -> ColumnType | None:
         """The type of the expression `tokens` over the FROM tables, or None when not known."""
         try:
-            ct, end = _Typer(self.tables, params, texts, self.scope).expr(tokens, 0)
+            ct, end = _Typer(self.tables, params, texts, self.scope, self.outer).expr(tokens, 0)
         except (_Unknown, IndexError):
             return None
         return ct if end == len(tokens) else None
@@ -176,7 +189,9 @@ class SelectTypes:
         the statement's literal texts (read only for number literals)."""
         if self._static is not None:
             return self._static
-        typer = _Typer(self.tables, params, texts, self.scope)
+        typer = _Typer(self.tables, params, texts, self.scope, self.outer)
+        if self.grouped:
+            typer.nulled = ColumnFlag.NOT_NULL | (_KEY_FLAGS if self.windowed else 0)
         out: list[ColumnType | None] = []
         for item in self.items:
             if item and item[-1].text == "*" and (len(item) == 1 or item[-2].text == "."):
@@ -230,6 +245,48 @@ _SELECT_OPTIONS = ("DISTINCT", "ALL", "DISTINCTROW", "SQL_CALC_FOUND_ROWS", "SQL
                    "HIGH_PRIORITY", "STRAIGHT_JOIN", "SQL_SMALL_RESULT", "SQL_BIG_RESULT", "SQL_BUFFER_RESULT")
 _SELECT_LIST_END = ("FROM", "INTO", "UNION", "WHERE", "LIMIT", "ORDER", "GROUP", "HAVING", "FOR", "LOCK", "WINDOW",
                     "EXCEPT", "INTERSECT")
+
+
+def grouping(tokens: list[Token], items: list[list[Token]]) -> tuple[bool, bool]:
+    """Whether the SELECT `tokens` (select items `items`) reads its tables' columns as nullable
+    outside its aggregates, as MariaDB does when it groups without GROUP BY (no rows give one of
+    NULLs) or has a window function (its temporary table); and whether by a window function."""
+    depth = 0
+    for k, tok in enumerate(tokens):
+        if tok.kind == "op" and tok.text in ("(", ")"):
+            depth += 1 if tok.text == "(" else -1
+        elif depth == 0 and tok.is_word("GROUP") and not within_group(tokens, k):
+            return False, False
+    if not any(calls_aggregate(item) for item in items):
+        return False, False
+    return True, any(calls_aggregate(item, windows_only=True) for item in items)
+
+
+def calls_aggregate(toks: list[Token], windows_only: bool = False) -> bool:
+    """`toks` call an aggregate or a window function (a subquery's own not counted)."""
+    k = 0
+    while k < len(toks):
+        tok = toks[k]
+        if tok.text == "(" and k + 1 < len(toks) and toks[k + 1].is_word("SELECT", "WITH"):
+            k = closing(toks, k) + 1
+            continue
+        if tok.kind == "word" and k + 1 < len(toks) and toks[k + 1].text == "(":
+            after = closing(toks, k + 1) + 1
+            if not windows_only and tok.is_word(*_AGGREGATES) or after < len(toks) and toks[after].is_word("OVER"):
+                return True
+        k += 1
+    return False
+
+
+def closing(toks: list[Token], k: int) -> int:
+    """The index of the parenthesis closing the one at toks[k] (the last token's when none does)."""
+    depth = 0
+    for n in range(k, len(toks)):
+        if toks[n].kind == "op" and toks[n].text in ("(", ")"):
+            depth += 1 if toks[n].text == "(" else -1
+            if depth == 0:
+                return n
+    return len(toks) - 1
 
 
 def within_group(tokens: list[Token], k: int) -> bool:
@@ -391,6 +448,61 @@ def from_tables(tokens: list[Token], i: int, lookup) -> list[tuple[str, Table | 
             continue
         i += 1
     return tables
+
+
+def outer_joined(tokens: list[Token], i: int) -> frozenset[str] | None:
+    """The aliases (or names) of the tables of the FROM clause at tokens[i] that its outer joins
+    make nullable: a LEFT JOIN's right table, every table before a RIGHT JOIN (NATURAL or not);
+    None where a parenthesized join stands beside an outer join (not told here)."""
+    if i >= len(tokens) or not tokens[i].is_word("FROM"):
+        return frozenset()
+    seen: list[str] = []
+    out: set[str] = set()
+    nested = False
+    join = None  # LEFT or RIGHT: how the next table joins
+    expect, k = True, i + 1
+    while k < len(tokens):
+        t = tokens[k]
+        if t.kind == "op" and t.text == "(":
+            close = _skip_parens(tokens, k)
+            if not expect:
+                k = close
+                continue
+            inner = tokens[k + 1:close - 1]
+            while inner and inner[0].text == "(" and _skip_parens(inner, 0) == len(inner):
+                inner = inner[1:-1]
+            alias, k = _alias(tokens, close)
+            if inner and inner[0].is_word("SELECT", "WITH"):
+                names = [alias.lower()] if alias is not None else []
+            else:  # a parenthesized join: its tables
+                nested = True
+                names = [a for a, _ in from_tables([Token("word", "FROM"), *inner], 0, lambda s, n: Table(s, n, []))]
+        elif expect and t.kind in ("word", "ident"):
+            name = t.text
+            if k + 2 < len(tokens) and tokens[k + 1].text == "." and tokens[k + 1].kind == "op":
+                name, k = tokens[k + 2].text, k + 2
+            alias, k = _alias(tokens, k + 1)
+            names = [(alias or name).lower()]
+        else:
+            if t.kind == "op" and t.text == ",":
+                expect, join = True, None
+            elif t.is_word("JOIN", "STRAIGHT_JOIN"):
+                expect = True
+            elif t.is_word("LEFT", "RIGHT") and not (k + 1 < len(tokens) and tokens[k + 1].text == "("):
+                join = t.upper
+            elif t.is_word(*_FROM_ENDS):
+                break
+            k += 1
+            continue
+        if join == "LEFT":
+            out.update(names)
+        elif join == "RIGHT":
+            out.update(seen)
+        seen += names
+        expect, join = False, None
+    if nested and (out or any(tok.is_word("LEFT", "RIGHT") for tok in tokens[i:k])):
+        return None
+    return frozenset(out)
 
 
 _FROM_ENDS = frozenset({"WHERE", "GROUP", "ORDER", "HAVING", "LIMIT", "UNION", "FOR", "LOCK", "WINDOW", "INTO",
@@ -558,6 +670,33 @@ class Derived:
         return None
 
 
+def derived_origins(tables: list[tuple[str, Table | Derived]], item: list[Token],
+                    literals: tuple[list[object], Any]) -> list[tuple[str, str, str, str] | None]:
+    """The table columns the select item `item` (a column name, `*` or `t.*`) reads through the
+    derived tables among `tables`, one per column it gives (None: another table's, or an
+    expression's); [] where it reads no derived table. `literals`: the statement's."""
+    names = [tok.text.lower() for tok in item[::2]]
+    star = names[-1] == "*"
+    out: list[tuple[str, str, str, str] | None] = []
+    for alias, table in tables:
+        if len(names) > 1 and alias != names[-2]:
+            continue
+        if not isinstance(table, Derived) or table.select is None or table.names is None:
+            if star:
+                out += [None] * len(table.columns if isinstance(table, Table) else table.names or ())
+            continue
+        types = table.select.types(*(table.literals or literals))
+        if len(types) != len(table.names):
+            return []
+        if star:
+            out += [ct.origin if ct is not None else None for ct in types]
+            continue
+        k = table.index(names[-1])
+        if k is not None:
+            return [types[k].origin if types[k] is not None else None]
+    return out if star else []
+
+
 def derived(inner: list[Token], lookup, literals: tuple[list[object], Any] | None = None) -> Derived:
     """The derived table whose SELECT is `inner`, its columns named and typed from its first
     branch (the names) and from all branches (the types), as a UNION's; `literals`: a view's
@@ -574,7 +713,8 @@ def derived(inner: list[Token], lookup, literals: tuple[list[object], Any] | Non
         tables = from_tables(part, end, lookup)
         if names is None:
             names = _item_names(items, tables)
-        branches.append(SelectTypes([drop_alias(item) for item in items], tables))
+        items = [drop_alias(item) for item in items]
+        branches.append(SelectTypes(items, tables, None, outer_joined(part, end), *grouping(part, items)))
     return Derived(names, branches[0] if len(branches) == 1 else UnionTypes(branches), literals)
 
 
@@ -658,8 +798,10 @@ def _item_names(items: list[list[Token]], tables: list[tuple[str, Table | Derive
 
 class _Typer:
     def __init__(self, tables: list[tuple[str, Table]], params: list[object], texts,
-                 scope: list[tuple[str, Table]] | None = None):
+                 scope: list[tuple[str, Table]] | None = None, outer: frozenset[str] | None = frozenset()):
         self.tables = tables
+        self.outer = outer or frozenset()
+        self.nulled = 0  # the flags a column read outside an aggregate loses (`SelectTypes.grouped`)
         self.scope = tables + scope if scope else tables  # where a column name is looked up
         self.params = params
         self.texts = texts
@@ -679,10 +821,20 @@ class _Typer:
                 types = table.types(self)
                 if types is None:
                     raise _Unknown
-                out += [_no_origin(ct) for ct in types]
+                out += [self.joined(alias, table, _no_origin(ct)) for ct in types]
             else:
-                out += [_origin(alias, table, c) for c in table.columns]
+                out += [self.joined(alias, table, _origin(alias, table, c)) for c in table.columns]
         return out
+
+    def joined(self, alias: str, table: Table | Derived, ct: ColumnType | None) -> ColumnType | None:
+        """`ct`, a column of the FROM table `alias`, nullable where an outer join makes it so, or
+        a grouping without GROUP BY (`nulled`)."""
+        if ct is None:
+            return ct
+        lost = self.nulled
+        if alias in self.outer and any(own is table for _, own in self.tables):
+            lost |= ColumnFlag.NOT_NULL
+        return replace(ct, flags=ct.flags & ~lost) if ct.flags & lost else ct
 
     def column(self, names: list[str]) -> ColumnType:
         name = names[-1].lower()
@@ -698,10 +850,10 @@ class _Typer:
                 types = table.types(self)
                 if types is None or types[k] is None:
                     raise _Unknown
-                return _no_origin(types[k])  # (not told here: MariaDB names the derived table)
+                return self.joined(alias, table, _no_origin(types[k]))  # (not told here: MariaDB names the derived table)
             col = table.column(name)
             if col is not None:
-                return _origin(alias, table, col)
+                return self.joined(alias, table, _origin(alias, table, col))
         raise _Unknown
 
     # --- expressions: a small precedence climber over the item's tokens ------------------------
@@ -761,7 +913,10 @@ class _Typer:
             if t.text == "~":
                 return int_type(21, ColumnFlag.BINARY | ColumnFlag.UNSIGNED), i
             if t.text == "-" and toks[i - 1].kind == "param" and ct.type in _EXACT | {FieldType.NEWDECIMAL}:
-                return replace(ct, flags=ct.flags & ~ColumnFlag.UNSIGNED), i  # -5: the literal's own type
+                # -5: the literal's own type, its sign counted in an integer's length
+                if ct.type in _INTEGERS and ct.literal:  # (its digits are still its precision: `_precision`)
+                    return replace(ct, length=ct.length + 1, literal=False, flags=ct.flags & ~ColumnFlag.UNSIGNED), i
+                return replace(ct, flags=ct.flags & ~ColumnFlag.UNSIGNED), i
             if t.text == "-" and ct.type in _STRING_TYPES:
                 return DOUBLE, i  # -'12': a string read as a number
             if t.text == "-" and ct.type in _TEMPORAL_DIGITS:  # -time_col: a number (DECIMAL)
@@ -809,6 +964,8 @@ class _Typer:
             if word in ("ANY", "SOME", "ALL") and nxt is not None and nxt.text == "(" \
                     and i + 2 < len(toks) and toks[i + 2].is_word("SELECT"):
                 return NULL_TYPE, _skip_parens(toks, i + 1)  # x op ANY (...): the comparison's BOOLEAN
+            if word == "EXISTS" and nxt is not None and nxt.text == "(":  # (never NULL)
+                return replace(BOOLEAN, flags=BOOLEAN.flags | ColumnFlag.NOT_NULL), _skip_parens(toks, i + 1)
             if nxt is not None and nxt.kind == "op" and nxt.text == "(":
                 return self.call(toks, i, word)
             if word == "CASE":
@@ -1011,7 +1168,11 @@ class _Typer:
         if word in ("COUNT",):
             ct, end = int_type(21, _CONSTANT_FLAGS), _skip_parens(toks, i + 1)
             return ct, _after_window(toks, end)
-        args, end = self.args(toks, i + 1)
+        nulled, self.nulled = self.nulled, 0 if word in _AGGREGATES or word in _WINDOW_FUNCS else self.nulled
+        try:  # (an aggregate's arguments are read row by row: their columns as they are)
+            args, end = self.args(toks, i + 1)
+        finally:
+            self.nulled = nulled
         if end < len(toks) and toks[end].is_word("OVER") and word in _WINDOW_FUNCS:
             return self.window(word, args, toks[i + 2:end - 1]), _after_window(toks, end)
         if word in ("PERCENTILE_CONT", "PERCENTILE_DISC") and end + 5 < len(toks) and toks[end].is_word("WITHIN"):
@@ -1106,7 +1267,8 @@ class _Typer:
                 fsp = value if isinstance(value, int) and 0 <= value <= 6 else 0
             elif word == "DATE" or word == "FROM_UNIXTIME":
                 fsp = 0
-            flags = ColumnFlag.BINARY | (ColumnFlag.NOT_NULL if not args else 0)
+            clock = word in _CLOCK_FUNCS and len(inner) == 1 and inner[0].kind == "param"  # NOW(3): never NULL either
+            flags = ColumnFlag.BINARY | (ColumnFlag.NOT_NULL if not args or clock else 0)
             return datetime_type(code, fsp, flags)
         if word == "EXTRACT":  # an INT whatever the unit
             return ColumnType(FieldType.LONG, 11, 0, CHARSET_BINARY, ColumnFlag.BINARY)
@@ -1167,6 +1329,9 @@ class _Typer:
             ct = _unify(candidates)
             if ct.type == FieldType.NEWDECIMAL:  # (a DECIMAL column's own definition is not binary)
                 ct = replace(ct, flags=ct.flags | ColumnFlag.BINARY)
+            if word in ("MIN", "MAX", "ANY_VALUE", "NULLIF"):  # (NULL over no rows, or when equal; binary unless characters)
+                ct = replace(ct, flags=ct.flags & ~ColumnFlag.NOT_NULL | (ColumnFlag.BINARY if ct.charset == CHARSET_BINARY
+                                                                           else 0))
             # never NULL as MariaDB's maybe_null says: COALESCE one argument never NULL; IF,
             # GREATEST, LEAST all of them; IFNULL(a, b) b; NULLIF may always be
             never = {"COALESCE": any, "IF": all, "GREATEST": all, "LEAST": all}.get(word, all)(
@@ -1236,11 +1401,12 @@ class _Typer:
         if word in _ACCOUNT_FUNCS:  # MariaDB's user@host bound: 384 characters
             return _text_type(384)
         if word in _STRING_FUNCS:
-            chars = [a.length // 4 if a and a.charset != 63 else (a.length if a else 64) for a in args]
+            chars = [a.length // mbmaxlen(a.charset) if a and a.charset != 63 else (a.length if a else 64) for a in args]
             if word in _CASE_CALLS and len(args) == 1 and first is not None and first.charset == 63 \
                     and (first.type in _STRING_TYPES or first.type in _BLOB_TYPES):  # a binary string, as it is
                 code = first.type if first.type in _BLOB_TYPES else FieldType.VAR_STRING
                 return replace(varchar(first.length, binary=True), type=code, decimals=STRING_DEC)
+            charset = self.columns_charset(args) if word not in _NO_DECIMALS else CHARSET_UTF8MB4_GENERAL_CI
             if word == "CONCAT" and chars:  # MariaDB's: the arguments' lengths added up
                 if any(a is not None and a.charset == 63 and a.type in _STRING_TYPES for a in args):
                     # a binary string's: each argument's bytes, a string of characters as many
@@ -1248,10 +1414,30 @@ class _Typer:
                     size = sum(64 if a is None else a.length if a.charset == 63 else a.length // mbmaxlen(a.charset)
                                for a in args)
                     return replace(varchar(size, binary=True), decimals=STRING_DEC)
-                return _text_type(sum(chars))
-            ct = _text_type(max(chars) if chars else 64)
+                return _text_type(sum(chars), charset)
+            count = split_top(list(inner))[0][-1] if word == "REPEAT" and len(chars) == 2 else []
+            if len(count) == 1 and count[0].kind == "param" and type(times := self.param(count[0].param)) is int:
+                return _text_type(chars[0] * max(times, 0), charset)  # (MariaDB's: the length times a constant count)
+            ct = _text_type(max(chars) if chars else 64, charset)
             return replace(ct, decimals=0) if word in _NO_DECIMALS else ct
         raise _Unknown
+
+    def columns_charset(self, args: Sequence[ColumnType | None]) -> int:
+        """The collation of a string function's result from its arguments' (MariaDB's collation
+        aggregation as far as told here): the one of its table columns of characters when they
+        share it (a literal yields to a column), else utf8mb4's. (A column's result type says
+        utf8mb4, what a client reads it in: its own is its definition's.)"""
+        own = set()
+        for a in args:
+            if a is None or a.origin is None or a.charset == CHARSET_BINARY or a.type not in _STRING_TYPES:
+                continue
+            schema, _, name, column = a.origin
+            table = next((t for _, t in self.scope if isinstance(t, Table) and t.schema == schema
+                          and t.name == name), None)
+            col = table.column(column) if table is not None else None
+            own.add(collation_number(col.collation_name) if col is not None else None)
+        found = own.pop() if len(own) == 1 else None
+        return found if found is not None else CHARSET_UTF8MB4_GENERAL_CI
 
     def cast(self, toks: list[Token], i: int, word: str) -> tuple[ColumnType, int]:
         end = _skip_parens(toks, i + 1)
@@ -1476,8 +1662,9 @@ def _with_interval(left: ColumnType, unit: str, fsp: int | None = None) -> Colum
 
 
 def _binary(op: str, a: ColumnType, b: ColumnType) -> ColumnType:
-    if op in _COMPARE_OPS or op in _COMPARE_WORDS or op in ("||", "&&"):
-        return BOOLEAN
+    if op in _COMPARE_OPS or op in _COMPARE_WORDS or op in ("||", "&&"):  # (NULL only of a NULL operand)
+        return replace(BOOLEAN, flags=BOOLEAN.flags | a.flags & b.flags & ColumnFlag.NOT_NULL) if op != "<=>" \
+            else replace(BOOLEAN, flags=BOOLEAN.flags | ColumnFlag.NOT_NULL)
     if op in ("|", "&", "<<", ">>", "^"):  # a BIGINT UNSIGNED, of NULL too
         return int_type(21, ColumnFlag.BINARY | ColumnFlag.UNSIGNED)
     if a.type == FieldType.NULL or b.type == FieldType.NULL:
@@ -1584,14 +1771,15 @@ def is_name(item: list[Token]) -> bool:
         and all(t.kind == "op" and t.text == "." for t in item[1::2])
 
 
-def _text_type(chars: int) -> ColumnType:
-    """A string function's result of up to `chars` characters as MariaDB types it: a VARCHAR,
-    past 65535 bytes a MEDIUMTEXT, past 16777215 a LONGTEXT (Item::string_type_handler)."""
-    length = chars * MB
+def _text_type(chars: int, charset: int = CHARSET_UTF8MB4_GENERAL_CI) -> ColumnType:
+    """A string function's result of up to `chars` characters of collation `charset` as MariaDB
+    types it: a VARCHAR, past 65535 bytes a MEDIUMTEXT, past 16777215 a LONGTEXT
+    (Item::string_type_handler)."""
+    length = chars * mbmaxlen(charset)
     if length < 65536:
-        return varchar(chars)
+        return ColumnType(FieldType.VAR_STRING, length, STRING_DEC, charset, 0)
     code = FieldType.MEDIUM_BLOB if length < 16777216 else FieldType.LONG_BLOB
-    return ColumnType(code, min(length, _MAX_LENGTH), STRING_DEC, CHARSET_UTF8MB4_GENERAL_CI, 0)
+    return ColumnType(code, min(length, _MAX_LENGTH), STRING_DEC, charset, 0)
 
 
 def _unify(types: Sequence[ColumnType | None]) -> ColumnType:
@@ -1621,7 +1809,10 @@ def _unify(types: Sequence[ColumnType | None]) -> ColumnType:
     # (in characters: a string's length is its bytes, a number's its characters)
     chars = max(t.length if binary or t.charset == CHARSET_BINARY or t.type not in _STRING_TYPES
                 else t.length // mbmaxlen(t.charset) for t in known)
-    return varchar(min(chars, _MAX_LENGTH // (1 if binary else MB)), binary=binary)
+    ct = varchar(min(chars, _MAX_LENGTH // (1 if binary else MB)), binary=binary)
+    if all(t.type in _STRING_TYPES for t in known):  # (strings' decimals: a column's 0, an expression's 39)
+        ct = replace(ct, decimals=max(t.decimals for t in known))
+    return ct
 
 
 def _never_null(ct: ColumnType, never: bool) -> ColumnType:

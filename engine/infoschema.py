@@ -39,6 +39,7 @@ from engine.catalog import (
 from engine.collation import GENERAL_CI
 from engine.coltypes import ColumnType
 from engine.lexer import extract, quote_ident, tokenize
+from engine.viewcols import ViewColumn, updatable
 from protocol.messages import ColumnFlag
 
 NAME = "information_schema"
@@ -496,7 +497,8 @@ def _view_row(name: str, view) -> tuple:
         row[:4] = ["def", view.schema, view.name, "VIEW"]
         row[COLUMNS["tables"].index("TABLE_COMMENT")] = "VIEW"
         return tuple(row)
-    return ("def", view.schema, view.name, view.select, "NONE", "NO", view.definer.replace("`", ""),
+    is_updatable = "YES" if updatable(view.select, view.algorithm) else "NO"
+    return ("def", view.schema, view.name, view.select, "NONE", is_updatable, view.definer.replace("`", ""),
             view.security, "utf8mb4", "utf8mb4_general_ci", view.algorithm)
 
 
@@ -669,7 +671,8 @@ def _numeric(col: Column) -> tuple:
     if col.base == "float":
         return (args[0] if args else 12), (args[1] if len(args) > 1 else None), None
     if col.base in ("double", "real"):
-        return (args[0] if args else 22), (args[1] if len(args) > 1 else None), None
+        width = col.width if isinstance(col, ViewColumn) and col.width is not None else 22
+        return (args[0] if args else width), (args[1] if len(args) > 1 else None), None
     if col.base in ("datetime", "timestamp", "time"):
         return None, None, (args[0] if args else 0)
     return None, None, None

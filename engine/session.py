@@ -28,10 +28,10 @@ from typing import TYPE_CHECKING, Any
 
 from engine import charset_literals, coltypes, explain, fixedbin, functions, values
 from engine.admin import AsSelect, checksum_answer, run_admin
-from engine.catalog import SERVER_COLLATION, TokenCursor, mysql_literal, sql_literal
+from engine.catalog import SERVER_COLLATION, TokenCursor, View, mysql_literal, sql_literal
 from engine.checksum import ChecksumTables
 from engine.connections import ATTACH_LIMIT, Snapshot
-from engine.ddl import DdlAction, DdlParser, account_text
+from engine.ddl import VIEW_NAME_ERRORS, DdlAction, DdlParser, account_text
 from engine.errors import in_clause, parsing, with_literal_texts
 from engine.exprtypes import SelectTypes
 from engine.lexer import (
@@ -1204,6 +1204,8 @@ class Session:
         await self._acquire()
         try:
             action = parse()
+            action.view_selects = [found for view in action.put_views
+                                   if (found := self._view_select(view, timestamp)) is not None]
             sql = action.logged or sql
             log = (self._database, sql, timestamp, None, None)
             affected = _schema_rows(engine, action)
@@ -1236,6 +1238,19 @@ class Session:
             raise action.late_error
         return Result(committed=committed, in_transaction=self.in_transaction, affected_rows=affected,
                       warnings=tuple(("Note", note.code, note.message) for note in action.notes))
+
+    def _view_select(self, view: View, timestamp: int) -> tuple[str, list[object]] | None:
+        """The SQL and arguments of `view`'s SELECT as reading the view runs it (in its own
+        database), for `DdlAction.view_selects`: its planning raises what MariaDB's CREATE VIEW
+        does of its names (`VIEW_NAME_ERRORS`); None where it fails otherwise (nothing checked)."""
+        shape, params = extract(view.select)
+        try:
+            plan = self.engine.plan_for(shape, view.schema, params, self.visible, self.live_reader)
+        except SQLError as exc:
+            if exc.code in VIEW_NAME_ERRORS:
+                raise
+            return None
+        return plan.sql, self._args(plan, params, None, timestamp, view.select)
 
     async def _admin(self, sql: str, shape: str, params, context) -> Result:
         answer = parsing(run_admin, self, TokenCursor(tokenize(shape), params, sql), shape)

@@ -81,10 +81,13 @@ from engine.exprtypes import (
     UnionTypes,
     Unknown,
     derived,
+    derived_origins,
     drop_alias,
     from_tables,
+    grouping,
     is_name,
     joined_columns,
+    outer_joined,
     repeated_name,
     select_items,
     selected_names,
@@ -2921,31 +2924,31 @@ class Translator:
         found = self.table_or_view(schema, name)
         if view is None or not isinstance(found, Derived) or found.select is None or found.literals is None:
             raise viewcols.Unknown
-        types = found.select.types(*found.literals)
-        plain: list = [False] * len(types)
+        branches = found.select.branches if isinstance(found.select, UnionTypes) else [found.select]
+        if any(branch.outer is None for branch in branches):
+            raise viewcols.Unknown  # (a parenthesized join beside an outer join: its NULLs not told)
+        types = list(found.select.types(*found.literals))  # (a copy: the typing keeps its own)
+        through: list[Column | None] = [None] * len(types)
+        copied: list[bool] = []
         if isinstance(found.select, SelectTypes):
-            sub, _ = self.sub_translator(view.select, view.schema, ())
             tables, items = found.select.tables, found.select.items
-            per_item = viewcols.plain_items(sub.tokens, items, found.literals[1](), tables)
-            if per_item is None:
-                raise viewcols.Unknown
-            outer = viewcols.outer_nullable(sub.tokens) or set()
-            plain = []
-            for ok, item in zip(per_item, items, strict=True):
+            through = []
+            for item in items:
+                first = len(through)
                 if item[-1].text == "*" and (len(item) == 1 or item[-2].text == "."):
-                    plain += self.star_columns(tables, item, outer)
-                elif ok in (False, "nullable") and is_name(item):  # a column of a view it reads: that view's
-                    through = self.through_view(tables, item)
-                    plain.append(ok if through is False else ("nullable", through) if ok else through)
+                    through += self.star_columns(tables, item)
                 else:
-                    plain.append(ok)
-            if len(plain) != len(types):
-                raise viewcols.Unknown
-        return viewcols.stand_in(view.schema, view.name, found.names, types, self.catalog, plain)
+                    through.append(self.through_view(tables, item) if is_name(item) else None)
+                origins = derived_origins(tables, item, found.literals) if is_name(item) or item[-1].text == "*" else []
+                for k, origin in zip(range(first, min(len(through), len(types))), origins, strict=False):
+                    if origin is not None and types[k] is not None:  # (a derived table's column: its table's)
+                        types[k] = replace(types[k], origin=origin)
+                copied += [False] * (len(through) - first - 1) + [viewcols.copies_argument(item)]
+        return viewcols.stand_in(view.schema, view.name, found.names, types, self.catalog, through, copied)
 
-    def through_view(self, tables: list[tuple[str, Table | Derived]], item: list[Token]) -> Column | bool:
+    def through_view(self, tables: list[tuple[str, Table | Derived]], item: list[Token]) -> Column | None:
         """The stand-in column of the view among `tables` (the FROM tables by alias) that the
-        column name `item` reads (False: none)."""
+        column name `item` reads (None: none)."""
         names = [tok.text for tok in item[::2]]
         for alias, table in tables:
             if not isinstance(table, Derived) or table.view is None or (len(names) > 1 and alias != names[-2].lower()):
@@ -2953,24 +2956,21 @@ class Translator:
             k = table.index(names[-1].lower())
             if k is not None:
                 return self.view_table(table.view.schema, table.view.name).columns[k]
-        return False
+        return None
 
-    def star_columns(self, tables: list[tuple[str, Table | Derived]], item: list[Token],
-                     outer: set[str]) -> list[Any]:
-        """What `*` or `t.*` over `tables` gives `viewcols.stand_in`: a table's columns by their
-        types' origins (False), a view's its stand-in columns; "nullable" for those of the tables
-        an outer join makes so (`outer`)."""
-        out: list[Any] = []
+    def star_columns(self, tables: list[tuple[str, Table | Derived]], item: list[Token]) -> list[Column | None]:
+        """What `*` or `t.*` over `tables` gives `viewcols.stand_in`: a view's its stand-in
+        columns, None for any other table's (their types tell them)."""
+        out: list[Column | None] = []
         for alias, table in tables:
             if len(item) > 1 and alias != item[0].text.lower():
                 continue
-            if isinstance(table, Table):
-                out += ["nullable" if alias in outer else False] * len(table.columns)
-            elif table.view is not None:
-                columns = self.view_table(table.view.schema, table.view.name).columns
-                out += [("nullable", c) for c in columns] if alias in outer else columns
+            if isinstance(table, Derived) and table.view is not None:
+                out += self.view_table(table.view.schema, table.view.name).columns
+            elif isinstance(table, Derived):
+                out += [None] * len(table.names or ())
             else:
-                raise viewcols.Unknown
+                out += [None] * len(table.columns)
         return out
 
     def tables_and_views(self, schema: str) -> list[Table]:
@@ -3593,7 +3593,8 @@ class Translator:
             split = split_select(part)
             if split is None:
                 return None  # a parenthesized branch: typed from the values
-            branches.append(SelectTypes(split[0], from_tables(part, split[1], lookup), scope))
+            branches.append(SelectTypes(split[0], from_tables(part, split[1], lookup), scope,
+                                        outer_joined(part, split[1]), *grouping(part, split[0])))
         return branches[0] if len(branches) == 1 else UnionTypes(branches)
 
     def select_names(self, tokens: list[Token] | None = None) -> list[object] | None:

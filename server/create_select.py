@@ -2,7 +2,8 @@
 
 The new table's columns are the SELECT's result columns: one that is a table's column keeps that
 column's type, NOT NULL and DEFAULT (an AUTO_INCREMENT one becomes NOT NULL DEFAULT 0; no key is
-copied), an expression gets the type MariaDB gives its result (`engine.coltypes.column_ddl`).
+copied), an expression gets the type MariaDB gives its result (`engine.viewcols.expression_ddl`,
+the field a view's column is too).
 The statement runs as the two it stands for, each through the session's statement path (and so
 its privilege checks and the binlog): the CREATE TABLE with those columns written out, then
 INSERT INTO t SELECT ..., committed at once as MariaDB's DDL is. A replica, ours or MariaDB's,
@@ -27,9 +28,10 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from engine.coltypes import ColumnType, column_ddl
+from engine.coltypes import ColumnType
 from engine.exprtypes import repeated_name
 from engine.lexer import mysql_ident
+from engine.viewcols import expression_ddl
 from protocol.errors import ER_DUP_FIELDNAME, ER_NO_DB_ERROR, ER_TABLE_EXISTS_ERROR, SQLError
 from protocol.messages import OK
 from server.sql import tokenize
@@ -204,7 +206,7 @@ def _definition(engine: Any, kind: Any) -> str:
         col = table.column(column_name) if table is not None else None
         if col is not None:
             return _copied(col)
-    return column_ddl(kind)
+    return expression_ddl(kind)
 
 
 def _copied(col: Any) -> str:

@@ -98,7 +98,7 @@ async def test_describing_a_view_lists_its_columns_and_one_it_cannot_tell_is_not
         assert listing.rows == [("id", "int(11)", "NO", "", None, ""), ("name", "varchar(20)", "YES", "", None, "")]
     full = await session.execute("SHOW FULL COLUMNS FROM v")
     assert [row[2] for row in full.rows] == [None, "utf8mb4_general_ci"]
-    await session.execute("CREATE VIEW d.v2 AS SELECT CONCAT(name, 1) AS c FROM d.p")
+    await session.execute("CREATE VIEW d.v2 AS WITH c AS (SELECT name FROM d.p) SELECT name FROM c")
     with pytest.raises(SQLError) as refused:
         await session.execute("DESCRIBE v2")
     assert refused.value.error.code == 1235

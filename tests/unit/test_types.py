@@ -456,28 +456,6 @@ def test_decimal_functions_keep_mysql_scales():
     assert avg.finalize() == "6172839450617283945.561728394506172839455000"
 
 
-def test_create_select_column_types_from_result_types():
-    """CREATE TABLE ... SELECT's column for an expression's result type, as MariaDB 10.11 makes
-    it (tests/integration/test_create_select_mariadb.py compares whole tables)."""
-    from engine.coltypes import (
-        DOUBLE,
-        NULL_TYPE,
-        column_ddl,
-        datetime_type,
-        decimal_type,
-        int_type,
-        varchar,
-    )
-    from protocol.messages import ColumnFlag
-    assert column_ddl(int_type(1, ColumnFlag.NOT_NULL)) == "int(1) NOT NULL"
-    assert column_ddl(decimal_type(30, 2)) == "decimal(30,2) DEFAULT NULL"
-    assert column_ddl(decimal_type(2, 1, ColumnFlag.NOT_NULL)) == "decimal(2,1) NOT NULL"
-    assert column_ddl(varchar(21)) == "varchar(21) DEFAULT NULL"
-    assert column_ddl(NULL_TYPE) == "binary(0) DEFAULT NULL"
-    assert column_ddl(DOUBLE) == "double DEFAULT NULL"
-    assert column_ddl(datetime_type(12, 0, ColumnFlag.NOT_NULL)) == "datetime NOT NULL"
-
-
 def test_account_functions_are_384_characters_as_mariadbs():
     """USER(), CURRENT_USER() and the like: user@host in MariaDB's 384 characters (was 64)."""
     for ct in types_of("SELECT USER(), CURRENT_USER(), CURRENT_USER, SESSION_USER(), SYSTEM_USER()"):
