@@ -7,7 +7,7 @@ PYTHON ?= python3
 # golang-go + golang-github-go-sql-driver-mysql-dev: Go's driver, built offline from the package's
 # sources (tests/integration/test_go_sql_driver_mariadb.py); ruby-mysql2: Ruby's mysql2 gem
 # (tests/integration/test_ruby_mysql2_mariadb.py)
-APT_PACKAGES := mariadb-server mariadb-client sysbench docker-compose prometheus prometheus-mysqld-exporter openjdk-17-jre-headless gcc libc6-dev zlib1g-dev libmariadb-java percona-toolkit openjdk-17-jdk-headless strace php-cli php-mysql golang-go golang-github-go-sql-driver-mysql-dev ruby-mysql2 mydumper
+APT_PACKAGES := mariadb-server mariadb-client sysbench docker-compose prometheus prometheus-mysqld-exporter openjdk-17-jre-headless gcc libc6-dev zlib1g-dev libmariadb-java percona-toolkit openjdk-17-jdk-headless strace php-cli php-mysql golang-go golang-github-go-sql-driver-mysql-dev ruby-mysql2 mydumper libmariadb-dev pkg-config
 PYTEST_ARGS ?=
 
 .PHONY: test demo deps apt-deps pip-deps node-deps lint

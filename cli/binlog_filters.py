@@ -49,6 +49,7 @@ from pipeline.decode import (
     GTID,
     QUERY,
     TABLE_MAP,
+    TRANSACTION_END_SQL,
     OpenGroup,
     gtid_groups,
     with_gtids,
@@ -511,7 +512,7 @@ class Summaries:
                 closes = group[i + 1] != group[i] if i + 1 < n else self._open is None
             else:
                 closes = code == XID or (query is not None and (
-                    re.match(r"^\s*(COMMIT|ROLLBACK)\b", query, re.I) is not None or (not begins and txn.events == 1)))
+                    re.match(TRANSACTION_END_SQL, query, re.I) is not None or (not begins and txn.events == 1)))
             if closes:
                 self._finish()
 

@@ -915,8 +915,11 @@ def scan_boundaries(
 # A group is its GTID event and the events after it up to its end: an XID, a COMMIT/ROLLBACK
 # query (XA PREPARE/COMMIT/ROLLBACK too), or, when the GTID is standalone (FL_STANDALONE: DDL,
 # a non-transactional statement), its first query, unless that is a BEGIN. Events between groups (FORMAT_DESCRIPTION,
-# GTID_LIST, BINLOG_CHECKPOINT, ROTATE, STOP) belong to none.
-_GROUP_END_SQL = r"^\s*(COMMIT|ROLLBACK|XA\s+(PREPARE|COMMIT|ROLLBACK))\b"
+# GTID_LIST, BINLOG_CHECKPOINT, ROTATE, STOP) belong to none. ROLLBACK [WORK] TO [SAVEPOINT] x
+# ends nothing. (RE2's syntax: no look-ahead.)
+_TRANSACTION_END = r"COMMIT\b|ROLLBACK(\s+WORK)?(\s*;?\s*$|\s+(AND|NO|RELEASE)\b)"
+TRANSACTION_END_SQL = rf"^\s*({_TRANSACTION_END})"
+_GROUP_END_SQL = rf"^\s*({_TRANSACTION_END}|XA\s+(PREPARE|COMMIT|ROLLBACK)\b)"
 _BEGIN_SQL = r"^\s*BEGIN\s*$"
 _FLAGS2 = r'"flags2":(?P<flags2>\d+)'
 

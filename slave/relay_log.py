@@ -161,8 +161,11 @@ def _statement_kind_words(query: str) -> str:
     word = head.split(None, 1)[0].rstrip(";") if head else ""
     if word == "BEGIN" or " ".join(head.split()[:2]).rstrip(";") == "START TRANSACTION":
         return "BEGIN"
-    if word in ("COMMIT", "ROLLBACK"):
+    if word == "COMMIT":
         return word
+    if word == "ROLLBACK":  # ROLLBACK [WORK] TO [SAVEPOINT] x undoes part of the group, ends nothing
+        after = head.split()[1:3]
+        return "OTHER" if after[after[:1] == ["WORK"]:][:1] == ["TO"] else word
     return "OTHER"
 
 

@@ -83,6 +83,12 @@ async def test_system_variables_without_a_reader_are_refused(engine, db):
     ("DAYOFWEEK('2020-01-01')", 4), ("WEEK('2020-01-10')", 1),
     ("CONV('ff', 16, 10)", "255"), ("CONV(255, 10, 16)", "FF"),
     ("JSON_EXTRACT('{\"a\": [1, \"x\"]}', '$.a[1]')", '"x"'), ("JSON_UNQUOTE('\"a\"')", "a"),
+    # a JSON string found by JSON_EXTRACT compared with a string: by its characters (MariaDB's
+    # Arg_comparator::compare_json_str), any other value by its JSON text
+    ("'x' = JSON_EXTRACT('\"x\"', '$')", 1), ("JSON_EXTRACT('{\"a\": \"b\"}', '$.a') < 'c'", 1),
+    ("JSON_UNQUOTE(JSON_EXTRACT('{\"c\": \"x\"}', '$.c')) = JSON_EXTRACT('\"x\"', '$')", 1),
+    ("JSON_EXTRACT('{\"a\": 1}', '$.a') = '1'", 1), ("JSON_EXTRACT('[\"x\"]', '$') = '[\"x\"]'", 1),
+    ("JSON_EXTRACT('\"x\"', '$') = JSON_EXTRACT('\"x\"', '$')", 0),
     ("JSON_VALID('{')", 0), ("JSON_CONTAINS('[1, 2]', '1')", 1), ("JSON_CONTAINS('{\"a\": 1}', '2', '$.a')", 0),
     # the values MariaDB 10.11 gives (tests/integration/test_functions_mariadb.py compares them live)
     ("DATE_FORMAT('2024-01-05 13:04:05', '%e %c %r %D %k %l %w %U %u %V %v %X %x %% %z')",

@@ -196,7 +196,11 @@ def test_rotate_starts_a_file_that_stands_on_its_own(tmp_path):
     ("BEGIN", "BEGIN"), ("  begin;", "BEGIN"), ("START TRANSACTION", "BEGIN"),
     ("start  transaction read write", "BEGIN"), ("START TRANSACTION WITH CONSISTENT SNAPSHOT", "BEGIN"),
     ("START TRANSACTIONS", "OTHER"), ("START SLAVE", "OTHER"), ("COMMIT", "COMMIT"), ("ROLLBACK", "ROLLBACK"),
-    ("INSERT INTO t VALUES (1)", "OTHER"), ("", "OTHER"),
+    ("INSERT INTO t VALUES (1)", "OTHER"), ("", "OTHER"), ("ROLLBACK WORK", "ROLLBACK"),
+    ("ROLLBACK AND NO CHAIN", "ROLLBACK"), ("rollback;", "ROLLBACK"),
+    # a rollback to a savepoint undoes part of its transaction and ends nothing (Django's
+    # atomic blocks: SAVEPOINT x, ..., ROLLBACK TO SAVEPOINT x, RELEASE SAVEPOINT x)
+    ("ROLLBACK TO SAVEPOINT `s1_x1`", "OTHER"), ("rollback work to x", "OTHER"), ("ROLLBACK  TO x", "OTHER"),
 ])
 def test_statement_kind_knows_every_spelling_of_a_transaction_start(statement, kind):
     assert statement_kind(statement) == kind
