@@ -151,6 +151,8 @@ _STR_RESULT = {"CONCAT", "CONCAT_WS", "UPPER", "LOWER", "UCASE", "LCASE", "SUBST
 _FLOAT_RESULT = {"RAND", "SQRT", "POW", "POWER", "EXP", "LN", "LOG", "LOG2", "LOG10", "SIN", "COS",
                  "TAN", "ASIN", "ACOS", "ATAN", "ATAN2", "PI", "DEGREES", "RADIANS", "STD", "STDDEV",
                  "VARIANCE", "VAR_POP", "VAR_SAMP", "STDDEV_POP", "STDDEV_SAMP"}
+# JSON functions whose value is a string of characters (a JSON_EXTRACT compared with one is unquoted)
+_JSON_TEXT = frozenset({"JSON_UNQUOTE", "JSON_VALUE"})
 # functions that read their arguments as strings: a ZEROFILL column's padded text (`_zerofilled`)
 _READ_AS_TEXT = (_STR_RESULT - {"HEX", "ELT", "SPACE"}) | {
     "LENGTH", "CHAR_LENGTH", "CHARACTER_LENGTH", "OCTET_LENGTH", "LOCATE", "INSTR"}
@@ -554,7 +556,10 @@ class Finder:
         return kind == EXACT
 
     def compare(self, a: Expr, op: str, b: Expr) -> Expr:
-        a, b = self.json_compared(a, b), self.json_compared(b, a)
+        if a.kind == "json" and b.kind == "json":  # MariaDB unquotes the left one only: '"x"' = '"x"' is 0
+            a = Expr(a.start, a.stop, STR, ("call", "mysql_json_compared_text", a.emit()))
+        else:
+            a, b = self.json_compared(a, b), self.json_compared(b, a)
         a, (b,) = self.numbers_against_members(a, [b])
         if not self.decimal_side(a, b):
             e = self.native(a.start, b.stop, INT, [a, b])
@@ -1058,7 +1063,7 @@ class Finder:
         else:
             cat = INT if word in _INT_RESULT else FLOAT if word in _FLOAT_RESULT or word in (
                 "AVG", "ABS", "ROUND", "TRUNCATE", "FLOOR", "CEIL", "CEILING", "MOD") else STR if word in _STR_RESULT \
-                else OTHER
+                or word in _JSON_TEXT else OTHER
         return self.native(i, end, cat, args)
 
     def cast(self, i: int, word: str, end: int) -> Expr:

@@ -267,9 +267,6 @@ CALLS = {  # name() -> per-execution argument
 # emitted, and whether NOT came between
 _LikeOperand = tuple[Token, Table, Column, list[str], bool]
 _COMPARISONS = ("=", "<>", "!=", "<", "<=", ">", ">=", "<=>")
-# JSON functions whose value is a string (a document's text or a value's characters)
-_JSON_TEXT_CALLS = JSON_VALUED | {"JSON_UNQUOTE", "JSON_VALUE", "JSON_QUOTE", "JSON_TYPE", "JSON_DETAILED",
-                                  "JSON_PRETTY", "JSON_LOOSE"}
 # what ends the left operand of a comparison, going back from it (`emit_quantified`)
 _QUANTIFIED_BOUNDARY = frozenset({"AND", "OR", "NOT", "XOR", "WHERE", "ON", "HAVING", "SELECT", "WHEN", "THEN",
                                   "ELSE", "SET", "DISTINCT", "IS", "IN", "BETWEEN", "EXISTS", "CASE"})
@@ -2161,61 +2158,8 @@ class Translator:
         if word == "MOD" and self.strict_division:  # MOD(a, 0) fails a write, as a % 0 does
             self.out.append("mysql_mod_strict")
             return i + 1
-        if word == "JSON_EXTRACT" and self.json_compared_as_string(i):
-            # MariaDB compares a JSON string the path finds by its unescaped characters
-            # (Arg_comparator::compare_json_str): 'blue' = JSON_EXTRACT('{"c": "blue"}', '$.c')
-            j, _ = self.close_of(i)
-            self.out.append("json_unquote(mysql_json_extract")
-            self.emit_range(i + 1, j + 1)
-            self.out.append(")")
-            return j + 1
         self.out.append(FUNC_RENAME.get(word, toks[i].text))
         return i + 1
-
-    def json_compared_as_string(self, i: int) -> bool:
-        """Whether the JSON_EXTRACT call at tokens[i] is, whole, an operand of a comparison (=,
-        <>, <, ..., <=>) of strings, the left one or the only JSON_EXTRACT: MariaDB then compares
-        the JSON string the call finds (a scalar string) by its characters, any other value by
-        its JSON text. The other operand is a string when it is a string literal, a character
-        column, a call of a string function or of a JSON function."""
-        toks = self.tokens
-        close, _ = self.close_of(i)
-        before = toks[i - 1] if i > 0 else None
-        after = toks[close + 1] if close + 1 < len(toks) else None
-        if after is not None and after.kind == "op" and after.text in _COMPARISONS and (
-                before is None or before.kind == "op" and before.text in ("(", ",")
-                or before.is_word(*_CONDITION_WORDS)):
-            return self.string_operand(close + 2, 1)
-        if before is None or before.kind != "op" or before.text not in _COMPARISONS:
-            return False
-        if not (after is None or after.kind == "op" and after.text in (")", ",", ";", "&&", "||")
-                or after.kind == "word" and after.upper not in _NOT_BOUNDARY):
-            return False
-        return self.string_operand(i - 2, -1) and self.call_head(i - 2, -1) != "JSON_EXTRACT"
-
-    def string_operand(self, k: int, step: int) -> bool:
-        """Whether the operand whose nearest token is tokens[k] is a string (`operand_kind`) or a
-        call of a JSON function whose value is text (JSON_UNQUOTE, JSON_EXTRACT, JSON_VALUE ...).
-        A literal's kind keys the plan (`Plan.literal_kinds`)."""
-        if 0 <= k < len(self.tokens) and self.tokens[k].kind == "param":
-            param = self.tokens[k].param
-            self.kinds.setdefault(param, literal_kind(self.params[param]))
-        return self.operand_kind(k, step) == "string" or self.call_head(k, step) in _JSON_TEXT_CALLS
-
-    def call_head(self, k: int, step: int) -> str | None:
-        """The function's name when the operand whose nearest token is tokens[k] (reading back
-        with step -1, forward with 1) is a call."""
-        toks = self.tokens
-        if not 0 <= k < len(toks):
-            return None
-        if step < 0 and toks[k].kind == "op" and toks[k].text == ")":
-            opened = self.opener(k)
-            head = toks[opened - 1] if opened >= 1 else None
-        elif step > 0 and k + 1 < len(toks) and toks[k + 1].text == "(":
-            head = toks[k]
-        else:
-            return None
-        return head.upper if head is not None and head.kind == "word" else None
 
     def emit_char(self, i: int) -> int:
         """CHAR(N, ... [USING charset]) at tokens[i]: mysql_char(charset, N, ...), a binary string
