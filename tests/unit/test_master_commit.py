@@ -295,6 +295,45 @@ async def test_a_commit_queued_a_step_after_the_lock_went_is_in_the_group_of_the
     await s.close()
 
 
+async def test_an_open_group_taking_the_lock_back_waits_for_a_commit_queued_a_step_after_the_lock_went(pipeline, monkeypatch):
+    """The open group's leader (`_wait_open`) takes the writer lock back after its ack; a
+    transaction written meanwhile whose commit is queued a step after the lock went to that
+    leader is waited for, and committed in the engine with its binlog events."""
+    engine, writer, end, interface, gc = pipeline
+    boundaries = engine_commits(monkeypatch, engine, writer)
+    ack = asyncio.Event()
+
+    class Observer(BinlogStorageObserver):
+        def holds_groups(self) -> bool:
+            return True
+
+        def waits_after_sync(self) -> bool:
+            return True
+
+        async def after_sync(self, param: StorageParam) -> None:
+            await ack.wait()
+
+    interface.storage.add_observer(Observer())
+    a, b = engine.session(5), engine.session(6)
+    res = await a.execute("INSERT INTO g.t (v) VALUES (1)")
+    first = asyncio.ensure_future(gc.commit(Session(5), res.committed))
+    while not engine.settle.is_open:  # the first group written, open, waiting for its ack
+        await asyncio.sleep(0)
+    res = await b.execute("INSERT INTO g.t (v) VALUES (2)")  # into the open transaction; not queued yet
+    holder = object()
+    assert engine.writer_lock.try_acquire(holder)
+    ack.set()
+    while len(engine.writer_lock.parties()) < 2:  # the open group's leader waits for the lock
+        await asyncio.sleep(0)
+    engine.writer_lock.release()  # that leader is woken ...
+    late = asyncio.ensure_future(gc.commit(Session(6), res.committed))  # ... before this task's first step
+    await asyncio.gather(first, late)
+    assert boundaries == [([1, 2], [1, 2])]  # not ([1, 2], [1]): a row without its events
+    assert engine.handover.pending == 0
+    await a.close()
+    await b.close()
+
+
 async def test_rotation_after_a_group_at_max_binlog_size(pipeline):
     engine, writer, end, interface, gc = pipeline
     writer.max_size = 4096
