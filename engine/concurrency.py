@@ -24,6 +24,7 @@ import collections
 import queue
 import threading
 import time
+from typing import Any
 
 from protocol.errors import ER_SERVER_SHUTDOWN, SQLError
 
@@ -230,6 +231,37 @@ class Settle:
             await lock.acquire(owner, None if deadline is None else max(0.0, deadline - loop.time()))
         finally:
             self.wanted -= 1
+
+
+class Handover:
+    """The logically committed transactions on their way from the party that let go of the writer
+    lock with them in the writer's open SQLite transaction to the committer's queue. A session
+    hands its `CommittedTxn` out as it lets go of the lock (`hand`, `engine.session`); the
+    committer `take`s it as it queues it (`master.commit.GroupCommit`). While none is on its
+    way (`pending` 0), every transaction in the open SQLite transaction is queued, or in a group
+    the committer already holds: a committer that has just taken the lock may take its queue
+    without waiting for anyone. A transaction handed out and never queued (dropped by its
+    caller) leaves `pending` above 0 for good: committers then wait a loop turn before taking
+    their queue, as they would for one on its way. Loop side only."""
+
+    __slots__ = ("pending",)
+
+    def __init__(self) -> None:
+        self.pending = 0
+
+    def hand(self, txn: Any) -> Any:
+        """`txn` (with a `handover` attribute) is on its way to the committer; returned."""
+        txn.handover = self
+        self.pending += 1
+        return txn
+
+    @staticmethod
+    def take(txn: Any) -> None:
+        """`txn` is queued by its committer (one that was not handed out is left alone)."""
+        handover = getattr(txn, "handover", None)
+        if handover is not None:
+            txn.handover = None
+            handover.pending -= 1
 
 
 class ThreadLane:

@@ -147,7 +147,7 @@ from typing import Any
 
 from engine import autoinc, fixedbin, functions, infoschema, multiwrite, viewcols
 from engine.catalog import DATABASE_KEY, VIEW_PREFIX, DatabaseOptions, Table, TokenCursor, View
-from engine.concurrency import Settle, ThreadLane, WriterLock
+from engine.concurrency import Handover, Settle, ThreadLane, WriterLock
 from engine.connections import ATTACH_LIMIT, ReaderPool, open_connection
 from engine.ddl import VIEW_NAME_ERRORS, DdlAction, missing_routine
 from engine.errors import SQLITE_INPUT_ERRORS, map_sqlite_error, parsing
@@ -244,6 +244,8 @@ class Engine:
         self.writer_lock = WriterLock()
         # a group in the committer's log awaiting its commit without the lock (`Settle`)
         self.settle = Settle()
+        # logically committed transactions not yet in the committer's queue (`Handover`)
+        self.handover = Handover()
         self.lock_wait_timeout = 50.0
         self._writer = ThreadLane(1, "engine-writer")
         self._readers = ThreadLane(readers, "engine-reader")

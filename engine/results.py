@@ -102,6 +102,8 @@ class CommittedTxn:
     DDL statement its own QUERY event (a DDL statement commits the transaction before it)."""
 
     statements: list[LoggedStatement]
+    # the engine's `concurrency.Handover` while on its way to the committer's queue, else None
+    handover: Any = field(default=None, repr=False, compare=False)
 
     def binlog_transactions(self) -> list[list[LoggedStatement]]:
         groups: list[list[LoggedStatement]] = []

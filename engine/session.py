@@ -972,7 +972,7 @@ class Session:
             self.last_insert_id = client_id = inserted
         committed = None
         if end:
-            committed = CommittedTxn(self._statements)
+            committed = self.engine.handover.hand(CommittedTxn(self._statements))
             self._statements = []
             self._release()
         if plan.upsert:  # MySQL: 1 per row inserted, 2 per row updated, 0 per row left unchanged
@@ -1174,7 +1174,7 @@ class Session:
         unlogged = self._unlogged
         self._release()
         if statements or unlogged:
-            return CommittedTxn(statements)
+            return self.engine.handover.hand(CommittedTxn(statements))
         return None
 
     async def _ddl(self, sql: str, shape: str, params, context) -> Result:
@@ -1215,7 +1215,8 @@ class Session:
             unlogged = self._unlogged
             self._in_txn = False
             self._release()
-            exc.committed = CommittedTxn(statements) if statements or unlogged else None  # type: ignore[attr-defined]
+            exc.committed = (  # type: ignore[attr-defined]
+                engine.handover.hand(CommittedTxn(statements)) if statements or unlogged else None)
             raise
         except BaseException:
             self._statements = []
@@ -1229,7 +1230,7 @@ class Session:
             self.database = None  # (MariaDB's: no default database then)
         elif action.database_options is not None and action.schema == self._database:
             self.collation_database = self.engine.options_of(action.schema).collation
-        committed = CommittedTxn(self._statements)
+        committed = engine.handover.hand(CommittedTxn(self._statements))
         self._statements = []
         self._in_txn = False
         self._release()

@@ -14,6 +14,21 @@ Contract (who may call what, what is durable when)
   the leader gets it, so their transactions join this group. Holding the lock, the leader takes
   the whole queue: a group's order in the binlog is the engine's commit order, and
   `engine.commit_group` commits exactly the group's transactions.
+  The leader takes the queue in the step it gets the lock, unless a transaction is on its way
+  to the queue (`engine.handover.pending`, `engine.concurrency.Handover`); then it first waits
+  one loop turn for it. Why nothing is left out: a transaction gets into the writer's open
+  SQLite transaction only under the lock, and whoever lets go of the lock either ended its
+  transaction without a trace there (rolled back, undone) or committed it logically and handed
+  it out (`Handover.hand`: the engine session's four ends of a transaction, `commit_replicated`
+  here) in the same step; `_join` takes it back in the step that queues it. The leader holds
+  the lock from its check to taking the queue (one step), so nothing is added meanwhile: with
+  nothing on its way, every transaction of the open SQLite transaction is in the queue taken,
+  in an open group (taken from an earlier queue) or in a group written before, and no group
+  commits engine rows whose binlog events are in the next group. The usual paths (a session's
+  write or COMMIT, `commit_now`, the applier's `commit_replicated`) hand out and queue in one
+  step: their leader waits for no loop turn. One that queues in a later step (a commit made a
+  task of its own, `asyncio.shield`) is waited for, as is a transaction dropped after it was
+  handed out (then every leader waits one turn, as all did before `Handover`).
 - Stages of one group, in order (WL#4398 hook names):
   `before_commit` (each transaction) -> flush: events appended and written to the OS -> sync:
   fsync every `sync_binlog` groups (0 = never) -> `after_flush` (position = the group's end;
@@ -121,7 +136,7 @@ from typing import Any, Protocol
 from binlog.syncer import NativeSyncer
 from binlog.syncer import available as syncer_available
 from binlog.writer import KEEP_EVENTS_MAX, BinlogWriter
-from engine.concurrency import ThreadLane
+from engine.concurrency import Handover, ThreadLane
 from engine.results import LoggedStatement
 from master.binlog_end import BinlogEnd
 from master.events import transaction_events
@@ -300,6 +315,7 @@ class GroupCommit:
         the group (`_lead`) returned with the ticket; else None with it."""
         ticket = _Ticket(session, txn, asyncio.get_running_loop().create_future())
         self._queue.append(ticket)
+        Handover.take(txn)
         self._in_flight += 1
         if self._leader_waiting:
             return ticket, None
@@ -365,8 +381,11 @@ class GroupCommit:
             raise SQLError(ER_LOCK_WAIT_TIMEOUT) from None
         try:
             await engine.run_replicated(statements)
-        finally:
+        except BaseException:
             lock.release()
+            raise
+        engine.handover.hand(txn)  # in the open SQLite transaction until this ticket is queued
+        lock.release()
         # no await between the release and the queueing: the group that commits them takes this ticket
         await self.commit(None, txn)
 
@@ -451,13 +470,14 @@ class GroupCommit:
                 lock.abandon(wait, self)
                 self._leader_waiting = False
                 raise
-        try:
-            # The session that handed us the lock scheduled its commit just after our wakeup:
-            # let it join the queue (its transaction is in the SQLite transaction we commit).
-            await asyncio.sleep(0)
-        except BaseException:
-            lock.release()
-            raise
+        if self.engine.handover.pending:
+            # a transaction in the SQLite transaction we commit is not queued yet: its session
+            # let go of the lock and queues it in a later step (module docstring, "Ordering")
+            try:
+                await asyncio.sleep(0)
+            except BaseException:
+                lock.release()
+                raise
         self._leader_waiting = False
         group, self._queue = self._queue, []
         await self._run_group(group)
@@ -559,14 +579,12 @@ class GroupCommit:
         if not opened.taken:
             if not lock.try_acquire(opened):
                 await lock.acquire(opened)
-            try:
-                # as in `_lead`: a session that let go of the lock queues its commit in the
-                # turn of the loop after (a commit run as a task of its own), before we take
-                # the queue: its transaction is in the SQLite transaction we commit
-                await asyncio.sleep(0)
-            except BaseException:
-                lock.release()
-                raise
+            if self.engine.handover.pending:  # as in `_lead` (module docstring, "Ordering")
+                try:
+                    await asyncio.sleep(0)
+                except BaseException:
+                    lock.release()
+                    raise
             if not opened.taken:
                 queued, self._queue = self._queue, []
                 await self._run_group(queued, commit=True)
@@ -879,12 +897,13 @@ class ReplicatedTransaction(Protocol):
 _DML = ("INSERT", "UPDATE", "DELETE", "REPLACE")
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class _ReplicatedTxn:
     """A `commit_replicated` call's transactions, as one ticket of a group."""
 
     transactions: list[ReplicatedTransaction]
     log_bin: bool
+    handover: Any = None  # the engine's `Handover` between the lock's release and the queueing
 
     def binlogged(self) -> int:
         return sum(1 for txn in self.transactions if txn.statements) if self.log_bin else 0

@@ -229,8 +229,8 @@ class MasterRole(Role):
 
     # -- commits -----------------------------------------------------------------------------
 
-    async def commit(self, session: Any, txn: Any) -> None:
-        await self.pipeline.commit(session, txn)
+    def commit(self, session: Any, txn: Any) -> Awaitable[None]:
+        return self.pipeline.commit(session, txn)
 
     def commit_now(self, session: Any, txn: Any) -> Awaitable[None]:
         return self.pipeline.commit_now(session, txn)

@@ -116,8 +116,8 @@ class NodeRole(Role):
     async def execute(self, session: ClientSession, sql: str, keyword: str) -> Any:
         return await self.side(sql, keyword).execute(session, sql, keyword)
 
-    async def commit(self, session: ClientSession, txn: Any) -> None:
-        await self.source.commit(session, txn)
+    def commit(self, session: ClientSession, txn: Any) -> Awaitable[None]:
+        return self.source.commit(session, txn)
 
     @property
     def commits_now(self) -> bool:  # type: ignore[override]

@@ -34,13 +34,13 @@ class Outcome(enum.Enum):
 
 
 class _Waiter:
-    __slots__ = ("position", "future", "timer", "sessions", "transactions")
+    __slots__ = ("position", "futures", "timer", "transactions")
 
-    def __init__(self, position: BinlogPosition, future: asyncio.Future[Outcome]):
+    def __init__(self, position: BinlogPosition):
         self.position = position
-        self.future = future
+        # one per session waiting: a session's cancellation cancels its own alone (no shield)
+        self.futures: list[asyncio.Future[Outcome]] = []
         self.timer: asyncio.TimerHandle | None = None
-        self.sessions = 0
         self.transactions = 0
 
 
@@ -65,7 +65,7 @@ class CommitGate:
 
     def futures(self) -> list[asyncio.Future[Outcome]]:
         """The pending waiters' futures (to await them all, e.g. at shutdown)."""
-        return [w.future for w in self._waiters.values()]
+        return [f for w in self._waiters.values() for f in w.futures]
 
     @property
     def transactions(self) -> int:
@@ -74,26 +74,26 @@ class CommitGate:
 
     async def wait(self, position: BinlogPosition, timeout: float, transactions: int = 1) -> Outcome:
         """Wait until `position` is released; `timeout` (seconds) applies to a new waiter only."""
+        loop = asyncio.get_running_loop()
         waiter = self._waiters.get(position)
         if waiter is None:
-            loop = asyncio.get_running_loop()
-            waiter = _Waiter(position, loop.create_future())
+            waiter = _Waiter(position)
             waiter.timer = loop.call_at(loop.time() + timeout, self._expire, waiter)
             self._waiters[position] = waiter
             heapq.heappush(self._heap, (position, next(self._order), waiter))
-        waiter.sessions += 1
+        future = loop.create_future()
+        waiter.futures.append(future)
         waiter.transactions += transactions
         self.sessions += 1
         try:
-            return await asyncio.shield(waiter.future)
+            return await future
         finally:
-            waiter.sessions -= 1
+            waiter.futures.remove(future)
             waiter.transactions -= transactions
             self.sessions -= 1
-            if waiter.sessions == 0 and not waiter.future.done():
+            if not waiter.futures and self._waiters.get(position) is waiter:
                 # Every session of this waiter was cancelled: nobody is left to release.
                 self._forget(waiter)
-                waiter.future.cancel()
 
     def release_up_to(self, position: BinlogPosition) -> int:
         """Resolve every waiter at or before `position` as ACKED; return how many."""
@@ -119,8 +119,9 @@ class CommitGate:
 
     def _resolve(self, waiter: _Waiter, outcome: Outcome) -> None:
         self._forget(waiter)
-        if not waiter.future.done():
-            waiter.future.set_result(outcome)
+        for future in waiter.futures:
+            if not future.done():
+                future.set_result(outcome)
 
     def _forget(self, waiter: _Waiter) -> None:
         if self._waiters.get(waiter.position) is waiter:

@@ -130,10 +130,12 @@ class Role:
         None to let the server handle the statement itself. Raise SQLError for an ERR."""
         return None
 
-    async def commit(self, session: ClientSession, txn: Any) -> None:
+    def commit(self, session: ClientSession, txn: Any) -> Awaitable[None]:
         """Make the engine transaction `txn` (a `CommittedTxn` from the engine) durable and
-        visible; return when the client may get its OK. The master runs the group commit here
-        (binlog write, after_flush, sync, after_sync, engine commit, after_commit)."""
+        visible; the awaitable ends when the client may get its OK. The master runs the group
+        commit here (binlog write, after_flush, sync, after_sync, engine commit, after_commit).
+        Nothing is done before it is awaited; a role that only forwards returns the coroutine of
+        the part it forwards to (no frame of its own on each resumption of the commit)."""
         raise NotImplementedError
 
     def commit_now(self, session: ClientSession, txn: Any) -> Awaitable[None]:

@@ -1689,9 +1689,10 @@ class ClientSession(asyncio.Protocol):
             self.kill_after_reply()
         return result
 
-    async def commit(self, committed: Any) -> None:
-        """Hand a logically committed engine transaction to the role (group commit)."""
-        await self.committing(self.server.role.commit(self, committed))
+    def commit(self, committed: Any) -> Awaitable[None]:
+        """Hand a logically committed engine transaction to the role (group commit), once
+        awaited (the coroutine of `committing`: no frame of its own on each resumption)."""
+        return self.committing(self.server.role.commit(self, committed))
 
     async def committing(self, step: Awaitable[Any]) -> Any:
         """Await a step that goes through the group commit (a commit; the binlog group of a

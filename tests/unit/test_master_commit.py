@@ -222,6 +222,118 @@ async def test_a_group_no_observer_holds_is_written_synced_and_committed_in_one_
     assert binlog_values(writer, writer.end_position.pos) == [0, 1]
 
 
+def engine_commits(monkeypatch, engine: Engine, writer: BinlogWriter) -> list[tuple[list[int], list[int]]]:
+    """For each engine commit of a group, once it is done: the values the engine then holds, and
+    the values the binlog holds up to the position that commit stored (they must be equal)."""
+    boundaries: list[tuple[list[int], list[int]]] = []
+    commit_group = engine.commit_group
+
+    async def recording(meta: dict[str, str], **kwargs) -> None:
+        await commit_group(meta, **kwargs)
+        boundaries.append((await engine_values(engine), binlog_values(writer, int(meta["binlog_pos"]))))
+
+    monkeypatch.setattr(engine, "commit_group", recording)
+    return boundaries
+
+
+async def _lead_behind(engine: Engine, gc: GroupCommit, holder) -> asyncio.Task:
+    """A leader waiting for the writer lock that `holder` holds: a user statement's group."""
+    leader = asyncio.ensure_future(gc.append_statement(Session(2), "CREATE USER u"))
+    for _ in range(3):
+        await asyncio.sleep(0)
+    assert engine.writer_lock.parties()[0] is holder and len(engine.writer_lock.parties()) == 2
+    return leader
+
+
+async def test_a_commit_queued_in_the_step_that_released_the_lock_costs_its_leader_no_loop_turn(pipeline, monkeypatch):
+    """A session's COMMIT lets go of the writer lock and hands its transaction to the queue in
+    one step (module docstring, "Ordering"): the leader it woke takes the queue, that
+    transaction in it, as it gets the lock, without a turn of the loop."""
+    engine, writer, end, interface, gc = pipeline
+    boundaries = engine_commits(monkeypatch, engine, writer)
+    s = engine.session(5)
+    await s.execute("BEGIN")
+    await s.execute("INSERT INTO g.t (v) VALUES (1)")  # the writer lock held until COMMIT
+    leader = await _lead_behind(engine, gc, s)
+    turns: list[float] = []
+    sleep = asyncio.sleep
+
+    async def counted(delay: float, *args, **kwargs):
+        turns.append(delay)
+        return await sleep(delay, *args, **kwargs)
+
+    monkeypatch.setattr(asyncio, "sleep", counted)
+    groups = gc.groups
+    res = await s.execute("COMMIT")
+    assert engine.handover.pending == 1  # handed out, not yet queued
+    await gc.commit(Session(5), res.committed)
+    await leader
+    assert engine.handover.pending == 0
+    assert 0 not in turns  # the leader waited for no loop turn
+    assert gc.groups == groups + 1  # one group: the user statement and the transaction
+    assert boundaries == [([1], [1])]
+    await s.close()
+
+
+async def test_a_commit_queued_a_step_after_the_lock_went_is_in_the_group_of_the_leader_it_woke(pipeline, monkeypatch):
+    """The lock's release and the commit's queueing in different steps (a commit run as a task
+    of its own): the leader the release woke waits for it (`Handover.pending`) before taking
+    the queue, so that its engine commit holds no row whose binlog events are in the next group."""
+    engine, writer, end, interface, gc = pipeline
+    boundaries = engine_commits(monkeypatch, engine, writer)
+    s = engine.session(5)
+    await s.execute("BEGIN")
+    await s.execute("INSERT INTO g.t (v) VALUES (1)")
+    leader = await _lead_behind(engine, gc, s)
+    groups = gc.groups
+    res = await s.execute("COMMIT")  # the leader is woken ...
+    late = asyncio.ensure_future(gc.commit(Session(5), res.committed))  # ... before this task's first step
+    await asyncio.gather(leader, late)
+    assert boundaries == [([1], [1])]  # not ([1], []): the engine's row without its events
+    assert gc.groups == groups + 1
+    assert engine.handover.pending == 0
+    await s.close()
+
+
+async def test_an_open_group_taking_the_lock_back_waits_for_a_commit_queued_a_step_after_the_lock_went(pipeline, monkeypatch):
+    """The open group's leader (`_wait_open`) takes the writer lock back after its ack; a
+    transaction written meanwhile whose commit is queued a step after the lock went to that
+    leader is waited for, and committed in the engine with its binlog events."""
+    engine, writer, end, interface, gc = pipeline
+    boundaries = engine_commits(monkeypatch, engine, writer)
+    ack = asyncio.Event()
+
+    class Observer(BinlogStorageObserver):
+        def holds_groups(self) -> bool:
+            return True
+
+        def waits_after_sync(self) -> bool:
+            return True
+
+        async def after_sync(self, param: StorageParam) -> None:
+            await ack.wait()
+
+    interface.storage.add_observer(Observer())
+    a, b = engine.session(5), engine.session(6)
+    res = await a.execute("INSERT INTO g.t (v) VALUES (1)")
+    first = asyncio.ensure_future(gc.commit(Session(5), res.committed))
+    while not engine.settle.is_open:  # the first group written, open, waiting for its ack
+        await asyncio.sleep(0)
+    res = await b.execute("INSERT INTO g.t (v) VALUES (2)")  # into the open transaction; not queued yet
+    holder = object()
+    assert engine.writer_lock.try_acquire(holder)
+    ack.set()
+    while len(engine.writer_lock.parties()) < 2:  # the open group's leader waits for the lock
+        await asyncio.sleep(0)
+    engine.writer_lock.release()  # that leader is woken ...
+    late = asyncio.ensure_future(gc.commit(Session(6), res.committed))  # ... before this task's first step
+    await asyncio.gather(first, late)
+    assert boundaries == [([1, 2], [1, 2])]  # not ([1, 2], [1]): a row without its events
+    assert engine.handover.pending == 0
+    await a.close()
+    await b.close()
+
+
 async def test_rotation_after_a_group_at_max_binlog_size(pipeline):
     engine, writer, end, interface, gc = pipeline
     writer.max_size = 4096
