@@ -270,13 +270,13 @@ class SlaveRole(Role):
         reached = await rep.applier.wait_for_gtids(wanted, timeout)
         return ResultSet((column(name, FieldType.LONG),), ((0 if reached else -1,),))
 
-    async def _show_relaylog_events(self, rep: Replication, toks: Tokens) -> Any:
+    async def _show_relaylog_events(self, session: ClientSession, rep: Replication, toks: Tokens) -> Any:
         """SHOW RELAYLOG ['connection'] EVENTS [IN 'file'] [FROM pos] [LIMIT [offset,] count]:
         the relay log's events as SHOW BINLOG EVENTS shows a binlog's, from its first file by
         default; a file not in its index is 1220, as MariaDB's; no relay log yet, no rows."""
         toks.expect_word("SHOW")
         toks.expect_word("RELAYLOG")
-        _connection_name(toks)
+        _connection_name(toks, session)
         toks.expect_word("EVENTS")
         files = rep.relay.files()
         name = files[0] if files else ""
@@ -307,7 +307,7 @@ class SlaveRole(Role):
         if keyword == "SELECT MASTER_GTID_WAIT":
             return await self._master_gtid_wait(rep, toks)
         if keyword == "SHOW RELAYLOG":
-            return await self._show_relaylog_events(rep, toks)
+            return await self._show_relaylog_events(session, rep, toks)
         if keyword in ("SHOW ALL", "SHOW SLAVE"):  # SHOW ALL SLAVES STATUS / SHOW SLAVE STATUS
             toks.expect_word("SHOW")
             every = bool(toks.accept_word("ALL"))
