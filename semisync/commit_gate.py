@@ -10,8 +10,10 @@ Contract
   so the plugin can switch  semi-sync off), RELEASED (semi-sync switched off, was disabled or uninstalled, RESET MASTER),
   or SHUTDOWN (the server stopped waiting: the commit is in doubt).
 - Deadlines use the running loop's clock (`loop.call_at`), so a test can drive them with a loop
-  whose `time` is a fake clock. A waiting session that is cancelled leaves the waiter to the
-  others; the last one to leave removes it (and its timer).
+  whose `time` is a fake clock. Each waiting session awaits a future of its own, which the
+  waiter's release settles (no shared future to shield from a cancelled session): a session
+  that is cancelled leaves the waiter to the others; the last one to leave removes it (and
+  its timer).
 - Single-threaded: everything runs on the event loop thread, so no locks.
 """
 
@@ -34,14 +36,14 @@ class Outcome(enum.Enum):
 
 
 class _Waiter:
-    __slots__ = ("position", "future", "timer", "sessions", "transactions")
+    __slots__ = ("position", "futures", "timer", "transactions", "outcome")
 
-    def __init__(self, position: BinlogPosition, future: asyncio.Future[Outcome]):
+    def __init__(self, position: BinlogPosition):
         self.position = position
-        self.future = future
+        self.futures: list[asyncio.Future[Outcome]] = []  # one per waiting session
         self.timer: asyncio.TimerHandle | None = None
-        self.sessions = 0
         self.transactions = 0
+        self.outcome: Outcome | None = None  # set once, when released
 
 
 class CommitGate:
@@ -65,7 +67,7 @@ class CommitGate:
 
     def futures(self) -> list[asyncio.Future[Outcome]]:
         """The pending waiters' futures (to await them all, e.g. at shutdown)."""
-        return [w.future for w in self._waiters.values()]
+        return [f for w in self._waiters.values() for f in w.futures]
 
     @property
     def transactions(self) -> int:
@@ -74,33 +76,35 @@ class CommitGate:
 
     async def wait(self, position: BinlogPosition, timeout: float, transactions: int = 1) -> Outcome:
         """Wait until `position` is released; `timeout` (seconds) applies to a new waiter only."""
+        loop = asyncio.get_running_loop()
         waiter = self._waiters.get(position)
         if waiter is None:
-            loop = asyncio.get_running_loop()
-            waiter = _Waiter(position, loop.create_future())
+            waiter = _Waiter(position)
             waiter.timer = loop.call_at(loop.time() + timeout, self._expire, waiter)
             self._waiters[position] = waiter
             heapq.heappush(self._heap, (position, next(self._order), waiter))
-        waiter.sessions += 1
+        future = loop.create_future()
+        futures = waiter.futures
+        futures.append(future)
         waiter.transactions += transactions
         self.sessions += 1
         try:
-            return await asyncio.shield(waiter.future)
+            return await future
         finally:
-            waiter.sessions -= 1
+            futures.remove(future)
             waiter.transactions -= transactions
             self.sessions -= 1
-            if waiter.sessions == 0 and not waiter.future.done():
+            if not futures and waiter.outcome is None:
                 # Every session of this waiter was cancelled: nobody is left to release.
                 self._forget(waiter)
-                waiter.future.cancel()
 
     def release_up_to(self, position: BinlogPosition) -> int:
         """Resolve every waiter at or before `position` as ACKED; return how many."""
         released = 0
-        while self._heap and not position < self._heap[0][0]:
-            waiter = heapq.heappop(self._heap)[2]
-            if self._waiters.get(waiter.position) is waiter:
+        heap, waiters = self._heap, self._waiters
+        while heap and not position < heap[0][0]:
+            waiter = heapq.heappop(heap)[2]
+            if waiters.get(waiter.position) is waiter:
                 self._resolve(waiter, Outcome.ACKED)
                 released += 1
         return released
@@ -119,8 +123,10 @@ class CommitGate:
 
     def _resolve(self, waiter: _Waiter, outcome: Outcome) -> None:
         self._forget(waiter)
-        if not waiter.future.done():
-            waiter.future.set_result(outcome)
+        waiter.outcome = outcome
+        for future in waiter.futures:
+            if not future.done():  # (a session's own, cancelled with it)
+                future.set_result(outcome)
 
     def _forget(self, waiter: _Waiter) -> None:
         if self._waiters.get(waiter.position) is waiter:

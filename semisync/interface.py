@@ -156,32 +156,30 @@ class SendBatch(Sequence[SendParam]):
     `routes` is each event's (type code, log_pos, flags), in order (`protocol.events.route_fields`).
     `places[i]` is event i's end in `file` (its log_pos), 0 for one without a place (log_pos 0,
     or artificial): an observer that decides a whole batch reads these plain ints and builds no
-    object per event. Read-only."""
+    object per event; `end` is the end of the last event with a place (None: no event has one).
+    Read-only: the shell may hand one batch to the hooks of every dump session that sends the
+    same events (a published group, `master.dump`)."""
 
-    __slots__ = ("file", "places", "_routes", "_params", "_last_end")
+    __slots__ = ("file", "places", "end", "_routes", "_params")
 
     def __init__(self, file: str, routes: Sequence[tuple[int, int, int]]) -> None:
         self.file = file
         self._routes = routes
-        self.places = [0 if flags & LOG_EVENT_ARTIFICIAL_F else log_pos for _, log_pos, flags in routes]
+        places = self.places = [0 if flags & LOG_EVENT_ARTIFICIAL_F else log_pos for _, log_pos, flags in routes]
+        end = None
+        for pos in reversed(places):
+            if pos:
+                end = BinlogPosition(file, pos)
+                break
+        self.end = end
         self._params: list[SendParam] | None = None
-        self._last_end: BinlogPosition | None | bool = False  # False: not computed yet
 
     def __len__(self) -> int:
         return len(self._routes)
 
     def last_end(self) -> BinlogPosition | None:
-        """The end of the batch's last event with a place (None: no event has one); computed
-        once (asked before and after the write)."""
-        last = self._last_end
-        if last is False:
-            last = None
-            for pos in reversed(self.places):
-                if pos:
-                    last = BinlogPosition(self.file, pos)
-                    break
-            self._last_end = last
-        return last  # type: ignore[return-value]
+        """`end`."""
+        return self.end
 
     def __getitem__(self, index):  # type: ignore[override]
         params = self._params

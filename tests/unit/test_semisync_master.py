@@ -8,6 +8,7 @@ dump sessions send events through `before_send_event`/`after_send_event`, the ac
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import random
 from collections.abc import Sequence
@@ -16,6 +17,7 @@ import pytest
 
 from protocol.errors import RemoteProtocolError, SQLError
 from protocol.events import LOG_EVENT_ARTIFICIAL_F
+from semisync.commit_gate import CommitGate, Outcome
 from semisync.interface import BinlogTransmitObserver, CommitVerdict, SendBatch, SendParam
 from semisync.master_plugin import WAITING_STATE, SemiSyncMasterPlugin
 from tests.support.semisync_harness import (
@@ -263,6 +265,26 @@ def test_sessions_waiting_for_the_same_position_share_one_waiter(fl):
     m.send(dump, pos(300))
     m.ack(dump, pos(300))
     assert all(t.done() for t in tasks) and m.status("yes_tx") == 2
+
+
+def test_a_released_session_goes_on_at_the_next_loop_turn(fl):
+    """The release settles each waiting session's own future: the sessions' tasks are ready at
+    once (no callback of a shared future to run first), so the commit goes on one loop turn
+    after the ack; a session cancelled beside them is left out."""
+    gate = CommitGate(lambda position, transactions: None)
+    tasks = [fl.loop.create_task(gate.wait(pos(300), 10.0)) for _ in range(3)]
+    fl.settle()
+    tasks[1].cancel()
+    fl.settle()
+    assert gate.sessions == 2 and gate.transactions == 2
+
+    async def release_and_turn() -> list[object]:
+        assert gate.release_up_to(pos(300)) == 1
+        await asyncio.sleep(0)
+        return [t.done() and not t.cancelled() and t.result() for t in tasks]
+
+    assert fl.loop.run_until_complete(release_and_turn()) == [Outcome.ACKED, False, Outcome.ACKED]
+    assert gate.sessions == 0 and len(gate) == 0
 
 
 def test_a_cancelled_wait_leaves_the_others_waiting(fl):
@@ -661,6 +683,11 @@ def _play_batches(seed: int, batched: bool) -> list[object]:
                 events = [SendParam(t, pos(log_pos) if log_pos else None, bool(flags & LOG_EVENT_ARTIFICIAL_F))
                           for t, log_pos, flags in routes]
             headers = [dump.header] * len(routes)
+            if rng.random() < 0.3:  # a header that is not the reserved one: our flag set, or another byte
+                i = rng.randrange(len(headers))
+                changed = bytearray(headers[i])
+                changed[rng.randrange(len(changed))] ^= 1
+                headers[i] = bytes(changed)
             transmit.before_send_events(dump.param, headers, events)
             transmit.after_send_events(dump.param, events)
             seen.append((headers, state.in_flight, state.sent, list(state.flagged), m.plugin.status))
