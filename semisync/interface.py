@@ -532,10 +532,16 @@ class BinlogStorageDelegate(Delegate[BinlogStorageObserver]):
         return _waiting_hook(self._observers, "after_sync", param)
 
     def holds_groups(self) -> bool:
-        return any(o.holds_groups() for o in self._observers)
+        for o in self._observers:  # (asked once per group: a loop, no generator)
+            if o.holds_groups():
+                return True
+        return False
 
     def waits_after_sync(self) -> bool:
-        return any(o.waits_after_sync() for o in self._observers)
+        for o in self._observers:
+            if o.waits_after_sync():
+                return True
+        return False
 
 
 class BinlogTransmitDelegate(Delegate[BinlogTransmitObserver]):

@@ -17,6 +17,7 @@ import pytest
 
 from protocol.errors import RemoteProtocolError, SQLError
 from protocol.events import LOG_EVENT_ARTIFICIAL_F
+from protocol.position import BinlogPosition
 from semisync.commit_gate import CommitGate, Outcome
 from semisync.interface import BinlogTransmitObserver, CommitVerdict, SendBatch, SendParam
 from semisync.master_plugin import WAITING_STATE, SemiSyncMasterPlugin
@@ -285,6 +286,39 @@ def test_a_released_session_goes_on_at_the_next_loop_turn(fl):
 
     assert fl.loop.run_until_complete(release_and_turn()) == [Outcome.ACKED, False, Outcome.ACKED]
     assert gate.sessions == 0 and len(gate) == 0
+
+
+def test_waiters_released_in_time_arm_no_timer_and_every_deadline_still_holds(fl):
+    """One timer for every deadline: commits acked in time arm none after the first; a timer
+    that fires when its waiter is gone is armed again for the earliest deadline left, and a
+    wait with a shorter timeout than the armed one gets its own earlier deadline."""
+    armed: list[float] = []
+    call_at = fl.loop.call_at
+
+    def counted(when, callback, *args, **kw):
+        armed.append(when)
+        return call_at(when, callback, *args, **kw)
+
+    fl.loop.call_at = counted  # type: ignore[method-assign]
+    timed_out: list[tuple[BinlogPosition, int]] = []
+    gate = CommitGate(lambda position, transactions: timed_out.append((position, transactions)))
+    start = fl.now
+    for p in (100, 200, 300):
+        task = fl.spawn(gate.wait(pos(p), 10.0))
+        assert gate.release_up_to(pos(p)) == 1
+        fl.settle()
+        assert task.result() is Outcome.ACKED
+    assert armed == [start + 10.0]
+    fl.advance(5)
+    late = fl.spawn(gate.wait(pos(400), 10.0))  # due at start + 15
+    fl.advance(5.5)  # the first timer fired, its waiter long gone
+    assert not late.done() and armed == [start + 10.0, start + 15.0]
+    short = fl.spawn(gate.wait(pos(500), 1.0, transactions=3))  # due at start + 11.5
+    fl.advance(1.1)
+    assert short.result() is Outcome.TIMED_OUT and timed_out == [(pos(500), 3)] and not late.done()
+    fl.advance(4)
+    assert late.result() is Outcome.TIMED_OUT and timed_out[1:] == [(pos(400), 1)]
+    assert len(gate) == 0 and gate.sessions == 0
 
 
 def test_a_cancelled_wait_leaves_the_others_waiting(fl):
