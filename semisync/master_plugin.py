@@ -46,7 +46,7 @@ import asyncio
 import logging
 import time
 from collections import deque
-from collections.abc import Callable, Iterable, Mapping, MutableSequence, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, MutableSequence, Sequence
 from dataclasses import dataclass, field, fields
 from typing import Any
 
@@ -56,6 +56,7 @@ from protocol.semisync_wire import semisync_header
 from semisync.ack_container import AckContainer
 from semisync.commit_gate import CommitGate, Outcome
 from semisync.interface import (
+    DONE,
     BinlogStorageObserver,
     BinlogTransmitObserver,
     CommitVerdict,
@@ -339,17 +340,19 @@ class SemiSyncMasterPlugin(
         return (self._enabled and self._installed and self._on
                 and self._wait_point == "AFTER_SYNC")
 
-    async def after_sync(self, param: StorageParam) -> CommitVerdict | None:
+    # The two waiting hooks hand the shell the wait's own coroutine (or the finished `DONE`),
+    # so that a group's wait resumes no frame of theirs.
+    def after_sync(self, param: StorageParam) -> Awaitable[CommitVerdict | None]:  # type: ignore[override]
         if self._wait_point == "AFTER_SYNC":
             states = [s.set_state for s in param.sessions if s.set_state is not None]
-            return await self._wait(param.position, param.transactions, states)
-        return None
+            return self._wait(param.position, param.transactions, states)
+        return DONE
 
-    async def after_commit(self, param: TransParam) -> CommitVerdict | None:
+    def after_commit(self, param: TransParam) -> Awaitable[CommitVerdict | None]:  # type: ignore[override]
         if self._wait_point == "AFTER_COMMIT":
             states = [param.set_state] if param.set_state is not None else []
-            return await self._wait(param.position, param.transactions, states)
-        return None
+            return self._wait(param.position, param.transactions, states)
+        return DONE
 
     async def _wait(
         self,

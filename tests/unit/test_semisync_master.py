@@ -9,6 +9,7 @@ dump sessions send events through `before_send_event`/`after_send_event`, the ac
 from __future__ import annotations
 
 import asyncio
+import inspect
 import logging
 import random
 from collections.abc import Sequence
@@ -19,7 +20,13 @@ from protocol.errors import RemoteProtocolError, SQLError
 from protocol.events import LOG_EVENT_ARTIFICIAL_F
 from protocol.position import BinlogPosition
 from semisync.commit_gate import CommitGate, Outcome
-from semisync.interface import BinlogTransmitObserver, CommitVerdict, SendBatch, SendParam
+from semisync.interface import (
+    BinlogTransmitObserver,
+    CommitVerdict,
+    SendBatch,
+    SendParam,
+    TransParam,
+)
 from semisync.master_plugin import WAITING_STATE, SemiSyncMasterPlugin
 from tests.support.semisync_harness import (
     BINLOG,
@@ -319,6 +326,22 @@ def test_waiters_released_in_time_arm_no_timer_and_every_deadline_still_holds(fl
     fl.advance(4)
     assert late.result() is Outcome.TIMED_OUT and timed_out[1:] == [(pos(400), 1)]
     assert len(gate) == 0 and gate.sessions == 0
+
+
+def test_the_waiting_hooks_hand_over_the_wait_itself(fl):
+    """At its wait point a hook returns the plugin's wait coroutine (no frame of its own to
+    resume per group); at the other one, the finished awaitable."""
+    m = MasterHarness(fl)
+    param = m.flush(pos(100))
+    waiting = m.plugin.after_sync(param)
+    assert inspect.iscoroutine(waiting) and waiting.cr_code is SemiSyncMasterPlugin._wait.__code__
+    waiting.close()
+    assert not inspect.iscoroutine(m.plugin.after_commit(TransParam(1, 1, pos(100))))
+    task = m.commit(pos(200))
+    dump = m.connect(2)
+    m.send(dump, pos(200))
+    m.ack(dump, pos(200))
+    assert task.done() and task.result() is None and m.status("yes_tx") == 1
 
 
 def test_a_cancelled_wait_leaves_the_others_waiting(fl):
