@@ -455,12 +455,13 @@ ObserverT = TypeVar("ObserverT")
 
 
 class _Done:
-    """An awaitable that is already finished (returns None): the empty delegate's answer."""
+    """An awaitable that is already finished (returns None): the empty delegate's answer, and
+    an observer's when it does not wait. Awaiting it runs no Python code: `await` calls a
+    static `__await__` without the instance, here the empty tuple's iterator factory (C)."""
 
     __slots__ = ()
 
-    def __await__(self):  # type: ignore[no-untyped-def]
-        return iter(())
+    __await__ = staticmethod(().__iter__)
 
 
 DONE: Awaitable[None] = _Done()
