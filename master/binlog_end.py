@@ -21,6 +21,9 @@ Contract
   (RESET MASTER deletes the files and starts `.000001` again) calls `drop_tail()` before it.
   A failed group write publishes nothing: the file is cut back to the published end, which the
   tail still describes.
+- `tail_events` and `tail_sends`: what the dump sessions derive from `tail` to send it as it is
+  (its events' bytes as a list; their `SendBatch` for the transmit hooks), made by the first
+  session that sends it and used by the others; every publish and `drop_tail` clears them.
 - Followers (`follow(push)`): callables run by `publish`, synchronously and in order, after the
   position, the tail and the generation are updated and the shared future settled. A dump session
   parked at the end follows, so that the group just published is sent from the publishing call
@@ -36,15 +39,18 @@ from collections.abc import Callable
 
 from binlog.writer import WrittenGroup
 from protocol.position import BinlogPosition
+from semisync.interface import SendBatch
 
 
 class BinlogEnd:
-    __slots__ = ("position", "generation", "tail", "_changed", "_followers")
+    __slots__ = ("position", "generation", "tail", "tail_events", "tail_sends", "_changed", "_followers")
 
     def __init__(self, position: BinlogPosition) -> None:
         self.position = position
         self.generation = 0
         self.tail: WrittenGroup | None = None
+        self.tail_events: list[bytes] | None = None
+        self.tail_sends: SendBatch | None = None
         self._changed: asyncio.Future[None] | None = None
         self._followers: list[Callable[[], None]] = []
 
@@ -53,6 +59,7 @@ class BinlogEnd:
         if tail is not None and (tail.file != position.file or tail.end != position.pos):
             tail = None  # not what ends at the published position (a rotation right after it)
         self.tail = tail
+        self.tail_events = self.tail_sends = None
         self.generation += 1
         changed, self._changed = self._changed, None
         if changed is not None and not changed.done():
@@ -70,6 +77,7 @@ class BinlogEnd:
     def drop_tail(self) -> None:
         """Forget `tail` (its file's bytes are about to change without a publish first)."""
         self.tail = None
+        self.tail_events = self.tail_sends = None
 
     async def wait(self, seen: int, timeout: float | None) -> bool:
         """Wait until `generation` differs from `seen` (True) or `timeout` seconds pass (False)."""

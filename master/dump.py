@@ -785,14 +785,27 @@ class DumpSession:
         framed in one pass (`ServerConnection.send_events`) and written at once."""
         last = batch[-1]
         self.pos = last[0] + len(last[1])
-        events = [strip_checksum(event) for _, event in batch] if self.strip else [event for _, event in batch]
+        published = self.source.end
+        tail = published.tail
+        # the group the last publish made visible, as the writer encoded it: what every dump
+        # that sends it derives from it is made once (`BinlogEnd.tail_events`, `tail_sends`)
+        shared = tail is not None and batch is tail.events
+        if self.strip:
+            events = [strip_checksum(event) for _, event in batch]
+        elif not shared:
+            events = [event for _, event in batch]
+        elif (events := published.tail_events) is None:  # type: ignore[assignment]
+            events = published.tail_events = [event for _, event in batch]
         conn = self.session.conn
         if not self._event_hooks:
             self.session.write(conn.send_events(events, self.header))
             self.events_sent += len(events)
             return
         transmit, param = self.transmit, self.param
-        infos = SendBatch(self.file, [route_fields(event) for _, event in batch])
+        if not shared:
+            infos = SendBatch(self.file, [route_fields(event) for _, event in batch])
+        elif (infos := published.tail_sends) is None:  # type: ignore[assignment]
+            infos = published.tail_sends = SendBatch(self.file, [route_fields(event) for _, event in batch])
         headers = [self.header] * len(events)  # each the reserved header until an observer sets it
         transmit.before_send_events(param, headers, infos)  # type: ignore[arg-type]
         self.session.write(conn.send_events(events, headers))

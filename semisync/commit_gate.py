@@ -10,8 +10,14 @@ Contract
   so the plugin can switch  semi-sync off), RELEASED (semi-sync switched off, was disabled or uninstalled, RESET MASTER),
   or SHUTDOWN (the server stopped waiting: the commit is in doubt).
 - Deadlines use the running loop's clock (`loop.call_at`), so a test can drive them with a loop
-  whose `time` is a fake clock. A waiting session that is cancelled leaves the waiter to the
-  others; the last one to leave removes it (and its timer).
+  whose `time` is a fake clock. One timer serves every waiter: it is armed for the earliest
+  deadline when none is armed for an earlier one, and left alone when a waiter is released;
+  when it fires it expires every waiter then due (in deadline order; within 1 ms is due, as
+  uvloop's timers are of millisecond resolution) and is armed again for the earliest deadline
+  left. So a waiter released in time (every acked commit group) arms and cancels no timer.
+- Each waiting session awaits a future of its own, which the waiter's release settles (no
+  shared future to shield from a cancelled session): a session that is cancelled leaves the
+  waiter to the others; the last one to leave removes it.
 - Single-threaded: everything runs on the event loop thread, so no locks.
 """
 
@@ -34,14 +40,17 @@ class Outcome(enum.Enum):
 
 
 class _Waiter:
-    __slots__ = ("position", "futures", "timer", "transactions")
+    __slots__ = ("position", "futures", "deadline", "transactions", "outcome")
 
-    def __init__(self, position: BinlogPosition):
+    def __init__(self, position: BinlogPosition, deadline: float):
         self.position = position
-        # one per session waiting: a session's cancellation cancels its own alone (no shield)
-        self.futures: list[asyncio.Future[Outcome]] = []
-        self.timer: asyncio.TimerHandle | None = None
+        self.futures: list[asyncio.Future[Outcome]] = []  # one per waiting session
+        self.deadline = deadline  # on the loop's clock
         self.transactions = 0
+        self.outcome: Outcome | None = None  # set once, when released
+
+
+_DUE_EARLY = 0.001  # a deadline this close is due when the timer fires (millisecond timers)
 
 
 class CommitGate:
@@ -51,6 +60,9 @@ class CommitGate:
         # (position, tie-breaker); an entry whose waiter is gone from `_waiters` is skipped.
         self._heap: list[tuple[BinlogPosition, int, _Waiter]] = []
         self._order = itertools.count()
+        self._timer: asyncio.TimerHandle | None = None  # due at `_timer_at`, the deadlines' timer
+        self._timer_at = 0.0
+        self._timer_loop: asyncio.AbstractEventLoop | None = None
         self.sessions = 0  # sessions waiting right now (Rpl_semi_sync_master_wait_sessions)
 
     def __len__(self) -> int:
@@ -77,30 +89,33 @@ class CommitGate:
         loop = asyncio.get_running_loop()
         waiter = self._waiters.get(position)
         if waiter is None:
-            waiter = _Waiter(position)
-            waiter.timer = loop.call_at(loop.time() + timeout, self._expire, waiter)
+            waiter = _Waiter(position, loop.time() + timeout)
+            if self._timer is None or waiter.deadline < self._timer_at or self._timer_loop is not loop:
+                self._arm(loop, waiter.deadline)
             self._waiters[position] = waiter
             heapq.heappush(self._heap, (position, next(self._order), waiter))
         future = loop.create_future()
-        waiter.futures.append(future)
+        futures = waiter.futures
+        futures.append(future)
         waiter.transactions += transactions
         self.sessions += 1
         try:
             return await future
         finally:
-            waiter.futures.remove(future)
+            futures.remove(future)
             waiter.transactions -= transactions
             self.sessions -= 1
-            if not waiter.futures and self._waiters.get(position) is waiter:
+            if not futures and waiter.outcome is None:
                 # Every session of this waiter was cancelled: nobody is left to release.
                 self._forget(waiter)
 
     def release_up_to(self, position: BinlogPosition) -> int:
         """Resolve every waiter at or before `position` as ACKED; return how many."""
         released = 0
-        while self._heap and not position < self._heap[0][0]:
-            waiter = heapq.heappop(self._heap)[2]
-            if self._waiters.get(waiter.position) is waiter:
+        heap, waiters = self._heap, self._waiters
+        while heap and not position < heap[0][0]:
+            waiter = heapq.heappop(heap)[2]
+            if waiters.get(waiter.position) is waiter:
                 self._resolve(waiter, Outcome.ACKED)
                 released += 1
         return released
@@ -112,20 +127,34 @@ class CommitGate:
         self._heap.clear()
         return len(waiters)
 
-    def _expire(self, waiter: _Waiter) -> None:
-        if self._waiters.get(waiter.position) is waiter:
-            self._resolve(waiter, Outcome.TIMED_OUT)
-            self._on_timeout(waiter.position, waiter.transactions)
+    def _arm(self, loop: asyncio.AbstractEventLoop, when: float) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+        self._timer_at, self._timer_loop = when, loop
+        self._timer = loop.call_at(when, self._expire)
+
+    def _expire(self) -> None:
+        """The timer: every waiter due resolved as TIMED_OUT, then `on_timeout` for it (which may
+        release the others); the timer armed again for the earliest deadline left."""
+        self._timer = None
+        loop = asyncio.get_running_loop()
+        due_by = loop.time() + _DUE_EARLY
+        due = [w for w in self._waiters.values() if w.deadline <= due_by]
+        due.sort(key=lambda w: w.deadline)  # (stable: waiters of one deadline in their order)
+        for waiter in due:
+            if self._waiters.get(waiter.position) is waiter:  # (not released by an earlier one's on_timeout)
+                self._resolve(waiter, Outcome.TIMED_OUT)
+                self._on_timeout(waiter.position, waiter.transactions)
+        if self._waiters and self._timer is None:
+            self._arm(loop, min(w.deadline for w in self._waiters.values()))
 
     def _resolve(self, waiter: _Waiter, outcome: Outcome) -> None:
         self._forget(waiter)
+        waiter.outcome = outcome
         for future in waiter.futures:
-            if not future.done():
+            if not future.done():  # (a session's own, cancelled with it)
                 future.set_result(outcome)
 
     def _forget(self, waiter: _Waiter) -> None:
         if self._waiters.get(waiter.position) is waiter:
             del self._waiters[waiter.position]
-        if waiter.timer is not None:
-            waiter.timer.cancel()
-            waiter.timer = None

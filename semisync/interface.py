@@ -156,32 +156,30 @@ class SendBatch(Sequence[SendParam]):
     `routes` is each event's (type code, log_pos, flags), in order (`protocol.events.route_fields`).
     `places[i]` is event i's end in `file` (its log_pos), 0 for one without a place (log_pos 0,
     or artificial): an observer that decides a whole batch reads these plain ints and builds no
-    object per event. Read-only."""
+    object per event; `end` is the end of the last event with a place (None: no event has one).
+    Read-only: the shell may hand one batch to the hooks of every dump session that sends the
+    same events (a published group, `master.dump`)."""
 
-    __slots__ = ("file", "places", "_routes", "_params", "_last_end")
+    __slots__ = ("file", "places", "end", "_routes", "_params")
 
     def __init__(self, file: str, routes: Sequence[tuple[int, int, int]]) -> None:
         self.file = file
         self._routes = routes
-        self.places = [0 if flags & LOG_EVENT_ARTIFICIAL_F else log_pos for _, log_pos, flags in routes]
+        places = self.places = [0 if flags & LOG_EVENT_ARTIFICIAL_F else log_pos for _, log_pos, flags in routes]
+        end = None
+        for pos in reversed(places):
+            if pos:
+                end = BinlogPosition(file, pos)
+                break
+        self.end = end
         self._params: list[SendParam] | None = None
-        self._last_end: BinlogPosition | None | bool = False  # False: not computed yet
 
     def __len__(self) -> int:
         return len(self._routes)
 
     def last_end(self) -> BinlogPosition | None:
-        """The end of the batch's last event with a place (None: no event has one); computed
-        once (asked before and after the write)."""
-        last = self._last_end
-        if last is False:
-            last = None
-            for pos in reversed(self.places):
-                if pos:
-                    last = BinlogPosition(self.file, pos)
-                    break
-            self._last_end = last
-        return last  # type: ignore[return-value]
+        """`end`."""
+        return self.end
 
     def __getitem__(self, index):  # type: ignore[override]
         params = self._params
@@ -457,12 +455,13 @@ ObserverT = TypeVar("ObserverT")
 
 
 class _Done:
-    """An awaitable that is already finished (returns None): the empty delegate's answer."""
+    """An awaitable that is already finished (returns None): the empty delegate's answer, and
+    an observer's when it does not wait. Awaiting it runs no Python code: `await` calls a
+    static `__await__` without the instance, here the empty tuple's iterator factory (C)."""
 
     __slots__ = ()
 
-    def __await__(self):  # type: ignore[no-untyped-def]
-        return iter(())
+    __await__ = staticmethod(().__iter__)
 
 
 DONE: Awaitable[None] = _Done()
@@ -534,10 +533,16 @@ class BinlogStorageDelegate(Delegate[BinlogStorageObserver]):
         return _waiting_hook(self._observers, "after_sync", param)
 
     def holds_groups(self) -> bool:
-        return any(o.holds_groups() for o in self._observers)
+        for o in self._observers:  # (asked once per group: a loop, no generator)
+            if o.holds_groups():
+                return True
+        return False
 
     def waits_after_sync(self) -> bool:
-        return any(o.waits_after_sync() for o in self._observers)
+        for o in self._observers:
+            if o.waits_after_sync():
+                return True
+        return False
 
 
 class BinlogTransmitDelegate(Delegate[BinlogTransmitObserver]):

@@ -46,7 +46,7 @@ import asyncio
 import logging
 import time
 from collections import deque
-from collections.abc import Callable, Iterable, Mapping, MutableSequence, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, MutableSequence, Sequence
 from dataclasses import dataclass, field, fields
 from typing import Any
 
@@ -56,6 +56,7 @@ from protocol.semisync_wire import semisync_header
 from semisync.ack_container import AckContainer
 from semisync.commit_gate import CommitGate, Outcome
 from semisync.interface import (
+    DONE,
     BinlogStorageObserver,
     BinlogTransmitObserver,
     CommitVerdict,
@@ -339,17 +340,19 @@ class SemiSyncMasterPlugin(
         return (self._enabled and self._installed and self._on
                 and self._wait_point == "AFTER_SYNC")
 
-    async def after_sync(self, param: StorageParam) -> CommitVerdict | None:
+    # The two waiting hooks hand the shell the wait's own coroutine (or the finished `DONE`),
+    # so that a group's wait resumes no frame of theirs.
+    def after_sync(self, param: StorageParam) -> Awaitable[CommitVerdict | None]:  # type: ignore[override]
         if self._wait_point == "AFTER_SYNC":
             states = [s.set_state for s in param.sessions if s.set_state is not None]
-            return await self._wait(param.position, param.transactions, states)
-        return None
+            return self._wait(param.position, param.transactions, states)
+        return DONE
 
-    async def after_commit(self, param: TransParam) -> CommitVerdict | None:
+    def after_commit(self, param: TransParam) -> Awaitable[CommitVerdict | None]:  # type: ignore[override]
         if self._wait_point == "AFTER_COMMIT":
             states = [param.set_state] if param.set_state is not None else []
-            return await self._wait(param.position, param.transactions, states)
-        return None
+            return self._wait(param.position, param.transactions, states)
+        return DONE
 
     async def _wait(
         self,
@@ -485,18 +488,33 @@ class SemiSyncMasterPlugin(
         only for the events that ask for an ack and for the last one in flight. While ON only
         a waiting group's end (`_active`) can ask; every other header gets our flag cleared."""
         places, file, at = batch.places, batch.file, dump.offset
-        for i, header in enumerate(headers):
-            if header[at:at + 2] != _NO_ACK:
-                headers[i] = _with_flag(header, at, _NO_ACK)
-        waiting = [end.pos for end in self._active if end.file == file]
-        for pos in sorted(set(places).intersection(waiting)) if waiting else ():
-            end = BinlogPosition(file, pos)
-            if self._needs_ack(end):
-                i = places.index(pos)
-                headers[i] = _with_flag(headers[i], at, _ACK)
-                dump.flagged.append((end, self._clock()))
-                self._acks_requested += 1
-        last = batch.last_end()
+        first = headers[0] if headers else _NO_ACK
+        # (the usual: every header the reserved one, ours cleared in it: compared once)
+        if first[at:at + 2] != _NO_ACK or headers.count(first) != len(headers):
+            for i, header in enumerate(headers):
+                if header[at:at + 2] != _NO_ACK:
+                    headers[i] = _with_flag(header, at, _NO_ACK)
+        waiting = None  # the waiting group ends (`_active`, usually one) that end an event of the batch
+        in_batch: set[int] | None = None
+        for end in self._active:
+            if end.file == file:
+                if in_batch is None:
+                    in_batch = set(places)
+                if end.pos in in_batch:
+                    if waiting is None:
+                        waiting = [end]
+                    else:
+                        waiting.append(end)
+        if waiting is not None:
+            if len(waiting) > 1:
+                waiting.sort()
+            for end in waiting:
+                if self._needs_ack(end):
+                    i = places.index(end.pos)
+                    headers[i] = _with_flag(headers[i], at, _ACK)
+                    dump.flagged.append((end, self._clock()))
+                    self._acks_requested += 1
+        last = batch.end
         if last is not None:
             dump.in_flight = last
 
@@ -508,7 +526,7 @@ class SemiSyncMasterPlugin(
         if type(dump) is not _Dump:
             return
         if type(events) is SendBatch:  # the batch's last event with a place is the highest sent
-            last = events.last_end()
+            last = events.end
             if last is not None:
                 dump.sent = last
             return

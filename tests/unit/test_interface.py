@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import sys
 
 import pytest
 
 from protocol.position import BinlogPosition
 from semisync.interface import (
+    DONE,
     BinlogRelayIODelegate,
     BinlogRelayIOObserver,
     BinlogStorageDelegate,
@@ -74,6 +76,23 @@ def test_empty_delegates_are_falsy_and_create_no_coroutine():
             assert await awaitable is None
 
     asyncio.run(await_all())
+
+
+def test_the_finished_awaitable_runs_no_python_code():
+    calls: list[str] = []
+
+    def profile(frame, event, arg):
+        if event == "call":
+            calls.append(frame.f_code.co_name)
+
+    async def main() -> object:
+        sys.setprofile(profile)
+        try:
+            return await DONE
+        finally:
+            sys.setprofile(None)
+
+    assert asyncio.run(main()) is None and calls == []
 
 
 def test_one_observer_gets_its_own_coroutine_without_a_wrapper():

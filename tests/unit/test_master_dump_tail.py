@@ -22,7 +22,13 @@ from master.role import MasterRole
 from protocol.events import EventType, Query
 from protocol.messages import BINLOG_DUMP_NON_BLOCK
 from protocol.position import BinlogPosition
-from semisync.interface import BinlogStorageObserver, ReplicationInterface, StorageParam
+from semisync.interface import (
+    BinlogStorageObserver,
+    BinlogTransmitObserver,
+    ReplicationInterface,
+    SendBatch,
+    StorageParam,
+)
 from tests.unit.test_master_dump import (
     append_transactions,
     collect,
@@ -136,6 +142,59 @@ async def test_a_dump_anywhere_but_the_group_start_reads_the_file(tmp_path, monk
         assert (position, end.position.pos) in reads.calls
         events = events_of(slave.packets())
         assert b"".join(events[2:]) == data[position:end.position.pos]
+    writer.close()
+
+
+class Batches(BinlogTransmitObserver):
+    """Follows every dump event by event, and records the batches its hooks are handed."""
+
+    def __init__(self) -> None:
+        self.seen: list[tuple[object, object]] = []  # (the dump's param, the batch)
+
+    def transmit_start(self, param):
+        param.event_hooks = True
+
+    def before_send_events(self, param, headers, events):
+        self.seen.append((param, events))
+        super().before_send_events(param, headers, events)
+
+
+async def test_the_dumps_that_keep_up_share_each_published_groups_batch(tmp_path):
+    """Two dumps at the published end, one of them stripping the CRC32 for its slave: each
+    published group is handed to the transmit hooks of both as ONE `SendBatch` (made by the
+    first dump that sends it), ending at the published end; each slave gets the file's events
+    (the stripping one without their CRC32)."""
+    writer = new_writer(tmp_path)
+    write_transactions(writer, 1)
+    start = writer.end_position
+    end = BinlogEnd(start)
+    transmit = ReplicationInterface().transmit
+    batches = Batches()
+    transmit.add_observer(batches)
+    dumps = [make_dump(writer, end, user_vars, start.pos, transmit=transmit) for user_vars in (dict(AWARE), {"mariadb_slave_capability": 4})]
+    tasks = [asyncio.create_task(dump.run()) for _, _, dump in dumps]
+    for _, slave, _ in dumps:
+        await collect(slave, lambda packets: len(packets) >= 2)  # the artificial ROTATE, the FD
+    received: list[list] = [[], []]
+    for group in range(3):
+        append_transactions(writer, 2, 10 * group)
+        writer.write_group(sync=False)
+        batches.seen.clear()
+        end.publish(writer.end_position, writer.last_group)
+        for (_, slave, dump), packets in zip(dumps, received, strict=True):
+            packets += await collect(slave, lambda packets, dump=dump: dump.pos == writer.end_position.pos)
+        params = [dump.param for _, _, dump in dumps]
+        assert [param for param, _ in batches.seen] == params, group
+        shared = batches.seen[0][1]
+        assert isinstance(shared, SendBatch) and batches.seen[1][1] is shared
+        assert shared.end == end.position and len(shared) == 2 * 3
+    data = (tmp_path / start.file).read_bytes()
+    aware, stripped = (events_of(packets) for packets in received)
+    assert b"".join(aware) == data[start.pos:writer.end_position.pos]
+    assert [event[19:] for event in stripped] == [event[19:-4] for event in aware]
+    for _, _, dump in dumps:
+        dump.stop()
+    await asyncio.wait_for(asyncio.gather(*tasks), 5)
     writer.close()
 
 

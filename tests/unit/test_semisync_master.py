@@ -8,6 +8,8 @@ dump sessions send events through `before_send_event`/`after_send_event`, the ac
 
 from __future__ import annotations
 
+import asyncio
+import inspect
 import logging
 import random
 from collections.abc import Sequence
@@ -16,7 +18,15 @@ import pytest
 
 from protocol.errors import RemoteProtocolError, SQLError
 from protocol.events import LOG_EVENT_ARTIFICIAL_F
-from semisync.interface import BinlogTransmitObserver, CommitVerdict, SendBatch, SendParam
+from protocol.position import BinlogPosition
+from semisync.commit_gate import CommitGate, Outcome
+from semisync.interface import (
+    BinlogTransmitObserver,
+    CommitVerdict,
+    SendBatch,
+    SendParam,
+    TransParam,
+)
 from semisync.master_plugin import WAITING_STATE, SemiSyncMasterPlugin
 from tests.support.semisync_harness import (
     BINLOG,
@@ -263,6 +273,75 @@ def test_sessions_waiting_for_the_same_position_share_one_waiter(fl):
     m.send(dump, pos(300))
     m.ack(dump, pos(300))
     assert all(t.done() for t in tasks) and m.status("yes_tx") == 2
+
+
+def test_a_released_session_goes_on_at_the_next_loop_turn(fl):
+    """The release settles each waiting session's own future: the sessions' tasks are ready at
+    once (no callback of a shared future to run first), so the commit goes on one loop turn
+    after the ack; a session cancelled beside them is left out."""
+    gate = CommitGate(lambda position, transactions: None)
+    tasks = [fl.loop.create_task(gate.wait(pos(300), 10.0)) for _ in range(3)]
+    fl.settle()
+    tasks[1].cancel()
+    fl.settle()
+    assert gate.sessions == 2 and gate.transactions == 2
+
+    async def release_and_turn() -> list[object]:
+        assert gate.release_up_to(pos(300)) == 1
+        await asyncio.sleep(0)
+        return [t.done() and not t.cancelled() and t.result() for t in tasks]
+
+    assert fl.loop.run_until_complete(release_and_turn()) == [Outcome.ACKED, False, Outcome.ACKED]
+    assert gate.sessions == 0 and len(gate) == 0
+
+
+def test_waiters_released_in_time_arm_no_timer_and_every_deadline_still_holds(fl):
+    """One timer for every deadline: commits acked in time arm none after the first; a timer
+    that fires when its waiter is gone is armed again for the earliest deadline left, and a
+    wait with a shorter timeout than the armed one gets its own earlier deadline."""
+    armed: list[float] = []
+    call_at = fl.loop.call_at
+
+    def counted(when, callback, *args, **kw):
+        armed.append(when)
+        return call_at(when, callback, *args, **kw)
+
+    fl.loop.call_at = counted  # type: ignore[method-assign]
+    timed_out: list[tuple[BinlogPosition, int]] = []
+    gate = CommitGate(lambda position, transactions: timed_out.append((position, transactions)))
+    start = fl.now
+    for p in (100, 200, 300):
+        task = fl.spawn(gate.wait(pos(p), 10.0))
+        assert gate.release_up_to(pos(p)) == 1
+        fl.settle()
+        assert task.result() is Outcome.ACKED
+    assert armed == [start + 10.0]
+    fl.advance(5)
+    late = fl.spawn(gate.wait(pos(400), 10.0))  # due at start + 15
+    fl.advance(5.5)  # the first timer fired, its waiter long gone
+    assert not late.done() and armed == [start + 10.0, start + 15.0]
+    short = fl.spawn(gate.wait(pos(500), 1.0, transactions=3))  # due at start + 11.5
+    fl.advance(1.1)
+    assert short.result() is Outcome.TIMED_OUT and timed_out == [(pos(500), 3)] and not late.done()
+    fl.advance(4)
+    assert late.result() is Outcome.TIMED_OUT and timed_out[1:] == [(pos(400), 1)]
+    assert len(gate) == 0 and gate.sessions == 0
+
+
+def test_the_waiting_hooks_hand_over_the_wait_itself(fl):
+    """At its wait point a hook returns the plugin's wait coroutine (no frame of its own to
+    resume per group); at the other one, the finished awaitable."""
+    m = MasterHarness(fl)
+    param = m.flush(pos(100))
+    waiting = m.plugin.after_sync(param)
+    assert inspect.iscoroutine(waiting) and waiting.cr_code is SemiSyncMasterPlugin._wait.__code__
+    waiting.close()
+    assert not inspect.iscoroutine(m.plugin.after_commit(TransParam(1, 1, pos(100))))
+    task = m.commit(pos(200))
+    dump = m.connect(2)
+    m.send(dump, pos(200))
+    m.ack(dump, pos(200))
+    assert task.done() and task.result() is None and m.status("yes_tx") == 1
 
 
 def test_a_cancelled_wait_leaves_the_others_waiting(fl):
@@ -661,6 +740,11 @@ def _play_batches(seed: int, batched: bool) -> list[object]:
                 events = [SendParam(t, pos(log_pos) if log_pos else None, bool(flags & LOG_EVENT_ARTIFICIAL_F))
                           for t, log_pos, flags in routes]
             headers = [dump.header] * len(routes)
+            if rng.random() < 0.3:  # a header that is not the reserved one: our flag set, or another byte
+                i = rng.randrange(len(headers))
+                changed = bytearray(headers[i])
+                changed[rng.randrange(len(changed))] ^= 1
+                headers[i] = bytes(changed)
             transmit.before_send_events(dump.param, headers, events)
             transmit.after_send_events(dump.param, events)
             seen.append((headers, state.in_flight, state.sent, list(state.flagged), m.plugin.status))
