@@ -169,9 +169,11 @@ class SessionFunctions:
         self.upserts_changed = self.upserts_unchanged = 0
         self.warnings = []
         self.stored_rows.clear()
-        self.interrupted.clear()
+        if self.interrupted.is_set():  # (no lock taken when unset, as `start_statement`)
+            self.interrupted.clear()
         self.sleeping = False
-        self.running_on(None)
+        if self.conn is not None:  # (no statement runs on it: nothing sets it meanwhile)
+            self.running_on(None)
 
     def warn(self, warning: tuple[str, int, str]) -> None:
         """A warning or note (level, code, message) of the running statement's expressions, kept
@@ -243,7 +245,10 @@ class NamedLocks:
             return count
 
     def holds_any(self, fx: SessionFunctions) -> bool:
-        """Whether `fx`'s session holds a named lock."""
+        """Whether `fx`'s session holds a named lock (none held by anyone: answered without the
+        lock; only `fx`'s own session, which is not running a statement, could add one of its)."""
+        if not self._owners:
+            return False
         with self._cond:
             return any(owner is fx for owner, _ in self._owners.values())
 

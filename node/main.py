@@ -36,6 +36,7 @@ Three lifecycle phases (STYLE.md habit 7)
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import os
 from pathlib import Path
@@ -287,7 +288,8 @@ class NodeDaemon:
             report_port=lambda: server.port,
             fsync=self.fsync,
             max_relay_log_size=self.max_relay_log_size,
-            commit_replicated=self._commit_replicated,
+            # the applier's commit: the group commit, binlogging them when log_slave_updates is ON
+            commit_replicated=functools.partial(self.pipeline.commit_replicated, log_bin=self.config.log_slave_updates),
             gtid_strict_mode=lambda: gtids.strict_mode,
             binlog_state=lambda: gtids.state.copy(),
             # the strict check against the binlog: only what the applier logs there
@@ -307,11 +309,6 @@ class NodeDaemon:
         """@@relay_log_purge, the replica side's variable, as the applier reads it."""
         assert self.role is not None
         return self.role.replica.relay_log_purge
-
-    async def _commit_replicated(self, transactions: Any) -> None:
-        """The applier's commit: the group commit, binlogging them when log_slave_updates is ON."""
-        assert self.pipeline is not None
-        await self.pipeline.commit_replicated(transactions, log_bin=self.config.log_slave_updates)
 
     # -- serve / shutdown -----------------------------------------------------------------------
 

@@ -167,6 +167,10 @@ class GtidPosition:
         return bool(self._by_domain)
 
     def __str__(self) -> str:
+        by_domain = self._by_domain
+        if len(by_domain) == 1:  # the usual one domain: nothing to sort (the applier's meta per transaction)
+            for g in by_domain.values():
+                return str(g)
         return ",".join(str(g) for g in self)
 
     def __hash__(self) -> int:

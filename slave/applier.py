@@ -124,6 +124,7 @@ from protocol.events import (
     FL_STANDALONE,
     INTVAR_INSERT_ID,
     INTVAR_LAST_INSERT_ID,
+    LOG_EVENT_ARTIFICIAL_F,
     ROWS_STMT_END_F,
     SQL_MODE_NO_AUTO_VALUE_ON_ZERO,
     SQL_MODES,
@@ -666,7 +667,7 @@ class Applier:
         except ProtocolError as e:  # (a short event too: its header cannot be read)
             raise ApplierError(ER_SLAVE_RELAY_LOG_READ_FAILURE.code, ER_SLAVE_RELAY_LOG_READ_FAILURE.format(e.message)) from None
         t = h.type_code
-        if t != TYPE_FD and t != TYPE_ROTATE and h.server_id != self.relay.server_id:
+        if t != TYPE_FD and t != TYPE_ROTATE and h.server_id != self.relay.server_id and self.sql_delay():
             await self._delay(h.timestamp)  # MASTER_DELAY (MariaDB delays every event but these)
             if self._stopping:
                 return  # stopped while it waited: not applied, read again at the next start
@@ -680,7 +681,7 @@ class Applier:
             # The master's coordinates continue in `next_file` (artificial or real ROTATE).
             self.master_file, self.master_pos = body.next_file, body.position
             stream.master_end = body.position
-        moves = not h.artificial or t == TYPE_GTID_LIST  # a dump by GTID's skip (relay_log.py)
+        moves = not h.flags & LOG_EVENT_ARTIFICIAL_F or t == TYPE_GTID_LIST  # a dump by GTID's skip (relay_log.py)
         if h.log_pos and moves and t != TYPE_ROTATE and self.master_file:
             stream.master_end = h.log_pos
         if h.timestamp:

@@ -76,6 +76,7 @@ from __future__ import annotations
 
 import asyncio
 import errno
+import functools
 import logging
 import os
 import ssl
@@ -640,8 +641,11 @@ class IoTask:
         leaves (the dump's first events, a ROTATE or FORMAT_DESCRIPTION, a heartbeat, anything
         malformed, an ERR) comes back as bytes and takes the Python path (`_take_received`),
         the thread paused meanwhile, handing over the bytes it reads next as they are until the
-        connection is between packets again; then it goes on."""
+        connection is between packets again; then it goes on. A batch after which the thread
+        goes on is counted in the receiver's reader callback (`_batch_taken`), without a turn
+        of this task; what that raises, this loop raises."""
         conn = link.conn
+        rx.take_batches(functools.partial(self._batch_taken, conn))
         running = False
         while not self._stopping:
             if not running:
@@ -657,8 +661,7 @@ class IoTask:
                 running = True
             for record in await rx.next():
                 if record.kind == native.BATCH:
-                    conn.resume_dump(record.seq, record.after_ack)  # the stream's state after it
-                    self._received(record)
+                    self._batch_taken(conn, record)
                     running = not record.paused
                     continue
                 running = False
@@ -669,6 +672,11 @@ class IoTask:
                     await self._take_received(link)
                 else:
                     self._received(record)
+
+    def _batch_taken(self, conn: ClientConnection, record: Record) -> None:
+        """A BATCH of the receiver thread: the stream's state after it, then `_received`."""
+        conn.resume_dump(record.seq, record.after_ack)  # the stream's state after it
+        self._received(record)
 
     def _received(self, record: Record) -> None:
         """Count what the receiver thread did: a batch's events queued as `_queue_packets`

@@ -13,6 +13,12 @@ Contract
 - `next()` waits for the next records (a list, in the thread's order). A BATCH's events are in
   the relay file already, fsynced, and its ack (`acked`: the log_pos, or -1) left after the
   fsync returned 0. Every other kind pauses the thread (see slave/_receiver.c for each).
+- `take_batches(handler)`: a BATCH after which the thread goes on (`paused` False) is given to
+  `handler` in the loop's reader callback, in the thread's order, instead of waking the caller
+  waiting in `next()`: only while nothing is queued for `next()` ahead of it, so the caller and
+  the handler see the records in the thread's order. What the handler raises is raised by the
+  next `next()`; the records after it are queued, handed to nobody (`next()` raises first), and
+  `stop()` returns them.
 - The socket's write direction: the thread writes acks only while it runs in fast mode; the
   caller writes only while it is paused, and nothing it wrote may still be buffered when it
   lets the thread go (the IO task's transport has a write buffer limit of 0 and drains).
@@ -25,6 +31,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+from collections.abc import Callable
 from dataclasses import dataclass
 
 try:
@@ -73,7 +80,12 @@ class NativeReceiver:
         self._wake = self._rx.wake_fd
         self._records: collections.deque[Record] = collections.deque()
         self._waiter: asyncio.Future[None] | None = None
+        self._handler: Callable[[Record], None] | None = None
+        self._failed: BaseException | None = None  # what the handler raised, for `next()`
         loop.add_reader(self._wake, self._woken)
+
+    def take_batches(self, handler: Callable[[Record], None]) -> None:
+        self._handler = handler
 
     def go(self, relay_fd: int, relay_size: int, max_size: int, semisync: bool, checksum: bool,
            seq: int, after_ack: bool, ack: bytes, ack_pos_at: int, data: bytes) -> None:
@@ -83,7 +95,7 @@ class NativeReceiver:
         self._rx.go_raw()
 
     async def next(self) -> list[Record]:
-        while not self._records:
+        while not self._records and self._failed is None:
             if self._wake < 0:
                 raise RuntimeError("the receiver is stopped")
             self._waiter = self._loop.create_future()
@@ -91,13 +103,26 @@ class NativeReceiver:
                 await self._waiter
             finally:
                 self._waiter = None
+        if self._failed is not None:
+            failed, self._failed = self._failed, None
+            self._handler = None  # the records after it are `stop()`'s
+            raise failed
         out = list(self._records)
         self._records.clear()
         return out
 
     def _woken(self) -> None:
-        self._records.extend(Record(*r) for r in self._rx.take())
-        if self._records and self._waiter is not None and not self._waiter.done():
+        records, handler = self._records, self._handler
+        for r in self._rx.take():
+            record = Record(*r)
+            if handler is not None and not records and record.kind == BATCH and not record.paused and self._failed is None:
+                try:
+                    handler(record)
+                except BaseException as e:  # noqa: BLE001 - the caller's, raised by its `next()`
+                    self._failed = e
+            else:
+                records.append(record)
+        if (records or self._failed is not None) and self._waiter is not None and not self._waiter.done():
             self._waiter.set_result(None)
 
     def shutdown(self) -> None:

@@ -41,6 +41,36 @@ def test_renew_leaves_the_state_of_a_fresh_one():
     assert not used.interrupted.is_set()
 
 
+def test_renewing_a_state_with_nothing_to_undo_takes_no_lock():
+    """The replicated transaction's renew and its named-lock check, where nothing was
+    interrupted, no statement runs and no named lock is held (every replicated transaction but
+    rare ones): answered without taking the state's locks or the named locks' (each held here by
+    another thread the whole time)."""
+    import threading
+
+    fx = functions.SessionFunctions(functions.RandState(1, 2))
+    locks = functions.NamedLocks()  # (the server's LOCKS may hold other tests' named locks)
+    done = threading.Event()
+
+    def renew_and_check() -> None:
+        fx.renew(functions.RandState(5, 6))
+        assert not locks.holds_any(fx)
+        done.set()
+
+    held = (fx.guard, fx.interrupted._cond, locks._cond)
+    for lock in held:
+        lock.acquire()
+    try:
+        worker = threading.Thread(target=renew_and_check)
+        worker.start()
+        finished = done.wait(5.0)
+    finally:
+        for lock in held:
+            lock.release()
+    worker.join()
+    assert finished and (fx.rand.seed1, fx.rand.seed2) == (5, 6)
+
+
 async def test_replicated_transactions_share_one_renewed_functions_state(tmp_path):
     engine = await _engine(tmp_path)
     try:

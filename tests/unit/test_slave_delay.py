@@ -94,6 +94,30 @@ async def test_no_wait_once_the_delay_has_passed_and_the_clock_difference_counts
     await engine.close()
 
 
+async def test_without_master_delay_no_event_waits_and_none_makes_a_delay_wait(tmp_path, monkeypatch):
+    """MASTER_DELAY 0 (the default): the applier asks for the delay once per event and makes no
+    wait for it (the `_delay` coroutine is not even made), whatever the events' timestamps."""
+    relay = Relay(tmp_path)
+    relay.append([e for n in range(1, 4) for e in relay.stream.gtid_transaction(0, 1, n + 2, n)])
+    engine = await Engine.open(tmp_path / "db", readers=1)
+    made = []
+    real = Applier._delay
+
+    def counting(self, timestamp):
+        made.append(timestamp)
+        return real(self, timestamp)
+
+    monkeypatch.setattr(Applier, "_delay", counting)
+    applier = delayed_applier(engine, relay, {"seconds": 0}, now=10.2)
+    task = asyncio.create_task(applier.run())
+    await until(lambda: applier.applied_transactions == 5, timeout=5)  # 2 DDL + 3 transactions
+    assert await rows(engine) == 3 and applier.delay_end is None
+    assert made == []
+    applier.stop()
+    await task
+    await engine.close()
+
+
 async def test_stop_during_the_wait_returns_at_once_and_loses_nothing(tmp_path):
     relay = Relay(tmp_path)
     engine = await Engine.open(tmp_path / "db", readers=1)

@@ -68,18 +68,26 @@ async def test_the_receiver_writes_the_same_relay_log_and_sends_the_same_acks(tm
     receiver thread and through the Python path: same files byte for byte, same acks in the same
     order, same positions; the thread took the ordinary reads itself."""
     taken = []
-    real = native.NativeReceiver._woken
+    real, real_take = native.NativeReceiver._woken, native.NativeReceiver.take_batches
 
     def counting(self):
         before = len(self._records)
         real(self)
         taken.extend(r.kind for r in list(self._records)[before:])
 
+    def counting_batches(self, handler):  # the batches the reader callback hands over
+        def counted(record):
+            taken.append(record.kind)
+            handler(record)
+        real_take(self, counted)
+
     native.NativeReceiver._woken = counting
+    native.NativeReceiver.take_batches = counting_batches
     try:
         fast, _, master = await _through(tmp_path / "receiver", True, lambda m: mixed_dump(m, NEXT_BINLOG))
     finally:
         native.NativeReceiver._woken = real
+        native.NativeReceiver.take_batches = real_take
     python, _, _ = await _through(tmp_path / "python", False, lambda m: mixed_dump(m, NEXT_BINLOG))
     assert sorted(fast[1]) == ["relay-bin.000001", "relay-bin.000002"] and all(fast[1].values())
     assert len(fast[0]) >= 5 and fast[0][-1] == ("ack", BinlogPosition(NEXT_BINLOG, master.pos))
@@ -100,6 +108,34 @@ async def test_the_receiver_pauses_where_the_relay_log_rotates(tmp_path):
     python, _, _ = await _through(tmp_path / "python", False, many, max_relay_log_size=4096)
     assert len(fast[1]) >= 3
     assert fast == python
+
+
+@built
+async def test_the_receiver_s_batches_are_counted_without_a_turn_of_the_io_task(tmp_path):
+    """Twenty reads of ordinary transactions: each one's batch is counted (its events queued,
+    the relay log readable up to it, its ack the observers' decision) in the receiver's reader
+    callback; the IO task waiting in `next()` is woken for none of them, only for what the
+    thread leaves to Python (the dump's start, the stop)."""
+    returned = []
+    real = native.NativeReceiver.next
+
+    async def counting(self):
+        out = await real(self)
+        returned.extend(r.kind for r in out)
+        return out
+
+    def reads(master: FakeMaster):
+        return [(master.transaction(k), (2,)) for k in range(20)]
+
+    native.NativeReceiver.next = counting
+    try:
+        fast, _, master = await _through(tmp_path / "receiver", True, reads)
+    finally:
+        native.NativeReceiver.next = real
+    python, _, _ = await _through(tmp_path / "python", False, reads)
+    assert len(fast[0]) == 20 and fast[0][-1] == ("ack", BinlogPosition("master-bin.000001", master.pos))
+    assert fast == python
+    assert native.BATCH not in returned, returned
 
 
 async def _give_the_thread(master: FakeMaster, fd: int) -> None:
