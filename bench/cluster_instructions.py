@@ -45,7 +45,7 @@ from sysbench_semisync import SLAVE_READS, Cluster, Sysbench, parse_tree  # noqa
 
 from tests.support.daemons import Daemon, wait_for  # noqa: E402
 
-TIMEOUT = 600.0  # a daemon's start, semi-sync's readiness, a catch-up: all slowed by callgrind
+TIMEOUT = 1800.0  # a daemon's start, semi-sync's readiness, a catch-up: all slowed by callgrind (a start took 10-20 min at load 20)
 IDLE_READS = SLAVE_READS + "_idle"  # the reads on the first slave with the master idle
 
 
