@@ -481,17 +481,7 @@ class MasterRole(Role):
         t.expect_word("EVENTS")
         session.require(*_REPLICATION_CLIENT)
         names = read_index(self.directory, self.writer.basename)
-        name = names[0] if names else ""
-        start, limit, offset = 4, None, 0
-        if t.accept_word("IN"):
-            name = t.name()
-        if t.accept_word("FROM"):
-            start = t.integer()
-        if t.accept_word("LIMIT"):
-            limit = t.integer()
-            if t.accept_op(","):
-                offset, limit = limit, t.integer()
-        t.expect_end()
+        name, start, limit, offset = t.events_range(names[0] if names else "")
         if name not in names:
             raise SQLError(ER_ERROR_WHEN_EXECUTING_COMMAND, "SHOW BINLOG EVENTS", "Could not find target log")
         end = self.end.position

@@ -378,6 +378,22 @@ class Tokens:
         if not self.at_end():
             raise self.error()
 
+    def events_range(self, first: str) -> tuple[str, int, int | None, int]:
+        """SHOW BINLOG / RELAYLOG EVENTS' `[IN 'file'] [FROM pos] [LIMIT [offset,] count]` to the
+        statement's end: (file, `first` without IN; position, 4 without FROM; count, None
+        without LIMIT; offset)."""
+        name, start, limit, offset = first, 4, None, 0
+        if self.accept_word("IN"):
+            name = self.name()
+        if self.accept_word("FROM"):
+            start = self.integer()
+        if self.accept_word("LIMIT"):
+            limit = self.integer()
+            if self.accept_op(","):
+                offset, limit = limit, self.integer()
+        self.expect_end()
+        return name, start, limit, offset
+
     def integer(self) -> int:
         """A whole number (a LIMIT's, IGNORE n LINES')."""
         tok = self.next()

@@ -279,17 +279,7 @@ class SlaveRole(Role):
         _connection_name(toks, session)
         toks.expect_word("EVENTS")
         files = rep.relay.files()
-        name = files[0] if files else ""
-        start, limit, offset = 4, None, 0
-        if toks.accept_word("IN"):
-            name = toks.name()
-        if toks.accept_word("FROM"):
-            start = toks.integer()
-        if toks.accept_word("LIMIT"):
-            limit = toks.integer()
-            if toks.accept_op(","):
-                offset, limit = limit, toks.integer()
-        toks.expect_end()
+        name, start, limit, offset = toks.events_range(files[0] if files else "")
         if not files:
             return ResultSet(EVENT_COLUMNS, ())
         if name not in files:
