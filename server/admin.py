@@ -327,20 +327,21 @@ class Admin:
 
     # -- expressions (SET right-hand sides, SELECT items) --------------------------------------
 
-    def _value(self, session: ClientSession, t: Tokens, *, bare_words: bool) -> Any:
-        """One simple expression. `bare_words`: a bare word is a string (SET x = ON)."""
+    def _value(self, session: ClientSession, t: Tokens, *, bare_words: bool, typed: bool = False) -> Any:
+        """One simple expression. `bare_words`: a bare word is a string (SET x = ON). `typed` (a
+        user variable's value, a select-list item): a number with a point or an exponent is the
+        engine's, which types it as MariaDB (a DECIMAL, a DOUBLE); a system variable reads it as a
+        float."""
         tok = t.next()
         kind = tok.kind
         if kind == "OP" and tok.text in ("-", "+"):
-            value = self._value(session, t, bare_words=False)
+            value = self._value(session, t, bare_words=False, typed=typed)
             if not isinstance(value, (int, float)) or isinstance(value, bool):
                 raise _NotOurs()
             return -value if tok.text == "-" else value
         if kind == "NUMBER":
-            if not bare_words and (tok.text[:2] == "0x" or type(tok.value) is float):
-                # a hybrid (a user variable's binary string: `lexer.Hybrid`), a DECIMAL or a
-                # DOUBLE literal: the engine's, which types it
-                raise _NotOurs()
+            if not bare_words and tok.text[:2] == "0x" or typed and type(tok.value) is float:
+                raise _NotOurs()  # a hybrid (a user variable's binary string: `lexer.Hybrid`), a typed number
             return tok.value
         if kind == "STRING":
             return tok.text
@@ -349,7 +350,7 @@ class Admin:
         if kind == "USERVAR":
             return session.user_vars.get(str(tok.value))
         if kind == "OP" and tok.text == "(":
-            value = self._value(session, t, bare_words=bare_words)
+            value = self._value(session, t, bare_words=bare_words, typed=typed)
             t.expect_op(")")
             return value
         if kind == "WORD":
@@ -444,7 +445,7 @@ class Admin:
                     value = select_value(raw)
                     types.append(session.sysvar_column(raw))
                 else:
-                    value = self._value(session, t, bare_words=False)
+                    value = self._value(session, t, bare_words=False, typed=True)
                     called = first.kind == "WORD" and (t.i == start + 3 or (
                         t.i == start + 1 and first.upper == "CURRENT_USER"))  # name() or CURRENT_USER
                     if called and first.upper == "VERSION":
@@ -556,7 +557,7 @@ class Admin:
             start = t.i
             noted: list[tuple[str, int, str]] = []
             try:
-                value = self._value(session, t, bare_words=target[0] == "sys")
+                value = self._value(session, t, bare_words=target[0] == "sys", typed=target[0] == "user")
                 nxt = t.peek()
                 simple = nxt is None or (nxt.kind == "OP" and nxt.text == ",")
             except _NotOurs:
