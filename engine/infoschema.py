@@ -351,7 +351,7 @@ def reads_live(lowered_sql: str) -> bool:
 
 
 _SPEC = re.compile(r"(\w+)(?:\(([\d,]+|'.*')\))?(_unsigned)?(\?)?\Z")
-_ITEM = re.compile(r"(.+?) ((?:enum|set)\(.*\)\??|\S+)\Z")
+_ITEM = re.compile(r"(.+?) (enum\(.*\)\??|\S+)\Z")
 _MEMBER = re.compile(r"'(?:[^']|'')*'")
 
 

@@ -1329,8 +1329,8 @@ def result_types(plan: Plan, names: list[str], rows: list[tuple], sql: str, para
     convert = coltypes.converter(types)
     if convert is not None:
         rows = [convert(row) for row in rows]
-    if user_var is not None and isinstance(typer, SelectTypes) and len(typer.items) == len(types) \
-            and "mysql_set_var(" not in plan.sql:
+    if user_var is not None and plan.user_vars and isinstance(typer, SelectTypes) \
+            and len(typer.items) == len(types) and "mysql_set_var(" not in plan.sql:
         for i, item in enumerate(typer.items):
             if len(item) == 1 and item[0].kind == "var":
                 types[i], value = user_var(item[0].text)

@@ -1636,18 +1636,20 @@ class ClientSession(asyncio.Protocol):
     def sysvar_column(self, value: Any) -> ColumnType:
         """The result column of a system variable of `value`: a string's in character_set_results
         (`coltypes.sysvar_type`)."""
-        results = CHARSETS.get(self.sysvars.get("character_set_results"))  # type: ignore[arg-type]
-        if results is None or results is BINARY:
-            return coltypes.sysvar_type(value)
-        return coltypes.sysvar_type(value, results.number, results.mbmaxlen)
+        return coltypes.sysvar_type(value, *self._results_text())
 
     def uservar_column(self, value: Any, is_set: bool) -> ColumnType:
         """The result column of a user variable holding `value` (`is_set`: it was ever set): a
         string's in character_set_results (`coltypes.uservar_type`)."""
+        return coltypes.uservar_type(value, is_set, *self._results_text())
+
+    def _results_text(self) -> tuple[int, int]:
+        """character_set_results' collation number and bytes per character, as a result's text
+        column is described in it (utf8mb4's when it is unset or binary)."""
         results = CHARSETS.get(self.sysvars.get("character_set_results"))  # type: ignore[arg-type]
         if results is None or results is BINARY:
-            return coltypes.uservar_type(value, is_set)
-        return coltypes.uservar_type(value, is_set, results.number, results.mbmaxlen)
+            return CHARSET_UTF8MB4_GENERAL_CI, coltypes.MB
+        return results.number, results.mbmaxlen
 
     def _sysvar(self, text: str) -> Any:
         scope: Scope | None = None
