@@ -255,6 +255,7 @@ class Index:
     columns: list[str]
     unique: bool = False
     primary: bool = False
+    implicit: bool = False  # made for a foreign key's columns (InnoDB drops it for a later index that serves)
 
 
 FK_ACTIONS = ("RESTRICT", "CASCADE", "SET NULL", "NO ACTION")
@@ -882,7 +883,7 @@ def parse_column(cur: TokenCursor, name: str, indexes: list[Index],
         base = "varchar"
     col = Column(name=name, base={"character": "char", "nchar": "char", "nvarchar": "varchar", "dec": "decimal",
                                   "fixed": "decimal", "numeric": "decimal", "bool": "tinyint",
-                                  "boolean": "tinyint"}.get(base, base))
+                                  "boolean": "tinyint", "integer": "int", "real": "double"}.get(base, base))
     if base in ("bool", "boolean"):
         col.args = ["1"]
     if base in ("nchar", "nvarchar"):  # NATIONAL CHARACTER: utf8mb3

@@ -1187,7 +1187,7 @@ class Engine:
         if answer is None:
             return None
         top = answer[1][0][0]
-        return max(int(top or 0) + 1, table.auto_increment_start or 1)
+        return max(counted or 1, int(top or 0) + 1, table.auto_increment_start or 1)
 
     def _w_next_id(self, plan: Plan, forced: int | None) -> int:
         nxt = self._w_counter(plan)
@@ -1598,7 +1598,7 @@ class Engine:
             views.setdefault(view.schema, {})[view.name.lower()] = view
         self.views = views
         self._touched.add(action.schema)
-        self._after_ddl(action.reset_auto)
+        self._after_ddl(action.reset_auto, action.keep_auto)
 
     def _w_check_view(self, sql: str, args) -> None:
         """A view's SELECT compiled, never run (`DdlAction.view_selects`): MariaDB's error of
@@ -1617,10 +1617,13 @@ class Engine:
                             (DATABASE_KEY, options.to_json()))
         self.database_options = {**self.database_options, name: options}
 
-    def _after_ddl(self, reset_auto) -> None:
+    def _after_ddl(self, reset_auto, keep_auto=()) -> None:
         for schema, name in reset_auto:
             self._auto.pop((schema, name.lower()), None)
             self._auto_stale.discard((schema, name.lower()))
+        for schema, name in keep_auto:  # (the counter stays, checked against the rows again)
+            if (schema, name.lower()) in self._auto:
+                self._auto_stale.add((schema, name.lower()))
         self._catalog_version += 1
         self._plans = {}
 

@@ -137,6 +137,9 @@ class DdlAction:
     put: list[Table] = field(default_factory=list)  # catalog entries to (re)write
     delete: list[tuple[str, str]] = field(default_factory=list)  # catalog entries to remove
     reset_auto: list[tuple[str, str]] = field(default_factory=list)
+    # tables whose AUTO_INCREMENT counter a rebuild keeps (ALTER TABLE, as InnoDB's), at least
+    # MAX + 1 of their rows
+    keep_auto: list[tuple[str, str]] = field(default_factory=list)
     # foreign keys ALTER TABLE adds: existing rows are checked after the rebuild (1452)
     check_foreign_keys: list[tuple[Table, ForeignKey]] = field(default_factory=list)
     create_schema: str | None = None
@@ -513,7 +516,7 @@ class DdlParser:
                 # MariaDB's name for it: the key's given name, else the first column's (numbered
                 # past the names taken)
                 named = fk.name if name_given else fk.columns[0]
-                index = Index(named, list(fk.columns))
+                index = Index(named, list(fk.columns), implicit=True)
                 table.indexes.append(index)
                 self.name_indexes(table)
 
@@ -724,6 +727,19 @@ class DdlParser:
                         action.sql.append(table.sqlite_index(index))
             after[(schema, old.name.lower())] = None
             after[(schema, new_name.lower())] = table
+            # the foreign keys that reference it follow it (InnoDB's), their tables' entries written again
+            current = [t for t in after.values() if t is not None] + [
+                t for t in self.all_tables() if (t.schema, t.name.lower()) not in after]
+            for child in current:
+                if not any((fk.ref_schema, fk.ref_table.lower()) == (schema, old.name.lower())
+                           for fk in child.foreign_keys):
+                    continue
+                key = (child.schema, child.name.lower())
+                child = after[key] if key in after else copy.deepcopy(child)
+                for fk in child.foreign_keys:
+                    if (fk.ref_schema, fk.ref_table.lower()) == (schema, old.name.lower()):
+                        fk.ref_table = new_name
+                after[key] = child
             action.delete.append((schema, old.name))  # (as its catalog row names it)
             action.reset_auto.extend([(schema, old.name), (schema, new_name)])
             if not cur.accept_op(","):
@@ -744,19 +760,26 @@ class DdlParser:
             cur.next()
         table = copy.deepcopy(old)
         index = Index(name, cols, unique=unique)
-        self.add_index(table, index)
-        return DdlAction(schema, [table.sqlite_index(index)], put=[table])
+        dropped = self.add_index(table, index)
+        return DdlAction(schema, [*(f"DROP INDEX {quote_ident(schema)}.{quote_ident(sqlite_index_name(table.name, i.name))}"
+                                    for i in dropped), table.sqlite_index(index)], put=[table])
 
     @staticmethod
-    def add_index(table: Table, index: Index) -> None:
+    def add_index(table: Table, index: Index) -> list[Index]:
+        """`index` added to `table`; the indexes InnoDB made for a foreign key that it now serves
+        are dropped, as InnoDB drops them: those returned."""
         if any(i.name.lower() == index.name.lower() for i in table.indexes):
             raise SQLError(ER_DUP_KEYNAME, index.name)
         for name in index.columns:
             if table.column(name) is None:
                 raise SQLError(ER_KEY_COLUMN_DOES_NOT_EXIST, name)
         index.columns = [table.must_column(c).name for c in index.columns]
+        lead = [c.lower() for c in index.columns]
+        dropped = [i for i in table.indexes if i.implicit and lead[:len(i.columns)] == [c.lower() for c in i.columns]]
+        table.indexes = [i for i in table.indexes if not any(i is d for d in dropped)]
         table.indexes.append(index)
         order_indexes(table)
+        return dropped
 
     @staticmethod
     def drop_index(table: Table, name: str) -> None:
@@ -846,6 +869,7 @@ class DdlParser:
                 return
             cur.accept("COLUMN")
             name = cur.ident()
+            cur.accept("RESTRICT", "CASCADE")  # (MariaDB's grammar takes either and ignores it)
             col = table.column(name)
             if col is None:
                 raise SQLError(ER_CANT_DROP_FIELD_OR_KEY, "COLUMN", name)
@@ -1022,7 +1046,11 @@ class DdlParser:
         sql.append(f"DROP TABLE {q(schema)}.{q(old.name)}")
         sql.append(f"ALTER TABLE {q(schema)}.{q(tmp)} RENAME TO {q(table.name)}")
         sql.extend(table.sqlite_index(i) for i in table.indexes if not i.primary)
-        action = DdlAction(schema, sql, put=[table], reset_auto=[(schema, old.name), (schema, table.name)])
+        kept = table.name == old.name and table.auto_increment_start == old.auto_increment_start \
+            and table.auto_column is not None and old.auto_column is not None \
+            and renamed.get(table.auto_column.name, table.auto_column.name) == old.auto_column.name
+        action = DdlAction(schema, sql, put=[table], reset_auto=[] if kept else [(schema, old.name), (schema, table.name)],
+                           keep_auto=[(schema, table.name)] if kept else [])
         if table.name != old.name:
             if not name_free and (self.catalog(schema, table.name) is not None
                                   or self.view_of(schema, table.name) is not None):

@@ -160,6 +160,10 @@ def _clause_naming(tokens, name: str, qualified: int) -> str | None:
     stack: list[str | None] = []  # each open parenthesis' clause
     clause: str | None = None
     insert = bool(tokens) and tokens[0].is_word("INSERT", "REPLACE")
+    # ON DUPLICATE KEY UPDATE: MariaDB names its assigned columns' clause 'UPDATE', and so the
+    # values of an INSERT ... SELECT's; a VALUES or SET row's update values 'SELECT'
+    upsert_values = "UPDATE" if insert and _selects(tokens) else "SELECT"
+    upsert = False
     for k, t in enumerate(tokens):
         if t.kind == "op" and t.text == "(":
             stack.append(clause)
@@ -171,7 +175,7 @@ def _clause_naming(tokens, name: str, qualified: int) -> str | None:
             continue
         if t.kind == "word" and t.upper in _CLAUSES and not (t.upper == "SET" and insert and clause is not None):
             if t.upper == "ON" and k + 1 < len(tokens) and tokens[k + 1].is_word("DUPLICATE"):
-                clause = "UPDATE"
+                clause, upsert = upsert_values, True
             elif not (t.upper == "SET" and clause == "UPDATE"):
                 clause = _CLAUSES[t.upper]
             continue
@@ -181,8 +185,22 @@ def _clause_naming(tokens, name: str, qualified: int) -> str | None:
             while k - 2 * dotted - 1 >= 0 and tokens[k - 2 * dotted - 1].text == ".":
                 dotted += 1
             if dotted == qualified:
-                return clause
+                first = k - 2 * dotted
+                assigned = upsert and not stack and k + 1 < len(tokens) and tokens[k + 1].text == "=" \
+                    and (tokens[first - 1].text == "," or tokens[first - 1].is_word("UPDATE"))
+                return "UPDATE" if assigned else clause
     return None
+
+
+def _selects(tokens) -> bool:
+    """An INSERT ... SELECT: a SELECT outside any parenthesis."""
+    depth = 0
+    for t in tokens:
+        if t.kind == "op" and t.text in "()":
+            depth += 1 if t.text == "(" else -1
+        elif depth == 0 and t.is_word("SELECT"):
+            return True
+    return False
 
 
 def _term_text(tokens, params, word: str, term: int) -> str | None:

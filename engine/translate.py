@@ -230,7 +230,7 @@ _ARITHMETIC_OPS = frozenset({"+", "-", "*", "/", "%", "&", "|", "^", "~", "<<", 
 _COMPARISON_OPS = frozenset({"=", "<", ">", "<=", ">=", "<>", "!=", "<=>"})
 CAST_TYPES = {"SIGNED": "INTEGER", "UNSIGNED": "INTEGER", "CHAR": "TEXT", "DECIMAL": "REAL",
               "DATETIME": "TEXT", "DATE": "TEXT", "TIME": "TEXT", "BINARY": "BLOB", "DOUBLE": "REAL",
-              "FLOAT": "REAL", "INTEGER": "INTEGER", "INT": "INTEGER", "NCHAR": "TEXT", "JSON": "TEXT",
+              "FLOAT": "REAL", "INTEGER": "INTEGER", "INT": "INTEGER", "NCHAR": "TEXT",
               "UUID": "TEXT", "INET6": "TEXT", "INET4": "TEXT"}
 # the JSON functions whose document SQLite writes without MariaDB's ", " and ": " separators
 _JSON_MADE = ("JSON_OBJECT", "JSON_ARRAY", "JSON_REMOVE")
@@ -1575,6 +1575,18 @@ class Translator:
             self._ctes = found
         return self._ctes
 
+    def value_as_values(self) -> None:
+        """VALUE(c) in ON DUPLICATE KEY UPDATE read as VALUES(c), its other spelling in MariaDB
+        10.3+ (what Peewee writes for a MariaDB's upsert)."""
+        toks = self.tokens
+        update = next((k for k in range(len(toks) - 3) if toks[k].is_word("DUPLICATE")
+                       and toks[k + 1].is_word("KEY") and toks[k + 2].is_word("UPDATE")), None)
+        if update is None:
+            return
+        for k in range(update + 3, len(toks) - 1):
+            if toks[k].is_word("VALUE") and toks[k + 1].text == "(":
+                toks[k] = replace(toks[k], text="VALUES")
+
     def values_as_selects(self) -> None:
         """A table value constructor `VALUES (a, b), (c, d)` (MariaDB 10.3+: a statement, a
         derived table, a UNION's branch, an IN's subquery) read as `SELECT a, b UNION ALL SELECT
@@ -1584,9 +1596,12 @@ class Translator:
         toks = self.tokens
         out: list[Token] = []
         k = 0
+        upsert = False  # in ON DUPLICATE KEY UPDATE, where `(VALUES(c) * 2)` is the function
         while k < len(toks):
             t = toks[k]
-            if not (t.is_word("VALUES") and self.starts_query(k)):
+            upsert = upsert or self.upsert_at(k)
+            if not (t.is_word("VALUES") and self.starts_query(k)) or upsert and k + 3 < len(toks) \
+                    and toks[k + 1].text == "(" and toks[k + 2].kind in ("word", "ident") and toks[k + 3].text == ")":
                 out.append(t)
                 k += 1
                 continue
@@ -3011,6 +3026,7 @@ class Translator:
 
     def plan(self) -> Plan:
         self.read_hybrids()
+        self.value_as_values()
         if self.tokens and (self.tokens[0].is_word("SELECT", "WITH") or self.tokens[0].text == "("):
             self.take_into()
         if any(t.is_word("VALUES") for t in self.tokens):
@@ -3711,7 +3727,7 @@ class Translator:
                 if toks[i + 1].text != "=":
                     raise self.error_at(i + 1)
                 start = i + 2
-                i = self.value_end(start)
+                i = self.value_end(start, ends_at=self.upsert_at)
                 row.append((start, i))
                 if i < len(toks) and toks[i].text == ",":
                     i += 1
@@ -3775,16 +3791,17 @@ class Translator:
                 self.out.append("(" + ", ".join(quote_ident(c) for c in columns) + ")")
             on_at = next((k for k in range(i, len(toks)) if toks[k].is_word("ON") and k + 1 < len(toks)
                           and toks[k + 1].is_word("DUPLICATE")), len(toks))
+            on_at_select = i
             if toks[i].is_word("SELECT"):
                 self.select_exact(self.finder(), i)
             else:
                 self.scan_exact(self.finder(), i, on_at)
-            listed = select_items(toks[i:])
+            listed = select_items(toks[i:on_at])
             if listed is not None and all(item and item[-1].text != "*" for item in listed[0]) \
                     and len(listed[0]) != len(columns):
                 raise SQLError(ER_WRONG_VALUE_COUNT_ON_ROW, 1)
-            self.store_selected(i, table, columns)
-            i = self.emit_range(i, len(toks), stop_words=frozenset({"ON"}))
+            self.store_selected(i, on_at, table, columns)
+            i = self.emit_range(i, on_at)
             # the SELECT gives the AUTO_INCREMENT column its values: a row's 0 or NULL takes the
             # next id, row by row, as a VALUES row's does
             selected_at = columns.index(auto.name) if auto is not None and not numbered and verb == "INSERT" else None
@@ -3793,7 +3810,9 @@ class Translator:
             if not numbered:
                 self.auto_dirty = True
             if i < len(toks):
-                self.out.append("WHERE true")  # SQLite's upsert-after-SELECT parsing rule
+                if numbered or extra_now or not self.ends_in_clause(on_at_select, on_at):
+                    self.out.append("WHERE true")  # SQLite's upsert-after-SELECT parsing rule
+                self.check_selected_names(i + 4, table)
                 i = self.emit_upsert(i, table)
             if i != len(toks):
                 raise self.error_at(i)
@@ -3956,12 +3975,33 @@ class Translator:
             i += 1
         return i
 
-    def store_selected(self, i: int, table: Table, columns: list[str]) -> None:
-        """INSERT ... SELECT: each select-list item stored in its column as `emit_value` stores
-        a value (a SELECT with one select list, no `*`)."""
+    def upsert_at(self, k: int) -> bool:
+        """tokens[k] starts ON DUPLICATE KEY UPDATE."""
+        toks = self.tokens
+        return toks[k].is_word("ON") and k + 1 < len(toks) and toks[k + 1].is_word("DUPLICATE")
+
+    def ends_in_clause(self, start: int, end: int) -> bool:
+        """The query tokens[start:end] ends in a clause after its FROM (WHERE, GROUP BY, HAVING,
+        ORDER BY, LIMIT, WINDOW; its last branch's, after a set operation), after which SQLite
+        reads an upsert's ON as no join's."""
+        toks = self.tokens
+        depth, clause = 0, False
+        for k in range(start, end):
+            t = toks[k]
+            if t.kind == "op" and t.text in "()":
+                depth += 1 if t.text == "(" else -1
+            elif depth == 0 and t.is_word("UNION", "EXCEPT", "INTERSECT"):
+                clause = False
+            elif depth == 0 and t.is_word("WHERE", "GROUP", "HAVING", "ORDER", "LIMIT", "WINDOW"):
+                clause = True
+        return clause
+
+    def store_selected(self, i: int, end: int, table: Table, columns: list[str]) -> None:
+        """INSERT ... SELECT (tokens[i:end]): each select-list item stored in its column as
+        `emit_value` stores a value (a SELECT with one select list, no `*`)."""
         if not self.tokens[i].is_word("SELECT") or self.has_set_operation():
             return
-        found = split_select(self.tokens[i:])
+        found = split_select(self.tokens[i:end])
         if found is None or len(found[0]) != len(columns):
             return
         index = {id(t): k for k, t in enumerate(self.tokens)}
@@ -4059,6 +4099,7 @@ class Translator:
         if not (toks[i].is_word("ON") and i + 3 < len(toks) and toks[i + 1].is_word("DUPLICATE")
                 and toks[i + 2].is_word("KEY") and toks[i + 3].is_word("UPDATE")):
             raise self.error_at(i)
+        self.check_excluded(i + 4)
         self.out.append("ON CONFLICT DO UPDATE SET")
         first = len(self.assigned)
         self.in_upsert = True  # (its literals checked only where a row updates: `emit_stored`)
@@ -4078,6 +4119,42 @@ class Translator:
             self.out.append(f"ELSE {quote_ident(col.name)} END")
         self.upsert = True
         return end
+
+    def check_selected_names(self, start: int, table: Table) -> None:
+        """INSERT ... SELECT ... ON DUPLICATE KEY UPDATE (its assignments at tokens[start:]):
+        MariaDB reads a name there in the target and the SELECT's tables, SQLite's upsert in
+        the target only. A name both hold is MariaDB's 1052; one only the SELECT's tables hold
+        1235."""
+        toks = self.tokens
+        sources = self.statement_tables()[:-1]  # (the target is the last)
+        for k in range(start, len(toks)):
+            t = toks[k]
+            if t.kind not in ("word", "ident") or k + 1 < len(toks) and toks[k + 1].text in (".", "(", "="):
+                continue
+            if toks[k - 1].text == "(" and toks[k - 2].is_word("VALUES"):
+                continue  # VALUES(c): the target's column
+            qualifier = toks[k - 2].text.lower() if toks[k - 1].text == "." else None
+            name = t.text
+            target = table.column(name) is not None and qualifier in (None, table.name.lower())
+            if not any(src.column(name) is not None and qualifier in (None, alias.lower()) for alias, src in sources):
+                continue
+            if target:
+                raise SQLError(ER_NON_UNIQ_ERROR, name if qualifier is None else f"{toks[k - 2].text}.{name}", "UPDATE")
+            raise SQLError(ER_NOT_SUPPORTED_YET, "a column of INSERT ... SELECT's tables in ON DUPLICATE KEY UPDATE")
+
+    def check_excluded(self, start: int) -> None:
+        """`excluded.c` in ON DUPLICATE KEY UPDATE (tokens[start:]): SQLite's upsert would read
+        the row proposed for insertion, MariaDB a table of the statement named so: 1054 where the
+        statement names none (what Peewee's EXCLUDED writes), 1235 where it may."""
+        toks = self.tokens
+        for k in range(start, len(toks) - 2):
+            t = toks[k]
+            if t.kind in ("word", "ident") and t.text.lower() == "excluded" \
+                    and toks[k + 1].text == "." and toks[k - 1].text != ".":
+                if any(u.kind in ("word", "ident") and u.text.lower() == "excluded"
+                       and (n + 1 == len(toks) or toks[n + 1].text != ".") for n, u in enumerate(toks)):
+                    raise SQLError(ER_NOT_SUPPORTED_YET, "a table named excluded in ON DUPLICATE KEY UPDATE")
+                raise SQLError(ER_BAD_FIELD_ERROR, f"{t.text}.{toks[k + 2].text}", "field list")
 
     def changed_condition(self, assigned: list[tuple[str, int, int, int, int]]) -> tuple[list[str], list[object]]:
         """`a IS NOT (new a) OR b IS NOT (new b) ...` for emitted assignments (SQL, its arguments):
