@@ -58,6 +58,7 @@ from protocol.errors import (
     ER_CANT_DROP_FIELD_OR_KEY,
     ER_DB_CREATE_EXISTS,
     ER_DB_DROP_EXISTS,
+    ER_DROP_INDEX_FK,
     ER_DUP_CONSTRAINT_NAME,
     ER_DUP_FIELDNAME,
     ER_DUP_KEYNAME,
@@ -94,6 +95,19 @@ _UNREPEATABLE = (*_NOW_WORDS, "SYSDATE", "CURDATE", "CURRENT_DATE", "CURTIME", "
                  "SLEEP", "GET_LOCK", "RELEASE_LOCK", "IS_FREE_LOCK", "IS_USED_LOCK", "BENCHMARK", "VERSION")
 RESERVED_SCHEMAS = {"main", "temp", "information_schema", "performance_schema", "mysql", "sys"}
 _ROUTINES = ("PROCEDURE", "FUNCTION", "TRIGGER", "EVENT")
+
+
+def follow_rename(tables: list[Table], schema: str, old_name: str, new_name: str) -> list[Table]:
+    """The `tables` whose foreign keys referenced `schema`.`old_name`, now referencing `new_name`
+    (InnoDB's, for RENAME TABLE and ALTER TABLE ... RENAME TO; the tables are changed)."""
+    changed = []
+    for table in tables:
+        keys = [fk for fk in table.foreign_keys if (fk.ref_schema, fk.ref_table.lower()) == (schema, old_name.lower())]
+        for fk in keys:
+            fk.ref_table = new_name
+        if keys:
+            changed.append(table)
+    return changed
 
 
 def missing_routine(kind: str, name: str, schema: str | None = None) -> SQLError:
@@ -243,6 +257,7 @@ class DdlParser:
                 schema, table_name = self.table_name()
                 table = copy.deepcopy(self.existing(schema, table_name))
                 self.drop_index(table, name)
+                self.check_foreign_key_indexes(table, self.existing(schema, table_name))
                 return self.done(self.rebuild(table, self.existing(schema, table_name), {}))
         elif cur.accept("ALTER"):
             if cur.peek() is not None and cur.peek().is_word(*_ROUTINES):
@@ -727,19 +742,11 @@ class DdlParser:
                         action.sql.append(table.sqlite_index(index))
             after[(schema, old.name.lower())] = None
             after[(schema, new_name.lower())] = table
-            # the foreign keys that reference it follow it (InnoDB's), their tables' entries written again
+            # the foreign keys that reference it follow it, their tables' entries written again
             current = [t for t in after.values() if t is not None] + [
-                t for t in self.all_tables() if (t.schema, t.name.lower()) not in after]
-            for child in current:
-                if not any((fk.ref_schema, fk.ref_table.lower()) == (schema, old.name.lower())
-                           for fk in child.foreign_keys):
-                    continue
-                key = (child.schema, child.name.lower())
-                child = after[key] if key in after else copy.deepcopy(child)
-                for fk in child.foreign_keys:
-                    if (fk.ref_schema, fk.ref_table.lower()) == (schema, old.name.lower()):
-                        fk.ref_table = new_name
-                after[key] = child
+                copy.deepcopy(t) for t in self.all_tables() if (t.schema, t.name.lower()) not in after]
+            for child in follow_rename(current, schema, old.name, new_name):
+                after[(child.schema, child.name.lower())] = child
             action.delete.append((schema, old.name))  # (as its catalog row names it)
             action.reset_auto.extend([(schema, old.name), (schema, new_name)])
             if not cur.accept_op(","):
@@ -789,6 +796,25 @@ class DdlParser:
                 return
         raise SQLError(ER_CANT_DROP_FIELD_OR_KEY, "INDEX", name)
 
+    def check_foreign_key_indexes(self, table: Table, old: Table) -> None:
+        """InnoDB's 1553 for an index `old` had and `table` has not that a foreign key of the
+        table, or one referencing it, needs: no index left starts with its columns."""
+        kept = {i.name.lower() for i in table.indexes}
+        dropped = [i for i in old.indexes if i.name.lower() not in kept]
+        if not dropped or not self.foreign_key_checks:
+            return
+        needs = [fk.columns for fk in table.foreign_keys] + [
+            fk.ref_columns for child in self.all_tables() for fk in child.foreign_keys
+            if (fk.ref_schema, fk.ref_table.lower()) == (table.schema, table.name.lower())]
+
+        def serves(index: Index, columns: list[str]) -> bool:
+            return [c.lower() for c in index.columns[:len(columns)]] == [c.lower() for c in columns]
+
+        for columns in needs:
+            if not any(serves(i, columns) for i in table.indexes):
+                needed = next((i for i in dropped if serves(i, columns)), dropped[0])
+                raise SQLError(ER_DROP_INDEX_FK, needed.name)
+
     def alter_table(self) -> DdlAction:
         cur = self.cur
         schema, name = self.table_name()
@@ -800,12 +826,17 @@ class DdlParser:
             if not cur.accept_op(","):
                 break
         self.done(DdlAction(schema))
+        self.check_foreign_key_indexes(table, old)
         primary_not_null(table)
         order_indexes(table)
         check_table(table)
         self.translate_checks(table)
         self.translate_generated(table)
         action = self.rebuild(table, old, renamed)
+        if table.name.lower() != old.name.lower():  # ALTER TABLE ... RENAME TO: as RENAME TABLE's
+            follow_rename([table], schema, old.name, table.name)
+            action.put.extend(follow_rename([copy.deepcopy(t) for t in self.all_tables() if t.schema != schema
+                                             or t.name.lower() != old.name.lower()], schema, old.name, table.name))
         if self.foreign_key_checks:
             action.check_foreign_keys = [(table, fk) for fk in self.added_keys]
         return action

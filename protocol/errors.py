@@ -232,6 +232,7 @@ ER_TOO_MANY_ROWS = MySQLError(1172, "42000", "Result consisted of more than one 
 ER_SP_FETCH_NO_DATA = MySQLError(1329, "02000", "No data - zero rows fetched, selected, or processed")
 ER_WRONG_AUTO_KEY = MySQLError(1075, "42000", "Incorrect table definition; there can be only one auto column and it must be defined as a key")
 ER_CANT_DROP_FIELD_OR_KEY = MySQLError(1091, "42000", "Can't DROP %s `%s`; check that it exists")
+ER_DROP_INDEX_FK = MySQLError(1553, "HY000", "Cannot drop index '%s': needed in a foreign key constraint")
 ER_WRONG_VALUE_COUNT_ON_ROW = MySQLError(1136, "21S01", "Column count doesn't match value count at row %d")
 ER_NON_UNIQ_ERROR = MySQLError(1052, "23000", "Column '%s' in %s is ambiguous")
 ER_UNKNOWN_STORAGE_ENGINE = MySQLError(1286, "42000", "Unknown storage engine '%s'")
