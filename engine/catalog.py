@@ -899,6 +899,10 @@ def parse_column(cur: TokenCursor, name: str, indexes: list[Index],
             cur.expect_op(",")
     if col.base == "decimal":
         check_decimal_size(col.args, name)
+    if col.base == "float" and len(col.args) == 1:  # FLOAT(p): a FLOAT to 24 bits, a DOUBLE to 53 (MariaDB's)
+        if int(col.args[0]) > 53:
+            raise SQLError(ER_WRONG_FIELD_SPEC, name)
+        col.base, col.args = "double" if int(col.args[0]) > 24 else "float", []
     if col.base in ("binary", "varbinary") or base.endswith("blob"):
         col.binary = True
     while not cur.at_end():
