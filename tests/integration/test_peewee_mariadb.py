@@ -11,10 +11,10 @@ slave of our master.
 
 It found: `ON DUPLICATE KEY UPDATE hits = (VALUES(hits) * 10)` read as a table value
 constructor (the row's old value), VALUE(c) unknown, `EXCLUDED.hits` read as SQLite's upsert
-row, CAST(.. AS JSON) accepted (MariaDB: 1064), `INTEGER AUTO_INCREMENT` (Peewee's AutoField)
-handing out the deleted top ids again and answering DATA_TYPE 'integer', the index InnoDB makes
-for a foreign key kept beside a later index that serves it, RENAME TABLE leaving the foreign keys
-that reference the table behind, ALTER TABLE resetting the AUTO_INCREMENT counter, DROP COLUMN c
+row, CAST(.. AS JSON) accepted (MariaDB: 1064), an INTEGER column (Peewee's AutoField) answering
+DATA_TYPE 'integer', the index InnoDB makes for a foreign key kept beside a later index that
+serves it, RENAME TABLE leaving the foreign keys that reference the table behind, ALTER TABLE
+resetting the AUTO_INCREMENT counter (the deleted top ids handed out again), DROP COLUMN c
 CASCADE a syntax error; and, on the way, INSERT ... SET / INSERT ... SELECT ... WHERE followed by
 ON DUPLICATE KEY UPDATE syntax errors."""
 
