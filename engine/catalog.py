@@ -862,6 +862,10 @@ def typed_default(col: Column, value: object) -> object:
     return value
 
 
+# the type names MariaDB's parser reads as another's
+_TYPE_SYNONYMS = {"int1": "tinyint", "int2": "smallint", "int3": "mediumint", "int4": "int", "int8": "bigint",
+                  "middleint": "mediumint", "float4": "float", "float8": "double"}
+
 _NOW_WORDS = ("CURRENT_TIMESTAMP", "NOW", "LOCALTIME", "LOCALTIMESTAMP")
 
 
@@ -871,7 +875,10 @@ def parse_column(cur: TokenCursor, name: str, indexes: list[Index],
     inline REFERENCES (a foreign key since MariaDB 10.5) one of `foreign_keys`, a CHECK one of
     `checks` (the column's own)."""
     tok = cur.next()
-    base = tok.text.lower()
+    base = _TYPE_SYNONYMS.get(tok.text.lower(), tok.text.lower())
+    if base == "long" and tok.kind == "word":  # LONG [VARCHAR] / LONG VARBINARY: MariaDB's MEDIUMTEXT / MEDIUMBLOB
+        base = "mediumblob" if cur.accept("VARBINARY") else "mediumtext"
+        cur.accept("VARCHAR")
     if tok.kind != "word" or base not in ALL_TYPES:
         if tok.kind in ("word", "ident"):  # a name in a type's place, NOT too (MariaDB's 4161)
             raise SQLError(ER_UNKNOWN_DATA_TYPE, tok.text)

@@ -1,8 +1,9 @@
-"""What ORMs and data tools write, as the engine answers it (each case checked against MariaDB
-10.11 by tests/integration/test_peewee_mariadb.py, test_alembic_mariadb.py and
-test_pandas_mariadb.py): ON DUPLICATE KEY UPDATE's forms, CAST AS JSON, INTEGER / REAL / FLOAT(p)
-columns, the AUTO_INCREMENT counter across ALTER TABLE, and InnoDB's foreign-key indexes across
-CREATE INDEX, DROP INDEX and renames."""
+"""What ORMs and data tools write, as the engine answers it, each answer MariaDB 10.11's (the
+integration tests test_peewee_mariadb.py, test_alembic_mariadb.py and test_pandas_mariadb.py
+compare most of them with a live server): ON DUPLICATE KEY UPDATE's forms, CAST AS JSON,
+INTEGER / REAL / FLOAT(p) columns and MariaDB's other type synonyms (INT1 ... INT8, MIDDLEINT,
+FLOAT4 / FLOAT8, LONG), the AUTO_INCREMENT counter across ALTER TABLE, and InnoDB's foreign-key
+indexes across CREATE INDEX, DROP INDEX and renames."""
 
 from __future__ import annotations
 
@@ -76,6 +77,11 @@ async def test_column_types_as_mariadb_declares_them(db):
         ("id", "int", "int(11)"), ("r", "double", "double"), ("a", "float", "float"), ("b", "double", "double"),
         ("c", "float", "float(7,3)")]
     assert await error(engine, s, "CREATE TABLE g (a FLOAT(54))") == (1063, "Incorrect column specifier for column 'a'")
+    await run(engine, s, "CREATE TABLE h (a INT1, b INT2, c INT3, d INT4, e INT8 UNSIGNED, f MIDDLEINT, g FLOAT4, "
+                         "h FLOAT8, j LONG, k LONG VARCHAR, m LONG VARBINARY)")
+    assert [r[1] for r in await rows(engine, s, "DESCRIBE h")] == [
+        "tinyint(4)", "smallint(6)", "mediumint(9)", "int(11)", "bigint(20) unsigned", "mediumint(9)", "float", "double",
+        "mediumtext", "mediumtext", "mediumblob"]
     # the deleted top ids are not handed out again, across an ALTER TABLE too
     await run(engine, s, "INSERT INTO f (r) VALUES (1), (2), (3)")
     await run(engine, s, "DELETE FROM f WHERE id > 1")
