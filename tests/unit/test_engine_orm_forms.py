@@ -11,18 +11,7 @@ import pytest
 
 from engine import Engine
 from protocol.errors import SQLError
-
-
-async def run(engine, session, sql):
-    result = await session.execute(sql)
-    if result.committed is not None:
-        async with engine.writer_lock:
-            await engine.commit_group({"last": sql[:40]})
-    return result
-
-
-async def rows(engine, session, sql):
-    return (await run(engine, session, sql)).rows
+from tests.unit.test_engine_foreign_keys import rows, run
 
 
 async def error(engine, session, sql) -> tuple[int, str]:
