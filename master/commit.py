@@ -599,13 +599,15 @@ class GroupCommit:
 
     async def _after_sync(self, storage: Any, this: _Written) -> None:
         sessions = [t.param for t in this.group if t.param is not None]
-        started = time.monotonic()
+        timed = self.on_group_waited is not None  # (`seconds` is only for it)
+        started = time.monotonic() if timed else 0.0
         this.waited = True
         try:
             this.verdicts.append(await storage.after_sync(StorageParam(self.server_id, this.end, this.count, sessions)))
         except Exception:
             log.exception("after_sync observer failed for the group ending at %s", this.end)
-        this.seconds += time.monotonic() - started
+        if timed:
+            this.seconds += time.monotonic() - started
 
     def _take_open(self) -> list[_Open]:
         """Every open group, for this run (holding the lock) to commit."""
@@ -628,17 +630,19 @@ class GroupCommit:
         transaction = self.interface.transaction
         if not transaction.observers or this.end == this.start:
             transaction = None
+        on_group_waited = self.on_group_waited
         if transaction is not None:
-            started = time.monotonic()
+            started = time.monotonic() if on_group_waited is not None else 0.0
             try:
                 this.verdicts.append(await transaction.after_commit(TransParam(
                     0, self.server_id, this.end, _group_state_setter(this.group), transactions=this.count,
                 )))
             except Exception:
                 log.exception("after_commit observer failed for the group ending at %s", this.end)
-            this.seconds += time.monotonic() - started
-        if (this.waited or transaction is not None) and self.on_group_waited is not None:
-            self.on_group_waited(this.seconds)
+            if on_group_waited is not None:
+                this.seconds += time.monotonic() - started
+        if (this.waited or transaction is not None) and on_group_waited is not None:
+            on_group_waited(this.seconds)
         if CommitVerdict.IN_DOUBT in this.verdicts:
             self.in_doubt += this.count
             self._wake(this.group, SQLError(ER_SERVER_SHUTDOWN))

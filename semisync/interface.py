@@ -468,11 +468,10 @@ DONE: Awaitable[None] = _Done()
 
 
 def _waiting_hook(observers: tuple[Any, ...], hook: str, param: Any) -> Awaitable[Any]:
-    """Run an async hook: nothing to create when empty, the observer's own coroutine for one."""
+    """Run an async hook of none or several observers (the delegate calls a lone observer's
+    hook itself, handing on its own awaitable): nothing to create when empty."""
     if not observers:
         return DONE
-    if len(observers) == 1:
-        return getattr(observers[0], hook)(param)
     return _each(observers, hook, param)
 
 
@@ -515,7 +514,10 @@ class TransactionDelegate(Delegate[TransactionObserver]):
             o.before_commit(param)
 
     def after_commit(self, param: TransParam) -> Awaitable[CommitVerdict | None]:
-        return _waiting_hook(self.observers, "after_commit", param)
+        observers = self.observers
+        if len(observers) == 1:  # the usual (semi-sync alone): its awaitable, no call between
+            return observers[0].after_commit(param)
+        return _waiting_hook(observers, "after_commit", param)
 
     def after_rollback(self, param: TransParam) -> None:
         for o in self.observers:
@@ -528,7 +530,10 @@ class BinlogStorageDelegate(Delegate[BinlogStorageObserver]):
             o.after_flush(param)
 
     def after_sync(self, param: StorageParam) -> Awaitable[CommitVerdict | None]:
-        return _waiting_hook(self.observers, "after_sync", param)
+        observers = self.observers
+        if len(observers) == 1:  # the usual (semi-sync alone): its awaitable, no call between
+            return observers[0].after_sync(param)
+        return _waiting_hook(observers, "after_sync", param)
 
     def holds_groups(self) -> bool:
         for o in self.observers:  # (asked once per group: a loop, no generator)
