@@ -12,6 +12,9 @@
   .BinaryRowEncoder.encode_rows`, `protocol.messages.ResultSet.payloads`; else their per-value
   paths) and a response's packets framed in one (`protocol.packets.frame_payloads`; else its
   loop);
+- `protocol/_framing.c` (linked with zlib), a commit group's binlog events encoded in one call
+  (`protocol.events.encode_events`) and a dump's batch of them framed as packets in one
+  (`protocol.connection.ServerConnection.send_events`; else their per-event loops);
 - `engine/_collation.c`, utf8mb4_general_ci as a SQLite collation (`engine.collation.register`;
   else `engine.collation.compare`, a Python call per comparison);
 - `protocol/_position.c`, `BinlogPosition` as a compiled type (`protocol.position`; else
@@ -32,6 +35,8 @@ setup(ext_modules=[
     Extension("protocol._eventscan", ["protocol/_eventscan.c"], optional=True,
               extra_compile_args=["-O2", "-Wall", "-Wextra"]),
     Extension("protocol._rows", ["protocol/_rows.c"], optional=True,
+              extra_compile_args=["-O2", "-Wall", "-Wextra"]),
+    Extension("protocol._framing", ["protocol/_framing.c"], optional=True, libraries=["z"],
               extra_compile_args=["-O2", "-Wall", "-Wextra"]),
     Extension("protocol._position", ["protocol/_position.c"], optional=True,
               extra_compile_args=["-O2", "-Wall", "-Wextra"]),

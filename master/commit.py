@@ -212,6 +212,9 @@ class _Ticket:
     done: asyncio.Future[None]
     param: TransParam | None = None
     end: BinlogPosition | None = None
+    # (server_id, statements, origin GTID) of each binlog transaction, taken once per group by
+    # `_transactions` (server_id None: this server's; GTID None: to be numbered here)
+    binlog: Sequence[tuple[int | None, list[Any], Gtid | None]] = ()
 
 
 @dataclass(slots=True)
@@ -497,11 +500,13 @@ class GroupCommit:
             count = _transactions(group)
             start = self.writer.pending_position
             storage = self.interface.storage
-            one_step = not self._open and not (storage and storage.holds_groups())
+            if not storage.observers:  # (the tuple, not the delegate: no Python call per group)
+                storage = None
+            one_step = not self._open and not (storage is not None and storage.holds_groups())
             end, done = start, None  # (an empty group: the open ones' commit alone)
             try:
                 if group:
-                    end, done = await self._flush_and_sync(group, count, one_step)
+                    end, done = await self._flush_and_sync(group, count, one_step, start)
             except BaseException as exc:
                 opened = self._take_open()
                 await self._fail(group, exc, opened)
@@ -509,12 +514,12 @@ class GroupCommit:
             if end == start or done is not None:
                 storage = None  # nothing written: nothing to ack; one step: nobody waits there
             this = _Written(group, start, end, count, self._group_synced and end != start)
-            if storage and not commit and self._may_open(storage, end):
+            if storage is not None and not commit and self._may_open(storage, end):
                 released = True  # by `_wait_open`
                 await self._wait_open(this, storage)
                 return
             opened = self._take_open()
-            if storage:
+            if storage is not None:
                 await self._after_sync(storage, this)
             parts = [o.written for o in opened] + ([this] if group else [])
             for o in opened:
@@ -594,13 +599,15 @@ class GroupCommit:
 
     async def _after_sync(self, storage: Any, this: _Written) -> None:
         sessions = [t.param for t in this.group if t.param is not None]
-        started = time.monotonic()
+        timed = self.on_group_waited is not None  # (`seconds` is only for it)
+        started = time.monotonic() if timed else 0.0
         this.waited = True
         try:
             this.verdicts.append(await storage.after_sync(StorageParam(self.server_id, this.end, this.count, sessions)))
         except Exception:
             log.exception("after_sync observer failed for the group ending at %s", this.end)
-        this.seconds += time.monotonic() - started
+        if timed:
+            this.seconds += time.monotonic() - started
 
     def _take_open(self) -> list[_Open]:
         """Every open group, for this run (holding the lock) to commit."""
@@ -620,18 +627,22 @@ class GroupCommit:
         """A committed group's end: the counters, the after_commit hook, its sessions' answers."""
         self.commits += this.count
         self.groups += 1
-        transaction = self.interface.transaction if this.end != this.start else None
-        if transaction:
-            started = time.monotonic()
+        transaction = self.interface.transaction
+        if not transaction.observers or this.end == this.start:
+            transaction = None
+        on_group_waited = self.on_group_waited
+        if transaction is not None:
+            started = time.monotonic() if on_group_waited is not None else 0.0
             try:
                 this.verdicts.append(await transaction.after_commit(TransParam(
                     0, self.server_id, this.end, _group_state_setter(this.group), transactions=this.count,
                 )))
             except Exception:
                 log.exception("after_commit observer failed for the group ending at %s", this.end)
-            this.seconds += time.monotonic() - started
-        if (this.waited or transaction) and self.on_group_waited is not None:
-            self.on_group_waited(this.seconds)
+            if on_group_waited is not None:
+                this.seconds += time.monotonic() - started
+        if (this.waited or transaction is not None) and on_group_waited is not None:
+            on_group_waited(this.seconds)
         if CommitVerdict.IN_DOUBT in this.verdicts:
             self.in_doubt += this.count
             self._wake(this.group, SQLError(ER_SERVER_SHUTDOWN))
@@ -648,30 +659,35 @@ class GroupCommit:
         meta.update({"binlog_file": end.file, "binlog_pos": str(end.pos)})
         return {str(k): str(v) for k, v in meta.items()}
 
-    async def _flush_and_sync(self, group: list[_Ticket], count: int,
-                              one_step: bool) -> tuple[BinlogPosition, _OneStep | None]:
+    async def _flush_and_sync(self, group: list[_Ticket], count: int, one_step: bool,
+                              start: BinlogPosition) -> tuple[BinlogPosition, _OneStep | None]:
         """Append the group's events and write them (fsynced per sync_binlog), then
         `after_flush` and the publish. `one_step` (no storage observer holds groups): the write,
         its sync and the engine commit are one trip to the engine's writer thread, and the
         `_OneStep` returned says how the engine commit went; otherwise it is None and the
-        caller commits the engine. A failed write raises (nothing of the group is written)."""
+        caller commits the engine. A failed write raises (nothing of the group is written).
+        `start`: the writer's pending position (the caller holds the lock since it read it)."""
         done = None
         interface = self.interface
         transaction, storage = interface.transaction, interface.storage
+        if not transaction.observers:  # the tuples tested: no Python call per group
+            transaction = None
+        if not storage.observers:
+            storage = None
         writer = self.writer
         gtids = self.gtids
         before, checkpoint_due = gtids.snapshot(), gtids.checkpoint_due  # put back if the write fails
-        start = end = writer.pending_position
+        end = start
         try:
             for ticket in group:
                 session = ticket.session
                 thread_id = session.connection_id if session is not None else 0
-                if transaction or storage:
+                if transaction is not None or storage is not None:
                     set_state = session.set_state if session is not None else None
                     ticket.param = TransParam(thread_id, self.server_id, None, set_state)
-                    if transaction:
+                    if transaction is not None:
                         transaction.before_commit(ticket.param)
-                for server_id, stmts, origin in _binlog_transactions(ticket.txn):
+                for server_id, stmts, origin in ticket.binlog:
                     self._xid += 1
                     gtid = self._gtid(session, server_id, origin)
                     events = transaction_events(stmts, xid=self._xid, thread_id=thread_id, gtid=gtid)
@@ -709,7 +725,7 @@ class GroupCommit:
             raise
         if sync:
             self._unsynced_groups = 0
-        if storage:  # WL#4398: after the flush, and after the sync when the group was synced
+        if storage is not None:  # WL#4398: after the flush, and after the sync when the group was synced
             try:  # (the group is written: a failing observer must not make it look failed)
                 storage.after_flush(StorageParam(self.server_id, end, count, [t.param for t in group if t.param]))
             except Exception:
@@ -905,9 +921,6 @@ class _ReplicatedTxn:
     log_bin: bool
     handover: Any = None  # the engine's `Handover` between the lock's release and the queueing
 
-    def binlogged(self) -> int:
-        return sum(1 for txn in self.transactions if txn.statements) if self.log_bin else 0
-
     def binlog_transactions(self) -> list[tuple[int, list[LoggedStatement], Gtid | None]]:
         if not self.log_bin:
             return []
@@ -936,14 +949,17 @@ def _logged(statement: tuple[Any, ...], ddl: bool) -> LoggedStatement:
 
 def _transactions(group: list[_Ticket]) -> int:
     """How many transactions a group commits (semi-sync's yes_tx/no_tx, Binlog_commits): one
-    per client commit that binlogs anything (sql_log_bin), one per replicated transaction binlogged."""
-    return sum(t.txn.binlogged() if isinstance(t.txn, _ReplicatedTxn) else int(bool(t.txn.binlog_transactions()))
-               for t in group)
-
-
-def _binlog_transactions(txn: Any) -> list[tuple[int | None, list[Any], Gtid | None]]:
-    """(server_id, statements, origin GTID) of each binlog transaction of a ticket (server_id
-    None: this server's; GTID None: to be numbered here)."""
-    if isinstance(txn, _ReplicatedTxn):
-        return list(txn.binlog_transactions())
-    return [(None, stmts, None) for stmts in txn.binlog_transactions()]
+    per client commit that binlogs anything (sql_log_bin), one per replicated transaction
+    binlogged. Each ticket's binlog transactions (`_Ticket.binlog`) are taken here, once."""
+    count = 0
+    for ticket in group:
+        txn = ticket.txn
+        if isinstance(txn, _ReplicatedTxn):
+            ticket.binlog = binlog = txn.binlog_transactions()
+            count += len(binlog)
+        else:
+            runs = txn.binlog_transactions()
+            if runs:
+                ticket.binlog = [(None, stmts, None) for stmts in runs]
+                count += 1
+    return count

@@ -70,8 +70,15 @@ class BinlogGtids:
         @@session.gtid_seq_no when the session set it (mariadb-binlog's output does; taken once:
         the session's value goes back to 0; under gtid_strict_mode a number not above the
         domain's last is 1950, the check SET made, again at write time), else the domain's next."""
-        domain_id, server_id = self.domain_for(session), _server_id_for(session, server_id)
-        seq_no = _session_value(session, "gtid_seq_no")
+        sysvars = getattr(session, "sysvars", None)  # (`_session_value`'s, read once per GTID)
+        if not isinstance(sysvars, dict):
+            return self.state.next_gtid(self.domain_id, server_id)
+        domain_id = sysvars.get("gtid_domain_id")
+        domain_id = self.domain_id if domain_id is None else int(domain_id)
+        session_server_id = sysvars.get("server_id")
+        if session_server_id is not None:
+            server_id = int(session_server_id)
+        seq_no = sysvars.get("gtid_seq_no")
         if not seq_no:
             return self.state.next_gtid(domain_id, server_id)
         session.sysvars["gtid_seq_no"] = 0

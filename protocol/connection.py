@@ -127,6 +127,11 @@ from protocol.semisync_wire import (
     encode_ack,
 )
 
+try:  # the compiled twin of `ServerConnection.send_events` (protocol/_framing.c), where built
+    from protocol._framing import frame_events as _native_frame_events
+except ImportError:
+    _native_frame_events = None
+
 # ---------------------------------------------------------------------------------------------
 # Events
 
@@ -752,11 +757,19 @@ class ServerConnection:
     def send_events(self, events: list[bytes], headers: list[bytes] | bytes = b"") -> bytes:
         """The packets of several binlog events back to back, in one pass: the same bytes as
         `send_event` for each in order. `headers` is one header per event, or one for all.
+        Offered to the compiled twin first (`protocol._framing.frame_events`: a list of bytes
+        events, bytes headers, every packet under MAX_PAYLOAD), which frames them as the loop
+        below would or declines them all.
 
         A dump frames a whole read batch (usually a commit group) with this, then writes it."""
         machine = self._machine
         if machine.state is not S.DUMPING:
             machine.fire(T.SEND_EVENT)  # raises: not dumping
+        if _native_frame_events is not None:  # the compiled twin (protocol/_framing.c)
+            framed = _native_frame_events(events, headers, self._seq)
+            if framed is not None:
+                wire, self._seq = framed
+                return wire
         same = isinstance(headers, bytes | bytearray)
         if not same and len(headers) != len(events):
             raise LocalProtocolError(f"{len(events)} events, {len(headers)} headers")

@@ -60,6 +60,11 @@ from construct import (
 from protocol.errors import LocalProtocolError, ProtocolError, RemoteProtocolError
 from protocol.packets import LenencInt, decode_lenenc_int, encode_text, fixed_struct
 
+try:  # the compiled twin of `encode_events` (protocol/_framing.c), where setup.py built it
+    from protocol._framing import encode_events as _native_encode_events
+except ImportError:
+    _native_encode_events = None
+
 BINLOG_MAGIC = b"\xfebin"
 HEADER_LEN = 19
 CHECKSUM_LEN = 4
@@ -2174,7 +2179,19 @@ def encode_events(
     """Events written one after another from byte `offset` of a binlog file: each spec
     (type_code, body, timestamp, flags) framed as `encode_event` frames it, with log_pos its end
     offset; returns (start offset, event) for each. Not for a FORMAT_DESCRIPTION_EVENT (its
-    footer does not follow `checksum`: `encode_event` it alone)."""
+    footer does not follow `checksum`: `encode_event` it alone). A list of specs is offered to
+    the compiled twin first (`protocol._framing.encode_events`, a commit group's events in one
+    call), which frames them as the loop below would or declines them all."""
+    if _native_encode_events is not None and type(specs) is list:
+        framed = _native_encode_events(specs, server_id, offset, checksum)
+        if framed is not None:
+            return framed
+    return _encode_events_py(specs, server_id=server_id, offset=offset, checksum=checksum)
+
+
+def _encode_events_py(
+    specs: Iterable[tuple[int, bytes, int, int]], *, server_id: int, offset: int, checksum: bool
+) -> list[tuple[int, bytes]]:
     footer = CHECKSUM_LEN if checksum else 0
     framing = HEADER_LEN + footer
     crc32 = zlib.crc32

@@ -468,11 +468,10 @@ DONE: Awaitable[None] = _Done()
 
 
 def _waiting_hook(observers: tuple[Any, ...], hook: str, param: Any) -> Awaitable[Any]:
-    """Run an async hook: nothing to create when empty, the observer's own coroutine for one."""
+    """Run an async hook of none or several observers (the delegate calls a lone observer's
+    hook itself, handing on its own awaitable): nothing to create when empty."""
     if not observers:
         return DONE
-    if len(observers) == 1:
-        return getattr(observers[0], hook)(param)
     return _each(observers, hook, param)
 
 
@@ -486,60 +485,64 @@ async def _each(observers: tuple[Any, ...], hook: str, param: Any) -> Any:
 
 
 class Delegate(Generic[ObserverT]):
-    """An ordered, copy-on-write set of observers. Falsy when empty."""
+    """An ordered, copy-on-write set of observers. Falsy when empty. `observers` is the tuple
+    itself (read it, never assign it: `add_observer` / `remove_observer` replace it): a caller
+    on a per-group path tests it instead of the delegate, a truth test without a Python call."""
 
-    __slots__ = ("_observers",)
+    __slots__ = ("observers",)
 
     def __init__(self) -> None:
-        self._observers: tuple[ObserverT, ...] = ()
+        self.observers: tuple[ObserverT, ...] = ()
 
     def add_observer(self, observer: ObserverT) -> None:
-        if observer not in self._observers:
-            self._observers = self._observers + (observer,)
+        if observer not in self.observers:
+            self.observers = self.observers + (observer,)
 
     def remove_observer(self, observer: ObserverT) -> None:
-        self._observers = tuple(o for o in self._observers if o is not observer)
-
-    @property
-    def observers(self) -> tuple[ObserverT, ...]:
-        return self._observers
+        self.observers = tuple(o for o in self.observers if o is not observer)
 
     def __bool__(self) -> bool:
-        return bool(self._observers)
+        return bool(self.observers)
 
     def __len__(self) -> int:
-        return len(self._observers)
+        return len(self.observers)
 
 
 class TransactionDelegate(Delegate[TransactionObserver]):
     def before_commit(self, param: TransParam) -> None:
-        for o in self._observers:
+        for o in self.observers:
             o.before_commit(param)
 
     def after_commit(self, param: TransParam) -> Awaitable[CommitVerdict | None]:
-        return _waiting_hook(self._observers, "after_commit", param)
+        observers = self.observers
+        if len(observers) == 1:  # the usual (semi-sync alone): its awaitable, no call between
+            return observers[0].after_commit(param)
+        return _waiting_hook(observers, "after_commit", param)
 
     def after_rollback(self, param: TransParam) -> None:
-        for o in self._observers:
+        for o in self.observers:
             o.after_rollback(param)
 
 
 class BinlogStorageDelegate(Delegate[BinlogStorageObserver]):
     def after_flush(self, param: StorageParam) -> None:
-        for o in self._observers:
+        for o in self.observers:
             o.after_flush(param)
 
     def after_sync(self, param: StorageParam) -> Awaitable[CommitVerdict | None]:
-        return _waiting_hook(self._observers, "after_sync", param)
+        observers = self.observers
+        if len(observers) == 1:  # the usual (semi-sync alone): its awaitable, no call between
+            return observers[0].after_sync(param)
+        return _waiting_hook(observers, "after_sync", param)
 
     def holds_groups(self) -> bool:
-        for o in self._observers:  # (asked once per group: a loop, no generator)
+        for o in self.observers:  # (asked once per group: a loop, no generator)
             if o.holds_groups():
                 return True
         return False
 
     def waits_after_sync(self) -> bool:
-        for o in self._observers:
+        for o in self.observers:
             if o.waits_after_sync():
                 return True
         return False
@@ -550,17 +553,17 @@ class BinlogTransmitDelegate(Delegate[BinlogTransmitObserver]):
     then, in order, each own a slice of it (their offsets are kept in the param)."""
 
     def transmit_start(self, param: TransmitParam) -> None:
-        for o in self._observers:
+        for o in self.observers:
             o.transmit_start(param)
 
     def transmit_stop(self, param: TransmitParam) -> None:
-        for o in self._observers:
+        for o in self.observers:
             o.transmit_stop(param)
 
     def reserve_header(self, param: TransmitParam) -> bytes:
         parts = []
         offset = 0
-        for o in self._observers:
+        for o in self.observers:
             param.header_offset = offset
             part = o.reserve_header(param)
             parts.append(part)
@@ -568,56 +571,56 @@ class BinlogTransmitDelegate(Delegate[BinlogTransmitObserver]):
         return b"".join(parts)
 
     def before_send_event(self, param: TransmitParam, header: bytearray, event: SendParam) -> None:
-        for o in self._observers:
+        for o in self.observers:
             o.before_send_event(param, header, event)
 
     def after_send_event(self, param: TransmitParam, event: SendParam) -> None:
-        for o in self._observers:
+        for o in self.observers:
             o.after_send_event(param, event)
 
     def before_send_events(
         self, param: TransmitParam, headers: MutableSequence[bytes], events: Sequence[SendParam]
     ) -> None:
-        for o in self._observers:  # observer by observer: each sets only its own header slice
+        for o in self.observers:  # observer by observer: each sets only its own header slice
             o.before_send_events(param, headers, events)
 
     def after_send_events(self, param: TransmitParam, events: Sequence[SendParam]) -> None:
-        for o in self._observers:
+        for o in self.observers:
             o.after_send_events(param, events)
 
     def after_reset_master(self) -> None:
-        for o in self._observers:
+        for o in self.observers:
             o.after_reset_master()
 
     def handle_ack(self, param: TransmitParam, position: BinlogPosition) -> None:
-        for o in self._observers:
+        for o in self.observers:
             o.handle_ack(param, position)
 
 
 class BinlogRelayIODelegate(Delegate[BinlogRelayIOObserver]):
     def thread_start(self, param: RelayIOParam) -> None:
-        for o in self._observers:
+        for o in self.observers:
             o.thread_start(param)
 
     def thread_stop(self, param: RelayIOParam) -> None:
-        for o in self._observers:
+        for o in self.observers:
             o.thread_stop(param)
 
     def before_request_transmit(self, param: RelayIOParam) -> list[DumpRequest]:
         """Every observer's request, in registration order (those that ask nothing left out)."""
         requests = []
-        for o in self._observers:
+        for o in self.observers:
             request = o.before_request_transmit(param)
             if request is not None:
                 requests.append(request)
         return requests
 
     def after_request_transmit(self, param: RelayIOParam, request: DumpRequest, granted: bool) -> None:
-        for o in self._observers:
+        for o in self.observers:
             o.after_request_transmit(param, request, granted)
 
     def after_read_event(self, param: RelayIOParam, packet: memoryview) -> ReadEvent:
-        observers = self._observers
+        observers = self.observers
         if len(observers) == 1:  # the usual (semi-sync alone): its answer as it is
             return observers[0].after_read_event(param, packet)
         read = ReadEvent(packet)
@@ -630,18 +633,18 @@ class BinlogRelayIODelegate(Delegate[BinlogRelayIOObserver]):
         self, param: RelayIOParam, read: ReadEvent, end: BinlogPosition, synced: bool
     ) -> BinlogPosition | None:
         ack = None
-        for o in self._observers:
+        for o in self.observers:
             decided = o.after_queue_event(param, read, end, synced)
             if decided is not None:
                 ack = decided
         return ack
 
     def after_read_events(self, param: RelayIOParam, batch: ReadBatch) -> None:
-        for o in self._observers:  # observer by observer: each strips its own header
+        for o in self.observers:  # observer by observer: each strips its own header
             o.after_read_events(param, batch)
 
     def after_queue_events(self, param: RelayIOParam, queued: QueuedEvents, synced: bool) -> BinlogPosition | None:
-        observers = self._observers
+        observers = self.observers
         if len(observers) == 1:  # the usual (semi-sync alone): its decision for the batch
             return observers[0].after_queue_events(param, queued, synced)
         ack = None  # several: the last decision in the stream's order, as per event
@@ -653,7 +656,7 @@ class BinlogRelayIODelegate(Delegate[BinlogRelayIOObserver]):
         return ack
 
     def after_reset_slave(self, param: RelayIOParam) -> None:
-        for o in self._observers:
+        for o in self.observers:
             o.after_reset_slave(param)
 
 

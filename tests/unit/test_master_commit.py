@@ -12,11 +12,13 @@ from binlog.reader import iter_events
 from binlog.syncer import available as syncer_available
 from binlog.writer import BinlogWriter
 from engine.core import Engine
+from engine.results import CommittedTxn
 from master.binlog_end import BinlogEnd
 from master.commit import GroupCommit
 from protocol.events import EventType, Query, decode_event
 from semisync.interface import (
     BinlogStorageObserver,
+    Delegate,
     ReplicationInterface,
     StorageParam,
     TransactionObserver,
@@ -151,6 +153,45 @@ async def test_empty_delegates_and_sync_binlog_zero(pipeline, monkeypatch):
     assert synced == []
     assert end.position == writer.end_position
     assert await engine_values(engine) == [0, 1, 2]
+
+
+async def test_a_group_asks_no_delegate_its_truth_and_splits_each_transaction_once(pipeline, monkeypatch):
+    """A group's stages test the delegates' observer tuples (no `Delegate.__bool__`, a Python
+    call each) and take each transaction's binlog transactions once (its count and its events),
+    with observers registered and without."""
+    engine, writer, end, interface, gc = pipeline
+    truths: list[str] = []
+    monkeypatch.setattr(Delegate, "__bool__", lambda d: truths.append(type(d).__name__) or bool(d.observers))
+    splits: list[int] = []
+    split = CommittedTxn.binlog_transactions
+    monkeypatch.setattr(CommittedTxn, "binlog_transactions", lambda txn: splits.append(1) or split(txn))
+    hooks: list[str] = []
+
+    class Observer(TransactionObserver, BinlogStorageObserver):
+        def before_commit(self, param: TransParam) -> None:
+            hooks.append("before_commit")
+
+        def after_flush(self, param: StorageParam) -> None:
+            hooks.append("after_flush")
+
+        async def after_sync(self, param: StorageParam) -> None:
+            hooks.append("after_sync")
+
+        async def after_commit(self, param: TransParam) -> None:
+            hooks.append("after_commit")
+
+    s = engine.session(5)
+    res = await s.execute("INSERT INTO g.t (v) VALUES (1)")
+    await gc.commit(Session(5), res.committed)
+    observer = Observer()
+    interface.transaction.add_observer(observer)
+    interface.storage.add_observer(observer)
+    res = await s.execute("INSERT INTO g.t (v) VALUES (2)")
+    await gc.commit(Session(5), res.committed)
+    await s.close()
+    assert hooks == ["before_commit", "after_flush", "after_sync", "after_commit"]
+    assert truths == [] and splits == [1, 1]
+    assert sorted(binlog_values(writer, writer.end_position.pos)) == await engine_values(engine) == [1, 2]
 
 
 async def test_the_engine_commit_skips_its_fsync_only_when_the_binlog_fsynced_the_group(pipeline, monkeypatch):
