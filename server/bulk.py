@@ -10,10 +10,11 @@ Contract
   "mysqld_stmt_bulk_execute"; a DEFAULT or IGNORE indicator where the placeholder is not a
   column's whole value (a VALUES item, `col = ?` of a SET) is 4032.
 - An INSERT or REPLACE is one statement over all the rows, as MariaDB's (CF_SP_BULK_OPTIMIZED):
-  when its placeholders all stand in its VALUES rows, the rows are written as one multi-row
-  statement, run once through `ClientSession.run_statement` (one OK: affected rows summed, the
-  first id made, or the last row's value; all rows or none; RETURNING's rows as a binary result
-  set); otherwise (a placeholder in ON
+  when its placeholders all stand in its VALUES rows, the rows are written as multi-row
+  statements (ROWS_PER_STATEMENT rows each; more than one run in one transaction, or a savepoint
+  of the client's, undone whole when one fails) through `ClientSession.run_statement` (one OK:
+  affected rows summed, the first id made, or the last row's value; all rows or none;
+  RETURNING's rows as one binary result set); otherwise (a placeholder in ON
   DUPLICATE KEY UPDATE, INSERT ... SET) a statement per row in one transaction, or a savepoint
   of the client's, undone whole when a row fails, answered with the affected rows summed and the
   first id a row made (else the last row's value), and RETURNING there is 1295. Com_stmt_execute
@@ -32,7 +33,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from engine.results import Result
@@ -76,6 +77,12 @@ _TOKEN = re.compile(
     """,
     re.S | re.X,
 )
+# a message's row number ("Data too long for column 's' at row 2")
+_AT_ROW = re.compile(r" at row (\d+)$")
+# the rows of one statement of a bulk INSERT or REPLACE (`_insert_runs`): a statement of this
+# many rows stays far from the engine's limit on a statement's values, and its translation is
+# kept for the next one of the same size
+ROWS_PER_STATEMENT = 1000
 # words that end an UPDATE's SET list or an INSERT ... SET's assignments
 _AFTER_SET = frozenset({"WHERE", "ORDER", "LIMIT", "ON", "RETURNING"})
 
@@ -256,29 +263,36 @@ async def execute_bulk(statements: PreparedStatements, command: ComStmtBulkExecu
     stmt.types = types
     stmt.cursor = None
     rows = [in_client_charset(row, types, conn.client_charset) for row in rows]
-    one_statement = keyword in _ONE_STATEMENT and bulk.rows is not None
-    if stmt.columns and not one_statement:  # RETURNING, row by row
+    if stmt.columns and (keyword not in _ONE_STATEMENT or bulk.rows is None):  # RETURNING, row by row
         raise SQLError(ER_UNSUPPORTED_PS)
     session.server.stats.com["Com_stmt_execute"] += 1
     warned: list[tuple[str, int, str]] = []  # reading the values' (a DECIMAL's: `literal`)
-    if one_statement:
-        start, end = bulk.rows
-        texts = [_literals(bulk, row, types, warned) for row in rows]
-        sql = bulk.text[:start] + ", ".join(_bound(bulk, row, start, end) for row in texts) + bulk.text[end:]
-        result = await _run(session, sql)
-    elif keyword in _ONE_STATEMENT:
-        result = await _one_transaction(session, [_bound(bulk, _literals(bulk, row, types, warned)) for row in rows])
-    else:
+    if keyword not in _ONE_STATEMENT:
         result = await _each(session, (_bound(bulk, _literals(bulk, row, types, warned)) for row in rows))
-    if warned:
-        result = Result(affected_rows=result.affected_rows, last_insert_id=result.last_insert_id,
-                        info=result.info, warnings=(*warned, *result.warnings))
+    else:
+        runs = _insert_runs(bulk, [_literals(bulk, row, types, warned) for row in rows])
+        result = await (_run(session, runs[0][0]) if len(runs) == 1 else _one_transaction(session, runs))
+    # one OK without the info of a multi-row statement ("Records: ..."), as MariaDB's bulk
+    # statement has one VALUES row; the values' warnings first
+    result = replace(result, info="", warnings=(*warned, *result.warnings))
     if session.server.query_logs.active:
         session.logged_result = result
     if getattr(result, "columns", None):  # INSERT ... RETURNING: its rows in binary, as COM_STMT_EXECUTE's
         statements.answer_rows(stmt, 0, result, None)
     else:
         session.send_result(result)
+
+
+def _insert_runs(bulk: BulkShape, texts: list[list[str]]) -> list[tuple[str, int]]:
+    """An INSERT's or REPLACE's statements for rows whose placeholders' texts are `texts`, each
+    with the number of its first row: multi-row statements of ROWS_PER_STATEMENT rows at most
+    when the VALUES rows hold every placeholder (`BulkShape.rows`), else one per row."""
+    if bulk.rows is None:
+        return [(_bound(bulk, row), k + 1) for k, row in enumerate(texts)]
+    start, end = bulk.rows
+    head, tail = bulk.text[:start], bulk.text[end:]
+    return [(head + ", ".join(_bound(bulk, row, start, end) for row in texts[at : at + ROWS_PER_STATEMENT]) + tail,
+             at + 1) for at in range(0, len(texts), ROWS_PER_STATEMENT)]
 
 
 async def _run(session: ClientSession, sql: str) -> Any:
@@ -288,17 +302,19 @@ async def _run(session: ClientSession, sql: str) -> Any:
 
 
 def _at_row(message: str, row: int) -> str:
-    """A message of the row's statement with MariaDB's row number: the bulk row's, where the
-    statement, run for that row alone, says "at row 1"."""
-    return message[:-1] + str(row) if message.endswith(" at row 1") else message
+    """A message of a statement whose first row is bulk row `row`, with MariaDB's row number:
+    the bulk row's ("at row 2" of that statement is `row` + 1)."""
+    found = _AT_ROW.search(message)
+    return message if found is None else f"{message[:found.start(1)]}{int(found.group(1)) + row - 1}"
 
 
 async def _run_row(session: ClientSession, sql: str, row: int, warnings: list) -> Any:
-    """`_run` of the statement of bulk row `row` (from 1), its warnings added to `warnings`."""
+    """`_run` of a statement whose first row is bulk row `row` (from 1), its warnings added to
+    `warnings`."""
     try:
         result = await _run(session, sql)
     except SQLError as exc:
-        if row == 1 or not exc.message.endswith(" at row 1"):
+        if row == 1 or _AT_ROW.search(exc.message) is None:
             raise
         raised = SQLError(exc.error, message=_at_row(exc.message, row))
         raised.warnings = exc.warnings
@@ -319,21 +335,26 @@ async def _each(session: ClientSession, statements: Iterator[str]) -> Result:
     return Result(affected_rows=affected, warnings=tuple(warnings))
 
 
-async def _one_transaction(session: ClientSession, statements: list[str]) -> Result:
-    """An INSERT's or REPLACE's rows as a statement each in one transaction (or a savepoint of
-    the client's), undone whole when one fails: one statement's answer."""
+async def _one_transaction(session: ClientSession, statements: list[tuple[str, int]]) -> Result:
+    """An INSERT's or REPLACE's statements (each with the number of its first row) in one
+    transaction (or a savepoint of the client's), undone whole when one fails: one statement's
+    answer (RETURNING's rows all together)."""
     es = session.engine_session
     assert es is not None
     own = not es.in_transaction
     await session.execute("BEGIN" if own else f"SAVEPOINT {_SAVEPOINT}")
     affected = last_id = 0
+    returned: list = []
+    first: Any = None
     made = None  # the first id a row made (LAST_INSERT_ID() changed), as one statement's
     before = es.last_insert_id
     warnings: list = []
     try:
         with es.one_statement_time():
-            for k, sql in enumerate(statements):
-                result = await _run_row(session, sql, k + 1, warnings)
+            for sql, row in statements:
+                result = await _run_row(session, sql, row, warnings)
+                first = first or result
+                returned.extend(getattr(result, "rows", None) or ())
                 affected += result.affected_rows
                 last_id = result.last_insert_id or 0
                 if made is None and es.last_insert_id != before:
@@ -345,8 +366,8 @@ async def _one_transaction(session: ClientSession, statements: list[str]) -> Res
     if made is not None:
         es.last_insert_id = made
     # MariaDB's insert id of one statement: the first id it made, else the last row's value
-    return Result(affected_rows=affected, last_insert_id=last_id if made is None else made,
-                  warnings=tuple(warnings))
+    return Result(columns=first.columns, column_types=first.column_types, rows=returned, affected_rows=affected,
+                  last_insert_id=last_id if made is None else made, warnings=tuple(warnings))
 
 
 __all__ = ["BulkShape", "execute_bulk", "shape"]

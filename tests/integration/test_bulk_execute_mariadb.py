@@ -65,6 +65,14 @@ STEPS = [
     ("SELECT LAST_INSERT_ID()", None),
     ("SHOW SESSION STATUS LIKE 'Com_stmt_execute'", None),
     ("SELECT * FROM t ORDER BY id", None),
+    # more rows than one of our statements holds (server/bulk.py ROWS_PER_STATEMENT): row 2400
+    # too long, none kept; then all kept, the OK's id the last row's
+    ("INSERT INTO t (id, s) VALUES (?, ?)", [(1000 + i, "wwwwwwwwwwww" if i == 2399 else f"b{i}") for i in range(2500)]),
+    ("INSERT INTO t (id, s) VALUES (?, ?)", [(1000 + i, f"b{i}") for i in range(2500)]),
+    ("SELECT COUNT(*), SUM(id), MAX(s) FROM t", None),
+    # more values than one statement of our engine takes
+    ("INSERT INTO t (n, s) VALUES (?, ?)", [(i, "m") for i in range(130000)]),
+    ("SELECT COUNT(*), SUM(n) FROM t WHERE s = 'm'", None),
 ]
 
 
