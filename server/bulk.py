@@ -138,6 +138,7 @@ def shape(pieces: list[str]) -> BulkShape | None:
     keyword = tokens[0].text.upper() if tokens else ""
     defaults: list[tuple[str, str] | None] = [None] * len(marks)
     rows = None
+    after = len(tokens)  # where the VALUES rows or the SET list end
     top = [k for k, token in enumerate(tokens) if token.depth == 0]
     values_at = next((k for k in top if _word(tokens[k], "VALUES", "VALUE")), None)
     set_at = next((k for k in top if _word(tokens[k], "SET")), None)
@@ -151,19 +152,30 @@ def shape(pieces: list[str]) -> BulkShape | None:
                 if first < k < last and tokens[k].depth == tokens[first].depth + 1 and \
                         tokens[k - 1].text in ("(", ",") and tokens[k + 1].text in (")", ","):
                     defaults[n] = ("DEFAULT", "DEFAULT")
+            after = last
     elif set_at is not None and keyword in _BULK_SAFE:
-        start = set_at + 1
-        for n, k in enumerate(marks):  # `col = ?` of the SET list
-            if tokens[k].depth or k < start + 2 or tokens[k - 1].text != "=":
-                continue
-            ends = k + 1 == len(tokens) or tokens[k + 1].text == "," or _word(tokens[k + 1], *_AFTER_SET)
-            if not ends or any(_word(tokens[j], *_AFTER_SET) for j in range(start, k) if tokens[j].depth == 0):
-                continue
-            begin = max((j for j in range(start, k - 1) if tokens[j].text == "," and tokens[j].depth == 0),
-                        default=start - 1) + 1
-            column = text[tokens[begin].start : tokens[k - 2].end]
-            defaults[n] = ("DEFAULT", "DEFAULT" if keyword != "UPDATE" else column)
+        _assignments(tokens, text, set_at + 1, marks, defaults, keyword == "UPDATE")
+        after = set_at
+    update_at = next((k for k in top if k > after and _word(tokens[k], "UPDATE")), None)
+    if keyword in _ONE_STATEMENT and update_at is not None:  # ON DUPLICATE KEY UPDATE's, an INSERT's
+        _assignments(tokens, text, update_at + 1, marks, defaults, False)
     return BulkShape(text, tuple(tokens[k].start for k in marks), rows, tuple(defaults))
+
+
+def _assignments(tokens: list[_Token], text: str, start: int, marks: list[int],
+                 defaults: list[tuple[str, str] | None], ignore_keeps: bool) -> None:
+    """The `col = ?` of the assignment list from `tokens[start]` on (a SET's, or ON DUPLICATE
+    KEY UPDATE's), their placeholders' entries of `defaults`: DEFAULT the column's default, and
+    IGNORE the column as it is (`ignore_keeps`: an UPDATE's) or its default (an INSERT's)."""
+    for n, k in enumerate(marks):
+        if tokens[k].depth or k < start + 2 or tokens[k - 1].text != "=":
+            continue
+        ends = k + 1 == len(tokens) or tokens[k + 1].text == "," or _word(tokens[k + 1], *_AFTER_SET)
+        if not ends or any(_word(tokens[j], *_AFTER_SET) for j in range(start, k) if tokens[j].depth == 0):
+            continue
+        begin = max((j for j in range(start, k - 1) if tokens[j].text == "," and tokens[j].depth == 0),
+                    default=start - 1) + 1
+        defaults[n] = ("DEFAULT", text[tokens[begin].start : tokens[k - 2].end] if ignore_keeps else "DEFAULT")
 
 
 def _values_span(tokens: list[_Token], at: int) -> tuple[int, int] | None:

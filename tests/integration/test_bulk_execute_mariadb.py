@@ -58,6 +58,9 @@ STEPS = [
     ("INSERT INTO t (s, n) VALUES (?, ?)", [("d1", DEFAULT), ("d2", 5), ("d3", IGNORE)]),
     ("UPDATE t SET s = ?, n = ? WHERE id = ?", [("i1", IGNORE, 1), (DEFAULT, 9, 2)]),
     ("UPDATE t SET n = ? + 1 WHERE id = ?", [(DEFAULT, 1)]),  # 4032
+    ("UPDATE t SET s = 'x' WHERE n = ?", [(DEFAULT,)]),  # 4032
+    ("INSERT INTO t (id, s, n) VALUES (?, ?, ?) ON DUPLICATE KEY UPDATE n = ?, s = ?",
+     [(1, "q", 1, DEFAULT, IGNORE), (2, "r", 1, 5, DEFAULT)]),  # IGNORE: an INSERT's DEFAULT
     ("SELECT ?", [(1,), (2,)]),  # 1295
     ("INSERT INTO t (s) SELECT ?", [("sel1",), ("sel2",)]),  # 1295
     ("INSERT INTO t (s) VALUES (?) RETURNING id, s", [("ret1",), ("ret2",), ("ret3",)]),
