@@ -8,7 +8,9 @@ Contract
   DELETE; anything else is MariaDB's 1295. An unknown statement id is 1243, parameters that do
   not read (`protocol.binary.decode_bulk_rows`, long data sent for one) 1210
   "mysqld_stmt_bulk_execute"; a DEFAULT or IGNORE indicator where the placeholder is not a
-  column's whole value (a VALUES item, `col = ?` of a SET) is 4032.
+  column's whole value (a VALUES item, `col = ?` of a SET or of ON DUPLICATE KEY UPDATE) is
+  4032, as MariaDB's (a DEFAULT in `WHERE id = ?` of the primary key MariaDB answers with no
+  row instead).
 - An INSERT or REPLACE is one statement over all the rows, as MariaDB's (CF_SP_BULK_OPTIMIZED):
   when its placeholders all stand in its VALUES rows, the rows are written as multi-row
   statements (ROWS_PER_STATEMENT rows each; more than one run in one transaction, or a savepoint
@@ -53,9 +55,9 @@ from protocol.errors import (
 )
 from protocol.messages import STMT_BULK_OPERATIONS
 from server import sql as sqltext
+from server.prepared import PreparedStatement, PreparedStatements, in_client_charset, literal
 
 if TYPE_CHECKING:
-    from server.prepared import PreparedStatement, PreparedStatements
     from server.session import ClientSession
 
 # The statements a bulk execution runs (MariaDB's CF_SP_BULK_SAFE), and those it runs as one
@@ -215,8 +217,6 @@ def _kind(stmt: PreparedStatement, bulk: BulkShape | None) -> str:
 def _literals(bulk: BulkShape, row: list[Any], types: list[ParamType], warnings: list) -> list[str]:
     """Each placeholder's text for one row: its value as `literal` writes it, or what a DEFAULT
     or IGNORE indicator becomes there (4032 where it cannot stand)."""
-    from server.prepared import literal
-
     out = []
     for n, value in enumerate(row):
         if isinstance(value, Indicator):
@@ -270,8 +270,6 @@ async def execute_bulk(statements: PreparedStatements, command: ComStmtBulkExecu
     except RemoteProtocolError:
         stmt.long_data.clear()
         raise SQLError(ER_WRONG_ARGUMENTS, "mysqld_stmt_bulk_execute") from None
-    from server.prepared import in_client_charset
-
     stmt.types = types
     stmt.cursor = None
     rows = [in_client_charset(row, types, conn.client_charset) for row in rows]
