@@ -18,6 +18,10 @@ Contracts:
   those after the parameter values are malformed. Both raise only
   `RemoteProtocolError(ER_MALFORMED_PACKET, fatal=False)`: the server answers it with an ERR
   and keeps the connection.
+- MariaDB's COM_STMT_BULK_EXECUTE (`ComStmtBulkExecute`) carries its parameters raw as well,
+  read by `decode_bulk_rows` with the statement's parameter count: [types], then rows to the
+  end of the packet, each value after an `Indicator` byte (NULL, DEFAULT and IGNORE carry no
+  value); what does not read is the same `RemoteProtocolError`.
 - Parameter values come out as Python values: None, int, float, `decimal.Decimal` (DECIMAL,
   NEWDECIMAL whose text is a finite number; any other text stays its bytes, whose leading
   number the server reads, as mysqld does), bytes (strings and blobs, in the client's
@@ -38,6 +42,7 @@ from __future__ import annotations
 
 import datetime
 import decimal
+import enum
 import functools
 import operator
 import re
@@ -76,9 +81,10 @@ COM_STMT_SEND_LONG_DATA = 0x18
 COM_STMT_CLOSE = 0x19
 COM_STMT_RESET = 0x1A
 COM_STMT_FETCH = 0x1C
+COM_STMT_BULK_EXECUTE = 0xFA  # MariaDB's, for a client that negotiated STMT_BULK_OPERATIONS
 STMT_COMMANDS = frozenset({
     COM_STMT_PREPARE, COM_STMT_EXECUTE, COM_STMT_SEND_LONG_DATA, COM_STMT_CLOSE, COM_STMT_RESET,
-    COM_STMT_FETCH,
+    COM_STMT_FETCH, COM_STMT_BULK_EXECUTE,
 })
 
 # COM_STMT_EXECUTE flags (include/mysql_com.h enum_cursor_type)
@@ -89,6 +95,24 @@ CURSOR_TYPE_SCROLLABLE = 4
 PARAMETER_COUNT_AVAILABLE = 8  # MySQL 8 query attributes: never sent to us (not advertised)
 
 UNSIGNED_PARAM = 0x80  # the flag byte of a parameter type: the value is unsigned
+
+# COM_STMT_BULK_EXECUTE flags (MariaDB's include/mysql_com.h): the types come with the rows
+# (else those of the statement's last execution), and MariaDB 11.5's per-row results, which
+# 10.11 refuses (1295) as every other flag
+BULK_SEND_UNIT_RESULTS = 64
+BULK_SEND_TYPES_TO_SERVER = 128
+
+
+class Indicator(enum.IntEnum):
+    """A bulk row's byte before each parameter (MariaDB's enum_indicator_type): a value
+    follows (NONE) or the parameter is NULL, the column's DEFAULT, or IGNORE (an INSERT's
+    DEFAULT, an UPDATE leaves the column as it is)."""
+
+    NONE = 0
+    NULL = 1
+    DEFAULT = 2
+    IGNORE = 3
+
 
 _PARSE_ERRORS = (c.ConstructError, ValueError, IndexError, TypeError, OverflowError, KeyError,
                  struct.error, decimal.InvalidOperation)
@@ -108,6 +132,12 @@ COM_STMT_EXECUTE_FORMAT = _stmt_command(
     "flags" / c.Int8ul,
     "iteration_count" / c.Int32ul,
     # null bitmap, new-params-bound flag, [types], values: see decode_execute_params
+    "params" / c.GreedyBytes,
+)
+COM_STMT_BULK_EXECUTE_FORMAT = _stmt_command(
+    COM_STMT_BULK_EXECUTE,
+    "flags" / c.Int16ul,
+    # [types], then rows of (indicator, [value]) per parameter: see decode_bulk_rows
     "params" / c.GreedyBytes,
 )
 COM_STMT_SEND_LONG_DATA_FORMAT = _stmt_command(
@@ -155,6 +185,18 @@ class ComStmtExecute:
 
 
 @dataclass(frozen=True, slots=True)
+class ComStmtBulkExecute:
+    statement_id: int
+    flags: int = BULK_SEND_TYPES_TO_SERVER
+    params: bytes = b""  # raw: [types], rows of indicators and values
+
+    def encode(self) -> bytes:
+        return COM_STMT_BULK_EXECUTE_FORMAT.build(dict(
+            statement_id=self.statement_id, flags=self.flags, params=self.params,
+        ))
+
+
+@dataclass(frozen=True, slots=True)
 class ComStmtSendLongData:
     statement_id: int
     param_id: int
@@ -191,7 +233,8 @@ class ComStmtFetch:
         return COM_STMT_FETCH_FORMAT.build(dict(statement_id=self.statement_id, num_rows=self.num_rows))
 
 
-StmtCommand = ComStmtPrepare | ComStmtExecute | ComStmtSendLongData | ComStmtClose | ComStmtReset | ComStmtFetch
+StmtCommand = (ComStmtPrepare | ComStmtExecute | ComStmtSendLongData | ComStmtClose | ComStmtReset | ComStmtFetch
+               | ComStmtBulkExecute)
 
 # Each command: its name, its declaration, its type (fields named and ordered as declared).
 _COMMANDS: dict[int, tuple[str, c.Struct, type[StmtCommand]]] = {
@@ -201,6 +244,7 @@ _COMMANDS: dict[int, tuple[str, c.Struct, type[StmtCommand]]] = {
     COM_STMT_CLOSE: ("COM_STMT_CLOSE", COM_STMT_CLOSE_FORMAT, ComStmtClose),
     COM_STMT_RESET: ("COM_STMT_RESET", COM_STMT_RESET_FORMAT, ComStmtReset),
     COM_STMT_FETCH: ("COM_STMT_FETCH", COM_STMT_FETCH_FORMAT, ComStmtFetch),
+    COM_STMT_BULK_EXECUTE: ("COM_STMT_BULK_EXECUTE", COM_STMT_BULK_EXECUTE_FORMAT, ComStmtBulkExecute),
 }
 
 
@@ -407,13 +451,7 @@ def decode_execute_params(
         if new_bound > 1:
             raise ValueError("new-params-bound flag is neither 0 nor 1")
         if new_bound:
-            types = []
-            for _ in range(count):
-                ftype, flag = block[pos], block[pos + 1]
-                pos += 2
-                if ftype not in PARAM_TYPES:
-                    raise ValueError(f"unknown parameter type {ftype}")
-                types.append(ParamType(ftype, bool(flag & UNSIGNED_PARAM)))
+            types, pos = _read_types(block, pos, count)
         elif bound is None:
             raise ValueError("parameters never bound")
         else:
@@ -432,6 +470,70 @@ def decode_execute_params(
     except (*_PARSE_ERRORS, RemoteProtocolError):  # a lenenc reader's error: ours to word
         raise _malformed("COM_STMT_EXECUTE") from None
     return values, types
+
+
+def _read_types(block: bytes, pos: int, count: int) -> tuple[list[ParamType], int]:
+    types = []
+    for _ in range(count):
+        ftype, flag = block[pos], block[pos + 1]
+        pos += 2
+        if ftype not in PARAM_TYPES:
+            raise ValueError(f"unknown parameter type {ftype}")
+        types.append(ParamType(ftype, bool(flag & UNSIGNED_PARAM)))
+    return types, pos
+
+
+def decode_bulk_rows(block: bytes, count: int, bound: Sequence[ParamType] | None, send_types: bool,
+                     ) -> tuple[list[list[Any]], list[ParamType]]:
+    """Read a COM_STMT_BULK_EXECUTE's parameters (`ComStmtBulkExecute.params`): (the rows,
+    the types they were read with). The types come first when the flags said
+    BULK_SEND_TYPES_TO_SERVER (`send_types`), else `bound` are the statement's last ones; then
+    rows to the end of the packet, each parameter an `Indicator` byte and, after NONE, its
+    value. A value is read as `decode_execute_params` reads it; a NULL is None and a DEFAULT
+    or IGNORE the `Indicator` itself. At least one row, none cut short."""
+    try:
+        if send_types:
+            types, pos = _read_types(block, 0, count)
+        elif bound is None or len(bound) != count:
+            raise ValueError("parameters never bound")
+        else:
+            types, pos = list(bound), 0
+        rows: list[list[Any]] = []
+        end = len(block)
+        while pos < end or not rows:
+            row: list[Any] = []
+            for ptype in types:
+                indicator = Indicator(block[pos])
+                pos += 1
+                if indicator is Indicator.NONE:
+                    if ptype.type == FieldType.NULL:
+                        row.append(None)
+                        continue
+                    value, pos = _read_value(ptype.type, ptype.unsigned, block, pos)
+                    row.append(value)
+                else:
+                    row.append(None if indicator is Indicator.NULL else indicator)
+            rows.append(row)
+        if pos != end:
+            raise IndexError("the last row runs past the packet")
+    except (*_PARSE_ERRORS, RemoteProtocolError):
+        raise _malformed("COM_STMT_BULK_EXECUTE") from None
+    return rows, types
+
+
+def encode_bulk_rows(types: Sequence[ParamType], rows: Sequence[Sequence[Any]], send_types: bool = True) -> bytes:
+    """The parameters of a COM_STMT_BULK_EXECUTE (client side: tests, fuzz): None is NULL, an
+    `Indicator` stands for itself."""
+    out = [b"".join(bytes((t.type, UNSIGNED_PARAM if t.unsigned else 0)) for t in types) if send_types else b""]
+    for row in rows:
+        for ptype, value in zip(types, row, strict=True):
+            if value is None:
+                out.append(bytes((Indicator.NULL,)))
+            elif isinstance(value, Indicator):
+                out.append(bytes((value,)))
+            else:
+                out.append(bytes((Indicator.NONE,)) + encode_param(ptype, value))
+    return b"".join(out)
 
 
 _FIXED_INTS = {FieldType.TINY: "bB", FieldType.SHORT: "hH", FieldType.YEAR: "hH", FieldType.INT24: "iI",
@@ -992,11 +1094,13 @@ class BinaryRows:
 BINARY_RESPONSES = (PrepareOK, BinaryResultSet, BinaryRows)
 
 __all__ = [
-    "BINARY_RESPONSES", "COM_STMT_CLOSE", "COM_STMT_EXECUTE", "COM_STMT_FETCH", "COM_STMT_PREPARE",
+    "BINARY_RESPONSES", "BULK_SEND_TYPES_TO_SERVER", "BULK_SEND_UNIT_RESULTS", "COM_STMT_BULK_EXECUTE",
+    "COM_STMT_CLOSE", "COM_STMT_EXECUTE", "COM_STMT_FETCH", "COM_STMT_PREPARE",
     "COM_STMT_RESET", "COM_STMT_SEND_LONG_DATA", "CURSOR_TYPE_READ_ONLY", "STMT_COMMANDS",
-    "BinaryResultSet", "BinaryRows", "ComStmtClose", "ComStmtExecute", "ComStmtFetch",
+    "BinaryResultSet", "BinaryRows", "ComStmtBulkExecute", "ComStmtClose", "ComStmtExecute", "ComStmtFetch",
     "ComStmtPrepare", "ComStmtReset", "ComStmtSendLongData", "ParamType", "PrepareOK", "ZeroDate",
     "BinaryRowEncoder", "UncarriedValue", "decode_binary_row", "decode_execute_params",
+    "Indicator", "decode_bulk_rows", "encode_bulk_rows",
     "decode_stmt_command", "decode_stmt_command_declared", "encode_binary_row",
     "encode_binary_row_reference", "encode_execute_params", "encode_param", "plain_execute",
 ]

@@ -80,9 +80,9 @@ from protocol.messages import (
     EOF_HEADER,
     ERR,
     ERR_HEADER,
-    EXTENDED_METADATA,
     LOCAL_INFILE_HEADER,
     MARIADB_CLIENT_EXTENDED_METADATA,
+    MARIADB_CLIENT_STMT_BULK_OPERATIONS,
     OK,
     SSL_REQUEST_SIZE,
     AuthSwitchRequest,
@@ -405,6 +405,9 @@ DEFAULT_CLIENT_CAPABILITIES = (
 
 # The capabilities a peer must share with us: without them we cannot talk.
 _REQUIRED = Capability.CLIENT_PROTOCOL_41 | Capability.CLIENT_SECURE_CONNECTION
+# MariaDB's extended capabilities a server connection negotiates (`messages.EXTENDED_METADATA`,
+# `messages.STMT_BULK_OPERATIONS`: the same bits above the 32 protocol ones)
+_EXTENDED = MARIADB_CLIENT_EXTENDED_METADATA | MARIADB_CLIENT_STMT_BULK_OPERATIONS
 
 _OK_BYTE = b"\x00"
 _MORE_RESULTS = int(ServerStatus.MORE_RESULTS_EXISTS)
@@ -606,9 +609,9 @@ class ServerConnection:
             self.login = login
             self.auth_response = login.auth_response
             self.capabilities = login.capabilities & self.server_capabilities
-            if not self.server_capabilities & Capability.CLIENT_LONG_PASSWORD and (
-                    login.mariadb_capabilities & self._mariadb_capabilities & MARIADB_CLIENT_EXTENDED_METADATA):
-                self.capabilities |= EXTENDED_METADATA  # (the greeting cleared CLIENT_MYSQL: MariaDB's)
+            if not self.server_capabilities & Capability.CLIENT_LONG_PASSWORD:  # (the greeting cleared CLIENT_MYSQL: MariaDB's)
+                # the extended capabilities both sides have, above the 32 protocol bits
+                self.capabilities |= (login.mariadb_capabilities & self._mariadb_capabilities & _EXTENDED) << 32
             return login
         # AWAIT_AUTH_SWITCH
         self._machine.fire(T.RECV_AUTH_SWITCH_RESPONSE)

@@ -264,6 +264,7 @@ CR_SERVER_LOST = MySQLError(2013, "HY000", "Lost connection to MySQL server duri
 ER_SUBQUERIES_NOT_SUPPORTED = MySQLError(1970, "42000", "%s does not support subqueries or stored functions")
 ER_DUP_CONSTRAINT_NAME = MySQLError(1826, "HY000", "Duplicate %s constraint name '%s'")
 ER_CONSTRAINT_FAILED = MySQLError(4025, "23000", "CONSTRAINT `%s` failed for `%s`.`%s`")
+ER_INVALID_DEFAULT_PARAM = MySQLError(4032, "HY000", "Default/ignore value is not supported for such parameter usage")
 ER_UNKNOWN_OPTION = MySQLError(1911, "HY000", "Unknown option '%s'")
 ER_UNKNOWN_DATA_TYPE = MySQLError(4161, "HY000", "Unknown data type: '%s'")
 ER_WRONG_PARAMCOUNT_TO_NATIVE_FCT = MySQLError(1582, "42000", "Incorrect parameter count in the call to native function '%s'")

@@ -32,6 +32,8 @@ Contract
   when the engine may (engine `Session.write_now`), else the task's path above, a BEGIN
   (`ClientSession.run_begin_now`) and a COMMIT (`ClientSession.run_commit_now`: begun there,
   answered by the session's task once committed).
+- COM_STMT_BULK_EXECUTE (MariaDB's: many rows of parameters in one command) is server/bulk.py's,
+  its values bound by `literal` as here.
 - Answers: COM_STMT_PREPARE -> PrepareOK or ERR; COM_STMT_EXECUTE -> OK, ERR or a binary result
   set (with CURSOR_TYPE_READ_ONLY the rows stay here and COM_STMT_FETCH reads them);
   COM_STMT_SEND_LONG_DATA and COM_STMT_CLOSE -> nothing; COM_STMT_RESET -> OK or ERR. An unknown
@@ -88,6 +90,7 @@ from protocol.binary import (
     BinaryResultSet,
     BinaryRowEncoder,
     BinaryRows,
+    ComStmtBulkExecute,
     ComStmtClose,
     ComStmtExecute,
     ComStmtFetch,
@@ -149,6 +152,7 @@ if TYPE_CHECKING:
     from server.session_host import SessionHost
 
 MAX_PARAMS = 65535  # the prepare answer's 2-byte count
+LAST_STMT_ID = 0xFFFFFFFF  # MariaDB's statement id for "the last one prepared" (`_resolve`)
 # Statements that answer with rows: described at prepare by running them with NULL parameters.
 _DESCRIBED = frozenset({"SELECT", "SHOW", "DESC", "DESCRIBE", "EXPLAIN", "WITH", "VALUES", "TABLE", "("})
 # Statements that cannot be prepared (MariaDB's 1295): the prepared statements' own, and
@@ -631,6 +635,7 @@ class PreparedStatements:
         self._statements: dict[int, PreparedStatement] = {}
         self._named: dict[str, PreparedStatement] = {}  # PREPARE name FROM ...: by the name lower case
         self._next_id = 1
+        self._last: int | None = None  # the id of the last statement prepared, while it lives
         self.kept_any = False  # some statement kept its read (`answer_on_receipt` may answer)
         self.writes_any = False  # some statement writes (answered on receipt inside a transaction)
         self.txn_statements_any = False  # some statement is a BEGIN or a COMMIT (answered on receipt)
@@ -640,8 +645,15 @@ class PreparedStatements:
     def _limit(self) -> int:
         return self.session.server.variables.get("max_prepared_stmt_count", None, Scope.GLOBAL)
 
-    def _drop(self, statement_id: int) -> PreparedStatement | None:
-        stmt = self._statements.pop(statement_id, None)
+    def _resolve(self, statement_id: int) -> int | None:
+        """`statement_id`, or for MariaDB's LAST_STMT_ID (0xFFFFFFFF: a client that sends a
+        prepare and its execution at once) the last statement prepared, while it lives."""
+        return self._last if statement_id == LAST_STMT_ID else statement_id
+
+    def _drop(self, statement_id: int | None) -> PreparedStatement | None:
+        stmt = self._statements.pop(statement_id, None)  # type: ignore[arg-type]
+        if statement_id == self._last:
+            self._last = None
         if stmt is not None:
             self.release(stmt)
         return stmt
@@ -659,8 +671,8 @@ class PreparedStatements:
         """Prepared_stmt_count: statements held by all sessions of `server`."""
         return _HELD.get(server, 0)
 
-    def _find(self, statement_id: int, command: str) -> PreparedStatement:
-        stmt = self._statements.get(statement_id)
+    def find(self, statement_id: int, command: str) -> PreparedStatement:
+        stmt = self._statements.get(self._resolve(statement_id))  # type: ignore[arg-type]
         if stmt is None:
             raise SQLError(ER_UNKNOWN_STMT_HANDLER, _id_text(statement_id), command)
         return stmt
@@ -686,7 +698,9 @@ class PreparedStatements:
                 raise
             session.send_error(SQLError(exc.error))  # MySQL's wording
             return
-        session.server.stats.com[_COUNTERS[type(command)]] += 1
+        counter = _COUNTERS.get(type(command))  # (a bulk execution counts its executions: server/bulk.py)
+        if counter is not None:
+            session.server.stats.com[counter] += 1
         try:
             if isinstance(command, ComStmtPrepare):
                 await self._prepare(command)
@@ -694,15 +708,19 @@ class PreparedStatements:
                 await self._execute(command)  # a malformed parameter block: as above
             elif isinstance(command, ComStmtFetch):
                 self._fetch(command)
+            elif isinstance(command, ComStmtBulkExecute):
+                from server.bulk import execute_bulk  # (bulk.py reads this module's literals)
+
+                await execute_bulk(self, command)
             elif isinstance(command, ComStmtReset):
                 self._logged_command("Reset stmt")
-                stmt = self._find(command.statement_id, "mysqld_stmt_reset")
+                stmt = self.find(command.statement_id, "mysqld_stmt_reset")
                 stmt.long_data.clear()
                 stmt.long_data_error = False
                 stmt.cursor = None
                 session.write(conn.send(OK(status=session.status_flags())))
             elif isinstance(command, ComStmtSendLongData):
-                target = self._statements.get(command.statement_id)
+                target = self._statements.get(self._resolve(command.statement_id))  # type: ignore[arg-type]
                 if target is not None and command.param_id < target.param_count:
                     target.long_data.setdefault(command.param_id, bytearray()).extend(command.data)
                 elif target is not None:
@@ -711,7 +729,7 @@ class PreparedStatements:
             else:
                 assert isinstance(command, ComStmtClose)
                 self._logged_command("Close stmt")
-                self._drop(command.statement_id)
+                self._drop(self._resolve(command.statement_id))
                 conn.send_nothing()
         except SQLError as exc:
             session.send_error(exc)
@@ -732,8 +750,10 @@ class PreparedStatements:
         sql = command.query.decode("utf-8", "surrogateescape") if client is None else client.decode(command.query)
         if (general := session.general_log) is not None:
             general.line(session.connection_id, "Prepare", sql)
+        self._last = None  # (a failed prepare leaves none, as mysqld's)
         stmt = await self._prepared(sql, session.run_statement)
         self._statements[stmt.id] = stmt
+        self._last = stmt.id
         session.write(session.conn.send(PrepareOK(  # type: ignore[union-attr]
             stmt.id, stmt.columns, stmt.param_count, status=session.status_flags(),
         )))
@@ -856,7 +876,7 @@ class PreparedStatements:
 
     async def _execute(self, command: ComStmtExecute) -> None:
         session = self.session
-        stmt = self._find(command.statement_id, "mysqld_stmt_execute")
+        stmt = self.find(command.statement_id, "mysqld_stmt_execute")
         if stmt.long_data_error:  # mysqld reports a bad COM_STMT_SEND_LONG_DATA here
             stmt.long_data_error = False
             stmt.long_data.clear()
@@ -894,7 +914,7 @@ class PreparedStatements:
             return
         if stmt.bare and isinstance(result, Result):
             result = typed_by_values(result, stmt.bare, values, types)
-        self._answer_rows(stmt, command.flags, result, kept)
+        self.answer_rows(stmt, command.flags, result, kept)
 
     def answer_on_receipt(self, event: Any) -> bool:
         """Answer `event`, a command just received, here and now when it is a COM_STMT_EXECUTE
@@ -994,14 +1014,14 @@ class PreparedStatements:
             if isinstance(result, SQLError):
                 raise result
             if kept is not None:
-                self._answer_rows(stmt, flags, result, kept)
+                self.answer_rows(stmt, flags, result, kept)
             elif result is not ANSWERED_LATER:
                 session.send_result(result)
         except SQLError as exc:
             session.send_error(exc)
         return True
 
-    def _answer_rows(self, stmt: PreparedStatement, flags: int, result: Any, kept: KeptRead | None) -> None:
+    def answer_rows(self, stmt: PreparedStatement, flags: int, result: Any, kept: KeptRead | None) -> None:
         """The binary result set of `result` (rows), encoded through `kept` when it came from it."""
         session = self.session
         conn = session.conn
@@ -1062,7 +1082,7 @@ class PreparedStatements:
 
     def _fetch(self, command: ComStmtFetch) -> None:
         session = self.session
-        stmt = self._find(command.statement_id, "mysqld_stmt_fetch")
+        stmt = self.find(command.statement_id, "mysqld_stmt_fetch")
         if stmt.cursor is None:
             raise SQLError(ER_STMT_HAS_NO_OPEN_CURSOR, _id_text(stmt.id))
         n = command.num_rows

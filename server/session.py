@@ -148,6 +148,7 @@ from protocol.messages import (
     EOF,
     ERR,
     MARIADB_CLIENT_EXTENDED_METADATA,
+    MARIADB_CLIENT_STMT_BULK_OPERATIONS,
     OK,
     Capability,
     ChangeUser,
@@ -426,9 +427,10 @@ class ClientSession(asyncio.Protocol):
             server.server_version,
             make_salt(os.urandom(20)),
             # MariaDB's greeting: CLIENT_MYSQL cleared, MARIADB_CLIENT_EXTENDED_METADATA offered
-            # (a JSON column or value is then tagged with the "json" format, as MariaDB's)
+            # (a JSON column or value is then tagged with the "json" format, as MariaDB's) and
+            # MARIADB_CLIENT_STMT_BULK_OPERATIONS (COM_STMT_BULK_EXECUTE: server/bulk.py)
             DEFAULT_SERVER_CAPABILITIES & ~Capability.CLIENT_LONG_PASSWORD,
-            mariadb_capabilities=MARIADB_CLIENT_EXTENDED_METADATA,
+            mariadb_capabilities=MARIADB_CLIENT_EXTENDED_METADATA | MARIADB_CLIENT_STMT_BULK_OPERATIONS,
             # collation_server's number at start (utf8mb4_general_ci), as mysqld's greeting: a
             # client that names no character set (PHP's mysqlnd) takes this one
             charset=CHARSET_UTF8MB4_GENERAL_CI,

@@ -4,10 +4,10 @@ the binary protocol) and read back over the binary and the text protocol, the re
 types, updates and deletes by `executemany`, errors (codes, SQLSTATEs, the exception classes
 the connector picks from them): the same from both servers. A TLS login to ours with its CA.
 
-`executemany` of an INSERT differs: MariaDB announces MARIADB_CLIENT_STMT_BULK_OPERATIONS and
-runs the rows as one COM_STMT_BULK_EXECUTE (all or none kept, `lastrowid` the first id made);
-ours announces no bulk operations, so the connector executes the statement once per row (the
-rows before a failing one stay, `lastrowid` is the last id): the strict xfail below."""
+`executemany` of an INSERT: both announce MARIADB_CLIENT_STMT_BULK_OPERATIONS and run the rows
+as one COM_STMT_BULK_EXECUTE (all or none kept, `lastrowid` the first id made: server/bulk.py;
+tests/integration/test_bulk_execute_mariadb.py has the other statements, Connector/J and the
+replicas)."""
 
 from __future__ import annotations
 
@@ -137,8 +137,6 @@ def bulk_answers(port: int) -> tuple:
         conn.close()
 
 
-@pytest.mark.xfail(strict=True, reason="COM_STMT_BULK_EXECUTE (MARIADB_CLIENT_STMT_BULK_OPERATIONS) not done: "
-                                       "the connector falls back to one execution per row")
 def test_executemany_as_one_bulk_statement(tmp_path):
     with mariadb_and_ours(tmp_path, mariadb_extra=ROW_BINLOG) as (reference, ours):
         assert bulk_answers(ours.port) == bulk_answers(reference.port)
