@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from engine import checksum, infoschema
+from engine import checksum, infoschema, triggers
 from engine.catalog import TokenCursor
 from engine.coltypes import varchar
 from engine.ddl import missing_routine
@@ -27,6 +27,7 @@ from protocol.errors import (
     ER_NO_SUCH_TABLE,
     ER_NONUNIQ_TABLE,
     ER_NOT_SUPPORTED_YET,
+    ER_TRG_DOES_NOT_EXIST,
     ER_UNKNOWN_STORAGE_ENGINE,
     ER_UNKNOWN_TABLE,
     ER_WRONG_OBJECT,
@@ -410,6 +411,19 @@ def run_admin(session: Session, cur: TokenCursor, shape: str) -> Result | AsSele
     if cur.accept("ENGINES"):
         return _listing("engines", [infoschema.ENGINE_ROW], session)
     if cur.accept("CREATE"):
+        if cur.accept("TRIGGER"):
+            schema, name = cur.qualified()
+            schema = schema or session.database
+            if schema is None:
+                raise SQLError(ER_NO_DB_ERROR)
+            found = engine.trigger(schema, name)
+            if found is None:
+                raise SQLError(ER_TRG_DOES_NOT_EXIST)
+            return _shown_create([("Trigger", 64), ("sql_mode", 8192), ("SQL Original Statement", 1024),
+                                  ("character_set_client", 32), ("collation_connection", 64),
+                                  ("Database Collation", 64), ("Created", 22)],
+                                 (found.name, found.sql_mode, found.show_create(), "utf8mb4", "utf8mb4_general_ci",
+                                  "utf8mb4_general_ci", found.created_text()), session)
         if cur.peek() is not None and cur.peek().is_word("PROCEDURE", "FUNCTION", "TRIGGER", "EVENT", "PACKAGE"):
             kind = cur.next().upper  # no stored program exists here (`ddl.DdlParser.drop_routine`)
             _, name = cur.qualified()
@@ -472,10 +486,18 @@ def run_admin(session: Session, cur: TokenCursor, shape: str) -> Result | AsSele
             return AsSelect(f"SELECT * FROM information_schema.{word}", [])
     # no events, triggers or stored routines exist here: their listings are empty, with mysqld's
     # columns (mariadb-dump --events/--triggers/--routines reads them)
-    for word in ("EVENTS", "TRIGGERS"):
-        if cur.accept(word):
-            _schema(cur, session)
-            return _empty_listing(cur, word.lower(), session)
+    if cur.accept("EVENTS"):
+        _schema(cur, session)
+        return _empty_listing(cur, "events", session)
+    if cur.accept("TRIGGERS"):  # LIKE matches the table's name, as MariaDB's
+        schema = _schema(cur, session)
+        rows = [t.show_row() for t in triggers.ordered(engine.triggers.get(schema, {}).values())]
+        like = _filter(cur)
+        if like is not None:
+            rows = [row for row in rows if like.match(row[2])]
+        elif cur.accept("WHERE"):
+            rows = _where_equal(cur, [c.name for c in _DECLARED["triggers"]], rows)
+        return _listing("triggers", rows, session)
     if cur.accept("PROCEDURE", "FUNCTION", "PACKAGE"):
         cur.accept("BODY")
         if cur.accept("CODE"):  # as a MariaDB built without debugging answers it

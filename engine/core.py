@@ -135,6 +135,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import copy
 import hashlib
 import json
 import logging
@@ -157,6 +158,14 @@ from engine.lexer import quote_ident, syntax_error, tokenize
 from engine.results import ReplicatedStatement, StatementContext, statement_time
 from engine.session import PLAN_CACHE_SIZE, Session
 from engine.translate import Plan, Translator
+from engine.triggers import (
+    TRIGGER_PREFIX,
+    Trigger,
+    TriggerSwitch,
+    install_sql,
+    ordered,
+    sqlite_names,
+)
 from protocol.errors import (
     ER_AUTOINC_ERANGE,
     ER_BAD_FIELD_ERROR,
@@ -259,6 +268,7 @@ class Engine:
         self._w_attached: collections.OrderedDict[str, Path] = collections.OrderedDict()
         self.catalog: dict[str, dict[str, Table]] = {}  # schema -> lower(table) -> Table
         self.views: dict[str, dict[str, View]] = {}  # schema -> lower(view) -> View (never in catalog)
+        self.triggers: dict[str, dict[str, Trigger]] = {}  # schema -> lower(trigger) -> Trigger
         # schema -> its options (CREATE / ALTER DATABASE's); a schema without: the server's
         self.database_options: dict[str, DatabaseOptions] = {}
         self._catalog_version = 0
@@ -297,6 +307,7 @@ class Engine:
         self._unsynced: set[str] = set()
         self.repaired: list[str] = []  # files brought up to the last group at open (torn commit)
         self._fk = FkTriggers()  # the writer connection's foreign key triggers
+        self._triggers_on = TriggerSwitch()  # whether the files' user triggers fire (`engine.triggers`)
         self._fk_in_txn = False  # they were (re)installed inside the open SQLite transaction
         self._uncheckpointed = 0  # groups committed since the writer's last WAL checkpoint
 
@@ -344,6 +355,7 @@ class Engine:
         # never in a commit the loop runs
         self._wconn_.execute("PRAGMA wal_autocheckpoint=0")
         self._fk.register(self._wconn_)
+        self._triggers_on.register(self._wconn_)
         self._w_ensure_tables("main")
         metas = {"main": self._w_read_meta("main")}
         for path in sorted(self.datadir.glob("*.sqlite")):
@@ -548,6 +560,10 @@ class Engine:
         views = self.views.get(schema)
         return None if views is None else views.get(name.lower())
 
+    def trigger(self, schema: str, name: str) -> Trigger | None:
+        found = self.triggers.get(schema)
+        return None if found is None else found.get(name.lower())
+
     def view_table(self, schema: str, name: str) -> Table:
         """The view's stand-in table, as DESCRIBE and SHOW COLUMNS read it (`viewcols`; 1235
         where its columns cannot be told as MariaDB tells them)."""
@@ -569,7 +585,7 @@ class Engine:
     def _w_read_catalog(self, name: str) -> dict[str, Table]:
         """One schema file's catalog rows: its tables (returned), its views (into `views`) and
         its options (into `database_options`)."""
-        tables, views = {}, {}
+        tables, views, found = {}, {}, {}
         options = DatabaseOptions()
         for key, text in self._wconn.execute(f"SELECT name, def FROM {quote_ident(name)}.{CATALOG_TABLE}"):
             if key == DATABASE_KEY:
@@ -577,10 +593,14 @@ class Engine:
             elif key.startswith(VIEW_PREFIX):
                 view = View.from_json(text)
                 views[view.name.lower()] = view
+            elif key.startswith(TRIGGER_PREFIX):
+                trigger = Trigger.from_json(text)
+                found[trigger.name.lower()] = trigger
             else:
                 table = Table.from_json(text)
                 tables[table.name.lower()] = table
         self.views = {**self.views, name: views}
+        self.triggers = {**self.triggers, name: found}
         self.database_options = {**self.database_options, name: options}
         return tables
 
@@ -1548,6 +1568,7 @@ class Engine:
             self.schemas = {k: v for k, v in self.schemas.items() if k != name}
             self.catalog = {k: v for k, v in self.catalog.items() if k != name}
             self.views = {k: v for k, v in self.views.items() if k != name}
+            self.triggers = {k: v for k, v in self.triggers.items() if k != name}
             self.database_options = {k: v for k, v in self.database_options.items() if k != name}
             self._touched.discard(name)
             self._touched.add("main")
@@ -1575,6 +1596,7 @@ class Engine:
             for view in action.put_views:
                 conn.execute(f"INSERT OR REPLACE INTO {quote_ident(view.schema)}.{CATALOG_TABLE} (name, def) "
                              "VALUES (?, ?)", (VIEW_PREFIX + view.name.lower(), view.to_json()))
+            schema_triggers = self._w_put_triggers(action)
             if action.database_options is not None:
                 self._w_put_options(action.schema, action.database_options)
         except (sqlite3.Error, SQLError) as exc:
@@ -1597,8 +1619,51 @@ class Engine:
         for view in action.put_views:
             views.setdefault(view.schema, {})[view.name.lower()] = view
         self.views = views
+        if schema_triggers is not None:
+            self.triggers = {**self.triggers, action.schema: schema_triggers}
         self._touched.add(action.schema)
         self._after_ddl(action.reset_auto)
+
+    def _w_put_triggers(self, action: DdlAction) -> dict[str, Trigger] | None:
+        """The triggers of `action.schema` after the action (None: unchanged), written to its
+        catalog, and its SQLite triggers made again from them for the tables the action leaves
+        (`triggers.install_sql`): a dropped table's triggers go with it, a renamed one's follow
+        it. A trigger the action makes whose body cannot run here fails it (1235)."""
+        schema = action.schema
+        before = self.triggers.get(schema, {})
+        if not before and not action.put_triggers or schema not in self.schemas:
+            return None
+        tables = {**self.catalog.get(schema, {})}
+        for s, name in action.delete:
+            if s == schema:
+                tables.pop(name.lower(), None)
+        tables.update((t.name.lower(), t) for t in action.put if t.schema == schema)
+        found = {k: copy.copy(t) for k, t in before.items() if (schema, t.name) not in action.drop_triggers}
+        for trigger in found.values():
+            for s, old, new in action.renamed:
+                if s == schema and trigger.table.lower() == old.lower():
+                    trigger.table = new
+        found.update((t.name.lower(), t) for t in action.put_triggers)
+        found = {k: t for k, t in found.items() if t.table.lower() in tables}
+        conn = self._wconn
+        for key in before:
+            conn.execute(f"DELETE FROM {quote_ident(schema)}.{CATALOG_TABLE} WHERE name = ?", (TRIGGER_PREFIX + key,))
+        for key, trigger in found.items():
+            conn.execute(f"INSERT INTO {quote_ident(schema)}.{CATALOG_TABLE} (name, def) VALUES (?, ?)",
+                         (TRIGGER_PREFIX + key, trigger.to_json()))
+        made = {t.name.lower() for t in action.put_triggers}
+        catalog = {**self.catalog, schema: tables}
+
+        def plan_of(shape: str, database: str, params: list) -> Plan:
+            saved, self.catalog = self.catalog, catalog  # (the tables as the action leaves them)
+            try:
+                return self._make_plan(shape, database, params)
+            finally:
+                self.catalog = saved
+
+        for sql in install_sql(schema, found.values(), tables.get, plan_of, sqlite_names(conn, schema), made):
+            conn.execute(sql)
+        return found
 
     def _w_check_view(self, sql: str, args) -> None:
         """A view's SELECT compiled, never run (`DdlAction.view_selects`): MariaDB's error of
@@ -1745,6 +1810,7 @@ class Engine:
         translator.view_of = self.view
         translator.write_mode = mode
         translator.views_in = lambda schema: list(self.views.get(schema, {}).values())
+        translator.triggers_in = lambda schema: ordered(self.triggers.get(schema, {}).values())
         translator.options_of = self.options_of
         return translator.plan()
 

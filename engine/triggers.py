@@ -1,0 +1,346 @@
+"""MySQL triggers (CREATE / DROP TRIGGER) as SQLite triggers in the table's own database file.
+
+The catalog keeps each `Trigger` as MySQL wrote it (its body's text, definer, order, sql_mode)
+under `TRIGGER_PREFIX + name` in the schema's `__engine_catalog`, as views are kept. What fires is
+SQLite's: every (table, timing, event) gets one SQLite trigger, `__trg_<n>`, whose body is its
+MySQL triggers' statements in ACTION_ORDER, each translated once by the engine's planner with
+`NEW.col` / `OLD.col` read from SQLite's row and every literal written in. They are made again
+from the catalog inside the writer's transaction after every DDL of the schema
+(`install_sql`), so an ALTER TABLE's rebuild, a RENAME or a DROP never leaves a stale one. A
+non-TEMP SQLite trigger names only its own file's tables: a body writing another database's
+table, or needing what the writer does beside SQLite (ids handed out by `autoinc`, a multi-table
+write, INSERT IGNORE's rows apart, the statement's time, variables), is refused with 1235 at
+CREATE; `SET NEW.col = ...` (SQLite's BEFORE triggers cannot assign NEW) too.
+
+A body that names a table or column that is no longer there (MariaDB checks them when the trigger
+fires) becomes a SQLite trigger that raises that error when it fires; so does a trigger whose
+statements would update the table whose statement fired it, directly or through other
+triggers (MariaDB's 1442). Errors cross SQLite as `<code>|<message>` (`errors.map_sqlite_error`).
+
+Every SQLite trigger fires only while `__trg_on()` is true (`TriggerSwitch`): the writer's
+statements; a replica's applier runs the master's statements again and the triggers with them,
+as MariaDB's statement-format replication does.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import asdict, dataclass
+from decimal import Decimal
+
+from engine import fixedbin, values
+from engine.catalog import INT_TYPES, Table, sql_literal
+from engine.lexer import Hybrid, extract, literal_texts, mysql_ident, quote_ident, tokenize
+from engine.translate import FIXEDBIN, NUMBER_TEXT, STORE, TYPED, Plan
+from protocol.errors import (
+    ER_BAD_FIELD_ERROR,
+    ER_CANT_UPDATE_USED_TABLE_IN_SF_OR_TRG,
+    ER_NO_SUCH_TABLE,
+    ER_NOT_SUPPORTED_YET,
+    ER_TRG_CANT_CHANGE_ROW,
+    ER_TRG_NO_SUCH_ROW_IN_TRG,
+    SQLError,
+)
+
+TRIGGER_PREFIX = "\x00trigger:"  # catalog keys of triggers: never a table name
+_SQLITE_PREFIX = "__trg_"
+# what a body's statement may name that is not yet there: made a trigger that fails when it fires
+_LATE_ERRORS = frozenset({ER_NO_SUCH_TABLE.code, ER_BAD_FIELD_ERROR.code})
+
+
+@dataclass
+class Trigger:
+    schema: str
+    name: str
+    table: str
+    timing: str  # BEFORE | AFTER
+    event: str  # INSERT | UPDATE | DELETE
+    body: str  # the statement after FOR EACH ROW [FOLLOWS | PRECEDES x], as written
+    written: str  # the text from TRIGGER's name on, as written, without FOLLOWS / PRECEDES
+    definer: str = "`root`@`localhost`"
+    order: int = 1  # ACTION_ORDER among the table's triggers of its timing and event
+    created: float = 0.0
+    sql_mode: str = ""
+
+    def to_json(self) -> str:
+        return json.dumps({"trigger": asdict(self)})
+
+    @staticmethod
+    def from_json(text: str) -> Trigger:
+        return Trigger(**json.loads(text)["trigger"])
+
+    def show_create(self) -> str:
+        """SHOW CREATE TRIGGER's "SQL Original Statement", as MariaDB keeps it."""
+        return f"CREATE DEFINER={self.definer} TRIGGER {self.written}"
+
+    def created_text(self) -> str:
+        """CREATED as MariaDB shows it: a DATETIME(2) in the server's time zone."""
+        return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(self.created)) + f".{int(self.created * 100) % 100:02d}"
+
+    def show_row(self) -> tuple:
+        """SHOW TRIGGERS' row."""
+        return (self.name, self.event, self.table, self.body, self.timing, self.created_text(), self.sql_mode,
+                self.definer.replace("`", ""), "utf8mb4", "utf8mb4_general_ci", "utf8mb4_general_ci")
+
+    def schema_row(self) -> tuple:
+        """information_schema.TRIGGERS' row."""
+        return ("def", self.schema, self.name, self.event, "def", self.schema, self.table, self.order, None,
+                self.body, "ROW", self.timing, None, None, "OLD", "NEW", self.created_text(), self.sql_mode,
+                self.definer.replace("`", ""), "utf8mb4", "utf8mb4_general_ci", "utf8mb4_general_ci")
+
+
+def ordered(triggers: Iterable[Trigger]) -> list[Trigger]:
+    """Triggers as MariaDB lists them: by table, event, timing, then ACTION_ORDER."""
+    events = {"INSERT": 0, "UPDATE": 1, "DELETE": 2}
+    return sorted(triggers, key=lambda t: (t.table.lower(), events[t.event], t.timing != "BEFORE", t.order))
+
+
+class TriggerSwitch:
+    """`__trg_on()` on the writer connection: whether user triggers fire now."""
+
+    def __init__(self) -> None:
+        self.enabled = True
+
+    def register(self, conn: sqlite3.Connection) -> None:
+        conn.create_function("__trg_on", 0, lambda: 1 if self.enabled else 0)
+
+
+def split_body(body: str) -> list[str]:
+    """A body's statements: the one statement, or those of BEGIN ... END (1235 for any other
+    compound statement: no local variables, IF or loops here)."""
+    shape, _ = extract(body)
+    tokens = tokenize(shape)
+    if not tokens or not tokens[0].is_word("BEGIN"):
+        return [body]
+    if not tokens[-1].is_word("END") or any(t.is_word("DECLARE", "IF", "WHILE", "LOOP", "REPEAT", "CASE", "BEGIN")
+                                             for t in tokens[1:-1]):
+        raise SQLError(ER_NOT_SUPPORTED_YET, "a trigger body other than statements in BEGIN ... END")
+    # the statements between BEGIN and END, cut at their `;` (the shape's offsets are the body's
+    # only where no literal stands: cut by counting the literals instead)
+    pieces, start, params_seen, params_start = [], tokens[0].end, 0, 0
+    for tok in tokens[1:]:
+        if tok.kind == "param":
+            params_seen += 1
+        if tok.kind == "op" and tok.text == ";" or tok is tokens[-1]:
+            piece = shape[start:tok.start].strip()
+            if piece:
+                pieces.append((piece, params_start, params_seen))
+            start, params_start = tok.end, params_seen
+    _, literals = extract(body)
+    texts = literal_texts(body)
+    out = []
+    for piece, first, last in pieces:
+        out.append(_with_literals(piece, literals[first:last], texts[first:last] if len(texts) == len(literals) else []))
+    return out
+
+
+def _with_literals(shape: str, literals: list[object], texts: list[str]) -> str:
+    """A shape's `?` written back as MySQL literals (as written, where their text is known)."""
+    parts = shape.split("?")
+    out = [parts[0]]
+    for n, part in enumerate(parts[1:]):
+        out.append(texts[n] if n < len(texts) else _mysql_literal(literals[n]))
+        out.append(part)
+    return "".join(out)
+
+
+def _mysql_literal(value: object) -> str:
+    if isinstance(value, bytes):
+        return "X'" + bytes(value).hex() + "'"
+    if isinstance(value, (int, float, Decimal)) and not isinstance(value, bool):
+        return str(value)
+    return "'" + str(value).replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+def check_rows(trigger: Trigger, table: Table) -> None:
+    """What MariaDB's CREATE TRIGGER checks of NEW / OLD: the row the event has (1363), the
+    columns (1054), an assignment (1362; a BEFORE trigger's SET NEW is 1235 here)."""
+    for statement in split_body(trigger.body):
+        shape, _ = extract(statement)
+        tokens = tokenize(shape)
+        if tokens and tokens[0].is_word("SET"):
+            row = tokens[1].upper if len(tokens) > 1 else ""
+            if row == "OLD" or row == "NEW" and trigger.timing == "AFTER":
+                raise SQLError(ER_TRG_CANT_CHANGE_ROW, row, "after " if row == "NEW" else "")
+            raise SQLError(ER_NOT_SUPPORTED_YET, "SET in a trigger")
+        for k, tok in enumerate(tokens[:-2]):
+            if not (tok.is_word("NEW", "OLD") and tokens[k + 1].text == "." and (k == 0 or tokens[k - 1].text != ".")):
+                continue
+            row = tok.upper
+            if (row, trigger.event) in (("NEW", "DELETE"), ("OLD", "INSERT")):
+                raise SQLError(ER_TRG_NO_SUCH_ROW_IN_TRG, row, f"on {trigger.event}")
+            name = tokens[k + 2].text.strip("`")
+            if table.column(name) is None:
+                raise SQLError(ER_BAD_FIELD_ERROR, name, row)
+
+
+def _row_markers(statement: str, table: Table) -> tuple[str, list[object], dict[int, str]]:
+    """The statement's shape with each NEW.col / OLD.col a literal of the column's kind (an
+    integer column's 0, else ''), its literals, and the SQLite text of each marker literal."""
+    shape, literals = extract(statement)
+    tokens = tokenize(shape)
+    out, params, markers = [], [], {}
+    at = k = 0
+    while k < len(tokens):
+        tok = tokens[k]
+        if (tok.is_word("NEW", "OLD") and k + 2 < len(tokens) and tokens[k + 1].text == "."
+                and (k == 0 or tokens[k - 1].text != ".")):
+            column = table.column(tokens[k + 2].text.strip("`"))
+            out.append(shape[at:tok.start] + "?")
+            markers[len(params)] = f"{tok.upper}.{quote_ident(column.name)}"
+            params.append(0 if column.base in INT_TYPES else "")
+            at = tokens[k + 2].end
+            k += 3
+            continue
+        if tok.kind == "param":
+            out.append(shape[at:tok.end])
+            at = tok.end
+            params.append(literals[tok.param])
+        k += 1
+    out.append(shape[at:])
+    return "".join(out), params, markers
+
+
+_REFUSED_PLAN = ("into_vars", "multi", "returning", "user_vars", "sysvars", "uses_last_id", "sets_last_id",
+                 "uses_rand", "uses_fraction", "ignore", "auto_select_slot", "auto_selected_at", "ids_returned")
+
+
+def statement_sql(statement: str, trigger: Trigger, table: Table, plan_of: Callable[[str, list], Plan]
+                  ) -> tuple[str, tuple[str, str]]:
+    """One body statement as SQLite text for a trigger in the table's file, and the table it
+    writes (schema, name). 1235 for what a SQLite trigger cannot run as the writer would."""
+    shape, params, markers = _row_markers(statement, table)
+    plan = plan_of(shape, params)
+    if plan.kind != "write" or plan.target is None:
+        raise SQLError(ER_NOT_SUPPORTED_YET, "a trigger statement other than INSERT, REPLACE, UPDATE or DELETE")
+    refused = [name for name in _REFUSED_PLAN if getattr(plan, name)]
+    if refused or plan.target[0] != trigger.schema or any(
+            not _id_given(plan.args[slot], params, markers) for slot in plan.auto_slots or () if slot is not None):
+        raise SQLError(ER_NOT_SUPPORTED_YET, "this statement in a trigger")
+    texts = literal_texts(shape)
+    sql = _inline(plan.sql, [_arg_sql(source, params, markers, texts) for source in plan.args])
+    return sql.replace(quote_ident(trigger.schema) + ".", ""), plan.target
+
+
+def _id_given(source, params: list[object], markers: dict[int, str]) -> bool:
+    """An AUTO_INCREMENT column's value given by NEW / OLD or a literal other than 0 and NULL (a
+    SQLite trigger cannot take the writer's next id)."""
+    at = source if type(source) is int else source[1] if type(source) is tuple and len(source) > 1 else None
+    return type(at) is int and (at in markers or params[at] not in (None, 0))
+
+
+def _arg_sql(source, params: list[object], markers: dict[int, str], texts: list[str]) -> str:
+    if type(source) is int:
+        return markers.get(source) or _sqlite_literal(params[source])
+    kind = source[0] if type(source) is tuple else None
+    if kind in (STORE, "bytes", TYPED, FIXEDBIN, NUMBER_TEXT) and source[1] in markers:
+        return markers[source[1]]
+    if kind == STORE:
+        return _sqlite_literal(values.stored_literal(source, params, texts))
+    if kind == "bytes":
+        return _sqlite_literal(values.binary_literal(params[source[1]]))
+    if kind == TYPED:
+        return _sqlite_literal(values.typed_literal(source[2], params[source[1]]))
+    if kind == FIXEDBIN:
+        return _sqlite_literal(fixedbin.bound(source[2], params[source[1]], None))
+    if kind == NUMBER_TEXT:
+        return _sqlite_literal(params[source[1]])
+    if kind == "const":
+        return _sqlite_literal(source[1])
+    raise SQLError(ER_NOT_SUPPORTED_YET, "this expression in a trigger")
+
+
+def _sqlite_literal(value: object) -> str:
+    if type(value) is Hybrid:
+        return "X'" + bytes(value).hex() + "'"
+    if isinstance(value, Decimal):
+        return "'" + format(value, "f") + "'"
+    return sql_literal(value)
+
+
+def _inline(sql: str, args: list[str]) -> str:
+    """`sql` with each `?` outside quotes replaced by the next of `args`."""
+    out, n, quote = [], 0, None
+    for ch in sql:
+        if quote is not None:
+            if ch == quote:
+                quote = None
+        elif ch in "'\"":
+            quote = ch
+        elif ch == "?":
+            out.append(args[n])
+            n += 1
+            continue
+        out.append(ch)
+    return "".join(out)
+
+
+def _raise_sql(error: SQLError) -> str:
+    text = f"{error.code}|{error.message}".replace("'", "''")
+    return f"SELECT RAISE(ABORT, '{text}');"
+
+
+def install_sql(schema: str, triggers: Iterable[Trigger], table_of: Callable[[str], Table | None],
+                plan_of: Callable[[str, str, list], Plan], existing: Iterable[str], made: set[str]) -> list[str]:
+    """The statements that replace the schema file's SQLite triggers (`existing`, their names)
+    by those of `triggers`, grouped by (table, timing, event) in ACTION_ORDER. A body statement
+    of a trigger in `made` (lower names: the ones CREATE TRIGGER makes) that cannot run here
+    raises its 1235; a name that is not there (yet) becomes its error when it fires."""
+    sql = [f"DROP TRIGGER {quote_ident(schema)}.{quote_ident(name)}" for name in existing]
+    groups: dict[tuple[str, str, str], list[Trigger]] = {}
+    for trigger in ordered(triggers):
+        if table_of(trigger.table) is not None:
+            groups.setdefault((trigger.table.lower(), trigger.timing, trigger.event), []).append(trigger)
+    bodies: dict[tuple[str, str, str], list[str]] = {}
+    writes: dict[tuple[str, str, str], set[str]] = {}
+    for key, group in groups.items():
+        bodies[key], writes[key] = [], set()
+        for trigger in group:
+            table = table_of(trigger.table)
+            for statement in split_body(trigger.body):
+                try:
+                    text, target = statement_sql(statement, trigger, table, lambda shape, params: plan_of(shape, schema, params))
+                except SQLError as exc:
+                    if trigger.name.lower() in made and exc.code not in _LATE_ERRORS:
+                        raise
+                    bodies[key].append(_raise_sql(exc))
+                    continue
+                bodies[key].append(text + ";")
+                writes[key].add(target[1].lower())
+    for n, (key, statements) in enumerate(sorted(bodies.items())):
+        table = table_of(key[0])
+        if key[0] in writes[key] or any(key[0] in _written_from(target, writes) for target in writes[key]):
+            statements = [_raise_sql(SQLError(ER_CANT_UPDATE_USED_TABLE_IN_SF_OR_TRG, table.name))]
+        sql.append(f"CREATE TRIGGER {quote_ident(schema)}.{quote_ident(f'{_SQLITE_PREFIX}{n}')} {key[1]} {key[2]} "
+                   f"ON {quote_ident(table.name)} FOR EACH ROW WHEN __trg_on() BEGIN {' '.join(statements)} END")
+    return sql
+
+
+def _written_from(table: str, writes: dict[tuple[str, str, str], set[str]]) -> set[str]:
+    """The tables a statement on `table` writes through its triggers, however deep (of any
+    event: an approximation of MariaDB's prelocking, which follows the events written)."""
+    seen: set[str] = set()
+    todo = [table]
+    while todo:
+        at = todo.pop()
+        for (on, _, _), targets in writes.items():
+            if on == at:
+                for target in targets - seen:
+                    seen.add(target)
+                    todo.append(target)
+    return seen
+
+
+def sqlite_names(conn: sqlite3.Connection, schema: str) -> list[str]:
+    """The SQLite triggers `install_sql` made in the schema's file."""
+    return [r[0] for r in conn.execute(
+        f"SELECT name FROM {quote_ident(schema)}.sqlite_master WHERE type = 'trigger' "
+        f"AND name LIKE '\\_\\_trg\\_%' ESCAPE '\\'")]
+
+
+def named(name: str, schema: str, database: str | None) -> str:
+    """A trigger's name as SHOW CREATE and the binlog name it."""
+    return mysql_ident(name) if schema == database else f"{mysql_ident(schema)}.{mysql_ident(name)}"
