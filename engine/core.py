@@ -165,6 +165,7 @@ from engine.triggers import (
     install_sql,
     ordered,
     sqlite_names,
+    written_through,
 )
 from protocol.errors import (
     ER_AUTOINC_ERANGE,
@@ -1048,13 +1049,15 @@ class Engine:
                 self._w_need((missing,))
 
     def _w_write(self, plan: Plan, args, end: bool, forced: int | None, rand, database, log: tuple,
-                 fk_checks: bool = True, zero_is_value: bool = False, sql_mode: int | None = None):
+                 fk_checks: bool = True, zero_is_value: bool = False, sql_mode: int | None = None,
+                 triggers: bool = True):
         target = plan.target[0] if plan.target else None
         multi = plan.multi
         if target is not None and (target not in self._w_attached or self._fk.linked(target) or multi is not None):
             self._w_need(multi.schemas if multi is not None else (target,))
         self._w_begin()
         self._fk.enabled = fk_checks
+        self._triggers_on.enabled = triggers
         # a parent whose keys cascade: the statement and its cascades are undone together
         guard = plan.target is not None and ((plan.target[0], plan.target[1].lower()) in self._fk.cascading
                                              or (multi is not None and multi.cascades(self._fk.cascading)))
@@ -1137,6 +1140,8 @@ class Engine:
         self._txn_log.append([plan.target[0], *log, first, False] + ([] if sql_mode is None else [sql_mode]))
         if plan.auto_dirty:
             self._auto_stale.add((plan.target[0], plan.target[1].lower()))
+        if self.triggers.get(plan.target[0]):  # (ids the triggers wrote: the counters read again)
+            self._auto_stale.update(written_through(self.triggers[plan.target[0]].values(), *plan.target))
         if end:
             self._sp_done = True
         return affected, first, returned, inserted, last_row
@@ -1581,6 +1586,10 @@ class Engine:
         try:
             for sql, args in action.view_selects:
                 self._w_check_view(sql, args)
+            if self.triggers.get(action.schema) and action.schema in self.schemas:
+                # (SQLite's DROP / RENAME check every trigger of the file: made again below)
+                for name in sqlite_names(conn, action.schema):
+                    conn.execute(f"DROP TRIGGER {quote_ident(action.schema)}.{quote_ident(name)}")
             for sql in action.sql:
                 conn.execute(sql)
             for child, fk in action.check_foreign_keys:
@@ -1661,7 +1670,7 @@ class Engine:
             finally:
                 self.catalog = saved
 
-        for sql in install_sql(schema, found.values(), tables.get, plan_of, sqlite_names(conn, schema), made):
+        for sql in install_sql(schema, found.values(), tables.get, plan_of, made):
             conn.execute(sql)
         return found
 

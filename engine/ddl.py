@@ -689,7 +689,7 @@ class DdlParser:
                 pieces.append(written if _NUMBER_TEXT.fullmatch(written) and isinstance(value, int | float | Decimal)
                               and not isinstance(value, bool) else mysql_literal(value))
             else:
-                pieces.append(tok.text)
+                pieces.append(shape[tok.start:tok.end])  # (a name as quoted)
             shape_end = tok.end
         return "".join(pieces).rstrip(" ;")
 
@@ -704,11 +704,11 @@ class DdlParser:
         if cur.accept("DEFINER"):
             cur.expect_op("=")
             definer = self.account() or definer
+        trigger_at = cur.i
         cur.expect("TRIGGER")
         if_not_exists = cur.accept_words("IF", "NOT", "EXISTS")
         if replace and if_not_exists:
             raise SQLError(ER_WRONG_USAGE, "OR REPLACE", "IF NOT EXISTS")
-        start = cur.i
         schema, name = self.routine_name("TRIGGER")
         timing = cur.next().upper
         event = cur.next().upper
@@ -729,7 +729,7 @@ class DdlParser:
         if cur.at_end():
             raise cur.error()
         body = self.written_from(cur.i)
-        written = self.written_from(start, head_end) + " " + body
+        written = self.written_from(trigger_at, head_end) + " " + body
         cur.i = len(cur.tokens)
         table = self.catalog(schema, table_name)
         if table is None:
@@ -760,8 +760,7 @@ class DdlParser:
                 t.order = order
                 put.append(t)
         mode = "CREATE OR REPLACE" if replace else "CREATE"
-        exists = "IF NOT EXISTS " if if_not_exists else ""
-        logged = f"{mode} DEFINER={trigger.definer} TRIGGER {exists}{self.written_from(start)}"
+        logged = f"{mode} DEFINER={trigger.definer} {self.written_from(trigger_at)}"
         return DdlAction(schema, put_triggers=put, logged=logged)
 
     def drop_trigger(self) -> DdlAction:

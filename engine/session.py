@@ -169,7 +169,7 @@ class _Write:
         stamp = self.timestamp if self.micros is None else [self.timestamp, self.micros]  # `results.statement_time`
         log = (session._database, self.sql, stamp, self.last_id, self.rand_seed)
         return (self.plan, self.args, end, forced, session._fx, session._database, log, session._fk_checks(context),
-                session._zero_is_value(context), session._sql_mode(context))
+                session._zero_is_value(context), session._sql_mode(context), context is None or not context.row_image)
 
 
 class Session:

@@ -59,7 +59,7 @@ class Trigger:
     timing: str  # BEFORE | AFTER
     event: str  # INSERT | UPDATE | DELETE
     body: str  # the statement after FOR EACH ROW [FOLLOWS | PRECEDES x], as written
-    written: str  # the text from TRIGGER's name on, as written, without FOLLOWS / PRECEDES
+    written: str  # the text from the word TRIGGER on, as written, without FOLLOWS / PRECEDES
     definer: str = "`root`@`localhost`"
     order: int = 1  # ACTION_ORDER among the table's triggers of its timing and event
     created: float = 0.0
@@ -74,7 +74,7 @@ class Trigger:
 
     def show_create(self) -> str:
         """SHOW CREATE TRIGGER's "SQL Original Statement", as MariaDB keeps it."""
-        return f"CREATE DEFINER={self.definer} TRIGGER {self.written}"
+        return f"CREATE DEFINER={self.definer} {self.written}"
 
     def created_text(self) -> str:
         """CREATED as MariaDB shows it: a DATETIME(2) in the server's time zone."""
@@ -284,12 +284,12 @@ def _raise_sql(error: SQLError) -> str:
 
 
 def install_sql(schema: str, triggers: Iterable[Trigger], table_of: Callable[[str], Table | None],
-                plan_of: Callable[[str, str, list], Plan], existing: Iterable[str], made: set[str]) -> list[str]:
-    """The statements that replace the schema file's SQLite triggers (`existing`, their names)
-    by those of `triggers`, grouped by (table, timing, event) in ACTION_ORDER. A body statement
+                plan_of: Callable[[str, str, list], Plan], made: set[str]) -> list[str]:
+    """The statements that make the schema file's SQLite triggers (`sqlite_names` dropped first)
+    from `triggers`, grouped by (table, timing, event) in ACTION_ORDER. A body statement
     of a trigger in `made` (lower names: the ones CREATE TRIGGER makes) that cannot run here
     raises its 1235; a name that is not there (yet) becomes its error when it fires."""
-    sql = [f"DROP TRIGGER {quote_ident(schema)}.{quote_ident(name)}" for name in existing]
+    sql = []
     groups: dict[tuple[str, str, str], list[Trigger]] = {}
     for trigger in ordered(triggers):
         if table_of(trigger.table) is not None:
@@ -332,6 +332,37 @@ def _written_from(table: str, writes: dict[tuple[str, str, str], set[str]]) -> s
                     seen.add(target)
                     todo.append(target)
     return seen
+
+
+def _targets(trigger: Trigger) -> set[str]:
+    """The tables (lower names) the body's statements write, read from their first words."""
+    found = set()
+    for statement in split_body(trigger.body):
+        tokens = tokenize(extract(statement)[0])
+        k = 1
+        while k < len(tokens) and tokens[k].is_word("LOW_PRIORITY", "DELAYED", "HIGH_PRIORITY", "QUICK", "IGNORE",
+                                                    "INTO", "FROM"):
+            k += 1
+        if k + 2 < len(tokens) and tokens[k + 1].text == ".":
+            k += 2
+        if k < len(tokens) and tokens[k].kind in ("word", "ident"):
+            found.add(tokens[k].text.lower())
+    return found
+
+
+def written_through(triggers: Iterable[Trigger], schema: str, table: str) -> set[tuple[str, str]]:
+    """The tables (schema, lower name) a write to `table` may write through its triggers, however
+    deep (for the AUTO_INCREMENT counters to read again)."""
+    targets: dict[str, set[str]] = {}
+    for trigger in triggers:
+        targets.setdefault(trigger.table.lower(), set()).update(_targets(trigger))
+    seen: set[str] = set()
+    todo = [table.lower()]
+    while todo:
+        for target in targets.get(todo.pop(), set()) - seen:
+            seen.add(target)
+            todo.append(target)
+    return {(schema, name) for name in seen}
 
 
 def sqlite_names(conn: sqlite3.Connection, schema: str) -> list[str]:

@@ -128,3 +128,13 @@ async def test_unsupported_bodies_refused(engine, db):
 def test_compound_body_is_one_statement():
     sql = "CREATE TRIGGER x AFTER INSERT ON t FOR EACH ROW BEGIN DELETE FROM u; DELETE FROM v; END; SELECT 1"
     assert split_statements(sql) == [sql[:-len("; SELECT 1")], "SELECT 1"]
+
+
+async def test_ids_a_trigger_wrote_move_the_tables_counter(engine, db):
+    await run(engine, db, "CREATE TABLE a (id INT AUTO_INCREMENT PRIMARY KEY, v INT)")
+    await run(engine, db, "CREATE TABLE b (id INT AUTO_INCREMENT PRIMARY KEY, v INT)")
+    await run(engine, db, "CREATE TRIGGER a_ai AFTER INSERT ON a FOR EACH ROW INSERT INTO b VALUES (NEW.id * 10, NEW.v)")
+    await run(engine, db, "INSERT INTO b (v) VALUES (0)")
+    await run(engine, db, "INSERT INTO a (v) VALUES (1), (2)")
+    await run(engine, db, "INSERT INTO b (v) VALUES (3)")
+    assert await rows(engine, db, "SELECT * FROM b ORDER BY id") == [(1, 0), (10, 1), (20, 2), (21, 3)]
