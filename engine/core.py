@@ -165,6 +165,7 @@ from engine.triggers import (
     install_sql,
     ordered,
     sqlite_names,
+    unsafe_through,
     written_through,
 )
 from protocol.errors import (
@@ -1413,7 +1414,15 @@ class Engine:
         # foreign key references the table (write_record's ha_update_row): a row stored as it
         # was is not counted as deleted (HA_ERR_RECORD_IS_THE_SAME). Here: the one unique key.
         whole = None
-        if len(keys) == 1 and not self._fk.referenced(table):
+        # a table with triggers: the rows met deleted apart (its DELETE triggers fire, MariaDB's
+        # delete and insert), the row then INSERTed, not REPLACEd (a trigger's statements would
+        # take SQLite's REPLACE as their own conflict policy)
+        events = {t.event for t in self.triggers.get(table.schema, {}).values() if t.table.lower() == table.name.lower()}
+        triggered = bool(events)
+        if triggered:
+            one = "INSERT" + one[len("REPLACE"):]
+            remove = f"DELETE FROM {quote_ident(table.schema)}.{quote_ident(table.name)} WHERE rowid = ?"
+        if len(keys) == 1 and not self._fk.referenced(table) and "DELETE" not in events:
             whole = f"SELECT * FROM {quote_ident(table.schema)}.{quote_ident(table.name)} WHERE rowid = ?"
         conn = self._wconn
         several = count > 1
@@ -1430,6 +1439,8 @@ class Engine:
                     if None not in key:
                         met.update(rowid for (rowid,) in self._w_execute(sql, key))
                 before = self._w_execute(whole, list(met)).fetchone() if whole is not None and met else None
+                for rowid in sorted(met) if triggered else ():
+                    self._w_execute(remove, [rowid])
                 self._w_execute(one, values)
                 if before is not None and before == self._w_execute(whole, [conn.execute(
                         "SELECT last_insert_rowid()").fetchone()[0]]).fetchone():
@@ -1453,6 +1464,10 @@ class Engine:
             return fk
         table = self.table(*plan.target) if plan.target else None
         cols = _unique_failed(exc)
+        named = re.match(r"UNIQUE constraint failed: ([^.,]+)\.", msg)
+        if cols is not None and table is not None and named is not None and named.group(1) != table.name:
+            other = self.table(table.schema, named.group(1))  # a trigger's row: its value not told
+            return SQLError(ER_DUP_ENTRY, "?", other.key_name_for(cols) if other is not None else "?")
         if cols is not None and table is not None:
             return SQLError(ER_DUP_ENTRY, self._w_duplicate_value(table, cols, plan, args),
                             f"{table.key_name_for(cols)}")
@@ -1821,7 +1836,13 @@ class Engine:
         translator.views_in = lambda schema: list(self.views.get(schema, {}).values())
         translator.triggers_in = lambda schema: ordered(self.triggers.get(schema, {}).values())
         translator.options_of = self.options_of
-        return translator.plan()
+        plan = translator.plan()
+        if plan.kind == "write" and plan.target is not None and self.triggers.get(plan.target[0]):
+            notes = unsafe_through(self.triggers[plan.target[0]].values(), first, plan.upsert, plan.target, self.table)
+            for counted in (plan, plan.changed, plan.found):  # (UPDATE's plans of its counts too)
+                if counted is not None:
+                    counted.unsafe += notes
+        return plan
 
 
 def fsync_failed(path: str, exc: OSError) -> None:

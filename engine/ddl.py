@@ -70,6 +70,7 @@ from protocol.errors import (
     ER_MULTIPLE_PRI_KEY,
     ER_NO_DB_ERROR,
     ER_NO_SUCH_TABLE,
+    ER_NO_TRIGGERS_ON_SYSTEM_SCHEMA,
     ER_NON_UNIQ_ERROR,
     ER_NOT_SUPPORTED_YET,
     ER_REFERENCED_TRG_DOES_NOT_EXIST,
@@ -717,8 +718,8 @@ class DdlParser:
             raise cur.error()
         cur.expect("ON")
         table_schema, table_name = self.cur.qualified()
-        if table_schema is not None and table_schema != schema:
-            raise SQLError(ER_TRG_IN_WRONG_SCHEMA)
+        if (table_schema or schema).lower() == "mysql":
+            raise SQLError(ER_NO_TRIGGERS_ON_SYSTEM_SCHEMA)
         cur.expect("FOR")
         cur.expect("EACH")
         cur.expect("ROW")
@@ -731,15 +732,20 @@ class DdlParser:
         body = self.written_from(cur.i)
         written = self.written_from(trigger_at, head_end) + " " + body
         cur.i = len(cur.tokens)
-        table = self.catalog(schema, table_name)
+        table = self.catalog(table_schema or schema, table_name)
         if table is None:
-            if self.view_of(schema, table_name) is not None:
+            if self.view_of(table_schema or schema, table_name) is not None:
                 raise SQLError(ER_TRG_ON_VIEW_OR_TEMP_TABLE, table_name)
-            raise SQLError(ER_NO_SUCH_TABLE, schema, table_name)
+            raise SQLError(ER_NO_SUCH_TABLE, table_schema or schema, table_name)
+        if table_schema is not None and table_schema != schema:
+            raise SQLError(ER_TRG_IN_WRONG_SCHEMA)
+        mode = "CREATE OR REPLACE" if replace else "CREATE"
+        logged = f"{mode} DEFINER={definer or '`root`@`localhost`'} {self.written_from(trigger_at)}"
         existing = self.trigger_of(schema, name)
         if existing is not None and not replace:
             if if_not_exists:
-                return DdlAction(schema, noop=True, notes=[SQLError(ER_TRG_ALREADY_EXISTS, f"{schema}.{name}")])
+                return DdlAction(schema, noop=True, notes=[SQLError(ER_TRG_ALREADY_EXISTS, f"{schema}.{name}")],
+                                 logged=logged)
             raise SQLError(ER_TRG_ALREADY_EXISTS, f"{schema}.{name}")
         trigger = Trigger(schema, name, table.name, timing, event, body, written, definer or "`root`@`localhost`",
                           created=time.time(), sql_mode=self.sql_mode)
@@ -759,8 +765,6 @@ class DdlParser:
                 t = copy.copy(t)
                 t.order = order
                 put.append(t)
-        mode = "CREATE OR REPLACE" if replace else "CREATE"
-        logged = f"{mode} DEFINER={trigger.definer} {self.written_from(trigger_at)}"
         return DdlAction(schema, put_triggers=put, logged=logged)
 
     def drop_trigger(self) -> DdlAction:

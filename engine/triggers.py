@@ -37,6 +37,7 @@ from engine.lexer import Hybrid, extract, literal_texts, mysql_ident, quote_iden
 from engine.translate import FIXEDBIN, NUMBER_TEXT, STORE, TYPED, Plan
 from protocol.errors import (
     ER_BAD_FIELD_ERROR,
+    ER_BINLOG_UNSAFE_STATEMENT,
     ER_CANT_UPDATE_USED_TABLE_IN_SF_OR_TRG,
     ER_NO_SUCH_TABLE,
     ER_NOT_SUPPORTED_YET,
@@ -350,19 +351,44 @@ def _targets(trigger: Trigger) -> set[str]:
     return found
 
 
-def written_through(triggers: Iterable[Trigger], schema: str, table: str) -> set[tuple[str, str]]:
-    """The tables (schema, lower name) a write to `table` may write through its triggers, however
-    deep (for the AUTO_INCREMENT counters to read again)."""
+def written_through(triggers: Iterable[Trigger], schema: str, table: str,
+                    events: Iterable[str] = ("INSERT", "UPDATE", "DELETE")) -> set[tuple[str, str]]:
+    """The tables (schema, lower name) a write to `table` of `events` may write through its
+    triggers, however deep (those beyond the first of any event: MariaDB's prelocking follows
+    the events written; for the AUTO_INCREMENT counters to read again and note 1592)."""
     targets: dict[str, set[str]] = {}
+    first: set[str] = set()
     for trigger in triggers:
-        targets.setdefault(trigger.table.lower(), set()).update(_targets(trigger))
-    seen: set[str] = set()
-    todo = [table.lower()]
+        found = _targets(trigger)
+        targets.setdefault(trigger.table.lower(), set()).update(found)
+        if trigger.table.lower() == table.lower() and trigger.event in events:
+            first |= found
+    seen = set(first)
+    todo = list(first)
     while todo:
         for target in targets.get(todo.pop(), set()) - seen:
             seen.add(target)
             todo.append(target)
     return {(schema, name) for name in seen}
+
+
+# MariaDB's BINLOG_STMT_UNSAFE_AUTOINC_COLUMNS, for a statement whose triggers write a table that
+# has an AUTO_INCREMENT column
+_AUTOINC_NOTE = ("Statement is unsafe because it invokes a trigger or a stored function that inserts into an "
+                 "AUTO_INCREMENT column. Inserted values cannot be logged correctly")
+_EVENTS = {"INSERT": ("INSERT",), "REPLACE": ("INSERT", "DELETE"), "UPDATE": ("UPDATE",), "DELETE": ("DELETE",)}
+
+
+def unsafe_through(triggers: Iterable[Trigger], first_word: str, upsert: bool, target: tuple[str, str],
+                   table_of: Callable[[str, str], Table | None]) -> tuple[str, ...]:
+    """Note 1592 for a write (its first word, ON DUPLICATE KEY UPDATE or not) whose triggers
+    write a table with an AUTO_INCREMENT column, as MariaDB gives it; () for any other."""
+    events = _EVENTS.get(first_word, ()) + (("UPDATE",) if upsert else ())
+    for schema, name in written_through(triggers, *target, events):
+        table = table_of(schema, name)
+        if table is not None and table.auto_column is not None:
+            return (ER_BINLOG_UNSAFE_STATEMENT.format(_AUTOINC_NOTE),)
+    return ()
 
 
 def sqlite_names(conn: sqlite3.Connection, schema: str) -> list[str]:
