@@ -282,3 +282,36 @@ def test_pt_online_schema_change_alters_a_table_under_writes(tmp_path):
     finally:
         for d in reversed(daemons):
             d.stop()
+
+
+def test_our_slave_of_a_row_format_mariadb_fires_no_trigger(tmp_path):
+    """A ROW-format binlog carries the rows a trigger wrote in their own events: our slave applies
+    them and fires no trigger of its own (MariaDB's slave_run_triggers_for_rbr=NO)."""
+    master = MariaDBServer(tmp_path / "master", binlog_format="ROW").start()
+    slave = None
+    try:
+        for sql in ("CREATE USER repl@'%' IDENTIFIED BY 'replpw'", "GRANT REPLICATION SLAVE ON *.* TO repl@'%'",
+                    *SETUP):
+            master.query(sql)
+        for sql in STEPS[:6]:
+            master.query(sql, "trg")
+        slave = Daemon("slave", tmp_path / "slave", [
+            "--server-id=11", "--master-host=127.0.0.1", f"--master-port={master.port}", "--master-user=repl",
+            "--master-password=replpw", "--master-connect-retry=1"]).start()
+        for sql in (*STEPS[6:9], STEPS[10]):
+            master.query(sql, "trg")
+        for sql in LISTED[1:]:
+            want = master.query(sql)
+            for _ in range(300):
+                try:
+                    if slave.query(sql) == want:
+                        break
+                except pymysql.MySQLError:
+                    pass
+                threading.Event().wait(0.2)
+            assert slave.query(sql) == want
+        assert len(slave.query("SHOW TRIGGERS FROM trg")) == 6
+    finally:
+        if slave is not None:
+            slave.stop()
+        master.stop()
