@@ -159,6 +159,15 @@ def columns_of(kind: str) -> list[str]:
     return [col.name for col in _DECLARED[kind]]
 
 
+def _named_in_database(cur: TokenCursor, session: Session) -> tuple[str, str]:
+    """[db.]name: its database, the current one when unqualified (1046 without one), and name."""
+    qualifier, name = cur.qualified()
+    schema = qualifier or session.database
+    if schema is None:
+        raise SQLError(ER_NO_DB_ERROR)
+    return schema, name
+
+
 def _schema(cur: TokenCursor, session: Session) -> str:
     name = cur.ident() if cur.accept("FROM", "IN") else session.database
     if name is None:
@@ -412,10 +421,7 @@ def run_admin(session: Session, cur: TokenCursor, shape: str) -> Result | AsSele
         return _listing("engines", [infoschema.ENGINE_ROW], session)
     if cur.accept("CREATE"):
         if cur.accept("TRIGGER"):
-            schema, name = cur.qualified()
-            schema = schema or session.database
-            if schema is None:
-                raise SQLError(ER_NO_DB_ERROR)
+            schema, name = _named_in_database(cur, session)
             found = engine.trigger(schema, name)
             if found is None:
                 raise SQLError(ER_TRG_DOES_NOT_EXIST)
@@ -436,10 +442,7 @@ def run_admin(session: Session, cur: TokenCursor, shape: str) -> Result | AsSele
             text = engine.options_of(name).show_create(name, if_not_exists)
             return _shown_create([("Database", 64), ("Create Database", 1024)], (name, text), session)
         if cur.accept("VIEW"):
-            qualifier, name = cur.qualified()
-            view_schema = qualifier or session.database
-            if view_schema is None:
-                raise SQLError(ER_NO_DB_ERROR)
+            view_schema, name = _named_in_database(cur, session)
             view = engine.view(view_schema, name)
             if view is None:
                 table = _table_named(session, view_schema, name)

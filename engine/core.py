@@ -208,7 +208,7 @@ DROPPED_KEY = "__dropped"
 #   placeholder, a bare column or a sum of them (+, -), as is or through the engine's type check
 #   (`mysql_store`, with its `iif(typeof ...)` shortcut for integer columns); and the table is
 #   no foreign key's parent with a CASCADE or SET NULL action (a cascade touches any number of
-#   rows; a RESTRICT check is one lookup). The engine has no user triggers.
+#   rows; a RESTRICT check is one lookup); and the table has no user trigger (`engine.triggers`).
 INLINE_ROWS = 8
 _INLINE_INSERT = re.compile(
     r'INSERT INTO "[^"]*"\."[^"]*" \([^()]*\) VALUES \( \?(?: , \?)* \)(?: , \( \?(?: , \?)* \))*\Z')
@@ -1770,6 +1770,8 @@ class Engine:
                 and _LOOP_UNSAFE_CALL.search(plan.sql) is None
         if plan.kind != "write" or plan.returning is not None or plan.target is None:
             return False
+        if any(t.table.lower() == plan.target[1].lower() for t in self.triggers.get(plan.target[0], {}).values()):
+            return False  # (its triggers' statements are not bounded)
         if plan.nrows:
             return plan.nrows <= INLINE_ROWS and _INLINE_INSERT.match(plan.sql) is not None
         m = _INLINE_ROW_WRITE.match(plan.sql)
