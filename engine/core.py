@@ -562,6 +562,10 @@ class Engine:
         views = self.views.get(schema)
         return None if views is None else views.get(name.lower())
 
+    def _triggered(self, target: tuple[str, str]) -> set[str]:
+        """The events of the table's triggers (none: an empty set)."""
+        return {t.event for t in self.triggers.get(target[0], {}).values() if t.table.lower() == target[1].lower()}
+
     def trigger(self, schema: str, name: str) -> Trigger | None:
         found = self.triggers.get(schema)
         return None if found is None else found.get(name.lower())
@@ -1069,8 +1073,11 @@ class Engine:
                 plan.nrows > 1 or plan.auto_select_slot is not None or plan.auto_selected_at is not None))):
             args = list(args)
             apart = _values_apart(plan, args) if plan.nrows else _select_apart(plan, args, self.table(*plan.target))
-            if apart is not None and self._w_ids_all_given(plan, apart, zero_is_value):
+            if apart is not None and self._w_ids_all_given(plan, apart, zero_is_value) and not (
+                    plan.ignore and self._triggered(plan.target)):  # (with triggers: `_w_rows_apart`'s plain INSERTs)
                 apart = None  # every row names its id: the one INSERT ... SELECT stores them as they are
+        if apart is None and plan.ignore and self._triggered(plan.target):
+            raise SQLError(ER_NOT_SUPPORTED_YET, "this INSERT IGNORE on a table with triggers")
         if apart is None and plan.auto_slots is not None:
             args = list(args)
             generated = self._w_assign_ids(plan, args, forced, zero_is_value)
@@ -1089,6 +1096,8 @@ class Engine:
                 order = {rowid: n for n, (rowid,) in enumerate(chosen)}
             returned = ids = None
             replaced = self._w_replace(plan, args, zero_is_value) if plan.replaces else None
+            if replaced is None and plan.replaces and self._triggered(plan.target):
+                raise SQLError(ER_NOT_SUPPORTED_YET, "this REPLACE on a table with triggers")
             if replaced is not None:
                 affected = replaced
             elif apart is not None:
@@ -1304,8 +1313,11 @@ class Engine:
                 taken = self._w_row_id(plan, row_args, slot, ids, n, zero_is_value) if slot is not None else None
                 values = self._w_execute(computed, row_args).fetchone() if computed is not None else row_args
                 marks = fx.upserts_changed + fx.upserts_unchanged if fx is not None else 0
+                one = apart.one
+                if plan.ignore and self._triggered(plan.target) and self._w_left_out(table, apart.columns, values) is None:
+                    one = one.replace("INSERT OR IGNORE ", "INSERT ", 1)  # (else its triggers' statements would ignore too)
                 try:
-                    cur = self._w_execute(apart.one, [*values, *apart.tail_args])
+                    cur = self._w_execute(one, [*values, *apart.tail_args])
                 except sqlite3.IntegrityError as exc:  # the row is the one that met the key
                     cols = _unique_failed(exc)
                     if cols is None or table is None:
@@ -1417,7 +1429,7 @@ class Engine:
         # a table with triggers: the rows met deleted apart (its DELETE triggers fire, MariaDB's
         # delete and insert), the row then INSERTed, not REPLACEd (a trigger's statements would
         # take SQLite's REPLACE as their own conflict policy)
-        events = {t.event for t in self.triggers.get(table.schema, {}).values() if t.table.lower() == table.name.lower()}
+        events = self._triggered((table.schema, table.name))
         triggered = bool(events)
         if triggered:
             one = "INSERT" + one[len("REPLACE"):]
@@ -1770,7 +1782,7 @@ class Engine:
                 and _LOOP_UNSAFE_CALL.search(plan.sql) is None
         if plan.kind != "write" or plan.returning is not None or plan.target is None:
             return False
-        if any(t.table.lower() == plan.target[1].lower() for t in self.triggers.get(plan.target[0], {}).values()):
+        if self._triggered(plan.target):
             return False  # (its triggers' statements are not bounded)
         if plan.nrows:
             return plan.nrows <= INLINE_ROWS and _INLINE_INSERT.match(plan.sql) is not None
@@ -1840,6 +1852,9 @@ class Engine:
         translator.options_of = self.options_of
         plan = translator.plan()
         if plan.kind == "write" and plan.target is not None and self.triggers.get(plan.target[0]):
+            if plan.sql.startswith("UPDATE OR IGNORE ") and self._triggered(plan.target):
+                # (SQLite's OR IGNORE would be its triggers' statements' conflict policy too)
+                raise SQLError(ER_NOT_SUPPORTED_YET, "UPDATE IGNORE of a table with triggers")
             notes = unsafe_through(self.triggers[plan.target[0]].values(), first, plan.upsert, plan.target, self.table)
             for counted in (plan, plan.changed, plan.found):  # (UPDATE's plans of its counts too)
                 if counted is not None:
