@@ -183,6 +183,9 @@ ER_TRG_IN_WRONG_SCHEMA = MySQLError(1435, "HY000", "Trigger in wrong schema")
 ER_CANT_UPDATE_USED_TABLE_IN_SF_OR_TRG = MySQLError(1442, "HY000", "Can't update table '%s' in stored function/trigger "
                                                     "because it is already used by statement which invoked this stored "
                                                     "function/trigger")
+ER_BINLOG_CREATE_ROUTINE_NEED_SUPER = MySQLError(1419, "HY000", "You do not have the SUPER privilege and binary "
+                                                 "logging is enabled (you *might* want to use the less safe "
+                                                 "log_bin_trust_function_creators variable)")
 ER_NO_TRIGGERS_ON_SYSTEM_SCHEMA = MySQLError(1465, "HY000", "Triggers can not be created on system tables")
 ER_REFERENCED_TRG_DOES_NOT_EXIST = MySQLError(4031, "HY000", "Referenced trigger '%s' for the given action time and "
                                               "event type does not exist")
