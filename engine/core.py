@@ -1063,6 +1063,7 @@ class Engine:
         self._w_begin()
         self._fk.enabled = fk_checks
         self._triggers_on.enabled = triggers
+        self._triggers_on.time = statement_time(log[2])[0]
         # a parent whose keys cascade: the statement and its cascades are undone together
         guard = plan.target is not None and ((plan.target[0], plan.target[1].lower()) in self._fk.cascading
                                              or (multi is not None and multi.cascades(self._fk.cascading)))

@@ -9,8 +9,9 @@ from the catalog inside the writer's transaction after every DDL of the schema
 (`install_sql`), so an ALTER TABLE's rebuild, a RENAME or a DROP never leaves a stale one. A
 non-TEMP SQLite trigger names only its own file's tables: a body writing another database's
 table, or needing what the writer does beside SQLite (ids handed out by `autoinc`, a multi-table
-write, INSERT IGNORE's rows apart, the statement's time, variables), is refused with 1235 at
-CREATE; `SET NEW.col = ...` (SQLite's BEFORE triggers cannot assign NEW) too.
+write, INSERT IGNORE's rows apart, the statement's microseconds, variables), is refused with 1235 at
+CREATE; `SET NEW.col = ...` (SQLite's BEFORE triggers cannot assign NEW) too. The statement's
+time (NOW(), a DEFAULT CURRENT_TIMESTAMP ...) is the firing write's, `__trg_time`.
 
 A body that names a table or column that is no longer there (MariaDB checks them when the trigger
 fires) becomes a SQLite trigger that raises that error when it fires; so does a trigger whose
@@ -29,12 +30,23 @@ import sqlite3
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass
+from datetime import UTC, datetime
 from decimal import Decimal
 
 from engine import fixedbin, values
 from engine.catalog import INT_TYPES, Table, sql_literal
 from engine.lexer import Hybrid, extract, literal_texts, mysql_ident, quote_ident, tokenize
-from engine.translate import FIXEDBIN, NUMBER_TEXT, STORE, TYPED, Plan
+from engine.translate import (
+    CURDATE,
+    CURTIME,
+    FIXEDBIN,
+    NOW,
+    NUMBER_TEXT,
+    STORE,
+    TYPED,
+    UNIX_NOW,
+    Plan,
+)
 from protocol.errors import (
     ER_BAD_FIELD_ERROR,
     ER_BINLOG_UNSAFE_STATEMENT,
@@ -100,13 +112,27 @@ def ordered(triggers: Iterable[Trigger]) -> list[Trigger]:
 
 
 class TriggerSwitch:
-    """`__trg_on()` on the writer connection: whether user triggers fire now."""
+    """`__trg_on()` on the writer connection: whether user triggers fire now; `__trg_time(k)`:
+    the firing statement's time (its NOW(), CURDATE(), CURTIME(), UNIX_TIMESTAMP(), as the
+    session's arguments give them: a replica's is the master's)."""
 
     def __init__(self) -> None:
         self.enabled = True
+        self.time = 0  # the running write's timestamp (`Engine._w_write`)
 
     def register(self, conn: sqlite3.Connection) -> None:
         conn.create_function("__trg_on", 0, lambda: 1 if self.enabled else 0)
+        conn.create_function("__trg_time", 1, self._time)
+
+    def _time(self, kind: int) -> str | int:
+        if kind == 3:
+            return self.time
+        return datetime.fromtimestamp(self.time, tz=UTC).strftime(_TIME_FORMATS[kind])
+
+
+_TIME_FORMATS = ("%Y-%m-%d %H:%M:%S", "%Y-%m-%d", "%H:%M:%S")
+# the statement's time in a body: `TriggerSwitch._time`'s kinds
+_TIME_SOURCES = {NOW: 0, CURDATE: 1, CURTIME: 2, UNIX_NOW: 3}
 
 
 def split_body(body: str) -> list[str]:
@@ -236,6 +262,8 @@ def _id_given(source, params: list[object], markers: dict[int, str]) -> bool:
 def _arg_sql(source, params: list[object], markers: dict[int, str], texts: list[str]) -> str:
     if type(source) is int:
         return markers.get(source) or _sqlite_literal(params[source])
+    if type(source) is str and source in _TIME_SOURCES:
+        return f"__trg_time({_TIME_SOURCES[source]})"
     kind = source[0] if type(source) is tuple else None
     if kind in (STORE, "bytes", TYPED, FIXEDBIN, NUMBER_TEXT) and source[1] in markers:
         return markers[source[1]]

@@ -41,6 +41,8 @@ SETUP = [
     "CREATE TABLE trg.t (id INT PRIMARY KEY, a INT, s VARCHAR(20))",
     "CREATE TABLE trg.audit (id INT AUTO_INCREMENT PRIMARY KEY, what VARCHAR(40), k INT, v INT)",
     "CREATE TABLE trg.copy (id INT AUTO_INCREMENT PRIMARY KEY, a INT, s VARCHAR(20))",
+    "CREATE TABLE trg.stamps (id INT PRIMARY KEY, at DATETIME, day DATE, secs BIGINT,"
+    " made TIMESTAMP NOT NULL DEFAULT CURRENT_TIMESTAMP)",
 ]
 
 # (statement, its answer compared) on one connection to trg, as root
@@ -66,6 +68,12 @@ STEPS = [
     "REPLACE INTO t VALUES (2, 99, 'again')",
     "DELETE FROM t WHERE id = 1",
     "INSERT INTO audit (what) VALUES ('after the triggers')",
+    # the statement's time in a trigger (a replica's: the master's)
+    "SET timestamp = 1700000000",
+    "CREATE DEFINER=app@'%' TRIGGER t_bd BEFORE DELETE ON t FOR EACH ROW "
+    "INSERT INTO stamps (id, at, day, secs) VALUES (OLD.id, NOW(), CURDATE(), UNIX_TIMESTAMP())",
+    "DELETE FROM t WHERE id = 7",
+    "SET timestamp = DEFAULT",
     # IGNORE leaves out the statement's own rows that meet a key, not its triggers' (1062)
     "INSERT IGNORE INTO t VALUES (7, 0, 'dup'), (9, 9, 'nine')",
     "INSERT IGNORE INTO t VALUES (1, 0, 'x')",
@@ -98,6 +106,7 @@ LISTED = [
     "SELECT * FROM trg.t ORDER BY id",
     "SELECT * FROM trg.audit ORDER BY id",
     "SELECT * FROM trg.copy ORDER BY id",
+    "SELECT * FROM trg.stamps ORDER BY id",
 ]
 
 
