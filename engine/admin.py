@@ -429,7 +429,7 @@ def run_admin(session: Session, cur: TokenCursor, shape: str) -> Result | AsSele
                                   ("character_set_client", 32), ("collation_connection", 64),
                                   ("Database Collation", 64), ("Created", 22)],
                                  (found.name, found.sql_mode, found.show_create(), "utf8mb4", "utf8mb4_general_ci",
-                                  "utf8mb4_general_ci", found.created_text()), session)
+                                  engine.options_of(schema).collation, found.created_text()), session)
         if cur.peek() is not None and cur.peek().is_word("PROCEDURE", "FUNCTION", "TRIGGER", "EVENT", "PACKAGE"):
             kind = cur.next().upper  # no stored program exists here (`ddl.DdlParser.drop_routine`)
             _, name = cur.qualified()
@@ -494,7 +494,8 @@ def run_admin(session: Session, cur: TokenCursor, shape: str) -> Result | AsSele
         return _empty_listing(cur, "events", session)
     if cur.accept("TRIGGERS"):  # LIKE matches the table's name, as MariaDB's
         schema = _schema(cur, session)
-        rows = [t.show_row() for t in triggers.ordered(engine.triggers.get(schema, {}).values())]
+        collation = engine.options_of(schema).collation
+        rows = [t.show_row(collation) for t in triggers.ordered(engine.triggers.get(schema, {}).values())]
         like = _filter(cur)
         if like is not None:
             rows = [row for row in rows if like.match(row[2])]

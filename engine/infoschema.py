@@ -590,7 +590,7 @@ def _rows(name: str, schemas: Iterable[str], tables: Callable[[str], Iterable[Ta
           triggers: Callable[[str], Iterable] = lambda schema: ()) -> list[tuple]:
     rows: list[tuple] = _own_rows(name) if name in ("tables", "columns") else []
     if name == "triggers":  # (`engine.triggers.Trigger`s, in the order MariaDB lists them)
-        return [t.schema_row() for schema in sorted(schemas) for t in triggers(schema)]
+        return [t.schema_row(options(schema).collation) for schema in sorted(schemas) for t in triggers(schema)]
     if name == "schemata":  # information_schema itself, first, as MariaDB lists it
         rows.append(("def", NAME, "utf8mb3", "utf8mb3_general_ci", None, ""))
     for schema in sorted(schemas):

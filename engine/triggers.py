@@ -93,16 +93,16 @@ class Trigger:
         """CREATED as MariaDB shows it: a DATETIME(2) in the server's time zone."""
         return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(self.created)) + f".{int(self.created * 100) % 100:02d}"
 
-    def show_row(self) -> tuple:
-        """SHOW TRIGGERS' row."""
+    def show_row(self, collation: str) -> tuple:
+        """SHOW TRIGGERS' row (`collation`: its database's)."""
         return (self.name, self.event, self.table, self.body, self.timing, self.created_text(), self.sql_mode,
-                self.definer.replace("`", ""), "utf8mb4", "utf8mb4_general_ci", "utf8mb4_general_ci")
+                self.definer.replace("`", ""), "utf8mb4", "utf8mb4_general_ci", collation)
 
-    def schema_row(self) -> tuple:
-        """information_schema.TRIGGERS' row."""
+    def schema_row(self, collation: str) -> tuple:
+        """information_schema.TRIGGERS' row (`collation`: its database's)."""
         return ("def", self.schema, self.name, self.event, "def", self.schema, self.table, self.order, None,
                 self.body, "ROW", self.timing, None, None, "OLD", "NEW", self.created_text(), self.sql_mode,
-                self.definer.replace("`", ""), "utf8mb4", "utf8mb4_general_ci", "utf8mb4_general_ci")
+                self.definer.replace("`", ""), "utf8mb4", "utf8mb4_general_ci", collation)
 
 
 def ordered(triggers: Iterable[Trigger]) -> list[Trigger]:

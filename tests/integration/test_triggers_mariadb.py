@@ -35,7 +35,7 @@ DUMP = shutil.which("mariadb-dump") or shutil.which("mysqldump")
 CLIENT = shutil.which("mariadb") or shutil.which("mysql")
 
 SETUP = [
-    "CREATE DATABASE trg",
+    "CREATE DATABASE trg CHARACTER SET latin1",
     "CREATE USER app@'%' IDENTIFIED BY 'pw'",
     "GRANT ALL ON trg.* TO app@'%'",
     "CREATE TABLE trg.t (id INT PRIMARY KEY, a INT, s VARCHAR(20))",
@@ -101,7 +101,8 @@ STEPS = [
 
 LISTED = [
     "SELECT TRIGGER_SCHEMA, TRIGGER_NAME, EVENT_MANIPULATION, EVENT_OBJECT_TABLE, ACTION_ORDER, ACTION_STATEMENT, "
-    "ACTION_ORIENTATION, ACTION_TIMING, ACTION_REFERENCE_OLD_ROW, ACTION_REFERENCE_NEW_ROW, SQL_MODE, DEFINER "
+    "ACTION_ORIENTATION, ACTION_TIMING, ACTION_REFERENCE_OLD_ROW, ACTION_REFERENCE_NEW_ROW, SQL_MODE, DEFINER, "
+    "DATABASE_COLLATION "
     "FROM information_schema.TRIGGERS WHERE TRIGGER_SCHEMA = 'trg' ORDER BY TRIGGER_NAME",
     "SELECT * FROM trg.t ORDER BY id",
     "SELECT * FROM trg.audit ORDER BY id",
@@ -133,7 +134,7 @@ def _shown(server) -> list[tuple]:
     try:
         with conn.cursor() as cur:
             cur.execute("SHOW TRIGGERS")
-            listed = [row[:5] + row[6:8] for row in cur.fetchall()]
+            listed = [row[:5] + row[6:8] + row[10:] for row in cur.fetchall()]
             created = []
             for row in listed:
                 cur.execute(f"SHOW CREATE TRIGGER {row[0]}")

@@ -7,18 +7,11 @@ import pytest
 from engine import Engine
 from protocol.errors import SQLError
 from server.sql import split_statements
+from tests.unit import test_engine_views
 from tests.unit.test_engine import run
 
-
-@pytest.fixture
-async def engine(tmp_path):
-    engine = await Engine.open(tmp_path / "data")
-    yield engine
-    await engine.close()
-
-
-async def rows(engine, session, sql):
-    return [tuple(r) for r in (await run(engine, session, sql)).rows]
+engine = test_engine_views.engine  # (its fixture: an engine in a fresh datadir)
+rows = test_engine_views.rows
 
 
 @pytest.fixture
