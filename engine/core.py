@@ -164,8 +164,8 @@ from engine.triggers import (
     TriggerSwitch,
     install_sql,
     ordered,
+    plan_effects,
     sqlite_names,
-    unsafe_through,
     written_through,
 )
 from protocol.errors import (
@@ -1064,6 +1064,7 @@ class Engine:
         self._fk.enabled = fk_checks
         self._triggers_on.enabled = triggers
         self._triggers_on.time = statement_time(log[2])[0]
+        self._triggers_on.used = plan.trigger_reads
         # a parent whose keys cascade: the statement and its cascades are undone together
         guard = plan.target is not None and ((plan.target[0], plan.target[1].lower()) in self._fk.cascading
                                              or (multi is not None and multi.cascades(self._fk.cascading)))
@@ -1856,10 +1857,11 @@ class Engine:
             if plan.sql.startswith("UPDATE OR IGNORE ") and self._triggered(plan.target):
                 # (SQLite's OR IGNORE would be its triggers' statements' conflict policy too)
                 raise SQLError(ER_NOT_SUPPORTED_YET, "UPDATE IGNORE of a table with triggers")
-            notes = unsafe_through(self.triggers[plan.target[0]].values(), first, plan.upsert, plan.target, self.table)
+            notes, reads = plan_effects(plan, self.triggers[plan.target[0]].values(), first, self.table)
             for counted in (plan, plan.changed, plan.found):  # (UPDATE's plans of its counts too)
                 if counted is not None:
                     counted.unsafe += notes
+                    counted.trigger_reads = reads
         return plan
 
 

@@ -399,6 +399,9 @@ class Plan:
     # a multi-table UPDATE / DELETE: `sql` is the snapshot of its join, the targets written from
     # it by the writer (`engine.multiwrite`)
     multi: MultiWrite | None = None
+    # the tables (lower names) of the target's database the statement names that its triggers
+    # write: such a write, when a trigger fires, is MariaDB's 1442 (`engine.triggers`)
+    trigger_reads: frozenset[str] = frozenset()
 
     @property
     def replaces(self) -> bool:

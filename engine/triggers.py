@@ -26,6 +26,7 @@ as MariaDB's statement-format replication does.
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 import time
 from collections.abc import Callable, Iterable
@@ -119,10 +120,12 @@ class TriggerSwitch:
     def __init__(self) -> None:
         self.enabled = True
         self.time = 0  # the running write's timestamp (`Engine._w_write`)
+        self.used: frozenset[str] = frozenset()  # its `Plan.trigger_reads`
 
     def register(self, conn: sqlite3.Connection) -> None:
         conn.create_function("__trg_on", 0, lambda: 1 if self.enabled else 0)
         conn.create_function("__trg_time", 1, self._time)
+        conn.create_function("__trg_used", 1, lambda name: 1 if name in self.used else 0)
 
     def _time(self, kind: int) -> str | int:
         if kind == 3:
@@ -337,6 +340,9 @@ def install_sql(schema: str, triggers: Iterable[Trigger], table_of: Callable[[st
                         raise
                     bodies[key].append(_raise_sql(exc))
                     continue
+                # (a table the firing statement reads: 1442 when this writes it)
+                bodies[key].append(_raise_sql(SQLError(ER_CANT_UPDATE_USED_TABLE_IN_SF_OR_TRG, target[1]))[:-1]
+                                   + f" WHERE __trg_used({sql_literal(target[1].lower())});")
                 bodies[key].append(text + ";")
                 writes[key].add(target[1].lower())
     for n, (key, statements) in enumerate(sorted(bodies.items())):
@@ -407,16 +413,27 @@ _AUTOINC_NOTE = ("Statement is unsafe because it invokes a trigger or a stored f
 _EVENTS = {"INSERT": ("INSERT",), "REPLACE": ("INSERT", "DELETE"), "UPDATE": ("UPDATE",), "DELETE": ("DELETE",)}
 
 
-def unsafe_through(triggers: Iterable[Trigger], first_word: str, upsert: bool, target: tuple[str, str],
-                   table_of: Callable[[str, str], Table | None]) -> tuple[str, ...]:
-    """Note 1592 for a write (its first word, ON DUPLICATE KEY UPDATE or not) whose triggers
-    write a table with an AUTO_INCREMENT column, as MariaDB gives it; () for any other."""
-    events = _EVENTS.get(first_word, ()) + (("UPDATE",) if upsert else ())
-    for schema, name in written_through(triggers, *target, events):
-        table = table_of(schema, name)
-        if table is not None and table.auto_column is not None:
-            return (ER_BINLOG_UNSAFE_STATEMENT.format(_AUTOINC_NOTE),)
-    return ()
+_QUALIFIED = re.compile(r'"((?:[^"]|"")*)"\."((?:[^"]|"")*)"')
+# and BINLOG_STMT_UNSAFE_WRITE_AUTOINC_SELECT, when the statement also reads another table
+_AUTOINC_SELECT_NOTE = ("Statements writing to a table with an auto-increment column after selecting from another "
+                        "table are unsafe because the order in which rows are retrieved determines what (if any) rows "
+                        "will be written. This order cannot be predicted and may differ on master and the slave")
+
+
+def plan_effects(plan: Plan, triggers: Iterable[Trigger], first_word: str,
+                 table_of: Callable[[str, str], Table | None]) -> tuple[tuple[str, ...], frozenset[str]]:
+    """What a write's triggers add to its plan (its first word says which events it fires):
+    MariaDB's notes 1592 when they write a table with an AUTO_INCREMENT column, and
+    `Plan.trigger_reads`, the tables its translation names that they write, however deep."""
+    schema, target = plan.target[0], plan.target[1].lower()
+    events = _EVENTS.get(first_word, ()) + (("UPDATE",) if plan.upsert else ())
+    written = {name for _, name in written_through(triggers, *plan.target, events)}
+    named = {m.group(2).replace('""', '"').lower() for m in _QUALIFIED.finditer(plan.sql)
+             if m.group(1).replace('""', '"') == schema}
+    notes: tuple[str, ...] = ()
+    if any((table := table_of(schema, name)) is not None and table.auto_column is not None for name in written):
+        notes = (_AUTOINC_NOTE,) + ((_AUTOINC_SELECT_NOTE,) if named - {target} else ())
+    return tuple(ER_BINLOG_UNSAFE_STATEMENT.format(note) for note in notes), frozenset(named & written)
 
 
 def sqlite_names(conn: sqlite3.Connection, schema: str) -> list[str]:

@@ -74,6 +74,11 @@ STEPS = [
     "INSERT INTO stamps (id, at, day, secs) VALUES (OLD.id, NOW(), CURDATE(), UNIX_TIMESTAMP())",
     "DELETE FROM t WHERE id = 7",
     "SET timestamp = DEFAULT",
+    # a table the statement reads that its triggers write: 1442 once one fires, not before
+    "INSERT INTO t SELECT id + 50, 0, 'sel' FROM audit WHERE id = 100",
+    "INSERT INTO t SELECT id, 0, '' FROM audit WHERE id < 0",
+    "DELETE t FROM t JOIN copy ON copy.id = t.id WHERE t.id = 2",
+    "UPDATE t, copy SET t.a = t.a + 1 WHERE copy.id = t.id AND t.id = 2",
     # IGNORE leaves out the statement's own rows that meet a key, not its triggers' (1062)
     "INSERT IGNORE INTO t VALUES (7, 0, 'dup'), (9, 9, 'nine')",
     "INSERT IGNORE INTO t VALUES (1, 0, 'x')",
