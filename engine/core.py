@@ -166,7 +166,6 @@ from engine.triggers import (
     ordered,
     plan_effects,
     sqlite_names,
-    written_through,
 )
 from protocol.errors import (
     ER_AUTOINC_ERANGE,
@@ -1152,8 +1151,8 @@ class Engine:
         self._txn_log.append([plan.target[0], *log, first, False] + ([] if sql_mode is None else [sql_mode]))
         if plan.auto_dirty:
             self._auto_stale.add((plan.target[0], plan.target[1].lower()))
-        if self.triggers.get(plan.target[0]):  # (ids the triggers wrote: the counters read again)
-            self._auto_stale.update(written_through(self.triggers[plan.target[0]].values(), *plan.target))
+        if plan.trigger_writes:  # (ids the triggers wrote: the counters read again)
+            self._auto_stale.update(plan.trigger_writes)
         if end:
             self._sp_done = True
         return affected, first, returned, inserted, last_row
@@ -1857,11 +1856,11 @@ class Engine:
             if plan.sql.startswith("UPDATE OR IGNORE ") and self._triggered(plan.target):
                 # (SQLite's OR IGNORE would be its triggers' statements' conflict policy too)
                 raise SQLError(ER_NOT_SUPPORTED_YET, "UPDATE IGNORE of a table with triggers")
-            notes, reads = plan_effects(plan, self.triggers[plan.target[0]].values(), first, self.table)
+            notes, reads, writes = plan_effects(plan, self.triggers[plan.target[0]].values(), first, self.table)
             for counted in (plan, plan.changed, plan.found):  # (UPDATE's plans of its counts too)
                 if counted is not None:
                     counted.unsafe += notes
-                    counted.trigger_reads = reads
+                    counted.trigger_reads, counted.trigger_writes = reads, writes
         return plan
 
 

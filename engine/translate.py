@@ -402,6 +402,7 @@ class Plan:
     # the tables (lower names) of the target's database the statement names that its triggers
     # write: such a write, when a trigger fires, is MariaDB's 1442 (`engine.triggers`)
     trigger_reads: frozenset[str] = frozenset()
+    trigger_writes: frozenset[tuple[str, str]] = frozenset()  # (schema, lower name) its triggers may write
 
     @property
     def replaces(self) -> bool:

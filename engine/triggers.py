@@ -421,10 +421,12 @@ _AUTOINC_SELECT_NOTE = ("Statements writing to a table with an auto-increment co
 
 
 def plan_effects(plan: Plan, triggers: Iterable[Trigger], first_word: str,
-                 table_of: Callable[[str, str], Table | None]) -> tuple[tuple[str, ...], frozenset[str]]:
+                 table_of: Callable[[str, str], Table | None]
+                 ) -> tuple[tuple[str, ...], frozenset[str], frozenset[tuple[str, str]]]:
     """What a write's triggers add to its plan (its first word says which events it fires):
-    MariaDB's notes 1592 when they write a table with an AUTO_INCREMENT column, and
-    `Plan.trigger_reads`, the tables its translation names that they write, however deep."""
+    MariaDB's notes 1592 when they write a table with an AUTO_INCREMENT column,
+    `Plan.trigger_reads`, the tables its translation names that they write, however deep, and
+    `Plan.trigger_writes`, every table they write (whose AUTO_INCREMENT counter is read again)."""
     schema, target = plan.target[0], plan.target[1].lower()
     events = _EVENTS.get(first_word, ()) + (("UPDATE",) if plan.upsert else ())
     written = {name for _, name in written_through(triggers, *plan.target, events)}
@@ -433,7 +435,8 @@ def plan_effects(plan: Plan, triggers: Iterable[Trigger], first_word: str,
     notes: tuple[str, ...] = ()
     if any((table := table_of(schema, name)) is not None and table.auto_column is not None for name in written):
         notes = (_AUTOINC_NOTE,) + ((_AUTOINC_SELECT_NOTE,) if named - {target} else ())
-    return tuple(ER_BINLOG_UNSAFE_STATEMENT.format(note) for note in notes), frozenset(named & written)
+    return (tuple(ER_BINLOG_UNSAFE_STATEMENT.format(note) for note in notes), frozenset(named & written),
+            frozenset((schema, name) for name in written))
 
 
 def sqlite_names(conn: sqlite3.Connection, schema: str) -> list[str]:
