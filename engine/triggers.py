@@ -123,6 +123,7 @@ class TriggerSwitch:
         self.used: frozenset[str] = frozenset()  # its `Plan.trigger_reads`
 
     def register(self, conn: sqlite3.Connection) -> None:
+        """On the writer (after `register_idle`, which it replaces)."""
         conn.create_function("__trg_on", 0, lambda: 1 if self.enabled else 0)
         conn.create_function("__trg_time", 1, self._time)
         conn.create_function("__trg_used", 1, lambda name: 1 if name in self.used else 0)
@@ -131,6 +132,14 @@ class TriggerSwitch:
         if kind == 3:
             return self.time
         return datetime.fromtimestamp(self.time, tz=UTC).strftime(_TIME_FORMATS[kind])
+
+
+def register_idle(conn: sqlite3.Connection) -> None:
+    """The trigger functions on a connection that never fires a trigger (a reader: compiling a
+    write there, as `Session.access` does, reads the file's triggers, which name them)."""
+    conn.create_function("__trg_on", 0, lambda: 0)
+    conn.create_function("__trg_time", 1, lambda kind: None)
+    conn.create_function("__trg_used", 1, lambda name: 0)
 
 
 _TIME_FORMATS = ("%Y-%m-%d %H:%M:%S", "%Y-%m-%d", "%H:%M:%S")
