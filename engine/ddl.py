@@ -898,6 +898,8 @@ class DdlParser:
         self.translate_checks(table)
         self.translate_generated(table)
         action = self.rebuild(table, old, renamed)
+        if table.name != old.name:  # ALTER TABLE ... RENAME TO: its triggers follow it
+            action.renamed.append((schema, old.name, table.name))
         if self.foreign_key_checks:
             action.check_foreign_keys = [(table, fk) for fk in self.added_keys]
         return action

@@ -98,13 +98,15 @@ async def test_triggers_survive_alter_rename_and_restart(tmp_path):
     await run(engine, session, "ALTER TABLE t ADD COLUMN b INT")
     await run(engine, session, "INSERT INTO t VALUES (1, 10, 0)")
     await run(engine, session, "RENAME TABLE t TO t2")
-    await run(engine, session, "INSERT INTO t2 VALUES (2, 20, 0)")
+    await run(engine, session, "ALTER TABLE t2 RENAME TO t3, ADD COLUMN c INT")
+    await run(engine, session, "RENAME TABLE t3 TO t2")
+    await run(engine, session, "INSERT INTO t2 VALUES (2, 20, 0, 0)")
     assert (await rows(engine, session, "SHOW TRIGGERS"))[0][2] == "t2"
     await engine.close()
     engine = await Engine.open(tmp_path / "data")
     session = engine.session(1)
     session.database = "test"
-    await run(engine, session, "INSERT INTO t2 VALUES (3, 30, 0)")
+    await run(engine, session, "INSERT INTO t2 VALUES (3, 30, 0, 0)")
     assert await rows(engine, session, "SELECT * FROM log ORDER BY id") == [(1, 10), (2, 20), (3, 30)]
     await run(engine, session, "DROP TABLE t2")
     assert await rows(engine, session, "SHOW TRIGGERS") == []
