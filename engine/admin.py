@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from engine import checksum, infoschema
+from engine import checksum, infoschema, triggers
 from engine.catalog import TokenCursor
 from engine.coltypes import varchar
 from engine.ddl import missing_routine
@@ -27,6 +27,7 @@ from protocol.errors import (
     ER_NO_SUCH_TABLE,
     ER_NONUNIQ_TABLE,
     ER_NOT_SUPPORTED_YET,
+    ER_TRG_DOES_NOT_EXIST,
     ER_UNKNOWN_STORAGE_ENGINE,
     ER_UNKNOWN_TABLE,
     ER_WRONG_OBJECT,
@@ -156,6 +157,15 @@ def checksum_answer(rows: list[tuple], warnings: list[tuple[str, int, str]], ses
 
 def columns_of(kind: str) -> list[str]:
     return [col.name for col in _DECLARED[kind]]
+
+
+def _named_in_database(cur: TokenCursor, session: Session) -> tuple[str, str]:
+    """[db.]name: its database, the current one when unqualified (1046 without one), and name."""
+    qualifier, name = cur.qualified()
+    schema = qualifier or session.database
+    if schema is None:
+        raise SQLError(ER_NO_DB_ERROR)
+    return schema, name
 
 
 def _schema(cur: TokenCursor, session: Session) -> str:
@@ -410,6 +420,16 @@ def run_admin(session: Session, cur: TokenCursor, shape: str) -> Result | AsSele
     if cur.accept("ENGINES"):
         return _listing("engines", [infoschema.ENGINE_ROW], session)
     if cur.accept("CREATE"):
+        if cur.accept("TRIGGER"):
+            schema, name = _named_in_database(cur, session)
+            found = engine.trigger(schema, name)
+            if found is None:
+                raise SQLError(ER_TRG_DOES_NOT_EXIST)
+            return _shown_create([("Trigger", 64), ("sql_mode", 8192), ("SQL Original Statement", 1024),
+                                  ("character_set_client", 32), ("collation_connection", 64),
+                                  ("Database Collation", 64), ("Created", 22)],
+                                 (found.name, found.sql_mode, found.show_create(), "utf8mb4", "utf8mb4_general_ci",
+                                  engine.options_of(schema).collation, found.created_text()), session)
         if cur.peek() is not None and cur.peek().is_word("PROCEDURE", "FUNCTION", "TRIGGER", "EVENT", "PACKAGE"):
             kind = cur.next().upper  # no stored program exists here (`ddl.DdlParser.drop_routine`)
             _, name = cur.qualified()
@@ -422,10 +442,7 @@ def run_admin(session: Session, cur: TokenCursor, shape: str) -> Result | AsSele
             text = engine.options_of(name).show_create(name, if_not_exists)
             return _shown_create([("Database", 64), ("Create Database", 1024)], (name, text), session)
         if cur.accept("VIEW"):
-            qualifier, name = cur.qualified()
-            view_schema = qualifier or session.database
-            if view_schema is None:
-                raise SQLError(ER_NO_DB_ERROR)
+            view_schema, name = _named_in_database(cur, session)
             view = engine.view(view_schema, name)
             if view is None:
                 table = _table_named(session, view_schema, name)
@@ -472,10 +489,19 @@ def run_admin(session: Session, cur: TokenCursor, shape: str) -> Result | AsSele
             return AsSelect(f"SELECT * FROM information_schema.{word}", [])
     # no events, triggers or stored routines exist here: their listings are empty, with mysqld's
     # columns (mariadb-dump --events/--triggers/--routines reads them)
-    for word in ("EVENTS", "TRIGGERS"):
-        if cur.accept(word):
-            _schema(cur, session)
-            return _empty_listing(cur, word.lower(), session)
+    if cur.accept("EVENTS"):
+        _schema(cur, session)
+        return _empty_listing(cur, "events", session)
+    if cur.accept("TRIGGERS"):  # LIKE matches the table's name, as MariaDB's
+        schema = _schema(cur, session)
+        collation = engine.options_of(schema).collation
+        rows = [t.show_row(collation) for t in triggers.ordered(engine.triggers.get(schema, {}).values())]
+        like = _filter(cur)
+        if like is not None:
+            rows = [row for row in rows if like.match(row[2])]
+        elif cur.accept("WHERE"):
+            rows = _where_equal(cur, [c.name for c in _DECLARED["triggers"]], rows)
+        return _listing("triggers", rows, session)
     if cur.accept("PROCEDURE", "FUNCTION", "PACKAGE"):
         cur.accept("BODY")
         if cur.accept("CODE"):  # as a MariaDB built without debugging answers it

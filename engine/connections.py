@@ -41,6 +41,7 @@ from engine import (
     functions,
     infoschema,
     strfuncs,
+    triggers,
     values,
 )
 from engine.catalog import DECIMAL_COLLATION
@@ -76,6 +77,7 @@ def open_connection(path: Path, state: functions.ConnectionState, synchronous: s
     infoschema.register(conn)
     decimal_math.register(conn, functions.divided_by_zero(state))
     checksum.register(conn)
+    triggers.register_idle(conn)
     conn.create_collation(DECIMAL_COLLATION, values.compare_decimal)
     conn.create_collation(strfuncs.SOUNDEX_COLLATION, strfuncs.compare_soundex)
     collation.register(conn)

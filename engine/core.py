@@ -135,6 +135,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import copy
 import hashlib
 import json
 import logging
@@ -157,6 +158,15 @@ from engine.lexer import quote_ident, syntax_error, tokenize
 from engine.results import ReplicatedStatement, StatementContext, statement_time
 from engine.session import PLAN_CACHE_SIZE, Session
 from engine.translate import Plan, Translator
+from engine.triggers import (
+    TRIGGER_PREFIX,
+    Trigger,
+    TriggerSwitch,
+    install_sql,
+    ordered,
+    plan_effects,
+    sqlite_names,
+)
 from protocol.errors import (
     ER_AUTOINC_ERANGE,
     ER_BAD_FIELD_ERROR,
@@ -197,7 +207,7 @@ DROPPED_KEY = "__dropped"
 #   placeholder, a bare column or a sum of them (+, -), as is or through the engine's type check
 #   (`mysql_store`, with its `iif(typeof ...)` shortcut for integer columns); and the table is
 #   no foreign key's parent with a CASCADE or SET NULL action (a cascade touches any number of
-#   rows; a RESTRICT check is one lookup). The engine has no user triggers.
+#   rows; a RESTRICT check is one lookup); and the table has no user trigger (`engine.triggers`).
 INLINE_ROWS = 8
 _INLINE_INSERT = re.compile(
     r'INSERT INTO "[^"]*"\."[^"]*" \([^()]*\) VALUES \( \?(?: , \?)* \)(?: , \( \?(?: , \?)* \))*\Z')
@@ -259,6 +269,7 @@ class Engine:
         self._w_attached: collections.OrderedDict[str, Path] = collections.OrderedDict()
         self.catalog: dict[str, dict[str, Table]] = {}  # schema -> lower(table) -> Table
         self.views: dict[str, dict[str, View]] = {}  # schema -> lower(view) -> View (never in catalog)
+        self.triggers: dict[str, dict[str, Trigger]] = {}  # schema -> lower(trigger) -> Trigger
         # schema -> its options (CREATE / ALTER DATABASE's); a schema without: the server's
         self.database_options: dict[str, DatabaseOptions] = {}
         self._catalog_version = 0
@@ -297,6 +308,7 @@ class Engine:
         self._unsynced: set[str] = set()
         self.repaired: list[str] = []  # files brought up to the last group at open (torn commit)
         self._fk = FkTriggers()  # the writer connection's foreign key triggers
+        self._triggers_on = TriggerSwitch()  # whether the files' user triggers fire (`engine.triggers`)
         self._fk_in_txn = False  # they were (re)installed inside the open SQLite transaction
         self._uncheckpointed = 0  # groups committed since the writer's last WAL checkpoint
 
@@ -344,6 +356,7 @@ class Engine:
         # never in a commit the loop runs
         self._wconn_.execute("PRAGMA wal_autocheckpoint=0")
         self._fk.register(self._wconn_)
+        self._triggers_on.register(self._wconn_)
         self._w_ensure_tables("main")
         metas = {"main": self._w_read_meta("main")}
         for path in sorted(self.datadir.glob("*.sqlite")):
@@ -548,6 +561,14 @@ class Engine:
         views = self.views.get(schema)
         return None if views is None else views.get(name.lower())
 
+    def _triggered(self, target: tuple[str, str]) -> set[str]:
+        """The events of the table's triggers (none: an empty set)."""
+        return {t.event for t in self.triggers.get(target[0], {}).values() if t.table.lower() == target[1].lower()}
+
+    def trigger(self, schema: str, name: str) -> Trigger | None:
+        found = self.triggers.get(schema)
+        return None if found is None else found.get(name.lower())
+
     def view_table(self, schema: str, name: str) -> Table:
         """The view's stand-in table, as DESCRIBE and SHOW COLUMNS read it (`viewcols`; 1235
         where its columns cannot be told as MariaDB tells them)."""
@@ -569,7 +590,7 @@ class Engine:
     def _w_read_catalog(self, name: str) -> dict[str, Table]:
         """One schema file's catalog rows: its tables (returned), its views (into `views`) and
         its options (into `database_options`)."""
-        tables, views = {}, {}
+        tables, views, found = {}, {}, {}
         options = DatabaseOptions()
         for key, text in self._wconn.execute(f"SELECT name, def FROM {quote_ident(name)}.{CATALOG_TABLE}"):
             if key == DATABASE_KEY:
@@ -577,10 +598,14 @@ class Engine:
             elif key.startswith(VIEW_PREFIX):
                 view = View.from_json(text)
                 views[view.name.lower()] = view
+            elif key.startswith(TRIGGER_PREFIX):
+                trigger = Trigger.from_json(text)
+                found[trigger.name.lower()] = trigger
             else:
                 table = Table.from_json(text)
                 tables[table.name.lower()] = table
         self.views = {**self.views, name: views}
+        self.triggers = {**self.triggers, name: found}
         self.database_options = {**self.database_options, name: options}
         return tables
 
@@ -1028,13 +1053,17 @@ class Engine:
                 self._w_need((missing,))
 
     def _w_write(self, plan: Plan, args, end: bool, forced: int | None, rand, database, log: tuple,
-                 fk_checks: bool = True, zero_is_value: bool = False, sql_mode: int | None = None):
+                 fk_checks: bool = True, zero_is_value: bool = False, sql_mode: int | None = None,
+                 triggers: bool = True):
         target = plan.target[0] if plan.target else None
         multi = plan.multi
         if target is not None and (target not in self._w_attached or self._fk.linked(target) or multi is not None):
             self._w_need(multi.schemas if multi is not None else (target,))
         self._w_begin()
         self._fk.enabled = fk_checks
+        self._triggers_on.enabled = triggers
+        self._triggers_on.time = statement_time(log[2])[0]
+        self._triggers_on.used = plan.trigger_reads
         # a parent whose keys cascade: the statement and its cascades are undone together
         guard = plan.target is not None and ((plan.target[0], plan.target[1].lower()) in self._fk.cascading
                                              or (multi is not None and multi.cascades(self._fk.cascading)))
@@ -1045,8 +1074,11 @@ class Engine:
                 plan.nrows > 1 or plan.auto_select_slot is not None or plan.auto_selected_at is not None))):
             args = list(args)
             apart = _values_apart(plan, args) if plan.nrows else _select_apart(plan, args, self.table(*plan.target))
-            if apart is not None and self._w_ids_all_given(plan, apart, zero_is_value):
+            if apart is not None and self._w_ids_all_given(plan, apart, zero_is_value) and not (
+                    plan.ignore and self._triggered(plan.target)):  # (with triggers: `_w_rows_apart`'s plain INSERTs)
                 apart = None  # every row names its id: the one INSERT ... SELECT stores them as they are
+        if apart is None and plan.ignore and self._triggered(plan.target):
+            raise SQLError(ER_NOT_SUPPORTED_YET, "this INSERT IGNORE on a table with triggers")
         if apart is None and plan.auto_slots is not None:
             args = list(args)
             generated = self._w_assign_ids(plan, args, forced, zero_is_value)
@@ -1065,6 +1097,8 @@ class Engine:
                 order = {rowid: n for n, (rowid,) in enumerate(chosen)}
             returned = ids = None
             replaced = self._w_replace(plan, args, zero_is_value) if plan.replaces else None
+            if replaced is None and plan.replaces and self._triggered(plan.target):
+                raise SQLError(ER_NOT_SUPPORTED_YET, "this REPLACE on a table with triggers")
             if replaced is not None:
                 affected = replaced
             elif apart is not None:
@@ -1117,6 +1151,8 @@ class Engine:
         self._txn_log.append([plan.target[0], *log, first, False] + ([] if sql_mode is None else [sql_mode]))
         if plan.auto_dirty:
             self._auto_stale.add((plan.target[0], plan.target[1].lower()))
+        if plan.trigger_writes:  # (ids the triggers wrote: the counters read again)
+            self._auto_stale.update(plan.trigger_writes)
         if end:
             self._sp_done = True
         return affected, first, returned, inserted, last_row
@@ -1278,8 +1314,11 @@ class Engine:
                 taken = self._w_row_id(plan, row_args, slot, ids, n, zero_is_value) if slot is not None else None
                 values = self._w_execute(computed, row_args).fetchone() if computed is not None else row_args
                 marks = fx.upserts_changed + fx.upserts_unchanged if fx is not None else 0
+                one = apart.one
+                if plan.ignore and self._triggered(plan.target) and self._w_left_out(table, apart.columns, values) is None:
+                    one = one.replace("INSERT OR IGNORE ", "INSERT ", 1)  # (else its triggers' statements would ignore too)
                 try:
-                    cur = self._w_execute(apart.one, [*values, *apart.tail_args])
+                    cur = self._w_execute(one, [*values, *apart.tail_args])
                 except sqlite3.IntegrityError as exc:  # the row is the one that met the key
                     cols = _unique_failed(exc)
                     if cols is None or table is None:
@@ -1388,7 +1427,15 @@ class Engine:
         # foreign key references the table (write_record's ha_update_row): a row stored as it
         # was is not counted as deleted (HA_ERR_RECORD_IS_THE_SAME). Here: the one unique key.
         whole = None
-        if len(keys) == 1 and not self._fk.referenced(table):
+        # a table with triggers: the rows met deleted apart (its DELETE triggers fire, MariaDB's
+        # delete and insert), the row then INSERTed, not REPLACEd (a trigger's statements would
+        # take SQLite's REPLACE as their own conflict policy)
+        events = self._triggered((table.schema, table.name))
+        triggered = bool(events)
+        if triggered:
+            one = "INSERT" + one[len("REPLACE"):]
+            remove = f"DELETE FROM {quote_ident(table.schema)}.{quote_ident(table.name)} WHERE rowid = ?"
+        if len(keys) == 1 and not self._fk.referenced(table) and "DELETE" not in events:
             whole = f"SELECT * FROM {quote_ident(table.schema)}.{quote_ident(table.name)} WHERE rowid = ?"
         conn = self._wconn
         several = count > 1
@@ -1405,6 +1452,8 @@ class Engine:
                     if None not in key:
                         met.update(rowid for (rowid,) in self._w_execute(sql, key))
                 before = self._w_execute(whole, list(met)).fetchone() if whole is not None and met else None
+                for rowid in sorted(met) if triggered else ():
+                    self._w_execute(remove, [rowid])
                 self._w_execute(one, values)
                 if before is not None and before == self._w_execute(whole, [conn.execute(
                         "SELECT last_insert_rowid()").fetchone()[0]]).fetchone():
@@ -1428,6 +1477,10 @@ class Engine:
             return fk
         table = self.table(*plan.target) if plan.target else None
         cols = _unique_failed(exc)
+        named = re.match(r"UNIQUE constraint failed: ([^.,]+)\.", msg)
+        if cols is not None and table is not None and named is not None and named.group(1) != table.name:
+            other = self.table(table.schema, named.group(1))  # a trigger's row: its value not told
+            return SQLError(ER_DUP_ENTRY, "?", other.key_name_for(cols) if other is not None else "?")
         if cols is not None and table is not None:
             return SQLError(ER_DUP_ENTRY, self._w_duplicate_value(table, cols, plan, args),
                             f"{table.key_name_for(cols)}")
@@ -1548,6 +1601,7 @@ class Engine:
             self.schemas = {k: v for k, v in self.schemas.items() if k != name}
             self.catalog = {k: v for k, v in self.catalog.items() if k != name}
             self.views = {k: v for k, v in self.views.items() if k != name}
+            self.triggers = {k: v for k, v in self.triggers.items() if k != name}
             self.database_options = {k: v for k, v in self.database_options.items() if k != name}
             self._touched.discard(name)
             self._touched.add("main")
@@ -1560,6 +1614,10 @@ class Engine:
         try:
             for sql, args in action.view_selects:
                 self._w_check_view(sql, args)
+            if self.triggers.get(action.schema) and action.schema in self.schemas:
+                # (SQLite's DROP / RENAME check every trigger of the file: made again below)
+                for name in sqlite_names(conn, action.schema):
+                    conn.execute(f"DROP TRIGGER {quote_ident(action.schema)}.{quote_ident(name)}")
             for sql in action.sql:
                 conn.execute(sql)
             for child, fk in action.check_foreign_keys:
@@ -1575,6 +1633,7 @@ class Engine:
             for view in action.put_views:
                 conn.execute(f"INSERT OR REPLACE INTO {quote_ident(view.schema)}.{CATALOG_TABLE} (name, def) "
                              "VALUES (?, ?)", (VIEW_PREFIX + view.name.lower(), view.to_json()))
+            schema_triggers = self._w_put_triggers(action)
             if action.database_options is not None:
                 self._w_put_options(action.schema, action.database_options)
         except (sqlite3.Error, SQLError) as exc:
@@ -1597,8 +1656,51 @@ class Engine:
         for view in action.put_views:
             views.setdefault(view.schema, {})[view.name.lower()] = view
         self.views = views
+        if schema_triggers is not None:
+            self.triggers = {**self.triggers, action.schema: schema_triggers}
         self._touched.add(action.schema)
         self._after_ddl(action.reset_auto, action.keep_auto)
+
+    def _w_put_triggers(self, action: DdlAction) -> dict[str, Trigger] | None:
+        """The triggers of `action.schema` after the action (None: unchanged), written to its
+        catalog, and its SQLite triggers made again from them for the tables the action leaves
+        (`triggers.install_sql`): a dropped table's triggers go with it, a renamed one's follow
+        it. A trigger the action makes whose body cannot run here fails it (1235)."""
+        schema = action.schema
+        before = self.triggers.get(schema, {})
+        if not before and not action.put_triggers or schema not in self.schemas:
+            return None
+        tables = {**self.catalog.get(schema, {})}
+        for s, name in action.delete:
+            if s == schema:
+                tables.pop(name.lower(), None)
+        tables.update((t.name.lower(), t) for t in action.put if t.schema == schema)
+        found = {k: copy.copy(t) for k, t in before.items() if (schema, t.name) not in action.drop_triggers}
+        for trigger in found.values():
+            for s, old, new in action.renamed:
+                if s == schema and trigger.table.lower() == old.lower():
+                    trigger.table = new
+        found.update((t.name.lower(), t) for t in action.put_triggers)
+        found = {k: t for k, t in found.items() if t.table.lower() in tables}
+        conn = self._wconn
+        for key in before:
+            conn.execute(f"DELETE FROM {quote_ident(schema)}.{CATALOG_TABLE} WHERE name = ?", (TRIGGER_PREFIX + key,))
+        for key, trigger in found.items():
+            conn.execute(f"INSERT INTO {quote_ident(schema)}.{CATALOG_TABLE} (name, def) VALUES (?, ?)",
+                         (TRIGGER_PREFIX + key, trigger.to_json()))
+        made = {t.name.lower() for t in action.put_triggers}
+        catalog = {**self.catalog, schema: tables}
+
+        def plan_of(shape: str, database: str, params: list) -> Plan:
+            saved, self.catalog = self.catalog, catalog  # (the tables as the action leaves them)
+            try:
+                return self._make_plan(shape, database, params)
+            finally:
+                self.catalog = saved
+
+        for sql in install_sql(schema, found.values(), tables.get, plan_of, made):
+            conn.execute(sql)
+        return found
 
     def _w_check_view(self, sql: str, args) -> None:
         """A view's SELECT compiled, never run (`DdlAction.view_selects`): MariaDB's error of
@@ -1684,6 +1786,8 @@ class Engine:
                 and _LOOP_UNSAFE_CALL.search(plan.sql) is None
         if plan.kind != "write" or plan.returning is not None or plan.target is None:
             return False
+        if self._triggered(plan.target):
+            return False  # (its triggers' statements are not bounded)
         if plan.nrows:
             return plan.nrows <= INLINE_ROWS and _INLINE_INSERT.match(plan.sql) is not None
         m = _INLINE_ROW_WRITE.match(plan.sql)
@@ -1748,8 +1852,19 @@ class Engine:
         translator.view_of = self.view
         translator.write_mode = mode
         translator.views_in = lambda schema: list(self.views.get(schema, {}).values())
+        translator.triggers_in = lambda schema: ordered(self.triggers.get(schema, {}).values())
         translator.options_of = self.options_of
-        return translator.plan()
+        plan = translator.plan()
+        if plan.kind == "write" and plan.target is not None and self.triggers.get(plan.target[0]):
+            if plan.sql.startswith("UPDATE OR IGNORE ") and self._triggered(plan.target):
+                # (SQLite's OR IGNORE would be its triggers' statements' conflict policy too)
+                raise SQLError(ER_NOT_SUPPORTED_YET, "UPDATE IGNORE of a table with triggers")
+            notes, reads, writes = plan_effects(plan, self.triggers[plan.target[0]].values(), first, self.table)
+            for counted in (plan, plan.changed, plan.found):  # (UPDATE's plans of its counts too)
+                if counted is not None:
+                    counted.unsafe += notes
+                    counted.trigger_reads, counted.trigger_writes = reads, writes
+        return plan
 
 
 def fsync_failed(path: str, exc: OSError) -> None:

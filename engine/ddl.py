@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import copy
 import re
+import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from decimal import Decimal
 
-from engine import fixedbin, values
+from engine import fixedbin, triggers, values
 from engine.catalog import (
     BLOB_TYPES,
     CHAR_TYPES,
@@ -49,6 +50,7 @@ from engine.exprtypes import repeated_name, selected_names
 from engine.functions import VOLATILE
 from engine.lexer import Token, extract, literal_texts, mysql_ident, quote_ident, tokenize
 from engine.translate import STORE, Translator
+from engine.triggers import Trigger, check_rows
 from protocol.errors import (
     ER_BAD_DB_ERROR,
     ER_BAD_FIELD_ERROR,
@@ -69,13 +71,18 @@ from protocol.errors import (
     ER_MULTIPLE_PRI_KEY,
     ER_NO_DB_ERROR,
     ER_NO_SUCH_TABLE,
+    ER_NO_TRIGGERS_ON_SYSTEM_SCHEMA,
     ER_NON_UNIQ_ERROR,
     ER_NOT_SUPPORTED_YET,
+    ER_REFERENCED_TRG_DOES_NOT_EXIST,
     ER_ROW_IS_REFERENCED_TABLE,
     ER_SP_DOES_NOT_EXIST,
     ER_SUBQUERIES_NOT_SUPPORTED,
     ER_TABLE_EXISTS_ERROR,
+    ER_TRG_ALREADY_EXISTS,
     ER_TRG_DOES_NOT_EXIST,
+    ER_TRG_IN_WRONG_SCHEMA,
+    ER_TRG_ON_VIEW_OR_TEMP_TABLE,
     ER_TRUNCATE_ILLEGAL_FK,
     ER_UNKNOWN_ERROR,
     ER_UNKNOWN_VIEW,
@@ -168,6 +175,9 @@ class DdlAction:
     # error, of what this engine does not run, still makes it, as MariaDB would)
     view_selects: list[tuple[str, list[object]]] = field(default_factory=list)
     drop_views: list[tuple[str, str]] = field(default_factory=list)
+    put_triggers: list[Trigger] = field(default_factory=list)
+    drop_triggers: list[tuple[str, str]] = field(default_factory=list)
+    renamed: list[tuple[str, str, str]] = field(default_factory=list)  # RENAME TABLE's (schema, old, new)
     # DROP VIEW naming existing and missing views: the existing ones are dropped (and only they
     # binlogged, as `logged`), then the statement answers 4092, as MariaDB does
     late_error: SQLError | None = None
@@ -200,6 +210,9 @@ class DdlParser:
         self.view_of: Callable[[str, str], View | None] = lambda schema, name: None
         self.shape = ""  # the statement's shape (the tokens' text), for a view's SELECT
         self.database_options: Callable[[str], DatabaseOptions] = lambda schema: DatabaseOptions()
+        self.trigger_of: Callable[[str, str], Trigger | None] = lambda schema, name: None
+        self.triggers_in: Callable[[str], Iterable[Trigger]] = lambda schema: ()
+        self.sql_mode = ""  # the session's, as a trigger keeps it
 
     def table_name(self) -> tuple[str, str]:
         schema, name = self.cur.qualified()
@@ -225,6 +238,8 @@ class DdlParser:
         if cur.accept("CREATE"):
             replace = cur.accept_words("OR", "REPLACE")
             routine = _routine_word(cur)
+            if routine == "TRIGGER":
+                return self.create_trigger(replace)
             if routine is not None:  # no stored programs here (none can exist: see `drop_routine`)
                 raise SQLError(ER_NOT_SUPPORTED_YET, f"CREATE {routine}")
             options = self.view_options()
@@ -244,6 +259,8 @@ class DdlParser:
         elif cur.accept("DROP"):
             if cur.accept("DATABASE", "SCHEMA"):
                 return self.drop_database()
+            if cur.accept("TRIGGER"):
+                return self.drop_trigger()
             if cur.peek() is not None and cur.peek().is_word(*_ROUTINES):
                 return self.drop_routine(cur.next().upper)
             if cur.accept("VIEW"):
@@ -654,22 +671,7 @@ class DdlParser:
             cur.tokens[start:], lambda s, n: self.catalog(s or self.database, n), self.shape) or [])
         if repeated is not None:
             raise SQLError(ER_DUP_FIELDNAME, repeated)
-        pieces: list[str] = []
-        shape_end = cur.tokens[start].start
-        shape = self.shape
-        texts = literal_texts(cur.text)
-        for tok in cur.tokens[start:]:
-            pieces.append(shape[shape_end:tok.start] if pieces else "")
-            if tok.kind == "param":
-                value = cur.params[tok.param]
-                written = texts[tok.param] if len(texts) == len(cur.params) else ""
-                # a number as written (1e3 a DOUBLE, 1.50 two decimals: its type is its text's)
-                pieces.append(written if _NUMBER_TEXT.fullmatch(written) and isinstance(value, int | float | Decimal)
-                              and not isinstance(value, bool) else mysql_literal(value))
-            else:
-                pieces.append(tok.text)
-            shape_end = tok.end
-        select = "".join(pieces).rstrip(" ;")
+        select = self.written_from(start)
         view = View(schema, name, select, columns)
         if self.current_user is not None:  # MariaDB's default definer: the account creating it
             view.definer = self.current_user
@@ -689,6 +691,118 @@ class DdlParser:
         logged = (f"{mode} ALGORITHM={view.algorithm} DEFINER={view.definer} SQL SECURITY {view.security} "
                   f"VIEW {named}{listed} AS {select}")
         return self.done(DdlAction(schema, put_views=[view], logged=logged))
+
+    def written_from(self, start: int, end: int | None = None) -> str:
+        """The statement's text from token `start` (to token `end`), its literals written out."""
+        cur = self.cur
+        pieces: list[str] = []
+        shape_end = cur.tokens[start].start
+        shape = self.shape
+        texts = literal_texts(cur.text)
+        for tok in cur.tokens[start:end]:
+            pieces.append(shape[shape_end:tok.start] if pieces else "")
+            if tok.kind == "param":
+                value = cur.params[tok.param]
+                written = texts[tok.param] if len(texts) == len(cur.params) else ""
+                # a number as written (1e3 a DOUBLE, 1.50 two decimals: its type is its text's)
+                pieces.append(written if _NUMBER_TEXT.fullmatch(written) and isinstance(value, int | float | Decimal)
+                              and not isinstance(value, bool) else mysql_literal(value))
+            else:
+                pieces.append(shape[tok.start:tok.end])  # (a name as quoted)
+            shape_end = tok.end
+        return "".join(pieces).rstrip(" ;")
+
+    # --- triggers ------------------------------------------------------------------------------
+
+    def create_trigger(self, replace: bool) -> DdlAction:
+        """CREATE [OR REPLACE] [DEFINER = user] TRIGGER [IF NOT EXISTS] [db.]name {BEFORE | AFTER}
+        {INSERT | UPDATE | DELETE} ON table FOR EACH ROW [{FOLLOWS | PRECEDES} other] body:
+        binlogged as MariaDB writes it (`CREATE DEFINER=... trigger` and the rest as written)."""
+        cur = self.cur
+        definer = self.current_user
+        if cur.accept("DEFINER"):
+            cur.expect_op("=")
+            definer = self.account() or definer
+        trigger_at = cur.i
+        cur.expect("TRIGGER")
+        if_not_exists = cur.accept_words("IF", "NOT", "EXISTS")
+        if replace and if_not_exists:
+            raise SQLError(ER_WRONG_USAGE, "OR REPLACE", "IF NOT EXISTS")
+        schema, name = self.routine_name("TRIGGER")
+        timing = cur.next().upper
+        event = cur.next().upper
+        if timing not in ("BEFORE", "AFTER") or event not in ("INSERT", "UPDATE", "DELETE"):
+            cur.i -= 1
+            raise cur.error()
+        cur.expect("ON")
+        table_schema, table_name = self.cur.qualified()
+        if (table_schema or schema).lower() == "mysql":
+            raise SQLError(ER_NO_TRIGGERS_ON_SYSTEM_SCHEMA)
+        cur.expect("FOR")
+        cur.expect("EACH")
+        cur.expect("ROW")
+        head_end = cur.i
+        anchor = None
+        if cur.peek().is_word("FOLLOWS", "PRECEDES"):
+            anchor = (cur.next().upper, cur.ident())
+        if cur.at_end():
+            raise cur.error()
+        body = self.written_from(cur.i)
+        written = self.written_from(trigger_at, head_end) + " " + body
+        cur.i = len(cur.tokens)
+        table = self.catalog(table_schema or schema, table_name)
+        if table is None:
+            if self.view_of(table_schema or schema, table_name) is not None:
+                raise SQLError(ER_TRG_ON_VIEW_OR_TEMP_TABLE, table_name)
+            raise SQLError(ER_NO_SUCH_TABLE, table_schema or schema, table_name)
+        if table_schema is not None and table_schema != schema:
+            raise SQLError(ER_TRG_IN_WRONG_SCHEMA)
+        mode = "CREATE OR REPLACE" if replace else "CREATE"
+        logged = f"{mode} DEFINER={definer or '`root`@`localhost`'} {self.written_from(trigger_at)}"
+        existing = self.trigger_of(schema, name)
+        if existing is not None and not replace:
+            if if_not_exists:
+                return DdlAction(schema, noop=True, notes=[SQLError(ER_TRG_ALREADY_EXISTS, f"{schema}.{name}")],
+                                 logged=logged)
+            raise SQLError(ER_TRG_ALREADY_EXISTS, f"{schema}.{name}")
+        trigger = Trigger(schema, name, table.name, timing, event, body, written, definer or "`root`@`localhost`",
+                          created=time.time(), sql_mode=self.sql_mode)
+        check_rows(trigger, table)
+        same = [t for t in triggers.ordered(self.triggers_in(schema)) if t.table.lower() == table.name.lower()
+                and (t.timing, t.event) == (timing, event) and t.name.lower() != name.lower()]
+        at = len(same)
+        if anchor is not None:
+            found = [k for k, t in enumerate(same) if t.name.lower() == anchor[1].lower()]
+            if not found:
+                raise SQLError(ER_REFERENCED_TRG_DOES_NOT_EXIST, anchor[1])
+            at = found[0] + (anchor[0] == "FOLLOWS")
+        same.insert(at, trigger)
+        put = []
+        for order, t in enumerate(same, 1):
+            if t.order != order or t is trigger:
+                t = copy.copy(t)
+                t.order = order
+                put.append(t)
+        return DdlAction(schema, put_triggers=put, logged=logged)
+
+    def drop_trigger(self) -> DdlAction:
+        """DROP TRIGGER [IF EXISTS] [db.]name (1360, or its note with IF EXISTS)."""
+        if_exists = self.cur.accept_words("IF", "EXISTS")
+        schema, name = self.routine_name("TRIGGER")
+        self.done(DdlAction(schema))
+        found = self.trigger_of(schema, name)
+        if found is None:
+            if not if_exists:
+                raise SQLError(ER_TRG_DOES_NOT_EXIST)
+            return DdlAction(schema, noop=True, notes=[SQLError(ER_TRG_DOES_NOT_EXIST)])
+        put = []
+        for order, t in enumerate((t for t in triggers.ordered(self.triggers_in(schema)) if t is not found and (
+                t.table.lower(), t.timing, t.event) == (found.table.lower(), found.timing, found.event)), 1):
+            if t.order != order:
+                t = copy.copy(t)
+                t.order = order
+                put.append(t)
+        return DdlAction(schema, drop_triggers=[(schema, found.name)], put_triggers=put)
 
     def drop_view(self) -> DdlAction:
         """DROP VIEW [IF EXISTS] v, ... [RESTRICT | CASCADE]: 4092 names every one that is no view."""
@@ -748,6 +862,7 @@ class DdlParser:
             for child in follow_rename(current, schema, old.name, new_name):
                 after[(child.schema, child.name.lower())] = child
             action.delete.append((schema, old.name))  # (as its catalog row names it)
+            action.renamed.append((schema, old.name, new_name))  # (its triggers follow it)
             action.reset_auto.extend([(schema, old.name), (schema, new_name)])
             if not cur.accept_op(","):
                 break
@@ -837,6 +952,8 @@ class DdlParser:
             follow_rename([table], schema, old.name, table.name)
             action.put.extend(follow_rename([copy.deepcopy(t) for t in self.all_tables() if t.schema != schema
                                              or t.name.lower() != old.name.lower()], schema, old.name, table.name))
+        if table.name != old.name:  # ALTER TABLE ... RENAME TO: its triggers follow it
+            action.renamed.append((schema, old.name, table.name))
         if self.foreign_key_checks:
             action.check_foreign_keys = [(table, fk) for fk in self.added_keys]
         return action

@@ -17,6 +17,7 @@ from engine.exact import LITERAL_MARK
 from engine.lexer import decode_bits, decode_hex, extract, literal_texts, syntax_error, tokenize
 from protocol.errors import (
     ER_BAD_FIELD_ERROR,
+    ER_CANT_UPDATE_USED_TABLE_IN_SF_OR_TRG,
     ER_DATA_OUT_OF_RANGE,
     ER_INVALID_CHARACTER_STRING,
     ER_INVALID_GROUP_FUNC_USE,
@@ -91,6 +92,11 @@ def map_sqlite_error(exc: sqlite3.Error | UnicodeEncodeError | OverflowError, da
         return SQLError(ER_WRONG_NUMBER_OF_COLUMNS_IN_SELECT)
     if msg == "user-defined function raised exception" and (error := functions.raised()) is not None:
         return error  # a function failed the statement with MySQL's error (functions.raise_sql)
+    m = re.match(r"(1442|1146|1054|1235)\|(.*)", msg, re.S)
+    if m:  # what a trigger raised when it fired (`engine.triggers`)
+        codes = {1442: ER_CANT_UPDATE_USED_TABLE_IN_SF_OR_TRG, 1146: ER_NO_SUCH_TABLE, 1054: ER_BAD_FIELD_ERROR,
+                 1235: ER_NOT_SUPPORTED_YET}
+        return SQLError(codes[int(m.group(1))], message=m.group(2))
     if msg == "interrupted":  # KILL QUERY (SessionFunctions.interrupt)
         return SQLError(ER_QUERY_INTERRUPTED)
     if "no such function" in msg:

@@ -586,8 +586,11 @@ def _compression_rows(name: str) -> list[tuple]:
 
 def _rows(name: str, schemas: Iterable[str], tables: Callable[[str], Iterable[Table]],
           views: Callable[[str], Iterable] = lambda schema: (),
-          options: Callable[[str], DatabaseOptions] = lambda schema: DatabaseOptions()) -> list[tuple]:
+          options: Callable[[str], DatabaseOptions] = lambda schema: DatabaseOptions(),
+          triggers: Callable[[str], Iterable] = lambda schema: ()) -> list[tuple]:
     rows: list[tuple] = _own_rows(name) if name in ("tables", "columns") else []
+    if name == "triggers":  # (`engine.triggers.Trigger`s, in the order MariaDB lists them)
+        return [t.schema_row(options(schema).collation) for schema in sorted(schemas) for t in triggers(schema)]
     if name == "schemata":  # information_schema itself, first, as MariaDB lists it
         rows.append(("def", NAME, "utf8mb3", "utf8mb3_general_ci", None, ""))
     for schema in sorted(schemas):
@@ -721,7 +724,8 @@ UNANSWERED = frozenset({"system_variables"})
 def subquery(name: str, schemas: Iterable[str], tables: Callable[[str], Iterable[Table]],
              live_rows: Callable[[str], list[tuple]] | None = None,
              views: Callable[[str], Iterable] = lambda schema: (),
-             options: Callable[[str], DatabaseOptions] = lambda schema: DatabaseOptions()) -> str | None:
+             options: Callable[[str], DatabaseOptions] = lambda schema: DatabaseOptions(),
+             triggers: Callable[[str], Iterable] = lambda schema: ()) -> str | None:
     """SQLite SQL for `information_schema.<name>` (None: no such view). `live_rows(name)`: the rows
     a LIVE view shows the asking session (none when the engine runs without a server shell)."""
     columns = COLUMNS.get(name.lower())
@@ -743,7 +747,7 @@ def subquery(name: str, schemas: Iterable[str], tables: Callable[[str], Iterable
     elif name == "innodb_metrics":
         rows = innodb_metrics.rows()
     else:
-        rows = _rows(name, schemas, tables, views, options)
+        rows = _rows(name, schemas, tables, views, options, triggers)
     if name in _NOCASE:
         collations = [" COLLATE NOCASE"] * len(columns)
     else:

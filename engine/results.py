@@ -33,6 +33,9 @@ class StatementContext:
     no_auto_value_on_zero: bool = False  # the master ran it with sql_mode NO_AUTO_VALUE_ON_ZERO (Q_SQL_MODE)
     sql_mode: int | None = None  # the sql_mode bits it ran under (Q_SQL_MODE); None: the default's strictness
     microseconds: int | None = None  # the fraction of `timestamp` the statement read (Q_HRNOW)
+    # a row event's change: the master's triggers' rows come in their own events, so none fire
+    # (MariaDB's slave_run_triggers_for_rbr=NO)
+    row_image: bool = False
 
 
 def statement_time(stamp: int | list[int]) -> tuple[int, int | None]:

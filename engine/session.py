@@ -92,6 +92,7 @@ from protocol.errors import (
     ER_WRONG_NUMBER_OF_COLUMNS_IN_SELECT,
     SQLError,
 )
+from protocol.events import sql_mode_names
 
 if TYPE_CHECKING:
     from engine.core import Engine
@@ -168,7 +169,7 @@ class _Write:
         stamp = self.timestamp if self.micros is None else [self.timestamp, self.micros]  # `results.statement_time`
         log = (session._database, self.sql, stamp, self.last_id, self.rand_seed)
         return (self.plan, self.args, end, forced, session._fx, session._database, log, session._fk_checks(context),
-                session._zero_is_value(context), session._sql_mode(context))
+                session._zero_is_value(context), session._sql_mode(context), context is None or not context.row_image)
 
 
 class Session:
@@ -1190,6 +1191,9 @@ class Session:
             parser.foreign_key_checks = self._fk_checks(context)
             parser.all_tables = lambda: [t for tables in engine.catalog.values() for t in tables.values()]
             parser.view_of = engine.view
+            parser.trigger_of = engine.trigger
+            parser.triggers_in = lambda schema: engine.triggers.get(schema, {}).values()
+            parser.sql_mode = _mode_text(self._sql_mode(context))
             parser.database_options = engine.options_of
             parser.shape = shape
             if self.current_user_text:
@@ -1457,3 +1461,10 @@ def _column_names(templates: list[Any], names: list[str], sql: str, params: list
 def _row_of(warning: tuple) -> int:
     """A statement's warning's row (they are listed in the rows' order, as MariaDB lists them)."""
     return warning[0]
+
+
+def _mode_text(sql_mode: int | None) -> str:
+    """sql_mode's bits as @@sql_mode writes them (None: the default's)."""
+    if sql_mode is None:
+        return "STRICT_TRANS_TABLES,ERROR_FOR_DIVISION_BY_ZERO,NO_AUTO_CREATE_USER,NO_ENGINE_SUBSTITUTION"
+    return ",".join(sql_mode_names(sql_mode))

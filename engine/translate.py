@@ -399,6 +399,10 @@ class Plan:
     # a multi-table UPDATE / DELETE: `sql` is the snapshot of its join, the targets written from
     # it by the writer (`engine.multiwrite`)
     multi: MultiWrite | None = None
+    # the tables (lower names) of the target's database the statement names that its triggers
+    # write: such a write, when a trigger fires, is MariaDB's 1442 (`engine.triggers`)
+    trigger_reads: frozenset[str] = frozenset()
+    trigger_writes: frozenset[tuple[str, str]] = frozenset()  # (schema, lower name) its triggers may write
 
     @property
     def replaces(self) -> bool:
@@ -485,6 +489,7 @@ class Translator:
         self._select_list_end: int | None = None  # (`item_context`)
         self.view_of: Callable[[str, str], Any] = lambda schema, name: None  # -> catalog.View | None
         self.views_in: Callable[[str], list] = lambda schema: []  # a schema's views (information_schema)
+        self.triggers_in: Callable[[str], list] = lambda schema: []  # its triggers, ordered (the same)
         self.options_of: Callable[[str], DatabaseOptions] = lambda schema: DatabaseOptions()  # (SCHEMATA)
         self.expanding: tuple[tuple[str, str], ...] = ()  # the views being expanded (a cycle is 1462)
         self.returning_at: int | None = None  # token index of a write's RETURNING
@@ -581,6 +586,7 @@ class Translator:
         sub = Translator(tokenize(shape), shape, database, self.catalog, self.schemas, literals,
                          self.catalog_tables, self.listed_schemas, self.column_tables, self.live_rows)
         sub.view_of, sub.views_in, sub.options_of = self.view_of, self.views_in, self.options_of
+        sub.triggers_in = self.triggers_in
         sub.expanding = expanding
         sub.read_hybrids()
         sub.query_forms()
@@ -1971,7 +1977,7 @@ class Translator:
         if schema.lower() == infoschema.NAME:
             tables_of = self.tables_and_views if table.lower() == "columns" else self.tables_of
             view = infoschema.subquery(table, self.listed_schemas, tables_of, self.live_rows, self.views_in,
-                                       self.options_of)
+                                       self.options_of, self.triggers_in)
             if view is None and table.lower() in infoschema.UNANSWERED:
                 raise SQLError(ER_NOT_SUPPORTED_YET, f"information_schema.{table.upper()}")
             if view is None:

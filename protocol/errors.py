@@ -175,6 +175,20 @@ ER_ZLIB_Z_DATA_ERROR = MySQLError(1259, "HY000", "ZLIB: Input data corrupted")
 ER_INVALID_CHARACTER_STRING = MySQLError(1300, "HY000", "Invalid %s character string: '%s'")
 ER_SP_DOES_NOT_EXIST = MySQLError(1305, "42000", "%s %s does not exist")
 ER_TRG_DOES_NOT_EXIST = MySQLError(1360, "HY000", "Trigger does not exist")
+ER_TRG_ALREADY_EXISTS = MySQLError(1359, "HY000", "Trigger '%s' already exists")
+ER_TRG_ON_VIEW_OR_TEMP_TABLE = MySQLError(1361, "HY000", "Trigger's '%s' is a view, temporary table or sequence")
+ER_TRG_CANT_CHANGE_ROW = MySQLError(1362, "HY000", "Updating of %s row is not allowed in %strigger")
+ER_TRG_NO_SUCH_ROW_IN_TRG = MySQLError(1363, "HY000", "There is no %s row in %s trigger")
+ER_TRG_IN_WRONG_SCHEMA = MySQLError(1435, "HY000", "Trigger in wrong schema")
+ER_CANT_UPDATE_USED_TABLE_IN_SF_OR_TRG = MySQLError(1442, "HY000", "Can't update table '%s' in stored function/trigger "
+                                                    "because it is already used by statement which invoked this stored "
+                                                    "function/trigger")
+ER_BINLOG_CREATE_ROUTINE_NEED_SUPER = MySQLError(1419, "HY000", "You do not have the SUPER privilege and binary "
+                                                 "logging is enabled (you *might* want to use the less safe "
+                                                 "log_bin_trust_function_creators variable)")
+ER_NO_TRIGGERS_ON_SYSTEM_SCHEMA = MySQLError(1465, "HY000", "Triggers can not be created on system tables")
+ER_REFERENCED_TRG_DOES_NOT_EXIST = MySQLError(4031, "HY000", "Referenced trigger '%s' for the given action time and "
+                                              "event type does not exist")
 ER_EVENT_DOES_NOT_EXIST = MySQLError(1539, "HY000", "Unknown event '%s'")
 ER_QUERY_INTERRUPTED = MySQLError(1317, "70100", "Query execution was interrupted")
 ER_STATEMENT_TIMEOUT = MySQLError(1969, "70100", "Query execution was interrupted (max_statement_time exceeded)")

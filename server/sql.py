@@ -95,6 +95,21 @@ def is_blank(sql: str) -> bool:
     return m is not None and m.end() == len(sql)
 
 
+_COMPOUND_TRIGGER = re.compile(r"\s*CREATE\b.*?\bTRIGGER\b.*?\bFOR\s+EACH\s+ROW\b", re.I | re.S)
+_BLOCK_WORD = re.compile(r"\b(BEGIN|END)\b", re.I)
+
+
+def _inside_compound(piece: str) -> bool:
+    """`piece` (a statement so far) is a CREATE TRIGGER whose BEGIN ... END is still open: its
+    `;` end the body's statements, not it (an approximation: BEGIN / END counted as words)."""
+    if _COMPOUND_TRIGGER.match(piece) is None:
+        return False
+    depth = 0
+    for m in _BLOCK_WORD.finditer(piece):
+        depth += 1 if m.group(1).upper() == "BEGIN" else -1
+    return depth > 0
+
+
 def split_statements(sql: str) -> list[str]:
     """Split a multi-statement string on `;` outside quotes and comments."""
     out: list[str] = []
@@ -122,7 +137,7 @@ def split_statements(sql: str) -> list[str]:
         elif ch == "/" and sql.startswith("/*", i):
             end = sql.find("*/", i + 2)
             i = n if end < 0 else end + 1
-        elif ch == ";":
+        elif ch == ";" and not _inside_compound(sql[start:i]):
             piece = sql[start:i]
             if not is_blank(piece):
                 out.append(piece.strip())

@@ -992,7 +992,8 @@ class Applier:
             raise ApplierError(
                 1146, f"Table '{layout.db}.{layout.table}' doesn't exist (applying a row event)"
             )
-        ctx = self.make_context(timestamp=timestamp, insert_id=None, last_insert_id=None, rand_seed=None, user_vars={})
+        ctx = self.make_context(timestamp=timestamp, insert_id=None, last_insert_id=None, rand_seed=None, user_vars={},
+                                row_image=True)
         for change in changes:
             sql = _row_statement(layout, columns, change)
             # an UPDATE/DELETE image must find its row (1032 otherwise, as MySQL's slave)

@@ -1,0 +1,460 @@
+"""MySQL triggers (CREATE / DROP TRIGGER) as SQLite triggers in the table's own database file.
+
+The catalog keeps each `Trigger` as MySQL wrote it (its body's text, definer, order, sql_mode)
+under `TRIGGER_PREFIX + name` in the schema's `__engine_catalog`, as views are kept. What fires is
+SQLite's: every (table, timing, event) gets one SQLite trigger, `__trg_<n>`, whose body is its
+MySQL triggers' statements in ACTION_ORDER, each translated once by the engine's planner with
+`NEW.col` / `OLD.col` read from SQLite's row and every literal written in. They are made again
+from the catalog inside the writer's transaction after every DDL of the schema
+(`install_sql`), so an ALTER TABLE's rebuild, a RENAME or a DROP never leaves a stale one. A
+non-TEMP SQLite trigger names only its own file's tables: a body writing another database's
+table, or needing what the writer does beside SQLite (ids handed out by `autoinc`, a multi-table
+write, INSERT IGNORE's rows apart, the statement's microseconds, variables), is refused with 1235 at
+CREATE; `SET NEW.col = ...` (SQLite's BEFORE triggers cannot assign NEW) too. The statement's
+time (NOW(), a DEFAULT CURRENT_TIMESTAMP ...) is the firing write's, `__trg_time`.
+
+A body that names a table or column that is no longer there (MariaDB checks them when the trigger
+fires) becomes a SQLite trigger that raises that error when it fires; so does a trigger whose
+statements would update the table whose statement fired it, directly or through other
+triggers (MariaDB's 1442). Errors cross SQLite as `<code>|<message>` (`errors.map_sqlite_error`).
+
+Every SQLite trigger fires only while `__trg_on()` is true (`TriggerSwitch`): the writer's
+statements; a replica's applier runs the master's statements again and the triggers with them,
+as MariaDB's statement-format replication does.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import asdict, dataclass
+from datetime import UTC, datetime
+from decimal import Decimal
+
+from engine import fixedbin, values
+from engine.catalog import INT_TYPES, Table, sql_literal
+from engine.lexer import Hybrid, extract, literal_texts, mysql_ident, quote_ident, tokenize
+from engine.translate import (
+    CURDATE,
+    CURTIME,
+    FIXEDBIN,
+    NOW,
+    NUMBER_TEXT,
+    STORE,
+    TYPED,
+    UNIX_NOW,
+    Plan,
+)
+from protocol.errors import (
+    ER_BAD_FIELD_ERROR,
+    ER_BINLOG_UNSAFE_STATEMENT,
+    ER_CANT_UPDATE_USED_TABLE_IN_SF_OR_TRG,
+    ER_NO_SUCH_TABLE,
+    ER_NOT_SUPPORTED_YET,
+    ER_TRG_CANT_CHANGE_ROW,
+    ER_TRG_NO_SUCH_ROW_IN_TRG,
+    SQLError,
+)
+
+TRIGGER_PREFIX = "\x00trigger:"  # catalog keys of triggers: never a table name
+_SQLITE_PREFIX = "__trg_"
+# what a body's statement may name that is not yet there: made a trigger that fails when it fires
+_LATE_ERRORS = frozenset({ER_NO_SUCH_TABLE.code, ER_BAD_FIELD_ERROR.code})
+
+
+@dataclass
+class Trigger:
+    schema: str
+    name: str
+    table: str
+    timing: str  # BEFORE | AFTER
+    event: str  # INSERT | UPDATE | DELETE
+    body: str  # the statement after FOR EACH ROW [FOLLOWS | PRECEDES x], as written
+    written: str  # the text from the word TRIGGER on, as written, without FOLLOWS / PRECEDES
+    definer: str = "`root`@`localhost`"
+    order: int = 1  # ACTION_ORDER among the table's triggers of its timing and event
+    created: float = 0.0
+    sql_mode: str = ""
+
+    def to_json(self) -> str:
+        return json.dumps({"trigger": asdict(self)})
+
+    @staticmethod
+    def from_json(text: str) -> Trigger:
+        return Trigger(**json.loads(text)["trigger"])
+
+    def show_create(self) -> str:
+        """SHOW CREATE TRIGGER's "SQL Original Statement", as MariaDB keeps it."""
+        return f"CREATE DEFINER={self.definer} {self.written}"
+
+    def created_text(self) -> str:
+        """CREATED as MariaDB shows it: a DATETIME(2) in the server's time zone."""
+        return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(self.created)) + f".{int(self.created * 100) % 100:02d}"
+
+    def show_row(self, collation: str) -> tuple:
+        """SHOW TRIGGERS' row (`collation`: its database's)."""
+        return (self.name, self.event, self.table, self.body, self.timing, self.created_text(), self.sql_mode,
+                self.definer.replace("`", ""), "utf8mb4", "utf8mb4_general_ci", collation)
+
+    def schema_row(self, collation: str) -> tuple:
+        """information_schema.TRIGGERS' row (`collation`: its database's)."""
+        return ("def", self.schema, self.name, self.event, "def", self.schema, self.table, self.order, None,
+                self.body, "ROW", self.timing, None, None, "OLD", "NEW", self.created_text(), self.sql_mode,
+                self.definer.replace("`", ""), "utf8mb4", "utf8mb4_general_ci", collation)
+
+
+def ordered(triggers: Iterable[Trigger]) -> list[Trigger]:
+    """Triggers as MariaDB lists them: by table, event, timing, then ACTION_ORDER."""
+    events = {"INSERT": 0, "UPDATE": 1, "DELETE": 2}
+    return sorted(triggers, key=lambda t: (t.table.lower(), events[t.event], t.timing != "BEFORE", t.order))
+
+
+class TriggerSwitch:
+    """`__trg_on()` on the writer connection: whether user triggers fire now; `__trg_time(k)`:
+    the firing statement's time (its NOW(), CURDATE(), CURTIME(), UNIX_TIMESTAMP(), as the
+    session's arguments give them: a replica's is the master's)."""
+
+    def __init__(self) -> None:
+        self.enabled = True
+        self.time = 0  # the running write's timestamp (`Engine._w_write`)
+        self.used: frozenset[str] = frozenset()  # its `Plan.trigger_reads`
+
+    def register(self, conn: sqlite3.Connection) -> None:
+        """On the writer (after `register_idle`, which it replaces)."""
+        conn.create_function("__trg_on", 0, lambda: 1 if self.enabled else 0)
+        conn.create_function("__trg_time", 1, self._time)
+        conn.create_function("__trg_used", 1, lambda name: 1 if name in self.used else 0)
+
+    def _time(self, kind: int) -> str | int:
+        if kind == 3:
+            return self.time
+        return datetime.fromtimestamp(self.time, tz=UTC).strftime(_TIME_FORMATS[kind])
+
+
+def register_idle(conn: sqlite3.Connection) -> None:
+    """The trigger functions on a connection that never fires a trigger (a reader: compiling a
+    write there, as `Session.access` does, reads the file's triggers, which name them)."""
+    conn.create_function("__trg_on", 0, lambda: 0)
+    conn.create_function("__trg_time", 1, lambda kind: None)
+    conn.create_function("__trg_used", 1, lambda name: 0)
+
+
+_TIME_FORMATS = ("%Y-%m-%d %H:%M:%S", "%Y-%m-%d", "%H:%M:%S")
+# the statement's time in a body: `TriggerSwitch._time`'s kinds
+_TIME_SOURCES = {NOW: 0, CURDATE: 1, CURTIME: 2, UNIX_NOW: 3}
+
+
+def split_body(body: str) -> list[str]:
+    """A body's statements: the one statement, or those of BEGIN ... END (1235 for any other
+    compound statement: no local variables, IF or loops here)."""
+    shape, _ = extract(body)
+    tokens = tokenize(shape)
+    if not tokens or not tokens[0].is_word("BEGIN"):
+        return [body]
+    if not tokens[-1].is_word("END") or any(t.is_word("DECLARE", "IF", "WHILE", "LOOP", "REPEAT", "CASE", "BEGIN")
+                                             for t in tokens[1:-1]):
+        raise SQLError(ER_NOT_SUPPORTED_YET, "a trigger body other than statements in BEGIN ... END")
+    # the statements between BEGIN and END, cut at their `;` (the shape's offsets are the body's
+    # only where no literal stands: cut by counting the literals instead)
+    pieces, start, params_seen, params_start = [], tokens[0].end, 0, 0
+    for tok in tokens[1:]:
+        if tok.kind == "param":
+            params_seen += 1
+        if tok.kind == "op" and tok.text == ";" or tok is tokens[-1]:
+            piece = shape[start:tok.start].strip()
+            if piece:
+                pieces.append((piece, params_start, params_seen))
+            start, params_start = tok.end, params_seen
+    _, literals = extract(body)
+    texts = literal_texts(body)
+    out = []
+    for piece, first, last in pieces:
+        out.append(_with_literals(piece, literals[first:last], texts[first:last] if len(texts) == len(literals) else []))
+    return out
+
+
+def _with_literals(shape: str, literals: list[object], texts: list[str]) -> str:
+    """A shape's `?` written back as MySQL literals (as written, where their text is known)."""
+    parts = shape.split("?")
+    out = [parts[0]]
+    for n, part in enumerate(parts[1:]):
+        out.append(texts[n] if n < len(texts) else _mysql_literal(literals[n]))
+        out.append(part)
+    return "".join(out)
+
+
+def _mysql_literal(value: object) -> str:
+    if isinstance(value, bytes):
+        return "X'" + bytes(value).hex() + "'"
+    if isinstance(value, (int, float, Decimal)) and not isinstance(value, bool):
+        return str(value)
+    return "'" + str(value).replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+def check_rows(trigger: Trigger, table: Table) -> None:
+    """What MariaDB's CREATE TRIGGER checks of NEW / OLD: the row the event has (1363), the
+    columns (1054), an assignment (1362; a BEFORE trigger's SET NEW is 1235 here)."""
+    for statement in split_body(trigger.body):
+        shape, _ = extract(statement)
+        tokens = tokenize(shape)
+        if tokens and tokens[0].is_word("SET"):
+            row = tokens[1].upper if len(tokens) > 1 else ""
+            if row == "OLD" or row == "NEW" and trigger.timing == "AFTER":
+                raise SQLError(ER_TRG_CANT_CHANGE_ROW, row, "after " if row == "NEW" else "")
+            raise SQLError(ER_NOT_SUPPORTED_YET, "SET in a trigger")
+        for k, tok in enumerate(tokens[:-2]):
+            if not (tok.is_word("NEW", "OLD") and tokens[k + 1].text == "." and (k == 0 or tokens[k - 1].text != ".")):
+                continue
+            row = tok.upper
+            if (row, trigger.event) in (("NEW", "DELETE"), ("OLD", "INSERT")):
+                raise SQLError(ER_TRG_NO_SUCH_ROW_IN_TRG, row, f"on {trigger.event}")
+            name = tokens[k + 2].text.strip("`")
+            if table.column(name) is None:
+                raise SQLError(ER_BAD_FIELD_ERROR, name, row)
+
+
+def _row_markers(statement: str, table: Table) -> tuple[str, list[object], dict[int, str]]:
+    """The statement's shape with each NEW.col / OLD.col a literal of the column's kind (an
+    integer column's 0, else ''), its literals, and the SQLite text of each marker literal."""
+    shape, literals = extract(statement)
+    tokens = tokenize(shape)
+    out, params, markers = [], [], {}
+    at = k = 0
+    while k < len(tokens):
+        tok = tokens[k]
+        if (tok.is_word("NEW", "OLD") and k + 2 < len(tokens) and tokens[k + 1].text == "."
+                and (k == 0 or tokens[k - 1].text != ".")):
+            column = table.column(tokens[k + 2].text.strip("`"))
+            out.append(shape[at:tok.start] + "?")
+            markers[len(params)] = f"{tok.upper}.{quote_ident(column.name)}"
+            params.append(0 if column.base in INT_TYPES else "")
+            at = tokens[k + 2].end
+            k += 3
+            continue
+        if tok.kind == "param":
+            out.append(shape[at:tok.end])
+            at = tok.end
+            params.append(literals[tok.param])
+        k += 1
+    out.append(shape[at:])
+    return "".join(out), params, markers
+
+
+_REFUSED_PLAN = ("into_vars", "multi", "returning", "user_vars", "sysvars", "uses_last_id", "sets_last_id",
+                 "uses_rand", "uses_fraction", "ignore", "auto_select_slot", "auto_selected_at", "ids_returned")
+
+
+def statement_sql(statement: str, trigger: Trigger, table: Table, plan_of: Callable[[str, list], Plan]
+                  ) -> tuple[str, tuple[str, str]]:
+    """One body statement as SQLite text for a trigger in the table's file, and the table it
+    writes (schema, name). 1235 for what a SQLite trigger cannot run as the writer would."""
+    shape, params, markers = _row_markers(statement, table)
+    plan = plan_of(shape, params)
+    if plan.kind != "write" or plan.target is None:
+        raise SQLError(ER_NOT_SUPPORTED_YET, "a trigger statement other than INSERT, REPLACE, UPDATE or DELETE")
+    refused = [name for name in _REFUSED_PLAN if getattr(plan, name)]
+    if refused or plan.target[0] != trigger.schema or any(
+            not _id_given(plan.args[slot], params, markers) for slot in plan.auto_slots or () if slot is not None):
+        raise SQLError(ER_NOT_SUPPORTED_YET, "this statement in a trigger")
+    texts = literal_texts(shape)
+    sql = _inline(plan.sql, [_arg_sql(source, params, markers, texts) for source in plan.args])
+    return sql.replace(quote_ident(trigger.schema) + ".", ""), plan.target
+
+
+def _id_given(source, params: list[object], markers: dict[int, str]) -> bool:
+    """An AUTO_INCREMENT column's value given by NEW / OLD or a literal other than 0 and NULL (a
+    SQLite trigger cannot take the writer's next id)."""
+    at = source if type(source) is int else source[1] if type(source) is tuple and len(source) > 1 else None
+    return type(at) is int and (at in markers or params[at] not in (None, 0))
+
+
+def _arg_sql(source, params: list[object], markers: dict[int, str], texts: list[str]) -> str:
+    if type(source) is int:
+        return markers.get(source) or _sqlite_literal(params[source])
+    if type(source) is str and source in _TIME_SOURCES:
+        return f"__trg_time({_TIME_SOURCES[source]})"
+    kind = source[0] if type(source) is tuple else None
+    if kind in (STORE, "bytes", TYPED, FIXEDBIN, NUMBER_TEXT) and source[1] in markers:
+        return markers[source[1]]
+    if kind == STORE:
+        return _sqlite_literal(values.stored_literal(source, params, texts))
+    if kind == "bytes":
+        return _sqlite_literal(values.binary_literal(params[source[1]]))
+    if kind == TYPED:
+        return _sqlite_literal(values.typed_literal(source[2], params[source[1]]))
+    if kind == FIXEDBIN:
+        return _sqlite_literal(fixedbin.bound(source[2], params[source[1]], None))
+    if kind == NUMBER_TEXT:
+        return _sqlite_literal(params[source[1]])
+    if kind == "const":
+        return _sqlite_literal(source[1])
+    raise SQLError(ER_NOT_SUPPORTED_YET, "this expression in a trigger")
+
+
+def _sqlite_literal(value: object) -> str:
+    if type(value) is Hybrid:
+        return "X'" + bytes(value).hex() + "'"
+    if isinstance(value, Decimal):
+        return "'" + format(value, "f") + "'"
+    return sql_literal(value)
+
+
+def _inline(sql: str, args: list[str]) -> str:
+    """`sql` with each `?` outside quotes replaced by the next of `args`."""
+    out, n, quote = [], 0, None
+    for ch in sql:
+        if quote is not None:
+            if ch == quote:
+                quote = None
+        elif ch in "'\"":
+            quote = ch
+        elif ch == "?":
+            out.append(args[n])
+            n += 1
+            continue
+        out.append(ch)
+    return "".join(out)
+
+
+def _raise_sql(error: SQLError) -> str:
+    text = f"{error.code}|{error.message}".replace("'", "''")
+    return f"SELECT RAISE(ABORT, '{text}');"
+
+
+def install_sql(schema: str, triggers: Iterable[Trigger], table_of: Callable[[str], Table | None],
+                plan_of: Callable[[str, str, list], Plan], made: set[str]) -> list[str]:
+    """The statements that make the schema file's SQLite triggers (`sqlite_names` dropped first)
+    from `triggers`, grouped by (table, timing, event) in ACTION_ORDER. A body statement
+    of a trigger in `made` (lower names: the ones CREATE TRIGGER makes) that cannot run here
+    raises its 1235; a name that is not there (yet) becomes its error when it fires."""
+    sql = []
+    groups: dict[tuple[str, str, str], list[Trigger]] = {}
+    for trigger in ordered(triggers):
+        if table_of(trigger.table) is not None:
+            groups.setdefault((trigger.table.lower(), trigger.timing, trigger.event), []).append(trigger)
+    bodies: dict[tuple[str, str, str], list[str]] = {}
+    writes: dict[tuple[str, str, str], set[str]] = {}
+    for key, group in groups.items():
+        bodies[key], writes[key] = [], set()
+        for trigger in group:
+            table = table_of(trigger.table)
+            for statement in split_body(trigger.body):
+                try:
+                    text, target = statement_sql(statement, trigger, table, lambda shape, params: plan_of(shape, schema, params))
+                except SQLError as exc:
+                    if trigger.name.lower() in made and exc.code not in _LATE_ERRORS:
+                        raise
+                    bodies[key].append(_raise_sql(exc))
+                    continue
+                # (a table the firing statement reads: 1442 when this writes it)
+                bodies[key].append(_raise_sql(SQLError(ER_CANT_UPDATE_USED_TABLE_IN_SF_OR_TRG, target[1]))[:-1]
+                                   + f" WHERE __trg_used({sql_literal(target[1].lower())});")
+                bodies[key].append(text + ";")
+                writes[key].add(target[1].lower())
+    for n, (key, statements) in enumerate(sorted(bodies.items())):
+        table = table_of(key[0])
+        if key[0] in writes[key] or any(key[0] in _written_from(target, writes) for target in writes[key]):
+            statements = [_raise_sql(SQLError(ER_CANT_UPDATE_USED_TABLE_IN_SF_OR_TRG, table.name))]
+        sql.append(f"CREATE TRIGGER {quote_ident(schema)}.{quote_ident(f'{_SQLITE_PREFIX}{n}')} {key[1]} {key[2]} "
+                   f"ON {quote_ident(table.name)} FOR EACH ROW WHEN __trg_on() BEGIN {' '.join(statements)} END")
+    return sql
+
+
+def _written_from(table: str, writes: dict[tuple[str, str, str], set[str]]) -> set[str]:
+    """The tables a statement on `table` writes through its triggers, however deep (of any
+    event: an approximation of MariaDB's prelocking, which follows the events written)."""
+    seen: set[str] = set()
+    todo = [table]
+    while todo:
+        at = todo.pop()
+        for (on, _, _), targets in writes.items():
+            if on == at:
+                for target in targets - seen:
+                    seen.add(target)
+                    todo.append(target)
+    return seen
+
+
+def _targets(trigger: Trigger) -> set[str]:
+    """The tables (lower names) the body's statements write, read from their first words."""
+    found = set()
+    for statement in split_body(trigger.body):
+        tokens = tokenize(extract(statement)[0])
+        k = 1
+        while k < len(tokens) and tokens[k].is_word("LOW_PRIORITY", "DELAYED", "HIGH_PRIORITY", "QUICK", "IGNORE",
+                                                    "INTO", "FROM"):
+            k += 1
+        if k + 2 < len(tokens) and tokens[k + 1].text == ".":
+            k += 2
+        if k < len(tokens) and tokens[k].kind in ("word", "ident"):
+            found.add(tokens[k].text.lower())
+    return found
+
+
+def written_through(triggers: Iterable[Trigger], schema: str, table: str,
+                    events: Iterable[str] = ("INSERT", "UPDATE", "DELETE")) -> set[tuple[str, str]]:
+    """The tables (schema, lower name) a write to `table` of `events` may write through its
+    triggers, however deep (those beyond the first of any event: MariaDB's prelocking follows
+    the events written; for the AUTO_INCREMENT counters to read again and note 1592)."""
+    targets: dict[str, set[str]] = {}
+    first: set[str] = set()
+    for trigger in triggers:
+        found = _targets(trigger)
+        targets.setdefault(trigger.table.lower(), set()).update(found)
+        if trigger.table.lower() == table.lower() and trigger.event in events:
+            first |= found
+    seen = set(first)
+    todo = list(first)
+    while todo:
+        for target in targets.get(todo.pop(), set()) - seen:
+            seen.add(target)
+            todo.append(target)
+    return {(schema, name) for name in seen}
+
+
+# MariaDB's BINLOG_STMT_UNSAFE_AUTOINC_COLUMNS, for a statement whose triggers write a table that
+# has an AUTO_INCREMENT column
+_AUTOINC_NOTE = ("Statement is unsafe because it invokes a trigger or a stored function that inserts into an "
+                 "AUTO_INCREMENT column. Inserted values cannot be logged correctly")
+_EVENTS = {"INSERT": ("INSERT",), "REPLACE": ("INSERT", "DELETE"), "UPDATE": ("UPDATE",), "DELETE": ("DELETE",)}
+
+
+_QUALIFIED = re.compile(r'"((?:[^"]|"")*)"\."((?:[^"]|"")*)"')
+# and BINLOG_STMT_UNSAFE_WRITE_AUTOINC_SELECT, when the statement also reads another table
+_AUTOINC_SELECT_NOTE = ("Statements writing to a table with an auto-increment column after selecting from another "
+                        "table are unsafe because the order in which rows are retrieved determines what (if any) rows "
+                        "will be written. This order cannot be predicted and may differ on master and the slave")
+
+
+def plan_effects(plan: Plan, triggers: Iterable[Trigger], first_word: str,
+                 table_of: Callable[[str, str], Table | None]
+                 ) -> tuple[tuple[str, ...], frozenset[str], frozenset[tuple[str, str]]]:
+    """What a write's triggers add to its plan (its first word says which events it fires):
+    MariaDB's notes 1592 when they write a table with an AUTO_INCREMENT column,
+    `Plan.trigger_reads`, the tables its translation names that they write, however deep, and
+    `Plan.trigger_writes`, every table they write (whose AUTO_INCREMENT counter is read again)."""
+    schema, target = plan.target[0], plan.target[1].lower()
+    events = _EVENTS.get(first_word, ()) + (("UPDATE",) if plan.upsert else ())
+    written = {name for _, name in written_through(triggers, *plan.target, events)}
+    named = {m.group(2).replace('""', '"').lower() for m in _QUALIFIED.finditer(plan.sql)
+             if m.group(1).replace('""', '"') == schema}
+    notes: tuple[str, ...] = ()
+    if any((table := table_of(schema, name)) is not None and table.auto_column is not None for name in written):
+        notes = (_AUTOINC_NOTE,) + ((_AUTOINC_SELECT_NOTE,) if named - {target} else ())
+    return (tuple(ER_BINLOG_UNSAFE_STATEMENT.format(note) for note in notes), frozenset(named & written),
+            frozenset((schema, name) for name in written))
+
+
+def sqlite_names(conn: sqlite3.Connection, schema: str) -> list[str]:
+    """The SQLite triggers `install_sql` made in the schema's file."""
+    return [r[0] for r in conn.execute(
+        f"SELECT name FROM {quote_ident(schema)}.sqlite_master WHERE type = 'trigger' "
+        f"AND name LIKE '\\_\\_trg\\_%' ESCAPE '\\'")]
+
+
+def named(name: str, schema: str, database: str | None) -> str:
+    """A trigger's name as SHOW CREATE and the binlog name it."""
+    return mysql_ident(name) if schema == database else f"{mysql_ident(schema)}.{mysql_ident(name)}"

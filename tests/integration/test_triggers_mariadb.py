@@ -1,0 +1,349 @@
+"""Triggers against a live MariaDB 10.11: CREATE / DROP TRIGGER, their errors and notes, what the
+writes they fire leave (affected rows and the tables' rows), SHOW TRIGGERS / SHOW CREATE TRIGGER /
+information_schema.TRIGGERS, the binlog's CREATE / DROP TRIGGER text (DEFINER spelled out as
+MariaDB writes it), and the replicas of ours (a MariaDB replica and our slave), which run the
+statements and their triggers again, as statement-format replication does. Then the real tools:
+mariadb-dump --triggers of ours loaded into MariaDB and of MariaDB into ours, and
+percona-toolkit's pt-online-schema-change altering a table under writes, against ours with a slave."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import threading
+
+import pymysql
+import pytest
+
+from tests.support.daemons import Daemon
+from tests.support.mariadb import MariaDBServer, mariadb_available
+from tests.support.mariadb_compare import (
+    answer_differences,
+    assert_same_rows,
+    ok_answer,
+    reference_ours_and_replicas,
+)
+
+pytestmark = [
+    pytest.mark.mariadb,
+    pytest.mark.skipif(not mariadb_available(), reason="mariadbd not installed"),
+]
+
+PT_OSC = shutil.which("pt-online-schema-change")
+DUMP = shutil.which("mariadb-dump") or shutil.which("mysqldump")
+CLIENT = shutil.which("mariadb") or shutil.which("mysql")
+
+SETUP = [
+    "CREATE DATABASE trg CHARACTER SET latin1",
+    "CREATE USER app@'%' IDENTIFIED BY 'pw'",
+    "GRANT ALL ON trg.* TO app@'%'",
+    "CREATE TABLE trg.t (id INT PRIMARY KEY, a INT, s VARCHAR(20))",
+    "CREATE TABLE trg.audit (id INT AUTO_INCREMENT PRIMARY KEY, what VARCHAR(40), k INT, v INT)",
+    "CREATE TABLE trg.copy (id INT AUTO_INCREMENT PRIMARY KEY, a INT, s VARCHAR(20))",
+    "CREATE TABLE trg.stamps (id INT PRIMARY KEY, at DATETIME, day DATE, secs BIGINT,"
+    " made TIMESTAMP NOT NULL DEFAULT CURRENT_TIMESTAMP)",
+]
+
+# (statement, its answer compared) on one connection to trg, as root
+STEPS = [
+    "CREATE DEFINER=app@'%' TRIGGER t_ai AFTER INSERT ON t FOR EACH ROW "
+    "INSERT INTO audit (id, what, k, v) VALUES (NEW.id * 100, 'insert', NEW.id, NEW.a)",
+    "CREATE DEFINER='app'@'%' TRIGGER t_bu BEFORE UPDATE ON t FOR EACH ROW BEGIN "
+    "INSERT INTO audit (id, what, k, v) VALUES (NEW.id * 100 + 1, CONCAT('was ', OLD.s), OLD.id, OLD.a); "
+    "DELETE FROM audit WHERE id = OLD.id * 100 + 50; END",
+    "CREATE DEFINER=`app`@`%` TRIGGER t_bu0 BEFORE UPDATE ON t FOR EACH ROW PRECEDES t_bu "
+    "REPLACE INTO audit (id, what, k, v) VALUES (OLD.id * 100 + 50, 'first', OLD.id, NEW.a)",
+    # pt-online-schema-change's three triggers, as it writes them
+    "CREATE DEFINER=app@'%' TRIGGER `pt_osc_trg_t_ins` AFTER INSERT ON `trg`.`t` FOR EACH ROW "
+    "REPLACE INTO `trg`.`copy` (`id`, `a`, `s`) VALUES (NEW.`id`, NEW.`a`, NEW.`s`)",
+    "CREATE DEFINER=app@'%' TRIGGER `pt_osc_trg_t_upd` AFTER UPDATE ON `trg`.`t` FOR EACH ROW BEGIN "
+    "DELETE IGNORE FROM `trg`.`copy` WHERE !(OLD.`id` <=> NEW.`id`) AND `trg`.`copy`.`id` <=> OLD.`id`;"
+    "REPLACE INTO `trg`.`copy` (`id`, `a`, `s`) VALUES (NEW.`id`, NEW.`a`, NEW.`s`);END",
+    "CREATE DEFINER=app@'%' TRIGGER `pt_osc_trg_t_del` AFTER DELETE ON `trg`.`t` FOR EACH ROW "
+    "DELETE IGNORE FROM `trg`.`copy` WHERE `trg`.`copy`.`id` <=> OLD.`id`",
+    "INSERT INTO t VALUES (1, 10, 'one'), (2, 20, 'two'), (3, 30, 'it''s')",
+    "UPDATE t SET a = a + 1, s = CONCAT(s, '+') WHERE id >= 2",
+    "UPDATE t SET id = 7 WHERE id = 3",
+    "REPLACE INTO t VALUES (2, 99, 'again')",
+    "DELETE FROM t WHERE id = 1",
+    "INSERT INTO audit (what) VALUES ('after the triggers')",
+    # the statement's time in a trigger (a replica's: the master's)
+    "SET timestamp = 1700000000",
+    "CREATE DEFINER=app@'%' TRIGGER t_bd BEFORE DELETE ON t FOR EACH ROW "
+    "INSERT INTO stamps (id, at, day, secs) VALUES (OLD.id, NOW(), CURDATE(), UNIX_TIMESTAMP())",
+    "DELETE FROM t WHERE id = 7",
+    "SET timestamp = DEFAULT",
+    # a table the statement reads that its triggers write: 1442 once one fires, not before
+    "INSERT INTO t SELECT id + 50, 0, 'sel' FROM audit WHERE id = 100",
+    "INSERT INTO t SELECT id, 0, '' FROM audit WHERE id < 0",
+    "DELETE t FROM t JOIN copy ON copy.id = t.id WHERE t.id = 2",
+    "UPDATE t, copy SET t.a = t.a + 1 WHERE copy.id = t.id AND t.id = 2",
+    # IGNORE leaves out the statement's own rows that meet a key, not its triggers' (1062)
+    "INSERT IGNORE INTO t VALUES (7, 0, 'dup'), (9, 9, 'nine')",
+    "INSERT IGNORE INTO t VALUES (1, 0, 'x')",
+    # MariaDB's errors and notes
+    "CREATE DEFINER=app@'%' TRIGGER t_ai AFTER INSERT ON t FOR EACH ROW DELETE FROM audit",
+    "CREATE DEFINER=app@'%' TRIGGER IF NOT EXISTS t_ai AFTER INSERT ON t FOR EACH ROW DELETE FROM audit",
+    "CREATE OR REPLACE DEFINER=app@'%' TRIGGER IF NOT EXISTS t_x AFTER INSERT ON t FOR EACH ROW DELETE FROM audit",
+    "CREATE DEFINER=app@'%' TRIGGER t_x AFTER DELETE ON t FOR EACH ROW INSERT INTO audit (k) VALUES (NEW.id)",
+    "CREATE DEFINER=app@'%' TRIGGER t_x AFTER INSERT ON t FOR EACH ROW INSERT INTO audit (k) VALUES (OLD.id)",
+    "CREATE DEFINER=app@'%' TRIGGER t_x AFTER INSERT ON t FOR EACH ROW INSERT INTO audit (k) VALUES (NEW.nope)",
+    "CREATE DEFINER=app@'%' TRIGGER t_x AFTER INSERT ON t FOR EACH ROW SET NEW.a = 1",
+    "CREATE DEFINER=app@'%' TRIGGER t_x BEFORE INSERT ON t FOR EACH ROW SET OLD.a = 1",
+    "CREATE DEFINER=app@'%' TRIGGER t_x AFTER INSERT ON t FOR EACH ROW FOLLOWS nope DELETE FROM audit",
+    "CREATE DEFINER=app@'%' TRIGGER t_x AFTER INSERT ON nope FOR EACH ROW DELETE FROM audit",
+    "CREATE DEFINER=app@'%' TRIGGER t_x AFTER INSERT ON mysql.user FOR EACH ROW DELETE FROM audit",
+    "CREATE DEFINER=app@'%' TRIGGER t_x AFTER INSERT ON test.t FOR EACH ROW DELETE FROM audit",
+    "DROP TRIGGER nope",
+    "DROP TRIGGER IF EXISTS nope",
+    "CREATE DEFINER=app@'%' TRIGGER t_loop AFTER DELETE ON t FOR EACH ROW INSERT INTO t VALUES (OLD.id + 1000, 0, '')",
+    "DELETE FROM t WHERE id = 2",
+    "DROP TRIGGER t_loop",
+    "DROP TRIGGER trg.t_bu0",
+    "UPDATE t SET a = 0",
+]
+
+LISTED = [
+    "SELECT TRIGGER_SCHEMA, TRIGGER_NAME, EVENT_MANIPULATION, EVENT_OBJECT_TABLE, ACTION_ORDER, ACTION_STATEMENT, "
+    "ACTION_ORIENTATION, ACTION_TIMING, ACTION_REFERENCE_OLD_ROW, ACTION_REFERENCE_NEW_ROW, SQL_MODE, DEFINER, "
+    "DATABASE_COLLATION "
+    "FROM information_schema.TRIGGERS WHERE TRIGGER_SCHEMA = 'trg' ORDER BY TRIGGER_NAME",
+    "SELECT * FROM trg.t ORDER BY id",
+    "SELECT * FROM trg.audit ORDER BY id",
+    "SELECT * FROM trg.copy ORDER BY id",
+    "SELECT * FROM trg.stamps ORDER BY id",
+]
+
+
+def _told(answers: list[tuple]) -> list[tuple]:
+    """The answers with 1062's value of a row a trigger wrote left out: ours names it '?'."""
+    return [(*a[:3], re.sub(r"Duplicate entry '[^']*'", "Duplicate entry '?'", a[3])) if a[1] == "error" else a
+            for a in answers]
+
+
+def _trigger_statements(server) -> list[str]:
+    """The text of each CREATE / DROP TRIGGER in the server's binlogs."""
+    found = []
+    for name, _size in server.query("SHOW BINARY LOGS"):
+        for row in server.query(f"SHOW BINLOG EVENTS IN '{name}'"):
+            if row[2] == "Query" and " TRIGGER " in row[5].upper():
+                found.append(row[5])
+    return found
+
+
+def _shown(server) -> list[tuple]:
+    """SHOW TRIGGERS' and SHOW CREATE TRIGGER's columns that do not name the connection's
+    character set or the time of creation."""
+    conn = server.connect("trg")
+    try:
+        with conn.cursor() as cur:
+            cur.execute("SHOW TRIGGERS")
+            listed = [row[:5] + row[6:8] + row[10:] for row in cur.fetchall()]
+            created = []
+            for row in listed:
+                cur.execute(f"SHOW CREATE TRIGGER {row[0]}")
+                created.append(cur.fetchone()[:3])
+            cur.execute("SHOW TRIGGERS LIKE 'nope'")
+            return [*listed, *created, *cur.fetchall()]
+    finally:
+        conn.close()
+
+
+def test_triggers_answer_fire_and_replicate_as_mariadbs(tmp_path):
+    with reference_ours_and_replicas(tmp_path, our_slave=True, reference_log_bin="master-bin") as (
+            reference, ours, replicas):
+        answers = []
+        for server in (reference, ours):
+            for sql in SETUP:
+                server.query(sql)
+            conn = server.connect("trg")
+            try:
+                answers.append([(sql, *ok_answer(conn, sql)) for sql in STEPS])
+            finally:
+                conn.close()
+        assert answer_differences(*[_told(a) for a in answers]) == ""
+        # an account without SUPER, binlog on: 1419 for CREATE and DROP TRIGGER, its database's ALL
+        # aside; its writes fire the triggers (compiled for its privilege check where none fires)
+        refused = []
+        for server in (reference, ours):
+            conn = pymysql.connect(host="127.0.0.1", port=server.port, user="app", password="pw", database="trg")
+            try:
+                refused.append([ok_answer(conn, sql) for sql in (
+                    "CREATE TRIGGER t_app AFTER INSERT ON t FOR EACH ROW DELETE FROM audit",
+                    "CREATE DEFINER=CURRENT_USER TRIGGER t_app AFTER INSERT ON t FOR EACH ROW DELETE FROM audit",
+                    "DROP TRIGGER t_ai", "DROP TRIGGER IF EXISTS nope", "INSERT INTO t VALUES (60, 6, 'app')")])
+            finally:
+                conn.close()
+        assert refused[1] == refused[0]
+        assert {answer[:2] for answer in refused[0][:4]} == {("error", 1419)}
+        assert _trigger_statements(ours) == _trigger_statements(reference)
+        assert _shown(ours) == _shown(reference)
+        for sql in LISTED:
+            assert_same_rows(reference, ours, replicas, sql)
+
+
+def _dump(port: int) -> str:
+    proc = subprocess.run([DUMP, "-h127.0.0.1", f"-P{port}", "-uroot", "--triggers", "--databases", "trg"],
+                          capture_output=True, text=True, timeout=120, check=True)
+    return proc.stdout
+
+
+def _load(port: int, text: str) -> None:
+    subprocess.run([CLIENT, "-h127.0.0.1", f"-P{port}", "-uroot"], input=text, capture_output=True, text=True,
+                   timeout=120, check=True)
+
+
+@pytest.mark.skipif(DUMP is None or CLIENT is None, reason="needs the mariadb client tools")
+def test_mariadb_dump_with_triggers_loads_both_ways(tmp_path):
+    mariadb = MariaDBServer(tmp_path / "mdb", log_bin=None).start()
+    ours = Daemon("master", tmp_path / "ours", ["--server-id=1"])
+    try:
+        ours.start()
+        for server in (mariadb, ours):
+            for sql in SETUP[:1] + SETUP[3:]:
+                server.query(sql)
+        # made on each under the other's name, so that each dump holds what the other must load
+        for server, prefix in ((mariadb, "m"), (ours, "o")):
+            conn = server.connect("trg")
+            try:
+                with conn.cursor() as cur:
+                    for sql in STEPS[:6]:
+                        cur.execute(sql.replace("DEFINER=app@'%' ", "").replace("DEFINER='app'@'%' ", "")
+                                    .replace("DEFINER=`app`@`%` ", "").replace("TRIGGER t_", f"TRIGGER {prefix}_")
+                                    .replace("PRECEDES t_", f"PRECEDES {prefix}_").replace("`pt_osc", f"`{prefix}_pt"))
+            finally:
+                conn.close()
+        # the definers (root@localhost / root@%): each server's own root, made on the other
+        mariadb.query("CREATE USER IF NOT EXISTS root@'%'")
+        mariadb.query("GRANT ALL ON *.* TO root@'%'")
+        from_mariadb, from_ours = _dump(mariadb.port), _dump(ours.port)
+        _load(mariadb.port, from_ours)
+        _load(ours.port, from_mariadb)
+        listed = ("SELECT TRIGGER_NAME, EVENT_MANIPULATION, EVENT_OBJECT_TABLE, ACTION_ORDER, ACTION_STATEMENT, "
+                  "ACTION_TIMING FROM information_schema.TRIGGERS WHERE TRIGGER_SCHEMA = 'trg' ORDER BY 1")
+        swapped = [tuple(c.replace("o_", "m_", 1) if isinstance(c, str) else c for c in row)
+                   for row in mariadb.query(listed)]
+        assert swapped == [tuple(c.replace("o_", "m_", 1) if isinstance(c, str) else c for c in row)
+                           for row in ours.query(listed)]
+        assert len(swapped) == 6
+        for server in (mariadb, ours):  # the loaded triggers fire
+            for sql in (*STEPS[6:9], STEPS[10]):
+                server.query(f"/* {server} */ " + sql.replace("INTO t ", "INTO trg.t ").replace("UPDATE t ", "UPDATE trg.t ")
+                             .replace("FROM t ", "FROM trg.t "))
+        for sql in LISTED[1:]:
+            assert ours.query(sql) == mariadb.query(sql)
+    finally:
+        ours.stop()
+        mariadb.stop()
+
+
+@pytest.mark.skipif(PT_OSC is None, reason="needs percona-toolkit (Makefile APT_PACKAGES)")
+def test_pt_online_schema_change_alters_a_table_under_writes(tmp_path):
+    master = Daemon("master", tmp_path / "master", ["--server-id=1"]).start()
+    daemons = [master]
+    try:
+        master.query("CREATE USER 'repl'@'%' IDENTIFIED BY 'replpw'")
+        master.query("GRANT REPLICATION SLAVE ON *.* TO 'repl'@'%'")
+        slave = Daemon("slave", tmp_path / "slave", [
+            "--server-id=11", "--master-host=127.0.0.1", f"--master-port={master.port}", "--master-user=repl",
+            "--master-password=replpw", "--master-connect-retry=1"]).start()
+        daemons.append(slave)
+        master.query("CREATE DATABASE app")
+        master.query("CREATE TABLE app.t (id INT AUTO_INCREMENT PRIMARY KEY, v VARCHAR(20), n INT, KEY ix_n (n))")
+        conn = master.connect("app")
+        with conn.cursor() as cur:
+            for k in range(40):
+                cur.execute("INSERT INTO t (v, n) VALUES " + ", ".join(f"('r{k}-{j}', {j})" for j in range(50)))
+        stop = threading.Event()
+        written, failed = [], []
+
+        def writes() -> None:  # inserts, updates and deletes while the rows are copied
+            writer = master.connect("app")
+            try:
+                with writer.cursor() as cur:
+                    k = 0
+                    while not stop.is_set():
+                        k += 1
+                        cur.execute("INSERT INTO t (v, n) VALUES (%s, %s)", (f"w{k}", k))
+                        cur.execute("UPDATE t SET n = n + 1000 WHERE id = %s", (k * 7,))
+                        cur.execute("DELETE FROM t WHERE id = %s", (k * 11,))
+                        written.append(k)
+            except pymysql.MySQLError as exc:
+                failed.append(exc)
+            finally:
+                writer.close()
+
+        thread = threading.Thread(target=writes)
+        thread.start()
+        try:
+            proc = subprocess.run(
+                [PT_OSC, "--execute", "--alter", "ADD COLUMN w INT NOT NULL DEFAULT 5", "--chunk-size=100",
+                 "--recursion-method=none", "--no-check-replication-filters",
+                 f"h=127.0.0.1,P={master.port},u=root,D=app,t=t"],
+                capture_output=True, text=True, timeout=300)
+        finally:
+            stop.set()
+            thread.join()
+        assert proc.returncode == 0, f"{proc.stdout}\n{proc.stderr}"
+        assert "Successfully altered `app`.`t`." in proc.stdout
+        assert written and not failed  # (writes ran while it worked, none failed)
+        assert [r[0] for r in master.query("SHOW COLUMNS FROM app.t")] == ["id", "v", "n", "w"]
+        assert master.query("SHOW TRIGGERS FROM app") == []
+        # the rows as the writes left the old table: every one of them reached the new one
+        rows = {50 * k + j + 1: (f"r{k}-{j}", j) for k in range(40) for j in range(50)}
+        for k in written:
+            rows[2000 + k] = (f"w{k}", k)
+            if k * 7 in rows:
+                rows[k * 7] = (rows[k * 7][0], rows[k * 7][1] + 1000)
+            rows.pop(k * 11, None)
+        assert master.query("SELECT id, v, n, w FROM app.t ORDER BY id") == [
+            (i, v, n, 5) for i, (v, n) in sorted(rows.items())]
+        conn.close()
+        master.query("INSERT INTO app.t (v, n) VALUES ('after', 0)")  # the new table's next id
+        want = master.query("SELECT * FROM app.t ORDER BY id")
+        assert want[-1][1:] == ("after", 0, 5)
+        for _ in range(300):
+            try:
+                if slave.query("SELECT * FROM app.t ORDER BY id") == want:
+                    break
+            except pymysql.MySQLError:
+                pass
+            threading.Event().wait(0.2)
+        assert slave.query("SELECT * FROM app.t ORDER BY id") == want
+    finally:
+        for d in reversed(daemons):
+            d.stop()
+
+
+def test_our_slave_of_a_row_format_mariadb_fires_no_trigger(tmp_path):
+    """A ROW-format binlog carries the rows a trigger wrote in their own events: our slave applies
+    them and fires no trigger of its own (MariaDB's slave_run_triggers_for_rbr=NO)."""
+    master = MariaDBServer(tmp_path / "master", binlog_format="ROW").start()
+    slave = None
+    try:
+        for sql in ("CREATE USER repl@'%' IDENTIFIED BY 'replpw'", "GRANT REPLICATION SLAVE ON *.* TO repl@'%'",
+                    *SETUP):
+            master.query(sql)
+        for sql in STEPS[:6]:
+            master.query(sql, "trg")
+        slave = Daemon("slave", tmp_path / "slave", [
+            "--server-id=11", "--master-host=127.0.0.1", f"--master-port={master.port}", "--master-user=repl",
+            "--master-password=replpw", "--master-connect-retry=1"]).start()
+        for sql in (*STEPS[6:9], STEPS[10]):
+            master.query(sql, "trg")
+        for sql in LISTED[1:]:
+            want = master.query(sql)
+            for _ in range(300):
+                try:
+                    if slave.query(sql) == want:
+                        break
+                except pymysql.MySQLError:
+                    pass
+                threading.Event().wait(0.2)
+            assert slave.query(sql) == want
+        assert len(slave.query("SHOW TRIGGERS FROM trg")) == 6
+    finally:
+        if slave is not None:
+            slave.stop()
+        master.stop()
