@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from engine import checksum, infoschema
+from engine import checksum, infoschema, system_schemas
 from engine.catalog import TokenCursor
 from engine.coltypes import varchar
 from engine.ddl import missing_routine
@@ -260,6 +260,8 @@ def _show_create_view(view, session: Session) -> Result:
 
 def _table_named(session: Session, schema: str, name: str):
     table = session.engine.table(schema, name)
+    if table is None and schema not in session.engine.schemas:
+        table = system_schemas.table(schema, name)
     if table is None:
         raise SQLError(ER_NO_SUCH_TABLE, schema, name)
     return table
@@ -338,7 +340,7 @@ def run_admin(session: Session, cur: TokenCursor, shape: str) -> Result | AsSele
     cur.expect("SHOW")
     if cur.accept("DATABASES", "SCHEMAS"):
         pattern = _filter(cur)
-        names = sorted([infoschema.NAME, *engine.databases()])  # (MariaDB lists them by name)
+        names = sorted([infoschema.NAME, *engine.listed_databases()])  # (MariaDB lists them by name)
         rows = [(name,) for name in names if pattern is None or pattern.match(name)]
         return _listing("databases", rows, session)
     collations = cur.accept("COLLATION")
@@ -370,13 +372,16 @@ def run_admin(session: Session, cur: TokenCursor, shape: str) -> Result | AsSele
     if cur.accept("TABLES"):
         schema = _schema(cur, session)
         pattern = _filter(cur)
+        kind = {n: "VIEW" for n in (v.name for v in engine.views.get(schema, {}).values())}
         if schema.lower() == infoschema.NAME:
             names = sorted(name.upper() for name in infoschema.COLUMNS)
+        elif schema in system_schemas.OPTIONS and schema not in engine.schemas:
+            listed = system_schemas.tables(schema)
+            names, kind = [name for name, _ in listed], {name: shown for name, shown in listed}
         else:
             names = _tables_and_views(engine, schema)
         names = [n for n in names if pattern is None or pattern.match(n)]
         if full:
-            kind = {n: "VIEW" for n in (v.name for v in engine.views.get(schema, {}).values())}
             return _listing("full_tables", [(n, kind.get(n, "BASE TABLE")) for n in names], session,
                             f"Tables_in_{schema}")
         return _listing("tables", [(n,) for n in names], session, f"Tables_in_{schema}")
@@ -440,6 +445,8 @@ def run_admin(session: Session, cur: TokenCursor, shape: str) -> Result | AsSele
         if view is not None:  # SHOW CREATE TABLE of a view: SHOW CREATE VIEW's answer, as MariaDB's
             return _show_create_view(view, session)
         table = _table_named(session, schema, name)
+        if schema not in engine.schemas and schema in system_schemas.OPTIONS:
+            raise SQLError(ER_NOT_SUPPORTED_YET, f"SHOW CREATE TABLE of a table in {schema}")
         next_id = engine.next_auto_increment(table) if table.auto_column is not None else None
         return _shown_create([("Table", 64), ("Create Table", 1024)], (table.name, table.show_create(next_id)), session)
     if cur.accept("INDEX", "INDEXES", "KEYS"):

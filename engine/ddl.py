@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from decimal import Decimal
 
-from engine import fixedbin, values
+from engine import fixedbin, system_schemas, values
 from engine.catalog import (
     BLOB_TYPES,
     CHAR_TYPES,
@@ -304,9 +304,10 @@ class DdlParser:
         options = parse_database_options(cur, DatabaseOptions()) if not cur.at_end() else DatabaseOptions()
         if not name or len(name) > 64 or name.startswith(".") or any(c in name for c in "/\\\0"):
             raise SQLError(ER_WRONG_DB_NAME, name)  # the name is a file name in the datadir
-        if name.lower() in RESERVED_SCHEMAS or name.startswith("__engine"):
+        exists = name in self.schemas or name in system_schemas.OPTIONS
+        if not exists and (name.lower() in RESERVED_SCHEMAS or name.startswith("__engine")):
             raise SQLError(ER_UNKNOWN_ERROR, f"Database name '{name}' is reserved by the embedded engine")
-        if name in self.schemas:
+        if exists:
             if if_not_exists:
                 return DdlAction(name, noop=True, notes=[SQLError(ER_DB_CREATE_EXISTS, name)])
             raise SQLError(ER_DB_CREATE_EXISTS, name)
