@@ -174,13 +174,13 @@ _MAINTENANCE_NOTES = {
 }
 
 
-def _maintain(cur: TokenCursor, session: Session, op: str) -> Result:
+def _maintain(cur: TokenCursor, session: Session, op: str) -> Result | Logged:
     """ANALYZE / CHECK / OPTIMIZE / REPAIR [NO_WRITE_TO_BINLOG | LOCAL] TABLE t, ... [options]:
     nothing to do on this engine; MariaDB's rows per table (a table named twice is 1066, one that
     does not exist or is a view an Error row and 'Operation failed', as mysql_admin_table).
     CHECK VIEW v, ... [FOR UPGRADE] and REPAIR VIEW v, ... [FROM MYSQL] (mariadb-upgrade's):
     a view's status OK, a table's as CHECK / REPAIR TABLE answer it."""
-    cur.accept("NO_WRITE_TO_BINLOG", "LOCAL")
+    local = cur.accept("NO_WRITE_TO_BINLOG", "LOCAL")
     if op == "analyze" and cur.peek() is not None and cur.peek().is_word(
             "SELECT", "UPDATE", "DELETE", "INSERT", "REPLACE", "FORMAT", "WITH", "VALUES"):
         raise SQLError(ER_NOT_SUPPORTED_YET, "ANALYZE statement")  # (MariaDB's EXPLAIN with its execution)
@@ -224,7 +224,18 @@ def _maintain(cur: TokenCursor, session: Session, op: str) -> Result:
             rows.extend((shown, op, kind, text) for kind, text in answers)
             continue
         rows += [(shown, op, "Error", failed.message), (shown, op, "status", "Operation failed")]
-    return _result(["Table", "Op", "Msg_type", "Msg_text"], rows, session)
+    result = _result(["Table", "Op", "Msg_type", "Msg_text"], rows, session)
+    return result if op == "check" or local else Logged(result, named[0][0])
+
+
+@dataclass(frozen=True)
+class Logged:
+    """An answer MariaDB also binlogs, whatever its rows say (ANALYZE / OPTIMIZE / REPAIR without
+    NO_WRITE_TO_BINLOG or LOCAL: sql_admin.cc's write_bin_log after mysql_admin_table): the
+    session runs the statement as a DDL that changes nothing, an implicit commit before it, and
+    answers `result`. `schema`: the first table's database."""
+    result: Result
+    schema: str
 
 
 def _tables_and_views(engine: Engine, schema: str) -> list[str]:
@@ -318,7 +329,7 @@ def _checksum_tables(session: Session, cur: TokenCursor, shape: str) -> checksum
     return checksum.ChecksumTables(tables)
 
 
-def run_admin(session: Session, cur: TokenCursor, shape: str) -> Result | AsSelect | checksum.ChecksumTables:
+def run_admin(session: Session, cur: TokenCursor, shape: str) -> Result | AsSelect | checksum.ChecksumTables | Logged:
     engine = session.engine
     if cur.accept("CHECKSUM"):
         return _checksum_tables(session, cur, shape)
