@@ -184,12 +184,16 @@ class DdlParser:
         self.shape = ""  # the statement's shape (the tokens' text), for a view's SELECT
         self.database_options: Callable[[str], DatabaseOptions] = lambda schema: DatabaseOptions()
 
-    def table_name(self) -> tuple[str, str]:
+    def table_name(self, written: bool = True) -> tuple[str, str]:
+        """The [schema.]name named next; `written`: a table or view the statement makes, changes
+        or drops, which cannot be one of a system database's (`system_schemas`: 1235)."""
         schema, name = self.cur.qualified()
         if schema is None:
             if self.database is None:
                 raise SQLError(ER_NO_DB_ERROR)
             schema = self.database
+        if written and schema in system_schemas.OPTIONS and schema not in self.schemas:
+            raise SQLError(ER_NOT_SUPPORTED_YET, f"changing the tables of the {schema} database")
         return schema, name
 
     def existing(self, schema: str, name: str) -> Table:
@@ -338,6 +342,8 @@ class DdlParser:
         if_exists = cur.accept_words("IF", "EXISTS")
         name = cur.ident()
         self.done(DdlAction(name))
+        if name in system_schemas.OPTIONS and name not in self.schemas:
+            raise SQLError(ER_NOT_SUPPORTED_YET, f"DROP DATABASE {name}")
         if name not in self.schemas:
             if if_exists:
                 return DdlAction(name, noop=True, notes=[SQLError(ER_DB_DROP_EXISTS, name)])
@@ -356,7 +362,7 @@ class DdlParser:
                 cur.peek().text == "(" and cur.peek(1) is not None and cur.peek(1).is_word("SELECT"))):
             raise SQLError(ER_NOT_SUPPORTED_YET, "CREATE TABLE ... SELECT")
         if cur.accept("LIKE"):
-            src_schema, src_name = self.table_name()
+            src_schema, src_name = self.table_name(written=False)
             table = copy.deepcopy(self.existing(src_schema, src_name))
             table.schema, table.name = schema, name
             table.auto_increment_start = None  # the copy counts from 1, as MariaDB's

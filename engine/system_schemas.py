@@ -4,8 +4,10 @@ and `performance_schema` (its tables, every one empty: `perfschema`). They exist
 10.11's do for the statements that name a database: USE, SHOW [FULL] TABLES FROM, DESCRIBE /
 SHOW [FULL] COLUMNS, SHOW CREATE DATABASE answer, CREATE DATABASE of either is 1007; their names
 are matched as written (MariaDB's lower_case_table_names=0). Nothing in them is written or
-created here: their rows are the server shell's. SHOW CREATE TABLE of their tables is 1235: only
-the columns are MariaDB's, not its engines' options and comments.
+created here: their rows are the server shell's, so a write to their tables, DDL in them and DROP
+DATABASE of either are 1235 (`ddl.DdlParser.table_name`, `Translator.need_table`). SHOW CREATE
+TABLE of their tables is 1235 too: only the columns are MariaDB's, not its engines' options and
+comments.
 
 SHOW DATABASES and information_schema.SCHEMATA list performance_schema (mariadb-dump
 --all-databases skips it itself) but not `mysql`: mariadb-dump dumps a listed `mysql` whole

@@ -561,6 +561,9 @@ class Translator:
                 if verb in ("INSERT", "REPLACE"):
                     raise SQLError(ER_NON_INSERTABLE_TABLE, table, verb)
                 raise SQLError(ER_NON_UPDATABLE_TABLE, table, verb)
+            if schema not in self.schemas and schema.lower() in (infoschema.MYSQL, perfschema.NAME) and \
+                    self.table_named(schema, table) is not None:  # answered to SELECT, never written
+                raise SQLError(ER_NOT_SUPPORTED_YET, f"changing the tables of the {schema} database")
             raise SQLError(ER_NO_SUCH_TABLE, schema, table)
         return t
 
