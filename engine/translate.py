@@ -3198,8 +3198,7 @@ class Translator:
         end = self.emit_range(0, len(self.tokens))
         if end != len(self.tokens):
             raise self.error_at(end)
-        if end in self.spliced:  # (a HAVING closed at the statement's end)
-            self.out.append(self.spliced[end][0])
+        self.close_spliced(end)
         return self.finish("select", names=self.select_names(self.named_select()), locking=self.locking,
                            lock_wait=self.lock_wait, result_types=types)
 
@@ -3409,8 +3408,9 @@ class Translator:
                     depth -= 1
                 elif depth == 0 and tok.is_word("WHERE", "GROUP", "HAVING") and not within_group(toks, k):
                     marks.setdefault(tok.upper, k)
-                elif depth == 0 and tok.is_word("WINDOW", "ORDER", "LIMIT", "UNION", "EXCEPT", "INTERSECT", "FOR",
-                                                 "LOCK", "INTO", "PROCEDURE"):
+                elif depth == 0 and (tok.is_word("WINDOW", "ORDER", "LIMIT", "UNION", "EXCEPT", "INTERSECT", "FOR",
+                                                  "LOCK", "INTO", "PROCEDURE")
+                                     or "HAVING" in marks and tok.is_word("ON")):  # (INSERT's ON DUPLICATE)
                     break
                 k += 1
             having = marks.get("HAVING")
@@ -3423,6 +3423,25 @@ class Translator:
             self.spliced[where + 1] = ("(", False)
             self.spliced[having] = (") AND (", True)
             self.spliced[k] = (")", False)
+
+    def filters_at_top(self, lo: int, hi: int) -> bool:
+        """The SELECT at tokens[lo:hi] has a WHERE of its own, as emitted (a HAVING emitted as
+        one counts), outside parentheses."""
+        depth = 0
+        for k in range(lo, hi):
+            tok = self.tokens[k]
+            if tok.kind == "op" and tok.text in ("(", ")"):
+                depth += 1 if tok.text == "(" else -1
+            elif depth == 0 and (tok.is_word("WHERE") or self.spliced.get(k, ("",))[0] == "WHERE"):
+                return True
+        return False
+
+    def close_spliced(self, end: int) -> None:
+        """The text spliced at `end`, where an emission stopped (a HAVING closed at the end of
+        its statement or before INSERT's ON DUPLICATE KEY UPDATE), emitted once."""
+        closing = self.spliced.pop(end, None)
+        if closing is not None:
+            self.out.append(closing[0])
 
     # --- exact DECIMAL computation (engine/exact.py, engine/decimal_math.py) -------------------
 
@@ -3827,6 +3846,7 @@ class Translator:
             on_at = next((k for k in range(i, len(toks)) if toks[k].is_word("ON") and k + 1 < len(toks)
                           and toks[k + 1].is_word("DUPLICATE")), len(toks))
             if toks[i].is_word("SELECT"):
+                self.having_as_where()
                 self.select_exact(self.finder(), i)
             else:
                 self.scan_exact(self.finder(), i, on_at)
@@ -3835,7 +3855,9 @@ class Translator:
                     and len(listed[0]) != len(columns):
                 raise SQLError(ER_WRONG_VALUE_COUNT_ON_ROW, 1)
             self.store_selected(i, table, columns)
-            i = self.emit_range(i, len(toks), stop_words=frozenset({"ON"}))
+            select_at = i
+            i = self.emit_range(i, on_at)  # (a JOIN's ON is the SELECT's)
+            self.close_spliced(i)
             # the SELECT gives the AUTO_INCREMENT column its values: a row's 0 or NULL takes the
             # next id, row by row, as a VALUES row's does
             selected_at = columns.index(auto.name) if auto is not None and not numbered and verb == "INSERT" else None
@@ -3844,7 +3866,8 @@ class Translator:
             if not numbered:
                 self.auto_dirty = True
             if i < len(toks):
-                self.out.append("WHERE true")  # SQLite's upsert-after-SELECT parsing rule
+                if numbered or extra_now or not self.filters_at_top(select_at, on_at):
+                    self.out.append("WHERE true")  # SQLite's upsert-after-SELECT parsing rule
                 i = self.emit_upsert(i, table)
             if i != len(toks):
                 raise self.error_at(i)

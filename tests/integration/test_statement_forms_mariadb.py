@@ -8,7 +8,8 @@ statement, a UNION's branch, a derived table, an IN's subquery, its columns name
 row and typed by all rows (the column definitions compared too), 4099 / 4141 for rows of other
 widths or none; INSERT's VALUES and VALUES(col) unchanged. HAVING without GROUP BY in a SELECT
 of no aggregate (SQLite's "a non-aggregate query"): a condition on the rows, before the window
-functions; a HAVING's bare name a select alias first, an ENUM column's name too. Each statement runs on a stock
+functions; a HAVING's bare name a select alias first, an ENUM column's name too; in INSERT ...
+SELECT too, whose JOIN ... ON and WHERE before ON DUPLICATE KEY UPDATE are taken. Each statement runs on a stock
 MariaDB and on our master and the answers are compared.
 
 Left out, where the two still differ: a derived table whose repeated names are literals' values
@@ -162,6 +163,15 @@ HAVING = [
     "SELECT id, COUNT(*) OVER () n FROM e HAVING id > 1 ORDER BY id",
     "SELECT id, SUM(id) OVER w s FROM e WHERE id < 9 HAVING id > 1 WINDOW w AS (ORDER BY id) ORDER BY id",
     "SELECT id FROM e HAVING nosuch > 1",
+    # INSERT ... SELECT: with HAVING, a JOIN's ON (was 1064: taken for ON DUPLICATE KEY), a WHERE
+    # before ON DUPLICATE KEY UPDATE (was 1064: SQLite's upsert rule's WHERE true added twice)
+    "CREATE TABLE f (id INT)",
+    "INSERT INTO f SELECT id FROM e HAVING id > 1",
+    "INSERT INTO f SELECT e.id FROM e JOIN f ON e.id = f.id WHERE e.id = 3",
+    "SELECT id FROM f ORDER BY id",
+    "INSERT INTO e (id, c) SELECT id, c FROM e WHERE id = 1 ON DUPLICATE KEY UPDATE v = 'z'",
+    "INSERT INTO e (id, c) SELECT id, c FROM e HAVING id = 2 ON DUPLICATE KEY UPDATE v = 'y'",
+    "SELECT * FROM e ORDER BY id",
 ]
 
 
