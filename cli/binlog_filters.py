@@ -49,7 +49,6 @@ from pipeline.decode import (
     GTID,
     QUERY,
     TABLE_MAP,
-    TRANSACTION_END_SQL,
     OpenGroup,
     gtid_groups,
     with_gtids,
@@ -57,6 +56,7 @@ from pipeline.decode import (
 from protocol.errors import ProtocolError
 from protocol.events import EventType, Rows, TableMap, decode_event
 from protocol.gtid import GtidPosition, parse_gtid_list
+from protocol.statements import BEGIN_SQL, TRANSACTION_END_SQL
 from slave.rows import TableLayout, UnsupportedColumnType, decode_rows, is_rows_event
 
 FORMAT_DESCRIPTION = EventType.FORMAT_DESCRIPTION_EVENT
@@ -65,7 +65,6 @@ XID = EventType.XID_EVENT
 _ROWS_CODES = np.array([is_rows_event(code) for code in range(256)], dtype=bool)
 # Statements that frame a transaction: --database keeps them (MariaDB's is_trans_keyword).
 _TRANS_KEYWORD = r"^\s*(BEGIN|COMMIT|ROLLBACK|SAVEPOINT|XA\s)"
-_BEGIN = r"^\s*BEGIN\s*$"
 
 
 # -- option values ------------------------------------------------------------------------------
@@ -490,7 +489,7 @@ class Summaries:
                 self.checksum = bool(json.loads(cols["details"][i] or "{}").get("checksum"))
             in_group = group[i] >= 0
             query = cols["query"][i] if code == QUERY else None
-            begins = query is not None and re.match(_BEGIN, query, re.I) is not None
+            begins = query is not None and re.match(BEGIN_SQL, query, re.I) is not None
             txn = self.current
             if code == GTID or (txn is None and not in_group and begins):
                 self._finish()

@@ -71,6 +71,7 @@ from protocol.events import (
     user_var_value,
 )
 from protocol.messages import FieldType
+from protocol.statements import query_kind, xa_kind
 from slave.rows import (
     MISSING,
     RowChange,
@@ -295,10 +296,10 @@ class SqlWriter:
         elif self.session.get("collation_database") not in (None, b"SET @@session.collation_database=DEFAULT"):
             self._set("collation_database", b"SET @@session.collation_database=DEFAULT")
         self.out.write(text + b"\n" + DELIMITER)
-        word = text.lstrip()[:8].upper()
-        if word.startswith((b"BEGIN", b"XA START", b"START TR")):
+        kind, xa = query_kind(text), xa_kind(text)
+        if kind == "BEGIN" or xa in ("START", "BEGIN"):
             self.in_transaction = True
-        elif word.startswith((b"COMMIT", b"ROLLBACK", b"XA END")):
+        elif kind in ("COMMIT", "ROLLBACK") or xa == "END":  # (XA END: no statement runs after it)
             self.in_transaction = False
 
     def _gtid(self, g: MariaGtid, server_id: int) -> None:

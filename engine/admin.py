@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from engine import checksum, infoschema, triggers
+from engine import checksum, infoschema, system_schemas, triggers
 from engine.catalog import TokenCursor
 from engine.coltypes import varchar
 from engine.ddl import missing_routine
@@ -184,13 +184,13 @@ _MAINTENANCE_NOTES = {
 }
 
 
-def _maintain(cur: TokenCursor, session: Session, op: str) -> Result:
+def _maintain(cur: TokenCursor, session: Session, op: str) -> Result | Logged:
     """ANALYZE / CHECK / OPTIMIZE / REPAIR [NO_WRITE_TO_BINLOG | LOCAL] TABLE t, ... [options]:
     nothing to do on this engine; MariaDB's rows per table (a table named twice is 1066, one that
     does not exist or is a view an Error row and 'Operation failed', as mysql_admin_table).
     CHECK VIEW v, ... [FOR UPGRADE] and REPAIR VIEW v, ... [FROM MYSQL] (mariadb-upgrade's):
     a view's status OK, a table's as CHECK / REPAIR TABLE answer it."""
-    cur.accept("NO_WRITE_TO_BINLOG", "LOCAL")
+    local = cur.accept("NO_WRITE_TO_BINLOG", "LOCAL")
     if op == "analyze" and cur.peek() is not None and cur.peek().is_word(
             "SELECT", "UPDATE", "DELETE", "INSERT", "REPLACE", "FORMAT", "WITH", "VALUES"):
         raise SQLError(ER_NOT_SUPPORTED_YET, "ANALYZE statement")  # (MariaDB's EXPLAIN with its execution)
@@ -234,7 +234,18 @@ def _maintain(cur: TokenCursor, session: Session, op: str) -> Result:
             rows.extend((shown, op, kind, text) for kind, text in answers)
             continue
         rows += [(shown, op, "Error", failed.message), (shown, op, "status", "Operation failed")]
-    return _result(["Table", "Op", "Msg_type", "Msg_text"], rows, session)
+    result = _result(["Table", "Op", "Msg_type", "Msg_text"], rows, session)
+    return result if op == "check" or local else Logged(result, named[0][0])
+
+
+@dataclass(frozen=True)
+class Logged:
+    """An answer MariaDB also binlogs, whatever its rows say (ANALYZE / OPTIMIZE / REPAIR without
+    NO_WRITE_TO_BINLOG or LOCAL: sql_admin.cc's write_bin_log after mysql_admin_table): the
+    session runs the statement as a DDL that changes nothing, an implicit commit before it, and
+    answers `result`. `schema`: the first table's database."""
+    result: Result
+    schema: str
 
 
 def _tables_and_views(engine: Engine, schema: str) -> list[str]:
@@ -270,6 +281,8 @@ def _show_create_view(view, session: Session) -> Result:
 
 def _table_named(session: Session, schema: str, name: str):
     table = session.engine.table(schema, name)
+    if table is None and schema not in session.engine.schemas:
+        table = system_schemas.table(schema, name)
     if table is None:
         raise SQLError(ER_NO_SUCH_TABLE, schema, name)
     return table
@@ -326,7 +339,7 @@ def _checksum_tables(session: Session, cur: TokenCursor, shape: str) -> checksum
     return checksum.ChecksumTables(tables)
 
 
-def run_admin(session: Session, cur: TokenCursor, shape: str) -> Result | AsSelect | checksum.ChecksumTables:
+def run_admin(session: Session, cur: TokenCursor, shape: str) -> Result | AsSelect | checksum.ChecksumTables | Logged:
     engine = session.engine
     if cur.accept("CHECKSUM"):
         return _checksum_tables(session, cur, shape)
@@ -348,7 +361,7 @@ def run_admin(session: Session, cur: TokenCursor, shape: str) -> Result | AsSele
     cur.expect("SHOW")
     if cur.accept("DATABASES", "SCHEMAS"):
         pattern = _filter(cur)
-        names = sorted([infoschema.NAME, *engine.databases()])  # (MariaDB lists them by name)
+        names = sorted([infoschema.NAME, *engine.listed_databases()])  # (MariaDB lists them by name)
         rows = [(name,) for name in names if pattern is None or pattern.match(name)]
         return _listing("databases", rows, session)
     collations = cur.accept("COLLATION")
@@ -380,13 +393,16 @@ def run_admin(session: Session, cur: TokenCursor, shape: str) -> Result | AsSele
     if cur.accept("TABLES"):
         schema = _schema(cur, session)
         pattern = _filter(cur)
+        kind = {n: "VIEW" for n in (v.name for v in engine.views.get(schema, {}).values())}
         if schema.lower() == infoschema.NAME:
             names = sorted(name.upper() for name in infoschema.COLUMNS)
+        elif schema in system_schemas.OPTIONS and schema not in engine.schemas:
+            listed = system_schemas.tables(schema)
+            names, kind = [name for name, _ in listed], {name: shown for name, shown in listed}
         else:
             names = _tables_and_views(engine, schema)
         names = [n for n in names if pattern is None or pattern.match(n)]
         if full:
-            kind = {n: "VIEW" for n in (v.name for v in engine.views.get(schema, {}).values())}
             return _listing("full_tables", [(n, kind.get(n, "BASE TABLE")) for n in names], session,
                             f"Tables_in_{schema}")
         return _listing("tables", [(n,) for n in names], session, f"Tables_in_{schema}")
@@ -457,6 +473,8 @@ def run_admin(session: Session, cur: TokenCursor, shape: str) -> Result | AsSele
         if view is not None:  # SHOW CREATE TABLE of a view: SHOW CREATE VIEW's answer, as MariaDB's
             return _show_create_view(view, session)
         table = _table_named(session, schema, name)
+        if schema not in engine.schemas and schema in system_schemas.OPTIONS:
+            raise SQLError(ER_NOT_SUPPORTED_YET, f"SHOW CREATE TABLE of a table in {schema}")
         next_id = engine.next_auto_increment(table) if table.auto_column is not None else None
         return _shown_create([("Table", 64), ("Create Table", 1024)], (table.name, table.show_create(next_id)), session)
     if cur.accept("INDEX", "INDEXES", "KEYS"):

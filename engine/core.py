@@ -146,7 +146,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from engine import autoinc, fixedbin, functions, infoschema, multiwrite, viewcols
+from engine import autoinc, fixedbin, functions, infoschema, multiwrite, system_schemas, viewcols
 from engine.catalog import DATABASE_KEY, VIEW_PREFIX, DatabaseOptions, Table, TokenCursor, View
 from engine.concurrency import Handover, Settle, ThreadLane, WriterLock
 from engine.connections import ATTACH_LIMIT, ReaderPool, open_connection
@@ -548,10 +548,17 @@ class Engine:
         return Session(self, connection_id)
 
     def has_database(self, name: str) -> bool:
-        return name in self.schemas or name.lower() == infoschema.NAME
+        """A database made here, information_schema, or a system database (`system_schemas`)."""
+        return name in self.schemas or name.lower() == infoschema.NAME or name in system_schemas.OPTIONS
 
     def databases(self) -> list[str]:
+        """The databases made here, by name."""
         return sorted(self.schemas)
+
+    def listed_databases(self) -> list[str]:
+        """What SHOW DATABASES and information_schema.SCHEMATA list after information_schema:
+        the databases made here and the listed system ones (`system_schemas.LISTED`), by name."""
+        return sorted([*self.schemas, *system_schemas.LISTED])
 
     def table(self, schema: str, name: str) -> Table | None:
         tables = self.catalog.get(schema)
@@ -585,7 +592,7 @@ class Engine:
         """The options of database `name` (information_schema's: utf8mb3's)."""
         if name.lower() == infoschema.NAME:
             return infoschema.DATABASE_OPTIONS
-        return self.database_options.get(name) or DatabaseOptions()
+        return self.database_options.get(name) or system_schemas.OPTIONS.get(name) or DatabaseOptions()
 
     def _w_read_catalog(self, name: str) -> dict[str, Table]:
         """One schema file's catalog rows: its tables (returned), its views (into `views`) and
@@ -1746,7 +1753,8 @@ class Engine:
         if plan is not None:  # (a shape whose plan reads a live view is never cached)
             return plan
         lowered = shape.lower()
-        if infoschema.reads_live(lowered) or (visible is not None and infoschema.NAME in lowered):
+        if infoschema.reads_live(lowered) or (visible is not None and infoschema.NAME in lowered) or (
+                database == infoschema.MYSQL and database not in self.schemas):  # (`user` after USE mysql)
             return parsing(self._make_plan, shape, database, params, visible, live_rows, mode)
         plan = self._plans.get(key)
         if plan is None:
@@ -1841,13 +1849,13 @@ class Engine:
         if visible is None:
             translator = Translator(tokens, shape, database, self.table, set(self.schemas), params,
                                     lambda schema: list(self.catalog.get(schema, {}).values()),
-                                    live_rows=live_rows)
+                                    set(self.listed_databases()), live_rows=live_rows)
         else:
             def tables(schema: str, sees=visible.sees_table) -> list[Table]:
                 return [t for t in self.catalog.get(schema, {}).values() if sees(schema, t.name)]
 
             translator = Translator(tokens, shape, database, self.table, set(self.schemas), params, tables,
-                                    {schema for schema in self.schemas if visible.sees_database(schema)},
+                                    {schema for schema in self.listed_databases() if visible.sees_database(schema)},
                                     lambda schema: tables(schema, visible.sees_columns), live_rows)
         translator.view_of = self.view
         translator.write_mode = mode

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from decimal import Decimal
 
-from engine import fixedbin, triggers, values
+from engine import fixedbin, system_schemas, triggers, values
 from engine.catalog import (
     BLOB_TYPES,
     CHAR_TYPES,
@@ -214,12 +214,16 @@ class DdlParser:
         self.triggers_in: Callable[[str], Iterable[Trigger]] = lambda schema: ()
         self.sql_mode = ""  # the session's, as a trigger keeps it
 
-    def table_name(self) -> tuple[str, str]:
+    def table_name(self, written: bool = True) -> tuple[str, str]:
+        """The [schema.]name named next; `written`: a table or view the statement makes, changes
+        or drops, which cannot be one of a system database's (`system_schemas`: 1235)."""
         schema, name = self.cur.qualified()
         if schema is None:
             if self.database is None:
                 raise SQLError(ER_NO_DB_ERROR)
             schema = self.database
+        if written and schema in system_schemas.OPTIONS and schema not in self.schemas:
+            raise SQLError(ER_NOT_SUPPORTED_YET, f"changing the tables of the {schema} database")
         return schema, name
 
     def existing(self, schema: str, name: str) -> Table:
@@ -339,9 +343,10 @@ class DdlParser:
         options = parse_database_options(cur, DatabaseOptions()) if not cur.at_end() else DatabaseOptions()
         if not name or len(name) > 64 or name.startswith(".") or any(c in name for c in "/\\\0"):
             raise SQLError(ER_WRONG_DB_NAME, name)  # the name is a file name in the datadir
-        if name.lower() in RESERVED_SCHEMAS or name.startswith("__engine"):
+        exists = name in self.schemas or name in system_schemas.OPTIONS
+        if not exists and (name.lower() in RESERVED_SCHEMAS or name.startswith("__engine")):
             raise SQLError(ER_UNKNOWN_ERROR, f"Database name '{name}' is reserved by the embedded engine")
-        if name in self.schemas:
+        if exists:
             if if_not_exists:
                 return DdlAction(name, noop=True, notes=[SQLError(ER_DB_CREATE_EXISTS, name)])
             raise SQLError(ER_DB_CREATE_EXISTS, name)
@@ -372,6 +377,8 @@ class DdlParser:
         if_exists = cur.accept_words("IF", "EXISTS")
         name = cur.ident()
         self.done(DdlAction(name))
+        if name in system_schemas.OPTIONS and name not in self.schemas:
+            raise SQLError(ER_NOT_SUPPORTED_YET, f"DROP DATABASE {name}")
         if name not in self.schemas:
             if if_exists:
                 return DdlAction(name, noop=True, notes=[SQLError(ER_DB_DROP_EXISTS, name)])
@@ -390,7 +397,7 @@ class DdlParser:
                 cur.peek().text == "(" and cur.peek(1) is not None and cur.peek(1).is_word("SELECT"))):
             raise SQLError(ER_NOT_SUPPORTED_YET, "CREATE TABLE ... SELECT")
         if cur.accept("LIKE"):
-            src_schema, src_name = self.table_name()
+            src_schema, src_name = self.table_name(written=False)
             table = copy.deepcopy(self.existing(src_schema, src_name))
             table.schema, table.name = schema, name
             table.auto_increment_start = None  # the copy counts from 1, as MariaDB's

@@ -320,6 +320,7 @@ class Finder:
         # the literals whose kind (a number or not) the regions depend on: index -> a number
         self.kinds: dict[int, bool | str] = {} if kinds is None else kinds
         self.aliases = aliases if aliases is not None else {}  # select-list alias -> category
+        self.alias_names: set[int] = set()  # names read as a select alias, not a column (HAVING's)
         self.regions: dict[int, tuple[int, tuple]] = {}
         self.stop = len(tokens)
         # the literals read as a BIGINT UNSIGNED (a hybrid's number, `lexer.Hybrid`): index -> True
@@ -845,7 +846,7 @@ class Finder:
                 j += 2
             if self.at(j, "("):
                 raise _Fail  # db.function(...)
-            ct = self.lookup(names)
+            ct = None if i in self.alias_names else self.lookup(names)
             if ct is None:
                 cat = self.aliases.get(names[0].lower(), OTHER) if len(names) == 1 else OTHER
                 return Expr(i, j, cat)

@@ -572,6 +572,11 @@ def mysql_table(name: str) -> Table | None:
     return _MYSQL_PARSED[name]
 
 
+def mysql_table_names() -> list[str]:
+    """The `mysql` tables the server shell answers."""
+    return [*_MYSQL_DECLARED, *_MYSQL_CREATE]
+
+
 def _compression_rows(name: str) -> list[tuple]:
     """INNODB_CMP's and INNODB_CMPMEM's rows (their _RESET twins' too): MariaDB's one row per
     compressed page size, 1 KiB up to the page size (innodb_page_size), every counter 0, as for

@@ -612,6 +612,11 @@ def table(name: str) -> Table | None:
     return None if text is None else Table(NAME, name.lower(), declared_columns(text))
 
 
+def table_names() -> list[str]:
+    """Every table's name, in MariaDB's order."""
+    return list(_DECLARED_TEXT)
+
+
 def subquery(name: str) -> str | None:
     """SQLite SQL for `performance_schema.<name>`: its columns and no rows (None: no such table)."""
     shape = table(name)

@@ -21,13 +21,13 @@ import re
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from engine import charset_literals, coltypes, explain, fixedbin, functions, values
-from engine.admin import AsSelect, checksum_answer, run_admin
+from engine.admin import AsSelect, Logged, checksum_answer, run_admin
 from engine.catalog import SERVER_COLLATION, TokenCursor, View, mysql_literal, sql_literal
 from engine.checksum import ChecksumTables
 from engine.connections import ATTACH_LIMIT, Snapshot
@@ -1178,14 +1178,18 @@ class Session:
             return self.engine.handover.hand(CommittedTxn(statements))
         return None
 
-    async def _ddl(self, sql: str, shape: str, params, context) -> Result:
+    async def _ddl(self, sql: str, shape: str, params, context, logged: Logged | None = None) -> Result:
         """DDL: commits the open transaction first (returned in the same CommittedTxn, or carried
-        by the SQLError as `.committed` when the DDL itself fails) and is never rolled back."""
+        by the SQLError as `.committed` when the DDL itself fails) and is never rolled back.
+        `logged`: an admin statement MariaDB binlogs, run as a DDL that changes nothing and
+        answered with its rows."""
         engine = self.engine
         timestamp = self._now(context)
         tokens = tokenize(shape)
 
         def parse() -> DdlAction:
+            if logged is not None:
+                return DdlAction(logged.schema, noop=True)
             cur = TokenCursor(tokens, params, sql)
             parser = DdlParser(cur, self._database, engine.table, set(engine.schemas))
             parser.foreign_key_checks = self._fk_checks(context)
@@ -1241,6 +1245,8 @@ class Session:
         if action.late_error is not None:
             action.late_error.committed = committed  # type: ignore[attr-defined]
             raise action.late_error
+        if logged is not None:
+            return replace(logged.result, committed=committed, in_transaction=self.in_transaction)
         return Result(committed=committed, in_transaction=self.in_transaction, affected_rows=affected,
                       warnings=tuple(("Note", note.code, note.message) for note in action.notes))
 
@@ -1264,6 +1270,8 @@ class Session:
             return await self._select(sql, plan, answer.params, context, lock_reads=False)
         if isinstance(answer, ChecksumTables):
             return await self._checksums(answer)
+        if isinstance(answer, Logged):  # ANALYZE / OPTIMIZE / REPAIR TABLE, binlogged as MariaDB's
+            return await self._ddl(sql, shape, params, context, answer)
         return answer
 
     async def _checksums(self, answer: ChecksumTables) -> Result:

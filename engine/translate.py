@@ -32,7 +32,7 @@ the list from the target (`Plan.returning`: names, types, and a LIMIT 0 form tha
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from typing import Any
@@ -80,6 +80,8 @@ from engine.exprtypes import (
     SelectTypes,
     UnionTypes,
     Unknown,
+    calls_aggregate,
+    closing,
     derived,
     derived_origins,
     drop_alias,
@@ -472,6 +474,8 @@ class Translator:
         self.substitute: dict[int, tuple[int, int]] = {}  # SET's references to columns set before
         # a HAVING's names of select-list aliases: token index -> the aliased expression's tokens
         self.alias_at: dict[int, tuple[int, int]] = {}
+        # text emitted at a token index (`having_as_where`): (text, whether it stands for the token)
+        self.spliced: dict[int, tuple[str, bool]] = {}
         self.exact: dict[int, tuple[int, tuple]] = {}  # regions computed exactly (engine.exact): start -> (end, tree)
         self.merged: set[int] = set()  # a UNION's bare column items rewritten (`set_columns`): their first tokens' ids
         self.reads_infoschema = False  # an information_schema view inlined: its columns are declared upper-case
@@ -562,6 +566,9 @@ class Translator:
                 if verb in ("INSERT", "REPLACE"):
                     raise SQLError(ER_NON_INSERTABLE_TABLE, table, verb)
                 raise SQLError(ER_NON_UPDATABLE_TABLE, table, verb)
+            if schema not in self.schemas and schema.lower() in (infoschema.MYSQL, perfschema.NAME) and \
+                    self.table_named(schema, table) is not None:  # answered to SELECT, never written
+                raise SQLError(ER_NOT_SUPPORTED_YET, f"changing the tables of the {schema} database")
             raise SQLError(ER_NO_SUCH_TABLE, schema, table)
         return t
 
@@ -650,6 +657,12 @@ class Translator:
         in_order = False  # in an ORDER BY / GROUP BY list (where a number is a column position)
         order_depth = -1  # the parenthesis depth of the ORDER BY list being emitted (-1: none)
         while i < end:
+            if i in self.spliced:
+                text, replaces = self.spliced[i]
+                out.append(text)
+                if replaces:
+                    i += 1
+                    continue
             if i in self.exact:
                 i = self.emit_exact(*self.exact[i])
                 continue
@@ -3199,11 +3212,15 @@ class Translator:
         if any(t.is_word("ROLLUP") and self.tokens[n - 1].is_word("WITH") for n, t in enumerate(self.tokens) if n):
             return self.plan_rollup()
         types = self.select_types()
-        self.select_exact(self.finder(), 0)
         self.having_aliases()
+        finder = self.finder()
+        finder.alias_names.update(self.alias_at)  # (a HAVING's alias is no ENUM column of that name)
+        self.select_exact(finder, 0)
+        self.having_as_where()
         end = self.emit_range(0, len(self.tokens))
         if end != len(self.tokens):
             raise self.error_at(end)
+        self.close_spliced(end)
         return self.finish("select", names=self.select_names(self.named_select()), locking=self.locking,
                            lock_wait=self.lock_wait, result_types=types)
 
@@ -3349,13 +3366,7 @@ class Translator:
             return
         index = {id(t): k for k, t in enumerate(toks)}
         columns = {c.name.lower() for _, table in self.statement_tables() for c in table.columns}
-        for start, t in enumerate(toks):
-            if not t.is_word("SELECT"):
-                continue
-            found = select_items(toks[start:])
-            if found is None:
-                continue
-            items, end = found
+        for items, end in _selects(toks):
             aliases: dict[str, tuple[int, int]] = {}
             for item in items:
                 expr = drop_alias(item)
@@ -3365,7 +3376,7 @@ class Translator:
             if not aliases:
                 continue
             grouped: set[str] = set()
-            clause, depth, k = None, 0, start + end
+            clause, depth, k = None, 0, end
             while k < len(toks):
                 tok = toks[k]
                 if tok.kind == "op" and tok.text == "(":
@@ -3394,6 +3405,53 @@ class Translator:
                     elif name in aliases and name not in grouped:
                         self.alias_at[k] = aliases[name]
                 k += 1
+
+    def having_as_where(self) -> None:
+        """HAVING without GROUP BY in a SELECT that calls no aggregate function, which MariaDB
+        takes as a condition on the rows before its window functions (its names read as
+        `having_aliases` reads them) and SQLite refuses ("a non-aggregate query"): emitted as the
+        WHERE it stands for, `WHERE (w) AND (h)` when the SELECT has a WHERE `w` (`spliced`)."""
+        toks = self.tokens
+        if not any(t.is_word("HAVING") for t in toks):
+            return
+        for items, k in _selects(toks):
+            marks: dict[str, int] = {}
+            depth = 0
+            while k < len(toks):
+                tok = toks[k]
+                if tok.kind == "op" and tok.text == "(":
+                    if k + 1 < len(toks) and toks[k + 1].is_word("SELECT", "WITH"):
+                        k = closing(toks, k) + 1  # a subquery: its own clauses
+                        continue
+                    depth += 1
+                elif tok.kind == "op" and tok.text == ")":
+                    if depth == 0:
+                        break
+                    depth -= 1
+                elif depth == 0 and tok.is_word("WHERE", "GROUP", "HAVING") and not within_group(toks, k):
+                    marks.setdefault(tok.upper, k)
+                elif depth == 0 and (tok.is_word("WINDOW", "ORDER", "LIMIT", "UNION", "EXCEPT", "INTERSECT", "FOR",
+                                                  "LOCK", "INTO", "PROCEDURE")
+                                     or "HAVING" in marks and tok.is_word("ON")):  # (INSERT's ON DUPLICATE)
+                    break
+                k += 1
+            having = marks.get("HAVING")
+            if having is None or "GROUP" in marks or any(_aggregates(part) for part in (*items, toks[having + 1:k])):
+                continue
+            where = marks.get("WHERE")
+            if where is None:
+                self.spliced[having] = ("WHERE", True)
+                continue
+            self.spliced[where + 1] = ("(", False)
+            self.spliced[having] = (") AND (", True)
+            self.spliced[k] = (")", False)
+
+    def close_spliced(self, end: int) -> None:
+        """The text spliced at `end`, where an emission stopped (a HAVING closed at the end of
+        its statement or before INSERT's ON DUPLICATE KEY UPDATE), emitted once."""
+        closing = self.spliced.pop(end, None)
+        if closing is not None:
+            self.out.append(closing[0])
 
     # --- exact DECIMAL computation (engine/exact.py, engine/decimal_math.py) -------------------
 
@@ -3799,6 +3857,7 @@ class Translator:
                           and toks[k + 1].is_word("DUPLICATE")), len(toks))
             on_at_select = i
             if toks[i].is_word("SELECT"):
+                self.having_as_where()
                 self.select_exact(self.finder(), i)
             else:
                 self.scan_exact(self.finder(), i, on_at)
@@ -3807,7 +3866,8 @@ class Translator:
                     and len(listed[0]) != len(columns):
                 raise SQLError(ER_WRONG_VALUE_COUNT_ON_ROW, 1)
             self.store_selected(i, on_at, table, columns)
-            i = self.emit_range(i, on_at)
+            i = self.emit_range(i, on_at)  # (a JOIN's ON is the SELECT's)
+            self.close_spliced(i)
             # the SELECT gives the AUTO_INCREMENT column its values: a row's 0 or NULL takes the
             # next id, row by row, as a VALUES row's does
             selected_at = columns.index(auto.name) if auto is not None and not numbered and verb == "INSERT" else None
@@ -4611,3 +4671,17 @@ def _names_infoschema(tokens: list[Token]) -> bool:
                 and tokens[n + 1].text == ".":
             return True
     return False
+
+
+def _aggregates(toks: list[Token]) -> bool:
+    """`toks` call an aggregate function, not as a window function (`calls_aggregate`)."""
+    return calls_aggregate(toks) and not calls_aggregate(toks, windows_only=True)
+
+
+def _selects(toks: list[Token]) -> Iterator[tuple[list[list[Token]], int]]:
+    """Each SELECT of `toks`, at any depth: its select items (`select_items`) and the index after them."""
+    for start, t in enumerate(toks):
+        if t.is_word("SELECT"):
+            found = select_items(toks[start:])
+            if found is not None:
+                yield found[0], start + found[1]

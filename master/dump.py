@@ -117,6 +117,7 @@ from protocol.events import (
 from protocol.gtid import BinlogState, StartFilter
 from protocol.messages import BINLOG_DUMP_NON_BLOCK, ERR, ComBinlogDump
 from protocol.position import BinlogPosition
+from protocol.statements import query_kind
 from semisync.interface import BinlogTransmitDelegate, SendBatch, SendParam, TransmitParam
 
 log = logging.getLogger("semisync.master.dump")
@@ -259,7 +260,7 @@ def compatible_event(event: bytes, capability: int, crc: bool) -> bytes | None:
 def _ends_transaction(event: bytes, kind: int, crc: bool) -> bool:
     if kind == EventType.XID_EVENT:
         return True
-    return kind == EventType.QUERY_EVENT and bytes(query_text(event, crc)).upper() in (b"COMMIT", b"ROLLBACK")
+    return kind == EventType.QUERY_EVENT and query_kind(query_text(event, crc)) in ("COMMIT", "ROLLBACK")
 
 
 @dataclass(frozen=True, slots=True)

@@ -77,6 +77,7 @@ from protocol.events import (
     format_description_checksum,
     type_name,
 )
+from protocol.statements import BEGIN_SQL, GROUP_END_SQL
 
 _ARROW_TYPES = {"int": pa.int64(), "str": pa.string()}  # the kinds of CORE_FIELDS
 # The typed columns: where an event is, its header, and the body fields most events have or
@@ -915,12 +916,8 @@ def scan_boundaries(
 # A group is its GTID event and the events after it up to its end: an XID, a COMMIT/ROLLBACK
 # query (XA PREPARE/COMMIT/ROLLBACK too), or, when the GTID is standalone (FL_STANDALONE: DDL,
 # a non-transactional statement), its first query, unless that is a BEGIN. Events between groups (FORMAT_DESCRIPTION,
-# GTID_LIST, BINLOG_CHECKPOINT, ROTATE, STOP) belong to none. ROLLBACK [WORK] TO [SAVEPOINT] x
-# ends nothing. (RE2's syntax: no look-ahead.)
-_TRANSACTION_END = r"COMMIT\b|ROLLBACK(\s+WORK)?(\s*;?\s*$|\s+(AND|NO|RELEASE)\b)"
-TRANSACTION_END_SQL = rf"^\s*({_TRANSACTION_END})"
-_GROUP_END_SQL = rf"^\s*({_TRANSACTION_END}|XA\s+(PREPARE|COMMIT|ROLLBACK)\b)"
-_BEGIN_SQL = r"^\s*BEGIN\s*$"
+# GTID_LIST, BINLOG_CHECKPOINT, ROTATE, STOP) belong to none. Which statements begin and end
+# one: protocol.statements' rule (ROLLBACK [WORK] TO [SAVEPOINT] x ends nothing).
 _FLAGS2 = r'"flags2":(?P<flags2>\d+)'
 
 
@@ -955,9 +952,9 @@ def gtid_groups(batch: pa.RecordBatch, carry: OpenGroup | None) -> tuple[np.ndar
     texts = batch.column("query").take(pa.array(queries))
     # a BEGIN as a group's first query opens a transaction even under a standalone GTID
     groups_of, first = np.unique(gid[queries], return_index=True)
-    standalone[groups_of[_matches(texts.take(pa.array(first)), _BEGIN_SQL)]] = False
+    standalone[groups_of[_matches(texts.take(pa.array(first)), BEGIN_SQL)]] = False
     is_end = tcode == XID
-    is_end[queries] = _matches(texts, _GROUP_END_SQL) | standalone[gid[queries]]
+    is_end[queries] = _matches(texts, GROUP_END_SQL) | standalone[gid[queries]]
     ends_before = np.cumsum(is_end) - is_end  # ends in the batch before each row
     base = np.zeros(len(starts) + 1, dtype=np.int64)
     base[1:] = ends_before[starts]

@@ -16,7 +16,7 @@ taken when this function decides it exactly as the Python path would, which it d
   - GTID (its fixed fields present), XID, INTVAR, RAND, USER_VAR, TABLE_MAP, ANNOTATE_ROWS, a
     rows event inside a group, any other type (nothing to follow);
   - QUERY whose statement starts with a byte that begins no BEGIN / COMMIT / ROLLBACK / START
-    TRANSACTION (GroupTracker's OTHER_FIRST) or is exactly one of those four (its post-header,
+    TRANSACTION (protocol.statements' OTHER_FIRST) or is exactly one of those four (its post-header,
     status variables and db well formed).
 It stops at the first event it does not take (index `stop`; len(events) when it took them all):
 the caller runs that event through the Python path (which verifies, raises or decides it) and
@@ -57,7 +57,7 @@ static PyObject *crc32_func;  /* zlib.crc32 */
 static uint32_t le32(const uint8_t *p) { return p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24; }
 static uint16_t le16(const uint8_t *p) { return (uint16_t)(p[0] | p[1] << 8); }
 
-/* GroupTracker's OTHER_FIRST: ASCII, no blank of str.lstrip, upper-cased not one of B S C R. */
+/* protocol.statements' OTHER_FIRST: ASCII, no blank of str.lstrip, upper-cased not one of B S C R. */
 static int other_first(uint8_t c)
 {
     if (c >= 128 || c == ' ' || (c >= '\t' && c <= '\r') || (c >= 0x1c && c <= 0x1f))

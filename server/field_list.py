@@ -7,6 +7,7 @@ every column). The answer (`protocol.messages.FieldList`) is the table's (or vie
 default record: the DEFAULT's text, NULL for a nullable column without one and for DEFAULT
 CURRENT_TIMESTAMP, the implicit default ('0', '') of a NOT NULL column without one. Errors are
 mysqld's: 1046 (no database selected), 1103 (no table name), 1146, and the SELECT's privileges.
+Nothing runs: the columns are described, so an autocommit=0 session begins no transaction.
 """
 
 from __future__ import annotations
@@ -35,7 +36,12 @@ async def field_list(session: ClientSession, payload: bytes) -> FieldList:
     table_name = name.decode("utf-8", "replace")
     if not table_name:
         raise SQLError(ER_WRONG_TABLE_NAME, "")
-    result = await session.execute(f"SELECT * FROM {mysql_ident(schema)}.{mysql_ident(table_name)} LIMIT 0")
+    # the columns of the SELECT, its privileges checked, but no statement run: no transaction
+    # begins (autocommit=0) and no Com_select is counted, as with mysqld_list_fields
+    select = f"SELECT * FROM {mysql_ident(schema)}.{mysql_ident(table_name)} LIMIT 0"
+    if session.privileges is not None:
+        await session.privileges.check(select, "SELECT")
+    result = await session.engine_session.describe_select(select)
     columns = result_columns(result, session.results_charset)
     pattern = _wildcard(wild.rstrip(b"\0").decode("utf-8", "replace"))
     if pattern is not None:

@@ -164,7 +164,8 @@ from protocol.events import (
 )
 from protocol.gtid import GtidPosition, gtid_wait_reached
 from protocol.position import BinlogPosition
-from slave.relay_log import OTHER_FIRST, RelayLog, statement_kind
+from protocol.statements import OTHER_FIRST, statement_kind
+from slave.relay_log import RelayLog
 from slave.rows import (
     MISSING,
     RowChange,

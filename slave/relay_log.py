@@ -100,6 +100,7 @@ from protocol.events import (
     set_log_pos,
 )
 from protocol.position import BinlogPosition, file_sequence
+from protocol.statements import query_kind
 
 SERVER_VERSION = "10.11.99-MariaDB-semisync-log"
 TAIL_BYTES_MAX = 256 * 1024  # events of the current file kept in memory for the applier (at least)
@@ -125,63 +126,6 @@ _ROWS_EVENTS = frozenset(
         EventType.DELETE_ROWS_EVENT,
     }
 )
-
-
-_KIND_PEEK = 64  # bytes of a statement enough to tell BEGIN/COMMIT/ROLLBACK (after blanks)
-_KIND_HEAD = 32  # characters of a statement, after blanks, that `statement_kind` looks at
-
-# The ASCII characters that start no BEGIN, START TRANSACTION, COMMIT or ROLLBACK in any case and
-# are no blank to `str.lstrip` (which strips \x1c-\x1f too): a statement that starts with one is
-# OTHER without a look at its words (INSERT, UPDATE, DELETE ... ). ASCII only: the case mapping
-# of other characters can give one of those letters ('ſ'.upper() == 'S': 'ſTART TRANSACTION' is
-# a BEGIN), so they go the way of the words.
-OTHER_FIRST = frozenset(c for c in map(chr, range(128)) if not c.isspace() and c.upper() not in "BSCR")
-_OTHER_FIRST_BYTES = frozenset(map(ord, OTHER_FIRST))
-# The boundaries as binlogs write them, whole: their kind without a look at their words.
-_KIND_OF = {"BEGIN": "BEGIN", "COMMIT": "COMMIT", "ROLLBACK": "ROLLBACK", "START TRANSACTION": "BEGIN"}
-_KIND_OF_BYTES = {text.encode(): kind for text, kind in _KIND_OF.items()}
-_KIND_OF_LONGEST = max(map(len, _KIND_OF))
-
-
-def statement_kind(query: str) -> str:
-    """BEGIN, COMMIT, ROLLBACK or OTHER for a QUERY event's statement (`_statement_kind_words`,
-    decided by the first character or the whole text where those decide alike)."""
-    if query[:1] in OTHER_FIRST:
-        return "OTHER"
-    if len(query) <= _KIND_OF_LONGEST:
-        kind = _KIND_OF.get(query)
-        if kind is not None:
-            return kind
-    return _statement_kind_words(query)
-
-
-def _statement_kind_words(query: str) -> str:
-    """`statement_kind` by the statement's first words (case-insensitive, after blanks)."""
-    head = query.lstrip()[:_KIND_HEAD].upper()
-    word = head.split(None, 1)[0].rstrip(";") if head else ""
-    if word == "BEGIN" or " ".join(head.split()[:2]).rstrip(";") == "START TRANSACTION":
-        return "BEGIN"
-    if word == "COMMIT":
-        return word
-    if word == "ROLLBACK":  # ROLLBACK [WORK] TO [SAVEPOINT] x undoes part of the group, ends nothing
-        after = head.split()[1:3]
-        return "OTHER" if after[after[:1] == ["WORK"]:][:1] == ["TO"] else word
-    return "OTHER"
-
-
-def query_kind(text: memoryview | bytes) -> str:
-    """`statement_kind` of a QUERY event's raw statement bytes, decoding only their start (none
-    of them when the first byte or the whole text decides, as in `statement_kind`)."""
-    if not text or text[0] in _OTHER_FIRST_BYTES:
-        return "OTHER"
-    if len(text) <= _KIND_OF_LONGEST:
-        kind = _KIND_OF_BYTES.get(bytes(text))
-        if kind is not None:
-            return kind
-    head = bytes(text[:_KIND_PEEK]).decode("utf-8", "surrogateescape")
-    if len(text) > _KIND_PEEK and len(head.lstrip()) <= _KIND_HEAD:  # mostly blanks: look at all of it
-        head = bytes(text).decode("utf-8", "surrogateescape")
-    return _statement_kind_words(head)
 
 
 # the largest master position the compiled scan holds (a signed 64-bit log_pos); past it the
@@ -737,4 +681,4 @@ def _scan(path: Path, end: int | None = None) -> tuple[GroupTracker | None, int]
     return tracker, boundary
 
 
-__all__ = ["OTHER_FIRST", "GroupTracker", "Recovered", "RelayLog", "statement_kind"]
+__all__ = ["GroupTracker", "Recovered", "RelayLog"]

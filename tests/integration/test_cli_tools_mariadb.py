@@ -8,7 +8,9 @@ terminating NUL, which MariaDB's lexer reads as the end of the text: ours answer
 past it, at `id serial` (SERIAL's UNIQUE key was not made: 1075); `mariadb-show -v` / `--count`
 printed N/A for every table's columns (COM_FIELD_LIST was an unknown command, 1047);
 `mariadb-import --local --replace` stored a value strict mode refuses (LOAD DATA LOCAL ...
-REPLACE is not IGNORE: MariaDB fails it with 1265 and stores nothing).
+REPLACE is not IGNORE: MariaDB fails it with 1265 and stores nothing); COM_FIELD_LIST on an
+autocommit=0 connection began a transaction and counted a Com_select (mysqld_list_fields does
+neither).
 """
 
 from __future__ import annotations
@@ -18,7 +20,10 @@ import shutil
 import subprocess
 from pathlib import Path
 
+import pymysql
 import pytest
+from pymysql.constants import COMMAND
+from pymysql.protocol import FieldDescriptorPacket
 
 from tests.support.daemons import wait_for
 from tests.support.mariadb import mariadb_available
@@ -197,3 +202,40 @@ def test_mariadb_slap_runs_to_the_end_and_the_replicas_get_the_masters_rows(tmp_
                          message=lambda r=replica, q=q: f"{r} to hold the master's rows of {q}")
             wait_for(lambda r=replica: rows_or_none(r, "SHOW DATABASES LIKE 's0'") == [], 60,
                      message=lambda r=replica: f"{r} to drop s0 as the master did")
+
+
+def _field_list(port: int, table: bytes, user: str = "root") -> tuple:
+    """COM_FIELD_LIST of `table` in d on an autocommit=0 connection (PyMySQL's wire, as
+    mysql_list_fields sends it): the column names or the error, then @@in_transaction and the
+    session's Com_select."""
+    conn = pymysql.connect(host="127.0.0.1", port=port, user=user, password="", database="d", autocommit=False)
+    try:
+        conn._execute_command(COMMAND.COM_FIELD_LIST, table + b"\0")
+        names: list[str] | tuple = []
+        try:
+            while not (packet := conn._read_packet()).is_eof_packet():
+                names.append(FieldDescriptorPacket(packet._data, conn.encoding).name)
+        except pymysql.MySQLError as exc:
+            names = exc.args[:1]
+        with conn.cursor() as cur:
+            cur.execute("SELECT @@in_transaction")
+            (in_transaction,), = cur.fetchall()
+            cur.execute("SHOW SESSION STATUS LIKE 'Com_select'")
+            (_, selects), = cur.fetchall()
+        return names, in_transaction, selects
+    finally:
+        conn.close()
+
+
+def test_field_list_begins_no_transaction_and_counts_no_select(tmp_path):
+    setup = ["CREATE DATABASE d", "CREATE TABLE d.t (a INT, b TEXT)", "CREATE VIEW d.v AS SELECT b FROM d.t",
+             "CREATE TABLE d.u (c INT)", "CREATE USER 'nobody'@'%'", "GRANT SELECT ON d.u TO 'nobody'@'%'"]
+    with mariadb_and_ours(tmp_path) as (reference, ours):
+        answers = []
+        for server in (reference, ours):
+            for sql in setup:
+                server.query(sql)
+            answers.append([_field_list(server.port, b"t"), _field_list(server.port, b"v"),
+                            _field_list(server.port, b"nosuch"), _field_list(server.port, b"t", "nobody")])
+    assert answers[0][0] == answers[1][0] == (["a", "b"], 0, "1")  # (a view's counts a Com_select on MariaDB)
+    assert [a[:2] for a in answers[1]] == [a[:2] for a in answers[0]]

@@ -6,7 +6,10 @@ NEXT} [m] ROWS ONLY` (MariaDB 10.6+) as LIMIT, in a SELECT, a subquery, a UNION,
 SELECT, and the errors around it. A table value constructor `VALUES (1, 2), (3, 4)` as a
 statement, a UNION's branch, a derived table, an IN's subquery, its columns named by its first
 row and typed by all rows (the column definitions compared too), 4099 / 4141 for rows of other
-widths or none; INSERT's VALUES and VALUES(col) unchanged. Each statement runs on a stock
+widths or none; INSERT's VALUES and VALUES(col) unchanged. HAVING without GROUP BY in a SELECT
+of no aggregate (SQLite's "a non-aggregate query"): a condition on the rows, before the window
+functions; a HAVING's bare name a select alias first, an ENUM column's name too; in INSERT ...
+SELECT too, whose JOIN ... ON and WHERE before ON DUPLICATE KEY UPDATE are taken. Each statement runs on a stock
 MariaDB and on our master and the answers are compared.
 
 Left out, where the two still differ: a derived table whose repeated names are literals' values
@@ -141,3 +144,39 @@ def test_table_value_constructors_as_mariadb(tmp_path):
         theirs = described_answers(reference.port, "d", CONSTRUCTED)
         assert theirs[0][1:3] == (((1, 2), (3, 4)), [("1", 3, 0), ("2", 3, 0)])
         assert described_answers(master.port, "d", CONSTRUCTED) == theirs
+
+
+HAVING = [
+    "SELECT id FROM e HAVING id > 1 ORDER BY id",
+    "SELECT id AS x FROM e HAVING x > 2",
+    "SELECT id AS v FROM e HAVING v > 2",  # the alias, not the column v
+    "SELECT COUNT(*) c FROM e HAVING c > 0",  # the alias, not the ENUM column c
+    "SELECT COUNT(*) c FROM e GROUP BY id HAVING c > 0",
+    "SELECT c FROM e HAVING c > 1 ORDER BY id",
+    "SELECT MAX(id) m FROM e HAVING m > 5",
+    "SELECT id FROM e WHERE id > 2 OR id = 1 HAVING id < 3",
+    "SELECT id FROM e HAVING id > 1 ORDER BY id DESC LIMIT 1",
+    "SELECT 1 HAVING 1", "SELECT 1 HAVING 0",
+    "SELECT id FROM e WHERE id IN (SELECT id FROM e HAVING id <> 2) HAVING id > 1",
+    "SELECT * FROM (SELECT id FROM e HAVING id >= 2) t HAVING id < 3",
+    "SELECT id FROM e WHERE id > 1 HAVING id > 2 UNION SELECT 9 HAVING 1 ORDER BY 1",
+    "SELECT id, COUNT(*) OVER () n FROM e HAVING id > 1 ORDER BY id",
+    "SELECT id, SUM(id) OVER w s FROM e WHERE id < 9 HAVING id > 1 WINDOW w AS (ORDER BY id) ORDER BY id",
+    "SELECT id FROM e HAVING nosuch > 1",
+    # INSERT ... SELECT: with HAVING, a JOIN's ON (was 1064: taken for ON DUPLICATE KEY), a WHERE
+    # before ON DUPLICATE KEY UPDATE (was 1064: SQLite's upsert rule's WHERE true added twice)
+    "CREATE TABLE f (id INT)",
+    "INSERT INTO f SELECT id FROM e HAVING id > 1",
+    "INSERT INTO f SELECT e.id FROM e JOIN f ON e.id = f.id WHERE e.id = 3",
+    "SELECT id FROM f ORDER BY id",
+    "INSERT INTO e (id, c) SELECT id, c FROM e WHERE id = 1 ON DUPLICATE KEY UPDATE v = 'z'",
+    "INSERT INTO e (id, c) SELECT id, c FROM e HAVING id = 2 ON DUPLICATE KEY UPDATE v = 'y'",
+    "SELECT * FROM e ORDER BY id",
+]
+
+
+def test_having_without_group_by_as_mariadb(tmp_path):
+    with mariadb_and_ours(tmp_path) as (reference, master):
+        theirs, ours = both_answer(reference, master, SETUP, HAVING)
+        assert dict(theirs)[HAVING[0]] == ("rows", ((2,), (3,)))
+        assert [(t, o) for t, o in zip(theirs, ours, strict=True) if t != o] == []

@@ -145,3 +145,20 @@ def test_damage_is_named_after_every_statement_before_it(tmp_path):
     assert error is not None and "corrupt event at offset" in error and str(path) in error
     assert "INSERT INTO t VALUES (2)" in text and text.count("COMMIT/*!*/;") == 1
     assert text.endswith("ROLLBACK/*!*/;\nDELIMITER ;\n# End of log file\n/*!50003 SET COMPLETION_TYPE=@OLD_COMPLETION_TYPE*/;\n")
+
+
+def test_a_rollback_to_a_savepoint_leaves_the_transaction_open_and_xa_end_closes_it():
+    """protocol.statements' rule: ROLLBACK TO SAVEPOINT ends nothing (a stop after it still rolls
+    the transaction back); after XA END no statement runs (no ROLLBACK is written)."""
+    endings = {}
+    for name, statements in [("savepoint", ["BEGIN", "SAVEPOINT `s`", "ROLLBACK TO SAVEPOINT `s`"]),
+                             ("work", ["START TRANSACTION", "rollback work to s"]),
+                             ("xa", ["XA START 'x'", "INSERT INTO t VALUES (1)", "XA END 'x'"])]:
+        out = io.BytesIO()
+        writer = SqlWriter(out)
+        for at, sql in enumerate(statements):
+            writer.event(4 + at * 100, _event(Query(thread_id=7, db="shop", query=sql)))
+        writer.finish()
+        endings[name] = out.getvalue().decode().endswith("ROLLBACK/*!*/;\nDELIMITER ;\n# End of log file\n"
+                                                         "/*!50003 SET COMPLETION_TYPE=@OLD_COMPLETION_TYPE*/;\n")
+    assert endings == {"savepoint": True, "work": True, "xa": False}

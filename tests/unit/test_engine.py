@@ -409,10 +409,11 @@ async def test_ddl_alter_show_describe(engine, db):
     assert (await run(engine, db, "SELECT COUNT(*) FROM t")).rows == [(0,)]
     await run(engine, db, "RENAME TABLE t TO t2")
     assert (await run(engine, db, "SHOW TABLES")).rows == [("t2",)]
-    assert (await run(engine, db, "SHOW DATABASES")).rows == [("information_schema",), ("test",)]
+    assert (await run(engine, db, "SHOW DATABASES")).rows == [("information_schema",), ("performance_schema",),
+                                                              ("test",)]
     await run(engine, db, "CREATE DATABASE IF NOT EXISTS test")
     await run(engine, db, "DROP DATABASE test")
-    assert (await run(engine, db, "SHOW DATABASES")).rows == [("information_schema",)]
+    assert (await run(engine, db, "SHOW DATABASES")).rows == [("information_schema",), ("performance_schema",)]
     await run(engine, db, "DROP DATABASE IF EXISTS test")
 
 
@@ -690,7 +691,8 @@ async def test_information_schema_describes_the_catalog(engine, db):
     assert r.rows == [("kn", "name"), ("PRIMARY", "id")]  # (utf8mb3_general_ci's order, as MariaDB's)
     s = engine.session(5)
     s.database = "information_schema"
-    assert (await s.execute("SELECT schema_name FROM schemata")).rows == [("information_schema",), ("test",)]
+    assert (await s.execute("SELECT schema_name FROM schemata")).rows == [("information_schema",), ("performance_schema",),
+                                                                          ("test",)]
     assert ("TABLES",) in (await s.execute("SHOW TABLES")).rows
     with pytest.raises(SQLError) as e:
         await s.execute("SELECT * FROM nope")

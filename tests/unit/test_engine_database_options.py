@@ -80,7 +80,8 @@ async def test_options_kept_across_a_restart_and_taken_by_tables(tmp_path):
             ("u", "CREATE DATABASE `u` /*!40100 DEFAULT CHARACTER SET utf8mb4 COLLATE utf8mb4_bin */ COMMENT 'bin'")]
         assert await rows(engine, session, "SELECT SCHEMA_NAME, DEFAULT_CHARACTER_SET_NAME, DEFAULT_COLLATION_NAME,"
                                            " SCHEMA_COMMENT FROM information_schema.SCHEMATA ORDER BY 1") == [
-            ("information_schema", "utf8mb3", "utf8mb3_general_ci", ""), ("l", "latin1", "latin1_german1_ci", "it's"), ("plain", "utf8mb4", "utf8mb4_general_ci", ""),
+            ("information_schema", "utf8mb3", "utf8mb3_general_ci", ""), ("l", "latin1", "latin1_german1_ci", "it's"),
+            ("performance_schema", "utf8mb3", "utf8mb3_general_ci", ""), ("plain", "utf8mb4", "utf8mb4_general_ci", ""),
             ("u", "utf8mb4", "utf8mb4_bin", "bin")]
         session.database = "l"
         assert session.collation_database == "latin1_german1_ci"

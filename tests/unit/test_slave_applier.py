@@ -299,8 +299,8 @@ def test_a_query_decided_by_its_first_character_is_what_its_words_decide():
     """`_PLAIN_FIRST`: a QUERY starting with one of them is a plain statement, as statement_kind
     and the user-statement prefixes would find; no other character is taken on trust ('ſ'
     upper-cases to 'S', so 'ſTART TRANSACTION' is a BEGIN)."""
+    from protocol.statements import statement_kind
     from slave.applier import _PLAIN_FIRST, USER_STATEMENT_PREFIXES
-    from slave.relay_log import statement_kind
 
     rests = ["", "NSERT INTO t VALUES (1)", "PDATE t SET a=1", " BEGIN", "EGIN", "OMMIT", "TART TRANSACTION",
              "RANT ALL ON *.* TO u", "ET PASSWORD = 'x'", "LUSH PRIVILEGES", "ROP USER u"]
