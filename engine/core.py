@@ -912,14 +912,15 @@ class Engine:
 
     def _replicated_functions(self) -> functions.SessionFunctions:
         """The functions' state for the next replicated transaction's session: the last one's,
-        renewed (building one costs a threading.Event and two locks), unless that transaction
-        left it holding a named lock (GET_LOCK: the lock stays with it, as with a session of its
-        own) or failed; then a new one."""
+        renewed (building one costs a threading.Event and two locks), its RAND() generator kept
+        (as the slave SQL thread's, which a RAND event's seeds set and which goes on from them),
+        unless that transaction left it holding a named lock (GET_LOCK: the lock stays with it,
+        as with a session of its own) or failed; then a new one."""
         fx = self._replicated_fx
         if fx is None or functions.LOCKS.holds_any(fx):
             fx = self._replicated_fx = functions.SessionFunctions(functions.session_rand(0))
         else:
-            fx.renew(functions.session_rand(0))
+            fx.renew(fx.rand)
         return fx
 
     def _locked_session(self, fx: functions.SessionFunctions | None = None) -> Session:
@@ -1198,6 +1199,13 @@ class Engine:
         every row written (`engine.autoinc`; `forced`: the first one, as the binlog's INSERT_ID
         says)."""
         key = (plan.target[0], plan.target[1].lower())
+        slots = plan.auto_slots
+        if len(slots) == 1 and slots[0] is not None:  # one row: with its own id, nothing to hand out
+            value = args[slots[0]]
+            if type(value) is int and (value or zero_is_value) and value <= _ROWID_MAX:
+                counter = self._w_counter(plan)  # (`StatementIds.given`, then `done(True)`)
+                self._auto[key] = value + 1 if value >= counter else counter
+                return []
         ids = autoinc.StatementIds(self._w_counter(plan), len(plan.auto_slots), forced)
         generated: list[int] = []
         for row, slot in enumerate(plan.auto_slots, 1):

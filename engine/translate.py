@@ -399,6 +399,9 @@ class Plan:
     # a multi-table UPDATE / DELETE: `sql` is the snapshot of its join, the targets written from
     # it by the writer (`engine.multiwrite`)
     multi: MultiWrite | None = None
+    # `Session._args`' steps for `args` (`session._arg_steps`), made at the plan's first run (its
+    # args are final by then); None before it
+    arg_steps: tuple | None = field(default=None, compare=False, repr=False)
 
     @property
     def replaces(self) -> bool:
