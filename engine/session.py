@@ -1426,6 +1426,7 @@ def _arg_steps(plan: Plan) -> tuple:
         return ()
     steps: list[tuple] = []
     for source in plan.args:
+        step: tuple | None
         if type(source) is int:
             step = (LITERAL, source)
         elif type(source) is tuple and source[0] == STORE:
