@@ -328,7 +328,8 @@ class Engine:
 
     @property
     def _wconn(self) -> sqlite3.Connection:
-        """The writer connection (writer thread only)."""
+        """The writer connection (writer thread only). The functions every write runs
+        (`_w_lost`, `_w_begin`, `_w_end`, `_w_execute`) check `_wconn_` inline instead."""
         assert self._wconn_ is not None, "engine not open"
         return self._wconn_
 
@@ -952,14 +953,17 @@ class Engine:
         ends the whole transaction, not only the statement)? Then the savepoints are gone too:
         later writes start a new SQLite transaction (never autocommit), and the group's commit
         fails until `rollback_group`."""
-        if self._began and not self._wconn.in_transaction:
+        conn = self._wconn_
+        assert conn is not None, "engine not open"
+        if self._began and not conn.in_transaction:
             if self._group_log or self._txn_log or self._sp_done:
                 self._lost = True  # (with nothing of the group in it, nothing was lost)
             self._began = self._sp_open = self._sp_done = False
         return self._lost
 
     def _w_begin(self) -> None:
-        conn = self._wconn
+        conn = self._wconn_
+        assert conn is not None, "engine not open"
         self._w_lost()
         if self._sp_done:
             self._w_end(True)
@@ -982,10 +986,12 @@ class Engine:
         self._txn_log = []
         self._sp_done = False
         if self._sp_open:
+            conn = self._wconn_
+            assert conn is not None, "engine not open"
             if not commit:
-                self._wconn.execute("ROLLBACK TO txn")
+                conn.execute("ROLLBACK TO txn")
                 self._w_fk_after_rollback()
-            self._wconn.execute("RELEASE txn")
+            conn.execute("RELEASE txn")
             self._sp_open = False
 
     def _w_savepoint(self, kind: str, name: str, log: tuple) -> None:
@@ -1019,9 +1025,11 @@ class Engine:
     def _w_execute(self, sql: str, args) -> sqlite3.Cursor:
         """Execute on the writer, attaching a database's file the statement found missing
         (SQLite fails it while compiling: nothing ran) and trying again."""
+        conn = self._wconn_
+        assert conn is not None, "engine not open"
         while True:
             try:
-                return self._wconn.execute(sql, args)
+                return conn.execute(sql, args)
             except sqlite3.OperationalError as exc:
                 missing = self._w_missing(exc)
                 if missing is None:
