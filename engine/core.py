@@ -340,7 +340,8 @@ class Engine:
 
     @property
     def _wconn(self) -> sqlite3.Connection:
-        """The writer connection (writer thread only)."""
+        """The writer connection (writer thread only). The functions every write runs
+        (`_w_lost`, `_w_begin`, `_w_end`, `_w_execute`) check `_wconn_` inline instead."""
         assert self._wconn_ is not None, "engine not open"
         return self._wconn_
 
@@ -944,14 +945,15 @@ class Engine:
 
     def _replicated_functions(self) -> functions.SessionFunctions:
         """The functions' state for the next replicated transaction's session: the last one's,
-        renewed (building one costs a threading.Event and two locks), unless that transaction
-        left it holding a named lock (GET_LOCK: the lock stays with it, as with a session of its
-        own) or failed; then a new one."""
+        renewed (building one costs a threading.Event and two locks), its RAND() generator kept
+        (as the slave SQL thread's, which a RAND event's seeds set and which goes on from them),
+        unless that transaction left it holding a named lock (GET_LOCK: the lock stays with it,
+        as with a session of its own) or failed; then a new one."""
         fx = self._replicated_fx
         if fx is None or functions.LOCKS.holds_any(fx):
             fx = self._replicated_fx = functions.SessionFunctions(functions.session_rand(0))
         else:
-            fx.renew(functions.session_rand(0))
+            fx.renew(fx.rand)
         return fx
 
     def _locked_session(self, fx: functions.SessionFunctions | None = None) -> Session:
@@ -983,14 +985,17 @@ class Engine:
         ends the whole transaction, not only the statement)? Then the savepoints are gone too:
         later writes start a new SQLite transaction (never autocommit), and the group's commit
         fails until `rollback_group`."""
-        if self._began and not self._wconn.in_transaction:
+        conn = self._wconn_
+        assert conn is not None, "engine not open"
+        if self._began and not conn.in_transaction:
             if self._group_log or self._txn_log or self._sp_done:
                 self._lost = True  # (with nothing of the group in it, nothing was lost)
             self._began = self._sp_open = self._sp_done = False
         return self._lost
 
     def _w_begin(self) -> None:
-        conn = self._wconn
+        conn = self._wconn_
+        assert conn is not None, "engine not open"
         self._w_lost()
         if self._sp_done:
             self._w_end(True)
@@ -1013,10 +1018,12 @@ class Engine:
         self._txn_log = []
         self._sp_done = False
         if self._sp_open:
+            conn = self._wconn_
+            assert conn is not None, "engine not open"
             if not commit:
-                self._wconn.execute("ROLLBACK TO txn")
+                conn.execute("ROLLBACK TO txn")
                 self._w_fk_after_rollback()
-            self._wconn.execute("RELEASE txn")
+            conn.execute("RELEASE txn")
             self._sp_open = False
 
     def _w_savepoint(self, kind: str, name: str, log: tuple) -> None:
@@ -1050,9 +1057,11 @@ class Engine:
     def _w_execute(self, sql: str, args) -> sqlite3.Cursor:
         """Execute on the writer, attaching a database's file the statement found missing
         (SQLite fails it while compiling: nothing ran) and trying again."""
+        conn = self._wconn_
+        assert conn is not None, "engine not open"
         while True:
             try:
-                return self._wconn.execute(sql, args)
+                return conn.execute(sql, args)
             except sqlite3.OperationalError as exc:
                 missing = self._w_missing(exc)
                 if missing is None:
@@ -1241,6 +1250,13 @@ class Engine:
         every row written (`engine.autoinc`; `forced`: the first one, as the binlog's INSERT_ID
         says)."""
         key = (plan.target[0], plan.target[1].lower())
+        slots = plan.auto_slots
+        if len(slots) == 1 and slots[0] is not None:  # one row: with its own id, nothing to hand out
+            value = args[slots[0]]
+            if type(value) is int and (value or zero_is_value) and value <= _ROWID_MAX:
+                counter = self._w_counter(plan)  # (`StatementIds.given`, then `done(True)`)
+                self._auto[key] = value + 1 if value >= counter else counter
+                return []
         ids = autoinc.StatementIds(self._w_counter(plan), len(plan.auto_slots), forced)
         generated: list[int] = []
         for row, slot in enumerate(plan.auto_slots, 1):

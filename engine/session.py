@@ -72,6 +72,7 @@ from engine.translate import (
     WRITTEN,
     Plan,
 )
+from engine.values import CHARS, INTEGER, LITERAL, NEGATED
 from protocol.charsets import Charset
 from protocol.errors import (
     ER_BAD_DB_ERROR,
@@ -161,6 +162,7 @@ class _Write:
     rand_seed: Any
     last_id: int | None  # the LAST_INSERT_ID() it reads, when it reads one
     micros: int | None  # its time's microseconds, when it reads them (NOW(6) ...)
+    modes: tuple[bool, bool, int | None]  # its foreign_key_checks, NO_AUTO_VALUE_ON_ZERO, sql_mode (`Session._modes`)
 
     def call(self, end: bool) -> tuple:
         """`Engine._w_write`'s arguments; `end`: the statement ends its transaction."""
@@ -168,8 +170,8 @@ class _Write:
         forced = context.insert_id if context is not None else None
         stamp = self.timestamp if self.micros is None else [self.timestamp, self.micros]  # `results.statement_time`
         log = (session._database, self.sql, stamp, self.last_id, self.rand_seed)
-        return (self.plan, self.args, end, forced, session._fx, session._database, log, session._fk_checks(context),
-                session._zero_is_value(context), session._sql_mode(context), context is None or not context.row_image)
+        return (self.plan, self.args, end, forced, session._fx, session._database, log, *self.modes,
+                context is None or not context.row_image)
 
 
 class Session:
@@ -286,6 +288,12 @@ class Session:
         """The sql_mode bits one statement runs under: a replayed one's own (the master's), else
         the session's; None: the default sql_mode."""
         return self.sql_mode if context is None else context.sql_mode
+
+    def _modes(self, context: StatementContext | None) -> tuple[bool, bool, int | None]:
+        """`_fk_checks`, `_zero_is_value` and `_sql_mode` of one statement, read together."""
+        if context is None:
+            return self.foreign_key_checks, self.no_auto_value_on_zero, self.sql_mode
+        return self.foreign_key_checks and context.foreign_key_checks, context.no_auto_value_on_zero, context.sql_mode
 
     def _log(self, stmt: LoggedStatement) -> None:
         """The statement into the transaction's binlog statements, unless sql_log_bin is off."""
@@ -580,6 +588,39 @@ class Session:
             self._fx.warnings = []
         if plan.identity:
             return _bytes_where_not_utf8(params)
+        steps = plan.arg_steps
+        if steps is None:
+            steps = plan.arg_steps = _arg_steps(plan)
+        if steps:  # literals read inline (`values.literal_step`); the first one a step does not take: all read below
+            held = []
+            for step in steps:
+                v = params[step[1]]
+                kind = step[0]
+                if kind == LITERAL:
+                    if type(v) is str:
+                        if not v.isascii():
+                            v = _as_held(v)
+                    elif type(v) is not int:
+                        v = _as_held(v)
+                elif kind == INTEGER:
+                    if type(v) is not int or not step[2] <= v <= step[3]:
+                        break
+                elif kind == CHARS:
+                    if type(v) is not str or not v.isascii():
+                        break
+                    if step[3]:
+                        v = v.rstrip(" ")
+                    if len(v) > step[2]:
+                        break
+                elif kind == NEGATED:
+                    if type(v) is not int or not step[2] <= -v <= step[3]:
+                        break
+                    v = -v
+                elif type(v) is not int:  # AS_IS
+                    break
+                held.append(v)
+            else:
+                return held
         if plan.hybrids:  # (never an identity plan)
             params = values.hybrid_params(params, plan.hybrids)
         args: list[object] = []
@@ -898,12 +939,14 @@ class Session:
         args = self._args(plan, params, context, timestamp, sql)
         rand_seed = self._rand_for(plan, context)
         written = sql  # as the client wrote it: RETURNING's names read its literals
-        sql = charset_literals.logged(sql, logged)
+        if logged:
+            sql = charset_literals.logged(sql, logged)
         if plan.sysvars:  # the binlog carries the values read here, not the names
             sql = inline_sysvars(sql, lambda text: _literal(self._sysvar(text)), self._account_literal)
         last_id = args_last_id(context, self.last_insert_id) if plan.uses_last_id else None
         micros = self._micros if plan.uses_fraction else None
-        return _Write(self, plan, args, sql, written, params, context, timestamp, rand_seed, last_id, micros)
+        return _Write(self, plan, args, sql, written, params, context, timestamp, rand_seed, last_id, micros,
+                      self._modes(context))
 
     async def _write(self, sql: str, plan: Plan, params, context, logged: dict[int, str]) -> Result:
         engine = self.engine
@@ -915,7 +958,8 @@ class Session:
         if not self.autocommit and not self._in_txn:
             self._begin_now()
         end = not self._in_txn
-        await self._acquire(across=not end)
+        if not self._holds_lock:  # (no coroutine for a session that holds it: a replicated transaction's)
+            await self._acquire(across=not end)
         try:
             deadline = time.monotonic() + engine.lock_wait_timeout
             while True:
@@ -958,12 +1002,13 @@ class Session:
         row, else LAST_INSERT_ID(expr)'s value, else the last row's id (`last_row`)."""
         plan, context = write.plan, write.context
         if self.sql_log_bin:  # `_log`, with the statement built only when it is logged
+            fk_checks, zero_is_value, sql_mode = write.modes
             self._statements.append(LoggedStatement(
                 db=self._database, sql=write.sql, timestamp=write.timestamp, insert_id=first_id,
                 last_insert_id=write.last_id, is_ddl=False, rand_seed=write.rand_seed,
-                user_vars=tuple((name, self._user_var(name, context)) for name in plan.user_vars),
-                foreign_key_checks=self._fk_checks(context), no_auto_value_on_zero=self._zero_is_value(context),
-                sql_mode=self._sql_mode(context), microseconds=write.micros))
+                user_vars=tuple((name, self._user_var(name, context)) for name in plan.user_vars) if plan.user_vars
+                else (), foreign_key_checks=fk_checks, no_auto_value_on_zero=zero_is_value, sql_mode=sql_mode,
+                microseconds=write.micros))
         else:
             self._unlogged = True
         client_id = last_row
@@ -1015,7 +1060,8 @@ class Session:
             return Result(columns=names, column_types=types, rows=rows, affected_rows=affected,
                           last_insert_id=client_id, in_transaction=self.in_transaction, committed=committed)
         return Result(affected_rows=affected, last_insert_id=client_id, info=info,
-                      in_transaction=self.in_transaction, committed=committed, warnings=self._warnings())
+                      in_transaction=self._in_txn or self._holds_lock, committed=committed,
+                      warnings=self._warnings() if self._fx.warnings else ())
 
     async def describe(self, sql: str) -> Result | None:
         """The result columns of a write that returns rows (INSERT/REPLACE/DELETE ... RETURNING),
@@ -1384,6 +1430,26 @@ def _as_held(v: object) -> object:
 def _utf8_name(text: str) -> str:
     raw = text.encode("utf-8", "surrogateescape")
     return raw.decode("utf-8", "replace").replace("\ufffd", "?")
+
+
+def _arg_steps(plan: Plan) -> tuple:
+    """`Plan.arg_steps`: a step per argument source when each is a literal or a literal stored
+    as a column holds it that `values.literal_step` serves (no hybrid literals); else ()."""
+    if plan.hybrids:
+        return ()
+    steps: list[tuple] = []
+    for source in plan.args:
+        step: tuple | None
+        if type(source) is int:
+            step = (LITERAL, source)
+        elif type(source) is tuple and source[0] == STORE:
+            step = values.literal_step(source)
+        else:
+            step = None
+        if step is None:
+            return ()
+        steps.append(step)
+    return tuple(steps)
 
 
 def _bytes_where_not_utf8(params: list[object]) -> list[object]:

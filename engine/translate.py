@@ -405,6 +405,9 @@ class Plan:
     # write: such a write, when a trigger fires, is MariaDB's 1442 (`engine.triggers`)
     trigger_reads: frozenset[str] = frozenset()
     trigger_writes: frozenset[tuple[str, str]] = frozenset()  # (schema, lower name) its triggers may write
+    # `Session._args`' steps for `args` (`session._arg_steps`), made at the plan's first run (its
+    # args are final by then); None before it
+    arg_steps: tuple | None = field(default=None, compare=False, repr=False)
 
     @property
     def replaces(self) -> bool:

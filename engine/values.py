@@ -162,6 +162,39 @@ def stored_literal(source: tuple, params: list[object], texts: list[str] | None,
     return store(col, v, row, where, lenient, warnings)
 
 
+# `literal_step`'s kinds of step, which `Session._args` runs without a call
+LITERAL, INTEGER, CHARS, AS_IS, NEGATED = 0, 1, 2, 3, 4
+_INT_STORED = (-(1 << 63), (1 << 63) - 1)  # (an integer past it is stored as its digits: `_integer`)
+
+
+def literal_step(source: tuple) -> tuple | None:
+    """A `stored_literal` source as a step for the literals most writes carry, decided once per
+    plan: (INTEGER, index, low, high) an int literal, stored as it is when in [low, high], for an
+    integer column, (NEGATED, index, low, high) one written after a `-`, stored negated; (CHARS, index, limit, strip) an ASCII str literal for a CHAR / VARCHAR / TEXT
+    column, stored without its trailing spaces when `strip` (CHAR), when its length is then within
+    `limit`; (AS_IS, index) an int literal for `NUMBER` (an exact computation's), as it is. A
+    literal its step does not take is read by `stored_literal` (the same value, and its errors
+    and warnings); None for a source no step serves (_binary or typed, negated, BIT, YEAR, the
+    other types)."""
+    _, index, binary, col, _row, _where, negative, _lenient = source
+    if binary is not False:
+        return None
+    base = col.base
+    if base in _INT_BITS and col is not NUMBER:
+        low, high = int_range(col) or _INT_STORED
+        return (NEGATED if negative else INTEGER, index, max(low, _INT_STORED[0]), min(high, _INT_STORED[1]))
+    if negative:
+        return None
+    if col is NUMBER:
+        return (AS_IS, index)
+    if base == "char" or base == "varchar":
+        nums = [int(a) for a in col.args if a.isdigit()]
+        return (CHARS, index, nums[0] if nums else 1, base == "char")
+    if base in _TEXT_BYTES:  # (an ASCII string's bytes are its characters)
+        return (CHARS, index, _TEXT_BYTES[base], False)
+    return None
+
+
 _NUMBER_COLUMNS = INT_TYPES | REAL_TYPES | NUMERIC_TYPES
 
 

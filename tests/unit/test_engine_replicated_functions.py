@@ -121,3 +121,19 @@ async def test_a_failed_transaction_hands_its_functions_state_to_no_other(tmp_pa
         assert engine._replicated_fx is not first and await _rows(engine) == [(1, 1), (2, 2)]
     finally:
         await engine.close()
+
+
+async def test_the_replicated_transactions_rand_goes_on_from_the_last_seeds(tmp_path):
+    """As the slave SQL thread's generator: a RAND event's seeds set it, and a later RAND()
+    without seeds of its own (no RAND event) goes on from them, not from a new clock seed."""
+    engine = await _engine(tmp_path)
+    try:
+        seeded = StatementContext(timestamp=1_700_000_000, rand_seed=(123456, 654321))
+        await engine.apply_transactions(
+            [[("INSERT INTO t VALUES (1, FLOOR(RAND() * 1000000000))", seeded, "d")],
+             [("INSERT INTO t VALUES (2, FLOOR(RAND() * 1000000000))", _ctx(), "d")]],
+            {"pos": "1"})
+        rand = functions.RandState(123456, 654321)
+        assert await _rows(engine) == [(1, int(rand.next() * 1000000000)), (2, int(rand.next() * 1000000000))]
+    finally:
+        await engine.close()
