@@ -105,6 +105,7 @@ from protocol.messages import (
     SslRequest,
     decode_command,
     decode_text_row,
+    encode_ok,
     is_eof_packet,
 )
 from protocol.packets import (
@@ -689,6 +690,18 @@ class ServerConnection:
             wire, seq = encode_packet(message.encode(), self._seq)
         else:
             raise LocalProtocolError(f"cannot send {type(message).__name__}")
+        self._seq = seq if more else 0
+        return wire
+
+    def send_ok(self, affected_rows: int, last_insert_id: int, status: int, warnings: int = 0,
+                info: str = "") -> bytes:
+        """`send(OK(affected_rows, last_insert_id, status, warnings, info))` without the OK
+        object (a statement's answer: the hottest response)."""
+        if self._machine.state is not S.RESPONDING:
+            return self.send(OK(affected_rows, last_insert_id, status, warnings, info))
+        more = status & _MORE_RESULTS
+        self._machine.fire(T.SEND_MORE if more else T.SEND_RESPONSE)
+        wire, seq = encode_packet(encode_ok(affected_rows, last_insert_id, status, warnings, info), self._seq)
         self._seq = seq if more else 0
         return wire
 

@@ -267,6 +267,16 @@ def _decimal_param(value: decimal.Decimal | bytes, warnings: list | None) -> str
 def literal(value: Any, ptype: ParamType, warnings: list | None = None) -> str:
     """One bound parameter as SQL text, as MySQL inlines it in a statement-based binlog; the
     warnings reading it gives (a DECIMAL's: `_decimal_param`) appended to `warnings`."""
+    kind = type(value)
+    if kind is int:  # (the kinds a client binds most, first: the same texts as below)
+        return str(value)
+    if kind is bytes and ptype.type not in _NOT_PLAIN_TEXT:
+        try:
+            return "'" + value.decode("utf-8").translate(_ESCAPE_TABLE) + "'"
+        except UnicodeDecodeError:
+            return "X'" + value.hex() + "'"
+    if kind is str:
+        return "'" + value.translate(_ESCAPE_TABLE) + "'"
     if value is None:
         return "NULL"
     if isinstance(value, bool):
