@@ -423,9 +423,10 @@ class PreparedStatement:
     # (`bare_placeholders`)
     bare: tuple[tuple[int, int, bool], ...] = ()
 
-    @property
-    def param_count(self) -> int:
-        return len(self.pieces) - 1
+    param_count: int = field(init=False)  # the placeholders: `pieces` less one (an execution reads it)
+
+    def __post_init__(self) -> None:
+        self.param_count = len(self.pieces) - 1
 
     def bind(self, values: list[Any], types: list[ParamType], warnings: list | None = None) -> str:
         """The statement's text with the values as literals; in a SELECT (which is not
@@ -916,13 +917,18 @@ class PreparedStatements:
         the session's task must run it."""
         if type(event) is not ComUnknown or event.code != COM_STMT_EXECUTE:
             return False
+        return self.execute_on_receipt(bytes((COM_STMT_EXECUTE,)) + event.payload)
+
+    def execute_on_receipt(self, payload: bytes) -> bool:
+        """`answer_on_receipt` of a COM_STMT_EXECUTE's `payload` (its first byte the command), as
+        received: no command object."""
         session = self.session
         es = session.engine_session
         writing = self.writes_any and es is not None and es.writes_in_transaction
         if not (self.kept_any or writing or self.txn_statements_any):
             return False
         try:
-            command = decode_stmt_command(bytes((COM_STMT_EXECUTE,)) + event.payload)
+            command = decode_stmt_command(payload)
         except RemoteProtocolError:
             return False
         stmt = self._statements.get(command.statement_id)  # type: ignore[union-attr]

@@ -499,9 +499,9 @@ class ClientSession(asyncio.Protocol):
         answers (at most YIELD_EVERY: see "Fairness"); True when no byte of a command is left for
         the task. A command it does not answer is left for the task (`_received`), as is an error
         in reading one. `data` that is exactly one command (a client waiting for each answer
-        sends no more) is read without the packet reader, and a COM_STMT_EXECUTE of a statement
-        with a kept read without a command object when `PreparedStatements.kept_answer` takes it
-        (a client's prepared point reads)."""
+        sends no more) is read without the packet reader, and a COM_STMT_EXECUTE without a
+        command object when `PreparedStatements.kept_answer` (a client's prepared point reads) or
+        `execute_on_receipt` takes it."""
         conn = self.conn
         assert conn is not None
         if self.writing_paused or self._shutting_down or self._killed or self._received is not None:
@@ -510,7 +510,14 @@ class ClientSession(asyncio.Protocol):
         started = time.monotonic()  # (Slow_queries: what the task's path times with `since`)
         payload = conn.whole_command(data)
         if payload is not None:
-            if not (payload[0] == COM_STMT_EXECUTE and self.prepared.kept_any and self.prepared.kept_answer(payload)):
+            if payload[0] == COM_STMT_EXECUTE:  # (its command object only for the task)
+                prepared = self.prepared
+                if not (prepared.kept_any and prepared.kept_answer(payload) or prepared.execute_on_receipt(payload)):
+                    self._received = decode_command(payload, conn.client_charset)
+                    return False
+                if self._received is not None:  # (a COMMIT begun: its answer is the task's)
+                    return False
+            else:
                 try:
                     event = decode_command(payload, conn.client_charset)
                 except RemoteProtocolError as exc:

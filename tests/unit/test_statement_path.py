@@ -10,7 +10,9 @@ COM_STMT_EXECUTE):
 - a COM_QUERY that `_run_now` declined on receipt (an autocommit write) is not offered to it
   again by the task;
 - what a dump asks its session per group (`writing_paused`, `is_closed`) is read without
-  running Python code, and follows the transport.
+  running Python code, and follows the transport;
+- a prepared execution answered on receipt is read from the payload received, without a
+  command object.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ import pytest
 from config.master import MasterConfig
 from node.main import NodeDaemon
 from node.role import NodeRole
+from server import session as session_module
 from server.session import ClientSession
 
 mysql_connector = pytest.importorskip("mysql.connector")
@@ -170,5 +173,40 @@ async def test_what_a_dump_asks_per_group_runs_no_python_code(tmp_path):
         await asyncio.to_thread(conn.close)
         await asyncio.wait_for(session.closed(), 10)
         assert session.is_closed
+    finally:
+        await daemon.shutdown()
+
+
+async def test_an_execution_answered_on_receipt_is_read_without_a_command_object(tmp_path, monkeypatch):
+    """A prepared BEGIN, INSERT and COMMIT received alone are answered (or the COMMIT begun) in
+    the receive callback from the payload: no command is decoded for them (the task gets one
+    only for what the callback leaves, here the COMMIT's answer after its commit)."""
+    daemon = await _master(tmp_path)
+    try:
+        decoded: list[Any] = []
+        decode = session_module.decode_command
+
+        def counted(payload, charset=None):
+            decoded.append(payload[:1])
+            return decode(payload, charset)
+
+        def transaction(port: int) -> None:
+            conn = mysql_connector.connect(host="127.0.0.1", port=port, user="root", database="d1", use_pure=True,
+                                           autocommit=True)
+            try:
+                cur = conn.cursor(prepared=True)
+                statements = [("BEGIN", ()), ("INSERT INTO w VALUES (?, ?)", (3, 30)), ("COMMIT", ())]
+                for sql, values in statements:  # prepared first, then executed
+                    cur.execute(sql, values)
+                monkeypatch.setattr(session_module, "decode_command", counted)
+                for sql, values in statements:
+                    cur.execute(sql, (4, 40) if values else values)
+            finally:
+                conn.close()
+
+        await asyncio.to_thread(transaction, daemon.port)
+        executes = [p for p in decoded if p == b"\x17"]
+        assert executes == [], decoded
+        assert await asyncio.to_thread(_rows, daemon.port) == [(3, 30), (4, 40)]
     finally:
         await daemon.shutdown()
