@@ -105,6 +105,7 @@ from protocol.messages import (
     SslRequest,
     decode_command,
     decode_text_row,
+    encode_ok,
     is_eof_packet,
 )
 from protocol.packets import (
@@ -700,6 +701,24 @@ class ServerConnection:
         self._seq = seq if more else 0
         return wire
 
+    def send_ok(self, affected_rows: int, last_insert_id: int, status: int, warnings: int = 0,
+                info: str = "") -> bytes:
+        """`send(OK(affected_rows, last_insert_id, status, warnings, info))` without the OK
+        object (a statement's answer: the hottest response)."""
+        if self._machine.state is not S.RESPONDING:
+            return self.send(OK(affected_rows, last_insert_id, status, warnings, info))
+        more = status & _MORE_RESULTS
+        self._machine.fire(T.SEND_MORE if more else T.SEND_RESPONSE)
+        payload = encode_ok(affected_rows, last_insert_id, status, warnings, info)
+        seq = self._seq
+        if more or len(payload) >= MAX_PAYLOAD:
+            wire, self._seq = encode_packet(payload, seq)
+            if not more:
+                self._seq = 0
+            return wire
+        self._seq = 0
+        return pack_header(len(payload) | (seq & 0xFF) << 24) + payload  # (`encode_packet`'s framing)
+
     def request_local_infile(self, filename: str) -> bytes:
         """Bytes asking the client for the file of a LOAD DATA LOCAL INFILE just received (the
         0xFB packet): its packets follow as `LocalInfileData`, then `LocalInfileEnd`, after which
@@ -784,8 +803,9 @@ class ServerConnection:
         for i, event in enumerate(events):
             if not same and headers[i] is not header:  # a dump's headers are mostly one object
                 header = headers[i]
-                restart = bool(header) and _ack_requested(header)
                 fixed = 1 + len(header)
+                # (`_ack_requested`, inline: twice per batch of a semi-sync dump)
+                restart = fixed > 2 and header[0] == SEMISYNC_MAGIC and header[1] & SEMISYNC_FLAG_ACK_REQUESTED != 0
             size = fixed + len(event)
             if size < MAX_PAYLOAD:
                 parts += (pack_header(size | seq << 24), _OK_BYTE, header, event)

@@ -816,20 +816,8 @@ class OK:
     info: str = ""
 
     def encode(self, capabilities: int = 0, header: int = OK_HEADER) -> bytes:
-        """Compiled form of OK_PACKET (the hottest response)."""
-        # the info text length-encoded whatever the capabilities, as MariaDB's net_send_ok
-        # writes it (and libmariadb / libmysqlclient read it)
-        info = encode_lenenc_bytes(_raw(self.info)) if self.info else b""
-        try:
-            return b"".join((
-                bytes((header,)),
-                encode_lenenc_int(self.affected_rows),
-                encode_lenenc_int(self.last_insert_id),
-                (int(self.status) | self.warnings << 16).to_bytes(4, "little"),
-                info,
-            ))
-        except (OverflowError, TypeError, ValueError) as exc:
-            raise LocalProtocolError(f"cannot encode OK: {exc}") from None
+        """Compiled form of OK_PACKET (the hottest response): `encode_ok` of its fields."""
+        return encode_ok(self.affected_rows, self.last_insert_id, self.status, self.warnings, self.info, header)
 
     @classmethod
     def decode(cls, payload: bytes, capabilities: int = 0) -> OK:
@@ -852,6 +840,32 @@ class OK:
 
 
 _OK_TAIL = struct.Struct("<HH")  # status, warnings
+_OK_SHORT = struct.Struct("<BBBHH")  # header, affected rows and last insert id under 0xFB, status, warnings
+
+
+def encode_ok(affected_rows: int, last_insert_id: int, status: int, warnings: int = 0, info: str = "",
+              header: int = OK_HEADER) -> bytes:
+    """OK_PACKET's payload from its fields, compiled (`OK.encode`; a command's answer also
+    without the OK object: `ServerConnection.send_ok`)."""
+    if not info:
+        try:  # (a statement's usual answer: both counts one byte long, in one pack)
+            if 0 <= affected_rows < 0xFB and 0 <= last_insert_id < 0xFB and 0 <= status <= 0xFFFF:
+                return _OK_SHORT.pack(header, affected_rows, last_insert_id, status, warnings)
+        except (struct.error, TypeError):
+            pass  # (what is out of range or of no number: the error below)
+    # the info text length-encoded whatever the capabilities, as MariaDB's net_send_ok
+    # writes it (and libmariadb / libmysqlclient read it)
+    text = encode_lenenc_bytes(_raw(info)) if info else b""
+    try:
+        return b"".join((
+            bytes((header,)),
+            encode_lenenc_int(affected_rows),
+            encode_lenenc_int(last_insert_id),
+            (int(status) | warnings << 16).to_bytes(4, "little"),
+            text,
+        ))
+    except (OverflowError, TypeError, ValueError) as exc:
+        raise LocalProtocolError(f"cannot encode OK: {exc}") from None
 
 ERR_PACKET = c.Struct(
     "header" / c.Const(ERR_HEADER, c.Int8ul),

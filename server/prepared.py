@@ -271,6 +271,16 @@ def _decimal_param(value: decimal.Decimal | bytes, warnings: list | None) -> str
 def literal(value: Any, ptype: ParamType, warnings: list | None = None) -> str:
     """One bound parameter as SQL text, as MySQL inlines it in a statement-based binlog; the
     warnings reading it gives (a DECIMAL's: `_decimal_param`) appended to `warnings`."""
+    kind = type(value)
+    if kind is int:  # (the kinds a client binds most, first: the same texts as below)
+        return str(value)
+    if kind is bytes and ptype.type not in _NOT_PLAIN_TEXT:
+        try:
+            return "'" + value.decode("utf-8").translate(_ESCAPE_TABLE) + "'"
+        except UnicodeDecodeError:
+            return "X'" + value.hex() + "'"
+    if kind is str:
+        return "'" + value.translate(_ESCAPE_TABLE) + "'"
     if value is None:
         return "NULL"
     if isinstance(value, bool):
@@ -417,9 +427,10 @@ class PreparedStatement:
     # (`bare_placeholders`)
     bare: tuple[tuple[int, int, bool], ...] = ()
 
-    @property
-    def param_count(self) -> int:
-        return len(self.pieces) - 1
+    param_count: int = field(init=False)  # the placeholders: `pieces` less one (an execution reads it)
+
+    def __post_init__(self) -> None:
+        self.param_count = len(self.pieces) - 1
 
     def bind(self, values: list[Any], types: list[ParamType], warnings: list | None = None) -> str:
         """The statement's text with the values as literals; in a SELECT (which is not
@@ -926,13 +937,18 @@ class PreparedStatements:
         the session's task must run it."""
         if type(event) is not ComUnknown or event.code != COM_STMT_EXECUTE:
             return False
+        return self.execute_on_receipt(bytes((COM_STMT_EXECUTE,)) + event.payload)
+
+    def execute_on_receipt(self, payload: bytes) -> bool:
+        """`answer_on_receipt` of a COM_STMT_EXECUTE's `payload` (its first byte the command), as
+        received: no command object."""
         session = self.session
         es = session.engine_session
         writing = self.writes_any and es is not None and es.writes_in_transaction
         if not (self.kept_any or writing or self.txn_statements_any):
             return False
         try:
-            command = decode_stmt_command(bytes((COM_STMT_EXECUTE,)) + event.payload)
+            command = decode_stmt_command(payload)
         except RemoteProtocolError:
             return False
         stmt = self._statements.get(command.statement_id)  # type: ignore[union-attr]

@@ -362,10 +362,14 @@ class ClientSession(asyncio.Protocol):
         self._raw_reader: Callable[[bytes], None] | None = None
         self._closed = self._loop.create_future()
         self._drain_waiter: asyncio.Future | None = None
-        self._paused = False  # writing: the transport's buffer is above its high-water mark
+        # writing: the transport's buffer is above its high-water mark (`drain` would wait); plain
+        # attributes, as `is_closed`, which a dump asks per group
+        self.writing_paused = False
+        self.is_closed = False  # the socket is closed (`closed()` is over)
         self._reading_paused = False  # reading: see "Bounded memory" in the module header
         self._busy = False  # executing a command (for shutdown draining)
         self._received: Any = None  # a command (or its RemoteProtocolError) read on receipt, for the task
+        self._declined = False  # `_run_now` declined the COM_QUERY in `_received` (`_query_on_receipt`)
         self._backup_lock: object | None = None  # FLUSH TABLES WITH READ LOCK: the writer lock's owner
         self._next_isolation = False  # SET TRANSACTION (no scope) set the next transaction's level
         self._in_commit = False
@@ -497,18 +501,25 @@ class ClientSession(asyncio.Protocol):
         answers (at most YIELD_EVERY: see "Fairness"); True when no byte of a command is left for
         the task. A command it does not answer is left for the task (`_received`), as is an error
         in reading one. `data` that is exactly one command (a client waiting for each answer
-        sends no more) is read without the packet reader, and a COM_STMT_EXECUTE of a statement
-        with a kept read without a command object when `PreparedStatements.kept_answer` takes it
-        (a client's prepared point reads)."""
+        sends no more) is read without the packet reader, and a COM_STMT_EXECUTE without a
+        command object when `PreparedStatements.kept_answer` (a client's prepared point reads) or
+        `execute_on_receipt` takes it."""
         conn = self.conn
         assert conn is not None
-        if self._paused or self._shutting_down or self._killed or self._received is not None:
+        if self.writing_paused or self._shutting_down or self._killed or self._received is not None:
             conn.receive_data(data)
             return False
         started = time.monotonic()  # (Slow_queries: what the task's path times with `since`)
         payload = conn.whole_command(data)
         if payload is not None:
-            if not (payload[0] == COM_STMT_EXECUTE and self.prepared.kept_any and self.prepared.kept_answer(payload)):
+            if payload[0] == COM_STMT_EXECUTE:  # (its command object only for the task)
+                prepared = self.prepared
+                if not (prepared.kept_any and prepared.kept_answer(payload) or prepared.execute_on_receipt(payload)):
+                    self._received = decode_command(payload, conn.client_charset)
+                    return False
+                if self._received is not None:  # (a COMMIT begun: its answer is the task's)
+                    return False
+            else:
                 try:
                     event = decode_command(payload, conn.client_charset)
                 except RemoteProtocolError as exc:
@@ -545,24 +556,30 @@ class ClientSession(asyncio.Protocol):
         or `_query_on_receipt` does; True when nothing of it is left for the task, else it is
         left there (`_received`: a command neither answers, or a COMMIT begun here whose answer
         is the task's, after its commit)."""
-        if not (self.prepared.answer_on_receipt(event) or self._query_on_receipt(event)):
+        if type(event) is ComQuery:
+            answered = self._query_on_receipt(event)
+        else:
+            answered = self.prepared.answer_on_receipt(event)
+        if not answered:
             self._received = event
             return False
         return self._received is None
 
-    def _query_on_receipt(self, event: Any) -> bool:
-        """Answer `event` here and now when it is a COM_QUERY of one statement that `_com_query`
+    def _query_on_receipt(self, event: ComQuery) -> bool:
+        """Answer `event`, a COM_QUERY, here and now when it is one statement that `_com_query`
         would answer through `run_read_now` (a SELECT), `run_write_now` (a write inside a
         transaction) or `run_begin_now` (a BEGIN), or a COMMIT `run_commit_now` begins; True
-        when answered or begun (counted as `_com_query` counts it)."""
-        if type(event) is not ComQuery or ";" in event.sql:
-            return False
+        when answered or begun (counted as `_com_query` counts it). When `_run_now` declined
+        it, `_com_query` does not ask it again (`_declined`)."""
         sql = event.sql
+        if ";" in sql:
+            return False
         try:
             if sql[:6].upper() == "COMMIT":
                 result = self.run_commit_now(sql, sqltext.head(sql))
             else:
                 result = self._run_now(sql)
+                self._declined = result is None
         except SQLError as exc:
             result = exc
         if result is None:
@@ -643,6 +660,7 @@ class ClientSession(asyncio.Protocol):
         if self.conn is not None and self._raw_reader is None:
             self.conn.receive_data(b"")
         if not self._closed.done():
+            self.is_closed = True
             self._closed.set_result(None)
         self._wake()
         waiter = self._drain_waiter
@@ -651,10 +669,10 @@ class ClientSession(asyncio.Protocol):
         self.server.unregister_session(self)
 
     def pause_writing(self) -> None:
-        self._paused = True
+        self.writing_paused = True
 
     def resume_writing(self) -> None:
-        self._paused = False
+        self.writing_paused = False
         waiter = self._drain_waiter
         if waiter is not None and not waiter.done():
             waiter.set_result(None)
@@ -677,7 +695,7 @@ class ClientSession(asyncio.Protocol):
 
     async def drain(self) -> None:
         """Wait until the transport's write buffer is below its high-water mark."""
-        if self._paused and not self._closed.done():
+        if self.writing_paused and not self.is_closed:
             self._drain_waiter = self._loop.create_future()
             await self._drain_waiter
             self._drain_waiter = None
@@ -700,15 +718,6 @@ class ClientSession(asyncio.Protocol):
 
     async def closed(self) -> None:
         await asyncio.shield(self._closed)
-
-    @property
-    def is_closed(self) -> bool:
-        return self._closed.done()
-
-    @property
-    def writing_paused(self) -> bool:
-        """The transport's write buffer is above its high-water mark (`drain` would wait)."""
-        return self._paused
 
     def close(self) -> None:
         if self.transport is not None and not self.transport.is_closing():
@@ -882,7 +891,7 @@ class ClientSession(asyncio.Protocol):
         server = self.server
         stats = server.stats
         while True:
-            if self._paused:
+            if self.writing_paused:
                 await self.drain()  # the previous answers first: see "Bounded memory"
             try:
                 event = await self._next_event()
@@ -929,7 +938,11 @@ class ClientSession(asyncio.Protocol):
     async def _other_command(self, event: Any) -> None:
         conn = self.conn
         assert conn is not None
-        if isinstance(event, ComPing):
+        if type(event) is ComUnknown and event.code in STMT_COMMANDS:  # (the commands' types are apart)
+            if event.code == COM_STMT_EXECUTE:
+                self.set_command("Execute")
+            await self.prepared.handle(bytes((event.code,)) + event.payload)
+        elif isinstance(event, ComPing):
             self.server.stats.com["Com_admin_commands"] += 1  # (mysqld's com_other)
             self.write(conn.send(OK(status=self.status_flags())))
         elif isinstance(event, ComInitDB):
@@ -948,10 +961,6 @@ class ClientSession(asyncio.Protocol):
             elif self._raw_reader is None and conn.state is ServerState.RESPONDING:
                 # The role handled the command but left no response (a dump that ended).
                 self.close()
-        elif isinstance(event, ComUnknown) and event.code in STMT_COMMANDS:
-            if event.code == COM_STMT_EXECUTE:
-                self.set_command("Execute")
-            await self.prepared.handle(bytes((event.code,)) + event.payload)
         elif isinstance(event, ComUnknown) and event.code == COM_RESET_CONNECTION:
             await self._reset_connection()
         elif isinstance(event, ComUnknown) and event.code == ChangeUser.COMMAND:
@@ -1166,11 +1175,13 @@ class ClientSession(asyncio.Protocol):
         if logged:
             self.log_statement("Query", sql, statements[0])
         last = len(statements) - 1
+        declined, self._declined = self._declined, False
         for i, statement in enumerate(statements):
             if i and logged:
                 self._logged = (statement, self.bytes_sent)
             try:
-                result = self._run_now(statement)
+                # (a statement `_run_now` declined on receipt: its answer is the same either way)
+                result = None if declined else self._run_now(statement)
                 if result is None:
                     result = await self.run_statement(statement)
             except SQLError as exc:
@@ -1498,8 +1509,9 @@ class ClientSession(asyncio.Protocol):
                     return
                 message = ResultSet(result_columns(result), result.rows, flags, len(warnings))
             else:  # (the info, "Records: 2  Duplicates: 0  Warnings: 0", length-encoded as MariaDB's)
-                message = OK(result.affected_rows, result.last_insert_id or 0, flags, len(warnings),
-                             result.info or "")
+                self.write(conn.send_ok(result.affected_rows, result.last_insert_id or 0, flags, len(warnings),
+                                        result.info or ""))
+                return
         if self.results_charset is not None and type(message) is ResultSet:
             message = self.in_results_charset(message)
         self.write(conn.send(message))
@@ -1516,22 +1528,33 @@ class ClientSession(asyncio.Protocol):
             head = self._text_heads[key] = ResultHead.of(result_columns(result), self.conn.capabilities)
         return head
 
-    async def execute(self, sql: str) -> Any:
-        """Run one statement (see server/role.py for the order of the handlers)."""
+    def execute(self, sql: str) -> Awaitable[Any]:
+        """Run one statement (see server/role.py for the order of the handlers): the awaitable
+        of its result, which does all of it (nothing runs or raises before it is awaited). It
+        is the step that decides, with no frame of its own on each resumption of the statement
+        (a commit's several)."""
         if "/*!" in sql or "/*M!" in sql:
             # Executable comments (mysqldump, mysqladmin: `SHOW /*!50002 GLOBAL */ STATUS`) are
             # read as a server of our version reads them, before anything looks at the text.
             sql = sqltext.unwrap_comments(sql, self.server.version_number)
-            if not sql:
-                return None  # only comments, or a version above ours: nothing to run
         keyword = sqltext.head(sql)
         if not keyword:
-            if sqltext.is_blank(sql):
-                raise SQLError(ER_EMPTY_QUERY)
-            return await self._checked_execute(sql, "")
+            return self._without_keyword(sql)
         if self.select_limit is not None and _select_limited(keyword, sql):
-            return self._limited(sql, await self._dispatch(sql, keyword))
-        return await self._dispatch(sql, keyword)
+            return self._limited_dispatch(sql, keyword)
+        return self._dispatch(sql, keyword)
+
+    async def _without_keyword(self, sql: str) -> Any:
+        """`execute` of a text without a leading word (after executable comments were read)."""
+        if not sql:
+            return None  # only comments, or a version above ours: nothing to run
+        if sqltext.is_blank(sql):
+            raise SQLError(ER_EMPTY_QUERY)
+        return await self._checked_execute(sql, "")
+
+    async def _limited_dispatch(self, sql: str, keyword: str) -> Any:
+        """`execute` of a statement that sql_select_limit may cut (`_limited`)."""
+        return self._limited(sql, await self._dispatch(sql, keyword))
 
     async def _dispatch(self, sql: str, keyword: str) -> Any:
         """`execute` of a statement with a leading keyword."""
@@ -1576,11 +1599,16 @@ class ClientSession(asyncio.Protocol):
         the privilege check, not counted as a statement of the client's."""
         return await self._checked_execute(sql, "SELECT")
 
-    async def _checked_execute(self, sql: str, first: str) -> Any:
-        """An engine statement, after the privilege check of an account without ALL."""
+    def _checked_execute(self, sql: str, first: str) -> Awaitable[Any]:
+        """An engine statement, after the privilege check of an account without ALL: the
+        awaitable of its result (with ALL the engine's step itself, no frame of its own)."""
         privileges = self.privileges
         if privileges is None:
-            return await self._engine_execute(sql)
+            return self._engine_execute(sql)
+        return self._privileged_execute(privileges, sql, first)
+
+    async def _privileged_execute(self, privileges: Privileges, sql: str, first: str) -> Any:
+        """`_checked_execute` for an account without ALL."""
         self.engine_session.visible = privileges  # information_schema lists what the account sees
         verdict = await privileges.check(sql, first)
         result = await self._engine_execute(sql, lock_reads=verdict.lock_reads)
@@ -1688,7 +1716,12 @@ class ClientSession(asyncio.Protocol):
                 self._next_isolation = False  # that transaction is over: the session's level again
                 apply_isolation(self)
         if result.committed is not None:
-            await self.commit(result.committed)
+            # `commit(...)`, awaited without `committing`'s frame: never cancelled
+            self._in_commit = True
+            try:
+                await self.server.role.commit(self, result.committed)
+            finally:
+                self._in_commit = False
         if result.release:  # COMMIT / ROLLBACK RELEASE
             self.kill_after_reply()
         return result

@@ -860,3 +860,39 @@ def test_a_commands_eof_is_ok_0xfe_under_deprecate_eof(deprecate_eof):
     body = b"\xfe\x00\x00\x02\x00\x00\x00" if deprecate_eof else b"\xfe\x00\x00\x02\x00"
     assert wire == len(body).to_bytes(3, "little") + b"\x01" + body
     assert server.state is ServerState.COMMAND
+
+
+@pytest.mark.parametrize("fields", [
+    (0, 0, ServerStatus.AUTOCOMMIT, 0, ""),
+    (1, 250, ServerStatus.AUTOCOMMIT | ServerStatus.IN_TRANS, 0, ""),
+    (251, 65536, 0, 3, "Records: 3  Duplicates: 0  Warnings: 3"),
+    (2**24, 2**64 - 1, ServerStatus.AUTOCOMMIT, 65535, "x" * 300),
+    (1, 0, ServerStatus.AUTOCOMMIT | ServerStatus.MORE_RESULTS_EXISTS, 0, "é"),
+])
+def test_send_ok_is_send_of_the_ok(fields):
+    """`send_ok` (a statement's answer without the OK object) gives the bytes, the sequence ids
+    and the state `send(OK(...))` gives: answering a command, in a multi-result's middle, and
+    during login (where it is `send` itself); then the next command and answer go on alike."""
+    pairs = [login(), login()]
+    for server, client in pairs:
+        pump(client.query("INSERT"), server)
+    (a, client_a), (b, client_b) = pairs
+    wire = [a.send_ok(*fields), b.send(OK(*fields))]
+    assert wire[0] == wire[1] and a.state is b.state
+    if fields[2] & ServerStatus.MORE_RESULTS_EXISTS:
+        wire = [wire[0] + a.send_ok(0, 0, ServerStatus.AUTOCOMMIT), wire[1] + b.send(OK())]
+        assert wire[0] == wire[1]
+    answers = [pump(wire[0], client_a), pump(wire[1], client_b)]
+    assert answers[0] == answers[1] and answers[0][0] == OK(*fields)
+    for server, client in pairs:
+        pump(client.query("SELECT 1"), server)
+    assert a.send_ok(*fields[:2], 0) == b.send(OK(*fields[:2], 0)) and a.state is b.state is ServerState.COMMAND
+    logging_in = [ServerConnection(5, "5.7.44-semisync", SALT) for _ in range(2)]
+    for server in logging_in:
+        client = ClientConnection("repl", PASSWORD)
+        pump(server.greeting(), client)
+        pump(client.data_to_send(), server)
+        assert server.verify_password(STORED)
+    assert logging_in[0].send_ok(*fields[:2], ServerStatus.AUTOCOMMIT) == logging_in[1].send(
+        OK(*fields[:2], ServerStatus.AUTOCOMMIT))
+    assert logging_in[0].state is logging_in[1].state is ServerState.COMMAND

@@ -44,6 +44,7 @@ from protocol.messages import (
     column,
     decode_command,
     decode_text_row,
+    encode_ok,
     encode_result_set,
     encode_text_row,
     is_eof_packet,
@@ -451,3 +452,25 @@ def test_a_field_list_answer_is_mariadbs_bytes():
         b"\xfe\x00\x00\x00\x00",
     ]
     assert answer.payloads(Capability.CLIENT_DEPRECATE_EOF)[-1] == b"\xfe\x00\x00\x00\x00\x00\x00"  # (an OK)
+
+
+def _ok_reference(affected: int, last_id: int, status: int, warnings: int, info: str, header: int) -> bytes:
+    """OK_PACKET's bytes, built from the declaration (the compiled encoder's reference)."""
+    return OK_PACKET.build({"header": header, "affected_rows": affected, "last_insert_id": last_id,
+                            "status": status, "warnings": warnings,
+                            "info": info.encode() if info else None, "session_state": b""})
+
+
+@pytest.mark.parametrize("header", [0x00, 0xFE])
+@pytest.mark.parametrize("counts", [(0, 0), (1, 0), (250, 250), (251, 0), (0, 251), (65535, 2**24), (2**40, 2**64 - 1)])
+@pytest.mark.parametrize("tail", [(0, 0, ""), (2, 0, ""), (0x4003, 65535, ""), (2, 1, "Records: 1  Duplicates: 0  Warnings: 1")])
+def test_encode_ok_is_the_declared_ok_packet(header, counts, tail):
+    """`encode_ok` (and `OK.encode`) give OK_PACKET's bytes on its short path (both counts one
+    byte long, no info) and off it; what does not fit an OK is refused alike."""
+    status, warnings, info = tail
+    assert encode_ok(*counts, status, warnings, info, header) == _ok_reference(*counts, status, warnings, info, header)
+    assert OK(*counts, status, warnings, info).encode(0, header) == encode_ok(*counts, status, warnings, info, header)
+    for bad in ((*counts, status, 65536, info), (*counts, status, -1, info), (-1, *counts[1:], status, warnings, info),
+                (None, counts[1], status, warnings, info)):
+        with pytest.raises(LocalProtocolError):
+            encode_ok(*bad, header=header)  # type: ignore[misc]

@@ -1,6 +1,6 @@
 """A prepared SELECT answered on the loop at once (server/prepared.py `_read_now`): through the
 read an earlier execution kept (`KeptRead`, engine `Session.prepare_read` / `read_prepared`), in
-the receive callback (`answer_on_receipt`) or in the session's task, or `ClientSession
+the receive callback (`execute_on_receipt`) or in the session's task, or `ClientSession
 .run_read_now` of the bound text, against the statement path every other command takes
 (`run_statement`), and COM_QUERY's SELECTs through `run_read_now`. Real clients against the
 server shell (mysql-connector-python's pure-Python prepared cursor; PyMySQL for COM_QUERY):
@@ -136,7 +136,7 @@ def kept_reads(monkeypatch):
 @pytest.fixture
 def on_receipt(monkeypatch):
     """How many executions the receive callback answered from a command it read."""
-    return _count_answers(monkeypatch, prepared.PreparedStatements, "answer_on_receipt")
+    return _count_answers(monkeypatch, prepared.PreparedStatements, "execute_on_receipt")
 
 
 @pytest.fixture
@@ -174,7 +174,7 @@ PATHS = ("lane", "receipt", "kept", "now", "statement")
 
 def test_every_path_sends_the_same_bytes(shell, wire, kept_reads, on_receipt, in_lane, monkeypatch):
     """The kept read answered in the receive callback from the bytes received
-    (`kept_answer`), from the command read (`answer_on_receipt`), the kept read in the session's
+    (`kept_answer`), from the command read (`execute_on_receipt`), the kept read in the session's
     task, the loop's answer of the bound text, the statement path: one after the other on the
     same server, each with a new connection (its login's bytes left out: the greeting's salt and
     connection id differ)."""
@@ -184,7 +184,7 @@ def test_every_path_sends_the_same_bytes(shell, wire, kept_reads, on_receipt, in
             if path != "lane":
                 m.setattr(prepared.PreparedStatements, "kept_answer", lambda self, payload: False)
             if path not in ("lane", "receipt"):  # the task answers every command
-                m.setattr(prepared.PreparedStatements, "answer_on_receipt", lambda self, event: False)
+                m.setattr(prepared.PreparedStatements, "execute_on_receipt", lambda self, payload: False)
             if path in ("now", "statement"):  # the kept read never taken
                 m.setattr(prepared, "_plain_values", lambda values, types: None)
             if path == "statement":  # nor the loop's answer: every execution takes run_statement
@@ -201,7 +201,7 @@ def test_every_path_sends_the_same_bytes(shell, wire, kept_reads, on_receipt, in
             else:
                 assert kept_reads[0] == answered
             lane, receipt = in_lane[0] - in_lane_before, on_receipt[0] - on_receipt_before
-            if path == "lane":  # once an execution read its values' layout (`answer_on_receipt`)
+            if path == "lane":  # once an execution read its values' layout (`execute_on_receipt`)
                 assert lane > 0 and lane + receipt == 3 * 12
             elif path == "receipt":
                 assert (lane, receipt) == (0, 3 * 12)

@@ -230,7 +230,7 @@ def both_paths(tmp_path: Path, wire: list[bytes], monkeypatch: Any, answered: li
     for path in ("receipt", "task"):
         with monkeypatch.context() as m:
             if path == "task":
-                m.setattr(prepared.PreparedStatements, "answer_on_receipt", lambda self, event: False)
+                m.setattr(prepared.PreparedStatements, "execute_on_receipt", lambda self, payload: False)
                 m.setattr(ClientSession, "_query_on_receipt", lambda self, event: False)
                 m.setattr(ClientSession, now, lambda self, sql, keyword: None)
             with seeded_shell(tmp_path / path) as shell:
