@@ -1750,29 +1750,16 @@ def decode_event(event: bytes | bytearray | memoryview, checksum: bool, *, verif
     on anything but a well-formed body; the declaration (`decode_event_declared`) decides then,
     and is the reference the struct path is held equal to by tests.
     """
-    return _decode_event(event, checksum, _FAST_DECODE, verify)
+    return _decode_event(event, checksum, None, verify)
 
 
-def decode_parts(event: bytes | bytearray | memoryview, checksum: bool, *, verify: bool = True) -> tuple[EventHeader, Body]:
+def decode_parts(event: bytes | bytearray | memoryview, checksum: bool, *, verify: bool = True,
+                 bodies: dict[int, Callable[[memoryview, EventHeader], Body | None]] | None = None,
+                 ) -> tuple[EventHeader, Body]:
     """`decode_event`'s header and body, without the `Event` and its copy of the bytes: for a
     reader that keeps neither the event nor its bytes (the applier, per event it applies). The
-    same checks, the same errors."""
-    return _decode_parts(event, checksum, _FAST_DECODE, verify)
-
-
-def decode_event_declared(event: bytes | bytearray | memoryview, checksum: bool) -> Event:
-    """`decode_event` with every body parsed by its construct declaration: the reference."""
-    return _decode_event(event, checksum, {}, True)
-
-
-def _decode_event(event: bytes | bytearray | memoryview, checksum: bool,
-                  fast: dict[int, Callable[[memoryview, EventHeader], Body | None]], verify: bool) -> Event:
-    header, body = _decode_parts(event, checksum, fast, verify)
-    return Event(header, body, event if type(event) is bytes else bytes(event))
-
-
-def _decode_parts(event: bytes | bytearray | memoryview, checksum: bool,
-                  fast: dict[int, Callable[[memoryview, EventHeader], Body | None]], verify: bool) -> tuple[EventHeader, Body]:
+    same checks, the same errors. `bodies`: the struct decoders tried first (None: the struct
+    path's, `_FAST_DECODE`; {}: every body by its declaration)."""
     # (`decode_header` and, for a non-FD event, `event_checksum_ok` inline: this runs for every
     # event a replica applies)
     mv = memoryview(event)
@@ -1800,11 +1787,22 @@ def _decode_parts(event: bytes | bytearray | memoryview, checksum: bool,
             raise RemoteProtocolError(f"{type_name(header.type_code)} at log_pos {header.log_pos}: CRC32 mismatch")
     else:
         body_mv = mv[HEADER_LEN:]
-    decode = fast.get(header[1])
+    decode = (_FAST_DECODE if bodies is None else bodies).get(header[1])
     body = None if decode is None else decode(body_mv, header)
     if body is None:
         body = _BODIES.get(header.type_code, Unknown)._decode(body_mv, header)
     return header, body
+
+
+def decode_event_declared(event: bytes | bytearray | memoryview, checksum: bool) -> Event:
+    """`decode_event` with every body parsed by its construct declaration: the reference."""
+    return _decode_event(event, checksum, {}, True)
+
+
+def _decode_event(event: bytes | bytearray | memoryview, checksum: bool,
+                  fast: dict[int, Callable[[memoryview, EventHeader], Body | None]] | None, verify: bool) -> Event:
+    header, body = decode_parts(event, checksum, verify=verify, bodies=fast)
+    return Event(header, body, event if type(event) is bytes else bytes(event))
 
 
 # ---------------------------------------------------------------------------------------------
