@@ -876,7 +876,7 @@ class Applier:
         statements = stream.statements
         gtid = stream.gtid
         replayed = bool(statements and self._skip)  # by crash recovery: in our binlog already
-        if gtid is not None and not replayed:
+        if gtid is not None and not replayed and self.strict_mode():
             self._check_strict(gtid)  # before anything of it counts as read
         master_start = (self.master_file, self.master_pos)
         if stream.master_end:
@@ -913,11 +913,10 @@ class Applier:
             await self._flush()
 
     def _check_strict(self, gtid: Gtid) -> None:
-        """gtid_strict_mode: a GTID not above its domain's last one (applied here, or in this
-        server's binlog: `binlog_recent`) stops the SQL thread before the transaction, nothing
-        of it applied, with MariaDB's 1950 (out of order, or a duplicate)."""
-        if not self.strict_mode():  # (off by default, as MariaDB's: nothing to look up)
-            return
+        """gtid_strict_mode (the caller asks it first: OFF, the default, looks nothing up): a
+        GTID not above its domain's last one (applied here, or in this server's binlog:
+        `binlog_recent`) stops the SQL thread before the transaction, nothing of it applied,
+        with MariaDB's 1950 (out of order, or a duplicate)."""
         for last in (self._read_pos.get(gtid.domain_id), self.binlog_recent(gtid.domain_id)):
             if last is not None and gtid.seq_no <= last.seq_no:
                 raise ApplierError(ER_GTID_STRICT_OUT_OF_ORDER.code, ER_GTID_STRICT_OUT_OF_ORDER.format(gtid, last))
