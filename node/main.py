@@ -265,9 +265,6 @@ class NodeDaemon:
 
         from engine.results import StatementContext
 
-        def make_context(**kw: Any) -> Any:
-            return StatementContext(**kw)
-
         return Replication(
             datadir=Path(cfg.datadir),
             server_id=cfg.server_id,
@@ -283,7 +280,7 @@ class NodeDaemon:
             engine=engine,
             delegate=self.interface.relay_io,
             table_columns=table_columns,
-            make_context=make_context,
+            make_context=StatementContext,  # (called per replicated statement: no frame around it)
             apply_user_statement=server.apply_user_statement,
             report_port=lambda: server.port,
             fsync=self.fsync,

@@ -1755,14 +1755,48 @@ def decode_event(event: bytes | bytearray | memoryview, checksum: bool, *, verif
     on anything but a well-formed body; the declaration (`decode_event_declared`) decides then,
     and is the reference the struct path is held equal to by tests.
     """
-    return _decode_event(event, checksum, _FAST_DECODE, verify)
+    return _decode_event(event, checksum, None, verify)
 
 
-def decode_parts(event: bytes | bytearray | memoryview, checksum: bool, *, verify: bool = True) -> tuple[EventHeader, Body]:
+def decode_parts(event: bytes | bytearray | memoryview, checksum: bool, *, verify: bool = True,
+                 bodies: dict[int, Callable[[memoryview, EventHeader], Body | None]] | None = None,
+                 ) -> tuple[EventHeader, Body]:
     """`decode_event`'s header and body, without the `Event` and its copy of the bytes: for a
     reader that keeps neither the event nor its bytes (the applier, per event it applies). The
-    same checks, the same errors."""
-    return _decode_parts(event, checksum, _FAST_DECODE, verify)
+    same checks, the same errors. `bodies`: the struct decoders tried first (None: the struct
+    path's, `_FAST_DECODE`; {}: every body by its declaration)."""
+    # (`decode_header` and, for a non-FD event, `event_checksum_ok` inline: this runs for every
+    # event a replica applies)
+    mv = memoryview(event)
+    try:
+        header = _new_header(EventHeader, _unpack_header(mv, 0))
+    except struct.error:
+        raise RemoteProtocolError(f"truncated event header at offset 0: need {HEADER_LEN} bytes") from None
+    n = len(mv)
+    if header[3] != n:  # event_size
+        raise RemoteProtocolError(
+            f"{type_name(header.type_code)}: event_size {header.event_size} but {n} bytes"
+        )
+    if header[1] == TYPE_FD:
+        fd = FormatDescription._decode(mv[HEADER_LEN:], header)
+        if fd.checksum_alg not in (BINLOG_CHECKSUM_ALG_OFF, BINLOG_CHECKSUM_ALG_CRC32, BINLOG_CHECKSUM_ALG_UNDEF):
+            raise RemoteProtocolError(f"FORMAT_DESCRIPTION_EVENT: unknown checksum algorithm {fd.checksum_alg}")
+        if fd.checksum and not event_checksum_ok(mv):
+            raise RemoteProtocolError("FORMAT_DESCRIPTION_EVENT: CRC32 mismatch")
+        return header, fd
+    if checksum:
+        if n < HEADER_LEN + CHECKSUM_LEN:
+            raise RemoteProtocolError(f"{type_name(header.type_code)}: too short for a CRC32 footer")
+        body_mv = mv[HEADER_LEN:-CHECKSUM_LEN]
+        if verify and _crc32(mv[:-CHECKSUM_LEN]) != _unpack_size(mv, n - CHECKSUM_LEN)[0]:
+            raise RemoteProtocolError(f"{type_name(header.type_code)} at log_pos {header.log_pos}: CRC32 mismatch")
+    else:
+        body_mv = mv[HEADER_LEN:]
+    decode = (_FAST_DECODE if bodies is None else bodies).get(header[1])
+    body = None if decode is None else decode(body_mv, header)
+    if body is None:
+        body = _BODIES.get(header.type_code, Unknown)._decode(body_mv, header)
+    return header, body
 
 
 def decode_event_declared(event: bytes | bytearray | memoryview, checksum: bool) -> Event:
@@ -1771,39 +1805,9 @@ def decode_event_declared(event: bytes | bytearray | memoryview, checksum: bool)
 
 
 def _decode_event(event: bytes | bytearray | memoryview, checksum: bool,
-                  fast: dict[int, Callable[[memoryview, EventHeader], Body | None]], verify: bool) -> Event:
-    header, body = _decode_parts(event, checksum, fast, verify)
+                  fast: dict[int, Callable[[memoryview, EventHeader], Body | None]] | None, verify: bool) -> Event:
+    header, body = decode_parts(event, checksum, verify=verify, bodies=fast)
     return Event(header, body, event if type(event) is bytes else bytes(event))
-
-
-def _decode_parts(event: bytes | bytearray | memoryview, checksum: bool,
-                  fast: dict[int, Callable[[memoryview, EventHeader], Body | None]], verify: bool) -> tuple[EventHeader, Body]:
-    mv = memoryview(event)
-    header = decode_header(mv)
-    if header.event_size != len(mv):
-        raise RemoteProtocolError(
-            f"{type_name(header.type_code)}: event_size {header.event_size} but {len(mv)} bytes"
-        )
-    if header.type_code == TYPE_FD:
-        fd = FormatDescription._decode(mv[HEADER_LEN:], header)
-        if fd.checksum_alg not in (BINLOG_CHECKSUM_ALG_OFF, BINLOG_CHECKSUM_ALG_CRC32, BINLOG_CHECKSUM_ALG_UNDEF):
-            raise RemoteProtocolError(f"FORMAT_DESCRIPTION_EVENT: unknown checksum algorithm {fd.checksum_alg}")
-        if fd.checksum and not event_checksum_ok(mv):
-            raise RemoteProtocolError("FORMAT_DESCRIPTION_EVENT: CRC32 mismatch")
-        return header, fd
-    if checksum:
-        if len(mv) < HEADER_LEN + CHECKSUM_LEN:
-            raise RemoteProtocolError(f"{type_name(header.type_code)}: too short for a CRC32 footer")
-        if verify and not event_checksum_ok(mv):
-            raise RemoteProtocolError(f"{type_name(header.type_code)} at log_pos {header.log_pos}: CRC32 mismatch")
-        body_mv = mv[HEADER_LEN:-CHECKSUM_LEN]
-    else:
-        body_mv = mv[HEADER_LEN:]
-    decode = fast.get(header.type_code)
-    body = None if decode is None else decode(body_mv, header)
-    if body is None:
-        body = _BODIES.get(header.type_code, Unknown)._decode(body_mv, header)
-    return header, body
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1932,8 +1936,9 @@ def _decode_query(body: memoryview, header: EventHeader) -> Query | None:
     nul = db_at + db_len
     if nul >= n or body[nul] != 0:
         return None
-    return Query(thread_id, exec_time, error_code, _s(body[db_at:nul]), _s(body[nul + 1 :]),
-                 bytes(body[_QUERY_POST_HEADER_LEN:db_at]))
+    # (`_s` of each text, without its frame and its copy of the bytes)
+    return Query(thread_id, exec_time, error_code, str(body[db_at:nul], "utf-8", "surrogateescape"),
+                 str(body[nul + 1 :], "utf-8", "surrogateescape"), bytes(body[_QUERY_POST_HEADER_LEN:db_at]))
 
 
 def _encode_query(q: Query) -> bytes | None:
@@ -1962,10 +1967,10 @@ def _decode_gtid(body: memoryview, header: EventHeader) -> MariaGtid | None:
             return None
         commit_id = _GTID_COMMIT_ID.unpack_from(body, at)[0]
         at += _GTID_COMMIT_ID.size
-    pad = max(0, GTID_HEADER_LEN - at)
+    pad = GTID_HEADER_LEN - at if at < GTID_HEADER_LEN else 0
     if at < n and body[at] != 0:  # flags_extra: the declaration reads it
         return None
-    if any(body[at : at + pad]):
+    if body[at : at + pad] != _GTID_PADDING[:pad]:  # (padding not all zero: the declaration decides)
         return None
     return MariaGtid(seq_no, domain_id, flags2, commit_id, None, bytes(body[at + pad :]))
 

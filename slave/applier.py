@@ -147,11 +147,8 @@ from protocol.events import (
     ExecuteLoadQuery,
     FormatDescription,
     Gtid,
-    Intvar,
-    MariaGtid,
     Query,
     Rand,
-    Rotate,
     Rows,
     TableMap,
     UserVar,
@@ -259,6 +256,9 @@ class ReadyTransaction:
     gtid: Gtid | None = None  # its MariaDB GTID (the origin's), None from a master without GTIDs
     gtid_slave_pos: GtidPosition | None = None  # @@gtid_slave_pos after it (its meta's, as a value)
     master_start: tuple[str, int] = ("", 0)  # the master's file and position before it (shown should it fail)
+    # its first statement DML (not a user statement): Slave_Transactional_Groups counts it once
+    # committed, Slave_DDL_Groups any other with statements (decided as `_commit` reads them)
+    transactional: bool = False
 
 
 # The commit seam: all of the transactions with the last one's meta, or none (SQLError).
@@ -662,6 +662,7 @@ class Applier:
 
     # -- one event ------------------------------------------------------------------------------
     async def _event(self, stream: _Stream, ev: bytes | memoryview, end: int, verify: bool = True) -> None:
+        body: Any  # the class its type code decodes to (FormatDescription for TYPE_FD, ...)
         try:
             # (an FD's own algorithm byte decides its checksum, whatever `checksum` says: decode_event's rule)
             h, body = decode_parts(ev, stream.checksum, verify=verify)
@@ -673,12 +674,14 @@ class Applier:
             if self._stopping:
                 return  # stopped while it waited: not applied, read again at the next start
         self.executed_events += 1
-        if isinstance(body, FormatDescription):
+        # (the body's class follows from the type code, as `decode_parts` decodes it: no
+        # isinstance per event)
+        if t == TYPE_FD:
             stream.checksum = body.checksum
             if h.server_id == self.relay.server_id:  # our own, first in every relay file
                 await self._advance(stream, end)
                 return
-        elif isinstance(body, Rotate):
+        elif t == TYPE_ROTATE:
             # The master's coordinates continue in `next_file` (artificial or real ROTATE).
             self.master_file, self.master_pos = body.next_file, body.position
             stream.master_end = body.position
@@ -689,18 +692,15 @@ class Applier:
             stream.timestamp = h.timestamp
         if t != TYPE_FD and t != TYPE_ROTATE:
             stream.server_id = h.server_id  # the transaction's origin, kept in our binlog
-        if t == TYPE_GTID:
-            assert isinstance(body, MariaGtid)
-            if not body.flags2 & FL_STANDALONE:
-                stream.begin()
-            stream.gtid = Gtid(body.domain_id, h.server_id, body.seq_no)
-        elif t == TYPE_QUERY:
-            assert isinstance(body, Query)
+        if t == TYPE_QUERY:
             await self._query(stream, body, h.timestamp, end)
         elif t == TYPE_XID:
             await self._commit(stream, end)
+        elif t == TYPE_GTID:
+            if not body.flags2 & FL_STANDALONE:
+                stream.begin()
+            stream.gtid = Gtid(body.domain_id, h.server_id, body.seq_no)
         elif t == TYPE_INTVAR:
-            assert isinstance(body, Intvar)
             if body.type == INTVAR_INSERT_ID:
                 stream.insert_id = body.value
             elif body.type == INTVAR_LAST_INSERT_ID:
@@ -877,7 +877,7 @@ class Applier:
         statements = stream.statements
         gtid = stream.gtid
         replayed = bool(statements and self._skip)  # by crash recovery: in our binlog already
-        if gtid is not None and not replayed:
+        if gtid is not None and not replayed and self.strict_mode():
             self._check_strict(gtid)  # before anything of it counts as read
         master_start = (self.master_file, self.master_pos)
         if stream.master_end:
@@ -887,7 +887,13 @@ class Applier:
         # DDL (anything but DML) is applied alone, as it always was: the engine cannot take back
         # all of it (CREATE DATABASE makes its file at once), so it is never re-run after a
         # failed batch, and the next rows events find the tables as it leaves them.
-        alone = not all(statement[0].lstrip()[:7].upper().startswith(_DML) for statement in statements)
+        alone = first_dml = False
+        for k, statement in enumerate(statements):  # (a loop: no generator per transaction)
+            if not statement[0].lstrip()[:7].upper().startswith(_DML):
+                alone = True
+                break
+            if not k:
+                first_dml = True
         if alone:
             await self._flush()
         if replayed:
@@ -900,18 +906,20 @@ class Applier:
         if gtid is not None:
             self._read_pos = self._read_pos.with_gtid(gtid)
         ready = ReadyTransaction(statements, self._meta(self.relay_file, end), end, timestamp, server_id,
-                                 user_statement, gtid, self._read_pos, master_start)
+                                 user_statement, gtid, self._read_pos, master_start,
+                                 first_dml and bool(statements) and not user_statement)
         self._batch.append(ready)
         self._batch_statements += len(statements)
         if alone or len(self._batch) >= MAX_BATCH_TRANSACTIONS or self._batch_statements >= MAX_BATCH_STATEMENTS:
             await self._flush()
 
     def _check_strict(self, gtid: Gtid) -> None:
-        """gtid_strict_mode: a GTID not above its domain's last one (applied here, or in this
-        server's binlog: `binlog_recent`) stops the SQL thread before the transaction, nothing
-        of it applied, with MariaDB's 1950 (out of order, or a duplicate)."""
+        """gtid_strict_mode (the caller asks it first: OFF, the default, looks nothing up): a
+        GTID not above its domain's last one (applied here, or in this server's binlog:
+        `binlog_recent`) stops the SQL thread before the transaction, nothing of it applied,
+        with MariaDB's 1950 (out of order, or a duplicate)."""
         for last in (self._read_pos.get(gtid.domain_id), self.binlog_recent(gtid.domain_id)):
-            if last is not None and gtid.seq_no <= last.seq_no and self.strict_mode():
+            if last is not None and gtid.seq_no <= last.seq_no:
                 raise ApplierError(ER_GTID_STRICT_OUT_OF_ORDER.code, ER_GTID_STRICT_OUT_OF_ORDER.format(gtid, last))
 
     async def _flush(self) -> None:
@@ -963,13 +971,15 @@ class Applier:
         self.relay_pos = last.end
         self.last_master_timestamp = last.timestamp
         self.applied_transactions += len(batch)
+        moved = False
         for t in batch:
-            if t.statements:  # (a user statement is DDL too, as MariaDB counts it)
-                if not t.user_statement and str(t.statements[0][0]).lstrip()[:7].upper().startswith(_DML):
-                    self.transactional_groups += 1
-                else:
-                    self.ddl_groups += 1
-        if any(t.gtid is not None for t in batch):
+            if t.transactional:
+                self.transactional_groups += 1
+            elif t.statements:  # (a user statement is DDL too, as MariaDB counts it)
+                self.ddl_groups += 1
+            if t.gtid is not None:
+                moved = True
+        if moved:
             assert last.gtid_slave_pos is not None  # `_commit` sets it on every transaction it batches
             self.gtid_slave_pos = last.gtid_slave_pos
             self._moved()

@@ -244,3 +244,36 @@ def test_events_framed_in_one_pass_are_encode_event_s_bytes():
         encode_events([(EventType.XID_EVENT, bytes(8), 0, 0)], server_id=2**32, offset=4, checksum=True)
     with pytest.raises(LocalProtocolError):
         encode_events([(EventType.FORMAT_DESCRIPTION_EVENT, bytes(90), 0, 0)], server_id=1, offset=4, checksum=False)
+
+
+def test_decoding_a_replicated_transaction_s_events_enters_no_python_layer_but_their_body_s_decoder():
+    """`decode_parts` of the events an applier reads for every transaction (GTID, INTVAR, QUERY,
+    XID; checked against their CRC32 or not) reads the header and the footer in its own frame: the
+    only Python functions it enters are the body's struct decoder and the body's constructor (the
+    header, the footer and the texts are decoded without a frame of their own), and it answers
+    what the declarations answer."""
+    import sys
+
+    events = [encode_event(t, body.encode(), timestamp=1, server_id=1, log_pos=100, checksum=True)
+              for t, body in ((EventType.GTID_EVENT, MariaGtid(seq_no=7, domain_id=0, flags2=FL_TRANSACTIONAL)),
+                              (EventType.INTVAR_EVENT, Intvar(2, 9)),
+                              (EventType.QUERY_EVENT, Query(db="sbtest", query="INSERT INTO t VALUES (NULL, 'caf\u00e9')")),
+                              (EventType.XID_EVENT, Xid(7)))]
+    entered: list[str] = []
+
+    def profile(frame, event, arg):
+        if event == "call":
+            entered.append(frame.f_code.co_name)
+
+    for raw in events:
+        for verify in (True, False):
+            entered.clear()
+            sys.setprofile(profile)
+            try:
+                parts = decode_parts(raw, True, verify=verify)
+            finally:
+                sys.setprofile(None)
+            declared = decode_event_declared(raw, True)
+            assert parts == (declared.header, declared.body)
+            assert entered[0] == "decode_parts"
+            assert set(entered[1:]) <= {"_decode_gtid", "_decode_query", "decode", "__init__"}, entered

@@ -342,6 +342,36 @@ async def test_statements_boundaries_and_user_statements_apply_whichever_way_the
     await engine.close()
 
 
+async def test_groups_are_counted_by_the_kind_the_applier_decided_when_it_batched_them(tmp_path):
+    """Slave_Transactional_Groups / Slave_DDL_Groups (`transactional_groups`, `ddl_groups`):
+    a transaction whose first statement is DML is transactional, one of other statements or a
+    user statement is DDL, a rolled-back one is neither, each counted once committed. The kind
+    is the one `_commit` decided as it read the statements (`ReadyTransaction.transactional`),
+    not read from the statements again once the batch is committed."""
+    relay = Relay(tmp_path)  # CREATE DATABASE, CREATE TABLE: two DDL groups
+    engine, _ = await open_engine(tmp_path)
+    applier = make_applier(engine, relay)
+    applier.apply_user_statement = lambda sql: None
+    q = relay.stream.event
+    relay.transactions([1, 2])
+    relay.append([q(Query(db="d", query="BEGIN")), q(Query(db="d", query="INSERT INTO t VALUES (3)")),
+                  q(Query(db="d", query="ROLLBACK")),
+                  q(Query(db="d", query="  update t SET id = 4 WHERE id = 1")),
+                  q(Query(db="d", query="CREATE TABLE t2 (a INT)")),
+                  q(Query(db="d", query="GRANT ALL ON *.* TO u"))])
+    task = asyncio.create_task(applier.run())
+    await until(lambda: applier.relay_pos == relay.log.size)
+    assert (applier.transactional_groups, applier.ddl_groups) == (3, 4)
+    # what is counted is the kind carried, whatever the statements read
+    ddl = applier_module.ReadyTransaction([("CREATE TABLE t3 (a INT)", None, "d")], {}, applier.relay_pos, 0,
+                                          transactional=True)
+    applier._applied([ddl])
+    assert (applier.transactional_groups, applier.ddl_groups) == (4, 4)
+    applier.stop()
+    await asyncio.wait_for(task, 5)
+    await engine.close()
+
+
 async def running_applier(tmp_path, commit_wait: float):
     """An applier with `commit_wait` (seconds), running, past the DDL readable before its start:
     (relay, engine, the engine's commits, applier, its task)."""
